@@ -1,0 +1,63 @@
+/* policy.h - the worker's seccomp policy: a default-deny allowlist built with libseccomp.
+ * Functions return 0 or a negative errno; they never log and never exit. */
+#ifndef SAFEPY_POLICY_H
+#define SAFEPY_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The fixed fd numbers the filter is built for (the filter is built once in the zygote,
+ * before any worker exists, so these cannot vary per worker). */
+#define POLICY_FD_CHANNEL 3 /* read code, write frames */
+
+/* What happens to a syscall. */
+enum policy_action {
+	POLICY_ALLOW,    /* always */
+	POLICY_ALLOW_IF, /* when its argument rule holds; otherwise killed */
+	POLICY_ERRNO,    /* fails with the entry's errno; harmless Python paths reach it */
+	POLICY_KILL,     /* named here only to document it: the default kills it too */
+};
+
+/* A POLICY_ALLOW_IF row's argument test: (arg[argno] & mask) == value, on all 64 bits.
+ * A syscall with several ALLOW_IF rows is allowed when any one of them holds. */
+struct policy_arg_test {
+	unsigned int argno;
+	uint64_t mask;
+	uint64_t value;
+};
+
+/* One row of the policy table. */
+struct policy_rule {
+	const char *name; /* syscall name as libseccomp resolves it */
+	enum policy_action action;
+	int err;                     /* POLICY_ERRNO: the errno */
+	const char *reason;          /* one line: why */
+	struct policy_arg_test when; /* POLICY_ALLOW_IF: the test */
+};
+
+/* The table, for `safepy doctor` and the tests. */
+extern const struct policy_rule policy_table[];
+extern const size_t policy_table_len;
+
+struct policy;
+
+/* Build the filter (not loaded). *out is owned by the caller: policy_free.
+ * Returns 0, -ENOMEM, -EOPNOTSUPP (not x86_64), -EINVAL (a row libseccomp cannot resolve),
+ * or the libseccomp error; *out is written only on success. */
+int policy_build(struct policy **out);
+/* Load the filter into the calling thread. The caller has set no_new_privs.
+ * Returns 0 or the negative errno of seccomp_load. */
+int policy_load(const struct policy *p);
+void policy_free(struct policy *p);
+
+/* Write the filter as libseccomp's PFC text to fd (for `safepy doctor --policy`). */
+int policy_export_pfc(const struct policy *p, int fd);
+/* Write the filter as the raw BPF program the kernel gets (struct sock_filter[]) to fd,
+ * for the tests' BPF interpreter. Returns 0 or the negative errno. */
+int policy_export_bpf(const struct policy *p, int fd);
+
+/* The name of syscall nr for an audit arch (AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, ...), into buf.
+ * Unknown numbers give "syscall N"; an x32 number (bit 0x40000000) says so. Returns buf. */
+const char *policy_syscall_name(unsigned int audit_arch, long nr, char *buf, size_t len);
+
+#endif
