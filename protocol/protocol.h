@@ -1,0 +1,188 @@
+/* protocol.h - MCP (JSON-RPC 2.0 over newline-delimited stdio) for safepy, on json-c.
+ * Pure functions: no I/O, no globals, no logging. Functions return 0 or a negative errno
+ * unless their comment says otherwise; out-params are written only on success. */
+#ifndef SAFEPY_PROTOCOL_H
+#define SAFEPY_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+/* Largest JSON-RPC message accepted from the client, in bytes (without the newline). */
+#define PROTO_MAX_LINE (4u << 20)
+/* json-c tokener depth for client messages and worker frames. */
+#define PROTO_MAX_DEPTH 64
+
+/* JSON-RPC and MCP error codes. */
+#define JSONRPC_PARSE_ERROR      -32700
+#define JSONRPC_INVALID_REQUEST  -32600
+#define JSONRPC_METHOD_NOT_FOUND -32601
+#define JSONRPC_INVALID_PARAMS   -32602
+#define JSONRPC_INTERNAL_ERROR   -32603
+
+/* ---- Line framing -------------------------------------------------------------------- */
+
+/* Splits a byte stream into lines. Caller-owned storage: linebuf_init/linebuf_clear. */
+struct linebuf {
+	char *buf;      /* owned */
+	size_t len;     /* bytes held */
+	size_t cap;     /* allocated */
+	size_t max;     /* longest line accepted */
+	size_t scan;    /* bytes of buf already searched for '\n' */
+	int discarding; /* inside an over-long line: drop bytes until the next '\n' */
+	int overflowed; /* an over-long line was seen and not yet reported */
+	size_t taken;   /* bytes at the front of buf already returned; dropped by the next feed */
+};
+
+#define LINEBUF_LINE     1
+#define LINEBUF_TOO_LONG 2
+
+void linebuf_init(struct linebuf *lb, size_t max);
+void linebuf_clear(struct linebuf *lb);
+/* Append n bytes read from the stream. Memory stays bounded by max plus n when the caller
+ * takes every line with linebuf_next before feeding again. Returns 0 or -ENOMEM. */
+int linebuf_feed(struct linebuf *lb, const char *data, size_t n);
+/* Take the next complete line. Returns LINEBUF_LINE with *line (borrowed, valid until the
+ * next linebuf_* call, NUL-terminated, trailing '\r' removed) and *len; LINEBUF_TOO_LONG once
+ * for each line longer than max (its bytes are discarded); 0 when no complete line is held. */
+int linebuf_next(struct linebuf *lb, const char **line, size_t *len);
+
+/* ---- What the server is -------------------------------------------------------------- */
+
+/* Server settings the protocol layer reports (tool description, schema bounds).
+ * Borrowed by struct mcp_conn; must outlive it. */
+struct mcp_server_config {
+	const char *version;             /* server version, e.g. "0.1.0" */
+	double max_timeout_s;            /* upper bound of timeout_seconds */
+	double cpu_s;                    /* CPU seconds per call */
+	uint64_t memory_bytes;           /* address space per worker */
+	size_t max_output;               /* bytes kept per captured stream */
+	const char *const *imports;      /* allowed imports, sorted */
+	size_t n_imports;
+	const char *sandbox_summary;     /* one line: which layers are active; may be NULL */
+};
+
+/* One client connection's protocol state. Caller-owned: mcp_conn_init (no clear needed). */
+struct mcp_conn {
+	const struct mcp_server_config *cfg; /* borrowed */
+	char version[16];                    /* negotiated protocol version, "" before initialize */
+	int initialized;                     /* notifications/initialized seen */
+};
+
+void mcp_conn_init(struct mcp_conn *c, const struct mcp_server_config *cfg);
+
+/* ---- run_python ---------------------------------------------------------------------- */
+
+/* Validated arguments of one run_python call. Caller-owned: run_args_clear. */
+struct run_args {
+	char *code;       /* owned, NUL-terminated UTF-8 */
+	size_t code_len;
+	double timeout_s; /* 0: the server default */
+};
+
+void run_args_clear(struct run_args *a);
+
+enum run_status {
+	RUN_OK = 0,
+	RUN_ERROR,
+	RUN_TIMEOUT,
+	RUN_MEMORY_LIMIT,
+	RUN_OUTPUT_LIMIT,
+	RUN_CANCELLED,
+	RUN_CRASHED,
+	RUN_SANDBOX_VIOLATION,
+};
+
+/* The outcome of one call, as the worker reports it and the client receives it.
+ * Caller-owned: run_outcome_init/run_outcome_clear. Every string is owned, UTF-8, may be NULL
+ * (reported as "" for the text streams, null for the others). */
+struct run_outcome {
+	enum run_status status;
+	char *stdout_text;
+	char *stderr_text;
+	char *logs;            /* stdout and stderr in the order written */
+	json_object *result;   /* owned reference; NULL is JSON null */
+	char *result_repr;     /* NULL: no value */
+	char *error_type;      /* NULL: no error */
+	char *error_message;
+	char *error_traceback;
+	int truncated;
+	int64_t duration_ms;
+	char *session;         /* NULL until sessions exist */
+};
+
+void run_outcome_init(struct run_outcome *o);
+void run_outcome_clear(struct run_outcome *o);
+/* "ok", "error", "timeout", ... */
+const char *run_status_name(enum run_status s);
+
+/* ---- Messages in, events out --------------------------------------------------------- */
+
+enum mcp_event_kind {
+	MCP_EV_REPLY,  /* send msg */
+	MCP_EV_CALL,   /* start run_python with args; answer later with mcp_tool_response */
+	MCP_EV_CANCEL, /* notifications/cancelled for request id */
+};
+
+struct mcp_event {
+	enum mcp_event_kind kind;
+	json_object *msg;            /* REPLY: the complete response object, owned */
+	json_object *id;             /* CALL: the request id; CANCEL: params.requestId; owned ref */
+	json_object *progress_token; /* CALL: params._meta.progressToken or NULL; owned ref */
+	struct run_args args;        /* CALL */
+};
+
+/* The events of one line. Caller-owned: zero-initialise, then mcp_events_clear. */
+struct mcp_events {
+	struct mcp_event *ev; /* owned array */
+	size_t n;
+	int is_batch;         /* the line was a JSON-RPC batch: the replies of its elements,
+	                       * including later tool responses, go out as one JSON array */
+};
+
+void mcp_events_clear(struct mcp_events *e);
+
+/* Handle one line from the client (without its newline). Never fails on bad input: every
+ * malformed message becomes an error reply (or nothing, for a notification). Updates c on
+ * initialize/initialized. Returns 0 or -ENOMEM. */
+int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp_events *out);
+
+/* A JSON-RPC error response. id is borrowed (NULL means JSON null). Returns a new object. */
+json_object *mcp_error_response(json_object *id, int code, const char *message);
+
+/* The JSON-RPC response for a finished run_python call: content[0] text an LLM reads
+ * easily, isError unless RUN_OK, structuredContent for versions that have it. id borrowed.
+ * Keeps the encoded message under about 900 KB by trimming text. Returns a new object. */
+json_object *mcp_tool_response(const struct mcp_conn *c, json_object *id,
+			       const struct run_outcome *o);
+
+/* The text of content[0] for an outcome (also printed by `safepy run`). Returns malloc'd. */
+char *mcp_outcome_text(const struct run_outcome *o);
+
+/* Does a JSON id equal another, type included (1 and "1" differ)? */
+int mcp_id_equal(json_object *a, json_object *b);
+
+/* ---- Worker result frames ------------------------------------------------------------ */
+
+/* Frames on a worker channel: 4-byte big-endian payload length, then the payload, whose first
+ * byte is its type. */
+#define FRAME_HEADER     4
+#define FRAME_MAX        (8u << 20)
+#define FRAME_READY      'R' /* worker -> supervisor: sandbox entered; JSON layer report */
+#define FRAME_CODE       'C' /* supervisor -> worker: the code, UTF-8 */
+#define FRAME_RESULT     'J' /* worker -> supervisor: outcome_encode() JSON */
+
+void frame_header_put(unsigned char hdr[FRAME_HEADER], uint32_t payload_len);
+uint32_t frame_header_get(const unsigned char hdr[FRAME_HEADER]);
+
+/* Encode an outcome as a result frame's JSON text (without the type byte).
+ * Returns malloc'd NUL-terminated text and its length, or NULL on ENOMEM. */
+char *outcome_encode(const struct run_outcome *o, size_t *len);
+/* Parse a worker's result JSON. Hostile input: size, depth, trailing bytes, every field's type
+ * and every string's UTF-8 are checked. Returns 0 or -EINVAL/-ENOMEM; out written on success. */
+int outcome_decode(const char *buf, size_t len, struct run_outcome *out);
+
+/* Parse one JSON text strictly (depth-limited, no trailing bytes). Returns a new object or NULL. */
+json_object *proto_parse_json(const char *buf, size_t len);
+
+#endif

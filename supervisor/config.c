@@ -1,0 +1,478 @@
+/* config.c - command line: subcommand, limits, imports, and the zygote's argv.
+ * config_parse returns 0 or -EINVAL with a message; nothing here touches stdout except
+ * --help and --version, which are asked for. */
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "supervisor.h"
+
+/* The product we replace allowed these eleven; --imports=seed keeps only them. */
+static const char *const seed_imports[] = {
+	"collections", "datetime", "itertools", "math", "queue", "random",
+	"re", "stat", "statistics", "time", "unicodedata", NULL,
+};
+
+/* The default adds the four it promised and pure-computation modules, and sys as a curated
+ * view (stdout, stderr, version facts). */
+static const char *const default_extra[] = {
+	"json", "string", "functools", "operator", "fractions", "decimal", "heapq", "bisect",
+	"cmath", "numbers", "copy", "dataclasses", "enum", "typing", "textwrap", "difflib",
+	"array", "struct", "base64", "binascii", "hashlib", "zlib", "calendar", "pprint", "abc",
+	"contextlib", "sys", NULL,
+};
+
+static const char usage[] =
+	"usage: safepy [serve] [options]          MCP server on stdin/stdout\n"
+	"       safepy run [options] (-c CODE | FILE | -)\n"
+	"                                         run once in the same sandbox\n"
+	"       safepy doctor [--policy]          report each sandbox layer\n"
+	"\n"
+	"options:\n"
+	"  --timeout SEC         wall-clock limit per call (default 30)\n"
+	"  --cpu SEC             CPU time limit per call (default 30)\n"
+	"  --memory SIZE         address space per worker, e.g. 512M, 1G (default 512M)\n"
+	"  --max-output SIZE     bytes kept of stdout and of stderr, each (default 64K)\n"
+	"  --max-workers N       calls running at once; more wait (default: CPUs)\n"
+	"  --prefork N           idle workers kept ready (default 1)\n"
+	"  --allow-import MOD    also allow (and pre-import) MOD; repeatable\n"
+	"  --imports SET         default, or seed (only the eleven classic modules)\n"
+	"  --user USER           when started as root: run workers as USER (default nobody)\n"
+	"  --log-level LEVEL     error, warn, info (default) or debug\n"
+	"  --no-namespaces       do not unshare user/net/ipc namespaces\n"
+	"  --no-landlock         do not apply Landlock\n"
+	"  --unsafe-no-python-layer\n"
+	"                        TESTING ONLY: turn off the import allowlist, builtins\n"
+	"                        curation, attribute rules and audit hook (the kernel\n"
+	"                        sandbox stays)\n"
+	"  -h, --help            this text\n"
+	"  -V, --version         the version\n";
+
+enum {
+	OPT_TIMEOUT = 256,
+	OPT_CPU,
+	OPT_MEMORY,
+	OPT_MAX_OUTPUT,
+	OPT_MAX_WORKERS,
+	OPT_PREFORK,
+	OPT_ALLOW_IMPORT,
+	OPT_IMPORTS,
+	OPT_USER,
+	OPT_USER_IDS,
+	OPT_LOG_LEVEL,
+	OPT_NO_NS,
+	OPT_NO_LANDLOCK,
+	OPT_UNSAFE,
+	OPT_POLICY,
+};
+
+static const struct option options[] = {
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"cpu", required_argument, NULL, OPT_CPU},
+	{"memory", required_argument, NULL, OPT_MEMORY},
+	{"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
+	{"max-workers", required_argument, NULL, OPT_MAX_WORKERS},
+	{"prefork", required_argument, NULL, OPT_PREFORK},
+	{"allow-import", required_argument, NULL, OPT_ALLOW_IMPORT},
+	{"imports", required_argument, NULL, OPT_IMPORTS},
+	{"user", required_argument, NULL, OPT_USER},
+	{"user-ids", required_argument, NULL, OPT_USER_IDS},
+	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	{"no-namespaces", no_argument, NULL, OPT_NO_NS},
+	{"no-landlock", no_argument, NULL, OPT_NO_LANDLOCK},
+	{"unsafe-no-python-layer", no_argument, NULL, OPT_UNSAFE},
+	{"policy", no_argument, NULL, OPT_POLICY},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+/* "512M", "64K", "1G", "1048576" -> bytes. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v;
+	uint64_t mult = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		mult = 1024;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1024 * 1024;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1024ull * 1024 * 1024;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end || v * (double)mult > 1e15)
+		return -EINVAL;
+	*out = (uint64_t)(v * (double)mult);
+	return 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 86400)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max || s[0] == '-')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* A module name: dotted identifiers. */
+static int valid_module(const char *s)
+{
+	int start = 1;
+
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (*s == '.') {
+			if (start)
+				return 0;
+			start = 1;
+			continue;
+		}
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (!start && *s >= '0' && *s <= '9')))
+			return 0;
+		start = 0;
+	}
+	return !start;
+}
+
+static int imports_add(struct config *cfg, const char *name)
+{
+	char **n;
+
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		if (strcmp(cfg->imports[i], name) == 0)
+			return 0;
+	n = realloc(cfg->imports, (cfg->n_imports + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	cfg->imports = n;
+	n[cfg->n_imports] = strdup(name);
+	if (!n[cfg->n_imports])
+		return -ENOMEM;
+	cfg->n_imports++;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int resolve_user(struct config *cfg, const char *user, char *err, size_t errlen)
+{
+	struct passwd *pw;
+	unsigned long v;
+
+	if (parse_uint(user, 0xfffffffeUL, &v) == 0) {
+		pw = getpwuid((uid_t)v);
+		cfg->uid = (uid_t)v;
+		cfg->gid = pw ? pw->pw_gid : (gid_t)v;
+		return 0;
+	}
+	pw = getpwnam(user);
+	if (!pw) {
+		snprintf(err, errlen, "unknown user '%s'", user);
+		return -EINVAL;
+	}
+	if (pw->pw_uid == 0) {
+		snprintf(err, errlen, "--user must not be root");
+		return -EINVAL;
+	}
+	cfg->uid = pw->pw_uid;
+	cfg->gid = pw->pw_gid;
+	return 0;
+}
+
+static void config_defaults(struct config *cfg)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->cmd = CMD_SERVE;
+	cfg->timeout_s = 30;
+	cfg->cpu_s = 30;
+	cfg->memory = 512ull << 20;
+	cfg->max_output = 64 << 10;
+	cfg->max_result = 64 << 10;
+	cfg->max_workers = n > 0 ? (unsigned int)n : 1;
+	cfg->prefork = 1;
+	cfg->log_level = LOG_INFO;
+	cfg->uid = 65534;
+	cfg->gid = 65534;
+}
+
+int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
+		 size_t errlen)
+{
+	const char *const *base;
+	int c, first = 1, user_set = 0;
+	unsigned long v;
+	uint64_t size;
+
+	config_defaults(cfg);
+	*exit_now = -1;
+	if (argc > 1 && argv[1][0] != '-') {
+		if (strcmp(argv[1], "serve") == 0)
+			cfg->cmd = CMD_SERVE;
+		else if (strcmp(argv[1], "run") == 0)
+			cfg->cmd = CMD_RUN;
+		else if (strcmp(argv[1], "doctor") == 0)
+			cfg->cmd = CMD_DOCTOR;
+		else if (strcmp(argv[1], "__zygote") == 0)
+			cfg->cmd = CMD_ZYGOTE;
+		else {
+			snprintf(err, errlen, "unknown command '%s' (try --help)", argv[1]);
+			return -EINVAL;
+		}
+		first = 2;
+	}
+	optind = first;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, cfg->cmd == CMD_RUN ? "+c:hV" : "+hV", options,
+				NULL)) != -1) {
+		switch (c) {
+		case OPT_TIMEOUT:
+			if (parse_seconds(optarg, &cfg->timeout_s) < 0)
+				goto bad_value;
+			break;
+		case OPT_CPU:
+			if (parse_uint(optarg, 86400, &v) < 0 || v == 0)
+				goto bad_value;
+			cfg->cpu_s = (unsigned int)v;
+			break;
+		case OPT_MEMORY:
+			if (parse_size(optarg, &size) < 0 || size < (32ull << 20))
+				goto bad_value;
+			cfg->memory = size;
+			break;
+		case OPT_MAX_OUTPUT:
+			if (parse_size(optarg, &size) < 0 || size < 64 || size > (16u << 20))
+				goto bad_value;
+			cfg->max_output = (size_t)size;
+			break;
+		case OPT_MAX_WORKERS:
+			if (parse_uint(optarg, 1024, &v) < 0 || v == 0)
+				goto bad_value;
+			cfg->max_workers = (unsigned int)v;
+			break;
+		case OPT_PREFORK:
+			if (parse_uint(optarg, 64, &v) < 0)
+				goto bad_value;
+			cfg->prefork = (unsigned int)v;
+			break;
+		case OPT_ALLOW_IMPORT:
+			if (!valid_module(optarg))
+				goto bad_value;
+			if (imports_add(cfg, optarg) < 0)
+				return -ENOMEM;
+			break;
+		case OPT_IMPORTS:
+			if (strcmp(optarg, "seed") == 0)
+				cfg->imports_seed = 1;
+			else if (strcmp(optarg, "default") == 0)
+				cfg->imports_seed = 0;
+			else
+				goto bad_value;
+			break;
+		case OPT_USER:
+			if (resolve_user(cfg, optarg, err, errlen) < 0)
+				return -EINVAL;
+			user_set = 1;
+			break;
+		case OPT_USER_IDS: {
+			unsigned int u, g;
+			if (sscanf(optarg, "%u:%u", &u, &g) != 2)
+				goto bad_value;
+			cfg->uid = u;
+			cfg->gid = g;
+			user_set = 1;
+			break;
+		}
+		case OPT_LOG_LEVEL:
+			if (strcmp(optarg, "error") == 0)
+				cfg->log_level = LOG_ERROR;
+			else if (strcmp(optarg, "warn") == 0)
+				cfg->log_level = LOG_WARN;
+			else if (strcmp(optarg, "info") == 0)
+				cfg->log_level = LOG_INFO;
+			else if (strcmp(optarg, "debug") == 0)
+				cfg->log_level = LOG_DEBUG;
+			else
+				goto bad_value;
+			break;
+		case OPT_NO_NS:
+			cfg->no_namespaces = 1;
+			break;
+		case OPT_NO_LANDLOCK:
+			cfg->no_landlock = 1;
+			break;
+		case OPT_UNSAFE:
+			cfg->unsafe_no_python_layer = 1;
+			break;
+		case OPT_POLICY:
+			cfg->show_policy = 1;
+			break;
+		case 'c':
+			cfg->run_code = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			*exit_now = 0;
+			return 0;
+		case 'V':
+			printf("safepy %s\n", SAFEPY_VERSION);
+			*exit_now = 0;
+			return 0;
+		default:
+			snprintf(err, errlen, "unknown or incomplete option '%s' (try --help)",
+				 argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (cfg->cmd == CMD_RUN) {
+		if (optind < argc && !cfg->run_code)
+			cfg->run_file = argv[optind++];
+		if (!cfg->run_code && !cfg->run_file) {
+			snprintf(err, errlen, "run needs -c CODE, a FILE, or - for stdin");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (try --help)", argv[optind]);
+		return -EINVAL;
+	}
+	if (!user_set && geteuid() == 0) {
+		struct passwd *pw = getpwnam("nobody");
+		if (pw) {
+			cfg->uid = pw->pw_uid;
+			cfg->gid = pw->pw_gid;
+		}
+	}
+	base = cfg->imports_seed ? seed_imports : NULL;
+	for (const char *const *m = seed_imports; *m; m++)
+		if (imports_add(cfg, *m) < 0)
+			return -ENOMEM;
+	if (!base)
+		for (const char *const *m = default_extra; *m; m++)
+			if (imports_add(cfg, *m) < 0)
+				return -ENOMEM;
+	qsort(cfg->imports, cfg->n_imports, sizeof(char *), cmp_str);
+	return 0;
+bad_value:
+	snprintf(err, errlen, "invalid value '%s' for %s", optarg, argv[optind - 1]);
+	return -EINVAL;
+}
+
+void config_clear(struct config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		free(cfg->imports[i]);
+	free(cfg->imports);
+	cfg->imports = NULL;
+	cfg->n_imports = 0;
+}
+
+char **config_zygote_argv(const struct config *cfg)
+{
+	size_t n = 0, cap = 24 + cfg->n_imports * 2;
+	char **av = calloc(cap, sizeof(char *));
+	int ok = 1;
+
+	if (!av)
+		return NULL;
+#define ARG(...)                                                                                   \
+	do {                                                                                       \
+		if (asprintf(&av[n], __VA_ARGS__) < 0) {                                           \
+			av[n] = NULL;                                                              \
+			ok = 0;                                                                    \
+		} else {                                                                           \
+			n++;                                                                       \
+		}                                                                                  \
+	} while (0)
+	ARG("safepy");
+	ARG("__zygote");
+	ARG("--cpu=%u", cfg->cpu_s);
+	ARG("--memory=%llu", (unsigned long long)cfg->memory);
+	ARG("--max-output=%zu", cfg->max_output);
+	ARG("--imports=%s", cfg->imports_seed ? "seed" : "default");
+	ARG("--user-ids=%u:%u", (unsigned int)cfg->uid, (unsigned int)cfg->gid);
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		ARG("--allow-import=%s", cfg->imports[i]);
+	if (cfg->no_namespaces)
+		ARG("--no-namespaces");
+	if (cfg->no_landlock)
+		ARG("--no-landlock");
+	if (cfg->unsafe_no_python_layer)
+		ARG("--unsafe-no-python-layer");
+#undef ARG
+	if (!ok) {
+		for (size_t i = 0; i < n; i++)
+			free(av[i]);
+		free(av);
+		return NULL;
+	}
+	return av;
+}
+
+void config_to_zygote(const struct config *cfg, struct zygote_config *z, int control_fd)
+{
+	memset(z, 0, sizeof(*z));
+	z->sandbox.memory_bytes = cfg->memory;
+	z->sandbox.cpu_s = cfg->cpu_s;
+	z->sandbox.uid = cfg->uid;
+	z->sandbox.gid = cfg->gid;
+	z->sandbox.try_namespaces = !cfg->no_namespaces;
+	z->sandbox.try_landlock = !cfg->no_landlock;
+	z->imports = (const char *const *)cfg->imports;
+	z->n_imports = cfg->n_imports;
+	z->max_output = cfg->max_output;
+	z->max_result = cfg->max_result;
+	z->unsafe_no_python_layer = cfg->unsafe_no_python_layer;
+	z->control_fd = control_fd;
+}

@@ -1,0 +1,154 @@
+/* doctor.c - `safepy doctor`: starts the real zygote, runs a canary call through a real
+ * worker and prints each sandbox layer as active, unavailable or failed, with the reason.
+ * Exit status 0 when code can run (seccomp and no_new_privs active, canary ok), else 1. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "supervisor.h"
+
+static struct {
+	struct engine *engine;
+	int finished;
+	struct run_outcome out;
+} D;
+
+static void done(struct engine_call *c, struct run_outcome *o)
+{
+	D.out = *o;
+	run_outcome_init(o); /* ownership moves to D.out */
+	D.finished = 1;
+}
+
+static void sig_event(struct watch *w, uint32_t events)
+{
+	struct signalfd_siginfo si;
+
+	while (read(w->fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		if (si.ssi_signo == SIGCHLD)
+			engine_sigchld(D.engine);
+		else
+			D.finished = -1;
+}
+
+static const char *layer_field(json_object *layers, const char *name, const char *field)
+{
+	json_object *l, *f;
+
+	if (!layers || !json_object_object_get_ex(layers, name, &l) ||
+	    !json_object_object_get_ex(l, field, &f))
+		return NULL;
+	return json_object_get_string(f);
+}
+
+int doctor_main(const struct config *cfg, const char *self_exe)
+{
+	static const char *const order[] = {
+		"seccomp", "no_new_privs", "capabilities", "rlimits", "fds", "setsid",
+		"pdeathsig", "uid", "namespaces", "landlock", NULL,
+	};
+	struct engine_call call = {0};
+	struct watch sig;
+	json_object *layers = NULL;
+	const char *code = "import sys\nsys.version";
+	int sfd, ok = 1, rc;
+	int64_t t0;
+
+	if (cfg->show_policy) {
+		struct policy *p = NULL;
+		rc = policy_build(&p);
+		if (rc < 0) {
+			fprintf(stderr, "safepy: building the policy failed: %s\n", strerror(-rc));
+			return 1;
+		}
+		fflush(stdout);
+		policy_export_pfc(p, STDOUT_FILENO);
+		policy_free(p);
+		return 0;
+	}
+	memset(&D, 0, sizeof(D));
+	run_outcome_init(&D.out);
+	sfd = signals_block();
+	if (sfd < 0 || loop_init() < 0)
+		return 1;
+	rc = engine_new(cfg, self_exe, &D.engine);
+	if (rc < 0) {
+		printf("zygote          failed     %s\n", strerror(-rc));
+		return 1;
+	}
+	sig = (struct watch){.fd = sfd, .fn = sig_event};
+	loop_add(&sig, EPOLLIN);
+	if (cfg->imports_seed)
+		code = "1 + 1";
+	call.code = code;
+	call.code_len = strlen(code);
+	call.done = done;
+	t0 = now_ms();
+	engine_submit(D.engine, &call);
+	while (!D.finished) {
+		if (loop_run_once(engine_timeout(D.engine)) < 0)
+			break;
+		engine_tick(D.engine);
+	}
+	printf("safepy %s doctor\n\n", SAFEPY_VERSION);
+	if (engine_layers(D.engine))
+		layers = json_tokener_parse(engine_layers(D.engine));
+	printf("%-16s %-12s %s\n", "layer", "state", "detail");
+	for (const char *const *n = order; *n; n++) {
+		const char *st = layer_field(layers, *n, "state");
+		const char *detail = layer_field(layers, *n, "detail");
+		const char *err = layer_field(layers, *n, "errno");
+		printf("%-16s %-12s %s%s%s\n", *n, st ? st : "unknown", detail ? detail : "",
+		       err ? (detail && *detail ? "; " : "") : "", err ? err : "");
+		if ((strcmp(*n, "seccomp") == 0 || strcmp(*n, "no_new_privs") == 0) &&
+		    (!st || strcmp(st, "active") != 0))
+			ok = 0;
+	}
+	switch (engine_can_name_syscalls(D.engine)) {
+	case 1:
+		printf("%-16s %-12s %s\n", "syscall report", "active",
+		       "ptrace exit stop names a killed syscall");
+		break;
+	case 0:
+		printf("%-16s %-12s %s\n", "syscall report", "unavailable",
+		       "cannot ptrace workers (Yama ptrace_scope?); violations are reported "
+		       "without the syscall name");
+		break;
+	default:
+		printf("%-16s %-12s\n", "syscall report", "unknown");
+	}
+	printf("%-16s %-12s %s\n", "cgroups", "unavailable",
+	       "no delegated cgroup; rlimits bound memory and CPU");
+	printf("%-16s %-12s %s\n", "python layer", cfg->unsafe_no_python_layer ? "OFF" : "active",
+	       cfg->unsafe_no_python_layer ? "--unsafe-no-python-layer (testing only)"
+					   : "import allowlist, curated builtins, attribute "
+					     "rules, audit hook");
+	printf("\nlimits: %g s wall clock, %u s CPU, %llu MiB memory, %zu bytes per stream, "
+	       "%u workers\n",
+	       cfg->timeout_s, cfg->cpu_s, (unsigned long long)(cfg->memory >> 20),
+	       cfg->max_output, cfg->max_workers);
+	printf("imports:");
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		printf(" %s", cfg->imports[i]);
+	printf("\n");
+	if (D.finished == 1 && D.out.status == RUN_OK) {
+		printf("canary call:    ok in %lld ms (%s)\n", (long long)(now_ms() - t0),
+		       D.out.result_repr ? D.out.result_repr : "");
+	} else {
+		ok = 0;
+		printf("canary call:    FAILED: %s: %s\n", D.out.error_type ? D.out.error_type : "?",
+		       D.out.error_message ? D.out.error_message : "no outcome");
+	}
+	printf("\n%s\n", ok ? "verdict: safepy can run code here."
+			    : "verdict: safepy will NOT run code here (seccomp and no_new_privs "
+			      "are required).");
+	json_object_put(layers);
+	run_outcome_clear(&D.out);
+	engine_free(D.engine);
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,63 @@
+/* main.c - safepy's entry: parse options, then serve, run, doctor, or (internal) be the
+ * zygote. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "supervisor.h"
+
+int main(int argc, char **argv)
+{
+	static char self[PATH_MAX];
+	struct config cfg;
+	char err[256];
+	int exit_now, rc;
+	ssize_t n;
+
+	if (config_parse(&cfg, argc, argv, &exit_now, err, sizeof(err)) < 0) {
+		fprintf(stderr, "safepy: %s\n", err);
+		config_clear(&cfg);
+		return 2;
+	}
+	if (exit_now >= 0) {
+		config_clear(&cfg);
+		return exit_now;
+	}
+	if (cfg.cmd == CMD_ZYGOTE) {
+		struct zygote_config z;
+		config_to_zygote(&cfg, &z, 3);
+		zygote_main(&z);
+	}
+	log_set_level(cfg.log_level);
+	/* The supervisor holds the client's session: keep its memory away from other
+	 * processes of the same user. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		log_msg(LOG_WARN, "could not make the supervisor non-dumpable");
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		log_msg(LOG_ERROR, "cannot find my own executable (/proc/self/exe)");
+		config_clear(&cfg);
+		return 1;
+	}
+	self[n] = '\0';
+	if (cfg.unsafe_no_python_layer)
+		log_msg(LOG_WARN, "*** --unsafe-no-python-layer: the Python layer is OFF (no import "
+				  "allowlist, builtins curation, attribute rules or audit hook). For "
+				  "testing the kernel sandbox only. ***");
+	switch (cfg.cmd) {
+	case CMD_RUN:
+		rc = runcmd_main(&cfg, self);
+		break;
+	case CMD_DOCTOR:
+		rc = doctor_main(&cfg, self);
+		break;
+	default:
+		rc = server_main(&cfg, self);
+		break;
+	}
+	config_clear(&cfg);
+	return rc;
+}

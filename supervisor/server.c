@@ -1,0 +1,343 @@
+/* server.c - `safepy serve`: MCP over stdin/stdout. Reads lines into a bounded buffer,
+ * hands them to protocol/, runs tool calls on the engine, writes one JSON message per line.
+ * Only JSON-RPC reaches stdout; every error becomes a response or a log line on stderr. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "supervisor.h"
+
+struct batch {
+	json_object *replies; /* array, owned */
+	int waiting;          /* tool calls of the batch not yet answered */
+};
+
+struct pending {
+	struct engine_call call; /* first: the engine hands it back */
+	json_object *id;         /* owned */
+	struct run_args args;
+	struct batch *batch;     /* NULL outside a batch */
+	int cancelled;
+	struct pending *next;
+};
+
+struct server {
+	const struct config *cfg;
+	struct engine *engine;
+	struct mcp_server_config mcfg;
+	struct mcp_conn conn;
+	struct linebuf lb;
+	struct watch in;
+	struct watch sig;
+	struct pending *pending;
+	int stop;
+};
+
+static struct server S;
+
+/* Write one message and its newline to stdout, whole. */
+static void emit(json_object *msg)
+{
+	size_t len;
+	const char *s = json_object_to_json_string_length(
+		msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	char *line = malloc(len + 1);
+	size_t off = 0;
+
+	if (!line) {
+		log_msg(LOG_ERROR, "out of memory writing a response");
+		return;
+	}
+	memcpy(line, s, len);
+	line[len++] = '\n';
+	while (off < len) {
+		ssize_t n = write(STDOUT_FILENO, line + off, len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_msg(LOG_ERROR, "stdout: %s; shutting down", strerror(errno));
+			S.stop = 1;
+			break;
+		}
+		off += (size_t)n;
+	}
+	free(line);
+}
+
+static void batch_done(struct batch *b)
+{
+	if (b->waiting > 0)
+		return;
+	if (json_object_array_length(b->replies) > 0)
+		emit(b->replies);
+	json_object_put(b->replies);
+	free(b);
+}
+
+/* Send or collect one reply (takes ownership). */
+static void reply(struct batch *b, json_object *msg)
+{
+	if (b)
+		json_object_array_add(b->replies, msg);
+	else {
+		emit(msg);
+		json_object_put(msg);
+	}
+}
+
+static void pending_free(struct pending *p)
+{
+	struct pending **pp;
+
+	for (pp = &S.pending; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	json_object_put(p->id);
+	run_args_clear(&p->args);
+	free(p);
+}
+
+static void call_done(struct engine_call *c, struct run_outcome *o)
+{
+	struct pending *p = (struct pending *)c;
+	struct batch *b = p->batch;
+
+	if (!p->cancelled) {
+		log_msg(LOG_INFO, "call %s: %s in %lld ms", json_object_to_json_string(p->id),
+			run_status_name(o->status), (long long)o->duration_ms);
+		reply(b, mcp_tool_response(&S.conn, p->id, o));
+	} else {
+		log_msg(LOG_INFO, "call %s: cancelled", json_object_to_json_string(p->id));
+	}
+	pending_free(p);
+	if (b) {
+		b->waiting--;
+		batch_done(b);
+	}
+}
+
+static void start_call(struct mcp_event *ev, struct batch *b)
+{
+	struct pending *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		reply(b, mcp_error_response(ev->id, JSONRPC_INTERNAL_ERROR, "out of memory"));
+		return;
+	}
+	p->id = json_object_get(ev->id);
+	p->args = ev->args;
+	memset(&ev->args, 0, sizeof(ev->args));
+	p->batch = b;
+	if (strlen(p->args.code) != p->args.code_len) {
+		struct run_outcome o;
+		run_outcome_init(&o);
+		o.status = RUN_ERROR;
+		o.error_type = strdup("SyntaxError");
+		o.error_message = strdup("source code cannot contain null bytes");
+		o.error_traceback = strdup("");
+		reply(b, mcp_tool_response(&S.conn, p->id, &o));
+		run_outcome_clear(&o);
+		json_object_put(p->id);
+		run_args_clear(&p->args);
+		free(p);
+		return;
+	}
+	p->call.code = p->args.code;
+	p->call.code_len = p->args.code_len;
+	p->call.timeout_s = p->args.timeout_s;
+	p->call.done = call_done;
+	p->next = S.pending;
+	S.pending = p;
+	if (b)
+		b->waiting++;
+	engine_submit(S.engine, &p->call);
+}
+
+static void cancel_call(json_object *id)
+{
+	for (struct pending *p = S.pending; p; p = p->next) {
+		if (!p->cancelled && mcp_id_equal(p->id, id)) {
+			p->cancelled = 1;
+			engine_cancel(S.engine, &p->call);
+			return;
+		}
+	}
+}
+
+static void handle_line(const char *line, size_t len)
+{
+	struct mcp_events evs = {0};
+	struct batch *b = NULL;
+
+	if (mcp_handle_line(&S.conn, line, len, &evs) < 0) {
+		log_msg(LOG_ERROR, "out of memory handling a message");
+		mcp_events_clear(&evs);
+		return;
+	}
+	if (evs.is_batch) {
+		b = calloc(1, sizeof(*b));
+		if (b)
+			b->replies = json_object_new_array();
+		if (!b || !b->replies) {
+			free(b);
+			b = NULL;
+		}
+	}
+	for (size_t i = 0; i < evs.n; i++) {
+		struct mcp_event *ev = &evs.ev[i];
+		switch (ev->kind) {
+		case MCP_EV_REPLY:
+			reply(b, ev->msg);
+			ev->msg = NULL;
+			break;
+		case MCP_EV_CALL:
+			start_call(ev, b);
+			break;
+		case MCP_EV_CANCEL:
+			cancel_call(ev->id);
+			break;
+		}
+	}
+	mcp_events_clear(&evs);
+	if (b)
+		batch_done(b);
+}
+
+static void stdin_event(struct watch *w, uint32_t events)
+{
+	char buf[65536];
+	ssize_t n = read(w->fd, buf, sizeof(buf));
+	const char *line;
+	size_t len;
+	int r;
+
+	if (n < 0) {
+		if (errno == EINTR || errno == EAGAIN)
+			return;
+		log_msg(LOG_ERROR, "stdin: %s", strerror(errno));
+		S.stop = 1;
+		return;
+	}
+	if (n == 0) {
+		log_msg(LOG_DEBUG, "stdin closed; shutting down");
+		S.stop = 1;
+		return;
+	}
+	if (linebuf_feed(&S.lb, buf, (size_t)n) < 0) {
+		log_msg(LOG_ERROR, "out of memory reading stdin");
+		S.stop = 1;
+		return;
+	}
+	while ((r = linebuf_next(&S.lb, &line, &len)) != 0 && !S.stop) {
+		if (r == LINEBUF_TOO_LONG) {
+			json_object *e = mcp_error_response(
+				NULL, JSONRPC_INVALID_REQUEST,
+				"Message too large: a JSON-RPC message may be at most 4 MiB");
+			log_msg(LOG_WARN, "dropped a message over %u bytes", PROTO_MAX_LINE);
+			emit(e);
+			json_object_put(e);
+			continue;
+		}
+		if (len == 0)
+			continue;
+		handle_line(line, len);
+	}
+}
+
+static void signal_event(struct watch *w, uint32_t events)
+{
+	struct signalfd_siginfo si;
+
+	while (read(w->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			engine_sigchld(S.engine);
+		} else {
+			log_msg(LOG_INFO, "signal %d; shutting down", (int)si.ssi_signo);
+			S.stop = 1;
+		}
+	}
+}
+
+int signals_block(void)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+int server_main(const struct config *cfg, const char *self_exe)
+{
+	int rc, sfd;
+
+	memset(&S, 0, sizeof(S));
+	S.cfg = cfg;
+	S.mcfg.version = SAFEPY_VERSION;
+	S.mcfg.max_timeout_s = cfg->timeout_s;
+	S.mcfg.cpu_s = cfg->cpu_s;
+	S.mcfg.memory_bytes = cfg->memory;
+	S.mcfg.max_output = cfg->max_output;
+	S.mcfg.imports = (const char *const *)cfg->imports;
+	S.mcfg.n_imports = cfg->n_imports;
+	mcp_conn_init(&S.conn, &S.mcfg);
+	linebuf_init(&S.lb, PROTO_MAX_LINE);
+	sfd = signals_block();
+	rc = sfd < 0 ? sfd : loop_init();
+	if (rc < 0) {
+		log_msg(LOG_ERROR, "cannot set up the event loop: %s", strerror(-rc));
+		return 1;
+	}
+	/* The zygote starts before any request is read. */
+	rc = engine_new(cfg, self_exe, &S.engine);
+	if (rc < 0) {
+		log_msg(LOG_ERROR, "cannot start the Python zygote: %s", strerror(-rc));
+		return 1;
+	}
+	S.sig = (struct watch){.fd = sfd, .fn = signal_event};
+	S.in = (struct watch){.fd = STDIN_FILENO, .fn = stdin_event};
+	if (loop_add(&S.sig, EPOLLIN) < 0 || loop_add(&S.in, EPOLLIN) < 0) {
+		log_msg(LOG_ERROR, "cannot watch stdin: %s", strerror(errno));
+		engine_free(S.engine);
+		return 1;
+	}
+	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
+		SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
+	while (!S.stop) {
+		rc = loop_run_once(engine_timeout(S.engine));
+		if (rc < 0) {
+			log_msg(LOG_ERROR, "event loop: %s", strerror(-rc));
+			break;
+		}
+		engine_tick(S.engine);
+	}
+	/* Calls still running get no response: the client is gone or asked us to stop. */
+	for (struct pending *p = S.pending; p; p = p->next)
+		p->cancelled = 1;
+	engine_free(S.engine);
+	while (S.pending) {
+		struct pending *p = S.pending;
+		struct batch *b = p->batch;
+		pending_free(p);
+		if (b && --b->waiting == 0) {
+			json_object_put(b->replies);
+			free(b);
+		}
+	}
+	linebuf_clear(&S.lb);
+	return 0;
+}

@@ -1,0 +1,125 @@
+/* supervisor.h - the parts of the safepy executable: options, logging, the event loop, the
+ * call engine (zygote + workers), and the three front ends (serve, run, doctor).
+ * Functions return 0 or a negative errno unless noted. */
+#ifndef SAFEPY_SUPERVISOR_H
+#define SAFEPY_SUPERVISOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "protocol.h"
+#include "worker.h"
+
+/* ---- options (config.c) ---- */
+
+enum command { CMD_SERVE, CMD_RUN, CMD_DOCTOR, CMD_ZYGOTE };
+
+enum log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
+
+struct config {
+	enum command cmd;
+	double timeout_s;      /* wall clock per call */
+	unsigned int cpu_s;    /* RLIMIT_CPU per worker */
+	uint64_t memory;       /* RLIMIT_AS per worker */
+	size_t max_output;     /* bytes kept per captured stream */
+	size_t max_result;     /* bytes of result_repr and the JSON result */
+	unsigned int max_workers;
+	unsigned int prefork;  /* idle workers kept ready */
+	char **imports;        /* owned, sorted, unique */
+	size_t n_imports;
+	int imports_seed;
+	enum log_level log_level;
+	uid_t uid;             /* sandbox user when started as root */
+	gid_t gid;
+	int unsafe_no_python_layer;
+	int no_namespaces;
+	int no_landlock;
+	int show_policy;       /* doctor --policy */
+	const char *run_code;  /* run -c */
+	const char *run_file;  /* run FILE, or "-" */
+};
+
+/* Parse argv into *cfg (defaults first). Prints help or version and sets *exit_now to the
+ * exit status when the invocation asks for them. Returns 0, or -EINVAL with a message in
+ * err. */
+int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
+		 size_t errlen);
+void config_clear(struct config *cfg);
+/* The argv that starts the zygote with the same settings. Owned: free each and the array. */
+char **config_zygote_argv(const struct config *cfg);
+/* Fill a zygote_config from cfg (borrowing its strings). */
+void config_to_zygote(const struct config *cfg, struct zygote_config *z, int control_fd);
+
+/* ---- logging (log.c): stderr only, never stdout ---- */
+
+void log_set_level(enum log_level l);
+void log_msg(enum log_level l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- the event loop (loop.c): epoll, one thread ---- */
+
+struct watch;
+typedef void (*watch_fn)(struct watch *w, uint32_t events);
+
+struct watch {
+	int fd;
+	watch_fn fn;
+	void *data;
+};
+
+int loop_init(void);
+int loop_add(struct watch *w, uint32_t events);
+int loop_mod(struct watch *w, uint32_t events);
+void loop_del(struct watch *w);
+/* Wait up to timeout_ms (-1: forever) and dispatch. Returns 0 or -errno. */
+int loop_run_once(int timeout_ms);
+int64_t now_ms(void);
+
+/* ---- the engine (engine.c) ---- */
+
+struct engine;
+struct engine_call;
+
+typedef void (*call_done_fn)(struct engine_call *c, struct run_outcome *o);
+
+/* One call. Caller-owned; the engine borrows it from engine_submit until done() runs. */
+struct engine_call {
+	const char *code;      /* borrowed */
+	size_t code_len;
+	double timeout_s;      /* 0: the configured limit */
+	call_done_fn done;     /* called once with the outcome (the callee may clear it) */
+	void *data;            /* the caller's */
+	/* engine's */
+	struct engine_call *next;
+	struct worker *worker;
+	int64_t started_ms;
+};
+
+int engine_new(const struct config *cfg, const char *self_exe, struct engine **out);
+/* Queue a call. done() is never called from inside engine_submit. */
+void engine_submit(struct engine *e, struct engine_call *c);
+/* Stop a call: its worker is killed and done() runs with RUN_CANCELLED. */
+void engine_cancel(struct engine *e, struct engine_call *c);
+/* Kill every worker and the zygote, reap them all (waits up to about a second). */
+void engine_free(struct engine *e);
+/* Milliseconds until the engine's next timer, or -1. */
+int engine_timeout(struct engine *e);
+/* Run expired timers. */
+void engine_tick(struct engine *e);
+/* Handle SIGCHLD: reap, read ptrace exit reports. */
+void engine_sigchld(struct engine *e);
+/* The first worker's sandbox report (JSON text), or NULL before one was ready. */
+const char *engine_layers(struct engine *e);
+/* Is the ptrace report of killing syscalls available? -1 unknown, 0 no, 1 yes. */
+int engine_can_name_syscalls(struct engine *e);
+
+/* ---- front ends ---- */
+
+int server_main(const struct config *cfg, const char *self_exe);
+int runcmd_main(const struct config *cfg, const char *self_exe);
+int doctor_main(const struct config *cfg, const char *self_exe);
+
+/* Signals the front ends watch through a signalfd. */
+int signals_block(void);
+
+#endif

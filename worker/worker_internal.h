@@ -1,0 +1,37 @@
+/* worker_internal.h - shared between the zygote, the interpreter and the output capture.
+ * Nothing outside worker/ includes it. All functions need the GIL. */
+#ifndef SAFEPY_WORKER_INTERNAL_H
+#define SAFEPY_WORKER_INTERNAL_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "protocol.h"
+#include "worker.h"
+
+/* ---- capture.c: sys.stdout / sys.stderr replacements ---- */
+
+enum capture_stream { CAPTURE_STDOUT = 0, CAPTURE_STDERR = 1 };
+
+/* Create the two stream objects (zygote). Each keeps max bytes (head and tail); the shared
+ * log keeps 2*max. Writing more than flood bytes in all raises OutputLimitExceeded.
+ * Returns 0 or -1 with a Python exception set. */
+int capture_init(size_t max, uint64_t flood);
+/* Borrowed reference to a stream object. */
+PyObject *capture_stream(enum capture_stream s);
+/* The text kept for a stream (or the log, s == 2): malloc'd UTF-8. *truncated is set
+ * when bytes were cut. NULL on ENOMEM. */
+char *capture_text(int s, int *truncated);
+/* Did the code write more than the flood limit? */
+int capture_flooded(void);
+
+/* ---- interp.c ---- */
+
+/* Initialise CPython in the zygote. Returns 0 or -1 (message on stderr). */
+int interp_init(const struct zygote_config *cfg);
+/* Arm the worker's deadline handler (SIGUSR1 raises TimeoutError in the running code). */
+int interp_worker_setup(void);
+/* Run code in a worker and fill *out (never fails: errors become the outcome). */
+void interp_run(const char *code, size_t len, struct run_outcome *out);
+
+#endif
