@@ -1,0 +1,868 @@
+/* test_escapes.c - the published escape classes of restricted-Python sandboxes, run against the
+ * real safepy binary. Each attack must fail AND have had no effect: the file it would create does
+ * not exist, a secret's content never appears in the response, no process is left, the server
+ * keeps serving and its stdout stays pure JSON-RPC. The first suites run with the Python layer on;
+ * the `kernel` suites turn it off (--unsafe-no-python-layer) to show the kernel layer alone holds. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mcpclient.h"
+
+#define CALL_MS   30000
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define UNSAFE_ARGS                                                                                \
+	"--unsafe-no-python-layer", "--allow-import", "os", "--allow-import", "socket",            \
+	    "--allow-import", "ctypes", "--allow-import", "subprocess", "--allow-import",          \
+	    "threading", "--allow-import", "operator"
+
+TestSuite(python_layer, .timeout = 120);
+TestSuite(kernel, .timeout = 120);
+
+/* ---- Harness ------------------------------------------------------------------------------ */
+
+static struct mcpc srv;
+static json_object *held[512];
+static int nheld;
+static char *strs[256];
+static int nstrs;
+
+/* Effect-check fixtures: a fresh world-readable directory, a secret file in it, and the path of
+ * a marker file that an attack would create. */
+static char tmpdir[64];
+static char secret_path[128], marker_path[128], secret[64];
+static const char env_secret[] = "SAFEPY_TEST_SECRET=env-7f3c9a61d2b84e0f";
+static const char env_token[] = "env-7f3c9a61d2b84e0f";
+
+static json_object *hold(json_object *o)
+{
+	if (o && nheld < (int)(sizeof(held) / sizeof(held[0])))
+		held[nheld++] = o;
+	return o;
+}
+
+/* printf into a string freed at stop(). */
+__attribute__((format(printf, 1, 2))) static const char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, f);
+	cr_assert_geq(vasprintf(&s, f, ap), 0);
+	va_end(ap);
+	if (nstrs < (int)(sizeof(strs) / sizeof(strs[0])))
+		strs[nstrs++] = s;
+	return s;
+}
+
+static const char *server_log(void)
+{
+	static char tail[3000];
+	char *s = mcpc_stderr(&srv);
+	size_t n = strlen(s);
+
+	snprintf(tail, sizeof(tail), "%s", n > sizeof(tail) - 1 ? s + n - (sizeof(tail) - 1) : s);
+	free(s);
+	return tail;
+}
+
+static void make_fixtures(void)
+{
+	FILE *f;
+	unsigned int r;
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/safepy-escape-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+	/* World-readable: the sandbox user could read them if the sandbox did not stop it. */
+	cr_assert_eq(chmod(tmpdir, 0755), 0);
+	f = fopen("/dev/urandom", "re");
+	cr_assert_not_null(f);
+	cr_assert_eq(fread(&r, sizeof(r), 1, f), 1);
+	fclose(f);
+	snprintf(secret, sizeof(secret), "TOPSECRET-%08x-%d", r, (int)getpid());
+	snprintf(secret_path, sizeof(secret_path), "%s/secret.txt", tmpdir);
+	snprintf(marker_path, sizeof(marker_path), "%s/pwned", tmpdir);
+	f = fopen(secret_path, "we");
+	cr_assert_not_null(f);
+	fprintf(f, "%s\n", secret);
+	fclose(f);
+	cr_assert_eq(chmod(secret_path, 0644), 0);
+}
+
+static void remove_fixtures(void)
+{
+	char sub[160];
+
+	unlink(secret_path);
+	unlink(marker_path);
+	snprintf(sub, sizeof(sub), "%s/d", tmpdir);
+	rmdir(sub);
+	rmdir(tmpdir);
+}
+
+static void start(const char *const *args)
+{
+	const char *const env[] = {env_secret, NULL};
+	json_object *r;
+
+	make_fixtures();
+	cr_assert_eq(mcpc_start(&srv, SAFEPY_BIN, args, env), 0);
+	r = hold(mcpc_initialize(&srv, "2025-11-25"));
+	cr_assert_not_null(mcpc_result(r), "no initialize answer: %s\nstderr:\n%s", mcpc_json(r),
+	                   server_log());
+}
+
+static void start_unsafe(void)
+{
+	start(ARGS(UNSAFE_ARGS));
+}
+
+static void stop(void)
+{
+	struct stat st;
+
+	cr_assert(mcpc_alive(&srv), "server died (status 0x%x); stderr:\n%s", srv.status,
+	          server_log());
+	mcpc_close_stdin(&srv);
+	cr_assert_eq(mcpc_wait_exit(&srv, 3000), 0, "server still running 3 s after EOF");
+	cr_assert_eq(srv.bad_lines, 0, "%u stdout line(s) were not JSON-RPC, first: %s",
+	             srv.bad_lines, srv.first_bad);
+	cr_assert_neq(stat(marker_path, &st), 0, "an attack created %s", marker_path);
+	cr_assert_eq(stat(secret_path, &st), 0, "an attack removed %s", secret_path);
+	remove_fixtures();
+	for (int i = 0; i < nheld; i++)
+		json_object_put(held[i]);
+	for (int i = 0; i < nstrs; i++)
+		free(strs[i]);
+	nheld = nstrs = 0;
+	mcpc_free(&srv);
+}
+
+static json_object *member(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+static int is_error(json_object *resp)
+{
+	return json_object_get_boolean(member(mcpc_result(resp), "isError"));
+}
+
+static void assert_no_effect(json_object *r, const char *code)
+{
+	struct stat st;
+	const char *text = mcpc_json(r);
+
+	cr_assert_neq(stat(marker_path, &st), 0, "attack created its marker:\n%s\n%s", code, text);
+	cr_assert_null(strstr(text, secret), "the secret file leaked:\n%s\n%s", code, text);
+	cr_assert_null(strstr(text, env_token), "the server's environment leaked:\n%s\n%s", code,
+	               text);
+	cr_assert_null(strstr(text, "root:x:0:0"), "/etc/passwd leaked:\n%s\n%s", code, text);
+}
+
+/* Run code; it must come back as a tool result and leave no effect. */
+static json_object *run(const char *code)
+{
+	json_object *r = hold(mcpc_call(&srv, code, NULL, CALL_MS));
+
+	cr_assert_not_null(r, "no response to:\n%s\nstderr:\n%s", code, server_log());
+	cr_assert_not_null(mcpc_structured(r), "not a tool result:\n%s\n%s", code, mcpc_json(r));
+	assert_no_effect(r, code);
+	return r;
+}
+
+/* The server still answers a trivial call correctly. */
+static void still_serving(void)
+{
+	json_object *r = hold(mcpc_call(&srv, "6 * 7", NULL, CALL_MS));
+
+	cr_assert_not_null(r, "server stopped answering; stderr:\n%s", server_log());
+	cr_assert_eq(json_object_get_int(member(mcpc_structured(r), "result")), 42, "%s",
+	             mcpc_json(r));
+}
+
+/* The attack failed: the call did not end "ok", and nothing happened. */
+static json_object *contained(const char *code)
+{
+	json_object *r = run(code);
+
+	cr_assert_str_neq(mcpc_status(r), "ok", "attack succeeded:\n%s\n%s", code, mcpc_json(r));
+	cr_assert(is_error(r));
+	cr_log_info("contained (%s %s): %.60s", mcpc_status(r), mcpc_err_str(r, "type"), code);
+	return r;
+}
+
+static void expect_ok_result(const char *code, const char *json)
+{
+	json_object *r = run(code), *want = hold(json_tokener_parse(json));
+
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s\n%s", code, mcpc_json(r));
+	cr_assert(json_object_equal(member(mcpc_structured(r), "result"), want),
+	          "code:\n%s\nresult %s, want %s", code,
+	          mcpc_json(member(mcpc_structured(r), "result")), json);
+}
+
+/* Killed by the seccomp filter, and the error message names one of the syscalls given
+ * ("a|b|c"). */
+static json_object *killed(const char *code, const char *names)
+{
+	json_object *r = run(code);
+	const char *msg = mcpc_err_str(r, "message");
+	char *list = strdup(names), *save = NULL;
+	int named = 0;
+
+	cr_assert_str_eq(mcpc_status(r), "sandbox_violation", "code:\n%s\n%s", code, mcpc_json(r));
+	cr_assert(is_error(r));
+	for (char *n = strtok_r(list, "|", &save); n; n = strtok_r(NULL, "|", &save))
+		named |= strstr(msg, n) != NULL;
+	free(list);
+	cr_assert(named, "the message does not name %s: \"%s\"", names, msg);
+	return r;
+}
+
+static int descendants(struct mcpc_proc *p, int max)
+{
+	int n = mcpc_descendants(srv.pid, p, max);
+
+	if (n == -ENOENT)
+		cr_skip_test("process tracking needs /proc/PID/task/TID/children "
+		             "(CONFIG_PROC_CHILDREN), which this kernel lacks");
+	cr_assert_geq(n, 0);
+	return n;
+}
+
+/* The server's process count goes back to at most n within ms. */
+static void back_to(int n, int ms)
+{
+	struct mcpc_proc p[256];
+	int64_t deadline = mcpc_now_ms() + ms;
+	int k;
+
+	while ((k = descendants(p, 256)) > n && mcpc_now_ms() < deadline)
+		usleep(20000);
+	cr_assert_leq(k, n, "the server has %d processes, %d before the attack", k, n);
+}
+
+/* ---- Python layer on: attribute chains ----------------------------------------------------- */
+
+/* Ways user code can read an attribute by name, the last two bypassing the builtin getattr. */
+static const char *const getters[] = {
+    "A = getattr",
+    "import operator\nA = lambda o, n: operator.attrgetter(n)(o)",
+    "import string\nA = lambda o, n: string.Formatter().get_field('0.' + n, [o], {})[0]",
+};
+
+Test(python_layer, dunder_chains_are_refused)
+{
+	start(NULL);
+	contained("getattr(getattr(1, '__cla' + 'ss__'), '__bases__')");
+	contained("(1).__class__");
+	contained("x = ()\nx.__class__.__base__");
+	contained("def f():\n    pass\nsetattr(f, '__co' + 'de__', None)");
+	contained("class A:\n    pass\ndelattr(A, '__i' + 'nit__')");
+	contained("getattr(object, '__subcla' + 'sses__')()");
+	contained("type.__subclasses__(object)");
+	contained("def f():\n    pass\nf.__globals__");
+	contained("import json\njson.dumps.__globals__['__builtins__']");
+	contained("[].__class__.__mro__[-1].__subclasses__()");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, getattr_and_friends_cannot_reach_os)
+{
+	static const char *const subs[] = {
+	    "subs = A(A(A((), '__class__'), '__base__'), '__subclasses__')()",
+	    "subs = A(object, '__subclasses__')()",
+	    "import operator\nsubs = operator.methodcaller('__subclasses__')(object)",
+	};
+	struct mcpc_proc p[64];
+	int n;
+
+	start(NULL);
+	still_serving();
+	n = descendants(p, 64);
+	for (size_t g = 0; g < sizeof(getters) / sizeof(getters[0]); g++) {
+		for (size_t s = 0; s < sizeof(subs) / sizeof(subs[0]); s++) {
+			contained(
+			    fmt("%s\n%s\nhit = []\nfor c in subs:\n"
+			        "    name = A(c, '__name__')\n"
+			        "    if name == '_wrap_close':\n"
+			        "        g = A(A(c, '__init__'), '__globals__')\n"
+			        "        g['system']('touch %s')\n"
+			        "        hit.append(g['open']('%s').read())\n"
+			        "    if name == 'Popen':\n"
+			        "        c(['touch', '%s']).wait()\n        hit.append(name)\n"
+			        "hit",
+			        getters[g], subs[s], marker_path, secret_path, marker_path));
+		}
+	}
+	back_to(n, 3000);
+	still_serving();
+	stop();
+}
+
+Test(python_layer, format_strings_only_make_strings)
+{
+	json_object *r;
+
+	start(NULL);
+	/* str.format may render an attribute chain, but only as text: no object escapes. */
+	r = run("'{0.__class__.__base__.__subclasses__}'.format(1)");
+	if (!strcmp(mcpc_status(r), "ok"))
+		cr_assert(
+		    json_object_is_type(member(mcpc_structured(r), "result"), json_type_string),
+		    "%s", mcpc_json(r));
+	r = run("import json\n'{0.__globals__[__builtins__]}'.format(json.dumps)");
+	if (!strcmp(mcpc_status(r), "ok"))
+		cr_assert(
+		    json_object_is_type(member(mcpc_structured(r), "result"), json_type_string),
+		    "%s", mcpc_json(r));
+	/* string.Formatter.get_field returns the object itself: it must not yield `object`. */
+	contained(
+	    "import string\nstring.Formatter().get_field('0.__class__.__base__', [1], {})[0]");
+	contained(fmt("import string\nf = string.Formatter()\n"
+	              "b = f.get_field('0.__globals__[__builtins__]', [string.capwords], {})[0]\n"
+	              "b['open']('%s').read()",
+	              secret_path));
+	still_serving();
+	stop();
+}
+
+Test(python_layer, frames_and_tracebacks_are_unreachable)
+{
+	start(NULL);
+	contained("def g():\n    yield 1\nit = g()\nit.gi_frame.f_back.f_globals");
+	contained("def g():\n    yield 1\nit = g()\ngetattr(it, 'gi_fr' + 'ame')");
+	contained("try:\n    1/0\nexcept Exception as e:\n    t = e.__traceback__.tb_frame\nt");
+	contained("import sys\ntry:\n    1/0\nexcept Exception:\n    tb = sys.exc_info()[2]\n"
+	          "getattr(tb, 'tb_' + 'frame').f_builtins");
+	contained("async def c():\n    pass\nco = c()\nco.cr_frame");
+	contained("def f():\n    pass\nf.__code__.co_code");
+	for (size_t g = 1; g < sizeof(getters) / sizeof(getters[0]); g++) {
+		contained(fmt("%s\ntry:\n    1/0\nexcept Exception as e:\n"
+		              "    fr = A(A(e, '__traceback__'), 'tb_frame')\n"
+		              "b = A(fr, 'f_builtins')\nwhile A(fr, 'f_back') is not None:\n"
+		              "    fr = A(fr, 'f_back')\n    b = A(fr, 'f_builtins')\n"
+		              "b['open']('%s').read()",
+		              getters[g], secret_path));
+		contained(fmt("%s\nimport json\n"
+		              "b = A(json.dumps, '__globals__')['__builtins__']\n"
+		              "b['__import__']('os').system('touch %s')",
+		              getters[g], marker_path));
+	}
+	still_serving();
+	stop();
+}
+
+Test(python_layer, modules_have_no_private_or_module_attributes)
+{
+	json_object *r;
+
+	start(NULL);
+	/* Names that are module-valued or private in CPython 3.11's modules. */
+	r = run("import random, statistics, contextlib, collections, datetime, dataclasses, "
+	        "typing, enum, calendar, pprint, string, hashlib, json, re, queue, sys\n"
+	        "mods = {'random': random, 'statistics': statistics, 'contextlib': contextlib,\n"
+	        "        'collections': collections, 'datetime': datetime,\n"
+	        "        'dataclasses': dataclasses, 'typing': typing, 'enum': enum,\n"
+	        "        'calendar': calendar, 'pprint': pprint, 'string': string,\n"
+	        "        'hashlib': hashlib, 'json': json, 're': re, 'queue': queue}\n"
+	        "names = [('random', '_os'), ('statistics', 'sys'), ('contextlib', 'os'),\n"
+	        "         ('collections', '_sys'), ('datetime', 'sys'), ('dataclasses', 'sys'),\n"
+	        "         ('dataclasses', 'inspect'), ('dataclasses', 'builtins'),\n"
+	        "         ('dataclasses', '_thread'), ('typing', 'sys'), ('enum', 'bltns'),\n"
+	        "         ('calendar', '_locale'), ('pprint', '_sys'), ('string', '_string'),\n"
+	        "         ('hashlib', '_hashlib'), ('json', 'decoder'), ('re', '_compiler'),\n"
+	        "         ('queue', 'threading'), ('random', '_inst'), ('statistics', 'random')]\n"
+	        "found = []\nfor m, a in names:\n    try:\n        getattr(mods[m], a)\n"
+	        "        found.append(m + '.' + a)\n    except AttributeError:\n        pass\n"
+	        "for a in ['modules', '_getframe', 'settrace', 'setprofile', 'addaudithook',\n"
+	        "          'setrecursionlimit', 'meta_path', 'path_hooks', '_current_frames']:\n"
+	        "    try:\n        getattr(sys, a)\n        found.append('sys.' + a)\n"
+	        "    except AttributeError:\n        pass\n"
+	        "found");
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_eq(json_object_array_length(member(mcpc_structured(r), "result")), 0,
+	             "reachable: %s", mcpc_json(member(mcpc_structured(r), "result")));
+	cr_assert_str_eq(mcpc_err_str(contained("import random\nrandom._os"), "type"),
+	                 "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(contained("import statistics\nstatistics.sys"), "type"),
+	                 "AttributeError");
+	contained(fmt("from contextlib import os\nos.system('touch %s')", marker_path));
+	contained(fmt("import random\nrandom._os.system('touch %s')", marker_path));
+	contained("import sys\nsys.modules['os']");
+	contained("import sys\nsys._getframe(0).f_globals");
+	/* Allowed modules stay usable through their public names. */
+	expect_ok_result("import json, re, random\n"
+	                 "[json.loads('[1]'), re.sub('a', 'b', 'aa'), random.randrange(1, 2)]",
+	                 "[[1],\"bb\",1]");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, refused_modules_stay_refused)
+{
+	static const char *const mods[] = {
+	    "os",       "posix",     "subprocess", "socket",
+	    "_socket",  "ctypes",    "_ctypes",    "threading",
+	    "_thread",  "types",     "inspect",    "gc",
+	    "builtins", "importlib", "io",         "_posixsubprocess",
+	    "signal",   "mmap",      "pickle",     "marshal"};
+
+	start(NULL);
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		json_object *r = contained(fmt("import %s", mods[i]));
+
+		cr_assert_str_eq(mcpc_err_str(r, "type"), "ImportError", "import %s: %s", mods[i],
+		                 mcpc_json(r));
+	}
+	still_serving();
+	stop();
+}
+
+Test(python_layer, code_objects_cannot_be_forged)
+{
+	start(NULL);
+	contained("def f():\n    return 1\nf.__code__ = (lambda: 2).__code__\nf()");
+	contained("def f():\n    return 1\ntype(f.__code__)");
+	contained("def f():\n    return 1\nc = getattr(f, '__co' + 'de__')\n"
+	          "c.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))");
+	contained("import operator\ndef f():\n    return 1\n"
+	          "c = operator.attrgetter('__code__')(f)\n"
+	          "bad = c.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))\n"
+	          "type(f)(bad, {})()");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, string_annotations_do_not_run_unchecked_code)
+{
+	/* typing.get_type_hints evaluates annotation strings with eval(): code the attribute checks
+	 * never saw. */
+	start(NULL);
+	contained(fmt("import typing\n"
+	              "def f(x: \"[c for c in ().__class__.__base__.__subclasses__() "
+	              "if c.__name__ == '_wrap_close'][0].__init__.__globals__['system']"
+	              "('touch %s')\"):\n    pass\n"
+	              "typing.get_type_hints(f)",
+	              marker_path));
+	contained(fmt("import typing\n"
+	              "typing.ForwardRef(\"().__class__.__base__.__subclasses__()\")"
+	              "._evaluate(None, None, frozenset())\n'%s'",
+	              marker_path));
+	still_serving();
+	stop();
+}
+
+Test(python_layer, base_exception_cannot_dodge_limits)
+{
+	json_object *r;
+
+	start(ARGS("--timeout", "2"));
+	r = run("while True:\n    try:\n        while True:\n            pass\n"
+	        "    except BaseException:\n        pass");
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	r = run("while True:\n    try:\n        x = 'a' * 10**10\n    except BaseException:\n"
+	        "        pass");
+	cr_assert(!strcmp(mcpc_status(r), "timeout") || !strcmp(mcpc_status(r), "memory_limit"),
+	          "%s", mcpc_json(r));
+	r = run("class E(Exception):\n    def __str__(self):\n        while True:\n"
+	        "            pass\nraise E()");
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	r = run("class E(Exception):\n    def __str__(self):\n        raise SystemExit(9)\n"
+	        "raise E()");
+	cr_assert(is_error(r), "%s", mcpc_json(r));
+	r = run("def g():\n    try:\n        yield 1\n    finally:\n        raise SystemExit\n"
+	        "it = g()\nnext(it)\ndel it\n'after'");
+	cr_assert_neq(strcmp(mcpc_status(r), "crashed"), 0, "%s", mcpc_json(r));
+	still_serving();
+	stop();
+}
+
+Test(python_layer, resource_bombs_are_contained)
+{
+	struct mcpc_proc p[64];
+	int n;
+	json_object *r;
+
+	start(ARGS("--timeout", "10"));
+	still_serving();
+	n = descendants(p, 64);
+	contained("import os\nwhile True:\n    os.fork()");
+	contained("import threading\nwhile True:\n    threading.Thread(target=lambda: 1).start()");
+	r = contained("b = bytearray(2**34)");
+	cr_assert_str_eq(mcpc_status(r), "memory_limit", "%s", mcpc_json(r));
+	r = contained("def f(n):\n    return f(n + 1) + 1\nf(0)");
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "RecursionError", "%s", mcpc_json(r));
+	/* A deeply nested result must not crash the worker's serialiser. */
+	r = run("x = []\nfor i in range(100000):\n    x = [x]\nx");
+	cr_assert_str_neq(mcpc_status(r), "crashed", "%s", mcpc_json(r));
+	r = run("d = {}\nfor i in range(100000):\n    d = {'k': d}\nd");
+	cr_assert_str_neq(mcpc_status(r), "crashed", "%s", mcpc_json(r));
+	back_to(n, 3000);
+	still_serving();
+	stop();
+}
+
+/* ---- Kernel layer alone (--unsafe-no-python-layer) ------------------------------------------ */
+
+Test(kernel, python_layer_is_really_off)
+{
+	/* Otherwise the kernel tests below would prove nothing. */
+	start_unsafe();
+	expect_ok_result("import os, socket, ctypes, subprocess\n"
+	                 "[type(os.getpid()).__name__, (1).__class__.__name__, "
+	                 "callable(open), callable(__import__)]",
+	                 "[\"int\",\"int\",true,true]");
+	still_serving();
+	stop();
+}
+
+Test(kernel, files_cannot_be_read)
+{
+	json_object *r;
+
+	start_unsafe();
+	r = contained("open('/etc/passwd').read()");
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "PermissionError", "%s", mcpc_json(r));
+	r = contained(fmt("open('%s').read()", secret_path));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "PermissionError", "%s", mcpc_json(r));
+	r = contained(fmt("import os\nos.read(os.open('%s', os.O_RDONLY), 100)", secret_path));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "PermissionError", "%s", mcpc_json(r));
+	contained("import os\nos.listdir('/')");
+	contained(fmt("import os\nos.listdir('%s')", tmpdir));
+	contained(fmt("import os\nos.stat('%s')", secret_path));
+	/* Raw syscalls get the same answer: openat(AT_FDCWD, path, O_RDONLY) fails with EACCES. */
+	expect_ok_result(fmt("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+	                     "fd = libc.syscall(257, -100, b'%s', 0)\nerr = ctypes.get_errno()\n"
+	                     "buf = ctypes.create_string_buffer(100)\n"
+	                     "n = libc.read(fd, buf, 100) if fd >= 0 else -1\n[fd, err, n]",
+	                     secret_path),
+	                 "[-1,13,-1]");
+	still_serving();
+	stop();
+}
+
+Test(kernel, files_cannot_be_written)
+{
+	char sub[160];
+	struct stat st;
+
+	start_unsafe();
+	contained(fmt("open('%s', 'w').write('x')", marker_path));
+	contained(fmt("import os\nos.open('%s', os.O_WRONLY | os.O_CREAT)", marker_path));
+	contained(fmt("import os\nos.mkdir('%s/d')", tmpdir));
+	contained(fmt("import os\nos.unlink('%s')", secret_path));
+	contained(fmt("import os\nos.rename('%s', '%s')", secret_path, marker_path));
+	contained(fmt("import os\nos.chmod('%s', 0o777)", secret_path));
+	contained(fmt("import os\nos.symlink('/etc/passwd', '%s')", marker_path));
+	snprintf(sub, sizeof(sub), "%s/d", tmpdir);
+	cr_assert_neq(stat(sub, &st), 0, "a directory was created");
+	cr_assert_eq(stat(secret_path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0644, "the secret's mode changed");
+	still_serving();
+	stop();
+}
+
+Test(kernel, processes_cannot_be_created)
+{
+	struct mcpc_proc p[64];
+	int n;
+	const char *spawn = "clone|fork|vfork|execve|clone3|pipe2|pipe";
+
+	start_unsafe();
+	still_serving();
+	n = descendants(p, 64);
+	killed(fmt("import os\nos.system('touch %s')", marker_path), spawn);
+	killed(fmt("import subprocess\nsubprocess.run(['touch', '%s'])", marker_path), spawn);
+	killed(fmt("import os\npid = os.fork()\nif pid == 0:\n    open('%s', 'w')\n", marker_path),
+	       "clone|fork");
+	killed(fmt("import os\nos.execv('/bin/sh', ['sh', '-c', 'touch %s'])", marker_path),
+	       "execve");
+	killed(fmt("import os\nos.posix_spawn('/bin/touch', ['touch', '%s'], {})", marker_path),
+	       spawn);
+	killed("import os\nwhile True:\n    os.fork()", "clone|fork");
+	back_to(n, 3000);
+	still_serving();
+	stop();
+}
+
+/* A listener on 127.0.0.1 and on a unix socket that the sandbox must never reach. */
+static int listen_tcp(int *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	cr_assert_geq(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(fd, 8), 0);
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_lt(strlen(path), sizeof(a.sun_path));
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	chmod(path, 0777);
+	cr_assert_eq(listen(fd, 8), 0);
+	return fd;
+}
+
+static int got_connection(int fd)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+
+	return poll(&p, 1, 200) > 0;
+}
+
+Test(kernel, network_is_unreachable)
+{
+	int port, tfd, ufd;
+	char upath[160];
+
+	start_unsafe();
+	tfd = listen_tcp(&port);
+	snprintf(upath, sizeof(upath), "%s/sock", tmpdir);
+	ufd = listen_unix(upath);
+	killed("import socket\nsocket.socket()", "socket");
+	killed(fmt("import socket\ns = socket.create_connection(('127.0.0.1', %d))\n"
+	           "s.sendall(b'hello')",
+	           port),
+	       "socket");
+	killed(fmt("import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect('%s')", upath),
+	       "socket");
+	killed("import socket\nsocket.socketpair()", "socketpair");
+	killed("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.syscall(41, 2, 1, 0)", "socket");
+	cr_assert_not(got_connection(tfd), "the TCP listener got a connection");
+	cr_assert_not(got_connection(ufd), "the unix listener got a connection");
+	close(tfd);
+	close(ufd);
+	unlink(upath);
+	still_serving();
+	stop();
+}
+
+Test(kernel, other_processes_cannot_be_signalled)
+{
+	start_unsafe();
+	killed("import os\nos.kill(os.getppid(), 9)", "kill");
+	killed(fmt("import os\nos.kill(%d, 9)", (int)srv.pid), "kill");
+	killed(fmt("import os\nos.kill(%d, 9)", (int)getpid()), "kill");
+	killed("import os\nos.kill(-1, 9)", "kill");
+	killed("import os\nos.killpg(0, 9)", "kill");
+	killed(fmt("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.syscall(234, %d, %d, 9)",
+	           (int)srv.pid, (int)srv.pid),
+	       "tgkill");
+	cr_assert(mcpc_alive(&srv), "the server was killed");
+	still_serving();
+	stop();
+}
+
+Test(kernel, dangerous_raw_syscalls_kill_the_worker)
+{
+	static const struct {
+		const char *call;
+		const char *name;
+	} calls[] = {
+	    {"libc.syscall(57)", "fork"},
+	    {"libc.syscall(58)", "vfork"},
+	    {"libc.syscall(56, 17, 0, 0, 0, 0)", "clone"},
+	    {"libc.syscall(59, b'/bin/true', None, None)", "execve"},
+	    {"libc.syscall(101, 16, os.getppid(), 0, 0)", "ptrace"},
+	    {"libc.syscall(310, os.getppid(), 0, 1, 0, 1, 0)", "process_vm_readv"},
+	    {"libc.syscall(319, b'x', 0)", "memfd_create"},
+	    {"libc.syscall(425, 8, 0)", "io_uring_setup"},
+	    {"libc.syscall(321, 0, 0, 0)", "bpf"},
+	    {"libc.syscall(323, 0)", "userfaultfd"},
+	    {"libc.syscall(272, 0x10000000)", "unshare"},
+	    {"libc.syscall(135, 0x0400000)", "personality"},
+	    {"libc.syscall(157, 4, 1, 0, 0, 0)", "prctl"},
+	    {"libc.syscall(250, 0, 0, 0, 0, 0)", "keyctl"},
+	    {"libc.syscall(298, 0, 0, -1, -1, 0)", "perf_event_open"},
+	    {"libc.syscall(165, b'none', b'/tmp', b'tmpfs', 0, None)", "mount"},
+	    {"libc.syscall(105, 0)", "setuid"},
+	    {"libc.syscall(16, 0, 0x5412, 0)", "ioctl"},
+	};
+
+	start_unsafe();
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		const char *code =
+		    fmt("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+		        "r = %s\n[r, ctypes.get_errno()]",
+		        calls[i].call);
+
+		if (!strcmp(calls[i].name, "ioctl")) {
+			/* ioctl answers ENOTTY by design (isatty probes); TIOCSTI must not pass. */
+			expect_ok_result(code, "[-1,25]");
+			continue;
+		}
+		killed(code, calls[i].name);
+	}
+	still_serving();
+	stop();
+}
+
+Test(kernel, no_executable_memory)
+{
+	start_unsafe();
+	killed("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.mmap.restype = ctypes.c_void_p\n"
+	       "libc.mmap(None, 4096, 7, 0x22, -1, 0)",
+	       "mmap");
+	killed("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.mmap.restype = ctypes.c_void_p\n"
+	       "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, "
+	       "ctypes.c_int, ctypes.c_int, ctypes.c_long]\n"
+	       "p = libc.mmap(None, 4096, 3, 0x22, -1, 0)\n"
+	       "libc.mprotect(ctypes.c_void_p(p), 4096, 5)",
+	       "mprotect");
+	/* Address space is bounded for raw mmap too. */
+	expect_ok_result("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.mmap.restype = "
+	                 "ctypes.c_void_p\n"
+	                 "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, "
+	                 "ctypes.c_int, ctypes.c_int, ctypes.c_long]\n"
+	                 "libc.mmap(None, 1 << 40, 3, 0x22, -1, 0) == ctypes.c_void_p(-1).value",
+	                 "true");
+	still_serving();
+	stop();
+}
+
+Test(kernel, server_stdout_stays_clean)
+{
+	static const char *const writes[] = {
+	    "import os\nos.write(1, FORGED)",
+	    "import os\nos.write(2, FORGED)",
+	    "import os\nos.write(0, FORGED)",
+	    "import ctypes\nctypes.CDLL(None).write(1, FORGED, len(FORGED))",
+	    "import sys\nsys.__stdout__.write(FORGED.decode())\nsys.__stdout__.flush()",
+	    "import os\nfor fd in range(4, 64):\n    try:\n        os.write(fd, FORGED)\n"
+	    "    except OSError:\n        pass",
+	};
+	json_object *id = json_object_new_int(999999);
+
+	start_unsafe();
+	for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
+		json_object *r = run(fmt("FORGED = b'NOT-JSON\\n{\"jsonrpc\":\"2.0\",\"id\":999999,"
+		                         "\"result\":{}}\\n'\n%s",
+		                         writes[i]));
+
+		cr_log_info("write %zu: %s", i, mcpc_status(r));
+	}
+	still_serving();
+	cr_assert_not(mcpc_seen_id(&srv, id, 500), "a worker forged a message on stdout");
+	json_object_put(id);
+	cr_assert_eq(srv.bad_lines, 0, "worker bytes reached stdout: %s", srv.first_bad);
+	stop();
+}
+
+Test(kernel, forged_result_frames_are_rejected)
+{
+	static const char *const frames[] = {
+	    /* a length far beyond any limit */
+	    "os.write(3, b'\\xff\\xff\\xff\\xff')\nos._exit(0)",
+	    /* a result frame that is not JSON */
+	    "os.write(3, b'\\x00\\x00\\x00\\x06J{nope')\nos._exit(0)",
+	    /* a frame cut short */
+	    "os.write(3, b'\\x00\\x00\\x01\\x00J{\"status\":')\nos._exit(0)",
+	    /* an unknown frame type */
+	    "os.write(3, b'\\x00\\x00\\x00\\x03Qxy')\nos._exit(0)",
+	    /* valid-looking JSON with wrong types */
+	    "import json\np = b'J' + json.dumps({'status': 7, 'stdout': ['x'], 'result': "
+	    "{'a': [1] * 3}}).encode()\nos.write(3, len(p).to_bytes(4, 'big') + p)\nos._exit(0)",
+	};
+
+	start_unsafe();
+	for (size_t i = 0; i < sizeof(frames) / sizeof(frames[0]); i++) {
+		json_object *r = run(fmt("import os\n%s", frames[i]));
+
+		cr_assert(is_error(r), "forged frame %zu accepted: %s", i, mcpc_json(r));
+		cr_assert_str_neq(mcpc_status(r), "ok");
+		still_serving();
+	}
+	stop();
+}
+
+Test(kernel, environment_secrets_are_absent)
+{
+	json_object *r;
+
+	start_unsafe();
+	r = run("import os\nsorted(os.environ.keys())");
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_null(strstr(mcpc_json(r), "SAFEPY_TEST_SECRET"), "%s", mcpc_json(r));
+	expect_ok_result("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.getenv.restype = "
+	                 "ctypes.c_char_p\nlibc.getenv(b'SAFEPY_TEST_SECRET')",
+	                 "null");
+	contained("open('/proc/self/environ', 'rb').read()");
+	contained("import os\nopen('/proc/{}/environ'.format(os.getppid()), 'rb').read()");
+	contained(fmt("open('/proc/%d/environ', 'rb').read()", (int)srv.pid));
+	contained(fmt("open('/proc/%d/cmdline', 'rb').read()", (int)srv.pid));
+	contained(fmt("open('/proc/%d/mem', 'rb').read()", (int)srv.pid));
+	still_serving();
+	stop();
+}
+
+Test(kernel, thread_bomb_and_memory_are_bounded)
+{
+	struct mcpc_proc p[64];
+	int n;
+	json_object *r;
+
+	start(ARGS(UNSAFE_ARGS, "--timeout", "10"));
+	still_serving();
+	n = descendants(p, 64);
+	r = run("import threading, time\nts = []\nwhile True:\n"
+	        "    t = threading.Thread(target=time.sleep, args=(60,), daemon=True)\n"
+	        "    t.start()\n    ts.append(t)");
+	cr_assert_str_neq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_log_info("thread bomb: %s %s", mcpc_status(r), mcpc_err_str(r, "type"));
+	r = run("b = bytearray(2**34)");
+	cr_assert_str_eq(mcpc_status(r), "memory_limit", "%s", mcpc_json(r));
+	back_to(n, 3000);
+	still_serving();
+	stop();
+}
+
+Test(kernel, forged_code_objects_cannot_hurt_the_server)
+{
+	json_object *r;
+
+	start_unsafe();
+	/* LOAD_CONST with an index far out of range: may crash the worker, never the server. */
+	r = run("def f():\n    return 1\n"
+	        "c = f.__code__.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))\n"
+	        "type(f)(c, {})()");
+	cr_log_info("forged LOAD_CONST: %s", mcpc_status(r));
+	still_serving();
+	r = run("import ctypes\nctypes.string_at(0)");
+	cr_assert_str_eq(mcpc_status(r), "crashed", "%s", mcpc_json(r));
+	cr_assert(is_error(r));
+	still_serving();
+	stop();
+}
