@@ -30,8 +30,10 @@
 	    "--allow-import", "ctypes", "--allow-import", "subprocess", "--allow-import",          \
 	    "threading", "--allow-import", "operator"
 
-TestSuite(python_layer, .timeout = 120);
-TestSuite(kernel, .timeout = 120);
+static void cleanup(void);
+
+TestSuite(python_layer, .timeout = 120, .fini = cleanup);
+TestSuite(kernel, .timeout = 120, .fini = cleanup);
 
 /* ---- Harness ------------------------------------------------------------------------------ */
 
@@ -111,7 +113,19 @@ static void remove_fixtures(void)
 	unlink(marker_path);
 	snprintf(sub, sizeof(sub), "%s/d", tmpdir);
 	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/sock", tmpdir);
+	unlink(sub);
 	rmdir(tmpdir);
+	tmpdir[0] = '\0';
+}
+
+/* After every test, passed or failed: no server and no fixture left behind. */
+static void cleanup(void)
+{
+	if (srv.stderr_path[0])
+		mcpc_free(&srv);
+	if (tmpdir[0])
+		remove_fixtures();
 }
 
 static void start(const char *const *args)
@@ -895,6 +909,21 @@ Test(kernel, forged_code_objects_cannot_hurt_the_server)
 	r = run("import ctypes\nctypes.string_at(0)");
 	cr_assert_str_eq(mcpc_status(r), "crashed", "%s", mcpc_json(r));
 	cr_assert(is_error(r));
+	still_serving();
+	stop();
+}
+
+Test(kernel, seccomp_alone_contains)
+{
+	/* Without the optional layers (namespaces, Landlock) the mandatory filter still holds. */
+	start(ARGS(UNSAFE_ARGS, "--no-namespaces", "--no-landlock"));
+	cr_assert_str_eq(mcpc_err_str(contained(fmt("open('%s').read()", secret_path)), "type"),
+	                 "PermissionError");
+	contained(fmt("open('%s', 'w')", marker_path));
+	killed("import socket\nsocket.socket()", "socket");
+	killed(fmt("import os\nos.system('touch %s')", marker_path),
+	       "clone|fork|vfork|execve|clone3|pipe2|pipe");
+	killed("import os\nos.kill(os.getppid(), 9)", "kill");
 	still_serving();
 	stop();
 }
