@@ -63,7 +63,7 @@ struct worker {
 	unsigned int sys_arch;
 	unsigned long long sys_arg0, sys_arg2;
 	int have_sys;
-	int exited;
+	int64_t spawned_ms;
 };
 
 struct engine {
@@ -394,6 +394,7 @@ static struct worker *worker_spawn(struct engine *e)
 	w->req_id = ++e->next_req;
 	w->pidfd = -1;
 	w->generation = e->generation;
+	w->spawned_ms = now_ms();
 	w->chan.fd = sv[0];
 	w->chan.fn = worker_event;
 	w->chan.data = w;
@@ -602,6 +603,8 @@ static void worker_frame(struct worker *w, char type, const char *p, size_t len)
 
 	if (type == FRAME_READY && !w->ready && w->state != W_RUNNING) {
 		w->ready = 1;
+		log_msg(LOG_DEBUG, "worker %d ready %lld ms after the spawn request", (int)w->pid,
+			(long long)(now_ms() - w->spawned_ms));
 		if (!e->layers) {
 			e->layers = strndup(p, len);
 			log_msg(LOG_INFO, "sandbox layers: %.*s", (int)len, p);
