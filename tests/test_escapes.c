@@ -807,8 +807,8 @@ Test(kernel, server_stdout_stays_clean)
 	    "import os\nos.write(0, FORGED)",
 	    "import ctypes\nctypes.CDLL(None).write(1, FORGED, len(FORGED))",
 	    "import sys\nsys.__stdout__.write(FORGED.decode())\nsys.__stdout__.flush()",
-	    "import os\nfor fd in range(4, 64):\n    try:\n        os.write(fd, FORGED)\n"
-	    "    except OSError:\n        pass",
+	    ("import os\nfor fd in range(4, 64):\n    try:\n        os.write(fd, FORGED)\n"
+	     "    except OSError:\n        pass"),
 	};
 	json_object *id = json_object_new_int(999999);
 
@@ -839,8 +839,8 @@ Test(kernel, forged_result_frames_are_rejected)
 	    /* an unknown frame type */
 	    "os.write(3, b'\\x00\\x00\\x00\\x03Qxy')\nos._exit(0)",
 	    /* valid-looking JSON with wrong types */
-	    "import json\np = b'J' + json.dumps({'status': 7, 'stdout': ['x'], 'result': "
-	    "{'a': [1] * 3}}).encode()\nos.write(3, len(p).to_bytes(4, 'big') + p)\nos._exit(0)",
+	    ("import json\np = b'J' + json.dumps({'status': 7, 'stdout': ['x'], 'result': "
+	     "{'a': [1] * 3}}).encode()\nos.write(3, len(p).to_bytes(4, 'big') + p)\nos._exit(0)"),
 	};
 
 	start_unsafe();
