@@ -390,7 +390,7 @@ static PyMethodDef get_field_def = {"get_field", (PyCFunction)(void (*)(void))ch
 static const char *const audit_refused[] = {
 	"open", "os.", "subprocess.", "socket.", "ctypes.", "code.__new__", "function.__new__",
 	"sys._current_frames", "sys._current_exceptions", "sys.settrace", "sys.setprofile",
-	"sys.addaudithook", "sys.setrecursionlimit", "object.__getattr__", "marshal.",
+	"sys.addaudithook", "sys.setrecursionlimit", "marshal.",
 	"pickle.find_class", "builtins.input", "builtins.breakpoint", "cpython.",
 	"_posixsubprocess.", "mmap.", "fcntl.", "resource.", "signal.", "shutil.", "glob.",
 	"tempfile.", "pty.", "syslog.", "sqlite3.", "urllib.", "http.", "ftplib.", "poplib.",
@@ -408,6 +408,25 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 	if (strcmp(event, "sys._getframe") == 0) {
 		PyErr_SetString(PyExc_ValueError, "frames are not available in the sandbox");
 		return -1;
+	}
+	/* Code that library helpers compile and run (dataclasses, namedtuple, and gadgets
+	 * such as typing.ForwardRef) obeys the same attribute rules as the user's. */
+	if (strcmp(event, "exec") == 0 && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0 &&
+	    PyCode_Check(PyTuple_GET_ITEM(args, 0)))
+		return code_check((PyCodeObject *)PyTuple_GET_ITEM(args, 0), 0);
+	/* Frames reach every module's globals: libraries may read __code__ or __globals__
+	 * (inspect, typing), never a frame. */
+	if (strcmp(event, "object.__getattr__") == 0 && PyTuple_Check(args) &&
+	    PyTuple_GET_SIZE(args) > 1 && PyUnicode_Check(PyTuple_GET_ITEM(args, 1))) {
+		const char *name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 1));
+		if (name && (strcmp(name, "tb_frame") == 0 || strcmp(name, "gi_frame") == 0 ||
+			     strcmp(name, "cr_frame") == 0 || strcmp(name, "ag_frame") == 0 ||
+			     strcmp(name, "f_back") == 0)) {
+			PyErr_Format(PyExc_PermissionError,
+				     "access to %s is not allowed in the sandbox", name);
+			return -1;
+		}
+		return 0;
 	}
 	for (const char *const *p = audit_refused; *p; p++) {
 		size_t n = strlen(*p);
@@ -570,14 +589,10 @@ static int proxy_fill(PyObject *proxy, PyObject *real, const char *name)
 		    strcmp(k, "__version__") != 0)
 			continue;
 		if (PyModule_Check(val)) {
-			const char *vn = PyModule_GetName(val);
-			if (!vn) {
-				PyErr_Clear();
-				continue;
-			}
-			put = PyDict_GetItemString(proxies, vn);
-			if (!put)
-				continue; /* random.os, statistics.sys: simply absent */
+			/* No module-valued attributes: statistics.sys and random._os simply do
+			 * not exist; submodules are imported by name (from json import decoder
+			 * or import collections.abc). */
+			continue;
 		} else if (strcmp(name, "operator") == 0 && strcmp(k, "attrgetter") == 0) {
 			made = put = PyCFunction_New(&attrgetter_def, NULL);
 		} else if (strcmp(name, "operator") == 0 && strcmp(k, "methodcaller") == 0) {
@@ -1217,6 +1232,35 @@ static int is_ast(PyObject *node, const char *cls)
 	return r;
 }
 
+/* __import__ must stay in the builtins for import statements; a name load of it in user
+ * code becomes a name that does not exist, so it raises NameError at run time. */
+static int hide_import_name(PyObject *tree)
+{
+	PyObject *walk = PyObject_CallMethod(ast_mod, "walk", "O", tree), *it, *node;
+	int rc = 0;
+
+	if (!walk)
+		return -1;
+	it = PyObject_GetIter(walk);
+	Py_DECREF(walk);
+	if (!it)
+		return -1;
+	while (rc == 0 && (node = PyIter_Next(it))) {
+		if (is_ast(node, "Name") == 1) {
+			PyObject *id = PyObject_GetAttrString(node, "id");
+			if (id && PyUnicode_CompareWithASCIIString(id, "__import__") == 0) {
+				PyObject *hidden = PyUnicode_FromString("__import__ (not available)");
+				rc = hidden ? PyObject_SetAttrString(node, "id", hidden) : -1;
+				Py_XDECREF(hidden);
+			}
+			Py_XDECREF(id);
+		}
+		Py_DECREF(node);
+	}
+	Py_DECREF(it);
+	return rc < 0 || PyErr_Occurred() ? -1 : 0;
+}
+
 /* Parse, split off the last statement when it gives the result, compile, check. */
 static int program_build(const char *src, struct program *p)
 {
@@ -1228,6 +1272,8 @@ static int program_build(const char *src, struct program *p)
 	tree = Py_CompileStringExFlags(src, USER_FILENAME, Py_file_input, &flags, -1);
 	if (!tree)
 		return -1;
+	if (python_layer && strstr(src, "__import__") && hide_import_name(tree) < 0)
+		goto out;
 	body = PyObject_GetAttrString(tree, "body");
 	if (!body || !PyList_Check(body))
 		goto out;
