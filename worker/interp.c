@@ -1478,10 +1478,17 @@ void interp_run(const char *code, size_t len, struct run_outcome *out)
 			out->status = RUN_MEMORY_LIMIT;
 		else
 			out->status = RUN_ERROR;
+	} else if (deadline_hit || capture_flooded()) {
+		/* The code caught the exception we raised in it and finished anyway. */
+		out->status = deadline_hit ? RUN_TIMEOUT : RUN_OUTPUT_LIMIT;
+		out->error_type = strdup(deadline_hit ? "TimeoutError" : "OutputLimitExceeded");
+		out->error_message = strdup(deadline_hit ? "the time limit was reached (the code "
+							   "caught the TimeoutError raised in it)"
+							 : "the output limit was exceeded (the code "
+							   "caught the exception raised in it)");
+		out->error_traceback = strdup("");
 	} else {
-		out->status = deadline_hit ? RUN_TIMEOUT
-				: capture_flooded() ? RUN_OUTPUT_LIMIT
-						    : RUN_OK;
+		out->status = RUN_OK;
 	}
 	out->stdout_text = capture_text(CAPTURE_STDOUT, &trunc);
 	out->stderr_text = capture_text(CAPTURE_STDERR, &trunc);
