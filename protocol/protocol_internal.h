@@ -1,0 +1,70 @@
+/* protocol_internal.h - helpers shared by the files of protocol/; nothing outside includes it.
+ * Same conventions as protocol.h: 0 or a negative errno, out-params written only on success. */
+#ifndef SAFEPY_PROTOCOL_INTERNAL_H
+#define SAFEPY_PROTOCOL_INTERNAL_H
+
+#include "protocol.h"
+
+/* The version whose shapes are used before initialize, and the answer to unknown versions. */
+#define PROTO_VERSION_LATEST  "2025-11-25"
+/* The only version that accepts JSON-RPC batches. */
+#define PROTO_VERSION_BATCH   "2025-03-26"
+/* Upper bound of one encoded tool response, as json_object_to_json_string_ext(...,
+ * JSON_C_TO_STRING_PLAIN) prints it; clients refuse results over 1 MB. */
+#define PROTO_RESPONSE_BUDGET 900000u
+
+/* ---- jsonrpc.c ----------------------------------------------------------------------- */
+
+/* Strict parse: UTF-8 and lexical pre-check, depth-limited tokener, only whitespace after the
+ * value. Returns 0 with *out a new object (NULL for a JSON null) or -EINVAL / -ENOMEM. */
+int proto_parse(const char *buf, size_t len, json_object **out);
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 if p[0..n) does not start with one. */
+size_t proto_utf8_seq(const unsigned char *p, size_t n);
+/* The longest prefix of s[0..n) of at most max bytes that ends on a character boundary. */
+size_t proto_clip(const char *s, size_t n, size_t max);
+/* Bytes json-c's JSON_C_TO_STRING_PLAIN uses for s[0..n) inside a string (quotes excluded). */
+size_t proto_escaped_len(const char *s, size_t n);
+/* Add val (ownership taken, also on failure) under key. Returns 0 or -ENOMEM; a NULL val counts
+ * as an allocation failure, so use proto_put_null for JSON null. */
+int proto_put(json_object *obj, const char *key, json_object *val);
+int proto_put_null(json_object *obj, const char *key);
+/* Same for arrays. */
+int proto_append(json_object *arr, json_object *val);
+/* Is id usable as a JSON-RPC id (a string or an integer)? */
+int proto_id_valid(json_object *id);
+/* Is o a JSON string, and if so is it exactly the C string s (no embedded NUL)? */
+int proto_string_is(json_object *o, const char *s);
+
+/* One message's envelope. Every pointer is borrowed from the message. */
+struct jsonrpc_request {
+	json_object *id;    /* the id if it is usable (valid), else NULL */
+	const char *method; /* NULL unless a string */
+	size_t method_len;
+	json_object *params; /* NULL when absent or null */
+	int notification;    /* no "id" member and a string method: never answered */
+	const char *error;   /* why the envelope is invalid */
+};
+
+/* Check the JSON-RPC 2.0 envelope of msg. Returns 0 if valid, else JSONRPC_INVALID_REQUEST
+ * with req->error, req->id (NULL unless valid) and req->notification filled. */
+int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req);
+/* {"jsonrpc":"2.0","id":id,"result":result}. id borrowed, result taken (also on failure).
+ * Returns a new object or NULL on ENOMEM. */
+json_object *jsonrpc_result(json_object *id, json_object *result);
+
+/* ---- mcp.c --------------------------------------------------------------------------- */
+
+/* Does the connection's version (or the latest, before initialize) date from since or later? */
+int mcp_version_since(const struct mcp_conn *c, const char *since);
+
+/* ---- tool.c -------------------------------------------------------------------------- */
+
+/* The run_python entry of tools/list for the connection's version. New object or NULL. */
+json_object *tool_definition(const struct mcp_conn *c);
+/* The initialize result's instructions. malloc'd, or NULL on ENOMEM. */
+char *tool_instructions(const struct mcp_server_config *cfg);
+/* Validate run_python's arguments (an object). Returns 0 with *out filled, 1 with *why a
+ * malloc'd explanation when an argument is bad, or -ENOMEM. */
+int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args *out, char **why);
+
+#endif

@@ -1,0 +1,773 @@
+/* tool.c - the run_python tool: its tools/list entry and description, argument validation,
+ * and the tools/call result (readable text, structuredContent, size bound).
+ * Pure. Functions return 0 or -ENOMEM (tool_parse_args: 1 for bad arguments); builders
+ * return a new object or malloc'd text, NULL on ENOMEM. */
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol_internal.h"
+
+/* ---- Text building ------------------------------------------------------------------- */
+
+/* A growing string; a failed allocation is remembered and reported by sb_take. */
+struct strbuf {
+	char *s;
+	size_t len, cap;
+	int failed;
+};
+
+static void sb_add(struct strbuf *b, const char *s, size_t n)
+{
+	char *p;
+	size_t cap;
+
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		p = realloc(b->s, cap);
+		if (!p) {
+			b->failed = 1;
+			return;
+		}
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void sb_str(struct strbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		b->failed = 1;
+	else
+		sb_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* Start a new line unless the text is empty or already ends with one. */
+static void sb_newline(struct strbuf *b)
+{
+	if (b->len > 0 && b->s[b->len - 1] != '\n')
+		sb_add(b, "\n", 1);
+}
+
+/* The text (malloc'd, never NULL unless allocation failed) or NULL; the buffer is emptied. */
+static char *sb_take(struct strbuf *b)
+{
+	char *s = b->s;
+
+	if (b->failed) {
+		free(s);
+		s = NULL;
+	} else if (!s) {
+		s = strdup("");
+	}
+	memset(b, 0, sizeof(*b));
+	return s;
+}
+
+/* ---- What the tool is ---------------------------------------------------------------- */
+
+static void sb_bytes(struct strbuf *b, uint64_t n)
+{
+	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	size_t u = 0;
+
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && n >= 1024 && n % 1024 == 0) {
+		n /= 1024;
+		u++;
+	}
+	sb_printf(b, "%" PRIu64 " %s", n, units[u]);
+}
+
+static void describe_imports(struct strbuf *b, const struct mcp_server_config *cfg)
+{
+	size_t i;
+
+	if (cfg->n_imports == 0) {
+		sb_str(b, "no module can be imported");
+		return;
+	}
+	sb_str(b, "only these modules can be imported: ");
+	for (i = 0; i < cfg->n_imports; i++) {
+		if (i > 0)
+			sb_str(b, ", ");
+		sb_str(b, cfg->imports[i]);
+	}
+}
+
+/* "Limits per call: ..." with the configured values; a zero value means no such limit. */
+static void describe_limits(struct strbuf *b, const struct mcp_server_config *cfg)
+{
+	sb_printf(b, "Limits per call: %g s of wall-clock time (timeout_seconds can lower it)",
+	          cfg->max_timeout_s);
+	if (cfg->cpu_s > 0)
+		sb_printf(b, ", %g s of CPU time", cfg->cpu_s);
+	if (cfg->memory_bytes > 0) {
+		sb_str(b, ", ");
+		sb_bytes(b, cfg->memory_bytes);
+		sb_str(b, " of memory");
+	}
+	if (cfg->max_output > 0) {
+		sb_str(b, ", ");
+		sb_bytes(b, cfg->max_output);
+		sb_str(b, " of captured output per stream (beyond it the head and tail are kept)");
+	}
+	sb_str(b, ".");
+}
+
+static char *tool_description(const struct mcp_server_config *cfg)
+{
+	struct strbuf b = {0};
+
+	sb_str(&b, "Run Python 3 code in a sandbox and get back what it printed (stdout and "
+	           "stderr, in order) and the value of its last statement (an expression's "
+	           "value, or the value a final assignment assigned). When the code raises, the "
+	           "traceback comes back together with the output printed before it. The code "
+	           "cannot read or write files, use the network or start processes, and ");
+	describe_imports(&b, cfg);
+	sb_str(&b, ". ");
+	describe_limits(&b, cfg);
+	sb_str(&b, " Every call runs in a fresh interpreter: variables, functions and imports "
+	           "are not kept between calls yet, so each call must contain all the code it "
+	           "needs.");
+	return sb_take(&b);
+}
+
+char *tool_instructions(const struct mcp_server_config *cfg)
+{
+	struct strbuf b = {0};
+
+	sb_str(&b, "safepy runs Python 3 code for you with its one tool, run_python: use it to "
+	           "calculate, transform data, test code and check answers. The code runs in "
+	           "real CPython inside a kernel-enforced sandbox on this machine: it cannot "
+	           "read or write files, use the network or start processes, and ");
+	describe_imports(&b, cfg);
+	sb_str(&b, ". ");
+	describe_limits(&b, cfg);
+	sb_str(&b, " Every call currently runs in a fresh interpreter, so state (variables, "
+	           "functions, imports) is not kept between calls yet: put everything a call "
+	           "needs into that call. Each result carries the printed output, the value of "
+	           "the last statement, and the traceback when the code raised.");
+	if (cfg->sandbox_summary)
+		sb_printf(&b, " Sandbox: %s.", cfg->sandbox_summary);
+	return sb_take(&b);
+}
+
+/* The fixed parts of the tool entry, as JSON text; the configured values are added to them. */
+static const char input_schema_json[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"code\":{\"type\":\"string\",\"description\":\"Python 3 source to run. What it prints "
+    "and the value of its last statement are returned.\"},"
+    "\"timeout_seconds\":{\"type\":\"number\",\"exclusiveMinimum\":0}},"
+    "\"required\":[\"code\"],\"additionalProperties\":false}";
+
+static const char output_schema_json[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"result\":{},"
+    "\"result_repr\":{\"type\":[\"string\",\"null\"]},"
+    "\"logs\":{\"type\":\"string\"},"
+    "\"stdout\":{\"type\":\"string\"},"
+    "\"stderr\":{\"type\":\"string\"},"
+    "\"error\":{\"type\":[\"object\",\"null\"],\"properties\":{"
+    "\"type\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},"
+    "\"traceback\":{\"type\":\"string\"}},"
+    "\"required\":[\"type\",\"message\",\"traceback\"]},"
+    "\"status\":{\"type\":\"string\",\"enum\":[\"ok\",\"error\",\"timeout\",\"memory_limit\","
+    "\"output_limit\",\"cancelled\",\"crashed\",\"sandbox_violation\"]},"
+    "\"truncated\":{\"type\":\"boolean\"},"
+    "\"duration_ms\":{\"type\":\"integer\"},"
+    "\"session\":{\"type\":[\"string\",\"null\"]}},"
+    "\"required\":[\"result\",\"result_repr\",\"logs\",\"stdout\",\"stderr\",\"error\","
+    "\"status\",\"truncated\",\"duration_ms\",\"session\"]}";
+
+static const char annotations_json[] =
+    "{\"title\":\"Run Python\",\"readOnlyHint\":false,\"destructiveHint\":false,"
+    "\"idempotentHint\":false,\"openWorldHint\":false}";
+
+static json_object *input_schema(const struct mcp_server_config *cfg)
+{
+	json_object *schema, *props = NULL, *timeout = NULL;
+	char desc[160];
+
+	schema = proto_parse_json(input_schema_json, sizeof(input_schema_json) - 1);
+	if (!schema)
+		return NULL;
+	json_object_object_get_ex(schema, "properties", &props);
+	json_object_object_get_ex(props, "timeout_seconds", &timeout);
+	snprintf(desc, sizeof(desc),
+	         "Wall-clock time limit for this call, in seconds; at most %g, which is also the "
+	         "default.",
+	         cfg->max_timeout_s);
+	if (!timeout ||
+	    proto_put(timeout, "maximum", json_object_new_double(cfg->max_timeout_s)) < 0 ||
+	    proto_put(timeout, "description", json_object_new_string(desc)) < 0) {
+		json_object_put(schema);
+		return NULL;
+	}
+	return schema;
+}
+
+json_object *tool_definition(const struct mcp_conn *c)
+{
+	json_object *tool;
+	char *desc;
+	int rc = -ENOMEM;
+
+	tool = json_object_new_object();
+	desc = tool_description(c->cfg);
+	if (!tool || !desc)
+		goto out;
+	rc = proto_put(tool, "name", json_object_new_string("run_python"));
+	if (rc == 0 && mcp_version_since(c, "2025-06-18"))
+		rc = proto_put(tool, "title", json_object_new_string("Run Python"));
+	if (rc == 0)
+		rc = proto_put(tool, "description", json_object_new_string(desc));
+	if (rc == 0)
+		rc = proto_put(tool, "inputSchema", input_schema(c->cfg));
+	if (rc == 0 && mcp_version_since(c, "2025-06-18"))
+		rc =
+		    proto_put(tool, "outputSchema",
+		              proto_parse_json(output_schema_json, sizeof(output_schema_json) - 1));
+	if (rc == 0 && mcp_version_since(c, "2025-03-26"))
+		rc = proto_put(tool, "annotations",
+		               proto_parse_json(annotations_json, sizeof(annotations_json) - 1));
+out:
+	free(desc);
+	if (rc < 0) {
+		json_object_put(tool);
+		return NULL;
+	}
+	return tool;
+}
+
+/* ---- Arguments ----------------------------------------------------------------------- */
+
+/* Problems beyond this many unknown arguments are only counted. */
+#define UNKNOWN_ARGS_LISTED 3
+/* Longest argument name quoted back. */
+#define ARG_NAME_MAX        64
+
+void run_args_clear(struct run_args *a)
+{
+	free(a->code);
+	memset(a, 0, sizeof(*a));
+}
+
+static const char *json_kind(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+	case json_type_int:
+		return "a number";
+	case json_type_object:
+		return "an object";
+	case json_type_array:
+		return "an array";
+	case json_type_string:
+		return "a string";
+	}
+	return "an unknown type";
+}
+
+__attribute__((format(printf, 2, 3))) static void problem(struct strbuf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (b->len > 0)
+		sb_str(b, "; ");
+	sb_str(b, tmp);
+}
+
+static void check_unknown_args(struct strbuf *b, json_object *args)
+{
+	struct json_object_iter it;
+	size_t unknown = 0;
+
+	json_object_object_foreachC(args, it)
+	{
+		const char *hint = " (run_python takes 'code' and, optionally, 'timeout_seconds')";
+
+		if (!strcmp(it.key, "code") || !strcmp(it.key, "timeout_seconds"))
+			continue;
+		if (++unknown > UNKNOWN_ARGS_LISTED)
+			continue;
+		if (!strcmp(it.key, "session") || !strcmp(it.key, "reset"))
+			hint = " (sessions are not available yet: every call runs in a fresh "
+			       "interpreter)";
+		problem(b, "unknown argument '%.*s'%s",
+		        (int)proto_clip(it.key, strlen(it.key), ARG_NAME_MAX), it.key, hint);
+	}
+	if (unknown > UNKNOWN_ARGS_LISTED)
+		problem(b, "%zu more unknown arguments", unknown - UNKNOWN_ARGS_LISTED);
+}
+
+/* *code and *len, or NULL with a problem noted. */
+static const char *check_code(struct strbuf *b, json_object *args, size_t *len)
+{
+	json_object *code = NULL;
+	const char *s;
+
+	if (!json_object_object_get_ex(args, "code", &code)) {
+		problem(b, "missing required argument 'code' (the Python source to run, a string)");
+		return NULL;
+	}
+	if (!json_object_is_type(code, json_type_string)) {
+		problem(b, "argument 'code' must be a string, not %s", json_kind(code));
+		return NULL;
+	}
+	s = json_object_get_string(code);
+	*len = (size_t)json_object_get_string_len(code);
+	/* The worker gets a C string, and CPython refuses source with NUL bytes anyway. */
+	if (strlen(s) != *len) {
+		problem(b, "argument 'code' must not contain NUL characters");
+		return NULL;
+	}
+	return s;
+}
+
+/* The timeout in seconds, 0 when absent, or -1 with a problem noted. */
+static double check_timeout(struct strbuf *b, json_object *args, double max)
+{
+	json_object *v = NULL;
+	double t;
+
+	if (!json_object_object_get_ex(args, "timeout_seconds", &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
+		problem(b, "argument 'timeout_seconds' must be a number, not %s", json_kind(v));
+		return -1;
+	}
+	t = json_object_get_double(v);
+	if (isnan(t) || t <= 0) {
+		problem(b, "argument 'timeout_seconds' must be greater than 0");
+		return -1;
+	}
+	if (t > max) {
+		problem(b, "argument 'timeout_seconds' must be at most %g (the server's limit)",
+		        max);
+		return -1;
+	}
+	return t;
+}
+
+int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args *out, char **why)
+{
+	struct strbuf b = {0};
+	const char *code;
+	size_t len = 0;
+	double timeout;
+	char *copy;
+
+	assert(json_object_is_type(args, json_type_object));
+	check_unknown_args(&b, args);
+	code = check_code(&b, args, &len);
+	timeout = check_timeout(&b, args, c->cfg->max_timeout_s);
+	if (b.failed) {
+		free(b.s);
+		return -ENOMEM;
+	}
+	if (b.len > 0) {
+		*why = sb_take(&b);
+		return 1;
+	}
+	assert(code);
+	copy = malloc(len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, code, len + 1);
+	out->code = copy;
+	out->code_len = len;
+	out->timeout_s = timeout;
+	return 0;
+}
+
+/* ---- Results ------------------------------------------------------------------------- */
+
+static int has_error(const struct run_outcome *o)
+{
+	return o->error_type || o->error_message || o->error_traceback;
+}
+
+static int nonempty(const char *s)
+{
+	return s && *s;
+}
+
+/* The line added for statuses that are neither ok nor a plain Python error. */
+static const char *status_line(enum run_status s)
+{
+	switch (s) {
+	case RUN_TIMEOUT:
+		return "[timeout] The code did not finish within its time limit and was stopped.";
+	case RUN_MEMORY_LIMIT:
+		return "[memory_limit] The code ran out of memory (the sandbox's limit) and was "
+		       "stopped.";
+	case RUN_OUTPUT_LIMIT:
+		return "[output_limit] The code produced more output than the limit allows and "
+		       "was stopped.";
+	case RUN_CANCELLED:
+		return "[cancelled] The call was cancelled by the client.";
+	case RUN_CRASHED:
+		return "[crashed] The Python process crashed.";
+	case RUN_SANDBOX_VIOLATION:
+		return "[sandbox_violation] The code attempted an operation the sandbox forbids "
+		       "and was stopped.";
+	case RUN_OK:
+	case RUN_ERROR:
+		break;
+	}
+	return NULL;
+}
+
+char *mcp_outcome_text(const struct run_outcome *o)
+{
+	struct strbuf b = {0};
+	const char *line;
+
+	if (o->logs)
+		sb_str(&b, o->logs);
+	if (o->status != RUN_OK) {
+		if (nonempty(o->error_traceback)) {
+			sb_newline(&b);
+			sb_str(&b, o->error_traceback);
+		} else if (nonempty(o->error_type) || nonempty(o->error_message)) {
+			sb_newline(&b);
+			sb_str(&b, "Error: ");
+			if (nonempty(o->error_type))
+				sb_str(&b, o->error_type);
+			if (nonempty(o->error_type) && nonempty(o->error_message))
+				sb_str(&b, ": ");
+			if (nonempty(o->error_message))
+				sb_str(&b, o->error_message);
+		} else if (o->status == RUN_ERROR) {
+			sb_newline(&b);
+			sb_str(&b, "Error: the code failed without further details.");
+		}
+		line = status_line(o->status);
+		if (line) {
+			sb_newline(&b);
+			sb_str(&b, line);
+		}
+	} else if (o->result_repr) {
+		sb_newline(&b);
+		sb_str(&b, "Result: ");
+		sb_str(&b, o->result_repr);
+	}
+	if (!b.failed && b.len == 0)
+		sb_str(&b, "(no output)");
+	return sb_take(&b);
+}
+
+/* The texts of a response that may be cut to fit the budget, and the result value. */
+enum {
+	SLOT_TEXT,
+	SLOT_LOGS,
+	SLOT_STDOUT,
+	SLOT_STDERR,
+	SLOT_REPR,
+	SLOT_ETYPE,
+	SLOT_EMSG,
+	SLOT_ETB,
+	SLOT_RESULT,
+	NSLOT
+};
+
+/* What goes into one response: text[i] NULL is "" for the streams and null otherwise. */
+struct shape {
+	const char *text[SLOT_RESULT];
+	json_object *result; /* borrowed; NULL is JSON null */
+	int truncated;
+};
+
+static int put_str_or_null(json_object *obj, const char *key, const char *s)
+{
+	return s ? proto_put(obj, key, json_object_new_string(s)) : proto_put_null(obj, key);
+}
+
+static json_object *structured_content(const struct run_outcome *o, const struct shape *sh)
+{
+	json_object *sc, *err = NULL;
+	int rc;
+
+	sc = json_object_new_object();
+	if (!sc)
+		return NULL;
+	rc = sh->result ? proto_put(sc, "result", json_object_get(sh->result))
+	                : proto_put_null(sc, "result");
+	if (rc == 0)
+		rc = put_str_or_null(sc, "result_repr", sh->text[SLOT_REPR]);
+	if (rc == 0)
+		rc = proto_put(sc, "logs", json_object_new_string(sh->text[SLOT_LOGS] ?: ""));
+	if (rc == 0)
+		rc = proto_put(sc, "stdout", json_object_new_string(sh->text[SLOT_STDOUT] ?: ""));
+	if (rc == 0)
+		rc = proto_put(sc, "stderr", json_object_new_string(sh->text[SLOT_STDERR] ?: ""));
+	if (rc == 0 && has_error(o)) {
+		err = json_object_new_object();
+		rc = proto_put(sc, "error", err);
+		if (rc == 0)
+			rc = proto_put(err, "type",
+			               json_object_new_string(sh->text[SLOT_ETYPE] ?: ""));
+		if (rc == 0)
+			rc = proto_put(err, "message",
+			               json_object_new_string(sh->text[SLOT_EMSG] ?: ""));
+		if (rc == 0)
+			rc = proto_put(err, "traceback",
+			               json_object_new_string(sh->text[SLOT_ETB] ?: ""));
+	} else if (rc == 0) {
+		rc = proto_put_null(sc, "error");
+	}
+	if (rc == 0)
+		rc = proto_put(sc, "status", json_object_new_string(run_status_name(o->status)));
+	if (rc == 0)
+		rc = proto_put(sc, "truncated", json_object_new_boolean(sh->truncated));
+	if (rc == 0)
+		rc = proto_put(sc, "duration_ms", json_object_new_int64(o->duration_ms));
+	if (rc == 0)
+		rc = put_str_or_null(sc, "session", o->session);
+	if (rc < 0) {
+		json_object_put(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+static json_object *response_build(const struct mcp_conn *c, json_object *id,
+                                   const struct run_outcome *o, const struct shape *sh)
+{
+	json_object *res, *content = NULL, *item = NULL;
+	int rc;
+
+	res = json_object_new_object();
+	if (!res)
+		return NULL;
+	content = json_object_new_array();
+	rc = proto_put(res, "content", content);
+	if (rc == 0) {
+		item = json_object_new_object();
+		rc = proto_append(content, item);
+	}
+	if (rc == 0)
+		rc = proto_put(item, "type", json_object_new_string("text"));
+	if (rc == 0)
+		rc = proto_put(item, "text", json_object_new_string(sh->text[SLOT_TEXT]));
+	if (rc == 0 && mcp_version_since(c, "2025-06-18"))
+		rc = proto_put(res, "structuredContent", structured_content(o, sh));
+	if (rc == 0)
+		rc = proto_put(res, "isError", json_object_new_boolean(o->status != RUN_OK));
+	if (rc < 0) {
+		json_object_put(res);
+		return NULL;
+	}
+	return jsonrpc_result(id, res);
+}
+
+static size_t encoded_len(json_object *obj)
+{
+	size_t len;
+
+	if (!json_object_to_json_string_length(obj, JSON_C_TO_STRING_PLAIN, &len))
+		return SIZE_MAX;
+	return len;
+}
+
+#define CUT_MARKER      "\n... [%zu bytes cut] ...\n"
+/* Escaped size of the marker with the longest count: its two newlines escape to two bytes. */
+#define CUT_MARKER_ROOM (sizeof(CUT_MARKER) - 1 - 3 + 20 + 2)
+
+/* s[0..n) shortened to at most target escaped bytes: its head and tail, cut on character
+ * boundaries, around a marker saying how many bytes went. malloc'd, or NULL on ENOMEM. */
+static char *cut_middle(const char *s, size_t n, size_t target)
+{
+	size_t room, budget, used = 0, head = 0, tail = n, w;
+	char marker[64], *out;
+	int mlen;
+
+	if (target < CUT_MARKER_ROOM)
+		return strdup("");
+	room = target - CUT_MARKER_ROOM;
+	budget = room / 2;
+	while (head < n && used + (w = proto_escaped_len(s + head, 1)) <= budget) {
+		used += w;
+		head++;
+	}
+	head = proto_clip(s, n, head);
+	used = 0;
+	budget = room - room / 2;
+	while (tail > head && used + (w = proto_escaped_len(s + tail - 1, 1)) <= budget) {
+		used += w;
+		tail--;
+	}
+	while (tail < n && ((unsigned char)s[tail] & 0xc0) == 0x80)
+		tail++;
+	mlen = snprintf(marker, sizeof(marker), CUT_MARKER, tail - head);
+	out = malloc(head + (size_t)mlen + (n - tail) + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, s, head);
+	memcpy(out + head, marker, (size_t)mlen);
+	memcpy(out + head + mlen, s + tail, n - tail);
+	out[head + (size_t)mlen + (n - tail)] = '\0';
+	return out;
+}
+
+/* The largest per-slot size such that the slots, each capped to it, fit in avail; SIZE_MAX
+ * when they fit uncapped. Shrinks only the longest texts. */
+static size_t fill_cap(const size_t size[NSLOT], size_t avail)
+{
+	size_t s[NSLOT], i, j, rem = avail, share;
+
+	memcpy(s, size, sizeof(s));
+	for (i = 1; i < NSLOT; i++)
+		for (j = i; j > 0 && s[j - 1] > s[j]; j--) {
+			size_t t = s[j];
+
+			s[j] = s[j - 1];
+			s[j - 1] = t;
+		}
+	for (i = 0; i < NSLOT; i++) {
+		share = rem / (NSLOT - i);
+		if (s[i] > share)
+			return share;
+		rem -= s[i];
+	}
+	return SIZE_MAX;
+}
+
+/* The share of the budget each text may use once the fixed parts are paid for; size[] gets
+ * each slot's encoded size. Returns 0 with *cap, or -ENOMEM. */
+static int response_cap(const struct mcp_conn *c, json_object *id, const struct run_outcome *o,
+                        const struct shape *full, size_t size[NSLOT], size_t *cap)
+{
+	struct shape bare = *full;
+	size_t overhead, biggest = 0;
+	json_object *skeleton;
+	int i;
+
+	for (i = 0; i < SLOT_RESULT; i++) {
+		size[i] = 0;
+		if (full->text[i]) {
+			size[i] = proto_escaped_len(full->text[i], strlen(full->text[i]));
+			bare.text[i] = "";
+		}
+	}
+	size[SLOT_RESULT] = full->result ? encoded_len(full->result) : 0;
+	bare.result = NULL;
+	skeleton = response_build(c, id, o, &bare);
+	if (!skeleton)
+		return -ENOMEM;
+	overhead = encoded_len(skeleton);
+	json_object_put(skeleton);
+	*cap =
+	    fill_cap(size, overhead < PROTO_RESPONSE_BUDGET ? PROTO_RESPONSE_BUDGET - overhead : 0);
+	/* Only if json-c escapes differently than counted: cut the biggest anyway. */
+	for (i = 0; i < NSLOT; i++)
+		biggest = size[i] > biggest ? size[i] : biggest;
+	if (*cap >= biggest)
+		*cap = biggest / 2;
+	return 0;
+}
+
+/* The response with every slot larger than cap cut to it (a value becomes null; its
+ * result_repr stays), marked truncated. New object or NULL. */
+static json_object *response_cut(const struct mcp_conn *c, json_object *id,
+                                 const struct run_outcome *o, const struct shape *full,
+                                 const size_t size[NSLOT], size_t cap)
+{
+	char *cut[SLOT_RESULT] = {0};
+	struct shape sh = *full;
+	json_object *resp = NULL;
+	int i;
+
+	sh.truncated = 1;
+	for (i = 0; i < SLOT_RESULT; i++) {
+		if (size[i] <= cap)
+			continue;
+		cut[i] = cut_middle(full->text[i], strlen(full->text[i]), cap);
+		if (!cut[i])
+			goto out;
+		sh.text[i] = cut[i];
+	}
+	if (size[SLOT_RESULT] > cap)
+		sh.result = NULL;
+	resp = response_build(c, id, o, &sh);
+out:
+	for (i = 0; i < SLOT_RESULT; i++)
+		free(cut[i]);
+	return resp;
+}
+
+json_object *mcp_tool_response(const struct mcp_conn *c, json_object *id,
+                               const struct run_outcome *o)
+{
+	size_t size[NSLOT], cap;
+	json_object *resp;
+	struct shape full;
+	char *text;
+
+	text = mcp_outcome_text(o);
+	if (!text)
+		return NULL;
+	memset(&full, 0, sizeof(full));
+	full.text[SLOT_TEXT] = text;
+	if (mcp_version_since(c, "2025-06-18")) {
+		full.text[SLOT_LOGS] = o->logs;
+		full.text[SLOT_STDOUT] = o->stdout_text;
+		full.text[SLOT_STDERR] = o->stderr_text;
+		full.text[SLOT_REPR] = o->result_repr;
+		full.text[SLOT_ETYPE] = o->error_type;
+		full.text[SLOT_EMSG] = o->error_message;
+		full.text[SLOT_ETB] = o->error_traceback;
+		full.result = o->result;
+	}
+	full.truncated = o->truncated;
+	resp = response_build(c, id, o, &full);
+	if (!resp || encoded_len(resp) <= PROTO_RESPONSE_BUDGET)
+		goto out;
+	json_object_put(resp);
+	resp = NULL;
+	if (response_cap(c, id, o, &full, size, &cap) < 0)
+		goto out;
+	/* The sizes are exact, so the first round fits unless the id alone is too big. */
+	for (;;) {
+		resp = response_cut(c, id, o, &full, size, cap);
+		if (!resp || encoded_len(resp) <= PROTO_RESPONSE_BUDGET || cap == 0)
+			break;
+		json_object_put(resp);
+		cap /= 2;
+	}
+out:
+	free(text);
+	return resp;
+}

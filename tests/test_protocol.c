@@ -1,0 +1,2158 @@
+/* test_protocol.c - unit tests of protocol/: JSON-RPC validation, MCP lifecycle and tools,
+ * line framing, outcome frames and the size bound of tool responses. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <json-c/json_pointer.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const imports[] = {
+    "collections", "datetime", "functools", "itertools",  "json",   "math", "operator",    "queue",
+    "random",      "re",       "stat",      "statistics", "string", "time", "unicodedata",
+};
+
+static const struct mcp_server_config cfg = {
+    .version = "9.8.7",
+    .max_timeout_s = 30,
+    .cpu_s = 20,
+    .memory_bytes = 512u << 20,
+    .max_output = 64u << 10,
+    .imports = imports,
+    .n_imports = N_OF(imports),
+    .sandbox_summary = "seccomp, landlock, user namespace",
+};
+
+static const char *const all_versions[] = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"};
+
+/* ---- Helpers ------------------------------------------------------------------------- */
+
+static void handle(struct mcp_conn *c, const char *line, struct mcp_events *ev)
+{
+	cr_assert_eq(mcp_handle_line(c, line, strlen(line), ev), 0, "handling %s", line);
+}
+
+/* A connection that negotiated version (NULL: no initialize at all). */
+static void conn_at(struct mcp_conn *c, const char *version)
+{
+	struct mcp_events ev = {0};
+	char line[256];
+
+	mcp_conn_init(c, &cfg);
+	if (!version)
+		return;
+	snprintf(line, sizeof(line),
+	         "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+	         "{\"protocolVersion\":\"%s\",\"capabilities\":{},"
+	         "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+	         version);
+	handle(c, line, &ev);
+	cr_assert_eq(ev.n, 1);
+	mcp_events_clear(&ev);
+	cr_assert_str_eq(c->version, version);
+	handle(c, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", &ev);
+	cr_assert_eq(ev.n, 0);
+	cr_assert(c->initialized);
+}
+
+/* The single reply a line produces (a new reference). */
+static json_object *reply_of(struct mcp_conn *c, const char *line)
+{
+	struct mcp_events ev = {0};
+	json_object *msg;
+
+	handle(c, line, &ev);
+	cr_assert_eq(ev.n, 1, "expected one event for %s, got %zu", line, ev.n);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_REPLY, "expected a reply to %s", line);
+	cr_assert_not(ev.is_batch);
+	msg = json_object_get(ev.ev[0].msg);
+	mcp_events_clear(&ev);
+	return msg;
+}
+
+/* The value at a JSON pointer, or NULL (missing or null). */
+static json_object *at(json_object *o, const char *ptr)
+{
+	json_object *v = NULL;
+
+	if (json_pointer_get(o, ptr, &v) != 0)
+		return NULL;
+	return v;
+}
+
+static int has(json_object *o, const char *ptr)
+{
+	json_object *v;
+
+	return json_pointer_get(o, ptr, &v) == 0;
+}
+
+static const char *str_at(json_object *o, const char *ptr)
+{
+	json_object *v = at(o, ptr);
+
+	cr_assert(json_object_is_type(v, json_type_string), "%s is not a string in %s", ptr,
+	          json_object_to_json_string(o));
+	return json_object_get_string(v);
+}
+
+static const char *text(json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+}
+
+static void assert_error(json_object *msg, int code, const char *id_json)
+{
+	json_object *err = at(msg, "/error/code");
+
+	cr_assert(err, "no error in %s", text(msg));
+	cr_assert_eq(json_object_get_int(err), code, "code in %s", text(msg));
+	cr_assert(has(msg, "/id"), "no id in %s", text(msg));
+	cr_assert_str_eq(text(at(msg, "/id")), id_json, "id in %s", text(msg));
+	cr_assert_str_eq(str_at(msg, "/jsonrpc"), "2.0");
+	cr_assert_not(has(msg, "/result"));
+	cr_assert(json_object_is_type(at(msg, "/error/message"), json_type_string));
+}
+
+static int valid_utf8(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, k, j;
+	unsigned cp;
+
+	while (i < n) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (p[i] >= 0xc2 && p[i] <= 0xdf)
+			k = 1, cp = p[i] & 0x1f;
+		else if (p[i] >= 0xe0 && p[i] <= 0xef)
+			k = 2, cp = p[i] & 0x0f;
+		else if (p[i] >= 0xf0 && p[i] <= 0xf4)
+			k = 3, cp = p[i] & 0x07;
+		else
+			return 0;
+		for (j = 1; j <= k; j++) {
+			if (i + j >= n || (p[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (p[i + j] & 0x3f);
+		}
+		if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+/* A small JSON Schema checker for the keywords safepy's schemas use. */
+static int type_matches(const char *type, json_object *v)
+{
+	enum json_type t = json_object_get_type(v);
+
+	if (!strcmp(type, "object"))
+		return t == json_type_object;
+	if (!strcmp(type, "array"))
+		return t == json_type_array;
+	if (!strcmp(type, "string"))
+		return t == json_type_string;
+	if (!strcmp(type, "boolean"))
+		return t == json_type_boolean;
+	if (!strcmp(type, "null"))
+		return t == json_type_null;
+	if (!strcmp(type, "integer"))
+		return t == json_type_int;
+	if (!strcmp(type, "number"))
+		return t == json_type_int || t == json_type_double;
+	cr_assert_fail("unknown schema type %s", type);
+	return 0;
+}
+
+static int schema_accepts(json_object *schema, json_object *v, char *why, size_t whylen)
+{
+	json_object *kw, *props = NULL, *sub;
+	size_t i;
+	int ok;
+
+	if (json_object_object_get_ex(schema, "type", &kw)) {
+		ok = 0;
+		if (json_object_is_type(kw, json_type_string))
+			ok = type_matches(json_object_get_string(kw), v);
+		else
+			for (i = 0; i < json_object_array_length(kw); i++)
+				ok |= type_matches(
+				    json_object_get_string(json_object_array_get_idx(kw, i)), v);
+		if (!ok) {
+			snprintf(why, whylen, "%s does not match type %s", text(v), text(kw));
+			return 0;
+		}
+	}
+	if (json_object_object_get_ex(schema, "enum", &kw)) {
+		ok = 0;
+		for (i = 0; i < json_object_array_length(kw); i++)
+			ok |= json_object_equal(json_object_array_get_idx(kw, i), v);
+		if (!ok) {
+			snprintf(why, whylen, "%s not in enum", text(v));
+			return 0;
+		}
+	}
+	if (!json_object_is_type(v, json_type_object))
+		return 1;
+	json_object_object_get_ex(schema, "properties", &props);
+	if (json_object_object_get_ex(schema, "required", &kw))
+		for (i = 0; i < json_object_array_length(kw); i++) {
+			const char *k = json_object_get_string(json_object_array_get_idx(kw, i));
+
+			if (!json_object_object_get_ex(v, k, NULL)) {
+				snprintf(why, whylen, "required key %s missing", k);
+				return 0;
+			}
+		}
+	json_object_object_foreach(v, key, val)
+	{
+		if (json_object_object_get_ex(props, key, &sub)) {
+			if (!schema_accepts(sub, val, why, whylen))
+				return 0;
+		} else if (json_object_object_get_ex(schema, "additionalProperties", &kw) &&
+		           !json_object_get_boolean(kw)) {
+			snprintf(why, whylen, "key %s not allowed", key);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static json_object *tool_entry(struct mcp_conn *c)
+{
+	json_object *msg = reply_of(c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+	json_object *tool = json_object_get(at(msg, "/result/tools/0"));
+
+	cr_assert(tool, "no tool in %s", text(msg));
+	cr_assert_eq(json_object_array_length(at(msg, "/result/tools")), 1);
+	json_object_put(msg);
+	return tool;
+}
+
+static json_object *output_schema(void)
+{
+	struct mcp_conn c;
+	json_object *tool, *schema;
+
+	conn_at(&c, "2025-11-25");
+	tool = tool_entry(&c);
+	schema = json_object_get(at(tool, "/outputSchema"));
+	json_object_put(tool);
+	return schema;
+}
+
+static void assert_valid_structured(json_object *resp)
+{
+	json_object *schema = output_schema();
+	char why[512] = "";
+
+	cr_assert(has(resp, "/result/structuredContent"), "no structuredContent in %.300s",
+	          text(resp));
+	cr_assert(schema_accepts(schema, at(resp, "/result/structuredContent"), why, sizeof(why)),
+	          "structuredContent fails outputSchema: %s", why);
+	json_object_put(schema);
+}
+
+static json_object *call(struct mcp_conn *c, const char *arguments_json)
+{
+	char line[4096];
+
+	snprintf(line, sizeof(line),
+	         "{\"jsonrpc\":\"2.0\",\"id\":\"call-1\",\"method\":\"tools/call\","
+	         "\"params\":{\"name\":\"run_python\",\"arguments\":%s}}",
+	         arguments_json);
+	return reply_of(c, line);
+}
+
+/* ---- jsonrpc: envelopes and errors --------------------------------------------------- */
+
+Test(jsonrpc, replies_to_invalid_json_with_parse_error_and_null_id)
+{
+	static const char *const lines[] = {
+	    "{",
+	    "not json",
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"",
+	    "{'jsonrpc':'2.0','id':1,'method':'ping'}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} trailing",
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}{}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":NaN,\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":Infinity,\"method\":\"ping\"}",
+	    "/* comment */ {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\x01ng\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"\xc0\xaf\",\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"\xed\xa0\x80\",\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"\xf4\x90\x80\x80\",\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x82\",\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"\\x41\",\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":01,\"method\":\"ping\"}",
+	};
+	struct mcp_conn c;
+	size_t i;
+
+	conn_at(&c, "2025-11-25");
+	for (i = 0; i < N_OF(lines); i++) {
+		json_object *msg = reply_of(&c, lines[i]);
+
+		assert_error(msg, JSONRPC_PARSE_ERROR, "null");
+		json_object_put(msg);
+	}
+}
+
+Test(jsonrpc, parse_error_for_nul_bytes_in_a_line)
+{
+	static const char line[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\0";
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+
+	conn_at(&c, NULL);
+	cr_assert_eq(mcp_handle_line(&c, line, sizeof(line) - 1, &ev), 0);
+	cr_assert_eq(ev.n, 1);
+	assert_error(ev.ev[0].msg, JSONRPC_PARSE_ERROR, "null");
+	mcp_events_clear(&ev);
+}
+
+Test(jsonrpc, replies_to_invalid_requests_with_invalid_request)
+{
+	static const struct {
+		const char *line;
+		const char *id;
+	} cases[] = {
+	    {"{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", "1"},
+	    {"{\"id\":1,\"method\":\"ping\"}", "1"},
+	    {"{\"jsonrpc\":2.0,\"id\":\"a\",\"method\":\"ping\"}", "\"a\""},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1e3,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":7}", "7"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":5}", "7"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":null}", "7"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"ping\",\"params\":\"p\"}", "\"x\""},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\",\"params\":3}", "8"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\",\"params\":true}", "8"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}", "9"},
+	    {"{\"foo\":\"boo\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\"}", "null"},
+	    {"{}", "null"},
+	    {"1", "null"},
+	    {"\"ping\"", "null"},
+	    {"null", "null"},
+	    {"true", "null"},
+	};
+	struct mcp_conn c;
+	size_t i;
+
+	conn_at(&c, "2025-11-25");
+	for (i = 0; i < N_OF(cases); i++) {
+		json_object *msg = reply_of(&c, cases[i].line);
+
+		cr_assert_eq(json_object_get_int(at(msg, "/error/code")), JSONRPC_INVALID_REQUEST,
+		             "case %s: %s", cases[i].line, text(msg));
+		assert_error(msg, JSONRPC_INVALID_REQUEST, cases[i].id);
+		json_object_put(msg);
+	}
+}
+
+Test(jsonrpc, answers_unknown_methods_at_once)
+{
+	static const char *const methods[] = {
+	    "server/discover",
+	    "resources/list",
+	    "prompts/list",
+	    "logging/setLevel",
+	    "completion/complete",
+	    "notifications/initialized",
+	    "Ping",
+	    "tools/list ",
+	    "",
+	    "ping\\u0000",
+	};
+	struct mcp_conn c;
+	char line[256];
+	size_t i;
+
+	conn_at(&c, "2025-11-25");
+	for (i = 0; i < N_OF(methods); i++) {
+		json_object *msg;
+
+		snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":\"%s\"}",
+		         i + 100, methods[i]);
+		msg = reply_of(&c, line);
+		snprintf(line, sizeof(line), "%zu", i + 100);
+		assert_error(msg, JSONRPC_METHOD_NOT_FOUND, line);
+		json_object_put(msg);
+	}
+}
+
+Test(jsonrpc, unknown_method_message_is_bounded)
+{
+	struct mcp_conn c;
+	json_object *msg;
+	char *line, *method = malloc(10001);
+
+	memset(method, 'm', 10000);
+	method[10000] = '\0';
+	cr_assert(asprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"}", method) > 0);
+	conn_at(&c, NULL);
+	msg = reply_of(&c, line);
+	assert_error(msg, JSONRPC_METHOD_NOT_FOUND, "1");
+	cr_assert_lt(strlen(str_at(msg, "/error/message")), 200);
+	cr_assert(strstr(str_at(msg, "/error/message"), "mmmm"));
+	json_object_put(msg);
+	free(line);
+	free(method);
+}
+
+Test(jsonrpc, echoes_ids_with_their_type)
+{
+	static const char *const ids[] = {
+	    "0",    "\"0\"",       "123456789012",         "\"abc\"", "-5", "9223372036854775807",
+	    "\"\"", "\"\\u00e9\"", "18446744073709551615",
+	};
+	struct mcp_conn c;
+	char line[256];
+	size_t i;
+
+	conn_at(&c, "2025-11-25");
+	for (i = 0; i < N_OF(ids); i++) {
+		json_object *msg;
+
+		snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\"}",
+		         ids[i]);
+		msg = reply_of(&c, line);
+		cr_assert(has(msg, "/result"), "ping %s: %s", ids[i], text(msg));
+		cr_assert_eq(json_object_object_length(at(msg, "/result")), 0);
+		if (ids[i][0] == '"')
+			cr_assert(json_object_is_type(at(msg, "/id"), json_type_string));
+		else
+			cr_assert(json_object_is_type(at(msg, "/id"), json_type_int));
+		json_object *want = json_tokener_parse(ids[i]);
+		cr_assert(mcp_id_equal(at(msg, "/id"), want), "id %s came back as %s", ids[i],
+		          text(at(msg, "/id")));
+		json_object_put(want);
+		json_object_put(msg);
+	}
+}
+
+Test(jsonrpc, notifications_never_get_a_reply)
+{
+	static const char *const lines[] = {
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\"}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"tools/list\"}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"initialize\",\"params\":{}}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"run_python\","
+	    "\"arguments\":{\"code\":\"1\"}}}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"nope\"}}",
+	    "{\"jsonrpc\":\"1.0\",\"method\":\"notifications/initialized\"}",
+	    "{\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":7}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{}}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+	    "{\"requestId\":null}}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+	    "{\"requestId\":1.5}}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+	    "{\"requestId\":{\"a\":1}}}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":[1]}",
+	    "",
+	    "   ",
+	    "\t\r",
+	};
+	size_t i, v;
+
+	for (v = 0; v <= N_OF(all_versions); v++) {
+		for (i = 0; i < N_OF(lines); i++) {
+			struct mcp_events ev = {0};
+			struct mcp_conn c;
+
+			conn_at(&c, v < N_OF(all_versions) ? all_versions[v] : NULL);
+			handle(&c, lines[i], &ev);
+			cr_assert_eq(ev.n, 0, "%s gave %zu events", lines[i], ev.n);
+			mcp_events_clear(&ev);
+		}
+	}
+}
+
+Test(jsonrpc, id_equality_is_type_exact)
+{
+	json_object *one = json_object_new_int(1), *one_s = json_object_new_string("1");
+	json_object *one_b = json_object_new_int64(1), *two = json_object_new_int(2);
+	json_object *big = json_tokener_parse("18446744073709551615");
+	json_object *big2 = json_tokener_parse("18446744073709551615");
+	json_object *neg = json_object_new_int64(-1);
+	json_object *dbl = json_object_new_double(1.0), *t = json_object_new_boolean(1);
+	json_object *ab = json_object_new_string_len("a\0b", 3),
+	            *ac = json_object_new_string_len("a\0c", 3);
+
+	cr_assert(mcp_id_equal(one, one_b));
+	cr_assert(mcp_id_equal(one_s, one_s));
+	cr_assert(mcp_id_equal(big, big2));
+	cr_assert_not(mcp_id_equal(one, one_s));
+	cr_assert_not(mcp_id_equal(one_s, one));
+	cr_assert_not(mcp_id_equal(one, two));
+	cr_assert_not(mcp_id_equal(big, neg));
+	cr_assert_not(mcp_id_equal(one, dbl));
+	cr_assert_not(mcp_id_equal(dbl, dbl));
+	cr_assert_not(mcp_id_equal(t, t));
+	cr_assert_not(mcp_id_equal(NULL, NULL));
+	cr_assert_not(mcp_id_equal(one, NULL));
+	cr_assert_not(mcp_id_equal(ab, ac));
+	json_object *objs[] = {one, one_s, one_b, two, big, big2, neg, dbl, t, ab, ac};
+	for (size_t i = 0; i < N_OF(objs); i++)
+		json_object_put(objs[i]);
+}
+
+Test(jsonrpc, error_response_shape)
+{
+	json_object *id = json_object_new_string("q");
+	json_object *msg = mcp_error_response(id, JSONRPC_INVALID_REQUEST, "message too large");
+
+	cr_assert_str_eq(text(msg), "{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"error\":{\"code\":-32600,"
+	                            "\"message\":\"message too large\"}}");
+	json_object_put(msg);
+	json_object_put(id);
+	msg = mcp_error_response(NULL, JSONRPC_PARSE_ERROR, "x");
+	cr_assert_str_eq(
+	    text(msg),
+	    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"x\"}}");
+	json_object_put(msg);
+}
+
+Test(jsonrpc, parse_json_is_strict)
+{
+	static const struct {
+		const char *in;
+		int ok;
+	} cases[] = {
+	    {"{}", 1},
+	    {" {\"a\":[1,2.5,\"x\",true,null]} \r\n", 1},
+	    {"123", 1},
+	    {"-0.5e3", 1},
+	    {"\"\\ud83d\\ude00\"", 1},
+	    {"\"caf\xc3\xa9\"", 1},
+	    {"", 0},
+	    {"   ", 0},
+	    {"{} {}", 0},
+	    {"[1,]", 0},
+	    {"{'a':1}", 0},
+	    {"NaN", 0},
+	    {"-Infinity", 0},
+	    {"\"a\tb\"", 0},
+	    {"\"\xff\"", 0},
+	    {"[1] x", 0},
+	    {"tru", 0},
+	    {"\"abc", 0},
+	};
+	size_t i;
+
+	for (i = 0; i < N_OF(cases); i++) {
+		json_object *o = proto_parse_json(cases[i].in, strlen(cases[i].in));
+
+		cr_assert_eq(o != NULL, cases[i].ok, "parsing <%s>", cases[i].in);
+		json_object_put(o);
+	}
+}
+
+Test(jsonrpc, parse_json_limits_depth)
+{
+	char deep[2 * 1000 + 1], ok[2 * 60 + 2];
+	json_object *o;
+
+	memset(deep, '[', 1000);
+	memset(deep + 1000, ']', 1000);
+	deep[2000] = '\0';
+	cr_assert_null(proto_parse_json(deep, 2000));
+	memset(ok, '[', 60);
+	memset(ok + 60, ']', 60);
+	o = proto_parse_json(ok, 120);
+	cr_assert_not_null(o, "60 levels should parse");
+	json_object_put(o);
+}
+
+Test(jsonrpc, frame_header_is_big_endian)
+{
+	unsigned char hdr[FRAME_HEADER];
+	static const uint32_t lens[] = {0, 1, 255, 256, 0x01020304, FRAME_MAX, UINT32_MAX};
+
+	frame_header_put(hdr, 0x01020304);
+	cr_assert(hdr[0] == 1 && hdr[1] == 2 && hdr[2] == 3 && hdr[3] == 4);
+	for (size_t i = 0; i < N_OF(lens); i++) {
+		frame_header_put(hdr, lens[i]);
+		cr_assert_eq(frame_header_get(hdr), lens[i]);
+	}
+}
+
+/* ---- mcp: lifecycle ------------------------------------------------------------------ */
+
+static json_object *initialize(struct mcp_conn *c, const char *params_json)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line),
+	         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":%s}",
+	         params_json);
+	return reply_of(c, line);
+}
+
+Test(mcp, echoes_each_supported_version)
+{
+	size_t i;
+
+	for (i = 0; i < N_OF(all_versions); i++) {
+		struct mcp_conn c;
+		char params[256];
+		json_object *msg;
+
+		mcp_conn_init(&c, &cfg);
+		snprintf(params, sizeof(params),
+		         "{\"protocolVersion\":\"%s\",\"capabilities\":{},\"clientInfo\":"
+		         "{\"name\":\"x\",\"version\":\"1\"}}",
+		         all_versions[i]);
+		msg = initialize(&c, params);
+		cr_assert_str_eq(str_at(msg, "/result/protocolVersion"), all_versions[i]);
+		cr_assert_str_eq(c.version, all_versions[i]);
+		cr_assert_str_eq(text(at(msg, "/result/capabilities")),
+		                 "{\"tools\":{\"listChanged\":false}}");
+		cr_assert_str_eq(str_at(msg, "/result/serverInfo/name"), "safepy");
+		cr_assert_str_eq(str_at(msg, "/result/serverInfo/version"), "9.8.7");
+		cr_assert_eq(has(msg, "/result/serverInfo/title"),
+		             strcmp(all_versions[i], "2025-06-18") >= 0, "title for %s",
+		             all_versions[i]);
+		cr_assert_str_eq(text(at(msg, "/id")), "1");
+		json_object_put(msg);
+	}
+}
+
+Test(mcp, answers_other_versions_with_the_latest)
+{
+	static const char *const params[] = {
+	    "{\"protocolVersion\":\"2026-07-28\",\"capabilities\":{}}",
+	    "{\"protocolVersion\":\"2099-01-01\"}",
+	    "{\"protocolVersion\":\"2024-10-07\"}",
+	    "{\"protocolVersion\":\"1900-01-01\"}",
+	    "{\"protocolVersion\":\"\"}",
+	    "{\"protocolVersion\":\"2025-11-25 \"}",
+	    "{\"protocolVersion\":\"2025-11-25\\u0000x\"}",
+	    "{\"protocolVersion\":20251125}",
+	    "{\"protocolVersion\":null}",
+	    "{\"protocolVersion\":[\"2024-11-05\"]}",
+	    "{}",
+	    "[\"2024-11-05\"]",
+	};
+	size_t i;
+
+	for (i = 0; i < N_OF(params); i++) {
+		struct mcp_conn c;
+		json_object *msg;
+
+		mcp_conn_init(&c, &cfg);
+		msg = initialize(&c, params[i]);
+		cr_assert_str_eq(str_at(msg, "/result/protocolVersion"), "2025-11-25", "for %s",
+		                 params[i]);
+		cr_assert_str_eq(c.version, "2025-11-25");
+		json_object_put(msg);
+	}
+}
+
+Test(mcp, initialize_without_params_gets_the_latest)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	mcp_conn_init(&c, &cfg);
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"initialize\"}");
+	cr_assert_str_eq(str_at(msg, "/result/protocolVersion"), "2025-11-25");
+	json_object_put(msg);
+}
+
+Test(mcp, instructions_say_what_the_tool_is_for_and_its_limits)
+{
+	struct mcp_conn c;
+	json_object *msg;
+	const char *s;
+
+	mcp_conn_init(&c, &cfg);
+	msg = initialize(&c, "{\"protocolVersion\":\"2025-11-25\"}");
+	s = str_at(msg, "/result/instructions");
+	cr_assert(strstr(s, "run_python"), "%s", s);
+	cr_assert(strstr(s, "Python 3"), "%s", s);
+	cr_assert(strstr(s, "files"), "%s", s);
+	cr_assert(strstr(s, "network"), "%s", s);
+	cr_assert(strstr(s, "processes"), "%s", s);
+	cr_assert(strstr(s, "collections, datetime, functools"), "%s", s);
+	cr_assert(strstr(s, "unicodedata"), "%s", s);
+	cr_assert(strstr(s, "30 s of wall-clock"), "%s", s);
+	cr_assert(strstr(s, "20 s of CPU"), "%s", s);
+	cr_assert(strstr(s, "512 MiB"), "%s", s);
+	cr_assert(strstr(s, "64 KiB"), "%s", s);
+	cr_assert(strstr(s, "fresh interpreter"), "%s", s);
+	cr_assert(strstr(s, "not kept between calls"), "%s", s);
+	cr_assert(strstr(s, "seccomp, landlock, user namespace"), "%s", s);
+	json_object_put(msg);
+}
+
+Test(mcp, second_initialize_renegotiates)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	conn_at(&c, "2024-11-05");
+	msg = initialize(&c, "{\"protocolVersion\":\"2025-06-18\"}");
+	cr_assert_str_eq(str_at(msg, "/result/protocolVersion"), "2025-06-18");
+	cr_assert_str_eq(c.version, "2025-06-18");
+	json_object_put(msg);
+}
+
+Test(mcp, ping_answers_empty_result_even_before_initialize)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	mcp_conn_init(&c, &cfg);
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":\"123\",\"method\":\"ping\"}");
+	cr_assert_str_eq(text(msg), "{\"jsonrpc\":\"2.0\",\"id\":\"123\",\"result\":{}}");
+	json_object_put(msg);
+	cr_assert_str_eq(c.version, "");
+	cr_assert_not(c.initialized);
+}
+
+Test(mcp, initialized_notification_sets_state_without_reply)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+	json_object *msg;
+
+	mcp_conn_init(&c, &cfg);
+	msg = initialize(&c, "{\"protocolVersion\":\"2025-11-25\"}");
+	json_object_put(msg);
+	cr_assert_not(c.initialized);
+	handle(&c, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\",\"params\":{}}",
+	       &ev);
+	cr_assert_eq(ev.n, 0);
+	cr_assert(c.initialized);
+	mcp_events_clear(&ev);
+}
+
+Test(mcp, unknown_fields_capabilities_and_meta_are_ignored)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+	json_object *msg;
+
+	mcp_conn_init(&c, &cfg);
+	msg = initialize(
+	    &c, "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"elicitation\":{},"
+	        "\"roots\":{\"listChanged\":true},\"extensions\":{\"io.modelcontextprotocol/"
+	        "ui\":{\"mimeTypes\":[\"text/html;profile=mcp-app\"]}},\"future\":[1,{}]},"
+	        "\"clientInfo\":{\"name\":\"claude-ai\",\"version\":\"1\",\"icons\":[]},"
+	        "\"_meta\":{\"x/y\":1},\"extra\":true}");
+	cr_assert_str_eq(str_at(msg, "/result/protocolVersion"), "2025-06-18");
+	json_object_put(msg);
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":"
+	                   "{\"_meta\":{\"progressToken\":1,\"other\":{}}},\"extra\":1}");
+	cr_assert(has(msg, "/result/tools/0"), "%s", text(msg));
+	json_object_put(msg);
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":"
+	                   "{\"_meta\":{\"a\":1}},\"unknown\":{\"deep\":[1]}}");
+	cr_assert(has(msg, "/result"));
+	json_object_put(msg);
+	handle(&c,
+	       "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+	       "\"run_python\",\"arguments\":{\"code\":\"1\"},\"_meta\":{\"progressToken\":\"t\","
+	       "\"io.modelcontextprotocol/related\":{}},\"task\":{}},\"x\":null}",
+	       &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL);
+	mcp_events_clear(&ev);
+}
+
+/* ---- mcp: tools/list ----------------------------------------------------------------- */
+
+Test(mcp, tool_entry_fields_depend_on_version)
+{
+	static const struct {
+		const char *version;
+		int title, output_schema, annotations;
+	} cases[] = {
+	    {"2024-11-05", 0, 0, 0}, {"2025-03-26", 0, 0, 1}, {"2025-06-18", 1, 1, 1},
+	    {"2025-11-25", 1, 1, 1}, {NULL, 1, 1, 1},
+	};
+	size_t i;
+
+	for (i = 0; i < N_OF(cases); i++) {
+		struct mcp_conn c;
+		json_object *tool;
+
+		conn_at(&c, cases[i].version);
+		tool = tool_entry(&c);
+		cr_assert_str_eq(str_at(tool, "/name"), "run_python");
+		cr_assert(has(tool, "/description"));
+		cr_assert(has(tool, "/inputSchema"));
+		cr_assert_eq(has(tool, "/title"), cases[i].title, "title, %s", cases[i].version);
+		cr_assert_eq(has(tool, "/outputSchema"), cases[i].output_schema, "outputSchema, %s",
+		             cases[i].version);
+		cr_assert_eq(has(tool, "/annotations"), cases[i].annotations, "annotations, %s",
+		             cases[i].version);
+		if (cases[i].title)
+			cr_assert_str_eq(str_at(tool, "/title"), "Run Python");
+		if (cases[i].annotations)
+			cr_assert_str_eq(text(at(tool, "/annotations")),
+			                 "{\"title\":\"Run Python\",\"readOnlyHint\":false,"
+			                 "\"destructiveHint\":false,\"idempotentHint\":false,"
+			                 "\"openWorldHint\":false}");
+		json_object_put(tool);
+	}
+}
+
+Test(mcp, input_schema_takes_code_and_a_bounded_timeout_only)
+{
+	struct mcp_conn c;
+	json_object *tool, *schema;
+
+	conn_at(&c, "2025-11-25");
+	tool = tool_entry(&c);
+	schema = at(tool, "/inputSchema");
+	cr_assert_str_eq(str_at(schema, "/type"), "object");
+	cr_assert_str_eq(text(at(schema, "/required")), "[\"code\"]");
+	cr_assert(has(schema, "/additionalProperties"));
+	cr_assert_not(json_object_get_boolean(at(schema, "/additionalProperties")));
+	cr_assert_eq(json_object_object_length(at(schema, "/properties")), 2);
+	cr_assert_str_eq(str_at(schema, "/properties/code/type"), "string");
+	cr_assert(has(schema, "/properties/code/description"));
+	cr_assert_str_eq(str_at(schema, "/properties/timeout_seconds/type"), "number");
+	cr_assert_eq(json_object_get_double(at(schema, "/properties/timeout_seconds/maximum")),
+	             30.0);
+	cr_assert(has(schema, "/properties/timeout_seconds/exclusiveMinimum"));
+	cr_assert_eq(
+	    json_object_get_double(at(schema, "/properties/timeout_seconds/exclusiveMinimum")),
+	    0.0);
+	cr_assert(has(schema, "/properties/timeout_seconds/description"));
+	cr_assert_not(has(schema, "/properties/session"));
+	cr_assert_not(has(schema, "/properties/reset"));
+	json_object_put(tool);
+}
+
+Test(mcp, description_names_imports_limits_and_fresh_interpreter)
+{
+	struct mcp_conn c;
+	json_object *tool;
+	const char *d;
+
+	conn_at(&c, "2024-11-05");
+	tool = tool_entry(&c);
+	d = str_at(tool, "/description");
+	cr_assert(strstr(d, "printed"), "%s", d);
+	cr_assert(strstr(d, "last statement"), "%s", d);
+	cr_assert(strstr(d, "collections, datetime, functools, itertools, json, math, operator, "
+	                    "queue, random, re, stat, statistics, string, time, unicodedata"),
+	          "%s", d);
+	cr_assert(strstr(d, "30 s"), "%s", d);
+	cr_assert(strstr(d, "512 MiB"), "%s", d);
+	cr_assert(strstr(d, "fresh interpreter"), "%s", d);
+	json_object_put(tool);
+}
+
+Test(mcp, output_schema_matches_the_wire_contract)
+{
+	json_object *schema = output_schema();
+	static const char *const keys[] = {"result",      "result_repr", "logs",   "stdout",
+	                                   "stderr",      "error",       "status", "truncated",
+	                                   "duration_ms", "session"};
+
+	cr_assert_str_eq(str_at(schema, "/type"), "object");
+	for (size_t i = 0; i < N_OF(keys); i++) {
+		char ptr[64];
+
+		snprintf(ptr, sizeof(ptr), "/properties/%s", keys[i]);
+		cr_assert(has(schema, ptr), "%s missing", keys[i]);
+	}
+	cr_assert_eq(json_object_object_length(at(schema, "/properties")), N_OF(keys));
+	cr_assert_str_eq(text(at(schema, "/properties/status/enum")),
+	                 "[\"ok\",\"error\",\"timeout\",\"memory_limit\",\"output_limit\","
+	                 "\"cancelled\",\"crashed\",\"sandbox_violation\"]");
+	cr_assert_str_eq(text(at(schema, "/properties/session/type")), "[\"string\",\"null\"]");
+	cr_assert_str_eq(text(at(schema, "/properties/result_repr/type")), "[\"string\",\"null\"]");
+	cr_assert_str_eq(text(at(schema, "/properties/result")), "{}");
+	cr_assert_str_eq(str_at(schema, "/properties/duration_ms/type"), "integer");
+	json_object_put(schema);
+}
+
+Test(mcp, tools_list_rejects_cursors_it_never_issued)
+{
+	static const struct {
+		const char *params;
+		int ok;
+	} cases[] = {
+	    {NULL, 1},
+	    {"{}", 1},
+	    {"{\"cursor\":null}", 1},
+	    {"[]", 1},
+	    {"{\"cursor\":\"abc\"}", 0},
+	    {"{\"cursor\":\"\"}", 0},
+	    {"{\"cursor\":5}", 0},
+	    {"{\"cursor\":{}}", 0},
+	};
+	struct mcp_conn c;
+	char line[256];
+	size_t i;
+
+	conn_at(&c, "2025-11-25");
+	for (i = 0; i < N_OF(cases); i++) {
+		json_object *msg;
+
+		if (cases[i].params)
+			snprintf(line, sizeof(line),
+			         "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\","
+			         "\"params\":%s}",
+			         cases[i].params);
+		else
+			snprintf(line, sizeof(line),
+			         "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}");
+		msg = reply_of(&c, line);
+		if (cases[i].ok) {
+			cr_assert(has(msg, "/result/tools/0"), "%s: %s", line, text(msg));
+			cr_assert_not(has(msg, "/result/nextCursor"));
+		} else {
+			assert_error(msg, JSONRPC_INVALID_PARAMS, "5");
+		}
+		json_object_put(msg);
+	}
+}
+
+/* ---- mcp: tools/call ----------------------------------------------------------------- */
+
+Test(mcp, valid_call_becomes_a_call_event)
+{
+	static const struct {
+		const char *line;
+		const char *code;
+		double timeout;
+		const char *token; /* JSON text of the progress token, or NULL */
+	} cases[] = {
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+	     "\"run_python\",\"arguments\":{\"code\":\"print(1+1)\"}}}",
+	     "print(1+1)", 0, NULL},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+	     "\"run_python\",\"arguments\":{\"code\":\"x\",\"timeout_seconds\":2.5},"
+	     "\"_meta\":{\"progressToken\":2}}}",
+	     "x", 2.5, "2"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+	     "\"run_python\",\"arguments\":{\"timeout_seconds\":30,\"code\":\"\\u00e9\\n\"},"
+	     "\"_meta\":{\"progressToken\":\"tok\"}}}",
+	     "\xc3\xa9\n", 30, "\"tok\""},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+	     "\"run_python\",\"arguments\":{\"code\":\"\",\"timeout_seconds\":1},"
+	     "\"_meta\":{\"progressToken\":1.5}}}",
+	     "", 1, NULL},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+	     "\"run_python\",\"arguments\":{\"code\":\"y\"},\"_meta\":{\"progressToken\":null}}}",
+	     "y", 0, NULL},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+	     "\"run_python\",\"arguments\":{\"code\":\"y\"},\"_meta\":{\"progressToken\":{}}}}",
+	     "y", 0, NULL},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+	     "\"run_python\",\"arguments\":{\"code\":\"y\"},\"_meta\":5}}",
+	     "y", 0, NULL},
+	};
+	size_t i;
+
+	for (i = 0; i < N_OF(cases); i++) {
+		struct mcp_events ev = {0};
+		struct mcp_conn c;
+
+		conn_at(&c, "2025-11-25");
+		handle(&c, cases[i].line, &ev);
+		cr_assert_eq(ev.n, 1);
+		cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL, "%s", cases[i].line);
+		cr_assert_null(ev.ev[0].msg);
+		cr_assert_str_eq(text(ev.ev[0].id), "1");
+		cr_assert_str_eq(ev.ev[0].args.code, cases[i].code);
+		cr_assert_eq(ev.ev[0].args.code_len, strlen(cases[i].code));
+		cr_assert_eq(ev.ev[0].args.timeout_s, cases[i].timeout);
+		if (cases[i].token)
+			cr_assert_str_eq(text(ev.ev[0].progress_token), cases[i].token);
+		else
+			cr_assert_null(ev.ev[0].progress_token);
+		mcp_events_clear(&ev);
+	}
+}
+
+Test(mcp, call_ids_keep_their_type)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-11-25");
+	handle(&c,
+	       "{\"jsonrpc\":\"2.0\",\"id\":\"0\",\"method\":\"tools/call\",\"params\":"
+	       "{\"name\":\"run_python\",\"arguments\":{\"code\":\"1\"}}}",
+	       &ev);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL);
+	cr_assert(json_object_is_type(ev.ev[0].id, json_type_string));
+	cr_assert_str_eq(text(ev.ev[0].id), "\"0\"");
+	mcp_events_clear(&ev);
+	handle(&c,
+	       "{\"jsonrpc\":\"2.0\",\"id\":123456789012,\"method\":\"tools/call\",\"params\":"
+	       "{\"name\":\"run_python\",\"arguments\":{\"code\":\"1\"}}}",
+	       &ev);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL);
+	cr_assert_eq(json_object_get_int64(ev.ev[0].id), 123456789012LL);
+	mcp_events_clear(&ev);
+}
+
+Test(mcp, bad_tool_name_or_arguments_are_invalid_params)
+{
+	static const char *const params[] = {
+	    "{\"name\":\"run_pythonx\",\"arguments\":{\"code\":\"1\"}}",
+	    "{\"name\":\"RUN_PYTHON\",\"arguments\":{\"code\":\"1\"}}",
+	    "{\"name\":\"run_python\\u0000\",\"arguments\":{\"code\":\"1\"}}",
+	    "{\"name\":\"session\",\"arguments\":{}}",
+	    "{\"name\":5,\"arguments\":{\"code\":\"1\"}}",
+	    "{\"arguments\":{\"code\":\"1\"}}",
+	    "{\"name\":\"run_python\",\"arguments\":[\"1\"]}",
+	    "{\"name\":\"run_python\",\"arguments\":\"print(1)\"}",
+	    "{\"name\":\"run_python\",\"arguments\":null}",
+	    "{\"name\":\"run_python\",\"arguments\":5}",
+	    "[\"run_python\"]",
+	    "{}",
+	};
+	struct mcp_conn c;
+	char line[512];
+	size_t i;
+
+	conn_at(&c, "2025-11-25");
+	for (i = 0; i < N_OF(params); i++) {
+		json_object *msg;
+
+		snprintf(
+		    line, sizeof(line),
+		    "{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"tools/call\",\"params\":%s}",
+		    params[i]);
+		msg = reply_of(&c, line);
+		assert_error(msg, JSONRPC_INVALID_PARAMS, "\"c\"");
+		json_object_put(msg);
+	}
+	json_object *msg =
+	    reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"tools/call\"}");
+	assert_error(msg, JSONRPC_INVALID_PARAMS, "\"c\"");
+	json_object_put(msg);
+}
+
+Test(mcp, unknown_tool_error_names_the_tool)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	conn_at(&c, "2025-11-25");
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+	                   "{\"name\":\"fetch_url\"}}");
+	assert_error(msg, JSONRPC_INVALID_PARAMS, "1");
+	cr_assert(strstr(str_at(msg, "/error/message"), "fetch_url"));
+	json_object_put(msg);
+}
+
+Test(mcp, bad_argument_values_are_tool_errors)
+{
+	static const struct {
+		const char *args;
+		const char *says;
+	} cases[] = {
+	    {"{}", "missing required argument 'code'"},
+	    {"{\"code\":5}", "'code' must be a string, not a number"},
+	    {"{\"code\":null}", "'code' must be a string, not null"},
+	    {"{\"code\":[\"print(1)\"]}", "'code' must be a string, not an array"},
+	    {"{\"code\":\"a\\u0000b\"}", "'code' must not contain NUL"},
+	    {"{\"code\":\"1\",\"timeout_seconds\":0}", "greater than 0"},
+	    {"{\"code\":\"1\",\"timeout_seconds\":-1}", "greater than 0"},
+	    {"{\"code\":\"1\",\"timeout_seconds\":-0.0}", "greater than 0"},
+	    {"{\"code\":\"1\",\"timeout_seconds\":30.5}", "at most 30"},
+	    {"{\"code\":\"1\",\"timeout_seconds\":1e999}", "at most 30"},
+	    {"{\"code\":\"1\",\"timeout_seconds\":18446744073709551615}", "at most 30"},
+	    {"{\"code\":\"1\",\"timeout_seconds\":\"5\"}", "must be a number, not a string"},
+	    {"{\"code\":\"1\",\"timeout_seconds\":true}", "must be a number, not a boolean"},
+	    {"{\"code\":\"1\",\"timeout_seconds\":null}", "must be a number, not null"},
+	    {"{\"code\":\"1\",\"session\":\"s\"}", "unknown argument 'session'"},
+	    {"{\"code\":\"1\",\"reset\":true}", "unknown argument 'reset'"},
+	    {"{\"code\":\"1\",\"foo\":1}", "unknown argument 'foo'"},
+	    {"{\"code\":\"1\",\"Code\":\"2\"}", "unknown argument 'Code'"},
+	    {"{\"code\":\"1\",\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":1}", "2 more unknown"},
+	    {"{\"code\":5,\"session\":\"s\"}", "unknown argument 'session'"},
+	};
+	size_t i, v;
+
+	for (v = 0; v < N_OF(all_versions); v++) {
+		for (i = 0; i < N_OF(cases); i++) {
+			struct mcp_conn c;
+			json_object *msg;
+
+			conn_at(&c, all_versions[v]);
+			msg = call(&c, cases[i].args);
+			cr_assert_not(has(msg, "/error"), "%s: %s", cases[i].args, text(msg));
+			cr_assert_str_eq(text(at(msg, "/id")), "\"call-1\"");
+			cr_assert(json_object_get_boolean(at(msg, "/result/isError")), "%s",
+			          cases[i].args);
+			cr_assert_str_eq(str_at(msg, "/result/content/0/type"), "text");
+			cr_assert(strstr(str_at(msg, "/result/content/0/text"), cases[i].says),
+			          "%s: %s", cases[i].args, str_at(msg, "/result/content/0/text"));
+			cr_assert(
+			    strstr(str_at(msg, "/result/content/0/text"), "InvalidArguments"));
+			if (strcmp(all_versions[v], "2025-06-18") < 0) {
+				cr_assert_not(has(msg, "/result/structuredContent"));
+			} else {
+				assert_valid_structured(msg);
+				cr_assert_str_eq(str_at(msg, "/result/structuredContent/status"),
+				                 "error");
+				cr_assert_str_eq(
+				    str_at(msg, "/result/structuredContent/error/type"),
+				    "InvalidArguments");
+				cr_assert(
+				    strstr(str_at(msg, "/result/structuredContent/error/message"),
+				           cases[i].says));
+				cr_assert_str_eq(
+				    str_at(msg, "/result/structuredContent/error/traceback"), "");
+				cr_assert_str_eq(str_at(msg, "/result/structuredContent/logs"), "");
+				cr_assert_null(at(msg, "/result/structuredContent/result"));
+				cr_assert_null(at(msg, "/result/structuredContent/result_repr"));
+				cr_assert_null(at(msg, "/result/structuredContent/session"));
+				cr_assert_eq(json_object_get_int(
+				                 at(msg, "/result/structuredContent/duration_ms")),
+				             0);
+				cr_assert_not(json_object_get_boolean(
+				    at(msg, "/result/structuredContent/truncated")));
+			}
+			json_object_put(msg);
+		}
+	}
+}
+
+Test(mcp, missing_arguments_count_as_empty)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	conn_at(&c, "2025-11-25");
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+	                   "{\"name\":\"run_python\"}}");
+	cr_assert(json_object_get_boolean(at(msg, "/result/isError")));
+	cr_assert(strstr(str_at(msg, "/result/content/0/text"), "missing required argument"));
+	json_object_put(msg);
+}
+
+Test(mcp, cancellation_becomes_a_cancel_event)
+{
+	static const char *const ids[] = {"5", "\"abc\"", "0", "123456789012"};
+	size_t i;
+
+	for (i = 0; i < N_OF(ids); i++) {
+		struct mcp_events ev = {0};
+		struct mcp_conn c;
+		char line[256];
+
+		conn_at(&c, "2025-11-25");
+		snprintf(line, sizeof(line),
+		         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+		         "{\"requestId\":%s,\"reason\":\"McpError: MCP error -32001: Request timed "
+		         "out\"}}",
+		         ids[i]);
+		handle(&c, line, &ev);
+		cr_assert_eq(ev.n, 1);
+		cr_assert_eq(ev.ev[0].kind, MCP_EV_CANCEL);
+		cr_assert_null(ev.ev[0].msg);
+		cr_assert_str_eq(text(ev.ev[0].id), ids[i]);
+		mcp_events_clear(&ev);
+	}
+}
+
+Test(mcp, over_long_line_is_answered_with_null_id)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+	size_t n = PROTO_MAX_LINE + 1;
+	char *line = malloc(n);
+
+	memset(line, ' ', n);
+	memcpy(line, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", 40);
+	conn_at(&c, NULL);
+	cr_assert_eq(mcp_handle_line(&c, line, n, &ev), 0);
+	cr_assert_eq(ev.n, 1);
+	assert_error(ev.ev[0].msg, JSONRPC_INVALID_REQUEST, "null");
+	mcp_events_clear(&ev);
+	free(line);
+}
+
+/* ---- mcp: batches -------------------------------------------------------------------- */
+
+Test(mcp, batches_are_handled_element_by_element_in_2025_03_26)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-03-26");
+	handle(&c,
+	       "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+	       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":\"two\",\"method\":\"tools/call\",\"params\":"
+	       "{\"name\":\"run_python\",\"arguments\":{\"code\":\"1\"}}},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{}},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"nope\"},"
+	       "5,"
+	       "[],"
+	       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+	       "{\"requestId\":\"two\"}},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\"}]",
+	       &ev);
+	cr_assert(ev.is_batch);
+	cr_assert_eq(ev.n, 8);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_REPLY);
+	cr_assert_str_eq(text(ev.ev[0].msg), "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+	cr_assert_eq(ev.ev[1].kind, MCP_EV_CALL);
+	cr_assert_str_eq(text(ev.ev[1].id), "\"two\"");
+	assert_error(ev.ev[2].msg, JSONRPC_INVALID_REQUEST, "3");
+	assert_error(ev.ev[3].msg, JSONRPC_METHOD_NOT_FOUND, "4");
+	assert_error(ev.ev[4].msg, JSONRPC_INVALID_REQUEST, "null");
+	assert_error(ev.ev[5].msg, JSONRPC_INVALID_REQUEST, "null");
+	cr_assert_eq(ev.ev[6].kind, MCP_EV_CANCEL);
+	cr_assert_str_eq(text(ev.ev[6].id), "\"two\"");
+	cr_assert_eq(ev.ev[7].kind, MCP_EV_REPLY);
+	cr_assert(has(ev.ev[7].msg, "/result/tools/0/annotations"));
+	cr_assert_str_eq(c.version, "2025-03-26", "initialize in a batch must not renegotiate");
+	mcp_events_clear(&ev);
+}
+
+Test(mcp, batch_of_notifications_yields_nothing)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-03-26");
+	handle(&c,
+	       "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"},"
+	       "{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}]",
+	       &ev);
+	cr_assert(ev.is_batch);
+	cr_assert_eq(ev.n, 0);
+	mcp_events_clear(&ev);
+}
+
+Test(mcp, empty_batch_is_one_invalid_request)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	conn_at(&c, "2025-03-26");
+	msg = reply_of(&c, "[]");
+	assert_error(msg, JSONRPC_INVALID_REQUEST, "null");
+	json_object_put(msg);
+}
+
+Test(mcp, batches_are_refused_in_other_versions)
+{
+	static const char line[] = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+	                           "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]";
+	static const char *const versions[] = {NULL, "2024-11-05", "2025-06-18", "2025-11-25"};
+	size_t i;
+
+	for (i = 0; i < N_OF(versions); i++) {
+		struct mcp_conn c;
+		json_object *msg;
+
+		conn_at(&c, versions[i]);
+		msg = reply_of(&c, line);
+		assert_error(msg, JSONRPC_INVALID_REQUEST, "null");
+		json_object_put(msg);
+		msg = reply_of(&c, "[]");
+		assert_error(msg, JSONRPC_INVALID_REQUEST, "null");
+		json_object_put(msg);
+	}
+}
+
+Test(mcp, events_clear_is_idempotent)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-03-26");
+	handle(&c, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", &ev);
+	cr_assert_eq(ev.n, 1);
+	/* A second line into the same events replaces the first line's. */
+	handle(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_not(ev.is_batch);
+	cr_assert_str_eq(text(ev.ev[0].msg), "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}");
+	mcp_events_clear(&ev);
+	mcp_events_clear(&ev);
+	cr_assert_eq(ev.n, 0);
+	cr_assert_null(ev.ev);
+}
+
+/* ---- tool responses ------------------------------------------------------------------ */
+
+static void outcome_fill(struct run_outcome *o, enum run_status st, const char *out,
+                         const char *err, const char *repr)
+{
+	run_outcome_init(o);
+	o->status = st;
+	o->stdout_text = out ? strdup(out) : NULL;
+	o->stderr_text = err ? strdup(err) : NULL;
+	if (out || err)
+		cr_assert(asprintf(&o->logs, "%s%s", out ? out : "", err ? err : "") >= 0);
+	o->result_repr = repr ? strdup(repr) : NULL;
+	o->duration_ms = 12;
+}
+
+static void outcome_error(struct run_outcome *o, const char *type, const char *msg, const char *tb)
+{
+	o->error_type = type ? strdup(type) : NULL;
+	o->error_message = msg ? strdup(msg) : NULL;
+	o->error_traceback = tb ? strdup(tb) : NULL;
+}
+
+Test(tool, text_shows_output_then_result)
+{
+	struct run_outcome o;
+	char *t;
+
+	outcome_fill(&o, RUN_OK, "hello\n", NULL, "42");
+	t = mcp_outcome_text(&o);
+	cr_assert_str_eq(t, "hello\nResult: 42");
+	free(t);
+	free(o.logs);
+	o.logs = strdup("no newline");
+	t = mcp_outcome_text(&o);
+	cr_assert_str_eq(t, "no newline\nResult: 42");
+	free(t);
+	run_outcome_clear(&o);
+}
+
+Test(tool, text_without_anything_says_no_output)
+{
+	struct run_outcome o;
+	char *t;
+
+	run_outcome_init(&o);
+	t = mcp_outcome_text(&o);
+	cr_assert_str_eq(t, "(no output)");
+	free(t);
+	o.logs = strdup("");
+	t = mcp_outcome_text(&o);
+	cr_assert_str_eq(t, "(no output)");
+	free(t);
+	run_outcome_clear(&o);
+}
+
+Test(tool, text_on_error_shows_output_and_traceback)
+{
+	struct run_outcome o;
+	char *t;
+
+	outcome_fill(&o, RUN_ERROR, "before\n", NULL, NULL);
+	outcome_error(&o, "ZeroDivisionError", "division by zero",
+	              "Traceback (most recent call last):\n  File \"<code>\", line 2, in "
+	              "<module>\nZeroDivisionError: division by zero\n");
+	t = mcp_outcome_text(&o);
+	cr_assert_str_eq(t, "before\nTraceback (most recent call last):\n  File \"<code>\", line "
+	                    "2, in <module>\nZeroDivisionError: division by zero\n");
+	free(t);
+	free(o.error_traceback);
+	o.error_traceback = NULL;
+	t = mcp_outcome_text(&o);
+	cr_assert_str_eq(t, "before\nError: ZeroDivisionError: division by zero");
+	free(t);
+	run_outcome_clear(&o);
+}
+
+Test(tool, text_names_non_error_statuses)
+{
+	static const struct {
+		enum run_status st;
+		const char *tag;
+	} cases[] = {
+	    {RUN_TIMEOUT, "[timeout]"},           {RUN_MEMORY_LIMIT, "[memory_limit]"},
+	    {RUN_OUTPUT_LIMIT, "[output_limit]"}, {RUN_CANCELLED, "[cancelled]"},
+	    {RUN_CRASHED, "[crashed]"},           {RUN_SANDBOX_VIOLATION, "[sandbox_violation]"},
+	};
+	size_t i;
+
+	for (i = 0; i < N_OF(cases); i++) {
+		struct run_outcome o;
+		char *t;
+
+		outcome_fill(&o, cases[i].st, "partial\n", NULL, "ignored");
+		t = mcp_outcome_text(&o);
+		cr_assert(!strncmp(t, "partial\n", 8), "%s", t);
+		cr_assert(strstr(t, cases[i].tag), "%s", t);
+		cr_assert_null(strstr(t, "Result:"), "%s", t);
+		free(t);
+		run_outcome_clear(&o);
+	}
+	struct run_outcome o;
+	char *t;
+
+	outcome_fill(&o, RUN_SANDBOX_VIOLATION, NULL, NULL, NULL);
+	outcome_error(&o, "SandboxViolation", "blocked system call socket", NULL);
+	t = mcp_outcome_text(&o);
+	cr_assert(!strncmp(t,
+	                   "Error: SandboxViolation: blocked system call socket\n"
+	                   "[sandbox_violation]",
+	                   70),
+	          "%s", t);
+	free(t);
+	run_outcome_clear(&o);
+	outcome_fill(&o, RUN_ERROR, NULL, NULL, NULL);
+	t = mcp_outcome_text(&o);
+	cr_assert(!strncmp(t, "Error:", 6), "%s", t);
+	cr_assert_null(strstr(t, "["), "%s", t);
+	free(t);
+	run_outcome_clear(&o);
+}
+
+Test(tool, response_carries_structured_content_by_version)
+{
+	size_t v;
+
+	for (v = 0; v < N_OF(all_versions); v++) {
+		struct run_outcome o;
+		struct mcp_conn c;
+		json_object *id = json_object_new_int(7), *msg;
+
+		conn_at(&c, all_versions[v]);
+		outcome_fill(&o, RUN_OK, "out\n", "err\n", "[1, 2]");
+		o.result = json_tokener_parse("[1,2]");
+		msg = mcp_tool_response(&c, id, &o);
+		cr_assert_str_eq(text(at(msg, "/id")), "7");
+		cr_assert_str_eq(str_at(msg, "/result/content/0/text"), "out\nerr\nResult: [1, 2]");
+		cr_assert(has(msg, "/result/isError"));
+		cr_assert_not(json_object_get_boolean(at(msg, "/result/isError")));
+		if (strcmp(all_versions[v], "2025-06-18") < 0) {
+			cr_assert_not(has(msg, "/result/structuredContent"));
+		} else {
+			assert_valid_structured(msg);
+			cr_assert_str_eq(
+			    text(at(msg, "/result/structuredContent")),
+			    "{\"result\":[1,2],\"result_repr\":\"[1, 2]\",\"logs\":"
+			    "\"out\\nerr\\n\",\"stdout\":\"out\\n\",\"stderr\":"
+			    "\"err\\n\",\"error\":null,\"status\":\"ok\",\"truncated\":"
+			    "false,\"duration_ms\":12,\"session\":null}");
+		}
+		json_object_put(msg);
+		json_object_put(id);
+		run_outcome_clear(&o);
+	}
+}
+
+Test(tool, every_status_validates_and_is_error_unless_ok)
+{
+	enum run_status st;
+
+	for (st = RUN_OK; st <= RUN_SANDBOX_VIOLATION; st++) {
+		struct run_outcome o;
+		struct mcp_conn c;
+		json_object *id = json_object_new_string("s"), *msg;
+
+		conn_at(&c, "2025-11-25");
+		outcome_fill(&o, st, NULL, NULL, NULL);
+		if (st == RUN_ERROR)
+			outcome_error(&o, "ValueError", "bad", "Traceback...\nValueError: bad\n");
+		o.session = strdup("sess-1");
+		o.truncated = 1;
+		msg = mcp_tool_response(&c, id, &o);
+		assert_valid_structured(msg);
+		cr_assert_eq(json_object_get_boolean(at(msg, "/result/isError")), st != RUN_OK);
+		cr_assert_str_eq(str_at(msg, "/result/structuredContent/status"),
+		                 run_status_name(st));
+		cr_assert_str_eq(str_at(msg, "/result/structuredContent/session"), "sess-1");
+		cr_assert_str_eq(str_at(msg, "/result/structuredContent/logs"), "");
+		cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
+		if (st == RUN_ERROR)
+			cr_assert_str_eq(
+			    text(at(msg, "/result/structuredContent/error")),
+			    "{\"type\":\"ValueError\",\"message\":\"bad\",\"traceback\":"
+			    "\"Traceback...\\nValueError: bad\\n\"}");
+		else
+			cr_assert_null(at(msg, "/result/structuredContent/error"));
+		json_object_put(msg);
+		json_object_put(id);
+		run_outcome_clear(&o);
+	}
+}
+
+static char *repeat(const char *unit, size_t times)
+{
+	size_t n = strlen(unit);
+	char *s = malloc(n * times + 1);
+
+	for (size_t i = 0; i < times; i++)
+		memcpy(s + i * n, unit, n);
+	s[n * times] = '\0';
+	return s;
+}
+
+/* The response serialised as the supervisor sends it; checks it is bounded and valid. */
+static size_t assert_bounded(json_object *msg)
+{
+	size_t len;
+	const char *s = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN, &len);
+	json_object *back;
+
+	cr_assert_leq(len, 900000, "response is %zu bytes", len);
+	cr_assert(valid_utf8(s, len), "response is not valid UTF-8");
+	back = proto_parse_json(s, len);
+	cr_assert_not_null(back, "response does not parse back");
+	json_object_put(back);
+	return len;
+}
+
+Test(tool, response_stays_under_budget_with_control_characters)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(1), *msg;
+	char *ctl = repeat("\x01\x02", 150000);
+
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_ERROR, ctl, ctl, NULL);
+	outcome_error(&o, "RuntimeError", "boom",
+	              "Traceback (most recent call last):\nRuntimeError: boom\n");
+	msg = mcp_tool_response(&c, id, &o);
+	assert_bounded(msg);
+	assert_valid_structured(msg);
+	cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
+	cr_assert(json_object_get_boolean(at(msg, "/result/isError")));
+	cr_assert(strstr(str_at(msg, "/result/structuredContent/logs"), " bytes cut] ...\n"));
+	cr_assert(strstr(str_at(msg, "/result/structuredContent/stdout"), " bytes cut] ...\n"));
+	/* The head and the tail both survive: the traceback ends the text. */
+	const char *t = str_at(msg, "/result/content/0/text");
+	cr_assert_eq(t[0], '\x01');
+	cr_assert(strstr(t, "RuntimeError: boom\n"), "traceback lost");
+	cr_assert(strstr(t, "bytes cut]"));
+	/* Small fields are left whole. */
+	cr_assert_str_eq(str_at(msg, "/result/structuredContent/error/type"), "RuntimeError");
+	cr_assert_str_eq(str_at(msg, "/result/structuredContent/error/traceback"),
+	                 "Traceback (most recent call last):\nRuntimeError: boom\n");
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(ctl);
+}
+
+Test(tool, response_cuts_on_character_boundaries)
+{
+	static const char *const units[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+	                                    "a\xe2\x82\xac\"", "\xf0\x9f\x98\x80\n\x01"};
+	size_t u;
+
+	for (u = 0; u < N_OF(units); u++) {
+		struct run_outcome o;
+		struct mcp_conn c;
+		json_object *id = json_object_new_int(1), *msg;
+		char *big = repeat(units[u], 700001 / strlen(units[u]));
+
+		conn_at(&c, "2025-06-18");
+		outcome_fill(&o, RUN_OK, big, NULL, big);
+		msg = mcp_tool_response(&c, id, &o);
+		assert_bounded(msg);
+		assert_valid_structured(msg);
+		cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
+		cr_assert(
+		    strstr(str_at(msg, "/result/structuredContent/result_repr"), "bytes cut"));
+		json_object_put(msg);
+		json_object_put(id);
+		run_outcome_clear(&o);
+		free(big);
+	}
+}
+
+Test(tool, response_bounds_text_for_versions_without_structured_content)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(1), *msg;
+	char *ctl = repeat("\x1f", 400000);
+	size_t len;
+
+	conn_at(&c, "2025-03-26");
+	outcome_fill(&o, RUN_OK, ctl, NULL, NULL);
+	msg = mcp_tool_response(&c, id, &o);
+	len = assert_bounded(msg);
+	cr_assert_gt(len, 800000, "cut far more than needed: %zu", len);
+	cr_assert_not(has(msg, "/result/structuredContent"));
+	cr_assert(strstr(str_at(msg, "/result/content/0/text"), "bytes cut]"));
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(ctl);
+}
+
+Test(tool, cut_keeps_head_and_tail_and_counts_what_went)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_string("k"), *msg;
+	size_t n = 3000000, head, tail, cut;
+	char *orig = malloc(n + 1);
+	const char *t, *m, *end;
+
+	for (size_t i = 0; i < n; i++)
+		orig[i] = (char)('a' + i % 26);
+	orig[n] = '\0';
+	conn_at(&c, "2024-11-05");
+	outcome_fill(&o, RUN_OK, orig, NULL, NULL);
+	msg = mcp_tool_response(&c, id, &o);
+	assert_bounded(msg);
+	t = str_at(msg, "/result/content/0/text");
+	m = strstr(t, "\n... [");
+	cr_assert_not_null(m);
+	cr_assert_eq(sscanf(m, "\n... [%zu bytes cut] ...\n", &cut), 1);
+	end = strstr(m, "] ...\n") + 6;
+	head = (size_t)(m - t);
+	tail = strlen(end);
+	cr_assert(!memcmp(t, orig, head), "head is not the start of the output");
+	cr_assert(!memcmp(end, orig + n - tail, tail), "tail is not the end of the output");
+	cr_assert_eq(head + cut + tail, n);
+	cr_assert_gt(head, 400000);
+	cr_assert_gt(tail, 400000);
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(orig);
+}
+
+Test(tool, cut_response_uses_most_of_the_budget)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(1), *msg;
+	char unit[128];
+	char *all;
+	size_t len;
+
+	/* Every ASCII byte: the escaped sizes must match json-c's exactly, or the response
+	 * would come out over budget or be cut much shorter than needed. */
+	for (int i = 0; i < 127; i++)
+		unit[i] = (char)(i + 1);
+	unit[127] = '\0';
+	all = repeat(unit, 8000);
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_OUTPUT_LIMIT, all, all, all);
+	outcome_error(&o, "OutputLimit", all, all);
+	msg = mcp_tool_response(&c, id, &o);
+	len = assert_bounded(msg);
+	cr_assert_geq(len, 890000, "only %zu bytes used", len);
+	assert_valid_structured(msg);
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(all);
+}
+
+Test(tool, response_with_a_huge_id_still_comes_back)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	char *big = repeat("i", 1000000);
+	json_object *id = json_object_new_string(big), *msg;
+
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_OK, "out\n", NULL, "1");
+	msg = mcp_tool_response(&c, id, &o);
+	cr_assert_not_null(msg);
+	cr_assert(mcp_id_equal(at(msg, "/id"), id));
+	cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(big);
+}
+
+Test(tool, response_drops_a_huge_result_value)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(1), *msg, *arr = json_object_new_array();
+	char *repr = repeat("x", 1000);
+
+	for (int i = 0; i < 200000; i++)
+		json_object_array_add(arr, json_object_new_string("abcd"));
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_OK, "small\n", NULL, repr);
+	o.result = arr;
+	msg = mcp_tool_response(&c, id, &o);
+	assert_bounded(msg);
+	assert_valid_structured(msg);
+	cr_assert_null(at(msg, "/result/structuredContent/result"));
+	cr_assert_str_eq(str_at(msg, "/result/structuredContent/result_repr"), repr);
+	cr_assert_str_eq(str_at(msg, "/result/structuredContent/stdout"), "small\n");
+	cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(repr);
+}
+
+Test(tool, small_response_is_untouched)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(1), *msg;
+	/* 64 KiB per stream, the default capture limit, comes back whole. */
+	char *big = repeat("line of output\n", 65536 / 15);
+
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_OK, big, NULL, NULL);
+	msg = mcp_tool_response(&c, id, &o);
+	cr_assert(!strcmp(str_at(msg, "/result/structuredContent/stdout"), big));
+	cr_assert(!strcmp(str_at(msg, "/result/structuredContent/logs"), big));
+	cr_assert(!strncmp(str_at(msg, "/result/content/0/text"), big, strlen(big)));
+	cr_assert_not(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(big);
+}
+
+/* ---- linebuf ------------------------------------------------------------------------- */
+
+struct got {
+	char *lines[64];
+	size_t lens[64];
+	size_t n;
+	size_t too_long;
+	int order[64]; /* 0: line, 1: too long */
+	size_t events;
+};
+
+static void drain(struct linebuf *lb, struct got *g)
+{
+	const char *line;
+	size_t len;
+	int r;
+
+	while ((r = linebuf_next(lb, &line, &len)) != 0) {
+		cr_assert_lt(g->events, 64);
+		if (r == LINEBUF_TOO_LONG) {
+			g->too_long++;
+			g->order[g->events++] = 1;
+			continue;
+		}
+		cr_assert_eq(r, LINEBUF_LINE);
+		cr_assert_eq(line[len], '\0');
+		g->lines[g->n] = malloc(len + 1);
+		memcpy(g->lines[g->n], line, len + 1);
+		g->lens[g->n++] = len;
+		g->order[g->events++] = 0;
+	}
+}
+
+static void got_free(struct got *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->lines[i]);
+}
+
+/* Feed s in chunks of the given size, draining after each; returns the peak capacity. */
+static size_t feed_chunked(struct linebuf *lb, const char *s, size_t n, size_t chunk, struct got *g)
+{
+	size_t off, peak = 0;
+
+	for (off = 0; off < n; off += chunk) {
+		size_t k = n - off < chunk ? n - off : chunk;
+
+		cr_assert_eq(linebuf_feed(lb, s + off, k), 0);
+		peak = lb->cap > peak ? lb->cap : peak;
+		drain(lb, g);
+	}
+	return peak;
+}
+
+Test(linebuf, splits_lines_and_strips_crlf)
+{
+	static const char in[] = "{\"a\":1}\r\n{\"b\":2}\n\nlast\r\r\nx\ry\npartial";
+	static const size_t chunks[] = {1, 2, 3, 5, 7, 4096};
+	size_t i;
+
+	for (i = 0; i < N_OF(chunks); i++) {
+		struct linebuf lb;
+		struct got g = {0};
+
+		linebuf_init(&lb, 100);
+		feed_chunked(&lb, in, sizeof(in) - 1, chunks[i], &g);
+		cr_assert_eq(g.n, 5, "chunk %zu: %zu lines", chunks[i], g.n);
+		cr_assert_str_eq(g.lines[0], "{\"a\":1}");
+		cr_assert_str_eq(g.lines[1], "{\"b\":2}");
+		cr_assert_eq(g.lens[2], 0);
+		cr_assert_str_eq(g.lines[3], "last\r");
+		cr_assert_str_eq(g.lines[4], "x\ry");
+		cr_assert_eq(g.too_long, 0);
+		cr_assert_eq(linebuf_feed(&lb, "\n", 1), 0);
+		drain(&lb, &g);
+		cr_assert_eq(g.n, 6);
+		cr_assert_str_eq(g.lines[5], "partial");
+		got_free(&g);
+		linebuf_clear(&lb);
+	}
+}
+
+Test(linebuf, keeps_nul_bytes_inside_lines)
+{
+	struct linebuf lb;
+	struct got g = {0};
+
+	linebuf_init(&lb, 100);
+	cr_assert_eq(linebuf_feed(&lb, "a\0b\nc\n", 6), 0);
+	drain(&lb, &g);
+	cr_assert_eq(g.n, 2);
+	cr_assert_eq(g.lens[0], 3);
+	cr_assert(!memcmp(g.lines[0], "a\0b", 3));
+	got_free(&g);
+	linebuf_clear(&lb);
+}
+
+Test(linebuf, limit_applies_to_the_line_without_its_ending)
+{
+	static const size_t chunks[] = {1, 3, 10, 100};
+	size_t i;
+
+	for (i = 0; i < N_OF(chunks); i++) {
+		struct linebuf lb;
+		struct got g = {0};
+		char in[64];
+
+		/* 10 bytes ok, 10 bytes + CRLF ok, 11 bytes too long, 11 + CRLF too long. */
+		snprintf(in, sizeof(in),
+		         "0123456789\n0123456789\r\nABCDEFGHIJK\nabcdefghijk\r\nok\n");
+		linebuf_init(&lb, 10);
+		feed_chunked(&lb, in, strlen(in), chunks[i], &g);
+		cr_assert_eq(g.n, 3, "chunk %zu", chunks[i]);
+		cr_assert_str_eq(g.lines[0], "0123456789");
+		cr_assert_str_eq(g.lines[1], "0123456789");
+		cr_assert_str_eq(g.lines[2], "ok");
+		cr_assert_eq(g.too_long, 2, "chunk %zu: %zu", chunks[i], g.too_long);
+		cr_assert(g.order[0] == 0 && g.order[1] == 0 && g.order[2] == 1 &&
+		          g.order[3] == 1 && g.order[4] == 0);
+		got_free(&g);
+		linebuf_clear(&lb);
+	}
+}
+
+Test(linebuf, five_mib_line_is_reported_once_and_reading_continues)
+{
+	static const size_t chunks[] = {4093, 65536, 65537, 1 << 20, 6 << 20};
+	const size_t big = 5u << 20;
+	static const char tail[] = "\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n";
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\n";
+	size_t n = sizeof(head) - 1 + big + sizeof(tail) - 1, i;
+	char *in = malloc(n);
+
+	memcpy(in, head, sizeof(head) - 1);
+	memset(in + sizeof(head) - 1, 'x', big);
+	memcpy(in + sizeof(head) - 1 + big, tail, sizeof(tail) - 1);
+	for (i = 0; i < N_OF(chunks); i++) {
+		struct linebuf lb;
+		struct got g = {0};
+		size_t peak;
+
+		linebuf_init(&lb, PROTO_MAX_LINE);
+		peak = feed_chunked(&lb, in, n, chunks[i], &g);
+		cr_assert_eq(g.too_long, 1, "chunk %zu: %zu reports", chunks[i], g.too_long);
+		cr_assert_eq(g.n, 2, "chunk %zu: %zu lines", chunks[i], g.n);
+		cr_assert_str_eq(g.lines[0], "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}");
+		cr_assert_str_eq(g.lines[1], "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+		cr_assert(g.order[0] == 0 && g.order[1] == 1 && g.order[2] == 0);
+		cr_assert_leq(peak, PROTO_MAX_LINE + 2 + chunks[i], "chunk %zu: peak %zu",
+		              chunks[i], peak);
+		cr_assert_leq(lb.cap, 128u << 10, "memory kept after the line: %zu", lb.cap);
+		got_free(&g);
+		linebuf_clear(&lb);
+	}
+	free(in);
+}
+
+Test(linebuf, over_long_line_without_newline_is_reported_before_it_ends)
+{
+	struct linebuf lb;
+	struct got g = {0};
+	char chunk[1000];
+
+	memset(chunk, 'y', sizeof(chunk));
+	linebuf_init(&lb, 2500);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(linebuf_feed(&lb, chunk, sizeof(chunk)), 0);
+		drain(&lb, &g);
+	}
+	cr_assert_eq(g.too_long, 1);
+	for (int i = 0; i < 10; i++) {
+		cr_assert_eq(linebuf_feed(&lb, chunk, sizeof(chunk)), 0);
+		drain(&lb, &g);
+	}
+	cr_assert_eq(g.too_long, 1);
+	cr_assert_lt(lb.len, 2500);
+	cr_assert_eq(linebuf_feed(&lb, "\nnext\n", 6), 0);
+	drain(&lb, &g);
+	cr_assert_eq(g.too_long, 1);
+	cr_assert_eq(g.n, 1);
+	cr_assert_str_eq(g.lines[0], "next");
+	got_free(&g);
+	linebuf_clear(&lb);
+}
+
+Test(linebuf, several_over_long_lines_in_one_chunk_keep_their_order)
+{
+	struct linebuf lb;
+	struct got g = {0};
+	static const char in[] = "a\nBBBBBBBBBBBB\nc\nDDDDDDDDDDDDDDDD\ne\nFFFFFFFFFFFFFFFFFF";
+
+	linebuf_init(&lb, 5);
+	cr_assert_eq(linebuf_feed(&lb, in, sizeof(in) - 1), 0);
+	drain(&lb, &g);
+	cr_assert_eq(g.n, 3);
+	cr_assert_eq(g.too_long, 3);
+	static const int want[] = {0, 1, 0, 1, 0, 1};
+	for (size_t i = 0; i < N_OF(want); i++)
+		cr_assert_eq(g.order[i], want[i], "event %zu", i);
+	cr_assert_str_eq(g.lines[2], "e");
+	got_free(&g);
+	linebuf_clear(&lb);
+}
+
+Test(linebuf, nothing_held_means_no_line)
+{
+	struct linebuf lb;
+	const char *line;
+	size_t len;
+
+	linebuf_init(&lb, 10);
+	cr_assert_eq(linebuf_next(&lb, &line, &len), 0);
+	cr_assert_eq(linebuf_feed(&lb, "", 0), 0);
+	cr_assert_eq(linebuf_next(&lb, &line, &len), 0);
+	linebuf_clear(&lb);
+}
+
+/* ---- outcome frames ------------------------------------------------------------------ */
+
+Test(outcome, encode_decode_round_trip)
+{
+	struct run_outcome o, back;
+	char *json;
+	size_t len;
+
+	run_outcome_init(&o);
+	o.status = RUN_ERROR;
+	o.stdout_text = strdup("caf\xc3\xa9 \"quoted\" / \\ \x01\n");
+	o.stderr_text = strdup("warn\n");
+	o.logs = strdup("caf\xc3\xa9 \"quoted\" / \\ \x01\nwarn\n");
+	o.result = json_tokener_parse("{\"a\":[1,2.5,\"x\",null,true],\"b\":{}}");
+	o.result_repr = strdup("{'a': [1, 2.5, 'x', None, True], 'b': {}}");
+	o.error_type = strdup("KeyError");
+	o.error_message = strdup("'k'");
+	o.error_traceback = strdup("Traceback (most recent call last):\nKeyError: 'k'\n");
+	o.truncated = 1;
+	json = outcome_encode(&o, &len);
+	cr_assert_not_null(json);
+	cr_assert_eq(strlen(json), len);
+	run_outcome_init(&back);
+	cr_assert_eq(outcome_decode(json, len, &back), 0);
+	cr_assert_eq(back.status, RUN_ERROR);
+	cr_assert_str_eq(back.stdout_text, o.stdout_text);
+	cr_assert_str_eq(back.stderr_text, o.stderr_text);
+	cr_assert_str_eq(back.logs, o.logs);
+	cr_assert(json_object_equal(back.result, o.result));
+	cr_assert_str_eq(back.result_repr, o.result_repr);
+	cr_assert_str_eq(back.error_type, "KeyError");
+	cr_assert_str_eq(back.error_message, "'k'");
+	cr_assert_str_eq(back.error_traceback, o.error_traceback);
+	cr_assert_eq(back.truncated, 1);
+	free(json);
+	run_outcome_clear(&back);
+	run_outcome_clear(&o);
+}
+
+Test(outcome, round_trip_of_every_status_with_nulls)
+{
+	enum run_status st;
+
+	for (st = RUN_OK; st <= RUN_SANDBOX_VIOLATION; st++) {
+		struct run_outcome o, back;
+		char *json;
+		size_t len;
+
+		run_outcome_init(&o);
+		o.status = st;
+		json = outcome_encode(&o, &len);
+		cr_assert_not_null(json);
+		run_outcome_init(&back);
+		cr_assert_eq(outcome_decode(json, len, &back), 0, "%s", json);
+		cr_assert_eq(back.status, st);
+		cr_assert_str_eq(back.stdout_text, "");
+		cr_assert_str_eq(back.logs, "");
+		cr_assert_null(back.result);
+		cr_assert_null(back.result_repr);
+		cr_assert_null(back.error_type);
+		cr_assert_null(back.error_traceback);
+		cr_assert_eq(back.truncated, 0);
+		free(json);
+		run_outcome_clear(&back);
+		run_outcome_clear(&o);
+	}
+}
+
+Test(outcome, encode_replaces_invalid_utf8)
+{
+	struct run_outcome o, back;
+	char *json;
+	size_t len;
+
+	run_outcome_init(&o);
+	o.stdout_text = strdup("a\xff"
+	                       "b\xed\xa0\x80"
+	                       "c\xc3");
+	json = outcome_encode(&o, &len);
+	cr_assert_not_null(json);
+	run_outcome_init(&back);
+	cr_assert_eq(outcome_decode(json, len, &back), 0, "%s", json);
+	cr_assert_str_eq(back.stdout_text, "a\xef\xbf\xbd"
+	                                   "b\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	                                   "c\xef\xbf\xbd");
+	free(json);
+	run_outcome_clear(&back);
+	run_outcome_clear(&o);
+}
+
+#define GOOD_TAIL                                                                                  \
+	"\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":null,\"error\":null,"       \
+	"\"truncated\":false"
+
+Test(outcome, decode_accepts_minimal_frames_and_ignores_unknown_keys)
+{
+	static const char *const frames[] = {
+	    "{\"status\":\"ok\"," GOOD_TAIL "}",
+	    " {\"status\":\"timeout\"," GOOD_TAIL ",\"future\":{\"x\":[1]}}\n",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":\"a\\u0000b\"}",
+	    "{\"status\":\"error\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\","
+	    "\"result_repr\":\"1\",\"error\":{\"type\":\"E\",\"message\":\"m\",\"traceback\":"
+	    "\"\",\"extra\":1},\"truncated\":true}",
+	};
+
+	for (size_t i = 0; i < N_OF(frames); i++) {
+		struct run_outcome o;
+
+		run_outcome_init(&o);
+		cr_assert_eq(outcome_decode(frames[i], strlen(frames[i]), &o), 0, "%s", frames[i]);
+		run_outcome_clear(&o);
+	}
+}
+
+Test(outcome, decode_rejects_hostile_frames)
+{
+	static const char *const frames[] = {
+	    "",
+	    "[]",
+	    "null",
+	    "\"ok\"",
+	    "{\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":null,\"error\":null,"
+	    "\"truncated\":false}",
+	    "{\"status\":\"fine\"," GOOD_TAIL "}",
+	    "{\"status\":\"OK\"," GOOD_TAIL "}",
+	    "{\"status\":\"ok\\u0000\"," GOOD_TAIL "}",
+	    "{\"status\":0," GOOD_TAIL "}",
+	    "{\"status\":null," GOOD_TAIL "}",
+	    "{\"status\":\"ok\"," GOOD_TAIL "} x",
+	    "{\"status\":\"ok\"," GOOD_TAIL "}{}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",}",
+	    "{\"status\":\"ok\",\"stdout\":1,\"stderr\":\"\",\"logs\":\"\",\"result_repr\":null,"
+	    "\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":null,\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"result_repr\":null,\"error\":"
+	    "null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"a\\u0000b\",\"stderr\":\"\",\"logs\":\"\","
+	    "\"result_repr\":null,\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\xff\",\"stderr\":\"\",\"logs\":\"\","
+	    "\"result_repr\":null,\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\xed\xa0\x80\",\"stderr\":\"\",\"logs\":\"\","
+	    "\"result_repr\":null,\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":5,"
+	    "\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":\"boom\",\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":{\"type\":\"E\",\"message\":\"m\"},\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":{\"type\":1,\"message\":\"m\",\"traceback\":\"\"},\"truncated\":"
+	    "false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":null,\"truncated\":\"yes\"}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":null,\"truncated\":1}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":null}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":NaN}",
+	    "{\"status\":'ok'," GOOD_TAIL "}",
+	};
+
+	for (size_t i = 0; i < N_OF(frames); i++) {
+		struct run_outcome o;
+
+		run_outcome_init(&o);
+		o.duration_ms = 4242; /* a sentinel: out is written only on success */
+		cr_assert_eq(outcome_decode(frames[i], strlen(frames[i]), &o), -EINVAL,
+		             "frame %zu: %s", i, frames[i]);
+		cr_assert_eq(o.duration_ms, 4242);
+		cr_assert_null(o.stdout_text);
+		run_outcome_clear(&o);
+	}
+}
+
+Test(outcome, decode_rejects_depth_bombs_and_oversize)
+{
+	struct run_outcome o;
+	size_t depth = 100000, n;
+	char *frame = malloc(2 * depth + 256), *p;
+
+	p = frame + sprintf(frame, "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":");
+	memset(p, '[', depth);
+	memset(p + depth, ']', depth);
+	p[2 * depth] = '}';
+	n = (size_t)(p - frame) + 2 * depth + 1;
+	run_outcome_init(&o);
+	cr_assert_eq(outcome_decode(frame, n, &o), -EINVAL);
+	free(frame);
+
+	/* Over FRAME_MAX: refused before parsing, even though it is valid JSON. */
+	n = FRAME_MAX + 2;
+	frame = malloc(n);
+	memset(frame, ' ', n);
+	memcpy(frame, "{\"status\":\"ok\"," GOOD_TAIL "}",
+	       strlen("{\"status\":\"ok\"," GOOD_TAIL "}"));
+	cr_assert_eq(outcome_decode(frame, n, &o), -EINVAL);
+	cr_assert_eq(outcome_decode(frame, 200, &o), 0);
+	run_outcome_clear(&o);
+	free(frame);
+}
+
+Test(outcome, status_names_are_the_wire_names)
+{
+	static const char *const names[] = {
+	    "ok",           "error",     "timeout", "memory_limit",
+	    "output_limit", "cancelled", "crashed", "sandbox_violation"};
+
+	for (size_t i = 0; i < N_OF(names); i++)
+		cr_assert_str_eq(run_status_name((enum run_status)i), names[i]);
+}
