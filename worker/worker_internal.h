@@ -31,6 +31,8 @@ int capture_flooded(void);
 int interp_init(const struct zygote_config *cfg);
 /* Arm the worker's deadline handler (SIGUSR1 raises TimeoutError in the running code). */
 int interp_worker_setup(void);
+/* Pre-fault what a call touches, in an idle worker (no state is left behind). */
+void interp_warm_up(void);
 /* Run code in a worker and fill *out (never fails: errors become the outcome). */
 void interp_run(const char *code, size_t len, struct run_outcome *out);
 

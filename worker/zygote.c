@@ -95,6 +95,7 @@ static void worker_run(const struct zygote_config *cfg, const struct sandbox_con
 		_exit(WORKER_EXIT_FDS);
 	sandbox_enter(sb, channel, zygote, &report);
 	/* From here on only the seccomp allowlist works. */
+	interp_warm_up();
 	rep = sandbox_report_json(&report);
 	text = rep ? json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PLAIN) : "{}";
 	if (frame_write(POLICY_FD_CHANNEL, FRAME_READY, text, strlen(text)) < 0)
@@ -217,7 +218,7 @@ void zygote_main(const struct zygote_config *cfg)
 			continue;
 		n = control_recv(fd, msg, sizeof(msg), &channel);
 
-		if (n == 0)
+		if (n == 0 || n == -ECONNRESET)
 			exit(0); /* the supervisor closed the control socket */
 		if (n < 0) {
 			fprintf(stderr, "safepy zygote: control socket: %s\n", strerror((int)-n));
