@@ -214,6 +214,8 @@ static void worker_exited(struct worker *w, int status);
  * their parent-death signal and are reported when reaped. */
 static void zygote_lost(struct engine *e, const char *why)
 {
+	int started = e->zready;
+
 	zygote_close(e);
 	if (!e->zready) {
 		e->zfailures++;
@@ -235,10 +237,15 @@ static void zygote_lost(struct engine *e, const char *why)
 			w->call = NULL;
 			worker_kill(w, KILL_ZYGOTE);
 			worker_free(w);
-			if (c)
+			if (c && started)
 				call_fail(e, c, RUN_CRASHED, "SandboxError",
 					  "The Python interpreter process exited (%s); it is being "
 					  "restarted: please retry.",
+					  why);
+			else if (c)
+				call_fail(e, c, RUN_CRASHED, "SandboxError",
+					  "The Python sandbox could not start (%s). See the server "
+					  "log.",
 					  why);
 		} else if (w->state != W_DONE) {
 			worker_kill(w, KILL_ZYGOTE);
@@ -269,8 +276,22 @@ static void zygote_event(struct watch *wt, uint32_t events)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		/* Reaped in engine_sigchld; here only the channel closed. */
-		zygote_lost(e, n == 0 ? "its control socket closed" : strerror(errno));
+		/* The socket closes as the zygote exits: say how it ended when it has. */
+		char why[96];
+		int status;
+		pid_t r = 0;
+		snprintf(why, sizeof(why), "its control socket closed");
+		for (int i = 0; i < 50 && e->zpid > 0 && (r = waitpid(e->zpid, &status, WNOHANG)) == 0;
+		     i++)
+			usleep(2000);
+		if (r == e->zpid && r > 0) {
+			e->zpid = 0;
+			if (WIFEXITED(status))
+				snprintf(why, sizeof(why), "exit status %d", WEXITSTATUS(status));
+			else if (WIFSIGNALED(status))
+				snprintf(why, sizeof(why), "killed by signal %d", WTERMSIG(status));
+		}
+		zygote_lost(e, why);
 		return;
 	}
 	if (n != ZYGOTE_MSG_LEN) {
