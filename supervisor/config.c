@@ -64,7 +64,6 @@ enum {
 	OPT_ALLOW_IMPORT,
 	OPT_IMPORTS,
 	OPT_USER,
-	OPT_USER_IDS,
 	OPT_LOG_LEVEL,
 	OPT_NO_NS,
 	OPT_NO_LANDLOCK,
@@ -82,7 +81,6 @@ static const struct option options[] = {
 	{"allow-import", required_argument, NULL, OPT_ALLOW_IMPORT},
 	{"imports", required_argument, NULL, OPT_IMPORTS},
 	{"user", required_argument, NULL, OPT_USER},
-	{"user-ids", required_argument, NULL, OPT_USER_IDS},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 	{"no-namespaces", no_argument, NULL, OPT_NO_NS},
 	{"no-landlock", no_argument, NULL, OPT_NO_LANDLOCK},
@@ -264,8 +262,6 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			cfg->cmd = CMD_RUN;
 		else if (strcmp(argv[1], "doctor") == 0)
 			cfg->cmd = CMD_DOCTOR;
-		else if (strcmp(argv[1], "__zygote") == 0)
-			cfg->cmd = CMD_ZYGOTE;
 		else {
 			snprintf(err, errlen, "unknown command '%s' (try --help)", argv[1]);
 			return -EINVAL;
@@ -325,15 +321,6 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 				return -EINVAL;
 			user_set = 1;
 			break;
-		case OPT_USER_IDS: {
-			unsigned int u, g;
-			if (sscanf(optarg, "%u:%u", &u, &g) != 2)
-				goto bad_value;
-			cfg->uid = u;
-			cfg->gid = g;
-			user_set = 1;
-			break;
-		}
 		case OPT_LOG_LEVEL:
 			if (strcmp(optarg, "error") == 0)
 				cfg->log_level = LOG_ERROR;
@@ -435,12 +422,11 @@ char **config_zygote_argv(const struct config *cfg)
 			n++;                                                                       \
 		}                                                                                  \
 	} while (0)
-	ARG("safepy");
-	ARG("__zygote");
+	ARG("safepy-zygote");
 	ARG("--cpu=%u", cfg->cpu_s);
 	ARG("--memory=%llu", (unsigned long long)cfg->memory);
 	ARG("--max-output=%zu", cfg->max_output);
-	ARG("--imports=%s", cfg->imports_seed ? "seed" : "default");
+	ARG("--max-result=%zu", cfg->max_result);
 	ARG("--user-ids=%u:%u", (unsigned int)cfg->uid, (unsigned int)cfg->gid);
 	for (size_t i = 0; i < cfg->n_imports; i++)
 		ARG("--allow-import=%s", cfg->imports[i]);
@@ -458,21 +444,4 @@ char **config_zygote_argv(const struct config *cfg)
 		return NULL;
 	}
 	return av;
-}
-
-void config_to_zygote(const struct config *cfg, struct zygote_config *z, int control_fd)
-{
-	memset(z, 0, sizeof(*z));
-	z->sandbox.memory_bytes = cfg->memory;
-	z->sandbox.cpu_s = cfg->cpu_s;
-	z->sandbox.uid = cfg->uid;
-	z->sandbox.gid = cfg->gid;
-	z->sandbox.try_namespaces = !cfg->no_namespaces;
-	z->sandbox.try_landlock = !cfg->no_landlock;
-	z->imports = (const char *const *)cfg->imports;
-	z->n_imports = cfg->n_imports;
-	z->max_output = cfg->max_output;
-	z->max_result = cfg->max_result;
-	z->unsafe_no_python_layer = cfg->unsafe_no_python_layer;
-	z->control_fd = control_fd;
 }

@@ -46,7 +46,7 @@ static const char *layer_field(json_object *layers, const char *name, const char
 	return json_object_get_string(f);
 }
 
-int doctor_main(const struct config *cfg, const char *self_exe)
+int doctor_main(const struct config *cfg, const char *zygote_exe)
 {
 	static const char *const order[] = {
 		"seccomp", "no_new_privs", "capabilities", "rlimits", "fds", "setsid",
@@ -76,7 +76,7 @@ int doctor_main(const struct config *cfg, const char *self_exe)
 	sfd = signals_block();
 	if (sfd < 0 || loop_init() < 0)
 		return 1;
-	rc = engine_new(cfg, self_exe, &D.engine);
+	rc = engine_new(cfg, zygote_exe, &D.engine);
 	if (rc < 0) {
 		printf("zygote          failed     %s\n", strerror(-rc));
 		return 1;

@@ -68,7 +68,7 @@ struct worker {
 
 struct engine {
 	const struct config *cfg;
-	const char *self_exe;
+	const char *zygote_exe;
 	/* the zygote */
 	pid_t zpid;
 	struct watch zctl;
@@ -154,7 +154,7 @@ static int zygote_start(struct engine *e)
 			_exit(127);
 		syscall(SYS_close_range, 4, ~0U, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execve(e->self_exe, argv, envp);
+		execve(e->zygote_exe, argv, envp);
 		_exit(127);
 	}
 	for (char **a = argv; *a; a++)
@@ -888,7 +888,7 @@ static void schedule(struct engine *e)
 
 /* ---- public ---- */
 
-int engine_new(const struct config *cfg, const char *self_exe, struct engine **out)
+int engine_new(const struct config *cfg, const char *zygote_exe, struct engine **out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
 	int rc;
@@ -896,7 +896,7 @@ int engine_new(const struct config *cfg, const char *self_exe, struct engine **o
 	if (!e)
 		return -ENOMEM;
 	e->cfg = cfg;
-	e->self_exe = self_exe;
+	e->zygote_exe = zygote_exe;
 	e->zctl.fd = -1;
 	e->can_trace = -1;
 	rc = zygote_start(e);

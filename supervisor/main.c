@@ -1,5 +1,4 @@
-/* main.c - safepy's entry: parse options, then serve, run, doctor, or (internal) be the
- * zygote. */
+/* main.c - safepy's entry: parse options, find safepy-zygote, then serve, run or doctor. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,23 +25,28 @@ int main(int argc, char **argv)
 		config_clear(&cfg);
 		return exit_now;
 	}
-	if (cfg.cmd == CMD_ZYGOTE) {
-		struct zygote_config z;
-		config_to_zygote(&cfg, &z, 3);
-		zygote_main(&z);
-	}
 	log_set_level(cfg.log_level);
 	/* The supervisor holds the client's session: keep its memory away from other
 	 * processes of the same user. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		log_msg(LOG_WARN, "could not make the supervisor non-dumpable");
+	/* safepy-zygote lives next to safepy in the build tree, in libexec when installed. */
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		log_msg(LOG_ERROR, "cannot find my own executable (/proc/self/exe)");
+	if (n > 0) {
+		char *slash;
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash && (size_t)(slash - self) + sizeof("/safepy-zygote") < sizeof(self))
+			strcpy(slash, "/safepy-zygote");
+	}
+	if (n <= 0 || access(self, X_OK) != 0)
+		snprintf(self, sizeof(self), "%s/safepy-zygote", SAFEPY_LIBEXECDIR);
+	if (access(self, X_OK) != 0) {
+		log_msg(LOG_ERROR, "cannot find safepy-zygote (looked next to safepy and in %s)",
+			SAFEPY_LIBEXECDIR);
 		config_clear(&cfg);
 		return 1;
 	}
-	self[n] = '\0';
 	if (cfg.unsafe_no_python_layer)
 		log_msg(LOG_WARN, "*** --unsafe-no-python-layer: the Python layer is OFF (no import "
 				  "allowlist, builtins curation, attribute rules or audit hook). For "

@@ -124,7 +124,7 @@ static char *read_source(const struct config *cfg, size_t *len)
 	return buf;
 }
 
-int runcmd_main(const struct config *cfg, const char *self_exe)
+int runcmd_main(const struct config *cfg, const char *zygote_exe)
 {
 	struct engine_call call = {0};
 	struct watch sig;
@@ -155,7 +155,7 @@ int runcmd_main(const struct config *cfg, const char *self_exe)
 		free(owned);
 		return 6;
 	}
-	rc = engine_new(cfg, self_exe, &R.engine);
+	rc = engine_new(cfg, zygote_exe, &R.engine);
 	if (rc < 0) {
 		fprintf(stderr, "safepy: cannot start the Python zygote: %s\n", strerror(-rc));
 		free(owned);

@@ -281,7 +281,7 @@ int signals_block(void)
 	return fd < 0 ? -errno : fd;
 }
 
-int server_main(const struct config *cfg, const char *self_exe)
+int server_main(const struct config *cfg, const char *zygote_exe)
 {
 	int rc, sfd;
 
@@ -303,7 +303,7 @@ int server_main(const struct config *cfg, const char *self_exe)
 		return 1;
 	}
 	/* The zygote starts before any request is read. */
-	rc = engine_new(cfg, self_exe, &S.engine);
+	rc = engine_new(cfg, zygote_exe, &S.engine);
 	if (rc < 0) {
 		log_msg(LOG_ERROR, "cannot start the Python zygote: %s", strerror(-rc));
 		return 1;

@@ -13,7 +13,7 @@
 
 /* ---- options (config.c) ---- */
 
-enum command { CMD_SERVE, CMD_RUN, CMD_DOCTOR, CMD_ZYGOTE };
+enum command { CMD_SERVE, CMD_RUN, CMD_DOCTOR };
 
 enum log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
@@ -46,10 +46,9 @@ struct config {
 int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
 		 size_t errlen);
 void config_clear(struct config *cfg);
-/* The argv that starts the zygote with the same settings. Owned: free each and the array. */
+/* The argv that starts safepy-zygote with the same settings. Owned: free each and the
+ * array. */
 char **config_zygote_argv(const struct config *cfg);
-/* Fill a zygote_config from cfg (borrowing its strings). */
-void config_to_zygote(const struct config *cfg, struct zygote_config *z, int control_fd);
 
 /* ---- logging (log.c): stderr only, never stdout ---- */
 
@@ -95,7 +94,8 @@ struct engine_call {
 	int64_t started_ms;
 };
 
-int engine_new(const struct config *cfg, const char *self_exe, struct engine **out);
+/* Start the engine and its zygote (zygote_exe: the safepy-zygote executable). */
+int engine_new(const struct config *cfg, const char *zygote_exe, struct engine **out);
 /* Queue a call. done() is never called from inside engine_submit. */
 void engine_submit(struct engine *e, struct engine_call *c);
 /* Stop a call: its worker is killed and done() runs with RUN_CANCELLED. */
@@ -115,9 +115,9 @@ int engine_can_name_syscalls(struct engine *e);
 
 /* ---- front ends ---- */
 
-int server_main(const struct config *cfg, const char *self_exe);
-int runcmd_main(const struct config *cfg, const char *self_exe);
-int doctor_main(const struct config *cfg, const char *self_exe);
+int server_main(const struct config *cfg, const char *zygote_exe);
+int runcmd_main(const struct config *cfg, const char *zygote_exe);
+int doctor_main(const struct config *cfg, const char *zygote_exe);
 
 /* Signals the front ends watch through a signalfd. */
 int signals_block(void);

