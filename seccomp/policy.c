@@ -4,18 +4,28 @@
 #include "policy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* glibc 2.36 pthread_create's clone flags (sysdeps/unix/sysv/linux/createthread.c), = 0x3d0f00.
  * Exactly these, so a thread can be started but never a process. */
 #define POLICY_THREAD_CLONE_FLAGS                                                                  \
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |        \
 	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
+
+/* glibc 2.36 fork()'s clone flags (sysdeps/unix/sysv/linux/arch-fork.h), = 0x1200011: the
+ * child's tid is written to and cleared from its struct pthread, SIGCHLD at its exit. */
+#define POLICY_FORK_CLONE_FLAGS (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD)
+
+/* libseccomp's API level that has SCMP_ACT_NOTIFY and the notify calls. */
+#define POLICY_API_NOTIFY 5
 
 /* x32 syscalls enter through the x86_64 entry point with this bit set in the number. */
 #define POLICY_X32_SYSCALL_BIT 0x40000000L
@@ -162,12 +172,23 @@ const struct policy_rule policy_table[] = {
 	KILL("ioperm", "raw I/O ports"),
 	KILL("iopl", "raw I/O ports"),
 };
+
+/* policy_build_session adds these to the table: a session's parked process forks the
+ * process that runs the next call and reaps it. Only ever loaded on top of the fork gate,
+ * which sends every clone allowed here to the supervisor; it refuses user code's forks. */
+const struct policy_rule policy_session_table[] = {
+	ALLOW_IF("clone", ARG_EQ(0, POLICY_FORK_CLONE_FLAGS), "fork(); the gate asks first"),
+	ALLOW("wait4", "the parked process reaps the call's process and reports its status"),
+};
 /* clang-format on */
 
 const size_t policy_table_len = sizeof(policy_table) / sizeof(policy_table[0]);
+const size_t policy_session_table_len =
+    sizeof(policy_session_table) / sizeof(policy_session_table[0]);
 
 struct policy {
 	scmp_filter_ctx ctx;
+	int is_gate; /* built by policy_gate_build: policy_gate_load takes only these */
 };
 
 /* Add one table row to ctx. KILL rows add nothing: the default action covers them, and a
@@ -216,7 +237,8 @@ static int policy_set_attrs(scmp_filter_ctx ctx)
 	return seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
 }
 
-int policy_build(struct policy **out)
+/* The default-deny filter: the table, then the extra rows (NULL for none). */
+static int policy_build_rows(const struct policy_rule *extra, size_t n_extra, struct policy **out)
 {
 	struct policy *p = NULL;
 	scmp_filter_ctx ctx = NULL;
@@ -243,7 +265,64 @@ int policy_build(struct policy **out)
 		if (rc < 0)
 			goto out;
 	}
+	for (i = 0; i < n_extra; i++) {
+		rc = policy_add_rule(ctx, &extra[i]);
+		if (rc < 0)
+			goto out;
+	}
 	p->ctx = ctx;
+	*out = p;
+	return 0;
+out:
+	seccomp_release(ctx);
+	free(p);
+	return rc;
+}
+
+int policy_build(struct policy **out)
+{
+	return policy_build_rows(NULL, 0, out);
+}
+
+int policy_build_session(struct policy **out)
+{
+	return policy_build_rows(policy_session_table, policy_session_table_len, out);
+}
+
+/* Default allow: the gate only decides who answers a fork, the filter loaded after it
+ * decides what is allowed at all. A clone without CLONE_THREAD creates a process whatever its
+ * other flags (masked compare: only that bit counts); fork, vfork and clone3 are left to the
+ * main filter, which kills them or fails them with ENOSYS. */
+int policy_gate_build(struct policy **out)
+{
+	struct scmp_arg_cmp no_thread = {
+	    .arg = 0, .op = SCMP_CMP_MASKED_EQ, .datum_a = CLONE_THREAD, .datum_b = 0};
+	struct policy *p = NULL;
+	scmp_filter_ctx ctx = NULL;
+	int rc;
+
+	if (seccomp_arch_native() != SCMP_ARCH_X86_64)
+		return -EOPNOTSUPP;
+	/* Below level 5 this libseccomp or kernel has no user notification. */
+	if (seccomp_api_get() < POLICY_API_NOTIFY)
+		return -EOPNOTSUPP;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (ctx == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* The same attributes: a foreign arch or an x32 number kills here too. */
+	rc = policy_set_attrs(ctx);
+	if (rc < 0)
+		goto out;
+	rc = seccomp_rule_add_exact_array(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(clone), 1, &no_thread);
+	if (rc < 0)
+		goto out;
+	p->ctx = ctx;
+	p->is_gate = 1;
 	*out = p;
 	return 0;
 out:
@@ -257,6 +336,38 @@ out:
 int policy_load(const struct policy *p)
 {
 	return seccomp_load(p->ctx);
+}
+
+/* libseccomp 2.5 keeps one listener per process in a global, inherited across fork: it asks
+ * the kernel for a listener only while that global is unset, and seccomp_notify_fd returns
+ * the global. A second gate in one process (or in a descendant of one) would get no listener
+ * and hand back a stale fd number, so it is refused; the kernel would refuse it as well
+ * (EBUSY: one listener per filter chain). */
+int policy_gate_load(const struct policy *p, int *listener)
+{
+	int fd, flags, rc;
+
+	if (!p->is_gate)
+		return -EINVAL;
+	if (seccomp_notify_fd(p->ctx) >= 0)
+		return -EBUSY;
+	rc = seccomp_load(p->ctx);
+	if (rc < 0)
+		return rc;
+	/* From here the gate is in force: a caller that gets an error must not go on. */
+	fd = seccomp_notify_fd(p->ctx);
+	if (fd < 0)
+		return fd;
+	/* The kernel makes it O_CLOEXEC; make sure, it must never reach user code. */
+	flags = fcntl(fd, F_GETFD);
+	if (flags < 0 ||
+	    ((flags & FD_CLOEXEC) == 0 && fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)) {
+		rc = -errno;
+		(void)close(fd);
+		return rc;
+	}
+	*listener = fd;
+	return 0;
 }
 
 void policy_free(struct policy *p)

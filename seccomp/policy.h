@@ -38,6 +38,9 @@ struct policy_rule {
 /* The table, for `safepy doctor` and the tests. */
 extern const struct policy_rule policy_table[];
 extern const size_t policy_table_len;
+/* The rows policy_build_session adds to it. */
+extern const struct policy_rule policy_session_table[];
+extern const size_t policy_session_table_len;
 
 struct policy;
 
@@ -49,6 +52,26 @@ int policy_build(struct policy **out);
  * Returns 0 or the negative errno of seccomp_load. */
 int policy_load(const struct policy *p);
 void policy_free(struct policy *p);
+
+/* Sessions (state kept between calls) park a process that forks the next call's process.
+ * policy_build_session builds the same filter plus the two calls a parked process needs:
+ * clone with exactly glibc's fork flags (CLONE_CHILD_SETTID|CLONE_CHILD_CLEARTID|SIGCHLD)
+ * and wait4. It must only ever be loaded after the fork gate, which sends every such clone
+ * to the supervisor for a decision. Same returns as policy_build. */
+int policy_build_session(struct policy **out);
+/* The fork gate: default allow, and every clone without CLONE_THREAD becomes a seccomp user
+ * notification (SCMP_ACT_NOTIFY) on a listener the supervisor answers: it continues the
+ * fork it asked for and fails any other with EPERM. With no listener left the kernel fails
+ * the clone with ENOSYS. Same returns as policy_build; -EOPNOTSUPP also when libseccomp or
+ * the kernel has no user notification (libseccomp API level below 5). */
+int policy_gate_build(struct policy **out);
+/* Load the gate (no_new_privs set) and give its listener fd to the caller (owned,
+ * O_CLOEXEC). Once per process and its descendants (one listener per filter chain).
+ * Returns 0 or a negative errno: -EINVAL if p is not policy_gate_build's, -EBUSY if this
+ * process already has a listener; seccomp_load's error; an error after the load (no
+ * listener, fcntl) leaves the gate in force, so the caller must not go on.
+ * *listener written only on success. */
+int policy_gate_load(const struct policy *p, int *listener);
 
 /* Write the filter as libseccomp's PFC text to fd (for `safepy doctor --policy`). */
 int policy_export_pfc(const struct policy *p, int fd);

@@ -1,5 +1,6 @@
 /* test_policy.c - the worker's seccomp policy: the table, the compiled BPF run through an
- * interpreter, and real syscalls made by forked children under the loaded filter.
+ * interpreter, and real syscalls made by forked children under the loaded filter; the same
+ * for the session variant and the fork gate, whose questions the test answers itself.
  * The filter is never installed in the test runner itself: every probe runs in a child. */
 #include <criterion/criterion.h>
 
@@ -9,6 +10,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -42,6 +44,8 @@
 
 /* A probe runs in the child after the filter; returns 0 on success, else an errno value. */
 typedef int (*probe_fn)(const void *arg);
+/* policy_build or policy_build_session (or policy_gate_build, for the exports). */
+typedef int (*policy_builder)(struct policy **out);
 
 /* One raw syscall with fixed arguments. */
 struct syscall_probe {
@@ -73,15 +77,15 @@ static int child_prepare(void)
 	return 0;
 }
 
-/* Fork; the child prepares, loads the policy when filtered, runs fn once and exits with its
- * result. Returns the child's wait status. */
-static int run_child(probe_fn fn, const void *arg, bool filtered)
+/* Fork; the child prepares, loads the policy build makes when filtered, runs fn once and
+ * exits with its result. Returns the child's wait status. */
+static int run_child_built(policy_builder build, probe_fn fn, const void *arg, bool filtered)
 {
 	struct policy *p = NULL;
 	int status, rc;
 	pid_t pid;
 
-	rc = policy_build(&p);
+	rc = build(&p);
 	cr_assert_eq(rc, 0, "policy_build: %s", strerror(-rc));
 	pid = fork();
 	cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
@@ -99,6 +103,11 @@ static int run_child(probe_fn fn, const void *arg, bool filtered)
 	while (waitpid(pid, &status, 0) < 0)
 		cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
 	return status;
+}
+
+static int run_child(probe_fn fn, const void *arg, bool filtered)
+{
+	return run_child_built(policy_build, fn, arg, filtered);
 }
 
 static int probe_syscall(const void *arg)
@@ -287,15 +296,18 @@ Test(policy, table_has_the_documented_rules)
 
 /* ---- exports and names ---- */
 
-/* Run export on a fresh policy into a memfd; return its text (malloc'd) and length. */
-static char *export_policy(int (*export)(const struct policy *, int), size_t *len)
+/* Run export on a fresh policy from build into a memfd; return its text (malloc'd) and
+ * length. */
+static char *export_built(policy_builder build, int (*export)(const struct policy *, int),
+                          size_t *len)
 {
 	struct policy *p = NULL;
 	char *buf;
 	off_t size;
 	int fd, rc;
 
-	cr_assert_eq(policy_build(&p), 0);
+	rc = build(&p);
+	cr_assert_eq(rc, 0, "build: %s", strerror(-rc));
 	fd = memfd_create("policy", MFD_CLOEXEC);
 	cr_assert_geq(fd, 0);
 	rc = export(p, fd);
@@ -309,6 +321,11 @@ static char *export_policy(int (*export)(const struct policy *, int), size_t *le
 	close(fd);
 	*len = (size_t)size;
 	return buf;
+}
+
+static char *export_policy(int (*export)(const struct policy *, int), size_t *len)
+{
+	return export_built(policy_build, export, len);
 }
 
 Test(policy, exports_pfc_naming_the_default_action)
@@ -359,14 +376,19 @@ struct bpf_prog {
 	size_t len;
 };
 
-static struct bpf_prog bpf_load(void)
+static struct bpf_prog bpf_load_built(policy_builder build)
 {
 	size_t len;
-	char *raw = export_policy(policy_export_bpf, &len);
+	char *raw = export_built(build, policy_export_bpf, &len);
 
 	cr_assert_eq(len % sizeof(struct sock_filter), 0);
 	return (struct bpf_prog){(struct sock_filter *)(void *)raw,
 	                         len / sizeof(struct sock_filter)};
+}
+
+static struct bpf_prog bpf_load(void)
+{
+	return bpf_load_built(policy_build);
 }
 
 /* Classic BPF as the kernel's seccomp checker admits it. Returns the filter's verdict. */
@@ -473,49 +495,58 @@ static uint32_t bpf_verdict(const struct bpf_prog *prog, uint32_t arch, int nr,
 	return bpf_run(prog, &d);
 }
 
-Test(policy, bpf_gives_every_row_its_action)
+/* Each row's action in the compiled program: ALLOW rows with any arguments, ALLOW_IF rows
+ * exactly when their test holds, ERRNO rows with their errno, KILL rows killed. */
+static void expect_rows_compiled(const struct bpf_prog *prog, const struct policy_rule *rows,
+                                 size_t n)
 {
 	static const uint64_t zero[6],
 	    ones[6] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
-	struct bpf_prog prog = bpf_load();
 	size_t i;
 
-	for (i = 0; i < policy_table_len; i++) {
-		const struct policy_rule *r = &policy_table[i];
+	for (i = 0; i < n; i++) {
+		const struct policy_rule *r = &rows[i];
 		int nr = seccomp_syscall_resolve_name(r->name);
 		uint64_t args[6] = {0};
 
 		switch (r->action) {
 		case POLICY_ALLOW:
-			cr_expect_eq(bpf_verdict(&prog, AUDIT_ARCH_X86_64, nr, zero),
+			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, zero),
 			             SECCOMP_RET_ALLOW, "%s", r->name);
-			cr_expect_eq(bpf_verdict(&prog, AUDIT_ARCH_X86_64, nr, ones),
+			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, ones),
 			             SECCOMP_RET_ALLOW, "%s", r->name);
 			break;
 		case POLICY_ALLOW_IF:
 			args[r->when.argno] = r->when.value;
-			cr_expect_eq(bpf_verdict(&prog, AUDIT_ARCH_X86_64, nr, args),
+			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, args),
 			             SECCOMP_RET_ALLOW, "%s when its test holds", r->name);
 			/* All-ones fails every test (the values never equal their masks). */
-			cr_expect_eq(bpf_verdict(&prog, AUDIT_ARCH_X86_64, nr, ones),
+			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, ones),
 			             SECCOMP_RET_KILL_PROCESS, "%s when its test fails", r->name);
 			/* The upper half counts: the kernel may use it (write's fd does not). */
 			args[r->when.argno] = r->when.value | (r->when.mask & 0xffffffff00000000u);
 			if (r->when.value != args[r->when.argno])
-				cr_expect_eq(bpf_verdict(&prog, AUDIT_ARCH_X86_64, nr, args),
+				cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, args),
 				             SECCOMP_RET_KILL_PROCESS, "%s with upper bits",
 				             r->name);
 			break;
 		case POLICY_ERRNO:
-			cr_expect_eq(bpf_verdict(&prog, AUDIT_ARCH_X86_64, nr, ones),
+			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, ones),
 			             SECCOMP_RET_ERRNO | (uint32_t)r->err, "%s", r->name);
 			break;
 		case POLICY_KILL:
-			cr_expect_eq(bpf_verdict(&prog, AUDIT_ARCH_X86_64, nr, zero),
+			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, zero),
 			             SECCOMP_RET_KILL_PROCESS, "%s", r->name);
 			break;
 		}
 	}
+}
+
+Test(policy, bpf_gives_every_row_its_action)
+{
+	struct bpf_prog prog = bpf_load();
+
+	expect_rows_compiled(&prog, policy_table, policy_table_len);
 	free(prog.insns);
 }
 
@@ -954,4 +985,685 @@ Test(policy, loads_in_a_child_and_frees)
 
 	expect_exit(sp.what, run_child(probe_syscall, &sp, true), 0);
 	policy_free(NULL);
+}
+
+/* ---- the session variant: the table plus fork with glibc's flags and wait4 ---- */
+
+Test(policy, session_rows_are_named_reasoned_and_consistent)
+{
+	size_t i, j;
+
+	cr_assert_gt(policy_session_table_len, 0);
+	for (i = 0; i < policy_session_table_len; i++) {
+		const struct policy_rule *r = &policy_session_table[i];
+
+		cr_expect_neq(seccomp_syscall_resolve_name(r->name), __NR_SCMP_ERROR, "%s",
+		              r->name);
+		cr_expect(r->reason != NULL && r->reason[0] != '\0', "%s has no reason", r->name);
+		cr_expect(r->action == POLICY_ALLOW || r->action == POLICY_ALLOW_IF,
+		          "%s: the session rows only allow", r->name);
+		/* A name in both tables must be an ALLOW_IF in both (the tests are ORed). */
+		for (j = 0; j < policy_table_len; j++) {
+			if (strcmp(r->name, policy_table[j].name) != 0)
+				continue;
+			cr_expect(r->action == POLICY_ALLOW_IF &&
+			              policy_table[j].action == POLICY_ALLOW_IF,
+			          "%s is in the table as row %zu", r->name, j);
+		}
+	}
+}
+
+/* A session's parked process forks with glibc's exact flags (a raw clone: no atfork handler
+ * runs), its child leaves at once with a known code, and it reaps the child with wait4. */
+static int probe_fork_and_reap(const void *arg)
+{
+	int ctid = 0, status = 0;
+	long pid, w;
+
+	(void)arg;
+	pid = syscall(SYS_clone, GLIBC_FORK_CLONE_FLAGS, 0, 0, &ctid, 0);
+	if (pid == 0)
+		syscall(SYS_exit_group, 42);
+	if (pid < 0)
+		return errno;
+	w = syscall(SYS_wait4, pid, &status, 0, NULL);
+	if (w < 0)
+		return errno;
+	return w == pid && WIFEXITED(status) && WEXITSTATUS(status) == 42 ? 0 : CHILD_WRONG_RESULT;
+}
+
+/* The same through glibc: fork() and waitpid(), which is wait4. */
+static int probe_glibc_fork_and_reap(const void *arg)
+{
+	int status = 0;
+	pid_t pid, w;
+
+	(void)arg;
+	pid = fork();
+	if (pid == 0)
+		_exit(42);
+	if (pid < 0)
+		return errno;
+	w = waitpid(pid, &status, 0);
+	if (w < 0)
+		return errno;
+	return w == pid && WIFEXITED(status) && WEXITSTATUS(status) == 42 ? 0 : CHILD_WRONG_RESULT;
+}
+
+Test(policy, session_policy_allows_glibc_fork_and_wait4)
+{
+	expect_exit("raw clone(0x1200011) + wait4",
+	            run_child_built(policy_build_session, probe_fork_and_reap, NULL, true), 0);
+	expect_exit("fork() + waitpid()",
+	            run_child_built(policy_build_session, probe_glibc_fork_and_reap, NULL, true),
+	            0);
+}
+
+Test(policy, plain_policy_kills_glibc_fork_and_wait4)
+{
+	static const struct syscall_probe wait4 = {"wait4", SYS_wait4, {-1, BAD_PTR, 0, BAD_PTR}};
+
+	expect_exit("wait4, no filter", run_child(probe_syscall, &wait4, false), ECHILD);
+	expect_killed("wait4", run_child(probe_syscall, &wait4, true));
+	expect_killed("raw clone(0x1200011) + wait4", run_child(probe_fork_and_reap, NULL, true));
+	expect_killed("fork() + waitpid()", run_child(probe_glibc_fork_and_reap, NULL, true));
+}
+
+/* Every other way to make a process, with arguments that would fail should one get by. */
+static const struct syscall_probe session_kill_probes[] = {
+    {"fork", SYS_fork, {0}},
+    {"vfork", SYS_vfork, {0}},
+    {"clone with fork's SIGCHLD", SYS_clone, {SIGCHLD, 0, 0, 0, 0}},
+    {"clone CLONE_VFORK|CLONE_VM", SYS_clone, {CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0, 0}},
+    {"clone fork flags + CLONE_VM", SYS_clone, {GLIBC_FORK_CLONE_FLAGS | CLONE_VM, 0, 0, 0, 0}},
+    {"clone fork flags + CLONE_NEWUSER", SYS_clone, {GLIBC_FORK_CLONE_FLAGS | CLONE_NEWUSER}},
+    {"clone fork flags + CLONE_PARENT", SYS_clone, {GLIBC_FORK_CLONE_FLAGS | CLONE_PARENT}},
+    {"clone fork flags, upper garbage", SYS_clone, {(long)(0xdeadbeef00000000ul | 0x1200011)}},
+    {"clone fork flags - SIGCHLD", SYS_clone, {GLIBC_FORK_CLONE_FLAGS & ~SIGCHLD, 0, 0, 0, 0}},
+};
+
+Test(policy, session_policy_kills_every_other_fork_and_what_the_plain_one_kills)
+{
+	static const struct syscall_probe clone3 = {"clone3", SYS_clone3, {BAD_PTR, 88}};
+	size_t i;
+
+	for (i = 0; i < sizeof(session_kill_probes) / sizeof(session_kill_probes[0]); i++)
+		expect_killed(session_kill_probes[i].what,
+		              run_child_built(policy_build_session, probe_syscall,
+		                              &session_kill_probes[i], true));
+	expect_killed("vfork()", run_child_built(policy_build_session, probe_vfork, NULL, true));
+	expect_exit("clone3", run_child_built(policy_build_session, probe_syscall, &clone3, true),
+	            ENOSYS);
+	for (i = 0; i < sizeof(kill_probes) / sizeof(kill_probes[0]); i++) {
+		const struct syscall_probe *kp = &kill_probes[i];
+
+		/* The one call the session variant adds: it really forks. */
+		if (kp->nr == SYS_clone && kp->a[0] == GLIBC_FORK_CLONE_FLAGS)
+			continue;
+		expect_killed(kp->what,
+		              run_child_built(policy_build_session, probe_syscall, kp, true));
+	}
+}
+
+Test(policy, session_policy_keeps_the_allowed_calls_and_threads)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(allow_probes) / sizeof(allow_probes[0]); i++) {
+		int bare = run_child(probe_syscall, &allow_probes[i], false);
+
+		expect_exit(
+		    allow_probes[i].what,
+		    run_child_built(policy_build_session, probe_syscall, &allow_probes[i], true),
+		    WEXITSTATUS(bare));
+	}
+	expect_exit("pthread_create + join",
+	            run_child_built(policy_build_session, probe_thread, NULL, true), 0);
+}
+
+/* ---- the session variant and the fork gate in the interpreter ---- */
+
+#define RET_NOTIFY SECCOMP_RET_USER_NOTIF
+#define RET_ENOSYS (SECCOMP_RET_ERRNO | ENOSYS)
+#define RET_EACCES (SECCOMP_RET_ERRNO | EACCES)
+
+/* Stacked filters as the kernel combines them: the lowest action, compared as signed
+ * (kernel/seccomp.c, seccomp_run_filters: KILL_PROCESS < KILL_THREAD < TRAP < ERRNO <
+ * USER_NOTIF < TRACE < LOG < ALLOW). */
+static uint32_t bpf_stacked(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a & SECCOMP_RET_ACTION_FULL) < (int32_t)(b & SECCOMP_RET_ACTION_FULL) ? a
+	                                                                                       : b;
+}
+
+Test(policy, bpf_session_gives_every_row_of_both_tables_its_action)
+{
+	struct bpf_prog prog = bpf_load_built(policy_build_session);
+
+	expect_rows_compiled(&prog, policy_table, policy_table_len);
+	expect_rows_compiled(&prog, policy_session_table, policy_session_table_len);
+	free(prog.insns);
+}
+
+static const struct {
+	const char *what;
+	int nr;
+	uint64_t args[6];
+	uint32_t gate, session, plain; /* each filter's verdict */
+	uint32_t stacked;              /* the gate under the session filter */
+} fork_cases[] = {
+    {"clone glibc fork",
+     SYS_clone,
+     {GLIBC_FORK_CLONE_FLAGS},
+     RET_NOTIFY,
+     RET_ALLOW,
+     RET_KILL,
+     RET_NOTIFY},
+    {"clone thread", SYS_clone, {THREAD_CLONE_FLAGS}, RET_ALLOW, RET_ALLOW, RET_ALLOW, RET_ALLOW},
+    {"clone CLONE_THREAD only", SYS_clone, {CLONE_THREAD}, RET_ALLOW, RET_KILL, RET_KILL, RET_KILL},
+    {"clone fork, upper garbage",
+     SYS_clone,
+     {UPPER_GARBAGE | GLIBC_FORK_CLONE_FLAGS},
+     RET_NOTIFY,
+     RET_KILL,
+     RET_KILL,
+     RET_KILL},
+    {"clone thread, upper garbage",
+     SYS_clone,
+     {UPPER_GARBAGE | THREAD_CLONE_FLAGS},
+     RET_ALLOW,
+     RET_KILL,
+     RET_KILL,
+     RET_KILL},
+    {"clone SIGCHLD", SYS_clone, {SIGCHLD}, RET_NOTIFY, RET_KILL, RET_KILL, RET_KILL},
+    {"clone 0", SYS_clone, {0}, RET_NOTIFY, RET_KILL, RET_KILL, RET_KILL},
+    {"clone vfork",
+     SYS_clone,
+     {CLONE_VFORK | CLONE_VM | SIGCHLD},
+     RET_NOTIFY,
+     RET_KILL,
+     RET_KILL,
+     RET_KILL},
+    {"clone fork + CLONE_VM",
+     SYS_clone,
+     {GLIBC_FORK_CLONE_FLAGS | CLONE_VM},
+     RET_NOTIFY,
+     RET_KILL,
+     RET_KILL,
+     RET_KILL},
+    {"fork", SYS_fork, {0}, RET_ALLOW, RET_KILL, RET_KILL, RET_KILL},
+    {"vfork", SYS_vfork, {0}, RET_ALLOW, RET_KILL, RET_KILL, RET_KILL},
+    {"clone3", SYS_clone3, {0}, RET_ALLOW, RET_ENOSYS, RET_ENOSYS, RET_ENOSYS},
+    {"wait4", SYS_wait4, {UINT64_MAX, 0, UINT64_MAX}, RET_ALLOW, RET_ALLOW, RET_KILL, RET_ALLOW},
+    {"getpid", SYS_getpid, {0}, RET_ALLOW, RET_ALLOW, RET_ALLOW, RET_ALLOW},
+    {"sync (unlisted)", SYS_sync, {0}, RET_ALLOW, RET_KILL, RET_KILL, RET_KILL},
+    {"openat", SYS_openat, {0}, RET_ALLOW, RET_EACCES, RET_EACCES, RET_EACCES},
+};
+
+Test(policy, bpf_fork_rules_of_the_gate_the_session_and_the_plain_filter)
+{
+	struct bpf_prog gate = bpf_load_built(policy_gate_build);
+	struct bpf_prog session = bpf_load_built(policy_build_session);
+	struct bpf_prog plain = bpf_load();
+	size_t i;
+
+	for (i = 0; i < sizeof(fork_cases) / sizeof(fork_cases[0]); i++) {
+		uint32_t g =
+		    bpf_verdict(&gate, AUDIT_ARCH_X86_64, fork_cases[i].nr, fork_cases[i].args);
+		uint32_t s =
+		    bpf_verdict(&session, AUDIT_ARCH_X86_64, fork_cases[i].nr, fork_cases[i].args);
+		uint32_t p =
+		    bpf_verdict(&plain, AUDIT_ARCH_X86_64, fork_cases[i].nr, fork_cases[i].args);
+
+		cr_expect_eq(g, fork_cases[i].gate, "%s, gate: %#x", fork_cases[i].what, g);
+		cr_expect_eq(s, fork_cases[i].session, "%s, session: %#x", fork_cases[i].what, s);
+		cr_expect_eq(p, fork_cases[i].plain, "%s, plain: %#x", fork_cases[i].what, p);
+		cr_expect_eq(bpf_stacked(g, s), fork_cases[i].stacked, "%s, stacked: %#x",
+		             fork_cases[i].what, bpf_stacked(g, s));
+	}
+	free(gate.insns);
+	free(session.insns);
+	free(plain.insns);
+}
+
+Test(policy, bpf_gate_kills_other_arches_and_x32)
+{
+	static const uint32_t arches[] = {AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64, 0};
+	struct bpf_prog gate = bpf_load_built(policy_gate_build);
+	size_t i;
+
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+		cr_expect_eq(bpf_verdict(&gate, arches[i], 120, NULL), RET_KILL, "arch %#x",
+		             arches[i]); /* i386 clone */
+		cr_expect_eq(bpf_verdict(&gate, arches[i], SYS_getpid, NULL), RET_KILL, "arch %#x",
+		             arches[i]);
+	}
+	cr_expect_eq(bpf_verdict(&gate, AUDIT_ARCH_X86_64, __X32_SYSCALL_BIT | SYS_clone, NULL),
+	             RET_KILL);
+	cr_expect_eq(bpf_verdict(&gate, AUDIT_ARCH_X86_64, __X32_SYSCALL_BIT | SYS_getpid, NULL),
+	             RET_KILL);
+	free(gate.insns);
+}
+
+Test(policy, exports_gate_pfc_allowing_by_default)
+{
+	size_t len;
+	char *pfc = export_built(policy_gate_build, policy_export_pfc, &len);
+
+	cr_expect_not_null(strstr(pfc, "# default action\n  action ALLOW;"), "%s", pfc);
+	cr_expect_not_null(strstr(pfc, "# invalid architecture action\naction KILL_PROCESS;"));
+	/* libseccomp 2.5.4 prints NOTIFY as its raw value (SECCOMP_RET_USER_NOTIF). */
+	cr_expect(strstr(pfc, "action NOTIFY;") || strstr(pfc, "action 0x7fc00000;"), "%s", pfc);
+	free(pfc);
+}
+
+/* ---- the fork gate, loaded, with the test answering as the supervisor will ---- */
+
+#define GATE_MS 5000
+
+static void skip_without_notify(void)
+{
+	if (seccomp_api_get() < 5)
+		cr_skip_test("libseccomp API level %u: no user notification (needs 5)",
+		             seccomp_api_get());
+}
+
+/* One byte with fd attached (SCM_RIGHTS). 0 or -1. */
+static int send_fd(int sock, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = "N", .iov_len = 1};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = control.buf,
+	                     .msg_controllen = sizeof(control.buf)};
+	struct cmsghdr *cmsg;
+
+	memset(&control, 0, sizeof(control));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+/* The fd send_fd sent, O_CLOEXEC here; -1 if none came within GATE_MS. */
+static int recv_fd(int sock)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct pollfd p = {.fd = sock, .events = POLLIN};
+	struct iovec iov;
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = control.buf,
+	                     .msg_controllen = sizeof(control.buf)};
+	struct cmsghdr *cmsg;
+	char byte;
+	int fd = -1;
+
+	iov = (struct iovec){.iov_base = &byte, .iov_len = 1};
+	if (poll(&p, 1, GATE_MS) != 1 || recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (cmsg == NULL || cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS ||
+	    cmsg->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	return fd;
+}
+
+/* child_prepare, with the test's socket as the channel (fd 3) instead of /dev/null. */
+static int gated_child_prepare(int sock)
+{
+	struct rlimit no_core = {0, 0};
+	int chan, null, i;
+
+	alarm(10);
+	if (setrlimit(RLIMIT_CORE, &no_core) != 0 || prctl(PR_SET_DUMPABLE, 0) != 0)
+		return -1;
+	chan = fcntl(sock, F_DUPFD, POLICY_FD_CHANNEL + 1);
+	null = open("/dev/null", O_RDWR);
+	if (chan < 0 || null < 0)
+		return -1;
+	for (i = 0; i < POLICY_FD_CHANNEL; i++)
+		if (dup2(null, i) != i)
+			return -1;
+	if (dup2(chan, POLICY_FD_CHANNEL) != POLICY_FD_CHANNEL)
+		return -1;
+	return (int)syscall(SYS_close_range, POLICY_FD_CHANNEL + 1, ~0U, 0);
+}
+
+struct gated {
+	pid_t pid;
+	int sock;     /* the test's end of the child's fd 3 */
+	int listener; /* the child's gate listener, received on sock */
+};
+
+/* Fork a child that enters the gate and the session filter as a session's worker does: the
+ * gate, its listener to the test over fd 3 (SCM_RIGHTS) and closed, then the session filter.
+ * The child runs fn and exits with its result; the test holds the only listener. */
+static struct gated gated_spawn(probe_fn fn, const void *arg)
+{
+	struct policy *gate = NULL, *session = NULL;
+	struct gated g;
+	int sv[2], rc;
+
+	rc = policy_gate_build(&gate);
+	cr_assert_eq(rc, 0, "policy_gate_build: %s", strerror(-rc));
+	rc = policy_build_session(&session);
+	cr_assert_eq(rc, 0, "policy_build_session: %s", strerror(-rc));
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	g.pid = fork();
+	cr_assert_neq(g.pid, -1, "fork: %s", strerror(errno));
+	if (g.pid == 0) {
+		int listener;
+
+		if (gated_child_prepare(sv[1]) != 0 ||
+		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    policy_gate_load(gate, &listener) != 0 ||
+		    send_fd(POLICY_FD_CHANNEL, listener) != 0 || close(listener) != 0 ||
+		    policy_load(session) != 0)
+			_exit(CHILD_SETUP_FAILED);
+		_exit(fn(arg));
+	}
+	policy_free(gate);
+	policy_free(session);
+	close(sv[1]);
+	g.sock = sv[0];
+	g.listener = recv_fd(g.sock);
+	cr_assert_geq(g.listener, 0, "no listener from the gated child");
+	return g;
+}
+
+/* Wait for one question on the listener; it must be a fork with glibc's flags, by from (or,
+ * from 0, by anyone). Answer it: error 0 lets the fork happen, a negative errno fails it.
+ * Returns the pid that asked. */
+static pid_t gate_answer(int listener, pid_t from, int error)
+{
+	struct seccomp_notif *req = NULL;
+	struct seccomp_notif_resp *resp = NULL;
+	struct pollfd p = {.fd = listener, .events = POLLIN};
+	pid_t asker;
+	int rc;
+
+	rc = seccomp_notify_alloc(&req, &resp);
+	cr_assert_eq(rc, 0, "seccomp_notify_alloc: %s", strerror(-rc));
+	cr_assert_eq(poll(&p, 1, GATE_MS), 1, "no fork reached the listener");
+	rc = seccomp_notify_receive(listener, req);
+	cr_assert_eq(rc, 0, "seccomp_notify_receive: %s", strerror(-rc));
+	asker = (pid_t)req->pid;
+	if (from != 0)
+		cr_expect_eq(asker, from, "asked by %d", (int)asker);
+	cr_expect_eq(req->data.arch, AUDIT_ARCH_X86_64);
+	cr_expect_eq(req->data.nr, SYS_clone, "syscall %d", req->data.nr);
+	cr_expect_eq(req->data.args[0], GLIBC_FORK_CLONE_FLAGS, "flags %#llx",
+	             (unsigned long long)req->data.args[0]);
+	/* The asker may have died since (then the id is stale): the supervisor's guard. */
+	cr_assert_eq(seccomp_notify_id_valid(listener, req->id), 0);
+	resp->id = req->id;
+	resp->val = 0;
+	resp->error = error;
+	resp->flags = error == 0 ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
+	rc = seccomp_notify_respond(listener, resp);
+	cr_assert_eq(rc, 0, "seccomp_notify_respond: %s", strerror(-rc));
+	seccomp_notify_free(req, resp);
+	return asker;
+}
+
+/* POLLIN means a question; POLLHUP alone only that every gated process has gone. */
+static void expect_no_question(int listener)
+{
+	struct pollfd p = {.fd = listener, .events = POLLIN};
+
+	cr_expect(poll(&p, 1, 0) >= 0 && (p.revents & POLLIN) == 0,
+	          "a question is waiting on the listener (revents %#x)", p.revents);
+}
+
+/* Lines from the child until one starts with "fork=" (kept in buf, NUL-terminated), or
+ * GATE_MS of silence. */
+static void read_until_fork_line(int sock, char *buf, size_t cap)
+{
+	struct pollfd p = {.fd = sock, .events = POLLIN};
+	size_t len = 0;
+
+	buf[0] = '\0';
+	while (len + 1 < cap && poll(&p, 1, GATE_MS) == 1 && read(sock, buf + len, 1) == 1) {
+		buf[++len] = '\0';
+		if (buf[len - 1] == '\n' && strstr(buf, "fork="))
+			break;
+	}
+}
+
+/* Append what else arrives until EOF (every holder of the child's fd 3 has gone). */
+static void read_rest(int sock, char *buf, size_t cap)
+{
+	struct pollfd p = {.fd = sock, .events = POLLIN};
+	size_t len = strlen(buf);
+	ssize_t n;
+
+	while (len + 1 < cap && poll(&p, 1, GATE_MS) == 1 &&
+	       (n = read(sock, buf + len, cap - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+}
+
+static size_t count_markers(const char *buf)
+{
+	size_t n = 0;
+
+	for (const char *c = buf; (c = strstr(c, "C\n")) != NULL; c += 2)
+		n++;
+	return n;
+}
+
+/* The children the kernel lists for pid; skips the check (with a log) if unreadable. */
+static void expect_no_children(pid_t pid)
+{
+	char path[64], buf[128] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cr_log_warn("%s: %s; the process count is not checked", path, strerror(errno));
+		return;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	cr_expect_eq(n, 0, "%d has children: %s", (int)pid, buf);
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
+	return status;
+}
+
+/* User code's fork in a gated process, through glibc. A child that runs says "C" and leaves
+ * with 7. The probe says on fd 3 what fork gave and whether any child of its is left
+ * (wait4(-1, WNOHANG): ECHILD means none was made), waits for the test's word, then exits
+ * with fork's errno, or 0 when the child ran and was reaped. With *arg true it also waits
+ * for the test's word before forking. */
+static int probe_gated_fork(const void *arg)
+{
+	const bool *wait_first = arg;
+	char c, line[96];
+	int status = 0, err = 0, n;
+	pid_t pid;
+	long left;
+
+	if (wait_first != NULL && *wait_first && read(POLICY_FD_CHANNEL, &c, 1) != 1)
+		return CHILD_WRONG_RESULT;
+	pid = fork();
+	if (pid == 0) {
+		(void)!write(POLICY_FD_CHANNEL, "C\n", 2);
+		_exit(7);
+	}
+	if (pid < 0)
+		err = errno;
+	else if (waitpid(pid, &status, 0) != pid)
+		return CHILD_WRONG_RESULT;
+	left = syscall(SYS_wait4, -1, NULL, WNOHANG, NULL);
+	if (pid < 0)
+		n = snprintf(line, sizeof(line), "fork=-1 errno=%d left=%ld errno=%d\n", err, left,
+		             left < 0 ? errno : 0);
+	else
+		n = snprintf(line, sizeof(line), "fork=child exit=%d left=%ld errno=%d\n",
+		             WIFEXITED(status) ? WEXITSTATUS(status) : -1, left,
+		             left < 0 ? errno : 0);
+	if (write(POLICY_FD_CHANNEL, line, (size_t)n) != n || read(POLICY_FD_CHANNEL, &c, 1) != 1)
+		return CHILD_WRONG_RESULT;
+	return err;
+}
+
+/* The probe's answer, the kernel's list of its children, then its end. Returns what it
+ * sent. */
+static void finish_gated_fork(const struct gated *g, char *buf, size_t cap, int exit_code)
+{
+	read_until_fork_line(g->sock, buf, cap);
+	expect_no_children(g->pid);
+	cr_assert_eq(write(g->sock, "g", 1), 1);
+	read_rest(g->sock, buf, cap);
+	expect_exit("the gated probe", wait_child(g->pid), exit_code);
+}
+
+Test(policy, gate_refused_fork_fails_with_eperm_and_makes_no_process)
+{
+	struct gated g;
+	char buf[256];
+
+	skip_without_notify();
+	g = gated_spawn(probe_gated_fork, NULL);
+	gate_answer(g.listener, g.pid, -EPERM);
+	finish_gated_fork(&g, buf, sizeof(buf), EPERM);
+	cr_expect_not_null(strstr(buf, "fork=-1 errno=1 left=-1 errno=10\n"), "%s", buf);
+	cr_expect_eq(count_markers(buf), 0, "a child ran: %s", buf);
+	expect_no_question(g.listener);
+	close(g.listener);
+	close(g.sock);
+}
+
+Test(policy, gate_continued_fork_happens_once)
+{
+	struct gated g;
+	char buf[256];
+
+	skip_without_notify();
+	g = gated_spawn(probe_gated_fork, NULL);
+	gate_answer(g.listener, g.pid, 0);
+	finish_gated_fork(&g, buf, sizeof(buf), 0);
+	cr_expect_not_null(strstr(buf, "fork=child exit=7 left=-1 errno=10\n"), "%s", buf);
+	cr_expect_eq(count_markers(buf), 1, "%s", buf);
+	expect_no_question(g.listener);
+	close(g.listener);
+	close(g.sock);
+}
+
+Test(policy, gate_without_a_listener_fails_forks_with_enosys)
+{
+	const bool wait_first = true;
+	struct gated g;
+	char buf[256];
+
+	skip_without_notify();
+	g = gated_spawn(probe_gated_fork, &wait_first);
+	cr_assert_eq(close(g.listener), 0);
+	cr_assert_eq(write(g.sock, "s", 1), 1);
+	finish_gated_fork(&g, buf, sizeof(buf), ENOSYS);
+	cr_expect_not_null(strstr(buf, "fork=-1 errno=38 left=-1 errno=10\n"), "%s", buf);
+	cr_expect_eq(count_markers(buf), 0, "a child ran: %s", buf);
+	close(g.sock);
+}
+
+Test(policy, gate_fork_waiting_when_the_listener_closes_gets_enosys)
+{
+	struct pollfd p;
+	struct gated g;
+	char buf[256];
+
+	skip_without_notify();
+	g = gated_spawn(probe_gated_fork, NULL);
+	/* The question is asked, and the fork waits for it: nothing comes on the socket. */
+	p = (struct pollfd){.fd = g.listener, .events = POLLIN};
+	cr_assert_eq(poll(&p, 1, GATE_MS), 1, "no fork reached the listener");
+	p = (struct pollfd){.fd = g.sock, .events = POLLIN};
+	cr_assert_eq(poll(&p, 1, 200), 0, "the fork did not wait for an answer");
+	/* What happens to a session's parked process when the supervisor dies. */
+	cr_assert_eq(close(g.listener), 0);
+	finish_gated_fork(&g, buf, sizeof(buf), ENOSYS);
+	cr_expect_not_null(strstr(buf, "fork=-1 errno=38 left=-1 errno=10\n"), "%s", buf);
+	cr_expect_eq(count_markers(buf), 0, "a child ran: %s", buf);
+	close(g.sock);
+}
+
+Test(policy, gate_lets_threads_through_without_a_question)
+{
+	struct gated g;
+
+	skip_without_notify();
+	/* Nobody answers: a thread sent to the listener would wait until the alarm. */
+	g = gated_spawn(probe_thread, NULL);
+	expect_exit("pthread_create + join under the gate", wait_child(g.pid), 0);
+	expect_no_question(g.listener);
+	close(g.listener);
+	close(g.sock);
+}
+
+/* The gate alone: a listener, close-on-exec, that is a seccomp listener; a second gate in the
+ * same process is refused, and so is a policy that is not a gate. */
+static int probe_gate_load(const void *arg)
+{
+	const struct policy *const *p = arg; /* {gate, plain} */
+	char path[64], target[64];
+	int listener, again = -1, flags;
+	ssize_t n;
+
+	if (policy_gate_load(p[1], &again) != -EINVAL || again != -1)
+		return 11;
+	if (policy_gate_load(p[0], &listener) != 0)
+		return 12;
+	flags = fcntl(listener, F_GETFD);
+	if (flags < 0 || (flags & FD_CLOEXEC) == 0)
+		return 13;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", listener);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 14;
+	target[n] = '\0';
+	if (strcmp(target, "anon_inode:seccomp notify") != 0)
+		return 15;
+	if (policy_gate_load(p[0], &again) != -EBUSY || again != -1)
+		return 16;
+	return 0;
+}
+
+Test(policy, gate_load_gives_one_cloexec_listener)
+{
+	struct policy *p[2] = {NULL, NULL};
+	pid_t pid;
+
+	skip_without_notify();
+	cr_assert_eq(policy_gate_build(&p[0]), 0);
+	cr_assert_eq(policy_build(&p[1]), 0);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		if (child_prepare() != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+			_exit(CHILD_SETUP_FAILED);
+		_exit(probe_gate_load(p));
+	}
+	policy_free(p[0]);
+	policy_free(p[1]);
+	expect_exit("gate load", wait_child(pid), 0);
 }

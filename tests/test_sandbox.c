@@ -2,7 +2,8 @@
  * real worker sandbox (a forked child that calls sandbox_enter with the real policy, as the
  * zygote's worker does) tries each forbidden thing with raw syscalls. Every test asserts the
  * denial (SIGSYS or the policy's errno) and the absence of the effect. The filter is only
- * ever loaded in forked children; after it a worker talks only through fd 3 and its exit. */
+ * ever loaded in forked children; after it a worker talks only through fd 3 and its exit.
+ * A session's worker also has the fork gate: the test answers its forks as the supervisor. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +34,9 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <json-c/json.h>
+#include <seccomp.h>
 
+#include "protocol.h"
 #include "worker.h"
 
 /* Temp dirs made by a test, removed after it even when an assertion ended it early. */
@@ -1791,13 +1794,13 @@ Test(sandbox, names_and_exit_reasons_cover_every_value)
 	cr_assert_str_eq(layer_state_name(LAYER_UNAVAILABLE), "unavailable");
 	cr_assert_str_eq(layer_state_name(LAYER_FAILED), "failed");
 	cr_assert_str_eq(layer_state_name(LAYER_NOT_NEEDED), "not needed");
-	for (int code = WORKER_EXIT_FDS; code <= WORKER_EXIT_INTERP; code++)
+	for (int code = WORKER_EXIT_FDS; code <= WORKER_EXIT_GATE; code++)
 		cr_assert_not_null(worker_exit_reason(code), "code %d", code);
 	cr_assert_str_eq(worker_exit_reason(WORKER_EXIT_SECCOMP),
 	                 "the seccomp filter could not be loaded");
 	cr_assert_null(worker_exit_reason(1));
 	cr_assert_null(worker_exit_reason(89));
-	cr_assert_null(worker_exit_reason(103));
+	cr_assert_null(worker_exit_reason(104));
 }
 
 Test(sandbox, report_json_names_the_errno_of_a_failed_layer)
@@ -1819,4 +1822,474 @@ Test(sandbox, report_json_names_the_errno_of_a_failed_layer)
 	cr_assert(json_object_object_get_ex(j, "seccomp", &l));
 	cr_assert_not(json_object_object_get_ex(l, "errno", &v));
 	json_object_put(j);
+}
+
+/* ---- Sessions: the fork gate ------------------------------------------------------------ */
+
+static struct policy *test_gate, *test_session_policy;
+
+/* default_config with the fork gate and the session policy; skips without notification. */
+static struct sandbox_config gated_config(void)
+{
+	struct sandbox_config cfg = default_config();
+	int rc;
+
+	if (!test_gate) {
+		rc = policy_gate_build(&test_gate);
+		if (rc == -EOPNOTSUPP)
+			cr_skip_test("no seccomp user notification here (libseccomp API level %u): "
+			             "the fork gate is not tested",
+			             seccomp_api_get());
+		cr_assert_eq(rc, 0, "policy_gate_build: %s", strerror(-rc));
+	}
+	if (!test_session_policy)
+		cr_assert_eq(policy_build_session(&test_session_policy), 0);
+	cfg.policy = test_session_policy;
+	cfg.gate = test_gate;
+	return cfg;
+}
+
+/* What the fd is, from /proc/self/fd. */
+static void fd_target(int fd, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, buf, cap - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* The first thing on a gated worker's channel: one FRAME_LISTENER frame of length 1 (the
+ * type byte alone) with the listener attached. Returns the fd (O_CLOEXEC here). */
+static int recv_listener(int chan)
+{
+	unsigned char frame[FRAME_HEADER + 1] = {0};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = frame, .iov_len = sizeof(frame)};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = control.buf,
+	                     .msg_controllen = sizeof(control.buf)};
+	struct pollfd p = {.fd = chan, .events = POLLIN};
+	struct cmsghdr *cmsg;
+	char what[64];
+	ssize_t n;
+	int fd;
+
+	cr_assert_eq(poll(&p, 1, CHANNEL_MS), 1, "no listener frame");
+	n = recvmsg(chan, &msg, MSG_CMSG_CLOEXEC);
+	cr_assert_eq(n, (ssize_t)sizeof(frame), "the listener frame has %zd bytes", n);
+	cr_assert_eq(frame_header_get(frame), 1);
+	cr_assert_eq(frame[FRAME_HEADER], FRAME_LISTENER, "frame type %#x", frame[FRAME_HEADER]);
+	cr_assert_eq(msg.msg_flags & MSG_CTRUNC, 0);
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cr_assert_not_null(cmsg, "no fd with the listener frame");
+	cr_assert(cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
+	          cmsg->cmsg_len == CMSG_LEN(sizeof(int)));
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	fd_target(fd, what, sizeof(what));
+	cr_assert_str_eq(what, "anon_inode:seccomp notify");
+	return fd;
+}
+
+struct gated_worker {
+	struct worker w;
+	int listener; /* the test holds the only one */
+};
+
+static struct gated_worker spawn_gated(void (*body)(void *), void *arg)
+{
+	struct sandbox_config cfg = gated_config();
+	struct gated_worker g;
+
+	g.w = spawn_worker_cfg(&cfg, body, arg);
+	g.listener = recv_listener(g.w.chan);
+	return g;
+}
+
+static void gated_close(struct gated_worker *g)
+{
+	if (g->listener >= 0)
+		close(g->listener);
+	close(g->w.chan);
+}
+
+/* Wait for the next question on the listener: a fork with glibc's exact flags (the main
+ * filter kills every other clone before it can ask). The caller answers with gate_respond. */
+static struct seccomp_notif *gate_receive(int listener)
+{
+	struct seccomp_notif *req = NULL;
+	struct pollfd p = {.fd = listener, .events = POLLIN};
+	int rc;
+
+	rc = seccomp_notify_alloc(&req, NULL);
+	cr_assert_eq(rc, 0, "seccomp_notify_alloc: %s", strerror(-rc));
+	cr_assert_eq(poll(&p, 1, CHANNEL_MS), 1, "no fork reached the listener");
+	cr_assert(p.revents & POLLIN, "listener revents %#x", p.revents);
+	rc = seccomp_notify_receive(listener, req);
+	cr_assert_eq(rc, 0, "seccomp_notify_receive: %s", strerror(-rc));
+	cr_assert_eq(req->data.arch, AUDIT_ARCH_X86_64);
+	cr_assert_eq(req->data.nr, SYS_clone, "syscall %d asked", req->data.nr);
+	cr_assert_eq(req->data.args[0], (uint64_t)GLIBC_FORK_FLAGS, "clone flags %#llx",
+	             (unsigned long long)req->data.args[0]);
+	return req;
+}
+
+/* error 0: the fork happens (SECCOMP_USER_NOTIF_FLAG_CONTINUE); else it fails with -error. */
+static void gate_respond(int listener, struct seccomp_notif *req, int error)
+{
+	struct seccomp_notif_resp *resp = NULL;
+	int rc;
+
+	rc = seccomp_notify_alloc(NULL, &resp);
+	cr_assert_eq(rc, 0, "seccomp_notify_alloc: %s", strerror(-rc));
+	cr_assert_eq(seccomp_notify_id_valid(listener, req->id), 0, "the asker is gone");
+	resp->id = req->id;
+	resp->val = 0;
+	resp->error = error;
+	resp->flags = error == 0 ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
+	rc = seccomp_notify_respond(listener, resp);
+	cr_assert_eq(rc, 0, "seccomp_notify_respond: %s", strerror(-rc));
+	seccomp_notify_free(req, resp);
+}
+
+/* Answer the next question, which must come from pid. */
+static void gate_answer(int listener, pid_t pid, int error)
+{
+	struct seccomp_notif *req = gate_receive(listener);
+
+	cr_assert_eq((pid_t)req->pid, pid, "asked by %d, expected %d", (int)req->pid, (int)pid);
+	gate_respond(listener, req, error);
+}
+
+/* POLLIN is a question; POLLHUP alone says only that every gated process has ended. */
+static void expect_no_question(int listener)
+{
+	struct pollfd p = {.fd = listener, .events = POLLIN};
+
+	cr_assert(poll(&p, 1, 0) >= 0 && (p.revents & POLLIN) == 0,
+	          "a question is waiting on the listener (revents %#x)", p.revents);
+}
+
+/* What the worker sends until a line equal to last (kept in buf). */
+static void chan_read_through(int chan, const char *last, char *buf, size_t cap)
+{
+	size_t len = 0, ll = strlen(last);
+
+	buf[0] = '\0';
+	while (len + 1 < cap) {
+		size_t got = chan_read_line(chan, buf + len, cap - len, CHANNEL_MS);
+
+		if (got == 0)
+			break;
+		len += got;
+		if (len >= ll && strcmp(buf + len - ll, last) == 0 &&
+		    (len == ll || buf[len - ll - 1] == '\n'))
+			break;
+	}
+}
+
+/* No child of pid, as the kernel lists them (CONFIG_PROC_CHILDREN). */
+static void assert_no_children(pid_t pid)
+{
+	char path[64], buf[128] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cr_log_warn("%s: %s; the process count is not checked", path, strerror(errno));
+		return;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	cr_assert_eq(n, 0, "worker %d has children: %s", (int)pid, buf);
+}
+
+Test(sandbox, a_gated_worker_sends_its_listener_and_reports_the_fork_gate)
+{
+	struct gated_worker g = spawn_gated(body_report, NULL);
+	const char *detail;
+	json_object *report;
+	char buf[4096];
+
+	chan_read_all(g.w.chan, buf, sizeof(buf), CHANNEL_MS);
+	assert_exit(wait_status(g.w.pid), 0);
+	report = json_tokener_parse(buf);
+	cr_assert_not_null(report, "not JSON: %s", buf);
+	cr_assert_eq(json_object_object_length(report), SANDBOX_NLAYERS);
+	cr_assert_str_eq(layer_state_of(report, "fork_gate", &detail), "active");
+	cr_assert_str_eq(detail, "listener sent to the supervisor");
+	cr_assert_str_eq(layer_state_of(report, "seccomp", NULL), "active");
+	json_object_put(report);
+	gated_close(&g);
+}
+
+Test(sandbox, without_a_gate_the_report_says_no_sessions)
+{
+	const char *detail;
+	json_object *report;
+	char buf[4096];
+
+	expect_completes(body_report, NULL, buf, sizeof(buf));
+	report = json_tokener_parse(buf);
+	cr_assert_not_null(report, "not JSON: %s", buf);
+	cr_assert_str_eq(layer_state_of(report, "fork_gate", &detail), "not needed");
+	cr_assert_str_eq(detail, "no sessions");
+	json_object_put(report);
+}
+
+/* Seccomp_filters of /proc/<pid>/status (kernel 5.9+), or -1. */
+static int seccomp_filters(pid_t pid)
+{
+	char v[32];
+
+	return proc_status_field(pid, "Seccomp_filters", v, sizeof(v)) == 0 ? atoi(v) : -1;
+}
+
+Test(sandbox, a_gated_worker_has_two_filters_and_no_listener_of_its_own)
+{
+	struct gated_worker g = spawn_gated(body_ready_then_wait, NULL);
+	int ours = seccomp_filters(getpid());
+	char buf[32];
+
+	cr_assert(chan_read_line(g.w.chan, buf, sizeof(buf), CHANNEL_MS) > 0, "worker not ready");
+	assert_status_field(g.w.pid, "Seccomp", "2");
+	if (ours >= 0)
+		cr_assert_eq(seccomp_filters(g.w.pid), ours + 2, "the gate and the session filter");
+	/* 0-2, the channel; the listener was closed before the main filter. */
+	assert_fd_table(g.w.pid, g.w.chan);
+	tell_worker(g.w.chan);
+	assert_exit(wait_status(g.w.pid), 0);
+	gated_close(&g);
+}
+
+/* Native code's forks in a session's worker: a raw clone with glibc's flags, then glibc's
+ * fork(); a child that runs says "C". The worker reports what each returned, and wait4(-1,
+ * WNOHANG) (-10, ECHILD: it has no child). With arg set it first waits for the test. */
+static void body_user_forks(void *arg)
+{
+	int ctid = 0;
+	pid_t pid;
+	long r;
+
+	if (arg)
+		await_test();
+	r = raw5(SYS_clone, GLIBC_FORK_FLAGS, 0, 0, &ctid, 0);
+	CHILD_ANNOUNCES(r);
+	say_ret("clone", r);
+	pid = fork();
+	CHILD_ANNOUNCES(pid);
+	say_ret("fork", pid);
+	say_ret("errno", pid < 0 ? errno : 0);
+	say_ret("wait4", raw4(SYS_wait4, -1, NULL, WNOHANG, NULL));
+	say("done\n");
+	await_test();
+}
+
+Test(sandbox, forks_the_supervisor_refuses_fail_with_eperm_and_make_no_process)
+{
+	struct gated_worker g = spawn_gated(body_user_forks, NULL);
+	char buf[256], rest[64];
+
+	gate_answer(g.listener, g.w.pid, -EPERM); /* the raw clone */
+	gate_answer(g.listener, g.w.pid, -EPERM); /* glibc's fork() */
+	chan_read_through(g.w.chan, "done\n", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "clone=-1\nfork=-1\nerrno=1\nwait4=-10\ndone\n",
+	                 "not refused with EPERM, or a child ran: %s", buf);
+	assert_no_children(g.w.pid);
+	expect_no_question(g.listener);
+	tell_worker(g.w.chan);
+	chan_read_all(g.w.chan, rest, sizeof(rest), CHANNEL_MS);
+	assert_exit(wait_status(g.w.pid), 0);
+	cr_assert_str_empty(rest, "after the worker: %s", rest);
+	gated_close(&g);
+}
+
+/* One fork (glibc), reaped before anything is said: a child that ran said "C" first. */
+static void body_one_fork(void *arg)
+{
+	int status = -1;
+	long reaped = 0;
+	pid_t pid;
+
+	(void)arg;
+	pid = fork();
+	CHILD_ANNOUNCES(pid);
+	if (pid > 0)
+		reaped = raw4(SYS_wait4, pid, &status, 0, NULL);
+	say_ret("forked", pid > 0);
+	say_ret("reaped", reaped == pid);
+	say_ret("status", status);
+	say_ret("wait4", raw4(SYS_wait4, -1, NULL, WNOHANG, NULL));
+}
+
+Test(sandbox, a_fork_the_supervisor_allows_makes_exactly_one_child)
+{
+	struct gated_worker g = spawn_gated(body_one_fork, NULL);
+	char buf[256];
+
+	gate_answer(g.listener, g.w.pid, 0);
+	chan_read_all(g.w.chan, buf, sizeof(buf), CHANNEL_MS);
+	assert_exit(wait_status(g.w.pid), 0);
+	cr_assert_str_eq(buf, "Cforked=1\nreaped=1\nstatus=0\nwait4=-10\n", "%s", buf);
+	expect_no_question(g.listener);
+	gated_close(&g);
+}
+
+/* The allowed child forks in turn: the same gate, the same listener, asked by the child. */
+static void body_child_forks_too(void *arg)
+{
+	int status = -1;
+	long reaped = 0;
+	pid_t pid;
+
+	(void)arg;
+	pid = fork();
+	if (pid == 0) {
+		pid_t inner = fork();
+
+		CHILD_ANNOUNCES(inner);
+		say_ret("inner", inner);
+		say_ret("inner_errno", inner < 0 ? errno : 0);
+		raw1(SYS_exit_group, 0);
+	}
+	if (pid > 0)
+		reaped = raw4(SYS_wait4, pid, &status, 0, NULL);
+	say_ret("outer", pid > 0 && reaped == pid);
+	say_ret("status", status);
+}
+
+Test(sandbox, the_child_of_an_allowed_fork_is_still_gated)
+{
+	struct gated_worker g = spawn_gated(body_child_forks_too, NULL);
+	struct seccomp_notif *req;
+	char buf[256], ppid[32], want[32];
+
+	gate_answer(g.listener, g.w.pid, 0);
+	req = gate_receive(g.listener);
+	cr_assert_neq((pid_t)req->pid, g.w.pid, "the second fork should be the child's");
+	/* While its fork waits for us, the asker is the worker's child. */
+	cr_assert_eq(proc_status_field((pid_t)req->pid, "PPid", ppid, sizeof(ppid)), 0);
+	snprintf(want, sizeof(want), "%d", (int)g.w.pid);
+	cr_assert_str_eq(ppid, want);
+	assert_no_children((pid_t)req->pid);
+	gate_respond(g.listener, req, -EPERM);
+	chan_read_all(g.w.chan, buf, sizeof(buf), CHANNEL_MS);
+	assert_exit(wait_status(g.w.pid), 0);
+	cr_assert_str_eq(buf, "inner=-1\ninner_errno=1\nouter=1\nstatus=0\n", "%s", buf);
+	expect_no_question(g.listener);
+	gated_close(&g);
+}
+
+Test(sandbox, with_the_listener_closed_forks_fail_with_enosys_and_make_no_process)
+{
+	struct gated_worker g = spawn_gated(body_user_forks, "wait");
+	char buf[256];
+
+	/* The supervisor gone: nobody can answer. */
+	cr_assert_eq(close(g.listener), 0);
+	g.listener = -1;
+	tell_worker(g.w.chan);
+	chan_read_through(g.w.chan, "done\n", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "clone=-38\nfork=-1\nerrno=38\nwait4=-10\ndone\n", "%s", buf);
+	assert_no_children(g.w.pid);
+	tell_worker(g.w.chan);
+	assert_exit(wait_status(g.w.pid), 0);
+	gated_close(&g);
+}
+
+static void body_clone_vfork_vm(void *arg)
+{
+	long r = raw5(SYS_clone, CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0, 0);
+
+	(void)arg;
+
+	CHILD_ANNOUNCES(r);
+	say_ret("clone", r);
+}
+
+/* Killed by the main filter before the gate could ask: the kill wins over a question. */
+static void expect_gated_killed(void (*body)(void *))
+{
+	struct gated_worker g = spawn_gated(body, NULL);
+	char buf[256];
+
+	chan_read_all(g.w.chan, buf, sizeof(buf), CHANNEL_MS);
+	assert_sigsys(wait_status(g.w.pid));
+	cr_assert_str_empty(buf, "the worker went on after the forbidden call: %s", buf);
+	expect_no_question(g.listener);
+	gated_close(&g);
+}
+
+Test(sandbox, in_a_gated_worker_fork_vfork_and_other_clones_are_still_killed)
+{
+	expect_gated_killed(body_fork);
+	expect_gated_killed(body_vfork);
+	expect_gated_killed(body_clone_sigchld);
+	expect_gated_killed(body_clone_vfork_vm);
+}
+
+Test(sandbox, in_a_gated_worker_clone3_still_gets_enosys)
+{
+	struct gated_worker g = spawn_gated(body_clone3, NULL);
+	char buf[128];
+
+	chan_read_all(g.w.chan, buf, sizeof(buf), CHANNEL_MS);
+	assert_exit(wait_status(g.w.pid), 0);
+	cr_assert_str_eq(buf, "clone3=-38\n", "no ENOSYS, or a child ran: %s", buf);
+	expect_no_question(g.listener);
+	gated_close(&g);
+}
+
+Test(sandbox, in_a_gated_worker_threads_need_no_answer)
+{
+	struct gated_worker g = spawn_gated(body_thread, NULL);
+	char buf[128];
+
+	chan_read_all(g.w.chan, buf, sizeof(buf), CHANNEL_MS);
+	assert_exit(wait_status(g.w.pid), 0);
+	cr_assert_str_eq(buf, "create=0\nin thread\njoin=0\nret=42\n");
+	expect_no_question(g.listener);
+	gated_close(&g);
+}
+
+Test(sandbox, a_gate_that_is_not_one_ends_the_worker_with_the_gate_code)
+{
+	struct sandbox_config cfg = gated_config();
+	struct worker w;
+	char buf[64];
+
+	cfg.gate = policy_get(); /* the plain filter: policy_gate_load refuses it */
+	w = spawn_worker_cfg(&cfg, body_unreachable, NULL);
+	chan_read_all(w.chan, buf, sizeof(buf), CHANNEL_MS);
+	assert_exit(wait_status(w.pid), WORKER_EXIT_GATE);
+	cr_assert_str_empty(buf);
+	close(w.chan);
+}
+
+static void shut_channel_42(void *arg)
+{
+	(void)arg;
+	if (shutdown(42, SHUT_WR) != 0)
+		_exit(126);
+}
+
+Test(sandbox, a_listener_that_cannot_be_sent_ends_the_worker_with_the_gate_code)
+{
+	struct sandbox_config cfg = gated_config();
+	struct spawn_opts o = {.cfg = &cfg, .channel_at = 42, .pre = shut_channel_42};
+	struct worker w;
+	char buf[64];
+
+	cr_assert_eq(spawn_worker_opts(&o, body_unreachable, NULL, &w), 0);
+	chan_read_all(w.chan, buf, sizeof(buf), CHANNEL_MS);
+	assert_exit(wait_status(w.pid), WORKER_EXIT_GATE);
+	cr_assert_str_empty(buf);
+	close(w.chan);
 }

@@ -1,5 +1,6 @@
 /* sandbox.c - the worker's sandbox entry: fds, session, parent death, rlimits, uid,
- * namespaces, capabilities, no_new_privs, Landlock, dumpable and seccomp, in that order.
+ * namespaces, capabilities, no_new_privs, Landlock, dumpable, the fork gate and seccomp, in
+ * that order.
  * Runs in a freshly forked single-threaded child and fails closed: a mandatory step that
  * fails ends the process with its WORKER_EXIT_* code; it never returns half-sandboxed. */
 #include <errno.h>
@@ -15,9 +16,11 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/landlock.h>
 
+#include "protocol.h"
 #include "worker.h"
 
 /* Landlock constants newer than Debian 12's 6.1 uapi headers. */
@@ -406,6 +409,63 @@ static void enter_landlock(const struct sandbox_config *cfg, struct sandbox_repo
 	layer_set(r, SANDBOX_LANDLOCK, LAYER_ACTIVE, 0, "ABI %ld", abi);
 }
 
+/* The listener as one FRAME_LISTENER frame (length 1: the type byte alone), all of it and the
+ * fd in one sendmsg so the supervisor finds the fd with the frame's first byte. */
+static int send_listener(int listener)
+{
+	unsigned char frame[FRAME_HEADER + 1];
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = frame, .iov_len = sizeof(frame)};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = control.buf,
+	                     .msg_controllen = sizeof(control.buf)};
+	struct cmsghdr *cmsg;
+	ssize_t n;
+
+	frame_header_put(frame, 1);
+	frame[FRAME_HEADER] = FRAME_LISTENER;
+	memset(&control, 0, sizeof(control));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &listener, sizeof(int));
+	do
+		n = sendmsg(POLICY_FD_CHANNEL, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	/* A part of the frame would leave the channel out of step: fail, never resend. */
+	return n == (ssize_t)sizeof(frame) ? 0 : -EPIPE;
+}
+
+/* Sessions: every fork asks the supervisor first (sandbox.md §11). The gate goes before the
+ * main filter, which kills the sendmsg and close this needs; the main filter is loaded under
+ * the gate, and the two combine by precedence (a kill or errno there wins over a question). */
+static void enter_fork_gate(const struct sandbox_config *cfg, struct sandbox_report *r)
+{
+	int listener = -1, rc;
+
+	if (!cfg->gate) {
+		layer_set(r, SANDBOX_FORK_GATE, LAYER_NOT_NEEDED, 0, "no sessions");
+		return;
+	}
+	rc = policy_gate_load(cfg->gate, &listener);
+	if (rc != 0)
+		fail(r, SANDBOX_FORK_GATE, WORKER_EXIT_GATE, -rc, "policy_gate_load");
+	rc = send_listener(listener);
+	if (rc != 0)
+		fail(r, SANDBOX_FORK_GATE, WORKER_EXIT_GATE, -rc, "send the listener");
+	/* Not even native code may answer its own forks: the supervisor holds the only copy. */
+	if (close(listener) != 0)
+		fail(r, SANDBOX_FORK_GATE, WORKER_EXIT_GATE, errno, "close the listener");
+	layer_set(r, SANDBOX_FORK_GATE, LAYER_ACTIVE, 0, "listener sent to the supervisor");
+}
+
 void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t parent,
                    struct sandbox_report *report)
 {
@@ -429,6 +489,7 @@ void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t paren
 	/* A uid switch resets dumpable; the supervisor needs it to read /proc/<pid>/syscall. */
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
 		_exit(WORKER_EXIT_DUMPABLE);
+	enter_fork_gate(cfg, report);
 
 	/* Last: from here only read(3), write(1|2|3) and the allowlist work. */
 	rc = cfg->policy ? policy_load(cfg->policy) : -EINVAL;
@@ -449,6 +510,7 @@ const char *sandbox_layer_name(enum sandbox_layer l)
 	    [SANDBOX_CAPS] = "capabilities",
 	    [SANDBOX_NNP] = "no_new_privs",
 	    [SANDBOX_LANDLOCK] = "landlock",
+	    [SANDBOX_FORK_GATE] = "fork_gate",
 	    [SANDBOX_SECCOMP] = "seccomp",
 	};
 
@@ -541,6 +603,8 @@ const char *worker_exit_reason(int code)
 		return "the channel broke or carried a malformed frame";
 	case WORKER_EXIT_INTERP:
 		return "the interpreter could not produce a result frame";
+	case WORKER_EXIT_GATE:
+		return "the fork gate could not be loaded or its listener sent";
 	}
 	return NULL;
 }
