@@ -60,6 +60,8 @@ struct mcp_server_config {
 	const char *const *imports;      /* allowed imports, sorted */
 	size_t n_imports;
 	const char *sandbox_summary;     /* one line: which layers are active; may be NULL */
+	unsigned int max_sessions;       /* sessions kept (least recently used evicted) */
+	double session_idle_s;           /* an idle session expires after this */
 };
 
 /* One client connection's protocol state. Caller-owned: mcp_conn_init (no clear needed). */
@@ -78,6 +80,9 @@ struct run_args {
 	char *code;       /* owned, NUL-terminated UTF-8 */
 	size_t code_len;
 	double timeout_s; /* 0: the server default */
+	char *session;    /* owned or NULL: the connection's default session; "new": a new one;
+	                   * otherwise a handle the server minted */
+	int reset;        /* start the session from a clean interpreter first */
 };
 
 void run_args_clear(struct run_args *a);
@@ -171,6 +176,11 @@ int mcp_id_equal(json_object *a, json_object *b);
 #define FRAME_READY      'R' /* worker -> supervisor: sandbox entered; JSON layer report */
 #define FRAME_CODE       'C' /* supervisor -> worker: the code, UTF-8 */
 #define FRAME_RESULT     'J' /* worker -> supervisor: outcome_encode() JSON */
+#define FRAME_LISTENER   'N' /* worker -> supervisor: empty; the fork gate's listener fd rides
+                              * on it as SCM_RIGHTS */
+#define FRAME_STARTED    'S' /* session child -> supervisor: u32 pid (LE), about to run */
+#define FRAME_WAITED     'W' /* parked process -> supervisor: u32 wait status (LE) of the
+                              * child that ran a call; the parked process is ready again */
 
 void frame_header_put(unsigned char hdr[FRAME_HEADER], uint32_t payload_len);
 uint32_t frame_header_get(const unsigned char hdr[FRAME_HEADER]);

@@ -138,6 +138,21 @@ static void describe_limits(struct strbuf *b, const struct mcp_server_config *cf
 	sb_str(b, ".");
 }
 
+/* How long sessions live, with the configured values. */
+static void describe_sessions(struct strbuf *b, const struct mcp_server_config *cfg)
+{
+	if (cfg->max_sessions > 0)
+		sb_printf(b, " The server keeps %u sessions (the least recently used is dropped "
+		             "beyond that)",
+		          cfg->max_sessions);
+	if (cfg->session_idle_s > 0)
+		sb_printf(b, "%s a session idle for %g minutes expires",
+		          cfg->max_sessions > 0 ? ";" : " Sessions are kept until", 
+		          cfg->session_idle_s / 60);
+	if (cfg->max_sessions > 0 || cfg->session_idle_s > 0)
+		sb_str(b, "; all end when the server exits.");
+}
+
 static char *tool_description(const struct mcp_server_config *cfg)
 {
 	struct strbuf b = {0};
@@ -150,9 +165,16 @@ static char *tool_description(const struct mcp_server_config *cfg)
 	describe_imports(&b, cfg);
 	sb_str(&b, ". ");
 	describe_limits(&b, cfg);
-	sb_str(&b, " Every call runs in a fresh interpreter: variables, functions and imports "
-	           "are not kept between calls yet, so each call must contain all the code it "
-	           "needs.");
+	sb_str(&b, " State persists: variables, functions, classes and imports defined in one call "
+	           "are there in the next call of the same session. Without 'session' a call "
+	           "uses this connection's default session; pass session \"new\" to start a "
+	           "separate one (its handle comes back as structuredContent.session, pass it "
+	           "in later calls), or reset: true to start the session from a clean "
+	           "interpreter. A call that times out, runs out of memory, crashes or is "
+	           "cancelled changes nothing: the session stays exactly as it was before it "
+	           "(a call that raises an ordinary exception keeps what it did before the "
+	           "exception, as in a REPL).");
+	describe_sessions(&b, cfg);
 	return sb_take(&b);
 }
 
@@ -167,10 +189,13 @@ char *tool_instructions(const struct mcp_server_config *cfg)
 	describe_imports(&b, cfg);
 	sb_str(&b, ". ");
 	describe_limits(&b, cfg);
-	sb_str(&b, " Every call currently runs in a fresh interpreter, so state (variables, "
-	           "functions, imports) is not kept between calls yet: put everything a call "
-	           "needs into that call. Each result carries the printed output, the value of "
-	           "the last statement, and the traceback when the code raised.");
+	sb_str(&b, " State (variables, functions, imports) persists between calls of a session, "
+	           "like a REPL: without a 'session' argument calls share this connection's "
+	           "default session; session \"new\" starts another, reset: true starts one "
+	           "afresh. A call that times out or crashes leaves the session as it was. "
+	           "Each result carries the printed output, the value of the last statement, "
+	           "and the traceback when the code raised.");
+	describe_sessions(&b, cfg);
 	if (cfg->sandbox_summary)
 		sb_printf(&b, " Sandbox: %s.", cfg->sandbox_summary);
 	return sb_take(&b);
@@ -181,7 +206,12 @@ static const char input_schema_json[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"code\":{\"type\":\"string\",\"description\":\"Python 3 source to run. What it prints "
     "and the value of its last statement are returned.\"},"
-    "\"timeout_seconds\":{\"type\":\"number\",\"exclusiveMinimum\":0}},"
+    "\"timeout_seconds\":{\"type\":\"number\",\"exclusiveMinimum\":0},"
+    "\"session\":{\"type\":\"string\",\"description\":\"Which session's state to use: "
+    "omit for this connection's default session, \\\"new\\\" for a new session (its handle "
+    "comes back in structuredContent.session), or a handle returned earlier.\"},"
+    "\"reset\":{\"type\":\"boolean\",\"description\":\"Start the session from a clean "
+    "interpreter before running the code.\"}},"
     "\"required\":[\"code\"],\"additionalProperties\":false}";
 
 static const char output_schema_json[] =
@@ -273,6 +303,7 @@ out:
 void run_args_clear(struct run_args *a)
 {
 	free(a->code);
+	free(a->session);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -316,15 +347,14 @@ static void check_unknown_args(struct strbuf *b, json_object *args)
 
 	json_object_object_foreachC(args, it)
 	{
-		const char *hint = " (run_python takes 'code' and, optionally, 'timeout_seconds')";
+		const char *hint = " (run_python takes 'code' and, optionally, 'timeout_seconds', "
+		                   "'session' and 'reset')";
 
-		if (!strcmp(it.key, "code") || !strcmp(it.key, "timeout_seconds"))
+		if (!strcmp(it.key, "code") || !strcmp(it.key, "timeout_seconds") ||
+		    !strcmp(it.key, "session") || !strcmp(it.key, "reset"))
 			continue;
 		if (++unknown > UNKNOWN_ARGS_LISTED)
 			continue;
-		if (!strcmp(it.key, "session") || !strcmp(it.key, "reset"))
-			hint = " (sessions are not available yet: every call runs in a fresh "
-			       "interpreter)";
 		problem(b, "unknown argument '%.*s'%s",
 		        (int)proto_clip(it.key, strlen(it.key), ARG_NAME_MAX), it.key, hint);
 	}
@@ -381,8 +411,52 @@ static double check_timeout(struct strbuf *b, json_object *args, double max)
 	return t;
 }
 
+/* session: a string of 1..128 printable ASCII characters, or absent (NULL). */
+static const char *check_session(struct strbuf *b, json_object *args)
+{
+	json_object *v = NULL;
+	const char *s;
+	size_t len;
+
+	if (!json_object_object_get_ex(args, "session", &v))
+		return NULL;
+	if (!json_object_is_type(v, json_type_string)) {
+		problem(b, "argument 'session' must be a string (a handle, or \"new\"), not %s",
+		        json_kind(v));
+		return NULL;
+	}
+	s = json_object_get_string(v);
+	len = (size_t)json_object_get_string_len(v);
+	if (len == 0 || len > 128) {
+		problem(b, "argument 'session' must be \"new\" or a session handle");
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e) {
+			problem(b, "argument 'session' must be \"new\" or a session handle");
+			return NULL;
+		}
+	return s;
+}
+
+/* reset: a boolean; 0 when absent, -1 with a problem noted. */
+static int check_reset(struct strbuf *b, json_object *args)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(args, "reset", &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		problem(b, "argument 'reset' must be a boolean, not %s", json_kind(v));
+		return -1;
+	}
+	return json_object_get_boolean(v) ? 1 : 0;
+}
+
 int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args *out, char **why)
 {
+	const char *session;
+	int reset;
 	struct strbuf b = {0};
 	const char *code;
 	size_t len = 0;
@@ -393,6 +467,8 @@ int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args
 	check_unknown_args(&b, args);
 	code = check_code(&b, args, &len);
 	timeout = check_timeout(&b, args, c->cfg->max_timeout_s);
+	session = check_session(&b, args);
+	reset = check_reset(&b, args);
 	if (b.failed) {
 		free(b.s);
 		return -ENOMEM;
@@ -406,9 +482,15 @@ int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, code, len + 1);
+	out->session = session ? strdup(session) : NULL;
+	if (session && !out->session) {
+		free(copy);
+		return -ENOMEM;
+	}
 	out->code = copy;
 	out->code_len = len;
 	out->timeout_s = timeout;
+	out->reset = reset;
 	return 0;
 }
 

@@ -41,6 +41,8 @@ static const char usage[] =
 	"  --max-output SIZE     bytes kept of stdout and of stderr, each (default 64K)\n"
 	"  --max-workers N       calls running at once; more wait (default: CPUs)\n"
 	"  --prefork N           idle workers kept ready (default 1)\n"
+	"  --max-sessions N      sessions kept; the least recently used is evicted (default 16)\n"
+	"  --session-idle SEC    an idle session expires after SEC (default 1800)\n"
 	"  --allow-import MOD    also allow (and pre-import) MOD; repeatable\n"
 	"  --imports SET         default, or seed (only the eleven classic modules)\n"
 	"  --user USER           when started as root: run workers as USER (default nobody)\n"
@@ -61,6 +63,8 @@ enum {
 	OPT_MAX_OUTPUT,
 	OPT_MAX_WORKERS,
 	OPT_PREFORK,
+	OPT_MAX_SESSIONS,
+	OPT_SESSION_IDLE,
 	OPT_ALLOW_IMPORT,
 	OPT_IMPORTS,
 	OPT_USER,
@@ -78,6 +82,8 @@ static const struct option options[] = {
 	{"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
 	{"max-workers", required_argument, NULL, OPT_MAX_WORKERS},
 	{"prefork", required_argument, NULL, OPT_PREFORK},
+	{"max-sessions", required_argument, NULL, OPT_MAX_SESSIONS},
+	{"session-idle", required_argument, NULL, OPT_SESSION_IDLE},
 	{"allow-import", required_argument, NULL, OPT_ALLOW_IMPORT},
 	{"imports", required_argument, NULL, OPT_IMPORTS},
 	{"user", required_argument, NULL, OPT_USER},
@@ -240,6 +246,8 @@ static void config_defaults(struct config *cfg)
 	cfg->max_result = 64 << 10;
 	cfg->max_workers = n > 0 ? (unsigned int)n : 1;
 	cfg->prefork = 1;
+	cfg->max_sessions = 16;
+	cfg->session_idle_s = 1800;
 	cfg->log_level = LOG_INFO;
 	cfg->uid = 65534;
 	cfg->gid = 65534;
@@ -301,6 +309,15 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			if (parse_uint(optarg, 64, &v) < 0)
 				goto bad_value;
 			cfg->prefork = (unsigned int)v;
+			break;
+		case OPT_MAX_SESSIONS:
+			if (parse_uint(optarg, 4096, &v) < 0 || v == 0)
+				goto bad_value;
+			cfg->max_sessions = (unsigned int)v;
+			break;
+		case OPT_SESSION_IDLE:
+			if (parse_seconds(optarg, &cfg->session_idle_s) < 0)
+				goto bad_value;
 			break;
 		case OPT_ALLOW_IMPORT:
 			if (!valid_module(optarg))

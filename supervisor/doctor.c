@@ -50,7 +50,7 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 {
 	static const char *const order[] = {
 		"seccomp", "no_new_privs", "capabilities", "rlimits", "fds", "setsid",
-		"pdeathsig", "uid", "namespaces", "landlock", NULL,
+		"pdeathsig", "uid", "namespaces", "landlock", "fork_gate", NULL,
 	};
 	struct engine_call call = {0};
 	struct watch sig;
@@ -105,7 +105,8 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 		const char *err = layer_field(layers, *n, "errno");
 		printf("%-16s %-12s %s%s%s\n", *n, st ? st : "unknown", detail ? detail : "",
 		       err ? (detail && *detail ? "; " : "") : "", err ? err : "");
-		if ((strcmp(*n, "seccomp") == 0 || strcmp(*n, "no_new_privs") == 0) &&
+		if ((strcmp(*n, "seccomp") == 0 || strcmp(*n, "no_new_privs") == 0 ||
+		     strcmp(*n, "fork_gate") == 0) &&
 		    (!st || strcmp(st, "active") != 0))
 			ok = 0;
 	}

@@ -1,7 +1,10 @@
-/* engine.c - runs calls in workers: starts (and restarts) the zygote, keeps pre-forked
- * workers ready, schedules up to max_workers calls, enforces the wall clock (a soft
- * SIGUSR1 so the code's output comes back, then SIGKILL), cancels, and names the syscall
- * that killed a worker (it attaches with ptrace and reads the registers at its exit stop).
+/* engine.c - runs calls in workers and keeps sessions: starts (and restarts) the zygote,
+ * keeps pre-forked workers ready, schedules up to max_workers calls, enforces the wall clock
+ * (a soft SIGUSR1 so the code's output comes back, then SIGKILL), cancels, and names the
+ * syscall that killed a worker (it attaches with ptrace and reads the registers at the exit
+ * stop). A session is a chain of forks: the process that ran the last committed call stays
+ * parked; the next call runs in a fork of it that the supervisor approves through the fork
+ * gate (seccomp user notification); a call that fails is killed and the parked process stays.
  * Nothing from a worker is trusted: frames are bounded and validated by outcome_decode.
  * Errors are reported through the call's outcome; the engine itself keeps serving. */
 #include <errno.h>
@@ -11,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <seccomp.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -28,27 +33,46 @@
 #define PTRACE_GET_SYSCALL_INFO 0x420e
 #endif
 
-#define SOFT_KILL_GRACE_MS 500 /* between the deadline signal and SIGKILL */
+#define SOFT_KILL_GRACE_MS 500  /* between the deadline signal and SIGKILL */
+#define WAITED_GRACE_MS    2000 /* for a parked process to report its child gone */
 
 enum wstate {
 	W_SPAWNING, /* asked the zygote; no pid yet */
 	W_BOOTING,  /* pid known or ready seen; waiting for the other */
-	W_IDLE,     /* sandboxed, waiting for code */
-	W_RUNNING,  /* code sent */
-	W_DONE,     /* outcome delivered (or none due); waiting for the exit */
+	W_IDLE,     /* fresh, sandboxed, waiting for code */
+	W_RUNNING,  /* a call runs: in this process (fresh) or in its fork (parked) */
+	W_PARKED,   /* holds a session's state, waiting for the next call */
+	W_WAITING,  /* a session call was rolled back; waiting for the parked process */
+	W_DONE,     /* dying: waiting for its exit */
 };
 
 enum kill_reason { KILL_NONE, KILL_TIMEOUT, KILL_CANCEL, KILL_SHUTDOWN, KILL_BAD_FRAME,
 		   KILL_FINISHED, KILL_ZYGOTE };
 
+struct session {
+	struct session *next;
+	struct engine *engine;
+	char handle[33];
+	struct worker *parked;       /* NULL: empty, the next call starts in a fresh worker */
+	struct engine_call *active;  /* the call being run or waiting its turn globally */
+	struct engine_call *pending, *pending_tail; /* calls after it, in arrival order */
+	int64_t last_used;
+};
+
 struct worker {
 	struct worker *next;
 	struct engine *engine;
+	struct session *session;  /* the session whose state this worker holds or builds */
 	enum wstate state;
 	uint32_t req_id;
-	pid_t pid;
+	pid_t pid;                /* the process that holds the state (or runs a fresh call) */
 	int pidfd;
+	pid_t runner;             /* the process running the current call (pid, or its fork) */
+	int runner_pidfd;
+	int forked;               /* the current call runs in a fork of pid */
+	int expect_fork;          /* the supervisor sent code to pid: one fork is allowed */
 	struct watch chan;        /* our end of the worker's channel */
+	struct watch listener;    /* the fork gate's notifications, fd -1 if none */
 	unsigned char *rx;        /* bytes received, up to one frame */
 	size_t rx_len, rx_cap;
 	char *tx;                 /* the code frame still to send */
@@ -57,11 +81,12 @@ struct worker {
 	int traced;
 	int generation;           /* the zygote that forked it */
 	struct engine_call *call;
-	int64_t soft_deadline, hard_deadline;
-	enum kill_reason kill;
-	long sys_nr;              /* from the exit stop, when killed by SIGSYS */
+	int64_t soft_deadline, hard_deadline, waited_deadline;
+	enum kill_reason kill;    /* why the current runner (or the worker) was killed */
+	long sys_nr;              /* from the exit stop, when a runner was killed by SIGSYS */
 	unsigned int sys_arch;
 	unsigned long long sys_arg0, sys_arg2;
+	pid_t sys_pid;
 	int have_sys;
 	int64_t spawned_ms;
 };
@@ -77,9 +102,11 @@ struct engine {
 	int zfailures;            /* consecutive start-up failures */
 	int64_t zretry_at;        /* when start-up failed: next attempt */
 	char zerror[256];         /* why start-up failed */
-	/* calls and workers */
+	/* calls, workers, sessions */
 	struct engine_call *queue, *queue_tail;
 	struct worker *workers;
+	struct session *sessions;
+	unsigned int n_sessions;
 	uint32_t next_req;
 	char *layers;             /* first ready worker's sandbox report */
 	int can_trace;            /* -1 unknown */
@@ -87,15 +114,26 @@ struct engine {
 };
 
 static void worker_kill(struct worker *w, enum kill_reason why);
+static void runner_kill(struct worker *w, enum kill_reason why);
 static void schedule(struct engine *e);
+static void session_next(struct engine *e, struct session *s);
 
 /* ---- outcomes ---- */
 
 static void call_finish(struct engine *e, struct engine_call *c, struct run_outcome *o)
 {
+	struct session *s = c->session;
+
 	o->duration_ms = now_ms() - c->started_ms;
 	c->worker = NULL;
+	if (s && !o->session)
+		o->session = strdup(s->handle);
 	c->done(c, o);
+	if (s && s->active == c) {
+		s->active = NULL;
+		s->last_used = now_ms();
+		session_next(e, s);
+	}
 }
 
 /* Finish a call with a status and a message of ours (no worker output). */
@@ -106,7 +144,7 @@ static void call_fail(struct engine *e, struct engine_call *c, enum run_status s
 {
 	struct run_outcome o;
 	va_list ap;
-	char *msg = NULL;
+	char *msg = NULL, *full = NULL;
 
 	run_outcome_init(&o);
 	o.status = st;
@@ -114,11 +152,123 @@ static void call_fail(struct engine *e, struct engine_call *c, enum run_status s
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
+	if (msg && c->session && st != RUN_CANCELLED &&
+	    asprintf(&full, "%s The session is unchanged: its state is as it was before this "
+			    "call.",
+		     msg) > 0) {
+		free(msg);
+		msg = full;
+	}
 	o.error_type = strdup(type);
 	o.error_message = msg;
 	o.error_traceback = strdup("");
 	call_finish(e, c, &o);
 	run_outcome_clear(&o);
+}
+
+/* ---- sessions ---- */
+
+/* Start the next waiting call of a session. */
+static void session_next(struct engine *e, struct session *s)
+{
+	struct engine_call *c = s->pending;
+
+	if (s->active || !c)
+		return;
+	s->pending = c->next;
+	if (!s->pending)
+		s->pending_tail = NULL;
+	c->next = NULL;
+	s->active = c;
+	if (e->queue_tail)
+		e->queue_tail->next = c;
+	else
+		e->queue = c;
+	e->queue_tail = c;
+}
+
+static void session_free(struct engine *e, struct session *s)
+{
+	struct session **pp;
+
+	for (pp = &e->sessions; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	if (s->parked) {
+		s->parked->session = NULL;
+		worker_kill(s->parked, KILL_FINISHED);
+	}
+	e->n_sessions--;
+	free(s);
+}
+
+/* Evict idle sessions: those idle too long, then the least recently used over the limit. */
+static void sessions_evict(struct engine *e, unsigned int room)
+{
+	int64_t now = now_ms();
+
+	for (struct session *s = e->sessions, *next; s; s = next) {
+		next = s->next;
+		if (!s->active && now - s->last_used > (int64_t)(e->cfg->session_idle_s * 1000)) {
+			log_msg(LOG_INFO, "session %.8s… expired after %g s idle", s->handle,
+				e->cfg->session_idle_s);
+			session_free(e, s);
+		}
+	}
+	while (e->n_sessions + room > e->cfg->max_sessions) {
+		struct session *lru = NULL;
+		for (struct session *s = e->sessions; s; s = s->next)
+			if (!s->active && (!lru || s->last_used < lru->last_used))
+				lru = s;
+		if (!lru)
+			break; /* every session is busy: allow more for now */
+		log_msg(LOG_INFO, "session %.8s… evicted (least recently used of %u)", lru->handle,
+			e->cfg->max_sessions);
+		session_free(e, lru);
+	}
+}
+
+struct session *engine_session_new(struct engine *e)
+{
+	unsigned char raw[16];
+	struct session *s;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return NULL;
+	sessions_evict(e, 1);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(s->handle + 2 * i, 3, "%02x", raw[i]);
+	s->engine = e;
+	s->last_used = now_ms();
+	s->next = e->sessions;
+	e->sessions = s;
+	e->n_sessions++;
+	return s;
+}
+
+struct session *engine_session_find(struct engine *e, const char *handle)
+{
+	for (struct session *s = e->sessions; s; s = s->next) {
+		if (strcmp(s->handle, handle) != 0)
+			continue;
+		if (!s->active &&
+		    now_ms() - s->last_used > (int64_t)(e->cfg->session_idle_s * 1000)) {
+			session_free(e, s); /* expired, though not swept yet */
+			return NULL;
+		}
+		return s;
+	}
+	return NULL;
+}
+
+const char *engine_session_handle(const struct session *s)
+{
+	return s->handle;
 }
 
 /* ---- the zygote ---- */
@@ -198,20 +348,22 @@ static struct worker *worker_by_req(struct engine *e, uint32_t id)
 	return NULL;
 }
 
+/* The worker a process belongs to: its holder or its runner. */
 static struct worker *worker_by_pid(struct engine *e, pid_t pid)
 {
 	for (struct worker *w = e->workers; w; w = w->next)
-		if (w->pid == pid)
+		if (w->pid == pid || (w->runner == pid && pid > 0))
 			return w;
 	return NULL;
 }
 
 static void worker_activate(struct worker *w);
 static void worker_free(struct worker *w);
-static void worker_exited(struct worker *w, int status);
+static void worker_exited(struct worker *w, pid_t pid, int status);
 
 /* The zygote is gone: calls whose worker it had not forked yet fail; forked workers die of
- * their parent-death signal and are reported when reaped. */
+ * their parent-death signal and are reported when reaped. Parked sessions are not its
+ * children after their first call: they stay. */
 static void zygote_lost(struct engine *e, const char *why)
 {
 	int started = e->zready;
@@ -229,12 +381,16 @@ static void zygote_lost(struct engine *e, const char *why)
 	}
 	for (struct worker *w = e->workers, *next; w; w = next) {
 		next = w->next;
-		if (w->generation != e->generation)
+		if (w->generation != e->generation || w->state == W_DONE)
 			continue;
+		if (w->state == W_PARKED || w->state == W_WAITING || w->forked)
+			continue; /* a session's chain: no longer the zygote's children */
 		if (!w->traced) {
 			/* Nobody will report its exit now: it dies of its parent-death signal. */
 			struct engine_call *c = w->call;
 			w->call = NULL;
+			if (w->session && w->session->parked == w)
+				w->session->parked = NULL;
 			worker_kill(w, KILL_ZYGOTE);
 			worker_free(w);
 			if (c && started)
@@ -247,22 +403,34 @@ static void zygote_lost(struct engine *e, const char *why)
 					  "The Python sandbox could not start (%s). See the server "
 					  "log.",
 					  why);
-		} else if (w->state != W_DONE) {
+		} else {
 			worker_kill(w, KILL_ZYGOTE);
 		}
 	}
 	if (!e->zready) {
-		/* Start-up failed: calls waiting for a worker cannot run now. */
-		while (e->queue) {
-			struct engine_call *c = e->queue;
-			e->queue = c->next;
+		/* Start-up failed: calls waiting for a fresh worker cannot run now. */
+		for (struct engine_call **pp = &e->queue; *pp;) {
+			struct engine_call *c = *pp;
+			if (c->session && c->session->parked && !c->reset) {
+				pp = &c->next;
+				continue;
+			}
+			*pp = c->next;
+			c->next = NULL;
 			call_fail(e, c, RUN_CRASHED, "SandboxError",
 				  "The Python sandbox could not start: %s. See the server log.",
 				  e->zerror);
 		}
 		e->queue_tail = NULL;
+		for (struct engine_call *c = e->queue; c; c = c->next)
+			e->queue_tail = c;
 	}
 	e->zready = 0;
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static void zygote_event(struct watch *wt, uint32_t events)
@@ -292,18 +460,18 @@ static void zygote_event(struct watch *wt, uint32_t events)
 				snprintf(why, sizeof(why), "killed by signal %d", WTERMSIG(status));
 		}
 		zygote_lost(e, why);
+		schedule(e);
 		return;
 	}
 	if (n != ZYGOTE_MSG_LEN) {
 		log_msg(LOG_ERROR, "malformed message from the zygote; restarting it");
 		kill(e->zpid, SIGKILL);
 		zygote_lost(e, "it sent a malformed message");
+		schedule(e);
 		return;
 	}
-	id = (uint32_t)msg[1] | (uint32_t)msg[2] << 8 | (uint32_t)msg[3] << 16 |
-	     (uint32_t)msg[4] << 24;
-	val = (uint32_t)msg[5] | (uint32_t)msg[6] << 8 | (uint32_t)msg[7] << 16 |
-	      (uint32_t)msg[8] << 24;
+	id = get_u32(msg + 1);
+	val = get_u32(msg + 5);
 	switch (msg[0]) {
 	case ZYGOTE_MSG_READY:
 		e->zready = 1;
@@ -315,6 +483,7 @@ static void zygote_event(struct watch *wt, uint32_t events)
 		if (!w)
 			break;
 		w->pid = (pid_t)val;
+		w->runner = w->pid;
 		w->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0);
 		w->state = W_BOOTING;
 		if (w->ready)
@@ -323,8 +492,8 @@ static void zygote_event(struct watch *wt, uint32_t events)
 	case ZYGOTE_MSG_EXIT:
 		/* Traced workers were reported to us as their tracer already. */
 		w = worker_by_pid(e, (pid_t)id);
-		if (w && !w->traced)
-			worker_exited(w, (int)val);
+		if (w && !w->traced && w->pid == (pid_t)id)
+			worker_exited(w, (pid_t)id, (int)val);
 		break;
 	case ZYGOTE_MSG_ERR:
 		w = worker_by_req(e, id);
@@ -349,6 +518,16 @@ static void zygote_event(struct watch *wt, uint32_t events)
 /* ---- workers ---- */
 
 static void worker_event(struct watch *wt, uint32_t events);
+static void listener_event(struct watch *wt, uint32_t events);
+
+static void close_watch(struct watch *wt)
+{
+	if (wt->fd >= 0) {
+		loop_del(wt);
+		close(wt->fd);
+		wt->fd = -1;
+	}
+}
 
 static void worker_free(struct worker *w)
 {
@@ -360,12 +539,14 @@ static void worker_free(struct worker *w)
 			*pp = w->next;
 			break;
 		}
-	if (w->chan.fd >= 0) {
-		loop_del(&w->chan);
-		close(w->chan.fd);
-	}
+	if (w->session && w->session->parked == w)
+		w->session->parked = NULL;
+	close_watch(&w->chan);
+	close_watch(&w->listener);
 	if (w->pidfd >= 0)
 		close(w->pidfd);
+	if (w->runner_pidfd >= 0)
+		close(w->runner_pidfd);
 	free(w->rx);
 	free(w->tx);
 	free(w);
@@ -413,12 +594,11 @@ static struct worker *worker_spawn(struct engine *e)
 	w->engine = e;
 	w->state = W_SPAWNING;
 	w->req_id = ++e->next_req;
-	w->pidfd = -1;
+	w->pidfd = w->runner_pidfd = -1;
 	w->generation = e->generation;
 	w->spawned_ms = now_ms();
-	w->chan.fd = sv[0];
-	w->chan.fn = worker_event;
-	w->chan.data = w;
+	w->chan = (struct watch){.fd = sv[0], .fn = worker_event, .data = w};
+	w->listener = (struct watch){.fd = -1, .fn = listener_event, .data = w};
 	msg[1] = (unsigned char)w->req_id;
 	msg[2] = (unsigned char)(w->req_id >> 8);
 	msg[3] = (unsigned char)(w->req_id >> 16);
@@ -427,13 +607,7 @@ static struct worker *worker_spawn(struct engine *e)
 	    send_with_fd(e->zctl.fd, msg, sizeof(msg), sv[1]) < 0) {
 		log_msg(LOG_ERROR, "could not ask the zygote for a worker: %s", strerror(errno));
 		close(sv[1]);
-		w->next = NULL;
-		w->engine = e;
-		/* not linked yet */
-		if (w->chan.fd >= 0) {
-			loop_del(&w->chan);
-			close(w->chan.fd);
-		}
+		close_watch(&w->chan);
 		free(w);
 		return NULL;
 	}
@@ -443,15 +617,42 @@ static struct worker *worker_spawn(struct engine *e)
 	return w;
 }
 
+static void send_signal(int pidfd, pid_t pid, int sig)
+{
+	if (pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+	else if (pid > 0)
+		kill(pid, sig);
+}
+
+/* Kill the whole worker: its holder and its runner. */
 static void worker_kill(struct worker *w, enum kill_reason why)
 {
 	if (w->kill == KILL_NONE || why == KILL_SHUTDOWN)
 		w->kill = why;
-	if (w->pidfd >= 0)
-		syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
-	else if (w->pid > 0)
-		kill(w->pid, SIGKILL);
+	send_signal(w->pidfd, w->pid, SIGKILL);
+	if (w->forked)
+		send_signal(w->runner_pidfd, w->runner, SIGKILL);
+	w->soft_deadline = w->hard_deadline = w->waited_deadline = 0;
+	w->state = W_DONE;
+}
+
+/* Kill only the process running the current call; a parked holder stays. */
+static void runner_kill(struct worker *w, enum kill_reason why)
+{
+	if (!w->forked) {
+		worker_kill(w, why);
+		return;
+	}
+	if (w->kill == KILL_NONE)
+		w->kill = why;
+	w->expect_fork = 0;
+	if (w->runner > 0)
+		send_signal(w->runner_pidfd, w->runner, SIGKILL);
 	w->soft_deadline = w->hard_deadline = 0;
+	/* The parked process reports its child gone; if it does not, the session is lost. */
+	if (!w->waited_deadline)
+		w->waited_deadline = now_ms() + WAITED_GRACE_MS + SOFT_KILL_GRACE_MS;
 }
 
 static void worker_send_pending(struct worker *w)
@@ -472,24 +673,43 @@ static void worker_send_pending(struct worker *w)
 	}
 	free(w->tx);
 	w->tx = NULL;
-	loop_mod(&w->chan, EPOLLIN);
+	if (w->chan.fd >= 0)
+		loop_mod(&w->chan, EPOLLIN);
 }
 
-/* Give a call to a ready worker: queue its code frame and start the clock. */
+static double call_timeout(const struct engine *e, const struct engine_call *c)
+{
+	return c->timeout_s > 0 && c->timeout_s < e->cfg->timeout_s ? c->timeout_s
+								      : e->cfg->timeout_s;
+}
+
+/* Give a call to a fresh or parked worker: queue its code frame and start the clock. */
 static void worker_start_call(struct worker *w, struct engine_call *c)
 {
 	struct engine *e = w->engine;
-	double t = c->timeout_s > 0 && c->timeout_s < e->cfg->timeout_s ? c->timeout_s
-									   : e->cfg->timeout_s;
 	size_t len = c->code_len + 1;
 
 	w->call = c;
 	c->worker = w;
+	w->kill = KILL_NONE;
+	w->have_sys = 0;
+	if (w->state == W_PARKED) {
+		/* The parked process forks the runner; the gate lets exactly that fork through. */
+		w->forked = 1;
+		w->expect_fork = 1;
+		w->runner = 0;
+		if (w->runner_pidfd >= 0)
+			close(w->runner_pidfd);
+		w->runner_pidfd = -1;
+	} else {
+		w->forked = 0;
+		w->runner = w->pid;
+	}
 	w->state = W_RUNNING;
 	w->tx = malloc(FRAME_HEADER + len);
 	if (!w->tx) {
-		worker_kill(w, KILL_SHUTDOWN);
 		w->call = NULL;
+		worker_kill(w, KILL_SHUTDOWN);
 		call_fail(e, c, RUN_CRASHED, "SandboxError", "out of memory in the server");
 		return;
 	}
@@ -498,17 +718,19 @@ static void worker_start_call(struct worker *w, struct engine_call *c)
 	memcpy(w->tx + FRAME_HEADER + 1, c->code, c->code_len);
 	w->tx_len = FRAME_HEADER + len;
 	w->tx_off = 0;
-	w->soft_deadline = now_ms() + (int64_t)(t * 1000);
+	w->soft_deadline = now_ms() + (int64_t)(call_timeout(e, c) * 1000);
 	w->hard_deadline = w->soft_deadline + SOFT_KILL_GRACE_MS;
 	worker_send_pending(w);
 }
 
-/* pid known and sandbox entered: attach (to name a killing syscall), then work. */
+/* pid known and sandbox entered: attach (to name a killing syscall, and to follow a
+ * session's forks), then work. */
 static void worker_activate(struct worker *w)
 {
 	struct engine *e = w->engine;
 
-	if (ptrace(PTRACE_SEIZE, w->pid, 0, PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL) == 0) {
+	if (ptrace(PTRACE_SEIZE, w->pid, 0,
+		   PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK) == 0) {
 		w->traced = 1;
 		e->can_trace = 1;
 	} else {
@@ -528,17 +750,12 @@ static void worker_activate(struct worker *w)
 		w->state = W_IDLE;
 }
 
-/* Classify a worker that ended without delivering a result. */
-static void worker_report_exit(struct worker *w, int status)
+/* Describe how a runner ended without delivering a result, and fail its call. */
+static void report_runner_end(struct worker *w, struct engine_call *c, int status)
 {
 	struct engine *e = w->engine;
-	struct engine_call *c = w->call;
-	double t;
+	double t = call_timeout(e, c);
 
-	w->call = NULL;
-	if (!c)
-		return;
-	t = c->timeout_s > 0 && c->timeout_s < e->cfg->timeout_s ? c->timeout_s : e->cfg->timeout_s;
 	switch (w->kill) {
 	case KILL_CANCEL:
 		call_fail(e, c, RUN_CANCELLED, "Cancelled", "The call was cancelled.");
@@ -563,6 +780,12 @@ static void worker_report_exit(struct worker *w, int status)
 	default:
 		break;
 	}
+	if ((unsigned int)status >= 0xFFFF0000u) {
+		call_fail(e, c, RUN_CRASHED, "SandboxError",
+			  "The session could not start a process for this call: %s.",
+			  strerror((int)((unsigned int)status & 0xFFFF)));
+		return;
+	}
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS) {
 		char name[64];
 		if (!w->have_sys) {
@@ -573,12 +796,13 @@ static void worker_report_exit(struct worker *w, int status)
 		}
 		policy_syscall_name(w->sys_arch, w->sys_nr, name, sizeof(name));
 		if ((strcmp(name, "tgkill") == 0 || strcmp(name, "tkill") == 0) &&
-		    (w->sys_arg2 == SIGABRT || w->sys_arg0 == (unsigned long long)w->pid)) {
+		    (w->sys_arg2 == SIGABRT || w->sys_arg0 == (unsigned long long)w->sys_pid)) {
 			call_fail(e, c, RUN_CRASHED, "InterpreterCrash",
 				  "The interpreter aborted (often memory exhaustion inside C code).");
 			return;
 		}
-		log_msg(LOG_WARN, "worker %d killed by the sandbox: syscall %s", (int)w->pid, name);
+		log_msg(LOG_WARN, "worker %d killed by the sandbox: syscall %s", (int)w->sys_pid,
+			name);
 		call_fail(e, c, RUN_SANDBOX_VIOLATION, "SandboxViolation",
 			  "The sandbox stopped the code: it attempted the system call '%s'%s, "
 			  "which is not allowed (no files, network, processes or signals).",
@@ -593,36 +817,153 @@ static void worker_report_exit(struct worker *w, int status)
 	}
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
-		call_fail(e, c, sig == SIGKILL ? RUN_MEMORY_LIMIT : RUN_CRASHED,
-			  sig == SIGKILL ? "MemoryError" : "InterpreterCrash",
-			  sig == SIGKILL ? "The worker was killed (SIGKILL), most likely by the "
-					   "system's out-of-memory killer."
-					 : "The interpreter crashed (signal %d, %s).",
-			  sig, strsignal(sig));
+		if (sig == SIGKILL)
+			call_fail(e, c, RUN_MEMORY_LIMIT, "MemoryError",
+				  "The worker was killed (SIGKILL), most likely by the system's "
+				  "out-of-memory killer.");
+		else
+			call_fail(e, c, RUN_CRASHED, "InterpreterCrash",
+				  "The interpreter crashed (signal %d, %s).", sig, strsignal(sig));
 		return;
 	}
 	if (WIFEXITED(status)) {
 		const char *why = worker_exit_reason(WEXITSTATUS(status));
 		if (WEXITSTATUS(status) == WORKER_EXIT_SECCOMP ||
-		    WEXITSTATUS(status) == WORKER_EXIT_NNP)
+		    WEXITSTATUS(status) == WORKER_EXIT_NNP || WEXITSTATUS(status) == WORKER_EXIT_GATE)
 			call_fail(e, c, RUN_CRASHED, "SandboxError",
 				  "The sandbox could not be set up (%s); safepy refuses to run "
 				  "code without seccomp and no_new_privs. Run `safepy doctor`.",
 				  why ? why : "unknown");
 		else
 			call_fail(e, c, RUN_CRASHED, "SandboxError",
-				  "The worker ended without a result (%s).",
-				  why ? why : "exit status without a frame");
+				  "The worker ended without a result (exit status %d%s%s).",
+				  WEXITSTATUS(status), why ? ": " : "", why ? why : "");
 	}
+}
+
+/* The parked process reported its child gone (or we gave up waiting): the session is ready
+ * again, and the call, if not answered yet, ends. */
+static void worker_waited(struct worker *w, int status)
+{
+	struct engine_call *c = w->call;
+
+	w->call = NULL;
+	w->forked = 0;
+	w->expect_fork = 0;
+	w->runner = 0;
+	if (w->runner_pidfd >= 0)
+		close(w->runner_pidfd);
+	w->runner_pidfd = -1;
+	w->waited_deadline = 0;
+	w->soft_deadline = w->hard_deadline = 0;
+	if (w->state != W_DONE)
+		w->state = W_PARKED;
+	if (c)
+		report_runner_end(w, c, status);
+	w->kill = KILL_NONE;
+}
+
+/* A result frame: commit the session's new state or roll it back. */
+static void worker_result(struct worker *w, const char *p, size_t len)
+{
+	struct engine *e = w->engine;
+	struct engine_call *c = w->call;
+	struct session *s = w->session;
+	struct run_outcome o;
+	int commit;
+
+	run_outcome_init(&o);
+	if (outcome_decode(p, len, &o) < 0) {
+		run_outcome_clear(&o);
+		runner_kill(w, KILL_BAD_FRAME);
+		return;
+	}
+	w->call = NULL;
+	w->soft_deadline = w->hard_deadline = 0;
+	commit = s && (o.status == RUN_OK || o.status == RUN_ERROR);
+	if (!s) {
+		/* A one-shot call: the worker's life ends with it. */
+		worker_kill(w, KILL_FINISHED);
+	} else if (commit) {
+		if (w->forked) {
+			/* The runner holds the new state: the old parked process goes. */
+			send_signal(w->pidfd, w->pid, SIGKILL);
+			if (w->pidfd >= 0)
+				close(w->pidfd);
+			w->pid = w->runner;
+			w->pidfd = w->runner_pidfd;
+			w->runner_pidfd = -1;
+		}
+		w->forked = 0;
+		w->expect_fork = 0;
+		w->state = W_PARKED;
+		s->parked = w;
+	} else if (w->forked) {
+		/* Roll back: the runner goes, the parked process reports it and stays. */
+		runner_kill(w, KILL_FINISHED);
+		w->state = W_WAITING;
+	} else {
+		/* The session's first state never came to be: it stays empty. */
+		worker_kill(w, KILL_FINISHED);
+		if (s->parked == w)
+			s->parked = NULL;
+	}
+	if (s && !commit && o.status != RUN_CANCELLED) {
+		char *m = NULL;
+		if (asprintf(&m, "%s The session is unchanged: its state is as it was before "
+				 "this call.",
+			     o.error_message ? o.error_message : "") > 0) {
+			free(o.error_message);
+			o.error_message = m;
+		}
+	}
+	if (c)
+		call_finish(e, c, &o);
+	run_outcome_clear(&o);
+}
+
+/* A runner's pid, from the trusted fork event or from its FRAME_STARTED (checked to be a
+ * child of the parked process). */
+static void worker_runner_known(struct worker *w, pid_t child)
+{
+	if (w->runner > 0 || child <= 0)
+		return;
+	w->runner = child;
+	w->runner_pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	if (w->kill != KILL_NONE)
+		send_signal(w->runner_pidfd, w->runner, SIGKILL);
+}
+
+/* Is pid a child of parent? (for a runner pid a worker reports about itself) */
+static int is_child_of(pid_t pid, pid_t parent)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nPPid:");
+	return p && atoi(p + 6) == (int)parent;
 }
 
 /* A complete frame from a worker. */
 static void worker_frame(struct worker *w, char type, const char *p, size_t len)
 {
 	struct engine *e = w->engine;
-	struct run_outcome o;
 
-	if (type == FRAME_READY && !w->ready && w->state != W_RUNNING) {
+	switch (type) {
+	case FRAME_READY:
+		if (w->ready || (w->state != W_SPAWNING && w->state != W_BOOTING))
+			break;
 		w->ready = 1;
 		log_msg(LOG_DEBUG, "worker %d ready %lld ms after the spawn request", (int)w->pid,
 			(long long)(now_ms() - w->spawned_ms));
@@ -633,29 +974,89 @@ static void worker_frame(struct worker *w, char type, const char *p, size_t len)
 		if (w->pid > 0 && w->state == W_BOOTING)
 			worker_activate(w);
 		return;
-	}
-	if (type == FRAME_RESULT && w->state == W_RUNNING && w->call) {
-		struct engine_call *c = w->call;
-		run_outcome_init(&o);
-		if (outcome_decode(p, len, &o) < 0) {
-			run_outcome_clear(&o);
-			worker_kill(w, KILL_BAD_FRAME);
+	case FRAME_LISTENER:
+		/* The fd rides on this frame; worker_read took it. Nothing else to do. */
+		if (len == 0 && !w->ready)
+			return;
+		break;
+	case FRAME_STARTED:
+		if (w->state == W_RUNNING && w->forked && len == 4) {
+			pid_t child = (pid_t)get_u32((const unsigned char *)p);
+			if (w->runner == 0 && is_child_of(child, w->pid))
+				worker_runner_known(w, child);
 			return;
 		}
-		w->call = NULL;
-		w->state = W_DONE;
-		/* Done: the worker exits by itself; make sure of it. */
-		worker_kill(w, KILL_FINISHED);
-		call_finish(e, c, &o);
-		run_outcome_clear(&o);
-		return;
+		break;
+	case FRAME_WAITED:
+		if ((w->state == W_RUNNING || w->state == W_WAITING) && w->forked && len == 4) {
+			worker_waited(w, (int)get_u32((const unsigned char *)p));
+			return;
+		}
+		break;
+	case FRAME_RESULT:
+		if (w->state == W_RUNNING && w->call) {
+			worker_result(w, p, len);
+			return;
+		}
+		break;
+	default:
+		break;
 	}
-	worker_kill(w, KILL_BAD_FRAME);
+	log_msg(LOG_WARN, "worker %d sent an unexpected frame; killing it", (int)w->pid);
+	if (w->call)
+		runner_kill(w, KILL_BAD_FRAME);
+	else
+		worker_kill(w, KILL_BAD_FRAME);
+}
+
+/* Read with recvmsg: the fork gate's listener arrives as an attached fd, once, before the
+ * worker is ready; any other fd is closed and ends the worker. */
+static ssize_t chan_recv(struct worker *w, void *buf, size_t len)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	struct msghdr mh = {0};
+	struct cmsghdr *c;
+	ssize_t n;
+	int bad = 0;
+
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	n = recvmsg(w->chan.fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return n;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (!w->ready && w->listener.fd < 0) {
+				w->listener.fd = fd;
+				if (loop_add(&w->listener, EPOLLIN) < 0) {
+					close(fd);
+					w->listener.fd = -1;
+				}
+			} else {
+				close(fd);
+				bad = 1;
+			}
+		}
+	}
+	if (mh.msg_flags & MSG_CTRUNC)
+		bad = 1;
+	if (bad) {
+		log_msg(LOG_WARN, "worker %d passed an unexpected fd; killing it", (int)w->pid);
+		worker_kill(w, KILL_BAD_FRAME);
+	}
+	return n;
 }
 
 static void worker_read(struct worker *w)
 {
-	for (;;) {
+	while (w->chan.fd >= 0) {
 		ssize_t n;
 		if (w->rx_cap - w->rx_len < 65536) {
 			size_t cap = w->rx_cap ? w->rx_cap * 2 : 65536;
@@ -674,22 +1075,17 @@ static void worker_read(struct worker *w)
 			w->rx = p;
 			w->rx_cap = cap;
 		}
-		n = recv(w->chan.fd, w->rx + w->rx_len, w->rx_cap - w->rx_len, MSG_DONTWAIT);
+		n = chan_recv(w, w->rx + w->rx_len, w->rx_cap - w->rx_len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN) {
-				loop_del(&w->chan);
-				close(w->chan.fd);
-				w->chan.fd = -1;
-			}
+			if (errno != EAGAIN)
+				close_watch(&w->chan);
 			return;
 		}
 		if (n == 0) {
-			/* The worker closed its end: it is exiting; the reap reports it. */
-			loop_del(&w->chan);
-			close(w->chan.fd);
-			w->chan.fd = -1;
+			/* Every process of the worker closed its end: the exits tell the story. */
+			close_watch(&w->chan);
 			return;
 		}
 		w->rx_len += (size_t)n;
@@ -707,7 +1103,7 @@ static void worker_read(struct worker *w)
 				     (const char *)w->rx + FRAME_HEADER + 1, flen - 1);
 			memmove(w->rx, w->rx + FRAME_HEADER + flen, w->rx_len - FRAME_HEADER - flen);
 			w->rx_len -= FRAME_HEADER + flen;
-			if (w->state == W_DONE || w->kill != KILL_NONE)
+			if (w->state == W_DONE)
 				return;
 		}
 	}
@@ -725,14 +1121,54 @@ static void worker_event(struct watch *wt, uint32_t events)
 	schedule(e);
 }
 
-/* A stop of a traced worker: record the syscall of a SIGSYS death, then let it go on. */
-static void worker_stopped(struct worker *w, int status)
+/* The fork gate: continue the one fork we asked a parked process for, refuse any other. */
+static void listener_event(struct watch *wt, uint32_t events)
+{
+	struct worker *w = wt->data;
+	struct seccomp_notif *req = NULL;
+	struct seccomp_notif_resp *resp = NULL;
+	int allow;
+
+	if (events & (EPOLLHUP | EPOLLERR) && !(events & EPOLLIN)) {
+		close_watch(wt);
+		return;
+	}
+	if (seccomp_notify_alloc(&req, &resp) < 0)
+		return;
+	if (seccomp_notify_receive(wt->fd, req) < 0) {
+		/* The requester died meanwhile (libseccomp reports every failure alike). Once
+		 * every process of the chain is gone the listener hangs up: then it closes. */
+		if (events & EPOLLHUP)
+			close_watch(wt);
+		seccomp_notify_free(req, resp);
+		return;
+	}
+	allow = w->expect_fork && (pid_t)req->pid == w->pid && w->state == W_RUNNING;
+	resp->id = req->id;
+	resp->val = 0;
+	resp->error = allow ? 0 : -EPERM;
+	resp->flags = allow ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
+	if (allow)
+		w->expect_fork = 0;
+	else
+		log_msg(LOG_WARN, "refused a fork from pid %u (sessions create processes only on "
+				  "the supervisor's word)",
+			req->pid);
+	if (seccomp_notify_respond(wt->fd, resp) < 0 && allow)
+		log_msg(LOG_DEBUG, "fork approval not delivered: %s", strerror(errno));
+	seccomp_notify_free(req, resp);
+}
+
+/* A stop of a traced process: record the syscall of a SIGSYS death, follow a session's
+ * fork, and let it go on. */
+static void traced_stop(struct engine *e, pid_t pid, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
+	struct worker *w = worker_by_pid(e, pid);
 
-	if (event == PTRACE_EVENT_EXIT) {
+	if (event == PTRACE_EVENT_EXIT && w) {
 		unsigned long msg = 0;
-		if (ptrace(PTRACE_GETEVENTMSG, w->pid, 0, &msg) == 0 && WIFSIGNALED((int)msg) &&
+		if (ptrace(PTRACE_GETEVENTMSG, pid, 0, &msg) == 0 && WIFSIGNALED((int)msg) &&
 		    WTERMSIG((int)msg) == SIGSYS) {
 			struct user_regs_struct regs;
 			struct {
@@ -741,40 +1177,71 @@ static void worker_stopped(struct worker *w, int status)
 				uint32_t arch;
 				uint64_t rest[16];
 			} info;
-			if (ptrace(PTRACE_GETREGS, w->pid, 0, &regs) == 0) {
+			if (ptrace(PTRACE_GETREGS, pid, 0, &regs) == 0) {
 				w->sys_nr = (long)regs.orig_rax;
 				w->sys_arg0 = regs.rdi;
 				w->sys_arg2 = regs.rdx;
 				w->sys_arch = AUDIT_ARCH_X86_64;
+				w->sys_pid = pid;
 				memset(&info, 0, sizeof(info));
-				if (ptrace(PTRACE_GET_SYSCALL_INFO, w->pid, sizeof(info), &info) > 0 &&
+				if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) > 0 &&
 				    info.arch)
 					w->sys_arch = info.arch;
-				if (w->sys_arch == AUDIT_ARCH_I386) {
+				if (w->sys_arch == AUDIT_ARCH_I386)
 					w->sys_arg0 = regs.rbx;
-					w->sys_arg2 = regs.rdx;
-				}
 				w->have_sys = 1;
 			}
 		}
-		ptrace(PTRACE_CONT, w->pid, 0, 0);
-		return;
+	} else if (event == PTRACE_EVENT_FORK && w && w->pid == pid && w->forked) {
+		unsigned long child = 0;
+		if (ptrace(PTRACE_GETEVENTMSG, pid, 0, &child) == 0)
+			worker_runner_known(w, (pid_t)child);
 	}
-	if (event == PTRACE_EVENT_STOP) {
-		ptrace(PTRACE_CONT, w->pid, 0, 0);
-		return;
-	}
-	/* A signal for the worker: deliver it. */
-	ptrace(PTRACE_CONT, w->pid, 0, (void *)(long)sig);
+	/* Events and group stops resume plainly; a signal for the process is delivered. */
+	ptrace(PTRACE_CONT, pid, 0, event ? 0 : (void *)(long)sig);
 }
 
-/* A worker is gone: drain what it wrote, report its call, forget it. */
-static void worker_exited(struct worker *w, int status)
+/* A process of a worker is gone. */
+static void worker_exited(struct worker *w, pid_t pid, int status)
 {
-	if (w->chan.fd >= 0 && w->state != W_DONE && w->kill == KILL_NONE)
+	struct engine *e = w->engine;
+
+	/* Drain what it wrote first: a result may commit or roll back, and so change which
+	 * process pid is. */
+	if (w->chan.fd >= 0 && w->state != W_DONE)
 		worker_read(w);
-	if (w->call)
-		worker_report_exit(w, status);
+	if (w->forked && pid == w->runner) {
+		/* A session call's runner died without a result. Its parked process reaps it and
+		 * reports; the call ends now (we know the status: we trace it). */
+		if (w->call && w->state == W_RUNNING) {
+			struct engine_call *c = w->call;
+			w->call = NULL;
+			w->state = W_WAITING;
+			if (!w->waited_deadline)
+				w->waited_deadline = now_ms() + WAITED_GRACE_MS;
+			report_runner_end(w, c, status);
+		}
+		return;
+	}
+	if (pid != w->pid)
+		return;
+	/* The holder is gone: report its call, forget the worker. */
+	if (w->call && !w->forked) {
+		struct engine_call *c = w->call;
+		w->call = NULL;
+		report_runner_end(w, c, status);
+	} else if (w->call) {
+		/* The parked process died under a running call: the session is lost with it. */
+		struct engine_call *c = w->call;
+		w->call = NULL;
+		send_signal(w->runner_pidfd, w->runner, SIGKILL);
+		call_fail(e, c, RUN_CRASHED, "SandboxError",
+			  "The session's process ended unexpectedly; its state is lost.");
+	} else if (w->session && w->session->parked == w && w->kill == KILL_NONE) {
+		log_msg(LOG_WARN, "session %.8s…: its parked process ended; the session starts "
+				  "empty again",
+			w->session->handle);
+	}
 	worker_free(w);
 }
 
@@ -798,19 +1265,29 @@ void engine_sigchld(struct engine *e)
 				zygote_lost(e, why);
 			continue;
 		}
-		w = worker_by_pid(e, pid);
-		if (!w)
-			continue;
 		if (WIFSTOPPED(status)) {
-			worker_stopped(w, status);
+			traced_stop(e, pid, status);
 			continue;
 		}
-		worker_exited(w, status);
+		w = worker_by_pid(e, pid);
+		if (w)
+			worker_exited(w, pid, status);
 	}
 	schedule(e);
 }
 
 /* ---- scheduling ---- */
+
+static int worker_busy(const struct worker *w)
+{
+	return w->call != NULL && w->state != W_DONE;
+}
+
+static int worker_free_for_call(const struct worker *w)
+{
+	return !w->call && !w->session && w->kill == KILL_NONE &&
+	       (w->state == W_IDLE || w->state == W_SPAWNING || w->state == W_BOOTING);
+}
 
 static void schedule(struct engine *e)
 {
@@ -822,62 +1299,77 @@ static void schedule(struct engine *e)
 			e->zretry_at = now_ms() + 1000;
 	}
 	for (struct worker *w = e->workers; w; w = w->next) {
-		if (w->state == W_DONE || w->kill != KILL_NONE)
-			continue;
-		if (w->call)
+		if (worker_busy(w))
 			busy++;
-		else
+		else if (worker_free_for_call(w))
 			free_++;
 	}
-	while (e->queue && busy < e->cfg->max_workers) {
-		struct engine_call *c = e->queue;
+	for (struct engine_call **pp = &e->queue; *pp && busy < e->cfg->max_workers;) {
+		struct engine_call *c = *pp;
+		struct session *s = c->session;
 		struct worker *w = NULL, *booting = NULL;
 
-		for (struct worker *x = e->workers; x; x = x->next) {
-			if (x->call || x->kill != KILL_NONE)
+		if (s && s->parked && c->reset) {
+			struct worker *old = s->parked;
+			s->parked = NULL;
+			old->session = NULL;
+			if (old->state == W_PARKED)
+				worker_kill(old, KILL_FINISHED);
+		}
+		if (s && s->parked) {
+			if (s->parked->state != W_PARKED) {
+				pp = &c->next; /* still rolling back the previous call */
 				continue;
-			if (x->state == W_IDLE) {
-				w = x;
-				break;
 			}
-			if ((x->state == W_SPAWNING || x->state == W_BOOTING) && !booting)
-				booting = x;
-		}
-		if (!w && booting) {
-			w = booting;
-		} else if (!w) {
-			if (e->zctl.fd < 0) {
-				if (e->zfailures > 0) {
-					/* The sandbox cannot start: say so now. */
-					e->queue = c->next;
-					if (!e->queue)
-						e->queue_tail = NULL;
-					call_fail(e, c, RUN_CRASHED, "SandboxError",
-						  "The Python sandbox could not start: %s. See "
-						  "the server log.",
-						  e->zerror);
+			w = s->parked;
+		} else {
+			for (struct worker *x = e->workers; x; x = x->next) {
+				if (!worker_free_for_call(x))
 					continue;
+				if (x->state == W_IDLE) {
+					w = x;
+					break;
 				}
-				break;
+				if (!booting)
+					booting = x;
 			}
-			w = worker_spawn(e);
-			if (!w)
-				break;
-			free_++;
+			if (!w && booting) {
+				w = booting;
+			} else if (!w) {
+				if (e->zctl.fd < 0) {
+					if (e->zfailures > 0) {
+						/* The sandbox cannot start: say so now. */
+						*pp = c->next;
+						c->next = NULL;
+						call_fail(e, c, RUN_CRASHED, "SandboxError",
+							  "The Python sandbox could not start: %s. "
+							  "See the server log.",
+							  e->zerror);
+						continue;
+					}
+					break;
+				}
+				w = worker_spawn(e);
+				if (!w)
+					break;
+			} else {
+				free_--;
+			}
+			w->session = s;
 		}
-		e->queue = c->next;
-		if (!e->queue)
-			e->queue_tail = NULL;
+		*pp = c->next;
 		c->next = NULL;
-		free_--;
 		busy++;
-		if (w->state == W_IDLE)
+		if (w->state == W_IDLE || w->state == W_PARKED) {
 			worker_start_call(w, c);
-		else {
+		} else {
 			w->call = c;
 			c->worker = w;
 		}
 	}
+	e->queue_tail = NULL;
+	for (struct engine_call *c = e->queue; c; c = c->next)
+		e->queue_tail = c;
 	while (e->zctl.fd >= 0 && free_ < e->cfg->prefork &&
 	       busy + free_ < e->cfg->max_workers + e->cfg->prefork) {
 		if (!worker_spawn(e))
@@ -899,6 +1391,10 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	e->zygote_exe = zygote_exe;
 	e->zctl.fd = -1;
 	e->can_trace = -1;
+	/* A session's processes outlive their parents (each call's process replaces the one
+	 * before it): they come to us, not to init. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		log_msg(LOG_WARN, "cannot become a subreaper: %s", strerror(errno));
 	rc = zygote_start(e);
 	if (rc < 0) {
 		free(e);
@@ -911,9 +1407,24 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 
 void engine_submit(struct engine *e, struct engine_call *c)
 {
+	struct session *s = c->session;
+
 	c->next = NULL;
 	c->worker = NULL;
 	c->started_ms = now_ms();
+	if (s) {
+		s->last_used = c->started_ms;
+		if (s->active) {
+			/* One call at a time per session, in arrival order. */
+			if (s->pending_tail)
+				s->pending_tail->next = c;
+			else
+				s->pending = c;
+			s->pending_tail = c;
+			return;
+		}
+		s->active = c;
+	}
 	if (e->queue_tail)
 		e->queue_tail->next = c;
 	else
@@ -922,15 +1433,31 @@ void engine_submit(struct engine *e, struct engine_call *c)
 	schedule(e);
 }
 
+static int unlink_call(struct engine_call **head, struct engine_call **tail,
+		       struct engine_call *c)
+{
+	for (struct engine_call **pp = head; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			c->next = NULL;
+			*tail = NULL;
+			for (struct engine_call *x = *head; x; x = x->next)
+				*tail = x;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void engine_cancel(struct engine *e, struct engine_call *c)
 {
-	struct engine_call **pp;
+	struct session *s = c->session;
 
 	if (c->worker) {
 		struct worker *w = c->worker;
 		if (w->state == W_RUNNING) {
-			worker_kill(w, KILL_CANCEL);
-			return; /* reported when reaped */
+			runner_kill(w, KILL_CANCEL);
+			return; /* reported when the runner is gone */
 		}
 		/* Not started yet: the worker stays for the next call. */
 		w->call = NULL;
@@ -938,17 +1465,10 @@ void engine_cancel(struct engine *e, struct engine_call *c)
 		call_fail(e, c, RUN_CANCELLED, "Cancelled", "The call was cancelled.");
 		return;
 	}
-	for (pp = &e->queue; *pp; pp = &(*pp)->next) {
-		if (*pp == c) {
-			*pp = c->next;
-			if (e->queue_tail == c) {
-				e->queue_tail = NULL;
-				for (struct engine_call *x = e->queue; x; x = x->next)
-					e->queue_tail = x;
-			}
-			call_fail(e, c, RUN_CANCELLED, "Cancelled", "The call was cancelled.");
-			return;
-		}
+	if (unlink_call(&e->queue, &e->queue_tail, c) ||
+	    (s && unlink_call(&s->pending, &s->pending_tail, c))) {
+		call_fail(e, c, RUN_CANCELLED, "Cancelled", "The call was cancelled.");
+		schedule(e);
 	}
 }
 
@@ -957,12 +1477,15 @@ int engine_timeout(struct engine *e)
 	int64_t now = now_ms(), next = -1;
 
 	for (struct worker *w = e->workers; w; w = w->next) {
-		int64_t d = w->soft_deadline ? w->soft_deadline : w->hard_deadline;
-		if (d && (next < 0 || d < next))
-			next = d;
+		int64_t d[3] = {w->soft_deadline, w->hard_deadline, w->waited_deadline};
+		for (int i = 0; i < 3; i++)
+			if (d[i] && (next < 0 || d[i] < next))
+				next = d[i];
 	}
 	if (e->zctl.fd < 0 && e->zpid == 0 && (next < 0 || e->zretry_at < next))
 		next = e->zretry_at;
+	if (e->sessions && (next < 0 || now + 60000 < next))
+		next = now + 60000; /* idle sessions expire */
 	if (next < 0)
 		return -1;
 	return next <= now ? 0 : (int)(next - now);
@@ -972,17 +1495,37 @@ void engine_tick(struct engine *e)
 {
 	int64_t now = now_ms();
 
-	for (struct worker *w = e->workers; w; w = w->next) {
+	for (struct worker *w = e->workers, *next; w; w = next) {
+		next = w->next;
 		if (w->soft_deadline && now >= w->soft_deadline) {
 			/* Ask the code to stop: TimeoutError is raised in it and what it printed
 			 * comes back. */
 			w->soft_deadline = 0;
-			if (w->pidfd >= 0)
-				syscall(SYS_pidfd_send_signal, w->pidfd, SIGUSR1, NULL, 0);
+			if (w->runner > 0)
+				send_signal(w->runner_pidfd, w->runner, SIGUSR1);
 		} else if (w->hard_deadline && now >= w->hard_deadline) {
-			worker_kill(w, KILL_TIMEOUT);
+			if (w->forked && w->runner <= 0)
+				worker_kill(w, KILL_TIMEOUT); /* the fork never came: drop it all */
+			else
+				runner_kill(w, KILL_TIMEOUT);
+		} else if (w->waited_deadline && now >= w->waited_deadline) {
+			log_msg(LOG_WARN, "session process %d did not report its call's end; "
+					  "dropping the session",
+				(int)w->pid);
+			w->waited_deadline = 0;
+			if (w->call) {
+				struct engine_call *c = w->call;
+				w->call = NULL;
+				report_runner_end(w, c, 0);
+			}
+			if (w->session && w->session->parked == w)
+				w->session->parked = NULL;
+			w->session = NULL;
+			worker_kill(w, KILL_FINISHED);
 		}
 	}
+	if (e->sessions)
+		sessions_evict(e, 0);
 	schedule(e);
 }
 
@@ -995,17 +1538,17 @@ void engine_free(struct engine *e)
 	for (struct worker *w = e->workers; w; w = w->next) {
 		worker_kill(w, KILL_SHUTDOWN);
 		if (w->call) {
-			struct engine_call *c = w->call;
+			w->call->worker = NULL;
 			w->call = NULL;
-			c->worker = NULL;
 		}
 	}
 	zygote_close(e);
 	if (e->zpid > 0)
 		kill(e->zpid, SIGKILL);
-	/* Reap everything: workers are traced by us, the zygote is our child. */
+	/* Reap everything: workers are traced by us or our children (as their subreaper), the
+	 * zygote is our child. */
 	until = now_ms() + 1000;
-	while ((e->workers || e->zpid > 0) && now_ms() < until) {
+	while (now_ms() < until) {
 		int status;
 		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (pid < 0)
@@ -1014,22 +1557,18 @@ void engine_free(struct engine *e)
 			usleep(2000);
 			continue;
 		}
-		if (pid == e->zpid) {
+		if (pid == e->zpid)
 			e->zpid = 0;
-			continue;
-		}
-		for (struct worker *w = e->workers; w; w = w->next) {
-			if (w->pid != pid)
-				continue;
-			if (WIFSTOPPED(status))
-				ptrace(PTRACE_CONT, pid, 0, 0);
-			else
-				worker_free(w);
-			break;
-		}
+		else if (WIFSTOPPED(status))
+			ptrace(PTRACE_CONT, pid, 0, 0);
 	}
 	while (e->workers)
 		worker_free(e->workers);
+	while (e->sessions) {
+		struct session *s = e->sessions;
+		e->sessions = s->next;
+		free(s);
+	}
 	free(e->layers);
 	free(e);
 }

@@ -3,6 +3,7 @@
  * Only JSON-RPC reaches stdout; every error becomes a response or a log line on stderr. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -34,6 +35,7 @@ struct server {
 	struct watch in;
 	struct watch sig;
 	struct pending *pending;
+	char default_session[40]; /* handle of this connection's default session, "" if none */
 	int stop;
 };
 
@@ -122,6 +124,29 @@ static void call_done(struct engine_call *c, struct run_outcome *o)
 	}
 }
 
+/* The session a call names: the connection's default (created on first use, and again if
+ * it was evicted), a new one, or an existing handle; NULL when the handle is unknown. */
+static struct session *resolve_session(const char *name)
+{
+	struct session *s;
+
+	if (name && strcmp(name, "new") == 0)
+		return engine_session_new(S.engine);
+	if (name)
+		return engine_session_find(S.engine, name);
+	s = S.default_session[0] ? engine_session_find(S.engine, S.default_session) : NULL;
+	if (!s) {
+		if (S.default_session[0])
+			log_msg(LOG_INFO, "the default session was evicted or expired; starting "
+					  "a new one");
+		s = engine_session_new(S.engine);
+		if (s)
+			snprintf(S.default_session, sizeof(S.default_session), "%s",
+				 engine_session_handle(s));
+	}
+	return s;
+}
+
 static void start_call(struct mcp_event *ev, struct batch *b)
 {
 	struct pending *p = calloc(1, sizeof(*p));
@@ -148,6 +173,29 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 		free(p);
 		return;
 	}
+	p->call.session = resolve_session(p->args.session);
+	if (!p->call.session) {
+		struct run_outcome o;
+		run_outcome_init(&o);
+		o.status = RUN_ERROR;
+		o.error_type = strdup("SessionError");
+		if (asprintf(&o.error_message,
+			     "Unknown or expired session \"%.64s\". Sessions end when evicted (the "
+			     "server keeps %u, least recently used first), after %g minutes idle, or "
+			     "when the server restarts. Pass session \"new\" to start a new one, or "
+			     "leave session out to use the default session.",
+			     p->args.session ? p->args.session : "", S.cfg->max_sessions,
+			     S.cfg->session_idle_s / 60) < 0)
+			o.error_message = NULL;
+		o.error_traceback = strdup("");
+		reply(b, mcp_tool_response(&S.conn, p->id, &o));
+		run_outcome_clear(&o);
+		json_object_put(p->id);
+		run_args_clear(&p->args);
+		free(p);
+		return;
+	}
+	p->call.reset = p->args.reset;
 	p->call.code = p->args.code;
 	p->call.code_len = p->args.code_len;
 	p->call.timeout_s = p->args.timeout_s;
@@ -294,6 +342,8 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	S.mcfg.max_output = cfg->max_output;
 	S.mcfg.imports = (const char *const *)cfg->imports;
 	S.mcfg.n_imports = cfg->n_imports;
+	S.mcfg.max_sessions = cfg->max_sessions;
+	S.mcfg.session_idle_s = cfg->session_idle_s;
 	mcp_conn_init(&S.conn, &S.mcfg);
 	linebuf_init(&S.lb, PROTO_MAX_LINE);
 	sfd = signals_block();

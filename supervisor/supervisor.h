@@ -25,6 +25,8 @@ struct config {
 	size_t max_output;     /* bytes kept per captured stream */
 	size_t max_result;     /* bytes of result_repr and the JSON result */
 	unsigned int max_workers;
+	unsigned int max_sessions; /* sessions kept; the least recently used is evicted */
+	double session_idle_s;     /* an idle session expires after this */
 	unsigned int prefork;  /* idle workers kept ready */
 	char **imports;        /* owned, sorted, unique */
 	size_t n_imports;
@@ -78,6 +80,7 @@ int64_t now_ms(void);
 
 struct engine;
 struct engine_call;
+struct session;
 
 typedef void (*call_done_fn)(struct engine_call *c, struct run_outcome *o);
 
@@ -86,6 +89,8 @@ struct engine_call {
 	const char *code;      /* borrowed */
 	size_t code_len;
 	double timeout_s;      /* 0: the configured limit */
+	struct session *session; /* NULL: a one-shot call in a fresh worker */
+	int reset;             /* start the session from a clean interpreter first */
 	call_done_fn done;     /* called once with the outcome (the callee may clear it) */
 	void *data;            /* the caller's */
 	/* engine's */
@@ -96,7 +101,15 @@ struct engine_call {
 
 /* Start the engine and its zygote (zygote_exe: the safepy-zygote executable). */
 int engine_new(const struct config *cfg, const char *zygote_exe, struct engine **out);
-/* Queue a call. done() is never called from inside engine_submit. */
+/* A new, empty session with a fresh handle (evicting the least recently used idle session
+ * beyond the limit), or NULL on ENOMEM. Owned by the engine. */
+struct session *engine_session_new(struct engine *e);
+/* The session with this handle, or NULL when unknown, expired or evicted. */
+struct session *engine_session_find(struct engine *e, const char *handle);
+/* Its handle: 32 hex digits, 128 bits from getrandom. */
+const char *engine_session_handle(const struct session *s);
+/* Queue a call; calls of one session run one at a time in arrival order. done() is never
+ * called from inside engine_submit. */
 void engine_submit(struct engine *e, struct engine_call *c);
 /* Stop a call: its worker is killed and done() runs with RUN_CANCELLED. */
 void engine_cancel(struct engine *e, struct engine_call *c);

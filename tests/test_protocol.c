@@ -703,8 +703,9 @@ Test(mcp, instructions_say_what_the_tool_is_for_and_its_limits)
 	cr_assert(strstr(s, "20 s of CPU"), "%s", s);
 	cr_assert(strstr(s, "512 MiB"), "%s", s);
 	cr_assert(strstr(s, "64 KiB"), "%s", s);
-	cr_assert(strstr(s, "fresh interpreter"), "%s", s);
-	cr_assert(strstr(s, "not kept between calls"), "%s", s);
+	cr_assert(strstr(s, "persists between calls of a session"), "%s", s);
+	cr_assert(strstr(s, "session \"new\""), "%s", s);
+	cr_assert(strstr(s, "times out or crashes leaves the session as it was"), "%s", s);
 	cr_assert(strstr(s, "seccomp, landlock, user namespace"), "%s", s);
 	json_object_put(msg);
 }
@@ -822,7 +823,7 @@ Test(mcp, tool_entry_fields_depend_on_version)
 	}
 }
 
-Test(mcp, input_schema_takes_code_and_a_bounded_timeout_only)
+Test(mcp, input_schema_takes_code_timeout_session_and_reset)
 {
 	struct mcp_conn c;
 	json_object *tool, *schema;
@@ -834,7 +835,7 @@ Test(mcp, input_schema_takes_code_and_a_bounded_timeout_only)
 	cr_assert_str_eq(text(at(schema, "/required")), "[\"code\"]");
 	cr_assert(has(schema, "/additionalProperties"));
 	cr_assert_not(json_object_get_boolean(at(schema, "/additionalProperties")));
-	cr_assert_eq(json_object_object_length(at(schema, "/properties")), 2);
+	cr_assert_eq(json_object_object_length(at(schema, "/properties")), 4);
 	cr_assert_str_eq(str_at(schema, "/properties/code/type"), "string");
 	cr_assert(has(schema, "/properties/code/description"));
 	cr_assert_str_eq(str_at(schema, "/properties/timeout_seconds/type"), "number");
@@ -845,12 +846,14 @@ Test(mcp, input_schema_takes_code_and_a_bounded_timeout_only)
 	    json_object_get_double(at(schema, "/properties/timeout_seconds/exclusiveMinimum")),
 	    0.0);
 	cr_assert(has(schema, "/properties/timeout_seconds/description"));
-	cr_assert_not(has(schema, "/properties/session"));
-	cr_assert_not(has(schema, "/properties/reset"));
+	cr_assert_str_eq(str_at(schema, "/properties/session/type"), "string");
+	cr_assert(has(schema, "/properties/session/description"));
+	cr_assert_str_eq(str_at(schema, "/properties/reset/type"), "boolean");
+	cr_assert(has(schema, "/properties/reset/description"));
 	json_object_put(tool);
 }
 
-Test(mcp, description_names_imports_limits_and_fresh_interpreter)
+Test(mcp, description_names_imports_limits_and_sessions)
 {
 	struct mcp_conn c;
 	json_object *tool;
@@ -866,7 +869,8 @@ Test(mcp, description_names_imports_limits_and_fresh_interpreter)
 	          "%s", d);
 	cr_assert(strstr(d, "30 s"), "%s", d);
 	cr_assert(strstr(d, "512 MiB"), "%s", d);
-	cr_assert(strstr(d, "fresh interpreter"), "%s", d);
+	cr_assert(strstr(d, "State persists"), "%s", d);
+	cr_assert(strstr(d, "changes nothing"), "%s", d);
 	json_object_put(tool);
 }
 
@@ -1089,12 +1093,14 @@ Test(mcp, bad_argument_values_are_tool_errors)
 	    {"{\"code\":\"1\",\"timeout_seconds\":\"5\"}", "must be a number, not a string"},
 	    {"{\"code\":\"1\",\"timeout_seconds\":true}", "must be a number, not a boolean"},
 	    {"{\"code\":\"1\",\"timeout_seconds\":null}", "must be a number, not null"},
-	    {"{\"code\":\"1\",\"session\":\"s\"}", "unknown argument 'session'"},
-	    {"{\"code\":\"1\",\"reset\":true}", "unknown argument 'reset'"},
+	    {"{\"code\":\"1\",\"session\":5}", "'session' must be a string"},
+	    {"{\"code\":\"1\",\"session\":\"\"}", "must be \"new\" or a session handle"},
+	    {"{\"code\":\"1\",\"session\":\"a b\"}", "must be \"new\" or a session handle"},
+	    {"{\"code\":\"1\",\"reset\":\"yes\"}", "'reset' must be a boolean, not a string"},
 	    {"{\"code\":\"1\",\"foo\":1}", "unknown argument 'foo'"},
 	    {"{\"code\":\"1\",\"Code\":\"2\"}", "unknown argument 'Code'"},
 	    {"{\"code\":\"1\",\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":1}", "2 more unknown"},
-	    {"{\"code\":5,\"session\":\"s\"}", "unknown argument 'session'"},
+	    {"{\"code\":5,\"session\":null}", "'session' must be a string"},
 	};
 	size_t i, v;
 

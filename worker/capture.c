@@ -121,6 +121,18 @@ char *capture_text(int s, int *truncated)
 	return out;
 }
 
+void capture_reset(void)
+{
+	for (int i = 0; i < 3; i++) {
+		keeps[i].head_len = 0;
+		keeps[i].ring_pos = 0;
+		keeps[i].ring_len = 0;
+		keeps[i].total = 0;
+	}
+	written = 0;
+	flooded = 0;
+}
+
 int capture_flooded(void)
 {
 	return flooded;

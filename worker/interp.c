@@ -31,6 +31,7 @@ static PyObject *proxies;         /* name -> proxy module */
 static PyObject *authorized_text; /* "['abc', 'array', ...]" */
 static PyObject *timeout_error;   /* raised in the code by the deadline handler */
 static PyObject *real_attrgetter, *real_methodcaller, *real_get_field;
+static PyObject *user_globals;    /* the user's namespace, created by the first run */
 
 static int op_load_attr = -1, op_store_attr = -1, op_delete_attr = -1, op_load_method = -1,
 	   op_import_from = -1, op_extended_arg = -1;
@@ -851,11 +852,6 @@ int interp_init(const struct zygote_config *cfg)
 	return 0;
 }
 
-int interp_worker_setup(void)
-{
-	deadline_hit = 0;
-	return 0;
-}
 
 /* ---- turning values into text and JSON ------------------------------------------------ */
 
@@ -1427,6 +1423,36 @@ static void outcome_error(struct run_outcome *out, PyObject *exc, const char *sr
 		out->truncated = 1;
 }
 
+PyObject *interp_fork_save(void)
+{
+	PyObject *random = PyImport_ImportModule("random"), *state = NULL;
+
+	if (random) {
+		state = PyObject_CallMethod(random, "getstate", NULL);
+		Py_DECREF(random);
+	}
+	PyErr_Clear();
+	return state;
+}
+
+void interp_fork_restore(PyObject *saved)
+{
+	PyObject *random, *r = NULL;
+
+	if (!saved)
+		return;
+	/* A session continues the generator's sequence, as a REPL would; fresh workers from the
+	 * zygote are reseeded by PyOS_AfterFork_Child. */
+	random = PyImport_ImportModule("random");
+	if (random) {
+		r = PyObject_CallMethod(random, "setstate", "(O)", saved);
+		Py_DECREF(random);
+	}
+	Py_XDECREF(r);
+	Py_DECREF(saved);
+	PyErr_Clear();
+}
+
 /* Touch, in a fresh worker, the pages a call touches (compiler, evaluator, result
  * encoding), so their copy-on-write faults happen before the code arrives rather than on
  * the caller's clock. Leaves no state behind: a scratch namespace, no output. */
@@ -1463,8 +1489,14 @@ void interp_run(const char *code, size_t len, struct run_outcome *out)
 	(void)len;
 	if (reserve)
 		memset(reserve, 0, 1 << 20);
+	capture_reset();
+	deadline_hit = 0;
+	/* One namespace per process, kept across calls: a session's state. */
+	if (!user_globals)
+		user_globals = globals_new();
+	g = user_globals;
+	Py_XINCREF(g);
 	audit_armed = python_layer;
-	g = globals_new();
 	if (g && program_build(code, &prog) == 0)
 		value = program_run(&prog, g);
 	if (!value) {

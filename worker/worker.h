@@ -28,6 +28,7 @@
 #define WORKER_EXIT_SECCOMP   100
 #define WORKER_EXIT_CHANNEL   101 /* the channel broke or carried a malformed frame */
 #define WORKER_EXIT_INTERP    102 /* the interpreter could not produce a result frame */
+#define WORKER_EXIT_GATE      103 /* the fork gate could not be loaded or its listener sent */
 
 /* Describe a worker exit code, e.g. "seccomp could not be loaded". NULL if not ours. */
 const char *worker_exit_reason(int code);
@@ -42,6 +43,8 @@ struct sandbox_config {
 	int try_namespaces;      /* unshare user+net+ipc when the kernel allows */
 	int try_landlock;        /* Landlock with no rules when the kernel has it */
 	const struct policy *policy; /* borrowed; built once in the zygote */
+	const struct policy *gate;   /* borrowed, or NULL: the fork gate (policy_gate_build);
+	                              * when set, policy is policy_build_session's */
 };
 
 enum layer_state {
@@ -61,6 +64,7 @@ enum sandbox_layer {
 	SANDBOX_CAPS,
 	SANDBOX_NNP,
 	SANDBOX_LANDLOCK,
+	SANDBOX_FORK_GATE,
 	SANDBOX_SECCOMP,
 	SANDBOX_NLAYERS
 };
@@ -85,7 +89,9 @@ const char *layer_state_name(enum layer_state s);
  * rlimits, the switch to cfg->uid/gid when running as root, user+net+ipc namespaces,
  * capabilities dropped (effective, permitted, inheritable, bounding, ambient), no_new_privs,
  * Landlock with no rules, PR_SET_DUMPABLE 1 (so the supervisor can attach to report a killed
- * syscall; the zygote holds no secrets), seccomp last.
+ * syscall; the zygote holds no secrets), the fork gate when cfg->gate is set (its listener
+ * goes to the supervisor as a FRAME_LISTENER frame on the channel, with the fd attached by
+ * SCM_RIGHTS, and is closed here), seccomp last.
  * Fills *report. A failing mandatory step calls _exit(WORKER_EXIT_*): it never returns then.
  * Optional layers (namespaces, Landlock) the kernel does not offer are reported unavailable. */
 void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t parent,

@@ -22,6 +22,8 @@ PyObject *capture_stream(enum capture_stream s);
 /* The text kept for a stream (or the log, s == 2): malloc'd UTF-8. *truncated is set
  * when bytes were cut. NULL on ENOMEM. */
 char *capture_text(int s, int *truncated);
+/* Forget what earlier calls wrote (a session's next call starts with empty captures). */
+void capture_reset(void);
 /* Did the code write more than the flood limit? */
 int capture_flooded(void);
 
@@ -29,11 +31,15 @@ int capture_flooded(void);
 
 /* Initialise CPython in the zygote. Returns 0 or -1 (message on stderr). */
 int interp_init(const struct zygote_config *cfg);
-/* Arm the worker's deadline handler (SIGUSR1 raises TimeoutError in the running code). */
-int interp_worker_setup(void);
 /* Pre-fault what a call touches, in an idle worker (no state is left behind). */
 void interp_warm_up(void);
-/* Run code in a worker and fill *out (never fails: errors become the outcome). */
+/* Run code in a worker and fill *out (never fails: errors become the outcome). The user's
+ * namespace persists across runs in one process and its forks (a session's state). */
 void interp_run(const char *code, size_t len, struct run_outcome *out);
+/* Before a session's parked process forks the next call's process: remember the state that
+ * the fork hooks would change (random's generator). Returns a new reference or NULL. */
+PyObject *interp_fork_save(void);
+/* In that child, after PyOS_AfterFork_Child: put it back. Consumes saved. */
+void interp_fork_restore(PyObject *saved);
 
 #endif

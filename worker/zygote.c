@@ -74,20 +74,83 @@ static ssize_t control_recv(int fd, unsigned char *buf, size_t len, int *passed)
 	return n;
 }
 
+/* Run one call's code in this process and send its result frame. */
+static void run_and_report(const char *code, size_t len)
+{
+	struct run_outcome out;
+	char *result;
+	size_t n = 0;
+
+	run_outcome_init(&out);
+	interp_run(code, len, &out);
+	result = outcome_encode(&out, &n);
+	if (!result || frame_write(POLICY_FD_CHANNEL, FRAME_RESULT, result, n) < 0)
+		_exit(WORKER_EXIT_INTERP);
+	free(result);
+	run_outcome_clear(&out);
+}
+
+/* A session's parked process: wait for the next call's code, fork the process that runs it
+ * (the supervisor answers the fork gate for this one fork), and wait for that child. If the
+ * child's call commits, the supervisor kills this process and the child is the new parked
+ * state; otherwise the child is killed and this process reports it and waits again. The
+ * child continues in this same loop as the new parked process. */
+static void park(void) __attribute__((noreturn));
+static void park(void)
+{
+	for (;;) {
+		unsigned char word[4];
+		char *code = NULL, type = 0;
+		size_t len = 0;
+		PyObject *saved;
+		pid_t pid;
+		int status = 0, rc;
+
+		rc = frame_read(POLICY_FD_CHANNEL, &type, &code, &len, PROTO_MAX_LINE);
+		if (rc == -EPIPE)
+			_exit(WORKER_EXIT_OK); /* the supervisor is gone or let the session go */
+		if (rc < 0 || type != FRAME_CODE || strlen(code) != len)
+			_exit(WORKER_EXIT_CHANNEL);
+		saved = interp_fork_save();
+		PyOS_BeforeFork();
+		pid = fork();
+		if (pid == 0) {
+			PyOS_AfterFork_Child();
+			interp_fork_restore(saved);
+			put_u32(word, (uint32_t)getpid());
+			if (frame_write(POLICY_FD_CHANNEL, FRAME_STARTED, word, 4) < 0)
+				_exit(WORKER_EXIT_CHANNEL);
+			run_and_report(code, len);
+			free(code);
+			continue;
+		}
+		PyOS_AfterFork_Parent();
+		Py_XDECREF(saved);
+		free(code);
+		if (pid < 0) {
+			status = (int)(0xFFFF0000u | (unsigned int)errno);
+		} else {
+			while (waitpid(pid, &status, 0) < 0)
+				if (errno != EINTR)
+					_exit(WORKER_EXIT_CHANNEL);
+		}
+		put_u32(word, (uint32_t)status);
+		if (frame_write(POLICY_FD_CHANNEL, FRAME_WAITED, word, 4) < 0)
+			_exit(WORKER_EXIT_CHANNEL);
+	}
+}
+
 /* The worker, from the fork to _exit. Fails closed at every step. */
-static void worker_run(const struct zygote_config *cfg, const struct sandbox_config *sb,
-		       int channel, pid_t zygote) __attribute__((noreturn));
-static void worker_run(const struct zygote_config *cfg, const struct sandbox_config *sb,
-		       int channel, pid_t zygote)
+static void worker_run(const struct sandbox_config *sb, int channel, pid_t zygote)
+	__attribute__((noreturn));
+static void worker_run(const struct sandbox_config *sb, int channel, pid_t zygote)
 {
 	struct sandbox_report report;
-	struct run_outcome out;
 	json_object *rep;
 	const char *text;
-	char *code = NULL, *result;
+	char *code = NULL;
 	size_t len = 0;
 	char type = 0;
-
 	sigset_t none;
 
 	sigemptyset(&none);
@@ -104,17 +167,13 @@ static void worker_run(const struct zygote_config *cfg, const struct sandbox_con
 	if (frame_read(POLICY_FD_CHANNEL, &type, &code, &len, PROTO_MAX_LINE) < 0 ||
 	    type != FRAME_CODE || strlen(code) != len)
 		_exit(WORKER_EXIT_CHANNEL);
-	interp_worker_setup();
-	run_outcome_init(&out);
-	interp_run(code, len, &out);
-	result = outcome_encode(&out, &len);
-	if (!result || frame_write(POLICY_FD_CHANNEL, FRAME_RESULT, result, len) < 0)
-		_exit(WORKER_EXIT_INTERP);
-	_exit(WORKER_EXIT_OK);
-	(void)cfg;
+	/* The first call runs here; then this process holds the session's state. */
+	run_and_report(code, len);
+	free(code);
+	park();
 }
 
-static pid_t spawn(const struct zygote_config *cfg, const struct sandbox_config *sb, int channel)
+static pid_t spawn(const struct sandbox_config *sb, int channel)
 {
 	pid_t self = getpid(), pid;
 
@@ -123,7 +182,7 @@ static pid_t spawn(const struct zygote_config *cfg, const struct sandbox_config 
 	if (pid == 0) {
 		/* Reseeds random and resets threading state in the child. */
 		PyOS_AfterFork_Child();
-		worker_run(cfg, sb, channel, self);
+		worker_run(sb, channel, self);
 	}
 	PyOS_AfterFork_Parent();
 	return pid;
@@ -148,7 +207,7 @@ static int freeze_gc(void)
 void zygote_main(const struct zygote_config *cfg)
 {
 	struct sandbox_config sb = cfg->sandbox;
-	struct policy *policy = NULL;
+	struct policy *policy = NULL, *gate = NULL;
 	int fd = cfg->control_fd, sfd, rc;
 	sigset_t chld;
 
@@ -169,13 +228,17 @@ void zygote_main(const struct zygote_config *cfg)
 	setenv("MKL_NUM_THREADS", "1", 1);
 	if (interp_init(cfg) < 0)
 		exit(3);
-	rc = policy_build(&policy);
+	/* Every worker may hold a session, so it gets the fork gate and the session policy. */
+	rc = policy_build_session(&policy);
+	if (rc == 0)
+		rc = policy_gate_build(&gate);
 	if (rc < 0) {
 		fprintf(stderr, "safepy zygote: building the seccomp policy failed: %s\n",
 			strerror(-rc));
 		exit(4);
 	}
 	sb.policy = policy;
+	sb.gate = gate;
 	if (freeze_gc() < 0) {
 		PyErr_Print();
 		exit(3);
@@ -231,7 +294,7 @@ void zygote_main(const struct zygote_config *cfg)
 			exit(2);
 		}
 		id = get_u32(msg + 1);
-		pid = spawn(cfg, &sb, channel);
+		pid = spawn(&sb, channel);
 		close(channel);
 		if (pid < 0)
 			rc = control_send(fd, ZYGOTE_MSG_ERR, id, (uint32_t)errno);
