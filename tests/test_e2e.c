@@ -588,7 +588,10 @@ Test(run_python, structured_content_has_every_key)
 	cr_assert_eq(json_object_get_int(member(sc, "result")), 2);
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "2");
 	cr_assert_null(member(sc, "error"));
-	cr_assert_null(member(sc, "session"));
+	/* The call ran in the connection's default session, which has a handle too. */
+	cr_assert(json_object_is_type(member(sc, "session"), json_type_string), "%s",
+	          mcpc_json(sc));
+	cr_assert_geq(strlen(mcpc_sc_str(r, "session")), 32, "%s", mcpc_json(sc));
 	cr_assert_str_eq(mcpc_sc_str(r, "logs"), "");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "");
 	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "");
@@ -943,21 +946,29 @@ Test(run_python, dunder_import_keeps_the_allowlist)
 	stop();
 }
 
-Test(run_python, each_call_runs_in_a_fresh_worker)
+Test(run_python, each_new_session_starts_fresh)
 {
-	json_object *a, *b, *c;
+	static const char new_session[] = "{\"session\": \"new\"}";
+	json_object *a, *b, *c, *r;
 
 	start(NULL);
-	ok("secret_value = 41");
+	expect_status("secret_value = 41", new_session, "ok");
+	r = expect_status("secret_value", new_session, "error");
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "NameError", "state leaked: %s", mcpc_json(r));
+	/* Nor is it in the default session. */
 	expect_error("secret_value", "NameError");
-	/* Each worker reseeds random after the fork: no two calls share a stream. */
-	a = ok("import random\nrandom.random()");
-	b = ok("import random\nrandom.random()");
-	c = ok("import random\nrandom.random()");
+	/* Each new session's worker reseeds random after the fork: no two share a stream. */
+	a = expect_status("import random\nrandom.random()", new_session, "ok");
+	b = expect_status("import random\nrandom.random()", new_session, "ok");
+	c = expect_status("import random\nrandom.random()", new_session, "ok");
 	cr_assert(strcmp(mcpc_sc_str(a, "result_repr"), mcpc_sc_str(b, "result_repr")) &&
-	              strcmp(mcpc_sc_str(b, "result_repr"), mcpc_sc_str(c, "result_repr")),
-	          "workers share a random stream: %s %s %s", mcpc_sc_str(a, "result_repr"),
+	              strcmp(mcpc_sc_str(b, "result_repr"), mcpc_sc_str(c, "result_repr")) &&
+	              strcmp(mcpc_sc_str(a, "result_repr"), mcpc_sc_str(c, "result_repr")),
+	          "new sessions share a random stream: %s %s %s", mcpc_sc_str(a, "result_repr"),
 	          mcpc_sc_str(b, "result_repr"), mcpc_sc_str(c, "result_repr"));
+	cr_assert(strcmp(mcpc_sc_str(a, "session"), mcpc_sc_str(b, "session")) &&
+	              strcmp(mcpc_sc_str(b, "session"), mcpc_sc_str(c, "session")),
+	          "new sessions share a handle: %s %s", mcpc_json(a), mcpc_json(b));
 	stop();
 }
 
@@ -1390,8 +1401,10 @@ Test(concurrency, calls_run_side_by_side)
 	json_object *first, *second;
 
 	start(ARGS("--max-workers", "2"));
-	slow = mcpc_call_async(&srv, "import time\ntime.sleep(3)\n'slow'", NULL);
-	fast = mcpc_call_async(&srv, "'fast'", NULL);
+	/* Calls of one session run one at a time: these two run in sessions of their own. */
+	slow =
+	    mcpc_call_async(&srv, "import time\ntime.sleep(3)\n'slow'", "{\"session\": \"new\"}");
+	fast = mcpc_call_async(&srv, "'fast'", "{\"session\": \"new\"}");
 	first = hold(mcpc_next(&srv, CALL_MS));
 	second = hold(mcpc_next(&srv, CALL_MS));
 	cr_assert_not_null(first);

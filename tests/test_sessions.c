@@ -1,0 +1,1346 @@
+/* test_sessions.c - end-to-end tests of sessions (state kept between run_python calls) against
+ * the real safepy binary over MCP stdio: handles, what persists, rollback of failed calls,
+ * ordering, eviction and expiry, reset, that user code never creates a process, and that no
+ * process outlives the server. Each test starts its own server and, at its end, checks that
+ * every line the server wrote on stdout was a JSON-RPC message. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mcpclient.h"
+
+#define CALL_MS          30000
+#define VERSION          "2025-06-18"
+#define ARGS(...)        ((const char *const[]){__VA_ARGS__, NULL})
+/* The kernel layer alone: the Python layer off, so code can reach os and ctypes. */
+#define UNSAFE_ARGS      "--unsafe-no-python-layer", "--allow-import", "os", "--allow-import", "ctypes"
+/* What the SessionError message tells the client to do. */
+#define HOW_TO_START_ONE "session \"new\""
+/* random.seed(42); random.random() in CPython (Mersenne Twister, version 2 seeding). */
+#define SEED42_FIRST     "0.6394267984578837"
+
+static void cleanup(void);
+
+TestSuite(sessions, .timeout = 60, .fini = cleanup);
+TestSuite(session_state, .timeout = 60, .fini = cleanup);
+TestSuite(session_rollback, .timeout = 60, .fini = cleanup);
+TestSuite(session_order, .timeout = 60, .fini = cleanup);
+TestSuite(session_limits, .timeout = 60, .fini = cleanup);
+TestSuite(session_reset, .timeout = 60, .fini = cleanup);
+TestSuite(session_processes, .timeout = 60, .fini = cleanup);
+TestSuite(session_cli, .timeout = 60, .fini = cleanup);
+
+/* ---- Harness ------------------------------------------------------------------------------ */
+
+/* Criterion runs each test in its own process: one server per test. */
+static struct mcpc srv;
+static json_object *held[512];
+static int nheld;
+static char *strs[512];
+static int nstrs;
+
+static json_object *hold(json_object *o)
+{
+	if (o && nheld < (int)(sizeof(held) / sizeof(held[0])))
+		held[nheld++] = o;
+	return o;
+}
+
+/* printf into a string freed when the test ends. */
+__attribute__((format(printf, 1, 2))) static const char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, f);
+	cr_assert_geq(vasprintf(&s, f, ap), 0);
+	va_end(ap);
+	if (nstrs < (int)(sizeof(strs) / sizeof(strs[0])))
+		strs[nstrs++] = s;
+	return s;
+}
+
+static void release(void)
+{
+	for (int i = 0; i < nheld; i++)
+		json_object_put(held[i]);
+	nheld = 0;
+	for (int i = 0; i < nstrs; i++)
+		free(strs[i]);
+	nstrs = 0;
+}
+
+/* After every test, passed or failed: no server left behind. */
+static void cleanup(void)
+{
+	if (srv.stderr_path[0])
+		mcpc_free(&srv);
+	release();
+}
+
+/* The last part of the server's stderr, for failure messages. */
+static const char *server_log(void)
+{
+	static char tail[3000];
+	char *s = mcpc_stderr(&srv);
+	size_t n = strlen(s);
+
+	snprintf(tail, sizeof(tail), "%s", n > sizeof(tail) - 1 ? s + n - (sizeof(tail) - 1) : s);
+	free(s);
+	return tail;
+}
+
+static void start(const char *const *args)
+{
+	json_object *r;
+
+	cr_assert_eq(mcpc_start(&srv, SAFEPY_BIN, args, NULL), 0, "cannot start %s", SAFEPY_BIN);
+	r = hold(mcpc_initialize(&srv, VERSION));
+	cr_assert_not_null(r, "no answer to initialize; server stderr:\n%s", server_log());
+	cr_assert_not_null(mcpc_result(r), "initialize failed: %s", mcpc_json(r));
+}
+
+/* The server is still serving, exits within 3 s of EOF with status 0, and every line it wrote
+ * on stdout was a JSON-RPC message. */
+static void stop(void)
+{
+	cr_assert(mcpc_alive(&srv), "server died during the test (status 0x%x); stderr:\n%s",
+	          srv.status, server_log());
+	mcpc_close_stdin(&srv);
+	cr_assert_eq(mcpc_wait_exit(&srv, 3000), 0, "server still running 3 s after EOF");
+	cr_assert(WIFEXITED(srv.status) && WEXITSTATUS(srv.status) == 0,
+	          "server ended with status 0x%x after EOF; stderr:\n%s", srv.status, server_log());
+	cr_assert_eq(srv.bad_lines, 0, "%u stdout line(s) were not JSON-RPC, first: %s",
+	             srv.bad_lines, srv.first_bad);
+	mcpc_free(&srv);
+	release();
+}
+
+static json_object *member(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+static int is_error(json_object *resp)
+{
+	return json_object_get_boolean(member(mcpc_result(resp), "isError"));
+}
+
+/* Extra arguments naming a session (NULL: the default session) and any more members
+ * (a JSON members text such as "\"reset\":true", or NULL). */
+static const char *extra(const char *session, const char *more)
+{
+	if (!session && !more)
+		return NULL;
+	if (!session)
+		return fmt("{%s}", more);
+	return fmt("{\"session\":\"%s\"%s%s}", session, more ? "," : "", more ? more : "");
+}
+
+/* A tools/call that must come back as a tool result (not a JSON-RPC error) within ms. */
+static json_object *call_full(const char *session, const char *more, const char *code, int ms)
+{
+	json_object *r = hold(mcpc_call(&srv, code, extra(session, more), ms));
+
+	cr_assert_not_null(r, "no response within %d ms to:\n%s\nserver stderr:\n%s", ms, code,
+	                   server_log());
+	cr_assert_not_null(mcpc_result(r), "JSON-RPC error for:\n%s\n%s", code, mcpc_json(r));
+	cr_assert_not_null(mcpc_structured(r), "no structuredContent: %s", mcpc_json(r));
+	return r;
+}
+
+static json_object *call_in(const char *session, const char *code)
+{
+	return call_full(session, NULL, code, CALL_MS);
+}
+
+static json_object *expect_status_in(const char *session, const char *more, const char *code,
+                                     const char *status)
+{
+	json_object *r = call_full(session, more, code, CALL_MS);
+
+	cr_assert_str_eq(mcpc_status(r), status, "status for:\n%s\n%s", code, mcpc_json(r));
+	cr_assert_eq(is_error(r), strcmp(status, "ok") != 0, "isError does not match status: %s",
+	             mcpc_json(r));
+	return r;
+}
+
+/* The call ran in the session it named (or, for the default session, in some session). */
+static void check_handle(json_object *r, const char *session)
+{
+	const char *h = mcpc_sc_str(r, "session");
+
+	cr_assert_not_null(h, "no structuredContent.session: %s", mcpc_json(r));
+	cr_assert_geq(strlen(h), 32, "handle too short: %s", mcpc_json(r));
+	if (session && strcmp(session, "new") != 0)
+		cr_assert_str_eq(h, session, "ran in another session: %s", mcpc_json(r));
+}
+
+static json_object *ok_in(const char *session, const char *code)
+{
+	json_object *r = expect_status_in(session, NULL, code, "ok");
+
+	check_handle(r, session);
+	return r;
+}
+
+static void expect_result_in(const char *session, const char *code, const char *json)
+{
+	json_object *r = ok_in(session, code);
+	json_object *want = json_tokener_parse(json);
+	json_object *got = member(mcpc_structured(r), "result");
+
+	cr_assert(json_object_equal(got, want), "code:\n%s\nresult %s, want %s\n%s", code,
+	          mcpc_json(got), json, mcpc_json(r));
+	json_object_put(want);
+}
+
+static json_object *expect_error_in(const char *session, const char *code, const char *type)
+{
+	json_object *r = expect_status_in(session, NULL, code, "error");
+
+	cr_assert_str_eq(mcpc_err_str(r, "type"), type, "error type for:\n%s\n%s", code,
+	                 mcpc_json(r));
+	check_handle(r, session);
+	return r;
+}
+
+/* Start a new session with code that must succeed; returns its handle. */
+static const char *new_session(const char *code)
+{
+	json_object *r = expect_status_in("new", NULL, code, "ok");
+	const char *h = mcpc_sc_str(r, "session");
+
+	cr_assert_not_null(h, "a new session's call carries no handle: %s", mcpc_json(r));
+	cr_assert_geq(strlen(h), 32, "handle too short: %s", mcpc_json(r));
+	cr_assert_str_neq(h, "new", "%s", mcpc_json(r));
+	return fmt("%s", h);
+}
+
+/* A failed call's message says the session is unchanged. */
+static void says_unchanged(json_object *r)
+{
+	cr_assert(strstr(mcpc_err_str(r, "message"), "unchanged"),
+	          "the message of a rolled-back call does not say the session is unchanged: %s",
+	          mcpc_json(r));
+}
+
+static void expect_session_error(const char *session, const char *code)
+{
+	json_object *r = call_in(session, code);
+
+	cr_assert(is_error(r), "a call in session %s ran: %s", session, mcpc_json(r));
+	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "SessionError", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), HOW_TO_START_ONE),
+	          "the message does not say how to start a new session: %s", mcpc_json(r));
+	cr_assert(mcpc_text(r) && strstr(mcpc_text(r), "SessionError"), "text: %s", mcpc_json(r));
+}
+
+static void cancel(int64_t id)
+{
+	char line[160];
+
+	snprintf(line, sizeof(line),
+	         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+	         "{\"requestId\":%lld,\"reason\":\"test\"}}",
+	         (long long)id);
+	cr_assert_eq(mcpc_send(&srv, line), 0);
+}
+
+static int seen(int64_t id, int ms)
+{
+	json_object *jid = json_object_new_int64(id);
+	int r = mcpc_seen_id(&srv, jid, ms);
+
+	json_object_put(jid);
+	return r;
+}
+
+/* ---- Processes ------------------------------------------------------------------------------ */
+
+#define MAXP 256
+
+static int descendants(struct mcpc_proc *p, int max)
+{
+	int n = mcpc_descendants(srv.pid, p, max);
+
+	if (n == -ENOENT)
+		cr_skip_test("process tracking needs /proc/PID/task/TID/children "
+		             "(CONFIG_PROC_CHILDREN), which this kernel lacks");
+	cr_assert_geq(n, 0, "cannot list the server's processes: %s", strerror(-n));
+	return n;
+}
+
+/* Wait until the server has at most n descendants; returns how many it has. */
+static int settle_descendants(int n, int ms)
+{
+	struct mcpc_proc p[MAXP];
+	int64_t deadline = mcpc_now_ms() + ms;
+	int k;
+
+	while ((k = descendants(p, MAXP)) > n && mcpc_now_ms() < deadline)
+		usleep(20000);
+	return k;
+}
+
+/* Wait until the count of descendants stays the same for 300 ms; returns it. */
+static int steady_descendants(int ms)
+{
+	struct mcpc_proc p[MAXP];
+	int64_t deadline = mcpc_now_ms() + ms, since = mcpc_now_ms();
+	int k = descendants(p, MAXP);
+
+	while (mcpc_now_ms() < deadline && mcpc_now_ms() - since < 300) {
+		int now;
+
+		usleep(20000);
+		now = descendants(p, MAXP);
+		if (now != k) {
+			k = now;
+			since = mcpc_now_ms();
+		}
+	}
+	return k;
+}
+
+static int in_set(const struct mcpc_proc *p, const struct mcpc_proc *set, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i].pid == p->pid && set[i].start == p->start)
+			return 1;
+	return 0;
+}
+
+/* The processes in after that were not in before, into out; returns how many. */
+static int new_procs(const struct mcpc_proc *before, int nb, const struct mcpc_proc *after, int na,
+                     struct mcpc_proc *out, int max)
+{
+	int k = 0;
+
+	for (int i = 0; i < na && k < max; i++)
+		if (!in_set(&after[i], before, nb))
+			out[k++] = after[i];
+	return k;
+}
+
+/* ---- Handles and the contract --------------------------------------------------------------- */
+
+Test(sessions, default_session_keeps_state_and_has_a_handle)
+{
+	json_object *a, *b;
+
+	start(NULL);
+	a = ok_in(NULL, "x = 41");
+	b = ok_in(NULL, "x + 1");
+	cr_assert_eq(json_object_get_int(member(mcpc_structured(b), "result")), 42, "%s",
+	             mcpc_json(b));
+	cr_assert_str_eq(mcpc_sc_str(a, "session"), mcpc_sc_str(b, "session"),
+	                 "the default session changed handle: %s / %s", mcpc_json(a), mcpc_json(b));
+	stop();
+}
+
+Test(sessions, new_session_handle_resumes_it)
+{
+	const char *h, *dflt;
+
+	start(NULL);
+	dflt = mcpc_sc_str(ok_in(NULL, "d = 'default'"), "session");
+	h = new_session("y = 'abc'");
+	cr_assert_str_neq(h, dflt, "a new session got the default session's handle");
+	expect_result_in(h, "y * 2", "\"abcabc\"");
+	expect_result_in(h, "y = y.upper()\ny", "\"ABC\"");
+	expect_result_in(h, "y", "\"ABC\"");
+	expect_result_in(NULL, "d", "\"default\"");
+	stop();
+}
+
+Test(sessions, handles_are_long_distinct_and_opaque)
+{
+	enum { N = 20 };
+	const char *h[N];
+
+	start(ARGS("--max-sessions", "32"));
+	for (int i = 0; i < N; i++) {
+		h[i] = new_session(fmt("n = %d", i));
+		for (const char *p = h[i]; *p; p++)
+			cr_assert(*p > 0x20 && *p < 0x7f && *p != '"' && *p != '\\',
+			          "handle %s is not plain printable text", h[i]);
+		for (int k = 0; k < i; k++)
+			cr_assert_str_neq(h[i], h[k], "two new sessions got handle %s", h[i]);
+	}
+	/* Each handle still names its own session. */
+	for (int i = 0; i < N; i += 7)
+		expect_result_in(h[i], "n", fmt("%d", i));
+	stop();
+}
+
+Test(sessions, every_result_carries_its_handle)
+{
+	const char *h;
+	json_object *r;
+
+	start(ARGS("--timeout", "2"));
+	h = new_session("x = 1");
+	r = expect_error_in(h, "1/0", "ZeroDivisionError");
+	check_handle(r, h);
+	r = expect_status_in(h, NULL, "while True:\n    pass", "timeout");
+	check_handle(r, h);
+	r = expect_status_in(h, NULL, "b = bytearray(10**10)", "memory_limit");
+	check_handle(r, h);
+	r = expect_status_in(h, "\"reset\":true", "z = 2", "ok");
+	check_handle(r, h);
+	r = expect_status_in(NULL, NULL, "1/0", "error");
+	check_handle(r, NULL);
+	cr_assert_str_neq(mcpc_sc_str(r, "session"), h, "%s", mcpc_json(r));
+	stop();
+}
+
+Test(sessions, unknown_handle_is_a_session_error)
+{
+	const char *h;
+	char *forged;
+
+	start(NULL);
+	h = new_session("kept = 'yes'");
+	expect_session_error("nope", "kept");
+	expect_session_error("0123456789abcdef0123456789abcdef", "kept");
+	/* One digit off a real handle names nothing. */
+	forged = strdup(h);
+	forged[0] = forged[0] == 'a' ? 'b' : 'a';
+	expect_session_error(forged, "kept");
+	free(forged);
+	/* The default session's name is not a handle. */
+	expect_session_error("default", "kept");
+	expect_result_in(h, "kept", "\"yes\"");
+	stop();
+}
+
+Test(sessions, session_error_message_is_exact)
+{
+	json_object *r;
+
+	start(NULL);
+	r = call_in("ffffffffffffffffffffffffffffffff", "1");
+	cr_log_info("SessionError message: %s", mcpc_err_str(r, "message"));
+	cr_assert(!strncmp(mcpc_err_str(r, "message"),
+	                   "Unknown or expired session \"ffffffffffffffffffffffffffffffff\".", 62),
+	          "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), "Pass session \"new\" to start a new one"),
+	          "%s", mcpc_json(r));
+	stop();
+}
+
+Test(sessions, bad_session_and_reset_values_are_refused)
+{
+	static const char *const bad[] = {
+	    "\"session\":5",
+	    "\"session\":\"\"",
+	    "\"session\":null",
+	    "\"session\":[\"new\"]",
+	    "\"reset\":\"yes\"",
+	    "\"reset\":1",
+	    "\"session\":\"new\",\"reset\":\"true\"",
+	};
+
+	start(NULL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_object *r = hold(mcpc_call(&srv, "'ran'", fmt("{%s}", bad[i]), CALL_MS));
+
+		cr_assert_not_null(r, "no answer for %s", bad[i]);
+		if (mcpc_error(r)) {
+			cr_assert_eq(json_object_get_int(member(mcpc_error(r), "code")), -32602,
+			             "arguments %s: %s", bad[i], mcpc_json(r));
+			continue;
+		}
+		cr_assert(is_error(r), "arguments {%s} must be refused: %s", bad[i], mcpc_json(r));
+		cr_assert_null(strstr(mcpc_json(r), "'ran'"), "the code ran with {%s}: %s", bad[i],
+		               mcpc_json(r));
+	}
+	stop();
+}
+
+Test(sessions, schema_declares_session_and_reset)
+{
+	json_object *r, *tool, *props, *out;
+
+	start(NULL);
+	r = hold(mcpc_request(&srv, "tools/list", NULL, 10000));
+	tool = json_object_array_get_idx(member(mcpc_result(r), "tools"), 0);
+	props = member(member(tool, "inputSchema"), "properties");
+	cr_assert_str_eq(json_object_get_string(member(member(props, "session"), "type")), "string",
+	                 "%s", mcpc_json(tool));
+	cr_assert_str_eq(json_object_get_string(member(member(props, "reset"), "type")), "boolean",
+	                 "%s", mcpc_json(tool));
+	out = member(member(tool, "outputSchema"), "properties");
+	cr_assert_not_null(member(out, "session"), "outputSchema has no session: %s",
+	                   mcpc_json(tool));
+	stop();
+}
+
+/* ---- What persists -------------------------------------------------------------------------- */
+
+Test(session_state, variables_functions_classes_and_instances_persist)
+{
+	const char *h;
+
+	start(NULL);
+	h = new_session("count = 3\ndef double(v):\n    return v * 2\n"
+	                "class Box:\n    def __init__(self, v):\n        self.v = v\n"
+	                "    def get(self):\n        return self.v\n");
+	ok_in(h, "b = Box(double(count))");
+	expect_result_in(h, "[count, double(5), b.get(), isinstance(b, Box), type(b).__name__]",
+	                 "[3,10,6,true,\"Box\"]");
+	ok_in(h, "class Sub(Box):\n    def get(self):\n        return super().get() + 1\n"
+	         "s = Sub(1)\nb.v = 100");
+	expect_result_in(h, "[s.get(), b.get(), count]", "[2,100,3]");
+	stop();
+}
+
+Test(session_state, imports_persist)
+{
+	start(NULL);
+	ok_in(NULL, "import json\nfrom collections import Counter\nimport math as m");
+	expect_result_in(NULL, "json.dumps({'a': 1})", "\"{\\\"a\\\": 1}\"");
+	expect_result_in(NULL, "[Counter('aab')['a'], m.factorial(5)]", "[2,120]");
+	stop();
+}
+
+Test(session_state, generator_advances_across_calls)
+{
+	const char *h;
+
+	start(NULL);
+	h = new_session("g = (i*i for i in range(10))");
+	expect_result_in(h, "next(g)", "0");
+	expect_result_in(h, "next(g)", "1");
+	expect_result_in(h, "next(g)", "4");
+	expect_result_in(h, "list(g)", "[9,16,25,36,49,64,81]");
+	expect_error_in(h, "next(g)", "StopIteration");
+	stop();
+}
+
+Test(session_state, closures_persist)
+{
+	start(NULL);
+	ok_in(NULL, "def counter():\n    n = 0\n    def inc():\n        nonlocal n\n"
+	            "        n += 1\n        return n\n    return inc\ninc = counter()");
+	expect_result_in(NULL, "inc()", "1");
+	expect_result_in(NULL, "inc()", "2");
+	expect_result_in(NULL, "[inc(), inc()]", "[3,4]");
+	stop();
+}
+
+Test(session_state, random_state_continues_across_calls)
+{
+	json_object *r;
+	const char *h;
+
+	start(NULL);
+	/* The same computation in one call is CPython's value... */
+	r = ok_in("new", "import random\nrandom.seed(42)\nrandom.random()");
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), SEED42_FIRST, "%s", mcpc_json(r));
+	/* ...and split over two calls of a session it is the same. */
+	h = new_session("import random\nrandom.seed(42)");
+	r = ok_in(h, "random.random()");
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), SEED42_FIRST,
+	                 "the session lost its random state between calls: %s", mcpc_json(r));
+	r = ok_in(h, "random.random()");
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "0.025010755222666936", "%s", mcpc_json(r));
+	stop();
+}
+
+Test(session_state, exception_keeps_what_ran_before_it)
+{
+	json_object *r;
+
+	start(NULL);
+	r = expect_error_in(NULL, "a = 1\nb = [2]\nraise ValueError('stop')\nc = 3", "ValueError");
+	check_handle(r, NULL);
+	cr_assert_null(strstr(mcpc_err_str(r, "message"), "unchanged"),
+	               "a committed exception must not say the session is unchanged: %s",
+	               mcpc_json(r));
+	expect_result_in(NULL, "[a, b]", "[1,[2]]");
+	expect_error_in(NULL, "c", "NameError");
+	/* A mutation before the exception is kept too. */
+	expect_error_in(NULL, "b.append(3)\n1/0", "ZeroDivisionError");
+	expect_result_in(NULL, "b", "[2,3]");
+	/* A syntax error runs nothing. */
+	expect_error_in(NULL, "d = 4\na = ;", "SyntaxError");
+	expect_error_in(NULL, "d", "NameError");
+	expect_result_in(NULL, "a", "1");
+	stop();
+}
+
+Test(session_state, sessions_are_isolated)
+{
+	const char *one, *two;
+
+	start(NULL);
+	one = new_session("x = 'one'\ndef only_one():\n    return 1");
+	two = new_session("x = 'two'");
+	expect_result_in(one, "x", "\"one\"");
+	expect_result_in(two, "x", "\"two\"");
+	expect_error_in(two, "only_one()", "NameError");
+	expect_error_in(NULL, "x", "NameError");
+	ok_in(two, "x = 'changed'");
+	expect_result_in(one, "[x, only_one()]", "[\"one\",1]");
+	stop();
+}
+
+/* ---- Rollback of calls that do not complete --------------------------------------------------- */
+
+Test(session_rollback, timeout_leaves_the_session_unchanged)
+{
+	json_object *r;
+	const char *h;
+
+	start(ARGS("--timeout", "2"));
+	ok_in(NULL, "x = 1\nitems = [1]");
+	r = expect_status_in(NULL, NULL, "x = 2\nitems.append(2)\nnew_name = 1\nwhile True: pass",
+	                     "timeout");
+	says_unchanged(r);
+	expect_result_in(NULL, "[x, items]", "[1,[1]]");
+	expect_error_in(NULL, "new_name", "NameError");
+	/* The same in a named session, with the per-call limit. */
+	h = new_session("x = 10");
+	r = expect_status_in(h, "\"timeout_seconds\":1", "x = 20\nimport time\ntime.sleep(60)",
+	                     "timeout");
+	says_unchanged(r);
+	expect_result_in(h, "x", "10");
+	stop();
+}
+
+/* What the model reads of a rolled-back call: the text content, and a message in sentences. */
+static void explains_rollback(json_object *r)
+{
+	const char *msg = mcpc_err_str(r, "message"),
+	           *at = strstr(msg, " The session is unchanged");
+
+	says_unchanged(r);
+	cr_assert(!at || at == msg || strchr(".!?)", at[-1]),
+	          "the message runs into the note without a full stop: %s", msg);
+	cr_assert(mcpc_text(r) && strstr(mcpc_text(r), "unchanged"),
+	          "the text content does not say the session is unchanged: %s", mcpc_json(r));
+}
+
+Test(session_rollback, rollback_is_explained_in_the_text_and_the_message)
+{
+	start(NULL);
+	ok_in(NULL, "x = 1");
+	explains_rollback(
+	    expect_status_in(NULL, "\"timeout_seconds\":1", "x = 2\nwhile True: pass", "timeout"));
+	explains_rollback(
+	    expect_status_in(NULL, NULL, "x = 3\nb = bytearray(10**10)", "memory_limit"));
+	expect_result_in(NULL, "x", "1");
+	stop();
+}
+
+Test(session_rollback, caught_timeout_still_rolls_back)
+{
+	json_object *r;
+
+	start(NULL);
+	ok_in(NULL, "x = 1");
+	r = expect_status_in(NULL, "\"timeout_seconds\":1",
+	                     "x = 2\ntry:\n    while True:\n        pass\nexcept BaseException:\n"
+	                     "    pass\ny = 'after'",
+	                     "timeout");
+	says_unchanged(r);
+	expect_result_in(NULL, "x", "1");
+	expect_error_in(NULL, "y", "NameError");
+	stop();
+}
+
+Test(session_rollback, memory_limit_leaves_the_session_unchanged)
+{
+	json_object *r;
+
+	start(NULL);
+	ok_in(NULL, "x = 1");
+	r = expect_status_in(NULL, NULL, "x = 2\nb = bytearray(10**10)", "memory_limit");
+	says_unchanged(r);
+	expect_result_in(NULL, "x", "1");
+	r = expect_status_in(NULL, NULL,
+	                     "x = 3\nchunks = []\nwhile True:\n    chunks.append('x' * 10**6)",
+	                     "memory_limit");
+	says_unchanged(r);
+	expect_result_in(NULL, "x", "1");
+	expect_error_in(NULL, "chunks", "NameError");
+	stop();
+}
+
+Test(session_rollback, crash_leaves_the_session_unchanged)
+{
+	json_object *r;
+
+	start(ARGS(UNSAFE_ARGS));
+	ok_in(NULL, "import ctypes\nx = 1");
+	r = expect_status_in(NULL, NULL, "x = 2\nctypes.string_at(0)", "crashed");
+	says_unchanged(r);
+	expect_result_in(NULL, "x", "1");
+	stop();
+}
+
+Test(session_rollback, sandbox_violation_leaves_the_session_unchanged)
+{
+	json_object *r;
+
+	start(ARGS(UNSAFE_ARGS));
+	ok_in(NULL, "import ctypes\nx = 1");
+	r = expect_status_in(NULL, NULL, "x = 2\nctypes.CDLL(None).syscall(41, 2, 1, 0)",
+	                     "sandbox_violation");
+	says_unchanged(r);
+	expect_result_in(NULL, "x", "1");
+	stop();
+}
+
+Test(session_rollback, cancel_leaves_the_session_unchanged)
+{
+	int64_t id;
+
+	start(NULL);
+	ok_in(NULL, "x = 1");
+	id = mcpc_call_async(&srv, "x = 2\nwhile True:\n    pass", NULL);
+	usleep(500000);
+	cancel(id);
+	expect_result_in(NULL, "x", "1");
+	cr_assert_not(seen(id, 1000), "the cancelled call was answered");
+	stop();
+}
+
+Test(session_rollback, cancelled_queued_call_never_runs)
+{
+	int64_t slow, queued;
+	json_object *r;
+
+	start(NULL);
+	ok_in(NULL, "x = 1");
+	slow = mcpc_call_async(&srv, "import time\ntime.sleep(1)\nx = 2", NULL);
+	queued = mcpc_call_async(&srv, "x = 100", NULL);
+	usleep(200000);
+	cancel(queued);
+	r = hold(mcpc_wait_int_id(&srv, slow, CALL_MS));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	expect_result_in(NULL, "x", "2");
+	cr_assert_not(seen(queued, 500), "the cancelled queued call was answered");
+	stop();
+}
+
+Test(session_rollback, failed_first_call_leaves_a_new_session_empty)
+{
+	json_object *r;
+	const char *h;
+
+	start(NULL);
+	r = expect_status_in("new", "\"timeout_seconds\":1", "x = 1\nwhile True: pass", "timeout");
+	h = mcpc_sc_str(r, "session");
+	cr_assert_not_null(h, "a failed first call carries no handle: %s", mcpc_json(r));
+	h = fmt("%s", h);
+	says_unchanged(r);
+	expect_error_in(h, "x", "NameError");
+	ok_in(h, "x = 5");
+	expect_result_in(h, "x", "5");
+	stop();
+}
+
+Test(session_rollback, alternating_failures_and_commits)
+{
+	start(NULL);
+	ok_in(NULL, "n = 0\nlog = []");
+	for (int i = 1; i <= 4; i++) {
+		expect_result_in(NULL, "n += 1\nlog.append(n)\nn", fmt("%d", i));
+		expect_status_in(NULL, "\"timeout_seconds\":1",
+		                 "n += 100\nlog.append(n)\nwhile True: pass", "timeout");
+	}
+	expect_result_in(NULL, "[n, log]", "[4,[1,2,3,4]]");
+	stop();
+}
+
+/* ---- Order and concurrency ------------------------------------------------------------------ */
+
+Test(session_order, calls_in_one_session_run_in_arrival_order)
+{
+	int64_t ids[3];
+	const char *want[] = {"1", "11", "22"};
+
+	start(ARGS("--max-workers", "4"));
+	ids[0] = mcpc_call_async(&srv, "x = 1", NULL);
+	ids[1] = mcpc_call_async(&srv, "x += 10\nimport time\ntime.sleep(0.3)\nx", NULL);
+	ids[2] = mcpc_call_async(&srv, "x * 2", NULL);
+	for (int i = 0; i < 3; i++) {
+		json_object *r = hold(mcpc_next(&srv, CALL_MS));
+
+		cr_assert_not_null(r, "answer %d missing; stderr:\n%s", i, server_log());
+		cr_assert_eq(json_object_get_int64(member(r, "id")), ids[i],
+		             "answer %d out of order: %s", i, mcpc_json(r));
+		cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), want[i], "%s", mcpc_json(r));
+	}
+	stop();
+}
+
+Test(session_order, calls_in_a_named_session_queue_behind_each_other)
+{
+	const char *h, *e;
+	int64_t ids[4];
+
+	start(ARGS("--max-workers", "4"));
+	h = new_session("log = []");
+	e = extra(h, NULL);
+	for (int i = 0; i < 4; i++)
+		ids[i] = mcpc_call_async(
+		    &srv, fmt("import time\ntime.sleep(0.%d)\nlog.append(%d)\nlog", 4 - i, i), e);
+	for (int i = 0; i < 4; i++) {
+		json_object *r = hold(mcpc_wait_int_id(&srv, ids[i], CALL_MS));
+
+		cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	}
+	expect_result_in(h, "log", "[0,1,2,3]");
+	stop();
+}
+
+Test(session_order, different_sessions_run_concurrently)
+{
+	const char *a, *b;
+	int64_t ia, ib, t0, dt;
+	json_object *ra, *rb;
+
+	start(ARGS("--max-workers", "2"));
+	a = new_session("import time");
+	b = new_session("import time");
+	t0 = mcpc_now_ms();
+	ia = mcpc_call_async(&srv, "time.sleep(1.5)\n'a'", extra(a, NULL));
+	ib = mcpc_call_async(&srv, "time.sleep(1.5)\n'b'", extra(b, NULL));
+	ra = hold(mcpc_wait_int_id(&srv, ia, CALL_MS));
+	rb = hold(mcpc_wait_int_id(&srv, ib, CALL_MS));
+	dt = mcpc_now_ms() - t0;
+	cr_assert_str_eq(mcpc_sc_str(ra, "result_repr"), "'a'", "%s", mcpc_json(ra));
+	cr_assert_str_eq(mcpc_sc_str(rb, "result_repr"), "'b'", "%s", mcpc_json(rb));
+	cr_log_info("two 1.5 s calls in two sessions took %lld ms", (long long)dt);
+	cr_assert_lt(dt, 2800, "two sessions ran one after the other: %lld ms", (long long)dt);
+	stop();
+}
+
+Test(session_order, a_busy_session_does_not_block_another)
+{
+	int64_t slow, fast;
+	json_object *first;
+
+	start(ARGS("--max-workers", "2"));
+	ok_in(NULL, "import time");
+	slow = mcpc_call_async(&srv, "time.sleep(3)\n'slow'", NULL);
+	fast = mcpc_call_async(&srv, "'fast'", "{\"session\":\"new\"}");
+	first = hold(mcpc_next(&srv, CALL_MS));
+	cr_assert_not_null(first);
+	cr_assert_eq(json_object_get_int64(member(first, "id")), fast,
+	             "the new session waited for the busy default session: %s", mcpc_json(first));
+	first = hold(mcpc_wait_int_id(&srv, slow, CALL_MS));
+	cr_assert_str_eq(mcpc_sc_str(first, "result_repr"), "'slow'", "%s", mcpc_json(first));
+	stop();
+}
+
+/* ---- Eviction and expiry -------------------------------------------------------------------- */
+
+Test(session_limits, least_recently_used_session_is_evicted)
+{
+	const char *a, *b, *c;
+
+	start(ARGS("--max-sessions", "2"));
+	a = new_session("v = 'a'");
+	b = new_session("v = 'b'");
+	c = new_session("v = 'c'");
+	expect_session_error(a, "v");
+	expect_result_in(b, "v", "\"b\"");
+	expect_result_in(c, "v", "\"c\"");
+	stop();
+}
+
+Test(session_limits, a_used_session_is_not_the_one_evicted)
+{
+	const char *a, *b, *c;
+
+	start(ARGS("--max-sessions", "2"));
+	a = new_session("v = 'a'");
+	b = new_session("v = 'b'");
+	expect_result_in(a, "v", "\"a\"");
+	c = new_session("v = 'c'");
+	expect_session_error(b, "v");
+	expect_result_in(a, "v", "\"a\"");
+	expect_result_in(c, "v", "\"c\"");
+	stop();
+}
+
+Test(session_limits, evicted_session_leaves_no_process)
+{
+	struct mcpc_proc before[MAXP], after[MAXP];
+	int nb, na;
+
+	start(ARGS("--max-sessions", "1", "--prefork", "0"));
+	new_session("v = 1");
+	new_session("v = 2");
+	nb = steady_descendants(3000);
+	descendants(before, MAXP);
+	for (int i = 3; i < 8; i++)
+		new_session(fmt("v = %d", i));
+	na = settle_descendants(nb, 3000);
+	descendants(after, MAXP);
+	cr_assert_leq(na, nb, "evicted sessions left processes: %d before, %d after", nb, na);
+	stop();
+}
+
+Test(session_limits, idle_session_expires)
+{
+	const char *idle, *busy;
+
+	start(ARGS("--session-idle", "1"));
+	idle = new_session("v = 'idle'");
+	busy = new_session("v = 'busy'");
+	for (int i = 0; i < 6; i++) {
+		usleep(450000);
+		expect_result_in(busy, "v", "\"busy\"");
+	}
+	expect_session_error(idle, "v");
+	expect_result_in(busy, "v", "\"busy\"");
+	stop();
+}
+
+Test(session_limits, idle_default_session_starts_again_empty)
+{
+	json_object *a, *b;
+
+	start(ARGS("--session-idle", "1"));
+	a = ok_in(NULL, "v = 'old'");
+	usleep(2500000);
+	b = call_in(NULL, "v");
+	cr_assert_str_eq(mcpc_err_str(b, "type"), "NameError",
+	                 "an expired default session still answered: %s", mcpc_json(b));
+	cr_assert_str_neq(mcpc_sc_str(a, "session"), mcpc_sc_str(b, "session"),
+	                  "the expired default session kept its handle: %s", mcpc_json(b));
+	stop();
+}
+
+/* What a user expects of --session-idle: the memory of an idle session is given back without
+ * another call arriving. The server sweeps idle sessions at least once a minute. */
+Test(session_limits, idle_session_process_ends_without_another_call, .timeout = 150)
+{
+	struct mcpc_proc before[MAXP], after[MAXP], parked[8];
+	int nb, na, np, left;
+	int64_t t0;
+
+	start(ARGS("--session-idle", "1", "--prefork", "0"));
+	nb = steady_descendants(3000);
+	descendants(before, MAXP);
+	new_session("v = list(range(1000))");
+	steady_descendants(3000);
+	na = descendants(after, MAXP);
+	np = new_procs(before, nb, after, na, parked, 8);
+	cr_assert_eq(np, 1, "%d new processes for one parked session", np);
+	t0 = mcpc_now_ms();
+	left = mcpc_wait_procs_gone(parked, np, 75000);
+	cr_log_info("the parked process of a session idle for 1 s ended after %lld ms",
+	            (long long)(mcpc_now_ms() - t0));
+	fprintf(stderr,
+	        "sessions: the parked process of a session idle for 1 s ended after %lld ms\n",
+	        (long long)(mcpc_now_ms() - t0));
+	cr_assert_eq(left, 0, "an expired session's process is still alive 75 s later");
+	stop();
+}
+
+/* ---- Reset ---------------------------------------------------------------------------------- */
+
+Test(session_reset, reset_starts_from_a_clean_interpreter)
+{
+	json_object *r;
+	const char *h;
+
+	start(NULL);
+	h = mcpc_sc_str(ok_in(NULL, "x = 5"), "session");
+	h = fmt("%s", h);
+	r = expect_status_in(NULL, "\"reset\":true", "x", "error");
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "NameError", "%s", mcpc_json(r));
+	check_handle(r, h);
+	expect_error_in(NULL, "x", "NameError");
+	/* reset:false changes nothing. */
+	ok_in(NULL, "y = 6");
+	r = expect_status_in(NULL, "\"reset\":false", "y", "ok");
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "6", "%s", mcpc_json(r));
+	stop();
+}
+
+Test(session_reset, reset_of_a_named_session_keeps_its_handle_and_others)
+{
+	json_object *r;
+	const char *a, *b;
+
+	start(NULL);
+	a = new_session("x = 1\nimport json");
+	b = new_session("x = 2");
+	r = expect_status_in(a, "\"reset\":true", "y = 3", "ok");
+	check_handle(r, a);
+	expect_result_in(a, "y", "3");
+	expect_error_in(a, "x", "NameError");
+	expect_error_in(a, "json", "NameError");
+	expect_result_in(b, "x", "2");
+	stop();
+}
+
+Test(session_reset, reset_that_fails_leaves_the_session_unchanged)
+{
+	json_object *r;
+
+	start(NULL);
+	ok_in(NULL, "x = 5");
+	r = expect_status_in(NULL, "\"reset\":true,\"timeout_seconds\":1", "while True: pass",
+	                     "timeout");
+	says_unchanged(r);
+	/* The message says the session is unchanged: then x is still there. */
+	expect_result_in(NULL, "x", "5");
+	stop();
+}
+
+/* ---- Processes ------------------------------------------------------------------------------ */
+
+/* Run code that tries to create a process in session h ("new", or an existing session) and
+ * check that it created none: the marker never shows, and the server's process count settles
+ * back to what it was (plus the parked process of a new session whose call completed). The
+ * server runs with --prefork 0, so its processes are the zygote and the parked sessions.
+ * Returns the response. */
+static json_object *creates_no_process(const char *h, const char *code)
+{
+	struct mcpc_proc before[MAXP], after[MAXP], extra_p[MAXP];
+	int nb, na, ne, k, allowed;
+	json_object *r;
+
+	nb = steady_descendants(3000);
+	descendants(before, MAXP);
+	r = call_in(h, code);
+	cr_assert_null(strstr(mcpc_json(r), "CHILD-MARKER"), "a child ran: %s", mcpc_json(r));
+	allowed = nb + (h && !strcmp(h, "new") &&
+	                (!strcmp(mcpc_status(r), "ok") || !strcmp(mcpc_status(r), "error")));
+	/* A child would sleep 5 s: count before then. */
+	k = settle_descendants(allowed, 1500);
+	na = descendants(after, MAXP);
+	ne = new_procs(before, nb, after, na, extra_p, MAXP);
+	if (k > allowed)
+		for (int i = 0; i < ne; i++)
+			cr_log_error("process %d appeared during:\n%s", (int)extra_p[i].pid, code);
+	cr_assert_leq(k, allowed,
+	              "%d processes before, %d after (%d allowed, new: %d) for:\n%s\n%s\n"
+	              "server stderr:\n%s",
+	              nb, k, allowed, ne, code, mcpc_json(r), server_log());
+	return r;
+}
+
+static void fork_is_refused(const char *h)
+{
+	json_object *r = creates_no_process(
+	    h, "import os, time\npid = os.fork()\nif pid == 0:\n    print('CHILD-MARKER')\n"
+	       "    time.sleep(5)\n    os._exit(0)\npid");
+
+	if (!strcmp(mcpc_status(r), "error"))
+		cr_assert(!strcmp(mcpc_err_str(r, "type"), "PermissionError") ||
+		              !strcmp(mcpc_err_str(r, "type"), "OSError") ||
+		              !strcmp(mcpc_err_str(r, "type"), "BlockingIOError"),
+		          "os.fork() failed oddly: %s", mcpc_json(r));
+	else
+		cr_assert_str_eq(mcpc_status(r), "sandbox_violation",
+		                 "os.fork() was not refused: %s", mcpc_json(r));
+	cr_log_info("os.fork() in a session: %s %s", mcpc_status(r), mcpc_err_str(r, "message"));
+}
+
+Test(session_processes, os_fork_is_refused_in_every_call_of_a_session)
+{
+	const char *h;
+
+	start(ARGS(UNSAFE_ARGS, "--prefork", "0"));
+	/* In a session's first call (a fresh worker)... */
+	fork_is_refused("new");
+	/* ...and in a later call (a fork of the parked process). */
+	h = new_session("kept = 'state'");
+	fork_is_refused(h);
+	expect_result_in(h, "kept", "\"state\"");
+	fork_is_refused(h);
+	ok_in(NULL, "other = 1");
+	fork_is_refused(NULL);
+	fork_is_refused(NULL);
+	expect_result_in(h, "kept", "\"state\"");
+	stop();
+}
+
+/* A raw clone(2) with exactly glibc's fork flags, a raw fork(2), and clone3(2) return -1 (or kill
+ * the call) and create nothing. */
+static void raw_clones_are_refused(const char *h)
+{
+	static const char *const attacks[] = {
+	    /* clone(CLONE_CHILD_SETTID|CLONE_CHILD_CLEARTID|SIGCHLD, 0, 0, 0, 0) */
+	    "r = libc.syscall(56, 0x1200011, 0, 0, 0, 0)",
+	    /* clone(SIGCHLD, 0, ...): a plain fork */
+	    "r = libc.syscall(56, 17, 0, 0, 0, 0)",
+	    /* fork() */
+	    "r = libc.syscall(57)",
+	    /* clone3 with a valid struct clone_args {exit_signal = SIGCHLD} */
+	    "args = (ctypes.c_uint64 * 11)()\nargs[4] = 17\n"
+	    "r = libc.syscall(435, ctypes.byref(args), 88)",
+	};
+
+	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
+		json_object *r = creates_no_process(
+		    h, fmt("import ctypes, time\nlibc = ctypes.CDLL(None, use_errno=True)\n%s\n"
+		           "if r == 0:\n    print('CHILD-MARKER')\n    time.sleep(5)\n"
+		           "    libc.syscall(60, 0)\n[r, ctypes.get_errno()]",
+		           attacks[i]));
+
+		if (!strcmp(mcpc_status(r), "ok")) {
+			json_object *res = member(mcpc_structured(r), "result");
+
+			cr_assert_eq(json_object_get_int(json_object_array_get_idx(res, 0)), -1,
+			             "%s\ncreated a process: %s", attacks[i], mcpc_json(r));
+			cr_log_info("%s -> %s", attacks[i], mcpc_sc_str(r, "result_repr"));
+		} else {
+			cr_assert_str_eq(mcpc_status(r), "sandbox_violation", "%s\n%s", attacks[i],
+			                 mcpc_json(r));
+		}
+	}
+}
+
+Test(session_processes, raw_clone_is_refused_and_the_session_goes_on)
+{
+	json_object *r;
+	const char *h;
+
+	start(ARGS(UNSAFE_ARGS, "--prefork", "0"));
+	h = new_session("kept = 'state'");
+	/* The brief's exact probe: a clone with fork flags returns -1 with EPERM. */
+	r = creates_no_process(h, "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+	                          "[libc.syscall(56, 0x1200011, 0, 0, 0, 0), ctypes.get_errno()]");
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "[-1, 1]",
+	                 "clone with fork flags was not refused with EPERM: %s", mcpc_json(r));
+	raw_clones_are_refused(h);
+	expect_result_in(h, "kept", "\"state\"");
+	raw_clones_are_refused("new");
+	stop();
+}
+
+/* User code registered as an at-fork hook runs inside the parked process, around the fork the
+ * supervisor approves: it must not be able to take that approval for a fork of its own. (The
+ * hook guards against itself: os.fork() inside it runs the before-hooks again.) */
+static void hook_cannot_fork(const char *when)
+{
+	json_object *r;
+	const char *h;
+
+	h = new_session(fmt("import os, time\nforks = []\n"
+	                    "inside = []\n"
+	                    "def hook():\n    if inside:\n        return\n"
+	                    "    inside.append(1)\n    try:\n        pid = os.fork()\n"
+	                    "    except OSError as e:\n        forks.append(repr(e))\n"
+	                    "        return\n    finally:\n        inside.clear()\n"
+	                    "    if pid == 0:\n        time.sleep(5)\n        os._exit(0)\n"
+	                    "    forks.append(pid)\n"
+	                    "os.register_at_fork(%s=hook)\nkept = 'state'",
+	                    when));
+	r = creates_no_process(h, "x = 1");
+	cr_assert_str_eq(mcpc_status(r), "ok",
+	                 "a %s at-fork hook broke the next call of its session: %s", when,
+	                 mcpc_json(r));
+	r = ok_in(h, "[kept, x, any(isinstance(f, int) for f in forks), forks]");
+	cr_log_info("%s hook: %s", when, mcpc_sc_str(r, "result_repr"));
+	cr_assert_not(json_object_get_boolean(
+	                  json_object_array_get_idx(member(mcpc_structured(r), "result"), 2)),
+	              "the hook's fork was let through: %s", mcpc_json(r));
+}
+
+Test(session_processes, before_fork_hook_cannot_create_a_process)
+{
+	start(ARGS(UNSAFE_ARGS, "--prefork", "0"));
+	hook_cannot_fork("before");
+	stop();
+}
+
+Test(session_processes, after_in_parent_hook_cannot_create_a_process)
+{
+	start(ARGS(UNSAFE_ARGS, "--prefork", "0"));
+	hook_cannot_fork("after_in_parent");
+	stop();
+}
+
+/* Three sessions with state and a call stuck in one of them; end the server with sig (0: EOF)
+ * and check it exits within 3 s and leaves no process behind. */
+static void exit_with_sessions(int sig)
+{
+	struct mcpc_proc procs[MAXP];
+	const char *h[3];
+	int n, left, base;
+	int64_t t0;
+
+	start(NULL);
+	for (int i = 0; i < 3; i++)
+		h[i] = new_session(fmt("data = list(range(%d))", 1000 * (i + 1)));
+	base = steady_descendants(3000);
+	mcpc_call_async(&srv, "while True:\n    pass", extra(h[1], NULL));
+	for (int i = 0; i < 100 && descendants(procs, MAXP) <= base; i++)
+		usleep(20000);
+	n = descendants(procs, MAXP);
+	cr_assert_geq(n, 5, "expected the zygote, 3 parked sessions and a running call: %d", n);
+	t0 = mcpc_now_ms();
+	if (sig)
+		cr_assert_eq(mcpc_signal(&srv, sig), 0);
+	else
+		mcpc_close_stdin(&srv);
+	cr_assert_eq(mcpc_wait_exit(&srv, 3000), 0, "server still running 3 s after %s",
+	             sig ? strsignal(sig) : "EOF");
+	cr_log_info("exit after %s took %lld ms", sig ? strsignal(sig) : "EOF",
+	            (long long)(mcpc_now_ms() - t0));
+	if (!sig)
+		cr_assert(WIFEXITED(srv.status) && WEXITSTATUS(srv.status) == 0,
+		          "status 0x%x after EOF", srv.status);
+	left = mcpc_wait_procs_gone(procs, n, 2000);
+	for (int i = 0; i < n; i++)
+		if (mcpc_proc_alive(&procs[i]))
+			cr_log_error("pid %d survived the server", (int)procs[i].pid);
+	cr_assert_eq(left, 0, "%d of the server's %d processes survived it", left, n);
+	cr_assert_eq(srv.bad_lines, 0, "bad stdout line: %s", srv.first_bad);
+	mcpc_free(&srv);
+}
+
+Test(session_processes, eof_with_sessions_leaves_no_process)
+{
+	exit_with_sessions(0);
+}
+
+Test(session_processes, sigterm_with_sessions_leaves_no_process)
+{
+	exit_with_sessions(SIGTERM);
+}
+
+Test(session_processes, sigkill_with_sessions_leaves_no_process)
+{
+	exit_with_sessions(SIGKILL);
+}
+
+/* Unique memory (Private_Clean + Private_Dirty, kB) of a process, and its Rss and Pss; -1 when
+ * it cannot be read. */
+static long private_kb(pid_t pid, long *rss, long *pss)
+{
+	char path[64], line[256];
+	long priv = 0;
+	int found = 0;
+	FILE *f;
+
+	*rss = *pss = -1;
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		long v;
+
+		if (sscanf(line, "Private_Clean: %ld", &v) == 1 ||
+		    sscanf(line, "Private_Dirty: %ld", &v) == 1) {
+			priv += v;
+			found++;
+		} else if (sscanf(line, "Rss: %ld", &v) == 1) {
+			*rss = v;
+		} else if (sscanf(line, "Pss: %ld", &v) == 1) {
+			*pss = v;
+		}
+	}
+	fclose(f);
+	return found == 2 ? priv : -1;
+}
+
+/* The one process that appeared in the server's tree since before (the new parked process). */
+static pid_t parked_since(struct mcpc_proc *before, int *nb)
+{
+	struct mcpc_proc after[MAXP], fresh[8];
+	int na, nf;
+
+	steady_descendants(3000);
+	na = descendants(after, MAXP);
+	nf = new_procs(before, *nb, after, na, fresh, 8);
+	cr_assert_eq(nf, 1, "%d new processes, expected the one parked process", nf);
+	memcpy(before, after, (size_t)na * sizeof(after[0]));
+	*nb = na;
+	return fresh[0].pid;
+}
+
+static void report_memory(const char *what, pid_t pid)
+{
+	long rss, pss, priv = private_kb(pid, &rss, &pss);
+
+	cr_assert_geq(priv, 0, "cannot read /proc/%d/smaps_rollup", (int)pid);
+	cr_log_info("parked session after %s: unique %ld kB (Rss %ld kB, Pss %ld kB)", what, priv,
+	            rss, pss);
+	fprintf(stderr,
+	        "sessions: parked session after %s: unique %ld kB (Rss %ld kB, Pss %ld kB)\n", what,
+	        priv, rss, pss);
+}
+
+Test(session_processes, parked_session_memory_is_measured)
+{
+	struct mcpc_proc known[MAXP];
+	int nk;
+	const char *small, *big;
+
+	start(ARGS("--prefork", "0"));
+	steady_descendants(3000);
+	nk = descendants(known, MAXP);
+	small = new_session("x = list(range(10))");
+	report_memory("x = list(range(10)), first call", parked_since(known, &nk));
+	ok_in(small, "y = 1");
+	report_memory("x = list(range(10)), second call", parked_since(known, &nk));
+	big = new_session("big = list(range(10**6))");
+	report_memory("big = list(range(10**6)), first call", parked_since(known, &nk));
+	ok_in(big, "y = 1");
+	report_memory("big = list(range(10**6)), second call", parked_since(known, &nk));
+	stop();
+}
+
+/* ---- One-shot command ------------------------------------------------------------------------ */
+
+/* Does s hold something that looks like a session handle (32 hex digits in a row)? */
+static int has_handle(const char *s)
+{
+	size_t run = 0;
+
+	for (; *s; s++) {
+		run = strchr("0123456789abcdef", *s) ? run + 1 : 0;
+		if (run >= 32)
+			return 1;
+	}
+	return 0;
+}
+
+Test(session_cli, run_c_stays_one_shot)
+{
+	char *out = NULL, *err = NULL;
+	int st = 0;
+
+	cr_assert_eq(mcpc_run_cmd(SAFEPY_BIN, ARGS("run", "-c", "x = 6\nx * 7"), NULL, 30000, &out,
+	                          &err, &st),
+	             0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x, stderr: %s", st, err);
+	cr_assert_str_eq(out, "42\n", "stdout: %s", out);
+	cr_assert_not(has_handle(err), "a session handle on stderr: %s", err);
+	cr_assert_null(strstr(err, "SessionError"), "stderr: %s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(mcpc_run_cmd(SAFEPY_BIN, ARGS("run", "-c", "x"), NULL, 30000, &out, &err, &st),
+	             0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status 0x%x", st);
+	cr_assert(strstr(err, "NameError"), "stderr: %s", err);
+	cr_assert_not(has_handle(out) || has_handle(err), "a session handle: %s\n%s", out, err);
+	free(out);
+	free(err);
+}
