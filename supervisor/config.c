@@ -33,6 +33,8 @@ static const char usage[] =
 	"       safepy run [options] (-c CODE | FILE | -)\n"
 	"                                         run once in the same sandbox\n"
 	"       safepy doctor [--policy]          report each sandbox layer\n"
+	"       safepy connect [SOCKET]           relay stdin/stdout to a socket-activated\n"
+	"                                         server (default " SAFEPY_SOCKET_PATH ")\n"
 	"\n"
 	"options:\n"
 	"  --timeout SEC         wall-clock limit per call (default 30)\n"
@@ -233,6 +235,38 @@ static int resolve_user(struct config *cfg, const char *user, char *err, size_t 
 	return 0;
 }
 
+/* connect takes only [SOCKET] (and --help): limits belong to the server it reaches. */
+static int parse_connect(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
+			 size_t errlen)
+{
+	int i = 2;
+
+	cfg->cmd = CMD_CONNECT;
+	if (i < argc && (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)) {
+		fputs(usage, stdout);
+		*exit_now = 0;
+		return 0;
+	}
+	if (i < argc && strcmp(argv[i], "--") == 0)
+		i++;
+	else if (i < argc && argv[i][0] == '-') {
+		snprintf(err, errlen, "connect takes only a socket path, not '%s' (try --help)",
+			 argv[i]);
+		return -EINVAL;
+	}
+	if (i < argc)
+		cfg->connect_path = argv[i++];
+	if (i < argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (try --help)", argv[i]);
+		return -EINVAL;
+	}
+	if (cfg->connect_path && !cfg->connect_path[0]) {
+		snprintf(err, errlen, "connect: empty socket path");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void config_defaults(struct config *cfg)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -270,6 +304,8 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			cfg->cmd = CMD_RUN;
 		else if (strcmp(argv[1], "doctor") == 0)
 			cfg->cmd = CMD_DOCTOR;
+		else if (strcmp(argv[1], "connect") == 0)
+			return parse_connect(cfg, argc, argv, exit_now, err, errlen);
 		else {
 			snprintf(err, errlen, "unknown command '%s' (try --help)", argv[1]);
 			return -EINVAL;

@@ -123,8 +123,12 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 	default:
 		printf("%-16s %-12s\n", "syscall report", "unknown");
 	}
-	printf("%-16s %-12s %s\n", "cgroups", "unavailable",
-	       "no delegated cgroup; rlimits bound memory and CPU");
+	if (cfg->cgroup && cfg->cgroup->state == CGROUP_ACTIVE)
+		printf("%-16s %-12s %s\n", "cgroups", "active", cfg->cgroup->reason);
+	else
+		printf("%-16s %-12s %s; rlimits remain\n", "cgroups",
+		       cfg->cgroup && cfg->cgroup->state == CGROUP_FAILED ? "failed" : "unavailable",
+		       cfg->cgroup ? cfg->cgroup->reason : "no delegated cgroup");
 	printf("%-16s %-12s %s\n", "python layer", cfg->unsafe_no_python_layer ? "OFF" : "active",
 	       cfg->unsafe_no_python_layer ? "--unsafe-no-python-layer (testing only)"
 					   : "import allowlist, curated builtins, attribute "

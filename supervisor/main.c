@@ -1,4 +1,7 @@
-/* main.c - safepy's entry: parse options, find safepy-zygote, then serve, run or doctor. */
+/* main.c - safepy's entry: parse options; connect needs nothing more. Otherwise find
+ * safepy-zygote, note who the client is (SO_PEERCRED) and set up a delegated cgroup when
+ * systemd gave us one, then serve, run or doctor. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +11,41 @@
 
 #include "supervisor.h"
 
+/* Under socket activation stdin is the client's connection: name the user in the log. */
+static void note_peer(struct config *cfg)
+{
+	static char peer[160];
+	int rc = peer_describe(STDIN_FILENO, peer, sizeof(peer));
+
+	if (rc == 0) {
+		cfg->peer = peer;
+		log_msg(LOG_INFO, "client: %s", peer);
+	} else if (rc != -ENOTSOCK) {
+		log_msg(LOG_DEBUG, "client: unknown (%s)", strerror(-rc));
+	}
+}
+
+/* With Delegate=yes each worker can get its own cgroup; set up the subtree before the
+ * zygote starts, so that it and the supervisor sit in the leaf. */
+static void setup_cgroup(struct config *cfg, struct cgroup *cg)
+{
+	cgroup_init(cg);
+	if (cgroup_probe(cg, CGROUP_WANT_MEMORY | CGROUP_WANT_PIDS) == 0)
+		cgroup_setup(cg);
+	cfg->cgroup = cg;
+	if (cg->state == CGROUP_ACTIVE)
+		log_msg(cfg->cmd == CMD_SERVE ? LOG_INFO : LOG_DEBUG, "cgroups: active, %s",
+			cg->reason);
+	else
+		log_msg(cfg->cmd == CMD_SERVE ? LOG_INFO : LOG_DEBUG,
+			"cgroups: %s, %s; rlimits remain",
+			cg->state == CGROUP_FAILED ? "failed" : "unavailable", cg->reason);
+}
+
 int main(int argc, char **argv)
 {
 	static char self[PATH_MAX];
+	static struct cgroup cg;
 	struct config cfg;
 	char err[256];
 	int exit_now, rc;
@@ -26,6 +61,11 @@ int main(int argc, char **argv)
 		return exit_now;
 	}
 	log_set_level(cfg.log_level);
+	if (cfg.cmd == CMD_CONNECT) {
+		rc = connect_main(&cfg);
+		config_clear(&cfg);
+		return rc;
+	}
 	/* The supervisor holds the client's session: keep its memory away from other
 	 * processes of the same user. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
@@ -51,6 +91,9 @@ int main(int argc, char **argv)
 		log_msg(LOG_WARN, "*** --unsafe-no-python-layer: the Python layer is OFF (no import "
 				  "allowlist, builtins curation, attribute rules or audit hook). For "
 				  "testing the kernel sandbox only. ***");
+	if (cfg.cmd == CMD_SERVE)
+		note_peer(&cfg);
+	setup_cgroup(&cfg, &cg);
 	switch (cfg.cmd) {
 	case CMD_RUN:
 		rc = runcmd_main(&cfg, self);
@@ -62,6 +105,7 @@ int main(int argc, char **argv)
 		rc = server_main(&cfg, self);
 		break;
 	}
+	cgroup_clear(&cg);
 	config_clear(&cfg);
 	return rc;
 }

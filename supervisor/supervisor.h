@@ -4,6 +4,7 @@
 #ifndef SAFEPY_SUPERVISOR_H
 #define SAFEPY_SUPERVISOR_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -13,7 +14,12 @@
 
 /* ---- options (config.c) ---- */
 
-enum command { CMD_SERVE, CMD_RUN, CMD_DOCTOR };
+enum command { CMD_SERVE, CMD_RUN, CMD_DOCTOR, CMD_CONNECT };
+
+/* Where safepy.socket listens (contrib/systemd); `safepy connect` connects there. */
+#define SAFEPY_SOCKET_PATH "/run/safepy/safepy.sock"
+
+struct cgroup;
 
 enum log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
@@ -40,6 +46,13 @@ struct config {
 	int show_policy;       /* doctor --policy */
 	const char *run_code;  /* run -c */
 	const char *run_file;  /* run FILE, or "-" */
+	const char *connect_path; /* connect SOCKET; NULL: SAFEPY_SOCKET_PATH */
+	/* Set by main.c, borrowed: who is on the other end of stdin ("uid 1000 (alice) pid
+	 * 4242", from SO_PEERCRED when stdin is a Unix socket), or NULL when unknown. */
+	const char *peer;
+	/* Set by main.c, borrowed: the delegated cgroup (state CGROUP_ACTIVE when workers can
+	 * get their own cgroups), or NULL before it is probed. */
+	struct cgroup *cgroup;
 };
 
 /* Parse argv into *cfg (defaults first). Prints help or version and sets *exit_now to the
@@ -131,6 +144,87 @@ int engine_can_name_syscalls(struct engine *e);
 int server_main(const struct config *cfg, const char *zygote_exe);
 int runcmd_main(const struct config *cfg, const char *zygote_exe);
 int doctor_main(const struct config *cfg, const char *zygote_exe);
+
+/* `safepy connect`: relay stdin/stdout to the Unix socket cfg->connect_path. Returns the
+ * exit status (0 when the server closed the connection). Needs no zygote. */
+int connect_main(const struct config *cfg);
+
+/* ---- the client on stdin (peer.c) ---- */
+
+/* Describe the process connected to fd when fd is a Unix socket (SO_PEERCRED): "uid 1000
+ * (alice) pid 4242" into buf. Returns 0, -ENOTSOCK for a pipe or terminal, -EAFNOSUPPORT for
+ * another socket family, -ENAMETOOLONG when buf is too small, or another -errno. */
+int peer_describe(int fd, char *buf, size_t len);
+
+/* ---- cgroups (cgroup.c): one cgroup per worker in a delegated cgroup v2 subtree ---- */
+
+#define CGROUP_WANT_MEMORY 0x1u
+#define CGROUP_WANT_PIDS   0x2u
+
+enum cgroup_state {
+	CGROUP_UNAVAILABLE, /* no delegated cgroup (or not probed): rlimits alone bound workers */
+	CGROUP_ACTIVE,      /* set up: cgroup_worker_create works */
+	CGROUP_FAILED,      /* delegated, but setting it up failed */
+};
+
+/* Caller-owned: cgroup_init / cgroup_clear. */
+struct cgroup {
+	enum cgroup_state state;
+	char reason[PATH_MAX + 160]; /* what is active, or why not: for the log and doctor */
+	char path[PATH_MAX];         /* the delegated cgroup's directory, once probed */
+	unsigned int want;           /* CGROUP_WANT_* */
+	int dirfd;                   /* the delegated cgroup, -1 */
+	unsigned int next_id;        /* names children w1, w2, ... */
+};
+
+/* Limits of one worker's cgroup; 0 leaves a limit unset. */
+struct cgroup_limits {
+	uint64_t memory_max; /* memory.max, bytes */
+	int no_swap;         /* memory.swap.max = 0 (with memory_max) */
+	uint64_t pids_max;   /* pids.max: tasks, counting a child at fork before it moves */
+};
+
+/* Caller-owned; valid after cgroup_worker_create until cgroup_worker_remove succeeds. */
+struct cgroup_worker {
+	int dirfd;
+	char name[16];
+};
+
+/* Initialise *cg as unavailable. */
+void cgroup_init(struct cgroup *cg);
+/* Close what *cg holds (the cgroups themselves stay; systemd removes the unit's tree). */
+void cgroup_clear(struct cgroup *cg);
+/* Read-only: find our cgroup on the cgroup v2 mount, check that systemd marked it delegated
+ * (user.delegate or trusted.delegate xattr "1"), that we may write it, and that the wanted
+ * controllers (CGROUP_WANT_*) are available. Returns 0 (then call cgroup_setup), or -errno
+ * with cg->state CGROUP_UNAVAILABLE and cg->reason saying why. Changes nothing. */
+int cgroup_probe(struct cgroup *cg, unsigned int want);
+/* After a successful probe: create the leaf "supervisor", move every process of our cgroup
+ * into it, enable the wanted controllers for children. Call it before the zygote starts.
+ * Returns 0 with cg->state CGROUP_ACTIVE, or -errno with CGROUP_FAILED and a reason. */
+int cgroup_setup(struct cgroup *cg);
+/* Create a child cgroup wN with the limits. Returns 0 with *w filled, or -errno (-ENODEV when
+ * cg is not active); on failure nothing is left behind. */
+int cgroup_worker_create(struct cgroup *cg, const struct cgroup_limits *lim,
+			 struct cgroup_worker *w);
+/* Move process pid (its whole thread group) into the worker's cgroup. Memory it already
+ * uses stays charged where it was; what it allocates from now on is charged here. */
+int cgroup_worker_attach(const struct cgroup_worker *w, pid_t pid);
+/* memory.events oom_kill: processes the kernel killed at memory.max. Returns 0 or -errno. */
+int cgroup_worker_oom_kills(const struct cgroup_worker *w, uint64_t *n);
+/* SIGKILL every process in the worker's cgroup (cgroup.kill, Linux 5.14+). */
+int cgroup_worker_kill(const struct cgroup_worker *w);
+/* Remove the worker's cgroup. Returns 0, or -EBUSY while a process is still inside (try
+ * again after reaping it); *w stays valid on failure. */
+int cgroup_worker_remove(struct cgroup *cg, struct cgroup_worker *w);
+/* Exposed for tests. The cgroup v2 path in /proc/self/cgroup text (the "0::" line) into out.
+ * Returns 0, -ENOENT without such a line, -ENAMETOOLONG. */
+int cgroup_parse_self(const char *text, char *out, size_t len);
+/* One /proc/self/mountinfo line: for a cgroup2 mount, its mount point and the cgroup it
+ * shows as root (octal escapes decoded). Returns 0, -ENOENT for another fs type, -EINVAL
+ * for a malformed line, -ENAMETOOLONG. */
+int cgroup_parse_mountinfo_line(const char *line, char *mnt, size_t mlen, char *root,
+				size_t rlen);
 
 /* Signals the front ends watch through a signalfd. */
 int signals_block(void);
