@@ -287,13 +287,15 @@ json_object *jsonrpc_result(json_object *id, json_object *result)
 	return msg;
 }
 
-json_object *mcp_error_response(json_object *id, int code, const char *message)
+json_object *jsonrpc_error(json_object *id, int code, const char *message, json_object *data)
 {
 	json_object *msg = envelope(id), *err;
 	int rc;
 
-	if (!msg)
+	if (!msg) {
+		json_object_put(data);
 		return NULL;
+	}
 	/* Attached first, err is released with msg whatever fails next. */
 	err = json_object_new_object();
 	rc = proto_put(msg, "error", err);
@@ -301,6 +303,38 @@ json_object *mcp_error_response(json_object *id, int code, const char *message)
 		rc = proto_put(err, "code", json_object_new_int(code));
 	if (rc == 0)
 		rc = proto_put(err, "message", json_object_new_string(message ? message : "Error"));
+	if (data && rc == 0)
+		rc = proto_put(err, "data", data);
+	else
+		json_object_put(data);
+	if (rc < 0) {
+		json_object_put(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+json_object *mcp_error_response(json_object *id, int code, const char *message)
+{
+	return jsonrpc_error(id, code, message, NULL);
+}
+
+json_object *jsonrpc_notification(const char *method, json_object *params)
+{
+	json_object *msg = json_object_new_object();
+	int rc;
+
+	if (!msg) {
+		json_object_put(params);
+		return NULL;
+	}
+	rc = proto_put(msg, "jsonrpc", json_object_new_string("2.0"));
+	if (rc == 0)
+		rc = proto_put(msg, "method", json_object_new_string(method));
+	if (rc == 0)
+		rc = proto_put(msg, "params", params);
+	else
+		json_object_put(params);
 	if (rc < 0) {
 		json_object_put(msg);
 		return NULL;

@@ -19,6 +19,8 @@
 #define JSONRPC_METHOD_NOT_FOUND -32601
 #define JSONRPC_INVALID_PARAMS   -32602
 #define JSONRPC_INTERNAL_ERROR   -32603
+/* MCP 2026-07-28: the request's protocol version is not served; data {supported, requested}. */
+#define MCP_UNSUPPORTED_VERSION  -32022
 
 /* ---- Line framing -------------------------------------------------------------------- */
 
@@ -64,14 +66,41 @@ struct mcp_server_config {
 	double session_idle_s;           /* an idle session expires after this */
 };
 
+/* Which protocol era a connection speaks (MCP 2026-07-28 versioning rules). The first request
+ * that is not a modern server/discover pins it: an initialize without a valid modern envelope,
+ * or any request without an envelope, pins LEGACY (the initialize handshake, 2024-11-05 to
+ * 2025-11-25); a request whose params._meta envelope names a modern version served pins
+ * MODERN (stateless: every request carries its context). Notifications never pin it. */
+enum mcp_era {
+	MCP_ERA_OPEN = 0, /* nothing classified yet */
+	MCP_ERA_PROBE,    /* only modern server/discover so far: answered, not pinned */
+	MCP_ERA_LEGACY,
+	MCP_ERA_MODERN,
+};
+
 /* One client connection's protocol state. Caller-owned: mcp_conn_init (no clear needed). */
 struct mcp_conn {
 	const struct mcp_server_config *cfg; /* borrowed */
-	char version[16];                    /* negotiated protocol version, "" before initialize */
-	int initialized;                     /* notifications/initialized seen */
+	enum mcp_era era;
+	/* Legacy era: the negotiated protocol version, "" before initialize (and always "" in
+	 * the modern era, where each request names its own). */
+	char version[16];
+	int initialized; /* legacy era: notifications/initialized seen */
+	/* Legacy era: the level logging/setLevel set, 1 (debug) to 8 (emergency); 0: none. */
+	int log_level;
 };
 
 void mcp_conn_init(struct mcp_conn *c, const struct mcp_server_config *cfg);
+
+/* What the response to one request depends on, fixed when the request arrives. A plain value,
+ * copied along with a call, whose response is built after the call finishes. */
+struct mcp_request_ctx {
+	/* The version whose shapes the response uses: in the legacy era the negotiated one
+	 * (the latest, 2025-11-25, before initialize); in the modern era the request's
+	 * io.modelcontextprotocol/protocolVersion. */
+	char version[16];
+	int modern; /* modern era: results carry resultType and _meta serverInfo */
+};
 
 /* ---- run_python ---------------------------------------------------------------------- */
 
@@ -83,6 +112,9 @@ struct run_args {
 	char *session;    /* owned or NULL: the connection's default session; "new": a new one;
 	                   * otherwise a handle the server minted */
 	int reset;        /* start the session from a clean interpreter first */
+	/* Not an argument: the context of the tools/call request, for mcp_tool_response. It
+	 * travels with the arguments, which the caller keeps until it answers the call. */
+	struct mcp_request_ctx ctx;
 };
 
 void run_args_clear(struct run_args *a);
@@ -134,7 +166,7 @@ struct mcp_event {
 	json_object *msg;            /* REPLY: the complete response object, owned */
 	json_object *id;             /* CALL: the request id; CANCEL: params.requestId; owned ref */
 	json_object *progress_token; /* CALL: params._meta.progressToken or NULL; owned ref */
-	struct run_args args;        /* CALL */
+	struct run_args args;        /* CALL; args.ctx is the request's context */
 };
 
 /* The events of one line. Caller-owned: zero-initialise, then mcp_events_clear. */
@@ -148,18 +180,42 @@ struct mcp_events {
 void mcp_events_clear(struct mcp_events *e);
 
 /* Handle one line from the client (without its newline). Never fails on bad input: every
- * malformed message becomes an error reply (or nothing, for a notification). Updates c on
- * initialize/initialized. Returns 0 or -ENOMEM. */
+ * malformed message becomes an error reply (or nothing, for a notification). Updates c: its
+ * era, initialize/initialized, the log level. Returns 0 or -ENOMEM. */
 int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp_events *out);
 
 /* A JSON-RPC error response. id is borrowed (NULL means JSON null). Returns a new object. */
 json_object *mcp_error_response(json_object *id, int code, const char *message);
 
 /* The JSON-RPC response for a finished run_python call: content[0] text an LLM reads
- * easily, isError unless RUN_OK, structuredContent for versions that have it. id borrowed.
- * Keeps the encoded message under about 900 KB by trimming text. Returns a new object. */
-json_object *mcp_tool_response(const struct mcp_conn *c, json_object *id,
-			       const struct run_outcome *o);
+ * easily, isError unless RUN_OK, structuredContent for versions that have it, and in the
+ * modern era resultType "complete" and _meta serverInfo. ctx is the request's context (the
+ * CALL event's args.ctx), c supplies the server's identity; c, ctx and id are borrowed.
+ * Keeps the encoded message under about 900 KB by trimming text. Returns a new object, or
+ * NULL on ENOMEM. */
+json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
+                               json_object *id, const struct run_outcome *o);
+
+/* A notifications/progress message for a call whose request carried a progress token:
+ * {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":token,
+ * "progress":progress,"message":message}}. token is borrowed and must be a string or an
+ * integer; progress must be finite, and the caller makes it grow from one notification to
+ * the next and sends none after the call's response. total is never sent. message may be
+ * NULL (then omitted); it is sent whatever the version: it exists from 2025-03-26, and older
+ * clients ignore a field they do not know. Returns a new object, or NULL on ENOMEM, a bad
+ * token or a non-finite progress. */
+json_object *mcp_progress_notification(json_object *token, double progress, const char *message);
+
+/* A notifications/message log entry {level, logger, data: text} about a server event (never
+ * the user's output). level is an RFC 5424 name: "debug", "info", "notice", "warning",
+ * "error", "critical", "alert" or "emergency"; logger may be NULL (then omitted); c is
+ * borrowed. Returns a new object, or NULL when it must not be sent: c is not in the legacy
+ * era, has had no initialize, or has set no level at or below level with logging/setLevel;
+ * also NULL for an unknown level and on ENOMEM. Never in the modern era: there a request
+ * opts in with _meta io.modelcontextprotocol/logLevel (deprecated), which safepy does not
+ * implement. */
+json_object *mcp_log_notification(const struct mcp_conn *c, const char *level, const char *logger,
+                                  const char *text);
 
 /* The text of content[0] for an outcome (also printed by `safepy run`). Returns malloc'd. */
 char *mcp_outcome_text(const struct run_outcome *o);

@@ -5,8 +5,11 @@
 
 #include "protocol.h"
 
-/* The version whose shapes are used before initialize, and the answer to unknown versions. */
+/* The latest legacy version: its shapes are used before initialize, and it answers an
+ * initialize asking for a version safepy does not know (2026-07-28 included). */
 #define PROTO_VERSION_LATEST  "2025-11-25"
+/* The modern (stateless) version served to requests that carry the _meta envelope. */
+#define PROTO_VERSION_MODERN  "2026-07-28"
 /* The only version that accepts JSON-RPC batches. */
 #define PROTO_VERSION_BATCH   "2025-03-26"
 /* Upper bound of one encoded tool response, as json_object_to_json_string_ext(...,
@@ -51,17 +54,30 @@ int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req);
 /* {"jsonrpc":"2.0","id":id,"result":result}. id borrowed, result taken (also on failure).
  * Returns a new object or NULL on ENOMEM. */
 json_object *jsonrpc_result(json_object *id, json_object *result);
+/* {"jsonrpc":"2.0","id":id,"error":{code,message,data}}. id borrowed (NULL is JSON null), data
+ * taken (also on failure; NULL: no data member). Returns a new object or NULL on ENOMEM. */
+json_object *jsonrpc_error(json_object *id, int code, const char *message, json_object *data);
+/* {"jsonrpc":"2.0","method":method,"params":params}. params taken (also on failure).
+ * Returns a new object or NULL on ENOMEM. */
+json_object *jsonrpc_notification(const char *method, json_object *params);
 
 /* ---- mcp.c --------------------------------------------------------------------------- */
 
-/* Does the connection's version (or the latest, before initialize) date from since or later? */
-int mcp_version_since(const struct mcp_conn *c, const char *since);
+/* Does the request's version date from since or later? */
+int mcp_since(const struct mcp_request_ctx *ctx, const char *since);
+/* Make result (a result object) a modern one when ctx is modern: add resultType "complete"
+ * and _meta["io.modelcontextprotocol/serverInfo"]. Nothing for a legacy ctx. Returns 0 or
+ * -ENOMEM (result is then in an unspecified state; the caller drops it). */
+int mcp_result_finish(const struct mcp_server_config *cfg, const struct mcp_request_ctx *ctx,
+                      json_object *result);
 
 /* ---- tool.c -------------------------------------------------------------------------- */
 
-/* The run_python entry of tools/list for the connection's version. New object or NULL. */
-json_object *tool_definition(const struct mcp_conn *c);
-/* The initialize result's instructions. malloc'd, or NULL on ENOMEM. */
+/* The run_python entry of tools/list for the request's version. New object or NULL. */
+json_object *tool_definition(const struct mcp_server_config *cfg,
+                             const struct mcp_request_ctx *ctx);
+/* The instructions of the initialize and server/discover results. malloc'd, or NULL on
+ * ENOMEM. */
 char *tool_instructions(const struct mcp_server_config *cfg);
 /* Validate run_python's arguments (an object). Returns 0 with *out filled, 1 with *why a
  * malloc'd explanation when an argument is bad, or -ENOMEM. */

@@ -1,5 +1,5 @@
-/* tool.c - the run_python tool: its tools/list entry and description, argument validation,
- * and the tools/call result (readable text, structuredContent, size bound).
+/* tool.c - the run_python tool: its tools/list entry (description, schemas, icon), argument
+ * validation, and the tools/call result (readable text, structuredContent, size bound).
  * Pure. Functions return 0 or -ENOMEM (tool_parse_args: 1 for bad arguments); builders
  * return a new object or malloc'd text, NULL on ENOMEM. */
 #include <assert.h>
@@ -142,12 +142,13 @@ static void describe_limits(struct strbuf *b, const struct mcp_server_config *cf
 static void describe_sessions(struct strbuf *b, const struct mcp_server_config *cfg)
 {
 	if (cfg->max_sessions > 0)
-		sb_printf(b, " The server keeps %u sessions (the least recently used is dropped "
-		             "beyond that)",
+		sb_printf(b,
+		          " The server keeps %u sessions (the least recently used is dropped "
+		          "beyond that)",
 		          cfg->max_sessions);
 	if (cfg->session_idle_s > 0)
 		sb_printf(b, "%s a session idle for %g minutes expires",
-		          cfg->max_sessions > 0 ? ";" : " Sessions are kept until", 
+		          cfg->max_sessions > 0 ? ";" : " Sessions are kept until",
 		          cfg->session_idle_s / 60);
 	if (cfg->max_sessions > 0 || cfg->session_idle_s > 0)
 		sb_str(b, "; all end when the server exits.");
@@ -260,30 +261,100 @@ static json_object *input_schema(const struct mcp_server_config *cfg)
 	return schema;
 }
 
-json_object *tool_definition(const struct mcp_conn *c)
+/* The tool's icon: a snake in a box, readable at 16 px. Plain SVG (no script, no external
+ * reference), sent base64-encoded in a data: URI. */
+static const char icon_svg[] =
+    "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 32 32\">"
+    "<rect x=\"1.5\" y=\"1.5\" width=\"29\" height=\"29\" rx=\"6\" fill=\"#306998\"/>"
+    "<path d=\"M21 9H13a4 4 0 0 0 0 8h6a4 4 0 0 1 0 8H9\" fill=\"none\" stroke=\"#ffd43b\" "
+    "stroke-width=\"3\" stroke-linecap=\"round\"/>"
+    "<circle cx=\"22.5\" cy=\"9\" r=\"2.5\" fill=\"#ffd43b\"/>"
+    "<circle cx=\"23.2\" cy=\"8.3\" r=\"0.8\" fill=\"#306998\"/>"
+    "</svg>";
+
+#define ICON_URI_PREFIX "data:image/svg+xml;base64,"
+
+/* in[0..n) as base64 (RFC 4648, padded) into out, which holds 4 * ((n + 2) / 3) + 1 bytes. */
+static void base64_encode(const unsigned char *in, size_t n, char *out)
+{
+	static const char digits[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t i;
+	uint32_t v;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+		*out++ = digits[v >> 18 & 63];
+		*out++ = digits[v >> 12 & 63];
+		*out++ = digits[v >> 6 & 63];
+		*out++ = digits[v & 63];
+	}
+	if (i < n) {
+		v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0);
+		*out++ = digits[v >> 18 & 63];
+		*out++ = digits[v >> 12 & 63];
+		*out++ = i + 1 < n ? digits[v >> 6 & 63] : '=';
+		*out++ = '=';
+	}
+	*out = '\0';
+}
+
+/* [{"src":"data:image/svg+xml;base64,...","mimeType":"image/svg+xml","sizes":["any"]}].
+ * New array or NULL. */
+static json_object *tool_icons(void)
+{
+	char src[sizeof(ICON_URI_PREFIX) - 1 + 4 * ((sizeof(icon_svg) - 1 + 2) / 3) + 1];
+	json_object *icons, *icon = NULL, *sizes = NULL;
+	int rc;
+
+	memcpy(src, ICON_URI_PREFIX, sizeof(ICON_URI_PREFIX) - 1);
+	base64_encode((const unsigned char *)icon_svg, sizeof(icon_svg) - 1,
+	              src + sizeof(ICON_URI_PREFIX) - 1);
+	icons = json_object_new_array();
+	if (!icons)
+		return NULL;
+	rc = proto_append(icons, icon = json_object_new_object());
+	if (rc == 0)
+		rc = proto_put(icon, "src", json_object_new_string(src));
+	if (rc == 0)
+		rc = proto_put(icon, "mimeType", json_object_new_string("image/svg+xml"));
+	if (rc == 0)
+		rc = proto_put(icon, "sizes", sizes = json_object_new_array());
+	if (rc == 0)
+		rc = proto_append(sizes, json_object_new_string("any"));
+	if (rc < 0) {
+		json_object_put(icons);
+		return NULL;
+	}
+	return icons;
+}
+
+json_object *tool_definition(const struct mcp_server_config *cfg, const struct mcp_request_ctx *ctx)
 {
 	json_object *tool;
 	char *desc;
 	int rc = -ENOMEM;
 
 	tool = json_object_new_object();
-	desc = tool_description(c->cfg);
+	desc = tool_description(cfg);
 	if (!tool || !desc)
 		goto out;
 	rc = proto_put(tool, "name", json_object_new_string("run_python"));
-	if (rc == 0 && mcp_version_since(c, "2025-06-18"))
+	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
 		rc = proto_put(tool, "title", json_object_new_string("Run Python"));
 	if (rc == 0)
 		rc = proto_put(tool, "description", json_object_new_string(desc));
 	if (rc == 0)
-		rc = proto_put(tool, "inputSchema", input_schema(c->cfg));
-	if (rc == 0 && mcp_version_since(c, "2025-06-18"))
+		rc = proto_put(tool, "inputSchema", input_schema(cfg));
+	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
 		rc =
 		    proto_put(tool, "outputSchema",
 		              proto_parse_json(output_schema_json, sizeof(output_schema_json) - 1));
-	if (rc == 0 && mcp_version_since(c, "2025-03-26"))
+	if (rc == 0 && mcp_since(ctx, "2025-03-26"))
 		rc = proto_put(tool, "annotations",
 		               proto_parse_json(annotations_json, sizeof(annotations_json) - 1));
+	if (rc == 0 && mcp_since(ctx, "2025-11-25"))
+		rc = proto_put(tool, "icons", tool_icons());
 out:
 	free(desc);
 	if (rc < 0) {
@@ -645,8 +716,9 @@ static json_object *structured_content(const struct run_outcome *o, const struct
 	return sc;
 }
 
-static json_object *response_build(const struct mcp_conn *c, json_object *id,
-                                   const struct run_outcome *o, const struct shape *sh)
+static json_object *response_build(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
+                                   json_object *id, const struct run_outcome *o,
+                                   const struct shape *sh)
 {
 	json_object *res, *content = NULL, *item = NULL;
 	int rc;
@@ -664,10 +736,12 @@ static json_object *response_build(const struct mcp_conn *c, json_object *id,
 		rc = proto_put(item, "type", json_object_new_string("text"));
 	if (rc == 0)
 		rc = proto_put(item, "text", json_object_new_string(sh->text[SLOT_TEXT]));
-	if (rc == 0 && mcp_version_since(c, "2025-06-18"))
+	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
 		rc = proto_put(res, "structuredContent", structured_content(o, sh));
 	if (rc == 0)
 		rc = proto_put(res, "isError", json_object_new_boolean(o->status != RUN_OK));
+	if (rc == 0)
+		rc = mcp_result_finish(c->cfg, ctx, res);
 	if (rc < 0) {
 		json_object_put(res);
 		return NULL;
@@ -749,8 +823,9 @@ static size_t fill_cap(const size_t size[NSLOT], size_t avail)
 
 /* The share of the budget each text may use once the fixed parts are paid for; size[] gets
  * each slot's encoded size. Returns 0 with *cap, or -ENOMEM. */
-static int response_cap(const struct mcp_conn *c, json_object *id, const struct run_outcome *o,
-                        const struct shape *full, size_t size[NSLOT], size_t *cap)
+static int response_cap(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
+                        json_object *id, const struct run_outcome *o, const struct shape *full,
+                        size_t size[NSLOT], size_t *cap)
 {
 	struct shape bare = *full;
 	size_t overhead, biggest = 0;
@@ -766,7 +841,7 @@ static int response_cap(const struct mcp_conn *c, json_object *id, const struct 
 	}
 	size[SLOT_RESULT] = full->result ? encoded_len(full->result) : 0;
 	bare.result = NULL;
-	skeleton = response_build(c, id, o, &bare);
+	skeleton = response_build(c, ctx, id, o, &bare);
 	if (!skeleton)
 		return -ENOMEM;
 	overhead = encoded_len(skeleton);
@@ -783,9 +858,9 @@ static int response_cap(const struct mcp_conn *c, json_object *id, const struct 
 
 /* The response with every slot larger than cap cut to it (a value becomes null; its
  * result_repr stays), marked truncated. New object or NULL. */
-static json_object *response_cut(const struct mcp_conn *c, json_object *id,
-                                 const struct run_outcome *o, const struct shape *full,
-                                 const size_t size[NSLOT], size_t cap)
+static json_object *response_cut(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
+                                 json_object *id, const struct run_outcome *o,
+                                 const struct shape *full, const size_t size[NSLOT], size_t cap)
 {
 	char *cut[SLOT_RESULT] = {0};
 	struct shape sh = *full;
@@ -803,15 +878,15 @@ static json_object *response_cut(const struct mcp_conn *c, json_object *id,
 	}
 	if (size[SLOT_RESULT] > cap)
 		sh.result = NULL;
-	resp = response_build(c, id, o, &sh);
+	resp = response_build(c, ctx, id, o, &sh);
 out:
 	for (i = 0; i < SLOT_RESULT; i++)
 		free(cut[i]);
 	return resp;
 }
 
-json_object *mcp_tool_response(const struct mcp_conn *c, json_object *id,
-                               const struct run_outcome *o)
+json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
+                               json_object *id, const struct run_outcome *o)
 {
 	size_t size[NSLOT], cap;
 	json_object *resp;
@@ -823,7 +898,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, json_object *id,
 		return NULL;
 	memset(&full, 0, sizeof(full));
 	full.text[SLOT_TEXT] = text;
-	if (mcp_version_since(c, "2025-06-18")) {
+	if (mcp_since(ctx, "2025-06-18")) {
 		full.text[SLOT_LOGS] = o->logs;
 		full.text[SLOT_STDOUT] = o->stdout_text;
 		full.text[SLOT_STDERR] = o->stderr_text;
@@ -834,16 +909,16 @@ json_object *mcp_tool_response(const struct mcp_conn *c, json_object *id,
 		full.result = o->result;
 	}
 	full.truncated = o->truncated;
-	resp = response_build(c, id, o, &full);
+	resp = response_build(c, ctx, id, o, &full);
 	if (!resp || encoded_len(resp) <= PROTO_RESPONSE_BUDGET)
 		goto out;
 	json_object_put(resp);
 	resp = NULL;
-	if (response_cap(c, id, o, &full, size, &cap) < 0)
+	if (response_cap(c, ctx, id, o, &full, size, &cap) < 0)
 		goto out;
 	/* The sizes are exact, so the first round fits unless the id alone is too big. */
 	for (;;) {
-		resp = response_cut(c, id, o, &full, size, cap);
+		resp = response_cut(c, ctx, id, o, &full, size, cap);
 		if (!resp || encoded_len(resp) <= PROTO_RESPONSE_BUDGET || cap == 0)
 			break;
 		json_object_put(resp);

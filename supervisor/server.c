@@ -113,7 +113,7 @@ static void call_done(struct engine_call *c, struct run_outcome *o)
 	if (!p->cancelled) {
 		log_msg(LOG_INFO, "call %s: %s in %lld ms", json_object_to_json_string(p->id),
 			run_status_name(o->status), (long long)o->duration_ms);
-		reply(b, mcp_tool_response(&S.conn, p->id, o));
+		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
 	} else {
 		log_msg(LOG_INFO, "call %s: cancelled", json_object_to_json_string(p->id));
 	}
@@ -166,7 +166,7 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 		o.error_type = strdup("SyntaxError");
 		o.error_message = strdup("source code cannot contain null bytes");
 		o.error_traceback = strdup("");
-		reply(b, mcp_tool_response(&S.conn, p->id, &o));
+		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
 		run_outcome_clear(&o);
 		json_object_put(p->id);
 		run_args_clear(&p->args);
@@ -188,7 +188,7 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 			     S.cfg->session_idle_s / 60) < 0)
 			o.error_message = NULL;
 		o.error_traceback = strdup("");
-		reply(b, mcp_tool_response(&S.conn, p->id, &o));
+		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
 		run_outcome_clear(&o);
 		json_object_put(p->id);
 		run_args_clear(&p->args);

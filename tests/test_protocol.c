@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <json-c/json_pointer.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,16 @@ static void conn_at(struct mcp_conn *c, const char *version)
 	cr_assert(c->initialized);
 }
 
+/* The context of a request a legacy connection serves now (static storage). */
+static const struct mcp_request_ctx *ctx_of(const struct mcp_conn *c)
+{
+	static struct mcp_request_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	snprintf(ctx.version, sizeof(ctx.version), "%s", c->version[0] ? c->version : "2025-11-25");
+	return &ctx;
+}
+
 /* The single reply a line produces (a new reference). */
 static json_object *reply_of(struct mcp_conn *c, const char *line)
 {
@@ -104,6 +115,13 @@ static const char *str_at(json_object *o, const char *ptr)
 static const char *text(json_object *o)
 {
 	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+}
+
+/* As the supervisor writes it: "/" unescaped. */
+static const char *wire(json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+	                                             JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 static void assert_error(json_object *msg, int code, const char *id_json)
@@ -374,7 +392,6 @@ Test(jsonrpc, answers_unknown_methods_at_once)
 	    "server/discover",
 	    "resources/list",
 	    "prompts/list",
-	    "logging/setLevel",
 	    "completion/complete",
 	    "notifications/initialized",
 	    "Ping",
@@ -630,7 +647,7 @@ Test(mcp, echoes_each_supported_version)
 		cr_assert_str_eq(str_at(msg, "/result/protocolVersion"), all_versions[i]);
 		cr_assert_str_eq(c.version, all_versions[i]);
 		cr_assert_str_eq(text(at(msg, "/result/capabilities")),
-		                 "{\"tools\":{\"listChanged\":false}}");
+		                 "{\"tools\":{\"listChanged\":false},\"logging\":{}}");
 		cr_assert_str_eq(str_at(msg, "/result/serverInfo/name"), "safepy");
 		cr_assert_str_eq(str_at(msg, "/result/serverInfo/version"), "9.8.7");
 		cr_assert_eq(has(msg, "/result/serverInfo/title"),
@@ -1442,7 +1459,7 @@ Test(tool, response_carries_structured_content_by_version)
 		conn_at(&c, all_versions[v]);
 		outcome_fill(&o, RUN_OK, "out\n", "err\n", "[1, 2]");
 		o.result = json_tokener_parse("[1,2]");
-		msg = mcp_tool_response(&c, id, &o);
+		msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 		cr_assert_str_eq(text(at(msg, "/id")), "7");
 		cr_assert_str_eq(str_at(msg, "/result/content/0/text"), "out\nerr\nResult: [1, 2]");
 		cr_assert(has(msg, "/result/isError"));
@@ -1479,7 +1496,7 @@ Test(tool, every_status_validates_and_is_error_unless_ok)
 			outcome_error(&o, "ValueError", "bad", "Traceback...\nValueError: bad\n");
 		o.session = strdup("sess-1");
 		o.truncated = 1;
-		msg = mcp_tool_response(&c, id, &o);
+		msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 		assert_valid_structured(msg);
 		cr_assert_eq(json_object_get_boolean(at(msg, "/result/isError")), st != RUN_OK);
 		cr_assert_str_eq(str_at(msg, "/result/structuredContent/status"),
@@ -1537,7 +1554,7 @@ Test(tool, response_stays_under_budget_with_control_characters)
 	outcome_fill(&o, RUN_ERROR, ctl, ctl, NULL);
 	outcome_error(&o, "RuntimeError", "boom",
 	              "Traceback (most recent call last):\nRuntimeError: boom\n");
-	msg = mcp_tool_response(&c, id, &o);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 	assert_bounded(msg);
 	assert_valid_structured(msg);
 	cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
@@ -1573,7 +1590,7 @@ Test(tool, response_cuts_on_character_boundaries)
 
 		conn_at(&c, "2025-06-18");
 		outcome_fill(&o, RUN_OK, big, NULL, big);
-		msg = mcp_tool_response(&c, id, &o);
+		msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 		assert_bounded(msg);
 		assert_valid_structured(msg);
 		cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
@@ -1596,7 +1613,7 @@ Test(tool, response_bounds_text_for_versions_without_structured_content)
 
 	conn_at(&c, "2025-03-26");
 	outcome_fill(&o, RUN_OK, ctl, NULL, NULL);
-	msg = mcp_tool_response(&c, id, &o);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 	len = assert_bounded(msg);
 	cr_assert_gt(len, 800000, "cut far more than needed: %zu", len);
 	cr_assert_not(has(msg, "/result/structuredContent"));
@@ -1621,7 +1638,7 @@ Test(tool, cut_keeps_head_and_tail_and_counts_what_went)
 	orig[n] = '\0';
 	conn_at(&c, "2024-11-05");
 	outcome_fill(&o, RUN_OK, orig, NULL, NULL);
-	msg = mcp_tool_response(&c, id, &o);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 	assert_bounded(msg);
 	t = str_at(msg, "/result/content/0/text");
 	m = strstr(t, "\n... [");
@@ -1659,7 +1676,7 @@ Test(tool, cut_response_uses_most_of_the_budget)
 	conn_at(&c, "2025-11-25");
 	outcome_fill(&o, RUN_OUTPUT_LIMIT, all, all, all);
 	outcome_error(&o, "OutputLimit", all, all);
-	msg = mcp_tool_response(&c, id, &o);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 	len = assert_bounded(msg);
 	cr_assert_geq(len, 890000, "only %zu bytes used", len);
 	assert_valid_structured(msg);
@@ -1678,7 +1695,7 @@ Test(tool, response_with_a_huge_id_still_comes_back)
 
 	conn_at(&c, "2025-11-25");
 	outcome_fill(&o, RUN_OK, "out\n", NULL, "1");
-	msg = mcp_tool_response(&c, id, &o);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 	cr_assert_not_null(msg);
 	cr_assert(mcp_id_equal(at(msg, "/id"), id));
 	cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
@@ -1700,7 +1717,7 @@ Test(tool, response_drops_a_huge_result_value)
 	conn_at(&c, "2025-11-25");
 	outcome_fill(&o, RUN_OK, "small\n", NULL, repr);
 	o.result = arr;
-	msg = mcp_tool_response(&c, id, &o);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 	assert_bounded(msg);
 	assert_valid_structured(msg);
 	cr_assert_null(at(msg, "/result/structuredContent/result"));
@@ -1723,7 +1740,7 @@ Test(tool, small_response_is_untouched)
 
 	conn_at(&c, "2025-11-25");
 	outcome_fill(&o, RUN_OK, big, NULL, NULL);
-	msg = mcp_tool_response(&c, id, &o);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 	cr_assert(!strcmp(str_at(msg, "/result/structuredContent/stdout"), big));
 	cr_assert(!strcmp(str_at(msg, "/result/structuredContent/logs"), big));
 	cr_assert(!strncmp(str_at(msg, "/result/content/0/text"), big, strlen(big)));
@@ -2161,4 +2178,955 @@ Test(outcome, status_names_are_the_wire_names)
 
 	for (size_t i = 0; i < N_OF(names); i++)
 		cr_assert_str_eq(run_status_name((enum run_status)i), names[i]);
+}
+
+/* ---- era: which protocol era a connection speaks ------------------------------------- */
+
+#define META_2026_MEMBERS                                                                          \
+	"\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                              \
+	"\"io.modelcontextprotocol/clientCapabilities\":{},"                                       \
+	"\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"}"
+/* The modern per-request envelope, as a member of params. */
+#define ENVELOPE_2026 "\"_meta\":{" META_2026_MEMBERS "}"
+
+static const char *const all_supported[] = {"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26",
+                                            "2024-11-05"};
+
+/* The reply to a modern request: members are params' members before _meta ("" for none). */
+static json_object *modern_reply(struct mcp_conn *c, const char *id, const char *method,
+                                 const char *members)
+{
+	char line[2048];
+
+	snprintf(line, sizeof(line),
+	         "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"%s\",\"params\":{%s%s" ENVELOPE_2026
+	         "}}",
+	         id, method, members, *members ? "," : "");
+	return reply_of(c, line);
+}
+
+/* A connection pinned to the modern era by its first request. */
+static void conn_modern(struct mcp_conn *c)
+{
+	json_object *msg;
+
+	mcp_conn_init(c, &cfg);
+	msg = modern_reply(c, "0", "tools/list", "");
+	cr_assert(has(msg, "/result/tools/0"), "%s", text(msg));
+	json_object_put(msg);
+	cr_assert_eq(c->era, MCP_ERA_MODERN);
+	cr_assert_str_eq(c->version, "");
+}
+
+/* resultType "complete" and _meta serverInfo: what every modern result carries. */
+static void assert_modern_result(json_object *msg)
+{
+	cr_assert(has(msg, "/result"), "not a result: %.300s", text(msg));
+	cr_assert_str_eq(str_at(msg, "/result/resultType"), "complete", "in %.300s", text(msg));
+	cr_assert_str_eq(str_at(msg, "/result/_meta/io.modelcontextprotocol~1serverInfo/name"),
+	                 "safepy");
+	cr_assert_str_eq(str_at(msg, "/result/_meta/io.modelcontextprotocol~1serverInfo/version"),
+	                 "9.8.7");
+}
+
+static void assert_legacy_result(json_object *msg)
+{
+	cr_assert(has(msg, "/result"), "not a result: %.300s", text(msg));
+	cr_assert_not(has(msg, "/result/resultType"), "in %.300s", text(msg));
+	cr_assert_not(has(msg, "/result/_meta"), "in %.300s", text(msg));
+	cr_assert_not(has(msg, "/result/ttlMs"));
+	cr_assert_not(has(msg, "/result/cacheScope"));
+}
+
+Test(era, first_message_pins_the_era)
+{
+	/* reply: 0 a result; a JSON-RPC error code otherwise; 1 no reply at all. */
+	static const struct {
+		const char *line;
+		enum mcp_era era;
+		int reply;
+		int modern; /* a result in the modern shape */
+	} cases[] = {
+	    /* initialize without a valid modern claim: the handshake. */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+	     "{\"protocolVersion\":\"2025-06-18\"}}",
+	     MCP_ERA_LEGACY, 0, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+	     "{\"protocolVersion\":\"2026-07-28\"}}",
+	     MCP_ERA_LEGACY, 0, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"_meta\":"
+	     "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}",
+	     MCP_ERA_LEGACY, 0, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"_meta\":"
+	     "{\"io.modelcontextprotocol/protocolVersion\":\"1900-01-01\","
+	     "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+	     MCP_ERA_LEGACY, 0, 0},
+	    /* initialize with a valid modern claim: modern, where initialize does not exist. */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+	     "{\"protocolVersion\":\"2026-07-28\"," ENVELOPE_2026 "}}",
+	     MCP_ERA_MODERN, JSONRPC_METHOD_NOT_FOUND, 0},
+	    /* No claim: legacy, served at once (before initialize too). */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", MCP_ERA_LEGACY, 0, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", MCP_ERA_LEGACY, 0, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":"
+	     "{\"_meta\":{\"progressToken\":1,\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+	     MCP_ERA_LEGACY, 0, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":5}}",
+	     MCP_ERA_LEGACY, 0, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\"}", MCP_ERA_LEGACY,
+	     JSONRPC_METHOD_NOT_FOUND, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/list\"}", MCP_ERA_LEGACY,
+	     JSONRPC_METHOD_NOT_FOUND, 0},
+	    /* A valid claim for a supported version: modern. */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" ENVELOPE_2026
+	     "}}",
+	     MCP_ERA_MODERN, 0, 1},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":"
+	     "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+	     "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{}},\"x/y\":1}}}",
+	     MCP_ERA_MODERN, 0, 1},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/list\",\"params\":"
+	     "{" ENVELOPE_2026 "}}",
+	     MCP_ERA_MODERN, JSONRPC_METHOD_NOT_FOUND, 0},
+	    /* A modern server/discover answers but leaves the era open: a probe. */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":"
+	     "{" ENVELOPE_2026 "}}",
+	     MCP_ERA_PROBE, 0, 1},
+	    /* An invalid claim: -32602, nothing pinned. */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":"
+	     "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}",
+	     MCP_ERA_OPEN, JSONRPC_INVALID_PARAMS, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":"
+	     "{\"io.modelcontextprotocol/protocolVersion\":20260728,"
+	     "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+	     MCP_ERA_OPEN, JSONRPC_INVALID_PARAMS, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":"
+	     "{\"io.modelcontextprotocol/protocolVersion\":null,"
+	     "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+	     MCP_ERA_OPEN, JSONRPC_INVALID_PARAMS, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":"
+	     "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+	     "\"io.modelcontextprotocol/clientCapabilities\":[]}}}",
+	     MCP_ERA_OPEN, JSONRPC_INVALID_PARAMS, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{\"_meta\":"
+	     "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+	     "\"io.modelcontextprotocol/clientCapabilities\":{},"
+	     "\"io.modelcontextprotocol/clientInfo\":\"t\"}}}",
+	     MCP_ERA_OPEN, JSONRPC_INVALID_PARAMS, 0},
+	    /* A well-formed claim for a version not served statelessly: -32022, nothing pinned. */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":"
+	     "{\"io.modelcontextprotocol/protocolVersion\":\"1900-01-01\","
+	     "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+	     MCP_ERA_OPEN, MCP_UNSUPPORTED_VERSION, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{\"_meta\":"
+	     "{\"io.modelcontextprotocol/protocolVersion\":\"2025-11-25\","
+	     "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+	     MCP_ERA_OPEN, MCP_UNSUPPORTED_VERSION, 0},
+	    /* Not a classified request: the era stays open. */
+	    {"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+	     "{\"requestId\":3}}",
+	     MCP_ERA_OPEN, 1, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", MCP_ERA_OPEN, 1, 0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"", MCP_ERA_OPEN, JSONRPC_PARSE_ERROR,
+	     0},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", MCP_ERA_OPEN,
+	     JSONRPC_INVALID_REQUEST, 0},
+	    {"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", MCP_ERA_OPEN,
+	     JSONRPC_INVALID_REQUEST, 0},
+	};
+	size_t i;
+
+	for (i = 0; i < N_OF(cases); i++) {
+		struct mcp_events ev = {0};
+		struct mcp_conn c;
+		json_object *msg;
+
+		mcp_conn_init(&c, &cfg);
+		cr_assert_eq(c.era, MCP_ERA_OPEN);
+		handle(&c, cases[i].line, &ev);
+		cr_assert_eq(c.era, cases[i].era, "case %zu: era %d, not %d: %s", i, c.era,
+		             cases[i].era, cases[i].line);
+		if (cases[i].reply == 1) {
+			cr_assert(ev.n == 0 || ev.ev[0].kind == MCP_EV_CANCEL, "case %zu", i);
+			mcp_events_clear(&ev);
+			continue;
+		}
+		cr_assert_eq(ev.n, 1, "case %zu", i);
+		msg = ev.ev[0].msg;
+		if (cases[i].reply == 0) {
+			if (cases[i].modern)
+				assert_modern_result(msg);
+			else
+				assert_legacy_result(msg);
+		} else {
+			cr_assert_eq(json_object_get_int(at(msg, "/error/code")), cases[i].reply,
+			             "case %zu: %s", i, text(msg));
+		}
+		mcp_events_clear(&ev);
+	}
+}
+
+Test(era, unsupported_version_error_names_the_supported_ones)
+{
+	static const char *const requested[] = {"1900-01-01", "2025-11-25", "2099-01-01", ""};
+	char line[1024], want[512];
+	size_t i;
+
+	for (i = 0; i < N_OF(requested); i++) {
+		struct mcp_conn c;
+		json_object *msg;
+
+		mcp_conn_init(&c, &cfg);
+		snprintf(line, sizeof(line),
+		         "{\"jsonrpc\":\"2.0\",\"id\":\"u\",\"method\":\"tools/list\",\"params\":"
+		         "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"%s\","
+		         "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+		         requested[i]);
+		msg = reply_of(&c, line);
+		assert_error(msg, MCP_UNSUPPORTED_VERSION, "\"u\"");
+		cr_assert_str_eq(str_at(msg, "/error/message"), "Unsupported protocol version");
+		snprintf(
+		    want, sizeof(want),
+		    "{\"supported\":[\"2026-07-28\",\"2025-11-25\",\"2025-06-18\",\"2025-03-26\","
+		    "\"2024-11-05\"],\"requested\":\"%s\"}",
+		    requested[i]);
+		cr_assert_str_eq(text(at(msg, "/error/data")), want);
+		json_object_put(msg);
+	}
+}
+
+Test(era, unsupported_version_echo_is_bounded)
+{
+	char *v = repeat("9", 5000), *line;
+	struct mcp_conn c;
+	json_object *msg;
+
+	cr_assert(
+	    asprintf(&line,
+	             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":"
+	             "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"%s\","
+	             "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+	             v) > 0);
+	mcp_conn_init(&c, &cfg);
+	msg = reply_of(&c, line);
+	assert_error(msg, MCP_UNSUPPORTED_VERSION, "1");
+	cr_assert_leq(strlen(str_at(msg, "/error/data/requested")), 100);
+	cr_assert_gt(strlen(str_at(msg, "/error/data/requested")), 0);
+	json_object_put(msg);
+	free(line);
+	free(v);
+}
+
+Test(era, modern_connection_requires_the_envelope)
+{
+	static const char *const lines[] = {
+	    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{}}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":"
+	    "{\"_meta\":{\"progressToken\":1}}}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":"
+	    "{\"name\":\"run_python\",\"arguments\":{\"code\":\"1\"}}}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"server/discover\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"initialize\",\"params\":"
+	    "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"nope\"}",
+	};
+	struct mcp_conn c;
+	size_t i;
+
+	conn_modern(&c);
+	for (i = 0; i < N_OF(lines); i++) {
+		json_object *msg = reply_of(&c, lines[i]);
+
+		assert_error(msg, JSONRPC_INVALID_PARAMS, "5");
+		cr_assert(strstr(str_at(msg, "/error/message"),
+		                 "Request is missing the required _meta envelope"),
+		          "%s", text(msg));
+		json_object_put(msg);
+		cr_assert_eq(c.era, MCP_ERA_MODERN);
+		cr_assert_str_eq(c.version, "");
+	}
+}
+
+Test(era, modern_connection_checks_each_envelope)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	conn_modern(&c);
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\",\"params\":"
+	                   "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+	                   "\"io.modelcontextprotocol/clientCapabilities\":true}}}");
+	assert_error(msg, JSONRPC_INVALID_PARAMS, "6");
+	json_object_put(msg);
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":"
+	                   "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2027-01-01\","
+	                   "\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+	assert_error(msg, MCP_UNSUPPORTED_VERSION, "7");
+	cr_assert_str_eq(str_at(msg, "/error/data/requested"), "2027-01-01");
+	json_object_put(msg);
+	msg = modern_reply(&c, "8", "tools/list", "");
+	assert_modern_result(msg);
+	json_object_put(msg);
+	cr_assert_eq(c.era, MCP_ERA_MODERN);
+}
+
+Test(era, legacy_connection_answers_server_discover_with_method_not_found)
+{
+	static const char *const lines[] = {
+	    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"server/discover\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"server/discover\",\"params\":"
+	    "{" ENVELOPE_2026 "}}",
+	};
+	size_t v, i;
+
+	for (v = 0; v <= N_OF(all_versions); v++) {
+		for (i = 0; i < N_OF(lines); i++) {
+			struct mcp_conn c;
+			json_object *msg;
+
+			if (v < N_OF(all_versions)) {
+				conn_at(&c, all_versions[v]);
+			} else {
+				mcp_conn_init(&c, &cfg);
+				json_object_put(reply_of(
+				    &c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"));
+			}
+			cr_assert_eq(c.era, MCP_ERA_LEGACY);
+			msg = reply_of(&c, lines[i]);
+			assert_error(msg, JSONRPC_METHOD_NOT_FOUND, "9");
+			json_object_put(msg);
+			cr_assert_eq(c.era, MCP_ERA_LEGACY);
+		}
+	}
+}
+
+Test(era, legacy_connection_ignores_modern_envelopes)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	conn_at(&c, "2025-06-18");
+	msg = modern_reply(&c, "3", "tools/list", "");
+	assert_legacy_result(msg);
+	cr_assert(has(msg, "/result/tools/0/outputSchema"));
+	cr_assert_not(has(msg, "/result/tools/0/icons"), "2025-06-18 has no icons");
+	json_object_put(msg);
+	msg = modern_reply(&c, "4", "ping", "");
+	cr_assert_str_eq(text(msg), "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}");
+	json_object_put(msg);
+	cr_assert_eq(c.era, MCP_ERA_LEGACY);
+}
+
+Test(era, probe_then_initialize_falls_back_to_legacy)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	mcp_conn_init(&c, &cfg);
+	msg = modern_reply(&c, "\"probe\"", "server/discover", "");
+	assert_modern_result(msg);
+	json_object_put(msg);
+	cr_assert_eq(c.era, MCP_ERA_PROBE);
+	/* A second probe changes nothing. */
+	msg = modern_reply(&c, "\"probe2\"", "server/discover", "");
+	assert_modern_result(msg);
+	json_object_put(msg);
+	cr_assert_eq(c.era, MCP_ERA_PROBE);
+	msg = initialize(&c, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}");
+	cr_assert_str_eq(str_at(msg, "/result/protocolVersion"), "2025-11-25");
+	assert_legacy_result(msg);
+	json_object_put(msg);
+	cr_assert_eq(c.era, MCP_ERA_LEGACY);
+	msg = modern_reply(&c, "2", "server/discover", "");
+	assert_error(msg, JSONRPC_METHOD_NOT_FOUND, "2");
+	json_object_put(msg);
+}
+
+Test(era, probe_then_modern_request_pins_modern)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	mcp_conn_init(&c, &cfg);
+	msg = modern_reply(&c, "1", "server/discover", "");
+	json_object_put(msg);
+	cr_assert_eq(c.era, MCP_ERA_PROBE);
+	msg = modern_reply(&c, "2", "tools/list", "");
+	assert_modern_result(msg);
+	json_object_put(msg);
+	cr_assert_eq(c.era, MCP_ERA_MODERN);
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":"
+	                   "{\"protocolVersion\":\"2025-11-25\"}}");
+	assert_error(msg, JSONRPC_INVALID_PARAMS, "3");
+	json_object_put(msg);
+}
+
+Test(era, notifications_are_accepted_in_both_eras)
+{
+	static const char cancel[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+	                             "\"params\":{\"requestId\":\"r\",\"reason\":\"timeout\"}}";
+	static const char initialized[] =
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+	struct mcp_events ev = {0};
+	struct mcp_conn legacy, modern;
+
+	conn_at(&legacy, "2025-11-25");
+	conn_modern(&modern);
+	handle(&legacy, cancel, &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_CANCEL);
+	cr_assert_str_eq(text(ev.ev[0].id), "\"r\"");
+	handle(&modern, cancel, &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_CANCEL);
+	cr_assert_str_eq(text(ev.ev[0].id), "\"r\"");
+	/* notifications/initialized means nothing without a handshake. */
+	handle(&modern, initialized, &ev);
+	cr_assert_eq(ev.n, 0);
+	cr_assert_not(modern.initialized);
+	cr_assert_eq(modern.era, MCP_ERA_MODERN);
+	mcp_events_clear(&ev);
+}
+
+Test(era, batches_are_refused_in_the_modern_era)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	conn_modern(&c);
+	msg = reply_of(&c, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":"
+	                   "{" ENVELOPE_2026 "}}]");
+	assert_error(msg, JSONRPC_INVALID_REQUEST, "null");
+	json_object_put(msg);
+}
+
+/* ---- modern: results of the stateless era -------------------------------------------- */
+
+Test(modern, discover_result_advertises_versions_capabilities_and_cache_hints)
+{
+	struct mcp_conn c;
+	json_object *msg, *res;
+	size_t i;
+
+	mcp_conn_init(&c, &cfg);
+	msg = reply_of(
+	    &c, "{\"jsonrpc\":\"2.0\",\"id\":\"server-discover-probe-1\",\"method\":"
+	        "\"server/discover\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/"
+	        "protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientInfo\":{\"name\":"
+	        "\"inspector-cli\",\"version\":\"2.12.0\"},\"io.modelcontextprotocol/"
+	        "clientCapabilities\":{\"roots\":{\"listChanged\":true},\"extensions\":{\"io."
+	        "modelcontextprotocol/tasks\":{},\"io.modelcontextprotocol/skills\":{}}},"
+	        "\"io.modelcontextprotocol/logLevel\":\"debug\"}}}");
+	cr_assert_str_eq(text(at(msg, "/id")), "\"server-discover-probe-1\"");
+	assert_modern_result(msg);
+	res = at(msg, "/result");
+	cr_assert_eq(json_object_array_length(at(res, "/supportedVersions")), N_OF(all_supported));
+	for (i = 0; i < N_OF(all_supported); i++)
+		cr_assert_str_eq(json_object_get_string(
+		                     json_object_array_get_idx(at(res, "/supportedVersions"), i)),
+		                 all_supported[i]);
+	cr_assert_str_eq(text(at(res, "/capabilities")), "{\"tools\":{\"listChanged\":false}}");
+	cr_assert(json_object_is_type(at(res, "/ttlMs"), json_type_int));
+	cr_assert_geq(json_object_get_int64(at(res, "/ttlMs")), 0);
+	cr_assert(!strcmp(str_at(res, "/cacheScope"), "public") ||
+	          !strcmp(str_at(res, "/cacheScope"), "private"));
+	cr_assert(strstr(str_at(res, "/instructions"), "run_python"));
+	cr_assert_not(has(res, "/protocolVersion"));
+	json_object_put(msg);
+}
+
+Test(modern, every_result_carries_result_type_and_server_info)
+{
+	static const struct {
+		const char *method;
+		const char *members;
+	} cases[] = {
+	    {"server/discover", ""},
+	    {"tools/list", ""},
+	    {"tools/list", "\"cursor\":null"},
+	    {"tools/call", "\"name\":\"run_python\",\"arguments\":{\"code\":5}"},
+	    {"tools/call", "\"name\":\"run_python\""},
+	};
+	struct mcp_conn c;
+	size_t i;
+
+	conn_modern(&c);
+	for (i = 0; i < N_OF(cases); i++) {
+		json_object *msg = modern_reply(&c, "11", cases[i].method, cases[i].members);
+
+		assert_modern_result(msg);
+		json_object_put(msg);
+	}
+}
+
+Test(modern, tools_list_has_cache_hints_and_every_tool_field)
+{
+	struct mcp_conn c, l;
+	json_object *msg, *tool, *legacy;
+
+	conn_modern(&c);
+	msg = modern_reply(&c, "2", "tools/list", "");
+	assert_modern_result(msg);
+	cr_assert(json_object_is_type(at(msg, "/result/ttlMs"), json_type_int));
+	cr_assert_geq(json_object_get_int64(at(msg, "/result/ttlMs")), 0);
+	cr_assert(!strcmp(str_at(msg, "/result/cacheScope"), "public") ||
+	          !strcmp(str_at(msg, "/result/cacheScope"), "private"));
+	cr_assert_not(has(msg, "/result/nextCursor"));
+	cr_assert_eq(json_object_array_length(at(msg, "/result/tools")), 1);
+	tool = at(msg, "/result/tools/0");
+	cr_assert_str_eq(str_at(tool, "/name"), "run_python");
+	cr_assert_str_eq(str_at(tool, "/title"), "Run Python");
+	cr_assert(strstr(str_at(tool, "/description"), "collections, datetime"));
+	cr_assert_str_eq(str_at(tool, "/inputSchema/type"), "object");
+	cr_assert_str_eq(str_at(tool, "/outputSchema/type"), "object");
+	cr_assert(has(tool, "/annotations/readOnlyHint"));
+	cr_assert(has(tool, "/icons/0/src"));
+	/* The same entry as 2025-11-25's: the tool list does not vary by era. */
+	conn_at(&l, "2025-11-25");
+	legacy = tool_entry(&l);
+	cr_assert(json_object_equal(legacy, tool));
+	json_object_put(legacy);
+	json_object_put(msg);
+}
+
+Test(modern, initialize_never_answers_2026_07_28)
+{
+	static const char *const params[] = {
+	    "{\"protocolVersion\":\"2026-07-28\"}",
+	    "{\"protocolVersion\":\"2026-07-28\",\"capabilities\":{}," ENVELOPE_2026 "}",
+	    "{\"protocolVersion\":\"2026-07-28\",\"_meta\":{\"io.modelcontextprotocol/"
+	    "protocolVersion\":\"2026-07-28\"}}",
+	    "{\"protocolVersion\":\"2099-01-01\"}",
+	    "{" ENVELOPE_2026 "}",
+	};
+	size_t i, start;
+
+	for (start = 0; start < 3; start++) {
+		for (i = 0; i < N_OF(params); i++) {
+			struct mcp_conn c;
+			json_object *msg;
+
+			if (start == 0)
+				mcp_conn_init(&c, &cfg);
+			else if (start == 1)
+				conn_at(&c, "2025-11-25");
+			else
+				conn_modern(&c);
+			msg = initialize(&c, params[i]);
+			if (has(msg, "/result"))
+				cr_assert_str_eq(str_at(msg, "/result/protocolVersion"),
+				                 "2025-11-25", "%s", text(msg));
+			else
+				cr_assert(has(msg, "/error/code"));
+			cr_assert(!strstr(text(msg), "\"protocolVersion\":\"2026-07-28\""), "%s",
+			          text(msg));
+			cr_assert_str_neq(c.version, "2026-07-28");
+			json_object_put(msg);
+		}
+	}
+}
+
+Test(modern, ping_and_set_level_are_not_modern_methods)
+{
+	static const char *const methods[] = {"ping", "logging/setLevel", "initialize",
+	                                      "notifications/initialized", "resources/list"};
+	struct mcp_conn c;
+	size_t i;
+
+	conn_modern(&c);
+	for (i = 0; i < N_OF(methods); i++) {
+		json_object *msg =
+		    modern_reply(&c, "12", methods[i], i == 1 ? "\"level\":\"debug\"" : "");
+
+		assert_error(msg, JSONRPC_METHOD_NOT_FOUND, "12");
+		json_object_put(msg);
+	}
+	cr_assert_eq(c.log_level, 0);
+}
+
+Test(modern, tools_call_carries_the_request_context_to_its_response)
+{
+	struct mcp_events ev = {0};
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *msg;
+	char line[1024];
+
+	conn_modern(&c);
+	snprintf(line, sizeof(line),
+	         "{\"jsonrpc\":\"2.0\",\"id\":\"m1\",\"method\":\"tools/call\",\"params\":"
+	         "{\"name\":\"run_python\",\"arguments\":{\"code\":\"1+1\"},\"_meta\":"
+	         "{\"progressToken\":\"p\"," META_2026_MEMBERS "}}}");
+	handle(&c, line, &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL);
+	cr_assert_str_eq(ev.ev[0].args.code, "1+1");
+	cr_assert_str_eq(text(ev.ev[0].progress_token), "\"p\"");
+	cr_assert(ev.ev[0].args.ctx.modern);
+	cr_assert_str_eq(ev.ev[0].args.ctx.version, "2026-07-28");
+
+	outcome_fill(&o, RUN_OK, "", NULL, "2");
+	o.result = json_object_new_int(2);
+	msg = mcp_tool_response(&c, &ev.ev[0].args.ctx, ev.ev[0].id, &o);
+	cr_assert_str_eq(text(at(msg, "/id")), "\"m1\"");
+	assert_modern_result(msg);
+	assert_valid_structured(msg);
+	cr_assert_eq(json_object_get_int(at(msg, "/result/structuredContent/result")), 2);
+	cr_assert_not(json_object_get_boolean(at(msg, "/result/isError")));
+	cr_assert_str_eq(str_at(msg, "/result/content/0/text"), "Result: 2");
+	json_object_put(msg);
+	run_outcome_clear(&o);
+
+	/* The context is a copy: the response does not depend on the connection any more. */
+	outcome_fill(&o, RUN_TIMEOUT, "x", NULL, NULL);
+	msg = mcp_tool_response(&c, &ev.ev[0].args.ctx, ev.ev[0].id, &o);
+	assert_modern_result(msg);
+	assert_valid_structured(msg);
+	cr_assert(json_object_get_boolean(at(msg, "/result/isError")));
+	json_object_put(msg);
+	run_outcome_clear(&o);
+	mcp_events_clear(&ev);
+}
+
+Test(modern, legacy_call_context_keeps_the_negotiated_version)
+{
+	size_t v;
+
+	for (v = 0; v < N_OF(all_versions); v++) {
+		struct mcp_events ev = {0};
+		struct run_outcome o;
+		struct mcp_conn c;
+		json_object *msg;
+
+		conn_at(&c, all_versions[v]);
+		handle(&c,
+		       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+		       "{\"name\":\"run_python\",\"arguments\":{\"code\":\"1\"}}}",
+		       &ev);
+		cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL);
+		cr_assert_not(ev.ev[0].args.ctx.modern);
+		cr_assert_str_eq(ev.ev[0].args.ctx.version, all_versions[v]);
+		/* A renegotiation while the call runs does not change its response's shape. */
+		json_object_put(initialize(&c, "{\"protocolVersion\":\"2024-11-05\"}"));
+		outcome_fill(&o, RUN_OK, "hi\n", NULL, NULL);
+		msg = mcp_tool_response(&c, &ev.ev[0].args.ctx, ev.ev[0].id, &o);
+		assert_legacy_result(msg);
+		cr_assert_eq(has(msg, "/result/structuredContent"),
+		             strcmp(all_versions[v], "2025-06-18") >= 0, "%s", all_versions[v]);
+		json_object_put(msg);
+		run_outcome_clear(&o);
+		mcp_events_clear(&ev);
+	}
+}
+
+Test(modern, large_response_stays_under_budget_and_keeps_its_meta)
+{
+	struct mcp_request_ctx ctx = {.version = "2026-07-28", .modern = 1};
+	char *big = repeat("\x01x", 400000);
+	json_object *id = json_object_new_int(1), *msg;
+	struct run_outcome o;
+	struct mcp_conn c;
+
+	conn_modern(&c);
+	outcome_fill(&o, RUN_OK, big, big, "1");
+	msg = mcp_tool_response(&c, &ctx, id, &o);
+	assert_bounded(msg);
+	assert_modern_result(msg);
+	assert_valid_structured(msg);
+	cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(big);
+}
+
+/* ---- logging: logging/setLevel and notifications/message (legacy era) ---------------- */
+
+static const char *const levels[] = {"debug", "info",     "notice", "warning",
+                                     "error", "critical", "alert",  "emergency"};
+
+static json_object *set_level(struct mcp_conn *c, const char *level_json)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line),
+	         "{\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"logging/setLevel\",\"params\":"
+	         "{\"level\":%s}}",
+	         level_json);
+	return reply_of(c, line);
+}
+
+Test(logging, set_level_takes_rfc5424_levels)
+{
+	size_t i;
+
+	for (i = 0; i < N_OF(levels); i++) {
+		struct mcp_conn c;
+		json_object *msg;
+		char q[32];
+
+		conn_at(&c, all_versions[i % N_OF(all_versions)]);
+		snprintf(q, sizeof(q), "\"%s\"", levels[i]);
+		msg = set_level(&c, q);
+		cr_assert_str_eq(text(msg), "{\"jsonrpc\":\"2.0\",\"id\":\"l\",\"result\":{}}");
+		cr_assert_eq(c.log_level, (int)i + 1);
+		json_object_put(msg);
+	}
+}
+
+Test(logging, set_level_refuses_other_levels)
+{
+	static const char *const bad[] = {
+	    "\"warn\"", "\"DEBUG\"",  "\"\"", "\"debug \"", "\"info\\u0000x\"", "5",
+	    "null",     "[\"info\"]", "{}",   "\"trace\"",  "\"fatal\""};
+	struct mcp_conn c;
+	json_object *msg;
+	size_t i;
+
+	conn_at(&c, "2025-11-25");
+	json_object_put(set_level(&c, "\"error\""));
+	for (i = 0; i < N_OF(bad); i++) {
+		msg = set_level(&c, bad[i]);
+		assert_error(msg, JSONRPC_INVALID_PARAMS, "\"l\"");
+		json_object_put(msg);
+		cr_assert_eq(c.log_level, 5, "%s changed the level", bad[i]);
+	}
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\"}");
+	assert_error(msg, JSONRPC_INVALID_PARAMS, "1");
+	json_object_put(msg);
+}
+
+Test(logging, notification_needs_a_level_at_or_below_its_own)
+{
+	size_t set, lv;
+
+	for (set = 0; set < N_OF(levels); set++) {
+		struct mcp_conn c;
+		char q[32];
+
+		conn_at(&c, "2025-06-18");
+		snprintf(q, sizeof(q), "\"%s\"", levels[set]);
+		json_object_put(set_level(&c, q));
+		for (lv = 0; lv < N_OF(levels); lv++) {
+			json_object *n = mcp_log_notification(&c, levels[lv], "safepy", "event");
+
+			cr_assert_eq(n != NULL, lv >= set, "level %s set, %s sent: %p", levels[set],
+			             levels[lv], (void *)n);
+			if (n)
+				cr_assert_str_eq(str_at(n, "/params/level"), levels[lv]);
+			json_object_put(n);
+		}
+	}
+}
+
+Test(logging, notification_shape)
+{
+	struct mcp_conn c;
+	json_object *n;
+
+	conn_at(&c, "2025-11-25");
+	json_object_put(set_level(&c, "\"info\""));
+	n = mcp_log_notification(&c, "warning", "safepy", "worker 12 killed after the timeout");
+	cr_assert_str_eq(wire(n), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+	                          "\"params\":{\"level\":\"warning\",\"logger\":\"safepy\","
+	                          "\"data\":\"worker 12 killed after the timeout\"}}");
+	json_object_put(n);
+	n = mcp_log_notification(&c, "error", NULL, "x");
+	cr_assert_str_eq(wire(n), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+	                          "\"params\":{\"level\":\"error\",\"data\":\"x\"}}");
+	cr_assert_not(has(n, "/id"));
+	json_object_put(n);
+}
+
+Test(logging, notification_is_gated_by_the_connection)
+{
+	struct mcp_conn c;
+	json_object *msg, *n;
+
+	/* No level set. */
+	conn_at(&c, "2025-11-25");
+	cr_assert_null(mcp_log_notification(&c, "emergency", "safepy", "x"));
+	/* Unknown level. */
+	json_object_put(set_level(&c, "\"debug\""));
+	cr_assert_null(mcp_log_notification(&c, "fatal", "safepy", "x"));
+	cr_assert_null(mcp_log_notification(&c, "", "safepy", "x"));
+	n = mcp_log_notification(&c, "debug", "safepy", "x");
+	cr_assert_not_null(n);
+	json_object_put(n);
+	/* A new initialize is a new session: the level starts over. */
+	json_object_put(initialize(&c, "{\"protocolVersion\":\"2025-11-25\"}"));
+	cr_assert_eq(c.log_level, 0);
+	cr_assert_null(mcp_log_notification(&c, "emergency", "safepy", "x"));
+
+	/* A level set before any initialize: nothing until the handshake. */
+	mcp_conn_init(&c, &cfg);
+	msg = set_level(&c, "\"debug\"");
+	cr_assert(has(msg, "/result"));
+	json_object_put(msg);
+	cr_assert_eq(c.era, MCP_ERA_LEGACY);
+	cr_assert_null(mcp_log_notification(&c, "error", "safepy", "x"));
+
+	/* Never in the modern era, whatever a request's _meta asked for. */
+	conn_modern(&c);
+	msg = modern_reply(&c, "1", "tools/list", "");
+	json_object_put(msg);
+	cr_assert_null(mcp_log_notification(&c, "emergency", "safepy", "x"));
+}
+
+/* ---- progress: notifications/progress ------------------------------------------------ */
+
+Test(progress, notification_shape)
+{
+	static const struct {
+		const char *token;
+		double progress;
+		const char *message;
+		const char *want;
+	} cases[] = {
+	    {"2", 1, "1 s elapsed",
+	     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":"
+	     "{\"progressToken\":2,\"progress\":1,\"message\":\"1 s elapsed\"}}"},
+	    {"\"abc\"", 2.5, NULL,
+	     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":"
+	     "{\"progressToken\":\"abc\",\"progress\":2.5}}"},
+	    {"0", 0, "",
+	     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":"
+	     "{\"progressToken\":0,\"progress\":0,\"message\":\"\"}}"},
+	    {"123456789012", 30.25, "running \"x\"",
+	     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":"
+	     "{\"progressToken\":123456789012,\"progress\":30.25,\"message\":\"running "
+	     "\\\"x\\\"\"}}"},
+	};
+	size_t i;
+
+	for (i = 0; i < N_OF(cases); i++) {
+		json_object *token = json_tokener_parse(cases[i].token);
+		json_object *n =
+		    mcp_progress_notification(token, cases[i].progress, cases[i].message);
+
+		cr_assert_not_null(n);
+		cr_assert_str_eq(wire(n), cases[i].want);
+		cr_assert_not(has(n, "/params/total"));
+		cr_assert_not(has(n, "/id"));
+		/* The token is borrowed, and comes back with its type. */
+		cr_assert(json_object_equal(at(n, "/params/progressToken"), token));
+		json_object_put(n);
+		json_object_put(token);
+	}
+}
+
+Test(progress, notification_refuses_bad_tokens_and_values)
+{
+	json_object *tokens[] = {NULL, json_object_new_double(1.5), json_object_new_boolean(1),
+	                         json_object_new_object(), json_object_new_array()};
+	json_object *ok = json_object_new_string("t"), *n;
+	size_t i;
+
+	for (i = 0; i < N_OF(tokens); i++) {
+		cr_assert_null(mcp_progress_notification(tokens[i], 1, "m"));
+		json_object_put(tokens[i]);
+	}
+	cr_assert_null(mcp_progress_notification(ok, NAN, NULL));
+	cr_assert_null(mcp_progress_notification(ok, INFINITY, NULL));
+	n = mcp_progress_notification(ok, 1e300, NULL);
+	cr_assert_not_null(n);
+	cr_assert(json_object_is_type(at(n, "/params/progress"), json_type_double));
+	json_object_put(n);
+	json_object_put(ok);
+}
+
+/* ---- icons --------------------------------------------------------------------------- */
+
+/* Strict RFC 4648 base64 (padded, no whitespace) into out; its length, or -1 if invalid. */
+static long b64_decode(const char *in, unsigned char *out, size_t cap)
+{
+	static const char digits[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = strlen(in), i, o = 0;
+
+	if (n % 4 != 0)
+		return -1;
+	for (i = 0; i < n; i += 4) {
+		unsigned v = 0, pad = 0;
+
+		for (size_t k = 0; k < 4; k++) {
+			const char *d = in[i + k] ? strchr(digits, in[i + k]) : NULL;
+
+			if (in[i + k] == '=' && i + 4 == n && k >= 2) {
+				pad++;
+				v <<= 6;
+				continue;
+			}
+			if (!d || pad)
+				return -1;
+			v = v << 6 | (unsigned)(d - digits);
+		}
+		if (o + 3 - pad > cap)
+			return -1;
+		out[o++] = (unsigned char)(v >> 16);
+		if (pad < 2)
+			out[o++] = (unsigned char)(v >> 8);
+		if (pad < 1)
+			out[o++] = (unsigned char)v;
+	}
+	return (long)o;
+}
+
+Test(tool, icons_only_from_2025_11_25)
+{
+	static const struct {
+		const char *version; /* NULL: before initialize */
+		int icons;
+	} cases[] = {
+	    {"2024-11-05", 0}, {"2025-03-26", 0}, {"2025-06-18", 0}, {"2025-11-25", 1}, {NULL, 1},
+	};
+	size_t i;
+
+	for (i = 0; i < N_OF(cases); i++) {
+		struct mcp_conn c;
+		json_object *tool;
+
+		conn_at(&c, cases[i].version);
+		tool = tool_entry(&c);
+		cr_assert_eq(has(tool, "/icons"), cases[i].icons, "icons, %s",
+		             cases[i].version ? cases[i].version : "(none)");
+		json_object_put(tool);
+	}
+}
+
+Test(tool, icon_is_a_data_uri_of_an_svg)
+{
+	static const char prefix[] = "data:image/svg+xml;base64,";
+	unsigned char svg[4096];
+	json_object *msg, *tool;
+	struct mcp_conn c;
+	const char *src;
+	long n;
+
+	conn_modern(&c);
+	msg = modern_reply(&c, "1", "tools/list", "");
+	tool = json_object_get(at(msg, "/result/tools/0"));
+	json_object_put(msg);
+	cr_assert_eq(json_object_array_length(at(tool, "/icons")), 1);
+	cr_assert_str_eq(str_at(tool, "/icons/0/mimeType"), "image/svg+xml");
+	cr_assert_str_eq(text(at(tool, "/icons/0/sizes")), "[\"any\"]");
+	cr_assert_not(has(tool, "/icons/0/theme"));
+	src = str_at(tool, "/icons/0/src");
+	cr_assert_eq(strncmp(src, prefix, sizeof(prefix) - 1), 0, "%s", src);
+	n = b64_decode(src + sizeof(prefix) - 1, svg, sizeof(svg) - 1);
+	cr_assert_gt(n, 0, "the icon is not valid base64");
+	svg[n] = '\0';
+	cr_assert_eq(strlen((char *)svg), (size_t)n, "NUL inside the SVG");
+	cr_assert(valid_utf8((char *)svg, (size_t)n));
+	cr_assert_eq(strncmp((char *)svg, "<svg ", 5), 0, "%s", svg);
+	cr_assert(strstr((char *)svg, "xmlns=\"http://www.w3.org/2000/svg\""), "%s", svg);
+	cr_assert(strstr((char *)svg, "viewBox="), "%s", svg);
+	cr_assert_str_eq((char *)svg + n - 6, "</svg>");
+	/* Nothing active or external in it. */
+	cr_assert_null(strstr((char *)svg, "<script"));
+	cr_assert_null(strstr((char *)svg, "href"));
+	cr_assert_null(strstr((char *)svg, " on"), "an event attribute? %s", svg);
+	json_object_put(tool);
 }
