@@ -234,6 +234,8 @@ int mcp_id_equal(json_object *a, json_object *b);
 #define FRAME_RESULT     'J' /* worker -> supervisor: outcome_encode() JSON */
 #define FRAME_LISTENER   'N' /* worker -> supervisor: empty; the fork gate's listener fd rides
                               * on it as SCM_RIGHTS */
+#define FRAME_FORKING    'F' /* parked process -> supervisor: empty; its fork hooks have run and
+                              * the very next thing it does is the fork for this call */
 #define FRAME_STARTED    'S' /* session child -> supervisor: u32 pid (LE), about to run */
 #define FRAME_WAITED     'W' /* parked process -> supervisor: u32 wait status (LE) of the
                               * child that ran a call; the parked process is ready again */

@@ -54,6 +54,8 @@ struct session {
 	struct engine *engine;
 	char handle[33];
 	struct worker *parked;       /* NULL: empty, the next call starts in a fresh worker */
+	struct worker *before_reset; /* the state a running reset call replaces, kept until it
+	                              * commits, so a failed reset changes nothing */
 	struct engine_call *active;  /* the call being run or waiting its turn globally */
 	struct engine_call *pending, *pending_tail; /* calls after it, in arrival order */
 	int64_t last_used;
@@ -70,7 +72,9 @@ struct worker {
 	pid_t runner;             /* the process running the current call (pid, or its fork) */
 	int runner_pidfd;
 	int forked;               /* the current call runs in a fork of pid */
-	int expect_fork;          /* the supervisor sent code to pid: one fork is allowed */
+	int expect_fork;          /* pid said it forks next (FRAME_FORKING): one fork allowed */
+	int code_sent;            /* the code went to the parked process; FORKING may follow */
+	int refusals;             /* forks refused during this call (logged once) */
 	struct watch chan;        /* our end of the worker's channel */
 	struct watch listener;    /* the fork gate's notifications, fd -1 if none */
 	unsigned char *rx;        /* bytes received, up to one frame */
@@ -128,12 +132,42 @@ static void call_finish(struct engine *e, struct engine_call *c, struct run_outc
 	c->worker = NULL;
 	if (s && !o->session)
 		o->session = strdup(s->handle);
+	if (s && s->active == c && s->before_reset) {
+		/* A reset call: its fresh state replaces the old one only if it committed. */
+		struct worker *old = s->before_reset;
+		s->before_reset = NULL;
+		if (s->parked && (o->status == RUN_OK || o->status == RUN_ERROR)) {
+			old->session = NULL;
+			worker_kill(old, KILL_FINISHED);
+		} else {
+			if (s->parked) {
+				s->parked->session = NULL;
+				worker_kill(s->parked, KILL_FINISHED);
+			}
+			s->parked = old;
+		}
+	}
 	c->done(c, o);
 	if (s && s->active == c) {
 		s->active = NULL;
 		s->last_used = now_ms();
 		session_next(e, s);
 	}
+}
+
+/* msg followed by the sentence saying the session did not change (new string or NULL). */
+static char *rollback_note(const char *msg)
+{
+	static const char note[] = "The session is unchanged: its state is as it was before "
+				   "this call.";
+	size_t n = msg ? strlen(msg) : 0;
+	char *out = NULL;
+
+	if (n == 0)
+		return strdup(note);
+	if (asprintf(&out, "%s%s %s", msg, strchr(".!?", msg[n - 1]) ? "" : ".", note) < 0)
+		return NULL;
+	return out;
 }
 
 /* Finish a call with a status and a message of ours (no worker output). */
@@ -152,12 +186,12 @@ static void call_fail(struct engine *e, struct engine_call *c, enum run_status s
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	if (msg && c->session && st != RUN_CANCELLED &&
-	    asprintf(&full, "%s The session is unchanged: its state is as it was before this "
-			    "call.",
-		     msg) > 0) {
-		free(msg);
-		msg = full;
+	if (msg && c->session && st != RUN_CANCELLED) {
+		full = rollback_note(msg);
+		if (full) {
+			free(msg);
+			msg = full;
+		}
 	}
 	o.error_type = strdup(type);
 	o.error_message = msg;
@@ -199,6 +233,10 @@ static void session_free(struct engine *e, struct session *s)
 	if (s->parked) {
 		s->parked->session = NULL;
 		worker_kill(s->parked, KILL_FINISHED);
+	}
+	if (s->before_reset) {
+		s->before_reset->session = NULL;
+		worker_kill(s->before_reset, KILL_FINISHED);
 	}
 	e->n_sessions--;
 	free(s);
@@ -694,9 +732,12 @@ static void worker_start_call(struct worker *w, struct engine_call *c)
 	w->kill = KILL_NONE;
 	w->have_sys = 0;
 	if (w->state == W_PARKED) {
-		/* The parked process forks the runner; the gate lets exactly that fork through. */
+		/* The parked process forks the runner; the gate lets exactly that fork through,
+		 * once the process says it is about to make it. */
 		w->forked = 1;
-		w->expect_fork = 1;
+		w->expect_fork = 0;
+		w->code_sent = 1;
+		w->refusals = 0;
 		w->runner = 0;
 		if (w->runner_pidfd >= 0)
 			close(w->runner_pidfd);
@@ -909,10 +950,8 @@ static void worker_result(struct worker *w, const char *p, size_t len)
 			s->parked = NULL;
 	}
 	if (s && !commit && o.status != RUN_CANCELLED) {
-		char *m = NULL;
-		if (asprintf(&m, "%s The session is unchanged: its state is as it was before "
-				 "this call.",
-			     o.error_message ? o.error_message : "") > 0) {
+		char *m = rollback_note(o.error_message);
+		if (m) {
 			free(o.error_message);
 			o.error_message = m;
 		}
@@ -978,6 +1017,13 @@ static void worker_frame(struct worker *w, char type, const char *p, size_t len)
 		/* The fd rides on this frame; worker_read took it. Nothing else to do. */
 		if (len == 0 && !w->ready)
 			return;
+		break;
+	case FRAME_FORKING:
+		if (w->state == W_RUNNING && w->forked && w->code_sent && len == 0) {
+			w->code_sent = 0;
+			w->expect_fork = 1;
+			return;
+		}
 		break;
 	case FRAME_STARTED:
 		if (w->state == W_RUNNING && w->forked && len == 4) {
@@ -1135,6 +1181,9 @@ static void listener_event(struct watch *wt, uint32_t events)
 	}
 	if (seccomp_notify_alloc(&req, &resp) < 0)
 		return;
+	/* FRAME_FORKING was written before the clone that is waiting here: read it first. */
+	if (w->chan.fd >= 0)
+		worker_read(w);
 	if (seccomp_notify_receive(wt->fd, req) < 0) {
 		/* The requester died meanwhile (libseccomp reports every failure alike). Once
 		 * every process of the chain is gone the listener hangs up: then it closes. */
@@ -1150,7 +1199,7 @@ static void listener_event(struct watch *wt, uint32_t events)
 	resp->flags = allow ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
 	if (allow)
 		w->expect_fork = 0;
-	else
+	else if (w->refusals++ == 0)
 		log_msg(LOG_WARN, "refused a fork from pid %u (sessions create processes only on "
 				  "the supervisor's word)",
 			req->pid);
@@ -1309,12 +1358,9 @@ static void schedule(struct engine *e)
 		struct session *s = c->session;
 		struct worker *w = NULL, *booting = NULL;
 
-		if (s && s->parked && c->reset) {
-			struct worker *old = s->parked;
+		if (s && s->parked && c->reset && s->parked->state == W_PARKED) {
+			s->before_reset = s->parked;
 			s->parked = NULL;
-			old->session = NULL;
-			if (old->state == W_PARKED)
-				worker_kill(old, KILL_FINISHED);
 		}
 		if (s && s->parked) {
 			if (s->parked->state != W_PARKED) {
@@ -1484,8 +1530,11 @@ int engine_timeout(struct engine *e)
 	}
 	if (e->zctl.fd < 0 && e->zpid == 0 && (next < 0 || e->zretry_at < next))
 		next = e->zretry_at;
-	if (e->sessions && (next < 0 || now + 60000 < next))
-		next = now + 60000; /* idle sessions expire */
+	for (struct session *s = e->sessions; s; s = s->next) {
+		int64_t expiry = s->last_used + (int64_t)(e->cfg->session_idle_s * 1000) + 1;
+		if (!s->active && (next < 0 || expiry < next))
+			next = expiry; /* an idle session expires */
+	}
 	if (next < 0)
 		return -1;
 	return next <= now ? 0 : (int)(next - now);

@@ -113,6 +113,11 @@ static void park(void)
 			_exit(WORKER_EXIT_CHANNEL);
 		saved = interp_fork_save();
 		PyOS_BeforeFork();
+		/* Python code (the fork hooks, finalizers) runs only before this frame: the
+		 * supervisor lets a fork through only after it, so no fork user code makes can
+		 * take this call's approval. */
+		if (frame_write(POLICY_FD_CHANNEL, FRAME_FORKING, NULL, 0) < 0)
+			_exit(WORKER_EXIT_CHANNEL);
 		pid = fork();
 		if (pid == 0) {
 			PyOS_AfterFork_Child();
