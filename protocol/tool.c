@@ -632,6 +632,13 @@ char *mcp_outcome_text(const struct run_outcome *o)
 			sb_newline(&b);
 			sb_str(&b, line);
 		}
+		/* A failed call of a session was rolled back (an ordinary exception is not a
+		 * failure of the call: what ran before it stays, as in a REPL). */
+		if (o->session && o->status != RUN_ERROR) {
+			sb_newline(&b);
+			sb_str(&b, "The session is unchanged: its state is as it was before this "
+			           "call.");
+		}
 	} else if (o->result_repr) {
 		sb_newline(&b);
 		sb_str(&b, "Result: ");
@@ -896,6 +903,16 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 	text = mcp_outcome_text(o);
 	if (!text)
 		return NULL;
+	if (o->session && !mcp_since(ctx, "2025-06-18")) {
+		/* Without structuredContent the handle has no other way to reach the client. */
+		char *with = NULL;
+		if (asprintf(&with, "%s\n[session %s]", text, o->session) < 0) {
+			free(text);
+			return NULL;
+		}
+		free(text);
+		text = with;
+	}
 	memset(&full, 0, sizeof(full));
 	full.text[SLOT_TEXT] = text;
 	if (mcp_since(ctx, "2025-06-18")) {

@@ -15,48 +15,48 @@
 
 /* The product we replace allowed these eleven; --imports=seed keeps only them. */
 static const char *const seed_imports[] = {
-	"collections", "datetime", "itertools", "math", "queue", "random",
-	"re", "stat", "statistics", "time", "unicodedata", NULL,
+    "collections", "datetime", "itertools",  "math", "queue",       "random",
+    "re",          "stat",     "statistics", "time", "unicodedata", NULL,
 };
 
 /* The default adds the four it promised and pure-computation modules, and sys as a curated
  * view (stdout, stderr, version facts). */
 static const char *const default_extra[] = {
-	"json", "string", "functools", "operator", "fractions", "decimal", "heapq", "bisect",
-	"cmath", "numbers", "copy", "dataclasses", "enum", "typing", "textwrap", "difflib",
-	"array", "struct", "base64", "binascii", "hashlib", "zlib", "calendar", "pprint", "abc",
-	"contextlib", "sys", NULL,
+    "json",     "string",   "functools", "operator", "fractions",   "decimal",  "heapq",
+    "bisect",   "cmath",    "numbers",   "copy",     "dataclasses", "enum",     "typing",
+    "textwrap", "difflib",  "array",     "struct",   "base64",      "binascii", "hashlib",
+    "zlib",     "calendar", "pprint",    "abc",      "contextlib",  "sys",      NULL,
 };
 
 static const char usage[] =
-	"usage: safepy [serve] [options]          MCP server on stdin/stdout\n"
-	"       safepy run [options] (-c CODE | FILE | -)\n"
-	"                                         run once in the same sandbox\n"
-	"       safepy doctor [--policy]          report each sandbox layer\n"
-	"       safepy connect [SOCKET]           relay stdin/stdout to a socket-activated\n"
-	"                                         server (default " SAFEPY_SOCKET_PATH ")\n"
-	"\n"
-	"options:\n"
-	"  --timeout SEC         wall-clock limit per call (default 30)\n"
-	"  --cpu SEC             CPU time limit per call (default 30)\n"
-	"  --memory SIZE         address space per worker, e.g. 512M, 1G (default 512M)\n"
-	"  --max-output SIZE     bytes kept of stdout and of stderr, each (default 64K)\n"
-	"  --max-workers N       calls running at once; more wait (default: CPUs)\n"
-	"  --prefork N           idle workers kept ready (default 1)\n"
-	"  --max-sessions N      sessions kept; the least recently used is evicted (default 16)\n"
-	"  --session-idle SEC    an idle session expires after SEC (default 1800)\n"
-	"  --allow-import MOD    also allow (and pre-import) MOD; repeatable\n"
-	"  --imports SET         default, or seed (only the eleven classic modules)\n"
-	"  --user USER           when started as root: run workers as USER (default nobody)\n"
-	"  --log-level LEVEL     error, warn, info (default) or debug\n"
-	"  --no-namespaces       do not unshare user/net/ipc namespaces\n"
-	"  --no-landlock         do not apply Landlock\n"
-	"  --unsafe-no-python-layer\n"
-	"                        TESTING ONLY: turn off the import allowlist, builtins\n"
-	"                        curation, attribute rules and audit hook (the kernel\n"
-	"                        sandbox stays)\n"
-	"  -h, --help            this text\n"
-	"  -V, --version         the version\n";
+    "usage: safepy [serve] [options]          MCP server on stdin/stdout\n"
+    "       safepy run [options] (-c CODE | FILE | -)\n"
+    "                                         run once in the same sandbox\n"
+    "       safepy doctor [--policy]          report each sandbox layer\n"
+    "       safepy connect [SOCKET]           relay stdin/stdout to a socket-activated\n"
+    "                                         server (default " SAFEPY_SOCKET_PATH ")\n"
+    "\n"
+    "options:\n"
+    "  --timeout SEC         wall-clock limit per call (default 30)\n"
+    "  --cpu SEC             CPU time limit per call (default 30)\n"
+    "  --memory SIZE         address space per worker, e.g. 512M, 1G (default 512M)\n"
+    "  --max-output SIZE     bytes kept of stdout and of stderr, each (default 64K)\n"
+    "  --max-workers N       calls running at once; more wait (default: CPUs)\n"
+    "  --prefork N           idle workers kept ready (default 1)\n"
+    "  --max-sessions N      sessions kept; the least recently used is evicted (default 16)\n"
+    "  --session-idle SEC    an idle session expires after SEC (default 1800)\n"
+    "  --allow-import MOD    also allow (and pre-import) MOD; repeatable\n"
+    "  --imports SET         default, or seed (only the eleven classic modules)\n"
+    "  --user USER           when started as root: run workers as USER (default nobody)\n"
+    "  --log-level LEVEL     error, warn, info (default) or debug\n"
+    "  --no-namespaces       do not unshare user/net/ipc namespaces\n"
+    "  --no-landlock         do not apply Landlock\n"
+    "  --unsafe-no-python-layer\n"
+    "                        TESTING ONLY: turn off the import allowlist, builtins\n"
+    "                        curation, attribute rules and audit hook (the kernel\n"
+    "                        sandbox stays)\n"
+    "  -h, --help            this text\n"
+    "  -V, --version         the version\n";
 
 enum {
 	OPT_TIMEOUT = 256,
@@ -78,25 +78,25 @@ enum {
 };
 
 static const struct option options[] = {
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"cpu", required_argument, NULL, OPT_CPU},
-	{"memory", required_argument, NULL, OPT_MEMORY},
-	{"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
-	{"max-workers", required_argument, NULL, OPT_MAX_WORKERS},
-	{"prefork", required_argument, NULL, OPT_PREFORK},
-	{"max-sessions", required_argument, NULL, OPT_MAX_SESSIONS},
-	{"session-idle", required_argument, NULL, OPT_SESSION_IDLE},
-	{"allow-import", required_argument, NULL, OPT_ALLOW_IMPORT},
-	{"imports", required_argument, NULL, OPT_IMPORTS},
-	{"user", required_argument, NULL, OPT_USER},
-	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
-	{"no-namespaces", no_argument, NULL, OPT_NO_NS},
-	{"no-landlock", no_argument, NULL, OPT_NO_LANDLOCK},
-	{"unsafe-no-python-layer", no_argument, NULL, OPT_UNSAFE},
-	{"policy", no_argument, NULL, OPT_POLICY},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"cpu", required_argument, NULL, OPT_CPU},
+    {"memory", required_argument, NULL, OPT_MEMORY},
+    {"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
+    {"max-workers", required_argument, NULL, OPT_MAX_WORKERS},
+    {"prefork", required_argument, NULL, OPT_PREFORK},
+    {"max-sessions", required_argument, NULL, OPT_MAX_SESSIONS},
+    {"session-idle", required_argument, NULL, OPT_SESSION_IDLE},
+    {"allow-import", required_argument, NULL, OPT_ALLOW_IMPORT},
+    {"imports", required_argument, NULL, OPT_IMPORTS},
+    {"user", required_argument, NULL, OPT_USER},
+    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+    {"no-namespaces", no_argument, NULL, OPT_NO_NS},
+    {"no-landlock", no_argument, NULL, OPT_NO_LANDLOCK},
+    {"unsafe-no-python-layer", no_argument, NULL, OPT_UNSAFE},
+    {"policy", no_argument, NULL, OPT_POLICY},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 /* "512M", "64K", "1G", "1048576" -> bytes. */
@@ -237,7 +237,7 @@ static int resolve_user(struct config *cfg, const char *user, char *err, size_t 
 
 /* connect takes only [SOCKET] (and --help): limits belong to the server it reaches. */
 static int parse_connect(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
-			 size_t errlen)
+                         size_t errlen)
 {
 	int i = 2;
 
@@ -251,7 +251,7 @@ static int parse_connect(struct config *cfg, int argc, char **argv, int *exit_no
 		i++;
 	else if (i < argc && argv[i][0] == '-') {
 		snprintf(err, errlen, "connect takes only a socket path, not '%s' (try --help)",
-			 argv[i]);
+		         argv[i]);
 		return -EINVAL;
 	}
 	if (i < argc)
@@ -287,8 +287,7 @@ static void config_defaults(struct config *cfg)
 	cfg->gid = 65534;
 }
 
-int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
-		 size_t errlen)
+int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err, size_t errlen)
 {
 	const char *const *base;
 	int c, first = 1, user_set = 0;
@@ -315,7 +314,7 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 	optind = first;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, cfg->cmd == CMD_RUN ? "+c:hV" : "+hV", options,
-				NULL)) != -1) {
+	                        NULL)) != -1) {
 		switch (c) {
 		case OPT_TIMEOUT:
 			if (parse_seconds(optarg, &cfg->timeout_s) < 0)
@@ -411,7 +410,7 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			return 0;
 		default:
 			snprintf(err, errlen, "unknown or incomplete option '%s' (try --help)",
-				 argv[optind - 1]);
+			         argv[optind - 1]);
 			return -EINVAL;
 		}
 	}

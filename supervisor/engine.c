@@ -46,8 +46,15 @@ enum wstate {
 	W_DONE,     /* dying: waiting for its exit */
 };
 
-enum kill_reason { KILL_NONE, KILL_TIMEOUT, KILL_CANCEL, KILL_SHUTDOWN, KILL_BAD_FRAME,
-		   KILL_FINISHED, KILL_ZYGOTE };
+enum kill_reason {
+	KILL_NONE,
+	KILL_TIMEOUT,
+	KILL_CANCEL,
+	KILL_SHUTDOWN,
+	KILL_BAD_FRAME,
+	KILL_FINISHED,
+	KILL_ZYGOTE
+};
 
 struct session {
 	struct session *next;
@@ -64,30 +71,30 @@ struct session {
 struct worker {
 	struct worker *next;
 	struct engine *engine;
-	struct session *session;  /* the session whose state this worker holds or builds */
+	struct session *session; /* the session whose state this worker holds or builds */
 	enum wstate state;
 	uint32_t req_id;
-	pid_t pid;                /* the process that holds the state (or runs a fresh call) */
+	pid_t pid; /* the process that holds the state (or runs a fresh call) */
 	int pidfd;
-	pid_t runner;             /* the process running the current call (pid, or its fork) */
+	pid_t runner; /* the process running the current call (pid, or its fork) */
 	int runner_pidfd;
-	int forked;               /* the current call runs in a fork of pid */
-	int expect_fork;          /* pid said it forks next (FRAME_FORKING): one fork allowed */
-	int code_sent;            /* the code went to the parked process; FORKING may follow */
-	int refusals;             /* forks refused during this call (logged once) */
-	struct watch chan;        /* our end of the worker's channel */
-	struct watch listener;    /* the fork gate's notifications, fd -1 if none */
-	unsigned char *rx;        /* bytes received, up to one frame */
+	int forked;            /* the current call runs in a fork of pid */
+	int expect_fork;       /* pid said it forks next (FRAME_FORKING): one fork allowed */
+	int code_sent;         /* the code went to the parked process; FORKING may follow */
+	int refusals;          /* forks refused during this call (logged once) */
+	struct watch chan;     /* our end of the worker's channel */
+	struct watch listener; /* the fork gate's notifications, fd -1 if none */
+	unsigned char *rx;     /* bytes received, up to one frame */
 	size_t rx_len, rx_cap;
-	char *tx;                 /* the code frame still to send */
+	char *tx; /* the code frame still to send */
 	size_t tx_len, tx_off;
-	int ready;                /* FRAME_READY seen */
+	int ready; /* FRAME_READY seen */
 	int traced;
-	int generation;           /* the zygote that forked it */
+	int generation; /* the zygote that forked it */
 	struct engine_call *call;
 	int64_t soft_deadline, hard_deadline, waited_deadline;
-	enum kill_reason kill;    /* why the current runner (or the worker) was killed */
-	long sys_nr;              /* from the exit stop, when a runner was killed by SIGSYS */
+	enum kill_reason kill; /* why the current runner (or the worker) was killed */
+	long sys_nr;           /* from the exit stop, when a runner was killed by SIGSYS */
 	unsigned int sys_arch;
 	unsigned long long sys_arg0, sys_arg2;
 	pid_t sys_pid;
@@ -103,17 +110,17 @@ struct engine {
 	struct watch zctl;
 	int zready;
 	int generation;
-	int zfailures;            /* consecutive start-up failures */
-	int64_t zretry_at;        /* when start-up failed: next attempt */
-	char zerror[256];         /* why start-up failed */
+	int zfailures;     /* consecutive start-up failures */
+	int64_t zretry_at; /* when start-up failed: next attempt */
+	char zerror[256];  /* why start-up failed */
 	/* calls, workers, sessions */
 	struct engine_call *queue, *queue_tail;
 	struct worker *workers;
 	struct session *sessions;
 	unsigned int n_sessions;
 	uint32_t next_req;
-	char *layers;             /* first ready worker's sandbox report */
-	int can_trace;            /* -1 unknown */
+	char *layers;  /* first ready worker's sandbox report */
+	int can_trace; /* -1 unknown */
 	int warned_trace;
 };
 
@@ -159,7 +166,7 @@ static void call_finish(struct engine *e, struct engine_call *c, struct run_outc
 static char *rollback_note(const char *msg)
 {
 	static const char note[] = "The session is unchanged: its state is as it was before "
-				   "this call.";
+	                           "this call.";
 	size_t n = msg ? strlen(msg) : 0;
 	char *out = NULL;
 
@@ -171,10 +178,10 @@ static char *rollback_note(const char *msg)
 }
 
 /* Finish a call with a status and a message of ours (no worker output). */
-static void call_fail(struct engine *e, struct engine_call *c, enum run_status st,
-		      const char *type, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void call_fail(struct engine *e, struct engine_call *c, enum run_status st,
-		      const char *type, const char *fmt, ...)
+static void call_fail(struct engine *e, struct engine_call *c, enum run_status st, const char *type,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void call_fail(struct engine *e, struct engine_call *c, enum run_status st, const char *type,
+                      const char *fmt, ...)
 {
 	struct run_outcome o;
 	va_list ap;
@@ -251,7 +258,7 @@ static void sessions_evict(struct engine *e, unsigned int room)
 		next = s->next;
 		if (!s->active && now - s->last_used > (int64_t)(e->cfg->session_idle_s * 1000)) {
 			log_msg(LOG_INFO, "session %.8s… expired after %g s idle", s->handle,
-				e->cfg->session_idle_s);
+			        e->cfg->session_idle_s);
 			session_free(e, s);
 		}
 	}
@@ -263,7 +270,7 @@ static void sessions_evict(struct engine *e, unsigned int room)
 		if (!lru)
 			break; /* every session is busy: allow more for now */
 		log_msg(LOG_INFO, "session %.8s… evicted (least recently used of %u)", lru->handle,
-			e->cfg->max_sessions);
+		        e->cfg->max_sessions);
 		session_free(e, lru);
 	}
 }
@@ -433,14 +440,14 @@ static void zygote_lost(struct engine *e, const char *why)
 			worker_free(w);
 			if (c && started)
 				call_fail(e, c, RUN_CRASHED, "SandboxError",
-					  "The Python interpreter process exited (%s); it is being "
-					  "restarted: please retry.",
-					  why);
+				          "The Python interpreter process exited (%s); it is being "
+				          "restarted: please retry.",
+				          why);
 			else if (c)
 				call_fail(e, c, RUN_CRASHED, "SandboxError",
-					  "The Python sandbox could not start (%s). See the server "
-					  "log.",
-					  why);
+				          "The Python sandbox could not start (%s). See the server "
+				          "log.",
+				          why);
 		} else {
 			worker_kill(w, KILL_ZYGOTE);
 		}
@@ -456,8 +463,8 @@ static void zygote_lost(struct engine *e, const char *why)
 			*pp = c->next;
 			c->next = NULL;
 			call_fail(e, c, RUN_CRASHED, "SandboxError",
-				  "The Python sandbox could not start: %s. See the server log.",
-				  e->zerror);
+			          "The Python sandbox could not start: %s. See the server log.",
+			          e->zerror);
 		}
 		e->queue_tail = NULL;
 		for (struct engine_call *c = e->queue; c; c = c->next)
@@ -487,8 +494,8 @@ static void zygote_event(struct watch *wt, uint32_t events)
 		int status;
 		pid_t r = 0;
 		snprintf(why, sizeof(why), "its control socket closed");
-		for (int i = 0; i < 50 && e->zpid > 0 && (r = waitpid(e->zpid, &status, WNOHANG)) == 0;
-		     i++)
+		for (int i = 0;
+		     i < 50 && e->zpid > 0 && (r = waitpid(e->zpid, &status, WNOHANG)) == 0; i++)
 			usleep(2000);
 		if (r == e->zpid && r > 0) {
 			e->zpid = 0;
@@ -542,7 +549,7 @@ static void zygote_event(struct watch *wt, uint32_t events)
 			struct engine_call *c = w->call;
 			w->call = NULL;
 			call_fail(e, c, RUN_CRASHED, "SandboxError",
-				  "Could not start a worker process: %s", strerror((int)val));
+			          "Could not start a worker process: %s", strerror((int)val));
 		}
 		worker_free(w);
 		break;
@@ -697,7 +704,7 @@ static void worker_send_pending(struct worker *w)
 {
 	while (w->tx && w->tx_off < w->tx_len) {
 		ssize_t n = send(w->chan.fd, w->tx + w->tx_off, w->tx_len - w->tx_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		                 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN) {
 				loop_mod(&w->chan, EPOLLIN | EPOLLOUT);
@@ -718,7 +725,7 @@ static void worker_send_pending(struct worker *w)
 static double call_timeout(const struct engine *e, const struct engine_call *c)
 {
 	return c->timeout_s > 0 && c->timeout_s < e->cfg->timeout_s ? c->timeout_s
-								      : e->cfg->timeout_s;
+	                                                            : e->cfg->timeout_s;
 }
 
 /* Give a call to a fresh or parked worker: queue its code frame and start the clock. */
@@ -771,7 +778,7 @@ static void worker_activate(struct worker *w)
 	struct engine *e = w->engine;
 
 	if (ptrace(PTRACE_SEIZE, w->pid, 0,
-		   PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK) == 0) {
+	           PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK) == 0) {
 		w->traced = 1;
 		e->can_trace = 1;
 	} else {
@@ -779,9 +786,9 @@ static void worker_activate(struct worker *w)
 			e->can_trace = 0;
 		if (!e->warned_trace) {
 			log_msg(LOG_WARN,
-				"cannot attach to workers (%s): a sandbox violation will not name "
-				"its syscall",
-				strerror(errno));
+			        "cannot attach to workers (%s): a sandbox violation will not name "
+			        "its syscall",
+			        strerror(errno));
 			e->warned_trace = 1;
 		}
 	}
@@ -803,17 +810,16 @@ static void report_runner_end(struct worker *w, struct engine_call *c, int statu
 		return;
 	case KILL_TIMEOUT:
 		call_fail(e, c, RUN_TIMEOUT, "TimeoutError",
-			  "Execution exceeded the time limit of %g s and was stopped.", t);
+		          "Execution exceeded the time limit of %g s and was stopped.", t);
 		return;
 	case KILL_BAD_FRAME:
 		call_fail(e, c, RUN_OUTPUT_LIMIT, "OutputLimitError",
-			  "The worker sent a result larger than %u bytes or malformed.",
-			  FRAME_MAX);
+		          "The worker sent a result larger than %u bytes or malformed.", FRAME_MAX);
 		return;
 	case KILL_ZYGOTE:
 		call_fail(e, c, RUN_CRASHED, "SandboxError",
-			  "The Python interpreter process exited while this call ran; it has "
-			  "been restarted: please retry.");
+		          "The Python interpreter process exited while this call ran; it has "
+		          "been restarted: please retry.");
 		return;
 	case KILL_SHUTDOWN:
 		call_fail(e, c, RUN_CANCELLED, "Cancelled", "The server is shutting down.");
@@ -823,62 +829,64 @@ static void report_runner_end(struct worker *w, struct engine_call *c, int statu
 	}
 	if ((unsigned int)status >= 0xFFFF0000u) {
 		call_fail(e, c, RUN_CRASHED, "SandboxError",
-			  "The session could not start a process for this call: %s.",
-			  strerror((int)((unsigned int)status & 0xFFFF)));
+		          "The session could not start a process for this call: %s.",
+		          strerror((int)((unsigned int)status & 0xFFFF)));
 		return;
 	}
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS) {
 		char name[64];
 		if (!w->have_sys) {
 			call_fail(e, c, RUN_SANDBOX_VIOLATION, "SandboxViolation",
-				  "The sandbox stopped the code: it made a system call that is "
-				  "not allowed.");
+			          "The sandbox stopped the code: it made a system call that is "
+			          "not allowed.");
 			return;
 		}
 		policy_syscall_name(w->sys_arch, w->sys_nr, name, sizeof(name));
 		if ((strcmp(name, "tgkill") == 0 || strcmp(name, "tkill") == 0) &&
 		    (w->sys_arg2 == SIGABRT || w->sys_arg0 == (unsigned long long)w->sys_pid)) {
-			call_fail(e, c, RUN_CRASHED, "InterpreterCrash",
-				  "The interpreter aborted (often memory exhaustion inside C code).");
+			call_fail(
+			    e, c, RUN_CRASHED, "InterpreterCrash",
+			    "The interpreter aborted (often memory exhaustion inside C code).");
 			return;
 		}
 		log_msg(LOG_WARN, "worker %d killed by the sandbox: syscall %s", (int)w->sys_pid,
-			name);
+		        name);
 		call_fail(e, c, RUN_SANDBOX_VIOLATION, "SandboxViolation",
-			  "The sandbox stopped the code: it attempted the system call '%s'%s, "
-			  "which is not allowed (no files, network, processes or signals).",
-			  name, w->sys_arch == AUDIT_ARCH_I386 ? " (i386 entry point)" : "");
+		          "The sandbox stopped the code: it attempted the system call '%s'%s, "
+		          "which is not allowed (no files, network, processes or signals).",
+		          name, w->sys_arch == AUDIT_ARCH_I386 ? " (i386 entry point)" : "");
 		return;
 	}
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
 		call_fail(e, c, RUN_TIMEOUT, "TimeoutError",
-			  "Execution exceeded the CPU time limit of %u s and was stopped.",
-			  e->cfg->cpu_s);
+		          "Execution exceeded the CPU time limit of %u s and was stopped.",
+		          e->cfg->cpu_s);
 		return;
 	}
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		if (sig == SIGKILL)
 			call_fail(e, c, RUN_MEMORY_LIMIT, "MemoryError",
-				  "The worker was killed (SIGKILL), most likely by the system's "
-				  "out-of-memory killer.");
+			          "The worker was killed (SIGKILL), most likely by the system's "
+			          "out-of-memory killer.");
 		else
 			call_fail(e, c, RUN_CRASHED, "InterpreterCrash",
-				  "The interpreter crashed (signal %d, %s).", sig, strsignal(sig));
+			          "The interpreter crashed (signal %d, %s).", sig, strsignal(sig));
 		return;
 	}
 	if (WIFEXITED(status)) {
 		const char *why = worker_exit_reason(WEXITSTATUS(status));
 		if (WEXITSTATUS(status) == WORKER_EXIT_SECCOMP ||
-		    WEXITSTATUS(status) == WORKER_EXIT_NNP || WEXITSTATUS(status) == WORKER_EXIT_GATE)
+		    WEXITSTATUS(status) == WORKER_EXIT_NNP ||
+		    WEXITSTATUS(status) == WORKER_EXIT_GATE)
 			call_fail(e, c, RUN_CRASHED, "SandboxError",
-				  "The sandbox could not be set up (%s); safepy refuses to run "
-				  "code without seccomp and no_new_privs. Run `safepy doctor`.",
-				  why ? why : "unknown");
+			          "The sandbox could not be set up (%s); safepy refuses to run "
+			          "code without seccomp and no_new_privs. Run `safepy doctor`.",
+			          why ? why : "unknown");
 		else
 			call_fail(e, c, RUN_CRASHED, "SandboxError",
-				  "The worker ended without a result (exit status %d%s%s).",
-				  WEXITSTATUS(status), why ? ": " : "", why ? why : "");
+			          "The worker ended without a result (exit status %d%s%s).",
+			          WEXITSTATUS(status), why ? ": " : "", why ? why : "");
 	}
 }
 
@@ -1005,7 +1013,7 @@ static void worker_frame(struct worker *w, char type, const char *p, size_t len)
 			break;
 		w->ready = 1;
 		log_msg(LOG_DEBUG, "worker %d ready %lld ms after the spawn request", (int)w->pid,
-			(long long)(now_ms() - w->spawned_ms));
+		        (long long)(now_ms() - w->spawned_ms));
 		if (!e->layers) {
 			e->layers = strndup(p, len);
 			log_msg(LOG_INFO, "sandbox layers: %.*s", (int)len, p);
@@ -1146,8 +1154,9 @@ static void worker_read(struct worker *w)
 			if (w->rx_len < FRAME_HEADER + (size_t)flen)
 				break;
 			worker_frame(w, (char)w->rx[FRAME_HEADER],
-				     (const char *)w->rx + FRAME_HEADER + 1, flen - 1);
-			memmove(w->rx, w->rx + FRAME_HEADER + flen, w->rx_len - FRAME_HEADER - flen);
+			             (const char *)w->rx + FRAME_HEADER + 1, flen - 1);
+			memmove(w->rx, w->rx + FRAME_HEADER + flen,
+			        w->rx_len - FRAME_HEADER - flen);
 			w->rx_len -= FRAME_HEADER + flen;
 			if (w->state == W_DONE)
 				return;
@@ -1200,9 +1209,10 @@ static void listener_event(struct watch *wt, uint32_t events)
 	if (allow)
 		w->expect_fork = 0;
 	else if (w->refusals++ == 0)
-		log_msg(LOG_WARN, "refused a fork from pid %u (sessions create processes only on "
-				  "the supervisor's word)",
-			req->pid);
+		log_msg(LOG_WARN,
+		        "refused a fork from pid %u (sessions create processes only on "
+		        "the supervisor's word)",
+		        req->pid);
 	if (seccomp_notify_respond(wt->fd, resp) < 0 && allow)
 		log_msg(LOG_DEBUG, "fork approval not delivered: %s", strerror(errno));
 	seccomp_notify_free(req, resp);
@@ -1285,11 +1295,12 @@ static void worker_exited(struct worker *w, pid_t pid, int status)
 		w->call = NULL;
 		send_signal(w->runner_pidfd, w->runner, SIGKILL);
 		call_fail(e, c, RUN_CRASHED, "SandboxError",
-			  "The session's process ended unexpectedly; its state is lost.");
+		          "The session's process ended unexpectedly; its state is lost.");
 	} else if (w->session && w->session->parked == w && w->kill == KILL_NONE) {
-		log_msg(LOG_WARN, "session %.8s…: its parked process ended; the session starts "
-				  "empty again",
-			w->session->handle);
+		log_msg(LOG_WARN,
+		        "session %.8s…: its parked process ended; the session starts "
+		        "empty again",
+		        w->session->handle);
 	}
 	worker_free(w);
 }
@@ -1388,9 +1399,9 @@ static void schedule(struct engine *e)
 						*pp = c->next;
 						c->next = NULL;
 						call_fail(e, c, RUN_CRASHED, "SandboxError",
-							  "The Python sandbox could not start: %s. "
-							  "See the server log.",
-							  e->zerror);
+						          "The Python sandbox could not start: %s. "
+						          "See the server log.",
+						          e->zerror);
 						continue;
 					}
 					break;
@@ -1479,8 +1490,7 @@ void engine_submit(struct engine *e, struct engine_call *c)
 	schedule(e);
 }
 
-static int unlink_call(struct engine_call **head, struct engine_call **tail,
-		       struct engine_call *c)
+static int unlink_call(struct engine_call **head, struct engine_call **tail, struct engine_call *c)
 {
 	for (struct engine_call **pp = head; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
@@ -1558,9 +1568,10 @@ void engine_tick(struct engine *e)
 			else
 				runner_kill(w, KILL_TIMEOUT);
 		} else if (w->waited_deadline && now >= w->waited_deadline) {
-			log_msg(LOG_WARN, "session process %d did not report its call's end; "
-					  "dropping the session",
-				(int)w->pid);
+			log_msg(LOG_WARN,
+			        "session process %d did not report its call's end; "
+			        "dropping the session",
+			        (int)w->pid);
 			w->waited_deadline = 0;
 			if (w->call) {
 				struct engine_call *c = w->call;

@@ -21,10 +21,15 @@ struct pending {
 	struct engine_call call; /* first: the engine hands it back */
 	json_object *id;         /* owned */
 	struct run_args args;
-	struct batch *batch;     /* NULL outside a batch */
+	struct batch *batch;   /* NULL outside a batch */
+	json_object *progress; /* the client's progressToken (owned), or NULL */
+	int64_t next_beat;     /* when the next progress heartbeat is due */
+	int beats;
 	int cancelled;
 	struct pending *next;
 };
+
+#define HEARTBEAT_MS 1000
 
 struct server {
 	const struct config *cfg;
@@ -46,7 +51,7 @@ static void emit(json_object *msg)
 {
 	size_t len;
 	const char *s = json_object_to_json_string_length(
-		msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	    msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 	char *line = malloc(len + 1);
 	size_t off = 0;
 
@@ -101,6 +106,7 @@ static void pending_free(struct pending *p)
 			break;
 		}
 	json_object_put(p->id);
+	json_object_put(p->progress);
 	run_args_clear(&p->args);
 	free(p);
 }
@@ -112,7 +118,7 @@ static void call_done(struct engine_call *c, struct run_outcome *o)
 
 	if (!p->cancelled) {
 		log_msg(LOG_INFO, "call %s: %s in %lld ms", json_object_to_json_string(p->id),
-			run_status_name(o->status), (long long)o->duration_ms);
+		        run_status_name(o->status), (long long)o->duration_ms);
 		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
 	} else {
 		log_msg(LOG_INFO, "call %s: cancelled", json_object_to_json_string(p->id));
@@ -138,11 +144,11 @@ static struct session *resolve_session(const char *name)
 	if (!s) {
 		if (S.default_session[0])
 			log_msg(LOG_INFO, "the default session was evicted or expired; starting "
-					  "a new one");
+			                  "a new one");
 		s = engine_session_new(S.engine);
 		if (s)
 			snprintf(S.default_session, sizeof(S.default_session), "%s",
-				 engine_session_handle(s));
+			         engine_session_handle(s));
 	}
 	return s;
 }
@@ -156,6 +162,10 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 		return;
 	}
 	p->id = json_object_get(ev->id);
+	if (ev->progress_token) {
+		p->progress = json_object_get(ev->progress_token);
+		p->next_beat = now_ms() + HEARTBEAT_MS;
+	}
 	p->args = ev->args;
 	memset(&ev->args, 0, sizeof(ev->args));
 	p->batch = b;
@@ -168,9 +178,7 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 		o.error_traceback = strdup("");
 		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
 		run_outcome_clear(&o);
-		json_object_put(p->id);
-		run_args_clear(&p->args);
-		free(p);
+		pending_free(p); /* not linked yet: only frees */
 		return;
 	}
 	p->call.session = resolve_session(p->args.session);
@@ -179,20 +187,19 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 		run_outcome_init(&o);
 		o.status = RUN_ERROR;
 		o.error_type = strdup("SessionError");
-		if (asprintf(&o.error_message,
-			     "Unknown or expired session \"%.64s\". Sessions end when evicted (the "
-			     "server keeps %u, least recently used first), after %g minutes idle, or "
-			     "when the server restarts. Pass session \"new\" to start a new one, or "
-			     "leave session out to use the default session.",
-			     p->args.session ? p->args.session : "", S.cfg->max_sessions,
-			     S.cfg->session_idle_s / 60) < 0)
+		if (asprintf(
+		        &o.error_message,
+		        "Unknown or expired session \"%.64s\". Sessions end when evicted (the "
+		        "server keeps %u, least recently used first), after %g minutes idle, or "
+		        "when the server restarts. Pass session \"new\" to start a new one, or "
+		        "leave session out to use the default session.",
+		        p->args.session ? p->args.session : "", S.cfg->max_sessions,
+		        S.cfg->session_idle_s / 60) < 0)
 			o.error_message = NULL;
 		o.error_traceback = strdup("");
 		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
 		run_outcome_clear(&o);
-		json_object_put(p->id);
-		run_args_clear(&p->args);
-		free(p);
+		pending_free(p); /* not linked yet: only frees */
 		return;
 	}
 	p->call.reset = p->args.reset;
@@ -285,8 +292,8 @@ static void stdin_event(struct watch *w, uint32_t events)
 	while ((r = linebuf_next(&S.lb, &line, &len)) != 0 && !S.stop) {
 		if (r == LINEBUF_TOO_LONG) {
 			json_object *e = mcp_error_response(
-				NULL, JSONRPC_INVALID_REQUEST,
-				"Message too large: a JSON-RPC message may be at most 4 MiB");
+			    NULL, JSONRPC_INVALID_REQUEST,
+			    "Message too large: a JSON-RPC message may be at most 4 MiB");
 			log_msg(LOG_WARN, "dropped a message over %u bytes", PROTO_MAX_LINE);
 			emit(e);
 			json_object_put(e);
@@ -310,6 +317,55 @@ static void signal_event(struct watch *w, uint32_t events)
 			S.stop = 1;
 		}
 	}
+}
+
+/* While a call with a progress token runs: a heartbeat a second, its progress counting
+ * up, none after the response. Returns ms until the next one is due, or -1. */
+static int heartbeats(void)
+{
+	int64_t now = now_ms(), next = -1;
+
+	for (struct pending *p = S.pending; p; p = p->next) {
+		if (!p->progress || p->cancelled)
+			continue;
+		if (now >= p->next_beat) {
+			char msg[96];
+			json_object *n;
+			p->beats++;
+			snprintf(msg, sizeof(msg), "running, %lld s elapsed",
+			         (long long)((now - p->call.started_ms) / 1000));
+			n = mcp_progress_notification(p->progress, p->beats, msg);
+			if (n) {
+				emit(n);
+				json_object_put(n);
+			}
+			p->next_beat = now + HEARTBEAT_MS;
+		}
+		if (next < 0 || p->next_beat < next)
+			next = p->next_beat;
+	}
+	return next < 0 ? -1 : (int)(next - now);
+}
+
+/* Server events (never the user's output) for a client that asked with logging/setLevel. */
+static void log_to_client(enum log_level l, const char *text)
+{
+	static const char *const levels[] = {"error", "warning", "info", "debug"};
+	json_object *n = mcp_log_notification(&S.conn, levels[l], "safepy", text);
+
+	if (n) {
+		emit(n);
+		json_object_put(n);
+	}
+}
+
+static int min_timeout(int a, int b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return a < b ? a : b;
 }
 
 int signals_block(void)
@@ -366,15 +422,17 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 		return 1;
 	}
 	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
-		SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
+	        SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
+	log_set_sink(log_to_client);
 	while (!S.stop) {
-		rc = loop_run_once(engine_timeout(S.engine));
+		rc = loop_run_once(min_timeout(engine_timeout(S.engine), heartbeats()));
 		if (rc < 0) {
 			log_msg(LOG_ERROR, "event loop: %s", strerror(-rc));
 			break;
 		}
 		engine_tick(S.engine);
 	}
+	log_set_sink(NULL);
 	/* Calls still running get no response: the client is gone or asked us to stop. */
 	for (struct pending *p = S.pending; p; p = p->next)
 		p->cancelled = 1;

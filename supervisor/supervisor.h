@@ -68,6 +68,9 @@ char **config_zygote_argv(const struct config *cfg);
 /* ---- logging (log.c): stderr only, never stdout ---- */
 
 void log_set_level(enum log_level l);
+/* Also hand each line to sink (the MCP server forwards server events to a client that
+ * asked for them with logging/setLevel). NULL removes it. */
+void log_set_sink(void (*sink)(enum log_level l, const char *text));
 void log_msg(enum log_level l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- the event loop (loop.c): epoll, one thread ---- */

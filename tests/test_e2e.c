@@ -1683,3 +1683,82 @@ Test(cli, unsafe_switch_warns_on_stderr)
 	free(log);
 	stop();
 }
+
+Test(progress, heartbeats_count_up_while_the_code_runs_and_stop_after_the_response,
+     .timeout = 60)
+{
+	json_object *params, *r = NULL;
+	int64_t id, last = 0, beats = 0;
+	int64_t t0;
+
+	start(NULL);
+	params = json_tokener_parse("{\"name\":\"run_python\",\"arguments\":{\"code\":\"import "
+	                            "time\\ntime.sleep(2.6)\\n'done'\"},"
+	                            "\"_meta\":{\"progressToken\":\"p-1\"}}");
+	id = mcpc_request_async(&srv, "tools/call", params);
+	for (;;) {
+		json_object *m = hold(mcpc_next(&srv, 10000));
+		json_object *method, *p, *tok, *prog;
+		cr_assert_not_null(m, "no response; stderr:\n%s", server_log());
+		if (json_object_object_get_ex(m, "id", NULL)) {
+			cr_assert_eq(json_object_get_int64(member(m, "id")), id);
+			r = m;
+			break;
+		}
+		cr_assert(json_object_object_get_ex(m, "method", &method));
+		if (strcmp(json_object_get_string(method), "notifications/progress"))
+			continue;
+		cr_assert(json_object_object_get_ex(m, "params", &p));
+		cr_assert(json_object_object_get_ex(p, "progressToken", &tok));
+		cr_assert_str_eq(json_object_get_string(tok), "p-1");
+		cr_assert(json_object_object_get_ex(p, "progress", &prog));
+		cr_assert_gt(json_object_get_int64(prog), last, "progress must increase: %s",
+		             mcpc_json(m));
+		last = json_object_get_int64(prog);
+		beats++;
+	}
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_geq(beats, 2, "only %lld heartbeats in 2.6 s", (long long)beats);
+	/* Nothing about that call after its response. */
+	t0 = mcpc_now_ms();
+	while (mcpc_now_ms() - t0 < 1500) {
+		json_object *m = hold(mcpc_next(&srv, 200));
+		cr_assert_null(m, "a message after the response: %s", m ? mcpc_json(m) : "");
+	}
+	/* A call without a token gets none. */
+	r = hold(mcpc_call(&srv, "import time\ntime.sleep(1.3)\n1", NULL, CALL_MS));
+	cr_assert_str_eq(mcpc_status(r), "ok");
+	cr_assert_null(hold(mcpc_next(&srv, 300)));
+	stop();
+}
+
+Test(logging, set_level_sends_server_events_never_user_output, .timeout = 60)
+{
+	json_object *r;
+	int events = 0;
+
+	start(NULL);
+	r = hold(mcpc_request(&srv, "logging/setLevel", json_tokener_parse("{\"level\":\"info\"}"),
+	                      CALL_MS));
+	cr_assert_not_null(mcpc_result(r), "%s", mcpc_json(r));
+	r = hold(mcpc_request(&srv, "logging/setLevel", json_tokener_parse("{\"level\":\"loud\"}"),
+	                      CALL_MS));
+	cr_assert_eq(json_object_get_int(member(mcpc_error(r), "code")), -32602, "%s",
+	             mcpc_json(r));
+	r = hold(mcpc_call(&srv, "print('USER-OUTPUT-MARK')\n1", NULL, CALL_MS));
+	cr_assert_str_eq(mcpc_status(r), "ok");
+	for (;;) {
+		json_object *m = hold(mcpc_next(&srv, 500)), *p, *data;
+		if (!m)
+			break;
+		cr_assert_str_eq(json_object_get_string(member(m, "method")),
+		                 "notifications/message", "%s", mcpc_json(m));
+		cr_assert(json_object_object_get_ex(m, "params", &p));
+		cr_assert(json_object_object_get_ex(p, "data", &data));
+		cr_assert_null(strstr(mcpc_json(m), "USER-OUTPUT-MARK"), "%s", mcpc_json(m));
+		events++;
+	}
+	/* The server logs each call at info: at least that one event arrived. */
+	cr_assert_geq(events, 1);
+	stop();
+}

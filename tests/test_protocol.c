@@ -3130,3 +3130,45 @@ Test(tool, icon_is_a_data_uri_of_an_svg)
 	cr_assert_null(strstr((char *)svg, " on"), "an event attribute? %s", svg);
 	json_object_put(tool);
 }
+
+Test(tool, session_rollback_and_handle_reach_the_text)
+{
+	static const struct {
+		const char *version;
+		enum run_status status;
+		int says_unchanged, shows_handle;
+	} cases[] = {
+	    {"2025-11-25", RUN_TIMEOUT, 1, 0},      {"2025-11-25", RUN_MEMORY_LIMIT, 1, 0},
+	    {"2025-11-25", RUN_ERROR, 0, 0},        {"2025-11-25", RUN_OK, 0, 0},
+	    {"2025-03-26", RUN_OK, 0, 1},           {"2024-11-05", RUN_CRASHED, 1, 1},
+	};
+	json_object *id = json_object_new_int(7);
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mcp_conn c;
+		struct run_outcome o;
+		json_object *msg;
+		const char *text;
+
+		conn_at(&c, cases[i].version);
+		run_outcome_init(&o);
+		o.status = cases[i].status;
+		o.session = strdup("0123456789abcdef0123456789abcdef");
+		if (o.status != RUN_OK) {
+			o.error_type = strdup("TimeoutError");
+			o.error_message = strdup("stopped");
+		} else {
+			o.result_repr = strdup("1");
+		}
+		msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+		text = str_at(msg, "/result/content/0/text");
+		cr_assert_eq(strstr(text, "The session is unchanged") != NULL, cases[i].says_unchanged,
+		             "%s %s: %s", cases[i].version, run_status_name(o.status), text);
+		cr_assert_eq(strstr(text, "[session 0123456789abcdef0123456789abcdef]") != NULL,
+		             cases[i].shows_handle, "%s %s: %s", cases[i].version,
+		             run_status_name(o.status), text);
+		json_object_put(msg);
+		run_outcome_clear(&o);
+	}
+	json_object_put(id);
+}

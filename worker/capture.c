@@ -8,10 +8,10 @@
 
 /* A stream's kept bytes: the first half of the budget, then a ring of the last half. */
 struct keep {
-	size_t half;   /* bytes kept at each end */
-	char *head;    /* owned, half bytes */
+	size_t half; /* bytes kept at each end */
+	char *head;  /* owned, half bytes */
 	size_t head_len;
-	char *ring;    /* owned, half bytes */
+	char *ring;      /* owned, half bytes */
 	size_t ring_pos; /* next write position */
 	size_t ring_len; /* bytes held (<= half) */
 	uint64_t total;  /* bytes written */
@@ -101,8 +101,8 @@ char *capture_text(int s, int *truncated)
 		while (skip < k->ring_len && ((unsigned char)tail[skip] & 0xC0) == 0x80)
 			skip++;
 		mlen = (size_t)snprintf(
-			marker, sizeof(marker), "\n... [%llu bytes of output cut] ...\n",
-			(unsigned long long)(k->total - head - (k->ring_len - skip)));
+		    marker, sizeof(marker), "\n... [%llu bytes of output cut] ...\n",
+		    (unsigned long long)(k->total - head - (k->ring_len - skip)));
 		*truncated = 1;
 	}
 	out = malloc(head + mlen + (k->ring_len - skip) + 1);
@@ -152,12 +152,12 @@ static PyObject *stream_write(StreamObject *self, PyObject *arg)
 
 	if (!PyUnicode_Check(arg)) {
 		PyErr_Format(PyExc_TypeError, "write() argument must be str, not %.80s",
-			     Py_TYPE(arg)->tp_name);
+		             Py_TYPE(arg)->tp_name);
 		return NULL;
 	}
 	if (flooded) {
 		PyErr_SetString(output_limit_error, "the output limit was exceeded; "
-						    "further output is discarded");
+		                                    "further output is discarded");
 		return NULL;
 	}
 	bytes = PyUnicode_AsEncodedString(arg, "utf-8", "backslashreplace");
@@ -171,9 +171,8 @@ static PyObject *stream_write(StreamObject *self, PyObject *arg)
 	Py_DECREF(bytes);
 	if (written > flood_limit) {
 		flooded = 1;
-		PyErr_Format(output_limit_error,
-			     "more than %llu bytes of output were written",
-			     (unsigned long long)flood_limit);
+		PyErr_Format(output_limit_error, "more than %llu bytes of output were written",
+		             (unsigned long long)flood_limit);
 		return NULL;
 	}
 	return PyLong_FromSsize_t(PyUnicode_GET_LENGTH(arg));
@@ -233,43 +232,42 @@ static PyObject *stream_get_name(StreamObject *self, void *closure)
 static PyObject *stream_repr(StreamObject *self)
 {
 	return PyUnicode_FromFormat("<captured %s>",
-				    self->which == CAPTURE_STDOUT ? "stdout" : "stderr");
+	                            self->which == CAPTURE_STDOUT ? "stdout" : "stderr");
 }
 
 static PyMethodDef stream_methods[] = {
-	{"write", (PyCFunction)stream_write, METH_O, "Write a string to the captured output."},
-	{"writelines", (PyCFunction)stream_writelines, METH_O, "Write each string."},
-	{"flush", (PyCFunction)stream_none, METH_NOARGS, "Nothing to flush."},
-	{"isatty", (PyCFunction)stream_false, METH_NOARGS, "Not a terminal."},
-	{"readable", (PyCFunction)stream_false, METH_NOARGS, "Not readable."},
-	{"seekable", (PyCFunction)stream_false, METH_NOARGS, "Not seekable."},
-	{"writable", (PyCFunction)stream_true, METH_NOARGS, "Writable."},
-	{NULL, NULL, 0, NULL},
+    {"write", (PyCFunction)stream_write, METH_O, "Write a string to the captured output."},
+    {"writelines", (PyCFunction)stream_writelines, METH_O, "Write each string."},
+    {"flush", (PyCFunction)stream_none, METH_NOARGS, "Nothing to flush."},
+    {"isatty", (PyCFunction)stream_false, METH_NOARGS, "Not a terminal."},
+    {"readable", (PyCFunction)stream_false, METH_NOARGS, "Not readable."},
+    {"seekable", (PyCFunction)stream_false, METH_NOARGS, "Not seekable."},
+    {"writable", (PyCFunction)stream_true, METH_NOARGS, "Writable."},
+    {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef stream_getset[] = {
-	{"encoding", (getter)stream_get_encoding, NULL, "utf-8", NULL},
-	{"closed", (getter)stream_get_closed, NULL, "False", NULL},
-	{"name", (getter)stream_get_name, NULL, "stream name", NULL},
-	{NULL, NULL, NULL, NULL, NULL},
+    {"encoding", (getter)stream_get_encoding, NULL, "utf-8", NULL},
+    {"closed", (getter)stream_get_closed, NULL, "False", NULL},
+    {"name", (getter)stream_get_name, NULL, "stream name", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyTypeObject stream_type = {
-	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.CapturedOutput",
-	.tp_basicsize = sizeof(StreamObject),
-	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "Captured output of the running code.",
-	.tp_methods = stream_methods,
-	.tp_getset = stream_getset,
-	.tp_repr = (reprfunc)stream_repr,
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.CapturedOutput",
+    .tp_basicsize = sizeof(StreamObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Captured output of the running code.",
+    .tp_methods = stream_methods,
+    .tp_getset = stream_getset,
+    .tp_repr = (reprfunc)stream_repr,
 };
 
 int capture_init(size_t max, uint64_t flood)
 {
 	size_t half = max / 2;
 
-	if (keep_init(&keeps[0], half) || keep_init(&keeps[1], half) ||
-	    keep_init(&keeps[2], max)) {
+	if (keep_init(&keeps[0], half) || keep_init(&keeps[1], half) || keep_init(&keeps[2], max)) {
 		PyErr_NoMemory();
 		return -1;
 	}
@@ -277,8 +275,8 @@ int capture_init(size_t max, uint64_t flood)
 	if (PyType_Ready(&stream_type) < 0)
 		return -1;
 	output_limit_error = PyErr_NewExceptionWithDoc(
-		"builtins.OutputLimitExceeded",
-		"The code wrote more output than the sandbox accepts.", PyExc_BaseException, NULL);
+	    "builtins.OutputLimitExceeded", "The code wrote more output than the sandbox accepts.",
+	    PyExc_BaseException, NULL);
 	if (!output_limit_error)
 		return -1;
 	for (int i = 0; i < 2; i++) {

@@ -31,38 +31,114 @@ static PyObject *proxies;         /* name -> proxy module */
 static PyObject *authorized_text; /* "['abc', 'array', ...]" */
 static PyObject *timeout_error;   /* raised in the code by the deadline handler */
 static PyObject *real_attrgetter, *real_methodcaller, *real_get_field;
-static PyObject *user_globals;    /* the user's namespace, created by the first run */
+static PyObject *user_globals; /* the user's namespace, created by the first run */
 
 static int op_load_attr = -1, op_store_attr = -1, op_delete_attr = -1, op_load_method = -1,
-	   op_import_from = -1, op_extended_arg = -1;
+           op_import_from = -1, op_extended_arg = -1;
 
 /* ---- attribute rules ----------------------------------------------------------------- */
 
 /* Dunder attributes ordinary code uses; every other dunder is refused. */
 static const char *const dunder_allowed[] = {
-	"__init__", "__new__", "__name__", "__qualname__", "__doc__", "__module__", "__class__",
-	"__repr__", "__str__", "__format__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
-	"__ge__", "__hash__", "__bool__", "__len__", "__iter__", "__next__", "__reversed__",
-	"__contains__", "__getitem__", "__setitem__", "__delitem__", "__missing__", "__enter__",
-	"__exit__", "__call__", "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__",
-	"__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__rtruediv__",
-	"__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__neg__",
-	"__pos__", "__abs__", "__invert__", "__and__", "__rand__", "__or__", "__ror__", "__xor__",
-	"__rxor__", "__lshift__", "__rshift__", "__int__", "__float__", "__complex__",
-	"__index__", "__round__", "__trunc__", "__floor__", "__ceil__", "__copy__",
-	"__deepcopy__", "__post_init__", "__setattr__", "__delattr__", "__set_name__",
-	"__init_subclass__", "__class_getitem__", "__all__", "__version__", "__annotations__",
-	"__match_args__", "__slots__", "__dataclass_fields__", "__await__", "__aiter__",
-	"__anext__", "__aenter__", "__aexit__", "__sizeof__", "__args__", "__origin__",
-	NULL,
+    "__init__",
+    "__new__",
+    "__name__",
+    "__qualname__",
+    "__doc__",
+    "__module__",
+    "__class__",
+    "__repr__",
+    "__str__",
+    "__format__",
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__hash__",
+    "__bool__",
+    "__len__",
+    "__iter__",
+    "__next__",
+    "__reversed__",
+    "__contains__",
+    "__getitem__",
+    "__setitem__",
+    "__delitem__",
+    "__missing__",
+    "__enter__",
+    "__exit__",
+    "__call__",
+    "__add__",
+    "__radd__",
+    "__iadd__",
+    "__sub__",
+    "__rsub__",
+    "__isub__",
+    "__mul__",
+    "__rmul__",
+    "__imul__",
+    "__truediv__",
+    "__rtruediv__",
+    "__floordiv__",
+    "__rfloordiv__",
+    "__mod__",
+    "__rmod__",
+    "__pow__",
+    "__rpow__",
+    "__neg__",
+    "__pos__",
+    "__abs__",
+    "__invert__",
+    "__and__",
+    "__rand__",
+    "__or__",
+    "__ror__",
+    "__xor__",
+    "__rxor__",
+    "__lshift__",
+    "__rshift__",
+    "__int__",
+    "__float__",
+    "__complex__",
+    "__index__",
+    "__round__",
+    "__trunc__",
+    "__floor__",
+    "__ceil__",
+    "__copy__",
+    "__deepcopy__",
+    "__post_init__",
+    "__setattr__",
+    "__delattr__",
+    "__set_name__",
+    "__init_subclass__",
+    "__class_getitem__",
+    "__all__",
+    "__version__",
+    "__annotations__",
+    "__match_args__",
+    "__slots__",
+    "__dataclass_fields__",
+    "__await__",
+    "__aiter__",
+    "__anext__",
+    "__aenter__",
+    "__aexit__",
+    "__sizeof__",
+    "__args__",
+    "__origin__",
+    NULL,
 };
 
 /* Frame, code and function internals: refused although they are not dunders. */
 static const char *const internals_refused[] = {
-	"gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "cr_origin",
-	"ag_frame", "ag_code", "ag_await", "f_back", "f_globals", "f_locals", "f_builtins",
-	"f_code", "f_trace", "f_lasti", "tb_frame", "tb_next", "tb_lasti", "co_code", "co_consts",
-	"co_names", "func_globals", "func_code", "func_closure", "cell_contents", NULL,
+    "gi_frame",  "gi_code",      "gi_yieldfrom",  "cr_frame",  "cr_code",  "cr_await",
+    "cr_origin", "ag_frame",     "ag_code",       "ag_await",  "f_back",   "f_globals",
+    "f_locals",  "f_builtins",   "f_code",        "f_trace",   "f_lasti",  "tb_frame",
+    "tb_next",   "tb_lasti",     "co_code",       "co_consts", "co_names", "func_globals",
+    "func_code", "func_closure", "cell_contents", NULL,
 };
 
 static int in_list(const char *s, const char *const *list)
@@ -79,7 +155,8 @@ static const char *attr_refusal(const char *name)
 	size_t n = strlen(name);
 
 	if (n > 4 && name[0] == '_' && name[1] == '_' && name[n - 1] == '_' && name[n - 2] == '_')
-		return in_list(name, dunder_allowed) ? NULL : "Forbidden access to dunder attribute";
+		return in_list(name, dunder_allowed) ? NULL
+		                                     : "Forbidden access to dunder attribute";
 	if (in_list(name, internals_refused))
 		return "Forbidden access to attribute";
 	return NULL;
@@ -173,7 +250,7 @@ static int code_check(PyCodeObject *co, int depth)
 			why = attr_refusal(s);
 			if (why) {
 				PyErr_Format(PyExc_AttributeError, "%s: %s (line %d)", why, s,
-					     PyCode_Addr2Line(co, (int)i));
+				             PyCode_Addr2Line(co, (int)i));
 				goto out;
 			}
 		}
@@ -320,7 +397,7 @@ static PyObject *safe_import(PyObject *self, PyObject *args, PyObject *kw)
 	const char *s;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "U|OOOi:__import__", kwlist, &name, &globals,
-					 &locals, &fromlist, &level))
+	                                 &locals, &fromlist, &level))
 		return NULL;
 	if (level != 0) {
 		PyErr_SetString(PyExc_ImportError, "Relative imports are not supported");
@@ -331,7 +408,8 @@ static PyObject *safe_import(PyObject *self, PyObject *args, PyObject *kw)
 	if (proxy) {
 		if (!from) {
 			/* "import a.b" binds a: return the top-level package's proxy. */
-			Py_ssize_t dot = PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1);
+			Py_ssize_t dot =
+			    PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1);
 			if (dot > 0) {
 				PyObject *top = PyUnicode_Substring(name, 0, dot);
 				if (!top)
@@ -352,7 +430,7 @@ refuse:
 	if (!s)
 		return NULL;
 	msg = PyUnicode_FromFormat("Import %s %s is not allowed. Authorized imports are: %U",
-				   from ? "from" : "of", s, authorized_text);
+	                           from ? "from" : "of", s, authorized_text);
 	if (!msg)
 		return NULL;
 	PyErr_SetImportError(msg, name, NULL);
@@ -361,43 +439,80 @@ refuse:
 }
 
 static PyMethodDef checked_defs[] = {
-	{"getattr", (PyCFunction)(void (*)(void))checked_getattr, METH_FASTCALL,
-	 "getattr(object, name[, default]): attribute rules apply."},
-	{"hasattr", (PyCFunction)(void (*)(void))checked_hasattr, METH_FASTCALL,
-	 "hasattr(object, name): attribute rules apply."},
-	{"setattr", (PyCFunction)(void (*)(void))checked_setattr, METH_FASTCALL,
-	 "setattr(object, name, value): attribute rules apply."},
-	{"delattr", (PyCFunction)(void (*)(void))checked_delattr, METH_FASTCALL,
-	 "delattr(object, name): attribute rules apply."},
-	{"__import__", (PyCFunction)(void (*)(void))safe_import, METH_VARARGS | METH_KEYWORDS,
-	 "Import an allowed module."},
-	{NULL, NULL, 0, NULL},
+    {"getattr", (PyCFunction)(void (*)(void))checked_getattr, METH_FASTCALL,
+     "getattr(object, name[, default]): attribute rules apply."},
+    {"hasattr", (PyCFunction)(void (*)(void))checked_hasattr, METH_FASTCALL,
+     "hasattr(object, name): attribute rules apply."},
+    {"setattr", (PyCFunction)(void (*)(void))checked_setattr, METH_FASTCALL,
+     "setattr(object, name, value): attribute rules apply."},
+    {"delattr", (PyCFunction)(void (*)(void))checked_delattr, METH_FASTCALL,
+     "delattr(object, name): attribute rules apply."},
+    {"__import__", (PyCFunction)(void (*)(void))safe_import, METH_VARARGS | METH_KEYWORDS,
+     "Import an allowed module."},
+    {NULL, NULL, 0, NULL},
 };
 
-static PyMethodDef attrgetter_def = {"attrgetter",
-				     (PyCFunction)(void (*)(void))checked_attrgetter,
-				     METH_VARARGS | METH_KEYWORDS, "operator.attrgetter, checked."};
-static PyMethodDef methodcaller_def = {"methodcaller",
-				       (PyCFunction)(void (*)(void))checked_methodcaller,
-				       METH_VARARGS | METH_KEYWORDS,
-				       "operator.methodcaller, checked."};
+static PyMethodDef attrgetter_def = {"attrgetter", (PyCFunction)(void (*)(void))checked_attrgetter,
+                                     METH_VARARGS | METH_KEYWORDS, "operator.attrgetter, checked."};
+static PyMethodDef methodcaller_def = {
+    "methodcaller", (PyCFunction)(void (*)(void))checked_methodcaller, METH_VARARGS | METH_KEYWORDS,
+    "operator.methodcaller, checked."};
 static PyMethodDef get_field_def = {"get_field", (PyCFunction)(void (*)(void))checked_get_field,
-				    METH_VARARGS | METH_KEYWORDS,
-				    "string.Formatter.get_field, checked."};
+                                    METH_VARARGS | METH_KEYWORDS,
+                                    "string.Formatter.get_field, checked."};
 
 /* ---- the audit hook ------------------------------------------------------------------ */
 
 /* Events refused while user code runs (prefixes end with '.'). */
 static const char *const audit_refused[] = {
-	"open", "os.", "subprocess.", "socket.", "ctypes.", "code.__new__", "function.__new__",
-	"sys._current_frames", "sys._current_exceptions", "sys.settrace", "sys.setprofile",
-	"sys.addaudithook", "sys.setrecursionlimit", "marshal.",
-	"pickle.find_class", "builtins.input", "builtins.breakpoint", "cpython.",
-	"_posixsubprocess.", "mmap.", "fcntl.", "resource.", "signal.", "shutil.", "glob.",
-	"tempfile.", "pty.", "syslog.", "sqlite3.", "urllib.", "http.", "ftplib.", "poplib.",
-	"smtplib.", "imaplib.", "nntplib.", "telnetlib.", "webbrowser.", "ensurepip.", "venv.",
-	"gc.get_objects", "gc.get_referrers", "gc.get_referents", "setopencodehook",
-	"_thread.start_new_thread", "sys.unraisablehook", "sys.excepthook", NULL,
+    "open",
+    "os.",
+    "subprocess.",
+    "socket.",
+    "ctypes.",
+    "code.__new__",
+    "function.__new__",
+    "sys._current_frames",
+    "sys._current_exceptions",
+    "sys.settrace",
+    "sys.setprofile",
+    "sys.addaudithook",
+    "sys.setrecursionlimit",
+    "marshal.",
+    "pickle.find_class",
+    "builtins.input",
+    "builtins.breakpoint",
+    "cpython.",
+    "_posixsubprocess.",
+    "mmap.",
+    "fcntl.",
+    "resource.",
+    "signal.",
+    "shutil.",
+    "glob.",
+    "tempfile.",
+    "pty.",
+    "syslog.",
+    "sqlite3.",
+    "urllib.",
+    "http.",
+    "ftplib.",
+    "poplib.",
+    "smtplib.",
+    "imaplib.",
+    "nntplib.",
+    "telnetlib.",
+    "webbrowser.",
+    "ensurepip.",
+    "venv.",
+    "gc.get_objects",
+    "gc.get_referrers",
+    "gc.get_referents",
+    "setopencodehook",
+    "_thread.start_new_thread",
+    "sys.unraisablehook",
+    "sys.excepthook",
+    NULL,
 };
 
 static int audit_hook(const char *event, PyObject *args, void *data)
@@ -421,10 +536,10 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 	    PyTuple_GET_SIZE(args) > 1 && PyUnicode_Check(PyTuple_GET_ITEM(args, 1))) {
 		const char *name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 1));
 		if (name && (strcmp(name, "tb_frame") == 0 || strcmp(name, "gi_frame") == 0 ||
-			     strcmp(name, "cr_frame") == 0 || strcmp(name, "ag_frame") == 0 ||
-			     strcmp(name, "f_back") == 0)) {
+		             strcmp(name, "cr_frame") == 0 || strcmp(name, "ag_frame") == 0 ||
+		             strcmp(name, "f_back") == 0)) {
 			PyErr_Format(PyExc_PermissionError,
-				     "access to %s is not allowed in the sandbox", name);
+			             "access to %s is not allowed in the sandbox", name);
 			return -1;
 		}
 		return 0;
@@ -433,7 +548,7 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 		size_t n = strlen(*p);
 		if ((*p)[n - 1] == '.' ? strncmp(event, *p, n) == 0 : strcmp(event, *p) == 0) {
 			PyErr_Format(PyExc_PermissionError, "%s is not allowed in the sandbox",
-				     event);
+			             event);
 			return -1;
 		}
 	}
@@ -456,23 +571,35 @@ static int import_and_keep(const char *name)
 static int prewarm(void)
 {
 	static const char *const codecs[] = {
-		"encodings.ascii", "encodings.latin_1", "encodings.utf_8", "encodings.utf_8_sig",
-		"encodings.utf_16", "encodings.utf_32", "encodings.cp1252", "encodings.cp437",
-		"encodings.iso8859_15", "encodings.idna", "encodings.punycode",
-		"encodings.raw_unicode_escape", "encodings.unicode_escape", "encodings.hex_codec",
-		"encodings.base64_codec", "encodings.rot_13", NULL,
+	    "encodings.ascii",
+	    "encodings.latin_1",
+	    "encodings.utf_8",
+	    "encodings.utf_8_sig",
+	    "encodings.utf_16",
+	    "encodings.utf_32",
+	    "encodings.cp1252",
+	    "encodings.cp437",
+	    "encodings.iso8859_15",
+	    "encodings.idna",
+	    "encodings.punycode",
+	    "encodings.raw_unicode_escape",
+	    "encodings.unicode_escape",
+	    "encodings.hex_codec",
+	    "encodings.base64_codec",
+	    "encodings.rot_13",
+	    NULL,
 	};
 	static const char *const code =
-		"import datetime, time\n"
-		"datetime.datetime.strptime('2024-01-02 03:04:05', '%Y-%m-%d %H:%M:%S')\n"
-		"time.localtime(); time.strftime('%c'); time.tzname\n"
-		"try:\n"
-		"    import hashlib; hashlib.sha256(b'x').hexdigest(); hashlib.md5(b'x').hexdigest()\n"
-		"except Exception: pass\n"
-		"try:\n"
-		"    import decimal; decimal.Decimal('1.1') + 1\n"
-		"except Exception: pass\n"
-		"'x'.encode('idna'); 'x'.encode('cp1252')\n";
+	    "import datetime, time\n"
+	    "datetime.datetime.strptime('2024-01-02 03:04:05', '%Y-%m-%d %H:%M:%S')\n"
+	    "time.localtime(); time.strftime('%c'); time.tzname\n"
+	    "try:\n"
+	    "    import hashlib; hashlib.sha256(b'x').hexdigest(); hashlib.md5(b'x').hexdigest()\n"
+	    "except Exception: pass\n"
+	    "try:\n"
+	    "    import decimal; decimal.Decimal('1.1') + 1\n"
+	    "except Exception: pass\n"
+	    "'x'.encode('idna'); 'x'.encode('cp1252')\n";
 	PyObject *g, *r;
 
 	for (const char *const *c = codecs; *c; c++)
@@ -500,9 +627,9 @@ static int opcodes_load(void)
 		const char *name;
 		int *slot;
 	} ops[] = {
-		{"LOAD_ATTR", &op_load_attr},       {"STORE_ATTR", &op_store_attr},
-		{"DELETE_ATTR", &op_delete_attr},   {"LOAD_METHOD", &op_load_method},
-		{"IMPORT_FROM", &op_import_from},   {"EXTENDED_ARG", &op_extended_arg},
+	    {"LOAD_ATTR", &op_load_attr},     {"STORE_ATTR", &op_store_attr},
+	    {"DELETE_ATTR", &op_delete_attr}, {"LOAD_METHOD", &op_load_method},
+	    {"IMPORT_FROM", &op_import_from}, {"EXTENDED_ARG", &op_extended_arg},
 	};
 
 	if (!m)
@@ -547,10 +674,24 @@ static int module_allowed(const char *name)
 static int proxy_fill_sys(PyObject *proxy, PyObject *sys)
 {
 	static const char *const keep[] = {
-		"version", "version_info", "hexversion", "maxsize", "maxunicode", "byteorder",
-		"platform", "float_info", "int_info", "hash_info", "implementation",
-		"float_repr_style", "getrecursionlimit", "getsizeof", "getdefaultencoding", "exit",
-		"intern", NULL,
+	    "version",
+	    "version_info",
+	    "hexversion",
+	    "maxsize",
+	    "maxunicode",
+	    "byteorder",
+	    "platform",
+	    "float_info",
+	    "int_info",
+	    "hash_info",
+	    "implementation",
+	    "float_repr_style",
+	    "getrecursionlimit",
+	    "getsizeof",
+	    "getdefaultencoding",
+	    "exit",
+	    "intern",
+	    NULL,
 	};
 	PyObject *argv;
 
@@ -604,11 +745,10 @@ static int proxy_fill(PyObject *proxy, PyObject *real, const char *name)
 			Py_XDECREF(fn);
 			real_get_field = PyObject_GetAttrString(val, "get_field");
 			made = put = (meth && real_get_field)
-					     ? PyObject_CallFunction((PyObject *)&PyType_Type,
-								     "s(O){sOss}", "Formatter", val,
-								     "get_field", meth, "__module__",
-								     "string")
-					     : NULL;
+			                 ? PyObject_CallFunction(
+			                       (PyObject *)&PyType_Type, "s(O){sOss}", "Formatter",
+			                       val, "get_field", meth, "__module__", "string")
+			                 : NULL;
 			Py_XDECREF(meth);
 		}
 		if (!put)
@@ -652,7 +792,7 @@ static int proxies_build(void)
 		if (!k || !real)
 			return -1;
 		if (strcmp(k, "sys") == 0 ? proxy_fill_sys(val, real) < 0
-					  : proxy_fill(val, real, k) < 0)
+		                          : proxy_fill(val, real, k) < 0)
 			return -1;
 	}
 	/* The sorted list quoted in refusals. */
@@ -681,9 +821,9 @@ static int proxies_build(void)
 static int builtins_build(void)
 {
 	static const char *const removed[] = {
-		"open", "eval", "exec", "compile", "input", "breakpoint", "globals", "locals",
-		"vars", "help", "exit", "quit", "copyright", "credits", "license", "__loader__",
-		"__spec__", "__package__", "__name__", "__doc__", NULL,
+	    "open",    "eval",       "exec",     "compile",     "input",    "breakpoint", "globals",
+	    "locals",  "vars",       "help",     "exit",        "quit",     "copyright",  "credits",
+	    "license", "__loader__", "__spec__", "__package__", "__name__", "__doc__",    NULL,
 	};
 	PyObject *real = PyEval_GetBuiltins();
 
@@ -716,12 +856,12 @@ static PyObject *deadline_handler(PyObject *self, PyObject *args)
 		sig = (int)PyLong_AsLong(PyTuple_GET_ITEM(args, 0));
 	deadline_hit = sig ? sig : 1;
 	PyErr_SetString(timeout_error, sig == SIGXCPU ? "CPU time limit reached"
-						       : "wall-clock time limit reached");
+	                                              : "wall-clock time limit reached");
 	return NULL;
 }
 
 static PyMethodDef deadline_def = {"_deadline", deadline_handler, METH_VARARGS,
-				   "Raise the timeout in the running code."};
+                                   "Raise the timeout in the running code."};
 
 static int signals_setup(void)
 {
@@ -798,7 +938,7 @@ int interp_init(const struct zygote_config *cfg)
 	PyConfig_Clear(&config);
 	if (PyStatus_Exception(st)) {
 		fprintf(stderr, "safepy zygote: Python did not start: %s\n",
-			st.err_msg ? st.err_msg : "unknown error");
+		        st.err_msg ? st.err_msg : "unknown error");
 		return -1;
 	}
 	if (add_site_packages() < 0)
@@ -808,7 +948,7 @@ int interp_init(const struct zygote_config *cfg)
 			continue;
 		if (import_and_keep(cfg->imports[i]) < 0) {
 			fprintf(stderr, "safepy zygote: cannot import allowed module '%s':\n",
-				cfg->imports[i]);
+			        cfg->imports[i]);
 			PyErr_Print();
 			return -1;
 		}
@@ -851,7 +991,6 @@ int interp_init(const struct zygote_config *cfg)
 	}
 	return 0;
 }
-
 
 /* ---- turning values into text and JSON ------------------------------------------------ */
 
@@ -962,8 +1101,8 @@ static int to_json(PyObject *v, int depth, size_t *nodes, json_object **out)
 		while (PyDict_Next(v, &pos, &k, &x)) {
 			json_object *e = NULL;
 			Py_ssize_t klen = 0;
-			const char *ks = PyUnicode_CheckExact(k) ? PyUnicode_AsUTF8AndSize(k, &klen)
-								 : NULL;
+			const char *ks =
+			    PyUnicode_CheckExact(k) ? PyUnicode_AsUTF8AndSize(k, &klen) : NULL;
 			if (!ks || strlen(ks) != (size_t)klen ||
 			    to_json(x, depth + 1, nodes, &e) < 0 ||
 			    json_object_object_add(obj, ks, e) < 0) {
@@ -1107,7 +1246,7 @@ static void format_one(PyObject *exc, const char *src, const char *msg, struct s
 			Py_XDECREF(lno);
 			PyErr_Clear();
 			sb_printf(b, "  File \"%s\", line %ld, in %s\n", file ? file : "?", lineno,
-				  name ? name : "?");
+			          name ? name : "?");
 			if (file && strcmp(file, USER_FILENAME) == 0)
 				source_line(src, lineno, b);
 			Py_DECREF(co);
@@ -1116,8 +1255,10 @@ static void format_one(PyObject *exc, const char *src, const char *msg, struct s
 	}
 	if (PyErr_GivenExceptionMatches(exc, PyExc_SyntaxError)) {
 		PySyntaxErrorObject *se = (PySyntaxErrorObject *)exc;
-		long lineno = se->lineno && PyLong_Check(se->lineno) ? PyLong_AsLong(se->lineno) : 0;
-		long offset = se->offset && PyLong_Check(se->offset) ? PyLong_AsLong(se->offset) : 0;
+		long lineno =
+		    se->lineno && PyLong_Check(se->lineno) ? PyLong_AsLong(se->lineno) : 0;
+		long offset =
+		    se->offset && PyLong_Check(se->offset) ? PyLong_AsLong(se->offset) : 0;
 		sb_printf(b, "  File \"%s\", line %ld\n", USER_FILENAME, lineno);
 		if (se->text && PyUnicode_Check(se->text)) {
 			const char *t = PyUnicode_AsUTF8(se->text);
@@ -1150,7 +1291,7 @@ static void format_one(PyObject *exc, const char *src, const char *msg, struct s
 
 /* The whole traceback, with chained exceptions first as CPython prints them. */
 static void format_chain(PyObject *exc, const char *src, const char *msg, int depth,
-			 struct strbuf *b)
+                         struct strbuf *b)
 {
 	PyObject *cause = PyException_GetCause(exc);
 	PyObject *ctx = PyException_GetContext(exc);
@@ -1161,14 +1302,14 @@ static void format_chain(PyObject *exc, const char *src, const char *msg, int de
 			format_chain(cause, src, m, depth + 1, b);
 			free(m);
 			sb_puts(b, "\nThe above exception was the direct cause of the following "
-				  "exception:\n\n");
+			           "exception:\n\n");
 		} else if (ctx && PyExceptionInstance_Check(ctx) &&
-			   !((PyBaseExceptionObject *)exc)->suppress_context) {
+		           !((PyBaseExceptionObject *)exc)->suppress_context) {
 			char *m = exc_message(ctx);
 			format_chain(ctx, src, m, depth + 1, b);
 			free(m);
 			sb_puts(b, "\nDuring handling of the above exception, another exception "
-				  "occurred:\n\n");
+			           "occurred:\n\n");
 		}
 	}
 	Py_XDECREF(cause);
@@ -1211,8 +1352,8 @@ static void program_clear(struct program *p)
 
 static PyObject *compile_node(PyObject *node, const char *mode)
 {
-	PyObject *code = PyObject_CallFunction(real_compile, "Ossii", node, USER_FILENAME, mode,
-					       0, 1);
+	PyObject *code =
+	    PyObject_CallFunction(real_compile, "Ossii", node, USER_FILENAME, mode, 0, 1);
 
 	if (code && python_layer && code_check((PyCodeObject *)code, 0) < 0)
 		Py_CLEAR(code);
@@ -1245,7 +1386,8 @@ static int hide_import_name(PyObject *tree)
 		if (is_ast(node, "Name") == 1) {
 			PyObject *id = PyObject_GetAttrString(node, "id");
 			if (id && PyUnicode_CompareWithASCIIString(id, "__import__") == 0) {
-				PyObject *hidden = PyUnicode_FromString("__import__ (not available)");
+				PyObject *hidden =
+				    PyUnicode_FromString("__import__ (not available)");
 				rc = hidden ? PyObject_SetAttrString(node, "id", hidden) : -1;
 				Py_XDECREF(hidden);
 			}
@@ -1315,19 +1457,19 @@ static int program_build(const char *src, struct program *p)
 	}
 	if (kind == 2) {
 		PyObject *load = PyObject_CallMethod(ast_mod, "Load", NULL);
-		PyObject *name = load ? PyObject_CallMethod(ast_mod, "Name", "sO", RESULT_TMP, load)
-				      : NULL;
-		PyObject *assign = name ? PyObject_CallMethod(ast_mod, "Assign", "OO", targets, name)
-					: NULL;
+		PyObject *name =
+		    load ? PyObject_CallMethod(ast_mod, "Name", "sO", RESULT_TMP, load) : NULL;
+		PyObject *assign =
+		    name ? PyObject_CallMethod(ast_mod, "Assign", "OO", targets, name) : NULL;
 		PyObject *stmts = assign ? Py_BuildValue("[O]", assign) : NULL;
 		PyObject *ignores = PyList_New(0);
 		PyObject *mod = stmts && ignores
-					? PyObject_CallMethod(ast_mod, "Module", "OO", stmts, ignores)
-					: NULL;
-		PyObject *r = mod ? PyObject_CallMethod(ast_mod, "copy_location", "OO", assign, last)
-				  : NULL;
-		PyObject *r2 = r ? PyObject_CallMethod(ast_mod, "fix_missing_locations", "O", mod)
-				 : NULL;
+		                    ? PyObject_CallMethod(ast_mod, "Module", "OO", stmts, ignores)
+		                    : NULL;
+		PyObject *r =
+		    mod ? PyObject_CallMethod(ast_mod, "copy_location", "OO", assign, last) : NULL;
+		PyObject *r2 =
+		    r ? PyObject_CallMethod(ast_mod, "fix_missing_locations", "O", mod) : NULL;
 		if (r2)
 			p->assign = compile_node(mod, "exec");
 		Py_XDECREF(load);
@@ -1362,7 +1504,7 @@ static PyObject *globals_new(void)
 	if (!g)
 		return NULL;
 	if (PyDict_SetItemString(g, "__builtins__",
-				 python_layer ? safe_builtins : PyEval_GetBuiltins()) < 0 ||
+	                         python_layer ? safe_builtins : PyEval_GetBuiltins()) < 0 ||
 	    PyDict_SetItemString(g, "__name__", PyUnicode_FromString("__main__")) < 0 ||
 	    PyDict_SetItemString(g, "__doc__", Py_None) < 0) {
 		Py_DECREF(g);
@@ -1459,7 +1601,7 @@ void interp_fork_restore(PyObject *saved)
 void interp_warm_up(void)
 {
 	static const char *const snippet = "def _f(n):\n    return [i * 2 for i in range(n)]\n"
-					   "_x = {'a': _f(3), 'b': 'text'}\n_x\n";
+	                                   "_x = {'a': _f(3), 'b': 'text'}\n_x\n";
 	struct program prog = {0};
 	PyObject *g = globals_new(), *v = NULL;
 
@@ -1518,8 +1660,8 @@ void interp_run(const char *code, size_t len, struct run_outcome *out)
 		if (!exc && to_json(value, 0, &nodes, &out->result) < 0) {
 			out->result = NULL;
 		} else if (out->result &&
-			   strlen(json_object_to_json_string_ext(out->result, JSON_C_TO_STRING_PLAIN)) >
-				   zcfg->max_result) {
+		           strlen(json_object_to_json_string_ext(
+		               out->result, JSON_C_TO_STRING_PLAIN)) > zcfg->max_result) {
 			json_object_put(out->result);
 			out->result = NULL;
 			trunc = 1;
@@ -1540,10 +1682,11 @@ void interp_run(const char *code, size_t len, struct run_outcome *out)
 		/* The code caught the exception we raised in it and finished anyway. */
 		out->status = deadline_hit ? RUN_TIMEOUT : RUN_OUTPUT_LIMIT;
 		out->error_type = strdup(deadline_hit ? "TimeoutError" : "OutputLimitExceeded");
-		out->error_message = strdup(deadline_hit ? "the time limit was reached (the code "
-							   "caught the TimeoutError raised in it)"
-							 : "the output limit was exceeded (the code "
-							   "caught the exception raised in it)");
+		out->error_message =
+		    strdup(deadline_hit ? "the time limit was reached (the code "
+		                          "caught the TimeoutError raised in it)"
+		                        : "the output limit was exceeded (the code "
+		                          "caught the exception raised in it)");
 		out->error_traceback = strdup("");
 	} else {
 		out->status = RUN_OK;

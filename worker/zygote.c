@@ -147,7 +147,7 @@ static void park(void)
 
 /* The worker, from the fork to _exit. Fails closed at every step. */
 static void worker_run(const struct sandbox_config *sb, int channel, pid_t zygote)
-	__attribute__((noreturn));
+    __attribute__((noreturn));
 static void worker_run(const struct sandbox_config *sb, int channel, pid_t zygote)
 {
 	struct sandbox_report report;
@@ -239,7 +239,7 @@ void zygote_main(const struct zygote_config *cfg)
 		rc = policy_gate_build(&gate);
 	if (rc < 0) {
 		fprintf(stderr, "safepy zygote: building the seccomp policy failed: %s\n",
-			strerror(-rc));
+		        strerror(-rc));
 		exit(4);
 	}
 	sb.policy = policy;
@@ -279,7 +279,7 @@ void zygote_main(const struct zygote_config *cfg)
 				;
 			while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 				if (control_send(fd, ZYGOTE_MSG_EXIT, (uint32_t)pid,
-						 (uint32_t)status) < 0)
+				                 (uint32_t)status) < 0)
 					exit(0);
 		}
 		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
