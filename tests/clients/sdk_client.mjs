@@ -1,0 +1,190 @@
+// tests/clients/sdk_client.mjs - the official MCP TypeScript SDK client (v1, StdioClientTransport
+// and Client, on the machine's Node.js) against the real safepy server over stdio: connect,
+// list tools, call run_python (success, Python error, timeout, state kept across calls in the
+// default session), cancel a call through an AbortSignal and check that its worker is gone,
+// then close and check that the server exits.
+//   node tests/clients/sdk_client.mjs NPM_DIR SAFEPY_BINARY
+// NPM_DIR is the folder tests/clients/install filled. Exit 0 on success, 77 (skip) when the
+// clients are not installed, 1 with a message on any failure.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const SKIP = 77;
+const [npmDir, safepy] = process.argv.slice(2);
+if (!npmDir || !safepy) {
+  console.error('usage: node sdk_client.mjs NPM_DIR SAFEPY_BINARY');
+  process.exit(2);
+}
+const sdkDir = join(npmDir, 'node_modules', '@modelcontextprotocol', 'sdk');
+if (!existsSync(join(npmDir, '.installed')) || !existsSync(join(sdkDir, 'package.json'))) {
+  console.error(`SKIP: the MCP clients are not installed in ${npmDir} (the clients_install test skipped or failed)`);
+  process.exit(SKIP);
+}
+
+// The SDK lives in the build tree, not next to this file, so a bare specifier would not resolve
+// from here: map the subpath through the package's "exports" map (its "import" condition).
+const sdkPackage = JSON.parse(readFileSync(join(sdkDir, 'package.json'), 'utf8'));
+const importSdk = (subpath) => {
+  const pattern = sdkPackage.exports['./*'].import; // "./dist/esm/*"
+  return import(pathToFileURL(join(sdkDir, pattern.replace('*', subpath))).href);
+};
+const { Client } = await importSdk('client/index.js');
+const { StdioClientTransport } = await importSdk('client/stdio.js');
+
+let step = 'start';
+const fail = (message) => {
+  console.error(`FAIL (${step}): ${message}`);
+  process.exit(1);
+};
+const check = (condition, message) => { if (!condition) fail(message); };
+const show = (value) => JSON.stringify(value)?.slice(0, 2000);
+// An exception (a rejected request, a failed connect) is a failure of the current step.
+process.on('uncaughtException', (error) => fail(error?.stack ?? String(error)));
+// A hung server must not hang the test: give up well before CTest's own timeout.
+setTimeout(() => fail('gave up after 100 s'), 100_000).unref();
+
+// Descendants of a process, read from /proc/<pid>/task/*/children recursively.
+const children = (pid) => {
+  let tasks;
+  try { tasks = readdirSync(`/proc/${pid}/task`); } catch { return []; }
+  return tasks.flatMap((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    } catch { return []; }
+  });
+};
+const descendants = (pid) => children(pid).flatMap((c) => [c, ...descendants(c)]);
+const alive = (pid) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch { return false; }
+};
+// Wait until the descendant count of pid has held still for 300 ms; return it.
+const settledCount = async (pid, limitMs = 5000) => {
+  let last = -1;
+  let since = Date.now();
+  for (const end = Date.now() + limitMs; Date.now() < end; await sleep(50)) {
+    const n = descendants(pid).length;
+    if (n !== last) { last = n; since = Date.now(); } else if (Date.now() - since >= 300) return n;
+  }
+  return last;
+};
+
+console.log(`SDK ${sdkPackage.version} on Node.js ${process.version}; server ${safepy}`);
+
+// Start the server with args through the SDK's stdio transport; return the connected client.
+const connect = async (args) => {
+  const transport = new StdioClientTransport({ command: safepy, args, stderr: 'inherit' });
+  const client = new Client({ name: 'safepy-sdk-test', version: '0.0.1' });
+  await client.connect(transport);
+  const pid = transport.pid;
+  check(Number.isInteger(pid) && pid > 0, `transport.pid is ${pid}`);
+  const info = client.getServerVersion();
+  check(info?.name, `no serverInfo: ${show(info)}`);
+  check(client.getServerCapabilities()?.tools, `no tools capability: ${show(client.getServerCapabilities())}`);
+  console.log(`ok connect (${args.join(' ') || 'default limits'}): ${info.name} ${info.version}, pid ${pid}`);
+  // callTool validates structuredContent against the outputSchema listTools cached.
+  const run = (code, options = {}) =>
+    client.callTool({ name: 'run_python', arguments: { code } }, undefined, { timeout: 30_000, ...options });
+  return { client, pid, run };
+};
+// Close the client; the server must exit.
+const close = async ({ client, pid }) => {
+  const t0 = Date.now();
+  await client.close();
+  for (const end = Date.now() + 5000; alive(pid) && Date.now() < end;) await sleep(50);
+  check(!alive(pid), `server ${pid} still alive 5 s after close()`);
+  console.log(`ok close: server exited in ${Date.now() - t0} ms`);
+};
+
+// First server: a 2 s wall-clock limit, for the timeout case.
+step = 'connect';
+let server = await connect(['--timeout', '2']);
+let { run } = server;
+
+step = 'tools/list';
+const { tools } = await server.client.listTools();
+const tool = tools.find((t) => t.name === 'run_python');
+check(tool, `run_python not listed: ${show(tools.map((t) => t.name))}`);
+check(tool.inputSchema?.type === 'object' && tool.inputSchema.properties?.code, `bad inputSchema: ${show(tool.inputSchema)}`);
+check(tool.inputSchema.required?.includes('code'), `inputSchema does not require code: ${show(tool.inputSchema)}`);
+check(tool.outputSchema?.type === 'object' && tool.outputSchema.properties?.status, `bad outputSchema: ${show(tool.outputSchema)}`);
+console.log(`ok tools/list: ${tools.map((t) => t.name).join(', ')}, with inputSchema and outputSchema`);
+
+step = 'call: success';
+let r = await run('print(1+1)');
+check(!r.isError, `isError on success: ${show(r)}`);
+check(r.content?.[0]?.type === 'text' && r.content[0].text.includes('2'), `content: ${show(r.content)}`);
+check(r.structuredContent?.status === 'ok' && r.structuredContent.stdout === '2\n', `structuredContent: ${show(r.structuredContent)}`);
+console.log('ok print(1+1): text and status ok');
+
+step = 'call: Python error';
+r = await run('1/0');
+check(r.isError === true, `isError is ${r.isError}: ${show(r)}`);
+check(r.structuredContent?.status === 'error', `status: ${show(r.structuredContent)}`);
+check(r.structuredContent.error?.type === 'ZeroDivisionError', `error: ${show(r.structuredContent.error)}`);
+check(r.content?.[0]?.text?.includes('ZeroDivisionError'), `content: ${show(r.content)}`);
+console.log('ok 1/0: isError, status error, ZeroDivisionError');
+
+step = 'call: timeout';
+let t0 = Date.now();
+r = await run('while True: pass');
+check(r.isError === true, `isError is ${r.isError}: ${show(r)}`);
+check(r.structuredContent?.status === 'timeout', `status: ${show(r.structuredContent)}`);
+console.log(`ok while True (--timeout 2): isError, status timeout after ${Date.now() - t0} ms`);
+
+step = 'call: state across calls';
+r = await run('x = 21');
+check(!r.isError, `x = 21: ${show(r)}`);
+r = await run('x * 2');
+check(!r.isError && r.structuredContent?.result === 42, `x * 2: ${show(r.structuredContent)}`);
+console.log('ok x = 21; x * 2 -> 42 in the default session');
+
+step = 'close';
+await close(server);
+
+// Second server, default limits (30 s): a worker gone within seconds of the abort was killed by
+// the cancellation, not by the wall-clock limit.
+step = 'connect';
+server = await connect([]);
+({ run } = server);
+r = await run('x = 21');
+check(!r.isError, `x = 21: ${show(r)}`);
+
+step = 'call: cancel through an AbortSignal';
+const before = await settledCount(server.pid);
+const beforePids = new Set(descendants(server.pid));
+const controller = new AbortController();
+t0 = Date.now();
+const pending = run('while True: pass', { signal: controller.signal }).then(
+  (result) => ({ result }), (error) => ({ error }));
+await sleep(500);
+const worker = descendants(server.pid).filter((p) => !beforePids.has(p));
+controller.abort('test cancels the call');
+const outcome = await pending;
+check(outcome.error, `the aborted call resolved instead of rejecting: ${show(outcome.result)}`);
+check(worker.length > 0, `no new process under the server while the call ran (${before} before)`);
+let after = -1;
+let left = worker;
+for (const end = Date.now() + 5000; Date.now() < end; await sleep(50)) {
+  left = worker.filter(alive);
+  after = descendants(server.pid).length;
+  if (left.length === 0 && after <= before) break;
+}
+check(left.length === 0, `worker process(es) ${left.join(' ')} still alive 5 s after the abort`);
+check(after <= before, `server has ${after} descendants 5 s after the abort, ${before} before the call`);
+console.log(`ok abort after 0.5 s: ${outcome.error.name ?? 'error'}; worker ${worker.join(' ')} gone, ` +
+  `descendants back to ${after} (was ${before}) ${Date.now() - t0} ms after the call started`);
+
+step = 'call after the cancel';
+r = await run('x * 2');
+check(!r.isError && r.structuredContent?.result === 42, `x * 2 after the cancel: ${show(r.structuredContent)}`);
+console.log('ok the server still serves; the session is as before the cancelled call (x * 2 -> 42)');
+
+step = 'close';
+await close(server);
+console.log('PASS: SDK client');
+process.exit(0);
