@@ -100,6 +100,8 @@ struct worker {
 	pid_t sys_pid;
 	int have_sys;
 	int64_t spawned_ms;
+	struct cgroup_worker cg; /* its own cgroup under a delegated one */
+	int has_cg;
 };
 
 struct engine {
@@ -473,6 +475,29 @@ static void zygote_lost(struct engine *e, const char *why)
 	e->zready = 0;
 }
 
+/* With a delegated cgroup, each worker (and so each session's chain of processes) gets its
+ * own cgroup: memory.max, memory.swap.max 0, pids.max. Without one, rlimits remain. */
+static void worker_cgroup(struct worker *w)
+{
+	const struct config *cfg = w->engine->cfg;
+	struct cgroup_limits lim = {.memory_max = cfg->memory, .no_swap = 1, .pids_max = 64};
+	int rc;
+
+	if (!cfg->cgroup || cfg->cgroup->state != CGROUP_ACTIVE)
+		return;
+	rc = cgroup_worker_create(cfg->cgroup, &lim, &w->cg);
+	if (rc == 0) {
+		rc = cgroup_worker_attach(&w->cg, w->pid);
+		if (rc < 0)
+			cgroup_worker_remove(cfg->cgroup, &w->cg);
+	}
+	if (rc < 0) {
+		log_msg(LOG_WARN, "no cgroup for worker %d: %s", (int)w->pid, strerror(-rc));
+		return;
+	}
+	w->has_cg = 1;
+}
+
 static uint32_t get_u32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -530,6 +555,7 @@ static void zygote_event(struct watch *wt, uint32_t events)
 		w->pid = (pid_t)val;
 		w->runner = w->pid;
 		w->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0);
+		worker_cgroup(w);
 		w->state = W_BOOTING;
 		if (w->ready)
 			worker_activate(w);
@@ -588,6 +614,13 @@ static void worker_free(struct worker *w)
 		w->session->parked = NULL;
 	close_watch(&w->chan);
 	close_watch(&w->listener);
+	if (w->has_cg) {
+		/* Its processes are gone; a straggler makes this fail, and the unit's cgroup
+		 * tree goes with the service anyway. */
+		cgroup_worker_kill(&w->cg);
+		if (cgroup_worker_remove(e->cfg->cgroup, &w->cg) < 0)
+			log_msg(LOG_DEBUG, "cgroup %s not removed yet", w->cg.name);
+	}
 	if (w->pidfd >= 0)
 		close(w->pidfd);
 	if (w->runner_pidfd >= 0)
@@ -865,7 +898,14 @@ static void report_runner_end(struct worker *w, struct engine_call *c, int statu
 	}
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
-		if (sig == SIGKILL)
+		uint64_t ooms = 0;
+		if (sig == SIGKILL && w->has_cg && cgroup_worker_oom_kills(&w->cg, &ooms) == 0 &&
+		    ooms > 0)
+			call_fail(e, c, RUN_MEMORY_LIMIT, "MemoryError",
+			          "The code used more than the memory limit (%llu MiB) and was "
+			          "stopped.",
+			          (unsigned long long)(e->cfg->memory >> 20));
+		else if (sig == SIGKILL)
 			call_fail(e, c, RUN_MEMORY_LIMIT, "MemoryError",
 			          "The worker was killed (SIGKILL), most likely by the system's "
 			          "out-of-memory killer.");
