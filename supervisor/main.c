@@ -11,6 +11,34 @@
 
 #include "supervisor.h"
 
+/* safepy-zygote lives next to safepy in the build tree, and in libexec when installed:
+ * first relative to safepy's own directory (so a package built for /usr works whatever the
+ * build's prefix was), then in the configured directory. Returns 0 with the path in out. */
+static int find_zygote(char *out, size_t len)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			if ((size_t)snprintf(out, len, "%s/safepy-zygote", exe) < len &&
+			    access(out, X_OK) == 0)
+				return 0;
+			if ((size_t)snprintf(out, len, "%s/%s/safepy-zygote", exe,
+					     SAFEPY_LIBEXEC_REL) < len &&
+			    access(out, X_OK) == 0)
+				return 0;
+		}
+	}
+	if ((size_t)snprintf(out, len, "%s/safepy-zygote", SAFEPY_LIBEXECDIR) < len &&
+	    access(out, X_OK) == 0)
+		return 0;
+	return -ENOENT;
+}
+
 /* Under socket activation stdin is the client's connection: name the user in the log. */
 static void note_peer(struct config *cfg)
 {
@@ -49,7 +77,6 @@ int main(int argc, char **argv)
 	struct config cfg;
 	char err[256];
 	int exit_now, rc;
-	ssize_t n;
 
 	if (config_parse(&cfg, argc, argv, &exit_now, err, sizeof(err)) < 0) {
 		fprintf(stderr, "safepy: %s\n", err);
@@ -70,20 +97,10 @@ int main(int argc, char **argv)
 	 * processes of the same user. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		log_msg(LOG_WARN, "could not make the supervisor non-dumpable");
-	/* safepy-zygote lives next to safepy in the build tree, in libexec when installed. */
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		char *slash;
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash && (size_t)(slash - self) + sizeof("/safepy-zygote") < sizeof(self))
-			strcpy(slash, "/safepy-zygote");
-	}
-	if (n <= 0 || access(self, X_OK) != 0)
-		snprintf(self, sizeof(self), "%s/safepy-zygote", SAFEPY_LIBEXECDIR);
-	if (access(self, X_OK) != 0) {
-		log_msg(LOG_ERROR, "cannot find safepy-zygote (looked next to safepy and in %s)",
-			SAFEPY_LIBEXECDIR);
+	if (find_zygote(self, sizeof(self)) < 0) {
+		log_msg(LOG_ERROR, "cannot find safepy-zygote (looked next to safepy, in %s "
+				   "relative to it, and in %s)",
+			SAFEPY_LIBEXEC_REL, SAFEPY_LIBEXECDIR);
 		config_clear(&cfg);
 		return 1;
 	}

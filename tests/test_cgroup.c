@@ -283,6 +283,47 @@ Test(cgroup, unprivileged_user_without_write_access_is_refused)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
 }
 
+/* What systemd does for DynamicUser= with Delegate=: the unit's cgroup directory and its
+ * cgroup.procs, cgroup.subtree_control and cgroup.threads belong to the service's uid. That
+ * uid, unprivileged, can then set up the leaf and a worker's cgroup. */
+Test(cgroup, unprivileged_owner_of_a_delegated_cgroup_sets_it_up)
+{
+	static const char *const owned[] = {"", "/cgroup.procs", "/cgroup.subtree_control",
+	                                    "/cgroup.threads"};
+	char path[PATH_MAX + 32];
+	int status;
+
+	enter_scratch(1);
+	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", scratch, owned[i]);
+		cr_assert_eq(chown(path, 61184, 61184), 0, "chown %s: %s", path, strerror(errno));
+	}
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		struct cgroup_limits none = {0};
+		struct cgroup_worker w = {.dirfd = -1};
+		struct cgroup cg;
+
+		if (setresgid(61184, 61184, 61184) < 0 || setresuid(61184, 61184, 61184) < 0)
+			_exit(10);
+		cgroup_init(&cg);
+		if (cgroup_probe(&cg, 0) < 0)
+			_exit(11);
+		if (cgroup_setup(&cg) < 0 || cg.state != CGROUP_ACTIVE)
+			_exit(12);
+		if (cgroup_worker_create(&cg, &none, &w) < 0)
+			_exit(13);
+		if (cgroup_worker_attach(&w, getpid()) < 0)
+			_exit(14);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	child = -1;
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x (exit %d)", status,
+	          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 Test(cgroup, leaf_and_one_cgroup_per_worker)
 {
 	char want[PATH_MAX + 32], got[PATH_MAX], path[PATH_MAX + 32], v[64];
