@@ -28,7 +28,7 @@ static int find_zygote(char *out, size_t len)
 			    access(out, X_OK) == 0)
 				return 0;
 			if ((size_t)snprintf(out, len, "%s/%s/safepy-zygote", exe,
-					     SAFEPY_LIBEXEC_REL) < len &&
+			                     SAFEPY_LIBEXEC_REL) < len &&
 			    access(out, X_OK) == 0)
 				return 0;
 		}
@@ -63,11 +63,11 @@ static void setup_cgroup(struct config *cfg, struct cgroup *cg)
 	cfg->cgroup = cg;
 	if (cg->state == CGROUP_ACTIVE)
 		log_msg(cfg->cmd == CMD_SERVE ? LOG_INFO : LOG_DEBUG, "cgroups: active, %s",
-			cg->reason);
+		        cg->reason);
 	else
 		log_msg(cfg->cmd == CMD_SERVE ? LOG_INFO : LOG_DEBUG,
-			"cgroups: %s, %s; rlimits remain",
-			cg->state == CGROUP_FAILED ? "failed" : "unavailable", cg->reason);
+		        "cgroups: %s, %s; rlimits remain",
+		        cg->state == CGROUP_FAILED ? "failed" : "unavailable", cg->reason);
 }
 
 int main(int argc, char **argv)
@@ -98,16 +98,18 @@ int main(int argc, char **argv)
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		log_msg(LOG_WARN, "could not make the supervisor non-dumpable");
 	if (find_zygote(self, sizeof(self)) < 0) {
-		log_msg(LOG_ERROR, "cannot find safepy-zygote (looked next to safepy, in %s "
-				   "relative to it, and in %s)",
-			SAFEPY_LIBEXEC_REL, SAFEPY_LIBEXECDIR);
+		log_msg(LOG_ERROR,
+		        "cannot find safepy-zygote (looked next to safepy, in %s "
+		        "relative to it, and in %s)",
+		        SAFEPY_LIBEXEC_REL, SAFEPY_LIBEXECDIR);
 		config_clear(&cfg);
 		return 1;
 	}
 	if (cfg.unsafe_no_python_layer)
-		log_msg(LOG_WARN, "*** --unsafe-no-python-layer: the Python layer is OFF (no import "
-				  "allowlist, builtins curation, attribute rules or audit hook). For "
-				  "testing the kernel sandbox only. ***");
+		log_msg(LOG_WARN,
+		        "*** --unsafe-no-python-layer: the Python layer is OFF (no import "
+		        "allowlist, builtins curation, attribute rules or audit hook). For "
+		        "testing the kernel sandbox only. ***");
 	if (cfg.cmd == CMD_SERVE)
 		note_peer(&cfg);
 	setup_cgroup(&cfg, &cg);
