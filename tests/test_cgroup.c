@@ -190,7 +190,9 @@ static void enter_scratch(int mark)
 	if (!mnt[0])
 		cr_skip_test("no cgroup v2 mount showing the whole hierarchy");
 	cgroup_of(getpid(), home, sizeof(home));
-	snprintf(scratch, sizeof(scratch), "%s/safepy-test-%d", mnt, (int)getpid());
+	if (snprintf(scratch, sizeof(scratch), "%s/safepy-test-%d", mnt, (int)getpid()) >=
+	    (int)sizeof(scratch))
+		cr_skip_test("cgroup mount path too long: %s", mnt);
 	if (mkdir(scratch, 0755) < 0) {
 		int err = errno;
 		scratch[0] = '\0';
