@@ -33,8 +33,13 @@ else
   skip "no cgroup v2 hierarchy that systemd could use"
 fi
 
+# Scratch cgroups of an earlier run that was killed (its pid is gone) are removed first.
+for cg in /sys/fs/cgroup/safepy-systemd-test-* /sys/fs/cgroup/systemd/safepy-systemd-test-* \
+          /sys/fs/cgroup/unified/safepy-systemd-test-*; do
+  [ -d "$cg" ] && ! kill -0 "${cg##*-}" 2>/dev/null && find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null
+done
 tmp=$(mktemp -d /tmp/safepy-systemd-XXXXXX)
-name=safepy-test-$$
+name=safepy-systemd-test-$$
 cgroups=()
 if [ $layout = unified ]; then
   cgroups=(/sys/fs/cgroup/$name)
@@ -114,7 +119,7 @@ Wants=sockets.target systemd-journald.service
 AllowIsolate=yes
 EOT
 mkdir $R/tmp/oldroot
-exec unshare -p -f -- bash -c "
+exec unshare -p -f --kill-child -- bash -c "
   mount -t proc proc $R/proc
   cd $R
   pivot_root . tmp/oldroot
@@ -125,7 +130,9 @@ exec unshare -p -f -- bash -c "
 "
 ' boot "$tmp" "$layout" "$@"
 EOF
-setsid bash "$tmp/boot.sh" "$tmp" "$layout" "${cgroups[@]}" >"$tmp/boot.log" 2>&1 &
+# If this script is killed (a ctest timeout), the parent-death signal takes the boot chain
+# with it, and --kill-child then systemd and its whole pid namespace.
+setpriv --pdeathsig KILL bash "$tmp/boot.sh" "$tmp" "$layout" "${cgroups[@]}" >"$tmp/boot.log" 2>&1 &
 boot_pid=$!
 
 # PID 1 of the new pid namespace, as this machine sees it.
