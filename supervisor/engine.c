@@ -65,7 +65,8 @@ struct session {
 	                              * commits, so a failed reset changes nothing */
 	struct engine_call *active;  /* the call being run or waiting its turn globally */
 	struct engine_call *pending, *pending_tail; /* calls after it, in arrival order */
-	int64_t last_used;
+	int64_t last_used;                          /* for idle expiry */
+	uint64_t used_seq; /* for least-recently-used eviction (ms can tie) */
 };
 
 struct worker {
@@ -101,6 +102,7 @@ struct worker {
 	int have_sys;
 	int64_t spawned_ms;
 	struct cgroup_worker cg; /* its own cgroup under a delegated one */
+	uint64_t ooms_before;    /* memory.events oom_kill when the current call started */
 	int has_cg;
 };
 
@@ -120,6 +122,7 @@ struct engine {
 	struct worker *workers;
 	struct session *sessions;
 	unsigned int n_sessions;
+	uint64_t use_seq;
 	uint32_t next_req;
 	char *layers;  /* first ready worker's sandbox report */
 	int can_trace; /* -1 unknown */
@@ -267,7 +270,7 @@ static void sessions_evict(struct engine *e, unsigned int room)
 	while (e->n_sessions + room > e->cfg->max_sessions) {
 		struct session *lru = NULL;
 		for (struct session *s = e->sessions; s; s = s->next)
-			if (!s->active && (!lru || s->last_used < lru->last_used))
+			if (!s->active && (!lru || s->used_seq < lru->used_seq))
 				lru = s;
 		if (!lru)
 			break; /* every session is busy: allow more for now */
@@ -292,6 +295,7 @@ struct session *engine_session_new(struct engine *e)
 		snprintf(s->handle + 2 * i, 3, "%02x", raw[i]);
 	s->engine = e;
 	s->last_used = now_ms();
+	s->used_seq = ++e->use_seq;
 	s->next = e->sessions;
 	e->sessions = s;
 	e->n_sessions++;
@@ -771,6 +775,9 @@ static void worker_start_call(struct worker *w, struct engine_call *c)
 	c->worker = w;
 	w->kill = KILL_NONE;
 	w->have_sys = 0;
+	w->ooms_before = 0;
+	if (w->has_cg)
+		cgroup_worker_oom_kills(&w->cg, &w->ooms_before);
 	if (w->state == W_PARKED) {
 		/* The parked process forks the runner; the gate lets exactly that fork through,
 		 * once the process says it is about to make it. */
@@ -900,7 +907,7 @@ static void report_runner_end(struct worker *w, struct engine_call *c, int statu
 		int sig = WTERMSIG(status);
 		uint64_t ooms = 0;
 		if (sig == SIGKILL && w->has_cg && cgroup_worker_oom_kills(&w->cg, &ooms) == 0 &&
-		    ooms > 0)
+		    ooms > w->ooms_before)
 			call_fail(e, c, RUN_MEMORY_LIMIT, "MemoryError",
 			          "The code used more than the memory limit (%llu MiB) and was "
 			          "stopped.",
@@ -1011,12 +1018,29 @@ static void worker_result(struct worker *w, const char *p, size_t len)
 
 /* A runner's pid, from the trusted fork event or from its FRAME_STARTED (checked to be a
  * child of the parked process). */
+/* The process running a call is the one the OOM killer should pick, not the parked state
+ * it was forked from (raising one's own process's score needs no privilege). */
+static void prefer_oom_victim(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "1000", 4) != 4)
+		log_msg(LOG_DEBUG, "oom_score_adj of %d: %s", (int)pid, strerror(errno));
+	close(fd);
+}
+
 static void worker_runner_known(struct worker *w, pid_t child)
 {
 	if (w->runner > 0 || child <= 0)
 		return;
 	w->runner = child;
 	w->runner_pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	prefer_oom_victim(child);
 	if (w->kill != KILL_NONE)
 		send_signal(w->runner_pidfd, w->runner, SIGKILL);
 }
@@ -1511,6 +1535,7 @@ void engine_submit(struct engine *e, struct engine_call *c)
 	c->started_ms = now_ms();
 	if (s) {
 		s->last_used = c->started_ms;
+		s->used_seq = ++e->use_seq;
 		if (s->active) {
 			/* One call at a time per session, in arrival order. */
 			if (s->pending_tail)

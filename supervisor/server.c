@@ -117,7 +117,8 @@ static void call_done(struct engine_call *c, struct run_outcome *o)
 	struct batch *b = p->batch;
 
 	if (!p->cancelled) {
-		log_msg(LOG_INFO, "call %s: %s in %lld ms", json_object_to_json_string(p->id),
+		log_msg(LOG_INFO, "call %s%s%s: %s in %lld ms", json_object_to_json_string(p->id),
+		        S.cfg->peer ? " from " : "", S.cfg->peer ? S.cfg->peer : "",
 		        run_status_name(o->status), (long long)o->duration_ms);
 		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
 	} else {

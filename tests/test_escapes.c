@@ -926,10 +926,15 @@ Test(kernel, forged_code_objects_cannot_hurt_the_server)
 	json_object *r;
 
 	start_unsafe();
-	/* LOAD_CONST with an index far out of range: may crash the worker, never the server. */
-	r = run("def f():\n    return 1\n"
-	        "c = f.__code__.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))\n"
-	        "type(f)(c, {})()");
+	/* LOAD_CONST with an index far out of range: may crash the worker, never the server. It
+	 * runs in a session of its own: if it corrupts the interpreter without crashing, that
+	 * state must not carry into the calls below. */
+	r = hold(mcpc_call(&srv,
+	                   "def f():\n    return 1\n"
+	                   "c = f.__code__.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))\n"
+	                   "type(f)(c, {})()",
+	                   "{\"session\":\"new\"}", CALL_MS));
+	cr_assert_not_null(r, "no answer; stderr:\n%s", server_log());
 	cr_log_info("forged LOAD_CONST: %s", mcpc_status(r));
 	still_serving();
 	r = run("import ctypes\nctypes.string_at(0)");
