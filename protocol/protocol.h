@@ -9,7 +9,7 @@
 #include <json-c/json.h>
 
 /* Largest JSON-RPC message accepted from the client, in bytes (without the newline). */
-#define PROTO_MAX_LINE (4u << 20)
+#define PROTO_MAX_LINE  (4u << 20)
 /* json-c tokener depth for client messages and worker frames. */
 #define PROTO_MAX_DEPTH 64
 
@@ -54,16 +54,16 @@ int linebuf_next(struct linebuf *lb, const char **line, size_t *len);
 /* Server settings the protocol layer reports (tool description, schema bounds).
  * Borrowed by struct mcp_conn; must outlive it. */
 struct mcp_server_config {
-	const char *version;             /* server version, e.g. "0.1.0" */
-	double max_timeout_s;            /* upper bound of timeout_seconds */
-	double cpu_s;                    /* CPU seconds per call */
-	uint64_t memory_bytes;           /* address space per worker */
-	size_t max_output;               /* bytes kept per captured stream */
-	const char *const *imports;      /* allowed imports, sorted */
+	const char *version;        /* server version, e.g. "0.1.0" */
+	double max_timeout_s;       /* upper bound of timeout_seconds */
+	double cpu_s;               /* CPU seconds per call */
+	uint64_t memory_bytes;      /* address space per worker */
+	size_t max_output;          /* bytes kept per captured stream */
+	const char *const *imports; /* allowed imports, sorted */
 	size_t n_imports;
-	const char *sandbox_summary;     /* one line: which layers are active; may be NULL */
-	unsigned int max_sessions;       /* sessions kept (least recently used evicted) */
-	double session_idle_s;           /* an idle session expires after this */
+	const char *sandbox_summary; /* one line: which layers are active; may be NULL */
+	unsigned int max_sessions;   /* sessions kept (least recently used evicted) */
+	double session_idle_s;       /* an idle session expires after this */
 };
 
 /* Which protocol era a connection speaks (MCP 2026-07-28 versioning rules). The first request
@@ -106,7 +106,7 @@ struct mcp_request_ctx {
 
 /* Validated arguments of one run_python call. Caller-owned: run_args_clear. */
 struct run_args {
-	char *code;       /* owned, NUL-terminated UTF-8 */
+	char *code; /* owned, NUL-terminated UTF-8 */
 	size_t code_len;
 	double timeout_s; /* 0: the server default */
 	char *session;    /* owned or NULL: the connection's default session; "new": a new one;
@@ -137,15 +137,15 @@ struct run_outcome {
 	enum run_status status;
 	char *stdout_text;
 	char *stderr_text;
-	char *logs;            /* stdout and stderr in the order written */
-	json_object *result;   /* owned reference; NULL is JSON null */
-	char *result_repr;     /* NULL: no value */
-	char *error_type;      /* NULL: no error */
+	char *logs;          /* stdout and stderr in the order written */
+	json_object *result; /* owned reference; NULL is JSON null */
+	char *result_repr;   /* NULL: no value */
+	char *error_type;    /* NULL: no error */
 	char *error_message;
 	char *error_traceback;
 	int truncated;
 	int64_t duration_ms;
-	char *session;         /* NULL until sessions exist */
+	char *session; /* the handle of the session the call ran in; NULL for one-shot calls */
 };
 
 void run_outcome_init(struct run_outcome *o);
@@ -173,8 +173,9 @@ struct mcp_event {
 struct mcp_events {
 	struct mcp_event *ev; /* owned array */
 	size_t n;
-	int is_batch;         /* the line was a JSON-RPC batch: the replies of its elements,
-	                       * including later tool responses, go out as one JSON array */
+	/* the line was a JSON-RPC batch: the replies of its elements, including later tool
+	 * responses, go out as one JSON array */
+	int is_batch;
 };
 
 void mcp_events_clear(struct mcp_events *e);
@@ -227,18 +228,24 @@ int mcp_id_equal(json_object *a, json_object *b);
 
 /* Frames on a worker channel: 4-byte big-endian payload length, then the payload, whose first
  * byte is its type. */
-#define FRAME_HEADER     4
-#define FRAME_MAX        (8u << 20)
-#define FRAME_READY      'R' /* worker -> supervisor: sandbox entered; JSON layer report */
-#define FRAME_CODE       'C' /* supervisor -> worker: the code, UTF-8 */
-#define FRAME_RESULT     'J' /* worker -> supervisor: outcome_encode() JSON */
-#define FRAME_LISTENER   'N' /* worker -> supervisor: empty; the fork gate's listener fd rides
-                              * on it as SCM_RIGHTS */
-#define FRAME_FORKING    'F' /* parked process -> supervisor: empty; its fork hooks have run and
-                              * the very next thing it does is the fork for this call */
-#define FRAME_STARTED    'S' /* session child -> supervisor: u32 pid (LE), about to run */
-#define FRAME_WAITED     'W' /* parked process -> supervisor: u32 wait status (LE) of the
-                              * child that ran a call; the parked process is ready again */
+#define FRAME_HEADER   4
+#define FRAME_MAX      (8u << 20)
+/* worker -> supervisor: sandbox entered; JSON layer report */
+#define FRAME_READY    'R'
+/* supervisor -> worker: the code, UTF-8 */
+#define FRAME_CODE     'C'
+/* worker -> supervisor: outcome_encode() JSON */
+#define FRAME_RESULT   'J'
+/* worker -> supervisor: empty; the fork gate's listener fd rides on it as SCM_RIGHTS */
+#define FRAME_LISTENER 'N'
+/* parked process -> supervisor: empty; its fork hooks have run and the very next thing it
+ * does is the fork for this call */
+#define FRAME_FORKING  'F'
+/* session child -> supervisor: u32 pid (LE), about to run */
+#define FRAME_STARTED  'S'
+/* parked process -> supervisor: u32 wait status (LE) of the child that ran a call; the
+ * parked process is ready again */
+#define FRAME_WAITED   'W'
 
 void frame_header_put(unsigned char hdr[FRAME_HEADER], uint32_t payload_len);
 uint32_t frame_header_get(const unsigned char hdr[FRAME_HEADER]);

@@ -49,8 +49,8 @@ static const char *layer_field(json_object *layers, const char *name, const char
 int doctor_main(const struct config *cfg, const char *zygote_exe)
 {
 	static const char *const order[] = {
-		"seccomp", "no_new_privs", "capabilities", "rlimits", "fds", "setsid",
-		"pdeathsig", "uid", "namespaces", "landlock", "fork_gate", NULL,
+	    "seccomp",   "no_new_privs", "capabilities", "rlimits",  "fds",       "setsid",
+	    "pdeathsig", "uid",          "namespaces",   "landlock", "fork_gate", NULL,
 	};
 	struct engine_call call = {0};
 	struct watch sig;
@@ -127,16 +127,17 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 		printf("%-16s %-12s %s\n", "cgroups", "active", cfg->cgroup->reason);
 	else
 		printf("%-16s %-12s %s; rlimits remain\n", "cgroups",
-		       cfg->cgroup && cfg->cgroup->state == CGROUP_FAILED ? "failed" : "unavailable",
+		       cfg->cgroup && cfg->cgroup->state == CGROUP_FAILED ? "failed"
+		                                                          : "unavailable",
 		       cfg->cgroup ? cfg->cgroup->reason : "no delegated cgroup");
 	printf("%-16s %-12s %s\n", "python layer", cfg->unsafe_no_python_layer ? "OFF" : "active",
 	       cfg->unsafe_no_python_layer ? "--unsafe-no-python-layer (testing only)"
-					   : "import allowlist, curated builtins, attribute "
-					     "rules, audit hook");
+	                                   : "import allowlist, curated builtins, attribute "
+	                                     "rules, audit hook");
 	printf("\nlimits: %g s wall clock, %u s CPU, %llu MiB memory, %zu bytes per stream, "
 	       "%u workers\n",
-	       cfg->timeout_s, cfg->cpu_s, (unsigned long long)(cfg->memory >> 20),
-	       cfg->max_output, cfg->max_workers);
+	       cfg->timeout_s, cfg->cpu_s, (unsigned long long)(cfg->memory >> 20), cfg->max_output,
+	       cfg->max_workers);
 	printf("imports:");
 	for (size_t i = 0; i < cfg->n_imports; i++)
 		printf(" %s", cfg->imports[i]);
@@ -146,12 +147,13 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 		       D.out.result_repr ? D.out.result_repr : "");
 	} else {
 		ok = 0;
-		printf("canary call:    FAILED: %s: %s\n", D.out.error_type ? D.out.error_type : "?",
+		printf("canary call:    FAILED: %s: %s\n",
+		       D.out.error_type ? D.out.error_type : "?",
 		       D.out.error_message ? D.out.error_message : "no outcome");
 	}
 	printf("\n%s\n", ok ? "verdict: safepy can run code here."
-			    : "verdict: safepy will NOT run code here (seccomp and no_new_privs "
-			      "are required).");
+	                    : "verdict: safepy will NOT run code here (seccomp and no_new_privs "
+	                      "are required).");
 	json_object_put(layers);
 	run_outcome_clear(&D.out);
 	engine_free(D.engine);

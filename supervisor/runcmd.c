@@ -27,9 +27,14 @@ static struct run_state R;
 static int run_exit_status(enum run_status s)
 {
 	static const int codes[] = {
-		[RUN_OK] = 0,         [RUN_ERROR] = 1,   [RUN_TIMEOUT] = 3,
-		[RUN_MEMORY_LIMIT] = 4, [RUN_OUTPUT_LIMIT] = 5, [RUN_CRASHED] = 6,
-		[RUN_SANDBOX_VIOLATION] = 7, [RUN_CANCELLED] = 8,
+	    [RUN_OK] = 0,
+	    [RUN_ERROR] = 1,
+	    [RUN_TIMEOUT] = 3,
+	    [RUN_MEMORY_LIMIT] = 4,
+	    [RUN_OUTPUT_LIMIT] = 5,
+	    [RUN_CRASHED] = 6,
+	    [RUN_SANDBOX_VIOLATION] = 7,
+	    [RUN_CANCELLED] = 8,
 	};
 	return codes[s];
 }
@@ -50,7 +55,7 @@ static void print_outcome(const struct run_outcome *o)
 			fprintf(stderr, "[%s]\n", run_status_name(o->status));
 	} else {
 		fprintf(stderr, "%s: %s\n[%s]\n", o->error_type ? o->error_type : "Error",
-			o->error_message ? o->error_message : "", run_status_name(o->status));
+		        o->error_message ? o->error_message : "", run_status_name(o->status));
 	}
 	if (o->truncated)
 		fprintf(stderr, "[output truncated]\n");
@@ -80,7 +85,7 @@ static void sig_event(struct watch *w, uint32_t events)
 static char *read_source(const struct config *cfg, size_t *len)
 {
 	int fd = strcmp(cfg->run_file, "-") == 0 ? STDIN_FILENO
-						 : open(cfg->run_file, O_RDONLY | O_CLOEXEC);
+	                                         : open(cfg->run_file, O_RDONLY | O_CLOEXEC);
 	size_t cap = 65536, n = 0;
 	char *buf;
 
@@ -95,7 +100,7 @@ static char *read_source(const struct config *cfg, size_t *len)
 			char *p = cap >= PROTO_MAX_LINE ? NULL : realloc(buf, cap * 2);
 			if (!p) {
 				fprintf(stderr, "safepy: %s: larger than %u bytes\n", cfg->run_file,
-					PROTO_MAX_LINE);
+				        PROTO_MAX_LINE);
 				free(buf);
 				buf = NULL;
 				break;

@@ -25,27 +25,27 @@ enum log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 struct config {
 	enum command cmd;
-	double timeout_s;      /* wall clock per call */
-	unsigned int cpu_s;    /* RLIMIT_CPU per worker */
-	uint64_t memory;       /* RLIMIT_AS per worker */
-	size_t max_output;     /* bytes kept per captured stream */
-	size_t max_result;     /* bytes of result_repr and the JSON result */
+	double timeout_s;   /* wall clock per call */
+	unsigned int cpu_s; /* RLIMIT_CPU per worker */
+	uint64_t memory;    /* RLIMIT_AS per worker */
+	size_t max_output;  /* bytes kept per captured stream */
+	size_t max_result;  /* bytes of result_repr and the JSON result */
 	unsigned int max_workers;
 	unsigned int max_sessions; /* sessions kept; the least recently used is evicted */
 	double session_idle_s;     /* an idle session expires after this */
-	unsigned int prefork;  /* idle workers kept ready */
-	char **imports;        /* owned, sorted, unique */
+	unsigned int prefork;      /* idle workers kept ready */
+	char **imports;            /* owned, sorted, unique */
 	size_t n_imports;
 	int imports_seed;
 	enum log_level log_level;
-	uid_t uid;             /* sandbox user when started as root */
+	uid_t uid; /* sandbox user when started as root */
 	gid_t gid;
 	int unsafe_no_python_layer;
 	int no_namespaces;
 	int no_landlock;
-	int show_policy;       /* doctor --policy */
-	const char *run_code;  /* run -c */
-	const char *run_file;  /* run FILE, or "-" */
+	int show_policy;          /* doctor --policy */
+	const char *run_code;     /* run -c */
+	const char *run_file;     /* run FILE, or "-" */
 	const char *connect_path; /* connect SOCKET; NULL: SAFEPY_SOCKET_PATH */
 	/* Set by main.c, borrowed: who is on the other end of stdin ("uid 1000 (alice) pid
 	 * 4242", from SO_PEERCRED when stdin is a Unix socket), or NULL when unknown. */
@@ -59,7 +59,7 @@ struct config {
  * exit status when the invocation asks for them. Returns 0, or -EINVAL with a message in
  * err. */
 int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
-		 size_t errlen);
+                 size_t errlen);
 void config_clear(struct config *cfg);
 /* The argv that starts safepy-zygote with the same settings. Owned: free each and the
  * array. */
@@ -102,13 +102,13 @@ typedef void (*call_done_fn)(struct engine_call *c, struct run_outcome *o);
 
 /* One call. Caller-owned; the engine borrows it from engine_submit until done() runs. */
 struct engine_call {
-	const char *code;      /* borrowed */
+	const char *code; /* borrowed */
 	size_t code_len;
-	double timeout_s;      /* 0: the configured limit */
+	double timeout_s;        /* 0: the configured limit */
 	struct session *session; /* NULL: a one-shot call in a fresh worker */
-	int reset;             /* start the session from a clean interpreter first */
-	call_done_fn done;     /* called once with the outcome (the callee may clear it) */
-	void *data;            /* the caller's */
+	int reset;               /* start the session from a clean interpreter first */
+	call_done_fn done;       /* called once with the outcome (the callee may clear it) */
+	void *data;              /* the caller's */
 	/* engine's */
 	struct engine_call *next;
 	struct worker *worker;
@@ -209,7 +209,7 @@ int cgroup_setup(struct cgroup *cg);
 /* Create a child cgroup wN with the limits. Returns 0 with *w filled, or -errno (-ENODEV when
  * cg is not active); on failure nothing is left behind. */
 int cgroup_worker_create(struct cgroup *cg, const struct cgroup_limits *lim,
-			 struct cgroup_worker *w);
+                         struct cgroup_worker *w);
 /* Move process pid (its whole thread group) into the worker's cgroup. Memory it already
  * uses stays charged where it was; what it allocates from now on is charged here. */
 int cgroup_worker_attach(const struct cgroup_worker *w, pid_t pid);
@@ -226,8 +226,7 @@ int cgroup_parse_self(const char *text, char *out, size_t len);
 /* One /proc/self/mountinfo line: for a cgroup2 mount, its mount point and the cgroup it
  * shows as root (octal escapes decoded). Returns 0, -ENOENT for another fs type, -EINVAL
  * for a malformed line, -ENAMETOOLONG. */
-int cgroup_parse_mountinfo_line(const char *line, char *mnt, size_t mlen, char *root,
-				size_t rlen);
+int cgroup_parse_mountinfo_line(const char *line, char *mnt, size_t mlen, char *root, size_t rlen);
 
 /* Signals the front ends watch through a signalfd. */
 int signals_block(void);

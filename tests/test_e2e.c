@@ -1684,8 +1684,7 @@ Test(cli, unsafe_switch_warns_on_stderr)
 	stop();
 }
 
-Test(progress, heartbeats_count_up_while_the_code_runs_and_stop_after_the_response,
-     .timeout = 60)
+Test(progress, heartbeats_count_up_while_the_code_runs_and_stop_after_the_response, .timeout = 60)
 {
 	json_object *params, *r = NULL;
 	int64_t id, last = 0, beats = 0;

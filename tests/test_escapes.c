@@ -666,8 +666,8 @@ Test(kernel, processes_cannot_be_created)
 	n = descendants(p, 64);
 	killed(fmt("import os\nos.system('touch %s')", marker_path), spawn);
 	killed(fmt("import subprocess\nsubprocess.run(['touch', '%s'])", marker_path), spawn);
-	fork_refused(fmt("import os\npid = os.fork()\nif pid == 0:\n    open('%s', 'w')\n",
-			 marker_path));
+	fork_refused(
+	    fmt("import os\npid = os.fork()\nif pid == 0:\n    open('%s', 'w')\n", marker_path));
 	killed(fmt("import os\nos.execv('/bin/sh', ['sh', '-c', 'touch %s'])", marker_path),
 	       "execve");
 	killed(fmt("import os\nos.posix_spawn('/bin/touch', ['touch', '%s'], {})", marker_path),

@@ -3138,9 +3138,9 @@ Test(tool, session_rollback_and_handle_reach_the_text)
 		enum run_status status;
 		int says_unchanged, shows_handle;
 	} cases[] = {
-	    {"2025-11-25", RUN_TIMEOUT, 1, 0},      {"2025-11-25", RUN_MEMORY_LIMIT, 1, 0},
-	    {"2025-11-25", RUN_ERROR, 0, 0},        {"2025-11-25", RUN_OK, 0, 0},
-	    {"2025-03-26", RUN_OK, 0, 1},           {"2024-11-05", RUN_CRASHED, 1, 1},
+	    {"2025-11-25", RUN_TIMEOUT, 1, 0}, {"2025-11-25", RUN_MEMORY_LIMIT, 1, 0},
+	    {"2025-11-25", RUN_ERROR, 0, 0},   {"2025-11-25", RUN_OK, 0, 0},
+	    {"2025-03-26", RUN_OK, 0, 1},      {"2024-11-05", RUN_CRASHED, 1, 1},
 	};
 	json_object *id = json_object_new_int(7);
 
@@ -3162,8 +3162,9 @@ Test(tool, session_rollback_and_handle_reach_the_text)
 		}
 		msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 		text = str_at(msg, "/result/content/0/text");
-		cr_assert_eq(strstr(text, "The session is unchanged") != NULL, cases[i].says_unchanged,
-		             "%s %s: %s", cases[i].version, run_status_name(o.status), text);
+		cr_assert_eq(strstr(text, "The session is unchanged") != NULL,
+		             cases[i].says_unchanged, "%s %s: %s", cases[i].version,
+		             run_status_name(o.status), text);
 		cr_assert_eq(strstr(text, "[session 0123456789abcdef0123456789abcdef]") != NULL,
 		             cases[i].shows_handle, "%s %s: %s", cases[i].version,
 		             run_status_name(o.status), text);

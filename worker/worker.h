@@ -15,15 +15,15 @@
 /* Worker exit codes. The supervisor tells a setup failure (these) from a crash (a signal) and
  * from a normal end (0, after a result frame). */
 #define WORKER_EXIT_OK        0
-#define WORKER_EXIT_FDS       90  /* could not arrange the fds */
+#define WORKER_EXIT_FDS       90 /* could not arrange the fds */
 #define WORKER_EXIT_SETSID    91
-#define WORKER_EXIT_PDEATHSIG 92  /* prctl failed, or the parent was already gone */
+#define WORKER_EXIT_PDEATHSIG 92 /* prctl failed, or the parent was already gone */
 #define WORKER_EXIT_RLIMIT    93
-#define WORKER_EXIT_SETUID    94  /* running as root: could not switch to the sandbox user */
-#define WORKER_EXIT_NAMESPACE 95  /* unshare succeeded partially or failed unexpectedly */
+#define WORKER_EXIT_SETUID    94 /* running as root: could not switch to the sandbox user */
+#define WORKER_EXIT_NAMESPACE 95 /* unshare succeeded partially or failed unexpectedly */
 #define WORKER_EXIT_CAPS      96
 #define WORKER_EXIT_NNP       97
-#define WORKER_EXIT_LANDLOCK  98  /* Landlock is available but could not be applied */
+#define WORKER_EXIT_LANDLOCK  98 /* Landlock is available but could not be applied */
 #define WORKER_EXIT_DUMPABLE  99
 #define WORKER_EXIT_SECCOMP   100
 #define WORKER_EXIT_CHANNEL   101 /* the channel broke or carried a malformed frame */
@@ -36,15 +36,16 @@ const char *worker_exit_reason(int code);
 /* ---- Sandbox ------------------------------------------------------------------------- */
 
 struct sandbox_config {
-	uint64_t memory_bytes;   /* RLIMIT_AS */
-	unsigned int cpu_s;      /* RLIMIT_CPU soft; the hard limit is one second more */
-	uid_t uid;               /* when started as root: the unprivileged user to become */
+	uint64_t memory_bytes; /* RLIMIT_AS */
+	unsigned int cpu_s;    /* RLIMIT_CPU soft; the hard limit is one second more */
+	uid_t uid;             /* when started as root: the unprivileged user to become */
 	gid_t gid;
-	int try_namespaces;      /* unshare user+net+ipc when the kernel allows */
-	int try_landlock;        /* Landlock with no rules when the kernel has it */
+	int try_namespaces;          /* unshare user+net+ipc when the kernel allows */
+	int try_landlock;            /* Landlock with no rules when the kernel has it */
 	const struct policy *policy; /* borrowed; built once in the zygote */
-	const struct policy *gate;   /* borrowed, or NULL: the fork gate (policy_gate_build);
-	                              * when set, policy is policy_build_session's */
+	/* borrowed, or NULL: the fork gate (policy_gate_build); when set, policy is
+	 * policy_build_session's */
+	const struct policy *gate;
 };
 
 enum layer_state {
@@ -71,8 +72,8 @@ enum sandbox_layer {
 
 struct sandbox_layer_report {
 	enum layer_state state;
-	int err;          /* errno of the failure, 0 if none */
-	char detail[96];  /* e.g. "ABI 7", "user+net+ipc", "uid 65534" */
+	int err;         /* errno of the failure, 0 if none */
+	char detail[96]; /* e.g. "ABI 7", "user+net+ipc", "uid 65534" */
 };
 
 struct sandbox_report {
@@ -95,7 +96,7 @@ const char *layer_state_name(enum layer_state s);
  * Fills *report. A failing mandatory step calls _exit(WORKER_EXIT_*): it never returns then.
  * Optional layers (namespaces, Landlock) the kernel does not offer are reported unavailable. */
 void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t parent,
-		   struct sandbox_report *report);
+                   struct sandbox_report *report);
 
 /* The report as JSON: {"seccomp":{"state":"active","detail":"..."}, ...}. New object. */
 json_object *sandbox_report_json(const struct sandbox_report *r);
@@ -113,13 +114,13 @@ int frame_read(int fd, char *type, char **payload, size_t *len, size_t max);
 /* Everything the zygote needs, filled by the supervisor's option parser. */
 struct zygote_config {
 	struct sandbox_config sandbox;
-	const char *const *imports;  /* allowed modules (pre-imported), sorted */
+	const char *const *imports; /* allowed modules (pre-imported), sorted */
 	size_t n_imports;
-	size_t max_output;           /* bytes kept per captured stream */
-	size_t max_result;           /* bytes of result_repr / serialised result */
-	int unsafe_no_python_layer;  /* test-only: no import allowlist, builtins, attribute rules
+	size_t max_output;          /* bytes kept per captured stream */
+	size_t max_result;          /* bytes of result_repr / serialised result */
+	int unsafe_no_python_layer; /* test-only: no import allowlist, builtins, attribute rules
 	                              * or audit hook */
-	int control_fd;              /* the control socket to the supervisor */
+	int control_fd;             /* the control socket to the supervisor */
 };
 
 /* Control socket (SOCK_SEQPACKET) messages, fixed offsets, little-endian u32 fields:

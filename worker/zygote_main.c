@@ -16,16 +16,16 @@ static int cmp_str(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"cpu", required_argument, NULL, 'c'},
-		{"memory", required_argument, NULL, 'm'},
-		{"max-output", required_argument, NULL, 'o'},
-		{"max-result", required_argument, NULL, 'r'},
-		{"user-ids", required_argument, NULL, 'u'},
-		{"allow-import", required_argument, NULL, 'i'},
-		{"no-namespaces", no_argument, NULL, 'N'},
-		{"no-landlock", no_argument, NULL, 'L'},
-		{"unsafe-no-python-layer", no_argument, NULL, 'U'},
-		{NULL, 0, NULL, 0},
+	    {"cpu", required_argument, NULL, 'c'},
+	    {"memory", required_argument, NULL, 'm'},
+	    {"max-output", required_argument, NULL, 'o'},
+	    {"max-result", required_argument, NULL, 'r'},
+	    {"user-ids", required_argument, NULL, 'u'},
+	    {"allow-import", required_argument, NULL, 'i'},
+	    {"no-namespaces", no_argument, NULL, 'N'},
+	    {"no-landlock", no_argument, NULL, 'L'},
+	    {"unsafe-no-python-layer", no_argument, NULL, 'U'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct zygote_config z;
 	const char **imports;
