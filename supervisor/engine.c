@@ -943,6 +943,9 @@ static void worker_waited(struct worker *w, int status)
 {
 	struct engine_call *c = w->call;
 
+	/* The runner should be gone; a runner that forged this frame is not let to linger. */
+	if (w->runner > 0 && w->runner != w->pid)
+		send_signal(w->runner_pidfd, w->runner, SIGKILL);
 	w->call = NULL;
 	w->forked = 0;
 	w->expect_fork = 0;
