@@ -241,6 +241,9 @@ int mcp_id_equal(json_object *a, json_object *b);
 /* parked process -> supervisor: empty; its fork hooks have run and the very next thing it
  * does is the fork for this call */
 #define FRAME_FORKING  'F'
+/* supervisor -> parked process: empty; fork the next call's process now, which then waits
+ * for the FRAME_CODE itself */
+#define FRAME_PREPARE  'P'
 /* session child -> supervisor: u32 pid (LE), about to run */
 #define FRAME_STARTED  'S'
 /* parked process -> supervisor: u32 wait status (LE) of the child that ran a call; the

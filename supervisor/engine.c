@@ -81,7 +81,9 @@ struct worker {
 	int runner_pidfd;
 	int forked;            /* the current call runs in a fork of pid */
 	int expect_fork;       /* pid said it forks next (FRAME_FORKING): one fork allowed */
-	int code_sent;         /* the code went to the parked process; FORKING may follow */
+	int code_sent;         /* code or PREPARE went to the parked process; FORKING may follow */
+	int spare;             /* a runner forked ahead of the next call (FRAME_PREPARE) */
+	int prep_failures;     /* spares that died idle in a row; preparing stops at 3 */
 	int refusals;          /* forks refused during this call (logged once) */
 	struct watch chan;     /* our end of the worker's channel */
 	struct watch listener; /* the fork gate's notifications, fd -1 if none */
@@ -759,6 +761,50 @@ static void worker_send_pending(struct worker *w)
 		loop_mod(&w->chan, EPOLLIN);
 }
 
+/* Append one frame to what is still to send, and send what can be sent. 0 or -ENOMEM. */
+static int worker_queue_frame(struct worker *w, char type, const char *payload, size_t len)
+{
+	size_t pending = w->tx ? w->tx_len - w->tx_off : 0;
+	char *buf = malloc(pending + FRAME_HEADER + 1 + len);
+
+	if (!buf)
+		return -ENOMEM;
+	if (pending)
+		memcpy(buf, w->tx + w->tx_off, pending);
+	frame_header_put((unsigned char *)buf + pending, (uint32_t)(len + 1));
+	buf[pending + FRAME_HEADER] = type;
+	if (len)
+		memcpy(buf + pending + FRAME_HEADER + 1, payload, len);
+	free(w->tx);
+	w->tx = buf;
+	w->tx_len = pending + FRAME_HEADER + 1 + len;
+	w->tx_off = 0;
+	worker_send_pending(w);
+	return 0;
+}
+
+/* A parked session forks the next call's process ahead of time, so a call only has to send
+ * its code; the fork goes through the gate like any other. */
+static void worker_prepare(struct worker *w)
+{
+	if (!w->session || w->state != W_PARKED || w->forked || w->prep_failures >= 3 ||
+	    w->chan.fd < 0)
+		return;
+	w->forked = 1;
+	w->spare = 1;
+	w->code_sent = 1;
+	w->expect_fork = 0;
+	w->refusals = 0;
+	w->runner = 0;
+	if (w->runner_pidfd >= 0)
+		close(w->runner_pidfd);
+	w->runner_pidfd = -1;
+	if (worker_queue_frame(w, FRAME_PREPARE, NULL, 0) < 0) {
+		w->forked = w->spare = w->code_sent = 0;
+		w->prep_failures = 3;
+	}
+}
+
 static double call_timeout(const struct engine *e, const struct engine_call *c)
 {
 	return c->timeout_s > 0 && c->timeout_s < e->cfg->timeout_s ? c->timeout_s
@@ -769,7 +815,6 @@ static double call_timeout(const struct engine *e, const struct engine_call *c)
 static void worker_start_call(struct worker *w, struct engine_call *c)
 {
 	struct engine *e = w->engine;
-	size_t len = c->code_len + 1;
 
 	w->call = c;
 	c->worker = w;
@@ -778,7 +823,10 @@ static void worker_start_call(struct worker *w, struct engine_call *c)
 	w->ooms_before = 0;
 	if (w->has_cg)
 		cgroup_worker_oom_kills(&w->cg, &w->ooms_before);
-	if (w->state == W_PARKED) {
+	if (w->state == W_PARKED && w->spare) {
+		/* The runner forked ahead is waiting for this code. */
+		w->spare = 0;
+	} else if (w->state == W_PARKED) {
 		/* The parked process forks the runner; the gate lets exactly that fork through,
 		 * once the process says it is about to make it. */
 		w->forked = 1;
@@ -794,18 +842,12 @@ static void worker_start_call(struct worker *w, struct engine_call *c)
 		w->runner = w->pid;
 	}
 	w->state = W_RUNNING;
-	w->tx = malloc(FRAME_HEADER + len);
-	if (!w->tx) {
+	if (worker_queue_frame(w, FRAME_CODE, c->code, c->code_len) < 0) {
 		w->call = NULL;
 		worker_kill(w, KILL_SHUTDOWN);
 		call_fail(e, c, RUN_CRASHED, "SandboxError", "out of memory in the server");
 		return;
 	}
-	frame_header_put((unsigned char *)w->tx, (uint32_t)len);
-	w->tx[FRAME_HEADER] = FRAME_CODE;
-	memcpy(w->tx + FRAME_HEADER + 1, c->code, c->code_len);
-	w->tx_len = FRAME_HEADER + len;
-	w->tx_off = 0;
 	w->soft_deadline = now_ms() + (int64_t)(call_timeout(e, c) * 1000);
 	w->hard_deadline = w->soft_deadline + SOFT_KILL_GRACE_MS;
 	worker_send_pending(w);
@@ -955,11 +997,15 @@ static void worker_waited(struct worker *w, int status)
 	w->runner_pidfd = -1;
 	w->waited_deadline = 0;
 	w->soft_deadline = w->hard_deadline = 0;
+	if (!c && w->spare)
+		w->prep_failures++; /* the spare died before any call came */
+	w->spare = 0;
 	if (w->state != W_DONE)
 		w->state = W_PARKED;
 	if (c)
 		report_runner_end(w, c, status);
 	w->kill = KILL_NONE;
+	worker_prepare(w);
 }
 
 /* A result frame: commit the session's new state or roll it back. */
@@ -994,7 +1040,9 @@ static void worker_result(struct worker *w, const char *p, size_t len)
 			w->runner_pidfd = -1;
 		}
 		w->forked = 0;
+		w->spare = 0;
 		w->expect_fork = 0;
+		w->prep_failures = 0;
 		w->state = W_PARKED;
 		s->parked = w;
 	} else if (w->forked) {
@@ -1017,6 +1065,9 @@ static void worker_result(struct worker *w, const char *p, size_t len)
 	if (c)
 		call_finish(e, c, &o);
 	run_outcome_clear(&o);
+	/* After the answer is out: fork the process for the session's next call. */
+	if (commit)
+		worker_prepare(w);
 }
 
 /* A runner's pid, from the trusted fork event or from its FRAME_STARTED (checked to be a
@@ -1094,14 +1145,15 @@ static void worker_frame(struct worker *w, char type, const char *p, size_t len)
 			return;
 		break;
 	case FRAME_FORKING:
-		if (w->state == W_RUNNING && w->forked && w->code_sent && len == 0) {
+		if ((w->state == W_RUNNING || w->state == W_PARKED) && w->forked && w->code_sent &&
+		    len == 0) {
 			w->code_sent = 0;
 			w->expect_fork = 1;
 			return;
 		}
 		break;
 	case FRAME_STARTED:
-		if (w->state == W_RUNNING && w->forked && len == 4) {
+		if ((w->state == W_RUNNING || w->state == W_PARKED) && w->forked && len == 4) {
 			pid_t child = (pid_t)get_u32((const unsigned char *)p);
 			if (w->runner == 0 && is_child_of(child, w->pid))
 				worker_runner_known(w, child);
@@ -1109,7 +1161,8 @@ static void worker_frame(struct worker *w, char type, const char *p, size_t len)
 		}
 		break;
 	case FRAME_WAITED:
-		if ((w->state == W_RUNNING || w->state == W_WAITING) && w->forked && len == 4) {
+		if ((w->state == W_RUNNING || w->state == W_WAITING || w->state == W_PARKED) &&
+		    w->forked && len == 4) {
 			worker_waited(w, (int)get_u32((const unsigned char *)p));
 			return;
 		}
@@ -1268,7 +1321,8 @@ static void listener_event(struct watch *wt, uint32_t events)
 		seccomp_notify_free(req, resp);
 		return;
 	}
-	allow = w->expect_fork && (pid_t)req->pid == w->pid && w->state == W_RUNNING;
+	allow = w->expect_fork && (pid_t)req->pid == w->pid &&
+	        (w->state == W_RUNNING || w->state == W_PARKED);
 	resp->id = req->id;
 	resp->val = 0;
 	resp->error = allow ? 0 : -EPERM;

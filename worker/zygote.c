@@ -90,7 +90,8 @@ static void run_and_report(const char *code, size_t len)
 	run_outcome_clear(&out);
 }
 
-/* A session's parked process: wait for the next call's code, fork the process that runs it
+/* A session's parked process: wait for the next call's code (or for the word to prepare:
+ * then the child forks ahead and waits for the code itself), fork the process that runs it
  * (the supervisor answers the fork gate for this one fork), and wait for that child. If the
  * child's call commits, the supervisor kills this process and the child is the new parked
  * state; otherwise the child is killed and this process reports it and waits again. The
@@ -109,7 +110,7 @@ static void park(void)
 		rc = frame_read(POLICY_FD_CHANNEL, &type, &code, &len, PROTO_MAX_LINE);
 		if (rc == -EPIPE)
 			_exit(WORKER_EXIT_OK); /* the supervisor is gone or let the session go */
-		if (rc < 0 || type != FRAME_CODE || strlen(code) != len)
+		if (rc < 0 || (type != FRAME_CODE && type != FRAME_PREPARE) || strlen(code) != len)
 			_exit(WORKER_EXIT_CHANNEL);
 		saved = interp_fork_save();
 		PyOS_BeforeFork();
@@ -125,6 +126,17 @@ static void park(void)
 			put_u32(word, (uint32_t)getpid());
 			if (frame_write(POLICY_FD_CHANNEL, FRAME_STARTED, word, 4) < 0)
 				_exit(WORKER_EXIT_CHANNEL);
+			if (type == FRAME_PREPARE) {
+				/* Forked ahead of the call: fault in what a call touches, then
+				 * wait for the code (the parked process reads nothing meanwhile). */
+				free(code);
+				code = NULL;
+				interp_warm_up();
+				if (frame_read(POLICY_FD_CHANNEL, &type, &code, &len,
+				               PROTO_MAX_LINE) < 0 ||
+				    type != FRAME_CODE || strlen(code) != len)
+					_exit(WORKER_EXIT_CHANNEL);
+			}
 			run_and_report(code, len);
 			free(code);
 			continue;
