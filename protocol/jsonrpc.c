@@ -126,7 +126,7 @@ int proto_parse(const char *buf, size_t len, json_object **out)
 	size_t end;
 	int rc = -EINVAL;
 
-	if (len > FRAME_MAX || len > INT_MAX)
+	if (len > PROTO_MAX_JSON || len > INT_MAX)
 		return -EINVAL;
 	if (lex_check((const unsigned char *)buf, len) < 0)
 		return -EINVAL;

@@ -146,12 +146,15 @@ struct run_outcome {
 	int truncated;
 	int64_t duration_ms;
 	char *session; /* the handle of the session the call ran in; NULL for one-shot calls */
+	int rolled_back; /* a session call that failed: the session is as it was before it */
 };
 
 void run_outcome_init(struct run_outcome *o);
 void run_outcome_clear(struct run_outcome *o);
 /* "ok", "error", "timeout", ... */
 const char *run_status_name(enum run_status s);
+/* The status named s[0..n). Returns 0 or -EINVAL. */
+int run_status_parse(const char *s, size_t n, enum run_status *out);
 
 /* ---- Messages in, events out --------------------------------------------------------- */
 
@@ -224,41 +227,13 @@ char *mcp_outcome_text(const struct run_outcome *o);
 /* Does a JSON id equal another, type included (1 and "1" differ)? */
 int mcp_id_equal(json_object *a, json_object *b);
 
-/* ---- Worker result frames ------------------------------------------------------------ */
+/* ---- JSON and text ------------------------------------------------------------------- */
 
-/* Frames on a worker channel: 4-byte big-endian payload length, then the payload, whose first
- * byte is its type. */
-#define FRAME_HEADER   4
-#define FRAME_MAX      (8u << 20)
-/* worker -> supervisor: sandbox entered; JSON layer report */
-#define FRAME_READY    'R'
-/* supervisor -> worker: the code, UTF-8 */
-#define FRAME_CODE     'C'
-/* worker -> supervisor: outcome_encode() JSON */
-#define FRAME_RESULT   'J'
-/* worker -> supervisor: empty; the fork gate's listener fd rides on it as SCM_RIGHTS */
-#define FRAME_LISTENER 'N'
-/* parked process -> supervisor: empty; its fork hooks have run and the very next thing it
- * does is the fork for this call */
-#define FRAME_FORKING  'F'
-/* supervisor -> parked process: empty; fork the next call's process now, which then waits
- * for the FRAME_CODE itself */
-#define FRAME_PREPARE  'P'
-/* session child -> supervisor: u32 pid (LE), about to run */
-#define FRAME_STARTED  'S'
-/* parked process -> supervisor: u32 wait status (LE) of the child that ran a call; the
- * parked process is ready again */
-#define FRAME_WAITED   'W'
+/* Largest JSON text proto_parse_json accepts. */
+#define PROTO_MAX_JSON (8u << 20)
 
-void frame_header_put(unsigned char hdr[FRAME_HEADER], uint32_t payload_len);
-uint32_t frame_header_get(const unsigned char hdr[FRAME_HEADER]);
-
-/* Encode an outcome as a result frame's JSON text (without the type byte).
- * Returns malloc'd NUL-terminated text and its length, or NULL on ENOMEM. */
-char *outcome_encode(const struct run_outcome *o, size_t *len);
-/* Parse a worker's result JSON. Hostile input: size, depth, trailing bytes, every field's type
- * and every string's UTF-8 are checked. Returns 0 or -EINVAL/-ENOMEM; out written on success. */
-int outcome_decode(const char *buf, size_t len, struct run_outcome *out);
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 if p[0..n) does not start with one. */
+size_t proto_utf8_seq(const unsigned char *p, size_t n);
 
 /* Parse one JSON text strictly (depth-limited, no trailing bytes). Returns a new object or NULL. */
 json_object *proto_parse_json(const char *buf, size_t len);

@@ -21,8 +21,6 @@
 /* Strict parse: UTF-8 and lexical pre-check, depth-limited tokener, only whitespace after the
  * value. Returns 0 with *out a new object (NULL for a JSON null) or -EINVAL / -ENOMEM. */
 int proto_parse(const char *buf, size_t len, json_object **out);
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 if p[0..n) does not start with one. */
-size_t proto_utf8_seq(const unsigned char *p, size_t n);
 /* The longest prefix of s[0..n) of at most max bytes that ends on a character boundary. */
 size_t proto_clip(const char *s, size_t n, size_t max);
 /* Bytes json-c's JSON_C_TO_STRING_PLAIN uses for s[0..n) inside a string (quotes excluded). */

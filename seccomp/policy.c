@@ -6,13 +6,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+/* Newer than Debian 12's uapi headers (Linux 5.19). */
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
 
 /* glibc 2.36 pthread_create's clone flags (sysdeps/unix/sysv/linux/createthread.c), = 0x3d0f00.
  * Exactly these, so a thread can be started but never a process. */
@@ -188,8 +197,48 @@ const size_t policy_session_table_len =
 
 struct policy {
 	scmp_filter_ctx ctx;
-	int is_gate; /* built by policy_gate_build: policy_gate_load takes only these */
+	int is_gate;           /* built by policy_gate_build: policy_gate_load takes only these */
+	struct sock_fprog bpf; /* the program, generated once when built */
 };
+
+/* Generate the BPF program once, so that loading it in each worker is one seccomp(2) call.
+ * libseccomp writes it to an fd: a memfd, read back into memory. */
+static int policy_compile(struct policy *p)
+{
+	struct sock_filter *insns = NULL;
+	off_t size;
+	int fd, rc;
+
+	fd = memfd_create("safepy-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = seccomp_export_bpf(p->ctx, fd);
+	if (rc < 0)
+		goto out;
+	size = lseek(fd, 0, SEEK_CUR);
+	if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
+	    size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		rc = -EINVAL;
+		goto out;
+	}
+	insns = malloc((size_t)size);
+	if (!insns) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, insns, (size_t)size, 0) != size) {
+		rc = -EIO;
+		goto out;
+	}
+	p->bpf.len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+	p->bpf.filter = insns;
+	insns = NULL;
+	rc = 0;
+out:
+	free(insns);
+	(void)close(fd);
+	return rc;
+}
 
 /* Add one table row to ctx. KILL rows add nothing: the default action covers them, and a
  * syscall that this libseccomp does not know cannot be made anyway. */
@@ -271,6 +320,11 @@ static int policy_build_rows(const struct policy_rule *extra, size_t n_extra, st
 			goto out;
 	}
 	p->ctx = ctx;
+	rc = policy_compile(p);
+	if (rc < 0) {
+		p->ctx = NULL;
+		goto out;
+	}
 	*out = p;
 	return 0;
 out:
@@ -323,6 +377,11 @@ int policy_gate_build(struct policy **out)
 		goto out;
 	p->ctx = ctx;
 	p->is_gate = 1;
+	rc = policy_compile(p);
+	if (rc < 0) {
+		p->ctx = NULL;
+		goto out;
+	}
 	*out = p;
 	return 0;
 out:
@@ -331,42 +390,50 @@ out:
 	return rc;
 }
 
-/* seccomp_load generates the BPF program here, so it allocates and frees: brk, mmap and
- * munmap are in the table for that too. */
-int policy_load(const struct policy *p)
+static long policy_seccomp(unsigned long flags, const struct sock_fprog *prog)
 {
-	return seccomp_load(p->ctx);
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
 }
 
-/* libseccomp 2.5 keeps one listener per process in a global, inherited across fork: it asks
- * the kernel for a listener only while that global is unset, and seccomp_notify_fd returns
- * the global. A second gate in one process (or in a descendant of one) would get no listener
- * and hand back a stale fd number, so it is refused; the kernel would refuse it as well
- * (EBUSY: one listener per filter chain). */
-int policy_gate_load(const struct policy *p, int *listener)
+/* The program was generated when the policy was built: loading it is one system call, which
+ * allocates nothing. */
+int policy_load(const struct policy *p)
 {
-	int fd, flags, rc;
+	if (p->is_gate)
+		return -EINVAL;
+	return policy_seccomp(0, &p->bpf) == 0 ? 0 : -errno;
+}
+
+/* The listener comes from the kernel (SECCOMP_FILTER_FLAG_NEW_LISTENER). Once the supervisor
+ * has received a notification, the waiting process can only be interrupted by a fatal signal
+ * (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, Linux 5.19): a process parked in the gate cannot
+ * run a signal handler. Older kernels refuse the flag; the gate then loads without it and
+ * *killable is 0. One listener per filter chain: a second gate in a process, or in a
+ * descendant of one, fails with EBUSY. */
+int policy_gate_load(const struct policy *p, int *listener, int *killable)
+{
+	unsigned long flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+	long fd;
+	int fdflags, rc;
 
 	if (!p->is_gate)
 		return -EINVAL;
-	if (seccomp_notify_fd(p->ctx) >= 0)
-		return -EBUSY;
-	rc = seccomp_load(p->ctx);
-	if (rc < 0)
-		return rc;
-	/* From here the gate is in force: a caller that gets an error must not go on. */
-	fd = seccomp_notify_fd(p->ctx);
+	fd = policy_seccomp(flags | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &p->bpf);
+	*killable = fd >= 0;
+	if (fd < 0 && errno == EINVAL)
+		fd = policy_seccomp(flags, &p->bpf);
 	if (fd < 0)
-		return fd;
-	/* The kernel makes it O_CLOEXEC; make sure, it must never reach user code. */
-	flags = fcntl(fd, F_GETFD);
-	if (flags < 0 ||
-	    ((flags & FD_CLOEXEC) == 0 && fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)) {
+		return -errno;
+	/* From here the gate is in force: a caller that gets an error must not go on. The
+	 * kernel makes the listener O_CLOEXEC; make sure, it must never reach user code. */
+	fdflags = fcntl((int)fd, F_GETFD);
+	if (fdflags < 0 ||
+	    ((fdflags & FD_CLOEXEC) == 0 && fcntl((int)fd, F_SETFD, fdflags | FD_CLOEXEC) < 0)) {
 		rc = -errno;
-		(void)close(fd);
+		(void)close((int)fd);
 		return rc;
 	}
-	*listener = fd;
+	*listener = (int)fd;
 	return 0;
 }
 
@@ -375,6 +442,7 @@ void policy_free(struct policy *p)
 	if (p == NULL)
 		return;
 	seccomp_release(p->ctx);
+	free(p->bpf.filter);
 	free(p);
 }
 
@@ -385,7 +453,19 @@ int policy_export_pfc(const struct policy *p, int fd)
 
 int policy_export_bpf(const struct policy *p, int fd)
 {
-	return seccomp_export_bpf(p->ctx, fd);
+	size_t n = p->bpf.len * sizeof(struct sock_filter);
+	const char *b = (const char *)p->bpf.filter;
+
+	while (n > 0) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
 /* libseccomp's arch token for an audit arch; 0 when this policy does not name that arch. */
@@ -422,4 +502,45 @@ const char *policy_syscall_name(unsigned int audit_arch, long nr, char *buf, siz
 		snprintf(buf, len, "syscall %ld", nr);
 	free(name);
 	return buf;
+}
+
+/* Does a row's test hold for these arguments? */
+static int policy_row_holds(const struct policy_rule *r, const uint64_t args[6])
+{
+	return r->when.argno <= 5 && (args[r->when.argno] & r->when.mask) == r->when.value;
+}
+
+/* Look a syscall up in rows; 1 with the action when a row decides it. */
+static int policy_rows_decide(const struct policy_rule *rows, size_t n, int nr, const uint64_t args[6],
+                              enum policy_action *action, int *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct policy_rule *r = &rows[i];
+		if (r->action == POLICY_KILL || seccomp_syscall_resolve_name(r->name) != nr)
+			continue;
+		if (r->action == POLICY_ALLOW || (r->action == POLICY_ALLOW_IF && policy_row_holds(r, args))) {
+			*action = POLICY_ALLOW;
+			return 1;
+		}
+		if (r->action == POLICY_ERRNO) {
+			*action = POLICY_ERRNO;
+			*err = r->err;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+enum policy_action policy_check(unsigned int audit_arch, long nr, const uint64_t args[6], int *err)
+{
+	enum policy_action a = POLICY_KILL;
+
+	*err = 0;
+	if (audit_arch != AUDIT_ARCH_X86_64 || nr < 0 || nr > INT32_MAX ||
+	    (nr & POLICY_X32_SYSCALL_BIT) != 0)
+		return POLICY_KILL;
+	if (policy_rows_decide(policy_table, policy_table_len, (int)nr, args, &a, err) ||
+	    policy_rows_decide(policy_session_table, policy_session_table_len, (int)nr, args, &a, err))
+		return a;
+	return POLICY_KILL;
 }

@@ -48,8 +48,9 @@ struct policy;
  * Returns 0, -ENOMEM, -EOPNOTSUPP (not x86_64), -EINVAL (a row libseccomp cannot resolve),
  * or the libseccomp error; *out is written only on success. */
 int policy_build(struct policy **out);
-/* Load the filter into the calling thread. The caller has set no_new_privs.
- * Returns 0 or the negative errno of seccomp_load. */
+/* Load the filter into the calling thread with seccomp(2): the BPF program was generated when
+ * the policy was built, so this allocates nothing. The caller has set no_new_privs.
+ * Returns 0, -EINVAL for the gate (use policy_gate_load), or the negative errno. */
 int policy_load(const struct policy *p);
 void policy_free(struct policy *p);
 
@@ -66,12 +67,19 @@ int policy_build_session(struct policy **out);
  * the kernel has no user notification (libseccomp API level below 5). */
 int policy_gate_build(struct policy **out);
 /* Load the gate (no_new_privs set) and give its listener fd to the caller (owned,
- * O_CLOEXEC). Once per process and its descendants (one listener per filter chain).
- * Returns 0 or a negative errno: -EINVAL if p is not policy_gate_build's, -EBUSY if this
- * process already has a listener; seccomp_load's error; an error after the load (no
- * listener, fcntl) leaves the gate in force, so the caller must not go on.
- * *listener written only on success. */
-int policy_gate_load(const struct policy *p, int *listener);
+ * O_CLOEXEC). *killable says whether a process waiting in the gate, once the supervisor has
+ * received its notification, can only be interrupted by a fatal signal (Linux 5.19+). Once per
+ * process and its descendants (one listener per filter chain). Returns 0 or a negative errno:
+ * -EINVAL if p is not policy_gate_build's, -EBUSY when a listener exists; an error after the
+ * load (fcntl) leaves the gate in force, so the caller must not go on. Out-params written only
+ * on success. */
+int policy_gate_load(const struct policy *p, int *listener, int *killable);
+
+/* What a worker's filters (the session policy; the gate decides nothing) do with one system
+ * call, by the table: POLICY_ALLOW, POLICY_ERRNO with *err, or POLICY_KILL (also for another
+ * arch and for x32 numbers). The syscall report uses it to tell which thread's call the
+ * filter killed. */
+enum policy_action policy_check(unsigned int audit_arch, long nr, const uint64_t args[6], int *err);
 
 /* Write the filter as libseccomp's PFC text to fd (for `safepy doctor --policy`). */
 int policy_export_pfc(const struct policy *p, int fd);

@@ -457,43 +457,18 @@ void config_clear(struct config *cfg)
 	cfg->n_imports = 0;
 }
 
-char **config_zygote_argv(const struct config *cfg)
+void config_to_ipc(const struct config *cfg, struct ipc_config *out)
 {
-	size_t n = 0, cap = 24 + cfg->n_imports * 2;
-	char **av = calloc(cap, sizeof(char *));
-	int ok = 1;
-
-	if (!av)
-		return NULL;
-#define ARG(...)                                                                                   \
-	do {                                                                                       \
-		if (asprintf(&av[n], __VA_ARGS__) < 0) {                                           \
-			av[n] = NULL;                                                              \
-			ok = 0;                                                                    \
-		} else {                                                                           \
-			n++;                                                                       \
-		}                                                                                  \
-	} while (0)
-	ARG("safepy-zygote");
-	ARG("--cpu=%u", cfg->cpu_s);
-	ARG("--memory=%llu", (unsigned long long)cfg->memory);
-	ARG("--max-output=%zu", cfg->max_output);
-	ARG("--max-result=%zu", cfg->max_result);
-	ARG("--user-ids=%u:%u", (unsigned int)cfg->uid, (unsigned int)cfg->gid);
-	for (size_t i = 0; i < cfg->n_imports; i++)
-		ARG("--allow-import=%s", cfg->imports[i]);
-	if (cfg->no_namespaces)
-		ARG("--no-namespaces");
-	if (cfg->no_landlock)
-		ARG("--no-landlock");
-	if (cfg->unsafe_no_python_layer)
-		ARG("--unsafe-no-python-layer");
-#undef ARG
-	if (!ok) {
-		for (size_t i = 0; i < n; i++)
-			free(av[i]);
-		free(av);
-		return NULL;
-	}
-	return av;
+	memset(out, 0, sizeof(*out));
+	out->memory_bytes = cfg->memory;
+	out->cpu_s = cfg->cpu_s;
+	out->uid = (uint32_t)cfg->uid;
+	out->gid = (uint32_t)cfg->gid;
+	out->try_namespaces = !cfg->no_namespaces;
+	out->try_landlock = !cfg->no_landlock;
+	out->max_output = cfg->max_output;
+	out->max_result = cfg->max_result;
+	out->unsafe_no_python_layer = cfg->unsafe_no_python_layer;
+	out->imports = cfg->imports;
+	out->n_imports = cfg->n_imports;
 }

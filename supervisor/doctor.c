@@ -10,6 +10,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "policy.h"
 #include "supervisor.h"
 
 static struct {
@@ -91,9 +92,8 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 	t0 = now_ms();
 	engine_submit(D.engine, &call);
 	while (!D.finished) {
-		if (loop_run_once(engine_timeout(D.engine)) < 0)
+		if (loop_run_once(-1) < 0)
 			break;
-		engine_tick(D.engine);
 	}
 	printf("safepy %s doctor\n\n", SAFEPY_VERSION);
 	if (engine_layers(D.engine))

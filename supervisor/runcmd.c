@@ -170,9 +170,8 @@ int runcmd_main(const struct config *cfg, const char *zygote_exe)
 	loop_add(&sig, EPOLLIN);
 	engine_submit(R.engine, &call);
 	while (!R.finished && !R.interrupted) {
-		if (loop_run_once(engine_timeout(R.engine)) < 0)
+		if (loop_run_once(-1) < 0)
 			break;
-		engine_tick(R.engine);
 	}
 	engine_free(R.engine);
 	free(owned);

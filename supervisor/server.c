@@ -23,7 +23,7 @@ struct pending {
 	struct run_args args;
 	struct batch *batch;   /* NULL outside a batch */
 	json_object *progress; /* the client's progressToken (owned), or NULL */
-	int64_t next_beat;     /* when the next progress heartbeat is due */
+	struct timer beat;     /* the next progress heartbeat */
 	int beats;
 	int cancelled;
 	struct pending *next;
@@ -105,6 +105,7 @@ static void pending_free(struct pending *p)
 			*pp = p->next;
 			break;
 		}
+	timer_cancel(&p->beat);
 	json_object_put(p->id);
 	json_object_put(p->progress);
 	run_args_clear(&p->args);
@@ -154,6 +155,27 @@ static struct session *resolve_session(const char *name)
 	return s;
 }
 
+/* While a call with a progress token runs: a heartbeat a second, its progress counting
+ * up, none after the response or a cancel. */
+static void heartbeat(struct timer *t)
+{
+	struct pending *p = t->data;
+	char msg[96];
+	json_object *n;
+
+	if (p->cancelled)
+		return;
+	p->beats++;
+	snprintf(msg, sizeof(msg), "running, %lld s elapsed",
+	         (long long)((now_ms() - p->call.started_ms) / 1000));
+	n = mcp_progress_notification(p->progress, p->beats, msg);
+	if (n) {
+		emit(n);
+		json_object_put(n);
+	}
+	timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
+}
+
 static void start_call(struct mcp_event *ev, struct batch *b)
 {
 	struct pending *p = calloc(1, sizeof(*p));
@@ -163,9 +185,10 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 		return;
 	}
 	p->id = json_object_get(ev->id);
+	timer_init(&p->beat, heartbeat, p);
 	if (ev->progress_token) {
 		p->progress = json_object_get(ev->progress_token);
-		p->next_beat = now_ms() + HEARTBEAT_MS;
+		timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
 	}
 	p->args = ev->args;
 	memset(&ev->args, 0, sizeof(ev->args));
@@ -320,34 +343,6 @@ static void signal_event(struct watch *w, uint32_t events)
 	}
 }
 
-/* While a call with a progress token runs: a heartbeat a second, its progress counting
- * up, none after the response. Returns ms until the next one is due, or -1. */
-static int heartbeats(void)
-{
-	int64_t now = now_ms(), next = -1;
-
-	for (struct pending *p = S.pending; p; p = p->next) {
-		if (!p->progress || p->cancelled)
-			continue;
-		if (now >= p->next_beat) {
-			char msg[96];
-			json_object *n;
-			p->beats++;
-			snprintf(msg, sizeof(msg), "running, %lld s elapsed",
-			         (long long)((now - p->call.started_ms) / 1000));
-			n = mcp_progress_notification(p->progress, p->beats, msg);
-			if (n) {
-				emit(n);
-				json_object_put(n);
-			}
-			p->next_beat = now + HEARTBEAT_MS;
-		}
-		if (next < 0 || p->next_beat < next)
-			next = p->next_beat;
-	}
-	return next < 0 ? -1 : (int)(next - now);
-}
-
 /* Server events (never the user's output) for a client that asked with logging/setLevel. */
 static void log_to_client(enum log_level l, const char *text)
 {
@@ -358,15 +353,6 @@ static void log_to_client(enum log_level l, const char *text)
 		emit(n);
 		json_object_put(n);
 	}
-}
-
-static int min_timeout(int a, int b)
-{
-	if (a < 0)
-		return b;
-	if (b < 0)
-		return a;
-	return a < b ? a : b;
 }
 
 int signals_block(void)
@@ -426,12 +412,11 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	        SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
 	log_set_sink(log_to_client);
 	while (!S.stop) {
-		rc = loop_run_once(min_timeout(engine_timeout(S.engine), heartbeats()));
+		rc = loop_run_once(-1);
 		if (rc < 0) {
 			log_msg(LOG_ERROR, "event loop: %s", strerror(-rc));
 			break;
 		}
-		engine_tick(S.engine);
 	}
 	log_set_sink(NULL);
 	/* Calls still running get no response: the client is gone or asked us to stop. */

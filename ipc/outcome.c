@@ -1,0 +1,235 @@
+/* outcome.c - the codec of a call's outcome, the body of a RESULT frame: JSON with every
+ * field of struct run_outcome the worker knows. The worker is hostile: ipc_outcome_decode
+ * checks size, depth, trailing bytes, UTF-8 and every field's type. Functions return 0 or a
+ * negative errno; out-params are written only on success. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipc.h"
+
+static int put(json_object *obj, const char *key, json_object *val)
+{
+	if (!val)
+		return -ENOMEM;
+	if (json_object_object_add(obj, key, val) < 0) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int put_null(json_object *obj, const char *key)
+{
+	return json_object_object_add(obj, key, NULL) < 0 ? -ENOMEM : 0;
+}
+
+/* ---- Encoding (in the worker) -------------------------------------------------------- */
+
+/* s as a JSON string with every invalid UTF-8 sequence replaced by U+FFFD, so that the frame
+ * always decodes (captured bytes need not be UTF-8). NULL on ENOMEM. */
+static json_object *utf8_string(const char *s)
+{
+	static const char replacement[] = "\xef\xbf\xbd";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, k, o = 0;
+	json_object *str;
+	char *clean;
+
+	if (n > IPC_FRAME_MAX)
+		return NULL;
+	for (i = 0; i < n; i += k) {
+		k = proto_utf8_seq(p + i, n - i);
+		if (k == 0)
+			break;
+	}
+	if (i == n)
+		return json_object_new_string_len(s, (int)n);
+	/* Each bad byte becomes 3 bytes at most. */
+	clean = malloc(3 * n + 1);
+	if (!clean)
+		return NULL;
+	for (i = 0; i < n; i += k) {
+		k = proto_utf8_seq(p + i, n - i);
+		if (k == 0) {
+			memcpy(clean + o, replacement, 3);
+			o += 3;
+			k = 1;
+		} else {
+			memcpy(clean + o, s + i, k);
+			o += k;
+		}
+	}
+	str = json_object_new_string_len(clean, (int)o);
+	free(clean);
+	return str;
+}
+
+static int put_text(json_object *obj, const char *key, const char *s)
+{
+	return put(obj, key, utf8_string(s ? s : ""));
+}
+
+static int put_text_or_null(json_object *obj, const char *key, const char *s)
+{
+	return s ? put(obj, key, utf8_string(s)) : put_null(obj, key);
+}
+
+static int put_error(json_object *obj, const struct run_outcome *o)
+{
+	json_object *err;
+	int rc;
+
+	if (!o->error_type && !o->error_message && !o->error_traceback)
+		return put_null(obj, "error");
+	err = json_object_new_object();
+	rc = put(obj, "error", err);
+	if (rc == 0)
+		rc = put_text(err, "type", o->error_type);
+	if (rc == 0)
+		rc = put_text(err, "message", o->error_message);
+	if (rc == 0)
+		rc = put_text(err, "traceback", o->error_traceback);
+	return rc;
+}
+
+char *ipc_outcome_encode(const struct run_outcome *o, size_t *len)
+{
+	json_object *obj;
+	const char *json;
+	char *copy = NULL;
+	size_t n;
+	int rc;
+
+	obj = json_object_new_object();
+	if (!obj)
+		return NULL;
+	rc = put(obj, "status", json_object_new_string(run_status_name(o->status)));
+	if (rc == 0)
+		rc = put_text(obj, "stdout", o->stdout_text);
+	if (rc == 0)
+		rc = put_text(obj, "stderr", o->stderr_text);
+	if (rc == 0)
+		rc = put_text(obj, "logs", o->logs);
+	if (rc == 0)
+		rc = o->result ? put(obj, "result", json_object_get(o->result))
+		               : put_null(obj, "result");
+	if (rc == 0)
+		rc = put_text_or_null(obj, "result_repr", o->result_repr);
+	if (rc == 0)
+		rc = put_error(obj, o);
+	if (rc == 0)
+		rc = put(obj, "truncated", json_object_new_boolean(o->truncated));
+	if (rc < 0)
+		goto out;
+	json = json_object_to_json_string_length(
+	    obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	if (!json)
+		goto out;
+	copy = malloc(n + 1);
+	if (!copy)
+		goto out;
+	memcpy(copy, json, n + 1);
+	*len = n;
+out:
+	json_object_put(obj);
+	return copy;
+}
+
+/* ---- Decoding (in the supervisor) ---------------------------------------------------- */
+
+/* A copy of obj[key] if it is a string without NUL bytes (NULL if null and nullable).
+ * Returns 0, -EINVAL or -ENOMEM. */
+static int take_string(json_object *obj, const char *key, int nullable, char **out)
+{
+	json_object *v = NULL;
+	size_t n;
+
+	if (!json_object_object_get_ex(obj, key, &v))
+		return -EINVAL;
+	if (!v && nullable) {
+		*out = NULL;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return -EINVAL;
+	n = (size_t)json_object_get_string_len(v);
+	if (memchr(json_object_get_string(v), '\0', n))
+		return -EINVAL;
+	*out = strndup(json_object_get_string(v), n);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int take_status(json_object *obj, enum run_status *out)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(obj, "status", &v) || !json_object_is_type(v, json_type_string))
+		return -EINVAL;
+	return run_status_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), out);
+}
+
+static int take_error(json_object *obj, struct run_outcome *o)
+{
+	json_object *err = NULL;
+	int rc;
+
+	if (!json_object_object_get_ex(obj, "error", &err))
+		return -EINVAL;
+	if (!err)
+		return 0;
+	if (!json_object_is_type(err, json_type_object))
+		return -EINVAL;
+	rc = take_string(err, "type", 0, &o->error_type);
+	if (rc == 0)
+		rc = take_string(err, "message", 0, &o->error_message);
+	if (rc == 0)
+		rc = take_string(err, "traceback", 0, &o->error_traceback);
+	return rc;
+}
+
+int ipc_outcome_decode(const char *buf, size_t len, struct run_outcome *out)
+{
+	json_object *root = NULL, *v = NULL;
+	struct run_outcome o;
+	int rc;
+
+	run_outcome_init(&o);
+	if (len > IPC_FRAME_MAX)
+		return -EINVAL;
+	root = proto_parse_json(buf, len);
+	if (!root)
+		return -EINVAL;
+	rc = -EINVAL;
+	if (!json_object_is_type(root, json_type_object))
+		goto out;
+	rc = take_status(root, &o.status);
+	if (rc == 0)
+		rc = take_string(root, "stdout", 0, &o.stdout_text);
+	if (rc == 0)
+		rc = take_string(root, "stderr", 0, &o.stderr_text);
+	if (rc == 0)
+		rc = take_string(root, "logs", 0, &o.logs);
+	if (rc == 0)
+		rc = take_string(root, "result_repr", 1, &o.result_repr);
+	if (rc == 0)
+		rc = take_error(root, &o);
+	if (rc == 0) {
+		if (json_object_object_get_ex(root, "truncated", &v) &&
+		    json_object_is_type(v, json_type_boolean))
+			o.truncated = json_object_get_boolean(v);
+		else
+			rc = -EINVAL;
+	}
+	if (rc < 0)
+		goto out;
+	/* Optional and any JSON value; it outlives root through its own reference. */
+	if (json_object_object_get_ex(root, "result", &v))
+		o.result = json_object_get(v);
+	*out = o;
+	run_outcome_init(&o);
+out:
+	run_outcome_clear(&o);
+	json_object_put(root);
+	return rc;
+}

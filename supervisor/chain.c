@@ -1,0 +1,1051 @@
+/* chain.c - a chain of worker processes and its state machine. A chain is a fresh worker from
+ * the zygote and the processes forked from it: a holder (a session's committed state), a
+ * runner (runs a call) and, while one is being made, a newborn. At most one of them runs code
+ * at a time; every other waits in the fork gate (verified single-threaded) or has not been
+ * let go yet. Events (frames, parks, births, exits, timers) only record facts; chain_advance
+ * alone changes the state, through chain_set_state and its table of legal transitions. What
+ * a process writes or how it parks is a claim: a frame not legal in its state, or a park from
+ * the wrong process, kills that process; a runner's claim changes only its own call's report.
+ * Deadlines end when the runner is parked or gone, never when it says so. */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine_internal.h"
+
+static const char *const state_names[CH_NSTATES] = {
+    [CH_BOOTING] = "booting", [CH_IDLE] = "idle",         [CH_RUNNING] = "running",
+    [CH_RESULT] = "result",   [CH_SNAPSHOT] = "snapshot", [CH_PARKED] = "parked",
+    [CH_FORKING] = "forking", [CH_WARMING] = "warming",   [CH_REAPING] = "reaping",
+    [CH_DEAD] = "dead",
+};
+
+const char *chain_state_name(enum chain_state s)
+{
+	return (unsigned int)s < CH_NSTATES ? state_names[s] : "?";
+}
+
+/* The legal transitions: from a state (row) to the states whose bits are set. */
+#define TO(s) (1u << (s))
+static const unsigned int transitions[CH_NSTATES] = {
+    [CH_BOOTING] = TO(CH_IDLE) | TO(CH_DEAD),
+    [CH_IDLE] = TO(CH_RUNNING) | TO(CH_REAPING) | TO(CH_DEAD),
+    [CH_RUNNING] = TO(CH_RESULT) | TO(CH_REAPING) | TO(CH_DEAD),
+    [CH_RESULT] = TO(CH_PARKED) | TO(CH_SNAPSHOT) | TO(CH_REAPING) | TO(CH_DEAD),
+    [CH_SNAPSHOT] = TO(CH_PARKED) | TO(CH_REAPING) | TO(CH_DEAD),
+    [CH_PARKED] = TO(CH_FORKING) | TO(CH_DEAD),
+    [CH_FORKING] = TO(CH_WARMING) | TO(CH_RUNNING) | TO(CH_PARKED) | TO(CH_REAPING) | TO(CH_DEAD),
+    [CH_WARMING] = TO(CH_IDLE) | TO(CH_REAPING) | TO(CH_DEAD),
+    [CH_REAPING] = TO(CH_PARKED) | TO(CH_DEAD),
+    [CH_DEAD] = 0,
+};
+#undef TO
+
+/* The frames a process may write, by the chain's state and the writer's role. Any other
+ * frame is a violation: its writer is killed. */
+struct frame_rule {
+	enum chain_state state;
+	char type;
+	enum proc_role from;
+	int (*take)(struct chain *c, const char *payload, size_t len, const int *fds, size_t n_fds);
+};
+
+static int take_listener(struct chain *c, const char *payload, size_t len, const int *fds,
+                         size_t n_fds);
+static int take_ready(struct chain *c, const char *payload, size_t len, const int *fds,
+                      size_t n_fds);
+static int take_result(struct chain *c, const char *payload, size_t len, const int *fds,
+                       size_t n_fds);
+
+static const struct frame_rule frame_rules[] = {
+    {CH_BOOTING, IPC_FRAME_LISTENER, ROLE_RUNNER, take_listener},
+    {CH_BOOTING, IPC_FRAME_READY, ROLE_RUNNER, take_ready},
+    {CH_RUNNING, IPC_FRAME_RESULT, ROLE_RUNNER, take_result},
+};
+
+static void chain_advance(struct chain *c);
+
+static void chain_set_state(struct chain *c, enum chain_state to)
+{
+	if (!(transitions[c->state] & (1u << to))) {
+		log_msg(LOG_ERROR, "chain %u: no transition from %s to %s", c->id,
+		        chain_state_name(c->state), chain_state_name(to));
+		assert(!"illegal chain transition");
+		to = CH_DEAD;
+	}
+	log_msg(LOG_DEBUG, "chain %u: %s -> %s", c->id, chain_state_name(c->state),
+	        chain_state_name(to));
+	c->state = to;
+	timer_cancel(&c->step);
+	if (to == CH_FORKING || to == CH_WARMING || to == CH_REAPING)
+		timer_arm(&c->step, now_ms() + ENGINE_STEP_MS);
+}
+
+/* ---- processes ------------------------------------------------------------------------ */
+
+static struct proc *proc_find(struct chain *c, pid_t pid)
+{
+	if (pid <= 0)
+		return NULL;
+	for (int i = 0; i < CHAIN_PROCS; i++)
+		if (c->procs[i].pid == pid)
+			return &c->procs[i];
+	return NULL;
+}
+
+static struct proc *proc_add(struct chain *c, pid_t pid, enum proc_role role)
+{
+	for (int i = 0; i < CHAIN_PROCS; i++) {
+		struct proc *p = &c->procs[i];
+		if (p->pid == 0) {
+			memset(p, 0, sizeof(*p));
+			p->pid = pid;
+			p->role = role;
+			p->cpu_ms = -1;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* A process the chain no longer needs: killed, its exit still awaited. */
+static void proc_retire(struct chain *c, struct proc *p)
+{
+	if (!p)
+		return;
+	proc_kill(p);
+	p->role = ROLE_GONE;
+	if (c->holder == p)
+		c->holder = NULL;
+	if (c->runner == p)
+		c->runner = NULL;
+	if (c->newborn == p)
+		c->newborn = NULL;
+}
+
+static int procs_left(const struct chain *c)
+{
+	for (int i = 0; i < CHAIN_PROCS; i++)
+		if (c->procs[i].pid)
+			return 1;
+	return 0;
+}
+
+int chain_is_finished(const struct chain *c)
+{
+	return c->state == CH_DEAD && !procs_left(c);
+}
+
+int chain_is_spare(const struct chain *c)
+{
+	return !c->session && !c->call && !c->holder &&
+	       (c->state == CH_IDLE || c->state == CH_BOOTING);
+}
+
+int chain_is_busy(const struct chain *c)
+{
+	return c->call && c->state != CH_DEAD;
+}
+
+/* ---- answers ------------------------------------------------------------------------ */
+
+static int committed(const struct run_outcome *o)
+{
+	return o->status == RUN_OK || o->status == RUN_ERROR;
+}
+
+/* Append a sentence to the outcome's error message. */
+static void note(struct run_outcome *o, const char *sentence)
+{
+	char *m = NULL;
+	size_t n = o->error_message ? strlen(o->error_message) : 0;
+
+	if (n == 0) {
+		m = strdup(sentence);
+	} else if (asprintf(&m, "%s%s %s", o->error_message,
+	                    strchr(".!?", o->error_message[n - 1]) ? "" : ".", sentence) < 0) {
+		m = NULL;
+	}
+	if (m) {
+		free(o->error_message);
+		o->error_message = m;
+	}
+}
+
+/* Answer the chain's call with o (consumed). rolled_back: a session call failed and the
+ * session is as it was; a lost holder is said instead. */
+static void answer(struct chain *c, struct run_outcome *o, int rolled_back)
+{
+	struct engine_call *call = c->call;
+
+	if (!call) {
+		run_outcome_clear(o);
+		return;
+	}
+	timer_cancel(&c->soft);
+	timer_cancel(&c->hard);
+	if (call->session && rolled_back && c->holder_lost) {
+		note(o, "The session's process ended unexpectedly while this call ran; the "
+		        "session's state is lost.");
+		rolled_back = 0;
+	}
+	o->rolled_back = call->session && rolled_back;
+	c->call = NULL;
+	c->dispatched = 0;
+	engine_answer(c->e, call, o);
+}
+
+/* Answer with the runner's own report. */
+static void answer_claim(struct chain *c, int rolled_back)
+{
+	struct run_outcome o = c->claim;
+
+	run_outcome_init(&c->claim);
+	c->have_claim = 0;
+	answer(c, &o, rolled_back);
+}
+
+/* Answer from what the supervisor knows of the runner's end. */
+static void answer_verdict(struct chain *c, int have_status, int status, const struct proc *r)
+{
+	struct engine *e = c->e;
+	struct verdict_in in = {
+	    .kill = c->kill,
+	    .have_status = have_status,
+	    .status = status,
+	    .sys = r ? &r->sys : NULL,
+	    .pid = r ? r->pid : 0,
+	    .cpu_ms = r ? r->cpu_ms : -1,
+	    .timeout_s = c->call ? engine_call_timeout(e, c->call) : e->cfg->timeout_s,
+	    .cpu_s = e->cfg->cpu_s,
+	    .memory = e->cfg->memory,
+	};
+	struct verdict v;
+	struct run_outcome o;
+	uint64_t ooms = 0;
+
+	if (c->has_cg && cgroup_worker_oom_kills(&c->cg, &ooms) == 0 && ooms > c->ooms_before)
+		in.ooms = ooms - c->ooms_before;
+	verdict_decide(&in, &v);
+	if (v.status == RUN_SANDBOX_VIOLATION && r && r->sys.have) {
+		char name[64];
+		log_msg(LOG_WARN, "chain %u: process %d killed by the sandbox: syscall %s", c->id,
+		        (int)r->sys.tid,
+		        policy_syscall_name(r->sys.arch, r->sys.nr, name, sizeof(name)));
+	}
+	run_outcome_init(&o);
+	o.status = v.status;
+	o.error_type = strdup(v.type);
+	o.error_message = strdup(v.message);
+	o.error_traceback = strdup("");
+	c->have_claim = 0;
+	run_outcome_clear(&c->claim);
+	answer(c, &o, c->kill != KILL_LOST);
+}
+
+/* ---- killing ------------------------------------------------------------------------ */
+
+/* Kill the runner (why says what its call's answer will be); the holder stays. */
+static void kill_runner(struct chain *c, enum kill_reason why)
+{
+	if (c->kill == KILL_NONE)
+		c->kill = why;
+	if (c->runner)
+		proc_kill(c->runner);
+	timer_cancel(&c->soft);
+	timer_cancel(&c->hard);
+}
+
+/* The session's state is gone with this chain. */
+static void lose(struct chain *c, const char *why)
+{
+	if (c->session)
+		session_lose(c->session, c, why);
+	chain_kill(c, KILL_LOST);
+}
+
+/* A process broke the protocol: a frame or a park not legal in its state. */
+static void violation(struct chain *c, struct proc *p, const char *what)
+{
+	if (!p || p->killed || p->role == ROLE_GONE)
+		return;
+	log_msg(LOG_WARN, "chain %u: process %d (%s) %s in state %s; killing it", c->id,
+	        (int)p->pid,
+	        p == c->runner ? "runner" : p == c->holder ? "holder" : "newborn", what,
+	        chain_state_name(c->state));
+	if (p == c->runner && c->state != CH_WARMING && c->state != CH_BOOTING)
+		kill_runner(c, KILL_PROTOCOL);
+	else if (p == c->runner && c->state == CH_WARMING)
+		proc_kill(p);
+	else if (p == c->runner)
+		chain_kill(c, KILL_PROTOCOL);
+	else
+		lose(c, "a process of the session broke the protocol");
+}
+
+void chain_kill(struct chain *c, enum kill_reason why)
+{
+	if (c->state == CH_DEAD)
+		return;
+	if (c->kill == KILL_NONE || why == KILL_SHUTDOWN)
+		c->kill = why;
+	for (int i = 0; i < CHAIN_PROCS; i++)
+		if (c->procs[i].pid) {
+			proc_kill(&c->procs[i]);
+			c->procs[i].role = ROLE_GONE;
+		}
+	c->holder = c->runner = c->newborn = NULL;
+	if (c->call) {
+		if (c->dispatched || c->kill == KILL_SHUTDOWN || c->kill == KILL_ZYGOTE ||
+		    c->kill == KILL_LOST) {
+			if (c->kill == KILL_LOST && !c->dispatched && c->call->session) {
+				struct engine_call *call = c->call;
+				c->call = NULL;
+				call->chain = NULL;
+				engine_fail(c->e, call, RUN_ERROR, "SessionError",
+				            "The session's state was lost: its process ended "
+				            "unexpectedly. Pass reset: true to start it afresh, or "
+				            "session: \"new\" for a new session.");
+			} else {
+				answer_verdict(c, 0, 0, NULL);
+			}
+		} else {
+			/* Not started: it goes back to the queue for another chain. */
+			struct engine_call *call = c->call;
+			c->call = NULL;
+			call->chain = NULL;
+			engine_requeue(c->e, call);
+		}
+	}
+	if (c->session)
+		session_drop_chain(c->session, c);
+	timer_cancel(&c->soft);
+	timer_cancel(&c->hard);
+	channel_close(&c->ch);
+	gate_close(c);
+	if (c->has_cg)
+		(void)cgroup_worker_kill(&c->cg);
+	chain_set_state(c, CH_DEAD);
+	engine_kick(c->e);
+}
+
+/* ---- booting ---------------------------------------------------------------------- */
+
+static void chain_channel_event(struct watch *w, uint32_t events);
+static void chain_timer(struct timer *t);
+
+struct chain *chain_spawn(struct engine *e)
+{
+	struct chain *c;
+	int sv[2];
+
+	if (!zygote_ready(e))
+		return NULL;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		log_msg(LOG_ERROR, "socketpair: %s", strerror(errno));
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(sv[0]);
+		close(sv[1]);
+		return NULL;
+	}
+	c->e = e;
+	c->id = ++e->next_chain_id;
+	c->state = CH_BOOTING;
+	c->req_id = ++e->next_req;
+	c->generation = e->generation;
+	c->spawned_ms = now_ms();
+	c->listener.fd = -1;
+	c->ch.w.fd = -1;
+	run_outcome_init(&c->claim);
+	timer_init(&c->soft, chain_timer, c);
+	timer_init(&c->hard, chain_timer, c);
+	timer_init(&c->step, chain_timer, c);
+	if (channel_open(&c->ch, sv[0], chain_channel_event, c) < 0 ||
+	    zygote_request(e, c->req_id, sv[1]) < 0) {
+		log_msg(LOG_ERROR, "could not ask the zygote for a worker: %s", strerror(errno));
+		close(sv[1]);
+		channel_close(&c->ch);
+		free(c);
+		return NULL;
+	}
+	close(sv[1]);
+	timer_arm(&c->step, now_ms() + ENGINE_BOOT_MS);
+	TAILQ_INSERT_TAIL(&e->chains, c, link);
+	return c;
+}
+
+/* With a delegated cgroup, each chain gets its own: memory.max, no swap, pids.max. */
+static void chain_cgroup(struct chain *c, pid_t pid)
+{
+	const struct config *cfg = c->e->cfg;
+	struct cgroup_limits lim = {
+	    .memory_max = cfg->memory, .no_swap = 1, .pids_max = ENGINE_CGROUP_PIDS};
+	int rc;
+
+	if (!cfg->cgroup || cfg->cgroup->state != CGROUP_ACTIVE)
+		return;
+	rc = cgroup_worker_create(cfg->cgroup, &lim, &c->cg);
+	if (rc == 0) {
+		rc = cgroup_worker_attach(&c->cg, pid);
+		if (rc < 0)
+			cgroup_worker_remove(cfg->cgroup, &c->cg);
+	}
+	if (rc < 0) {
+		log_msg(LOG_WARN, "no cgroup for worker %d: %s", (int)pid, strerror(-rc));
+		return;
+	}
+	c->has_cg = 1;
+}
+
+void chain_on_pid(struct chain *c, pid_t pid)
+{
+	struct engine *e = c->e;
+
+	if (c->state != CH_BOOTING || c->runner)
+		return;
+	c->runner = proc_add(c, pid, ROLE_RUNNER);
+	if (!c->runner) {
+		(void)kill(pid, SIGKILL);
+		chain_kill(c, KILL_DONE);
+		return;
+	}
+	c->runner->fresh = 1;
+	chain_cgroup(c, pid);
+	if (trace_seize(pid) == 0) {
+		c->traced = 1;
+		e->can_trace = 1;
+	} else {
+		if (e->can_trace != 1)
+			e->can_trace = 0;
+		if (!e->warned_trace) {
+			log_msg(LOG_WARN,
+			        "cannot trace workers (%s): sessions keep no state, and a sandbox "
+			        "violation will not name its syscall",
+			        strerror(errno));
+			e->warned_trace = 1;
+		}
+	}
+	chain_advance(c);
+}
+
+void chain_on_spawn_error(struct chain *c, int err)
+{
+	log_msg(LOG_ERROR, "the zygote could not fork a worker: %s", strerror(err));
+	if (c->call && c->state == CH_BOOTING) {
+		struct engine_call *call = c->call;
+		c->call = NULL;
+		call->chain = NULL;
+		engine_fail(c->e, call, RUN_CRASHED, "SandboxError",
+		            "Could not start a worker process: %s", strerror(err));
+	}
+	chain_kill(c, KILL_DONE);
+}
+
+static int take_listener(struct chain *c, const char *payload, size_t len, const int *fds,
+                         size_t n_fds)
+{
+	(void)payload;
+	if (c->got_listener || c->got_ready || len != 0 || n_fds != 1)
+		return -1;
+	if (gate_open(c, fds[0]) < 0)
+		return -1;
+	c->got_listener = 1;
+	return 0;
+}
+
+static int take_ready(struct chain *c, const char *payload, size_t len, const int *fds,
+                      size_t n_fds)
+{
+	struct engine *e = c->e;
+
+	(void)fds;
+	if (c->got_ready || n_fds != 0)
+		return -1;
+	c->got_ready = 1;
+	if (!e->layers) {
+		e->layers = strndup(payload, len);
+		log_msg(LOG_INFO, "sandbox layers: %.*s", (int)len, payload);
+	}
+	log_msg(LOG_DEBUG, "chain %u: worker ready %lld ms after the spawn request", c->id,
+	        (long long)(now_ms() - c->spawned_ms));
+	return 0;
+}
+
+/* ---- frames --------------------------------------------------------------------------- */
+
+static int take_result(struct chain *c, const char *payload, size_t len, const int *fds,
+                       size_t n_fds)
+{
+	struct run_outcome o;
+
+	(void)fds;
+	if (n_fds != 0 || len < IPC_SEQ_BYTES ||
+	    ipc_get_u32((const unsigned char *)payload) != c->seq)
+		return -1;
+	run_outcome_init(&o);
+	if (ipc_outcome_decode(payload + IPC_SEQ_BYTES, len - IPC_SEQ_BYTES, &o) < 0) {
+		run_outcome_clear(&o);
+		return -1;
+	}
+	run_outcome_clear(&c->claim);
+	c->claim = o;
+	c->have_claim = 1;
+	return 0;
+}
+
+void chain_on_frame(struct chain *c, pid_t sender, char type, const char *payload, size_t len,
+                    const int *fds, size_t n_fds)
+{
+	struct proc *p = proc_find(c, sender);
+	int taken = 0;
+
+	if (c->state != CH_DEAD && p && !p->killed && p->role != ROLE_GONE) {
+		for (size_t i = 0; i < sizeof(frame_rules) / sizeof(frame_rules[0]); i++) {
+			const struct frame_rule *r = &frame_rules[i];
+			if (r->state == c->state && r->type == type && r->from == p->role &&
+			    r->take(c, payload, len, fds, n_fds) == 0) {
+				taken = 1;
+				break;
+			}
+		}
+		if (!taken)
+			violation(c, p, "sent a frame not allowed");
+	}
+	/* Fds a frame did not keep: the listener is the only one ever kept. */
+	for (size_t i = 0; i < n_fds; i++)
+		if (!taken || type != IPC_FRAME_LISTENER)
+			(void)close(fds[i]);
+	if (c->state != CH_DEAD)
+		chain_advance(c);
+}
+
+void chain_on_hangup(struct chain *c)
+{
+	/* Every process closed its end: they are gone or going; their exits tell the rest. */
+	channel_close(&c->ch);
+}
+
+static void chain_channel_event(struct watch *w, uint32_t events)
+{
+	struct chain *c = w->data;
+
+	if (events & EPOLLOUT)
+		channel_flush(&c->ch);
+	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) &&
+	    channel_read(&c->ch, c, ENGINE_READ_PER_TURN) == -EPIPE)
+		chain_on_hangup(c);
+	engine_kick(c->e);
+}
+
+/* ---- parks -------------------------------------------------------------------------- */
+
+void chain_on_park(struct chain *c, pid_t tid, uint64_t id)
+{
+	struct proc *p = proc_find(c, tid);
+	pid_t tgid = 0;
+	int threads = 0;
+
+	if (c->state == CH_DEAD)
+		return;
+	if (!p) {
+		/* A thread's fork attempt, or an unknown process's. Threads of the running
+		 * call's process are user code: refused, as a fork from it would be. */
+		struct proc *owner = NULL;
+		if (proc_status(tid, &tgid, NULL, NULL) == 0)
+			owner = proc_find(c, tgid);
+		gate_refuse(c, id);
+		if (owner && owner == c->runner &&
+		    (c->state == CH_RUNNING || c->state == CH_RESULT))
+			return;
+		if (owner)
+			violation(c, owner, "forked from a thread");
+		return;
+	}
+	if (p->killed || p->role == ROLE_GONE)
+		return; /* dying: the notification dies with it */
+	if (p == c->runner && c->state == CH_RUNNING) {
+		/* User code forking: sessions create processes only on the supervisor's word. */
+		gate_refuse(c, id);
+		return;
+	}
+	if (proc_status(tid, NULL, NULL, &threads) < 0) {
+		gate_refuse(c, id);
+		return; /* gone meanwhile */
+	}
+	p->parked = 1;
+	p->notif = id;
+	p->threads = threads;
+	log_msg(LOG_DEBUG, "chain %u: %d (%s) parked with %d thread%s in state %s", c->id, (int)tid,
+	        p == c->runner ? "runner" : p == c->holder ? "holder" : "newborn", threads,
+	        threads == 1 ? "" : "s", chain_state_name(c->state));
+	/* Only a runner that has reported its result may park with threads running: it will
+	 * not be kept (a one-thread copy is, or nothing). Any other process must be alone. */
+	if (threads != 1 && !(p == c->runner && c->state == CH_RESULT)) {
+		violation(c, p, "parked with threads running");
+		return;
+	}
+	chain_advance(c);
+}
+
+/* ---- births and exits --------------------------------------------------------------- */
+
+int chain_on_birth(struct chain *c, pid_t pid, pid_t parent)
+{
+	struct proc *p;
+
+	if (c->newborn && c->newborn->pid == pid)
+		return 1; /* seen already (its birth stop and its parent's fork event) */
+	p = proc_find(c, parent);
+	/* Only the process asked to fork, once. */
+	if (!p || c->newborn || p->killed ||
+	    !((c->state == CH_FORKING && p == c->holder) ||
+	      (c->state == CH_SNAPSHOT && p == c->runner)))
+		return 0;
+	c->newborn = proc_add(c, pid, ROLE_NEWBORN);
+	if (!c->newborn)
+		return 0;
+	if (c->state == CH_SNAPSHOT)
+		proc_kill(c->runner); /* its copy exists: its work is done */
+	chain_advance(c);
+	return 1;
+}
+
+void chain_on_exit(struct chain *c, struct proc *p, int status)
+{
+	int was_runner = p == c->runner, was_holder = p == c->holder, was_newborn = p == c->newborn;
+	struct proc copy = *p;
+
+	memset(p, 0, sizeof(*p));
+	if (was_holder) {
+		c->holder = NULL;
+		if (!copy.killed && c->state != CH_DEAD) {
+			c->holder_lost = 1;
+			log_msg(LOG_WARN, "chain %u: holder %d ended (status %#x)", c->id,
+			        (int)copy.pid, status);
+		}
+	}
+	if (was_newborn) {
+		c->newborn = NULL;
+		c->newborn_gone = 1;
+	}
+	if (was_runner) {
+		c->runner = NULL;
+		c->runner_status = status;
+		c->runner_gone = 1;
+		c->runner_last = copy;
+	}
+	if (c->state != CH_DEAD)
+		chain_advance(c);
+	else
+		engine_kick(c->e);
+}
+
+/* ---- the call ----------------------------------------------------------------------- */
+
+/* Write the call's code to the channel, then let the runner read it. */
+static void dispatch(struct chain *c)
+{
+	struct engine_call *call = c->call;
+	struct engine *e = c->e;
+	unsigned char seq[IPC_SEQ_BYTES];
+	int64_t now = now_ms();
+
+	c->seq = (c->seq + 1) & IPC_PARK_ARG_MASK;
+	ipc_put_u32(seq, c->seq);
+	c->kill = KILL_NONE;
+	c->have_claim = 0;
+	c->holder_lost = 0;
+	c->runner_gone = 0;
+	c->runner->sys.have = 0;
+	c->runner->cpu_ms = -1;
+	c->ooms_before = 0;
+	if (c->has_cg)
+		(void)cgroup_worker_oom_kills(&c->cg, &c->ooms_before);
+	proc_prefer_oom(c->runner->pid);
+	c->dispatched = 1;
+	chain_set_state(c, CH_RUNNING);
+	timer_arm(&c->soft, now + (int64_t)(engine_call_timeout(e, call) * 1000));
+	timer_arm(&c->hard, c->soft.at + ENGINE_SOFT_KILL_GRACE_MS);
+	if (channel_send(&c->ch, IPC_FRAME_CODE, seq, sizeof(seq), call->code, call->code_len) <
+	        0 ||
+	    gate_command(c, c->runner, IPC_PARK_RUN, c->seq) < 0)
+		kill_runner(c, KILL_PROTOCOL); /* its exit tells the rest */
+}
+
+void chain_give(struct chain *c, struct engine_call *call)
+{
+	c->call = call;
+	call->chain = c;
+	c->dispatched = 0;
+	chain_advance(c);
+}
+
+void chain_cancel(struct chain *c)
+{
+	if (!c->call)
+		return;
+	if (c->dispatched) {
+		kill_runner(c, KILL_CANCEL); /* answered when it is gone */
+		return;
+	}
+	{
+		struct engine_call *call = c->call;
+		c->call = NULL;
+		call->chain = NULL;
+		engine_fail(c->e, call, RUN_CANCELLED, "Cancelled", "The call was cancelled.");
+	}
+	chain_advance(c);
+}
+
+void chain_prepare(struct chain *c)
+{
+	chain_advance(c);
+}
+
+/* ---- timers ----------------------------------------------------------------------- */
+
+static void chain_timer(struct timer *t)
+{
+	struct chain *c = t->data;
+
+	if (t == &c->soft) {
+		/* Ask the code to stop: TimeoutError is raised in it and what it printed comes
+		 * back. */
+		if (c->runner && !c->runner->killed)
+			(void)kill(c->runner->pid, SIGUSR1);
+	} else if (t == &c->hard) {
+		kill_runner(c, KILL_TIMEOUT);
+	} else if (c->state == CH_BOOTING) {
+		log_msg(LOG_WARN, "chain %u: the worker did not start within %d ms", c->id,
+		        ENGINE_BOOT_MS);
+		chain_kill(c, KILL_DONE);
+	} else if (c->state == CH_WARMING) {
+		/* The new runner did not park in time: it goes, the holder stays. */
+		if (c->runner)
+			violation(c, c->runner, "did not park in time");
+	} else if (c->state == CH_FORKING || c->state == CH_REAPING ||
+	           c->state == CH_SNAPSHOT) {
+		lose(c, "a process of the session did not park in time");
+	}
+	chain_advance(c);
+	engine_kick(c->e);
+}
+
+/* ---- the state machine -------------------------------------------------------------- */
+
+/* A runner that failed to come up: kill it; the holder reaps it. */
+static void prep_failed(struct chain *c, const char *why)
+{
+	c->prep_failures++;
+	log_msg(LOG_WARN, "chain %u: the next runner %s (%d in a row)", c->id, why,
+	        c->prep_failures);
+	if (c->runner)
+		proc_retire(c, c->runner);
+	if (c->newborn)
+		proc_retire(c, c->newborn);
+	chain_set_state(c, CH_REAPING);
+	c->reap_sent = 0;
+}
+
+/* The runner is gone or going and the call was answered: to REAPING with a holder (the state
+ * stays), or the end of the chain without one. */
+static void after_call(struct chain *c)
+{
+	if (c->runner)
+		proc_retire(c, c->runner);
+	if (c->holder) {
+		chain_set_state(c, CH_REAPING);
+		c->reap_sent = 0;
+		return;
+	}
+	if (c->session)
+		session_drop_chain(c->session, c);
+	chain_kill(c, KILL_DONE);
+}
+
+/* The runner parked after its result: commit (it becomes the holder, or a copy of it does)
+ * or roll back. */
+static void decide(struct chain *c)
+{
+	struct proc *r = c->runner;
+	/* Without tracing no process could be followed from its birth: no state is kept. */
+	int commit = c->session && c->traced && committed(&c->claim) && c->kill == KILL_NONE;
+
+	if (!commit) {
+		if (r->threads == 1) {
+			/* Verifiably stopped: its report stands. */
+			answer_claim(c, !(c->session && !c->traced && committed(&c->claim)));
+			after_call(c);
+		} else {
+			kill_runner(c, KILL_DONE); /* answered when it is gone */
+		}
+		return;
+	}
+	if (r->threads == 1 && !r->fresh) {
+		/* The runner becomes the session's state; the old one goes. */
+		answer_claim(c, 0);
+		if (c->holder)
+			proc_retire(c, c->holder);
+		r->role = ROLE_HOLDER;
+		c->holder = r;
+		c->runner = NULL;
+		c->prep_failures = 0;
+		if (c->session)
+			session_committed(c->session, c);
+		chain_set_state(c, CH_PARKED);
+		return;
+	}
+	/* A fresh worker (the zygote's child) or a runner with threads: its one-thread copy
+	 * becomes the state. A runner alone in its process can be answered now. */
+	c->snap_answer = r->threads != 1;
+	if (!c->snap_answer)
+		answer_claim(c, 0);
+	c->newborn_gone = 0;
+	chain_set_state(c, CH_SNAPSHOT);
+	if (gate_continue(c, r) < 0)
+		kill_runner(c, KILL_DONE);
+}
+
+static void advance_booting(struct chain *c)
+{
+	if (c->runner_gone) {
+		answer_verdict(c, 1, c->runner_status, &c->runner_last);
+		chain_kill(c, KILL_DONE);
+		return;
+	}
+	if (c->runner && c->got_listener && c->got_ready && c->runner->parked) {
+		timer_cancel(&c->step);
+		chain_set_state(c, CH_IDLE);
+	}
+}
+
+static void advance_idle(struct chain *c)
+{
+	if (c->holder_lost) {
+		lose(c, "its process ended unexpectedly");
+		return;
+	}
+	if (c->runner_gone) {
+		if (c->holder) {
+			prep_failed(c, "ended while idle");
+		} else {
+			chain_kill(c, KILL_DONE);
+		}
+		return;
+	}
+	if (c->call && !c->dispatched && c->runner && c->runner->parked)
+		dispatch(c);
+}
+
+static void advance_running(struct chain *c)
+{
+	if (c->runner_gone) {
+		if (c->kill == KILL_DONE && c->have_claim)
+			answer_claim(c, 1); /* a runner with threads, killed after its report */
+		else
+			answer_verdict(c, 1, c->runner_status, &c->runner_last);
+		after_call(c);
+		return;
+	}
+	if (c->state == CH_RUNNING && c->have_claim)
+		chain_set_state(c, CH_RESULT);
+	if (c->state == CH_RESULT && c->runner && c->runner->parked && !c->runner->killed)
+		decide(c);
+}
+
+static void advance_snapshot(struct chain *c)
+{
+	struct proc *n = c->newborn;
+
+	if (n && n->parked) {
+		/* The copy is the session's state now. */
+		if (c->snap_answer)
+			answer_claim(c, 0);
+		c->snap_answer = 0;
+		if (c->runner)
+			proc_retire(c, c->runner);
+		if (c->holder)
+			proc_retire(c, c->holder);
+		n->role = ROLE_HOLDER;
+		c->holder = n;
+		c->newborn = NULL;
+		c->prep_failures = 0;
+		if (c->session)
+			session_committed(c->session, c);
+		chain_set_state(c, CH_PARKED);
+		return;
+	}
+	if (!n && (c->runner_gone || c->newborn_gone)) {
+		/* No copy: the call's state is not kept. */
+		if (c->snap_answer) {
+			c->snap_answer = 0;
+			answer_verdict(c, c->runner_gone, c->runner_status, &c->runner_last);
+			after_call(c);
+		} else {
+			lose(c, "its state could not be copied");
+		}
+	}
+}
+
+static void advance_parked(struct chain *c)
+{
+	struct proc *h = c->holder;
+
+	if (c->holder_lost || !h) {
+		lose(c, "its process ended unexpectedly");
+		return;
+	}
+	if (!h->parked || !c->traced)
+		return;
+	if (c->call || c->prep_failures < ENGINE_PREP_FAILURES_MAX) {
+		c->newborn_gone = 0;
+		chain_set_state(c, CH_FORKING);
+		if (gate_continue(c, h) < 0)
+			lose(c, "its process could not fork");
+	}
+}
+
+static void advance_forking(struct chain *c)
+{
+	struct proc *n = c->newborn;
+
+	if (c->holder_lost || !c->holder) {
+		lose(c, "its process ended unexpectedly");
+		return;
+	}
+	if (c->newborn_gone) {
+		prep_failed(c, "ended before it parked");
+		return;
+	}
+	if (n && n->parked) {
+		n->role = ROLE_RUNNER;
+		c->runner = n;
+		c->newborn = NULL;
+		c->runner_gone = 0;
+		if (c->call && !c->dispatched) {
+			dispatch(c); /* a call is waiting: no warm-up */
+			return;
+		}
+		chain_set_state(c, CH_WARMING);
+		if (gate_command(c, n, IPC_PARK_WARM, 0) < 0)
+			prep_failed(c, "could not be warmed up");
+		return;
+	}
+	if (!n && c->holder->parked) {
+		/* The holder is back without a child: the fork failed. */
+		prep_failed(c, "could not be forked");
+	}
+}
+
+static void advance_warming(struct chain *c)
+{
+	if (c->holder_lost || !c->holder) {
+		lose(c, "its process ended unexpectedly");
+		return;
+	}
+	if (c->runner_gone) {
+		prep_failed(c, "ended while warming up");
+		return;
+	}
+	if (c->runner && c->runner->parked) {
+		c->prep_failures = 0;
+		chain_set_state(c, CH_IDLE);
+		if (c->call && !c->dispatched)
+			dispatch(c);
+	}
+}
+
+static void advance_reaping(struct chain *c)
+{
+	struct proc *h = c->holder;
+
+	if (c->holder_lost || !h) {
+		lose(c, "its process ended unexpectedly");
+		return;
+	}
+	/* Its runner (or newborn) must be gone before the holder can reap it. */
+	if (c->runner || c->newborn || !h->parked)
+		return;
+	for (int i = 0; i < CHAIN_PROCS; i++)
+		if (c->procs[i].pid && c->procs[i].role == ROLE_GONE)
+			return;
+	if (!c->reap_sent) {
+		c->reap_sent = 1;
+		if (gate_command(c, h, IPC_PARK_REAP, 0) < 0)
+			lose(c, "its process could not reap");
+		return;
+	}
+	chain_set_state(c, CH_PARKED);
+}
+
+static void chain_advance(struct chain *c)
+{
+	enum chain_state before;
+
+	do {
+		before = c->state;
+		switch (c->state) {
+		case CH_BOOTING:
+			advance_booting(c);
+			break;
+		case CH_IDLE:
+			advance_idle(c);
+			break;
+		case CH_RUNNING:
+		case CH_RESULT:
+			advance_running(c);
+			break;
+		case CH_SNAPSHOT:
+			advance_snapshot(c);
+			break;
+		case CH_PARKED:
+			advance_parked(c);
+			break;
+		case CH_FORKING:
+			advance_forking(c);
+			break;
+		case CH_WARMING:
+			advance_warming(c);
+			break;
+		case CH_REAPING:
+			advance_reaping(c);
+			break;
+		case CH_DEAD:
+		case CH_NSTATES:
+			break;
+		}
+	} while (c->state != before && c->state != CH_DEAD);
+	engine_kick(c->e);
+}
+
+/* ---- freeing ------------------------------------------------------------------------ */
+
+void chain_free(struct chain *c)
+{
+	struct engine *e = c->e;
+
+	TAILQ_REMOVE(&e->chains, c, link);
+	timer_cancel(&c->soft);
+	timer_cancel(&c->hard);
+	timer_cancel(&c->step);
+	channel_close(&c->ch);
+	gate_close(c);
+	if (c->has_cg) {
+		(void)cgroup_worker_kill(&c->cg);
+		if (cgroup_worker_remove(e->cfg->cgroup, &c->cg) < 0)
+			log_msg(LOG_DEBUG, "cgroup %s not removed yet", c->cg.name);
+	}
+	run_outcome_clear(&c->claim);
+	free(c);
+}

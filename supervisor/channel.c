@@ -1,0 +1,195 @@
+/* channel.c - our end of a chain's channel: a non-blocking stream socket with SO_PASSCRED, so
+ * the kernel says which process wrote each byte. Frames in are assembled with a fixed header
+ * buffer and an exact-size payload (no shuffling of buffers), at most a budget of bytes per
+ * call; frames out are queued and sent as the socket takes them. Whatever a worker writes is
+ * a claim: this file only frames it, chain.c judges it. Functions return 0 or -errno. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "engine_internal.h"
+
+int channel_open(struct channel *ch, int fd, watch_fn fn, void *data)
+{
+	int one = 1, rc;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->w = (struct watch){.fd = fd, .fn = fn, .data = data};
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+		return -errno;
+	rc = loop_add(&ch->w, EPOLLIN);
+	return rc;
+}
+
+static void frame_reset(struct channel *ch)
+{
+	free(ch->payload);
+	ch->payload = NULL;
+	ch->payload_len = ch->payload_got = 0;
+	ch->hdr_len = 0;
+	ch->sender = 0;
+}
+
+void channel_close(struct channel *ch)
+{
+	if (ch->w.fd >= 0) {
+		loop_del(&ch->w);
+		close(ch->w.fd);
+		ch->w.fd = -1;
+	}
+	frame_reset(ch);
+	free(ch->tx);
+	ch->tx = NULL;
+	ch->tx_len = ch->tx_off = 0;
+}
+
+void channel_flush(struct channel *ch)
+{
+	while (ch->tx && ch->tx_off < ch->tx_len) {
+		ssize_t n = send(ch->w.fd, ch->tx + ch->tx_off, ch->tx_len - ch->tx_off,
+		                 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				(void)loop_mod(&ch->w, EPOLLIN | EPOLLOUT);
+				return;
+			}
+			break; /* every reader is gone: their exits tell the story */
+		}
+		ch->tx_off += (size_t)n;
+	}
+	free(ch->tx);
+	ch->tx = NULL;
+	ch->tx_len = ch->tx_off = 0;
+	if (ch->w.fd >= 0)
+		(void)loop_mod(&ch->w, EPOLLIN);
+}
+
+int channel_send(struct channel *ch, char type, const void *prefix, size_t plen, const void *body,
+                 size_t blen)
+{
+	size_t pending = ch->tx ? ch->tx_len - ch->tx_off : 0;
+	size_t n = IPC_FRAME_HEADER + plen + blen;
+	char *buf;
+
+	if (plen + blen > IPC_FRAME_MAX)
+		return -EMSGSIZE;
+	buf = malloc(pending + n);
+	if (!buf)
+		return -ENOMEM;
+	if (pending)
+		memcpy(buf, ch->tx + ch->tx_off, pending);
+	ipc_frame_header_put((unsigned char *)buf + pending, type, (uint32_t)(plen + blen));
+	if (plen)
+		memcpy(buf + pending + IPC_FRAME_HEADER, prefix, plen);
+	if (blen)
+		memcpy(buf + pending + IPC_FRAME_HEADER + plen, body, blen);
+	free(ch->tx);
+	ch->tx = buf;
+	ch->tx_len = pending + n;
+	ch->tx_off = 0;
+	channel_flush(ch);
+	return 0;
+}
+
+static void close_fds(const struct ipc_recv_info *info)
+{
+	for (size_t i = 0; i < info->n_fds; i++)
+		(void)close(info->fds[i]);
+}
+
+/* Feed n bytes from one writer into the frame being assembled; each whole frame goes to
+ * the chain. fds came with these bytes: they belong to the first frame completed here. The
+ * payload buffer has the size the header claims (untouched pages of a large one cost
+ * nothing until written). */
+static void feed(struct channel *ch, struct chain *c, const unsigned char *p, size_t n,
+                 struct ipc_recv_info *info)
+{
+	while (n > 0 && ch->w.fd >= 0) {
+		size_t k;
+
+		if (ch->hdr_len < IPC_FRAME_HEADER) {
+			uint32_t len;
+			k = IPC_FRAME_HEADER - ch->hdr_len;
+			k = k < n ? k : n;
+			memcpy(ch->hdr + ch->hdr_len, p, k);
+			ch->hdr_len += k;
+			p += k;
+			n -= k;
+			if (ch->hdr_len < IPC_FRAME_HEADER)
+				break;
+			if (ipc_frame_header_get(ch->hdr, &ch->type, &len) < 0 ||
+			    !(ch->payload = malloc((size_t)len + 1))) {
+				/* Larger than any frame (or no memory for it): its writer's fault. */
+				pid_t who = ch->sender;
+				frame_reset(ch);
+				chain_on_frame(c, who, 0, NULL, 0, NULL, 0);
+				return;
+			}
+			ch->payload_len = len;
+			ch->payload_got = 0;
+		}
+		k = ch->payload_len - ch->payload_got;
+		k = k < n ? k : n;
+		memcpy(ch->payload + ch->payload_got, p, k);
+		ch->payload_got += k;
+		p += k;
+		n -= k;
+		if (ch->payload_got == ch->payload_len) {
+			char *payload = ch->payload;
+			size_t len = ch->payload_len;
+			pid_t who = ch->sender;
+			char type = ch->type;
+
+			payload[len] = '\0';
+			ch->payload = NULL;
+			ch->payload_len = ch->payload_got = ch->hdr_len = 0;
+			chain_on_frame(c, who, type, payload, len, info->fds, info->n_fds);
+			free(payload);
+			info->n_fds = 0; /* the chain took them or closed them */
+		}
+	}
+}
+
+int channel_read(struct channel *ch, struct chain *c, size_t budget)
+{
+	static unsigned char buf[ENGINE_READ_PER_TURN];
+
+	while (ch->w.fd >= 0 && budget > 0) {
+		struct ipc_recv_info info;
+		size_t want = budget < sizeof(buf) ? budget : sizeof(buf);
+		ssize_t n = ipc_recv(ch->w.fd, buf, want, MSG_DONTWAIT, &info);
+
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0 || (n == 0 && info.n_fds == 0)) {
+			close_fds(&info);
+			return -EPIPE;
+		}
+		if (info.truncated || info.sender <= 0) {
+			/* Too many fds, or a writer the kernel did not name: a violation. */
+			close_fds(&info);
+			chain_on_frame(c, info.sender, 0, NULL, 0, NULL, 0);
+			continue;
+		}
+		if (ch->sender && ch->sender != info.sender && (ch->hdr_len || ch->payload)) {
+			/* Another process writes while a frame of the first is unfinished: the
+			 * first was killed mid-frame, or two writers interleave. Drop the torn
+			 * frame; the chain judges its writer. */
+			pid_t who = ch->sender;
+			frame_reset(ch);
+			chain_on_frame(c, who, 0, NULL, 0, NULL, 0);
+		}
+		ch->sender = info.sender;
+		feed(ch, c, buf, (size_t)n, &info);
+		close_fds(&info);
+		budget -= (size_t)n;
+	}
+	return budget == 0 ? 1 : 0;
+}

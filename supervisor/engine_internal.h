@@ -1,0 +1,369 @@
+/* engine_internal.h - the call engine's parts, shared by engine.c (API, queue, scheduling),
+ * chain.c (a chain's state machine), channel.c (its socket), session.c, zygote_ctl.c,
+ * gate.c (fork gate answers), trace.c (ptrace) and verdict.c (how a call ended). Nothing
+ * outside supervisor/ includes it. Functions return 0 or a negative errno unless noted. */
+#ifndef SAFEPY_ENGINE_INTERNAL_H
+#define SAFEPY_ENGINE_INTERNAL_H
+
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include "policy.h"
+#include "supervisor.h"
+
+/* glibc's <sys/queue.h> lacks the variant that allows removing the current element. */
+#ifndef TAILQ_FOREACH_SAFE
+#define TAILQ_FOREACH_SAFE(var, head, field, tvar)                                                 \
+	for ((var) = TAILQ_FIRST(head); (var) && ((tvar) = TAILQ_NEXT(var, field), 1); (var) = (tvar))
+#endif
+
+/* ---- Limits the engine enforces on processes ---------------------------------------- */
+
+/* Between the soft deadline (SIGUSR1: TimeoutError inside the code, so what it printed
+ * comes back) and SIGKILL. */
+#define ENGINE_SOFT_KILL_GRACE_MS 500
+/* A process the supervisor resumed outside a call (a new runner warming up, a holder
+ * forking or reaping) must park again within this, or its chain is taken for hostile. */
+#define ENGINE_STEP_MS            2000
+/* A fresh worker must be sandboxed and parked within this after the spawn request. */
+#define ENGINE_BOOT_MS            10000
+/* Runners that failed to come up in a row before a session stops preparing them. */
+#define ENGINE_PREP_FAILURES_MAX  3
+/* Zygote restarts: the first after 2 s, doubling up to 30 s while start-up keeps failing. */
+#define ENGINE_ZYGOTE_RETRY_MS    1000
+#define ENGINE_ZYGOTE_RETRY_MAX   30000
+/* pids.max of a chain's cgroup: its processes and their threads. */
+#define ENGINE_CGROUP_PIDS        64
+/* oom_score_adj of a process running a call: the OOM killer takes it before the state. */
+#define ENGINE_RUNNER_OOM_ADJ     "1000"
+/* Bytes read from one chain's channel per event-loop turn. */
+#define ENGINE_READ_PER_TURN      65536
+
+/* ---- Processes and chains ------------------------------------------------------------ */
+
+/* What a process of a chain is to the supervisor. It never decides this itself. */
+enum proc_role {
+	ROLE_FREE = 0, /* slot unused */
+	ROLE_HOLDER,   /* holds a session's committed state; parked or stopped, runs no call */
+	ROLE_RUNNER,   /* runs (or is ready to run) a call */
+	ROLE_NEWBORN,  /* forked on the supervisor's word; its role comes with its first park */
+	ROLE_GONE,     /* killed or replaced: only its exit is awaited */
+};
+
+/* Which thread's system call the seccomp filter killed (from the exit stops). */
+struct sysreport {
+	int have;
+	unsigned int arch;
+	long nr;
+	uint64_t args[6];
+	pid_t tid;
+};
+
+struct proc {
+	pid_t pid; /* 0: slot free */
+	enum proc_role role;
+	int fresh;      /* the zygote forked it: it dies with the zygote, so it never holds state */
+	int parked;     /* its main thread waits in the gate: notif is held */
+	uint64_t notif; /* that notification's id */
+	int threads;    /* its threads when it parked (from /proc) */
+	int killed;     /* SIGKILL sent */
+	int cpu_ms;     /* CPU time at its exit stop, -1 unknown */
+	struct sysreport sys;
+};
+
+#define CHAIN_PROCS 8
+
+/* A chain's states: one process at most runs code at any time, every other is parked in the
+ * gate (verified single-threaded) or not yet let go. The legal transitions are a table in
+ * chain.c; docs/engine.md draws them. */
+enum chain_state {
+	CH_BOOTING,  /* a fresh worker: pid, listener, ready frame and first park awaited */
+	CH_IDLE,     /* its runner is parked and ready (its holder parked, if any) */
+	CH_RUNNING,  /* the runner has the call's code; the deadline runs */
+	CH_RESULT,   /* the runner reported a result; it must park (or the deadline ends it) */
+	CH_SNAPSHOT, /* committing a runner with threads: it forks a one-thread copy */
+	CH_PARKED,   /* only the holder, parked: a session's state between calls */
+	CH_FORKING,  /* the holder forks the next runner */
+	CH_WARMING,  /* the new runner warms up */
+	CH_REAPING,  /* the runner is gone: the holder reaps it */
+	CH_DEAD,     /* everything killed: waiting to see every process gone */
+	CH_NSTATES
+};
+
+/* Why the supervisor ended a call's runner (or a whole chain). */
+enum kill_reason {
+	KILL_NONE = 0,
+	KILL_TIMEOUT,  /* the wall clock */
+	KILL_CANCEL,   /* the client cancelled */
+	KILL_SHUTDOWN, /* the server stops */
+	KILL_PROTOCOL, /* it broke the wire protocol: a frame or park not legal in its state */
+	KILL_DONE,     /* its work is over (answered, replaced, rolled back) */
+	KILL_ZYGOTE,   /* the zygote that forked it is gone */
+	KILL_LOST,     /* the chain's state is gone (its holder died, or misbehaved) */
+};
+
+/* The chain's socket: frames in (bounded work per turn), frames out (queued). */
+struct channel {
+	struct watch w;
+	/* the frame being received: its header, then its payload */
+	unsigned char hdr[IPC_FRAME_HEADER];
+	size_t hdr_len;
+	char type;
+	char *payload;
+	size_t payload_len, payload_got;
+	pid_t sender; /* who wrote the bytes of the frame being received */
+	/* bytes still to send */
+	char *tx;
+	size_t tx_len, tx_off;
+};
+
+struct chain {
+	TAILQ_ENTRY(chain) link;
+	struct engine *e;
+	unsigned int id; /* for the log */
+	enum chain_state state;
+	struct session *session; /* whose state it holds or builds; NULL: pool or one-shot */
+	struct proc procs[CHAIN_PROCS];
+	struct proc *holder, *runner, *newborn;
+	struct channel ch;
+	struct watch listener; /* the fork gate of every process of the chain; fd -1 if none */
+	int traced;            /* the fresh worker was seized: every process is traced */
+	/* booting */
+	uint32_t req_id;
+	int generation; /* the zygote that forks it */
+	int got_listener, got_ready;
+	int64_t spawned_ms;
+	/* the call */
+	struct engine_call *call; /* given to this chain, answered or not yet */
+	int dispatched;           /* its code went to the runner: the deadline runs */
+	uint32_t seq;             /* the call's sequence on this chain */
+	struct run_outcome claim; /* what the runner reported (RESULT) */
+	int have_claim;
+	enum kill_reason kill; /* why the runner was killed */
+	int holder_lost;       /* the holder died unasked */
+	int runner_gone;       /* the runner's exit was seen: runner_status, runner_last */
+	int runner_status;
+	struct proc runner_last;
+	int newborn_gone; /* the newborn died before it parked */
+	int snap_answer;  /* CH_SNAPSHOT: the call is answered once its copy parks */
+	int reap_sent;    /* REAPING: the holder was told to reap */
+	struct timer soft, hard, step;
+	uint64_t ooms_before;
+	struct cgroup_worker cg;
+	int has_cg;
+	int prep_failures;
+};
+
+TAILQ_HEAD(chain_list, chain);
+TAILQ_HEAD(call_list, engine_call);
+
+/* ---- Sessions ----------------------------------------------------------------------- */
+
+struct session {
+	TAILQ_ENTRY(session) link; /* in use order: the least recently used first */
+	struct engine *e;
+	char handle[33];
+	struct chain *chain;      /* holds its state; NULL: empty (a fresh worker starts it) */
+	struct chain *old;        /* during a reset call: the state it replaces until it commits */
+	int lost;                 /* its state was lost: calls fail until a reset */
+	char lost_why[160];
+	struct engine_call *active; /* the call given to a chain, or queued for one */
+	struct call_list pending;   /* calls after it, in arrival order */
+	int64_t last_used;
+	struct timer idle;
+};
+
+TAILQ_HEAD(session_list, session);
+
+/* ---- The engine ---------------------------------------------------------------------- */
+
+struct engine {
+	const struct config *cfg;
+	const char *zygote_exe;
+	/* the zygote */
+	pid_t zpid;
+	struct watch zctl;
+	int zready;
+	int generation;
+	int zfailures;    /* start-ups that failed in a row */
+	char zerror[256]; /* why the last start-up failed */
+	struct timer zretry;
+	/* calls, chains, sessions */
+	struct call_list queue; /* calls waiting for a chain */
+	struct chain_list chains;
+	struct session_list sessions;
+	unsigned int n_sessions;
+	unsigned int next_chain_id;
+	uint32_t next_req;
+	struct timer kick; /* schedule soon (not from inside the caller) */
+	char *layers;      /* the first ready worker's sandbox report */
+	int can_trace;     /* -1 unknown */
+	int warned_trace;
+	int stopping;
+};
+
+/* ---- engine.c ---- */
+
+/* Answer a call: its done() runs now; the session's next call is queued. o is consumed
+ * (cleared). Detaches the call from its chain. */
+void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *o);
+/* Answer a call with a status and a message of ours. */
+void engine_fail(struct engine *e, struct engine_call *c, enum run_status st, const char *type,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Run the scheduler on the next loop turn. */
+void engine_kick(struct engine *e);
+/* A call given to a chain that died before running it: back to the head of the queue. */
+void engine_requeue(struct engine *e, struct engine_call *c);
+/* The wall-clock limit of a call, in seconds. */
+double engine_call_timeout(const struct engine *e, const struct engine_call *c);
+/* The chain a process belongs to (any role), and its record; NULL if none. */
+struct chain *engine_chain_of(struct engine *e, pid_t pid, struct proc **p);
+
+/* ---- chain.c ---- */
+
+/* Ask the zygote for a fresh worker: a new chain in CH_BOOTING, or NULL. */
+struct chain *chain_spawn(struct engine *e);
+/* The zygote forked the chain's worker. */
+void chain_on_pid(struct chain *c, pid_t pid);
+/* The zygote could not fork it (errno). The chain is dead. */
+void chain_on_spawn_error(struct chain *c, int err);
+/* One whole frame from the channel, written by sender (kernel-verified). payload is
+ * borrowed; fds (already taken from the socket) are the chain's to close. */
+void chain_on_frame(struct chain *c, pid_t sender, char type, const char *payload, size_t len,
+                    const int *fds, size_t n_fds);
+/* A fork attempt reached the gate: from thread tid of the chain, notification id. Answers it
+ * (now or later). */
+void chain_on_park(struct chain *c, pid_t tid, uint64_t id);
+/* A process forked by a process of the chain appeared (stopped at its birth). Returns 1 if
+ * the chain expected it (it is recorded), 0 if not (the caller kills it). */
+int chain_on_birth(struct chain *c, pid_t pid, pid_t parent);
+/* A process of the chain is gone; status is its wait status. */
+void chain_on_exit(struct chain *c, struct proc *p, int status);
+/* The channel closed: every process of the chain closed its end. */
+void chain_on_hangup(struct chain *c);
+/* Give the chain a call (engine scheduling): it runs as soon as the chain is ready. */
+void chain_give(struct chain *c, struct engine_call *call);
+/* Its call was cancelled: if it runs, kill and roll back (answered when the runner is
+ * gone); if not, answer it cancelled now and keep the chain. */
+void chain_cancel(struct chain *c);
+/* Prepare a runner for a parked session's next call, if none is ready. */
+void chain_prepare(struct chain *c);
+/* Kill every process of the chain; it is freed once all are gone. Its call, if any, is
+ * answered per why. */
+void chain_kill(struct chain *c, enum kill_reason why);
+/* Free a chain (the engine does, at the start of a loop turn, once it is CH_DEAD and every
+ * process is gone; and at shutdown). */
+void chain_free(struct chain *c);
+/* Is the chain dead with every process gone? */
+int chain_is_finished(const struct chain *c);
+/* Is the chain free for a call of an empty session or a one-shot call? */
+int chain_is_spare(const struct chain *c);
+/* Does the chain hold or build a call right now (counts towards max_workers)? */
+int chain_is_busy(const struct chain *c);
+/* Name of a state, for logs and docs. */
+const char *chain_state_name(enum chain_state s);
+
+/* ---- channel.c ---- */
+
+/* Set up the channel on our end fd (non-blocking, SO_PASSCRED, watched). */
+int channel_open(struct channel *ch, int fd, watch_fn fn, void *data);
+void channel_close(struct channel *ch);
+/* Queue a frame to send (prefix then body) and send what the socket takes. 0 or -ENOMEM. */
+int channel_send(struct channel *ch, char type, const void *prefix, size_t plen,
+                 const void *body, size_t blen);
+/* Send what is queued (on EPOLLOUT). */
+void channel_flush(struct channel *ch);
+/* Read at most budget bytes and hand each whole frame to the chain (which may kill its
+ * writer but is never freed meanwhile). Returns 0 when the socket has nothing more, 1 when
+ * the budget ran out first, -EPIPE when the channel closed (every writer is gone). */
+int channel_read(struct channel *ch, struct chain *c, size_t budget);
+
+/* ---- session.c ---- */
+
+/* The session was just used: last in the use order, its idle timer restarted. */
+void session_touch(struct session *s);
+/* The session's chain committed a call: c holds its state now (the old state, if any, is
+ * killed by the caller). */
+void session_committed(struct session *s, struct chain *c);
+/* A call of the session ended without changing its state (rolled back): a reset call gives
+ * the old state back. */
+void session_rolled_back(struct session *s, struct chain *c);
+/* The session's state is gone (its holder died, or misbehaved): later calls fail with
+ * SessionError until a reset. */
+void session_lose(struct session *s, struct chain *c, const char *why);
+/* The chain that held or built the session's state is going away: forget it. */
+void session_drop_chain(struct session *s, struct chain *c);
+/* Evict idle sessions over the limit, least recently used first, to make room for room
+ * more. */
+void sessions_evict(struct engine *e, unsigned int room);
+/* Free every session (shutdown). */
+void sessions_free_all(struct engine *e);
+
+/* ---- zygote_ctl.c ---- */
+
+/* Start the zygote (fork, exec with an empty environment, send its configuration). */
+int zygote_start(struct engine *e);
+/* Ask the zygote for a worker whose channel end is fd (sent, then closed here). */
+int zygote_request(struct engine *e, uint32_t req_id, int fd);
+/* Stop it (close the socket, SIGKILL). */
+void zygote_stop(struct engine *e);
+/* Is it ready to spawn? */
+int zygote_ready(const struct engine *e);
+/* The zygote exited (reaped by engine_sigchld): restart it, with backoff if it failed to
+ * start. */
+void zygote_exited(struct engine *e, int status);
+
+/* ---- gate.c ---- */
+
+/* Watch the chain's listener fd (taken). */
+int gate_open(struct chain *c, int fd);
+void gate_close(struct chain *c);
+/* Answer a held park: let the fork happen. */
+int gate_continue(struct chain *c, struct proc *p);
+/* Answer a held park with a command word. */
+int gate_command(struct chain *c, struct proc *p, enum ipc_park_cmd cmd, uint32_t arg);
+/* Refuse a fork attempt (EPERM), e.g. from user code. */
+void gate_refuse(struct chain *c, uint64_t id);
+
+/* ---- trace.c ---- */
+
+/* Attach to a fresh worker (PTRACE_SEIZE with exit, fork and clone events, EXITKILL): every
+ * process and thread it makes is traced from its birth. Returns 0 or -errno. */
+int trace_seize(pid_t pid);
+/* A stop of a traced task (from engine_sigchld): handle it and let the task go on. */
+void trace_stop(struct engine *e, pid_t pid, int status);
+/* What /proc says of a task: its process, its parent, its threads. Returns 0 or -errno. */
+int proc_status(pid_t tid, pid_t *tgid, pid_t *ppid, int *threads);
+/* SIGKILL a process (only ever one the engine knows alive: the tracer or the subreaper sees
+ * its exit before its pid can be reused). */
+void proc_kill(struct proc *p);
+/* Make the OOM killer take this process (a call's runner) before the others. */
+void proc_prefer_oom(pid_t pid);
+
+/* ---- verdict.c: how a call ended, from what the supervisor knows of its process ---- */
+
+struct verdict_in {
+	enum kill_reason kill;  /* why the supervisor ended the runner, KILL_NONE if it did not */
+	int have_status;        /* status is the runner's wait status */
+	int status;
+	const struct sysreport *sys; /* the killed syscall, or NULL */
+	pid_t pid;                   /* the runner */
+	int cpu_ms;                  /* its CPU time at exit, -1 unknown */
+	uint64_t ooms;               /* OOM kills in its cgroup during the call */
+	double timeout_s;            /* the call's wall-clock limit */
+	unsigned int cpu_s;          /* the CPU limit */
+	uint64_t memory;             /* the memory limit */
+};
+
+struct verdict {
+	enum run_status status;
+	const char *type;
+	char message[512];
+};
+
+/* Pure: the status, error type and message of a call whose runner ended without a result
+ * the supervisor could take. */
+void verdict_decide(const struct verdict_in *in, struct verdict *out);
+
+#endif

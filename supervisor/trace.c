@@ -1,0 +1,221 @@
+/* trace.c - the supervisor as the tracer of every worker process. A fresh worker is seized
+ * with exit, fork and clone events and EXITKILL: each process and thread born from it is
+ * traced from its first instruction, and every one dies with the supervisor. A stop is
+ * handled and the task goes on: a new process is shown to its chain (which kills one it did
+ * not ask for), an exit stop records which thread's system call the filter killed (and the
+ * CPU time of a process killed outright), a signal reaches its task unless it is SIGCHLD,
+ * which no worker uses (held back, it can run no handler). Functions return 0 or -errno. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/audit.h>
+
+#include "engine_internal.h"
+
+#ifndef PTRACE_GET_SYSCALL_INFO
+#define PTRACE_GET_SYSCALL_INFO 0x420e
+#endif
+
+int trace_seize(pid_t pid)
+{
+	long opts = PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE;
+
+	return ptrace(PTRACE_SEIZE, pid, 0, opts) == 0 ? 0 : -errno;
+}
+
+/* Read a small /proc file of a task into buf (NUL-terminated). Returns bytes or -errno. */
+static ssize_t proc_read(pid_t tid, const char *file, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+static long status_field(const char *text, const char *name)
+{
+	const char *p = strstr(text, name);
+
+	return p ? strtol(p + strlen(name), NULL, 10) : -1;
+}
+
+int proc_status(pid_t tid, pid_t *tgid, pid_t *ppid, int *threads)
+{
+	char buf[2048];
+	ssize_t n = proc_read(tid, "status", buf, sizeof(buf));
+	long t, p, th;
+
+	if (n < 0)
+		return (int)n;
+	t = status_field(buf, "\nTgid:");
+	p = status_field(buf, "\nPPid:");
+	th = status_field(buf, "\nThreads:");
+	if (t <= 0 || p < 0 || th <= 0)
+		return -EINVAL;
+	if (tgid)
+		*tgid = (pid_t)t;
+	if (ppid)
+		*ppid = (pid_t)p;
+	if (threads)
+		*threads = (int)th;
+	return 0;
+}
+
+/* utime + stime of a process, in ms; -1 when unknown. */
+static int proc_cpu_ms(pid_t pid)
+{
+	char buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (proc_read(pid, "stat", buf, sizeof(buf)) <= 0 || hz <= 0)
+		return -1;
+	/* The command name may hold spaces and parentheses: fields follow the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+	                 &st) != 2)
+		return -1;
+	return (int)((ut + st) * 1000 / (unsigned long long)hz);
+}
+
+void proc_kill(struct proc *p)
+{
+	if (p->pid <= 0)
+		return;
+	if (!p->killed)
+		(void)kill(p->pid, SIGKILL);
+	p->killed = 1;
+	p->parked = 0;
+}
+
+/* Raising one's own process's score needs no privilege. */
+void proc_prefer_oom(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, ENGINE_RUNNER_OOM_ADJ, strlen(ENGINE_RUNNER_OOM_ADJ)) < 0)
+		log_msg(LOG_DEBUG, "oom_score_adj of %d: %s", (int)pid, strerror(errno));
+	close(fd);
+}
+
+/* A traced thread is about to exit. When its process dies of the filter's SIGSYS, find the
+ * thread whose system call the filter kills: every thread of the process stops here, and the
+ * one the policy table refuses is the culprit. */
+static void exit_stop(struct engine *e, pid_t tid)
+{
+	unsigned long msg = 0;
+	struct user_regs_struct regs;
+	struct {
+		uint8_t op;
+		uint8_t pad[3];
+		uint32_t arch;
+		uint64_t rest[16];
+	} info;
+	struct sysreport r;
+	struct proc *p = NULL;
+	pid_t tgid = tid;
+	int err, status;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) != 0)
+		return;
+	status = (int)msg;
+	if (!WIFSIGNALED(status))
+		return;
+	if (proc_status(tid, &tgid, NULL, NULL) < 0)
+		tgid = tid;
+	if (!engine_chain_of(e, tgid, &p) || !p)
+		return;
+	if (WTERMSIG(status) == SIGKILL && tid == tgid) {
+		p->cpu_ms = proc_cpu_ms(tid);
+		return;
+	}
+	if (WTERMSIG(status) != SIGSYS || p->sys.have || ptrace(PTRACE_GETREGS, tid, 0, &regs) != 0)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.arch = AUDIT_ARCH_X86_64;
+	memset(&info, 0, sizeof(info));
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(info), &info) > 0 && info.arch)
+		r.arch = info.arch;
+	r.nr = (long)regs.orig_rax;
+	if (r.arch == AUDIT_ARCH_I386) {
+		uint64_t a[6] = {regs.rbx, regs.rcx, regs.rdx, regs.rsi, regs.rdi, regs.rbp};
+		memcpy(r.args, a, sizeof(a));
+	} else {
+		uint64_t a[6] = {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9};
+		memcpy(r.args, a, sizeof(a));
+	}
+	r.tid = tid;
+	if (r.nr < 0 || policy_check(r.arch, r.nr, r.args, &err) != POLICY_KILL)
+		return; /* this thread was only taken down with the process */
+	r.have = 1;
+	p->sys = r;
+}
+
+void trace_stop(struct engine *e, pid_t pid, int status)
+{
+	int sig = WSTOPSIG(status), event = status >> 16, inject = 0;
+	unsigned long child = 0;
+
+	switch (event) {
+	case PTRACE_EVENT_STOP: {
+		/* A task's first stop (auto-attached at its birth), or a group stop. A new
+		 * process is its chain's to accept; a new thread just goes on. */
+		pid_t tgid = 0, ppid = 0;
+		struct proc *known = NULL;
+		if (!engine_chain_of(e, pid, &known) && proc_status(pid, &tgid, &ppid, NULL) == 0 &&
+		    tgid == pid) {
+			struct chain *c = engine_chain_of(e, ppid, NULL);
+			if (!c || !chain_on_birth(c, pid, ppid)) {
+				log_msg(LOG_WARN, "process %d appeared without being asked for; killing it",
+				        (int)pid);
+				(void)kill(pid, SIGKILL);
+			}
+		}
+		break;
+	}
+	case PTRACE_EVENT_FORK:
+		if (ptrace(PTRACE_GETEVENTMSG, pid, 0, &child) == 0) {
+			struct chain *c = engine_chain_of(e, pid, NULL);
+			if (!c || !chain_on_birth(c, (pid_t)child, pid)) {
+				log_msg(LOG_WARN, "process %d appeared without being asked for; killing it",
+				        (int)child);
+				(void)kill((pid_t)child, SIGKILL);
+			}
+		}
+		break;
+	case PTRACE_EVENT_EXIT:
+		exit_stop(e, pid);
+		break;
+	case 0:
+		/* A signal on its way to the task: deliver it, but for SIGCHLD. */
+		inject = sig == SIGCHLD ? 0 : sig;
+		break;
+	default:
+		break;
+	}
+	(void)ptrace(PTRACE_CONT, pid, 0, (void *)(long)inject);
+}

@@ -1,0 +1,143 @@
+/* verdict.c - how a call ended when its runner gave no result the supervisor could take:
+ * from why the supervisor ended it, its wait status, the system call the filter killed, its
+ * CPU time and its cgroup's OOM count, to a status, an error type and a message. Pure: no
+ * I/O, no globals; the table of cases is the order of the tests below. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <linux/audit.h>
+
+#include "engine_internal.h"
+
+static void set(struct verdict *v, enum run_status st, const char *type, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void set(struct verdict *v, enum run_status st, const char *type, const char *fmt, ...)
+{
+	va_list ap;
+
+	v->status = st;
+	v->type = type;
+	va_start(ap, fmt);
+	vsnprintf(v->message, sizeof(v->message), fmt, ap);
+	va_end(ap);
+}
+
+/* The supervisor ended it: its reason decides, whatever the process said or how it died. */
+static int by_kill(const struct verdict_in *in, struct verdict *v)
+{
+	switch (in->kill) {
+	case KILL_CANCEL:
+		set(v, RUN_CANCELLED, "Cancelled", "The call was cancelled.");
+		return 1;
+	case KILL_TIMEOUT:
+		set(v, RUN_TIMEOUT, "TimeoutError",
+		    "Execution exceeded the time limit of %g s and was stopped.", in->timeout_s);
+		return 1;
+	case KILL_PROTOCOL:
+		set(v, RUN_CRASHED, "SandboxError",
+		    "The worker broke the protocol with the server (a message not allowed at "
+		    "that point) and was stopped.");
+		return 1;
+	case KILL_ZYGOTE:
+		set(v, RUN_CRASHED, "SandboxError",
+		    "The Python interpreter process exited while this call ran; it is being "
+		    "restarted: please retry.");
+		return 1;
+	case KILL_SHUTDOWN:
+		set(v, RUN_CANCELLED, "Cancelled", "The server is shutting down.");
+		return 1;
+	case KILL_LOST:
+		set(v, RUN_CRASHED, "SandboxError",
+		    "The session's process ended unexpectedly; its state is lost.");
+		return 1;
+	case KILL_DONE:
+	case KILL_NONE:
+		break;
+	}
+	return 0;
+}
+
+static int by_signal(const struct verdict_in *in, struct verdict *v)
+{
+	int sig = WTERMSIG(in->status);
+
+	if (sig == SIGSYS) {
+		char name[64];
+		if (!in->sys || !in->sys->have) {
+			set(v, RUN_SANDBOX_VIOLATION, "SandboxViolation",
+			    "The sandbox stopped the code: it made a system call that is not "
+			    "allowed.");
+			return 1;
+		}
+		policy_syscall_name(in->sys->arch, in->sys->nr, name, sizeof(name));
+		/* abort() signals its own process with tgkill, which the filter kills. */
+		if ((strcmp(name, "tgkill") == 0 || strcmp(name, "tkill") == 0) &&
+		    (in->sys->args[2] == SIGABRT || in->sys->args[0] == (uint64_t)in->pid)) {
+			set(v, RUN_CRASHED, "InterpreterCrash",
+			    "The interpreter aborted (often memory exhaustion inside C code).");
+			return 1;
+		}
+		set(v, RUN_SANDBOX_VIOLATION, "SandboxViolation",
+		    "The sandbox stopped the code: it attempted the system call '%s'%s, which is "
+		    "not allowed (no files, network, processes or signals).",
+		    name, in->sys->arch == AUDIT_ARCH_I386 ? " (i386 entry point)" : "");
+		return 1;
+	}
+	if (sig == SIGXCPU ||
+	    (sig == SIGKILL && in->cpu_ms >= 0 && (uint64_t)in->cpu_ms >= in->cpu_s * 1000ull)) {
+		set(v, RUN_TIMEOUT, "TimeoutError",
+		    "Execution exceeded the CPU time limit of %u s and was stopped.", in->cpu_s);
+		return 1;
+	}
+	if (sig == SIGKILL && in->ooms > 0) {
+		set(v, RUN_MEMORY_LIMIT, "MemoryError",
+		    "The code used more than the memory limit (%llu MiB) and was stopped.",
+		    (unsigned long long)(in->memory >> 20));
+		return 1;
+	}
+	if (sig == SIGKILL) {
+		set(v, RUN_CRASHED, "SandboxError",
+		    "The process running the code was killed from outside the sandbox (SIGKILL).");
+		return 1;
+	}
+	set(v, RUN_CRASHED, "InterpreterCrash", "The interpreter crashed (signal %d, %s).", sig,
+	    sigabbrev_np(sig) ? sigabbrev_np(sig) : "unknown");
+	return 1;
+}
+
+static void by_exit(const struct verdict_in *in, struct verdict *v)
+{
+	int code = WEXITSTATUS(in->status);
+	const char *why = ipc_worker_exit_reason(code);
+
+	if (code == WORKER_EXIT_SECCOMP || code == WORKER_EXIT_NNP || code == WORKER_EXIT_GATE)
+		set(v, RUN_CRASHED, "SandboxError",
+		    "The sandbox could not be set up (%s); safepy refuses to run code without "
+		    "seccomp and no_new_privs. Run `safepy doctor`.",
+		    why ? why : "unknown");
+	else
+		set(v, RUN_CRASHED, "SandboxError",
+		    "The worker ended without a result (exit status %d%s%s).", code,
+		    why ? ": " : "", why ? why : "");
+}
+
+void verdict_decide(const struct verdict_in *in, struct verdict *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (by_kill(in, out))
+		return;
+	if (!in->have_status) {
+		set(out, RUN_CRASHED, "SandboxError",
+		    "The process running the code ended without a result.");
+		return;
+	}
+	if (WIFSIGNALED(in->status) && by_signal(in, out))
+		return;
+	if (WIFEXITED(in->status)) {
+		by_exit(in, out);
+		return;
+	}
+	set(out, RUN_CRASHED, "SandboxError", "The worker ended without a result.");
+}

@@ -1,0 +1,230 @@
+/* zygote_ctl.c - the supervisor's side of the zygote: start it (fork, exec with an empty
+ * environment, its configuration as the control socket's first message), ask it for workers,
+ * hear what it says, and restart it when it exits, with a backoff while start-up fails.
+ * The zygote holds no secrets and never sees a request; what it says is still checked.
+ * Functions return 0 or -errno. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine_internal.h"
+
+#define ZYGOTE_CONTROL_FD 3
+
+static void zygote_event(struct watch *w, uint32_t events);
+
+/* In the child: stdin and stdout /dev/null, stderr kept (the zygote's start-up errors go to
+ * the log), the control socket on fd 3, nothing else, an empty environment. */
+static void zygote_exec(const char *exe, int sock) __attribute__((noreturn));
+static void zygote_exec(const char *exe, int sock)
+{
+	char *const argv[] = {(char *)"safepy-zygote", NULL};
+	char *const envp[] = {NULL};
+	sigset_t none;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(sock, ZYGOTE_CONTROL_FD) < 0)
+		_exit(127);
+	syscall(SYS_close_range, ZYGOTE_CONTROL_FD + 1, ~0U, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	execve(exe, argv, envp);
+	_exit(127);
+}
+
+int zygote_start(struct engine *e)
+{
+	struct ipc_config ic;
+	int sv[2] = {-1, -1};
+	size_t len = 0;
+	char *conf;
+	pid_t pid;
+
+	config_to_ipc(e->cfg, &ic);
+	conf = ipc_config_encode(&ic, &len);
+	if (!conf)
+		return -ENOMEM;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		int err = -errno;
+		free(conf);
+		return err;
+	}
+	/* Queued before the zygote runs: its first read finds it. */
+	if (send(sv[0], conf, len, MSG_NOSIGNAL) != (ssize_t)len) {
+		int err = -errno;
+		free(conf);
+		close(sv[0]);
+		close(sv[1]);
+		return err ? err : -EIO;
+	}
+	free(conf);
+	pid = fork();
+	if (pid == 0)
+		zygote_exec(e->zygote_exe, sv[1]);
+	close(sv[1]);
+	if (pid < 0) {
+		int err = -errno;
+		close(sv[0]);
+		return err;
+	}
+	e->zpid = pid;
+	e->zready = 0;
+	e->generation++;
+	e->zctl = (struct watch){.fd = sv[0], .fn = zygote_event, .data = e};
+	if (loop_add(&e->zctl, EPOLLIN) < 0) {
+		close(sv[0]);
+		e->zctl.fd = -1;
+		kill(pid, SIGKILL);
+		return -EIO;
+	}
+	log_msg(LOG_DEBUG, "zygote started (pid %d)", (int)pid);
+	return 0;
+}
+
+int zygote_ready(const struct engine *e)
+{
+	return e->zctl.fd >= 0 && e->zready;
+}
+
+int zygote_request(struct engine *e, uint32_t req_id, int fd)
+{
+	unsigned char msg[IPC_ZYGOTE_MSG];
+
+	ipc_zygote_msg_put(msg, IPC_ZYGOTE_SPAWN, req_id, 0);
+	return e->zctl.fd < 0 ? -ENOTCONN : ipc_send_fd(e->zctl.fd, msg, sizeof(msg), fd);
+}
+
+static void zygote_close(struct engine *e)
+{
+	if (e->zctl.fd < 0)
+		return;
+	loop_del(&e->zctl);
+	close(e->zctl.fd);
+	e->zctl.fd = -1;
+	e->zready = 0;
+}
+
+void zygote_stop(struct engine *e)
+{
+	zygote_close(e);
+	if (e->zpid > 0)
+		kill(e->zpid, SIGKILL);
+}
+
+static struct chain *chain_by_req(struct engine *e, uint32_t id)
+{
+	struct chain *c;
+
+	TAILQ_FOREACH(c, &e->chains, link)
+		if (c->state == CH_BOOTING && c->req_id == id && c->generation == e->generation)
+			return c;
+	return NULL;
+}
+
+/* The zygote's fresh workers that it had not forked yet will never come; the ones it
+ * forked die of their parent-death signal and are reported when reaped. */
+static void zygote_lost(struct engine *e)
+{
+	struct chain *c, *next;
+
+	zygote_close(e);
+	TAILQ_FOREACH_SAFE(c, &e->chains, link, next)
+		if (c->generation == e->generation && c->state == CH_BOOTING)
+			chain_kill(c, KILL_ZYGOTE);
+}
+
+void zygote_exited(struct engine *e, int status)
+{
+	char why[96];
+	int started = e->zready;
+	int64_t delay;
+
+	if (WIFEXITED(status)) {
+		const char *r = ipc_zygote_exit_reason(WEXITSTATUS(status));
+		snprintf(why, sizeof(why), "exit status %d%s%s", WEXITSTATUS(status), r ? ": " : "",
+		         r ? r : "");
+	} else {
+		snprintf(why, sizeof(why), "killed by signal %d", WTERMSIG(status));
+	}
+	e->zpid = 0;
+	zygote_lost(e);
+	if (started) {
+		e->zfailures = 0;
+		delay = 0;
+		log_msg(LOG_WARN, "the Python zygote exited (%s); restarting it", why);
+	} else {
+		e->zfailures++;
+		snprintf(e->zerror, sizeof(e->zerror), "%s", why);
+		delay = (int64_t)ENGINE_ZYGOTE_RETRY_MS << (e->zfailures < 5 ? e->zfailures : 5);
+		if (delay > ENGINE_ZYGOTE_RETRY_MAX)
+			delay = ENGINE_ZYGOTE_RETRY_MAX;
+		log_msg(LOG_ERROR, "the Python zygote failed to start: %s", why);
+	}
+	if (!e->stopping)
+		timer_arm(&e->zretry, now_ms() + delay);
+	engine_kick(e);
+}
+
+static void zygote_event(struct watch *w, uint32_t events)
+{
+	struct engine *e = w->data;
+	unsigned char msg[IPC_ZYGOTE_MSG + 1];
+	ssize_t n = recv(w->fd, msg, sizeof(msg), MSG_DONTWAIT);
+	uint32_t a, b;
+	struct chain *c;
+	char type;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		/* It is exiting (or broke its socket): engine_sigchld reaps it and says how it
+		 * ended. */
+		zygote_stop(e);
+		return;
+	}
+	if (ipc_zygote_msg_get(msg, (size_t)n, &type, &a, &b) < 0) {
+		log_msg(LOG_ERROR, "malformed message from the zygote; restarting it");
+		zygote_stop(e);
+		return;
+	}
+	switch (type) {
+	case IPC_ZYGOTE_READY:
+		e->zready = 1;
+		e->zfailures = 0;
+		log_msg(LOG_DEBUG, "zygote ready");
+		break;
+	case IPC_ZYGOTE_PID:
+		c = chain_by_req(e, a);
+		if (c && b > 1 && b <= INT32_MAX)
+			chain_on_pid(c, (pid_t)b);
+		break;
+	case IPC_ZYGOTE_ERR:
+		c = chain_by_req(e, a);
+		if (c)
+			chain_on_spawn_error(c, (int)b);
+		break;
+	case IPC_ZYGOTE_EXIT: {
+		/* A traced worker's exit reached us as its tracer already. */
+		struct proc *p = NULL;
+		c = engine_chain_of(e, (pid_t)a, &p);
+		if (c && p && !c->traced)
+			chain_on_exit(c, p, (int)b);
+		break;
+	}
+	default:
+		log_msg(LOG_ERROR, "unknown message from the zygote");
+		break;
+	}
+	engine_kick(e);
+}

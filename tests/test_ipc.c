@@ -1,0 +1,496 @@
+/* test_ipc.c - unit tests of ipc/, the wire between the supervisor and its Python processes:
+ * frame headers and blocking frame I/O, the fork gate's answer words, the zygote's control
+ * messages and configuration, passing fds with the sender's pid, worker exit codes, and the
+ * outcome codec (hostile input). */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ipc.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- integers and frames --------------------------------------------------------------- */
+
+Test(ipc, integers_are_little_endian)
+{
+	unsigned char b[4];
+	static const uint32_t vals[] = {0, 1, 255, 256, 0x01020304, IPC_FRAME_MAX, UINT32_MAX};
+
+	ipc_put_u32(b, 0x01020304);
+	cr_assert(b[0] == 4 && b[1] == 3 && b[2] == 2 && b[3] == 1);
+	for (size_t i = 0; i < N_OF(vals); i++) {
+		ipc_put_u32(b, vals[i]);
+		cr_assert_eq(ipc_get_u32(b), vals[i]);
+	}
+}
+
+Test(ipc, frame_header_round_trips_and_refuses_oversize)
+{
+	unsigned char h[IPC_FRAME_HEADER];
+	uint32_t len = 0;
+	char type = 0;
+
+	ipc_frame_header_put(h, IPC_FRAME_RESULT, 1234);
+	cr_assert_eq(ipc_frame_header_get(h, &type, &len), 0);
+	cr_assert_eq(type, IPC_FRAME_RESULT);
+	cr_assert_eq(len, 1234);
+	ipc_frame_header_put(h, IPC_FRAME_CODE, IPC_FRAME_MAX);
+	cr_assert_eq(ipc_frame_header_get(h, &type, &len), 0);
+	cr_assert_eq(len, IPC_FRAME_MAX);
+	type = 'x';
+	len = 7;
+	ipc_frame_header_put(h, IPC_FRAME_CODE, IPC_FRAME_MAX + 1);
+	cr_assert_eq(ipc_frame_header_get(h, &type, &len), -EMSGSIZE);
+	cr_assert_eq(type, 'x', "out-params are written only on success");
+	cr_assert_eq(len, 7);
+}
+
+Test(ipc, frames_cross_a_socket_whole_with_prefix_and_body)
+{
+	int sv[2];
+	char type = 0, *payload = NULL;
+	size_t len = 0;
+	unsigned char seq[IPC_SEQ_BYTES];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ipc_put_u32(seq, 77);
+	cr_assert_eq(ipc_frame_write(sv[0], IPC_FRAME_CODE, seq, sizeof(seq), "1 + 1", 5), 0);
+	cr_assert_eq(ipc_frame_write(sv[0], IPC_FRAME_READY, NULL, 0, NULL, 0), 0);
+	cr_assert_eq(ipc_frame_read(sv[1], &type, &payload, &len, 100), 0);
+	cr_assert_eq(type, IPC_FRAME_CODE);
+	cr_assert_eq(len, 9);
+	cr_assert_eq(ipc_get_u32((unsigned char *)payload), 77);
+	cr_assert_str_eq(payload + 4, "1 + 1", "the payload is NUL-terminated");
+	free(payload);
+	cr_assert_eq(ipc_frame_read(sv[1], &type, &payload, &len, 100), 0);
+	cr_assert_eq(type, IPC_FRAME_READY);
+	cr_assert_eq(len, 0);
+	free(payload);
+	/* Larger than the reader allows: refused, nothing allocated for it. */
+	cr_assert_eq(ipc_frame_write(sv[0], IPC_FRAME_CODE, NULL, 0, "0123456789", 10), 0);
+	cr_assert_eq(ipc_frame_read(sv[1], &type, &payload, &len, 9), -EMSGSIZE);
+	{
+		char skip[10];
+		cr_assert_eq(read(sv[1], skip, sizeof(skip)), 10, "the refused payload stays unread");
+	}
+	close(sv[0]);
+	cr_assert_eq(ipc_frame_read(sv[1], &type, &payload, &len, 100), -EPIPE,
+	             "EOF mid-stream is -EPIPE");
+	close(sv[1]);
+}
+
+Test(ipc, frame_write_refuses_a_payload_over_the_maximum)
+{
+	cr_assert_eq(ipc_frame_write(-1, IPC_FRAME_RESULT, NULL, 4, NULL, IPC_FRAME_MAX), -EMSGSIZE);
+	cr_assert_eq(ipc_frame_write(-1, IPC_FRAME_RESULT, NULL, IPC_FRAME_MAX + 1, NULL, 0),
+	             -EMSGSIZE);
+}
+
+/* ---- the fork gate's answer words ------------------------------------------------------ */
+
+Test(ipc, park_words_round_trip_and_are_never_pids)
+{
+	static const enum ipc_park_cmd cmds[] = {IPC_PARK_RUN, IPC_PARK_WARM, IPC_PARK_REAP};
+	static const uint32_t args[] = {0, 1, 0xabcdef, IPC_PARK_ARG_MASK};
+
+	for (size_t i = 0; i < N_OF(cmds); i++)
+		for (size_t j = 0; j < N_OF(args); j++) {
+			uint32_t w = ipc_park_word(cmds[i], args[j]), arg = 0;
+			enum ipc_park_cmd cmd = 0;
+			cr_assert_gt(w, 1u << 22, "above every possible pid");
+			cr_assert_leq(w, (uint32_t)INT32_MAX, "a positive int (a fork's return)");
+			cr_assert_eq(ipc_park_decode((long)w, &cmd, &arg), 1);
+			cr_assert_eq(cmd, cmds[i]);
+			cr_assert_eq(arg, args[j]);
+		}
+}
+
+Test(ipc, park_decode_refuses_pids_errors_and_out_of_range)
+{
+	static const long vals[] = {0, 1, 4194304, (long)IPC_PARK_WORD - 1, -1, -38, (long)INT32_MAX + 1,
+	                            -(long)IPC_PARK_WORD};
+	enum ipc_park_cmd cmd = 0;
+	uint32_t arg = 99;
+
+	for (size_t i = 0; i < N_OF(vals); i++)
+		cr_assert_eq(ipc_park_decode(vals[i], &cmd, &arg), 0, "value %ld", vals[i]);
+	cr_assert_eq(arg, 99, "out-params are written only on success");
+}
+
+/* ---- the zygote's control messages and configuration -------------------------------------- */
+
+Test(ipc, zygote_messages_have_one_size)
+{
+	unsigned char m[IPC_ZYGOTE_MSG];
+	uint32_t a = 0, b = 0;
+	char t = 0;
+
+	ipc_zygote_msg_put(m, IPC_ZYGOTE_PID, 7, 0xfffffffe);
+	cr_assert_eq(ipc_zygote_msg_get(m, sizeof(m), &t, &a, &b), 0);
+	cr_assert_eq(t, IPC_ZYGOTE_PID);
+	cr_assert_eq(a, 7);
+	cr_assert_eq(b, 0xfffffffe);
+	cr_assert_eq(ipc_zygote_msg_get(m, sizeof(m) - 1, &t, &a, &b), -EINVAL);
+	cr_assert_eq(ipc_zygote_msg_get(m, sizeof(m) + 1, &t, &a, &b), -EINVAL);
+}
+
+Test(ipc, config_round_trips)
+{
+	char *imports[] = {(char *)"json", (char *)"math", (char *)"numpy.random"};
+	struct ipc_config in = {.memory_bytes = 512ull << 20,
+	                        .cpu_s = 30,
+	                        .uid = 65534,
+	                        .gid = 65533,
+	                        .try_namespaces = 1,
+	                        .try_landlock = 0,
+	                        .max_output = 65536,
+	                        .max_result = 1000,
+	                        .unsafe_no_python_layer = 1,
+	                        .imports = imports,
+	                        .n_imports = N_OF(imports)},
+	                  out;
+	size_t len = 0;
+	char *msg = ipc_config_encode(&in, &len);
+
+	cr_assert_not_null(msg);
+	cr_assert_eq(msg[0], IPC_ZYGOTE_CONFIG);
+	cr_assert_eq(ipc_config_decode(msg, len, &out), 0, "%.*s", (int)len, msg);
+	cr_assert_eq(out.memory_bytes, in.memory_bytes);
+	cr_assert_eq(out.cpu_s, 30);
+	cr_assert_eq(out.uid, 65534);
+	cr_assert_eq(out.gid, 65533);
+	cr_assert_eq(out.try_namespaces, 1);
+	cr_assert_eq(out.try_landlock, 0);
+	cr_assert_eq(out.max_output, 65536);
+	cr_assert_eq(out.max_result, 1000);
+	cr_assert_eq(out.unsafe_no_python_layer, 1);
+	cr_assert_eq(out.n_imports, 3);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_str_eq(out.imports[i], imports[i]);
+	ipc_config_clear(&out);
+	free(msg);
+}
+
+Test(ipc, config_decode_refuses_every_malformed_message)
+{
+	static const char *const bad[] = {
+	    "",
+	    "K",
+	    "X{}",
+	    "K{}",
+	    "Knull",
+	    "K[]",
+	    /* a member missing */
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,\"imports\":[]}",
+	    /* an unknown member in place of one */
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,\"imports\":[],\"x\":1}",
+	    /* wrong types and ranges */
+	    "K{\"memory_bytes\":\"1\",\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
+	    "\"unsafe_no_python_layer\":false,\"imports\":[]}",
+	    "K{\"memory_bytes\":0,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
+	    "\"unsafe_no_python_layer\":false,\"imports\":[]}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":-1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
+	    "\"unsafe_no_python_layer\":false,\"imports\":[]}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":4294967296,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
+	    "\"unsafe_no_python_layer\":false,\"imports\":[]}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":1,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
+	    "\"unsafe_no_python_layer\":false,\"imports\":[]}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
+	    "\"unsafe_no_python_layer\":false,\"imports\":[1]}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
+	    "\"unsafe_no_python_layer\":false,\"imports\":[\"\"]}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
+	    "\"unsafe_no_python_layer\":false,\"imports\":[\"a\\u0000b\"]}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
+	    "\"unsafe_no_python_layer\":false,\"imports\":[]} trailing",
+	};
+	struct ipc_config c;
+
+	for (size_t i = 0; i < N_OF(bad); i++) {
+		memset(&c, 0x5a, sizeof(c));
+		cr_assert_eq(ipc_config_decode(bad[i], strlen(bad[i]), &c), -EINVAL, "message %zu: %s",
+		             i, bad[i]);
+		cr_assert_eq(c.cpu_s, 0x5a5a5a5a, "out-params are written only on success");
+	}
+}
+
+/* ---- fds and senders ------------------------------------------------------------------------ */
+
+Test(ipc, recv_names_the_sender_and_takes_the_fd)
+{
+	int sv[2], one = 1, pipefd[2];
+	unsigned char buf[16];
+	struct ipc_recv_info info;
+	pid_t child;
+	ssize_t n;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	cr_assert_eq(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)), 0);
+	cr_assert_eq(pipe(pipefd), 0);
+	cr_assert_eq(ipc_send_fd(sv[0], "fd", 2, pipefd[1]), 0);
+	n = ipc_recv(sv[1], buf, sizeof(buf), 0, &info);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(info.sender, getpid());
+	cr_assert_eq(info.n_fds, 1);
+	cr_assert_eq(fcntl(info.fds[0], F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	cr_assert_eq(write(info.fds[0], "x", 1), 1, "the passed fd is the pipe's write end");
+	cr_assert_eq(read(pipefd[0], buf, 1), 1);
+	cr_assert_eq(buf[0], 'x');
+	close(info.fds[0]);
+
+	/* Bytes of two writers never come back from one call: each is named. */
+	child = fork();
+	if (child == 0)
+		_exit(write(sv[0], "bb", 2) == 2 ? 0 : 1);
+	cr_assert_eq(waitpid(child, NULL, 0), child);
+	cr_assert_eq(write(sv[0], "aa", 2), 2);
+	n = ipc_recv(sv[1], buf, sizeof(buf), 0, &info);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(info.sender, child);
+	n = ipc_recv(sv[1], buf, sizeof(buf), 0, &info);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(info.sender, getpid());
+	close(sv[0]);
+	close(sv[1]);
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
+/* ---- exit codes ----------------------------------------------------------------------------- */
+
+Test(ipc, every_exit_code_has_a_name)
+{
+	for (int code = WORKER_EXIT_FDS; code <= WORKER_EXIT_SIGMASK; code++)
+		cr_assert_not_null(ipc_worker_exit_reason(code), "worker code %d", code);
+	cr_assert_str_eq(ipc_worker_exit_reason(WORKER_EXIT_SECCOMP),
+	                 "the seccomp filter could not be loaded");
+	cr_assert_null(ipc_worker_exit_reason(1));
+	cr_assert_null(ipc_worker_exit_reason(WORKER_EXIT_FDS - 1));
+	cr_assert_null(ipc_worker_exit_reason(WORKER_EXIT_SIGMASK + 1));
+	for (int code = ZYGOTE_EXIT_SETUP; code <= ZYGOTE_EXIT_CONFIG; code++)
+		cr_assert_not_null(ipc_zygote_exit_reason(code), "zygote code %d", code);
+	cr_assert_null(ipc_zygote_exit_reason(0));
+	cr_assert_null(ipc_zygote_exit_reason(127));
+}
+
+/* ---- outcomes -------------------------------------------------------------------------- */
+
+Test(outcome, encode_decode_round_trip)
+{
+	struct run_outcome o, back;
+	char *json;
+	size_t len;
+
+	run_outcome_init(&o);
+	o.status = RUN_ERROR;
+	o.stdout_text = strdup("caf\xc3\xa9 \"quoted\" / \\ \x01\n");
+	o.stderr_text = strdup("warn\n");
+	o.logs = strdup("caf\xc3\xa9 \"quoted\" / \\ \x01\nwarn\n");
+	o.result = json_tokener_parse("{\"a\":[1,2.5,\"x\",null,true],\"b\":{}}");
+	o.result_repr = strdup("{'a': [1, 2.5, 'x', None, True], 'b': {}}");
+	o.error_type = strdup("KeyError");
+	o.error_message = strdup("'k'");
+	o.error_traceback = strdup("Traceback (most recent call last):\nKeyError: 'k'\n");
+	o.truncated = 1;
+	json = ipc_outcome_encode(&o, &len);
+	cr_assert_not_null(json);
+	cr_assert_eq(strlen(json), len);
+	run_outcome_init(&back);
+	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0);
+	cr_assert_eq(back.status, RUN_ERROR);
+	cr_assert_str_eq(back.stdout_text, o.stdout_text);
+	cr_assert_str_eq(back.stderr_text, o.stderr_text);
+	cr_assert_str_eq(back.logs, o.logs);
+	cr_assert(json_object_equal(back.result, o.result));
+	cr_assert_str_eq(back.result_repr, o.result_repr);
+	cr_assert_str_eq(back.error_type, "KeyError");
+	cr_assert_str_eq(back.error_message, "'k'");
+	cr_assert_str_eq(back.error_traceback, o.error_traceback);
+	cr_assert_eq(back.truncated, 1);
+	free(json);
+	run_outcome_clear(&back);
+	run_outcome_clear(&o);
+}
+
+Test(outcome, round_trip_of_every_status_with_nulls)
+{
+	enum run_status st;
+
+	for (st = RUN_OK; st <= RUN_SANDBOX_VIOLATION; st++) {
+		struct run_outcome o, back;
+		char *json;
+		size_t len;
+
+		run_outcome_init(&o);
+		o.status = st;
+		json = ipc_outcome_encode(&o, &len);
+		cr_assert_not_null(json);
+		run_outcome_init(&back);
+		cr_assert_eq(ipc_outcome_decode(json, len, &back), 0, "%s", json);
+		cr_assert_eq(back.status, st);
+		cr_assert_str_eq(back.stdout_text, "");
+		cr_assert_str_eq(back.logs, "");
+		cr_assert_null(back.result);
+		cr_assert_null(back.result_repr);
+		cr_assert_null(back.error_type);
+		cr_assert_null(back.error_traceback);
+		cr_assert_eq(back.truncated, 0);
+		free(json);
+		run_outcome_clear(&back);
+		run_outcome_clear(&o);
+	}
+}
+
+Test(outcome, encode_replaces_invalid_utf8)
+{
+	struct run_outcome o, back;
+	char *json;
+	size_t len;
+
+	run_outcome_init(&o);
+	o.stdout_text = strdup("a\xff"
+	                       "b\xed\xa0\x80"
+	                       "c\xc3");
+	json = ipc_outcome_encode(&o, &len);
+	cr_assert_not_null(json);
+	run_outcome_init(&back);
+	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0, "%s", json);
+	cr_assert_str_eq(back.stdout_text, "a\xef\xbf\xbd"
+	                                   "b\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	                                   "c\xef\xbf\xbd");
+	free(json);
+	run_outcome_clear(&back);
+	run_outcome_clear(&o);
+}
+
+#define GOOD_TAIL                                                                                  \
+	"\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":null,\"error\":null,"       \
+	"\"truncated\":false"
+
+Test(outcome, decode_accepts_minimal_frames_and_ignores_unknown_keys)
+{
+	static const char *const frames[] = {
+	    "{\"status\":\"ok\"," GOOD_TAIL "}",
+	    " {\"status\":\"timeout\"," GOOD_TAIL ",\"future\":{\"x\":[1]}}\n",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":\"a\\u0000b\"}",
+	    "{\"status\":\"error\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\","
+	    "\"result_repr\":\"1\",\"error\":{\"type\":\"E\",\"message\":\"m\",\"traceback\":"
+	    "\"\",\"extra\":1},\"truncated\":true}",
+	};
+
+	for (size_t i = 0; i < N_OF(frames); i++) {
+		struct run_outcome o;
+
+		run_outcome_init(&o);
+		cr_assert_eq(ipc_outcome_decode(frames[i], strlen(frames[i]), &o), 0, "%s", frames[i]);
+		run_outcome_clear(&o);
+	}
+}
+
+Test(outcome, decode_rejects_hostile_frames)
+{
+	static const char *const frames[] = {
+	    "",
+	    "[]",
+	    "null",
+	    "\"ok\"",
+	    "{\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":null,\"error\":null,"
+	    "\"truncated\":false}",
+	    "{\"status\":\"fine\"," GOOD_TAIL "}",
+	    "{\"status\":\"OK\"," GOOD_TAIL "}",
+	    "{\"status\":\"ok\\u0000\"," GOOD_TAIL "}",
+	    "{\"status\":0," GOOD_TAIL "}",
+	    "{\"status\":null," GOOD_TAIL "}",
+	    "{\"status\":\"ok\"," GOOD_TAIL "} x",
+	    "{\"status\":\"ok\"," GOOD_TAIL "}{}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",}",
+	    "{\"status\":\"ok\",\"stdout\":1,\"stderr\":\"\",\"logs\":\"\",\"result_repr\":null,"
+	    "\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":null,\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"result_repr\":null,\"error\":"
+	    "null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"a\\u0000b\",\"stderr\":\"\",\"logs\":\"\","
+	    "\"result_repr\":null,\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\xff\",\"stderr\":\"\",\"logs\":\"\","
+	    "\"result_repr\":null,\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\xed\xa0\x80\",\"stderr\":\"\",\"logs\":\"\","
+	    "\"result_repr\":null,\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":5,"
+	    "\"error\":null,\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":\"boom\",\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":{\"type\":\"E\",\"message\":\"m\"},\"truncated\":false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":{\"type\":1,\"message\":\"m\",\"traceback\":\"\"},\"truncated\":"
+	    "false}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":null,\"truncated\":\"yes\"}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":null,\"truncated\":1}",
+	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\",\"result_repr\":"
+	    "null,\"error\":null}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":NaN}",
+	    "{\"status\":'ok'," GOOD_TAIL "}",
+	};
+
+	for (size_t i = 0; i < N_OF(frames); i++) {
+		struct run_outcome o;
+
+		run_outcome_init(&o);
+		o.duration_ms = 4242; /* a sentinel: out is written only on success */
+		cr_assert_eq(ipc_outcome_decode(frames[i], strlen(frames[i]), &o), -EINVAL,
+		             "frame %zu: %s", i, frames[i]);
+		cr_assert_eq(o.duration_ms, 4242);
+		cr_assert_null(o.stdout_text);
+		run_outcome_clear(&o);
+	}
+}
+
+Test(outcome, decode_rejects_depth_bombs_and_oversize)
+{
+	struct run_outcome o;
+	size_t depth = 100000, n;
+	char *frame = malloc(2 * depth + 256), *p;
+
+	p = frame + sprintf(frame, "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":");
+	memset(p, '[', depth);
+	memset(p + depth, ']', depth);
+	p[2 * depth] = '}';
+	n = (size_t)(p - frame) + 2 * depth + 1;
+	run_outcome_init(&o);
+	cr_assert_eq(ipc_outcome_decode(frame, n, &o), -EINVAL);
+	free(frame);
+
+	/* Over IPC_FRAME_MAX: refused before parsing, even though it is valid JSON. */
+	n = IPC_FRAME_MAX + 2;
+	frame = malloc(n);
+	memset(frame, ' ', n);
+	memcpy(frame, "{\"status\":\"ok\"," GOOD_TAIL "}",
+	       strlen("{\"status\":\"ok\"," GOOD_TAIL "}"));
+	cr_assert_eq(ipc_outcome_decode(frame, n, &o), -EINVAL);
+	cr_assert_eq(ipc_outcome_decode(frame, 200, &o), 0);
+	run_outcome_clear(&o);
+	free(frame);
+}
+

@@ -1,0 +1,123 @@
+/* runner.c - the life of a worker after its sandbox, and of every process forked from it.
+ * It parks: calls fork(), which the fork gate holds as a notification until the supervisor
+ * answers. The supervisor lets the fork happen, or makes the call return a command word
+ * (ipc.h): run a call, warm up, reap. The process decides nothing itself: which process holds
+ * a session's state, which one runs a call and when anything forks is the supervisor's state.
+ * Runs under seccomp (read and write on the channel, the session policy); a broken channel or
+ * an unknown answer ends the process with a WORKER_EXIT_* code. */
+#include "worker_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* glibc's fork without its atfork handlers (glibc 2.34+): the clone with glibc's fork flags,
+ * which is what the gate and the session policy expect. */
+extern pid_t _Fork(void);
+
+/* Fork, or be told what to do: returns 0 in a new child, a pid in the parent, a command
+ * word, or -errno. No Python code runs around it. */
+static long park(void)
+{
+	pid_t v;
+	int err;
+
+	pyfork_drop_hooks();
+	PyOS_BeforeFork();
+	v = _Fork();
+	err = errno;
+	if (v == 0) {
+		PyOS_AfterFork_Child();
+		return 0;
+	}
+	PyOS_AfterFork_Parent();
+	return v < 0 ? -err : v;
+}
+
+/* The call's code: the CODE frame of this sequence. Frames before it were meant for a
+ * process of this chain that is gone (a runner killed before it read its code): skipped.
+ * Returns the payload (malloc'd) and its length. */
+static char *code_frame(uint32_t seq, size_t *len)
+{
+	for (;;) {
+		char type, *payload = NULL;
+		size_t n = 0;
+		int rc = ipc_frame_read(POLICY_FD_CHANNEL, &type, &payload, &n, IPC_FRAME_MAX);
+
+		if (rc == -EPIPE)
+			_exit(WORKER_EXIT_OK); /* the supervisor is gone */
+		if (rc < 0)
+			_exit(WORKER_EXIT_CHANNEL);
+		if (type == IPC_FRAME_CODE && n >= IPC_SEQ_BYTES &&
+		    (ipc_get_u32((const unsigned char *)payload) & IPC_PARK_ARG_MASK) == seq) {
+			*len = n;
+			return payload;
+		}
+		free(payload);
+	}
+}
+
+/* Run one call's code and send its RESULT frame, which repeats the call's sequence. */
+static void run_call(uint32_t seq)
+{
+	struct run_outcome out;
+	unsigned char echo[IPC_SEQ_BYTES];
+	size_t n = 0, rlen = 0;
+	char *frame = code_frame(seq, &n), *result;
+
+	memcpy(echo, frame, IPC_SEQ_BYTES);
+	/* The supervisor never sends NUL in code (the client's is refused before). */
+	if (memchr(frame + IPC_SEQ_BYTES, '\0', n - IPC_SEQ_BYTES))
+		_exit(WORKER_EXIT_CHANNEL);
+	run_outcome_init(&out);
+	interp_run(frame + IPC_SEQ_BYTES, n - IPC_SEQ_BYTES, &out);
+	free(frame);
+	result = ipc_outcome_encode(&out, &rlen);
+	if (!result || ipc_frame_write(POLICY_FD_CHANNEL, IPC_FRAME_RESULT, echo, sizeof(echo),
+	                               result, rlen) < 0)
+		_exit(WORKER_EXIT_INTERP);
+	free(result);
+	run_outcome_clear(&out);
+}
+
+/* Reap every finished child: the process that ran a call which did not commit. */
+static void reap(void)
+{
+	int status;
+
+	while (waitpid(-1, &status, WNOHANG) > 0)
+		;
+}
+
+void runner_serve(void)
+{
+	for (;;) {
+		enum ipc_park_cmd cmd;
+		uint32_t arg;
+		long v = park();
+
+		if (v == -ENOSYS)
+			_exit(WORKER_EXIT_OK); /* no listener left: the supervisor is gone */
+		if (v == -EAGAIN || v == -ENOMEM)
+			continue; /* the fork it allowed failed: the supervisor sees no child */
+		if (v < 0)
+			_exit(WORKER_EXIT_GATE);
+		if (!ipc_park_decode(v, &cmd, &arg))
+			continue; /* forked: parent and child each park again */
+		switch (cmd) {
+		case IPC_PARK_RUN:
+			run_call(arg);
+			break;
+		case IPC_PARK_WARM:
+			interp_warm_up();
+			break;
+		case IPC_PARK_REAP:
+			reap();
+			break;
+		default:
+			_exit(WORKER_EXIT_GATE);
+		}
+	}
+}
