@@ -1120,48 +1120,6 @@ static int to_json(PyObject *v, int depth, size_t *nodes, json_object **out)
 
 /* ---- tracebacks (formatted in C: no user code, no audit events, no files) -------------- */
 
-struct strbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct strbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *p;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		p = realloc(b->s, cap);
-		if (!p)
-			return;
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void sb_puts(struct strbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-static void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct strbuf *b, const char *fmt, ...)
-{
-	char tmp[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		sb_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
 /* Line lineno (1-based) of the user's source, without its newline. */
 static void source_line(const char *src, long lineno, struct strbuf *b)
 {
@@ -1181,9 +1139,9 @@ static void source_line(const char *src, long lineno, struct strbuf *b)
 		e = p + strlen(p);
 	if (e > p && e[-1] == '\r')
 		e--;
-	sb_puts(b, "    ");
+	sb_str(b, "    ");
 	sb_add(b, p, (size_t)(e - p));
-	sb_puts(b, "\n");
+	sb_str(b, "\n");
 }
 
 static char *type_name(PyObject *type)
@@ -1236,7 +1194,7 @@ static void format_one(PyObject *exc, const char *src, const char *msg, struct s
 	char *tn = type_name((PyObject *)Py_TYPE(exc));
 
 	if (tb) {
-		sb_puts(b, "Traceback (most recent call last):\n");
+		sb_str(b, "Traceback (most recent call last):\n");
 		for (PyTracebackObject *t = (PyTracebackObject *)tb; t; t = t->tb_next) {
 			PyCodeObject *co = PyFrame_GetCode(t->tb_frame);
 			PyObject *lno = PyObject_GetAttrString((PyObject *)t, "tb_lineno");
@@ -1265,12 +1223,12 @@ static void format_one(PyObject *exc, const char *src, const char *msg, struct s
 			size_t lead = t ? strspn(t, " \t") : 0;
 			if (t) {
 				size_t len = strcspn(t + lead, "\r\n");
-				sb_puts(b, "    ");
+				sb_str(b, "    ");
 				sb_add(b, t + lead, len);
-				sb_puts(b, "\n    ");
+				sb_str(b, "\n    ");
 				for (long i = 1; i < offset - (long)lead && i < 4096; i++)
-					sb_puts(b, " ");
-				sb_puts(b, "^\n");
+					sb_str(b, " ");
+				sb_str(b, "^\n");
 			}
 		}
 		PyErr_Clear();
@@ -1301,15 +1259,15 @@ static void format_chain(PyObject *exc, const char *src, const char *msg, int de
 			char *m = exc_message(cause);
 			format_chain(cause, src, m, depth + 1, b);
 			free(m);
-			sb_puts(b, "\nThe above exception was the direct cause of the following "
-			           "exception:\n\n");
+			sb_str(b, "\nThe above exception was the direct cause of the following "
+			          "exception:\n\n");
 		} else if (ctx && PyExceptionInstance_Check(ctx) &&
 		           !((PyBaseExceptionObject *)exc)->suppress_context) {
 			char *m = exc_message(ctx);
 			format_chain(ctx, src, m, depth + 1, b);
 			free(m);
-			sb_puts(b, "\nDuring handling of the above exception, another exception "
-			           "occurred:\n\n");
+			sb_str(b, "\nDuring handling of the above exception, another exception "
+			          "occurred:\n\n");
 		}
 	}
 	Py_XDECREF(cause);
@@ -1552,7 +1510,7 @@ static PyObject *program_run(struct program *p, PyObject *g)
 static void outcome_error(struct run_outcome *out, PyObject *exc, const char *src)
 {
 	struct strbuf tb = {0};
-	char *msg = exc_message(exc);
+	char *msg = exc_message(exc), *tb_text;
 	int trunc = 0;
 
 	out->error_type = type_name((PyObject *)Py_TYPE(exc));
@@ -1560,7 +1518,8 @@ static void outcome_error(struct run_outcome *out, PyObject *exc, const char *sr
 	audit_armed = 0;
 	format_chain(exc, src, msg, 0, &tb);
 	out->error_message = text_bound(msg, zcfg->max_result, &trunc);
-	out->error_traceback = text_bound(tb.s ? tb.s : strdup(""), zcfg->max_result, &trunc);
+	tb_text = sb_take(&tb);
+	out->error_traceback = text_bound(tb_text ? tb_text : strdup(""), zcfg->max_result, &trunc);
 	if (trunc)
 		out->truncated = 1;
 }
