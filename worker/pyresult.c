@@ -26,31 +26,21 @@ static char *utf8_dup(PyObject *s)
 	return out;
 }
 
-/* Keep at most max bytes of s (head and tail, cut on characters). Takes ownership. */
-static char *text_bound(char *s, size_t max, int *truncated)
+/* s (owned, may be NULL) cut to at most max bytes around the cut marker; *truncated is set
+ * when it was cut. When the cut cannot be allocated, s stays whole. */
+static char *result_bound(char *s, size_t max, int *truncated)
 {
-	size_t n = s ? strlen(s) : 0, head, tail;
-	char marker[80], *out;
-	int m;
+	size_t n = s ? strlen(s) : 0;
+	char *cut;
 
 	if (n <= max)
 		return s;
-	head = max / 2;
-	while (head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80)
-		head--;
-	tail = n - max / 2;
-	while (tail < n && ((unsigned char)s[tail] & 0xC0) == 0x80)
-		tail++;
-	m = snprintf(marker, sizeof(marker), "\n... [%zu bytes cut] ...\n", tail - head);
-	out = malloc(head + (size_t)m + (n - tail) + 1);
-	if (!out)
+	cut = text_cut(s, n, max, TEXT_BYTES);
+	if (!cut)
 		return s;
-	memcpy(out, s, head);
-	memcpy(out + head, marker, (size_t)m);
-	memcpy(out + head + (size_t)m, s + tail, n - tail + 1);
 	free(s);
 	*truncated = 1;
-	return out;
+	return cut;
 }
 
 /* Exact-type conversion: calls no user code. Returns 0 and *out (NULL = null), or -1 when
@@ -305,9 +295,9 @@ void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, siz
 
 	out->error_type = type_name((PyObject *)Py_TYPE(exc));
 	format_chain(exc, src, msg, 0, &tb);
-	out->error_message = text_bound(msg, max, &trunc);
+	out->error_message = result_bound(msg, max, &trunc);
 	tb_text = sb_take(&tb);
-	out->error_traceback = text_bound(tb_text ? tb_text : strdup(""), max, &trunc);
+	out->error_traceback = result_bound(tb_text ? tb_text : strdup(""), max, &trunc);
 	if (trunc)
 		out->truncated = 1;
 }
@@ -321,7 +311,7 @@ int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *tr
 		out->result_repr = strdup("<repr() failed>");
 		return -1;
 	}
-	out->result_repr = text_bound(utf8_dup(r), max, truncated);
+	out->result_repr = result_bound(utf8_dup(r), max, truncated);
 	Py_DECREF(r);
 	if (to_json(value, 0, &nodes, &out->result) < 0) {
 		out->result = NULL;
