@@ -11,8 +11,10 @@
 
 /* What a cut leaves between the head and the tail it keeps; the count is the bytes removed. */
 #define CUT_MARKER     "\n... [%" PRIu64 " bytes cut] ...\n"
-/* Room for the marker with the longest count (20 digits). */
+/* Room for the marker with the longest count: UINT64_MAX has 20 digits. */
 #define CUT_MARKER_MAX (sizeof(CUT_MARKER) + 20)
+/* A buffer's first allocation, and sb_printf's scratch space. */
+#define SB_FIRST_CAP   256
 
 /* ---- String buffer ------------------------------------------------------------------- */
 
@@ -29,7 +31,7 @@ void sb_add(struct strbuf *b, const char *s, size_t n)
 	}
 	need = b->len + n + 1;
 	if (need > b->cap) {
-		cap = b->cap ? b->cap : 256;
+		cap = b->cap ? b->cap : SB_FIRST_CAP;
 		while (cap < need)
 			cap = cap > SIZE_MAX / 2 ? need : cap * 2;
 		p = realloc(b->s, cap);
@@ -52,7 +54,7 @@ void sb_str(struct strbuf *b, const char *s)
 
 void sb_printf(struct strbuf *b, const char *fmt, ...)
 {
-	char tmp[256], *big;
+	char tmp[SB_FIRST_CAP], *big;
 	va_list ap;
 	int n;
 

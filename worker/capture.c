@@ -17,11 +17,16 @@ struct keep {
 	uint64_t total;  /* bytes written */
 };
 
-static struct keep keeps[3]; /* stdout, stderr, log */
+#define N_STREAMS 2 /* stdout, stderr */
+#define N_KEEPS   3 /* the streams and the log */
+
+static struct keep keeps[N_KEEPS]; /* indexed by enum capture_stream */
+_Static_assert(CAPTURE_STDERR + 1 == N_STREAMS && CAPTURE_LOG + 1 == N_KEEPS,
+               "keeps[] and streams[] are indexed by enum capture_stream");
 static uint64_t flood_limit;
 static uint64_t written;
 static int flooded;
-static PyObject *streams[2];
+static PyObject *streams[N_STREAMS];
 static PyObject *output_limit_error;
 
 static int keep_init(struct keep *k, size_t half)
@@ -89,7 +94,7 @@ char *capture_text(int s, int *truncated)
 
 void capture_reset(void)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < N_KEEPS; i++) {
 		keeps[i].head_len = 0;
 		keeps[i].ring_pos = 0;
 		keeps[i].ring_len = 0;
@@ -132,7 +137,7 @@ static PyObject *stream_write(StreamObject *self, PyObject *arg)
 	p = PyBytes_AS_STRING(bytes);
 	n = PyBytes_GET_SIZE(bytes);
 	keep_add(&keeps[self->which], p, (size_t)n);
-	keep_add(&keeps[2], p, (size_t)n);
+	keep_add(&keeps[CAPTURE_LOG], p, (size_t)n);
 	written += (uint64_t)n;
 	Py_DECREF(bytes);
 	if (written > flood_limit) {
@@ -233,7 +238,8 @@ int capture_init(size_t max, uint64_t flood)
 {
 	size_t half = max / 2;
 
-	if (keep_init(&keeps[0], half) || keep_init(&keeps[1], half) || keep_init(&keeps[2], max)) {
+	if (keep_init(&keeps[CAPTURE_STDOUT], half) || keep_init(&keeps[CAPTURE_STDERR], half) ||
+	    keep_init(&keeps[CAPTURE_LOG], max)) {
 		PyErr_NoMemory();
 		return -1;
 	}
@@ -245,7 +251,7 @@ int capture_init(size_t max, uint64_t flood)
 	    PyExc_BaseException, NULL);
 	if (!output_limit_error)
 		return -1;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < N_STREAMS; i++) {
 		StreamObject *s = PyObject_New(StreamObject, &stream_type);
 		if (!s)
 			return -1;

@@ -9,7 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RESULT_TMP " safepy value" /* not an identifier: user code cannot name it */
+#define RESULT_TMP          " safepy value" /* not an identifier: user code cannot name it */
+/* Writing more than this many times max_output in all (both streams) raises
+ * OutputLimitExceeded in the code. */
+#define OUTPUT_FLOOD_FACTOR 1024
+/* Memory set aside while the code runs and freed on MemoryError, so that the error can still
+ * be formatted and reported. */
+#define MEMORY_RESERVE      (1u << 20)
 
 static const struct zygote_config *zcfg;
 static int python_layer = 1;
@@ -214,7 +220,7 @@ int interp_init(const struct zygote_config *cfg)
 		return -1;
 	}
 	Py_INCREF(real_compile);
-	if (capture_init(cfg->max_output, (uint64_t)cfg->max_output * 1024) < 0 ||
+	if (capture_init(cfg->max_output, (uint64_t)cfg->max_output * OUTPUT_FLOOD_FACTOR) < 0 ||
 	    signals_setup() < 0) {
 		report_python_error("setting up output capture");
 		return -1;
@@ -315,13 +321,18 @@ static int hide_import_name(PyObject *tree)
 	return rc < 0 || PyErr_Occurred() ? -1 : 0;
 }
 
+/* How the last top-level statement gives the result: as an expression's value, as the value
+ * it assigns, or not at all (an augmented assignment is read back by name after the run). */
+enum last_kind { LAST_NONE = 0, LAST_EXPR, LAST_ASSIGN };
+
 /* Parse, split off the last statement when it gives the result, compile, check. */
 static int program_build(const char *src, struct program *p)
 {
 	PyCompilerFlags flags = {PyCF_ONLY_AST, PY_MINOR_VERSION};
 	PyObject *tree, *body = NULL, *last = NULL, *value = NULL, *targets = NULL;
 	Py_ssize_t n;
-	int rc = -1, kind = 0;
+	enum last_kind kind = LAST_NONE;
+	int rc = -1;
 
 	tree = Py_CompileStringExFlags(src, INTERP_FILENAME, Py_file_input, &flags, -1);
 	if (!tree)
@@ -336,15 +347,15 @@ static int program_build(const char *src, struct program *p)
 		last = PyList_GET_ITEM(body, n - 1);
 		Py_INCREF(last);
 		if (is_ast(last, "Expr") == 1) {
-			kind = 1;
+			kind = LAST_EXPR;
 		} else if (is_ast(last, "Assign") == 1) {
-			kind = 2;
+			kind = LAST_ASSIGN;
 			targets = PyObject_GetAttrString(last, "targets");
 		} else if (is_ast(last, "AnnAssign") == 1) {
 			PyObject *v = PyObject_GetAttrString(last, "value");
 			if (v && v != Py_None) {
 				PyObject *t = PyObject_GetAttrString(last, "target");
-				kind = 2;
+				kind = LAST_ASSIGN;
 				targets = t ? Py_BuildValue("[O]", t) : NULL;
 				Py_XDECREF(t);
 			}
@@ -358,10 +369,11 @@ static int program_build(const char *src, struct program *p)
 		if (PyErr_Occurred())
 			goto out;
 	}
-	if (kind) {
+	if (kind != LAST_NONE) {
 		PyObject *expr;
 		value = PyObject_GetAttrString(last, "value");
-		if (!value || (kind == 2 && !targets) || PySequence_DelItem(body, n - 1) < 0)
+		if (!value || (kind == LAST_ASSIGN && !targets) ||
+		    PySequence_DelItem(body, n - 1) < 0)
 			goto out;
 		expr = PyObject_CallMethod(ast_mod, "Expression", "O", value);
 		if (!expr)
@@ -371,7 +383,7 @@ static int program_build(const char *src, struct program *p)
 		if (!p->last_expr)
 			goto out;
 	}
-	if (kind == 2) {
+	if (kind == LAST_ASSIGN) {
 		PyObject *load = PyObject_CallMethod(ast_mod, "Load", NULL);
 		PyObject *name =
 		    load ? PyObject_CallMethod(ast_mod, "Name", "sO", RESULT_TMP, load) : NULL;
@@ -525,12 +537,12 @@ void interp_run(const char *code, size_t len, struct run_outcome *out)
 {
 	struct program prog = {0};
 	PyObject *g = NULL, *value = NULL, *exc = NULL;
-	void *reserve = malloc(1 << 20); /* freed on MemoryError so reporting can proceed */
+	void *reserve = malloc(MEMORY_RESERVE);
 	int trunc = 0;
 
 	(void)len;
 	if (reserve)
-		memset(reserve, 0, 1 << 20);
+		memset(reserve, 0, MEMORY_RESERVE); /* fault the pages in now */
 	capture_reset();
 	deadline_hit = 0;
 	/* One namespace per process, kept across calls: a session's state. */
@@ -579,7 +591,7 @@ void interp_run(const char *code, size_t len, struct run_outcome *out)
 	}
 	out->stdout_text = capture_text(CAPTURE_STDOUT, &trunc);
 	out->stderr_text = capture_text(CAPTURE_STDERR, &trunc);
-	out->logs = capture_text(2, &trunc);
+	out->logs = capture_text(CAPTURE_LOG, &trunc);
 	out->truncated = out->truncated || trunc;
 	Py_XDECREF(exc);
 	Py_XDECREF(value);

@@ -6,6 +6,9 @@
 
 #include <string.h>
 
+/* Code objects nested deeper than this (functions in functions in ...) are refused. */
+#define CODE_NESTING_MAX 200
+
 static volatile int audit_armed;
 static PyObject *safe_builtins;   /* dict given to user code */
 static PyObject *proxies;         /* name -> proxy module */
@@ -224,7 +227,7 @@ static int code_check(PyCodeObject *co, int depth)
 	unsigned int ext = 0;
 	int rc = -1;
 
-	if (depth > 200) {
+	if (depth > CODE_NESTING_MAX) {
 		PyErr_SetString(PyExc_RecursionError, "code nested too deeply");
 		return -1;
 	}

@@ -9,8 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RESULT_DEPTH 32
-#define RESULT_NODES 100000
+/* The JSON form of a value: at most this deep and this many values in all, else none. */
+#define RESULT_DEPTH        32
+#define RESULT_NODES        100000
+/* Chained exceptions (__cause__, __context__) shown before the one raised. */
+#define TRACEBACK_CHAIN_MAX 8
+/* A syntax error's caret is placed at most this many columns in. */
+#define CARET_COLUMN_MAX    4096
 
 /* ---- values: repr and JSON ---------------------------------------------------------- */
 
@@ -236,7 +241,8 @@ static void format_one(PyObject *exc, const char *src, const char *msg, struct s
 				sb_str(b, "    ");
 				sb_add(b, t + lead, len);
 				sb_str(b, "\n    ");
-				for (long i = 1; i < offset - (long)lead && i < 4096; i++)
+				for (long i = 1; i < offset - (long)lead && i < CARET_COLUMN_MAX;
+				     i++)
 					sb_str(b, " ");
 				sb_str(b, "^\n");
 			}
@@ -264,7 +270,7 @@ static void format_chain(PyObject *exc, const char *src, const char *msg, int de
 	PyObject *cause = PyException_GetCause(exc);
 	PyObject *ctx = PyException_GetContext(exc);
 
-	if (depth < 8) {
+	if (depth < TRACEBACK_CHAIN_MAX) {
 		if (cause && PyExceptionInstance_Check(cause)) {
 			char *m = exc_message(cause);
 			format_chain(cause, src, m, depth + 1, b);
