@@ -17,7 +17,7 @@
 /* A syntax error's caret is placed at most this many columns in. */
 #define CARET_COLUMN_MAX    4096
 
-/* ---- values: repr and JSON ---------------------------------------------------------- */
+/* ---- values: repr and JSON ----------------------------------------------------------- */
 
 static char *utf8_dup(PyObject *s)
 {
