@@ -49,6 +49,43 @@ int linebuf_feed(struct linebuf *lb, const char *data, size_t n);
  * for each line longer than max (its bytes are discarded); 0 when no complete line is held. */
 int linebuf_next(struct linebuf *lb, const char **line, size_t *len);
 
+/* ---- Text helpers -------------------------------------------------------------------- */
+
+/* A growing NUL-terminated string. Caller-owned: zero-initialise, then sb_take. A failed
+ * allocation is remembered: later appends do nothing and sb_take returns NULL. */
+struct strbuf {
+	char *s; /* owned; NULL until something is added */
+	size_t len, cap;
+	int failed;
+};
+
+/* Append s[0..n) (copies). */
+void sb_add(struct strbuf *b, const char *s, size_t n);
+/* Append the C string s (copies). */
+void sb_str(struct strbuf *b, const char *s);
+/* Append formatted text, however long. */
+void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Start a new line unless the text is empty or already ends with one. */
+void sb_newline(struct strbuf *b);
+/* The text (owned by the caller; "" when nothing was added), or NULL when an allocation
+ * failed. Either way the buffer is empty again. */
+char *sb_take(struct strbuf *b);
+
+/* How text_cut measures a text: its bytes, or the bytes it takes inside a JSON string as
+ * json-c prints it (escapes counted). */
+enum text_measure { TEXT_BYTES, TEXT_JSON };
+
+/* s[0..n) (borrowed) in at most max bytes as m measures them: unchanged if it fits, else its
+ * head and tail, cut on character boundaries, around the marker "\n... [N bytes cut] ...\n"
+ * (N: the bytes removed). When max leaves no room for the marker, only the head that fits.
+ * Returns a malloc'd copy, or NULL on ENOMEM. */
+char *text_cut(const char *s, size_t n, size_t max, enum text_measure m);
+/* The text of a stream whose middle is gone: head[0..head_n), the marker, tail[0..tail_n),
+ * where gap bytes were dropped between them. A partial character at the end of head or at
+ * the start of tail is dropped too and counted in the marker. Both borrowed. Returns
+ * malloc'd text, or NULL on ENOMEM. */
+char *text_join_cut(const char *head, size_t head_n, uint64_t gap, const char *tail, size_t tail_n);
+
 /* ---- What the server is -------------------------------------------------------------- */
 
 /* Server settings the protocol layer reports (tool description, schema bounds).

@@ -13,81 +13,6 @@
 
 #include "protocol_internal.h"
 
-/* ---- Text building ------------------------------------------------------------------- */
-
-/* A growing string; a failed allocation is remembered and reported by sb_take. */
-struct strbuf {
-	char *s;
-	size_t len, cap;
-	int failed;
-};
-
-static void sb_add(struct strbuf *b, const char *s, size_t n)
-{
-	char *p;
-	size_t cap;
-
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		p = realloc(b->s, cap);
-		if (!p) {
-			b->failed = 1;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void sb_str(struct strbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(struct strbuf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		b->failed = 1;
-	else
-		sb_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
-/* Start a new line unless the text is empty or already ends with one. */
-static void sb_newline(struct strbuf *b)
-{
-	if (b->len > 0 && b->s[b->len - 1] != '\n')
-		sb_add(b, "\n", 1);
-}
-
-/* The text (malloc'd, never NULL unless allocation failed) or NULL; the buffer is emptied. */
-static char *sb_take(struct strbuf *b)
-{
-	char *s = b->s;
-
-	if (b->failed) {
-		free(s);
-		s = NULL;
-	} else if (!s) {
-		s = strdup("");
-	}
-	memset(b, 0, sizeof(*b));
-	return s;
-}
-
 /* ---- What the tool is ---------------------------------------------------------------- */
 
 static void sb_bytes(struct strbuf *b, uint64_t n)
@@ -765,46 +690,6 @@ static size_t encoded_len(json_object *obj)
 	return len;
 }
 
-#define CUT_MARKER      "\n... [%zu bytes cut] ...\n"
-/* Escaped size of the marker with the longest count: its two newlines escape to two bytes. */
-#define CUT_MARKER_ROOM (sizeof(CUT_MARKER) - 1 - 3 + 20 + 2)
-
-/* s[0..n) shortened to at most target escaped bytes: its head and tail, cut on character
- * boundaries, around a marker saying how many bytes went. malloc'd, or NULL on ENOMEM. */
-static char *cut_middle(const char *s, size_t n, size_t target)
-{
-	size_t room, budget, used = 0, head = 0, tail = n, w;
-	char marker[64], *out;
-	int mlen;
-
-	if (target < CUT_MARKER_ROOM)
-		return strdup("");
-	room = target - CUT_MARKER_ROOM;
-	budget = room / 2;
-	while (head < n && used + (w = proto_escaped_len(s + head, 1)) <= budget) {
-		used += w;
-		head++;
-	}
-	head = proto_clip(s, n, head);
-	used = 0;
-	budget = room - room / 2;
-	while (tail > head && used + (w = proto_escaped_len(s + tail - 1, 1)) <= budget) {
-		used += w;
-		tail--;
-	}
-	while (tail < n && ((unsigned char)s[tail] & 0xc0) == 0x80)
-		tail++;
-	mlen = snprintf(marker, sizeof(marker), CUT_MARKER, tail - head);
-	out = malloc(head + (size_t)mlen + (n - tail) + 1);
-	if (!out)
-		return NULL;
-	memcpy(out, s, head);
-	memcpy(out + head, marker, (size_t)mlen);
-	memcpy(out + head + mlen, s + tail, n - tail);
-	out[head + (size_t)mlen + (n - tail)] = '\0';
-	return out;
-}
-
 /* The largest per-slot size such that the slots, each capped to it, fit in avail; SIZE_MAX
  * when they fit uncapped. Shrinks only the longest texts. */
 static size_t fill_cap(const size_t size[NSLOT], size_t avail)
@@ -878,7 +763,7 @@ static json_object *response_cut(const struct mcp_conn *c, const struct mcp_requ
 	for (i = 0; i < SLOT_RESULT; i++) {
 		if (size[i] <= cap)
 			continue;
-		cut[i] = cut_middle(full->text[i], strlen(full->text[i]), cap);
+		cut[i] = text_cut(full->text[i], strlen(full->text[i]), cap, TEXT_JSON);
 		if (!cut[i])
 			goto out;
 		sh.text[i] = cut[i];

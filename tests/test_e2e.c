@@ -1235,6 +1235,45 @@ Test(limits, max_output_keeps_head_and_tail)
 	stop();
 }
 
+/* Long texts keep their head and tail around one marker, cut on character boundaries. */
+static void assert_cut_text(const char *what, const char *s, const char *head, const char *tail,
+                            size_t max)
+{
+	size_t n = strlen(s), cut = 0;
+	const char *m = strstr(s, "\n... [");
+
+	cr_assert_leq(n, max, "%s is %zu bytes", what, n);
+	cr_assert(!strncmp(s, head, strlen(head)), "%s: head lost: %.60s", what, s);
+	cr_assert(n >= strlen(tail) && !strcmp(s + n - strlen(tail), tail), "%s: tail lost: %s",
+	          what, s + (n > 60 ? n - 60 : 0));
+	cr_assert_not_null(m, "%s has no marker", what);
+	cr_assert_eq(sscanf(m, "\n... [%zu bytes cut] ...\n", &cut), 1, "%s: %.60s", what, m);
+	cr_assert_gt(cut, 0);
+}
+
+Test(limits, long_texts_are_cut_with_one_marker)
+{
+	json_object *r;
+
+	start(ARGS("--max-output", "1000"));
+	/* result_repr (64 KiB by default), two-byte characters at every cut point */
+	r = ok("'\\u00e9' * 100000");
+	assert_cut_text("result_repr", mcpc_sc_str(r, "result_repr"), "'\xc3\xa9", "\xc3\xa9'",
+	                64 * 1024);
+	cr_assert(json_object_get_boolean(member(mcpc_structured(r), "truncated")));
+	/* the error message and the traceback */
+	r = expect_error("raise ValueError('<' + '\\u20ac' * 100000 + '>')", "ValueError");
+	assert_cut_text("message", mcpc_err_str(r, "message"), "<\xe2\x82\xac", "\xe2\x82\xac>",
+	                64 * 1024);
+	assert_cut_text("traceback", mcpc_err_str(r, "traceback"), "Traceback", "\xe2\x82\xac>\n",
+	                64 * 1024);
+	/* captured output, four-byte characters */
+	r = call("print('[' + '\\U0001F600' * 1000 + ']')", NULL);
+	assert_cut_text("stdout", mcpc_sc_str(r, "stdout"), "[\xf0\x9f\x98\x80",
+	                "\xf0\x9f\x98\x80]\n", 1000 + 64);
+	stop();
+}
+
 Test(limits, looping_repr_times_out_that_call_only)
 {
 	json_object *r;

@@ -2960,3 +2960,199 @@ Test(tool, session_rollback_and_handle_reach_the_text)
 	}
 	json_object_put(id);
 }
+
+/* ---- text: string buffer and head-and-tail cut --------------------------------------- */
+
+/* JSON-escaped size of s as json-c prints it (quotes excluded). */
+static size_t json_len(const char *s)
+{
+	json_object *o = json_object_new_string(s);
+	size_t len;
+
+	json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
+	json_object_put(o);
+	return len - 2;
+}
+
+/* Check a cut of orig: valid UTF-8, within max as m measures it, its head a prefix and its
+ * tail a suffix of orig, and the marker's count exactly the bytes that went. Returns the
+ * count, or SIZE_MAX when there is no marker (then the whole text is a prefix). */
+static size_t assert_cut(const char *orig, const char *cut, size_t max, enum text_measure m)
+{
+	size_t n = strlen(orig), len = strlen(cut), count, head, tail;
+	const char *mark, *end;
+
+	cr_assert(valid_utf8(cut, len), "cut is not valid UTF-8");
+	cr_assert_leq(m == TEXT_JSON ? json_len(cut) : len, max, "cut of %zu bytes over %zu", n,
+	              max);
+	mark = strstr(cut, "\n... [");
+	if (!mark) {
+		cr_assert(!memcmp(cut, orig, len), "a cut without marker is not a prefix");
+		return SIZE_MAX;
+	}
+	cr_assert_eq(sscanf(mark, "\n... [%zu bytes cut] ...\n", &count), 1, "marker: %s", mark);
+	end = strstr(mark, " bytes cut] ...\n");
+	cr_assert_not_null(end);
+	end += strlen(" bytes cut] ...\n");
+	head = (size_t)(mark - cut);
+	tail = strlen(end);
+	cr_assert(!memcmp(cut, orig, head), "head is not the start of the text");
+	cr_assert(!memcmp(end, orig + n - tail, tail), "tail is not the end of the text");
+	cr_assert_eq(head + count + tail, n, "%zu + %zu + %zu != %zu", head, count, tail, n);
+	return count;
+}
+
+Test(text, cut_leaves_text_that_fits_whole)
+{
+	const char *s = "h\xc3\xa9llo, w\xe2\x82\xacrld";
+	size_t n = strlen(s);
+	char *out;
+
+	out = text_cut(s, n, n, TEXT_BYTES); /* exactly the limit */
+	cr_assert_str_eq(out, s);
+	free(out);
+	out = text_cut(s, n, n + 100, TEXT_BYTES);
+	cr_assert_str_eq(out, s);
+	free(out);
+	out = text_cut("", 0, 0, TEXT_BYTES);
+	cr_assert_str_eq(out, "");
+	free(out);
+	out = text_cut("a\"b", 3, 4, TEXT_JSON); /* the quote's escape fits exactly */
+	cr_assert_str_eq(out, "a\"b");
+	free(out);
+}
+
+Test(text, cut_keeps_ascii_head_and_tail_within_the_limit)
+{
+	char *orig = malloc(1001);
+
+	for (size_t i = 0; i < 1000; i++)
+		orig[i] = (char)('a' + i % 26);
+	orig[1000] = '\0';
+	for (size_t max = 28; max < 1000; max += 7) {
+		char *out = text_cut(orig, 1000, max, TEXT_BYTES);
+		size_t count = assert_cut(orig, out, max, TEXT_BYTES);
+
+		cr_assert_neq(count, SIZE_MAX, "no marker at max %zu: %s", max, out);
+		free(out);
+	}
+	/* One byte over the limit: the cut still says what went. */
+	{
+		char *out = text_cut(orig, 1000, 999, TEXT_BYTES);
+		cr_assert_geq(assert_cut(orig, out, 999, TEXT_BYTES), 1);
+		cr_assert_gt(strlen(out), 900);
+		free(out);
+	}
+	free(orig);
+}
+
+Test(text, cut_never_splits_a_character)
+{
+	static const char *const units[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+	                                    "a\xe2\x82\xac", "\xf0\x9f\x98\x80\n\x01\""};
+
+	for (size_t u = 0; u < N_OF(units); u++) {
+		char *orig = repeat(units[u], 200);
+		size_t n = strlen(orig);
+
+		for (size_t max = 0; max < n; max++) {
+			for (int m = TEXT_BYTES; m <= TEXT_JSON; m++) {
+				char *out = text_cut(orig, n, max, (enum text_measure)m);
+				assert_cut(orig, out, max, (enum text_measure)m);
+				free(out);
+			}
+		}
+		free(orig);
+	}
+}
+
+Test(text, tiny_limit_keeps_only_the_head_that_fits)
+{
+	const char *s = "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+	                "0123456789012345678901234567890123456789012345678901234567890123456789";
+	size_t n = strlen(s);
+
+	for (size_t max = 0; max < 20; max++) {
+		char *out = text_cut(s, n, max, TEXT_BYTES);
+
+		cr_assert_eq(assert_cut(s, out, max, TEXT_BYTES), SIZE_MAX, "marker at max %zu",
+		             max);
+		cr_assert_eq(strlen(out), max / 3 * 3 < 9 ? max / 3 * 3 : max, "max %zu: %s", max,
+		             out);
+		free(out);
+	}
+}
+
+Test(text, json_measure_counts_escapes)
+{
+	char *ctl = repeat("\x01\x02\n/x", 50000);
+	size_t n = strlen(ctl);
+	char *out = text_cut(ctl, n, 100000, TEXT_JSON);
+
+	assert_cut(ctl, out, 100000, TEXT_JSON);
+	cr_assert_gt(json_len(out), 99000, "cut far more than needed: %zu", json_len(out));
+	free(out);
+	free(ctl);
+}
+
+Test(text, join_drops_partial_characters_and_counts_them)
+{
+	/* The head ends inside a euro sign, the tail starts inside another. */
+	const char head[] = "ab\xe2\x82", tail[] = "\x82\xac"
+	                                           "cd";
+	char *out = text_join_cut(head, strlen(head), 10, tail, strlen(tail));
+
+	cr_assert_str_eq(out, "ab\n... [14 bytes cut] ...\ncd");
+	free(out);
+	out = text_join_cut("", 0, 5, "xyz", 3);
+	cr_assert_str_eq(out, "\n... [5 bytes cut] ...\nxyz");
+	free(out);
+	out = text_join_cut("\xf0\x9f\x98\x80", 4, 0, "", 0); /* a whole character stays */
+	cr_assert_str_eq(out, "\xf0\x9f\x98\x80\n... [0 bytes cut] ...\n");
+	free(out);
+}
+
+Test(text, strbuf_builds_text)
+{
+	struct strbuf b = {0};
+	char long_arg[1000], *s;
+
+	s = sb_take(&b);
+	cr_assert_str_eq(s, "", "an empty buffer gives the empty string");
+	free(s);
+	memset(long_arg, 'z', sizeof(long_arg) - 1);
+	long_arg[sizeof(long_arg) - 1] = '\0';
+	sb_newline(&b); /* nothing to end */
+	sb_str(&b, "one");
+	sb_newline(&b);
+	sb_newline(&b);
+	sb_add(&b, "two\0", 3);
+	sb_printf(&b, " %d [%s]", 3, long_arg); /* longer than any scratch buffer */
+	cr_assert_eq(b.len, strlen(b.s));
+	s = sb_take(&b);
+	cr_assert_eq(strncmp(s, "one\ntwo 3 [zzz", 14), 0, "%.20s", s);
+	cr_assert_eq(strlen(s), 11 + 999 + 1);
+	cr_assert_eq(s[strlen(s) - 1], ']');
+	cr_assert_null(b.s);
+	cr_assert_eq(b.len, 0);
+	free(s);
+}
+
+Test(text, strbuf_remembers_a_failed_allocation)
+{
+	struct strbuf b = {0};
+	char *s;
+
+	sb_str(&b, "kept until the failure");
+	sb_add(&b, "x", SIZE_MAX); /* cannot be allocated */
+	cr_assert(b.failed);
+	sb_str(&b, "ignored");
+	sb_printf(&b, "%s", "ignored");
+	cr_assert_null(sb_take(&b), "a failed buffer gives NULL");
+	cr_assert_not(b.failed, "take empties the buffer");
+	cr_assert_null(b.s);
+	sb_str(&b, "again");
+	s = sb_take(&b);
+	cr_assert_str_eq(s, "again");
+	free(s);
+}

@@ -17,11 +17,16 @@ struct keep {
 	uint64_t total;  /* bytes written */
 };
 
-static struct keep keeps[3]; /* stdout, stderr, log */
+#define N_STREAMS 2 /* stdout, stderr */
+#define N_KEEPS   3 /* the streams and the log */
+
+static struct keep keeps[N_KEEPS]; /* indexed by enum capture_stream */
+_Static_assert(CAPTURE_STDERR + 1 == N_STREAMS && CAPTURE_LOG + 1 == N_KEEPS,
+               "keeps[] and streams[] are indexed by enum capture_stream");
 static uint64_t flood_limit;
 static uint64_t written;
 static int flooded;
-static PyObject *streams[2];
+static PyObject *streams[N_STREAMS];
 static PyObject *output_limit_error;
 
 static int keep_init(struct keep *k, size_t half)
@@ -63,67 +68,33 @@ static void keep_add(struct keep *k, const char *p, size_t n)
 	}
 }
 
-/* Length of s[0..n) without a trailing partial UTF-8 character. */
-static size_t utf8_complete(const char *s, size_t n)
-{
-	size_t i = n, need;
-	unsigned char lead;
-
-	while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80 && n - i < 3)
-		i--;
-	if (i == 0)
-		return n;
-	lead = (unsigned char)s[i - 1];
-	if (lead < 0x80)
-		return n;
-	need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-	return n - (i - 1) >= need ? n : i - 1;
-}
-
 char *capture_text(int s, int *truncated)
 {
 	struct keep *k = &keeps[s];
-	size_t ring_start = k->half ? (k->ring_pos + k->half - k->ring_len) % k->half : 0;
-	size_t head = k->head_len, skip = 0, mlen = 0, len;
-	char marker[96];
+	size_t start = k->half ? (k->ring_pos + k->half - k->ring_len) % k->half : 0;
+	size_t first = k->ring_len < k->half - start ? k->ring_len : k->half - start;
+	uint64_t gap = k->total - k->head_len - k->ring_len;
+	struct strbuf b = {0};
 	char *tail, *out;
 
-	tail = malloc(k->ring_len + 1);
+	if (gap == 0) /* the head and the ring meet: nothing was dropped */
+		sb_add(&b, k->head, k->head_len);
+	sb_add(&b, k->ring + start, first); /* the ring, oldest byte first */
+	sb_add(&b, k->ring, k->ring_len - first);
+	if (gap == 0)
+		return sb_take(&b);
+	*truncated = 1;
+	tail = sb_take(&b);
 	if (!tail)
 		return NULL;
-	for (size_t i = 0; i < k->ring_len; i++)
-		tail[i] = k->ring[(ring_start + i) % k->half];
-
-	if (k->total > (uint64_t)k->head_len + k->ring_len) {
-		/* Bytes were dropped between head and tail: cut both on character boundaries
-		 * and say how much is missing. */
-		head = utf8_complete(k->head, k->head_len);
-		while (skip < k->ring_len && ((unsigned char)tail[skip] & 0xC0) == 0x80)
-			skip++;
-		mlen = (size_t)snprintf(
-		    marker, sizeof(marker), "\n... [%llu bytes of output cut] ...\n",
-		    (unsigned long long)(k->total - head - (k->ring_len - skip)));
-		*truncated = 1;
-	}
-	out = malloc(head + mlen + (k->ring_len - skip) + 1);
-	if (!out) {
-		free(tail);
-		return NULL;
-	}
-	memcpy(out, k->head, head);
-	len = head;
-	memcpy(out + len, marker, mlen);
-	len += mlen;
-	memcpy(out + len, tail + skip, k->ring_len - skip);
-	len += k->ring_len - skip;
-	out[len] = '\0';
+	out = text_join_cut(k->head, k->head_len, gap, tail, k->ring_len);
 	free(tail);
 	return out;
 }
 
 void capture_reset(void)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < N_KEEPS; i++) {
 		keeps[i].head_len = 0;
 		keeps[i].ring_pos = 0;
 		keeps[i].ring_len = 0;
@@ -166,7 +137,7 @@ static PyObject *stream_write(StreamObject *self, PyObject *arg)
 	p = PyBytes_AS_STRING(bytes);
 	n = PyBytes_GET_SIZE(bytes);
 	keep_add(&keeps[self->which], p, (size_t)n);
-	keep_add(&keeps[2], p, (size_t)n);
+	keep_add(&keeps[CAPTURE_LOG], p, (size_t)n);
 	written += (uint64_t)n;
 	Py_DECREF(bytes);
 	if (written > flood_limit) {
@@ -267,7 +238,8 @@ int capture_init(size_t max, uint64_t flood)
 {
 	size_t half = max / 2;
 
-	if (keep_init(&keeps[0], half) || keep_init(&keeps[1], half) || keep_init(&keeps[2], max)) {
+	if (keep_init(&keeps[CAPTURE_STDOUT], half) || keep_init(&keeps[CAPTURE_STDERR], half) ||
+	    keep_init(&keeps[CAPTURE_LOG], max)) {
 		PyErr_NoMemory();
 		return -1;
 	}
@@ -279,7 +251,7 @@ int capture_init(size_t max, uint64_t flood)
 	    PyExc_BaseException, NULL);
 	if (!output_limit_error)
 		return -1;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < N_STREAMS; i++) {
 		StreamObject *s = PyObject_New(StreamObject, &stream_type);
 		if (!s)
 			return -1;

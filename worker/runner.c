@@ -72,7 +72,7 @@ static void run_call(uint32_t seq)
 	if (memchr(frame + IPC_SEQ_BYTES, '\0', n - IPC_SEQ_BYTES))
 		_exit(WORKER_EXIT_CHANNEL);
 	run_outcome_init(&out);
-	interp_run(frame + IPC_SEQ_BYTES, n - IPC_SEQ_BYTES, &out);
+	interp_run(frame + IPC_SEQ_BYTES, &out);
 	free(frame);
 	result = ipc_outcome_encode(&out, &rlen);
 	if (!result || ipc_frame_write(POLICY_FD_CHANNEL, IPC_FRAME_RESULT, echo, sizeof(echo),

@@ -11,7 +11,8 @@
 
 /* ---- capture.c: sys.stdout / sys.stderr replacements ---- */
 
-enum capture_stream { CAPTURE_STDOUT = 0, CAPTURE_STDERR = 1 };
+/* CAPTURE_LOG, both streams in the order written, is only read (capture_text). */
+enum capture_stream { CAPTURE_STDOUT = 0, CAPTURE_STDERR = 1, CAPTURE_LOG = 2 };
 
 /* Create the two stream objects (zygote). Each keeps max bytes (head and tail); the shared
  * log keeps 2*max. Writing more than flood bytes in all raises OutputLimitExceeded.
@@ -19,7 +20,7 @@ enum capture_stream { CAPTURE_STDOUT = 0, CAPTURE_STDERR = 1 };
 int capture_init(size_t max, uint64_t flood);
 /* Borrowed reference to a stream object. */
 PyObject *capture_stream(enum capture_stream s);
-/* The text kept for a stream (or the log, s == 2): malloc'd UTF-8. *truncated is set
+/* The text kept for a stream (or the log, CAPTURE_LOG): malloc'd UTF-8. *truncated is set
  * when bytes were cut. NULL on ENOMEM. */
 char *capture_text(int s, int *truncated);
 /* Forget what earlier calls wrote (a session's next call starts with empty captures). */
@@ -39,13 +40,9 @@ void pyfork_drop_hooks(void);
 int interp_init(const struct zygote_config *cfg);
 /* Pre-fault what a call touches, in an idle worker (no state is left behind). */
 void interp_warm_up(void);
-/* Run code in a worker and fill *out (never fails: errors become the outcome). The user's
- * namespace persists across runs in one process and its forks (a session's state). */
-void interp_run(const char *code, size_t len, struct run_outcome *out);
-/* Before a session's parked process forks the next call's process: remember the state that
- * the fork hooks would change (random's generator). Returns a new reference or NULL. */
-PyObject *interp_fork_save(void);
-/* In that child, after PyOS_AfterFork_Child: put it back. Consumes saved. */
-void interp_fork_restore(PyObject *saved);
+/* Run code (NUL-terminated, no NUL inside) in a worker and fill *out (never fails: errors
+ * become the outcome). The user's namespace persists across runs in one process and its
+ * forks (a session's state). */
+void interp_run(const char *code, struct run_outcome *out);
 
 #endif

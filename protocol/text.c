@@ -1,0 +1,199 @@
+/* text.c - text helpers shared by the worker and the supervisor: a growing string that
+ * remembers a failed allocation, and the one head-and-tail cut (UTF-8 safe, one marker).
+ * Pure: no I/O, no globals. Builders return malloc'd text, NULL on ENOMEM. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol_internal.h"
+
+/* What a cut leaves between the head and the tail it keeps; the count is the bytes removed. */
+#define CUT_MARKER     "\n... [%" PRIu64 " bytes cut] ...\n"
+/* Room for the marker with the longest count: UINT64_MAX has 20 digits. */
+#define CUT_MARKER_MAX (sizeof(CUT_MARKER) + 20)
+/* A buffer's first allocation, and sb_printf's scratch space. */
+#define SB_FIRST_CAP   256
+
+/* ---- String buffer ------------------------------------------------------------------- */
+
+void sb_add(struct strbuf *b, const char *s, size_t n)
+{
+	size_t need, cap;
+	char *p;
+
+	if (b->failed)
+		return;
+	if (n > SIZE_MAX - b->len - 1) {
+		b->failed = 1;
+		return;
+	}
+	need = b->len + n + 1;
+	if (need > b->cap) {
+		cap = b->cap ? b->cap : SB_FIRST_CAP;
+		while (cap < need)
+			cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+		p = realloc(b->s, cap);
+		if (!p) {
+			b->failed = 1;
+			return;
+		}
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void sb_str(struct strbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+	char tmp[SB_FIRST_CAP], *big;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = 1;
+		return;
+	}
+	if ((size_t)n < sizeof(tmp)) {
+		sb_add(b, tmp, (size_t)n);
+		return;
+	}
+	/* Longer than the scratch buffer: format again into one of the right size. */
+	big = malloc((size_t)n + 1);
+	if (!big) {
+		b->failed = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb_add(b, big, (size_t)n);
+	free(big);
+}
+
+void sb_newline(struct strbuf *b)
+{
+	if (b->len > 0 && b->s[b->len - 1] != '\n')
+		sb_add(b, "\n", 1);
+}
+
+char *sb_take(struct strbuf *b)
+{
+	char *s = b->s;
+
+	if (b->failed) {
+		free(s);
+		s = NULL;
+	} else if (!s) {
+		s = strdup("");
+	}
+	memset(b, 0, sizeof(*b));
+	return s;
+}
+
+/* ---- Head-and-tail cut --------------------------------------------------------------- */
+
+static int utf8_continuation(char c)
+{
+	return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+/* Length of s[0..n) without a partial character at its end. */
+static size_t utf8_head_end(const char *s, size_t n)
+{
+	size_t i = n, need;
+	unsigned char lead;
+
+	while (i > 0 && utf8_continuation(s[i - 1]) && n - i < 3)
+		i--;
+	if (i == 0)
+		return n; /* only continuation bytes: not UTF-8, nothing to protect */
+	lead = (unsigned char)s[i - 1];
+	if (lead < 0x80)
+		return i; /* stray continuation bytes after ASCII go too */
+	need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+	return n - (i - 1) >= need ? n : i - 1;
+}
+
+/* Offset of the first character that starts in s[0..n). */
+static size_t utf8_tail_start(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && utf8_continuation(s[i]))
+		i++;
+	return i;
+}
+
+static size_t measure(const char *s, size_t n, enum text_measure m)
+{
+	return m == TEXT_JSON ? proto_escaped_len(s, n) : n;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+	char *out = malloc(n + 1);
+
+	if (!out)
+		return NULL;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return out;
+}
+
+static int marker_print(char buf[CUT_MARKER_MAX], uint64_t count)
+{
+	return snprintf(buf, CUT_MARKER_MAX, CUT_MARKER, count);
+}
+
+char *text_join_cut(const char *head, size_t head_n, uint64_t gap, const char *tail, size_t tail_n)
+{
+	size_t h = utf8_head_end(head, head_n), t = utf8_tail_start(tail, tail_n), mlen;
+	char marker[CUT_MARKER_MAX], *out;
+
+	mlen = (size_t)marker_print(marker, gap + (head_n - h) + t);
+	out = malloc(h + mlen + (tail_n - t) + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, head, h);
+	memcpy(out + h, marker, mlen);
+	memcpy(out + h + mlen, tail + t, tail_n - t);
+	out[h + mlen + (tail_n - t)] = '\0';
+	return out;
+}
+
+char *text_cut(const char *s, size_t n, size_t max, enum text_measure m)
+{
+	size_t budget, used = 0, head = 0, tail = n, room, w;
+	char marker[CUT_MARKER_MAX];
+
+	if (measure(s, n, m) <= max)
+		return dup_n(s, n);
+	/* The marker never counts more than n bytes: its width with n bounds the real one. */
+	room = measure(marker, (size_t)marker_print(marker, n), m);
+	budget = max >= room ? (max - room) / 2 : max;
+	while (head < n && (w = measure(s + head, 1, m)) <= budget - used) {
+		used += w;
+		head++;
+	}
+	if (max < room) /* no room for the marker: as much of the head as fits */
+		return dup_n(s, utf8_head_end(s, head));
+	budget = max - room - budget;
+	used = 0;
+	while (tail > head && (w = measure(s + tail - 1, 1, m)) <= budget - used) {
+		used += w;
+		tail--;
+	}
+	return text_join_cut(s, head, tail - head, s + tail, n - tail);
+}

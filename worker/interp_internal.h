@@ -1,0 +1,43 @@
+/* interp_internal.h - shared by the restricted interpreter's files: interp.c (CPython start-up,
+ * running the code), pylayer.c (the Python layer) and pyresult.c (values into the outcome).
+ * Nothing else includes it. All functions need the GIL, except pylayer_hook_install. */
+#ifndef SAFEPY_INTERP_INTERNAL_H
+#define SAFEPY_INTERP_INTERNAL_H
+
+#include "worker_internal.h"
+
+/* The file name of the user's code in its code objects and tracebacks. */
+#define INTERP_FILENAME "<code>"
+
+/* ---- pylayer.c: the Python layer ---- */
+
+/* Install the audit hook (unarmed). Before Py_Initialize, so it sees every event of the
+ * interpreter's life. Returns 0 or -1. */
+int pylayer_hook_install(void);
+/* Arm the hook while code the user can reach runs; disarm it for our own work. */
+void pylayer_arm(int armed);
+/* Read the numbers of the opcodes the bytecode check looks at. Returns 0 or -1. */
+int pylayer_opcodes_load(void);
+/* Build the curated builtins and the module proxies of the allowed imports (cfg borrowed, only
+ * during the call), after those modules are imported and sys.stdout is captured. 0 or -1. */
+int pylayer_init(const struct zygote_config *cfg);
+/* Check a code object and the code nested in it against the attribute rules. Returns 0, or
+ * -1 with AttributeError naming the attribute and line. */
+int pylayer_code_check(PyCodeObject *co);
+/* The builtins dict for user code (borrowed). */
+PyObject *pylayer_builtins(void);
+
+/* ---- pyresult.c: values into the outcome ---- */
+
+/* Fill out->result_repr (repr() of value, cut to max bytes) and out->result (value as JSON
+ * when it has a natural form, by exact type, and encodes to at most max bytes). value is
+ * borrowed and not None. repr() runs the user's code: call it with the hook armed. Sets
+ * *truncated when something was cut. Returns 0, or -1 with the exception repr() raised set
+ * (result_repr then says repr() failed). */
+int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *truncated);
+/* Fill out's error type, message and traceback (each cut to max bytes; out->truncated set when
+ * cut) from exc (borrowed), the raised exception; src is the user's code, quoted in the
+ * traceback. Walks frames: call it with the hook disarmed. */
+void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, size_t max);
+
+#endif
