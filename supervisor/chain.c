@@ -213,6 +213,15 @@ static void answer_claim(struct chain *c, int rolled_back)
 	answer(c, &o, rolled_back);
 }
 
+/* Answer with the runner's report of a call that committed: the chain holds the session's
+ * state now (a reset call's chain replaces the one before it). */
+static void answer_commit(struct chain *c)
+{
+	if (c->session)
+		session_committed(c->session, c);
+	answer_claim(c, 0);
+}
+
 /* Answer from what the supervisor knows of the runner's end. */
 static void answer_verdict(struct chain *c, int have_status, int status, const struct proc *r)
 {
@@ -421,6 +430,7 @@ void chain_on_pid(struct chain *c, pid_t pid)
 		return;
 	}
 	c->runner->fresh = 1;
+	(void)loop_mod(&c->ch.w, EPOLLIN);
 	chain_cgroup(c, pid);
 	if (trace_seize(pid) == 0) {
 		c->traced = 1;
@@ -540,6 +550,15 @@ static void chain_channel_event(struct watch *w, uint32_t events)
 {
 	struct chain *c = w->data;
 
+	if (c->state == CH_BOOTING && !c->runner) {
+		/* Who the worker is comes from the zygote: until then its frames wait (a
+		 * channel that hangs up meanwhile has no worker left to wait for). */
+		if (events & (EPOLLHUP | EPOLLERR))
+			chain_on_hangup(c);
+		else
+			(void)loop_mod(&c->ch.w, 0);
+		return;
+	}
 	if (events & EPOLLOUT)
 		channel_flush(&c->ch);
 	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) &&
@@ -626,6 +645,9 @@ void chain_on_exit(struct chain *c, struct proc *p, int status)
 	int was_runner = p == c->runner, was_holder = p == c->holder, was_newborn = p == c->newborn;
 	struct proc copy = *p;
 
+	log_msg(LOG_DEBUG, "chain %u: process %d (%s) ended, status %#x", c->id, (int)p->pid,
+	        was_runner ? "runner" : was_holder ? "holder" : was_newborn ? "newborn" : "gone",
+	        status);
 	memset(p, 0, sizeof(*p));
 	if (was_holder) {
 		c->holder = NULL;
@@ -794,15 +816,13 @@ static void decide(struct chain *c)
 	}
 	if (r->threads == 1 && !r->fresh) {
 		/* The runner becomes the session's state; the old one goes. */
-		answer_claim(c, 0);
+		answer_commit(c);
 		if (c->holder)
 			proc_retire(c, c->holder);
 		r->role = ROLE_HOLDER;
 		c->holder = r;
 		c->runner = NULL;
 		c->prep_failures = 0;
-		if (c->session)
-			session_committed(c->session, c);
 		chain_set_state(c, CH_PARKED);
 		return;
 	}
@@ -810,7 +830,7 @@ static void decide(struct chain *c)
 	 * becomes the state. A runner alone in its process can be answered now. */
 	c->snap_answer = r->threads != 1;
 	if (!c->snap_answer)
-		answer_claim(c, 0);
+		answer_commit(c);
 	c->newborn_gone = 0;
 	chain_set_state(c, CH_SNAPSHOT);
 	if (gate_continue(c, r) < 0)
@@ -871,7 +891,7 @@ static void advance_snapshot(struct chain *c)
 	if (n && n->parked) {
 		/* The copy is the session's state now. */
 		if (c->snap_answer)
-			answer_claim(c, 0);
+			answer_commit(c);
 		c->snap_answer = 0;
 		if (c->runner)
 			proc_retire(c, c->runner);
@@ -881,8 +901,6 @@ static void advance_snapshot(struct chain *c)
 		c->holder = n;
 		c->newborn = NULL;
 		c->prep_failures = 0;
-		if (c->session)
-			session_committed(c->session, c);
 		chain_set_state(c, CH_PARKED);
 		return;
 	}

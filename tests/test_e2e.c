@@ -134,7 +134,7 @@ static json_object *expect_status(const char *code, const char *extra, const cha
 {
 	json_object *r = call(code, extra);
 
-	cr_assert_str_eq(mcpc_status(r), status, "status for:\n%s\n%s", code, mcpc_json(r));
+	cr_assert_str_eq(mcpc_status(r), status, "status for:\n%s\n%s\nLOG:%s", code, mcpc_json(r), server_log());
 	cr_assert_eq(is_error(r), strcmp(status, "ok") != 0, "isError does not match status: %s",
 	             mcpc_json(r));
 	return r;
