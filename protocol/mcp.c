@@ -698,10 +698,9 @@ int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp
 		rc = rc == -ENOMEM ? rc
 		                   : reply_error(out, NULL, JSONRPC_PARSE_ERROR,
 		                                 "Parse error: not a valid UTF-8 JSON text");
-	else if (json_object_is_type(msg, json_type_array))
-		rc = handle_batch(c, msg, out);
-	else
-		rc = handle_message(c, msg, 0, out);
+	else if ((rc = jsonrpc_keep_id_texts(msg, line, len)) == 0)
+		rc = json_object_is_type(msg, json_type_array) ? handle_batch(c, msg, out)
+		                                               : handle_message(c, msg, 0, out);
 	json_object_put(msg);
 	if (rc < 0)
 		mcp_events_clear(out);

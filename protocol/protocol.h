@@ -221,7 +221,9 @@ json_object *mcp_log_notification(const struct mcp_conn *c, const char *level, c
 /* The text of content[0] for an outcome (also printed by `safepy run`). Returns malloc'd. */
 char *mcp_outcome_text(const struct run_outcome *o);
 
-/* Does a JSON id equal another, type included (1 and "1" differ)? */
+/* Does a JSON id equal another? Strings by their bytes, numbers by their exact value as the
+ * client wrote them (1e3 is 1000; 99999999999999999999 is not 18446744073709551615); a
+ * string never equals a number (1 and "1" differ). */
 int mcp_id_equal(json_object *a, json_object *b);
 
 /* ---- Worker result frames ------------------------------------------------------------ */

@@ -1549,6 +1549,32 @@ static int run_cmd(const char *const *args, const char *input, char **out, char 
 	return status;
 }
 
+/* The server's own bytes, not a parser's view of them: ids beyond 64 bits and -0 come back as
+ * the client wrote them. */
+Test(protocol, number_ids_come_back_as_written)
+{
+	static const char *const want[] = {
+	    "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"result\":{}}\n",
+	    "{\"jsonrpc\":\"2.0\",\"id\":-0,\"result\":{}}\n",
+	    "{\"jsonrpc\":\"2.0\",\"id\":1e3,\"error\":{\"code\":-32601,",
+	    "{\"jsonrpc\":\"2.0\",\"id\":-99999999999999999999,\"result\":{\"content\":",
+	};
+	char *out, *err;
+	int st = run_cmd(ARGS("serve"),
+	                 "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"method\":\"ping\"}\n"
+	                 "{\"jsonrpc\":\"2.0\",\"id\":-0,\"method\":\"ping\"}\n"
+	                 "{\"jsonrpc\":\"2.0\",\"id\":1e3,\"method\":\"nope\"}\n"
+	                 "{\"jsonrpc\":\"2.0\",\"id\":-99999999999999999999,\"method\":"
+	                 "\"tools/call\",\"params\":{\"name\":\"run_python\",\"arguments\":{}}}\n",
+	                 &out, &err);
+
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x, stderr: %s", st, err);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_assert(strstr(out, want[i]), "no %s in:\n%s", want[i], out);
+	free(out);
+	free(err);
+}
+
 Test(cli, run_c_prints_output_then_the_result)
 {
 	char *out, *err;

@@ -353,8 +353,10 @@ Test(jsonrpc, replies_to_invalid_requests_with_invalid_request)
 	    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", "null"},
-	    {"{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"ping\"}", "null"},
-	    {"{\"jsonrpc\":\"2.0\",\"id\":1e3,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1.5e0,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":-0.5,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1e-1,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1e1000000000,\"method\":\"ping\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"ping\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":7}", "7"},
@@ -515,7 +517,7 @@ Test(jsonrpc, id_equality_is_type_exact)
 	json_object *big = json_tokener_parse("18446744073709551615");
 	json_object *big2 = json_tokener_parse("18446744073709551615");
 	json_object *neg = json_object_new_int64(-1);
-	json_object *dbl = json_object_new_double(1.0), *t = json_object_new_boolean(1);
+	json_object *dbl = json_object_new_double(1.5), *t = json_object_new_boolean(1);
 	json_object *ab = json_object_new_string_len("a\0b", 3),
 	            *ac = json_object_new_string_len("a\0c", 3);
 
@@ -535,6 +537,200 @@ Test(jsonrpc, id_equality_is_type_exact)
 	json_object *objs[] = {one, one_s, one_b, two, big, big2, neg, dbl, t, ab, ac};
 	for (size_t i = 0; i < N_OF(objs); i++)
 		json_object_put(objs[i]);
+}
+
+/* Number ids as a client may write them: beyond 64 bits, negative zero, integers written with
+ * an exponent or a fraction. Each must come back as the same text. */
+static const char *const number_ids[] = {
+    "99999999999999999999",
+    "-99999999999999999999",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "123456789012345678901234567890",
+    "-0",
+    "1e3",
+    "1E+2",
+    "1.0",
+    "-1.000",
+    "10.50e1",
+    "100e-2",
+    "0e5",
+};
+
+/* The wire text of msg starts with {"jsonrpc":"2.0","id":<id>,"<member>" */
+static void assert_id_text(json_object *msg, const char *id, const char *member)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "{\"jsonrpc\":\"2.0\",\"id\":%s,\"%s\"", id, member);
+	cr_assert_eq(strncmp(wire(msg), want, strlen(want)), 0, "id %s came back as %s", id,
+	             wire(msg));
+}
+
+Test(jsonrpc, echoes_number_ids_exactly)
+{
+	/* Each line is before, the id, after. */
+	static const char *const forms[][3] = {
+	    {"{\"jsonrpc\":\"2.0\",\"id\":", ",\"method\":\"ping\"}", "result"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":", ",\"method\":\"nope\"}", "error"},
+	    {"{\"jsonrpc\":\"1.0\",\"id\":", ",\"method\":\"ping\"}", "error"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":",
+	     ",\"method\":\"tools/call\",\"params\":{\"name\":\"run_python\",\"arguments\":{}}}",
+	     "result"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":", ",\"method\":\"tools/call\",\"params\":{}}", "error"},
+	    /* The last of duplicate members counts, as json-c reads it; escaped names too. */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"params\":{\"id\":2},\"\\u0069d\":",
+	     ",\"method\":\"ping\"}", "result"},
+	    /* json-c cuts a member name at an escaped NUL: this is "id" too. */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"id\\u0000x\":", ",\"method\":\"ping\"}", "result"},
+	    {"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":[2],\"i\\u0064\\u0000\":", "}",
+	     "result"},
+	};
+	struct mcp_conn c;
+	char line[512];
+
+	conn_at(&c, "2025-11-25");
+	for (size_t i = 0; i < N_OF(number_ids); i++)
+		for (size_t f = 0; f < N_OF(forms); f++) {
+			json_object *msg;
+
+			snprintf(line, sizeof(line), "%s%s%s", forms[f][0], number_ids[i],
+			         forms[f][1]);
+			msg = reply_of(&c, line);
+			assert_id_text(msg, number_ids[i], forms[f][2]);
+			json_object_put(msg);
+		}
+}
+
+/* The id of the CALL or CANCEL event a line makes (a new reference). */
+static json_object *event_id(struct mcp_conn *c, const char *line, enum mcp_event_kind kind)
+{
+	struct mcp_events ev = {0};
+	json_object *id;
+
+	handle(c, line, &ev);
+	cr_assert_eq(ev.n, 1, "%s", line);
+	cr_assert_eq(ev.ev[0].kind, kind, "%s", line);
+	id = json_object_get(ev.ev[0].id);
+	mcp_events_clear(&ev);
+	return id;
+}
+
+static json_object *cancel_id(struct mcp_conn *c, const char *request_id)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line),
+	         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+	         "{\"requestId\":%s}}",
+	         request_id);
+	return event_id(c, line, MCP_EV_CANCEL);
+}
+
+Test(mcp, calls_keep_number_ids_and_tokens_exactly)
+{
+	struct mcp_conn c;
+	char line[512], want[256];
+
+	conn_at(&c, "2025-11-25");
+	for (size_t i = 0; i < N_OF(number_ids); i++) {
+		struct mcp_events ev = {0};
+		struct run_outcome o;
+		json_object *resp, *n, *cancel;
+
+		snprintf(line, sizeof(line),
+		         "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"tools/call\",\"params\":"
+		         "{\"name\":\"run_python\",\"arguments\":{\"code\":\"1\"},"
+		         "\"_meta\":{\"progressToken\":%s}}}",
+		         number_ids[i], number_ids[i]);
+		handle(&c, line, &ev);
+		cr_assert_eq(ev.n, 1);
+		cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL, "%s", line);
+		/* The response is built later from the stored id. */
+		run_outcome_init(&o);
+		o.result_repr = strdup("1");
+		resp = mcp_tool_response(&c, &ev.ev[0].args.ctx, ev.ev[0].id, &o);
+		assert_id_text(resp, number_ids[i], "result");
+		n = mcp_progress_notification(ev.ev[0].progress_token, 1, NULL);
+		snprintf(want, sizeof(want), "\"progressToken\":%s,", number_ids[i]);
+		cr_assert(strstr(wire(n), want), "token %s came back in %s", number_ids[i],
+		          wire(n));
+		cancel = cancel_id(&c, number_ids[i]);
+		cr_assert_str_eq(wire(cancel), number_ids[i]);
+		cr_assert(mcp_id_equal(ev.ev[0].id, cancel), "cancel %s", number_ids[i]);
+		json_object_put(cancel);
+		json_object_put(n);
+		json_object_put(resp);
+		run_outcome_clear(&o);
+		mcp_events_clear(&ev);
+	}
+}
+
+Test(mcp, batch_elements_keep_number_ids_exactly)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-03-26");
+	handle(&c,
+	       "[ {\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"method\":\"ping\"} ,"
+	       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+	       "{\"requestId\":-0}},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":[1,{\"id\":2}],\"method\":\"ping\"},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":-99999999999999999999,\"method\":\"nope\"},"
+	       "\"x\",{},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"tools/call\",\"params\":"
+	       "{\"name\":\"run_python\",\"arguments\":{\"code\":\"1\"}}}]",
+	       &ev);
+	cr_assert(ev.is_batch);
+	cr_assert_eq(ev.n, 7);
+	assert_id_text(ev.ev[0].msg, "99999999999999999999", "result");
+	cr_assert_eq(ev.ev[1].kind, MCP_EV_CANCEL);
+	cr_assert_str_eq(wire(ev.ev[1].id), "-0");
+	assert_id_text(ev.ev[2].msg, "null", "error");
+	assert_id_text(ev.ev[3].msg, "-99999999999999999999", "error");
+	assert_id_text(ev.ev[4].msg, "null", "error");
+	assert_id_text(ev.ev[5].msg, "null", "error");
+	cr_assert_eq(ev.ev[6].kind, MCP_EV_CALL);
+	cr_assert_str_eq(wire(ev.ev[6].id), "1.0");
+	mcp_events_clear(&ev);
+}
+
+Test(jsonrpc, number_ids_are_equal_by_exact_value)
+{
+	static const struct {
+		const char *a, *b;
+		int equal;
+	} cases[] = {
+	    {"99999999999999999999", "99999999999999999999", 1},
+	    {"99999999999999999999", "18446744073709551615", 0},
+	    {"-99999999999999999999", "-9223372036854775808", 0},
+	    {"123456789012345678901234567890", "123456789012345678901234567891", 0},
+	    {"1e3", "1000", 1},
+	    {"1000", "1E+3", 1},
+	    {"10.50e1", "105", 1},
+	    {"100e-2", "1", 1},
+	    {"1.0", "1", 1},
+	    {"-0", "0", 1},
+	    {"0e5", "-0.0", 1},
+	    {"-1", "1", 0},
+	    {"1e3", "1e4", 0},
+	    {"1", "\"1\"", 0},
+	    {"\"1e3\"", "\"1000\"", 0},
+	};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-11-25");
+	for (size_t i = 0; i < N_OF(cases); i++) {
+		json_object *a = cancel_id(&c, cases[i].a), *b = cancel_id(&c, cases[i].b);
+
+		cr_assert_eq(mcp_id_equal(a, b), cases[i].equal, "%s and %s", cases[i].a,
+		             cases[i].b);
+		cr_assert_eq(mcp_id_equal(b, a), cases[i].equal, "%s and %s", cases[i].b,
+		             cases[i].a);
+		json_object_put(a);
+		json_object_put(b);
+	}
 }
 
 Test(jsonrpc, error_response_shape)
