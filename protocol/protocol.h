@@ -146,6 +146,10 @@ struct run_outcome {
 	int truncated;
 	int64_t duration_ms;
 	char *session; /* the handle of the session the call ran in; NULL for one-shot calls */
+	/* The call did not complete and its session was put back as it was before it (set by
+	 * the engine, not carried in result frames). mcp_tool_response says so once in the text
+	 * and at the end of structuredContent.error.message; error_message never says it. */
+	int rolled_back;
 };
 
 void run_outcome_init(struct run_outcome *o);

@@ -567,9 +567,27 @@ int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args
 
 /* ---- Results ------------------------------------------------------------------------- */
 
+/* What the text and the error message of a rolled-back call end with. */
+#define ROLLBACK_NOTE "The session is unchanged: its state is as it was before this call."
+
+/* Does structuredContent carry an error object (a rolled-back call's says so)? */
 static int has_error(const struct run_outcome *o)
 {
-	return o->error_type || o->error_message || o->error_traceback;
+	return o->error_type || o->error_message || o->error_traceback || o->rolled_back;
+}
+
+/* structuredContent.error.message of a rolled-back call: its message, then ROLLBACK_NOTE.
+ * malloc'd, or NULL on ENOMEM. */
+static char *rollback_message(const char *msg)
+{
+	size_t n = msg ? strlen(msg) : 0;
+	char *out;
+
+	if (n == 0)
+		return strdup(ROLLBACK_NOTE);
+	if (asprintf(&out, "%s%s %s", msg, strchr(".!?", msg[n - 1]) ? "" : ".", ROLLBACK_NOTE) < 0)
+		return NULL;
+	return out;
 }
 
 static int nonempty(const char *s)
@@ -632,17 +650,14 @@ char *mcp_outcome_text(const struct run_outcome *o)
 			sb_newline(&b);
 			sb_str(&b, line);
 		}
-		/* A failed call of a session was rolled back (an ordinary exception is not a
-		 * failure of the call: what ran before it stays, as in a REPL). */
-		if (o->session && o->status != RUN_ERROR) {
-			sb_newline(&b);
-			sb_str(&b, "The session is unchanged: its state is as it was before this "
-			           "call.");
-		}
 	} else if (o->result_repr) {
 		sb_newline(&b);
 		sb_str(&b, "Result: ");
 		sb_str(&b, o->result_repr);
+	}
+	if (o->rolled_back) {
+		sb_newline(&b);
+		sb_str(&b, ROLLBACK_NOTE);
 	}
 	if (!b.failed && b.len == 0)
 		sb_str(&b, "(no output)");
@@ -895,21 +910,21 @@ out:
 json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
                                json_object *id, const struct run_outcome *o)
 {
+	json_object *resp = NULL;
 	size_t size[NSLOT], cap;
-	json_object *resp;
 	struct shape full;
-	char *text;
+	char *text, *emsg = NULL;
 
 	text = mcp_outcome_text(o);
 	if (!text)
 		return NULL;
+	if (o->rolled_back && !(emsg = rollback_message(o->error_message)))
+		goto out;
 	if (o->session && !mcp_since(ctx, "2025-06-18")) {
 		/* Without structuredContent the handle has no other way to reach the client. */
 		char *with = NULL;
-		if (asprintf(&with, "%s\n[session %s]", text, o->session) < 0) {
-			free(text);
-			return NULL;
-		}
+		if (asprintf(&with, "%s\n[session %s]", text, o->session) < 0)
+			goto out;
 		free(text);
 		text = with;
 	}
@@ -921,7 +936,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 		full.text[SLOT_STDERR] = o->stderr_text;
 		full.text[SLOT_REPR] = o->result_repr;
 		full.text[SLOT_ETYPE] = o->error_type;
-		full.text[SLOT_EMSG] = o->error_message;
+		full.text[SLOT_EMSG] = emsg ? emsg : o->error_message;
 		full.text[SLOT_ETB] = o->error_traceback;
 		full.result = o->result;
 	}
@@ -942,6 +957,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 		cap /= 2;
 	}
 out:
+	free(emsg);
 	free(text);
 	return resp;
 }

@@ -3327,6 +3327,73 @@ Test(tool, icon_is_a_data_uri_of_an_svg)
 	json_object_put(tool);
 }
 
+#define ROLLBACK_NOTE "The session is unchanged: its state is as it was before this call."
+
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
+		n++;
+	return n;
+}
+
+Test(tool, rollback_note_appears_once_in_the_text_and_ends_the_message)
+{
+	static const struct {
+		enum run_status status;
+		const char *type, *message, *traceback; /* NULL: none */
+		const char *want_message;               /* structuredContent.error.message */
+	} cases[] = {
+	    {RUN_TIMEOUT, "TimeoutError", "stopped after 2 s", "",
+	     "stopped after 2 s. " ROLLBACK_NOTE},
+	    {RUN_MEMORY_LIMIT, "MemoryError", "out of memory.", "Traceback ...\nMemoryError\n",
+	     "out of memory. " ROLLBACK_NOTE},
+	    {RUN_CRASHED, "Crash", "killed by SIGSEGV!", NULL, "killed by SIGSEGV! " ROLLBACK_NOTE},
+	    {RUN_SANDBOX_VIOLATION, "SandboxViolation", "", "", ROLLBACK_NOTE},
+	    {RUN_OUTPUT_LIMIT, NULL, NULL, NULL, ROLLBACK_NOTE},
+	};
+	static const char *const versions[] = {"2024-11-05", "2025-06-18", "2025-11-25"};
+	json_object *id = json_object_new_int(7);
+
+	for (size_t v = 0; v < N_OF(versions); v++)
+		for (size_t i = 0; i < N_OF(cases); i++) {
+			struct run_outcome o;
+			struct mcp_conn c;
+			json_object *msg;
+			const char *t;
+
+			conn_at(&c, versions[v]);
+			run_outcome_init(&o);
+			o.status = cases[i].status;
+			o.session = strdup("0123456789abcdef0123456789abcdef");
+			o.rolled_back = 1;
+			o.logs = strdup("partial output\n");
+			o.error_type = cases[i].type ? strdup(cases[i].type) : NULL;
+			o.error_message = cases[i].message ? strdup(cases[i].message) : NULL;
+			o.error_traceback = cases[i].traceback ? strdup(cases[i].traceback) : NULL;
+			msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+			t = str_at(msg, "/result/content/0/text");
+			cr_assert_eq(count_of(t, ROLLBACK_NOTE), 1, "%s %s: %s", versions[v],
+			             run_status_name(o.status), t);
+			if (strcmp(versions[v], "2025-06-18") >= 0) {
+				cr_assert_str_eq(
+				    str_at(msg, "/result/structuredContent/error/message"),
+				    cases[i].want_message);
+				assert_valid_structured(msg);
+			}
+			/* Not rolled back: no note at all, whatever the status and session. */
+			o.rolled_back = 0;
+			json_object_put(msg);
+			msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+			cr_assert_null(strstr(text(msg), "The session is unchanged"), "%s",
+			               text(msg));
+			json_object_put(msg);
+			run_outcome_clear(&o);
+		}
+	json_object_put(id);
+}
+
 Test(tool, session_rollback_and_handle_reach_the_text)
 {
 	static const struct {
@@ -3350,6 +3417,7 @@ Test(tool, session_rollback_and_handle_reach_the_text)
 		run_outcome_init(&o);
 		o.status = cases[i].status;
 		o.session = strdup("0123456789abcdef0123456789abcdef");
+		o.rolled_back = cases[i].says_unchanged;
 		if (o.status != RUN_OK) {
 			o.error_type = strdup("TimeoutError");
 			o.error_message = strdup("stopped");
