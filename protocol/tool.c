@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "protocol_internal.h"
+#include "tool_data.h"
 
 /* ---- Text building ------------------------------------------------------------------- */
 
@@ -261,61 +262,20 @@ static json_object *input_schema(const struct mcp_server_config *cfg)
 	return schema;
 }
 
-/* The tool's icon: a snake in a box, readable at 16 px. Plain SVG (no script, no external
- * reference), sent base64-encoded in a data: URI. */
-static const char icon_svg[] =
-    "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 32 32\">"
-    "<rect x=\"1.5\" y=\"1.5\" width=\"29\" height=\"29\" rx=\"6\" fill=\"#306998\"/>"
-    "<path d=\"M21 9H13a4 4 0 0 0 0 8h6a4 4 0 0 1 0 8H9\" fill=\"none\" stroke=\"#ffd43b\" "
-    "stroke-width=\"3\" stroke-linecap=\"round\"/>"
-    "<circle cx=\"22.5\" cy=\"9\" r=\"2.5\" fill=\"#ffd43b\"/>"
-    "<circle cx=\"23.2\" cy=\"8.3\" r=\"0.8\" fill=\"#306998\"/>"
-    "</svg>";
-
-#define ICON_URI_PREFIX "data:image/svg+xml;base64,"
-
-/* in[0..n) as base64 (RFC 4648, padded) into out, which holds 4 * ((n + 2) / 3) + 1 bytes. */
-static void base64_encode(const unsigned char *in, size_t n, char *out)
-{
-	static const char digits[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t i;
-	uint32_t v;
-
-	for (i = 0; i + 2 < n; i += 3) {
-		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-		*out++ = digits[v >> 18 & 63];
-		*out++ = digits[v >> 12 & 63];
-		*out++ = digits[v >> 6 & 63];
-		*out++ = digits[v & 63];
-	}
-	if (i < n) {
-		v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0);
-		*out++ = digits[v >> 18 & 63];
-		*out++ = digits[v >> 12 & 63];
-		*out++ = i + 1 < n ? digits[v >> 6 & 63] : '=';
-		*out++ = '=';
-	}
-	*out = '\0';
-}
-
-/* [{"src":"data:image/svg+xml;base64,...","mimeType":"image/svg+xml","sizes":["any"]}].
- * New array or NULL. */
+/* [{"src":TOOL_ICON_URI,"mimeType":"image/svg+xml","sizes":["any"]}]: the icon, a snake in a
+ * box readable at 16 px, is protocol/icon.svg (plain SVG: no script, no external reference),
+ * which the build encodes. New array or NULL. */
 static json_object *tool_icons(void)
 {
-	char src[sizeof(ICON_URI_PREFIX) - 1 + 4 * ((sizeof(icon_svg) - 1 + 2) / 3) + 1];
 	json_object *icons, *icon = NULL, *sizes = NULL;
 	int rc;
 
-	memcpy(src, ICON_URI_PREFIX, sizeof(ICON_URI_PREFIX) - 1);
-	base64_encode((const unsigned char *)icon_svg, sizeof(icon_svg) - 1,
-	              src + sizeof(ICON_URI_PREFIX) - 1);
 	icons = json_object_new_array();
 	if (!icons)
 		return NULL;
 	rc = proto_append(icons, icon = json_object_new_object());
 	if (rc == 0)
-		rc = proto_put(icon, "src", json_object_new_string(src));
+		rc = proto_put(icon, "src", json_object_new_string(TOOL_ICON_URI));
 	if (rc == 0)
 		rc = proto_put(icon, "mimeType", json_object_new_string("image/svg+xml"));
 	if (rc == 0)

@@ -3319,6 +3319,8 @@ Test(tool, icon_is_a_data_uri_of_an_svg)
 	cr_assert_eq(strncmp((char *)svg, "<svg ", 5), 0, "%s", svg);
 	cr_assert(strstr((char *)svg, "xmlns=\"http://www.w3.org/2000/svg\""), "%s", svg);
 	cr_assert(strstr((char *)svg, "viewBox="), "%s", svg);
+	while (n > 0 && strchr(" \t\r\n", svg[n - 1]))
+		svg[--n] = '\0';
 	cr_assert_str_eq((char *)svg + n - 6, "</svg>");
 	/* Nothing active or external in it. */
 	cr_assert_null(strstr((char *)svg, "<script"));
@@ -3392,6 +3394,50 @@ Test(tool, rollback_note_appears_once_in_the_text_and_ends_the_message)
 			run_outcome_clear(&o);
 		}
 	json_object_put(id);
+}
+
+/* A file of the source tree, malloc'd and NUL-terminated, its length in *len. */
+static char *source_file(const char *path, size_t *len)
+{
+	char full[512], *buf;
+	FILE *f;
+	long n;
+
+	snprintf(full, sizeof(full), "%s/../%s", SAFEPY_TEST_DIR, path);
+	f = fopen(full, "rb");
+	cr_assert_not_null(f, "cannot open %s", full);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	cr_assert_geq(n, 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+Test(tool, icon_is_protocol_icon_svg_as_it_is)
+{
+	static const char prefix[] = "data:image/svg+xml;base64,";
+	unsigned char svg[4096];
+	struct mcp_conn c;
+	json_object *tool;
+	const char *src;
+	size_t len;
+	char *file = source_file("protocol/icon.svg", &len);
+	long n;
+
+	conn_at(&c, "2025-11-25");
+	tool = tool_entry(&c);
+	src = str_at(tool, "/icons/0/src");
+	cr_assert_eq(strncmp(src, prefix, sizeof(prefix) - 1), 0, "%s", src);
+	n = b64_decode(src + sizeof(prefix) - 1, svg, sizeof(svg));
+	cr_assert_eq(n, (long)len, "the icon has %ld bytes, protocol/icon.svg %zu", n, len);
+	cr_assert_eq(memcmp(svg, file, len), 0, "the icon is not protocol/icon.svg");
+	json_object_put(tool);
+	free(file);
 }
 
 Test(tool, session_rollback_and_handle_reach_the_text)
