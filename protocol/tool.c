@@ -203,48 +203,20 @@ char *tool_instructions(const struct mcp_server_config *cfg)
 	return sb_take(&b);
 }
 
-/* The fixed parts of the tool entry, as JSON text; the configured values are added to them. */
-static const char input_schema_json[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"code\":{\"type\":\"string\",\"description\":\"Python 3 source to run. What it prints "
-    "and the value of its last statement are returned.\"},"
-    "\"timeout_seconds\":{\"type\":\"number\",\"exclusiveMinimum\":0},"
-    "\"session\":{\"type\":\"string\",\"description\":\"Which session's state to use: "
-    "omit for this connection's default session, \\\"new\\\" for a new session (its handle "
-    "comes back in structuredContent.session), or a handle returned earlier.\"},"
-    "\"reset\":{\"type\":\"boolean\",\"description\":\"Start the session from a clean "
-    "interpreter before running the code.\"}},"
-    "\"required\":[\"code\"],\"additionalProperties\":false}";
-
-static const char output_schema_json[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"result\":{},"
-    "\"result_repr\":{\"type\":[\"string\",\"null\"]},"
-    "\"logs\":{\"type\":\"string\"},"
-    "\"stdout\":{\"type\":\"string\"},"
-    "\"stderr\":{\"type\":\"string\"},"
-    "\"error\":{\"type\":[\"object\",\"null\"],\"properties\":{"
-    "\"type\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},"
-    "\"traceback\":{\"type\":\"string\"}},"
-    "\"required\":[\"type\",\"message\",\"traceback\"]},"
-    "\"status\":{\"type\":\"string\",\"enum\":[\"ok\",\"error\",\"timeout\",\"memory_limit\","
-    "\"output_limit\",\"cancelled\",\"crashed\",\"sandbox_violation\"]},"
-    "\"truncated\":{\"type\":\"boolean\"},"
-    "\"duration_ms\":{\"type\":\"integer\"},"
-    "\"session\":{\"type\":[\"string\",\"null\"]}},"
-    "\"required\":[\"result\",\"result_repr\",\"logs\",\"stdout\",\"stderr\",\"error\","
-    "\"status\",\"truncated\",\"duration_ms\",\"session\"]}";
-
+/* The tool's annotations, as JSON text. */
 static const char annotations_json[] =
     "{\"title\":\"Run Python\",\"readOnlyHint\":false,\"destructiveHint\":false,"
     "\"idempotentHint\":false,\"openWorldHint\":false}";
 
+/* The input schema: protocol/schemas/run_python.input.json (tool_data.h) with the bound and
+ * description of timeout_seconds, which the server's settings decide. The output schema is
+ * its file as it is. */
 static json_object *input_schema(const struct mcp_server_config *cfg)
 {
 	json_object *schema, *props = NULL, *timeout = NULL;
 	char desc[160];
 
-	schema = proto_parse_json(input_schema_json, sizeof(input_schema_json) - 1);
+	schema = proto_parse_json(tool_input_schema_json, sizeof(tool_input_schema_json) - 1);
 	if (!schema)
 		return NULL;
 	json_object_object_get_ex(schema, "properties", &props);
@@ -307,9 +279,9 @@ json_object *tool_definition(const struct mcp_server_config *cfg, const struct m
 	if (rc == 0)
 		rc = proto_put(tool, "inputSchema", input_schema(cfg));
 	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
-		rc =
-		    proto_put(tool, "outputSchema",
-		              proto_parse_json(output_schema_json, sizeof(output_schema_json) - 1));
+		rc = proto_put(
+		    tool, "outputSchema",
+		    proto_parse_json(tool_output_schema_json, sizeof(tool_output_schema_json) - 1));
 	if (rc == 0 && mcp_since(ctx, "2025-03-26"))
 		rc = proto_put(tool, "annotations",
 		               proto_parse_json(annotations_json, sizeof(annotations_json) - 1));

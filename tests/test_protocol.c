@@ -3440,6 +3440,56 @@ Test(tool, icon_is_protocol_icon_svg_as_it_is)
 	free(file);
 }
 
+/* A JSON file of the source tree, parsed. */
+static json_object *source_json(const char *path)
+{
+	size_t len;
+	char *buf = source_file(path, &len);
+	json_object *o = proto_parse_json(buf, len);
+
+	cr_assert_not_null(o, "%s does not parse", path);
+	free(buf);
+	return o;
+}
+
+Test(tool, schemas_are_the_files_with_the_settings_filled_in)
+{
+	static const char *const output_required[] = {
+	    "result", "result_repr", "logs",      "stdout",      "stderr",
+	    "error",  "status",      "truncated", "duration_ms", "session",
+	};
+	json_object *input = source_json("protocol/schemas/run_python.input.json");
+	json_object *output = source_json("protocol/schemas/run_python.output.json");
+	json_object *tool, *sent, *timeout;
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-11-25");
+	tool = tool_entry(&c);
+	/* What the server settings decide: the timeout's bound, and its description. */
+	sent = at(tool, "/inputSchema");
+	timeout = at(sent, "/properties/timeout_seconds");
+	cr_assert_eq(json_object_get_double(at(timeout, "/maximum")), cfg.max_timeout_s);
+	cr_assert(strstr(str_at(timeout, "/description"), "at most 30,"), "%s", text(timeout));
+	json_object_object_del(timeout, "maximum");
+	json_object_object_del(timeout, "description");
+	cr_assert(json_object_equal(sent, input), "inputSchema %s is not the file's %s", text(sent),
+	          text(input));
+	cr_assert(json_object_equal(at(tool, "/outputSchema"), output),
+	          "outputSchema %s is not the file's %s", text(at(tool, "/outputSchema")),
+	          text(output));
+	cr_assert_str_eq(text(at(input, "/required")), "[\"code\"]");
+	cr_assert_eq(json_object_array_length(at(output, "/required")), N_OF(output_required));
+	for (size_t i = 0; i < N_OF(output_required); i++)
+		cr_assert_str_eq(
+		    json_object_get_string(json_object_array_get_idx(at(output, "/required"), i)),
+		    output_required[i]);
+	cr_assert_str_eq(text(at(output, "/properties/error/required")),
+	                 "[\"type\",\"message\",\"traceback\"]");
+	json_object_put(tool);
+	json_object_put(input);
+	json_object_put(output);
+}
+
 Test(tool, session_rollback_and_handle_reach_the_text)
 {
 	static const struct {
