@@ -61,9 +61,8 @@ struct mcp_server_config {
 	size_t max_output;          /* bytes kept per captured stream */
 	const char *const *imports; /* allowed imports, sorted */
 	size_t n_imports;
-	const char *sandbox_summary; /* one line: which layers are active; may be NULL */
-	unsigned int max_sessions;   /* sessions kept (least recently used evicted) */
-	double session_idle_s;       /* an idle session expires after this */
+	unsigned int max_sessions; /* sessions kept (least recently used evicted) */
+	double session_idle_s;     /* an idle session expires after this */
 };
 
 /* Which protocol era a connection speaks (MCP 2026-07-28 versioning rules). The first request

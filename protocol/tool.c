@@ -198,8 +198,6 @@ char *tool_instructions(const struct mcp_server_config *cfg)
 	           "Each result carries the printed output, the value of the last statement, "
 	           "and the traceback when the code raised.");
 	describe_sessions(&b, cfg);
-	if (cfg->sandbox_summary)
-		sb_printf(&b, " Sandbox: %s.", cfg->sandbox_summary);
 	return sb_take(&b);
 }
 
