@@ -105,7 +105,7 @@ struct mcp_request_ctx {
 
 /* Validated arguments of one run_python call. Caller-owned: run_args_clear. */
 struct run_args {
-	char *code; /* owned, NUL-terminated UTF-8 */
+	char *code; /* owned, NUL-terminated UTF-8 without a NUL inside: strlen(code) == code_len */
 	size_t code_len;
 	double timeout_s; /* 0: the server default */
 	char *session;    /* owned or NULL: the connection's default session; "new": a new one;

@@ -170,18 +170,6 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 	p->args = ev->args;
 	memset(&ev->args, 0, sizeof(ev->args));
 	p->batch = b;
-	if (strlen(p->args.code) != p->args.code_len) {
-		struct run_outcome o;
-		run_outcome_init(&o);
-		o.status = RUN_ERROR;
-		o.error_type = strdup("SyntaxError");
-		o.error_message = strdup("source code cannot contain null bytes");
-		o.error_traceback = strdup("");
-		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
-		run_outcome_clear(&o);
-		pending_free(p); /* not linked yet: only frees */
-		return;
-	}
 	p->call.session = resolve_session(p->args.session);
 	if (!p->call.session) {
 		struct run_outcome o;

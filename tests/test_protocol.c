@@ -1360,6 +1360,43 @@ Test(mcp, bad_argument_values_are_tool_errors)
 	}
 }
 
+/* The supervisor hands a CALL event's code to the worker as a C string: code never holds a NUL,
+ * however it is written, so strlen(code) is code_len. */
+Test(mcp, call_events_never_carry_a_nul_in_the_code)
+{
+	static const char *const codes[] = {
+	    "\"\\u0000\"",        "\"\\u0000print(1)\"", "\"print(1)\\u0000\"",
+	    "\"a\\u0000b\"",      "\"x = '\\u0000'\"",   "\"\\u00e9\\u0000\\ud83d\\ude00\"",
+	    "\"print(1)\"",       "\"\\u00e9\\n\"",      "\"\\ud83d\\ude00\"",
+	    "\"\\u0001\\u007f\"",
+	};
+	char line[512];
+	size_t i, calls = 0;
+
+	for (i = 0; i < N_OF(codes); i++) {
+		struct mcp_events ev = {0};
+		struct mcp_conn c;
+
+		conn_at(&c, "2025-03-26");
+		snprintf(line, sizeof(line),
+		         "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+		         "{\"name\":\"run_python\",\"arguments\":{\"code\":%s}}}]",
+		         codes[i]);
+		handle(&c, line, &ev);
+		cr_assert_eq(ev.n, 1);
+		if (ev.ev[0].kind == MCP_EV_CALL) {
+			cr_assert_eq(strlen(ev.ev[0].args.code), ev.ev[0].args.code_len, "%s",
+			             codes[i]);
+			calls++;
+		} else {
+			cr_assert(strstr(text(ev.ev[0].msg), "must not contain NUL"), "%s: %s",
+			          codes[i], text(ev.ev[0].msg));
+		}
+		mcp_events_clear(&ev);
+	}
+	cr_assert_eq(calls, 4);
+}
+
 Test(mcp, missing_arguments_count_as_empty)
 {
 	struct mcp_conn c;
