@@ -280,9 +280,13 @@ static void stdin_event(struct watch *w, uint32_t events)
 	}
 	while ((r = linebuf_next(&S.lb, &line, &len)) != 0 && !S.stop) {
 		if (r == LINEBUF_TOO_LONG) {
-			json_object *e = mcp_error_response(
-			    NULL, JSONRPC_INVALID_REQUEST,
-			    "Message too large: a JSON-RPC message may be at most 4 MiB");
+			char says[96];
+			json_object *e;
+
+			snprintf(says, sizeof(says),
+			         "Message too large: a JSON-RPC message may be at most %u bytes",
+			         PROTO_MAX_LINE);
+			e = mcp_error_response(NULL, JSONRPC_INVALID_REQUEST, says);
 			log_msg(LOG_WARN, "dropped a message over %u bytes", PROTO_MAX_LINE);
 			emit(e);
 			json_object_put(e);

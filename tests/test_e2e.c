@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mcpclient.h"
+#include "protocol.h"
 
 #define CALL_MS   30000
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -376,8 +377,8 @@ Test(protocol, malformed_requests_are_invalid_request)
 
 Test(protocol, too_long_line_gets_an_error_then_serving_goes_on)
 {
-	size_t n = (4u << 20) + 4096;
-	char *line = malloc(n + 64);
+	size_t n = PROTO_MAX_LINE + 4096;
+	char *line = malloc(n + 64), says[96];
 	json_object *r;
 
 	cr_assert_not_null(line);
@@ -391,6 +392,10 @@ Test(protocol, too_long_line_gets_an_error_then_serving_goes_on)
 	r = hold(mcpc_next(&srv, 20000));
 	cr_assert_not_null(r, "no answer to an over-long line");
 	cr_assert_not_null(mcpc_error(r), "over-long line must get an error: %s", mcpc_json(r));
+	/* The message states the limit the server applies. */
+	snprintf(says, sizeof(says), "at most %u bytes", PROTO_MAX_LINE);
+	cr_assert(strstr(mcpc_json(r), says), "the error does not say \"%s\": %s", says,
+	          mcpc_json(r));
 	expect_result("'still' + ' serving'", "\"still serving\"");
 	stop();
 }
