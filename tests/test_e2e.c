@@ -1689,6 +1689,32 @@ Test(cli, doctor_reports_each_layer)
 	free(err);
 }
 
+/* The filters a worker loads, in its order: the fork gate, then the policy with what a
+ * session's parked process needs (wait4). */
+Test(cli, doctor_policy_prints_the_filters_workers_load)
+{
+	char *out, *err, *gate, *policy;
+	int st = run_cmd(ARGS("doctor", "--policy"), NULL, &out, &err);
+
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x, stderr: %s", st, err);
+	gate = strstr(out, "# ==== 1 of 2: the fork gate");
+	policy = strstr(out, "# ==== 2 of 2: the worker policy");
+	cr_assert(gate && policy && gate < policy, "no labelled filters, gate first:\n%.2000s",
+	          out);
+	*policy = '\0';
+	/* libseccomp prints SECCOMP_RET_USER_NOTIF as a number. */
+	cr_assert(strstr(gate, "syscall \"clone\"") && strstr(gate, "action 0x7fc00000"),
+	          "the gate asks the supervisor about clone:\n%s", gate);
+	cr_assert_null(strstr(gate, "wait4"), "%s", gate);
+	policy++;
+	cr_assert(strstr(policy, "syscall \"wait4\""), "the session policy allows wait4:\n%s",
+	          policy);
+	cr_assert(strstr(policy, "syscall \"read\""), "%s", policy);
+	cr_assert_null(strstr(policy, "action 0x7fc00000"), "%s", policy);
+	free(out);
+	free(err);
+}
+
 Test(cli, version_and_help)
 {
 	char *out, *err;
