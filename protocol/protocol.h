@@ -211,7 +211,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 json_object *mcp_progress_notification(json_object *token, double progress, const char *message);
 
 /* A notifications/message log entry {level, logger, data: text} about a server event (never
- * the user's output). level is an RFC 5424 name: "debug", "info", "notice", "warning",
+ * the user's output). level is a syslog severity: "debug", "info", "notice", "warning",
  * "error", "critical", "alert" or "emergency"; logger may be NULL (then omitted); c is
  * borrowed. Returns a new object, or NULL when it must not be sent: c is not in the legacy
  * era, has had no initialize, or has set no level at or below level with logging/setLevel;

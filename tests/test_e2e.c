@@ -526,7 +526,7 @@ Test(protocol, bad_argument_values_are_tool_errors)
 		                   bad[i], mcpc_json(r));
 		cr_assert(is_error(r), "arguments %s must be refused: %s", bad[i], mcpc_json(r));
 	}
-	/* code missing or not a string: a tool error (SEP-1303) or invalid params, never a run. */
+	/* code missing or not a string: a tool error or invalid params, never a run. */
 	for (size_t i = 0; i < 2; i++) {
 		char line[256];
 		json_object *r;
