@@ -1,4 +1,5 @@
-/* jsonrpc.c - strict JSON parsing and the JSON-RPC 2.0 envelope: validation, ids, responses.
+/* jsonrpc.c - strict JSON parsing and the JSON-RPC 2.0 envelope: validation, ids (echoed and
+ * compared as the client wrote them), responses.
  * Pure: no I/O, no globals. Returns 0 or a negative errno (JSONRPC_* codes where noted);
  * allocation failures from json-c surface as -ENOMEM or a NULL object. */
 #include <errno.h>
@@ -195,9 +196,344 @@ int proto_append(json_object *arr, json_object *val)
 	return 0;
 }
 
+/* ---- Numbers as written ------------------------------------------------------------- */
+
+/* A JSON number's exact value: (-1)^neg x 0.D x 10^point, where D, its significant digits
+ * (no leading or trailing zeros), are the count digits from s[first] on, any '.' skipped.
+ * Zero is {s, 0, 0, 0, 0} whatever its sign and exponent. */
+struct decimal {
+	const char *s;
+	size_t first, count;
+	int64_t point;
+	int neg;
+};
+
+/* Exponents of more digits than this (leading zeros aside) are refused: no id needs one. */
+#define EXPONENT_DIGITS_MAX 9
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Read s[0..n), which must be exactly one JSON number. Returns 0 or -EINVAL. */
+static int decimal_parse(const char *s, size_t n, struct decimal *d)
+{
+	struct decimal r = {.s = s};
+	size_t i = 0, digits = 0, int_digits = 0, lead = 0, last = 0, e;
+	int64_t exp = 0;
+	int dot = 0, exp_neg = 0;
+
+	if (i < n && s[i] == '-')
+		r.neg = 1, i++;
+	if (i >= n || !is_digit(s[i]) || (s[i] == '0' && i + 1 < n && is_digit(s[i + 1])))
+		return -EINVAL;
+	/* Digits are counted from 1: lead zeros before the first non-zero one, last is the
+	 * last non-zero one. */
+	for (; i < n && (is_digit(s[i]) || (s[i] == '.' && !dot)); i++) {
+		if (s[i] == '.') {
+			if (i + 1 >= n || !is_digit(s[i + 1]))
+				return -EINVAL;
+			dot = 1;
+			int_digits = digits;
+			continue;
+		}
+		digits++;
+		if (s[i] == '0')
+			continue;
+		if (last == 0) {
+			r.first = i;
+			lead = digits - 1;
+		}
+		last = digits;
+	}
+	if (!dot)
+		int_digits = digits;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			exp_neg = s[i++] == '-';
+		if (i >= n || !is_digit(s[i]))
+			return -EINVAL;
+		while (i < n && s[i] == '0')
+			i++;
+		for (e = 0; i < n && is_digit(s[i]); i++, e++) {
+			if (e == EXPONENT_DIGITS_MAX)
+				return -EINVAL;
+			exp = exp * 10 + (s[i] - '0');
+		}
+	}
+	if (i != n)
+		return -EINVAL;
+	if (last == 0) {
+		r.neg = 0;
+	} else {
+		r.count = last - lead;
+		r.point = (int64_t)int_digits - (int64_t)lead + (exp_neg ? -exp : exp);
+	}
+	*d = r;
+	return 0;
+}
+
+static int decimal_is_integer(const struct decimal *d)
+{
+	return d->count == 0 || d->point >= (int64_t)d->count;
+}
+
+static int decimal_equal(const struct decimal *a, const struct decimal *b)
+{
+	size_t i = a->first, j = b->first, k;
+
+	if (a->neg != b->neg || a->count != b->count || a->point != b->point)
+		return 0;
+	for (k = 0; k < a->count; k++, i++, j++) {
+		i += a->s[i] == '.';
+		j += b->s[j] == '.';
+		if (a->s[i] != b->s[j])
+			return 0;
+	}
+	return 1;
+}
+
+/* The value of a JSON number object, read from its JSON text: exact for the numbers
+ * jsonrpc_keep_id_texts marked. Returns 0, -EINVAL (not a number, or not one we can read
+ * exactly) or -ENOMEM. */
+static int number_value(json_object *o, struct decimal *d)
+{
+	const char *s;
+	size_t n;
+
+	if (!json_object_is_type(o, json_type_int) && !json_object_is_type(o, json_type_double))
+		return -EINVAL;
+	s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n);
+	if (!s)
+		return -ENOMEM;
+	return decimal_parse(s, n, d);
+}
+
+/* ---- Finding a member's text --------------------------------------------------------- */
+
+/* The walk below runs over text proto_parse accepted, but stays within n whatever it reads. */
+
+static size_t skip_ws(const char *p, size_t n, size_t i)
+{
+	while (i < n && memchr(" \t\r\n", p[i], 4))
+		i++;
+	return i;
+}
+
+/* The end of the string literal whose opening quote is p[i]. */
+static size_t string_end(const char *p, size_t n, size_t i)
+{
+	for (i++; i < n && p[i] != '"'; i++)
+		if (p[i] == '\\')
+			i++;
+	return i < n ? i + 1 : n;
+}
+
+/* The end of the value that starts at p[i]. */
+static size_t value_end(const char *p, size_t n, size_t i)
+{
+	size_t depth = 0;
+
+	while (i < n) {
+		if (p[i] == '"') {
+			i = string_end(p, n, i);
+		} else if (p[i] == '{' || p[i] == '[') {
+			depth++;
+			i++;
+		} else if (p[i] == '}' || p[i] == ']') {
+			if (depth == 0)
+				return i;
+			depth--;
+			i++;
+		} else if (depth == 0) {
+			/* A number or a literal: it ends at a delimiter. */
+			while (i < n && !memchr(" \t\r\n,:]}", p[i], 9))
+				i++;
+			return i;
+		} else {
+			i++;
+		}
+		if (depth == 0)
+			return i;
+	}
+	return n;
+}
+
+static int hex_value(char c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The character a short escape \c stands for (\" \\ \/ stand for themselves). */
+static unsigned int unescape(unsigned int c)
+{
+	switch (c) {
+	case 'b':
+		return '\b';
+	case 'f':
+		return '\f';
+	case 'n':
+		return '\n';
+	case 'r':
+		return '\r';
+	case 't':
+		return '\t';
+	}
+	return c;
+}
+
+/* Does the string literal at p[i] read as the ASCII name key, as json-c reads object keys
+ * (escapes decoded, the name cut at a decoded NUL)? *end: the index after it. */
+static int key_is(const char *p, size_t n, size_t i, const char *key, size_t *end)
+{
+	size_t k = 0;
+	int same = 1, cut = 0;
+
+	*end = string_end(p, n, i);
+	for (i++; i + 1 < *end; i++) {
+		unsigned int c = (unsigned char)p[i];
+
+		if (c == '\\') {
+			c = (unsigned char)p[++i];
+			if (c == 'u') {
+				c = 0;
+				for (int h = 0; h < 4 && i + 1 < *end; h++) {
+					int v = hex_value(p[++i]);
+
+					c = c << 4 | (unsigned int)(v < 0 ? 0 : v);
+				}
+			} else {
+				c = unescape(c);
+			}
+		}
+		if (cut)
+			continue;
+		if (c == 0)
+			cut = 1;
+		else if (c >= 0x80 || key[k] != (char)c)
+			same = 0;
+		else
+			k++;
+	}
+	return same && key[k] == '\0';
+}
+
+/* In the object whose text starts at p[i], the text [*vs, *ve) of the value of the last
+ * member named key (json-c keeps the last of duplicate names). Returns 1 if there is one. */
+static int member_text(const char *p, size_t n, size_t i, const char *key, size_t *vs, size_t *ve)
+{
+	size_t end, start;
+	int found = 0, is_key;
+
+	i = skip_ws(p, n, i);
+	if (i >= n || p[i] != '{')
+		return 0;
+	i = skip_ws(p, n, i + 1);
+	while (i < n && p[i] == '"') {
+		is_key = key_is(p, n, i, key, &end);
+		i = skip_ws(p, n, end);
+		if (i >= n || p[i] != ':')
+			return 0;
+		start = skip_ws(p, n, i + 1);
+		i = value_end(p, n, start);
+		if (is_key) {
+			*vs = start;
+			*ve = i;
+			found = 1;
+		}
+		i = skip_ws(p, n, i);
+		if (i < n && p[i] == ',')
+			i = skip_ws(p, n, i + 1);
+	}
+	return found;
+}
+
+/* The numbers of a message that go back to the client: its id, the request a cancellation
+ * names, a call's progress token. */
+static const char *const id_paths[][4] = {
+    {"id", NULL},
+    {"params", "requestId", NULL},
+    {"params", "_meta", "progressToken", NULL},
+};
+
+/* If the value at path in msg (whose text is p[i..n)) is a number, make it print as written. */
+static int keep_text(json_object *msg, const char *p, size_t n, size_t i, const char *const *path)
+{
+	json_object *v = msg;
+	struct decimal d;
+	size_t vs = i, ve = n;
+	char *copy;
+
+	for (; *path; path++)
+		if (!json_object_object_get_ex(v, *path, &v) ||
+		    !member_text(p, ve, vs, *path, &vs, &ve))
+			return 0;
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+		return 0;
+	/* The walk and json-c agree on valid JSON; should they not, json-c's text stays. */
+	if (decimal_parse(p + vs, ve - vs, &d) < 0)
+		return 0;
+	copy = strndup(p + vs, ve - vs);
+	if (!copy)
+		return -ENOMEM;
+	json_object_set_serializer(v, json_object_userdata_to_json_string, copy,
+	                           json_object_free_userdata);
+	return 0;
+}
+
+static int keep_texts(json_object *msg, const char *p, size_t n, size_t i)
+{
+	size_t k;
+	int rc;
+
+	if (!json_object_is_type(msg, json_type_object))
+		return 0;
+	for (k = 0; k < sizeof(id_paths) / sizeof(id_paths[0]); k++) {
+		rc = keep_text(msg, p, n, i, id_paths[k]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int jsonrpc_keep_id_texts(json_object *msg, const char *buf, size_t len)
+{
+	size_t i = skip_ws(buf, len, 0), idx, end;
+	int rc;
+
+	if (!json_object_is_type(msg, json_type_array))
+		return keep_texts(msg, buf, len, i);
+	if (i >= len || buf[i] != '[')
+		return 0;
+	i = skip_ws(buf, len, i + 1);
+	/* Arrays keep their order: the idx-th element's text is the idx-th value. */
+	for (idx = 0; idx < json_object_array_length(msg) && i < len && buf[i] != ']'; idx++) {
+		end = value_end(buf, len, i);
+		rc = keep_texts(json_object_array_get_idx(msg, idx), buf, end, i);
+		if (rc < 0)
+			return rc;
+		i = skip_ws(buf, len, end);
+		if (i < len && buf[i] == ',')
+			i = skip_ws(buf, len, i + 1);
+	}
+	return 0;
+}
+
 int proto_id_valid(json_object *id)
 {
-	return json_object_is_type(id, json_type_string) || json_object_is_type(id, json_type_int);
+	struct decimal d;
+
+	if (json_object_is_type(id, json_type_string))
+		return 1;
+	return number_value(id, &d) == 0 && decimal_is_integer(&d);
 }
 
 int proto_string_is(json_object *o, const char *s)
@@ -211,12 +547,16 @@ int proto_string_is(json_object *o, const char *s)
 
 int mcp_id_equal(json_object *a, json_object *b)
 {
+	struct decimal x, y;
+
 	if (!proto_id_valid(a) || !proto_id_valid(b))
 		return 0;
-	if (json_object_get_type(a) != json_object_get_type(b))
-		return 0;
-	/* Compares string bytes with their length, and integers across json-c's int64/uint64. */
-	return json_object_equal(a, b);
+	if (a == b)
+		return 1;
+	/* Strings compare their bytes with their length; a string never equals a number. */
+	if (json_object_is_type(a, json_type_string) || json_object_is_type(b, json_type_string))
+		return json_object_equal(a, b);
+	return number_value(a, &x) == 0 && number_value(b, &y) == 0 && decimal_equal(&x, &y);
 }
 
 int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req)

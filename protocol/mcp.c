@@ -29,7 +29,7 @@ static const char *const legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-
 #define META_CLIENT_INFO  "io.modelcontextprotocol/clientInfo"
 #define META_SERVER_INFO  "io.modelcontextprotocol/serverInfo"
 
-/* RFC 5424 severities, least severe first; mcp_conn.log_level is an index here plus one. */
+/* The syslog severities, least severe first; mcp_conn.log_level is an index here plus one. */
 static const char *const log_levels[] = {"debug", "info",     "notice", "warning",
                                          "error", "critical", "alert",  "emergency"};
 
@@ -220,9 +220,9 @@ fail:
 
 /* ---- Eras ---------------------------------------------------------------------------- */
 
-/* What a message's params._meta says about the modern era. As in the TypeScript SDK, the
- * claim is the presence of the protocol-version key; once claimed, the envelope must be
- * well-formed, and only then is the version looked at. */
+/* What a message's params._meta says about the modern era. The claim is the presence of the
+ * protocol-version key; once claimed, the envelope must be well-formed, and only then is the
+ * version looked at. */
 enum claim {
 	CLAIM_NONE,        /* no claim: legacy traffic */
 	CLAIM_INVALID,     /* a claim with a malformed envelope */
@@ -290,9 +290,9 @@ static int reply_unsupported(struct mcp_events *out, json_object *id, const char
 	    out, jsonrpc_error(id, MCP_UNSUPPORTED_VERSION, "Unsupported protocol version", data));
 }
 
-/* Decide which era serves a request, pinning the connection's era if it is still open (the
- * TypeScript SDK's classifyOpeningMessage, on every message until one pins). Returns 1 with
- * *ctx filled when the request is to be served, 0 once an error reply is queued, or -ENOMEM. */
+/* Decide which era serves a request, pinning the connection's era if it is still open (on
+ * every message until one pins it). Returns 1 with *ctx filled when the request is to be
+ * served, 0 once an error reply is queued, or -ENOMEM. */
 static int classify_request(struct mcp_conn *c, const struct jsonrpc_request *req,
                             struct mcp_request_ctx *ctx, struct mcp_events *out)
 {
@@ -418,7 +418,7 @@ static int on_ping(struct mcp_conn *c, const struct mcp_request_ctx *ctx,
 	return reply_result(c, ctx, out, req->id, json_object_new_object());
 }
 
-/* The index of an RFC 5424 level name in log_levels, or -1. */
+/* The index of a severity name in log_levels, or -1. */
 static int log_level_index(json_object *name)
 {
 	size_t i;
@@ -520,7 +520,8 @@ static json_object *progress_token(json_object *params)
 	return NULL;
 }
 
-/* Bad argument values are a tool result with isError (SEP-1303), not a JSON-RPC error. */
+/* Bad argument values are a tool result with isError, not a JSON-RPC error: the model reads
+ * what was wrong and can correct its call. */
 static int reply_invalid_args(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
                               json_object *id, char *why, struct mcp_events *out)
 {
@@ -698,10 +699,9 @@ int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp
 		rc = rc == -ENOMEM ? rc
 		                   : reply_error(out, NULL, JSONRPC_PARSE_ERROR,
 		                                 "Parse error: not a valid UTF-8 JSON text");
-	else if (json_object_is_type(msg, json_type_array))
-		rc = handle_batch(c, msg, out);
-	else
-		rc = handle_message(c, msg, 0, out);
+	else if ((rc = jsonrpc_keep_id_texts(msg, line, len)) == 0)
+		rc = json_object_is_type(msg, json_type_array) ? handle_batch(c, msg, out)
+		                                               : handle_message(c, msg, 0, out);
 	json_object_put(msg);
 	if (rc < 0)
 		mcp_events_clear(out);

@@ -98,9 +98,8 @@ struct mcp_server_config {
 	size_t max_output;          /* bytes kept per captured stream */
 	const char *const *imports; /* allowed imports, sorted */
 	size_t n_imports;
-	const char *sandbox_summary; /* one line: which layers are active; may be NULL */
-	unsigned int max_sessions;   /* sessions kept (least recently used evicted) */
-	double session_idle_s;       /* an idle session expires after this */
+	unsigned int max_sessions; /* sessions kept (least recently used evicted) */
+	double session_idle_s;     /* an idle session expires after this */
 };
 
 /* Which protocol era a connection speaks (MCP 2026-07-28 versioning rules). The first request
@@ -143,7 +142,7 @@ struct mcp_request_ctx {
 
 /* Validated arguments of one run_python call. Caller-owned: run_args_clear. */
 struct run_args {
-	char *code; /* owned, NUL-terminated UTF-8 */
+	char *code; /* owned, NUL-terminated UTF-8 without a NUL inside: strlen(code) == code_len */
 	size_t code_len;
 	double timeout_s; /* 0: the server default */
 	char *session;    /* owned or NULL: the connection's default session; "new": a new one;
@@ -183,7 +182,10 @@ struct run_outcome {
 	int truncated;
 	int64_t duration_ms;
 	char *session; /* the handle of the session the call ran in; NULL for one-shot calls */
-	int rolled_back; /* a session call that failed: the session is as it was before it */
+	/* The call did not complete and its session was put back as it was before it (set by
+	 * the engine, not carried in result frames). mcp_tool_response says so once in the text
+	 * and at the end of structuredContent.error.message; error_message never says it. */
+	int rolled_back;
 };
 
 void run_outcome_init(struct run_outcome *o);
@@ -248,7 +250,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 json_object *mcp_progress_notification(json_object *token, double progress, const char *message);
 
 /* A notifications/message log entry {level, logger, data: text} about a server event (never
- * the user's output). level is an RFC 5424 name: "debug", "info", "notice", "warning",
+ * the user's output). level is a syslog severity: "debug", "info", "notice", "warning",
  * "error", "critical", "alert" or "emergency"; logger may be NULL (then omitted); c is
  * borrowed. Returns a new object, or NULL when it must not be sent: c is not in the legacy
  * era, has had no initialize, or has set no level at or below level with logging/setLevel;
@@ -261,7 +263,9 @@ json_object *mcp_log_notification(const struct mcp_conn *c, const char *level, c
 /* The text of content[0] for an outcome (also printed by `safepy run`). Returns malloc'd. */
 char *mcp_outcome_text(const struct run_outcome *o);
 
-/* Does a JSON id equal another, type included (1 and "1" differ)? */
+/* Does a JSON id equal another? Strings by their bytes, numbers by their exact value as the
+ * client wrote them (1e3 is 1000; 99999999999999999999 is not 18446744073709551615); a
+ * string never equals a number (1 and "1" differ). */
 int mcp_id_equal(json_object *a, json_object *b);
 
 /* ---- JSON and text ------------------------------------------------------------------- */

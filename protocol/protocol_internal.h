@@ -31,7 +31,8 @@ int proto_put(json_object *obj, const char *key, json_object *val);
 int proto_put_null(json_object *obj, const char *key);
 /* Same for arrays. */
 int proto_append(json_object *arr, json_object *val);
-/* Is id usable as a JSON-RPC id (a string or an integer)? */
+/* Is id usable as a JSON-RPC id: a string, or a number whose value is an integer however it
+ * is written (99999999999999999999, -0, 1e3 and 1.0 are; 1.5 is not)? */
 int proto_id_valid(json_object *id);
 /* Is o a JSON string, and if so is it exactly the C string s (no embedded NUL)? */
 int proto_string_is(json_object *o, const char *s);
@@ -49,6 +50,11 @@ struct jsonrpc_request {
 /* Check the JSON-RPC 2.0 envelope of msg. Returns 0 if valid, else JSONRPC_INVALID_REQUEST
  * with req->error, req->id (NULL unless valid) and req->notification filled. */
 int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req);
+/* Make the numbers of msg that go back to the client print exactly as the client wrote them
+ * in buf[0..len), the text msg was parsed from (json-c clamps integers to 64 bits and drops
+ * the sign of -0): the id, params.requestId and params._meta.progressToken of the message, or
+ * of each element of a batch. Returns 0 or -ENOMEM. */
+int jsonrpc_keep_id_texts(json_object *msg, const char *buf, size_t len);
 /* {"jsonrpc":"2.0","id":id,"result":result}. id borrowed, result taken (also on failure).
  * Returns a new object or NULL on ENOMEM. */
 json_object *jsonrpc_result(json_object *id, json_object *result);

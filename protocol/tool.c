@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "protocol_internal.h"
+#include "tool_data.h"
 
 /* ---- What the tool is ---------------------------------------------------------------- */
 
@@ -122,53 +123,23 @@ char *tool_instructions(const struct mcp_server_config *cfg)
 	           "Each result carries the printed output, the value of the last statement, "
 	           "and the traceback when the code raised.");
 	describe_sessions(&b, cfg);
-	if (cfg->sandbox_summary)
-		sb_printf(&b, " Sandbox: %s.", cfg->sandbox_summary);
 	return sb_take(&b);
 }
 
-/* The fixed parts of the tool entry, as JSON text; the configured values are added to them. */
-static const char input_schema_json[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"code\":{\"type\":\"string\",\"description\":\"Python 3 source to run. What it prints "
-    "and the value of its last statement are returned.\"},"
-    "\"timeout_seconds\":{\"type\":\"number\",\"exclusiveMinimum\":0},"
-    "\"session\":{\"type\":\"string\",\"description\":\"Which session's state to use: "
-    "omit for this connection's default session, \\\"new\\\" for a new session (its handle "
-    "comes back in structuredContent.session), or a handle returned earlier.\"},"
-    "\"reset\":{\"type\":\"boolean\",\"description\":\"Start the session from a clean "
-    "interpreter before running the code.\"}},"
-    "\"required\":[\"code\"],\"additionalProperties\":false}";
-
-static const char output_schema_json[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"result\":{},"
-    "\"result_repr\":{\"type\":[\"string\",\"null\"]},"
-    "\"logs\":{\"type\":\"string\"},"
-    "\"stdout\":{\"type\":\"string\"},"
-    "\"stderr\":{\"type\":\"string\"},"
-    "\"error\":{\"type\":[\"object\",\"null\"],\"properties\":{"
-    "\"type\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},"
-    "\"traceback\":{\"type\":\"string\"}},"
-    "\"required\":[\"type\",\"message\",\"traceback\"]},"
-    "\"status\":{\"type\":\"string\",\"enum\":[\"ok\",\"error\",\"timeout\",\"memory_limit\","
-    "\"output_limit\",\"cancelled\",\"crashed\",\"sandbox_violation\"]},"
-    "\"truncated\":{\"type\":\"boolean\"},"
-    "\"duration_ms\":{\"type\":\"integer\"},"
-    "\"session\":{\"type\":[\"string\",\"null\"]}},"
-    "\"required\":[\"result\",\"result_repr\",\"logs\",\"stdout\",\"stderr\",\"error\","
-    "\"status\",\"truncated\",\"duration_ms\",\"session\"]}";
-
+/* The tool's annotations, as JSON text. */
 static const char annotations_json[] =
     "{\"title\":\"Run Python\",\"readOnlyHint\":false,\"destructiveHint\":false,"
     "\"idempotentHint\":false,\"openWorldHint\":false}";
 
+/* The input schema: protocol/schemas/run_python.input.json (tool_data.h) with the bound and
+ * description of timeout_seconds, which the server's settings decide. The output schema is
+ * its file as it is. */
 static json_object *input_schema(const struct mcp_server_config *cfg)
 {
 	json_object *schema, *props = NULL, *timeout = NULL;
 	char desc[160];
 
-	schema = proto_parse_json(input_schema_json, sizeof(input_schema_json) - 1);
+	schema = proto_parse_json(tool_input_schema_json, sizeof(tool_input_schema_json) - 1);
 	if (!schema)
 		return NULL;
 	json_object_object_get_ex(schema, "properties", &props);
@@ -186,61 +157,20 @@ static json_object *input_schema(const struct mcp_server_config *cfg)
 	return schema;
 }
 
-/* The tool's icon: a snake in a box, readable at 16 px. Plain SVG (no script, no external
- * reference), sent base64-encoded in a data: URI. */
-static const char icon_svg[] =
-    "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 32 32\">"
-    "<rect x=\"1.5\" y=\"1.5\" width=\"29\" height=\"29\" rx=\"6\" fill=\"#306998\"/>"
-    "<path d=\"M21 9H13a4 4 0 0 0 0 8h6a4 4 0 0 1 0 8H9\" fill=\"none\" stroke=\"#ffd43b\" "
-    "stroke-width=\"3\" stroke-linecap=\"round\"/>"
-    "<circle cx=\"22.5\" cy=\"9\" r=\"2.5\" fill=\"#ffd43b\"/>"
-    "<circle cx=\"23.2\" cy=\"8.3\" r=\"0.8\" fill=\"#306998\"/>"
-    "</svg>";
-
-#define ICON_URI_PREFIX "data:image/svg+xml;base64,"
-
-/* in[0..n) as base64 (RFC 4648, padded) into out, which holds 4 * ((n + 2) / 3) + 1 bytes. */
-static void base64_encode(const unsigned char *in, size_t n, char *out)
-{
-	static const char digits[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t i;
-	uint32_t v;
-
-	for (i = 0; i + 2 < n; i += 3) {
-		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-		*out++ = digits[v >> 18 & 63];
-		*out++ = digits[v >> 12 & 63];
-		*out++ = digits[v >> 6 & 63];
-		*out++ = digits[v & 63];
-	}
-	if (i < n) {
-		v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0);
-		*out++ = digits[v >> 18 & 63];
-		*out++ = digits[v >> 12 & 63];
-		*out++ = i + 1 < n ? digits[v >> 6 & 63] : '=';
-		*out++ = '=';
-	}
-	*out = '\0';
-}
-
-/* [{"src":"data:image/svg+xml;base64,...","mimeType":"image/svg+xml","sizes":["any"]}].
- * New array or NULL. */
+/* [{"src":TOOL_ICON_URI,"mimeType":"image/svg+xml","sizes":["any"]}]: the icon, a snake in a
+ * box readable at 16 px, is protocol/icon.svg (plain SVG: no script, no external reference),
+ * which the build encodes. New array or NULL. */
 static json_object *tool_icons(void)
 {
-	char src[sizeof(ICON_URI_PREFIX) - 1 + 4 * ((sizeof(icon_svg) - 1 + 2) / 3) + 1];
 	json_object *icons, *icon = NULL, *sizes = NULL;
 	int rc;
 
-	memcpy(src, ICON_URI_PREFIX, sizeof(ICON_URI_PREFIX) - 1);
-	base64_encode((const unsigned char *)icon_svg, sizeof(icon_svg) - 1,
-	              src + sizeof(ICON_URI_PREFIX) - 1);
 	icons = json_object_new_array();
 	if (!icons)
 		return NULL;
 	rc = proto_append(icons, icon = json_object_new_object());
 	if (rc == 0)
-		rc = proto_put(icon, "src", json_object_new_string(src));
+		rc = proto_put(icon, "src", json_object_new_string(TOOL_ICON_URI));
 	if (rc == 0)
 		rc = proto_put(icon, "mimeType", json_object_new_string("image/svg+xml"));
 	if (rc == 0)
@@ -272,9 +202,9 @@ json_object *tool_definition(const struct mcp_server_config *cfg, const struct m
 	if (rc == 0)
 		rc = proto_put(tool, "inputSchema", input_schema(cfg));
 	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
-		rc =
-		    proto_put(tool, "outputSchema",
-		              proto_parse_json(output_schema_json, sizeof(output_schema_json) - 1));
+		rc = proto_put(
+		    tool, "outputSchema",
+		    proto_parse_json(tool_output_schema_json, sizeof(tool_output_schema_json) - 1));
 	if (rc == 0 && mcp_since(ctx, "2025-03-26"))
 		rc = proto_put(tool, "annotations",
 		               proto_parse_json(annotations_json, sizeof(annotations_json) - 1));
@@ -492,9 +422,27 @@ int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args
 
 /* ---- Results ------------------------------------------------------------------------- */
 
+/* What the text and the error message of a rolled-back call end with. */
+#define ROLLBACK_NOTE "The session is unchanged: its state is as it was before this call."
+
+/* Does structuredContent carry an error object (a rolled-back call's says so)? */
 static int has_error(const struct run_outcome *o)
 {
-	return o->error_type || o->error_message || o->error_traceback;
+	return o->error_type || o->error_message || o->error_traceback || o->rolled_back;
+}
+
+/* structuredContent.error.message of a rolled-back call: its message, then ROLLBACK_NOTE.
+ * malloc'd, or NULL on ENOMEM. */
+static char *rollback_message(const char *msg)
+{
+	size_t n = msg ? strlen(msg) : 0;
+	char *out;
+
+	if (n == 0)
+		return strdup(ROLLBACK_NOTE);
+	if (asprintf(&out, "%s%s %s", msg, strchr(".!?", msg[n - 1]) ? "" : ".", ROLLBACK_NOTE) < 0)
+		return NULL;
+	return out;
 }
 
 static int nonempty(const char *s)
@@ -557,17 +505,14 @@ char *mcp_outcome_text(const struct run_outcome *o)
 			sb_newline(&b);
 			sb_str(&b, line);
 		}
-		/* A failed call of a session was rolled back (an ordinary exception is not a
-		 * failure of the call: what ran before it stays, as in a REPL). */
-		if (o->session && o->status != RUN_ERROR) {
-			sb_newline(&b);
-			sb_str(&b, "The session is unchanged: its state is as it was before this "
-			           "call.");
-		}
 	} else if (o->result_repr) {
 		sb_newline(&b);
 		sb_str(&b, "Result: ");
 		sb_str(&b, o->result_repr);
+	}
+	if (o->rolled_back) {
+		sb_newline(&b);
+		sb_str(&b, ROLLBACK_NOTE);
 	}
 	if (!b.failed && b.len == 0)
 		sb_str(&b, "(no output)");
@@ -780,21 +725,21 @@ out:
 json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
                                json_object *id, const struct run_outcome *o)
 {
+	json_object *resp = NULL;
 	size_t size[NSLOT], cap;
-	json_object *resp;
 	struct shape full;
-	char *text;
+	char *text, *emsg = NULL;
 
 	text = mcp_outcome_text(o);
 	if (!text)
 		return NULL;
+	if (o->rolled_back && !(emsg = rollback_message(o->error_message)))
+		goto out;
 	if (o->session && !mcp_since(ctx, "2025-06-18")) {
 		/* Without structuredContent the handle has no other way to reach the client. */
 		char *with = NULL;
-		if (asprintf(&with, "%s\n[session %s]", text, o->session) < 0) {
-			free(text);
-			return NULL;
-		}
+		if (asprintf(&with, "%s\n[session %s]", text, o->session) < 0)
+			goto out;
 		free(text);
 		text = with;
 	}
@@ -806,7 +751,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 		full.text[SLOT_STDERR] = o->stderr_text;
 		full.text[SLOT_REPR] = o->result_repr;
 		full.text[SLOT_ETYPE] = o->error_type;
-		full.text[SLOT_EMSG] = o->error_message;
+		full.text[SLOT_EMSG] = emsg ? emsg : o->error_message;
 		full.text[SLOT_ETB] = o->error_traceback;
 		full.result = o->result;
 	}
@@ -827,6 +772,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 		cap /= 2;
 	}
 out:
+	free(emsg);
 	free(text);
 	return resp;
 }

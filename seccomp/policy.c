@@ -23,14 +23,14 @@
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
 
-/* glibc 2.36 pthread_create's clone flags (sysdeps/unix/sysv/linux/createthread.c), = 0x3d0f00.
- * Exactly these, so a thread can be started but never a process. */
+/* The clone flags of glibc 2.36's pthread_create, = 0x3d0f00. Exactly these, so a thread can
+ * be started but never a process. */
 #define POLICY_THREAD_CLONE_FLAGS                                                                  \
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |        \
 	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
 
-/* glibc 2.36 fork()'s clone flags (sysdeps/unix/sysv/linux/arch-fork.h), = 0x1200011: the
- * child's tid is written to and cleared from its struct pthread, SIGCHLD at its exit. */
+/* The clone flags of glibc 2.36's fork(), = 0x1200011: the child's tid is written to and
+ * cleared from its struct pthread, SIGCHLD at its exit. */
 #define POLICY_FORK_CLONE_FLAGS (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD)
 
 /* libseccomp's API level that has SCMP_ACT_NOTIFY and the notify calls. */

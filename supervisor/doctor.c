@@ -47,6 +47,47 @@ static const char *layer_field(json_object *layers, const char *name, const char
 	return json_object_get_string(f);
 }
 
+/* One of the worker's filters, under its heading, as libseccomp's PFC text. */
+static int show_filter(const char *what, const char *heading, int (*build)(struct policy **))
+{
+	struct policy *p = NULL;
+	int rc = build(&p);
+
+	if (rc == 0) {
+		printf("%s", heading);
+		fflush(stdout);
+		rc = policy_export_pfc(p, STDOUT_FILENO);
+	}
+	if (rc < 0)
+		fprintf(stderr, "safepy: %s: %s\n", what, strerror(-rc));
+	policy_free(p);
+	return rc;
+}
+
+/* `safepy doctor --policy`: the filters every worker loads, in the order it loads them (the
+ * zygote builds them in zygote_main, the worker loads them in sandbox_enter). */
+static int show_policy(void)
+{
+	printf(
+	    "# safepy %s: the two seccomp filters every worker loads, in this order. The kernel\n"
+	    "# runs both on each syscall and takes the first action in seccomp's precedence\n"
+	    "# (kill, then errno, then the gate's question to the supervisor, then allow).\n",
+	    SAFEPY_VERSION);
+	if (show_filter("building the fork gate",
+	                "#\n# ==== 1 of 2: the fork gate (policy_gate_build), loaded first ====\n"
+	                "# Every clone that does not make a thread waits for the supervisor's "
+	                "answer:\n# action 0x7fc00000 is SECCOMP_RET_USER_NOTIF.\n",
+	                policy_gate_build) < 0)
+		return 1;
+	if (show_filter("building the worker policy",
+	                "#\n# ==== 2 of 2: the worker policy (policy_build_session), loaded last "
+	                "====\n# The default-deny allowlist, with the fork and wait4 a session's "
+	                "parked process needs.\n",
+	                policy_build_session) < 0)
+		return 1;
+	return 0;
+}
+
 int doctor_main(const struct config *cfg, const char *zygote_exe)
 {
 	static const char *const order[] = {
@@ -60,18 +101,8 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 	int sfd, ok = 1, rc;
 	int64_t t0;
 
-	if (cfg->show_policy) {
-		struct policy *p = NULL;
-		rc = policy_build(&p);
-		if (rc < 0) {
-			fprintf(stderr, "safepy: building the policy failed: %s\n", strerror(-rc));
-			return 1;
-		}
-		fflush(stdout);
-		policy_export_pfc(p, STDOUT_FILENO);
-		policy_free(p);
-		return 0;
-	}
+	if (cfg->show_policy)
+		return show_policy();
 	memset(&D, 0, sizeof(D));
 	run_outcome_init(&D.out);
 	sfd = signals_block();

@@ -193,18 +193,6 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 	p->args = ev->args;
 	memset(&ev->args, 0, sizeof(ev->args));
 	p->batch = b;
-	if (strlen(p->args.code) != p->args.code_len) {
-		struct run_outcome o;
-		run_outcome_init(&o);
-		o.status = RUN_ERROR;
-		o.error_type = strdup("SyntaxError");
-		o.error_message = strdup("source code cannot contain null bytes");
-		o.error_traceback = strdup("");
-		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
-		run_outcome_clear(&o);
-		pending_free(p); /* not linked yet: only frees */
-		return;
-	}
 	p->call.session = resolve_session(p->args.session);
 	if (!p->call.session) {
 		struct run_outcome o;
@@ -315,9 +303,13 @@ static void stdin_event(struct watch *w, uint32_t events)
 	}
 	while ((r = linebuf_next(&S.lb, &line, &len)) != 0 && !S.stop) {
 		if (r == LINEBUF_TOO_LONG) {
-			json_object *e = mcp_error_response(
-			    NULL, JSONRPC_INVALID_REQUEST,
-			    "Message too large: a JSON-RPC message may be at most 4 MiB");
+			char says[96];
+			json_object *e;
+
+			snprintf(says, sizeof(says),
+			         "Message too large: a JSON-RPC message may be at most %u bytes",
+			         PROTO_MAX_LINE);
+			e = mcp_error_response(NULL, JSONRPC_INVALID_REQUEST, says);
 			log_msg(LOG_WARN, "dropped a message over %u bytes", PROTO_MAX_LINE);
 			emit(e);
 			json_object_put(e);

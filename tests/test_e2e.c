@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mcpclient.h"
+#include "protocol.h"
 
 #define CALL_MS   30000
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -376,8 +377,8 @@ Test(protocol, malformed_requests_are_invalid_request)
 
 Test(protocol, too_long_line_gets_an_error_then_serving_goes_on)
 {
-	size_t n = (4u << 20) + 4096;
-	char *line = malloc(n + 64);
+	size_t n = PROTO_MAX_LINE + 4096;
+	char *line = malloc(n + 64), says[96];
 	json_object *r;
 
 	cr_assert_not_null(line);
@@ -391,6 +392,10 @@ Test(protocol, too_long_line_gets_an_error_then_serving_goes_on)
 	r = hold(mcpc_next(&srv, 20000));
 	cr_assert_not_null(r, "no answer to an over-long line");
 	cr_assert_not_null(mcpc_error(r), "over-long line must get an error: %s", mcpc_json(r));
+	/* The message states the limit the server applies. */
+	snprintf(says, sizeof(says), "at most %u bytes", PROTO_MAX_LINE);
+	cr_assert(strstr(mcpc_json(r), says), "the error does not say \"%s\": %s", says,
+	          mcpc_json(r));
 	expect_result("'still' + ' serving'", "\"still serving\"");
 	stop();
 }
@@ -521,7 +526,7 @@ Test(protocol, bad_argument_values_are_tool_errors)
 		                   bad[i], mcpc_json(r));
 		cr_assert(is_error(r), "arguments %s must be refused: %s", bad[i], mcpc_json(r));
 	}
-	/* code missing or not a string: a tool error (SEP-1303) or invalid params, never a run. */
+	/* code missing or not a string: a tool error or invalid params, never a run. */
 	for (size_t i = 0; i < 2; i++) {
 		char line[256];
 		json_object *r;
@@ -1588,6 +1593,32 @@ static int run_cmd(const char *const *args, const char *input, char **out, char 
 	return status;
 }
 
+/* The server's own bytes, not a parser's view of them: ids beyond 64 bits and -0 come back as
+ * the client wrote them. */
+Test(protocol, number_ids_come_back_as_written)
+{
+	static const char *const want[] = {
+	    "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"result\":{}}\n",
+	    "{\"jsonrpc\":\"2.0\",\"id\":-0,\"result\":{}}\n",
+	    "{\"jsonrpc\":\"2.0\",\"id\":1e3,\"error\":{\"code\":-32601,",
+	    "{\"jsonrpc\":\"2.0\",\"id\":-99999999999999999999,\"result\":{\"content\":",
+	};
+	char *out, *err;
+	int st = run_cmd(ARGS("serve"),
+	                 "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"method\":\"ping\"}\n"
+	                 "{\"jsonrpc\":\"2.0\",\"id\":-0,\"method\":\"ping\"}\n"
+	                 "{\"jsonrpc\":\"2.0\",\"id\":1e3,\"method\":\"nope\"}\n"
+	                 "{\"jsonrpc\":\"2.0\",\"id\":-99999999999999999999,\"method\":"
+	                 "\"tools/call\",\"params\":{\"name\":\"run_python\",\"arguments\":{}}}\n",
+	                 &out, &err);
+
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x, stderr: %s", st, err);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_assert(strstr(out, want[i]), "no %s in:\n%s", want[i], out);
+	free(out);
+	free(err);
+}
+
 Test(cli, run_c_prints_output_then_the_result)
 {
 	char *out, *err;
@@ -1693,6 +1724,32 @@ Test(cli, doctor_reports_each_layer)
 		}
 		free(copy);
 	}
+	free(out);
+	free(err);
+}
+
+/* The filters a worker loads, in its order: the fork gate, then the policy with what a
+ * session's parked process needs (wait4). */
+Test(cli, doctor_policy_prints_the_filters_workers_load)
+{
+	char *out, *err, *gate, *policy;
+	int st = run_cmd(ARGS("doctor", "--policy"), NULL, &out, &err);
+
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x, stderr: %s", st, err);
+	gate = strstr(out, "# ==== 1 of 2: the fork gate");
+	policy = strstr(out, "# ==== 2 of 2: the worker policy");
+	cr_assert(gate && policy && gate < policy, "no labelled filters, gate first:\n%.2000s",
+	          out);
+	*policy = '\0';
+	/* libseccomp prints SECCOMP_RET_USER_NOTIF as a number. */
+	cr_assert(strstr(gate, "syscall \"clone\"") && strstr(gate, "action 0x7fc00000"),
+	          "the gate asks the supervisor about clone:\n%s", gate);
+	cr_assert_null(strstr(gate, "wait4"), "%s", gate);
+	policy++;
+	cr_assert(strstr(policy, "syscall \"wait4\""), "the session policy allows wait4:\n%s",
+	          policy);
+	cr_assert(strstr(policy, "syscall \"read\""), "%s", policy);
+	cr_assert_null(strstr(policy, "action 0x7fc00000"), "%s", policy);
 	free(out);
 	free(err);
 }

@@ -214,7 +214,7 @@ Test(policy, rows_are_consistent)
 	}
 }
 
-/* The rules of sandbox.md §3: a row dropped from the table must fail here. */
+/* The policy's rules: a row dropped from the table must fail here. */
 static const struct {
 	const char *name;
 	enum policy_action action;

@@ -26,7 +26,6 @@ static const struct mcp_server_config cfg = {
     .max_output = 64u << 10,
     .imports = imports,
     .n_imports = N_OF(imports),
-    .sandbox_summary = "seccomp, landlock, user namespace",
 };
 
 static const char *const all_versions[] = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"};
@@ -353,8 +352,10 @@ Test(jsonrpc, replies_to_invalid_requests_with_invalid_request)
 	    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", "null"},
-	    {"{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"ping\"}", "null"},
-	    {"{\"jsonrpc\":\"2.0\",\"id\":1e3,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1.5e0,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":-0.5,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1e-1,\"method\":\"ping\"}", "null"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1e1000000000,\"method\":\"ping\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"ping\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":7}", "7"},
@@ -515,7 +516,7 @@ Test(jsonrpc, id_equality_is_type_exact)
 	json_object *big = json_tokener_parse("18446744073709551615");
 	json_object *big2 = json_tokener_parse("18446744073709551615");
 	json_object *neg = json_object_new_int64(-1);
-	json_object *dbl = json_object_new_double(1.0), *t = json_object_new_boolean(1);
+	json_object *dbl = json_object_new_double(1.5), *t = json_object_new_boolean(1);
 	json_object *ab = json_object_new_string_len("a\0b", 3),
 	            *ac = json_object_new_string_len("a\0c", 3);
 
@@ -535,6 +536,200 @@ Test(jsonrpc, id_equality_is_type_exact)
 	json_object *objs[] = {one, one_s, one_b, two, big, big2, neg, dbl, t, ab, ac};
 	for (size_t i = 0; i < N_OF(objs); i++)
 		json_object_put(objs[i]);
+}
+
+/* Number ids as a client may write them: beyond 64 bits, negative zero, integers written with
+ * an exponent or a fraction. Each must come back as the same text. */
+static const char *const number_ids[] = {
+    "99999999999999999999",
+    "-99999999999999999999",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "123456789012345678901234567890",
+    "-0",
+    "1e3",
+    "1E+2",
+    "1.0",
+    "-1.000",
+    "10.50e1",
+    "100e-2",
+    "0e5",
+};
+
+/* The wire text of msg starts with {"jsonrpc":"2.0","id":<id>,"<member>" */
+static void assert_id_text(json_object *msg, const char *id, const char *member)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "{\"jsonrpc\":\"2.0\",\"id\":%s,\"%s\"", id, member);
+	cr_assert_eq(strncmp(wire(msg), want, strlen(want)), 0, "id %s came back as %s", id,
+	             wire(msg));
+}
+
+Test(jsonrpc, echoes_number_ids_exactly)
+{
+	/* Each line is before, the id, after. */
+	static const char *const forms[][3] = {
+	    {"{\"jsonrpc\":\"2.0\",\"id\":", ",\"method\":\"ping\"}", "result"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":", ",\"method\":\"nope\"}", "error"},
+	    {"{\"jsonrpc\":\"1.0\",\"id\":", ",\"method\":\"ping\"}", "error"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":",
+	     ",\"method\":\"tools/call\",\"params\":{\"name\":\"run_python\",\"arguments\":{}}}",
+	     "result"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":", ",\"method\":\"tools/call\",\"params\":{}}", "error"},
+	    /* The last of duplicate members counts, as json-c reads it; escaped names too. */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"params\":{\"id\":2},\"\\u0069d\":",
+	     ",\"method\":\"ping\"}", "result"},
+	    /* json-c cuts a member name at an escaped NUL: this is "id" too. */
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"id\\u0000x\":", ",\"method\":\"ping\"}", "result"},
+	    {"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":[2],\"i\\u0064\\u0000\":", "}",
+	     "result"},
+	};
+	struct mcp_conn c;
+	char line[512];
+
+	conn_at(&c, "2025-11-25");
+	for (size_t i = 0; i < N_OF(number_ids); i++)
+		for (size_t f = 0; f < N_OF(forms); f++) {
+			json_object *msg;
+
+			snprintf(line, sizeof(line), "%s%s%s", forms[f][0], number_ids[i],
+			         forms[f][1]);
+			msg = reply_of(&c, line);
+			assert_id_text(msg, number_ids[i], forms[f][2]);
+			json_object_put(msg);
+		}
+}
+
+/* The id of the CALL or CANCEL event a line makes (a new reference). */
+static json_object *event_id(struct mcp_conn *c, const char *line, enum mcp_event_kind kind)
+{
+	struct mcp_events ev = {0};
+	json_object *id;
+
+	handle(c, line, &ev);
+	cr_assert_eq(ev.n, 1, "%s", line);
+	cr_assert_eq(ev.ev[0].kind, kind, "%s", line);
+	id = json_object_get(ev.ev[0].id);
+	mcp_events_clear(&ev);
+	return id;
+}
+
+static json_object *cancel_id(struct mcp_conn *c, const char *request_id)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line),
+	         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+	         "{\"requestId\":%s}}",
+	         request_id);
+	return event_id(c, line, MCP_EV_CANCEL);
+}
+
+Test(mcp, calls_keep_number_ids_and_tokens_exactly)
+{
+	struct mcp_conn c;
+	char line[512], want[256];
+
+	conn_at(&c, "2025-11-25");
+	for (size_t i = 0; i < N_OF(number_ids); i++) {
+		struct mcp_events ev = {0};
+		struct run_outcome o;
+		json_object *resp, *n, *cancel;
+
+		snprintf(line, sizeof(line),
+		         "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"tools/call\",\"params\":"
+		         "{\"name\":\"run_python\",\"arguments\":{\"code\":\"1\"},"
+		         "\"_meta\":{\"progressToken\":%s}}}",
+		         number_ids[i], number_ids[i]);
+		handle(&c, line, &ev);
+		cr_assert_eq(ev.n, 1);
+		cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL, "%s", line);
+		/* The response is built later from the stored id. */
+		run_outcome_init(&o);
+		o.result_repr = strdup("1");
+		resp = mcp_tool_response(&c, &ev.ev[0].args.ctx, ev.ev[0].id, &o);
+		assert_id_text(resp, number_ids[i], "result");
+		n = mcp_progress_notification(ev.ev[0].progress_token, 1, NULL);
+		snprintf(want, sizeof(want), "\"progressToken\":%s,", number_ids[i]);
+		cr_assert(strstr(wire(n), want), "token %s came back in %s", number_ids[i],
+		          wire(n));
+		cancel = cancel_id(&c, number_ids[i]);
+		cr_assert_str_eq(wire(cancel), number_ids[i]);
+		cr_assert(mcp_id_equal(ev.ev[0].id, cancel), "cancel %s", number_ids[i]);
+		json_object_put(cancel);
+		json_object_put(n);
+		json_object_put(resp);
+		run_outcome_clear(&o);
+		mcp_events_clear(&ev);
+	}
+}
+
+Test(mcp, batch_elements_keep_number_ids_exactly)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-03-26");
+	handle(&c,
+	       "[ {\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"method\":\"ping\"} ,"
+	       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+	       "{\"requestId\":-0}},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":[1,{\"id\":2}],\"method\":\"ping\"},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":-99999999999999999999,\"method\":\"nope\"},"
+	       "\"x\",{},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"tools/call\",\"params\":"
+	       "{\"name\":\"run_python\",\"arguments\":{\"code\":\"1\"}}}]",
+	       &ev);
+	cr_assert(ev.is_batch);
+	cr_assert_eq(ev.n, 7);
+	assert_id_text(ev.ev[0].msg, "99999999999999999999", "result");
+	cr_assert_eq(ev.ev[1].kind, MCP_EV_CANCEL);
+	cr_assert_str_eq(wire(ev.ev[1].id), "-0");
+	assert_id_text(ev.ev[2].msg, "null", "error");
+	assert_id_text(ev.ev[3].msg, "-99999999999999999999", "error");
+	assert_id_text(ev.ev[4].msg, "null", "error");
+	assert_id_text(ev.ev[5].msg, "null", "error");
+	cr_assert_eq(ev.ev[6].kind, MCP_EV_CALL);
+	cr_assert_str_eq(wire(ev.ev[6].id), "1.0");
+	mcp_events_clear(&ev);
+}
+
+Test(jsonrpc, number_ids_are_equal_by_exact_value)
+{
+	static const struct {
+		const char *a, *b;
+		int equal;
+	} cases[] = {
+	    {"99999999999999999999", "99999999999999999999", 1},
+	    {"99999999999999999999", "18446744073709551615", 0},
+	    {"-99999999999999999999", "-9223372036854775808", 0},
+	    {"123456789012345678901234567890", "123456789012345678901234567891", 0},
+	    {"1e3", "1000", 1},
+	    {"1000", "1E+3", 1},
+	    {"10.50e1", "105", 1},
+	    {"100e-2", "1", 1},
+	    {"1.0", "1", 1},
+	    {"-0", "0", 1},
+	    {"0e5", "-0.0", 1},
+	    {"-1", "1", 0},
+	    {"1e3", "1e4", 0},
+	    {"1", "\"1\"", 0},
+	    {"\"1e3\"", "\"1000\"", 0},
+	};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-11-25");
+	for (size_t i = 0; i < N_OF(cases); i++) {
+		json_object *a = cancel_id(&c, cases[i].a), *b = cancel_id(&c, cases[i].b);
+
+		cr_assert_eq(mcp_id_equal(a, b), cases[i].equal, "%s and %s", cases[i].a,
+		             cases[i].b);
+		cr_assert_eq(mcp_id_equal(b, a), cases[i].equal, "%s and %s", cases[i].b,
+		             cases[i].a);
+		json_object_put(a);
+		json_object_put(b);
+	}
 }
 
 Test(jsonrpc, error_response_shape)
@@ -710,7 +905,6 @@ Test(mcp, instructions_say_what_the_tool_is_for_and_its_limits)
 	cr_assert(strstr(s, "persists between calls of a session"), "%s", s);
 	cr_assert(strstr(s, "session \"new\""), "%s", s);
 	cr_assert(strstr(s, "times out or crashes leaves the session as it was"), "%s", s);
-	cr_assert(strstr(s, "seccomp, landlock, user namespace"), "%s", s);
 	json_object_put(msg);
 }
 
@@ -1151,6 +1345,43 @@ Test(mcp, bad_argument_values_are_tool_errors)
 			json_object_put(msg);
 		}
 	}
+}
+
+/* The supervisor hands a CALL event's code to the worker as a C string: code never holds a NUL,
+ * however it is written, so strlen(code) is code_len. */
+Test(mcp, call_events_never_carry_a_nul_in_the_code)
+{
+	static const char *const codes[] = {
+	    "\"\\u0000\"",        "\"\\u0000print(1)\"", "\"print(1)\\u0000\"",
+	    "\"a\\u0000b\"",      "\"x = '\\u0000'\"",   "\"\\u00e9\\u0000\\ud83d\\ude00\"",
+	    "\"print(1)\"",       "\"\\u00e9\\n\"",      "\"\\ud83d\\ude00\"",
+	    "\"\\u0001\\u007f\"",
+	};
+	char line[512];
+	size_t i, calls = 0;
+
+	for (i = 0; i < N_OF(codes); i++) {
+		struct mcp_events ev = {0};
+		struct mcp_conn c;
+
+		conn_at(&c, "2025-03-26");
+		snprintf(line, sizeof(line),
+		         "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+		         "{\"name\":\"run_python\",\"arguments\":{\"code\":%s}}}]",
+		         codes[i]);
+		handle(&c, line, &ev);
+		cr_assert_eq(ev.n, 1);
+		if (ev.ev[0].kind == MCP_EV_CALL) {
+			cr_assert_eq(strlen(ev.ev[0].args.code), ev.ev[0].args.code_len, "%s",
+			             codes[i]);
+			calls++;
+		} else {
+			cr_assert(strstr(text(ev.ev[0].msg), "must not contain NUL"), "%s: %s",
+			          codes[i], text(ev.ev[0].msg));
+		}
+		mcp_events_clear(&ev);
+	}
+	cr_assert_eq(calls, 4);
 }
 
 Test(mcp, missing_arguments_count_as_empty)
@@ -2910,12 +3141,175 @@ Test(tool, icon_is_a_data_uri_of_an_svg)
 	cr_assert_eq(strncmp((char *)svg, "<svg ", 5), 0, "%s", svg);
 	cr_assert(strstr((char *)svg, "xmlns=\"http://www.w3.org/2000/svg\""), "%s", svg);
 	cr_assert(strstr((char *)svg, "viewBox="), "%s", svg);
+	while (n > 0 && strchr(" \t\r\n", svg[n - 1]))
+		svg[--n] = '\0';
 	cr_assert_str_eq((char *)svg + n - 6, "</svg>");
 	/* Nothing active or external in it. */
 	cr_assert_null(strstr((char *)svg, "<script"));
 	cr_assert_null(strstr((char *)svg, "href"));
 	cr_assert_null(strstr((char *)svg, " on"), "an event attribute? %s", svg);
 	json_object_put(tool);
+}
+
+#define ROLLBACK_NOTE "The session is unchanged: its state is as it was before this call."
+
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
+		n++;
+	return n;
+}
+
+Test(tool, rollback_note_appears_once_in_the_text_and_ends_the_message)
+{
+	static const struct {
+		enum run_status status;
+		const char *type, *message, *traceback; /* NULL: none */
+		const char *want_message;               /* structuredContent.error.message */
+	} cases[] = {
+	    {RUN_TIMEOUT, "TimeoutError", "stopped after 2 s", "",
+	     "stopped after 2 s. " ROLLBACK_NOTE},
+	    {RUN_MEMORY_LIMIT, "MemoryError", "out of memory.", "Traceback ...\nMemoryError\n",
+	     "out of memory. " ROLLBACK_NOTE},
+	    {RUN_CRASHED, "Crash", "killed by SIGSEGV!", NULL, "killed by SIGSEGV! " ROLLBACK_NOTE},
+	    {RUN_SANDBOX_VIOLATION, "SandboxViolation", "", "", ROLLBACK_NOTE},
+	    {RUN_OUTPUT_LIMIT, NULL, NULL, NULL, ROLLBACK_NOTE},
+	};
+	static const char *const versions[] = {"2024-11-05", "2025-06-18", "2025-11-25"};
+	json_object *id = json_object_new_int(7);
+
+	for (size_t v = 0; v < N_OF(versions); v++)
+		for (size_t i = 0; i < N_OF(cases); i++) {
+			struct run_outcome o;
+			struct mcp_conn c;
+			json_object *msg;
+			const char *t;
+
+			conn_at(&c, versions[v]);
+			run_outcome_init(&o);
+			o.status = cases[i].status;
+			o.session = strdup("0123456789abcdef0123456789abcdef");
+			o.rolled_back = 1;
+			o.logs = strdup("partial output\n");
+			o.error_type = cases[i].type ? strdup(cases[i].type) : NULL;
+			o.error_message = cases[i].message ? strdup(cases[i].message) : NULL;
+			o.error_traceback = cases[i].traceback ? strdup(cases[i].traceback) : NULL;
+			msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+			t = str_at(msg, "/result/content/0/text");
+			cr_assert_eq(count_of(t, ROLLBACK_NOTE), 1, "%s %s: %s", versions[v],
+			             run_status_name(o.status), t);
+			if (strcmp(versions[v], "2025-06-18") >= 0) {
+				cr_assert_str_eq(
+				    str_at(msg, "/result/structuredContent/error/message"),
+				    cases[i].want_message);
+				assert_valid_structured(msg);
+			}
+			/* Not rolled back: no note at all, whatever the status and session. */
+			o.rolled_back = 0;
+			json_object_put(msg);
+			msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+			cr_assert_null(strstr(text(msg), "The session is unchanged"), "%s",
+			               text(msg));
+			json_object_put(msg);
+			run_outcome_clear(&o);
+		}
+	json_object_put(id);
+}
+
+/* A file of the source tree, malloc'd and NUL-terminated, its length in *len. */
+static char *source_file(const char *path, size_t *len)
+{
+	char full[512], *buf;
+	FILE *f;
+	long n;
+
+	snprintf(full, sizeof(full), "%s/../%s", SAFEPY_TEST_DIR, path);
+	f = fopen(full, "rb");
+	cr_assert_not_null(f, "cannot open %s", full);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	cr_assert_geq(n, 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+Test(tool, icon_is_protocol_icon_svg_as_it_is)
+{
+	static const char prefix[] = "data:image/svg+xml;base64,";
+	unsigned char svg[4096];
+	struct mcp_conn c;
+	json_object *tool;
+	const char *src;
+	size_t len;
+	char *file = source_file("protocol/icon.svg", &len);
+	long n;
+
+	conn_at(&c, "2025-11-25");
+	tool = tool_entry(&c);
+	src = str_at(tool, "/icons/0/src");
+	cr_assert_eq(strncmp(src, prefix, sizeof(prefix) - 1), 0, "%s", src);
+	n = b64_decode(src + sizeof(prefix) - 1, svg, sizeof(svg));
+	cr_assert_eq(n, (long)len, "the icon has %ld bytes, protocol/icon.svg %zu", n, len);
+	cr_assert_eq(memcmp(svg, file, len), 0, "the icon is not protocol/icon.svg");
+	json_object_put(tool);
+	free(file);
+}
+
+/* A JSON file of the source tree, parsed. */
+static json_object *source_json(const char *path)
+{
+	size_t len;
+	char *buf = source_file(path, &len);
+	json_object *o = proto_parse_json(buf, len);
+
+	cr_assert_not_null(o, "%s does not parse", path);
+	free(buf);
+	return o;
+}
+
+Test(tool, schemas_are_the_files_with_the_settings_filled_in)
+{
+	static const char *const output_required[] = {
+	    "result", "result_repr", "logs",      "stdout",      "stderr",
+	    "error",  "status",      "truncated", "duration_ms", "session",
+	};
+	json_object *input = source_json("protocol/schemas/run_python.input.json");
+	json_object *output = source_json("protocol/schemas/run_python.output.json");
+	json_object *tool, *sent, *timeout;
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-11-25");
+	tool = tool_entry(&c);
+	/* What the server settings decide: the timeout's bound, and its description. */
+	sent = at(tool, "/inputSchema");
+	timeout = at(sent, "/properties/timeout_seconds");
+	cr_assert_eq(json_object_get_double(at(timeout, "/maximum")), cfg.max_timeout_s);
+	cr_assert(strstr(str_at(timeout, "/description"), "at most 30,"), "%s", text(timeout));
+	json_object_object_del(timeout, "maximum");
+	json_object_object_del(timeout, "description");
+	cr_assert(json_object_equal(sent, input), "inputSchema %s is not the file's %s", text(sent),
+	          text(input));
+	cr_assert(json_object_equal(at(tool, "/outputSchema"), output),
+	          "outputSchema %s is not the file's %s", text(at(tool, "/outputSchema")),
+	          text(output));
+	cr_assert_str_eq(text(at(input, "/required")), "[\"code\"]");
+	cr_assert_eq(json_object_array_length(at(output, "/required")), N_OF(output_required));
+	for (size_t i = 0; i < N_OF(output_required); i++)
+		cr_assert_str_eq(
+		    json_object_get_string(json_object_array_get_idx(at(output, "/required"), i)),
+		    output_required[i]);
+	cr_assert_str_eq(text(at(output, "/properties/error/required")),
+	                 "[\"type\",\"message\",\"traceback\"]");
+	json_object_put(tool);
+	json_object_put(input);
+	json_object_put(output);
 }
 
 Test(tool, session_rollback_and_handle_reach_the_text)
@@ -2941,6 +3335,7 @@ Test(tool, session_rollback_and_handle_reach_the_text)
 		run_outcome_init(&o);
 		o.status = cases[i].status;
 		o.session = strdup("0123456789abcdef0123456789abcdef");
+		o.rolled_back = cases[i].says_unchanged;
 		if (o.status != RUN_OK) {
 			o.error_type = strdup("TimeoutError");
 			o.error_message = strdup("stopped");

@@ -419,9 +419,9 @@ static int send_listener(int listener)
 	return ipc_send_fd(POLICY_FD_CHANNEL, frame, sizeof(frame), listener);
 }
 
-/* Sessions: every fork asks the supervisor first (sandbox.md §11). The gate goes before the
- * main filter, which kills the sendmsg and close this needs; the main filter is loaded under
- * the gate, and the two combine by precedence (a kill or errno there wins over a question). */
+/* Sessions: every fork asks the supervisor first. The gate goes before the main filter, which
+ * kills the sendmsg and close this needs; the main filter is loaded under the gate, and the
+ * two combine by precedence (a kill or errno there wins over a question). */
 static void enter_fork_gate(const struct sandbox_config *cfg, struct sandbox_report *r)
 {
 	int listener = -1, killable = 0, rc;
@@ -464,7 +464,8 @@ void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t paren
 	enter_nnp(report);
 	enter_landlock(cfg, report);
 	arm_pdeathsig(parent, report);
-	/* A uid switch resets dumpable; the supervisor needs it to read /proc/<pid>/syscall. */
+	/* A uid switch resets dumpable, and ptrace needs it: the supervisor attaches to the
+	 * worker and, at the exit stop, reads the registers of a syscall that killed it. */
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
 		_exit(WORKER_EXIT_DUMPABLE);
 	enter_fork_gate(cfg, report);
