@@ -21,10 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mcpclient.h"
+#include "harness.h"
 
-#define CALL_MS   30000
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define UNSAFE_ARGS                                                                                \
 	"--unsafe-no-python-layer", "--allow-import", "os", "--allow-import", "socket",            \
 	    "--allow-import", "ctypes", "--allow-import", "subprocess", "--allow-import",          \
@@ -37,50 +35,12 @@ TestSuite(kernel, .timeout = 120, .fini = cleanup);
 
 /* ---- Harness ------------------------------------------------------------------------------ */
 
-static struct mcpc srv;
-static json_object *held[512];
-static int nheld;
-static char *strs[256];
-static int nstrs;
-
 /* Effect-check fixtures: a fresh world-readable directory, a secret file in it, and the path of
  * a marker file that an attack would create. */
 static char tmpdir[64];
 static char secret_path[128], marker_path[128], secret[64];
 static const char env_secret[] = "SAFEPY_TEST_SECRET=env-7f3c9a61d2b84e0f";
 static const char env_token[] = "env-7f3c9a61d2b84e0f";
-
-static json_object *hold(json_object *o)
-{
-	if (o && nheld < (int)(sizeof(held) / sizeof(held[0])))
-		held[nheld++] = o;
-	return o;
-}
-
-/* printf into a string freed at stop(). */
-__attribute__((format(printf, 1, 2))) static const char *fmt(const char *f, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, f);
-	cr_assert_geq(vasprintf(&s, f, ap), 0);
-	va_end(ap);
-	if (nstrs < (int)(sizeof(strs) / sizeof(strs[0])))
-		strs[nstrs++] = s;
-	return s;
-}
-
-static const char *server_log(void)
-{
-	static char tail[3000];
-	char *s = mcpc_stderr(&srv);
-	size_t n = strlen(s);
-
-	snprintf(tail, sizeof(tail), "%s", n > sizeof(tail) - 1 ? s + n - (sizeof(tail) - 1) : s);
-	free(s);
-	return tail;
-}
 
 static void make_fixtures(void)
 {
@@ -122,22 +82,18 @@ static void remove_fixtures(void)
 /* After every test, passed or failed: no server and no fixture left behind. */
 static void cleanup(void)
 {
-	if (srv.stderr_path[0])
-		mcpc_free(&srv);
+	e2e_cleanup();
 	if (tmpdir[0])
 		remove_fixtures();
 }
 
+/* Start the server with the fixtures in place and a secret in its environment. */
 static void start(const char *const *args)
 {
 	const char *const env[] = {env_secret, NULL};
-	json_object *r;
 
 	make_fixtures();
-	cr_assert_eq(mcpc_start(&srv, SAFEPY_BIN, args, env), 0);
-	r = hold(mcpc_initialize(&srv, "2025-11-25"));
-	cr_assert_not_null(mcpc_result(r), "no initialize answer: %s\nstderr:\n%s", mcpc_json(r),
-	                   server_log());
+	e2e_start_with("2025-11-25", args, env);
 }
 
 static void start_unsafe(void)
@@ -145,39 +101,16 @@ static void start_unsafe(void)
 	start(ARGS(UNSAFE_ARGS));
 }
 
+/* The server stopped cleanly (e2e_stop), and no attack created the marker or removed the
+ * secret. */
 static void stop(void)
 {
 	struct stat st;
 
-	cr_assert(mcpc_alive(&srv), "server died (status 0x%x); stderr:\n%s", srv.status,
-	          server_log());
-	mcpc_close_stdin(&srv);
-	cr_assert_eq(mcpc_wait_exit(&srv, 3000), 0, "server still running 3 s after EOF");
-	cr_assert_eq(srv.bad_lines, 0, "%u stdout line(s) were not JSON-RPC, first: %s",
-	             srv.bad_lines, srv.first_bad);
+	e2e_stop();
 	cr_assert_neq(stat(marker_path, &st), 0, "an attack created %s", marker_path);
 	cr_assert_eq(stat(secret_path, &st), 0, "an attack removed %s", secret_path);
 	remove_fixtures();
-	for (int i = 0; i < nheld; i++)
-		json_object_put(held[i]);
-	for (int i = 0; i < nstrs; i++)
-		free(strs[i]);
-	nheld = nstrs = 0;
-	mcpc_free(&srv);
-}
-
-static json_object *member(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
-
-static int is_error(json_object *resp)
-{
-	return json_object_get_boolean(member(mcpc_result(resp), "isError"));
 }
 
 static void assert_no_effect(json_object *r, const char *code)
@@ -195,10 +128,8 @@ static void assert_no_effect(json_object *r, const char *code)
 /* Run code; it must come back as a tool result and leave no effect. */
 static json_object *run(const char *code)
 {
-	json_object *r = hold(mcpc_call(&srv, code, NULL, CALL_MS));
+	json_object *r = e2e_call(code, NULL);
 
-	cr_assert_not_null(r, "no response to:\n%s\nstderr:\n%s", code, server_log());
-	cr_assert_not_null(mcpc_structured(r), "not a tool result:\n%s\n%s", code, mcpc_json(r));
 	assert_no_effect(r, code);
 	return r;
 }
@@ -206,10 +137,9 @@ static json_object *run(const char *code)
 /* The server still answers a trivial call correctly. */
 static void still_serving(void)
 {
-	json_object *r = hold(mcpc_call(&srv, "6 * 7", NULL, CALL_MS));
+	json_object *r = e2e_call("6 * 7", NULL);
 
-	cr_assert_not_null(r, "server stopped answering; stderr:\n%s", server_log());
-	cr_assert_eq(json_object_get_int(member(mcpc_structured(r), "result")), 42, "%s",
+	cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), 42, "%s",
 	             mcpc_json(r));
 }
 
@@ -219,19 +149,19 @@ static json_object *contained(const char *code)
 	json_object *r = run(code);
 
 	cr_assert_str_neq(mcpc_status(r), "ok", "attack succeeded:\n%s\n%s", code, mcpc_json(r));
-	cr_assert(is_error(r));
+	cr_assert(e2e_is_error(r));
 	cr_log_info("contained (%s %s): %.60s", mcpc_status(r), mcpc_err_str(r, "type"), code);
 	return r;
 }
 
 static void expect_ok_result(const char *code, const char *json)
 {
-	json_object *r = run(code), *want = hold(json_tokener_parse(json));
+	json_object *r = run(code), *want = e2e_hold(json_tokener_parse(json));
 
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s\n%s", code, mcpc_json(r));
-	cr_assert(json_object_equal(member(mcpc_structured(r), "result"), want),
+	cr_assert(json_object_equal(e2e_member(mcpc_structured(r), "result"), want),
 	          "code:\n%s\nresult %s, want %s", code,
-	          mcpc_json(member(mcpc_structured(r), "result")), json);
+	          mcpc_json(e2e_member(mcpc_structured(r), "result")), json);
 }
 
 /* Killed by the seccomp filter, and the error message names one of the syscalls given
@@ -244,7 +174,7 @@ static json_object *killed(const char *code, const char *names)
 	int named = 0;
 
 	cr_assert_str_eq(mcpc_status(r), "sandbox_violation", "code:\n%s\n%s", code, mcpc_json(r));
-	cr_assert(is_error(r));
+	cr_assert(e2e_is_error(r));
 	for (char *n = strtok_r(list, "|", &save); n; n = strtok_r(NULL, "|", &save))
 		named |= strstr(msg, n) != NULL;
 	free(list);
@@ -259,7 +189,7 @@ static json_object *fork_refused(const char *code)
 	json_object *r = run(code);
 	const char *msg = mcpc_err_str(r, "message");
 
-	cr_assert(is_error(r), "code:\n%s\n%s", code, mcpc_json(r));
+	cr_assert(e2e_is_error(r), "code:\n%s\n%s", code, mcpc_json(r));
 	if (!strcmp(mcpc_status(r), "sandbox_violation"))
 		cr_assert(strstr(msg, "clone") || strstr(msg, "fork"), "%s", mcpc_json(r));
 	else
@@ -270,46 +200,13 @@ static json_object *fork_refused(const char *code)
 	return r;
 }
 
-static int descendants(struct mcpc_proc *p, int max)
-{
-	int n = mcpc_descendants(srv.pid, p, max);
-
-	if (n == -ENOENT)
-		cr_skip_test("process tracking needs /proc/PID/task/TID/children "
-		             "(CONFIG_PROC_CHILDREN), which this kernel lacks");
-	cr_assert_geq(n, 0);
-	return n;
-}
-
-/* The server's process count goes back to at most n within ms. */
-/* The number of the server's descendants once it has stopped changing for 300 ms: a parked
- * session forks the process for its next call just after each call. */
-static int steady_descendants(int ms)
-{
-	struct mcpc_proc p[256];
-	int64_t deadline = mcpc_now_ms() + ms, since = mcpc_now_ms();
-	int k = descendants(p, 256);
-
-	while (mcpc_now_ms() < deadline && mcpc_now_ms() - since < 300) {
-		int now;
-
-		usleep(20000);
-		now = descendants(p, 256);
-		if (now != k) {
-			k = now;
-			since = mcpc_now_ms();
-		}
-	}
-	return k;
-}
-
 static void back_to(int n, int ms)
 {
 	struct mcpc_proc p[256];
 	int64_t deadline = mcpc_now_ms() + ms;
 	int k;
 
-	while ((k = descendants(p, 256)) > n && mcpc_now_ms() < deadline)
+	while ((k = e2e_descendants(p, 256)) > n && mcpc_now_ms() < deadline)
 		usleep(20000);
 	cr_assert_leq(k, n, "the server has %d processes, %d before the attack", k, n);
 }
@@ -367,20 +264,20 @@ Test(python_layer, getattr_and_friends_cannot_reach_os)
 
 	start(NULL);
 	still_serving();
-	n = steady_descendants(3000);
+	n = e2e_steady_descendants(3000);
 	for (size_t g = 0; g < sizeof(getters) / sizeof(getters[0]); g++) {
 		for (size_t s = 0; s < sizeof(subs) / sizeof(subs[0]); s++) {
 			contained(
-			    fmt("%s\n%s\nhit = []\nfor c in subs:\n"
-			        "    name = A(c, '__name__')\n"
-			        "    if name == '_wrap_close':\n"
-			        "        g = A(A(c, '__init__'), '__globals__')\n"
-			        "        g['system']('touch %s')\n"
-			        "        hit.append(g['open']('%s').read())\n"
-			        "    if name == 'Popen':\n"
-			        "        c(['touch', '%s']).wait()\n        hit.append(name)\n"
-			        "hit",
-			        getters[g], subs[s], marker_path, secret_path, marker_path));
+			    e2e_fmt("%s\n%s\nhit = []\nfor c in subs:\n"
+			            "    name = A(c, '__name__')\n"
+			            "    if name == '_wrap_close':\n"
+			            "        g = A(A(c, '__init__'), '__globals__')\n"
+			            "        g['system']('touch %s')\n"
+			            "        hit.append(g['open']('%s').read())\n"
+			            "    if name == 'Popen':\n"
+			            "        c(['touch', '%s']).wait()\n        hit.append(name)\n"
+			            "hit",
+			            getters[g], subs[s], marker_path, secret_path, marker_path));
 		}
 	}
 	back_to(n, 3000);
@@ -397,20 +294,21 @@ Test(python_layer, format_strings_only_make_strings)
 	r = run("'{0.__class__.__base__.__subclasses__}'.format(1)");
 	if (!strcmp(mcpc_status(r), "ok"))
 		cr_assert(
-		    json_object_is_type(member(mcpc_structured(r), "result"), json_type_string),
+		    json_object_is_type(e2e_member(mcpc_structured(r), "result"), json_type_string),
 		    "%s", mcpc_json(r));
 	r = run("import json\n'{0.__globals__[__builtins__]}'.format(json.dumps)");
 	if (!strcmp(mcpc_status(r), "ok"))
 		cr_assert(
-		    json_object_is_type(member(mcpc_structured(r), "result"), json_type_string),
+		    json_object_is_type(e2e_member(mcpc_structured(r), "result"), json_type_string),
 		    "%s", mcpc_json(r));
 	/* string.Formatter.get_field returns the object itself: it must not yield `object`. */
 	contained(
 	    "import string\nstring.Formatter().get_field('0.__class__.__base__', [1], {})[0]");
-	contained(fmt("import string\nf = string.Formatter()\n"
-	              "b = f.get_field('0.__globals__[__builtins__]', [string.capwords], {})[0]\n"
-	              "b['open']('%s').read()",
-	              secret_path));
+	contained(
+	    e2e_fmt("import string\nf = string.Formatter()\n"
+	            "b = f.get_field('0.__globals__[__builtins__]', [string.capwords], {})[0]\n"
+	            "b['open']('%s').read()",
+	            secret_path));
 	still_serving();
 	stop();
 }
@@ -426,16 +324,16 @@ Test(python_layer, frames_and_tracebacks_are_unreachable)
 	contained("async def c():\n    pass\nco = c()\nco.cr_frame");
 	contained("def f():\n    pass\nf.__code__.co_code");
 	for (size_t g = 1; g < sizeof(getters) / sizeof(getters[0]); g++) {
-		contained(fmt("%s\ntry:\n    1/0\nexcept Exception as e:\n"
-		              "    fr = A(A(e, '__traceback__'), 'tb_frame')\n"
-		              "b = A(fr, 'f_builtins')\nwhile A(fr, 'f_back') is not None:\n"
-		              "    fr = A(fr, 'f_back')\n    b = A(fr, 'f_builtins')\n"
-		              "b['open']('%s').read()",
-		              getters[g], secret_path));
-		contained(fmt("%s\nimport json\n"
-		              "b = A(json.dumps, '__globals__')['__builtins__']\n"
-		              "b['__import__']('os').system('touch %s')",
-		              getters[g], marker_path));
+		contained(e2e_fmt("%s\ntry:\n    1/0\nexcept Exception as e:\n"
+		                  "    fr = A(A(e, '__traceback__'), 'tb_frame')\n"
+		                  "b = A(fr, 'f_builtins')\nwhile A(fr, 'f_back') is not None:\n"
+		                  "    fr = A(fr, 'f_back')\n    b = A(fr, 'f_builtins')\n"
+		                  "b['open']('%s').read()",
+		                  getters[g], secret_path));
+		contained(e2e_fmt("%s\nimport json\n"
+		                  "b = A(json.dumps, '__globals__')['__builtins__']\n"
+		                  "b['__import__']('os').system('touch %s')",
+		                  getters[g], marker_path));
 	}
 	still_serving();
 	stop();
@@ -472,8 +370,8 @@ Test(python_layer, modules_have_no_private_or_module_attributes)
 	                 "AttributeError");
 	cr_assert_str_eq(mcpc_err_str(contained("import statistics\nstatistics.sys"), "type"),
 	                 "AttributeError");
-	contained(fmt("from contextlib import os\nos.system('touch %s')", marker_path));
-	contained(fmt("import random\nrandom._os.system('touch %s')", marker_path));
+	contained(e2e_fmt("from contextlib import os\nos.system('touch %s')", marker_path));
+	contained(e2e_fmt("import random\nrandom._os.system('touch %s')", marker_path));
 	contained("import sys\nsys.modules['os']");
 	contained("import sys\nsys._getframe(0).f_globals");
 	/* Allowed modules stay usable through their public names. */
@@ -481,8 +379,8 @@ Test(python_layer, modules_have_no_private_or_module_attributes)
 	                 "[json.loads('[1]'), re.sub('a', 'b', 'aa'), random.randrange(1, 2)]",
 	                 "[[1],\"bb\",1]");
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
-	cr_assert_eq(json_object_array_length(member(mcpc_structured(r), "result")), 0,
-	             "reachable: %s", mcpc_json(member(mcpc_structured(r), "result")));
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "result")), 0,
+	             "reachable: %s", mcpc_json(e2e_member(mcpc_structured(r), "result")));
 	still_serving();
 	stop();
 }
@@ -498,7 +396,7 @@ Test(python_layer, refused_modules_stay_refused)
 
 	start(NULL);
 	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
-		json_object *r = contained(fmt("import %s", mods[i]));
+		json_object *r = contained(e2e_fmt("import %s", mods[i]));
 
 		cr_assert_str_eq(mcpc_err_str(r, "type"), "ImportError", "import %s: %s", mods[i],
 		                 mcpc_json(r));
@@ -548,17 +446,17 @@ Test(python_layer, stdlib_eval_reaches_nothing)
 
 	start(NULL);
 	still_serving();
-	n = steady_descendants(3000);
-	contained(fmt("%sos['system']('touch %s')", prelude, marker_path));
-	contained(fmt("%sbi['open']('%s').read()", prelude, secret_path));
-	contained(fmt("%sos['read'](os['open']('%s', 0), 100)", prelude, secret_path));
-	contained(fmt("%sbi['open']('%s', 'w').write('x')", prelude, marker_path));
-	contained(fmt("%sos['listdir']('%s')", prelude, tmpdir));
-	contained(fmt("%sos['fork']()", prelude));
-	contained(fmt("%sos['kill'](os['getppid'](), 9)", prelude));
-	contained(fmt("%sbi['__import__']('_socket').socket()", prelude));
-	contained(fmt("%sos['sys'].modules['posix'].system('touch %s')", prelude, marker_path));
-	contained(fmt("%sos['sys'].modules['_posixsubprocess']", prelude));
+	n = e2e_steady_descendants(3000);
+	contained(e2e_fmt("%sos['system']('touch %s')", prelude, marker_path));
+	contained(e2e_fmt("%sbi['open']('%s').read()", prelude, secret_path));
+	contained(e2e_fmt("%sos['read'](os['open']('%s', 0), 100)", prelude, secret_path));
+	contained(e2e_fmt("%sbi['open']('%s', 'w').write('x')", prelude, marker_path));
+	contained(e2e_fmt("%sos['listdir']('%s')", prelude, tmpdir));
+	contained(e2e_fmt("%sos['fork']()", prelude));
+	contained(e2e_fmt("%sos['kill'](os['getppid'](), 9)", prelude));
+	contained(e2e_fmt("%sbi['__import__']('_socket').socket()", prelude));
+	contained(e2e_fmt("%sos['sys'].modules['posix'].system('touch %s')", prelude, marker_path));
+	contained(e2e_fmt("%sos['sys'].modules['_posixsubprocess']", prelude));
 	back_to(n, 3000);
 	still_serving();
 	stop();
@@ -581,7 +479,7 @@ Test(python_layer, base_exception_cannot_dodge_limits)
 	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
 	r = run("class E(Exception):\n    def __str__(self):\n        raise SystemExit(9)\n"
 	        "raise E()");
-	cr_assert(is_error(r), "%s", mcpc_json(r));
+	cr_assert(e2e_is_error(r), "%s", mcpc_json(r));
 	r = run("def g():\n    try:\n        yield 1\n    finally:\n        raise SystemExit\n"
 	        "it = g()\nnext(it)\ndel it\n'after'");
 	cr_assert_neq(strcmp(mcpc_status(r), "crashed"), 0, "%s", mcpc_json(r));
@@ -596,7 +494,7 @@ Test(python_layer, resource_bombs_are_contained)
 
 	start(ARGS("--timeout", "10"));
 	still_serving();
-	n = steady_descendants(3000);
+	n = e2e_steady_descendants(3000);
 	contained("import os\nwhile True:\n    os.fork()");
 	contained("import threading\nwhile True:\n    threading.Thread(target=lambda: 1).start()");
 	r = contained("b = bytearray(2**34)");
@@ -634,20 +532,21 @@ Test(kernel, files_cannot_be_read)
 	start_unsafe();
 	r = contained("open('/etc/passwd').read()");
 	cr_assert_str_eq(mcpc_err_str(r, "type"), "PermissionError", "%s", mcpc_json(r));
-	r = contained(fmt("open('%s').read()", secret_path));
+	r = contained(e2e_fmt("open('%s').read()", secret_path));
 	cr_assert_str_eq(mcpc_err_str(r, "type"), "PermissionError", "%s", mcpc_json(r));
-	r = contained(fmt("import os\nos.read(os.open('%s', os.O_RDONLY), 100)", secret_path));
+	r = contained(e2e_fmt("import os\nos.read(os.open('%s', os.O_RDONLY), 100)", secret_path));
 	cr_assert_str_eq(mcpc_err_str(r, "type"), "PermissionError", "%s", mcpc_json(r));
 	contained("import os\nos.listdir('/')");
-	contained(fmt("import os\nos.listdir('%s')", tmpdir));
-	contained(fmt("import os\nos.stat('%s')", secret_path));
+	contained(e2e_fmt("import os\nos.listdir('%s')", tmpdir));
+	contained(e2e_fmt("import os\nos.stat('%s')", secret_path));
 	/* Raw syscalls get the same answer: openat(AT_FDCWD, path, O_RDONLY) fails with EACCES. */
-	expect_ok_result(fmt("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-	                     "fd = libc.syscall(257, -100, b'%s', 0)\nerr = ctypes.get_errno()\n"
-	                     "buf = ctypes.create_string_buffer(100)\n"
-	                     "n = libc.read(fd, buf, 100) if fd >= 0 else -1\n[fd, err, n]",
-	                     secret_path),
-	                 "[-1,13,-1]");
+	expect_ok_result(
+	    e2e_fmt("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+	            "fd = libc.syscall(257, -100, b'%s', 0)\nerr = ctypes.get_errno()\n"
+	            "buf = ctypes.create_string_buffer(100)\n"
+	            "n = libc.read(fd, buf, 100) if fd >= 0 else -1\n[fd, err, n]",
+	            secret_path),
+	    "[-1,13,-1]");
 	still_serving();
 	stop();
 }
@@ -658,13 +557,13 @@ Test(kernel, files_cannot_be_written)
 	struct stat st;
 
 	start_unsafe();
-	contained(fmt("open('%s', 'w').write('x')", marker_path));
-	contained(fmt("import os\nos.open('%s', os.O_WRONLY | os.O_CREAT)", marker_path));
-	contained(fmt("import os\nos.mkdir('%s/d')", tmpdir));
-	contained(fmt("import os\nos.unlink('%s')", secret_path));
-	contained(fmt("import os\nos.rename('%s', '%s')", secret_path, marker_path));
-	contained(fmt("import os\nos.chmod('%s', 0o777)", secret_path));
-	contained(fmt("import os\nos.symlink('/etc/passwd', '%s')", marker_path));
+	contained(e2e_fmt("open('%s', 'w').write('x')", marker_path));
+	contained(e2e_fmt("import os\nos.open('%s', os.O_WRONLY | os.O_CREAT)", marker_path));
+	contained(e2e_fmt("import os\nos.mkdir('%s/d')", tmpdir));
+	contained(e2e_fmt("import os\nos.unlink('%s')", secret_path));
+	contained(e2e_fmt("import os\nos.rename('%s', '%s')", secret_path, marker_path));
+	contained(e2e_fmt("import os\nos.chmod('%s', 0o777)", secret_path));
+	contained(e2e_fmt("import os\nos.symlink('/etc/passwd', '%s')", marker_path));
 	snprintf(sub, sizeof(sub), "%s/d", tmpdir);
 	cr_assert_neq(stat(sub, &st), 0, "a directory was created");
 	cr_assert_eq(stat(secret_path, &st), 0);
@@ -680,14 +579,14 @@ Test(kernel, processes_cannot_be_created)
 
 	start_unsafe();
 	still_serving();
-	n = steady_descendants(3000);
-	killed(fmt("import os\nos.system('touch %s')", marker_path), spawn);
-	killed(fmt("import subprocess\nsubprocess.run(['touch', '%s'])", marker_path), spawn);
-	fork_refused(
-	    fmt("import os\npid = os.fork()\nif pid == 0:\n    open('%s', 'w')\n", marker_path));
-	killed(fmt("import os\nos.execv('/bin/sh', ['sh', '-c', 'touch %s'])", marker_path),
+	n = e2e_steady_descendants(3000);
+	killed(e2e_fmt("import os\nos.system('touch %s')", marker_path), spawn);
+	killed(e2e_fmt("import subprocess\nsubprocess.run(['touch', '%s'])", marker_path), spawn);
+	fork_refused(e2e_fmt("import os\npid = os.fork()\nif pid == 0:\n    open('%s', 'w')\n",
+	                     marker_path));
+	killed(e2e_fmt("import os\nos.execv('/bin/sh', ['sh', '-c', 'touch %s'])", marker_path),
 	       "execve");
-	killed(fmt("import os\nos.posix_spawn('/bin/touch', ['touch', '%s'], {})", marker_path),
+	killed(e2e_fmt("import os\nos.posix_spawn('/bin/touch', ['touch', '%s'], {})", marker_path),
 	       spawn);
 	fork_refused("import os\nwhile True:\n    os.fork()");
 	back_to(n, 3000);
@@ -742,11 +641,11 @@ Test(kernel, network_is_unreachable)
 	snprintf(upath, sizeof(upath), "%s/sock", tmpdir);
 	ufd = listen_unix(upath);
 	killed("import socket\nsocket.socket()", "socket");
-	killed(fmt("import socket\ns = socket.create_connection(('127.0.0.1', %d))\n"
-	           "s.sendall(b'hello')",
-	           port),
+	killed(e2e_fmt("import socket\ns = socket.create_connection(('127.0.0.1', %d))\n"
+	               "s.sendall(b'hello')",
+	               port),
 	       "socket");
-	killed(fmt("import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect('%s')", upath),
+	killed(e2e_fmt("import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect('%s')", upath),
 	       "socket");
 	killed("import socket\nsocket.socketpair()", "socketpair");
 	killed("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.syscall(41, 2, 1, 0)", "socket");
@@ -763,14 +662,14 @@ Test(kernel, other_processes_cannot_be_signalled)
 {
 	start_unsafe();
 	killed("import os\nos.kill(os.getppid(), 9)", "kill");
-	killed(fmt("import os\nos.kill(%d, 9)", (int)srv.pid), "kill");
-	killed(fmt("import os\nos.kill(%d, 9)", (int)getpid()), "kill");
+	killed(e2e_fmt("import os\nos.kill(%d, 9)", (int)e2e_srv.pid), "kill");
+	killed(e2e_fmt("import os\nos.kill(%d, 9)", (int)getpid()), "kill");
 	killed("import os\nos.kill(-1, 9)", "kill");
 	killed("import os\nos.killpg(0, 9)", "kill");
-	killed(fmt("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.syscall(234, %d, %d, 9)",
-	           (int)srv.pid, (int)srv.pid),
+	killed(e2e_fmt("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.syscall(234, %d, %d, 9)",
+	               (int)e2e_srv.pid, (int)e2e_srv.pid),
 	       "tgkill");
-	cr_assert(mcpc_alive(&srv), "the server was killed");
+	cr_assert(mcpc_alive(&e2e_srv), "the server was killed");
 	still_serving();
 	stop();
 }
@@ -804,9 +703,9 @@ Test(kernel, dangerous_raw_syscalls_kill_the_worker)
 	start_unsafe();
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
 		const char *code =
-		    fmt("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-		        "r = %s\n[r, ctypes.get_errno()]",
-		        calls[i].call);
+		    e2e_fmt("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+		            "r = %s\n[r, ctypes.get_errno()]",
+		            calls[i].call);
 
 		if (!strcmp(calls[i].name, "ioctl")) {
 			/* ioctl answers ENOTTY by design (isatty probes); TIOCSTI must not pass. */
@@ -857,16 +756,17 @@ Test(kernel, server_stdout_stays_clean)
 
 	start_unsafe();
 	for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
-		json_object *r = run(fmt("FORGED = b'NOT-JSON\\n{\"jsonrpc\":\"2.0\",\"id\":999999,"
-		                         "\"result\":{}}\\n'\n%s",
-		                         writes[i]));
+		json_object *r =
+		    run(e2e_fmt("FORGED = b'NOT-JSON\\n{\"jsonrpc\":\"2.0\",\"id\":999999,"
+		                "\"result\":{}}\\n'\n%s",
+		                writes[i]));
 
 		cr_log_info("write %zu: %s", i, mcpc_status(r));
 	}
 	still_serving();
-	cr_assert_not(mcpc_seen_id(&srv, id, 500), "a worker forged a message on stdout");
+	cr_assert_not(mcpc_seen_id(&e2e_srv, id, 500), "a worker forged a message on stdout");
 	json_object_put(id);
-	cr_assert_eq(srv.bad_lines, 0, "worker bytes reached stdout: %s", srv.first_bad);
+	cr_assert_eq(e2e_srv.bad_lines, 0, "worker bytes reached stdout: %s", e2e_srv.first_bad);
 	stop();
 }
 
@@ -888,9 +788,9 @@ Test(kernel, forged_result_frames_are_rejected)
 
 	start_unsafe();
 	for (size_t i = 0; i < sizeof(frames) / sizeof(frames[0]); i++) {
-		json_object *r = run(fmt("import os\n%s", frames[i]));
+		json_object *r = run(e2e_fmt("import os\n%s", frames[i]));
 
-		cr_assert(is_error(r), "forged frame %zu accepted: %s", i, mcpc_json(r));
+		cr_assert(e2e_is_error(r), "forged frame %zu accepted: %s", i, mcpc_json(r));
 		cr_assert_str_neq(mcpc_status(r), "ok");
 		still_serving();
 	}
@@ -910,9 +810,9 @@ Test(kernel, environment_secrets_are_absent)
 	                 "null");
 	contained("open('/proc/self/environ', 'rb').read()");
 	contained("import os\nopen('/proc/{}/environ'.format(os.getppid()), 'rb').read()");
-	contained(fmt("open('/proc/%d/environ', 'rb').read()", (int)srv.pid));
-	contained(fmt("open('/proc/%d/cmdline', 'rb').read()", (int)srv.pid));
-	contained(fmt("open('/proc/%d/mem', 'rb').read()", (int)srv.pid));
+	contained(e2e_fmt("open('/proc/%d/environ', 'rb').read()", (int)e2e_srv.pid));
+	contained(e2e_fmt("open('/proc/%d/cmdline', 'rb').read()", (int)e2e_srv.pid));
+	contained(e2e_fmt("open('/proc/%d/mem', 'rb').read()", (int)e2e_srv.pid));
 	still_serving();
 	stop();
 }
@@ -924,7 +824,7 @@ Test(kernel, thread_bomb_and_memory_are_bounded)
 
 	start(ARGS(UNSAFE_ARGS, "--timeout", "10"));
 	still_serving();
-	n = steady_descendants(3000);
+	n = e2e_steady_descendants(3000);
 	r = run("import threading, time\nts = []\nwhile True:\n"
 	        "    t = threading.Thread(target=time.sleep, args=(60,), daemon=True)\n"
 	        "    t.start()\n    ts.append(t)");
@@ -945,17 +845,17 @@ Test(kernel, forged_code_objects_cannot_hurt_the_server)
 	/* LOAD_CONST with an index far out of range: may crash the worker, never the server. It
 	 * runs in a session of its own: if it corrupts the interpreter without crashing, that
 	 * state must not carry into the calls below. */
-	r = hold(mcpc_call(&srv,
-	                   "def f():\n    return 1\n"
-	                   "c = f.__code__.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))\n"
-	                   "type(f)(c, {})()",
-	                   "{\"session\":\"new\"}", CALL_MS));
-	cr_assert_not_null(r, "no answer; stderr:\n%s", server_log());
+	r = e2e_hold(mcpc_call(&e2e_srv,
+	                       "def f():\n    return 1\n"
+	                       "c = f.__code__.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))\n"
+	                       "type(f)(c, {})()",
+	                       "{\"session\":\"new\"}", E2E_CALL_MS));
+	cr_assert_not_null(r, "no answer; stderr:\n%s", e2e_log());
 	cr_log_info("forged LOAD_CONST: %s", mcpc_status(r));
 	still_serving();
 	r = run("import ctypes\nctypes.string_at(0)");
 	cr_assert_str_eq(mcpc_status(r), "crashed", "%s", mcpc_json(r));
-	cr_assert(is_error(r));
+	cr_assert(e2e_is_error(r));
 	still_serving();
 	stop();
 }
@@ -964,11 +864,11 @@ Test(kernel, seccomp_alone_contains)
 {
 	/* Without the optional layers (namespaces, Landlock) the mandatory filter still holds. */
 	start(ARGS(UNSAFE_ARGS, "--no-namespaces", "--no-landlock"));
-	cr_assert_str_eq(mcpc_err_str(contained(fmt("open('%s').read()", secret_path)), "type"),
+	cr_assert_str_eq(mcpc_err_str(contained(e2e_fmt("open('%s').read()", secret_path)), "type"),
 	                 "PermissionError");
-	contained(fmt("open('%s', 'w')", marker_path));
+	contained(e2e_fmt("open('%s', 'w')", marker_path));
 	killed("import socket\nsocket.socket()", "socket");
-	killed(fmt("import os\nos.system('touch %s')", marker_path),
+	killed(e2e_fmt("import os\nos.system('touch %s')", marker_path),
 	       "clone|fork|vfork|execve|clone3|pipe2|pipe");
 	killed("import os\nos.kill(os.getppid(), 9)", "kill");
 	still_serving();
