@@ -202,6 +202,55 @@ json_object *e2e_expect_error(const char *code, const char *type)
 	return r;
 }
 
+const struct e2e_refusal E2E_DUNDER = {"error", "AttributeError",
+                                       "Forbidden access to dunder attribute: "};
+const struct e2e_refusal E2E_INTERNAL = {"error", "AttributeError",
+                                         "Forbidden access to attribute: "};
+const struct e2e_refusal E2E_IMPORT = {"error", "ImportError",
+                                       " is not allowed. Authorized imports are: "};
+const struct e2e_refusal E2E_EACCES = {"error", "PermissionError", "[Errno 13] Permission denied"};
+const struct e2e_refusal E2E_EPERM = {"error", "PermissionError",
+                                      "[Errno 1] Operation not permitted"};
+
+/* Does msg name one of the syscalls in names ("a|b"), as 'a'? */
+static int names_syscall(const char *msg, const char *names)
+{
+	const char *n = names;
+
+	for (;;) {
+		size_t len = strcspn(n, "|");
+		char quoted[64];
+
+		if (len + 3 <= sizeof(quoted)) {
+			snprintf(quoted, sizeof(quoted), "'%.*s'", (int)len, n);
+			if (strstr(msg, quoted))
+				return 1;
+		}
+		if (!n[len])
+			return 0;
+		n += len + 1;
+	}
+}
+
+const char *e2e_refusal_mismatch(json_object *r, const struct e2e_refusal *want)
+{
+	const char *status = mcpc_status(r), *type = mcpc_err_str(r, "type");
+	const char *msg = mcpc_err_str(r, "message");
+
+	if (strcmp(status, want->status) != 0)
+		return e2e_fmt("status %s, want %s", status, want->status);
+	if (!e2e_is_error(r))
+		return e2e_fmt("isError is not set");
+	if (want->type && strcmp(type, want->type) != 0)
+		return e2e_fmt("%s, want %s", type, want->type);
+	if (!want->message)
+		return NULL;
+	if (!strcmp(want->status, "sandbox_violation") ? !names_syscall(msg, want->message)
+	                                               : !strstr(msg, want->message))
+		return e2e_fmt("the message does not say \"%s\": %s", want->message, msg);
+	return NULL;
+}
+
 void e2e_cancel(int64_t id)
 {
 	char line[160];

@@ -78,6 +78,31 @@ void e2e_expect_result(const char *code, const char *json);
 /* A call with status "error" and an exception of this type. */
 json_object *e2e_expect_error(const char *code, const char *type);
 
+/* ---- Refusals -------------------------------------------------------------------------- */
+
+/* How a refused call must come back: structuredContent.status, the exception type and a part
+ * of its message. For "sandbox_violation" (type "SandboxViolation"), message lists the
+ * syscalls the message may name, as "a|b"; it must name one of them in quotes. An attack check
+ * that accepted any failure would pass on a typo in the attack (a NameError). */
+struct e2e_refusal {
+	const char *status;
+	const char *type;    /* structuredContent.error.type; NULL: not checked */
+	const char *message; /* NULL: the message is not checked */
+};
+
+/* The refusals of the Python layer and of the kernel that the suites expect most. */
+extern const struct e2e_refusal E2E_DUNDER;   /* AttributeError: a dunder attribute */
+extern const struct e2e_refusal E2E_INTERNAL; /* AttributeError: frame or code internals */
+extern const struct e2e_refusal E2E_IMPORT;   /* ImportError: a module not on the allowlist */
+extern const struct e2e_refusal E2E_EACCES;   /* PermissionError: a file the filter denies */
+extern const struct e2e_refusal E2E_EPERM;    /* PermissionError: a fork the gate refused */
+
+/* NULL when r came back as want says (isError set too), else what differs (held until
+ * e2e_release). A predicate, not an assertion: the suites check it is not vacuous. */
+const char *e2e_refusal_mismatch(json_object *r, const struct e2e_refusal *want);
+
+/* ---- Cancellation ----------------------------------------------------------------------- */
+
 /* Send notifications/cancelled for the request with this integer id. */
 void e2e_cancel(int64_t id);
 /* Is the response to this integer id queued, or does it arrive within ms? (Kept queued.) */
