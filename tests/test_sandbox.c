@@ -1668,7 +1668,9 @@ Test(sandbox, a_busy_loop_dies_by_sigxcpu_at_the_cpu_limit)
 	          WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
 	      ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
-	cr_expect(cpu >= 0.9 && cpu < 2.0, "the worker used %.2f s of CPU", cpu);
+	/* The kernel holds RLIMIT_CPU against tick-sampled time, wait4 reports the precise run
+	 * time: on a busy or virtual machine the second can fall short of the limit by a tenth. */
+	cr_expect(cpu >= 0.75 && cpu < 2.0, "the worker used %.2f s of CPU", cpu);
 	worker_close(&w);
 }
 
