@@ -15,169 +15,34 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mcpclient.h"
+#include "harness.h"
 #include "protocol.h"
 
-#define CALL_MS   30000
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+TestSuite(protocol, .timeout = 90, .fini = e2e_cleanup);
+TestSuite(run_python, .timeout = 90, .fini = e2e_cleanup);
+TestSuite(old_product, .timeout = 90, .fini = e2e_cleanup);
+TestSuite(limits, .timeout = 120, .fini = e2e_cleanup);
+TestSuite(exits, .timeout = 90, .fini = e2e_cleanup);
+TestSuite(cancel, .timeout = 90, .fini = e2e_cleanup);
+TestSuite(concurrency, .timeout = 90, .fini = e2e_cleanup);
+TestSuite(shutdown, .timeout = 90, .fini = e2e_cleanup);
+TestSuite(cli, .timeout = 90, .fini = e2e_cleanup);
 
-static void cleanup(void);
-
-TestSuite(protocol, .timeout = 90, .fini = cleanup);
-TestSuite(run_python, .timeout = 90, .fini = cleanup);
-TestSuite(old_product, .timeout = 90, .fini = cleanup);
-TestSuite(limits, .timeout = 120, .fini = cleanup);
-TestSuite(exits, .timeout = 90, .fini = cleanup);
-TestSuite(cancel, .timeout = 90, .fini = cleanup);
-TestSuite(concurrency, .timeout = 90, .fini = cleanup);
-TestSuite(shutdown, .timeout = 90, .fini = cleanup);
-TestSuite(cli, .timeout = 90, .fini = cleanup);
-
-/* ---- Harness ------------------------------------------------------------------------------ */
-
-/* Criterion runs each test in its own process: one server per test. */
-static struct mcpc srv;
-static json_object *held[512];
-static int nheld;
-
-static json_object *hold(json_object *o)
-{
-	if (o && nheld < (int)(sizeof(held) / sizeof(held[0])))
-		held[nheld++] = o;
-	return o;
-}
-
-/* After every test, passed or failed: no server left behind. */
-static void cleanup(void)
-{
-	if (srv.stderr_path[0])
-		mcpc_free(&srv);
-}
-
-/* The last part of the server's stderr, for failure messages. */
-static const char *server_log(void)
-{
-	static char tail[3000];
-	char *s = mcpc_stderr(&srv);
-	size_t n = strlen(s);
-	const char *from = n > sizeof(tail) - 1 ? s + n - (sizeof(tail) - 1) : s;
-
-	snprintf(tail, sizeof(tail), "%s", from);
-	free(s);
-	return tail;
-}
-
-static void start_v(const char *version, const char *const *args)
-{
-	json_object *r;
-
-	cr_assert_eq(mcpc_start(&srv, SAFEPY_BIN, args, NULL), 0, "cannot start %s", SAFEPY_BIN);
-	r = hold(mcpc_initialize(&srv, version));
-	cr_assert_not_null(r, "no answer to initialize; server stderr:\n%s", server_log());
-	cr_assert_not_null(mcpc_result(r), "initialize failed: %s", mcpc_json(r));
-}
-
-static void start(const char *const *args)
-{
-	start_v("2025-11-25", args);
-}
-
-/* The server is still serving, exits within 3 s of EOF with status 0, and every line it wrote
- * on stdout was a JSON-RPC message. */
-static void stop(void)
-{
-	cr_assert(mcpc_alive(&srv), "server died during the test (status 0x%x); stderr:\n%s",
-	          srv.status, server_log());
-	mcpc_close_stdin(&srv);
-	cr_assert_eq(mcpc_wait_exit(&srv, 3000), 0, "server still running 3 s after EOF");
-	cr_assert(WIFEXITED(srv.status) && WEXITSTATUS(srv.status) == 0,
-	          "server ended with status 0x%x after EOF; stderr:\n%s", srv.status, server_log());
-	cr_assert_eq(srv.bad_lines, 0, "%u stdout line(s) were not JSON-RPC, first: %s",
-	             srv.bad_lines, srv.first_bad);
-	for (int i = 0; i < nheld; i++)
-		json_object_put(held[i]);
-	nheld = 0;
-	mcpc_free(&srv);
-}
-
-static json_object *member(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
-
-static int is_error(json_object *resp)
-{
-	return json_object_get_boolean(member(mcpc_result(resp), "isError"));
-}
-
-/* A tools/call that must come back as a tool result (not a JSON-RPC error) within ms. */
-static json_object *call_ms(const char *code, const char *extra, int ms)
-{
-	json_object *r = hold(mcpc_call(&srv, code, extra, ms));
-
-	cr_assert_not_null(r, "no response within %d ms to:\n%s\nserver stderr:\n%s", ms, code,
-	                   server_log());
-	cr_assert_not_null(mcpc_result(r), "JSON-RPC error for:\n%s\n%s", code, mcpc_json(r));
-	cr_assert_not_null(mcpc_structured(r), "no structuredContent: %s", mcpc_json(r));
-	return r;
-}
-
-static json_object *call(const char *code, const char *extra)
-{
-	return call_ms(code, extra, CALL_MS);
-}
-
-static json_object *expect_status(const char *code, const char *extra, const char *status)
-{
-	json_object *r = call(code, extra);
-
-	cr_assert_str_eq(mcpc_status(r), status, "status for:\n%s\n%s\nLOG:%s", code, mcpc_json(r), server_log());
-	cr_assert_eq(is_error(r), strcmp(status, "ok") != 0, "isError does not match status: %s",
-	             mcpc_json(r));
-	return r;
-}
-
-static json_object *ok(const char *code)
-{
-	return expect_status(code, NULL, "ok");
-}
-
-static void expect_result(const char *code, const char *json)
-{
-	json_object *r = ok(code);
-	json_object *want = json_tokener_parse(json);
-	json_object *got = member(mcpc_structured(r), "result");
-
-	cr_assert(json_object_equal(got, want), "code:\n%s\nresult %s, want %s", code,
-	          mcpc_json(got), json);
-	json_object_put(want);
-}
-
-static json_object *expect_error(const char *code, const char *type)
-{
-	json_object *r = expect_status(code, NULL, "error");
-
-	cr_assert_str_eq(mcpc_err_str(r, "type"), type, "error type for:\n%s\n%s", code,
-	                 mcpc_json(r));
-	return r;
-}
+/* ---- Harness: what only this suite needs ---------------------------------------------------- */
 
 /* A JSON-RPC error response with this code. */
 static void expect_rpc_error(json_object *r, int code)
 {
 	cr_assert_not_null(r, "no response");
 	cr_assert_not_null(mcpc_error(r), "expected JSON-RPC error %d, got %s", code, mcpc_json(r));
-	cr_assert_eq(json_object_get_int(member(mcpc_error(r), "code")), code, "%s", mcpc_json(r));
+	cr_assert_eq(json_object_get_int(e2e_member(mcpc_error(r), "code")), code, "%s",
+	             mcpc_json(r));
 }
 
 static json_object *send_wait(const char *line, json_object *id, int ms)
 {
-	cr_assert_eq(mcpc_send(&srv, line), 0);
-	return hold(mcpc_wait_id(&srv, id, ms));
+	cr_assert_eq(mcpc_send(&e2e_srv, line), 0);
+	return e2e_hold(mcpc_wait_id(&e2e_srv, id, ms));
 }
 
 static json_object *send_wait_int(const char *line, int64_t id)
@@ -186,29 +51,6 @@ static json_object *send_wait_int(const char *line, int64_t id)
 
 	json_object_put(jid);
 	return r;
-}
-
-static int descendants(struct mcpc_proc *p, int max)
-{
-	int n = mcpc_descendants(srv.pid, p, max);
-
-	if (n == -ENOENT)
-		cr_skip_test("process tracking needs /proc/PID/task/TID/children "
-		             "(CONFIG_PROC_CHILDREN), which this kernel lacks");
-	cr_assert_geq(n, 0, "cannot list the server's processes: %s", strerror(-n));
-	return n;
-}
-
-/* Wait until the server has at most n descendants; returns how many it has. */
-static int settle_descendants(int n, int ms)
-{
-	struct mcpc_proc p[256];
-	int64_t deadline = mcpc_now_ms() + ms;
-	int k;
-
-	while ((k = descendants(p, 256)) > n && mcpc_now_ms() < deadline)
-		usleep(20000);
-	return k;
 }
 
 /* ---- Protocol ----------------------------------------------------------------------------- */
@@ -221,20 +63,21 @@ Test(protocol, echoes_each_supported_version)
 	for (size_t i = 0; i < 4; i++) {
 		json_object *r, *res;
 
-		cr_assert_eq(mcpc_start(&srv, SAFEPY_BIN, NULL, NULL), 0);
-		r = hold(mcpc_initialize(&srv, versions[i]));
+		cr_assert_eq(mcpc_start(&e2e_srv, SAFEPY_BIN, NULL, NULL), 0);
+		r = e2e_hold(mcpc_initialize(&e2e_srv, versions[i]));
 		res = mcpc_result(r);
 		cr_assert_not_null(res, "initialize %s: %s", versions[i], mcpc_json(r));
-		cr_assert_str_eq(json_object_get_string(member(res, "protocolVersion")),
+		cr_assert_str_eq(json_object_get_string(e2e_member(res, "protocolVersion")),
 		                 versions[i]);
-		cr_assert_str_eq(json_object_get_string(member(member(res, "serverInfo"), "name")),
-		                 "safepy");
-		cr_assert(json_object_is_type(member(member(res, "capabilities"), "tools"),
+		cr_assert_str_eq(
+		    json_object_get_string(e2e_member(e2e_member(res, "serverInfo"), "name")),
+		    "safepy");
+		cr_assert(json_object_is_type(e2e_member(e2e_member(res, "capabilities"), "tools"),
 		                              json_type_object),
 		          "%s", mcpc_json(r));
-		cr_assert(json_object_is_type(member(member(res, "serverInfo"), "version"),
+		cr_assert(json_object_is_type(e2e_member(e2e_member(res, "serverInfo"), "version"),
 		                              json_type_string));
-		stop();
+		e2e_stop();
 	}
 }
 
@@ -245,12 +88,13 @@ Test(protocol, answers_unknown_versions_with_latest)
 	for (size_t i = 0; i < 3; i++) {
 		json_object *r;
 
-		cr_assert_eq(mcpc_start(&srv, SAFEPY_BIN, NULL, NULL), 0);
-		r = hold(mcpc_initialize(&srv, versions[i]));
+		cr_assert_eq(mcpc_start(&e2e_srv, SAFEPY_BIN, NULL, NULL), 0);
+		r = e2e_hold(mcpc_initialize(&e2e_srv, versions[i]));
 		cr_assert_not_null(mcpc_result(r), "%s", mcpc_json(r));
-		cr_assert_str_eq(json_object_get_string(member(mcpc_result(r), "protocolVersion")),
-		                 "2025-11-25", "asked %s: %s", versions[i], mcpc_json(r));
-		stop();
+		cr_assert_str_eq(
+		    json_object_get_string(e2e_member(mcpc_result(r), "protocolVersion")),
+		    "2025-11-25", "asked %s: %s", versions[i], mcpc_json(r));
+		e2e_stop();
 	}
 }
 
@@ -258,15 +102,15 @@ Test(protocol, answers_ping_before_initialize)
 {
 	json_object *id = json_object_new_string("p-1"), *r;
 
-	cr_assert_eq(mcpc_start(&srv, SAFEPY_BIN, NULL, NULL), 0);
+	cr_assert_eq(mcpc_start(&e2e_srv, SAFEPY_BIN, NULL, NULL), 0);
 	r = send_wait("{\"jsonrpc\":\"2.0\",\"id\":\"p-1\",\"method\":\"ping\"}", id, 30000);
 	json_object_put(id);
-	cr_assert_not_null(r, "no answer to ping; stderr:\n%s", server_log());
-	cr_assert(json_object_is_type(member(r, "id"), json_type_string), "id type lost: %s",
+	cr_assert_not_null(r, "no answer to ping; stderr:\n%s", e2e_log());
+	cr_assert(json_object_is_type(e2e_member(r, "id"), json_type_string), "id type lost: %s",
 	          mcpc_json(r));
 	cr_assert(json_object_is_type(mcpc_result(r), json_type_object), "%s", mcpc_json(r));
 	cr_assert_eq(json_object_object_length(mcpc_result(r)), 0, "%s", mcpc_json(r));
-	stop();
+	e2e_stop();
 }
 
 Test(protocol, lists_one_run_python_tool)
@@ -274,58 +118,59 @@ Test(protocol, lists_one_run_python_tool)
 	json_object *r, *tools, *tool, *schema, *req;
 	int has_code = 0;
 
-	start(NULL);
-	r = hold(mcpc_request(&srv, "tools/list", NULL, 10000));
+	e2e_start(NULL);
+	r = e2e_hold(mcpc_request(&e2e_srv, "tools/list", NULL, 10000));
 	cr_assert_not_null(mcpc_result(r), "%s", mcpc_json(r));
-	tools = member(mcpc_result(r), "tools");
+	tools = e2e_member(mcpc_result(r), "tools");
 	cr_assert(json_object_is_type(tools, json_type_array));
 	cr_assert_eq(json_object_array_length(tools), 1, "%s", mcpc_json(r));
-	cr_assert_null(member(mcpc_result(r), "nextCursor"), "one tool needs no cursor");
+	cr_assert_null(e2e_member(mcpc_result(r), "nextCursor"), "one tool needs no cursor");
 	tool = json_object_array_get_idx(tools, 0);
-	cr_assert_str_eq(json_object_get_string(member(tool, "name")), "run_python");
-	cr_assert(json_object_is_type(member(tool, "description"), json_type_string));
-	schema = member(tool, "inputSchema");
-	cr_assert_str_eq(json_object_get_string(member(schema, "type")), "object");
-	cr_assert_str_eq(
-	    json_object_get_string(member(member(member(schema, "properties"), "code"), "type")),
-	    "string");
-	req = member(schema, "required");
+	cr_assert_str_eq(json_object_get_string(e2e_member(tool, "name")), "run_python");
+	cr_assert(json_object_is_type(e2e_member(tool, "description"), json_type_string));
+	schema = e2e_member(tool, "inputSchema");
+	cr_assert_str_eq(json_object_get_string(e2e_member(schema, "type")), "object");
+	cr_assert_str_eq(json_object_get_string(e2e_member(
+	                     e2e_member(e2e_member(schema, "properties"), "code"), "type")),
+	                 "string");
+	req = e2e_member(schema, "required");
 	for (size_t i = 0;
 	     json_object_is_type(req, json_type_array) && i < json_object_array_length(req); i++)
 		has_code |=
 		    !strcmp(json_object_get_string(json_object_array_get_idx(req, i)), "code");
 	cr_assert(has_code, "code is not required: %s", mcpc_json(schema));
-	cr_assert_str_eq(json_object_get_string(member(member(tool, "outputSchema"), "type")),
-	                 "object", "2025-11-25 tools declare an outputSchema: %s", mcpc_json(tool));
-	stop();
+	cr_assert_str_eq(
+	    json_object_get_string(e2e_member(e2e_member(tool, "outputSchema"), "type")), "object",
+	    "2025-11-25 tools declare an outputSchema: %s", mcpc_json(tool));
+	e2e_stop();
 }
 
 Test(protocol, older_versions_get_no_structured_content)
 {
 	json_object *r, *tool;
 
-	start_v("2024-11-05", NULL);
-	r = hold(mcpc_request(&srv, "tools/list", NULL, 10000));
-	tool = json_object_array_get_idx(member(mcpc_result(r), "tools"), 0);
+	e2e_start_with("2024-11-05", NULL, NULL);
+	r = e2e_hold(mcpc_request(&e2e_srv, "tools/list", NULL, 10000));
+	tool = json_object_array_get_idx(e2e_member(mcpc_result(r), "tools"), 0);
 	cr_assert_not_null(tool, "%s", mcpc_json(r));
-	cr_assert_null(member(tool, "outputSchema"), "2024-11-05 has no outputSchema: %s",
+	cr_assert_null(e2e_member(tool, "outputSchema"), "2024-11-05 has no outputSchema: %s",
 	               mcpc_json(tool));
-	r = hold(mcpc_call(&srv, "print('hi')\n6*7", NULL, CALL_MS));
+	r = e2e_hold(mcpc_call(&e2e_srv, "print('hi')\n6*7", NULL, E2E_CALL_MS));
 	cr_assert_not_null(mcpc_result(r), "%s", mcpc_json(r));
 	cr_assert_null(mcpc_structured(r), "2024-11-05 has no structuredContent: %s", mcpc_json(r));
-	cr_assert_not(is_error(r));
+	cr_assert_not(e2e_is_error(r));
 	cr_assert_not_null(mcpc_text(r));
 	cr_assert(strstr(mcpc_text(r), "hi") && strstr(mcpc_text(r), "42"), "text: %s",
 	          mcpc_text(r));
-	stop();
+	e2e_stop();
 }
 
 Test(protocol, unknown_method_is_method_not_found)
 {
-	start(NULL);
-	expect_rpc_error(hold(mcpc_request(&srv, "resources/list", NULL, 5000)), -32601);
-	expect_rpc_error(hold(mcpc_request(&srv, "server/discover", NULL, 5000)), -32601);
-	stop();
+	e2e_start(NULL);
+	expect_rpc_error(e2e_hold(mcpc_request(&e2e_srv, "resources/list", NULL, 5000)), -32601);
+	expect_rpc_error(e2e_hold(mcpc_request(&e2e_srv, "server/discover", NULL, 5000)), -32601);
+	e2e_stop();
 }
 
 Test(protocol, answers_ping_and_unknown_methods_while_code_runs)
@@ -333,46 +178,46 @@ Test(protocol, answers_ping_and_unknown_methods_while_code_runs)
 	int64_t busy, ping;
 	json_object *r, *jid;
 
-	start(NULL);
-	busy = mcpc_call_async(&srv, "while True: pass", "{\"timeout_seconds\": 5}");
+	e2e_start(NULL);
+	busy = mcpc_call_async(&e2e_srv, "while True: pass", "{\"timeout_seconds\": 5}");
 	usleep(300000);
-	expect_rpc_error(hold(mcpc_request(&srv, "prompts/list", NULL, 3000)), -32601);
-	ping = mcpc_request_async(&srv, "ping", NULL);
-	r = hold(mcpc_wait_int_id(&srv, ping, 3000));
+	expect_rpc_error(e2e_hold(mcpc_request(&e2e_srv, "prompts/list", NULL, 3000)), -32601);
+	ping = mcpc_request_async(&e2e_srv, "ping", NULL);
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, ping, 3000));
 	cr_assert_not_null(mcpc_result(r), "ping not answered while a call runs");
 	jid = json_object_new_int64(busy);
-	cr_assert_not(mcpc_seen_id(&srv, jid, 0), "the busy call answered before the pings");
+	cr_assert_not(mcpc_seen_id(&e2e_srv, jid, 0), "the busy call answered before the pings");
 	json_object_put(jid);
-	r = hold(mcpc_wait_int_id(&srv, busy, 20000));
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, busy, 20000));
 	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
-	stop();
+	e2e_stop();
 }
 
 Test(protocol, garbage_line_is_parse_error_with_null_id)
 {
 	json_object *r;
 
-	start(NULL);
-	cr_assert_eq(mcpc_send(&srv, "{this is not json"), 0);
-	r = hold(mcpc_next(&srv, 5000));
+	e2e_start(NULL);
+	cr_assert_eq(mcpc_send(&e2e_srv, "{this is not json"), 0);
+	r = e2e_hold(mcpc_next(&e2e_srv, 5000));
 	expect_rpc_error(r, -32700);
-	cr_assert(json_object_object_get_ex(r, "id", NULL) ? member(r, "id") == NULL : 1,
+	cr_assert(json_object_object_get_ex(r, "id", NULL) ? e2e_member(r, "id") == NULL : 1,
 	          "id must be null: %s", mcpc_json(r));
-	cr_assert_eq(mcpc_send(&srv, "[1,2"), 0);
-	expect_rpc_error(hold(mcpc_next(&srv, 5000)), -32700);
-	expect_result("1+1", "2");
-	stop();
+	cr_assert_eq(mcpc_send(&e2e_srv, "[1,2"), 0);
+	expect_rpc_error(e2e_hold(mcpc_next(&e2e_srv, 5000)), -32700);
+	e2e_expect_result("1+1", "2");
+	e2e_stop();
 }
 
 Test(protocol, malformed_requests_are_invalid_request)
 {
-	start(NULL);
+	e2e_start(NULL);
 	expect_rpc_error(send_wait_int("{\"jsonrpc\":\"2.0\",\"id\":11}", 11), -32600);
 	expect_rpc_error(send_wait_int("{\"jsonrpc\":\"1.0\",\"id\":12,\"method\":\"ping\"}", 12),
 	                 -32600);
 	expect_rpc_error(send_wait_int("{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":7}", 13), -32600);
-	expect_result("2+2", "4");
-	stop();
+	e2e_expect_result("2+2", "4");
+	e2e_stop();
 }
 
 Test(protocol, too_long_line_gets_an_error_then_serving_goes_on)
@@ -382,22 +227,22 @@ Test(protocol, too_long_line_gets_an_error_then_serving_goes_on)
 	json_object *r;
 
 	cr_assert_not_null(line);
-	start(NULL);
+	e2e_start(NULL);
 	/* A well-formed request that is too long: the size limit, not the parser, must catch it. */
 	strcpy(line, "{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"ping\",\"params\":{\"pad\":\"");
 	memset(line + strlen(line), 'x', n);
 	strcpy(line + n, "\"}}");
-	cr_assert_eq(mcpc_send(&srv, line), 0);
+	cr_assert_eq(mcpc_send(&e2e_srv, line), 0);
 	free(line);
-	r = hold(mcpc_next(&srv, 20000));
+	r = e2e_hold(mcpc_next(&e2e_srv, 20000));
 	cr_assert_not_null(r, "no answer to an over-long line");
 	cr_assert_not_null(mcpc_error(r), "over-long line must get an error: %s", mcpc_json(r));
 	/* The message states the limit the server applies. */
 	snprintf(says, sizeof(says), "at most %u bytes", PROTO_MAX_LINE);
 	cr_assert(strstr(mcpc_json(r), says), "the error does not say \"%s\": %s", says,
 	          mcpc_json(r));
-	expect_result("'still' + ' serving'", "\"still serving\"");
-	stop();
+	e2e_expect_result("'still' + ' serving'", "\"still serving\"");
+	e2e_stop();
 }
 
 Test(protocol, long_line_under_the_limit_is_accepted)
@@ -406,21 +251,21 @@ Test(protocol, long_line_under_the_limit_is_accepted)
 	char *code = malloc(n + 64);
 
 	cr_assert_not_null(code);
-	start(NULL);
+	e2e_start(NULL);
 	strcpy(code, "s = '");
 	memset(code + 5, 'y', n);
 	strcpy(code + 5 + n, "'\nlen(s)");
-	expect_result(code, "3145728");
+	e2e_expect_result(code, "3145728");
 	free(code);
-	stop();
+	e2e_stop();
 }
 
 Test(protocol, batch_under_2025_03_26)
 {
 	json_object *r, *ids[3] = {NULL};
 
-	start_v("2025-03-26", NULL);
-	cr_assert_eq(mcpc_send(&srv,
+	e2e_start_with("2025-03-26", NULL, NULL);
+	cr_assert_eq(mcpc_send(&e2e_srv,
 	                       "[{\"jsonrpc\":\"2.0\",\"id\":1001,\"method\":\"ping\"},"
 	                       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
 	                       "{\"jsonrpc\":\"2.0\",\"id\":1002,\"method\":\"tools/call\","
@@ -428,69 +273,71 @@ Test(protocol, batch_under_2025_03_26)
 	                       "\"6*7\"}}},"
 	                       "{\"jsonrpc\":\"2.0\",\"id\":1003,\"method\":\"tools/list\"}]"),
 	             0);
-	r = hold(mcpc_next(&srv, CALL_MS));
+	r = e2e_hold(mcpc_next(&e2e_srv, E2E_CALL_MS));
 	cr_assert(json_object_is_type(r, json_type_array), "batch answer must be an array: %s",
 	          mcpc_json(r));
 	cr_assert_eq(json_object_array_length(r), 3, "%s", mcpc_json(r));
 	for (size_t i = 0; i < 3; i++) {
 		json_object *m = json_object_array_get_idx(r, i);
-		int64_t id = json_object_get_int64(member(m, "id"));
+		int64_t id = json_object_get_int64(e2e_member(m, "id"));
 
 		cr_assert(id >= 1001 && id <= 1003 && !ids[id - 1001], "%s", mcpc_json(r));
 		ids[id - 1001] = m;
 	}
-	cr_assert_not(is_error(ids[1]), "%s", mcpc_json(ids[1]));
+	cr_assert_not(e2e_is_error(ids[1]), "%s", mcpc_json(ids[1]));
 	cr_assert(strstr(mcpc_text(ids[1]) ? mcpc_text(ids[1]) : "", "42"), "%s",
 	          mcpc_json(ids[1]));
-	cr_assert_not_null(member(mcpc_result(ids[2]), "tools"));
+	cr_assert_not_null(e2e_member(mcpc_result(ids[2]), "tools"));
 	/* A batch of notifications only gets no answer at all. */
 	cr_assert_eq(
-	    mcpc_send(&srv, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]"), 0);
-	r = hold(mcpc_request(&srv, "ping", NULL, 5000));
+	    mcpc_send(&e2e_srv, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]"),
+	    0);
+	r = e2e_hold(mcpc_request(&e2e_srv, "ping", NULL, 5000));
 	cr_assert_not_null(mcpc_result(r),
 	                   "the next message after a notification-only batch "
 	                   "must be the ping answer: %s",
 	                   mcpc_json(r));
-	cr_assert_eq(srv.nqueue, 0, "unexpected message: %s", mcpc_json(srv.queue[0]));
-	stop();
+	cr_assert_eq(e2e_srv.nqueue, 0, "unexpected message: %s", mcpc_json(e2e_srv.queue[0]));
+	e2e_stop();
 }
 
 Test(protocol, batch_refused_after_2025_03_26)
 {
 	json_object *r;
 
-	start_v("2025-06-18", NULL);
-	cr_assert_eq(mcpc_send(&srv, "[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}]"), 0);
-	r = hold(mcpc_next(&srv, 5000));
+	e2e_start_with("2025-06-18", NULL, NULL);
+	cr_assert_eq(mcpc_send(&e2e_srv, "[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}]"),
+	             0);
+	r = e2e_hold(mcpc_next(&e2e_srv, 5000));
 	expect_rpc_error(r, -32600);
-	cr_assert_null(member(r, "id"), "id must be null: %s", mcpc_json(r));
-	stop();
+	cr_assert_null(e2e_member(r, "id"), "id must be null: %s", mcpc_json(r));
+	e2e_stop();
 }
 
 Test(protocol, notifications_get_no_reply)
 {
 	json_object *r;
 
-	start(NULL);
-	mcpc_notify(&srv, "notifications/initialized", NULL);
-	mcpc_notify(&srv, "notifications/whatever", json_object_new_object());
-	mcpc_send(&srv, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-	                "\"params\":{\"requestId\":424242}}");
-	mcpc_send(&srv, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"}");
-	mcpc_send(&srv, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/list\"}");
-	mcpc_send(&srv, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
+	e2e_start(NULL);
+	mcpc_notify(&e2e_srv, "notifications/initialized", NULL);
+	mcpc_notify(&e2e_srv, "notifications/whatever", json_object_new_object());
+	mcpc_send(&e2e_srv, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+	                    "\"params\":{\"requestId\":424242}}");
+	mcpc_send(&e2e_srv, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"}");
+	mcpc_send(&e2e_srv, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/list\"}");
+	mcpc_send(&e2e_srv, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
 	/* Nothing may answer the notifications: the next message is the ping's answer. */
-	r = hold(mcpc_next(&srv, 5000));
+	r = e2e_hold(mcpc_next(&e2e_srv, 5000));
 	cr_assert_not_null(r, "no answer to ping");
-	cr_assert_eq(json_object_get_int(member(r, "id")), 9, "a notification got a reply: %s",
+	cr_assert_eq(json_object_get_int(e2e_member(r, "id")), 9, "a notification got a reply: %s",
 	             mcpc_json(r));
 	cr_assert_not_null(mcpc_result(r), "%s", mcpc_json(r));
-	stop();
+	e2e_stop();
 }
 
 Test(protocol, unknown_tool_and_bad_arguments)
 {
-	start(NULL);
+	e2e_start(NULL);
 	expect_rpc_error(send_wait_int("{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"tools/call\","
 	                               "\"params\":{\"name\":\"nope\",\"arguments\":{}}}",
 	                               21),
@@ -499,7 +346,7 @@ Test(protocol, unknown_tool_and_bad_arguments)
 	                               "\"params\":{\"name\":\"run_python\",\"arguments\":\"1\"}}",
 	                               22),
 	                 -32602);
-	stop();
+	e2e_stop();
 }
 
 Test(protocol, bad_argument_values_are_tool_errors)
@@ -512,7 +359,7 @@ Test(protocol, bad_argument_values_are_tool_errors)
 	};
 	static const char *const bad_code[] = {"{\"code\":5}", "{}"};
 
-	start(NULL);
+	e2e_start(NULL);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char line[256];
 		json_object *r;
@@ -524,7 +371,8 @@ Test(protocol, bad_argument_values_are_tool_errors)
 		r = send_wait_int(line, (int64_t)(30 + i));
 		cr_assert_not_null(mcpc_result(r), "arguments %s: want a tool error, got %s",
 		                   bad[i], mcpc_json(r));
-		cr_assert(is_error(r), "arguments %s must be refused: %s", bad[i], mcpc_json(r));
+		cr_assert(e2e_is_error(r), "arguments %s must be refused: %s", bad[i],
+		          mcpc_json(r));
 	}
 	/* code missing or not a string: a tool error or invalid params, never a run. */
 	for (size_t i = 0; i < 2; i++) {
@@ -540,39 +388,39 @@ Test(protocol, bad_argument_values_are_tool_errors)
 		if (mcpc_error(r))
 			expect_rpc_error(r, -32602);
 		else
-			cr_assert(is_error(r), "arguments %s: %s", bad_code[i], mcpc_json(r));
+			cr_assert(e2e_is_error(r), "arguments %s: %s", bad_code[i], mcpc_json(r));
 	}
-	stop();
+	e2e_stop();
 }
 
 Test(protocol, ids_keep_their_type)
 {
 	json_object *id = json_object_new_string("7"), *r;
 
-	start(NULL);
+	e2e_start(NULL);
 	r = send_wait("{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"tools/call\",\"params\":{"
 	              "\"name\":\"run_python\",\"arguments\":{\"code\":\"7\"}}}",
-	              id, CALL_MS);
+	              id, E2E_CALL_MS);
 	json_object_put(id);
 	cr_assert_not_null(r, "no answer for string id \"7\"");
-	cr_assert(json_object_is_type(member(r, "id"), json_type_string), "%s", mcpc_json(r));
+	cr_assert(json_object_is_type(e2e_member(r, "id"), json_type_string), "%s", mcpc_json(r));
 	r = send_wait_int("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}", 0);
 	cr_assert_not_null(r);
-	cr_assert(json_object_is_type(member(r, "id"), json_type_int), "%s", mcpc_json(r));
-	stop();
+	cr_assert(json_object_is_type(e2e_member(r, "id"), json_type_int), "%s", mcpc_json(r));
+	e2e_stop();
 }
 
 Test(protocol, debug_logging_stays_on_stderr)
 {
 	char *log;
 
-	start(ARGS("--log-level", "debug"));
-	ok("print('to stdout of the code')\n1");
-	expect_error("1/0", "ZeroDivisionError");
-	log = mcpc_stderr(&srv);
+	e2e_start(ARGS("--log-level", "debug"));
+	e2e_ok("print('to stdout of the code')\n1");
+	e2e_expect_error("1/0", "ZeroDivisionError");
+	log = mcpc_stderr(&e2e_srv);
 	cr_assert(strlen(log) > 0, "debug level logs nothing on stderr");
 	free(log);
-	stop();
+	e2e_stop();
 }
 
 /* ---- The run_python contract --------------------------------------------------------------- */
@@ -584,68 +432,69 @@ Test(run_python, structured_content_has_every_key)
 	                                   "duration_ms", "session"};
 	json_object *r, *sc, *content;
 
-	start(NULL);
-	r = ok("1+1");
+	e2e_start(NULL);
+	r = e2e_ok("1+1");
 	sc = mcpc_structured(r);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		cr_assert(json_object_object_get_ex(sc, keys[i], NULL), "key %s missing: %s",
 		          keys[i], mcpc_json(sc));
-	cr_assert_eq(json_object_get_int(member(sc, "result")), 2);
+	cr_assert_eq(json_object_get_int(e2e_member(sc, "result")), 2);
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "2");
-	cr_assert_null(member(sc, "error"));
+	cr_assert_null(e2e_member(sc, "error"));
 	/* The call ran in the connection's default session, which has a handle too. */
-	cr_assert(json_object_is_type(member(sc, "session"), json_type_string), "%s",
+	cr_assert(json_object_is_type(e2e_member(sc, "session"), json_type_string), "%s",
 	          mcpc_json(sc));
 	cr_assert_geq(strlen(mcpc_sc_str(r, "session")), 32, "%s", mcpc_json(sc));
 	cr_assert_str_eq(mcpc_sc_str(r, "logs"), "");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "");
 	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "");
-	cr_assert(json_object_is_type(member(sc, "truncated"), json_type_boolean));
-	cr_assert_not(json_object_get_boolean(member(sc, "truncated")));
-	cr_assert(json_object_is_type(member(sc, "duration_ms"), json_type_int));
-	cr_assert_geq(json_object_get_int64(member(sc, "duration_ms")), 0);
-	content = member(mcpc_result(r), "content");
+	cr_assert(json_object_is_type(e2e_member(sc, "truncated"), json_type_boolean));
+	cr_assert_not(json_object_get_boolean(e2e_member(sc, "truncated")));
+	cr_assert(json_object_is_type(e2e_member(sc, "duration_ms"), json_type_int));
+	cr_assert_geq(json_object_get_int64(e2e_member(sc, "duration_ms")), 0);
+	content = e2e_member(mcpc_result(r), "content");
 	cr_assert_str_eq(
-	    json_object_get_string(member(json_object_array_get_idx(content, 0), "type")), "text");
+	    json_object_get_string(e2e_member(json_object_array_get_idx(content, 0), "type")),
+	    "text");
 	cr_assert(strstr(mcpc_text(r), "Result: 2"), "text: %s", mcpc_text(r));
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, last_expression_is_the_result)
 {
 	json_object *r;
 
-	start(NULL);
-	expect_result("x = 5\nx * 2", "10");
-	expect_result("'ab' * 2", "\"abab\"");
-	expect_result("{'a': [1, 2.5, None, True], 'b': {'c': 'd'}}",
-	              "{\"a\":[1,2.5,null,true],\"b\":{\"c\":\"d\"}}");
-	expect_result("2**62", "4611686018427387904");
+	e2e_start(NULL);
+	e2e_expect_result("x = 5\nx * 2", "10");
+	e2e_expect_result("'ab' * 2", "\"abab\"");
+	e2e_expect_result("{'a': [1, 2.5, None, True], 'b': {'c': 'd'}}",
+	                  "{\"a\":[1,2.5,null,true],\"b\":{\"c\":\"d\"}}");
+	e2e_expect_result("2**62", "4611686018427387904");
 	/* Beyond 64 bits JSON has no exact form: null or the exact number, and an exact repr. */
-	r = ok("2**100");
+	r = e2e_ok("2**100");
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "1267650600228229401496703205376");
-	cr_assert(!member(mcpc_structured(r), "result") ||
-	              !strcmp(mcpc_json(member(mcpc_structured(r), "result")),
+	cr_assert(!e2e_member(mcpc_structured(r), "result") ||
+	              !strcmp(mcpc_json(e2e_member(mcpc_structured(r), "result")),
 	                      "1267650600228229401496703205376"),
 	          "inexact: %s", mcpc_json(r));
-	r = ok("'x'");
+	r = e2e_ok("'x'");
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "'x'");
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, assignment_value_is_the_result)
 {
 	json_object *r;
 
-	start(NULL);
-	expect_result("x = 5", "5");
-	expect_result("a = b = 'hi'", "\"hi\"");
-	r = ok("a, b = 1, 2");
-	cr_assert(json_object_equal(member(mcpc_structured(r), "result"),
-	                            hold(json_tokener_parse("[1,2]"))),
+	e2e_start(NULL);
+	e2e_expect_result("x = 5", "5");
+	e2e_expect_result("a = b = 'hi'", "\"hi\"");
+	r = e2e_ok("a, b = 1, 2");
+	cr_assert(json_object_equal(e2e_member(mcpc_structured(r), "result"),
+	                            e2e_hold(json_tokener_parse("[1,2]"))),
 	          "%s", mcpc_json(r));
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "(1, 2)");
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, statement_without_value_gives_null)
@@ -653,61 +502,61 @@ Test(run_python, statement_without_value_gives_null)
 	static const char *const codes[] = {"import math", "for i in range(3):\n    y = i",
 	                                    "def f():\n    return 1", "pass", "x = 1\ndel x"};
 
-	start(NULL);
+	e2e_start(NULL);
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
-		json_object *r = ok(codes[i]);
+		json_object *r = e2e_ok(codes[i]);
 		json_object *sc = mcpc_structured(r);
 
-		cr_assert_null(member(sc, "result"), "%s: %s", codes[i], mcpc_json(r));
-		cr_assert_null(member(sc, "result_repr"), "%s: %s", codes[i], mcpc_json(r));
+		cr_assert_null(e2e_member(sc, "result"), "%s: %s", codes[i], mcpc_json(r));
+		cr_assert_null(e2e_member(sc, "result_repr"), "%s: %s", codes[i], mcpc_json(r));
 	}
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, non_json_value_has_null_result_and_a_repr)
 {
 	json_object *r;
 
-	start(NULL);
-	r = ok("class Point:\n    def __repr__(self):\n        return 'Point()'\nPoint()");
-	cr_assert_null(member(mcpc_structured(r), "result"), "%s", mcpc_json(r));
+	e2e_start(NULL);
+	r = e2e_ok("class Point:\n    def __repr__(self):\n        return 'Point()'\nPoint()");
+	cr_assert_null(e2e_member(mcpc_structured(r), "result"), "%s", mcpc_json(r));
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "Point()");
 	cr_assert(strstr(mcpc_text(r), "Point()"), "%s", mcpc_text(r));
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, logs_keep_stdout_and_stderr_in_order)
 {
 	json_object *r;
 
-	start(NULL);
-	r = ok("import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')\n"
-	       "sys.stderr.write('d\\n')\n");
+	e2e_start(NULL);
+	r = e2e_ok("import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')\n"
+	           "sys.stderr.write('d\\n')\n");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "a\nc\n");
 	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "b\nd\n");
 	cr_assert_str_eq(mcpc_sc_str(r, "logs"), "a\nb\nc\nd\n");
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, print_behaves_as_cpython)
 {
 	json_object *r;
 
-	start(NULL);
-	r = ok("print('a', 'b', sep='-', end='!')\nprint()\nprint(1, 2.5, None, [3], sep='|')\n"
-	       "print('no newline', end='')");
+	e2e_start(NULL);
+	r = e2e_ok("print('a', 'b', sep='-', end='!')\nprint()\nprint(1, 2.5, None, [3], sep='|')\n"
+	           "print('no newline', end='')");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "a-b!\n1|2.5|None|[3]\nno newline");
-	r = ok("print('é ✓ 日本')");
+	r = e2e_ok("print('é ✓ 日本')");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "é ✓ 日本\n");
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, output_before_an_exception_is_returned)
 {
 	json_object *r;
 
-	start(NULL);
-	r = expect_error("print('before')\nx = 1\n1/0\nprint('after')", "ZeroDivisionError");
+	e2e_start(NULL);
+	r = e2e_expect_error("print('before')\nx = 1\n1/0\nprint('after')", "ZeroDivisionError");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "before\n");
 	cr_assert(strstr(mcpc_err_str(r, "message"), "division by zero"), "%s", mcpc_json(r));
 	cr_assert(strstr(mcpc_err_str(r, "traceback"), "line 3"), "%s", mcpc_json(r));
@@ -715,7 +564,7 @@ Test(run_python, output_before_an_exception_is_returned)
 	          "text: %s", mcpc_text(r));
 	cr_assert(strstr(mcpc_text(r), "before") < strstr(mcpc_text(r), "ZeroDivisionError"),
 	          "printed output comes first: %s", mcpc_text(r));
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, traceback_points_at_user_lines)
@@ -723,155 +572,157 @@ Test(run_python, traceback_points_at_user_lines)
 	json_object *r;
 	const char *tb;
 
-	start(NULL);
-	r = expect_error("def inner(x):\n    y = x + 1\n    raise ValueError('bad %d' % y)\n\n"
-	                 "def outer():\n    inner(1)\n\nouter()\n",
-	                 "ValueError");
+	e2e_start(NULL);
+	r = e2e_expect_error("def inner(x):\n    y = x + 1\n    raise ValueError('bad %d' % y)\n\n"
+	                     "def outer():\n    inner(1)\n\nouter()\n",
+	                     "ValueError");
 	tb = mcpc_err_str(r, "traceback");
 	cr_assert_str_eq(mcpc_err_str(r, "message"), "bad 2");
 	cr_assert(strstr(tb, "line 3") && strstr(tb, "line 6") && strstr(tb, "line 8"),
 	          "traceback: %s", tb);
 	cr_assert(strstr(tb, "inner") && strstr(tb, "outer"), "traceback: %s", tb);
 	cr_assert(strstr(mcpc_text(r), "ValueError: bad 2"), "text: %s", mcpc_text(r));
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, syntax_error_is_reported)
 {
 	json_object *r;
 
-	start(NULL);
-	r = expect_error("x = 1\na = ;\n", "SyntaxError");
+	e2e_start(NULL);
+	r = e2e_expect_error("x = 1\na = ;\n", "SyntaxError");
 	cr_assert(strstr(mcpc_err_str(r, "traceback"), "line 2") ||
 	              strstr(mcpc_err_str(r, "message"), "line 2"),
 	          "%s", mcpc_json(r));
-	expect_error("def f(:\n    pass", "SyntaxError");
-	stop();
+	e2e_expect_error("def f(:\n    pass", "SyntaxError");
+	e2e_stop();
 }
 
 Test(run_python, exceptions_keep_their_types)
 {
-	start(NULL);
-	expect_error("import math\nmath.sqrt(-1)", "ValueError");
-	expect_error("{}['k']", "KeyError");
-	expect_error("undefined_name", "NameError");
-	expect_error("int('x')", "ValueError");
-	expect_error("assert 1 == 2, 'nope'", "AssertionError");
-	expect_error("class MyErr(Exception): pass\nraise MyErr('m')", "MyErr");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_error("import math\nmath.sqrt(-1)", "ValueError");
+	e2e_expect_error("{}['k']", "KeyError");
+	e2e_expect_error("undefined_name", "NameError");
+	e2e_expect_error("int('x')", "ValueError");
+	e2e_expect_error("assert 1 == 2, 'nope'", "AssertionError");
+	e2e_expect_error("class MyErr(Exception): pass\nraise MyErr('m')", "MyErr");
+	e2e_stop();
 }
 
 Test(run_python, generators_and_coroutines)
 {
-	start(NULL);
-	expect_result("def gen(n):\n    for i in range(n):\n        got = yield i\n"
-	              "        if got: yield got\n"
-	              "def chain():\n    yield from gen(2)\n    yield from 'ab'\n"
-	              "g = gen(3)\nfirst = next(g)\nsent = g.send('S')\n"
-	              "[first, sent, list(chain()), sum(x * x for x in range(4))]",
-	              "[0,\"S\",[0,1,\"a\",\"b\"],14]");
-	expect_result("seen = []\ndef lazy():\n    for i in range(3):\n        seen.append(i)\n"
-	              "        yield i\n"
-	              "it = (x * 2 for x in lazy())\nfirst = next(it)\n[first, seen]",
-	              "[0,[0]]");
-	expect_result("async def inner():\n    return 20\nasync def outer():\n"
-	              "    return await inner() + 1\n"
-	              "c = outer()\ntry:\n    c.send(None)\nexcept StopIteration as e:\n"
-	              "    r = e.value\nr",
-	              "21");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result("def gen(n):\n    for i in range(n):\n        got = yield i\n"
+	                  "        if got: yield got\n"
+	                  "def chain():\n    yield from gen(2)\n    yield from 'ab'\n"
+	                  "g = gen(3)\nfirst = next(g)\nsent = g.send('S')\n"
+	                  "[first, sent, list(chain()), sum(x * x for x in range(4))]",
+	                  "[0,\"S\",[0,1,\"a\",\"b\"],14]");
+	e2e_expect_result("seen = []\ndef lazy():\n    for i in range(3):\n        seen.append(i)\n"
+	                  "        yield i\n"
+	                  "it = (x * 2 for x in lazy())\nfirst = next(it)\n[first, seen]",
+	                  "[0,[0]]");
+	e2e_expect_result("async def inner():\n    return 20\nasync def outer():\n"
+	                  "    return await inner() + 1\n"
+	                  "c = outer()\ntry:\n    c.send(None)\nexcept StopIteration as e:\n"
+	                  "    r = e.value\nr",
+	                  "21");
+	e2e_stop();
 }
 
 Test(run_python, match_walrus_and_unpacking)
 {
-	start(NULL);
-	expect_result("def kind(v):\n    match v:\n        case {'op': 'add', 'args': [a, b]}:\n"
-	              "            return a + b\n        case [x, *rest]:\n"
-	              "            return len(rest)\n        case str() as s if s:\n"
-	              "            return s.upper()\n        case _:\n            return None\n"
-	              "[kind({'op': 'add', 'args': [2, 3]}), kind([1, 2, 3]), kind('hi'), kind(0)]",
-	              "[5,2,\"HI\",null]");
-	expect_result("data = [1, 5, 9]\nif (n := len(data)) > 2:\n    big = [y for x in data "
-	              "if (y := x * 2) > 5]\n"
-	              "a, *b = 'xyz'\n[first, [second, third]] = [1, [2, 3]]\n"
-	              "d = {'k': 1}\nm = {**d, 'j': 2}\n[n, big, a, b, first, third, m]",
-	              "[3,[10,18],\"x\",[\"y\",\"z\"],1,3,{\"k\":1,\"j\":2}]");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "def kind(v):\n    match v:\n        case {'op': 'add', 'args': [a, b]}:\n"
+	    "            return a + b\n        case [x, *rest]:\n"
+	    "            return len(rest)\n        case str() as s if s:\n"
+	    "            return s.upper()\n        case _:\n            return None\n"
+	    "[kind({'op': 'add', 'args': [2, 3]}), kind([1, 2, 3]), kind('hi'), kind(0)]",
+	    "[5,2,\"HI\",null]");
+	e2e_expect_result("data = [1, 5, 9]\nif (n := len(data)) > 2:\n    big = [y for x in data "
+	                  "if (y := x * 2) > 5]\n"
+	                  "a, *b = 'xyz'\n[first, [second, third]] = [1, [2, 3]]\n"
+	                  "d = {'k': 1}\nm = {**d, 'j': 2}\n[n, big, a, b, first, third, m]",
+	                  "[3,[10,18],\"x\",[\"y\",\"z\"],1,3,{\"k\":1,\"j\":2}]");
+	e2e_stop();
 }
 
 Test(run_python, decorators_and_classes)
 {
-	start(NULL);
-	expect_result("import functools\ndef twice(f):\n    @functools.wraps(f)\n"
-	              "    def w(*a, **k):\n        return f(*a, **k) * 2\n    return w\n"
-	              "@twice\ndef add(a, b):\n    'adds'\n    return a + b\n"
-	              "class Temp:\n    scale = 'C'\n    def __init__(self, deg):\n"
-	              "        self._deg = deg\n    @property\n    def deg(self):\n"
-	              "        return self._deg\n    @deg.setter\n    def deg(self, v):\n"
-	              "        self._deg = v\n    @classmethod\n    def unit(cls):\n"
-	              "        return cls.scale\n    @staticmethod\n    def zero():\n"
-	              "        return 0\n"
-	              "t = Temp(20)\nt.deg = 25\n[add(1, 2), add.__name__, add.__doc__, t.deg, "
-	              "Temp.unit(), Temp.zero()]",
-	              "[6,\"add\",\"adds\",25,\"C\",0]");
-	expect_result("class Base:\n    def __init__(self, x):\n        self.x = x\n"
-	              "    def who(self):\n        return 'base'\n"
-	              "class Child(Base):\n    def __init__(self, x, y):\n"
-	              "        super().__init__(x)\n        self.y = y\n"
-	              "    def who(self):\n        return 'child<' + super().who() + '>'\n"
-	              "c = Child(1, 2)\n[c.x, c.y, c.who(), isinstance(c, Base), "
-	              "type(c).__name__]",
-	              "[1,2,\"child<base>\",true,\"Child\"]");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result("import functools\ndef twice(f):\n    @functools.wraps(f)\n"
+	                  "    def w(*a, **k):\n        return f(*a, **k) * 2\n    return w\n"
+	                  "@twice\ndef add(a, b):\n    'adds'\n    return a + b\n"
+	                  "class Temp:\n    scale = 'C'\n    def __init__(self, deg):\n"
+	                  "        self._deg = deg\n    @property\n    def deg(self):\n"
+	                  "        return self._deg\n    @deg.setter\n    def deg(self, v):\n"
+	                  "        self._deg = v\n    @classmethod\n    def unit(cls):\n"
+	                  "        return cls.scale\n    @staticmethod\n    def zero():\n"
+	                  "        return 0\n"
+	                  "t = Temp(20)\nt.deg = 25\n[add(1, 2), add.__name__, add.__doc__, t.deg, "
+	                  "Temp.unit(), Temp.zero()]",
+	                  "[6,\"add\",\"adds\",25,\"C\",0]");
+	e2e_expect_result("class Base:\n    def __init__(self, x):\n        self.x = x\n"
+	                  "    def who(self):\n        return 'base'\n"
+	                  "class Child(Base):\n    def __init__(self, x, y):\n"
+	                  "        super().__init__(x)\n        self.y = y\n"
+	                  "    def who(self):\n        return 'child<' + super().who() + '>'\n"
+	                  "c = Child(1, 2)\n[c.x, c.y, c.who(), isinstance(c, Base), "
+	                  "type(c).__name__]",
+	                  "[1,2,\"child<base>\",true,\"Child\"]");
+	e2e_stop();
 }
 
 Test(run_python, enums_work)
 {
-	start(NULL);
-	expect_result("from enum import Enum, IntFlag\nclass Color(Enum):\n    RED = 1\n"
-	              "    BLUE = 2\nclass Perm(IntFlag):\n    R = 4\n    W = 2\n"
-	              "[Color(2).name, Color.RED.value, len(Color), int(Perm.R | Perm.W)]",
-	              "[\"BLUE\",1,2,6]");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result("from enum import Enum, IntFlag\nclass Color(Enum):\n    RED = 1\n"
+	                  "    BLUE = 2\nclass Perm(IntFlag):\n    R = 4\n    W = 2\n"
+	                  "[Color(2).name, Color.RED.value, len(Color), int(Perm.R | Perm.W)]",
+	                  "[\"BLUE\",1,2,6]");
+	e2e_stop();
 }
 
 Test(run_python, dataclasses_work)
 {
-	start(NULL);
-	expect_result("from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int\n"
-	              "P(1).x",
-	              "1");
-	expect_result("from dataclasses import dataclass, field, asdict\n"
-	              "@dataclass(order=True)\nclass P:\n    x: int\n    tags: list = "
-	              "field(default_factory=list)\n"
-	              "ps = sorted([P(3), P(1, ['a'])])\n[ps[0].x, ps[0].tags, repr(P(2)), "
-	              "asdict(P(5))]",
-	              "[1,[\"a\"],\"P(x=2, tags=[])\",{\"x\":5,\"tags\":[]}]");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result("from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int\n"
+	                  "P(1).x",
+	                  "1");
+	e2e_expect_result("from dataclasses import dataclass, field, asdict\n"
+	                  "@dataclass(order=True)\nclass P:\n    x: int\n    tags: list = "
+	                  "field(default_factory=list)\n"
+	                  "ps = sorted([P(3), P(1, ['a'])])\n[ps[0].x, ps[0].tags, repr(P(2)), "
+	                  "asdict(P(5))]",
+	                  "[1,[\"a\"],\"P(x=2, tags=[])\",{\"x\":5,\"tags\":[]}]");
+	e2e_stop();
 }
 
 Test(run_python, scopes_and_arguments)
 {
-	start(NULL);
-	expect_result("count = 0\ndef bump():\n    global count\n    count += 1\n"
-	              "def counter():\n    n = 0\n    def inc():\n        nonlocal n\n"
-	              "        n += 1\n        return n\n    return inc\n"
-	              "bump(); bump()\ninc = counter(); inc(); inc()\n[count, inc()]",
-	              "[2,3]");
-	expect_result("def f(a, b, *rest, key='k', **kw):\n    return [a, b, list(rest), key, kw]\n"
-	              "def g(x, /, y, *, z):\n    return x + y + z\n"
-	              "args = (3, 4)\nopts = {'z': 5}\n"
-	              "[f(1, 2, 3, 4), f(1, 2, key='K', extra=1), g(1, *args[:1], **opts), "
-	              "(lambda a, b=10: a + b)(1)]",
-	              "[[1,2,[3,4],\"k\",{}],[1,2,[],\"K\",{\"extra\":1}],9,11]");
-	expect_result("def m(x=[]):\n    x.append(1)\n    return len(x)\nm(); m()\nm()", "3");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result("count = 0\ndef bump():\n    global count\n    count += 1\n"
+	                  "def counter():\n    n = 0\n    def inc():\n        nonlocal n\n"
+	                  "        n += 1\n        return n\n    return inc\n"
+	                  "bump(); bump()\ninc = counter(); inc(); inc()\n[count, inc()]",
+	                  "[2,3]");
+	e2e_expect_result(
+	    "def f(a, b, *rest, key='k', **kw):\n    return [a, b, list(rest), key, kw]\n"
+	    "def g(x, /, y, *, z):\n    return x + y + z\n"
+	    "args = (3, 4)\nopts = {'z': 5}\n"
+	    "[f(1, 2, 3, 4), f(1, 2, key='K', extra=1), g(1, *args[:1], **opts), "
+	    "(lambda a, b=10: a + b)(1)]",
+	    "[[1,2,[3,4],\"k\",{}],[1,2,[],\"K\",{\"extra\":1}],9,11]");
+	e2e_expect_result("def m(x=[]):\n    x.append(1)\n    return len(x)\nm(); m()\nm()", "3");
+	e2e_stop();
 }
 
 Test(run_python, control_flow_is_cpython)
 {
-	start(NULL);
-	expect_result(
+	e2e_start(NULL);
+	e2e_expect_result(
 	    "out = []\nfor i in range(4):\n    if i == 1:\n        continue\n"
 	    "    out.append(i)\nelse:\n    out.append('else')\n"
 	    "def f():\n    try:\n        return 'try'\n    finally:\n"
@@ -883,26 +734,26 @@ Test(run_python, control_flow_is_cpython)
 	    "[out, r, 0 or 'x', 1 and 'y', [] or None]",
 	    "[[0,2,3,\"else\",\"finally\",\"KeyError\",\"reraised\"],\"try\",\"x\","
 	    "\"y\",null]");
-	expect_result(
+	e2e_expect_result(
 	    "class Ctx:\n    def __init__(self):\n        self.log = []\n"
 	    "    def __enter__(self):\n        self.log.append('in')\n        return self\n"
 	    "    def __exit__(self, *exc):\n        self.log.append('out')\n        return True\n"
 	    "c = Ctx()\nwith c:\n    raise ValueError\nc.log",
 	    "[\"in\",\"out\"]");
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, ordinary_dunders_work)
 {
-	start(NULL);
-	expect_result("def f():\n    'doc'\n[f.__name__, f.__doc__]", "[\"f\",\"doc\"]");
-	expect_result("class V:\n    def __init__(self, x):\n        self.x = x\n"
-	              "    def __add__(self, o):\n        return V(self.x + o.x)\n"
-	              "    def __eq__(self, o):\n        return self.x == o.x\n"
-	              "    def __len__(self):\n        return self.x\n"
-	              "[len(V(1) + V(2)), V(1) == V(1)]",
-	              "[3,true]");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result("def f():\n    'doc'\n[f.__name__, f.__doc__]", "[\"f\",\"doc\"]");
+	e2e_expect_result("class V:\n    def __init__(self, x):\n        self.x = x\n"
+	                  "    def __add__(self, o):\n        return V(self.x + o.x)\n"
+	                  "    def __eq__(self, o):\n        return self.x == o.x\n"
+	                  "    def __len__(self):\n        return self.x\n"
+	                  "[len(V(1) + V(2)), V(1) == V(1)]",
+	                  "[3,true]");
+	e2e_stop();
 }
 
 Test(run_python, forbidden_builtins_are_name_errors)
@@ -919,36 +770,36 @@ Test(run_python, forbidden_builtins_are_name_errors)
 		         names[i]);
 	}
 	strcat(code, "missing");
-	start(NULL);
-	expect_result(code, "[\"open\",\"eval\",\"exec\",\"compile\",\"input\",\"breakpoint\","
-	                    "\"globals\",\"locals\",\"vars\"]");
-	expect_error("open('/etc/passwd')", "NameError");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result(code, "[\"open\",\"eval\",\"exec\",\"compile\",\"input\",\"breakpoint\","
+	                        "\"globals\",\"locals\",\"vars\"]");
+	e2e_expect_error("open('/etc/passwd')", "NameError");
+	e2e_stop();
 }
 
 Test(run_python, dunder_import_is_not_a_builtin)
 {
-	start(NULL);
+	e2e_start(NULL);
 	/* The spec lists __import__ with the refused builtins. */
-	expect_error("__import__", "NameError");
-	stop();
+	e2e_expect_error("__import__", "NameError");
+	e2e_stop();
 }
 
 Test(run_python, dunder_import_keeps_the_allowlist)
 {
 	json_object *r;
 
-	start(NULL);
-	expect_error("import builtins", "ImportError");
-	r = call("try:\n    f = __import__\nexcept NameError:\n    f = None\n"
-	         "f('os') if f else 'absent'",
-	         NULL);
+	e2e_start(NULL);
+	e2e_expect_error("import builtins", "ImportError");
+	r = e2e_call("try:\n    f = __import__\nexcept NameError:\n    f = None\n"
+	             "f('os') if f else 'absent'",
+	             NULL);
 	/* Refused before the code runs (NameError), or a guarded function that refuses os. */
 	cr_assert(!strcmp(mcpc_status(r), "ok") ? !strcmp(mcpc_sc_str(r, "result_repr"), "'absent'")
 	                                        : !strcmp(mcpc_err_str(r, "type"), "ImportError") ||
 	                                              !strcmp(mcpc_err_str(r, "type"), "NameError"),
 	          "%s", mcpc_json(r));
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, each_new_session_starts_fresh)
@@ -956,16 +807,16 @@ Test(run_python, each_new_session_starts_fresh)
 	static const char new_session[] = "{\"session\": \"new\"}";
 	json_object *a, *b, *c, *r;
 
-	start(NULL);
-	expect_status("secret_value = 41", new_session, "ok");
-	r = expect_status("secret_value", new_session, "error");
+	e2e_start(NULL);
+	e2e_expect_status("secret_value = 41", new_session, "ok");
+	r = e2e_expect_status("secret_value", new_session, "error");
 	cr_assert_str_eq(mcpc_err_str(r, "type"), "NameError", "state leaked: %s", mcpc_json(r));
 	/* Nor is it in the default session. */
-	expect_error("secret_value", "NameError");
+	e2e_expect_error("secret_value", "NameError");
 	/* Each new session's worker reseeds random after the fork: no two share a stream. */
-	a = expect_status("import random\nrandom.random()", new_session, "ok");
-	b = expect_status("import random\nrandom.random()", new_session, "ok");
-	c = expect_status("import random\nrandom.random()", new_session, "ok");
+	a = e2e_expect_status("import random\nrandom.random()", new_session, "ok");
+	b = e2e_expect_status("import random\nrandom.random()", new_session, "ok");
+	c = e2e_expect_status("import random\nrandom.random()", new_session, "ok");
 	cr_assert(strcmp(mcpc_sc_str(a, "result_repr"), mcpc_sc_str(b, "result_repr")) &&
 	              strcmp(mcpc_sc_str(b, "result_repr"), mcpc_sc_str(c, "result_repr")) &&
 	              strcmp(mcpc_sc_str(a, "result_repr"), mcpc_sc_str(c, "result_repr")),
@@ -974,29 +825,29 @@ Test(run_python, each_new_session_starts_fresh)
 	cr_assert(strcmp(mcpc_sc_str(a, "session"), mcpc_sc_str(b, "session")) &&
 	              strcmp(mcpc_sc_str(b, "session"), mcpc_sc_str(c, "session")),
 	          "new sessions share a handle: %s %s", mcpc_json(a), mcpc_json(b));
-	stop();
+	e2e_stop();
 }
 
 Test(run_python, useful_modules_work)
 {
-	start(NULL);
-	expect_result(
+	e2e_start(NULL);
+	e2e_expect_result(
 	    "import time, datetime\nt = time.time()\ntime.sleep(0.05)\n"
 	    "d = datetime.datetime.strptime('2024-02-29', '%Y-%m-%d')\n"
 	    "[time.time() - t >= 0.05, d.strftime('%A'), time.localtime().tm_year > 2000, "
 	    "time.process_time() >= 0]",
 	    "[true,\"Thursday\",true,true]");
-	expect_result(
+	e2e_expect_result(
 	    "import hashlib, zlib, base64, struct, decimal, fractions, statistics\n"
 	    "[hashlib.sha256(b'x').hexdigest()[:8], zlib.crc32(b'x'), "
 	    "base64.b64encode(b'hi').decode(), struct.unpack('<I', b'\\x01\\0\\0\\0')[0], "
 	    "str(decimal.Decimal('1.1') + decimal.Decimal('2.2')), "
 	    "str(fractions.Fraction(1, 3) * 3), statistics.median([3, 1, 2])]",
 	    "[\"2d711642\",2363233923,\"aGk=\",1,\"3.3\",\"1\",2]");
-	expect_result("import random\nrandom.seed(7)\na = random.random()\nrandom.seed(7)\n"
-	              "a == random.random()",
-	              "true");
-	stop();
+	e2e_expect_result("import random\nrandom.seed(7)\na = random.random()\nrandom.seed(7)\n"
+	                  "a == random.random()",
+	                  "true");
+	e2e_stop();
 }
 
 /* ---- What users of the old product rely on ------------------------------------------------- */
@@ -1005,11 +856,11 @@ Test(old_product, result_and_logs_keys)
 {
 	json_object *r;
 
-	start(NULL);
-	r = ok("print('hello')\nx = 6\nx * 7");
-	cr_assert_eq(json_object_get_int(member(mcpc_structured(r), "result")), 42);
+	e2e_start(NULL);
+	r = e2e_ok("print('hello')\nx = 6\nx * 7");
+	cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), 42);
 	cr_assert_str_eq(mcpc_sc_str(r, "logs"), "hello\n");
-	stop();
+	e2e_stop();
 }
 
 Test(old_product, import_refusal_keeps_its_wording)
@@ -1018,8 +869,8 @@ Test(old_product, import_refusal_keeps_its_wording)
 	const char *msg, *open;
 	char *py;
 
-	start(NULL);
-	r = expect_error("import os", "ImportError");
+	e2e_start(NULL);
+	r = e2e_expect_error("import os", "ImportError");
 	msg = mcpc_err_str(r, "message");
 	cr_assert(!strncmp(msg, "Import of os is not allowed. Authorized imports are: [", 54),
 	          "message: %s", msg);
@@ -1030,7 +881,7 @@ Test(old_product, import_refusal_keeps_its_wording)
 	for (char *p = py; *p; p++)
 		if (*p == '\'')
 			*p = '"';
-	list = hold(json_tokener_parse(py));
+	list = e2e_hold(json_tokener_parse(py));
 	free(py);
 	cr_assert(json_object_is_type(list, json_type_array), "not a list: %s", open);
 	for (size_t i = 1; i < json_object_array_length(list); i++)
@@ -1040,31 +891,32 @@ Test(old_product, import_refusal_keeps_its_wording)
 	cr_assert(strstr(open, "'json'") && strstr(open, "'math'") && strstr(open, "'statistics'"),
 	          "%s", open);
 	cr_assert_null(strstr(open, "'os'"), "%s", open);
-	expect_error("from os import path", "ImportError");
-	expect_error("import subprocess", "ImportError");
-	expect_error("import math, socket", "ImportError");
-	stop();
+	e2e_expect_error("from os import path", "ImportError");
+	e2e_expect_error("import subprocess", "ImportError");
+	e2e_expect_error("import math, socket", "ImportError");
+	e2e_stop();
 }
 
 Test(old_product, import_refusal_is_catchable)
 {
-	start(NULL);
-	expect_result("try:\n    import socket\nexcept ImportError as e:\n    r = str(e)\n"
-	              "r.startswith('Import of socket is not allowed')",
-	              "true");
-	expect_result("try:\n    import ctypes\nexcept Exception:\n    r = 'caught'\nr",
-	              "\"caught\"");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result("try:\n    import socket\nexcept ImportError as e:\n    r = str(e)\n"
+	                  "r.startswith('Import of socket is not allowed')",
+	                  "true");
+	e2e_expect_result("try:\n    import ctypes\nexcept Exception:\n    r = 'caught'\nr",
+	                  "\"caught\"");
+	e2e_stop();
 }
 
 Test(old_product, promised_modules_are_importable)
 {
-	start(NULL);
-	expect_result("import json, string, functools, operator\n"
-	              "[json.loads(json.dumps({'a': [1]})), string.ascii_lowercase[:3], "
-	              "functools.reduce(operator.add, [1, 2, 3]), operator.itemgetter(1)('xy')]",
-	              "[{\"a\":[1]},\"abc\",6,\"y\"]");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import json, string, functools, operator\n"
+	    "[json.loads(json.dumps({'a': [1]})), string.ascii_lowercase[:3], "
+	    "functools.reduce(operator.add, [1, 2, 3]), operator.itemgetter(1)('xy')]",
+	    "[{\"a\":[1]},\"abc\",6,\"y\"]");
+	e2e_stop();
 }
 
 static const char *const default_modules =
@@ -1089,40 +941,40 @@ Test(old_product, default_allowlist_is_importable)
 	             "from itertools import permutations\nfrom typing import List\n"
 	             "len(list(permutations(range(4))))");
 	snprintf(want, sizeof(want), "24");
-	start(NULL);
-	expect_result(code, want);
+	e2e_start(NULL);
+	e2e_expect_result(code, want);
 	cr_assert_eq(n, 38);
-	stop();
+	e2e_stop();
 }
 
 Test(old_product, seed_imports_are_the_first_eleven)
 {
-	start(ARGS("--imports", "seed"));
-	expect_result("import collections, datetime, itertools, math, queue, random, re, stat, "
-	              "statistics, time, unicodedata\nmath.factorial(5)",
-	              "120");
-	expect_error("import json", "ImportError");
-	expect_error("import functools", "ImportError");
-	stop();
+	e2e_start(ARGS("--imports", "seed"));
+	e2e_expect_result("import collections, datetime, itertools, math, queue, random, re, stat, "
+	                  "statistics, time, unicodedata\nmath.factorial(5)",
+	                  "120");
+	e2e_expect_error("import json", "ImportError");
+	e2e_expect_error("import functools", "ImportError");
+	e2e_stop();
 }
 
 Test(old_product, allow_import_adds_a_module)
 {
-	start(NULL);
-	expect_error("import html", "ImportError");
-	stop();
-	start(ARGS("--allow-import", "html"));
-	expect_result("import html\nhtml.escape('<a>')", "\"&lt;a&gt;\"");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_error("import html", "ImportError");
+	e2e_stop();
+	e2e_start(ARGS("--allow-import", "html"));
+	e2e_expect_result("import html\nhtml.escape('<a>')", "\"&lt;a&gt;\"");
+	e2e_stop();
 }
 
 Test(old_product, sys_is_a_curated_view)
 {
-	start(NULL);
-	expect_result("import sys\nsys.stdout.write('w')\nsys.stdout.flush()\n"
-	              "[isinstance(sys.version, str), sys.version_info[0]]",
-	              "[true,3]");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_result("import sys\nsys.stdout.write('w')\nsys.stdout.flush()\n"
+	                  "[isinstance(sys.version, str), sys.version_info[0]]",
+	                  "[true,3]");
+	e2e_stop();
 }
 
 /* ---- Limits -------------------------------------------------------------------------------- */
@@ -1132,44 +984,45 @@ Test(limits, infinite_loop_times_out)
 	int64_t t0;
 	json_object *r;
 
-	start(ARGS("--timeout", "2"));
+	e2e_start(ARGS("--timeout", "2"));
 	t0 = mcpc_now_ms();
-	r = call_ms("print('started')\nwhile True:\n    pass", NULL, 10000);
+	r = e2e_call_on(&e2e_srv, "print('started')\nwhile True:\n    pass", NULL, 10000);
 	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
-	cr_assert(is_error(r));
+	cr_assert(e2e_is_error(r));
 	cr_assert_geq(mcpc_now_ms() - t0, 1500, "a 2 s limit ended the call early: %s",
 	              mcpc_json(r));
-	cr_assert_geq(json_object_get_int64(member(mcpc_structured(r), "duration_ms")), 1500, "%s",
-	              mcpc_json(r));
-	expect_result("'alive'", "\"alive\"");
+	cr_assert_geq(json_object_get_int64(e2e_member(mcpc_structured(r), "duration_ms")), 1500,
+	              "%s", mcpc_json(r));
+	e2e_expect_result("'alive'", "\"alive\"");
 	/* A sleeping worker uses no CPU: the wall clock still ends it. */
-	r = call_ms("import time\ntime.sleep(100)", NULL, 10000);
+	r = e2e_call_on(&e2e_srv, "import time\ntime.sleep(100)", NULL, 10000);
 	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
-	stop();
+	e2e_stop();
 }
 
 Test(limits, timeout_seconds_lowers_the_limit)
 {
 	json_object *r;
 
-	start(NULL);
-	r = call_ms("while True:\n    pass", "{\"timeout_seconds\": 1}", 10000);
+	e2e_start(NULL);
+	r = e2e_call_on(&e2e_srv, "while True:\n    pass", "{\"timeout_seconds\": 1}", 10000);
 	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
-	r = call_ms("import time\ntime.sleep(0.2)\n'fine'", "{\"timeout_seconds\": 5}", 10000);
+	r = e2e_call_on(&e2e_srv, "import time\ntime.sleep(0.2)\n'fine'",
+	                "{\"timeout_seconds\": 5}", 10000);
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
-	stop();
+	e2e_stop();
 }
 
 Test(limits, cpu_limit_ends_a_busy_worker)
 {
 	json_object *r;
 
-	start(ARGS("--cpu", "1", "--timeout", "30"));
-	r = call_ms("while True:\n    pass", NULL, 15000);
-	cr_assert(is_error(r), "%s", mcpc_json(r));
+	e2e_start(ARGS("--cpu", "1", "--timeout", "30"));
+	r = e2e_call_on(&e2e_srv, "while True:\n    pass", NULL, 15000);
+	cr_assert(e2e_is_error(r), "%s", mcpc_json(r));
 	cr_assert_str_neq(mcpc_status(r), "ok");
-	expect_result("3*3", "9");
-	stop();
+	e2e_expect_result("3*3", "9");
+	e2e_stop();
 }
 
 Test(limits, memory_bombs_hit_the_memory_limit)
@@ -1181,19 +1034,19 @@ Test(limits, memory_bombs_hit_the_memory_limit)
 	    "b = bytearray(2**40)",
 	};
 
-	start(NULL);
+	e2e_start(NULL);
 	for (size_t i = 0; i < sizeof(bombs) / sizeof(bombs[0]); i++)
-		expect_status(bombs[i], NULL, "memory_limit");
-	expect_result("len('a' * 10**6)", "1000000");
-	stop();
+		e2e_expect_status(bombs[i], NULL, "memory_limit");
+	e2e_expect_result("len('a' * 10**6)", "1000000");
+	e2e_stop();
 }
 
 Test(limits, memory_flag_takes_a_suffix)
 {
-	start(ARGS("--memory", "200M"));
-	expect_status("b = bytearray(300 * 2**20)", NULL, "memory_limit");
-	expect_result("len(bytearray(50 * 2**20))", "52428800");
-	stop();
+	e2e_start(ARGS("--memory", "200M"));
+	e2e_expect_status("b = bytearray(300 * 2**20)", NULL, "memory_limit");
+	e2e_expect_result("len(bytearray(50 * 2**20))", "52428800");
+	e2e_stop();
 }
 
 Test(limits, output_flood_is_bounded)
@@ -1201,23 +1054,24 @@ Test(limits, output_flood_is_bounded)
 	json_object *r;
 	const char *out;
 
-	start(ARGS("--timeout", "5"));
-	r = call_ms("while True:\n    print('x' * 1000)", NULL, 20000);
+	e2e_start(ARGS("--timeout", "5"));
+	r = e2e_call_on(&e2e_srv, "while True:\n    print('x' * 1000)", NULL, 20000);
 	cr_assert(!strcmp(mcpc_status(r), "output_limit") || !strcmp(mcpc_status(r), "timeout"),
 	          "status %s", mcpc_status(r));
-	cr_assert(json_object_get_boolean(member(mcpc_structured(r), "truncated")));
+	cr_assert(json_object_get_boolean(e2e_member(mcpc_structured(r), "truncated")));
 	out = mcpc_sc_str(r, "stdout");
 	cr_assert_not_null(out);
 	cr_assert_leq(strlen(out), 64 * 1024 + 1024, "stdout is %zu bytes", strlen(out));
 	cr_assert_gt(strlen(out), 1000, "the head of the output was kept");
 	cr_assert_lt(strlen(mcpc_json(r)), 1000000, "message too large for clients");
-	cr_assert_not_null(hold(mcpc_request(&srv, "ping", NULL, 5000)));
-	expect_result("'after flood'", "\"after flood\"");
+	cr_assert_not_null(e2e_hold(mcpc_request(&e2e_srv, "ping", NULL, 5000)));
+	e2e_expect_result("'after flood'", "\"after flood\"");
 	/* The same on stderr. */
-	r = call_ms("import sys\nwhile True:\n    sys.stderr.write('e' * 1000)", NULL, 20000);
-	cr_assert(json_object_get_boolean(member(mcpc_structured(r), "truncated")));
+	r = e2e_call_on(&e2e_srv, "import sys\nwhile True:\n    sys.stderr.write('e' * 1000)", NULL,
+	                20000);
+	cr_assert(json_object_get_boolean(e2e_member(mcpc_structured(r), "truncated")));
 	cr_assert_leq(strlen(mcpc_sc_str(r, "stderr")), 64 * 1024 + 1024);
-	stop();
+	e2e_stop();
 }
 
 Test(limits, max_output_keeps_head_and_tail)
@@ -1226,18 +1080,18 @@ Test(limits, max_output_keeps_head_and_tail)
 	const char *out;
 	size_t n;
 
-	start(ARGS("--max-output", "1000"));
-	r = call("print('HEAD' + 'x' * 5000 + 'TAIL')\n'done'", NULL);
+	e2e_start(ARGS("--max-output", "1000"));
+	r = e2e_call("print('HEAD' + 'x' * 5000 + 'TAIL')\n'done'", NULL);
 	cr_assert(!strcmp(mcpc_status(r), "ok") || !strcmp(mcpc_status(r), "output_limit"),
 	          "status %s", mcpc_status(r));
-	cr_assert(json_object_get_boolean(member(mcpc_structured(r), "truncated")));
+	cr_assert(json_object_get_boolean(e2e_member(mcpc_structured(r), "truncated")));
 	out = mcpc_sc_str(r, "stdout");
 	n = strlen(out);
 	cr_assert_leq(n, 1000 + 256, "stdout is %zu bytes: %s", n, out);
 	cr_assert(!strncmp(out, "HEAD", 4), "head lost: %.60s", out);
 	cr_assert(n > 5 && strstr(out + n - 6, "TAIL"), "tail lost: %s",
 	          out + (n > 60 ? n - 60 : 0));
-	stop();
+	e2e_stop();
 }
 
 /* Long texts keep their head and tail around one marker, cut on character boundaries. */
@@ -1260,46 +1114,49 @@ Test(limits, long_texts_are_cut_with_one_marker)
 {
 	json_object *r;
 
-	start(ARGS("--max-output", "1000"));
+	e2e_start(ARGS("--max-output", "1000"));
 	/* result_repr (64 KiB by default), two-byte characters at every cut point */
-	r = ok("'\\u00e9' * 100000");
+	r = e2e_ok("'\\u00e9' * 100000");
 	assert_cut_text("result_repr", mcpc_sc_str(r, "result_repr"), "'\xc3\xa9", "\xc3\xa9'",
 	                64 * 1024);
-	cr_assert(json_object_get_boolean(member(mcpc_structured(r), "truncated")));
+	cr_assert(json_object_get_boolean(e2e_member(mcpc_structured(r), "truncated")));
 	/* the error message and the traceback */
-	r = expect_error("raise ValueError('<' + '\\u20ac' * 100000 + '>')", "ValueError");
+	r = e2e_expect_error("raise ValueError('<' + '\\u20ac' * 100000 + '>')", "ValueError");
 	assert_cut_text("message", mcpc_err_str(r, "message"), "<\xe2\x82\xac", "\xe2\x82\xac>",
 	                64 * 1024);
 	assert_cut_text("traceback", mcpc_err_str(r, "traceback"), "Traceback", "\xe2\x82\xac>\n",
 	                64 * 1024);
 	/* captured output, four-byte characters */
-	r = call("print('[' + '\\U0001F600' * 1000 + ']')", NULL);
+	r = e2e_call("print('[' + '\\U0001F600' * 1000 + ']')", NULL);
 	assert_cut_text("stdout", mcpc_sc_str(r, "stdout"), "[\xf0\x9f\x98\x80",
 	                "\xf0\x9f\x98\x80]\n", 1000 + 64);
-	stop();
+	e2e_stop();
 }
 
 Test(limits, looping_repr_times_out_that_call_only)
 {
 	json_object *r;
 
-	start(ARGS("--timeout", "2"));
-	r = call_ms("class Loop:\n    def __repr__(self):\n        while True:\n            pass\n"
-	            "Loop()",
-	            NULL, 10000);
+	e2e_start(ARGS("--timeout", "2"));
+	r = e2e_call_on(
+	    &e2e_srv,
+	    "class Loop:\n    def __repr__(self):\n        while True:\n            pass\n"
+	    "Loop()",
+	    NULL, 10000);
 	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
-	expect_result("[1, 2]", "[1,2]");
-	stop();
+	e2e_expect_result("[1, 2]", "[1,2]");
+	e2e_stop();
 }
 
 Test(limits, deep_recursion_is_a_recursion_error)
 {
-	start(NULL);
-	expect_error("def f(n):\n    return f(n + 1)\nf(0)", "RecursionError");
-	expect_result("import sys\ndef depth(n):\n    return n if n == 0 else depth(n - 1) + 1\n"
-	              "depth(500)",
-	              "500");
-	stop();
+	e2e_start(NULL);
+	e2e_expect_error("def f(n):\n    return f(n + 1)\nf(0)", "RecursionError");
+	e2e_expect_result(
+	    "import sys\ndef depth(n):\n    return n if n == 0 else depth(n - 1) + 1\n"
+	    "depth(500)",
+	    "500");
+	e2e_stop();
 }
 
 /* ---- BaseException and friends --------------------------------------------------------------- */
@@ -1308,42 +1165,32 @@ Test(exits, system_exit_is_an_error_and_the_server_goes_on)
 {
 	json_object *r;
 
-	start(NULL);
-	r = expect_error("print('bye')\nraise SystemExit(3)", "SystemExit");
+	e2e_start(NULL);
+	r = e2e_expect_error("print('bye')\nraise SystemExit(3)", "SystemExit");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "bye\n");
-	expect_error("raise KeyboardInterrupt", "KeyboardInterrupt");
-	expect_error("raise GeneratorExit", "GeneratorExit");
-	expect_error("class Weird(BaseException):\n    pass\nraise Weird('w')", "Weird");
-	expect_error("import sys\nsys.exit(0)", "SystemExit");
-	expect_result("'still here'", "\"still here\"");
-	stop();
+	e2e_expect_error("raise KeyboardInterrupt", "KeyboardInterrupt");
+	e2e_expect_error("raise GeneratorExit", "GeneratorExit");
+	e2e_expect_error("class Weird(BaseException):\n    pass\nraise Weird('w')", "Weird");
+	e2e_expect_error("import sys\nsys.exit(0)", "SystemExit");
+	e2e_expect_result("'still here'", "\"still here\"");
+	e2e_stop();
 }
 
 Test(exits, base_exception_in_repr_or_finally)
 {
 	json_object *r;
 
-	start(NULL);
-	r = call("class Bad:\n    def __repr__(self):\n        raise SystemExit(1)\nBad()", NULL);
-	cr_assert(is_error(r), "%s", mcpc_json(r));
-	r = call("try:\n    1/0\nfinally:\n    raise KeyboardInterrupt", NULL);
+	e2e_start(NULL);
+	r = e2e_call("class Bad:\n    def __repr__(self):\n        raise SystemExit(1)\nBad()",
+	             NULL);
+	cr_assert(e2e_is_error(r), "%s", mcpc_json(r));
+	r = e2e_call("try:\n    1/0\nfinally:\n    raise KeyboardInterrupt", NULL);
 	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
-	expect_result("1", "1");
-	stop();
+	e2e_expect_result("1", "1");
+	e2e_stop();
 }
 
 /* ---- Cancellation -------------------------------------------------------------------------- */
-
-static void cancel(int64_t id)
-{
-	char line[160];
-
-	snprintf(line, sizeof(line),
-	         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
-	         "{\"requestId\":%lld,\"reason\":\"test\"}}",
-	         (long long)id);
-	cr_assert_eq(mcpc_send(&srv, line), 0);
-}
 
 /* CPU time (ticks) a process has used, or -1. */
 static long long cpu_ticks(pid_t pid)
@@ -1375,14 +1222,14 @@ Test(cancel, cancelled_call_never_answers_and_its_worker_dies)
 	int64_t id;
 	json_object *jid;
 
-	start(NULL);
-	ok("1");
-	id = mcpc_call_async(&srv, "while True:\n    pass", NULL);
+	e2e_start(NULL);
+	e2e_ok("1");
+	id = mcpc_call_async(&e2e_srv, "while True:\n    pass", NULL);
 	jid = json_object_new_int64(id);
 	/* The process running the call is the one spinning: the busiest descendant. (A session
 	 * forks it ahead of the call, so it is not necessarily a new process.) */
 	usleep(700000);
-	nrun = descendants(during, 64);
+	nrun = e2e_descendants(during, 64);
 	for (int i = 0; i < nrun; i++) {
 		long long t = cpu_ticks(during[i].pid);
 		if (t > busiest) {
@@ -1391,13 +1238,13 @@ Test(cancel, cancelled_call_never_answers_and_its_worker_dies)
 		}
 	}
 	cr_assert_gt(busiest, 0, "no process is running the call");
-	cancel(id);
-	expect_result("'next call'", "\"next call\"");
-	cr_assert_not(mcpc_seen_id(&srv, jid, 2000), "the cancelled call was answered");
+	e2e_cancel(id);
+	e2e_expect_result("'next call'", "\"next call\"");
+	cr_assert_not(mcpc_seen_id(&e2e_srv, jid, 2000), "the cancelled call was answered");
 	json_object_put(jid);
 	cr_assert_eq(mcpc_wait_procs_gone(&runner, 1, 3000), 0,
 	             "the cancelled call's worker %d is still alive", (int)runner.pid);
-	stop();
+	e2e_stop();
 }
 
 Test(cancel, cancelled_queued_call_never_answers)
@@ -1405,20 +1252,20 @@ Test(cancel, cancelled_queued_call_never_answers)
 	int64_t a, b;
 	json_object *ja, *jb;
 
-	start(ARGS("--max-workers", "1"));
-	a = mcpc_call_async(&srv, "while True:\n    pass", NULL);
-	b = mcpc_call_async(&srv, "'queued'", NULL);
+	e2e_start(ARGS("--max-workers", "1"));
+	a = mcpc_call_async(&e2e_srv, "while True:\n    pass", NULL);
+	b = mcpc_call_async(&e2e_srv, "'queued'", NULL);
 	ja = json_object_new_int64(a);
 	jb = json_object_new_int64(b);
 	usleep(300000);
-	cancel(b);
-	cancel(a);
-	expect_result("'fresh'", "\"fresh\"");
-	cr_assert_not(mcpc_seen_id(&srv, ja, 1000), "cancelled running call answered");
-	cr_assert_not(mcpc_seen_id(&srv, jb, 0), "cancelled queued call answered");
+	e2e_cancel(b);
+	e2e_cancel(a);
+	e2e_expect_result("'fresh'", "\"fresh\"");
+	cr_assert_not(mcpc_seen_id(&e2e_srv, ja, 1000), "cancelled running call answered");
+	cr_assert_not(mcpc_seen_id(&e2e_srv, jb, 0), "cancelled queued call answered");
 	json_object_put(ja);
 	json_object_put(jb);
-	stop();
+	e2e_stop();
 }
 
 Test(cancel, cancel_matches_the_id_type)
@@ -1427,18 +1274,18 @@ Test(cancel, cancel_matches_the_id_type)
 	char line[160];
 	int64_t id;
 
-	start(NULL);
-	id = mcpc_call_async(&srv, "import time\ntime.sleep(1)\n'done'", NULL);
+	e2e_start(NULL);
+	id = mcpc_call_async(&e2e_srv, "import time\ntime.sleep(1)\n'done'", NULL);
 	/* "5" is not 5: this notice names no running request. */
 	snprintf(line, sizeof(line),
 	         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
 	         "{\"requestId\":\"%lld\"}}",
 	         (long long)id);
-	cr_assert_eq(mcpc_send(&srv, line), 0);
-	r = hold(mcpc_wait_int_id(&srv, id, CALL_MS));
+	cr_assert_eq(mcpc_send(&e2e_srv, line), 0);
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, E2E_CALL_MS));
 	cr_assert_not_null(r, "a cancel with a string id stopped the call with an integer id");
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "'done'", "%s", mcpc_json(r));
-	stop();
+	e2e_stop();
 }
 
 Test(cancel, cancelling_a_finished_call_is_harmless)
@@ -1446,14 +1293,14 @@ Test(cancel, cancelling_a_finished_call_is_harmless)
 	json_object *r;
 	int64_t id;
 
-	start(NULL);
-	id = mcpc_call_async(&srv, "40 + 2", NULL);
-	r = hold(mcpc_wait_int_id(&srv, id, CALL_MS));
-	cr_assert_eq(json_object_get_int(member(mcpc_structured(r), "result")), 42);
-	cancel(id);
-	cancel(id + 1000);
-	expect_result("1 + 1", "2");
-	stop();
+	e2e_start(NULL);
+	id = mcpc_call_async(&e2e_srv, "40 + 2", NULL);
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, E2E_CALL_MS));
+	cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), 42);
+	e2e_cancel(id);
+	e2e_cancel(id + 1000);
+	e2e_expect_result("1 + 1", "2");
+	e2e_stop();
 }
 
 /* ---- Concurrency --------------------------------------------------------------------------- */
@@ -1463,21 +1310,21 @@ Test(concurrency, calls_run_side_by_side)
 	int64_t slow, fast;
 	json_object *first, *second;
 
-	start(ARGS("--max-workers", "2"));
+	e2e_start(ARGS("--max-workers", "2"));
 	/* Calls of one session run one at a time: these two run in sessions of their own. */
-	slow =
-	    mcpc_call_async(&srv, "import time\ntime.sleep(3)\n'slow'", "{\"session\": \"new\"}");
-	fast = mcpc_call_async(&srv, "'fast'", "{\"session\": \"new\"}");
-	first = hold(mcpc_next(&srv, CALL_MS));
-	second = hold(mcpc_next(&srv, CALL_MS));
+	slow = mcpc_call_async(&e2e_srv, "import time\ntime.sleep(3)\n'slow'",
+	                       "{\"session\": \"new\"}");
+	fast = mcpc_call_async(&e2e_srv, "'fast'", "{\"session\": \"new\"}");
+	first = e2e_hold(mcpc_next(&e2e_srv, E2E_CALL_MS));
+	second = e2e_hold(mcpc_next(&e2e_srv, E2E_CALL_MS));
 	cr_assert_not_null(first);
 	cr_assert_not_null(second);
-	cr_assert_eq(json_object_get_int64(member(first, "id")), fast,
+	cr_assert_eq(json_object_get_int64(e2e_member(first, "id")), fast,
 	             "the fast call waited for the slow one: %s", mcpc_json(first));
-	cr_assert_eq(json_object_get_int64(member(second, "id")), slow);
+	cr_assert_eq(json_object_get_int64(e2e_member(second, "id")), slow);
 	cr_assert_str_eq(mcpc_sc_str(first, "result_repr"), "'fast'");
 	cr_assert_str_eq(mcpc_sc_str(second, "result_repr"), "'slow'");
-	stop();
+	e2e_stop();
 }
 
 Test(concurrency, queued_calls_run_in_order)
@@ -1485,19 +1332,19 @@ Test(concurrency, queued_calls_run_in_order)
 	int64_t ids[3];
 	const char *want[] = {"'A'", "'B'", "'C'"};
 
-	start(ARGS("--max-workers", "1"));
-	ids[0] = mcpc_call_async(&srv, "import time\ntime.sleep(1)\n'A'", NULL);
-	ids[1] = mcpc_call_async(&srv, "'B'", NULL);
-	ids[2] = mcpc_call_async(&srv, "'C'", NULL);
+	e2e_start(ARGS("--max-workers", "1"));
+	ids[0] = mcpc_call_async(&e2e_srv, "import time\ntime.sleep(1)\n'A'", NULL);
+	ids[1] = mcpc_call_async(&e2e_srv, "'B'", NULL);
+	ids[2] = mcpc_call_async(&e2e_srv, "'C'", NULL);
 	for (int i = 0; i < 3; i++) {
-		json_object *r = hold(mcpc_next(&srv, CALL_MS));
+		json_object *r = e2e_hold(mcpc_next(&e2e_srv, E2E_CALL_MS));
 
 		cr_assert_not_null(r);
-		cr_assert_eq(json_object_get_int64(member(r, "id")), ids[i], "order: %s",
+		cr_assert_eq(json_object_get_int64(e2e_member(r, "id")), ids[i], "order: %s",
 		             mcpc_json(r));
 		cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), want[i]);
 	}
-	stop();
+	e2e_stop();
 }
 
 Test(concurrency, many_calls_all_answer_correctly)
@@ -1505,24 +1352,24 @@ Test(concurrency, many_calls_all_answer_correctly)
 	enum { N = 24 };
 	int64_t ids[N];
 
-	start(NULL);
+	e2e_start(NULL);
 	for (int i = 0; i < N; i++) {
 		char code[64];
 
 		snprintf(code, sizeof(code), "print(%d)\n%d * %d", i, i, i);
-		ids[i] = mcpc_call_async(&srv, code, NULL);
+		ids[i] = mcpc_call_async(&e2e_srv, code, NULL);
 	}
 	for (int i = 0; i < N; i++) {
-		json_object *r = hold(mcpc_wait_int_id(&srv, ids[i], 60000));
+		json_object *r = e2e_hold(mcpc_wait_int_id(&e2e_srv, ids[i], 60000));
 		char out[16];
 
 		cr_assert_not_null(r, "call %d not answered", i);
-		cr_assert_eq(json_object_get_int(member(mcpc_structured(r), "result")), i * i, "%s",
-		             mcpc_json(r));
+		cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), i * i,
+		             "%s", mcpc_json(r));
 		snprintf(out, sizeof(out), "%d\n", i);
 		cr_assert_str_eq(mcpc_sc_str(r, "stdout"), out);
 	}
-	stop();
+	e2e_stop();
 }
 
 /* ---- Shutdown ------------------------------------------------------------------------------ */
@@ -1535,31 +1382,31 @@ static void shutdown_with_stuck_worker(int sig)
 	int n, left;
 	int64_t id;
 
-	start(NULL);
-	ok("1");
-	n = settle_descendants(0, 300);
-	id = mcpc_call_async(&srv, "while True:\n    pass", NULL);
-	for (int i = 0; i < 100 && descendants(procs, 64) <= n; i++)
+	e2e_start(NULL);
+	e2e_ok("1");
+	n = e2e_settle_descendants(0, 300);
+	id = mcpc_call_async(&e2e_srv, "while True:\n    pass", NULL);
+	for (int i = 0; i < 100 && e2e_descendants(procs, 64) <= n; i++)
 		usleep(20000);
-	n = descendants(procs, 64);
+	n = e2e_descendants(procs, 64);
 	cr_assert_geq(n, 1, "no worker process seen for the stuck call");
 	if (sig)
-		cr_assert_eq(mcpc_signal(&srv, sig), 0);
+		cr_assert_eq(mcpc_signal(&e2e_srv, sig), 0);
 	else
-		mcpc_close_stdin(&srv);
-	cr_assert_eq(mcpc_wait_exit(&srv, 3000), 0, "server still running 3 s after %s",
+		mcpc_close_stdin(&e2e_srv);
+	cr_assert_eq(mcpc_wait_exit(&e2e_srv, 3000), 0, "server still running 3 s after %s",
 	             sig ? "SIGTERM" : "EOF");
 	if (!sig)
-		cr_assert(WIFEXITED(srv.status) && WEXITSTATUS(srv.status) == 0,
-		          "status 0x%x after EOF", srv.status);
+		cr_assert(WIFEXITED(e2e_srv.status) && WEXITSTATUS(e2e_srv.status) == 0,
+		          "status 0x%x after EOF", e2e_srv.status);
 	left = mcpc_wait_procs_gone(procs, n, 2000);
 	for (int i = 0; i < n; i++)
 		if (mcpc_proc_alive(&procs[i]))
 			cr_log_error("pid %d survived the server", (int)procs[i].pid);
 	cr_assert_eq(left, 0, "%d of the server's %d processes survived it", left, n);
-	cr_assert_eq(srv.bad_lines, 0, "bad stdout line: %s", srv.first_bad);
+	cr_assert_eq(e2e_srv.bad_lines, 0, "bad stdout line: %s", e2e_srv.first_bad);
 	(void)id;
-	mcpc_free(&srv);
+	mcpc_free(&e2e_srv);
 }
 
 Test(shutdown, eof_exits_and_kills_every_worker)
@@ -1574,12 +1421,13 @@ Test(shutdown, sigterm_exits_and_kills_every_worker)
 
 Test(shutdown, idle_eof_before_initialize)
 {
-	cr_assert_eq(mcpc_start(&srv, SAFEPY_BIN, NULL, NULL), 0);
-	mcpc_close_stdin(&srv);
-	cr_assert_eq(mcpc_wait_exit(&srv, 10000), 0, "server ignores EOF before initialize");
-	cr_assert(WIFEXITED(srv.status) && WEXITSTATUS(srv.status) == 0, "status 0x%x", srv.status);
-	cr_assert_eq(srv.lines, 0, "the server wrote on stdout unasked");
-	mcpc_free(&srv);
+	cr_assert_eq(mcpc_start(&e2e_srv, SAFEPY_BIN, NULL, NULL), 0);
+	mcpc_close_stdin(&e2e_srv);
+	cr_assert_eq(mcpc_wait_exit(&e2e_srv, 10000), 0, "server ignores EOF before initialize");
+	cr_assert(WIFEXITED(e2e_srv.status) && WEXITSTATUS(e2e_srv.status) == 0, "status 0x%x",
+	          e2e_srv.status);
+	cr_assert_eq(e2e_srv.lines, 0, "the server wrote on stdout unasked");
+	mcpc_free(&e2e_srv);
 }
 
 /* ---- One-shot commands ----------------------------------------------------------------------- */
@@ -1791,31 +1639,32 @@ Test(cli, unsafe_switch_warns_on_stderr)
 {
 	char *log;
 
-	start(ARGS("--unsafe-no-python-layer"));
-	expect_result("1+1", "2");
-	log = mcpc_stderr(&srv);
+	e2e_start(ARGS("--unsafe-no-python-layer"));
+	e2e_expect_result("1+1", "2");
+	log = mcpc_stderr(&e2e_srv);
 	cr_assert(strcasestr(log, "unsafe") || strcasestr(log, "warning"), "no warning: %s", log);
 	free(log);
-	stop();
+	e2e_stop();
 }
 
-Test(progress, heartbeats_count_up_while_the_code_runs_and_stop_after_the_response, .timeout = 60)
+Test(progress, heartbeats_count_up_while_the_code_runs_and_stop_after_the_response, .timeout = 60,
+     .fini = e2e_cleanup)
 {
 	json_object *params, *r = NULL;
 	int64_t id, last = 0, beats = 0;
 	int64_t t0;
 
-	start(NULL);
+	e2e_start(NULL);
 	params = json_tokener_parse("{\"name\":\"run_python\",\"arguments\":{\"code\":\"import "
 	                            "time\\ntime.sleep(2.6)\\n'done'\"},"
 	                            "\"_meta\":{\"progressToken\":\"p-1\"}}");
-	id = mcpc_request_async(&srv, "tools/call", params);
+	id = mcpc_request_async(&e2e_srv, "tools/call", params);
 	for (;;) {
-		json_object *m = hold(mcpc_next(&srv, 10000));
+		json_object *m = e2e_hold(mcpc_next(&e2e_srv, 10000));
 		json_object *method, *p, *tok, *prog;
-		cr_assert_not_null(m, "no response; stderr:\n%s", server_log());
+		cr_assert_not_null(m, "no response; stderr:\n%s", e2e_log());
 		if (json_object_object_get_ex(m, "id", NULL)) {
-			cr_assert_eq(json_object_get_int64(member(m, "id")), id);
+			cr_assert_eq(json_object_get_int64(e2e_member(m, "id")), id);
 			r = m;
 			break;
 		}
@@ -1836,36 +1685,36 @@ Test(progress, heartbeats_count_up_while_the_code_runs_and_stop_after_the_respon
 	/* Nothing about that call after its response. */
 	t0 = mcpc_now_ms();
 	while (mcpc_now_ms() - t0 < 1500) {
-		json_object *m = hold(mcpc_next(&srv, 200));
+		json_object *m = e2e_hold(mcpc_next(&e2e_srv, 200));
 		cr_assert_null(m, "a message after the response: %s", m ? mcpc_json(m) : "");
 	}
 	/* A call without a token gets none. */
-	r = hold(mcpc_call(&srv, "import time\ntime.sleep(1.3)\n1", NULL, CALL_MS));
+	r = e2e_hold(mcpc_call(&e2e_srv, "import time\ntime.sleep(1.3)\n1", NULL, E2E_CALL_MS));
 	cr_assert_str_eq(mcpc_status(r), "ok");
-	cr_assert_null(hold(mcpc_next(&srv, 300)));
-	stop();
+	cr_assert_null(e2e_hold(mcpc_next(&e2e_srv, 300)));
+	e2e_stop();
 }
 
-Test(logging, set_level_sends_server_events_never_user_output, .timeout = 60)
+Test(logging, set_level_sends_server_events_never_user_output, .timeout = 60, .fini = e2e_cleanup)
 {
 	json_object *r;
 	int events = 0;
 
-	start(NULL);
-	r = hold(mcpc_request(&srv, "logging/setLevel", json_tokener_parse("{\"level\":\"info\"}"),
-	                      CALL_MS));
+	e2e_start(NULL);
+	r = e2e_hold(mcpc_request(&e2e_srv, "logging/setLevel",
+	                          json_tokener_parse("{\"level\":\"info\"}"), E2E_CALL_MS));
 	cr_assert_not_null(mcpc_result(r), "%s", mcpc_json(r));
-	r = hold(mcpc_request(&srv, "logging/setLevel", json_tokener_parse("{\"level\":\"loud\"}"),
-	                      CALL_MS));
-	cr_assert_eq(json_object_get_int(member(mcpc_error(r), "code")), -32602, "%s",
+	r = e2e_hold(mcpc_request(&e2e_srv, "logging/setLevel",
+	                          json_tokener_parse("{\"level\":\"loud\"}"), E2E_CALL_MS));
+	cr_assert_eq(json_object_get_int(e2e_member(mcpc_error(r), "code")), -32602, "%s",
 	             mcpc_json(r));
-	r = hold(mcpc_call(&srv, "print('USER-OUTPUT-MARK')\n1", NULL, CALL_MS));
+	r = e2e_hold(mcpc_call(&e2e_srv, "print('USER-OUTPUT-MARK')\n1", NULL, E2E_CALL_MS));
 	cr_assert_str_eq(mcpc_status(r), "ok");
 	for (;;) {
-		json_object *m = hold(mcpc_next(&srv, 500)), *p, *data;
+		json_object *m = e2e_hold(mcpc_next(&e2e_srv, 500)), *p, *data;
 		if (!m)
 			break;
-		cr_assert_str_eq(json_object_get_string(member(m, "method")),
+		cr_assert_str_eq(json_object_get_string(e2e_member(m, "method")),
 		                 "notifications/message", "%s", mcpc_json(m));
 		cr_assert(json_object_object_get_ex(m, "params", &p));
 		cr_assert(json_object_object_get_ex(p, "data", &data));
@@ -1874,5 +1723,5 @@ Test(logging, set_level_sends_server_events_never_user_output, .timeout = 60)
 	}
 	/* The server logs each call at info: at least that one event arrived. */
 	cr_assert_geq(events, 1);
-	stop();
+	e2e_stop();
 }

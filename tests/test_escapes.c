@@ -21,10 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mcpclient.h"
+#include "harness.h"
 
-#define CALL_MS   30000
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define UNSAFE_ARGS                                                                                \
 	"--unsafe-no-python-layer", "--allow-import", "os", "--allow-import", "socket",            \
 	    "--allow-import", "ctypes", "--allow-import", "subprocess", "--allow-import",          \
@@ -37,50 +35,12 @@ TestSuite(kernel, .timeout = 120, .fini = cleanup);
 
 /* ---- Harness ------------------------------------------------------------------------------ */
 
-static struct mcpc srv;
-static json_object *held[512];
-static int nheld;
-static char *strs[256];
-static int nstrs;
-
 /* Effect-check fixtures: a fresh world-readable directory, a secret file in it, and the path of
  * a marker file that an attack would create. */
 static char tmpdir[64];
 static char secret_path[128], marker_path[128], secret[64];
 static const char env_secret[] = "SAFEPY_TEST_SECRET=env-7f3c9a61d2b84e0f";
 static const char env_token[] = "env-7f3c9a61d2b84e0f";
-
-static json_object *hold(json_object *o)
-{
-	if (o && nheld < (int)(sizeof(held) / sizeof(held[0])))
-		held[nheld++] = o;
-	return o;
-}
-
-/* printf into a string freed at stop(). */
-__attribute__((format(printf, 1, 2))) static const char *fmt(const char *f, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, f);
-	cr_assert_geq(vasprintf(&s, f, ap), 0);
-	va_end(ap);
-	if (nstrs < (int)(sizeof(strs) / sizeof(strs[0])))
-		strs[nstrs++] = s;
-	return s;
-}
-
-static const char *server_log(void)
-{
-	static char tail[3000];
-	char *s = mcpc_stderr(&srv);
-	size_t n = strlen(s);
-
-	snprintf(tail, sizeof(tail), "%s", n > sizeof(tail) - 1 ? s + n - (sizeof(tail) - 1) : s);
-	free(s);
-	return tail;
-}
 
 static void make_fixtures(void)
 {
@@ -122,22 +82,18 @@ static void remove_fixtures(void)
 /* After every test, passed or failed: no server and no fixture left behind. */
 static void cleanup(void)
 {
-	if (srv.stderr_path[0])
-		mcpc_free(&srv);
+	e2e_cleanup();
 	if (tmpdir[0])
 		remove_fixtures();
 }
 
+/* Start the server with the fixtures in place and a secret in its environment. */
 static void start(const char *const *args)
 {
 	const char *const env[] = {env_secret, NULL};
-	json_object *r;
 
 	make_fixtures();
-	cr_assert_eq(mcpc_start(&srv, SAFEPY_BIN, args, env), 0);
-	r = hold(mcpc_initialize(&srv, "2025-11-25"));
-	cr_assert_not_null(mcpc_result(r), "no initialize answer: %s\nstderr:\n%s", mcpc_json(r),
-	                   server_log());
+	e2e_start_with("2025-11-25", args, env);
 }
 
 static void start_unsafe(void)
@@ -145,39 +101,16 @@ static void start_unsafe(void)
 	start(ARGS(UNSAFE_ARGS));
 }
 
+/* The server stopped cleanly (e2e_stop), and no attack created the marker or removed the
+ * secret. */
 static void stop(void)
 {
 	struct stat st;
 
-	cr_assert(mcpc_alive(&srv), "server died (status 0x%x); stderr:\n%s", srv.status,
-	          server_log());
-	mcpc_close_stdin(&srv);
-	cr_assert_eq(mcpc_wait_exit(&srv, 3000), 0, "server still running 3 s after EOF");
-	cr_assert_eq(srv.bad_lines, 0, "%u stdout line(s) were not JSON-RPC, first: %s",
-	             srv.bad_lines, srv.first_bad);
+	e2e_stop();
 	cr_assert_neq(stat(marker_path, &st), 0, "an attack created %s", marker_path);
 	cr_assert_eq(stat(secret_path, &st), 0, "an attack removed %s", secret_path);
 	remove_fixtures();
-	for (int i = 0; i < nheld; i++)
-		json_object_put(held[i]);
-	for (int i = 0; i < nstrs; i++)
-		free(strs[i]);
-	nheld = nstrs = 0;
-	mcpc_free(&srv);
-}
-
-static json_object *member(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
-
-static int is_error(json_object *resp)
-{
-	return json_object_get_boolean(member(mcpc_result(resp), "isError"));
 }
 
 static void assert_no_effect(json_object *r, const char *code)
@@ -195,10 +128,8 @@ static void assert_no_effect(json_object *r, const char *code)
 /* Run code; it must come back as a tool result and leave no effect. */
 static json_object *run(const char *code)
 {
-	json_object *r = hold(mcpc_call(&srv, code, NULL, CALL_MS));
+	json_object *r = e2e_call(code, NULL);
 
-	cr_assert_not_null(r, "no response to:\n%s\nstderr:\n%s", code, server_log());
-	cr_assert_not_null(mcpc_structured(r), "not a tool result:\n%s\n%s", code, mcpc_json(r));
 	assert_no_effect(r, code);
 	return r;
 }
@@ -206,111 +137,55 @@ static json_object *run(const char *code)
 /* The server still answers a trivial call correctly. */
 static void still_serving(void)
 {
-	json_object *r = hold(mcpc_call(&srv, "6 * 7", NULL, CALL_MS));
+	json_object *r = e2e_call("6 * 7", NULL);
 
-	cr_assert_not_null(r, "server stopped answering; stderr:\n%s", server_log());
-	cr_assert_eq(json_object_get_int(member(mcpc_structured(r), "result")), 42, "%s",
+	cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), 42, "%s",
 	             mcpc_json(r));
 }
 
-/* The attack failed: the call did not end "ok", and nothing happened. */
-static json_object *contained(const char *code)
+/* The attack was refused exactly as want says, and nothing happened. */
+static json_object *refused(const char *code, const struct e2e_refusal *want)
 {
 	json_object *r = run(code);
+	const char *why = e2e_refusal_mismatch(r, want);
 
-	cr_assert_str_neq(mcpc_status(r), "ok", "attack succeeded:\n%s\n%s", code, mcpc_json(r));
-	cr_assert(is_error(r));
-	cr_log_info("contained (%s %s): %.60s", mcpc_status(r), mcpc_err_str(r, "type"), code);
+	cr_assert_null(why, "attack not refused as expected (%s):\n%s\n%s", why, code,
+	               mcpc_json(r));
 	return r;
 }
 
 static void expect_ok_result(const char *code, const char *json)
 {
-	json_object *r = run(code), *want = hold(json_tokener_parse(json));
+	json_object *r = run(code), *want = e2e_hold(json_tokener_parse(json));
 
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s\n%s", code, mcpc_json(r));
-	cr_assert(json_object_equal(member(mcpc_structured(r), "result"), want),
+	cr_assert(json_object_equal(e2e_member(mcpc_structured(r), "result"), want),
 	          "code:\n%s\nresult %s, want %s", code,
-	          mcpc_json(member(mcpc_structured(r), "result")), json);
+	          mcpc_json(e2e_member(mcpc_structured(r), "result")), json);
 }
 
-/* Killed by the seccomp filter, and the error message names one of the syscalls given
- * ("a|b|c"). */
+/* Killed by the seccomp filter, and the message names one of the syscalls given ("a|b"). */
 static json_object *killed(const char *code, const char *names)
 {
-	json_object *r = run(code);
-	const char *msg = mcpc_err_str(r, "message");
-	char *list = strdup(names), *save = NULL;
-	int named = 0;
+	const struct e2e_refusal want = {"sandbox_violation", "SandboxViolation", names};
 
-	cr_assert_str_eq(mcpc_status(r), "sandbox_violation", "code:\n%s\n%s", code, mcpc_json(r));
-	cr_assert(is_error(r));
-	for (char *n = strtok_r(list, "|", &save); n; n = strtok_r(NULL, "|", &save))
-		named |= strstr(msg, n) != NULL;
-	free(list);
-	cr_assert(named, "the message does not name %s: \"%s\"", names, msg);
-	return r;
+	return refused(code, &want);
 }
 
-/* A fork the supervisor did not ask for: the fork gate refuses it (EPERM inside Python), or
- * the filter kills a fork form it does not allow. Either way the call fails. */
-static json_object *fork_refused(const char *code)
-{
-	json_object *r = run(code);
-	const char *msg = mcpc_err_str(r, "message");
-
-	cr_assert(is_error(r), "code:\n%s\n%s", code, mcpc_json(r));
-	if (!strcmp(mcpc_status(r), "sandbox_violation"))
-		cr_assert(strstr(msg, "clone") || strstr(msg, "fork"), "%s", mcpc_json(r));
-	else
-		cr_assert(!strcmp(mcpc_status(r), "error") &&
-		              !strcmp(mcpc_err_str(r, "type"), "PermissionError") &&
-		              strstr(msg, "Operation not permitted"),
-		          "code:\n%s\n%s", code, mcpc_json(r));
-	return r;
-}
-
-static int descendants(struct mcpc_proc *p, int max)
-{
-	int n = mcpc_descendants(srv.pid, p, max);
-
-	if (n == -ENOENT)
-		cr_skip_test("process tracking needs /proc/PID/task/TID/children "
-		             "(CONFIG_PROC_CHILDREN), which this kernel lacks");
-	cr_assert_geq(n, 0);
-	return n;
-}
+/* The refusals only this suite expects. */
+#define NO_ATTRIBUTE(name)                                                                         \
+	((const struct e2e_refusal){"error", "AttributeError", "has no attribute '" name "'"})
+static const struct e2e_refusal MEMORY_LIMIT = {"memory_limit", "MemoryError", NULL};
+static const struct e2e_refusal RECURSION = {"error", "RecursionError",
+                                             "maximum recursion depth exceeded"};
+/* Thread stacks count against the address-space limit. */
+static const struct e2e_refusal THREAD_LIMIT = {"error", "RuntimeError", "can't start new thread"};
 
 /* The server's process count goes back to at most n within ms. */
-/* The number of the server's descendants once it has stopped changing for 300 ms: a parked
- * session forks the process for its next call just after each call. */
-static int steady_descendants(int ms)
-{
-	struct mcpc_proc p[256];
-	int64_t deadline = mcpc_now_ms() + ms, since = mcpc_now_ms();
-	int k = descendants(p, 256);
-
-	while (mcpc_now_ms() < deadline && mcpc_now_ms() - since < 300) {
-		int now;
-
-		usleep(20000);
-		now = descendants(p, 256);
-		if (now != k) {
-			k = now;
-			since = mcpc_now_ms();
-		}
-	}
-	return k;
-}
-
 static void back_to(int n, int ms)
 {
-	struct mcpc_proc p[256];
-	int64_t deadline = mcpc_now_ms() + ms;
-	int k;
+	int k = e2e_settle_descendants(n, ms);
 
-	while ((k = descendants(p, 256)) > n && mcpc_now_ms() < deadline)
-		usleep(20000);
 	cr_assert_leq(k, n, "the server has %d processes, %d before the attack", k, n);
 }
 
@@ -326,16 +201,45 @@ static const char *const getters[] = {
 Test(python_layer, dunder_chains_are_refused)
 {
 	start(NULL);
-	contained("getattr(getattr(1, '__cla' + 'ss__'), '__bases__')");
-	contained("x = ()\nx.__class__.__base__");
-	contained("def f():\n    pass\nsetattr(f, '__co' + 'de__', None)");
-	contained("class A:\n    pass\ndelattr(A, '__i' + 'nit__')");
-	contained("getattr(object, '__subcla' + 'sses__')()");
-	contained("type.__subclasses__(object)");
-	contained("def f():\n    pass\nf.__globals__");
-	contained("import json\njson.dumps.__globals__['__builtins__']");
-	contained("[].__class__.__mro__[-1].__subclasses__()");
+	refused("getattr(getattr(1, '__cla' + 'ss__'), '__bases__')", &E2E_DUNDER);
+	refused("x = ()\nx.__class__.__base__", &E2E_DUNDER);
+	refused("def f():\n    pass\nsetattr(f, '__co' + 'de__', None)", &E2E_DUNDER);
+	/* A dunder A really has, and one no rule allows: only the refusal stops the delattr. */
+	refused("class A:\n    __secret__ = 1\ndelattr(A, '__sec' + 'ret__')", &E2E_DUNDER);
+	refused("getattr(object, '__subcla' + 'sses__')()", &E2E_DUNDER);
+	refused("type.__subclasses__(object)", &E2E_DUNDER);
+	refused("def f():\n    pass\nf.__globals__", &E2E_DUNDER);
+	refused("import json\njson.dumps.__globals__['__builtins__']", &E2E_DUNDER);
+	refused("[].__class__.__mro__[-1].__subclasses__()", &E2E_DUNDER);
 	still_serving();
+	stop();
+}
+
+/* A refusal check that any failure satisfied would pass on a typo in the attack. */
+Test(python_layer, a_refusal_check_fails_on_an_attack_that_fails_for_another_reason)
+{
+	static const struct e2e_refusal killed_clone = {"sandbox_violation", "SandboxViolation",
+	                                                "clone"};
+	json_object *typo, *wrong_attribute, *real;
+
+	start(NULL);
+	typo = run("getattr(getatr(1, '__cla' + 'ss__'), '__bases__')");
+	cr_assert_str_eq(mcpc_err_str(typo, "type"), "NameError", "%s", mcpc_json(typo));
+	cr_assert_not_null(e2e_refusal_mismatch(typo, &E2E_DUNDER),
+	                   "a NameError passed for the dunder refusal");
+	cr_assert_not_null(e2e_refusal_mismatch(typo, &E2E_IMPORT));
+	cr_assert_not_null(e2e_refusal_mismatch(typo, &E2E_EACCES));
+	cr_assert_not_null(e2e_refusal_mismatch(typo, &killed_clone));
+	/* An AttributeError of CPython's own is not the refusal either. */
+	wrong_attribute = run("class A:\n    pass\ndelattr(A, '__i' + 'nit__')");
+	cr_assert_str_eq(mcpc_err_str(wrong_attribute, "type"), "AttributeError", "%s",
+	                 mcpc_json(wrong_attribute));
+	cr_assert_not_null(e2e_refusal_mismatch(wrong_attribute, &E2E_DUNDER),
+	                   "CPython's AttributeError passed for the dunder refusal: %s",
+	                   mcpc_json(wrong_attribute));
+	/* The same check passes the attack without the typo. */
+	real = run("getattr(getattr(1, '__cla' + 'ss__'), '__bases__')");
+	cr_assert_null(e2e_refusal_mismatch(real, &E2E_DUNDER), "%s", mcpc_json(real));
 	stop();
 }
 
@@ -349,10 +253,10 @@ Test(python_layer, class_chain_stops_after_class)
 	r = run("(1).__class__ is type(1), getattr(1, '__cla' + 'ss__') is int");
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "(True, True)", "%s", mcpc_json(r));
-	contained("(1).__class__.__base__");
-	contained("(1).__class__.__mro__");
-	contained("getattr((1).__class__, '__bas' + 'es__')");
-	contained("type(1).__subclasses__()");
+	refused("(1).__class__.__base__", &E2E_DUNDER);
+	refused("(1).__class__.__mro__", &E2E_DUNDER);
+	refused("getattr((1).__class__, '__bas' + 'es__')", &E2E_DUNDER);
+	refused("type(1).__subclasses__()", &E2E_DUNDER);
 	stop();
 }
 
@@ -367,20 +271,21 @@ Test(python_layer, getattr_and_friends_cannot_reach_os)
 
 	start(NULL);
 	still_serving();
-	n = steady_descendants(3000);
+	n = e2e_steady_descendants(3000);
 	for (size_t g = 0; g < sizeof(getters) / sizeof(getters[0]); g++) {
 		for (size_t s = 0; s < sizeof(subs) / sizeof(subs[0]); s++) {
-			contained(
-			    fmt("%s\n%s\nhit = []\nfor c in subs:\n"
-			        "    name = A(c, '__name__')\n"
-			        "    if name == '_wrap_close':\n"
-			        "        g = A(A(c, '__init__'), '__globals__')\n"
-			        "        g['system']('touch %s')\n"
-			        "        hit.append(g['open']('%s').read())\n"
-			        "    if name == 'Popen':\n"
-			        "        c(['touch', '%s']).wait()\n        hit.append(name)\n"
-			        "hit",
-			        getters[g], subs[s], marker_path, secret_path, marker_path));
+			refused(
+			    e2e_fmt("%s\n%s\nhit = []\nfor c in subs:\n"
+			            "    name = A(c, '__name__')\n"
+			            "    if name == '_wrap_close':\n"
+			            "        g = A(A(c, '__init__'), '__globals__')\n"
+			            "        g['system']('touch %s')\n"
+			            "        hit.append(g['open']('%s').read())\n"
+			            "    if name == 'Popen':\n"
+			            "        c(['touch', '%s']).wait()\n        hit.append(name)\n"
+			            "hit",
+			            getters[g], subs[s], marker_path, secret_path, marker_path),
+			    &E2E_DUNDER);
 		}
 	}
 	back_to(n, 3000);
@@ -388,54 +293,74 @@ Test(python_layer, getattr_and_friends_cannot_reach_os)
 	stop();
 }
 
+/* str.format may render an attribute chain, but only as text; or the attribute rules refuse
+ * it. Either way no object escapes. */
+static void formats_text_or_is_refused(const char *code)
+{
+	json_object *r = run(code);
+	const char *why;
+
+	if (!strcmp(mcpc_status(r), "ok")) {
+		cr_assert(
+		    json_object_is_type(e2e_member(mcpc_structured(r), "result"), json_type_string),
+		    "%s", mcpc_json(r));
+		return;
+	}
+	why = e2e_refusal_mismatch(r, &E2E_DUNDER);
+	cr_assert_null(why, "neither text nor refused (%s):\n%s\n%s", why, code, mcpc_json(r));
+}
+
 Test(python_layer, format_strings_only_make_strings)
 {
-	json_object *r;
-
 	start(NULL);
-	/* str.format may render an attribute chain, but only as text: no object escapes. */
-	r = run("'{0.__class__.__base__.__subclasses__}'.format(1)");
-	if (!strcmp(mcpc_status(r), "ok"))
-		cr_assert(
-		    json_object_is_type(member(mcpc_structured(r), "result"), json_type_string),
-		    "%s", mcpc_json(r));
-	r = run("import json\n'{0.__globals__[__builtins__]}'.format(json.dumps)");
-	if (!strcmp(mcpc_status(r), "ok"))
-		cr_assert(
-		    json_object_is_type(member(mcpc_structured(r), "result"), json_type_string),
-		    "%s", mcpc_json(r));
+	formats_text_or_is_refused("'{0.__class__.__base__.__subclasses__}'.format(1)");
+	formats_text_or_is_refused(
+	    "import json\n'{0.__globals__[__builtins__]}'.format(json.dumps)");
 	/* string.Formatter.get_field returns the object itself: it must not yield `object`. */
-	contained(
-	    "import string\nstring.Formatter().get_field('0.__class__.__base__', [1], {})[0]");
-	contained(fmt("import string\nf = string.Formatter()\n"
-	              "b = f.get_field('0.__globals__[__builtins__]', [string.capwords], {})[0]\n"
-	              "b['open']('%s').read()",
-	              secret_path));
+	refused("import string\nstring.Formatter().get_field('0.__class__.__base__', [1], {})[0]",
+	        &E2E_DUNDER);
+	refused(e2e_fmt("import string\nf = string.Formatter()\n"
+	                "b = f.get_field('0.__globals__[__builtins__]', [string.capwords], {})[0]\n"
+	                "b['open']('%s').read()",
+	                secret_path),
+	        &E2E_DUNDER);
 	still_serving();
 	stop();
 }
 
 Test(python_layer, frames_and_tracebacks_are_unreachable)
 {
+	/* A traceback without __traceback__ (refused) or sys.exc_info (absent): the one a
+	 * context manager's __exit__ receives. */
+	static const char *const traceback =
+	    "class Keep:\n    def __enter__(self):\n        return self\n"
+	    "    def __exit__(self, t, e, tb):\n        self.tb = tb\n        return True\n"
+	    "k = Keep()\nwith k:\n    1/0\ntb = k.tb\n";
+
 	start(NULL);
-	contained("def g():\n    yield 1\nit = g()\nit.gi_frame.f_back.f_globals");
-	contained("def g():\n    yield 1\nit = g()\ngetattr(it, 'gi_fr' + 'ame')");
-	contained("try:\n    1/0\nexcept Exception as e:\n    t = e.__traceback__.tb_frame\nt");
-	contained("import sys\ntry:\n    1/0\nexcept Exception:\n    tb = sys.exc_info()[2]\n"
-	          "getattr(tb, 'tb_' + 'frame').f_builtins");
-	contained("async def c():\n    pass\nco = c()\nco.cr_frame");
-	contained("def f():\n    pass\nf.__code__.co_code");
+	refused("def g():\n    yield 1\nit = g()\nit.gi_frame.f_back.f_globals", &E2E_INTERNAL);
+	refused("def g():\n    yield 1\nit = g()\ngetattr(it, 'gi_fr' + 'ame')", &E2E_INTERNAL);
+	refused("try:\n    1/0\nexcept Exception as e:\n    t = e.__traceback__.tb_frame\nt",
+	        &E2E_DUNDER);
+	/* Control: that really is a traceback, so only the refusals below stop the attacks. */
+	expect_ok_result(e2e_fmt("%stype(tb).__name__", traceback), "\"traceback\"");
+	/* No attribute name in the code itself: the dynamic getattr is what refuses. */
+	refused(e2e_fmt("%sgetattr(getattr(tb, 'tb_' + 'frame'), 'f_buil' + 'tins')", traceback),
+	        &E2E_INTERNAL);
+	refused("async def c():\n    pass\nco = c()\nco.cr_frame", &E2E_INTERNAL);
+	refused("def f():\n    pass\nf.__code__.co_code", &E2E_DUNDER);
 	for (size_t g = 1; g < sizeof(getters) / sizeof(getters[0]); g++) {
-		contained(fmt("%s\ntry:\n    1/0\nexcept Exception as e:\n"
-		              "    fr = A(A(e, '__traceback__'), 'tb_frame')\n"
-		              "b = A(fr, 'f_builtins')\nwhile A(fr, 'f_back') is not None:\n"
-		              "    fr = A(fr, 'f_back')\n    b = A(fr, 'f_builtins')\n"
-		              "b['open']('%s').read()",
-		              getters[g], secret_path));
-		contained(fmt("%s\nimport json\n"
-		              "b = A(json.dumps, '__globals__')['__builtins__']\n"
-		              "b['__import__']('os').system('touch %s')",
-		              getters[g], marker_path));
+		refused(e2e_fmt("%s\n%sfr = A(tb, 'tb_frame')\n"
+		                "b = A(fr, 'f_builtins')\nwhile A(fr, 'f_back') is not None:\n"
+		                "    fr = A(fr, 'f_back')\n    b = A(fr, 'f_builtins')\n"
+		                "b['open']('%s').read()",
+		                getters[g], traceback, secret_path),
+		        &E2E_INTERNAL);
+		refused(e2e_fmt("%s\nimport json\n"
+		                "b = A(json.dumps, '__globals__')['__builtins__']\n"
+		                "b['__import__']('os').system('touch %s')",
+		                getters[g], marker_path),
+		        &E2E_DUNDER);
 	}
 	still_serving();
 	stop();
@@ -468,21 +393,23 @@ Test(python_layer, modules_have_no_private_or_module_attributes)
 	        "    try:\n        getattr(sys, a)\n        found.append('sys.' + a)\n"
 	        "    except AttributeError:\n        pass\n"
 	        "found");
-	cr_assert_str_eq(mcpc_err_str(contained("import random\nrandom._os"), "type"),
-	                 "AttributeError");
-	cr_assert_str_eq(mcpc_err_str(contained("import statistics\nstatistics.sys"), "type"),
-	                 "AttributeError");
-	contained(fmt("from contextlib import os\nos.system('touch %s')", marker_path));
-	contained(fmt("import random\nrandom._os.system('touch %s')", marker_path));
-	contained("import sys\nsys.modules['os']");
-	contained("import sys\nsys._getframe(0).f_globals");
+	refused("import random\nrandom._os", &NO_ATTRIBUTE("_os"));
+	refused("import statistics\nstatistics.sys", &NO_ATTRIBUTE("sys"));
+	refused(e2e_fmt("from contextlib import os\nos.system('touch %s')", marker_path),
+	        &(struct e2e_refusal){"error", "ImportError", "cannot import name 'os'"});
+	refused(e2e_fmt("import random\nrandom._os.system('touch %s')", marker_path),
+	        &NO_ATTRIBUTE("_os"));
+	refused("import sys\nsys.modules['os']", &NO_ATTRIBUTE("modules"));
+	/* No frame attribute in the code itself: the missing sys._getframe is what stops it. */
+	refused("import sys\nf = sys._getframe(0)\ngetattr(f, 'f_glo' + 'bals')",
+	        &NO_ATTRIBUTE("_getframe"));
 	/* Allowed modules stay usable through their public names. */
 	expect_ok_result("import json, re, random\n"
 	                 "[json.loads('[1]'), re.sub('a', 'b', 'aa'), random.randrange(1, 2)]",
 	                 "[[1],\"bb\",1]");
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
-	cr_assert_eq(json_object_array_length(member(mcpc_structured(r), "result")), 0,
-	             "reachable: %s", mcpc_json(member(mcpc_structured(r), "result")));
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "result")), 0,
+	             "reachable: %s", mcpc_json(e2e_member(mcpc_structured(r), "result")));
 	still_serving();
 	stop();
 }
@@ -498,10 +425,10 @@ Test(python_layer, refused_modules_stay_refused)
 
 	start(NULL);
 	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
-		json_object *r = contained(fmt("import %s", mods[i]));
+		const struct e2e_refusal want = {"error", "ImportError",
+		                                 e2e_fmt("Import of %s is not allowed", mods[i])};
 
-		cr_assert_str_eq(mcpc_err_str(r, "type"), "ImportError", "import %s: %s", mods[i],
-		                 mcpc_json(r));
+		refused(e2e_fmt("import %s", mods[i]), &want);
 	}
 	still_serving();
 	stop();
@@ -510,14 +437,16 @@ Test(python_layer, refused_modules_stay_refused)
 Test(python_layer, code_objects_cannot_be_forged)
 {
 	start(NULL);
-	contained("def f():\n    return 1\nf.__code__ = (lambda: 2).__code__\nf()");
-	contained("def f():\n    return 1\ntype(f.__code__)");
-	contained("def f():\n    return 1\nc = getattr(f, '__co' + 'de__')\n"
-	          "c.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))");
-	contained("import operator\ndef f():\n    return 1\n"
-	          "c = operator.attrgetter('__code__')(f)\n"
-	          "bad = c.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))\n"
-	          "type(f)(bad, {})()");
+	refused("def f():\n    return 1\nf.__code__ = (lambda: 2).__code__\nf()", &E2E_DUNDER);
+	refused("def f():\n    return 1\ntype(f.__code__)", &E2E_DUNDER);
+	refused("def f():\n    return 1\nc = getattr(f, '__co' + 'de__')\n"
+	        "c.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))",
+	        &E2E_DUNDER);
+	refused("import operator\ndef f():\n    return 1\n"
+	        "c = operator.attrgetter('__code__')(f)\n"
+	        "bad = c.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))\n"
+	        "type(f)(bad, {})()",
+	        &E2E_DUNDER);
 	still_serving();
 	stop();
 }
@@ -527,12 +456,14 @@ Test(python_layer, stdlib_eval_does_not_bypass_attribute_rules)
 	/* typing evaluates annotation strings with eval(): code the attribute checks never saw. The
 	 * private method ForwardRef._evaluate hands that to user code directly. */
 	start(NULL);
-	contained("import typing\n"
-	          "typing.ForwardRef('().__class__.__base__.__subclasses__()')"
-	          "._evaluate(None, None, frozenset())");
-	contained("import typing\n"
-	          "def f(x: '().__class__.__base__.__subclasses__()'):\n    pass\n"
-	          "typing.get_type_hints(f)['x']");
+	refused("import typing\n"
+	        "typing.ForwardRef('().__class__.__base__.__subclasses__()')"
+	        "._evaluate(None, None, frozenset())",
+	        &E2E_DUNDER);
+	refused("import typing\n"
+	        "def f(x: '().__class__.__base__.__subclasses__()'):\n    pass\n"
+	        "typing.get_type_hints(f)['x']",
+	        &E2E_DUNDER);
 	stop();
 }
 
@@ -548,17 +479,19 @@ Test(python_layer, stdlib_eval_reaches_nothing)
 
 	start(NULL);
 	still_serving();
-	n = steady_descendants(3000);
-	contained(fmt("%sos['system']('touch %s')", prelude, marker_path));
-	contained(fmt("%sbi['open']('%s').read()", prelude, secret_path));
-	contained(fmt("%sos['read'](os['open']('%s', 0), 100)", prelude, secret_path));
-	contained(fmt("%sbi['open']('%s', 'w').write('x')", prelude, marker_path));
-	contained(fmt("%sos['listdir']('%s')", prelude, tmpdir));
-	contained(fmt("%sos['fork']()", prelude));
-	contained(fmt("%sos['kill'](os['getppid'](), 9)", prelude));
-	contained(fmt("%sbi['__import__']('_socket').socket()", prelude));
-	contained(fmt("%sos['sys'].modules['posix'].system('touch %s')", prelude, marker_path));
-	contained(fmt("%sos['sys'].modules['_posixsubprocess']", prelude));
+	n = e2e_steady_descendants(3000);
+	refused(e2e_fmt("%sos['system']('touch %s')", prelude, marker_path), &E2E_DUNDER);
+	refused(e2e_fmt("%sbi['open']('%s').read()", prelude, secret_path), &E2E_DUNDER);
+	refused(e2e_fmt("%sos['read'](os['open']('%s', 0), 100)", prelude, secret_path),
+	        &E2E_DUNDER);
+	refused(e2e_fmt("%sbi['open']('%s', 'w').write('x')", prelude, marker_path), &E2E_DUNDER);
+	refused(e2e_fmt("%sos['listdir']('%s')", prelude, tmpdir), &E2E_DUNDER);
+	refused(e2e_fmt("%sos['fork']()", prelude), &E2E_DUNDER);
+	refused(e2e_fmt("%sos['kill'](os['getppid'](), 9)", prelude), &E2E_DUNDER);
+	refused(e2e_fmt("%sbi['__import__']('_socket').socket()", prelude), &E2E_DUNDER);
+	refused(e2e_fmt("%sos['sys'].modules['posix'].system('touch %s')", prelude, marker_path),
+	        &E2E_DUNDER);
+	refused(e2e_fmt("%sos['sys'].modules['_posixsubprocess']", prelude), &E2E_DUNDER);
 	back_to(n, 3000);
 	still_serving();
 	stop();
@@ -581,7 +514,7 @@ Test(python_layer, base_exception_cannot_dodge_limits)
 	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
 	r = run("class E(Exception):\n    def __str__(self):\n        raise SystemExit(9)\n"
 	        "raise E()");
-	cr_assert(is_error(r), "%s", mcpc_json(r));
+	cr_assert(e2e_is_error(r), "%s", mcpc_json(r));
 	r = run("def g():\n    try:\n        yield 1\n    finally:\n        raise SystemExit\n"
 	        "it = g()\nnext(it)\ndel it\n'after'");
 	cr_assert_neq(strcmp(mcpc_status(r), "crashed"), 0, "%s", mcpc_json(r));
@@ -596,13 +529,12 @@ Test(python_layer, resource_bombs_are_contained)
 
 	start(ARGS("--timeout", "10"));
 	still_serving();
-	n = steady_descendants(3000);
-	contained("import os\nwhile True:\n    os.fork()");
-	contained("import threading\nwhile True:\n    threading.Thread(target=lambda: 1).start()");
-	r = contained("b = bytearray(2**34)");
-	cr_assert_str_eq(mcpc_status(r), "memory_limit", "%s", mcpc_json(r));
-	r = contained("def f(n):\n    return f(n + 1) + 1\nf(0)");
-	cr_assert_str_eq(mcpc_err_str(r, "type"), "RecursionError", "%s", mcpc_json(r));
+	n = e2e_steady_descendants(3000);
+	refused("import os\nwhile True:\n    os.fork()", &E2E_IMPORT);
+	refused("import threading\nwhile True:\n    threading.Thread(target=lambda: 1).start()",
+	        &E2E_IMPORT);
+	refused("b = bytearray(2**34)", &MEMORY_LIMIT);
+	refused("def f(n):\n    return f(n + 1) + 1\nf(0)", &RECURSION);
 	/* A deeply nested result must not crash the worker's serialiser. */
 	r = run("x = []\nfor i in range(100000):\n    x = [x]\nx");
 	cr_assert_str_neq(mcpc_status(r), "crashed", "%s", mcpc_json(r));
@@ -629,25 +561,22 @@ Test(kernel, python_layer_is_really_off)
 
 Test(kernel, files_cannot_be_read)
 {
-	json_object *r;
-
 	start_unsafe();
-	r = contained("open('/etc/passwd').read()");
-	cr_assert_str_eq(mcpc_err_str(r, "type"), "PermissionError", "%s", mcpc_json(r));
-	r = contained(fmt("open('%s').read()", secret_path));
-	cr_assert_str_eq(mcpc_err_str(r, "type"), "PermissionError", "%s", mcpc_json(r));
-	r = contained(fmt("import os\nos.read(os.open('%s', os.O_RDONLY), 100)", secret_path));
-	cr_assert_str_eq(mcpc_err_str(r, "type"), "PermissionError", "%s", mcpc_json(r));
-	contained("import os\nos.listdir('/')");
-	contained(fmt("import os\nos.listdir('%s')", tmpdir));
-	contained(fmt("import os\nos.stat('%s')", secret_path));
+	refused("open('/etc/passwd').read()", &E2E_EACCES);
+	refused(e2e_fmt("open('%s').read()", secret_path), &E2E_EACCES);
+	refused(e2e_fmt("import os\nos.read(os.open('%s', os.O_RDONLY), 100)", secret_path),
+	        &E2E_EACCES);
+	refused("import os\nos.listdir('/')", &E2E_EACCES);
+	refused(e2e_fmt("import os\nos.listdir('%s')", tmpdir), &E2E_EACCES);
+	refused(e2e_fmt("import os\nos.stat('%s')", secret_path), &E2E_EACCES);
 	/* Raw syscalls get the same answer: openat(AT_FDCWD, path, O_RDONLY) fails with EACCES. */
-	expect_ok_result(fmt("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-	                     "fd = libc.syscall(257, -100, b'%s', 0)\nerr = ctypes.get_errno()\n"
-	                     "buf = ctypes.create_string_buffer(100)\n"
-	                     "n = libc.read(fd, buf, 100) if fd >= 0 else -1\n[fd, err, n]",
-	                     secret_path),
-	                 "[-1,13,-1]");
+	expect_ok_result(
+	    e2e_fmt("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+	            "fd = libc.syscall(257, -100, b'%s', 0)\nerr = ctypes.get_errno()\n"
+	            "buf = ctypes.create_string_buffer(100)\n"
+	            "n = libc.read(fd, buf, 100) if fd >= 0 else -1\n[fd, err, n]",
+	            secret_path),
+	    "[-1,13,-1]");
 	still_serving();
 	stop();
 }
@@ -658,13 +587,17 @@ Test(kernel, files_cannot_be_written)
 	struct stat st;
 
 	start_unsafe();
-	contained(fmt("open('%s', 'w').write('x')", marker_path));
-	contained(fmt("import os\nos.open('%s', os.O_WRONLY | os.O_CREAT)", marker_path));
-	contained(fmt("import os\nos.mkdir('%s/d')", tmpdir));
-	contained(fmt("import os\nos.unlink('%s')", secret_path));
-	contained(fmt("import os\nos.rename('%s', '%s')", secret_path, marker_path));
-	contained(fmt("import os\nos.chmod('%s', 0o777)", secret_path));
-	contained(fmt("import os\nos.symlink('/etc/passwd', '%s')", marker_path));
+	refused(e2e_fmt("open('%s', 'w').write('x')", marker_path), &E2E_EACCES);
+	refused(e2e_fmt("import os\nos.open('%s', os.O_WRONLY | os.O_CREAT)", marker_path),
+	        &E2E_EACCES);
+	killed(e2e_fmt("import os\nos.mkdir('%s/d')", tmpdir), "mkdir|mkdirat");
+	killed(e2e_fmt("import os\nos.unlink('%s')", secret_path), "unlink|unlinkat");
+	killed(e2e_fmt("import os\nos.rename('%s', '%s')", secret_path, marker_path),
+	       "rename|renameat|renameat2");
+	killed(e2e_fmt("import os\nos.chmod('%s', 0o777)", secret_path),
+	       "chmod|fchmodat|fchmodat2");
+	killed(e2e_fmt("import os\nos.symlink('/etc/passwd', '%s')", marker_path),
+	       "symlink|symlinkat");
 	snprintf(sub, sizeof(sub), "%s/d", tmpdir);
 	cr_assert_neq(stat(sub, &st), 0, "a directory was created");
 	cr_assert_eq(stat(secret_path, &st), 0);
@@ -680,16 +613,18 @@ Test(kernel, processes_cannot_be_created)
 
 	start_unsafe();
 	still_serving();
-	n = steady_descendants(3000);
-	killed(fmt("import os\nos.system('touch %s')", marker_path), spawn);
-	killed(fmt("import subprocess\nsubprocess.run(['touch', '%s'])", marker_path), spawn);
-	fork_refused(
-	    fmt("import os\npid = os.fork()\nif pid == 0:\n    open('%s', 'w')\n", marker_path));
-	killed(fmt("import os\nos.execv('/bin/sh', ['sh', '-c', 'touch %s'])", marker_path),
+	n = e2e_steady_descendants(3000);
+	killed(e2e_fmt("import os\nos.system('touch %s')", marker_path), spawn);
+	killed(e2e_fmt("import subprocess\nsubprocess.run(['touch', '%s'])", marker_path), spawn);
+	/* A fork the supervisor did not ask for: the fork gate refuses it with EPERM. */
+	refused(
+	    e2e_fmt("import os\npid = os.fork()\nif pid == 0:\n    open('%s', 'w')\n", marker_path),
+	    &E2E_EPERM);
+	killed(e2e_fmt("import os\nos.execv('/bin/sh', ['sh', '-c', 'touch %s'])", marker_path),
 	       "execve");
-	killed(fmt("import os\nos.posix_spawn('/bin/touch', ['touch', '%s'], {})", marker_path),
+	killed(e2e_fmt("import os\nos.posix_spawn('/bin/touch', ['touch', '%s'], {})", marker_path),
 	       spawn);
-	fork_refused("import os\nwhile True:\n    os.fork()");
+	refused("import os\nwhile True:\n    os.fork()", &E2E_EPERM);
 	back_to(n, 3000);
 	still_serving();
 	stop();
@@ -742,11 +677,11 @@ Test(kernel, network_is_unreachable)
 	snprintf(upath, sizeof(upath), "%s/sock", tmpdir);
 	ufd = listen_unix(upath);
 	killed("import socket\nsocket.socket()", "socket");
-	killed(fmt("import socket\ns = socket.create_connection(('127.0.0.1', %d))\n"
-	           "s.sendall(b'hello')",
-	           port),
+	killed(e2e_fmt("import socket\ns = socket.create_connection(('127.0.0.1', %d))\n"
+	               "s.sendall(b'hello')",
+	               port),
 	       "socket");
-	killed(fmt("import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect('%s')", upath),
+	killed(e2e_fmt("import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect('%s')", upath),
 	       "socket");
 	killed("import socket\nsocket.socketpair()", "socketpair");
 	killed("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.syscall(41, 2, 1, 0)", "socket");
@@ -763,14 +698,14 @@ Test(kernel, other_processes_cannot_be_signalled)
 {
 	start_unsafe();
 	killed("import os\nos.kill(os.getppid(), 9)", "kill");
-	killed(fmt("import os\nos.kill(%d, 9)", (int)srv.pid), "kill");
-	killed(fmt("import os\nos.kill(%d, 9)", (int)getpid()), "kill");
+	killed(e2e_fmt("import os\nos.kill(%d, 9)", (int)e2e_srv.pid), "kill");
+	killed(e2e_fmt("import os\nos.kill(%d, 9)", (int)getpid()), "kill");
 	killed("import os\nos.kill(-1, 9)", "kill");
 	killed("import os\nos.killpg(0, 9)", "kill");
-	killed(fmt("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.syscall(234, %d, %d, 9)",
-	           (int)srv.pid, (int)srv.pid),
+	killed(e2e_fmt("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.syscall(234, %d, %d, 9)",
+	               (int)e2e_srv.pid, (int)e2e_srv.pid),
 	       "tgkill");
-	cr_assert(mcpc_alive(&srv), "the server was killed");
+	cr_assert(mcpc_alive(&e2e_srv), "the server was killed");
 	still_serving();
 	stop();
 }
@@ -804,9 +739,9 @@ Test(kernel, dangerous_raw_syscalls_kill_the_worker)
 	start_unsafe();
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
 		const char *code =
-		    fmt("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-		        "r = %s\n[r, ctypes.get_errno()]",
-		        calls[i].call);
+		    e2e_fmt("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+		            "r = %s\n[r, ctypes.get_errno()]",
+		            calls[i].call);
 
 		if (!strcmp(calls[i].name, "ioctl")) {
 			/* ioctl answers ENOTTY by design (isatty probes); TIOCSTI must not pass. */
@@ -844,54 +779,68 @@ Test(kernel, no_executable_memory)
 
 Test(kernel, server_stdout_stays_clean)
 {
-	static const char *const writes[] = {
-	    "import os\nos.write(1, FORGED)",
-	    "import os\nos.write(2, FORGED)",
-	    "import os\nos.write(0, FORGED)",
-	    "import ctypes\nctypes.CDLL(None).write(1, FORGED, len(FORGED))",
-	    "import sys\nsys.__stdout__.write(FORGED.decode())\nsys.__stdout__.flush()",
-	    ("import os\nfor fd in range(4, 64):\n    try:\n        os.write(fd, FORGED)\n"
-	     "    except OSError:\n        pass"),
+	/* The worker's own stdout and stderr take the bytes as output; any other fd kills it. */
+	static const struct {
+		const char *code;
+		int killed;
+	} writes[] = {
+	    {"import os\nos.write(1, FORGED)", 0},
+	    {"import os\nos.write(2, FORGED)", 0},
+	    {"import os\nos.write(0, FORGED)", 1},
+	    {"import ctypes\nctypes.CDLL(None).write(1, FORGED, len(FORGED))", 0},
+	    {"import sys\nsys.__stdout__.write(FORGED.decode())\nsys.__stdout__.flush()", 0},
+	    {"import os\nfor fd in range(4, 64):\n    try:\n        os.write(fd, FORGED)\n"
+	     "    except OSError:\n        pass",
+	     1},
 	};
 	json_object *id = json_object_new_int(999999);
 
 	start_unsafe();
 	for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
-		json_object *r = run(fmt("FORGED = b'NOT-JSON\\n{\"jsonrpc\":\"2.0\",\"id\":999999,"
-		                         "\"result\":{}}\\n'\n%s",
-		                         writes[i]));
+		const char *code =
+		    e2e_fmt("FORGED = b'NOT-JSON\\n{\"jsonrpc\":\"2.0\",\"id\":999999,"
+		            "\"result\":{}}\\n'\n%s",
+		            writes[i].code);
 
-		cr_log_info("write %zu: %s", i, mcpc_status(r));
+		if (writes[i].killed)
+			killed(code, "write");
+		else
+			cr_assert_str_eq(mcpc_status(run(code)), "ok", "write %zu", i);
 	}
 	still_serving();
-	cr_assert_not(mcpc_seen_id(&srv, id, 500), "a worker forged a message on stdout");
+	cr_assert_not(mcpc_seen_id(&e2e_srv, id, 500), "a worker forged a message on stdout");
 	json_object_put(id);
-	cr_assert_eq(srv.bad_lines, 0, "worker bytes reached stdout: %s", srv.first_bad);
+	cr_assert_eq(e2e_srv.bad_lines, 0, "worker bytes reached stdout: %s", e2e_srv.first_bad);
 	stop();
 }
 
 Test(kernel, forged_result_frames_are_rejected)
 {
-	static const char *const frames[] = {
+	/* A frame the supervisor cannot take is an output_limit; a worker that ends without a
+	 * whole frame has crashed. */
+	static const struct e2e_refusal malformed = {"output_limit", "OutputLimitError", NULL};
+	static const struct e2e_refusal no_result = {"crashed", "SandboxError", NULL};
+	static const struct {
+		const char *code;
+		const struct e2e_refusal *want;
+	} frames[] = {
 	    /* a length far beyond any limit */
-	    "os.write(3, b'\\xff\\xff\\xff\\xff')\nos._exit(0)",
+	    {"os.write(3, b'\\xff\\xff\\xff\\xff')\nos._exit(0)", &malformed},
 	    /* a result frame that is not JSON */
-	    "os.write(3, b'\\x00\\x00\\x00\\x06J{nope')\nos._exit(0)",
+	    {"os.write(3, b'\\x00\\x00\\x00\\x06J{nope')\nos._exit(0)", &malformed},
 	    /* a frame cut short */
-	    "os.write(3, b'\\x00\\x00\\x01\\x00J{\"status\":')\nos._exit(0)",
+	    {"os.write(3, b'\\x00\\x00\\x01\\x00J{\"status\":')\nos._exit(0)", &no_result},
 	    /* an unknown frame type */
-	    "os.write(3, b'\\x00\\x00\\x00\\x03Qxy')\nos._exit(0)",
+	    {"os.write(3, b'\\x00\\x00\\x00\\x03Qxy')\nos._exit(0)", &malformed},
 	    /* valid-looking JSON with wrong types */
-	    ("import json\np = b'J' + json.dumps({'status': 7, 'stdout': ['x'], 'result': "
-	     "{'a': [1] * 3}}).encode()\nos.write(3, len(p).to_bytes(4, 'big') + p)\nos._exit(0)"),
+	    {"import json\np = b'J' + json.dumps({'status': 7, 'stdout': ['x'], 'result': "
+	     "{'a': [1] * 3}}).encode()\nos.write(3, len(p).to_bytes(4, 'big') + p)\nos._exit(0)",
+	     &malformed},
 	};
 
 	start_unsafe();
 	for (size_t i = 0; i < sizeof(frames) / sizeof(frames[0]); i++) {
-		json_object *r = run(fmt("import os\n%s", frames[i]));
-
-		cr_assert(is_error(r), "forged frame %zu accepted: %s", i, mcpc_json(r));
-		cr_assert_str_neq(mcpc_status(r), "ok");
+		refused(e2e_fmt("import os\n%s", frames[i].code), frames[i].want);
 		still_serving();
 	}
 	stop();
@@ -908,11 +857,12 @@ Test(kernel, environment_secrets_are_absent)
 	expect_ok_result("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.getenv.restype = "
 	                 "ctypes.c_char_p\nlibc.getenv(b'SAFEPY_TEST_SECRET')",
 	                 "null");
-	contained("open('/proc/self/environ', 'rb').read()");
-	contained("import os\nopen('/proc/{}/environ'.format(os.getppid()), 'rb').read()");
-	contained(fmt("open('/proc/%d/environ', 'rb').read()", (int)srv.pid));
-	contained(fmt("open('/proc/%d/cmdline', 'rb').read()", (int)srv.pid));
-	contained(fmt("open('/proc/%d/mem', 'rb').read()", (int)srv.pid));
+	refused("open('/proc/self/environ', 'rb').read()", &E2E_EACCES);
+	refused("import os\nopen('/proc/{}/environ'.format(os.getppid()), 'rb').read()",
+	        &E2E_EACCES);
+	refused(e2e_fmt("open('/proc/%d/environ', 'rb').read()", (int)e2e_srv.pid), &E2E_EACCES);
+	refused(e2e_fmt("open('/proc/%d/cmdline', 'rb').read()", (int)e2e_srv.pid), &E2E_EACCES);
+	refused(e2e_fmt("open('/proc/%d/mem', 'rb').read()", (int)e2e_srv.pid), &E2E_EACCES);
 	still_serving();
 	stop();
 }
@@ -920,18 +870,15 @@ Test(kernel, environment_secrets_are_absent)
 Test(kernel, thread_bomb_and_memory_are_bounded)
 {
 	int n;
-	json_object *r;
 
 	start(ARGS(UNSAFE_ARGS, "--timeout", "10"));
 	still_serving();
-	n = steady_descendants(3000);
-	r = run("import threading, time\nts = []\nwhile True:\n"
+	n = e2e_steady_descendants(3000);
+	refused("import threading, time\nts = []\nwhile True:\n"
 	        "    t = threading.Thread(target=time.sleep, args=(60,), daemon=True)\n"
-	        "    t.start()\n    ts.append(t)");
-	cr_assert_str_neq(mcpc_status(r), "ok", "%s", mcpc_json(r));
-	cr_log_info("thread bomb: %s %s", mcpc_status(r), mcpc_err_str(r, "type"));
-	r = run("b = bytearray(2**34)");
-	cr_assert_str_eq(mcpc_status(r), "memory_limit", "%s", mcpc_json(r));
+	        "    t.start()\n    ts.append(t)",
+	        &THREAD_LIMIT);
+	refused("b = bytearray(2**34)", &MEMORY_LIMIT);
 	back_to(n, 3000);
 	still_serving();
 	stop();
@@ -945,17 +892,17 @@ Test(kernel, forged_code_objects_cannot_hurt_the_server)
 	/* LOAD_CONST with an index far out of range: may crash the worker, never the server. It
 	 * runs in a session of its own: if it corrupts the interpreter without crashing, that
 	 * state must not carry into the calls below. */
-	r = hold(mcpc_call(&srv,
-	                   "def f():\n    return 1\n"
-	                   "c = f.__code__.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))\n"
-	                   "type(f)(c, {})()",
-	                   "{\"session\":\"new\"}", CALL_MS));
-	cr_assert_not_null(r, "no answer; stderr:\n%s", server_log());
+	r = e2e_hold(mcpc_call(&e2e_srv,
+	                       "def f():\n    return 1\n"
+	                       "c = f.__code__.replace(co_code=bytes([151, 0, 100, 200, 83, 0]))\n"
+	                       "type(f)(c, {})()",
+	                       "{\"session\":\"new\"}", E2E_CALL_MS));
+	cr_assert_not_null(r, "no answer; stderr:\n%s", e2e_log());
 	cr_log_info("forged LOAD_CONST: %s", mcpc_status(r));
 	still_serving();
 	r = run("import ctypes\nctypes.string_at(0)");
 	cr_assert_str_eq(mcpc_status(r), "crashed", "%s", mcpc_json(r));
-	cr_assert(is_error(r));
+	cr_assert(e2e_is_error(r));
 	still_serving();
 	stop();
 }
@@ -964,11 +911,10 @@ Test(kernel, seccomp_alone_contains)
 {
 	/* Without the optional layers (namespaces, Landlock) the mandatory filter still holds. */
 	start(ARGS(UNSAFE_ARGS, "--no-namespaces", "--no-landlock"));
-	cr_assert_str_eq(mcpc_err_str(contained(fmt("open('%s').read()", secret_path)), "type"),
-	                 "PermissionError");
-	contained(fmt("open('%s', 'w')", marker_path));
+	refused(e2e_fmt("open('%s').read()", secret_path), &E2E_EACCES);
+	refused(e2e_fmt("open('%s', 'w')", marker_path), &E2E_EACCES);
 	killed("import socket\nsocket.socket()", "socket");
-	killed(fmt("import os\nos.system('touch %s')", marker_path),
+	killed(e2e_fmt("import os\nos.system('touch %s')", marker_path),
 	       "clone|fork|vfork|execve|clone3|pipe2|pipe");
 	killed("import os\nos.kill(os.getppid(), 9)", "kill");
 	still_serving();

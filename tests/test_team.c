@@ -17,11 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mcpclient.h"
+#include "harness.h"
 #include "supervisor.h"
-
-#define CALL_MS   30000
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static void cleanup(void);
 
@@ -36,15 +33,6 @@ static char sock[128];    /* the activator's listening socket */
 static char logpath[128]; /* the activator's and the servers' stderr */
 static pid_t activator = -1;
 static struct mcpc cli[2];
-static json_object *held[64];
-static int nheld;
-
-static json_object *hold(json_object *o)
-{
-	if (o && nheld < (int)(sizeof(held) / sizeof(held[0])))
-		held[nheld++] = o;
-	return o;
-}
 
 static char *slurp(const char *path)
 {
@@ -142,6 +130,7 @@ static void make_dir(void)
 	cr_assert_eq(chmod(dir, 0755), 0);
 	snprintf(sock, sizeof(sock), "%s/safepy.sock", dir);
 	snprintf(logpath, sizeof(logpath), "%s/activator.log", dir);
+	e2e_log_from(activator_log);
 }
 
 /* systemd-socket-activate --accept --inetd -l SOCK safepy serve, its stderr (and the
@@ -197,9 +186,7 @@ static void cleanup(void)
 	for (int i = 0; i < 2; i++)
 		if (cli[i].stderr_path[0])
 			mcpc_free(&cli[i]);
-	for (int i = 0; i < nheld; i++)
-		json_object_put(held[i]);
-	nheld = 0;
+	e2e_release();
 	n = logpath[0] ? spawned_pids(pids, 16) : 0;
 	if (activator > 0) {
 		kill(activator, SIGTERM);
@@ -226,37 +213,11 @@ static void cleanup(void)
 	logpath[0] = '\0';
 }
 
-static const char *log_tail(void)
-{
-	static char tail[3000];
-	char *s = activator_log();
-	size_t n = strlen(s);
-
-	snprintf(tail, sizeof(tail), "%s", n > sizeof(tail) - 1 ? s + n - (sizeof(tail) - 1) : s);
-	free(s);
-	return tail;
-}
-
 /* A client whose stdio is `safepy connect SOCK` (optionally under a wrapper such as setpriv),
  * initialised. */
 static void client_start(struct mcpc *c, const char *bin, const char *const *args)
 {
-	json_object *r;
-
-	cr_assert_eq(mcpc_start(c, bin, args, NULL), 0, "cannot start %s", bin);
-	r = hold(mcpc_initialize(c, "2025-06-18"));
-	cr_assert_not_null(r, "no answer to initialize through safepy connect; log:\n%s",
-	                   log_tail());
-	cr_assert_not_null(mcpc_result(r), "initialize failed: %s", mcpc_json(r));
-}
-
-static json_object *call(struct mcpc *c, const char *code, const char *extra)
-{
-	json_object *r = hold(mcpc_call(c, code, extra, CALL_MS));
-
-	cr_assert_not_null(r, "no response to:\n%s\nlog:\n%s", code, log_tail());
-	cr_assert_not_null(mcpc_result(r), "JSON-RPC error for:\n%s\n%s", code, mcpc_json(r));
-	return r;
+	e2e_open(c, bin, args, NULL, "2025-06-18");
 }
 
 /* Close the client's stdin: the relay half-closes, the server ends, the relay exits 0, and
@@ -265,31 +226,18 @@ static void client_stop(struct mcpc *c)
 {
 	char *err;
 
-	mcpc_close_stdin(c);
-	cr_assert_eq(mcpc_wait_exit(c, 5000), 0, "safepy connect still running 5 s after EOF");
+	e2e_finish(c, 5000);
 	err = mcpc_stderr(c);
-	cr_assert(WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0,
-	          "safepy connect ended with status 0x%x; its stderr:\n%s", c->status, err);
-	cr_assert_eq(c->bad_lines, 0, "%u stdout line(s) were not JSON-RPC, first: %s",
-	             c->bad_lines, c->first_bad);
 	cr_assert_str_empty(err, "safepy connect wrote to stderr:\n%s", err);
 	free(err);
 	mcpc_free(c);
-}
-
-static json_object *member(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
 }
 
 /* ---- Socket activation -------------------------------------------------------------------- */
 
 Test(team, each_connection_gets_its_own_server_and_default_session)
 {
+	static const struct e2e_refusal unknown_session = {"error", "SessionError", NULL};
 	pid_t pids[4];
 	char want[128];
 	const char *ha, *hb;
@@ -300,14 +248,14 @@ Test(team, each_connection_gets_its_own_server_and_default_session)
 	client_start(&cli[0], SAFEPY_BIN, ARGS("connect", sock));
 	client_start(&cli[1], SAFEPY_BIN, ARGS("connect", sock));
 
-	r = call(&cli[0], "secret = 'set in A'\nsecret", NULL);
+	r = e2e_call_on(&cli[0], "secret = 'set in A'\nsecret", NULL, E2E_CALL_MS);
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "'set in A'", "%s", mcpc_json(r));
 	ha = mcpc_sc_str(r, "session");
 	cr_assert_not_null(ha, "no session handle: %s", mcpc_json(r));
 
 	/* B's default session is its own: A's variable does not exist there. */
-	r = call(&cli[1], "secret", NULL);
+	r = e2e_call_on(&cli[1], "secret", NULL, E2E_CALL_MS);
 	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
 	cr_assert_str_eq(mcpc_err_str(r, "type"), "NameError", "%s", mcpc_json(r));
 	hb = mcpc_sc_str(r, "session");
@@ -316,15 +264,15 @@ Test(team, each_connection_gets_its_own_server_and_default_session)
 
 	/* A's handle means nothing to B's server: sessions live in one process. */
 	snprintf(want, sizeof(want), "{\"session\": \"%s\"}", ha);
-	r = call(&cli[1], "secret", want);
-	cr_assert_str_neq(mcpc_status(r), "ok", "B reached A's session: %s", mcpc_json(r));
+	r = e2e_call_on(&cli[1], "secret", want, E2E_CALL_MS);
+	cr_assert_null(e2e_refusal_mismatch(r, &unknown_session), "B reached A's session: %s",
+	               mcpc_json(r));
 
-	r = call(&cli[0], "secret", NULL);
+	r = e2e_call_on(&cli[0], "secret", NULL, E2E_CALL_MS);
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "'set in A'", "%s", mcpc_json(r));
 
 	/* Two server processes, both alive while both connections are open. */
-	cr_assert_eq(spawned_pids(pids, 4), 2, "expected two spawned servers; log:\n%s",
-	             log_tail());
+	cr_assert_eq(spawned_pids(pids, 4), 2, "expected two spawned servers; log:\n%s", e2e_log());
 	cr_assert_neq(pids[0], pids[1]);
 	cr_assert(proc_running(pids[0]) && proc_running(pids[1]),
 	          "servers %d and %d are not both running", (int)pids[0], (int)pids[1]);
@@ -351,19 +299,19 @@ Test(team, connect_relays_a_full_mcp_exchange)
 	start_activator();
 	client_start(&cli[0], SAFEPY_BIN, ARGS("connect", sock));
 
-	r = hold(mcpc_request(&cli[0], "tools/list", NULL, CALL_MS));
-	cr_assert_not_null(r, "no answer to tools/list; log:\n%s", log_tail());
-	tools = member(mcpc_result(r), "tools");
+	r = e2e_hold(mcpc_request(&cli[0], "tools/list", NULL, E2E_CALL_MS));
+	cr_assert_not_null(r, "no answer to tools/list; log:\n%s", e2e_log());
+	tools = e2e_member(mcpc_result(r), "tools");
 	cr_assert(json_object_is_type(tools, json_type_array) &&
 	              json_object_array_length(tools) >= 1,
 	          "%s", mcpc_json(r));
 	tool = json_object_array_get_idx(tools, 0);
-	cr_assert_str_eq(json_object_get_string(member(tool, "name")), "run_python", "%s",
+	cr_assert_str_eq(json_object_get_string(e2e_member(tool, "name")), "run_python", "%s",
 	                 mcpc_json(r));
 
-	r = call(&cli[0], "print('hello over the socket')\n6 * 7", NULL);
+	r = e2e_call_on(&cli[0], "print('hello over the socket')\n6 * 7", NULL, E2E_CALL_MS);
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
-	res = member(mcpc_structured(r), "result");
+	res = e2e_member(mcpc_structured(r), "result");
 	cr_assert_eq(json_object_get_int(res), 42, "%s", mcpc_json(r));
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "hello over the socket\n", "%s", mcpc_json(r));
 
@@ -399,7 +347,7 @@ Test(team, socket_group_decides_who_connects)
 	snprintf(gid_arg, sizeof(gid_arg), "--groups=4242");
 	client_start(&cli[0], "/usr/bin/setpriv",
 	             ARGS("--reuid=65534", "--regid=65534", gid_arg, SAFEPY_BIN, "connect", sock));
-	cr_assert_str_eq(mcpc_status(call(&cli[0], "1 + 1", NULL)), "ok");
+	cr_assert_str_eq(mcpc_status(e2e_call_on(&cli[0], "1 + 1", NULL, E2E_CALL_MS)), "ok");
 	log = activator_log();
 	snprintf(want, sizeof(want), "client: uid 65534");
 	cr_assert_not_null(strstr(log, want), "no '%s' in the log:\n%s", want, log);
