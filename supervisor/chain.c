@@ -419,8 +419,6 @@ static void chain_cgroup(struct chain *c, pid_t pid)
 
 void chain_on_pid(struct chain *c, pid_t pid)
 {
-	struct engine *e = c->e;
-
 	if (c->state != CH_BOOTING || c->runner)
 		return;
 	c->runner = proc_add(c, pid, ROLE_RUNNER);
@@ -432,21 +430,30 @@ void chain_on_pid(struct chain *c, pid_t pid)
 	c->runner->fresh = 1;
 	(void)loop_mod(&c->ch.w, EPOLLIN);
 	chain_cgroup(c, pid);
-	if (trace_seize(pid) == 0) {
+	chain_advance(c);
+}
+
+/* The worker is sandboxed and dumpable (its ready frame says so, and it cannot lie about
+ * that: a process that is not lets no tracer in): attach, so every process and thread it
+ * makes is traced from its birth. */
+static void chain_trace(struct chain *c)
+{
+	struct engine *e = c->e;
+
+	if (trace_seize(c->runner->pid) == 0) {
 		c->traced = 1;
 		e->can_trace = 1;
-	} else {
-		if (e->can_trace != 1)
-			e->can_trace = 0;
-		if (!e->warned_trace) {
-			log_msg(LOG_WARN,
-			        "cannot trace workers (%s): sessions keep no state, and a sandbox "
-			        "violation will not name its syscall",
-			        strerror(errno));
-			e->warned_trace = 1;
-		}
+		return;
 	}
-	chain_advance(c);
+	if (e->can_trace != 1)
+		e->can_trace = 0;
+	if (!e->warned_trace) {
+		log_msg(LOG_WARN,
+		        "cannot trace workers (%s): sessions keep no state, and a sandbox violation "
+		        "will not name its syscall",
+		        strerror(errno));
+		e->warned_trace = 1;
+	}
 }
 
 void chain_on_spawn_error(struct chain *c, int err)
@@ -483,6 +490,7 @@ static int take_ready(struct chain *c, const char *payload, size_t len, const in
 	if (c->got_ready || n_fds != 0)
 		return -1;
 	c->got_ready = 1;
+	chain_trace(c);
 	if (!e->layers) {
 		e->layers = strndup(payload, len);
 		log_msg(LOG_INFO, "sandbox layers: %.*s", (int)len, payload);
@@ -643,11 +651,16 @@ int chain_on_birth(struct chain *c, pid_t pid, pid_t parent)
 void chain_on_exit(struct chain *c, struct proc *p, int status)
 {
 	int was_runner = p == c->runner, was_holder = p == c->holder, was_newborn = p == c->newborn;
-	struct proc copy = *p;
+	struct proc copy;
 
 	log_msg(LOG_DEBUG, "chain %u: process %d (%s) ended, status %#x", c->id, (int)p->pid,
 	        was_runner ? "runner" : was_holder ? "holder" : was_newborn ? "newborn" : "gone",
 	        status);
+	/* What it wrote before it ended is judged first: a result, or a violation. */
+	if (was_runner && c->state != CH_DEAD && c->ch.w.fd >= 0 &&
+	    channel_read(&c->ch, c, (size_t)-1) == -EPIPE)
+		chain_on_hangup(c);
+	copy = *p;
 	memset(p, 0, sizeof(*p));
 	if (was_holder) {
 		c->holder = NULL;

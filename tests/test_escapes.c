@@ -816,25 +816,26 @@ Test(kernel, server_stdout_stays_clean)
 
 Test(kernel, forged_result_frames_are_rejected)
 {
-	/* A frame the supervisor cannot take is an output_limit; a worker that ends without a
-	 * whole frame has crashed. */
-	static const struct e2e_refusal malformed = {"output_limit", "OutputLimitError", NULL};
-	static const struct e2e_refusal no_result = {"crashed", "SandboxError", NULL};
+	/* A frame the supervisor cannot take breaks the protocol: the worker is killed and its
+	 * call crashed; a worker that ends without a whole frame has crashed too. */
+	static const struct e2e_refusal malformed = {"crashed", "SandboxError", "broke the protocol"};
+	static const struct e2e_refusal no_result = {"crashed", "SandboxError", "without a result"};
 	static const struct {
 		const char *code;
 		const struct e2e_refusal *want;
 	} frames[] = {
 	    /* a length far beyond any limit */
-	    {"os.write(3, b'\\xff\\xff\\xff\\xff')\nos._exit(0)", &malformed},
-	    /* a result frame that is not JSON */
-	    {"os.write(3, b'\\x00\\x00\\x00\\x06J{nope')\nos._exit(0)", &malformed},
+	    {"os.write(3, b'\\xff\\xff\\xff\\xffJ')\nos._exit(0)", &malformed},
+	    /* a result frame that is neither this call's nor JSON */
+	    {"os.write(3, b'\\x06\\x00\\x00\\x00J{nope!')\nos._exit(0)", &malformed},
 	    /* a frame cut short */
-	    {"os.write(3, b'\\x00\\x00\\x01\\x00J{\"status\":')\nos._exit(0)", &no_result},
+	    {"os.write(3, b'\\x00\\x01\\x00\\x00J{\"status\":')\nos._exit(0)", &no_result},
 	    /* an unknown frame type */
-	    {"os.write(3, b'\\x00\\x00\\x00\\x03Qxy')\nos._exit(0)", &malformed},
+	    {"os.write(3, b'\\x02\\x00\\x00\\x00Qxy')\nos._exit(0)", &malformed},
 	    /* valid-looking JSON with wrong types */
-	    {"import json\np = b'J' + json.dumps({'status': 7, 'stdout': ['x'], 'result': "
-	     "{'a': [1] * 3}}).encode()\nos.write(3, len(p).to_bytes(4, 'big') + p)\nos._exit(0)",
+	    {"import json\np = (1).to_bytes(4, 'little') + json.dumps({'status': 7, 'stdout': "
+	     "['x'], 'result': {'a': [1] * 3}}).encode()\nos.write(3, len(p).to_bytes(4, "
+	     "'little') + b'J' + p)\nos._exit(0)",
 	     &malformed},
 	};
 
