@@ -8,17 +8,35 @@
 #include "ipc.h"
 
 /* Members and their JSON types; decode refuses any other member. */
-enum member { M_MEMORY, M_CPU, M_UID, M_GID, M_NS, M_LANDLOCK, M_OUTPUT, M_RESULT, M_UNSAFE, M_IMPORTS, M_N };
+enum member {
+	M_MEMORY,
+	M_CPU,
+	M_UID,
+	M_GID,
+	M_NS,
+	M_LANDLOCK,
+	M_OUTPUT,
+	M_RESULT,
+	M_UNSAFE,
+	M_TASKS_CGROUP,
+	M_IMPORTS,
+	M_N
+};
 
 static const struct {
 	const char *name;
 	json_type type;
 } members[M_N] = {
-    [M_MEMORY] = {"memory_bytes", json_type_int}, [M_CPU] = {"cpu_s", json_type_int},
-    [M_UID] = {"uid", json_type_int},             [M_GID] = {"gid", json_type_int},
-    [M_NS] = {"namespaces", json_type_boolean},   [M_LANDLOCK] = {"landlock", json_type_boolean},
-    [M_OUTPUT] = {"max_output", json_type_int},   [M_RESULT] = {"max_result", json_type_int},
+    [M_MEMORY] = {"memory_bytes", json_type_int},
+    [M_CPU] = {"cpu_s", json_type_int},
+    [M_UID] = {"uid", json_type_int},
+    [M_GID] = {"gid", json_type_int},
+    [M_NS] = {"namespaces", json_type_boolean},
+    [M_LANDLOCK] = {"landlock", json_type_boolean},
+    [M_OUTPUT] = {"max_output", json_type_int},
+    [M_RESULT] = {"max_result", json_type_int},
     [M_UNSAFE] = {"unsafe_no_python_layer", json_type_boolean},
+    [M_TASKS_CGROUP] = {"tasks_cgroup", json_type_boolean},
     [M_IMPORTS] = {"imports", json_type_array},
 };
 
@@ -70,6 +88,8 @@ char *ipc_config_encode(const struct ipc_config *c, size_t *len)
 		rc = add(o, M_RESULT, json_object_new_int64((int64_t)c->max_result));
 	if (rc == 0)
 		rc = add(o, M_UNSAFE, json_object_new_boolean(c->unsafe_no_python_layer));
+	if (rc == 0)
+		rc = add(o, M_TASKS_CGROUP, json_object_new_boolean(c->tasks_cgroup));
 	if (rc == 0) {
 		text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n);
 		out = text ? malloc(n + 2) : NULL;
@@ -151,6 +171,7 @@ int ipc_config_decode(const char *buf, size_t len, struct ipc_config *out)
 	c.try_namespaces = json_object_get_boolean(v[M_NS]);
 	c.try_landlock = json_object_get_boolean(v[M_LANDLOCK]);
 	c.unsafe_no_python_layer = json_object_get_boolean(v[M_UNSAFE]);
+	c.tasks_cgroup = json_object_get_boolean(v[M_TASKS_CGROUP]);
 	rc = take_imports(v[M_IMPORTS], &c);
 	if (rc == 0) {
 		*out = c;

@@ -60,7 +60,8 @@ ssize_t ipc_recv(int sock, void *buf, size_t len, int flags, struct ipc_recv_inf
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
-		if (c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+		if (c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
 			struct ucred uc;
 			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
 			info->sender = uc.pid;

@@ -46,7 +46,8 @@ enum ipc_frame_type {
 
 void ipc_frame_header_put(unsigned char h[IPC_FRAME_HEADER], char type, uint32_t payload_len);
 /* Read a header. Returns 0, or -EMSGSIZE when the payload would exceed IPC_FRAME_MAX. */
-int ipc_frame_header_get(const unsigned char h[IPC_FRAME_HEADER], char *type, uint32_t *payload_len);
+int ipc_frame_header_get(const unsigned char h[IPC_FRAME_HEADER], char *type,
+                         uint32_t *payload_len);
 
 /* Blocking frame I/O for a worker (read(2) and write(2) only: it runs under seccomp).
  * Write one frame whose payload is prefix then body (either may be empty). */
@@ -94,9 +95,11 @@ int ipc_park_decode(long v, enum ipc_park_cmd *cmd, uint32_t *arg);
 #define WORKER_EXIT_SECCOMP   100
 #define WORKER_EXIT_CHANNEL   101 /* the channel broke or carried a malformed frame */
 #define WORKER_EXIT_INTERP    102 /* the interpreter could not produce a result frame */
-#define WORKER_EXIT_GATE      103 /* the fork gate could not be loaded, its listener sent, or
+#define WORKER_EXIT_GATE                                                                           \
+	103 /* the fork gate could not be loaded, its listener sent, or
                                    * it answered a park with something unknown */
-#define WORKER_EXIT_SIGMASK   104 /* the signal mask inherited from the zygote could not be
+#define WORKER_EXIT_SIGMASK                                                                        \
+	104 /* the signal mask inherited from the zygote could not be
                                    * cleared */
 
 /* Describe a worker exit code, e.g. "seccomp could not be loaded". NULL if not ours. */
@@ -145,6 +148,7 @@ struct ipc_config {
 	uint64_t max_output;        /* bytes kept per captured stream */
 	uint64_t max_result;        /* bytes of result_repr and the JSON result */
 	int unsafe_no_python_layer; /* test-only */
+	int tasks_cgroup;           /* each chain has a cgroup whose pids.max bounds its tasks */
 	char **imports;             /* owned: allowed modules, sorted */
 	size_t n_imports;
 };
@@ -163,10 +167,10 @@ int ipc_send_fd(int sock, const void *buf, size_t len, int fd);
 
 /* What one ipc_recv call received. */
 struct ipc_recv_info {
-	pid_t sender;   /* SCM_CREDENTIALS pid (the socket has SO_PASSCRED), 0 when absent */
-	int fds[4];     /* fds that came attached, O_CLOEXEC; the caller owns them */
+	pid_t sender; /* SCM_CREDENTIALS pid (the socket has SO_PASSCRED), 0 when absent */
+	int fds[4];   /* fds that came attached, O_CLOEXEC; the caller owns them */
 	size_t n_fds;
-	int truncated;  /* more fds or control data than fitted: they were closed or lost */
+	int truncated; /* more fds or control data than fitted: they were closed or lost */
 };
 
 /* recvmsg with MSG_CMSG_CLOEXEC and the given flags. Returns bytes (0 at EOF) or -errno. On a

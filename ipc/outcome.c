@@ -164,9 +164,11 @@ static int take_status(json_object *obj, enum run_status *out)
 {
 	json_object *v = NULL;
 
-	if (!json_object_object_get_ex(obj, "status", &v) || !json_object_is_type(v, json_type_string))
+	if (!json_object_object_get_ex(obj, "status", &v) ||
+	    !json_object_is_type(v, json_type_string))
 		return -EINVAL;
-	return run_status_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), out);
+	return run_status_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v),
+	                        out);
 }
 
 static int take_error(json_object *obj, struct run_outcome *o)

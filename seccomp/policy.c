@@ -39,15 +39,28 @@
 /* x32 syscalls enter through the x86_64 entry point with this bit set in the number. */
 #define POLICY_X32_SYSCALL_BIT 0x40000000L
 
+/* The mapping type bits of mmap's flags (MAP_SHARED 1, MAP_PRIVATE 2, MAP_SHARED_VALIDATE 3). */
+#define POLICY_MAP_TYPE 0x3
+
+/* The largest clock id of the system clocks (CLOCK_TAI is 11); a negative id, seen as a large
+ * unsigned number, names another process's or thread's CPU clock. */
+#define POLICY_CLOCK_MAX 15
+
 /* The table reads best as one row a line. */
 /* clang-format off */
 #define ALLOW(n, why)	{.name = (n), .action = POLICY_ALLOW, .reason = (why)}
-#define ALLOW_IF(n, t, why) {.name = (n), .action = POLICY_ALLOW_IF, .when = t, .reason = (why)}
+#define ALLOW_IF(n, t, why) {.name = (n), .action = POLICY_ALLOW_IF, .when = {t}, .n_when = 1, .reason = (why)}
+#define ALLOW_IF2(n, t, u, why) {.name = (n), .action = POLICY_ALLOW_IF, .when = {t, u}, .n_when = 2, .reason = (why)}
 #define ERRNO(n, e, why) {.name = (n), .action = POLICY_ERRNO, .err = (e), .reason = (why)}
+#define ERRNO_IF(n, t, e, why) {.name = (n), .action = POLICY_ERRNO, .err = (e), .when = {t}, .n_when = 1, .reason = (why)}
 #define KILL(n, why)	{.name = (n), .action = POLICY_KILL, .reason = (why)}
-/* Argument tests of ALLOW_IF rows: arg i equals v (all 64 bits); arg i has none of bits. */
-#define ARG_EQ(i, v)	{.argno = (i), .mask = UINT64_MAX, .value = (uint64_t)(v)}
-#define ARG_CLEAR(i, bits) {.argno = (i), .mask = (uint64_t)(bits), .value = 0}
+/* Argument tests: arg i equals v (all 64 bits); arg i has none of bits; (arg i & mask) == v;
+ * arg i <= v; arg i > v (unsigned, all 64 bits). */
+#define ARG_EQ(i, v)	{.argno = (i), .op = POLICY_MASKED_EQ, .mask = UINT64_MAX, .value = (uint64_t)(v)}
+#define ARG_CLEAR(i, bits) {.argno = (i), .op = POLICY_MASKED_EQ, .mask = (uint64_t)(bits), .value = 0}
+#define ARG_MASKED(i, m, v) {.argno = (i), .op = POLICY_MASKED_EQ, .mask = (uint64_t)(m), .value = (uint64_t)(v)}
+#define ARG_LE(i, v)	{.argno = (i), .op = POLICY_LE, .value = (uint64_t)(v)}
+#define ARG_GT(i, v)	{.argno = (i), .op = POLICY_GT, .value = (uint64_t)(v)}
 
 /* Default action KILL_PROCESS: a syscall missing from this table ends the worker. */
 const struct policy_rule policy_table[] = {
@@ -59,14 +72,16 @@ const struct policy_rule policy_table[] = {
 
 	/* Memory, never executable: no new code can be mapped. */
 	ALLOW("brk", "malloc's main arena; glibc takes an errno as the new break: SIGSEGV"),
-	ALLOW_IF("mmap", ARG_CLEAR(2, PROT_EXEC), "obmalloc arenas, big objects, thread stacks"),
+	ALLOW_IF2("mmap", ARG_CLEAR(2, PROT_EXEC), ARG_MASKED(3, POLICY_MAP_TYPE, MAP_PRIVATE),
+		  "obmalloc arenas, big objects, thread stacks; private: a shared page would outlive a rollback"),
 	ALLOW_IF("mprotect", ARG_CLEAR(2, PROT_EXEC), "thread stack guard pages, thread arenas"),
 	ALLOW("munmap", "freeing arenas and big objects"),
 	ALLOW("mremap", "growing big lists and bytearrays"),
 	ALLOW("madvise", "glibc releases a finished thread's stack"),
 
 	/* Threads, never processes. */
-	ALLOW_IF("clone", ARG_EQ(0, POLICY_THREAD_CLONE_FLAGS), "threading; exact flags: no fork"),
+	{.name = "clone", .action = POLICY_ALLOW_IF, .when = {ARG_EQ(0, POLICY_THREAD_CLONE_FLAGS)},
+	 .n_when = 1, .starts_thread = 1, .reason = "threading; exact flags: no fork"},
 	ALLOW("futex", "the GIL, locks, Thread.join"),
 	ALLOW("set_robust_list", "glibc per-thread setup"),
 	ALLOW("rseq", "glibc per-thread setup; ENOSYS crashes threaded code"),
@@ -75,15 +90,20 @@ const struct policy_rule policy_table[] = {
 
 	/* Time, randomness, identity: calls that "cannot fail", so never an errno. */
 	ALLOW("getrandom", "random.seed(), SystemRandom, os.urandom"),
-	ALLOW("clock_gettime", "CPU clocks (time.process_time) always enter the kernel"),
-	ALLOW("clock_getres", "time.get_clock_info"),
+	ALLOW_IF("clock_gettime", ARG_LE(0, POLICY_CLOCK_MAX), "its own CPU clocks (time.process_time) enter the kernel"),
+	ERRNO_IF("clock_gettime", ARG_GT(0, POLICY_CLOCK_MAX), EINVAL, "another process's CPU clock: a clock it has not"),
+	ALLOW_IF("clock_getres", ARG_LE(0, POLICY_CLOCK_MAX), "time.get_clock_info"),
+	ERRNO_IF("clock_getres", ARG_GT(0, POLICY_CLOCK_MAX), EINVAL, "another process's CPU clock"),
 	ALLOW("gettimeofday", "vDSO fallback of time.time()"),
-	ALLOW("clock_nanosleep", "time.sleep (CPython 3.11 sleeps with TIMER_ABSTIME)"),
+	ALLOW_IF("clock_nanosleep", ARG_LE(0, POLICY_CLOCK_MAX), "time.sleep (CPython 3.11 sleeps with TIMER_ABSTIME)"),
+	ERRNO_IF("clock_nanosleep", ARG_GT(0, POLICY_CLOCK_MAX), EINVAL, "sleeping on another process's CPU clock"),
 	ALLOW("nanosleep", "sleeps in native code"),
 	ALLOW("getpid", "os.getpid; an errno would come back as the pid"),
 	ALLOW("gettid", "threading.get_native_id, glibc locks"),
 	ALLOW("getppid", "os.getppid; an errno would come back as the pid"),
 	ALLOW("sched_yield", "lock back-off"),
+	ALLOW_IF("sched_getaffinity", ARG_EQ(0, 0), "glibc counts the CPUs it may use (malloc arenas): its own mask"),
+	ERRNO_IF("sched_getaffinity", ARG_GT(0, 0), EPERM, "another process's CPU mask"),
 
 	/* Signals within the worker only. */
 	ALLOW("rt_sigreturn", "return from a handler (CPython handles SIGINT)"),
@@ -240,35 +260,50 @@ out:
 	return rc;
 }
 
+/* A row's argument tests as libseccomp comparisons. Returns how many, or -EINVAL. */
+static int policy_row_cmps(const struct policy_rule *r, struct scmp_arg_cmp cmp[POLICY_MAX_TESTS])
+{
+	static const enum scmp_compare ops[] = {
+	    [POLICY_MASKED_EQ] = SCMP_CMP_MASKED_EQ,
+	    [POLICY_LE] = SCMP_CMP_LE,
+	    [POLICY_GT] = SCMP_CMP_GT,
+	};
+
+	if (r->n_when > POLICY_MAX_TESTS)
+		return -EINVAL;
+	for (unsigned int i = 0; i < r->n_when; i++) {
+		const struct policy_arg_test *t = &r->when[i];
+		if (t->argno > 5 || (unsigned int)t->op >= sizeof(ops) / sizeof(ops[0]))
+			return -EINVAL;
+		cmp[i] = (struct scmp_arg_cmp){
+		    .arg = t->argno,
+		    .op = ops[t->op],
+		    .datum_a = t->op == POLICY_MASKED_EQ ? t->mask : t->value,
+		    .datum_b = t->op == POLICY_MASKED_EQ ? t->value : 0,
+		};
+	}
+	return (int)r->n_when;
+}
+
 /* Add one table row to ctx. KILL rows add nothing: the default action covers them, and a
  * syscall that this libseccomp does not know cannot be made anyway. */
 static int policy_add_rule(scmp_filter_ctx ctx, const struct policy_rule *r)
 {
-	struct scmp_arg_cmp cmp;
-	int nr;
+	struct scmp_arg_cmp cmp[POLICY_MAX_TESTS];
+	uint32_t action;
+	int nr, n;
 
 	if (r->action == POLICY_KILL)
 		return 0;
 	nr = seccomp_syscall_resolve_name(r->name);
 	if (nr == __NR_SCMP_ERROR)
 		return -EINVAL;
-	switch (r->action) {
-	case POLICY_ALLOW:
-		return seccomp_rule_add_exact(ctx, SCMP_ACT_ALLOW, nr, 0);
-	case POLICY_ALLOW_IF:
-		if (r->when.argno > 5)
-			return -EINVAL;
-		cmp = (struct scmp_arg_cmp){.arg = r->when.argno,
-		                            .op = SCMP_CMP_MASKED_EQ,
-		                            .datum_a = r->when.mask,
-		                            .datum_b = r->when.value};
-		return seccomp_rule_add_exact_array(ctx, SCMP_ACT_ALLOW, nr, 1, &cmp);
-	case POLICY_ERRNO:
-		return seccomp_rule_add_exact(ctx, SCMP_ACT_ERRNO((uint32_t)r->err), nr, 0);
-	case POLICY_KILL:
-		break;
-	}
-	return -EINVAL;
+	n = policy_row_cmps(r, cmp);
+	if (n < 0 || (r->action == POLICY_ALLOW_IF && n == 0) ||
+	    (r->action == POLICY_ALLOW && n > 0))
+		return -EINVAL;
+	action = r->action == POLICY_ERRNO ? SCMP_ACT_ERRNO((uint32_t)r->err) : SCMP_ACT_ALLOW;
+	return seccomp_rule_add_exact_array(ctx, action, nr, (unsigned int)n, n ? cmp : NULL);
 }
 
 /* The filter's attributes: kill on a foreign arch (i386 int 0x80), real errnos from the
@@ -286,8 +321,15 @@ static int policy_set_attrs(scmp_filter_ctx ctx)
 	return seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
 }
 
-/* The default-deny filter: the table, then the extra rows (NULL for none). */
-static int policy_build_rows(const struct policy_rule *extra, size_t n_extra, struct policy **out)
+/* The row that answers a thread's start when threads are not allowed. */
+static const struct policy_rule policy_no_thread_row =
+    ERRNO_IF("clone", ARG_EQ(0, POLICY_THREAD_CLONE_FLAGS), EAGAIN,
+             "threads: nothing bounds how many this worker could start");
+
+/* The default-deny filter: the table (without threads, if so), then the extra rows (NULL for
+ * none). */
+static int policy_build_rows(const struct policy_rule *extra, size_t n_extra, int no_threads,
+                             struct policy **out)
 {
 	struct policy *p = NULL;
 	scmp_filter_ctx ctx = NULL;
@@ -310,7 +352,9 @@ static int policy_build_rows(const struct policy_rule *extra, size_t n_extra, st
 	if (rc < 0)
 		goto out;
 	for (i = 0; i < policy_table_len; i++) {
-		rc = policy_add_rule(ctx, &policy_table[i]);
+		const struct policy_rule *r = &policy_table[i];
+		rc = policy_add_rule(ctx,
+		                     no_threads && r->starts_thread ? &policy_no_thread_row : r);
 		if (rc < 0)
 			goto out;
 	}
@@ -335,12 +379,17 @@ out:
 
 int policy_build(struct policy **out)
 {
-	return policy_build_rows(NULL, 0, out);
+	return policy_build_rows(NULL, 0, 0, out);
 }
 
 int policy_build_session(struct policy **out)
 {
-	return policy_build_rows(policy_session_table, policy_session_table_len, out);
+	return policy_build_rows(policy_session_table, policy_session_table_len, 0, out);
+}
+
+int policy_build_session_nothreads(struct policy **out)
+{
+	return policy_build_rows(policy_session_table, policy_session_table_len, 1, out);
 }
 
 /* Default allow: the gate only decides who answers a fork, the filter loaded after it
@@ -504,29 +553,33 @@ const char *policy_syscall_name(unsigned int audit_arch, long nr, char *buf, siz
 	return buf;
 }
 
-/* Does a row's test hold for these arguments? */
+/* Do a row's tests hold for these arguments? */
 static int policy_row_holds(const struct policy_rule *r, const uint64_t args[6])
 {
-	return r->when.argno <= 5 && (args[r->when.argno] & r->when.mask) == r->when.value;
+	for (unsigned int i = 0; i < r->n_when; i++) {
+		const struct policy_arg_test *t = &r->when[i];
+		uint64_t a = t->argno <= 5 ? args[t->argno] : 0;
+		int ok = t->op == POLICY_LE   ? a <= t->value
+		         : t->op == POLICY_GT ? a > t->value
+		                              : (a & t->mask) == t->value;
+		if (t->argno > 5 || !ok)
+			return 0;
+	}
+	return 1;
 }
 
 /* Look a syscall up in rows; 1 with the action when a row decides it. */
-static int policy_rows_decide(const struct policy_rule *rows, size_t n, int nr, const uint64_t args[6],
-                              enum policy_action *action, int *err)
+static int policy_rows_decide(const struct policy_rule *rows, size_t n, int nr,
+                              const uint64_t args[6], enum policy_action *action, int *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct policy_rule *r = &rows[i];
-		if (r->action == POLICY_KILL || seccomp_syscall_resolve_name(r->name) != nr)
+		if (r->action == POLICY_KILL || seccomp_syscall_resolve_name(r->name) != nr ||
+		    !policy_row_holds(r, args))
 			continue;
-		if (r->action == POLICY_ALLOW || (r->action == POLICY_ALLOW_IF && policy_row_holds(r, args))) {
-			*action = POLICY_ALLOW;
-			return 1;
-		}
-		if (r->action == POLICY_ERRNO) {
-			*action = POLICY_ERRNO;
-			*err = r->err;
-			return 1;
-		}
+		*action = r->action == POLICY_ERRNO ? POLICY_ERRNO : POLICY_ALLOW;
+		*err = r->action == POLICY_ERRNO ? r->err : 0;
+		return 1;
 	}
 	return 0;
 }
@@ -540,7 +593,8 @@ enum policy_action policy_check(unsigned int audit_arch, long nr, const uint64_t
 	    (nr & POLICY_X32_SYSCALL_BIT) != 0)
 		return POLICY_KILL;
 	if (policy_rows_decide(policy_table, policy_table_len, (int)nr, args, &a, err) ||
-	    policy_rows_decide(policy_session_table, policy_session_table_len, (int)nr, args, &a, err))
+	    policy_rows_decide(policy_session_table, policy_session_table_len, (int)nr, args, &a,
+	                       err))
 		return a;
 	return POLICY_KILL;
 }

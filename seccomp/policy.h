@@ -13,26 +13,41 @@
 /* What happens to a syscall. */
 enum policy_action {
 	POLICY_ALLOW,    /* always */
-	POLICY_ALLOW_IF, /* when its argument rule holds; otherwise killed */
-	POLICY_ERRNO,    /* fails with the entry's errno; harmless Python paths reach it */
+	POLICY_ALLOW_IF, /* when its argument tests hold; otherwise as another row says, or killed */
+	POLICY_ERRNO,    /* fails with the entry's errno (when its tests hold, if it has any);
+	                  * harmless Python paths reach it */
 	POLICY_KILL,     /* named here only to document it: the default kills it too */
 };
 
-/* A POLICY_ALLOW_IF row's argument test: (arg[argno] & mask) == value, on all 64 bits.
- * A syscall with several ALLOW_IF rows is allowed when any one of them holds. */
+/* How an argument test compares, on all 64 bits of the argument. */
+enum policy_cmp {
+	POLICY_MASKED_EQ = 0, /* (arg & mask) == value */
+	POLICY_LE,            /* arg <= value (unsigned) */
+	POLICY_GT,            /* arg > value (unsigned) */
+};
+
+/* One argument test of a row. */
 struct policy_arg_test {
 	unsigned int argno;
-	uint64_t mask;
+	enum policy_cmp op;
+	uint64_t mask; /* POLICY_MASKED_EQ */
 	uint64_t value;
 };
 
-/* One row of the policy table. */
+#define POLICY_MAX_TESTS 2
+
+/* One row of the policy table. A row with tests applies when all of them hold; rows of one
+ * syscall never overlap (an ALLOW_IF row and an ERRNO row with tests complete each other;
+ * what no row covers is killed). */
 struct policy_rule {
 	const char *name; /* syscall name as libseccomp resolves it */
 	enum policy_action action;
-	int err;                     /* POLICY_ERRNO: the errno */
-	const char *reason;          /* one line: why */
-	struct policy_arg_test when; /* POLICY_ALLOW_IF: the test */
+	int err;            /* POLICY_ERRNO: the errno */
+	const char *reason; /* one line: why */
+	struct policy_arg_test when[POLICY_MAX_TESTS];
+	unsigned int n_when; /* tests in use */
+	int starts_thread;   /* the row that lets a thread start (policy_build_session_nothreads
+	                      * answers it with EAGAIN instead) */
 };
 
 /* The table, for `safepy doctor` and the tests. */
@@ -60,6 +75,10 @@ void policy_free(struct policy *p);
  * and wait4. It must only ever be loaded after the fork gate, which sends every such clone
  * to the supervisor for a decision. Same returns as policy_build. */
 int policy_build_session(struct policy **out);
+/* The same, except that starting a thread fails with EAGAIN (Python: "can't start new thread"):
+ * for a worker whose tasks nothing else bounds (no user namespace for a per-namespace
+ * RLIMIT_NPROC, no cgroup pids.max). Same returns. */
+int policy_build_session_nothreads(struct policy **out);
 /* The fork gate: default allow, and every clone without CLONE_THREAD becomes a seccomp user
  * notification (SCMP_ACT_NOTIFY) on a listener the supervisor answers: it continues the
  * fork it asked for and fails any other with EPERM. With no listener left the kernel fails

@@ -288,8 +288,10 @@ static void violation(struct chain *c, struct proc *p, const char *what)
 		return;
 	log_msg(LOG_WARN, "chain %u: process %d (%s) %s in state %s; killing it", c->id,
 	        (int)p->pid,
-	        p == c->runner ? "runner" : p == c->holder ? "holder" : "newborn", what,
-	        chain_state_name(c->state));
+	        p == c->runner   ? "runner"
+	        : p == c->holder ? "holder"
+	                         : "newborn",
+	        what, chain_state_name(c->state));
 	if (p == c->runner && c->state != CH_WARMING && c->state != CH_BOOTING)
 		kill_runner(c, KILL_PROTOCOL);
 	else if (p == c->runner && c->state == CH_WARMING)
@@ -448,10 +450,11 @@ static void chain_trace(struct chain *c)
 	if (e->can_trace != 1)
 		e->can_trace = 0;
 	if (!e->warned_trace) {
-		log_msg(LOG_WARN,
-		        "cannot trace workers (%s): sessions keep no state, and a sandbox violation "
-		        "will not name its syscall",
-		        strerror(errno));
+		log_msg(
+		    LOG_WARN,
+		    "cannot trace workers (%s): sessions keep no state, and a sandbox violation "
+		    "will not name its syscall",
+		    strerror(errno));
 		e->warned_trace = 1;
 	}
 }
@@ -614,11 +617,14 @@ void chain_on_park(struct chain *c, pid_t tid, uint64_t id)
 	p->notif = id;
 	p->threads = threads;
 	log_msg(LOG_DEBUG, "chain %u: %d (%s) parked with %d thread%s in state %s", c->id, (int)tid,
-	        p == c->runner ? "runner" : p == c->holder ? "holder" : "newborn", threads,
-	        threads == 1 ? "" : "s", chain_state_name(c->state));
+	        p == c->runner   ? "runner"
+	        : p == c->holder ? "holder"
+	                         : "newborn",
+	        threads, threads == 1 ? "" : "s", chain_state_name(c->state));
 	/* Only a runner that has reported its result may park with threads running: it will
 	 * not be kept (a one-thread copy is, or nothing). Any other process must be alone. */
-	if (threads != 1 && !(p == c->runner && c->state == CH_RESULT)) {
+	if (threads != 1 &&
+	    !(p == c->runner && (c->state == CH_RESULT || c->state == CH_SNAPSHOT))) {
 		violation(c, p, "parked with threads running");
 		return;
 	}
@@ -654,7 +660,10 @@ void chain_on_exit(struct chain *c, struct proc *p, int status)
 	struct proc copy;
 
 	log_msg(LOG_DEBUG, "chain %u: process %d (%s) ended, status %#x", c->id, (int)p->pid,
-	        was_runner ? "runner" : was_holder ? "holder" : was_newborn ? "newborn" : "gone",
+	        was_runner    ? "runner"
+	        : was_holder  ? "holder"
+	        : was_newborn ? "newborn"
+	                      : "gone",
 	        status);
 	/* What it wrote before it ended is judged first: a result, or a violation. */
 	if (was_runner && c->state != CH_DEAD && c->ch.w.fd >= 0 &&
@@ -769,8 +778,7 @@ static void chain_timer(struct timer *t)
 		/* The new runner did not park in time: it goes, the holder stays. */
 		if (c->runner)
 			violation(c, c->runner, "did not park in time");
-	} else if (c->state == CH_FORKING || c->state == CH_REAPING ||
-	           c->state == CH_SNAPSHOT) {
+	} else if (c->state == CH_FORKING || c->state == CH_REAPING || c->state == CH_SNAPSHOT) {
 		lose(c, "a process of the session did not park in time");
 	}
 	chain_advance(c);
@@ -897,6 +905,48 @@ static void advance_running(struct chain *c)
 		decide(c);
 }
 
+/* The runner asked for its copy is back without one: the fork failed (its tasks are at their
+ * bound, or the machine has no more). */
+static void snapshot_failed(struct chain *c)
+{
+	struct proc *r = c->runner;
+
+	if (c->snap_answer) {
+		struct run_outcome o = c->claim;
+		char *m = NULL;
+
+		/* The call ran, but its state cannot be kept: say so, with what it printed. */
+		run_outcome_init(&c->claim);
+		c->have_claim = 0;
+		c->snap_answer = 0;
+		free(o.error_type);
+		free(o.error_message);
+		free(o.error_traceback);
+		if (asprintf(&m,
+		             "The call finished, but its state could not be kept: %d threads were "
+		             "still running when it ended, and no one-thread copy of its process "
+		             "could be made (a session's processes and threads are limited to %d).",
+		             r->threads, ENGINE_CGROUP_PIDS) < 0)
+			m = NULL;
+		o.status = RUN_ERROR;
+		o.error_type = strdup("SessionError");
+		o.error_message = m;
+		o.error_traceback = strdup("");
+		answer(c, &o, 1);
+		after_call(c);
+		return;
+	}
+	if (r->threads == 1) {
+		/* Answered already; it is alone in its process: it keeps the state itself. */
+		r->role = ROLE_HOLDER;
+		c->holder = r;
+		c->runner = NULL;
+		chain_set_state(c, CH_PARKED);
+		return;
+	}
+	lose(c, "its state could not be copied");
+}
+
 static void advance_snapshot(struct chain *c)
 {
 	struct proc *n = c->newborn;
@@ -915,6 +965,10 @@ static void advance_snapshot(struct chain *c)
 		c->newborn = NULL;
 		c->prep_failures = 0;
 		chain_set_state(c, CH_PARKED);
+		return;
+	}
+	if (!n && !c->newborn_gone && c->runner && c->runner->parked) {
+		snapshot_failed(c);
 		return;
 	}
 	if (!n && (c->runner_gone || c->newborn_gone)) {

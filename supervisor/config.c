@@ -469,6 +469,7 @@ void config_to_ipc(const struct config *cfg, struct ipc_config *out)
 	out->max_output = cfg->max_output;
 	out->max_result = cfg->max_result;
 	out->unsafe_no_python_layer = cfg->unsafe_no_python_layer;
+	out->tasks_cgroup = cfg->cgroup && cfg->cgroup->state == CGROUP_ACTIVE;
 	out->imports = cfg->imports;
 	out->n_imports = cfg->n_imports;
 }

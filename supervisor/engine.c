@@ -29,12 +29,12 @@ struct chain *engine_chain_of(struct engine *e, pid_t pid, struct proc **out)
 	if (pid <= 0)
 		return NULL;
 	TAILQ_FOREACH(c, &e->chains, link)
-		for (int i = 0; i < CHAIN_PROCS; i++)
-			if (c->procs[i].pid == pid) {
-				if (out)
-					*out = &c->procs[i];
-				return c;
-			}
+	for (int i = 0; i < CHAIN_PROCS; i++)
+		if (c->procs[i].pid == pid) {
+			if (out)
+				*out = &c->procs[i];
+			return c;
+		}
 	return NULL;
 }
 
@@ -116,8 +116,8 @@ static unsigned int busy_chains(struct engine *e)
 	unsigned int n = 0;
 
 	TAILQ_FOREACH(c, &e->chains, link)
-		if (chain_is_busy(c))
-			n++;
+	if (chain_is_busy(c))
+		n++;
 	return n;
 }
 
@@ -127,7 +127,8 @@ static struct chain *spare_chain(struct engine *e)
 {
 	struct chain *c, *booting = NULL;
 
-	TAILQ_FOREACH(c, &e->chains, link) {
+	TAILQ_FOREACH(c, &e->chains, link)
+	{
 		if (!chain_is_spare(c))
 			continue;
 		if (c->state == CH_IDLE)
@@ -164,9 +165,10 @@ static int place(struct engine *e, struct engine_call *call)
 			if (e->zfailures > 0) {
 				TAILQ_REMOVE(&e->queue, call, link);
 				call->queued = 0;
-				engine_fail(e, call, RUN_CRASHED, "SandboxError",
-				            "The Python sandbox could not start: %s. See the server log.",
-				            e->zerror);
+				engine_fail(
+				    e, call, RUN_CRASHED, "SandboxError",
+				    "The Python sandbox could not start: %s. See the server log.",
+				    e->zerror);
 				return 1;
 			}
 			return 0;
@@ -200,20 +202,21 @@ static void schedule(struct timer *t)
 	unsigned int busy, spare = 0;
 
 	TAILQ_FOREACH_SAFE(c, &e->chains, link, next)
-		if (chain_is_finished(c))
-			chain_free(c);
+	if (chain_is_finished(c))
+		chain_free(c);
 	if (e->stopping)
 		return;
 	busy = busy_chains(e);
-	TAILQ_FOREACH_SAFE(call, &e->queue, link, cnext) {
+	TAILQ_FOREACH_SAFE(call, &e->queue, link, cnext)
+	{
 		if (busy >= e->cfg->max_workers)
 			break;
 		if (place(e, call))
 			busy = busy_chains(e);
 	}
 	TAILQ_FOREACH(c, &e->chains, link)
-		if (chain_is_spare(c))
-			spare++;
+	if (chain_is_spare(c))
+		spare++;
 	while (zygote_ready(e) && spare < e->cfg->prefork &&
 	       busy + spare < e->cfg->max_workers + e->cfg->prefork) {
 		if (!chain_spawn(e))
@@ -345,16 +348,16 @@ void engine_free(struct engine *e)
 		return;
 	/* Every call is answered (the front end may drop the answers), every process killed. */
 	TAILQ_FOREACH(c, &e->chains, link)
-		chain_kill(c, KILL_SHUTDOWN);
+	chain_kill(c, KILL_SHUTDOWN);
 	while ((call = TAILQ_FIRST(&e->queue)))
 		engine_fail(e, call, RUN_CANCELLED, "Cancelled", "The server is shutting down.");
 	e->stopping = 1;
 	{
 		struct session *s;
 		TAILQ_FOREACH(s, &e->sessions, link)
-			while ((call = TAILQ_FIRST(&s->pending)))
-				engine_fail(e, call, RUN_CANCELLED, "Cancelled",
-				            "The server is shutting down.");
+		while ((call = TAILQ_FIRST(&s->pending)))
+			engine_fail(e, call, RUN_CANCELLED, "Cancelled",
+			            "The server is shutting down.");
 	}
 	zygote_stop(e);
 	/* Reap everything: chain processes are traced by us or are our children (as their
@@ -376,7 +379,7 @@ void engine_free(struct engine *e)
 	}
 	sessions_free_all(e);
 	TAILQ_FOREACH_SAFE(c, &e->chains, link, next)
-		chain_free(c);
+	chain_free(c);
 	timer_cancel(&e->kick);
 	timer_cancel(&e->zretry);
 	free(e->layers);

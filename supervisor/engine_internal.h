@@ -15,7 +15,8 @@
 /* glibc's <sys/queue.h> lacks the variant that allows removing the current element. */
 #ifndef TAILQ_FOREACH_SAFE
 #define TAILQ_FOREACH_SAFE(var, head, field, tvar)                                                 \
-	for ((var) = TAILQ_FIRST(head); (var) && ((tvar) = TAILQ_NEXT(var, field), 1); (var) = (tvar))
+	for ((var) = TAILQ_FIRST(head); (var) && ((tvar) = TAILQ_NEXT(var, field), 1);             \
+	     (var) = (tvar))
 #endif
 
 /* ---- Limits the engine enforces on processes ---------------------------------------- */
@@ -164,9 +165,9 @@ struct session {
 	TAILQ_ENTRY(session) link; /* in use order: the least recently used first */
 	struct engine *e;
 	char handle[33];
-	struct chain *chain;      /* holds its state; NULL: empty (a fresh worker starts it) */
-	struct chain *old;        /* during a reset call: the state it replaces until it commits */
-	int lost;                 /* its state was lost: calls fail until a reset */
+	struct chain *chain; /* holds its state; NULL: empty (a fresh worker starts it) */
+	struct chain *old;   /* during a reset call: the state it replaces until it commits */
+	int lost;            /* its state was lost: calls fail until a reset */
 	char lost_why[160];
 	struct engine_call *active; /* the call given to a chain, or queued for one */
 	struct call_list pending;   /* calls after it, in arrival order */
@@ -270,8 +271,8 @@ const char *chain_state_name(enum chain_state s);
 int channel_open(struct channel *ch, int fd, watch_fn fn, void *data);
 void channel_close(struct channel *ch);
 /* Queue a frame to send (prefix then body) and send what the socket takes. 0 or -ENOMEM. */
-int channel_send(struct channel *ch, char type, const void *prefix, size_t plen,
-                 const void *body, size_t blen);
+int channel_send(struct channel *ch, char type, const void *prefix, size_t plen, const void *body,
+                 size_t blen);
 /* Send what is queued (on EPOLLOUT). */
 void channel_flush(struct channel *ch);
 /* Read at most budget bytes and hand each whole frame to the chain (which may kill its
@@ -344,8 +345,8 @@ void proc_prefer_oom(pid_t pid);
 /* ---- verdict.c: how a call ended, from what the supervisor knows of its process ---- */
 
 struct verdict_in {
-	enum kill_reason kill;  /* why the supervisor ended the runner, KILL_NONE if it did not */
-	int have_status;        /* status is the runner's wait status */
+	enum kill_reason kill; /* why the supervisor ended the runner, KILL_NONE if it did not */
+	int have_status;       /* status is the runner's wait status */
 	int status;
 	const struct sysreport *sys; /* the killed syscall, or NULL */
 	pid_t pid;                   /* the runner */

@@ -56,8 +56,8 @@ void timer_arm(struct timer *t, int64_t at)
 	t->armed = 1;
 	/* Most timers are armed for later than those already waiting: search from the end. */
 	TAILQ_FOREACH_REVERSE(x, &timers, timer_list, link)
-		if (x->at <= at)
-			break;
+	if (x->at <= at)
+		break;
 	if (x)
 		TAILQ_INSERT_AFTER(&timers, x, t, link);
 	else

@@ -66,10 +66,10 @@ void sessions_evict(struct engine *e, unsigned int room)
 		struct session *s, *lru = NULL;
 
 		TAILQ_FOREACH(s, &e->sessions, link)
-			if (!s->active && TAILQ_EMPTY(&s->pending)) {
-				lru = s;
-				break;
-			}
+		if (!s->active && TAILQ_EMPTY(&s->pending)) {
+			lru = s;
+			break;
+		}
 		if (!lru)
 			break; /* every session is busy: allow more for now */
 		log_msg(LOG_INFO, "session %.8s… evicted (least recently used of %u)", lru->handle,
@@ -104,10 +104,12 @@ struct session *engine_session_find(struct engine *e, const char *handle)
 {
 	struct session *s;
 
-	TAILQ_FOREACH(s, &e->sessions, link) {
+	TAILQ_FOREACH(s, &e->sessions, link)
+	{
 		if (strcmp(s->handle, handle) != 0)
 			continue;
-		if (!s->active && TAILQ_EMPTY(&s->pending) && now_ms() - s->last_used > idle_ms(e)) {
+		if (!s->active && TAILQ_EMPTY(&s->pending) &&
+		    now_ms() - s->last_used > idle_ms(e)) {
 			session_free(s); /* expired, though its timer has not fired yet */
 			return NULL;
 		}

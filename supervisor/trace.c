@@ -26,7 +26,8 @@
 
 int trace_seize(pid_t pid)
 {
-	long opts = PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE;
+	long opts =
+	    PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE;
 
 	return ptrace(PTRACE_SEIZE, pid, 0, opts) == 0 ? 0 : -errno;
 }
@@ -91,8 +92,8 @@ static int proc_cpu_ms(pid_t pid)
 		return -1;
 	/* The command name may hold spaces and parentheses: fields follow the last ')'. */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-	                 &st) != 2)
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return -1;
 	return (int)((ut + st) * 1000 / (unsigned long long)hz);
 }
@@ -190,7 +191,8 @@ void trace_stop(struct engine *e, pid_t pid, int status)
 		    tgid == pid) {
 			struct chain *c = engine_chain_of(e, ppid, NULL);
 			if (!c || !chain_on_birth(c, pid, ppid)) {
-				log_msg(LOG_WARN, "process %d appeared without being asked for; killing it",
+				log_msg(LOG_WARN,
+				        "process %d appeared without being asked for; killing it",
 				        (int)pid);
 				(void)kill(pid, SIGKILL);
 			}
@@ -201,7 +203,8 @@ void trace_stop(struct engine *e, pid_t pid, int status)
 		if (ptrace(PTRACE_GETEVENTMSG, pid, 0, &child) == 0) {
 			struct chain *c = engine_chain_of(e, pid, NULL);
 			if (!c || !chain_on_birth(c, (pid_t)child, pid)) {
-				log_msg(LOG_WARN, "process %d appeared without being asked for; killing it",
+				log_msg(LOG_WARN,
+				        "process %d appeared without being asked for; killing it",
 				        (int)child);
 				(void)kill((pid_t)child, SIGKILL);
 			}

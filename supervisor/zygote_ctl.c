@@ -34,8 +34,7 @@ static void zygote_exec(const char *exe, int sock)
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-	    dup2(sock, ZYGOTE_CONTROL_FD) < 0)
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(sock, ZYGOTE_CONTROL_FD) < 0)
 		_exit(127);
 	syscall(SYS_close_range, ZYGOTE_CONTROL_FD + 1, ~0U, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -127,8 +126,8 @@ static struct chain *chain_by_req(struct engine *e, uint32_t id)
 	struct chain *c;
 
 	TAILQ_FOREACH(c, &e->chains, link)
-		if (c->state == CH_BOOTING && c->req_id == id && c->generation == e->generation)
-			return c;
+	if (c->state == CH_BOOTING && c->req_id == id && c->generation == e->generation)
+		return c;
 	return NULL;
 }
 
@@ -140,8 +139,8 @@ static void zygote_lost(struct engine *e)
 
 	zygote_close(e);
 	TAILQ_FOREACH_SAFE(c, &e->chains, link, next)
-		if (c->generation == e->generation && c->state == CH_BOOTING)
-			chain_kill(c, KILL_ZYGOTE);
+	if (c->generation == e->generation && c->state == CH_BOOTING)
+		chain_kill(c, KILL_ZYGOTE);
 }
 
 void zygote_exited(struct engine *e, int status)

@@ -79,7 +79,8 @@ Test(ipc, frames_cross_a_socket_whole_with_prefix_and_body)
 	cr_assert_eq(ipc_frame_read(sv[1], &type, &payload, &len, 9), -EMSGSIZE);
 	{
 		char skip[10];
-		cr_assert_eq(read(sv[1], skip, sizeof(skip)), 10, "the refused payload stays unread");
+		cr_assert_eq(read(sv[1], skip, sizeof(skip)), 10,
+		             "the refused payload stays unread");
 	}
 	close(sv[0]);
 	cr_assert_eq(ipc_frame_read(sv[1], &type, &payload, &len, 100), -EPIPE,
@@ -89,7 +90,8 @@ Test(ipc, frames_cross_a_socket_whole_with_prefix_and_body)
 
 Test(ipc, frame_write_refuses_a_payload_over_the_maximum)
 {
-	cr_assert_eq(ipc_frame_write(-1, IPC_FRAME_RESULT, NULL, 4, NULL, IPC_FRAME_MAX), -EMSGSIZE);
+	cr_assert_eq(ipc_frame_write(-1, IPC_FRAME_RESULT, NULL, 4, NULL, IPC_FRAME_MAX),
+	             -EMSGSIZE);
 	cr_assert_eq(ipc_frame_write(-1, IPC_FRAME_RESULT, NULL, IPC_FRAME_MAX + 1, NULL, 0),
 	             -EMSGSIZE);
 }
@@ -115,7 +117,13 @@ Test(ipc, park_words_round_trip_and_are_never_pids)
 
 Test(ipc, park_decode_refuses_pids_errors_and_out_of_range)
 {
-	static const long vals[] = {0, 1, 4194304, (long)IPC_PARK_WORD - 1, -1, -38, (long)INT32_MAX + 1,
+	static const long vals[] = {0,
+	                            1,
+	                            4194304,
+	                            (long)IPC_PARK_WORD - 1,
+	                            -1,
+	                            -38,
+	                            (long)INT32_MAX + 1,
 	                            -(long)IPC_PARK_WORD};
 	enum ipc_park_cmd cmd = 0;
 	uint32_t arg = 99;
@@ -154,6 +162,7 @@ Test(ipc, config_round_trips)
 	                        .max_output = 65536,
 	                        .max_result = 1000,
 	                        .unsafe_no_python_layer = 1,
+	                        .tasks_cgroup = 1,
 	                        .imports = imports,
 	                        .n_imports = N_OF(imports)},
 	                  out;
@@ -172,6 +181,7 @@ Test(ipc, config_round_trips)
 	cr_assert_eq(out.max_output, 65536);
 	cr_assert_eq(out.max_result, 1000);
 	cr_assert_eq(out.unsafe_no_python_layer, 1);
+	cr_assert_eq(out.tasks_cgroup, 1);
 	cr_assert_eq(out.n_imports, 3);
 	for (size_t i = 0; i < 3; i++)
 		cr_assert_str_eq(out.imports[i], imports[i]);
@@ -197,38 +207,38 @@ Test(ipc, config_decode_refuses_every_malformed_message)
 	    /* wrong types and ranges */
 	    "K{\"memory_bytes\":\"1\",\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
 	    "K{\"memory_bytes\":0,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":-1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":4294967296,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":1,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"imports\":[1]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[1]}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"imports\":[\"\"]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[\"\"]}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"imports\":[\"a\\u0000b\"]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[\"a\\u0000b\"]}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"imports\":[]} trailing",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]} trailing",
 	};
 	struct ipc_config c;
 
 	for (size_t i = 0; i < N_OF(bad); i++) {
 		memset(&c, 0x5a, sizeof(c));
-		cr_assert_eq(ipc_config_decode(bad[i], strlen(bad[i]), &c), -EINVAL, "message %zu: %s",
-		             i, bad[i]);
+		cr_assert_eq(ipc_config_decode(bad[i], strlen(bad[i]), &c), -EINVAL,
+		             "message %zu: %s", i, bad[i]);
 		cr_assert_eq(c.cpu_s, 0x5a5a5a5a, "out-params are written only on success");
 	}
 }
@@ -401,7 +411,8 @@ Test(outcome, decode_accepts_minimal_frames_and_ignores_unknown_keys)
 		struct run_outcome o;
 
 		run_outcome_init(&o);
-		cr_assert_eq(ipc_outcome_decode(frames[i], strlen(frames[i]), &o), 0, "%s", frames[i]);
+		cr_assert_eq(ipc_outcome_decode(frames[i], strlen(frames[i]), &o), 0, "%s",
+		             frames[i]);
 		run_outcome_clear(&o);
 	}
 }
@@ -493,4 +504,3 @@ Test(outcome, decode_rejects_depth_bombs_and_oversize)
 	run_outcome_clear(&o);
 	free(frame);
 }
-

@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "policy.h"
@@ -198,17 +199,23 @@ Test(policy, rows_are_consistent)
 
 		if (r->action == POLICY_ERRNO)
 			cr_expect(r->err > 0 && r->err < 4096, "%s: errno %d", r->name, r->err);
-		if (r->action == POLICY_ALLOW_IF) {
-			cr_expect_leq(r->when.argno, 5u, "%s: argument %u", r->name, r->when.argno);
-			cr_expect_eq(r->when.value & ~r->when.mask, 0,
-			             "%s: the value has bits outside the mask", r->name);
+		cr_expect_leq(r->n_when, POLICY_MAX_TESTS, "%s", r->name);
+		cr_expect((r->action == POLICY_ALLOW_IF) == (r->n_when > 0) ||
+		              (r->action == POLICY_ERRNO && r->n_when > 0),
+		          "%s: tests only on ALLOW_IF and conditional ERRNO rows", r->name);
+		for (unsigned int t = 0; t < r->n_when; t++) {
+			cr_expect_leq(r->when[t].argno, 5u, "%s: argument %u", r->name,
+			              r->when[t].argno);
+			if (r->when[t].op == POLICY_MASKED_EQ)
+				cr_expect_eq(r->when[t].value & ~r->when[t].mask, 0,
+				             "%s: the value has bits outside the mask", r->name);
 		}
-		/* One action per syscall; only ALLOW_IF rows repeat (their tests are ORed). */
+		/* A syscall with a row that has no tests has that one row; rows with tests may
+		 * repeat (policy_check_agrees_with_the_compiled_filter proves they compose). */
 		for (j = i + 1; j < policy_table_len; j++) {
 			if (strcmp(r->name, policy_table[j].name) != 0)
 				continue;
-			cr_expect(r->action == POLICY_ALLOW_IF &&
-			              policy_table[j].action == POLICY_ALLOW_IF,
+			cr_expect(r->n_when > 0 && policy_table[j].n_when > 0,
 			          "%s appears in rows %zu and %zu", r->name, i, j);
 		}
 	}
@@ -233,10 +240,11 @@ static const struct {
     {"madvise", POLICY_ALLOW, 0},
     {"futex", POLICY_ALLOW, 0},
     {"getrandom", POLICY_ALLOW, 0},
-    {"clock_gettime", POLICY_ALLOW, 0},
-    {"clock_getres", POLICY_ALLOW, 0},
+    {"clock_gettime", POLICY_ALLOW_IF, 0},
+    {"clock_getres", POLICY_ALLOW_IF, 0},
     {"gettimeofday", POLICY_ALLOW, 0},
-    {"clock_nanosleep", POLICY_ALLOW, 0},
+    {"clock_nanosleep", POLICY_ALLOW_IF, 0},
+    {"sched_getaffinity", POLICY_ALLOW_IF, 0},
     {"nanosleep", POLICY_ALLOW, 0},
     {"rt_sigreturn", POLICY_ALLOW, 0},
     {"rt_sigaction", POLICY_ALLOW, 0},
@@ -495,8 +503,18 @@ static uint32_t bpf_verdict(const struct bpf_prog *prog, uint32_t arch, int nr,
 	return bpf_run(prog, &d);
 }
 
-/* Each row's action in the compiled program: ALLOW rows with any arguments, ALLOW_IF rows
- * exactly when their test holds, ERRNO rows with their errno, KILL rows killed. */
+/* Arguments that make every test of a row hold. */
+static void row_args(const struct policy_rule *r, uint64_t args[6])
+{
+	memset(args, 0, 6 * sizeof(args[0]));
+	for (unsigned int t = 0; t < r->n_when; t++) {
+		const struct policy_arg_test *a = &r->when[t];
+		args[a->argno] = a->op == POLICY_GT ? a->value + 1 : a->value;
+	}
+}
+
+/* Each row's action in the compiled program: ALLOW rows with any arguments, rows with tests
+ * exactly when their tests hold, ERRNO rows with their errno, KILL rows killed. */
 static void expect_rows_compiled(const struct bpf_prog *prog, const struct policy_rule *rows,
                                  size_t n)
 {
@@ -507,7 +525,9 @@ static void expect_rows_compiled(const struct bpf_prog *prog, const struct polic
 	for (i = 0; i < n; i++) {
 		const struct policy_rule *r = &rows[i];
 		int nr = seccomp_syscall_resolve_name(r->name);
-		uint64_t args[6] = {0};
+		uint32_t want = r->action == POLICY_ERRNO ? SECCOMP_RET_ERRNO | (uint32_t)r->err
+		                                          : SECCOMP_RET_ALLOW;
+		uint64_t args[6];
 
 		switch (r->action) {
 		case POLICY_ALLOW:
@@ -517,22 +537,19 @@ static void expect_rows_compiled(const struct bpf_prog *prog, const struct polic
 			             SECCOMP_RET_ALLOW, "%s", r->name);
 			break;
 		case POLICY_ALLOW_IF:
-			args[r->when.argno] = r->when.value;
-			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, args),
-			             SECCOMP_RET_ALLOW, "%s when its test holds", r->name);
-			/* All-ones fails every test (the values never equal their masks). */
-			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, ones),
-			             SECCOMP_RET_KILL_PROCESS, "%s when its test fails", r->name);
-			/* The upper half counts: the kernel may use it (write's fd does not). */
-			args[r->when.argno] = r->when.value | (r->when.mask & 0xffffffff00000000u);
-			if (r->when.value != args[r->when.argno])
-				cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, args),
-				             SECCOMP_RET_KILL_PROCESS, "%s with upper bits",
-				             r->name);
-			break;
 		case POLICY_ERRNO:
-			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, ones),
-			             SECCOMP_RET_ERRNO | (uint32_t)r->err, "%s", r->name);
+			row_args(r, args);
+			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, args), want,
+			             "%s when its tests hold", r->name);
+			if (r->action == POLICY_ERRNO && r->n_when == 0)
+				cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, ones), want,
+				             "%s", r->name);
+			/* No row allows everything: all-ones fails some test of each (what other
+			 * rows then say, policy_check_agrees_with_the_compiled_filter checks). */
+			if (r->action == POLICY_ALLOW_IF)
+				cr_expect_neq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, ones),
+				              SECCOMP_RET_ALLOW, "%s with all-ones arguments",
+				              r->name);
 			break;
 		case POLICY_KILL:
 			cr_expect_eq(bpf_verdict(prog, AUDIT_ARCH_X86_64, nr, zero),
@@ -571,11 +588,21 @@ Test(policy, bpf_argument_rules)
 	    {"write fd 1 with upper garbage", SYS_write, {UPPER_GARBAGE | 1}, RET_KILL},
 	    {"read channel", SYS_read, {POLICY_FD_CHANNEL}, RET_ALLOW},
 	    {"read fd 0", SYS_read, {0}, RET_KILL},
-	    {"mmap rw", SYS_mmap, {0, 4096, PROT_READ | PROT_WRITE}, RET_ALLOW},
-	    {"mmap none", SYS_mmap, {0, 4096, PROT_NONE}, RET_ALLOW},
-	    {"mmap rw, upper garbage", SYS_mmap, {0, 4096, UPPER_GARBAGE | PROT_READ}, RET_ALLOW},
-	    {"mmap rx", SYS_mmap, {0, 4096, PROT_READ | PROT_EXEC}, RET_KILL},
-	    {"mmap rwx", SYS_mmap, {0, 4096, PROT_READ | PROT_WRITE | PROT_EXEC}, RET_KILL},
+	    {"mmap rw",
+	     SYS_mmap,
+	     {0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS},
+	     RET_ALLOW},
+	    {"mmap none", SYS_mmap, {0, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS}, RET_ALLOW},
+	    {"mmap rw, upper garbage",
+	     SYS_mmap,
+	     {0, 4096, UPPER_GARBAGE | PROT_READ, MAP_PRIVATE},
+	     RET_ALLOW},
+	    {"mmap rx", SYS_mmap, {0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE}, RET_KILL},
+	    {"mmap rwx",
+	     SYS_mmap,
+	     {0, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE},
+	     RET_KILL},
+	    {"mmap shared rw", SYS_mmap, {0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED}, RET_KILL},
 	    {"mprotect rw", SYS_mprotect, {0, 4096, PROT_READ | PROT_WRITE}, RET_ALLOW},
 	    {"mprotect x", SYS_mprotect, {0, 4096, PROT_EXEC}, RET_KILL},
 	    {"clone thread", SYS_clone, {THREAD_CLONE_FLAGS}, RET_ALLOW},
@@ -643,6 +670,12 @@ Test(policy, errno_rows_return_their_errno)
 
 		if (r->action != POLICY_ERRNO)
 			continue;
+		/* A row with tests: make them hold. A "greater than" test gets pid 1's CPU clock id
+		 * (or pid -14): the kernel would answer it, with EFAULT for the bad buffer. */
+		for (unsigned int t = 0; t < r->n_when; t++)
+			sp.a[r->when[t].argno] = r->when[t].op == POLICY_GT
+			                             ? (long)((~1L) * 8 | 2)
+			                             : (long)r->when[t].value;
 		/* The probe tells "blocked" from "failed": without the filter the kernel answers
 		 * with another errno. */
 		bare = run_child(probe_syscall, &sp, false);
@@ -865,9 +898,9 @@ static const struct syscall_probe allow_probes[] = {
     {"futex bad op", SYS_futex, {BAD_PTR, -1, 0, 0, 0, 0}},
     {"getrandom bad buffer", SYS_getrandom, {BAD_PTR, 16, 0}},
     {"clock_gettime bad clock", SYS_clock_gettime, {-1000, BAD_PTR}},
-    {"clock_getres bad clock", SYS_clock_getres, {-1000, BAD_PTR}},
+    {"clock_getres bad buffer", SYS_clock_getres, {CLOCK_MONOTONIC, BAD_PTR}},
     {"gettimeofday bad buffer", SYS_gettimeofday, {BAD_PTR, 0}},
-    {"clock_nanosleep bad clock", SYS_clock_nanosleep, {-1000, 0, BAD_PTR, 0}},
+    {"clock_nanosleep bad buffer", SYS_clock_nanosleep, {CLOCK_MONOTONIC, 0, BAD_PTR, 0}},
     {"nanosleep bad buffer", SYS_nanosleep, {BAD_PTR, 0}},
     {"rt_sigaction bad signal", SYS_rt_sigaction, {-1, 0, 0, 8}},
     {"rt_sigprocmask bad size", SYS_rt_sigprocmask, {SIG_BLOCK, 0, 0, 3}},
@@ -1142,6 +1175,119 @@ Test(policy, bpf_session_gives_every_row_of_both_tables_its_action)
 
 	expect_rows_compiled(&prog, policy_table, policy_table_len);
 	expect_rows_compiled(&prog, policy_session_table, policy_session_table_len);
+	free(prog.insns);
+}
+
+/* The table's own reading (policy_check, which names the syscall that killed a worker) and
+ * the program the kernel runs agree, on every syscall number and on arguments at and around
+ * every test's edge, plus random ones. */
+Test(policy, policy_check_agrees_with_the_compiled_filter)
+{
+	struct bpf_prog prog = bpf_load_built(policy_build_session);
+	uint64_t edges[64];
+	size_t n_edges = 0;
+	unsigned int seed = 20261201;
+
+	edges[n_edges++] = 0;
+	edges[n_edges++] = 1;
+	edges[n_edges++] = UINT64_MAX;
+	edges[n_edges++] = 0xffffffffu;
+	edges[n_edges++] = 0xdeadbeef00000000ull;
+	for (size_t i = 0; i < policy_table_len + policy_session_table_len; i++) {
+		const struct policy_rule *r = i < policy_table_len
+		                                  ? &policy_table[i]
+		                                  : &policy_session_table[i - policy_table_len];
+		for (unsigned int t = 0; t < r->n_when && n_edges + 4 <= 64; t++) {
+			edges[n_edges++] = r->when[t].value;
+			edges[n_edges++] = r->when[t].value + 1;
+			edges[n_edges++] = r->when[t].value - 1;
+			edges[n_edges++] = r->when[t].value | r->when[t].mask;
+		}
+	}
+	for (int nr = 0; nr < 460; nr++)
+		for (int round = 0; round < 400; round++) {
+			uint64_t args[6];
+			enum policy_action a;
+			uint32_t want, got;
+			int err = 0;
+
+			for (int k = 0; k < 6; k++)
+				args[k] = rand_r(&seed) % 3 == 0 ? ((uint64_t)rand_r(&seed) << 33) ^
+				                                       (uint64_t)rand_r(&seed)
+				                                 : edges[rand_r(&seed) % n_edges];
+			a = policy_check(AUDIT_ARCH_X86_64, nr, args, &err);
+			want = a == POLICY_ALLOW   ? SECCOMP_RET_ALLOW
+			       : a == POLICY_ERRNO ? SECCOMP_RET_ERRNO | (uint32_t)err
+			                           : SECCOMP_RET_KILL_PROCESS;
+			got = bpf_verdict(&prog, AUDIT_ARCH_X86_64, nr, args);
+			if (got != want)
+				cr_assert_fail("syscall %d args %#llx %#llx %#llx %#llx: "
+				               "policy_check says %#x, "
+				               "the filter %#x",
+				               nr, (unsigned long long)args[0],
+				               (unsigned long long)args[1],
+				               (unsigned long long)args[2],
+				               (unsigned long long)args[3], want, got);
+		}
+	free(prog.insns);
+}
+
+/* The rows this round added, as the kernel runs them: no shared memory (it would outlive a
+ * rollback), no other process's CPU clock, its own CPU mask only. */
+Test(policy, bpf_shared_mappings_foreign_clocks_and_affinity)
+{
+	struct bpf_prog prog = bpf_load_built(policy_build_session);
+	static const struct {
+		const char *what;
+		int nr;
+		uint64_t args[6];
+		uint32_t want;
+	} cases[] = {
+	    {"private anonymous",
+	     SYS_mmap,
+	     {0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS},
+	     SECCOMP_RET_ALLOW},
+	    {"shared anonymous",
+	     SYS_mmap,
+	     {0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS},
+	     SECCOMP_RET_KILL_PROCESS},
+	    {"shared validate",
+	     SYS_mmap,
+	     {0, 4096, PROT_READ, 3 | MAP_ANONYMOUS},
+	     SECCOMP_RET_KILL_PROCESS},
+	    {"private exec",
+	     SYS_mmap,
+	     {0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS},
+	     SECCOMP_RET_KILL_PROCESS},
+	    {"own process clock", SYS_clock_gettime, {CLOCK_PROCESS_CPUTIME_ID}, SECCOMP_RET_ALLOW},
+	    {"own thread clock", SYS_clock_gettime, {CLOCK_THREAD_CPUTIME_ID}, SECCOMP_RET_ALLOW},
+	    {"realtime", SYS_clock_gettime, {CLOCK_REALTIME}, SECCOMP_RET_ALLOW},
+	    {"pid 1's clock",
+	     SYS_clock_gettime,
+	     {(uint64_t)(int64_t)((~1) * 8 | 2)},
+	     SECCOMP_RET_ERRNO | EINVAL},
+	    {"pid 1's clock, 32-bit",
+	     SYS_clock_gettime,
+	     {(uint32_t)((~1) * 8 | 2)},
+	     SECCOMP_RET_ERRNO | EINVAL},
+	    {"pid 1's clock resolution",
+	     SYS_clock_getres,
+	     {(uint64_t)(int64_t)((~1) * 8 | 2)},
+	     SECCOMP_RET_ERRNO | EINVAL},
+	    {"sleep on pid 1's clock",
+	     SYS_clock_nanosleep,
+	     {(uint64_t)(int64_t)((~1) * 8 | 2)},
+	     SECCOMP_RET_ERRNO | EINVAL},
+	    {"monotonic sleep", SYS_clock_nanosleep, {CLOCK_MONOTONIC, 1}, SECCOMP_RET_ALLOW},
+	    {"own affinity", SYS_sched_getaffinity, {0, 128}, SECCOMP_RET_ALLOW},
+	    {"pid 1's affinity", SYS_sched_getaffinity, {1, 128}, SECCOMP_RET_ERRNO | EPERM},
+	    {"setting affinity", SYS_sched_setaffinity, {0, 128}, SECCOMP_RET_KILL_PROCESS},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(bpf_verdict(&prog, AUDIT_ARCH_X86_64, cases[i].nr, cases[i].args),
+		             cases[i].want, "%s: %#x", cases[i].what,
+		             bpf_verdict(&prog, AUDIT_ARCH_X86_64, cases[i].nr, cases[i].args));
 	free(prog.insns);
 }
 

@@ -56,6 +56,9 @@ struct sandbox_ruleset_attr {
 #define SANDBOX_FIRST_CLOSED_FD (POLICY_FD_CHANNEL + 1)
 #define SANDBOX_NOFILE          8
 #define SANDBOX_SIGPENDING      16
+/* Tasks (processes and threads) of one chain: a session's holder, runner and newborn, and
+ * the runner's threads. The same number as the supervisor's cgroup pids.max. */
+#define SANDBOX_MAX_TASKS       64
 
 static void layer_set(struct sandbox_report *r, enum sandbox_layer l, enum layer_state s, int err,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -241,16 +244,17 @@ static void enter_uid(const struct sandbox_config *cfg, struct sandbox_report *r
 	          (unsigned int)cfg->gid);
 }
 
-static void enter_namespaces(const struct sandbox_config *cfg, struct sandbox_report *r)
+/* Returns 1 when the worker has its own user namespace. */
+static int enter_namespaces(const struct sandbox_config *cfg, struct sandbox_report *r)
 {
 	if (!cfg->try_namespaces) {
 		layer_set(r, SANDBOX_NAMESPACES, LAYER_UNAVAILABLE, 0, "not tried (disabled)");
-		return;
+		return 0;
 	}
 	/* No uid_map: the worker keeps its kernel uid and shows as the overflow uid inside. */
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC) == 0) {
 		layer_set(r, SANDBOX_NAMESPACES, LAYER_ACTIVE, 0, "user+net+ipc");
-		return;
+		return 1;
 	}
 	switch (errno) {
 	case EPERM:
@@ -260,10 +264,36 @@ static void enter_namespaces(const struct sandbox_config *cfg, struct sandbox_re
 	case ENOSYS:
 		layer_set(r, SANDBOX_NAMESPACES, LAYER_UNAVAILABLE, errno,
 		          "unshare(user+net+ipc) refused");
-		return;
+		return 0;
 	default:
 		fail(r, SANDBOX_NAMESPACES, WORKER_EXIT_NAMESPACE, errno, "unshare(user+net+ipc)");
 	}
+}
+
+/* Bound the tasks (processes and threads) of the worker and everything forked from it. In its
+ * own user namespace RLIMIT_NPROC counts only that namespace's tasks of its uid (Linux 5.14+
+ * counts per namespace), i.e. this chain's. Outside one it would count every process of the
+ * user on the machine: then the cgroup's pids.max bounds them, or, with neither, the worker
+ * starts no thread at all. Returns 1 when threads must be refused. */
+static int enter_tasks(const struct sandbox_config *cfg, int own_userns, struct sandbox_report *r)
+{
+	if (own_userns) {
+		if (limit_lower(RLIMIT_NPROC, SANDBOX_MAX_TASKS, SANDBOX_MAX_TASKS) != 0)
+			fail(r, SANDBOX_TASKS, WORKER_EXIT_RLIMIT, errno, "RLIMIT_NPROC");
+		layer_set(r, SANDBOX_TASKS, LAYER_ACTIVE, 0,
+		          "RLIMIT_NPROC %d in its own user namespace", SANDBOX_MAX_TASKS);
+		return 0;
+	}
+	if (cfg->tasks_cgroup) {
+		layer_set(r, SANDBOX_TASKS, LAYER_ACTIVE, 0, "pids.max %d of its cgroup",
+		          SANDBOX_MAX_TASKS);
+		return 0;
+	}
+	if (!cfg->policy_nothreads)
+		fail(r, SANDBOX_TASKS, WORKER_EXIT_SECCOMP, 0, "no bound on tasks");
+	layer_set(r, SANDBOX_TASKS, LAYER_ACTIVE, 0,
+	          "no user namespace or cgroup to count them: threads are refused");
+	return 1;
 }
 
 /* 1 if any capability is set in the effective, permitted or inheritable set, 0 if none,
@@ -447,7 +477,8 @@ static void enter_fork_gate(const struct sandbox_config *cfg, struct sandbox_rep
 void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t parent,
                    struct sandbox_report *report)
 {
-	int rc;
+	const struct policy *policy = cfg->policy;
+	int rc, own_userns;
 
 	/* A layer never reached must not read as active (LAYER_ACTIVE is 0). */
 	for (int l = 0; l < SANDBOX_NLAYERS; l++)
@@ -458,7 +489,9 @@ void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t paren
 	arm_pdeathsig(parent, report);
 	enter_rlimits(cfg, report);
 	enter_uid(cfg, report);
-	enter_namespaces(cfg, report);
+	own_userns = enter_namespaces(cfg, report);
+	if (enter_tasks(cfg, own_userns, report))
+		policy = cfg->policy_nothreads;
 	enter_caps(report);
 	/* no_new_privs before Landlock and seccomp: both need it when unprivileged. */
 	enter_nnp(report);
@@ -471,7 +504,7 @@ void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t paren
 	enter_fork_gate(cfg, report);
 
 	/* Last: from here only read(3), write(1|2|3) and the allowlist work. */
-	rc = cfg->policy ? policy_load(cfg->policy) : -EINVAL;
+	rc = policy ? policy_load(policy) : -EINVAL;
 	if (rc != 0)
 		fail(report, SANDBOX_SECCOMP, WORKER_EXIT_SECCOMP, -rc, "policy_load");
 	layer_set(report, SANDBOX_SECCOMP, LAYER_ACTIVE, 0, "default-deny allowlist loaded");
@@ -486,6 +519,7 @@ const char *sandbox_layer_name(enum sandbox_layer l)
 	    [SANDBOX_RLIMITS] = "rlimits",
 	    [SANDBOX_UID] = "uid",
 	    [SANDBOX_NAMESPACES] = "namespaces",
+	    [SANDBOX_TASKS] = "tasks",
 	    [SANDBOX_CAPS] = "capabilities",
 	    [SANDBOX_NNP] = "no_new_privs",
 	    [SANDBOX_LANDLOCK] = "landlock",

@@ -23,9 +23,13 @@ struct sandbox_config {
 	int try_namespaces;          /* unshare user+net+ipc when the kernel allows */
 	int try_landlock;            /* Landlock with no rules when the kernel has it */
 	const struct policy *policy; /* borrowed; built once in the zygote */
+	/* borrowed: the same without threads (policy_build_session_nothreads), for a worker
+	 * whose tasks nothing bounds; NULL: always policy */
+	const struct policy *policy_nothreads;
 	/* borrowed, or NULL: the fork gate (policy_gate_build); when set, policy is
 	 * policy_build_session's */
 	const struct policy *gate;
+	int tasks_cgroup; /* the supervisor puts each chain in a cgroup with pids.max */
 };
 
 enum layer_state {
@@ -42,6 +46,7 @@ enum sandbox_layer {
 	SANDBOX_RLIMITS,
 	SANDBOX_UID,
 	SANDBOX_NAMESPACES,
+	SANDBOX_TASKS,
 	SANDBOX_CAPS,
 	SANDBOX_NNP,
 	SANDBOX_LANDLOCK,
@@ -67,8 +72,9 @@ const char *layer_state_name(enum layer_state s);
 /* Enter the sandbox in a freshly forked, single-threaded process, in this order: fds (stdin,
  * stdout, stderr become /dev/null, channel_fd moves to POLICY_FD_CHANNEL, every other fd is
  * closed), setsid, PR_SET_PDEATHSIG(SIGKILL) and a re-check that getppid() == parent,
- * rlimits, the switch to cfg->uid/gid when running as root, user+net+ipc namespaces,
- * capabilities dropped (effective, permitted, inheritable, bounding, ambient), no_new_privs,
+ * rlimits, the switch to cfg->uid/gid when running as root, user+net+ipc namespaces, a bound
+ * on its tasks (RLIMIT_NPROC inside its own user namespace, or the cgroup's pids.max, or no
+ * threads at all), capabilities dropped (effective, permitted, inheritable, bounding, ambient), no_new_privs,
  * Landlock with no rules, PR_SET_DUMPABLE 1 (so the supervisor can attach with ptrace to
  * report a killed syscall; the zygote holds no secrets), the fork gate when cfg->gate is set
  * (its listener goes to the supervisor as an IPC_FRAME_LISTENER frame on the channel, with

@@ -137,7 +137,7 @@ static int serve_spawn(int control, const struct sandbox_config *sb)
 void zygote_main(const struct zygote_config *cfg)
 {
 	struct sandbox_config sb = cfg->sandbox;
-	struct policy *policy = NULL, *gate = NULL;
+	struct policy *policy = NULL, *nothreads = NULL, *gate = NULL;
 	int fd = cfg->control_fd, sfd, rc;
 	sigset_t chld;
 
@@ -162,6 +162,8 @@ void zygote_main(const struct zygote_config *cfg)
 	 * both programs are generated here, once. */
 	rc = policy_build_session(&policy);
 	if (rc == 0)
+		rc = policy_build_session_nothreads(&nothreads);
+	if (rc == 0)
 		rc = policy_gate_build(&gate);
 	if (rc < 0) {
 		fprintf(stderr, "safepy zygote: building the seccomp policy failed: %s\n",
@@ -169,6 +171,7 @@ void zygote_main(const struct zygote_config *cfg)
 		exit(ZYGOTE_EXIT_POLICY);
 	}
 	sb.policy = policy;
+	sb.policy_nothreads = nothreads;
 	sb.gate = gate;
 	if (freeze_gc() < 0) {
 		PyErr_Print();

@@ -40,6 +40,7 @@ int main(int argc, char **argv)
 	z.sandbox.gid = (gid_t)c.gid;
 	z.sandbox.try_namespaces = c.try_namespaces;
 	z.sandbox.try_landlock = c.try_landlock;
+	z.sandbox.tasks_cgroup = c.tasks_cgroup;
 	z.imports = (const char *const *)c.imports;
 	z.n_imports = c.n_imports;
 	z.max_output = (size_t)c.max_output;
