@@ -170,10 +170,11 @@ struct spawn_opts {
 	void *pre_arg;
 };
 
-static struct policy *test_gate, *test_session_policy;
+static struct policy *test_gate, *test_session_policy, *test_nothreads_policy;
 
 /* The filters every worker of the zygote loads, in its order: the fork gate, then the session
- * policy. Built once, before any fork, as the zygote does. Where libseccomp or the kernel has
+ * policy (or, for a worker whose tasks nothing bounds, the one without threads). Built once,
+ * before any fork, as the zygote does. Where libseccomp or the kernel has
  * no user notification no worker can run at all (the zygote refuses to start): skip. */
 static void filters_build(void)
 {
@@ -191,6 +192,10 @@ static void filters_build(void)
 		rc = policy_build_session(&test_session_policy);
 		cr_assert_eq(rc, 0, "policy_build_session: %s", strerror(-rc));
 	}
+	if (!test_nothreads_policy) {
+		rc = policy_build_session_nothreads(&test_nothreads_policy);
+		cr_assert_eq(rc, 0, "policy_build_session_nothreads: %s", strerror(-rc));
+	}
 }
 
 static struct sandbox_config default_config(void)
@@ -207,6 +212,7 @@ static struct sandbox_config default_config(void)
 	filters_build();
 	cfg.gate = test_gate;
 	cfg.policy = test_session_policy;
+	cfg.policy_nothreads = test_nothreads_policy;
 	return cfg;
 }
 
@@ -1573,6 +1579,99 @@ Test(sandbox, clock_gettime_works)
 
 	expect_completes(body_clocks, NULL, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "monotonic=1\nrealtime=1\ncputime=0\n");
+}
+
+/* Another process's CPU clock (pid 1's: ((~pid) << 3) | CPUCLOCK_SCHED) and resolution:
+ * EINVAL from the filter, the buffer untouched; the worker's own CPU clocks still work. */
+static void body_foreign_clocks(void *arg)
+{
+	struct timespec ts = {.tv_sec = 77, .tv_nsec = 0};
+	long pid1 = (~1L) * 8 | 2;
+
+	(void)arg;
+	say_ret("pid1", raw2(SYS_clock_gettime, pid1, &ts));
+	say_ret("untouched", ts.tv_sec == 77);
+	say_ret("pid1res", raw2(SYS_clock_getres, pid1, &ts));
+	say_ret("pid1sleep", raw4(SYS_clock_nanosleep, pid1, 0, (long)&ts, 0));
+	say_ret("own", raw2(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &ts));
+}
+
+Test(sandbox, another_process_s_cpu_clock_is_einval_and_its_own_works)
+{
+	char buf[128];
+
+	expect_completes(body_foreign_clocks, NULL, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "pid1=-22\nuntouched=1\npid1res=-22\npid1sleep=-22\nown=0\n");
+}
+
+static void body_affinity(void *arg)
+{
+	unsigned long mask[16] = {0};
+
+	(void)arg;
+	say_ret("own", raw3(SYS_sched_getaffinity, 0, sizeof(mask), mask) > 0 && mask[0] != 0);
+	say_ret("pid1", raw3(SYS_sched_getaffinity, 1, sizeof(mask), mask));
+}
+
+Test(sandbox, its_own_cpu_mask_only)
+{
+	char buf[64];
+
+	expect_completes(body_affinity, NULL, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "own=1\npid1=-1\n");
+}
+
+/* A shared mapping (anonymous or not) would be shared by every process forked after it: the
+ * filter kills it. */
+static void body_mmap_shared(void *arg)
+{
+	(void)arg;
+	(void)raw6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	say("shared mapping made\n");
+}
+
+Test(sandbox, a_shared_mapping_is_killed)
+{
+	expect_killed(body_mmap_shared, NULL);
+}
+
+static void *thread_sleep(void *arg)
+{
+	struct timespec ts = {.tv_sec = 60};
+
+	(void)arg;
+	for (;;)
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+
+/* In its own user namespace the worker's tasks are counted by RLIMIT_NPROC: its threads stop
+ * at the bound (64 tasks with the main one) with EAGAIN, and the worker goes on. */
+static void body_thread_bound(void *arg)
+{
+	pthread_attr_t attr;
+	int n = 0, rc = 0;
+
+	(void)arg;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 65536);
+	while (n < 500) {
+		pthread_t t;
+		rc = pthread_create(&t, &attr, thread_sleep, NULL);
+		if (rc != 0)
+			break;
+		n++;
+	}
+	say_ret("threads", n);
+	say_ret("error", rc);
+}
+
+Test(sandbox, threads_stop_at_the_task_bound)
+{
+	char buf[64];
+
+	expect_completes(body_thread_bound, NULL, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "threads=63\nerror=11\n", "%s", buf);
 }
 
 static void *thread_main(void *arg)
