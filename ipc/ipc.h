@@ -39,10 +39,25 @@ enum ipc_frame_type {
 	IPC_FRAME_CODE = 'C',
 	/* worker -> supervisor: u32 call sequence, then the outcome (ipc_outcome_encode) */
 	IPC_FRAME_RESULT = 'J',
+	/* runner -> supervisor, while it runs a call: u32 request id, u8 kind, the request */
+	IPC_FRAME_REQUEST = 'Q',
+	/* supervisor -> runner: u32 request id, i32 status (0 or -errno), the reply; an fd may
+	 * ride on it as SCM_RIGHTS */
+	IPC_FRAME_REPLY = 'A',
 };
 
 /* Bytes of a CODE or RESULT payload before its body: the call's sequence number. */
 #define IPC_SEQ_BYTES 4
+
+/* What a runner may ask the supervisor for while it runs a call. */
+enum ipc_request_kind {
+	/* the source of a module: the request is its dotted name; the reply is its file's path
+	 * (for __file__ and tracebacks), a NUL, then its text (.py) */
+	IPC_REQ_MODULE = 1,
+};
+
+#define IPC_REQUEST_HEADER 5 /* u32 id, u8 kind */
+#define IPC_REPLY_HEADER   8 /* u32 id, i32 status */
 
 void ipc_frame_header_put(unsigned char h[IPC_FRAME_HEADER], char type, uint32_t payload_len);
 /* Read a header. Returns 0, or -EMSGSIZE when the payload would exceed IPC_FRAME_MAX. */
@@ -121,6 +136,8 @@ const char *ipc_zygote_exit_reason(int code);
  *   spawn reply    zygote -> supervisor: "P" u32 request_id, u32 pid   (worker forked)
  *                                        "E" u32 request_id, u32 errno (fork failed)
  *   ready          zygote -> supervisor: "Z" once, after start-up (interpreter ready)
+ *   module roots   zygote -> supervisor: "D" then JSON, once, before "Z": where the modules
+ *                  its workers may import later are ({"stdlib": dir, "packages": {name: dir}})
  *   exit           zygote -> supervisor: "X" u32 pid, u32 wait status (a worker was reaped) */
 #define IPC_ZYGOTE_CONFIG 'K'
 #define IPC_ZYGOTE_SPAWN  'S'
@@ -128,7 +145,8 @@ const char *ipc_zygote_exit_reason(int code);
 #define IPC_ZYGOTE_ERR    'E'
 #define IPC_ZYGOTE_READY  'Z'
 #define IPC_ZYGOTE_EXIT   'X'
-#define IPC_ZYGOTE_MSG    9 /* bytes of every message but the config */
+#define IPC_ZYGOTE_ROOTS  'D'
+#define IPC_ZYGOTE_MSG    9 /* bytes of every message but the config and the roots */
 /* Largest configuration message. */
 #define IPC_CONFIG_MAX    (64u << 10)
 
@@ -158,6 +176,26 @@ char *ipc_config_encode(const struct ipc_config *c, size_t *len);
 /* Parse a "K" message. Returns 0, -EINVAL or -ENOMEM; *c is written only on success. */
 int ipc_config_decode(const char *buf, size_t len, struct ipc_config *c);
 void ipc_config_clear(struct ipc_config *c);
+
+/* Where the modules a worker may import after the zygote's start live: the standard library's
+ * directory, and the directory of each allowed package. The zygote (which never runs user
+ * code) reports them; the supervisor serves module sources only from beneath them. Caller-owned:
+ * ipc_roots_clear. */
+struct ipc_roots {
+	char *stdlib;  /* owned, absolute */
+	char **names;  /* owned: top-level package names */
+	char **dirs;   /* owned: their directories, absolute */
+	size_t n;
+};
+
+/* The roots as "D" + JSON. Returns malloc'd bytes and their length, or NULL. */
+char *ipc_roots_encode(const struct ipc_roots *r, size_t *len);
+/* Parse a "D" message: absolute paths without NUL or "..", names that are identifiers. Returns
+ * 0, -EINVAL or -ENOMEM; *r is written only on success. */
+int ipc_roots_decode(const char *buf, size_t len, struct ipc_roots *r);
+void ipc_roots_clear(struct ipc_roots *r);
+/* Is s[0..n) a dotted module name of identifiers ("a.b_c.d"), at most 255 bytes? */
+int ipc_module_name_valid(const char *s, size_t n);
 
 /* ---- Passing fds and knowing the sender -------------------------------------------------- */
 

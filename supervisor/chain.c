@@ -64,11 +64,14 @@ static int take_ready(struct chain *c, const char *payload, size_t len, const in
                       size_t n_fds);
 static int take_result(struct chain *c, const char *payload, size_t len, const int *fds,
                        size_t n_fds);
+static int take_request(struct chain *c, const char *payload, size_t len, const int *fds,
+                        size_t n_fds);
 
 static const struct frame_rule frame_rules[] = {
     {CH_BOOTING, IPC_FRAME_LISTENER, ROLE_RUNNER, take_listener},
     {CH_BOOTING, IPC_FRAME_READY, ROLE_RUNNER, take_ready},
     {CH_RUNNING, IPC_FRAME_RESULT, ROLE_RUNNER, take_result},
+    {CH_RUNNING, IPC_FRAME_REQUEST, ROLE_RUNNER, take_request},
 };
 
 static void chain_advance(struct chain *c);
@@ -525,6 +528,14 @@ static int take_result(struct chain *c, const char *payload, size_t len, const i
 	return 0;
 }
 
+/* A request of the running call (a module's source, ...): answered by the broker. */
+static int take_request(struct chain *c, const char *payload, size_t len, const int *fds,
+                        size_t n_fds)
+{
+	(void)fds;
+	return n_fds == 0 && broker_request(c, payload, len) == 0 ? 0 : -1;
+}
+
 void chain_on_frame(struct chain *c, pid_t sender, char type, const char *payload, size_t len,
                     const int *fds, size_t n_fds)
 {
@@ -714,6 +725,8 @@ static void dispatch(struct chain *c)
 	c->runner->sys.have = 0;
 	c->runner->cpu_ms = -1;
 	c->ooms_before = 0;
+	c->requests = 0;
+	c->served = 0;
 	if (c->has_cg)
 		(void)cgroup_worker_oom_kills(&c->cg, &c->ooms_before);
 	proc_prefer_oom(c->runner->pid);

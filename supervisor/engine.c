@@ -251,6 +251,7 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	e->zygote_exe = zygote_exe;
 	e->zctl.fd = -1;
 	e->can_trace = -1;
+	e->modules.stdlib_fd = -1;
 	TAILQ_INIT(&e->queue);
 	TAILQ_INIT(&e->chains);
 	TAILQ_INIT(&e->sessions);
@@ -382,6 +383,7 @@ void engine_free(struct engine *e)
 	chain_free(c);
 	timer_cancel(&e->kick);
 	timer_cancel(&e->zretry);
+	broker_roots_clear(&e->modules);
 	free(e->layers);
 	free(e);
 }

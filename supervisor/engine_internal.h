@@ -40,6 +40,11 @@
 #define ENGINE_RUNNER_OOM_ADJ     "1000"
 /* Bytes read from one chain's channel per event-loop turn. */
 #define ENGINE_READ_PER_TURN      65536
+/* What a runner may ask for during one call (broker.c): requests, and bytes served. */
+#define ENGINE_REQUESTS_PER_CALL  20000
+#define ENGINE_SERVED_PER_CALL    (256u << 20)
+/* The largest module source served. */
+#define ENGINE_MODULE_MAX         (4u << 20)
 
 /* ---- Processes and chains ------------------------------------------------------------ */
 
@@ -146,9 +151,11 @@ struct chain {
 	int runner_gone;       /* the runner's exit was seen: runner_status, runner_last */
 	int runner_status;
 	struct proc runner_last;
-	int newborn_gone; /* the newborn died before it parked */
-	int snap_answer;  /* CH_SNAPSHOT: the call is answered once its copy parks */
-	int reap_sent;    /* REAPING: the holder was told to reap */
+	int newborn_gone;      /* the newborn died before it parked */
+	int snap_answer;       /* CH_SNAPSHOT: the call is answered once its copy parks */
+	unsigned int requests; /* requests of the call (broker.c) */
+	size_t served;         /* bytes served to the call */
+	int reap_sent;         /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
 	uint64_t ooms_before;
 	struct cgroup_worker cg;
@@ -179,6 +186,13 @@ TAILQ_HEAD(session_list, session);
 
 /* ---- The engine ---------------------------------------------------------------------- */
 
+/* Where modules are served from (broker.c): the zygote's report, with a handle on each. */
+struct module_roots {
+	struct ipc_roots roots;
+	int stdlib_fd; /* O_PATH, -1 */
+	int *fds;      /* one per package, -1 when it could not be opened */
+};
+
 struct engine {
 	const struct config *cfg;
 	const char *zygote_exe;
@@ -199,7 +213,8 @@ struct engine {
 	uint32_t next_req;
 	struct timer kick; /* schedule soon (not from inside the caller) */
 	char *layers;      /* the first ready worker's sandbox report */
-	int can_trace;     /* -1 unknown */
+	struct module_roots modules;
+	int can_trace; /* -1 unknown */
 	int warned_trace;
 	int stopping;
 };
@@ -326,6 +341,15 @@ int gate_continue(struct chain *c, struct proc *p);
 int gate_command(struct chain *c, struct proc *p, enum ipc_park_cmd cmd, uint32_t arg);
 /* Refuse a fork attempt (EPERM), e.g. from user code. */
 void gate_refuse(struct chain *c, uint64_t id);
+
+/* ---- broker.c ---- */
+
+/* A REQUEST frame's payload from the chain's runner: answer it (a REPLY frame). Returns 0,
+ * or -EINVAL when it is not well formed (a protocol violation). */
+int broker_request(struct chain *c, const char *payload, size_t len);
+/* The zygote's "D" message: where modules are. Returns 0 or -errno. */
+int broker_roots_set(struct module_roots *m, const char *msg, size_t len);
+void broker_roots_clear(struct module_roots *m);
 
 /* ---- trace.c ---- */
 

@@ -178,7 +178,7 @@ void zygote_exited(struct engine *e, int status)
 static void zygote_event(struct watch *w, uint32_t events)
 {
 	struct engine *e = w->data;
-	unsigned char msg[IPC_ZYGOTE_MSG + 1];
+	static unsigned char msg[IPC_CONFIG_MAX + 1];
 	ssize_t n = recv(w->fd, msg, sizeof(msg), MSG_DONTWAIT);
 	uint32_t a, b;
 	struct chain *c;
@@ -190,6 +190,15 @@ static void zygote_event(struct watch *w, uint32_t events)
 		/* It is exiting (or broke its socket): engine_sigchld reaps it and says how it
 		 * ended. */
 		zygote_stop(e);
+		return;
+	}
+	if (msg[0] == IPC_ZYGOTE_ROOTS && !e->zready) {
+		int rc = broker_roots_set(&e->modules, (const char *)msg, (size_t)n);
+		if (rc < 0) {
+			log_msg(LOG_ERROR, "the zygote's module roots are malformed (%s); restarting it",
+			        strerror(-rc));
+			zygote_stop(e);
+		}
 		return;
 	}
 	if (ipc_zygote_msg_get(msg, (size_t)n, &type, &a, &b) < 0) {

@@ -243,6 +243,68 @@ Test(ipc, config_decode_refuses_every_malformed_message)
 	}
 }
 
+Test(ipc, module_names_are_dotted_identifiers)
+{
+	static const char *const good[] = {"a", "json", "json.decoder", "numpy.core._methods",
+	                                   "_x.y2.Z_"};
+	static const char *const bad[] = {"",    ".",   "a.",  ".a",     "a..b",  "1a",      "a.1b",
+	                                  "a/b", "a b", "a-b", "../etc", "a.b\n", "\xc3\xa9"};
+	char longname[300];
+
+	for (size_t i = 0; i < N_OF(good); i++)
+		cr_assert(ipc_module_name_valid(good[i], strlen(good[i])), "%s", good[i]);
+	for (size_t i = 0; i < N_OF(bad); i++)
+		cr_assert_not(ipc_module_name_valid(bad[i], strlen(bad[i])), "%s", bad[i]);
+	cr_assert_not(ipc_module_name_valid("a\0b", 3), "NUL inside");
+	memset(longname, 'a', sizeof(longname));
+	cr_assert(ipc_module_name_valid(longname, 255));
+	cr_assert_not(ipc_module_name_valid(longname, 256));
+}
+
+Test(ipc, roots_round_trip_and_refuse_escapes)
+{
+	char *names[] = {(char *)"numpy", (char *)"pandas"};
+	char *dirs[] = {(char *)"/usr/lib/python3/dist-packages/numpy",
+	                (char *)"/usr/lib/python3/dist-packages/pandas"};
+	struct ipc_roots in = {.stdlib = (char *)"/usr/lib/python3.11",
+	                       .names = names,
+	                       .dirs = dirs,
+	                       .n = 2},
+	                 out;
+	static const char *const bad[] = {
+	    "D{\"stdlib\":\"lib\",\"packages\":{}}",
+	    "D{\"stdlib\":\"/usr/../etc\",\"packages\":{}}",
+	    "D{\"stdlib\":\"/usr/lib/..\",\"packages\":{}}",
+	    "D{\"stdlib\":\"/usr/./lib\",\"packages\":{}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{\"a.b\":\"/x\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{\"a\":\"x\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{\"a\":1}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":[]}",
+	    "D{\"stdlib\":\"/usr\"}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"x\":1}",
+	    "K{\"stdlib\":\"/usr\",\"packages\":{}}",
+	};
+	size_t len = 0;
+	char *msg = ipc_roots_encode(&in, &len);
+
+	cr_assert_not_null(msg);
+	cr_assert_eq(ipc_roots_decode(msg, len, &out), 0, "%.*s", (int)len, msg);
+	cr_assert_str_eq(out.stdlib, "/usr/lib/python3.11");
+	cr_assert_eq(out.n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		int j = strcmp(out.names[0], "numpy") == 0 ? (int)i : 1 - (int)i;
+		cr_assert_str_eq(out.names[j], names[i]);
+		cr_assert_str_eq(out.dirs[j], dirs[i]);
+	}
+	ipc_roots_clear(&out);
+	free(msg);
+	for (size_t i = 0; i < N_OF(bad); i++) {
+		memset(&out, 0x5a, sizeof(out));
+		cr_assert_eq(ipc_roots_decode(bad[i], strlen(bad[i]), &out), -EINVAL, "%s", bad[i]);
+		cr_assert_eq(out.n, (size_t)0x5a5a5a5a5a5a5a5aull, "written only on success");
+	}
+}
+
 /* ---- fds and senders ------------------------------------------------------------------------ */
 
 Test(ipc, recv_names_the_sender_and_takes_the_fd)

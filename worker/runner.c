@@ -82,6 +82,39 @@ static void run_call(uint32_t seq)
 	run_outcome_clear(&out);
 }
 
+int runner_request(enum ipc_request_kind kind, const void *data, size_t len, int *status,
+                   char **reply, size_t *rlen)
+{
+	static uint32_t next_id;
+	unsigned char head[IPC_REQUEST_HEADER];
+	uint32_t id = ++next_id;
+	int rc;
+
+	ipc_put_u32(head, id);
+	head[4] = (unsigned char)kind;
+	rc = ipc_frame_write(POLICY_FD_CHANNEL, IPC_FRAME_REQUEST, head, sizeof(head), data, len);
+	if (rc < 0)
+		return rc;
+	for (;;) {
+		char type, *payload = NULL;
+		size_t n = 0;
+
+		rc = ipc_frame_read(POLICY_FD_CHANNEL, &type, &payload, &n, IPC_FRAME_MAX);
+		if (rc < 0)
+			return rc;
+		if (type != IPC_FRAME_REPLY || n < IPC_REPLY_HEADER ||
+		    ipc_get_u32((const unsigned char *)payload) != id) {
+			free(payload);
+			return -EPROTO;
+		}
+		*status = (int)ipc_get_u32((const unsigned char *)payload + 4);
+		*rlen = n - IPC_REPLY_HEADER;
+		memmove(payload, payload + IPC_REPLY_HEADER, *rlen + 1);
+		*reply = payload;
+		return 0;
+	}
+}
+
 /* Reap every finished child: the process that ran a call which did not commit. */
 static void reap(void)
 {

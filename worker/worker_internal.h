@@ -28,6 +28,15 @@ void capture_reset(void);
 /* Did the code write more than the flood limit? */
 int capture_flooded(void);
 
+/* ---- runner.c ---- */
+
+/* Ask the supervisor while a call runs (ipc.h, requests): write a REQUEST frame, read its
+ * REPLY. Returns 0 with *status (0 or the supervisor's -errno), *reply (malloc'd,
+ * NUL-terminated, *rlen bytes before the NUL); or a negative errno when the channel broke or
+ * carried something else (-EPROTO). */
+int runner_request(enum ipc_request_kind kind, const void *data, size_t len, int *status,
+                   char **reply, size_t *rlen);
+
 /* ---- pyfork.c ---- */
 
 /* Drop the interpreter's fork hooks (os.register_at_fork's lists), so a fork runs no Python

@@ -67,6 +67,83 @@ static pid_t spawn(const struct sandbox_config *sb, int channel)
 	return pid;
 }
 
+/* A directory of a module: dirname(module.__file__) for the standard library, __path__[0] for a
+ * package. New string or NULL. */
+static char *module_dir(const char *name, int package)
+{
+	PyObject *m = PyImport_ImportModule(name), *v = NULL, *s = NULL;
+	const char *p;
+	char *out = NULL;
+
+	if (!m)
+		goto out;
+	if (package) {
+		PyObject *path = PyObject_GetAttrString(m, "__path__");
+		if (path) {
+			v = PySequence_GetItem(path, 0);
+			Py_DECREF(path);
+		}
+	} else {
+		v = PyObject_GetAttrString(m, "__file__");
+	}
+	if (!v || !PyUnicode_Check(v) || !(p = PyUnicode_AsUTF8(v)))
+		goto out;
+	out = strdup(p);
+	if (out && !package) {
+		char *slash = strrchr(out, '/');
+		if (slash)
+			*slash = '\0';
+	}
+out:
+	PyErr_Clear();
+	Py_XDECREF(s);
+	Py_XDECREF(v);
+	Py_XDECREF(m);
+	return out;
+}
+
+/* Tell the supervisor where the modules a worker may import later live: the standard
+ * library, and each allowed package. Returns 0, -1 when they cannot be found or encoded, -2
+ * when the control socket is closed. */
+static int send_roots(int control, const struct zygote_config *cfg)
+{
+	struct ipc_roots r = {0};
+	size_t len = 0;
+	char *msg;
+	int rc = -1;
+
+	r.stdlib = module_dir("os", 0);
+	r.names = calloc(cfg->n_imports + 1, sizeof(char *));
+	r.dirs = calloc(cfg->n_imports + 1, sizeof(char *));
+	if (!r.stdlib || !r.names || !r.dirs)
+		goto out;
+	for (size_t i = 0; i < cfg->n_imports; i++) {
+		const char *name = cfg->imports[i];
+		char *dir;
+		if (strchr(name, '.'))
+			continue; /* a submodule: its package's directory is what counts */
+		dir = module_dir(name, 1);
+		if (!dir)
+			continue; /* a module, not a package: nothing beneath it */
+		/* The standard library's packages are beneath it already. */
+		if (strncmp(dir, r.stdlib, strlen(r.stdlib)) == 0 && dir[strlen(r.stdlib)] == '/') {
+			free(dir);
+			continue;
+		}
+		r.names[r.n] = strdup(name);
+		r.dirs[r.n] = dir;
+		if (!r.names[r.n++])
+			goto out;
+	}
+	msg = ipc_roots_encode(&r, &len);
+	if (msg)
+		rc = send(control, msg, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -2;
+	free(msg);
+out:
+	ipc_roots_clear(&r);
+	return rc;
+}
+
 static int freeze_gc(void)
 {
 	PyObject *gc = PyImport_ImportModule("gc"), *r;
@@ -185,7 +262,12 @@ void zygote_main(const struct zygote_config *cfg)
 		fprintf(stderr, "safepy zygote: signalfd: %s\n", strerror(errno));
 		exit(ZYGOTE_EXIT_SETUP);
 	}
-	if (control_send(fd, IPC_ZYGOTE_READY, 0, 0) < 0)
+	rc = send_roots(fd, cfg);
+	if (rc == -1) {
+		fprintf(stderr, "safepy zygote: cannot tell where the modules are\n");
+		exit(ZYGOTE_EXIT_PYTHON);
+	}
+	if (rc < 0 || control_send(fd, IPC_ZYGOTE_READY, 0, 0) < 0)
 		exit(0);
 	for (;;) {
 		struct pollfd pfd[2] = {{fd, POLLIN, 0}, {sfd, POLLIN, 0}};
