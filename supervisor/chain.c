@@ -525,6 +525,8 @@ static int take_result(struct chain *c, const char *payload, size_t len, const i
 	run_outcome_clear(&c->claim);
 	c->claim = o;
 	c->have_claim = 1;
+	if (c->call)
+		c->call->times.result = now_us();
 	return 0;
 }
 
@@ -734,6 +736,7 @@ static void dispatch(struct chain *c)
 	chain_set_state(c, CH_RUNNING);
 	timer_arm(&c->soft, now + (int64_t)(engine_call_timeout(e, call) * 1000));
 	timer_arm(&c->hard, c->soft.at + ENGINE_SOFT_KILL_GRACE_MS);
+	call->times.dispatch = now_us();
 	if (channel_send(&c->ch, IPC_FRAME_CODE, seq, sizeof(seq), call->code, call->code_len) <
 	        0 ||
 	    gate_command(c, c->runner, IPC_PARK_RUN, c->seq) < 0)
@@ -835,6 +838,9 @@ static void after_call(struct chain *c)
 static void decide(struct chain *c)
 {
 	struct proc *r = c->runner;
+
+	if (c->call)
+		c->call->times.park = now_us();
 	/* Without tracing no process could be followed from its birth: no state is kept. */
 	int commit = c->session && c->traced && committed(&c->claim) && c->kill == KILL_NONE;
 

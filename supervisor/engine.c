@@ -65,6 +65,7 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 	struct engine_call *next;
 
 	o->duration_ms = now_ms() - c->started_ms;
+	c->times.answer = now_us();
 	if (s && !o->session)
 		o->session = strdup(s->handle);
 	c->chain = NULL;
@@ -278,6 +279,8 @@ void engine_submit(struct engine *e, struct engine_call *c)
 	c->chain = NULL;
 	c->queued = 0;
 	c->started_ms = now_ms();
+	memset(&c->times, 0, sizeof(c->times));
+	c->times.submit = now_us();
 	if (s) {
 		session_touch(s);
 		if (s->active) {

@@ -114,6 +114,14 @@ int loop_run_once(int timeout_ms)
 	return 0;
 }
 
+int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 int64_t now_ms(void)
 {
 	struct timespec ts;

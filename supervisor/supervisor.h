@@ -93,6 +93,8 @@ void loop_del(struct watch *w);
 int loop_run_once(int timeout_ms);
 /* Milliseconds on the monotonic clock. */
 int64_t now_ms(void);
+/* Microseconds on the monotonic clock. */
+int64_t now_us(void);
 
 /* A timer the loop owns once armed. Caller-owned storage: timer_init, then arm and cancel
  * freely; cancel it before freeing its storage. */
@@ -134,6 +136,11 @@ struct engine_call {
 	struct chain *chain;           /* the chain that runs it, once given one */
 	int64_t started_ms;            /* when it was submitted */
 	int queued;                    /* on a queue (link is in use) */
+	/* When each step happened (now_us), for the debug log and bench/profile: submitted, its
+	 * code sent to a runner, its result read, its runner seen parked, answered. */
+	struct {
+		int64_t submit, dispatch, result, park, answer;
+	} times;
 };
 
 /* Start the engine and its zygote (zygote_exe: the safepy-zygote executable). */
