@@ -72,8 +72,6 @@ static void child_exec(const char *bin, const char *const *args, const char *con
 		setenv(kv, eq + 1, 1);
 	}
 	argv[n++] = strdup(bin);
-	if (getenv("MCPC_DEBUG") && args && args[0] == NULL) { argv[n++] = "--log-level"; argv[n++] = "debug"; }
-	if (getenv("MCPC_DEBUG") && !args) { argv[n++] = "--log-level"; argv[n++] = "debug"; }
 	for (size_t i = 0; args && args[i] && n < 63; i++)
 		argv[n++] = strdup(args[i]);
 	argv[n] = NULL;
