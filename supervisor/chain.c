@@ -804,6 +804,12 @@ static void after_call(struct chain *c)
 		c->reap_sent = 0;
 		return;
 	}
+	if (c->holder_lost) {
+		/* The holder died while the call ran: later calls must hear the state is gone,
+		 * not run in an empty interpreter. */
+		lose(c, "its process ended unexpectedly");
+		return;
+	}
 	if (c->session)
 		session_drop_chain(c->session, c);
 	chain_kill(c, KILL_DONE);
