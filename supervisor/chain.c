@@ -85,7 +85,7 @@ static void chain_set_state(struct chain *c, enum chain_state to)
 	        chain_state_name(to));
 	c->state = to;
 	timer_cancel(&c->step);
-	if (to == CH_FORKING || to == CH_WARMING || to == CH_REAPING)
+	if (to == CH_FORKING || to == CH_WARMING || to == CH_REAPING || to == CH_SNAPSHOT)
 		timer_arm(&c->step, now_ms() + ENGINE_STEP_MS);
 }
 
