@@ -738,6 +738,10 @@ void chain_cancel(struct chain *c)
 		struct engine_call *call = c->call;
 		c->call = NULL;
 		call->chain = NULL;
+		/* A fresh chain given to a new session or a reset holds nothing of the session:
+		 * it is spare again, and a reset's session keeps its old state. */
+		if (c->session && !c->holder)
+			session_drop_chain(c->session, c);
 		engine_fail(c->e, call, RUN_CANCELLED, "Cancelled", "The call was cancelled.");
 	}
 	chain_advance(c);
