@@ -224,6 +224,27 @@ Test(lifetimes, cancellation_before_start)
 	stop_clean();
 }
 
+/* A reset cancelled before it starts (its fresh worker still booting, or just started)
+ * leaves the session as it was. */
+Test(lifetimes, reset_cancelled_before_start_keeps_the_state)
+{
+	e2e_start_with(VERSION, ARGS("--prefork", "0"), NULL);
+	for (int i = 0; i < 6; i++) {
+		const char *h = e2e_fmt(
+		    "%s", mcpc_sc_str(e2e_expect_status("x = 'old'", "{\"session\":\"new\"}", "ok"),
+		                      "session"));
+		const char *args = e2e_fmt("{\"session\":\"%s\"}", h);
+		int64_t id = mcpc_call_async(&e2e_srv, "import time\ntime.sleep(1)\nx = 'reset'",
+		                             e2e_fmt("{\"session\":\"%s\",\"reset\":true}", h));
+
+		usleep(1000 * (i % 3));
+		e2e_cancel(id);
+		never_answered(id);
+		e2e_assert_result(e2e_call("x", args), "x", "\"old\"");
+	}
+	stop_clean();
+}
+
 /* ---- Failure of a first call ---------------------------------------------------------------- */
 
 /* A new session's first call fails in each way a call can: the session stays, empty. */
