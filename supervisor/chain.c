@@ -88,7 +88,7 @@ static void chain_set_state(struct chain *c, enum chain_state to)
 	        chain_state_name(to));
 	c->state = to;
 	timer_cancel(&c->step);
-	if (to == CH_FORKING || to == CH_WARMING || to == CH_REAPING)
+	if (to == CH_FORKING || to == CH_WARMING || to == CH_REAPING || to == CH_SNAPSHOT)
 		timer_arm(&c->step, now_ms() + ENGINE_STEP_MS);
 }
 
@@ -763,6 +763,10 @@ void chain_cancel(struct chain *c)
 		struct engine_call *call = c->call;
 		c->call = NULL;
 		call->chain = NULL;
+		/* A fresh chain given to a new session or a reset holds nothing of the session:
+		 * it is spare again, and a reset's session keeps its old state. */
+		if (c->session && !c->holder)
+			session_drop_chain(c->session, c);
 		engine_fail(c->e, call, RUN_CANCELLED, "Cancelled", "The call was cancelled.");
 	}
 	chain_advance(c);
@@ -826,6 +830,12 @@ static void after_call(struct chain *c)
 	if (c->holder) {
 		chain_set_state(c, CH_REAPING);
 		c->reap_sent = 0;
+		return;
+	}
+	if (c->holder_lost) {
+		/* The holder died while the call ran: later calls must hear the state is gone,
+		 * not run in an empty interpreter. */
+		lose(c, "its process ended unexpectedly");
 		return;
 	}
 	if (c->session)

@@ -184,8 +184,8 @@ static int place(struct engine *e, struct engine_call *call)
 				}
 				s->old = s->chain;
 			}
+			/* A lost session stays lost until this call commits. */
 			s->chain = c;
-			s->lost = 0;
 			c->session = s;
 		}
 	}

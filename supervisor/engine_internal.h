@@ -25,7 +25,8 @@
  * comes back) and SIGKILL. */
 #define ENGINE_SOFT_KILL_GRACE_MS 500
 /* A process the supervisor resumed outside a call (a new runner warming up, a holder
- * forking or reaping) must park again within this, or its chain is taken for hostile. */
+ * forking or reaping, a runner making the copy that keeps its state) must park again within
+ * this, or its chain is taken for hostile. */
 #define ENGINE_STEP_MS            2000
 /* A fresh worker must be sandboxed and parked within this after the spawn request. */
 #define ENGINE_BOOT_MS            10000

@@ -11,6 +11,16 @@
 
 #include "supervisor.h"
 
+#ifdef SAFEPY_ZYGOTE_PATH
+/* This build uses a zygote built elsewhere (cmake -DSAFEPY_ZYGOTE=...: the sanitizer build),
+ * and only that one. Returns 0 with the path in out. */
+static int find_zygote(char *out, size_t len)
+{
+	if ((size_t)snprintf(out, len, "%s", SAFEPY_ZYGOTE_PATH) < len && access(out, X_OK) == 0)
+		return 0;
+	return -ENOENT;
+}
+#else
 /* safepy-zygote lives next to safepy in the build tree, and in libexec when installed:
  * first relative to safepy's own directory (so a package built for /usr works whatever the
  * build's prefix was), then in the configured directory. Returns 0 with the path in out. */
@@ -38,6 +48,7 @@ static int find_zygote(char *out, size_t len)
 		return 0;
 	return -ENOENT;
 }
+#endif
 
 /* Under socket activation stdin is the client's connection: name the user in the log. */
 static void note_peer(struct config *cfg)

@@ -150,14 +150,15 @@ void session_drop_chain(struct session *s, struct chain *c)
 
 void session_lose(struct session *s, struct chain *c, const char *why)
 {
+	int was_state = s->old == c || (s->chain == c && !s->old);
+
 	log_msg(LOG_WARN, "session %.8s…: its state is lost (%s)", s->handle, why);
+	session_drop_chain(s, c);
+	if (!was_state)
+		return; /* a reset's chain: the state it was to replace is back */
+	/* Lost until a reset commits (one in progress keeps its chain). */
 	s->lost = 1;
 	snprintf(s->lost_why, sizeof(s->lost_why), "%s", why);
-	session_drop_chain(s, c);
-	if (s->chain) {
-		/* Not the chain that held it (a reset in progress keeps its own). */
-		s->lost = 0;
-	}
 }
 
 void sessions_free_all(struct engine *e)

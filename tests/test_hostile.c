@@ -1,0 +1,471 @@
+/* test_hostile.c - the call engine against hostile workers: the server runs with the Python
+ * layer off and os, ctypes and threading allowed, so a call's code is as strong as native code,
+ * and it writes to its channel (fd 3, the wire of ipc/ipc.h) in every way: forged RESULT frames
+ * with the right, a wrong or a guessed sequence, frames of other types, oversized or truncated
+ * headers, floods, from threads, at every point of a call and after it; it forks in every way
+ * and reads the channel. Every case must end with the supervisor answering a ping within
+ * 100 ms, the call answered by its limit + 0.6 s, no new process left, another session's state
+ * intact and every answer its own call's; a frame not legal in its state ends the call as
+ * crashed, and a forged result changes only its own call's report. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define VERSION "2025-11-25"
+#define UNSAFE_ARGS                                                                                \
+	"--unsafe-no-python-layer", "--allow-import", "os", "--allow-import", "ctypes",            \
+	    "--allow-import", "threading", "--allow-import", "struct", "--allow-import", "json",   \
+	    "--allow-import", "time", "--prefork", "0", "--max-sessions", "100"
+/* Each case's call runs with this limit and must be answered within it + DEADLINE_SLACK_MS. */
+#define LIMIT_S           1.0
+#define DEADLINE_SLACK_MS 600
+/* A ping must come back within this, while a case runs and after it. */
+#define PING_MS           100
+/* A session's next call after its process misbehaved between calls: the supervisor waits up to
+ * its step time (2 s) for the process to park before it gives the state up. */
+#define NEXT_CALL_MS      3000
+#define MAXP              256
+
+/* What the supervisor says of a frame not legal in its state. */
+#define PROTOCOL_SAYS "broke the protocol"
+
+TestSuite(hostile_frames, .timeout = 240, .fini = e2e_cleanup);
+TestSuite(hostile_forks, .timeout = 240, .fini = e2e_cleanup);
+TestSuite(hostile_after, .timeout = 240, .fini = e2e_cleanup);
+
+/* Every case's code starts with this: frame() and result() build frames as ipc.h says (u32 LE
+ * payload length, a type byte; a RESULT payload is the u32 call sequence and the outcome's
+ * JSON), put() writes them to the channel whole. */
+static const char prelude[] =
+    "import os, struct, json, time, threading, ctypes\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "def frame(t, p):\n"
+    "    return struct.pack('<IB', len(p), ord(t)) + p\n"
+    "def outcome(res):\n"
+    "    return json.dumps({'status': 'ok', 'stdout': '', 'stderr': '', 'logs': '',\n"
+    "                       'result': res, 'result_repr': repr(res), 'error': None,\n"
+    "                       'truncated': False}).encode()\n"
+    "def result(seq, res):\n"
+    "    return frame('J', struct.pack('<I', seq & 0xffffffff) + outcome(res))\n"
+    "def put(b):\n"
+    "    while b:\n"
+    "        b = b[os.write(3, b):]\n";
+
+/* sendmsg(2) of a LISTENER frame with fd 0 attached (SCM_RIGHTS), through ctypes. */
+#define SENDMSG_LISTENER                                                                           \
+	"class iovec(ctypes.Structure):\n"                                                         \
+	"    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]\n"                   \
+	"class msghdr(ctypes.Structure):\n"                                                        \
+	"    _fields_ = [('name', ctypes.c_void_p), ('namelen', ctypes.c_uint32),\n"               \
+	"                ('iov', ctypes.POINTER(iovec)), ('iovlen', ctypes.c_size_t),\n"           \
+	"                ('control', ctypes.c_void_p), ('controllen', ctypes.c_size_t),\n"         \
+	"                ('flags', ctypes.c_int)]\n"                                               \
+	"data = ctypes.create_string_buffer(frame('L', b''))\n"                                    \
+	"iov = iovec(ctypes.cast(data, ctypes.c_void_p), 5)\n"                                     \
+	"cmsg = ctypes.create_string_buffer(struct.pack('<QiiI', 20, 1, 1, 0) + bytes(4))\n"       \
+	"m = msghdr(None, 0, ctypes.pointer(iov), 1, ctypes.cast(cmsg, ctypes.c_void_p), 24, 0)\n" \
+	"r = libc.sendmsg(3, ctypes.byref(m), 0)\n"
+
+/* A fork(2) from a thread; the thread's outcome is the result. */
+#define FORK_FROM_THREAD                                                                           \
+	"out = []\n"                                                                               \
+	"def child():\n"                                                                           \
+	"    try:\n"                                                                               \
+	"        pid = os.fork()\n"                                                                \
+	"    except OSError as e:\n"                                                               \
+	"        out.append(e.errno)\n"                                                            \
+	"        return\n"                                                                         \
+	"    if pid == 0:\n"                                                                       \
+	"        print('CHILD-MARKER', flush=True)\n"                                              \
+	"        time.sleep(5)\n"                                                                  \
+	"        os._exit(0)\n"                                                                    \
+	"    out.append(pid)\n"                                                                    \
+	"t = threading.Thread(target=child)\n"                                                     \
+	"t.start()\n"                                                                              \
+	"t.join()\n"
+
+/* A clone(2) with glibc's fork flags, from the main thread or a thread. */
+#define CLONE_FORK_FLAGS "[libc.syscall(56, 0x1200011, 0, 0, 0, 0), ctypes.get_errno()]"
+
+/* Where a case runs. */
+enum where {
+	NEW_SESSION, /* a new session: the chain's first call, sequence 1 */
+	OLD_SESSION, /* a session with state (x = 'state') and calls before */
+};
+
+/* What a session's next call must answer after the case. */
+enum next {
+	NEXT_NONE,  /* no next call */
+	NEXT_STATE, /* its state is what it was: x, or for a new session the case's own */
+	NEXT_LOST,  /* SessionError: the case's process broke the session */
+};
+
+/* One case. In code, @SEQ@ is the call's sequence on its chain and @ID@ its request id: a
+ * call that runs to its end returns 't@ID@', a forged result says 'FORGED@ID@'. */
+struct hcase {
+	const char *name;
+	enum where where;
+	const char *code;
+	const char *status; /* the answer's structuredContent.status */
+	const char *type;   /* its error type, NULL: not checked */
+	const char *says;   /* a part of its error message (for sandbox_violation: the syscall) */
+	const char *result; /* its result_repr, with @ID@; NULL: none */
+	enum next next;     /* what a next call in its session answers */
+};
+
+/* ---- Running a case ----------------------------------------------------------------------- */
+
+/* The state of the suite's server: a witness session that no case touches, and the session
+ * cases of OLD_SESSION run in, with the number of calls its chain ran. */
+static const char *witness, *old_session;
+static unsigned int old_seq;
+
+/* code with @SEQ@ and @ID@ replaced (held until the test ends). */
+static const char *subst(const char *code, unsigned int seq, long long id)
+{
+	const char *out = "";
+
+	while (*code) {
+		const char *s = strstr(code, "@SEQ@"), *i = strstr(code, "@ID@"), *at;
+
+		at = !s ? i : !i ? s : s < i ? s : i;
+		if (!at)
+			return e2e_fmt("%s%s", out, code);
+		out = e2e_fmt("%s%.*s%s", out, (int)(at - code), code,
+		              at == s ? e2e_fmt("%u", seq) : e2e_fmt("%lld", id));
+		code = at + (at == s ? 5 : 4);
+	}
+	return out;
+}
+
+static const char *session_args(const char *h, const char *more)
+{
+	return e2e_fmt("{\"session\":\"%s\"%s%s}", h, more ? "," : "", more ? more : "");
+}
+
+/* A ping's round trip, which must stay under PING_MS. */
+static void ping_within(const char *when, const char *name)
+{
+	int64_t t0 = mcpc_now_ms();
+	json_object *r = e2e_hold(mcpc_request(&e2e_srv, "ping", NULL, 5000));
+	int64_t rtt = mcpc_now_ms() - t0;
+
+	cr_assert_not_null(r, "%s: no answer to ping %s", name, when);
+	cr_assert_lt(rtt, PING_MS, "%s: a ping %s took %lld ms", name, when, (long long)rtt);
+}
+
+/* A new session holding x = 'state'; its chain has run one call. */
+static const char *state_session(void)
+{
+	json_object *r = e2e_expect_status("x = 'state'", "{\"session\":\"new\"}", "ok");
+
+	return e2e_fmt("%s", mcpc_sc_str(r, "session"));
+}
+
+/* The answer of a session's next call after a case. */
+static void check_next(const struct hcase *k, const char *h, long long id, unsigned int seq)
+{
+	const char *code = k->where == OLD_SESSION ? "x" : "'next'";
+	const char *want = k->where == OLD_SESSION ? "'state'" : "'next'";
+	int64_t t0 = mcpc_now_ms();
+	json_object *r = e2e_call_on(&e2e_srv, code, session_args(h, NULL), NEXT_CALL_MS + 2000);
+	int64_t took = mcpc_now_ms() - t0;
+
+	cr_assert_leq(took, NEXT_CALL_MS, "%s: the session's next call took %lld ms", k->name,
+	              (long long)took);
+	if (k->next == NEXT_LOST) {
+		cr_assert_str_eq(mcpc_err_str(r, "type"), "SessionError",
+		                 "%s: the session's next call ran: %s", k->name, mcpc_json(r));
+		return;
+	}
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr") ? mcpc_sc_str(r, "result_repr") : "", want,
+	                 "%s (call %lld, sequence %u): the session's next call: %s", k->name, id,
+	                 seq, mcpc_json(r));
+}
+
+/* The processes of the server, once steady: those of the sessions alive and the zygote. */
+static int steady_procs(struct mcpc_proc *p)
+{
+	e2e_steady_descendants(5000);
+	return e2e_descendants(p, MAXP);
+}
+
+/* Is p among the n processes of set? */
+static int known(const struct mcpc_proc *set, int n, const struct mcpc_proc *p)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i].pid == p->pid && set[i].start == p->start)
+			return 1;
+	return 0;
+}
+
+static void run_case(const struct hcase *k)
+{
+	struct mcpc_proc before[MAXP], after[MAXP];
+	int nb, na, fresh = 0, allowed, commits;
+	const char *h = k->where == OLD_SESSION ? old_session : "new";
+	unsigned int seq = k->where == OLD_SESSION ? old_seq + 1 : 1;
+	long long id = (long long)e2e_srv.next_id;
+	const char *code = e2e_fmt("%s%s", prelude, subst(k->code, seq, id));
+	const char *args = session_args(h, e2e_fmt("\"timeout_seconds\":%g", LIMIT_S));
+	const char *status, *session, *why;
+	int64_t t0, took;
+	json_object *r;
+
+	nb = steady_procs(before);
+	t0 = mcpc_now_ms();
+	cr_assert_eq(mcpc_call_async(&e2e_srv, code, args), id);
+	usleep(50000);
+	ping_within("while the case runs", k->name);
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, (int)(LIMIT_S * 1000) + 5000));
+	took = mcpc_now_ms() - t0;
+	cr_assert_not_null(r, "%s: no answer; log:\n%s", k->name, e2e_log());
+	cr_assert_leq(took, (int64_t)(LIMIT_S * 1000) + DEADLINE_SLACK_MS,
+	              "%s: answered after %lld ms, with a limit of %g s: %s", k->name,
+	              (long long)took, LIMIT_S, mcpc_json(r));
+	ping_within("after the case", k->name);
+	status = mcpc_status(r);
+	cr_assert_str_eq(status, k->status, "%s: %s\nlog:\n%s", k->name, mcpc_json(r), e2e_log());
+	if (k->type)
+		cr_assert_str_eq(mcpc_err_str(r, "type"), k->type, "%s: %s", k->name, mcpc_json(r));
+	if (k->says) {
+		const struct e2e_refusal want = {k->status, k->type, k->says};
+		why = e2e_refusal_mismatch(r, &want);
+		cr_assert_null(why, "%s: %s: %s", k->name, why, mcpc_json(r));
+	}
+	/* Nothing crosses: a result is the case's own (its token or its own forgery). */
+	if (k->result)
+		cr_assert_str_eq(mcpc_sc_str(r, "result_repr") ? mcpc_sc_str(r, "result_repr") : "",
+		                 subst(k->result, seq, id), "%s: %s", k->name, mcpc_json(r));
+	else if (mcpc_sc_str(r, "result_repr"))
+		cr_assert(strstr(mcpc_sc_str(r, "result_repr"), e2e_fmt("%lld", id)),
+		          "%s: the result of another call: %s", k->name, mcpc_json(r));
+	cr_assert_null(strstr(mcpc_json(r), "CHILD-MARKER"), "%s: a child ran: %s", k->name,
+	               mcpc_json(r));
+	session = mcpc_sc_str(r, "session");
+	if (k->where == OLD_SESSION) {
+		cr_assert_str_eq(session ? session : "", old_session, "%s: %s", k->name,
+		                 mcpc_json(r));
+		old_seq = seq;
+	}
+	if (k->next != NEXT_NONE) {
+		cr_assert_not_null(session, "%s: no session: %s", k->name, mcpc_json(r));
+		check_next(k, session, id, seq);
+		if (k->where == OLD_SESSION && k->next == NEXT_STATE)
+			old_seq++;
+	}
+	/* No process of the case's is left: the server's tree is what it was, with the two
+	 * processes of a new session that keeps state, without those of a session lost. */
+	na = steady_procs(after);
+	for (int i = 0; i < na; i++)
+		if (!known(before, nb, &after[i]))
+			fresh++;
+	/* A call that ends ok or error commits: a new session keeps its state. */
+	commits = !strcmp(k->status, "ok") || !strcmp(k->status, "error");
+	allowed = k->where == OLD_SESSION || (commits && k->next != NEXT_LOST) ? 2 : 0;
+	cr_assert_leq(fresh, allowed, "%s: %d new processes (%d before, %d after), %d allowed",
+	              k->name, fresh, nb, na, allowed);
+	cr_assert_leq(na, nb + (k->where == NEW_SESSION ? allowed : 0),
+	              "%s: %d processes after, %d before", k->name, na, nb);
+	/* Another session is untouched. */
+	e2e_assert_result(e2e_call("w", session_args(witness, NULL)), "w", "\"witness\"");
+	if (k->where == OLD_SESSION && k->next == NEXT_LOST) {
+		old_session = state_session();
+		old_seq = 1;
+	}
+}
+
+static void run_cases(const struct hcase *cases, size_t n)
+{
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS), NULL);
+	witness = e2e_fmt(
+	    "%s", mcpc_sc_str(e2e_expect_status("w = 'witness'", "{\"session\":\"new\"}", "ok"),
+	                      "session"));
+	old_session = state_session();
+	old_seq = 1;
+	for (size_t i = 0; i < n; i++) {
+		cr_log_info("case %s", cases[i].name);
+		run_case(&cases[i]);
+	}
+	e2e_stop();
+}
+
+/* ---- Frames ----------------------------------------------------------------------------- */
+
+static const struct hcase frame_cases[] = {
+    {"forged result, right sequence, then its own", NEW_SESSION,
+     "put(result(@SEQ@, 'FORGED@ID@'))\n't@ID@'", "crashed", "SandboxError", PROTOCOL_SAYS, NULL,
+     NEXT_NONE},
+    {"forged result, right sequence, then it keeps running", NEW_SESSION,
+     "put(result(@SEQ@, 'FORGED@ID@'))\ntime.sleep(30)", "crashed", "SandboxError", PROTOCOL_SAYS,
+     NULL, NEXT_NONE},
+    {"forged result, the next sequence", NEW_SESSION,
+     "put(result(@SEQ@ + 1, 'FORGED@ID@'))\n't@ID@'", "crashed", "SandboxError", PROTOCOL_SAYS,
+     NULL, NEXT_NONE},
+    {"forged result, sequence 0", NEW_SESSION, "put(result(0, 'FORGED@ID@'))\n't@ID@'", "crashed",
+     "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"forged result, sequence 2^32 - 1", NEW_SESSION,
+     "put(result(0xffffffff, 'FORGED@ID@'))\n't@ID@'", "crashed", "SandboxError", PROTOCOL_SAYS,
+     NULL, NEXT_NONE},
+    {"forged result, the sequence + 2^24 (the park word's width)", NEW_SESSION,
+     "put(result(@SEQ@ + (1 << 24), 'FORGED@ID@'))\n't@ID@'", "crashed", "SandboxError",
+     PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"results for every sequence up to 64", NEW_SESSION,
+     "put(b''.join(result(s, 'FORGED@ID@') for s in range(64, -1, -1)))\n't@ID@'", "crashed",
+     "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"unknown frame type", NEW_SESSION, "put(frame('Z', b'hello'))\n't@ID@'", "crashed",
+     "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"LISTENER frame without an fd", NEW_SESSION, "put(frame('L', b''))\n't@ID@'", "crashed",
+     "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"LISTENER frame with an fd (sendmsg)", NEW_SESSION, SENDMSG_LISTENER "'t@ID@'",
+     "sandbox_violation", "SandboxViolation", "sendmsg", NULL, NEXT_NONE},
+    {"READY frame", NEW_SESSION, "put(frame('R', b'{}'))\n't@ID@'", "crashed", "SandboxError",
+     PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"CODE frame (the supervisor's)", NEW_SESSION,
+     "put(frame('C', struct.pack('<I', @SEQ@) + b'1'))\n't@ID@'", "crashed", "SandboxError",
+     PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"header one byte over the frame limit", NEW_SESSION,
+     "put(struct.pack('<IB', (8 << 20) + 1, ord('J')))\n't@ID@'", "crashed", "SandboxError",
+     PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"header of 4 GiB", NEW_SESSION, "put(struct.pack('<IB', 0xffffffff, ord('J')))\n't@ID@'",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"truncated frame, then its own result", NEW_SESSION,
+     "put(struct.pack('<IB', 100, ord('J')) + b'ab')\n't@ID@'", "crashed", "SandboxError",
+     PROTOCOL_SAYS, NULL, NEXT_NONE},
+    /* The frame never completes: the runner's own result disappears into it, and its park
+     * without a result is refused, which ends it. */
+    {"an 8 MiB frame never finished", NEW_SESSION,
+     "put(struct.pack('<IB', 8 << 20, ord('J')) + struct.pack('<I', @SEQ@))\ntime.sleep(30)",
+     "crashed", "SandboxError", NULL, NULL, NEXT_NONE},
+    {"a forged 8 MiB result, then it keeps running", NEW_SESSION,
+     "b = outcome('FORGED@ID@' + 'x' * ((8 << 20) - 200))\n"
+     "put(frame('J', struct.pack('<I', @SEQ@) + b))\ntime.sleep(30)",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"endless payload", NEW_SESSION,
+     "put(struct.pack('<IB', 8 << 20, ord('J')))\nz = bytes(65536)\nwhile True:\n    put(z)",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"flood of 100000 small frames", NEW_SESSION, "put(frame('J', b'x') * 100000)\n't@ID@'",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"flood of results from four threads at once", NEW_SESSION,
+     "def w(i):\n    for k in range(2000):\n        put(result(@SEQ@ + k % 3, 'FORGED@ID@'))\n"
+     "ts = [threading.Thread(target=w, args=(i,)) for i in range(4)]\n"
+     "[t.start() for t in ts]\n[t.join() for t in ts]\n't@ID@'",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"forged result between two outputs", NEW_SESSION,
+     "print('a' * 1000, flush=True)\nput(result(@SEQ@, 'FORGED@ID@'))\nprint('b' * 1000)\n"
+     "'t@ID@'",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"a thread writes results while the code runs on", NEW_SESSION,
+     "def w():\n    while True:\n        put(result(@SEQ@ + 1, 'FORGED@ID@'))\n"
+     "        time.sleep(0.01)\n"
+     "threading.Thread(target=w, daemon=True).start()\ntime.sleep(30)",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    /* A later call of a session: its chain counts the calls before it. */
+    {"forged result with the session's sequence", OLD_SESSION,
+     "x = 'changed'\nput(result(@SEQ@, 'FORGED@ID@'))\n't@ID@'", "crashed", "SandboxError",
+     PROTOCOL_SAYS, NULL, NEXT_STATE},
+    {"forged result with the session's next sequence", OLD_SESSION,
+     "x = 'changed'\nput(result(@SEQ@ + 1, 'FORGED@ID@'))\n't@ID@'", "crashed", "SandboxError",
+     PROTOCOL_SAYS, NULL, NEXT_STATE},
+    {"forged result with the session's previous sequence", OLD_SESSION,
+     "x = 'changed'\nput(result(@SEQ@ - 1, 'FORGED@ID@'))\n't@ID@'", "crashed", "SandboxError",
+     PROTOCOL_SAYS, NULL, NEXT_STATE},
+};
+
+Test(hostile_frames, every_frame_out_of_place_ends_its_call_as_crashed)
+{
+	run_cases(frame_cases, sizeof(frame_cases) / sizeof(frame_cases[0]));
+}
+
+/* ---- Forks and reads ---------------------------------------------------------------------- */
+
+static const struct hcase fork_cases[] = {
+    {"os.fork", NEW_SESSION,
+     "pid = os.fork()\nif pid == 0:\n    print('CHILD-MARKER', flush=True)\n"
+     "    time.sleep(5)\n    os._exit(0)\n't@ID@'",
+     "error", "PermissionError", "[Errno 1] Operation not permitted", NULL, NEXT_NONE},
+    {"os.fork from a thread", NEW_SESSION, FORK_FROM_THREAD "out", "ok", NULL, NULL, "[1]",
+     NEXT_STATE},
+    {"clone with fork flags", NEW_SESSION, CLONE_FORK_FLAGS, "ok", NULL, NULL, "[-1, 1]",
+     NEXT_STATE},
+    {"clone with fork flags from a thread", NEW_SESSION,
+     "out = []\nt = threading.Thread(target=lambda: out.append(" CLONE_FORK_FLAGS "))\n"
+     "t.start()\nt.join()\nout[0]",
+     "ok", NULL, NULL, "[-1, 1]", NEXT_STATE},
+    {"raw fork", NEW_SESSION, "libc.syscall(57)\n't@ID@'", "sandbox_violation", "SandboxViolation",
+     "fork", NULL, NEXT_NONE},
+    {"raw vfork", NEW_SESSION, "libc.syscall(58)\n't@ID@'", "sandbox_violation", "SandboxViolation",
+     "vfork", NULL, NEXT_NONE},
+    {"clone(SIGCHLD)", NEW_SESSION, "libc.syscall(56, 17, 0, 0, 0, 0)\n't@ID@'",
+     "sandbox_violation", "SandboxViolation", "clone", NULL, NEXT_NONE},
+    {"fork flood from four threads", NEW_SESSION,
+     "def w():\n    while True:\n        try:\n            os.fork()\n"
+     "        except OSError:\n            pass\n"
+     "for i in range(4):\n    threading.Thread(target=w, daemon=True).start()\n"
+     "time.sleep(30)",
+     "timeout", "TimeoutError", NULL, NULL, NEXT_NONE},
+    {"fork in a later call of a session", OLD_SESSION, "pid = os.fork()\n't@ID@'", "error",
+     "PermissionError", "[Errno 1] Operation not permitted", NULL, NEXT_STATE},
+    {"clone with fork flags in a later call of a session", OLD_SESSION, CLONE_FORK_FLAGS, "ok",
+     NULL, NULL, "[-1, 1]", NEXT_STATE},
+    {"read the channel", NEW_SESSION, "os.read(3, 65536)\n't@ID@'", "timeout", "TimeoutError", NULL,
+     NULL, NEXT_NONE},
+    {"read the channel in a later call of a session", OLD_SESSION,
+     "x = 'changed'\nos.read(3, 65536)\n't@ID@'", "timeout", "TimeoutError", NULL, NULL,
+     NEXT_STATE},
+};
+
+Test(hostile_forks, no_fork_creates_a_process_and_no_read_steals_a_frame)
+{
+	run_cases(fork_cases, sizeof(fork_cases) / sizeof(fork_cases[0]));
+}
+
+/* ---- After the call's result ---------------------------------------------------------------- */
+
+static const struct hcase after_cases[] = {
+    /* Its own report, forged: that is all a forgery can change. The code then forks (the
+     * process parks in its own code) and never parks again: the session is lost, its next
+     * call says so. */
+    {"forged result, then fork, in a session's first call", NEW_SESSION,
+     "put(result(@SEQ@, 'FORGED@ID@'))\nos.fork()\ntime.sleep(60)", "ok", NULL, NULL,
+     "'FORGED@ID@'", NEXT_LOST},
+    {"forged result, then fork, in a later call", OLD_SESSION,
+     "put(result(@SEQ@, 'FORGED@ID@'))\nos.fork()\ntime.sleep(60)", "ok", NULL, NULL,
+     "'FORGED@ID@'", NEXT_LOST},
+    {"forged result, then fork and a loop of frames", NEW_SESSION,
+     "put(result(@SEQ@, 'FORGED@ID@'))\nos.fork()\nwhile True:\n"
+     "    put(result(@SEQ@ + 1, 'FORGED@ID@'))\n    time.sleep(0.01)",
+     "ok", NULL, NULL, "'FORGED@ID@'", NEXT_LOST},
+    {"a thread writes results after the call's own", NEW_SESSION,
+     "def w():\n    time.sleep(0.1)\n    while True:\n"
+     "        put(result(@SEQ@ + 1, 'FORGED@ID@'))\n        time.sleep(0.01)\n"
+     "threading.Thread(target=w, daemon=True).start()\n't@ID@'",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_STATE},
+    {"a thread writes results for the session's next call", OLD_SESSION,
+     "def w():\n    time.sleep(0.1)\n    while True:\n"
+     "        put(result(@SEQ@ + 1, 'FORGED@ID@'))\n        time.sleep(0.01)\n"
+     "threading.Thread(target=w, daemon=True).start()\n't@ID@'",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_STATE},
+    {"a thread reads the channel after the call", OLD_SESSION,
+     "def w():\n    while True:\n        print(os.read(3, 65536), flush=True)\n"
+     "threading.Thread(target=w, daemon=True).start()\n't@ID@'",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_STATE},
+    {"a thread forks after the call", OLD_SESSION,
+     "def w():\n    time.sleep(0.05)\n    os.fork()\n"
+     "threading.Thread(target=w, daemon=True).start()\n't@ID@'",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_STATE},
+    {"a thread writes before and after the call's own result", NEW_SESSION,
+     "def w():\n    while True:\n        put(frame('Z', b'x'))\n        time.sleep(0.001)\n"
+     "threading.Thread(target=w, daemon=True).start()\ntime.sleep(0.2)\n't@ID@'",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+};
+
+Test(hostile_after, a_result_binds_only_its_own_call)
+{
+	run_cases(after_cases, sizeof(after_cases) / sizeof(after_cases[0]));
+}
