@@ -110,12 +110,14 @@ int ipc_park_decode(long v, enum ipc_park_cmd *cmd, uint32_t *arg);
 #define WORKER_EXIT_SECCOMP   100
 #define WORKER_EXIT_CHANNEL   101 /* the channel broke or carried a malformed frame */
 #define WORKER_EXIT_INTERP    102 /* the interpreter could not produce a result frame */
-#define WORKER_EXIT_GATE                                                                           \
-	103 /* the fork gate could not be loaded, its listener sent, or
-                                   * it answered a park with something unknown */
-#define WORKER_EXIT_SIGMASK                                                                        \
-	104 /* the signal mask inherited from the zygote could not be
-                                   * cleared */
+/* the fork gate could not be loaded, its listener sent, or it answered a park with something
+ * unknown */
+#define WORKER_EXIT_GATE      103
+/* the signal mask inherited from the zygote could not be cleared */
+#define WORKER_EXIT_SIGMASK   104
+/* the supervisor refused its park: it had not taken the worker's result (the worker broke
+ * the protocol) */
+#define WORKER_EXIT_REFUSED   105
 
 /* Describe a worker exit code, e.g. "seccomp could not be loaded". NULL if not ours. */
 const char *ipc_worker_exit_reason(int code);
@@ -182,9 +184,9 @@ void ipc_config_clear(struct ipc_config *c);
  * code) reports them; the supervisor serves module sources only from beneath them. Caller-owned:
  * ipc_roots_clear. */
 struct ipc_roots {
-	char *stdlib;  /* owned, absolute */
-	char **names;  /* owned: top-level package names */
-	char **dirs;   /* owned: their directories, absolute */
+	char *stdlib; /* owned, absolute */
+	char **names; /* owned: top-level package names */
+	char **dirs;  /* owned: their directories, absolute */
 	size_t n;
 };
 

@@ -187,6 +187,8 @@ const char *ipc_worker_exit_reason(int code)
 		return "the fork gate could not be loaded, or answered with something unknown";
 	case WORKER_EXIT_SIGMASK:
 		return "the signal mask could not be cleared";
+	case WORKER_EXIT_REFUSED:
+		return "the supervisor refused to let it wait: it had not taken its result";
 	}
 	return NULL;
 }

@@ -318,16 +318,19 @@ void chain_kill(struct chain *c, enum kill_reason why)
 		}
 	c->holder = c->runner = c->newborn = NULL;
 	if (c->call) {
-		if (c->dispatched || c->kill == KILL_SHUTDOWN || c->kill == KILL_ZYGOTE ||
-		    c->kill == KILL_LOST) {
+		if (c->dispatched || c->kill == KILL_SHUTDOWN || c->kill == KILL_LOST) {
 			if (c->kill == KILL_LOST && !c->dispatched && c->call->session) {
 				struct engine_call *call = c->call;
+				const char *lost = call->session->lost_why[0]
+				                       ? call->session->lost_why
+				                       : "its process ended unexpectedly";
 				c->call = NULL;
 				call->chain = NULL;
 				engine_fail(c->e, call, RUN_ERROR, "SessionError",
-				            "The session's state was lost: its process ended "
-				            "unexpectedly. Pass reset: true to start it afresh, or "
-				            "session: \"new\" for a new session.");
+				            "The session's state was lost (%s). Pass reset: true "
+				            "to start it "
+				            "afresh, or session: \"new\" for a new session.",
+				            lost);
 			} else {
 				answer_verdict(c, 0, 0, NULL);
 			}
@@ -680,7 +683,7 @@ void chain_on_exit(struct chain *c, struct proc *p, int status)
 	        status);
 	/* What it wrote before it ended is judged first: a result, or a violation. */
 	if (was_runner && c->state != CH_DEAD && c->ch.w.fd >= 0 &&
-	    channel_read(&c->ch, c, (size_t)-1) == -EPIPE)
+	    channel_read(&c->ch, c, ENGINE_READ_DRAIN) == -EPIPE)
 		chain_on_hangup(c);
 	copy = *p;
 	memset(p, 0, sizeof(*p));

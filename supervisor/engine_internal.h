@@ -41,6 +41,9 @@
 #define ENGINE_RUNNER_OOM_ADJ     "1000"
 /* Bytes read from one chain's channel per event-loop turn. */
 #define ENGINE_READ_PER_TURN      65536
+/* Bytes read at most when a process parks or exits, to judge what it wrote first: a whole
+ * frame of the largest size and a socket buffer's worth. */
+#define ENGINE_READ_DRAIN         (IPC_FRAME_MAX + (1u << 20))
 /* What a runner may ask for during one call (broker.c): requests, and bytes served. */
 #define ENGINE_REQUESTS_PER_CALL  20000
 #define ENGINE_SERVED_PER_CALL    (256u << 20)

@@ -34,7 +34,7 @@ static void gate_event(struct watch *w, uint32_t events)
 	/* A process writes its frames (a RESULT) before it parks: read them first, so the
 	 * park is judged in the state they lead to. */
 	if (c->ch.w.fd >= 0)
-		(void)channel_read(&c->ch, c, (size_t)-1);
+		(void)channel_read(&c->ch, c, ENGINE_READ_DRAIN);
 	if (c->listener.fd >= 0)
 		chain_on_park(c, (pid_t)req->pid, req->id);
 	seccomp_notify_free(req, resp);

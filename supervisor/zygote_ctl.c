@@ -146,7 +146,9 @@ static void zygote_lost(struct engine *e)
 void zygote_exited(struct engine *e, int status)
 {
 	char why[96];
-	int started = e->zready;
+	/* A zygote killed by a signal (from outside: an OOM kill, an administrator) says nothing
+	 * about whether it can start: only an exit status of its own counts as a failed start. */
+	int started = e->zready || WIFSIGNALED(status);
 	int64_t delay;
 
 	if (WIFEXITED(status)) {
@@ -195,7 +197,8 @@ static void zygote_event(struct watch *w, uint32_t events)
 	if (msg[0] == IPC_ZYGOTE_ROOTS && !e->zready) {
 		int rc = broker_roots_set(&e->modules, (const char *)msg, (size_t)n);
 		if (rc < 0) {
-			log_msg(LOG_ERROR, "the zygote's module roots are malformed (%s); restarting it",
+			log_msg(LOG_ERROR,
+			        "the zygote's module roots are malformed (%s); restarting it",
 			        strerror(-rc));
 			zygote_stop(e);
 		}

@@ -135,6 +135,8 @@ void runner_serve(void)
 			_exit(WORKER_EXIT_OK); /* no listener left: the supervisor is gone */
 		if (v == -EAGAIN || v == -ENOMEM)
 			continue; /* the fork it allowed failed: the supervisor sees no child */
+		if (v == -EPERM)
+			_exit(WORKER_EXIT_REFUSED);
 		if (v < 0)
 			_exit(WORKER_EXIT_GATE);
 		if (!ipc_park_decode(v, &cmd, &arg))
