@@ -13,6 +13,8 @@
 /* Writing more than this many times max_output in all (both streams) raises
  * OutputLimitExceeded in the code. */
 #define OUTPUT_FLOOD_FACTOR 1024
+/* Statements nested deeper than this (blocks in blocks in ...) are refused. */
+#define STMT_NESTING_MAX    200
 /* Memory set aside while the code runs and freed on MemoryError, so that the error can still
  * be formatted and reported. */
 #define MEMORY_RESERVE      (1u << 20)
@@ -325,16 +327,11 @@ static int hide_import_name(PyObject *tree)
  * c" as "c = <from_names>('m.a', None, 0)": IMPORT_FROM, which CPython compiles both into,
  * falls back on sys.modules (pylayer.c, code_check). Returns the statements that replace stmt
  * (a new list), Py_None (new reference) when it stays, or NULL. */
-static PyObject *import_rewrite(PyObject *stmt)
+static PyObject *import_rewrite(PyObject *stmt, int from)
 {
 	PyObject *names = NULL, *out = NULL, *keep = NULL, *module = NULL, *func = NULL;
-	int from = is_ast(stmt, "ImportFrom"), plain = from == 1 ? 0 : is_ast(stmt, "Import");
 	int changed = 0;
 
-	if (from < 0 || plain < 0)
-		return NULL;
-	if (!from && !plain)
-		return Py_NewRef(Py_None);
 	names = PyObject_GetAttrString(stmt, "names");
 	out = PyList_New(0);
 	func = PyObject_CallMethod(ast_mod, "Name", "sN", PYLAYER_FROM_NAMES,
@@ -469,62 +466,79 @@ fail:
 	return NULL;
 }
 
-/* Every statement list in the tree (a body, orelse, finalbody, a case's body) with its import
- * statements rewritten by import_rewrite. */
-static int imports_rewrite(PyObject *tree)
-{
-	PyObject *walk = PyObject_CallMethod(ast_mod, "walk", "O", tree), *nodes;
-	int rc = 0;
+/* The statement lists of a statement (a body, orelse, finalbody) and of its except clauses
+ * and match cases. Statements hold statements only there: expressions hold none. */
+static const char *const stmt_lists[] = {"body", "orelse", "finalbody", NULL};
+static const char *const clause_lists[] = {"handlers", "cases", NULL};
 
-	nodes = walk ? PySequence_List(walk) : NULL;
-	Py_XDECREF(walk);
-	if (!nodes)
+/* A node's field (borrowed; NULL when it has none), read from its __dict__. */
+static PyObject *ast_field(PyObject *node, const char *name, PyObject **dict)
+{
+	if (!*dict)
+		*dict = PyObject_GenericGetDict(node, NULL);
+	return *dict ? PyDict_GetItemString(*dict, name) : NULL;
+}
+
+/* Rewrite, in place, the import statements of a statement list and of the lists nested in
+ * its statements (import_rewrite). Returns 0 or -1. */
+static int imports_rewrite(PyObject *list, int depth)
+{
+	static PyObject *cls_import, *cls_from;
+
+	if (depth > STMT_NESTING_MAX) {
+		PyErr_SetString(PyExc_RecursionError, "statements nested too deeply");
 		return -1;
-	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(nodes); i++) {
-		PyObject *node = PyList_GET_ITEM(nodes, i);
-		PyObject *fields = PyObject_GetAttrString(node, "_fields");
-		for (Py_ssize_t f = 0; rc == 0 && fields && f < PyTuple_Size(fields); f++) {
-			PyObject *fname = PyTuple_GET_ITEM(fields, f);
-			PyObject *v = PyObject_GetAttr(node, fname), *repl = NULL;
-			int changed = 0;
-			if (!v) {
-				PyErr_Clear(); /* an optional field that is absent */
-				continue;
-			}
-			if (PyList_Check(v))
-				repl = PyList_New(0);
-			for (Py_ssize_t k = 0; repl && k < PyList_GET_SIZE(v); k++) {
-				PyObject *item = PyList_GET_ITEM(v, k);
-				PyObject *r = is_ast(item, "stmt") == 1 ? import_rewrite(item)
-				                                        : Py_NewRef(Py_None);
-				if (!r) {
-					Py_CLEAR(repl);
-					break;
-				}
-				if (r == Py_None) {
-					rc = PyList_Append(repl, item);
-				} else {
-					Py_ssize_t end = PyList_GET_SIZE(repl);
-					rc = PyList_SetSlice(repl, end, end, r);
-					changed = 1;
-				}
-				Py_DECREF(r);
-				if (rc < 0)
-					Py_CLEAR(repl);
-			}
-			if (PyList_Check(v) && !repl)
-				rc = -1;
-			else if (changed)
-				rc = PyObject_SetAttr(node, fname, repl);
-			Py_XDECREF(repl);
-			Py_DECREF(v);
-		}
-		if (!fields)
-			rc = -1;
-		Py_XDECREF(fields);
 	}
-	Py_DECREF(nodes);
-	return rc < 0 || PyErr_Occurred() ? -1 : 0;
+	if (!cls_import) {
+		cls_import = PyObject_GetAttrString(ast_mod, "Import");
+		cls_from = PyObject_GetAttrString(ast_mod, "ImportFrom");
+		if (!cls_import || !cls_from) {
+			Py_CLEAR(cls_import);
+			return -1;
+		}
+	}
+	for (Py_ssize_t k = 0; PyList_Check(list) && k < PyList_GET_SIZE(list); k++) {
+		PyObject *stmt = PyList_GET_ITEM(list, k), *dict = NULL;
+		PyTypeObject *t = Py_TYPE(stmt);
+		int rc = 0;
+
+		if (t == (PyTypeObject *)cls_import || t == (PyTypeObject *)cls_from) {
+			PyObject *r = import_rewrite(stmt, t == (PyTypeObject *)cls_from);
+			if (!r)
+				return -1;
+			if (r != Py_None) {
+				Py_ssize_t n = PyList_GET_SIZE(r);
+				rc = PyList_SetSlice(list, k, k + 1, r);
+				k += n - 1;
+			}
+			Py_DECREF(r);
+			if (rc < 0)
+				return -1;
+			continue;
+		}
+		for (const char *const *f = stmt_lists; rc == 0 && *f; f++) {
+			PyObject *sub = ast_field(stmt, *f, &dict);
+			if (sub)
+				rc = imports_rewrite(sub, depth + 1);
+		}
+		for (const char *const *f = clause_lists; rc == 0 && *f; f++) {
+			PyObject *clauses = ast_field(stmt, *f, &dict);
+			for (Py_ssize_t c = 0; rc == 0 && clauses && PyList_Check(clauses) &&
+			                       c < PyList_GET_SIZE(clauses);
+			     c++) {
+				PyObject *cdict = NULL;
+				PyObject *sub =
+				    ast_field(PyList_GET_ITEM(clauses, c), "body", &cdict);
+				if (sub)
+					rc = imports_rewrite(sub, depth + 1);
+				Py_XDECREF(cdict);
+			}
+		}
+		Py_XDECREF(dict);
+		if (rc < 0 || PyErr_Occurred())
+			return -1;
+	}
+	return 0;
 }
 
 /* How the last top-level statement gives the result: as an expression's value, as the value
@@ -545,10 +559,10 @@ static int program_build(const char *src, struct program *p)
 		return -1;
 	if (python_layer && strstr(src, "__import__") && hide_import_name(tree) < 0)
 		goto out;
-	if (python_layer && strstr(src, "import") && imports_rewrite(tree) < 0)
-		goto out;
 	body = PyObject_GetAttrString(tree, "body");
 	if (!body || !PyList_Check(body))
+		goto out;
+	if (python_layer && strstr(src, "import") && imports_rewrite(body, 0) < 0)
 		goto out;
 	n = PyList_GET_SIZE(body);
 	if (n > 0) {
@@ -723,6 +737,9 @@ void interp_warm_up(void)
 	                                   "_x = {'a': _f(3), 'b': 'text'}\n_x\n";
 	struct program prog = {0};
 	PyObject *g = PyDict_New(), *v = NULL;
+	/* No collection here: it would run the finalizers of what the user's code left behind,
+	 * outside any call. The next call collects it. */
+	int gc_was = PyGC_Disable();
 
 	pylayer_arm(python_layer);
 	if (g && program_build(snippet, &prog) == 0)
@@ -739,6 +756,8 @@ void interp_warm_up(void)
 	Py_XDECREF(v);
 	Py_XDECREF(g);
 	program_clear(&prog);
+	if (gc_was)
+		PyGC_Enable();
 }
 
 void interp_run(const char *code, struct run_outcome *out)
@@ -746,7 +765,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	struct program prog = {0};
 	PyObject *g = NULL, *value = NULL, *exc = NULL;
 	void *reserve = malloc(MEMORY_RESERVE);
-	int trunc = 0;
+	int trunc = 0, failed, memory;
 
 	if (reserve)
 		memset(reserve, 0, MEMORY_RESERVE); /* fault the pages in now */
@@ -772,15 +791,22 @@ void interp_run(const char *code, struct run_outcome *out)
 		if (pyresult_value(out, value, zcfg->max_result, &trunc) < 0)
 			exc = exception_take();
 	}
-	/* Still armed: formatting the error runs the exceptions' __str__, and what is released
-	 * below runs finalizers. */
-	if (exc) {
+	/* Still armed: formatting the error runs the exceptions' __str__. */
+	if (exc)
 		pyresult_error(out, exc, code, zcfg->max_result);
+	memory = exc && PyErr_GivenExceptionMatches(exc, PyExc_MemoryError);
+	/* Releasing the value, the exception (its frames) and the program runs finalizers: still
+	 * in the call, armed, and before the output is taken, so what they print comes back. */
+	failed = exc != NULL;
+	Py_CLEAR(exc);
+	Py_CLEAR(value);
+	program_clear(&prog);
+	if (failed) {
 		if (deadline_hit)
 			out->status = RUN_TIMEOUT;
 		else if (capture_flooded())
 			out->status = RUN_OUTPUT_LIMIT;
-		else if (PyErr_GivenExceptionMatches(exc, PyExc_MemoryError))
+		else if (memory)
 			out->status = RUN_MEMORY_LIMIT;
 		else
 			out->status = RUN_ERROR;
@@ -801,9 +827,6 @@ void interp_run(const char *code, struct run_outcome *out)
 	out->stderr_text = capture_text(CAPTURE_STDERR, &trunc);
 	out->logs = capture_text(CAPTURE_LOG, &trunc);
 	out->truncated = out->truncated || trunc;
-	Py_XDECREF(exc);
-	Py_XDECREF(value);
 	Py_XDECREF(g);
-	program_clear(&prog);
 	free(reserve);
 }
