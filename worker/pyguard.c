@@ -68,11 +68,22 @@ static int allow_user_module(PyObject *obj)
 
 /* ---- the guarded descriptor -------------------------------------------------------------- */
 
+/* A check of the value set: 0, or -1 with the exception raised. */
+typedef int (*guard_value)(PyObject *value);
+
+/* A code object set as a function's __code__ obeys the rules of the user's code: typing
+ * compiles annotation strings (ForwardRef.__forward_code__) without the exec event's check. */
+static int value_code_checked(PyObject *value)
+{
+	return PyCode_Check(value) ? pylayer_code_check((PyCodeObject *)value) : 0;
+}
+
 struct guard_rule {
 	PyTypeObject *type;
 	const char *name;
-	guard_allow get; /* may obj's attribute be read while armed? */
-	guard_allow set; /* may it be set or deleted while armed? */
+	guard_allow get;   /* may obj's attribute be read while armed? */
+	guard_allow set;   /* may it be set or deleted while armed? */
+	guard_value value; /* NULL, or what a value set must pass while armed */
 };
 
 typedef struct {
@@ -116,6 +127,8 @@ static int guard_set(PyObject *self, PyObject *obj, PyObject *value)
 		guard_refuse(g);
 		return -1;
 	}
+	if (pylayer_armed() && value && g->rule->value && g->rule->value(value) < 0)
+		return -1;
 	return Py_TYPE(g->orig)->tp_descr_set(g->orig, obj, value);
 }
 
@@ -212,33 +225,33 @@ static PyTypeObject guard_method_type = {
  * traceback, whose frame is guarded). The attribute rules of pylayer.c still refuse most of
  * these names in the user's code, with a friendlier message. */
 static struct guard_rule rules[] = {
-    {&PyFunction_Type, "__globals__", allow_user_function, allow_never},
-    {&PyFunction_Type, "__builtins__", allow_never, allow_never},
-    {&PyFunction_Type, "__closure__", allow_user_function, allow_never},
-    {&PyFunction_Type, "__code__", allow_user_function, allow_user_function},
-    {&PyFunction_Type, "__defaults__", allow_user_function, allow_always},
-    {&PyFunction_Type, "__kwdefaults__", allow_user_function, allow_always},
-    {&PyFrame_Type, "f_back", allow_never, allow_never},
-    {&PyFrame_Type, "f_builtins", allow_never, allow_never},
-    {&PyFrame_Type, "f_code", allow_never, allow_never},
-    {&PyFrame_Type, "f_globals", allow_never, allow_never},
-    {&PyFrame_Type, "f_locals", allow_never, allow_never},
-    {&PyFrame_Type, "f_lasti", allow_never, allow_never},
-    {&PyFrame_Type, "f_lineno", allow_never, allow_never},
-    {&PyFrame_Type, "f_trace", allow_never, allow_never},
-    {&PyFrame_Type, "f_trace_lines", allow_never, allow_never},
-    {&PyFrame_Type, "f_trace_opcodes", allow_never, allow_never},
-    {&PyFrame_Type, "clear", allow_never, allow_never},
-    {&PyGen_Type, "gi_frame", allow_never, allow_never},
-    {&PyGen_Type, "gi_code", allow_never, allow_never},
-    {&PyCoro_Type, "cr_frame", allow_never, allow_never},
-    {&PyCoro_Type, "cr_code", allow_never, allow_never},
-    {&PyAsyncGen_Type, "ag_frame", allow_never, allow_never},
-    {&PyAsyncGen_Type, "ag_code", allow_never, allow_never},
-    {&PyTraceBack_Type, "tb_frame", allow_never, allow_never},
-    {&PyCFunction_Type, "__self__", allow_non_module_self, allow_never},
-    {&PyType_Type, "__subclasses__", allow_heap_type, allow_never},
-    {&PyModule_Type, "__dict__", allow_user_module, allow_never},
+    {&PyFunction_Type, "__globals__", allow_user_function, allow_never, NULL},
+    {&PyFunction_Type, "__builtins__", allow_never, allow_never, NULL},
+    {&PyFunction_Type, "__closure__", allow_user_function, allow_never, NULL},
+    {&PyFunction_Type, "__code__", allow_user_function, allow_user_function, value_code_checked},
+    {&PyFunction_Type, "__defaults__", allow_user_function, allow_always, NULL},
+    {&PyFunction_Type, "__kwdefaults__", allow_user_function, allow_always, NULL},
+    {&PyFrame_Type, "f_back", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_builtins", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_code", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_globals", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_locals", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_lasti", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_lineno", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_trace", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_trace_lines", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_trace_opcodes", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "clear", allow_never, allow_never, NULL},
+    {&PyGen_Type, "gi_frame", allow_never, allow_never, NULL},
+    {&PyGen_Type, "gi_code", allow_never, allow_never, NULL},
+    {&PyCoro_Type, "cr_frame", allow_never, allow_never, NULL},
+    {&PyCoro_Type, "cr_code", allow_never, allow_never, NULL},
+    {&PyAsyncGen_Type, "ag_frame", allow_never, allow_never, NULL},
+    {&PyAsyncGen_Type, "ag_code", allow_never, allow_never, NULL},
+    {&PyTraceBack_Type, "tb_frame", allow_never, allow_never, NULL},
+    {&PyCFunction_Type, "__self__", allow_non_module_self, allow_never, NULL},
+    {&PyType_Type, "__subclasses__", allow_heap_type, allow_never, NULL},
+    {&PyModule_Type, "__dict__", allow_user_module, allow_never, NULL},
 };
 
 static int guard_install(struct guard_rule *r)

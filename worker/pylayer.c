@@ -939,6 +939,60 @@ static int builtins_build(void)
 	return private_builtins ? 0 : -1;
 }
 
+/* Library methods that read a real module's namespace by a name the user's code chooses,
+ * found by reading the allowed modules for getattr and globals() lookups on modules: a
+ * subclass of redirect_stdout with _stream = 'modules' read and wrote any attribute of the
+ * real sys; a typing alias whose _name is 'sys' reduced to the real sys. Each is replaced by
+ * the same code reading the name once and refusing any other; modules not loaded are left
+ * alone. (Reads of a real module's __dict__ by name are refused by the type rules.) */
+static const char library_fixes[] =
+    "import sys, operator\n"
+    "ModuleType = type(sys)\n"
+    "contextlib = sys.modules.get('contextlib')\n"
+    "if contextlib is not None:\n"
+    "    def _stream(self):\n"
+    "        s = self._stream\n"
+    "        if type(s) is not str or s not in ('stdout', 'stderr'):\n"
+    "            raise AttributeError('redirect_stdout and redirect_stderr redirect sys.stdout '\n"
+    "                                 'and sys.stderr only')\n"
+    "        return s\n"
+    "    def __enter__(self):\n"
+    "        s = _stream(self)\n"
+    "        self._old_targets.append(getattr(sys, s))\n"
+    "        setattr(sys, s, self._new_target)\n"
+    "        return self._new_target\n"
+    "    def __exit__(self, exctype, excinst, exctb):\n"
+    "        setattr(sys, _stream(self), self._old_targets.pop())\n"
+    "    contextlib._RedirectStream.__enter__ = __enter__\n"
+    "    contextlib._RedirectStream.__exit__ = __exit__\n"
+    "typing = sys.modules.get('typing')\n"
+    "if typing is not None:\n"
+    "    def __reduce__(self, names=vars(typing)):\n"
+    "        name = self._name\n"
+    "        if name:\n"
+    "            if (type(name) is not str or name.startswith('_') or name not in names\n"
+    "                    or isinstance(names[name], ModuleType)):\n"
+    "                raise TypeError(f'cannot reduce {self!r}')\n"
+    "            origin = names[name]\n"
+    "        else:\n"
+    "            origin = self.__origin__\n"
+    "        args = tuple(self.__args__)\n"
+    "        if len(args) == 1 and not isinstance(args[0], tuple):\n"
+    "            args, = args\n"
+    "        return operator.getitem, (origin, args)\n"
+    "    typing._GenericAlias.__reduce__ = __reduce__\n";
+
+static int library_fix(void)
+{
+	PyObject *g = PyDict_New(), *r = NULL;
+
+	if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+		r = PyRun_String(library_fixes, Py_file_input, g, g);
+	Py_XDECREF(g);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
+
 /* ---- entry points -------------------------------------------------------------------- */
 
 int pylayer_hook_install(void)
@@ -966,7 +1020,7 @@ int pylayer_init(const struct zygote_config *cfg)
 		Py_DECREF(op);
 	}
 	if (!real_attrgetter || !real_methodcaller || builtins_build() < 0 ||
-	    proxies_build(cfg) < 0)
+	    proxies_build(cfg) < 0 || library_fix() < 0)
 		return -1;
 	return 0;
 }
