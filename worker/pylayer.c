@@ -986,8 +986,11 @@ static int library_fix(void)
 {
 	PyObject *g = PyDict_New(), *r = NULL;
 
-	if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
-		r = PyRun_String(library_fixes, Py_file_input, g, g);
+	PyObject *code = Py_CompileString(library_fixes, "<sandbox>", Py_file_input);
+
+	if (code && g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+		r = PyEval_EvalCode(code, g, g);
+	Py_XDECREF(code);
 	Py_XDECREF(g);
 	Py_XDECREF(r);
 	return r ? 0 : -1;
