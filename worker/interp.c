@@ -1,7 +1,7 @@
-/* interp.c - the restricted interpreter's life: CPython initialised once in the zygote
- * (isolated, no site, audit hook first, allowed modules imported, output captured), and the
- * per-call run that compiles the code, runs it in the session's namespace and fills the outcome.
- * interp_init: 0 or -1 (message on stderr); helpers: 0 / -1 with a Python exception set. */
+/* interp.c - the restricted interpreter's life: CPython initialised once in the zygote (isolated,
+ * no site, audit hook first, allowed modules imported, output captured, Python layer built), and
+ * the armed per-call run: compile (from-imports rewritten), run in the session's __main__, fill
+ * the outcome. interp_init: 0 or -1 (message on stderr); helpers: 0 / -1 with an exception set. */
 #include "interp_internal.h"
 
 #include <signal.h>
@@ -341,10 +341,11 @@ static PyObject *import_rewrite(PyObject *stmt, int from)
 	if (from) {
 		PyObject *level = PyObject_GetAttrString(stmt, "level");
 		PyObject *targets = PyList_New(0), *wanted = PyList_New(0), *call, *tgt, *assign;
-		int future;
+		int stays;
 		module = PyObject_GetAttrString(stmt, "module");
-		future = module && PyUnicode_Check(module) &&
-		         PyUnicode_CompareWithASCIIString(module, "__future__") == 0;
+		/* The compiler reads future statements; the names they import are fixed by it. */
+		stays = module && PyUnicode_Check(module) &&
+		        PyUnicode_CompareWithASCIIString(module, "__future__") == 0;
 		for (Py_ssize_t i = 0; targets && wanted && i < PyList_Size(names); i++) {
 			PyObject *a = PyList_GET_ITEM(names, i);
 			PyObject *name = PyObject_GetAttrString(a, "name");
@@ -355,18 +356,18 @@ static PyObject *import_rewrite(PyObject *stmt, int from)
 			                               PyObject_CallMethod(ast_mod, "Store", NULL))
 			         : NULL;
 			if (name && PyUnicode_CompareWithASCIIString(name, "*") == 0)
-				future = 1; /* "from m import *" has no IMPORT_FROM */
+				stays = 1; /* "from m import *" has no IMPORT_FROM */
 			if (!t || PyList_Append(targets, t) < 0 || PyList_Append(wanted, name) < 0)
 				Py_CLEAR(targets);
 			Py_XDECREF(t);
 			Py_XDECREF(name);
 			Py_XDECREF(as);
 		}
-		if (!targets || !wanted || !level || !module || future) {
+		if (!targets || !wanted || !level || !module || stays) {
 			Py_XDECREF(targets);
 			Py_XDECREF(wanted);
 			Py_XDECREF(level);
-			if (!PyErr_Occurred() && future) {
+			if (!PyErr_Occurred() && stays) {
 				Py_DECREF(out);
 				out = Py_NewRef(Py_None);
 			}

@@ -1,9 +1,7 @@
-/* pyguard.c - the attribute rules on the types themselves, and the code that libraries evaluate.
- * At start-up (in the zygote) the descriptors that lead from an object to a namespace, a frame,
- * code or a module are replaced by checked ones; while the hook is armed they refuse, whoever
- * asks: the bytecode, getattr, match, format fields, operator.attrgetter, copy, C code. exec and
- * eval in the interpreter's builtins run library-evaluated code with the sandbox's builtins.
- * Functions return 0 / -1 (or NULL) with a Python exception set; refusals are AttributeError. */
+/* pyguard.c - the attribute rules on the built-in types themselves (checked descriptors that
+ * refuse while armed, whoever asks: bytecode, getattr, match, format, attrgetter, copy, C code),
+ * and exec/eval that give library-evaluated code the sandbox's builtins. Functions return 0 / -1
+ * (or NULL) with a Python exception set; refusals are AttributeError. */
 #include "interp_internal.h"
 
 #include <string.h>

@@ -1,7 +1,7 @@
-/* pylayer.c - the Python layer: attribute rules (checked in the bytecode, in getattr and its
- * kin, and where C code reads attributes for the user), the import allowlist with module proxies,
- * the curated builtins, and the audit hook. It gives friendly errors; the kernel is the boundary.
- * Functions return 0 / -1 (or NULL) with a Python exception set; refusals are exceptions. */
+/* pylayer.c - the Python layer: attribute rules by name (the bytecode, getattr and its kin), the
+ * import allowlist with module proxies, the curated builtins, the audit hook, and fixes to
+ * library methods that name modules. Friendly errors first; the rules on the types (pyguard.c)
+ * hold behind them. Functions return 0 / -1 (or NULL) with a Python exception set. */
 #include "interp_internal.h"
 
 #include <stdlib.h>
@@ -738,7 +738,15 @@ static int proxy_fill_sys(PyObject *proxy, PyObject *sys)
 	return 0;
 }
 
-/* Copy the public, non-module attributes of a real module into its proxy. */
+/* Copy the public, non-module attributes of a real module into its proxy. The values are the
+ * real, shared objects, not copies: a library class the user's code changes (a class attribute,
+ * a method, a function's defaults) stays changed for the rest of its session, and reaches
+ * nothing else. A session's processes are forks of its own worker and the zygote runs no user
+ * code, so other sessions never see it; every piece of Python our own code runs later in the
+ * session (building the program, repr() of the result, the error's text, the warm-up) runs
+ * armed, so a changed object only runs the user's code under the user's rules; and the
+ * supervisor trusts nothing a worker sends. Copying would not help: the classes' methods
+ * reach the originals through their globals anyway. */
 static int proxy_fill(PyObject *proxy, PyObject *real, const char *name)
 {
 	PyObject *dict = PyModule_GetDict(real), *key, *val;
