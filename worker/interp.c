@@ -27,6 +27,7 @@ static PyObject *real_compile;  /* builtins.compile */
 static PyObject *ast_mod;       /* the ast module */
 static PyObject *timeout_error; /* raised in the code by the deadline handler */
 static PyObject *user_globals;  /* the user's namespace, created by the first run */
+static PyObject *user_module;   /* its module, sys.modules['__main__'] */
 
 /* ---- start-up (zygote) --------------------------------------------------------------- */
 
@@ -672,12 +673,10 @@ static PyObject *user_namespace_new(void)
 		Py_DECREF(m);
 		return NULL;
 	}
-	/* sys.modules keeps m, and m its dict, for the life of the process. */
+	user_module = m; /* kept for the life of the process, with its dict */
 	if (python_layer)
 		pyguard_user(g, m);
-	Py_INCREF(g);
-	Py_DECREF(m);
-	return g;
+	return Py_NewRef(g);
 }
 
 /* Run code in g with the builtins b. b is put back first: when g names no __builtins__ (the
