@@ -45,7 +45,9 @@ static const char usage[] =
     "  --prefork N           idle workers kept ready (default 1)\n"
     "  --max-sessions N      sessions kept; the least recently used is evicted (default 16)\n"
     "  --session-idle SEC    an idle session expires after SEC (default 1800)\n"
-    "  --allow-import MOD    also allow (and pre-import) MOD; repeatable\n"
+    "  --allow-import MOD    also allow (and pre-import) MOD; repeatable (builtins,\n"
+    "                        importlib, inspect and others that reach past the\n"
+    "                        allowlist are refused)\n"
     "  --imports SET         default, or seed (only the eleven classic modules)\n"
     "  --user USER           when started as root: run workers as USER (default nobody)\n"
     "  --log-level LEVEL     error, warn, info (default) or debug\n"
@@ -203,6 +205,41 @@ static int imports_add(struct config *cfg, const char *name)
 		return -ENOMEM;
 	cfg->n_imports++;
 	return 0;
+}
+
+/* Modules the Python layer cannot offer: each hands out what the allowlist and the attribute
+ * rules keep from user code (with --unsafe-no-python-layer there is no allowlist to keep). */
+static const struct {
+	const char *module; /* the module and its submodules */
+	const char *why;
+} imports_refused[] = {
+    {"builtins", "its exec, eval, compile and __import__ bypass the allowlist and the attribute "
+                 "rules"},
+    {"importlib", "it imports any module by name"},
+    {"imp", "it imports any module by name"},
+    {"pkgutil", "it imports any module by name"},
+    {"runpy", "it runs any module by name"},
+    {"zipimport", "it loads modules"},
+    {"pydoc", "it imports any module by name"},
+    {"unittest", "unittest.mock imports any module by name"},
+    {"inspect", "it returns the real module of any object and reads frames"},
+    {"gc", "it reaches every object of the interpreter"},
+    {"ctypes", "it reads and writes the process's memory"},
+};
+
+/* The reason name cannot be allowed, or NULL. Private modules (_thread, _io) are refused
+ * too: they are the C halves of modules whose Python halves do the checking. */
+static const char *import_refusal(const char *name)
+{
+	size_t n = strcspn(name, ".");
+
+	if (name[0] == '_' || strstr(name, "._"))
+		return "it is private";
+	for (size_t i = 0; i < sizeof(imports_refused) / sizeof(imports_refused[0]); i++)
+		if (strlen(imports_refused[i].module) == n &&
+		    strncmp(imports_refused[i].module, name, n) == 0)
+			return imports_refused[i].why;
+	return NULL;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -442,6 +479,14 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			if (imports_add(cfg, *m) < 0)
 				return -ENOMEM;
 	qsort(cfg->imports, cfg->n_imports, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < cfg->n_imports && !cfg->unsafe_no_python_layer; i++) {
+		const char *why = import_refusal(cfg->imports[i]);
+		if (why) {
+			snprintf(err, errlen, "--allow-import %s: not allowed: %s", cfg->imports[i],
+			         why);
+			return -EINVAL;
+		}
+	}
 	return 0;
 bad_value:
 	snprintf(err, errlen, "invalid value '%s' for %s", optarg, argv[optind - 1]);

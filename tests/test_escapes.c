@@ -181,6 +181,16 @@ static const struct e2e_refusal RECURSION = {"error", "RecursionError",
 /* Thread stacks count against the address-space limit. */
 static const struct e2e_refusal THREAD_LIMIT = {"error", "RuntimeError", "can't start new thread"};
 
+/* safepy run with args (no input): its exit status, stdout and stderr (malloc'd). */
+static int run_safepy(const char *const *args, char **out, char **err)
+{
+	int status = 0;
+
+	cr_assert_eq(mcpc_run_cmd(SAFEPY_BIN, args, NULL, 30000, out, err, &status), 0,
+	             "safepy run did not finish in 30 s");
+	return status;
+}
+
 /* The server's process count goes back to at most n within ms. */
 static void back_to(int n, int ms)
 {
@@ -384,7 +394,7 @@ Test(python_layer, modules_have_no_private_or_module_attributes)
 	        "         ('dataclasses', 'inspect'), ('dataclasses', 'builtins'),\n"
 	        "         ('dataclasses', '_thread'), ('typing', 'sys'), ('enum', 'bltns'),\n"
 	        "         ('calendar', '_locale'), ('pprint', '_sys'), ('string', '_string'),\n"
-	        "         ('hashlib', '_hashlib'), ('json', 'decoder'), ('re', '_compiler'),\n"
+	        "         ('hashlib', '_hashlib'), ('json', 're'), ('re', '_compiler'),\n"
 	        "         ('queue', 'threading'), ('random', '_inst'), ('statistics', 'random')]\n"
 	        "found = []\nfor m, a in names:\n    try:\n        getattr(mods[m], a)\n"
 	        "        found.append(m + '.' + a)\n    except AttributeError:\n        pass\n"
@@ -495,6 +505,389 @@ Test(python_layer, stdlib_eval_reaches_nothing)
 	back_to(n, 3000);
 	still_serving();
 	stop();
+}
+
+/* ---- Python layer on: the rules on the types ------------------------------------------------ */
+
+/* The real operator.attrgetter and methodcaller: their types, reached from the checked
+ * constructors the operator proxy offers. They read any attribute in C, named at run time,
+ * so only the rules on the types stand in their way. */
+#define REAL_GETTERS                                                                               \
+	"import operator\nA = type(operator.attrgetter('x'))\n"                                    \
+	"M = type(operator.methodcaller('x'))\n"
+
+/* How the rules on the types refuse a module's namespace: CPython's module getattr turns the
+ * refusal into its own message. */
+#define NO_MODULE_DICT(module)                                                                     \
+	((const struct e2e_refusal){"error", "AttributeError",                                     \
+	                            "module '" module "' has no attribute '__dict__'"})
+#define NOT_DEFINED(name)                                                                          \
+	((const struct e2e_refusal){"error", "NameError", "name '" name "' is not defined"})
+
+Test(python_layer, match_cannot_read_internals)
+{
+	start(NULL);
+	/* A class pattern's keyword names are read in C: the check reads them in the code. */
+	refused("import random\nmatch random.randint:\n    case object(__globals__=g):\n        g",
+	        &E2E_DUNDER);
+	refused("def g():\n    yield 1\nmatch g():\n    case object(gi_frame=f):\n        f",
+	        &E2E_INTERNAL);
+	/* Control: the same pattern with an attribute the rules allow matches. */
+	expect_ok_result("import random\nmatch random.randint:\n    case object(__name__=n):\n"
+	                 "        r = n\nr",
+	                 "\"randint\"");
+	/* __match_args__ names positional patterns at run time. */
+	refused(REAL_GETTERS
+	        "import json\nclass P:\n    __match_args__ = ('f',)\n"
+	        "    def __init__(self, f):\n        self.f = f\n"
+	        "match P(json.dumps):\n    case P(f):\n        g = A('__glo' + 'bals__')(f)\ng",
+	        &E2E_DUNDER);
+	still_serving();
+	stop();
+}
+
+Test(python_layer, format_fields_cannot_read_internals)
+{
+	start(NULL);
+	refused("import random\n'{0.__globals__[_os].environ}'.format(random.randint)",
+	        &E2E_DUNDER);
+	refused("import random\n'{f.__globals__}'.format_map({'f': random.randint})", &E2E_DUNDER);
+	refused("import json\n'{0:{1.__globals__}}'.format(1, json.dumps)", &E2E_DUNDER);
+	refused("'{0.__self__}'.format(len)", &E2E_DUNDER);
+	refused("'{0.__class__.__base__.__subclasses__}'.format(1)", &E2E_DUNDER);
+	refused("def g():\n    yield 1\n'{0.gi_frame}'.format(g())", &E2E_INTERNAL);
+	/* Control: attribute fields still format. */
+	expect_ok_result("import random\nclass P:\n    x = 3\n"
+	                 "'{0.__name__} {1.x} {1.__class__.__name__}'.format(random.randint, P())",
+	                 "\"randint 3 P\"");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, real_attribute_getters_meet_the_rules_on_the_types)
+{
+	start(NULL);
+	refused(REAL_GETTERS "import json\nA('__glo' + 'bals__')(json.dumps)", &E2E_DUNDER);
+	refused(REAL_GETTERS "import random\nA('__glo' + 'bals__')(random.randint)", &E2E_DUNDER);
+	refused(REAL_GETTERS "import json\nA('__buil' + 'tins__')(json.dumps)", &E2E_DUNDER);
+	refused(REAL_GETTERS "import json\nA('__clo' + 'sure__')(json.dumps)", &E2E_DUNDER);
+	refused(REAL_GETTERS "import json\nA('__co' + 'de__')(json.dumps)", &E2E_DUNDER);
+	refused(REAL_GETTERS "import json\nA('__kwdef' + 'aults__')(json.dumps)", &E2E_DUNDER);
+	refused(REAL_GETTERS "A('__se' + 'lf__')(len)", &E2E_DUNDER);
+	refused(REAL_GETTERS "import math\nA('__se' + 'lf__')(math.sqrt)", &E2E_DUNDER);
+	refused(REAL_GETTERS "M('__subcla' + 'sses__')(object)", &E2E_DUNDER);
+	refused(REAL_GETTERS "A('__subcla' + 'sses__')(type)(int)", &E2E_DUNDER);
+	refused(REAL_GETTERS "def g():\n    yield 1\nA('gi_fr' + 'ame')(g())", &E2E_INTERNAL);
+	refused(REAL_GETTERS "def g():\n    yield 1\nA('gi_co' + 'de')(g())", &E2E_INTERNAL);
+	refused(REAL_GETTERS "async def c():\n    pass\nA('cr_fr' + 'ame')(c())", &E2E_INTERNAL);
+	refused(REAL_GETTERS "async def c():\n    yield 1\nA('ag_fr' + 'ame')(c())", &E2E_INTERNAL);
+	refused(REAL_GETTERS "try:\n    1/0\nexcept Exception as e:\n"
+	                     "    t = A('__trace' + 'back__')(e)\nA('tb_fr' + 'ame')(t)",
+	        &E2E_INTERNAL);
+	refused(REAL_GETTERS "import json\nA('__di' + 'ct__')(A('__glo' + 'bals__')(json.dumps))",
+	        &E2E_DUNDER);
+	/* Controls: the same getters on the user's own objects, and on harmless receivers. */
+	expect_ok_result(REAL_GETTERS
+	                 "def f(x=1):\n    return x\nclass B:\n    pass\n"
+	                 "class C(B):\n    pass\n"
+	                 "[A('__glo' + 'bals__')(f)['__name__'], A('__defa' + 'ults__')(f),"
+	                 " A('__se' + 'lf__')([1].append), "
+	                 "[c.__name__ for c in M('__subcla' + 'sses__')(B)],"
+	                 " type(A('__co' + 'de__')(f)).__name__]",
+	                 "[\"__main__\",[1],[1],[\"C\"],\"code\"]");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, guarded_descriptors_cannot_be_unwrapped)
+{
+	start(NULL);
+	refused(REAL_GETTERS "A('__di' + 'ct__')(type)['__subcla' + 'sses__'](object)",
+	        &E2E_DUNDER);
+	refused(REAL_GETTERS "d = A('__di' + 'ct__')(type)['__subcla' + 'sses__']\n"
+	                     "A('__get' + '__')(d)(object)()",
+	        &E2E_DUNDER);
+	refused(REAL_GETTERS
+	        "import json\nd = A('__di' + 'ct__')(type(json.dumps))['__glo' + 'bals__']\n"
+	        "A('__get' + '__')(d)(json.dumps)",
+	        &E2E_DUNDER);
+	refused(REAL_GETTERS "import functools\nd = A('__subcla' + 'sses__')(type)\n"
+	                     "functools.partial(d, object)()",
+	        &E2E_DUNDER);
+	refused("super(type, object).__subcla"
+	        "sses__()",
+	        &E2E_DUNDER);
+	refused(REAL_GETTERS
+	        "import json\nd = A('__di' + 'ct__')(type(json.dumps))['__glo' + 'bals__']\n"
+	        "type(d)()",
+	        &(struct e2e_refusal){"error", "TypeError", "cannot create"});
+	refused(REAL_GETTERS "import copy, json\n"
+	                     "copy.copy(A('__di' + 'ct__')(type(json.dumps))['__glo' + 'bals__'])",
+	        &(struct e2e_refusal){"error", "TypeError", "cannot pickle"});
+	/* Control: the guard describes the attribute it stands for. */
+	expect_ok_result(
+	    REAL_GETTERS
+	    "import json\nd = A('__di' + 'ct__')(type(json.dumps))\n"
+	    "g = d['__glo' + 'bals__']\n[g.__name__, A('__objcl' + 'ass__')(g).__name__]",
+	    "[\"__globals__\",\"function\"]");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, copy_protocols_are_no_trampoline)
+{
+	start(NULL);
+	refused(REAL_GETTERS "import copy, random\nclass R:\n    def __reduce_ex__(self, p):\n"
+	                     "        return (A('__glo' + 'bals__'), (random.randint,))\n"
+	                     "copy.copy(R())",
+	        &E2E_DUNDER);
+	refused("import copy, random\nclass R:\n    def __reduce_ex__(self, p):\n"
+	        "        return (str.format, ('{0.__globals__[_os]}', random.randint))\n"
+	        "copy.copy(R())",
+	        &E2E_DUNDER);
+	refused(REAL_GETTERS "import json, functools, random\nstash = []\n"
+	                     "sd = functools.singledispatch(lambda o: stash.append(o) or 0)\n"
+	                     "sd.register(type(json.dumps), A('__glo' + 'bals__'))\n"
+	                     "json.dumps(json.loads, default=sd)",
+	        &E2E_DUNDER);
+	/* update_wrapper copies the attributes it is told to: a refused one is skipped. */
+	expect_ok_result(REAL_GETTERS "import functools, json\nclass W:\n    pass\nw = W()\n"
+	                              "functools.update_wrapper(w, json.dumps, "
+	                              "assigned=('__glo' + 'bals__', '__name__'), updated=())\n"
+	                              "sorted(A('__di' + 'ct__')(w))",
+	                 "[\"__name__\",\"__wrapped__\"]");
+	/* Control: the same trampolines carry harmless attributes. */
+	expect_ok_result(REAL_GETTERS
+	                 "import copy, random\nclass R:\n    def __reduce_ex__(self, p):\n"
+	                 "        return (A('__name__'), (random.randint,))\n"
+	                 "copy.copy(R())",
+	                 "\"randint\"");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, library_evaluated_code_gets_the_sandbox_builtins)
+{
+	static const char *const ev = "import typing\n"
+	                              "E = lambda s: typing.ForwardRef(s)._evaluate(None, None, "
+	                              "frozenset())\n";
+
+	start(NULL);
+	/* eval() with a fresh namespace used to put in the caller's builtins: typing's, the real
+	 * ones. */
+	refused(e2e_fmt("%sE('__import__')('os')", ev), &E2E_IMPORT);
+	refused(e2e_fmt("%sE('open')", ev), &NOT_DEFINED("open"));
+	refused(e2e_fmt("%sE('exec')", ev), &NOT_DEFINED("exec"));
+	refused("import typing\ntyping.ForwardRef('system', module='os')._evaluate(None, None, "
+	        "frozenset())",
+	        &NOT_DEFINED("system"));
+	/* A function that claims to wrap a library function gets no library globals. */
+	refused(
+	    "import typing, json\ndef w():\n    pass\nobject.__setattr__(w, '__wrap' + 'ped__', "
+	    "json.dumps)\nw.__annotations__ = {'r': '_default_encoder'}\ntyping.get_type_hints(w)",
+	    &NOT_DEFINED("_default_encoder"));
+	/* Code compiled from an annotation and set as a function's code obeys the rules. */
+	refused(REAL_GETTERS
+	        "import typing\n"
+	        "c = A('__forward_co' + 'de__')(typing.ForwardRef('().__class__.__mro__'))\n"
+	        "def f():\n    pass\nobject.__setattr__(f, '__co' + 'de__', c)\nf()",
+	        &E2E_DUNDER);
+	/* Controls: ordinary evaluation works, with the user's names. */
+	expect_ok_result(
+	    e2e_fmt("%sclass K:\n    pass\n"
+	            "def f(a: 'K', b: 'list[int]') -> 'int':\n    pass\n"
+	            "[E('int').__name__, sorted(k + ':' + repr(v) for k, v in "
+	            "typing.get_type_hints(f).items())]",
+	            ev),
+	    "[\"int\",[\"a:<class '__main__.K'>\",\"b:list[int]\",\"return:<class 'int'>\"]]");
+	expect_ok_result(REAL_GETTERS
+	                 "import typing\n"
+	                 "c = A('__forward_co' + 'de__')(typing.ForwardRef('(6).real * 7'))\n"
+	                 "def f():\n    pass\nobject.__setattr__(f, '__co' + 'de__', c)\nf()",
+	                 "42");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, libraries_cannot_open_real_module_namespaces)
+{
+	start(NULL);
+	/* enum reads sys.modules[name].__dict__ for a module the caller names. */
+	refused("import enum\nX = enum.Enum._convert_('X', 'os', lambda n: n == 'system')\n"
+	        "X.system.value",
+	        &NO_MODULE_DICT("os"));
+	refused("import enum\nX = enum.Enum._convert_('X', 'builtins', lambda n: n == 'exec')",
+	        &NO_MODULE_DICT("builtins"));
+	refused("import enum\nclass E(enum.IntEnum):\n    __module__ = 'builtins'\n    exec = 1\n"
+	        "enum.global_enum(E)",
+	        &NO_MODULE_DICT("builtins"));
+	/* dataclasses executes generated code in the namespace of the class's module. */
+	refused("import dataclasses\n"
+	        "C = type('C', (), {'__module__': 'os', '__annotations__': {'x=environ,y': int}})\n"
+	        "dataclasses.dataclass(C)",
+	        &NO_MODULE_DICT("os"));
+	/* The builtins were not changed by the attempts above. */
+	expect_ok_result("[callable(len), 'exec' in dir(__builtins__) if False else 1]",
+	                 "[true,1]");
+	/* Controls: the user's own module works for all of them. */
+	expect_ok_result("import enum, dataclasses\n@enum.global_enum\nclass D(enum.IntEnum):\n"
+	                 "    NORTH = 1\n@dataclasses.dataclass\nclass P:\n    x: 'int' = 2\n"
+	                 "[NORTH == 1, P().x, type(NORTH).__name__]",
+	                 "[true,2,\"D\"]");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, library_methods_that_name_modules_are_refused)
+{
+	start(NULL);
+	refused("import contextlib\nclass R(contextlib.redirect_stdout):\n    _stream = 'modules'\n"
+	        "r = R(None)\nr.__enter__()\nr._old_targets[0]['os']",
+	        &(struct e2e_refusal){"error", "AttributeError",
+	                              "redirect sys.stdout and sys.stderr only"});
+	refused(
+	    "import contextlib\nclass S(str):\n    pass\n"
+	    "class R(contextlib.redirect_stdout):\n    _stream = S('stdout')\nR(None).__enter__()",
+	    &(struct e2e_refusal){"error", "AttributeError",
+	                          "redirect sys.stdout and sys.stderr only"});
+	refused(REAL_GETTERS "import typing\na = typing.List[bytes]\na._name = 'sys'\n"
+	                     "M('__red' + 'uce__')(a)",
+	        &(struct e2e_refusal){"error", "TypeError", "cannot reduce"});
+	refused(REAL_GETTERS "import typing\na = typing.Set[bytes]\na._name = '__builtins__'\n"
+	                     "M('__red' + 'uce__')(a)",
+	        &(struct e2e_refusal){"error", "TypeError", "cannot reduce"});
+	/* Controls: both work as intended (typing caches its aliases: List[int] is not one of
+	 * those changed above). */
+	expect_ok_result(
+	    "import contextlib\nclass W:\n    def __init__(self):\n        self.t = []\n"
+	    "    def write(self, s):\n        self.t.append(s)\nw = W()\n"
+	    "with contextlib.redirect_stdout(w):\n    print('hidden')\nw.t",
+	    "[\"hidden\",\"\\n\"]");
+	expect_ok_result(REAL_GETTERS "import typing, copy\n"
+	                              "[copy.deepcopy(typing.List[int]) == typing.List[int], "
+	                              "repr(M('__red' + 'uce__')(typing.Dict[str, int])[1][0])]",
+	                 "[true,\"typing.Dict\"]");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, from_imports_give_proxies_only)
+{
+	start(NULL);
+	/* IMPORT_FROM looked in sys.modules when the proxy had no such attribute. */
+	refused("from re import _compiler\n_compiler",
+	        &(struct e2e_refusal){"error", "ImportError",
+	                              "cannot import name '_compiler' from 're'"});
+	refused("from json import decoder\ndecoder.re.enum.sys.modules['os']", &NO_ATTRIBUTE("re"));
+	/* Even with an __import__ of the user's, whose module claims to be re. */
+	refused("__builtins__['__import__'] = lambda *a, **k: type('F', (), {'__name__': 're'})()\n"
+	        "from re import _compiler\n_compiler",
+	        &(struct e2e_refusal){"error", "ImportError",
+	                              "cannot import name '_compiler' from 're'"});
+	still_serving();
+	stop();
+	start(NULL);
+	refused("import collections.abc as c\nc._sys", &NO_ATTRIBUTE("_sys"));
+	/* Controls: allowed submodules come as proxies, in every form of import. */
+	expect_ok_result(
+	    "from json import decoder\nimport json.decoder as jd\nimport collections.abc\n"
+	    "from collections import abc\nfrom collections.abc import Mapping\n"
+	    "[decoder is jd, decoder.JSONDecoder.__name__, collections.abc is abc, "
+	    "Mapping.__name__, 're' in dir(decoder)]",
+	    "[true,\"JSONDecoder\",true,\"Mapping\",false]");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, deleting_builtins_gives_nothing_real)
+{
+	start(NULL);
+	/* With no __builtins__ in the namespace CPython ran the next code with the real ones. */
+	refused("del __builtins__\nopen", &NOT_DEFINED("open"));
+	refused("exec", &NOT_DEFINED("exec"));
+	cr_assert_str_eq(mcpc_status(run("__builtins__ = {}\nx = 1")), "ok");
+	refused("compile", &NOT_DEFINED("compile"));
+	/* Control: the builtins the user has are back. */
+	expect_ok_result("len('abc')", "3");
+	still_serving();
+	stop();
+}
+
+Test(python_layer, the_warm_up_runs_no_user_code)
+{
+	json_object *r;
+
+	start(NULL);
+	/* The session's next runner warms up in a fork of its state; the warm-up used the
+	 * builtins the user's code can change, unarmed. */
+	r = run("hits = []\nreal_range = range\ndef r(*a):\n    hits.append(1)\n"
+	        "    return real_range(*a)\n__builtins__['range'] = r\nlen(hits)");
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	/* Time for the next runner to be forked and warmed up before the call comes. */
+	usleep(700 * 1000);
+	expect_ok_result("len(hits)", "0");
+	/* Control: the replaced range counts when the user's code calls it. */
+	expect_ok_result("list(range(2))\nlen(hits)", "1");
+	stop();
+}
+
+Test(python_layer, user_code_after_the_call_runs_armed)
+{
+	/* __str__ of the error, __repr__ of the result and finalizers used to run with the hook
+	 * disarmed. Each tries the real attrgetter on a library function. */
+	static const char *const probe =
+	    REAL_GETTERS "import json\n"
+	                 "def probe():\n    try:\n        A('__glo' + 'bals__')(json.dumps)\n"
+	                 "        return 'escaped'\n    except AttributeError:\n"
+	                 "        return 'refused'\n";
+	json_object *r;
+
+	start(NULL);
+	r = run(e2e_fmt("%sclass E(Exception):\n    def __str__(self):\n        return probe()\n"
+	                "raise E()",
+	                probe));
+	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_err_str(r, "message"), "refused", "%s", mcpc_json(r));
+	r = run(e2e_fmt("%sclass V:\n    def __repr__(self):\n        return probe()\nV()", probe));
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "refused", "%s", mcpc_json(r));
+	r = run(e2e_fmt("%sclass D:\n    def __del__(self):\n        print(probe())\nD()", probe));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "refused\n",
+	                 "the finalizer did not run in the call, or ran unarmed: %s", mcpc_json(r));
+	still_serving();
+	stop();
+}
+
+Test(python_layer, reflective_modules_cannot_be_allowed)
+{
+	static const char *const mods[] = {"builtins", "importlib", "importlib.util", "inspect",
+	                                   "gc",       "ctypes",    "_thread",        "pkgutil"};
+
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		char *out, *err;
+		int st = run_safepy(ARGS("run", "--allow-import", mods[i], "-c", "1"), &out, &err);
+
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "%s: status 0x%x", mods[i], st);
+		cr_assert(strstr(err, e2e_fmt("--allow-import %s: not allowed", mods[i])), "%s: %s",
+		          mods[i], err);
+		free(out);
+		free(err);
+	}
+	/* Control: with the Python layer off there is no allowlist to keep, and an ordinary
+	 * module is accepted. */
+	for (int unsafe = 0; unsafe < 2; unsafe++) {
+		char *out, *err;
+		int st = unsafe ? run_safepy(ARGS("run", "--unsafe-no-python-layer",
+		                                  "--allow-import", "importlib", "-c", "6*7"),
+		                             &out, &err)
+		                : run_safepy(ARGS("run", "--allow-import", "html", "-c", "6*7"),
+		                             &out, &err);
+
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x: %s", st, err);
+		cr_assert(strstr(out, "42"), "%s", out);
+		free(out);
+		free(err);
+	}
 }
 
 Test(python_layer, base_exception_cannot_dodge_limits)
@@ -818,7 +1211,8 @@ Test(kernel, forged_result_frames_are_rejected)
 {
 	/* A frame the supervisor cannot take breaks the protocol: the worker is killed and its
 	 * call crashed; a worker that ends without a whole frame has crashed too. */
-	static const struct e2e_refusal malformed = {"crashed", "SandboxError", "broke the protocol"};
+	static const struct e2e_refusal malformed = {"crashed", "SandboxError",
+	                                             "broke the protocol"};
 	static const struct e2e_refusal no_result = {"crashed", "SandboxError", "without a result"};
 	static const struct {
 		const char *code;

@@ -1,7 +1,7 @@
-/* interp.c - the restricted interpreter's life: CPython initialised once in the zygote
- * (isolated, no site, audit hook first, allowed modules imported, output captured), and the
- * per-call run that compiles the code, runs it in the session's namespace and fills the outcome.
- * interp_init: 0 or -1 (message on stderr); helpers: 0 / -1 with a Python exception set. */
+/* interp.c - the restricted interpreter's life: CPython initialised once in the zygote (isolated,
+ * no site, audit hook first, allowed modules imported, output captured, Python layer built), and
+ * the armed per-call run: compile (from-imports rewritten), run in the session's __main__, fill
+ * the outcome. interp_init: 0 or -1 (message on stderr); helpers: 0 / -1 with an exception set. */
 #include "interp_internal.h"
 
 #include <signal.h>
@@ -13,6 +13,8 @@
 /* Writing more than this many times max_output in all (both streams) raises
  * OutputLimitExceeded in the code. */
 #define OUTPUT_FLOOD_FACTOR 1024
+/* Statements nested deeper than this (blocks in blocks in ...) are refused. */
+#define STMT_NESTING_MAX    200
 /* Memory set aside while the code runs and freed on MemoryError, so that the error can still
  * be formatted and reported. */
 #define MEMORY_RESERVE      (1u << 20)
@@ -25,6 +27,7 @@ static PyObject *real_compile;  /* builtins.compile */
 static PyObject *ast_mod;       /* the ast module */
 static PyObject *timeout_error; /* raised in the code by the deadline handler */
 static PyObject *user_globals;  /* the user's namespace, created by the first run */
+static PyObject *user_module;   /* its module, sys.modules['__main__'] */
 
 /* ---- start-up (zygote) --------------------------------------------------------------- */
 
@@ -232,7 +235,7 @@ int interp_init(const struct zygote_config *cfg)
 		return -1;
 	}
 	Py_DECREF(sys);
-	if (python_layer && pylayer_init(cfg) < 0) {
+	if (python_layer && (pylayer_init(cfg) < 0 || pyguard_install() < 0)) {
 		report_python_error("building the Python layer");
 		return -1;
 	}
@@ -321,6 +324,225 @@ static int hide_import_name(PyObject *tree)
 	return rc < 0 || PyErr_Occurred() ? -1 : 0;
 }
 
+/* "from m import a as b, c" as "b, c = <from_names>('m', ('a', 'c'), 0)", and "import m.a as
+ * c" as "c = <from_names>('m.a', None, 0)": IMPORT_FROM, which CPython compiles both into,
+ * falls back on sys.modules (pylayer.c, code_check). Returns the statements that replace stmt
+ * (a new list), Py_None (new reference) when it stays, or NULL. */
+static PyObject *import_rewrite(PyObject *stmt, int from)
+{
+	PyObject *names = NULL, *out = NULL, *keep = NULL, *module = NULL, *func = NULL;
+	int changed = 0;
+
+	names = PyObject_GetAttrString(stmt, "names");
+	out = PyList_New(0);
+	func = PyObject_CallMethod(ast_mod, "Name", "sN", PYLAYER_FROM_NAMES,
+	                           PyObject_CallMethod(ast_mod, "Load", NULL));
+	if (!names || !out || !func)
+		goto fail;
+	if (from) {
+		PyObject *level = PyObject_GetAttrString(stmt, "level");
+		PyObject *targets = PyList_New(0), *wanted = PyList_New(0), *call, *tgt, *assign;
+		int stays;
+		module = PyObject_GetAttrString(stmt, "module");
+		/* The compiler reads future statements; the names they import are fixed by it. */
+		stays = module && PyUnicode_Check(module) &&
+		        PyUnicode_CompareWithASCIIString(module, "__future__") == 0;
+		for (Py_ssize_t i = 0; targets && wanted && i < PyList_Size(names); i++) {
+			PyObject *a = PyList_GET_ITEM(names, i);
+			PyObject *name = PyObject_GetAttrString(a, "name");
+			PyObject *as = PyObject_GetAttrString(a, "asname");
+			PyObject *bind = as && as != Py_None ? as : name;
+			PyObject *t =
+			    bind ? PyObject_CallMethod(ast_mod, "Name", "ON", bind,
+			                               PyObject_CallMethod(ast_mod, "Store", NULL))
+			         : NULL;
+			if (name && PyUnicode_CompareWithASCIIString(name, "*") == 0)
+				stays = 1; /* "from m import *" has no IMPORT_FROM */
+			if (!t || PyList_Append(targets, t) < 0 || PyList_Append(wanted, name) < 0)
+				Py_CLEAR(targets);
+			Py_XDECREF(t);
+			Py_XDECREF(name);
+			Py_XDECREF(as);
+		}
+		if (!targets || !wanted || !level || !module || stays) {
+			Py_XDECREF(targets);
+			Py_XDECREF(wanted);
+			Py_XDECREF(level);
+			if (!PyErr_Occurred() && stays) {
+				Py_DECREF(out);
+				out = Py_NewRef(Py_None);
+			}
+			goto done;
+		}
+		/* from . import x: no module; from_names refuses the level. */
+		call = PyObject_CallMethod(
+		    ast_mod, "Call", "O[NNN][]", func,
+		    module == Py_None ? PyObject_CallMethod(ast_mod, "Constant", "s", "")
+		                      : PyObject_CallMethod(ast_mod, "Constant", "O", module),
+		    PyObject_CallMethod(ast_mod, "Constant", "(N)", PyList_AsTuple(wanted)),
+		    PyObject_CallMethod(ast_mod, "Constant", "O", level));
+		tgt = PyObject_CallMethod(ast_mod, "Tuple", "ON", targets,
+		                          PyObject_CallMethod(ast_mod, "Store", NULL));
+		assign =
+		    call && tgt ? PyObject_CallMethod(ast_mod, "Assign", "[O]O", tgt, call) : NULL;
+		if (assign && PyList_Append(out, assign) == 0)
+			changed = 1;
+		Py_XDECREF(assign);
+		Py_XDECREF(tgt);
+		Py_XDECREF(call);
+		Py_DECREF(targets);
+		Py_DECREF(wanted);
+		Py_DECREF(level);
+		goto done;
+	}
+	/* import a, b.c as d, e: "b.c as d" becomes a call; the others stay imports, in order. */
+	for (Py_ssize_t i = 0; i < PyList_Size(names); i++) {
+		PyObject *a = PyList_GET_ITEM(names, i);
+		PyObject *name = PyObject_GetAttrString(a, "name");
+		PyObject *as = PyObject_GetAttrString(a, "asname");
+		int rc = 0;
+		if (!name || !as) {
+			rc = -1;
+		} else if (as != Py_None &&
+		           PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1) >= 0) {
+			PyObject *call = PyObject_CallMethod(
+			    ast_mod, "Call", "O[NNN][]", func,
+			    PyObject_CallMethod(ast_mod, "Constant", "O", name),
+			    PyObject_CallMethod(ast_mod, "Constant", "O", Py_None),
+			    PyObject_CallMethod(ast_mod, "Constant", "i", 0));
+			PyObject *tgt = PyObject_CallMethod(
+			    ast_mod, "Name", "ON", as, PyObject_CallMethod(ast_mod, "Store", NULL));
+			PyObject *assign =
+			    call && tgt ? PyObject_CallMethod(ast_mod, "Assign", "[O]O", tgt, call)
+			                : NULL;
+			changed = 1;
+			Py_CLEAR(keep);
+			rc = assign ? PyList_Append(out, assign) : -1;
+			Py_XDECREF(assign);
+			Py_XDECREF(tgt);
+			Py_XDECREF(call);
+		} else {
+			if (!keep) {
+				PyObject *imp = PyObject_CallMethod(ast_mod, "Import", "[]");
+				keep = imp ? PyObject_GetAttrString(imp, "names") : NULL;
+				rc = imp ? PyList_Append(out, imp) : -1;
+				Py_XDECREF(imp);
+			}
+			if (rc == 0)
+				rc = keep ? PyList_Append(keep, a) : -1;
+		}
+		Py_XDECREF(name);
+		Py_XDECREF(as);
+		if (rc < 0)
+			goto fail;
+	}
+done:
+	if (PyErr_Occurred())
+		goto fail;
+	if (out != Py_None && !changed) {
+		Py_DECREF(out);
+		out = Py_NewRef(Py_None);
+	}
+	for (Py_ssize_t i = 0; out != Py_None && i < PyList_GET_SIZE(out); i++) {
+		PyObject *r = PyObject_CallMethod(ast_mod, "copy_location", "OO",
+		                                  PyList_GET_ITEM(out, i), stmt);
+		PyObject *r2 =
+		    r ? PyObject_CallMethod(ast_mod, "fix_missing_locations", "O", r) : NULL;
+		Py_XDECREF(r);
+		Py_XDECREF(r2);
+		if (!r2)
+			goto fail;
+	}
+	Py_XDECREF(keep);
+	Py_XDECREF(names);
+	Py_XDECREF(module);
+	Py_XDECREF(func);
+	return out;
+fail:
+	Py_XDECREF(out);
+	out = NULL;
+	Py_XDECREF(keep);
+	Py_XDECREF(names);
+	Py_XDECREF(module);
+	Py_XDECREF(func);
+	return NULL;
+}
+
+/* The statement lists of a statement (a body, orelse, finalbody) and of its except clauses
+ * and match cases. Statements hold statements only there: expressions hold none. */
+static const char *const stmt_lists[] = {"body", "orelse", "finalbody", NULL};
+static const char *const clause_lists[] = {"handlers", "cases", NULL};
+
+/* A node's field (borrowed; NULL when it has none), read from its __dict__. */
+static PyObject *ast_field(PyObject *node, const char *name, PyObject **dict)
+{
+	if (!*dict)
+		*dict = PyObject_GenericGetDict(node, NULL);
+	return *dict ? PyDict_GetItemString(*dict, name) : NULL;
+}
+
+/* Rewrite, in place, the import statements of a statement list and of the lists nested in
+ * its statements (import_rewrite). Returns 0 or -1. */
+static int imports_rewrite(PyObject *list, int depth)
+{
+	static PyObject *cls_import, *cls_from;
+
+	if (depth > STMT_NESTING_MAX) {
+		PyErr_SetString(PyExc_RecursionError, "statements nested too deeply");
+		return -1;
+	}
+	if (!cls_import) {
+		cls_import = PyObject_GetAttrString(ast_mod, "Import");
+		cls_from = PyObject_GetAttrString(ast_mod, "ImportFrom");
+		if (!cls_import || !cls_from) {
+			Py_CLEAR(cls_import);
+			return -1;
+		}
+	}
+	for (Py_ssize_t k = 0; PyList_Check(list) && k < PyList_GET_SIZE(list); k++) {
+		PyObject *stmt = PyList_GET_ITEM(list, k), *dict = NULL;
+		PyTypeObject *t = Py_TYPE(stmt);
+		int rc = 0;
+
+		if (t == (PyTypeObject *)cls_import || t == (PyTypeObject *)cls_from) {
+			PyObject *r = import_rewrite(stmt, t == (PyTypeObject *)cls_from);
+			if (!r)
+				return -1;
+			if (r != Py_None) {
+				Py_ssize_t n = PyList_GET_SIZE(r);
+				rc = PyList_SetSlice(list, k, k + 1, r);
+				k += n - 1;
+			}
+			Py_DECREF(r);
+			if (rc < 0)
+				return -1;
+			continue;
+		}
+		for (const char *const *f = stmt_lists; rc == 0 && *f; f++) {
+			PyObject *sub = ast_field(stmt, *f, &dict);
+			if (sub)
+				rc = imports_rewrite(sub, depth + 1);
+		}
+		for (const char *const *f = clause_lists; rc == 0 && *f; f++) {
+			PyObject *clauses = ast_field(stmt, *f, &dict);
+			for (Py_ssize_t c = 0; rc == 0 && clauses && PyList_Check(clauses) &&
+			                       c < PyList_GET_SIZE(clauses);
+			     c++) {
+				PyObject *cdict = NULL;
+				PyObject *sub =
+				    ast_field(PyList_GET_ITEM(clauses, c), "body", &cdict);
+				if (sub)
+					rc = imports_rewrite(sub, depth + 1);
+				Py_XDECREF(cdict);
+			}
+		}
+		Py_XDECREF(dict);
+		if (rc < 0 || PyErr_Occurred())
+			return -1;
+	}
+	return 0;
+}
+
 /* How the last top-level statement gives the result: as an expression's value, as the value
  * it assigns, or not at all (an augmented assignment is read back by name after the run). */
 enum last_kind { LAST_NONE = 0, LAST_EXPR, LAST_ASSIGN };
@@ -341,6 +563,8 @@ static int program_build(const char *src, struct program *p)
 		goto out;
 	body = PyObject_GetAttrString(tree, "body");
 	if (!body || !PyList_Check(body))
+		goto out;
+	if (python_layer && strstr(src, "import") && imports_rewrite(body, 0) < 0)
 		goto out;
 	n = PyList_GET_SIZE(body);
 	if (n > 0) {
@@ -425,33 +649,58 @@ out:
 	return rc;
 }
 
-static PyObject *globals_new(void)
+/* The builtins the user's code runs with, or (private) a copy of them that user code never
+ * holds; with the Python layer off, the real ones. */
+static PyObject *builtins_for(int private)
 {
-	PyObject *g = PyDict_New();
-
-	if (!g)
-		return NULL;
-	if (PyDict_SetItemString(g, "__builtins__",
-	                         python_layer ? pylayer_builtins() : PyEval_GetBuiltins()) < 0 ||
-	    PyDict_SetItemString(g, "__name__", PyUnicode_FromString("__main__")) < 0 ||
-	    PyDict_SetItemString(g, "__doc__", Py_None) < 0) {
-		Py_DECREF(g);
-		return NULL;
-	}
-	return g;
+	if (!python_layer)
+		return PyEval_GetBuiltins();
+	return private ? pylayer_builtins_private() : pylayer_builtins();
 }
 
-/* Run the program; returns the last value (new ref, may be None) or NULL with an error. */
-static PyObject *program_run(struct program *p, PyObject *g)
+/* The user's namespace: the dict of a new module that becomes sys.modules['__main__'], the
+ * module the user's classes say they live in (dataclasses, typing and enum look it up
+ * there). New reference, or NULL. */
+static PyObject *user_namespace_new(void)
+{
+	PyObject *m = PyModule_New("__main__"), *g;
+
+	if (!m)
+		return NULL;
+	g = PyModule_GetDict(m);
+	if (PyDict_SetItemString(g, "__builtins__", builtins_for(0)) < 0 ||
+	    PyDict_SetItemString(PyImport_GetModuleDict(), "__main__", m) < 0) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	user_module = m; /* kept for the life of the process, with its dict */
+	if (python_layer)
+		pyguard_user(g, m);
+	return Py_NewRef(g);
+}
+
+/* Run code in g with the builtins b. b is put back first: when g names no __builtins__ (the
+ * user's code can delete the name), CPython runs the code with the interpreter's own, the
+ * real builtins. */
+static PyObject *eval_in(PyObject *code, PyObject *g, PyObject *b)
+{
+	if (PyDict_SetItemString(g, "__builtins__", b) < 0)
+		return NULL;
+	return PyEval_EvalCode(code, g, g);
+}
+
+/* Run the program in g with the builtins b; returns the last value (new ref, may be None) or
+ * NULL with an error. */
+static PyObject *program_run(struct program *p, PyObject *g, PyObject *b)
 {
 	PyObject *r, *value = NULL;
 
-	r = PyEval_EvalCode(p->body, g, g);
+	r = eval_in(p->body, g, b);
 	if (!r)
 		return NULL;
 	Py_DECREF(r);
 	if (p->last_expr) {
-		value = PyEval_EvalCode(p->last_expr, g, g);
+		value = eval_in(p->last_expr, g, b);
 		if (!value)
 			return NULL;
 	}
@@ -460,7 +709,7 @@ static PyObject *program_run(struct program *p, PyObject *g)
 			Py_DECREF(value);
 			return NULL;
 		}
-		r = PyEval_EvalCode(p->assign, g, g);
+		r = eval_in(p->assign, g, b);
 		PyDict_DelItemString(g, RESULT_TMP);
 		if (!r) {
 			Py_DECREF(value);
@@ -479,16 +728,22 @@ static PyObject *program_run(struct program *p, PyObject *g)
 
 /* Touch, in a fresh worker, the pages a call touches (compiler, evaluator, result
  * encoding), so their copy-on-write faults happen before the code arrives rather than on
- * the caller's clock. Leaves no state behind: a scratch namespace, no output. */
+ * the caller's clock. Leaves no state behind: a scratch namespace, no output. A session's
+ * next runner warms up in a fork of its state, which the user's code may have changed: the
+ * hook is armed, and the snippet runs with builtins no user code holds. */
 void interp_warm_up(void)
 {
 	static const char *const snippet = "def _f(n):\n    return [i * 2 for i in range(n)]\n"
 	                                   "_x = {'a': _f(3), 'b': 'text'}\n_x\n";
 	struct program prog = {0};
-	PyObject *g = globals_new(), *v = NULL;
+	PyObject *g = PyDict_New(), *v = NULL;
+	/* No collection here: it would run the finalizers of what the user's code left behind,
+	 * outside any call. The next call collects it. */
+	int gc_was = PyGC_Disable();
 
+	pylayer_arm(python_layer);
 	if (g && program_build(snippet, &prog) == 0)
-		v = program_run(&prog, g);
+		v = program_run(&prog, g, builtins_for(1));
 	if (v) {
 		struct run_outcome scratch;
 		int trunc = 0;
@@ -501,6 +756,8 @@ void interp_warm_up(void)
 	Py_XDECREF(v);
 	Py_XDECREF(g);
 	program_clear(&prog);
+	if (gc_was)
+		PyGC_Enable();
 }
 
 void interp_run(const char *code, struct run_outcome *out)
@@ -508,20 +765,21 @@ void interp_run(const char *code, struct run_outcome *out)
 	struct program prog = {0};
 	PyObject *g = NULL, *value = NULL, *exc = NULL;
 	void *reserve = malloc(MEMORY_RESERVE);
-	int trunc = 0;
+	int trunc = 0, failed, memory;
 
 	if (reserve)
 		memset(reserve, 0, MEMORY_RESERVE); /* fault the pages in now */
 	capture_reset();
 	deadline_hit = 0;
+	/* Armed for good: from here on anything Python runs may be the user's code. */
+	pylayer_arm(python_layer);
 	/* One namespace per process, kept across calls: a session's state. */
 	if (!user_globals)
-		user_globals = globals_new();
+		user_globals = user_namespace_new();
 	g = user_globals;
 	Py_XINCREF(g);
-	pylayer_arm(python_layer);
 	if (g && program_build(code, &prog) == 0)
-		value = program_run(&prog, g);
+		value = program_run(&prog, g, builtins_for(0));
 	if (!value) {
 		exc = exception_take();
 		if (exc && PyErr_GivenExceptionMatches(exc, PyExc_MemoryError)) {
@@ -533,15 +791,22 @@ void interp_run(const char *code, struct run_outcome *out)
 		if (pyresult_value(out, value, zcfg->max_result, &trunc) < 0)
 			exc = exception_take();
 	}
-	/* Our own work from here (pyresult_error walks frames): the hook is disarmed. */
-	pylayer_arm(0);
-	if (exc) {
+	/* Still armed: formatting the error runs the exceptions' __str__. */
+	if (exc)
 		pyresult_error(out, exc, code, zcfg->max_result);
+	memory = exc && PyErr_GivenExceptionMatches(exc, PyExc_MemoryError);
+	/* Releasing the value, the exception (its frames) and the program runs finalizers: still
+	 * in the call, armed, and before the output is taken, so what they print comes back. */
+	failed = exc != NULL;
+	Py_CLEAR(exc);
+	Py_CLEAR(value);
+	program_clear(&prog);
+	if (failed) {
 		if (deadline_hit)
 			out->status = RUN_TIMEOUT;
 		else if (capture_flooded())
 			out->status = RUN_OUTPUT_LIMIT;
-		else if (PyErr_GivenExceptionMatches(exc, PyExc_MemoryError))
+		else if (memory)
 			out->status = RUN_MEMORY_LIMIT;
 		else
 			out->status = RUN_ERROR;
@@ -562,9 +827,6 @@ void interp_run(const char *code, struct run_outcome *out)
 	out->stderr_text = capture_text(CAPTURE_STDERR, &trunc);
 	out->logs = capture_text(CAPTURE_LOG, &trunc);
 	out->truncated = out->truncated || trunc;
-	Py_XDECREF(exc);
-	Py_XDECREF(value);
 	Py_XDECREF(g);
-	program_clear(&prog);
 	free(reserve);
 }

@@ -1,22 +1,27 @@
-/* pylayer.c - the Python layer: attribute rules (checked in the bytecode, in getattr and its
- * kin, and where C code reads attributes for the user), the import allowlist with module proxies,
- * the curated builtins, and the audit hook. It gives friendly errors; the kernel is the boundary.
- * Functions return 0 / -1 (or NULL) with a Python exception set; refusals are exceptions. */
+/* pylayer.c - the Python layer: attribute rules by name (the bytecode, getattr and its kin), the
+ * import allowlist with module proxies, the curated builtins, the audit hook, and fixes to
+ * library methods that name modules. Friendly errors first; the rules on the types (pyguard.c)
+ * hold behind them. Functions return 0 / -1 (or NULL) with a Python exception set. */
 #include "interp_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Code objects nested deeper than this (functions in functions in ...) are refused. */
 #define CODE_NESTING_MAX 200
 
 static volatile int audit_armed;
-static PyObject *safe_builtins;   /* dict given to user code */
-static PyObject *proxies;         /* name -> proxy module */
+static PyObject *safe_builtins;    /* dict given to user code */
+static PyObject *private_builtins; /* a copy only our own code uses (the warm-up) */
+static PyObject *proxies;          /* name -> proxy module */
+static PyObject **proxy_set;       /* every proxy, sorted by address */
+static size_t n_proxy_set;
 static PyObject *authorized_text; /* "['abc', 'array', ...]" */
 static PyObject *real_attrgetter, *real_methodcaller, *real_get_field;
 
 static int op_load_attr = -1, op_store_attr = -1, op_delete_attr = -1, op_load_method = -1,
-           op_import_from = -1, op_extended_arg = -1;
+           op_import_from = -1, op_import_name = -1, op_load_const = -1, op_match_class = -1,
+           op_extended_arg = -1;
 
 /* ---- attribute rules ----------------------------------------------------------------- */
 
@@ -197,6 +202,8 @@ int pylayer_opcodes_load(void)
 	    {"LOAD_ATTR", &op_load_attr},     {"STORE_ATTR", &op_store_attr},
 	    {"DELETE_ATTR", &op_delete_attr}, {"LOAD_METHOD", &op_load_method},
 	    {"IMPORT_FROM", &op_import_from}, {"EXTENDED_ARG", &op_extended_arg},
+	    {"IMPORT_NAME", &op_import_name}, {"LOAD_CONST", &op_load_const},
+	    {"MATCH_CLASS", &op_match_class},
 	};
 
 	if (!m)
@@ -212,18 +219,42 @@ int pylayer_opcodes_load(void)
 	}
 	Py_DECREF(map);
 	if (op_load_attr < 0 || op_store_attr < 0 || op_delete_attr < 0 || op_import_from < 0 ||
-	    op_extended_arg < 0) {
+	    op_extended_arg < 0 || op_import_name < 0 || op_load_const < 0 || op_match_class < 0) {
 		PyErr_SetString(PyExc_RuntimeError, "opcode table incomplete");
 		return -1;
 	}
 	return 0;
 }
 
+/* A name the code uses as an attribute: refused with the line when the rules say so. */
+static int code_name_check(PyCodeObject *co, PyObject *name, Py_ssize_t offset)
+{
+	const char *s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL, *why;
+
+	if (!s)
+		return PyErr_Occurred() ? -1 : 0;
+	why = attr_refusal(s);
+	if (why) {
+		PyErr_Format(PyExc_AttributeError, "%s: %s (line %d)", why, s,
+		             PyCode_Addr2Line(co, (int)offset));
+		return -1;
+	}
+	return 0;
+}
+
+/* Every attribute name the code names, and what CPython would otherwise resolve unchecked:
+ * the keyword names of a class pattern (MATCH_CLASS reads them in C), and the module a
+ * from-import falls back on. IMPORT_FROM looks a name up in sys.modules when the object it
+ * got has no such attribute, with the object's own __name__: given an object of the user's
+ * that names 're', "from x import _compiler" would be the real re._compiler. The user's
+ * from-imports are compiled into calls (interp.c), so IMPORT_FROM appears only after
+ * IMPORT_NAME __future__ (whose feature names are fixed by the compiler), or in code a
+ * library evaluates, where it is refused. */
 static int code_check(PyCodeObject *co, int depth)
 {
-	PyObject *bytes = NULL, *names = NULL, *consts = NULL;
+	PyObject *bytes = NULL, *names = co->co_names, *consts = co->co_consts;
 	const unsigned char *p;
-	Py_ssize_t n;
+	Py_ssize_t n, last_const = -1, last_import = -1;
 	unsigned int ext = 0;
 	int rc = -1;
 
@@ -232,9 +263,7 @@ static int code_check(PyCodeObject *co, int depth)
 		return -1;
 	}
 	bytes = PyCode_GetCode(co);
-	names = PyObject_GetAttrString((PyObject *)co, "co_names");
-	consts = PyObject_GetAttrString((PyObject *)co, "co_consts");
-	if (!bytes || !names || !consts)
+	if (!bytes)
 		goto out;
 	p = (const unsigned char *)PyBytes_AS_STRING(bytes);
 	n = PyBytes_GET_SIZE(bytes);
@@ -247,6 +276,29 @@ static int code_check(PyCodeObject *co, int depth)
 			continue;
 		}
 		ext = 0;
+		if (op == 0) /* CACHE: the inline cache of the instruction before */
+			continue;
+		if (op == op_match_class && last_const >= 0 &&
+		    last_const < PyTuple_GET_SIZE(consts)) {
+			PyObject *kw = PyTuple_GET_ITEM(consts, last_const);
+			for (Py_ssize_t k = 0; PyTuple_Check(kw) && k < PyTuple_GET_SIZE(kw); k++)
+				if (code_name_check(co, PyTuple_GET_ITEM(kw, k), i) < 0)
+					goto out;
+		}
+		last_const = op == op_load_const ? (Py_ssize_t)arg : -1;
+		if (op == op_import_name)
+			last_import = (Py_ssize_t)arg;
+		if (op == op_import_from &&
+		    (last_import < 0 || last_import >= PyTuple_GET_SIZE(names) ||
+		     !PyUnicode_Check(PyTuple_GET_ITEM(names, last_import)) ||
+		     PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(names, last_import),
+		                                      "__future__") != 0)) {
+			PyErr_Format(PyExc_ImportError,
+			             "imports in code that a library evaluates are not allowed "
+			             "(line %d)",
+			             PyCode_Addr2Line(co, (int)i));
+			goto out;
+		}
 		if (op != op_load_attr && op != op_store_attr && op != op_delete_attr &&
 		    op != op_load_method && op != op_import_from)
 			continue;
@@ -256,18 +308,8 @@ static int code_check(PyCodeObject *co, int depth)
 #endif
 		if ((Py_ssize_t)arg >= PyTuple_GET_SIZE(names))
 			continue;
-		{
-			PyObject *name = PyTuple_GET_ITEM(names, arg);
-			const char *s = PyUnicode_AsUTF8(name), *why;
-			if (!s)
-				goto out;
-			why = attr_refusal(s);
-			if (why) {
-				PyErr_Format(PyExc_AttributeError, "%s: %s (line %d)", why, s,
-				             PyCode_Addr2Line(co, (int)i));
-				goto out;
-			}
-		}
+		if (code_name_check(co, PyTuple_GET_ITEM(names, arg), i) < 0)
+			goto out;
 	}
 	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); i++) {
 		PyObject *c = PyTuple_GET_ITEM(consts, i);
@@ -277,8 +319,6 @@ static int code_check(PyCodeObject *co, int depth)
 	rc = 0;
 out:
 	Py_XDECREF(bytes);
-	Py_XDECREF(names);
-	Py_XDECREF(consts);
 	return rc;
 }
 
@@ -392,45 +432,12 @@ static PyObject *checked_get_field(PyObject *self, PyObject *args, PyObject *kw)
 	return PyObject_Call(real_get_field, args, kw);
 }
 
-/* __import__ for user code: only the allowlist, and only as proxies. */
-static PyObject *safe_import(PyObject *self, PyObject *args, PyObject *kw)
+/* ImportError for a module the allowlist does not offer. Returns NULL. */
+static PyObject *import_refuse(PyObject *name, int from)
 {
-	static char *kwlist[] = {"name", "globals", "locals", "fromlist", "level", NULL};
-	PyObject *name, *globals = NULL, *locals = NULL, *fromlist = NULL, *proxy, *msg;
-	int level = 0, from;
-	const char *s;
+	const char *s = PyUnicode_AsUTF8(name);
+	PyObject *msg;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "U|OOOi:__import__", kwlist, &name, &globals,
-	                                 &locals, &fromlist, &level))
-		return NULL;
-	if (level != 0) {
-		PyErr_SetString(PyExc_ImportError, "Relative imports are not supported");
-		return NULL;
-	}
-	from = fromlist && PyObject_IsTrue(fromlist) == 1;
-	proxy = PyDict_GetItemWithError(proxies, name);
-	if (proxy) {
-		if (!from) {
-			/* "import a.b" binds a: return the top-level package's proxy. */
-			Py_ssize_t dot =
-			    PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1);
-			if (dot > 0) {
-				PyObject *top = PyUnicode_Substring(name, 0, dot);
-				if (!top)
-					return NULL;
-				proxy = PyDict_GetItemWithError(proxies, top);
-				Py_DECREF(top);
-				if (!proxy)
-					goto refuse;
-			}
-		}
-		Py_INCREF(proxy);
-		return proxy;
-	}
-	if (PyErr_Occurred())
-		return NULL;
-refuse:
-	s = PyUnicode_AsUTF8(name);
 	if (!s)
 		return NULL;
 	msg = PyUnicode_FromFormat("Import %s %s is not allowed. Authorized imports are: %U",
@@ -440,6 +447,110 @@ refuse:
 	PyErr_SetImportError(msg, name, NULL);
 	Py_DECREF(msg);
 	return NULL;
+}
+
+/* The proxy of an allowed module (borrowed), or NULL with ImportError. */
+static PyObject *proxy_of(PyObject *name, int from)
+{
+	PyObject *proxy = PyDict_GetItemWithError(proxies, name);
+
+	if (!proxy && !PyErr_Occurred())
+		import_refuse(name, from);
+	return proxy;
+}
+
+/* __import__ for user code: only the allowlist, and only as proxies. C code imports through
+ * the caller's builtins too (PyImport_Import, as time.strptime does for _strptime), with an
+ * empty list as fromlist, and then takes the module from sys.modules itself: that call gets
+ * None when the module is already loaded, so it returns nothing to the user either. */
+static PyObject *safe_import(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"name", "globals", "locals", "fromlist", "level", NULL};
+	PyObject *name, *globals = NULL, *locals = NULL, *fromlist = NULL, *proxy;
+	int level = 0, from;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "U|OOOi:__import__", kwlist, &name, &globals,
+	                                 &locals, &fromlist, &level))
+		return NULL;
+	if (level != 0) {
+		PyErr_SetString(PyExc_ImportError, "Relative imports are not supported");
+		return NULL;
+	}
+	if (fromlist && PyList_CheckExact(fromlist) && PyList_GET_SIZE(fromlist) == 0) {
+		PyObject *m = PyImport_GetModule(name);
+		if (m) {
+			Py_DECREF(m);
+			Py_RETURN_NONE;
+		}
+		if (PyErr_Occurred())
+			return NULL;
+	}
+	from = fromlist && PyObject_IsTrue(fromlist) == 1;
+	proxy = PyDict_GetItemWithError(proxies, name);
+	if (proxy && !from) {
+		/* "import a.b" binds a: return the top-level package's proxy. */
+		Py_ssize_t dot = PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1);
+		if (dot > 0) {
+			PyObject *top = PyUnicode_Substring(name, 0, dot);
+			if (!top)
+				return NULL;
+			proxy = PyDict_GetItemWithError(proxies, top);
+			Py_DECREF(top);
+		}
+	}
+	if (!proxy)
+		return PyErr_Occurred() ? NULL : import_refuse(name, from);
+	return Py_NewRef(proxy);
+}
+
+/* What the user's "from m import a, b" and "import m.a as c" are compiled into (interp.c),
+ * instead of IMPORT_FROM: from_names("m", ("a", "b"), 0) gives (m.a, m.b) from m's proxy, a
+ * submodule's proxy when m has no such attribute; from_names("m.a", None, 0) gives m.a's
+ * proxy. Nothing here looks in sys.modules. */
+static PyObject *from_names(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	PyObject *module, *names, *proxy, *out;
+	long level;
+
+	if (nargs != 3 || !PyUnicode_Check(args[0]) ||
+	    (args[1] != Py_None && !PyTuple_Check(args[1])) || !PyLong_Check(args[2])) {
+		PyErr_SetString(PyExc_TypeError, "from_names(module, names, level)");
+		return NULL;
+	}
+	module = args[0];
+	names = args[1];
+	level = PyLong_AsLong(args[2]);
+	if (level != 0) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_ImportError, "Relative imports are not supported");
+		return NULL;
+	}
+	proxy = proxy_of(module, names != Py_None);
+	if (!proxy || names == Py_None)
+		return Py_XNewRef(proxy);
+	out = PyTuple_New(PyTuple_GET_SIZE(names));
+	for (Py_ssize_t i = 0; out && i < PyTuple_GET_SIZE(names); i++) {
+		PyObject *name = PyTuple_GET_ITEM(names, i), *v = PyObject_GetAttr(proxy, name);
+		if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+			PyObject *full = PyUnicode_FromFormat("%U.%U", module, name);
+			PyErr_Clear();
+			v = full ? Py_XNewRef(PyDict_GetItemWithError(proxies, full)) : NULL;
+			Py_XDECREF(full);
+			if (!v && !PyErr_Occurred()) {
+				PyObject *msg = PyUnicode_FromFormat(
+				    "cannot import name '%U' from '%U'", name, module);
+				if (msg) {
+					PyErr_SetImportError(msg, module, NULL);
+					Py_DECREF(msg);
+				}
+			}
+		}
+		if (!v)
+			Py_CLEAR(out);
+		else
+			PyTuple_SET_ITEM(out, i, v);
+	}
+	return out;
 }
 
 static PyMethodDef checked_defs[] = {
@@ -453,6 +564,8 @@ static PyMethodDef checked_defs[] = {
      "delattr(object, name): attribute rules apply."},
     {"__import__", (PyCFunction)(void (*)(void))safe_import, METH_VARARGS | METH_KEYWORDS,
      "Import an allowed module."},
+    {PYLAYER_FROM_NAMES, (PyCFunction)(void (*)(void))from_names, METH_FASTCALL,
+     "The names a from-import binds, from the allowed modules' proxies."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -625,7 +738,15 @@ static int proxy_fill_sys(PyObject *proxy, PyObject *sys)
 	return 0;
 }
 
-/* Copy the public, non-module attributes of a real module into its proxy. */
+/* Copy the public, non-module attributes of a real module into its proxy. The values are the
+ * real, shared objects, not copies: a library class the user's code changes (a class attribute,
+ * a method, a function's defaults) stays changed for the rest of its session, and reaches
+ * nothing else. A session's processes are forks of its own worker and the zygote runs no user
+ * code, so other sessions never see it; every piece of Python our own code runs later in the
+ * session (building the program, repr() of the result, the error's text, the warm-up) runs
+ * armed, so a changed object only runs the user's code under the user's rules; and the
+ * supervisor trusts nothing a worker sends. Copying would not help: the classes' methods
+ * reach the originals through their globals anyway. */
 static int proxy_fill(PyObject *proxy, PyObject *real, const char *name)
 {
 	PyObject *dict = PyModule_GetDict(real), *key, *val;
@@ -671,6 +792,72 @@ static int proxy_fill(PyObject *proxy, PyObject *real, const char *name)
 	return 0;
 }
 
+static int future_proxy_add(void)
+{
+	PyObject *real = PyImport_ImportModule("__future__"), *p;
+	int rc;
+
+	if (!real)
+		return -1;
+	Py_DECREF(real);
+	p = PyModule_New("__future__");
+	rc = p ? PyDict_SetItemString(proxies, "__future__", p) : -1;
+	Py_XDECREF(p);
+	return rc;
+}
+
+/* A package's proxy gets its loaded submodules' proxies as attributes (collections.abc,
+ * json.decoder), as the real package has its submodules. */
+static int proxies_link(void)
+{
+	PyObject *key, *val;
+	Py_ssize_t pos = 0;
+
+	while (PyDict_Next(proxies, &pos, &key, &val)) {
+		Py_ssize_t dot = PyUnicode_FindChar(key, '.', 0, PyUnicode_GET_LENGTH(key), -1);
+		PyObject *parent_name, *parent, *child;
+		int rc = 0;
+		if (dot < 0) {
+			if (dot == -2)
+				return -1;
+			continue;
+		}
+		parent_name = PyUnicode_Substring(key, 0, dot);
+		child = PyUnicode_Substring(key, dot + 1, PyUnicode_GET_LENGTH(key));
+		parent = parent_name ? PyDict_GetItemWithError(proxies, parent_name) : NULL;
+		if (parent && child && !PyDict_Contains(PyModule_GetDict(parent), child))
+			rc = PyObject_SetAttr(parent, child, val);
+		Py_XDECREF(parent_name);
+		Py_XDECREF(child);
+		if (rc < 0 || PyErr_Occurred())
+			return -1;
+	}
+	return 0;
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (PyObject *const *)a, y = (uintptr_t) * (PyObject *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int proxy_set_build(void)
+{
+	PyObject *key, *val;
+	Py_ssize_t pos = 0;
+
+	proxy_set = PyMem_Calloc((size_t)PyDict_GET_SIZE(proxies) + 1, sizeof(*proxy_set));
+	if (!proxy_set) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	while (PyDict_Next(proxies, &pos, &key, &val))
+		proxy_set[n_proxy_set++] = val;
+	qsort(proxy_set, n_proxy_set, sizeof(*proxy_set), ptr_cmp);
+	return 0;
+}
+
 static int proxies_build(const struct zygote_config *cfg)
 {
 	PyObject *modules = PyImport_GetModuleDict(), *key, *val, *names, *list;
@@ -694,6 +881,9 @@ static int proxies_build(const struct zygote_config *cfg)
 		}
 		Py_DECREF(p);
 	}
+	/* "from __future__ import annotations" imports it at run time as well. */
+	if (future_proxy_add() < 0)
+		return -1;
 	pos = 0;
 	while (PyDict_Next(proxies, &pos, &key, &val)) {
 		const char *k = PyUnicode_AsUTF8(key);
@@ -704,6 +894,8 @@ static int proxies_build(const struct zygote_config *cfg)
 		                          : proxy_fill(val, real, k) < 0)
 			return -1;
 	}
+	if (proxies_link() < 0 || proxy_set_build() < 0)
+		return -1;
 	/* The sorted list quoted in refusals. */
 	names = PyList_New(0);
 	if (!names)
@@ -751,7 +943,65 @@ static int builtins_build(void)
 		}
 		Py_DECREF(f);
 	}
-	return 0;
+	private_builtins = PyDict_Copy(safe_builtins);
+	return private_builtins ? 0 : -1;
+}
+
+/* Library methods that read a real module's namespace by a name the user's code chooses,
+ * found by reading the allowed modules for getattr and globals() lookups on modules: a
+ * subclass of redirect_stdout with _stream = 'modules' read and wrote any attribute of the
+ * real sys; a typing alias whose _name is 'sys' reduced to the real sys. Each is replaced by
+ * the same code reading the name once and refusing any other; modules not loaded are left
+ * alone. (Reads of a real module's __dict__ by name are refused by the type rules.) */
+static const char library_fixes[] =
+    "import sys, operator\n"
+    "ModuleType = type(sys)\n"
+    "contextlib = sys.modules.get('contextlib')\n"
+    "if contextlib is not None:\n"
+    "    def _stream(self):\n"
+    "        s = self._stream\n"
+    "        if type(s) is not str or s not in ('stdout', 'stderr'):\n"
+    "            raise AttributeError('redirect_stdout and redirect_stderr redirect sys.stdout '\n"
+    "                                 'and sys.stderr only')\n"
+    "        return s\n"
+    "    def __enter__(self):\n"
+    "        s = _stream(self)\n"
+    "        self._old_targets.append(getattr(sys, s))\n"
+    "        setattr(sys, s, self._new_target)\n"
+    "        return self._new_target\n"
+    "    def __exit__(self, exctype, excinst, exctb):\n"
+    "        setattr(sys, _stream(self), self._old_targets.pop())\n"
+    "    contextlib._RedirectStream.__enter__ = __enter__\n"
+    "    contextlib._RedirectStream.__exit__ = __exit__\n"
+    "typing = sys.modules.get('typing')\n"
+    "if typing is not None:\n"
+    "    def __reduce__(self, names=vars(typing)):\n"
+    "        name = self._name\n"
+    "        if name:\n"
+    "            if (type(name) is not str or name.startswith('_') or name not in names\n"
+    "                    or isinstance(names[name], ModuleType)):\n"
+    "                raise TypeError(f'cannot reduce {self!r}')\n"
+    "            origin = names[name]\n"
+    "        else:\n"
+    "            origin = self.__origin__\n"
+    "        args = tuple(self.__args__)\n"
+    "        if len(args) == 1 and not isinstance(args[0], tuple):\n"
+    "            args, = args\n"
+    "        return operator.getitem, (origin, args)\n"
+    "    typing._GenericAlias.__reduce__ = __reduce__\n";
+
+static int library_fix(void)
+{
+	PyObject *g = PyDict_New(), *r = NULL;
+
+	PyObject *code = Py_CompileString(library_fixes, "<sandbox>", Py_file_input);
+
+	if (code && g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+		r = PyEval_EvalCode(code, g, g);
+	Py_XDECREF(code);
+	Py_XDECREF(g);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
 }
 
 /* ---- entry points -------------------------------------------------------------------- */
@@ -766,6 +1016,11 @@ void pylayer_arm(int armed)
 	audit_armed = armed;
 }
 
+int pylayer_armed(void)
+{
+	return audit_armed;
+}
+
 int pylayer_init(const struct zygote_config *cfg)
 {
 	PyObject *op = PyImport_ImportModule("operator");
@@ -776,7 +1031,7 @@ int pylayer_init(const struct zygote_config *cfg)
 		Py_DECREF(op);
 	}
 	if (!real_attrgetter || !real_methodcaller || builtins_build() < 0 ||
-	    proxies_build(cfg) < 0)
+	    proxies_build(cfg) < 0 || library_fix() < 0)
 		return -1;
 	return 0;
 }
@@ -789,4 +1044,15 @@ int pylayer_code_check(PyCodeObject *co)
 PyObject *pylayer_builtins(void)
 {
 	return safe_builtins;
+}
+
+PyObject *pylayer_builtins_private(void)
+{
+	return private_builtins;
+}
+
+int pylayer_is_proxy(PyObject *m)
+{
+	return n_proxy_set > 0 &&
+	       bsearch(&m, proxy_set, n_proxy_set, sizeof(*proxy_set), ptr_cmp) != NULL;
 }

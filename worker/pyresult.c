@@ -1,7 +1,8 @@
 /* pyresult.c - a run's values into the outcome: the last value's repr (bounded) and its
- * exact-type JSON form, and an exception's type, message and traceback, formatted in C (no
- * user code but the exception's __str__, no audit events, no files). Python errors met here
- * are cleared and become text; a failed allocation leaves a field NULL. */
+ * exact-type JSON form, and an exception's type, message and traceback, formatted in C from the
+ * frames' structures (no user code but repr() and the exceptions' __str__, which run armed; no
+ * audit events, no files). Python errors met here are cleared and become text; a failed
+ * allocation leaves a field NULL. */
 #include "interp_internal.h"
 
 #include <math.h>
@@ -211,12 +212,11 @@ static void format_one(PyObject *exc, const char *src, const char *msg, struct s
 	if (tb) {
 		sb_str(b, "Traceback (most recent call last):\n");
 		for (PyTracebackObject *t = (PyTracebackObject *)tb; t; t = t->tb_next) {
+			/* The C structures, not the attributes: tb_frame is refused while armed. */
 			PyCodeObject *co = PyFrame_GetCode(t->tb_frame);
-			PyObject *lno = PyObject_GetAttrString((PyObject *)t, "tb_lineno");
-			long lineno = lno ? PyLong_AsLong(lno) : -1;
+			long lineno = t->tb_lineno;
 			const char *file = PyUnicode_AsUTF8(co->co_filename);
 			const char *name = PyUnicode_AsUTF8(co->co_name);
-			Py_XDECREF(lno);
 			PyErr_Clear();
 			sb_printf(b, "  File \"%s\", line %ld, in %s\n", file ? file : "?", lineno,
 			          name ? name : "?");

@@ -1,0 +1,196 @@
+/* test_pylayer.c - ordinary Python next to the Python layer's rules, run against the real safepy
+ * binary: the library code that reads the guarded attributes for the user (dataclasses, enum,
+ * typing, namedtuple, singledispatch, abc, copy), class hierarchies, match, f-strings and every
+ * form of import give what plain CPython 3.11 gives. Each expected result was taken from
+ * python3.11 running the same code (a session's calls, one after the other). */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "harness.h"
+
+TestSuite(pylayer, .timeout = 120, .fini = e2e_cleanup);
+
+Test(pylayer, dataclasses_work)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass Point:\n"
+	    "    x: int\n    y: 'int' = 0\n"
+	    "    tags: list = dataclasses.field(default_factory=list, compare=False)\n"
+	    "@dataclasses.dataclass(slots=True, kw_only=True, frozen=True)\n"
+	    "class P3(Point):\n    z: 'Point | None' = None\n"
+	    "p = P3(x=1, y=2, z=Point(0))\n"
+	    "[repr(p), dataclasses.asdict(p), repr(dataclasses.replace(p, x=5)),\n"
+	    " [f.name for f in dataclasses.fields(P3)], p == P3(x=1, y=2, z=Point(0)),\n"
+	    " hash(Point(1)) == hash(Point(1))]",
+	    "[\"P3(x=1, y=2, tags=[], z=Point(x=0, y=0, tags=[]))\","
+	    "{\"x\":1,\"y\":2,\"tags\":[],\"z\":{\"x\":0,\"y\":0,\"tags\":[]}},"
+	    "\"P3(x=5, y=2, tags=[], z=Point(x=0, y=0, tags=[]))\","
+	    "[\"x\",\"y\",\"tags\",\"z\"],true,true]");
+	/* A frozen dataclass refuses assignment with its own error. */
+	e2e_expect_error("import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass F:\n"
+	                 "    a: int\nF(1).a = 2",
+	                 "dataclasses.FrozenInstanceError");
+	e2e_stop();
+}
+
+Test(pylayer, enum_works)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import enum\nclass Color(enum.Enum):\n    RED = enum.auto()\n"
+	    "    GREEN = enum.auto()\nclass Perm(enum.IntFlag):\n    R = 4\n    W = 2\n"
+	    "Shape = enum.Enum('Shape', 'SQUARE CIRCLE')\n@enum.global_enum\n"
+	    "class Dir(enum.IntEnum):\n    NORTH = 1\n"
+	    "[repr(Color.RED), Color['GREEN'].value, repr(Perm.R | Perm.W),\n"
+	    " repr(Shape.CIRCLE), [c.name for c in Color], repr(NORTH),\n"
+	    " Color(1) is Color.RED, isinstance(Perm.R, int)]",
+	    "[\"<Color.RED: 1>\",2,\"<Perm.R|W: 6>\",\"<Shape.CIRCLE: 2>\","
+	    "[\"RED\",\"GREEN\"],\"__main__.NORTH\",true,true]");
+	e2e_stop();
+}
+
+Test(pylayer, typing_works)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import typing, contextlib\nclass NT(typing.NamedTuple):\n    a: int\n    b: str = "
+	    "'x'\n"
+	    "class TD(typing.TypedDict):\n    k: int\n@typing.runtime_checkable\n"
+	    "class Closeable(typing.Protocol):\n    def close(self) -> None: ...\n"
+	    "class Has:\n    def close(self):\n        pass\n"
+	    "T = typing.TypeVar('T')\nclass Box(typing.Generic[T]):\n"
+	    "    def __init__(self, v: T):\n        self.v = v\n"
+	    "@typing.overload\ndef ov(x: int) -> int: ...\n@typing.overload\n"
+	    "def ov(x: str) -> str: ...\ndef ov(x):\n    return x\n"
+	    "def annotated(a: Box[int], b: 'NT') -> 'list[Box]': ...\n"
+	    "[repr(NT(1)), TD(k=1), isinstance(Has(), Closeable), isinstance(1, Closeable),\n"
+	    " Box[int](3).v, ov('s'),\n"
+	    " sorted(k + '=' + repr(v) for k, v in typing.get_type_hints(annotated).items())]",
+	    "[\"NT(a=1, b='x')\",{\"k\":1},true,false,3,\"s\","
+	    "[\"a=__main__.Box[int]\",\"b=<class '__main__.NT'>\",\"return=list[__main__.Box]\"]]");
+	/* Postponed annotations: the future import and string annotations of the user's names. */
+	e2e_expect_result("from __future__ import annotations\nimport typing, dataclasses\n"
+	                  "@dataclasses.dataclass\nclass Node:\n    value: int\n"
+	                  "    next: Node | None = None\n"
+	                  "def f(n: Node) -> list[Node]: ...\n"
+	                  "[Node.__annotations__['next'], repr(typing.get_type_hints(f)['n']), "
+	                  "repr(Node(1, Node(2)))]",
+	                  "[\"Node | None\",\"<class '__main__.Node'>\","
+	                  "\"Node(value=1, next=Node(value=2, next=None))\"]");
+	e2e_stop();
+}
+
+Test(pylayer, functools_collections_and_copy_work)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import collections, functools, copy, heapq\n"
+	    "NT2 = collections.namedtuple('NT2', 'a b c', defaults=(2, 3))\n"
+	    "@functools.singledispatch\ndef show(x):\n    return 'obj'\n"
+	    "@show.register\ndef _(x: int):\n    return 'int'\n"
+	    "@show.register\ndef _(x: 'list'):\n    return 'list'\n"
+	    "class Node:\n    def __init__(self, v):\n        self.v = v\n"
+	    "        self.m = self.meth\n    def meth(self):\n        return self.v\n"
+	    "@functools.lru_cache\ndef sq(n):\n    return n * n\n"
+	    "@functools.wraps(sq)\ndef wrapped(n):\n    return sq(n)\n"
+	    "[repr(NT2(1)), show(1), show([]), show('s'), copy.deepcopy(Node(4)).m(),\n"
+	    " copy.copy([1, [2]]), list(heapq.merge([1, 4], [2, 3])), wrapped(5),\n"
+	    " wrapped.__name__, functools.reduce(lambda a, b: a * b, [1, 2, 3, 4])]",
+	    "[\"NT2(a=1, b=2, c=3)\",\"int\",\"list\",\"obj\",4,[1,[2]],[1,2,3,4],25,"
+	    "\"sq\",24]");
+	e2e_stop();
+}
+
+Test(pylayer, class_hierarchies_and_abc_work)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import abc, collections.abc\nclass Base:\n    def __init__(self):\n"
+	    "        self.log = ['base']\n    def who(self):\n        return 'base'\n"
+	    "    def __init_subclass__(cls, tag='', **kw):\n        "
+	    "super().__init_subclass__(**kw)\n"
+	    "        cls.tag = tag\nclass Mid(Base, tag='m'):\n    def __init__(self):\n"
+	    "        super().__init__()\n        self.log.append('mid')\n    def who(self):\n"
+	    "        return 'mid>' + super().who()\nclass Leaf(Mid):\n    def who(self):\n"
+	    "        return 'leaf>' + super().who()\n"
+	    "class A(abc.ABC):\n    @abc.abstractmethod\n    def f(self): ...\n"
+	    "class B(A):\n    def f(self):\n        return 1\n"
+	    "class Meta(type):\n    def __new__(m, name, bases, ns):\n        ns['made'] = name\n"
+	    "        return super().__new__(m, name, bases, ns)\nclass WithMeta(metaclass=Meta):\n"
+	    "    pass\nDyn = type('Dyn', (Leaf,), {'extra': 1})\n"
+	    "[Leaf().who(), Leaf().log, Mid.tag, Leaf().__class__.__qualname__, isinstance(B(), "
+	    "A),\n"
+	    " isinstance([], collections.abc.Sequence), isinstance(5, collections.abc.Hashable),\n"
+	    " issubclass(dict, collections.abc.Mapping), WithMeta.made, Dyn().who(), Dyn.extra,\n"
+	    " type(Leaf()).__name__]",
+	    "[\"leaf>mid>base\",[\"base\",\"mid\"],\"m\",\"Leaf\",true,true,true,true,\"WithMeta\","
+	    "\"leaf>mid>base\",1,\"Leaf\"]");
+	e2e_expect_error("import abc\nclass A(abc.ABC):\n    @abc.abstractmethod\n"
+	                 "    def f(self): ...\nA()",
+	                 "TypeError");
+	e2e_stop();
+}
+
+Test(pylayer, match_and_fstrings_work)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import dataclasses\n@dataclasses.dataclass\nclass Point:\n    x: int\n"
+	    "    y: int = 0\nclass Pair:\n    __match_args__ = ('a', 'b')\n"
+	    "    def __init__(self, a, b):\n        self.a, self.b = a, b\n"
+	    "def describe(o):\n    match o:\n        case Point(x=0, y=0):\n"
+	    "            return 'origin'\n        case Point(x, y) if x == y:\n"
+	    "            return f'diag {x}'\n        case Point(x=x):\n"
+	    "            return f'x={x}'\n        case Pair(a, b=2):\n"
+	    "            return f'pair {a}'\n        case {'k': v}:\n"
+	    "            return f'map {v}'\n        case [a, *rest]:\n"
+	    "            return f'seq {a} {len(rest)}'\n        case str() | bytes():\n"
+	    "            return 'text'\n        case _:\n            return 'other'\n"
+	    "p = Point(3, 4)\n"
+	    "[describe(Point(0)), describe(Point(2, 2)), describe(Point(3, 1)),\n"
+	    " describe(Pair(7, 2)), describe({'k': 1}), describe([1, 2, 3]),\n"
+	    " describe('s'), describe(1.5),\n"
+	    " f'{p.x} {p.y!r:>3} {p.__class__.__name__} {type(p).__qualname__}',\n"
+	    " '{0.x}-{0.y}'.format(p), '{p.x}'.format_map({'p': p})]",
+	    "[\"origin\",\"diag 2\",\"x=3\",\"pair 7\",\"map 1\",\"seq 1 2\",\"text\","
+	    "\"other\",\"3   4 Point Point\",\"3-4\",\"3\"]");
+	e2e_stop();
+}
+
+Test(pylayer, every_form_of_import_works)
+{
+	e2e_start(NULL);
+	/* CPython's message for a missing name ends with the module's file, which the sandbox does
+	 * not show. */
+	e2e_expect_result(
+	    "def f():\n    from json import dumps as d, loads\n    return d(loads('[1]'))\n"
+	    "class C:\n    from math import pi\n    import collections.abc as cabc\n"
+	    "try:\n    from json import nope\nexcept ImportError as e:\n"
+	    "    from json import decoder as dec\n    err = str(e)\nfinally:\n"
+	    "    from math import tau\nfor i in range(1):\n    from math import e as euler\n"
+	    "match 1:\n    case 1:\n        from math import inf\n"
+	    "import json.decoder as jd, math, collections.abc as ca\nimport collections.abc\n"
+	    "from json import *\nimport time\n"
+	    "[f(), C.pi, C.cabc.Sized.__name__, err, dec is jd, round(tau, 2), round(euler, 2),\n"
+	    " inf > 0, ca is collections.abc, dumps([1]), time.strptime('2024-02-03', "
+	    "'%Y-%m-%d').tm_mday]",
+	    "[\"[1]\",3.141592653589793,\"Sized\",\"cannot import name 'nope' from 'json'\",true,"
+	    "6.28,2.72,true,true,\"[1]\",3]");
+	e2e_expect_error("from . import x", "ImportError");
+	e2e_expect_error("import os.path as p", "ImportError");
+	e2e_stop();
+}
+
+Test(pylayer, a_session_keeps_its_state_and_builtins)
+{
+	e2e_start(NULL);
+	e2e_expect_result("import dataclasses\n@dataclasses.dataclass\nclass P:\n    x: int\n"
+	                  "ps = [P(1)]\nlen(ps)",
+	                  "1");
+	e2e_expect_result("ps.append(P(2))\n[p.x for p in ps]", "[1,2]");
+	/* The user's own __builtins__ changes are the user's: they last. */
+	e2e_expect_result("__builtins__['double'] = lambda v: 2 * v\ndouble(3)", "6");
+	e2e_expect_result("double(4)", "8");
+	e2e_stop();
+}

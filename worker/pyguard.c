@@ -1,0 +1,423 @@
+/* pyguard.c - the attribute rules on the built-in types themselves (checked descriptors that
+ * refuse while armed, whoever asks: bytecode, getattr, match, format, attrgetter, copy, C code),
+ * and exec/eval that give library-evaluated code the sandbox's builtins. Functions return 0 / -1
+ * (or NULL) with a Python exception set; refusals are AttributeError. */
+#include "interp_internal.h"
+
+#include <string.h>
+
+#if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030C0000
+#error "pyguard.c replaces descriptors of CPython 3.11's built-in types"
+#endif
+
+static PyObject *user_ns;                 /* the user's namespace (borrowed; kept by interp.c) */
+static PyObject *str_builtins, *str_name; /* "__builtins__", "__name__" (interned) */
+static PyObject *user_module; /* its module, sys.modules['__main__'] in a worker (borrowed) */
+
+/* ---- who may read what ------------------------------------------------------------------- */
+
+/* A rule says, for one object, whether the attribute may be used while the hook is armed. */
+typedef int (*guard_allow)(PyObject *obj);
+
+static int allow_never(PyObject *obj)
+{
+	(void)obj;
+	return 0;
+}
+
+static int allow_always(PyObject *obj)
+{
+	(void)obj;
+	return 1;
+}
+
+/* A function the user's code defined: its globals are the user's namespace, its code was
+ * checked, its closure holds what the user's code held. */
+static int allow_user_function(PyObject *obj)
+{
+	return PyFunction_Check(obj) && user_ns && PyFunction_GET_GLOBALS(obj) == user_ns;
+}
+
+/* A built-in function bound to a module (len, math.sqrt, sys.getsizeof) would hand out the
+ * real module; one bound to an object ([].append) hands out that object. */
+static int allow_non_module_self(PyObject *obj)
+{
+	PyObject *self = PyCFunction_Check(obj) ? PyCFunction_GET_SELF(obj) : NULL;
+
+	return !self || !PyModule_Check(self);
+}
+
+/* object.__subclasses__() reaches every class (the importers among them); the subclasses of
+ * a class defined in Python are classes defined in Python. abc's C code asks an ABC for its
+ * subclasses inside every isinstance() that reaches it. */
+static int allow_heap_type(PyObject *obj)
+{
+	return PyType_Check(obj) && (((PyTypeObject *)obj)->tp_flags & Py_TPFLAGS_HEAPTYPE);
+}
+
+/* A real module's namespace holds other real modules and the real builtins; libraries reach
+ * it by name (sys.modules[cls.__module__].__dict__ in dataclasses, typing, enum), so a class
+ * claiming to live in os must not get os's namespace. The user's own module and the
+ * proxies are views made for the user. */
+static int allow_user_module(PyObject *obj)
+{
+	return obj == user_module || pylayer_is_proxy(obj);
+}
+
+/* ---- the guarded descriptor -------------------------------------------------------------- */
+
+/* A check of the value set: 0, or -1 with the exception raised. */
+typedef int (*guard_value)(PyObject *value);
+
+/* A code object set as a function's __code__ obeys the rules of the user's code: typing
+ * compiles annotation strings (ForwardRef.__forward_code__) without the exec event's check. */
+static int value_code_checked(PyObject *value)
+{
+	return PyCode_Check(value) ? pylayer_code_check((PyCodeObject *)value) : 0;
+}
+
+struct guard_rule {
+	PyTypeObject *type;
+	const char *name;
+	guard_allow get;   /* may obj's attribute be read while armed? */
+	guard_allow set;   /* may it be set or deleted while armed? */
+	guard_value value; /* NULL, or what a value set must pass while armed */
+};
+
+typedef struct {
+	PyObject_HEAD PyObject *orig; /* the descriptor it replaced (owned) */
+	PyObject *name;               /* owned */
+	const struct guard_rule *rule;
+} GuardObject;
+
+static PyObject *guard_refuse(GuardObject *g)
+{
+	const char *s = PyUnicode_AsUTF8(g->name);
+	size_t n = s ? strlen(s) : 0;
+	int dunder = n > 4 && s[0] == '_' && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_';
+
+	if (!s)
+		return NULL;
+	PyErr_Format(
+	    PyExc_AttributeError, "%s: %s",
+	    dunder ? "Forbidden access to dunder attribute" : "Forbidden access to attribute", s);
+	return NULL;
+}
+
+/* type.attr (obj NULL) gives the guard itself, never the descriptor it replaced: that one would
+ * read the attribute unchecked. */
+static PyObject *guard_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	GuardObject *g = (GuardObject *)self;
+
+	if (!obj)
+		return Py_NewRef(self);
+	if (pylayer_armed() && !g->rule->get(obj))
+		return guard_refuse(g);
+	return Py_TYPE(g->orig)->tp_descr_get(g->orig, obj, type);
+}
+
+static int guard_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+	GuardObject *g = (GuardObject *)self;
+
+	if (pylayer_armed() && !g->rule->set(obj)) {
+		guard_refuse(g);
+		return -1;
+	}
+	if (pylayer_armed() && value && g->rule->value && g->rule->value(value) < 0)
+		return -1;
+	return Py_TYPE(g->orig)->tp_descr_set(g->orig, obj, value);
+}
+
+/* type.__subclasses__(object): the unbound method called with its receiver. */
+static PyObject *guard_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+	GuardObject *g = (GuardObject *)self;
+
+	if (pylayer_armed() && PyTuple_GET_SIZE(args) > 0 &&
+	    !g->rule->get(PyTuple_GET_ITEM(args, 0)))
+		return guard_refuse(g);
+	return PyObject_Call(g->orig, args, kw);
+}
+
+static void guard_dealloc(PyObject *self)
+{
+	Py_XDECREF(((GuardObject *)self)->orig);
+	Py_XDECREF(((GuardObject *)self)->name);
+	PyObject_Free(self);
+}
+
+static PyObject *guard_repr(PyObject *self)
+{
+	return PyObject_Repr(((GuardObject *)self)->orig);
+}
+
+static PyObject *guard_name(PyObject *self, void *closure)
+{
+	(void)closure;
+	return Py_NewRef(((GuardObject *)self)->name);
+}
+
+/* __qualname__, __objclass__ and __doc__ of the descriptor replaced: texts and its type. */
+static PyObject *guard_orig_attr(PyObject *self, void *closure)
+{
+	return PyObject_GetAttrString(((GuardObject *)self)->orig, (const char *)closure);
+}
+
+static PyGetSetDef guard_getset[] = {
+    {"__name__", guard_name, NULL, NULL, NULL},
+    {"__qualname__", guard_orig_attr, NULL, NULL, "__qualname__"},
+    {"__objclass__", guard_orig_attr, NULL, NULL, "__objclass__"},
+    {"__doc__", guard_orig_attr, NULL, NULL, "__doc__"},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* Replaces getset and member descriptors (data descriptors: an instance's __dict__ cannot
+ * shadow them). */
+static PyTypeObject guard_data_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.guarded_attribute",
+    .tp_basicsize = sizeof(GuardObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .tp_doc = "An attribute the sandbox checks before reading it.",
+    .tp_dealloc = guard_dealloc,
+    .tp_repr = guard_repr,
+    .tp_getset = guard_getset,
+    .tp_descr_get = guard_get,
+    .tp_descr_set = guard_set,
+};
+
+/* Replaces method descriptors: checked when bound and when called unbound. */
+static PyTypeObject guard_method_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.guarded_method",
+    .tp_basicsize = sizeof(GuardObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .tp_doc = "A method the sandbox checks before binding or calling it.",
+    .tp_dealloc = guard_dealloc,
+    .tp_repr = guard_repr,
+    .tp_call = guard_call,
+    .tp_getset = guard_getset,
+    .tp_descr_get = guard_get,
+};
+
+/* The descriptors of CPython 3.11's built-in types that lead from an object to a namespace,
+ * a frame, code or a real module, from the tables of funcobject.c, frameobject.c, genobject.c,
+ * traceback.c, methodobject.c, typeobject.c and moduleobject.c:
+ *   function  __globals__, __builtins__, __closure__ (members); __code__, __defaults__,
+ *             __kwdefaults__ (getsets): the user's own functions keep them (typing and
+ *             singledispatch read __globals__ and __code__; namedtuple sets __defaults__ of
+ *             a function it makes); __builtins__ is the writable builtins dict: never.
+ *   frame     every attribute and clear(): frames are the way to every namespace.
+ *   generator gi_frame, gi_code; coroutine cr_frame, cr_code; async generator ag_frame, ag_code.
+ *   traceback tb_frame.
+ *   builtin_function_or_method __self__ when it is a module.
+ *   type      __subclasses__ of a built-in (static) type.
+ *   module    __dict__ of a real module.
+ * Left alone, with the reason: cell_contents (cells come only from __closure__, guarded, or
+ * frames); code objects (reachable only through the guarded attributes above); method
+ * __self__/__func__ and method-wrapper __self__ (the receiver and a function: nothing the
+ * public attributes of the allowed modules do not already reach); type __mro__, __bases__,
+ * __base__, __dict__ (classes and their functions, whose internals are guarded; dataclasses,
+ * enum, typing and copyreg read them in every call); gi_yieldfrom, cr_await, ag_await (the
+ * delegate, itself a generator whose frame is guarded); BaseException __traceback__ (a
+ * traceback, whose frame is guarded). The attribute rules of pylayer.c still refuse most of
+ * these names in the user's code, with a friendlier message. */
+static struct guard_rule rules[] = {
+    {&PyFunction_Type, "__globals__", allow_user_function, allow_never, NULL},
+    {&PyFunction_Type, "__builtins__", allow_never, allow_never, NULL},
+    {&PyFunction_Type, "__closure__", allow_user_function, allow_never, NULL},
+    {&PyFunction_Type, "__code__", allow_user_function, allow_user_function, value_code_checked},
+    {&PyFunction_Type, "__defaults__", allow_user_function, allow_always, NULL},
+    {&PyFunction_Type, "__kwdefaults__", allow_user_function, allow_always, NULL},
+    {&PyFrame_Type, "f_back", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_builtins", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_code", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_globals", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_locals", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_lasti", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_lineno", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_trace", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_trace_lines", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "f_trace_opcodes", allow_never, allow_never, NULL},
+    {&PyFrame_Type, "clear", allow_never, allow_never, NULL},
+    {&PyGen_Type, "gi_frame", allow_never, allow_never, NULL},
+    {&PyGen_Type, "gi_code", allow_never, allow_never, NULL},
+    {&PyCoro_Type, "cr_frame", allow_never, allow_never, NULL},
+    {&PyCoro_Type, "cr_code", allow_never, allow_never, NULL},
+    {&PyAsyncGen_Type, "ag_frame", allow_never, allow_never, NULL},
+    {&PyAsyncGen_Type, "ag_code", allow_never, allow_never, NULL},
+    {&PyTraceBack_Type, "tb_frame", allow_never, allow_never, NULL},
+    {&PyCFunction_Type, "__self__", allow_non_module_self, allow_never, NULL},
+    {&PyType_Type, "__subclasses__", allow_heap_type, allow_never, NULL},
+    {&PyModule_Type, "__dict__", allow_user_module, allow_never, NULL},
+};
+
+static int guard_install(struct guard_rule *r)
+{
+	PyObject *dict = r->type->tp_dict, *orig;
+	PyTypeObject *kind;
+	GuardObject *g;
+
+	orig = dict ? PyDict_GetItemString(dict, r->name) : NULL;
+	if (!orig || !Py_TYPE(orig)->tp_descr_get) {
+		PyErr_Format(PyExc_RuntimeError, "%s.%s is not a descriptor", r->type->tp_name,
+		             r->name);
+		return -1;
+	}
+	if (Py_TYPE(orig) == &guard_data_type || Py_TYPE(orig) == &guard_method_type)
+		return 0;
+	kind = Py_TYPE(orig)->tp_descr_set ? &guard_data_type : &guard_method_type;
+	g = PyObject_New(GuardObject, kind);
+	if (!g)
+		return -1;
+	g->orig = Py_NewRef(orig);
+	g->name = PyUnicode_FromString(r->name);
+	g->rule = r;
+	if (!g->name || PyDict_SetItemString(dict, r->name, (PyObject *)g) < 0) {
+		Py_DECREF(g);
+		return -1;
+	}
+	Py_DECREF(g);
+	/* The type's attribute cache and the specialised bytecode key on its version. */
+	PyType_Modified(r->type);
+	return 0;
+}
+
+/* ---- code that libraries evaluate -------------------------------------------------------- */
+
+static PyObject *real_exec, *real_eval;             /* the originals */
+static PyObject *real_builtins, *real_builtins_mod; /* the interpreter's builtins */
+
+/* The namespace eval() or exec() may run code in for a library while armed: d itself, with the
+ * sandbox's builtins put in when it names none (CPython would put in the caller's, the real
+ * ones); or, when d is a real module's namespace (typing's globals, a library's globals()), a
+ * fresh one that keeps only its __name__. New reference, or NULL. */
+static PyObject *namespace_checked(PyObject *d, int globals)
+{
+	PyObject *b, *fresh, *name;
+
+	if (!PyDict_Check(d))
+		return Py_NewRef(d); /* exec and eval raise their own TypeError */
+	b = PyDict_GetItemWithError(d, str_builtins);
+	if (!b && PyErr_Occurred())
+		return NULL;
+	if (!b) {
+		if (globals && PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0)
+			return NULL;
+		return Py_NewRef(d);
+	}
+	if (b != real_builtins && b != real_builtins_mod)
+		return Py_NewRef(d);
+	fresh = PyDict_New();
+	if (!fresh)
+		return NULL;
+	name = PyDict_GetItemWithError(d, str_name);
+	if ((!name && PyErr_Occurred()) ||
+	    PyDict_SetItem(fresh, str_builtins, pylayer_builtins()) < 0 ||
+	    (name && PyDict_SetItem(fresh, str_name, name) < 0)) {
+		Py_DECREF(fresh);
+		return NULL;
+	}
+	return fresh;
+}
+
+/* exec(source, globals=None, locals=None, /, *, closure=None) and eval(...): typing evaluates
+ * annotation strings, dataclasses and namedtuple execute generated text that holds the user's
+ * field names. The "exec" audit event checks the code itself. */
+static PyObject *evaluate_checked(PyObject *real, PyObject *args, PyObject *kw)
+{
+	Py_ssize_t n = PyTuple_GET_SIZE(args);
+	PyObject *g, *l, *cg = NULL, *cl = NULL, *call = NULL, *r = NULL;
+
+	if (!pylayer_armed() || n < 1 || n > 3)
+		return PyObject_Call(real, args, kw);
+	g = n > 1 ? PyTuple_GET_ITEM(args, 1) : Py_None;
+	l = n > 2 ? PyTuple_GET_ITEM(args, 2) : Py_None;
+	if (g == Py_None) {
+		g = PyEval_GetGlobals();
+		if (l == Py_None)
+			l = PyEval_GetLocals();
+		if (!g)
+			return PyObject_Call(real, args, kw);
+	}
+	if (!l || l == Py_None)
+		l = g;
+	cg = namespace_checked(g, 1);
+	cl = !cg ? NULL : l == g ? Py_NewRef(cg) : namespace_checked(l, 0);
+	if (cl)
+		call = PyTuple_Pack(3, PyTuple_GET_ITEM(args, 0), cg, cl);
+	if (call)
+		r = PyObject_Call(real, call, kw);
+	Py_XDECREF(call);
+	Py_XDECREF(cl);
+	Py_XDECREF(cg);
+	return r;
+}
+
+static PyObject *exec_checked(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	return evaluate_checked(real_exec, args, kw);
+}
+
+static PyObject *eval_checked(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	return evaluate_checked(real_eval, args, kw);
+}
+
+static PyMethodDef exec_def = {"exec", (PyCFunction)(void (*)(void))exec_checked,
+                               METH_VARARGS | METH_KEYWORDS,
+                               "exec(source, globals=None, locals=None, /, *, closure=None)"};
+static PyMethodDef eval_def = {"eval", (PyCFunction)(void (*)(void))eval_checked,
+                               METH_VARARGS | METH_KEYWORDS,
+                               "eval(source, globals=None, locals=None, /)"};
+
+static int evaluators_install(void)
+{
+	PyObject *b = PyEval_GetBuiltins(), *f;
+
+	real_builtins = b;
+	real_builtins_mod = PyImport_ImportModule("builtins");
+	real_exec = Py_XNewRef(PyDict_GetItemString(b, "exec"));
+	real_eval = Py_XNewRef(PyDict_GetItemString(b, "eval"));
+	if (!real_builtins_mod || !real_exec || !real_eval) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_RuntimeError, "builtins exec or eval missing");
+		return -1;
+	}
+	f = PyCFunction_New(&exec_def, NULL);
+	if (!f || PyDict_SetItemString(b, "exec", f) < 0) {
+		Py_XDECREF(f);
+		return -1;
+	}
+	Py_DECREF(f);
+	f = PyCFunction_New(&eval_def, NULL);
+	if (!f || PyDict_SetItemString(b, "eval", f) < 0) {
+		Py_XDECREF(f);
+		return -1;
+	}
+	Py_DECREF(f);
+	return 0;
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+int pyguard_install(void)
+{
+	str_builtins = PyUnicode_InternFromString("__builtins__");
+	str_name = PyUnicode_InternFromString("__name__");
+	if (!str_builtins || !str_name || PyType_Ready(&guard_data_type) < 0 ||
+	    PyType_Ready(&guard_method_type) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (guard_install(&rules[i]) < 0)
+			return -1;
+	return evaluators_install();
+}
+
+void pyguard_user(PyObject *ns, PyObject *module)
+{
+	user_ns = ns;
+	user_module = module;
+}
