@@ -770,9 +770,14 @@ void interp_run(const char *code, struct run_outcome *out)
 	if (reserve)
 		memset(reserve, 0, MEMORY_RESERVE); /* fault the pages in now */
 	capture_reset();
-	deadline_hit = 0;
 	/* Armed for good: from here on anything Python runs may be the user's code. */
 	pylayer_arm(python_layer);
+	/* A deadline signal can land after the previous call's code ended (between its result
+	 * and its park): CPython keeps it pending. It belongs to that call: handle it here and
+	 * drop what it raised, so this call does not start with a TimeoutError. */
+	if (PyErr_CheckSignals() < 0)
+		PyErr_Clear();
+	deadline_hit = 0;
 	/* One namespace per process, kept across calls: a session's state. */
 	if (!user_globals)
 		user_globals = user_namespace_new();
