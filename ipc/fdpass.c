@@ -9,7 +9,7 @@
 
 #include "ipc.h"
 
-int ipc_send_fd(int sock, const void *buf, size_t len, int fd)
+static ssize_t send_with_fd(int sock, const void *buf, size_t len, int fd, int flags)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -30,12 +30,24 @@ int ipc_send_fd(int sock, const void *buf, size_t len, int fd)
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL | flags);
 	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+int ipc_send_fd(int sock, const void *buf, size_t len, int fd)
+{
+	ssize_t n = send_with_fd(sock, buf, len, fd, 0);
+
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	/* A part of the message would leave a stream out of step: fail, never resend. */
 	return n == (ssize_t)len ? 0 : -EPIPE;
+}
+
+ssize_t ipc_send_fd_partial(int sock, const void *buf, size_t len, int fd)
+{
+	return send_with_fd(sock, buf, len, fd, MSG_DONTWAIT);
 }
 
 ssize_t ipc_recv(int sock, void *buf, size_t len, int flags, struct ipc_recv_info *info)

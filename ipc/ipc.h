@@ -54,10 +54,51 @@ enum ipc_request_kind {
 	/* the source of a module: the request is its dotted name; the reply is its file's path
 	 * (for __file__ and tracebacks), a NUL, then its text (.py) */
 	IPC_REQ_MODULE = 1,
+	/* a file of the workspace: u32 mode (enum ipc_open_mode), then its path; the reply is
+	 * the file's struct ipc_stat, with its fd attached */
+	IPC_REQ_OPEN = 2,
+	/* what a path of the workspace is: u32 flags (IPC_STAT_NOFOLLOW), then the path; the reply
+	 * is a struct ipc_stat */
+	IPC_REQ_STAT = 3,
+	/* the entries of a directory of the workspace: the path; the reply is, for each entry,
+	 * one type byte (IPC_ENTRY_*) then its name and a NUL */
+	IPC_REQ_LIST = 4,
 };
 
 #define IPC_REQUEST_HEADER 5 /* u32 id, u8 kind */
 #define IPC_REPLY_HEADER   8 /* u32 id, i32 status */
+
+/* How a workspace file is opened (the first u32 of an OPEN request). Writing goes to a hidden
+ * file beside the target, moved over it when the call commits. */
+enum ipc_open_mode {
+	IPC_OPEN_READ = 0,   /* an existing file, read only */
+	IPC_OPEN_WRITE = 1,  /* created or emptied ("w") */
+	IPC_OPEN_APPEND = 2, /* created or appended to ("a") */
+	IPC_OPEN_CREATE = 3, /* created, and it must not exist ("x") */
+	IPC_OPEN_UPDATE = 4, /* an existing file, read and written ("r+") */
+};
+
+#define IPC_STAT_NOFOLLOW 0x1u /* lstat: a symbolic link is described, not followed */
+
+/* A path's kind, as a LIST reply's type byte and in struct ipc_stat. */
+#define IPC_ENTRY_FILE  'f'
+#define IPC_ENTRY_DIR   'd'
+#define IPC_ENTRY_LINK  'l'
+#define IPC_ENTRY_OTHER 'o'
+
+/* What a STAT or OPEN reply says of a file: fixed little-endian fields. */
+struct ipc_stat {
+	uint32_t mode; /* st_mode */
+	uint32_t nlink;
+	uint64_t size;
+	int64_t atime_ns, mtime_ns, ctime_ns;
+	uint64_t ino, dev;
+};
+#define IPC_STAT_BYTES 56
+
+void ipc_stat_put(unsigned char out[IPC_STAT_BYTES], const struct ipc_stat *st);
+/* Returns 0, or -EINVAL when len is not IPC_STAT_BYTES. */
+int ipc_stat_get(const unsigned char *in, size_t len, struct ipc_stat *st);
 
 void ipc_frame_header_put(unsigned char h[IPC_FRAME_HEADER], char type, uint32_t payload_len);
 /* Read a header. Returns 0, or -EMSGSIZE when the payload would exceed IPC_FRAME_MAX. */
@@ -71,6 +112,9 @@ int ipc_frame_write(int fd, char type, const void *prefix, size_t plen, const vo
 /* Read one frame of at most max payload bytes. *payload is malloc'd and NUL-terminated.
  * Returns 0, -EPIPE at EOF, -EMSGSIZE, -ENOMEM or another -errno. */
 int ipc_frame_read(int fd, char *type, char **payload, size_t *len, size_t max);
+/* The same with recvmsg for the header: an fd that came with the frame goes to *passed (-1
+ * when none; O_CLOEXEC; more than one is an error, -EPROTO, and all are closed). */
+int ipc_frame_read_fd(int fd, char *type, char **payload, size_t *len, size_t max, int *passed);
 
 /* ---- The fork gate's answers -----------------------------------------------------------
  * A worker process that waits for the supervisor "parks": it calls fork, which the gate turns
@@ -204,6 +248,9 @@ int ipc_module_name_valid(const char *s, size_t n);
 /* Send buf with fd attached (SCM_RIGHTS) in one sendmsg. Returns 0, -EPIPE for a short send,
  * or -errno. */
 int ipc_send_fd(int sock, const void *buf, size_t len, int fd);
+/* The same, non-blocking, on a stream socket: returns the bytes sent (at least one: the fd
+ * went with them), or -errno (-EAGAIN: nothing sent, the fd not passed). */
+ssize_t ipc_send_fd_partial(int sock, const void *buf, size_t len, int fd);
 
 /* What one ipc_recv call received. */
 struct ipc_recv_info {

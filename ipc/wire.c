@@ -91,14 +91,46 @@ int ipc_frame_write(int fd, char type, const void *prefix, size_t plen, const vo
 	return rc;
 }
 
-int ipc_frame_read(int fd, char *type, char **payload, size_t *len, size_t max)
+/* The header of a frame, with the fd that rode on it (recvmsg until the header is whole). */
+static int read_header_fd(int fd, unsigned char *hdr, int *passed)
+{
+	size_t got = 0;
+
+	*passed = -1;
+	while (got < IPC_FRAME_HEADER) {
+		struct ipc_recv_info info;
+		ssize_t n = ipc_recv(fd, hdr + got, IPC_FRAME_HEADER - got, 0, &info);
+		if (n < 0) {
+			if (n == -EINTR)
+				continue;
+			return (int)n;
+		}
+		for (size_t i = 0; i < info.n_fds; i++) {
+			if (*passed < 0 && info.n_fds == 1 && !info.truncated) {
+				*passed = info.fds[i];
+			} else {
+				close(info.fds[i]);
+				if (*passed >= 0)
+					close(*passed);
+				*passed = -1;
+				return -EPROTO;
+			}
+		}
+		if (n == 0)
+			return -EPIPE;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+static int frame_read(int fd, char *type, char **payload, size_t *len, size_t max, int *passed)
 {
 	unsigned char hdr[IPC_FRAME_HEADER];
 	uint32_t n;
 	char t, *buf;
 	int rc;
 
-	rc = read_all(fd, hdr, sizeof(hdr));
+	rc = passed ? read_header_fd(fd, hdr, passed) : read_all(fd, hdr, sizeof(hdr));
 	if (rc < 0)
 		return rc;
 	rc = ipc_frame_header_get(hdr, &t, &n);
@@ -119,6 +151,22 @@ int ipc_frame_read(int fd, char *type, char **payload, size_t *len, size_t max)
 	*payload = buf;
 	*len = n;
 	return 0;
+}
+
+int ipc_frame_read(int fd, char *type, char **payload, size_t *len, size_t max)
+{
+	return frame_read(fd, type, payload, len, max, NULL);
+}
+
+int ipc_frame_read_fd(int fd, char *type, char **payload, size_t *len, size_t max, int *passed)
+{
+	int rc = frame_read(fd, type, payload, len, max, passed);
+
+	if (rc < 0 && *passed >= 0) {
+		close(*passed);
+		*passed = -1;
+	}
+	return rc;
 }
 
 uint32_t ipc_park_word(enum ipc_park_cmd cmd, uint32_t arg)
@@ -206,4 +254,42 @@ const char *ipc_zygote_exit_reason(int code)
 		return "its configuration was missing or malformed";
 	}
 	return NULL;
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+	ipc_put_u32(p, (uint32_t)v);
+	ipc_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+	return (uint64_t)ipc_get_u32(p) | (uint64_t)ipc_get_u32(p + 4) << 32;
+}
+
+void ipc_stat_put(unsigned char out[IPC_STAT_BYTES], const struct ipc_stat *st)
+{
+	ipc_put_u32(out, st->mode);
+	ipc_put_u32(out + 4, st->nlink);
+	put_u64(out + 8, st->size);
+	put_u64(out + 16, (uint64_t)st->atime_ns);
+	put_u64(out + 24, (uint64_t)st->mtime_ns);
+	put_u64(out + 32, (uint64_t)st->ctime_ns);
+	put_u64(out + 40, st->ino);
+	put_u64(out + 48, st->dev);
+}
+
+int ipc_stat_get(const unsigned char *in, size_t len, struct ipc_stat *st)
+{
+	if (len != IPC_STAT_BYTES)
+		return -EINVAL;
+	st->mode = ipc_get_u32(in);
+	st->nlink = ipc_get_u32(in + 4);
+	st->size = get_u64(in + 8);
+	st->atime_ns = (int64_t)get_u64(in + 16);
+	st->mtime_ns = (int64_t)get_u64(in + 24);
+	st->ctime_ns = (int64_t)get_u64(in + 32);
+	st->ino = get_u64(in + 40);
+	st->dev = get_u64(in + 48);
+	return 0;
 }

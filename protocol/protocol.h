@@ -186,6 +186,13 @@ struct run_outcome {
 	 * the engine, not carried in result frames). mcp_tool_response says so once in the text
 	 * and at the end of structuredContent.error.message; error_message never says it. */
 	int rolled_back;
+	/* Files of the workspace the call wrote, moved into place when it committed: their paths
+	 * relative to the workspace (owned) and sizes. */
+	struct run_file {
+		char *path;
+		uint64_t bytes;
+	} * files;
+	size_t n_files;
 };
 
 void run_outcome_init(struct run_outcome *o);

@@ -61,6 +61,10 @@
 #define ARG_MASKED(i, m, v) {.argno = (i), .op = POLICY_MASKED_EQ, .mask = (uint64_t)(m), .value = (uint64_t)(v)}
 #define ARG_LE(i, v)	{.argno = (i), .op = POLICY_LE, .value = (uint64_t)(v)}
 #define ARG_GT(i, v)	{.argno = (i), .op = POLICY_GT, .value = (uint64_t)(v)}
+/* Allowed on an fd above the channel. The kernel reads an fd as 32 bits: a value with its upper
+ * half set passes the test and reaches a low fd, which is /dev/null or the worker's own channel:
+ * nothing another process has. (libseccomp takes one test per argument per row.) */
+#define ALLOW_FD(n, why) ALLOW_IF(n, ARG_GT(0, POLICY_FD_CHANNEL), why)
 
 /* Default action KILL_PROCESS: a syscall missing from this table ends the worker. */
 const struct policy_rule policy_table[] = {
@@ -69,6 +73,18 @@ const struct policy_rule policy_table[] = {
 	ALLOW_IF("write", ARG_EQ(0, 2), "stderr: /dev/null in a worker; CPython's fatal errors"),
 	ALLOW_IF("write", ARG_EQ(0, POLICY_FD_CHANNEL), "the channel: output, the result frame"),
 	ALLOW_IF("read", ARG_EQ(0, POLICY_FD_CHANNEL), "the channel: the code to run"),
+	ALLOW_IF("recvmsg", ARG_EQ(0, POLICY_FD_CHANNEL), "the channel: a workspace file's fd comes with its answer"),
+
+	/* Files of the workspace: the supervisor opened them and passed their fds. The worker
+	 * cannot make an fd of its own (open, socket, pipe, dup, memfd, eventfd: all denied),
+	 * so every fd above the channel is one of these. */
+	ALLOW_FD("read", "a workspace file"),
+	ALLOW_FD("pread64", "a workspace file, at an offset"),
+	ALLOW_FD("write", "a workspace file it writes (a hidden copy until the call commits)"),
+	ALLOW_FD("lseek", "seek and tell on a workspace file"),
+	ALLOW_FD("ftruncate", "a workspace file it writes"),
+	ALLOW_FD("close", "done with a workspace file"),
+	ALLOW_FD("close_range", "the worker closes every workspace file when a call ends"),
 
 	/* Memory, never executable: no new code can be mapped. */
 	ALLOW("brk", "malloc's main arena; glibc takes an errno as the new break: SIGSEGV"),
@@ -143,7 +159,7 @@ const struct policy_rule policy_table[] = {
 	KILL("bind", "network"),
 	KILL("sendto", "network"),
 	KILL("sendmsg", "network; passes fds"),
-	KILL("recvmsg", "network; receives fds"),
+	KILL("recvmsg", "receives fds, but from the channel"),
 	KILL("kill", "signals another process"),
 	KILL("tkill", "signals a thread, possibly of another process"),
 	KILL("tgkill", "signals another process's threads"),
@@ -181,12 +197,12 @@ const struct policy_rule policy_table[] = {
 	KILL("umount2", "filesystem namespace changes"),
 	KILL("pivot_root", "filesystem namespace changes"),
 	KILL("chroot", "filesystem namespace changes"),
-	KILL("close", "the worker's fds are fixed; nothing for the code to close"),
+	KILL("close", "fds 0-3 are the worker's fixed ones"),
 	KILL("dup", "the worker has no use for fd manipulation"),
 	KILL("dup2", "the worker has no use for fd manipulation"),
 	KILL("dup3", "the worker has no use for fd manipulation"),
 	KILL("fcntl", "the worker has no use for fd manipulation"),
-	KILL("lseek", "no files are open in a worker"),
+	KILL("lseek", "fds 0-3 are not files"),
 	KILL("pipe", "new fds for IPC"),
 	KILL("pipe2", "new fds for IPC"),
 	KILL("creat", "creates files"),

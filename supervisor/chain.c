@@ -201,6 +201,11 @@ static void answer(struct chain *c, struct run_outcome *o, int rolled_back)
 		rolled_back = 0;
 	}
 	o->rolled_back = call->session && rolled_back;
+	/* The files it wrote follow the call: kept when it completed and was not undone. */
+	if (committed(o) && !o->rolled_back && c->kill == KILL_NONE)
+		broker_writes_commit(c, o);
+	else
+		broker_writes_drop(c);
 	c->call = NULL;
 	c->dispatched = 0;
 	engine_answer(c->e, call, o);
@@ -344,6 +349,7 @@ void chain_kill(struct chain *c, enum kill_reason why)
 	}
 	if (c->session)
 		session_drop_chain(c->session, c);
+	broker_writes_drop(c);
 	timer_cancel(&c->soft);
 	timer_cancel(&c->hard);
 	channel_close(&c->ch);
@@ -732,6 +738,7 @@ static void dispatch(struct chain *c)
 	c->ooms_before = 0;
 	c->requests = 0;
 	c->served = 0;
+	c->fds_given = 0;
 	if (c->has_cg)
 		(void)cgroup_worker_oom_kills(&c->cg, &c->ooms_before);
 	proc_prefer_oom(c->runner->pid);
@@ -848,14 +855,46 @@ static void after_call(struct chain *c)
 
 /* The runner parked after its result: commit (it becomes the holder, or a copy of it does)
  * or roll back. */
+/* A call that cannot be kept whatever it reported: its writes over the quota, or files left
+ * open by its process (they would reach the session's state). Returns the reason or NULL. */
+static const char *not_keepable(struct chain *c, pid_t pid)
+{
+	if (c->e->ws.fd < 0)
+		return NULL;
+	if (broker_writes_check(c) < 0)
+		return "The call wrote more to the workspace than one call may (256 MiB): no file "
+		       "was written.";
+	if (proc_fds_beyond(pid, POLICY_FD_CHANNEL) != 0)
+		return "The call left files open when it ended: nothing it did is kept.";
+	return NULL;
+}
+
+/* Turn the runner's report into a WorkspaceError: the call cannot be kept. */
+static void claim_refused(struct chain *c, const char *why)
+{
+	free(c->claim.error_type);
+	free(c->claim.error_message);
+	free(c->claim.error_traceback);
+	c->claim.status = RUN_ERROR;
+	c->claim.error_type = strdup("WorkspaceError");
+	c->claim.error_message = strdup(why);
+	c->claim.error_traceback = strdup("");
+	if (c->kill == KILL_NONE)
+		c->kill = KILL_DONE;
+}
+
 static void decide(struct chain *c)
 {
 	struct proc *r = c->runner;
+	const char *refused = not_keepable(c, r->pid);
+	int commit;
 
 	if (c->call)
 		c->call->times.park = now_us();
+	if (refused)
+		claim_refused(c, refused);
 	/* Without tracing no process could be followed from its birth: no state is kept. */
-	int commit = c->session && c->traced && committed(&c->claim) && c->kill == KILL_NONE;
+	commit = c->session && c->traced && committed(&c->claim) && c->kill == KILL_NONE;
 
 	if (!commit) {
 		if (r->threads == 1) {
@@ -983,6 +1022,12 @@ static void advance_snapshot(struct chain *c)
 {
 	struct proc *n = c->newborn;
 
+	if (n && n->parked && c->e->ws.fd >= 0 && proc_fds_beyond(n->pid, POLICY_FD_CHANNEL) != 0) {
+		/* Files opened after the runner parked reached its copy: it cannot be kept. */
+		proc_kill(n);
+		n->parked = 0;
+		return;
+	}
 	if (n && n->parked) {
 		/* The copy is the session's state now. */
 		if (c->snap_answer)
@@ -1163,6 +1208,7 @@ void chain_free(struct chain *c)
 		if (cgroup_worker_remove(e->cfg->cgroup, &c->cg) < 0)
 			log_msg(LOG_DEBUG, "cgroup %s not removed yet", c->cg.name);
 	}
+	broker_writes_drop(c);
 	run_outcome_clear(&c->claim);
 	free(c);
 }

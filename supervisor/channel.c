@@ -13,6 +13,9 @@
 
 #include "engine_internal.h"
 
+/* Bytes queued for a worker at most: a few frames of the largest size. */
+#define CHANNEL_TX_MAX (4 * (size_t)IPC_FRAME_MAX)
+
 int channel_open(struct channel *ch, int fd, watch_fn fn, void *data)
 {
 	int one = 1, rc;
@@ -80,6 +83,9 @@ int channel_send(struct channel *ch, char type, const void *prefix, size_t plen,
 
 	if (plen + blen > IPC_FRAME_MAX)
 		return -EMSGSIZE;
+	/* A worker that asks and never reads its answers is not let to fill our memory. */
+	if (pending + n > CHANNEL_TX_MAX)
+		return -ENOBUFS;
 	buf = malloc(pending + n);
 	if (!buf)
 		return -ENOMEM;
@@ -94,6 +100,46 @@ int channel_send(struct channel *ch, char type, const void *prefix, size_t plen,
 	ch->tx = buf;
 	ch->tx_len = pending + n;
 	ch->tx_off = 0;
+	channel_flush(ch);
+	return 0;
+}
+
+int channel_send_fd(struct channel *ch, char type, const void *prefix, size_t plen,
+                    const void *body, size_t blen, int fd)
+{
+	size_t n = IPC_FRAME_HEADER + plen + blen;
+	ssize_t sent;
+	char *buf;
+
+	if (fd < 0)
+		return channel_send(ch, type, prefix, plen, body, blen);
+	if (plen + blen > IPC_FRAME_MAX)
+		return -EMSGSIZE;
+	if (ch->tx)
+		channel_flush(ch);
+	if (ch->tx)
+		return -EAGAIN;
+	buf = malloc(n);
+	if (!buf)
+		return -ENOMEM;
+	ipc_frame_header_put((unsigned char *)buf, type, (uint32_t)(plen + blen));
+	if (plen)
+		memcpy(buf + IPC_FRAME_HEADER, prefix, plen);
+	if (blen)
+		memcpy(buf + IPC_FRAME_HEADER + plen, body, blen);
+	sent = ipc_send_fd_partial(ch->w.fd, buf, n, fd);
+	if (sent < 0) {
+		free(buf);
+		return (int)sent;
+	}
+	if ((size_t)sent == n) {
+		free(buf);
+		return 0;
+	}
+	/* The fd went with the first bytes; the rest follows as the socket takes it. */
+	ch->tx = buf;
+	ch->tx_len = n;
+	ch->tx_off = (size_t)sent;
 	channel_flush(ch);
 	return 0;
 }

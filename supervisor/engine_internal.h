@@ -49,6 +49,13 @@
 #define ENGINE_SERVED_PER_CALL    (256u << 20)
 /* The largest module source served. */
 #define ENGINE_MODULE_MAX         (4u << 20)
+/* The workspace (broker.c): the largest file a call may open to read, the files a call may
+ * write, their bytes in all, the fds a call may be given, the entries of one listing. */
+#define ENGINE_WS_READ_MAX        (1ull << 30)
+#define ENGINE_WS_FILES_PER_CALL  100
+#define ENGINE_WS_BYTES_PER_CALL  (256ull << 20)
+#define ENGINE_WS_FDS_PER_CALL    1000
+#define ENGINE_WS_LIST_MAX        100000
 
 /* ---- Processes and chains ------------------------------------------------------------ */
 
@@ -155,11 +162,14 @@ struct chain {
 	int runner_gone;       /* the runner's exit was seen: runner_status, runner_last */
 	int runner_status;
 	struct proc runner_last;
-	int newborn_gone;      /* the newborn died before it parked */
-	int snap_answer;       /* CH_SNAPSHOT: the call is answered once its copy parks */
-	unsigned int requests; /* requests of the call (broker.c) */
-	size_t served;         /* bytes served to the call */
-	int reap_sent;         /* REAPING: the holder was told to reap */
+	int newborn_gone;       /* the newborn died before it parked */
+	int snap_answer;        /* CH_SNAPSHOT: the call is answered once its copy parks */
+	unsigned int requests;  /* requests of the call (broker.c) */
+	size_t served;          /* bytes served to the call */
+	unsigned int fds_given; /* workspace fds given to the call */
+	struct ws_file *writes; /* files the call writes, moved into place if it commits */
+	size_t n_writes;
+	int reap_sent; /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
 	uint64_t ooms_before;
 	struct cgroup_worker cg;
@@ -190,6 +200,22 @@ TAILQ_HEAD(session_list, session);
 
 /* ---- The engine ---------------------------------------------------------------------- */
 
+/* The user's workspace (broker.c), when configured: the only files a call can reach. */
+struct workspace {
+	int fd;     /* O_PATH|O_DIRECTORY, -1: no workspace */
+	char *path; /* its absolute path, symbolic links resolved */
+	int writable;
+};
+
+/* A file a call writes: a hidden file beside its target, moved over it on commit. */
+struct ws_file {
+	int dirfd;     /* the target's directory, O_PATH */
+	char tmp[64];  /* the hidden file's name there */
+	char *name;    /* the target's name there */
+	char *rel;     /* its path in the workspace, for the answer */
+	int exclusive; /* created with "x": never replaces a file */
+};
+
 /* Where modules are served from (broker.c): the zygote's report, with a handle on each. */
 struct module_roots {
 	struct ipc_roots roots;
@@ -218,6 +244,7 @@ struct engine {
 	struct timer kick; /* schedule soon (not from inside the caller) */
 	char *layers;      /* the first ready worker's sandbox report */
 	struct module_roots modules;
+	struct workspace ws;
 	int can_trace; /* -1 unknown */
 	int warned_trace;
 	int stopping;
@@ -292,6 +319,10 @@ void channel_close(struct channel *ch);
 /* Queue a frame to send (prefix then body) and send what the socket takes. 0 or -ENOMEM. */
 int channel_send(struct channel *ch, char type, const void *prefix, size_t plen, const void *body,
                  size_t blen);
+/* The same with fd attached to the frame (borrowed: the kernel takes its own reference).
+ * The frame must go out at once with its fd: -EAGAIN when earlier bytes are still queued. */
+int channel_send_fd(struct channel *ch, char type, const void *prefix, size_t plen,
+                    const void *body, size_t blen, int fd);
 /* Send what is queued (on EPOLLOUT). */
 void channel_flush(struct channel *ch);
 /* Read at most budget bytes and hand each whole frame to the chain (which may kill its
@@ -354,6 +385,15 @@ int broker_request(struct chain *c, const char *payload, size_t len);
 /* The zygote's "D" message: where modules are. Returns 0 or -errno. */
 int broker_roots_set(struct module_roots *m, const char *msg, size_t len);
 void broker_roots_clear(struct module_roots *m);
+/* Open the workspace directory (cfg's). Returns 0 (also without one) or -errno. */
+int broker_workspace_open(struct workspace *ws, const char *dir, int writable);
+void broker_workspace_close(struct workspace *ws);
+/* The call's writes: move them into place (commit; the written files are added to o), or
+ * remove them. Either way the chain's list is emptied. */
+void broker_writes_commit(struct chain *c, struct run_outcome *o);
+void broker_writes_drop(struct chain *c);
+/* Are the call's writes within the quota? 0 or -EDQUOT. */
+int broker_writes_check(const struct chain *c);
 
 /* ---- trace.c ---- */
 
@@ -369,6 +409,8 @@ int proc_status(pid_t tid, pid_t *tgid, pid_t *ppid, int *threads);
 void proc_kill(struct proc *p);
 /* Make the OOM killer take this process (a call's runner) before the others. */
 void proc_prefer_oom(pid_t pid);
+/* How many fds above n the process has open (from /proc), or -errno. */
+int proc_fds_beyond(pid_t pid, int n);
 
 /* ---- verdict.c: how a call ended, from what the supervisor knows of its process ---- */
 

@@ -5,6 +5,7 @@
  * not ask for), an exit stop records which thread's system call the filter killed (and the
  * CPU time of a process killed outright), a signal reaches its task unless it is SIGCHLD,
  * which no worker uses (held back, it can run no handler). Functions return 0 or -errno. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -121,6 +122,24 @@ void proc_prefer_oom(pid_t pid)
 	if (write(fd, ENGINE_RUNNER_OOM_ADJ, strlen(ENGINE_RUNNER_OOM_ADJ)) < 0)
 		log_msg(LOG_DEBUG, "oom_score_adj of %d: %s", (int)pid, strerror(errno));
 	close(fd);
+}
+
+int proc_fds_beyond(pid_t pid, int n)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int count = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)) != NULL)
+		if (d->d_name[0] != '.' && atoi(d->d_name) > n)
+			count++;
+	closedir(dir);
+	return count;
 }
 
 /* A traced thread is about to exit. When its process dies of the filter's SIGSYS, find the

@@ -32,10 +32,11 @@ int capture_flooded(void);
 
 /* Ask the supervisor while a call runs (ipc.h, requests): write a REQUEST frame, read its
  * REPLY. Returns 0 with *status (0 or the supervisor's -errno), *reply (malloc'd,
- * NUL-terminated, *rlen bytes before the NUL); or a negative errno when the channel broke or
- * carried something else (-EPROTO). */
+ * NUL-terminated, *rlen bytes before the NUL) and *fd, the fd that came with it (-1 if none;
+ * fd may be NULL for a request that never brings one); or a negative errno when the channel
+ * broke or carried something else (-EPROTO). */
 int runner_request(enum ipc_request_kind kind, const void *data, size_t len, int *status,
-                   char **reply, size_t *rlen);
+                   char **reply, size_t *rlen, int *fd);
 
 /* ---- pyfork.c ---- */
 
