@@ -1172,7 +1172,8 @@ Test(kernel, no_executable_memory)
 
 Test(kernel, server_stdout_stays_clean)
 {
-	/* The worker's own stdout and stderr take the bytes as output; any other fd kills it. */
+	/* The worker's own stdout and stderr take the bytes as output; fd 0 kills it; fds above
+	 * the channel are workspace files it was given (none here): EBADF, nothing written. */
 	static const struct {
 		const char *code;
 		int killed;
@@ -1182,9 +1183,11 @@ Test(kernel, server_stdout_stays_clean)
 	    {"import os\nos.write(0, FORGED)", 1},
 	    {"import ctypes\nctypes.CDLL(None).write(1, FORGED, len(FORGED))", 0},
 	    {"import sys\nsys.__stdout__.write(FORGED.decode())\nsys.__stdout__.flush()", 0},
-	    {"import os\nfor fd in range(4, 64):\n    try:\n        os.write(fd, FORGED)\n"
-	     "    except OSError:\n        pass",
-	     1},
+	    {"import os, errno\nbad = []\nfor fd in range(4, 64):\n    try:\n"
+	     "        os.write(fd, FORGED)\n        bad.append(fd)\n"
+	     "    except OSError as e:\n        bad += [] if e.errno == errno.EBADF else [fd]\n"
+	     "assert bad == [], bad",
+	     0},
 	};
 	json_object *id = json_object_new_int(999999);
 
