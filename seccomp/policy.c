@@ -2,6 +2,7 @@
  * x86_64 only. Functions return 0 or a negative errno (libseccomp's own codes pass through);
  * they never log and never exit. */
 #include "policy.h"
+#include "policy_rows.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,24 +49,6 @@
 
 /* The table reads best as one row a line. */
 /* clang-format off */
-#define ALLOW(n, why)	{.name = (n), .action = POLICY_ALLOW, .reason = (why)}
-#define ALLOW_IF(n, t, why) {.name = (n), .action = POLICY_ALLOW_IF, .when = {t}, .n_when = 1, .reason = (why)}
-#define ALLOW_IF2(n, t, u, why) {.name = (n), .action = POLICY_ALLOW_IF, .when = {t, u}, .n_when = 2, .reason = (why)}
-#define ERRNO(n, e, why) {.name = (n), .action = POLICY_ERRNO, .err = (e), .reason = (why)}
-#define ERRNO_IF(n, t, e, why) {.name = (n), .action = POLICY_ERRNO, .err = (e), .when = {t}, .n_when = 1, .reason = (why)}
-#define KILL(n, why)	{.name = (n), .action = POLICY_KILL, .reason = (why)}
-/* Argument tests: arg i equals v (all 64 bits); arg i has none of bits; (arg i & mask) == v;
- * arg i <= v; arg i > v (unsigned, all 64 bits). */
-#define ARG_EQ(i, v)	{.argno = (i), .op = POLICY_MASKED_EQ, .mask = UINT64_MAX, .value = (uint64_t)(v)}
-#define ARG_CLEAR(i, bits) {.argno = (i), .op = POLICY_MASKED_EQ, .mask = (uint64_t)(bits), .value = 0}
-#define ARG_MASKED(i, m, v) {.argno = (i), .op = POLICY_MASKED_EQ, .mask = (uint64_t)(m), .value = (uint64_t)(v)}
-#define ARG_LE(i, v)	{.argno = (i), .op = POLICY_LE, .value = (uint64_t)(v)}
-#define ARG_GT(i, v)	{.argno = (i), .op = POLICY_GT, .value = (uint64_t)(v)}
-/* Allowed on an fd above the channel. The kernel reads an fd as 32 bits: a value with its upper
- * half set passes the test and reaches a low fd, which is /dev/null or the worker's own channel:
- * nothing another process has. (libseccomp takes one test per argument per row.) */
-#define ALLOW_FD(n, why) ALLOW_IF(n, ARG_GT(0, POLICY_FD_CHANNEL), why)
-
 /* Default action KILL_PROCESS: a syscall missing from this table ends the worker. */
 const struct policy_rule policy_table[] = {
 	/* I/O only on the worker's own fds; fixed numbers, as the zygote builds the filter. */
@@ -342,24 +325,22 @@ static const struct policy_rule policy_no_thread_row =
     ERRNO_IF("clone", ARG_EQ(0, POLICY_THREAD_CLONE_FLAGS), EAGAIN,
              "threads: nothing bounds how many this worker could start");
 
-/* The default-deny filter: the table (without threads, if so), then the extra rows (NULL for
- * none). */
-static int policy_build_rows(const struct policy_rule *extra, size_t n_extra, int no_threads,
-                             struct policy **out)
+int policy_build_rows(const struct policy_rule *rows, size_t n, const struct policy_rule *extra,
+                      size_t n_extra, int no_threads, uint32_t def_action, struct policy **out)
 {
 	struct policy *p = NULL;
 	scmp_filter_ctx ctx = NULL;
 	size_t i;
 	int rc;
 
-	/* The table (syscall names, clone flags, the x32 reasoning) is x86_64's. */
+	/* The tables (syscall names, clone flags, the x32 reasoning) are x86_64's. */
 	if (seccomp_arch_native() != SCMP_ARCH_X86_64)
 		return -EOPNOTSUPP;
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
 	/* seccomp_init adds the native arch only: every other arch meets the bad-arch action. */
-	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	ctx = seccomp_init(def_action);
 	if (ctx == NULL) {
 		rc = -ENOMEM;
 		goto out;
@@ -367,8 +348,8 @@ static int policy_build_rows(const struct policy_rule *extra, size_t n_extra, in
 	rc = policy_set_attrs(ctx);
 	if (rc < 0)
 		goto out;
-	for (i = 0; i < policy_table_len; i++) {
-		const struct policy_rule *r = &policy_table[i];
+	for (i = 0; i < n; i++) {
+		const struct policy_rule *r = &rows[i];
 		rc = policy_add_rule(ctx,
 		                     no_threads && r->starts_thread ? &policy_no_thread_row : r);
 		if (rc < 0)
@@ -395,17 +376,20 @@ out:
 
 int policy_build(struct policy **out)
 {
-	return policy_build_rows(NULL, 0, 0, out);
+	return policy_build_rows(policy_table, policy_table_len, NULL, 0, 0, SCMP_ACT_KILL_PROCESS,
+	                         out);
 }
 
 int policy_build_session(struct policy **out)
 {
-	return policy_build_rows(policy_session_table, policy_session_table_len, 0, out);
+	return policy_build_rows(policy_table, policy_table_len, policy_session_table,
+	                         policy_session_table_len, 0, SCMP_ACT_KILL_PROCESS, out);
 }
 
 int policy_build_session_nothreads(struct policy **out)
 {
-	return policy_build_rows(policy_session_table, policy_session_table_len, 1, out);
+	return policy_build_rows(policy_table, policy_table_len, policy_session_table,
+	                         policy_session_table_len, 1, SCMP_ACT_KILL_PROCESS, out);
 }
 
 /* Default allow: the gate only decides who answers a fork, the filter loaded after it

@@ -100,6 +100,16 @@ int policy_gate_load(const struct policy *p, int *listener, int *killable);
  * filter killed. */
 enum policy_action policy_check(unsigned int audit_arch, long nr, const uint64_t args[6], int *err);
 
+/* The supervisor's own filter (self.c): what it needs once start-up is done; anything else
+ * raises SIGSYS (the supervisor answers EPERM and logs it). And the one of `safepy connect`'s
+ * relay. Same returns as policy_build. */
+extern const struct policy_rule policy_self_table[];
+extern const size_t policy_self_table_len;
+extern const struct policy_rule policy_relay_table[];
+extern const size_t policy_relay_table_len;
+int policy_build_self(struct policy **out);
+int policy_build_relay(struct policy **out);
+
 /* Write the filter as libseccomp's PFC text to fd (for `safepy doctor --policy`). */
 int policy_export_pfc(const struct policy *p, int fd);
 /* Write the filter as the raw BPF program the kernel gets (struct sock_filter[]) to fd,

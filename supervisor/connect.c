@@ -106,7 +106,7 @@ int connect_main(const struct config *cfg)
 {
 	struct pipebuf *up = NULL, *down = NULL; /* stdin -> socket, socket -> stdout */
 	const char *path = cfg->connect_path ? cfg->connect_path : SAFEPY_SOCKET_PATH;
-	int sock, rc = 1, wr_shut = 0;
+	int sock, rc = 1, wr_shut = 0, err0;
 
 	signal(SIGPIPE, SIG_IGN); /* a closed stdout or socket is an error return, not a kill */
 	sock = connect_socket(path);
@@ -119,6 +119,13 @@ int connect_main(const struct config *cfg)
 	down = calloc(1, sizeof(*down));
 	if (!up || !down) {
 		fprintf(stderr, "safepy connect: out of memory\n");
+		goto out;
+	}
+	/* Connected: from here it only relays bytes (confine.c). */
+	err0 = confine_relay();
+	if (err0 < 0) {
+		fprintf(stderr, "safepy connect: could not confine the relay: %s\n",
+		        strerror(-err0));
 		goto out;
 	}
 	for (;;) {

@@ -85,7 +85,44 @@ static int show_policy(void)
 	                "parked process needs.\n",
 	                policy_build_session) < 0)
 		return 1;
+	if (show_filter(
+	        "building the supervisor's own policy",
+	        "#\n# ==== and the supervisor's own filter (policy_build_self) ====\n"
+	        "# Loaded by safepy itself once start-up is done; a call it does not list "
+	        "raises\n# SIGSYS (action 0x00030000), answered with EPERM and a log line.\n",
+	        policy_build_self) < 0)
+		return 1;
 	return 0;
+}
+
+/* A field of /proc/self/status ("Seccomp", "NoNewPrivs"), or -1. */
+static int self_status(const char *field)
+{
+	char line[256];
+	size_t n = strlen(field);
+	int v = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, field, n) == 0 && line[n] == ':' &&
+		    sscanf(line + n + 1, "%d", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* The supervisor's own sandbox, as the kernel reports it and as confine.c set it up. */
+static int show_self(const struct engine *e)
+{
+	const struct confine_report *r = engine_confinement(e);
+	int seccomp = self_status("Seccomp"), nnp = self_status("NoNewPrivs");
+	int ok = nnp == 1 && (seccomp == 2 || r->seccomp_rows == 0);
+
+	printf("%-16s %-12s Seccomp %d, NoNewPrivs %d (/proc/self/status); %s\n", "supervisor",
+	       ok ? "confined" : "NOT confined", seccomp, nnp, r->detail);
+	return ok;
 }
 
 int doctor_main(const struct config *cfg, const char *zygote_exe)
@@ -161,6 +198,7 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 		       cfg->cgroup && cfg->cgroup->state == CGROUP_FAILED ? "failed"
 		                                                          : "unavailable",
 		       cfg->cgroup ? cfg->cgroup->reason : "no delegated cgroup");
+	show_self(D.engine);
 	printf("%-16s %-12s %s\n", "python layer", cfg->unsafe_no_python_layer ? "OFF" : "active",
 	       cfg->unsafe_no_python_layer ? "--unsafe-no-python-layer (testing only)"
 	                                   : "import allowlist, curated builtins, attribute "

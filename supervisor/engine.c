@@ -239,6 +239,27 @@ static void zygote_retry(struct timer *t)
 	engine_kick(e);
 }
 
+/* Everything the supervisor opens at start-up is open: confine it (confine.c). */
+static int engine_confine(struct engine *e)
+{
+	struct confine_paths p = {
+	    .zygote_exe = e->zygote_exe,
+	    .cgroup_fd = e->cfg->cgroup && e->cfg->cgroup->state == CGROUP_ACTIVE
+	                     ? e->cfg->cgroup->dirfd
+	                     : -1,
+	    .workspace_fd = e->ws.fd,
+	    .workspace_writable = e->ws.writable,
+	};
+	int rc = confine_self(&p, &e->starter, &e->confined);
+
+	if (rc < 0) {
+		log_msg(LOG_ERROR, "the supervisor could not confine itself: %s", strerror(-rc));
+		return rc;
+	}
+	log_msg(LOG_DEBUG, "supervisor confined: %s", e->confined.detail);
+	return 0;
+}
+
 /* ---- the API ------------------------------------------------------------------------ */
 
 int engine_new(const struct config *cfg, const char *zygote_exe, struct engine **out)
@@ -258,12 +279,16 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	TAILQ_INIT(&e->sessions);
 	timer_init(&e->kick, schedule, e);
 	timer_init(&e->zretry, zygote_retry, e);
+	e->ws.fd = -1;
 	/* A session's processes outlive their parents (each committed call's process replaces
 	 * the one before it): they come to us, not to init. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		log_msg(LOG_WARN, "cannot become a subreaper: %s", strerror(errno));
-	rc = zygote_start(e);
+	rc = engine_confine(e);
+	if (rc == 0)
+		rc = zygote_start(e);
 	if (rc < 0) {
+		starter_stop(&e->starter);
 		free(e);
 		return rc;
 	}
@@ -332,6 +357,11 @@ void engine_sigchld(struct engine *e)
 	engine_kick(e);
 }
 
+const struct confine_report *engine_confinement(const struct engine *e)
+{
+	return &e->confined;
+}
+
 const char *engine_layers(struct engine *e)
 {
 	return e->layers;
@@ -364,6 +394,7 @@ void engine_free(struct engine *e)
 			            "The server is shutting down.");
 	}
 	zygote_stop(e);
+	starter_stop(&e->starter);
 	/* Reap everything: chain processes are traced by us or are our children (as their
 	 * subreaper), the zygote is our child. */
 	until = now_ms() + 1000;

@@ -226,6 +226,9 @@ struct module_roots {
 struct engine {
 	const struct config *cfg;
 	const char *zygote_exe;
+	/* the supervisor's own sandbox, and the process that starts the zygote for it */
+	struct confine_report confined;
+	struct starter starter;
 	/* the zygote */
 	pid_t zpid;
 	struct watch zctl;

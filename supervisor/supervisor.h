@@ -164,6 +164,8 @@ void engine_free(struct engine *e);
 void engine_sigchld(struct engine *e);
 /* The first worker's sandbox report (JSON text), or NULL before one was ready. */
 const char *engine_layers(struct engine *e);
+/* What confines the supervisor itself. */
+const struct confine_report *engine_confinement(const struct engine *e);
 /* Is the ptrace report of killing syscalls available? -1 unknown, 0 no, 1 yes. */
 int engine_can_name_syscalls(struct engine *e);
 
@@ -176,6 +178,46 @@ int doctor_main(const struct config *cfg, const char *zygote_exe);
 /* `safepy connect`: relay stdin/stdout to the Unix socket cfg->connect_path. Returns the
  * exit status (0 when the server closed the connection). Needs no zygote. */
 int connect_main(const struct config *cfg);
+
+/* ---- the supervisor's own sandbox (confine.c) and the zygote starter (starter.c) ---- */
+
+/* The process that starts the zygote (see starter.c). Caller-owned. */
+struct starter {
+	int fd;    /* its socket, -1: none */
+	pid_t pid; /* our child; reaped with the others */
+};
+
+/* Fork the starter. Returns 0 or -errno. */
+int starter_start(struct starter *s, const char *zygote_exe);
+/* Start the zygote with sock as its control socket; *pid is our child. Returns 0, -ECHILD
+ * when the starter is gone, -ETIMEDOUT, or the fork's -errno. */
+int starter_spawn(struct starter *s, int sock, pid_t *pid);
+/* Close its socket: it exits. */
+void starter_stop(struct starter *s);
+
+/* What the supervisor must reach once it is confined. */
+struct confine_paths {
+	const char *zygote_exe;
+	int cgroup_fd;    /* the delegated cgroup's directory, -1 */
+	int workspace_fd; /* the workspace, -1 */
+	int workspace_writable;
+};
+
+/* What confinement is in force, for the log and doctor. */
+struct confine_report {
+	int nnp;                   /* no_new_privs set */
+	unsigned int seccomp_rows; /* its filter's table rows, 0: no filter */
+	long landlock_abi;         /* 0: no Landlock */
+	char landlock[192];
+	char detail[320];
+};
+
+/* Confine the supervisor (no_new_privs, Landlock, the starter forked, then its seccomp
+ * filter). Returns 0 (*r says what is in force, *st is the starter) or -errno: the supervisor
+ * must not go on. */
+int confine_self(const struct confine_paths *p, struct starter *st, struct confine_report *r);
+/* Confine `safepy connect` once connected: no files, only relaying. Returns 0 or -errno. */
+int confine_relay(void);
 
 /* ---- the client on stdin (peer.c) ---- */
 

@@ -1,5 +1,5 @@
-/* zygote_ctl.c - the supervisor's side of the zygote: start it (fork, exec with an empty
- * environment, its configuration as the control socket's first message), ask it for workers,
+/* zygote_ctl.c - the supervisor's side of the zygote: start it (by the starter, starter.c;
+ * its configuration as the control socket's first message), ask it for workers,
  * hear what it says, and restart it when it exits, with a backoff while start-up fails.
  * The zygote holds no secrets and never sees a request; what it says is still checked.
  * Functions return 0 or -errno. */
@@ -10,37 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine_internal.h"
 
-#define ZYGOTE_CONTROL_FD 3
-
 static void zygote_event(struct watch *w, uint32_t events);
-
-/* In the child: stdin and stdout /dev/null, stderr kept (the zygote's start-up errors go to
- * the log), the control socket on fd 3, nothing else, an empty environment. */
-static void zygote_exec(const char *exe, int sock) __attribute__((noreturn));
-static void zygote_exec(const char *exe, int sock)
-{
-	char *const argv[] = {(char *)"safepy-zygote", NULL};
-	char *const envp[] = {NULL};
-	sigset_t none;
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(sock, ZYGOTE_CONTROL_FD) < 0)
-		_exit(127);
-	syscall(SYS_close_range, ZYGOTE_CONTROL_FD + 1, ~0U, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	execve(exe, argv, envp);
-	_exit(127);
-}
 
 int zygote_start(struct engine *e)
 {
@@ -49,6 +25,7 @@ int zygote_start(struct engine *e)
 	size_t len = 0;
 	char *conf;
 	pid_t pid;
+	int rc;
 
 	config_to_ipc(e->cfg, &ic);
 	conf = ipc_config_encode(&ic, &len);
@@ -68,14 +45,22 @@ int zygote_start(struct engine *e)
 		return err ? err : -EIO;
 	}
 	free(conf);
-	pid = fork();
-	if (pid == 0)
-		zygote_exec(e->zygote_exe, sv[1]);
+	rc = starter_spawn(&e->starter, sv[1], &pid);
 	close(sv[1]);
-	if (pid < 0) {
-		int err = -errno;
+	if (rc < 0) {
 		close(sv[0]);
-		return err;
+		/* Queued calls are answered with this (engine.c: place). Without the starter no
+		 * zygote can start again: only a new server can. */
+		e->zfailures++;
+		if (rc == -ECHILD)
+			snprintf(e->zerror, sizeof(e->zerror),
+			         "the process that starts it is gone (killed from outside?); "
+			         "restart safepy");
+		else
+			snprintf(e->zerror, sizeof(e->zerror), "starting it failed: %s",
+			         strerror(-rc));
+		log_msg(LOG_ERROR, "the Python zygote could not start: %s", e->zerror);
+		return rc;
 	}
 	e->zpid = pid;
 	e->zready = 0;

@@ -124,6 +124,18 @@ void e2e_finish(struct mcpc *c, int ms)
 	          "the server ended with status 0x%x after EOF; log:\n%s", c->status, e2e_log());
 	cr_assert_eq(c->bad_lines, 0, "%u stdout line(s) were not JSON-RPC, first: %s",
 	             c->bad_lines, c->first_bad);
+	/* Every test that ends here checks the supervisor's own filter: nothing it did was
+	 * refused. */
+	{
+		char *log = mcpc_stderr(c);
+		const char *hit = log ? strstr(log, "own filter refused") : NULL;
+		char line[160] = "";
+
+		if (hit)
+			snprintf(line, sizeof(line), "%.*s", (int)strcspn(hit, "\n"), hit);
+		free(log);
+		cr_assert(!hit, "the supervisor's own filter refused a call it made: %s", line);
+	}
 }
 
 void e2e_stop(void)
@@ -271,7 +283,24 @@ int e2e_seen(int64_t id, int ms)
 	return r;
 }
 
-int e2e_descendants(struct mcpc_proc *p, int max)
+/* Is pid the zygote starter: the one process of the server's tree that is a fork of the
+ * supervisor itself (same name, no exec)? */
+static int is_starter(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strcmp(comm, "safepy\n") == 0;
+}
+
+static int all_descendants(struct mcpc_proc *p, int max)
 {
 	int n = mcpc_descendants(e2e_srv.pid, p, max);
 
@@ -280,6 +309,27 @@ int e2e_descendants(struct mcpc_proc *p, int max)
 		             "(CONFIG_PROC_CHILDREN), which this kernel lacks");
 	cr_assert_geq(n, 0, "cannot list the server's processes: %s", strerror(-n));
 	return n;
+}
+
+int e2e_descendants(struct mcpc_proc *p, int max)
+{
+	int n = all_descendants(p, max), k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!is_starter(p[i].pid))
+			p[k++] = p[i];
+	return k;
+}
+
+pid_t e2e_starter(void)
+{
+	struct mcpc_proc p[MAX_PROCS];
+	int n = all_descendants(p, MAX_PROCS);
+
+	for (int i = 0; i < n; i++)
+		if (is_starter(p[i].pid))
+			return p[i].pid;
+	return 0;
 }
 
 int e2e_settle_descendants(int n, int ms)

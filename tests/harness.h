@@ -110,9 +110,12 @@ int e2e_seen(int64_t id, int ms);
 
 /* ---- The server's processes ------------------------------------------------------------- */
 
-/* The server's live descendants, at most max, into p; returns how many. Skips the test when
- * the kernel has no /proc/PID/task/TID/children. */
+/* The engine's live processes (the server's descendants but the zygote starter: the zygote
+ * and its workers), at most max, into p; returns how many. Skips the test when the kernel has
+ * no /proc/PID/task/TID/children. */
 int e2e_descendants(struct mcpc_proc *p, int max);
+/* The zygote starter's pid (the fork of the supervisor that starts the zygote), 0: none. */
+pid_t e2e_starter(void);
 /* Wait up to ms until the server has at most n descendants; returns how many it has. */
 int e2e_settle_descendants(int n, int ms);
 /* Wait up to ms until the number of descendants has stayed the same for 300 ms (a parked

@@ -296,7 +296,7 @@ static pid_t first_child(int ms)
 
 	while (mcpc_now_ms() < until) {
 		struct mcpc_proc p[MAXP];
-		int n = mcpc_descendants(e2e_srv.pid, p, MAXP);
+		int n = e2e_descendants(p, MAXP);
 
 		if (n > 0)
 			return p[0].pid;

@@ -18,40 +18,14 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <linux/landlock.h>
 
+#include "landlock.h"
 #include "protocol.h"
 #include "worker.h"
 
-/* Landlock constants newer than Debian 12's 6.1 uapi headers. */
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
-#endif
-#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
-#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)
-#endif
-#ifndef LANDLOCK_ACCESS_NET_CONNECT_TCP
-#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
-#endif
-#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
-#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
-#endif
-#ifndef LANDLOCK_SCOPE_SIGNAL
-#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
-#endif
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
-
-/* The kernel's struct landlock_ruleset_attr as of ABI 6; older ABIs read a prefix of it. */
-struct sandbox_ruleset_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
 
 #define SANDBOX_FIRST_CLOSED_FD (POLICY_FD_CHANNEL + 1)
 #define SANDBOX_NOFILE          8
@@ -394,48 +368,29 @@ static void enter_nnp(struct sandbox_report *r)
  * bind/connect (ABI >= 4), no abstract unix connect or signal outside the domain (ABI >= 6). */
 static void enter_landlock(const struct sandbox_config *cfg, struct sandbox_report *r)
 {
-	struct sandbox_ruleset_attr attr = {0};
-	size_t size = sizeof(attr.handled_access_fs);
+	struct landlock_handled h;
 	long abi;
-	int fd;
+	int fd, rc;
 
 	if (!cfg->try_landlock) {
 		layer_set(r, SANDBOX_LANDLOCK, LAYER_UNAVAILABLE, 0, "not tried (disabled)");
 		return;
 	}
-	abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 0 && (errno == ENOSYS || errno == EOPNOTSUPP)) {
-		layer_set(r, SANDBOX_LANDLOCK, LAYER_UNAVAILABLE, errno, "not in this kernel");
+	abi = landlock_abi();
+	if (abi == -ENOSYS || abi == -EOPNOTSUPP) {
+		layer_set(r, SANDBOX_LANDLOCK, LAYER_UNAVAILABLE, (int)-abi, "not in this kernel");
 		return;
 	}
 	if (abi < 1)
-		fail(r, SANDBOX_LANDLOCK, WORKER_EXIT_LANDLOCK, abi < 0 ? errno : 0, "ABI probe");
-
-	attr.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1: bits 0..12 */
-	if (abi >= 2)
-		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
-	if (abi >= 3)
-		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	if (abi >= 4) {
-		attr.handled_access_net =
-		    LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
-		size = offsetof(struct sandbox_ruleset_attr, scoped);
-	}
-	if (abi >= 5)
-		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-	if (abi >= 6) {
-		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
-		size = sizeof(attr);
-	}
-
-	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+		fail(r, SANDBOX_LANDLOCK, WORKER_EXIT_LANDLOCK, (int)-abi, "ABI probe");
+	landlock_handled_all(abi, &h);
+	fd = landlock_ruleset(&h);
 	if (fd < 0)
-		fail(r, SANDBOX_LANDLOCK, WORKER_EXIT_LANDLOCK, errno, "landlock_create_ruleset");
-	if (syscall(SYS_landlock_restrict_self, fd, 0) != 0)
-		fail(r, SANDBOX_LANDLOCK, WORKER_EXIT_LANDLOCK, errno, "landlock_restrict_self");
+		fail(r, SANDBOX_LANDLOCK, WORKER_EXIT_LANDLOCK, -fd, "landlock_create_ruleset");
 	/* Closed before seccomp, which kills close. */
-	if (close(fd) != 0)
-		fail(r, SANDBOX_LANDLOCK, WORKER_EXIT_LANDLOCK, errno, "close ruleset");
+	rc = landlock_enforce(fd);
+	if (rc < 0)
+		fail(r, SANDBOX_LANDLOCK, WORKER_EXIT_LANDLOCK, -rc, "landlock_restrict_self");
 	layer_set(r, SANDBOX_LANDLOCK, LAYER_ACTIVE, 0, "ABI %ld", abi);
 }
 
