@@ -915,6 +915,7 @@ static void decide(struct chain *c)
 		c->holder = r;
 		c->runner = NULL;
 		c->prep_failures = 0;
+		c->commits++;
 		chain_set_state(c, CH_PARKED);
 		return;
 	}
@@ -1012,6 +1013,7 @@ static void snapshot_failed(struct chain *c)
 		r->role = ROLE_HOLDER;
 		c->holder = r;
 		c->runner = NULL;
+		c->commits++;
 		chain_set_state(c, CH_PARKED);
 		return;
 	}
@@ -1041,6 +1043,7 @@ static void advance_snapshot(struct chain *c)
 		c->holder = n;
 		c->newborn = NULL;
 		c->prep_failures = 0;
+		c->commits++;
 		chain_set_state(c, CH_PARKED);
 		return;
 	}
@@ -1070,7 +1073,10 @@ static void advance_parked(struct chain *c)
 	}
 	if (!h->parked || !c->traced)
 		return;
-	if (c->call || c->prep_failures < ENGINE_PREP_FAILURES_MAX) {
+	/* The next call's process is forked ahead of it only for a session in use: one whose
+	 * state was kept twice. A session started for one call (session "new") costs one fork
+	 * less; its next call, if any, waits for the fork. */
+	if (c->call || (c->commits >= 2 && c->prep_failures < ENGINE_PREP_FAILURES_MAX)) {
 		c->newborn_gone = 0;
 		chain_set_state(c, CH_FORKING);
 		if (gate_continue(c, h) < 0)

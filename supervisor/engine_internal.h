@@ -175,6 +175,7 @@ struct chain {
 	struct cgroup_worker cg;
 	int has_cg;
 	int prep_failures;
+	unsigned int commits; /* calls whose state it keeps: a session in use again after 2 */
 };
 
 TAILQ_HEAD(chain_list, chain);
