@@ -208,8 +208,8 @@ struct confine_report {
 	int nnp;                   /* no_new_privs set */
 	unsigned int seccomp_rows; /* its filter's table rows, 0: no filter */
 	long landlock_abi;         /* 0: no Landlock */
-	char landlock[192];
-	char detail[320];
+	char landlock[256];
+	char detail[400];
 };
 
 /* Confine the supervisor (no_new_privs, Landlock, the starter forked, then its seccomp

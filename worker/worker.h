@@ -30,6 +30,9 @@ struct sandbox_config {
 	 * policy_build_session's */
 	const struct policy *gate;
 	int tasks_cgroup; /* the supervisor puts each chain in a cgroup with pids.max */
+	/* set by sandbox_zygote_namespaces: the zygote made one network and IPC namespace pair
+	 * that every worker shares; a worker then makes only its own user namespace */
+	int shared_netns;
 };
 
 enum layer_state {
@@ -68,6 +71,14 @@ struct sandbox_report {
 /* "seccomp", "no_new_privs", ... */
 const char *sandbox_layer_name(enum sandbox_layer l);
 const char *layer_state_name(enum layer_state s);
+
+/* In the zygote, once, before Python starts (it must be single-threaded): make the network
+ * and IPC namespaces every worker will share, empty (loopback down). As root it needs no user
+ * namespace; otherwise the zygote enters a user namespace of its own that maps its uid and
+ * gid to themselves. Sets cfg->shared_netns; when the kernel refuses, workers make their own
+ * as before. Returns 0, or a negative errno for a failure after the namespaces were made
+ * (the zygote must not go on). */
+int sandbox_zygote_namespaces(struct sandbox_config *cfg);
 
 /* Enter the sandbox in a freshly forked, single-threaded process, in this order: fds (stdin,
  * stdout, stderr become /dev/null, channel_fd moves to POLICY_FD_CHANNEL, every other fd is

@@ -229,6 +229,12 @@ void zygote_main(const struct zygote_config *cfg)
 		fprintf(stderr, "safepy zygote: chdir /: %s\n", strerror(errno));
 		exit(ZYGOTE_EXIT_SETUP);
 	}
+	/* Before Python: unshare(CLONE_NEWUSER) needs a single-threaded process. */
+	rc = sandbox_zygote_namespaces(&sb);
+	if (rc < 0) {
+		fprintf(stderr, "safepy zygote: namespaces: %s\n", strerror(-rc));
+		exit(ZYGOTE_EXIT_SETUP);
+	}
 	/* Numeric libraries must not start thread pools in the zygote: fork keeps one thread. */
 	setenv("OPENBLAS_NUM_THREADS", "1", 1);
 	setenv("OMP_NUM_THREADS", "1", 1);
