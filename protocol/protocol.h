@@ -201,6 +201,7 @@ enum mcp_event_kind {
 	MCP_EV_REPLY,  /* send msg */
 	MCP_EV_CALL,   /* start run_python with args; answer later with mcp_tool_response */
 	MCP_EV_CANCEL, /* notifications/cancelled for request id */
+	MCP_EV_NOTE,   /* nothing to send, something to log: note (warn or debug) */
 };
 
 struct mcp_event {
@@ -209,6 +210,11 @@ struct mcp_event {
 	json_object *id;             /* CALL: the request id; CANCEL: params.requestId; owned ref */
 	json_object *progress_token; /* CALL: params._meta.progressToken or NULL; owned ref */
 	struct run_args args;        /* CALL; args.ctx is the request's context */
+	/* NOTE: what the client sent that got no reply (a response, since safepy sends no
+	 * requests, or a malformed notification) and why: owned, printable ASCII. warn: it was
+	 * malformed; otherwise it is worth a debug line only. */
+	char *note;
+	int warn;
 };
 
 /* The events of one line. Caller-owned: zero-initialise, then mcp_events_clear. */
@@ -223,8 +229,10 @@ struct mcp_events {
 void mcp_events_clear(struct mcp_events *e);
 
 /* Handle one line from the client (without its newline). Never fails on bad input: every
- * malformed message becomes an error reply (or nothing, for a notification). Updates c: its
- * era, initialize/initialized, the log level. Returns 0 or -ENOMEM. */
+ * malformed request becomes an error reply. Notifications (a "method" member and no "id") and
+ * responses (an "id" with "result" or "error", no "method") are never answered, even when
+ * malformed; what is wrong with them comes out as a NOTE event. Updates c: its era,
+ * initialize/initialized, the log level. Returns 0 or -ENOMEM. */
 int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp_events *out);
 
 /* A JSON-RPC error response. id is borrowed (NULL means JSON null). Returns a new object. */

@@ -269,6 +269,9 @@ static void handle_line(const char *line, size_t len)
 		case MCP_EV_CANCEL:
 			cancel_call(ev->id);
 			break;
+		case MCP_EV_NOTE:
+			log_msg(ev->warn ? LOG_WARN : LOG_DEBUG, "%s", ev->note);
+			break;
 		}
 	}
 	mcp_events_clear(&evs);

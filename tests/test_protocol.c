@@ -70,6 +70,16 @@ static const struct mcp_request_ctx *ctx_of(const struct mcp_conn *c)
 	return &ctx;
 }
 
+/* How many events of this kind a line gave. */
+static size_t count_kind(const struct mcp_events *ev, enum mcp_event_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ev->n; i++)
+		n += ev->ev[i].kind == kind;
+	return n;
+}
+
 /* The single reply a line produces (a new reference). */
 static json_object *reply_of(struct mcp_conn *c, const char *line)
 {
@@ -364,7 +374,6 @@ Test(jsonrpc, replies_to_invalid_requests_with_invalid_request)
 	    {"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"ping\",\"params\":\"p\"}", "\"x\""},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\",\"params\":3}", "8"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\",\"params\":true}", "8"},
-	    {"{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}", "9"},
 	    {"{\"foo\":\"boo\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\"}", "null"},
 	    {"{}", "null"},
@@ -503,10 +512,112 @@ Test(jsonrpc, notifications_never_get_a_reply)
 
 			conn_at(&c, v < N_OF(all_versions) ? all_versions[v] : NULL);
 			handle(&c, lines[i], &ev);
-			cr_assert_eq(ev.n, 0, "%s gave %zu events", lines[i], ev.n);
+			cr_assert_eq(ev.n, count_kind(&ev, MCP_EV_NOTE), "%s was answered", lines[i]);
 			mcp_events_clear(&ev);
 		}
 	}
+}
+
+/* Malformed notifications: never answered, however broken, but the server hears why. */
+Test(jsonrpc, malformed_notifications_get_no_reply_but_a_warning)
+{
+	static const char *const lines[] = {
+	    "{\"jsonrpc\":\"1.0\",\"method\":\"notifications/initialized\"}",
+	    "{\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":7}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":7}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":null,\"params\":\"x\"}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":[\"\\u001b[31m\"]}",
+	};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-11-25");
+	for (size_t i = 0; i < N_OF(lines); i++) {
+		struct mcp_events ev = {0};
+
+		handle(&c, lines[i], &ev);
+		cr_assert_eq(ev.n, 1, "%s gave %zu events", lines[i], ev.n);
+		cr_assert_eq(ev.ev[0].kind, MCP_EV_NOTE, "%s", lines[i]);
+		cr_assert(ev.ev[0].warn);
+		cr_assert(strstr(ev.ev[0].note, "malformed notification"), "%s", ev.ev[0].note);
+		mcp_events_clear(&ev);
+	}
+}
+
+/* safepy sends no requests: a response from the client is never answered. A valid one is
+ * worth a debug line, an invalid one a warning that says what is wrong. */
+Test(jsonrpc, responses_from_the_client_are_never_answered)
+{
+	static const struct {
+		const char *line;
+		int warn;
+		const char *says;
+	} cases[] = {
+	    {"{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}", 0, "(id 9)"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"result\":null}", 0, "(id \"s\")"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"result\":1}", 0,
+	     "(id 99999999999999999999)"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-1,\"message\":\"m\"}}", 0, "(id 3)"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"m\","
+	     "\"data\":[1]}}",
+	     0, "(id null)"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1,\"message\":\"m\"}}",
+	     1, "both"},
+	    {"{\"jsonrpc\":\"2.0\",\"result\":{}}", 1, "no \"id\""},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}", 1, "\"id\" must be"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"result\":{}}", 1, "\"id\" must be"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{\"code\":1,\"message\":\"m\"}}", 1,
+	     "\"id\" must be"},
+	    {"{\"jsonrpc\":\"1.0\",\"id\":1,\"result\":{}}", 1, "\"jsonrpc\""},
+	    {"{\"id\":1,\"error\":{\"code\":1,\"message\":\"m\"}}", 1, "\"jsonrpc\""},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":\"boom\"}", 1, "must be an object"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"message\":\"m\"}}", 1, "error.code"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1.5,\"message\":\"m\"}}", 1,
+	     "error.code"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1}}", 1, "error.message"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":\"\\u001b]0;x\\u0007\",\"result\":{}}", 0,
+	     "(id \"\\u001b]0;x\\u0007\")"},
+	};
+	size_t v;
+
+	for (v = 0; v <= N_OF(all_versions); v++) {
+		for (size_t i = 0; i < N_OF(cases); i++) {
+			struct mcp_events ev = {0};
+			struct mcp_conn c;
+
+			conn_at(&c, v < N_OF(all_versions) ? all_versions[v] : NULL);
+			handle(&c, cases[i].line, &ev);
+			cr_assert_eq(ev.n, 1, "%s gave %zu events", cases[i].line, ev.n);
+			cr_assert_eq(ev.ev[0].kind, MCP_EV_NOTE, "%s was answered", cases[i].line);
+			cr_assert_eq(ev.ev[0].warn, cases[i].warn, "%s: %s", cases[i].line,
+			             ev.ev[0].note);
+			cr_assert(strstr(ev.ev[0].note, cases[i].says), "%s: %s", cases[i].line,
+			          ev.ev[0].note);
+			for (const char *p = ev.ev[0].note; *p; p++)
+				cr_assert(*p >= 0x20 && *p <= 0x7e, "unprintable note: %s",
+				          ev.ev[0].note);
+			mcp_events_clear(&ev);
+			cr_assert_eq(c.era, v < N_OF(all_versions) ? MCP_ERA_LEGACY : MCP_ERA_OPEN,
+			             "a response pins no era");
+		}
+	}
+}
+
+/* In a batch, responses take no place among the replies. */
+Test(jsonrpc, responses_in_a_batch_get_no_reply_element)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-03-26");
+	handle(&c,
+	       "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":3}]",
+	       &ev);
+	cr_assert(ev.is_batch);
+	cr_assert_eq(count_kind(&ev, MCP_EV_REPLY), 2);
+	cr_assert_eq(count_kind(&ev, MCP_EV_NOTE), 1);
+	mcp_events_clear(&ev);
 }
 
 Test(jsonrpc, id_equality_is_type_exact)
