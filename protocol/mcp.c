@@ -531,9 +531,10 @@ static int reply_invalid_args(const struct mcp_conn *c, const struct mcp_request
 
 	run_outcome_init(&o);
 	o.status = RUN_ERROR;
-	o.error_type = strdup("InvalidArguments");
-	o.error_message = why;
-	rc = o.error_type ? reply(out, mcp_tool_response(c, ctx, id, &o)) : -ENOMEM;
+	text_take(&o.error_message, why, strlen(why));
+	rc = text_set_str(&o.error_type, "InvalidArguments");
+	if (rc == 0)
+		rc = reply(out, mcp_tool_response(c, ctx, id, &o));
 	run_outcome_clear(&o);
 	return rc;
 }

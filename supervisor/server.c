@@ -198,17 +198,16 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 		struct run_outcome o;
 		run_outcome_init(&o);
 		o.status = RUN_ERROR;
-		o.error_type = strdup("SessionError");
-		if (asprintf(
-		        &o.error_message,
-		        "Unknown or expired session \"%.64s\". Sessions end when evicted (the "
-		        "server keeps %u, least recently used first), after %g minutes idle, or "
-		        "when the server restarts. Pass session \"new\" to start a new one, or "
-		        "leave session out to use the default session.",
-		        p->args.session ? p->args.session : "", S.cfg->max_sessions,
-		        S.cfg->session_idle_s / 60) < 0)
-			o.error_message = NULL;
-		o.error_traceback = strdup("");
+		text_set_str(&o.error_type, "SessionError");
+		text_printf(
+		    &o.error_message,
+		    "Unknown or expired session \"%.64s\". Sessions end when evicted (the "
+		    "server keeps %u, least recently used first), after %g minutes idle, or "
+		    "when the server restarts. Pass session \"new\" to start a new one, or "
+		    "leave session out to use the default session.",
+		    p->args.session ? p->args.session : "", S.cfg->max_sessions,
+		    S.cfg->session_idle_s / 60);
+		text_set_str(&o.error_traceback, "");
 		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
 		run_outcome_clear(&o);
 		pending_free(p); /* not linked yet: only frees */
@@ -369,6 +368,7 @@ int signals_block(void)
 
 int server_main(const struct config *cfg, const char *zygote_exe)
 {
+	char why[640];
 	int rc, sfd;
 
 	memset(&S, 0, sizeof(S));
@@ -398,7 +398,21 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	}
 	S.sig = (struct watch){.fd = sfd, .fn = signal_event};
 	S.in = (struct watch){.fd = STDIN_FILENO, .fn = stdin_event};
-	if (loop_add(&S.sig, EPOLLIN) < 0 || loop_add(&S.in, EPOLLIN) < 0) {
+	if (loop_add(&S.sig, EPOLLIN) < 0) {
+		log_msg(LOG_ERROR, "cannot watch signals: %s", strerror(errno));
+		engine_free(S.engine);
+		return 1;
+	}
+	/* Nothing is read before the options proved good: the zygote imported every allowed
+	 * module. */
+	rc = engine_start_wait(S.engine, &S.stop, why, sizeof(why));
+	if (rc <= 0) {
+		if (rc < 0)
+			fprintf(stderr, "safepy: %s\n", why);
+		engine_free(S.engine);
+		return rc == -EINVAL ? 2 : rc < 0 ? 1 : 0;
+	}
+	if (loop_add(&S.in, EPOLLIN) < 0) {
 		log_msg(LOG_ERROR, "cannot watch stdin: %s", strerror(errno));
 		engine_free(S.engine);
 		return 1;

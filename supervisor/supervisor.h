@@ -62,6 +62,8 @@ struct config {
 int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
                  size_t errlen);
 void config_clear(struct config *cfg);
+/* Is name one of the modules of cfg's import set (--imports), not one --allow-import added? */
+int config_import_is_builtin(const struct config *cfg, const char *name);
 /* The zygote's configuration (ipc.h) for these options. Its strings are borrowed from cfg. */
 void config_to_ipc(const struct config *cfg, struct ipc_config *out);
 
@@ -155,12 +157,31 @@ void engine_cancel(struct engine *e, struct engine_call *c);
 void engine_free(struct engine *e);
 /* Handle SIGCHLD: reap, follow the traced processes' stops. */
 void engine_sigchld(struct engine *e);
+/* Run the event loop until the zygote is ready (returns 1), its first start failed, or *stop is
+ * set (returns 0). A failure returns -EINVAL when an allowed module cannot be imported (why
+ * names it and the option that allowed it), else -EIO, with the reason in why[0..len). The
+ * caller's signal watch must already feed engine_sigchld. */
+int engine_start_wait(struct engine *e, const int *stop, char *why, size_t len);
 /* The first worker's sandbox report (JSON text), or NULL before one was ready. */
 const char *engine_layers(struct engine *e);
 /* Is the ptrace report of killing syscalls available? -1 unknown, 0 no, 1 yes. */
 int engine_can_name_syscalls(struct engine *e);
 
 /* ---- front ends ---- */
+
+/* Exit statuses of `safepy run` (also listed in --help and safepy(1)). */
+enum run_exit {
+	RUN_EXIT_OK = 0,
+	RUN_EXIT_ERROR = 1, /* the code raised an exception */
+	RUN_EXIT_USAGE = 2, /* a bad option or file, or an allowed module that cannot be imported */
+	RUN_EXIT_TIMEOUT = 3,
+	RUN_EXIT_MEMORY = 4,
+	RUN_EXIT_OUTPUT = 5,
+	RUN_EXIT_CRASHED = 6,
+	RUN_EXIT_SANDBOX = 7,     /* a sandbox violation */
+	RUN_EXIT_INTERRUPTED = 8, /* a signal stopped safepy first */
+	RUN_EXIT_SAFEPY = 9,      /* safepy could not run the code: the sandbox could not start */
+};
 
 int server_main(const struct config *cfg, const char *zygote_exe);
 int runcmd_main(const struct config *cfg, const char *zygote_exe);

@@ -551,6 +551,78 @@ Test(run_python, print_behaves_as_cpython)
 	e2e_stop();
 }
 
+/* The string at a JSON pointer of r is exactly want[0..n), NUL bytes included. */
+static void assert_bytes(json_object *r, const char *ptr, const char *want, size_t n)
+{
+	json_object *v = NULL;
+
+	cr_assert_eq(json_pointer_get(r, ptr, &v), 0, "no %s in %s", ptr, mcpc_json(r));
+	cr_assert(json_object_is_type(v, json_type_string), "%s in %s", ptr, mcpc_json(r));
+	cr_assert_eq((size_t)json_object_get_string_len(v), n, "%s has %d bytes, want %zu: %s", ptr,
+	             json_object_get_string_len(v), n, mcpc_json(r));
+	cr_assert_eq(memcmp(json_object_get_string(v), want, n), 0, "%s in %s", ptr, mcpc_json(r));
+}
+
+#define SC       "/result/structuredContent/"
+#define BYTES(s) s, sizeof(s) - 1
+
+/* What the code prints, returns and raises comes back whole on every path: a NUL does not end
+ * the text, nothing is dropped, and no truncated flag is needed. */
+Test(run_python, nul_and_every_character_come_back_intact)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import sys\nprint('a\\x00b')\nprint('\\x00', file=sys.stderr)\n'c\\x00d'");
+	assert_bytes(r, SC "stdout", BYTES("a\0b\n"));
+	assert_bytes(r, SC "stderr", BYTES("\0\n"));
+	assert_bytes(r, SC "logs", BYTES("a\0b\n\0\n"));
+	assert_bytes(r, SC "result", BYTES("c\0d"));
+	assert_bytes(r, SC "result_repr", BYTES("'c\\x00d'"));
+	assert_bytes(r, "/result/content/0/text", BYTES("a\0b\n\0\nResult: 'c\\x00d'"));
+	cr_assert_not(json_object_get_boolean(e2e_member(mcpc_structured(r), "truncated")));
+	/* A repr that holds a NUL itself; every control character and the C1 range. */
+	r = e2e_ok("class R:\n    def __repr__(self):\n        return 'r\\x00s'\n"
+	           "print(''.join(map(chr, range(32))) + '\\x7f\\x80\\x9f')\nR()");
+	assert_bytes(r, SC "result_repr", BYTES("r\0s"));
+	assert_bytes(r, SC "stdout",
+	             BYTES("\0\1\2\3\4\5\6\a\b\t\n\v\f\r\16\17\20\21\22\23\24\25\26\27\30\31\32"
+	                   "\33\34\35\36\37\177\302\200\302\237\n"));
+	/* An exception's message, its type's name and the traceback. */
+	r = e2e_expect_error("raise ValueError('a\\x00b')", "ValueError");
+	assert_bytes(r, SC "error/message", BYTES("a\0b"));
+	cr_assert(memmem(json_object_get_string(json_object_object_get(
+	                     e2e_member(mcpc_structured(r), "error"), "traceback")),
+	                 (size_t)json_object_get_string_len(json_object_object_get(
+	                     e2e_member(mcpc_structured(r), "error"), "traceback")),
+	                 "ValueError: a\0b\n", 15),
+	          "%s", mcpc_json(r));
+	r = e2e_call("class E(Exception):\n    pass\nE.__qualname__ = 'E\\x00F'\nraise E('m')",
+	             NULL);
+	assert_bytes(r, SC "error/type", BYTES("E\0F"));
+	e2e_stop();
+}
+
+/* Bytes through sys.stdout.buffer: valid UTF-8 as it is (split across writes too), any other
+ * byte as a \xNN escape; a lone surrogate printed as text comes back as its escape. */
+Test(run_python, bytes_and_invalid_utf8_come_back_as_escapes)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import sys\nb = sys.stdout.buffer\nb.write(b'a\\xffb\\xc3')\n"
+	           "b.write(b'\\xa9\\x00')\nb.write(bytearray(b'\\xe2\\x82'))\nprint('!')\n"
+	           "sys.stderr.buffer.write(memoryview(b'\\xf0\\x9f'))\nprint('\\udcff')\n"
+	           "b.write(b'\\xe2')");
+	assert_bytes(r, SC "stdout", BYTES("a\\xffb\303\251\0\\xe2\\x82!\n\\udcff\n\\xe2"));
+	assert_bytes(r, SC "stderr", BYTES("\\xf0\\x9f"));
+	cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), 1, "%s",
+	             mcpc_json(r));
+	/* str is refused as in CPython; print to the buffer is a TypeError. */
+	e2e_expect_error("import sys\nsys.stdout.buffer.write('text')", "TypeError");
+	e2e_stop();
+}
+
 Test(run_python, output_before_an_exception_is_returned)
 {
 	json_object *r;
@@ -1480,6 +1552,39 @@ Test(cli, run_c_prints_output_then_the_result)
 	cr_assert(strstr(out, "42"), "stdout: %s", out);
 	cr_assert_null(strstr(out, "oops"), "stderr text on stdout: %s", out);
 	cr_assert(strstr(err, "oops"), "stderr: %s", err);
+	free(out);
+	free(err);
+}
+
+/* `safepy run` writes the code's bytes as they are: a NUL does not end the output. */
+Test(cli, run_prints_every_byte)
+{
+	char *out, *err;
+	size_t olen, elen;
+	int st;
+
+	cr_assert_eq(mcpc_run_cmd_len(SAFEPY_BIN,
+	                              ARGS("run", "-c",
+	                                   "import sys\nprint('a\\x00b')\n"
+	                                   "print('e\\x00', file=sys.stderr)\n"
+	                                   "class R:\n    def __repr__(self):\n"
+	                                   "        return 'r\\x00s'\nR()"),
+	                              NULL, 30000, &out, &olen, &err, &elen, &st),
+	             0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x, stderr: %s", st, err);
+	cr_assert_eq(olen, 8, "stdout: %zu bytes", olen);
+	cr_assert_eq(memcmp(out, "a\0b\nr\0s\n", 8), 0);
+	cr_assert_eq(elen, 3, "stderr: %zu bytes: %s", elen, err);
+	cr_assert_eq(memcmp(err, "e\0\n", 3), 0);
+	free(out);
+	free(err);
+	cr_assert_eq(mcpc_run_cmd_len(SAFEPY_BIN, ARGS("run", "-c", "raise ValueError('x\\x00y')"),
+	                              NULL, 30000, &out, &olen, &err, &elen, &st),
+	             0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status 0x%x", st);
+	cr_assert_eq(olen, 0);
+	cr_assert(elen > 16 && memcmp(err + elen - 16, "ValueError: x\0y\n", 16) == 0, "stderr: %s",
+	          err);
 	free(out);
 	free(err);
 }
