@@ -420,8 +420,7 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			if (!valid_module(optarg))
 				return bad_value(c, optarg,
 				                 strpbrk(optarg, "*?[")
-				                     ? "not a module name (wildcards "
-				                       "are not accepted)"
+				                     ? "wildcards are not accepted"
 				                     : "not a module name",
 				                 err, errlen);
 			if (imports_add(cfg, optarg) < 0)

@@ -114,6 +114,36 @@ void timer_init(struct timer *t, timer_fn fn, void *data);
 void timer_arm(struct timer *t, int64_t at);
 void timer_cancel(struct timer *t);
 
+/* ---- the server's output (outq.c) ---- */
+
+/* Messages waiting for a client that may read slowly: whole chunks, written in order without
+ * blocking. Caller-owned: outq_open / outq_close. */
+struct outq_chunk;
+struct outq {
+	STAILQ_HEAD(outq_list, outq_chunk) chunks;
+	size_t bytes;      /* queued, not yet written */
+	int fd;            /* what is written to (-1 once closed) */
+	int own_fd;        /* our own open of a pipe, or -1 */
+	int is_socket;     /* written with MSG_DONTWAIT */
+	int restore_flags; /* the fd's flags before O_NONBLOCK, or -1 */
+};
+
+/* Write fd through a queue, without blocking: a pipe is opened again for a file description
+ * of our own, a socket is written with MSG_DONTWAIT, anything else gets O_NONBLOCK until
+ * outq_close. */
+int outq_open(struct outq *q, int fd);
+/* Drop what is queued, put fd back as it was. */
+void outq_close(struct outq *q);
+/* Queue data[0..len) then tail[0..tail_len) as one chunk (copies). Returns 0 or -ENOMEM. */
+int outq_push(struct outq *q, const char *data, size_t len, const char *tail, size_t tail_len);
+/* Write what the fd takes now. Returns 0 when the queue is empty, 1 when the fd takes no more
+ * for now (wait for EPOLLOUT on outq_fd), or -errno when it is broken (-EPIPE: no reader). */
+int outq_flush(struct outq *q);
+/* Bytes queued. */
+size_t outq_bytes(const struct outq *q);
+/* The fd to watch for EPOLLOUT. */
+int outq_fd(const struct outq *q);
+
 /* ---- the engine (engine.c) ---- */
 
 struct engine;
