@@ -80,13 +80,13 @@ static void out_flush(void)
 	int rc = outq_flush(&S.out);
 
 	if (rc < 0) {
-		if (!S.stop)
-			log_msg(LOG_ERROR, "stdout: %s; shutting down", strerror(-rc));
-		S.stop = 1;
 		if (S.out_watched)
 			loop_del(&S.outw);
 		S.out_watched = 0;
 		outq_close(&S.out);
+		if (!S.stop)
+			log_msg(LOG_ERROR, "stdout: %s; shutting down", strerror(-rc));
+		S.stop = 1;
 		return;
 	}
 	if (rc == 1 && !S.out_watched) {

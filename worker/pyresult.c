@@ -162,28 +162,32 @@ static void type_name(PyObject *type, struct text *out)
 {
 	PyObject *mod = NULL, *qual = PyType_GetQualName((PyTypeObject *)type);
 	PyObject *dict = ((PyTypeObject *)type)->tp_dict;
-	Py_ssize_t qn = 0, mn = 0;
-	const char *q, *m;
+	struct text q = {0}, m = {0};
 
-	if (!qual) {
+	if (!qual || utf8_text(qual, &q) < 0) {
 		PyErr_Clear();
+		Py_XDECREF(qual);
 		text_set_str(out, ((PyTypeObject *)type)->tp_name);
 		return;
 	}
-	q = PyUnicode_AsUTF8AndSize(qual, &qn);
 	if (dict)
 		mod = PyDict_GetItemString(dict, "__module__");
-	m = q && mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8AndSize(mod, &mn) : NULL;
-	if (m && strcmp(m, "builtins") != 0 && strcmp(m, "__main__") != 0) {
+	if (mod && PyUnicode_Check(mod) && utf8_text(mod, &m) == 0 &&
+	    !(m.len == strlen(m.s) && (!strcmp(m.s, "builtins") || !strcmp(m.s, "__main__")))) {
 		struct strbuf b = {0};
 
-		sb_add(&b, m, (size_t)mn);
+		sb_text(&b, &m);
 		sb_str(&b, ".");
-		sb_add(&b, q, (size_t)qn);
+		sb_text(&b, &q);
 		sb_take_text(&b, out);
-	} else if (q) {
-		text_set(out, q, (size_t)qn);
 	}
+	if (!out->s) {
+		/* q's bytes move to out. */
+		text_take(out, q.s, q.len);
+		text_init(&q);
+	}
+	text_clear(&q);
+	text_clear(&m);
 	Py_DECREF(qual);
 	PyErr_Clear();
 }
