@@ -142,6 +142,46 @@ Test(ipc, zygote_messages_have_one_size)
 	cr_assert_eq(ipc_zygote_msg_get(m, sizeof(m) + 1, &t, &a, &b), -EINVAL);
 }
 
+/* The zygote's import-failed message: the index and why, bounded, on character boundaries;
+ * the supervisor's reading keeps no control character (the text goes to a terminal). */
+Test(ipc, import_failed_message_is_bounded_and_printable)
+{
+	unsigned char m[IPC_ZYGOTE_FAIL_MAX], big[2 * IPC_ZYGOTE_FAIL_MAX];
+	char why[IPC_ZYGOTE_FAIL_TEXT + 1], text[IPC_ZYGOTE_FAIL_TEXT + 8];
+	uint32_t index = 99;
+	size_t n;
+
+	n = ipc_zygote_fail_put(m, 7, "no module named 'x'", 19);
+	cr_assert_eq(n, 5 + 19);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), 0);
+	cr_assert_eq(index, 7);
+	cr_assert_str_eq(why, "no module named 'x'");
+	/* Control characters (C0, DEL, C1) and bytes that are not UTF-8 become '?'. */
+	n = ipc_zygote_fail_put(m, 1, "a\x1b[31mb\x7f\xc2\x9b\xc3\xa9\xff\n", 14);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), 0);
+	cr_assert_str_eq(why, "a?[31mb???\xc3\xa9??");
+	/* Too long: cut before a character that would not fit whole. */
+	memset(text, 'x', sizeof(text));
+	memcpy(text + IPC_ZYGOTE_FAIL_TEXT - 1, "\xc3\xa9", 2);
+	n = ipc_zygote_fail_put(m, 2, text, sizeof(text));
+	cr_assert_eq(n, 5 + IPC_ZYGOTE_FAIL_TEXT - 1);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), 0);
+	cr_assert_eq(strlen(why), IPC_ZYGOTE_FAIL_TEXT - 1);
+	/* A small buffer gets what fits, still NUL-terminated and on a character boundary. */
+	n = ipc_zygote_fail_put(m, 3, "\xc3\xa9\xc3\xa9", 4);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, 4), 0);
+	cr_assert_str_eq(why, "\xc3\xa9");
+	/* Not one: another type, too short, too long, no room at all. */
+	m[0] = 'X';
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), -EINVAL);
+	m[0] = IPC_ZYGOTE_FAIL;
+	cr_assert_eq(ipc_zygote_fail_get(m, 4, &index, why, sizeof(why)), -EINVAL);
+	memset(big, 'y', sizeof(big));
+	big[0] = IPC_ZYGOTE_FAIL;
+	cr_assert_eq(ipc_zygote_fail_get(big, sizeof(big), &index, why, sizeof(why)), -EINVAL);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, 0), -EINVAL);
+}
+
 Test(ipc, config_round_trips)
 {
 	char *imports[] = {(char *)"json", (char *)"math", (char *)"numpy.random"};

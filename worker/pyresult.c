@@ -19,8 +19,8 @@
 
 /* ---- values: repr and JSON ----------------------------------------------------------- */
 
-/* The str s as UTF-8, every character kept (NUL too; a lone surrogate becomes a backslash escape),
- * into *out. Returns 0, or -1 with *out unchanged (the Python error cleared). */
+/* The str s as UTF-8 into *out, every character kept (NUL too; a lone surrogate becomes a
+ * backslash escape). Returns 0, or -1 with *out unchanged (the Python error cleared). */
 static int utf8_text(PyObject *s, struct text *out)
 {
 	PyObject *b = PyUnicode_AsEncodedString(s, "utf-8", "backslashreplace");
