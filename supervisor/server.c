@@ -151,6 +151,10 @@ static void batch_done(struct batch *b)
 /* Send or collect one reply (takes ownership). */
 static void reply(struct batch *b, json_object *msg)
 {
+	if (!msg) {
+		log_msg(LOG_ERROR, "out of memory building a response");
+		return;
+	}
 	if (b)
 		json_object_array_add(b->replies, msg);
 	else {
