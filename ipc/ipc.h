@@ -184,22 +184,37 @@ const char *ipc_zygote_exit_reason(int code);
  *   ready          zygote -> supervisor: "Z" once, after start-up (interpreter ready)
  *   module roots   zygote -> supervisor: "D" then JSON, once, before "Z": where the modules
  *                  its workers may import later are ({"stdlib": dir, "packages": {name: dir}})
- *   exit           zygote -> supervisor: "X" u32 pid, u32 wait status (a worker was reaped) */
-#define IPC_ZYGOTE_CONFIG 'K'
-#define IPC_ZYGOTE_SPAWN  'S'
-#define IPC_ZYGOTE_PID    'P'
-#define IPC_ZYGOTE_ERR    'E'
-#define IPC_ZYGOTE_READY  'Z'
-#define IPC_ZYGOTE_EXIT   'X'
-#define IPC_ZYGOTE_ROOTS  'D'
-#define IPC_ZYGOTE_MSG    9 /* bytes of every message but the config and the roots */
+ *   exit           zygote -> supervisor: "X" u32 pid, u32 wait status (a worker was reaped)
+ *   import failed  zygote -> supervisor: "F" u32 index into the configuration's imports, then
+ *                  why that module cannot be imported (UTF-8 text, at most
+ *                  IPC_ZYGOTE_FAIL_TEXT bytes), once, just before it exits at start-up */
+#define IPC_ZYGOTE_CONFIG    'K'
+#define IPC_ZYGOTE_SPAWN     'S'
+#define IPC_ZYGOTE_PID       'P'
+#define IPC_ZYGOTE_ERR       'E'
+#define IPC_ZYGOTE_READY     'Z'
+#define IPC_ZYGOTE_EXIT      'X'
+#define IPC_ZYGOTE_ROOTS     'D'
+#define IPC_ZYGOTE_FAIL      'F'
+#define IPC_ZYGOTE_MSG       9 /* bytes of every message but the config, the roots and a failure */
 /* Largest configuration message. */
-#define IPC_CONFIG_MAX    (64u << 10)
+#define IPC_CONFIG_MAX       (64u << 10)
+/* Longest text of an import-failed message, and the largest such message. */
+#define IPC_ZYGOTE_FAIL_TEXT 400
+#define IPC_ZYGOTE_FAIL_MAX  (5 + IPC_ZYGOTE_FAIL_TEXT)
 
 /* A fixed-size control message: type, two u32. */
 void ipc_zygote_msg_put(unsigned char m[IPC_ZYGOTE_MSG], char type, uint32_t a, uint32_t b);
 /* Returns 0 with the fields, or -EINVAL when len is not IPC_ZYGOTE_MSG. */
 int ipc_zygote_msg_get(const unsigned char *m, size_t len, char *type, uint32_t *a, uint32_t *b);
+
+/* An import-failed message into m (at least IPC_ZYGOTE_FAIL_MAX bytes): index, then why[0..n)
+ * cut to IPC_ZYGOTE_FAIL_TEXT bytes on a character boundary. Returns its length. */
+size_t ipc_zygote_fail_put(unsigned char *m, uint32_t index, const char *why, size_t n);
+/* Read an import-failed message (hostile: the zygote is not trusted to name anything). Returns
+ * 0 with *index and the text in why (len bytes at least 1, NUL-terminated; every byte that is
+ * not printable UTF-8 becomes '?'), or -EINVAL when it is not one. */
+int ipc_zygote_fail_get(const unsigned char *m, size_t n, uint32_t *index, char *why, size_t len);
 
 /* What the zygote and its workers are configured with: the supervisor's options, sent as the
  * zygote's first control message. Caller-owned: ipc_config_clear. */
@@ -267,10 +282,12 @@ ssize_t ipc_recv(int sock, void *buf, size_t len, int flags, struct ipc_recv_inf
 /* ---- The outcome of a call ----------------------------------------------------------------- */
 
 /* Encode an outcome as a RESULT frame's JSON body. Returns malloc'd NUL-terminated text and
- * its length, or NULL on ENOMEM. Invalid UTF-8 in the texts becomes U+FFFD. */
+ * its length, or NULL on ENOMEM. Every character of the texts is kept (NUL as \u0000);
+ * invalid UTF-8 in them becomes U+FFFD. */
 char *ipc_outcome_encode(const struct run_outcome *o, size_t *len);
 /* Parse a worker's outcome. Hostile input: size, depth, trailing bytes, every field's type and
- * every string's UTF-8 are checked. Returns 0 or -EINVAL/-ENOMEM; out written on success. */
+ * every string's UTF-8 are checked; strings may hold any character, NUL included. Returns 0 or
+ * -EINVAL/-ENOMEM; out written on success. */
 int ipc_outcome_decode(const char *buf, size_t len, struct run_outcome *out);
 
 #endif

@@ -26,13 +26,14 @@ static int put_null(json_object *obj, const char *key)
 
 /* ---- Encoding (in the worker) -------------------------------------------------------- */
 
-/* s as a JSON string with every invalid UTF-8 sequence replaced by U+FFFD, so that the frame
- * always decodes (captured bytes need not be UTF-8). NULL on ENOMEM. */
-static json_object *utf8_string(const char *s)
+/* s[0..n) as a JSON string, every byte kept (NUL too: JSON escapes it), but with every
+ * invalid UTF-8 sequence replaced by U+FFFD, so that the frame always decodes. NULL on
+ * ENOMEM or beyond IPC_FRAME_MAX. */
+static json_object *utf8_string(const char *s, size_t n)
 {
 	static const char replacement[] = "\xef\xbf\xbd";
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, k, o = 0;
+	size_t i = 0, k, o = 0;
 	json_object *str;
 	char *clean;
 
@@ -65,14 +66,14 @@ static json_object *utf8_string(const char *s)
 	return str;
 }
 
-static int put_text(json_object *obj, const char *key, const char *s)
+static int put_text(json_object *obj, const char *key, const struct text *t)
 {
-	return put(obj, key, utf8_string(s ? s : ""));
+	return put(obj, key, utf8_string(t->s ? t->s : "", t->len));
 }
 
-static int put_text_or_null(json_object *obj, const char *key, const char *s)
+static int put_text_or_null(json_object *obj, const char *key, const struct text *t)
 {
-	return s ? put(obj, key, utf8_string(s)) : put_null(obj, key);
+	return t->s ? put_text(obj, key, t) : put_null(obj, key);
 }
 
 static int put_error(json_object *obj, const struct run_outcome *o)
@@ -80,16 +81,16 @@ static int put_error(json_object *obj, const struct run_outcome *o)
 	json_object *err;
 	int rc;
 
-	if (!o->error_type && !o->error_message && !o->error_traceback)
+	if (!o->error_type.s && !o->error_message.s && !o->error_traceback.s)
 		return put_null(obj, "error");
 	err = json_object_new_object();
 	rc = put(obj, "error", err);
 	if (rc == 0)
-		rc = put_text(err, "type", o->error_type);
+		rc = put_text(err, "type", &o->error_type);
 	if (rc == 0)
-		rc = put_text(err, "message", o->error_message);
+		rc = put_text(err, "message", &o->error_message);
 	if (rc == 0)
-		rc = put_text(err, "traceback", o->error_traceback);
+		rc = put_text(err, "traceback", &o->error_traceback);
 	return rc;
 }
 
@@ -106,16 +107,16 @@ char *ipc_outcome_encode(const struct run_outcome *o, size_t *len)
 		return NULL;
 	rc = put(obj, "status", json_object_new_string(run_status_name(o->status)));
 	if (rc == 0)
-		rc = put_text(obj, "stdout", o->stdout_text);
+		rc = put_text(obj, "stdout", &o->stdout_text);
 	if (rc == 0)
-		rc = put_text(obj, "stderr", o->stderr_text);
+		rc = put_text(obj, "stderr", &o->stderr_text);
 	if (rc == 0)
-		rc = put_text(obj, "logs", o->logs);
+		rc = put_text(obj, "logs", &o->logs);
 	if (rc == 0)
 		rc = o->result ? put(obj, "result", json_object_get(o->result))
 		               : put_null(obj, "result");
 	if (rc == 0)
-		rc = put_text_or_null(obj, "result_repr", o->result_repr);
+		rc = put_text_or_null(obj, "result_repr", &o->result_repr);
 	if (rc == 0)
 		rc = put_error(obj, o);
 	if (rc == 0)
@@ -138,26 +139,19 @@ out:
 
 /* ---- Decoding (in the supervisor) ---------------------------------------------------- */
 
-/* A copy of obj[key] if it is a string without NUL bytes (NULL if null and nullable).
- * Returns 0, -EINVAL or -ENOMEM. */
-static int take_string(json_object *obj, const char *key, int nullable, char **out)
+/* A copy of the string obj[key], any character (NUL included), into *out; left absent when
+ * the value is null and nullable. Returns 0, -EINVAL or -ENOMEM. */
+static int take_string(json_object *obj, const char *key, int nullable, struct text *out)
 {
 	json_object *v = NULL;
-	size_t n;
 
 	if (!json_object_object_get_ex(obj, key, &v))
 		return -EINVAL;
-	if (!v && nullable) {
-		*out = NULL;
+	if (!v && nullable)
 		return 0;
-	}
 	if (!json_object_is_type(v, json_type_string))
 		return -EINVAL;
-	n = (size_t)json_object_get_string_len(v);
-	if (memchr(json_object_get_string(v), '\0', n))
-		return -EINVAL;
-	*out = strndup(json_object_get_string(v), n);
-	return *out ? 0 : -ENOMEM;
+	return text_set(out, json_object_get_string(v), (size_t)json_object_get_string_len(v));
 }
 
 static int take_status(json_object *obj, enum run_status *out)

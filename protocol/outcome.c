@@ -35,14 +35,14 @@ void run_outcome_init(struct run_outcome *o)
 
 void run_outcome_clear(struct run_outcome *o)
 {
-	free(o->stdout_text);
-	free(o->stderr_text);
-	free(o->logs);
+	text_clear(&o->stdout_text);
+	text_clear(&o->stderr_text);
+	text_clear(&o->logs);
 	json_object_put(o->result);
-	free(o->result_repr);
-	free(o->error_type);
-	free(o->error_message);
-	free(o->error_traceback);
+	text_clear(&o->result_repr);
+	text_clear(&o->error_type);
+	text_clear(&o->error_message);
+	text_clear(&o->error_traceback);
 	free(o->session);
 	for (size_t i = 0; i < o->n_files; i++)
 		free(o->files[i].path);

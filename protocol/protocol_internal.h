@@ -43,13 +43,17 @@ struct jsonrpc_request {
 	const char *method; /* NULL unless a string */
 	size_t method_len;
 	json_object *params; /* NULL when absent or null */
-	int notification;    /* no "id" member and a string method: never answered */
+	int notification;    /* a "method" member and no "id" member: never answered */
 	const char *error;   /* why the envelope is invalid */
 };
 
 /* Check the JSON-RPC 2.0 envelope of msg. Returns 0 if valid, else JSONRPC_INVALID_REQUEST
  * with req->error, req->id (NULL unless valid) and req->notification filled. */
 int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req);
+/* Is msg a JSON-RPC response: an object with "result" or "error" and no "method"? */
+int jsonrpc_is_response(json_object *msg);
+/* What is wrong with the response msg, or NULL when it is a valid one. */
+const char *jsonrpc_response_problem(json_object *msg);
 /* Make the numbers of msg that go back to the client print exactly as the client wrote them
  * in buf[0..len), the text msg was parsed from (json-c clamps integers to 64 bits and drops
  * the sign of -0): the id, params.requestId and params._meta.progressToken of the message, or

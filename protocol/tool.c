@@ -428,26 +428,28 @@ int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args
 /* Does structuredContent carry an error object (a rolled-back call's says so)? */
 static int has_error(const struct run_outcome *o)
 {
-	return o->error_type || o->error_message || o->error_traceback || o->rolled_back;
+	return o->error_type.s || o->error_message.s || o->error_traceback.s || o->rolled_back;
 }
 
 /* structuredContent.error.message of a rolled-back call: its message, then ROLLBACK_NOTE.
- * malloc'd, or NULL on ENOMEM. */
-static char *rollback_message(const char *msg)
+ * Returns 0 or -ENOMEM. */
+static int rollback_message(const struct text *msg, struct text *out)
 {
-	size_t n = msg ? strlen(msg) : 0;
-	char *out;
+	struct strbuf b = {0};
 
-	if (n == 0)
-		return strdup(ROLLBACK_NOTE);
-	if (asprintf(&out, "%s%s %s", msg, strchr(".!?", msg[n - 1]) ? "" : ".", ROLLBACK_NOTE) < 0)
-		return NULL;
-	return out;
+	if (msg->len > 0) {
+		sb_text(&b, msg);
+		if (!strchr(".!?", msg->s[msg->len - 1]) || msg->s[msg->len - 1] == '\0')
+			sb_str(&b, ".");
+		sb_str(&b, " ");
+	}
+	sb_str(&b, ROLLBACK_NOTE);
+	return sb_take_text(&b, out);
 }
 
-static int nonempty(const char *s)
+static int nonempty(const struct text *t)
 {
-	return s && *s;
+	return t->s && t->len > 0;
 }
 
 /* The line added for statuses that are neither ok nor a plain Python error. */
@@ -476,26 +478,23 @@ static const char *status_line(enum run_status s)
 	return NULL;
 }
 
-char *mcp_outcome_text(const struct run_outcome *o)
+int mcp_outcome_text(const struct run_outcome *o, struct text *out)
 {
 	struct strbuf b = {0};
 	const char *line;
 
-	if (o->logs)
-		sb_str(&b, o->logs);
+	sb_text(&b, &o->logs);
 	if (o->status != RUN_OK) {
-		if (nonempty(o->error_traceback)) {
+		if (nonempty(&o->error_traceback)) {
 			sb_newline(&b);
-			sb_str(&b, o->error_traceback);
-		} else if (nonempty(o->error_type) || nonempty(o->error_message)) {
+			sb_text(&b, &o->error_traceback);
+		} else if (nonempty(&o->error_type) || nonempty(&o->error_message)) {
 			sb_newline(&b);
 			sb_str(&b, "Error: ");
-			if (nonempty(o->error_type))
-				sb_str(&b, o->error_type);
-			if (nonempty(o->error_type) && nonempty(o->error_message))
+			sb_text(&b, &o->error_type);
+			if (nonempty(&o->error_type) && nonempty(&o->error_message))
 				sb_str(&b, ": ");
-			if (nonempty(o->error_message))
-				sb_str(&b, o->error_message);
+			sb_text(&b, &o->error_message);
 		} else if (o->status == RUN_ERROR) {
 			sb_newline(&b);
 			sb_str(&b, "Error: the code failed without further details.");
@@ -505,10 +504,10 @@ char *mcp_outcome_text(const struct run_outcome *o)
 			sb_newline(&b);
 			sb_str(&b, line);
 		}
-	} else if (o->result_repr) {
+	} else if (o->result_repr.s) {
 		sb_newline(&b);
 		sb_str(&b, "Result: ");
-		sb_str(&b, o->result_repr);
+		sb_text(&b, &o->result_repr);
 	}
 	if (o->rolled_back) {
 		sb_newline(&b);
@@ -516,7 +515,7 @@ char *mcp_outcome_text(const struct run_outcome *o)
 	}
 	if (!b.failed && b.len == 0)
 		sb_str(&b, "(no output)");
-	return sb_take(&b);
+	return sb_take_text(&b, out);
 }
 
 /* The texts of a response that may be cut to fit the budget, and the result value. */
@@ -533,16 +532,25 @@ enum {
 	NSLOT
 };
 
-/* What goes into one response: text[i] NULL is "" for the streams and null otherwise. */
+/* What goes into one response: text[i] absent is "" for the streams and null otherwise. The
+ * texts are borrowed. */
 struct shape {
-	const char *text[SLOT_RESULT];
+	struct text text[SLOT_RESULT];
 	json_object *result; /* borrowed; NULL is JSON null */
 	int truncated;
 };
 
-static int put_str_or_null(json_object *obj, const char *key, const char *s)
+/* A JSON string of t's bytes ("" for no text). New object or NULL. */
+static json_object *string_of(const struct text *t)
 {
-	return s ? proto_put(obj, key, json_object_new_string(s)) : proto_put_null(obj, key);
+	if (t->len > INT32_MAX)
+		return NULL;
+	return json_object_new_string_len(t->s ? t->s : "", (int)t->len);
+}
+
+static int put_text_or_null(json_object *obj, const char *key, const struct text *t)
+{
+	return t->s ? proto_put(obj, key, string_of(t)) : proto_put_null(obj, key);
 }
 
 static json_object *structured_content(const struct run_outcome *o, const struct shape *sh)
@@ -556,25 +564,22 @@ static json_object *structured_content(const struct run_outcome *o, const struct
 	rc = sh->result ? proto_put(sc, "result", json_object_get(sh->result))
 	                : proto_put_null(sc, "result");
 	if (rc == 0)
-		rc = put_str_or_null(sc, "result_repr", sh->text[SLOT_REPR]);
+		rc = put_text_or_null(sc, "result_repr", &sh->text[SLOT_REPR]);
 	if (rc == 0)
-		rc = proto_put(sc, "logs", json_object_new_string(sh->text[SLOT_LOGS] ?: ""));
+		rc = proto_put(sc, "logs", string_of(&sh->text[SLOT_LOGS]));
 	if (rc == 0)
-		rc = proto_put(sc, "stdout", json_object_new_string(sh->text[SLOT_STDOUT] ?: ""));
+		rc = proto_put(sc, "stdout", string_of(&sh->text[SLOT_STDOUT]));
 	if (rc == 0)
-		rc = proto_put(sc, "stderr", json_object_new_string(sh->text[SLOT_STDERR] ?: ""));
+		rc = proto_put(sc, "stderr", string_of(&sh->text[SLOT_STDERR]));
 	if (rc == 0 && has_error(o)) {
 		err = json_object_new_object();
 		rc = proto_put(sc, "error", err);
 		if (rc == 0)
-			rc = proto_put(err, "type",
-			               json_object_new_string(sh->text[SLOT_ETYPE] ?: ""));
+			rc = proto_put(err, "type", string_of(&sh->text[SLOT_ETYPE]));
 		if (rc == 0)
-			rc = proto_put(err, "message",
-			               json_object_new_string(sh->text[SLOT_EMSG] ?: ""));
+			rc = proto_put(err, "message", string_of(&sh->text[SLOT_EMSG]));
 		if (rc == 0)
-			rc = proto_put(err, "traceback",
-			               json_object_new_string(sh->text[SLOT_ETB] ?: ""));
+			rc = proto_put(err, "traceback", string_of(&sh->text[SLOT_ETB]));
 	} else if (rc == 0) {
 		rc = proto_put_null(sc, "error");
 	}
@@ -585,7 +590,8 @@ static json_object *structured_content(const struct run_outcome *o, const struct
 	if (rc == 0)
 		rc = proto_put(sc, "duration_ms", json_object_new_int64(o->duration_ms));
 	if (rc == 0)
-		rc = put_str_or_null(sc, "session", o->session);
+		rc = o->session ? proto_put(sc, "session", json_object_new_string(o->session))
+		                : proto_put_null(sc, "session");
 	if (rc < 0) {
 		json_object_put(sc);
 		return NULL;
@@ -612,7 +618,7 @@ static json_object *response_build(const struct mcp_conn *c, const struct mcp_re
 	if (rc == 0)
 		rc = proto_put(item, "type", json_object_new_string("text"));
 	if (rc == 0)
-		rc = proto_put(item, "text", json_object_new_string(sh->text[SLOT_TEXT]));
+		rc = proto_put(item, "text", string_of(&sh->text[SLOT_TEXT]));
 	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
 		rc = proto_put(res, "structuredContent", structured_content(o, sh));
 	if (rc == 0)
@@ -671,9 +677,9 @@ static int response_cap(const struct mcp_conn *c, const struct mcp_request_ctx *
 
 	for (i = 0; i < SLOT_RESULT; i++) {
 		size[i] = 0;
-		if (full->text[i]) {
-			size[i] = proto_escaped_len(full->text[i], strlen(full->text[i]));
-			bare.text[i] = "";
+		if (full->text[i].s) {
+			size[i] = proto_escaped_len(full->text[i].s, full->text[i].len);
+			bare.text[i] = (struct text){(char *)"", 0};
 		}
 	}
 	size[SLOT_RESULT] = full->result ? encoded_len(full->result) : 0;
@@ -699,7 +705,7 @@ static json_object *response_cut(const struct mcp_conn *c, const struct mcp_requ
                                  json_object *id, const struct run_outcome *o,
                                  const struct shape *full, const size_t size[NSLOT], size_t cap)
 {
-	char *cut[SLOT_RESULT] = {0};
+	struct text cut[SLOT_RESULT] = {{0}};
 	struct shape sh = *full;
 	json_object *resp = NULL;
 	int i;
@@ -708,8 +714,7 @@ static json_object *response_cut(const struct mcp_conn *c, const struct mcp_requ
 	for (i = 0; i < SLOT_RESULT; i++) {
 		if (size[i] <= cap)
 			continue;
-		cut[i] = text_cut(full->text[i], strlen(full->text[i]), cap, TEXT_JSON);
-		if (!cut[i])
+		if (text_cut(full->text[i].s, full->text[i].len, cap, TEXT_JSON, &cut[i]) < 0)
 			goto out;
 		sh.text[i] = cut[i];
 	}
@@ -718,30 +723,30 @@ static json_object *response_cut(const struct mcp_conn *c, const struct mcp_requ
 	resp = response_build(c, ctx, id, o, &sh);
 out:
 	for (i = 0; i < SLOT_RESULT; i++)
-		free(cut[i]);
+		text_clear(&cut[i]);
 	return resp;
 }
 
 json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
                                json_object *id, const struct run_outcome *o)
 {
+	struct text text = {0}, emsg = {0};
 	json_object *resp = NULL;
 	size_t size[NSLOT], cap;
 	struct shape full;
-	char *text, *emsg = NULL;
 
-	text = mcp_outcome_text(o);
-	if (!text)
+	if (mcp_outcome_text(o, &text) < 0)
 		return NULL;
-	if (o->rolled_back && !(emsg = rollback_message(o->error_message)))
+	if (o->rolled_back && rollback_message(&o->error_message, &emsg) < 0)
 		goto out;
 	if (o->session && !mcp_since(ctx, "2025-06-18")) {
 		/* Without structuredContent the handle has no other way to reach the client. */
-		char *with = NULL;
-		if (asprintf(&with, "%s\n[session %s]", text, o->session) < 0)
+		struct strbuf b = {0};
+
+		sb_text(&b, &text);
+		sb_printf(&b, "\n[session %s]", o->session);
+		if (sb_take_text(&b, &text) < 0)
 			goto out;
-		free(text);
-		text = with;
 	}
 	memset(&full, 0, sizeof(full));
 	full.text[SLOT_TEXT] = text;
@@ -751,7 +756,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 		full.text[SLOT_STDERR] = o->stderr_text;
 		full.text[SLOT_REPR] = o->result_repr;
 		full.text[SLOT_ETYPE] = o->error_type;
-		full.text[SLOT_EMSG] = emsg ? emsg : o->error_message;
+		full.text[SLOT_EMSG] = emsg.s ? emsg : o->error_message;
 		full.text[SLOT_ETB] = o->error_traceback;
 		full.result = o->result;
 	}
@@ -772,7 +777,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 		cap /= 2;
 	}
 out:
-	free(emsg);
-	free(text);
+	text_clear(&emsg);
+	text_clear(&text);
 	return resp;
 }

@@ -168,19 +168,17 @@ static int committed(const struct run_outcome *o)
 /* Append a sentence to the outcome's error message. */
 static void note(struct run_outcome *o, const char *sentence)
 {
-	char *m = NULL;
-	size_t n = o->error_message ? strlen(o->error_message) : 0;
+	struct text *m = &o->error_message;
+	struct strbuf b = {0};
 
-	if (n == 0) {
-		m = strdup(sentence);
-	} else if (asprintf(&m, "%s%s %s", o->error_message,
-	                    strchr(".!?", o->error_message[n - 1]) ? "" : ".", sentence) < 0) {
-		m = NULL;
+	if (m->len > 0) {
+		sb_text(&b, m);
+		if (m->s[m->len - 1] == '\0' || !strchr(".!?", m->s[m->len - 1]))
+			sb_str(&b, ".");
+		sb_str(&b, " ");
 	}
-	if (m) {
-		free(o->error_message);
-		o->error_message = m;
-	}
+	sb_str(&b, sentence);
+	sb_take_text(&b, m);
 }
 
 /* Answer the chain's call with o (consumed). rolled_back: a session call failed and the
@@ -260,9 +258,9 @@ static void answer_verdict(struct chain *c, int have_status, int status, const s
 	}
 	run_outcome_init(&o);
 	o.status = v.status;
-	o.error_type = strdup(v.type);
-	o.error_message = strdup(v.message);
-	o.error_traceback = strdup("");
+	text_set_str(&o.error_type, v.type);
+	text_set_str(&o.error_message, v.message);
+	text_set_str(&o.error_traceback, "");
 	c->have_claim = 0;
 	run_outcome_clear(&c->claim);
 	answer(c, &o, c->kill != KILL_LOST);

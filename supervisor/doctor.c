@@ -135,6 +135,7 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 	struct watch sig;
 	json_object *layers = NULL;
 	const char *code = "import sys\nsys.version";
+	char why[640];
 	int sfd, ok = 1, rc;
 	int64_t t0;
 
@@ -152,6 +153,15 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 	}
 	sig = (struct watch){.fd = sfd, .fn = sig_event};
 	loop_add(&sig, EPOLLIN);
+	rc = engine_start_wait(D.engine, &D.finished, why, sizeof(why));
+	if (rc <= 0) {
+		if (rc < 0) {
+			printf("zygote          failed     %s\n", why);
+			fprintf(stderr, "safepy: %s\n", why);
+		}
+		engine_free(D.engine);
+		return rc == -EINVAL ? 2 : 1;
+	}
 	if (cfg->imports_seed)
 		code = "1 + 1";
 	call.code = code;
@@ -212,13 +222,13 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 		printf(" %s", cfg->imports[i]);
 	printf("\n");
 	if (D.finished == 1 && D.out.status == RUN_OK) {
-		printf("canary call:    ok in %lld ms (%s)\n", (long long)(now_ms() - t0),
-		       D.out.result_repr ? D.out.result_repr : "");
+		printf("canary call:    ok in %lld ms (%.*s)\n", (long long)(now_ms() - t0),
+		       (int)D.out.result_repr.len, D.out.result_repr.s ? D.out.result_repr.s : "");
 	} else {
 		ok = 0;
 		printf("canary call:    FAILED: %s: %s\n",
-		       D.out.error_type ? D.out.error_type : "?",
-		       D.out.error_message ? D.out.error_message : "no outcome");
+		       D.out.error_type.s ? D.out.error_type.s : "?",
+		       D.out.error_message.s ? D.out.error_message.s : "no outcome");
 	}
 	printf("\n%s\n", ok ? "verdict: safepy can run code here."
 	                    : "verdict: safepy will NOT run code here (seccomp and no_new_privs "

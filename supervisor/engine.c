@@ -107,16 +107,17 @@ void engine_fail(struct engine *e, struct engine_call *c, enum run_status st, co
                  const char *fmt, ...)
 {
 	struct run_outcome o;
+	char *m = NULL;
 	va_list ap;
 
 	run_outcome_init(&o);
 	o.status = st;
 	va_start(ap, fmt);
-	if (vasprintf(&o.error_message, fmt, ap) < 0)
-		o.error_message = NULL;
+	if (vasprintf(&m, fmt, ap) >= 0)
+		text_take(&o.error_message, m, strlen(m));
 	va_end(ap);
-	o.error_type = strdup(type);
-	o.error_traceback = strdup("");
+	text_set_str(&o.error_type, type);
+	text_set_str(&o.error_traceback, "");
 	engine_answer(e, c, &o);
 }
 

@@ -234,9 +234,12 @@ struct engine {
 	pid_t zpid;
 	struct watch zctl;
 	int zready;
+	int zever; /* a zygote was ready once */
 	int generation;
-	int zfailures;    /* start-ups that failed in a row */
-	char zerror[256]; /* why the last start-up failed */
+	int zfailures;                           /* start-ups that failed in a row */
+	char zerror[IPC_ZYGOTE_FAIL_TEXT + 320]; /* why the last start-up failed */
+	/* which allowed module the last start-up could not import, and why ("" if none) */
+	char zimport[IPC_ZYGOTE_FAIL_TEXT + 320];
 	struct timer zretry;
 	/* calls, chains, sessions */
 	struct call_list queue; /* calls waiting for a chain */

@@ -113,8 +113,9 @@ int main(int argc, char **argv)
 		        "cannot find safepy-zygote (looked next to safepy, in %s "
 		        "relative to it, and in %s)",
 		        SAFEPY_LIBEXEC_REL, SAFEPY_LIBEXECDIR);
+		rc = cfg.cmd == CMD_RUN ? RUN_EXIT_SAFEPY : 1;
 		config_clear(&cfg);
-		return 1;
+		return rc;
 	}
 	if (cfg.unsafe_no_python_layer)
 		log_msg(LOG_WARN,

@@ -1,7 +1,12 @@
 /* server.c - `safepy serve`: MCP over stdin/stdout. Reads lines into a bounded buffer,
  * hands them to protocol/, runs tool calls on the engine, writes one JSON message per line.
- * Only JSON-RPC reaches stdout; every error becomes a response or a log line on stderr. */
+ * Only JSON-RPC reaches stdout; every error becomes a response or a log line on stderr.
+ * Output goes through a queue written as the client reads (outq.c): a client that stops
+ * reading never stops the event loop, so deadlines, kills, cancellations and heartbeats keep
+ * their time. Past OUT_BOUND of queued output nothing new is read and no call is started until
+ * half of it is written; nothing is dropped or reordered. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +20,7 @@
 struct batch {
 	json_object *replies; /* array, owned */
 	int waiting;          /* tool calls of the batch not yet answered */
+	int open;             /* its line is still being handled: not complete yet */
 };
 
 struct pending {
@@ -26,10 +32,24 @@ struct pending {
 	struct timer beat;     /* the next progress heartbeat */
 	int beats;
 	int cancelled;
+	int started;  /* handed to the engine: on S.pending */
+	int deferred; /* waiting to start: on S.deferred */
 	struct pending *next;
 };
 
 #define HEARTBEAT_MS 1000
+/* Output queued for the client beyond which stdin is not read and no call is started; both
+ * resume when the queue is below OUT_RESUME. */
+#define OUT_BOUND     (64u << 20)
+#define OUT_RESUME    (OUT_BOUND / 2)
+/* Code of deferred calls beyond which stdin is not read either. */
+#define DEFER_BOUND   (64u << 20)
+/* Calls started and not answered, at least (or twice --max-workers): each may still add a
+ * response of up to about a megabyte to the queue, so this bounds what the queue can pass
+ * OUT_BOUND by. */
+#define INFLIGHT_MIN  64
+/* At exit, how long the output still queued may take to reach a client that reads. */
+#define EXIT_FLUSH_MS 2000
 
 struct server {
 	const struct config *cfg;
@@ -38,48 +58,91 @@ struct server {
 	struct mcp_conn conn;
 	struct linebuf lb;
 	struct watch in;
+	int in_watched;
 	struct watch sig;
+	struct outq out;
+	struct watch outw; /* stdout, watched for EPOLLOUT while the queue waits */
+	int out_watched;
+	int throttled; /* the queue passed OUT_BOUND and has not drained to OUT_RESUME */
 	struct pending *pending;
+	struct pending *deferred, **deferred_tail; /* not started yet, in arrival order */
+	size_t deferred_bytes;
+	unsigned int inflight, max_inflight;
 	char default_session[40]; /* handle of this connection's default session, "" if none */
 	int stop;
 };
 
 static struct server S;
 
-/* Write one message and its newline to stdout, whole. */
+/* Write what stdout takes now; watch it for the rest. A broken stdout ends the server. */
+static void out_flush(void)
+{
+	int rc = outq_flush(&S.out);
+
+	if (rc < 0) {
+		if (S.out_watched)
+			loop_del(&S.outw);
+		S.out_watched = 0;
+		outq_close(&S.out);
+		if (!S.stop)
+			log_msg(LOG_ERROR, "stdout: %s; shutting down", strerror(-rc));
+		S.stop = 1;
+		return;
+	}
+	if (rc == 1 && !S.out_watched) {
+		if (loop_add(&S.outw, EPOLLOUT) < 0) {
+			log_msg(LOG_ERROR, "cannot watch stdout: %s; shutting down",
+			        strerror(errno));
+			S.stop = 1;
+			return;
+		}
+		S.out_watched = 1;
+	} else if (rc == 0 && S.out_watched) {
+		loop_del(&S.outw);
+		S.out_watched = 0;
+	}
+	if (outq_bytes(&S.out) >= OUT_BOUND && !S.throttled) {
+		S.throttled = 1;
+		log_msg(LOG_WARN,
+		        "the client is not reading: %zu bytes wait for it; reading and "
+		        "starting calls pause until half is written",
+		        outq_bytes(&S.out));
+	} else if (S.throttled && outq_bytes(&S.out) < OUT_RESUME) {
+		S.throttled = 0;
+		log_msg(LOG_INFO, "the client reads again: reading and starting calls resume");
+	}
+}
+
+static void stdout_event(struct watch *w, uint32_t events)
+{
+	out_flush();
+}
+
+/* Queue one message and its newline for stdout, whole, and write what it takes now. */
 static void emit(json_object *msg)
 {
 	size_t len;
 	const char *s = json_object_to_json_string_length(
 	    msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	char *line = malloc(len + 1);
-	size_t off = 0;
 
-	if (!line) {
+	if (S.out.fd < 0)
+		return; /* stdout broke: nobody reads */
+	if (!s || outq_push(&S.out, s, len, "\n", 1) < 0) {
 		log_msg(LOG_ERROR, "out of memory writing a response");
 		return;
 	}
-	memcpy(line, s, len);
-	line[len++] = '\n';
-	while (off < len) {
-		ssize_t n = write(STDOUT_FILENO, line + off, len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			log_msg(LOG_ERROR, "stdout: %s; shutting down", strerror(errno));
-			S.stop = 1;
-			break;
-		}
-		off += (size_t)n;
-	}
-	free(line);
+	if (!S.out_watched)
+		out_flush();
+	else if (outq_bytes(&S.out) >= OUT_BOUND && !S.throttled)
+		out_flush(); /* says it is throttled */
 }
 
 static void batch_done(struct batch *b)
 {
-	if (b->waiting > 0)
+	if (b->waiting > 0 || b->open)
 		return;
-	if (json_object_array_length(b->replies) > 0)
+	/* Once stopping, a batch that lost calls is not sent half. */
+	if (!S.stop && json_object_array_length(b->replies) > 0)
 		emit(b->replies);
 	json_object_put(b->replies);
 	free(b);
@@ -88,6 +151,10 @@ static void batch_done(struct batch *b)
 /* Send or collect one reply (takes ownership). */
 static void reply(struct batch *b, json_object *msg)
 {
+	if (!msg) {
+		log_msg(LOG_ERROR, "out of memory building a response");
+		return;
+	}
 	if (b)
 		json_object_array_add(b->replies, msg);
 	else {
@@ -96,15 +163,29 @@ static void reply(struct batch *b, json_object *msg)
 	}
 }
 
-static void pending_free(struct pending *p)
+/* Unlink p from the list it is on, if any. */
+static void pending_unlink(struct pending *p)
 {
 	struct pending **pp;
 
-	for (pp = &S.pending; *pp; pp = &(*pp)->next)
+	if (!p->started && !p->deferred)
+		return;
+	for (pp = p->started ? &S.pending : &S.deferred; *pp; pp = &(*pp)->next)
 		if (*pp == p) {
 			*pp = p->next;
 			break;
 		}
+	if (p->deferred) {
+		S.deferred_tail = &S.deferred;
+		for (struct pending *q = S.deferred; q; q = q->next)
+			S.deferred_tail = &q->next;
+		S.deferred_bytes -= p->args.code_len;
+		p->deferred = 0;
+	}
+}
+
+static void pending_free(struct pending *p)
+{
 	timer_cancel(&p->beat);
 	json_object_put(p->id);
 	json_object_put(p->progress);
@@ -112,24 +193,33 @@ static void pending_free(struct pending *p)
 	free(p);
 }
 
-static void call_done(struct engine_call *c, struct run_outcome *o)
+/* The call is over (answered or not): forget it, and complete its batch if it was the last. */
+static void finish(struct pending *p)
 {
-	struct pending *p = (struct pending *)c;
 	struct batch *b = p->batch;
 
-	if (!p->cancelled) {
-		log_msg(LOG_INFO, "call %s%s%s: %s in %lld ms", json_object_to_json_string(p->id),
-		        S.cfg->peer ? " from " : "", S.cfg->peer ? S.cfg->peer : "",
-		        run_status_name(o->status), (long long)o->duration_ms);
-		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
-	} else {
-		log_msg(LOG_INFO, "call %s: cancelled", json_object_to_json_string(p->id));
-	}
+	pending_unlink(p);
 	pending_free(p);
 	if (b) {
 		b->waiting--;
 		batch_done(b);
 	}
+}
+
+static void call_done(struct engine_call *c, struct run_outcome *o)
+{
+	struct pending *p = (struct pending *)c;
+
+	S.inflight--;
+	if (!p->cancelled) {
+		log_msg(LOG_INFO, "call %s%s%s: %s in %lld ms", json_object_to_json_string(p->id),
+		        S.cfg->peer ? " from " : "", S.cfg->peer ? S.cfg->peer : "",
+		        run_status_name(o->status), (long long)o->duration_ms);
+		reply(p->batch, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
+	} else {
+		log_msg(LOG_INFO, "call %s: cancelled", json_object_to_json_string(p->id));
+	}
+	finish(p);
 }
 
 /* The session a call names: the connection's default (created on first use, and again if
@@ -176,6 +266,65 @@ static void heartbeat(struct timer *t)
 	timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
 }
 
+/* Hand a call to the engine, now: its session first (an unknown one is answered at once). */
+static void launch(struct pending *p)
+{
+	p->call.session = resolve_session(p->args.session);
+	if (!p->call.session) {
+		struct run_outcome o;
+		run_outcome_init(&o);
+		o.status = RUN_ERROR;
+		text_set_str(&o.error_type, "SessionError");
+		text_printf(
+		    &o.error_message,
+		    "Unknown or expired session \"%.64s\". Sessions end when evicted (the "
+		    "server keeps %u, least recently used first), after %g minutes idle, or "
+		    "when the server restarts. Pass session \"new\" to start a new one, or "
+		    "leave session out to use the default session.",
+		    p->args.session ? p->args.session : "", S.cfg->max_sessions,
+		    S.cfg->session_idle_s / 60);
+		text_set_str(&o.error_traceback, "");
+		reply(p->batch, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
+		run_outcome_clear(&o);
+		finish(p);
+		return;
+	}
+	p->call.reset = p->args.reset;
+	p->call.code = p->args.code;
+	p->call.code_len = p->args.code_len;
+	p->call.timeout_s = p->args.timeout_s;
+	p->call.done = call_done;
+	p->started = 1;
+	p->next = S.pending;
+	S.pending = p;
+	S.inflight++;
+	if (p->progress)
+		timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
+	engine_submit(S.engine, &p->call);
+}
+
+/* May one more call start now? Not while the client is behind on reading, nor past the
+ * calls that may be started and unanswered at once. */
+static int may_launch(void)
+{
+	return !S.stop && !S.throttled && S.inflight < S.max_inflight;
+}
+
+/* Start the deferred calls that may start now, in arrival order. */
+static void launch_deferred(void)
+{
+	while (S.deferred && may_launch()) {
+		struct pending *p = S.deferred;
+
+		S.deferred = p->next;
+		if (!S.deferred)
+			S.deferred_tail = &S.deferred;
+		S.deferred_bytes -= p->args.code_len;
+		p->deferred = 0;
+		launch(p);
+	}
+}
+
 static void start_call(struct mcp_event *ev, struct batch *b)
 {
 	struct pending *p = calloc(1, sizeof(*p));
@@ -186,44 +335,22 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 	}
 	p->id = json_object_get(ev->id);
 	timer_init(&p->beat, heartbeat, p);
-	if (ev->progress_token) {
-		p->progress = json_object_get(ev->progress_token);
-		timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
-	}
+	p->progress = json_object_get(ev->progress_token);
 	p->args = ev->args;
 	memset(&ev->args, 0, sizeof(ev->args));
 	p->batch = b;
-	p->call.session = resolve_session(p->args.session);
-	if (!p->call.session) {
-		struct run_outcome o;
-		run_outcome_init(&o);
-		o.status = RUN_ERROR;
-		o.error_type = strdup("SessionError");
-		if (asprintf(
-		        &o.error_message,
-		        "Unknown or expired session \"%.64s\". Sessions end when evicted (the "
-		        "server keeps %u, least recently used first), after %g minutes idle, or "
-		        "when the server restarts. Pass session \"new\" to start a new one, or "
-		        "leave session out to use the default session.",
-		        p->args.session ? p->args.session : "", S.cfg->max_sessions,
-		        S.cfg->session_idle_s / 60) < 0)
-			o.error_message = NULL;
-		o.error_traceback = strdup("");
-		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
-		run_outcome_clear(&o);
-		pending_free(p); /* not linked yet: only frees */
-		return;
-	}
-	p->call.reset = p->args.reset;
-	p->call.code = p->args.code;
-	p->call.code_len = p->args.code_len;
-	p->call.timeout_s = p->args.timeout_s;
-	p->call.done = call_done;
-	p->next = S.pending;
-	S.pending = p;
 	if (b)
 		b->waiting++;
-	engine_submit(S.engine, &p->call);
+	/* Behind calls already waiting, or while nothing may start: wait, in order. */
+	if (S.deferred || !may_launch()) {
+		p->next = NULL;
+		p->deferred = 1;
+		*S.deferred_tail = p;
+		S.deferred_tail = &p->next;
+		S.deferred_bytes += p->args.code_len;
+		return;
+	}
+	launch(p);
 }
 
 static void cancel_call(json_object *id)
@@ -232,6 +359,15 @@ static void cancel_call(json_object *id)
 		if (!p->cancelled && mcp_id_equal(p->id, id)) {
 			p->cancelled = 1;
 			engine_cancel(S.engine, &p->call);
+			return;
+		}
+	}
+	/* One that has not started yet just goes: a cancelled call gets no response. */
+	for (struct pending *p = S.deferred; p; p = p->next) {
+		if (mcp_id_equal(p->id, id)) {
+			log_msg(LOG_INFO, "call %s: cancelled before it started",
+			        json_object_to_json_string(p->id));
+			finish(p);
 			return;
 		}
 	}
@@ -249,8 +385,10 @@ static void handle_line(const char *line, size_t len)
 	}
 	if (evs.is_batch) {
 		b = calloc(1, sizeof(*b));
-		if (b)
+		if (b) {
 			b->replies = json_object_new_array();
+			b->open = 1;
+		}
 		if (!b || !b->replies) {
 			free(b);
 			b = NULL;
@@ -269,20 +407,58 @@ static void handle_line(const char *line, size_t len)
 		case MCP_EV_CANCEL:
 			cancel_call(ev->id);
 			break;
+		case MCP_EV_NOTE:
+			log_msg(ev->warn ? LOG_WARN : LOG_DEBUG, "%s", ev->note);
+			break;
 		}
 	}
 	mcp_events_clear(&evs);
-	if (b)
+	if (b) {
+		b->open = 0;
 		batch_done(b);
+	}
+}
+
+/* Is reading (and handling what was read) paused: the client is behind on reading, or the
+ * code of calls waiting to start is too much to take more? */
+static int input_paused(void)
+{
+	return S.throttled || S.deferred_bytes >= DEFER_BOUND;
+}
+
+/* Handle the complete lines already read, until they run out or input pauses. */
+static void handle_lines(void)
+{
+	const char *line;
+	size_t len;
+	int r;
+
+	while (!S.stop && !input_paused() && (r = linebuf_next(&S.lb, &line, &len)) != 0) {
+		if (r == LINEBUF_TOO_LONG) {
+			char says[96];
+			json_object *e;
+
+			snprintf(says, sizeof(says),
+			         "Message too large: a JSON-RPC message may be at most %u bytes",
+			         PROTO_MAX_LINE);
+			e = mcp_error_response(NULL, JSONRPC_INVALID_REQUEST, says);
+			log_msg(LOG_WARN, "dropped a message over %u bytes", PROTO_MAX_LINE);
+			if (e) {
+				emit(e);
+				json_object_put(e);
+			}
+			continue;
+		}
+		if (len == 0)
+			continue;
+		handle_line(line, len);
+	}
 }
 
 static void stdin_event(struct watch *w, uint32_t events)
 {
 	char buf[65536];
 	ssize_t n = read(w->fd, buf, sizeof(buf));
-	const char *line;
-	size_t len;
-	int r;
 
 	if (n < 0) {
 		if (errno == EINTR || errno == EAGAIN)
@@ -301,24 +477,52 @@ static void stdin_event(struct watch *w, uint32_t events)
 		S.stop = 1;
 		return;
 	}
-	while ((r = linebuf_next(&S.lb, &line, &len)) != 0 && !S.stop) {
-		if (r == LINEBUF_TOO_LONG) {
-			char says[96];
-			json_object *e;
+	handle_lines();
+}
 
-			snprintf(says, sizeof(says),
-			         "Message too large: a JSON-RPC message may be at most %u bytes",
-			         PROTO_MAX_LINE);
-			e = mcp_error_response(NULL, JSONRPC_INVALID_REQUEST, says);
-			log_msg(LOG_WARN, "dropped a message over %u bytes", PROTO_MAX_LINE);
-			emit(e);
-			json_object_put(e);
-			continue;
+/* After every event: start what may start, handle lines left while input was paused, and
+ * watch stdin only while its input is wanted (and every line read was handled, so linebuf
+ * stays bounded). Never inside an engine callback: engine_submit happens here or in a line's
+ * handling only. */
+static void pump(void)
+{
+	int want;
+
+	launch_deferred();
+	handle_lines();
+	want = !S.stop && !input_paused();
+	if (want && !S.in_watched) {
+		if (loop_add(&S.in, EPOLLIN) < 0) {
+			log_msg(LOG_ERROR, "cannot watch stdin: %s", strerror(errno));
+			S.stop = 1;
+			return;
 		}
-		if (len == 0)
-			continue;
-		handle_line(line, len);
+		S.in_watched = 1;
+	} else if (!want && S.in_watched) {
+		/* Removed, not just muted: a hang-up would still be reported. */
+		loop_del(&S.in);
+		S.in_watched = 0;
 	}
+}
+
+/* At exit, give the output still queued a short while to reach a client that reads. */
+static void drain_output(void)
+{
+	int64_t deadline = now_ms() + EXIT_FLUSH_MS;
+
+	while (S.out.fd >= 0 && outq_bytes(&S.out) > 0 && now_ms() < deadline) {
+		struct pollfd p = {.fd = outq_fd(&S.out), .events = POLLOUT};
+		int rc;
+
+		if (poll(&p, 1, (int)(deadline - now_ms())) <= 0)
+			break;
+		rc = outq_flush(&S.out);
+		if (rc < 0)
+			break;
+	}
+	if (outq_bytes(&S.out) > 0)
+		log_msg(LOG_WARN, "%zu bytes of output were not read by the client",
+		        outq_bytes(&S.out));
 }
 
 static void signal_event(struct watch *w, uint32_t events)
@@ -366,6 +570,7 @@ int signals_block(void)
 
 int server_main(const struct config *cfg, const char *zygote_exe)
 {
+	char why[640];
 	int rc, sfd;
 
 	memset(&S, 0, sizeof(S));
@@ -379,51 +584,73 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	S.mcfg.n_imports = cfg->n_imports;
 	S.mcfg.max_sessions = cfg->max_sessions;
 	S.mcfg.session_idle_s = cfg->session_idle_s;
+	S.deferred_tail = &S.deferred;
+	S.max_inflight = cfg->max_workers > INFLIGHT_MIN / 2 ? 2 * cfg->max_workers : INFLIGHT_MIN;
 	mcp_conn_init(&S.conn, &S.mcfg);
 	linebuf_init(&S.lb, PROTO_MAX_LINE);
 	sfd = signals_block();
 	rc = sfd < 0 ? sfd : loop_init();
+	if (rc == 0)
+		rc = outq_open(&S.out, STDOUT_FILENO);
 	if (rc < 0) {
-		log_msg(LOG_ERROR, "cannot set up the event loop: %s", strerror(-rc));
+		log_msg(LOG_ERROR, "cannot set up the event loop and stdout: %s", strerror(-rc));
 		return 1;
 	}
 	/* The zygote starts before any request is read. */
 	rc = engine_new(cfg, zygote_exe, &S.engine);
 	if (rc < 0) {
 		log_msg(LOG_ERROR, "cannot start the Python zygote: %s", strerror(-rc));
+		outq_close(&S.out);
 		return 1;
 	}
 	S.sig = (struct watch){.fd = sfd, .fn = signal_event};
 	S.in = (struct watch){.fd = STDIN_FILENO, .fn = stdin_event};
-	if (loop_add(&S.sig, EPOLLIN) < 0 || loop_add(&S.in, EPOLLIN) < 0) {
-		log_msg(LOG_ERROR, "cannot watch stdin: %s", strerror(errno));
+	S.outw = (struct watch){.fd = outq_fd(&S.out), .fn = stdout_event};
+	if (loop_add(&S.sig, EPOLLIN) < 0) {
+		log_msg(LOG_ERROR, "cannot watch signals: %s", strerror(errno));
 		engine_free(S.engine);
+		outq_close(&S.out);
 		return 1;
+	}
+	/* Nothing is read before the options proved good: the zygote imported every allowed
+	 * module. */
+	rc = engine_start_wait(S.engine, &S.stop, why, sizeof(why));
+	if (rc <= 0) {
+		if (rc < 0)
+			fprintf(stderr, "safepy: %s\n", why);
+		engine_free(S.engine);
+		outq_close(&S.out);
+		return rc == -EINVAL ? 2 : rc < 0 ? 1 : 0;
 	}
 	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
 	        SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
 	log_set_sink(log_to_client);
+	pump();
 	while (!S.stop) {
 		rc = loop_run_once(-1);
 		if (rc < 0) {
 			log_msg(LOG_ERROR, "event loop: %s", strerror(-rc));
 			break;
 		}
+		pump();
 	}
+	S.stop = 1;
 	log_set_sink(NULL);
-	/* Calls still running get no response: the client is gone or asked us to stop. */
+	if (S.in_watched)
+		loop_del(&S.in);
+	/* Calls still running or waiting get no response: the client is gone or asked us to
+	 * stop. */
+	while (S.deferred)
+		finish(S.deferred);
 	for (struct pending *p = S.pending; p; p = p->next)
 		p->cancelled = 1;
 	engine_free(S.engine);
-	while (S.pending) {
-		struct pending *p = S.pending;
-		struct batch *b = p->batch;
-		pending_free(p);
-		if (b && --b->waiting == 0) {
-			json_object_put(b->replies);
-			free(b);
-		}
-	}
+	while (S.pending)
+		finish(S.pending);
+	if (S.out_watched)
+		loop_del(&S.outw);
+	drain_output();
+	outq_close(&S.out);
 	linebuf_clear(&S.lb);
 	return 0;
 }

@@ -150,6 +150,46 @@ Test(ipc, zygote_messages_have_one_size)
 	cr_assert_eq(ipc_zygote_msg_get(m, sizeof(m) + 1, &t, &a, &b), -EINVAL);
 }
 
+/* The zygote's import-failed message: the index and why, bounded, on character boundaries;
+ * the supervisor's reading keeps no control character (the text goes to a terminal). */
+Test(ipc, import_failed_message_is_bounded_and_printable)
+{
+	unsigned char m[IPC_ZYGOTE_FAIL_MAX], big[2 * IPC_ZYGOTE_FAIL_MAX];
+	char why[IPC_ZYGOTE_FAIL_TEXT + 1], text[IPC_ZYGOTE_FAIL_TEXT + 8];
+	uint32_t index = 99;
+	size_t n;
+
+	n = ipc_zygote_fail_put(m, 7, "no module named 'x'", 19);
+	cr_assert_eq(n, 5 + 19);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), 0);
+	cr_assert_eq(index, 7);
+	cr_assert_str_eq(why, "no module named 'x'");
+	/* Control characters (C0, DEL, C1) and bytes that are not UTF-8 become '?'. */
+	n = ipc_zygote_fail_put(m, 1, "a\x1b[31mb\x7f\xc2\x9b\xc3\xa9\xff\n", 14);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), 0);
+	cr_assert_str_eq(why, "a?[31mb???\xc3\xa9??");
+	/* Too long: cut before a character that would not fit whole. */
+	memset(text, 'x', sizeof(text));
+	memcpy(text + IPC_ZYGOTE_FAIL_TEXT - 1, "\xc3\xa9", 2);
+	n = ipc_zygote_fail_put(m, 2, text, sizeof(text));
+	cr_assert_eq(n, 5 + IPC_ZYGOTE_FAIL_TEXT - 1);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), 0);
+	cr_assert_eq(strlen(why), IPC_ZYGOTE_FAIL_TEXT - 1);
+	/* A small buffer gets what fits, still NUL-terminated and on a character boundary. */
+	n = ipc_zygote_fail_put(m, 3, "\xc3\xa9\xc3\xa9", 4);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, 4), 0);
+	cr_assert_str_eq(why, "\xc3\xa9");
+	/* Not one: another type, too short, too long, no room at all. */
+	m[0] = 'X';
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), -EINVAL);
+	m[0] = IPC_ZYGOTE_FAIL;
+	cr_assert_eq(ipc_zygote_fail_get(m, 4, &index, why, sizeof(why)), -EINVAL);
+	memset(big, 'y', sizeof(big));
+	big[0] = IPC_ZYGOTE_FAIL;
+	cr_assert_eq(ipc_zygote_fail_get(big, sizeof(big), &index, why, sizeof(why)), -EINVAL);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, 0), -EINVAL);
+}
+
 Test(ipc, config_round_trips)
 {
 	char *imports[] = {(char *)"json", (char *)"math", (char *)"numpy.random"};
@@ -374,14 +414,14 @@ Test(outcome, encode_decode_round_trip)
 
 	run_outcome_init(&o);
 	o.status = RUN_ERROR;
-	o.stdout_text = strdup("caf\xc3\xa9 \"quoted\" / \\ \x01\n");
-	o.stderr_text = strdup("warn\n");
-	o.logs = strdup("caf\xc3\xa9 \"quoted\" / \\ \x01\nwarn\n");
+	text_set_str(&o.stdout_text, "caf\xc3\xa9 \"quoted\" / \\ \x01\n");
+	text_set_str(&o.stderr_text, "warn\n");
+	text_set_str(&o.logs, "caf\xc3\xa9 \"quoted\" / \\ \x01\nwarn\n");
 	o.result = json_tokener_parse("{\"a\":[1,2.5,\"x\",null,true],\"b\":{}}");
-	o.result_repr = strdup("{'a': [1, 2.5, 'x', None, True], 'b': {}}");
-	o.error_type = strdup("KeyError");
-	o.error_message = strdup("'k'");
-	o.error_traceback = strdup("Traceback (most recent call last):\nKeyError: 'k'\n");
+	text_set_str(&o.result_repr, "{'a': [1, 2.5, 'x', None, True], 'b': {}}");
+	text_set_str(&o.error_type, "KeyError");
+	text_set_str(&o.error_message, "'k'");
+	text_set_str(&o.error_traceback, "Traceback (most recent call last):\nKeyError: 'k'\n");
 	o.truncated = 1;
 	json = ipc_outcome_encode(&o, &len);
 	cr_assert_not_null(json);
@@ -389,14 +429,14 @@ Test(outcome, encode_decode_round_trip)
 	run_outcome_init(&back);
 	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0);
 	cr_assert_eq(back.status, RUN_ERROR);
-	cr_assert_str_eq(back.stdout_text, o.stdout_text);
-	cr_assert_str_eq(back.stderr_text, o.stderr_text);
-	cr_assert_str_eq(back.logs, o.logs);
+	cr_assert_str_eq(back.stdout_text.s, o.stdout_text.s);
+	cr_assert_str_eq(back.stderr_text.s, o.stderr_text.s);
+	cr_assert_str_eq(back.logs.s, o.logs.s);
 	cr_assert(json_object_equal(back.result, o.result));
-	cr_assert_str_eq(back.result_repr, o.result_repr);
-	cr_assert_str_eq(back.error_type, "KeyError");
-	cr_assert_str_eq(back.error_message, "'k'");
-	cr_assert_str_eq(back.error_traceback, o.error_traceback);
+	cr_assert_str_eq(back.result_repr.s, o.result_repr.s);
+	cr_assert_str_eq(back.error_type.s, "KeyError");
+	cr_assert_str_eq(back.error_message.s, "'k'");
+	cr_assert_str_eq(back.error_traceback.s, o.error_traceback.s);
 	cr_assert_eq(back.truncated, 1);
 	free(json);
 	run_outcome_clear(&back);
@@ -419,12 +459,13 @@ Test(outcome, round_trip_of_every_status_with_nulls)
 		run_outcome_init(&back);
 		cr_assert_eq(ipc_outcome_decode(json, len, &back), 0, "%s", json);
 		cr_assert_eq(back.status, st);
-		cr_assert_str_eq(back.stdout_text, "");
-		cr_assert_str_eq(back.logs, "");
+		cr_assert_str_eq(back.stdout_text.s, "");
+		cr_assert_eq(back.stdout_text.len, 0);
+		cr_assert_str_eq(back.logs.s, "");
 		cr_assert_null(back.result);
-		cr_assert_null(back.result_repr);
-		cr_assert_null(back.error_type);
-		cr_assert_null(back.error_traceback);
+		cr_assert_null(back.result_repr.s);
+		cr_assert_null(back.error_type.s);
+		cr_assert_null(back.error_traceback.s);
 		cr_assert_eq(back.truncated, 0);
 		free(json);
 		run_outcome_clear(&back);
@@ -439,16 +480,64 @@ Test(outcome, encode_replaces_invalid_utf8)
 	size_t len;
 
 	run_outcome_init(&o);
-	o.stdout_text = strdup("a\xff"
-	                       "b\xed\xa0\x80"
-	                       "c\xc3");
+	text_set_str(&o.stdout_text, "a\xff"
+	                             "b\xed\xa0\x80"
+	                             "c\xc3");
 	json = ipc_outcome_encode(&o, &len);
 	cr_assert_not_null(json);
 	run_outcome_init(&back);
 	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0, "%s", json);
-	cr_assert_str_eq(back.stdout_text, "a\xef\xbf\xbd"
-	                                   "b\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
-	                                   "c\xef\xbf\xbd");
+	cr_assert_str_eq(back.stdout_text.s, "a\xef\xbf\xbd"
+	                                     "b\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	                                     "c\xef\xbf\xbd");
+	free(json);
+	run_outcome_clear(&back);
+	run_outcome_clear(&o);
+}
+
+/* NUL and every other character of user data cross the wire, escaped, with their lengths. */
+Test(outcome, every_character_survives_nul_included)
+{
+	static const char all[] =
+	    "a\0b\x01\x1f\x7f\"\\/\n\r\t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\0";
+	const size_t n = sizeof(all) - 1;
+	struct text *fields[7];
+	struct run_outcome o, back;
+	char *json;
+	size_t len;
+
+	run_outcome_init(&o);
+	o.status = RUN_ERROR;
+	fields[0] = &o.stdout_text;
+	fields[1] = &o.stderr_text;
+	fields[2] = &o.logs;
+	fields[3] = &o.result_repr;
+	fields[4] = &o.error_type;
+	fields[5] = &o.error_message;
+	fields[6] = &o.error_traceback;
+	for (size_t i = 0; i < N_OF(fields); i++)
+		cr_assert_eq(text_set(fields[i], all, n), 0);
+	o.result = json_object_new_string_len(all, (int)n);
+	json = ipc_outcome_encode(&o, &len);
+	cr_assert_not_null(json);
+	cr_assert_eq(strlen(json), len, "the encoding holds no raw NUL");
+	cr_assert(strstr(json, "a\\u0000b"), "%s", json);
+	run_outcome_init(&back);
+	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0, "%s", json);
+	fields[0] = &back.stdout_text;
+	fields[1] = &back.stderr_text;
+	fields[2] = &back.logs;
+	fields[3] = &back.result_repr;
+	fields[4] = &back.error_type;
+	fields[5] = &back.error_message;
+	fields[6] = &back.error_traceback;
+	for (size_t i = 0; i < N_OF(fields); i++) {
+		cr_assert_eq(fields[i]->len, n, "field %zu: %zu bytes", i, fields[i]->len);
+		cr_assert_eq(memcmp(fields[i]->s, all, n), 0, "field %zu", i);
+		cr_assert_eq(fields[i]->s[n], '\0', "field %zu ends with a NUL after its bytes", i);
+	}
+	cr_assert(json_object_equal(back.result, o.result));
+	cr_assert_eq(json_object_get_string_len(back.result), (int)n);
 	free(json);
 	run_outcome_clear(&back);
 	run_outcome_clear(&o);
@@ -464,6 +553,8 @@ Test(outcome, decode_accepts_minimal_frames_and_ignores_unknown_keys)
 	    "{\"status\":\"ok\"," GOOD_TAIL "}",
 	    " {\"status\":\"timeout\"," GOOD_TAIL ",\"future\":{\"x\":[1]}}\n",
 	    "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":\"a\\u0000b\"}",
+	    "{\"status\":\"ok\",\"stdout\":\"a\\u0000b\",\"stderr\":\"\\u0000\",\"logs\":\"\","
+	    "\"result_repr\":\"\\u0000\",\"error\":null,\"truncated\":false}",
 	    "{\"status\":\"error\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\","
 	    "\"result_repr\":\"1\",\"error\":{\"type\":\"E\",\"message\":\"m\",\"traceback\":"
 	    "\"\",\"extra\":1},\"truncated\":true}",
@@ -502,8 +593,6 @@ Test(outcome, decode_rejects_hostile_frames)
 	    "null,\"error\":null,\"truncated\":false}",
 	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"result_repr\":null,\"error\":"
 	    "null,\"truncated\":false}",
-	    "{\"status\":\"ok\",\"stdout\":\"a\\u0000b\",\"stderr\":\"\",\"logs\":\"\","
-	    "\"result_repr\":null,\"error\":null,\"truncated\":false}",
 	    "{\"status\":\"ok\",\"stdout\":\"\xff\",\"stderr\":\"\",\"logs\":\"\","
 	    "\"result_repr\":null,\"error\":null,\"truncated\":false}",
 	    "{\"status\":\"ok\",\"stdout\":\"\xed\xa0\x80\",\"stderr\":\"\",\"logs\":\"\","
@@ -535,7 +624,7 @@ Test(outcome, decode_rejects_hostile_frames)
 		cr_assert_eq(ipc_outcome_decode(frames[i], strlen(frames[i]), &o), -EINVAL,
 		             "frame %zu: %s", i, frames[i]);
 		cr_assert_eq(o.duration_ms, 4242);
-		cr_assert_null(o.stdout_text);
+		cr_assert_null(o.stdout_text.s);
 		run_outcome_clear(&o);
 	}
 }

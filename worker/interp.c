@@ -209,9 +209,7 @@ int interp_init(const struct zygote_config *cfg)
 		if (strcmp(cfg->imports[i], "sys") == 0)
 			continue;
 		if (import_and_keep(cfg->imports[i]) < 0) {
-			fprintf(stderr, "safepy zygote: cannot import allowed module '%s':\n",
-			        cfg->imports[i]);
-			PyErr_Print();
+			zygote_import_failed(cfg, i);
 			return -1;
 		}
 	}
@@ -821,19 +819,20 @@ void interp_run(const char *code, struct run_outcome *out)
 	} else if (deadline_hit || capture_flooded()) {
 		/* The code caught the exception we raised in it and finished anyway. */
 		out->status = deadline_hit ? RUN_TIMEOUT : RUN_OUTPUT_LIMIT;
-		out->error_type = strdup(deadline_hit ? "TimeoutError" : "OutputLimitExceeded");
-		out->error_message =
-		    strdup(deadline_hit ? "the time limit was reached (the code "
-		                          "caught the TimeoutError raised in it)"
-		                        : "the output limit was exceeded (the code "
-		                          "caught the exception raised in it)");
-		out->error_traceback = strdup("");
+		text_set_str(&out->error_type,
+		             deadline_hit ? "TimeoutError" : "OutputLimitExceeded");
+		text_set_str(&out->error_message, deadline_hit
+		                                      ? "the time limit was reached (the code "
+		                                        "caught the TimeoutError raised in it)"
+		                                      : "the output limit was exceeded (the code "
+		                                        "caught the exception raised in it)");
+		text_set_str(&out->error_traceback, "");
 	} else {
 		out->status = RUN_OK;
 	}
-	out->stdout_text = capture_text(CAPTURE_STDOUT, &trunc);
-	out->stderr_text = capture_text(CAPTURE_STDERR, &trunc);
-	out->logs = capture_text(CAPTURE_LOG, &trunc);
+	capture_text(CAPTURE_STDOUT, &trunc, &out->stdout_text);
+	capture_text(CAPTURE_STDERR, &trunc, &out->stderr_text);
+	capture_text(CAPTURE_LOG, &trunc, &out->logs);
 	out->truncated = out->truncated || trunc;
 	Py_XDECREF(g);
 	if (reserve != MAP_FAILED)

@@ -253,6 +253,7 @@ int sandbox_zygote_namespaces(struct sandbox_config *cfg)
 	}
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC) != 0)
 		return 0; /* refused: each worker tries its own, and reports */
+	cfg->shared_netns = 1;
 	/* Our uid and gid, mapped to themselves: files stay ours, and workers can make their own
 	 * user namespace inside this one. */
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)uid, (unsigned int)uid);
@@ -263,8 +264,6 @@ int sandbox_zygote_namespaces(struct sandbox_config *cfg)
 		snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)gid, (unsigned int)gid);
 		rc = write_self("gid_map", map);
 	}
-	if (rc == 0)
-		cfg->shared_netns = 1;
 	return rc;
 }
 

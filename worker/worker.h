@@ -76,8 +76,9 @@ const char *layer_state_name(enum layer_state s);
  * and IPC namespaces every worker will share, empty (loopback down). As root it needs no user
  * namespace; otherwise the zygote enters a user namespace of its own that maps its uid and
  * gid to themselves. Sets cfg->shared_netns; when the kernel refuses, workers make their own
- * as before. Returns 0, or a negative errno for a failure after the namespaces were made
- * (the zygote must not go on). */
+ * as before. Returns 0, or a negative errno when the uid could not be mapped: the namespaces
+ * exist and are shared, but workers cannot make user namespaces of their own (they report
+ * it). */
 int sandbox_zygote_namespaces(struct sandbox_config *cfg);
 
 /* Enter the sandbox in a freshly forked, single-threaded process, in this order: fds (stdin,

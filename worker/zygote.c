@@ -26,6 +26,60 @@ static int control_send(int fd, char type, uint32_t a, uint32_t b)
 	return 0;
 }
 
+/* "no module named 'x'" when the module itself is missing, else "Type: message" of the
+ * exception that importing it raised. Clears the exception. */
+static void import_failure_text(const char *module, struct strbuf *b)
+{
+	PyObject *type, *value, *tb, *name, *s;
+
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	name = value && PyErr_GivenExceptionMatches(type, PyExc_ModuleNotFoundError)
+	           ? PyObject_GetAttrString(value, "name")
+	           : NULL;
+	PyErr_Clear();
+	if (name && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, module) == 0) {
+		sb_printf(b, "no module named '%s'", module);
+	} else {
+		const char *tn = type ? ((PyTypeObject *)type)->tp_name : "Exception";
+		Py_ssize_t n = 0;
+		const char *m = NULL;
+
+		s = value ? PyObject_Str(value) : NULL;
+		m = s ? PyUnicode_AsUTF8AndSize(s, &n) : NULL;
+		sb_printf(b, "importing it raised %s", tn);
+		if (m && n > 0) {
+			sb_str(b, ": ");
+			sb_add(b, m, (size_t)n);
+		}
+		Py_XDECREF(s);
+		PyErr_Clear();
+	}
+	Py_XDECREF(name);
+	Py_XDECREF(type);
+	Py_XDECREF(value);
+	Py_XDECREF(tb);
+}
+
+void zygote_import_failed(const struct zygote_config *cfg, size_t index)
+{
+	unsigned char msg[IPC_ZYGOTE_FAIL_MAX];
+	struct strbuf b = {0};
+	const char *module = cfg->imports[index];
+	char *text;
+	size_t n;
+
+	import_failure_text(module, &b);
+	text = sb_take(&b);
+	if (!text)
+		text = strdup("out of memory");
+	n = ipc_zygote_fail_put(msg, (uint32_t)index, text ? text : "", text ? strlen(text) : 0);
+	if (send(cfg->control_fd, msg, n, MSG_NOSIGNAL) != (ssize_t)n)
+		fprintf(stderr, "safepy zygote: cannot import allowed module '%s': %s\n", module,
+		        text ? text : "");
+	free(text);
+}
+
 /* A fresh worker, from the fork to the park loop. Fails closed at every step. */
 static void worker_start(const struct sandbox_config *sb, int channel, pid_t zygote)
     __attribute__((noreturn));
@@ -218,6 +272,14 @@ void zygote_main(const struct zygote_config *cfg)
 	int fd = cfg->control_fd, sfd, rc;
 	sigset_t chld;
 
+	/* Before Python: unshare(CLONE_NEWUSER) needs a single-threaded process; and before
+	 * the process is made non-dumpable, which gives its /proc files (uid_map) to root. */
+	rc = sandbox_zygote_namespaces(&sb);
+	if (rc < 0)
+		fprintf(stderr,
+		        "safepy zygote: mapping our uid in the workers' namespace: %s (workers "
+		        "run without a user namespace of their own)\n",
+		        strerror(-rc));
 	/* Workers share our memory: keep it unreadable from outside, and die with the
 	 * supervisor. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
@@ -227,12 +289,6 @@ void zygote_main(const struct zygote_config *cfg)
 	}
 	if (chdir("/") < 0) {
 		fprintf(stderr, "safepy zygote: chdir /: %s\n", strerror(errno));
-		exit(ZYGOTE_EXIT_SETUP);
-	}
-	/* Before Python: unshare(CLONE_NEWUSER) needs a single-threaded process. */
-	rc = sandbox_zygote_namespaces(&sb);
-	if (rc < 0) {
-		fprintf(stderr, "safepy zygote: namespaces: %s\n", strerror(-rc));
 		exit(ZYGOTE_EXIT_SETUP);
 	}
 	/* Numeric libraries must not start thread pools in the zygote: fork keeps one thread. */
