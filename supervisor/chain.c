@@ -870,13 +870,11 @@ static const char *not_keepable(struct chain *c, pid_t pid)
 /* Turn the runner's report into a WorkspaceError: the call cannot be kept. */
 static void claim_refused(struct chain *c, const char *why)
 {
-	free(c->claim.error_type);
-	free(c->claim.error_message);
-	free(c->claim.error_traceback);
 	c->claim.status = RUN_ERROR;
-	c->claim.error_type = strdup("WorkspaceError");
-	c->claim.error_message = strdup(why);
-	c->claim.error_traceback = strdup("");
+	(void)text_set_str(&c->claim.error_traceback, "");
+	if (text_set_str(&c->claim.error_type, "WorkspaceError") < 0 ||
+	    text_set_str(&c->claim.error_message, why) < 0)
+		log_msg(LOG_WARN, "out of memory while refusing a call's workspace changes");
 	if (c->kill == KILL_NONE)
 		c->kill = KILL_DONE;
 }
@@ -983,25 +981,20 @@ static void snapshot_failed(struct chain *c)
 
 	if (c->snap_answer) {
 		struct run_outcome o = c->claim;
-		char *m = NULL;
 
 		/* The call ran, but its state cannot be kept: say so, with what it printed. */
 		run_outcome_init(&c->claim);
 		c->have_claim = 0;
 		c->snap_answer = 0;
-		free(o.error_type);
-		free(o.error_message);
-		free(o.error_traceback);
-		if (asprintf(&m,
-		             "The call finished, but its state could not be kept: %d threads were "
-		             "still running when it ended, and no one-thread copy of its process "
-		             "could be made (a session's processes and threads are limited to %d).",
-		             r->threads, ENGINE_CGROUP_PIDS) < 0)
-			m = NULL;
+		(void)text_set_str(&o.error_traceback, "");
+		(void)text_set_str(&o.error_type, "SessionError");
+		(void)text_printf(&o.error_message,
+		                  "The call finished, but its state could not be kept: %d threads "
+		                  "were still running when it ended, and no one-thread copy of its "
+		                  "process could be made (a session's processes and threads are "
+		                  "limited to %d).",
+		                  r->threads, ENGINE_CGROUP_PIDS);
 		o.status = RUN_ERROR;
-		o.error_type = strdup("SessionError");
-		o.error_message = m;
-		o.error_traceback = strdup("");
 		answer(c, &o, 1);
 		after_call(c);
 		return;
