@@ -45,17 +45,17 @@
  * frame of the largest size and a socket buffer's worth. */
 #define ENGINE_READ_DRAIN         (IPC_FRAME_MAX + (1u << 20))
 /* What a runner may ask for during one call (broker.c): requests, and bytes served. */
-#define ENGINE_REQUESTS_PER_CALL  20000
+#define ENGINE_REQUESTS_PER_CALL  IPC_REQUESTS_PER_CALL
 #define ENGINE_SERVED_PER_CALL    (256u << 20)
 /* The largest module source served. */
 #define ENGINE_MODULE_MAX         (4u << 20)
 /* The workspace (broker.c): the largest file a call may open to read, the files a call may
  * write, their bytes in all, the fds a call may be given, the entries of one listing. */
-#define ENGINE_WS_READ_MAX        (1ull << 30)
-#define ENGINE_WS_FILES_PER_CALL  100
-#define ENGINE_WS_BYTES_PER_CALL  (256ull << 20)
-#define ENGINE_WS_FDS_PER_CALL    1000
-#define ENGINE_WS_LIST_MAX        100000
+#define ENGINE_WS_READ_MAX        IPC_WS_READ_MAX
+#define ENGINE_WS_FILES_PER_CALL  IPC_WS_FILES_PER_CALL
+#define ENGINE_WS_BYTES_PER_CALL  IPC_WS_BYTES_PER_CALL
+#define ENGINE_WS_FDS_PER_CALL    IPC_WS_FDS_PER_CALL
+#define ENGINE_WS_LIST_MAX        IPC_WS_LIST_MAX
 
 /* ---- Processes and chains ------------------------------------------------------------ */
 

@@ -1,5 +1,6 @@
 /* runcmd.c - `safepy run`: one call in the same sandbox as the server. Prints the code's
- * stdout to stdout, its stderr and any error to stderr, then the result's repr. The exit
+ * stdout to stdout, its stderr and any error to stderr (and the workspace files it wrote),
+ * then the result's repr. The exit
  * status says how it ended (see run_exit_status). */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +60,9 @@ static void print_outcome(const struct run_outcome *o)
 	}
 	if (o->truncated)
 		fprintf(stderr, "[output truncated]\n");
+	for (size_t i = 0; i < o->n_files; i++)
+		fprintf(stderr, "[wrote %s, %llu bytes]\n", o->files[i].path,
+		        (unsigned long long)o->files[i].bytes);
 	fflush(stdout);
 }
 
