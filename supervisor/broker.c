@@ -735,24 +735,61 @@ int broker_writes_check(const struct chain *c)
 	return total > ENGINE_WS_BYTES_PER_CALL ? -EDQUOT : 0;
 }
 
+/* The text of a small file of text the call wrote, to give to the client with the answer
+ * (read from its hidden file, before it is moved into place), or NULL. *budget is what the
+ * answer may still carry. */
+static char *file_text(const struct ws_file *f, size_t *budget)
+{
+	size_t cap = *budget < MCP_FILE_EMBED_MAX ? *budget : MCP_FILE_EMBED_MAX, got = 0;
+	struct stat st;
+	char *buf;
+	int fd;
+
+	if (!mcp_text_mime(f->rel))
+		return NULL;
+	fd = ws_open_regular(f->dirfd, f->tmp, cap, &st);
+	if (fd < 0)
+		return NULL;
+	buf = malloc((size_t)st.st_size + 1);
+	while (buf && got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (!buf || got != (size_t)st.st_size || memchr(buf, '\0', got) || !valid_utf8(buf, got)) {
+		free(buf);
+		return NULL;
+	}
+	buf[got] = '\0';
+	*budget -= got;
+	return buf;
+}
+
 void broker_writes_commit(struct chain *c, struct run_outcome *o)
 {
 	struct run_file *files = c->n_writes ? calloc(c->n_writes, sizeof(*files)) : NULL;
-	size_t n = 0;
+	size_t n = 0, budget = MCP_FILES_EMBED_MAX;
 
 	for (size_t i = 0; i < c->n_writes; i++) {
 		struct ws_file *f = &c->writes[i];
 		struct stat st;
 		unsigned int flags = f->exclusive ? RENAME_NOREPLACE : 0;
+		char *text = files ? file_text(f, &budget) : NULL;
 		if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    renameat2(f->dirfd, f->tmp, f->dirfd, f->name, flags) < 0) {
 			log_msg(LOG_WARN, "workspace: %s not written: %s", f->rel, strerror(errno));
+			free(text);
 			continue; /* write_free below removes the hidden file */
 		}
 		f->tmp[0] = '\0';
 		if (files) {
 			files[n].path = f->rel;
 			files[n].bytes = (uint64_t)st.st_size;
+			files[n].text = text;
 			f->rel = NULL;
 			n++;
 		}

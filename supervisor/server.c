@@ -379,6 +379,8 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	S.mcfg.n_imports = cfg->n_imports;
 	S.mcfg.max_sessions = cfg->max_sessions;
 	S.mcfg.session_idle_s = cfg->session_idle_s;
+	S.mcfg.workspace = cfg->workspace;
+	S.mcfg.workspace_write = cfg->workspace_write;
 	mcp_conn_init(&S.conn, &S.mcfg);
 	linebuf_init(&S.lb, PROTO_MAX_LINE);
 	sfd = signals_block();
@@ -402,6 +404,9 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	}
 	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
 	        SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
+	if (cfg->workspace)
+		log_msg(LOG_INFO, "workspace: %s (%s)", cfg->workspace,
+		        cfg->workspace_write ? "read-write" : "read-only");
 	log_set_sink(log_to_client);
 	while (!S.stop) {
 		rc = loop_run_once(-1);

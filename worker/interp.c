@@ -802,8 +802,10 @@ void interp_run(const char *code, struct run_outcome *out)
 			exc = exception_take();
 	}
 	/* Still armed: formatting the error runs the exceptions' __str__. */
-	if (exc)
+	if (exc) {
+		pyfiles_explain(exc);
 		pyresult_error(out, exc, code, zcfg->max_result);
+	}
 	memory = exc && PyErr_GivenExceptionMatches(exc, PyExc_MemoryError);
 	/* Releasing the value, the exception (its frames) and the program runs finalizers: still
 	 * in the call, armed, and before the output is taken, so what they print comes back. */

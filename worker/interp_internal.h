@@ -62,6 +62,9 @@ PyObject *pyfiles_open(void);
  * and a later use is "I/O operation on closed file"). Nothing without a workspace. */
 void pyfiles_call_begin(void);
 void pyfiles_call_end(void);
+/* exc (borrowed) is the use of a file object that was closed when an earlier call ended: its
+ * message says so. */
+void pyfiles_explain(PyObject *exc);
 /* Does the workspace let an audit event pass that the hook refuses otherwise: the real open on
  * an fd the supervisor passed, glob's listing? 1 or 0. */
 int pyfiles_audit_allows(const char *event, PyObject *args);

@@ -31,6 +31,8 @@ static struct {
 /* Weak references to the file objects the call opened (each one and its raw file): closed,
  * and what they buffered written, when the call ends. */
 static PyObject *opened;
+/* A file object was closed when its call ended: its later use says why it is closed. */
+static int closed_at_end;
 
 /* The original functions, for what the workspace does not answer (an fd of its own, dir_fd). */
 static PyObject *orig_open, *orig_os_open, *orig_stat, *orig_lstat, *orig_fstat, *orig_listdir,
@@ -1006,6 +1008,11 @@ void pyfiles_call_end(void)
 		if (f == Py_None)
 			continue;
 		Py_INCREF(f);
+		r = PyObject_GetAttrString(f, "closed");
+		if (r == Py_False)
+			closed_at_end = 1;
+		Py_XDECREF(r);
+		PyErr_Clear();
 		r = PyObject_CallMethod(f, "close", NULL);
 		if (!r) {
 			PyObject *name = PyObject_GetAttrString(f, "name");
@@ -1023,6 +1030,27 @@ void pyfiles_call_end(void)
 	if (PyList_SetSlice(opened, 0, PyList_GET_SIZE(opened), NULL) < 0)
 		PyErr_Clear();
 	memset(fdtab, 0, sizeof(fdtab));
+}
+
+void pyfiles_explain(PyObject *exc)
+{
+	static const char closed[] = "I/O operation on closed file.";
+	PyObject *s, *args;
+
+	if (!closed_at_end || !PyErr_GivenExceptionMatches(exc, PyExc_ValueError))
+		return;
+	s = PyObject_Str(exc);
+	if (s && PyUnicode_CompareWithASCIIString(s, closed) == 0) {
+		args =
+		    Py_BuildValue("(s)", "I/O operation on closed file. Files of the workspace are "
+		                         "closed when the call that opened them ends: open the "
+		                         "file again in this call.");
+		if (!args || PyObject_SetAttrString(exc, "args", args) < 0)
+			PyErr_Clear();
+		Py_XDECREF(args);
+	}
+	Py_XDECREF(s);
+	PyErr_Clear();
 }
 
 int pyfiles_audit_allows(const char *event, PyObject *args)
