@@ -548,6 +548,8 @@ static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mo
 		c->writes = grown;
 		c->writes[c->n_writes++] = f;
 	}
+	if (!c->quota.armed)
+		timer_arm(&c->quota, now_ms() + ENGINE_WS_CHECK_MS);
 	*out = fd;
 	return 0;
 fail:
@@ -767,6 +769,21 @@ static char *file_text(const struct ws_file *f, size_t *budget)
 	buf[got] = '\0';
 	*budget -= got;
 	return buf;
+}
+
+void broker_writes_watch(struct chain *c)
+{
+	if (!c->runner || c->runner->killed || c->n_writes == 0)
+		return;
+	if (broker_writes_check(c) < 0) {
+		log_msg(LOG_INFO, "chain %u: its call wrote more than its quota: stopped", c->id);
+		c->writes_refused = 1;
+		if (c->kill == KILL_NONE)
+			c->kill = KILL_QUOTA;
+		proc_kill(c->runner);
+		return;
+	}
+	timer_arm(&c->quota, now_ms() + ENGINE_WS_CHECK_MS);
 }
 
 void broker_writes_commit(struct chain *c, struct run_outcome *o)
