@@ -480,8 +480,9 @@ static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mo
 	rc = -EACCES; /* never replace a link, a directory, a device */
 	if (exists && !S_ISREG(cur.st_mode))
 		goto fail;
+	/* A file the call itself wrote exists for it, as on disk. */
 	rc = -EEXIST;
-	if (exists && mode == IPC_OPEN_CREATE)
+	if ((exists || pending(c, rel)) && mode == IPC_OPEN_CREATE)
 		goto fail;
 	rc = -ENOENT;
 	if (!exists && mode == IPC_OPEN_UPDATE && !pending(c, rel))
