@@ -920,7 +920,8 @@ static const char helpers[] =
     "import sys\n"
     "_format = sys.modules.get('numpy.lib.format')\n"
     "if _format is not None:\n"
-    "    _format.isfileobj = lambda f: False\n";
+    "    _format.isfileobj = lambda f: False\n"
+    "del sys, _format, _c\n";
 
 static int helpers_load(void)
 {
