@@ -366,6 +366,57 @@ Test(ws_read, a_read_only_workspace_refuses_writes_and_creates_nothing)
 	e2e_stop();
 }
 
+/* `safepy run` and doctor take the same options; a workspace that is not an existing directory
+ * is refused before anything starts. */
+Test(ws_read, the_options_are_checked_and_reported)
+{
+	static const struct {
+		const char *args[8];
+		const char *says;
+	} bad[] = {
+	    {{"run", "--workspace", "/nonexistent/safepy-ws", "-c", "1"}, "No such file"},
+	    {{"run", "--workspace", "/etc/hostname", "-c", "1"}, "not a directory"},
+	    {{"run", "--workspace-write", "-c", "1"}, "--workspace-write needs --workspace"},
+	    {{"run", "--workspace", "", "-c", "1"}, "empty path"},
+	};
+	char *out = NULL, *err = NULL;
+	int status = 0;
+
+	tree();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(
+		    mcpc_run_cmd(SAFEPY_BIN, bad[i].args, NULL, 30000, &out, &err, &status), 0);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: status 0x%x",
+		          bad[i].args[2], status);
+		cr_assert(strstr(err, bad[i].says), "%s", err);
+		free(out);
+		free(err);
+	}
+	/* A path given through a link and with "." is resolved. */
+	cr_assert_eq(symlink(ws, e2e_fmt("%s/link", base)), 0);
+	cr_assert_eq(
+	    mcpc_run_cmd(SAFEPY_BIN,
+	                 ARGS("run", "--workspace", e2e_fmt("%s/link/.", base), "--workspace-write",
+	                      "-c", "import os\nopen('r.txt', 'w').write('x')\nos.getcwd()"),
+	                 NULL, 30000, &out, &err, &status),
+	    0);
+	cr_assert_eq(status, 0, "%s", err);
+	cr_assert(strstr(out, e2e_fmt("'%s'", ws)), "%s", out);
+	cr_assert(strstr(err, "[wrote r.txt, 1 bytes]"), "%s", err);
+	cr_assert_str_eq(slurp(in_ws("r.txt")), "x");
+	free(out);
+	free(err);
+	cr_assert_eq(mcpc_run_cmd(SAFEPY_BIN, ARGS("doctor", "--workspace", ws), NULL, 30000, &out,
+	                          &err, &status),
+	             0);
+	cr_assert(strstr(out, e2e_fmt("workspace:      %s (read-only); entries the canary "
+	                              "listed: 4",
+	                              ws)),
+	          "%s", out);
+	free(out);
+	free(err);
+}
+
 /* ---- Writing ------------------------------------------------------------------------------ */
 
 #define RW ARGS("--workspace-write")
@@ -633,6 +684,32 @@ Test(ws_write, numpy_and_pandas_write_files)
 		             mcpc_err_str(r, "message"));
 	e2e_assert_result(r, "pandas", "3");
 	cr_assert_str_eq(slurp(in_ws("df.csv")), "x\n1\n2\n");
+	no_hidden_files();
+	e2e_stop();
+}
+
+Test(ws_write, matplotlib_saves_a_figure)
+{
+	json_object *r;
+
+	start(ARGS("--workspace-write", "--allow-import", "matplotlib", "--allow-import",
+	           "matplotlib.pyplot"));
+	r = e2e_call("import matplotlib\n"
+	             "matplotlib.use('Agg')\n"
+	             "import matplotlib.pyplot as plt\n"
+	             "plt.plot([1, 2, 3], [3, 1, 2])\n"
+	             "plt.savefig('plot.png')\n"
+	             "open('plot.png', 'rb').read(8)",
+	             NULL);
+	if (strcmp(mcpc_status(r), "ok") != 0 &&
+	    (strstr(mcpc_err_str(r, "message"), "No module named") ||
+	     strstr(mcpc_err_str(r, "message"), "not allowed")))
+		cr_skip_test("matplotlib cannot draw in a worker on this branch: %s",
+		             mcpc_err_str(r, "message"));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "result_repr"), "PNG"), "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_json(e2e_member(mcpc_structured(r), "files")), "plot.png"), "%s",
+	          mcpc_json(r));
 	no_hidden_files();
 	e2e_stop();
 }
