@@ -406,6 +406,39 @@ static int mode_parse(PyObject *modeobj, enum ipc_open_mode *mode, int *flags)
 	return 0;
 }
 
+/* What the real open refuses before it opens anything, refused here before the supervisor is
+ * asked (a file opened to write is emptied when its call commits): arguments of the wrong
+ * type, and text arguments in binary mode. a: open()'s arguments as ws_open takes them. */
+static int open_args_check(PyObject *modeobj, PyObject *const *a)
+{
+	static const char *const text_args[] = {"encoding", "errors", "newline"};
+	static const char *const article[] = {"an", "an", "a"};
+	int binary = PyUnicode_FindChar(modeobj, 'b', 0, PyUnicode_GET_LENGTH(modeobj), 1) >= 0;
+
+	if (a[2] && !PyLong_Check(a[2])) {
+		PyErr_Format(PyExc_TypeError, "'%.50s' object cannot be interpreted as an integer",
+		             Py_TYPE(a[2])->tp_name);
+		return -1;
+	}
+	for (int i = 0; i < 3; i++) {
+		PyObject *v = a[3 + i];
+		if (absent(v))
+			continue;
+		if (!PyUnicode_Check(v)) {
+			PyErr_Format(PyExc_TypeError,
+			             "open() argument '%s' must be str or None, not %.50s",
+			             text_args[i], Py_TYPE(v)->tp_name);
+			return -1;
+		}
+		if (binary) {
+			PyErr_Format(PyExc_ValueError, "binary mode doesn't take %s %s argument",
+			             article[i], text_args[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The raw file under a file object (itself when unbuffered). New reference. */
 static PyObject *raw_of(PyObject *f)
 {
@@ -455,7 +488,7 @@ static PyObject *ws_open(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 		modeobj = PyUnicode_FromString("r");
 	else
 		Py_INCREF(modeobj);
-	if (!modeobj || mode_parse(modeobj, &mode, &flags) < 0)
+	if (!modeobj || mode_parse(modeobj, &mode, &flags) < 0 || open_args_check(modeobj, a) < 0)
 		goto out;
 	if (a[6] && PyObject_IsTrue(a[6]) == 0) {
 		PyErr_SetString(PyExc_ValueError, "Cannot use closefd=False with file name");
