@@ -215,7 +215,9 @@ static json_object *ok_result(const char *code, const char *json)
 	"    except OSError as e:\n"                                                               \
 	"        return [type(e).__name__, e.errno, 'workspace ' + os.getcwd() in str(e)]\n"       \
 	"    except ValueError as e:\n"                                                            \
-	"        return ['ValueError', str(e)]\n"
+	"        return ['ValueError', str(e)]\n"                                                  \
+	"    except TypeError as e:\n"                                                             \
+	"        return ['TypeError']\n"
 
 /* ---- Reading ------------------------------------------------------------------------------ */
 
@@ -479,6 +481,26 @@ Test(ws_write, append_update_and_exclusive_create_follow_open)
 	}
 	no_hidden_files();
 	outside_unchanged();
+	e2e_stop();
+}
+
+/* What the real open refuses before it opens anything creates and empties nothing. */
+Test(ws_write, an_open_refused_for_its_arguments_changes_no_file)
+{
+	start(RW);
+	ok_result(
+	    "import os\n" TRY_EACH "[attempt(open, 'data.csv', 'wb', encoding='utf-8'), "
+	    "attempt(open, 'new.txt', 'wt+b'),\n"
+	    " attempt(open, 'data.csv', 'w', errors=1), attempt(open, 'data.csv', 'w', "
+	    "buffering='1'),\n"
+	    " attempt(open, 'data.csv', 'rw'), attempt(open, 'data.csv', 'w', closefd=False)]",
+	    "[[\"ValueError\",\"binary mode doesn't take an encoding argument\"],"
+	    "[\"ValueError\",\"can't have text and binary mode at once\"],"
+	    "[\"TypeError\"],[\"TypeError\"],"
+	    "[\"ValueError\",\"must have exactly one of create/read/write/append mode\"],"
+	    "[\"ValueError\",\"Cannot use closefd=False with file name\"]]");
+	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
+	cr_assert_null(slurp(in_ws("new.txt")));
 	e2e_stop();
 }
 
