@@ -608,14 +608,15 @@ static char *file_uri(const char *workspace, const char *rel)
 	return sb_take(&b);
 }
 
-/* structuredContent.files: [{path, bytes}], with a workspace (empty when nothing was written). */
-static int files_structured(json_object *sc, const struct mcp_server_config *cfg,
+/* structuredContent.files of the result res: [{path, bytes}], with a workspace (empty when
+ * nothing was written). */
+static int files_structured(json_object *res, const struct mcp_server_config *cfg,
                             const struct run_outcome *o)
 {
-	json_object *files, *f;
+	json_object *sc = NULL, *files, *f;
 	int rc;
 
-	if (!cfg->workspace)
+	if (!cfg->workspace || !json_object_object_get_ex(res, "structuredContent", &sc))
 		return 0;
 	files = json_object_new_array();
 	rc = proto_put(sc, "files", files);
@@ -687,8 +688,7 @@ static int put_str_or_null(json_object *obj, const char *key, const char *s)
 	return s ? proto_put(obj, key, json_object_new_string(s)) : proto_put_null(obj, key);
 }
 
-static json_object *structured_content(const struct mcp_server_config *cfg,
-                                       const struct run_outcome *o, const struct shape *sh)
+static json_object *structured_content(const struct run_outcome *o, const struct shape *sh)
 {
 	json_object *sc, *err = NULL;
 	int rc;
@@ -729,8 +729,6 @@ static json_object *structured_content(const struct mcp_server_config *cfg,
 		rc = proto_put(sc, "duration_ms", json_object_new_int64(o->duration_ms));
 	if (rc == 0)
 		rc = put_str_or_null(sc, "session", o->session);
-	if (rc == 0)
-		rc = files_structured(sc, cfg, o);
 	if (rc < 0) {
 		json_object_put(sc);
 		return NULL;
@@ -761,7 +759,9 @@ static json_object *response_build(const struct mcp_conn *c, const struct mcp_re
 	if (rc == 0)
 		rc = files_content(content, c->cfg, o);
 	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
-		rc = proto_put(res, "structuredContent", structured_content(c->cfg, o, sh));
+		rc = proto_put(res, "structuredContent", structured_content(o, sh));
+	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
+		rc = files_structured(res, c->cfg, o);
 	if (rc == 0)
 		rc = proto_put(res, "isError", json_object_new_boolean(o->status != RUN_OK));
 	if (rc == 0)
