@@ -211,7 +211,9 @@ static int request_module(struct chain *c, uint32_t id, const char *data, size_t
 
 /* ---- the workspace ------------------------------------------------------------------------ */
 
-#define WS_TMP_PREFIX ".safepy-tmp-"
+#define WS_TMP_PREFIX    ".safepy-tmp-"
+/* Walks of a path with ".." the kernel gave up on (EAGAIN) before the request fails. */
+#define WS_RESOLVE_TRIES 64
 
 int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 {
@@ -325,10 +327,17 @@ static int ws_resolve(int dirfd, const char *rel, int flags)
 	    .flags = (uint64_t)(flags | O_CLOEXEC | (flags & O_PATH ? 0 : O_NOCTTY)),
 	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	long fd;
 
-	if (fd >= 0)
-		return (int)fd;
+	/* With "..", a rename anywhere on the machine during the walk makes the kernel give up
+	 * (EAGAIN): it cannot tell the walk stayed beneath. Walk again. */
+	for (int tries = 0;; tries++) {
+		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN || tries >= WS_RESOLVE_TRIES)
+			break;
+	}
 	return errno == EXDEV || errno == ELOOP ? -EACCES : -errno;
 }
 
