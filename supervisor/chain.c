@@ -870,7 +870,8 @@ static void after_call(struct chain *c)
  * (error). Returns the reason or NULL. */
 static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 {
-	if (c->e->ws.fd < 0)
+	/* A call given no fd has none: a worker cannot make one. */
+	if (c->e->ws.fd < 0 || c->fds_given == 0)
 		return NULL;
 	*st = RUN_OUTPUT_LIMIT;
 	if (broker_writes_check(c) < 0)
@@ -1037,7 +1038,8 @@ static void advance_snapshot(struct chain *c)
 {
 	struct proc *n = c->newborn;
 
-	if (n && n->parked && c->e->ws.fd >= 0 && proc_fds_beyond(n->pid, POLICY_FD_CHANNEL) != 0) {
+	if (n && n->parked && c->e->ws.fd >= 0 && c->fds_given > 0 &&
+	    proc_fds_beyond(n->pid, POLICY_FD_CHANNEL) != 0) {
 		/* Files opened after the runner parked reached its copy: it cannot be kept. */
 		proc_kill(n);
 		n->parked = 0;
