@@ -27,6 +27,7 @@ static struct {
 	int used;
 	struct ipc_stat st;
 } fdtab[SANDBOX_NOFILE_WORKSPACE];
+static int fdtab_used; /* an entry was set since the table was last cleared */
 
 /* Weak references to the file objects the call opened (each one and its raw file): closed,
  * and what they buffered written, when the call ends. */
@@ -300,6 +301,7 @@ static int open_fd(PyObject *path, enum ipc_open_mode mode, PyObject *filename)
 	free(reply);
 	fdtab[fd].used = 1;
 	fdtab[fd].st = st;
+	fdtab_used = 1;
 	return fd;
 }
 
@@ -1023,13 +1025,21 @@ PyObject *pyfiles_open(void)
 	return f;
 }
 
+/* Forget the fds and file objects of the call (a call that opened none leaves nothing). */
+static void forget_all(void)
+{
+	if (fdtab_used)
+		memset(fdtab, 0, sizeof(fdtab));
+	fdtab_used = 0;
+	if (PyList_GET_SIZE(opened) > 0 &&
+	    PyList_SetSlice(opened, 0, PyList_GET_SIZE(opened), NULL) < 0)
+		PyErr_Clear();
+}
+
 void pyfiles_call_begin(void)
 {
-	if (!ws_path)
-		return;
-	memset(fdtab, 0, sizeof(fdtab));
-	if (PyList_SetSlice(opened, 0, PyList_GET_SIZE(opened), NULL) < 0)
-		PyErr_Clear();
+	if (ws_path)
+		forget_all();
 }
 
 void pyfiles_call_end(void)
@@ -1061,9 +1071,7 @@ void pyfiles_call_end(void)
 		Py_XDECREF(r);
 		Py_DECREF(f);
 	}
-	if (PyList_SetSlice(opened, 0, PyList_GET_SIZE(opened), NULL) < 0)
-		PyErr_Clear();
-	memset(fdtab, 0, sizeof(fdtab));
+	forget_all();
 }
 
 void pyfiles_explain(PyObject *exc)
