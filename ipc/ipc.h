@@ -65,8 +65,10 @@ enum ipc_request_kind {
 	IPC_REQ_LIST = 4,
 };
 
-#define IPC_REQUEST_HEADER 5 /* u32 id, u8 kind */
-#define IPC_REPLY_HEADER   8 /* u32 id, i32 status */
+#define IPC_REQUEST_HEADER    5 /* u32 id, u8 kind */
+/* Requests one call may make. */
+#define IPC_REQUESTS_PER_CALL 20000
+#define IPC_REPLY_HEADER      8 /* u32 id, i32 status */
 
 /* How a workspace file is opened (the first u32 of an OPEN request). Writing goes to a hidden
  * file beside the target, moved over it when the call commits. */
@@ -79,6 +81,14 @@ enum ipc_open_mode {
 };
 
 #define IPC_STAT_NOFOLLOW 0x1u /* lstat: a symbolic link is described, not followed */
+
+/* What one call may do with the workspace. The supervisor's broker enforces these; the worker
+ * names them in its errors. */
+#define IPC_WS_READ_MAX       (1ull << 30)   /* bytes of the largest file opened to read */
+#define IPC_WS_FILES_PER_CALL 100            /* files written */
+#define IPC_WS_BYTES_PER_CALL (256ull << 20) /* bytes of the files written, in all */
+#define IPC_WS_FDS_PER_CALL   1000           /* files opened, in all */
+#define IPC_WS_LIST_MAX       100000         /* entries of one directory listed */
 
 /* A path's kind, as a LIST reply's type byte and in struct ipc_stat. */
 #define IPC_ENTRY_FILE  'f'
@@ -230,6 +240,9 @@ struct ipc_config {
 	int tasks_cgroup;           /* each chain has a cgroup whose pids.max bounds its tasks */
 	char **imports;             /* owned: allowed modules, sorted */
 	size_t n_imports;
+	char *workspace;     /* owned: the workspace's absolute path (symbolic links resolved), or
+	                      * NULL without one ("" on the wire) */
+	int workspace_write; /* its files may be written */
 };
 
 /* The configuration as "K" + JSON. Returns malloc'd bytes and their length, or NULL. */

@@ -44,8 +44,10 @@ void run_outcome_clear(struct run_outcome *o)
 	text_clear(&o->error_message);
 	text_clear(&o->error_traceback);
 	free(o->session);
-	for (size_t i = 0; i < o->n_files; i++)
+	for (size_t i = 0; i < o->n_files; i++) {
 		free(o->files[i].path);
+		free(o->files[i].text);
+	}
 	free(o->files);
 	run_outcome_init(o);
 }

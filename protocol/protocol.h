@@ -128,6 +128,8 @@ struct mcp_server_config {
 	size_t n_imports;
 	unsigned int max_sessions; /* sessions kept (least recently used evicted) */
 	double session_idle_s;     /* an idle session expires after this */
+	const char *workspace;     /* the code's working directory, absolute; NULL: none */
+	int workspace_write;       /* the code may write files there */
 };
 
 /* Which protocol era a connection speaks (MCP 2026-07-28 versioning rules). The first request
@@ -216,10 +218,13 @@ struct run_outcome {
 	 * and at the end of structuredContent.error.message; error_message never says it. */
 	int rolled_back;
 	/* Files of the workspace the call wrote, moved into place when it committed: their paths
-	 * relative to the workspace (owned) and sizes. */
+	 * relative to the workspace (owned), sizes, and the text of a small text file (owned,
+	 * valid UTF-8; NULL when it is not given to the client with the answer). Set by the
+	 * engine, never by a worker. */
 	struct run_file {
 		char *path;
 		uint64_t bytes;
+		char *text;
 	} * files;
 	size_t n_files;
 };
@@ -307,6 +312,12 @@ json_object *mcp_log_notification(const struct mcp_conn *c, const char *level, c
 /* The text of content[0] for an outcome into *out (replacing what it held). Returns 0 or
  * -ENOMEM (out unchanged). */
 int mcp_outcome_text(const struct run_outcome *o, struct text *out);
+/* Files written by a call are given to the client with the answer when they are this small
+ * (each, and in all) and of a text type (mcp_text_mime). */
+#define MCP_FILE_EMBED_MAX  (8u << 10)
+#define MCP_FILES_EMBED_MAX (32u << 10)
+/* The MIME type of a file of text by its name ("text/csv" for "a/b.csv"), or NULL. */
+const char *mcp_text_mime(const char *path);
 
 /* Does a JSON id equal another? Strings by their bytes, numbers by their exact value as the
  * client wrote them (1e3 is 1000; 99999999999999999999 is not 18446744073709551615); a

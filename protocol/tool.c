@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "protocol_internal.h"
 #include "tool_data.h"
@@ -80,6 +81,33 @@ static void describe_sessions(struct strbuf *b, const struct mcp_server_config *
 		sb_str(b, "; all end when the server exits.");
 }
 
+/* What the code can reach: "cannot read or write files, use the network or start processes,
+ * and " without a workspace; its path, its mode and how files are kept with one. */
+static void describe_reach(struct strbuf *b, const struct mcp_server_config *cfg)
+{
+	if (!cfg->workspace) {
+		sb_str(b, "cannot read or write files, use the network or start processes, and ");
+		return;
+	}
+	sb_str(b, "works in the workspace directory ");
+	sb_str(b, cfg->workspace);
+	sb_str(b, ", its current directory: relative paths start there (open('data.csv'), "
+	          "os.listdir(), os.walk('.'), pathlib.Path('.').glob('*.csv'), "
+	          "pandas.read_csv('data.csv') read its files), absolute paths work inside it, "
+	          "and nothing outside it can be reached (a PermissionError says so). ");
+	if (cfg->workspace_write)
+		sb_str(b,
+		       "The code may write files there (open(path, 'w'), to_csv, savefig): they "
+		       "are kept when the call completes, or raises an exception, and dropped when "
+		       "it fails otherwise (timeout, memory, crash, cancelled); the answer lists "
+		       "them in structuredContent.files. Directories cannot be created, files "
+		       "cannot be removed or renamed, and files left open are closed when the call "
+		       "ends. ");
+	else
+		sb_str(b, "The workspace is read-only: files cannot be written. ");
+	sb_str(b, "The code cannot use the network or start processes, and ");
+}
+
 static char *tool_description(const struct mcp_server_config *cfg)
 {
 	struct strbuf b = {0};
@@ -87,8 +115,8 @@ static char *tool_description(const struct mcp_server_config *cfg)
 	sb_str(&b, "Run Python 3 code in a sandbox and get back what it printed (stdout and "
 	           "stderr, in order) and the value of its last statement (an expression's "
 	           "value, or the value a final assignment assigned). When the code raises, the "
-	           "traceback comes back together with the output printed before it. The code "
-	           "cannot read or write files, use the network or start processes, and ");
+	           "traceback comes back together with the output printed before it. The code ");
+	describe_reach(&b, cfg);
 	describe_imports(&b, cfg);
 	sb_str(&b, ". ");
 	describe_limits(&b, cfg);
@@ -111,8 +139,8 @@ char *tool_instructions(const struct mcp_server_config *cfg)
 
 	sb_str(&b, "safepy runs Python 3 code for you with its one tool, run_python: use it to "
 	           "calculate, transform data, test code and check answers. The code runs in "
-	           "real CPython inside a kernel-enforced sandbox on this machine: it cannot "
-	           "read or write files, use the network or start processes, and ");
+	           "real CPython inside a kernel-enforced sandbox on this machine: it ");
+	describe_reach(&b, cfg);
 	describe_imports(&b, cfg);
 	sb_str(&b, ". ");
 	describe_limits(&b, cfg);
@@ -513,9 +541,124 @@ int mcp_outcome_text(const struct run_outcome *o, struct text *out)
 		sb_newline(&b);
 		sb_str(&b, ROLLBACK_NOTE);
 	}
+	for (size_t i = 0; i < o->n_files; i++) {
+		if (i == 0) {
+			sb_newline(&b);
+			sb_str(&b, "Files written in the workspace: ");
+		} else {
+			sb_str(&b, ", ");
+		}
+		sb_printf(&b, "%s (%" PRIu64 " bytes)", o->files[i].path, o->files[i].bytes);
+	}
 	if (!b.failed && b.len == 0)
 		sb_str(&b, "(no output)");
 	return sb_take_text(&b, out);
+}
+
+/* ---- Files written --------------------------------------------------------------------- */
+
+const char *mcp_text_mime(const char *path)
+{
+	static const struct {
+		const char *ext, *mime;
+	} types[] = {
+	    {"csv", "text/csv"},
+	    {"tsv", "text/tab-separated-values"},
+	    {"txt", "text/plain"},
+	    {"log", "text/plain"},
+	    {"md", "text/markdown"},
+	    {"json", "application/json"},
+	    {"jsonl", "application/jsonl"},
+	    {"xml", "application/xml"},
+	    {"html", "text/html"},
+	    {"yaml", "application/yaml"},
+	    {"yml", "application/yaml"},
+	    {"py", "text/x-python"},
+	    {"svg", "image/svg+xml"},
+	};
+	const char *base = strrchr(path, '/'), *dot;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		return NULL;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcasecmp(dot + 1, types[i].ext) == 0)
+			return types[i].mime;
+	return NULL;
+}
+
+/* "file://" and the absolute path of a workspace file, percent-encoded (RFC 8089). */
+static char *file_uri(const char *workspace, const char *rel)
+{
+	struct strbuf b = {0};
+	char abs_path[2 * 4096 + 2];
+
+	snprintf(abs_path, sizeof(abs_path), "%s%s%s", workspace,
+	         workspace[strlen(workspace) - 1] == '/' ? "" : "/", rel);
+	sb_str(&b, "file://");
+	for (const unsigned char *p = (const unsigned char *)abs_path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p))
+			sb_add(&b, (const char *)p, 1);
+		else
+			sb_printf(&b, "%%%02X", *p);
+	}
+	return sb_take(&b);
+}
+
+/* structuredContent.files of the result res: [{path, bytes}], with a workspace (empty when
+ * nothing was written). */
+static int files_structured(json_object *res, const struct mcp_server_config *cfg,
+                            const struct run_outcome *o)
+{
+	json_object *sc = NULL, *files, *f;
+	int rc;
+
+	if (!cfg->workspace || !json_object_object_get_ex(res, "structuredContent", &sc))
+		return 0;
+	files = json_object_new_array();
+	rc = proto_put(sc, "files", files);
+	for (size_t i = 0; rc == 0 && i < o->n_files; i++) {
+		rc = proto_append(files, f = json_object_new_object());
+		if (rc == 0)
+			rc = proto_put(f, "path", json_object_new_string(o->files[i].path));
+		if (rc == 0)
+			rc = proto_put(f, "bytes",
+			               json_object_new_int64((int64_t)o->files[i].bytes));
+	}
+	return rc;
+}
+
+/* Each small text file written, as an embedded resource (type "resource" with its text): the
+ * content every client of the 2024-11-05 protocol and later passes on to the model. */
+static int files_content(json_object *content, const struct mcp_server_config *cfg,
+                         const struct run_outcome *o)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && cfg->workspace && i < o->n_files; i++) {
+		const struct run_file *f = &o->files[i];
+		json_object *item, *res = NULL;
+		char *uri;
+		if (!f->text || !mcp_text_mime(f->path))
+			continue;
+		uri = file_uri(cfg->workspace, f->path);
+		rc = uri ? proto_append(content, item = json_object_new_object()) : -ENOMEM;
+		if (rc == 0)
+			rc = proto_put(item, "type", json_object_new_string("resource"));
+		if (rc == 0)
+			rc = proto_put(item, "resource", res = json_object_new_object());
+		if (rc == 0)
+			rc = proto_put(res, "uri", json_object_new_string(uri));
+		if (rc == 0)
+			rc = proto_put(res, "mimeType",
+			               json_object_new_string(mcp_text_mime(f->path)));
+		if (rc == 0)
+			rc = proto_put(res, "text", json_object_new_string(f->text));
+		free(uri);
+	}
+	return rc;
 }
 
 /* The texts of a response that may be cut to fit the budget, and the result value. */
@@ -619,8 +762,12 @@ static json_object *response_build(const struct mcp_conn *c, const struct mcp_re
 		rc = proto_put(item, "type", json_object_new_string("text"));
 	if (rc == 0)
 		rc = proto_put(item, "text", string_of(&sh->text[SLOT_TEXT]));
+	if (rc == 0)
+		rc = files_content(content, c->cfg, o);
 	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
 		rc = proto_put(res, "structuredContent", structured_content(o, sh));
+	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
+		rc = files_structured(res, c->cfg, o);
 	if (rc == 0)
 		rc = proto_put(res, "isError", json_object_new_boolean(o->status != RUN_OK));
 	if (rc == 0)

@@ -193,17 +193,22 @@ static void answer(struct chain *c, struct run_outcome *o, int rolled_back)
 	}
 	timer_cancel(&c->soft);
 	timer_cancel(&c->hard);
+	timer_cancel(&c->quota);
 	if (call->session && rolled_back && c->holder_lost) {
 		note(o, "The session's process ended unexpectedly while this call ran; the "
 		        "session's state is lost.");
 		rolled_back = 0;
 	}
 	o->rolled_back = call->session && rolled_back;
-	/* The files it wrote follow the call: kept when it completed and was not undone. */
-	if (committed(o) && !o->rolled_back && c->kill == KILL_NONE)
+	/* The files it wrote follow the call: kept when it completed and was not undone, and
+	 * its writes were within bounds. A runner with threads is killed after its report
+	 * (KILL_DONE) and answered once it is gone: nothing writes any more, its report stands. */
+	if (committed(o) && !o->rolled_back && !c->writes_refused &&
+	    (c->kill == KILL_NONE || c->kill == KILL_DONE))
 		broker_writes_commit(c, o);
 	else
 		broker_writes_drop(c);
+	c->writes_refused = 0;
 	c->call = NULL;
 	c->dispatched = 0;
 	engine_answer(c->e, call, o);
@@ -350,6 +355,7 @@ void chain_kill(struct chain *c, enum kill_reason why)
 	broker_writes_drop(c);
 	timer_cancel(&c->soft);
 	timer_cancel(&c->hard);
+	timer_cancel(&c->quota);
 	channel_close(&c->ch);
 	gate_close(c);
 	if (c->has_cg)
@@ -392,6 +398,7 @@ struct chain *chain_spawn(struct engine *e)
 	timer_init(&c->soft, chain_timer, c);
 	timer_init(&c->hard, chain_timer, c);
 	timer_init(&c->step, chain_timer, c);
+	timer_init(&c->quota, chain_timer, c);
 	if (channel_open(&c->ch, sv[0], chain_channel_event, c) < 0 ||
 	    zygote_request(e, c->req_id, sv[1]) < 0) {
 		log_msg(LOG_ERROR, "could not ask the zygote for a worker: %s", strerror(errno));
@@ -798,6 +805,9 @@ static void chain_timer(struct timer *t)
 			(void)kill(c->runner->pid, SIGUSR1);
 	} else if (t == &c->hard) {
 		kill_runner(c, KILL_TIMEOUT);
+	} else if (t == &c->quota) {
+		if (c->state == CH_RUNNING || c->state == CH_RESULT)
+			broker_writes_watch(c);
 	} else if (c->state == CH_BOOTING) {
 		log_msg(LOG_WARN, "chain %u: the worker did not start within %d ms", c->id,
 		        ENGINE_BOOT_MS);
@@ -853,28 +863,33 @@ static void after_call(struct chain *c)
 
 /* The runner parked after its result: commit (it becomes the holder, or a copy of it does)
  * or roll back. */
-/* A call that cannot be kept whatever it reported: its writes over the quota, or files left
- * open by its process (they would reach the session's state). Returns the reason or NULL. */
-static const char *not_keepable(struct chain *c, pid_t pid)
+/* A call that cannot be kept whatever it reported: its writes over the quota (its status is
+ * output_limit), or files left open by its process, which would reach the session's state
+ * (error). Returns the reason or NULL. */
+static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 {
-	if (c->e->ws.fd < 0)
+	/* A call given no fd has none: a worker cannot make one. */
+	if (c->e->ws.fd < 0 || c->fds_given == 0)
 		return NULL;
+	*st = RUN_OUTPUT_LIMIT;
 	if (broker_writes_check(c) < 0)
 		return "The call wrote more to the workspace than one call may (256 MiB): no file "
 		       "was written.";
+	*st = RUN_ERROR;
 	if (proc_fds_beyond(pid, POLICY_FD_CHANNEL) != 0)
 		return "The call left files open when it ended: nothing it did is kept.";
 	return NULL;
 }
 
 /* Turn the runner's report into a WorkspaceError: the call cannot be kept. */
-static void claim_refused(struct chain *c, const char *why)
+static void claim_refused(struct chain *c, enum run_status st, const char *why)
 {
-	c->claim.status = RUN_ERROR;
+	c->claim.status = st;
 	(void)text_set_str(&c->claim.error_traceback, "");
 	if (text_set_str(&c->claim.error_type, "WorkspaceError") < 0 ||
 	    text_set_str(&c->claim.error_message, why) < 0)
 		log_msg(LOG_WARN, "out of memory while refusing a call's workspace changes");
+	c->writes_refused = 1;
 	if (c->kill == KILL_NONE)
 		c->kill = KILL_DONE;
 }
@@ -882,13 +897,14 @@ static void claim_refused(struct chain *c, const char *why)
 static void decide(struct chain *c)
 {
 	struct proc *r = c->runner;
-	const char *refused = not_keepable(c, r->pid);
+	enum run_status st = RUN_ERROR;
+	const char *refused = not_keepable(c, r->pid, &st);
 	int commit;
 
 	if (c->call)
 		c->call->times.park = now_us();
 	if (refused)
-		claim_refused(c, refused);
+		claim_refused(c, st, refused);
 	/* Without tracing no process could be followed from its birth: no state is kept. */
 	commit = c->session && c->traced && committed(&c->claim) && c->kill == KILL_NONE;
 
@@ -1015,7 +1031,8 @@ static void advance_snapshot(struct chain *c)
 {
 	struct proc *n = c->newborn;
 
-	if (n && n->parked && c->e->ws.fd >= 0 && proc_fds_beyond(n->pid, POLICY_FD_CHANNEL) != 0) {
+	if (n && n->parked && c->e->ws.fd >= 0 && c->fds_given > 0 &&
+	    proc_fds_beyond(n->pid, POLICY_FD_CHANNEL) != 0) {
 		/* Files opened after the runner parked reached its copy: it cannot be kept. */
 		proc_kill(n);
 		n->parked = 0;
@@ -1198,6 +1215,7 @@ void chain_free(struct chain *c)
 	timer_cancel(&c->soft);
 	timer_cancel(&c->hard);
 	timer_cancel(&c->step);
+	timer_cancel(&c->quota);
 	channel_close(&c->ch);
 	gate_close(c);
 	if (c->has_cg) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "supervisor.h"
@@ -26,6 +27,11 @@ static const char *const default_extra[] = {
     "bisect",   "cmath",    "numbers",   "copy",     "dataclasses", "enum",     "typing",
     "textwrap", "difflib",  "array",     "struct",   "base64",      "binascii", "hashlib",
     "zlib",     "calendar", "pprint",    "abc",      "contextlib",  "sys",      NULL,
+};
+
+/* With a workspace the code also gets these: files in, files out, paths. */
+static const char *const workspace_imports[] = {
+    "csv", "fnmatch", "glob", "io", "os", "pathlib", NULL,
 };
 
 static const char usage[] =
@@ -49,6 +55,11 @@ static const char usage[] =
     "                        importlib, inspect and others that reach past the\n"
     "                        allowlist are refused)\n"
     "  --imports SET         default, or seed (only the eleven classic modules)\n"
+    "  --workspace DIR       the code may read the files under DIR, its working directory\n"
+    "                        (off by default: no file can be reached); adds csv, fnmatch,\n"
+    "                        glob, io, os (its file functions) and pathlib to the imports\n"
+    "  --workspace-write     the code may also write files there: each call's files are\n"
+    "                        moved into place when it completes, and dropped when it fails\n"
     "  --user USER           when started as root: run workers as USER (default nobody)\n"
     "  --log-level LEVEL     error, warn, info or debug (default: info for serve, warn for\n"
     "                        run and doctor)\n"
@@ -85,6 +96,8 @@ enum {
 	OPT_NO_LANDLOCK,
 	OPT_UNSAFE,
 	OPT_POLICY,
+	OPT_WORKSPACE,
+	OPT_WORKSPACE_WRITE,
 };
 
 /* What each option accepts, for the message about a value it refuses. */
@@ -127,6 +140,8 @@ static const struct option options[] = {
     {"no-landlock", no_argument, NULL, OPT_NO_LANDLOCK},
     {"unsafe-no-python-layer", no_argument, NULL, OPT_UNSAFE},
     {"policy", no_argument, NULL, OPT_POLICY},
+    {"workspace", required_argument, NULL, OPT_WORKSPACE},
+    {"workspace-write", no_argument, NULL, OPT_WORKSPACE_WRITE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -334,6 +349,33 @@ static int bad_value(int opt, const char *value, const char *why, char *err, siz
 	return -EINVAL;
 }
 
+/* --workspace DIR: an existing directory, kept as its absolute path with symbolic links
+ * resolved (what the code sees as its working directory; the supervisor opens it). */
+static int workspace_set(struct config *cfg, const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+	char *real;
+
+	if (!*dir) {
+		snprintf(err, errlen, "--workspace: empty path");
+		return -EINVAL;
+	}
+	real = realpath(dir, NULL);
+	if (!real || stat(real, &st) < 0) {
+		snprintf(err, errlen, "--workspace %s: %s", dir, strerror(errno));
+		free(real);
+		return -EINVAL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "--workspace %s: not a directory", dir);
+		free(real);
+		return -EINVAL;
+	}
+	free(cfg->workspace);
+	cfg->workspace = real;
+	return 0;
+}
+
 /* connect takes only [SOCKET] (and --help): limits belong to the server it reaches. */
 static int parse_connect(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
                          size_t errlen)
@@ -507,6 +549,13 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			}
 			cfg->show_policy = 1;
 			break;
+		case OPT_WORKSPACE:
+			if (workspace_set(cfg, optarg, err, errlen) < 0)
+				return -EINVAL;
+			break;
+		case OPT_WORKSPACE_WRITE:
+			cfg->workspace_write = 1;
+			break;
 		case 'c':
 			cfg->run_code = optarg;
 			break;
@@ -554,6 +603,13 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			cfg->gid = pw->pw_gid;
 		}
 	}
+	if (cfg->workspace_write && !cfg->workspace) {
+		snprintf(err, errlen, "--workspace-write needs --workspace DIR");
+		return -EINVAL;
+	}
+	for (const char *const *m = workspace_imports; cfg->workspace && *m; m++)
+		if (imports_add(cfg, *m) < 0)
+			return -ENOMEM;
 	base = cfg->imports_seed ? seed_imports : NULL;
 	for (const char *const *m = seed_imports; *m; m++)
 		if (imports_add(cfg, *m) < 0)
@@ -587,6 +643,8 @@ void config_clear(struct config *cfg)
 	free(cfg->imports);
 	cfg->imports = NULL;
 	cfg->n_imports = 0;
+	free(cfg->workspace);
+	cfg->workspace = NULL;
 }
 
 int config_import_is_builtin(const struct config *cfg, const char *name)
@@ -616,4 +674,6 @@ void config_to_ipc(const struct config *cfg, struct ipc_config *out)
 	out->tasks_cgroup = cfg->cgroup && cfg->cgroup->state == CGROUP_ACTIVE;
 	out->imports = cfg->imports;
 	out->n_imports = cfg->n_imports;
+	out->workspace = cfg->workspace;
+	out->workspace_write = cfg->workspace_write;
 }

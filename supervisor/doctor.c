@@ -164,6 +164,9 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 	}
 	if (cfg->imports_seed)
 		code = "1 + 1";
+	/* With a workspace the canary lists it: the broker answers too. */
+	if (cfg->workspace)
+		code = "import os\nlen(os.listdir())";
 	call.code = code;
 	call.code_len = strlen(code);
 	call.done = done;
@@ -221,6 +224,20 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 	for (size_t i = 0; i < cfg->n_imports; i++)
 		printf(" %s", cfg->imports[i]);
 	printf("\n");
+	if (cfg->workspace)
+		printf("workspace:      %s (%s)%s%s\n", cfg->workspace,
+		       cfg->workspace_write
+		           ? "read-write: a call's files are moved into place when "
+		             "it completes"
+		           : "read-only",
+		       D.finished == 1 && D.out.status == RUN_OK ? "; entries the canary listed: "
+		                                                 : "",
+		       D.finished == 1 && D.out.status == RUN_OK && D.out.result_repr.s
+		           ? D.out.result_repr.s
+		           : "");
+	else
+		printf(
+		    "workspace:      none (no file can be reached; --workspace DIR gives one)\n");
 	if (D.finished == 1 && D.out.status == RUN_OK) {
 		printf("canary call:    ok in %lld ms (%.*s)\n", (long long)(now_ms() - t0),
 		       (int)D.out.result_repr.len, D.out.result_repr.s ? D.out.result_repr.s : "");

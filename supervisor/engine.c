@@ -291,7 +291,22 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	TAILQ_INIT(&e->sessions);
 	timer_init(&e->kick, schedule, e);
 	timer_init(&e->zretry, zygote_retry, e);
-	e->ws.fd = -1;
+	/* The workspace is held from the start: a directory renamed or replaced later is not
+	 * followed; the path the code is told stays the one opened. */
+	rc = broker_workspace_open(&e->ws, cfg->workspace, cfg->workspace_write);
+	if (rc < 0) {
+		log_msg(LOG_ERROR, "cannot open the workspace %s: %s", cfg->workspace,
+		        strerror(-rc));
+		free(e);
+		return rc;
+	}
+	if (e->ws.path && strcmp(e->ws.path, cfg->workspace) != 0) {
+		log_msg(LOG_ERROR, "the workspace %s changed to %s since it was checked",
+		        cfg->workspace, e->ws.path);
+		broker_workspace_close(&e->ws);
+		free(e);
+		return -ESTALE;
+	}
 	/* A session's processes outlive their parents (each committed call's process replaces
 	 * the one before it): they come to us, not to init. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -301,6 +316,7 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		rc = zygote_start(e);
 	if (rc < 0) {
 		starter_stop(&e->starter);
+		broker_workspace_close(&e->ws);
 		free(e);
 		return rc;
 	}
@@ -430,6 +446,7 @@ void engine_free(struct engine *e)
 	timer_cancel(&e->kick);
 	timer_cancel(&e->zretry);
 	broker_roots_clear(&e->modules);
+	broker_workspace_close(&e->ws);
 	free(e->layers);
 	free(e);
 }

@@ -45,17 +45,20 @@
  * frame of the largest size and a socket buffer's worth. */
 #define ENGINE_READ_DRAIN         (IPC_FRAME_MAX + (1u << 20))
 /* What a runner may ask for during one call (broker.c): requests, and bytes served. */
-#define ENGINE_REQUESTS_PER_CALL  20000
+#define ENGINE_REQUESTS_PER_CALL  IPC_REQUESTS_PER_CALL
 #define ENGINE_SERVED_PER_CALL    (256u << 20)
 /* The largest module source served. */
 #define ENGINE_MODULE_MAX         (4u << 20)
 /* The workspace (broker.c): the largest file a call may open to read, the files a call may
  * write, their bytes in all, the fds a call may be given, the entries of one listing. */
-#define ENGINE_WS_READ_MAX        (1ull << 30)
-#define ENGINE_WS_FILES_PER_CALL  100
-#define ENGINE_WS_BYTES_PER_CALL  (256ull << 20)
-#define ENGINE_WS_FDS_PER_CALL    1000
-#define ENGINE_WS_LIST_MAX        100000
+#define ENGINE_WS_READ_MAX        IPC_WS_READ_MAX
+#define ENGINE_WS_FILES_PER_CALL  IPC_WS_FILES_PER_CALL
+#define ENGINE_WS_BYTES_PER_CALL  IPC_WS_BYTES_PER_CALL
+#define ENGINE_WS_FDS_PER_CALL    IPC_WS_FDS_PER_CALL
+#define ENGINE_WS_LIST_MAX        IPC_WS_LIST_MAX
+/* While a call writes files, their size is checked this often: a call that writes more than
+ * its quota is stopped (each file is bounded by RLIMIT_FSIZE, all of them by this check). */
+#define ENGINE_WS_CHECK_MS        100
 
 /* ---- Processes and chains ------------------------------------------------------------ */
 
@@ -118,6 +121,7 @@ enum kill_reason {
 	KILL_DONE,     /* its work is over (answered, replaced, rolled back) */
 	KILL_ZYGOTE,   /* the zygote that forked it is gone */
 	KILL_LOST,     /* the chain's state is gone (its holder died, or misbehaved) */
+	KILL_QUOTA,    /* it wrote more to the workspace than a call may */
 };
 
 /* The chain's socket: frames in (bounded work per turn), frames out (queued). */
@@ -169,8 +173,10 @@ struct chain {
 	unsigned int fds_given; /* workspace fds given to the call */
 	struct ws_file *writes; /* files the call writes, moved into place if it commits */
 	size_t n_writes;
-	int reap_sent; /* REAPING: the holder was told to reap */
+	int writes_refused; /* over the quota, or files left open: none is kept */
+	int reap_sent;      /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
+	struct timer quota; /* while the call has files to write: their size (broker.c) */
 	uint64_t ooms_before;
 	struct cgroup_worker cg;
 	int has_cg;
@@ -401,6 +407,8 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o);
 void broker_writes_drop(struct chain *c);
 /* Are the call's writes within the quota? 0 or -EDQUOT. */
 int broker_writes_check(const struct chain *c);
+/* The quota timer fired: stop a runner whose writes are over the quota, else check again. */
+void broker_writes_watch(struct chain *c);
 
 /* ---- trace.c ---- */
 

@@ -1,6 +1,7 @@
 /* runcmd.c - `safepy run`: one call in the same sandbox as the server. Prints the code's
- * stdout to stdout, its stderr and any error to stderr, then the result's repr, and nothing
- * else. The exit status says how it ended (RUN_EXIT_*, listed in --help and safepy(1)). */
+ * stdout to stdout, its stderr and any error to stderr (and the workspace files it wrote),
+ * then the result's repr, and nothing else. The exit status says how it ended (RUN_EXIT_*,
+ * listed in --help and safepy(1)). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -70,6 +71,9 @@ static void print_outcome(const struct run_outcome *o)
 		}
 		fputc('\n', stderr);
 	}
+	for (size_t i = 0; i < o->n_files; i++)
+		fprintf(stderr, "[wrote %s, %llu bytes]\n", o->files[i].path,
+		        (unsigned long long)o->files[i].bytes);
 	fflush(stdout);
 }
 

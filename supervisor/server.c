@@ -37,7 +37,7 @@ struct pending {
 	struct pending *next;
 };
 
-#define HEARTBEAT_MS 1000
+#define HEARTBEAT_MS  1000
 /* Output queued for the client beyond which stdin is not read and no call is started; both
  * resume when the queue is below OUT_RESUME. */
 #define OUT_BOUND     (64u << 20)
@@ -586,6 +586,8 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	S.mcfg.session_idle_s = cfg->session_idle_s;
 	S.deferred_tail = &S.deferred;
 	S.max_inflight = cfg->max_workers > INFLIGHT_MIN / 2 ? 2 * cfg->max_workers : INFLIGHT_MIN;
+	S.mcfg.workspace = cfg->workspace;
+	S.mcfg.workspace_write = cfg->workspace_write;
 	mcp_conn_init(&S.conn, &S.mcfg);
 	linebuf_init(&S.lb, PROTO_MAX_LINE);
 	sfd = signals_block();
@@ -624,6 +626,9 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	}
 	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
 	        SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
+	if (cfg->workspace)
+		log_msg(LOG_INFO, "workspace: %s (%s)", cfg->workspace,
+		        cfg->workspace_write ? "read-write" : "read-only");
 	log_set_sink(log_to_client);
 	pump();
 	while (!S.stop) {

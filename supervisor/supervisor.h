@@ -45,6 +45,8 @@ struct config {
 	int no_namespaces;
 	int no_landlock;
 	int show_policy;          /* doctor --policy */
+	char *workspace;          /* owned: --workspace, absolute, links resolved; NULL: none */
+	int workspace_write;      /* --workspace-write */
 	const char *run_code;     /* run -c */
 	const char *run_file;     /* run FILE, or "-" */
 	const char *connect_path; /* connect SOCKET; NULL: SAFEPY_SOCKET_PATH */

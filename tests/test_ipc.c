@@ -204,7 +204,9 @@ Test(ipc, config_round_trips)
 	                        .unsafe_no_python_layer = 1,
 	                        .tasks_cgroup = 1,
 	                        .imports = imports,
-	                        .n_imports = N_OF(imports)},
+	                        .n_imports = N_OF(imports),
+	                        .workspace = (char *)"/srv/data set",
+	                        .workspace_write = 1},
 	                  out;
 	size_t len = 0;
 	char *msg = ipc_config_encode(&in, &len);
@@ -225,8 +227,45 @@ Test(ipc, config_round_trips)
 	cr_assert_eq(out.n_imports, 3);
 	for (size_t i = 0; i < 3; i++)
 		cr_assert_str_eq(out.imports[i], imports[i]);
+	cr_assert_str_eq(out.workspace, "/srv/data set");
+	cr_assert_eq(out.workspace_write, 1);
 	ipc_config_clear(&out);
 	free(msg);
+}
+
+/* The workspace members of a configuration without one. */
+#define WS_MEMBERS ",\"workspace\":\"\",\"workspace_write\":false"
+/* A configuration whose every member but the workspace is valid, with its workspace members. */
+#define CONFIG_WITH(ws)                                                                            \
+	"K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"                \
+	"\"landlock\":true,\"max_output\":1,\"max_result\":1,"                                     \
+	"\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]," ws "}"
+
+Test(ipc, config_decodes_a_workspace)
+{
+	static const struct {
+		const char *msg;
+		const char *path; /* NULL: none */
+		int writable;
+	} good[] = {
+	    {CONFIG_WITH("\"workspace\":\"\",\"workspace_write\":false"), NULL, 0},
+	    {CONFIG_WITH("\"workspace\":\"/\",\"workspace_write\":false"), "/", 0},
+	    {CONFIG_WITH("\"workspace\":\"/home/u/data\",\"workspace_write\":true"), "/home/u/data",
+	     1},
+	    {CONFIG_WITH("\"workspace\":\"/a/.b/..c\",\"workspace_write\":false"), "/a/.b/..c", 0},
+	};
+	struct ipc_config c;
+
+	for (size_t i = 0; i < N_OF(good); i++) {
+		cr_assert_eq(ipc_config_decode(good[i].msg, strlen(good[i].msg), &c), 0, "%s",
+		             good[i].msg);
+		if (good[i].path)
+			cr_assert_str_eq(c.workspace, good[i].path);
+		else
+			cr_assert_null(c.workspace);
+		cr_assert_eq(c.workspace_write, good[i].writable);
+		ipc_config_clear(&c);
+	}
 }
 
 Test(ipc, config_decode_refuses_every_malformed_message)
@@ -247,31 +286,45 @@ Test(ipc, config_decode_refuses_every_malformed_message)
 	    /* wrong types and ranges */
 	    "K{\"memory_bytes\":\"1\",\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":0,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":-1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":4294967296,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":1,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[1]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[1]" WS_MEMBERS
+	    "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[\"\"]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[\"\"]" WS_MEMBERS
+	    "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[\"a\\u0000b\"]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":["
+	    "\"a\\u0000b\"]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]} trailing",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS
+	    "} trailing",
+	    /* workspaces: relative, with "." or "..", NUL, of another type, writable without one */
+	    CONFIG_WITH("\"workspace\":\"data\",\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":\"/a/../b\",\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":\"/a/..\",\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":\"/a/./b\",\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":\"/a\\u0000b\",\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":null,\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":\"/a\",\"workspace_write\":1"),
+	    CONFIG_WITH("\"workspace\":\"\",\"workspace_write\":true"),
+	    CONFIG_WITH("\"workspace\":\"/a\""),
 	};
 	struct ipc_config c;
 

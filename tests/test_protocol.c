@@ -1188,7 +1188,7 @@ Test(mcp, output_schema_matches_the_wire_contract)
 	json_object *schema = output_schema();
 	static const char *const keys[] = {"result",      "result_repr", "logs",   "stdout",
 	                                   "stderr",      "error",       "status", "truncated",
-	                                   "duration_ms", "session"};
+	                                   "duration_ms", "session",     "files"};
 
 	cr_assert_str_eq(str_at(schema, "/type"), "object");
 	for (size_t i = 0; i < N_OF(keys); i++) {
@@ -1205,6 +1205,10 @@ Test(mcp, output_schema_matches_the_wire_contract)
 	cr_assert_str_eq(text(at(schema, "/properties/result_repr/type")), "[\"string\",\"null\"]");
 	cr_assert_str_eq(text(at(schema, "/properties/result")), "{}");
 	cr_assert_str_eq(str_at(schema, "/properties/duration_ms/type"), "integer");
+	/* files: present with a workspace only, so not required. */
+	cr_assert_str_eq(str_at(schema, "/properties/files/type"), "array");
+	cr_assert_str_eq(text(at(schema, "/properties/files/items/required")),
+	                 "[\"path\",\"bytes\"]");
 	json_object_put(schema);
 }
 
@@ -3853,4 +3857,201 @@ Test(text, strbuf_remembers_a_failed_allocation)
 	s = sb_take(&b);
 	cr_assert_str_eq(s, "again");
 	free(s);
+}
+
+/* ---- the workspace ---------------------------------------------------------------------- */
+
+static const struct mcp_server_config ws_cfg_ro = {
+    .version = "9.8.7",
+    .max_timeout_s = 30,
+    .imports = imports,
+    .n_imports = N_OF(imports),
+    .workspace = "/home/u/data set",
+};
+
+static const struct mcp_server_config ws_cfg_rw = {
+    .version = "9.8.7",
+    .max_timeout_s = 30,
+    .imports = imports,
+    .n_imports = N_OF(imports),
+    .workspace = "/home/u/data set",
+    .workspace_write = 1,
+};
+
+/* The tool's description and the server's instructions, for a configuration. */
+static void descriptions(const struct mcp_server_config *with, char **desc, char **instr)
+{
+	struct mcp_conn c;
+	json_object *tool, *init;
+
+	mcp_conn_init(&c, with);
+	init = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+	                    "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+	                    "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+	*instr = strdup(str_at(init, "/result/instructions"));
+	json_object_put(init);
+	tool = tool_entry(&c);
+	*desc = strdup(str_at(tool, "/description"));
+	json_object_put(tool);
+}
+
+Test(workspace, the_model_is_told_the_path_and_the_mode)
+{
+	char *d, *i;
+
+	descriptions(&cfg, &d, &i);
+	cr_assert(strstr(d, "cannot read or write files"), "%s", d);
+	cr_assert(strstr(i, "cannot read or write files"), "%s", i);
+	cr_assert_null(strstr(d, "workspace"), "%s", d);
+	free(d);
+	free(i);
+
+	descriptions(&ws_cfg_ro, &d, &i);
+	for (int k = 0; k < 2; k++) {
+		const char *t = k ? i : d;
+		cr_assert(strstr(t, "workspace directory /home/u/data set"), "%s", t);
+		cr_assert(strstr(t, "relative paths start there"), "%s", t);
+		cr_assert(strstr(t, "nothing outside it can be reached"), "%s", t);
+		cr_assert(strstr(t, "read-only"), "%s", t);
+		cr_assert_null(strstr(t, "cannot read or write files"), "%s", t);
+		cr_assert(strstr(t, "cannot use the network"), "%s", t);
+	}
+	free(d);
+	free(i);
+
+	descriptions(&ws_cfg_rw, &d, &i);
+	for (int k = 0; k < 2; k++) {
+		const char *t = k ? i : d;
+		cr_assert(strstr(t, "workspace directory /home/u/data set"), "%s", t);
+		cr_assert(strstr(t, "may write files there"), "%s", t);
+		cr_assert(strstr(t, "structuredContent.files"), "%s", t);
+		cr_assert_null(strstr(t, "read-only"), "%s", t);
+	}
+	free(d);
+	free(i);
+}
+
+Test(workspace, text_types_by_name)
+{
+	static const struct {
+		const char *path, *mime;
+	} cases[] = {
+	    {"out.csv", "text/csv"},
+	    {"a/b/c.JSON", "application/json"},
+	    {"notes.md", "text/markdown"},
+	    {"x.txt", "text/plain"},
+	    {"plot.png", NULL},
+	    {"data.npy", NULL},
+	    {"csv", NULL},
+	    {".csv", NULL},
+	    {"dir.csv/file", NULL},
+	    {"a.tar.gz", NULL},
+	};
+
+	for (size_t k = 0; k < N_OF(cases); k++) {
+		const char *m = mcp_text_mime(cases[k].path);
+		if (cases[k].mime)
+			cr_assert(m && strcmp(m, cases[k].mime) == 0, "%s: %s", cases[k].path,
+			          m ? m : "NULL");
+		else
+			cr_assert_null(m, "%s: %s", cases[k].path, m);
+	}
+}
+
+static void outcome_files(struct run_outcome *o)
+{
+	o->files = calloc(3, sizeof(*o->files));
+	cr_assert_not_null(o->files);
+	o->files[0].path = strdup("out.csv");
+	o->files[0].bytes = 8;
+	o->files[0].text = strdup("a,b\n1,2\n");
+	o->files[1].path = strdup("plots/fig 1.png");
+	o->files[1].bytes = 12345;
+	o->files[2].path = strdup("big.txt");
+	o->files[2].bytes = 1u << 20; /* too big to be given: no text */
+	o->n_files = 3;
+}
+
+Test(workspace, written_files_reach_the_text_structured_content_and_content)
+{
+	for (size_t v = 0; v < N_OF(all_versions); v++) {
+		struct run_outcome o;
+		struct mcp_conn c;
+		json_object *id = json_object_new_int(7), *msg, *content;
+
+		conn_at(&c, all_versions[v]);
+		c.cfg = &ws_cfg_rw;
+		outcome_fill(&o, RUN_OK, "done\n", NULL, NULL);
+		outcome_files(&o);
+		msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+		cr_assert(
+		    strstr(str_at(msg, "/result/content/0/text"),
+		           "Files written in the workspace: out.csv (8 bytes), plots/fig 1.png "
+		           "(12345 bytes), big.txt (1048576 bytes)"),
+		    "%s", str_at(msg, "/result/content/0/text"));
+		/* Only the small text file is embedded, as a resource with its text. */
+		content = at(msg, "/result/content");
+		cr_assert_eq(json_object_array_length(content), 2, "%s", text(content));
+		cr_assert_str_eq(str_at(msg, "/result/content/1/type"), "resource");
+		cr_assert_str_eq(str_at(msg, "/result/content/1/resource/uri"),
+		                 "file:///home/u/data%20set/out.csv");
+		cr_assert_str_eq(str_at(msg, "/result/content/1/resource/mimeType"), "text/csv");
+		cr_assert_str_eq(str_at(msg, "/result/content/1/resource/text"), "a,b\n1,2\n");
+		if (strcmp(all_versions[v], "2025-06-18") >= 0) {
+			assert_valid_structured(msg);
+			cr_assert_str_eq(
+			    text(at(msg, "/result/structuredContent/files")),
+			    "[{\"path\":\"out.csv\",\"bytes\":8},{\"path\":\"plots\\/fig "
+			    "1.png\",\"bytes\":12345},{\"path\":\"big.txt\",\"bytes\":"
+			    "1048576}]");
+		}
+		json_object_put(msg);
+		json_object_put(id);
+		run_outcome_clear(&o);
+	}
+}
+
+Test(workspace, files_is_there_with_a_workspace_only)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(7), *msg;
+
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_OK, NULL, NULL, "1");
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	cr_assert_not(has(msg, "/result/structuredContent/files"), "%s", text(msg));
+	json_object_put(msg);
+	c.cfg = &ws_cfg_ro;
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	assert_valid_structured(msg);
+	cr_assert_str_eq(text(at(msg, "/result/structuredContent/files")), "[]");
+	cr_assert_eq(json_object_array_length(at(msg, "/result/content")), 1);
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+}
+
+Test(workspace, a_huge_answer_with_files_stays_under_budget)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(1), *msg;
+	char *big = repeat("x", 2000000);
+
+	conn_at(&c, "2025-11-25");
+	c.cfg = &ws_cfg_rw;
+	outcome_fill(&o, RUN_OK, big, big, NULL);
+	outcome_files(&o);
+	free(o.files[0].text);
+	o.files[0].text = repeat("y", MCP_FILE_EMBED_MAX);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	assert_bounded(msg);
+	assert_valid_structured(msg);
+	cr_assert_eq(strlen(str_at(msg, "/result/content/1/resource/text")), MCP_FILE_EMBED_MAX);
+	cr_assert_eq(json_object_array_length(at(msg, "/result/structuredContent/files")), 3);
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(big);
 }

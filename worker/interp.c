@@ -240,6 +240,10 @@ int interp_init(const struct zygote_config *cfg)
 		report_python_error("building the Python layer");
 		return -1;
 	}
+	if (cfg->workspace && pyfiles_init(cfg) < 0) {
+		report_python_error("setting up the workspace");
+		return -1;
+	}
 	return 0;
 }
 
@@ -778,6 +782,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	if (PyErr_CheckSignals() < 0)
 		PyErr_Clear();
 	deadline_hit = 0;
+	pyfiles_call_begin();
 	/* One namespace per process, kept across calls: a session's state. */
 	if (!user_globals)
 		user_globals = user_namespace_new();
@@ -798,8 +803,10 @@ void interp_run(const char *code, struct run_outcome *out)
 			exc = exception_take();
 	}
 	/* Still armed: formatting the error runs the exceptions' __str__. */
-	if (exc)
+	if (exc) {
+		pyfiles_explain(exc);
 		pyresult_error(out, exc, code, zcfg->max_result);
+	}
 	memory = exc && PyErr_GivenExceptionMatches(exc, PyExc_MemoryError);
 	/* Releasing the value, the exception (its frames) and the program runs finalizers: still
 	 * in the call, armed, and before the output is taken, so what they print comes back. */
@@ -807,6 +814,9 @@ void interp_run(const char *code, struct run_outcome *out)
 	Py_CLEAR(exc);
 	Py_CLEAR(value);
 	program_clear(&prog);
+	/* The files it opened end with it, what they buffered written, before its output is
+	 * taken (a file that could not be written says so there). */
+	pyfiles_call_end();
 	if (failed) {
 		if (deadline_hit)
 			out->status = RUN_TIMEOUT;

@@ -1,6 +1,7 @@
 /* interp_internal.h - shared by the restricted interpreter's files: interp.c (CPython start-up,
  * running the code), pylayer.c (the Python layer's rules, imports and audit hook), pyguard.c
- * (the rules on the types themselves) and pyresult.c (values into the outcome).
+ * (the rules on the types themselves), pyfiles.c (the workspace) and pyresult.c (values into
+ * the outcome).
  * Nothing else includes it. All functions need the GIL, except pylayer_hook_install. */
 #ifndef SAFEPY_INTERP_INTERNAL_H
 #define SAFEPY_INTERP_INTERNAL_H
@@ -48,6 +49,25 @@ int pyguard_install(void);
 /* The user's namespace and its module (borrowed, kept alive by the caller): the functions the
  * user defines keep their internals, the module its __dict__. */
 void pyguard_user(PyObject *ns, PyObject *module);
+
+/* ---- pyfiles.c: the workspace ---- */
+
+/* With a workspace (zygote, after the Python layer is built): open, os.open, os.stat, lstat,
+ * fstat, listdir, scandir, access and getcwd answer from the workspace through the supervisor,
+ * os.dup refuses, for every caller. Returns 0 or -1. */
+int pyfiles_init(const struct zygote_config *cfg);
+/* The built-in open (new reference), once pyfiles_init has made it the workspace's. */
+PyObject *pyfiles_open(void);
+/* A call starts; it ends: every file object it opened is closed (what it buffered is written,
+ * and a later use is "I/O operation on closed file"). Nothing without a workspace. */
+void pyfiles_call_begin(void);
+void pyfiles_call_end(void);
+/* exc (borrowed) is the use of a file object that was closed when an earlier call ended: its
+ * message says so. */
+void pyfiles_explain(PyObject *exc);
+/* Does the workspace let an audit event pass that the hook refuses otherwise: the real open on
+ * an fd the supervisor passed, glob's listing? 1 or 0. */
+int pyfiles_audit_allows(const char *event, PyObject *args);
 
 /* ---- pyresult.c: values into the outcome ---- */
 

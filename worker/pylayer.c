@@ -661,6 +661,8 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 		}
 		return 0;
 	}
+	if (pyfiles_audit_allows(event, args))
+		return 0;
 	for (const char *const *p = audit_refused; *p; p++) {
 		size_t n = strlen(*p);
 		if ((*p)[n - 1] == '.' ? strncmp(event, *p, n) == 0 : strcmp(event, *p) == 0) {
@@ -735,6 +737,40 @@ static int proxy_fill_sys(PyObject *proxy, PyObject *sys)
 	if (PyModule_AddObjectRef(proxy, "stdout", capture_stream(CAPTURE_STDOUT)) < 0 ||
 	    PyModule_AddObjectRef(proxy, "stderr", capture_stream(CAPTURE_STDERR)) < 0)
 		return -1;
+	return 0;
+}
+
+/* os as user code sees it with a workspace: its files and directories (answered from the
+ * workspace, pyfiles.c), path handling, and facts; no fds, processes or signals. The calls
+ * the workspace cannot do (mkdir, remove, rename) are there, so that the audit hook's refusal
+ * says why. */
+static int proxy_fill_os(PyObject *proxy, PyObject *os)
+{
+	static const char *const keep[] = {
+	    "getcwd",      "getcwdb", "listdir", "scandir",    "walk",     "stat",     "lstat",
+	    "fstat",       "access",  "path",    "fspath",     "fsencode", "fsdecode", "PathLike",
+	    "stat_result", "sep",     "altsep",  "extsep",     "pathsep",  "linesep",  "curdir",
+	    "pardir",      "defpath", "devnull", "name",       "error",    "strerror", "F_OK",
+	    "R_OK",        "W_OK",    "X_OK",    "SEEK_SET",   "SEEK_CUR", "SEEK_END", "environ",
+	    "getenv",      "getpid",  "urandom", "makedirs",   "mkdir",    "remove",   "unlink",
+	    "rename",      "replace", "rmdir",   "removedirs", NULL,
+	};
+
+	for (const char *const *k = keep; *k; k++) {
+		PyObject *v = PyObject_GetAttrString(os, *k);
+		if (!v)
+			return -1;
+		/* os.path: its proxy, linked as the proxies' submodules are (proxies_link). */
+		if (PyModule_Check(v)) {
+			Py_DECREF(v);
+			continue;
+		}
+		if (PyModule_AddObjectRef(proxy, *k, v) < 0) {
+			Py_DECREF(v);
+			return -1;
+		}
+		Py_DECREF(v);
+	}
 	return 0;
 }
 
@@ -890,8 +926,9 @@ static int proxies_build(const struct zygote_config *cfg)
 		PyObject *real = PyDict_GetItem(modules, key);
 		if (!k || !real)
 			return -1;
-		if (strcmp(k, "sys") == 0 ? proxy_fill_sys(val, real) < 0
-		                          : proxy_fill(val, real, k) < 0)
+		if (strcmp(k, "sys") == 0                    ? proxy_fill_sys(val, real) < 0
+		    : strcmp(k, "os") == 0 && cfg->workspace ? proxy_fill_os(val, real) < 0
+		                                             : proxy_fill(val, real, k) < 0)
 			return -1;
 	}
 	if (proxies_link() < 0 || proxy_set_build() < 0)
@@ -919,7 +956,7 @@ static int proxies_build(const struct zygote_config *cfg)
 	return authorized_text ? 0 : -1;
 }
 
-static int builtins_build(void)
+static int builtins_build(const struct zygote_config *cfg)
 {
 	static const char *const removed[] = {
 	    "open",    "eval",       "exec",     "compile",     "input",    "breakpoint", "globals",
@@ -932,7 +969,9 @@ static int builtins_build(void)
 	if (!safe_builtins)
 		return -1;
 	for (const char *const *r = removed; *r; r++)
-		if (PyDict_GetItemString(safe_builtins, *r) &&
+		/* With a workspace open reaches its files, through the supervisor (pyfiles.c). */
+		if (!(cfg->workspace && strcmp(*r, "open") == 0) &&
+		    PyDict_GetItemString(safe_builtins, *r) &&
 		    PyDict_DelItemString(safe_builtins, *r) < 0)
 			return -1;
 	for (PyMethodDef *d = checked_defs; d->ml_name; d++) {
@@ -1030,7 +1069,7 @@ int pylayer_init(const struct zygote_config *cfg)
 		real_methodcaller = PyObject_GetAttrString(op, "methodcaller");
 		Py_DECREF(op);
 	}
-	if (!real_attrgetter || !real_methodcaller || builtins_build() < 0 ||
+	if (!real_attrgetter || !real_methodcaller || builtins_build(cfg) < 0 ||
 	    proxies_build(cfg) < 0 || library_fix() < 0)
 		return -1;
 	return 0;

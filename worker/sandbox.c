@@ -28,7 +28,6 @@
 #endif
 
 #define SANDBOX_FIRST_CLOSED_FD (POLICY_FD_CHANNEL + 1)
-#define SANDBOX_NOFILE          8
 #define SANDBOX_SIGPENDING      16
 /* Tasks (processes and threads) of one chain: a session's holder, runner and newborn, and
  * the runner's threads. The same number as the supervisor's cgroup pids.max. */
@@ -150,20 +149,23 @@ static int limit_lower(int resource, rlim_t soft, rlim_t hard)
 
 static void enter_rlimits(const struct sandbox_config *cfg, struct sandbox_report *r)
 {
-	static const struct {
+	const struct {
 		int resource;
 		rlim_t value;
 		const char *name;
 	} zero_or_small[] = {
-	    {RLIMIT_FSIZE, 0, "RLIMIT_FSIZE"},
+	    /* Files written reach only fds of the workspace the supervisor passed: beyond this,
+	     * a write fails with EFBIG (SIGXFSZ is ignored, interp.c). */
+	    {RLIMIT_FSIZE, (rlim_t)cfg->fsize, "RLIMIT_FSIZE"},
 	    {RLIMIT_CORE, 0, "RLIMIT_CORE"},
 	    {RLIMIT_MEMLOCK, 0, "RLIMIT_MEMLOCK"},
 	    {RLIMIT_MSGQUEUE, 0, "RLIMIT_MSGQUEUE"},
-	    {RLIMIT_NOFILE, SANDBOX_NOFILE, "RLIMIT_NOFILE"},
+	    {RLIMIT_NOFILE, cfg->workspace ? SANDBOX_NOFILE_WORKSPACE : SANDBOX_NOFILE,
+	     "RLIMIT_NOFILE"},
 	    {RLIMIT_SIGPENDING, SANDBOX_SIGPENDING, "RLIMIT_SIGPENDING"},
 	};
 	rlim_t cpu = cfg->cpu_s;
-	struct rlimit as, cpu_now;
+	struct rlimit as, cpu_now, fsize;
 
 	if (limit_lower(RLIMIT_AS, cfg->memory_bytes, cfg->memory_bytes) != 0)
 		fail(r, SANDBOX_RLIMITS, WORKER_EXIT_RLIMIT, errno, "RLIMIT_AS");
@@ -175,13 +177,15 @@ static void enter_rlimits(const struct sandbox_config *cfg, struct sandbox_repor
 			fail(r, SANDBOX_RLIMITS, WORKER_EXIT_RLIMIT, errno, zero_or_small[i].name);
 	}
 	/* Report what is in force: a stricter limit inherited from the user is kept. */
-	if (getrlimit(RLIMIT_AS, &as) != 0 || getrlimit(RLIMIT_CPU, &cpu_now) != 0)
+	if (getrlimit(RLIMIT_AS, &as) != 0 || getrlimit(RLIMIT_CPU, &cpu_now) != 0 ||
+	    getrlimit(RLIMIT_FSIZE, &fsize) != 0)
 		fail(r, SANDBOX_RLIMITS, WORKER_EXIT_RLIMIT, errno, "getrlimit");
 	layer_set(r, SANDBOX_RLIMITS, LAYER_ACTIVE, 0,
-	          "as %llu MiB, cpu %llu s, nofile %d, sigpending %d, "
-	          "fsize/core/memlock/msgqueue 0",
+	          "as %llu MiB, cpu %llu s, nofile %d, sigpending %d, fsize %llu, "
+	          "core/memlock/msgqueue 0",
 	          (unsigned long long)(as.rlim_cur >> 20), (unsigned long long)cpu_now.rlim_cur,
-	          SANDBOX_NOFILE, SANDBOX_SIGPENDING);
+	          cfg->workspace ? SANDBOX_NOFILE_WORKSPACE : SANDBOX_NOFILE, SANDBOX_SIGPENDING,
+	          (unsigned long long)fsize.rlim_cur);
 }
 
 static void enter_uid(const struct sandbox_config *cfg, struct sandbox_report *r)

@@ -33,7 +33,17 @@ struct sandbox_config {
 	/* set by sandbox_zygote_namespaces: the zygote made one network and IPC namespace pair
 	 * that every worker shares; a worker then makes only its own user namespace */
 	int shared_netns;
+	/* The workspace (0 and 0 without one): RLIMIT_NOFILE SANDBOX_NOFILE_WORKSPACE instead of
+	 * SANDBOX_NOFILE, so files the supervisor passes fit; RLIMIT_FSIZE above 0 when its files
+	 * may be written. */
+	int workspace;
+	uint64_t fsize;
 };
+
+/* The fds a worker may hold: its four fixed ones and few more; with a workspace, the files it
+ * opens (the worker makes no fd itself: each is one the supervisor passed). */
+#define SANDBOX_NOFILE           8
+#define SANDBOX_NOFILE_WORKSPACE 64
 
 enum layer_state {
 	LAYER_ACTIVE = 0,
@@ -111,6 +121,8 @@ struct zygote_config {
 	int unsafe_no_python_layer; /* test-only: no import allowlist, builtins, attribute rules
 	                              * or audit hook */
 	int control_fd;             /* the control socket to the supervisor */
+	const char *workspace;      /* its absolute path, or NULL: no file can be reached */
+	int workspace_write;        /* its files may be written */
 };
 
 /* Run the zygote: initialise CPython (isolated, no site, empty environment, audit hook),
