@@ -216,6 +216,10 @@ int interp_init(const struct zygote_config *cfg)
 		report_python_error("pre-warming");
 		return -1;
 	}
+	if (pyimport_init() < 0) {
+		report_python_error("setting up the importer");
+		return -1;
+	}
 	real_compile = real_builtin("compile");
 	ast_mod = PyImport_ImportModule("ast");
 	if (!real_compile || !ast_mod || pylayer_opcodes_load() < 0) {
@@ -770,6 +774,9 @@ void interp_run(const char *code, struct run_outcome *out)
 	if (reserve)
 		memset(reserve, 0, MEMORY_RESERVE); /* fault the pages in now */
 	capture_reset();
+	/* Until the result is sent, modules the code or its libraries import late are asked of
+	 * the supervisor. */
+	pyimport_serving(1);
 	/* Armed for good: from here on anything Python runs may be the user's code. */
 	pylayer_arm(python_layer);
 	/* A deadline signal can land after the previous call's code ended (between its result
@@ -834,4 +841,5 @@ void interp_run(const char *code, struct run_outcome *out)
 	out->truncated = out->truncated || trunc;
 	Py_XDECREF(g);
 	free(reserve);
+	pyimport_serving(0);
 }
