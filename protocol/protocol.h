@@ -86,6 +86,13 @@ char *text_cut(const char *s, size_t n, size_t max, enum text_measure m);
  * malloc'd text, or NULL on ENOMEM. */
 char *text_join_cut(const char *head, size_t head_n, uint64_t gap, const char *tail, size_t tail_n);
 
+/* s[0..n) in base64 (RFC 4648, with padding), NUL-terminated. Returns malloc'd text, or NULL
+ * on ENOMEM. */
+char *proto_base64_encode(const unsigned char *s, size_t n);
+/* Decode base64 text t[0..n) (padding required, nothing else but the alphabet). Returns 0 with
+ * *out (malloc'd) and *len, -EINVAL for text that is not canonical base64, or -ENOMEM. */
+int proto_base64_decode(const char *t, size_t n, unsigned char **out, size_t *len);
+
 /* ---- What the server is -------------------------------------------------------------- */
 
 /* Server settings the protocol layer reports (tool description, schema bounds).
@@ -166,6 +173,26 @@ enum run_status {
 	RUN_SANDBOX_VIOLATION,
 };
 
+/* Images of one call's result: PNG, at most RUN_IMAGES_MAX of them, each at most
+ * RUN_IMAGE_SIDE_MAX pixels on its longer side and RUN_IMAGE_BYTES_MAX bytes, all of them
+ * together at most RUN_IMAGES_BYTES_MAX bytes (whose base64 leaves the text of a response about
+ * 200 KB of its budget). The worker renders a figure at a lower resolution until it fits. */
+#define RUN_IMAGES_MAX       8
+#define RUN_IMAGE_SIDE_MAX   1568
+#define RUN_IMAGE_BYTES_MAX  (400u << 10)
+#define RUN_IMAGES_BYTES_MAX (512u << 10)
+
+/* One image of a call's result. */
+struct run_image {
+	unsigned char *png; /* owned: the PNG file's bytes */
+	size_t len;
+	uint32_t width, height; /* from its header */
+};
+
+/* The width and height a PNG's header gives. Returns 0, or -EINVAL when png[0..n) does not
+ * start with a PNG signature and an IHDR chunk, or a side is 0. */
+int run_image_png_size(const unsigned char *png, size_t n, uint32_t *width, uint32_t *height);
+
 /* The outcome of one call, as the worker reports it and the client receives it.
  * Caller-owned: run_outcome_init/run_outcome_clear. Every string is owned, UTF-8, may be NULL
  * (reported as "" for the text streams, null for the others). */
@@ -180,6 +207,8 @@ struct run_outcome {
 	char *error_message;
 	char *error_traceback;
 	int truncated;
+	struct run_image *images; /* owned array of n_images: the figures, in order */
+	size_t n_images;
 	int64_t duration_ms;
 	char *session; /* the handle of the session the call ran in; NULL for one-shot calls */
 	/* The call did not complete and its session was put back as it was before it (set by

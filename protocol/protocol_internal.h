@@ -86,5 +86,8 @@ char *tool_instructions(const struct mcp_server_config *cfg);
 /* Validate run_python's arguments (an object). Returns 0 with *out filled, 1 with *why a
  * malloc'd explanation when an argument is bad, or -ENOMEM. */
 int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args *out, char **why);
+/* Append o's images to a result's content array as image items (base64 PNG). Returns 0 or
+ * -ENOMEM. */
+int tool_images_append(json_object *content, const struct run_outcome *o);
 
 #endif

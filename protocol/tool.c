@@ -510,6 +510,11 @@ char *mcp_outcome_text(const struct run_outcome *o)
 		sb_str(&b, "Result: ");
 		sb_str(&b, o->result_repr);
 	}
+	for (size_t i = 0; i < o->n_images; i++) {
+		sb_newline(&b);
+		sb_printf(&b, "[figure %zu: %" PRIu32 "x%" PRIu32 " PNG image, %zu bytes]", i + 1,
+		          o->images[i].width, o->images[i].height, o->images[i].len);
+	}
 	if (o->rolled_back) {
 		sb_newline(&b);
 		sb_str(&b, ROLLBACK_NOTE);
@@ -543,6 +548,56 @@ struct shape {
 static int put_str_or_null(json_object *obj, const char *key, const char *s)
 {
 	return s ? proto_put(obj, key, json_object_new_string(s)) : proto_put_null(obj, key);
+}
+
+/* structuredContent.images: [{mimeType, width, height, bytes}] of the image items (which follow
+ * the text item of content), no data. New array or NULL. */
+static json_object *images_described(const struct run_outcome *o)
+{
+	json_object *arr = json_object_new_array(), *e;
+	int rc = arr ? 0 : -ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < o->n_images; i++) {
+		rc = proto_append(arr, e = json_object_new_object());
+		if (rc == 0)
+			rc = proto_put(e, "mimeType", json_object_new_string("image/png"));
+		if (rc == 0)
+			rc = proto_put(e, "width", json_object_new_int64(o->images[i].width));
+		if (rc == 0)
+			rc = proto_put(e, "height", json_object_new_int64(o->images[i].height));
+		if (rc == 0)
+			rc =
+			    proto_put(e, "bytes", json_object_new_int64((int64_t)o->images[i].len));
+	}
+	if (rc < 0) {
+		json_object_put(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+/* content's image items: {"type":"image","data":base64,"mimeType":"image/png"}, after the text
+ * item. Returns 0 or -ENOMEM. */
+int tool_images_append(json_object *content, const struct run_outcome *o)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < o->n_images; i++) {
+		char *b64 = proto_base64_encode(o->images[i].png, o->images[i].len);
+		json_object *item = NULL;
+
+		if (!b64)
+			return -ENOMEM;
+		rc = proto_append(content, item = json_object_new_object());
+		if (rc == 0)
+			rc = proto_put(item, "type", json_object_new_string("image"));
+		if (rc == 0)
+			rc = proto_put(item, "data", json_object_new_string(b64));
+		if (rc == 0)
+			rc = proto_put(item, "mimeType", json_object_new_string("image/png"));
+		free(b64);
+	}
+	return rc;
 }
 
 static json_object *structured_content(const struct run_outcome *o, const struct shape *sh)
@@ -579,6 +634,8 @@ static json_object *structured_content(const struct run_outcome *o, const struct
 		rc = proto_put_null(sc, "error");
 	}
 	if (rc == 0)
+		rc = proto_put(sc, "images", images_described(o));
+	if (rc == 0)
 		rc = proto_put(sc, "status", json_object_new_string(run_status_name(o->status)));
 	if (rc == 0)
 		rc = proto_put(sc, "truncated", json_object_new_boolean(sh->truncated));
@@ -613,6 +670,8 @@ static json_object *response_build(const struct mcp_conn *c, const struct mcp_re
 		rc = proto_put(item, "type", json_object_new_string("text"));
 	if (rc == 0)
 		rc = proto_put(item, "text", json_object_new_string(sh->text[SLOT_TEXT]));
+	if (rc == 0)
+		rc = tool_images_append(content, o);
 	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
 		rc = proto_put(res, "structuredContent", structured_content(o, sh));
 	if (rc == 0)

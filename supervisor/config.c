@@ -28,6 +28,14 @@ static const char *const default_extra[] = {
     "zlib",     "calendar", "pprint",    "abc",      "contextlib",  "sys",      NULL,
 };
 
+/* --imports data adds the data stack (Debian's python3-numpy, python3-pandas, python3-scipy,
+ * python3-sympy, python3-matplotlib) and the modules ordinary data code uses next to it: io
+ * (in-memory streams; its file-opening parts are left out of it), csv, warnings. */
+static const char *const data_extra[] = {
+    "numpy", "pandas", "scipy",    "sympy",        "matplotlib",
+    "io",    "csv",    "warnings", "mpl_toolkits", NULL,
+};
+
 static const char usage[] =
     "usage: safepy [serve] [options]          MCP server on stdin/stdout\n"
     "       safepy run [options] (-c CODE | FILE | -)\n"
@@ -48,7 +56,9 @@ static const char usage[] =
     "  --allow-import MOD    also allow (and pre-import) MOD; repeatable (builtins,\n"
     "                        importlib, inspect and others that reach past the\n"
     "                        allowlist are refused)\n"
-    "  --imports SET         default, or seed (only the eleven classic modules)\n"
+    "  --imports SET         default; seed (only the eleven classic modules); or data\n"
+    "                        (the default and numpy, pandas, scipy, sympy, matplotlib,\n"
+    "                        io, csv, warnings)\n"
     "  --user USER           when started as root: run workers as USER (default nobody)\n"
     "  --log-level LEVEL     error, warn, info (default) or debug\n"
     "  --no-namespaces       do not unshare user/net/ipc namespaces\n"
@@ -398,11 +408,10 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 				return -ENOMEM;
 			break;
 		case OPT_IMPORTS:
-			if (strcmp(optarg, "seed") == 0)
-				cfg->imports_seed = 1;
-			else if (strcmp(optarg, "default") == 0)
-				cfg->imports_seed = 0;
-			else
+			cfg->imports_seed = strcmp(optarg, "seed") == 0;
+			cfg->imports_data = strcmp(optarg, "data") == 0;
+			if (!cfg->imports_seed && !cfg->imports_data &&
+			    strcmp(optarg, "default") != 0)
 				goto bad_value;
 			break;
 		case OPT_USER:
@@ -478,6 +487,9 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 		for (const char *const *m = default_extra; *m; m++)
 			if (imports_add(cfg, *m) < 0)
 				return -ENOMEM;
+	for (const char *const *m = data_extra; cfg->imports_data && *m; m++)
+		if (imports_add(cfg, *m) < 0)
+			return -ENOMEM;
 	qsort(cfg->imports, cfg->n_imports, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < cfg->n_imports && !cfg->unsafe_no_python_layer; i++) {
 		const char *why = import_refusal(cfg->imports[i]);
@@ -491,6 +503,20 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 bad_value:
 	snprintf(err, errlen, "invalid value '%s' for %s", optarg, argv[optind - 1]);
 	return -EINVAL;
+}
+
+int config_import_is_package(const char *name)
+{
+	static const char *const *const sets[] = {seed_imports, default_extra, data_extra};
+
+	if (strcmp(name, "mpl_toolkits") == 0 || strchr(name, '.'))
+		return 0; /* a namespace package, a submodule: no version of their own */
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		for (const char *const *m = sets[i]; *m; m++)
+			if (strcmp(*m, name) == 0)
+				return sets[i] == data_extra && strcmp(name, "io") != 0 &&
+				       strcmp(name, "csv") != 0 && strcmp(name, "warnings") != 0;
+	return 1;
 }
 
 void config_clear(struct config *cfg)

@@ -38,6 +38,7 @@ struct config {
 	char **imports;            /* owned, sorted, unique */
 	size_t n_imports;
 	int imports_seed;
+	int imports_data; /* --imports data: the default set and the data stack */
 	enum log_level log_level;
 	uid_t uid; /* sandbox user when started as root */
 	gid_t gid;
@@ -62,6 +63,9 @@ struct config {
 int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
                  size_t errlen);
 void config_clear(struct config *cfg);
+/* Is name (an allowed module) a package of its own, not a standard-library module of the import
+ * sets (seed, default, data's io, csv, warnings)? Its version is worth reporting. */
+int config_import_is_package(const char *name);
 /* The zygote's configuration (ipc.h) for these options. Its strings are borrowed from cfg. */
 void config_to_ipc(const struct config *cfg, struct ipc_config *out);
 

@@ -166,6 +166,32 @@ static int add_site_packages(void)
 	return rc;
 }
 
+/* An allowed module that does not import is said once here and stays allowed: importing it
+ * in a call fails with its own error (pyproxy.c names the Debian package of a missing one). */
+static void import_failed(const char *name)
+{
+	const char *pkg = pyproxy_debian_package(name);
+	PyObject *t, *v, *tb, *s;
+
+	PyErr_Fetch(&t, &v, &tb);
+	PyErr_NormalizeException(&t, &v, &tb);
+	if (pkg && t && PyErr_GivenExceptionMatches(t, PyExc_ModuleNotFoundError)) {
+		fprintf(stderr,
+		        "safepy zygote: %s is not installed: apt install %s (imports of it fail)\n",
+		        name, pkg);
+	} else {
+		s = v ? PyObject_Str(v) : NULL;
+		fprintf(stderr, "safepy zygote: cannot import allowed module %s: %s: %s\n", name,
+		        t ? ((PyTypeObject *)t)->tp_name : "error",
+		        s && PyUnicode_Check(s) ? PyUnicode_AsUTF8(s) : "?");
+		Py_XDECREF(s);
+	}
+	PyErr_Clear();
+	Py_XDECREF(t);
+	Py_XDECREF(v);
+	Py_XDECREF(tb);
+}
+
 static void report_python_error(const char *what)
 {
 	fprintf(stderr, "safepy zygote: %s failed:\n", what);
@@ -202,18 +228,15 @@ int interp_init(const struct zygote_config *cfg)
 	}
 	if (add_site_packages() < 0)
 		PyErr_Clear(); /* extra modules then come only from the standard library */
-	for (size_t i = 0; i < cfg->n_imports; i++) {
-		if (strcmp(cfg->imports[i], "sys") == 0)
-			continue;
-		if (import_and_keep(cfg->imports[i]) < 0) {
-			fprintf(stderr, "safepy zygote: cannot import allowed module '%s':\n",
-			        cfg->imports[i]);
-			PyErr_Print();
-			return -1;
-		}
-	}
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		if (strcmp(cfg->imports[i], "sys") != 0 && import_and_keep(cfg->imports[i]) < 0)
+			import_failed(cfg->imports[i]);
 	if (prewarm() < 0) {
 		report_python_error("pre-warming");
+		return -1;
+	}
+	if (pydata_init() < 0) {
+		report_python_error("preparing the data libraries");
 		return -1;
 	}
 	if (pyimport_init() < 0) {
@@ -802,6 +825,28 @@ void interp_run(const char *code, struct run_outcome *out)
 		/* repr() runs the user's code: still armed. */
 		if (pyresult_value(out, value, zcfg->max_result, &trunc) < 0)
 			exc = exception_take();
+	}
+	/* The figures it showed or left open, as images: still armed (matplotlib runs the user's
+	 * callbacks). The time or memory running out while rendering is the call's error; any other
+	 * failure is said on stderr and leaves the call as it was. */
+	if (!deadline_hit && !capture_flooded() && pydata_figures(out) < 0) {
+		PyObject *e = exception_take();
+		if (!exc && e &&
+		    (deadline_hit || PyErr_GivenExceptionMatches(e, PyExc_MemoryError) ||
+		     capture_flooded())) {
+			exc = e;
+		} else {
+			PyObject *msg = e ? PyUnicode_FromFormat("[figures not returned: %s: %S]\n",
+			                                         Py_TYPE(e)->tp_name, e)
+			                  : NULL;
+			PyObject *w = msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR),
+			                                        "write", "O", msg)
+			                  : NULL;
+			Py_XDECREF(w);
+			Py_XDECREF(msg);
+			Py_XDECREF(e);
+			PyErr_Clear();
+		}
 	}
 	/* Still armed: formatting the error runs the exceptions' __str__. */
 	if (exc)

@@ -66,6 +66,9 @@ PyObject *pyproxy_view_of(PyObject *dict, const char *name);
 int pyproxy_is(PyObject *m);
 /* ImportError "Import of|from name is not allowed. Authorized imports are: [...]". NULL. */
 PyObject *pyproxy_refuse(PyObject *name, int from);
+/* The Debian package that brings the module name of --imports data ("python3-pandas"), or
+ * NULL. */
+const char *pyproxy_debian_package(const char *name);
 /* Why the proxy of module leaves out name although it is public (io.open), or NULL. */
 const char *pyproxy_left_out(PyObject *module, PyObject *name);
 
@@ -81,6 +84,19 @@ int pyguard_for_loading_module(void);
 /* The user's namespace and its module (borrowed, kept alive by the caller): the functions the
  * user defines keep their internals, the module its __dict__. */
 void pyguard_user(PyObject *ns, PyObject *module);
+
+/* ---- pydata.c: the data stack and the figures ---- */
+
+/* In the zygote, after the allowed modules are imported: run pydata.py's prepare() (imports and
+ * exercises the data stack that is loaded, makes matplotlib render with no file). 0 or -1. */
+int pydata_init(void);
+/* How long pydata_init took, in ms. */
+double pydata_prepare_ms(void);
+/* In a worker at the end of a call, armed: the figures the call showed or left open become
+ * out's images (within RUN_IMAGES_MAX, RUN_IMAGE_SIDE_MAX, RUN_IMAGE_BYTES_MAX and
+ * RUN_IMAGES_BYTES_MAX; a note on stderr counts those left out) and are closed. 0, or -1 with
+ * the exception rendering raised. */
+int pydata_figures(struct run_outcome *out);
 
 /* ---- pyresult.c: values into the outcome ---- */
 

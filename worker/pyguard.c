@@ -74,6 +74,26 @@ int pyguard_for_loading_module(void)
 	return allow;
 }
 
+/* Is the innermost frame the user's code (a function or module the user wrote)? */
+static int reader_is_user(void)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+	PyObject *g = f ? PyFrame_GetGlobals(f) : NULL;
+	int user = g && g == user_ns;
+
+	Py_XDECREF(g);
+	return user;
+}
+
+/* What a function's code and defaults say of it: read by library code, of any function
+ * (inspect.signature: matplotlib's savefig, pandas, scipy and sympy decorators). A code object
+ * reaches constants and names only; defaults are objects the library holds. The user's own
+ * code reads them of its own functions only (and the attribute rules refuse the names in it). */
+static int allow_introspection(PyObject *obj)
+{
+	return allow_user_function(obj) || !reader_is_user();
+}
+
 /* The user's functions, and any function when the read is made for a served module's import. */
 static int allow_user_or_loading_function(PyObject *obj)
 {
@@ -248,9 +268,10 @@ static PyTypeObject guard_method_type = {
  *   function  __globals__, __builtins__, __closure__ (members); __code__, __defaults__,
  *             __kwdefaults__ (getsets): the user's own functions keep them (typing and
  *             singledispatch read __globals__ and __code__; namedtuple sets __defaults__ of
- *             a function it makes), and the code of a module served late reads them of any
- *             function while it is imported (pyguard_for_loading_module); __builtins__ is the
- *             writable builtins dict: never.
+ *             a function it makes); library code reads __code__, __defaults__ and
+ *             __kwdefaults__ of any function (allow_introspection), and the code of a module
+ *             served late __globals__ too while it is imported (pyguard_for_loading_module);
+ *             __builtins__ is the writable builtins dict: never.
  *   frame     every attribute and clear(): frames are the way to every namespace.
  *   generator gi_frame, gi_code; coroutine cr_frame, cr_code; async generator ag_frame, ag_code.
  *   traceback tb_frame.
@@ -270,10 +291,9 @@ static struct guard_rule rules[] = {
     {&PyFunction_Type, "__globals__", allow_user_or_loading_function, allow_never, NULL},
     {&PyFunction_Type, "__builtins__", allow_never, allow_never, NULL},
     {&PyFunction_Type, "__closure__", allow_user_function, allow_never, NULL},
-    {&PyFunction_Type, "__code__", allow_user_or_loading_function, allow_user_function,
-     value_code_checked},
-    {&PyFunction_Type, "__defaults__", allow_user_or_loading_function, allow_always, NULL},
-    {&PyFunction_Type, "__kwdefaults__", allow_user_or_loading_function, allow_always, NULL},
+    {&PyFunction_Type, "__code__", allow_introspection, allow_user_function, value_code_checked},
+    {&PyFunction_Type, "__defaults__", allow_introspection, allow_always, NULL},
+    {&PyFunction_Type, "__kwdefaults__", allow_introspection, allow_always, NULL},
     {&PyFrame_Type, "f_back", allow_never, allow_never, NULL},
     {&PyFrame_Type, "f_builtins", allow_never, allow_never, NULL},
     {&PyFrame_Type, "f_code", allow_never, allow_never, NULL},

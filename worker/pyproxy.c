@@ -28,6 +28,25 @@ static const struct {
     {"io", "FileIO", "files cannot be opened in the sandbox; use io.BytesIO"},
 };
 
+/* The Debian packages of the modules --imports data names. */
+static const struct {
+	const char *module, *package;
+} debian[] = {
+    {"numpy", "python3-numpy"},           {"pandas", "python3-pandas"},
+    {"scipy", "python3-scipy"},           {"sympy", "python3-sympy"},
+    {"matplotlib", "python3-matplotlib"}, {"mpl_toolkits", "python3-matplotlib"},
+};
+
+const char *pyproxy_debian_package(const char *name)
+{
+	size_t n = strcspn(name, ".");
+
+	for (size_t i = 0; i < sizeof(debian) / sizeof(debian[0]); i++)
+		if (strlen(debian[i].module) == n && strncmp(debian[i].module, name, n) == 0)
+			return debian[i].package;
+	return NULL;
+}
+
 /* sys as user code sees it: output streams and facts, nothing that reaches modules,
  * frames or interpreter settings. */
 static int fill_sys(PyObject *proxy, PyObject *sys)
@@ -274,7 +293,8 @@ static PyObject *proxy_getattr(PyObject *self, PyObject *attr)
 	if ((why = left_out_why(mod, a)))
 		return PyErr_Format(PyExc_AttributeError, "%s.%s is not available: %s", mod, a,
 		                    why);
-	if (a[0] == '_')
+	/* Private names stay hidden; __version__ may be computed late (matplotlib's). */
+	if (a[0] == '_' && strcmp(a, "__version__") != 0)
 		return missing(mod, a);
 	full = PyUnicode_FromFormat("%s.%s", mod, a);
 	if (!full)
@@ -403,6 +423,39 @@ static PyObject *proxy_make(PyObject *name, PyObject *real)
 	return view_link(name, p) < 0 ? NULL : p;
 }
 
+/* When the import of name raised ModuleNotFoundError because a package of --imports data is
+ * not installed at all, say which Debian package brings it; any other exception stays. */
+static void say_not_installed(const char *name)
+{
+	const char *pkg = pyproxy_debian_package(name), *m;
+	PyObject *t, *v, *tb, *missing, *msg = NULL;
+	size_t n;
+
+	if (!pkg || !PyErr_ExceptionMatches(PyExc_ModuleNotFoundError))
+		return;
+	PyErr_Fetch(&t, &v, &tb);
+	PyErr_NormalizeException(&t, &v, &tb);
+	missing = v ? PyObject_GetAttrString(v, "name") : NULL;
+	m = missing && PyUnicode_Check(missing) ? PyUnicode_AsUTF8(missing) : NULL;
+	n = m ? strlen(m) : 0;
+	/* The package itself is absent (its top-level name), not a module inside it. */
+	if (n && !strchr(m, '.') && strncmp(name, m, n) == 0 && (!name[n] || name[n] == '.'))
+		msg = PyUnicode_FromFormat("%s is not installed on this machine (its administrator "
+		                           "can install it: apt install %s)",
+		                           m, pkg);
+	if (msg) {
+		Py_XDECREF(t);
+		Py_XDECREF(v);
+		Py_XDECREF(tb);
+		PyErr_SetImportErrorSubclass(PyExc_ModuleNotFoundError, msg, missing, NULL);
+		Py_DECREF(msg);
+	} else {
+		PyErr_Clear();
+		PyErr_Restore(t, v, tb);
+	}
+	Py_XDECREF(missing);
+}
+
 PyObject *pyproxy_get(PyObject *name, int import)
 {
 	PyObject *p = PyDict_GetItemWithError(proxies, name), *real;
@@ -417,6 +470,8 @@ PyObject *pyproxy_get(PyObject *name, int import)
 		/* The real import machinery, never the caller's __import__: in a worker the
 		 * supervisor serves what the zygote did not import. */
 		PyObject *top = PyImport_ImportModuleLevelObject(name, NULL, NULL, NULL, 0);
+		if (!top)
+			say_not_installed(s);
 		if (!top)
 			return NULL;
 		Py_DECREF(top);

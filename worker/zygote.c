@@ -198,6 +198,8 @@ void zygote_main(const struct zygote_config *cfg)
 	setenv("OPENBLAS_NUM_THREADS", "1", 1);
 	setenv("OMP_NUM_THREADS", "1", 1);
 	setenv("MKL_NUM_THREADS", "1", 1);
+	/* matplotlib renders without a display, into memory (pydata.py). */
+	setenv("MPLBACKEND", "Agg", 1);
 	if (interp_init(cfg) < 0)
 		exit(ZYGOTE_EXIT_PYTHON);
 	/* Every worker may hold a session, so it gets the fork gate and the session policy;
