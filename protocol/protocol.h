@@ -107,6 +107,7 @@ struct mcp_server_config {
 	size_t n_imports;
 	unsigned int max_sessions; /* sessions kept (least recently used evicted) */
 	double session_idle_s;     /* an idle session expires after this */
+	int figures;               /* offer show_figures (matplotlib is allowed) */
 };
 
 /* Which protocol era a connection speaks (MCP 2026-07-28 versioning rules). The first request
@@ -230,6 +231,9 @@ enum mcp_event_kind {
 	MCP_EV_REPLY,  /* send msg */
 	MCP_EV_CALL,   /* start run_python with args; answer later with mcp_tool_response */
 	MCP_EV_CANCEL, /* notifications/cancelled for request id */
+	/* show_figures for args.session (args.code is NULL): answer with mcp_figures_response
+	 * from the images the session kept */
+	MCP_EV_FIGURES,
 };
 
 struct mcp_event {
@@ -267,6 +271,16 @@ json_object *mcp_error_response(json_object *id, int code, const char *message);
  * NULL on ENOMEM. */
 json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
                                json_object *id, const struct run_outcome *o);
+
+/* The JSON-RPC response of show_figures: content is a text item (note, or a line saying how
+ * many figures follow) and the n images (the last run_python call's of the session) as image
+ * items; no structuredContent (the tool declares no outputSchema: clients that show the model
+ * only structuredContent when it is present show it these images). isError when error is set
+ * (note then says why). ctx, id, images and note are borrowed. Returns a new object, or NULL on
+ * ENOMEM. */
+json_object *mcp_figures_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
+                                  json_object *id, const struct run_image *images, size_t n,
+                                  const char *note, int error);
 
 /* A notifications/progress message for a call whose request carried a progress token:
  * {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":token,

@@ -76,6 +76,10 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 			TAILQ_REMOVE(&e->queue, c, link);
 		c->queued = 0;
 	}
+	/* A call that ran and completed is the session's state now: its figures are the last. */
+	if (s && c->times.result && (o->status == RUN_OK || o->status == RUN_ERROR) &&
+	    !o->rolled_back)
+		session_keep_images(s, o);
 	if (s && s->active == c) {
 		s->active = NULL;
 		session_touch(s);

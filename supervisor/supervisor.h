@@ -156,6 +156,9 @@ struct session *engine_session_new(struct engine *e);
 struct session *engine_session_find(struct engine *e, const char *handle);
 /* Its handle: 32 hex digits, 128 bits from getrandom. */
 const char *engine_session_handle(const struct session *s);
+/* The images of its last completed call (borrowed, valid until its next call completes or it
+ * ends), *n of them; none (NULL, 0) when that call drew none or they were dropped for room. */
+const struct run_image *engine_session_images(const struct session *s, size_t *n);
 /* Queue a call; calls of one session run one at a time in arrival order. done() is never
  * called from inside engine_submit. */
 void engine_submit(struct engine *e, struct engine_call *c);

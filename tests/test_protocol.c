@@ -1075,9 +1075,9 @@ Test(mcp, description_names_imports_limits_and_sessions)
 Test(mcp, output_schema_matches_the_wire_contract)
 {
 	json_object *schema = output_schema();
-	static const char *const keys[] = {"result",      "result_repr", "logs",   "stdout",
-	                                   "stderr",      "error",       "status", "truncated",
-	                                   "duration_ms", "session"};
+	static const char *const keys[] = {"result",    "result_repr", "logs",   "stdout",
+	                                   "stderr",    "error",       "images", "status",
+	                                   "truncated", "duration_ms", "session"};
 
 	cr_assert_str_eq(str_at(schema, "/type"), "object");
 	for (size_t i = 0; i < N_OF(keys); i++) {
@@ -1686,12 +1686,12 @@ Test(tool, response_carries_structured_content_by_version)
 			cr_assert_not(has(msg, "/result/structuredContent"));
 		} else {
 			assert_valid_structured(msg);
-			cr_assert_str_eq(
-			    text(at(msg, "/result/structuredContent")),
-			    "{\"result\":[1,2],\"result_repr\":\"[1, 2]\",\"logs\":"
-			    "\"out\\nerr\\n\",\"stdout\":\"out\\n\",\"stderr\":"
-			    "\"err\\n\",\"error\":null,\"status\":\"ok\",\"truncated\":"
-			    "false,\"duration_ms\":12,\"session\":null}");
+			cr_assert_str_eq(text(at(msg, "/result/structuredContent")),
+			                 "{\"result\":[1,2],\"result_repr\":\"[1, 2]\",\"logs\":"
+			                 "\"out\\nerr\\n\",\"stdout\":\"out\\n\",\"stderr\":"
+			                 "\"err\\n\",\"error\":null,\"images\":[],\"status\":"
+			                 "\"ok\",\"truncated\":"
+			                 "false,\"duration_ms\":12,\"session\":null}");
 		}
 		json_object_put(msg);
 		json_object_put(id);
@@ -3277,8 +3277,8 @@ static json_object *source_json(const char *path)
 Test(tool, schemas_are_the_files_with_the_settings_filled_in)
 {
 	static const char *const output_required[] = {
-	    "result", "result_repr", "logs",      "stdout",      "stderr",
-	    "error",  "status",      "truncated", "duration_ms", "session",
+	    "result", "result_repr", "logs",      "stdout",      "stderr",  "error",
+	    "images", "status",      "truncated", "duration_ms", "session",
 	};
 	json_object *input = source_json("protocol/schemas/run_python.input.json");
 	json_object *output = source_json("protocol/schemas/run_python.output.json");

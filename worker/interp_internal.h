@@ -90,8 +90,6 @@ void pyguard_user(PyObject *ns, PyObject *module);
 /* In the zygote, after the allowed modules are imported: run pydata.py's prepare() (imports and
  * exercises the data stack that is loaded, makes matplotlib render with no file). 0 or -1. */
 int pydata_init(void);
-/* How long pydata_init took, in ms. */
-double pydata_prepare_ms(void);
 /* In a worker at the end of a call, armed: the figures the call showed or left open become
  * out's images (within RUN_IMAGES_MAX, RUN_IMAGE_SIDE_MAX, RUN_IMAGE_BYTES_MAX and
  * RUN_IMAGES_BYTES_MAX; a note on stderr counts those left out) and are closed. 0, or -1 with

@@ -8,26 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pydata_py.h"
 
 static PyObject *figures_fn; /* pydata.py's figures(), or NULL when matplotlib is not loaded */
-static double prepare_ms;    /* how long prepare() took in the zygote */
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 int pydata_init(void)
 {
 	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
 	         *r = NULL, *prepare;
-	double t0 = now_ms();
 	int rc = -1;
 
 	if (!g || !name || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
@@ -44,7 +33,6 @@ int pydata_init(void)
 		goto out;
 	if (PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot"))
 		figures_fn = Py_XNewRef(PyDict_GetItemString(g, "figures"));
-	prepare_ms = now_ms() - t0;
 	rc = 0;
 out:
 	Py_XDECREF(r);
@@ -52,11 +40,6 @@ out:
 	Py_XDECREF(name);
 	Py_XDECREF(g); /* its functions keep it */
 	return rc;
-}
-
-double pydata_prepare_ms(void)
-{
-	return prepare_ms;
 }
 
 /* One (png, width, height) of figures() into im. 0, or -1 (a TypeError when malformed). */
