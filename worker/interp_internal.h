@@ -96,6 +96,11 @@ int pydata_init(void);
  * the exception rendering raised. */
 int pydata_figures(struct run_outcome *out);
 
+/* The plain value (lists, dicts, numbers, strings, None) that stands for v, a numpy or pandas
+ * value, in a result's JSON (pydata.py's natural(), within its bounds), or NULL when it has
+ * none (no exception set). Runs library code: call it armed. New reference. */
+PyObject *pydata_natural(PyObject *v);
+
 /* ---- pyresult.c: values into the outcome ---- */
 
 /* Fill out->result_repr (repr() of value, cut to max bytes) and out->result (value as JSON

@@ -12,6 +12,7 @@
 #include "pydata_py.h"
 
 static PyObject *figures_fn; /* pydata.py's figures(), or NULL when matplotlib is not loaded */
+static PyObject *natural_fn; /* pydata.py's natural(), or NULL when neither numpy nor pandas is */
 
 int pydata_init(void)
 {
@@ -33,6 +34,9 @@ int pydata_init(void)
 		goto out;
 	if (PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot"))
 		figures_fn = Py_XNewRef(PyDict_GetItemString(g, "figures"));
+	if (PyDict_GetItemString(PyImport_GetModuleDict(), "numpy") ||
+	    PyDict_GetItemString(PyImport_GetModuleDict(), "pandas"))
+		natural_fn = Py_XNewRef(PyDict_GetItemString(g, "natural"));
 	rc = 0;
 out:
 	Py_XDECREF(r);
@@ -119,4 +123,19 @@ int pydata_figures(struct run_outcome *out)
 	}
 	Py_DECREF(r);
 	return 0;
+}
+
+PyObject *pydata_natural(PyObject *v)
+{
+	PyObject *r;
+
+	if (!natural_fn)
+		return NULL;
+	r = PyObject_CallOneArg(natural_fn, v);
+	if (!r || r == Py_NotImplemented) {
+		PyErr_Clear();
+		Py_XDECREF(r);
+		return NULL;
+	}
+	return r;
 }

@@ -196,6 +196,64 @@ def prepare():
                 step()
 
 
+# The natural JSON form of numpy and pandas results (natural()): at most this many values.
+NATURAL_CELLS = 10000
+NATURAL_ROWS = 1000
+
+
+def _finite(v):
+    """v with NaN and infinities (which JSON has not) as None, in lists too."""
+    if isinstance(v, float) and v != v or v in (float('inf'), float('-inf')):
+        return None
+    if isinstance(v, list):
+        return [_finite(x) for x in v]
+    return v
+
+
+def _default_index(index, n):
+    pd = sys.modules['pandas']
+    return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+
+
+def natural(v):
+    """In a worker, for a call's result: a plain value (lists, dicts, numbers, strings, None)
+    that says what a numpy or pandas value holds - a numpy scalar its number, an array of
+    numbers or strings its nested lists (at most NATURAL_CELLS elements), a DataFrame its rows
+    as records (at most NATURAL_ROWS rows and NATURAL_CELLS cells; a named index becomes
+    columns), a Series its values (a list, or an object by its index), a Timestamp its ISO text
+    - or NotImplemented when it has none within the bounds."""
+    import json
+    np, pd = sys.modules.get('numpy'), sys.modules.get('pandas')
+    t = type(v)
+    try:
+        if np is not None and isinstance(v, np.generic):
+            out = v.item()
+            return _finite(out) if isinstance(out, (bool, int, float, str)) else NotImplemented
+        if np is not None and t is np.ndarray:
+            if v.size > NATURAL_CELLS or v.dtype.kind not in 'biufU':
+                return NotImplemented
+            return _finite(v.tolist())
+        if pd is None:
+            return NotImplemented
+        opts = {'date_format': 'iso', 'default_handler': str}
+        if t is pd.DataFrame:
+            if len(v) > NATURAL_ROWS or v.size > NATURAL_CELLS:
+                return NotImplemented
+            if not _default_index(v.index, len(v)):
+                v = v.reset_index()
+            return json.loads(v.to_json(orient='records', **opts))
+        if t is pd.Series:
+            if v.size > NATURAL_CELLS:
+                return NotImplemented
+            orient = 'values' if _default_index(v.index, len(v)) else 'index'
+            return json.loads(v.to_json(orient=orient, **opts))
+        if t is pd.Timestamp:
+            return v.isoformat()
+    except (ValueError, TypeError, OverflowError):
+        pass  # no such form: duplicate columns, a non-unique index, ...
+    return NotImplemented
+
+
 def _png_size(png):
     """Width and height from a PNG's header."""
     if len(png) < 24 or png[:8] != b'\x89PNG\r\n\x1a\n' or png[12:16] != b'IHDR':
