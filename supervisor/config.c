@@ -47,7 +47,8 @@ static const char usage[] =
     "options:\n"
     "  --timeout SEC         wall-clock limit per call (default 30)\n"
     "  --cpu SEC             CPU time limit per call (default 30)\n"
-    "  --memory SIZE         address space per worker, e.g. 512M, 1G (default 512M)\n"
+    "  --memory SIZE         address space per worker, e.g. 512M, 1G (default 512M;\n"
+    "                        1G with --imports data)\n"
     "  --max-output SIZE     bytes kept of stdout and of stderr, each (default 64K)\n"
     "  --max-workers N       calls running at once; more wait (default: CPUs)\n"
     "  --prefork N           idle workers kept ready (default 1)\n"
@@ -337,7 +338,7 @@ static void config_defaults(struct config *cfg)
 int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err, size_t errlen)
 {
 	const char *const *base;
-	int c, first = 1, user_set = 0;
+	int c, first = 1, user_set = 0, memory_set = 0;
 	unsigned long v;
 	uint64_t size;
 
@@ -376,6 +377,7 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			if (parse_size(optarg, &size) < 0 || size < (32ull << 20))
 				goto bad_value;
 			cfg->memory = size;
+			memory_set = 1;
 			break;
 		case OPT_MAX_OUTPUT:
 			if (parse_size(optarg, &size) < 0 || size < 64 || size > (16u << 20))
@@ -490,6 +492,9 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 	for (const char *const *m = data_extra; cfg->imports_data && *m; m++)
 		if (imports_add(cfg, *m) < 0)
 			return -ENOMEM;
+	/* The data stack maps about 260 MiB before any data: it doubles the default. */
+	if (cfg->imports_data && !memory_set)
+		cfg->memory = 1ull << 30;
 	qsort(cfg->imports, cfg->n_imports, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < cfg->n_imports && !cfg->unsafe_no_python_layer; i++) {
 		const char *why = import_refusal(cfg->imports[i]);
