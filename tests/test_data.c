@@ -142,6 +142,11 @@ Test(data, pandas_frames)
 	                 "1    A 2024-02-05     20\n2    B 2024-01-07      5\n"
 	                 "3    B 2024-02-09      7\n");
 	e2e_assert_result(r, "query", "[10,20,7]");
+	/* A deprecation warning points at the user's line, as pandas makes it do. */
+	r = e2e_ok("pd.Series([1, 2]).append(pd.Series([3])).tolist()");
+	e2e_assert_result(r, "append", "[1,2,3]");
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "<code>:1: FutureWarning: The series.append"),
+	          "%s", mcpc_sc_str(r, "stderr"));
 	/* A frame as the result: its own text, and its rows as records. */
 	r = e2e_ok("df.groupby('city', as_index=True)['sales'].sum().to_frame()");
 	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"),

@@ -50,7 +50,8 @@ def _pandas():
     # Warnings say where they come from by walking the frames with inspect.getfile, which a
     # worker's frame views (pyguard.c) do not satisfy: the same walk over the views.
     def find_stack_level():
-        frame, n = sys._getframe(1), 0
+        # pandas' own counts its own frame, which is in pandas: this one is not.
+        frame, n = sys._getframe(1), 1
         while frame is not None and frame.f_code.co_filename.startswith(pkg):
             frame, n = frame.f_back, n + 1
         return n
