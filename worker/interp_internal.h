@@ -1,7 +1,7 @@
-/* interp_internal.h - shared by the restricted interpreter's files: interp.c (CPython start-up,
- * running the code), pylayer.c (the Python layer's rules, imports and audit hook), pyguard.c
- * (the rules on the types themselves) and pyresult.c (values into the outcome).
- * Nothing else includes it. All functions need the GIL, except pylayer_hook_install. */
+/* interp_internal.h - shared by the restricted interpreter's files: interp.c (start-up, running
+ * the code), pylayer.c (rules, imports, audit hook), pyproxy.c (module proxies), pyguard.c (the
+ * rules on the types), pydata.c (the data stack, figures) and pyresult.c (values into the
+ * outcome). Nothing else includes it. All functions need the GIL, but pylayer_hook_install. */
 #ifndef SAFEPY_INTERP_INTERNAL_H
 #define SAFEPY_INTERP_INTERNAL_H
 

@@ -1,8 +1,7 @@
-/* pydata.c - the data stack in the zygote and a call's figures: runs pydata.py (embedded by the
- * build) once in the zygote, in a namespace of its own, to import and exercise what data code
- * reaches most and to make matplotlib render with no file; in a worker, turns the figures a call
- * showed or left open into the images of its outcome. Functions return 0 / -1 with a Python
- * exception set, unless they say otherwise. */
+/* pydata.c - runs pydata.py (embedded by the build) once in the zygote to make the data stack
+ * ready; in a worker, turns the figures a call showed or left open into its outcome's images, and
+ * numpy and pandas values into plain ones for its JSON result. Functions return 0 / -1 with a
+ * Python exception set, unless they say otherwise. */
 #include "interp_internal.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* pyguard.c - the attribute rules on the built-in types themselves (checked descriptors that
  * refuse while armed, whoever asks: bytecode, getattr, match, format, attrgetter, copy, C code),
- * and exec/eval that give library-evaluated code the sandbox's builtins. Functions return 0 / -1
- * (or NULL) with a Python exception set; refusals are AttributeError. */
+ * exec/eval that give library-evaluated code the sandbox's builtins, and frame views for
+ * library code. Functions return 0 / -1 (or NULL) with a Python exception set. */
 #include "interp_internal.h"
 
 #include <string.h>

@@ -1,8 +1,7 @@
-/* pyimport.c - how a worker imports what the zygote did not: the extension modules of every
- * package the zygote loaded are mapped in the zygote (dlopen, not initialised: a worker may not
- * map code), so an import in a worker only runs their init function; pure-Python modules are
- * asked of the supervisor while a call runs (runner_request) and compiled here. The worker
- * opens no file. Functions return 0 / -1 with a Python exception set. */
+/* pyimport.c - how a worker imports what the zygote did not, opening no file: extension modules
+ * are mapped by the zygote (dlopen, not initialised), so a worker only runs their init; other
+ * modules are asked of the supervisor while a call runs (their bytecode or source). Functions
+ * return 0 / -1 with a Python exception set. */
 #include "interp_internal.h"
 
 #include <dlfcn.h>
@@ -13,7 +12,6 @@
 static int serving;             /* a call runs: modules may be asked for */
 static PyObject *real_builtins; /* the interpreter's builtins dict (borrowed, lives forever) */
 static PyObject *roots;         /* {top-level package: its directory}, outside the stdlib */
-static unsigned long n_mapped;  /* extension modules mapped in the zygote */
 
 /* The served modules whose code runs now (imports nest): namespace and code, borrowed. */
 #define LOADING_MAX 64
@@ -37,7 +35,6 @@ static PyObject *map_extension(PyObject *self, PyObject *args)
 		return NULL;
 	if (!dlopen(path, flags))
 		Py_RETURN_FALSE; /* a missing library: importing it fails in the zygote too */
-	n_mapped++;
 	Py_RETURN_TRUE;
 }
 
@@ -283,11 +280,6 @@ int pyimport_loading_any(void)
 void pyimport_serving(int on)
 {
 	serving = on;
-}
-
-unsigned long pyimport_mapped(void)
-{
-	return n_mapped;
 }
 
 /* The cache tag and magic number of this interpreter's bytecode files into r. 0 or -1. */

@@ -1,5 +1,5 @@
 /* pylayer.c - the Python layer: attribute rules by name (the bytecode, getattr and its kin), the
- * import allowlist with module proxies, the curated builtins, the audit hook, and fixes to
+ * import allowlist (its proxies: pyproxy.c), the curated builtins, the audit hook, and fixes to
  * library methods that name modules. Friendly errors first; the rules on the types (pyguard.c)
  * hold behind them. Functions return 0 / -1 (or NULL) with a Python exception set. */
 #include "interp_internal.h"

@@ -1,10 +1,7 @@
-/* pyproxy.c - module proxies: the allowed modules as user code sees them. A proxy is a module
- * of its own holding the real module's public, non-module attributes (the real objects), its
- * allowed submodules' proxies, and a module __getattr__ that finds what the real module gained
- * later (a submodule imported late, a package's lazy attribute). Made in the zygote for the
- * allowed modules it imported, and in a worker for those imported later. A package that is not
- * allowed itself but has an allowed submodule is a stub holding only those. Functions return a
- * borrowed reference or 0, and NULL / -1 with a Python exception set, unless they say so. */
+/* pyproxy.c - module proxies, the allowed modules as user code sees them: a module of its own
+ * with the real one's public, non-module attributes, its allowed submodules' proxies and a module
+ * __getattr__ for what the real one gained later; made in the zygote, and in a worker for modules
+ * imported later. Functions return borrowed references (NULL with an exception set on error). */
 #include "interp_internal.h"
 
 #include <stdlib.h>

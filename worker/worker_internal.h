@@ -53,8 +53,6 @@ PyObject *pyimport_loading(PyObject *globals);
 int pyimport_unmarshalling(void);
 /* Is the code of any served module running now? */
 int pyimport_loading_any(void);
-/* How many extension modules the zygote mapped. */
-unsigned long pyimport_mapped(void);
 /* Fill r's names and dirs (not stdlib) with the package directories pyimport_init found.
  * Returns 0, or -1 on ENOMEM (r holds what was filled: ipc_roots_clear). */
 int pyimport_roots(struct ipc_roots *r);
