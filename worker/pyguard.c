@@ -510,21 +510,48 @@ static PyObject *frame_view_new(PyFrameObject *f)
 
 	if (!f)
 		Py_RETURN_NONE;
-	v = PyObject_New(FrameViewObject, &frame_view_type);
-	if (v)
-		v->frame = (PyFrameObject *)Py_NewRef(f);
+	v = PyObject_GC_New(FrameViewObject, &frame_view_type);
+	if (!v)
+		return NULL;
+	v->frame = (PyFrameObject *)Py_NewRef(f);
+	PyObject_GC_Track(v);
 	return (PyObject *)v;
+}
+
+/* A view kept in the frame's own locals makes a cycle: the collector breaks it. */
+static int frame_view_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(((FrameViewObject *)self)->frame);
+	return 0;
+}
+
+static int frame_view_clear(PyObject *self)
+{
+	Py_CLEAR(((FrameViewObject *)self)->frame);
+	return 0;
 }
 
 static void frame_view_dealloc(PyObject *self)
 {
-	Py_XDECREF(((FrameViewObject *)self)->frame);
-	PyObject_Free(self);
+	PyObject_GC_UnTrack(self);
+	frame_view_clear(self);
+	PyObject_GC_Del(self);
+}
+
+/* The frame a view shows, or NULL with ValueError when the collector cleared it. Borrowed. */
+static PyFrameObject *view_frame(PyObject *self)
+{
+	PyFrameObject *f = ((FrameViewObject *)self)->frame;
+
+	if (!f)
+		PyErr_SetString(PyExc_ValueError, "the frame is gone");
+	return f;
 }
 
 static PyObject *view_globals(PyObject *self, void *closure)
 {
-	PyObject *g = PyFrame_GetGlobals(((FrameViewObject *)self)->frame), *d, *name;
+	PyFrameObject *f = view_frame(self);
+	PyObject *g = f ? PyFrame_GetGlobals(f) : NULL, *d, *name;
 
 	(void)closure;
 	if (!g || g == user_ns)
@@ -539,19 +566,21 @@ static PyObject *view_globals(PyObject *self, void *closure)
 
 static PyObject *view_locals(PyObject *self, void *closure)
 {
-	PyFrameObject *f = ((FrameViewObject *)self)->frame;
-	PyObject *g = PyFrame_GetGlobals(f);
+	PyFrameObject *f = view_frame(self);
+	PyObject *g = f ? PyFrame_GetGlobals(f) : NULL;
 	int user = g && g == user_ns;
 
 	(void)closure;
+	if (!f)
+		return NULL;
 	Py_XDECREF(g);
 	return user ? PyFrame_GetLocals(f) : PyDict_New();
 }
 
 static PyObject *view_back(PyObject *self, void *closure)
 {
-	PyFrameObject *b = PyFrame_GetBack(((FrameViewObject *)self)->frame);
-	PyObject *v = frame_view_new(b);
+	PyFrameObject *f = view_frame(self), *b = f ? PyFrame_GetBack(f) : NULL;
+	PyObject *v = f ? frame_view_new(b) : NULL;
 
 	(void)closure;
 	Py_XDECREF(b);
@@ -560,10 +589,13 @@ static PyObject *view_back(PyObject *self, void *closure)
 
 static PyObject *view_code(PyObject *self, void *closure)
 {
-	PyCodeObject *c = PyFrame_GetCode(((FrameViewObject *)self)->frame);
+	PyFrameObject *f = view_frame(self);
+	PyCodeObject *c = f ? PyFrame_GetCode(f) : NULL;
 	PyObject *ns = NULL, *kw, *none;
 
 	(void)closure;
+	if (!c)
+		return NULL;
 	kw = Py_BuildValue("{sOsOsi}", "co_filename", c->co_filename, "co_name", c->co_name,
 	                   "co_firstlineno", c->co_firstlineno);
 	none = PyTuple_New(0);
@@ -577,8 +609,10 @@ static PyObject *view_code(PyObject *self, void *closure)
 
 static PyObject *view_lineno(PyObject *self, void *closure)
 {
+	PyFrameObject *f = view_frame(self);
+
 	(void)closure;
-	return PyLong_FromLong(PyFrame_GetLineNumber(((FrameViewObject *)self)->frame));
+	return f ? PyLong_FromLong(PyFrame_GetLineNumber(f)) : NULL;
 }
 
 static PyGetSetDef frame_view_getset[] = {
@@ -590,9 +624,11 @@ static PyGetSetDef frame_view_getset[] = {
 static PyTypeObject frame_view_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.frame",
     .tp_basicsize = sizeof(FrameViewObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "What the sandbox shows of a frame: names, never namespaces but the user's.",
     .tp_dealloc = frame_view_dealloc,
+    .tp_traverse = frame_view_traverse,
+    .tp_clear = frame_view_clear,
     .tp_getset = frame_view_getset,
 };
 
