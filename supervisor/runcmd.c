@@ -59,6 +59,11 @@ static void print_outcome(const struct run_outcome *o)
 	}
 	if (o->truncated)
 		fprintf(stderr, "[output truncated]\n");
+	/* The images a call returns reach an MCP client; here they are only named. */
+	for (size_t i = 0; i < o->n_images; i++)
+		fprintf(stderr, "[figure %zu: %ux%u PNG image, %zu bytes; an MCP client gets it]\n",
+		        i + 1, (unsigned)o->images[i].width, (unsigned)o->images[i].height,
+		        o->images[i].len);
 	fflush(stdout);
 }
 
