@@ -353,6 +353,8 @@ Test(data, files_stay_out_of_reach)
 	                        scratch_file("m.npy")),
 	                &NO_FILE, scratch_file("m.npy"));
 	refused_no_file(e2e_fmt("import pandas as pd\npd.read_csv('%s')", secret), &NO_OPEN, NULL);
+	/* A path in the home directory fails the same way (not on the lookup of the user). */
+	refused_no_file("import pandas as pd\npd.read_csv('~/data.csv')", &NO_OPEN, NULL);
 	refused_no_file(e2e_fmt("import pandas as pd\npd.DataFrame({'a': [1]}).to_csv('%s')",
 	                        scratch_file("b.csv")),
 	                &NO_FILE, scratch_file("b.csv"));

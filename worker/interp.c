@@ -94,6 +94,22 @@ static int prewarm(void)
 	return 0;
 }
 
+/* The workers' HOME: nobody's, which does not exist. os.path.expanduser() reads it (a "~/data.csv"
+ * a library is given then fails to open as any path does); without it, it would ask for the
+ * passwd entry of getuid(), a system call the workers' filter does not allow. Set after the
+ * zygote's own imports (matplotlib keeps its caches under the real one). */
+static int worker_home(void)
+{
+	PyObject *g = PyDict_New(), *r = NULL;
+
+	if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+		r = PyRun_String("import os\nos.environ['HOME'] = '/nonexistent'\n", Py_file_input,
+		                 g, g);
+	Py_XDECREF(g);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
+
 static PyObject *real_builtin(const char *name)
 {
 	PyObject *b = PyEval_GetBuiltins(); /* borrowed; the zygote's real builtins */
@@ -239,7 +255,7 @@ int interp_init(const struct zygote_config *cfg)
 		report_python_error("preparing the data libraries");
 		return -1;
 	}
-	if (pyimport_init() < 0) {
+	if (pyimport_init() < 0 || worker_home() < 0) {
 		report_python_error("setting up the importer");
 		return -1;
 	}
