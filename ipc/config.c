@@ -23,6 +23,7 @@ enum member {
 	M_IMPORTS,
 	M_WORKSPACE,
 	M_WORKSPACE_WRITE,
+	M_CACHE,
 	M_N
 };
 
@@ -43,6 +44,7 @@ static const struct {
     [M_IMPORTS] = {"imports", json_type_array},
     [M_WORKSPACE] = {"workspace", json_type_string},
     [M_WORKSPACE_WRITE] = {"workspace_write", json_type_boolean},
+    [M_CACHE] = {"cache", json_type_string},
 };
 
 static int add(json_object *o, enum member m, json_object *v)
@@ -99,6 +101,8 @@ char *ipc_config_encode(const struct ipc_config *c, size_t *len)
 		rc = add(o, M_WORKSPACE, json_object_new_string(c->workspace ? c->workspace : ""));
 	if (rc == 0)
 		rc = add(o, M_WORKSPACE_WRITE, json_object_new_boolean(c->workspace_write));
+	if (rc == 0)
+		rc = add(o, M_CACHE, json_object_new_string(c->cache ? c->cache : ""));
 	if (rc == 0) {
 		text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n);
 		out = text ? malloc(n + 2) : NULL;
@@ -147,24 +151,34 @@ static int take_imports(json_object *arr, struct ipc_config *c)
 	return 0;
 }
 
-/* The workspace: "" for none (then it cannot be writable), else an absolute path without NUL
- * or a "." or ".." component, shorter than PATH_MAX. */
-static int take_workspace(json_object *s, int writable, struct ipc_config *c)
+/* A directory: "" for none (*out stays NULL), else an absolute path without NUL or a "." or
+ * ".." component, shorter than PATH_MAX. */
+static int take_dir(json_object *s, char **out)
 {
 	const char *p = json_object_get_string(s);
 	size_t len = (size_t)json_object_get_string_len(s);
 
 	if (len == 0)
-		return writable ? -EINVAL : 0;
+		return 0;
 	if (p[0] != '/' || len >= PATH_MAX || memchr(p, '\0', len))
 		return -EINVAL;
 	for (const char *q = p; q; q = strchr(q + 1, '/'))
 		if (strncmp(q, "/./", 3) == 0 || strncmp(q, "/../", 4) == 0 ||
 		    strcmp(q, "/.") == 0 || strcmp(q, "/..") == 0)
 			return -EINVAL;
-	c->workspace = strndup(p, len);
+	*out = strndup(p, len);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* The workspace: a directory (take_dir); without one it cannot be writable. */
+static int take_workspace(json_object *s, int writable, struct ipc_config *c)
+{
+	int rc = take_dir(s, &c->workspace);
+
+	if (rc == 0 && writable && !c->workspace)
+		return -EINVAL;
 	c->workspace_write = writable;
-	return c->workspace ? 0 : -ENOMEM;
+	return rc;
 }
 
 int ipc_config_decode(const char *buf, size_t len, struct ipc_config *out)
@@ -205,6 +219,8 @@ int ipc_config_decode(const char *buf, size_t len, struct ipc_config *out)
 	if (rc == 0)
 		rc = take_workspace(v[M_WORKSPACE], json_object_get_boolean(v[M_WORKSPACE_WRITE]),
 		                    &c);
+	if (rc == 0)
+		rc = take_dir(v[M_CACHE], &c.cache);
 	if (rc == 0) {
 		*out = c;
 		memset(&c, 0, sizeof(c));
@@ -221,5 +237,6 @@ void ipc_config_clear(struct ipc_config *c)
 		free(c->imports[i]);
 	free(c->imports);
 	free(c->workspace);
+	free(c->cache);
 	memset(c, 0, sizeof(*c));
 }

@@ -63,7 +63,18 @@ enum ipc_request_kind {
 	/* the entries of a directory of the workspace: the path; the reply is, for each entry,
 	 * one type byte (IPC_ENTRY_*) then its name and a NUL */
 	IPC_REQ_LIST = 4,
+	/* a module, compiled if it can be: the request is its dotted name; the reply is its
+	 * file's path, a NUL, then IPC_MODULE_CODE and the marshalled code of its cached bytecode
+	 * (the .pyc's body after its header) when that is valid for the source (magic number,
+	 * timestamp flags, the source's mtime and size), else IPC_MODULE_SOURCE and its text */
+	IPC_REQ_MODULE_CODE = 5,
 };
+
+/* The byte after the path's NUL in an IPC_REQ_MODULE_CODE reply. */
+#define IPC_MODULE_CODE   'c'
+#define IPC_MODULE_SOURCE 's'
+/* Bytes of a .pyc's header: magic, flags, source mtime, source size (u32 LE each). */
+#define IPC_PYC_HEADER    16
 
 #define IPC_REQUEST_HEADER    5 /* u32 id, u8 kind */
 /* Requests one call may make. */
@@ -193,7 +204,8 @@ const char *ipc_zygote_exit_reason(int code);
  *                                        "E" u32 request_id, u32 errno (fork failed)
  *   ready          zygote -> supervisor: "Z" once, after start-up (interpreter ready)
  *   module roots   zygote -> supervisor: "D" then JSON, once, before "Z": where the modules
- *                  its workers may import later are ({"stdlib": dir, "packages": {name: dir}})
+ *                  its workers may import later are ({"stdlib": dir, "packages": {name: dir}},
+ *                  and optionally "pyc": {"tag": cache tag, "magic": 8 hex digits})
  *   exit           zygote -> supervisor: "X" u32 pid, u32 wait status (a worker was reaped)
  *   import failed  zygote -> supervisor: "F" u32 index into the configuration's imports, then
  *                  why that module cannot be imported (UTF-8 text, at most
@@ -243,6 +255,8 @@ struct ipc_config {
 	char *workspace;     /* owned: the workspace's absolute path (symbolic links resolved), or
 	                      * NULL without one ("" on the wire) */
 	int workspace_write; /* its files may be written */
+	char *cache; /* owned: a directory the zygote may write its libraries' caches in
+	              * (matplotlib's font list), absolute; NULL without one ("" on the wire) */
 };
 
 /* The configuration as "K" + JSON. Returns malloc'd bytes and their length, or NULL. */
@@ -260,12 +274,17 @@ struct ipc_roots {
 	char **names; /* owned: top-level package names */
 	char **dirs;  /* owned: their directories, absolute */
 	size_t n;
+	/* owned, or NULL: the interpreter's cache tag ("cpython-311"), which names its cached
+	 * bytecode in __pycache__; with it, the magic number that starts those files */
+	char *cache_tag;
+	unsigned char magic[4];
 };
 
 /* The roots as "D" + JSON. Returns malloc'd bytes and their length, or NULL. */
 char *ipc_roots_encode(const struct ipc_roots *r, size_t *len);
-/* Parse a "D" message: absolute paths without NUL or "..", names that are identifiers. Returns
- * 0, -EINVAL or -ENOMEM; *r is written only on success. */
+/* Parse a "D" message: absolute paths without NUL or "..", names that are identifiers, a cache
+ * tag of [a-z0-9-] (1 to 32) with 4 bytes of magic. Returns 0, -EINVAL or -ENOMEM; *r is
+ * written only on success. */
 int ipc_roots_decode(const char *buf, size_t len, struct ipc_roots *r);
 void ipc_roots_clear(struct ipc_roots *r);
 /* Is s[0..n) a dotted module name of identifiers ("a.b_c.d"), at most 255 bytes? */

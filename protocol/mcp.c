@@ -487,7 +487,7 @@ static int on_tools_list(struct mcp_conn *c, const struct mcp_request_ctx *ctx,
 	json_object *cursor = NULL, *res, *list;
 	int rc;
 
-	/* We never issue a cursor (one tool, one page), so any cursor is one we did not issue.
+	/* We never issue a cursor (one page), so any cursor is one we did not issue.
 	 * A null cursor is the same as none. */
 	json_object_object_get_ex(params_object(req), "cursor", &cursor);
 	if (cursor)
@@ -500,6 +500,8 @@ static int on_tools_list(struct mcp_conn *c, const struct mcp_request_ctx *ctx,
 	rc = proto_put(res, "tools", list);
 	if (rc == 0)
 		rc = proto_append(list, tool_definition(c->cfg, ctx));
+	if (rc == 0 && c->cfg->figures)
+		rc = proto_append(list, tool_figures_definition(c->cfg, ctx));
 	if (rc == 0 && ctx->modern)
 		rc = put_cache_hints(res);
 	if (rc < 0) {
@@ -546,13 +548,14 @@ static int on_tools_call(struct mcp_conn *c, const struct mcp_request_ctx *ctx,
 	struct run_args ra = {0};
 	struct mcp_event *ev;
 	char *why = NULL;
-	int rc;
+	int rc, figures;
 
 	if (!json_object_object_get_ex(params, "name", &name) ||
 	    !json_object_is_type(name, json_type_string))
 		return reply_error(out, req->id, JSONRPC_INVALID_PARAMS,
 		                   "Invalid params: tools/call needs a tool \"name\" string");
-	if (!proto_string_is(name, "run_python"))
+	figures = c->cfg->figures && proto_string_is(name, "show_figures");
+	if (!proto_string_is(name, "run_python") && !figures)
 		return reply_error_quoting(out, req->id, JSONRPC_INVALID_PARAMS,
 		                           "Unknown tool: ", json_object_get_string(name),
 		                           (size_t)json_object_get_string_len(name));
@@ -564,13 +567,19 @@ static int on_tools_call(struct mcp_conn *c, const struct mcp_request_ctx *ctx,
 		return reply_error(out, req->id, JSONRPC_INVALID_PARAMS,
 		                   "Invalid params: \"arguments\" must be an object");
 	}
-	rc = tool_parse_args(c, args, &ra, &why);
+	rc = figures ? tool_parse_figures_args(args, &ra, &why)
+	             : tool_parse_args(c, args, &ra, &why);
 	json_object_put(empty);
 	if (rc < 0)
 		return rc;
+	if (rc > 0 && figures) {
+		json_object *r = mcp_figures_response(c, ctx, req->id, NULL, 0, why, 1);
+		free(why);
+		return r ? reply(out, r) : -ENOMEM;
+	}
 	if (rc > 0)
 		return reply_invalid_args(c, ctx, req->id, why, out);
-	ev = events_add(out, MCP_EV_CALL);
+	ev = events_add(out, figures ? MCP_EV_FIGURES : MCP_EV_CALL);
 	if (!ev) {
 		run_args_clear(&ra);
 		return -ENOMEM;

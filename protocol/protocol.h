@@ -114,6 +114,13 @@ int text_cut(const char *s, size_t n, size_t max, enum text_measure m, struct te
 int text_join_cut(const char *head, size_t head_n, uint64_t gap, const char *tail, size_t tail_n,
                   struct text *out);
 
+/* s[0..n) in base64 (RFC 4648, with padding), NUL-terminated. Returns malloc'd text, or NULL
+ * on ENOMEM. */
+char *proto_base64_encode(const unsigned char *s, size_t n);
+/* Decode base64 text t[0..n) (padding required, nothing else but the alphabet). Returns 0 with
+ * *out (malloc'd) and *len, -EINVAL for text that is not canonical base64, or -ENOMEM. */
+int proto_base64_decode(const char *t, size_t n, unsigned char **out, size_t *len);
+
 /* ---- What the server is -------------------------------------------------------------- */
 
 /* Server settings the protocol layer reports (tool description, schema bounds).
@@ -130,6 +137,7 @@ struct mcp_server_config {
 	double session_idle_s;     /* an idle session expires after this */
 	const char *workspace;     /* the code's working directory, absolute; NULL: none */
 	int workspace_write;       /* the code may write files there */
+	int figures;               /* offer show_figures (matplotlib is allowed) */
 };
 
 /* Which protocol era a connection speaks (MCP 2026-07-28 versioning rules). The first request
@@ -196,6 +204,26 @@ enum run_status {
 	RUN_SANDBOX_VIOLATION,
 };
 
+/* Images of one call's result: PNG, at most RUN_IMAGES_MAX of them, each at most
+ * RUN_IMAGE_SIDE_MAX pixels on its longer side and RUN_IMAGE_BYTES_MAX bytes, all of them
+ * together at most RUN_IMAGES_BYTES_MAX bytes (whose base64 leaves the text of a response about
+ * 200 KB of its budget). The worker renders a figure at a lower resolution until it fits. */
+#define RUN_IMAGES_MAX       8
+#define RUN_IMAGE_SIDE_MAX   1568
+#define RUN_IMAGE_BYTES_MAX  (400u << 10)
+#define RUN_IMAGES_BYTES_MAX (512u << 10)
+
+/* One image of a call's result. */
+struct run_image {
+	unsigned char *png; /* owned: the PNG file's bytes */
+	size_t len;
+	uint32_t width, height; /* from its header */
+};
+
+/* The width and height a PNG's header gives. Returns 0, or -EINVAL when png[0..n) does not
+ * start with a PNG signature and an IHDR chunk, or a side is 0. */
+int run_image_png_size(const unsigned char *png, size_t n, uint32_t *width, uint32_t *height);
+
 /* The outcome of one call, as the worker reports it and the client receives it.
  * Caller-owned: run_outcome_init/run_outcome_clear. Every text is owned, UTF-8, may hold any
  * character (NUL included) and may be absent (s NULL: reported as "" for the streams, null for
@@ -211,6 +239,8 @@ struct run_outcome {
 	struct text error_message;
 	struct text error_traceback;
 	int truncated;
+	struct run_image *images; /* owned array of n_images: the figures, in order */
+	size_t n_images;
 	int64_t duration_ms;
 	char *session; /* the handle of the session the call ran in; NULL for one-shot calls */
 	/* The call did not complete and its session was put back as it was before it (set by
@@ -243,6 +273,9 @@ enum mcp_event_kind {
 	MCP_EV_CALL,   /* start run_python with args; answer later with mcp_tool_response */
 	MCP_EV_CANCEL, /* notifications/cancelled for request id */
 	MCP_EV_NOTE,   /* nothing to send, something to log: note (warn or debug) */
+	/* show_figures for args.session (args.code is NULL): answer with mcp_figures_response
+	 * from the images the session kept */
+	MCP_EV_FIGURES,
 };
 
 struct mcp_event {
@@ -287,6 +320,16 @@ json_object *mcp_error_response(json_object *id, int code, const char *message);
  * NULL on ENOMEM. */
 json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
                                json_object *id, const struct run_outcome *o);
+
+/* The JSON-RPC response of show_figures: content is a text item (note, or a line saying how
+ * many figures follow) and the n images (the last run_python call's of the session) as image
+ * items; no structuredContent (the tool declares no outputSchema: clients that show the model
+ * only structuredContent when it is present show it these images). isError when error is set
+ * (note then says why). ctx, id, images and note are borrowed. Returns a new object, or NULL on
+ * ENOMEM. */
+json_object *mcp_figures_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
+                                  json_object *id, const struct run_image *images, size_t n,
+                                  const char *note, int error);
 
 /* A notifications/progress message for a call whose request carried a progress token:
  * {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":token,

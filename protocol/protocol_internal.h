@@ -90,5 +90,14 @@ char *tool_instructions(const struct mcp_server_config *cfg);
 /* Validate run_python's arguments (an object). Returns 0 with *out filled, 1 with *why a
  * malloc'd explanation when an argument is bad, or -ENOMEM. */
 int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args *out, char **why);
+/* The show_figures entry of tools/list (offered when cfg->figures). New object or NULL. */
+json_object *tool_figures_definition(const struct mcp_server_config *cfg,
+                                     const struct mcp_request_ctx *ctx);
+/* Validate show_figures' arguments (an object): out->session only. Returns 0, 1 with *why, or
+ * -ENOMEM, as tool_parse_args. */
+int tool_parse_figures_args(json_object *args, struct run_args *out, char **why);
+/* Append n images to a result's content array as image items (base64 PNG). Returns 0 or
+ * -ENOMEM. */
+int tool_images_append(json_object *content, const struct run_image *images, size_t n);
 
 #endif

@@ -1,7 +1,7 @@
 /* text.c - text helpers shared by the worker and the supervisor: text with an explicit length
- * (any byte, NUL included), a growing buffer that remembers a failed allocation, and the one
- * head-and-tail cut (UTF-8 safe, one marker). Pure: no I/O, no globals. Functions return 0 or
- * -ENOMEM; sb_take returns malloc'd text, NULL on ENOMEM. */
+ * (any byte, NUL included), a growing buffer that remembers a failed allocation, the one
+ * head-and-tail cut (UTF-8 safe, one marker), and base64 (images travel in it). Pure: no I/O,
+ * no globals. Functions return 0 or -ENOMEM; sb_take returns malloc'd text, NULL on ENOMEM. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -263,4 +263,70 @@ int text_cut(const char *s, size_t n, size_t max, enum text_measure m, struct te
 		tail--;
 	}
 	return text_join_cut(s, head, tail - head, s + tail, n - tail, out);
+}
+
+/* ---- base64 ---------------------------------------------------------------------------- */
+
+static const char b64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *proto_base64_encode(const unsigned char *s, size_t n)
+{
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)s[i] << 16 | (i + 1 < n ? (uint32_t)s[i + 1] << 8 : 0) |
+		             (i + 2 < n ? s[i + 2] : 0);
+		*o++ = b64_alphabet[v >> 18 & 63];
+		*o++ = b64_alphabet[v >> 12 & 63];
+		*o++ = i + 1 < n ? b64_alphabet[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? b64_alphabet[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+static int b64_value(char c)
+{
+	const char *p = c ? strchr(b64_alphabet, c) : NULL;
+
+	return p ? (int)(p - b64_alphabet) : -1;
+}
+
+int proto_base64_decode(const char *t, size_t n, unsigned char **out, size_t *len)
+{
+	unsigned char *buf;
+	size_t o = 0;
+
+	if (n % 4 != 0)
+		return -EINVAL;
+	buf = malloc(n / 4 * 3 + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i += 4) {
+		int last = i + 4 == n, pad = last ? (t[i + 3] == '=') + (t[i + 2] == '=') : 0;
+		int a = b64_value(t[i]), b = b64_value(t[i + 1]);
+		int c = pad >= 2 ? 0 : b64_value(t[i + 2]), d = pad >= 1 ? 0 : b64_value(t[i + 3]);
+		uint32_t v;
+		if (a < 0 || b < 0 || c < 0 || d < 0 || (pad == 1 && t[i + 2] == '=')) {
+			free(buf);
+			return -EINVAL;
+		}
+		v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
+		/* Canonical: the bits the padding leaves out are zero. */
+		if ((pad == 1 && (v & 0xff)) || (pad == 2 && (v & 0xffff))) {
+			free(buf);
+			return -EINVAL;
+		}
+		buf[o++] = (unsigned char)(v >> 16);
+		if (pad < 2)
+			buf[o++] = (unsigned char)(v >> 8);
+		if (pad < 1)
+			buf[o++] = (unsigned char)v;
+	}
+	*out = buf;
+	*len = o;
+	return 0;
 }

@@ -120,6 +120,13 @@ static char *tool_description(const struct mcp_server_config *cfg)
 	describe_imports(&b, cfg);
 	sb_str(&b, ". ");
 	describe_limits(&b, cfg);
+	if (cfg->figures)
+		sb_str(
+		    &b,
+		    " matplotlib figures the code shows (plt.show()) or leaves open come back as "
+		    "PNG images after the text, listed in structuredContent.images; if the "
+		    "images do not reach you, call show_figures right after this call (same "
+		    "session) to get them as images.");
 	sb_str(&b, " State persists: variables, functions, classes and imports defined in one call "
 	           "are there in the next call of the same session. Without 'session' a call "
 	           "uses this connection's default session; pass session \"new\" to start a "
@@ -240,6 +247,53 @@ json_object *tool_definition(const struct mcp_server_config *cfg, const struct m
 		rc = proto_put(tool, "icons", tool_icons());
 out:
 	free(desc);
+	if (rc < 0) {
+		json_object_put(tool);
+		return NULL;
+	}
+	return tool;
+}
+
+/* show_figures: the images of a session's last call again, as content only. */
+static const char figures_input_json[] =
+    "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\","
+    "\"description\":\"The session whose last run_python call drew the figures: omit for "
+    "this connection's default session, or a handle run_python returned.\"}},"
+    "\"additionalProperties\":false}";
+static const char figures_annotations_json[] =
+    "{\"title\":\"Show figures\",\"readOnlyHint\":true,\"destructiveHint\":false,"
+    "\"idempotentHint\":true,\"openWorldHint\":false}";
+
+json_object *tool_figures_definition(const struct mcp_server_config *cfg,
+                                     const struct mcp_request_ctx *ctx)
+{
+	json_object *tool = json_object_new_object();
+	int rc = tool ? 0 : -ENOMEM;
+
+	(void)cfg;
+	if (rc == 0)
+		rc = proto_put(tool, "name", json_object_new_string("show_figures"));
+	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
+		rc = proto_put(tool, "title", json_object_new_string("Show figures"));
+	if (rc == 0)
+		rc = proto_put(
+		    tool, "description",
+		    json_object_new_string(
+		        "Show the figures (matplotlib) of the last run_python call of a session as "
+		        "PNG images, and nothing else: the images a run_python result lists in "
+		        "structuredContent.images, for when they did not reach you with it. Runs "
+		        "no "
+		        "code and changes nothing."));
+	if (rc == 0)
+		rc =
+		    proto_put(tool, "inputSchema",
+		              proto_parse_json(figures_input_json, sizeof(figures_input_json) - 1));
+	if (rc == 0 && mcp_since(ctx, "2025-03-26"))
+		rc = proto_put(tool, "annotations",
+		               proto_parse_json(figures_annotations_json,
+		                                sizeof(figures_annotations_json) - 1));
+	if (rc == 0 && mcp_since(ctx, "2025-11-25"))
+		rc = proto_put(tool, "icons", tool_icons());
 	if (rc < 0) {
 		json_object_put(tool);
 		return NULL;
@@ -407,6 +461,31 @@ static int check_reset(struct strbuf *b, json_object *args)
 	return json_object_get_boolean(v) ? 1 : 0;
 }
 
+int tool_parse_figures_args(json_object *args, struct run_args *out, char **why)
+{
+	struct json_object_iter it;
+	struct strbuf b = {0};
+	const char *session;
+
+	json_object_object_foreachC(args, it)
+	{
+		if (strcmp(it.key, "session") != 0)
+			problem(&b, "unknown argument '%.*s' (show_figures takes only 'session')",
+			        (int)proto_clip(it.key, strlen(it.key), ARG_NAME_MAX), it.key);
+	}
+	session = check_session(&b, args);
+	if (b.failed) {
+		free(b.s);
+		return -ENOMEM;
+	}
+	if (b.len > 0) {
+		*why = sb_take(&b);
+		return 1;
+	}
+	out->session = session ? strdup(session) : NULL;
+	return session && !out->session ? -ENOMEM : 0;
+}
+
 int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args *out, char **why)
 {
 	const char *session;
@@ -536,6 +615,11 @@ int mcp_outcome_text(const struct run_outcome *o, struct text *out)
 		sb_newline(&b);
 		sb_str(&b, "Result: ");
 		sb_text(&b, &o->result_repr);
+	}
+	for (size_t i = 0; i < o->n_images; i++) {
+		sb_newline(&b);
+		sb_printf(&b, "[figure %zu: %" PRIu32 "x%" PRIu32 " PNG image, %zu bytes]", i + 1,
+		          o->images[i].width, o->images[i].height, o->images[i].len);
 	}
 	if (o->rolled_back) {
 		sb_newline(&b);
@@ -696,6 +780,56 @@ static int put_text_or_null(json_object *obj, const char *key, const struct text
 	return t->s ? proto_put(obj, key, string_of(t)) : proto_put_null(obj, key);
 }
 
+/* structuredContent.images: [{mimeType, width, height, bytes}] of the image items (which follow
+ * the text item of content), no data. New array or NULL. */
+static json_object *images_described(const struct run_outcome *o)
+{
+	json_object *arr = json_object_new_array(), *e;
+	int rc = arr ? 0 : -ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < o->n_images; i++) {
+		rc = proto_append(arr, e = json_object_new_object());
+		if (rc == 0)
+			rc = proto_put(e, "mimeType", json_object_new_string("image/png"));
+		if (rc == 0)
+			rc = proto_put(e, "width", json_object_new_int64(o->images[i].width));
+		if (rc == 0)
+			rc = proto_put(e, "height", json_object_new_int64(o->images[i].height));
+		if (rc == 0)
+			rc =
+			    proto_put(e, "bytes", json_object_new_int64((int64_t)o->images[i].len));
+	}
+	if (rc < 0) {
+		json_object_put(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+/* content's image items: {"type":"image","data":base64,"mimeType":"image/png"}, after the text
+ * item. Returns 0 or -ENOMEM. */
+int tool_images_append(json_object *content, const struct run_image *images, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		char *b64 = proto_base64_encode(images[i].png, images[i].len);
+		json_object *item = NULL;
+
+		if (!b64)
+			return -ENOMEM;
+		rc = proto_append(content, item = json_object_new_object());
+		if (rc == 0)
+			rc = proto_put(item, "type", json_object_new_string("image"));
+		if (rc == 0)
+			rc = proto_put(item, "data", json_object_new_string(b64));
+		if (rc == 0)
+			rc = proto_put(item, "mimeType", json_object_new_string("image/png"));
+		free(b64);
+	}
+	return rc;
+}
+
 static json_object *structured_content(const struct run_outcome *o, const struct shape *sh)
 {
 	json_object *sc, *err = NULL;
@@ -726,6 +860,8 @@ static json_object *structured_content(const struct run_outcome *o, const struct
 	} else if (rc == 0) {
 		rc = proto_put_null(sc, "error");
 	}
+	if (rc == 0)
+		rc = proto_put(sc, "images", images_described(o));
 	if (rc == 0)
 		rc = proto_put(sc, "status", json_object_new_string(run_status_name(o->status)));
 	if (rc == 0)
@@ -764,6 +900,8 @@ static json_object *response_build(const struct mcp_conn *c, const struct mcp_re
 		rc = proto_put(item, "text", string_of(&sh->text[SLOT_TEXT]));
 	if (rc == 0)
 		rc = files_content(content, c->cfg, o);
+	if (rc == 0)
+		rc = tool_images_append(content, o->images, o->n_images);
 	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
 		rc = proto_put(res, "structuredContent", structured_content(o, sh));
 	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
@@ -927,4 +1065,44 @@ out:
 	text_clear(&emsg);
 	text_clear(&text);
 	return resp;
+}
+
+json_object *mcp_figures_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
+                                  json_object *id, const struct run_image *images, size_t n,
+                                  const char *note, int error)
+{
+	json_object *res, *content = NULL, *item = NULL;
+	struct strbuf b = {0};
+	char *text;
+	int rc;
+
+	if (note)
+		sb_str(&b, note);
+	else
+		sb_printf(&b, "%zu figure%s of the session's last run_python call:", n,
+		          n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&b, "\n[figure %zu: %" PRIu32 "x%" PRIu32 " PNG image, %zu bytes]", i + 1,
+		          images[i].width, images[i].height, images[i].len);
+	text = sb_take(&b);
+	res = text ? json_object_new_object() : NULL;
+	rc = res ? proto_put(res, "content", content = json_object_new_array()) : -ENOMEM;
+	if (rc == 0)
+		rc = proto_append(content, item = json_object_new_object());
+	if (rc == 0)
+		rc = proto_put(item, "type", json_object_new_string("text"));
+	if (rc == 0)
+		rc = proto_put(item, "text", json_object_new_string(text));
+	if (rc == 0)
+		rc = tool_images_append(content, images, n);
+	if (rc == 0)
+		rc = proto_put(res, "isError", json_object_new_boolean(error));
+	if (rc == 0)
+		rc = mcp_result_finish(c->cfg, ctx, res);
+	free(text);
+	if (rc < 0) {
+		json_object_put(res);
+		return NULL;
+	}
+	return jsonrpc_result(id, res);
 }

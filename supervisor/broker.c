@@ -137,75 +137,126 @@ static int read_file(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
-/* Find a module's source: "a.b.c" is a/b/c.py or a/b/c/__init__.py beneath the root of its
- * top-level package (an allowed package), else beneath the standard library. */
-static int module_source(const struct module_roots *m, const char *name, char **path, char **src,
-                         size_t *len)
+/* Open a module's source: "a.b.c" is a/b/c.py or a/b/c/__init__.py beneath the root of its
+ * top-level package (a package the zygote loaded), else beneath the standard library. Returns
+ * the fd, with its directory fd and its path relative to it (rel, relsize bytes) and the
+ * root's path (*base, borrowed); or -errno. */
+static int module_open(const struct module_roots *m, const char *name, int *dirfd, char *rel,
+                       size_t relsize, const char **base)
 {
-	char rel[300], top[256];
+	char top[256];
 	size_t tlen = strcspn(name, ".");
 	const char *rest = name[tlen] ? name + tlen + 1 : "";
-	const char *base = m->roots.stdlib;
-	int dirfd = m->stdlib_fd, rc = -ENOENT;
+	int rc = -ENOENT;
 
+	*base = m->roots.stdlib;
+	*dirfd = m->stdlib_fd;
 	memcpy(top, name, tlen);
 	top[tlen] = '\0';
 	for (size_t i = 0; i < m->roots.n; i++)
 		if (strcmp(m->roots.names[i], top) == 0) {
-			dirfd = m->fds[i];
-			base = m->roots.dirs[i];
+			*dirfd = m->fds[i];
+			*base = m->roots.dirs[i];
 			name = rest; /* relative to the package's own directory */
 			break;
 		}
-	if (dirfd < 0 || !base)
+	if (*dirfd < 0 || !*base)
 		return -ENOENT;
 	for (int pkg = 0; pkg < 2 && rc == -ENOENT; pkg++) {
-		int fd, n;
+		int n;
 		char *p;
 		if (*name == '\0' && !pkg)
 			continue; /* the package itself: only its __init__.py */
-		n = snprintf(rel, sizeof(rel), "%s%s%s", name, *name ? (pkg ? "/" : ".py") : "",
+		n = snprintf(rel, relsize, "%s%s%s", name, *name ? (pkg ? "/" : ".py") : "",
 		             pkg ? "__init__.py" : "");
-		if (n < 0 || (size_t)n >= sizeof(rel))
+		if (n < 0 || (size_t)n >= relsize)
 			return -ENAMETOOLONG;
 		for (p = rel; (p = strchr(p, '.')) && p < rel + n - 3; p++)
 			*p = '/';
-		fd = open_beneath(dirfd, rel);
-		if (fd < 0) {
-			rc = fd == -ENOENT || fd == -ENOTDIR ? -ENOENT : fd;
-			continue;
-		}
-		rc = read_file(fd, ENGINE_MODULE_MAX, src, len);
-		close(fd);
-		if (rc == 0 && asprintf(path, "%s/%s", base, rel) < 0) {
-			free(*src);
-			rc = -ENOMEM;
-		}
+		rc = open_beneath(*dirfd, rel);
+		if (rc == -ENOTDIR)
+			rc = -ENOENT;
 	}
 	return rc;
 }
 
-static int request_module(struct chain *c, uint32_t id, const char *data, size_t len)
+/* The cached bytecode of the source rel (open as fd) beneath dirfd, when it is valid for it:
+ * __pycache__/<stem>.<tag>.pyc with this interpreter's magic number, timestamp flags, and the
+ * source's mtime and size. Returns 0 with *out (malloc'd, the whole file) and *len, or -errno
+ * (-ESTALE when it is not valid). */
+static int pyc_read(const struct module_roots *m, int dirfd, const char *rel, int fd, char **out,
+                    size_t *len)
 {
-	char name[256], *path = NULL, *src = NULL;
-	size_t n = 0;
-	int rc;
+	const char *slash = strrchr(rel, '/'), *stem = slash ? slash + 1 : rel;
+	char pyc[320];
+	struct stat st;
+	unsigned char *h;
+	int pfd, rc, n;
+
+	if (!m->roots.cache_tag || fstat(fd, &st) < 0)
+		return -ENOENT;
+	n = snprintf(pyc, sizeof(pyc), "%.*s__pycache__/%.*s.%s.pyc", (int)(stem - rel), rel,
+	             (int)(strlen(stem) - 3), stem, m->roots.cache_tag);
+	if (n < 0 || (size_t)n >= sizeof(pyc))
+		return -ENAMETOOLONG;
+	pfd = open_beneath(dirfd, pyc);
+	if (pfd < 0)
+		return pfd;
+	rc = read_file(pfd, ENGINE_MODULE_MAX, out, len);
+	close(pfd);
+	if (rc < 0)
+		return rc;
+	h = (unsigned char *)*out;
+	if (*len < IPC_PYC_HEADER || memcmp(h, m->roots.magic, 4) != 0 || ipc_get_u32(h + 4) != 0 ||
+	    ipc_get_u32(h + 8) != (uint32_t)st.st_mtime ||
+	    ipc_get_u32(h + 12) != (uint32_t)st.st_size) {
+		free(*out);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+/* IPC_REQ_MODULE and IPC_REQ_MODULE_CODE. */
+static int request_module(struct chain *c, uint32_t id, const char *data, size_t len, int code)
+{
+	const struct module_roots *m = &c->e->modules;
+	char name[256], rel[300], *path = NULL, *body = NULL;
+	const char *base = NULL;
+	size_t n = 0, skip = 0;
+	int rc, fd, dirfd = -1;
+	char kind = IPC_MODULE_SOURCE;
 
 	if (!ipc_module_name_valid(data, len))
 		return -EINVAL;
 	memcpy(name, data, len);
 	name[len] = '\0';
-	rc = module_source(&c->e->modules, name, &path, &src, &n);
+	fd = rc = module_open(m, name, &dirfd, rel, sizeof(rel), &base);
+	if (fd >= 0) {
+		if (code && pyc_read(m, dirfd, rel, fd, &body, &n) == 0) {
+			kind = IPC_MODULE_CODE;
+			skip = IPC_PYC_HEADER;
+			rc = 0;
+		} else {
+			rc = read_file(fd, ENGINE_MODULE_MAX, &body, &n);
+		}
+		close(fd);
+	}
+	if (rc == 0 && asprintf(&path, "%s/%s%c%c", base, rel, '\0', kind) < 0) {
+		path = NULL;
+		rc = -ENOMEM;
+	}
 	if (rc == 0 && c->served + n > ENGINE_SERVED_PER_CALL)
 		rc = -EDQUOT;
 	if (rc < 0) {
 		reply(c, id, rc, NULL, 0, NULL, 0);
 	} else {
+		/* path, its NUL, and for IPC_REQ_MODULE_CODE the kind byte */
+		size_t plen = strlen(path) + 1 + (code ? 1 : 0);
 		c->served += n;
-		reply(c, id, 0, path, strlen(path) + 1, src, n);
+		reply(c, id, 0, path, plen, body + skip, n - skip);
 	}
 	free(path);
-	free(src);
+	free(body);
 	return 0;
 }
 
@@ -849,7 +900,8 @@ int broker_request(struct chain *c, const char *payload, size_t len)
 	len -= IPC_REQUEST_HEADER;
 	switch (kind) {
 	case IPC_REQ_MODULE:
-		return request_module(c, id, payload, len);
+	case IPC_REQ_MODULE_CODE:
+		return request_module(c, id, payload, len, kind == IPC_REQ_MODULE_CODE);
 	case IPC_REQ_OPEN:
 		return request_open(c, id, payload, len);
 	case IPC_REQ_STAT:

@@ -34,6 +34,14 @@ static const char *const workspace_imports[] = {
     "csv", "fnmatch", "glob", "io", "os", "pathlib", NULL,
 };
 
+/* --imports data adds the data stack (Debian's python3-numpy, python3-pandas, python3-scipy,
+ * python3-sympy, python3-matplotlib) and the modules ordinary data code uses next to it: io
+ * (in-memory streams; its file-opening parts are left out of it), csv, warnings. */
+static const char *const data_extra[] = {
+    "numpy", "pandas", "scipy",    "sympy",        "matplotlib",
+    "io",    "csv",    "warnings", "mpl_toolkits", NULL,
+};
+
 static const char usage[] =
     "usage: safepy [serve] [options]          MCP server on stdin/stdout\n"
     "       safepy run [options] (-c CODE | FILE | -)\n"
@@ -45,7 +53,8 @@ static const char usage[] =
     "options:\n"
     "  --timeout SEC         wall-clock limit per call (default 30)\n"
     "  --cpu SEC             CPU time limit per call (default 30)\n"
-    "  --memory SIZE         address space per worker, e.g. 512M, 1G (default 512M)\n"
+    "  --memory SIZE         address space per worker, e.g. 512M, 1G (default 512M;\n"
+    "                        1G with --imports data)\n"
     "  --max-output SIZE     bytes kept of stdout and of stderr, each (default 64K)\n"
     "  --max-workers N       calls running at once; more wait (default: CPUs)\n"
     "  --prefork N           idle workers kept ready (default 1)\n"
@@ -54,7 +63,9 @@ static const char usage[] =
     "  --allow-import MOD    also allow (and pre-import) MOD; repeatable (builtins,\n"
     "                        importlib, inspect and others that reach past the\n"
     "                        allowlist are refused)\n"
-    "  --imports SET         default, or seed (only the eleven classic modules)\n"
+    "  --imports SET         default; seed (only the eleven classic modules); or data\n"
+    "                        (the default and numpy, pandas, scipy, sympy, matplotlib,\n"
+    "                        io, csv, warnings)\n"
     "  --workspace DIR       the code may read the files under DIR, its working directory\n"
     "                        (off by default: no file can be reached); adds csv, fnmatch,\n"
     "                        glob, io, os (its file functions) and pathlib to the imports\n"
@@ -431,7 +442,7 @@ static void config_defaults(struct config *cfg)
 int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err, size_t errlen)
 {
 	const char *const *base, *why = NULL;
-	int c, first = 1, user_set = 0, level_set = 0;
+	int c, first = 1, user_set = 0, level_set = 0, memory_set = 0;
 	unsigned long v;
 	uint64_t size;
 
@@ -470,6 +481,7 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			if (parse_size(optarg, &size) < 0 || size < (32ull << 20))
 				goto bad_value;
 			cfg->memory = size;
+			memory_set = 1;
 			break;
 		case OPT_MAX_OUTPUT:
 			if (parse_size(optarg, &size) < 0 || size < 64 || size > (16u << 20))
@@ -506,11 +518,10 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 				return -ENOMEM;
 			break;
 		case OPT_IMPORTS:
-			if (strcmp(optarg, "seed") == 0)
-				cfg->imports_seed = 1;
-			else if (strcmp(optarg, "default") == 0)
-				cfg->imports_seed = 0;
-			else
+			cfg->imports_seed = strcmp(optarg, "seed") == 0;
+			cfg->imports_data = strcmp(optarg, "data") == 0;
+			if (!cfg->imports_seed && !cfg->imports_data &&
+			    strcmp(optarg, "default") != 0)
 				goto bad_value;
 			break;
 		case OPT_USER:
@@ -618,6 +629,12 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 		for (const char *const *m = default_extra; *m; m++)
 			if (imports_add(cfg, *m) < 0)
 				return -ENOMEM;
+	for (const char *const *m = data_extra; cfg->imports_data && *m; m++)
+		if (imports_add(cfg, *m) < 0)
+			return -ENOMEM;
+	/* The data stack maps about 260 MiB before any data: it doubles the default. */
+	if (cfg->imports_data && !memory_set)
+		cfg->memory = 1ull << 30;
 	qsort(cfg->imports, cfg->n_imports, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < cfg->n_imports && !cfg->unsafe_no_python_layer; i++) {
 		const char *refused = import_refusal(cfg->imports[i]);
@@ -634,6 +651,20 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 	return 0;
 bad_value:
 	return bad_value(c, optarg, NULL, err, errlen);
+}
+
+int config_import_is_package(const char *name)
+{
+	static const char *const *const sets[] = {seed_imports, default_extra, data_extra};
+
+	if (strcmp(name, "mpl_toolkits") == 0 || strchr(name, '.'))
+		return 0; /* a namespace package, a submodule: no version of their own */
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		for (const char *const *m = sets[i]; *m; m++)
+			if (strcmp(*m, name) == 0)
+				return sets[i] == data_extra && strcmp(name, "io") != 0 &&
+				       strcmp(name, "csv") != 0 && strcmp(name, "warnings") != 0;
+	return 1;
 }
 
 void config_clear(struct config *cfg)

@@ -191,6 +191,8 @@ static int confine_landlock(const struct confine_paths *p, struct confine_report
 		rc =
 		    landlock_allow_fd(rs, &h, p->workspace_fd,
 		                      p->workspace_writable ? CONFINE_WORKSPACE_RW : LANDLOCK_READ);
+	if (rc == 0 && p->cache_fd >= 0)
+		rc = landlock_allow_fd(rs, &h, p->cache_fd, CONFINE_WORKSPACE_RW);
 	if (rc < 0) {
 		(void)close(rs);
 		return rc;
@@ -201,9 +203,10 @@ static int confine_landlock(const struct confine_paths *p, struct confine_report
 	r->landlock_abi = abi;
 	snprintf(r->landlock, sizeof(r->landlock),
 	         "Landlock ABI %ld: system files read-only, executes only safepy-zygote, writes "
-	         "only%s%s /dev/null%s%s",
+	         "only%s%s%s /dev/null%s%s",
 	         abi, p->cgroup_fd >= 0 ? " its cgroup," : "",
 	         p->workspace_fd >= 0 && p->workspace_writable ? " the workspace," : "",
+	         p->cache_fd >= 0 ? " the zygote's cache," : "",
 	         geteuid() != 0 ? ", its processes' /proc files" : "",
 	         abi >= 6 ? "; signals only its own processes" : "");
 	return 0;

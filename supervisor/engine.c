@@ -4,6 +4,9 @@
  * turn, so no callback ever runs on freed memory). Nothing a worker says is trusted: chain.c
  * judges it. Errors reach the caller as the call's outcome; the engine keeps serving. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,8 +73,8 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 	/* Where the call's time went, for bench/profile: each step in microseconds after the
 	 * one before it (-1: the step did not happen). */
 	{
-		int64_t steps[] = {c->times.submit, c->times.dispatch, c->times.result, c->times.park,
-		                   c->times.answer};
+		int64_t steps[] = {c->times.submit, c->times.dispatch, c->times.result,
+		                   c->times.park, c->times.answer};
 		long long d[4];
 		for (int i = 0; i < 4; i++)
 			d[i] = steps[i] && steps[i + 1] ? (long long)(steps[i + 1] - steps[i]) : -1;
@@ -87,6 +91,10 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 			TAILQ_REMOVE(&e->queue, c, link);
 		c->queued = 0;
 	}
+	/* A call that ran and completed is the session's state now: its figures are the last. */
+	if (s && c->times.result && (o->status == RUN_OK || o->status == RUN_ERROR) &&
+	    !o->rolled_back)
+		session_keep_images(s, o);
 	if (s && s->active == c) {
 		s->active = NULL;
 		session_touch(s);
@@ -261,6 +269,7 @@ static int engine_confine(struct engine *e)
 	                     : -1,
 	    .workspace_fd = e->ws.fd,
 	    .workspace_writable = e->ws.writable,
+	    .cache_fd = e->cache_fd,
 	};
 	int rc = confine_self(&p, &e->starter, &e->confined);
 
@@ -274,6 +283,89 @@ static int engine_confine(struct engine *e)
 
 /* ---- the API ------------------------------------------------------------------------ */
 
+/* Does the zygote load a library that keeps a cache on disk (matplotlib's font list)? */
+static int needs_cache(const struct config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		if (strncmp(cfg->imports[i], "matplotlib", 10) == 0 &&
+		    (cfg->imports[i][10] == '\0' || cfg->imports[i][10] == '.'))
+			return 1;
+	return 0;
+}
+
+/* Make (mode 0700) and hold the one directory the zygote may write, before the supervisor
+ * confines itself: systemd's $CACHE_DIRECTORY, else $XDG_CACHE_HOME/safepy, else
+ * ~/.cache/safepy; then matplotlib in it. Without it matplotlib cannot start, so a failure is
+ * said, and the rest of the server works on. */
+static void engine_cache_open(struct engine *e)
+{
+	const char *sd = getenv("CACHE_DIRECTORY"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	struct passwd *pw = NULL;
+	char base[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+	int fd, n;
+
+	if (!needs_cache(e->cfg))
+		return;
+	if (!home || home[0] != '/')
+		home = (pw = getpwuid(geteuid())) ? pw->pw_dir : NULL;
+	if (sd && sd[0] == '/' && !strchr(sd, ':'))
+		n = snprintf(base, sizeof(base), "%s", sd);
+	else if (xdg && xdg[0] == '/')
+		n = snprintf(base, sizeof(base), "%s/safepy", xdg);
+	else if (home && home[0] == '/' && strcmp(home, "/") != 0)
+		n = snprintf(base, sizeof(base), "%s/.cache/safepy", home);
+	else
+		n = -1;
+	if (n < 0 || (size_t)n >= sizeof(base) - 16) {
+		log_msg(LOG_WARN, "no cache directory for matplotlib (no home directory): it "
+		                  "cannot be imported");
+		return;
+	}
+	if ((size_t)snprintf(dir, sizeof(dir), "%.*s/matplotlib", (int)(sizeof(dir) - 16), base) >=
+	    sizeof(dir))
+		return;
+	/* The parents of base are the user's: made if missing, like any program's cache. */
+	for (char *s = strchr(base + 1, '/');; s = strchr(s + 1, '/')) {
+		if (s)
+			*s = '\0';
+		if (mkdir(base, 0700) < 0 && errno != EEXIST)
+			break;
+		if (!s)
+			break;
+		*s = '/';
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		log_msg(LOG_WARN, "cannot make %s: %s (matplotlib cannot be imported)", dir,
+		        strerror(errno));
+		return;
+	}
+	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		log_msg(LOG_WARN, "%s: %s (matplotlib cannot be imported)", dir,
+		        fd < 0 ? strerror(errno) : "not ours");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	e->cache = strdup(dir);
+	if (!e->cache) {
+		close(fd);
+		return;
+	}
+	e->cache_fd = fd;
+}
+
+static void engine_cache_close(struct engine *e)
+{
+	if (e->cache_fd >= 0)
+		close(e->cache_fd);
+	e->cache_fd = -1;
+	free(e->cache);
+	e->cache = NULL;
+}
+
 int engine_new(const struct config *cfg, const char *zygote_exe, struct engine **out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -286,6 +378,7 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	e->zctl.fd = -1;
 	e->can_trace = -1;
 	e->modules.stdlib_fd = -1;
+	e->cache_fd = -1;
 	TAILQ_INIT(&e->queue);
 	TAILQ_INIT(&e->chains);
 	TAILQ_INIT(&e->sessions);
@@ -307,6 +400,7 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		free(e);
 		return -ESTALE;
 	}
+	engine_cache_open(e);
 	/* A session's processes outlive their parents (each committed call's process replaces
 	 * the one before it): they come to us, not to init. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -317,6 +411,7 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	if (rc < 0) {
 		starter_stop(&e->starter);
 		broker_workspace_close(&e->ws);
+		engine_cache_close(e);
 		free(e);
 		return rc;
 	}
@@ -447,6 +542,7 @@ void engine_free(struct engine *e)
 	timer_cancel(&e->zretry);
 	broker_roots_clear(&e->modules);
 	broker_workspace_close(&e->ws);
+	engine_cache_close(e);
 	free(e->layers);
 	free(e);
 }

@@ -44,6 +44,9 @@
 /* Bytes read at most when a process parks or exits, to judge what it wrote first: a whole
  * frame of the largest size and a socket buffer's worth. */
 #define ENGINE_READ_DRAIN         (IPC_FRAME_MAX + (1u << 20))
+/* Bytes of images all sessions keep for show_figures; beyond it the least recently used
+ * sessions' go first. */
+#define ENGINE_IMAGES_KEPT_MAX    (32u << 20)
 /* What a runner may ask for during one call (broker.c): requests, and bytes served. */
 #define ENGINE_REQUESTS_PER_CALL  IPC_REQUESTS_PER_CALL
 #define ENGINE_SERVED_PER_CALL    (256u << 20)
@@ -201,6 +204,9 @@ struct session {
 	struct call_list pending;   /* calls after it, in arrival order */
 	int64_t last_used;
 	struct timer idle;
+	/* the images of its last completed call (a copy), for show_figures */
+	struct run_image *images;
+	size_t n_images, images_bytes;
 };
 
 TAILQ_HEAD(session_list, session);
@@ -252,12 +258,17 @@ struct engine {
 	struct chain_list chains;
 	struct session_list sessions;
 	unsigned int n_sessions;
+	size_t images_kept; /* bytes of images the sessions keep (ENGINE_IMAGES_KEPT_MAX) */
 	unsigned int next_chain_id;
 	uint32_t next_req;
 	struct timer kick; /* schedule soon (not from inside the caller) */
 	char *layers;      /* the first ready worker's sandbox report */
 	struct module_roots modules;
 	struct workspace ws;
+	/* where the zygote may write its libraries' caches (engine_cache_open), or NULL; and an
+	 * O_PATH fd of it for the supervisor's Landlock rule, -1 */
+	char *cache;
+	int cache_fd;
 	int can_trace; /* -1 unknown */
 	int warned_trace;
 	int stopping;
@@ -350,6 +361,10 @@ void session_touch(struct session *s);
 /* The session's chain committed a call: c holds its state now (the old state, if any, is
  * killed by the caller). */
 void session_committed(struct session *s, struct chain *c);
+/* Keep a copy of the images of o, a completed call of s, in place of the last ones (none when
+ * it has none); others' go, least recently used first, beyond ENGINE_IMAGES_KEPT_MAX. A copy
+ * that cannot be made keeps none. */
+void session_keep_images(struct session *s, const struct run_outcome *o);
 /* A call of the session ended without changing its state (rolled back): a reset call gives
  * the old state back. */
 void session_rolled_back(struct session *s, struct chain *c);

@@ -74,6 +74,11 @@ static void print_outcome(const struct run_outcome *o)
 	for (size_t i = 0; i < o->n_files; i++)
 		fprintf(stderr, "[wrote %s, %llu bytes]\n", o->files[i].path,
 		        (unsigned long long)o->files[i].bytes);
+	/* The images a call returns reach an MCP client; here they are only named. */
+	for (size_t i = 0; i < o->n_images; i++)
+		fprintf(stderr, "[figure %zu: %ux%u PNG image, %zu bytes; an MCP client gets it]\n",
+		        i + 1, (unsigned)o->images[i].width, (unsigned)o->images[i].height,
+		        o->images[i].len);
 	fflush(stdout);
 }
 

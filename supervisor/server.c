@@ -353,6 +353,30 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 	launch(p);
 }
 
+/* show_figures: the images the session's last call drew, answered at once (no code runs). */
+static void show_figures(struct mcp_event *ev, struct batch *b)
+{
+	const char *name = ev->args.session ? ev->args.session : S.default_session;
+	struct session *s = name[0] ? engine_session_find(S.engine, name) : NULL;
+	const struct run_image *images = NULL;
+	const char *note = NULL;
+	json_object *r;
+	size_t n = 0;
+
+	if (s)
+		images = engine_session_images(s, &n);
+	if (!s && ev->args.session)
+		note = "Unknown or expired session: pass the handle run_python returned, or leave "
+		       "session out for this connection's default session.";
+	else if (n == 0)
+		note =
+		    "No figures: the last run_python call of this session drew none (or they are "
+		    "no longer kept).";
+	r = mcp_figures_response(&S.conn, &ev->args.ctx, ev->id, images, n, note,
+	                         !s && ev->args.session);
+	reply(b, r ? r : mcp_error_response(ev->id, JSONRPC_INTERNAL_ERROR, "out of memory"));
+}
+
 static void cancel_call(json_object *id)
 {
 	for (struct pending *p = S.pending; p; p = p->next) {
@@ -409,6 +433,9 @@ static void handle_line(const char *line, size_t len)
 			break;
 		case MCP_EV_NOTE:
 			log_msg(ev->warn ? LOG_WARN : LOG_DEBUG, "%s", ev->note);
+			break;
+		case MCP_EV_FIGURES:
+			show_figures(ev, b);
 			break;
 		}
 	}
@@ -588,6 +615,10 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	S.max_inflight = cfg->max_workers > INFLIGHT_MIN / 2 ? 2 * cfg->max_workers : INFLIGHT_MIN;
 	S.mcfg.workspace = cfg->workspace;
 	S.mcfg.workspace_write = cfg->workspace_write;
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		if (strncmp(cfg->imports[i], "matplotlib", 10) == 0 &&
+		    (cfg->imports[i][10] == '\0' || cfg->imports[i][10] == '.'))
+			S.mcfg.figures = 1;
 	mcp_conn_init(&S.conn, &S.mcfg);
 	linebuf_init(&S.lb, PROTO_MAX_LINE);
 	sfd = signals_block();

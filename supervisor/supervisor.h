@@ -38,6 +38,7 @@ struct config {
 	char **imports;            /* owned, sorted, unique */
 	size_t n_imports;
 	int imports_seed;
+	int imports_data; /* --imports data: the default set and the data stack */
 	enum log_level log_level;
 	uid_t uid; /* sandbox user when started as root */
 	gid_t gid;
@@ -66,6 +67,9 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 void config_clear(struct config *cfg);
 /* Is name one of the modules of cfg's import set (--imports), not one --allow-import added? */
 int config_import_is_builtin(const struct config *cfg, const char *name);
+/* Is name (an allowed module) a package of its own, not a standard-library module of the import
+ * sets (seed, default, data's io, csv, warnings)? Its version is worth reporting. */
+int config_import_is_package(const char *name);
 /* The zygote's configuration (ipc.h) for these options. Its strings are borrowed from cfg. */
 void config_to_ipc(const struct config *cfg, struct ipc_config *out);
 
@@ -186,6 +190,9 @@ struct session *engine_session_new(struct engine *e);
 struct session *engine_session_find(struct engine *e, const char *handle);
 /* Its handle: 32 hex digits, 128 bits from getrandom. */
 const char *engine_session_handle(const struct session *s);
+/* The images of its last completed call (borrowed, valid until its next call completes or it
+ * ends), *n of them; none (NULL, 0) when that call drew none or they were dropped for room. */
+const struct run_image *engine_session_images(const struct session *s, size_t *n);
 /* Queue a call; calls of one session run one at a time in arrival order. done() is never
  * called from inside engine_submit. */
 void engine_submit(struct engine *e, struct engine_call *c);
@@ -254,6 +261,7 @@ struct confine_paths {
 	int cgroup_fd;    /* the delegated cgroup's directory, -1 */
 	int workspace_fd; /* the workspace, -1 */
 	int workspace_writable;
+	int cache_fd; /* where the zygote writes its libraries' caches, -1 */
 };
 
 /* What confinement is in force, for the log and doctor. */

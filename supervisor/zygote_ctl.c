@@ -28,6 +28,7 @@ int zygote_start(struct engine *e)
 	int rc;
 
 	config_to_ipc(e->cfg, &ic);
+	ic.cache = e->cache;
 	conf = ipc_config_encode(&ic, &len);
 	if (!conf)
 		return -ENOMEM;

@@ -206,7 +206,8 @@ Test(ipc, config_round_trips)
 	                        .imports = imports,
 	                        .n_imports = N_OF(imports),
 	                        .workspace = (char *)"/srv/data set",
-	                        .workspace_write = 1},
+	                        .workspace_write = 1,
+	                        .cache = (char *)"/home/u/.cache/safepy/matplotlib"},
 	                  out;
 	size_t len = 0;
 	char *msg = ipc_config_encode(&in, &len);
@@ -229,17 +230,19 @@ Test(ipc, config_round_trips)
 		cr_assert_str_eq(out.imports[i], imports[i]);
 	cr_assert_str_eq(out.workspace, "/srv/data set");
 	cr_assert_eq(out.workspace_write, 1);
+	cr_assert_str_eq(out.cache, "/home/u/.cache/safepy/matplotlib");
 	ipc_config_clear(&out);
 	free(msg);
 }
 
-/* The workspace members of a configuration without one. */
-#define WS_MEMBERS ",\"workspace\":\"\",\"workspace_write\":false"
+/* The cache and workspace members of a configuration without either. */
+#define WS_MEMBERS ",\"cache\":\"\",\"workspace\":\"\",\"workspace_write\":false"
 /* A configuration whose every member but the workspace is valid, with its workspace members. */
 #define CONFIG_WITH(ws)                                                                            \
 	"K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"                \
 	"\"landlock\":true,\"max_output\":1,\"max_result\":1,"                                     \
-	"\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]," ws "}"
+	"\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[],"                  \
+	"\"cache\":\"\"," ws "}"
 
 Test(ipc, config_decodes_a_workspace)
 {
@@ -325,6 +328,18 @@ Test(ipc, config_decode_refuses_every_malformed_message)
 	    CONFIG_WITH("\"workspace\":\"/a\",\"workspace_write\":1"),
 	    CONFIG_WITH("\"workspace\":\"\",\"workspace_write\":true"),
 	    CONFIG_WITH("\"workspace\":\"/a\""),
+	    /* The zygote's cache directory: absolute, no NUL, no "." or ".." component. */
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,\"unsafe_no_python_layer\":false,"
+	    "\"tasks_cgroup\":false,\"imports\":[],\"cache\":\"cache\",\"workspace\":\"\","
+	    "\"workspace_write\":false}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,\"unsafe_no_python_layer\":false,"
+	    "\"tasks_cgroup\":false,\"imports\":[],\"cache\":\"/a/../"
+	    "b\",\"workspace\":\"\",\"workspace_write\":false}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,\"unsafe_no_python_layer\":false,"
+	    "\"tasks_cgroup\":false,\"imports\":[],\"workspace\":\"\",\"workspace_write\":false}",
 	};
 	struct ipc_config c;
 
@@ -707,4 +722,203 @@ Test(outcome, decode_rejects_depth_bombs_and_oversize)
 	cr_assert_eq(ipc_outcome_decode(frame, 200, &o), 0);
 	run_outcome_clear(&o);
 	free(frame);
+}
+
+/* ---- images in outcomes ------------------------------------------------------------------- */
+
+/* Base64 of a PNG header (signature and IHDR) of w x h, then pad zero bytes. */
+static char *png_b64(uint32_t w, uint32_t h, size_t pad)
+{
+	static const unsigned char head[16] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+	                                       0,    0,   0,   13,  'I',  'H',  'D',  'R'};
+	unsigned char *p = calloc(1, 24 + pad);
+	char *t;
+
+	cr_assert_not_null(p);
+	memcpy(p, head, 16);
+	for (int i = 0; i < 4; i++) {
+		p[16 + i] = (unsigned char)(w >> (24 - 8 * i));
+		p[20 + i] = (unsigned char)(h >> (24 - 8 * i));
+	}
+	t = proto_base64_encode(p, 24 + pad);
+	free(p);
+	cr_assert_not_null(t);
+	return t;
+}
+
+/* An outcome's JSON whose "images" member is images (JSON text). */
+static char *with_images(const char *images)
+{
+	char *s;
+
+	cr_assert(asprintf(&s,
+	                   "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\","
+	                   "\"result\":null,\"result_repr\":null,\"error\":null,"
+	                   "\"truncated\":false,\"images\":%s}",
+	                   images) > 0);
+	return s;
+}
+
+Test(outcome, images_round_trip_with_their_sizes)
+{
+	struct run_outcome o, back;
+	char *json;
+	size_t len;
+
+	run_outcome_init(&o);
+	o.images = calloc(1, sizeof(*o.images));
+	o.n_images = 1;
+	o.images[0].png = malloc(40);
+	o.images[0].len = 40;
+	{
+		char *b = png_b64(300, 200, 16);
+		unsigned char *raw;
+		size_t n;
+		cr_assert_eq(proto_base64_decode(b, strlen(b), &raw, &n), 0);
+		memcpy(o.images[0].png, raw, 40);
+		free(raw);
+		free(b);
+	}
+	o.images[0].width = 300;
+	o.images[0].height = 200;
+	json = ipc_outcome_encode(&o, &len);
+	cr_assert_not_null(json);
+	run_outcome_init(&back);
+	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0, "%s", json);
+	cr_assert_eq(back.n_images, 1);
+	cr_assert_eq(back.images[0].width, 300);
+	cr_assert_eq(back.images[0].height, 200);
+	cr_assert_eq(back.images[0].len, 40);
+	cr_assert_eq(memcmp(back.images[0].png, o.images[0].png, 40), 0);
+	free(json);
+	run_outcome_clear(&back);
+	run_outcome_clear(&o);
+}
+
+Test(outcome, images_a_worker_claims_are_checked)
+{
+	char *ok = png_b64(10, 20, 0), *huge_side = png_b64(RUN_IMAGE_SIDE_MAX + 1, 10, 0);
+	char *too_big = png_b64(10, 10, RUN_IMAGE_BYTES_MAX), *zero = png_b64(0, 10, 0);
+	char *part = png_b64(10, 10, RUN_IMAGES_BYTES_MAX / 3);
+	char *bad[12];
+	size_t n = 0;
+	struct run_outcome o;
+	char *s, *nine = NULL, *three = NULL;
+
+	/* claims that differ from the header, sides, sizes, counts, and what is not a PNG */
+	cr_assert(asprintf(&bad[n++], "[{\"width\":11,\"height\":20,\"png\":\"%s\"}]", ok) > 0);
+	cr_assert(asprintf(&bad[n++], "[{\"width\":10,\"height\":20,\"png\":\"%s\",\"x\":1}]", ok) >
+	          0);
+	cr_assert(asprintf(&bad[n++], "[{\"width\":%d,\"height\":10,\"png\":\"%s\"}]",
+	                   RUN_IMAGE_SIDE_MAX + 1, huge_side) > 0);
+	cr_assert(asprintf(&bad[n++], "[{\"width\":10,\"height\":10,\"png\":\"%s\"}]", too_big) >
+	          0);
+	cr_assert(asprintf(&bad[n++], "[{\"width\":0,\"height\":10,\"png\":\"%s\"}]", zero) > 0);
+	bad[n++] = strdup("[{\"width\":1,\"height\":1,\"png\":\"AAAA\"}]");
+	bad[n++] = strdup("[{\"width\":1,\"height\":1,\"png\":\"not base64!\"}]");
+	bad[n++] = strdup("{}");
+	bad[n++] = strdup("[1]");
+	cr_assert(asprintf(&three, "[%s,%s,%s]", "{\"width\":10,\"height\":10,\"png\":\"X\"}",
+	                   "{\"width\":10,\"height\":10,\"png\":\"X\"}",
+	                   "{\"width\":10,\"height\":10,\"png\":\"X\"}") > 0);
+	/* three parts of a third of the budget each: over it together */
+	free(three);
+	cr_assert(asprintf(&three, "[%s,%s,%s,%s]", "{\"width\":10,\"height\":10,\"png\":\"P\"}",
+	                   "{\"width\":10,\"height\":10,\"png\":\"P\"}",
+	                   "{\"width\":10,\"height\":10,\"png\":\"P\"}",
+	                   "{\"width\":10,\"height\":10,\"png\":\"P\"}") > 0);
+	{
+		/* replace each P with the part's base64 */
+		size_t plen = strlen(part), k = 0;
+		char *out = malloc(strlen(three) + 4 * plen + 1);
+		for (const char *p = three; *p; p++) {
+			if (*p == 'P' && p[1] == '"') {
+				memcpy(out + k, part, plen);
+				k += plen;
+			} else {
+				out[k++] = *p;
+			}
+		}
+		out[k] = '\0';
+		bad[n++] = out;
+	}
+	{
+		size_t olen = strlen(ok) + 48, k = 0;
+		nine = malloc(9 * olen + 3);
+		nine[k++] = '[';
+		for (int i = 0; i < 9; i++)
+			k += (size_t)sprintf(nine + k,
+			                     "%s{\"width\":10,\"height\":20,\"png\":\"%s\"}",
+			                     i ? "," : "", ok);
+		nine[k++] = ']';
+		nine[k] = '\0';
+		bad[n++] = nine;
+	}
+	for (size_t i = 0; i < n; i++) {
+		s = with_images(bad[i]);
+		run_outcome_init(&o);
+		cr_assert_eq(ipc_outcome_decode(s, strlen(s), &o), -EINVAL, "accepted %.200s",
+		             bad[i]);
+		free(s);
+		free(bad[i]);
+	}
+	/* what a real one looks like, and no images at all */
+	cr_assert(asprintf(&s, "[{\"width\":10,\"height\":20,\"png\":\"%s\"}]", ok) > 0);
+	{
+		char *j = with_images(s);
+		cr_assert_eq(ipc_outcome_decode(j, strlen(j), &o), 0, "%s", j);
+		cr_assert_eq(o.n_images, 1);
+		run_outcome_clear(&o);
+		free(j);
+		j = with_images("[]");
+		cr_assert_eq(ipc_outcome_decode(j, strlen(j), &o), 0, "%s", j);
+		cr_assert_eq(o.n_images, 0);
+		run_outcome_clear(&o);
+		free(j);
+	}
+	free(s);
+	free(three);
+	free(ok);
+	free(huge_side);
+	free(too_big);
+	free(zero);
+	free(part);
+}
+
+Test(ipc, roots_carry_the_bytecode_facts)
+{
+	char *names[] = {(char *)"numpy"},
+	     *dirs[] = {(char *)"/usr/lib/python3/dist-packages/numpy"};
+	struct ipc_roots in = {.stdlib = (char *)"/usr/lib/python3.11",
+	                       .names = names,
+	                       .dirs = dirs,
+	                       .n = 1,
+	                       .cache_tag = (char *)"cpython-311",
+	                       .magic = {0xa7, 0x0d, 0x0d, 0x0a}},
+	                 out;
+	static const char *const bad[] = {
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"cpython-311\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"../"
+	    "x\",\"magic\":\"a70d0d0a\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"\",\"magic\":\"a70d0d0a\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"c\",\"magic\":\"a70d0d0\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"c\",\"magic\":\"A70D0D0A\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"c\",\"magic\":\"a70d0d0a\","
+	    "\"x\":1}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":[]}",
+	};
+	size_t len = 0;
+	char *msg = ipc_roots_encode(&in, &len);
+
+	cr_assert_not_null(msg);
+	cr_assert_eq(ipc_roots_decode(msg, len, &out), 0, "%.*s", (int)len, msg);
+	cr_assert_str_eq(out.cache_tag, "cpython-311");
+	cr_assert_eq(memcmp(out.magic, in.magic, 4), 0);
+	ipc_roots_clear(&out);
+	free(msg);
+	for (size_t i = 0; i < N_OF(bad); i++) {
+		memset(&out, 0x5a, sizeof(out));
+		cr_assert_eq(ipc_roots_decode(bad[i], strlen(bad[i]), &out), -EINVAL, "%s", bad[i]);
+		cr_assert_eq(out.n, (size_t)0x5a5a5a5a5a5a5a5aull, "written only on success");
+	}
 }

@@ -512,7 +512,8 @@ Test(jsonrpc, notifications_never_get_a_reply)
 
 			conn_at(&c, v < N_OF(all_versions) ? all_versions[v] : NULL);
 			handle(&c, lines[i], &ev);
-			cr_assert_eq(ev.n, count_kind(&ev, MCP_EV_NOTE), "%s was answered", lines[i]);
+			cr_assert_eq(ev.n, count_kind(&ev, MCP_EV_NOTE), "%s was answered",
+			             lines[i]);
 			mcp_events_clear(&ev);
 		}
 	}
@@ -557,11 +558,13 @@ Test(jsonrpc, responses_from_the_client_are_never_answered)
 	    {"{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"result\":null}", 0, "(id \"s\")"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"result\":1}", 0,
 	     "(id 99999999999999999999)"},
-	    {"{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-1,\"message\":\"m\"}}", 0, "(id 3)"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-1,\"message\":\"m\"}}", 0,
+	     "(id 3)"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"m\","
 	     "\"data\":[1]}}",
 	     0, "(id null)"},
-	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1,\"message\":\"m\"}}",
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1,\"message\":\"m\"}"
+	     "}",
 	     1, "both"},
 	    {"{\"jsonrpc\":\"2.0\",\"result\":{}}", 1, "no \"id\""},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}", 1, "\"id\" must be"},
@@ -1186,9 +1189,9 @@ Test(mcp, description_names_imports_limits_and_sessions)
 Test(mcp, output_schema_matches_the_wire_contract)
 {
 	json_object *schema = output_schema();
-	static const char *const keys[] = {"result",      "result_repr", "logs",   "stdout",
-	                                   "stderr",      "error",       "status", "truncated",
-	                                   "duration_ms", "session",     "files"};
+	static const char *const keys[] = {"result",    "result_repr", "logs",    "stdout",
+	                                   "stderr",    "error",       "images",  "status",
+	                                   "truncated", "duration_ms", "session", "files"};
 
 	cr_assert_str_eq(str_at(schema, "/type"), "object");
 	for (size_t i = 0; i < N_OF(keys); i++) {
@@ -1930,12 +1933,12 @@ Test(tool, response_carries_structured_content_by_version)
 			cr_assert_not(has(msg, "/result/structuredContent"));
 		} else {
 			assert_valid_structured(msg);
-			cr_assert_str_eq(
-			    text(at(msg, "/result/structuredContent")),
-			    "{\"result\":[1,2],\"result_repr\":\"[1, 2]\",\"logs\":"
-			    "\"out\\nerr\\n\",\"stdout\":\"out\\n\",\"stderr\":"
-			    "\"err\\n\",\"error\":null,\"status\":\"ok\",\"truncated\":"
-			    "false,\"duration_ms\":12,\"session\":null}");
+			cr_assert_str_eq(text(at(msg, "/result/structuredContent")),
+			                 "{\"result\":[1,2],\"result_repr\":\"[1, 2]\",\"logs\":"
+			                 "\"out\\nerr\\n\",\"stdout\":\"out\\n\",\"stderr\":"
+			                 "\"err\\n\",\"error\":null,\"images\":[],\"status\":"
+			                 "\"ok\",\"truncated\":"
+			                 "false,\"duration_ms\":12,\"session\":null}");
 		}
 		json_object_put(msg);
 		json_object_put(id);
@@ -3519,8 +3522,8 @@ static json_object *source_json(const char *path)
 Test(tool, schemas_are_the_files_with_the_settings_filled_in)
 {
 	static const char *const output_required[] = {
-	    "result", "result_repr", "logs",      "stdout",      "stderr",
-	    "error",  "status",      "truncated", "duration_ms", "session",
+	    "result", "result_repr", "logs",      "stdout",      "stderr",  "error",
+	    "images", "status",      "truncated", "duration_ms", "session",
 	};
 	json_object *input = source_json("protocol/schemas/run_python.input.json");
 	json_object *output = source_json("protocol/schemas/run_python.output.json");
@@ -4032,6 +4035,107 @@ Test(workspace, files_is_there_with_a_workspace_only)
 	run_outcome_clear(&o);
 }
 
+/* ---- images -------------------------------------------------------------------------- */
+
+Test(text, base64_round_trips_and_refuses_what_is_not_canonical)
+{
+	static const char *const bad[] = {
+	    "A",     "AB",  "ABC",  "AB=A", "A===", "AB==CDEF", "AB!=",
+	    "AB\n=", "AB=", "ABD=", "AR==", "====", "AB C"};
+	unsigned char bytes[256], *out = NULL;
+	size_t len = 0;
+
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (unsigned char)(i * 37 + 11);
+	for (size_t n = 0; n <= 10; n++) {
+		char *t = proto_base64_encode(bytes, n);
+		cr_assert_not_null(t);
+		cr_assert_eq(strlen(t), (n + 2) / 3 * 4);
+		cr_assert_eq(proto_base64_decode(t, strlen(t), &out, &len), 0, "%s", t);
+		cr_assert_eq(len, n);
+		cr_assert_eq(memcmp(out, bytes, n), 0);
+		free(out);
+		free(t);
+	}
+	char *t = proto_base64_encode((const unsigned char *)"Man", 3);
+	cr_assert_str_eq(t, "TWFu");
+	free(t);
+	t = proto_base64_encode((const unsigned char *)"M", 1);
+	cr_assert_str_eq(t, "TQ==");
+	free(t);
+	for (size_t i = 0; i < N_OF(bad); i++)
+		cr_assert_eq(proto_base64_decode(bad[i], strlen(bad[i]), &out, &len), -EINVAL, "%s",
+		             bad[i]);
+}
+
+/* A PNG header (signature and IHDR) of w x h, then pad bytes: what the checks read. */
+static unsigned char *png_of(uint32_t w, uint32_t h, size_t pad, size_t *len)
+{
+	static const unsigned char head[16] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+	                                       0,    0,   0,   13,  'I',  'H',  'D',  'R'};
+	unsigned char *p = calloc(1, 24 + pad);
+
+	cr_assert_not_null(p);
+	memcpy(p, head, 16);
+	for (int i = 0; i < 4; i++) {
+		p[16 + i] = (unsigned char)(w >> (24 - 8 * i));
+		p[20 + i] = (unsigned char)(h >> (24 - 8 * i));
+	}
+	*len = 24 + pad;
+	return p;
+}
+
+Test(tool, images_follow_the_text_and_are_described_in_structured_content)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(3), *msg;
+	uint32_t w, h;
+
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_OK, "hi\n", NULL, NULL);
+	o.images = calloc(2, sizeof(*o.images));
+	o.n_images = 2;
+	o.images[0].png = png_of(640, 480, 100, &o.images[0].len);
+	o.images[0].width = 640;
+	o.images[0].height = 480;
+	o.images[1].png = png_of(20, 10, 0, &o.images[1].len);
+	o.images[1].width = 20;
+	o.images[1].height = 10;
+	cr_assert_eq(run_image_png_size(o.images[0].png, o.images[0].len, &w, &h), 0);
+	cr_assert(w == 640 && h == 480);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	assert_valid_structured(msg);
+	cr_assert_str_eq(str_at(msg, "/result/content/0/type"), "text");
+	cr_assert(
+	    strstr(str_at(msg, "/result/content/0/text"), "[figure 2: 20x10 PNG image, 24 bytes]"));
+	cr_assert_str_eq(str_at(msg, "/result/content/1/type"), "image");
+	cr_assert_str_eq(str_at(msg, "/result/content/1/mimeType"), "image/png");
+	cr_assert_str_eq(str_at(msg, "/result/content/2/type"), "image");
+	cr_assert_str_eq(text(at(msg, "/result/structuredContent/images")),
+	                 "[{\"mimeType\":\"image\\/png\",\"width\":640,\"height\":480,"
+	                 "\"bytes\":124},{\"mimeType\":\"image\\/png\",\"width\":20,"
+	                 "\"height\":10,\"bytes\":24}]");
+	{
+		unsigned char *back = NULL;
+		size_t n = 0;
+		const char *d = str_at(msg, "/result/content/1/data");
+		cr_assert_eq(proto_base64_decode(d, strlen(d), &back, &n), 0);
+		cr_assert_eq(n, o.images[0].len);
+		cr_assert_eq(memcmp(back, o.images[0].png, n), 0);
+		free(back);
+	}
+	json_object_put(msg);
+	/* Before structuredContent existed: the items alone. */
+	conn_at(&c, "2025-03-26");
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	cr_assert_str_eq(str_at(msg, "/result/content/2/type"), "image");
+	cr_assert_not(has(msg, "/result/structuredContent"));
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+}
+
 Test(workspace, a_huge_answer_with_files_stays_under_budget)
 {
 	struct run_outcome o;
@@ -4054,4 +4158,96 @@ Test(workspace, a_huge_answer_with_files_stays_under_budget)
 	json_object_put(id);
 	run_outcome_clear(&o);
 	free(big);
+}
+
+Test(tool, images_count_against_the_budget_and_text_gives_way)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(4), *msg;
+	char *big = repeat("x", 1 << 20);
+	const char *d;
+
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_OK, big, big, NULL);
+	o.images = calloc(1, sizeof(*o.images));
+	o.n_images = 1;
+	o.images[0].png = png_of(1568, 1568, RUN_IMAGES_BYTES_MAX - 24, &o.images[0].len);
+	o.images[0].width = o.images[0].height = 1568;
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	assert_bounded(msg);
+	assert_valid_structured(msg);
+	cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
+	d = str_at(msg, "/result/content/1/data");
+	cr_assert_eq(strlen(d), (RUN_IMAGES_BYTES_MAX + 2) / 3 * 4, "the image was cut");
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(big);
+}
+
+static struct mcp_server_config figures_cfg(void)
+{
+	struct mcp_server_config f = cfg;
+
+	f.figures = 1;
+	return f;
+}
+
+Test(mcp, show_figures_is_offered_with_matplotlib_and_answers_content_only)
+{
+	struct mcp_server_config f = figures_cfg();
+	struct mcp_conn c;
+	struct mcp_events ev = {0};
+	struct run_image img = {0};
+	json_object *r, *id = json_object_new_int(5);
+
+	conn_at(&c, "2025-11-25");
+	r = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+	cr_assert_eq(json_object_array_length(at(r, "/result/tools")), 1, "%s", text(r));
+	json_object_put(r);
+	handle(&c,
+	       "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+	       "\"show_figures\",\"arguments\":{}}}",
+	       &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_REPLY, "not offered: an unknown tool");
+	cr_assert(strstr(text(ev.ev[0].msg), "Unknown tool"), "%s", text(ev.ev[0].msg));
+	mcp_events_clear(&ev);
+
+	conn_at(&c, "2025-11-25");
+	c.cfg = &f;
+	r = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+	cr_assert_str_eq(str_at(r, "/result/tools/1/name"), "show_figures", "%s", text(r));
+	cr_assert_not(has(r, "/result/tools/1/outputSchema"), "%s", text(r));
+	cr_assert(strstr(str_at(r, "/result/tools/0/description"), "call show_figures"));
+	json_object_put(r);
+	handle(&c,
+	       "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+	       "\"show_figures\",\"arguments\":{\"session\":\"abc\"}}}",
+	       &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_FIGURES);
+	cr_assert_str_eq(ev.ev[0].args.session, "abc");
+	cr_assert_null(ev.ev[0].args.code);
+	mcp_events_clear(&ev);
+	r = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
+	                 "\"name\":\"show_figures\",\"arguments\":{\"code\":\"1\"}}}");
+	cr_assert(json_object_get_boolean(at(r, "/result/isError")), "%s", text(r));
+	cr_assert(strstr(str_at(r, "/result/content/0/text"), "unknown argument 'code'"));
+	json_object_put(r);
+
+	img.png = png_of(10, 20, 0, &img.len);
+	img.width = 10;
+	img.height = 20;
+	r = mcp_figures_response(&c, ctx_of(&c), id, &img, 1, NULL, 0);
+	cr_assert_str_eq(str_at(r, "/result/content/0/text"),
+	                 "1 figure of the session's last run_python call:\n"
+	                 "[figure 1: 10x20 PNG image, 24 bytes]");
+	cr_assert_str_eq(str_at(r, "/result/content/1/type"), "image");
+	cr_assert_not(has(r, "/result/structuredContent"));
+	cr_assert_not(json_object_get_boolean(at(r, "/result/isError")));
+	json_object_put(r);
+	free(img.png);
+	json_object_put(id);
 }

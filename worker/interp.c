@@ -97,6 +97,22 @@ static int prewarm(void)
 	return 0;
 }
 
+/* The workers' HOME: nobody's, which does not exist. os.path.expanduser() reads it (a "~/data.csv"
+ * a library is given then fails to open as any path does); without it, it would ask for the
+ * passwd entry of getuid(), a system call the workers' filter does not allow. Set after the
+ * zygote's own imports (matplotlib keeps its caches under the real one). */
+static int worker_home(void)
+{
+	PyObject *g = PyDict_New(), *r = NULL;
+
+	if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+		r = PyRun_String("import os\nos.environ['HOME'] = '/nonexistent'\n", Py_file_input,
+		                 g, g);
+	Py_XDECREF(g);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
+
 static PyObject *real_builtin(const char *name)
 {
 	PyObject *b = PyEval_GetBuiltins(); /* borrowed; the zygote's real builtins */
@@ -169,6 +185,22 @@ static int add_site_packages(void)
 	return rc;
 }
 
+/* The allowed module name did not import (the exception is set). When it is a package of the
+ * data stack that is not installed, say so once, clear the exception and return 1: it stays
+ * allowed, and importing it in a call fails naming its Debian package (pyproxy.c). Otherwise
+ * 0, the exception still set. */
+static int import_missing_package(const char *name)
+{
+	const char *pkg = pyproxy_debian_package(name);
+
+	if (!pkg || !PyErr_ExceptionMatches(PyExc_ModuleNotFoundError))
+		return 0;
+	PyErr_Clear();
+	fprintf(stderr, "safepy zygote: %s is not installed: apt install %s (imports of it fail)\n",
+	        name, pkg);
+	return 1;
+}
+
 static void report_python_error(const char *what)
 {
 	fprintf(stderr, "safepy zygote: %s failed:\n", what);
@@ -206,15 +238,26 @@ int interp_init(const struct zygote_config *cfg)
 	if (add_site_packages() < 0)
 		PyErr_Clear(); /* extra modules then come only from the standard library */
 	for (size_t i = 0; i < cfg->n_imports; i++) {
-		if (strcmp(cfg->imports[i], "sys") == 0)
+		if (strcmp(cfg->imports[i], "sys") == 0 || import_and_keep(cfg->imports[i]) == 0)
 			continue;
-		if (import_and_keep(cfg->imports[i]) < 0) {
-			zygote_import_failed(cfg, i);
-			return -1;
-		}
+		/* A package of the data stack that is not installed: said, and its imports fail
+		 * naming the Debian package. Anything else stops the start: a typo must not
+		 * leave a server whose every call fails. */
+		if (import_missing_package(cfg->imports[i]))
+			continue;
+		zygote_import_failed(cfg, i);
+		return -1;
 	}
 	if (prewarm() < 0) {
 		report_python_error("pre-warming");
+		return -1;
+	}
+	if (pydata_init() < 0) {
+		report_python_error("preparing the data libraries");
+		return -1;
+	}
+	if (pyimport_init() < 0 || worker_home() < 0) {
+		report_python_error("setting up the importer");
 		return -1;
 	}
 	real_compile = real_builtin("compile");
@@ -774,6 +817,9 @@ void interp_run(const char *code, struct run_outcome *out)
 	int trunc = 0, failed, memory;
 
 	capture_reset();
+	/* Until the result is sent, modules the code or its libraries import late are asked of
+	 * the supervisor. */
+	pyimport_serving(1);
 	/* Armed for good: from here on anything Python runs may be the user's code. */
 	pylayer_arm(python_layer);
 	/* A deadline signal can land after the previous call's code ended (between its result
@@ -801,6 +847,28 @@ void interp_run(const char *code, struct run_outcome *out)
 		/* repr() runs the user's code: still armed. */
 		if (pyresult_value(out, value, zcfg->max_result, &trunc) < 0)
 			exc = exception_take();
+	}
+	/* The figures it showed or left open, as images: still armed (matplotlib runs the user's
+	 * callbacks). The time or memory running out while rendering is the call's error; any other
+	 * failure is said on stderr and leaves the call as it was. */
+	if (!deadline_hit && !capture_flooded() && pydata_figures(out) < 0) {
+		PyObject *e = exception_take();
+		if (!exc && e &&
+		    (deadline_hit || PyErr_GivenExceptionMatches(e, PyExc_MemoryError) ||
+		     capture_flooded())) {
+			exc = e;
+		} else {
+			PyObject *msg = e ? PyUnicode_FromFormat("[figures not returned: %s: %S]\n",
+			                                         Py_TYPE(e)->tp_name, e)
+			                  : NULL;
+			PyObject *w = msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR),
+			                                        "write", "O", msg)
+			                  : NULL;
+			Py_XDECREF(w);
+			Py_XDECREF(msg);
+			Py_XDECREF(e);
+			PyErr_Clear();
+		}
 	}
 	/* Still armed: formatting the error runs the exceptions' __str__. */
 	if (exc) {
@@ -847,4 +915,5 @@ void interp_run(const char *code, struct run_outcome *out)
 	Py_XDECREF(g);
 	if (reserve != MAP_FAILED)
 		munmap(reserve, MEMORY_RESERVE);
+	pyimport_serving(0);
 }

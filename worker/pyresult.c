@@ -46,8 +46,8 @@ static void result_bound(struct text *t, size_t max, int *truncated)
 		*truncated = 1;
 }
 
-/* Exact-type conversion: calls no user code. Returns 0 and *out (NULL = null), or -1 when
- * the value has no natural JSON form. */
+/* Exact-type conversion, and numpy and pandas values through pydata_natural (library code,
+ * armed). Returns 0 and *out (NULL = null), or -1 when the value has no natural JSON form. */
 static int to_json(PyObject *v, int depth, size_t *nodes, json_object **out)
 {
 	if (++*nodes > RESULT_NODES || depth > RESULT_DEPTH)
@@ -128,7 +128,13 @@ static int to_json(PyObject *v, int depth, size_t *nodes, json_object **out)
 		*out = obj;
 		return 0;
 	}
-	return -1;
+	/* numpy and pandas values: the plain value that stands for them, if any. */
+	{
+		PyObject *plain = pydata_natural(v);
+		int rc = plain ? to_json(plain, depth + 1, nodes, out) : -1;
+		Py_XDECREF(plain);
+		return rc;
+	}
 }
 
 /* ---- tracebacks (formatted in C: no audit events, no files) -------------------------- */

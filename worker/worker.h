@@ -123,6 +123,8 @@ struct zygote_config {
 	int control_fd;             /* the control socket to the supervisor */
 	const char *workspace;      /* its absolute path, or NULL: no file can be reached */
 	int workspace_write;        /* its files may be written */
+	const char *cache;          /* a directory the zygote may write libraries' caches in, or
+	                             * NULL */
 };
 
 /* Run the zygote: initialise CPython (isolated, no site, empty environment, audit hook),

@@ -46,6 +46,26 @@ int runner_request(enum ipc_request_kind kind, const void *data, size_t len, int
  * cannot be sent). Clears the exception. */
 void zygote_import_failed(const struct zygote_config *cfg, size_t index);
 
+/* ---- pyimport.c ---- */
+
+/* In the zygote, after the allowed modules are imported: find the directories of the packages
+ * loaded outside the standard library, map their extension modules (dlopen without init; also
+ * the standard library's when there is any such package), and put the worker's finder on
+ * sys.meta_path. Returns 0 or -1 with a Python exception set. */
+int pyimport_init(void);
+/* A call runs (1) or not (0): only while one runs may a module be asked of the supervisor. */
+void pyimport_serving(int on);
+/* When globals is the namespace of a served module whose code runs now (its import is under
+ * way): that module's code object (borrowed); else NULL. */
+PyObject *pyimport_loading(PyObject *globals);
+/* Is the importer unmarshalling a served module's bytecode (its marshal.loads audit event)? */
+int pyimport_unmarshalling(void);
+/* Is the code of any served module running now? */
+int pyimport_loading_any(void);
+/* Fill r's names and dirs (not stdlib) with the package directories pyimport_init found.
+ * Returns 0, or -1 on ENOMEM (r holds what was filled: ipc_roots_clear). */
+int pyimport_roots(struct ipc_roots *r);
+
 /* ---- pyfork.c ---- */
 
 /* Drop the interpreter's fork hooks (os.register_at_fork's lists), so a fork runs no Python

@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 	z.control_fd = ZYGOTE_CONTROL_FD;
 	z.workspace = c.workspace;
 	z.workspace_write = c.workspace_write;
+	z.cache = c.cache;
 	z.sandbox.workspace = c.workspace != NULL;
 	/* One byte over the call's quota: a file that reaches it makes the call's writes too large
 	 * for the supervisor to keep, so a write the limit cut short is never committed. */
