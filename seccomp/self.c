@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
 #include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -52,6 +53,7 @@ const struct policy_rule policy_self_table[] = {
 	ALLOW("renameat", "a committed workspace copy moved into place (libc's call without flags)"),
 	ALLOW("renameat2", "a committed workspace copy moved into place, never replacing for 'x'"),
 	ALLOW("fchmod", "a workspace copy takes the mode of the file it replaces"),
+	ALLOW("fchown", "a workspace copy takes the owner of the file it replaces (as root)"),
 	ALLOW("copy_file_range", "a workspace file opened to append starts as a copy of it"),
 	ALLOW("ftruncate", "workspace files"),
 	ALLOW("fsync", "a committed workspace file"),
@@ -98,6 +100,7 @@ const struct policy_rule policy_self_table[] = {
 	ALLOW("pidfd_open", "a handle on a worker"),
 	ALLOW("pidfd_send_signal", "ending a worker by its handle"),
 	ALLOW_IF("ioctl", ARG_EQ(1, SECCOMP_IOCTL_NOTIF_RECV), "the fork gate: a park"),
+	ALLOW_IF("ioctl", ARG_EQ(1, SIOCOUTQ), "a channel's unread replies, before a call is kept"),
 	ALLOW_IF("ioctl", ARG_EQ(1, SECCOMP_IOCTL_NOTIF_SEND), "the fork gate: an answer"),
 	ALLOW_IF("ioctl", ARG_EQ(1, SECCOMP_IOCTL_NOTIF_ID_VALID), "the fork gate: is it still waiting"),
 	ALLOW_IF("seccomp", ARG_EQ(0, SECCOMP_GET_NOTIF_SIZES), "the fork gate's message sizes"),

@@ -228,6 +228,11 @@ static int request_module(struct chain *c, uint32_t id, const char *data, size_t
 
 	if (!ipc_module_name_valid(data, len))
 		return -EINVAL;
+	/* Spent: nothing more is opened or read for this call. */
+	if (c->served >= ENGINE_SERVED_PER_CALL) {
+		reply(c, id, -EDQUOT, NULL, 0, NULL, 0);
+		return 0;
+	}
 	memcpy(name, data, len);
 	name[len] = '\0';
 	fd = rc = module_open(m, name, &dirfd, rel, sizeof(rel), &base);
@@ -245,14 +250,15 @@ static int request_module(struct chain *c, uint32_t id, const char *data, size_t
 		path = NULL;
 		rc = -ENOMEM;
 	}
-	if (rc == 0 && c->served + n > ENGINE_SERVED_PER_CALL)
+	/* What was read counts, served or not: the quota bounds the work. */
+	c->served += n;
+	if (rc == 0 && c->served > ENGINE_SERVED_PER_CALL)
 		rc = -EDQUOT;
 	if (rc < 0) {
 		reply(c, id, rc, NULL, 0, NULL, 0);
 	} else {
 		/* path, its NUL, and for IPC_REQ_MODULE_CODE the kind byte */
 		size_t plen = strlen(path) + 1 + (code ? 1 : 0);
-		c->served += n;
 		reply(c, id, 0, path, plen, body + skip, n - skip);
 	}
 	free(path);
@@ -272,6 +278,7 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 
 	ws->fd = -1;
 	ws->path = NULL;
+	ws->excluded = NULL;
 	ws->writable = writable;
 	if (!dir)
 		return 0;
@@ -293,8 +300,28 @@ void broker_workspace_close(struct workspace *ws)
 	if (ws->fd >= 0)
 		close(ws->fd);
 	free(ws->path);
+	free(ws->excluded);
 	ws->fd = -1;
 	ws->path = NULL;
+	ws->excluded = NULL;
+}
+
+static ssize_t fd_path(int fd, char *path, size_t cap);
+
+int broker_workspace_exclude(struct workspace *ws, int dirfd)
+{
+	char path[PATH_MAX];
+	size_t n = ws->path ? strlen(ws->path) : 0;
+
+	if (ws->fd < 0 || dirfd < 0)
+		return 0;
+	if (fd_path(dirfd, path, sizeof(path)) < 0)
+		return -EIO;
+	/* Beneath the workspace ("/" holds everything)? */
+	if (!(n == 1 || (strncmp(path, ws->path, n) == 0 && (path[n] == '/' || !path[n]))))
+		return 0;
+	ws->excluded = strdup(path);
+	return ws->excluded ? 1 : -ENOMEM;
 }
 
 static int valid_utf8(const char *s, size_t n)
@@ -390,6 +417,44 @@ static int ws_resolve(int dirfd, const char *rel, int flags)
 			break;
 	}
 	return errno == EXDEV || errno == ELOOP ? -EACCES : -errno;
+}
+
+/* The absolute path of fd (by /proc), into path; its length, or -1. */
+static ssize_t fd_path(int fd, char *path, size_t cap)
+{
+	char proc[64];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, path, cap - 1);
+	if (n < 0 || (size_t)n >= cap - 1)
+		return -1;
+	path[n] = '\0';
+	return n;
+}
+
+/* Is fd, opened beneath the workspace, in the directory the workspace leaves out (or that
+ * directory itself)? When that cannot be told, it is. */
+static int ws_left_out(const struct workspace *ws, int fd)
+{
+	char path[PATH_MAX];
+	size_t n = ws->excluded ? strlen(ws->excluded) : 0;
+
+	if (!ws->excluded)
+		return 0;
+	if (fd_path(fd, path, sizeof(path)) < 0)
+		return 1;
+	return strncmp(path, ws->excluded, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Refuse fd (closing it) when the workspace leaves it out: fd, or -EACCES. */
+static int ws_checked(const struct workspace *ws, int fd)
+{
+	if (fd >= 0 && ws_left_out(ws, fd)) {
+		close(fd);
+		return -EACCES;
+	}
+	return fd;
 }
 
 /* Open for reading the regular file rel is beneath dirfd, of at most max bytes. It is resolved
@@ -494,7 +559,7 @@ static int ws_parent(const struct workspace *ws, const char *rel, char **name)
 	} else {
 		strcpy(dir, ".");
 	}
-	fd = ws_resolve(ws->fd, dir, O_PATH | O_DIRECTORY);
+	fd = ws_checked(ws, ws_resolve(ws->fd, dir, O_PATH | O_DIRECTORY));
 	if (fd < 0)
 		return fd;
 	*name = strdup(base);
@@ -505,17 +570,22 @@ static int ws_parent(const struct workspace *ws, const char *rel, char **name)
 	return fd;
 }
 
-static int copy_into(int dst, int src)
+/* Copy at most max bytes of src into dst (what src held when it was measured: a file still
+ * growing gives no more). */
+static int copy_into(int dst, int src, uint64_t max)
 {
-	for (;;) {
-		ssize_t n = copy_file_range(src, NULL, dst, NULL, 1 << 30, 0);
+	while (max > 0) {
+		ssize_t n =
+		    copy_file_range(src, NULL, dst, NULL, max < (1u << 30) ? max : 1u << 30, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
 		if (n == 0)
-			return 0;
+			break;
+		max -= (uint64_t)n;
 	}
+	return 0;
 }
 
 /* A file the call writes: a hidden file beside the target (filled with the target's bytes
@@ -558,8 +628,14 @@ static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mo
 		rc = -errno;
 		goto fail;
 	}
-	/* The file it replaces keeps its permissions. */
-	if (exists && fchmod(fd, cur.st_mode & 07777) < 0) {
+	/* The file it replaces keeps its owner (a supervisor started as root writes the user's
+	 * files as theirs) and its permissions, but never set-user-ID or set-group-ID: the new
+	 * file is made by the supervisor, and must not become a program that runs as it. */
+	if (exists && geteuid() == 0 && (cur.st_uid != 0 || cur.st_gid != 0) &&
+	    fchown(fd, cur.st_uid, cur.st_gid) < 0)
+		log_msg(LOG_WARN, "workspace: %s keeps root as its owner: %s", rel,
+		        strerror(errno));
+	if (exists && fchmod(fd, cur.st_mode & 01777) < 0) {
 		rc = -errno;
 		goto fail;
 	}
@@ -572,7 +648,15 @@ static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mo
 			src = ws_open_regular(old ? old->dirfd : f.dirfd, old ? old->tmp : f.name,
 			                      ENGINE_WS_BYTES_PER_CALL, &src_st);
 			rc = src;
-			if (src < 0 || (rc = copy_into(fd, src)) < 0)
+			if (src < 0)
+				goto fail;
+			/* Every copy counts against what the call may write, a file copied
+			 * again and again included: the supervisor's work stays bounded. */
+			rc = -EDQUOT;
+			if ((uint64_t)src_st.st_size > ENGINE_WS_BYTES_PER_CALL - c->ws_copied)
+				goto fail;
+			c->ws_copied += (uint64_t)src_st.st_size;
+			if ((rc = copy_into(fd, src, (uint64_t)src_st.st_size)) < 0)
 				goto fail;
 			close(src);
 			src = -1;
@@ -651,7 +735,7 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 		/* What the call itself wrote, or the file. */
 		w = pending(c, rel);
 		fd = w ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st)
-		       : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st);
+		       : ws_checked(ws, ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st));
 		rc = fd < 0 ? fd : 0;
 	}
 	if (rc < 0) {
@@ -681,7 +765,9 @@ static int request_stat(struct chain *c, uint32_t id, const char *data, size_t l
 	if (rc == 0 && (w = pending(c, rel)) != NULL) {
 		rc = fstatat(w->dirfd, w->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
 	} else if (rc == 0) {
-		fd = ws_resolve(ws->fd, rel, O_PATH | (flags & IPC_STAT_NOFOLLOW ? O_NOFOLLOW : 0));
+		fd = ws_checked(
+		    ws,
+		    ws_resolve(ws->fd, rel, O_PATH | (flags & IPC_STAT_NOFOLLOW ? O_NOFOLLOW : 0)));
 		rc = fd;
 		if (fd >= 0) {
 			rc = fstat(fd, &st) == 0 ? 0 : -errno;
@@ -734,7 +820,7 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	int fd, rc;
 
 	rc = ws->fd < 0 ? -EACCES : ws_relative(ws, data, len, rel, sizeof(rel));
-	fd = rc == 0 ? ws_resolve(ws->fd, rel, O_RDONLY | O_DIRECTORY) : rc;
+	fd = rc == 0 ? ws_checked(ws, ws_resolve(ws->fd, rel, O_RDONLY | O_DIRECTORY)) : rc;
 	if (fd >= 0) {
 		dir = fdopendir(fd);
 		if (!dir) {

@@ -743,6 +743,7 @@ static void dispatch(struct chain *c)
 	c->ooms_before = 0;
 	c->requests = 0;
 	c->served = 0;
+	c->ws_copied = 0;
 	c->fds_given = 0;
 	if (c->has_cg)
 		(void)cgroup_worker_oom_kills(&c->cg, &c->ooms_before);
@@ -864,10 +865,17 @@ static void after_call(struct chain *c)
 /* The runner parked after its result: commit (it becomes the holder, or a copy of it does)
  * or roll back. */
 /* A call that cannot be kept whatever it reported: its writes over the quota (its status is
- * output_limit), or files left open by its process, which would reach the session's state
- * (error). Returns the reason or NULL. */
+ * output_limit), files left open by its process or a reply it left unread, which would reach
+ * the session's state (error). Returns the reason or NULL. */
 static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 {
+	/* A reply left unread in the channel could carry a file past the checks below, into
+	 * the next process that reads it. A worker reads every reply it asks for. */
+	*st = RUN_ERROR;
+	if (channel_unread(&c->ch) != 0)
+		return "The call left a reply of the supervisor unread when it ended: nothing it "
+		       "did "
+		       "is kept.";
 	/* A call given no fd has none: a worker cannot make one. */
 	if (c->e->ws.fd < 0 || c->fds_given == 0)
 		return NULL;

@@ -4,12 +4,15 @@
  * call; frames out are queued and sent as the socket takes them. Whatever a worker writes is
  * a claim: this file only frames it, chain.c judges it. Functions return 0 or -errno. */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "engine_internal.h"
 
@@ -238,4 +241,15 @@ int channel_read(struct channel *ch, struct chain *c, size_t budget)
 		budget -= (size_t)n;
 	}
 	return budget == 0 ? 1 : 0;
+}
+
+size_t channel_unread(const struct channel *ch)
+{
+	int queued = 0;
+
+	/* A Unix socket's output queue holds what the peer has not received yet, the fds that
+	 * ride on it included. */
+	if (ioctl(ch->w.fd, SIOCOUTQ, &queued) < 0 || queued < 0)
+		return SIZE_MAX;
+	return (size_t)queued + (ch->tx_len - ch->tx_off);
 }

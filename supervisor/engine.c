@@ -401,6 +401,19 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		return -ESTALE;
 	}
 	engine_cache_open(e);
+	rc = broker_workspace_exclude(&e->ws, e->cache_fd);
+	if (rc < 0) {
+		log_msg(LOG_ERROR, "cannot tell whether the workspace holds %s: %s", e->cache,
+		        strerror(-rc));
+		broker_workspace_close(&e->ws);
+		engine_cache_close(e);
+		free(e);
+		return rc;
+	}
+	if (rc == 1)
+		log_msg(LOG_INFO,
+		        "the workspace holds %s, the zygote's cache: it is left out of it",
+		        e->cache);
 	/* A session's processes outlive their parents (each committed call's process replaces
 	 * the one before it): they come to us, not to init. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)

@@ -172,7 +172,8 @@ struct chain {
 	int newborn_gone;       /* the newborn died before it parked */
 	int snap_answer;        /* CH_SNAPSHOT: the call is answered once its copy parks */
 	unsigned int requests;  /* requests of the call (broker.c) */
-	size_t served;          /* bytes served to the call */
+	size_t served;          /* bytes of modules read for the call */
+	uint64_t ws_copied;     /* bytes of workspace files copied for its "a" and "r+" opens */
 	unsigned int fds_given; /* workspace fds given to the call */
 	struct ws_file *writes; /* files the call writes, moved into place if it commits */
 	size_t n_writes;
@@ -218,6 +219,8 @@ struct workspace {
 	int fd;     /* O_PATH|O_DIRECTORY, -1: no workspace */
 	char *path; /* its absolute path, symbolic links resolved */
 	int writable;
+	/* a directory beneath it that is not part of it (the zygote's cache), absolute; NULL */
+	char *excluded;
 };
 
 /* A file a call writes: a hidden file beside its target, moved over it on commit. */
@@ -349,6 +352,9 @@ int channel_send_fd(struct channel *ch, char type, const void *prefix, size_t pl
                     const void *body, size_t blen, int fd);
 /* Send what is queued (on EPOLLOUT). */
 void channel_flush(struct channel *ch);
+/* Bytes we sent (or still hold to send) that the other end has not read: a worker that reads
+ * every reply it asks for has none when it parks. Never 0 when the kernel cannot say. */
+size_t channel_unread(const struct channel *ch);
 /* Read at most budget bytes and hand each whole frame to the chain (which may kill its
  * writer but is never freed meanwhile). Returns 0 when the socket has nothing more, 1 when
  * the budget ran out first, -EPIPE when the channel closed (every writer is gone). */
@@ -416,6 +422,10 @@ void broker_roots_clear(struct module_roots *m);
 /* Open the workspace directory (cfg's). Returns 0 (also without one) or -errno. */
 int broker_workspace_open(struct workspace *ws, const char *dir, int writable);
 void broker_workspace_close(struct workspace *ws);
+/* Leave the directory dirfd out of the workspace when it lies beneath it (the zygote's cache:
+ * what a call writes there would reach every later zygote): requests that resolve into it
+ * are refused. Returns 1 when it was beneath, 0 when not, or -errno. */
+int broker_workspace_exclude(struct workspace *ws, int dirfd);
 /* The call's writes: move them into place (commit; the written files are added to o), or
  * remove them. Either way the chain's list is emptied. */
 void broker_writes_commit(struct chain *c, struct run_outcome *o);

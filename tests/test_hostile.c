@@ -550,3 +550,30 @@ Test(hostile_broker, a_call_asks_at_most_its_quota)
 	e2e_expect_result("6 * 7", "42");
 	e2e_stop();
 }
+
+/* The user's trace and profile functions never run between calls: the warm-up of the next
+ * call's process runs without them (it runs outside any call, where a hook could read what
+ * the supervisor left in the channel), and they are back for the next call. */
+Test(hostile_after, the_warm_up_runs_no_trace_or_profile_function)
+{
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS), NULL);
+	e2e_expect_result("import sys\n"
+	                  "seen = set()\n"
+	                  "def hook(frame, event, arg):\n"
+	                  "    seen.add(frame.f_code.co_name)\n"
+	                  "sys.settrace(hook)\n"
+	                  "sys.setprofile(hook)\n"
+	                  "1",
+	                  "1");
+	/* From its second commit on, a session's next process is forked and warmed up after
+	 * each call; a call that comes before the warm-up skips it, so these wait for it. */
+	e2e_expect_result("2", "2");
+	usleep(500 * 1000);
+	e2e_expect_result("3", "3");
+	usleep(500 * 1000);
+	e2e_expect_result("def probe():\n    return 4\nprobe()\nsys.settrace(None)\n"
+	                  "sys.setprofile(None)\n"
+	                  "sorted(n for n in seen if n in ('_f', '<listcomp>', 'probe'))",
+	                  "[\"probe\"]");
+	e2e_stop();
+}

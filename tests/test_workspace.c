@@ -1039,6 +1039,63 @@ Test(ws_attack, the_python_layer_keeps_fds_and_raw_opens_away)
 	e2e_stop();
 }
 
+/* A file the call rewrites keeps its owner and mode, but never a set-user-ID or set-group-ID
+ * bit: the new file is the supervisor's making, and must not become a program that runs as the
+ * supervisor's user (root, when it was started as root). */
+Test(ws_write, a_rewritten_file_keeps_its_owner_and_loses_its_setuid_bits)
+{
+	struct stat st;
+	char tool[192], grp[192];
+	int root = geteuid() == 0;
+
+	start(RW);
+	snprintf(tool, sizeof(tool), "%s", in_ws("tool"));
+	snprintf(grp, sizeof(grp), "%s", in_ws("grp"));
+	put_file(tool, "#!/bin/sh\n");
+	put_file(grp, "#!/bin/sh\n");
+	cr_assert_eq(chmod(tool, 04755), 0);
+	cr_assert_eq(chmod(grp, 02750), 0);
+	if (root)
+		cr_assert_eq(chown(tool, 65534, 65534), 0);
+	if (root) /* chown clears the bit */
+		cr_assert_eq(chmod(tool, 04755), 0);
+	ok_result("open('tool', 'ab').close()\nopen('grp', 'a').write('echo\\n')\n1", "1");
+	cr_assert_eq(stat(tool, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0755, "mode %o", (unsigned)(st.st_mode & 07777));
+	if (root)
+		cr_assert(st.st_uid == 65534 && st.st_gid == 65534, "owner %u:%u",
+		          (unsigned)st.st_uid, (unsigned)st.st_gid);
+	cr_assert_str_eq(slurp(tool), "#!/bin/sh\n");
+	cr_assert_eq(stat(grp, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0750, "mode %o", (unsigned)(st.st_mode & 07777));
+	cr_assert_str_eq(slurp(grp), "#!/bin/sh\necho\n");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* The copies behind "a" and "r+" opens count against the bytes a call may write: opening a
+ * large file again and again cannot make the supervisor copy without end. */
+Test(ws_write, copies_for_appends_count_against_the_calls_bytes)
+{
+	start(RW);
+	ok_result("open('big.bin', 'wb').write(bytes(64 << 20))", "67108864");
+	ok_result("n = 0\n"
+	          "try:\n"
+	          "    for i in range(10):\n"
+	          "        open('big.bin', 'ab').close()\n"
+	          "        n += 1\n"
+	          "    r = [n]\n"
+	          "except OSError as e:\n"
+	          "    r = [n, e.errno]\n"
+	          "r",
+	          "[4," E_EDQUOT "]");
+	e2e_ok("import os\nos.path.getsize('big.bin')");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* ---- Attacks, by hand on the wire --------------------------------------------------------- */
 
 /* Requests written to the channel as native code would (ipc.h): req() sends one and returns
@@ -1154,6 +1211,81 @@ Test(ws_native, a_passed_fd_reaches_only_its_file)
 	                   outside));
 	e2e_assert_result(r, "openat", "[-1,13,-1,13,\"a,b\\n1,2\\n3,4\\n\"]");
 	no_secret(r);
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* A reply left unread in the channel when the call ends could carry a file's fd past the
+ * checks into the session's next process: such a call keeps nothing, and the session goes
+ * on as it was. */
+Test(ws_native, a_reply_left_unread_keeps_nothing)
+{
+	json_object *r;
+
+	start(ARGS(NATIVE_ARGS, "--workspace-write"));
+	e2e_ok("x = 41");
+	r = e2e_call("import os, struct\n"
+	             "open('kept.txt', 'w').write('lost')\n"
+	             "p = struct.pack('<IB', 7, 2) + struct.pack('<I', 2) + b'data.csv'\n"
+	             "f = struct.pack('<IB', len(p), ord('Q')) + p\n"
+	             "while f:\n"
+	             "    f = f[os.write(3, f):]\n"
+	             "x = 0",
+	             NULL);
+	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), "unread"), "%s", mcpc_json(r));
+	cr_assert_null(slurp(in_ws("kept.txt")), "the call kept a file");
+	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
+	/* Its state was not kept; the next call reads the session as it was. */
+	e2e_assert_result(e2e_ok("x + 1"), "x + 1", "42");
+	ok_result("open('after.txt', 'w').write('ok')", "2");
+	cr_assert_str_eq(slurp(in_ws("after.txt")), "ok");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* The zygote's cache (matplotlib's font list, which every later zygote reads) is not part of
+ * a workspace that holds it: what a call could write there would reach every later start. */
+Test(ws_attack, the_zygotes_cache_is_not_part_of_the_workspace)
+{
+	char cache[192], xdg[256];
+	const char *args[] = {"--workspace",    ws,           "--workspace-write",
+	                      "--allow-import", "matplotlib", NULL};
+	const char *env[] = {xdg, NULL};
+	json_object *r;
+
+	tree();
+	snprintf(cache, sizeof(cache), "%s", in_ws(".cache"));
+	snprintf(xdg, sizeof(xdg), "XDG_CACHE_HOME=%s", cache);
+	e2e_start_with("2025-11-25", args, env);
+	/* What a zygote wrote there: the call can neither read nor change it. */
+	{
+		char path[256];
+		snprintf(path, sizeof(path), "%s/safepy/matplotlib/fontlist-v330.json", cache);
+		put_file(path, "{}");
+	}
+	r = e2e_ok(
+	    "import os\n" TRY_EACH "d = '.cache/safepy/matplotlib'\n"
+	    "[attempt(open, d + '/matplotlibrc', 'w'), attempt(open, d + '/fontlist-v330.json', "
+	    "'a'),\n"
+	    " attempt(os.listdir, d), attempt(os.stat, d), attempt(open, d + "
+	    "'/fontlist-v330.json'),\n"
+	    " attempt(open, os.getcwd() + '/' + d + '/y', 'w'), os.listdir('.cache/safepy')]");
+	e2e_assert_result(r, "the cache",
+	                  "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+	                  ",[\"matplotlib\"]]");
+	{
+		char path[256];
+		snprintf(path, sizeof(path), "%s/safepy/matplotlib/matplotlibrc", cache);
+		cr_assert_null(slurp(path));
+		snprintf(path, sizeof(path), "%s/safepy/matplotlib/y", cache);
+		cr_assert_null(slurp(path));
+		snprintf(path, sizeof(path), "%s/safepy/matplotlib/fontlist-v330.json", cache);
+		cr_assert_str_eq(slurp(path), "{}");
+	}
+	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();
 }

@@ -788,7 +788,15 @@ void interp_warm_up(void)
 	/* No collection here: it would run the finalizers of what the user's code left behind,
 	 * outside any call. The next call collects it. */
 	int gc_was = PyGC_Disable();
+	/* Nor the trace or profile function a call may have set: they are the user's code, and
+	 * this runs outside any call. They are back for the next call. */
+	PyThreadState *ts = PyThreadState_Get();
+	Py_tracefunc trace = ts->c_tracefunc, profile = ts->c_profilefunc;
+	PyObject *trace_obj = Py_XNewRef(ts->c_traceobj),
+	         *profile_obj = Py_XNewRef(ts->c_profileobj);
 
+	PyEval_SetTrace(NULL, NULL);
+	PyEval_SetProfile(NULL, NULL);
 	pylayer_arm(python_layer);
 	if (g && program_build(snippet, &prog) == 0)
 		v = program_run(&prog, g, builtins_for(1));
@@ -804,6 +812,11 @@ void interp_warm_up(void)
 	Py_XDECREF(v);
 	Py_XDECREF(g);
 	program_clear(&prog);
+	PyEval_SetProfile(profile, profile_obj);
+	PyEval_SetTrace(trace, trace_obj);
+	Py_XDECREF(profile_obj);
+	Py_XDECREF(trace_obj);
+	PyErr_Clear();
 	if (gc_was)
 		PyGC_Enable();
 }
