@@ -3,7 +3,10 @@
  * zygote's restarts, reaping, and freeing what is finished (only here, at the start of a loop
  * turn, so no callback ever runs on freed memory). Nothing a worker says is trusted: chain.c
  * judges it. Errors reach the caller as the call's outcome; the engine keeps serving. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,8 +73,8 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 	/* Where the call's time went, for bench/profile: each step in microseconds after the
 	 * one before it (-1: the step did not happen). */
 	{
-		int64_t steps[] = {c->times.submit, c->times.dispatch, c->times.result, c->times.park,
-		                   c->times.answer};
+		int64_t steps[] = {c->times.submit, c->times.dispatch, c->times.result,
+		                   c->times.park, c->times.answer};
 		long long d[4];
 		for (int i = 0; i < 4; i++)
 			d[i] = steps[i] && steps[i + 1] ? (long long)(steps[i + 1] - steps[i]) : -1;
@@ -120,6 +124,144 @@ void engine_fail(struct engine *e, struct engine_call *c, enum run_status st, co
 	engine_answer(e, c, &o);
 }
 
+/* ---- the supervisor's own resources ------------------------------------------------------- */
+
+static int cgroups_active(const struct engine *e)
+{
+	return e->cfg->cgroup && e->cfg->cgroup->state == CGROUP_ACTIVE;
+}
+
+int engine_fds_per_chain(const struct engine *e)
+{
+	return 3 + cgroups_active(e);
+}
+
+static int fd_limit(void)
+{
+	struct rlimit rl;
+
+	/* Read each time: a limit changed from outside (prlimit) counts at once. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > INT_MAX)
+		return INT_MAX;
+	return (int)rl.rlim_cur;
+}
+
+/* Fds open in the supervisor (its /proc/self/fd, read on the fd kept for it), or -errno. */
+static int fds_open(struct engine *e)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	ssize_t len;
+	int n = 0;
+
+	if (e->fd_dir < 0)
+		return -EBADF;
+	if (lseek(e->fd_dir, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((len = getdents64(e->fd_dir, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < len;) {
+			const struct dirent64 *d = (const struct dirent64 *)(void *)(buf + off);
+			n += d->d_name[0] != '.';
+			off += d->d_reclen;
+		}
+	return len < 0 ? -errno : n;
+}
+
+int engine_fd_room(struct engine *e)
+{
+	int limit = fd_limit(), open = fds_open(e), coming = 0;
+	struct chain *c;
+
+	if (limit == INT_MAX || open < 0)
+		return INT_MAX;
+	TAILQ_FOREACH(c, &e->chains, link)
+	if (c->state == CH_BOOTING)
+		coming += !c->got_listener + (cgroups_active(e) && !c->has_cg);
+	return limit - open - coming - ENGINE_FD_RESERVE;
+}
+
+int engine_fds_exhausted(struct engine *e)
+{
+	int fd = fcntl(e->fd_dir >= 0 ? e->fd_dir : STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == EMFILE || errno == ENFILE;
+}
+
+static unsigned int sessions_holding(const struct engine *e)
+{
+	const struct session *s;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH(s, &e->sessions, link)
+	n += s->chain != NULL;
+	return n;
+}
+
+void engine_fds_short(struct engine *e, int short_now)
+{
+	if (short_now == e->fds_short)
+		return;
+	e->fds_short = short_now;
+	if (short_now)
+		log_msg(LOG_ERROR,
+		        "out of file descriptors (limit %d, %d open, %u sessions holding %d "
+		        "each): calls that need a new worker wait while others run, and fail when "
+		        "none does; raise the limit (ulimit -n, LimitNOFILE=) or lower "
+		        "--max-sessions",
+		        fd_limit(), fds_open(e), sessions_holding(e), engine_fds_per_chain(e) - 1);
+	else
+		log_msg(LOG_INFO, "file descriptors are available again");
+}
+
+char *engine_fds_message(struct engine *e)
+{
+	unsigned int held = sessions_holding(e);
+	char *m = NULL, sessions[160] = "";
+
+	if (held)
+		snprintf(sessions, sizeof(sessions),
+		         " Each open session holds %d (%u are open): end sessions you no longer "
+		         "need or let them expire, or",
+		         engine_fds_per_chain(e) - 1, held);
+	if (asprintf(&m,
+	             "The server has run out of file descriptors (limit %d), so no worker "
+	             "could be started for this call.%s%s raise the server's limit (ulimit -n, "
+	             "LimitNOFILE=). Then retry.",
+	             fd_limit(), sessions, held ? "" : " Ask its administrator to") < 0)
+		m = NULL;
+	return m;
+}
+
+void engine_procs_short(struct engine *e, int short_now, int err)
+{
+	if (!short_now) {
+		e->spawn_retry = 0;
+		e->spawn_backoff = 0;
+		if (e->procs_short)
+			log_msg(LOG_INFO, "worker processes can be created again");
+		e->procs_short = 0;
+		return;
+	}
+	e->spawn_backoff = e->spawn_backoff ? e->spawn_backoff * 2 : ENGINE_SPAWN_RETRY_MS;
+	if (e->spawn_backoff > ENGINE_ZYGOTE_RETRY_MAX)
+		e->spawn_backoff = ENGINE_ZYGOTE_RETRY_MAX;
+	e->spawn_retry = now_ms() + e->spawn_backoff;
+	if (e->procs_short)
+		return;
+	e->procs_short = 1;
+	log_msg(LOG_ERROR,
+	        "cannot create worker processes (fork: %s%s): calls that need a new one fail "
+	        "until processes can be created again",
+	        strerror(err),
+	        err == EAGAIN ? "; a limit on processes is reached: the user's RLIMIT_NPROC, or "
+	                        "pids.max of the cgroup"
+	                      : "");
+}
+
 /* ---- scheduling ------------------------------------------------------------------------ */
 
 static unsigned int busy_chains(struct engine *e)
@@ -134,8 +276,8 @@ static unsigned int busy_chains(struct engine *e)
 }
 
 /* A chain for a call that starts from a fresh interpreter: an idle one, else one still
- * booting, else a new one. NULL when the zygote is not ready. */
-static struct chain *spare_chain(struct engine *e)
+ * booting, else a new one (chain_spawn's errors: -EAGAIN when the zygote is not ready). */
+static int spare_chain(struct engine *e, struct chain **out)
 {
 	struct chain *c, *booting = NULL;
 
@@ -143,12 +285,42 @@ static struct chain *spare_chain(struct engine *e)
 	{
 		if (!chain_is_spare(c))
 			continue;
-		if (c->state == CH_IDLE)
-			return c;
+		if (c->state == CH_IDLE) {
+			*out = c;
+			return 0;
+		}
 		if (!booting)
 			booting = c;
 	}
-	return booting ? booting : chain_spawn(e);
+	if (booting) {
+		*out = booting;
+		return 0;
+	}
+	return chain_spawn(e, out);
+}
+
+/* A call that cannot have a chain for want of the supervisor's own resources: it waits
+ * while a running call may give some back, else it fails saying why. Returns 1 when the
+ * call left the queue. */
+static int starved(struct engine *e, struct engine_call *call, int err)
+{
+	char *m = NULL;
+
+	if (err == -EMFILE || err == -ENFILE) {
+		engine_fds_short(e, 1);
+		if (busy_chains(e) > 0)
+			return 0;
+		m = engine_fds_message(e);
+	}
+	TAILQ_REMOVE(&e->queue, call, link);
+	call->queued = 0;
+	engine_fail(e, call, RUN_CRASHED, "ResourceError", "%s%s",
+	            m ? m
+	              : "The server is out of memory: no worker could be started for this "
+	                "call. Retry later.",
+	            call->session && call->session->chain ? " The session is unchanged." : "");
+	free(m);
+	return 1;
 }
 
 /* Give the call a chain, or say why it cannot have one. Returns 1 when the call left the
@@ -156,7 +328,7 @@ static struct chain *spare_chain(struct engine *e)
 static int place(struct engine *e, struct engine_call *call)
 {
 	struct session *s = call->session;
-	struct chain *c;
+	struct chain *c = NULL;
 
 	if (s && s->lost && !call->reset) {
 		TAILQ_REMOVE(&e->queue, call, link);
@@ -172,8 +344,10 @@ static int place(struct engine *e, struct engine_call *call)
 		if (c->call)
 			return 0; /* still answering its previous call */
 	} else {
-		c = spare_chain(e);
-		if (!c) {
+		int rc = spare_chain(e, &c);
+		if (rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM)
+			return starved(e, call, rc);
+		if (rc < 0) {
 			if (e->zfailures > 0) {
 				TAILQ_REMOVE(&e->queue, call, link);
 				call->queued = 0;
@@ -226,15 +400,28 @@ static void schedule(struct timer *t)
 		if (place(e, call))
 			busy = busy_chains(e);
 	}
+	/* Fds back (sessions ended, a limit raised): said once, with room for two chains so
+	 * that a server at its limit does not say it at every call. */
+	if (e->fds_short && engine_fd_room(e) >= 2 * engine_fds_per_chain(e))
+		engine_fds_short(e, 0);
 	TAILQ_FOREACH(c, &e->chains, link)
 	if (chain_is_spare(c))
 		spare++;
+	/* Ready workers, but not while the last fork for one failed, nor into the fds kept
+	 * for calls. */
 	while (zygote_ready(e) && spare < e->cfg->prefork &&
-	       busy + spare < e->cfg->max_workers + e->cfg->prefork) {
-		if (!chain_spawn(e))
+	       busy + spare < e->cfg->max_workers + e->cfg->prefork && now_ms() >= e->spawn_retry) {
+		if (chain_spawn(e, &c) < 0)
 			break;
 		spare++;
 	}
+	if (e->spawn_retry && spare < e->cfg->prefork && !e->respawn.armed)
+		timer_arm(&e->respawn, e->spawn_retry);
+}
+
+static void respawn(struct timer *t)
+{
+	engine_kick(t->data);
 }
 
 static void zygote_retry(struct timer *t)
@@ -290,7 +477,13 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	TAILQ_INIT(&e->sessions);
 	timer_init(&e->kick, schedule, e);
 	timer_init(&e->zretry, zygote_retry, e);
+	timer_init(&e->respawn, respawn, e);
 	e->ws.fd = -1;
+	/* Opened before the supervisor confines itself; kept for counting and for a /proc read
+	 * when out of fds. */
+	e->fd_dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (e->fd_dir < 0 || proc_spare_open() < 0)
+		log_msg(LOG_WARN, "cannot open /proc/self/fd or /dev/null: %s", strerror(errno));
 	/* A session's processes outlive their parents (each committed call's process replaces
 	 * the one before it): they come to us, not to init. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -300,6 +493,9 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		rc = zygote_start(e);
 	if (rc < 0) {
 		starter_stop(&e->starter);
+		if (e->fd_dir >= 0)
+			close(e->fd_dir);
+		proc_spare_close();
 		free(e);
 		return rc;
 	}
@@ -428,6 +624,10 @@ void engine_free(struct engine *e)
 	chain_free(c);
 	timer_cancel(&e->kick);
 	timer_cancel(&e->zretry);
+	timer_cancel(&e->respawn);
+	if (e->fd_dir >= 0)
+		close(e->fd_dir);
+	proc_spare_close();
 	broker_roots_clear(&e->modules);
 	free(e->layers);
 	free(e);

@@ -56,6 +56,13 @@
 #define ENGINE_WS_BYTES_PER_CALL  (256ull << 20)
 #define ENGINE_WS_FDS_PER_CALL    1000
 #define ENGINE_WS_LIST_MAX        100000
+/* File descriptors the supervisor keeps free for what it opens only for a moment (a /proc
+ * file, a broker request's files, a zygote restart's socket pair): nothing it keeps (a
+ * chain, a workspace write in progress) may take these. */
+#define ENGINE_FD_RESERVE         4
+/* After the zygote could not fork a worker, ready workers are not made again for this long
+ * (calls still try at once); doubling up to ENGINE_ZYGOTE_RETRY_MAX. */
+#define ENGINE_SPAWN_RETRY_MS     1000
 
 /* ---- Processes and chains ------------------------------------------------------------ */
 
@@ -118,6 +125,7 @@ enum kill_reason {
 	KILL_DONE,     /* its work is over (answered, replaced, rolled back) */
 	KILL_ZYGOTE,   /* the zygote that forked it is gone */
 	KILL_LOST,     /* the chain's state is gone (its holder died, or misbehaved) */
+	KILL_RESOURCE, /* the supervisor ran out of memory or fds serving the call */
 };
 
 /* The chain's socket: frames in (bounded work per turn), frames out (queued). */
@@ -175,6 +183,7 @@ struct chain {
 	struct cgroup_worker cg;
 	int has_cg;
 	int prep_failures;
+	int call_failures; /* runners for the chain's call that failed to come up */
 };
 
 TAILQ_HEAD(chain_list, chain);
@@ -244,13 +253,20 @@ struct engine {
 	unsigned int n_sessions;
 	unsigned int next_chain_id;
 	uint32_t next_req;
-	struct timer kick; /* schedule soon (not from inside the caller) */
-	char *layers;      /* the first ready worker's sandbox report */
+	struct timer kick;    /* schedule soon (not from inside the caller) */
+	struct timer respawn; /* schedule when ready workers may be made again */
+	char *layers;         /* the first ready worker's sandbox report */
 	struct module_roots modules;
 	struct workspace ws;
 	int can_trace; /* -1 unknown */
 	int warned_trace;
 	int stopping;
+	/* the supervisor's own resources */
+	int fd_dir;            /* /proc/self/fd, to count what is open; -1 */
+	int fds_short;         /* out of fds: said once in the log until they come back */
+	int procs_short;       /* processes cannot be created: likewise */
+	int64_t spawn_retry;   /* no ready worker is made before this (a fork failed) */
+	int64_t spawn_backoff; /* the next wait after a failed fork */
 };
 
 /* ---- engine.c ---- */
@@ -269,15 +285,40 @@ void engine_requeue(struct engine *e, struct engine_call *c);
 double engine_call_timeout(const struct engine *e, const struct engine_call *c);
 /* The chain a process belongs to (any role), and its record; NULL if none. */
 struct chain *engine_chain_of(struct engine *e, pid_t pid, struct proc **p);
+/* File descriptors the supervisor may still keep: its RLIMIT_NOFILE, less those open, less
+ * those booting chains are about to receive, less ENGINE_FD_RESERVE. Negative when over;
+ * INT_MAX when it cannot tell. */
+int engine_fd_room(struct engine *e);
+/* Is the supervisor out of fds right now (the next one it opens would fail)? */
+int engine_fds_exhausted(struct engine *e);
+/* Fds it holds per chain: its channel, its gate listener, its cgroup's directory when each
+ * chain has one; and the zygote's end of the channel while it is made. */
+int engine_fds_per_chain(const struct engine *e);
+/* The supervisor ran short of fds (short_now 1), or has them again (0): logged once each
+ * way, not per call. */
+void engine_fds_short(struct engine *e, int short_now);
+/* A fork for a worker failed with err (short_now 1), or one succeeded (0): logged once
+ * each way; ready workers are not made again for a while after a failure. */
+void engine_procs_short(struct engine *e, int short_now, int err);
+/* The message of a call that could not start because the supervisor is out of fds
+ * (malloc'd, or NULL). */
+char *engine_fds_message(struct engine *e);
 
 /* ---- chain.c ---- */
 
-/* Ask the zygote for a fresh worker: a new chain in CH_BOOTING, or NULL. */
-struct chain *chain_spawn(struct engine *e);
+/* Ask the zygote for a fresh worker: a new chain in CH_BOOTING in *out. Returns 0, -EAGAIN
+ * (the zygote is not ready), -EMFILE/-ENFILE (the supervisor has not the fds a chain needs),
+ * -ENOMEM, or another -errno. */
+int chain_spawn(struct engine *e, struct chain **out);
 /* The zygote forked the chain's worker. */
 void chain_on_pid(struct chain *c, pid_t pid);
+/* The zygote that forked the chain's fresh worker is gone: that worker dies with it. */
+void chain_on_zygote_lost(struct chain *c);
 /* The zygote could not fork it (errno). The chain is dead. */
 void chain_on_spawn_error(struct chain *c, int err);
+/* Bytes came from sender with their fds cut off (MSG_CTRUNC): more fds than any frame
+ * carries (a violation), or the supervisor had no room for them. */
+void chain_on_fds_cut(struct chain *c, pid_t sender);
 /* One whole frame from the channel, written by sender (kernel-verified). payload is
  * borrowed; fds (already taken from the socket) are the chain's to close. */
 void chain_on_frame(struct chain *c, pid_t sender, char type, const char *payload, size_t len,
@@ -299,6 +340,8 @@ void chain_give(struct chain *c, struct engine_call *call);
 void chain_cancel(struct chain *c);
 /* Prepare a runner for a parked session's next call, if none is ready. */
 void chain_prepare(struct chain *c);
+/* Kill the runner of the chain's call; its answer says why (the holder stays). */
+void chain_kill_runner(struct chain *c, enum kill_reason why);
 /* Kill every process of the chain; it is freed once all are gone. Its call, if any, is
  * answered per why. */
 void chain_kill(struct chain *c, enum kill_reason why);
@@ -362,6 +405,8 @@ int zygote_start(struct engine *e);
 int zygote_request(struct engine *e, uint32_t req_id, int fd);
 /* Stop it (close the socket, SIGKILL). */
 void zygote_stop(struct engine *e);
+/* Is the zygote of this generation gone (exited, reaped or not)? */
+int zygote_gone(struct engine *e, int generation);
 /* Is it ready to spawn? */
 int zygote_ready(const struct engine *e);
 /* The zygote exited (reaped by engine_sigchld): restart it, with backoff if it failed to
@@ -414,6 +459,11 @@ void proc_kill(struct proc *p);
 void proc_prefer_oom(pid_t pid);
 /* How many fds above n the process has open (from /proc), or -errno. */
 int proc_fds_beyond(pid_t pid, int n);
+/* Keep one fd (a file of its own, /dev/null) for the /proc reads above: when the supervisor
+ * is out of fds (its limit, or the system's), a read closes it to get one, then takes it
+ * again. 0 or -errno. */
+int proc_spare_open(void);
+void proc_spare_close(void);
 
 /* ---- verdict.c: how a call ended, from what the supervisor knows of its process ---- */
 
