@@ -556,13 +556,21 @@ static int take_result(struct chain *c, const char *payload, size_t len, const i
                        size_t n_fds)
 {
 	struct run_outcome o;
+	int rc;
 
 	(void)fds;
 	if (n_fds != 0 || len < IPC_SEQ_BYTES ||
 	    ipc_get_u32((const unsigned char *)payload) != c->seq)
 		return -1;
 	run_outcome_init(&o);
-	if (ipc_outcome_decode(payload + IPC_SEQ_BYTES, len - IPC_SEQ_BYTES, &o) < 0) {
+	rc = ipc_outcome_decode(payload + IPC_SEQ_BYTES, len - IPC_SEQ_BYTES, &o);
+	if (rc == -ENOMEM) {
+		/* Not the runner's fault: its call ends saying the server ran short. */
+		run_outcome_clear(&o);
+		chain_kill_runner(c, KILL_RESOURCE);
+		return 0;
+	}
+	if (rc < 0) {
 		run_outcome_clear(&o);
 		return -1;
 	}
@@ -622,6 +630,22 @@ void chain_on_fds_cut(struct chain *c, pid_t sender)
 		return;
 	}
 	chain_on_frame(c, sender, 0, NULL, 0, NULL, 0);
+}
+
+void chain_on_nomem(struct chain *c, pid_t sender)
+{
+	struct proc *p = proc_find(c, sender);
+
+	if (c->state == CH_DEAD || !p || p->killed || p->role == ROLE_GONE)
+		return;
+	log_msg(LOG_ERROR, "chain %u: no memory for a frame of process %d", c->id, (int)p->pid);
+	if (p == c->runner && (c->state == CH_RUNNING || c->state == CH_RESULT))
+		chain_kill_runner(c, KILL_RESOURCE);
+	else if (c->state == CH_BOOTING)
+		chain_kill(c, KILL_DONE); /* its call, not started, waits for another */
+	else
+		violation(c, p, "sent a frame"); /* none is allowed in its state anyway */
+	chain_advance(c);
 }
 
 void chain_on_hangup(struct chain *c)

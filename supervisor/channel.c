@@ -171,12 +171,18 @@ static void feed(struct channel *ch, struct chain *c, const unsigned char *p, si
 			n -= k;
 			if (ch->hdr_len < IPC_FRAME_HEADER)
 				break;
-			if (ipc_frame_header_get(ch->hdr, &ch->type, &len) < 0 ||
-			    !(ch->payload = malloc((size_t)len + 1))) {
-				/* Larger than any frame (or no memory for it): its writer's fault. */
+			if (ipc_frame_header_get(ch->hdr, &ch->type, &len) < 0) {
+				/* Larger than any frame: its writer's fault. */
 				pid_t who = ch->sender;
 				frame_reset(ch);
 				chain_on_frame(c, who, 0, NULL, 0, NULL, 0);
+				return;
+			}
+			if (!(ch->payload = malloc((size_t)len + 1))) {
+				/* No memory for it: ours. */
+				pid_t who = ch->sender;
+				frame_reset(ch);
+				chain_on_nomem(c, who);
 				return;
 			}
 			ch->payload_len = len;

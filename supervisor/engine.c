@@ -63,6 +63,20 @@ void engine_requeue(struct engine *e, struct engine_call *c)
 	enqueue(e, c, 1);
 }
 
+void engine_reserve(struct engine *e)
+{
+	struct session *s;
+
+	if (!e->oom_type)
+		e->oom_type = strdup("ResourceError");
+	if (!e->oom_message)
+		e->oom_message = strdup("The server ran out of memory while serving this call, so "
+		                        "not all of its outcome could be reported. Retry later.");
+	TAILQ_FOREACH(s, &e->sessions, link)
+	if (!s->handle_copy)
+		s->handle_copy = strdup(s->handle);
+}
+
 void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *o)
 {
 	struct session *s = c->session;
@@ -81,8 +95,20 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 		log_msg(LOG_DEBUG, "steps (us): queued %lld, ran %lld, parked %lld, answered %lld",
 		        d[0], d[1], d[2], d[3]);
 	}
-	if (s && !o->session)
-		o->session = strdup(s->handle);
+	/* What an answer needs is made ahead, so that a server short of memory still says
+	 * which session the call ran in and why it failed. */
+	if (s && !o->session) {
+		o->session = s->handle_copy ? s->handle_copy : strdup(s->handle);
+		s->handle_copy = NULL;
+	}
+	if (o->status != RUN_OK && !o->error_message) {
+		o->error_message = e->oom_message;
+		e->oom_message = NULL;
+		if (!o->error_type) {
+			o->error_type = e->oom_type;
+			e->oom_type = NULL;
+		}
+	}
 	c->chain = NULL;
 	if (c->queued) {
 		if (s && s->active != c)
@@ -104,6 +130,7 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 	/* Last: the caller may free c. */
 	c->done(c, o);
 	run_outcome_clear(o);
+	engine_reserve(e);
 	engine_kick(e);
 }
 
@@ -316,8 +343,11 @@ static int starved(struct engine *e, struct engine_call *call, int err)
 	call->queued = 0;
 	engine_fail(e, call, RUN_CRASHED, "ResourceError", "%s%s",
 	            m ? m
-	              : "The server is out of memory: no worker could be started for this "
-	                "call. Retry later.",
+	            : err == -EMFILE || err == -ENFILE
+	                ? "The server has run out of file descriptors."
+	                : "The server is out of memory: no worker "
+	                  "could be started for this call. Retry "
+	                  "later.",
 	            call->session && call->session->chain ? " The session is unchanged." : "");
 	free(m);
 	return 1;
@@ -348,6 +378,8 @@ static int place(struct engine *e, struct engine_call *call)
 		if (rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM)
 			return starved(e, call, rc);
 		if (rc < 0) {
+			if (e->zfailures > 0 && e->zoom)
+				return starved(e, call, -ENOMEM); /* ours, not the sandbox's */
 			if (e->zfailures > 0) {
 				TAILQ_REMOVE(&e->queue, call, link);
 				call->queued = 0;
@@ -499,6 +531,7 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		free(e);
 		return rc;
 	}
+	engine_reserve(e);
 	engine_kick(e);
 	*out = e;
 	return 0;
@@ -630,5 +663,7 @@ void engine_free(struct engine *e)
 	proc_spare_close();
 	broker_roots_clear(&e->modules);
 	free(e->layers);
+	free(e->oom_type);
+	free(e->oom_message);
 	free(e);
 }

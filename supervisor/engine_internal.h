@@ -195,6 +195,7 @@ struct session {
 	TAILQ_ENTRY(session) link; /* in use order: the least recently used first */
 	struct engine *e;
 	char handle[33];
+	char *handle_copy;   /* the next answer's copy of it, made ahead (NULL: made then) */
 	struct chain *chain; /* holds its state; NULL: empty (a fresh worker starts it) */
 	struct chain *old;   /* during a reset call: the state it replaces until it commits */
 	int lost;            /* its state was lost: calls fail until a reset */
@@ -245,6 +246,7 @@ struct engine {
 	int generation;
 	int zfailures;    /* start-ups that failed in a row */
 	char zerror[256]; /* why the last start-up failed */
+	int zoom;         /* it was stopped because the supervisor ran out of memory */
 	struct timer zretry;
 	/* calls, chains, sessions */
 	struct call_list queue; /* calls waiting for a chain */
@@ -267,6 +269,9 @@ struct engine {
 	int procs_short;       /* processes cannot be created: likewise */
 	int64_t spawn_retry;   /* no ready worker is made before this (a fork failed) */
 	int64_t spawn_backoff; /* the next wait after a failed fork */
+	/* an answer's error type and message when its own could not be allocated: taken by
+	 * that answer, made again after it */
+	char *oom_type, *oom_message;
 };
 
 /* ---- engine.c ---- */
@@ -274,6 +279,9 @@ struct engine {
 /* Answer a call: its done() runs now; the session's next call is queued. o is consumed
  * (cleared). Detaches the call from its chain. */
 void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *o);
+/* Make what answers need ahead of time (the strings of an answer short of memory, each
+ * session's copy of its handle); what cannot be made now is tried again later. */
+void engine_reserve(struct engine *e);
 /* Answer a call with a status and a message of ours. */
 void engine_fail(struct engine *e, struct engine_call *c, enum run_status st, const char *type,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -319,6 +327,9 @@ void chain_on_spawn_error(struct chain *c, int err);
 /* Bytes came from sender with their fds cut off (MSG_CTRUNC): more fds than any frame
  * carries (a violation), or the supervisor had no room for them. */
 void chain_on_fds_cut(struct chain *c, pid_t sender);
+/* A frame from sender could not be read: the supervisor had no memory for it. Its writer's
+ * work ends (a call's runner: the call says why), not as a violation. */
+void chain_on_nomem(struct chain *c, pid_t sender);
 /* One whole frame from the channel, written by sender (kernel-verified). payload is
  * borrowed; fds (already taken from the socket) are the chain's to close. */
 void chain_on_frame(struct chain *c, pid_t sender, char type, const char *payload, size_t len,

@@ -39,6 +39,7 @@ struct server {
 	struct linebuf lb;
 	struct watch in;
 	struct watch sig;
+	struct timer in_retry; /* armed: stdin is not watched until memory may be back */
 	struct pending *pending;
 	char default_session[40]; /* handle of this connection's default session, "" if none */
 	int stop;
@@ -46,54 +47,90 @@ struct server {
 
 static struct server S;
 
-/* Write one message and its newline to stdout, whole. */
-static void emit(json_object *msg)
+/* Write s[0..len) whole; 0, or -1 when stdout is gone (the server then stops). */
+static int write_all(const char *s, size_t len)
 {
-	size_t len;
-	const char *s = json_object_to_json_string_length(
-	    msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	char *line = malloc(len + 1);
 	size_t off = 0;
 
-	if (!line) {
-		log_msg(LOG_ERROR, "out of memory writing a response");
-		return;
-	}
-	memcpy(line, s, len);
-	line[len++] = '\n';
 	while (off < len) {
-		ssize_t n = write(STDOUT_FILENO, line + off, len - off);
+		ssize_t n = write(STDOUT_FILENO, s + off, len - off);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			log_msg(LOG_ERROR, "stdout: %s; shutting down", strerror(errno));
 			S.stop = 1;
-			break;
+			return -1;
 		}
 		off += (size_t)n;
 	}
+	return 0;
+}
+
+/* Write one line (a message without its newline) to stdout, whole. */
+static void emit_text(const char *s, size_t len)
+{
+	char *line = malloc(len + 1);
+
+	if (!line) {
+		/* Two writes then: the line is still whole, stdout has no other writer. */
+		if (write_all(s, len) == 0)
+			write_all("\n", 1);
+		return;
+	}
+	memcpy(line, s, len);
+	line[len++] = '\n';
+	write_all(line, len);
 	free(line);
+}
+
+/* A request's answer could not be made for want of memory: an error made without
+ * allocating, to id (NULL: JSON null), saying the server ran out of memory while it did
+ * what. */
+static void emit_oom(json_object *id, const char *what)
+{
+	char idt[80], text[512];
+
+	mcp_id_text(id, idt, sizeof(idt));
+	emit_text(text, mcp_oom_text(idt, what, text, sizeof(text)));
+}
+
+/* Write one message and its newline to stdout, whole; 0, or -ENOMEM when it could not be
+ * encoded (nothing is written). */
+static int emit(json_object *msg)
+{
+	size_t len;
+	const char *s = json_object_to_json_string_length(
+	    msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+
+	if (!s) {
+		log_msg(LOG_ERROR, "out of memory writing a message");
+		return -ENOMEM;
+	}
+	emit_text(s, len);
+	return 0;
 }
 
 static void batch_done(struct batch *b)
 {
 	if (b->waiting > 0)
 		return;
-	if (json_object_array_length(b->replies) > 0)
-		emit(b->replies);
+	if (json_object_array_length(b->replies) > 0 && emit(b->replies) < 0)
+		emit_oom(NULL, "writing the answers to a batch");
 	json_object_put(b->replies);
 	free(b);
 }
 
-/* Send or collect one reply (takes ownership). */
-static void reply(struct batch *b, json_object *msg)
+/* Send or collect one reply to id (takes ownership of msg; NULL: it could not be made for
+ * want of memory, and an error made without memory goes instead). */
+static void reply(struct batch *b, json_object *id, json_object *msg)
 {
-	if (b)
-		json_object_array_add(b->replies, msg);
-	else {
-		emit(msg);
-		json_object_put(msg);
-	}
+	if (!id && msg)
+		id = json_object_object_get(msg, "id");
+	if (msg && b && json_object_array_add(b->replies, msg) == 0)
+		return;
+	if (!msg || emit(msg) < 0)
+		emit_oom(id, "building the answer to this request");
+	json_object_put(msg);
 }
 
 static void pending_free(struct pending *p)
@@ -121,7 +158,7 @@ static void call_done(struct engine_call *c, struct run_outcome *o)
 		log_msg(LOG_INFO, "call %s%s%s: %s in %lld ms", json_object_to_json_string(p->id),
 		        S.cfg->peer ? " from " : "", S.cfg->peer ? S.cfg->peer : "",
 		        run_status_name(o->status), (long long)o->duration_ms);
-		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
+		reply(b, p->id, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
 	} else {
 		log_msg(LOG_INFO, "call %s: cancelled", json_object_to_json_string(p->id));
 	}
@@ -181,7 +218,7 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 	struct pending *p = calloc(1, sizeof(*p));
 
 	if (!p) {
-		reply(b, mcp_error_response(ev->id, JSONRPC_INTERNAL_ERROR, "out of memory"));
+		reply(b, ev->id, NULL);
 		return;
 	}
 	p->id = json_object_get(ev->id);
@@ -194,6 +231,12 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 	memset(&ev->args, 0, sizeof(ev->args));
 	p->batch = b;
 	p->call.session = resolve_session(p->args.session);
+	if (!p->call.session && (!p->args.session || strcmp(p->args.session, "new") == 0)) {
+		/* Only memory could be short: a new session evicts the least recently used. */
+		reply(b, p->id, NULL);
+		pending_free(p); /* not linked yet: only frees */
+		return;
+	}
 	if (!p->call.session) {
 		struct run_outcome o;
 		run_outcome_init(&o);
@@ -209,7 +252,7 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 		        S.cfg->session_idle_s / 60) < 0)
 			o.error_message = NULL;
 		o.error_traceback = strdup("");
-		reply(b, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
+		reply(b, p->id, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
 		run_outcome_clear(&o);
 		pending_free(p); /* not linked yet: only frees */
 		return;
@@ -243,7 +286,13 @@ static void handle_line(const char *line, size_t len)
 	struct batch *b = NULL;
 
 	if (mcp_handle_line(&S.conn, line, len, &evs) < 0) {
-		log_msg(LOG_ERROR, "out of memory handling a message");
+		log_msg(LOG_ERROR, "out of memory handling a message%s",
+		        evs.oom_answer ? "; it is answered with an error" : "");
+		if (evs.oom_answer) {
+			char text[512];
+			emit_text(text, mcp_oom_text(evs.oom_id, "handling this request", text,
+			                             sizeof(text)));
+		}
 		mcp_events_clear(&evs);
 		return;
 	}
@@ -260,7 +309,7 @@ static void handle_line(const char *line, size_t len)
 		struct mcp_event *ev = &evs.ev[i];
 		switch (ev->kind) {
 		case MCP_EV_REPLY:
-			reply(b, ev->msg);
+			reply(b, ev->id, ev->msg);
 			ev->msg = NULL;
 			break;
 		case MCP_EV_CALL:
@@ -276,14 +325,37 @@ static void handle_line(const char *line, size_t len)
 		batch_done(b);
 }
 
+#define STDIN_RETRY_MS 100
+
+/* Watch stdin again after a shortage of memory. */
+static void stdin_retry(struct timer *t)
+{
+	(void)t;
+	if (loop_add(&S.in, EPOLLIN) < 0) {
+		timer_arm(&S.in_retry, now_ms() + STDIN_RETRY_MS);
+		return;
+	}
+	log_msg(LOG_INFO, "reading requests again");
+}
+
 static void stdin_event(struct watch *w, uint32_t events)
 {
 	char buf[65536];
-	ssize_t n = read(w->fd, buf, sizeof(buf));
+	ssize_t n;
 	const char *line;
 	size_t len;
 	int r;
 
+	/* What is read is kept whole: without room for it, nothing is read (nor lost) for a
+	 * moment, and the requests wait in the pipe. */
+	if (linebuf_reserve(&S.lb, sizeof(buf)) < 0) {
+		log_msg(LOG_ERROR, "out of memory reading requests; trying again in %d ms",
+		        STDIN_RETRY_MS);
+		loop_del(&S.in);
+		timer_arm(&S.in_retry, now_ms() + STDIN_RETRY_MS);
+		return;
+	}
+	n = read(w->fd, buf, sizeof(buf));
 	if (n < 0) {
 		if (errno == EINTR || errno == EAGAIN)
 			return;
@@ -297,7 +369,7 @@ static void stdin_event(struct watch *w, uint32_t events)
 		return;
 	}
 	if (linebuf_feed(&S.lb, buf, (size_t)n) < 0) {
-		log_msg(LOG_ERROR, "out of memory reading stdin");
+		log_msg(LOG_ERROR, "out of memory reading stdin"); /* not after linebuf_reserve */
 		S.stop = 1;
 		return;
 	}
@@ -395,6 +467,7 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	}
 	S.sig = (struct watch){.fd = sfd, .fn = signal_event};
 	S.in = (struct watch){.fd = STDIN_FILENO, .fn = stdin_event};
+	timer_init(&S.in_retry, stdin_retry, NULL);
 	if (loop_add(&S.sig, EPOLLIN) < 0 || loop_add(&S.in, EPOLLIN) < 0) {
 		log_msg(LOG_ERROR, "cannot watch stdin: %s", strerror(errno));
 		engine_free(S.engine);
@@ -403,6 +476,9 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
 	        SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
 	log_set_sink(log_to_client);
+#ifdef SAFEPY_FAILALLOC
+	failalloc_arm(); /* the test build: allocations may fail from here on */
+#endif
 	while (!S.stop) {
 		rc = loop_run_once(-1);
 		if (rc < 0) {
@@ -424,6 +500,7 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 			free(b);
 		}
 	}
+	timer_cancel(&S.in_retry);
 	linebuf_clear(&S.lb);
 	return 0;
 }

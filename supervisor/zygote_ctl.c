@@ -194,9 +194,10 @@ static void zygote_event(struct watch *w, uint32_t events)
 	if (msg[0] == IPC_ZYGOTE_ROOTS && !e->zready) {
 		int rc = broker_roots_set(&e->modules, (const char *)msg, (size_t)n);
 		if (rc < 0) {
-			log_msg(LOG_ERROR,
-			        "the zygote's module roots are malformed (%s); restarting it",
+			log_msg(LOG_ERROR, "the zygote's module roots %s (%s); restarting it",
+			        rc == -ENOMEM ? "could not be kept" : "are malformed",
 			        strerror(-rc));
+			e->zoom = rc == -ENOMEM;
 			zygote_stop(e);
 		}
 		return;
@@ -210,6 +211,7 @@ static void zygote_event(struct watch *w, uint32_t events)
 	case IPC_ZYGOTE_READY:
 		e->zready = 1;
 		e->zfailures = 0;
+		e->zoom = 0;
 		log_msg(LOG_DEBUG, "zygote ready");
 		break;
 	case IPC_ZYGOTE_PID:
