@@ -2,6 +2,7 @@
  * object the supervisor builds from its options and the zygote parses before anything else.
  * Decoding is strict: every member present, of its type, in range; unknown members refused. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,9 @@ enum member {
 	M_UNSAFE,
 	M_TASKS_CGROUP,
 	M_IMPORTS,
+	M_WORKSPACE,
+	M_WORKSPACE_WRITE,
+	M_CACHE,
 	M_N
 };
 
@@ -38,6 +42,9 @@ static const struct {
     [M_UNSAFE] = {"unsafe_no_python_layer", json_type_boolean},
     [M_TASKS_CGROUP] = {"tasks_cgroup", json_type_boolean},
     [M_IMPORTS] = {"imports", json_type_array},
+    [M_WORKSPACE] = {"workspace", json_type_string},
+    [M_WORKSPACE_WRITE] = {"workspace_write", json_type_boolean},
+    [M_CACHE] = {"cache", json_type_string},
 };
 
 static int add(json_object *o, enum member m, json_object *v)
@@ -90,6 +97,12 @@ char *ipc_config_encode(const struct ipc_config *c, size_t *len)
 		rc = add(o, M_UNSAFE, json_object_new_boolean(c->unsafe_no_python_layer));
 	if (rc == 0)
 		rc = add(o, M_TASKS_CGROUP, json_object_new_boolean(c->tasks_cgroup));
+	if (rc == 0)
+		rc = add(o, M_WORKSPACE, json_object_new_string(c->workspace ? c->workspace : ""));
+	if (rc == 0)
+		rc = add(o, M_WORKSPACE_WRITE, json_object_new_boolean(c->workspace_write));
+	if (rc == 0)
+		rc = add(o, M_CACHE, json_object_new_string(c->cache ? c->cache : ""));
 	if (rc == 0) {
 		text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n);
 		out = text ? malloc(n + 2) : NULL;
@@ -138,6 +151,36 @@ static int take_imports(json_object *arr, struct ipc_config *c)
 	return 0;
 }
 
+/* A directory: "" for none (*out stays NULL), else an absolute path without NUL or a "." or
+ * ".." component, shorter than PATH_MAX. */
+static int take_dir(json_object *s, char **out)
+{
+	const char *p = json_object_get_string(s);
+	size_t len = (size_t)json_object_get_string_len(s);
+
+	if (len == 0)
+		return 0;
+	if (p[0] != '/' || len >= PATH_MAX || memchr(p, '\0', len))
+		return -EINVAL;
+	for (const char *q = p; q; q = strchr(q + 1, '/'))
+		if (strncmp(q, "/./", 3) == 0 || strncmp(q, "/../", 4) == 0 ||
+		    strcmp(q, "/.") == 0 || strcmp(q, "/..") == 0)
+			return -EINVAL;
+	*out = strndup(p, len);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* The workspace: a directory (take_dir); without one it cannot be writable. */
+static int take_workspace(json_object *s, int writable, struct ipc_config *c)
+{
+	int rc = take_dir(s, &c->workspace);
+
+	if (rc == 0 && writable && !c->workspace)
+		return -EINVAL;
+	c->workspace_write = writable;
+	return rc;
+}
+
 int ipc_config_decode(const char *buf, size_t len, struct ipc_config *out)
 {
 	struct ipc_config c = {0};
@@ -173,6 +216,11 @@ int ipc_config_decode(const char *buf, size_t len, struct ipc_config *out)
 	c.unsafe_no_python_layer = json_object_get_boolean(v[M_UNSAFE]);
 	c.tasks_cgroup = json_object_get_boolean(v[M_TASKS_CGROUP]);
 	rc = take_imports(v[M_IMPORTS], &c);
+	if (rc == 0)
+		rc = take_workspace(v[M_WORKSPACE], json_object_get_boolean(v[M_WORKSPACE_WRITE]),
+		                    &c);
+	if (rc == 0)
+		rc = take_dir(v[M_CACHE], &c.cache);
 	if (rc == 0) {
 		*out = c;
 		memset(&c, 0, sizeof(c));
@@ -188,5 +236,7 @@ void ipc_config_clear(struct ipc_config *c)
 	for (size_t i = 0; i < c->n_imports; i++)
 		free(c->imports[i]);
 	free(c->imports);
+	free(c->workspace);
+	free(c->cache);
 	memset(c, 0, sizeof(*c));
 }

@@ -64,10 +64,23 @@ enum ipc_request_kind {
 	/* the entries of a directory of the workspace: the path; the reply is, for each entry,
 	 * one type byte (IPC_ENTRY_*) then its name and a NUL */
 	IPC_REQ_LIST = 4,
+	/* a module, compiled if it can be: the request is its dotted name; the reply is its
+	 * file's path, a NUL, then IPC_MODULE_CODE and the marshalled code of its cached bytecode
+	 * (the .pyc's body after its header) when that is valid for the source (magic number,
+	 * timestamp flags, the source's mtime and size), else IPC_MODULE_SOURCE and its text */
+	IPC_REQ_MODULE_CODE = 5,
 };
 
-#define IPC_REQUEST_HEADER 5 /* u32 id, u8 kind */
-#define IPC_REPLY_HEADER   8 /* u32 id, i32 status */
+/* The byte after the path's NUL in an IPC_REQ_MODULE_CODE reply. */
+#define IPC_MODULE_CODE   'c'
+#define IPC_MODULE_SOURCE 's'
+/* Bytes of a .pyc's header: magic, flags, source mtime, source size (u32 LE each). */
+#define IPC_PYC_HEADER    16
+
+#define IPC_REQUEST_HEADER    5 /* u32 id, u8 kind */
+/* Requests one call may make. */
+#define IPC_REQUESTS_PER_CALL 20000
+#define IPC_REPLY_HEADER      8 /* u32 id, i32 status */
 
 /* How a workspace file is opened (the first u32 of an OPEN request). Writing goes to a hidden
  * file beside the target, moved over it when the call commits. */
@@ -80,6 +93,14 @@ enum ipc_open_mode {
 };
 
 #define IPC_STAT_NOFOLLOW 0x1u /* lstat: a symbolic link is described, not followed */
+
+/* What one call may do with the workspace. The supervisor's broker enforces these; the worker
+ * names them in its errors. */
+#define IPC_WS_READ_MAX       (1ull << 30)   /* bytes of the largest file opened to read */
+#define IPC_WS_FILES_PER_CALL 100            /* files written */
+#define IPC_WS_BYTES_PER_CALL (256ull << 20) /* bytes of the files written, in all */
+#define IPC_WS_FDS_PER_CALL   1000           /* files opened, in all */
+#define IPC_WS_LIST_MAX       100000         /* entries of one directory listed */
 
 /* A path's kind, as a LIST reply's type byte and in struct ipc_stat. */
 #define IPC_ENTRY_FILE  'f'
@@ -184,23 +205,39 @@ const char *ipc_zygote_exit_reason(int code);
  *                                        "E" u32 request_id, u32 errno (fork failed)
  *   ready          zygote -> supervisor: "Z" once, after start-up (interpreter ready)
  *   module roots   zygote -> supervisor: "D" then JSON, once, before "Z": where the modules
- *                  its workers may import later are ({"stdlib": dir, "packages": {name: dir}})
- *   exit           zygote -> supervisor: "X" u32 pid, u32 wait status (a worker was reaped) */
-#define IPC_ZYGOTE_CONFIG 'K'
-#define IPC_ZYGOTE_SPAWN  'S'
-#define IPC_ZYGOTE_PID    'P'
-#define IPC_ZYGOTE_ERR    'E'
-#define IPC_ZYGOTE_READY  'Z'
-#define IPC_ZYGOTE_EXIT   'X'
-#define IPC_ZYGOTE_ROOTS  'D'
-#define IPC_ZYGOTE_MSG    9 /* bytes of every message but the config and the roots */
+ *                  its workers may import later are ({"stdlib": dir, "packages": {name: dir}},
+ *                  and optionally "pyc": {"tag": cache tag, "magic": 8 hex digits})
+ *   exit           zygote -> supervisor: "X" u32 pid, u32 wait status (a worker was reaped)
+ *   import failed  zygote -> supervisor: "F" u32 index into the configuration's imports, then
+ *                  why that module cannot be imported (UTF-8 text, at most
+ *                  IPC_ZYGOTE_FAIL_TEXT bytes), once, just before it exits at start-up */
+#define IPC_ZYGOTE_CONFIG    'K'
+#define IPC_ZYGOTE_SPAWN     'S'
+#define IPC_ZYGOTE_PID       'P'
+#define IPC_ZYGOTE_ERR       'E'
+#define IPC_ZYGOTE_READY     'Z'
+#define IPC_ZYGOTE_EXIT      'X'
+#define IPC_ZYGOTE_ROOTS     'D'
+#define IPC_ZYGOTE_FAIL      'F'
+#define IPC_ZYGOTE_MSG       9 /* bytes of every message but the config, the roots and a failure */
 /* Largest configuration message. */
-#define IPC_CONFIG_MAX    (64u << 10)
+#define IPC_CONFIG_MAX       (64u << 10)
+/* Longest text of an import-failed message, and the largest such message. */
+#define IPC_ZYGOTE_FAIL_TEXT 400
+#define IPC_ZYGOTE_FAIL_MAX  (5 + IPC_ZYGOTE_FAIL_TEXT)
 
 /* A fixed-size control message: type, two u32. */
 void ipc_zygote_msg_put(unsigned char m[IPC_ZYGOTE_MSG], char type, uint32_t a, uint32_t b);
 /* Returns 0 with the fields, or -EINVAL when len is not IPC_ZYGOTE_MSG. */
 int ipc_zygote_msg_get(const unsigned char *m, size_t len, char *type, uint32_t *a, uint32_t *b);
+
+/* An import-failed message into m (at least IPC_ZYGOTE_FAIL_MAX bytes): index, then why[0..n)
+ * cut to IPC_ZYGOTE_FAIL_TEXT bytes on a character boundary. Returns its length. */
+size_t ipc_zygote_fail_put(unsigned char *m, uint32_t index, const char *why, size_t n);
+/* Read an import-failed message (hostile: the zygote is not trusted to name anything). Returns
+ * 0 with *index and the text in why (len bytes at least 1, NUL-terminated; every byte that is
+ * not printable UTF-8 becomes '?'), or -EINVAL when it is not one. */
+int ipc_zygote_fail_get(const unsigned char *m, size_t n, uint32_t *index, char *why, size_t len);
 
 /* What the zygote and its workers are configured with: the supervisor's options, sent as the
  * zygote's first control message. Caller-owned: ipc_config_clear. */
@@ -216,6 +253,11 @@ struct ipc_config {
 	int tasks_cgroup;           /* each chain has a cgroup whose pids.max bounds its tasks */
 	char **imports;             /* owned: allowed modules, sorted */
 	size_t n_imports;
+	char *workspace;     /* owned: the workspace's absolute path (symbolic links resolved), or
+	                      * NULL without one ("" on the wire) */
+	int workspace_write; /* its files may be written */
+	char *cache; /* owned: a directory the zygote may write its libraries' caches in
+	              * (matplotlib's font list), absolute; NULL without one ("" on the wire) */
 };
 
 /* The configuration as "K" + JSON. Returns malloc'd bytes and their length, or NULL. */
@@ -233,12 +275,17 @@ struct ipc_roots {
 	char **names; /* owned: top-level package names */
 	char **dirs;  /* owned: their directories, absolute */
 	size_t n;
+	/* owned, or NULL: the interpreter's cache tag ("cpython-311"), which names its cached
+	 * bytecode in __pycache__; with it, the magic number that starts those files */
+	char *cache_tag;
+	unsigned char magic[4];
 };
 
 /* The roots as "D" + JSON. Returns malloc'd bytes and their length, or NULL. */
 char *ipc_roots_encode(const struct ipc_roots *r, size_t *len);
-/* Parse a "D" message: absolute paths without NUL or "..", names that are identifiers. Returns
- * 0, -EINVAL or -ENOMEM; *r is written only on success. */
+/* Parse a "D" message: absolute paths without NUL or "..", names that are identifiers, a cache
+ * tag of [a-z0-9-] (1 to 32) with 4 bytes of magic. Returns 0, -EINVAL or -ENOMEM; *r is
+ * written only on success. */
 int ipc_roots_decode(const char *buf, size_t len, struct ipc_roots *r);
 void ipc_roots_clear(struct ipc_roots *r);
 /* Is s[0..n) a dotted module name of identifiers ("a.b_c.d"), at most 255 bytes? */
@@ -269,10 +316,12 @@ ssize_t ipc_recv(int sock, void *buf, size_t len, int flags, struct ipc_recv_inf
 /* ---- The outcome of a call ----------------------------------------------------------------- */
 
 /* Encode an outcome as a RESULT frame's JSON body. Returns malloc'd NUL-terminated text and
- * its length, or NULL on ENOMEM. Invalid UTF-8 in the texts becomes U+FFFD. */
+ * its length, or NULL on ENOMEM. Every character of the texts is kept (NUL as \u0000);
+ * invalid UTF-8 in them becomes U+FFFD. */
 char *ipc_outcome_encode(const struct run_outcome *o, size_t *len);
 /* Parse a worker's outcome. Hostile input: size, depth, trailing bytes, every field's type and
- * every string's UTF-8 are checked. Returns 0 or -EINVAL/-ENOMEM; out written on success. */
+ * every string's UTF-8 are checked; strings may hold any character, NUL included. Returns 0 or
+ * -EINVAL/-ENOMEM; out written on success. */
 int ipc_outcome_decode(const char *buf, size_t len, struct run_outcome *out);
 
 #endif

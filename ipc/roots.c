@@ -2,6 +2,7 @@
  * "D" control message the zygote sends once, and module names. Decoding is strict: absolute
  * paths without NUL or "..", package names that are identifiers. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,20 @@ char *ipc_roots_encode(const struct ipc_roots *r, size_t *len)
 		if (ok)
 			pk = NULL;
 	}
+	if (ok && r->cache_tag) {
+		json_object *pyc = json_object_new_object(),
+		            *t = json_object_new_string(r->cache_tag);
+		char hex[9];
+		snprintf(hex, sizeof(hex), "%02x%02x%02x%02x", r->magic[0], r->magic[1],
+		         r->magic[2], r->magic[3]);
+		ok = pyc && t && json_object_object_add(pyc, "tag", t) == 0;
+		if (!ok)
+			json_object_put(t);
+		ok = ok && json_object_object_add(pyc, "magic", json_object_new_string(hex)) == 0;
+		ok = ok && json_object_object_add(o, "pyc", pyc) == 0;
+		if (!ok)
+			json_object_put(pyc);
+	}
 	if (ok) {
 		text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n);
 		out = text ? malloc(n + 2) : NULL;
@@ -98,10 +113,44 @@ static char *take_path(json_object *v)
 	return strndup(json_object_get_string(v), n);
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* {"tag": "cpython-311", "magic": "a70d0d0a"} into r. 0 or -EINVAL (-ENOMEM). */
+static int take_pyc(json_object *pyc, struct ipc_roots *r)
+{
+	json_object *t = NULL, *m = NULL;
+	const char *ts, *ms;
+	size_t n;
+
+	if (!json_object_is_type(pyc, json_type_object) || json_object_object_length(pyc) != 2 ||
+	    !json_object_object_get_ex(pyc, "tag", &t) ||
+	    !json_object_object_get_ex(pyc, "magic", &m) ||
+	    !json_object_is_type(t, json_type_string) || !json_object_is_type(m, json_type_string))
+		return -EINVAL;
+	ts = json_object_get_string(t);
+	n = (size_t)json_object_get_string_len(t);
+	if (n == 0 || n > 32 || strspn(ts, "abcdefghijklmnopqrstuvwxyz0123456789-") != n)
+		return -EINVAL;
+	ms = json_object_get_string(m);
+	if (json_object_get_string_len(m) != 8)
+		return -EINVAL;
+	for (int i = 0; i < 4; i++) {
+		int hi = hex_digit(ms[2 * i]), lo = hex_digit(ms[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		r->magic[i] = (unsigned char)(hi << 4 | lo);
+	}
+	r->cache_tag = strndup(ts, n);
+	return r->cache_tag ? 0 : -ENOMEM;
+}
+
 int ipc_roots_decode(const char *buf, size_t len, struct ipc_roots *out)
 {
 	struct ipc_roots r = {0};
-	json_object *root, *std = NULL, *pk = NULL;
+	json_object *root, *std = NULL, *pk = NULL, *pyc = NULL;
 	int rc = -EINVAL;
 	size_t n, i = 0;
 
@@ -109,10 +158,10 @@ int ipc_roots_decode(const char *buf, size_t len, struct ipc_roots *out)
 		return -EINVAL;
 	root = proto_parse_json(buf + 1, len - 1);
 	if (!root || !json_object_is_type(root, json_type_object) ||
-	    json_object_object_length(root) != 2 ||
+	    json_object_object_length(root) != 2 + json_object_object_get_ex(root, "pyc", &pyc) ||
 	    !json_object_object_get_ex(root, "stdlib", &std) ||
 	    !json_object_object_get_ex(root, "packages", &pk) ||
-	    !json_object_is_type(pk, json_type_object))
+	    !json_object_is_type(pk, json_type_object) || (pyc && take_pyc(pyc, &r) < 0))
 		goto out;
 	r.stdlib = take_path(std);
 	n = (size_t)json_object_object_length(pk);
@@ -153,5 +202,6 @@ void ipc_roots_clear(struct ipc_roots *r)
 	free(r->names);
 	free(r->dirs);
 	free(r->stdlib);
+	free(r->cache_tag);
 	memset(r, 0, sizeof(*r));
 }

@@ -200,6 +200,50 @@ int ipc_zygote_msg_get(const unsigned char *m, size_t len, char *type, uint32_t 
 	return 0;
 }
 
+size_t ipc_zygote_fail_put(unsigned char *m, uint32_t index, const char *why, size_t n)
+{
+	size_t i = 0, k;
+
+	/* Whole characters only; bytes that are not UTF-8 are kept one by one, as they are. */
+	while (i < n && i < IPC_ZYGOTE_FAIL_TEXT) {
+		k = proto_utf8_seq((const unsigned char *)why + i, n - i);
+		k = k ? k : 1;
+		if (i + k > IPC_ZYGOTE_FAIL_TEXT)
+			break;
+		i += k;
+	}
+	m[0] = (unsigned char)IPC_ZYGOTE_FAIL;
+	ipc_put_u32(m + 1, index);
+	memcpy(m + 5, why, i);
+	return 5 + i;
+}
+
+int ipc_zygote_fail_get(const unsigned char *m, size_t n, uint32_t *index, char *why, size_t len)
+{
+	size_t i = 5, o = 0, k;
+
+	if (n < 5 || n > IPC_ZYGOTE_FAIL_MAX || m[0] != (unsigned char)IPC_ZYGOTE_FAIL || len == 0)
+		return -EINVAL;
+	while (i < n && o + 1 < len) {
+		k = proto_utf8_seq(m + i, n - i);
+		/* Control characters (C0, DEL, C1) never reach a terminal through the log. */
+		if (k == 0 || (k == 1 && (m[i] < 0x20 || m[i] == 0x7f)) ||
+		    (k == 2 && m[i] == 0xc2 && m[i + 1] < 0xa0)) {
+			why[o++] = '?';
+			i++;
+			continue;
+		}
+		if (o + k >= len)
+			break;
+		memcpy(why + o, m + i, k);
+		o += k;
+		i += k;
+	}
+	why[o] = '\0';
+	*index = ipc_get_u32(m + 1);
+	return 0;
+}
+
 const char *ipc_worker_exit_reason(int code)
 {
 	switch (code) {

@@ -586,7 +586,7 @@ int mcp_id_equal(json_object *a, json_object *b)
 int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req)
 {
 	json_object *id = NULL, *method = NULL, *params = NULL, *version = NULL;
-	int has_id;
+	int has_id, has_method;
 
 	memset(req, 0, sizeof(*req));
 	if (!json_object_is_type(msg, json_type_object)) {
@@ -594,13 +594,14 @@ int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req)
 		return JSONRPC_INVALID_REQUEST;
 	}
 	has_id = json_object_object_get_ex(msg, "id", &id);
-	json_object_object_get_ex(msg, "method", &method);
+	has_method = json_object_object_get_ex(msg, "method", &method);
 	json_object_object_get_ex(msg, "params", &params);
 	json_object_object_get_ex(msg, "jsonrpc", &version);
+	/* Without an id nobody awaits an answer, however malformed the rest is. */
+	req->notification = has_method && !has_id;
 	if (json_object_is_type(method, json_type_string)) {
 		req->method = json_object_get_string(method);
 		req->method_len = (size_t)json_object_get_string_len(method);
-		req->notification = !has_id;
 	}
 	if (has_id && proto_id_valid(id))
 		req->id = id;
@@ -616,6 +617,41 @@ int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req)
 	         !json_object_is_type(params, json_type_array))
 		req->error = "Invalid Request: \"params\" must be an object or an array";
 	return req->error ? JSONRPC_INVALID_REQUEST : 0;
+}
+
+int jsonrpc_is_response(json_object *msg)
+{
+	return json_object_is_type(msg, json_type_object) &&
+	       !json_object_object_get_ex(msg, "method", NULL) &&
+	       (json_object_object_get_ex(msg, "result", NULL) ||
+	        json_object_object_get_ex(msg, "error", NULL));
+}
+
+const char *jsonrpc_response_problem(json_object *msg)
+{
+	json_object *id = NULL, *err = NULL, *code = NULL, *message = NULL;
+	int has_result = json_object_object_get_ex(msg, "result", NULL);
+	int has_error = json_object_object_get_ex(msg, "error", &err);
+
+	if (!proto_string_is(json_object_object_get(msg, "jsonrpc"), "2.0"))
+		return "\"jsonrpc\" must be \"2.0\"";
+	if (!json_object_object_get_ex(msg, "id", &id))
+		return "it has no \"id\"";
+	if (has_result && has_error)
+		return "it has both \"result\" and \"error\"";
+	if (id ? !proto_id_valid(id) : has_result)
+		return "\"id\" must be a string or an integer (null only with an error)";
+	if (!has_error)
+		return NULL;
+	if (!json_object_is_type(err, json_type_object))
+		return "\"error\" must be an object";
+	if (!json_object_object_get_ex(err, "code", &code) ||
+	    !json_object_is_type(code, json_type_int))
+		return "\"error.code\" must be an integer";
+	if (!json_object_object_get_ex(err, "message", &message) ||
+	    !json_object_is_type(message, json_type_string))
+		return "\"error.message\" must be a string";
+	return NULL;
 }
 
 /* {"jsonrpc":"2.0","id":id}, id borrowed (NULL is JSON null). New object or NULL. */

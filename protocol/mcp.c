@@ -122,6 +122,7 @@ void mcp_events_clear(struct mcp_events *e)
 		json_object_put(e->ev[i].id);
 		json_object_put(e->ev[i].progress_token);
 		run_args_clear(&e->ev[i].args);
+		free(e->ev[i].note);
 	}
 	free(e->ev);
 	memset(e, 0, sizeof(*e));
@@ -487,7 +488,7 @@ static int on_tools_list(struct mcp_conn *c, const struct mcp_request_ctx *ctx,
 	json_object *cursor = NULL, *res, *list;
 	int rc;
 
-	/* We never issue a cursor (one tool, one page), so any cursor is one we did not issue.
+	/* We never issue a cursor (one page), so any cursor is one we did not issue.
 	 * A null cursor is the same as none. */
 	json_object_object_get_ex(params_object(req), "cursor", &cursor);
 	if (cursor)
@@ -500,6 +501,8 @@ static int on_tools_list(struct mcp_conn *c, const struct mcp_request_ctx *ctx,
 	rc = proto_put(res, "tools", list);
 	if (rc == 0)
 		rc = proto_append(list, tool_definition(c->cfg, ctx));
+	if (rc == 0 && c->cfg->figures)
+		rc = proto_append(list, tool_figures_definition(c->cfg, ctx));
 	if (rc == 0 && ctx->modern)
 		rc = put_cache_hints(res);
 	if (rc < 0) {
@@ -531,9 +534,10 @@ static int reply_invalid_args(const struct mcp_conn *c, const struct mcp_request
 
 	run_outcome_init(&o);
 	o.status = RUN_ERROR;
-	o.error_type = strdup("InvalidArguments");
-	o.error_message = why;
-	rc = o.error_type ? reply(out, mcp_tool_response(c, ctx, id, &o)) : -ENOMEM;
+	text_take(&o.error_message, why, strlen(why));
+	rc = text_set_str(&o.error_type, "InvalidArguments");
+	if (rc == 0)
+		rc = reply(out, mcp_tool_response(c, ctx, id, &o));
 	run_outcome_clear(&o);
 	return rc;
 }
@@ -545,13 +549,14 @@ static int on_tools_call(struct mcp_conn *c, const struct mcp_request_ctx *ctx,
 	struct run_args ra = {0};
 	struct mcp_event *ev;
 	char *why = NULL;
-	int rc;
+	int rc, figures;
 
 	if (!json_object_object_get_ex(params, "name", &name) ||
 	    !json_object_is_type(name, json_type_string))
 		return reply_error(out, req->id, JSONRPC_INVALID_PARAMS,
 		                   "Invalid params: tools/call needs a tool \"name\" string");
-	if (!proto_string_is(name, "run_python"))
+	figures = c->cfg->figures && proto_string_is(name, "show_figures");
+	if (!proto_string_is(name, "run_python") && !figures)
 		return reply_error_quoting(out, req->id, JSONRPC_INVALID_PARAMS,
 		                           "Unknown tool: ", json_object_get_string(name),
 		                           (size_t)json_object_get_string_len(name));
@@ -563,13 +568,19 @@ static int on_tools_call(struct mcp_conn *c, const struct mcp_request_ctx *ctx,
 		return reply_error(out, req->id, JSONRPC_INVALID_PARAMS,
 		                   "Invalid params: \"arguments\" must be an object");
 	}
-	rc = tool_parse_args(c, args, &ra, &why);
+	rc = figures ? tool_parse_figures_args(args, &ra, &why)
+	             : tool_parse_args(c, args, &ra, &why);
 	json_object_put(empty);
 	if (rc < 0)
 		return rc;
+	if (rc > 0 && figures) {
+		json_object *r = mcp_figures_response(c, ctx, req->id, NULL, 0, why, 1);
+		free(why);
+		return r ? reply(out, r) : -ENOMEM;
+	}
 	if (rc > 0)
 		return reply_invalid_args(c, ctx, req->id, why, out);
-	ev = events_add(out, MCP_EV_CALL);
+	ev = events_add(out, figures ? MCP_EV_FIGURES : MCP_EV_CALL);
 	if (!ev) {
 		run_args_clear(&ra);
 		return -ENOMEM;
@@ -622,6 +633,61 @@ static int on_notification(struct mcp_conn *c, const struct jsonrpc_request *req
 	return 0;
 }
 
+/* A NOTE event: "what (id ID): why", with_id: the id (NULL: null) as the client wrote it,
+ * bounded; every byte that is not printable ASCII shown as '?'. */
+static int note(struct mcp_events *out, int warn, const char *what, int with_id, json_object *id,
+                const char *why)
+{
+	struct mcp_event *ev;
+	struct strbuf b = {0};
+	char *s;
+
+	sb_str(&b, what);
+	if (with_id) {
+		size_t n = 4;
+		const char *t = id ? json_object_to_json_string_length(id, JSON_C_TO_STRING_PLAIN, &n)
+		                   : "null";
+
+		sb_str(&b, " (id ");
+		if (t)
+			sb_add(&b, t, proto_clip(t, n, QUOTE_MAX));
+		sb_str(&b, ")");
+	}
+	if (why) {
+		sb_str(&b, ": ");
+		sb_str(&b, why);
+	}
+	s = sb_take(&b);
+	if (!s)
+		return -ENOMEM;
+	for (char *p = s; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '?';
+	ev = events_add(out, MCP_EV_NOTE);
+	if (!ev) {
+		free(s);
+		return -ENOMEM;
+	}
+	ev->note = s;
+	ev->warn = warn;
+	return 0;
+}
+
+/* A response from the client: safepy sends no requests, so none is awaited. Never answered;
+ * an invalid one is worth a warning. */
+static int on_response(json_object *msg, struct mcp_events *out)
+{
+	json_object *id = NULL;
+	const char *why = jsonrpc_response_problem(msg);
+	int has_id = json_object_object_get_ex(msg, "id", &id);
+
+	if (why)
+		return note(out, 1, "ignored an invalid JSON-RPC response from the client", has_id,
+		            id, why);
+	return note(out, 0, "ignored a response from the client", 1, id,
+	            "safepy sends no requests");
+}
+
 static int handle_message(struct mcp_conn *c, json_object *msg, int in_batch,
                           struct mcp_events *out)
 {
@@ -631,9 +697,12 @@ static int handle_message(struct mcp_conn *c, json_object *msg, int in_batch,
 	size_t i, n;
 	int rc;
 
+	if (jsonrpc_is_response(msg))
+		return on_response(msg, out);
 	if (jsonrpc_parse_request(msg, &req) != 0)
 		return req.notification
-		           ? 0
+		           ? note(out, 1, "ignored a malformed notification from the client", 0,
+		                  NULL, req.error)
 		           : reply_error(out, req.id, JSONRPC_INVALID_REQUEST, req.error);
 	if (req.notification)
 		return on_notification(c, &req, out);

@@ -35,19 +35,41 @@ void run_outcome_init(struct run_outcome *o)
 
 void run_outcome_clear(struct run_outcome *o)
 {
-	free(o->stdout_text);
-	free(o->stderr_text);
-	free(o->logs);
+	text_clear(&o->stdout_text);
+	text_clear(&o->stderr_text);
+	text_clear(&o->logs);
 	json_object_put(o->result);
-	free(o->result_repr);
-	free(o->error_type);
-	free(o->error_message);
-	free(o->error_traceback);
+	text_clear(&o->result_repr);
+	text_clear(&o->error_type);
+	text_clear(&o->error_message);
+	text_clear(&o->error_traceback);
 	free(o->session);
-	for (size_t i = 0; i < o->n_files; i++)
+	for (size_t i = 0; i < o->n_files; i++) {
 		free(o->files[i].path);
+		free(o->files[i].text);
+	}
 	free(o->files);
+	for (size_t i = 0; i < o->n_images; i++)
+		free(o->images[i].png);
+	free(o->images);
 	run_outcome_init(o);
+}
+
+int run_image_png_size(const unsigned char *png, size_t n, uint32_t *width, uint32_t *height)
+{
+	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+	uint32_t w, h;
+
+	/* signature, then the first chunk: length 13, "IHDR", width and height (big-endian) */
+	if (n < 24 || memcmp(png, sig, 8) != 0 || memcmp(png + 8, "\0\0\0\15IHDR", 8) != 0)
+		return -EINVAL;
+	w = (uint32_t)png[16] << 24 | (uint32_t)png[17] << 16 | (uint32_t)png[18] << 8 | png[19];
+	h = (uint32_t)png[20] << 24 | (uint32_t)png[21] << 16 | (uint32_t)png[22] << 8 | png[23];
+	if (w == 0 || h == 0)
+		return -EINVAL;
+	*width = w;
+	*height = h;
+	return 0;
 }
 
 int run_status_parse(const char *s, size_t n, enum run_status *out)

@@ -54,8 +54,29 @@ int linebuf_next(struct linebuf *lb, const char **line, size_t *len);
 
 /* ---- Text helpers -------------------------------------------------------------------- */
 
-/* A growing NUL-terminated string. Caller-owned: zero-initialise, then sb_take. A failed
- * allocation is remembered: later appends do nothing and sb_take returns NULL. */
+/* Text that may hold any byte, NUL included: what user code printed, returned or raised
+ * travels this way, never as a C string. s is owned, NULL for no text; when set, s[len] is a
+ * NUL, so s prints as a C string up to its first NUL, but only len says where it ends.
+ * Caller-owned: zero-initialise (or text_init), then text_clear. */
+struct text {
+	char *s;
+	size_t len;
+};
+
+void text_init(struct text *t);
+void text_clear(struct text *t);
+/* Replace what t holds with a copy of s[0..n). Returns 0, or -ENOMEM with t unchanged. */
+int text_set(struct text *t, const char *s, size_t n);
+/* The same for the C string s. */
+int text_set_str(struct text *t, const char *s);
+/* Replace what t holds with s[0..n), taking ownership of s (malloc'd, s[n] == '\0'). */
+void text_take(struct text *t, char *s, size_t n);
+/* Replace what t holds with formatted text. Returns 0, or -ENOMEM with t unchanged. */
+int text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A growing NUL-terminated buffer of any bytes (NULs included: len is its length). Caller-owned:
+ * zero-initialise, then sb_take or sb_take_text. A failed allocation is remembered: later
+ * appends do nothing and taking gives NULL / -ENOMEM. */
 struct strbuf {
 	char *s; /* owned; NULL until something is added */
 	size_t len, cap;
@@ -66,28 +87,42 @@ struct strbuf {
 void sb_add(struct strbuf *b, const char *s, size_t n);
 /* Append the C string s (copies). */
 void sb_str(struct strbuf *b, const char *s);
+/* Append t's bytes (copies; nothing for no text). */
+void sb_text(struct strbuf *b, const struct text *t);
 /* Append formatted text, however long. */
 void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Start a new line unless the text is empty or already ends with one. */
 void sb_newline(struct strbuf *b);
-/* The text (owned by the caller; "" when nothing was added), or NULL when an allocation
- * failed. Either way the buffer is empty again. */
+/* The text as a C string (owned by the caller; "" when nothing was added), or NULL when an
+ * allocation failed. Either way the buffer is empty again. For text without NUL bytes. */
 char *sb_take(struct strbuf *b);
+/* The bytes into *out (replacing what it held; "" when nothing was added). Returns 0, or
+ * -ENOMEM when an allocation failed (out unchanged). Either way the buffer is empty again. */
+int sb_take_text(struct strbuf *b, struct text *out);
 
 /* How text_cut measures a text: its bytes, or the bytes it takes inside a JSON string as
  * json-c prints it (escapes counted). */
 enum text_measure { TEXT_BYTES, TEXT_JSON };
 
-/* s[0..n) (borrowed) in at most max bytes as m measures them: unchanged if it fits, else its
- * head and tail, cut on character boundaries, around the marker "\n... [N bytes cut] ...\n"
- * (N: the bytes removed). When max leaves no room for the marker, only the head that fits.
- * Returns a malloc'd copy, or NULL on ENOMEM. */
-char *text_cut(const char *s, size_t n, size_t max, enum text_measure m);
+/* s[0..n) (borrowed, any bytes) in at most max bytes as m measures them: unchanged if it fits,
+ * else its head and tail, cut on character boundaries, around the marker
+ * "\n... [N bytes cut] ...\n" (N: the bytes removed). When max leaves no room for the marker,
+ * only the head that fits. A copy goes into *out (replacing what it held). Returns 0 or -ENOMEM
+ * (out unchanged). */
+int text_cut(const char *s, size_t n, size_t max, enum text_measure m, struct text *out);
 /* The text of a stream whose middle is gone: head[0..head_n), the marker, tail[0..tail_n),
  * where gap bytes were dropped between them. A partial character at the end of head or at
- * the start of tail is dropped too and counted in the marker. Both borrowed. Returns
- * malloc'd text, or NULL on ENOMEM. */
-char *text_join_cut(const char *head, size_t head_n, uint64_t gap, const char *tail, size_t tail_n);
+ * the start of tail is dropped too and counted in the marker. Both borrowed. Into *out
+ * (replacing what it held); returns 0 or -ENOMEM (out unchanged). */
+int text_join_cut(const char *head, size_t head_n, uint64_t gap, const char *tail, size_t tail_n,
+                  struct text *out);
+
+/* s[0..n) in base64 (RFC 4648, with padding), NUL-terminated. Returns malloc'd text, or NULL
+ * on ENOMEM. */
+char *proto_base64_encode(const unsigned char *s, size_t n);
+/* Decode base64 text t[0..n) (padding required, nothing else but the alphabet). Returns 0 with
+ * *out (malloc'd) and *len, -EINVAL for text that is not canonical base64, or -ENOMEM. */
+int proto_base64_decode(const char *t, size_t n, unsigned char **out, size_t *len);
 
 /* ---- What the server is -------------------------------------------------------------- */
 
@@ -103,6 +138,9 @@ struct mcp_server_config {
 	size_t n_imports;
 	unsigned int max_sessions; /* sessions kept (least recently used evicted) */
 	double session_idle_s;     /* an idle session expires after this */
+	const char *workspace;     /* the code's working directory, absolute; NULL: none */
+	int workspace_write;       /* the code may write files there */
+	int figures;               /* offer show_figures (matplotlib is allowed) */
 };
 
 /* Which protocol era a connection speaks (MCP 2026-07-28 versioning rules). The first request
@@ -169,20 +207,43 @@ enum run_status {
 	RUN_SANDBOX_VIOLATION,
 };
 
+/* Images of one call's result: PNG, at most RUN_IMAGES_MAX of them, each at most
+ * RUN_IMAGE_SIDE_MAX pixels on its longer side and RUN_IMAGE_BYTES_MAX bytes, all of them
+ * together at most RUN_IMAGES_BYTES_MAX bytes (whose base64 leaves the text of a response about
+ * 200 KB of its budget). The worker renders a figure at a lower resolution until it fits. */
+#define RUN_IMAGES_MAX       8
+#define RUN_IMAGE_SIDE_MAX   1568
+#define RUN_IMAGE_BYTES_MAX  (400u << 10)
+#define RUN_IMAGES_BYTES_MAX (512u << 10)
+
+/* One image of a call's result. */
+struct run_image {
+	unsigned char *png; /* owned: the PNG file's bytes */
+	size_t len;
+	uint32_t width, height; /* from its header */
+};
+
+/* The width and height a PNG's header gives. Returns 0, or -EINVAL when png[0..n) does not
+ * start with a PNG signature and an IHDR chunk, or a side is 0. */
+int run_image_png_size(const unsigned char *png, size_t n, uint32_t *width, uint32_t *height);
+
 /* The outcome of one call, as the worker reports it and the client receives it.
- * Caller-owned: run_outcome_init/run_outcome_clear. Every string is owned, UTF-8, may be NULL
- * (reported as "" for the text streams, null for the others). */
+ * Caller-owned: run_outcome_init/run_outcome_clear. Every text is owned, UTF-8, may hold any
+ * character (NUL included) and may be absent (s NULL: reported as "" for the streams, null for
+ * the others). */
 struct run_outcome {
 	enum run_status status;
-	char *stdout_text;
-	char *stderr_text;
-	char *logs;          /* stdout and stderr in the order written */
-	json_object *result; /* owned reference; NULL is JSON null */
-	char *result_repr;   /* NULL: no value */
-	char *error_type;    /* NULL: no error */
-	char *error_message;
-	char *error_traceback;
+	struct text stdout_text;
+	struct text stderr_text;
+	struct text logs;        /* stdout and stderr in the order written */
+	json_object *result;     /* owned reference; NULL is JSON null */
+	struct text result_repr; /* absent: no value */
+	struct text error_type;  /* all three absent: no error */
+	struct text error_message;
+	struct text error_traceback;
 	int truncated;
+	struct run_image *images; /* owned array of n_images: the figures, in order */
+	size_t n_images;
 	int64_t duration_ms;
 	char *session; /* the handle of the session the call ran in; NULL for one-shot calls */
 	/* The call did not complete and its session was put back as it was before it (set by
@@ -190,10 +251,13 @@ struct run_outcome {
 	 * and at the end of structuredContent.error.message; error_message never says it. */
 	int rolled_back;
 	/* Files of the workspace the call wrote, moved into place when it committed: their paths
-	 * relative to the workspace (owned) and sizes. */
+	 * relative to the workspace (owned), sizes, and the text of a small text file (owned,
+	 * valid UTF-8; NULL when it is not given to the client with the answer). Set by the
+	 * engine, never by a worker. */
 	struct run_file {
 		char *path;
 		uint64_t bytes;
+		char *text;
 	} * files;
 	size_t n_files;
 };
@@ -211,6 +275,10 @@ enum mcp_event_kind {
 	MCP_EV_REPLY,  /* send msg */
 	MCP_EV_CALL,   /* start run_python with args; answer later with mcp_tool_response */
 	MCP_EV_CANCEL, /* notifications/cancelled for request id */
+	MCP_EV_NOTE,   /* nothing to send, something to log: note (warn or debug) */
+	/* show_figures for args.session (args.code is NULL): answer with mcp_figures_response
+	 * from the images the session kept */
+	MCP_EV_FIGURES,
 };
 
 struct mcp_event {
@@ -219,6 +287,11 @@ struct mcp_event {
 	json_object *id;             /* CALL: the request id; CANCEL: params.requestId; owned ref */
 	json_object *progress_token; /* CALL: params._meta.progressToken or NULL; owned ref */
 	struct run_args args;        /* CALL; args.ctx is the request's context */
+	/* NOTE: what the client sent that got no reply (a response, since safepy sends no
+	 * requests, or a malformed notification) and why: owned, printable ASCII. warn: it was
+	 * malformed; otherwise it is worth a debug line only. */
+	char *note;
+	int warn;
 };
 
 /* The events of one line. Caller-owned: zero-initialise, then mcp_events_clear. */
@@ -238,8 +311,10 @@ struct mcp_events {
 void mcp_events_clear(struct mcp_events *e);
 
 /* Handle one line from the client (without its newline). Never fails on bad input: every
- * malformed message becomes an error reply (or nothing, for a notification). Updates c: its
- * era, initialize/initialized, the log level. Returns 0 or -ENOMEM. */
+ * malformed request becomes an error reply. Notifications (a "method" member and no "id") and
+ * responses (an "id" with "result" or "error", no "method") are never answered, even when
+ * malformed; what is wrong with them comes out as a NOTE event. Updates c: its era,
+ * initialize/initialized, the log level. Returns 0 or -ENOMEM. */
 int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp_events *out);
 
 /* A JSON-RPC error response. id is borrowed (NULL means JSON null). Returns a new object. */
@@ -263,6 +338,16 @@ void mcp_id_text(json_object *id, char *out, size_t cap);
 json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
                                json_object *id, const struct run_outcome *o);
 
+/* The JSON-RPC response of show_figures: content is a text item (note, or a line saying how
+ * many figures follow) and the n images (the last run_python call's of the session) as image
+ * items; no structuredContent (the tool declares no outputSchema: clients that show the model
+ * only structuredContent when it is present show it these images). isError when error is set
+ * (note then says why). ctx, id, images and note are borrowed. Returns a new object, or NULL on
+ * ENOMEM. */
+json_object *mcp_figures_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
+                                  json_object *id, const struct run_image *images, size_t n,
+                                  const char *note, int error);
+
 /* A notifications/progress message for a call whose request carried a progress token:
  * {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":token,
  * "progress":progress,"message":message}}. token is borrowed and must be a string or an
@@ -284,8 +369,15 @@ json_object *mcp_progress_notification(json_object *token, double progress, cons
 json_object *mcp_log_notification(const struct mcp_conn *c, const char *level, const char *logger,
                                   const char *text);
 
-/* The text of content[0] for an outcome (also printed by `safepy run`). Returns malloc'd. */
-char *mcp_outcome_text(const struct run_outcome *o);
+/* The text of content[0] for an outcome into *out (replacing what it held). Returns 0 or
+ * -ENOMEM (out unchanged). */
+int mcp_outcome_text(const struct run_outcome *o, struct text *out);
+/* Files written by a call are given to the client with the answer when they are this small
+ * (each, and in all) and of a text type (mcp_text_mime). */
+#define MCP_FILE_EMBED_MAX  (8u << 10)
+#define MCP_FILES_EMBED_MAX (32u << 10)
+/* The MIME type of a file of text by its name ("text/csv" for "a/b.csv"), or NULL. */
+const char *mcp_text_mime(const char *path);
 
 /* Does a JSON id equal another? Strings by their bytes, numbers by their exact value as the
  * client wrote them (1e3 is 1000; 99999999999999999999 is not 18446744073709551615); a

@@ -43,7 +43,7 @@ struct jsonrpc_request {
 	const char *method; /* NULL unless a string */
 	size_t method_len;
 	json_object *params; /* NULL when absent or null */
-	int notification;    /* no "id" member and a string method: never answered */
+	int notification;    /* a "method" member and no "id" member: never answered */
 	const char *error;   /* why the envelope is invalid */
 };
 
@@ -55,6 +55,10 @@ int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req);
  * shorter than cap, it goes to out (NUL-terminated). Returns its length, 0 if none. Reads
  * within buf[0..len) whatever the text is. */
 size_t jsonrpc_id_text(const char *buf, size_t len, int *request, char *out, size_t cap);
+/* Is msg a JSON-RPC response: an object with "result" or "error" and no "method"? */
+int jsonrpc_is_response(json_object *msg);
+/* What is wrong with the response msg, or NULL when it is a valid one. */
+const char *jsonrpc_response_problem(json_object *msg);
 /* Make the numbers of msg that go back to the client print exactly as the client wrote them
  * in buf[0..len), the text msg was parsed from (json-c clamps integers to 64 bits and drops
  * the sign of -0): the id, params.requestId and params._meta.progressToken of the message, or
@@ -91,5 +95,14 @@ char *tool_instructions(const struct mcp_server_config *cfg);
 /* Validate run_python's arguments (an object). Returns 0 with *out filled, 1 with *why a
  * malloc'd explanation when an argument is bad, or -ENOMEM. */
 int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args *out, char **why);
+/* The show_figures entry of tools/list (offered when cfg->figures). New object or NULL. */
+json_object *tool_figures_definition(const struct mcp_server_config *cfg,
+                                     const struct mcp_request_ctx *ctx);
+/* Validate show_figures' arguments (an object): out->session only. Returns 0, 1 with *why, or
+ * -ENOMEM, as tool_parse_args. */
+int tool_parse_figures_args(json_object *args, struct run_args *out, char **why);
+/* Append n images to a result's content array as image items (base64 PNG). Returns 0 or
+ * -ENOMEM. */
+int tool_images_append(json_object *content, const struct run_image *images, size_t n);
 
 #endif

@@ -1,6 +1,8 @@
-/* text.c - text helpers shared by the worker and the supervisor: a growing string that
- * remembers a failed allocation, and the one head-and-tail cut (UTF-8 safe, one marker).
- * Pure: no I/O, no globals. Builders return malloc'd text, NULL on ENOMEM. */
+/* text.c - text helpers shared by the worker and the supervisor: text with an explicit length
+ * (any byte, NUL included), a growing buffer that remembers a failed allocation, the one
+ * head-and-tail cut (UTF-8 safe, one marker), and base64 (images travel in it). Pure: no I/O,
+ * no globals. Functions return 0 or -ENOMEM; sb_take returns malloc'd text, NULL on ENOMEM. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +17,62 @@
 #define CUT_MARKER_MAX (sizeof(CUT_MARKER) + 20)
 /* A buffer's first allocation, and sb_printf's scratch space. */
 #define SB_FIRST_CAP   256
+
+/* ---- Text with a length -------------------------------------------------------------- */
+
+void text_init(struct text *t)
+{
+	t->s = NULL;
+	t->len = 0;
+}
+
+void text_clear(struct text *t)
+{
+	free(t->s);
+	text_init(t);
+}
+
+void text_take(struct text *t, char *s, size_t n)
+{
+	free(t->s);
+	t->s = s;
+	t->len = n;
+}
+
+int text_set(struct text *t, const char *s, size_t n)
+{
+	char *copy;
+
+	if (n == SIZE_MAX)
+		return -ENOMEM;
+	copy = malloc(n + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, s, n);
+	copy[n] = '\0';
+	text_take(t, copy, n);
+	return 0;
+}
+
+int text_set_str(struct text *t, const char *s)
+{
+	return text_set(t, s, strlen(s));
+}
+
+int text_printf(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	text_take(t, s, (size_t)n);
+	return 0;
+}
 
 /* ---- String buffer ------------------------------------------------------------------- */
 
@@ -50,6 +108,12 @@ void sb_add(struct strbuf *b, const char *s, size_t n)
 void sb_str(struct strbuf *b, const char *s)
 {
 	sb_add(b, s, strlen(s));
+}
+
+void sb_text(struct strbuf *b, const struct text *t)
+{
+	if (t->s)
+		sb_add(b, t->s, t->len);
 }
 
 void sb_printf(struct strbuf *b, const char *fmt, ...)
@@ -102,6 +166,17 @@ char *sb_take(struct strbuf *b)
 	return s;
 }
 
+int sb_take_text(struct strbuf *b, struct text *out)
+{
+	size_t n = b->len;
+	char *s = sb_take(b);
+
+	if (!s)
+		return -ENOMEM;
+	text_take(out, s, n);
+	return 0;
+}
+
 /* ---- Head-and-tail cut --------------------------------------------------------------- */
 
 static int utf8_continuation(char c)
@@ -141,45 +216,37 @@ static size_t measure(const char *s, size_t n, enum text_measure m)
 	return m == TEXT_JSON ? proto_escaped_len(s, n) : n;
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-	char *out = malloc(n + 1);
-
-	if (!out)
-		return NULL;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return out;
-}
-
 static int marker_print(char buf[CUT_MARKER_MAX], uint64_t count)
 {
 	return snprintf(buf, CUT_MARKER_MAX, CUT_MARKER, count);
 }
 
-char *text_join_cut(const char *head, size_t head_n, uint64_t gap, const char *tail, size_t tail_n)
+int text_join_cut(const char *head, size_t head_n, uint64_t gap, const char *tail, size_t tail_n,
+                  struct text *out)
 {
-	size_t h = utf8_head_end(head, head_n), t = utf8_tail_start(tail, tail_n), mlen;
-	char marker[CUT_MARKER_MAX], *out;
+	size_t h = utf8_head_end(head, head_n), t = utf8_tail_start(tail, tail_n), mlen, n;
+	char marker[CUT_MARKER_MAX], *s;
 
 	mlen = (size_t)marker_print(marker, gap + (head_n - h) + t);
-	out = malloc(h + mlen + (tail_n - t) + 1);
-	if (!out)
-		return NULL;
-	memcpy(out, head, h);
-	memcpy(out + h, marker, mlen);
-	memcpy(out + h + mlen, tail + t, tail_n - t);
-	out[h + mlen + (tail_n - t)] = '\0';
-	return out;
+	n = h + mlen + (tail_n - t);
+	s = malloc(n + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, head, h);
+	memcpy(s + h, marker, mlen);
+	memcpy(s + h + mlen, tail + t, tail_n - t);
+	s[n] = '\0';
+	text_take(out, s, n);
+	return 0;
 }
 
-char *text_cut(const char *s, size_t n, size_t max, enum text_measure m)
+int text_cut(const char *s, size_t n, size_t max, enum text_measure m, struct text *out)
 {
 	size_t budget, used = 0, head = 0, tail = n, room, w;
 	char marker[CUT_MARKER_MAX];
 
 	if (measure(s, n, m) <= max)
-		return dup_n(s, n);
+		return text_set(out, s, n);
 	/* The marker never counts more than n bytes: its width with n bounds the real one. */
 	room = measure(marker, (size_t)marker_print(marker, n), m);
 	budget = max >= room ? (max - room) / 2 : max;
@@ -188,12 +255,78 @@ char *text_cut(const char *s, size_t n, size_t max, enum text_measure m)
 		head++;
 	}
 	if (max < room) /* no room for the marker: as much of the head as fits */
-		return dup_n(s, utf8_head_end(s, head));
+		return text_set(out, s, utf8_head_end(s, head));
 	budget = max - room - budget;
 	used = 0;
 	while (tail > head && (w = measure(s + tail - 1, 1, m)) <= budget - used) {
 		used += w;
 		tail--;
 	}
-	return text_join_cut(s, head, tail - head, s + tail, n - tail);
+	return text_join_cut(s, head, tail - head, s + tail, n - tail, out);
+}
+
+/* ---- base64 ---------------------------------------------------------------------------- */
+
+static const char b64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *proto_base64_encode(const unsigned char *s, size_t n)
+{
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)s[i] << 16 | (i + 1 < n ? (uint32_t)s[i + 1] << 8 : 0) |
+		             (i + 2 < n ? s[i + 2] : 0);
+		*o++ = b64_alphabet[v >> 18 & 63];
+		*o++ = b64_alphabet[v >> 12 & 63];
+		*o++ = i + 1 < n ? b64_alphabet[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? b64_alphabet[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+static int b64_value(char c)
+{
+	const char *p = c ? strchr(b64_alphabet, c) : NULL;
+
+	return p ? (int)(p - b64_alphabet) : -1;
+}
+
+int proto_base64_decode(const char *t, size_t n, unsigned char **out, size_t *len)
+{
+	unsigned char *buf;
+	size_t o = 0;
+
+	if (n % 4 != 0)
+		return -EINVAL;
+	buf = malloc(n / 4 * 3 + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i += 4) {
+		int last = i + 4 == n, pad = last ? (t[i + 3] == '=') + (t[i + 2] == '=') : 0;
+		int a = b64_value(t[i]), b = b64_value(t[i + 1]);
+		int c = pad >= 2 ? 0 : b64_value(t[i + 2]), d = pad >= 1 ? 0 : b64_value(t[i + 3]);
+		uint32_t v;
+		if (a < 0 || b < 0 || c < 0 || d < 0 || (pad == 1 && t[i + 2] == '=')) {
+			free(buf);
+			return -EINVAL;
+		}
+		v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
+		/* Canonical: the bits the padding leaves out are zero. */
+		if ((pad == 1 && (v & 0xff)) || (pad == 2 && (v & 0xffff))) {
+			free(buf);
+			return -EINVAL;
+		}
+		buf[o++] = (unsigned char)(v >> 16);
+		if (pad < 2)
+			buf[o++] = (unsigned char)(v >> 8);
+		if (pad < 1)
+			buf[o++] = (unsigned char)v;
+	}
+	*out = buf;
+	*len = o;
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "protocol_internal.h"
 #include "tool_data.h"
@@ -80,6 +81,33 @@ static void describe_sessions(struct strbuf *b, const struct mcp_server_config *
 		sb_str(b, "; all end when the server exits.");
 }
 
+/* What the code can reach: "cannot read or write files, use the network or start processes,
+ * and " without a workspace; its path, its mode and how files are kept with one. */
+static void describe_reach(struct strbuf *b, const struct mcp_server_config *cfg)
+{
+	if (!cfg->workspace) {
+		sb_str(b, "cannot read or write files, use the network or start processes, and ");
+		return;
+	}
+	sb_str(b, "works in the workspace directory ");
+	sb_str(b, cfg->workspace);
+	sb_str(b, ", its current directory: relative paths start there (open('data.csv'), "
+	          "os.listdir(), os.walk('.'), pathlib.Path('.').glob('*.csv'), "
+	          "pandas.read_csv('data.csv') read its files), absolute paths work inside it, "
+	          "and nothing outside it can be reached (a PermissionError says so). ");
+	if (cfg->workspace_write)
+		sb_str(b,
+		       "The code may write files there (open(path, 'w'), to_csv, savefig): they "
+		       "are kept when the call completes, or raises an exception, and dropped when "
+		       "it fails otherwise (timeout, memory, crash, cancelled); the answer lists "
+		       "them in structuredContent.files. Directories cannot be created, files "
+		       "cannot be removed or renamed, and files left open are closed when the call "
+		       "ends. ");
+	else
+		sb_str(b, "The workspace is read-only: files cannot be written. ");
+	sb_str(b, "The code cannot use the network or start processes, and ");
+}
+
 static char *tool_description(const struct mcp_server_config *cfg)
 {
 	struct strbuf b = {0};
@@ -87,11 +115,18 @@ static char *tool_description(const struct mcp_server_config *cfg)
 	sb_str(&b, "Run Python 3 code in a sandbox and get back what it printed (stdout and "
 	           "stderr, in order) and the value of its last statement (an expression's "
 	           "value, or the value a final assignment assigned). When the code raises, the "
-	           "traceback comes back together with the output printed before it. The code "
-	           "cannot read or write files, use the network or start processes, and ");
+	           "traceback comes back together with the output printed before it. The code ");
+	describe_reach(&b, cfg);
 	describe_imports(&b, cfg);
 	sb_str(&b, ". ");
 	describe_limits(&b, cfg);
+	if (cfg->figures)
+		sb_str(
+		    &b,
+		    " matplotlib figures the code shows (plt.show()) or leaves open come back as "
+		    "PNG images after the text, listed in structuredContent.images; if the "
+		    "images do not reach you, call show_figures right after this call (same "
+		    "session) to get them as images.");
 	sb_str(&b, " State persists: variables, functions, classes and imports defined in one call "
 	           "are there in the next call of the same session. Without 'session' a call "
 	           "uses this connection's default session; pass session \"new\" to start a "
@@ -111,8 +146,8 @@ char *tool_instructions(const struct mcp_server_config *cfg)
 
 	sb_str(&b, "safepy runs Python 3 code for you with its one tool, run_python: use it to "
 	           "calculate, transform data, test code and check answers. The code runs in "
-	           "real CPython inside a kernel-enforced sandbox on this machine: it cannot "
-	           "read or write files, use the network or start processes, and ");
+	           "real CPython inside a kernel-enforced sandbox on this machine: it ");
+	describe_reach(&b, cfg);
 	describe_imports(&b, cfg);
 	sb_str(&b, ". ");
 	describe_limits(&b, cfg);
@@ -212,6 +247,53 @@ json_object *tool_definition(const struct mcp_server_config *cfg, const struct m
 		rc = proto_put(tool, "icons", tool_icons());
 out:
 	free(desc);
+	if (rc < 0) {
+		json_object_put(tool);
+		return NULL;
+	}
+	return tool;
+}
+
+/* show_figures: the images of a session's last call again, as content only. */
+static const char figures_input_json[] =
+    "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\","
+    "\"description\":\"The session whose last run_python call drew the figures: omit for "
+    "this connection's default session, or a handle run_python returned.\"}},"
+    "\"additionalProperties\":false}";
+static const char figures_annotations_json[] =
+    "{\"title\":\"Show figures\",\"readOnlyHint\":true,\"destructiveHint\":false,"
+    "\"idempotentHint\":true,\"openWorldHint\":false}";
+
+json_object *tool_figures_definition(const struct mcp_server_config *cfg,
+                                     const struct mcp_request_ctx *ctx)
+{
+	json_object *tool = json_object_new_object();
+	int rc = tool ? 0 : -ENOMEM;
+
+	(void)cfg;
+	if (rc == 0)
+		rc = proto_put(tool, "name", json_object_new_string("show_figures"));
+	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
+		rc = proto_put(tool, "title", json_object_new_string("Show figures"));
+	if (rc == 0)
+		rc = proto_put(
+		    tool, "description",
+		    json_object_new_string(
+		        "Show the figures (matplotlib) of the last run_python call of a session as "
+		        "PNG images, and nothing else: the images a run_python result lists in "
+		        "structuredContent.images, for when they did not reach you with it. Runs "
+		        "no "
+		        "code and changes nothing."));
+	if (rc == 0)
+		rc =
+		    proto_put(tool, "inputSchema",
+		              proto_parse_json(figures_input_json, sizeof(figures_input_json) - 1));
+	if (rc == 0 && mcp_since(ctx, "2025-03-26"))
+		rc = proto_put(tool, "annotations",
+		               proto_parse_json(figures_annotations_json,
+		                                sizeof(figures_annotations_json) - 1));
+	if (rc == 0 && mcp_since(ctx, "2025-11-25"))
+		rc = proto_put(tool, "icons", tool_icons());
 	if (rc < 0) {
 		json_object_put(tool);
 		return NULL;
@@ -379,6 +461,31 @@ static int check_reset(struct strbuf *b, json_object *args)
 	return json_object_get_boolean(v) ? 1 : 0;
 }
 
+int tool_parse_figures_args(json_object *args, struct run_args *out, char **why)
+{
+	struct json_object_iter it;
+	struct strbuf b = {0};
+	const char *session;
+
+	json_object_object_foreachC(args, it)
+	{
+		if (strcmp(it.key, "session") != 0)
+			problem(&b, "unknown argument '%.*s' (show_figures takes only 'session')",
+			        (int)proto_clip(it.key, strlen(it.key), ARG_NAME_MAX), it.key);
+	}
+	session = check_session(&b, args);
+	if (b.failed) {
+		free(b.s);
+		return -ENOMEM;
+	}
+	if (b.len > 0) {
+		*why = sb_take(&b);
+		return 1;
+	}
+	out->session = session ? strdup(session) : NULL;
+	return session && !out->session ? -ENOMEM : 0;
+}
+
 int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args *out, char **why)
 {
 	const char *session;
@@ -428,26 +535,28 @@ int tool_parse_args(const struct mcp_conn *c, json_object *args, struct run_args
 /* Does structuredContent carry an error object (a rolled-back call's says so)? */
 static int has_error(const struct run_outcome *o)
 {
-	return o->error_type || o->error_message || o->error_traceback || o->rolled_back;
+	return o->error_type.s || o->error_message.s || o->error_traceback.s || o->rolled_back;
 }
 
 /* structuredContent.error.message of a rolled-back call: its message, then ROLLBACK_NOTE.
- * malloc'd, or NULL on ENOMEM. */
-static char *rollback_message(const char *msg)
+ * Returns 0 or -ENOMEM. */
+static int rollback_message(const struct text *msg, struct text *out)
 {
-	size_t n = msg ? strlen(msg) : 0;
-	char *out;
+	struct strbuf b = {0};
 
-	if (n == 0)
-		return strdup(ROLLBACK_NOTE);
-	if (asprintf(&out, "%s%s %s", msg, strchr(".!?", msg[n - 1]) ? "" : ".", ROLLBACK_NOTE) < 0)
-		return NULL;
-	return out;
+	if (msg->len > 0) {
+		sb_text(&b, msg);
+		if (!strchr(".!?", msg->s[msg->len - 1]) || msg->s[msg->len - 1] == '\0')
+			sb_str(&b, ".");
+		sb_str(&b, " ");
+	}
+	sb_str(&b, ROLLBACK_NOTE);
+	return sb_take_text(&b, out);
 }
 
-static int nonempty(const char *s)
+static int nonempty(const struct text *t)
 {
-	return s && *s;
+	return t->s && t->len > 0;
 }
 
 /* The line added for statuses that are neither ok nor a plain Python error. */
@@ -466,7 +575,7 @@ static const char *status_line(const struct run_outcome *o)
 		return "[cancelled] The call was cancelled by the client.";
 	case RUN_CRASHED:
 		/* The server short of memory, fds or processes: nothing of the code's crashed. */
-		if (o->error_type && strcmp(o->error_type, "ResourceError") == 0)
+		if (o->error_type.s && strcmp(o->error_type.s, "ResourceError") == 0)
 			return "[crashed] The server could not serve this call: it ran short of "
 			       "resources (the error above says which).";
 		return "[crashed] The Python process crashed.";
@@ -480,26 +589,23 @@ static const char *status_line(const struct run_outcome *o)
 	return NULL;
 }
 
-char *mcp_outcome_text(const struct run_outcome *o)
+int mcp_outcome_text(const struct run_outcome *o, struct text *out)
 {
 	struct strbuf b = {0};
 	const char *line;
 
-	if (o->logs)
-		sb_str(&b, o->logs);
+	sb_text(&b, &o->logs);
 	if (o->status != RUN_OK) {
-		if (nonempty(o->error_traceback)) {
+		if (nonempty(&o->error_traceback)) {
 			sb_newline(&b);
-			sb_str(&b, o->error_traceback);
-		} else if (nonempty(o->error_type) || nonempty(o->error_message)) {
+			sb_text(&b, &o->error_traceback);
+		} else if (nonempty(&o->error_type) || nonempty(&o->error_message)) {
 			sb_newline(&b);
 			sb_str(&b, "Error: ");
-			if (nonempty(o->error_type))
-				sb_str(&b, o->error_type);
-			if (nonempty(o->error_type) && nonempty(o->error_message))
+			sb_text(&b, &o->error_type);
+			if (nonempty(&o->error_type) && nonempty(&o->error_message))
 				sb_str(&b, ": ");
-			if (nonempty(o->error_message))
-				sb_str(&b, o->error_message);
+			sb_text(&b, &o->error_message);
 		} else if (o->status == RUN_ERROR) {
 			sb_newline(&b);
 			sb_str(&b, "Error: the code failed without further details.");
@@ -509,18 +615,138 @@ char *mcp_outcome_text(const struct run_outcome *o)
 			sb_newline(&b);
 			sb_str(&b, line);
 		}
-	} else if (o->result_repr) {
+	} else if (o->result_repr.s) {
 		sb_newline(&b);
 		sb_str(&b, "Result: ");
-		sb_str(&b, o->result_repr);
+		sb_text(&b, &o->result_repr);
+	}
+	for (size_t i = 0; i < o->n_images; i++) {
+		sb_newline(&b);
+		sb_printf(&b, "[figure %zu: %" PRIu32 "x%" PRIu32 " PNG image, %zu bytes]", i + 1,
+		          o->images[i].width, o->images[i].height, o->images[i].len);
 	}
 	if (o->rolled_back) {
 		sb_newline(&b);
 		sb_str(&b, ROLLBACK_NOTE);
 	}
+	for (size_t i = 0; i < o->n_files; i++) {
+		if (i == 0) {
+			sb_newline(&b);
+			sb_str(&b, "Files written in the workspace: ");
+		} else {
+			sb_str(&b, ", ");
+		}
+		sb_printf(&b, "%s (%" PRIu64 " bytes)", o->files[i].path, o->files[i].bytes);
+	}
 	if (!b.failed && b.len == 0)
 		sb_str(&b, "(no output)");
+	return sb_take_text(&b, out);
+}
+
+/* ---- Files written --------------------------------------------------------------------- */
+
+const char *mcp_text_mime(const char *path)
+{
+	static const struct {
+		const char *ext, *mime;
+	} types[] = {
+	    {"csv", "text/csv"},
+	    {"tsv", "text/tab-separated-values"},
+	    {"txt", "text/plain"},
+	    {"log", "text/plain"},
+	    {"md", "text/markdown"},
+	    {"json", "application/json"},
+	    {"jsonl", "application/jsonl"},
+	    {"xml", "application/xml"},
+	    {"html", "text/html"},
+	    {"yaml", "application/yaml"},
+	    {"yml", "application/yaml"},
+	    {"py", "text/x-python"},
+	    {"svg", "image/svg+xml"},
+	};
+	const char *base = strrchr(path, '/'), *dot;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		return NULL;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcasecmp(dot + 1, types[i].ext) == 0)
+			return types[i].mime;
+	return NULL;
+}
+
+/* "file://" and the absolute path of a workspace file, percent-encoded (RFC 8089). */
+static char *file_uri(const char *workspace, const char *rel)
+{
+	struct strbuf b = {0};
+	char abs_path[2 * 4096 + 2];
+
+	snprintf(abs_path, sizeof(abs_path), "%s%s%s", workspace,
+	         workspace[strlen(workspace) - 1] == '/' ? "" : "/", rel);
+	sb_str(&b, "file://");
+	for (const unsigned char *p = (const unsigned char *)abs_path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p))
+			sb_add(&b, (const char *)p, 1);
+		else
+			sb_printf(&b, "%%%02X", *p);
+	}
 	return sb_take(&b);
+}
+
+/* structuredContent.files of the result res: [{path, bytes}], with a workspace (empty when
+ * nothing was written). */
+static int files_structured(json_object *res, const struct mcp_server_config *cfg,
+                            const struct run_outcome *o)
+{
+	json_object *sc = NULL, *files, *f;
+	int rc;
+
+	if (!cfg->workspace || !json_object_object_get_ex(res, "structuredContent", &sc))
+		return 0;
+	files = json_object_new_array();
+	rc = proto_put(sc, "files", files);
+	for (size_t i = 0; rc == 0 && i < o->n_files; i++) {
+		rc = proto_append(files, f = json_object_new_object());
+		if (rc == 0)
+			rc = proto_put(f, "path", json_object_new_string(o->files[i].path));
+		if (rc == 0)
+			rc = proto_put(f, "bytes",
+			               json_object_new_int64((int64_t)o->files[i].bytes));
+	}
+	return rc;
+}
+
+/* Each small text file written, as an embedded resource (type "resource" with its text): the
+ * content every client of the 2024-11-05 protocol and later passes on to the model. */
+static int files_content(json_object *content, const struct mcp_server_config *cfg,
+                         const struct run_outcome *o)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && cfg->workspace && i < o->n_files; i++) {
+		const struct run_file *f = &o->files[i];
+		json_object *item, *res = NULL;
+		char *uri;
+		if (!f->text || !mcp_text_mime(f->path))
+			continue;
+		uri = file_uri(cfg->workspace, f->path);
+		rc = uri ? proto_append(content, item = json_object_new_object()) : -ENOMEM;
+		if (rc == 0)
+			rc = proto_put(item, "type", json_object_new_string("resource"));
+		if (rc == 0)
+			rc = proto_put(item, "resource", res = json_object_new_object());
+		if (rc == 0)
+			rc = proto_put(res, "uri", json_object_new_string(uri));
+		if (rc == 0)
+			rc = proto_put(res, "mimeType",
+			               json_object_new_string(mcp_text_mime(f->path)));
+		if (rc == 0)
+			rc = proto_put(res, "text", json_object_new_string(f->text));
+		free(uri);
+	}
+	return rc;
 }
 
 /* The texts of a response that may be cut to fit the budget, and the result value. */
@@ -537,16 +763,75 @@ enum {
 	NSLOT
 };
 
-/* What goes into one response: text[i] NULL is "" for the streams and null otherwise. */
+/* What goes into one response: text[i] absent is "" for the streams and null otherwise. The
+ * texts are borrowed. */
 struct shape {
-	const char *text[SLOT_RESULT];
+	struct text text[SLOT_RESULT];
 	json_object *result; /* borrowed; NULL is JSON null */
 	int truncated;
 };
 
-static int put_str_or_null(json_object *obj, const char *key, const char *s)
+/* A JSON string of t's bytes ("" for no text). New object or NULL. */
+static json_object *string_of(const struct text *t)
 {
-	return s ? proto_put(obj, key, json_object_new_string(s)) : proto_put_null(obj, key);
+	if (t->len > INT32_MAX)
+		return NULL;
+	return json_object_new_string_len(t->s ? t->s : "", (int)t->len);
+}
+
+static int put_text_or_null(json_object *obj, const char *key, const struct text *t)
+{
+	return t->s ? proto_put(obj, key, string_of(t)) : proto_put_null(obj, key);
+}
+
+/* structuredContent.images: [{mimeType, width, height, bytes}] of the image items (which follow
+ * the text item of content), no data. New array or NULL. */
+static json_object *images_described(const struct run_outcome *o)
+{
+	json_object *arr = json_object_new_array(), *e;
+	int rc = arr ? 0 : -ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < o->n_images; i++) {
+		rc = proto_append(arr, e = json_object_new_object());
+		if (rc == 0)
+			rc = proto_put(e, "mimeType", json_object_new_string("image/png"));
+		if (rc == 0)
+			rc = proto_put(e, "width", json_object_new_int64(o->images[i].width));
+		if (rc == 0)
+			rc = proto_put(e, "height", json_object_new_int64(o->images[i].height));
+		if (rc == 0)
+			rc =
+			    proto_put(e, "bytes", json_object_new_int64((int64_t)o->images[i].len));
+	}
+	if (rc < 0) {
+		json_object_put(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+/* content's image items: {"type":"image","data":base64,"mimeType":"image/png"}, after the text
+ * item. Returns 0 or -ENOMEM. */
+int tool_images_append(json_object *content, const struct run_image *images, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		char *b64 = proto_base64_encode(images[i].png, images[i].len);
+		json_object *item = NULL;
+
+		if (!b64)
+			return -ENOMEM;
+		rc = proto_append(content, item = json_object_new_object());
+		if (rc == 0)
+			rc = proto_put(item, "type", json_object_new_string("image"));
+		if (rc == 0)
+			rc = proto_put(item, "data", json_object_new_string(b64));
+		if (rc == 0)
+			rc = proto_put(item, "mimeType", json_object_new_string("image/png"));
+		free(b64);
+	}
+	return rc;
 }
 
 static json_object *structured_content(const struct run_outcome *o, const struct shape *sh)
@@ -560,28 +845,27 @@ static json_object *structured_content(const struct run_outcome *o, const struct
 	rc = sh->result ? proto_put(sc, "result", json_object_get(sh->result))
 	                : proto_put_null(sc, "result");
 	if (rc == 0)
-		rc = put_str_or_null(sc, "result_repr", sh->text[SLOT_REPR]);
+		rc = put_text_or_null(sc, "result_repr", &sh->text[SLOT_REPR]);
 	if (rc == 0)
-		rc = proto_put(sc, "logs", json_object_new_string(sh->text[SLOT_LOGS] ?: ""));
+		rc = proto_put(sc, "logs", string_of(&sh->text[SLOT_LOGS]));
 	if (rc == 0)
-		rc = proto_put(sc, "stdout", json_object_new_string(sh->text[SLOT_STDOUT] ?: ""));
+		rc = proto_put(sc, "stdout", string_of(&sh->text[SLOT_STDOUT]));
 	if (rc == 0)
-		rc = proto_put(sc, "stderr", json_object_new_string(sh->text[SLOT_STDERR] ?: ""));
+		rc = proto_put(sc, "stderr", string_of(&sh->text[SLOT_STDERR]));
 	if (rc == 0 && has_error(o)) {
 		err = json_object_new_object();
 		rc = proto_put(sc, "error", err);
 		if (rc == 0)
-			rc = proto_put(err, "type",
-			               json_object_new_string(sh->text[SLOT_ETYPE] ?: ""));
+			rc = proto_put(err, "type", string_of(&sh->text[SLOT_ETYPE]));
 		if (rc == 0)
-			rc = proto_put(err, "message",
-			               json_object_new_string(sh->text[SLOT_EMSG] ?: ""));
+			rc = proto_put(err, "message", string_of(&sh->text[SLOT_EMSG]));
 		if (rc == 0)
-			rc = proto_put(err, "traceback",
-			               json_object_new_string(sh->text[SLOT_ETB] ?: ""));
+			rc = proto_put(err, "traceback", string_of(&sh->text[SLOT_ETB]));
 	} else if (rc == 0) {
 		rc = proto_put_null(sc, "error");
 	}
+	if (rc == 0)
+		rc = proto_put(sc, "images", images_described(o));
 	if (rc == 0)
 		rc = proto_put(sc, "status", json_object_new_string(run_status_name(o->status)));
 	if (rc == 0)
@@ -589,7 +873,8 @@ static json_object *structured_content(const struct run_outcome *o, const struct
 	if (rc == 0)
 		rc = proto_put(sc, "duration_ms", json_object_new_int64(o->duration_ms));
 	if (rc == 0)
-		rc = put_str_or_null(sc, "session", o->session);
+		rc = o->session ? proto_put(sc, "session", json_object_new_string(o->session))
+		                : proto_put_null(sc, "session");
 	if (rc < 0) {
 		json_object_put(sc);
 		return NULL;
@@ -616,9 +901,15 @@ static json_object *response_build(const struct mcp_conn *c, const struct mcp_re
 	if (rc == 0)
 		rc = proto_put(item, "type", json_object_new_string("text"));
 	if (rc == 0)
-		rc = proto_put(item, "text", json_object_new_string(sh->text[SLOT_TEXT]));
+		rc = proto_put(item, "text", string_of(&sh->text[SLOT_TEXT]));
+	if (rc == 0)
+		rc = files_content(content, c->cfg, o);
+	if (rc == 0)
+		rc = tool_images_append(content, o->images, o->n_images);
 	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
 		rc = proto_put(res, "structuredContent", structured_content(o, sh));
+	if (rc == 0 && mcp_since(ctx, "2025-06-18"))
+		rc = files_structured(res, c->cfg, o);
 	if (rc == 0)
 		rc = proto_put(res, "isError", json_object_new_boolean(o->status != RUN_OK));
 	if (rc == 0)
@@ -675,9 +966,9 @@ static int response_cap(const struct mcp_conn *c, const struct mcp_request_ctx *
 
 	for (i = 0; i < SLOT_RESULT; i++) {
 		size[i] = 0;
-		if (full->text[i]) {
-			size[i] = proto_escaped_len(full->text[i], strlen(full->text[i]));
-			bare.text[i] = "";
+		if (full->text[i].s) {
+			size[i] = proto_escaped_len(full->text[i].s, full->text[i].len);
+			bare.text[i] = (struct text){(char *)"", 0};
 		}
 	}
 	size[SLOT_RESULT] = full->result ? encoded_len(full->result) : 0;
@@ -703,7 +994,7 @@ static json_object *response_cut(const struct mcp_conn *c, const struct mcp_requ
                                  json_object *id, const struct run_outcome *o,
                                  const struct shape *full, const size_t size[NSLOT], size_t cap)
 {
-	char *cut[SLOT_RESULT] = {0};
+	struct text cut[SLOT_RESULT] = {{0}};
 	struct shape sh = *full;
 	json_object *resp = NULL;
 	int i;
@@ -712,8 +1003,7 @@ static json_object *response_cut(const struct mcp_conn *c, const struct mcp_requ
 	for (i = 0; i < SLOT_RESULT; i++) {
 		if (size[i] <= cap)
 			continue;
-		cut[i] = text_cut(full->text[i], strlen(full->text[i]), cap, TEXT_JSON);
-		if (!cut[i])
+		if (text_cut(full->text[i].s, full->text[i].len, cap, TEXT_JSON, &cut[i]) < 0)
 			goto out;
 		sh.text[i] = cut[i];
 	}
@@ -722,30 +1012,30 @@ static json_object *response_cut(const struct mcp_conn *c, const struct mcp_requ
 	resp = response_build(c, ctx, id, o, &sh);
 out:
 	for (i = 0; i < SLOT_RESULT; i++)
-		free(cut[i]);
+		text_clear(&cut[i]);
 	return resp;
 }
 
 json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
                                json_object *id, const struct run_outcome *o)
 {
+	struct text text = {0}, emsg = {0};
 	json_object *resp = NULL;
 	size_t size[NSLOT], cap;
 	struct shape full;
-	char *text, *emsg = NULL;
 
-	text = mcp_outcome_text(o);
-	if (!text)
+	if (mcp_outcome_text(o, &text) < 0)
 		return NULL;
-	if (o->rolled_back && !(emsg = rollback_message(o->error_message)))
+	if (o->rolled_back && rollback_message(&o->error_message, &emsg) < 0)
 		goto out;
 	if (o->session && !mcp_since(ctx, "2025-06-18")) {
 		/* Without structuredContent the handle has no other way to reach the client. */
-		char *with = NULL;
-		if (asprintf(&with, "%s\n[session %s]", text, o->session) < 0)
+		struct strbuf b = {0};
+
+		sb_text(&b, &text);
+		sb_printf(&b, "\n[session %s]", o->session);
+		if (sb_take_text(&b, &text) < 0)
 			goto out;
-		free(text);
-		text = with;
 	}
 	memset(&full, 0, sizeof(full));
 	full.text[SLOT_TEXT] = text;
@@ -755,7 +1045,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 		full.text[SLOT_STDERR] = o->stderr_text;
 		full.text[SLOT_REPR] = o->result_repr;
 		full.text[SLOT_ETYPE] = o->error_type;
-		full.text[SLOT_EMSG] = emsg ? emsg : o->error_message;
+		full.text[SLOT_EMSG] = emsg.s ? emsg : o->error_message;
 		full.text[SLOT_ETB] = o->error_traceback;
 		full.result = o->result;
 	}
@@ -776,7 +1066,47 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 		cap /= 2;
 	}
 out:
-	free(emsg);
-	free(text);
+	text_clear(&emsg);
+	text_clear(&text);
 	return resp;
+}
+
+json_object *mcp_figures_response(const struct mcp_conn *c, const struct mcp_request_ctx *ctx,
+                                  json_object *id, const struct run_image *images, size_t n,
+                                  const char *note, int error)
+{
+	json_object *res, *content = NULL, *item = NULL;
+	struct strbuf b = {0};
+	char *text;
+	int rc;
+
+	if (note)
+		sb_str(&b, note);
+	else
+		sb_printf(&b, "%zu figure%s of the session's last run_python call:", n,
+		          n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&b, "\n[figure %zu: %" PRIu32 "x%" PRIu32 " PNG image, %zu bytes]", i + 1,
+		          images[i].width, images[i].height, images[i].len);
+	text = sb_take(&b);
+	res = text ? json_object_new_object() : NULL;
+	rc = res ? proto_put(res, "content", content = json_object_new_array()) : -ENOMEM;
+	if (rc == 0)
+		rc = proto_append(content, item = json_object_new_object());
+	if (rc == 0)
+		rc = proto_put(item, "type", json_object_new_string("text"));
+	if (rc == 0)
+		rc = proto_put(item, "text", json_object_new_string(text));
+	if (rc == 0)
+		rc = tool_images_append(content, images, n);
+	if (rc == 0)
+		rc = proto_put(res, "isError", json_object_new_boolean(error));
+	if (rc == 0)
+		rc = mcp_result_finish(c->cfg, ctx, res);
+	free(text);
+	if (rc < 0) {
+		json_object_put(res);
+		return NULL;
+	}
+	return jsonrpc_result(id, res);
 }

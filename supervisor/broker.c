@@ -140,81 +140,134 @@ static int read_file(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
-/* Find a module's source: "a.b.c" is a/b/c.py or a/b/c/__init__.py beneath the root of its
- * top-level package (an allowed package), else beneath the standard library. */
-static int module_source(const struct module_roots *m, const char *name, char **path, char **src,
-                         size_t *len)
+/* Open a module's source: "a.b.c" is a/b/c.py or a/b/c/__init__.py beneath the root of its
+ * top-level package (a package the zygote loaded), else beneath the standard library. Returns
+ * the fd, with its directory fd and its path relative to it (rel, relsize bytes) and the
+ * root's path (*base, borrowed); or -errno. */
+static int module_open(const struct module_roots *m, const char *name, int *dirfd, char *rel,
+                       size_t relsize, const char **base)
 {
-	char rel[300], top[256];
+	char top[256];
 	size_t tlen = strcspn(name, ".");
 	const char *rest = name[tlen] ? name + tlen + 1 : "";
-	const char *base = m->roots.stdlib;
-	int dirfd = m->stdlib_fd, rc = -ENOENT;
+	int rc = -ENOENT;
 
+	*base = m->roots.stdlib;
+	*dirfd = m->stdlib_fd;
 	memcpy(top, name, tlen);
 	top[tlen] = '\0';
 	for (size_t i = 0; i < m->roots.n; i++)
 		if (strcmp(m->roots.names[i], top) == 0) {
-			dirfd = m->fds[i];
-			base = m->roots.dirs[i];
+			*dirfd = m->fds[i];
+			*base = m->roots.dirs[i];
 			name = rest; /* relative to the package's own directory */
 			break;
 		}
-	if (dirfd < 0 || !base)
+	if (*dirfd < 0 || !*base)
 		return -ENOENT;
 	for (int pkg = 0; pkg < 2 && rc == -ENOENT; pkg++) {
-		int fd, n;
+		int n;
 		char *p;
 		if (*name == '\0' && !pkg)
 			continue; /* the package itself: only its __init__.py */
-		n = snprintf(rel, sizeof(rel), "%s%s%s", name, *name ? (pkg ? "/" : ".py") : "",
+		n = snprintf(rel, relsize, "%s%s%s", name, *name ? (pkg ? "/" : ".py") : "",
 		             pkg ? "__init__.py" : "");
-		if (n < 0 || (size_t)n >= sizeof(rel))
+		if (n < 0 || (size_t)n >= relsize)
 			return -ENAMETOOLONG;
 		for (p = rel; (p = strchr(p, '.')) && p < rel + n - 3; p++)
 			*p = '/';
-		fd = open_beneath(dirfd, rel);
-		if (fd < 0) {
-			rc = fd == -ENOENT || fd == -ENOTDIR ? -ENOENT : fd;
-			continue;
-		}
-		rc = read_file(fd, ENGINE_MODULE_MAX, src, len);
-		close(fd);
-		if (rc == 0 && asprintf(path, "%s/%s", base, rel) < 0) {
-			free(*src);
-			rc = -ENOMEM;
-		}
+		rc = open_beneath(*dirfd, rel);
+		if (rc == -ENOTDIR)
+			rc = -ENOENT;
 	}
 	return rc;
 }
 
-static int request_module(struct chain *c, uint32_t id, const char *data, size_t len)
+/* The cached bytecode of the source rel (open as fd) beneath dirfd, when it is valid for it:
+ * __pycache__/<stem>.<tag>.pyc with this interpreter's magic number, timestamp flags, and the
+ * source's mtime and size. Returns 0 with *out (malloc'd, the whole file) and *len, or -errno
+ * (-ESTALE when it is not valid). */
+static int pyc_read(const struct module_roots *m, int dirfd, const char *rel, int fd, char **out,
+                    size_t *len)
 {
-	char name[256], *path = NULL, *src = NULL;
-	size_t n = 0;
-	int rc;
+	const char *slash = strrchr(rel, '/'), *stem = slash ? slash + 1 : rel;
+	char pyc[320];
+	struct stat st;
+	unsigned char *h;
+	int pfd, rc, n;
+
+	if (!m->roots.cache_tag || fstat(fd, &st) < 0)
+		return -ENOENT;
+	n = snprintf(pyc, sizeof(pyc), "%.*s__pycache__/%.*s.%s.pyc", (int)(stem - rel), rel,
+	             (int)(strlen(stem) - 3), stem, m->roots.cache_tag);
+	if (n < 0 || (size_t)n >= sizeof(pyc))
+		return -ENAMETOOLONG;
+	pfd = open_beneath(dirfd, pyc);
+	if (pfd < 0)
+		return pfd;
+	rc = read_file(pfd, ENGINE_MODULE_MAX, out, len);
+	close(pfd);
+	if (rc < 0)
+		return rc;
+	h = (unsigned char *)*out;
+	if (*len < IPC_PYC_HEADER || memcmp(h, m->roots.magic, 4) != 0 || ipc_get_u32(h + 4) != 0 ||
+	    ipc_get_u32(h + 8) != (uint32_t)st.st_mtime ||
+	    ipc_get_u32(h + 12) != (uint32_t)st.st_size) {
+		free(*out);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+/* IPC_REQ_MODULE and IPC_REQ_MODULE_CODE. */
+static int request_module(struct chain *c, uint32_t id, const char *data, size_t len, int code)
+{
+	const struct module_roots *m = &c->e->modules;
+	char name[256], rel[300], *path = NULL, *body = NULL;
+	const char *base = NULL;
+	size_t n = 0, skip = 0;
+	int rc, fd, dirfd = -1;
+	char kind = IPC_MODULE_SOURCE;
 
 	if (!ipc_module_name_valid(data, len))
 		return -EINVAL;
 	memcpy(name, data, len);
 	name[len] = '\0';
-	rc = module_source(&c->e->modules, name, &path, &src, &n);
+	fd = rc = module_open(m, name, &dirfd, rel, sizeof(rel), &base);
+	if (fd >= 0) {
+		if (code && pyc_read(m, dirfd, rel, fd, &body, &n) == 0) {
+			kind = IPC_MODULE_CODE;
+			skip = IPC_PYC_HEADER;
+			rc = 0;
+		} else {
+			rc = read_file(fd, ENGINE_MODULE_MAX, &body, &n);
+		}
+		close(fd);
+	}
+	if (rc == 0 && asprintf(&path, "%s/%s%c%c", base, rel, '\0', kind) < 0) {
+		path = NULL;
+		rc = -ENOMEM;
+	}
 	if (rc == 0 && c->served + n > ENGINE_SERVED_PER_CALL)
 		rc = -EDQUOT;
 	if (rc < 0) {
 		reply(c, id, rc, NULL, 0, NULL, 0);
 	} else {
+		/* path, its NUL, and for IPC_REQ_MODULE_CODE the kind byte */
+		size_t plen = strlen(path) + 1 + (code ? 1 : 0);
 		c->served += n;
-		reply(c, id, 0, path, strlen(path) + 1, src, n);
+		reply(c, id, 0, path, plen, body + skip, n - skip);
 	}
 	free(path);
-	free(src);
+	free(body);
 	return 0;
 }
 
 /* ---- the workspace ------------------------------------------------------------------------ */
 
-#define WS_TMP_PREFIX ".safepy-tmp-"
+#define WS_TMP_PREFIX    ".safepy-tmp-"
+/* Walks of a path with ".." the kernel gave up on (EAGAIN) before the request fails. */
+#define WS_RESOLVE_TRIES 64
 
 int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 {
@@ -257,6 +310,33 @@ static int valid_utf8(const char *s, size_t n)
 	return 1;
 }
 
+/* rel without "." components and repeated slashes (a trailing slash is kept): one file, one
+ * spelling, so that a call finds its own pending writes however it names them. ".." stays:
+ * only the resolution beneath the workspace knows where it leads. */
+static void ws_normalize(char *rel)
+{
+	char *out = rel, *p = rel;
+	int trailing = rel[0] && rel[strlen(rel) - 1] == '/';
+
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			p += n + (p[n] == '/');
+			continue;
+		}
+		if (out != rel)
+			*out++ = '/';
+		memmove(out, p, n);
+		out += n;
+		p += n + (p[n] == '/');
+	}
+	if (out == rel)
+		*out++ = '.';
+	else if (trailing)
+		*out++ = '/';
+	*out = '\0';
+}
+
 /* A request's path as a path relative to the workspace, into rel. Absolute paths must be
  * the workspace or beneath it (as text: the resolution beneath it comes later). Returns 0, or
  * -ENOENT (empty), -ENAMETOOLONG, -EINVAL (NUL, not UTF-8), -EACCES (outside it, or one of
@@ -272,21 +352,17 @@ static int ws_relative(const struct workspace *ws, const char *p, size_t n, char
 	if (memchr(p, '\0', n) || !valid_utf8(p, n))
 		return -EINVAL;
 	if (p[0] == '/') {
-		if (n < wl || memcmp(p, ws->path, wl) != 0 || (n > wl && p[wl] != '/'))
+		/* The workspace "/" holds every absolute path. */
+		if (wl > 1 && (n < wl || memcmp(p, ws->path, wl) != 0 || (n > wl && p[wl] != '/')))
 			return -EACCES;
-		p += wl;
-		n -= wl;
-		while (n > 0 && *p == '/') {
-			p++;
-			n--;
+		if (wl > 1) {
+			p += wl;
+			n -= wl;
 		}
-	}
-	if (n == 0) {
-		strcpy(rel, ".");
-		return 0;
 	}
 	memcpy(rel, p, n);
 	rel[n] = '\0';
+	ws_normalize(rel);
 	/* Pending writes' hidden files are the supervisor's, never named by a call. */
 	for (const char *q = rel; q; q = strchr(q, '/')) {
 		q += *q == '/';
@@ -296,19 +372,73 @@ static int ws_relative(const struct workspace *ws, const char *p, size_t n, char
 	return 0;
 }
 
-/* Resolve beneath the workspace: no "..", absolute symbolic link or magic link leads out.
- * A way out is EACCES, as the rest of the workspace's refusals. */
-static int ws_open(const struct workspace *ws, const char *rel, int flags)
+/* Resolve rel beneath dirfd (the workspace, or a directory in it): no "..", absolute symbolic
+ * link or magic link leads out. A way out is EACCES, as the rest of the workspace's refusals. */
+static int ws_resolve(int dirfd, const char *rel, int flags)
 {
 	struct open_how how = {
-	    .flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY),
+	    /* openat2 refuses O_PATH with any flag but O_CLOEXEC, O_DIRECTORY and O_NOFOLLOW. */
+	    .flags = (uint64_t)(flags | O_CLOEXEC | (flags & O_PATH ? 0 : O_NOCTTY)),
 	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, ws->fd, rel, &how, sizeof(how));
+	long fd;
 
-	if (fd >= 0)
-		return (int)fd;
+	/* With "..", a rename anywhere on the machine during the walk makes the kernel give up
+	 * (EAGAIN): it cannot tell the walk stayed beneath. Walk again. */
+	for (int tries = 0;; tries++) {
+		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN || tries >= WS_RESOLVE_TRIES)
+			break;
+	}
 	return errno == EXDEV || errno == ELOOP ? -EACCES : -errno;
+}
+
+/* Open for reading the regular file rel is beneath dirfd, of at most max bytes. It is resolved
+ * to a handle first (O_PATH: nothing is opened), its kind and size are checked, and only then
+ * is it opened, through the handle: a FIFO, a device or a socket is never opened, not even by
+ * a race that swaps one in. Returns the fd with *st, or -errno (-EISDIR; -EACCES for a link,
+ * a FIFO, a device, a socket; -EFBIG). */
+static int ws_open_regular(int dirfd, const char *rel, uint64_t max, struct stat *st)
+{
+	char proc[64];
+	struct stat now;
+	int pfd, fd, rc;
+
+	pfd = ws_resolve(dirfd, rel, O_PATH | O_NOFOLLOW);
+	if (pfd < 0)
+		return pfd;
+	if (fstat(pfd, st) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = S_ISDIR(st->st_mode)          ? -EISDIR
+	     : !S_ISREG(st->st_mode)       ? -EACCES
+	     : (uint64_t)st->st_size > max ? -EFBIG
+	                                   : 0;
+	if (rc < 0)
+		goto out;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) /* without procfs: by name again, and compared below */
+		fd = errno == ENOENT ? ws_resolve(dirfd, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
+		                     : -errno;
+	if (fd < 0) {
+		rc = fd;
+		goto out;
+	}
+	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) || now.st_dev != st->st_dev ||
+	    now.st_ino != st->st_ino) {
+		close(fd);
+		rc = -EACCES;
+		goto out;
+	}
+	*st = now;
+	rc = fd;
+out:
+	close(pfd);
+	return rc;
 }
 
 static void stat_reply(struct chain *c, uint32_t id, const struct stat *st, int fd)
@@ -367,7 +497,7 @@ static int ws_parent(const struct workspace *ws, const char *rel, char **name)
 	} else {
 		strcpy(dir, ".");
 	}
-	fd = ws_open(ws, *dir ? dir : "/", O_PATH | O_DIRECTORY);
+	fd = ws_resolve(ws->fd, dir, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
 	*name = strdup(base);
@@ -400,7 +530,7 @@ static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mo
 	struct ws_file f = {.dirfd = -1}, *old, *grown;
 	unsigned char rnd[6];
 	struct stat cur;
-	int exists, fd = -1, rc;
+	int exists, fd = -1, src = -1, rc;
 
 	if (!ws->writable)
 		return -EROFS;
@@ -417,8 +547,9 @@ static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mo
 	rc = -EACCES; /* never replace a link, a directory, a device */
 	if (exists && !S_ISREG(cur.st_mode))
 		goto fail;
+	/* A file the call itself wrote exists for it, as on disk. */
 	rc = -EEXIST;
-	if (exists && mode == IPC_OPEN_CREATE)
+	if ((exists || pending(c, rel)) && mode == IPC_OPEN_CREATE)
 		goto fail;
 	rc = -ENOENT;
 	if (!exists && mode == IPC_OPEN_UPDATE && !pending(c, rel))
@@ -434,21 +565,30 @@ static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mo
 		rc = -errno;
 		goto fail;
 	}
+	/* The file it replaces keeps its permissions. */
+	if (exists && fchmod(fd, cur.st_mode & 07777) < 0) {
+		rc = -errno;
+		goto fail;
+	}
 	if (mode == IPC_OPEN_APPEND || mode == IPC_OPEN_UPDATE) {
-		/* What the call wrote before, or what the file holds. */
+		/* What the call wrote before, or what the file holds: no more than a call may
+		 * write, as the copy counts. */
+		struct stat src_st;
 		old = pending(c, rel);
-		int src = old      ? openat(old->dirfd, old->tmp, O_RDONLY | O_CLOEXEC)
-		          : exists ? openat(f.dirfd, f.name,
-		                            O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-		                   : -2;
-		if (src == -1 || (src >= 0 && copy_into(fd, src) < 0)) {
-			rc = -errno ? -errno : -EIO;
-			if (src >= 0)
-				close(src);
-			goto fail;
-		}
-		if (src >= 0)
+		if (old || exists) {
+			src = ws_open_regular(old ? old->dirfd : f.dirfd, old ? old->tmp : f.name,
+			                      ENGINE_WS_BYTES_PER_CALL, &src_st);
+			rc = src;
+			if (src < 0 || (rc = copy_into(fd, src)) < 0)
+				goto fail;
 			close(src);
+			src = -1;
+			/* "r+" starts at the beginning; "a" writes at the end whatever the offset. */
+			if (lseek(fd, 0, SEEK_SET) < 0) {
+				rc = -errno;
+				goto fail;
+			}
+		}
 		if (mode == IPC_OPEN_APPEND && fcntl(fd, F_SETFL, O_APPEND) < 0) {
 			rc = -errno;
 			goto fail;
@@ -456,8 +596,11 @@ static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mo
 	}
 	f.rel = strdup(rel);
 	f.exclusive = mode == IPC_OPEN_CREATE;
-	if (!f.rel || fstat(fd, st) < 0) {
-		rc = -ENOMEM;
+	rc = -ENOMEM;
+	if (!f.rel)
+		goto fail;
+	if (fstat(fd, st) < 0) {
+		rc = -errno;
 		goto fail;
 	}
 	old = pending(c, rel);
@@ -473,9 +616,13 @@ static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mo
 		c->writes = grown;
 		c->writes[c->n_writes++] = f;
 	}
+	if (!c->quota.armed)
+		timer_arm(&c->quota, now_ms() + ENGINE_WS_CHECK_MS);
 	*out = fd;
 	return 0;
 fail:
+	if (src >= 0)
+		close(src);
 	if (fd >= 0) {
 		close(fd);
 		(void)unlinkat(f.dirfd, f.tmp, 0);
@@ -508,24 +655,11 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 	if (rc == 0 && mode != IPC_OPEN_READ) {
 		rc = ws_open_write(c, rel, (enum ipc_open_mode)mode, &fd, &st);
 	} else if (rc == 0) {
-		/* What the call itself wrote, or the file. Non-blocking: a FIFO never hangs us. */
+		/* What the call itself wrote, or the file. */
 		w = pending(c, rel);
-		fd = w ? openat(w->dirfd, w->tmp, O_RDONLY | O_CLOEXEC)
-		       : ws_open(ws, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
-		if (fd < 0)
-			rc = w ? -errno : fd;
-		else if (fstat(fd, &st) < 0)
-			rc = -errno;
-		else if (S_ISDIR(st.st_mode))
-			rc = -EISDIR;
-		else if (!S_ISREG(st.st_mode))
-			rc = -EACCES; /* a FIFO, a socket, a device */
-		else if ((uint64_t)st.st_size > ENGINE_WS_READ_MAX)
-			rc = -EFBIG;
-		if (rc < 0 && fd >= 0) {
-			close(fd);
-			fd = -1;
-		}
+		fd = w ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st)
+		       : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st);
+		rc = fd < 0 ? fd : 0;
 	}
 	if (rc < 0) {
 		reply(c, id, rc, NULL, 0, NULL, 0);
@@ -554,7 +688,7 @@ static int request_stat(struct chain *c, uint32_t id, const char *data, size_t l
 	if (rc == 0 && (w = pending(c, rel)) != NULL) {
 		rc = fstatat(w->dirfd, w->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
 	} else if (rc == 0) {
-		fd = ws_open(ws, rel, O_PATH | (flags & IPC_STAT_NOFOLLOW ? O_NOFOLLOW : 0));
+		fd = ws_resolve(ws->fd, rel, O_PATH | (flags & IPC_STAT_NOFOLLOW ? O_NOFOLLOW : 0));
 		rc = fd;
 		if (fd >= 0) {
 			rc = fstat(fd, &st) == 0 ? 0 : -errno;
@@ -584,6 +718,18 @@ static char entry_type(int dirfd, const struct dirent *d)
 	                     : IPC_ENTRY_OTHER;
 }
 
+/* Add one entry to a listing; -EOVERFLOW when the listing would not fit in a reply. */
+static int list_add(struct strbuf *out, size_t *count, char type, const char *name)
+{
+	size_t n = strlen(name) + 1;
+
+	if (++*count > ENGINE_WS_LIST_MAX || out->len + 1 + n > IPC_FRAME_MAX - IPC_REPLY_HEADER)
+		return -EOVERFLOW;
+	sb_add(out, &type, 1);
+	sb_add(out, name, n);
+	return 0;
+}
+
 static int request_list(struct chain *c, uint32_t id, const char *data, size_t len)
 {
 	const struct workspace *ws = &c->e->ws;
@@ -595,7 +741,7 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	int fd, rc;
 
 	rc = ws->fd < 0 ? -EACCES : ws_relative(ws, data, len, rel, sizeof(rel));
-	fd = rc == 0 ? ws_open(ws, rel, O_RDONLY | O_DIRECTORY) : rc;
+	fd = rc == 0 ? ws_resolve(ws->fd, rel, O_RDONLY | O_DIRECTORY) : rc;
 	if (fd >= 0) {
 		dir = fdopendir(fd);
 		if (!dir) {
@@ -605,30 +751,26 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	} else {
 		rc = fd;
 	}
-	while (dir && (d = readdir(dir)) != NULL && count < ENGINE_WS_LIST_MAX) {
-		char t;
+	while (rc == 0 && dir && (d = readdir(dir)) != NULL) {
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
 		    strncmp(d->d_name, WS_TMP_PREFIX, strlen(WS_TMP_PREFIX)) == 0)
 			continue;
-		t = entry_type(dirfd(dir), d);
-		sb_add(&out, &t, 1);
-		sb_add(&out, d->d_name, strlen(d->d_name) + 1);
-		count++;
+		rc = list_add(&out, &count, entry_type(dirfd(dir), d), d->d_name);
 	}
 	if (dir) {
 		/* Files the call created there, not on disk yet. */
 		size_t rl = strcmp(rel, ".") == 0 ? 0 : strlen(rel);
-		for (size_t i = 0; i < c->n_writes; i++) {
+		while (rl > 0 && rel[rl - 1] == '/')
+			rl--;
+		for (size_t i = 0; rc == 0 && i < c->n_writes; i++) {
 			const char *r = c->writes[i].rel;
 			struct stat st;
 			if ((rl ? strncmp(r, rel, rl) == 0 && r[rl] == '/' &&
 			              !strchr(r + rl + 1, '/')
 			        : !strchr(r, '/')) &&
 			    fstatat(c->writes[i].dirfd, c->writes[i].name, &st,
-			            AT_SYMLINK_NOFOLLOW) < 0) {
-				sb_add(&out, "f", 1);
-				sb_add(&out, c->writes[i].name, strlen(c->writes[i].name) + 1);
-			}
+			            AT_SYMLINK_NOFOLLOW) < 0)
+				rc = list_add(&out, &count, IPC_ENTRY_FILE, c->writes[i].name);
 		}
 		closedir(dir);
 	}
@@ -663,24 +805,76 @@ int broker_writes_check(const struct chain *c)
 	return total > ENGINE_WS_BYTES_PER_CALL ? -EDQUOT : 0;
 }
 
+/* The text of a small file of text the call wrote, to give to the client with the answer
+ * (read from its hidden file, before it is moved into place), or NULL. *budget is what the
+ * answer may still carry. */
+static char *file_text(const struct ws_file *f, size_t *budget)
+{
+	size_t cap = *budget < MCP_FILE_EMBED_MAX ? *budget : MCP_FILE_EMBED_MAX, got = 0;
+	struct stat st;
+	char *buf;
+	int fd;
+
+	if (!mcp_text_mime(f->rel))
+		return NULL;
+	fd = ws_open_regular(f->dirfd, f->tmp, cap, &st);
+	if (fd < 0)
+		return NULL;
+	buf = malloc((size_t)st.st_size + 1);
+	while (buf && got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (!buf || got != (size_t)st.st_size || memchr(buf, '\0', got) || !valid_utf8(buf, got)) {
+		free(buf);
+		return NULL;
+	}
+	buf[got] = '\0';
+	*budget -= got;
+	return buf;
+}
+
+void broker_writes_watch(struct chain *c)
+{
+	if (!c->runner || c->runner->killed || c->n_writes == 0)
+		return;
+	if (broker_writes_check(c) < 0) {
+		log_msg(LOG_INFO, "chain %u: its call wrote more than its quota: stopped", c->id);
+		c->writes_refused = 1;
+		if (c->kill == KILL_NONE)
+			c->kill = KILL_QUOTA;
+		proc_kill(c->runner);
+		return;
+	}
+	timer_arm(&c->quota, now_ms() + ENGINE_WS_CHECK_MS);
+}
+
 void broker_writes_commit(struct chain *c, struct run_outcome *o)
 {
 	struct run_file *files = c->n_writes ? calloc(c->n_writes, sizeof(*files)) : NULL;
-	size_t n = 0;
+	size_t n = 0, budget = MCP_FILES_EMBED_MAX;
 
 	for (size_t i = 0; i < c->n_writes; i++) {
 		struct ws_file *f = &c->writes[i];
 		struct stat st;
 		unsigned int flags = f->exclusive ? RENAME_NOREPLACE : 0;
+		char *text = files ? file_text(f, &budget) : NULL;
 		if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    renameat2(f->dirfd, f->tmp, f->dirfd, f->name, flags) < 0) {
 			log_msg(LOG_WARN, "workspace: %s not written: %s", f->rel, strerror(errno));
+			free(text);
 			continue; /* write_free below removes the hidden file */
 		}
 		f->tmp[0] = '\0';
 		if (files) {
 			files[n].path = f->rel;
 			files[n].bytes = (uint64_t)st.st_size;
+			files[n].text = text;
 			f->rel = NULL;
 			n++;
 		}
@@ -713,7 +907,8 @@ int broker_request(struct chain *c, const char *payload, size_t len)
 	len -= IPC_REQUEST_HEADER;
 	switch (kind) {
 	case IPC_REQ_MODULE:
-		return request_module(c, id, payload, len);
+	case IPC_REQ_MODULE_CODE:
+		return request_module(c, id, payload, len, kind == IPC_REQ_MODULE_CODE);
 	case IPC_REQ_OPEN:
 		return request_open(c, id, payload, len);
 	case IPC_REQ_STAT:

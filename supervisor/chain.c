@@ -168,19 +168,17 @@ static int committed(const struct run_outcome *o)
 /* Append a sentence to the outcome's error message. */
 static void note(struct run_outcome *o, const char *sentence)
 {
-	char *m = NULL;
-	size_t n = o->error_message ? strlen(o->error_message) : 0;
+	struct text *m = &o->error_message;
+	struct strbuf b = {0};
 
-	if (n == 0) {
-		m = strdup(sentence);
-	} else if (asprintf(&m, "%s%s %s", o->error_message,
-	                    strchr(".!?", o->error_message[n - 1]) ? "" : ".", sentence) < 0) {
-		m = NULL;
+	if (m->len > 0) {
+		sb_text(&b, m);
+		if (m->s[m->len - 1] == '\0' || !strchr(".!?", m->s[m->len - 1]))
+			sb_str(&b, ".");
+		sb_str(&b, " ");
 	}
-	if (m) {
-		free(o->error_message);
-		o->error_message = m;
-	}
+	sb_str(&b, sentence);
+	sb_take_text(&b, m);
 }
 
 /* Answer the chain's call with o (consumed). rolled_back: a session call failed and the
@@ -195,17 +193,22 @@ static void answer(struct chain *c, struct run_outcome *o, int rolled_back)
 	}
 	timer_cancel(&c->soft);
 	timer_cancel(&c->hard);
+	timer_cancel(&c->quota);
 	if (call->session && rolled_back && c->holder_lost) {
 		note(o, "The session's process ended unexpectedly while this call ran; the "
 		        "session's state is lost.");
 		rolled_back = 0;
 	}
 	o->rolled_back = call->session && rolled_back;
-	/* The files it wrote follow the call: kept when it completed and was not undone. */
-	if (committed(o) && !o->rolled_back && c->kill == KILL_NONE)
+	/* The files it wrote follow the call: kept when it completed and was not undone, and
+	 * its writes were within bounds. A runner with threads is killed after its report
+	 * (KILL_DONE) and answered once it is gone: nothing writes any more, its report stands. */
+	if (committed(o) && !o->rolled_back && !c->writes_refused &&
+	    (c->kill == KILL_NONE || c->kill == KILL_DONE))
 		broker_writes_commit(c, o);
 	else
 		broker_writes_drop(c);
+	c->writes_refused = 0;
 	c->call = NULL;
 	c->dispatched = 0;
 	engine_answer(c->e, call, o);
@@ -260,9 +263,9 @@ static void answer_verdict(struct chain *c, int have_status, int status, const s
 	}
 	run_outcome_init(&o);
 	o.status = v.status;
-	o.error_type = strdup(v.type);
-	o.error_message = strdup(v.message);
-	o.error_traceback = strdup("");
+	text_set_str(&o.error_type, v.type);
+	text_set_str(&o.error_message, v.message);
+	text_set_str(&o.error_traceback, "");
 	c->have_claim = 0;
 	run_outcome_clear(&c->claim);
 	answer(c, &o, c->kill != KILL_LOST);
@@ -352,6 +355,7 @@ void chain_kill(struct chain *c, enum kill_reason why)
 	broker_writes_drop(c);
 	timer_cancel(&c->soft);
 	timer_cancel(&c->hard);
+	timer_cancel(&c->quota);
 	channel_close(&c->ch);
 	gate_close(c);
 	if (c->has_cg)
@@ -396,6 +400,7 @@ int chain_spawn(struct engine *e, struct chain **out)
 	timer_init(&c->soft, chain_timer, c);
 	timer_init(&c->hard, chain_timer, c);
 	timer_init(&c->step, chain_timer, c);
+	timer_init(&c->quota, chain_timer, c);
 	rc = channel_open(&c->ch, sv[0], chain_channel_event, c);
 	if (rc == 0)
 		rc = zygote_request(e, c->req_id, sv[1]);
@@ -888,6 +893,9 @@ static void chain_timer(struct timer *t)
 			(void)kill(c->runner->pid, SIGUSR1);
 	} else if (t == &c->hard) {
 		chain_kill_runner(c, KILL_TIMEOUT);
+	} else if (t == &c->quota) {
+		if (c->state == CH_RUNNING || c->state == CH_RESULT)
+			broker_writes_watch(c);
 	} else if (c->state == CH_BOOTING) {
 		log_msg(LOG_WARN, "chain %u: the worker did not start within %d ms", c->id,
 		        ENGINE_BOOT_MS);
@@ -946,30 +954,33 @@ static void after_call(struct chain *c)
 
 /* The runner parked after its result: commit (it becomes the holder, or a copy of it does)
  * or roll back. */
-/* A call that cannot be kept whatever it reported: its writes over the quota, or files left
- * open by its process (they would reach the session's state). Returns the reason or NULL. */
-static const char *not_keepable(struct chain *c, pid_t pid)
+/* A call that cannot be kept whatever it reported: its writes over the quota (its status is
+ * output_limit), or files left open by its process, which would reach the session's state
+ * (error). Returns the reason or NULL. */
+static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 {
-	if (c->e->ws.fd < 0)
+	/* A call given no fd has none: a worker cannot make one. */
+	if (c->e->ws.fd < 0 || c->fds_given == 0)
 		return NULL;
+	*st = RUN_OUTPUT_LIMIT;
 	if (broker_writes_check(c) < 0)
 		return "The call wrote more to the workspace than one call may (256 MiB): no file "
 		       "was written.";
+	*st = RUN_ERROR;
 	if (proc_fds_beyond(pid, POLICY_FD_CHANNEL) != 0)
 		return "The call left files open when it ended: nothing it did is kept.";
 	return NULL;
 }
 
 /* Turn the runner's report into a WorkspaceError: the call cannot be kept. */
-static void claim_refused(struct chain *c, const char *why)
+static void claim_refused(struct chain *c, enum run_status st, const char *why)
 {
-	free(c->claim.error_type);
-	free(c->claim.error_message);
-	free(c->claim.error_traceback);
-	c->claim.status = RUN_ERROR;
-	c->claim.error_type = strdup("WorkspaceError");
-	c->claim.error_message = strdup(why);
-	c->claim.error_traceback = strdup("");
+	c->claim.status = st;
+	(void)text_set_str(&c->claim.error_traceback, "");
+	if (text_set_str(&c->claim.error_type, "WorkspaceError") < 0 ||
+	    text_set_str(&c->claim.error_message, why) < 0)
+		log_msg(LOG_WARN, "out of memory while refusing a call's workspace changes");
+	c->writes_refused = 1;
 	if (c->kill == KILL_NONE)
 		c->kill = KILL_DONE;
 }
@@ -977,13 +988,14 @@ static void claim_refused(struct chain *c, const char *why)
 static void decide(struct chain *c)
 {
 	struct proc *r = c->runner;
-	const char *refused = not_keepable(c, r->pid);
+	enum run_status st = RUN_ERROR;
+	const char *refused = not_keepable(c, r->pid, &st);
 	int commit;
 
 	if (c->call)
 		c->call->times.park = now_us();
 	if (refused)
-		claim_refused(c, refused);
+		claim_refused(c, st, refused);
 	/* Without tracing no process could be followed from its birth: no state is kept. */
 	commit = c->session && c->traced && committed(&c->claim) && c->kill == KILL_NONE;
 
@@ -1006,6 +1018,7 @@ static void decide(struct chain *c)
 		c->holder = r;
 		c->runner = NULL;
 		c->prep_failures = 0;
+		c->commits++;
 		chain_set_state(c, CH_PARKED);
 		return;
 	}
@@ -1075,25 +1088,20 @@ static void snapshot_failed(struct chain *c)
 
 	if (c->snap_answer) {
 		struct run_outcome o = c->claim;
-		char *m = NULL;
 
 		/* The call ran, but its state cannot be kept: say so, with what it printed. */
 		run_outcome_init(&c->claim);
 		c->have_claim = 0;
 		c->snap_answer = 0;
-		free(o.error_type);
-		free(o.error_message);
-		free(o.error_traceback);
-		if (asprintf(&m,
-		             "The call finished, but its state could not be kept: %d threads were "
-		             "still running when it ended, and no one-thread copy of its process "
-		             "could be made (a session's processes and threads are limited to %d).",
-		             r->threads, ENGINE_CGROUP_PIDS) < 0)
-			m = NULL;
+		(void)text_set_str(&o.error_traceback, "");
+		(void)text_set_str(&o.error_type, "SessionError");
+		(void)text_printf(&o.error_message,
+		                  "The call finished, but its state could not be kept: %d threads "
+		                  "were still running when it ended, and no one-thread copy of its "
+		                  "process could be made (a session's processes and threads are "
+		                  "limited to %d).",
+		                  r->threads, ENGINE_CGROUP_PIDS);
 		o.status = RUN_ERROR;
-		o.error_type = strdup("SessionError");
-		o.error_message = m;
-		o.error_traceback = strdup("");
 		answer(c, &o, 1);
 		after_call(c);
 		return;
@@ -1103,6 +1111,7 @@ static void snapshot_failed(struct chain *c)
 		r->role = ROLE_HOLDER;
 		c->holder = r;
 		c->runner = NULL;
+		c->commits++;
 		chain_set_state(c, CH_PARKED);
 		return;
 	}
@@ -1113,7 +1122,8 @@ static void advance_snapshot(struct chain *c)
 {
 	struct proc *n = c->newborn;
 
-	if (n && n->parked && c->e->ws.fd >= 0 && proc_fds_beyond(n->pid, POLICY_FD_CHANNEL) != 0) {
+	if (n && n->parked && c->e->ws.fd >= 0 && c->fds_given > 0 &&
+	    proc_fds_beyond(n->pid, POLICY_FD_CHANNEL) != 0) {
 		/* Files opened after the runner parked reached its copy: it cannot be kept. */
 		proc_kill(n);
 		n->parked = 0;
@@ -1132,6 +1142,7 @@ static void advance_snapshot(struct chain *c)
 		c->holder = n;
 		c->newborn = NULL;
 		c->prep_failures = 0;
+		c->commits++;
 		chain_set_state(c, CH_PARKED);
 		return;
 	}
@@ -1167,7 +1178,10 @@ static void advance_parked(struct chain *c)
 		                1);
 		return;
 	}
-	if (c->call || c->prep_failures < ENGINE_PREP_FAILURES_MAX) {
+	/* The next call's process is forked ahead of it only for a session in use: one whose
+	 * state was kept twice. A session started for one call (session "new") costs one fork
+	 * less; its next call, if any, waits for the fork. */
+	if (c->call || (c->commits >= 2 && c->prep_failures < ENGINE_PREP_FAILURES_MAX)) {
 		c->newborn_gone = 0;
 		chain_set_state(c, CH_FORKING);
 		if (gate_continue(c, h) < 0)
@@ -1300,6 +1314,7 @@ void chain_free(struct chain *c)
 	timer_cancel(&c->soft);
 	timer_cancel(&c->hard);
 	timer_cancel(&c->step);
+	timer_cancel(&c->quota);
 	channel_close(&c->ch);
 	gate_close(c);
 	if (c->has_cg) {

@@ -1,6 +1,6 @@
-/* config.c - command line: subcommand, limits, imports, and the zygote's argv.
- * config_parse returns 0 or -EINVAL with a message; nothing here touches stdout except
- * --help and --version, which are asked for. */
+/* config.c - command line: subcommand, limits, imports, and the zygote's configuration.
+ * config_parse returns 0 or -EINVAL with a message that names the option and the values it
+ * accepts; nothing here touches stdout except --help and --version, which are asked for. */
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "supervisor.h"
@@ -28,6 +29,19 @@ static const char *const default_extra[] = {
     "zlib",     "calendar", "pprint",    "abc",      "contextlib",  "sys",      NULL,
 };
 
+/* With a workspace the code also gets these: files in, files out, paths. */
+static const char *const workspace_imports[] = {
+    "csv", "fnmatch", "glob", "io", "os", "pathlib", NULL,
+};
+
+/* --imports data adds the data stack (Debian's python3-numpy, python3-pandas, python3-scipy,
+ * python3-sympy, python3-matplotlib) and the modules ordinary data code uses next to it: io
+ * (in-memory streams; its file-opening parts are left out of it), csv, warnings. */
+static const char *const data_extra[] = {
+    "numpy", "pandas", "scipy",    "sympy",        "matplotlib",
+    "io",    "csv",    "warnings", "mpl_toolkits", NULL,
+};
+
 static const char usage[] =
     "usage: safepy [serve] [options]          MCP server on stdin/stdout\n"
     "       safepy run [options] (-c CODE | FILE | -)\n"
@@ -39,7 +53,8 @@ static const char usage[] =
     "options:\n"
     "  --timeout SEC         wall-clock limit per call (default 30)\n"
     "  --cpu SEC             CPU time limit per call (default 30)\n"
-    "  --memory SIZE         address space per worker, e.g. 512M, 1G (default 512M)\n"
+    "  --memory SIZE         address space per worker, e.g. 512M, 1G (default 512M;\n"
+    "                        1G with --imports data)\n"
     "  --max-output SIZE     bytes kept of stdout and of stderr, each (default 64K)\n"
     "  --max-workers N       calls running at once; more wait (default: CPUs)\n"
     "  --prefork N           idle workers kept ready (default 1)\n"
@@ -48,9 +63,17 @@ static const char usage[] =
     "  --allow-import MOD    also allow (and pre-import) MOD; repeatable (builtins,\n"
     "                        importlib, inspect and others that reach past the\n"
     "                        allowlist are refused)\n"
-    "  --imports SET         default, or seed (only the eleven classic modules)\n"
+    "  --imports SET         default; seed (only the eleven classic modules); or data\n"
+    "                        (the default and numpy, pandas, scipy, sympy, matplotlib,\n"
+    "                        io, csv, warnings)\n"
+    "  --workspace DIR       the code may read the files under DIR, its working directory\n"
+    "                        (off by default: no file can be reached); adds csv, fnmatch,\n"
+    "                        glob, io, os (its file functions) and pathlib to the imports\n"
+    "  --workspace-write     the code may also write files there: each call's files are\n"
+    "                        moved into place when it completes, and dropped when it fails\n"
     "  --user USER           when started as root: run workers as USER (default nobody)\n"
-    "  --log-level LEVEL     error, warn, info (default) or debug\n"
+    "  --log-level LEVEL     error, warn, info or debug (default: info for serve, warn for\n"
+    "                        run and doctor)\n"
     "  --no-namespaces       do not unshare user/net/ipc namespaces\n"
     "  --no-landlock         do not apply Landlock\n"
     "  --unsafe-no-python-layer\n"
@@ -58,7 +81,14 @@ static const char usage[] =
     "                        curation, attribute rules and audit hook (the kernel\n"
     "                        sandbox stays)\n"
     "  -h, --help            this text\n"
-    "  -V, --version         the version\n";
+    "  -V, --version         the version\n"
+    "\n"
+    "safepy run prints the code's output, then the repr of its result or, on failure, the\n"
+    "error. Its exit status says how the call ended:\n"
+    "  0 ok                  1 the code raised an exception   2 usage or configuration\n"
+    "  3 timeout             4 memory limit                   5 output limit\n"
+    "  6 the worker crashed  7 sandbox violation              8 interrupted\n"
+    "  9 safepy could not run the code (the sandbox could not start)\n";
 
 enum {
 	OPT_TIMEOUT = 256,
@@ -77,6 +107,31 @@ enum {
 	OPT_NO_LANDLOCK,
 	OPT_UNSAFE,
 	OPT_POLICY,
+	OPT_WORKSPACE,
+	OPT_WORKSPACE_WRITE,
+};
+
+/* What each option accepts, for the message about a value it refuses. */
+static const struct {
+	int opt;
+	const char *accepts;
+} accepted[] = {
+    {OPT_TIMEOUT, "seconds, a number greater than 0 and at most 86400 (e.g. 30 or 2.5)"},
+    {OPT_CPU, "whole seconds from 1 to 86400 (e.g. 30)"},
+    {OPT_MEMORY, "a size of at least 32M: a number with an optional K, M or G suffix "
+                 "(e.g. 512M or 1G)"},
+    {OPT_MAX_OUTPUT, "a size from 64 bytes to 16M: a number with an optional K or M suffix "
+                     "(e.g. 64K)"},
+    {OPT_MAX_WORKERS, "a whole number from 1 to 1024"},
+    {OPT_PREFORK, "a whole number from 0 to 64"},
+    {OPT_MAX_SESSIONS, "a whole number from 1 to 4096"},
+    {OPT_SESSION_IDLE, "seconds, a number greater than 0 and at most 86400 (e.g. 1800)"},
+    {OPT_ALLOW_IMPORT, "one module name, dotted Python identifiers such as numpy or "
+                       "xml.etree.ElementTree (no wildcards or paths; repeat the option "
+                       "for more modules)"},
+    {OPT_IMPORTS, "default or seed"},
+    {OPT_USER, "a user name or a numeric uid, not root"},
+    {OPT_LOG_LEVEL, "error, warn, info or debug"},
 };
 
 static const struct option options[] = {
@@ -96,6 +151,8 @@ static const struct option options[] = {
     {"no-landlock", no_argument, NULL, OPT_NO_LANDLOCK},
     {"unsafe-no-python-layer", no_argument, NULL, OPT_UNSAFE},
     {"policy", no_argument, NULL, OPT_POLICY},
+    {"workspace", required_argument, NULL, OPT_WORKSPACE},
+    {"workspace-write", no_argument, NULL, OPT_WORKSPACE_WRITE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -247,12 +304,18 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int resolve_user(struct config *cfg, const char *user, char *err, size_t errlen)
+/* The user workers run as when safepy starts as root. Returns 0, or -EINVAL with what is
+ * wrong in why. */
+static int resolve_user(struct config *cfg, const char *user, const char **why)
 {
 	struct passwd *pw;
 	unsigned long v;
 
 	if (parse_uint(user, 0xfffffffeUL, &v) == 0) {
+		if (v == 0) {
+			*why = "workers must not run as root";
+			return -EINVAL;
+		}
 		pw = getpwuid((uid_t)v);
 		cfg->uid = (uid_t)v;
 		cfg->gid = pw ? pw->pw_gid : (gid_t)v;
@@ -260,15 +323,67 @@ static int resolve_user(struct config *cfg, const char *user, char *err, size_t 
 	}
 	pw = getpwnam(user);
 	if (!pw) {
-		snprintf(err, errlen, "unknown user '%s'", user);
+		*why = "no such user";
 		return -EINVAL;
 	}
 	if (pw->pw_uid == 0) {
-		snprintf(err, errlen, "--user must not be root");
+		*why = "workers must not run as root";
 		return -EINVAL;
 	}
 	cfg->uid = pw->pw_uid;
 	cfg->gid = pw->pw_gid;
+	return 0;
+}
+
+/* The long name of the option whose getopt value is opt ("" if none). */
+static const char *option_name(int opt)
+{
+	for (const struct option *o = options; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "";
+}
+
+static const char *option_accepts(int opt)
+{
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++)
+		if (accepted[i].opt == opt)
+			return accepted[i].accepts;
+	return "a value";
+}
+
+/* "--OPTION 'VALUE': [why; ]expected ACCEPTED". */
+static int bad_value(int opt, const char *value, const char *why, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "--%s '%s': %s%sexpected %s", option_name(opt), value, why ? why : "",
+	         why ? "; " : "", option_accepts(opt));
+	return -EINVAL;
+}
+
+/* --workspace DIR: an existing directory, kept as its absolute path with symbolic links
+ * resolved (what the code sees as its working directory; the supervisor opens it). */
+static int workspace_set(struct config *cfg, const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+	char *real;
+
+	if (!*dir) {
+		snprintf(err, errlen, "--workspace: empty path");
+		return -EINVAL;
+	}
+	real = realpath(dir, NULL);
+	if (!real || stat(real, &st) < 0) {
+		snprintf(err, errlen, "--workspace %s: %s", dir, strerror(errno));
+		free(real);
+		return -EINVAL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "--workspace %s: not a directory", dir);
+		free(real);
+		return -EINVAL;
+	}
+	free(cfg->workspace);
+	cfg->workspace = real;
 	return 0;
 }
 
@@ -326,8 +441,8 @@ static void config_defaults(struct config *cfg)
 
 int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err, size_t errlen)
 {
-	const char *const *base;
-	int c, first = 1, user_set = 0;
+	const char *const *base, *why = NULL;
+	int c, first = 1, user_set = 0, level_set = 0, memory_set = 0;
 	unsigned long v;
 	uint64_t size;
 
@@ -350,7 +465,7 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 	}
 	optind = first;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, cfg->cmd == CMD_RUN ? "+c:hV" : "+hV", options,
+	while ((c = getopt_long(argc, argv, cfg->cmd == CMD_RUN ? "+:c:hV" : "+:hV", options,
 	                        NULL)) != -1) {
 		switch (c) {
 		case OPT_TIMEOUT:
@@ -366,6 +481,7 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			if (parse_size(optarg, &size) < 0 || size < (32ull << 20))
 				goto bad_value;
 			cfg->memory = size;
+			memory_set = 1;
 			break;
 		case OPT_MAX_OUTPUT:
 			if (parse_size(optarg, &size) < 0 || size < 64 || size > (16u << 20))
@@ -393,21 +509,24 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			break;
 		case OPT_ALLOW_IMPORT:
 			if (!valid_module(optarg))
-				goto bad_value;
+				return bad_value(c, optarg,
+				                 strpbrk(optarg, "*?[")
+				                     ? "wildcards are not accepted"
+				                     : "not a module name",
+				                 err, errlen);
 			if (imports_add(cfg, optarg) < 0)
 				return -ENOMEM;
 			break;
 		case OPT_IMPORTS:
-			if (strcmp(optarg, "seed") == 0)
-				cfg->imports_seed = 1;
-			else if (strcmp(optarg, "default") == 0)
-				cfg->imports_seed = 0;
-			else
+			cfg->imports_seed = strcmp(optarg, "seed") == 0;
+			cfg->imports_data = strcmp(optarg, "data") == 0;
+			if (!cfg->imports_seed && !cfg->imports_data &&
+			    strcmp(optarg, "default") != 0)
 				goto bad_value;
 			break;
 		case OPT_USER:
-			if (resolve_user(cfg, optarg, err, errlen) < 0)
-				return -EINVAL;
+			if (resolve_user(cfg, optarg, &why) < 0)
+				return bad_value(c, optarg, why, err, errlen);
 			user_set = 1;
 			break;
 		case OPT_LOG_LEVEL:
@@ -421,6 +540,7 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 				cfg->log_level = LOG_DEBUG;
 			else
 				goto bad_value;
+			level_set = 1;
 			break;
 		case OPT_NO_NS:
 			cfg->no_namespaces = 1;
@@ -432,7 +552,20 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			cfg->unsafe_no_python_layer = 1;
 			break;
 		case OPT_POLICY:
+			if (cfg->cmd != CMD_DOCTOR) {
+				snprintf(err, errlen,
+				         "--policy is an option of safepy doctor only "
+				         "(try --help)");
+				return -EINVAL;
+			}
 			cfg->show_policy = 1;
+			break;
+		case OPT_WORKSPACE:
+			if (workspace_set(cfg, optarg, err, errlen) < 0)
+				return -EINVAL;
+			break;
+		case OPT_WORKSPACE_WRITE:
+			cfg->workspace_write = 1;
 			break;
 		case 'c':
 			cfg->run_code = optarg;
@@ -445,9 +578,20 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			printf("safepy %s\n", SAFEPY_VERSION);
 			*exit_now = 0;
 			return 0;
+		case ':':
+			if (optopt == 'c')
+				snprintf(err, errlen, "-c needs the code to run (try --help)");
+			else
+				snprintf(err, errlen, "--%s needs a value: %s", option_name(optopt),
+				         option_accepts(optopt));
+			return -EINVAL;
 		default:
-			snprintf(err, errlen, "unknown or incomplete option '%s' (try --help)",
-			         argv[optind - 1]);
+			if (optopt == 'c')
+				snprintf(err, errlen,
+				         "-c is an option of safepy run only (try --help)");
+			else
+				snprintf(err, errlen, "unknown option '%s' (try --help)",
+				         argv[optind - 1]);
 			return -EINVAL;
 		}
 	}
@@ -470,6 +614,13 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			cfg->gid = pw->pw_gid;
 		}
 	}
+	if (cfg->workspace_write && !cfg->workspace) {
+		snprintf(err, errlen, "--workspace-write needs --workspace DIR");
+		return -EINVAL;
+	}
+	for (const char *const *m = workspace_imports; cfg->workspace && *m; m++)
+		if (imports_add(cfg, *m) < 0)
+			return -ENOMEM;
 	base = cfg->imports_seed ? seed_imports : NULL;
 	for (const char *const *m = seed_imports; *m; m++)
 		if (imports_add(cfg, *m) < 0)
@@ -478,19 +629,42 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 		for (const char *const *m = default_extra; *m; m++)
 			if (imports_add(cfg, *m) < 0)
 				return -ENOMEM;
+	for (const char *const *m = data_extra; cfg->imports_data && *m; m++)
+		if (imports_add(cfg, *m) < 0)
+			return -ENOMEM;
+	/* The data stack maps about 260 MiB before any data: it doubles the default. */
+	if (cfg->imports_data && !memory_set)
+		cfg->memory = 1ull << 30;
 	qsort(cfg->imports, cfg->n_imports, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < cfg->n_imports && !cfg->unsafe_no_python_layer; i++) {
-		const char *why = import_refusal(cfg->imports[i]);
-		if (why) {
+		const char *refused = import_refusal(cfg->imports[i]);
+		if (refused) {
 			snprintf(err, errlen, "--allow-import %s: not allowed: %s", cfg->imports[i],
-			         why);
+			         refused);
 			return -EINVAL;
 		}
 	}
+	/* run and doctor print what the user asked for; their log says only what went wrong
+	 * unless asked for more. serve logs what it does. */
+	if (!level_set && (cfg->cmd == CMD_RUN || cfg->cmd == CMD_DOCTOR))
+		cfg->log_level = LOG_WARN;
 	return 0;
 bad_value:
-	snprintf(err, errlen, "invalid value '%s' for %s", optarg, argv[optind - 1]);
-	return -EINVAL;
+	return bad_value(c, optarg, NULL, err, errlen);
+}
+
+int config_import_is_package(const char *name)
+{
+	static const char *const *const sets[] = {seed_imports, default_extra, data_extra};
+
+	if (strcmp(name, "mpl_toolkits") == 0 || strchr(name, '.'))
+		return 0; /* a namespace package, a submodule: no version of their own */
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		for (const char *const *m = sets[i]; *m; m++)
+			if (strcmp(*m, name) == 0)
+				return sets[i] == data_extra && strcmp(name, "io") != 0 &&
+				       strcmp(name, "csv") != 0 && strcmp(name, "warnings") != 0;
+	return 1;
 }
 
 void config_clear(struct config *cfg)
@@ -500,6 +674,20 @@ void config_clear(struct config *cfg)
 	free(cfg->imports);
 	cfg->imports = NULL;
 	cfg->n_imports = 0;
+	free(cfg->workspace);
+	cfg->workspace = NULL;
+}
+
+int config_import_is_builtin(const struct config *cfg, const char *name)
+{
+	for (const char *const *m = seed_imports; *m; m++)
+		if (strcmp(*m, name) == 0)
+			return 1;
+	if (!cfg->imports_seed)
+		for (const char *const *m = default_extra; *m; m++)
+			if (strcmp(*m, name) == 0)
+				return 1;
+	return 0;
 }
 
 void config_to_ipc(const struct config *cfg, struct ipc_config *out)
@@ -517,4 +705,6 @@ void config_to_ipc(const struct config *cfg, struct ipc_config *out)
 	out->tasks_cgroup = cfg->cgroup && cfg->cgroup->state == CGROUP_ACTIVE;
 	out->imports = cfg->imports;
 	out->n_imports = cfg->n_imports;
+	out->workspace = cfg->workspace;
+	out->workspace_write = cfg->workspace_write;
 }

@@ -3,8 +3,9 @@
  *
  *   no_new_privs;
  *   Landlock, where the kernel has it: the system's files read-only (/usr, /lib*, /etc,
- *     /proc, /sys), executing only safepy-zygote and its ELF loader, writing only the
- *     delegated cgroup and the workspace (when writable) and /dev/null; no TCP; signals and
+ *     /sys; /proc too for root), executing only safepy-zygote and its ELF loader, writing only
+ *     the delegated cgroup, the workspace (when writable), /dev/null and, unless root, what
+ *     the uid may write in /proc (its own processes' files); no TCP; signals and
  *     abstract sockets only within its own processes (which Landlock also makes the only ones
  *     it may trace);
  *   its own seccomp allowlist (seccomp/self.c): no exec, no fork, no socket but socket pairs,
@@ -37,7 +38,7 @@
  * C library and Python's, the data stack, ld.so.cache and the time zone, /proc of its own
  * processes, CPU facts in /sys. Absent ones are skipped. */
 static const char *const confine_read_dirs[] = {
-    "/usr", "/lib", "/lib64", "/lib32", "/libx32", "/etc", "/proc", "/sys",
+    "/usr", "/lib", "/lib64", "/lib32", "/libx32", "/etc", "/sys",
 };
 static const char *const confine_read_files[] = {"/dev/urandom", "/dev/random", "/dev/zero"};
 
@@ -164,6 +165,13 @@ static int confine_landlock(const struct confine_paths *p, struct confine_report
 		rc = confine_allow_opt(rs, &h, confine_read_dirs[i], LANDLOCK_READ);
 	for (i = 0; rc == 0 && i < sizeof(confine_read_files) / sizeof(confine_read_files[0]); i++)
 		rc = confine_allow_opt(rs, &h, confine_read_files[i], LANDLOCK_ACCESS_FS_READ_FILE);
+	/* /proc: read, and, unless we are root, write what the uid may write there anyway: its
+	 * own processes' files (a runner's oom_score_adj, the zygote's uid_map). Root keeps
+	 * /proc read-only: /proc/sys is root's to write. */
+	if (rc == 0)
+		rc = landlock_allow_path(rs, &h, "/proc",
+		                         LANDLOCK_READ |
+		                             (geteuid() != 0 ? LANDLOCK_ACCESS_FS_WRITE_FILE : 0));
 	if (rc == 0)
 		rc = landlock_allow_path(rs, &h, "/dev/null",
 		                         LANDLOCK_ACCESS_FS_READ_FILE |
@@ -183,6 +191,8 @@ static int confine_landlock(const struct confine_paths *p, struct confine_report
 		rc =
 		    landlock_allow_fd(rs, &h, p->workspace_fd,
 		                      p->workspace_writable ? CONFINE_WORKSPACE_RW : LANDLOCK_READ);
+	if (rc == 0 && p->cache_fd >= 0)
+		rc = landlock_allow_fd(rs, &h, p->cache_fd, CONFINE_WORKSPACE_RW);
 	if (rc < 0) {
 		(void)close(rs);
 		return rc;
@@ -193,9 +203,11 @@ static int confine_landlock(const struct confine_paths *p, struct confine_report
 	r->landlock_abi = abi;
 	snprintf(r->landlock, sizeof(r->landlock),
 	         "Landlock ABI %ld: system files read-only, executes only safepy-zygote, writes "
-	         "only%s%s /dev/null%s",
+	         "only%s%s%s /dev/null%s%s",
 	         abi, p->cgroup_fd >= 0 ? " its cgroup," : "",
 	         p->workspace_fd >= 0 && p->workspace_writable ? " the workspace," : "",
+	         p->cache_fd >= 0 ? " the zygote's cache," : "",
+	         geteuid() != 0 ? ", its processes' /proc files" : "",
 	         abi >= 6 ? "; signals only its own processes" : "");
 	return 0;
 }

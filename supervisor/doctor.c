@@ -125,6 +125,61 @@ static int show_self(const struct engine *e)
 	return ok;
 }
 
+/* Run code in a fresh worker and wait for its outcome (into D.out). */
+static void doctor_run(const char *code)
+{
+	static struct engine_call call;
+
+	memset(&call, 0, sizeof(call));
+	run_outcome_clear(&D.out);
+	D.finished = 0;
+	call.code = code;
+	call.code_len = strlen(code);
+	call.done = done;
+	engine_submit(D.engine, &call);
+	while (!D.finished)
+		if (loop_run_once(-1) < 0)
+			break;
+}
+
+/* The allowed packages (config_import_is_package) and their versions, imported as a call
+ * imports them: "numpy 1.24.2", or why it cannot be imported. */
+static void show_packages(const struct config *cfg)
+{
+	struct strbuf b = {0};
+	size_t n = 0;
+
+	sb_str(&b, "_r = []\n");
+	for (size_t i = 0; i < cfg->n_imports; i++) {
+		const char *m = cfg->imports[i];
+		if (!config_import_is_package(m))
+			continue;
+		n++;
+		sb_printf(&b,
+		          "try:\n    import %s\n    _r.append('%s ' + str(getattr(%s, "
+		          "'__version__', '(no version)')))\n"
+		          "except Exception as e:\n    _r.append('%s: ' + str(e))\n",
+		          m, m, m, m);
+	}
+	sb_str(&b, "print('\\n'.join(_r))\n");
+	if (n == 0 || b.failed) {
+		free(sb_take(&b));
+		return;
+	}
+	char *code = sb_take(&b);
+	doctor_run(code);
+	printf("packages:\n");
+	if (D.finished == 1 && D.out.status == RUN_OK && D.out.stdout_text.s) {
+		for (char *line = strtok(D.out.stdout_text.s, "\n"); line;
+		     line = strtok(NULL, "\n"))
+			printf("  %s\n", line);
+	} else {
+		printf("  could not be listed: %s\n",
+		       D.out.error_message.s ? D.out.error_message.s : "no outcome");
+	}
+	free(code);
+}
+
 int doctor_main(const struct config *cfg, const char *zygote_exe)
 {
 	static const char *const order[] = {
@@ -135,6 +190,7 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 	struct watch sig;
 	json_object *layers = NULL;
 	const char *code = "import sys\nsys.version";
+	char why[640];
 	int sfd, ok = 1, rc;
 	int64_t t0;
 
@@ -152,8 +208,20 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 	}
 	sig = (struct watch){.fd = sfd, .fn = sig_event};
 	loop_add(&sig, EPOLLIN);
+	rc = engine_start_wait(D.engine, &D.finished, why, sizeof(why));
+	if (rc <= 0) {
+		if (rc < 0) {
+			printf("zygote          failed     %s\n", why);
+			fprintf(stderr, "safepy: %s\n", why);
+		}
+		engine_free(D.engine);
+		return rc == -EINVAL ? 2 : 1;
+	}
 	if (cfg->imports_seed)
 		code = "1 + 1";
+	/* With a workspace the canary lists it: the broker answers too. */
+	if (cfg->workspace)
+		code = "import os\nlen(os.listdir())";
 	call.code = code;
 	call.code_len = strlen(code);
 	call.done = done;
@@ -211,15 +279,31 @@ int doctor_main(const struct config *cfg, const char *zygote_exe)
 	for (size_t i = 0; i < cfg->n_imports; i++)
 		printf(" %s", cfg->imports[i]);
 	printf("\n");
+	if (cfg->workspace)
+		printf("workspace:      %s (%s)%s%s\n", cfg->workspace,
+		       cfg->workspace_write
+		           ? "read-write: a call's files are moved into place when "
+		             "it completes"
+		           : "read-only",
+		       D.finished == 1 && D.out.status == RUN_OK ? "; entries the canary listed: "
+		                                                 : "",
+		       D.finished == 1 && D.out.status == RUN_OK && D.out.result_repr.s
+		           ? D.out.result_repr.s
+		           : "");
+	else
+		printf(
+		    "workspace:      none (no file can be reached; --workspace DIR gives one)\n");
 	if (D.finished == 1 && D.out.status == RUN_OK) {
-		printf("canary call:    ok in %lld ms (%s)\n", (long long)(now_ms() - t0),
-		       D.out.result_repr ? D.out.result_repr : "");
+		printf("canary call:    ok in %lld ms (%.*s)\n", (long long)(now_ms() - t0),
+		       (int)D.out.result_repr.len, D.out.result_repr.s ? D.out.result_repr.s : "");
 	} else {
 		ok = 0;
 		printf("canary call:    FAILED: %s: %s\n",
-		       D.out.error_type ? D.out.error_type : "?",
-		       D.out.error_message ? D.out.error_message : "no outcome");
+		       D.out.error_type.s ? D.out.error_type.s : "?",
+		       D.out.error_message.s ? D.out.error_message.s : "no outcome");
 	}
+	if (ok)
+		show_packages(cfg);
 	printf("\n%s\n", ok ? "verdict: safepy can run code here."
 	                    : "verdict: safepy will NOT run code here (seccomp and no_new_privs "
 	                      "are required).");

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,11 +69,12 @@ void engine_reserve(struct engine *e)
 {
 	struct session *s;
 
-	if (!e->oom_type)
-		e->oom_type = strdup("ResourceError");
-	if (!e->oom_message)
-		e->oom_message = strdup("The server ran out of memory while serving this call, so "
-		                        "not all of its outcome could be reported. Retry later.");
+	if (!e->oom_type.s)
+		(void)text_set_str(&e->oom_type, "ResourceError");
+	if (!e->oom_message.s)
+		(void)text_set_str(&e->oom_message,
+		                   "The server ran out of memory while serving this call, so not all "
+		                   "of its outcome could be reported. Retry later.");
 	TAILQ_FOREACH(s, &e->sessions, link)
 	if (!s->handle_copy)
 		s->handle_copy = strdup(s->handle);
@@ -101,12 +104,12 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 		o->session = s->handle_copy ? s->handle_copy : strdup(s->handle);
 		s->handle_copy = NULL;
 	}
-	if (o->status != RUN_OK && !o->error_message) {
+	if (o->status != RUN_OK && !o->error_message.s) {
 		o->error_message = e->oom_message;
-		e->oom_message = NULL;
-		if (!o->error_type) {
+		text_init(&e->oom_message);
+		if (!o->error_type.s) {
 			o->error_type = e->oom_type;
-			e->oom_type = NULL;
+			text_init(&e->oom_type);
 		}
 	}
 	c->chain = NULL;
@@ -117,6 +120,10 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 			TAILQ_REMOVE(&e->queue, c, link);
 		c->queued = 0;
 	}
+	/* A call that ran and completed is the session's state now: its figures are the last. */
+	if (s && c->times.result && (o->status == RUN_OK || o->status == RUN_ERROR) &&
+	    !o->rolled_back)
+		session_keep_images(s, o);
 	if (s && s->active == c) {
 		s->active = NULL;
 		session_touch(s);
@@ -138,16 +145,17 @@ void engine_fail(struct engine *e, struct engine_call *c, enum run_status st, co
                  const char *fmt, ...)
 {
 	struct run_outcome o;
+	char *m = NULL;
 	va_list ap;
 
 	run_outcome_init(&o);
 	o.status = st;
 	va_start(ap, fmt);
-	if (vasprintf(&o.error_message, fmt, ap) < 0)
-		o.error_message = NULL;
+	if (vasprintf(&m, fmt, ap) >= 0)
+		text_take(&o.error_message, m, strlen(m));
 	va_end(ap);
-	o.error_type = strdup(type);
-	o.error_traceback = strdup("");
+	text_set_str(&o.error_type, type);
+	text_set_str(&o.error_traceback, "");
 	engine_answer(e, c, &o);
 }
 
@@ -479,6 +487,7 @@ static int engine_confine(struct engine *e)
 	                     : -1,
 	    .workspace_fd = e->ws.fd,
 	    .workspace_writable = e->ws.writable,
+	    .cache_fd = e->cache_fd,
 	};
 	int rc = confine_self(&p, &e->starter, &e->confined);
 
@@ -492,6 +501,89 @@ static int engine_confine(struct engine *e)
 
 /* ---- the API ------------------------------------------------------------------------ */
 
+/* Does the zygote load a library that keeps a cache on disk (matplotlib's font list)? */
+static int needs_cache(const struct config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		if (strncmp(cfg->imports[i], "matplotlib", 10) == 0 &&
+		    (cfg->imports[i][10] == '\0' || cfg->imports[i][10] == '.'))
+			return 1;
+	return 0;
+}
+
+/* Make (mode 0700) and hold the one directory the zygote may write, before the supervisor
+ * confines itself: systemd's $CACHE_DIRECTORY, else $XDG_CACHE_HOME/safepy, else
+ * ~/.cache/safepy; then matplotlib in it. Without it matplotlib cannot start, so a failure is
+ * said, and the rest of the server works on. */
+static void engine_cache_open(struct engine *e)
+{
+	const char *sd = getenv("CACHE_DIRECTORY"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	struct passwd *pw = NULL;
+	char base[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+	int fd, n;
+
+	if (!needs_cache(e->cfg))
+		return;
+	if (!home || home[0] != '/')
+		home = (pw = getpwuid(geteuid())) ? pw->pw_dir : NULL;
+	if (sd && sd[0] == '/' && !strchr(sd, ':'))
+		n = snprintf(base, sizeof(base), "%s", sd);
+	else if (xdg && xdg[0] == '/')
+		n = snprintf(base, sizeof(base), "%s/safepy", xdg);
+	else if (home && home[0] == '/' && strcmp(home, "/") != 0)
+		n = snprintf(base, sizeof(base), "%s/.cache/safepy", home);
+	else
+		n = -1;
+	if (n < 0 || (size_t)n >= sizeof(base) - 16) {
+		log_msg(LOG_WARN, "no cache directory for matplotlib (no home directory): it "
+		                  "cannot be imported");
+		return;
+	}
+	if ((size_t)snprintf(dir, sizeof(dir), "%.*s/matplotlib", (int)(sizeof(dir) - 16), base) >=
+	    sizeof(dir))
+		return;
+	/* The parents of base are the user's: made if missing, like any program's cache. */
+	for (char *s = strchr(base + 1, '/');; s = strchr(s + 1, '/')) {
+		if (s)
+			*s = '\0';
+		if (mkdir(base, 0700) < 0 && errno != EEXIST)
+			break;
+		if (!s)
+			break;
+		*s = '/';
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		log_msg(LOG_WARN, "cannot make %s: %s (matplotlib cannot be imported)", dir,
+		        strerror(errno));
+		return;
+	}
+	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		log_msg(LOG_WARN, "%s: %s (matplotlib cannot be imported)", dir,
+		        fd < 0 ? strerror(errno) : "not ours");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	e->cache = strdup(dir);
+	if (!e->cache) {
+		close(fd);
+		return;
+	}
+	e->cache_fd = fd;
+}
+
+static void engine_cache_close(struct engine *e)
+{
+	if (e->cache_fd >= 0)
+		close(e->cache_fd);
+	e->cache_fd = -1;
+	free(e->cache);
+	e->cache = NULL;
+}
+
 int engine_new(const struct config *cfg, const char *zygote_exe, struct engine **out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -504,13 +596,30 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	e->zctl.fd = -1;
 	e->can_trace = -1;
 	e->modules.stdlib_fd = -1;
+	e->cache_fd = -1;
 	TAILQ_INIT(&e->queue);
 	TAILQ_INIT(&e->chains);
 	TAILQ_INIT(&e->sessions);
 	timer_init(&e->kick, schedule, e);
 	timer_init(&e->zretry, zygote_retry, e);
 	timer_init(&e->respawn, respawn, e);
-	e->ws.fd = -1;
+	/* The workspace is held from the start: a directory renamed or replaced later is not
+	 * followed; the path the code is told stays the one opened. */
+	rc = broker_workspace_open(&e->ws, cfg->workspace, cfg->workspace_write);
+	if (rc < 0) {
+		log_msg(LOG_ERROR, "cannot open the workspace %s: %s", cfg->workspace,
+		        strerror(-rc));
+		free(e);
+		return rc;
+	}
+	if (e->ws.path && strcmp(e->ws.path, cfg->workspace) != 0) {
+		log_msg(LOG_ERROR, "the workspace %s changed to %s since it was checked",
+		        cfg->workspace, e->ws.path);
+		broker_workspace_close(&e->ws);
+		free(e);
+		return -ESTALE;
+	}
+	engine_cache_open(e);
 	/* Opened before the supervisor confines itself; kept for counting and for a /proc read
 	 * when out of fds. */
 	e->fd_dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -528,6 +637,8 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		if (e->fd_dir >= 0)
 			close(e->fd_dir);
 		proc_spare_close();
+		broker_workspace_close(&e->ws);
+		engine_cache_close(e);
 		free(e);
 		return rc;
 	}
@@ -662,8 +773,10 @@ void engine_free(struct engine *e)
 		close(e->fd_dir);
 	proc_spare_close();
 	broker_roots_clear(&e->modules);
+	broker_workspace_close(&e->ws);
+	engine_cache_close(e);
 	free(e->layers);
-	free(e->oom_type);
-	free(e->oom_message);
+	text_clear(&e->oom_type);
+	text_clear(&e->oom_message);
 	free(e);
 }

@@ -44,18 +44,24 @@
 /* Bytes read at most when a process parks or exits, to judge what it wrote first: a whole
  * frame of the largest size and a socket buffer's worth. */
 #define ENGINE_READ_DRAIN         (IPC_FRAME_MAX + (1u << 20))
+/* Bytes of images all sessions keep for show_figures; beyond it the least recently used
+ * sessions' go first. */
+#define ENGINE_IMAGES_KEPT_MAX    (32u << 20)
 /* What a runner may ask for during one call (broker.c): requests, and bytes served. */
-#define ENGINE_REQUESTS_PER_CALL  20000
+#define ENGINE_REQUESTS_PER_CALL  IPC_REQUESTS_PER_CALL
 #define ENGINE_SERVED_PER_CALL    (256u << 20)
 /* The largest module source served. */
 #define ENGINE_MODULE_MAX         (4u << 20)
 /* The workspace (broker.c): the largest file a call may open to read, the files a call may
  * write, their bytes in all, the fds a call may be given, the entries of one listing. */
-#define ENGINE_WS_READ_MAX        (1ull << 30)
-#define ENGINE_WS_FILES_PER_CALL  100
-#define ENGINE_WS_BYTES_PER_CALL  (256ull << 20)
-#define ENGINE_WS_FDS_PER_CALL    1000
-#define ENGINE_WS_LIST_MAX        100000
+#define ENGINE_WS_READ_MAX        IPC_WS_READ_MAX
+#define ENGINE_WS_FILES_PER_CALL  IPC_WS_FILES_PER_CALL
+#define ENGINE_WS_BYTES_PER_CALL  IPC_WS_BYTES_PER_CALL
+#define ENGINE_WS_FDS_PER_CALL    IPC_WS_FDS_PER_CALL
+#define ENGINE_WS_LIST_MAX        IPC_WS_LIST_MAX
+/* While a call writes files, their size is checked this often: a call that writes more than
+ * its quota is stopped (each file is bounded by RLIMIT_FSIZE, all of them by this check). */
+#define ENGINE_WS_CHECK_MS        100
 /* File descriptors the supervisor keeps free for what it opens only for a moment (a /proc
  * file, a broker request's files, a zygote restart's socket pair): nothing it keeps (a
  * chain, a workspace write in progress) may take these. */
@@ -126,6 +132,7 @@ enum kill_reason {
 	KILL_ZYGOTE,   /* the zygote that forked it is gone */
 	KILL_LOST,     /* the chain's state is gone (its holder died, or misbehaved) */
 	KILL_RESOURCE, /* the supervisor ran out of memory or fds serving the call */
+	KILL_QUOTA,    /* it wrote more to the workspace than a call may */
 };
 
 /* The chain's socket: frames in (bounded work per turn), frames out (queued). */
@@ -177,13 +184,16 @@ struct chain {
 	unsigned int fds_given; /* workspace fds given to the call */
 	struct ws_file *writes; /* files the call writes, moved into place if it commits */
 	size_t n_writes;
-	int reap_sent; /* REAPING: the holder was told to reap */
+	int writes_refused; /* over the quota, or files left open: none is kept */
+	int reap_sent;      /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
+	struct timer quota; /* while the call has files to write: their size (broker.c) */
 	uint64_t ooms_before;
 	struct cgroup_worker cg;
 	int has_cg;
 	int prep_failures;
-	int call_failures; /* runners for the chain's call that failed to come up */
+	int call_failures;    /* runners for the chain's call that failed to come up */
+	unsigned int commits; /* calls whose state it keeps: a session in use again after 2 */
 };
 
 TAILQ_HEAD(chain_list, chain);
@@ -204,6 +214,9 @@ struct session {
 	struct call_list pending;   /* calls after it, in arrival order */
 	int64_t last_used;
 	struct timer idle;
+	/* the images of its last completed call (a copy), for show_figures */
+	struct run_image *images;
+	size_t n_images, images_bytes;
 };
 
 TAILQ_HEAD(session_list, session);
@@ -243,16 +256,20 @@ struct engine {
 	pid_t zpid;
 	struct watch zctl;
 	int zready;
+	int zever; /* a zygote was ready once */
 	int generation;
-	int zfailures;    /* start-ups that failed in a row */
-	char zerror[256]; /* why the last start-up failed */
-	int zoom;         /* it was stopped because the supervisor ran out of memory */
+	int zfailures;                           /* start-ups that failed in a row */
+	char zerror[IPC_ZYGOTE_FAIL_TEXT + 320]; /* why the last start-up failed */
+	/* which allowed module the last start-up could not import, and why ("" if none) */
+	char zimport[IPC_ZYGOTE_FAIL_TEXT + 320];
+	int zoom; /* it was stopped because the supervisor ran out of memory */
 	struct timer zretry;
 	/* calls, chains, sessions */
 	struct call_list queue; /* calls waiting for a chain */
 	struct chain_list chains;
 	struct session_list sessions;
 	unsigned int n_sessions;
+	size_t images_kept; /* bytes of images the sessions keep (ENGINE_IMAGES_KEPT_MAX) */
 	unsigned int next_chain_id;
 	uint32_t next_req;
 	struct timer kick;    /* schedule soon (not from inside the caller) */
@@ -260,6 +277,10 @@ struct engine {
 	char *layers;         /* the first ready worker's sandbox report */
 	struct module_roots modules;
 	struct workspace ws;
+	/* where the zygote may write its libraries' caches (engine_cache_open), or NULL; and an
+	 * O_PATH fd of it for the supervisor's Landlock rule, -1 */
+	char *cache;
+	int cache_fd;
 	int can_trace; /* -1 unknown */
 	int warned_trace;
 	int stopping;
@@ -271,7 +292,7 @@ struct engine {
 	int64_t spawn_backoff; /* the next wait after a failed fork */
 	/* an answer's error type and message when its own could not be allocated: taken by
 	 * that answer, made again after it */
-	char *oom_type, *oom_message;
+	struct text oom_type, oom_message;
 };
 
 /* ---- engine.c ---- */
@@ -394,6 +415,10 @@ void session_touch(struct session *s);
 /* The session's chain committed a call: c holds its state now (the old state, if any, is
  * killed by the caller). */
 void session_committed(struct session *s, struct chain *c);
+/* Keep a copy of the images of o, a completed call of s, in place of the last ones (none when
+ * it has none); others' go, least recently used first, beyond ENGINE_IMAGES_KEPT_MAX. A copy
+ * that cannot be made keeps none. */
+void session_keep_images(struct session *s, const struct run_outcome *o);
 /* A call of the session ended without changing its state (rolled back): a reset call gives
  * the old state back. */
 void session_rolled_back(struct session *s, struct chain *c);
@@ -453,6 +478,8 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o);
 void broker_writes_drop(struct chain *c);
 /* Are the call's writes within the quota? 0 or -EDQUOT. */
 int broker_writes_check(const struct chain *c);
+/* The quota timer fired: stop a runner whose writes are over the quota, else check again. */
+void broker_writes_watch(struct chain *c);
 
 /* ---- trace.c ---- */
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "supervisor.h"
@@ -81,6 +82,29 @@ static void setup_cgroup(struct config *cfg, struct cgroup *cg)
 		        cg->state == CGROUP_FAILED ? "failed" : "unavailable", cg->reason);
 }
 
+/* A call that writes files holds a directory handle for each in the supervisor (IPC_WS_FILES_PER
+ * _CALL per call, max_workers calls at once): take what the hard limit on fds allows, and say
+ * when even that is short. */
+static void fds_for_workspace(const struct config *cfg)
+{
+	struct rlimit rl;
+	uint64_t want = (uint64_t)IPC_WS_FILES_PER_CALL * cfg->max_workers + 1024;
+
+	if (!cfg->workspace_write || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want)
+		log_msg(LOG_WARN,
+		        "the fd limit (%llu) is below what %u calls writing files may hold (%llu): "
+		        "raise it (ulimit -n) or lower --max-workers",
+		        (unsigned long long)rl.rlim_cur, cfg->max_workers,
+		        (unsigned long long)want);
+}
+
 int main(int argc, char **argv)
 {
 	static char self[PATH_MAX];
@@ -113,8 +137,9 @@ int main(int argc, char **argv)
 		        "cannot find safepy-zygote (looked next to safepy, in %s "
 		        "relative to it, and in %s)",
 		        SAFEPY_LIBEXEC_REL, SAFEPY_LIBEXECDIR);
+		rc = cfg.cmd == CMD_RUN ? RUN_EXIT_SAFEPY : 1;
 		config_clear(&cfg);
-		return 1;
+		return rc;
 	}
 	if (cfg.unsafe_no_python_layer)
 		log_msg(LOG_WARN,
@@ -123,6 +148,7 @@ int main(int argc, char **argv)
 		        "testing the kernel sandbox only. ***");
 	if (cfg.cmd == CMD_SERVE)
 		note_peer(&cfg);
+	fds_for_workspace(&cfg);
 	setup_cgroup(&cfg, &cg);
 	switch (cfg.cmd) {
 	case CMD_RUN:

@@ -1,6 +1,7 @@
 /* runcmd.c - `safepy run`: one call in the same sandbox as the server. Prints the code's
- * stdout to stdout, its stderr and any error to stderr, then the result's repr. The exit
- * status says how it ended (see run_exit_status). */
+ * stdout to stdout, its stderr and any error to stderr (and the workspace files it wrote),
+ * then the result's repr, and nothing else. The exit status says how it ended (RUN_EXIT_*,
+ * listed in --help and safepy(1)). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -22,43 +23,62 @@ struct run_state {
 
 static struct run_state R;
 
-/* 0 ok, 1 Python error, 3 timeout, 4 memory, 5 output, 6 crash, 7 sandbox violation,
- * 8 cancelled; 2 is a usage error. */
+/* The exit status of each outcome; the usage, interrupted and safepy statuses come from
+ * main.c and here. */
 static int run_exit_status(enum run_status s)
 {
 	static const int codes[] = {
-	    [RUN_OK] = 0,
-	    [RUN_ERROR] = 1,
-	    [RUN_TIMEOUT] = 3,
-	    [RUN_MEMORY_LIMIT] = 4,
-	    [RUN_OUTPUT_LIMIT] = 5,
-	    [RUN_CRASHED] = 6,
-	    [RUN_SANDBOX_VIOLATION] = 7,
-	    [RUN_CANCELLED] = 8,
+	    [RUN_OK] = RUN_EXIT_OK,
+	    [RUN_ERROR] = RUN_EXIT_ERROR,
+	    [RUN_TIMEOUT] = RUN_EXIT_TIMEOUT,
+	    [RUN_MEMORY_LIMIT] = RUN_EXIT_MEMORY,
+	    [RUN_OUTPUT_LIMIT] = RUN_EXIT_OUTPUT,
+	    [RUN_CRASHED] = RUN_EXIT_CRASHED,
+	    [RUN_SANDBOX_VIOLATION] = RUN_EXIT_SANDBOX,
+	    [RUN_CANCELLED] = RUN_EXIT_INTERRUPTED,
 	};
-	return codes[s];
+	return (size_t)s < sizeof(codes) / sizeof(codes[0]) ? codes[s] : RUN_EXIT_SAFEPY;
 }
 
+/* Every byte of t (NUL included) to f. */
+static void put_text(FILE *f, const struct text *t)
+{
+	if (t->s)
+		fwrite(t->s, 1, t->len, f);
+}
+
+/* The code's stdout on stdout and its stderr on stderr, then the result's repr on stdout, or
+ * the error on stderr: its traceback, or its type and message. Nothing else: the exit status
+ * says how the call ended. */
 static void print_outcome(const struct run_outcome *o)
 {
-	if (o->stdout_text)
-		fputs(o->stdout_text, stdout);
+	put_text(stdout, &o->stdout_text);
 	fflush(stdout);
-	if (o->stderr_text)
-		fputs(o->stderr_text, stderr);
+	put_text(stderr, &o->stderr_text);
 	if (o->status == RUN_OK) {
-		if (o->result_repr)
-			printf("%s\n", o->result_repr);
-	} else if (o->error_traceback && *o->error_traceback) {
-		fputs(o->error_traceback, stderr);
-		if (o->status != RUN_ERROR)
-			fprintf(stderr, "[%s]\n", run_status_name(o->status));
+		if (o->result_repr.s) {
+			put_text(stdout, &o->result_repr);
+			fputc('\n', stdout);
+		}
+	} else if (o->error_traceback.len > 0) {
+		put_text(stderr, &o->error_traceback);
 	} else {
-		fprintf(stderr, "%s: %s\n[%s]\n", o->error_type ? o->error_type : "Error",
-		        o->error_message ? o->error_message : "", run_status_name(o->status));
+		put_text(stderr,
+		         o->error_type.len > 0 ? &o->error_type : &(struct text){"Error", 5});
+		if (o->error_message.len > 0) {
+			fputs(": ", stderr);
+			put_text(stderr, &o->error_message);
+		}
+		fputc('\n', stderr);
 	}
-	if (o->truncated)
-		fprintf(stderr, "[output truncated]\n");
+	for (size_t i = 0; i < o->n_files; i++)
+		fprintf(stderr, "[wrote %s, %llu bytes]\n", o->files[i].path,
+		        (unsigned long long)o->files[i].bytes);
+	/* The images a call returns reach an MCP client; here they are only named. */
+	for (size_t i = 0; i < o->n_images; i++)
+		fprintf(stderr, "[figure %zu: %ux%u PNG image, %zu bytes; an MCP client gets it]\n",
+		        i + 1, (unsigned)o->images[i].width, (unsigned)o->images[i].height,
+		        o->images[i].len);
 	fflush(stdout);
 }
 
@@ -133,7 +153,7 @@ int runcmd_main(const struct config *cfg, const char *zygote_exe)
 {
 	struct engine_call call = {0};
 	struct watch sig;
-	char *owned = NULL;
+	char *owned = NULL, why[640];
 	size_t len;
 	int sfd, rc;
 
@@ -143,11 +163,11 @@ int runcmd_main(const struct config *cfg, const char *zygote_exe)
 	} else {
 		owned = read_source(cfg, &len);
 		if (!owned)
-			return 2;
+			return RUN_EXIT_USAGE;
 		if (strlen(owned) != len) {
 			fprintf(stderr, "safepy: source code cannot contain null bytes\n");
 			free(owned);
-			return 2;
+			return RUN_EXIT_USAGE;
 		}
 		call.code = owned;
 	}
@@ -158,16 +178,26 @@ int runcmd_main(const struct config *cfg, const char *zygote_exe)
 	if (sfd < 0 || loop_init() < 0) {
 		fprintf(stderr, "safepy: cannot set up signals\n");
 		free(owned);
-		return 6;
+		return RUN_EXIT_SAFEPY;
 	}
 	rc = engine_new(cfg, zygote_exe, &R.engine);
 	if (rc < 0) {
 		fprintf(stderr, "safepy: cannot start the Python zygote: %s\n", strerror(-rc));
 		free(owned);
-		return 6;
+		return RUN_EXIT_SAFEPY;
 	}
 	sig = (struct watch){.fd = sfd, .fn = sig_event};
 	loop_add(&sig, EPOLLIN);
+	rc = engine_start_wait(R.engine, &R.interrupted, why, sizeof(why));
+	if (rc <= 0) {
+		if (rc < 0)
+			fprintf(stderr, "safepy: %s\n", why);
+		engine_free(R.engine);
+		free(owned);
+		return rc == -EINVAL ? RUN_EXIT_USAGE
+		       : rc < 0      ? RUN_EXIT_SAFEPY
+		                     : RUN_EXIT_INTERRUPTED;
+	}
 	engine_submit(R.engine, &call);
 	while (!R.finished && !R.interrupted) {
 		if (loop_run_once(-1) < 0)
@@ -177,7 +207,7 @@ int runcmd_main(const struct config *cfg, const char *zygote_exe)
 	free(owned);
 	if (!R.finished) {
 		fprintf(stderr, "safepy: interrupted\n");
-		return 8;
+		return RUN_EXIT_INTERRUPTED;
 	}
 	return R.status;
 }

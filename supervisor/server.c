@@ -1,7 +1,14 @@
 /* server.c - `safepy serve`: MCP over stdin/stdout. Reads lines into a bounded buffer,
  * hands them to protocol/, runs tool calls on the engine, writes one JSON message per line.
- * Only JSON-RPC reaches stdout; every error becomes a response or a log line on stderr. */
+ * Only JSON-RPC reaches stdout; every error becomes a response or a log line on stderr.
+ * Output goes through a queue written as the client reads (outq.c): a client that stops
+ * reading never stops the event loop, so deadlines, kills, cancellations and heartbeats keep
+ * their time. Past OUT_BOUND of queued output nothing new is read and no call is started until
+ * half of it is written; nothing is dropped or reordered. A request whose answer cannot be
+ * made for want of memory gets an error made without allocating (queued in one of outq's
+ * spares); without memory to read into, stdin is read again a moment later. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +22,7 @@
 struct batch {
 	json_object *replies; /* array, owned */
 	int waiting;          /* tool calls of the batch not yet answered */
+	int open;             /* its line is still being handled: not complete yet */
 };
 
 struct pending {
@@ -26,10 +34,26 @@ struct pending {
 	struct timer beat;     /* the next progress heartbeat */
 	int beats;
 	int cancelled;
+	int started;  /* handed to the engine: on S.pending */
+	int deferred; /* waiting to start: on S.deferred */
 	struct pending *next;
 };
 
-#define HEARTBEAT_MS 1000
+#define HEARTBEAT_MS   1000
+/* Output queued for the client beyond which stdin is not read and no call is started; both
+ * resume when the queue is below OUT_RESUME. */
+#define OUT_BOUND      (64u << 20)
+#define OUT_RESUME     (OUT_BOUND / 2)
+/* Code of deferred calls beyond which stdin is not read either. */
+#define DEFER_BOUND    (64u << 20)
+/* Calls started and not answered, at least (or twice --max-workers): each may still add a
+ * response of up to about a megabyte to the queue, so this bounds what the queue can pass
+ * OUT_BOUND by. */
+#define INFLIGHT_MIN   64
+/* At exit, how long the output still queued may take to reach a client that reads. */
+#define EXIT_FLUSH_MS  2000
+/* Without memory to read requests into, stdin is read again after this long. */
+#define STDIN_RETRY_MS 100
 
 struct server {
 	const struct config *cfg;
@@ -38,49 +62,80 @@ struct server {
 	struct mcp_conn conn;
 	struct linebuf lb;
 	struct watch in;
+	int in_watched;
+	struct timer in_retry; /* armed: stdin is not read until memory may be back */
 	struct watch sig;
-	struct timer in_retry; /* armed: stdin is not watched until memory may be back */
+	struct outq out;
+	struct watch outw; /* stdout, watched for EPOLLOUT while the queue waits */
+	int out_watched;
+	int throttled; /* the queue passed OUT_BOUND and has not drained to OUT_RESUME */
 	struct pending *pending;
+	struct pending *deferred, **deferred_tail; /* not started yet, in arrival order */
+	size_t deferred_bytes;
+	unsigned int inflight, max_inflight;
 	char default_session[40]; /* handle of this connection's default session, "" if none */
 	int stop;
 };
 
 static struct server S;
 
-/* Write s[0..len) whole; 0, or -1 when stdout is gone (the server then stops). */
-static int write_all(const char *s, size_t len)
+/* Write what stdout takes now; watch it for the rest. A broken stdout ends the server. */
+static void out_flush(void)
 {
-	size_t off = 0;
+	int rc = outq_flush(&S.out);
 
-	while (off < len) {
-		ssize_t n = write(STDOUT_FILENO, s + off, len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			log_msg(LOG_ERROR, "stdout: %s; shutting down", strerror(errno));
-			S.stop = 1;
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	return 0;
-}
-
-/* Write one line (a message without its newline) to stdout, whole. */
-static void emit_text(const char *s, size_t len)
-{
-	char *line = malloc(len + 1);
-
-	if (!line) {
-		/* Two writes then: the line is still whole, stdout has no other writer. */
-		if (write_all(s, len) == 0)
-			write_all("\n", 1);
+	if (rc < 0) {
+		if (S.out_watched)
+			loop_del(&S.outw);
+		S.out_watched = 0;
+		outq_close(&S.out);
+		if (!S.stop)
+			log_msg(LOG_ERROR, "stdout: %s; shutting down", strerror(-rc));
+		S.stop = 1;
 		return;
 	}
-	memcpy(line, s, len);
-	line[len++] = '\n';
-	write_all(line, len);
-	free(line);
+	if (rc == 1 && !S.out_watched) {
+		if (loop_add(&S.outw, EPOLLOUT) < 0) {
+			log_msg(LOG_ERROR, "cannot watch stdout: %s; shutting down",
+			        strerror(errno));
+			S.stop = 1;
+			return;
+		}
+		S.out_watched = 1;
+	} else if (rc == 0 && S.out_watched) {
+		loop_del(&S.outw);
+		S.out_watched = 0;
+	}
+	if (outq_bytes(&S.out) >= OUT_BOUND && !S.throttled) {
+		S.throttled = 1;
+		log_msg(LOG_WARN,
+		        "the client is not reading: %zu bytes wait for it; reading and "
+		        "starting calls pause until half is written",
+		        outq_bytes(&S.out));
+	} else if (S.throttled && outq_bytes(&S.out) < OUT_RESUME) {
+		S.throttled = 0;
+		log_msg(LOG_INFO, "the client reads again: reading and starting calls resume");
+	}
+}
+
+static void stdout_event(struct watch *w, uint32_t events)
+{
+	out_flush();
+}
+
+/* Queue one line (a message without its newline) for stdout, whole, and write what it takes
+ * now. Returns 0, or -ENOMEM when it could not be queued (nothing is). */
+static int emit_text(const char *s, size_t len)
+{
+	if (S.out.fd < 0)
+		return 0; /* stdout broke: nobody reads */
+	if (outq_push(&S.out, s, len, "\n", 1) < 0)
+		return -ENOMEM;
+	if (!S.out_watched)
+		out_flush();
+	else if (outq_bytes(&S.out) >= OUT_BOUND && !S.throttled)
+		out_flush(); /* says it is throttled */
+	return 0;
 }
 
 /* A request's answer could not be made for want of memory: an error made without
@@ -88,33 +143,35 @@ static void emit_text(const char *s, size_t len)
  * what. */
 static void emit_oom(json_object *id, const char *what)
 {
-	char idt[80], text[512];
+	char idt[80], text[OUTQ_SPARE_BYTES - 1];
 
 	mcp_id_text(id, idt, sizeof(idt));
-	emit_text(text, mcp_oom_text(idt, what, text, sizeof(text)));
+	if (emit_text(text, mcp_oom_text(idt, what, text, sizeof(text))) < 0)
+		log_msg(LOG_ERROR, "out of memory, and no spare left for the error that says so: "
+		                   "a request goes unanswered");
 }
 
-/* Write one message and its newline to stdout, whole; 0, or -ENOMEM when it could not be
- * encoded (nothing is written). */
+/* Queue one message and its newline for stdout, whole; 0, or -ENOMEM when it could not be
+ * encoded or queued (nothing is). */
 static int emit(json_object *msg)
 {
 	size_t len;
 	const char *s = json_object_to_json_string_length(
 	    msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 
-	if (!s) {
+	if (!s || emit_text(s, len) < 0) {
 		log_msg(LOG_ERROR, "out of memory writing a message");
 		return -ENOMEM;
 	}
-	emit_text(s, len);
 	return 0;
 }
 
 static void batch_done(struct batch *b)
 {
-	if (b->waiting > 0)
+	if (b->waiting > 0 || b->open)
 		return;
-	if (json_object_array_length(b->replies) > 0 && emit(b->replies) < 0)
+	/* Once stopping, a batch that lost calls is not sent half. */
+	if (!S.stop && json_object_array_length(b->replies) > 0 && emit(b->replies) < 0)
 		emit_oom(NULL, "writing the answers to a batch");
 	json_object_put(b->replies);
 	free(b);
@@ -128,20 +185,36 @@ static void reply(struct batch *b, json_object *id, json_object *msg)
 		id = json_object_object_get(msg, "id");
 	if (msg && b && json_object_array_add(b->replies, msg) == 0)
 		return;
+	if (!msg)
+		log_msg(LOG_ERROR, "out of memory building a response");
 	if (!msg || emit(msg) < 0)
 		emit_oom(id, "building the answer to this request");
 	json_object_put(msg);
 }
 
-static void pending_free(struct pending *p)
+/* Unlink p from the list it is on, if any. */
+static void pending_unlink(struct pending *p)
 {
 	struct pending **pp;
 
-	for (pp = &S.pending; *pp; pp = &(*pp)->next)
+	if (!p->started && !p->deferred)
+		return;
+	for (pp = p->started ? &S.pending : &S.deferred; *pp; pp = &(*pp)->next)
 		if (*pp == p) {
 			*pp = p->next;
 			break;
 		}
+	if (p->deferred) {
+		S.deferred_tail = &S.deferred;
+		for (struct pending *q = S.deferred; q; q = q->next)
+			S.deferred_tail = &q->next;
+		S.deferred_bytes -= p->args.code_len;
+		p->deferred = 0;
+	}
+}
+
+static void pending_free(struct pending *p)
+{
 	timer_cancel(&p->beat);
 	json_object_put(p->id);
 	json_object_put(p->progress);
@@ -149,24 +222,33 @@ static void pending_free(struct pending *p)
 	free(p);
 }
 
-static void call_done(struct engine_call *c, struct run_outcome *o)
+/* The call is over (answered or not): forget it, and complete its batch if it was the last. */
+static void finish(struct pending *p)
 {
-	struct pending *p = (struct pending *)c;
 	struct batch *b = p->batch;
 
-	if (!p->cancelled) {
-		log_msg(LOG_INFO, "call %s%s%s: %s in %lld ms", json_object_to_json_string(p->id),
-		        S.cfg->peer ? " from " : "", S.cfg->peer ? S.cfg->peer : "",
-		        run_status_name(o->status), (long long)o->duration_ms);
-		reply(b, p->id, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
-	} else {
-		log_msg(LOG_INFO, "call %s: cancelled", json_object_to_json_string(p->id));
-	}
+	pending_unlink(p);
 	pending_free(p);
 	if (b) {
 		b->waiting--;
 		batch_done(b);
 	}
+}
+
+static void call_done(struct engine_call *c, struct run_outcome *o)
+{
+	struct pending *p = (struct pending *)c;
+
+	S.inflight--;
+	if (!p->cancelled) {
+		log_msg(LOG_INFO, "call %s%s%s: %s in %lld ms", json_object_to_json_string(p->id),
+		        S.cfg->peer ? " from " : "", S.cfg->peer ? S.cfg->peer : "",
+		        run_status_name(o->status), (long long)o->duration_ms);
+		reply(p->batch, p->id, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
+	} else {
+		log_msg(LOG_INFO, "call %s: cancelled", json_object_to_json_string(p->id));
+	}
+	finish(p);
 }
 
 /* The session a call names: the connection's default (created on first use, and again if
@@ -207,10 +289,75 @@ static void heartbeat(struct timer *t)
 	         (long long)((now_ms() - p->call.started_ms) / 1000));
 	n = mcp_progress_notification(p->progress, p->beats, msg);
 	if (n) {
-		emit(n);
+		(void)emit(n); /* a heartbeat missed is no loss */
 		json_object_put(n);
 	}
 	timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
+}
+
+/* Hand a call to the engine, now: its session first (an unknown one is answered at once). */
+static void launch(struct pending *p)
+{
+	p->call.session = resolve_session(p->args.session);
+	if (!p->call.session && (!p->args.session || strcmp(p->args.session, "new") == 0)) {
+		/* Only memory could be short: a new session evicts the least recently used. */
+		reply(p->batch, p->id, NULL);
+		finish(p);
+		return;
+	}
+	if (!p->call.session) {
+		struct run_outcome o;
+		run_outcome_init(&o);
+		o.status = RUN_ERROR;
+		text_set_str(&o.error_type, "SessionError");
+		text_printf(
+		    &o.error_message,
+		    "Unknown or expired session \"%.64s\". Sessions end when evicted (the "
+		    "server keeps %u, least recently used first), after %g minutes idle, or "
+		    "when the server restarts. Pass session \"new\" to start a new one, or "
+		    "leave session out to use the default session.",
+		    p->args.session ? p->args.session : "", S.cfg->max_sessions,
+		    S.cfg->session_idle_s / 60);
+		text_set_str(&o.error_traceback, "");
+		reply(p->batch, p->id, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
+		run_outcome_clear(&o);
+		finish(p);
+		return;
+	}
+	p->call.reset = p->args.reset;
+	p->call.code = p->args.code;
+	p->call.code_len = p->args.code_len;
+	p->call.timeout_s = p->args.timeout_s;
+	p->call.done = call_done;
+	p->started = 1;
+	p->next = S.pending;
+	S.pending = p;
+	S.inflight++;
+	if (p->progress)
+		timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
+	engine_submit(S.engine, &p->call);
+}
+
+/* May one more call start now? Not while the client is behind on reading, nor past the
+ * calls that may be started and unanswered at once. */
+static int may_launch(void)
+{
+	return !S.stop && !S.throttled && S.inflight < S.max_inflight;
+}
+
+/* Start the deferred calls that may start now, in arrival order. */
+static void launch_deferred(void)
+{
+	while (S.deferred && may_launch()) {
+		struct pending *p = S.deferred;
+
+		S.deferred = p->next;
+		if (!S.deferred)
+			S.deferred_tail = &S.deferred;
+		S.deferred_bytes -= p->args.code_len;
+		p->deferred = 0;
+		launch(p);
+	}
 }
 
 static void start_call(struct mcp_event *ev, struct batch *b)
@@ -223,50 +370,46 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 	}
 	p->id = json_object_get(ev->id);
 	timer_init(&p->beat, heartbeat, p);
-	if (ev->progress_token) {
-		p->progress = json_object_get(ev->progress_token);
-		timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
-	}
+	p->progress = json_object_get(ev->progress_token);
 	p->args = ev->args;
 	memset(&ev->args, 0, sizeof(ev->args));
 	p->batch = b;
-	p->call.session = resolve_session(p->args.session);
-	if (!p->call.session && (!p->args.session || strcmp(p->args.session, "new") == 0)) {
-		/* Only memory could be short: a new session evicts the least recently used. */
-		reply(b, p->id, NULL);
-		pending_free(p); /* not linked yet: only frees */
-		return;
-	}
-	if (!p->call.session) {
-		struct run_outcome o;
-		run_outcome_init(&o);
-		o.status = RUN_ERROR;
-		o.error_type = strdup("SessionError");
-		if (asprintf(
-		        &o.error_message,
-		        "Unknown or expired session \"%.64s\". Sessions end when evicted (the "
-		        "server keeps %u, least recently used first), after %g minutes idle, or "
-		        "when the server restarts. Pass session \"new\" to start a new one, or "
-		        "leave session out to use the default session.",
-		        p->args.session ? p->args.session : "", S.cfg->max_sessions,
-		        S.cfg->session_idle_s / 60) < 0)
-			o.error_message = NULL;
-		o.error_traceback = strdup("");
-		reply(b, p->id, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
-		run_outcome_clear(&o);
-		pending_free(p); /* not linked yet: only frees */
-		return;
-	}
-	p->call.reset = p->args.reset;
-	p->call.code = p->args.code;
-	p->call.code_len = p->args.code_len;
-	p->call.timeout_s = p->args.timeout_s;
-	p->call.done = call_done;
-	p->next = S.pending;
-	S.pending = p;
 	if (b)
 		b->waiting++;
-	engine_submit(S.engine, &p->call);
+	/* Behind calls already waiting, or while nothing may start: wait, in order. */
+	if (S.deferred || !may_launch()) {
+		p->next = NULL;
+		p->deferred = 1;
+		*S.deferred_tail = p;
+		S.deferred_tail = &p->next;
+		S.deferred_bytes += p->args.code_len;
+		return;
+	}
+	launch(p);
+}
+
+/* show_figures: the images the session's last call drew, answered at once (no code runs). */
+static void show_figures(struct mcp_event *ev, struct batch *b)
+{
+	const char *name = ev->args.session ? ev->args.session : S.default_session;
+	struct session *s = name[0] ? engine_session_find(S.engine, name) : NULL;
+	const struct run_image *images = NULL;
+	const char *note = NULL;
+	json_object *r;
+	size_t n = 0;
+
+	if (s)
+		images = engine_session_images(s, &n);
+	if (!s && ev->args.session)
+		note = "Unknown or expired session: pass the handle run_python returned, or leave "
+		       "session out for this connection's default session.";
+	else if (n == 0)
+		note =
+		    "No figures: the last run_python call of this session drew none (or they are "
+		    "no longer kept).";
+	r = mcp_figures_response(&S.conn, &ev->args.ctx, ev->id, images, n, note,
+	                         !s && ev->args.session);
+	reply(b, ev->id, r);
 }
 
 static void cancel_call(json_object *id)
@@ -275,6 +418,15 @@ static void cancel_call(json_object *id)
 		if (!p->cancelled && mcp_id_equal(p->id, id)) {
 			p->cancelled = 1;
 			engine_cancel(S.engine, &p->call);
+			return;
+		}
+	}
+	/* One that has not started yet just goes: a cancelled call gets no response. */
+	for (struct pending *p = S.deferred; p; p = p->next) {
+		if (mcp_id_equal(p->id, id)) {
+			log_msg(LOG_INFO, "call %s: cancelled before it started",
+			        json_object_to_json_string(p->id));
+			finish(p);
 			return;
 		}
 	}
@@ -289,17 +441,21 @@ static void handle_line(const char *line, size_t len)
 		log_msg(LOG_ERROR, "out of memory handling a message%s",
 		        evs.oom_answer ? "; it is answered with an error" : "");
 		if (evs.oom_answer) {
-			char text[512];
-			emit_text(text, mcp_oom_text(evs.oom_id, "handling this request", text,
-			                             sizeof(text)));
+			char text[OUTQ_SPARE_BYTES - 1];
+			if (emit_text(text, mcp_oom_text(evs.oom_id, "handling this request", text,
+			                                 sizeof(text))) < 0)
+				log_msg(LOG_ERROR, "no spare left for that error: the request goes "
+				                   "unanswered");
 		}
 		mcp_events_clear(&evs);
 		return;
 	}
 	if (evs.is_batch) {
 		b = calloc(1, sizeof(*b));
-		if (b)
+		if (b) {
 			b->replies = json_object_new_array();
+			b->open = 1;
+		}
 		if (!b || !b->replies) {
 			free(b);
 			b = NULL;
@@ -318,23 +474,60 @@ static void handle_line(const char *line, size_t len)
 		case MCP_EV_CANCEL:
 			cancel_call(ev->id);
 			break;
+		case MCP_EV_NOTE:
+			log_msg(ev->warn ? LOG_WARN : LOG_DEBUG, "%s", ev->note);
+			break;
+		case MCP_EV_FIGURES:
+			show_figures(ev, b);
+			break;
 		}
 	}
 	mcp_events_clear(&evs);
-	if (b)
+	if (b) {
+		b->open = 0;
 		batch_done(b);
+	}
 }
 
-#define STDIN_RETRY_MS 100
+/* Is reading (and handling what was read) paused: the client is behind on reading, or the
+ * code of calls waiting to start is too much to take more? */
+static int input_paused(void)
+{
+	return S.throttled || S.deferred_bytes >= DEFER_BOUND;
+}
 
-/* Watch stdin again after a shortage of memory. */
+/* Handle the complete lines already read, until they run out or input pauses. */
+static void handle_lines(void)
+{
+	const char *line;
+	size_t len;
+	int r;
+
+	while (!S.stop && !input_paused() && (r = linebuf_next(&S.lb, &line, &len)) != 0) {
+		if (r == LINEBUF_TOO_LONG) {
+			char says[96];
+			json_object *e;
+
+			snprintf(says, sizeof(says),
+			         "Message too large: a JSON-RPC message may be at most %u bytes",
+			         PROTO_MAX_LINE);
+			e = mcp_error_response(NULL, JSONRPC_INVALID_REQUEST, says);
+			log_msg(LOG_WARN, "dropped a message over %u bytes", PROTO_MAX_LINE);
+			if (!e || emit(e) < 0)
+				emit_oom(NULL, "answering a message too large to read");
+			json_object_put(e);
+			continue;
+		}
+		if (len == 0)
+			continue;
+		handle_line(line, len);
+	}
+}
+
+/* Memory may be back: pump() watches stdin again. */
 static void stdin_retry(struct timer *t)
 {
 	(void)t;
-	if (loop_add(&S.in, EPOLLIN) < 0) {
-		timer_arm(&S.in_retry, now_ms() + STDIN_RETRY_MS);
-		return;
-	}
 	log_msg(LOG_INFO, "reading requests again");
 }
 
@@ -342,16 +535,12 @@ static void stdin_event(struct watch *w, uint32_t events)
 {
 	char buf[65536];
 	ssize_t n;
-	const char *line;
-	size_t len;
-	int r;
 
 	/* What is read is kept whole: without room for it, nothing is read (nor lost) for a
-	 * moment, and the requests wait in the pipe. */
+	 * moment, and the requests wait in the pipe (pump() stops watching stdin meanwhile). */
 	if (linebuf_reserve(&S.lb, sizeof(buf)) < 0) {
 		log_msg(LOG_ERROR, "out of memory reading requests; trying again in %d ms",
 		        STDIN_RETRY_MS);
-		loop_del(&S.in);
 		timer_arm(&S.in_retry, now_ms() + STDIN_RETRY_MS);
 		return;
 	}
@@ -373,24 +562,52 @@ static void stdin_event(struct watch *w, uint32_t events)
 		S.stop = 1;
 		return;
 	}
-	while ((r = linebuf_next(&S.lb, &line, &len)) != 0 && !S.stop) {
-		if (r == LINEBUF_TOO_LONG) {
-			char says[96];
-			json_object *e;
+	handle_lines();
+}
 
-			snprintf(says, sizeof(says),
-			         "Message too large: a JSON-RPC message may be at most %u bytes",
-			         PROTO_MAX_LINE);
-			e = mcp_error_response(NULL, JSONRPC_INVALID_REQUEST, says);
-			log_msg(LOG_WARN, "dropped a message over %u bytes", PROTO_MAX_LINE);
-			emit(e);
-			json_object_put(e);
-			continue;
+/* After every event: start what may start, handle lines left while input was paused, and
+ * watch stdin only while its input is wanted (and every line read was handled, so linebuf
+ * stays bounded). Never inside an engine callback: engine_submit happens here or in a line's
+ * handling only. */
+static void pump(void)
+{
+	int want;
+
+	launch_deferred();
+	handle_lines();
+	want = !S.stop && !input_paused() && !S.in_retry.armed;
+	if (want && !S.in_watched) {
+		if (loop_add(&S.in, EPOLLIN) < 0) {
+			log_msg(LOG_ERROR, "cannot watch stdin: %s", strerror(errno));
+			S.stop = 1;
+			return;
 		}
-		if (len == 0)
-			continue;
-		handle_line(line, len);
+		S.in_watched = 1;
+	} else if (!want && S.in_watched) {
+		/* Removed, not just muted: a hang-up would still be reported. */
+		loop_del(&S.in);
+		S.in_watched = 0;
 	}
+}
+
+/* At exit, give the output still queued a short while to reach a client that reads. */
+static void drain_output(void)
+{
+	int64_t deadline = now_ms() + EXIT_FLUSH_MS;
+
+	while (S.out.fd >= 0 && outq_bytes(&S.out) > 0 && now_ms() < deadline) {
+		struct pollfd p = {.fd = outq_fd(&S.out), .events = POLLOUT};
+		int rc;
+
+		if (poll(&p, 1, (int)(deadline - now_ms())) <= 0)
+			break;
+		rc = outq_flush(&S.out);
+		if (rc < 0)
+			break;
+	}
+	if (outq_bytes(&S.out) > 0)
+		log_msg(LOG_WARN, "%zu bytes of output were not read by the client",
+		        outq_bytes(&S.out));
 }
 
 static void signal_event(struct watch *w, uint32_t events)
@@ -414,7 +631,7 @@ static void log_to_client(enum log_level l, const char *text)
 	json_object *n = mcp_log_notification(&S.conn, levels[l], "safepy", text);
 
 	if (n) {
-		emit(n);
+		(void)emit(n); /* a notification: no answer is owed */
 		json_object_put(n);
 	}
 }
@@ -438,6 +655,7 @@ int signals_block(void)
 
 int server_main(const struct config *cfg, const char *zygote_exe)
 {
+	char why[640];
 	int rc, sfd;
 
 	memset(&S, 0, sizeof(S));
@@ -451,56 +669,87 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	S.mcfg.n_imports = cfg->n_imports;
 	S.mcfg.max_sessions = cfg->max_sessions;
 	S.mcfg.session_idle_s = cfg->session_idle_s;
+	S.deferred_tail = &S.deferred;
+	S.max_inflight = cfg->max_workers > INFLIGHT_MIN / 2 ? 2 * cfg->max_workers : INFLIGHT_MIN;
+	S.mcfg.workspace = cfg->workspace;
+	S.mcfg.workspace_write = cfg->workspace_write;
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		if (strncmp(cfg->imports[i], "matplotlib", 10) == 0 &&
+		    (cfg->imports[i][10] == '\0' || cfg->imports[i][10] == '.'))
+			S.mcfg.figures = 1;
 	mcp_conn_init(&S.conn, &S.mcfg);
 	linebuf_init(&S.lb, PROTO_MAX_LINE);
 	sfd = signals_block();
 	rc = sfd < 0 ? sfd : loop_init();
+	if (rc == 0)
+		rc = outq_open(&S.out, STDOUT_FILENO);
 	if (rc < 0) {
-		log_msg(LOG_ERROR, "cannot set up the event loop: %s", strerror(-rc));
+		log_msg(LOG_ERROR, "cannot set up the event loop and stdout: %s", strerror(-rc));
 		return 1;
 	}
 	/* The zygote starts before any request is read. */
 	rc = engine_new(cfg, zygote_exe, &S.engine);
 	if (rc < 0) {
 		log_msg(LOG_ERROR, "cannot start the Python zygote: %s", strerror(-rc));
+		outq_close(&S.out);
 		return 1;
 	}
 	S.sig = (struct watch){.fd = sfd, .fn = signal_event};
 	S.in = (struct watch){.fd = STDIN_FILENO, .fn = stdin_event};
+	S.outw = (struct watch){.fd = outq_fd(&S.out), .fn = stdout_event};
 	timer_init(&S.in_retry, stdin_retry, NULL);
-	if (loop_add(&S.sig, EPOLLIN) < 0 || loop_add(&S.in, EPOLLIN) < 0) {
-		log_msg(LOG_ERROR, "cannot watch stdin: %s", strerror(errno));
+	if (loop_add(&S.sig, EPOLLIN) < 0) {
+		log_msg(LOG_ERROR, "cannot watch signals: %s", strerror(errno));
 		engine_free(S.engine);
+		outq_close(&S.out);
 		return 1;
+	}
+	/* Nothing is read before the options proved good: the zygote imported every allowed
+	 * module. */
+	rc = engine_start_wait(S.engine, &S.stop, why, sizeof(why));
+	if (rc <= 0) {
+		if (rc < 0)
+			fprintf(stderr, "safepy: %s\n", why);
+		engine_free(S.engine);
+		outq_close(&S.out);
+		return rc == -EINVAL ? 2 : rc < 0 ? 1 : 0;
 	}
 	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
 	        SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
+	if (cfg->workspace)
+		log_msg(LOG_INFO, "workspace: %s (%s)", cfg->workspace,
+		        cfg->workspace_write ? "read-write" : "read-only");
 	log_set_sink(log_to_client);
 #ifdef SAFEPY_FAILALLOC
 	failalloc_arm(); /* the test build: allocations may fail from here on */
 #endif
+	pump();
 	while (!S.stop) {
 		rc = loop_run_once(-1);
 		if (rc < 0) {
 			log_msg(LOG_ERROR, "event loop: %s", strerror(-rc));
 			break;
 		}
+		pump();
 	}
+	S.stop = 1;
 	log_set_sink(NULL);
-	/* Calls still running get no response: the client is gone or asked us to stop. */
+	timer_cancel(&S.in_retry);
+	if (S.in_watched)
+		loop_del(&S.in);
+	/* Calls still running or waiting get no response: the client is gone or asked us to
+	 * stop. */
+	while (S.deferred)
+		finish(S.deferred);
 	for (struct pending *p = S.pending; p; p = p->next)
 		p->cancelled = 1;
 	engine_free(S.engine);
-	while (S.pending) {
-		struct pending *p = S.pending;
-		struct batch *b = p->batch;
-		pending_free(p);
-		if (b && --b->waiting == 0) {
-			json_object_put(b->replies);
-			free(b);
-		}
-	}
-	timer_cancel(&S.in_retry);
+	while (S.pending)
+		finish(S.pending);
+	if (S.out_watched)
+		loop_del(&S.outw);
+	drain_output();
+	outq_close(&S.out);
 	linebuf_clear(&S.lb);
 	return 0;
 }

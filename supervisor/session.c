@@ -15,9 +15,61 @@ static int64_t idle_ms(const struct engine *e)
 	return (int64_t)(e->cfg->session_idle_s * 1000);
 }
 
+static void images_drop(struct session *s)
+{
+	for (size_t i = 0; i < s->n_images; i++)
+		free(s->images[i].png);
+	free(s->images);
+	s->e->images_kept -= s->images_bytes;
+	s->images = NULL;
+	s->n_images = s->images_bytes = 0;
+}
+
+void session_keep_images(struct session *s, const struct run_outcome *o)
+{
+	struct engine *e = s->e;
+	struct session *old;
+	size_t bytes = 0;
+
+	images_drop(s);
+	for (size_t i = 0; i < o->n_images; i++)
+		bytes += o->images[i].len;
+	if (o->n_images == 0 || bytes > ENGINE_IMAGES_KEPT_MAX)
+		return;
+	/* Room first: the least recently used sessions' images go. */
+	TAILQ_FOREACH(old, &e->sessions, link)
+	{
+		if (e->images_kept + bytes <= ENGINE_IMAGES_KEPT_MAX)
+			break;
+		if (old != s)
+			images_drop(old);
+	}
+	s->images = calloc(o->n_images, sizeof(*s->images));
+	for (size_t i = 0; s->images && i < o->n_images; i++) {
+		s->images[i] = o->images[i];
+		s->images[i].png = malloc(o->images[i].len);
+		s->n_images = i + 1;
+		if (!s->images[i].png) {
+			images_drop(s);
+			return;
+		}
+		memcpy(s->images[i].png, o->images[i].png, o->images[i].len);
+		s->images_bytes += o->images[i].len;
+		e->images_kept += o->images[i].len;
+	}
+}
+
+const struct run_image *engine_session_images(const struct session *s, size_t *n)
+{
+	*n = s->n_images;
+	return s->images;
+}
+
 static void session_free(struct session *s)
 {
 	struct engine *e = s->e;
+
+	images_drop(s);
 
 	if (s->chain) {
 		struct chain *c = s->chain;

@@ -38,6 +38,7 @@ struct config {
 	char **imports;            /* owned, sorted, unique */
 	size_t n_imports;
 	int imports_seed;
+	int imports_data; /* --imports data: the default set and the data stack */
 	enum log_level log_level;
 	uid_t uid; /* sandbox user when started as root */
 	gid_t gid;
@@ -45,6 +46,8 @@ struct config {
 	int no_namespaces;
 	int no_landlock;
 	int show_policy;          /* doctor --policy */
+	char *workspace;          /* owned: --workspace, absolute, links resolved; NULL: none */
+	int workspace_write;      /* --workspace-write */
 	const char *run_code;     /* run -c */
 	const char *run_file;     /* run FILE, or "-" */
 	const char *connect_path; /* connect SOCKET; NULL: SAFEPY_SOCKET_PATH */
@@ -62,6 +65,11 @@ struct config {
 int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char *err,
                  size_t errlen);
 void config_clear(struct config *cfg);
+/* Is name one of the modules of cfg's import set (--imports), not one --allow-import added? */
+int config_import_is_builtin(const struct config *cfg, const char *name);
+/* Is name (an allowed module) a package of its own, not a standard-library module of the import
+ * sets (seed, default, data's io, csv, warnings)? Its version is worth reporting. */
+int config_import_is_package(const char *name);
 /* The zygote's configuration (ipc.h) for these options. Its strings are borrowed from cfg. */
 void config_to_ipc(const struct config *cfg, struct ipc_config *out);
 
@@ -114,6 +122,43 @@ void timer_init(struct timer *t, timer_fn fn, void *data);
 void timer_arm(struct timer *t, int64_t at);
 void timer_cancel(struct timer *t);
 
+/* ---- the server's output (outq.c) ---- */
+
+/* Messages waiting for a client that may read slowly: whole chunks, written in order without
+ * blocking. Caller-owned: outq_open / outq_close. */
+/* Chunks made at outq_open for messages that must go out when memory is short: outq_push
+ * takes one when it cannot allocate, and it comes back once written. */
+#define OUTQ_SPARES      64
+#define OUTQ_SPARE_BYTES 512
+struct outq_chunk;
+struct outq {
+	STAILQ_HEAD(outq_list, outq_chunk) chunks;
+	struct outq_chunk *spare[OUTQ_SPARES]; /* the spares not in use: spare[0..n_spare) */
+	int n_spare;
+	size_t bytes;      /* queued, not yet written */
+	int fd;            /* what is written to (-1 once closed) */
+	int own_fd;        /* our own open of a pipe, or -1 */
+	int is_socket;     /* written with MSG_DONTWAIT */
+	int restore_flags; /* the fd's flags before O_NONBLOCK, or -1 */
+};
+
+/* Write fd through a queue, without blocking: a pipe is opened again for a file description
+ * of our own, a socket is written with MSG_DONTWAIT, anything else gets O_NONBLOCK until
+ * outq_close. */
+int outq_open(struct outq *q, int fd);
+/* Drop what is queued, put fd back as it was. */
+void outq_close(struct outq *q);
+/* Queue data[0..len) then tail[0..tail_len) as one chunk (copies). Without memory, a chunk of
+ * up to OUTQ_SPARE_BYTES goes in a spare if one is free. Returns 0 or -ENOMEM. */
+int outq_push(struct outq *q, const char *data, size_t len, const char *tail, size_t tail_len);
+/* Write what the fd takes now. Returns 0 when the queue is empty, 1 when the fd takes no more
+ * for now (wait for EPOLLOUT on outq_fd), or -errno when it is broken (-EPIPE: no reader). */
+int outq_flush(struct outq *q);
+/* Bytes queued. */
+size_t outq_bytes(const struct outq *q);
+/* The fd to watch for EPOLLOUT. */
+int outq_fd(const struct outq *q);
+
 /* ---- the engine (engine.c) ---- */
 
 struct engine;
@@ -152,6 +197,9 @@ struct session *engine_session_new(struct engine *e);
 struct session *engine_session_find(struct engine *e, const char *handle);
 /* Its handle: 32 hex digits, 128 bits from getrandom. */
 const char *engine_session_handle(const struct session *s);
+/* The images of its last completed call (borrowed, valid until its next call completes or it
+ * ends), *n of them; none (NULL, 0) when that call drew none or they were dropped for room. */
+const struct run_image *engine_session_images(const struct session *s, size_t *n);
 /* Queue a call; calls of one session run one at a time in arrival order. done() is never
  * called from inside engine_submit. */
 void engine_submit(struct engine *e, struct engine_call *c);
@@ -162,6 +210,11 @@ void engine_cancel(struct engine *e, struct engine_call *c);
 void engine_free(struct engine *e);
 /* Handle SIGCHLD: reap, follow the traced processes' stops. */
 void engine_sigchld(struct engine *e);
+/* Run the event loop until the zygote is ready (returns 1), its first start failed, or *stop is
+ * set (returns 0). A failure returns -EINVAL when an allowed module cannot be imported (why
+ * names it and the option that allowed it), else -EIO, with the reason in why[0..len). The
+ * caller's signal watch must already feed engine_sigchld. */
+int engine_start_wait(struct engine *e, const int *stop, char *why, size_t len);
 /* The first worker's sandbox report (JSON text), or NULL before one was ready. */
 const char *engine_layers(struct engine *e);
 /* What confines the supervisor itself. */
@@ -170,6 +223,20 @@ const struct confine_report *engine_confinement(const struct engine *e);
 int engine_can_name_syscalls(struct engine *e);
 
 /* ---- front ends ---- */
+
+/* Exit statuses of `safepy run` (also listed in --help and safepy(1)). */
+enum run_exit {
+	RUN_EXIT_OK = 0,
+	RUN_EXIT_ERROR = 1, /* the code raised an exception */
+	RUN_EXIT_USAGE = 2, /* a bad option or file, or an allowed module that cannot be imported */
+	RUN_EXIT_TIMEOUT = 3,
+	RUN_EXIT_MEMORY = 4,
+	RUN_EXIT_OUTPUT = 5,
+	RUN_EXIT_CRASHED = 6,
+	RUN_EXIT_SANDBOX = 7,     /* a sandbox violation */
+	RUN_EXIT_INTERRUPTED = 8, /* a signal stopped safepy first */
+	RUN_EXIT_SAFEPY = 9,      /* safepy could not run the code: the sandbox could not start */
+};
 
 int server_main(const struct config *cfg, const char *zygote_exe);
 int runcmd_main(const struct config *cfg, const char *zygote_exe);
@@ -201,6 +268,7 @@ struct confine_paths {
 	int cgroup_fd;    /* the delegated cgroup's directory, -1 */
 	int workspace_fd; /* the workspace, -1 */
 	int workspace_writable;
+	int cache_fd; /* where the zygote writes its libraries' caches, -1 */
 };
 
 /* What confinement is in force, for the log and doctor. */
@@ -208,8 +276,8 @@ struct confine_report {
 	int nnp;                   /* no_new_privs set */
 	unsigned int seccomp_rows; /* its filter's table rows, 0: no filter */
 	long landlock_abi;         /* 0: no Landlock */
-	char landlock[192];
-	char detail[320];
+	char landlock[256];
+	char detail[400];
 };
 
 /* Confine the supervisor (no_new_privs, Landlock, the starter forked, then its seccomp

@@ -57,6 +57,12 @@ static int by_kill(const struct verdict_in *in, struct verdict *v)
 		    "The server ran out of memory or file descriptors while serving this call, "
 		    "and stopped it. Retry later.");
 		return 1;
+	case KILL_QUOTA:
+		set(v, RUN_OUTPUT_LIMIT, "WorkspaceError",
+		    "The call wrote more to the workspace than one call may (%llu MiB) and was "
+		    "stopped: no file was written.",
+		    (unsigned long long)(ENGINE_WS_BYTES_PER_CALL >> 20));
+		return 1;
 	case KILL_DONE:
 	case KILL_NONE:
 		break;

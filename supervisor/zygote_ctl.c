@@ -28,6 +28,7 @@ int zygote_start(struct engine *e)
 	int rc;
 
 	config_to_ipc(e->cfg, &ic);
+	ic.cache = e->cache;
 	conf = ipc_config_encode(&ic, &len);
 	if (!conf)
 		return -ENOMEM;
@@ -64,6 +65,7 @@ int zygote_start(struct engine *e)
 	}
 	e->zpid = pid;
 	e->zready = 0;
+	e->zimport[0] = '\0';
 	e->generation++;
 	e->zctl = (struct watch){.fd = sv[0], .fn = zygote_event, .data = e};
 	if (loop_add(&e->zctl, EPOLLIN) < 0) {
@@ -163,15 +165,60 @@ void zygote_exited(struct engine *e, int status)
 		log_msg(LOG_WARN, "the Python zygote exited (%s); restarting it", why);
 	} else {
 		e->zfailures++;
-		snprintf(e->zerror, sizeof(e->zerror), "%s", why);
+		snprintf(e->zerror, sizeof(e->zerror), "%s", e->zimport[0] ? e->zimport : why);
 		delay = (int64_t)ENGINE_ZYGOTE_RETRY_MS << (e->zfailures < 5 ? e->zfailures : 5);
 		if (delay > ENGINE_ZYGOTE_RETRY_MAX)
 			delay = ENGINE_ZYGOTE_RETRY_MAX;
-		log_msg(LOG_ERROR, "the Python zygote failed to start: %s", why);
+		/* The first start's failure is the front end's to report (engine_start_wait). */
+		log_msg(e->zever ? LOG_ERROR : LOG_DEBUG, "the Python zygote failed to start: %s",
+		        e->zerror);
 	}
 	if (!e->stopping)
 		timer_arm(&e->zretry, now_ms() + delay);
 	engine_kick(e);
+}
+
+/* The zygote could not import an allowed module: keep the sentence the front ends print. Its
+ * exit, which follows, makes the start-up a failure. */
+static void zygote_import_failed(struct engine *e, const unsigned char *msg, size_t n)
+{
+	char why[IPC_ZYGOTE_FAIL_TEXT + 1];
+	uint32_t index;
+	const char *name;
+
+	if (e->zready || ipc_zygote_fail_get(msg, n, &index, why, sizeof(why)) < 0 ||
+	    index >= e->cfg->n_imports) {
+		log_msg(LOG_ERROR, "malformed message from the zygote; restarting it");
+		zygote_stop(e);
+		return;
+	}
+	name = e->cfg->imports[index];
+	if (config_import_is_builtin(e->cfg, name))
+		snprintf(e->zimport, sizeof(e->zimport),
+		         "the standard module %s (of --imports %s) cannot be imported: %s", name,
+		         e->cfg->imports_seed ? "seed" : "default", why);
+	else
+		snprintf(e->zimport, sizeof(e->zimport), "--allow-import %s: %s", name, why);
+	log_msg(LOG_DEBUG, "zygote: %s", e->zimport);
+}
+
+int engine_start_wait(struct engine *e, const int *stop, char *why, size_t len)
+{
+	while (!*stop) {
+		if (e->zready)
+			return 1;
+		if (e->zfailures > 0 && e->zimport[0]) {
+			snprintf(why, len, "%s", e->zimport);
+			return -EINVAL;
+		}
+		if (e->zfailures > 0) {
+			snprintf(why, len, "the Python zygote failed to start: %s", e->zerror);
+			return -EIO;
+		}
+		if (loop_run_once(-1) < 0)
+			break;
+	}
+	return 0;
 }
 
 static void zygote_event(struct watch *w, uint32_t events)
@@ -202,6 +249,10 @@ static void zygote_event(struct watch *w, uint32_t events)
 		}
 		return;
 	}
+	if (msg[0] == (unsigned char)IPC_ZYGOTE_FAIL) {
+		zygote_import_failed(e, msg, (size_t)n);
+		return;
+	}
 	if (ipc_zygote_msg_get(msg, (size_t)n, &type, &a, &b) < 0) {
 		log_msg(LOG_ERROR, "malformed message from the zygote; restarting it");
 		zygote_stop(e);
@@ -210,6 +261,7 @@ static void zygote_event(struct watch *w, uint32_t events)
 	switch (type) {
 	case IPC_ZYGOTE_READY:
 		e->zready = 1;
+		e->zever = 1;
 		e->zfailures = 0;
 		e->zoom = 0;
 		log_msg(LOG_DEBUG, "zygote ready");

@@ -93,11 +93,38 @@ const char *e2e_log(void)
 	return tail;
 }
 
+/* args followed by the words of SAFEPY_TEST_EXTRA_ARGS (CTest runs a suite once more with
+ * them: the kernel layer's escape tests with --imports data). Held until e2e_release; args
+ * itself when there are none. */
+static const char *const *with_extra_args(const char *const *args)
+{
+	const char *extra = getenv("SAFEPY_TEST_EXTRA_ARGS");
+	const char **out;
+	char *words, *save = NULL;
+	size_t n = 0, k = 0;
+
+	if (!extra || !*extra)
+		return args;
+	while (args && args[n])
+		n++;
+	out = calloc(n + strlen(extra) / 2 + 2, sizeof(*out));
+	words = strdup(extra);
+	cr_assert(out && words);
+	for (; k < n; k++)
+		out[k] = args[k];
+	for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		out[k++] = e2e_fmt("%s", w);
+	free(words);
+	keep((void ***)&strs, &nstrs, &strs_cap, (void *)out);
+	return out;
+}
+
 void e2e_open(struct mcpc *c, const char *bin, const char *const *args, const char *const *env,
               const char *version)
 {
 	json_object *r;
 
+	args = with_extra_args(args);
 	cr_assert_eq(mcpc_start(c, bin, args, env), 0, "cannot start %s", bin);
 	r = e2e_hold(mcpc_initialize(c, version));
 	cr_assert_not_null(r, "no answer to initialize; log:\n%s", e2e_log());

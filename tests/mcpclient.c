@@ -853,6 +853,13 @@ static void append(char **buf, size_t *len, const char *data, size_t n)
 int mcpc_run_cmd(const char *bin, const char *const *args, const char *stdin_data, int timeout_ms,
                  char **out, char **err, int *status)
 {
+	return mcpc_run_cmd_len(bin, args, stdin_data, timeout_ms, out, NULL, err, NULL, status);
+}
+
+int mcpc_run_cmd_len(const char *bin, const char *const *args, const char *stdin_data,
+                     int timeout_ms, char **out, size_t *out_len, char **err, size_t *err_len,
+                     int *status)
+{
 	int in[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
 	size_t olen = 0, elen = 0, inlen = stdin_data ? strlen(stdin_data) : 0, inoff = 0;
 	int64_t deadline = mcpc_now_ms() + timeout_ms;
@@ -922,6 +929,10 @@ int mcpc_run_cmd(const char *bin, const char *const *args, const char *stdin_dat
 	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
 out:
+	if (out_len)
+		*out_len = olen;
+	if (err_len)
+		*err_len = elen;
 	for (int i = 0; i < 2; i++) {
 		if (in[i] >= 0)
 			close(in[i]);

@@ -132,6 +132,11 @@ int mcpc_wait_procs_gone(const struct mcpc_proc *procs, int n, int timeout_ms);
  * wait status, or -errno (-ETIMEDOUT: the process was killed). */
 int mcpc_run_cmd(const char *bin, const char *const *args, const char *stdin_data, int timeout_ms,
                  char **out, char **err, int *status);
+/* The same, with the number of bytes of each output (which may hold NUL bytes) in *out_len and
+ * *err_len (either may be NULL). */
+int mcpc_run_cmd_len(const char *bin, const char *const *args, const char *stdin_data,
+                     int timeout_ms, char **out, size_t *out_len, char **err, size_t *err_len,
+                     int *status);
 
 /* Milliseconds on the monotonic clock. */
 int64_t mcpc_now_ms(void);

@@ -112,8 +112,10 @@ static int in_confined_child(int (*fn)(const struct confine_report *, struct sta
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		struct confine_paths p = {
-		    .zygote_exe = zygote_path(), .cgroup_fd = -1, .workspace_fd = -1};
+		struct confine_paths p = {.zygote_exe = zygote_path(),
+		                          .cgroup_fd = -1,
+		                          .workspace_fd = -1,
+		                          .cache_fd = -1};
 		struct confine_report r;
 		struct starter st;
 		int fd = open(errlog, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0600);

@@ -6,6 +6,7 @@
 #include <criterion/logging.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,6 +336,41 @@ Test(protocol, notifications_get_no_reply)
 	e2e_stop();
 }
 
+/* safepy sends no requests: a response from the client gets no reply, valid or not, and an
+ * invalid one is logged; a malformed notification gets no reply either. */
+Test(protocol, responses_and_malformed_notifications_get_no_reply)
+{
+	json_object *r;
+	char *log;
+
+	e2e_start(NULL);
+	mcpc_send(&e2e_srv, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+	mcpc_send(&e2e_srv,
+	          "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":-1,\"message\":\"m\"}}");
+	mcpc_send(&e2e_srv, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{},\"error\":{\"code\":1,"
+	                    "\"message\":\"m\"}}");
+	mcpc_send(&e2e_srv, "{\"jsonrpc\":\"2.0\",\"result\":{}}");
+	mcpc_send(&e2e_srv, "{\"jsonrpc\":\"2.0\",\"method\":7}");
+	mcpc_send(&e2e_srv, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
+	r = e2e_hold(mcpc_next(&e2e_srv, 5000));
+	cr_assert_not_null(r, "no answer to ping");
+	cr_assert_eq(json_object_get_int(e2e_member(r, "id")), 9, "something else was answered: %s",
+	             mcpc_json(r));
+	cr_assert_not_null(mcpc_result(r), "%s", mcpc_json(r));
+	log = mcpc_stderr(&e2e_srv);
+	cr_assert(strstr(log,
+	                 "warn: ignored an invalid JSON-RPC response from the client (id 2): it "
+	                 "has both"),
+	          "%s", log);
+	cr_assert(
+	    strstr(log, "warn: ignored an invalid JSON-RPC response from the client: it has no"),
+	    "%s", log);
+	cr_assert(strstr(log, "warn: ignored a malformed notification"), "%s", log);
+	cr_assert_null(strstr(log, "(id 1)"), "a valid response is no warning: %s", log);
+	free(log);
+	e2e_stop();
+}
+
 Test(protocol, unknown_tool_and_bad_arguments)
 {
 	e2e_start(NULL);
@@ -548,6 +584,78 @@ Test(run_python, print_behaves_as_cpython)
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "a-b!\n1|2.5|None|[3]\nno newline");
 	r = e2e_ok("print('é ✓ 日本')");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "é ✓ 日本\n");
+	e2e_stop();
+}
+
+/* The string at a JSON pointer of r is exactly want[0..n), NUL bytes included. */
+static void assert_bytes(json_object *r, const char *ptr, const char *want, size_t n)
+{
+	json_object *v = NULL;
+
+	cr_assert_eq(json_pointer_get(r, ptr, &v), 0, "no %s in %s", ptr, mcpc_json(r));
+	cr_assert(json_object_is_type(v, json_type_string), "%s in %s", ptr, mcpc_json(r));
+	cr_assert_eq((size_t)json_object_get_string_len(v), n, "%s has %d bytes, want %zu: %s", ptr,
+	             json_object_get_string_len(v), n, mcpc_json(r));
+	cr_assert_eq(memcmp(json_object_get_string(v), want, n), 0, "%s in %s", ptr, mcpc_json(r));
+}
+
+#define SC       "/result/structuredContent/"
+#define BYTES(s) s, sizeof(s) - 1
+
+/* What the code prints, returns and raises comes back whole on every path: a NUL does not end
+ * the text, nothing is dropped, and no truncated flag is needed. */
+Test(run_python, nul_and_every_character_come_back_intact)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import sys\nprint('a\\x00b')\nprint('\\x00', file=sys.stderr)\n'c\\x00d'");
+	assert_bytes(r, SC "stdout", BYTES("a\0b\n"));
+	assert_bytes(r, SC "stderr", BYTES("\0\n"));
+	assert_bytes(r, SC "logs", BYTES("a\0b\n\0\n"));
+	assert_bytes(r, SC "result", BYTES("c\0d"));
+	assert_bytes(r, SC "result_repr", BYTES("'c\\x00d'"));
+	assert_bytes(r, "/result/content/0/text", BYTES("a\0b\n\0\nResult: 'c\\x00d'"));
+	cr_assert_not(json_object_get_boolean(e2e_member(mcpc_structured(r), "truncated")));
+	/* A repr that holds a NUL itself; every control character and the C1 range. */
+	r = e2e_ok("class R:\n    def __repr__(self):\n        return 'r\\x00s'\n"
+	           "print(''.join(map(chr, range(32))) + '\\x7f\\x80\\x9f')\nR()");
+	assert_bytes(r, SC "result_repr", BYTES("r\0s"));
+	assert_bytes(r, SC "stdout",
+	             BYTES("\0\1\2\3\4\5\6\a\b\t\n\v\f\r\16\17\20\21\22\23\24\25\26\27\30\31\32"
+	                   "\33\34\35\36\37\177\302\200\302\237\n"));
+	/* An exception's message, its type's name and the traceback. */
+	r = e2e_expect_error("raise ValueError('a\\x00b')", "ValueError");
+	assert_bytes(r, SC "error/message", BYTES("a\0b"));
+	cr_assert(memmem(json_object_get_string(json_object_object_get(
+	                     e2e_member(mcpc_structured(r), "error"), "traceback")),
+	                 (size_t)json_object_get_string_len(json_object_object_get(
+	                     e2e_member(mcpc_structured(r), "error"), "traceback")),
+	                 "ValueError: a\0b\n", 15),
+	          "%s", mcpc_json(r));
+	r = e2e_call("class E(Exception):\n    pass\nE.__qualname__ = 'E\\x00F'\nraise E('m')",
+	             NULL);
+	assert_bytes(r, SC "error/type", BYTES("E\0F"));
+	e2e_stop();
+}
+
+/* Bytes through sys.stdout.buffer: valid UTF-8 as it is (split across writes too), any other
+ * byte as a \xNN escape; a lone surrogate printed as text comes back as its escape. */
+Test(run_python, bytes_and_invalid_utf8_come_back_as_escapes)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import sys\nb = sys.stdout.buffer\nb.write(b'a\\xffb\\xc3')\n"
+	           "b.write(b'\\xa9\\x00')\nb.write(bytearray(b'\\xe2\\x82'))\nprint('!')\n"
+	           "sys.stderr.buffer.write(memoryview(b'\\xf0\\x9f'))\nprint('\\udcff')\n"
+	           "b.write(b'\\xe2')");
+	assert_bytes(r, SC "stdout", BYTES("a\\xffb\303\251\0\\xe2\\x82!\n\\udcff\n\\xe2"));
+	assert_bytes(r, SC "stderr", BYTES("\\xf0\\x9f"));
+	cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), 1, "%s",
+	             mcpc_json(r));
+	/* str is refused as in CPython; print to the buffer is a TypeError. */
+	e2e_expect_error("import sys\nsys.stdout.buffer.write('text')", "TypeError");
 	e2e_stop();
 }
 
@@ -1430,6 +1538,291 @@ Test(shutdown, idle_eof_before_initialize)
 	mcpc_free(&e2e_srv);
 }
 
+/* ---- A client that stops reading --------------------------------------------------------- */
+
+TestSuite(backpressure, .timeout = 180, .fini = e2e_cleanup);
+
+/* Write a line to the server's stdin without reading its stdout (mcpc_send drains it). */
+static void send_without_reading(const char *line)
+{
+	size_t n = strlen(line), off = 0;
+
+	while (off <= n) {
+		struct pollfd p = {.fd = e2e_srv.in_fd, .events = POLLOUT};
+		const char *data = off < n ? line + off : "\n";
+		size_t k = off < n ? n - off : 1;
+		ssize_t w;
+
+		cr_assert_gt(poll(&p, 1, 10000), 0, "the server stopped reading its stdin");
+		w = write(e2e_srv.in_fd, data, k);
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		cr_assert_gt(w, 0, "write: %s", strerror(errno));
+		off += (size_t)w;
+	}
+}
+
+/* A run_python call (extra: more arguments as JSON text, or NULL) sent without reading; a
+ * progress token when progress is not NULL. */
+static void call_without_reading(int64_t id, const char *code, const char *extra,
+                                 const char *progress)
+{
+	json_object *msg = json_object_new_object(), *params = json_object_new_object(),
+	            *args = extra ? json_tokener_parse(extra) : json_object_new_object();
+
+	if (progress) {
+		json_object *meta = json_object_new_object();
+
+		json_object_object_add(meta, "progressToken", json_object_new_string(progress));
+		json_object_object_add(params, "_meta", meta);
+	}
+	json_object_object_add(msg, "jsonrpc", json_object_new_string("2.0"));
+	json_object_object_add(msg, "id", json_object_new_int64(id));
+	json_object_object_add(msg, "method", json_object_new_string("tools/call"));
+	json_object_object_add(params, "name", json_object_new_string("run_python"));
+	json_object_object_add(args, "code", json_object_new_string(code));
+	json_object_object_add(params, "arguments", args);
+	json_object_object_add(msg, "params", params);
+	send_without_reading(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
+	json_object_put(msg);
+}
+
+/* The server's descendant that burns CPU: the runaway's runner. */
+static struct mcpc_proc find_burner(void)
+{
+	struct mcpc_proc procs[64];
+	long long before[64];
+	int n = e2e_descendants(procs, 64), best = -1;
+	long long most = 0;
+
+	for (int i = 0; i < n; i++)
+		before[i] = cpu_ticks(procs[i].pid);
+	usleep(200000);
+	for (int i = 0; i < n; i++) {
+		long long now = cpu_ticks(procs[i].pid);
+
+		if (now >= 0 && before[i] >= 0 && now - before[i] > most) {
+			most = now - before[i];
+			best = i;
+		}
+	}
+	/* Even when the machine is busy, a loop that never sleeps shows up. */
+	cr_assert_geq(best, 0, "no process of the server burns CPU");
+	return procs[best];
+}
+
+/* The most memory the process has held (VmHWM), in KiB, or -1. */
+static long peak_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* Wait until the log (the server's stderr) has a line containing what, within ms. */
+static int log_has(const char *what, int ms)
+{
+	int64_t deadline = mcpc_now_ms() + ms;
+
+	do {
+		char *log = mcpc_stderr(&e2e_srv);
+		int found = strstr(log, what) != NULL;
+
+		free(log);
+		if (found)
+			return 1;
+		usleep(50000);
+	} while (mcpc_now_ms() < deadline);
+	return 0;
+}
+
+/* A runaway that swallows TimeoutError keeps its deadline while the client reads nothing and
+ * 300 answers of about 120 KB each pile up; when the client reads again, every answer is
+ * there, in order. */
+Test(backpressure, a_client_that_stops_reading_stops_no_deadline)
+{
+	static const char runaway[] =
+	    "while True:\n    try:\n        while True:\n            pass\n"
+	    "    except BaseException:\n        pass\n";
+	struct mcpc_proc burner;
+	int64_t sent, gone_at = -1, last_change, cancel_sent;
+	long long ticks, t;
+	json_object *r;
+	int n = 300, got = 0, timed_out = 0, beats = 0;
+
+	e2e_start(NULL);
+	e2e_expect_result("1", "1"); /* the default session exists */
+	sent = mcpc_now_ms();
+	call_without_reading(100000, runaway, "{\"timeout_seconds\":1,\"session\":\"new\"}",
+	                     "runaway");
+	usleep(150000);
+	burner = find_burner();
+	for (int i = 1; i <= n; i++) {
+		char code[96];
+
+		snprintf(code, sizeof(code), "print(%d, 'x' * 40000)\n%d", i, i);
+		call_without_reading(100000 + i, code, NULL, NULL);
+	}
+	/* A call that sleeps, cancelled while nobody reads: the cancellation takes effect. */
+	call_without_reading(99999, "import time\ntime.sleep(30)", "{\"session\":\"new\"}", NULL);
+	send_without_reading("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+	                     "\"params\":{\"requestId\":99999}}");
+	cancel_sent = mcpc_now_ms();
+	/* The runner must stop burning by its limit plus the grace before the kill (1.5 s), with
+	 * some slack for scheduling, though nobody reads the answers. */
+	ticks = cpu_ticks(burner.pid);
+	last_change = mcpc_now_ms();
+	while (mcpc_now_ms() - sent < 5000) {
+		usleep(10000);
+		t = cpu_ticks(burner.pid);
+		if (t < 0 || !mcpc_proc_alive(&burner)) {
+			gone_at = mcpc_now_ms();
+			break;
+		}
+		if (t != ticks) {
+			ticks = t;
+			last_change = mcpc_now_ms();
+		} else if (mcpc_now_ms() - last_change >= 300) {
+			gone_at = last_change;
+			break;
+		}
+	}
+	cr_assert_geq(gone_at, 0, "the runaway still burns CPU 5 s after it started");
+	cr_log_info("the runaway stopped %lld ms after its call was sent",
+	            (long long)(gone_at - sent));
+	cr_assert_leq(gone_at - sent, 1900, "the runaway stopped %lld ms after its call was sent",
+	              (long long)(gone_at - sent));
+	cr_assert(log_has("call 99999: cancelled", 3000), "the cancellation was not handled:\n%s",
+	          e2e_log());
+	cr_assert_lt(mcpc_now_ms() - cancel_sent, 5000, "the cancellation took its time");
+	/* The server went on: every call ran while the client still read nothing. */
+	cr_assert(log_has(e2e_fmt("call %d: ok", 100000 + n), 60000),
+	          "the last call did not run while the client was not reading:\n%s", e2e_log());
+	/* Now read: every answer, in order, whole. */
+	while (got < n || !timed_out) {
+		const char *out;
+
+		r = e2e_hold(mcpc_next(&e2e_srv, E2E_CALL_MS));
+		cr_assert_not_null(r, "only %d answers and %s the runaway's", got,
+		                   timed_out ? "" : "not");
+		if (e2e_member(r, "method")) {
+			/* The runaway's heartbeat: it beat on time, before its answer. */
+			cr_assert_str_eq(json_object_get_string(e2e_member(r, "method")),
+			                 "notifications/progress");
+			cr_assert_not(timed_out, "a heartbeat after the answer");
+			beats++;
+			continue;
+		}
+		cr_assert_neq(json_object_get_int64(e2e_member(r, "id")), 99999,
+		              "the cancelled call was answered");
+		if (json_object_get_int64(e2e_member(r, "id")) == 100000) {
+			cr_assert_str_eq(mcpc_status(r), "timeout", "%.300s", mcpc_json(r));
+			cr_assert_geq(beats, 1, "no heartbeat in the runaway's 1.5 s");
+			timed_out = 1;
+			continue;
+		}
+		got++;
+		cr_assert_eq(json_object_get_int64(e2e_member(r, "id")), 100000 + got,
+		             "answer %d is out of order: %.200s", got, mcpc_json(r));
+		cr_assert_str_eq(mcpc_status(r), "ok", "%.300s", mcpc_json(r));
+		cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), got);
+		out = mcpc_sc_str(r, "stdout");
+		cr_assert(out && strlen(out) == strlen(e2e_fmt("%d ", got)) + 40000 + 1,
+		          "stdout of call %d", got);
+		if (got % 50 == 0)
+			e2e_release(); /* 120 KB each: do not hold them all */
+	}
+	cr_assert_eq(e2e_srv.bad_lines, 0, "bad stdout line: %s", e2e_srv.first_bad);
+	e2e_stop();
+}
+
+/* Past 64 MiB of unread output the server stops reading stdin and starts no call; when the
+ * client reads again everything comes, in order, and the server reads again. */
+Test(backpressure, past_the_bound_nothing_is_read_or_started_until_it_drains)
+{
+	const int n = 120;
+	int reads_paused = 0, last_ok = 0, got = 0, pings = 0;
+	size_t written = 0;
+	char line[128];
+	json_object *r;
+
+	e2e_start(ARGS("--max-output", "512K"));
+	e2e_expect_result("1", "1");
+	/* About 1.3 MB of answer each (stdout, logs and the text: three copies, cut to the
+	 * response budget): 120 of them are far more than 64 MiB. */
+	for (int i = 1; i <= n; i++)
+		call_without_reading(i, "s = 'y' * 500000\nprint(s)\n1", NULL, NULL);
+	cr_assert(log_has("the client is not reading", 60000),
+	          "the server never said it stopped:\n%s", e2e_log());
+	usleep(1000000);
+	/* No call started once the queue passed the bound (a few in flight may end). */
+	{
+		char *log = mcpc_stderr(&e2e_srv);
+
+		for (int i = 1; i <= n; i++)
+			if (strstr(log, e2e_fmt("call %d: ok", i)))
+				last_ok = i;
+		free(log);
+	}
+	cr_log_info(
+	    "%d calls ran before the server stopped starting them; it holds %ld KiB at most",
+	    last_ok, peak_kib(e2e_srv.pid));
+	/* The queue (64 MiB) and the answers of the calls in flight when it filled. */
+	cr_assert_lt(peak_kib(e2e_srv.pid), 200 * 1024, "the server grew to %ld KiB",
+	             peak_kib(e2e_srv.pid));
+	cr_assert_lt(last_ok, n, "every call ran though nobody read");
+	cr_assert_gt(last_ok, 30, "the server stopped early, at call %d", last_ok);
+	/* Nor does it read: its stdin pipe fills up. */
+	snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":\"ping\",\"method\":\"ping\"}\n");
+	for (int k = 0; k < 20000 && !reads_paused; k++) {
+		ssize_t w = write(e2e_srv.in_fd, line, strlen(line));
+
+		if (w < 0 && errno == EAGAIN) {
+			usleep(200000); /* one more chance to read it */
+			w = write(e2e_srv.in_fd, line, strlen(line));
+			reads_paused = w < 0 && errno == EAGAIN;
+			if (reads_paused)
+				break;
+		}
+		if (w > 0) {
+			written += (size_t)w;
+			pings++;
+			cr_assert_eq(w, (ssize_t)strlen(line), "a torn line");
+		}
+	}
+	cr_assert(reads_paused, "the server kept reading: %zu bytes of pings taken", written);
+	/* Read everything: the calls in order, every ping answered. */
+	while (got < n || pings > 0) {
+		json_object *id;
+
+		r = e2e_hold(mcpc_next(&e2e_srv, E2E_CALL_MS));
+		cr_assert_not_null(r, "%d answers of %d, %d pings unanswered", got, n, pings);
+		id = e2e_member(r, "id");
+		if (json_object_is_type(id, json_type_string)) {
+			cr_assert_not_null(mcpc_result(r));
+			pings--;
+			continue;
+		}
+		got++;
+		cr_assert_eq(json_object_get_int64(id), got, "answer %d is out of order", got);
+		cr_assert_str_eq(mcpc_status(r), "ok", "%.300s", mcpc_json(r));
+		if (got % 10 == 0)
+			e2e_release();
+	}
+	cr_assert(log_has("the client reads again", 1000), "%s", e2e_log());
+	e2e_stop();
+}
+
 /* ---- One-shot commands ----------------------------------------------------------------------- */
 
 static int run_cmd(const char *const *args, const char *input, char **out, char **err)
@@ -1484,6 +1877,39 @@ Test(cli, run_c_prints_output_then_the_result)
 	free(err);
 }
 
+/* `safepy run` writes the code's bytes as they are: a NUL does not end the output. */
+Test(cli, run_prints_every_byte)
+{
+	char *out, *err;
+	size_t olen, elen;
+	int st;
+
+	cr_assert_eq(mcpc_run_cmd_len(SAFEPY_BIN,
+	                              ARGS("run", "-c",
+	                                   "import sys\nprint('a\\x00b')\n"
+	                                   "print('e\\x00', file=sys.stderr)\n"
+	                                   "class R:\n    def __repr__(self):\n"
+	                                   "        return 'r\\x00s'\nR()"),
+	                              NULL, 30000, &out, &olen, &err, &elen, &st),
+	             0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x, stderr: %s", st, err);
+	cr_assert_eq(olen, 8, "stdout: %zu bytes", olen);
+	cr_assert_eq(memcmp(out, "a\0b\nr\0s\n", 8), 0);
+	cr_assert_eq(elen, 3, "stderr: %zu bytes: %s", elen, err);
+	cr_assert_eq(memcmp(err, "e\0\n", 3), 0);
+	free(out);
+	free(err);
+	cr_assert_eq(mcpc_run_cmd_len(SAFEPY_BIN, ARGS("run", "-c", "raise ValueError('x\\x00y')"),
+	                              NULL, 30000, &out, &olen, &err, &elen, &st),
+	             0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status 0x%x", st);
+	cr_assert_eq(olen, 0);
+	cr_assert(elen > 16 && memcmp(err + elen - 16, "ValueError: x\0y\n", 16) == 0, "stderr: %s",
+	          err);
+	free(out);
+	free(err);
+}
+
 Test(cli, run_c_error_exits_non_zero)
 {
 	char *out, *err;
@@ -1502,6 +1928,157 @@ Test(cli, run_c_error_exits_non_zero)
 	          "stdout: %s\nstderr: %s", out, err);
 	free(out);
 	free(err);
+}
+
+/* The exit status says how the call ended (the table of --help and safepy(1)). */
+Test(cli, run_exit_status_says_how_the_call_ended)
+{
+	const struct {
+		const char *const *args;
+		int status;
+	} cases[] = {
+	    {ARGS("run", "-c", "1"), 0},
+	    {ARGS("run", "-c", "1/0"), 1},
+	    {ARGS("run", "--timeout", "0.5", "-c", "while True: pass"), 3},
+	    {ARGS("run", "-c", "x = 'a' * 10**10"), 4},
+	    {ARGS("run", "--max-output", "64", "-c", "while True: print('x' * 1000)"), 5},
+	    {ARGS("run", "--allow-import", "os", "--unsafe-no-python-layer", "-c",
+	          "import os\nos.kill(os.getppid(), 9)"),
+	     7},
+	    {ARGS("run", "--timeout", "nope", "-c", "1"), 2},
+	    {ARGS("run", "/nonexistent/file.py"), 2},
+	};
+	char *out, *err;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int st = run_cmd(cases[i].args, NULL, &out, &err);
+
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == cases[i].status,
+		          "case %zu (%s): status 0x%x, want exit %d; stderr: %s", i,
+		          cases[i].args[2], st, cases[i].status, err);
+		free(out);
+		free(err);
+	}
+	{
+		int st = run_cmd(ARGS("--help"), NULL, &out, &err);
+
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		cr_assert(strstr(out, "3 timeout") && strstr(out, "7 sandbox violation") &&
+		              strstr(out, "9 safepy could not run the code"),
+		          "--help does not list the exit statuses: %s", out);
+		free(out);
+		free(err);
+	}
+}
+
+/* run and doctor print what was asked for: no log lines (the layer report) unless asked. */
+Test(cli, run_and_doctor_log_only_when_asked)
+{
+	char *out, *err;
+	int st = run_cmd(ARGS("run", "-c", "print('hi')\n2"), NULL, &out, &err);
+
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x: %s", st, err);
+	cr_assert_str_eq(out, "hi\n2\n");
+	cr_assert_str_eq(err, "", "stderr: %s", err);
+	free(out);
+	free(err);
+	st = run_cmd(ARGS("doctor"), NULL, &out, &err);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x: %s", st, err);
+	cr_assert_str_eq(err, "", "stderr: %s", err);
+	free(out);
+	free(err);
+	st = run_cmd(ARGS("run", "--log-level", "info", "-c", "1"), NULL, &out, &err);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	cr_assert(strstr(err, "info: sandbox layers: {"), "asked for info: %s", err);
+	free(out);
+	free(err);
+}
+
+/* The server keeps logging what it does at info. */
+Test(cli, serve_logs_at_info)
+{
+	char *log;
+
+	e2e_start(NULL);
+	e2e_expect_result("1", "1");
+	log = mcpc_stderr(&e2e_srv);
+	cr_assert(strstr(log, "info: safepy " SAFEPY_VERSION " serving MCP on stdio"), "%s", log);
+	cr_assert(strstr(log, "info: sandbox layers: {"), "%s", log);
+	free(log);
+	e2e_stop();
+}
+
+/* An allowed module that cannot be imported stops every command before it reads anything,
+ * naming the option and the module. */
+Test(cli, allow_import_of_a_missing_module_stops_start_up)
+{
+	static const char want[] =
+	    "safepy: --allow-import i_do_not_exist: no module named 'i_do_not_exist'\n";
+	const char *const *cmds[] = {
+	    ARGS("serve", "--allow-import", "i_do_not_exist"),
+	    ARGS("run", "--allow-import", "i_do_not_exist", "-c", "1"),
+	    ARGS("doctor", "--allow-import", "i_do_not_exist"),
+	};
+	char *out, *err;
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		int64_t t0 = mcpc_now_ms();
+		int st =
+		    run_cmd(cmds[i],
+		            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+		            "{\"protocolVersion\":\"2025-11-25\"}}\n",
+		            &out, &err);
+
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status 0x%x; stderr: %s",
+		          cmds[i][0], st, err);
+		cr_assert(strstr(err, want), "%s: stderr: %s", cmds[i][0], err);
+		cr_assert_lt(mcpc_now_ms() - t0, 10000);
+		if (i == 0)
+			cr_assert_str_eq(out, "", "serve answered: %s", out);
+		free(out);
+		free(err);
+	}
+}
+
+/* A bad value names its option and what the option accepts, and nothing starts. */
+Test(cli, bad_values_name_the_option_and_the_accepted_forms)
+{
+	const struct {
+		const char *const *args;
+		const char *says;
+	} cases[] = {
+	    {ARGS("--allow-import", "numpy.*"),
+	     "--allow-import 'numpy.*': wildcards are not accepted; expected one module name"},
+	    {ARGS("--allow-import", "../x"), "--allow-import '../x': not a module name; expected"},
+	    {ARGS("--timeout", "0"), "--timeout '0': expected seconds, a number greater than 0"},
+	    {ARGS("--timeout"), "--timeout needs a value: seconds"},
+	    {ARGS("--cpu", "1.5"), "--cpu '1.5': expected whole seconds from 1 to 86400"},
+	    {ARGS("--memory", "1K"), "--memory '1K': expected a size of at least 32M"},
+	    {ARGS("--max-output", "1G"), "--max-output '1G': expected a size from 64 bytes to 16M"},
+	    {ARGS("--max-workers", "0"), "--max-workers '0': expected a whole number from 1"},
+	    {ARGS("--prefork", "-1"), "--prefork '-1': expected a whole number from 0 to 64"},
+	    {ARGS("--max-sessions", "x"), "--max-sessions 'x': expected a whole number"},
+	    {ARGS("--session-idle", "inf"), "--session-idle 'inf': expected seconds"},
+	    {ARGS("--imports", "all"), "--imports 'all': expected default or seed"},
+	    {ARGS("--log-level", "loud"),
+	     "--log-level 'loud': expected error, warn, info or debug"},
+	    {ARGS("--user", "0"), "--user '0': workers must not run as root"},
+	    {ARGS("--user", "no-such-user-here"), "--user 'no-such-user-here': no such user"},
+	    {ARGS("--policy"), "--policy is an option of safepy doctor only"},
+	    {ARGS("-c", "1"), "-c is an option of safepy run only"},
+	};
+	char *out, *err;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int st = run_cmd(cases[i].args, "", &out, &err);
+
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status 0x%x",
+		          cases[i].args[0], st);
+		cr_assert(strstr(err, cases[i].says), "want \"%s\" in: %s", cases[i].says, err);
+		cr_assert_str_eq(out, "");
+		free(out);
+		free(err);
+	}
 }
 
 Test(cli, run_file_and_stdin)

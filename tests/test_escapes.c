@@ -143,6 +143,15 @@ static void still_serving(void)
 	             mcpc_json(r));
 }
 
+/* The server's process count once its default session is in use (two calls: from then on a
+ * process waits forked ahead for its next call), before an attack. */
+static int steady_in_use(void)
+{
+	still_serving();
+	still_serving();
+	return e2e_steady_descendants(3000);
+}
+
 /* The attack was refused exactly as want says, and nothing happened. */
 static json_object *refused(const char *code, const struct e2e_refusal *want)
 {
@@ -280,8 +289,7 @@ Test(python_layer, getattr_and_friends_cannot_reach_os)
 	int n;
 
 	start(NULL);
-	still_serving();
-	n = e2e_steady_descendants(3000);
+	n = steady_in_use();
 	for (size_t g = 0; g < sizeof(getters) / sizeof(getters[0]); g++) {
 		for (size_t s = 0; s < sizeof(subs) / sizeof(subs[0]); s++) {
 			refused(
@@ -488,8 +496,7 @@ Test(python_layer, stdlib_eval_reaches_nothing)
 	int n;
 
 	start(NULL);
-	still_serving();
-	n = e2e_steady_descendants(3000);
+	n = steady_in_use();
 	refused(e2e_fmt("%sos['system']('touch %s')", prelude, marker_path), &E2E_DUNDER);
 	refused(e2e_fmt("%sbi['open']('%s').read()", prelude, secret_path), &E2E_DUNDER);
 	refused(e2e_fmt("%sos['read'](os['open']('%s', 0), 100)", prelude, secret_path),
@@ -921,8 +928,7 @@ Test(python_layer, resource_bombs_are_contained)
 	json_object *r;
 
 	start(ARGS("--timeout", "10"));
-	still_serving();
-	n = e2e_steady_descendants(3000);
+	n = steady_in_use();
 	refused("import os\nwhile True:\n    os.fork()", &E2E_IMPORT);
 	refused("import threading\nwhile True:\n    threading.Thread(target=lambda: 1).start()",
 	        &E2E_IMPORT);
@@ -1005,8 +1011,7 @@ Test(kernel, processes_cannot_be_created)
 	const char *spawn = "clone|fork|vfork|execve|clone3|pipe2|pipe";
 
 	start_unsafe();
-	still_serving();
-	n = e2e_steady_descendants(3000);
+	n = steady_in_use();
 	killed(e2e_fmt("import os\nos.system('touch %s')", marker_path), spawn);
 	killed(e2e_fmt("import subprocess\nsubprocess.run(['touch', '%s'])", marker_path), spawn);
 	/* A fork the supervisor did not ask for: the fork gate refuses it with EPERM. */
@@ -1270,8 +1275,7 @@ Test(kernel, thread_bomb_and_memory_are_bounded)
 	int n;
 
 	start(ARGS(UNSAFE_ARGS, "--timeout", "10"));
-	still_serving();
-	n = e2e_steady_descendants(3000);
+	n = steady_in_use();
 	refused("import threading, time\nts = []\nwhile True:\n"
 	        "    t = threading.Thread(target=time.sleep, args=(60,), daemon=True)\n"
 	        "    t.start()\n    ts.append(t)",

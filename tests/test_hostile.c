@@ -37,6 +37,7 @@
 TestSuite(hostile_frames, .timeout = 240, .fini = e2e_cleanup);
 TestSuite(hostile_forks, .timeout = 240, .fini = e2e_cleanup);
 TestSuite(hostile_after, .timeout = 240, .fini = e2e_cleanup);
+TestSuite(hostile_broker, .timeout = 240, .fini = e2e_cleanup);
 
 /* Every case's code starts with this: frame() and result() build frames as ipc.h says (u32 LE
  * payload length, a type byte; a RESULT payload is the u32 call sequence and the outcome's
@@ -160,11 +161,15 @@ static void ping_within(const char *when, const char *name)
 }
 
 /* A new session holding x = 'state'; its chain has run one call. */
+/* A session in use: two calls, so that a process waits forked ahead for its next one. Its
+ * calls so far: two. */
 static const char *state_session(void)
 {
 	json_object *r = e2e_expect_status("x = 'state'", "{\"session\":\"new\"}", "ok");
+	const char *h = e2e_fmt("%s", mcpc_sc_str(r, "session"));
 
-	return e2e_fmt("%s", mcpc_sc_str(r, "session"));
+	e2e_expect_status("x", session_args(h, NULL), "ok");
+	return h;
 }
 
 /* The answer of a session's next call after a case. */
@@ -276,7 +281,7 @@ static void run_case(const struct hcase *k)
 	e2e_assert_result(e2e_call("w", session_args(witness, NULL)), "w", "\"witness\"");
 	if (k->where == OLD_SESSION && k->next == NEXT_LOST) {
 		old_session = state_session();
-		old_seq = 1;
+		old_seq = 2;
 	}
 }
 
@@ -287,7 +292,7 @@ static void run_cases(const struct hcase *cases, size_t n)
 	    "%s", mcpc_sc_str(e2e_expect_status("w = 'witness'", "{\"session\":\"new\"}", "ok"),
 	                      "session"));
 	old_session = state_session();
-	old_seq = 1;
+	old_seq = 2;
 	for (size_t i = 0; i < n; i++) {
 		cr_log_info("case %s", cases[i].name);
 		run_case(&cases[i]);
@@ -468,4 +473,80 @@ static const struct hcase after_cases[] = {
 Test(hostile_after, a_result_binds_only_its_own_call)
 {
 	run_cases(after_cases, sizeof(after_cases) / sizeof(after_cases[0]));
+}
+
+/* ---- Requests to the broker ------------------------------------------------------------------ */
+
+/* Requests as runner_request makes them (ipc.h): request(kind, name) writes a REQUEST frame,
+ * reply() reads the REPLY frame as (type, id, status, body). Kinds: 1 a module's source
+ * (IPC_REQ_MODULE), 5 its code (IPC_REQ_MODULE_CODE). */
+#define BROKER                                                                                     \
+	"def request(kind, name, rid=7):\n"                                                        \
+	"    put(frame('Q', struct.pack('<IB', rid, kind) + name))\n"                              \
+	"def exactly(n):\n"                                                                        \
+	"    b = b''\n"                                                                            \
+	"    while len(b) < n:\n"                                                                  \
+	"        b += os.read(3, n - len(b))\n"                                                    \
+	"    return b\n"                                                                           \
+	"def reply():\n"                                                                           \
+	"    n, t = struct.unpack('<IB', exactly(5))\n"                                            \
+	"    p = exactly(n)\n"                                                                     \
+	"    rid, status = struct.unpack('<Ii', p[:8])\n"                                          \
+	"    return chr(t), rid, status, p[8:]\n"
+
+static const struct hcase broker_cases[] = {
+    {"a module's code, compiled when its cached bytecode is valid", NEW_SESSION,
+     BROKER "request(5, b'json.decoder')\nt, rid, st, b = reply()\n"
+            "path, rest = b.split(b'\\0', 1)\n"
+            "ok = (t, rid, st) == ('A', 7, 0) and path.endswith(b'/json/decoder.py')\n"
+            "ok = ok and (rest[:1] == b's' and b'JSONDecoder' in rest or rest[:1] == b'c')\n"
+            "'t@ID@' if ok else repr((t, rid, st, path, rest[:40]))",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
+    {"a module's source", NEW_SESSION,
+     BROKER "request(1, b'json')\nt, rid, st, b = reply()\npath, src = b.split(b'\\0', 1)\n"
+            "ok = st == 0 and path.endswith(b'/json/__init__.py') and b'def dumps' in src\n"
+            "'t@ID@' if ok else repr((t, rid, st, path))",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
+    {"a module that is not there", NEW_SESSION,
+     BROKER "request(5, b'no_such_module.at_all')\nt, rid, st, b = reply()\n"
+            "'t@ID@' if (rid, st, b) == (7, -2, b'') else repr((t, rid, st, b))",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
+    {"a name with a path in it", NEW_SESSION,
+     BROKER "request(5, b'../../etc/passwd')\nreply()\n't@ID@'", "crashed", "SandboxError",
+     PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"a name with a NUL in it", NEW_SESSION, BROKER "request(1, b'json\\0x')\nreply()\n't@ID@'",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"an unknown kind of request", NEW_SESSION, BROKER "request(9, b'json')\nreply()\n't@ID@'",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"a request header cut short", NEW_SESSION, "put(frame('Q', b'\\x07\\0'))\ntime.sleep(5)",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    /* Images in a forged result are checked like the rest of it. */
+    {"forged result whose image is not a PNG", NEW_SESSION,
+     "o = json.loads(outcome('FORGED@ID@'))\n"
+     "o['images'] = [{'width': 1, 'height': 1, 'png': 'AAAA'}]\n"
+     "put(frame('J', struct.pack('<I', @SEQ@) + json.dumps(o).encode()))\ntime.sleep(5)",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+};
+
+Test(hostile_broker, requests_are_answered_from_beneath_the_roots_or_end_the_call)
+{
+	run_cases(broker_cases, sizeof(broker_cases) / sizeof(broker_cases[0]));
+}
+
+Test(hostile_broker, a_call_asks_at_most_its_quota)
+{
+	json_object *r;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS), NULL);
+	r = e2e_call(e2e_fmt("%s" BROKER "seen = []\nfor i in range(20001):\n"
+	                     "    request(5, b'no_such_module', i)\n"
+	                     "    t, rid, st, b = reply()\n"
+	                     "    if rid != i:\n        raise ValueError(rid)\n"
+	                     "    seen.append(st)\n"
+	                     "[seen.count(-2), seen[-1]]",
+	                     prelude),
+	             "{\"timeout_seconds\":25}");
+	e2e_assert_result(r, "quota", "[20000,-122]");
+	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
 }

@@ -150,6 +150,46 @@ Test(ipc, zygote_messages_have_one_size)
 	cr_assert_eq(ipc_zygote_msg_get(m, sizeof(m) + 1, &t, &a, &b), -EINVAL);
 }
 
+/* The zygote's import-failed message: the index and why, bounded, on character boundaries;
+ * the supervisor's reading keeps no control character (the text goes to a terminal). */
+Test(ipc, import_failed_message_is_bounded_and_printable)
+{
+	unsigned char m[IPC_ZYGOTE_FAIL_MAX], big[2 * IPC_ZYGOTE_FAIL_MAX];
+	char why[IPC_ZYGOTE_FAIL_TEXT + 1], text[IPC_ZYGOTE_FAIL_TEXT + 8];
+	uint32_t index = 99;
+	size_t n;
+
+	n = ipc_zygote_fail_put(m, 7, "no module named 'x'", 19);
+	cr_assert_eq(n, 5 + 19);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), 0);
+	cr_assert_eq(index, 7);
+	cr_assert_str_eq(why, "no module named 'x'");
+	/* Control characters (C0, DEL, C1) and bytes that are not UTF-8 become '?'. */
+	n = ipc_zygote_fail_put(m, 1, "a\x1b[31mb\x7f\xc2\x9b\xc3\xa9\xff\n", 14);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), 0);
+	cr_assert_str_eq(why, "a?[31mb???\xc3\xa9??");
+	/* Too long: cut before a character that would not fit whole. */
+	memset(text, 'x', sizeof(text));
+	memcpy(text + IPC_ZYGOTE_FAIL_TEXT - 1, "\xc3\xa9", 2);
+	n = ipc_zygote_fail_put(m, 2, text, sizeof(text));
+	cr_assert_eq(n, 5 + IPC_ZYGOTE_FAIL_TEXT - 1);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), 0);
+	cr_assert_eq(strlen(why), IPC_ZYGOTE_FAIL_TEXT - 1);
+	/* A small buffer gets what fits, still NUL-terminated and on a character boundary. */
+	n = ipc_zygote_fail_put(m, 3, "\xc3\xa9\xc3\xa9", 4);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, 4), 0);
+	cr_assert_str_eq(why, "\xc3\xa9");
+	/* Not one: another type, too short, too long, no room at all. */
+	m[0] = 'X';
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, sizeof(why)), -EINVAL);
+	m[0] = IPC_ZYGOTE_FAIL;
+	cr_assert_eq(ipc_zygote_fail_get(m, 4, &index, why, sizeof(why)), -EINVAL);
+	memset(big, 'y', sizeof(big));
+	big[0] = IPC_ZYGOTE_FAIL;
+	cr_assert_eq(ipc_zygote_fail_get(big, sizeof(big), &index, why, sizeof(why)), -EINVAL);
+	cr_assert_eq(ipc_zygote_fail_get(m, n, &index, why, 0), -EINVAL);
+}
+
 Test(ipc, config_round_trips)
 {
 	char *imports[] = {(char *)"json", (char *)"math", (char *)"numpy.random"};
@@ -164,7 +204,10 @@ Test(ipc, config_round_trips)
 	                        .unsafe_no_python_layer = 1,
 	                        .tasks_cgroup = 1,
 	                        .imports = imports,
-	                        .n_imports = N_OF(imports)},
+	                        .n_imports = N_OF(imports),
+	                        .workspace = (char *)"/srv/data set",
+	                        .workspace_write = 1,
+	                        .cache = (char *)"/home/u/.cache/safepy/matplotlib"},
 	                  out;
 	size_t len = 0;
 	char *msg = ipc_config_encode(&in, &len);
@@ -185,8 +228,47 @@ Test(ipc, config_round_trips)
 	cr_assert_eq(out.n_imports, 3);
 	for (size_t i = 0; i < 3; i++)
 		cr_assert_str_eq(out.imports[i], imports[i]);
+	cr_assert_str_eq(out.workspace, "/srv/data set");
+	cr_assert_eq(out.workspace_write, 1);
+	cr_assert_str_eq(out.cache, "/home/u/.cache/safepy/matplotlib");
 	ipc_config_clear(&out);
 	free(msg);
+}
+
+/* The cache and workspace members of a configuration without either. */
+#define WS_MEMBERS ",\"cache\":\"\",\"workspace\":\"\",\"workspace_write\":false"
+/* A configuration whose every member but the workspace is valid, with its workspace members. */
+#define CONFIG_WITH(ws)                                                                            \
+	"K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"                \
+	"\"landlock\":true,\"max_output\":1,\"max_result\":1,"                                     \
+	"\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[],"                  \
+	"\"cache\":\"\"," ws "}"
+
+Test(ipc, config_decodes_a_workspace)
+{
+	static const struct {
+		const char *msg;
+		const char *path; /* NULL: none */
+		int writable;
+	} good[] = {
+	    {CONFIG_WITH("\"workspace\":\"\",\"workspace_write\":false"), NULL, 0},
+	    {CONFIG_WITH("\"workspace\":\"/\",\"workspace_write\":false"), "/", 0},
+	    {CONFIG_WITH("\"workspace\":\"/home/u/data\",\"workspace_write\":true"), "/home/u/data",
+	     1},
+	    {CONFIG_WITH("\"workspace\":\"/a/.b/..c\",\"workspace_write\":false"), "/a/.b/..c", 0},
+	};
+	struct ipc_config c;
+
+	for (size_t i = 0; i < N_OF(good); i++) {
+		cr_assert_eq(ipc_config_decode(good[i].msg, strlen(good[i].msg), &c), 0, "%s",
+		             good[i].msg);
+		if (good[i].path)
+			cr_assert_str_eq(c.workspace, good[i].path);
+		else
+			cr_assert_null(c.workspace);
+		cr_assert_eq(c.workspace_write, good[i].writable);
+		ipc_config_clear(&c);
+	}
 }
 
 Test(ipc, config_decode_refuses_every_malformed_message)
@@ -207,31 +289,57 @@ Test(ipc, config_decode_refuses_every_malformed_message)
 	    /* wrong types and ranges */
 	    "K{\"memory_bytes\":\"1\",\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":0,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":-1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":4294967296,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":1,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[1]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[1]" WS_MEMBERS
+	    "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[\"\"]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[\"\"]" WS_MEMBERS
+	    "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[\"a\\u0000b\"]}",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":["
+	    "\"a\\u0000b\"]" WS_MEMBERS "}",
 	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
 	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,"
-	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]} trailing",
+	    "\"unsafe_no_python_layer\":false,\"tasks_cgroup\":false,\"imports\":[]" WS_MEMBERS
+	    "} trailing",
+	    /* workspaces: relative, with "." or "..", NUL, of another type, writable without one */
+	    CONFIG_WITH("\"workspace\":\"data\",\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":\"/a/../b\",\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":\"/a/..\",\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":\"/a/./b\",\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":\"/a\\u0000b\",\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":null,\"workspace_write\":false"),
+	    CONFIG_WITH("\"workspace\":\"/a\",\"workspace_write\":1"),
+	    CONFIG_WITH("\"workspace\":\"\",\"workspace_write\":true"),
+	    CONFIG_WITH("\"workspace\":\"/a\""),
+	    /* The zygote's cache directory: absolute, no NUL, no "." or ".." component. */
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,\"unsafe_no_python_layer\":false,"
+	    "\"tasks_cgroup\":false,\"imports\":[],\"cache\":\"cache\",\"workspace\":\"\","
+	    "\"workspace_write\":false}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,\"unsafe_no_python_layer\":false,"
+	    "\"tasks_cgroup\":false,\"imports\":[],\"cache\":\"/a/../"
+	    "b\",\"workspace\":\"\",\"workspace_write\":false}",
+	    "K{\"memory_bytes\":1,\"cpu_s\":1,\"uid\":0,\"gid\":0,\"namespaces\":true,"
+	    "\"landlock\":true,\"max_output\":1,\"max_result\":1,\"unsafe_no_python_layer\":false,"
+	    "\"tasks_cgroup\":false,\"imports\":[],\"workspace\":\"\",\"workspace_write\":false}",
 	};
 	struct ipc_config c;
 
@@ -374,14 +482,14 @@ Test(outcome, encode_decode_round_trip)
 
 	run_outcome_init(&o);
 	o.status = RUN_ERROR;
-	o.stdout_text = strdup("caf\xc3\xa9 \"quoted\" / \\ \x01\n");
-	o.stderr_text = strdup("warn\n");
-	o.logs = strdup("caf\xc3\xa9 \"quoted\" / \\ \x01\nwarn\n");
+	text_set_str(&o.stdout_text, "caf\xc3\xa9 \"quoted\" / \\ \x01\n");
+	text_set_str(&o.stderr_text, "warn\n");
+	text_set_str(&o.logs, "caf\xc3\xa9 \"quoted\" / \\ \x01\nwarn\n");
 	o.result = json_tokener_parse("{\"a\":[1,2.5,\"x\",null,true],\"b\":{}}");
-	o.result_repr = strdup("{'a': [1, 2.5, 'x', None, True], 'b': {}}");
-	o.error_type = strdup("KeyError");
-	o.error_message = strdup("'k'");
-	o.error_traceback = strdup("Traceback (most recent call last):\nKeyError: 'k'\n");
+	text_set_str(&o.result_repr, "{'a': [1, 2.5, 'x', None, True], 'b': {}}");
+	text_set_str(&o.error_type, "KeyError");
+	text_set_str(&o.error_message, "'k'");
+	text_set_str(&o.error_traceback, "Traceback (most recent call last):\nKeyError: 'k'\n");
 	o.truncated = 1;
 	json = ipc_outcome_encode(&o, &len);
 	cr_assert_not_null(json);
@@ -389,14 +497,14 @@ Test(outcome, encode_decode_round_trip)
 	run_outcome_init(&back);
 	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0);
 	cr_assert_eq(back.status, RUN_ERROR);
-	cr_assert_str_eq(back.stdout_text, o.stdout_text);
-	cr_assert_str_eq(back.stderr_text, o.stderr_text);
-	cr_assert_str_eq(back.logs, o.logs);
+	cr_assert_str_eq(back.stdout_text.s, o.stdout_text.s);
+	cr_assert_str_eq(back.stderr_text.s, o.stderr_text.s);
+	cr_assert_str_eq(back.logs.s, o.logs.s);
 	cr_assert(json_object_equal(back.result, o.result));
-	cr_assert_str_eq(back.result_repr, o.result_repr);
-	cr_assert_str_eq(back.error_type, "KeyError");
-	cr_assert_str_eq(back.error_message, "'k'");
-	cr_assert_str_eq(back.error_traceback, o.error_traceback);
+	cr_assert_str_eq(back.result_repr.s, o.result_repr.s);
+	cr_assert_str_eq(back.error_type.s, "KeyError");
+	cr_assert_str_eq(back.error_message.s, "'k'");
+	cr_assert_str_eq(back.error_traceback.s, o.error_traceback.s);
 	cr_assert_eq(back.truncated, 1);
 	free(json);
 	run_outcome_clear(&back);
@@ -419,12 +527,13 @@ Test(outcome, round_trip_of_every_status_with_nulls)
 		run_outcome_init(&back);
 		cr_assert_eq(ipc_outcome_decode(json, len, &back), 0, "%s", json);
 		cr_assert_eq(back.status, st);
-		cr_assert_str_eq(back.stdout_text, "");
-		cr_assert_str_eq(back.logs, "");
+		cr_assert_str_eq(back.stdout_text.s, "");
+		cr_assert_eq(back.stdout_text.len, 0);
+		cr_assert_str_eq(back.logs.s, "");
 		cr_assert_null(back.result);
-		cr_assert_null(back.result_repr);
-		cr_assert_null(back.error_type);
-		cr_assert_null(back.error_traceback);
+		cr_assert_null(back.result_repr.s);
+		cr_assert_null(back.error_type.s);
+		cr_assert_null(back.error_traceback.s);
 		cr_assert_eq(back.truncated, 0);
 		free(json);
 		run_outcome_clear(&back);
@@ -439,16 +548,64 @@ Test(outcome, encode_replaces_invalid_utf8)
 	size_t len;
 
 	run_outcome_init(&o);
-	o.stdout_text = strdup("a\xff"
-	                       "b\xed\xa0\x80"
-	                       "c\xc3");
+	text_set_str(&o.stdout_text, "a\xff"
+	                             "b\xed\xa0\x80"
+	                             "c\xc3");
 	json = ipc_outcome_encode(&o, &len);
 	cr_assert_not_null(json);
 	run_outcome_init(&back);
 	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0, "%s", json);
-	cr_assert_str_eq(back.stdout_text, "a\xef\xbf\xbd"
-	                                   "b\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
-	                                   "c\xef\xbf\xbd");
+	cr_assert_str_eq(back.stdout_text.s, "a\xef\xbf\xbd"
+	                                     "b\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	                                     "c\xef\xbf\xbd");
+	free(json);
+	run_outcome_clear(&back);
+	run_outcome_clear(&o);
+}
+
+/* NUL and every other character of user data cross the wire, escaped, with their lengths. */
+Test(outcome, every_character_survives_nul_included)
+{
+	static const char all[] =
+	    "a\0b\x01\x1f\x7f\"\\/\n\r\t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\0";
+	const size_t n = sizeof(all) - 1;
+	struct text *fields[7];
+	struct run_outcome o, back;
+	char *json;
+	size_t len;
+
+	run_outcome_init(&o);
+	o.status = RUN_ERROR;
+	fields[0] = &o.stdout_text;
+	fields[1] = &o.stderr_text;
+	fields[2] = &o.logs;
+	fields[3] = &o.result_repr;
+	fields[4] = &o.error_type;
+	fields[5] = &o.error_message;
+	fields[6] = &o.error_traceback;
+	for (size_t i = 0; i < N_OF(fields); i++)
+		cr_assert_eq(text_set(fields[i], all, n), 0);
+	o.result = json_object_new_string_len(all, (int)n);
+	json = ipc_outcome_encode(&o, &len);
+	cr_assert_not_null(json);
+	cr_assert_eq(strlen(json), len, "the encoding holds no raw NUL");
+	cr_assert(strstr(json, "a\\u0000b"), "%s", json);
+	run_outcome_init(&back);
+	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0, "%s", json);
+	fields[0] = &back.stdout_text;
+	fields[1] = &back.stderr_text;
+	fields[2] = &back.logs;
+	fields[3] = &back.result_repr;
+	fields[4] = &back.error_type;
+	fields[5] = &back.error_message;
+	fields[6] = &back.error_traceback;
+	for (size_t i = 0; i < N_OF(fields); i++) {
+		cr_assert_eq(fields[i]->len, n, "field %zu: %zu bytes", i, fields[i]->len);
+		cr_assert_eq(memcmp(fields[i]->s, all, n), 0, "field %zu", i);
+		cr_assert_eq(fields[i]->s[n], '\0', "field %zu ends with a NUL after its bytes", i);
+	}
+	cr_assert(json_object_equal(back.result, o.result));
+	cr_assert_eq(json_object_get_string_len(back.result), (int)n);
 	free(json);
 	run_outcome_clear(&back);
 	run_outcome_clear(&o);
@@ -464,6 +621,8 @@ Test(outcome, decode_accepts_minimal_frames_and_ignores_unknown_keys)
 	    "{\"status\":\"ok\"," GOOD_TAIL "}",
 	    " {\"status\":\"timeout\"," GOOD_TAIL ",\"future\":{\"x\":[1]}}\n",
 	    "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":\"a\\u0000b\"}",
+	    "{\"status\":\"ok\",\"stdout\":\"a\\u0000b\",\"stderr\":\"\\u0000\",\"logs\":\"\","
+	    "\"result_repr\":\"\\u0000\",\"error\":null,\"truncated\":false}",
 	    "{\"status\":\"error\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\","
 	    "\"result_repr\":\"1\",\"error\":{\"type\":\"E\",\"message\":\"m\",\"traceback\":"
 	    "\"\",\"extra\":1},\"truncated\":true}",
@@ -502,8 +661,6 @@ Test(outcome, decode_rejects_hostile_frames)
 	    "null,\"error\":null,\"truncated\":false}",
 	    "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"result_repr\":null,\"error\":"
 	    "null,\"truncated\":false}",
-	    "{\"status\":\"ok\",\"stdout\":\"a\\u0000b\",\"stderr\":\"\",\"logs\":\"\","
-	    "\"result_repr\":null,\"error\":null,\"truncated\":false}",
 	    "{\"status\":\"ok\",\"stdout\":\"\xff\",\"stderr\":\"\",\"logs\":\"\","
 	    "\"result_repr\":null,\"error\":null,\"truncated\":false}",
 	    "{\"status\":\"ok\",\"stdout\":\"\xed\xa0\x80\",\"stderr\":\"\",\"logs\":\"\","
@@ -535,7 +692,7 @@ Test(outcome, decode_rejects_hostile_frames)
 		cr_assert_eq(ipc_outcome_decode(frames[i], strlen(frames[i]), &o), -EINVAL,
 		             "frame %zu: %s", i, frames[i]);
 		cr_assert_eq(o.duration_ms, 4242);
-		cr_assert_null(o.stdout_text);
+		cr_assert_null(o.stdout_text.s);
 		run_outcome_clear(&o);
 	}
 }
@@ -565,4 +722,203 @@ Test(outcome, decode_rejects_depth_bombs_and_oversize)
 	cr_assert_eq(ipc_outcome_decode(frame, 200, &o), 0);
 	run_outcome_clear(&o);
 	free(frame);
+}
+
+/* ---- images in outcomes ------------------------------------------------------------------- */
+
+/* Base64 of a PNG header (signature and IHDR) of w x h, then pad zero bytes. */
+static char *png_b64(uint32_t w, uint32_t h, size_t pad)
+{
+	static const unsigned char head[16] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+	                                       0,    0,   0,   13,  'I',  'H',  'D',  'R'};
+	unsigned char *p = calloc(1, 24 + pad);
+	char *t;
+
+	cr_assert_not_null(p);
+	memcpy(p, head, 16);
+	for (int i = 0; i < 4; i++) {
+		p[16 + i] = (unsigned char)(w >> (24 - 8 * i));
+		p[20 + i] = (unsigned char)(h >> (24 - 8 * i));
+	}
+	t = proto_base64_encode(p, 24 + pad);
+	free(p);
+	cr_assert_not_null(t);
+	return t;
+}
+
+/* An outcome's JSON whose "images" member is images (JSON text). */
+static char *with_images(const char *images)
+{
+	char *s;
+
+	cr_assert(asprintf(&s,
+	                   "{\"status\":\"ok\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\","
+	                   "\"result\":null,\"result_repr\":null,\"error\":null,"
+	                   "\"truncated\":false,\"images\":%s}",
+	                   images) > 0);
+	return s;
+}
+
+Test(outcome, images_round_trip_with_their_sizes)
+{
+	struct run_outcome o, back;
+	char *json;
+	size_t len;
+
+	run_outcome_init(&o);
+	o.images = calloc(1, sizeof(*o.images));
+	o.n_images = 1;
+	o.images[0].png = malloc(40);
+	o.images[0].len = 40;
+	{
+		char *b = png_b64(300, 200, 16);
+		unsigned char *raw;
+		size_t n;
+		cr_assert_eq(proto_base64_decode(b, strlen(b), &raw, &n), 0);
+		memcpy(o.images[0].png, raw, 40);
+		free(raw);
+		free(b);
+	}
+	o.images[0].width = 300;
+	o.images[0].height = 200;
+	json = ipc_outcome_encode(&o, &len);
+	cr_assert_not_null(json);
+	run_outcome_init(&back);
+	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0, "%s", json);
+	cr_assert_eq(back.n_images, 1);
+	cr_assert_eq(back.images[0].width, 300);
+	cr_assert_eq(back.images[0].height, 200);
+	cr_assert_eq(back.images[0].len, 40);
+	cr_assert_eq(memcmp(back.images[0].png, o.images[0].png, 40), 0);
+	free(json);
+	run_outcome_clear(&back);
+	run_outcome_clear(&o);
+}
+
+Test(outcome, images_a_worker_claims_are_checked)
+{
+	char *ok = png_b64(10, 20, 0), *huge_side = png_b64(RUN_IMAGE_SIDE_MAX + 1, 10, 0);
+	char *too_big = png_b64(10, 10, RUN_IMAGE_BYTES_MAX), *zero = png_b64(0, 10, 0);
+	char *part = png_b64(10, 10, RUN_IMAGES_BYTES_MAX / 3);
+	char *bad[12];
+	size_t n = 0;
+	struct run_outcome o;
+	char *s, *nine = NULL, *three = NULL;
+
+	/* claims that differ from the header, sides, sizes, counts, and what is not a PNG */
+	cr_assert(asprintf(&bad[n++], "[{\"width\":11,\"height\":20,\"png\":\"%s\"}]", ok) > 0);
+	cr_assert(asprintf(&bad[n++], "[{\"width\":10,\"height\":20,\"png\":\"%s\",\"x\":1}]", ok) >
+	          0);
+	cr_assert(asprintf(&bad[n++], "[{\"width\":%d,\"height\":10,\"png\":\"%s\"}]",
+	                   RUN_IMAGE_SIDE_MAX + 1, huge_side) > 0);
+	cr_assert(asprintf(&bad[n++], "[{\"width\":10,\"height\":10,\"png\":\"%s\"}]", too_big) >
+	          0);
+	cr_assert(asprintf(&bad[n++], "[{\"width\":0,\"height\":10,\"png\":\"%s\"}]", zero) > 0);
+	bad[n++] = strdup("[{\"width\":1,\"height\":1,\"png\":\"AAAA\"}]");
+	bad[n++] = strdup("[{\"width\":1,\"height\":1,\"png\":\"not base64!\"}]");
+	bad[n++] = strdup("{}");
+	bad[n++] = strdup("[1]");
+	cr_assert(asprintf(&three, "[%s,%s,%s]", "{\"width\":10,\"height\":10,\"png\":\"X\"}",
+	                   "{\"width\":10,\"height\":10,\"png\":\"X\"}",
+	                   "{\"width\":10,\"height\":10,\"png\":\"X\"}") > 0);
+	/* three parts of a third of the budget each: over it together */
+	free(three);
+	cr_assert(asprintf(&three, "[%s,%s,%s,%s]", "{\"width\":10,\"height\":10,\"png\":\"P\"}",
+	                   "{\"width\":10,\"height\":10,\"png\":\"P\"}",
+	                   "{\"width\":10,\"height\":10,\"png\":\"P\"}",
+	                   "{\"width\":10,\"height\":10,\"png\":\"P\"}") > 0);
+	{
+		/* replace each P with the part's base64 */
+		size_t plen = strlen(part), k = 0;
+		char *out = malloc(strlen(three) + 4 * plen + 1);
+		for (const char *p = three; *p; p++) {
+			if (*p == 'P' && p[1] == '"') {
+				memcpy(out + k, part, plen);
+				k += plen;
+			} else {
+				out[k++] = *p;
+			}
+		}
+		out[k] = '\0';
+		bad[n++] = out;
+	}
+	{
+		size_t olen = strlen(ok) + 48, k = 0;
+		nine = malloc(9 * olen + 3);
+		nine[k++] = '[';
+		for (int i = 0; i < 9; i++)
+			k += (size_t)sprintf(nine + k,
+			                     "%s{\"width\":10,\"height\":20,\"png\":\"%s\"}",
+			                     i ? "," : "", ok);
+		nine[k++] = ']';
+		nine[k] = '\0';
+		bad[n++] = nine;
+	}
+	for (size_t i = 0; i < n; i++) {
+		s = with_images(bad[i]);
+		run_outcome_init(&o);
+		cr_assert_eq(ipc_outcome_decode(s, strlen(s), &o), -EINVAL, "accepted %.200s",
+		             bad[i]);
+		free(s);
+		free(bad[i]);
+	}
+	/* what a real one looks like, and no images at all */
+	cr_assert(asprintf(&s, "[{\"width\":10,\"height\":20,\"png\":\"%s\"}]", ok) > 0);
+	{
+		char *j = with_images(s);
+		cr_assert_eq(ipc_outcome_decode(j, strlen(j), &o), 0, "%s", j);
+		cr_assert_eq(o.n_images, 1);
+		run_outcome_clear(&o);
+		free(j);
+		j = with_images("[]");
+		cr_assert_eq(ipc_outcome_decode(j, strlen(j), &o), 0, "%s", j);
+		cr_assert_eq(o.n_images, 0);
+		run_outcome_clear(&o);
+		free(j);
+	}
+	free(s);
+	free(three);
+	free(ok);
+	free(huge_side);
+	free(too_big);
+	free(zero);
+	free(part);
+}
+
+Test(ipc, roots_carry_the_bytecode_facts)
+{
+	char *names[] = {(char *)"numpy"},
+	     *dirs[] = {(char *)"/usr/lib/python3/dist-packages/numpy"};
+	struct ipc_roots in = {.stdlib = (char *)"/usr/lib/python3.11",
+	                       .names = names,
+	                       .dirs = dirs,
+	                       .n = 1,
+	                       .cache_tag = (char *)"cpython-311",
+	                       .magic = {0xa7, 0x0d, 0x0d, 0x0a}},
+	                 out;
+	static const char *const bad[] = {
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"cpython-311\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"../"
+	    "x\",\"magic\":\"a70d0d0a\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"\",\"magic\":\"a70d0d0a\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"c\",\"magic\":\"a70d0d0\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"c\",\"magic\":\"A70D0D0A\"}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":{\"tag\":\"c\",\"magic\":\"a70d0d0a\","
+	    "\"x\":1}}",
+	    "D{\"stdlib\":\"/usr\",\"packages\":{},\"pyc\":[]}",
+	};
+	size_t len = 0;
+	char *msg = ipc_roots_encode(&in, &len);
+
+	cr_assert_not_null(msg);
+	cr_assert_eq(ipc_roots_decode(msg, len, &out), 0, "%.*s", (int)len, msg);
+	cr_assert_str_eq(out.cache_tag, "cpython-311");
+	cr_assert_eq(memcmp(out.magic, in.magic, 4), 0);
+	ipc_roots_clear(&out);
+	free(msg);
+	for (size_t i = 0; i < N_OF(bad); i++) {
+		memset(&out, 0x5a, sizeof(out));
+		cr_assert_eq(ipc_roots_decode(bad[i], strlen(bad[i]), &out), -EINVAL, "%s", bad[i]);
+		cr_assert_eq(out.n, (size_t)0x5a5a5a5a5a5a5a5aull, "written only on success");
+	}
 }

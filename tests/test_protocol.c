@@ -70,6 +70,16 @@ static const struct mcp_request_ctx *ctx_of(const struct mcp_conn *c)
 	return &ctx;
 }
 
+/* How many events of this kind a line gave. */
+static size_t count_kind(const struct mcp_events *ev, enum mcp_event_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ev->n; i++)
+		n += ev->ev[i].kind == kind;
+	return n;
+}
+
 /* The single reply a line produces (a new reference). */
 static json_object *reply_of(struct mcp_conn *c, const char *line)
 {
@@ -364,7 +374,6 @@ Test(jsonrpc, replies_to_invalid_requests_with_invalid_request)
 	    {"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"ping\",\"params\":\"p\"}", "\"x\""},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\",\"params\":3}", "8"},
 	    {"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\",\"params\":true}", "8"},
-	    {"{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}", "9"},
 	    {"{\"foo\":\"boo\"}", "null"},
 	    {"{\"jsonrpc\":\"2.0\"}", "null"},
 	    {"{}", "null"},
@@ -503,10 +512,115 @@ Test(jsonrpc, notifications_never_get_a_reply)
 
 			conn_at(&c, v < N_OF(all_versions) ? all_versions[v] : NULL);
 			handle(&c, lines[i], &ev);
-			cr_assert_eq(ev.n, 0, "%s gave %zu events", lines[i], ev.n);
+			cr_assert_eq(ev.n, count_kind(&ev, MCP_EV_NOTE), "%s was answered",
+			             lines[i]);
 			mcp_events_clear(&ev);
 		}
 	}
+}
+
+/* Malformed notifications: never answered, however broken, but the server hears why. */
+Test(jsonrpc, malformed_notifications_get_no_reply_but_a_warning)
+{
+	static const char *const lines[] = {
+	    "{\"jsonrpc\":\"1.0\",\"method\":\"notifications/initialized\"}",
+	    "{\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":7}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":7}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":null,\"params\":\"x\"}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":[\"\\u001b[31m\"]}",
+	};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-11-25");
+	for (size_t i = 0; i < N_OF(lines); i++) {
+		struct mcp_events ev = {0};
+
+		handle(&c, lines[i], &ev);
+		cr_assert_eq(ev.n, 1, "%s gave %zu events", lines[i], ev.n);
+		cr_assert_eq(ev.ev[0].kind, MCP_EV_NOTE, "%s", lines[i]);
+		cr_assert(ev.ev[0].warn);
+		cr_assert(strstr(ev.ev[0].note, "malformed notification"), "%s", ev.ev[0].note);
+		mcp_events_clear(&ev);
+	}
+}
+
+/* safepy sends no requests: a response from the client is never answered. A valid one is
+ * worth a debug line, an invalid one a warning that says what is wrong. */
+Test(jsonrpc, responses_from_the_client_are_never_answered)
+{
+	static const struct {
+		const char *line;
+		int warn;
+		const char *says;
+	} cases[] = {
+	    {"{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}", 0, "(id 9)"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"result\":null}", 0, "(id \"s\")"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"result\":1}", 0,
+	     "(id 99999999999999999999)"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-1,\"message\":\"m\"}}", 0,
+	     "(id 3)"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"m\","
+	     "\"data\":[1]}}",
+	     0, "(id null)"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1,\"message\":\"m\"}"
+	     "}",
+	     1, "both"},
+	    {"{\"jsonrpc\":\"2.0\",\"result\":{}}", 1, "no \"id\""},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}", 1, "\"id\" must be"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"result\":{}}", 1, "\"id\" must be"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{\"code\":1,\"message\":\"m\"}}", 1,
+	     "\"id\" must be"},
+	    {"{\"jsonrpc\":\"1.0\",\"id\":1,\"result\":{}}", 1, "\"jsonrpc\""},
+	    {"{\"id\":1,\"error\":{\"code\":1,\"message\":\"m\"}}", 1, "\"jsonrpc\""},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":\"boom\"}", 1, "must be an object"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"message\":\"m\"}}", 1, "error.code"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1.5,\"message\":\"m\"}}", 1,
+	     "error.code"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1}}", 1, "error.message"},
+	    {"{\"jsonrpc\":\"2.0\",\"id\":\"\\u001b]0;x\\u0007\",\"result\":{}}", 0,
+	     "(id \"\\u001b]0;x\\u0007\")"},
+	};
+	size_t v;
+
+	for (v = 0; v <= N_OF(all_versions); v++) {
+		for (size_t i = 0; i < N_OF(cases); i++) {
+			struct mcp_events ev = {0};
+			struct mcp_conn c;
+
+			conn_at(&c, v < N_OF(all_versions) ? all_versions[v] : NULL);
+			handle(&c, cases[i].line, &ev);
+			cr_assert_eq(ev.n, 1, "%s gave %zu events", cases[i].line, ev.n);
+			cr_assert_eq(ev.ev[0].kind, MCP_EV_NOTE, "%s was answered", cases[i].line);
+			cr_assert_eq(ev.ev[0].warn, cases[i].warn, "%s: %s", cases[i].line,
+			             ev.ev[0].note);
+			cr_assert(strstr(ev.ev[0].note, cases[i].says), "%s: %s", cases[i].line,
+			          ev.ev[0].note);
+			for (const char *p = ev.ev[0].note; *p; p++)
+				cr_assert(*p >= 0x20 && *p <= 0x7e, "unprintable note: %s",
+				          ev.ev[0].note);
+			mcp_events_clear(&ev);
+			cr_assert_eq(c.era, v < N_OF(all_versions) ? MCP_ERA_LEGACY : MCP_ERA_OPEN,
+			             "a response pins no era");
+		}
+	}
+}
+
+/* In a batch, responses take no place among the replies. */
+Test(jsonrpc, responses_in_a_batch_get_no_reply_element)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+
+	conn_at(&c, "2025-03-26");
+	handle(&c,
+	       "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},"
+	       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":3}]",
+	       &ev);
+	cr_assert(ev.is_batch);
+	cr_assert_eq(count_kind(&ev, MCP_EV_REPLY), 2);
+	cr_assert_eq(count_kind(&ev, MCP_EV_NOTE), 1);
+	mcp_events_clear(&ev);
 }
 
 Test(jsonrpc, id_equality_is_type_exact)
@@ -647,7 +761,7 @@ Test(mcp, calls_keep_number_ids_and_tokens_exactly)
 		cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL, "%s", line);
 		/* The response is built later from the stored id. */
 		run_outcome_init(&o);
-		o.result_repr = strdup("1");
+		text_set_str(&o.result_repr, "1");
 		resp = mcp_tool_response(&c, &ev.ev[0].args.ctx, ev.ev[0].id, &o);
 		assert_id_text(resp, number_ids[i], "result");
 		n = mcp_progress_notification(ev.ev[0].progress_token, 1, NULL);
@@ -1075,9 +1189,9 @@ Test(mcp, description_names_imports_limits_and_sessions)
 Test(mcp, output_schema_matches_the_wire_contract)
 {
 	json_object *schema = output_schema();
-	static const char *const keys[] = {"result",      "result_repr", "logs",   "stdout",
-	                                   "stderr",      "error",       "status", "truncated",
-	                                   "duration_ms", "session"};
+	static const char *const keys[] = {"result",    "result_repr", "logs",    "stdout",
+	                                   "stderr",    "error",       "images",  "status",
+	                                   "truncated", "duration_ms", "session", "files"};
 
 	cr_assert_str_eq(str_at(schema, "/type"), "object");
 	for (size_t i = 0; i < N_OF(keys); i++) {
@@ -1094,6 +1208,10 @@ Test(mcp, output_schema_matches_the_wire_contract)
 	cr_assert_str_eq(text(at(schema, "/properties/result_repr/type")), "[\"string\",\"null\"]");
 	cr_assert_str_eq(text(at(schema, "/properties/result")), "{}");
 	cr_assert_str_eq(str_at(schema, "/properties/duration_ms/type"), "integer");
+	/* files: present with a workspace only, so not required. */
+	cr_assert_str_eq(str_at(schema, "/properties/files/type"), "array");
+	cr_assert_str_eq(text(at(schema, "/properties/files/items/required")),
+	                 "[\"path\",\"bytes\"]");
 	json_object_put(schema);
 }
 
@@ -1546,24 +1664,42 @@ Test(mcp, events_clear_is_idempotent)
 
 /* ---- tool responses ------------------------------------------------------------------ */
 
+/* t set to the C string s, or left absent for NULL. */
+static void set_text(struct text *t, const char *s)
+{
+	text_clear(t);
+	if (s)
+		cr_assert_eq(text_set_str(t, s), 0);
+}
+
 static void outcome_fill(struct run_outcome *o, enum run_status st, const char *out,
                          const char *err, const char *repr)
 {
 	run_outcome_init(o);
 	o->status = st;
-	o->stdout_text = out ? strdup(out) : NULL;
-	o->stderr_text = err ? strdup(err) : NULL;
+	set_text(&o->stdout_text, out);
+	set_text(&o->stderr_text, err);
 	if (out || err)
-		cr_assert(asprintf(&o->logs, "%s%s", out ? out : "", err ? err : "") >= 0);
-	o->result_repr = repr ? strdup(repr) : NULL;
+		cr_assert_eq(text_printf(&o->logs, "%s%s", out ? out : "", err ? err : ""), 0);
+	set_text(&o->result_repr, repr);
 	o->duration_ms = 12;
 }
 
 static void outcome_error(struct run_outcome *o, const char *type, const char *msg, const char *tb)
 {
-	o->error_type = type ? strdup(type) : NULL;
-	o->error_message = msg ? strdup(msg) : NULL;
-	o->error_traceback = tb ? strdup(tb) : NULL;
+	set_text(&o->error_type, type);
+	set_text(&o->error_message, msg);
+	set_text(&o->error_traceback, tb);
+}
+
+/* mcp_outcome_text as a C string (malloc'd), checked to hold no NUL. */
+static char *outcome_text(const struct run_outcome *o)
+{
+	struct text t = {0};
+
+	cr_assert_eq(mcp_outcome_text(o, &t), 0);
+	cr_assert_eq(strlen(t.s), t.len);
+	return t.s;
 }
 
 Test(tool, text_shows_output_then_result)
@@ -1572,12 +1708,11 @@ Test(tool, text_shows_output_then_result)
 	char *t;
 
 	outcome_fill(&o, RUN_OK, "hello\n", NULL, "42");
-	t = mcp_outcome_text(&o);
+	t = outcome_text(&o);
 	cr_assert_str_eq(t, "hello\nResult: 42");
 	free(t);
-	free(o.logs);
-	o.logs = strdup("no newline");
-	t = mcp_outcome_text(&o);
+	set_text(&o.logs, "no newline");
+	t = outcome_text(&o);
 	cr_assert_str_eq(t, "no newline\nResult: 42");
 	free(t);
 	run_outcome_clear(&o);
@@ -1589,11 +1724,11 @@ Test(tool, text_without_anything_says_no_output)
 	char *t;
 
 	run_outcome_init(&o);
-	t = mcp_outcome_text(&o);
+	t = outcome_text(&o);
 	cr_assert_str_eq(t, "(no output)");
 	free(t);
-	o.logs = strdup("");
-	t = mcp_outcome_text(&o);
+	set_text(&o.logs, "");
+	t = outcome_text(&o);
 	cr_assert_str_eq(t, "(no output)");
 	free(t);
 	run_outcome_clear(&o);
@@ -1608,13 +1743,12 @@ Test(tool, text_on_error_shows_output_and_traceback)
 	outcome_error(&o, "ZeroDivisionError", "division by zero",
 	              "Traceback (most recent call last):\n  File \"<code>\", line 2, in "
 	              "<module>\nZeroDivisionError: division by zero\n");
-	t = mcp_outcome_text(&o);
+	t = outcome_text(&o);
 	cr_assert_str_eq(t, "before\nTraceback (most recent call last):\n  File \"<code>\", line "
 	                    "2, in <module>\nZeroDivisionError: division by zero\n");
 	free(t);
-	free(o.error_traceback);
-	o.error_traceback = NULL;
-	t = mcp_outcome_text(&o);
+	text_clear(&o.error_traceback);
+	t = outcome_text(&o);
 	cr_assert_str_eq(t, "before\nError: ZeroDivisionError: division by zero");
 	free(t);
 	run_outcome_clear(&o);
@@ -1637,7 +1771,7 @@ Test(tool, text_names_non_error_statuses)
 		char *t;
 
 		outcome_fill(&o, cases[i].st, "partial\n", NULL, "ignored");
-		t = mcp_outcome_text(&o);
+		t = outcome_text(&o);
 		cr_assert(!strncmp(t, "partial\n", 8), "%s", t);
 		cr_assert(strstr(t, cases[i].tag), "%s", t);
 		cr_assert_null(strstr(t, "Result:"), "%s", t);
@@ -1649,7 +1783,7 @@ Test(tool, text_names_non_error_statuses)
 
 	outcome_fill(&o, RUN_SANDBOX_VIOLATION, NULL, NULL, NULL);
 	outcome_error(&o, "SandboxViolation", "blocked system call socket", NULL);
-	t = mcp_outcome_text(&o);
+	t = outcome_text(&o);
 	cr_assert(!strncmp(t,
 	                   "Error: SandboxViolation: blocked system call socket\n"
 	                   "[sandbox_violation]",
@@ -1658,11 +1792,124 @@ Test(tool, text_names_non_error_statuses)
 	free(t);
 	run_outcome_clear(&o);
 	outcome_fill(&o, RUN_ERROR, NULL, NULL, NULL);
-	t = mcp_outcome_text(&o);
+	t = outcome_text(&o);
 	cr_assert(!strncmp(t, "Error:", 6), "%s", t);
 	cr_assert_null(strstr(t, "["), "%s", t);
 	free(t);
 	run_outcome_clear(&o);
+}
+
+/* The string at ptr is exactly want[0..n), NUL bytes included. */
+static void assert_bytes_at(json_object *msg, const char *ptr, const char *want, size_t n)
+{
+	json_object *v = at(msg, ptr);
+
+	cr_assert(json_object_is_type(v, json_type_string), "%s in %s", ptr, wire(msg));
+	cr_assert_eq((size_t)json_object_get_string_len(v), n, "%s: %d bytes, want %zu", ptr,
+	             json_object_get_string_len(v), n);
+	cr_assert_eq(memcmp(json_object_get_string(v), want, n), 0, "%s in %s", ptr, wire(msg));
+}
+
+/* What the code printed, returned or raised reaches the client whole: NUL and every control
+ * character are escaped, nothing after a NUL is lost. */
+Test(tool, nul_and_every_character_survive_into_the_response)
+{
+	static const char data[] = "a\0b\x01\x7f\xc3\xa9\0";
+	const size_t n = sizeof(data) - 1;
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *msg, *id = json_object_new_int(5);
+	struct text *f[] = {&o.stdout_text, &o.stderr_text,   &o.logs,
+	                    &o.error_type,  &o.error_message, &o.error_traceback};
+	struct text t = {0};
+
+	conn_at(&c, "2025-11-25");
+	run_outcome_init(&o);
+	o.status = RUN_ERROR;
+	for (size_t i = 0; i < N_OF(f); i++)
+		cr_assert_eq(text_set(f[i], data, n), 0);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	cr_assert_not_null(msg);
+	cr_assert(strstr(wire(msg), "a\\u0000b\\u0001"), "%s", wire(msg));
+	assert_bytes_at(msg, "/result/structuredContent/stdout", data, n);
+	assert_bytes_at(msg, "/result/structuredContent/stderr", data, n);
+	assert_bytes_at(msg, "/result/structuredContent/logs", data, n);
+	assert_bytes_at(msg, "/result/structuredContent/error/type", data, n);
+	assert_bytes_at(msg, "/result/structuredContent/error/message", data, n);
+	assert_bytes_at(msg, "/result/structuredContent/error/traceback", data, n);
+	/* The text: the logs, a newline, the traceback. */
+	cr_assert_eq(mcp_outcome_text(&o, &t), 0);
+	cr_assert_eq(t.len, 2 * n + 1);
+	cr_assert_eq(memcmp(t.s, data, n), 0);
+	cr_assert_eq(t.s[n], '\n');
+	cr_assert_eq(memcmp(t.s + n + 1, data, n), 0);
+	assert_bytes_at(msg, "/result/content/0/text", t.s, t.len);
+	text_clear(&t);
+	json_object_put(msg);
+	/* A result value and its repr; the error message of a rolled-back call. */
+	run_outcome_clear(&o);
+	o.status = RUN_OK;
+	cr_assert_eq(text_set(&o.result_repr, data, n), 0);
+	o.result = json_object_new_string_len(data, (int)n);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	assert_bytes_at(msg, "/result/structuredContent/result_repr", data, n);
+	assert_bytes_at(msg, "/result/structuredContent/result", data, n);
+	cr_assert(strstr(str_at(msg, "/result/content/0/text"), "Result: a"));
+	cr_assert_eq(json_object_get_string_len(at(msg, "/result/content/0/text")), 8 + n);
+	json_object_put(msg);
+	run_outcome_clear(&o);
+	o.status = RUN_TIMEOUT;
+	o.rolled_back = 1;
+	cr_assert_eq(text_set(&o.error_message, "stop\0", 5), 0);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	{
+		static const char want[] = "stop\0. The session is unchanged: its state is as it "
+		                           "was before this call.";
+		assert_bytes_at(msg, "/result/structuredContent/error/message", want,
+		                sizeof(want) - 1);
+	}
+	json_object_put(msg);
+	run_outcome_clear(&o);
+	json_object_put(id);
+}
+
+/* A response over the budget is cut by the JSON size of its texts: a NUL costs six bytes. */
+Test(tool, nul_heavy_response_stays_under_budget)
+{
+	size_t n = 400000;
+	char *nuls = calloc(n, 1);
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *msg, *id = json_object_new_int(6);
+	size_t len;
+
+	cr_assert_not_null(nuls);
+	conn_at(&c, "2025-11-25");
+	run_outcome_init(&o);
+	cr_assert_eq(text_set(&o.stdout_text, nuls, n), 0);
+	cr_assert_eq(text_set(&o.logs, nuls, n), 0);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	cr_assert_not_null(msg);
+	cr_assert(json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN, &len));
+	cr_assert_leq(len, 900000);
+	cr_assert_gt(len, 800000, "cut far more than needed: %zu", len);
+	cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
+	{
+		json_object *v = at(msg, "/result/structuredContent/stdout");
+		const char *p = json_object_get_string(v);
+		size_t vlen = (size_t)json_object_get_string_len(v);
+		const char *m = memmem(p, vlen, "bytes cut]", 10);
+
+		/* Head NULs, the marker, tail NULs: nothing else. */
+		cr_assert_not_null(m, "no marker");
+		cr_assert_eq(p[0], '\0');
+		cr_assert_eq(p[vlen - 1], '\0');
+		cr_assert_gt(vlen, 40000, "three texts share the budget, a NUL costs 6 bytes");
+	}
+	json_object_put(msg);
+	run_outcome_clear(&o);
+	json_object_put(id);
+	free(nuls);
 }
 
 Test(tool, response_carries_structured_content_by_version)
@@ -1686,12 +1933,12 @@ Test(tool, response_carries_structured_content_by_version)
 			cr_assert_not(has(msg, "/result/structuredContent"));
 		} else {
 			assert_valid_structured(msg);
-			cr_assert_str_eq(
-			    text(at(msg, "/result/structuredContent")),
-			    "{\"result\":[1,2],\"result_repr\":\"[1, 2]\",\"logs\":"
-			    "\"out\\nerr\\n\",\"stdout\":\"out\\n\",\"stderr\":"
-			    "\"err\\n\",\"error\":null,\"status\":\"ok\",\"truncated\":"
-			    "false,\"duration_ms\":12,\"session\":null}");
+			cr_assert_str_eq(text(at(msg, "/result/structuredContent")),
+			                 "{\"result\":[1,2],\"result_repr\":\"[1, 2]\",\"logs\":"
+			                 "\"out\\nerr\\n\",\"stdout\":\"out\\n\",\"stderr\":"
+			                 "\"err\\n\",\"error\":null,\"images\":[],\"status\":"
+			                 "\"ok\",\"truncated\":"
+			                 "false,\"duration_ms\":12,\"session\":null}");
 		}
 		json_object_put(msg);
 		json_object_put(id);
@@ -3192,10 +3439,8 @@ Test(tool, rollback_note_appears_once_in_the_text_and_ends_the_message)
 			o.status = cases[i].status;
 			o.session = strdup("0123456789abcdef0123456789abcdef");
 			o.rolled_back = 1;
-			o.logs = strdup("partial output\n");
-			o.error_type = cases[i].type ? strdup(cases[i].type) : NULL;
-			o.error_message = cases[i].message ? strdup(cases[i].message) : NULL;
-			o.error_traceback = cases[i].traceback ? strdup(cases[i].traceback) : NULL;
+			set_text(&o.logs, "partial output\n");
+			outcome_error(&o, cases[i].type, cases[i].message, cases[i].traceback);
 			msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 			t = str_at(msg, "/result/content/0/text");
 			cr_assert_eq(count_of(t, ROLLBACK_NOTE), 1, "%s %s: %s", versions[v],
@@ -3277,8 +3522,8 @@ static json_object *source_json(const char *path)
 Test(tool, schemas_are_the_files_with_the_settings_filled_in)
 {
 	static const char *const output_required[] = {
-	    "result", "result_repr", "logs",      "stdout",      "stderr",
-	    "error",  "status",      "truncated", "duration_ms", "session",
+	    "result", "result_repr", "logs",      "stdout",      "stderr",  "error",
+	    "images", "status",      "truncated", "duration_ms", "session",
 	};
 	json_object *input = source_json("protocol/schemas/run_python.input.json");
 	json_object *output = source_json("protocol/schemas/run_python.output.json");
@@ -3337,10 +3582,10 @@ Test(tool, session_rollback_and_handle_reach_the_text)
 		o.session = strdup("0123456789abcdef0123456789abcdef");
 		o.rolled_back = cases[i].says_unchanged;
 		if (o.status != RUN_OK) {
-			o.error_type = strdup("TimeoutError");
-			o.error_message = strdup("stopped");
+			set_text(&o.error_type, "TimeoutError");
+			set_text(&o.error_message, "stopped");
 		} else {
-			o.result_repr = strdup("1");
+			set_text(&o.result_repr, "1");
 		}
 		msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 		text = str_at(msg, "/result/content/0/text");
@@ -3397,22 +3642,42 @@ static size_t assert_cut(const char *orig, const char *cut, size_t max, enum tex
 	return count;
 }
 
+/* text_cut as a C string (malloc'd): these inputs hold no NUL. */
+static char *cut(const char *s, size_t n, size_t max, enum text_measure m)
+{
+	struct text t = {0};
+
+	cr_assert_eq(text_cut(s, n, max, m, &t), 0);
+	cr_assert_eq(strlen(t.s), t.len);
+	return t.s;
+}
+
+static char *join_cut(const char *head, size_t head_n, uint64_t gap, const char *tail,
+                      size_t tail_n)
+{
+	struct text t = {0};
+
+	cr_assert_eq(text_join_cut(head, head_n, gap, tail, tail_n, &t), 0);
+	cr_assert_eq(strlen(t.s), t.len);
+	return t.s;
+}
+
 Test(text, cut_leaves_text_that_fits_whole)
 {
 	const char *s = "h\xc3\xa9llo, w\xe2\x82\xacrld";
 	size_t n = strlen(s);
 	char *out;
 
-	out = text_cut(s, n, n, TEXT_BYTES); /* exactly the limit */
+	out = cut(s, n, n, TEXT_BYTES); /* exactly the limit */
 	cr_assert_str_eq(out, s);
 	free(out);
-	out = text_cut(s, n, n + 100, TEXT_BYTES);
+	out = cut(s, n, n + 100, TEXT_BYTES);
 	cr_assert_str_eq(out, s);
 	free(out);
-	out = text_cut("", 0, 0, TEXT_BYTES);
+	out = cut("", 0, 0, TEXT_BYTES);
 	cr_assert_str_eq(out, "");
 	free(out);
-	out = text_cut("a\"b", 3, 4, TEXT_JSON); /* the quote's escape fits exactly */
+	out = cut("a\"b", 3, 4, TEXT_JSON); /* the quote's escape fits exactly */
 	cr_assert_str_eq(out, "a\"b");
 	free(out);
 }
@@ -3425,7 +3690,7 @@ Test(text, cut_keeps_ascii_head_and_tail_within_the_limit)
 		orig[i] = (char)('a' + i % 26);
 	orig[1000] = '\0';
 	for (size_t max = 28; max < 1000; max += 7) {
-		char *out = text_cut(orig, 1000, max, TEXT_BYTES);
+		char *out = cut(orig, 1000, max, TEXT_BYTES);
 		size_t count = assert_cut(orig, out, max, TEXT_BYTES);
 
 		cr_assert_neq(count, SIZE_MAX, "no marker at max %zu: %s", max, out);
@@ -3433,7 +3698,7 @@ Test(text, cut_keeps_ascii_head_and_tail_within_the_limit)
 	}
 	/* One byte over the limit: the cut still says what went. */
 	{
-		char *out = text_cut(orig, 1000, 999, TEXT_BYTES);
+		char *out = cut(orig, 1000, 999, TEXT_BYTES);
 		cr_assert_geq(assert_cut(orig, out, 999, TEXT_BYTES), 1);
 		cr_assert_gt(strlen(out), 900);
 		free(out);
@@ -3452,7 +3717,7 @@ Test(text, cut_never_splits_a_character)
 
 		for (size_t max = 0; max < n; max++) {
 			for (int m = TEXT_BYTES; m <= TEXT_JSON; m++) {
-				char *out = text_cut(orig, n, max, (enum text_measure)m);
+				char *out = cut(orig, n, max, (enum text_measure)m);
 				assert_cut(orig, out, max, (enum text_measure)m);
 				free(out);
 			}
@@ -3468,7 +3733,7 @@ Test(text, tiny_limit_keeps_only_the_head_that_fits)
 	size_t n = strlen(s);
 
 	for (size_t max = 0; max < 20; max++) {
-		char *out = text_cut(s, n, max, TEXT_BYTES);
+		char *out = cut(s, n, max, TEXT_BYTES);
 
 		cr_assert_eq(assert_cut(s, out, max, TEXT_BYTES), SIZE_MAX, "marker at max %zu",
 		             max);
@@ -3482,7 +3747,7 @@ Test(text, json_measure_counts_escapes)
 {
 	char *ctl = repeat("\x01\x02\n/x", 50000);
 	size_t n = strlen(ctl);
-	char *out = text_cut(ctl, n, 100000, TEXT_JSON);
+	char *out = cut(ctl, n, 100000, TEXT_JSON);
 
 	assert_cut(ctl, out, 100000, TEXT_JSON);
 	cr_assert_gt(json_len(out), 99000, "cut far more than needed: %zu", json_len(out));
@@ -3495,16 +3760,61 @@ Test(text, join_drops_partial_characters_and_counts_them)
 	/* The head ends inside a euro sign, the tail starts inside another. */
 	const char head[] = "ab\xe2\x82", tail[] = "\x82\xac"
 	                                           "cd";
-	char *out = text_join_cut(head, strlen(head), 10, tail, strlen(tail));
+	char *out = join_cut(head, strlen(head), 10, tail, strlen(tail));
 
 	cr_assert_str_eq(out, "ab\n... [14 bytes cut] ...\ncd");
 	free(out);
-	out = text_join_cut("", 0, 5, "xyz", 3);
+	out = join_cut("", 0, 5, "xyz", 3);
 	cr_assert_str_eq(out, "\n... [5 bytes cut] ...\nxyz");
 	free(out);
-	out = text_join_cut("\xf0\x9f\x98\x80", 4, 0, "", 0); /* a whole character stays */
+	out = join_cut("\xf0\x9f\x98\x80", 4, 0, "", 0); /* a whole character stays */
 	cr_assert_str_eq(out, "\xf0\x9f\x98\x80\n... [0 bytes cut] ...\n");
 	free(out);
+}
+
+Test(text, cut_and_join_keep_nul_bytes)
+{
+	static const char s[] = "\0\0ab\0cd\0\0";
+	const size_t n = sizeof(s) - 1;
+	struct text t = {0};
+
+	cr_assert_eq(text_cut(s, n, n, TEXT_BYTES, &t), 0);
+	cr_assert_eq(t.len, n);
+	cr_assert_eq(memcmp(t.s, s, n), 0);
+	/* Measured as JSON each NUL is \u0000: the same text no longer fits. */
+	cr_assert_eq(text_cut(s, n, n, TEXT_JSON, &t), 0);
+	cr_assert_lt(t.len, n);
+	cr_assert_eq(t.s[0], '\0', "the head starts with the first NUL");
+	cr_assert_eq(text_join_cut(s, 3, 7, s + n - 2, 2, &t), 0);
+	cr_assert_eq(t.len, 3 + strlen("\n... [7 bytes cut] ...\n") + 2);
+	cr_assert_eq(memcmp(t.s, "\0\0a\n... [7 bytes cut] ...\n\0\0", t.len), 0);
+	cr_assert_eq(t.s[t.len], '\0');
+	text_clear(&t);
+	cr_assert_null(t.s);
+	cr_assert_eq(t.len, 0);
+}
+
+Test(text, text_holds_any_bytes_with_their_length)
+{
+	struct text t = {0};
+	struct strbuf b = {0};
+
+	cr_assert_eq(text_set(&t, "x\0y", 3), 0);
+	cr_assert_eq(t.len, 3);
+	cr_assert_eq(t.s[3], '\0');
+	sb_text(&b, &t);
+	sb_text(&b, &(struct text){0}); /* no text adds nothing */
+	sb_add(&b, "\0", 1);
+	cr_assert_eq(sb_take_text(&b, &t), 0);
+	cr_assert_eq(t.len, 4);
+	cr_assert_eq(memcmp(t.s, "x\0y\0", 5), 0);
+	cr_assert_eq(text_printf(&t, "%d-%s", 7, "z"), 0);
+	cr_assert_str_eq(t.s, "7-z");
+	cr_assert_eq(t.len, 3);
+	sb_add(&b, "x", SIZE_MAX);
+	cr_assert_eq(sb_take_text(&b, &t), -ENOMEM);
+	cr_assert_str_eq(t.s, "7-z", "a failed take leaves the text as it was");
+	text_clear(&t);
 }
 
 Test(text, strbuf_builds_text)
@@ -3550,4 +3860,394 @@ Test(text, strbuf_remembers_a_failed_allocation)
 	s = sb_take(&b);
 	cr_assert_str_eq(s, "again");
 	free(s);
+}
+
+/* ---- the workspace ---------------------------------------------------------------------- */
+
+static const struct mcp_server_config ws_cfg_ro = {
+    .version = "9.8.7",
+    .max_timeout_s = 30,
+    .imports = imports,
+    .n_imports = N_OF(imports),
+    .workspace = "/home/u/data set",
+};
+
+static const struct mcp_server_config ws_cfg_rw = {
+    .version = "9.8.7",
+    .max_timeout_s = 30,
+    .imports = imports,
+    .n_imports = N_OF(imports),
+    .workspace = "/home/u/data set",
+    .workspace_write = 1,
+};
+
+/* The tool's description and the server's instructions, for a configuration. */
+static void descriptions(const struct mcp_server_config *with, char **desc, char **instr)
+{
+	struct mcp_conn c;
+	json_object *tool, *init;
+
+	mcp_conn_init(&c, with);
+	init = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+	                    "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+	                    "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+	*instr = strdup(str_at(init, "/result/instructions"));
+	json_object_put(init);
+	tool = tool_entry(&c);
+	*desc = strdup(str_at(tool, "/description"));
+	json_object_put(tool);
+}
+
+Test(workspace, the_model_is_told_the_path_and_the_mode)
+{
+	char *d, *i;
+
+	descriptions(&cfg, &d, &i);
+	cr_assert(strstr(d, "cannot read or write files"), "%s", d);
+	cr_assert(strstr(i, "cannot read or write files"), "%s", i);
+	cr_assert_null(strstr(d, "workspace"), "%s", d);
+	free(d);
+	free(i);
+
+	descriptions(&ws_cfg_ro, &d, &i);
+	for (int k = 0; k < 2; k++) {
+		const char *t = k ? i : d;
+		cr_assert(strstr(t, "workspace directory /home/u/data set"), "%s", t);
+		cr_assert(strstr(t, "relative paths start there"), "%s", t);
+		cr_assert(strstr(t, "nothing outside it can be reached"), "%s", t);
+		cr_assert(strstr(t, "read-only"), "%s", t);
+		cr_assert_null(strstr(t, "cannot read or write files"), "%s", t);
+		cr_assert(strstr(t, "cannot use the network"), "%s", t);
+	}
+	free(d);
+	free(i);
+
+	descriptions(&ws_cfg_rw, &d, &i);
+	for (int k = 0; k < 2; k++) {
+		const char *t = k ? i : d;
+		cr_assert(strstr(t, "workspace directory /home/u/data set"), "%s", t);
+		cr_assert(strstr(t, "may write files there"), "%s", t);
+		cr_assert(strstr(t, "structuredContent.files"), "%s", t);
+		cr_assert_null(strstr(t, "read-only"), "%s", t);
+	}
+	free(d);
+	free(i);
+}
+
+Test(workspace, text_types_by_name)
+{
+	static const struct {
+		const char *path, *mime;
+	} cases[] = {
+	    {"out.csv", "text/csv"},
+	    {"a/b/c.JSON", "application/json"},
+	    {"notes.md", "text/markdown"},
+	    {"x.txt", "text/plain"},
+	    {"plot.png", NULL},
+	    {"data.npy", NULL},
+	    {"csv", NULL},
+	    {".csv", NULL},
+	    {"dir.csv/file", NULL},
+	    {"a.tar.gz", NULL},
+	};
+
+	for (size_t k = 0; k < N_OF(cases); k++) {
+		const char *m = mcp_text_mime(cases[k].path);
+		if (cases[k].mime)
+			cr_assert(m && strcmp(m, cases[k].mime) == 0, "%s: %s", cases[k].path,
+			          m ? m : "NULL");
+		else
+			cr_assert_null(m, "%s: %s", cases[k].path, m);
+	}
+}
+
+static void outcome_files(struct run_outcome *o)
+{
+	o->files = calloc(3, sizeof(*o->files));
+	cr_assert_not_null(o->files);
+	o->files[0].path = strdup("out.csv");
+	o->files[0].bytes = 8;
+	o->files[0].text = strdup("a,b\n1,2\n");
+	o->files[1].path = strdup("plots/fig 1.png");
+	o->files[1].bytes = 12345;
+	o->files[2].path = strdup("big.txt");
+	o->files[2].bytes = 1u << 20; /* too big to be given: no text */
+	o->n_files = 3;
+}
+
+Test(workspace, written_files_reach_the_text_structured_content_and_content)
+{
+	for (size_t v = 0; v < N_OF(all_versions); v++) {
+		struct run_outcome o;
+		struct mcp_conn c;
+		json_object *id = json_object_new_int(7), *msg, *content;
+
+		conn_at(&c, all_versions[v]);
+		c.cfg = &ws_cfg_rw;
+		outcome_fill(&o, RUN_OK, "done\n", NULL, NULL);
+		outcome_files(&o);
+		msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+		cr_assert(
+		    strstr(str_at(msg, "/result/content/0/text"),
+		           "Files written in the workspace: out.csv (8 bytes), plots/fig 1.png "
+		           "(12345 bytes), big.txt (1048576 bytes)"),
+		    "%s", str_at(msg, "/result/content/0/text"));
+		/* Only the small text file is embedded, as a resource with its text. */
+		content = at(msg, "/result/content");
+		cr_assert_eq(json_object_array_length(content), 2, "%s", text(content));
+		cr_assert_str_eq(str_at(msg, "/result/content/1/type"), "resource");
+		cr_assert_str_eq(str_at(msg, "/result/content/1/resource/uri"),
+		                 "file:///home/u/data%20set/out.csv");
+		cr_assert_str_eq(str_at(msg, "/result/content/1/resource/mimeType"), "text/csv");
+		cr_assert_str_eq(str_at(msg, "/result/content/1/resource/text"), "a,b\n1,2\n");
+		if (strcmp(all_versions[v], "2025-06-18") >= 0) {
+			assert_valid_structured(msg);
+			cr_assert_str_eq(
+			    text(at(msg, "/result/structuredContent/files")),
+			    "[{\"path\":\"out.csv\",\"bytes\":8},{\"path\":\"plots\\/fig "
+			    "1.png\",\"bytes\":12345},{\"path\":\"big.txt\",\"bytes\":"
+			    "1048576}]");
+		}
+		json_object_put(msg);
+		json_object_put(id);
+		run_outcome_clear(&o);
+	}
+}
+
+Test(workspace, files_is_there_with_a_workspace_only)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(7), *msg;
+
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_OK, NULL, NULL, "1");
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	cr_assert_not(has(msg, "/result/structuredContent/files"), "%s", text(msg));
+	json_object_put(msg);
+	c.cfg = &ws_cfg_ro;
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	assert_valid_structured(msg);
+	cr_assert_str_eq(text(at(msg, "/result/structuredContent/files")), "[]");
+	cr_assert_eq(json_object_array_length(at(msg, "/result/content")), 1);
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+}
+
+/* ---- images -------------------------------------------------------------------------- */
+
+Test(text, base64_round_trips_and_refuses_what_is_not_canonical)
+{
+	static const char *const bad[] = {
+	    "A",     "AB",  "ABC",  "AB=A", "A===", "AB==CDEF", "AB!=",
+	    "AB\n=", "AB=", "ABD=", "AR==", "====", "AB C"};
+	unsigned char bytes[256], *out = NULL;
+	size_t len = 0;
+
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (unsigned char)(i * 37 + 11);
+	for (size_t n = 0; n <= 10; n++) {
+		char *t = proto_base64_encode(bytes, n);
+		cr_assert_not_null(t);
+		cr_assert_eq(strlen(t), (n + 2) / 3 * 4);
+		cr_assert_eq(proto_base64_decode(t, strlen(t), &out, &len), 0, "%s", t);
+		cr_assert_eq(len, n);
+		cr_assert_eq(memcmp(out, bytes, n), 0);
+		free(out);
+		free(t);
+	}
+	char *t = proto_base64_encode((const unsigned char *)"Man", 3);
+	cr_assert_str_eq(t, "TWFu");
+	free(t);
+	t = proto_base64_encode((const unsigned char *)"M", 1);
+	cr_assert_str_eq(t, "TQ==");
+	free(t);
+	for (size_t i = 0; i < N_OF(bad); i++)
+		cr_assert_eq(proto_base64_decode(bad[i], strlen(bad[i]), &out, &len), -EINVAL, "%s",
+		             bad[i]);
+}
+
+/* A PNG header (signature and IHDR) of w x h, then pad bytes: what the checks read. */
+static unsigned char *png_of(uint32_t w, uint32_t h, size_t pad, size_t *len)
+{
+	static const unsigned char head[16] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+	                                       0,    0,   0,   13,  'I',  'H',  'D',  'R'};
+	unsigned char *p = calloc(1, 24 + pad);
+
+	cr_assert_not_null(p);
+	memcpy(p, head, 16);
+	for (int i = 0; i < 4; i++) {
+		p[16 + i] = (unsigned char)(w >> (24 - 8 * i));
+		p[20 + i] = (unsigned char)(h >> (24 - 8 * i));
+	}
+	*len = 24 + pad;
+	return p;
+}
+
+Test(tool, images_follow_the_text_and_are_described_in_structured_content)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(3), *msg;
+	uint32_t w, h;
+
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_OK, "hi\n", NULL, NULL);
+	o.images = calloc(2, sizeof(*o.images));
+	o.n_images = 2;
+	o.images[0].png = png_of(640, 480, 100, &o.images[0].len);
+	o.images[0].width = 640;
+	o.images[0].height = 480;
+	o.images[1].png = png_of(20, 10, 0, &o.images[1].len);
+	o.images[1].width = 20;
+	o.images[1].height = 10;
+	cr_assert_eq(run_image_png_size(o.images[0].png, o.images[0].len, &w, &h), 0);
+	cr_assert(w == 640 && h == 480);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	assert_valid_structured(msg);
+	cr_assert_str_eq(str_at(msg, "/result/content/0/type"), "text");
+	cr_assert(
+	    strstr(str_at(msg, "/result/content/0/text"), "[figure 2: 20x10 PNG image, 24 bytes]"));
+	cr_assert_str_eq(str_at(msg, "/result/content/1/type"), "image");
+	cr_assert_str_eq(str_at(msg, "/result/content/1/mimeType"), "image/png");
+	cr_assert_str_eq(str_at(msg, "/result/content/2/type"), "image");
+	cr_assert_str_eq(text(at(msg, "/result/structuredContent/images")),
+	                 "[{\"mimeType\":\"image\\/png\",\"width\":640,\"height\":480,"
+	                 "\"bytes\":124},{\"mimeType\":\"image\\/png\",\"width\":20,"
+	                 "\"height\":10,\"bytes\":24}]");
+	{
+		unsigned char *back = NULL;
+		size_t n = 0;
+		const char *d = str_at(msg, "/result/content/1/data");
+		cr_assert_eq(proto_base64_decode(d, strlen(d), &back, &n), 0);
+		cr_assert_eq(n, o.images[0].len);
+		cr_assert_eq(memcmp(back, o.images[0].png, n), 0);
+		free(back);
+	}
+	json_object_put(msg);
+	/* Before structuredContent existed: the items alone. */
+	conn_at(&c, "2025-03-26");
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	cr_assert_str_eq(str_at(msg, "/result/content/2/type"), "image");
+	cr_assert_not(has(msg, "/result/structuredContent"));
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+}
+
+Test(workspace, a_huge_answer_with_files_stays_under_budget)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(1), *msg;
+	char *big = repeat("x", 2000000);
+
+	conn_at(&c, "2025-11-25");
+	c.cfg = &ws_cfg_rw;
+	outcome_fill(&o, RUN_OK, big, big, NULL);
+	outcome_files(&o);
+	free(o.files[0].text);
+	o.files[0].text = repeat("y", MCP_FILE_EMBED_MAX);
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	assert_bounded(msg);
+	assert_valid_structured(msg);
+	cr_assert_eq(strlen(str_at(msg, "/result/content/1/resource/text")), MCP_FILE_EMBED_MAX);
+	cr_assert_eq(json_object_array_length(at(msg, "/result/structuredContent/files")), 3);
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(big);
+}
+
+Test(tool, images_count_against_the_budget_and_text_gives_way)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(4), *msg;
+	char *big = repeat("x", 1 << 20);
+	const char *d;
+
+	conn_at(&c, "2025-11-25");
+	outcome_fill(&o, RUN_OK, big, big, NULL);
+	o.images = calloc(1, sizeof(*o.images));
+	o.n_images = 1;
+	o.images[0].png = png_of(1568, 1568, RUN_IMAGES_BYTES_MAX - 24, &o.images[0].len);
+	o.images[0].width = o.images[0].height = 1568;
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	assert_bounded(msg);
+	assert_valid_structured(msg);
+	cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
+	d = str_at(msg, "/result/content/1/data");
+	cr_assert_eq(strlen(d), (RUN_IMAGES_BYTES_MAX + 2) / 3 * 4, "the image was cut");
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+	free(big);
+}
+
+static struct mcp_server_config figures_cfg(void)
+{
+	struct mcp_server_config f = cfg;
+
+	f.figures = 1;
+	return f;
+}
+
+Test(mcp, show_figures_is_offered_with_matplotlib_and_answers_content_only)
+{
+	struct mcp_server_config f = figures_cfg();
+	struct mcp_conn c;
+	struct mcp_events ev = {0};
+	struct run_image img = {0};
+	json_object *r, *id = json_object_new_int(5);
+
+	conn_at(&c, "2025-11-25");
+	r = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+	cr_assert_eq(json_object_array_length(at(r, "/result/tools")), 1, "%s", text(r));
+	json_object_put(r);
+	handle(&c,
+	       "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+	       "\"show_figures\",\"arguments\":{}}}",
+	       &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_REPLY, "not offered: an unknown tool");
+	cr_assert(strstr(text(ev.ev[0].msg), "Unknown tool"), "%s", text(ev.ev[0].msg));
+	mcp_events_clear(&ev);
+
+	conn_at(&c, "2025-11-25");
+	c.cfg = &f;
+	r = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+	cr_assert_str_eq(str_at(r, "/result/tools/1/name"), "show_figures", "%s", text(r));
+	cr_assert_not(has(r, "/result/tools/1/outputSchema"), "%s", text(r));
+	cr_assert(strstr(str_at(r, "/result/tools/0/description"), "call show_figures"));
+	json_object_put(r);
+	handle(&c,
+	       "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+	       "\"show_figures\",\"arguments\":{\"session\":\"abc\"}}}",
+	       &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_FIGURES);
+	cr_assert_str_eq(ev.ev[0].args.session, "abc");
+	cr_assert_null(ev.ev[0].args.code);
+	mcp_events_clear(&ev);
+	r = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
+	                 "\"name\":\"show_figures\",\"arguments\":{\"code\":\"1\"}}}");
+	cr_assert(json_object_get_boolean(at(r, "/result/isError")), "%s", text(r));
+	cr_assert(strstr(str_at(r, "/result/content/0/text"), "unknown argument 'code'"));
+	json_object_put(r);
+
+	img.png = png_of(10, 20, 0, &img.len);
+	img.width = 10;
+	img.height = 20;
+	r = mcp_figures_response(&c, ctx_of(&c), id, &img, 1, NULL, 0);
+	cr_assert_str_eq(str_at(r, "/result/content/0/text"),
+	                 "1 figure of the session's last run_python call:\n"
+	                 "[figure 1: 10x20 PNG image, 24 bytes]");
+	cr_assert_str_eq(str_at(r, "/result/content/1/type"), "image");
+	cr_assert_not(has(r, "/result/structuredContent"));
+	cr_assert_not(json_object_get_boolean(at(r, "/result/isError")));
+	json_object_put(r);
+	free(img.png);
+	json_object_put(id);
 }

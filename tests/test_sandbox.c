@@ -1985,6 +1985,28 @@ Test(sandbox, the_kernel_shows_the_rlimits)
 	worker_close(&w);
 }
 
+/* With a workspace: room for the files the supervisor passes, and a size a file written may
+ * reach; the rest as without. */
+Test(sandbox, a_workspace_raises_nofile_and_fsize_only)
+{
+	struct sandbox_config cfg = default_config();
+	struct worker w;
+	char buf[32];
+
+	cfg.workspace = 1;
+	cfg.fsize = 1000001;
+	w = spawn_worker_cfg(&cfg, body_ready_then_wait, NULL);
+	cr_assert(worker_read_line(&w, buf, sizeof(buf)) > 0, "worker not ready");
+	assert_limit(w.pid, "Max file size", RLIMIT_FSIZE, 1000001, 1000001);
+	assert_limit(w.pid, "Max open files", RLIMIT_NOFILE, SANDBOX_NOFILE_WORKSPACE,
+	             SANDBOX_NOFILE_WORKSPACE);
+	assert_limit(w.pid, "Max core file size", RLIMIT_CORE, 0, 0);
+	assert_limit(w.pid, "Max address space", RLIMIT_AS, 512ULL << 20, 512ULL << 20);
+	tell_worker(w.chan);
+	assert_exit(worker_wait(&w), 0);
+	worker_close(&w);
+}
+
 static void body_ready_then_sleep(void *arg)
 {
 	struct timespec ts = {10, 0};

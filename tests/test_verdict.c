@@ -65,6 +65,7 @@ Test(verdict, the_supervisors_reason_wins_over_any_status)
 	    {KILL_SHUTDOWN, RUN_CANCELLED, "Cancelled", "shutting down"},
 	    {KILL_LOST, RUN_CRASHED, "SandboxError", "state is lost"},
 	    {KILL_RESOURCE, RUN_CRASHED, "ResourceError", "out of memory or file descriptors"},
+	    {KILL_QUOTA, RUN_OUTPUT_LIMIT, "WorkspaceError", "no file was written"},
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)

@@ -1,6 +1,8 @@
 /* capture.c - the worker's sys.stdout and sys.stderr: bounded in-memory captures that keep
- * the head and the tail of each stream and of the interleaved log. Python C API; functions
- * return 0 / -1 with a Python exception set, or NULL on ENOMEM where they return text. */
+ * the head and the tail of each stream and of the interleaved log, every character written
+ * (NUL included). Each stream's .buffer takes bytes: valid UTF-8 is kept as it is, every
+ * other byte becomes a \xNN escape, as decoding with "backslashreplace" gives. Python C API;
+ * functions return 0 / -1 with a Python exception set, or -ENOMEM where they return text. */
 #include "worker_internal.h"
 
 #include <stdlib.h>
@@ -23,10 +25,19 @@ struct keep {
 static struct keep keeps[N_KEEPS]; /* indexed by enum capture_stream */
 _Static_assert(CAPTURE_STDERR + 1 == N_STREAMS && CAPTURE_LOG + 1 == N_KEEPS,
                "keeps[] and streams[] are indexed by enum capture_stream");
+/* Bytes written to a stream's buffer that end inside a UTF-8 sequence: the next bytes may
+ * complete it. At most 3. */
+struct pending {
+	char b[4];
+	size_t n;
+};
+
 static uint64_t flood_limit;
 static uint64_t written;
 static int flooded;
 static PyObject *streams[N_STREAMS];
+static PyObject *buffers[N_STREAMS];
+static struct pending pending[N_STREAMS];
 static PyObject *output_limit_error;
 
 static int keep_init(struct keep *k, size_t half)
@@ -68,28 +79,34 @@ static void keep_add(struct keep *k, const char *p, size_t n)
 	}
 }
 
-char *capture_text(int s, int *truncated)
+static void flush_pending(int which);
+
+int capture_text(int s, int *truncated, struct text *out)
 {
 	struct keep *k = &keeps[s];
-	size_t start = k->half ? (k->ring_pos + k->half - k->ring_len) % k->half : 0;
-	size_t first = k->ring_len < k->half - start ? k->ring_len : k->half - start;
-	uint64_t gap = k->total - k->head_len - k->ring_len;
+	size_t start, first;
+	uint64_t gap;
 	struct strbuf b = {0};
-	char *tail, *out;
+	struct text tail = {0};
+	int rc;
 
+	for (int i = 0; i < N_STREAMS; i++)
+		flush_pending(i);
+	start = k->half ? (k->ring_pos + k->half - k->ring_len) % k->half : 0;
+	first = k->ring_len < k->half - start ? k->ring_len : k->half - start;
+	gap = k->total - k->head_len - k->ring_len;
 	if (gap == 0) /* the head and the ring meet: nothing was dropped */
 		sb_add(&b, k->head, k->head_len);
 	sb_add(&b, k->ring + start, first); /* the ring, oldest byte first */
 	sb_add(&b, k->ring, k->ring_len - first);
 	if (gap == 0)
-		return sb_take(&b);
+		return sb_take_text(&b, out);
 	*truncated = 1;
-	tail = sb_take(&b);
-	if (!tail)
-		return NULL;
-	out = text_join_cut(k->head, k->head_len, gap, tail, k->ring_len);
-	free(tail);
-	return out;
+	rc = sb_take_text(&b, &tail);
+	if (rc == 0)
+		rc = text_join_cut(k->head, k->head_len, gap, tail.s, tail.len, out);
+	text_clear(&tail);
+	return rc;
 }
 
 void capture_reset(void)
@@ -100,6 +117,8 @@ void capture_reset(void)
 		keeps[i].ring_len = 0;
 		keeps[i].total = 0;
 	}
+	for (int i = 0; i < N_STREAMS; i++)
+		pending[i].n = 0;
 	written = 0;
 	flooded = 0;
 }
@@ -115,38 +134,136 @@ typedef struct {
 	PyObject_HEAD int which;
 } StreamObject;
 
+/* Keep UTF-8 text p[0..n) written to stream which. Returns 0, or -1 with OutputLimitExceeded
+ * set once the flood limit is passed. */
+static int capture_add(int which, const char *p, size_t n)
+{
+	keep_add(&keeps[which], p, n);
+	keep_add(&keeps[CAPTURE_LOG], p, n);
+	written += (uint64_t)n;
+	if (written > flood_limit) {
+		flooded = 1;
+		PyErr_Format(output_limit_error, "more than %llu bytes of output were written",
+		             (unsigned long long)flood_limit);
+		return -1;
+	}
+	return 0;
+}
+
+static int refuse_when_flooded(void)
+{
+	if (!flooded)
+		return 0;
+	PyErr_SetString(output_limit_error, "the output limit was exceeded; further output is "
+	                                    "discarded");
+	return -1;
+}
+
+/* Keep the str s: every character, a lone surrogate as its backslash escape. */
+static int capture_str(int which, PyObject *s)
+{
+	PyObject *bytes = PyUnicode_AsEncodedString(s, "utf-8", "backslashreplace");
+	int rc;
+
+	if (!bytes)
+		return -1;
+	rc = capture_add(which, PyBytes_AS_STRING(bytes), (size_t)PyBytes_GET_SIZE(bytes));
+	Py_DECREF(bytes);
+	return rc;
+}
+
+/* Keep bytes p[0..n) written to a stream's buffer, after the pending bytes of an earlier
+ * write: decoded as UTF-8 with "backslashreplace", except for an incomplete sequence at the
+ * end, which stays pending when final is 0. */
+static int capture_bytes(int which, const char *p, size_t n, int final)
+{
+	struct pending *pd = &pending[which];
+	Py_ssize_t used = 0;
+	PyObject *s;
+	char *all;
+	size_t total = pd->n + n;
+	int rc;
+
+	if (total == 0)
+		return 0;
+	all = PyMem_Malloc(total);
+	if (!all) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	memcpy(all, pd->b, pd->n);
+	memcpy(all + pd->n, p, n);
+	s = PyUnicode_DecodeUTF8Stateful(all, (Py_ssize_t)total, "backslashreplace",
+	                                 final ? NULL : &used);
+	if (final)
+		used = (Py_ssize_t)total;
+	if (!s) {
+		PyMem_Free(all);
+		return -1;
+	}
+	/* What the decoder left is the start of a sequence: at most 3 bytes. */
+	pd->n = total - (size_t)used;
+	if (pd->n > 3) {
+		Py_DECREF(s);
+		PyMem_Free(all);
+		PyErr_SetString(PyExc_SystemError, "UTF-8 decoder left more than 3 bytes");
+		pd->n = 0;
+		return -1;
+	}
+	memcpy(pd->b, all + used, pd->n);
+	PyMem_Free(all);
+	rc = capture_str(which, s);
+	Py_DECREF(s);
+	return rc;
+}
+
+/* The bytes a stream's buffer holds back become escapes: the stream is read, or text follows. */
+static void flush_pending(int which)
+{
+	PyObject *type, *value, *tb;
+
+	if (pending[which].n == 0)
+		return;
+	/* Called where no exception may leak out: an error here (memory, the flood limit
+	 * already counted) is dropped. */
+	PyErr_Fetch(&type, &value, &tb);
+	if (capture_bytes(which, "", 0, 1) < 0)
+		PyErr_Clear();
+	pending[which].n = 0;
+	PyErr_Restore(type, value, tb);
+}
+
 static PyObject *stream_write(StreamObject *self, PyObject *arg)
 {
-	PyObject *bytes;
-	const char *p;
-	Py_ssize_t n;
-
 	if (!PyUnicode_Check(arg)) {
 		PyErr_Format(PyExc_TypeError, "write() argument must be str, not %.80s",
 		             Py_TYPE(arg)->tp_name);
 		return NULL;
 	}
-	if (flooded) {
-		PyErr_SetString(output_limit_error, "the output limit was exceeded; "
-		                                    "further output is discarded");
+	if (refuse_when_flooded() < 0)
 		return NULL;
-	}
-	bytes = PyUnicode_AsEncodedString(arg, "utf-8", "backslashreplace");
-	if (!bytes)
+	flush_pending(self->which);
+	if (capture_str(self->which, arg) < 0)
 		return NULL;
-	p = PyBytes_AS_STRING(bytes);
-	n = PyBytes_GET_SIZE(bytes);
-	keep_add(&keeps[self->which], p, (size_t)n);
-	keep_add(&keeps[CAPTURE_LOG], p, (size_t)n);
-	written += (uint64_t)n;
-	Py_DECREF(bytes);
-	if (written > flood_limit) {
-		flooded = 1;
-		PyErr_Format(output_limit_error, "more than %llu bytes of output were written",
-		             (unsigned long long)flood_limit);
-		return NULL;
-	}
 	return PyLong_FromSsize_t(PyUnicode_GET_LENGTH(arg));
+}
+
+static PyObject *buffer_write(StreamObject *self, PyObject *arg)
+{
+	Py_buffer view;
+	PyObject *r = NULL;
+
+	if (PyUnicode_Check(arg)) {
+		PyErr_SetString(PyExc_TypeError, "a bytes-like object is required, not 'str'");
+		return NULL;
+	}
+	if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+		return NULL;
+	if (refuse_when_flooded() == 0 &&
+	    capture_bytes(self->which, view.buf, (size_t)view.len, 0) == 0)
+		r = PyLong_FromSsize_t(view.len);
+	PyBuffer_Release(&view);
+	return r;
 }
 
 static PyObject *stream_none(StreamObject *self, PyObject *unused)
@@ -185,6 +302,11 @@ static PyObject *stream_writelines(StreamObject *self, PyObject *lines)
 	Py_RETURN_NONE;
 }
 
+static PyObject *stream_get_buffer(StreamObject *self, void *closure)
+{
+	return Py_NewRef(buffers[self->which]);
+}
+
 static PyObject *stream_get_encoding(StreamObject *self, void *closure)
 {
 	return PyUnicode_FromString("utf-8");
@@ -206,6 +328,12 @@ static PyObject *stream_repr(StreamObject *self)
 	                            self->which == CAPTURE_STDOUT ? "stdout" : "stderr");
 }
 
+static PyObject *buffer_repr(StreamObject *self)
+{
+	return PyUnicode_FromFormat("<captured %s buffer>",
+	                            self->which == CAPTURE_STDOUT ? "stdout" : "stderr");
+}
+
 static PyMethodDef stream_methods[] = {
     {"write", (PyCFunction)stream_write, METH_O, "Write a string to the captured output."},
     {"writelines", (PyCFunction)stream_writelines, METH_O, "Write each string."},
@@ -217,7 +345,24 @@ static PyMethodDef stream_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyMethodDef buffer_methods[] = {
+    {"write", (PyCFunction)buffer_write, METH_O, "Write bytes to the captured output."},
+    {"flush", (PyCFunction)stream_none, METH_NOARGS, "Nothing to flush."},
+    {"isatty", (PyCFunction)stream_false, METH_NOARGS, "Not a terminal."},
+    {"readable", (PyCFunction)stream_false, METH_NOARGS, "Not readable."},
+    {"seekable", (PyCFunction)stream_false, METH_NOARGS, "Not seekable."},
+    {"writable", (PyCFunction)stream_true, METH_NOARGS, "Writable."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef buffer_getset[] = {
+    {"closed", (getter)stream_get_closed, NULL, "False", NULL},
+    {"name", (getter)stream_get_name, NULL, "stream name", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyGetSetDef stream_getset[] = {
+    {"buffer", (getter)stream_get_buffer, NULL, "the binary stream underneath", NULL},
     {"encoding", (getter)stream_get_encoding, NULL, "utf-8", NULL},
     {"closed", (getter)stream_get_closed, NULL, "False", NULL},
     {"name", (getter)stream_get_name, NULL, "stream name", NULL},
@@ -234,6 +379,16 @@ static PyTypeObject stream_type = {
     .tp_repr = (reprfunc)stream_repr,
 };
 
+static PyTypeObject buffer_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.CapturedBuffer",
+    .tp_basicsize = sizeof(StreamObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Captured output of the running code, written as bytes.",
+    .tp_methods = buffer_methods,
+    .tp_getset = buffer_getset,
+    .tp_repr = (reprfunc)buffer_repr,
+};
+
 int capture_init(size_t max, uint64_t flood)
 {
 	size_t half = max / 2;
@@ -244,7 +399,7 @@ int capture_init(size_t max, uint64_t flood)
 		return -1;
 	}
 	flood_limit = flood;
-	if (PyType_Ready(&stream_type) < 0)
+	if (PyType_Ready(&stream_type) < 0 || PyType_Ready(&buffer_type) < 0)
 		return -1;
 	output_limit_error = PyErr_NewExceptionWithDoc(
 	    "builtins.OutputLimitExceeded", "The code wrote more output than the sandbox accepts.",
@@ -253,10 +408,16 @@ int capture_init(size_t max, uint64_t flood)
 		return -1;
 	for (int i = 0; i < N_STREAMS; i++) {
 		StreamObject *s = PyObject_New(StreamObject, &stream_type);
-		if (!s)
+		StreamObject *b = PyObject_New(StreamObject, &buffer_type);
+		if (!s || !b) {
+			Py_XDECREF(s);
+			Py_XDECREF(b);
 			return -1;
+		}
 		s->which = i;
+		b->which = i;
 		streams[i] = (PyObject *)s;
+		buffers[i] = (PyObject *)b;
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define RESULT_TMP          " safepy value" /* not an identifier: user code cannot name it */
 /* Writing more than this many times max_output in all (both streams) raises
@@ -15,8 +16,10 @@
 #define OUTPUT_FLOOD_FACTOR 1024
 /* Statements nested deeper than this (blocks in blocks in ...) are refused. */
 #define STMT_NESTING_MAX    200
-/* Memory set aside while the code runs and freed on MemoryError, so that the error can still
- * be formatted and reported. */
+/* Address space set aside while the code runs and given back on MemoryError, so that the
+ * error can still be formatted and reported under RLIMIT_AS. A mapping of its own, never
+ * touched: it costs the call no page faults, and unmapping it surely returns the space (a
+ * malloc'd block could come from the heap's middle). */
 #define MEMORY_RESERVE      (1u << 20)
 
 static const struct zygote_config *zcfg;
@@ -94,6 +97,22 @@ static int prewarm(void)
 	return 0;
 }
 
+/* The workers' HOME: nobody's, which does not exist. os.path.expanduser() reads it (a "~/data.csv"
+ * a library is given then fails to open as any path does); without it, it would ask for the
+ * passwd entry of getuid(), a system call the workers' filter does not allow. Set after the
+ * zygote's own imports (matplotlib keeps its caches under the real one). */
+static int worker_home(void)
+{
+	PyObject *g = PyDict_New(), *r = NULL;
+
+	if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+		r = PyRun_String("import os\nos.environ['HOME'] = '/nonexistent'\n", Py_file_input,
+		                 g, g);
+	Py_XDECREF(g);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
+
 static PyObject *real_builtin(const char *name)
 {
 	PyObject *b = PyEval_GetBuiltins(); /* borrowed; the zygote's real builtins */
@@ -166,6 +185,22 @@ static int add_site_packages(void)
 	return rc;
 }
 
+/* The allowed module name did not import (the exception is set). When it is a package of the
+ * data stack that is not installed, say so once, clear the exception and return 1: it stays
+ * allowed, and importing it in a call fails naming its Debian package (pyproxy.c). Otherwise
+ * 0, the exception still set. */
+static int import_missing_package(const char *name)
+{
+	const char *pkg = pyproxy_debian_package(name);
+
+	if (!pkg || !PyErr_ExceptionMatches(PyExc_ModuleNotFoundError))
+		return 0;
+	PyErr_Clear();
+	fprintf(stderr, "safepy zygote: %s is not installed: apt install %s (imports of it fail)\n",
+	        name, pkg);
+	return 1;
+}
+
 static void report_python_error(const char *what)
 {
 	fprintf(stderr, "safepy zygote: %s failed:\n", what);
@@ -203,17 +238,26 @@ int interp_init(const struct zygote_config *cfg)
 	if (add_site_packages() < 0)
 		PyErr_Clear(); /* extra modules then come only from the standard library */
 	for (size_t i = 0; i < cfg->n_imports; i++) {
-		if (strcmp(cfg->imports[i], "sys") == 0)
+		if (strcmp(cfg->imports[i], "sys") == 0 || import_and_keep(cfg->imports[i]) == 0)
 			continue;
-		if (import_and_keep(cfg->imports[i]) < 0) {
-			fprintf(stderr, "safepy zygote: cannot import allowed module '%s':\n",
-			        cfg->imports[i]);
-			PyErr_Print();
-			return -1;
-		}
+		/* A package of the data stack that is not installed: said, and its imports fail
+		 * naming the Debian package. Anything else stops the start: a typo must not
+		 * leave a server whose every call fails. */
+		if (import_missing_package(cfg->imports[i]))
+			continue;
+		zygote_import_failed(cfg, i);
+		return -1;
 	}
 	if (prewarm() < 0) {
 		report_python_error("pre-warming");
+		return -1;
+	}
+	if (pydata_init() < 0) {
+		report_python_error("preparing the data libraries");
+		return -1;
+	}
+	if (pyimport_init() < 0 || worker_home() < 0) {
+		report_python_error("setting up the importer");
 		return -1;
 	}
 	real_compile = real_builtin("compile");
@@ -237,6 +281,10 @@ int interp_init(const struct zygote_config *cfg)
 	Py_DECREF(sys);
 	if (python_layer && (pylayer_init(cfg) < 0 || pyguard_install() < 0)) {
 		report_python_error("building the Python layer");
+		return -1;
+	}
+	if (cfg->workspace && pyfiles_init(cfg) < 0) {
+		report_python_error("setting up the workspace");
 		return -1;
 	}
 	return 0;
@@ -764,12 +812,14 @@ void interp_run(const char *code, struct run_outcome *out)
 {
 	struct program prog = {0};
 	PyObject *g = NULL, *value = NULL, *exc = NULL;
-	void *reserve = malloc(MEMORY_RESERVE);
+	void *reserve = mmap(NULL, MEMORY_RESERVE, PROT_READ | PROT_WRITE,
+	                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	int trunc = 0, failed, memory;
 
-	if (reserve)
-		memset(reserve, 0, MEMORY_RESERVE); /* fault the pages in now */
 	capture_reset();
+	/* Until the result is sent, modules the code or its libraries import late are asked of
+	 * the supervisor. */
+	pyimport_serving(1);
 	/* Armed for good: from here on anything Python runs may be the user's code. */
 	pylayer_arm(python_layer);
 	/* A deadline signal can land after the previous call's code ended (between its result
@@ -778,6 +828,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	if (PyErr_CheckSignals() < 0)
 		PyErr_Clear();
 	deadline_hit = 0;
+	pyfiles_call_begin();
 	/* One namespace per process, kept across calls: a session's state. */
 	if (!user_globals)
 		user_globals = user_namespace_new();
@@ -787,18 +838,43 @@ void interp_run(const char *code, struct run_outcome *out)
 		value = program_run(&prog, g, builtins_for(0));
 	if (!value) {
 		exc = exception_take();
-		if (exc && PyErr_GivenExceptionMatches(exc, PyExc_MemoryError)) {
-			free(reserve);
-			reserve = NULL;
+		if (exc && PyErr_GivenExceptionMatches(exc, PyExc_MemoryError) &&
+		    reserve != MAP_FAILED) {
+			munmap(reserve, MEMORY_RESERVE);
+			reserve = MAP_FAILED;
 		}
 	} else if (value != Py_None) {
 		/* repr() runs the user's code: still armed. */
 		if (pyresult_value(out, value, zcfg->max_result, &trunc) < 0)
 			exc = exception_take();
 	}
+	/* The figures it showed or left open, as images: still armed (matplotlib runs the user's
+	 * callbacks). The time or memory running out while rendering is the call's error; any other
+	 * failure is said on stderr and leaves the call as it was. */
+	if (!deadline_hit && !capture_flooded() && pydata_figures(out) < 0) {
+		PyObject *e = exception_take();
+		if (!exc && e &&
+		    (deadline_hit || PyErr_GivenExceptionMatches(e, PyExc_MemoryError) ||
+		     capture_flooded())) {
+			exc = e;
+		} else {
+			PyObject *msg = e ? PyUnicode_FromFormat("[figures not returned: %s: %S]\n",
+			                                         Py_TYPE(e)->tp_name, e)
+			                  : NULL;
+			PyObject *w = msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR),
+			                                        "write", "O", msg)
+			                  : NULL;
+			Py_XDECREF(w);
+			Py_XDECREF(msg);
+			Py_XDECREF(e);
+			PyErr_Clear();
+		}
+	}
 	/* Still armed: formatting the error runs the exceptions' __str__. */
-	if (exc)
+	if (exc) {
+		pyfiles_explain(exc);
 		pyresult_error(out, exc, code, zcfg->max_result);
+	}
 	memory = exc && PyErr_GivenExceptionMatches(exc, PyExc_MemoryError);
 	/* Releasing the value, the exception (its frames) and the program runs finalizers: still
 	 * in the call, armed, and before the output is taken, so what they print comes back. */
@@ -806,6 +882,9 @@ void interp_run(const char *code, struct run_outcome *out)
 	Py_CLEAR(exc);
 	Py_CLEAR(value);
 	program_clear(&prog);
+	/* The files it opened end with it, what they buffered written, before its output is
+	 * taken (a file that could not be written says so there). */
+	pyfiles_call_end();
 	if (failed) {
 		if (deadline_hit)
 			out->status = RUN_TIMEOUT;
@@ -818,20 +897,23 @@ void interp_run(const char *code, struct run_outcome *out)
 	} else if (deadline_hit || capture_flooded()) {
 		/* The code caught the exception we raised in it and finished anyway. */
 		out->status = deadline_hit ? RUN_TIMEOUT : RUN_OUTPUT_LIMIT;
-		out->error_type = strdup(deadline_hit ? "TimeoutError" : "OutputLimitExceeded");
-		out->error_message =
-		    strdup(deadline_hit ? "the time limit was reached (the code "
-		                          "caught the TimeoutError raised in it)"
-		                        : "the output limit was exceeded (the code "
-		                          "caught the exception raised in it)");
-		out->error_traceback = strdup("");
+		text_set_str(&out->error_type,
+		             deadline_hit ? "TimeoutError" : "OutputLimitExceeded");
+		text_set_str(&out->error_message, deadline_hit
+		                                      ? "the time limit was reached (the code "
+		                                        "caught the TimeoutError raised in it)"
+		                                      : "the output limit was exceeded (the code "
+		                                        "caught the exception raised in it)");
+		text_set_str(&out->error_traceback, "");
 	} else {
 		out->status = RUN_OK;
 	}
-	out->stdout_text = capture_text(CAPTURE_STDOUT, &trunc);
-	out->stderr_text = capture_text(CAPTURE_STDERR, &trunc);
-	out->logs = capture_text(CAPTURE_LOG, &trunc);
+	capture_text(CAPTURE_STDOUT, &trunc, &out->stdout_text);
+	capture_text(CAPTURE_STDERR, &trunc, &out->stderr_text);
+	capture_text(CAPTURE_LOG, &trunc, &out->logs);
 	out->truncated = out->truncated || trunc;
 	Py_XDECREF(g);
-	free(reserve);
+	if (reserve != MAP_FAILED)
+		munmap(reserve, MEMORY_RESERVE);
+	pyimport_serving(0);
 }

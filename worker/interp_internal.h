@@ -1,7 +1,8 @@
-/* interp_internal.h - shared by the restricted interpreter's files: interp.c (CPython start-up,
- * running the code), pylayer.c (the Python layer's rules, imports and audit hook), pyguard.c
- * (the rules on the types themselves) and pyresult.c (values into the outcome).
- * Nothing else includes it. All functions need the GIL, except pylayer_hook_install. */
+/* interp_internal.h - shared by the restricted interpreter's files: interp.c (start-up, running
+ * the code), pylayer.c (rules, imports, audit hook), pyproxy.c (module proxies), pyguard.c (the
+ * rules on the types), pyfiles.c (the workspace), pydata.c (the data stack, figures) and
+ * pyresult.c (values into the outcome). Nothing else includes it. All functions need the GIL,
+ * but pylayer_hook_install. */
 #ifndef SAFEPY_INTERP_INTERNAL_H
 #define SAFEPY_INTERP_INTERNAL_H
 
@@ -38,6 +39,39 @@ PyObject *pylayer_builtins(void);
 PyObject *pylayer_builtins_private(void);
 /* Is m one of the module proxies? */
 int pylayer_is_proxy(PyObject *m);
+/* What a proxy of module holds for its attribute name whose real value is real: a checked
+ * replacement (operator.attrgetter, string.Formatter), or real. New reference, or NULL. */
+PyObject *pylayer_replacement(const char *module, const char *name, PyObject *real);
+
+/* ---- pyproxy.c: module proxies ---- */
+
+/* Keep a copy of the allowlist and make the proxies of the allowed modules imported so far
+ * (zygote, after sys.stdout is captured). Returns 0 or -1. */
+int pyproxy_init(const struct zygote_config *cfg);
+/* Is name (a dotted module name) on the allowlist: an allowed module or a public submodule of
+ * one? */
+int pyproxy_allowed(const char *name);
+/* The proxy of the allowed module name (borrowed), made when the module is loaded; import: load
+ * it first if it is not (the real import machinery). NULL without an exception when name is
+ * not allowed (or, without import, not loaded); NULL with one when the import failed. */
+PyObject *pyproxy_get(PyObject *name, int import);
+/* What "import name" binds once name's proxy exists: the proxy of its top-level package, or
+ * the stub of a package only some submodules of are allowed. Borrowed, or NULL. */
+PyObject *pyproxy_binding(PyObject *name);
+/* Register view as the proxy of name (a module the allowlist does not name: __future__). */
+int pyproxy_add(PyObject *name, PyObject *view);
+/* A module named name holding a copy of dict's items, registered as a view made for the user
+ * (its __dict__ may be read). New reference, or NULL. */
+PyObject *pyproxy_view_of(PyObject *dict, const char *name);
+/* Is m a proxy, a stub or a view? */
+int pyproxy_is(PyObject *m);
+/* ImportError "Import of|from name is not allowed. Authorized imports are: [...]". NULL. */
+PyObject *pyproxy_refuse(PyObject *name, int from);
+/* The Debian package that brings the module name of --imports data ("python3-pandas"), or
+ * NULL. */
+const char *pyproxy_debian_package(const char *name);
+/* Why the proxy of module leaves out name although it is public (io.open), or NULL. */
+const char *pyproxy_left_out(PyObject *module, PyObject *name);
 
 /* ---- pyguard.c: the rules on the types ---- */
 
@@ -45,9 +79,47 @@ int pylayer_is_proxy(PyObject *m);
  * types with checked ones, and exec and eval in the interpreter's builtins (zygote, after
  * pylayer_init). Returns 0 or -1. */
 int pyguard_install(void);
+/* Does the running code act for a served module's import (its code is on the stack, with no
+ * frame of the user's code above it)? Such code is treated as the zygote's imports were. */
+int pyguard_for_loading_module(void);
 /* The user's namespace and its module (borrowed, kept alive by the caller): the functions the
  * user defines keep their internals, the module its __dict__. */
 void pyguard_user(PyObject *ns, PyObject *module);
+
+/* ---- pyfiles.c: the workspace ---- */
+
+/* With a workspace (zygote, after the Python layer is built): open, os.open, os.stat, lstat,
+ * fstat, listdir, scandir, access and getcwd answer from the workspace through the supervisor,
+ * os.dup refuses, for every caller. Returns 0 or -1. */
+int pyfiles_init(const struct zygote_config *cfg);
+/* The built-in open (new reference), once pyfiles_init has made it the workspace's. */
+PyObject *pyfiles_open(void);
+/* A call starts; it ends: every file object it opened is closed (what it buffered is written,
+ * and a later use is "I/O operation on closed file"). Nothing without a workspace. */
+void pyfiles_call_begin(void);
+void pyfiles_call_end(void);
+/* exc (borrowed) is the use of a file object that was closed when an earlier call ended: its
+ * message says so. */
+void pyfiles_explain(PyObject *exc);
+/* Does the workspace let an audit event pass that the hook refuses otherwise: the real open on
+ * an fd the supervisor passed, glob's listing? 1 or 0. */
+int pyfiles_audit_allows(const char *event, PyObject *args);
+
+/* ---- pydata.c: the data stack and the figures ---- */
+
+/* In the zygote, after the allowed modules are imported: run pydata.py's prepare() (imports and
+ * exercises the data stack that is loaded, makes matplotlib render with no file). 0 or -1. */
+int pydata_init(void);
+/* In a worker at the end of a call, armed: the figures the call showed or left open become
+ * out's images (within RUN_IMAGES_MAX, RUN_IMAGE_SIDE_MAX, RUN_IMAGE_BYTES_MAX and
+ * RUN_IMAGES_BYTES_MAX; a note on stderr counts those left out) and are closed. 0, or -1 with
+ * the exception rendering raised. */
+int pydata_figures(struct run_outcome *out);
+
+/* The plain value (lists, dicts, numbers, strings, None) that stands for v, a numpy or pandas
+ * value, in a result's JSON (pydata.py's natural(), within its bounds), or NULL when it has
+ * none (no exception set). Runs library code: call it armed. New reference. */
+PyObject *pydata_natural(PyObject *v);
 
 /* ---- pyresult.c: values into the outcome ---- */
 

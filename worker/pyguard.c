@@ -1,7 +1,7 @@
 /* pyguard.c - the attribute rules on the built-in types themselves (checked descriptors that
  * refuse while armed, whoever asks: bytecode, getattr, match, format, attrgetter, copy, C code),
- * and exec/eval that give library-evaluated code the sandbox's builtins. Functions return 0 / -1
- * (or NULL) with a Python exception set; refusals are AttributeError. */
+ * exec/eval that give library-evaluated code the sandbox's builtins, and frame views for
+ * library code. Functions return 0 / -1 (or NULL) with a Python exception set. */
 #include "interp_internal.h"
 
 #include <string.h>
@@ -38,6 +38,68 @@ static int allow_user_function(PyObject *obj)
 	return PyFunction_Check(obj) && user_ns && PyFunction_GET_GLOBALS(obj) == user_ns;
 }
 
+/* Frames between a read and the module code it serves, at most. */
+#define LOADING_FRAMES_MAX 256
+
+/* Is this read made for the code of a served module being imported late (pyimport.c), with no
+ * frame of the user's code between that module's code and the read? Its decorators and class
+ * hooks read the internals of the functions it defines and inherits, and the namespace of its
+ * own module (sympy's public(), matplotlib's Artist.__init_subclass__ through
+ * inspect.signature, numpy's dispatch checks), as they did in the zygote for the modules
+ * imported there. A hook of the user's that the import reaches has its frame on the way, and
+ * what it asks for is refused. */
+int pyguard_for_loading_module(void)
+{
+	PyFrameObject *f = pyimport_loading_any() ? PyEval_GetFrame() : NULL;
+	int allow = 0;
+
+	Py_XINCREF(f);
+	for (int i = 0; f && i < LOADING_FRAMES_MAX; i++) {
+		PyCodeObject *c = PyFrame_GetCode(f);
+		PyObject *g = PyFrame_GetGlobals(f);
+		PyFrameObject *back;
+		int user = g && g == user_ns, found = g && pyimport_loading(g) == (PyObject *)c;
+
+		Py_XDECREF(g);
+		Py_DECREF(c);
+		if (user || found) {
+			allow = found;
+			break;
+		}
+		back = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = back;
+	}
+	Py_XDECREF(f);
+	return allow;
+}
+
+/* Is the innermost frame the user's code (a function or module the user wrote)? */
+static int reader_is_user(void)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+	PyObject *g = f ? PyFrame_GetGlobals(f) : NULL;
+	int user = g && g == user_ns;
+
+	Py_XDECREF(g);
+	return user;
+}
+
+/* What a function's code and defaults say of it: read by library code, of any function
+ * (inspect.signature: matplotlib's savefig, pandas, scipy and sympy decorators). A code object
+ * reaches constants and names only; defaults are objects the library holds. The user's own
+ * code reads them of its own functions only (and the attribute rules refuse the names in it). */
+static int allow_introspection(PyObject *obj)
+{
+	return allow_user_function(obj) || !reader_is_user();
+}
+
+/* The user's functions, and any function when the read is made for a served module's import. */
+static int allow_user_or_loading_function(PyObject *obj)
+{
+	return allow_user_function(obj) || (PyFunction_Check(obj) && pyguard_for_loading_module());
+}
+
 /* A built-in function bound to a module (len, math.sqrt, sys.getsizeof) would hand out the
  * real module; one bound to an object ([].append) hands out that object. */
 static int allow_non_module_self(PyObject *obj)
@@ -61,7 +123,7 @@ static int allow_heap_type(PyObject *obj)
  * proxies are views made for the user. */
 static int allow_user_module(PyObject *obj)
 {
-	return obj == user_module || pylayer_is_proxy(obj);
+	return obj == user_module || pylayer_is_proxy(obj) || pyguard_for_loading_module();
 }
 
 /* ---- the guarded descriptor -------------------------------------------------------------- */
@@ -206,13 +268,16 @@ static PyTypeObject guard_method_type = {
  *   function  __globals__, __builtins__, __closure__ (members); __code__, __defaults__,
  *             __kwdefaults__ (getsets): the user's own functions keep them (typing and
  *             singledispatch read __globals__ and __code__; namedtuple sets __defaults__ of
- *             a function it makes); __builtins__ is the writable builtins dict: never.
+ *             a function it makes); library code reads __code__, __defaults__ and
+ *             __kwdefaults__ of any function (allow_introspection), and the code of a module
+ *             served late __globals__ too while it is imported (pyguard_for_loading_module);
+ *             __builtins__ is the writable builtins dict: never.
  *   frame     every attribute and clear(): frames are the way to every namespace.
  *   generator gi_frame, gi_code; coroutine cr_frame, cr_code; async generator ag_frame, ag_code.
  *   traceback tb_frame.
  *   builtin_function_or_method __self__ when it is a module.
  *   type      __subclasses__ of a built-in (static) type.
- *   module    __dict__ of a real module.
+ *   module    __dict__ of a real module (but for a served module's import, as above).
  * Left alone, with the reason: cell_contents (cells come only from __closure__, guarded, or
  * frames); code objects (reachable only through the guarded attributes above); method
  * __self__/__func__ and method-wrapper __self__ (the receiver and a function: nothing the
@@ -223,12 +288,12 @@ static PyTypeObject guard_method_type = {
  * traceback, whose frame is guarded). The attribute rules of pylayer.c still refuse most of
  * these names in the user's code, with a friendlier message. */
 static struct guard_rule rules[] = {
-    {&PyFunction_Type, "__globals__", allow_user_function, allow_never, NULL},
+    {&PyFunction_Type, "__globals__", allow_user_or_loading_function, allow_never, NULL},
     {&PyFunction_Type, "__builtins__", allow_never, allow_never, NULL},
     {&PyFunction_Type, "__closure__", allow_user_function, allow_never, NULL},
-    {&PyFunction_Type, "__code__", allow_user_function, allow_user_function, value_code_checked},
-    {&PyFunction_Type, "__defaults__", allow_user_function, allow_always, NULL},
-    {&PyFunction_Type, "__kwdefaults__", allow_user_function, allow_always, NULL},
+    {&PyFunction_Type, "__code__", allow_introspection, allow_user_function, value_code_checked},
+    {&PyFunction_Type, "__defaults__", allow_introspection, allow_always, NULL},
+    {&PyFunction_Type, "__kwdefaults__", allow_introspection, allow_always, NULL},
     {&PyFrame_Type, "f_back", allow_never, allow_never, NULL},
     {&PyFrame_Type, "f_builtins", allow_never, allow_never, NULL},
     {&PyFrame_Type, "f_code", allow_never, allow_never, NULL},
@@ -288,10 +353,24 @@ static int guard_install(struct guard_rule *r)
 static PyObject *real_exec, *real_eval;             /* the originals */
 static PyObject *real_builtins, *real_builtins_mod; /* the interpreter's builtins */
 
+/* Is d the namespace of a module the interpreter holds? */
+static int module_namespace(PyObject *d)
+{
+	PyObject *k, *v;
+	Py_ssize_t pos = 0;
+
+	while (PyDict_Next(PyImport_GetModuleDict(), &pos, &k, &v))
+		if (PyModule_Check(v) && PyModule_GetDict(v) == d)
+			return 1;
+	return 0;
+}
+
 /* The namespace eval() or exec() may run code in for a library while armed: d itself, with the
  * sandbox's builtins put in when it names none (CPython would put in the caller's, the real
- * ones); or, when d is a real module's namespace (typing's globals, a library's globals()), a
- * fresh one that keeps only its __name__. New reference, or NULL. */
+ * ones) or names the real ones but is no module's (a copy the library made of its globals, as
+ * the decorator package scipy keeps does); or, when d is a real module's namespace (typing's
+ * globals, a library's globals()), a fresh one that keeps only its __name__. New reference, or
+ * NULL. */
 static PyObject *namespace_checked(PyObject *d, int globals)
 {
 	PyObject *b, *fresh, *name;
@@ -308,6 +387,15 @@ static PyObject *namespace_checked(PyObject *d, int globals)
 	}
 	if (b != real_builtins && b != real_builtins_mod)
 		return Py_NewRef(d);
+	/* A served module evaluating in its own namespace while it is imported (scipy.stats
+	 * deletes its docstring parts with exec), with no user code on the way. */
+	if (pyimport_loading(d) && pyguard_for_loading_module())
+		return Py_NewRef(d);
+	if (!module_namespace(d)) {
+		if (PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0)
+			return NULL;
+		return Py_NewRef(d);
+	}
 	fresh = PyDict_New();
 	if (!fresh)
 		return NULL;
@@ -401,6 +489,205 @@ static int evaluators_install(void)
 	return 0;
 }
 
+/* ---- frames as libraries see them -------------------------------------------------------- */
+
+/* sys._getframe for library code: a view of a frame that tells a library what it asks a caller's
+ * frame for (the module's name: namedtuple, typing, enum, matplotlib's and scipy's helpers; the
+ * caller's names: pandas' query and eval, sympy's var) and holds nothing more. A frame of the
+ * user's code shows its own globals and locals; any other frame shows only its module's name,
+ * empty locals, and its code's file and function names. The real frames stay out of reach. */
+typedef struct {
+	PyObject_HEAD PyFrameObject *frame; /* owned; no attribute gives it out */
+} FrameViewObject;
+
+static PyTypeObject frame_view_type;
+static PyObject *real_getframe;  /* sys._getframe, used while unarmed (the zygote) */
+static PyObject *namespace_type; /* types.SimpleNamespace */
+
+static PyObject *frame_view_new(PyFrameObject *f)
+{
+	FrameViewObject *v;
+
+	if (!f)
+		Py_RETURN_NONE;
+	v = PyObject_GC_New(FrameViewObject, &frame_view_type);
+	if (!v)
+		return NULL;
+	v->frame = (PyFrameObject *)Py_NewRef(f);
+	PyObject_GC_Track(v);
+	return (PyObject *)v;
+}
+
+/* A view kept in the frame's own locals makes a cycle: the collector breaks it. */
+static int frame_view_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(((FrameViewObject *)self)->frame);
+	return 0;
+}
+
+static int frame_view_clear(PyObject *self)
+{
+	Py_CLEAR(((FrameViewObject *)self)->frame);
+	return 0;
+}
+
+static void frame_view_dealloc(PyObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	frame_view_clear(self);
+	PyObject_GC_Del(self);
+}
+
+/* The frame a view shows, or NULL with ValueError when the collector cleared it. Borrowed. */
+static PyFrameObject *view_frame(PyObject *self)
+{
+	PyFrameObject *f = ((FrameViewObject *)self)->frame;
+
+	if (!f)
+		PyErr_SetString(PyExc_ValueError, "the frame is gone");
+	return f;
+}
+
+static PyObject *view_globals(PyObject *self, void *closure)
+{
+	PyFrameObject *f = view_frame(self);
+	PyObject *g = f ? PyFrame_GetGlobals(f) : NULL, *d, *name;
+
+	(void)closure;
+	if (!g || g == user_ns)
+		return g;
+	name = PyDict_GetItemWithError(g, str_name);
+	d = PyDict_New();
+	if (d && name && PyDict_SetItem(d, str_name, name) < 0)
+		Py_CLEAR(d);
+	Py_DECREF(g);
+	return d;
+}
+
+static PyObject *view_locals(PyObject *self, void *closure)
+{
+	PyFrameObject *f = view_frame(self);
+	PyObject *g = f ? PyFrame_GetGlobals(f) : NULL;
+	int user = g && g == user_ns;
+
+	(void)closure;
+	if (!f)
+		return NULL;
+	Py_XDECREF(g);
+	return user ? PyFrame_GetLocals(f) : PyDict_New();
+}
+
+static PyObject *view_back(PyObject *self, void *closure)
+{
+	PyFrameObject *f = view_frame(self), *b = f ? PyFrame_GetBack(f) : NULL;
+	PyObject *v = f ? frame_view_new(b) : NULL;
+
+	(void)closure;
+	Py_XDECREF(b);
+	return v;
+}
+
+static PyObject *view_code(PyObject *self, void *closure)
+{
+	PyFrameObject *f = view_frame(self);
+	PyCodeObject *c = f ? PyFrame_GetCode(f) : NULL;
+	PyObject *ns = NULL, *kw, *none;
+
+	(void)closure;
+	if (!c)
+		return NULL;
+	kw = Py_BuildValue("{sOsOsi}", "co_filename", c->co_filename, "co_name", c->co_name,
+	                   "co_firstlineno", c->co_firstlineno);
+	none = PyTuple_New(0);
+	if (kw && none)
+		ns = PyObject_Call(namespace_type, none, kw);
+	Py_XDECREF(none);
+	Py_XDECREF(kw);
+	Py_DECREF(c);
+	return ns;
+}
+
+static PyObject *view_lineno(PyObject *self, void *closure)
+{
+	PyFrameObject *f = view_frame(self);
+
+	(void)closure;
+	return f ? PyLong_FromLong(PyFrame_GetLineNumber(f)) : NULL;
+}
+
+static PyGetSetDef frame_view_getset[] = {
+    {"f_globals", view_globals, NULL, NULL, NULL}, {"f_locals", view_locals, NULL, NULL, NULL},
+    {"f_back", view_back, NULL, NULL, NULL},       {"f_code", view_code, NULL, NULL, NULL},
+    {"f_lineno", view_lineno, NULL, NULL, NULL},   {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject frame_view_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.frame",
+    .tp_basicsize = sizeof(FrameViewObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "What the sandbox shows of a frame: names, never namespaces but the user's.",
+    .tp_dealloc = frame_view_dealloc,
+    .tp_traverse = frame_view_traverse,
+    .tp_clear = frame_view_clear,
+    .tp_getset = frame_view_getset,
+};
+
+/* sys._getframe([depth]): the real frame while unarmed, else a view of it. */
+static PyObject *getframe_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	PyFrameObject *f;
+	long depth = 0;
+	PyObject *v;
+
+	(void)self;
+	if (!pylayer_armed())
+		return PyObject_Vectorcall(real_getframe, args, (size_t)nargs, NULL);
+	if (nargs > 1) {
+		PyErr_SetString(PyExc_TypeError, "_getframe expected at most 1 argument");
+		return NULL;
+	}
+	if (nargs == 1 && (depth = PyLong_AsLong(args[0])) == -1 && PyErr_Occurred())
+		return NULL;
+	f = PyEval_GetFrame();
+	Py_XINCREF(f);
+	for (; f && depth > 0; depth--) {
+		PyFrameObject *b = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = b;
+	}
+	if (!f) {
+		PyErr_SetString(PyExc_ValueError, "call stack is not deep enough");
+		return NULL;
+	}
+	v = frame_view_new(f);
+	Py_DECREF(f);
+	return v;
+}
+
+static PyMethodDef getframe_def = {"_getframe", (PyCFunction)(void (*)(void))getframe_view,
+                                   METH_FASTCALL, "A view of a frame of the call stack."};
+
+static int getframe_install(void)
+{
+	PyObject *sys = PyImport_ImportModule("sys"), *types = PyImport_ImportModule("types"), *f;
+	int rc = -1;
+
+	if (!sys || !types || PyType_Ready(&frame_view_type) < 0)
+		goto out;
+	namespace_type = PyObject_GetAttrString(types, "SimpleNamespace");
+	if (!namespace_type)
+		goto out;
+	real_getframe = PyObject_GetAttrString(sys, "_getframe");
+	f = real_getframe ? PyCFunction_New(&getframe_def, NULL) : NULL;
+	if (f)
+		rc = PyObject_SetAttrString(sys, "_getframe", f);
+	Py_XDECREF(f);
+out:
+	Py_XDECREF(types);
+	Py_XDECREF(sys);
+	return rc;
+}
+
 /* ---- entry points ------------------------------------------------------------------------ */
 
 int pyguard_install(void)
@@ -413,7 +700,7 @@ int pyguard_install(void)
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
 		if (guard_install(&rules[i]) < 0)
 			return -1;
-	return evaluators_install();
+	return evaluators_install() < 0 ? -1 : getframe_install();
 }
 
 void pyguard_user(PyObject *ns, PyObject *module)

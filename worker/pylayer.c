@@ -1,5 +1,5 @@
 /* pylayer.c - the Python layer: attribute rules by name (the bytecode, getattr and its kin), the
- * import allowlist with module proxies, the curated builtins, the audit hook, and fixes to
+ * import allowlist (its proxies: pyproxy.c), the curated builtins, the audit hook, and fixes to
  * library methods that name modules. Friendly errors first; the rules on the types (pyguard.c)
  * hold behind them. Functions return 0 / -1 (or NULL) with a Python exception set. */
 #include "interp_internal.h"
@@ -13,10 +13,6 @@
 static volatile int audit_armed;
 static PyObject *safe_builtins;    /* dict given to user code */
 static PyObject *private_builtins; /* a copy only our own code uses (the warm-up) */
-static PyObject *proxies;          /* name -> proxy module */
-static PyObject **proxy_set;       /* every proxy, sorted by address */
-static size_t n_proxy_set;
-static PyObject *authorized_text; /* "['abc', 'array', ...]" */
 static PyObject *real_attrgetter, *real_methodcaller, *real_get_field;
 
 static int op_load_attr = -1, op_store_attr = -1, op_delete_attr = -1, op_load_method = -1,
@@ -267,6 +263,11 @@ static int code_check(PyCodeObject *co, int depth)
 		goto out;
 	p = (const unsigned char *)PyBytes_AS_STRING(bytes);
 	n = PyBytes_GET_SIZE(bytes);
+	if (n == 0) {
+		/* The compiler never makes such code; running it would read past its end. */
+		PyErr_SetString(PyExc_SystemError, "code without bytecode cannot run");
+		goto out;
+	}
 	for (Py_ssize_t i = 0; i + 1 < n; i += 2) {
 		int op = p[i];
 		unsigned int arg = p[i + 1] | ext;
@@ -432,37 +433,12 @@ static PyObject *checked_get_field(PyObject *self, PyObject *args, PyObject *kw)
 	return PyObject_Call(real_get_field, args, kw);
 }
 
-/* ImportError for a module the allowlist does not offer. Returns NULL. */
-static PyObject *import_refuse(PyObject *name, int from)
-{
-	const char *s = PyUnicode_AsUTF8(name);
-	PyObject *msg;
-
-	if (!s)
-		return NULL;
-	msg = PyUnicode_FromFormat("Import %s %s is not allowed. Authorized imports are: %U",
-	                           from ? "from" : "of", s, authorized_text);
-	if (!msg)
-		return NULL;
-	PyErr_SetImportError(msg, name, NULL);
-	Py_DECREF(msg);
-	return NULL;
-}
-
-/* The proxy of an allowed module (borrowed), or NULL with ImportError. */
-static PyObject *proxy_of(PyObject *name, int from)
-{
-	PyObject *proxy = PyDict_GetItemWithError(proxies, name);
-
-	if (!proxy && !PyErr_Occurred())
-		import_refuse(name, from);
-	return proxy;
-}
-
-/* __import__ for user code: only the allowlist, and only as proxies. C code imports through
- * the caller's builtins too (PyImport_Import, as time.strptime does for _strptime), with an
- * empty list as fromlist, and then takes the module from sys.modules itself: that call gets
- * None when the module is already loaded, so it returns nothing to the user either. */
+/* __import__ for user code: only the allowlist, and only as proxies (pyproxy.c); a module
+ * allowed but not loaded yet is imported by the real machinery (in a worker, the supervisor
+ * serves it). C code imports through the caller's builtins too (PyImport_Import, as
+ * time.strptime does for _strptime), with an empty list as fromlist, and then takes the
+ * module from sys.modules itself: that call gets None when the module is already loaded, so
+ * it returns nothing to the user either. */
 static PyObject *safe_import(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = {"name", "globals", "locals", "fromlist", "level", NULL};
@@ -486,27 +462,20 @@ static PyObject *safe_import(PyObject *self, PyObject *args, PyObject *kw)
 			return NULL;
 	}
 	from = fromlist && PyObject_IsTrue(fromlist) == 1;
-	proxy = PyDict_GetItemWithError(proxies, name);
-	if (proxy && !from) {
-		/* "import a.b" binds a: return the top-level package's proxy. */
-		Py_ssize_t dot = PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1);
-		if (dot > 0) {
-			PyObject *top = PyUnicode_Substring(name, 0, dot);
-			if (!top)
-				return NULL;
-			proxy = PyDict_GetItemWithError(proxies, top);
-			Py_DECREF(top);
-		}
-	}
+	proxy = pyproxy_get(name, 1);
 	if (!proxy)
-		return PyErr_Occurred() ? NULL : import_refuse(name, from);
-	return Py_NewRef(proxy);
+		return PyErr_Occurred() ? NULL : pyproxy_refuse(name, from);
+	/* "import a.b" binds a: its proxy, or the stub of a package only a.b of is allowed. */
+	if (!from)
+		proxy = pyproxy_binding(name);
+	return Py_XNewRef(proxy);
 }
 
 /* What the user's "from m import a, b" and "import m.a as c" are compiled into (interp.c),
  * instead of IMPORT_FROM: from_names("m", ("a", "b"), 0) gives (m.a, m.b) from m's proxy, a
- * submodule's proxy when m has no such attribute; from_names("m.a", None, 0) gives m.a's
- * proxy. Nothing here looks in sys.modules. */
+ * submodule's proxy when m has no such attribute (imported if allowed, as CPython's from-import
+ * does); from_names("m.a", None, 0) gives m.a's proxy. Nothing here looks in sys.modules by a
+ * name the user's objects give. */
 static PyObject *from_names(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	PyObject *module, *names, *proxy, *out;
@@ -525,25 +494,32 @@ static PyObject *from_names(PyObject *self, PyObject *const *args, Py_ssize_t na
 			PyErr_SetString(PyExc_ImportError, "Relative imports are not supported");
 		return NULL;
 	}
-	proxy = proxy_of(module, names != Py_None);
-	if (!proxy || names == Py_None)
-		return Py_XNewRef(proxy);
+	proxy = pyproxy_get(module, 1);
+	if (!proxy)
+		return PyErr_Occurred() ? NULL : pyproxy_refuse(module, names != Py_None);
+	if (names == Py_None)
+		return Py_NewRef(proxy);
 	out = PyTuple_New(PyTuple_GET_SIZE(names));
 	for (Py_ssize_t i = 0; out && i < PyTuple_GET_SIZE(names); i++) {
 		PyObject *name = PyTuple_GET_ITEM(names, i), *v = PyObject_GetAttr(proxy, name);
 		if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
 			PyObject *full = PyUnicode_FromFormat("%U.%U", module, name);
+			const char *why = pyproxy_left_out(module, name);
 			PyErr_Clear();
-			v = full ? Py_XNewRef(PyDict_GetItemWithError(proxies, full)) : NULL;
-			Py_XDECREF(full);
+			v = full ? Py_XNewRef(pyproxy_get(full, 1)) : NULL;
+			/* No such submodule either: CPython's ImportError, not the import's. */
+			if (!v && PyErr_ExceptionMatches(PyExc_ModuleNotFoundError))
+				PyErr_Clear();
 			if (!v && !PyErr_Occurred()) {
 				PyObject *msg = PyUnicode_FromFormat(
-				    "cannot import name '%U' from '%U'", name, module);
+				    "cannot import name '%U' from '%U'%s%s", name, module,
+				    why ? ": " : "", why ? why : "");
 				if (msg) {
 					PyErr_SetImportError(msg, module, NULL);
 					Py_DECREF(msg);
 				}
 			}
+			Py_XDECREF(full);
 		}
 		if (!v)
 			Py_CLEAR(out);
@@ -645,8 +621,13 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 	/* Code that library helpers compile and run (dataclasses, namedtuple, and gadgets
 	 * such as typing.ForwardRef) obeys the same attribute rules as the user's. */
 	if (strcmp(event, "exec") == 0 && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0 &&
-	    PyCode_Check(PyTuple_GET_ITEM(args, 0)))
+	    PyCode_Check(PyTuple_GET_ITEM(args, 0))) {
+		/* Except what a served module runs for its own import, as it did in the zygote
+		 * (scipy's result types are generated code that reads __dict__). */
+		if (pyimport_loading_any() && pyguard_for_loading_module())
+			return 0;
 		return code_check((PyCodeObject *)PyTuple_GET_ITEM(args, 0), 0);
+	}
 	/* Frames reach every module's globals: libraries may read __code__ or __globals__
 	 * (inspect, typing), never a frame. */
 	if (strcmp(event, "object.__getattr__") == 0 && PyTuple_Check(args) &&
@@ -661,6 +642,18 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 		}
 		return 0;
 	}
+	/* The importer reading a served module's cached bytecode (pyimport.c). */
+	if (strcmp(event, "marshal.loads") == 0 && pyimport_unmarshalling())
+		return 0;
+	/* Cython modules make the code objects of their tracebacks (no bytecode at all) when they
+	 * are initialised, which a worker does for the extension modules imported late. Code
+	 * without bytecode cannot run anything: the check below (code_check) refuses it. */
+	if (strcmp(event, "code.__new__") == 0 && PyTuple_Check(args) &&
+	    PyTuple_GET_SIZE(args) > 0 && PyBytes_Check(PyTuple_GET_ITEM(args, 0)) &&
+	    PyBytes_GET_SIZE(PyTuple_GET_ITEM(args, 0)) == 0)
+		return 0;
+	if (pyfiles_audit_allows(event, args))
+		return 0;
 	for (const char *const *p = audit_refused; *p; p++) {
 		size_t n = strlen(*p);
 		if ((*p)[n - 1] == '.' ? strncmp(event, *p, n) == 0 : strcmp(event, *p) == 0) {
@@ -674,252 +667,54 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 
 /* ---- module proxies and builtins (zygote) -------------------------------------------- */
 
-/* Is name (a dotted module name) offered to user code? */
-static int module_allowed(const struct zygote_config *cfg, const char *name)
+PyObject *pylayer_replacement(const char *module, const char *name, PyObject *real)
 {
-	size_t n = strcspn(name, ".");
+	PyObject *fn, *meth, *made;
 
-	if (strstr(name, "._") || name[0] == '_')
-		return 0;
-	for (size_t i = 0; i < cfg->n_imports; i++) {
-		const char *a = cfg->imports[i];
-		if (strlen(a) == n && strncmp(a, name, n) == 0)
-			return 1;
-		if (strcmp(a, name) == 0)
-			return 1;
-	}
-	return 0;
+	if (strcmp(module, "operator") == 0 && strcmp(name, "attrgetter") == 0)
+		return PyCFunction_New(&attrgetter_def, NULL);
+	if (strcmp(module, "operator") == 0 && strcmp(name, "methodcaller") == 0)
+		return PyCFunction_New(&methodcaller_def, NULL);
+	if (strcmp(module, "string") != 0 || strcmp(name, "Formatter") != 0)
+		return Py_NewRef(real);
+	fn = PyCFunction_New(&get_field_def, NULL);
+	meth = fn ? PyInstanceMethod_New(fn) : NULL;
+	Py_XDECREF(fn);
+	if (!real_get_field)
+		real_get_field = PyObject_GetAttrString(real, "get_field");
+	made = (meth && real_get_field)
+	           ? PyObject_CallFunction((PyObject *)&PyType_Type, "s(O){sOss}", "Formatter",
+	                                   real, "get_field", meth, "__module__", "string")
+	           : NULL;
+	Py_XDECREF(meth);
+	return made;
 }
 
-/* sys as user code sees it: output streams and facts, nothing that reaches modules,
- * frames or interpreter settings. */
-static int proxy_fill_sys(PyObject *proxy, PyObject *sys)
-{
-	static const char *const keep[] = {
-	    "version",
-	    "version_info",
-	    "hexversion",
-	    "maxsize",
-	    "maxunicode",
-	    "byteorder",
-	    "platform",
-	    "float_info",
-	    "int_info",
-	    "hash_info",
-	    "implementation",
-	    "float_repr_style",
-	    "getrecursionlimit",
-	    "getsizeof",
-	    "getdefaultencoding",
-	    "exit",
-	    "intern",
-	    NULL,
-	};
-	PyObject *argv;
-
-	for (const char *const *k = keep; *k; k++) {
-		PyObject *v = PyObject_GetAttrString(sys, *k);
-		if (!v)
-			return -1;
-		if (PyModule_AddObjectRef(proxy, *k, v) < 0) {
-			Py_DECREF(v);
-			return -1;
-		}
-		Py_DECREF(v);
-	}
-	argv = PyList_New(0);
-	if (!argv || PyModule_AddObject(proxy, "argv", argv) < 0) {
-		Py_XDECREF(argv);
-		return -1;
-	}
-	if (PyModule_AddObjectRef(proxy, "stdout", capture_stream(CAPTURE_STDOUT)) < 0 ||
-	    PyModule_AddObjectRef(proxy, "stderr", capture_stream(CAPTURE_STDERR)) < 0)
-		return -1;
-	return 0;
-}
-
-/* Copy the public, non-module attributes of a real module into its proxy. The values are the
- * real, shared objects, not copies: a library class the user's code changes (a class attribute,
- * a method, a function's defaults) stays changed for the rest of its session, and reaches
- * nothing else. A session's processes are forks of its own worker and the zygote runs no user
- * code, so other sessions never see it; every piece of Python our own code runs later in the
- * session (building the program, repr() of the result, the error's text, the warm-up) runs
- * armed, so a changed object only runs the user's code under the user's rules; and the
- * supervisor trusts nothing a worker sends. Copying would not help: the classes' methods
- * reach the originals through their globals anyway. */
-static int proxy_fill(PyObject *proxy, PyObject *real, const char *name)
-{
-	PyObject *dict = PyModule_GetDict(real), *key, *val;
-	Py_ssize_t pos = 0;
-
-	while (PyDict_Next(dict, &pos, &key, &val)) {
-		const char *k = PyUnicode_AsUTF8(key);
-		PyObject *put = val, *made = NULL;
-		if (!k)
-			return -1;
-		if (k[0] == '_' && strcmp(k, "__doc__") != 0 && strcmp(k, "__all__") != 0 &&
-		    strcmp(k, "__version__") != 0)
-			continue;
-		if (PyModule_Check(val)) {
-			/* No module-valued attributes: statistics.sys and random._os simply do
-			 * not exist; submodules are imported by name (from json import decoder
-			 * or import collections.abc). */
-			continue;
-		} else if (strcmp(name, "operator") == 0 && strcmp(k, "attrgetter") == 0) {
-			made = put = PyCFunction_New(&attrgetter_def, NULL);
-		} else if (strcmp(name, "operator") == 0 && strcmp(k, "methodcaller") == 0) {
-			made = put = PyCFunction_New(&methodcaller_def, NULL);
-		} else if (strcmp(name, "string") == 0 && strcmp(k, "Formatter") == 0) {
-			PyObject *fn = PyCFunction_New(&get_field_def, NULL);
-			PyObject *meth = fn ? PyInstanceMethod_New(fn) : NULL;
-			Py_XDECREF(fn);
-			real_get_field = PyObject_GetAttrString(val, "get_field");
-			made = put = (meth && real_get_field)
-			                 ? PyObject_CallFunction(
-			                       (PyObject *)&PyType_Type, "s(O){sOss}", "Formatter",
-			                       val, "get_field", meth, "__module__", "string")
-			                 : NULL;
-			Py_XDECREF(meth);
-		}
-		if (!put)
-			return -1;
-		if (PyObject_SetAttr(proxy, key, put) < 0) {
-			Py_XDECREF(made);
-			return -1;
-		}
-		Py_XDECREF(made);
-	}
-	return 0;
-}
-
+/* "from __future__ import annotations" imports it at run time as well: a proxy holding its
+ * features. */
 static int future_proxy_add(void)
 {
-	PyObject *real = PyImport_ImportModule("__future__"), *p;
+	PyObject *real = PyImport_ImportModule("__future__"), *p, *name, *k, *v;
+	Py_ssize_t pos = 0;
 	int rc;
 
 	if (!real)
 		return -1;
-	Py_DECREF(real);
 	p = PyModule_New("__future__");
-	rc = p ? PyDict_SetItemString(proxies, "__future__", p) : -1;
+	name = PyUnicode_FromString("__future__");
+	rc = p && name ? 0 : -1;
+	while (rc == 0 && PyDict_Next(PyModule_GetDict(real), &pos, &k, &v))
+		if (PyUnicode_Check(k) && PyUnicode_READ_CHAR(k, 0) != '_' && !PyModule_Check(v))
+			rc = PyObject_SetAttr(p, k, v);
+	Py_DECREF(real);
+	if (rc == 0)
+		rc = pyproxy_add(name, p);
+	Py_XDECREF(name);
 	Py_XDECREF(p);
 	return rc;
 }
 
-/* A package's proxy gets its loaded submodules' proxies as attributes (collections.abc,
- * json.decoder), as the real package has its submodules. */
-static int proxies_link(void)
-{
-	PyObject *key, *val;
-	Py_ssize_t pos = 0;
-
-	while (PyDict_Next(proxies, &pos, &key, &val)) {
-		Py_ssize_t dot = PyUnicode_FindChar(key, '.', 0, PyUnicode_GET_LENGTH(key), -1);
-		PyObject *parent_name, *parent, *child;
-		int rc = 0;
-		if (dot < 0) {
-			if (dot == -2)
-				return -1;
-			continue;
-		}
-		parent_name = PyUnicode_Substring(key, 0, dot);
-		child = PyUnicode_Substring(key, dot + 1, PyUnicode_GET_LENGTH(key));
-		parent = parent_name ? PyDict_GetItemWithError(proxies, parent_name) : NULL;
-		if (parent && child && !PyDict_Contains(PyModule_GetDict(parent), child))
-			rc = PyObject_SetAttr(parent, child, val);
-		Py_XDECREF(parent_name);
-		Py_XDECREF(child);
-		if (rc < 0 || PyErr_Occurred())
-			return -1;
-	}
-	return 0;
-}
-
-static int ptr_cmp(const void *a, const void *b)
-{
-	uintptr_t x = (uintptr_t) * (PyObject *const *)a, y = (uintptr_t) * (PyObject *const *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int proxy_set_build(void)
-{
-	PyObject *key, *val;
-	Py_ssize_t pos = 0;
-
-	proxy_set = PyMem_Calloc((size_t)PyDict_GET_SIZE(proxies) + 1, sizeof(*proxy_set));
-	if (!proxy_set) {
-		PyErr_NoMemory();
-		return -1;
-	}
-	while (PyDict_Next(proxies, &pos, &key, &val))
-		proxy_set[n_proxy_set++] = val;
-	qsort(proxy_set, n_proxy_set, sizeof(*proxy_set), ptr_cmp);
-	return 0;
-}
-
-static int proxies_build(const struct zygote_config *cfg)
-{
-	PyObject *modules = PyImport_GetModuleDict(), *key, *val, *names, *list;
-	Py_ssize_t pos = 0;
-
-	proxies = PyDict_New();
-	if (!proxies)
-		return -1;
-	/* First every proxy object, so module-valued attributes can point at proxies. */
-	while (PyDict_Next(modules, &pos, &key, &val)) {
-		const char *k = PyUnicode_AsUTF8(key);
-		PyObject *p;
-		if (!k)
-			return -1;
-		if (!PyModule_Check(val) || !module_allowed(cfg, k))
-			continue;
-		p = PyModule_NewObject(key);
-		if (!p || PyDict_SetItem(proxies, key, p) < 0) {
-			Py_XDECREF(p);
-			return -1;
-		}
-		Py_DECREF(p);
-	}
-	/* "from __future__ import annotations" imports it at run time as well. */
-	if (future_proxy_add() < 0)
-		return -1;
-	pos = 0;
-	while (PyDict_Next(proxies, &pos, &key, &val)) {
-		const char *k = PyUnicode_AsUTF8(key);
-		PyObject *real = PyDict_GetItem(modules, key);
-		if (!k || !real)
-			return -1;
-		if (strcmp(k, "sys") == 0 ? proxy_fill_sys(val, real) < 0
-		                          : proxy_fill(val, real, k) < 0)
-			return -1;
-	}
-	if (proxies_link() < 0 || proxy_set_build() < 0)
-		return -1;
-	/* The sorted list quoted in refusals. */
-	names = PyList_New(0);
-	if (!names)
-		return -1;
-	for (size_t i = 0; i < cfg->n_imports; i++) {
-		PyObject *s = PyUnicode_FromString(cfg->imports[i]);
-		if (!s || PyList_Append(names, s) < 0) {
-			Py_XDECREF(s);
-			Py_DECREF(names);
-			return -1;
-		}
-		Py_DECREF(s);
-	}
-	if (PyList_Sort(names) < 0) {
-		Py_DECREF(names);
-		return -1;
-	}
-	list = names;
-	authorized_text = PyObject_Repr(list);
-	Py_DECREF(names);
-	return authorized_text ? 0 : -1;
-}
-
-static int builtins_build(void)
+static int builtins_build(const struct zygote_config *cfg)
 {
 	static const char *const removed[] = {
 	    "open",    "eval",       "exec",     "compile",     "input",    "breakpoint", "globals",
@@ -932,7 +727,9 @@ static int builtins_build(void)
 	if (!safe_builtins)
 		return -1;
 	for (const char *const *r = removed; *r; r++)
-		if (PyDict_GetItemString(safe_builtins, *r) &&
+		/* With a workspace open reaches its files, through the supervisor (pyfiles.c). */
+		if (!(cfg->workspace && strcmp(*r, "open") == 0) &&
+		    PyDict_GetItemString(safe_builtins, *r) &&
 		    PyDict_DelItemString(safe_builtins, *r) < 0)
 			return -1;
 	for (PyMethodDef *d = checked_defs; d->ml_name; d++) {
@@ -1004,6 +801,25 @@ static int library_fix(void)
 	return r ? 0 : -1;
 }
 
+/* sympy's expression parser (sympify of a string) copies the functions of the real builtins
+ * module into the namespace it evaluates in: it gets a view of the sandbox's builtins instead,
+ * so the expression has the user's builtins, as its code has the user's attribute rules. */
+static int sympy_fix(void)
+{
+	PyObject *name = PyUnicode_FromString("sympy.parsing.sympy_parser");
+	PyObject *m = name ? PyImport_GetModule(name) : NULL, *view;
+	int rc;
+
+	Py_XDECREF(name);
+	if (!m)
+		return PyErr_Occurred() ? -1 : 0;
+	view = pyproxy_view_of(safe_builtins, "builtins");
+	rc = view ? PyObject_SetAttrString(m, "builtins", view) : -1;
+	Py_XDECREF(view);
+	Py_DECREF(m);
+	return rc;
+}
+
 /* ---- entry points -------------------------------------------------------------------- */
 
 int pylayer_hook_install(void)
@@ -1030,8 +846,8 @@ int pylayer_init(const struct zygote_config *cfg)
 		real_methodcaller = PyObject_GetAttrString(op, "methodcaller");
 		Py_DECREF(op);
 	}
-	if (!real_attrgetter || !real_methodcaller || builtins_build() < 0 ||
-	    proxies_build(cfg) < 0 || library_fix() < 0)
+	if (!real_attrgetter || !real_methodcaller || builtins_build(cfg) < 0 ||
+	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || library_fix() < 0 || sympy_fix() < 0)
 		return -1;
 	return 0;
 }
@@ -1053,6 +869,5 @@ PyObject *pylayer_builtins_private(void)
 
 int pylayer_is_proxy(PyObject *m)
 {
-	return n_proxy_set > 0 &&
-	       bsearch(&m, proxy_set, n_proxy_set, sizeof(*proxy_set), ptr_cmp) != NULL;
+	return pyproxy_is(m);
 }

@@ -20,37 +20,34 @@
 
 /* ---- values: repr and JSON ----------------------------------------------------------- */
 
-static char *utf8_dup(PyObject *s)
+/* The str s as UTF-8 into *out, every character kept (NUL too; a lone surrogate becomes a
+ * backslash escape). Returns 0, or -1 with *out unchanged (the Python error cleared). */
+static int utf8_text(PyObject *s, struct text *out)
 {
 	PyObject *b = PyUnicode_AsEncodedString(s, "utf-8", "backslashreplace");
-	char *out;
+	int rc;
 
-	if (!b)
-		return NULL;
-	out = strndup(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+	if (!b) {
+		PyErr_Clear();
+		return -1;
+	}
+	rc = text_set(out, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
 	Py_DECREF(b);
-	return out;
+	return rc < 0 ? -1 : 0;
 }
 
-/* s (owned, may be NULL) cut to at most max bytes around the cut marker; *truncated is set
- * when it was cut. When the cut cannot be allocated, s stays whole. */
-static char *result_bound(char *s, size_t max, int *truncated)
+/* t cut to at most max bytes around the cut marker; *truncated is set when it was cut. When
+ * the cut cannot be allocated, t stays whole. */
+static void result_bound(struct text *t, size_t max, int *truncated)
 {
-	size_t n = s ? strlen(s) : 0;
-	char *cut;
-
-	if (n <= max)
-		return s;
-	cut = text_cut(s, n, max, TEXT_BYTES);
-	if (!cut)
-		return s;
-	free(s);
-	*truncated = 1;
-	return cut;
+	if (t->len <= max)
+		return;
+	if (text_cut(t->s, t->len, max, TEXT_BYTES, t) == 0)
+		*truncated = 1;
 }
 
-/* Exact-type conversion: calls no user code. Returns 0 and *out (NULL = null), or -1 when
- * the value has no natural JSON form. */
+/* Exact-type conversion, and numpy and pandas values through pydata_natural (library code,
+ * armed). Returns 0 and *out (NULL = null), or -1 when the value has no natural JSON form. */
 static int to_json(PyObject *v, int depth, size_t *nodes, json_object **out)
 {
 	if (++*nodes > RESULT_NODES || depth > RESULT_DEPTH)
@@ -131,7 +128,13 @@ static int to_json(PyObject *v, int depth, size_t *nodes, json_object **out)
 		*out = obj;
 		return 0;
 	}
-	return -1;
+	/* numpy and pandas values: the plain value that stands for them, if any. */
+	{
+		PyObject *plain = pydata_natural(v);
+		int rc = plain ? to_json(plain, depth + 1, nodes, out) : -1;
+		Py_XDECREF(plain);
+		return rc;
+	}
 }
 
 /* ---- tracebacks (formatted in C: no audit events, no files) -------------------------- */
@@ -160,55 +163,92 @@ static void source_line(const char *src, long lineno, struct strbuf *b)
 	sb_str(b, "\n");
 }
 
-static char *type_name(PyObject *type)
+/* The exception type's name, "module.qualname" outside builtins and __main__, into *out
+ * (left as it was when nothing can be read). */
+static void type_name(PyObject *type, struct text *out)
 {
 	PyObject *mod = NULL, *qual = PyType_GetQualName((PyTypeObject *)type);
 	PyObject *dict = ((PyTypeObject *)type)->tp_dict;
-	char *out = NULL;
-	const char *q;
+	struct text q = {0}, m = {0};
 
-	if (!qual) {
+	if (!qual || utf8_text(qual, &q) < 0) {
 		PyErr_Clear();
-		return strdup(((PyTypeObject *)type)->tp_name);
+		Py_XDECREF(qual);
+		text_set_str(out, ((PyTypeObject *)type)->tp_name);
+		return;
 	}
-	q = PyUnicode_AsUTF8(qual);
 	if (dict)
 		mod = PyDict_GetItemString(dict, "__module__");
-	if (q && mod && PyUnicode_Check(mod)) {
-		const char *m = PyUnicode_AsUTF8(mod);
-		if (m && strcmp(m, "builtins") != 0 && strcmp(m, "__main__") != 0) {
-			if (asprintf(&out, "%s.%s", m, q) < 0)
-				out = NULL;
-		}
+	if (mod && PyUnicode_Check(mod) && utf8_text(mod, &m) == 0 &&
+	    !(m.len == strlen(m.s) && (!strcmp(m.s, "builtins") || !strcmp(m.s, "__main__")))) {
+		struct strbuf b = {0};
+
+		sb_text(&b, &m);
+		sb_str(&b, ".");
+		sb_text(&b, &q);
+		sb_take_text(&b, out);
 	}
-	if (!out && q)
-		out = strdup(q);
+	if (!out->s) {
+		/* q's bytes move to out. */
+		text_take(out, q.s, q.len);
+		text_init(&q);
+	}
+	text_clear(&q);
+	text_clear(&m);
 	Py_DECREF(qual);
 	PyErr_Clear();
-	return out;
 }
 
-/* str(exc), under the sandbox: the user's __str__ may run. */
-static char *exc_message(PyObject *exc)
+/* str(exc), under the sandbox (the user's __str__ may run), into *out. */
+static void exc_message(PyObject *exc, struct text *out)
 {
 	PyObject *s = PyObject_Str(exc);
-	char *out;
 
 	if (!s) {
 		PyErr_Clear();
-		return strdup("<str() of the exception failed>");
+		text_set_str(out, "<str() of the exception failed>");
+		return;
 	}
-	out = utf8_dup(s);
+	if (utf8_text(s, out) < 0)
+		text_set_str(out, "");
 	Py_DECREF(s);
 	PyErr_Clear();
-	return out ? out : strdup("");
 }
 
-static void format_one(PyObject *exc, const char *src, const char *msg, struct strbuf *b)
+/* The str s's UTF-8 bytes appended to b (every character kept), or alt when it has none. */
+static void sb_pystr(struct strbuf *b, PyObject *s, const char *alt)
+{
+	Py_ssize_t n = 0;
+	const char *p = s && PyUnicode_Check(s) ? PyUnicode_AsUTF8AndSize(s, &n) : NULL;
+
+	if (p)
+		sb_add(b, p, (size_t)n);
+	else
+		sb_str(b, alt);
+	PyErr_Clear();
+}
+
+/* "Type: message" (or "Type" for an empty message) and a newline. */
+static void sb_exc_line(struct strbuf *b, const struct text *tn, const char *alt,
+                        const struct text *msg)
+{
+	if (tn->s)
+		sb_text(b, tn);
+	else
+		sb_str(b, alt);
+	if (msg->len > 0) {
+		sb_str(b, ": ");
+		sb_text(b, msg);
+	}
+	sb_str(b, "\n");
+}
+
+static void format_one(PyObject *exc, const char *src, const struct text *msg, struct strbuf *b)
 {
 	PyObject *tb = PyException_GetTraceback(exc);
-	char *tn = type_name((PyObject *)Py_TYPE(exc));
+	struct text tn = {0};
 
+	type_name((PyObject *)Py_TYPE(exc), &tn);
 	if (tb) {
 		sb_str(b, "Traceback (most recent call last):\n");
 		for (PyTracebackObject *t = (PyTracebackObject *)tb; t; t = t->tb_next) {
@@ -216,12 +256,15 @@ static void format_one(PyObject *exc, const char *src, const char *msg, struct s
 			PyCodeObject *co = PyFrame_GetCode(t->tb_frame);
 			long lineno = t->tb_lineno;
 			const char *file = PyUnicode_AsUTF8(co->co_filename);
-			const char *name = PyUnicode_AsUTF8(co->co_name);
 			PyErr_Clear();
-			sb_printf(b, "  File \"%s\", line %ld, in %s\n", file ? file : "?", lineno,
-			          name ? name : "?");
+			sb_str(b, "  File \"");
+			sb_pystr(b, co->co_filename, "?");
+			sb_printf(b, "\", line %ld, in ", lineno);
+			sb_pystr(b, co->co_name, "?");
+			sb_str(b, "\n");
 			if (file && strcmp(file, INTERP_FILENAME) == 0)
 				source_line(src, lineno, b);
+			PyErr_Clear();
 			Py_DECREF(co);
 		}
 		Py_DECREF(tb);
@@ -234,10 +277,15 @@ static void format_one(PyObject *exc, const char *src, const char *msg, struct s
 		    se->offset && PyLong_Check(se->offset) ? PyLong_AsLong(se->offset) : 0;
 		sb_printf(b, "  File \"%s\", line %ld\n", INTERP_FILENAME, lineno);
 		if (se->text && PyUnicode_Check(se->text)) {
-			const char *t = PyUnicode_AsUTF8(se->text);
-			size_t lead = t ? strspn(t, " \t") : 0;
+			Py_ssize_t tlen = 0;
+			const char *t = PyUnicode_AsUTF8AndSize(se->text, &tlen);
 			if (t) {
-				size_t len = strcspn(t + lead, "\r\n");
+				size_t lead = 0, len = 0;
+				while (lead < (size_t)tlen && (t[lead] == ' ' || t[lead] == '\t'))
+					lead++;
+				while (lead + len < (size_t)tlen && t[lead + len] != '\r' &&
+				       t[lead + len] != '\n')
+					len++;
 				sb_str(b, "    ");
 				sb_add(b, t + lead, len);
 				sb_str(b, "\n    ");
@@ -249,22 +297,20 @@ static void format_one(PyObject *exc, const char *src, const char *msg, struct s
 		}
 		PyErr_Clear();
 		if (se->msg && PyUnicode_Check(se->msg)) {
-			char *m = utf8_dup(se->msg);
-			sb_printf(b, "%s: %s\n", tn ? tn : "SyntaxError", m ? m : "");
-			free(m);
-			free(tn);
+			struct text m = {0};
+			utf8_text(se->msg, &m);
+			sb_exc_line(b, &tn, "SyntaxError", &m);
+			text_clear(&m);
+			text_clear(&tn);
 			return;
 		}
 	}
-	if (msg && *msg)
-		sb_printf(b, "%s: %s\n", tn ? tn : "Exception", msg);
-	else
-		sb_printf(b, "%s\n", tn ? tn : "Exception");
-	free(tn);
+	sb_exc_line(b, &tn, "Exception", msg);
+	text_clear(&tn);
 }
 
 /* The whole traceback, with chained exceptions first as CPython prints them. */
-static void format_chain(PyObject *exc, const char *src, const char *msg, int depth,
+static void format_chain(PyObject *exc, const char *src, const struct text *msg, int depth,
                          struct strbuf *b)
 {
 	PyObject *cause = PyException_GetCause(exc);
@@ -272,16 +318,18 @@ static void format_chain(PyObject *exc, const char *src, const char *msg, int de
 
 	if (depth < TRACEBACK_CHAIN_MAX) {
 		if (cause && PyExceptionInstance_Check(cause)) {
-			char *m = exc_message(cause);
-			format_chain(cause, src, m, depth + 1, b);
-			free(m);
+			struct text m = {0};
+			exc_message(cause, &m);
+			format_chain(cause, src, &m, depth + 1, b);
+			text_clear(&m);
 			sb_str(b, "\nThe above exception was the direct cause of the following "
 			          "exception:\n\n");
 		} else if (ctx && PyExceptionInstance_Check(ctx) &&
 		           !((PyBaseExceptionObject *)exc)->suppress_context) {
-			char *m = exc_message(ctx);
-			format_chain(ctx, src, m, depth + 1, b);
-			free(m);
+			struct text m = {0};
+			exc_message(ctx, &m);
+			format_chain(ctx, src, &m, depth + 1, b);
+			text_clear(&m);
 			sb_str(b, "\nDuring handling of the above exception, another exception "
 			          "occurred:\n\n");
 		}
@@ -296,14 +344,15 @@ static void format_chain(PyObject *exc, const char *src, const char *msg, int de
 void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, size_t max)
 {
 	struct strbuf tb = {0};
-	char *msg = exc_message(exc), *tb_text;
 	int trunc = 0;
 
-	out->error_type = type_name((PyObject *)Py_TYPE(exc));
-	format_chain(exc, src, msg, 0, &tb);
-	out->error_message = result_bound(msg, max, &trunc);
-	tb_text = sb_take(&tb);
-	out->error_traceback = result_bound(tb_text ? tb_text : strdup(""), max, &trunc);
+	type_name((PyObject *)Py_TYPE(exc), &out->error_type);
+	exc_message(exc, &out->error_message);
+	format_chain(exc, src, &out->error_message, 0, &tb);
+	if (sb_take_text(&tb, &out->error_traceback) < 0)
+		text_set_str(&out->error_traceback, "");
+	result_bound(&out->error_message, max, &trunc);
+	result_bound(&out->error_traceback, max, &trunc);
 	if (trunc)
 		out->truncated = 1;
 }
@@ -311,18 +360,20 @@ void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, siz
 int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *truncated)
 {
 	PyObject *r = PyObject_Repr(value);
-	size_t nodes = 0;
+	size_t nodes = 0, len = 0;
 
 	if (!r) {
-		out->result_repr = strdup("<repr() failed>");
+		text_set_str(&out->result_repr, "<repr() failed>");
 		return -1;
 	}
-	out->result_repr = result_bound(utf8_dup(r), max, truncated);
+	utf8_text(r, &out->result_repr);
+	result_bound(&out->result_repr, max, truncated);
 	Py_DECREF(r);
 	if (to_json(value, 0, &nodes, &out->result) < 0) {
 		out->result = NULL;
-	} else if (out->result && strlen(json_object_to_json_string_ext(
-	                              out->result, JSON_C_TO_STRING_PLAIN)) > max) {
+	} else if (out->result &&
+	           (!json_object_to_json_string_length(out->result, JSON_C_TO_STRING_PLAIN, &len) ||
+	            len > max)) {
 		json_object_put(out->result);
 		out->result = NULL;
 		*truncated = 1;

@@ -28,7 +28,6 @@
 #endif
 
 #define SANDBOX_FIRST_CLOSED_FD (POLICY_FD_CHANNEL + 1)
-#define SANDBOX_NOFILE          8
 #define SANDBOX_SIGPENDING      16
 /* Tasks (processes and threads) of one chain: a session's holder, runner and newborn, and
  * the runner's threads. The same number as the supervisor's cgroup pids.max. */
@@ -150,20 +149,23 @@ static int limit_lower(int resource, rlim_t soft, rlim_t hard)
 
 static void enter_rlimits(const struct sandbox_config *cfg, struct sandbox_report *r)
 {
-	static const struct {
+	const struct {
 		int resource;
 		rlim_t value;
 		const char *name;
 	} zero_or_small[] = {
-	    {RLIMIT_FSIZE, 0, "RLIMIT_FSIZE"},
+	    /* Files written reach only fds of the workspace the supervisor passed: beyond this,
+	     * a write fails with EFBIG (SIGXFSZ is ignored, interp.c). */
+	    {RLIMIT_FSIZE, (rlim_t)cfg->fsize, "RLIMIT_FSIZE"},
 	    {RLIMIT_CORE, 0, "RLIMIT_CORE"},
 	    {RLIMIT_MEMLOCK, 0, "RLIMIT_MEMLOCK"},
 	    {RLIMIT_MSGQUEUE, 0, "RLIMIT_MSGQUEUE"},
-	    {RLIMIT_NOFILE, SANDBOX_NOFILE, "RLIMIT_NOFILE"},
+	    {RLIMIT_NOFILE, cfg->workspace ? SANDBOX_NOFILE_WORKSPACE : SANDBOX_NOFILE,
+	     "RLIMIT_NOFILE"},
 	    {RLIMIT_SIGPENDING, SANDBOX_SIGPENDING, "RLIMIT_SIGPENDING"},
 	};
 	rlim_t cpu = cfg->cpu_s;
-	struct rlimit as, cpu_now;
+	struct rlimit as, cpu_now, fsize;
 
 	if (limit_lower(RLIMIT_AS, cfg->memory_bytes, cfg->memory_bytes) != 0)
 		fail(r, SANDBOX_RLIMITS, WORKER_EXIT_RLIMIT, errno, "RLIMIT_AS");
@@ -175,13 +177,15 @@ static void enter_rlimits(const struct sandbox_config *cfg, struct sandbox_repor
 			fail(r, SANDBOX_RLIMITS, WORKER_EXIT_RLIMIT, errno, zero_or_small[i].name);
 	}
 	/* Report what is in force: a stricter limit inherited from the user is kept. */
-	if (getrlimit(RLIMIT_AS, &as) != 0 || getrlimit(RLIMIT_CPU, &cpu_now) != 0)
+	if (getrlimit(RLIMIT_AS, &as) != 0 || getrlimit(RLIMIT_CPU, &cpu_now) != 0 ||
+	    getrlimit(RLIMIT_FSIZE, &fsize) != 0)
 		fail(r, SANDBOX_RLIMITS, WORKER_EXIT_RLIMIT, errno, "getrlimit");
 	layer_set(r, SANDBOX_RLIMITS, LAYER_ACTIVE, 0,
-	          "as %llu MiB, cpu %llu s, nofile %d, sigpending %d, "
-	          "fsize/core/memlock/msgqueue 0",
+	          "as %llu MiB, cpu %llu s, nofile %d, sigpending %d, fsize %llu, "
+	          "core/memlock/msgqueue 0",
 	          (unsigned long long)(as.rlim_cur >> 20), (unsigned long long)cpu_now.rlim_cur,
-	          SANDBOX_NOFILE, SANDBOX_SIGPENDING);
+	          cfg->workspace ? SANDBOX_NOFILE_WORKSPACE : SANDBOX_NOFILE, SANDBOX_SIGPENDING,
+	          (unsigned long long)fsize.rlim_cur);
 }
 
 static void enter_uid(const struct sandbox_config *cfg, struct sandbox_report *r)
@@ -218,11 +222,75 @@ static void enter_uid(const struct sandbox_config *cfg, struct sandbox_report *r
 	          (unsigned int)cfg->gid);
 }
 
+/* Write s to a /proc/self file. Returns 0 or -errno. */
+static int write_self(const char *name, const char *s)
+{
+	char path[64];
+	size_t n = strlen(s);
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, n) != (ssize_t)n)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+int sandbox_zygote_namespaces(struct sandbox_config *cfg)
+{
+	char map[64];
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int rc;
+
+	cfg->shared_netns = 0;
+	if (!cfg->try_namespaces)
+		return 0;
+	/* Root may make them in place; workers switch to their user before their own. */
+	if (uid == 0) {
+		if (unshare(CLONE_NEWNET | CLONE_NEWIPC) == 0)
+			cfg->shared_netns = 1;
+		return 0;
+	}
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC) != 0)
+		return 0; /* refused: each worker tries its own, and reports */
+	cfg->shared_netns = 1;
+	/* Our uid and gid, mapped to themselves: files stay ours, and workers can make their own
+	 * user namespace inside this one. */
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)uid, (unsigned int)uid);
+	rc = write_self("uid_map", map);
+	if (rc == 0)
+		rc = write_self("setgroups", "deny");
+	if (rc == 0) {
+		snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)gid, (unsigned int)gid);
+		rc = write_self("gid_map", map);
+	}
+	return rc;
+}
+
 /* Returns 1 when the worker has its own user namespace. */
 static int enter_namespaces(const struct sandbox_config *cfg, struct sandbox_report *r)
 {
 	if (!cfg->try_namespaces) {
 		layer_set(r, SANDBOX_NAMESPACES, LAYER_UNAVAILABLE, 0, "not tried (disabled)");
+		return 0;
+	}
+	/* The network and IPC namespaces are the zygote's, one pair for every worker: empty,
+	 * and no worker can make a socket or an IPC object in them (seccomp). The user
+	 * namespace is the worker's own: its tasks are counted in it. */
+	if (cfg->shared_netns) {
+		if (unshare(CLONE_NEWUSER) == 0) {
+			layer_set(r, SANDBOX_NAMESPACES, LAYER_ACTIVE, 0,
+			          "user (its own) + net+ipc (the zygote's, shared by workers)");
+			return 1;
+		}
+		if (errno == ENOSPC || errno == EUSERS) /* too many user namespaces */
+			fail(r, SANDBOX_NAMESPACES, WORKER_EXIT_NAMESPACE, errno, "unshare(user)");
+		layer_set(r, SANDBOX_NAMESPACES, LAYER_UNAVAILABLE, errno,
+		          "unshare(user) refused; net+ipc: the zygote's");
 		return 0;
 	}
 	/* No uid_map: the worker keeps its kernel uid and shows as the overflow uid inside. */

@@ -30,7 +30,20 @@ struct sandbox_config {
 	 * policy_build_session's */
 	const struct policy *gate;
 	int tasks_cgroup; /* the supervisor puts each chain in a cgroup with pids.max */
+	/* set by sandbox_zygote_namespaces: the zygote made one network and IPC namespace pair
+	 * that every worker shares; a worker then makes only its own user namespace */
+	int shared_netns;
+	/* The workspace (0 and 0 without one): RLIMIT_NOFILE SANDBOX_NOFILE_WORKSPACE instead of
+	 * SANDBOX_NOFILE, so files the supervisor passes fit; RLIMIT_FSIZE above 0 when its files
+	 * may be written. */
+	int workspace;
+	uint64_t fsize;
 };
+
+/* The fds a worker may hold: its four fixed ones and few more; with a workspace, the files it
+ * opens (the worker makes no fd itself: each is one the supervisor passed). */
+#define SANDBOX_NOFILE           8
+#define SANDBOX_NOFILE_WORKSPACE 64
 
 enum layer_state {
 	LAYER_ACTIVE = 0,
@@ -69,6 +82,15 @@ struct sandbox_report {
 const char *sandbox_layer_name(enum sandbox_layer l);
 const char *layer_state_name(enum layer_state s);
 
+/* In the zygote, once, before Python starts (it must be single-threaded): make the network
+ * and IPC namespaces every worker will share, empty (loopback down). As root it needs no user
+ * namespace; otherwise the zygote enters a user namespace of its own that maps its uid and
+ * gid to themselves. Sets cfg->shared_netns; when the kernel refuses, workers make their own
+ * as before. Returns 0, or a negative errno when the uid could not be mapped: the namespaces
+ * exist and are shared, but workers cannot make user namespaces of their own (they report
+ * it). */
+int sandbox_zygote_namespaces(struct sandbox_config *cfg);
+
 /* Enter the sandbox in a freshly forked, single-threaded process, in this order: fds (stdin,
  * stdout, stderr become /dev/null, channel_fd moves to POLICY_FD_CHANNEL, every other fd is
  * closed), setsid, PR_SET_PDEATHSIG(SIGKILL) and a re-check that getppid() == parent,
@@ -99,6 +121,10 @@ struct zygote_config {
 	int unsafe_no_python_layer; /* test-only: no import allowlist, builtins, attribute rules
 	                              * or audit hook */
 	int control_fd;             /* the control socket to the supervisor */
+	const char *workspace;      /* its absolute path, or NULL: no file can be reached */
+	int workspace_write;        /* its files may be written */
+	const char *cache;          /* a directory the zygote may write libraries' caches in, or
+	                             * NULL */
 };
 
 /* Run the zygote: initialise CPython (isolated, no site, empty environment, audit hook),

@@ -20,9 +20,10 @@ enum capture_stream { CAPTURE_STDOUT = 0, CAPTURE_STDERR = 1, CAPTURE_LOG = 2 };
 int capture_init(size_t max, uint64_t flood);
 /* Borrowed reference to a stream object. */
 PyObject *capture_stream(enum capture_stream s);
-/* The text kept for a stream (or the log, CAPTURE_LOG): malloc'd UTF-8. *truncated is set
- * when bytes were cut. NULL on ENOMEM. */
-char *capture_text(int s, int *truncated);
+/* The text kept for a stream (or the log, CAPTURE_LOG), every byte written (NUL included),
+ * into *out (replacing what it held). *truncated is set when bytes were cut. Returns 0 or
+ * -ENOMEM (out unchanged). */
+int capture_text(int s, int *truncated, struct text *out);
 /* Forget what earlier calls wrote (a session's next call starts with empty captures). */
 void capture_reset(void);
 /* Did the code write more than the flood limit? */
@@ -37,6 +38,33 @@ int capture_flooded(void);
  * broke or carried something else (-EPROTO). */
 int runner_request(enum ipc_request_kind kind, const void *data, size_t len, int *status,
                    char **reply, size_t *rlen, int *fd);
+
+/* ---- zygote.c ---- */
+
+/* At start-up, the allowed module cfg->imports[index] could not be imported (the exception is
+ * set): say why to the supervisor in an import-failed control message (on stderr when that
+ * cannot be sent). Clears the exception. */
+void zygote_import_failed(const struct zygote_config *cfg, size_t index);
+
+/* ---- pyimport.c ---- */
+
+/* In the zygote, after the allowed modules are imported: find the directories of the packages
+ * loaded outside the standard library, map their extension modules (dlopen without init; also
+ * the standard library's when there is any such package), and put the worker's finder on
+ * sys.meta_path. Returns 0 or -1 with a Python exception set. */
+int pyimport_init(void);
+/* A call runs (1) or not (0): only while one runs may a module be asked of the supervisor. */
+void pyimport_serving(int on);
+/* When globals is the namespace of a served module whose code runs now (its import is under
+ * way): that module's code object (borrowed); else NULL. */
+PyObject *pyimport_loading(PyObject *globals);
+/* Is the importer unmarshalling a served module's bytecode (its marshal.loads audit event)? */
+int pyimport_unmarshalling(void);
+/* Is the code of any served module running now? */
+int pyimport_loading_any(void);
+/* Fill r's names and dirs (not stdlib) with the package directories pyimport_init found.
+ * Returns 0, or -1 on ENOMEM (r holds what was filled: ipc_roots_clear). */
+int pyimport_roots(struct ipc_roots *r);
 
 /* ---- pyfork.c ---- */
 

@@ -26,6 +26,60 @@ static int control_send(int fd, char type, uint32_t a, uint32_t b)
 	return 0;
 }
 
+/* "no module named 'x'" when the module itself is missing, else "Type: message" of the
+ * exception that importing it raised. Clears the exception. */
+static void import_failure_text(const char *module, struct strbuf *b)
+{
+	PyObject *type, *value, *tb, *name, *s;
+
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	name = value && PyErr_GivenExceptionMatches(type, PyExc_ModuleNotFoundError)
+	           ? PyObject_GetAttrString(value, "name")
+	           : NULL;
+	PyErr_Clear();
+	if (name && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, module) == 0) {
+		sb_printf(b, "no module named '%s'", module);
+	} else {
+		const char *tn = type ? ((PyTypeObject *)type)->tp_name : "Exception";
+		Py_ssize_t n = 0;
+		const char *m = NULL;
+
+		s = value ? PyObject_Str(value) : NULL;
+		m = s ? PyUnicode_AsUTF8AndSize(s, &n) : NULL;
+		sb_printf(b, "importing it raised %s", tn);
+		if (m && n > 0) {
+			sb_str(b, ": ");
+			sb_add(b, m, (size_t)n);
+		}
+		Py_XDECREF(s);
+		PyErr_Clear();
+	}
+	Py_XDECREF(name);
+	Py_XDECREF(type);
+	Py_XDECREF(value);
+	Py_XDECREF(tb);
+}
+
+void zygote_import_failed(const struct zygote_config *cfg, size_t index)
+{
+	unsigned char msg[IPC_ZYGOTE_FAIL_MAX];
+	struct strbuf b = {0};
+	const char *module = cfg->imports[index];
+	char *text;
+	size_t n;
+
+	import_failure_text(module, &b);
+	text = sb_take(&b);
+	if (!text)
+		text = strdup("out of memory");
+	n = ipc_zygote_fail_put(msg, (uint32_t)index, text ? text : "", text ? strlen(text) : 0);
+	if (send(cfg->control_fd, msg, n, MSG_NOSIGNAL) != (ssize_t)n)
+		fprintf(stderr, "safepy zygote: cannot import allowed module '%s': %s\n", module,
+		        text ? text : "");
+	free(text);
+}
+
 /* A fresh worker, from the fork to the park loop. Fails closed at every step. */
 static void worker_start(const struct sandbox_config *sb, int channel, pid_t zygote)
     __attribute__((noreturn));
@@ -67,74 +121,39 @@ static pid_t spawn(const struct sandbox_config *sb, int channel)
 	return pid;
 }
 
-/* A directory of a module: dirname(module.__file__) for the standard library, __path__[0] for a
- * package. New string or NULL. */
-static char *module_dir(const char *name, int package)
+/* The directory of the standard library: dirname(os.__file__). New string or NULL. */
+static char *stdlib_dir(void)
 {
-	PyObject *m = PyImport_ImportModule(name), *v = NULL, *s = NULL;
+	PyObject *m = PyImport_ImportModule("os"), *v = NULL;
 	const char *p;
-	char *out = NULL;
+	char *out = NULL, *slash;
 
-	if (!m)
-		goto out;
-	if (package) {
-		PyObject *path = PyObject_GetAttrString(m, "__path__");
-		if (path) {
-			v = PySequence_GetItem(path, 0);
-			Py_DECREF(path);
-		}
-	} else {
+	if (m)
 		v = PyObject_GetAttrString(m, "__file__");
-	}
-	if (!v || !PyUnicode_Check(v) || !(p = PyUnicode_AsUTF8(v)))
-		goto out;
-	out = strdup(p);
-	if (out && !package) {
-		char *slash = strrchr(out, '/');
-		if (slash)
-			*slash = '\0';
-	}
-out:
+	if (v && PyUnicode_Check(v) && (p = PyUnicode_AsUTF8(v)))
+		out = strdup(p);
+	if (out && (slash = strrchr(out, '/')))
+		*slash = '\0';
 	PyErr_Clear();
-	Py_XDECREF(s);
 	Py_XDECREF(v);
 	Py_XDECREF(m);
 	return out;
 }
 
 /* Tell the supervisor where the modules a worker may import later live: the standard
- * library, and each allowed package. Returns 0, -1 when they cannot be found or encoded, -2
- * when the control socket is closed. */
-static int send_roots(int control, const struct zygote_config *cfg)
+ * library, and each package the zygote loaded outside it (the allowed ones and what they
+ * import). Returns 0, -1 when they cannot be found or encoded, -2 when the control socket is
+ * closed. */
+static int send_roots(int control)
 {
 	struct ipc_roots r = {0};
 	size_t len = 0;
 	char *msg;
 	int rc = -1;
 
-	r.stdlib = module_dir("os", 0);
-	r.names = calloc(cfg->n_imports + 1, sizeof(char *));
-	r.dirs = calloc(cfg->n_imports + 1, sizeof(char *));
-	if (!r.stdlib || !r.names || !r.dirs)
+	r.stdlib = stdlib_dir();
+	if (!r.stdlib || pyimport_roots(&r) < 0)
 		goto out;
-	for (size_t i = 0; i < cfg->n_imports; i++) {
-		const char *name = cfg->imports[i];
-		char *dir;
-		if (strchr(name, '.'))
-			continue; /* a submodule: its package's directory is what counts */
-		dir = module_dir(name, 1);
-		if (!dir)
-			continue; /* a module, not a package: nothing beneath it */
-		/* The standard library's packages are beneath it already. */
-		if (strncmp(dir, r.stdlib, strlen(r.stdlib)) == 0 && dir[strlen(r.stdlib)] == '/') {
-			free(dir);
-			continue;
-		}
-		r.names[r.n] = strdup(name);
-		r.dirs[r.n] = dir;
-		if (!r.names[r.n++])
-			goto out;
-	}
 	msg = ipc_roots_encode(&r, &len);
 	if (msg)
 		rc = send(control, msg, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -2;
@@ -218,6 +237,14 @@ void zygote_main(const struct zygote_config *cfg)
 	int fd = cfg->control_fd, sfd, rc;
 	sigset_t chld;
 
+	/* Before Python: unshare(CLONE_NEWUSER) needs a single-threaded process; and before
+	 * the process is made non-dumpable, which gives its /proc files (uid_map) to root. */
+	rc = sandbox_zygote_namespaces(&sb);
+	if (rc < 0)
+		fprintf(stderr,
+		        "safepy zygote: mapping our uid in the workers' namespace: %s (workers "
+		        "run without a user namespace of their own)\n",
+		        strerror(-rc));
 	/* Workers share our memory: keep it unreadable from outside, and die with the
 	 * supervisor. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
@@ -230,9 +257,15 @@ void zygote_main(const struct zygote_config *cfg)
 		exit(ZYGOTE_EXIT_SETUP);
 	}
 	/* Numeric libraries must not start thread pools in the zygote: fork keeps one thread. */
+	/* matplotlib keeps its font list in the one directory the supervisor lets us write; it
+	 * builds it once, and later zygotes read it. */
+	if (cfg->cache)
+		setenv("MPLCONFIGDIR", cfg->cache, 1);
 	setenv("OPENBLAS_NUM_THREADS", "1", 1);
 	setenv("OMP_NUM_THREADS", "1", 1);
 	setenv("MKL_NUM_THREADS", "1", 1);
+	/* matplotlib renders without a display, into memory (pydata.py). */
+	setenv("MPLBACKEND", "Agg", 1);
 	if (interp_init(cfg) < 0)
 		exit(ZYGOTE_EXIT_PYTHON);
 	/* Every worker may hold a session, so it gets the fork gate and the session policy;
@@ -262,7 +295,7 @@ void zygote_main(const struct zygote_config *cfg)
 		fprintf(stderr, "safepy zygote: signalfd: %s\n", strerror(errno));
 		exit(ZYGOTE_EXIT_SETUP);
 	}
-	rc = send_roots(fd, cfg);
+	rc = send_roots(fd);
 	if (rc == -1) {
 		fprintf(stderr, "safepy zygote: cannot tell where the modules are\n");
 		exit(ZYGOTE_EXIT_PYTHON);

@@ -47,6 +47,13 @@ int main(int argc, char **argv)
 	z.max_result = (size_t)c.max_result;
 	z.unsafe_no_python_layer = c.unsafe_no_python_layer;
 	z.control_fd = ZYGOTE_CONTROL_FD;
+	z.workspace = c.workspace;
+	z.workspace_write = c.workspace_write;
+	z.cache = c.cache;
+	z.sandbox.workspace = c.workspace != NULL;
+	/* One byte over the call's quota: a file that reaches it makes the call's writes too large
+	 * for the supervisor to keep, so a write the limit cut short is never committed. */
+	z.sandbox.fsize = c.workspace_write ? IPC_WS_BYTES_PER_CALL + 1 : 0;
 	/* c's strings live as long as the zygote: it never returns. */
 	zygote_main(&z);
 }

@@ -2,7 +2,8 @@
 // and Client, on the machine's Node.js) against the real safepy server over stdio: connect,
 // list tools, call run_python (success, Python error, timeout, state kept across calls in the
 // default session), cancel a call through an AbortSignal and check that its worker is gone,
-// then close and check that the server exits.
+// then close and check that the server exits; with --imports data, a figure arrives intact as
+// an image item, and show_figures gives it again.
 //   node tests/clients/sdk_client.mjs NPM_DIR SAFEPY_BINARY
 // NPM_DIR is the folder tests/clients/install filled. Exit 0 on success, 77 (skip) when the
 // clients are not installed, 1 with a message on any failure.
@@ -194,6 +195,73 @@ r = await run('x * 2');
 check(!r.isError && r.structuredContent?.result === 42, `x * 2 after the cancel: ${show(r.structuredContent)}`);
 console.log('ok the server still serves; the session is as before the cancelled call (x * 2 -> 42)');
 
+step = 'close';
+await close(server);
+
+// Third server, --imports data: a figure comes back as an image item the SDK validates with the
+// output schema, whose PNG decodes whole (every chunk's CRC, the pixels' rows inflate to the
+// size the header says); show_figures gives the same bytes as content only.
+step = 'connect (--imports data)';
+server = await connect(['--imports', 'data']);
+({ run } = server);
+step = 'figure';
+r = await run('import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title("growth")\n"drawn"',
+  { timeout: 60_000 });
+if (r.structuredContent?.error?.message?.includes('is not installed')) {
+  console.log(`skip the figure: ${r.structuredContent.error.message}`);
+} else {
+  check(!r.isError && r.structuredContent?.status === 'ok', `figure call: ${show(r.structuredContent)}`);
+  const described = r.structuredContent.images;
+  check(Array.isArray(described) && described.length === 1, `structuredContent.images: ${show(described)}`);
+  const item = r.content?.[1];
+  check(item?.type === 'image' && item.mimeType === 'image/png', `content[1]: ${show(item)?.slice(0, 200)}`);
+  const png = Buffer.from(item.data, 'base64');
+  check(png.length === described[0].bytes, `${png.length} bytes, described ${described[0].bytes}`);
+  check(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), 'no PNG signature');
+  const { inflateSync } = await import('node:zlib');
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc32 = (buf) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  let off = 8, width = 0, height = 0, colorType = -1, depth = 0, chunks = 0;
+  const idat = [];
+  while (off < png.length) {
+    const len = png.readUInt32BE(off);
+    const type = png.toString('latin1', off + 4, off + 8);
+    const body = png.subarray(off + 8, off + 8 + len);
+    check(crc32(png.subarray(off + 4, off + 8 + len)) === png.readUInt32BE(off + 8 + len), `bad CRC in ${type}`);
+    if (type === 'IHDR') {
+      width = body.readUInt32BE(0); height = body.readUInt32BE(4); depth = body[8]; colorType = body[9];
+    }
+    if (type === 'IDAT') idat.push(body);
+    chunks++;
+    off += 12 + len;
+    if (type === 'IEND') break;
+  }
+  check(off === png.length, `${png.length - off} bytes after IEND`);
+  check(width === described[0].width && height === described[0].height,
+    `IHDR ${width}x${height}, described ${described[0].width}x${described[0].height}`);
+  const channels = { 0: 1, 2: 3, 4: 2, 6: 4 }[colorType];
+  check(depth === 8 && channels, `depth ${depth}, color type ${colorType}`);
+  const rows = inflateSync(Buffer.concat(idat));
+  check(rows.length === height * (1 + width * channels), `pixels inflate to ${rows.length} bytes`);
+  console.log(`ok figure: a ${width}x${height} PNG image item after the text, ${chunks} chunks, CRCs and pixels intact`);
+
+  step = 'show_figures';
+  const { tools: dataTools } = await server.client.listTools();
+  const figuresTool = dataTools.find((t) => t.name === 'show_figures');
+  check(figuresTool && !figuresTool.outputSchema, `show_figures: ${show(figuresTool)}`);
+  const again = await server.client.callTool({ name: 'show_figures', arguments: {} });
+  check(!again.isError && again.structuredContent === undefined, `show_figures: ${show(again).slice(0, 300)}`);
+  check(again.content?.[1]?.type === 'image' && again.content[1].data === item.data, 'show_figures gave other bytes');
+  console.log('ok show_figures: the same image, content only');
+}
 step = 'close';
 await close(server);
 console.log('PASS: SDK client');

@@ -1,0 +1,423 @@
+/* test_data.c - the data stack (--imports data: numpy, pandas, scipy, sympy, matplotlib) against
+ * the real safepy binary: ordinary data work gives what plain CPython 3.11 with Debian 12's
+ * packages gives (each expected value was taken from python3.11 running the same code), figures
+ * come back as PNG images within their bounds, numpy and pandas results read well, modules the
+ * zygote did not import are served, files stay out of reach (a clear error, no file), and the
+ * limits hold. The suite skips when the packages are not installed (scripts/setup installs
+ * them). */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "protocol.h"
+
+TestSuite(data, .timeout = 240, .fini = e2e_cleanup);
+
+/* A server with the data profile; the test skips when the packages are missing. */
+static void start_data(const char *const *more)
+{
+	const char *args[16] = {"--imports", "data"};
+	size_t n = 2;
+	json_object *r;
+
+	for (size_t i = 0; more && more[i] && n + 1 < sizeof(args) / sizeof(args[0]); i++)
+		args[n++] = more[i];
+	args[n] = NULL;
+	e2e_start(args);
+	r = e2e_call("import numpy, pandas, scipy, sympy, matplotlib", NULL);
+	if (strstr(mcpc_json(r), "is not installed"))
+		cr_skip_test(
+		    "the data packages are not installed (scripts/setup installs them): %s",
+		    mcpc_err_str(r, "message"));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+}
+
+/* A scratch directory for files an attack would create, and a file it would read. */
+static char scratch[64], secret[128];
+
+static void scratch_make(void)
+{
+	FILE *f;
+
+	snprintf(scratch, sizeof(scratch), "/tmp/safepy-data-XXXXXX");
+	cr_assert_not_null(mkdtemp(scratch));
+	cr_assert_eq(chmod(scratch, 0777), 0);
+	snprintf(secret, sizeof(secret), "%s/data.csv", scratch);
+	f = fopen(secret, "we");
+	cr_assert_not_null(f);
+	fputs("a,b\n1,2\n", f);
+	fclose(f);
+	cr_assert_eq(chmod(secret, 0644), 0);
+}
+
+static const char *scratch_file(const char *name)
+{
+	return e2e_fmt("%s/%s", scratch, name);
+}
+
+static void scratch_remove(void)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* The call is refused as want says, and the file path (may be NULL) does not exist after it. */
+static void refused_no_file(const char *code, const struct e2e_refusal *want, const char *path)
+{
+	json_object *r = e2e_call(code, NULL);
+	const char *why = e2e_refusal_mismatch(r, want);
+
+	cr_assert_null(why, "%s\ncode:\n%s\n%s", why, code, mcpc_json(r));
+	if (path)
+		cr_assert_neq(access(path, F_OK), 0, "%s exists after:\n%s", path, code);
+}
+
+static const struct e2e_refusal NO_OPEN = {"error", "PermissionError",
+                                           "open is not allowed in the sandbox"};
+/* The audit hook's refusal, or the kernel's (a library may look at the directory first). */
+static const struct e2e_refusal NO_FILE = {"error", "PermissionError", NULL};
+
+Test(data, numpy_random_linalg_fft)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "rng = np.random.default_rng(42)\n"
+	                  "round(float(rng.normal(size=(3, 3)).sum()), 6)",
+	                  "-2.502669");
+	e2e_expect_result("import numpy as np\n"
+	                  "[np.linalg.solve([[3, 1], [1, 2]], [9, 8]).tolist(),\n"
+	                  " round(float(np.linalg.det([[1, 2], [3, 4]])), 6),\n"
+	                  " np.linalg.eigvalsh([[2, 0], [0, 3]]).tolist(),\n"
+	                  " np.round(np.abs(np.fft.fft([1, 0, 0, 0, 1, 0, 0, 0])), 6).tolist()]",
+	                  "[[2.0,3.0],-2.0,[2.0,3.0],[2.0,0.0,2.0,0.0,2.0,0.0,2.0,0.0]]");
+	/* Methods whose code lives in submodules, submodules as attributes and as imports. */
+	e2e_expect_result("import numpy as np\narr = np.arange(10.0)\n"
+	                  "[float(arr.sum()), float(arr.mean()), round(float(arr.std()), 6),\n"
+	                  " type(np.random).__name__, np.linalg.norm([3, 4]).item()]",
+	                  "[45.0,4.5,2.872281,\"module\",5.0]");
+	e2e_expect_result(
+	    "import numpy.random as rd\nfrom numpy.fft import rfft\n"
+	    "[rd.default_rng(0).integers(0, 10, 5).tolist(), len(rfft([1, 2, 3, 4]))]",
+	    "[[8,6,5,2,3],3]");
+	e2e_expect_result("import collections.abc, json.decoder\n"
+	                  "[collections.abc.Mapping.__name__, json.decoder.JSONDecoder.__name__]",
+	                  "[\"Mapping\",\"JSONDecoder\"]");
+	e2e_stop();
+}
+
+Test(data, pandas_frames)
+{
+	json_object *r;
+	const char *csv = "import io, pandas as pd\n"
+	                  "csv = 'city,month,sales\\nA,2024-01-05,10\\nA,2024-02-05,20\\n"
+	                  "B,2024-01-07,5\\nB,2024-02-09,7\\n'\n"
+	                  "df = pd.read_csv(io.StringIO(csv), parse_dates=['month'])\n";
+
+	start_data(NULL);
+	e2e_ok(csv);
+	e2e_expect_result("df.groupby('city')['sales'].sum().to_dict()", "{\"A\":30,\"B\":12}");
+	e2e_expect_result("import json\njson.loads(df.pivot_table(index='city', "
+	                  "columns=df['month'].dt.month, values='sales', aggfunc='sum').to_json())",
+	                  "{\"1\":{\"A\":10,\"B\":5},\"2\":{\"A\":20,\"B\":7}}");
+	e2e_expect_result("df.set_index('month').resample('MS')['sales'].sum().tolist()",
+	                  "[15,27]");
+	e2e_expect_result(
+	    "df.to_json(orient='records', date_format='iso')",
+	    "\"[{\\\"city\\\":\\\"A\\\",\\\"month\\\":\\\"2024-01-05T00:00:00.000\\\","
+	    "\\\"sales\\\":10},{\\\"city\\\":\\\"A\\\",\\\"month\\\":\\\"2024-02-05T00:"
+	    "00:00.000\\\",\\\"sales\\\":20},{\\\"city\\\":\\\"B\\\",\\\"month\\\":\\\"2024"
+	    "-01-07T00:00:00.000\\\",\\\"sales\\\":5},{\\\"city\\\":\\\"B\\\",\\\"month\\\":"
+	    "\\\"2024-02-09T00:00:00.000\\\",\\\"sales\\\":7}]\"");
+	/* Printing: the formatter pandas imports late; a query that reads the caller's names. */
+	r = e2e_ok("print(df)\nlimit = 6\ndf.query('sales > @limit')['sales'].tolist()");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"),
+	                 "  city      month  sales\n0    A 2024-01-05     10\n"
+	                 "1    A 2024-02-05     20\n2    B 2024-01-07      5\n"
+	                 "3    B 2024-02-09      7\n");
+	e2e_assert_result(r, "query", "[10,20,7]");
+	/* A deprecation warning points at the user's line, as pandas makes it do. */
+	r = e2e_ok("pd.Series([1, 2]).append(pd.Series([3])).tolist()");
+	e2e_assert_result(r, "append", "[1,2,3]");
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "<code>:1: FutureWarning: The series.append"),
+	          "%s", mcpc_sc_str(r, "stderr"));
+	/* A frame as the result: its own text, and its rows as records. */
+	r = e2e_ok("df.groupby('city', as_index=True)['sales'].sum().to_frame()");
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"),
+	                 "      sales\ncity       \nA        30\nB        12");
+	e2e_assert_result(r, "frame",
+	                  "[{\"city\":\"A\",\"sales\":30},{\"city\":\"B\",\"sales\":12}]");
+	e2e_stop();
+}
+
+Test(data, scipy_and_sympy)
+{
+	start_data(NULL);
+	e2e_expect_result("from scipy import optimize\n"
+	                  "r = optimize.minimize(lambda x: (x[0] - 3)**2 + (x[1] + 1)**2, [0, 0])\n"
+	                  "[[round(v, 4) for v in r.x], bool(r.success),\n"
+	                  " round(optimize.brentq(lambda x: x**3 - 2, 0, 2), 6)]",
+	                  "[[3.0,-1.0],true,1.259921]");
+	e2e_expect_result("import scipy.stats as st\n"
+	                  "[round(st.norm.cdf(1.96), 6),\n"
+	                  " round(st.ttest_ind([1, 2, 3, 4], [2, 3, 4, 5]).pvalue, 6)]",
+	                  "[0.975002,0.315334]");
+	e2e_expect_result("from scipy import integrate\n"
+	                  "s = integrate.solve_ivp(lambda t, y: -y, [0, 1], [1.0], rtol=1e-8, "
+	                  "atol=1e-10)\n"
+	                  "[round(integrate.quad(lambda x: x**2, 0, 3)[0], 6), "
+	                  "round(float(s.y[0, -1]), 6)]",
+	                  "[9.0,0.367879]");
+	e2e_expect_result("import sympy as sp\nx = sp.Symbol('x')\n"
+	                  "[str(sp.solve(x**2 - 5*x + 6, x)), str(sp.integrate(x*sp.exp(x), x)),\n"
+	                  " str(sp.simplify(sp.sin(x)**2 + sp.cos(x)**2 + x)),\n"
+	                  " sp.latex(sp.Rational(1, 2)*x**2), str(sp.sympify('2*x + 3*x')),\n"
+	                  " str(sp.diff(sp.sin(x)*x, x))]",
+	                  "[\"[2, 3]\",\"(x - 1)*exp(x)\",\"x + 1\",\"\\\\frac{x^{2}}{2}\",\"5*x\","
+	                  "\"x*cos(x) + sin(x)\"]");
+	/* sympy.var puts the symbols in the caller's namespace. */
+	e2e_expect_result("import sympy\nsympy.var('p q')\nstr((p + q)**2)", "\"(p + q)**2\"");
+	e2e_stop();
+}
+
+/* The PNG of content item i of r: base64 that decodes to a PNG whose header gives the width
+ * and height structuredContent.images[i - 1] says, of its byte count. */
+static void assert_png_item(json_object *r, size_t i, uint32_t *w, uint32_t *h)
+{
+	json_object *content = e2e_member(mcpc_result(r), "content");
+	json_object *item = json_object_array_get_idx(content, i);
+	json_object *desc =
+	    json_object_array_get_idx(e2e_member(mcpc_structured(r), "images"), i - 1);
+	const char *data = json_object_get_string(e2e_member(item, "data"));
+	unsigned char *png = NULL;
+	size_t len = 0;
+
+	cr_assert_str_eq(json_object_get_string(e2e_member(item, "type")), "image", "%s",
+	                 mcpc_json(item));
+	cr_assert_str_eq(json_object_get_string(e2e_member(item, "mimeType")), "image/png");
+	cr_assert_eq(proto_base64_decode(data, strlen(data), &png, &len), 0, "not base64");
+	cr_assert_eq(run_image_png_size(png, len, w, h), 0, "not a PNG");
+	cr_assert_eq((int64_t)len, json_object_get_int64(e2e_member(desc, "bytes")));
+	cr_assert_eq((int64_t)*w, json_object_get_int64(e2e_member(desc, "width")));
+	cr_assert_eq((int64_t)*h, json_object_get_int64(e2e_member(desc, "height")));
+	cr_assert_str_eq(json_object_get_string(e2e_member(desc, "mimeType")), "image/png");
+	cr_assert_leq(*w, RUN_IMAGE_SIDE_MAX);
+	cr_assert_leq(*h, RUN_IMAGE_SIDE_MAX);
+	cr_assert_leq(len, RUN_IMAGE_BYTES_MAX);
+	free(png);
+}
+
+Test(data, figures_become_images)
+{
+	json_object *r, *again, *sc;
+	uint32_t w, h;
+
+	start_data(NULL);
+	/* One shown, one left open: two images after the text, in that order, then closed. */
+	r = e2e_ok("import matplotlib.pyplot as plt\n"
+	           "plt.plot([1, 3, 2], label='line')\nplt.title(r'growth $\\alpha^2$')\n"
+	           "plt.legend()\nplt.show()\n"
+	           "fig, ax = plt.subplots(figsize=(4, 3))\nax.bar(['a', 'b'], [3, 4])\n"
+	           "len(plt.get_fignums())");
+	e2e_assert_result(r, "figures", "1");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_result(r), "content")), 3, "%s",
+	             mcpc_text(r));
+	assert_png_item(r, 1, &w, &h);
+	assert_png_item(r, 2, &w, &h);
+	cr_assert(strstr(mcpc_text(r), "[figure 2: "), "%s", mcpc_text(r));
+	e2e_expect_result("import matplotlib.pyplot as plt\nplt.get_fignums()", "[]");
+	/* show_figures gives the last call's images again: it drew none. */
+	again =
+	    e2e_hold(mcpc_request(&e2e_srv, "tools/call",
+	                          json_tokener_parse("{\"name\":\"show_figures\"}"), E2E_CALL_MS));
+	cr_assert_not_null(again);
+	cr_assert_null(e2e_member(mcpc_result(again), "structuredContent"));
+	cr_assert(strstr(mcpc_text(again), "No figures"), "%s", mcpc_json(again));
+	/* A figure too big is drawn smaller; savefig into memory works. */
+	r = e2e_ok("import io, matplotlib.pyplot as plt\n"
+	           "fig = plt.figure(figsize=(40, 30))\nplt.plot(range(100))\n"
+	           "buf = io.BytesIO()\nfig.savefig(buf, format='png', dpi=20)\n"
+	           "buf.getvalue()[:8]");
+	assert_png_item(r, 1, &w, &h);
+	cr_assert(w > 1000 && w <= RUN_IMAGE_SIDE_MAX, "width %u", w);
+	e2e_assert_result(r, "savefig", "null");
+	cr_assert(strstr(mcpc_sc_str(r, "result_repr"), "PNG"), "%s", mcpc_json(r));
+	again =
+	    e2e_hold(mcpc_request(&e2e_srv, "tools/call",
+	                          json_tokener_parse("{\"name\":\"show_figures\"}"), E2E_CALL_MS));
+	cr_assert_not_null(again);
+	cr_assert_str_eq(
+	    json_object_get_string(e2e_member(
+	        json_object_array_get_idx(e2e_member(mcpc_result(again), "content"), 1), "data")),
+	    json_object_get_string(e2e_member(
+	        json_object_array_get_idx(e2e_member(mcpc_result(r), "content"), 1), "data")),
+	    "show_figures gave other bytes");
+	/* More figures than a call returns: the first ones, and a note saying so. */
+	r = e2e_ok("import matplotlib.pyplot as plt\n"
+	           "for i in range(11):\n    plt.figure(figsize=(2, 2))\n    plt.plot([i, 0])\n");
+	sc = mcpc_structured(r);
+	cr_assert_eq(json_object_array_length(e2e_member(sc, "images")), RUN_IMAGES_MAX);
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "3 figure(s) not returned"), "%s",
+	          mcpc_sc_str(r, "stderr"));
+	e2e_stop();
+}
+
+Test(data, numpy_and_pandas_results_read_well)
+{
+	json_object *r;
+
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\nnp.float64(2.5)", "2.5");
+	e2e_expect_result("import numpy as np\nnp.int32(7)", "7");
+	e2e_expect_result("import numpy as np\nnp.array([[1, 2], [3, 4]])", "[[1,2],[3,4]]");
+	e2e_expect_result("import numpy as np\nnp.array([1.0, np.nan, np.inf])", "[1.0,null,null]");
+	e2e_expect_result("import pandas as pd\npd.Series([1, 2], index=['p', 'q'])",
+	                  "{\"p\":1,\"q\":2}");
+	e2e_expect_result("import pandas as pd\npd.Timestamp('2024-01-02')",
+	                  "\"2024-01-02T00:00:00\"");
+	/* Beyond the bounds: the text only, never a huge value. */
+	r = e2e_ok("import numpy as np\nnp.zeros(100000)");
+	e2e_assert_result(r, "big", "null");
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "array([0., 0., 0., ..., 0., 0., 0.])");
+	r = e2e_ok("import pandas as pd\npd.DataFrame({'a': range(5000)})");
+	e2e_assert_result(r, "big frame", "null");
+	cr_assert(strstr(mcpc_sc_str(r, "result_repr"), "[5000 rows x 1 columns]"), "%s",
+	          mcpc_sc_str(r, "result_repr"));
+	e2e_stop();
+}
+
+Test(data, modules_imported_late_are_served)
+{
+	start_data(NULL);
+	/* Not imported by the zygote: the supervisor serves them (bytecode or source). */
+	e2e_expect_result("import scipy.odr\nimport numpy as np\n"
+	                  "m = scipy.odr.Model(lambda b, x: b[0] * x)\n"
+	                  "out = scipy.odr.ODR(scipy.odr.Data(np.arange(1.0, 5.0), "
+	                  "2 * np.arange(1.0, 5.0)), m, beta0=[1.0]).run()\n"
+	                  "round(float(out.beta[0]), 6)",
+	                  "2.0");
+	e2e_expect_result("from sympy.combinatorics import Permutation\n"
+	                  "int(Permutation([1, 0, 2]).order())",
+	                  "2");
+	e2e_expect_result("import pandas.tseries.holiday as h\n"
+	                  "str(h.USFederalHolidayCalendar().holidays('2024-01-01', "
+	                  "'2024-01-31')[0].date())",
+	                  "\"2024-01-01\"");
+	/* Still only allowed modules, and no module-valued attributes. */
+	refused_no_file("import os", &E2E_IMPORT, NULL);
+	refused_no_file("import pandas.io.common\npandas.io.common.os",
+	                &(struct e2e_refusal){"error", "AttributeError", "has no attribute 'os'"},
+	                NULL);
+	e2e_stop();
+}
+
+Test(data, only_a_submodule_allowed)
+{
+	/* --allow-import numpy.random alone: "import numpy.random as rd" works, "import
+	 * numpy.random" binds a numpy holding only random, numpy itself is refused. */
+	json_object *r;
+
+	e2e_start(ARGS("--allow-import", "numpy.random"));
+	r = e2e_call("import numpy.random as rd\nrd.default_rng(0).integers(0, 10, 5).tolist()",
+	             NULL);
+	if (strstr(mcpc_json(r), "is not installed"))
+		cr_skip_test("numpy is not installed");
+	e2e_assert_result(r, "as", "[8,6,5,2,3]");
+	e2e_expect_result(
+	    "import numpy.random\nnumpy.random.default_rng(0).integers(0, 10, 2).tolist()",
+	    "[8,6]");
+	refused_no_file("import numpy.random\nnumpy.linalg",
+	                &(struct e2e_refusal){"error", "AttributeError", "no attribute 'linalg'"},
+	                NULL);
+	refused_no_file("import numpy", &E2E_IMPORT, NULL);
+	refused_no_file("import numpy.linalg", &E2E_IMPORT, NULL);
+	e2e_stop();
+}
+
+Test(data, files_stay_out_of_reach)
+{
+	scratch_make();
+	start_data(NULL);
+	refused_no_file(
+	    e2e_fmt("import numpy as np\nnp.save('%s', np.zeros(3))", scratch_file("a.npy")),
+	    &NO_OPEN, scratch_file("a.npy"));
+	refused_no_file(e2e_fmt("import numpy as np\nnp.load('%s')", secret), &NO_OPEN, NULL);
+	refused_no_file(e2e_fmt("import numpy as np\nnp.lib.format.open_memmap('%s', mode='w+', "
+	                        "shape=(3,))",
+	                        scratch_file("m.npy")),
+	                &NO_FILE, scratch_file("m.npy"));
+	refused_no_file(e2e_fmt("import pandas as pd\npd.read_csv('%s')", secret), &NO_OPEN, NULL);
+	/* A path in the home directory fails the same way (not on the lookup of the user). */
+	refused_no_file("import pandas as pd\npd.read_csv('~/data.csv')", &NO_OPEN, NULL);
+	refused_no_file(e2e_fmt("import pandas as pd\npd.DataFrame({'a': [1]}).to_csv('%s')",
+	                        scratch_file("b.csv")),
+	                &NO_FILE, scratch_file("b.csv"));
+	refused_no_file(e2e_fmt("import matplotlib.pyplot as plt\nplt.plot([1])\nplt.savefig('%s')",
+	                        scratch_file("c.png")),
+	                &NO_FILE, scratch_file("c.png"));
+	refused_no_file(
+	    e2e_fmt("import io\nio.open('%s')", secret),
+	    &(struct e2e_refusal){"error", "AttributeError", "io.open is not available"}, NULL);
+	refused_no_file(
+	    "from io import FileIO",
+	    &(struct e2e_refusal){"error", "ImportError", "cannot import name 'FileIO'"}, NULL);
+	/* The gadgets the packages hand out: ctypes, a compiler, expression evaluators. */
+	refused_no_file("import numpy as np\nnp.ctypeslib.as_ctypes(np.zeros(3))",
+	                &(struct e2e_refusal){"error", "PermissionError", "ctypes."}, NULL);
+	refused_no_file("import numpy as np\nnp.ctypeslib.load_library('libc', '/lib')",
+	                &(struct e2e_refusal){"error", NULL, NULL}, NULL);
+	refused_no_file(
+	    e2e_fmt("import sympy\nsympy.sympify(\"__import__('os').system('touch %s')\")",
+	            scratch_file("d")),
+	    &(struct e2e_refusal){"error", NULL, "Import of os is not allowed"}, scratch_file("d"));
+	refused_no_file("import sympy\nsympy.sympify('().__class__.__base__.__subclasses__()')",
+	                &E2E_DUNDER, NULL);
+	refused_no_file(
+	    e2e_fmt("import pandas as pd\npd.eval(\"__import__('os').system('touch %s')\")",
+	            scratch_file("e")),
+	    &(struct e2e_refusal){"error", NULL, NULL}, scratch_file("e"));
+	e2e_ok("6 * 7");
+	e2e_stop();
+	scratch_remove();
+}
+
+Test(data, limits_hold)
+{
+	json_object *r;
+	int64_t t0;
+
+	start_data(NULL);
+	e2e_expect_status("import numpy as np\nnp.empty(10 * 2**30, dtype=np.uint8)", NULL,
+	                  "memory_limit");
+	/* A long BLAS call: the wall clock stops it although it never returns to Python. */
+	t0 = mcpc_now_ms();
+	e2e_expect_status("import numpy as np\na = np.ones((3000, 3000))\na @ a @ a",
+	                  "{\"timeout_seconds\":1}", "timeout");
+	cr_assert_lt(mcpc_now_ms() - t0, 8000, "the timeout took %lld ms",
+	             (long long)(mcpc_now_ms() - t0));
+	r = e2e_expect_status("import numpy as np\nnp.set_printoptions(threshold=10**9)\n"
+	                      "s = str(np.arange(200000))\nfor _ in range(200):\n    print(s)",
+	                      NULL, "output_limit");
+	cr_assert(json_object_get_boolean(e2e_member(mcpc_structured(r), "truncated")));
+	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}
+
+Test(data, memory_corruption_through_numpy_stays_in_the_worker)
+{
+	/* numpy can view any address (as_strided): the Python layer cannot stop what native code
+	 * then does; the kernel does. Reading far past an array crashes the worker only. */
+	start_data(NULL);
+	e2e_expect_status("import numpy as np\n"
+	                  "v = np.lib.stride_tricks.as_strided(np.zeros(1), shape=(1 << 40,), "
+	                  "strides=(1 << 20,))\nfloat(v.sum())",
+	                  NULL, "crashed");
+	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}

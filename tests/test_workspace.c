@@ -1,0 +1,1159 @@
+/* test_workspace.c - the workspace end to end, against the real binary over MCP stdio: code
+ * reads the files of one directory (--workspace) with ordinary Python and library code, writes
+ * files there (--workspace-write) that are kept when its call completes and dropped when it
+ * fails, within quotas; and every way out fails and leaves no trace. Each test builds its own
+ * tree: BASE/ws is the workspace, BASE/out and BASE itself are outside it and hold a secret
+ * file of known content and a marker file. An attack test checks the attack was refused as
+ * expected, that the secret never appears in any answer, and that nothing outside the
+ * workspace was created, removed or changed. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define SECRET      "SAFEPY-SECRET-7f3a9c2e"
+#define MARKER      "marker, never to change\n"
+/* The errno values the answers carry. */
+#define E_EMFILE    "24"
+#define E_EDQUOT    "122"
+#define E_EFBIG     "27"
+/* The Python layer off, raw access to the channel: code as strong as native code. */
+#define NATIVE_ARGS "--unsafe-no-python-layer", "--allow-import", "os", "--allow-import", "struct"
+
+static void ws_fini(void);
+
+TestSuite(ws_read, .timeout = 120, .fini = ws_fini);
+TestSuite(ws_write, .timeout = 120, .fini = ws_fini);
+TestSuite(ws_attack, .timeout = 120, .fini = ws_fini);
+TestSuite(ws_native, .timeout = 120, .fini = ws_fini);
+
+/* ---- The tree ----------------------------------------------------------------------------- */
+
+static char base[64];     /* mkdtemp */
+static char ws[128];      /* base/ws: the workspace */
+static char outside[128]; /* base/out: a directory outside it */
+static char before[16384];
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static const char *in_ws(const char *rel)
+{
+	return e2e_fmt("%s/%s", ws, rel);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+/* Everything outside the workspace, as text: each entry's path, type, size, mtime, and the
+ * content of the small files. */
+static struct {
+	char *out;
+	size_t len, cap;
+} snap;
+
+static int snap_one(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	char line[1024];
+	int n;
+
+	(void)f;
+	if (strncmp(path, ws, strlen(ws)) == 0 && (path[strlen(ws)] == '/' || !path[strlen(ws)]))
+		return 0;
+	n = snprintf(line, sizeof(line), "%s %d %lld %lld.%09ld %s\n", path, type,
+	             (long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+	             S_ISREG(st->st_mode) && st->st_size < 200 ? slurp(path) : "");
+	if (snap.len + (size_t)n + 1 <= snap.cap) {
+		memcpy(snap.out + snap.len, line, (size_t)n + 1);
+		snap.len += (size_t)n;
+	}
+	return 0;
+}
+
+static void outside_state(char *out, size_t cap)
+{
+	snap.out = out;
+	snap.len = 0;
+	snap.cap = cap;
+	out[0] = '\0';
+	cr_assert_eq(nftw(base, snap_one, 16, FTW_PHYS), 0);
+}
+
+/* Build the tree. */
+static void tree(void)
+{
+	strcpy(base, "/tmp/safepy-ws-XXXXXX");
+	cr_assert_not_null(mkdtemp(base), "mkdtemp: %s", strerror(errno));
+	/* Workers may run as another user (nobody, when the tests run as root): only the
+	 * supervisor opens files, but the tree must not depend on that. */
+	cr_assert_eq(chmod(base, 0755), 0);
+	snprintf(ws, sizeof(ws), "%s/ws", base);
+	snprintf(outside, sizeof(outside), "%s/out", base);
+	cr_assert_eq(mkdir(ws, 0755), 0);
+	cr_assert_eq(mkdir(in_ws("sub"), 0755), 0);
+	cr_assert_eq(mkdir(outside, 0755), 0);
+	put_file(in_ws("data.csv"), "a,b\n1,2\n3,4\n");
+	put_file(in_ws("sub/x.json"), "{\"k\": [1, 2]}\n");
+	put_file(in_ws("nums.txt"), "1 2\n3 4\n");
+	put_file(e2e_fmt("%s/secret.txt", outside), SECRET "\n");
+	put_file(e2e_fmt("%s/marker.txt", outside), MARKER);
+	put_file(e2e_fmt("%s/secret.txt", base), SECRET "\n");
+	put_file(e2e_fmt("%s/marker.txt", base), MARKER);
+	outside_state(before, sizeof(before));
+}
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static void ws_fini(void)
+{
+	e2e_cleanup();
+	if (base[0])
+		nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	base[0] = '\0';
+}
+
+/* Start the server on the tree's workspace with more arguments (NULL-terminated, or NULL). */
+static void start(const char *const *more)
+{
+	const char *args[24] = {"--workspace", ws};
+	size_t n = 2;
+
+	tree();
+	for (size_t i = 0; more && more[i]; i++) {
+		cr_assert_lt(n + 1, sizeof(args) / sizeof(args[0]));
+		args[n++] = more[i];
+	}
+	args[n] = NULL;
+	e2e_start(args);
+}
+
+/* Nothing outside the workspace changed since the tree was built. */
+static void outside_unchanged(void)
+{
+	static char now[16384];
+
+	outside_state(now, sizeof(now));
+	cr_assert_str_eq(now, before, "something outside the workspace changed:\n%s\nwas:\n%s", now,
+	                 before);
+}
+
+/* No hidden file of a write in progress is left in the workspace. */
+static int hidden_one(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)st;
+	(void)type;
+	return strncmp(path + f->base, ".safepy-tmp-", 12) == 0;
+}
+
+static void no_hidden_files(void)
+{
+	cr_assert_eq(nftw(ws, hidden_one, 16, FTW_PHYS), 0, "a hidden file was left in %s", ws);
+}
+
+/* The answer carries no byte of the secret. */
+static void no_secret(json_object *r)
+{
+	cr_assert_null(strstr(mcpc_json(r), SECRET), "the secret leaked: %s", mcpc_json(r));
+}
+
+static json_object *ok_result(const char *code, const char *json)
+{
+	json_object *r = e2e_ok(code);
+
+	e2e_assert_result(r, code, json);
+	no_secret(r);
+	return r;
+}
+
+/* A Python snippet that calls f(*args) for each case and returns [errno or 'ok', ...]. */
+#define TRY_EACH                                                                                   \
+	"def attempt(f, *a, **k):\n"                                                               \
+	"    try:\n"                                                                               \
+	"        r = f(*a, **k)\n"                                                                 \
+	"        if hasattr(r, 'read'):\n"                                                         \
+	"            r = r.read()\n"                                                               \
+	"        return ['ok', repr(r)[:80]]\n"                                                    \
+	"    except OSError as e:\n"                                                               \
+	"        return [type(e).__name__, e.errno, 'workspace ' + os.getcwd() in str(e)]\n"       \
+	"    except ValueError as e:\n"                                                            \
+	"        return ['ValueError', str(e)]\n"                                                  \
+	"    except TypeError as e:\n"                                                             \
+	"        return ['TypeError']\n"
+
+/* ---- Reading ------------------------------------------------------------------------------ */
+
+Test(ws_read, ordinary_python_reads_and_lists_the_workspace)
+{
+	start(NULL);
+	ok_result("import csv, json\n"
+	          "with open('data.csv') as f:\n"
+	          "    rows = list(csv.reader(f))\n"
+	          "rows, json.load(open('sub/x.json', 'rb')), open('nums.txt').read()",
+	          "[[[\"a\",\"b\"],[\"1\",\"2\"],[\"3\",\"4\"]],{\"k\":[1,2]},\"1 2\\n3 4\\n\"]");
+	ok_result(
+	    "import os\n"
+	    "[sorted(os.listdir()), sorted(os.listdir('sub')), os.path.exists('data.csv'),\n"
+	    " os.path.isfile('data.csv'), os.path.isdir('sub'), os.path.getsize('data.csv'),\n"
+	    " os.path.exists('nope'), sorted((d, sorted(f)) for d, _, f in os.walk('.'))]",
+	    "[[\"data.csv\",\"nums.txt\",\"sub\"],[\"x.json\"],true,true,true,12,false,"
+	    "[[\".\",[\"data.csv\",\"nums.txt\"]],[\"./sub\",[\"x.json\"]]]]");
+	ok_result(
+	    "import pathlib, glob\n"
+	    "p = pathlib.Path('.')\n"
+	    "[sorted(str(x) for x in p.glob('*.csv')), sorted(str(x) for x in p.rglob('*.json')),\n"
+	    " pathlib.Path('sub/x.json').read_text(), pathlib.Path('data.csv').stat().st_size,\n"
+	    " sorted(glob.glob('**/*', recursive=True)), [e.name for e in sorted(p.iterdir())]]",
+	    "[[\"data.csv\"],[\"sub/x.json\"],\"{\\\"k\\\": [1, 2]}\\n\",12,"
+	    "[\"data.csv\",\"nums.txt\",\"sub\",\"sub/x.json\"],[\"data.csv\",\"nums.txt\","
+	    "\"sub\"]]");
+	ok_result("import os\n"
+	          "with os.scandir('sub') as it:\n"
+	          "    e = next(it)\n"
+	          "[e.name, e.path, e.is_file(), e.is_dir(), e.is_symlink(), e.stat().st_size]",
+	          "[\"x.json\",\"sub/x.json\",true,false,false,14]");
+	outside_unchanged();
+	e2e_stop();
+}
+
+Test(ws_read, relative_paths_start_at_the_workspace)
+{
+	start(NULL);
+	ok_result(e2e_fmt("import os, pathlib\n"
+	                  "[os.getcwd() == %s, str(pathlib.Path.cwd()) == %s,\n"
+	                  " os.path.abspath('data.csv') == %s + '/data.csv',\n"
+	                  " open(%s + '/data.csv').read() == open('./sub/../data.csv').read(),\n"
+	                  " str(pathlib.Path('data.csv').resolve()) == %s + '/data.csv']",
+	                  e2e_fmt("'%s'", ws), e2e_fmt("'%s'", ws), e2e_fmt("'%s'", ws),
+	                  e2e_fmt("'%s'", ws), e2e_fmt("'%s'", ws)),
+	          "[true,true,true,true,true]");
+	e2e_stop();
+}
+
+/* The workspace's path is said where the model reads it, and at start. */
+Test(ws_read, the_model_is_told_where_the_workspace_is)
+{
+	json_object *r;
+	const char *d;
+
+	start(NULL);
+	r = e2e_hold(mcpc_request(&e2e_srv, "tools/list", NULL, 5000));
+	cr_assert_not_null(r);
+	d = json_object_get_string(e2e_member(
+	    json_object_array_get_idx(e2e_member(mcpc_result(r), "tools"), 0), "description"));
+	cr_assert(d && strstr(d, e2e_fmt("workspace directory %s", ws)), "%s", d);
+	cr_assert(strstr(d, "read-only"), "%s", d);
+	cr_assert(strstr(e2e_log(), e2e_fmt("workspace: %s (read-only)", ws)), "%s", e2e_log());
+	e2e_stop();
+}
+
+Test(ws_read, pandas_reads_a_csv)
+{
+	json_object *r;
+
+	start(ARGS("--allow-import", "pandas"));
+	r = e2e_call("import pandas as pd\n"
+	             "df = pd.read_csv('data.csv')\n"
+	             "[df.shape[0], int(df['b'].sum())]",
+	             NULL);
+	if (strcmp(mcpc_status(r), "ok") != 0)
+		cr_skip_test("pandas cannot be imported in a worker here: %s",
+		             mcpc_err_str(r, "message"));
+	e2e_assert_result(r, "pandas", "[2,6]");
+	e2e_stop();
+}
+
+Test(ws_read, numpy_loads_text)
+{
+	json_object *r;
+
+	start(ARGS("--allow-import", "numpy"));
+	r = e2e_call("import numpy as np\n"
+	             "a = np.loadtxt('nums.txt')\n"
+	             "[a.shape[0], float(a.sum()), float(np.genfromtxt('data.csv', delimiter=',',\n"
+	             " skip_header=1).sum())]",
+	             NULL);
+	if (strcmp(mcpc_status(r), "ok") != 0)
+		cr_skip_test("numpy cannot be imported in a worker here: %s",
+		             mcpc_err_str(r, "message"));
+	e2e_assert_result(r, "numpy", "[2,10.0,10.0]");
+	e2e_stop();
+}
+
+/* Without --workspace every file operation is refused as before: no open, no os, and the
+ * kernel denies what native code tries. */
+Test(ws_read, without_a_workspace_nothing_changes)
+{
+	json_object *r;
+
+	tree();
+	e2e_start(NULL);
+	r = e2e_expect_error("open('data.csv')", "NameError");
+	r = e2e_call("import os", NULL);
+	cr_assert_null(e2e_refusal_mismatch(r, &E2E_IMPORT), "%s", mcpc_json(r));
+	r = e2e_hold(mcpc_request(&e2e_srv, "tools/list", NULL, 5000));
+	cr_assert(strstr(mcpc_json(r), "cannot read or write files"), "%s", mcpc_json(r));
+	cr_assert_null(strstr(mcpc_json(r), "workspace"), "%s", mcpc_json(r));
+	r = e2e_ok("1");
+	cr_assert_null(e2e_member(mcpc_structured(r), "files"), "%s", mcpc_json(r));
+	e2e_stop();
+	e2e_start(ARGS(NATIVE_ARGS));
+	r = e2e_call(e2e_fmt("import os\nos.listdir(%s)", e2e_fmt("'%s'", ws)), NULL);
+	cr_assert_null(e2e_refusal_mismatch(r, &E2E_EACCES), "%s", mcpc_json(r));
+	r = e2e_call(e2e_fmt("open('%s/secret.txt').read()", outside), NULL);
+	cr_assert_null(e2e_refusal_mismatch(r, &E2E_EACCES), "%s", mcpc_json(r));
+	no_secret(r);
+	e2e_stop();
+	outside_unchanged();
+}
+
+Test(ws_read, a_read_only_workspace_refuses_writes_and_creates_nothing)
+{
+	json_object *r;
+
+	start(NULL);
+	r = ok_result("import os\n" TRY_EACH
+	              "[attempt(open, 'new.txt', 'w'), attempt(open, 'data.csv', 'a'),\n"
+	              " attempt(open, 'data.csv', 'r+'), attempt(open, 'x.txt', 'x'),\n"
+	              " attempt(os.makedirs, 'd'), os.listdir('.').count('new.txt')]",
+	              "[[\"PermissionError\",30,true],[\"PermissionError\",30,true],"
+	              "[\"PermissionError\",30,true],[\"PermissionError\",30,true],"
+	              "[\"PermissionError\",null,false],0]");
+	r = e2e_call("open('new.txt', 'w')", NULL);
+	cr_assert(strstr(mcpc_err_str(r, "message"), "can be read, not written"), "%s",
+	          mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), "--workspace-write"), "%s", mcpc_json(r));
+	cr_assert_null(slurp(in_ws("new.txt")));
+	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
+	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")), "[]");
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* `safepy run` and doctor take the same options; a workspace that is not an existing directory
+ * is refused before anything starts. */
+Test(ws_read, the_options_are_checked_and_reported)
+{
+	static const struct {
+		const char *args[8];
+		const char *says;
+	} bad[] = {
+	    {{"run", "--workspace", "/nonexistent/safepy-ws", "-c", "1"}, "No such file"},
+	    {{"run", "--workspace", "/etc/hostname", "-c", "1"}, "not a directory"},
+	    {{"run", "--workspace-write", "-c", "1"}, "--workspace-write needs --workspace"},
+	    {{"run", "--workspace", "", "-c", "1"}, "empty path"},
+	};
+	char *out = NULL, *err = NULL;
+	int status = 0;
+
+	tree();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(
+		    mcpc_run_cmd(SAFEPY_BIN, bad[i].args, NULL, 30000, &out, &err, &status), 0);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: status 0x%x",
+		          bad[i].args[2], status);
+		cr_assert(strstr(err, bad[i].says), "%s", err);
+		free(out);
+		free(err);
+	}
+	/* A path given through a link and with "." is resolved. */
+	cr_assert_eq(symlink(ws, e2e_fmt("%s/link", base)), 0);
+	cr_assert_eq(
+	    mcpc_run_cmd(SAFEPY_BIN,
+	                 ARGS("run", "--workspace", e2e_fmt("%s/link/.", base), "--workspace-write",
+	                      "-c", "import os\nopen('r.txt', 'w').write('x')\nos.getcwd()"),
+	                 NULL, 30000, &out, &err, &status),
+	    0);
+	cr_assert_eq(status, 0, "%s", err);
+	cr_assert(strstr(out, e2e_fmt("'%s'", ws)), "%s", out);
+	cr_assert(strstr(err, "[wrote r.txt, 1 bytes]"), "%s", err);
+	cr_assert_str_eq(slurp(in_ws("r.txt")), "x");
+	free(out);
+	free(err);
+	cr_assert_eq(mcpc_run_cmd(SAFEPY_BIN, ARGS("doctor", "--workspace", ws), NULL, 30000, &out,
+	                          &err, &status),
+	             0);
+	cr_assert(strstr(out, e2e_fmt("workspace:      %s (read-only); entries the canary "
+	                              "listed: 4",
+	                              ws)),
+	          "%s", out);
+	free(out);
+	free(err);
+}
+
+/* ---- Writing ------------------------------------------------------------------------------ */
+
+#define RW ARGS("--workspace-write")
+
+Test(ws_write, files_written_are_kept_and_listed)
+{
+	json_object *r, *files;
+
+	start(RW);
+	r = e2e_ok("with open('out.csv', 'w') as f:\n"
+	           "    f.write('x,y\\n1,2\\n')\n"
+	           "with open('sub/raw.bin', 'wb') as f:\n"
+	           "    f.write(bytes(range(5)))\n"
+	           "open('out.csv').read()");
+	e2e_assert_result(r, "write", "\"x,y\\n1,2\\n\"");
+	cr_assert_str_eq(slurp(in_ws("out.csv")), "x,y\n1,2\n");
+	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")),
+	                 "[{\"path\":\"out.csv\",\"bytes\":8},{\"path\":\"sub\\/raw.bin\","
+	                 "\"bytes\":5}]");
+	cr_assert(strstr(mcpc_text(r), "Files written in the workspace: out.csv (8 bytes), "
+	                               "sub/raw.bin (5 bytes)"),
+	          "%s", mcpc_text(r));
+	/* The small text file comes with the answer; the binary one does not. */
+	files = e2e_member(mcpc_result(r), "content");
+	cr_assert_eq(json_object_array_length(files), 2, "%s", mcpc_json(files));
+	cr_assert_str_eq(
+	    json_object_get_string(e2e_member(json_object_array_get_idx(files, 1), "type")),
+	    "resource");
+	cr_assert_str_eq(json_object_get_string(e2e_member(
+	                     e2e_member(json_object_array_get_idx(files, 1), "resource"), "uri")),
+	                 e2e_fmt("file://%s/out.csv", ws));
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+Test(ws_write, append_update_and_exclusive_create_follow_open)
+{
+	start(RW);
+	cr_assert_eq(chmod(in_ws("nums.txt"), 0750), 0);
+	ok_result(
+	    "import os\n" TRY_EACH "with open('nums.txt', 'a') as f:\n"
+	    "    f.write('5 6\\n')\n"
+	    "with open('data.csv', 'r+') as f:\n"
+	    "    f.write('A')\n"
+	    "with open('new.txt', 'x') as f:\n"
+	    "    f.write('new')\n"
+	    "[open('nums.txt').read(), open('data.csv').read(), attempt(open, 'new.txt', 'x'),\n"
+	    " attempt(open, 'missing.txt', 'r+'), sorted(os.listdir())]",
+	    "[\"1 2\\n3 4\\n5 6\\n\",\"A,b\\n1,2\\n3,4\\n\",[\"FileExistsError\",17,false],"
+	    "[\"FileNotFoundError\",2,false],[\"data.csv\",\"new.txt\",\"nums.txt\",\"sub\"]]");
+	cr_assert_str_eq(slurp(in_ws("nums.txt")), "1 2\n3 4\n5 6\n");
+	cr_assert_str_eq(slurp(in_ws("data.csv")), "A,b\n1,2\n3,4\n");
+	cr_assert_str_eq(slurp(in_ws("new.txt")), "new");
+	{
+		struct stat st;
+		cr_assert_eq(stat(in_ws("nums.txt"), &st), 0);
+		cr_assert_eq(st.st_mode & 07777, 0750, "the file's mode was not kept: %o",
+		             st.st_mode & 07777);
+	}
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* What the real open refuses before it opens anything creates and empties nothing. */
+Test(ws_write, an_open_refused_for_its_arguments_changes_no_file)
+{
+	start(RW);
+	ok_result(
+	    "import os\n" TRY_EACH "[attempt(open, 'data.csv', 'wb', encoding='utf-8'), "
+	    "attempt(open, 'new.txt', 'wt+b'),\n"
+	    " attempt(open, 'data.csv', 'w', errors=1), attempt(open, 'data.csv', 'w', "
+	    "buffering='1'),\n"
+	    " attempt(open, 'data.csv', 'rw'), attempt(open, 'data.csv', 'w', closefd=False)]",
+	    "[[\"ValueError\",\"binary mode doesn't take an encoding argument\"],"
+	    "[\"ValueError\",\"can't have text and binary mode at once\"],"
+	    "[\"TypeError\"],[\"TypeError\"],"
+	    "[\"ValueError\",\"must have exactly one of create/read/write/append mode\"],"
+	    "[\"ValueError\",\"Cannot use closefd=False with file name\"]]");
+	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
+	cr_assert_null(slurp(in_ws("new.txt")));
+	e2e_stop();
+}
+
+/* A call that raises an ordinary exception keeps what it wrote, as it keeps its state. */
+Test(ws_write, a_call_that_raises_keeps_its_files)
+{
+	json_object *r;
+
+	start(RW);
+	r = e2e_expect_error("open('kept.txt', 'w').write('kept')\n"
+	                     "raise ValueError('after writing')",
+	                     "ValueError");
+	cr_assert_str_eq(slurp(in_ws("kept.txt")), "kept");
+	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")),
+	                 "[{\"path\":\"kept.txt\",\"bytes\":4}]");
+	e2e_stop();
+}
+
+/* A call that fails otherwise leaves no file behind and no file changed. */
+Test(ws_write, a_failed_call_leaves_nothing)
+{
+	static const struct {
+		const char *tail, *status;
+	} cases[] = {
+	    {"while True:\n    pass", "timeout"},
+	    {"x = bytearray(2 << 30)", "memory_limit"},
+	    {"print('y' * 100000000)", "output_limit"},
+	};
+	json_object *r;
+
+	start(
+	    ARGS("--workspace-write", "--timeout", "2", "--memory", "256M", "--max-output", "1K"));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *code = e2e_fmt("open('t%zu.txt', 'w').write('lost')\n"
+		                           "with open('data.csv', 'w') as f:\n"
+		                           "    f.write('changed')\n"
+		                           "with open('nums.txt', 'a') as f:\n"
+		                           "    f.write('changed')\n"
+		                           "%s",
+		                           i, cases[i].tail);
+		r = e2e_expect_status(code, NULL, cases[i].status);
+		cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")), "[]", "%s",
+		                 mcpc_json(r));
+		cr_assert_null(slurp(in_ws(e2e_fmt("t%zu.txt", i))), "%s", cases[i].status);
+		cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
+		cr_assert_str_eq(slurp(in_ws("nums.txt")), "1 2\n3 4\n");
+		no_hidden_files();
+	}
+	outside_unchanged();
+	e2e_stop();
+}
+
+Test(ws_write, a_cancelled_call_leaves_nothing)
+{
+	int64_t id;
+
+	start(RW);
+	id = mcpc_call_async(&e2e_srv,
+	                     "open('c.txt', 'w').write('lost')\n"
+	                     "import time\n"
+	                     "time.sleep(30)",
+	                     NULL);
+	usleep(500000);
+	e2e_cancel(id);
+	cr_assert(e2e_hold(mcpc_request(&e2e_srv, "ping", NULL, 5000)));
+	usleep(300000);
+	cr_assert_null(slurp(in_ws("c.txt")));
+	no_hidden_files();
+	e2e_stop();
+}
+
+/* A session's files follow its calls; files left open are closed when a call ends (what they
+ * buffered is written) and a later use says so; the working directory stays the workspace. */
+Test(ws_write, a_session_keeps_files_and_closes_them_between_calls)
+{
+	json_object *r;
+
+	start(ARGS("--workspace-write", "--timeout", "2"));
+	e2e_ok("f = open('log.txt', 'w')\n"
+	       "f.write('one ')\n"
+	       "import os\n"
+	       "here = os.getcwd()");
+	cr_assert_str_eq(slurp(in_ws("log.txt")), "one ");
+	r = e2e_expect_error("f.write('two')", "ValueError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "closed when the call that opened them ends"),
+	          "%s", mcpc_json(r));
+	ok_result("with open('log.txt', 'a') as g:\n"
+	          "    g.write('two')\n"
+	          "[open('log.txt').read(), here == os.getcwd(), f.closed]",
+	          "[\"one two\",true,true]");
+	/* A call of the session that times out changes no file: the session and its files are
+	 * as they were. */
+	e2e_expect_status("open('log.txt', 'w').write('gone')\n"
+	                  "while True:\n"
+	                  "    pass",
+	                  NULL, "timeout");
+	cr_assert_str_eq(slurp(in_ws("log.txt")), "one two");
+	ok_result("open('log.txt').read()", "\"one two\"");
+	no_hidden_files();
+	e2e_stop();
+}
+
+Test(ws_write, the_files_quota_is_a_clear_error)
+{
+	json_object *r;
+	int n = 0;
+
+	start(RW);
+	r = ok_result("import os\n"
+	              "n, err = 0, None\n"
+	              "try:\n"
+	              "    for i in range(150):\n"
+	              "        with open(f'f{i}.txt', 'w') as f:\n"
+	              "            f.write('x')\n"
+	              "        n += 1\n"
+	              "except OSError as e:\n"
+	              "    err = [e.errno, 'at most 100 files' in str(e)]\n"
+	              "[n, err]",
+	              "[100,[" E_EDQUOT ",true]]");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "files")), 100);
+	for (int i = 0; i < 150; i++)
+		n += slurp(in_ws(e2e_fmt("f%d.txt", i))) != NULL;
+	cr_assert_eq(n, 100);
+	no_hidden_files();
+	e2e_stop();
+}
+
+Test(ws_write, the_bytes_quota_stops_the_call_and_writes_nothing)
+{
+	json_object *r;
+
+	start(RW);
+	/* One file over the quota: RLIMIT_FSIZE cuts it one byte over, the call is refused. */
+	r = e2e_expect_status("b = b'x' * (1 << 20)\n"
+	                      "with open('big.bin', 'wb') as f:\n"
+	                      "    for i in range(300):\n"
+	                      "        f.write(b)",
+	                      NULL, "output_limit");
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "no file was written"), "%s", mcpc_json(r));
+	cr_assert_null(slurp(in_ws("big.bin")));
+	/* Files each under the limit, over it together: the watch stops the call. */
+	r = e2e_expect_status("b = b'x' * (1 << 20)\n"
+	                      "fs = [open(f'p{i}.bin', 'wb') for i in range(3)]\n"
+	                      "for i in range(100):\n"
+	                      "    for f in fs:\n"
+	                      "        f.write(b)\n"
+	                      "        f.flush()\n"
+	                      "import time\n"
+	                      "time.sleep(5)",
+	                      NULL, "output_limit");
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
+	for (int i = 0; i < 3; i++)
+		cr_assert_null(slurp(in_ws(e2e_fmt("p%d.bin", i))));
+	no_hidden_files();
+	e2e_ok("1");
+	e2e_stop();
+}
+
+Test(ws_write, the_hidden_files_of_writes_are_out_of_reach)
+{
+	start(RW);
+	ok_result("import os\n" TRY_EACH "f = open('w.txt', 'w')\n"
+	          "f.write('x')\n"
+	          "f.flush()\n"
+	          "names = os.listdir('.')\n"
+	          "hidden = [n for n in names if n.startswith('.safepy')]\n"
+	          "[sorted(names), hidden, attempt(open, '.safepy-tmp-1-1-000000000000'),\n"
+	          " attempt(open, 'sub/.safepy-tmp-x', 'w'), attempt(os.stat, '.safepy-tmp-')]",
+	          "[[\"data.csv\",\"nums.txt\",\"sub\",\"w.txt\"],[],[\"PermissionError\",13,true],"
+	          "[\"PermissionError\",13,true],[\"PermissionError\",13,true]]");
+	no_hidden_files();
+	e2e_stop();
+}
+
+Test(ws_write, numpy_and_pandas_write_files)
+{
+	json_object *r;
+
+	start(ARGS("--workspace-write", "--allow-import", "numpy", "--allow-import", "pandas"));
+	r = e2e_call("import numpy as np\n"
+	             "a = np.arange(6.0).reshape(2, 3)\n"
+	             "np.save('a.npy', a)\n"
+	             "np.savetxt('a.txt', a)\n"
+	             "np.savez('z.npz', a=a)\n"
+	             "[float(np.load('a.npy').sum()), np.loadtxt('a.txt').shape[1],\n"
+	             " float(np.load('z.npz')['a'].sum())]",
+	             NULL);
+	if (strcmp(mcpc_status(r), "ok") != 0 &&
+	    strstr(mcpc_err_str(r, "message"), "No module named"))
+		cr_skip_test("numpy cannot be imported in a worker here: %s",
+		             mcpc_err_str(r, "message"));
+	e2e_assert_result(r, "numpy", "[15.0,3,15.0]");
+	cr_assert_not_null(slurp(in_ws("a.npy")));
+	r = e2e_call("import pandas as pd\n"
+	             "pd.DataFrame({'x': [1, 2]}).to_csv('df.csv', index=False)\n"
+	             "pd.read_csv('df.csv')['x'].sum()",
+	             NULL);
+	if (strcmp(mcpc_status(r), "ok") != 0 &&
+	    strstr(mcpc_err_str(r, "message"), "No module named"))
+		cr_skip_test("pandas imports a module lazily that a worker cannot import on this "
+		             "branch: %s",
+		             mcpc_err_str(r, "message"));
+	e2e_assert_result(r, "pandas", "3");
+	cr_assert_str_eq(slurp(in_ws("df.csv")), "x\n1\n2\n");
+	no_hidden_files();
+	e2e_stop();
+}
+
+Test(ws_write, matplotlib_saves_a_figure)
+{
+	json_object *r;
+
+	start(ARGS("--workspace-write", "--allow-import", "matplotlib", "--allow-import",
+	           "matplotlib.pyplot"));
+	r = e2e_call("import matplotlib\n"
+	             "matplotlib.use('Agg')\n"
+	             "import matplotlib.pyplot as plt\n"
+	             "plt.plot([1, 2, 3], [3, 1, 2])\n"
+	             "plt.savefig('plot.png')\n"
+	             "open('plot.png', 'rb').read(8)",
+	             NULL);
+	if (strcmp(mcpc_status(r), "ok") != 0 &&
+	    (strstr(mcpc_err_str(r, "message"), "No module named") ||
+	     strstr(mcpc_err_str(r, "message"), "not allowed")))
+		cr_skip_test("matplotlib cannot draw in a worker on this branch: %s",
+		             mcpc_err_str(r, "message"));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "result_repr"), "PNG"), "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_json(e2e_member(mcpc_structured(r), "files")), "plot.png"), "%s",
+	          mcpc_json(r));
+	no_hidden_files();
+	e2e_stop();
+}
+
+/* ---- Attacks, through Python -------------------------------------------------------------- */
+
+/* What each attempt must answer: a PermissionError whose message names the workspace. */
+#define DENIED "[\"PermissionError\",13,true]"
+
+Test(ws_attack, dot_dot_and_absolute_paths_outside_are_refused)
+{
+	json_object *r;
+
+	start(RW);
+	r = ok_result(
+	    e2e_fmt(
+	        "import os, pathlib\n" TRY_EACH "o = '%s'\n"
+	        "[attempt(open, '../secret.txt'), attempt(open, '../out/secret.txt'),\n"
+	        " attempt(open, 'sub/../../secret.txt'), attempt(open, o + '/secret.txt'),\n"
+	        " attempt(open, os.getcwd() + '/../secret.txt'), attempt(open, '/etc/passwd'),\n"
+	        " attempt(open, os.getcwd() + 'x/secret.txt'),\n"
+	        " attempt(os.listdir, '..'), attempt(os.listdir, o), attempt(os.stat, "
+	        "'../secret.txt'),\n"
+	        " attempt(open, '../marker.txt', 'w'), attempt(open, o + '/new.txt', 'w'),\n"
+	        " attempt(open, '../marker.txt', 'a'),\n"
+	        " attempt(pathlib.Path(o + '/secret.txt').read_text)]",
+	        outside),
+	    "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+	    "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "]");
+	no_secret(r);
+	outside_unchanged();
+	e2e_stop();
+}
+
+Test(ws_attack, proc_and_dev_are_refused)
+{
+	start(NULL);
+	ok_result("import os\n" TRY_EACH
+	          "[attempt(open, '/proc/self/environ'), attempt(open, '/proc/self/fd/3'),\n"
+	          " attempt(open, '/proc/self/mem', 'rb'), attempt(os.listdir, '/proc/self/fd'),\n"
+	          " attempt(open, '/dev/zero', 'rb'), attempt(open, '/proc/self/cwd/data.csv')]",
+	          "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "]");
+	outside_unchanged();
+	e2e_stop();
+}
+
+Test(ws_attack, symbolic_links_leading_out_are_refused)
+{
+	json_object *r;
+
+	start(RW);
+	cr_assert_eq(symlink(e2e_fmt("%s/secret.txt", outside), in_ws("abs_file")), 0);
+	cr_assert_eq(symlink("../out/secret.txt", in_ws("rel_file")), 0);
+	cr_assert_eq(symlink(outside, in_ws("abs_dir")), 0);
+	cr_assert_eq(symlink("../../out", in_ws("sub/rel_dir")), 0);
+	cr_assert_eq(symlink("../marker.txt", in_ws("to_marker")), 0);
+	r = ok_result(
+	    "import os, pathlib, glob\n" TRY_EACH
+	    "[attempt(open, 'abs_file'), attempt(open, 'rel_file'), attempt(open, "
+	    "'abs_dir/secret.txt'),\n"
+	    " attempt(open, 'sub/rel_dir/secret.txt'), attempt(os.listdir, 'abs_dir'),\n"
+	    " attempt(os.listdir, 'sub/rel_dir'), attempt(os.stat, 'abs_dir/secret.txt'),\n"
+	    " attempt(open, 'abs_dir/new.txt', 'w'), attempt(open, 'sub/rel_dir/marker.txt', "
+	    "'a'),\n"
+	    " attempt(open, 'to_marker', 'w'), attempt(open, 'to_marker', 'a'),\n"
+	    " attempt(pathlib.Path('abs_dir/secret.txt').read_text),\n"
+	    " [os.path.islink('abs_file'), os.path.exists('abs_file'), os.path.isdir('abs_dir')],\n"
+	    " sorted(glob.glob('**/*.txt', recursive=True)),\n"
+	    " sorted(p for d, _, fs in os.walk('.', followlinks=True) for p in fs)]",
+	    "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+	    "," DENIED "," DENIED "," DENIED "," DENIED ",[true,false,false],[\"nums.txt\"],"
+	    "[\"abs_dir\",\"abs_file\",\"data.csv\",\"nums.txt\",\"rel_dir\",\"rel_file\","
+	    "\"to_marker\",\"x.json\"]]");
+	no_secret(r);
+	/* The links are what they were: a write never replaced one. */
+	{
+		char buf[256];
+		ssize_t n = readlink(in_ws("to_marker"), buf, sizeof(buf) - 1);
+		cr_assert_gt(n, 0);
+		buf[n] = '\0';
+		cr_assert_str_eq(buf, "../marker.txt");
+	}
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* While the worker opens, lists and writes through ws/race, another process keeps swapping
+ * ws/race, a directory of the workspace, with a symbolic link to the directory outside
+ * (renameat2 RENAME_EXCHANGE). Every request resolves either to the directory inside or to a
+ * refusal; never to the secret. */
+Test(ws_attack, a_symlink_swapped_in_during_requests_never_leads_out)
+{
+	json_object *r;
+	const char *res;
+	pid_t flipper;
+
+	start(RW);
+	cr_assert_eq(mkdir(in_ws("race"), 0755), 0);
+	put_file(in_ws("race/secret.txt"), "inside\n");
+	cr_assert_eq(symlink(outside, in_ws("racelink")), 0);
+	flipper = fork();
+	cr_assert_geq(flipper, 0);
+	if (flipper == 0) {
+		const char *a = in_ws("race"), *b = in_ws("racelink");
+		for (;;)
+			(void)renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+	}
+	r = e2e_call("import os\n"
+	             "got = {'inside': 0, 'denied': 0, 'missing': 0, 'other': []}\n"
+	             "listed = set()\n"
+	             "def count(what, value):\n"
+	             "    if value == what:\n"
+	             "        got['inside'] += 1\n"
+	             "    else:\n"
+	             "        got['other'].append(value)\n"
+	             "for i in range(3000):\n"
+	             "    try:\n"
+	             "        if i % 6 == 0:\n"
+	             "            with open('race/secret.txt') as f:\n"
+	             "                count('inside\\n', f.read())\n"
+	             "        elif i % 6 == 3:\n"
+	             "            count(7, os.stat('sub/../race/secret.txt').st_size)\n"
+	             "        else:\n"
+	             "            count(7, os.stat('race/secret.txt').st_size)\n"
+	             "    except PermissionError:\n"
+	             "        got['denied'] += 1\n"
+	             "    except FileNotFoundError:\n"
+	             "        got['missing'] += 1\n"
+	             "    try:\n"
+	             "        listed.update(os.listdir('race'))\n"
+	             "    except OSError:\n"
+	             "        pass\n"
+	             "    if i % 60 == 0:\n"
+	             "        try:\n"
+	             "            with open('race/w%d.txt' % i, 'w') as f:\n"
+	             "                f.write('w')\n"
+	             "        except OSError:\n"
+	             "            pass\n"
+	             "[got['other'], 'marker.txt' in listed, got['inside'] > 0,\n"
+	             " got['inside'] + got['denied'] + got['missing'], got['denied']]",
+	             NULL);
+	kill(flipper, SIGKILL);
+	waitpid(flipper, NULL, 0);
+	no_secret(r);
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	res = mcpc_json(e2e_member(mcpc_structured(r), "result"));
+	cr_assert(strncmp(res, "[[],false,true,3000,", 20) == 0, "%s", res);
+	cr_log_info("swapped symlink: %s (the last number: requests that met the link)", res);
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+Test(ws_attack, a_fifo_is_refused_without_hanging)
+{
+	json_object *r;
+	int64_t t0;
+
+	start(RW);
+	cr_assert_eq(mkfifo(in_ws("fifo"), 0666), 0);
+	t0 = mcpc_now_ms();
+	r = ok_result(
+	    "import os, stat\n" TRY_EACH
+	    "[attempt(open, 'fifo'), attempt(open, 'fifo', 'rb'), attempt(open, 'fifo', 'w'),\n"
+	    " attempt(open, 'fifo', 'a'), stat.S_ISFIFO(os.stat('fifo').st_mode)]",
+	    "[" DENIED "," DENIED "," DENIED "," DENIED ",true]");
+	cr_assert_lt(mcpc_now_ms() - t0, 5000, "the FIFO made the call wait");
+	(void)r;
+	outside_unchanged();
+	e2e_stop();
+}
+
+Test(ws_attack, a_device_is_refused)
+{
+	start(RW);
+	if (mknod(in_ws("zero"), S_IFCHR | 0666, makedev(1, 5)) < 0 ||
+	    mknod(in_ws("null"), S_IFCHR | 0666, makedev(1, 3)) < 0)
+		cr_skip_test("mknod of a device in the workspace: %s (it needs CAP_MKNOD outside a "
+		             "user namespace)",
+		             strerror(errno));
+	ok_result(
+	    "import os\n" TRY_EACH
+	    "[attempt(open, 'zero', 'rb'), attempt(open, 'null'), attempt(open, 'null', 'w'),\n"
+	    " attempt(open, 'null', 'a')]",
+	    "[" DENIED "," DENIED "," DENIED "," DENIED "]");
+	outside_unchanged();
+	e2e_stop();
+}
+
+Test(ws_attack, a_socket_is_refused)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int s;
+
+	start(RW);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_geq(s, 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", in_ws("sock"));
+	cr_assert_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0, "%s", strerror(errno));
+	cr_assert_eq(listen(s, 1), 0);
+	ok_result("import os\n" TRY_EACH "[attempt(open, 'sock'), attempt(open, 'sock', 'w')]",
+	          "[" DENIED "," DENIED "]");
+	close(s);
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* A 10 GB sparse file: refused at once (larger than a call may read), its size still known. */
+Test(ws_attack, a_10_gb_sparse_file_is_refused_at_once)
+{
+	int fd;
+	int64_t t0;
+
+	start(RW);
+	fd = open(in_ws("big"), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, 10LL << 30), 0, "%s", strerror(errno));
+	close(fd);
+	t0 = mcpc_now_ms();
+	ok_result("import os\n" TRY_EACH "r = attempt(open, 'big', 'rb')\n"
+	          "[r[:2], os.path.getsize('big'), attempt(open, 'big', 'a')[:2]]",
+	          "[[\"OSError\"," E_EFBIG "],10737418240,[\"OSError\"," E_EFBIG "]]");
+	cr_assert_lt(mcpc_now_ms() - t0, 10000);
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* Hundreds of opens: at most 60 files open at once (the worker's fd limit), 1000 in a call. */
+Test(ws_attack, hundreds_of_opens_are_bounded)
+{
+	start(RW);
+	ok_result("fs, err = [], None\n"
+	          "try:\n"
+	          "    for i in range(500):\n"
+	          "        fs.append(open('data.csv'))\n"
+	          "except OSError as e:\n"
+	          "    err = [e.errno, 'Too many open files' in str(e)]\n"
+	          "[len(fs), err, fs[-1].read(3)]",
+	          "[60,[" E_EMFILE ",true],\"a,b\"]");
+	ok_result("n, err = 0, None\n"
+	          "try:\n"
+	          "    for i in range(1500):\n"
+	          "        with open('data.csv') as f:\n"
+	          "            f.read(1)\n"
+	          "        n += 1\n"
+	          "except OSError as e:\n"
+	          "    err = e.errno\n"
+	          "[n, err]",
+	          "[1000," E_EMFILE "]");
+	/* Writes too: no file was emptied by an open the worker could not take. */
+	ok_result("fs, err = [], None\n"
+	          "try:\n"
+	          "    for i in range(100):\n"
+	          "        fs.append(open(f'o{i}.txt', 'w'))\n"
+	          "except OSError as e:\n"
+	          "    err = e.errno\n"
+	          "[len(fs), err]",
+	          "[60," E_EMFILE "]");
+	cr_assert_null(slurp(in_ws("o60.txt")));
+	cr_assert_not_null(slurp(in_ws("o59.txt")));
+	no_hidden_files();
+	e2e_ok("1");
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* The Python layer keeps the raw fds and the real open's other ways in out of reach. */
+Test(ws_attack, the_python_layer_keeps_fds_and_raw_opens_away)
+{
+	const struct e2e_refusal open_refused = {"error", "PermissionError", "open is not allowed"};
+	const struct {
+		const char *code;
+		struct e2e_refusal want;
+	} cases[] = {
+	    {"open(3)", open_refused},
+	    {"open(0)", open_refused},
+	    {"import io\nio.FileIO(3)", open_refused},
+	    {"import io\nio.FileIO('data.csv')", open_refused},
+	    {"import io\nio.open_code('/etc/passwd')", E2E_EACCES},
+	    {"open.__self__", E2E_DUNDER},
+	    {"import os\nos.read", (struct e2e_refusal){"error", "AttributeError", "'read'"}},
+	    {"import os\nos.open", (struct e2e_refusal){"error", "AttributeError", "'open'"}},
+	    {"import os\nos.write", (struct e2e_refusal){"error", "AttributeError", "'write'"}},
+	    {"import os\nos.dup", (struct e2e_refusal){"error", "AttributeError", "'dup'"}},
+	    {"import os\nos.chdir('/')",
+	     (struct e2e_refusal){"error", "AttributeError", "'chdir'"}},
+	    {"import os\nos.remove('data.csv')",
+	     (struct e2e_refusal){"error", "PermissionError", "os.remove is not allowed"}},
+	    {"import os\nos.rename('data.csv', 'x.csv')",
+	     (struct e2e_refusal){"error", "PermissionError", "os.rename is not allowed"}},
+	    {"f = open('data.csv')\nimport io\nio.FileIO(f.fileno() + 1)", open_refused},
+	};
+	json_object *r;
+
+	start(RW);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = e2e_call(cases[i].code, NULL);
+		cr_assert_null(e2e_refusal_mismatch(r, &cases[i].want), "%s: %s", cases[i].code,
+		               mcpc_json(r));
+		no_secret(r);
+	}
+	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* ---- Attacks, by hand on the wire --------------------------------------------------------- */
+
+/* Requests written to the channel as native code would (ipc.h): req() sends one and returns
+ * the reply's status; an fd that comes with it is dropped by read(2). */
+static const char wire[] = "import os, struct\n"
+                           "def req(kind, body, rid=7):\n"
+                           "    p = struct.pack('<IB', rid, kind) + body\n"
+                           "    f = struct.pack('<IB', len(p), ord('Q')) + p\n"
+                           "    while f:\n"
+                           "        f = f[os.write(3, f):]\n"
+                           "    h = b''\n"
+                           "    while len(h) < 5:\n"
+                           "        h += os.read(3, 5 - len(h))\n"
+                           "    n, t = struct.unpack('<IB', h)\n"
+                           "    p = b''\n"
+                           "    while len(p) < n:\n"
+                           "        p += os.read(3, n - len(p))\n"
+                           "    i, st = struct.unpack('<Ii', p[:8])\n"
+                           "    return [st, p[8:]] if kind == 4 else st\n"
+                           "def w(mode):\n"
+                           "    return struct.pack('<I', mode)\n";
+
+Test(ws_native, malformed_requests_are_answered_with_an_errno)
+{
+	json_object *r;
+
+	start(ARGS(NATIVE_ARGS));
+	r = e2e_ok(
+	    e2e_fmt("%s"
+	            "ws = b'%s'\n"
+	            "[req(2, w(0) + b'data\\0.csv'), req(2, w(0) + b'a' * 5000),\n"
+	            " req(2, w(0) + b'\\xff\\xfe.csv'), req(2, w(0) + b'\\xc0\\xaf'),\n"
+	            " req(2, w(9) + b'data.csv'), req(2, w(0xffffffff) + b'data.csv'),\n"
+	            " req(3, w(2) + b'data.csv'), req(3, w(0x80000001) + b'data.csv'),\n"
+	            " req(2, w(0)), req(3, w(0)), req(4, b'')[0],\n"
+	            " req(2, w(0) + b'../secret.txt'), req(2, w(0) + b'%s/secret.txt'),\n"
+	            " req(2, w(0) + ws + b'x/secret.txt'), req(2, w(0) + ws + b'/../secret.txt'),\n"
+	            " req(2, w(0) + b'/proc/self/environ'), req(4, b'..')[0], req(4, b'%s')[0],\n"
+	            " req(3, w(0) + b'../secret.txt'), req(2, w(0) + b'.safepy-tmp-1'),\n"
+	            " req(2, w(1) + b'new.txt'), req(2, w(0) + b'data\\0/../../secret.txt'),\n"
+	            " req(4, b'sub\\0..')[0], req(2, w(0) + b'data.csv')]",
+	            wire, ws, outside, outside));
+	/* EINVAL: NUL, invalid UTF-8, unknown mode or flags; ENAMETOOLONG; ENOENT: empty; EACCES:
+	 * outside, hidden files; EROFS: a write without --workspace-write. */
+	e2e_assert_result(r, "malformed requests",
+	                  "[-22,-36,-22,-22,-22,-22,-22,-22,-2,-2,-2,-13,-13,-13,-13,-13,-13,-13,"
+	                  "-13,-13,-30,-22,-22,0]");
+	no_secret(r);
+	outside_unchanged();
+	cr_assert_null(slurp(in_ws("new.txt")));
+	e2e_stop();
+}
+
+/* A request that is not well formed ends its call (the supervisor kills the runner) and
+ * nothing else: the next call runs. */
+Test(ws_native, requests_that_are_not_well_formed_end_the_call)
+{
+	static const char *const bad[] = {
+	    /* shorter than the request header */
+	    "p = b'\\x07\\x00'\nput(struct.pack('<IB', len(p), ord('Q')) + p)",
+	    /* an OPEN, a STAT without their word */
+	    "p = struct.pack('<IB', 7, 2) + b'\\x00\\x00'\nput(struct.pack('<IB', len(p), "
+	    "ord('Q')) + p)",
+	    "p = struct.pack('<IB', 7, 3) + b'\\x01'\nput(struct.pack('<IB', len(p), ord('Q')) + "
+	    "p)",
+	    /* a kind no one knows */
+	    "p = struct.pack('<IB', 7, 99) + b'data.csv'\nput(struct.pack('<IB', len(p), ord('Q')) "
+	    "+ p)",
+	    /* a reply's frame type sent to the supervisor */
+	    "p = struct.pack('<Ii', 7, 0)\nput(struct.pack('<IB', len(p), ord('A')) + p)",
+	};
+	json_object *r;
+
+	start(ARGS(NATIVE_ARGS, "--workspace-write"));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r = e2e_call(e2e_fmt("import os, struct\n"
+		                     "def put(b):\n"
+		                     "    while b:\n"
+		                     "        b = b[os.write(3, b):]\n"
+		                     "open('before.txt', 'w').write('x')\n"
+		                     "%s\n"
+		                     "os.read(3, 5)",
+		                     bad[i]),
+		             NULL);
+		cr_assert_str_eq(mcpc_status(r), "crashed", "%s: %s", bad[i], mcpc_json(r));
+		cr_assert(strstr(mcpc_err_str(r, "message"), "broke the protocol"), "%s",
+		          mcpc_json(r));
+		cr_assert_null(slurp(in_ws("before.txt")), "a killed call kept its file");
+		no_secret(r);
+		e2e_ok("1");
+	}
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* The fd the supervisor passes is the file's alone: native code holding it reaches nothing
+ * else (no openat beneath it; no directory fd is ever passed). */
+Test(ws_native, a_passed_fd_reaches_only_its_file)
+{
+	json_object *r;
+
+	start(ARGS(NATIVE_ARGS, "--allow-import", "ctypes"));
+	r = e2e_ok(e2e_fmt("import ctypes, os\n"
+	                   "libc = ctypes.CDLL(None, use_errno=True)\n"
+	                   "f = open('data.csv', 'rb')\n"
+	                   "fd = f.fileno()\n"
+	                   "o = libc.openat(fd, b'../out/secret.txt', 0)\n"
+	                   "e1 = ctypes.get_errno()\n"
+	                   "o2 = libc.openat(-100, b'%s/secret.txt', 0)\n"
+	                   "e2 = ctypes.get_errno()\n"
+	                   "[o, e1, o2, e2, f.read().decode()]",
+	                   outside));
+	e2e_assert_result(r, "openat", "[-1,13,-1,13,\"a,b\\n1,2\\n3,4\\n\"]");
+	no_secret(r);
+	outside_unchanged();
+	e2e_stop();
+}

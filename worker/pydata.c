@@ -1,0 +1,140 @@
+/* pydata.c - runs pydata.py (embedded by the build) once in the zygote to make the data stack
+ * ready; in a worker, turns the figures a call showed or left open into its outcome's images, and
+ * numpy and pandas values into plain ones for its JSON result. Functions return 0 / -1 with a
+ * Python exception set, unless they say otherwise. */
+#include "interp_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pydata_py.h"
+
+static PyObject *figures_fn; /* pydata.py's figures(), or NULL when matplotlib is not loaded */
+static PyObject *natural_fn; /* pydata.py's natural(), or NULL when neither numpy nor pandas is */
+
+int pydata_init(void)
+{
+	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
+	         *r = NULL, *prepare;
+	int rc = -1;
+
+	if (!g || !name || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
+	    PyDict_SetItemString(g, "__name__", name) < 0)
+		goto out;
+	code = Py_CompileString(pydata_py, "<safepy data>", Py_file_input);
+	r = code ? PyEval_EvalCode(code, g, g) : NULL;
+	if (!r)
+		goto out;
+	Py_DECREF(r);
+	prepare = PyDict_GetItemString(g, "prepare");
+	r = prepare ? PyObject_CallNoArgs(prepare) : NULL;
+	if (!r)
+		goto out;
+	if (PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot"))
+		figures_fn = Py_XNewRef(PyDict_GetItemString(g, "figures"));
+	if (PyDict_GetItemString(PyImport_GetModuleDict(), "numpy") ||
+	    PyDict_GetItemString(PyImport_GetModuleDict(), "pandas"))
+		natural_fn = Py_XNewRef(PyDict_GetItemString(g, "natural"));
+	rc = 0;
+out:
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(name);
+	Py_XDECREF(g); /* its functions keep it */
+	return rc;
+}
+
+/* One (png, width, height) of figures() into im. 0, or -1 (a TypeError when malformed). */
+static int image_take(PyObject *t, struct run_image *im)
+{
+	const char *p;
+	Py_ssize_t n;
+	uint32_t w, h;
+
+	if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 ||
+	    !PyBytes_Check(PyTuple_GET_ITEM(t, 0))) {
+		PyErr_SetString(PyExc_TypeError, "figures() gave something else than images");
+		return -1;
+	}
+	p = PyBytes_AS_STRING(PyTuple_GET_ITEM(t, 0));
+	n = PyBytes_GET_SIZE(PyTuple_GET_ITEM(t, 0));
+	/* The header is what counts: the supervisor checks it again. */
+	if (run_image_png_size((const unsigned char *)p, (size_t)n, &w, &h) < 0) {
+		PyErr_SetString(PyExc_TypeError, "figures() gave something else than a PNG");
+		return -1;
+	}
+	im->png = malloc((size_t)n);
+	if (!im->png) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	memcpy(im->png, p, (size_t)n);
+	im->len = (size_t)n;
+	im->width = w;
+	im->height = h;
+	return 0;
+}
+
+int pydata_figures(struct run_outcome *out)
+{
+	PyObject *r, *list, *dropped;
+	Py_ssize_t n;
+
+	if (!figures_fn)
+		return 0;
+	r = PyObject_CallFunction(figures_fn, "IIII", (unsigned)RUN_IMAGE_SIDE_MAX,
+	                          (unsigned)RUN_IMAGE_BYTES_MAX, (unsigned)RUN_IMAGES_BYTES_MAX,
+	                          (unsigned)RUN_IMAGES_MAX);
+	if (!r)
+		return -1;
+	if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||
+	    !PyList_Check(PyTuple_GET_ITEM(r, 0))) {
+		Py_DECREF(r);
+		PyErr_SetString(PyExc_TypeError, "figures() gave something else than images");
+		return -1;
+	}
+	list = PyTuple_GET_ITEM(r, 0);
+	dropped = PyTuple_GET_ITEM(r, 1);
+	n = PyList_GET_SIZE(list);
+	if (n > RUN_IMAGES_MAX)
+		n = RUN_IMAGES_MAX;
+	out->images = n ? calloc((size_t)n, sizeof(*out->images)) : NULL;
+	for (Py_ssize_t i = 0; out->images && i < n; i++) {
+		if (image_take(PyList_GET_ITEM(list, i), &out->images[i]) < 0) {
+			Py_DECREF(r);
+			return -1;
+		}
+		out->n_images = (size_t)i + 1;
+	}
+	if (PyLong_Check(dropped) && PyLong_AsLong(dropped) > 0) {
+		PyObject *msg = PyUnicode_FromFormat(
+		    "[%ld figure(s) not returned: at most %d images of %d pixels a side and %u KiB "
+		    "in all come back with a call]\n",
+		    PyLong_AsLong(dropped), RUN_IMAGES_MAX, RUN_IMAGE_SIDE_MAX,
+		    RUN_IMAGES_BYTES_MAX >> 10);
+		PyObject *w =
+		    msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR), "write", "O", msg)
+		        : NULL;
+		Py_XDECREF(w);
+		Py_XDECREF(msg);
+		PyErr_Clear();
+	}
+	Py_DECREF(r);
+	return 0;
+}
+
+PyObject *pydata_natural(PyObject *v)
+{
+	PyObject *r;
+
+	if (!natural_fn)
+		return NULL;
+	r = PyObject_CallOneArg(natural_fn, v);
+	if (!r || r == Py_NotImplemented) {
+		PyErr_Clear();
+		Py_XDECREF(r);
+		return NULL;
+	}
+	return r;
+}

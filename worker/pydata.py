@@ -1,0 +1,319 @@
+"""pydata.py - the data stack made ready in the zygote, and the figures of a call as images.
+
+Embedded into safepy-zygote by the build (worker/CMakeLists.txt) and run once in the zygote,
+before any fork, in a namespace of its own with the interpreter's own builtins; pydata.c calls
+prepare() there and figures() in a worker at the end of each call. Nothing here is reachable
+from user code: user code sees modules through their proxies, which copy what prepare() set.
+
+prepare() imports and exercises what data code reaches most, so that a call finds it loaded
+(no file can be opened in a worker: what is not loaded here comes from the supervisor, slower),
+makes matplotlib render with no file (Agg, the fonts read into memory), and turns shown and
+open figures into PNG images.
+"""
+
+import io
+import sys
+
+# PNG images of the figures shown (plt.show) during the current call, in order.
+_shown = []
+# Figures not returned because the call already has _limits['count'] images.
+_dropped = [0]
+_limits = {'side': 1568, 'bytes': 400 << 10, 'total': 512 << 10, 'count': 8}
+
+
+def _replace_everywhere(old, new):
+    """Replace the function old by new in every loaded module that holds it by name."""
+    for mod in list(sys.modules.values()):
+        d = getattr(mod, '__dict__', None)
+        if not isinstance(d, dict):
+            continue
+        for k, v in list(d.items()):
+            if v is old:
+                d[k] = new
+
+
+def _numpy():
+    import numpy as np
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(8, 8))
+    np.linalg.inv(a), np.linalg.eig(a), np.linalg.svd(a), np.fft.fft(a[0])
+    np.polyfit([1, 2, 3], [1, 2, 3], 1), np.histogram(a), repr(a), a.sum(), a.std()
+
+
+def _pandas():
+    import numpy as np
+    import pandas as pd
+    from pandas.util import _exceptions
+
+    pkg = _exceptions.os.path.dirname(pd.__file__) + '/'
+
+    # Warnings say where they come from by walking the frames with inspect.getfile, which a
+    # worker's frame views (pyguard.c) do not satisfy: the same walk over the views.
+    def find_stack_level():
+        # pandas' own counts its own frame, which is in pandas: this one is not.
+        frame, n = sys._getframe(1), 1
+        while frame is not None and frame.f_code.co_filename.startswith(pkg):
+            frame, n = frame.f_back, n + 1
+        return n
+
+    _replace_everywhere(_exceptions.find_stack_level, find_stack_level)
+    df = pd.DataFrame({'a': [1, 2, 3], 'b': [1.5, 2.5, np.nan], 'c': list('xyz'),
+                       'd': pd.date_range('2024-01-01', periods=3)})
+    repr(df), str(df['a']), repr(df.set_index('d')), df._repr_html_(), df.describe()
+    df.groupby('c').agg(['sum', 'mean']), df.pivot_table(index='c', values='a', aggfunc='sum')
+    df.set_index('d').resample('D').mean(), df.to_json(orient='records'), df.to_csv()
+    pd.read_csv(io.StringIO('x,y\n1,2\n')), df.merge(df, on='c'), pd.concat([df, df])
+    df.sort_values('a'), df.rolling(2).mean(), df.query('a > 1'), df.value_counts()
+    pd.get_dummies(df['c']), df.corr(numeric_only=True), df.melt(), pd.cut(df['a'], 2)
+    df['a'].to_json(), df.info(buf=io.StringIO()), pd.to_datetime(['2024-01-02'])
+
+
+def _scipy():
+    import importlib
+    for name in ('optimize', 'stats', 'integrate', 'linalg', 'interpolate', 'signal',
+                 'special', 'fft', 'sparse', 'spatial', 'ndimage', 'cluster'):
+        importlib.import_module('scipy.' + name)
+
+
+def _sympy():
+    import sympy
+    import sympy.parsing.sympy_parser  # noqa: F401  (pylayer.c gives it the user's builtins)
+    x = sympy.Symbol('x')
+    f = sympy.Function('f')
+    sympy.integrate(sympy.sin(x) ** 2, x), sympy.simplify(sympy.sin(x) ** 2 + sympy.cos(x) ** 2)
+    sympy.solve(x ** 2 - 2, x), sympy.latex(sympy.Integral(x ** 2, x)), sympy.sympify('x**2+1')
+    sympy.series(sympy.exp(x), x), sympy.Matrix([[1, 2], [3, 4]]).inv(), sympy.factor(x ** 2 - 1)
+    sympy.limit(sympy.sin(x) / x, x, 0), sympy.dsolve(f(x).diff(x) - f(x)), sympy.pretty(x ** 2)
+
+
+def _fonts_in_memory(mpl):
+    """Fonts from matplotlib's own directory, read here: a worker cannot open a file."""
+    import functools
+    import os
+    from matplotlib import font_manager as fm, ft2font
+
+    from matplotlib import _mathtext
+
+    ttf = os.path.join(mpl.get_data_path(), 'fonts', 'ttf')
+    data = {}  # the file's bytes, by its path and by its real path
+    for name in sorted(os.listdir(ttf)):
+        path = os.path.join(ttf, name)
+        if name.lower().endswith('.ttf') and os.path.isfile(path):
+            with open(path, 'rb') as f:
+                data[path] = data[os.path.realpath(path)] = f.read()
+
+    def load(path, hinting, kerning, fallback=()):
+        blob = data.get(path)
+        if blob is None:
+            raise OSError(f'font {path} is not available in the sandbox')
+        kw = {'_fallback_list': list(fallback)} if fallback else {}
+        return ft2font.FT2Font(io.BytesIO(blob), hinting, _kerning_factor=kerning, **kw)
+
+    @functools.lru_cache(64)
+    def _get_font(font_filepaths, hinting_factor, *, _kerning_factor, thread_id):
+        first, *rest = font_filepaths
+        return load(first, hinting_factor, _kerning_factor,
+                    [load(p, hinting_factor, _kerning_factor) for p in rest])
+
+    # mathtext looks for a font's file before it loads it.
+    def _mathtext_font(self, font):
+        basename = self.fontmap.get(font, font)
+        cached = self._fonts.get(basename)
+        if cached is None and (basename in data or os.path.exists(basename)):
+            cached = fm.get_font(basename)
+            self._fonts[basename] = cached
+            self._fonts[cached.postscript_name] = cached
+            self._fonts[cached.postscript_name.lower()] = cached
+        return cached
+
+    fm._get_font = _get_font
+    _mathtext.TruetypeFonts._get_font = _mathtext_font
+    # Only fonts in memory can be found; any other family falls back on the default one.
+    fm.fontManager.ttflist = [f for f in fm.fontManager.ttflist if f.fname in data]
+    fm.fontManager._findfont_cached.cache_clear()
+
+
+def _matplotlib():
+    import matplotlib as mpl
+    mpl.__version__  # computed late from the package's files: now
+    mpl.use('Agg')
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    _fonts_in_memory(mpl)
+
+    def show(*args, **kwargs):
+        """Display all open figures: each becomes an image of this call's result."""
+        for num in plt.get_fignums():
+            _keep(plt.figure(num))
+        plt.close('all')
+
+    def figure_show(self, warn=True):
+        """Display the figure: it becomes an image of this call's result."""
+        _keep(self)
+
+    show.__module__ = plt.show.__module__
+    plt.show = show
+    Figure.show = figure_show
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], label='line')
+    ax.scatter([1, 2], [2, 1])
+    ax.bar([1, 2], [3, 4])
+    ax.hist([1, 2, 2, 3])
+    ax.set_title(r'title $\alpha x^2$')
+    ax.set_xlabel('x')
+    ax.legend()
+    ax.text(1, 1, 'bold', fontweight='bold', fontstyle='italic', family='monospace')
+    fig2, ax2 = plt.subplots(1, 2)
+    im = ax2[0].imshow(np.eye(5))
+    fig2.colorbar(im)
+    ax2[1].pie([1, 2, 3], labels=['a', 'b', 'c'])
+    fig2.tight_layout()
+    _render(fig, 1568, 1 << 20)
+    _render(fig2, 1568, 1 << 20)
+    plt.close('all')
+    if 'pandas' in sys.modules:
+        import pandas as pd
+        pd.DataFrame({'a': [1, 2]}).plot()
+        plt.close('all')
+    if 'mpl_toolkits' in sys.modules:
+        from mpl_toolkits.mplot3d import Axes3D  # noqa: F401
+        ax3 = plt.figure().add_subplot(projection='3d')
+        ax3.plot([1, 2], [1, 2], [1, 2])
+        _render(ax3.figure, 1568, 1 << 20)
+        plt.close('all')
+
+
+def prepare():
+    """Run in the zygote once, after the allowed modules are imported."""
+    steps = (('numpy', _numpy), ('pandas', _pandas), ('scipy', _scipy), ('sympy', _sympy),
+             ('matplotlib', _matplotlib))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for name, step in steps:
+            if name in sys.modules:
+                step()
+
+
+# The natural JSON form of numpy and pandas results (natural()): at most this many values.
+NATURAL_CELLS = 10000
+NATURAL_ROWS = 1000
+
+
+def _finite(v):
+    """v with NaN and infinities (which JSON has not) as None, in lists too."""
+    if isinstance(v, float) and v != v or v in (float('inf'), float('-inf')):
+        return None
+    if isinstance(v, list):
+        return [_finite(x) for x in v]
+    return v
+
+
+def _default_index(index, n):
+    pd = sys.modules['pandas']
+    return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+
+
+def natural(v):
+    """In a worker, for a call's result: a plain value (lists, dicts, numbers, strings, None)
+    that says what a numpy or pandas value holds - a numpy scalar its number, an array of
+    numbers or strings its nested lists (at most NATURAL_CELLS elements), a DataFrame its rows
+    as records (at most NATURAL_ROWS rows and NATURAL_CELLS cells; a named index becomes
+    columns), a Series its values (a list, or an object by its index), a Timestamp its ISO text
+    - or NotImplemented when it has none within the bounds."""
+    import json
+    np, pd = sys.modules.get('numpy'), sys.modules.get('pandas')
+    t = type(v)
+    try:
+        if np is not None and isinstance(v, np.generic):
+            out = v.item()
+            return _finite(out) if isinstance(out, (bool, int, float, str)) else NotImplemented
+        if np is not None and t is np.ndarray:
+            if v.size > NATURAL_CELLS or v.dtype.kind not in 'biufU':
+                return NotImplemented
+            return _finite(v.tolist())
+        if pd is None:
+            return NotImplemented
+        opts = {'date_format': 'iso', 'default_handler': str}
+        if t is pd.DataFrame:
+            if len(v) > NATURAL_ROWS or v.size > NATURAL_CELLS:
+                return NotImplemented
+            if not _default_index(v.index, len(v)):
+                v = v.reset_index()
+            return json.loads(v.to_json(orient='records', **opts))
+        if t is pd.Series:
+            if v.size > NATURAL_CELLS:
+                return NotImplemented
+            orient = 'values' if _default_index(v.index, len(v)) else 'index'
+            return json.loads(v.to_json(orient=orient, **opts))
+        if t is pd.Timestamp:
+            return v.isoformat()
+    except (ValueError, TypeError, OverflowError):
+        pass  # no such form: duplicate columns, a non-unique index, ...
+    return NotImplemented
+
+
+def _png_size(png):
+    """Width and height from a PNG's header."""
+    if len(png) < 24 or png[:8] != b'\x89PNG\r\n\x1a\n' or png[12:16] != b'IHDR':
+        return 0, 0
+    return int.from_bytes(png[16:20], 'big'), int.from_bytes(png[20:24], 'big')
+
+
+def _render(fig, side, budget):
+    """The figure as PNG bytes of at most side pixels a side and budget bytes: rendered at a
+    lower resolution until it fits. (png, width, height), or None when even 32 pixels a side
+    do not fit."""
+    w, h = fig.get_size_inches()
+    dpi = fig.dpi
+    longest = max(w, h, 0.01)
+    scale = min(1.0, side / (longest * dpi))
+    for _ in range(8):
+        buf = io.BytesIO()
+        fig.savefig(buf, format='png', dpi=dpi * scale, bbox_inches='tight')
+        png = buf.getvalue()
+        pw, ph = _png_size(png)
+        if 0 < max(pw, ph) <= side and len(png) <= budget:
+            return png, pw, ph
+        shrink = 0.9 * min(side / max(pw, ph, 1), (budget / max(len(png), 1)) ** 0.5)
+        scale *= min(shrink, 0.9)
+        if max(pw, ph) * shrink < 32:
+            return None
+    return None
+
+
+def _keep(fig):
+    """Render a figure into this call's images (the limits are _limits'), then close it."""
+    import matplotlib.pyplot as plt
+    total = sum(len(p) for p, _, _ in _shown)
+    room = min(_limits['bytes'], _limits['total'] - total)
+    if len(_shown) >= _limits['count'] or room <= 0:
+        _dropped[0] += 1
+    else:
+        img = _render(fig, _limits['side'], room)
+        if img is None:
+            _dropped[0] += 1
+        else:
+            _shown.append(img)
+    plt.close(fig)
+
+
+def figures(side, single, total, count):
+    """In a worker, at the end of a call: the images of the figures shown during it, then of
+    every figure still open (each closed after), within the limits; and how many were left
+    out. Returns ([(png, width, height), ...], dropped)."""
+    _limits.update(side=side, bytes=single, total=total, count=count)
+    plt = sys.modules.get('matplotlib.pyplot')
+    try:
+        if plt is not None:
+            for num in plt.get_fignums():
+                _keep(plt.figure(num))
+    finally:
+        out, dropped = list(_shown), _dropped[0]
+        del _shown[:]
+        _dropped[0] = 0
+        if plt is not None:
+            plt.close('all')
+    return out, dropped

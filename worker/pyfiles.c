@@ -1,0 +1,1115 @@
+/* pyfiles.c - the workspace as Python sees it. The worker opens no file: open, os.open, stat,
+ * lstat, fstat, listdir, scandir, access and getcwd ask the supervisor (runner_request), which
+ * resolves the path beneath the workspace and passes back a descriptor. The built-in functions'
+ * own objects are changed in place, once, in the zygote, so every reference to them answers
+ * this way: builtins.open, io.open, os.stat, a library's saved copy of them, the import system.
+ * Anything outside the workspace is a PermissionError naming it. The files a call opened are
+ * closed when it ends. Functions return NULL / -1 with a Python exception set. */
+#include "interp_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *ws_path; /* the workspace (borrowed from the configuration), or NULL */
+static size_t ws_len;
+static int ws_writable;
+
+/* The fds the supervisor passed, and what it said of each file. An entry may outlive its fd
+ * (a file object closes its fd itself): fstat checks the fd is still open. */
+static struct {
+	int used;
+	struct ipc_stat st;
+} fdtab[SANDBOX_NOFILE_WORKSPACE];
+static int fdtab_used; /* an entry was set since the table was last cleared */
+
+/* Weak references to the file objects the call opened (each one and its raw file): closed,
+ * and what they buffered written, when the call ends. */
+static PyObject *opened;
+/* A file object was closed when its call ended: its later use says why it is closed. */
+static int closed_at_end;
+
+/* The original functions, for what the workspace does not answer (an fd of its own, dir_fd). */
+static PyObject *orig_open, *orig_os_open, *orig_stat, *orig_lstat, *orig_fstat, *orig_listdir,
+    *orig_scandir, *orig_access;
+static PyObject *stat_result; /* os.stat_result */
+static PyObject *dir_entry;   /* DirEntry and ScandirIterator (below) */
+static PyObject *scandir_iterator;
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+/* Raise the OSError the supervisor's answer (a positive errno) means, with the file's name. */
+static void *raise_errno(int err, PyObject *filename)
+{
+	PyObject *type = PyExc_OSError, *e;
+	char msg[PATH_MAX + 256];
+
+	switch (err) {
+	case EACCES:
+		type = PyExc_PermissionError;
+		snprintf(
+		    msg, sizeof(msg),
+		    "Permission denied: only regular files and directories in the workspace %s "
+		    "can be reached",
+		    ws_path);
+		break;
+	case EROFS:
+		type = PyExc_PermissionError;
+		snprintf(msg, sizeof(msg),
+		         "Read-only file system: the workspace %s can be read, not written (the "
+		         "server was started without --workspace-write)",
+		         ws_path);
+		break;
+	case EDQUOT:
+		snprintf(
+		    msg, sizeof(msg),
+		    "Disk quota exceeded: one call may write at most %d files of the workspace "
+		    "and ask for files at most %d times",
+		    IPC_WS_FILES_PER_CALL, IPC_REQUESTS_PER_CALL);
+		break;
+	case EMFILE:
+		snprintf(msg, sizeof(msg),
+		         "Too many open files: one call may have at most %d files of the workspace "
+		         "open at once, and open %d in all",
+		         SANDBOX_NOFILE_WORKSPACE - POLICY_FD_CHANNEL - 1, IPC_WS_FDS_PER_CALL);
+		break;
+	case EFBIG:
+		snprintf(msg, sizeof(msg),
+		         "File too large: one call may read files of at most %llu MiB",
+		         (unsigned long long)(IPC_WS_READ_MAX >> 20));
+		break;
+	case EOVERFLOW:
+		snprintf(msg, sizeof(msg),
+		         "Value too large: the directory has more entries than one listing holds "
+		         "(%d)",
+		         IPC_WS_LIST_MAX);
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "%s", strerror(err));
+		break;
+	}
+	/* OSError picks its subclass from the errno (FileNotFoundError, IsADirectoryError...). */
+	e = PyObject_CallFunction(type, "isO", err, msg, filename ? filename : Py_None);
+	if (e) {
+		PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+		Py_DECREF(e);
+	}
+	return NULL;
+}
+
+/* ---- arguments ---------------------------------------------------------------------------- */
+
+/* The arguments of a METH_FASTCALL | METH_KEYWORDS call by name: out[i] is the argument called
+ * names[i] (borrowed), NULL when it was not given. The first npos may come by position. */
+static int args_take(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                     const char *const *names, int n, int npos, PyObject **out)
+{
+	Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+
+	for (int i = 0; i < n; i++)
+		out[i] = NULL;
+	if (nargs > npos) {
+		PyErr_Format(PyExc_TypeError,
+		             "%s() takes at most %d positional arguments (%zd given)", fn, npos,
+		             nargs);
+		return -1;
+	}
+	for (Py_ssize_t i = 0; i < nargs; i++)
+		out[i] = args[i];
+	for (Py_ssize_t k = 0; k < nkw; k++) {
+		PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+		int i;
+		for (i = 0; i < n; i++)
+			if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0)
+				break;
+		if (i == n) {
+			PyErr_Format(PyExc_TypeError,
+			             "%s() got an unexpected keyword argument '%U'", fn, key);
+			return -1;
+		}
+		if (out[i]) {
+			PyErr_Format(PyExc_TypeError,
+			             "argument for %s() given by name ('%s') and position", fn,
+			             names[i]);
+			return -1;
+		}
+		out[i] = args[nargs + k];
+	}
+	return 0;
+}
+
+/* Is the argument absent or None? */
+static int absent(PyObject *o)
+{
+	return !o || o == Py_None;
+}
+
+/* A path argument as the bytes of a path the workspace may hold: str, bytes or os.PathLike,
+ * without NUL, not empty, absolute only inside the workspace. *as_bytes tells whether it was
+ * given as bytes. New reference, or NULL with the exception (PermissionError outside). */
+static PyObject *path_take(PyObject *path, int *as_bytes)
+{
+	PyObject *fs = PyOS_FSPath(path), *b = NULL;
+	const char *p;
+	Py_ssize_t n;
+
+	if (!fs)
+		return NULL;
+	if (as_bytes)
+		*as_bytes = PyBytes_Check(fs);
+	if (!PyUnicode_FSConverter(fs, &b)) {
+		Py_DECREF(fs);
+		return NULL;
+	}
+	Py_DECREF(fs);
+	p = PyBytes_AS_STRING(b);
+	n = PyBytes_GET_SIZE(b);
+	if (n == 0) {
+		Py_DECREF(b);
+		return raise_errno(ENOENT, path);
+	}
+	if (n >= PATH_MAX) {
+		Py_DECREF(b);
+		return raise_errno(ENAMETOOLONG, path);
+	}
+	/* Outside as text: refused without asking. The supervisor checks again, and resolves. */
+	if (p[0] == '/' && ws_len > 1 &&
+	    ((size_t)n < ws_len || memcmp(p, ws_path, ws_len) != 0 ||
+	     ((size_t)n > ws_len && p[ws_len] != '/'))) {
+		Py_DECREF(b);
+		return raise_errno(EACCES, path);
+	}
+	return b;
+}
+
+/* ---- asking the supervisor ---------------------------------------------------------------- */
+
+/* One request: kind, a u32 word first when with_word, then the path. Returns the supervisor's
+ * status (0 or -errno) with *reply (malloc'd) and *fd (-1 when none came; fd may be NULL). A
+ * broken channel ends the worker: nothing after it could reach the supervisor. */
+static int ask(enum ipc_request_kind kind, int with_word, uint32_t word, PyObject *path,
+               char **reply, size_t *rlen, int *fd)
+{
+	size_t n = (size_t)PyBytes_GET_SIZE(path), off = with_word ? 4 : 0;
+	char *buf = malloc(off + n);
+	int status = 0, rc;
+
+	if (!buf) {
+		PyErr_NoMemory();
+		return INT_MIN;
+	}
+	if (with_word)
+		ipc_put_u32((unsigned char *)buf, word);
+	memcpy(buf + off, PyBytes_AS_STRING(path), n);
+	if (fd)
+		*fd = -1;
+	rc = runner_request(kind, buf, off + n, &status, reply, rlen, fd);
+	free(buf);
+	if (rc < 0)
+		_exit(WORKER_EXIT_CHANNEL);
+	if (status < 0) {
+		free(*reply);
+		*reply = NULL;
+		if (fd && *fd >= 0) {
+			close(*fd);
+			*fd = -1;
+		}
+	}
+	return status;
+}
+
+static PyObject *stat_new(const struct ipc_stat *st)
+{
+	const int64_t g = 1000000000;
+	int64_t t[3] = {st->atime_ns, st->mtime_ns, st->ctime_ns}, sec[3];
+	PyObject *seq, *extra, *r;
+
+	for (int i = 0; i < 3; i++)
+		sec[i] = t[i] >= 0 ? t[i] / g : -((-t[i] + g - 1) / g);
+	/* uid and gid are the supervisor's business: the worker's own ids show. */
+	seq = Py_BuildValue("(kKKkiiKLLL)", (unsigned long)st->mode, (unsigned long long)st->ino,
+	                    (unsigned long long)st->dev, (unsigned long)st->nlink, 0, 0,
+	                    (unsigned long long)st->size, (long long)sec[0], (long long)sec[1],
+	                    (long long)sec[2]);
+	extra = Py_BuildValue(
+	    "{s:d,s:d,s:d,s:L,s:L,s:L,s:i,s:K,s:i}", "st_atime", (double)t[0] / 1e9, "st_mtime",
+	    (double)t[1] / 1e9, "st_ctime", (double)t[2] / 1e9, "st_atime_ns", (long long)t[0],
+	    "st_mtime_ns", (long long)t[1], "st_ctime_ns", (long long)t[2], "st_blksize", 4096,
+	    "st_blocks", (unsigned long long)((st->size + 511) / 512), "st_rdev", 0);
+	r = seq && extra ? PyObject_CallFunctionObjArgs(stat_result, seq, extra, NULL) : NULL;
+	Py_XDECREF(seq);
+	Py_XDECREF(extra);
+	return r;
+}
+
+/* An fd the supervisor passed: 1, with its entry; 0 for any other. */
+static int fd_ours(long fd)
+{
+	return fd > POLICY_FD_CHANNEL && fd < SANDBOX_NOFILE_WORKSPACE && fdtab[fd].used;
+}
+
+static int fds_open(void)
+{
+	int n = 0;
+
+	for (int fd = POLICY_FD_CHANNEL + 1; fd < SANDBOX_NOFILE_WORKSPACE; fd++)
+		if (fdtab[fd].used) {
+			/* A file object may have closed it: lseek says so (EBADF). */
+			if (lseek(fd, 0, SEEK_CUR) < 0 && errno == EBADF)
+				fdtab[fd].used = 0;
+			else
+				n++;
+		}
+	return n;
+}
+
+/* Open path (bytes) in mode: the fd, or -1 with the exception. */
+static int open_fd(PyObject *path, enum ipc_open_mode mode, PyObject *filename)
+{
+	struct ipc_stat st;
+	char *reply = NULL;
+	size_t rlen = 0;
+	int fd = -1, status;
+
+	/* A reply's fd that does not fit is dropped by the kernel, after the supervisor counted
+	 * the file as opened (and, for a write, as written): never ask without room for it. */
+	if (fds_open() >= SANDBOX_NOFILE_WORKSPACE - POLICY_FD_CHANNEL - 1) {
+		raise_errno(EMFILE, filename);
+		return -1;
+	}
+	status = ask(IPC_REQ_OPEN, 1, (uint32_t)mode, path, &reply, &rlen, &fd);
+	if (status == INT_MIN)
+		return -1;
+	if (status < 0) {
+		raise_errno(-status, filename);
+		return -1;
+	}
+	if (fd < 0 || fd >= SANDBOX_NOFILE_WORKSPACE ||
+	    ipc_stat_get((unsigned char *)reply, rlen, &st) < 0) {
+		free(reply);
+		if (fd >= 0)
+			close(fd);
+		raise_errno(EMFILE, filename);
+		return -1;
+	}
+	free(reply);
+	fdtab[fd].used = 1;
+	fdtab[fd].st = st;
+	fdtab_used = 1;
+	return fd;
+}
+
+static void fd_forget(int fd)
+{
+	if (fd > POLICY_FD_CHANNEL && fd < SANDBOX_NOFILE_WORKSPACE)
+		fdtab[fd].used = 0;
+}
+
+/* stat or lstat of a path of the workspace. */
+static PyObject *stat_path(PyObject *pathobj, int follow)
+{
+	PyObject *path = path_take(pathobj, NULL), *r;
+	struct ipc_stat st;
+	char *reply = NULL;
+	size_t rlen = 0;
+	int status;
+
+	if (!path)
+		return NULL;
+	status = ask(IPC_REQ_STAT, 1, follow ? 0 : IPC_STAT_NOFOLLOW, path, &reply, &rlen, NULL);
+	Py_DECREF(path);
+	if (status == INT_MIN)
+		return NULL;
+	if (status < 0)
+		return raise_errno(-status, pathobj);
+	r = ipc_stat_get((unsigned char *)reply, rlen, &st) < 0 ? raise_errno(EIO, pathobj)
+	                                                        : stat_new(&st);
+	free(reply);
+	return r;
+}
+
+/* fstat of an fd the supervisor passed: what it said, with the size the file has now. */
+static PyObject *stat_fd(int fd)
+{
+	struct ipc_stat st = fdtab[fd].st;
+	off_t cur = lseek(fd, 0, SEEK_CUR), end;
+
+	if (cur < 0 && errno == EBADF) {
+		fdtab[fd].used = 0;
+		return raise_errno(EBADF, NULL);
+	}
+	end = cur < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	if (end >= 0) {
+		st.size = (uint64_t)end;
+		(void)lseek(fd, cur, SEEK_SET);
+	}
+	return stat_new(&st);
+}
+
+/* ---- the functions ------------------------------------------------------------------------ */
+
+/* The file objects of the call: tracked so that they are closed when it ends. */
+static int track(PyObject *obj)
+{
+	PyObject *ref = PyWeakref_NewRef(obj, NULL);
+	int rc = ref ? PyList_Append(opened, ref) : -1;
+
+	Py_XDECREF(ref);
+	return rc;
+}
+
+/* open()'s mode as the supervisor's: CPython's rules, checked before anything is asked (a
+ * write is a write even if the file object then fails). Returns 0 with *mode and the flags
+ * os.open would use, or -1 with ValueError. */
+static int mode_parse(PyObject *modeobj, enum ipc_open_mode *mode, int *flags)
+{
+	const char *m = PyUnicode_AsUTF8(modeobj);
+	int seen[128] = {0}, kinds;
+
+	if (!m)
+		return -1;
+	for (const char *c = m; *c; c++) {
+		if (!strchr("rwxabt+", *c) || seen[(unsigned char)*c]++) {
+			PyErr_Format(PyExc_ValueError, "invalid mode: '%s'", m);
+			return -1;
+		}
+	}
+	if (seen['t'] && seen['b']) {
+		PyErr_SetString(PyExc_ValueError, "can't have text and binary mode at once");
+		return -1;
+	}
+	kinds = seen['r'] + seen['w'] + seen['x'] + seen['a'];
+	if (kinds > 1) {
+		PyErr_SetString(PyExc_ValueError,
+		                "must have exactly one of create/read/write/append mode");
+		return -1;
+	}
+	if (kinds == 0) {
+		PyErr_SetString(PyExc_ValueError,
+		                "Must have exactly one of create/read/write/append "
+		                "mode and at most one plus");
+		return -1;
+	}
+	*mode = seen['r']   ? (seen['+'] ? IPC_OPEN_UPDATE : IPC_OPEN_READ)
+	        : seen['w'] ? IPC_OPEN_WRITE
+	        : seen['a'] ? IPC_OPEN_APPEND
+	                    : IPC_OPEN_CREATE;
+	*flags = (seen['+']   ? O_RDWR
+	          : seen['r'] ? O_RDONLY
+	                      : O_WRONLY) |
+	         (seen['w'] ? O_CREAT | O_TRUNC : 0) | (seen['a'] ? O_CREAT | O_APPEND : 0) |
+	         (seen['x'] ? O_CREAT | O_EXCL : 0) | O_CLOEXEC;
+	return 0;
+}
+
+/* What the real open refuses before it opens anything, refused here before the supervisor is
+ * asked (a file opened to write is emptied when its call commits): arguments of the wrong
+ * type, and text arguments in binary mode. a: open()'s arguments as ws_open takes them. */
+static int open_args_check(PyObject *modeobj, PyObject *const *a)
+{
+	static const char *const text_args[] = {"encoding", "errors", "newline"};
+	static const char *const article[] = {"an", "an", "a"};
+	int binary = PyUnicode_FindChar(modeobj, 'b', 0, PyUnicode_GET_LENGTH(modeobj), 1) >= 0;
+
+	if (a[2] && !PyLong_Check(a[2])) {
+		PyErr_Format(PyExc_TypeError, "'%.50s' object cannot be interpreted as an integer",
+		             Py_TYPE(a[2])->tp_name);
+		return -1;
+	}
+	for (int i = 0; i < 3; i++) {
+		PyObject *v = a[3 + i];
+		if (absent(v))
+			continue;
+		if (!PyUnicode_Check(v)) {
+			PyErr_Format(PyExc_TypeError,
+			             "open() argument '%s' must be str or None, not %.50s",
+			             text_args[i], Py_TYPE(v)->tp_name);
+			return -1;
+		}
+		if (binary) {
+			PyErr_Format(PyExc_ValueError, "binary mode doesn't take %s %s argument",
+			             article[i], text_args[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The raw file under a file object (itself when unbuffered). New reference. */
+static PyObject *raw_of(PyObject *f)
+{
+	PyObject *o = Py_NewRef(f), *next;
+
+	for (int i = 0; i < 2; i++) {
+		next = PyObject_GetAttrString(o, i == 0 ? "buffer" : "raw");
+		if (!next) {
+			PyErr_Clear();
+			continue;
+		}
+		Py_DECREF(o);
+		o = next;
+	}
+	return o;
+}
+
+/* open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None, closefd=True,
+ * opener=None): a path of the workspace opened by the supervisor, the file object built on its
+ * fd by the real open. An fd is the real open's (the audit hook lets it through only for an fd
+ * the supervisor passed). */
+static PyObject *ws_open(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = {"file",   "mode",    "buffering", "encoding",
+	                                    "errors", "newline", "closefd",   "opener"};
+	PyObject *a[8], *file, *modeobj, *path = NULL, *f = NULL, *raw = NULL, *call = NULL;
+	enum ipc_open_mode mode;
+	int flags, fd = -1;
+
+	(void)self;
+	if (args_take("open", args, nargs, kwnames, names, 8, 8, a) < 0)
+		return NULL;
+	file = a[0];
+	if (!file) {
+		PyErr_SetString(PyExc_TypeError, "open() missing required argument 'file' (pos 1)");
+		return NULL;
+	}
+	if (!PyUnicode_Check(file) && !PyBytes_Check(file) && PyNumber_Check(file))
+		return PyObject_Vectorcall(orig_open, args, (size_t)nargs, kwnames);
+	modeobj = a[1] ? a[1] : NULL;
+	if (modeobj && !PyUnicode_Check(modeobj)) {
+		PyErr_Format(PyExc_TypeError, "open() argument 'mode' must be str, not %.50s",
+		             Py_TYPE(modeobj)->tp_name);
+		return NULL;
+	}
+	if (!modeobj)
+		modeobj = PyUnicode_FromString("r");
+	else
+		Py_INCREF(modeobj);
+	if (!modeobj || mode_parse(modeobj, &mode, &flags) < 0 || open_args_check(modeobj, a) < 0)
+		goto out;
+	if (a[6] && PyObject_IsTrue(a[6]) == 0) {
+		PyErr_SetString(PyExc_ValueError, "Cannot use closefd=False with file name");
+		goto out;
+	}
+	if (!absent(a[7])) {
+		/* An opener is handed the path and returns an fd: os.open's (ours) or any. */
+		PyObject *r = PyObject_CallFunction(a[7], "Oi", file, flags);
+		if (!r)
+			goto out;
+		fd = PyLong_Check(r) ? (int)PyLong_AsLong(r) : -1;
+		Py_DECREF(r);
+		if (fd < 0) {
+			if (!PyErr_Occurred())
+				PyErr_Format(PyExc_ValueError, "opener returned %d", fd);
+			goto out;
+		}
+	} else {
+		path = path_take(file, NULL);
+		if (!path)
+			goto out;
+		fd = open_fd(path, mode, file);
+		if (fd < 0)
+			goto out;
+	}
+	call = Py_BuildValue("(iOOOOOO)", fd, modeobj, a[2] ? a[2] : Py_None, a[3] ? a[3] : Py_None,
+	                     a[4] ? a[4] : Py_None, a[5] ? a[5] : Py_None, Py_True);
+	if (call && !a[2]) {
+		/* buffering: -1 is the default, which None is not. */
+		PyObject *minus = PyLong_FromLong(-1);
+		if (!minus || PyTuple_SetItem(call, 2, minus) < 0)
+			Py_CLEAR(call);
+	}
+	f = call ? PyObject_Call(orig_open, call, NULL) : NULL;
+	if (!f) {
+		close(fd);
+		fd_forget(fd);
+		goto out;
+	}
+	raw = raw_of(f);
+	/* As a file opened by name: its name is the path, as given. */
+	if (PyObject_SetAttrString(raw, "name", file) < 0 || track(f) < 0 || track(raw) < 0)
+		Py_CLEAR(f); /* its dealloc closes the fd */
+out:
+	Py_XDECREF(raw);
+	Py_XDECREF(call);
+	Py_XDECREF(path);
+	Py_XDECREF(modeobj);
+	return f;
+}
+
+/* os.open(path, flags, mode=0o777, *, dir_fd=None) */
+static PyObject *ws_os_open(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+	static const char *const names[] = {"path", "flags", "mode", "dir_fd"};
+	PyObject *a[4], *path;
+	enum ipc_open_mode mode;
+	long flags;
+	int acc, fd;
+
+	(void)self;
+	if (args_take("open", args, nargs, kwnames, names, 4, 3, a) < 0)
+		return NULL;
+	if (!a[0] || !a[1]) {
+		PyErr_SetString(PyExc_TypeError,
+		                "open() missing required argument 'path' or 'flags'");
+		return NULL;
+	}
+	if (!absent(a[3]))
+		return PyObject_Vectorcall(orig_os_open, args, (size_t)nargs, kwnames);
+	flags = PyLong_AsLong(a[1]);
+	if (flags == -1 && PyErr_Occurred())
+		return NULL;
+	acc = (int)flags & O_ACCMODE;
+	if ((flags & O_CREAT) && (flags & O_EXCL))
+		mode = IPC_OPEN_CREATE;
+	else if (acc == O_RDONLY && !(flags & (O_CREAT | O_TRUNC | O_APPEND)))
+		mode = IPC_OPEN_READ;
+	else if (flags & O_TRUNC)
+		mode = IPC_OPEN_WRITE;
+	else if (flags & O_APPEND)
+		mode = IPC_OPEN_APPEND;
+	else
+		mode = IPC_OPEN_UPDATE; /* written in place: the file's bytes first */
+	path = path_take(a[0], NULL);
+	if (!path)
+		return NULL;
+	fd = open_fd(path, mode, a[0]);
+	if (fd < 0 && mode == IPC_OPEN_UPDATE && (flags & O_CREAT) &&
+	    PyErr_ExceptionMatches(PyExc_FileNotFoundError)) {
+		PyErr_Clear();
+		fd = open_fd(path, IPC_OPEN_WRITE, a[0]);
+	}
+	Py_DECREF(path);
+	return fd < 0 ? NULL : PyLong_FromLong(fd);
+}
+
+/* os.stat(path, *, dir_fd=None, follow_symlinks=True) */
+static PyObject *ws_stat(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = {"path", "dir_fd", "follow_symlinks"};
+	PyObject *a[3];
+	int follow = 1;
+
+	(void)self;
+	if (args_take("stat", args, nargs, kwnames, names, 3, 1, a) < 0)
+		return NULL;
+	if (!a[0]) {
+		PyErr_SetString(PyExc_TypeError, "stat() missing required argument 'path' (pos 1)");
+		return NULL;
+	}
+	if (!absent(a[1]))
+		return PyObject_Vectorcall(orig_stat, args, (size_t)nargs, kwnames);
+	if (PyLong_Check(a[0])) {
+		long fd = PyLong_AsLong(a[0]);
+		return fd_ours(fd) ? stat_fd((int)fd)
+		                   : PyObject_Vectorcall(orig_stat, args, (size_t)nargs, kwnames);
+	}
+	if (a[2] && (follow = PyObject_IsTrue(a[2])) < 0)
+		return NULL;
+	return stat_path(a[0], follow);
+}
+
+/* os.lstat(path, *, dir_fd=None) */
+static PyObject *ws_lstat(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+	static const char *const names[] = {"path", "dir_fd"};
+	PyObject *a[2];
+
+	(void)self;
+	if (args_take("lstat", args, nargs, kwnames, names, 2, 1, a) < 0)
+		return NULL;
+	if (!a[0]) {
+		PyErr_SetString(PyExc_TypeError,
+		                "lstat() missing required argument 'path' (pos 1)");
+		return NULL;
+	}
+	if (!absent(a[1]))
+		return PyObject_Vectorcall(orig_lstat, args, (size_t)nargs, kwnames);
+	return stat_path(a[0], 0);
+}
+
+/* os.fstat(fd) */
+static PyObject *ws_fstat(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+	static const char *const names[] = {"fd"};
+	PyObject *a[1];
+	long fd;
+
+	(void)self;
+	if (args_take("fstat", args, nargs, kwnames, names, 1, 1, a) < 0)
+		return NULL;
+	if (!a[0]) {
+		PyErr_SetString(PyExc_TypeError, "fstat() missing required argument 'fd' (pos 1)");
+		return NULL;
+	}
+	fd = PyLong_Check(a[0]) ? PyLong_AsLong(a[0]) : -1;
+	if (fd_ours(fd))
+		return stat_fd((int)fd);
+	return PyObject_Vectorcall(orig_fstat, args, (size_t)nargs, kwnames);
+}
+
+/* The entries of a directory of the workspace: a list of (name, kind) with names as str, or as
+ * bytes when the path was. */
+static PyObject *list_dir(PyObject *pathobj, int *as_bytes)
+{
+	PyObject *path = path_take(pathobj, as_bytes), *out = NULL;
+	char *reply = NULL;
+	size_t rlen = 0;
+	int status;
+
+	if (!path)
+		return NULL;
+	status = ask(IPC_REQ_LIST, 0, 0, path, &reply, &rlen, NULL);
+	Py_DECREF(path);
+	if (status == INT_MIN)
+		return NULL;
+	if (status < 0)
+		return raise_errno(-status, pathobj);
+	out = PyList_New(0);
+	for (size_t i = 0; out && i < rlen;) {
+		char kind = reply[i];
+		const char *name = reply + i + 1, *end = memchr(name, '\0', rlen - i - 1);
+		PyObject *n, *item;
+		if (i + 1 >= rlen || !end) {
+			Py_CLEAR(out);
+			raise_errno(EIO, pathobj);
+			break;
+		}
+		n = *as_bytes ? PyBytes_FromStringAndSize(name, end - name)
+		              : PyUnicode_DecodeFSDefaultAndSize(name, end - name);
+		item = n ? Py_BuildValue("(NC)", n, kind) : NULL;
+		if (!item || PyList_Append(out, item) < 0)
+			Py_CLEAR(out);
+		Py_XDECREF(item);
+		i = (size_t)(end - reply) + 1;
+	}
+	free(reply);
+	return out;
+}
+
+/* os.listdir(path=None) */
+static PyObject *ws_listdir(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+	static const char *const names[] = {"path"};
+	PyObject *a[1], *dot = NULL, *entries, *out;
+	int as_bytes = 0;
+
+	(void)self;
+	if (args_take("listdir", args, nargs, kwnames, names, 1, 1, a) < 0)
+		return NULL;
+	if (!absent(a[0]) && PyLong_Check(a[0]))
+		return PyObject_Vectorcall(orig_listdir, args, (size_t)nargs, kwnames);
+	if (absent(a[0]))
+		a[0] = dot = PyUnicode_FromString(".");
+	entries = a[0] ? list_dir(a[0], &as_bytes) : NULL;
+	Py_XDECREF(dot);
+	if (!entries)
+		return NULL;
+	out = PyList_New(PyList_GET_SIZE(entries));
+	for (Py_ssize_t i = 0; out && i < PyList_GET_SIZE(entries); i++)
+		PyList_SET_ITEM(out, i,
+		                Py_NewRef(PyTuple_GET_ITEM(PyList_GET_ITEM(entries, i), 0)));
+	Py_DECREF(entries);
+	return out;
+}
+
+/* os.scandir(path=None): DirEntry objects from one listing. */
+static PyObject *ws_scandir(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+	static const char *const names[] = {"path"};
+	PyObject *a[1], *dot = NULL, *top = NULL, *entries = NULL, *list = NULL, *it = NULL;
+	int as_bytes = 0;
+
+	(void)self;
+	if (args_take("scandir", args, nargs, kwnames, names, 1, 1, a) < 0)
+		return NULL;
+	if (!absent(a[0]) && PyLong_Check(a[0]))
+		return PyObject_Vectorcall(orig_scandir, args, (size_t)nargs, kwnames);
+	if (absent(a[0]))
+		a[0] = dot = PyUnicode_FromString(".");
+	/* entry.path joins the path as given (a str or bytes path) and the name. */
+	top = a[0] ? PyOS_FSPath(a[0]) : NULL;
+	entries = top ? list_dir(top, &as_bytes) : NULL;
+	list = entries ? PyList_New(0) : NULL;
+	for (Py_ssize_t i = 0; list && i < PyList_GET_SIZE(entries); i++) {
+		PyObject *e = PyList_GET_ITEM(entries, i), *name = PyTuple_GET_ITEM(e, 0), *full,
+		         *d;
+		Py_ssize_t tn = as_bytes ? PyBytes_GET_SIZE(top) : PyUnicode_GET_LENGTH(top);
+		int slash = tn > 0 && (as_bytes ? PyBytes_AS_STRING(top)[tn - 1] == '/'
+		                                : PyUnicode_READ_CHAR(top, tn - 1) == '/');
+		full = as_bytes ? PyBytes_FromFormat("%s%s%s", PyBytes_AS_STRING(top),
+		                                     slash ? "" : "/", PyBytes_AS_STRING(name))
+		                : PyUnicode_FromFormat("%U%s%U", top, slash ? "" : "/", name);
+		d = full ? PyObject_CallFunction(dir_entry, "OOO", name, full,
+		                                 PyTuple_GET_ITEM(e, 1))
+		         : NULL;
+		if (!d || PyList_Append(list, d) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(full);
+		Py_XDECREF(d);
+	}
+	if (list)
+		it = PyObject_CallOneArg(scandir_iterator, list);
+	Py_XDECREF(list);
+	Py_XDECREF(entries);
+	Py_XDECREF(top);
+	Py_XDECREF(dot);
+	return it;
+}
+
+/* os.access(path, mode, *, dir_fd=None, effective_ids=False, follow_symlinks=True) */
+static PyObject *ws_access(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+	static const char *const names[] = {"path", "mode", "dir_fd", "effective_ids",
+	                                    "follow_symlinks"};
+	PyObject *a[5], *st, *m;
+	long mode, st_mode;
+	int follow = 1, ok;
+
+	(void)self;
+	if (args_take("access", args, nargs, kwnames, names, 5, 2, a) < 0)
+		return NULL;
+	if (!a[0] || !a[1]) {
+		PyErr_SetString(PyExc_TypeError,
+		                "access() missing required argument 'path' or 'mode'");
+		return NULL;
+	}
+	if (!absent(a[2]) || PyLong_Check(a[0]))
+		return PyObject_Vectorcall(orig_access, args, (size_t)nargs, kwnames);
+	mode = PyLong_AsLong(a[1]);
+	if ((mode == -1 && PyErr_Occurred()) || (a[4] && (follow = PyObject_IsTrue(a[4])) < 0))
+		return NULL;
+	st = stat_path(a[0], follow);
+	if (!st) {
+		/* access() answers False for any error, as the real one. */
+		if (PyErr_ExceptionMatches(PyExc_OSError)) {
+			PyErr_Clear();
+			Py_RETURN_FALSE;
+		}
+		return NULL;
+	}
+	m = PyObject_GetAttrString(st, "st_mode");
+	Py_DECREF(st);
+	st_mode = m ? PyLong_AsLong(m) : -1;
+	Py_XDECREF(m);
+	if (st_mode == -1 && PyErr_Occurred())
+		return NULL;
+	ok = (!(mode & W_OK) || ws_writable) &&
+	     (!(mode & X_OK) || S_ISDIR(st_mode) || (st_mode & 0111));
+	return PyBool_FromLong(ok);
+}
+
+/* os.getcwd(): the workspace, where relative paths start. */
+static PyObject *ws_getcwd(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return PyUnicode_DecodeFSDefault(ws_path);
+}
+
+static PyObject *ws_getcwdb(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return PyBytes_FromString(ws_path);
+}
+
+/* os.dup(fd): a worker makes no fd (the filter would end it). Libraries that copy a file's fd
+ * to read it with C stdio (numpy.fromfile with a file object) get an error instead. */
+static PyObject *ws_dup(PyObject *self, PyObject *fd)
+{
+	PyObject *e;
+
+	(void)self;
+	(void)fd;
+	e = PyObject_CallFunction(PyExc_OSError, "is", ENOTSUP,
+	                          "Operation not supported: file descriptors cannot be copied in "
+	                          "the sandbox (read the file through its file object)");
+	if (e) {
+		PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+		Py_DECREF(e);
+	}
+	return NULL;
+}
+
+/* Ours in place of the originals: same names and calling conventions (checked), their docs. */
+static PyMethodDef def_open = {"open", (PyCFunction)(void (*)(void))ws_open,
+                               METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_os_open = {"open", (PyCFunction)(void (*)(void))ws_os_open,
+                                  METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_stat = {"stat", (PyCFunction)(void (*)(void))ws_stat,
+                               METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_lstat = {"lstat", (PyCFunction)(void (*)(void))ws_lstat,
+                                METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_fstat = {"fstat", (PyCFunction)(void (*)(void))ws_fstat,
+                                METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_listdir = {"listdir", (PyCFunction)(void (*)(void))ws_listdir,
+                                  METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_scandir = {"scandir", (PyCFunction)(void (*)(void))ws_scandir,
+                                  METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_access = {"access", (PyCFunction)(void (*)(void))ws_access,
+                                 METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_getcwd = {"getcwd", ws_getcwd, METH_NOARGS, NULL};
+static PyMethodDef def_getcwdb = {"getcwdb", ws_getcwdb, METH_NOARGS, NULL};
+static PyMethodDef def_dup = {"dup", ws_dup, METH_O, NULL};
+
+/* Make module.name run def instead; *orig (may be NULL) gets a function of the original. */
+static int patch(PyObject *module, const char *name, PyMethodDef *def, PyObject **orig)
+{
+	PyObject *f = PyObject_GetAttrString(module, name);
+	PyCFunctionObject *cf;
+
+	if (!f)
+		return -1;
+	/* The same calling convention: the function object's vectorcall, chosen for it when
+	 * it was made, calls whatever ml_meth its method definition names. */
+	if (!PyCFunction_Check(f) || PyCFunction_GET_FLAGS(f) != def->ml_flags) {
+		PyErr_Format(PyExc_RuntimeError, "%s.%s is not the built-in function expected",
+		             PyModule_GetName(module), name);
+		Py_DECREF(f);
+		return -1;
+	}
+	cf = (PyCFunctionObject *)f;
+	if (orig) {
+		*orig = PyCFunction_NewEx(cf->m_ml, cf->m_self, cf->m_module);
+		if (!*orig) {
+			Py_DECREF(f);
+			return -1;
+		}
+	}
+	def->ml_doc = cf->m_ml->ml_doc;
+	cf->m_ml = def;
+	Py_DECREF(f); /* the module keeps it */
+	return 0;
+}
+
+/* DirEntry and the iterator os.scandir returns, as CPython's behave (a symbolic link that
+ * leads out of the workspace is neither a file nor a directory). Run with the real builtins
+ * in the zygote; their functions' globals are out of the user's reach (pyguard.c). */
+static const char helpers[] =
+    "import stat as _st\n"
+    "from posix import stat as _stat\n"
+    "class DirEntry:\n"
+    "    __slots__ = ('name', 'path', '_kind', '_stat', '_lstat')\n"
+    "    def __init__(self, name, path, kind):\n"
+    "        self.name = name\n"
+    "        self.path = path\n"
+    "        self._kind = kind\n"
+    "        self._stat = self._lstat = None\n"
+    "    def __repr__(self):\n"
+    "        return '<DirEntry %r>' % (self.name,)\n"
+    "    def __fspath__(self):\n"
+    "        return self.path\n"
+    "    def is_symlink(self):\n"
+    "        return self._kind == 'l'\n"
+    "    def stat(self, *, follow_symlinks=True):\n"
+    "        if follow_symlinks and self._kind == 'l':\n"
+    "            if self._stat is None:\n"
+    "                self._stat = _stat(self.path)\n"
+    "            return self._stat\n"
+    "        if self._lstat is None:\n"
+    "            self._lstat = _stat(self.path, follow_symlinks=False)\n"
+    "        return self._lstat\n"
+    "    def _is(self, kind, test, follow_symlinks):\n"
+    "        if self._kind == 'l' and follow_symlinks:\n"
+    "            try:\n"
+    "                return test(self.stat().st_mode)\n"
+    "            except (FileNotFoundError, PermissionError):\n"
+    "                return False\n"
+    "        return self._kind == kind\n"
+    "    def is_dir(self, *, follow_symlinks=True):\n"
+    "        return self._is('d', _st.S_ISDIR, follow_symlinks)\n"
+    "    def is_file(self, *, follow_symlinks=True):\n"
+    "        return self._is('f', _st.S_ISREG, follow_symlinks)\n"
+    "    def inode(self):\n"
+    "        return self.stat(follow_symlinks=False).st_ino\n"
+    "class ScandirIterator:\n"
+    "    __slots__ = ('_it',)\n"
+    "    def __init__(self, entries):\n"
+    "        self._it = iter(entries)\n"
+    "    def __iter__(self):\n"
+    "        return self\n"
+    "    def __next__(self):\n"
+    "        return next(self._it)\n"
+    "    def close(self):\n"
+    "        self._it = iter(())\n"
+    "    def __enter__(self):\n"
+    "        return self\n"
+    "    def __exit__(self, *exc):\n"
+    "        self.close()\n"
+    "for _c in (DirEntry, ScandirIterator):\n"
+    "    _c.__module__ = 'posix'\n"
+    /* numpy writes and reads .npy files through C stdio on a copy of the file's fd when
+     * it thinks it has a real file: through the file object instead. */
+    "import sys\n"
+    "_format = sys.modules.get('numpy.lib.format')\n"
+    "if _format is not None:\n"
+    "    _format.isfileobj = lambda f: False\n"
+    "del sys, _format, _c\n";
+
+static int helpers_load(void)
+{
+	PyObject *g = PyDict_New(), *r = NULL;
+
+	if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
+	    PyDict_SetItemString(g, "__name__", PyUnicode_FromString("posix")) == 0)
+		r = PyRun_String(helpers, Py_file_input, g, g);
+	if (r) {
+		dir_entry = Py_XNewRef(PyDict_GetItemString(g, "DirEntry"));
+		scandir_iterator = Py_XNewRef(PyDict_GetItemString(g, "ScandirIterator"));
+	}
+	Py_XDECREF(r);
+	Py_XDECREF(g);
+	return dir_entry && scandir_iterator ? 0 : -1;
+}
+
+/* ---- entry points ------------------------------------------------------------------------- */
+
+int pyfiles_init(const struct zygote_config *cfg)
+{
+	PyObject *io = NULL, *posix = NULL;
+	int rc = -1;
+
+	ws_path = cfg->workspace;
+	ws_len = strlen(ws_path);
+	ws_writable = cfg->workspace_write;
+	/* A write over RLIMIT_FSIZE fails with EFBIG instead of ending the worker. */
+	if (ws_writable && signal(SIGXFSZ, SIG_IGN) == SIG_ERR) {
+		PyErr_SetFromErrno(PyExc_OSError);
+		return -1;
+	}
+	opened = PyList_New(0);
+	io = PyImport_ImportModule("_io");
+	posix = PyImport_ImportModule("posix");
+	if (!opened || !io || !posix || helpers_load() < 0)
+		goto out;
+	stat_result = PyObject_GetAttrString(posix, "stat_result");
+	if (!stat_result || patch(io, "open", &def_open, &orig_open) < 0 ||
+	    patch(posix, "open", &def_os_open, &orig_os_open) < 0 ||
+	    patch(posix, "stat", &def_stat, &orig_stat) < 0 ||
+	    patch(posix, "lstat", &def_lstat, &orig_lstat) < 0 ||
+	    patch(posix, "fstat", &def_fstat, &orig_fstat) < 0 ||
+	    patch(posix, "listdir", &def_listdir, &orig_listdir) < 0 ||
+	    patch(posix, "scandir", &def_scandir, &orig_scandir) < 0 ||
+	    patch(posix, "access", &def_access, &orig_access) < 0 ||
+	    patch(posix, "getcwd", &def_getcwd, NULL) < 0 ||
+	    patch(posix, "getcwdb", &def_getcwdb, NULL) < 0 ||
+	    patch(posix, "dup", &def_dup, NULL) < 0)
+		goto out;
+	rc = 0;
+out:
+	Py_XDECREF(io);
+	Py_XDECREF(posix);
+	return rc;
+}
+
+PyObject *pyfiles_open(void)
+{
+	PyObject *io = PyImport_ImportModule("_io"), *f;
+
+	if (!io)
+		return NULL;
+	f = PyObject_GetAttrString(io, "open");
+	Py_DECREF(io);
+	return f;
+}
+
+/* Forget the fds and file objects of the call (a call that opened none leaves nothing). */
+static void forget_all(void)
+{
+	if (fdtab_used)
+		memset(fdtab, 0, sizeof(fdtab));
+	fdtab_used = 0;
+	if (PyList_GET_SIZE(opened) > 0 &&
+	    PyList_SetSlice(opened, 0, PyList_GET_SIZE(opened), NULL) < 0)
+		PyErr_Clear();
+}
+
+void pyfiles_call_begin(void)
+{
+	if (ws_path)
+		forget_all();
+}
+
+void pyfiles_call_end(void)
+{
+	if (!ws_path)
+		return;
+	/* Each file object first (it writes what it buffered), then its raw file. */
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(opened); i++) {
+		PyObject *f = PyWeakref_GetObject(PyList_GET_ITEM(opened, i)), *r;
+		if (f == Py_None)
+			continue;
+		Py_INCREF(f);
+		r = PyObject_GetAttrString(f, "closed");
+		if (r == Py_False)
+			closed_at_end = 1;
+		Py_XDECREF(r);
+		PyErr_Clear();
+		r = PyObject_CallMethod(f, "close", NULL);
+		if (!r) {
+			PyObject *name = PyObject_GetAttrString(f, "name");
+			PyErr_Clear();
+			PySys_FormatStderr(
+			    "safepy: the file %R was not written completely when the "
+			    "call ended\n",
+			    name ? name : Py_None);
+			Py_XDECREF(name);
+			PyErr_Clear();
+		}
+		Py_XDECREF(r);
+		Py_DECREF(f);
+	}
+	forget_all();
+}
+
+void pyfiles_explain(PyObject *exc)
+{
+	static const char closed[] = "I/O operation on closed file.";
+	PyObject *s, *args;
+
+	if (!closed_at_end || !PyErr_GivenExceptionMatches(exc, PyExc_ValueError))
+		return;
+	s = PyObject_Str(exc);
+	if (s && PyUnicode_CompareWithASCIIString(s, closed) == 0) {
+		args =
+		    Py_BuildValue("(s)", "I/O operation on closed file. Files of the workspace are "
+		                         "closed when the call that opened them ends: open the "
+		                         "file again in this call.");
+		if (!args || PyObject_SetAttrString(exc, "args", args) < 0)
+			PyErr_Clear();
+		Py_XDECREF(args);
+	}
+	Py_XDECREF(s);
+	PyErr_Clear();
+}
+
+int pyfiles_audit_allows(const char *event, PyObject *args)
+{
+	if (!ws_path)
+		return 0;
+	/* The real open building a file object on an fd the supervisor passed. */
+	if (strcmp(event, "open") == 0 && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0 &&
+	    PyLong_CheckExact(PyTuple_GET_ITEM(args, 0))) {
+		long fd = PyLong_AsLong(PyTuple_GET_ITEM(args, 0));
+		if (fd == -1 && PyErr_Occurred()) {
+			PyErr_Clear();
+			return 0;
+		}
+		return fd_ours(fd);
+	}
+	/* os.walk and glob list directories with os.scandir, which the workspace answers. */
+	return strcmp(event, "os.walk") == 0 || strcmp(event, "glob.glob") == 0 ||
+	       strcmp(event, "glob.glob/2") == 0;
+}

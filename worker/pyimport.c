@@ -1,0 +1,328 @@
+/* pyimport.c - how a worker imports what the zygote did not, opening no file: extension modules
+ * are mapped by the zygote (dlopen, not initialised), so a worker only runs their init; other
+ * modules are asked of the supervisor while a call runs (their bytecode or source). Functions
+ * return 0 / -1 with a Python exception set. */
+#include "interp_internal.h"
+
+#include <dlfcn.h>
+#include <marshal.h>
+#include <errno.h>
+#include <string.h>
+
+static int serving;             /* a call runs: modules may be asked for */
+static PyObject *real_builtins; /* the interpreter's builtins dict (borrowed, lives forever) */
+static PyObject *roots;         /* {top-level package: its directory}, outside the stdlib */
+
+/* The served modules whose code runs now (imports nest): namespace and code, borrowed. */
+#define LOADING_MAX 64
+static struct {
+	PyObject *ns, *code;
+} loading[LOADING_MAX];
+static int n_loading;
+static int unmarshalling; /* our own unmarshal of a served module's bytecode runs */
+
+/* ---- what the Python side calls ------------------------------------------------------- */
+
+/* _dlopen(path): map an extension module's file with the flags CPython uses, without running
+ * its init function. True when mapped. */
+static PyObject *map_extension(PyObject *self, PyObject *args)
+{
+	const char *path;
+	int flags;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "si", &path, &flags))
+		return NULL;
+	if (!dlopen(path, flags))
+		Py_RETURN_FALSE; /* a missing library: importing it fails in the zygote too */
+	Py_RETURN_TRUE;
+}
+
+/* _request(name): (path, code) of a pure-Python module, from the supervisor: its cached
+ * bytecode when that is valid for its source (the code object), else its source (str); None
+ * when it has none, or when no call is running (then nothing may be asked). */
+static PyObject *module_request(PyObject *self, PyObject *arg)
+{
+	const char *name, *body;
+	Py_ssize_t n;
+	char *reply = NULL;
+	size_t rlen = 0, plen, blen;
+	int status = 0, rc;
+	PyObject *code = NULL, *out = NULL;
+
+	(void)self;
+	if (!PyUnicode_Check(arg)) {
+		PyErr_SetString(PyExc_TypeError, "module name must be str");
+		return NULL;
+	}
+	name = PyUnicode_AsUTF8AndSize(arg, &n);
+	if (!name)
+		return NULL;
+	if (!serving || !ipc_module_name_valid(name, (size_t)n))
+		Py_RETURN_NONE;
+	rc = runner_request(IPC_REQ_MODULE_CODE, name, (size_t)n, &status, &reply, &rlen,
+	                    NULL);
+	if (rc < 0)
+		return PyErr_Format(PyExc_ImportError, "%s: the supervisor did not answer (%s)",
+		                    name, strerror(-rc));
+	if (status == -ENOENT) {
+		free(reply);
+		Py_RETURN_NONE;
+	}
+	plen = status == 0 ? strnlen(reply, rlen) : 0;
+	if (status != 0 || plen == 0 || plen + 2 > rlen) {
+		free(reply);
+		return PyErr_Format(PyExc_ImportError, "%s: the supervisor did not serve it (%s)",
+		                    name,
+		                    status == -EDQUOT  ? "this call asked for too many modules"
+		                    : status == -EFBIG ? "the file is too large"
+		                    : status           ? strerror(-status)
+		                                       : "malformed reply");
+	}
+	body = reply + plen + 2;
+	blen = rlen - plen - 2;
+	if (reply[plen + 1] == IPC_MODULE_CODE) {
+		/* No Python code runs in it: the audit hook lets this one through. */
+		unmarshalling = 1;
+		code = PyMarshal_ReadObjectFromString(body, (Py_ssize_t)blen);
+		unmarshalling = 0;
+		if (code && !PyCode_Check(code)) {
+			Py_CLEAR(code);
+			PyErr_Format(PyExc_ImportError, "%s: its cached bytecode is not code",
+			             name);
+		}
+	} else {
+		code = PyUnicode_DecodeUTF8(body, (Py_ssize_t)blen, "strict");
+	}
+	if (code)
+		out = Py_BuildValue("(s#N)", reply, (Py_ssize_t)plen, code);
+	free(reply);
+	return out;
+}
+
+/* _exec(code, path, module): run a served module (its code object, or its source compiled
+ * here) in the module's namespace (read here: a real module's __dict__ is guarded while armed)
+ * with the interpreter's own builtins, as importlib does: library code, not the user's, so no
+ * attribute rules and no audit event for it. */
+static PyObject *module_exec(PyObject *self, PyObject *args)
+{
+	PyObject *src, *path, *mod, *ns, *code, *r;
+	const char *text;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "OUO!", &src, &path, &PyModule_Type, &mod))
+		return NULL;
+	ns = PyModule_GetDict(mod);
+	if (PyDict_SetItemString(ns, "__builtins__", real_builtins) < 0)
+		return NULL;
+	if (n_loading == LOADING_MAX)
+		return PyErr_Format(PyExc_ImportError, "imports nested too deeply");
+	if (PyCode_Check(src)) {
+		code = Py_NewRef(src);
+	} else {
+		text = PyUnicode_Check(src) ? PyUnicode_AsUTF8(src) : NULL;
+		if (!text)
+			return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "no source");
+		code = Py_CompileStringObject(text, path, Py_file_input, NULL, -1);
+		if (!code)
+			return NULL;
+	}
+	loading[n_loading].ns = ns;
+	loading[n_loading++].code = code;
+	r = PyEval_EvalCode(code, ns, ns);
+	n_loading--;
+	Py_DECREF(code);
+	return r;
+}
+
+static PyMethodDef helper_defs[] = {
+    {"_dlopen", map_extension, METH_VARARGS, NULL},
+    {"_request", module_request, METH_O, NULL},
+    {"_exec", module_exec, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- the zygote's part, in Python (run unarmed, before any fork) ------------------------ */
+
+/* Finds the package roots, maps their extension modules (and the standard library's, which
+ * their lazy imports reach), and puts the finder before the path finder. Test directories are
+ * skipped: user code cannot import them. */
+static const char setup_py[] =
+    "import sys, os\n"
+    "from _frozen_importlib import ModuleSpec\n"
+    "from _frozen_importlib_external import (ExtensionFileLoader, PathFinder,\n"
+    "    EXTENSION_SUFFIXES, spec_from_file_location)\n"
+    "stdlib = os.path.dirname(os.__file__)\n"
+    "roots = {}\n"
+    "for name, m in list(sys.modules.items()):\n"
+    "    path = getattr(m, '__path__', None) if '.' not in name else None\n"
+    "    try:\n"
+    "        d = next(iter(path)) if path else None\n"
+    "    except Exception:\n"
+    "        d = None\n"
+    "    if isinstance(d, str) and d.startswith('/') and not (d + '/').startswith(stdlib + '/'):\n"
+    "        roots[name] = d\n"
+    "extensions = {}\n"
+    "flags = sys.getdlopenflags()\n"
+    "def ext_name(f):\n"
+    "    for s in EXTENSION_SUFFIXES:\n"
+    "        if f.endswith(s):\n"
+    "            return f[:-len(s)]\n"
+    "def map_tree(top, prefix):\n"
+    "    for d, subdirs, files in os.walk(top):\n"
+    "        subdirs[:] = sorted(s for s in subdirs if s not in ('tests', 'test'))\n"
+    "        rel = os.path.relpath(d, top)\n"
+    "        pkg = prefix + ('' if rel == '.' else '.' + rel.replace('/', '.'))\n"
+    "        for f in sorted(files):\n"
+    "            stem = ext_name(f)\n"
+    "            full = pkg + '.' + stem if stem and pkg else stem\n"
+    "            if stem and full not in sys.modules and full.replace('.', '').replace('_', '')"
+    ".isalnum():\n"
+    "                path = os.path.join(d, f)\n"
+    "                if _dlopen(path, flags):\n"
+    "                    extensions[full] = path\n"
+    "for name, d in sorted(roots.items()):\n"
+    "    map_tree(d, name)\n"
+    "if roots:\n"
+    "    for p in sys.path:\n"
+    "        if p.endswith('/lib-dynload'):\n"
+    "            for f in sorted(os.listdir(p)):\n"
+    "                stem = ext_name(f)\n"
+    "                if stem and '.' not in stem and stem not in sys.modules and "
+    "_dlopen(os.path.join(p, f), flags):\n"
+    "                    extensions[stem] = os.path.join(p, f)\n"
+    "class BrokerLoader:\n"
+    "    @staticmethod\n"
+    "    def create_module(spec):\n"
+    "        return None\n"
+    "    @staticmethod\n"
+    "    def exec_module(module):\n"
+    "        spec = module.__spec__\n"
+    "        src, spec.loader_state = spec.loader_state, None\n"
+    "        _exec(src, spec.origin, module)\n"
+    "class BrokerFinder:\n"
+    "    @staticmethod\n"
+    "    def find_spec(name, path=None, target=None):\n"
+    "        so = extensions.get(name)\n"
+    "        if so is not None:\n"
+    "            return spec_from_file_location(name, so, loader=ExtensionFileLoader(name, so))\n"
+    "        found = _request(name)\n"
+    "        if found is None:\n"
+    "            return None\n"
+    "        origin, src = found\n"
+    "        pkg = origin.endswith('/__init__.py')\n"
+    "        spec = ModuleSpec(name, BrokerLoader, origin=origin, loader_state=src,\n"
+    "                          is_package=pkg)\n"
+    "        spec.has_location = True\n"
+    "        if pkg:\n"
+    "            spec.submodule_search_locations = [origin.rpartition('/')[0]]\n"
+    "        return spec\n"
+    "    @staticmethod\n"
+    "    def invalidate_caches():\n"
+    "        pass\n"
+    "sys.meta_path.insert(sys.meta_path.index(PathFinder), BrokerFinder)\n";
+
+int pyimport_init(void)
+{
+	PyObject *g = NULL, *code = NULL, *r = NULL, *builtins_mod;
+	int rc = -1;
+
+	builtins_mod = PyImport_ImportModule("builtins");
+	if (!builtins_mod)
+		return -1;
+	real_builtins = PyModule_GetDict(builtins_mod);
+	Py_DECREF(builtins_mod); /* the interpreter keeps it */
+	g = PyDict_New();
+	if (!g || PyDict_SetItemString(g, "__builtins__", real_builtins) < 0)
+		goto out;
+	for (PyMethodDef *d = helper_defs; d->ml_name; d++) {
+		PyObject *f = PyCFunction_New(d, NULL);
+		int bad = !f || PyDict_SetItemString(g, d->ml_name, f) < 0;
+		Py_XDECREF(f);
+		if (bad)
+			goto out;
+	}
+	code = Py_CompileString(setup_py, "<safepy importer>", Py_file_input);
+	r = code ? PyEval_EvalCode(code, g, g) : NULL;
+	if (!r)
+		goto out;
+	roots = PyDict_GetItemString(g, "roots");
+	if (!roots || !PyDict_Check(roots)) {
+		PyErr_SetString(PyExc_RuntimeError, "importer set-up lost its roots");
+		goto out;
+	}
+	Py_INCREF(roots);
+	rc = 0;
+out:
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(g); /* the finder's functions keep it */
+	return rc;
+}
+
+PyObject *pyimport_loading(PyObject *globals)
+{
+	for (int i = 0; i < n_loading; i++)
+		if (loading[i].ns == globals)
+			return loading[i].code;
+	return NULL;
+}
+
+int pyimport_unmarshalling(void)
+{
+	return unmarshalling;
+}
+
+int pyimport_loading_any(void)
+{
+	return n_loading > 0;
+}
+
+void pyimport_serving(int on)
+{
+	serving = on;
+}
+
+/* The cache tag and magic number of this interpreter's bytecode files into r. 0 or -1. */
+static int pyc_facts(struct ipc_roots *r)
+{
+	PyObject *ext = PyImport_ImportModule("_frozen_importlib_external"), *magic = NULL;
+	const char *tag = PyImport_GetMagicTag();
+	int rc = -1;
+
+	if (ext)
+		magic = PyObject_GetAttrString(ext, "MAGIC_NUMBER");
+	if (tag && magic && PyBytes_Check(magic) && PyBytes_GET_SIZE(magic) == 4) {
+		memcpy(r->magic, PyBytes_AS_STRING(magic), 4);
+		r->cache_tag = strdup(tag);
+		rc = r->cache_tag ? 0 : -1;
+	}
+	PyErr_Clear();
+	Py_XDECREF(magic);
+	Py_XDECREF(ext);
+	return rc;
+}
+
+int pyimport_roots(struct ipc_roots *r)
+{
+	PyObject *key, *val;
+	Py_ssize_t pos = 0, n = roots ? PyDict_GET_SIZE(roots) : 0;
+
+	if (pyc_facts(r) < 0)
+		return -1;
+
+	r->names = calloc((size_t)n + 1, sizeof(char *));
+	r->dirs = calloc((size_t)n + 1, sizeof(char *));
+	if (!r->names || !r->dirs)
+		return -1;
+	while (roots && PyDict_Next(roots, &pos, &key, &val)) {
+		const char *k = PyUnicode_AsUTF8(key), *v = PyUnicode_AsUTF8(val);
+		if (!k || !v)
+			return -1;
+		r->names[r->n] = strdup(k);
+		r->dirs[r->n] = strdup(v);
+		if (!r->names[r->n++] || !r->dirs[r->n - 1])
+			return -1;
+	}
+	return 0;
+}

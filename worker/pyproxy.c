@@ -1,0 +1,631 @@
+/* pyproxy.c - module proxies, the allowed modules as user code sees them: a module of its own
+ * with the real one's public, non-module attributes, its allowed submodules' proxies and a module
+ * __getattr__ for what the real one gained later; made in the zygote, and in a worker for modules
+ * imported later. Functions return borrowed references (NULL with an exception set on error). */
+#include "interp_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char **allowed; /* the allowlist, owned */
+static size_t n_allowed;
+static PyObject *proxies;    /* name -> proxy of an allowed module */
+static int workspace_os;     /* os is the workspace's (fill_os), not a module of its own */
+static PyObject *stubs;      /* name -> stub of a package with allowed submodules */
+static PyObject **proxy_set; /* every proxy and stub (and views), sorted by address */
+static size_t n_proxy_set, cap_proxy_set;
+static PyObject *authorized_text; /* "['abc', 'array', ...]" */
+
+/* Attributes a proxy leaves out although they are public: the parts of a module that open
+ * files (the kernel refuses them anyway; this says why at once). */
+static const struct {
+	const char *module, *name, *why;
+} left_out[] = {
+    {"io", "open", "files cannot be opened in the sandbox; use io.StringIO or io.BytesIO"},
+    {"io", "open_code", "files cannot be opened in the sandbox"},
+    {"io", "FileIO", "files cannot be opened in the sandbox; use io.BytesIO"},
+};
+
+/* The Debian packages of the modules --imports data names. */
+static const struct {
+	const char *module, *package;
+} debian[] = {
+    {"numpy", "python3-numpy"},           {"pandas", "python3-pandas"},
+    {"scipy", "python3-scipy"},           {"sympy", "python3-sympy"},
+    {"matplotlib", "python3-matplotlib"}, {"mpl_toolkits", "python3-matplotlib"},
+};
+
+const char *pyproxy_debian_package(const char *name)
+{
+	size_t n = strcspn(name, ".");
+
+	for (size_t i = 0; i < sizeof(debian) / sizeof(debian[0]); i++)
+		if (strlen(debian[i].module) == n && strncmp(debian[i].module, name, n) == 0)
+			return debian[i].package;
+	return NULL;
+}
+
+/* sys as user code sees it: output streams and facts, nothing that reaches modules,
+ * frames or interpreter settings. */
+static int fill_sys(PyObject *proxy, PyObject *sys)
+{
+	static const char *const keep[] = {
+	    "version",
+	    "version_info",
+	    "hexversion",
+	    "maxsize",
+	    "maxunicode",
+	    "byteorder",
+	    "platform",
+	    "float_info",
+	    "int_info",
+	    "hash_info",
+	    "implementation",
+	    "float_repr_style",
+	    "getrecursionlimit",
+	    "getsizeof",
+	    "getdefaultencoding",
+	    "exit",
+	    "intern",
+	    NULL,
+	};
+	PyObject *argv;
+
+	for (const char *const *k = keep; *k; k++) {
+		PyObject *v = PyObject_GetAttrString(sys, *k);
+		if (!v)
+			return -1;
+		if (PyModule_AddObjectRef(proxy, *k, v) < 0) {
+			Py_DECREF(v);
+			return -1;
+		}
+		Py_DECREF(v);
+	}
+	argv = PyList_New(0);
+	if (!argv || PyModule_AddObject(proxy, "argv", argv) < 0) {
+		Py_XDECREF(argv);
+		return -1;
+	}
+	if (PyModule_AddObjectRef(proxy, "stdout", capture_stream(CAPTURE_STDOUT)) < 0 ||
+	    PyModule_AddObjectRef(proxy, "stderr", capture_stream(CAPTURE_STDERR)) < 0)
+		return -1;
+	return 0;
+}
+
+/* os as user code sees it with a workspace: its files and directories (answered from the
+ * workspace, pyfiles.c), path handling, and facts; no fds, processes or signals, and nothing
+ * more later (its __getattr__ gives only os.path). The calls the workspace cannot do (mkdir,
+ * remove, rename) are there, so that the audit hook's refusal says why. */
+static int fill_os(PyObject *proxy, PyObject *os)
+{
+	static const char *const keep[] = {
+	    "getcwd",  "getcwdb", "listdir",    "scandir",  "walk",     "stat",     "lstat",
+	    "fstat",   "access",  "fspath",     "fsencode", "fsdecode", "PathLike", "stat_result",
+	    "sep",     "altsep",  "extsep",     "pathsep",  "linesep",  "curdir",   "pardir",
+	    "defpath", "devnull", "name",       "error",    "strerror", "F_OK",     "R_OK",
+	    "W_OK",    "X_OK",    "SEEK_SET",   "SEEK_CUR", "SEEK_END", "environ",  "getenv",
+	    "getpid",  "urandom", "makedirs",   "mkdir",    "remove",   "unlink",   "rename",
+	    "replace", "rmdir",   "removedirs", NULL,
+	};
+
+	for (const char *const *k = keep; *k; k++) {
+		PyObject *v = PyObject_GetAttrString(os, *k);
+		if (!v)
+			return -1;
+		if (PyModule_AddObjectRef(proxy, *k, v) < 0) {
+			Py_DECREF(v);
+			return -1;
+		}
+		Py_DECREF(v);
+	}
+	return 0;
+}
+
+/* Why module.name is left out of its proxy, or NULL. With a workspace io keeps them all: its
+ * open is the workspace's (pyfiles.c), and the audit hook refuses FileIO and open_code. */
+static const char *left_out_why(const char *module, const char *name)
+{
+	if (workspace_os && strcmp(module, "io") == 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(left_out) / sizeof(left_out[0]); i++)
+		if (strcmp(left_out[i].module, module) == 0 && strcmp(left_out[i].name, name) == 0)
+			return left_out[i].why;
+	return NULL;
+}
+
+const char *pyproxy_left_out(PyObject *module, PyObject *name)
+{
+	const char *m = PyUnicode_Check(module) ? PyUnicode_AsUTF8(module) : NULL;
+	const char *n = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+
+	PyErr_Clear();
+	return m && n ? left_out_why(m, n) : NULL;
+}
+
+/* Copy the public, non-module attributes of a real module into its proxy. The values are the
+ * real, shared objects, not copies: a library class the user's code changes (a class attribute,
+ * a method, a function's defaults) stays changed for the rest of its session, and reaches
+ * nothing else. A session's processes are forks of its own worker and the zygote runs no user
+ * code, so other sessions never see it; every piece of Python our own code runs later in the
+ * session (building the program, repr() of the result, the error's text, the warm-up) runs
+ * armed, so a changed object only runs the user's code under the user's rules; and the
+ * supervisor trusts nothing a worker sends. Copying would not help: the classes' methods
+ * reach the originals through their globals anyway. */
+static int fill(PyObject *proxy, PyObject *real, const char *name)
+{
+	PyObject *dict = PyModule_GetDict(real), *key, *val;
+	Py_ssize_t pos = 0;
+
+	while (PyDict_Next(dict, &pos, &key, &val)) {
+		const char *k = PyUnicode_AsUTF8(key);
+		PyObject *put;
+		int rc;
+		if (!k)
+			return -1;
+		if (k[0] == '_' && strcmp(k, "__doc__") != 0 && strcmp(k, "__version__") != 0)
+			continue; /* __all__ comes after, filtered */
+		/* No module-valued attributes: statistics.sys and random._os simply do not
+		 * exist; submodules are linked in as proxies. */
+		if (PyModule_Check(val) || left_out_why(name, k))
+			continue;
+		put = pylayer_replacement(name, k, val);
+		if (!put)
+			return -1;
+		rc = PyObject_SetAttr(proxy, key, put);
+		Py_DECREF(put);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The proxy's __all__: the real one's names that the proxy can give ("from m import *" reads
+ * each), a submodule among them only when it is allowed. */
+static int fill_all(PyObject *proxy, PyObject *real, PyObject *name)
+{
+	PyObject *all = PyObject_GetAttrString(real, "__all__"), *seq, *out;
+	int rc = -1;
+
+	if (!all) {
+		PyErr_Clear();
+		return 0;
+	}
+	seq = PySequence_Fast(all, "__all__");
+	Py_DECREF(all);
+	if (!seq) {
+		PyErr_Clear();
+		return 0;
+	}
+	out = PyList_New(0);
+	for (Py_ssize_t i = 0; out && i < PySequence_Fast_GET_SIZE(seq); i++) {
+		PyObject *k = PySequence_Fast_GET_ITEM(seq, i), *full;
+		const char *ks = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
+		int keep;
+		if (!ks) {
+			PyErr_Clear();
+			continue;
+		}
+		keep = PyDict_Contains(PyModule_GetDict(proxy), k) == 1;
+		if (!keep && ks[0] != '_') {
+			/* A submodule of this package (not a module it imported), allowed. */
+			PyObject *v = PyDict_GetItemWithError(PyModule_GetDict(real), k), *vn;
+			full = PyUnicode_FromFormat("%U.%U", name, k);
+			vn = v && PyModule_Check(v) ? PyModule_GetNameObject(v) : NULL;
+			keep = full && vn && PyUnicode_Compare(vn, full) == 0 &&
+			       pyproxy_allowed(PyUnicode_AsUTF8(full));
+			Py_XDECREF(vn);
+			Py_XDECREF(full);
+			PyErr_Clear();
+		}
+		if (keep && PyList_Append(out, k) < 0)
+			Py_CLEAR(out);
+	}
+	Py_DECREF(seq);
+	if (out)
+		rc = PyObject_SetAttrString(proxy, "__all__", out);
+	Py_XDECREF(out);
+	return rc;
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (PyObject *const *)a, y = (uintptr_t) * (PyObject *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Remember m (kept alive by proxies, stubs or the caller) as a view made for the user. */
+static int set_add(PyObject *m)
+{
+	size_t i = n_proxy_set;
+
+	if (n_proxy_set == cap_proxy_set) {
+		size_t cap = cap_proxy_set ? 2 * cap_proxy_set : 256;
+		PyObject **n = PyMem_Realloc(proxy_set, cap * sizeof(*n));
+		if (!n) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		proxy_set = n;
+		cap_proxy_set = cap;
+	}
+	while (i > 0 && (uintptr_t)proxy_set[i - 1] > (uintptr_t)m) {
+		proxy_set[i] = proxy_set[i - 1];
+		i--;
+	}
+	proxy_set[i] = m;
+	n_proxy_set++;
+	return 0;
+}
+
+int pyproxy_is(PyObject *m)
+{
+	return n_proxy_set > 0 &&
+	       bsearch(&m, proxy_set, n_proxy_set, sizeof(*proxy_set), ptr_cmp) != NULL;
+}
+
+int pyproxy_allowed(const char *name)
+{
+	if (!name || name[0] == '_' || strstr(name, "._"))
+		return 0;
+	for (size_t i = 0; i < n_allowed; i++) {
+		size_t n = strlen(allowed[i]);
+		if (strncmp(allowed[i], name, n) == 0 && (name[n] == '\0' || name[n] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+PyObject *pyproxy_refuse(PyObject *name, int from)
+{
+	const char *s = PyUnicode_AsUTF8(name);
+	PyObject *msg;
+
+	if (!s)
+		return NULL;
+	msg = PyUnicode_FromFormat("Import %s %s is not allowed. Authorized imports are: %U",
+	                           from ? "from" : "of", s, authorized_text);
+	if (!msg)
+		return NULL;
+	PyErr_SetImportError(msg, name, NULL);
+	Py_DECREF(msg);
+	return NULL;
+}
+
+/* ---- the proxies' __getattr__ ------------------------------------------------------------ */
+
+static PyObject *proxy_getattr(PyObject *self, PyObject *attr);
+static PyMethodDef getattr_def = {"__getattr__", proxy_getattr, METH_O,
+                                  "What the module gained after its proxy was made."};
+
+static PyObject *missing(const char *mod, const char *attr)
+{
+	return PyErr_Format(PyExc_AttributeError, "module '%s' has no attribute '%s'", mod, attr);
+}
+
+/* module.attr for a proxy (self: the module's name) that lacks it: an allowed submodule's
+ * proxy, or a public, non-module attribute the real module has now (its own __getattr__ may
+ * import it: scipy.optimize). New reference. */
+static PyObject *proxy_getattr(PyObject *self, PyObject *attr)
+{
+	const char *mod = PyUnicode_AsUTF8(self), *a, *why;
+	PyObject *full, *real, *v, *p;
+
+	if (!mod)
+		return NULL;
+	if (!PyUnicode_Check(attr)) {
+		PyErr_SetString(PyExc_TypeError, "attribute name must be string");
+		return NULL;
+	}
+	a = PyUnicode_AsUTF8(attr);
+	if (!a)
+		return NULL;
+	/* The workspace's os: only its path submodule. */
+	if (workspace_os && strcmp(mod, "os") == 0 && strcmp(a, "path") != 0)
+		return missing(mod, a);
+	if ((why = left_out_why(mod, a)))
+		return PyErr_Format(PyExc_AttributeError, "%s.%s is not available: %s", mod, a,
+		                    why);
+	/* Private names stay hidden; __version__ may be computed late (matplotlib's). */
+	if (a[0] == '_' && strcmp(a, "__version__") != 0)
+		return missing(mod, a);
+	full = PyUnicode_FromFormat("%s.%s", mod, a);
+	if (!full)
+		return NULL;
+	p = pyproxy_get(full, 0); /* a submodule imported since the proxy was made */
+	if (p || PyErr_Occurred()) {
+		Py_DECREF(full);
+		return Py_XNewRef(p);
+	}
+	real = PyImport_GetModule(self);
+	v = real ? PyObject_GetAttr(real, attr) : NULL;
+	Py_XDECREF(real);
+	if (v && PyModule_Check(v)) {
+		/* Only this package's own allowed submodule, which that may have imported. */
+		Py_CLEAR(v);
+		p = pyproxy_get(full, 0);
+		if (p || PyErr_Occurred()) {
+			Py_DECREF(full);
+			return Py_XNewRef(p);
+		}
+	}
+	Py_DECREF(full);
+	if (v)
+		return v;
+	if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_AttributeError))
+		return NULL;
+	PyErr_Clear();
+	return missing(mod, a);
+}
+
+/* ---- making proxies ---------------------------------------------------------------------- */
+
+/* The proxy or stub of the package above name (made if needed), or Py_None when name is
+ * top-level. Borrowed. */
+static PyObject *parent_view(PyObject *name);
+
+/* Link a view into its package's view as the attribute its last name gives, unless the
+ * package's view has something of that name (a function of the same name wins, as in the
+ * real package). */
+static int view_link(PyObject *name, PyObject *view)
+{
+	Py_ssize_t dot = PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), -1);
+	PyObject *parent, *child;
+	int rc = 0;
+
+	if (dot == -2)
+		return -1;
+	if (dot < 0)
+		return 0;
+	parent = parent_view(name);
+	if (!parent)
+		return -1;
+	child = PyUnicode_Substring(name, dot + 1, PyUnicode_GET_LENGTH(name));
+	if (!child)
+		return -1;
+	if (!PyDict_Contains(PyModule_GetDict(parent), child))
+		rc = PyObject_SetAttr(parent, child, view);
+	Py_DECREF(child);
+	return rc;
+}
+
+static PyObject *stub_get(PyObject *name)
+{
+	PyObject *stub = PyDict_GetItemWithError(stubs, name);
+
+	if (stub || PyErr_Occurred())
+		return stub;
+	stub = PyModule_NewObject(name);
+	if (!stub)
+		return NULL;
+	if (PyDict_SetItem(stubs, name, stub) < 0 || set_add(stub) < 0 ||
+	    view_link(name, stub) < 0) {
+		Py_DECREF(stub);
+		return NULL;
+	}
+	Py_DECREF(stub);
+	return stub;
+}
+
+static PyObject *parent_view(PyObject *name)
+{
+	Py_ssize_t dot = PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), -1);
+	PyObject *pname, *view;
+
+	if (dot == -2)
+		return NULL;
+	if (dot < 0)
+		return Py_None;
+	pname = PyUnicode_Substring(name, 0, dot);
+	if (!pname)
+		return NULL;
+	view = pyproxy_get(pname, 0);
+	if (!view && !PyErr_Occurred())
+		view = stub_get(pname);
+	Py_DECREF(pname);
+	return view;
+}
+
+/* A new proxy of real, registered and linked. Borrowed. */
+static PyObject *proxy_make(PyObject *name, PyObject *real)
+{
+	const char *s = PyUnicode_AsUTF8(name);
+	PyObject *p, *ga;
+	int rc;
+
+	if (!s)
+		return NULL;
+	p = PyModule_NewObject(name);
+	if (!p)
+		return NULL;
+	if (strcmp(s, "sys") == 0) {
+		rc = fill_sys(p, real);
+	} else {
+		rc = workspace_os && strcmp(s, "os") == 0 ? fill_os(p, real) : fill(p, real, s);
+		if (rc == 0 && !(workspace_os && strcmp(s, "os") == 0))
+			rc = fill_all(p, real, name);
+		ga = rc == 0 ? PyCFunction_New(&getattr_def, name) : NULL;
+		rc = ga ? PyObject_SetAttrString(p, "__getattr__", ga) : -1;
+		Py_XDECREF(ga);
+	}
+	if (rc < 0 || PyDict_SetItem(proxies, name, p) < 0 || set_add(p) < 0) {
+		Py_DECREF(p);
+		return NULL;
+	}
+	Py_DECREF(p);
+	return view_link(name, p) < 0 ? NULL : p;
+}
+
+/* When the import of name raised ModuleNotFoundError because a package of --imports data is
+ * not installed at all, say which Debian package brings it; any other exception stays. */
+static void say_not_installed(const char *name)
+{
+	const char *pkg = pyproxy_debian_package(name), *m;
+	PyObject *t, *v, *tb, *missing, *msg = NULL;
+	size_t n;
+
+	if (!pkg || !PyErr_ExceptionMatches(PyExc_ModuleNotFoundError))
+		return;
+	PyErr_Fetch(&t, &v, &tb);
+	PyErr_NormalizeException(&t, &v, &tb);
+	missing = v ? PyObject_GetAttrString(v, "name") : NULL;
+	m = missing && PyUnicode_Check(missing) ? PyUnicode_AsUTF8(missing) : NULL;
+	n = m ? strlen(m) : 0;
+	/* The package itself is absent (its top-level name), not a module inside it. */
+	if (n && !strchr(m, '.') && strncmp(name, m, n) == 0 && (!name[n] || name[n] == '.'))
+		msg = PyUnicode_FromFormat("%s is not installed on this machine (its administrator "
+		                           "can install it: apt install %s)",
+		                           m, pkg);
+	if (msg) {
+		Py_XDECREF(t);
+		Py_XDECREF(v);
+		Py_XDECREF(tb);
+		PyErr_SetImportErrorSubclass(PyExc_ModuleNotFoundError, msg, missing, NULL);
+		Py_DECREF(msg);
+	} else {
+		PyErr_Clear();
+		PyErr_Restore(t, v, tb);
+	}
+	Py_XDECREF(missing);
+}
+
+PyObject *pyproxy_get(PyObject *name, int import)
+{
+	PyObject *p = PyDict_GetItemWithError(proxies, name), *real;
+	const char *s;
+
+	if (p || PyErr_Occurred())
+		return p;
+	s = PyUnicode_AsUTF8(name);
+	if (!s || !pyproxy_allowed(s))
+		return NULL;
+	if (import) {
+		/* The real import machinery, never the caller's __import__: in a worker the
+		 * supervisor serves what the zygote did not import. */
+		PyObject *top = PyImport_ImportModuleLevelObject(name, NULL, NULL, NULL, 0);
+		if (!top)
+			say_not_installed(s);
+		if (!top)
+			return NULL;
+		Py_DECREF(top);
+	}
+	real = PyImport_GetModule(name);
+	if (!real)
+		return NULL;
+	p = PyModule_Check(real) ? proxy_make(name, real) : NULL;
+	Py_DECREF(real);
+	return p;
+}
+
+PyObject *pyproxy_binding(PyObject *name)
+{
+	Py_ssize_t dot = PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1);
+	PyObject *top, *view;
+
+	if (dot == -2)
+		return NULL;
+	if (dot < 0)
+		return pyproxy_get(name, 0);
+	top = PyUnicode_Substring(name, 0, dot);
+	if (!top)
+		return NULL;
+	view = pyproxy_get(top, 0);
+	if (!view && !PyErr_Occurred())
+		view = PyDict_GetItemWithError(stubs, top);
+	Py_DECREF(top);
+	return view;
+}
+
+PyObject *pyproxy_view_of(PyObject *dict, const char *name)
+{
+	PyObject *m = PyModule_New(name), *d;
+
+	if (!m)
+		return NULL;
+	d = PyModule_GetDict(m);
+	if (PyDict_Update(d, dict) < 0 || set_add(m) < 0) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}
+
+static int names_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int pyproxy_init(const struct zygote_config *cfg)
+{
+	PyObject *modules = PyImport_GetModuleDict(), *names, *key, *val, *list;
+	Py_ssize_t pos = 0;
+	const char **sorted;
+	size_t n = 0;
+
+	workspace_os = cfg->workspace != NULL;
+	allowed = calloc(cfg->n_imports + 1, sizeof(char *));
+	if (!allowed) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		if (!(allowed[n_allowed++] = strdup(cfg->imports[i]))) {
+			PyErr_NoMemory();
+			return -1;
+		}
+	proxies = PyDict_New();
+	stubs = PyDict_New();
+	if (!proxies || !stubs)
+		return -1;
+	/* Parents before their submodules: sorted by name. */
+	sorted = calloc((size_t)PyDict_GET_SIZE(modules) + 1, sizeof(char *));
+	if (!sorted) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	while (PyDict_Next(modules, &pos, &key, &val)) {
+		const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+		if (k && PyModule_Check(val) && pyproxy_allowed(k))
+			sorted[n++] = k;
+	}
+	PyErr_Clear();
+	qsort(sorted, n, sizeof(*sorted), names_cmp);
+	for (size_t i = 0; i < n; i++) {
+		PyObject *name = PyUnicode_FromString(sorted[i]);
+		PyObject *p = name ? pyproxy_get(name, 0) : NULL;
+		if (!p && !PyErr_Occurred())
+			PyErr_Format(PyExc_RuntimeError, "no proxy for %U", name);
+		Py_XDECREF(name);
+		if (!p) {
+			free((void *)sorted);
+			return -1;
+		}
+	}
+	free((void *)sorted);
+	/* The sorted list quoted in refusals. */
+	names = PyList_New(0);
+	if (!names)
+		return -1;
+	for (size_t i = 0; i < n_allowed; i++) {
+		PyObject *s = PyUnicode_FromString(allowed[i]);
+		if (!s || PyList_Append(names, s) < 0) {
+			Py_XDECREF(s);
+			Py_DECREF(names);
+			return -1;
+		}
+		Py_DECREF(s);
+	}
+	if (PyList_Sort(names) < 0) {
+		Py_DECREF(names);
+		return -1;
+	}
+	list = names;
+	authorized_text = PyObject_Repr(list);
+	Py_DECREF(names);
+	return authorized_text ? 0 : -1;
+}
+
+int pyproxy_add(PyObject *name, PyObject *view)
+{
+	return PyDict_SetItem(proxies, name, view) < 0 ? -1 : set_add(view);
+}
