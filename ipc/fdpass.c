@@ -1,4 +1,4 @@
-/* fdpass.c - sendmsg with one fd attached, and recvmsg that returns the attached fds and the
+/* fdpass.c - sendmsg of segments with one fd attached, and recvmsg that returns the attached fds and the
  * sender's pid (SCM_CREDENTIALS). Functions return 0/bytes or a negative errno. */
 #include <errno.h>
 #include <stdint.h>
@@ -9,45 +9,41 @@
 
 #include "ipc.h"
 
-static ssize_t send_with_fd(int sock, const void *buf, size_t len, int fd, int flags)
+ssize_t ipc_sendv_fd(int sock, const struct iovec *iov, size_t n, int fd, int flags)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} control;
-	struct iovec iov = {.iov_base = (void *)(uintptr_t)buf, .iov_len = len};
-	struct msghdr mh = {.msg_iov = &iov,
-	                    .msg_iovlen = 1,
-	                    .msg_control = control.buf,
-	                    .msg_controllen = sizeof(control.buf)};
-	struct cmsghdr *c;
-	ssize_t n;
+	struct msghdr mh = {.msg_iov = (struct iovec *)(uintptr_t)iov, .msg_iovlen = n};
+	ssize_t k;
 
-	memset(&control, 0, sizeof(control));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (fd >= 0) {
+		struct cmsghdr *c;
+		memset(&control, 0, sizeof(control));
+		mh.msg_control = control.buf;
+		mh.msg_controllen = sizeof(control.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
 	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL | flags);
-	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : n;
+		k = sendmsg(sock, &mh, MSG_NOSIGNAL | flags);
+	while (k < 0 && errno == EINTR);
+	return k < 0 ? -errno : k;
 }
 
 int ipc_send_fd(int sock, const void *buf, size_t len, int fd)
 {
-	ssize_t n = send_with_fd(sock, buf, len, fd, 0);
+	struct iovec iov = {.iov_base = (void *)(uintptr_t)buf, .iov_len = len};
+	ssize_t n = ipc_sendv_fd(sock, &iov, 1, fd, 0);
 
 	if (n < 0)
 		return (int)n;
 	/* A part of the message would leave a stream out of step: fail, never resend. */
 	return n == (ssize_t)len ? 0 : -EPIPE;
-}
-
-ssize_t ipc_send_fd_partial(int sock, const void *buf, size_t len, int fd)
-{
-	return send_with_fd(sock, buf, len, fd, MSG_DONTWAIT);
 }
 
 ssize_t ipc_recv(int sock, void *buf, size_t len, int flags, struct ipc_recv_info *info)

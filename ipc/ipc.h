@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <json-c/json.h>
 
 #include "protocol.h"
@@ -295,9 +296,10 @@ int ipc_module_name_valid(const char *s, size_t n);
 /* Send buf with fd attached (SCM_RIGHTS) in one sendmsg. Returns 0, -EPIPE for a short send,
  * or -errno. */
 int ipc_send_fd(int sock, const void *buf, size_t len, int fd);
-/* The same, non-blocking, on a stream socket: returns the bytes sent (at least one: the fd
- * went with them), or -errno (-EAGAIN: nothing sent, the fd not passed). */
-ssize_t ipc_send_fd_partial(int sock, const void *buf, size_t len, int fd);
+/* One sendmsg of n segments (flags: MSG_DONTWAIT, ...; MSG_NOSIGNAL is added), with fd
+ * attached when it is not -1. On a stream socket the fd goes with the first byte sent.
+ * Returns the bytes sent or -errno (-EAGAIN with MSG_DONTWAIT: nothing sent, no fd passed). */
+ssize_t ipc_sendv_fd(int sock, const struct iovec *iov, size_t n, int fd, int flags);
 
 /* What one ipc_recv call received. */
 struct ipc_recv_info {

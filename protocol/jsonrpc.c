@@ -456,6 +456,30 @@ static int member_text(const char *p, size_t n, size_t i, const char *key, size_
 	return found;
 }
 
+size_t jsonrpc_id_text(const char *buf, size_t len, int *request, char *out, size_t cap)
+{
+	size_t vs, ve, ms, me, i;
+	int is_string;
+
+	*request = member_text(buf, len, 0, "method", &ms, &me) &&
+	           member_text(buf, len, 0, "id", &vs, &ve);
+	if (!*request || ve <= vs || ve - vs >= cap)
+		return 0;
+	/* Only what needs no decoding is copied: a plain string, or a number's characters. */
+	is_string = buf[vs] == '"';
+	if (is_string && (ve - vs < 2 || buf[ve - 1] != '"'))
+		return 0;
+	for (i = vs + (size_t)is_string; i < ve - (size_t)is_string; i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if (is_string ? c < 0x20 || c >= 0x7f || c == '"' || c == '\\'
+		              : !memchr("-+.eE0123456789", c, 15))
+			return 0;
+	}
+	memcpy(out, buf + vs, ve - vs);
+	out[ve - vs] = '\0';
+	return ve - vs;
+}
+
 /* The numbers of a message that go back to the client: its id, the request a cancellation
  * names, a call's progress token. */
 static const char *const id_paths[][4] = {

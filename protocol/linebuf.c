@@ -88,6 +88,12 @@ static size_t tail_length(const struct linebuf *lb, size_t n)
 
 /* The caller drains linebuf_next after each feed; then a dropped line's report comes after the
  * lines before it and before those after it, and memory stays within max plus n. */
+int linebuf_reserve(struct linebuf *lb, size_t n)
+{
+	compact(lb);
+	return reserve(lb, n);
+}
+
 int linebuf_feed(struct linebuf *lb, const char *data, size_t n)
 {
 	const char *nl;

@@ -4,6 +4,7 @@
  * Bad input becomes an error reply (or nothing, for notifications); only -ENOMEM fails. */
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -752,6 +753,27 @@ static int is_blank(const char *line, size_t len)
 	return 1;
 }
 
+/* After rc (< 0) handling line, parsed into msg (NULL: not parsed): is an answer owed, and to
+ * which id? A notification or a response never gets one. */
+static void oom_owed(const char *line, size_t len, json_object *msg, int rc, struct mcp_events *out)
+{
+	struct jsonrpc_request req;
+
+	if (rc != -ENOMEM)
+		return;
+	if (msg && json_object_is_type(msg, json_type_array)) {
+		out->oom_answer = 1;
+	} else if (!msg) {
+		jsonrpc_id_text(line, len, &out->oom_answer, out->oom_id, sizeof(out->oom_id));
+	} else {
+		jsonrpc_parse_request(msg, &req);
+		if (req.method && req.id) {
+			out->oom_answer = 1;
+			mcp_id_text(req.id, out->oom_id, sizeof(out->oom_id));
+		}
+	}
+}
+
 int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp_events *out)
 {
 	json_object *msg = NULL;
@@ -771,10 +793,49 @@ int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp
 	else if ((rc = jsonrpc_keep_id_texts(msg, line, len)) == 0)
 		rc = json_object_is_type(msg, json_type_array) ? handle_batch(c, msg, out)
 		                                               : handle_message(c, msg, 0, out);
-	json_object_put(msg);
-	if (rc < 0)
+	if (rc < 0) {
 		mcp_events_clear(out);
+		oom_owed(line, len, msg, rc, out);
+	}
+	json_object_put(msg);
 	return rc;
+}
+
+void mcp_id_text(json_object *id, char *out, size_t cap)
+{
+	char num[24];
+	size_t n = 0;
+	const char *s = NULL;
+
+	/* Made without allocating where it can be: a number's text as the client wrote it
+	 * (kept by jsonrpc_keep_id_texts), or its value. */
+	if (id && json_object_is_type(id, json_type_int) && json_object_get_userdata(id)) {
+		s = json_object_get_userdata(id);
+		n = strlen(s);
+	} else if (id && json_object_is_type(id, json_type_int)) {
+		snprintf(num, sizeof(num), "%" PRId64, json_object_get_int64(id));
+		s = num;
+		n = strlen(s);
+	} else if (id) {
+		s = json_object_to_json_string_length(id, JSON_C_TO_STRING_PLAIN, &n);
+	}
+
+	if (!s || n >= cap)
+		n = 0;
+	if (cap > 0) {
+		memcpy(out, s ? s : "", n);
+		out[n] = '\0';
+	}
+}
+
+size_t mcp_oom_text(const char *id, const char *what, char *out, size_t cap)
+{
+	int k = snprintf(out, cap,
+	                 "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":%d,\"message\":"
+	                 "\"The server ran out of memory %s. Retry later.\"}}",
+	                 id && *id ? id : "null", JSONRPC_INTERNAL_ERROR, what);
+
+	return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap - 1;
 }
 
 /* ---- Server notifications ------------------------------------------------------------ */

@@ -44,6 +44,9 @@ void linebuf_clear(struct linebuf *lb);
 /* Append n bytes read from the stream. Memory stays bounded by max plus n when the caller
  * takes every line with linebuf_next before feeding again. Returns 0 or -ENOMEM. */
 int linebuf_feed(struct linebuf *lb, const char *data, size_t n);
+/* Make room for n more bytes, so that feeding that many cannot fail for want of memory (the
+ * reader then need not read what it could not keep). Returns 0 or -ENOMEM. */
+int linebuf_reserve(struct linebuf *lb, size_t n);
 /* Take the next complete line. Returns LINEBUF_LINE with *line (borrowed, valid until the
  * next linebuf_* call, NUL-terminated, trailing '\r' removed) and *len; LINEBUF_TOO_LONG once
  * for each line longer than max (its bytes are discarded); 0 when no complete line is held. */
@@ -298,6 +301,11 @@ struct mcp_events {
 	/* the line was a JSON-RPC batch: the replies of its elements, including later tool
 	 * responses, go out as one JSON array */
 	int is_batch;
+	/* After mcp_handle_line's -ENOMEM: an answer is owed all the same (the line held a
+	 * request, or a batch), to the id whose JSON text is oom_id ("": null, the id could not
+	 * be told, or the line was a batch). */
+	int oom_answer;
+	char oom_id[80];
 };
 
 void mcp_events_clear(struct mcp_events *e);
@@ -311,6 +319,15 @@ int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp
 
 /* A JSON-RPC error response. id is borrowed (NULL means JSON null). Returns a new object. */
 json_object *mcp_error_response(json_object *id, int code, const char *message);
+/* The text of a JSON-RPC error response (-32603) to the id whose JSON text is id (NULL or "":
+ * null; a request's id text as mcp_events.oom_id or mcp_id_text gives it) saying the
+ * server ran out of memory while it did what (a fixed phrase, no quotes or backslashes), put
+ * in out[0..cap) without allocating memory of its own, so that it can be sent when nothing
+ * else could be made. Returns its length (without the NUL). */
+size_t mcp_oom_text(const char *id, const char *what, char *out, size_t cap);
+/* id's JSON text (id borrowed; NULL: null) in out[0..cap), "" when it does not fit or
+ * cannot be made. */
+void mcp_id_text(json_object *id, char *out, size_t cap);
 
 /* The JSON-RPC response for a finished run_python call: content[0] text an LLM reads
  * easily, isError unless RUN_OK, structuredContent for versions that have it, and in the

@@ -50,6 +50,11 @@ struct jsonrpc_request {
 /* Check the JSON-RPC 2.0 envelope of msg. Returns 0 if valid, else JSONRPC_INVALID_REQUEST
  * with req->error, req->id (NULL unless valid) and req->notification filled. */
 int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req);
+/* For a line that could not be parsed (for want of memory): *request says whether its text
+ * has the members "method" and "id"; if so, and the id's text is a plain string or number
+ * shorter than cap, it goes to out (NUL-terminated). Returns its length, 0 if none. Reads
+ * within buf[0..len) whatever the text is. */
+size_t jsonrpc_id_text(const char *buf, size_t len, int *request, char *out, size_t cap);
 /* Is msg a JSON-RPC response: an object with "result" or "error" and no "method"? */
 int jsonrpc_is_response(json_object *msg);
 /* What is wrong with the response msg, or NULL when it is a valid one. */

@@ -560,9 +560,9 @@ static int nonempty(const struct text *t)
 }
 
 /* The line added for statuses that are neither ok nor a plain Python error. */
-static const char *status_line(enum run_status s)
+static const char *status_line(const struct run_outcome *o)
 {
-	switch (s) {
+	switch (o->status) {
 	case RUN_TIMEOUT:
 		return "[timeout] The code did not finish within its time limit and was stopped.";
 	case RUN_MEMORY_LIMIT:
@@ -574,6 +574,10 @@ static const char *status_line(enum run_status s)
 	case RUN_CANCELLED:
 		return "[cancelled] The call was cancelled by the client.";
 	case RUN_CRASHED:
+		/* The server short of memory, fds or processes: nothing of the code's crashed. */
+		if (o->error_type.s && strcmp(o->error_type.s, "ResourceError") == 0)
+			return "[crashed] The server could not serve this call: it ran short of "
+			       "resources (the error above says which).";
 		return "[crashed] The Python process crashed.";
 	case RUN_SANDBOX_VIOLATION:
 		return "[sandbox_violation] The code attempted an operation the sandbox forbids "
@@ -606,7 +610,7 @@ int mcp_outcome_text(const struct run_outcome *o, struct text *out)
 			sb_newline(&b);
 			sb_str(&b, "Error: the code failed without further details.");
 		}
-		line = status_line(o->status);
+		line = status_line(o);
 		if (line) {
 			sb_newline(&b);
 			sb_str(&b, line);

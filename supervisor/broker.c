@@ -58,31 +58,34 @@ int broker_roots_set(struct module_roots *m, const char *msg, size_t len)
 /* ---- replies ------------------------------------------------------------------------------ */
 
 /* Send a reply: its header, then a and b (either may be empty), with fd attached when it is
- * not -1 (closed here either way). No memory or no room to answer: the call crashes, not the
- * server. */
+ * not -1 (closed here either way). No memory to build it: an ENOMEM reply instead. No room
+ * to send it: the call ends (a runner that does not read its answers, or the server short
+ * of memory), not the server. */
 static void reply_fd(struct chain *c, uint32_t id, int status, const void *a, size_t alen,
                      const void *b, size_t blen, int fd)
 {
-	unsigned char head[IPC_REPLY_HEADER], *buf;
+	unsigned char small[512], *buf = small;
 	int rc;
 
-	ipc_put_u32(head, id);
-	ipc_put_u32(head + 4, (uint32_t)status);
-	buf = malloc(sizeof(head) + alen);
-	if (!buf) {
-		rc = -ENOMEM;
-	} else {
-		memcpy(buf, head, sizeof(head));
-		if (alen)
-			memcpy(buf + sizeof(head), a, alen);
-		rc =
-		    channel_send_fd(&c->ch, IPC_FRAME_REPLY, buf, sizeof(head) + alen, b, blen, fd);
-		free(buf);
+	if (IPC_REPLY_HEADER + alen > sizeof(small) && !(buf = malloc(IPC_REPLY_HEADER + alen))) {
+		buf = small;
+		status = -ENOMEM;
+		alen = blen = 0;
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
 	}
+	ipc_put_u32(buf, id);
+	ipc_put_u32(buf + 4, (uint32_t)status);
+	if (alen)
+		memcpy(buf + IPC_REPLY_HEADER, a, alen);
+	rc = channel_send_fd(&c->ch, IPC_FRAME_REPLY, buf, IPC_REPLY_HEADER + alen, b, blen, fd);
+	if (buf != small)
+		free(buf);
 	if (fd >= 0)
 		close(fd);
-	if (rc < 0 && c->runner)
-		proc_kill(c->runner);
+	if (rc < 0)
+		chain_kill_runner(c, rc == -ENOMEM ? KILL_RESOURCE : KILL_PROTOCOL);
 }
 
 static void reply(struct chain *c, uint32_t id, int status, const void *a, size_t alen,
@@ -603,6 +606,10 @@ static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mo
 		return -EROFS;
 	if (c->n_writes >= ENGINE_WS_FILES_PER_CALL && !pending(c, rel))
 		return -EDQUOT;
+	/* The write keeps its directory open until the call ends: not from the fds the
+	 * supervisor keeps for its own use. */
+	if (engine_fd_room(c->e) < 1)
+		return -EMFILE;
 	f.dirfd = ws_parent(ws, rel, &f.name);
 	if (f.dirfd < 0)
 		return f.dirfd;

@@ -274,7 +274,7 @@ static void answer_verdict(struct chain *c, int have_status, int status, const s
 /* ---- killing ------------------------------------------------------------------------ */
 
 /* Kill the runner (why says what its call's answer will be); the holder stays. */
-static void kill_runner(struct chain *c, enum kill_reason why)
+void chain_kill_runner(struct chain *c, enum kill_reason why)
 {
 	if (c->kill == KILL_NONE)
 		c->kill = why;
@@ -304,7 +304,7 @@ static void violation(struct chain *c, struct proc *p, const char *what)
 	                         : "newborn",
 	        what, chain_state_name(c->state));
 	if (p == c->runner && c->state != CH_WARMING && c->state != CH_BOOTING)
-		kill_runner(c, KILL_PROTOCOL);
+		chain_kill_runner(c, KILL_PROTOCOL);
 	else if (p == c->runner && c->state == CH_WARMING)
 		proc_kill(p);
 	else if (p == c->runner)
@@ -369,22 +369,24 @@ void chain_kill(struct chain *c, enum kill_reason why)
 static void chain_channel_event(struct watch *w, uint32_t events);
 static void chain_timer(struct timer *t);
 
-struct chain *chain_spawn(struct engine *e)
+int chain_spawn(struct engine *e, struct chain **out)
 {
 	struct chain *c;
-	int sv[2];
+	int sv[2], rc;
 
 	if (!zygote_ready(e))
-		return NULL;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
-		log_msg(LOG_ERROR, "socketpair: %s", strerror(errno));
-		return NULL;
-	}
+		return -EAGAIN;
+	/* Its fds, and the reserve beside them: a chain made with the last ones would fail at
+	 * its first /proc read, or lose its gate listener in transit. */
+	if (engine_fd_room(e) < engine_fds_per_chain(e))
+		return -EMFILE;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(sv[0]);
 		close(sv[1]);
-		return NULL;
+		return -ENOMEM;
 	}
 	c->e = e;
 	c->id = ++e->next_chain_id;
@@ -399,18 +401,20 @@ struct chain *chain_spawn(struct engine *e)
 	timer_init(&c->hard, chain_timer, c);
 	timer_init(&c->step, chain_timer, c);
 	timer_init(&c->quota, chain_timer, c);
-	if (channel_open(&c->ch, sv[0], chain_channel_event, c) < 0 ||
-	    zygote_request(e, c->req_id, sv[1]) < 0) {
-		log_msg(LOG_ERROR, "could not ask the zygote for a worker: %s", strerror(errno));
-		close(sv[1]);
+	rc = channel_open(&c->ch, sv[0], chain_channel_event, c);
+	if (rc == 0)
+		rc = zygote_request(e, c->req_id, sv[1]);
+	close(sv[1]);
+	if (rc < 0) {
+		log_msg(LOG_ERROR, "could not ask the zygote for a worker: %s", strerror(-rc));
 		channel_close(&c->ch);
 		free(c);
-		return NULL;
+		return rc;
 	}
-	close(sv[1]);
 	timer_arm(&c->step, now_ms() + ENGINE_BOOT_MS);
 	TAILQ_INSERT_TAIL(&e->chains, c, link);
-	return c;
+	*out = c;
+	return 0;
 }
 
 /* With a delegated cgroup, each chain gets its own: memory.max, no swap, pids.max. */
@@ -447,6 +451,7 @@ void chain_on_pid(struct chain *c, pid_t pid)
 		return;
 	}
 	c->runner->fresh = 1;
+	engine_procs_short(c->e, 0, 0);
 	(void)loop_mod(&c->ch.w, EPOLLIN);
 	chain_cgroup(c, pid);
 	chain_advance(c);
@@ -476,17 +481,47 @@ static void chain_trace(struct chain *c)
 	}
 }
 
+/* The message of a call for which no process could be made; kept: its session holds the
+ * state it had. */
+static void fail_no_process(struct chain *c, const char *what, int err, int kept)
+{
+	struct engine_call *call = c->call;
+
+	c->call = NULL;
+	call->chain = NULL;
+	engine_fail(c->e, call, RUN_CRASHED, "ResourceError",
+	            "No process could be created for this call: %s (%s%s). Retry later.%s", what,
+	            strerror(err),
+	            err == EAGAIN ? ": a limit on processes is reached, the server user's "
+	                            "RLIMIT_NPROC or its cgroup's pids.max"
+	                          : "",
+	            kept ? " The session is unchanged." : "");
+}
+
 void chain_on_spawn_error(struct chain *c, int err)
 {
-	log_msg(LOG_ERROR, "the zygote could not fork a worker: %s", strerror(err));
-	if (c->call && c->state == CH_BOOTING) {
-		struct engine_call *call = c->call;
-		c->call = NULL;
-		call->chain = NULL;
-		engine_fail(c->e, call, RUN_CRASHED, "SandboxError",
-		            "Could not start a worker process: %s", strerror(err));
-	}
+	engine_procs_short(c->e, 1, err);
+	if (c->call && c->state == CH_BOOTING)
+		fail_no_process(c, "the fork of a new worker failed", err,
+		                c->call->session && c->call->session->old);
 	chain_kill(c, KILL_DONE);
+}
+
+void chain_on_zygote_lost(struct chain *c)
+{
+	struct proc *r = c->runner;
+
+	if (c->state == CH_BOOTING) {
+		chain_kill(c, KILL_ZYGOTE);
+	} else if (c->holder && c->holder->fresh) {
+		lose(c, "the Python interpreter process exited");
+	} else if (!c->holder && r && r->fresh &&
+	           (c->state == CH_IDLE || c->state == CH_RUNNING || c->state == CH_RESULT)) {
+		/* A call not started goes to another chain; one running is answered so. */
+		chain_kill(c, KILL_ZYGOTE);
+	}
+	/* Otherwise its fresh worker is making the copy that keeps a session's state: the copy
+	 * is not the zygote's child and lives on. */
 }
 
 static int take_listener(struct chain *c, const char *payload, size_t len, const int *fds,
@@ -526,13 +561,21 @@ static int take_result(struct chain *c, const char *payload, size_t len, const i
                        size_t n_fds)
 {
 	struct run_outcome o;
+	int rc;
 
 	(void)fds;
 	if (n_fds != 0 || len < IPC_SEQ_BYTES ||
 	    ipc_get_u32((const unsigned char *)payload) != c->seq)
 		return -1;
 	run_outcome_init(&o);
-	if (ipc_outcome_decode(payload + IPC_SEQ_BYTES, len - IPC_SEQ_BYTES, &o) < 0) {
+	rc = ipc_outcome_decode(payload + IPC_SEQ_BYTES, len - IPC_SEQ_BYTES, &o);
+	if (rc == -ENOMEM) {
+		/* Not the runner's fault: its call ends saying the server ran short. */
+		run_outcome_clear(&o);
+		chain_kill_runner(c, KILL_RESOURCE);
+		return 0;
+	}
+	if (rc < 0) {
 		run_outcome_clear(&o);
 		return -1;
 	}
@@ -576,6 +619,38 @@ void chain_on_frame(struct chain *c, pid_t sender, char type, const char *payloa
 			(void)close(fds[i]);
 	if (c->state != CH_DEAD)
 		chain_advance(c);
+}
+
+void chain_on_fds_cut(struct chain *c, pid_t sender)
+{
+	struct proc *p = proc_find(c, sender);
+
+	/* Only a booting worker sends an fd (its gate listener). Without it the chain cannot
+	 * be used, through no fault of the worker's: its call (not started) waits for another. */
+	if (c->state == CH_BOOTING && !c->got_listener && p && p == c->runner &&
+	    engine_fds_exhausted(c->e)) {
+		engine_fds_short(c->e, 1);
+		log_msg(LOG_DEBUG, "chain %u: its gate listener was lost for want of an fd", c->id);
+		chain_kill(c, KILL_DONE);
+		return;
+	}
+	chain_on_frame(c, sender, 0, NULL, 0, NULL, 0);
+}
+
+void chain_on_nomem(struct chain *c, pid_t sender)
+{
+	struct proc *p = proc_find(c, sender);
+
+	if (c->state == CH_DEAD || !p || p->killed || p->role == ROLE_GONE)
+		return;
+	log_msg(LOG_ERROR, "chain %u: no memory for a frame of process %d", c->id, (int)p->pid);
+	if (p == c->runner && (c->state == CH_RUNNING || c->state == CH_RESULT))
+		chain_kill_runner(c, KILL_RESOURCE);
+	else if (c->state == CH_BOOTING)
+		chain_kill(c, KILL_DONE); /* its call, not started, waits for another */
+	else
+		violation(c, p, "sent a frame"); /* none is allowed in its state anyway */
+	chain_advance(c);
 }
 
 void chain_on_hangup(struct chain *c)
@@ -675,6 +750,7 @@ int chain_on_birth(struct chain *c, pid_t pid, pid_t parent)
 	c->newborn = proc_add(c, pid, ROLE_NEWBORN);
 	if (!c->newborn)
 		return 0;
+	engine_procs_short(c->e, 0, 0);
 	if (c->state == CH_SNAPSHOT)
 		proc_kill(c->runner); /* its copy exists: its work is done */
 	chain_advance(c);
@@ -711,6 +787,11 @@ void chain_on_exit(struct chain *c, struct proc *p, int status)
 		c->newborn_gone = 1;
 	}
 	if (was_runner) {
+		/* A fresh worker dies with its zygote (its parent-death signal): say that, not
+		 * "killed from outside". */
+		if (copy.fresh && !copy.killed && c->kill == KILL_NONE && WIFSIGNALED(status) &&
+		    WTERMSIG(status) == SIGKILL && zygote_gone(c->e, c->generation))
+			c->kill = KILL_ZYGOTE;
 		c->runner = NULL;
 		c->runner_status = status;
 		c->runner_gone = 1;
@@ -731,6 +812,7 @@ static void dispatch(struct chain *c)
 	struct engine *e = c->e;
 	unsigned char seq[IPC_SEQ_BYTES];
 	int64_t now = now_ms();
+	int rc;
 
 	c->seq = (c->seq + 1) & IPC_PARK_ARG_MASK;
 	ipc_put_u32(seq, c->seq);
@@ -753,10 +835,15 @@ static void dispatch(struct chain *c)
 	timer_arm(&c->soft, now + (int64_t)(engine_call_timeout(e, call) * 1000));
 	timer_arm(&c->hard, c->soft.at + ENGINE_SOFT_KILL_GRACE_MS);
 	call->times.dispatch = now_us();
-	if (channel_send(&c->ch, IPC_FRAME_CODE, seq, sizeof(seq), call->code, call->code_len) <
-	        0 ||
-	    gate_command(c, c->runner, IPC_PARK_RUN, c->seq) < 0)
-		kill_runner(c, KILL_PROTOCOL); /* its exit tells the rest */
+	rc = channel_send(&c->ch, IPC_FRAME_CODE, seq, sizeof(seq), call->code, call->code_len);
+	if (rc < 0) { /* its exit tells the rest */
+		chain_kill_runner(c, rc == -ENOMEM ? KILL_RESOURCE : KILL_PROTOCOL);
+		return;
+	}
+	/* The answer fails only when the process is gone or going (its zygote died, ...): its
+	 * exit says what happened. */
+	if (gate_command(c, c->runner, IPC_PARK_RUN, c->seq) < 0)
+		proc_kill(c->runner);
 }
 
 void chain_give(struct chain *c, struct engine_call *call)
@@ -764,6 +851,7 @@ void chain_give(struct chain *c, struct engine_call *call)
 	c->call = call;
 	call->chain = c;
 	c->dispatched = 0;
+	c->call_failures = 0;
 	chain_advance(c);
 }
 
@@ -772,7 +860,7 @@ void chain_cancel(struct chain *c)
 	if (!c->call)
 		return;
 	if (c->dispatched) {
-		kill_runner(c, KILL_CANCEL); /* answered when it is gone */
+		chain_kill_runner(c, KILL_CANCEL); /* answered when it is gone */
 		return;
 	}
 	{
@@ -805,7 +893,7 @@ static void chain_timer(struct timer *t)
 		if (c->runner && !c->runner->killed)
 			(void)kill(c->runner->pid, SIGUSR1);
 	} else if (t == &c->hard) {
-		kill_runner(c, KILL_TIMEOUT);
+		chain_kill_runner(c, KILL_TIMEOUT);
 	} else if (t == &c->quota) {
 		if (c->state == CH_RUNNING || c->state == CH_RESULT)
 			broker_writes_watch(c);
@@ -830,8 +918,11 @@ static void chain_timer(struct timer *t)
 static void prep_failed(struct chain *c, const char *why)
 {
 	c->prep_failures++;
-	log_msg(LOG_WARN, "chain %u: the next runner %s (%d in a row)", c->id, why,
-	        c->prep_failures);
+	if (c->call && !c->dispatched)
+		c->call_failures++;
+	/* Forks that fail while processes cannot be made were said once already. */
+	log_msg(c->e->procs_short ? LOG_DEBUG : LOG_WARN,
+	        "chain %u: the next runner %s (%d in a row)", c->id, why, c->prep_failures);
 	if (c->runner)
 		proc_retire(c, c->runner);
 	if (c->newborn)
@@ -922,7 +1013,7 @@ static void decide(struct chain *c)
 			answer_claim(c, !(c->session && !c->traced && committed(&c->claim)));
 			after_call(c);
 		} else {
-			kill_runner(c, KILL_DONE); /* answered when it is gone */
+			chain_kill_runner(c, KILL_DONE); /* answered when it is gone */
 		}
 		return;
 	}
@@ -947,7 +1038,7 @@ static void decide(struct chain *c)
 	c->newborn_gone = 0;
 	chain_set_state(c, CH_SNAPSHOT);
 	if (gate_continue(c, r) < 0)
-		kill_runner(c, KILL_DONE);
+		chain_kill_runner(c, KILL_DONE);
 }
 
 static void advance_booting(struct chain *c)
@@ -1089,6 +1180,12 @@ static void advance_parked(struct chain *c)
 	}
 	if (!h->parked || !c->traced)
 		return;
+	if (c->call && !c->dispatched && c->call_failures >= ENGINE_PREP_FAILURES_MAX) {
+		/* Its state stays; the call cannot run in it now. */
+		fail_no_process(c, "the session's process could not fork the one to run it", EAGAIN,
+		                1);
+		return;
+	}
 	/* The next call's process is forked ahead of it only for a session in use: one whose
 	 * state was kept twice. A session started for one call (session "new") costs one fork
 	 * less; its next call, if any, waits for the fork. */
@@ -1127,7 +1224,9 @@ static void advance_forking(struct chain *c)
 		return;
 	}
 	if (!n && c->holder->parked) {
-		/* The holder is back without a child: the fork failed. */
+		/* The holder is back without a child: the fork failed (its errno stays in the
+		 * holder: a limit on processes, or no memory for one). */
+		engine_procs_short(c->e, 1, EAGAIN);
 		prep_failed(c, "could not be forked");
 	}
 }

@@ -12,7 +12,9 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
 
 #include "engine_internal.h"
 
@@ -77,74 +79,73 @@ void channel_flush(struct channel *ch)
 		(void)loop_mod(&ch->w, EPOLLIN);
 }
 
-int channel_send(struct channel *ch, char type, const void *prefix, size_t plen, const void *body,
-                 size_t blen)
+/* Queue a frame (header, prefix, body) after what is pending; with nothing pending it goes
+ * straight to the socket, and memory is needed only for what the socket did not take. fd
+ * goes with the frame's first bytes, so it is sent only when nothing is pending. Returns 0,
+ * -EAGAIN (an fd, and bytes pending or a full socket), -ENOMEM, or the error of a socket
+ * whose readers are gone when an fd was to go (without one, their exits tell the rest). */
+static int send_frame(struct channel *ch, char type, const void *prefix, size_t plen,
+                      const void *body, size_t blen, int fd)
 {
-	size_t pending = ch->tx ? ch->tx_len - ch->tx_off : 0;
-	size_t n = IPC_FRAME_HEADER + plen + blen;
+	unsigned char hdr[IPC_FRAME_HEADER];
+	struct iovec iov[3] = {
+	    {.iov_base = hdr, .iov_len = sizeof(hdr)},
+	    {.iov_base = (void *)(uintptr_t)prefix, .iov_len = plen},
+	    {.iov_base = (void *)(uintptr_t)body, .iov_len = blen},
+	};
+	size_t pending, n = IPC_FRAME_HEADER + plen + blen, sent = 0, off;
 	char *buf;
 
 	if (plen + blen > IPC_FRAME_MAX)
 		return -EMSGSIZE;
+	if (fd >= 0 && ch->tx)
+		channel_flush(ch);
+	if (fd >= 0 && ch->tx)
+		return -EAGAIN;
+	pending = ch->tx ? ch->tx_len - ch->tx_off : 0;
 	/* A worker that asks and never reads its answers is not let to fill our memory. */
 	if (pending + n > CHANNEL_TX_MAX)
 		return -ENOBUFS;
-	buf = malloc(pending + n);
+	ipc_frame_header_put(hdr, type, (uint32_t)(plen + blen));
+	if (!pending) {
+		ssize_t k = ipc_sendv_fd(ch->w.fd, iov, 3, fd, MSG_DONTWAIT);
+		if (k < 0 && (fd >= 0 || k != -EAGAIN))
+			return fd >= 0 ? (int)k : 0;
+		sent = k < 0 ? 0 : (size_t)k;
+		if (sent == n)
+			return 0;
+	}
+	buf = malloc(pending + n - sent);
 	if (!buf)
-		return -ENOMEM;
+		return -ENOMEM; /* with bytes of it sent: the stream is broken, the caller ends it */
 	if (pending)
 		memcpy(buf, ch->tx + ch->tx_off, pending);
-	ipc_frame_header_put((unsigned char *)buf + pending, type, (uint32_t)(plen + blen));
-	if (plen)
-		memcpy(buf + pending + IPC_FRAME_HEADER, prefix, plen);
-	if (blen)
-		memcpy(buf + pending + IPC_FRAME_HEADER + plen, body, blen);
+	off = pending;
+	for (int i = 0; i < 3; i++) {
+		size_t skip = sent < iov[i].iov_len ? sent : iov[i].iov_len;
+		if (iov[i].iov_len > skip)
+			memcpy(buf + off, (char *)iov[i].iov_base + skip, iov[i].iov_len - skip);
+		off += iov[i].iov_len - skip;
+		sent -= skip;
+	}
 	free(ch->tx);
 	ch->tx = buf;
-	ch->tx_len = pending + n;
+	ch->tx_len = off;
 	ch->tx_off = 0;
 	channel_flush(ch);
 	return 0;
 }
 
+int channel_send(struct channel *ch, char type, const void *prefix, size_t plen, const void *body,
+                 size_t blen)
+{
+	return send_frame(ch, type, prefix, plen, body, blen, -1);
+}
+
 int channel_send_fd(struct channel *ch, char type, const void *prefix, size_t plen,
                     const void *body, size_t blen, int fd)
 {
-	size_t n = IPC_FRAME_HEADER + plen + blen;
-	ssize_t sent;
-	char *buf;
-
-	if (fd < 0)
-		return channel_send(ch, type, prefix, plen, body, blen);
-	if (plen + blen > IPC_FRAME_MAX)
-		return -EMSGSIZE;
-	if (ch->tx)
-		channel_flush(ch);
-	if (ch->tx)
-		return -EAGAIN;
-	buf = malloc(n);
-	if (!buf)
-		return -ENOMEM;
-	ipc_frame_header_put((unsigned char *)buf, type, (uint32_t)(plen + blen));
-	if (plen)
-		memcpy(buf + IPC_FRAME_HEADER, prefix, plen);
-	if (blen)
-		memcpy(buf + IPC_FRAME_HEADER + plen, body, blen);
-	sent = ipc_send_fd_partial(ch->w.fd, buf, n, fd);
-	if (sent < 0) {
-		free(buf);
-		return (int)sent;
-	}
-	if ((size_t)sent == n) {
-		free(buf);
-		return 0;
-	}
-	/* The fd went with the first bytes; the rest follows as the socket takes it. */
-	ch->tx = buf;
-	ch->tx_len = n;
-	ch->tx_off = (size_t)sent;
-	channel_flush(ch);
-	return 0;
+	return send_frame(ch, type, prefix, plen, body, blen, fd);
 }
 
 static void close_fds(const struct ipc_recv_info *info)
@@ -173,12 +174,18 @@ static void feed(struct channel *ch, struct chain *c, const unsigned char *p, si
 			n -= k;
 			if (ch->hdr_len < IPC_FRAME_HEADER)
 				break;
-			if (ipc_frame_header_get(ch->hdr, &ch->type, &len) < 0 ||
-			    !(ch->payload = malloc((size_t)len + 1))) {
-				/* Larger than any frame (or no memory for it): its writer's fault. */
+			if (ipc_frame_header_get(ch->hdr, &ch->type, &len) < 0) {
+				/* Larger than any frame: its writer's fault. */
 				pid_t who = ch->sender;
 				frame_reset(ch);
 				chain_on_frame(c, who, 0, NULL, 0, NULL, 0);
+				return;
+			}
+			if (!(ch->payload = malloc((size_t)len + 1))) {
+				/* No memory for it: ours. */
+				pid_t who = ch->sender;
+				frame_reset(ch);
+				chain_on_nomem(c, who);
 				return;
 			}
 			ch->payload_len = len;
@@ -221,8 +228,14 @@ int channel_read(struct channel *ch, struct chain *c, size_t budget)
 			close_fds(&info);
 			return -EPIPE;
 		}
-		if (info.truncated || info.sender <= 0) {
-			/* Too many fds, or a writer the kernel did not name: a violation. */
+		if (info.truncated) {
+			/* Fds cut off: more than a frame carries, or no room for them here. */
+			close_fds(&info);
+			chain_on_fds_cut(c, info.sender);
+			continue;
+		}
+		if (info.sender <= 0) {
+			/* A writer the kernel did not name: a violation. */
 			close_fds(&info);
 			chain_on_frame(c, info.sender, 0, NULL, 0, NULL, 0);
 			continue;

@@ -3,6 +3,7 @@
  * zygote's restarts, reaping, and freeing what is finished (only here, at the start of a loop
  * turn, so no callback ever runs on freed memory). Nothing a worker says is trusted: chain.c
  * judges it. Errors reach the caller as the call's outcome; the engine keeps serving. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +65,21 @@ void engine_requeue(struct engine *e, struct engine_call *c)
 	enqueue(e, c, 1);
 }
 
+void engine_reserve(struct engine *e)
+{
+	struct session *s;
+
+	if (!e->oom_type.s)
+		(void)text_set_str(&e->oom_type, "ResourceError");
+	if (!e->oom_message.s)
+		(void)text_set_str(&e->oom_message,
+		                   "The server ran out of memory while serving this call, so not all "
+		                   "of its outcome could be reported. Retry later.");
+	TAILQ_FOREACH(s, &e->sessions, link)
+	if (!s->handle_copy)
+		s->handle_copy = strdup(s->handle);
+}
+
 void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *o)
 {
 	struct session *s = c->session;
@@ -81,8 +98,20 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 		log_msg(LOG_DEBUG, "steps (us): queued %lld, ran %lld, parked %lld, answered %lld",
 		        d[0], d[1], d[2], d[3]);
 	}
-	if (s && !o->session)
-		o->session = strdup(s->handle);
+	/* What an answer needs is made ahead, so that a server short of memory still says
+	 * which session the call ran in and why it failed. */
+	if (s && !o->session) {
+		o->session = s->handle_copy ? s->handle_copy : strdup(s->handle);
+		s->handle_copy = NULL;
+	}
+	if (o->status != RUN_OK && !o->error_message.s) {
+		o->error_message = e->oom_message;
+		text_init(&e->oom_message);
+		if (!o->error_type.s) {
+			o->error_type = e->oom_type;
+			text_init(&e->oom_type);
+		}
+	}
 	c->chain = NULL;
 	if (c->queued) {
 		if (s && s->active != c)
@@ -108,6 +137,7 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 	/* Last: the caller may free c. */
 	c->done(c, o);
 	run_outcome_clear(o);
+	engine_reserve(e);
 	engine_kick(e);
 }
 
@@ -129,6 +159,144 @@ void engine_fail(struct engine *e, struct engine_call *c, enum run_status st, co
 	engine_answer(e, c, &o);
 }
 
+/* ---- the supervisor's own resources ------------------------------------------------------- */
+
+static int cgroups_active(const struct engine *e)
+{
+	return e->cfg->cgroup && e->cfg->cgroup->state == CGROUP_ACTIVE;
+}
+
+int engine_fds_per_chain(const struct engine *e)
+{
+	return 3 + cgroups_active(e);
+}
+
+static int fd_limit(void)
+{
+	struct rlimit rl;
+
+	/* Read each time: a limit changed from outside (prlimit) counts at once. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > INT_MAX)
+		return INT_MAX;
+	return (int)rl.rlim_cur;
+}
+
+/* Fds open in the supervisor (its /proc/self/fd, read on the fd kept for it), or -errno. */
+static int fds_open(struct engine *e)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	ssize_t len;
+	int n = 0;
+
+	if (e->fd_dir < 0)
+		return -EBADF;
+	if (lseek(e->fd_dir, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((len = getdents64(e->fd_dir, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < len;) {
+			const struct dirent64 *d = (const struct dirent64 *)(void *)(buf + off);
+			n += d->d_name[0] != '.';
+			off += d->d_reclen;
+		}
+	return len < 0 ? -errno : n;
+}
+
+int engine_fd_room(struct engine *e)
+{
+	int limit = fd_limit(), open = fds_open(e), coming = 0;
+	struct chain *c;
+
+	if (limit == INT_MAX || open < 0)
+		return INT_MAX;
+	TAILQ_FOREACH(c, &e->chains, link)
+	if (c->state == CH_BOOTING)
+		coming += !c->got_listener + (cgroups_active(e) && !c->has_cg);
+	return limit - open - coming - ENGINE_FD_RESERVE;
+}
+
+int engine_fds_exhausted(struct engine *e)
+{
+	int fd = fcntl(e->fd_dir >= 0 ? e->fd_dir : STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == EMFILE || errno == ENFILE;
+}
+
+static unsigned int sessions_holding(const struct engine *e)
+{
+	const struct session *s;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH(s, &e->sessions, link)
+	n += s->chain != NULL;
+	return n;
+}
+
+void engine_fds_short(struct engine *e, int short_now)
+{
+	if (short_now == e->fds_short)
+		return;
+	e->fds_short = short_now;
+	if (short_now)
+		log_msg(LOG_ERROR,
+		        "out of file descriptors (limit %d, %d open, %u sessions holding %d "
+		        "each): calls that need a new worker wait while others run, and fail when "
+		        "none does; raise the limit (ulimit -n, LimitNOFILE=) or lower "
+		        "--max-sessions",
+		        fd_limit(), fds_open(e), sessions_holding(e), engine_fds_per_chain(e) - 1);
+	else
+		log_msg(LOG_INFO, "file descriptors are available again");
+}
+
+char *engine_fds_message(struct engine *e)
+{
+	unsigned int held = sessions_holding(e);
+	char *m = NULL, sessions[160] = "";
+
+	if (held)
+		snprintf(sessions, sizeof(sessions),
+		         " Each open session holds %d (%u are open): end sessions you no longer "
+		         "need or let them expire, or",
+		         engine_fds_per_chain(e) - 1, held);
+	if (asprintf(&m,
+	             "The server has run out of file descriptors (limit %d), so no worker "
+	             "could be started for this call.%s%s raise the server's limit (ulimit -n, "
+	             "LimitNOFILE=). Then retry.",
+	             fd_limit(), sessions, held ? "" : " Ask its administrator to") < 0)
+		m = NULL;
+	return m;
+}
+
+void engine_procs_short(struct engine *e, int short_now, int err)
+{
+	if (!short_now) {
+		e->spawn_retry = 0;
+		e->spawn_backoff = 0;
+		if (e->procs_short)
+			log_msg(LOG_INFO, "worker processes can be created again");
+		e->procs_short = 0;
+		return;
+	}
+	e->spawn_backoff = e->spawn_backoff ? e->spawn_backoff * 2 : ENGINE_SPAWN_RETRY_MS;
+	if (e->spawn_backoff > ENGINE_ZYGOTE_RETRY_MAX)
+		e->spawn_backoff = ENGINE_ZYGOTE_RETRY_MAX;
+	e->spawn_retry = now_ms() + e->spawn_backoff;
+	if (e->procs_short)
+		return;
+	e->procs_short = 1;
+	log_msg(LOG_ERROR,
+	        "cannot create worker processes (fork: %s%s): calls that need a new one fail "
+	        "until processes can be created again",
+	        strerror(err),
+	        err == EAGAIN ? "; a limit on processes is reached: the user's RLIMIT_NPROC, or "
+	                        "pids.max of the cgroup"
+	                      : "");
+}
+
 /* ---- scheduling ------------------------------------------------------------------------ */
 
 static unsigned int busy_chains(struct engine *e)
@@ -143,8 +311,8 @@ static unsigned int busy_chains(struct engine *e)
 }
 
 /* A chain for a call that starts from a fresh interpreter: an idle one, else one still
- * booting, else a new one. NULL when the zygote is not ready. */
-static struct chain *spare_chain(struct engine *e)
+ * booting, else a new one (chain_spawn's errors: -EAGAIN when the zygote is not ready). */
+static int spare_chain(struct engine *e, struct chain **out)
 {
 	struct chain *c, *booting = NULL;
 
@@ -152,12 +320,45 @@ static struct chain *spare_chain(struct engine *e)
 	{
 		if (!chain_is_spare(c))
 			continue;
-		if (c->state == CH_IDLE)
-			return c;
+		if (c->state == CH_IDLE) {
+			*out = c;
+			return 0;
+		}
 		if (!booting)
 			booting = c;
 	}
-	return booting ? booting : chain_spawn(e);
+	if (booting) {
+		*out = booting;
+		return 0;
+	}
+	return chain_spawn(e, out);
+}
+
+/* A call that cannot have a chain for want of the supervisor's own resources: it waits
+ * while a running call may give some back, else it fails saying why. Returns 1 when the
+ * call left the queue. */
+static int starved(struct engine *e, struct engine_call *call, int err)
+{
+	char *m = NULL;
+
+	if (err == -EMFILE || err == -ENFILE) {
+		engine_fds_short(e, 1);
+		if (busy_chains(e) > 0)
+			return 0;
+		m = engine_fds_message(e);
+	}
+	TAILQ_REMOVE(&e->queue, call, link);
+	call->queued = 0;
+	engine_fail(e, call, RUN_CRASHED, "ResourceError", "%s%s",
+	            m ? m
+	            : err == -EMFILE || err == -ENFILE
+	                ? "The server has run out of file descriptors."
+	                : "The server is out of memory: no worker "
+	                  "could be started for this call. Retry "
+	                  "later.",
+	            call->session && call->session->chain ? " The session is unchanged." : "");
+	free(m);
+	return 1;
 }
 
 /* Give the call a chain, or say why it cannot have one. Returns 1 when the call left the
@@ -165,7 +366,7 @@ static struct chain *spare_chain(struct engine *e)
 static int place(struct engine *e, struct engine_call *call)
 {
 	struct session *s = call->session;
-	struct chain *c;
+	struct chain *c = NULL;
 
 	if (s && s->lost && !call->reset) {
 		TAILQ_REMOVE(&e->queue, call, link);
@@ -181,8 +382,12 @@ static int place(struct engine *e, struct engine_call *call)
 		if (c->call)
 			return 0; /* still answering its previous call */
 	} else {
-		c = spare_chain(e);
-		if (!c) {
+		int rc = spare_chain(e, &c);
+		if (rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM)
+			return starved(e, call, rc);
+		if (rc < 0) {
+			if (e->zfailures > 0 && e->zoom)
+				return starved(e, call, -ENOMEM); /* ours, not the sandbox's */
 			if (e->zfailures > 0) {
 				TAILQ_REMOVE(&e->queue, call, link);
 				call->queued = 0;
@@ -235,15 +440,28 @@ static void schedule(struct timer *t)
 		if (place(e, call))
 			busy = busy_chains(e);
 	}
+	/* Fds back (sessions ended, a limit raised): said once, with room for two chains so
+	 * that a server at its limit does not say it at every call. */
+	if (e->fds_short && engine_fd_room(e) >= 2 * engine_fds_per_chain(e))
+		engine_fds_short(e, 0);
 	TAILQ_FOREACH(c, &e->chains, link)
 	if (chain_is_spare(c))
 		spare++;
+	/* Ready workers, but not while the last fork for one failed, nor into the fds kept
+	 * for calls. */
 	while (zygote_ready(e) && spare < e->cfg->prefork &&
-	       busy + spare < e->cfg->max_workers + e->cfg->prefork) {
-		if (!chain_spawn(e))
+	       busy + spare < e->cfg->max_workers + e->cfg->prefork && now_ms() >= e->spawn_retry) {
+		if (chain_spawn(e, &c) < 0)
 			break;
 		spare++;
 	}
+	if (e->spawn_retry && spare < e->cfg->prefork && !e->respawn.armed)
+		timer_arm(&e->respawn, e->spawn_retry);
+}
+
+static void respawn(struct timer *t)
+{
+	engine_kick(t->data);
 }
 
 static void zygote_retry(struct timer *t)
@@ -384,6 +602,7 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	TAILQ_INIT(&e->sessions);
 	timer_init(&e->kick, schedule, e);
 	timer_init(&e->zretry, zygote_retry, e);
+	timer_init(&e->respawn, respawn, e);
 	/* The workspace is held from the start: a directory renamed or replaced later is not
 	 * followed; the path the code is told stays the one opened. */
 	rc = broker_workspace_open(&e->ws, cfg->workspace, cfg->workspace_write);
@@ -414,6 +633,11 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		log_msg(LOG_INFO,
 		        "the workspace holds %s, the zygote's cache: it is left out of it",
 		        e->cache);
+	/* Opened before the supervisor confines itself; kept for counting and for a /proc read
+	 * when out of fds. */
+	e->fd_dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (e->fd_dir < 0 || proc_spare_open() < 0)
+		log_msg(LOG_WARN, "cannot open /proc/self/fd or /dev/null: %s", strerror(errno));
 	/* A session's processes outlive their parents (each committed call's process replaces
 	 * the one before it): they come to us, not to init. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -423,11 +647,15 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		rc = zygote_start(e);
 	if (rc < 0) {
 		starter_stop(&e->starter);
+		if (e->fd_dir >= 0)
+			close(e->fd_dir);
+		proc_spare_close();
 		broker_workspace_close(&e->ws);
 		engine_cache_close(e);
 		free(e);
 		return rc;
 	}
+	engine_reserve(e);
 	engine_kick(e);
 	*out = e;
 	return 0;
@@ -553,9 +781,15 @@ void engine_free(struct engine *e)
 	chain_free(c);
 	timer_cancel(&e->kick);
 	timer_cancel(&e->zretry);
+	timer_cancel(&e->respawn);
+	if (e->fd_dir >= 0)
+		close(e->fd_dir);
+	proc_spare_close();
 	broker_roots_clear(&e->modules);
 	broker_workspace_close(&e->ws);
 	engine_cache_close(e);
 	free(e->layers);
+	text_clear(&e->oom_type);
+	text_clear(&e->oom_message);
 	free(e);
 }

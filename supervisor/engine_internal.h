@@ -62,6 +62,13 @@
 /* While a call writes files, their size is checked this often: a call that writes more than
  * its quota is stopped (each file is bounded by RLIMIT_FSIZE, all of them by this check). */
 #define ENGINE_WS_CHECK_MS        100
+/* File descriptors the supervisor keeps free for what it opens only for a moment (a /proc
+ * file, a broker request's files, a zygote restart's socket pair): nothing it keeps (a
+ * chain, a workspace write in progress) may take these. */
+#define ENGINE_FD_RESERVE         4
+/* After the zygote could not fork a worker, ready workers are not made again for this long
+ * (calls still try at once); doubling up to ENGINE_ZYGOTE_RETRY_MAX. */
+#define ENGINE_SPAWN_RETRY_MS     1000
 
 /* ---- Processes and chains ------------------------------------------------------------ */
 
@@ -124,6 +131,7 @@ enum kill_reason {
 	KILL_DONE,     /* its work is over (answered, replaced, rolled back) */
 	KILL_ZYGOTE,   /* the zygote that forked it is gone */
 	KILL_LOST,     /* the chain's state is gone (its holder died, or misbehaved) */
+	KILL_RESOURCE, /* the supervisor ran out of memory or fds serving the call */
 	KILL_QUOTA,    /* it wrote more to the workspace than a call may */
 };
 
@@ -185,6 +193,7 @@ struct chain {
 	struct cgroup_worker cg;
 	int has_cg;
 	int prep_failures;
+	int call_failures;    /* runners for the chain's call that failed to come up */
 	unsigned int commits; /* calls whose state it keeps: a session in use again after 2 */
 };
 
@@ -197,6 +206,7 @@ struct session {
 	TAILQ_ENTRY(session) link; /* in use order: the least recently used first */
 	struct engine *e;
 	char handle[33];
+	char *handle_copy;   /* the next answer's copy of it, made ahead (NULL: made then) */
 	struct chain *chain; /* holds its state; NULL: empty (a fresh worker starts it) */
 	struct chain *old;   /* during a reset call: the state it replaces until it commits */
 	int lost;            /* its state was lost: calls fail until a reset */
@@ -255,6 +265,7 @@ struct engine {
 	char zerror[IPC_ZYGOTE_FAIL_TEXT + 320]; /* why the last start-up failed */
 	/* which allowed module the last start-up could not import, and why ("" if none) */
 	char zimport[IPC_ZYGOTE_FAIL_TEXT + 320];
+	int zoom; /* it was stopped because the supervisor ran out of memory */
 	struct timer zretry;
 	/* calls, chains, sessions */
 	struct call_list queue; /* calls waiting for a chain */
@@ -264,8 +275,9 @@ struct engine {
 	size_t images_kept; /* bytes of images the sessions keep (ENGINE_IMAGES_KEPT_MAX) */
 	unsigned int next_chain_id;
 	uint32_t next_req;
-	struct timer kick; /* schedule soon (not from inside the caller) */
-	char *layers;      /* the first ready worker's sandbox report */
+	struct timer kick;    /* schedule soon (not from inside the caller) */
+	struct timer respawn; /* schedule when ready workers may be made again */
+	char *layers;         /* the first ready worker's sandbox report */
 	struct module_roots modules;
 	struct workspace ws;
 	/* where the zygote may write its libraries' caches (engine_cache_open), or NULL; and an
@@ -275,6 +287,15 @@ struct engine {
 	int can_trace; /* -1 unknown */
 	int warned_trace;
 	int stopping;
+	/* the supervisor's own resources */
+	int fd_dir;            /* /proc/self/fd, to count what is open; -1 */
+	int fds_short;         /* out of fds: said once in the log until they come back */
+	int procs_short;       /* processes cannot be created: likewise */
+	int64_t spawn_retry;   /* no ready worker is made before this (a fork failed) */
+	int64_t spawn_backoff; /* the next wait after a failed fork */
+	/* an answer's error type and message when its own could not be allocated: taken by
+	 * that answer, made again after it */
+	struct text oom_type, oom_message;
 };
 
 /* ---- engine.c ---- */
@@ -282,6 +303,9 @@ struct engine {
 /* Answer a call: its done() runs now; the session's next call is queued. o is consumed
  * (cleared). Detaches the call from its chain. */
 void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *o);
+/* Make what answers need ahead of time (the strings of an answer short of memory, each
+ * session's copy of its handle); what cannot be made now is tried again later. */
+void engine_reserve(struct engine *e);
 /* Answer a call with a status and a message of ours. */
 void engine_fail(struct engine *e, struct engine_call *c, enum run_status st, const char *type,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -293,15 +317,43 @@ void engine_requeue(struct engine *e, struct engine_call *c);
 double engine_call_timeout(const struct engine *e, const struct engine_call *c);
 /* The chain a process belongs to (any role), and its record; NULL if none. */
 struct chain *engine_chain_of(struct engine *e, pid_t pid, struct proc **p);
+/* File descriptors the supervisor may still keep: its RLIMIT_NOFILE, less those open, less
+ * those booting chains are about to receive, less ENGINE_FD_RESERVE. Negative when over;
+ * INT_MAX when it cannot tell. */
+int engine_fd_room(struct engine *e);
+/* Is the supervisor out of fds right now (the next one it opens would fail)? */
+int engine_fds_exhausted(struct engine *e);
+/* Fds it holds per chain: its channel, its gate listener, its cgroup's directory when each
+ * chain has one; and the zygote's end of the channel while it is made. */
+int engine_fds_per_chain(const struct engine *e);
+/* The supervisor ran short of fds (short_now 1), or has them again (0): logged once each
+ * way, not per call. */
+void engine_fds_short(struct engine *e, int short_now);
+/* A fork for a worker failed with err (short_now 1), or one succeeded (0): logged once
+ * each way; ready workers are not made again for a while after a failure. */
+void engine_procs_short(struct engine *e, int short_now, int err);
+/* The message of a call that could not start because the supervisor is out of fds
+ * (malloc'd, or NULL). */
+char *engine_fds_message(struct engine *e);
 
 /* ---- chain.c ---- */
 
-/* Ask the zygote for a fresh worker: a new chain in CH_BOOTING, or NULL. */
-struct chain *chain_spawn(struct engine *e);
+/* Ask the zygote for a fresh worker: a new chain in CH_BOOTING in *out. Returns 0, -EAGAIN
+ * (the zygote is not ready), -EMFILE/-ENFILE (the supervisor has not the fds a chain needs),
+ * -ENOMEM, or another -errno. */
+int chain_spawn(struct engine *e, struct chain **out);
 /* The zygote forked the chain's worker. */
 void chain_on_pid(struct chain *c, pid_t pid);
+/* The zygote that forked the chain's fresh worker is gone: that worker dies with it. */
+void chain_on_zygote_lost(struct chain *c);
 /* The zygote could not fork it (errno). The chain is dead. */
 void chain_on_spawn_error(struct chain *c, int err);
+/* Bytes came from sender with their fds cut off (MSG_CTRUNC): more fds than any frame
+ * carries (a violation), or the supervisor had no room for them. */
+void chain_on_fds_cut(struct chain *c, pid_t sender);
+/* A frame from sender could not be read: the supervisor had no memory for it. Its writer's
+ * work ends (a call's runner: the call says why), not as a violation. */
+void chain_on_nomem(struct chain *c, pid_t sender);
 /* One whole frame from the channel, written by sender (kernel-verified). payload is
  * borrowed; fds (already taken from the socket) are the chain's to close. */
 void chain_on_frame(struct chain *c, pid_t sender, char type, const char *payload, size_t len,
@@ -323,6 +375,8 @@ void chain_give(struct chain *c, struct engine_call *call);
 void chain_cancel(struct chain *c);
 /* Prepare a runner for a parked session's next call, if none is ready. */
 void chain_prepare(struct chain *c);
+/* Kill the runner of the chain's call; its answer says why (the holder stays). */
+void chain_kill_runner(struct chain *c, enum kill_reason why);
 /* Kill every process of the chain; it is freed once all are gone. Its call, if any, is
  * answered per why. */
 void chain_kill(struct chain *c, enum kill_reason why);
@@ -393,6 +447,8 @@ int zygote_start(struct engine *e);
 int zygote_request(struct engine *e, uint32_t req_id, int fd);
 /* Stop it (close the socket, SIGKILL). */
 void zygote_stop(struct engine *e);
+/* Is the zygote of this generation gone (exited, reaped or not)? */
+int zygote_gone(struct engine *e, int generation);
 /* Is it ready to spawn? */
 int zygote_ready(const struct engine *e);
 /* The zygote exited (reaped by engine_sigchld): restart it, with backoff if it failed to
@@ -451,6 +507,11 @@ void proc_kill(struct proc *p);
 void proc_prefer_oom(pid_t pid);
 /* How many fds above n the process has open (from /proc), or -errno. */
 int proc_fds_beyond(pid_t pid, int n);
+/* Keep one fd (a file of its own, /dev/null) for the /proc reads above: when the supervisor
+ * is out of fds (its limit, or the system's), a read closes it to get one, then takes it
+ * again. 0 or -errno. */
+int proc_spare_open(void);
+void proc_spare_close(void);
 
 /* ---- verdict.c: how a call ended, from what the supervisor knows of its process ---- */
 

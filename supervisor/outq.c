@@ -2,7 +2,9 @@
  * as the client reads, never blocking the event loop. stdout gets a file description of its
  * own when it is a pipe (so the client's end of a shared description never turns
  * non-blocking); a socket is written with MSG_DONTWAIT; anything else is made non-blocking
- * and put back as it was on close. Functions return 0 or -errno. */
+ * and put back as it was on close. A few small chunks are made at the start and kept, so that
+ * a short message (the server's answer that it ran out of memory) can still be queued when
+ * nothing can be allocated. Functions return 0 or -errno. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,20 +24,26 @@
 struct outq_chunk {
 	STAILQ_ENTRY(outq_chunk) link;
 	size_t len, off;
+	int spare; /* one of the queue's spares: back to them once written, never freed before */
 	char data[];
 };
 
-int outq_open(struct outq *q, int fd)
+/* A chunk written (or dropped): freed, or back with the spares. */
+static void chunk_done(struct outq *q, struct outq_chunk *c)
+{
+	if (c->spare)
+		q->spare[q->n_spare++] = c;
+	else
+		free(c);
+}
+
+/* Make q write to fd (outq_open). */
+static int open_fd(struct outq *q, int fd)
 {
 	struct stat st;
 	char path[64];
 	int flags, own;
 
-	memset(q, 0, sizeof(*q));
-	STAILQ_INIT(&q->chunks);
-	q->fd = fd;
-	q->own_fd = -1;
-	q->restore_flags = -1;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (S_ISSOCK(st.st_mode)) {
@@ -62,14 +70,40 @@ int outq_open(struct outq *q, int fd)
 	return 0;
 }
 
+int outq_open(struct outq *q, int fd)
+{
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	STAILQ_INIT(&q->chunks);
+	q->fd = fd;
+	q->own_fd = -1;
+	q->restore_flags = -1;
+	rc = open_fd(q, fd);
+	while (rc == 0 && q->n_spare < OUTQ_SPARES) {
+		struct outq_chunk *c = malloc(sizeof(*c) + OUTQ_SPARE_BYTES);
+		if (!c) {
+			rc = -ENOMEM;
+			break;
+		}
+		c->spare = 1;
+		q->spare[q->n_spare++] = c;
+	}
+	if (rc < 0)
+		outq_close(q);
+	return rc;
+}
+
 void outq_close(struct outq *q)
 {
 	struct outq_chunk *c;
 
 	while ((c = STAILQ_FIRST(&q->chunks))) {
 		STAILQ_REMOVE_HEAD(&q->chunks, link);
-		free(c);
+		chunk_done(q, c);
 	}
+	while (q->n_spare > 0)
+		free(q->spare[--q->n_spare]);
 	q->bytes = 0;
 	if (q->restore_flags >= 0)
 		(void)fcntl(q->fd, F_SETFL, q->restore_flags);
@@ -87,7 +121,11 @@ int outq_push(struct outq *q, const char *data, size_t len, const char *tail, si
 	if (len > SIZE_MAX - sizeof(*c) - tail_len)
 		return -ENOMEM;
 	c = malloc(sizeof(*c) + len + tail_len);
-	if (!c)
+	if (c)
+		c->spare = 0;
+	else if (len + tail_len <= OUTQ_SPARE_BYTES && q->n_spare > 0)
+		c = q->spare[--q->n_spare];
+	else
 		return -ENOMEM;
 	memcpy(c->data, data, len);
 	memcpy(c->data + len, tail, tail_len);
@@ -152,7 +190,7 @@ int outq_flush(struct outq *q)
 			left -= k;
 			if (c->off == c->len) {
 				STAILQ_REMOVE_HEAD(&q->chunks, link);
-				free(c);
+				chunk_done(q, c);
 			}
 		}
 	}

@@ -4,7 +4,9 @@
  * Output goes through a queue written as the client reads (outq.c): a client that stops
  * reading never stops the event loop, so deadlines, kills, cancellations and heartbeats keep
  * their time. Past OUT_BOUND of queued output nothing new is read and no call is started until
- * half of it is written; nothing is dropped or reordered. */
+ * half of it is written; nothing is dropped or reordered. A request whose answer cannot be
+ * made for want of memory gets an error made without allocating (queued in one of outq's
+ * spares); without memory to read into, stdin is read again a moment later. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -37,19 +39,21 @@ struct pending {
 	struct pending *next;
 };
 
-#define HEARTBEAT_MS  1000
+#define HEARTBEAT_MS   1000
 /* Output queued for the client beyond which stdin is not read and no call is started; both
  * resume when the queue is below OUT_RESUME. */
-#define OUT_BOUND     (64u << 20)
-#define OUT_RESUME    (OUT_BOUND / 2)
+#define OUT_BOUND      (64u << 20)
+#define OUT_RESUME     (OUT_BOUND / 2)
 /* Code of deferred calls beyond which stdin is not read either. */
-#define DEFER_BOUND   (64u << 20)
+#define DEFER_BOUND    (64u << 20)
 /* Calls started and not answered, at least (or twice --max-workers): each may still add a
  * response of up to about a megabyte to the queue, so this bounds what the queue can pass
  * OUT_BOUND by. */
-#define INFLIGHT_MIN  64
+#define INFLIGHT_MIN   64
 /* At exit, how long the output still queued may take to reach a client that reads. */
-#define EXIT_FLUSH_MS 2000
+#define EXIT_FLUSH_MS  2000
+/* Without memory to read requests into, stdin is read again after this long. */
+#define STDIN_RETRY_MS 100
 
 struct server {
 	const struct config *cfg;
@@ -59,6 +63,7 @@ struct server {
 	struct linebuf lb;
 	struct watch in;
 	int in_watched;
+	struct timer in_retry; /* armed: stdin is not read until memory may be back */
 	struct watch sig;
 	struct outq out;
 	struct watch outw; /* stdout, watched for EPOLLOUT while the queue waits */
@@ -118,23 +123,47 @@ static void stdout_event(struct watch *w, uint32_t events)
 	out_flush();
 }
 
-/* Queue one message and its newline for stdout, whole, and write what it takes now. */
-static void emit(json_object *msg)
+/* Queue one line (a message without its newline) for stdout, whole, and write what it takes
+ * now. Returns 0, or -ENOMEM when it could not be queued (nothing is). */
+static int emit_text(const char *s, size_t len)
+{
+	if (S.out.fd < 0)
+		return 0; /* stdout broke: nobody reads */
+	if (outq_push(&S.out, s, len, "\n", 1) < 0)
+		return -ENOMEM;
+	if (!S.out_watched)
+		out_flush();
+	else if (outq_bytes(&S.out) >= OUT_BOUND && !S.throttled)
+		out_flush(); /* says it is throttled */
+	return 0;
+}
+
+/* A request's answer could not be made for want of memory: an error made without
+ * allocating, to id (NULL: JSON null), saying the server ran out of memory while it did
+ * what. */
+static void emit_oom(json_object *id, const char *what)
+{
+	char idt[80], text[OUTQ_SPARE_BYTES - 1];
+
+	mcp_id_text(id, idt, sizeof(idt));
+	if (emit_text(text, mcp_oom_text(idt, what, text, sizeof(text))) < 0)
+		log_msg(LOG_ERROR, "out of memory, and no spare left for the error that says so: "
+		                   "a request goes unanswered");
+}
+
+/* Queue one message and its newline for stdout, whole; 0, or -ENOMEM when it could not be
+ * encoded or queued (nothing is). */
+static int emit(json_object *msg)
 {
 	size_t len;
 	const char *s = json_object_to_json_string_length(
 	    msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 
-	if (S.out.fd < 0)
-		return; /* stdout broke: nobody reads */
-	if (!s || outq_push(&S.out, s, len, "\n", 1) < 0) {
-		log_msg(LOG_ERROR, "out of memory writing a response");
-		return;
+	if (!s || emit_text(s, len) < 0) {
+		log_msg(LOG_ERROR, "out of memory writing a message");
+		return -ENOMEM;
 	}
-	if (!S.out_watched)
-		out_flush();
-	else if (outq_bytes(&S.out) >= OUT_BOUND && !S.throttled)
-		out_flush(); /* says it is throttled */
+	return 0;
 }
 
 static void batch_done(struct batch *b)
@@ -142,25 +171,25 @@ static void batch_done(struct batch *b)
 	if (b->waiting > 0 || b->open)
 		return;
 	/* Once stopping, a batch that lost calls is not sent half. */
-	if (!S.stop && json_object_array_length(b->replies) > 0)
-		emit(b->replies);
+	if (!S.stop && json_object_array_length(b->replies) > 0 && emit(b->replies) < 0)
+		emit_oom(NULL, "writing the answers to a batch");
 	json_object_put(b->replies);
 	free(b);
 }
 
-/* Send or collect one reply (takes ownership). */
-static void reply(struct batch *b, json_object *msg)
+/* Send or collect one reply to id (takes ownership of msg; NULL: it could not be made for
+ * want of memory, and an error made without memory goes instead). */
+static void reply(struct batch *b, json_object *id, json_object *msg)
 {
-	if (!msg) {
-		log_msg(LOG_ERROR, "out of memory building a response");
+	if (!id && msg)
+		id = json_object_object_get(msg, "id");
+	if (msg && b && json_object_array_add(b->replies, msg) == 0)
 		return;
-	}
-	if (b)
-		json_object_array_add(b->replies, msg);
-	else {
-		emit(msg);
-		json_object_put(msg);
-	}
+	if (!msg)
+		log_msg(LOG_ERROR, "out of memory building a response");
+	if (!msg || emit(msg) < 0)
+		emit_oom(id, "building the answer to this request");
+	json_object_put(msg);
 }
 
 /* Unlink p from the list it is on, if any. */
@@ -215,7 +244,7 @@ static void call_done(struct engine_call *c, struct run_outcome *o)
 		log_msg(LOG_INFO, "call %s%s%s: %s in %lld ms", json_object_to_json_string(p->id),
 		        S.cfg->peer ? " from " : "", S.cfg->peer ? S.cfg->peer : "",
 		        run_status_name(o->status), (long long)o->duration_ms);
-		reply(p->batch, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
+		reply(p->batch, p->id, mcp_tool_response(&S.conn, &p->args.ctx, p->id, o));
 	} else {
 		log_msg(LOG_INFO, "call %s: cancelled", json_object_to_json_string(p->id));
 	}
@@ -260,7 +289,7 @@ static void heartbeat(struct timer *t)
 	         (long long)((now_ms() - p->call.started_ms) / 1000));
 	n = mcp_progress_notification(p->progress, p->beats, msg);
 	if (n) {
-		emit(n);
+		(void)emit(n); /* a heartbeat missed is no loss */
 		json_object_put(n);
 	}
 	timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
@@ -270,6 +299,12 @@ static void heartbeat(struct timer *t)
 static void launch(struct pending *p)
 {
 	p->call.session = resolve_session(p->args.session);
+	if (!p->call.session && (!p->args.session || strcmp(p->args.session, "new") == 0)) {
+		/* Only memory could be short: a new session evicts the least recently used. */
+		reply(p->batch, p->id, NULL);
+		finish(p);
+		return;
+	}
 	if (!p->call.session) {
 		struct run_outcome o;
 		run_outcome_init(&o);
@@ -284,7 +319,7 @@ static void launch(struct pending *p)
 		    p->args.session ? p->args.session : "", S.cfg->max_sessions,
 		    S.cfg->session_idle_s / 60);
 		text_set_str(&o.error_traceback, "");
-		reply(p->batch, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
+		reply(p->batch, p->id, mcp_tool_response(&S.conn, &p->args.ctx, p->id, &o));
 		run_outcome_clear(&o);
 		finish(p);
 		return;
@@ -330,7 +365,7 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 	struct pending *p = calloc(1, sizeof(*p));
 
 	if (!p) {
-		reply(b, mcp_error_response(ev->id, JSONRPC_INTERNAL_ERROR, "out of memory"));
+		reply(b, ev->id, NULL);
 		return;
 	}
 	p->id = json_object_get(ev->id);
@@ -374,7 +409,7 @@ static void show_figures(struct mcp_event *ev, struct batch *b)
 		    "no longer kept).";
 	r = mcp_figures_response(&S.conn, &ev->args.ctx, ev->id, images, n, note,
 	                         !s && ev->args.session);
-	reply(b, r ? r : mcp_error_response(ev->id, JSONRPC_INTERNAL_ERROR, "out of memory"));
+	reply(b, ev->id, r);
 }
 
 static void cancel_call(json_object *id)
@@ -403,7 +438,15 @@ static void handle_line(const char *line, size_t len)
 	struct batch *b = NULL;
 
 	if (mcp_handle_line(&S.conn, line, len, &evs) < 0) {
-		log_msg(LOG_ERROR, "out of memory handling a message");
+		log_msg(LOG_ERROR, "out of memory handling a message%s",
+		        evs.oom_answer ? "; it is answered with an error" : "");
+		if (evs.oom_answer) {
+			char text[OUTQ_SPARE_BYTES - 1];
+			if (emit_text(text, mcp_oom_text(evs.oom_id, "handling this request", text,
+			                                 sizeof(text))) < 0)
+				log_msg(LOG_ERROR, "no spare left for that error: the request goes "
+				                   "unanswered");
+		}
 		mcp_events_clear(&evs);
 		return;
 	}
@@ -422,7 +465,7 @@ static void handle_line(const char *line, size_t len)
 		struct mcp_event *ev = &evs.ev[i];
 		switch (ev->kind) {
 		case MCP_EV_REPLY:
-			reply(b, ev->msg);
+			reply(b, ev->id, ev->msg);
 			ev->msg = NULL;
 			break;
 		case MCP_EV_CALL:
@@ -470,10 +513,9 @@ static void handle_lines(void)
 			         PROTO_MAX_LINE);
 			e = mcp_error_response(NULL, JSONRPC_INVALID_REQUEST, says);
 			log_msg(LOG_WARN, "dropped a message over %u bytes", PROTO_MAX_LINE);
-			if (e) {
-				emit(e);
-				json_object_put(e);
-			}
+			if (!e || emit(e) < 0)
+				emit_oom(NULL, "answering a message too large to read");
+			json_object_put(e);
 			continue;
 		}
 		if (len == 0)
@@ -482,11 +524,27 @@ static void handle_lines(void)
 	}
 }
 
+/* Memory may be back: pump() watches stdin again. */
+static void stdin_retry(struct timer *t)
+{
+	(void)t;
+	log_msg(LOG_INFO, "reading requests again");
+}
+
 static void stdin_event(struct watch *w, uint32_t events)
 {
 	char buf[65536];
-	ssize_t n = read(w->fd, buf, sizeof(buf));
+	ssize_t n;
 
+	/* What is read is kept whole: without room for it, nothing is read (nor lost) for a
+	 * moment, and the requests wait in the pipe (pump() stops watching stdin meanwhile). */
+	if (linebuf_reserve(&S.lb, sizeof(buf)) < 0) {
+		log_msg(LOG_ERROR, "out of memory reading requests; trying again in %d ms",
+		        STDIN_RETRY_MS);
+		timer_arm(&S.in_retry, now_ms() + STDIN_RETRY_MS);
+		return;
+	}
+	n = read(w->fd, buf, sizeof(buf));
 	if (n < 0) {
 		if (errno == EINTR || errno == EAGAIN)
 			return;
@@ -500,7 +558,7 @@ static void stdin_event(struct watch *w, uint32_t events)
 		return;
 	}
 	if (linebuf_feed(&S.lb, buf, (size_t)n) < 0) {
-		log_msg(LOG_ERROR, "out of memory reading stdin");
+		log_msg(LOG_ERROR, "out of memory reading stdin"); /* not after linebuf_reserve */
 		S.stop = 1;
 		return;
 	}
@@ -517,7 +575,7 @@ static void pump(void)
 
 	launch_deferred();
 	handle_lines();
-	want = !S.stop && !input_paused();
+	want = !S.stop && !input_paused() && !S.in_retry.armed;
 	if (want && !S.in_watched) {
 		if (loop_add(&S.in, EPOLLIN) < 0) {
 			log_msg(LOG_ERROR, "cannot watch stdin: %s", strerror(errno));
@@ -573,7 +631,7 @@ static void log_to_client(enum log_level l, const char *text)
 	json_object *n = mcp_log_notification(&S.conn, levels[l], "safepy", text);
 
 	if (n) {
-		emit(n);
+		(void)emit(n); /* a notification: no answer is owed */
 		json_object_put(n);
 	}
 }
@@ -639,6 +697,7 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	S.sig = (struct watch){.fd = sfd, .fn = signal_event};
 	S.in = (struct watch){.fd = STDIN_FILENO, .fn = stdin_event};
 	S.outw = (struct watch){.fd = outq_fd(&S.out), .fn = stdout_event};
+	timer_init(&S.in_retry, stdin_retry, NULL);
 	if (loop_add(&S.sig, EPOLLIN) < 0) {
 		log_msg(LOG_ERROR, "cannot watch signals: %s", strerror(errno));
 		engine_free(S.engine);
@@ -661,6 +720,9 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 		log_msg(LOG_INFO, "workspace: %s (%s)", cfg->workspace,
 		        cfg->workspace_write ? "read-write" : "read-only");
 	log_set_sink(log_to_client);
+#ifdef SAFEPY_FAILALLOC
+	failalloc_arm(); /* the test build: allocations may fail from here on */
+#endif
 	pump();
 	while (!S.stop) {
 		rc = loop_run_once(-1);
@@ -672,6 +734,7 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	}
 	S.stop = 1;
 	log_set_sink(NULL);
+	timer_cancel(&S.in_retry);
 	if (S.in_watched)
 		loop_del(&S.in);
 	/* Calls still running or waiting get no response: the client is gone or asked us to

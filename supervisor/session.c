@@ -84,6 +84,7 @@ static void session_free(struct session *s)
 	timer_cancel(&s->idle);
 	TAILQ_REMOVE(&e->sessions, s, link);
 	e->n_sessions--;
+	free(s->handle_copy);
 	free(s);
 }
 
@@ -143,6 +144,7 @@ struct session *engine_session_new(struct engine *e)
 		return NULL;
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(s->handle + 2 * i, 3, "%02x", raw[i]);
+	s->handle_copy = strdup(s->handle); /* engine_reserve tries again */
 	s->e = e;
 	TAILQ_INIT(&s->pending);
 	timer_init(&s->idle, session_idle_fired, s);

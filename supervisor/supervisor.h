@@ -126,9 +126,15 @@ void timer_cancel(struct timer *t);
 
 /* Messages waiting for a client that may read slowly: whole chunks, written in order without
  * blocking. Caller-owned: outq_open / outq_close. */
+/* Chunks made at outq_open for messages that must go out when memory is short: outq_push
+ * takes one when it cannot allocate, and it comes back once written. */
+#define OUTQ_SPARES      64
+#define OUTQ_SPARE_BYTES 512
 struct outq_chunk;
 struct outq {
 	STAILQ_HEAD(outq_list, outq_chunk) chunks;
+	struct outq_chunk *spare[OUTQ_SPARES]; /* the spares not in use: spare[0..n_spare) */
+	int n_spare;
 	size_t bytes;      /* queued, not yet written */
 	int fd;            /* what is written to (-1 once closed) */
 	int own_fd;        /* our own open of a pipe, or -1 */
@@ -142,7 +148,8 @@ struct outq {
 int outq_open(struct outq *q, int fd);
 /* Drop what is queued, put fd back as it was. */
 void outq_close(struct outq *q);
-/* Queue data[0..len) then tail[0..tail_len) as one chunk (copies). Returns 0 or -ENOMEM. */
+/* Queue data[0..len) then tail[0..tail_len) as one chunk (copies). Without memory, a chunk of
+ * up to OUTQ_SPARE_BYTES goes in a spare if one is free. Returns 0 or -ENOMEM. */
 int outq_push(struct outq *q, const char *data, size_t len, const char *tail, size_t tail_len);
 /* Write what the fd takes now. Returns 0 when the queue is empty, 1 when the fd takes no more
  * for now (wait for EPOLLOUT on outq_fd), or -errno when it is broken (-EPIPE: no reader). */

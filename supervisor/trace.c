@@ -33,6 +33,45 @@ int trace_seize(pid_t pid)
 	return ptrace(PTRACE_SEIZE, pid, 0, opts) == 0 ? 0 : -errno;
 }
 
+/* The spare fd: its own open file, so closing it frees a slot of the system's table too. */
+static int spare = -1;
+
+int proc_spare_open(void)
+{
+	if (spare < 0)
+		spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return spare < 0 ? -errno : 0;
+}
+
+void proc_spare_close(void)
+{
+	if (spare >= 0)
+		close(spare);
+	spare = -1;
+}
+
+/* open(2), and when the supervisor is out of fds, once more in the spare's place (a park
+ * misjudged for want of an fd would end its process); spared_done retakes the spare. */
+static int open_spared(const char *path, int flags)
+{
+	int fd = open(path, flags);
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && spare >= 0) {
+		proc_spare_close();
+		fd = open(path, flags);
+	}
+	return fd;
+}
+
+static void spared_done(void)
+{
+	int err = errno;
+
+	if (spare < 0)
+		(void)proc_spare_open();
+	errno = err;
+}
+
 /* Read a small /proc file of a task into buf (NUL-terminated). Returns bytes or -errno. */
 static ssize_t proc_read(pid_t tid, const char *file, char *buf, size_t len)
 {
@@ -41,13 +80,17 @@ static ssize_t proc_read(pid_t tid, const char *file, char *buf, size_t len)
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	fd = open_spared(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		n = -errno;
+		spared_done();
+		return n;
+	}
 	n = read(fd, buf, len - 1);
 	if (n < 0)
 		n = -errno;
 	close(fd);
+	spared_done();
 	if (n >= 0)
 		buf[n] = '\0';
 	return n;
@@ -129,16 +172,27 @@ int proc_fds_beyond(pid_t pid, int n)
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
-	int count = 0;
+	int count = 0, fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return -errno;
+	fd = open_spared(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = -errno;
+		spared_done();
+		return err;
+	}
+	dir = fdopendir(fd);
+	if (!dir) {
+		int err = -errno;
+		close(fd);
+		spared_done();
+		return err;
+	}
 	while ((d = readdir(dir)) != NULL)
 		if (d->d_name[0] != '.' && atoi(d->d_name) > n)
 			count++;
 	closedir(dir);
+	spared_done();
 	return count;
 }
 

@@ -52,6 +52,11 @@ static int by_kill(const struct verdict_in *in, struct verdict *v)
 		set(v, RUN_CRASHED, "SandboxError",
 		    "The session's process ended unexpectedly; its state is lost.");
 		return 1;
+	case KILL_RESOURCE:
+		set(v, RUN_CRASHED, "ResourceError",
+		    "The server ran out of memory or file descriptors while serving this call, "
+		    "and stopped it. Retry later.");
+		return 1;
 	case KILL_QUOTA:
 		set(v, RUN_OUTPUT_LIMIT, "WorkspaceError",
 		    "The call wrote more to the workspace than one call may (%llu MiB) and was "

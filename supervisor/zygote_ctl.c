@@ -78,6 +78,18 @@ int zygote_start(struct engine *e)
 	return 0;
 }
 
+int zygote_gone(struct engine *e, int generation)
+{
+	siginfo_t si;
+
+	if (generation != e->generation || e->zpid <= 0)
+		return 1;
+	/* Exited, not reaped yet (its workers' exits may be seen first): it stays a zombie. */
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)e->zpid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	       si.si_pid == e->zpid;
+}
+
 int zygote_ready(const struct engine *e)
 {
 	return e->zctl.fd >= 0 && e->zready;
@@ -119,15 +131,15 @@ static struct chain *chain_by_req(struct engine *e, uint32_t id)
 }
 
 /* The zygote's fresh workers that it had not forked yet will never come; the ones it
- * forked die of their parent-death signal and are reported when reaped. */
+ * forked die of their parent-death signal: no call may start on them now. */
 static void zygote_lost(struct engine *e)
 {
 	struct chain *c, *next;
 
 	zygote_close(e);
 	TAILQ_FOREACH_SAFE(c, &e->chains, link, next)
-	if (c->generation == e->generation && c->state == CH_BOOTING)
-		chain_kill(c, KILL_ZYGOTE);
+	if (c->generation == e->generation)
+		chain_on_zygote_lost(c);
 }
 
 void zygote_exited(struct engine *e, int status)
@@ -229,9 +241,10 @@ static void zygote_event(struct watch *w, uint32_t events)
 	if (msg[0] == IPC_ZYGOTE_ROOTS && !e->zready) {
 		int rc = broker_roots_set(&e->modules, (const char *)msg, (size_t)n);
 		if (rc < 0) {
-			log_msg(LOG_ERROR,
-			        "the zygote's module roots are malformed (%s); restarting it",
+			log_msg(LOG_ERROR, "the zygote's module roots %s (%s); restarting it",
+			        rc == -ENOMEM ? "could not be kept" : "are malformed",
 			        strerror(-rc));
+			e->zoom = rc == -ENOMEM;
 			zygote_stop(e);
 		}
 		return;
@@ -250,6 +263,7 @@ static void zygote_event(struct watch *w, uint32_t events)
 		e->zready = 1;
 		e->zever = 1;
 		e->zfailures = 0;
+		e->zoom = 0;
 		log_msg(LOG_DEBUG, "zygote ready");
 		break;
 	case IPC_ZYGOTE_PID:

@@ -64,6 +64,7 @@ Test(verdict, the_supervisors_reason_wins_over_any_status)
 	    {KILL_ZYGOTE, RUN_CRASHED, "SandboxError", "please retry"},
 	    {KILL_SHUTDOWN, RUN_CANCELLED, "Cancelled", "shutting down"},
 	    {KILL_LOST, RUN_CRASHED, "SandboxError", "state is lost"},
+	    {KILL_RESOURCE, RUN_CRASHED, "ResourceError", "out of memory or file descriptors"},
 	    {KILL_QUOTA, RUN_OUTPUT_LIMIT, "WorkspaceError", "no file was written"},
 	};
 

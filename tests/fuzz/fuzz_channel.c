@@ -42,6 +42,18 @@ void chain_on_frame(struct chain *c, pid_t sender, char type, const char *payloa
 	frames[i] = (struct got){type, payload ? copies[i] : NULL, len, sender};
 }
 
+/* Fds cut off, or no memory for a frame: nothing after it is compared, as after a
+ * violation (neither happens here: no fds are sent, and ASan aborts rather than fail). */
+void chain_on_fds_cut(struct chain *c, pid_t sender)
+{
+	chain_on_frame(c, sender, 0, NULL, 0, NULL, 0);
+}
+
+void chain_on_nomem(struct chain *c, pid_t sender)
+{
+	chain_on_frame(c, sender, 0, NULL, 0, NULL, 0);
+}
+
 /* Compare what the channel handed over with the frames of s[0..n). */
 static void compare(const unsigned char *s, size_t n)
 {
