@@ -41,7 +41,7 @@ const struct policy_rule policy_self_table[] = {
 	 * the workspace writable). */
 	ALLOW("openat", "/proc of its workers, cgroup files, module sources"),
 	ALLOW("openat2", "workspace files, resolved beneath the workspace"),
-	ALLOW("newfstatat", "stat of module sources and workspace files"),
+	ALLOW("newfstatat", "stat of module sources, workspace files, a worker's /proc/<pid>/task"),
 	ALLOW("fstat", "stat of an open file"),
 	ALLOW("statx", "libc's newer stat path"),
 	ALLOW("getdents64", "/proc/<pid>/task and fd directories, workspace listings"),

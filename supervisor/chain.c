@@ -711,7 +711,8 @@ void chain_on_park(struct chain *c, pid_t tid, uint64_t id)
 		gate_refuse(c, id);
 		return;
 	}
-	if (proc_status(tid, NULL, NULL, &threads) < 0) {
+	threads = proc_threads(tid);
+	if (threads < 0) {
 		gate_refuse(c, id);
 		return; /* gone meanwhile */
 	}

@@ -500,6 +500,9 @@ int trace_seize(pid_t pid);
 void trace_stop(struct engine *e, pid_t pid, int status);
 /* What /proc says of a task: its process, its parent, its threads. Returns 0 or -errno. */
 int proc_status(pid_t tid, pid_t *tgid, pid_t *ppid, int *threads);
+/* The threads of a process (by its leader's pid), from the link count of /proc/PID/task.
+ * Returns the count or -errno. */
+int proc_threads(pid_t pid);
 /* SIGKILL a process (only ever one the engine knows alive: the tracer or the subreaper sees
  * its exit before its pid can be reused). */
 void proc_kill(struct proc *p);
