@@ -69,6 +69,9 @@ struct server {
 	struct watch outw; /* stdout, watched for EPOLLOUT while the queue waits */
 	int out_watched;
 	int throttled; /* the queue passed OUT_BOUND and has not drained to OUT_RESUME */
+	int started;   /* the zygote was ready once, or its first start failed */
+	int status;    /* the exit status: 0, or why start-up failed */
+	int signalled; /* a signal asked it to stop */
 	struct pending *pending;
 	struct pending *deferred, **deferred_tail; /* not started yet, in arrival order */
 	size_t deferred_bytes;
@@ -620,6 +623,7 @@ static void signal_event(struct watch *w, uint32_t events)
 		} else {
 			log_msg(LOG_INFO, "signal %d; shutting down", (int)si.ssi_signo);
 			S.stop = 1;
+			S.signalled = 1;
 		}
 	}
 }
@@ -651,6 +655,29 @@ int signals_block(void)
 	signal(SIGPIPE, SIG_IGN);
 	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	return fd < 0 ? -errno : fd;
+}
+
+/* Until the zygote was ready once: say so when it is, or stop the server when its first
+ * start failed (exit status 2 for an allowed module that cannot be imported, else 1). */
+static void started(char *why, size_t len)
+{
+	int rc = engine_start_state(S.engine, why, len);
+
+	if (rc == 0)
+		return;
+	S.started = 1;
+	if (rc < 0) {
+		log_set_sink(NULL);
+		fprintf(stderr, "safepy: %s\n", why);
+		S.status = rc == -EINVAL ? 2 : 1;
+		S.stop = 1;
+		return;
+	}
+	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
+	        SAFEPY_VERSION, S.cfg->max_workers, S.cfg->timeout_s);
+	if (S.cfg->workspace)
+		log_msg(LOG_INFO, "workspace: %s (%s)", S.cfg->workspace,
+		        S.cfg->workspace_write ? "read-write" : "read-only");
 }
 
 int server_main(const struct config *cfg, const char *zygote_exe)
@@ -704,21 +731,9 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 		outq_close(&S.out);
 		return 1;
 	}
-	/* Nothing is read before the options proved good: the zygote imported every allowed
-	 * module. */
-	rc = engine_start_wait(S.engine, &S.stop, why, sizeof(why));
-	if (rc <= 0) {
-		if (rc < 0)
-			fprintf(stderr, "safepy: %s\n", why);
-		engine_free(S.engine);
-		outq_close(&S.out);
-		return rc == -EINVAL ? 2 : rc < 0 ? 1 : 0;
-	}
-	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
-	        SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
-	if (cfg->workspace)
-		log_msg(LOG_INFO, "workspace: %s (%s)", cfg->workspace,
-		        cfg->workspace_write ? "read-write" : "read-only");
+	/* Requests are read while the zygote starts: initialize is answered at once, calls wait
+	 * in the engine's queue for the zygote. If it cannot import an allowed module, the server
+	 * stops right there, naming it (started()). */
 	log_set_sink(log_to_client);
 #ifdef SAFEPY_FAILALLOC
 	failalloc_arm(); /* the test build: allocations may fail from here on */
@@ -730,9 +745,16 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 			log_msg(LOG_ERROR, "event loop: %s", strerror(-rc));
 			break;
 		}
+		if (!S.started)
+			started(why, sizeof(why));
 		pump();
 	}
 	S.stop = 1;
+	/* The client left before the zygote was ready: the options are still checked, so that a
+	 * bad one is said (and the exit status says it) however short the session. */
+	if (!S.started && !S.signalled &&
+	    engine_start_wait(S.engine, &S.signalled, why, sizeof(why)))
+		started(why, sizeof(why));
 	log_set_sink(NULL);
 	timer_cancel(&S.in_retry);
 	if (S.in_watched)
@@ -751,5 +773,5 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	drain_output();
 	outq_close(&S.out);
 	linebuf_clear(&S.lb);
-	return 0;
+	return S.status;
 }

@@ -215,6 +215,9 @@ void engine_sigchld(struct engine *e);
  * names it and the option that allowed it), else -EIO, with the reason in why[0..len). The
  * caller's signal watch must already feed engine_sigchld. */
 int engine_start_wait(struct engine *e, const int *stop, char *why, size_t len);
+/* The same without waiting: 1 once the zygote was ready, 0 while its first start goes on, or
+ * the failure as above. */
+int engine_start_state(const struct engine *e, char *why, size_t len);
 /* The first worker's sandbox report (JSON text), or NULL before one was ready. */
 const char *engine_layers(struct engine *e);
 /* What confines the supervisor itself. */

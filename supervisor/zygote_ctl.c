@@ -202,19 +202,27 @@ static void zygote_import_failed(struct engine *e, const unsigned char *msg, siz
 	log_msg(LOG_DEBUG, "zygote: %s", e->zimport);
 }
 
+int engine_start_state(const struct engine *e, char *why, size_t len)
+{
+	if (e->zready || e->zever)
+		return 1;
+	if (e->zfailures > 0 && e->zimport[0]) {
+		snprintf(why, len, "%s", e->zimport);
+		return -EINVAL;
+	}
+	if (e->zfailures > 0) {
+		snprintf(why, len, "the Python zygote failed to start: %s", e->zerror);
+		return -EIO;
+	}
+	return 0;
+}
+
 int engine_start_wait(struct engine *e, const int *stop, char *why, size_t len)
 {
 	while (!*stop) {
-		if (e->zready)
-			return 1;
-		if (e->zfailures > 0 && e->zimport[0]) {
-			snprintf(why, len, "%s", e->zimport);
-			return -EINVAL;
-		}
-		if (e->zfailures > 0) {
-			snprintf(why, len, "the Python zygote failed to start: %s", e->zerror);
-			return -EIO;
-		}
+		int rc = engine_start_state(e, why, len);
+		if (rc != 0)
+			return rc;
 		if (loop_run_once(-1) < 0)
 			break;
 	}

@@ -2008,8 +2008,9 @@ Test(cli, serve_logs_at_info)
 	e2e_stop();
 }
 
-/* An allowed module that cannot be imported stops every command before it reads anything,
- * naming the option and the module. */
+/* An allowed module that cannot be imported stops every command, naming the option and the
+ * module: run and doctor before they do anything; serve, which answers initialize at once,
+ * as soon as the zygote finds it out, having answered nothing but initialize. */
 Test(cli, allow_import_of_a_missing_module_stops_start_up)
 {
 	static const char want[] =
@@ -2033,8 +2034,12 @@ Test(cli, allow_import_of_a_missing_module_stops_start_up)
 		          cmds[i][0], st, err);
 		cr_assert(strstr(err, want), "%s: stderr: %s", cmds[i][0], err);
 		cr_assert_lt(mcpc_now_ms() - t0, 10000);
-		if (i == 0)
-			cr_assert_str_eq(out, "", "serve answered: %s", out);
+		if (i == 0 && out[0]) {
+			static const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{";
+			cr_assert(strncmp(out, init, sizeof(init) - 1) == 0 &&
+			              strchr(out, '\n') == out + strlen(out) - 1,
+			          "serve answered more than initialize: %s", out);
+		}
 		free(out);
 		free(err);
 	}
