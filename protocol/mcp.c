@@ -645,8 +645,8 @@ static int note(struct mcp_events *out, int warn, const char *what, int with_id,
 	sb_str(&b, what);
 	if (with_id) {
 		size_t n = 4;
-		const char *t = id ? json_object_to_json_string_length(id, JSON_C_TO_STRING_PLAIN, &n)
-		                   : "null";
+		const char *t =
+		    id ? json_object_to_json_string_length(id, JSON_C_TO_STRING_PLAIN, &n) : "null";
 
 		sb_str(&b, " (id ");
 		if (t)

@@ -15,7 +15,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-
 #include "engine_internal.h"
 
 /* Bytes queued for a worker at most: a few frames of the largest size. */

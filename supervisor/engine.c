@@ -72,9 +72,10 @@ void engine_reserve(struct engine *e)
 	if (!e->oom_type.s)
 		(void)text_set_str(&e->oom_type, "ResourceError");
 	if (!e->oom_message.s)
-		(void)text_set_str(&e->oom_message,
-		                   "The server ran out of memory while serving this call, so not all "
-		                   "of its outcome could be reported. Retry later.");
+		(void)text_set_str(
+		    &e->oom_message,
+		    "The server ran out of memory while serving this call, so not all "
+		    "of its outcome could be reported. Retry later.");
 	TAILQ_FOREACH(s, &e->sessions, link)
 	if (!s->handle_copy)
 		s->handle_copy = strdup(s->handle);

@@ -60,8 +60,7 @@ static PyObject *module_request(PyObject *self, PyObject *arg)
 		return NULL;
 	if (!serving || !ipc_module_name_valid(name, (size_t)n))
 		Py_RETURN_NONE;
-	rc = runner_request(IPC_REQ_MODULE_CODE, name, (size_t)n, &status, &reply, &rlen,
-	                    NULL);
+	rc = runner_request(IPC_REQ_MODULE_CODE, name, (size_t)n, &status, &reply, &rlen, NULL);
 	if (rc < 0)
 		return PyErr_Format(PyExc_ImportError, "%s: the supervisor did not answer (%s)",
 		                    name, strerror(-rc));
