@@ -256,8 +256,9 @@ struct ipc_config {
 	char *workspace;     /* owned: the workspace's absolute path (symbolic links resolved), or
 	                      * NULL without one ("" on the wire) */
 	int workspace_write; /* its files may be written */
-	char *cache;         /* owned: a directory the zygote may write its libraries' caches in
-	              * (matplotlib's font list), absolute; NULL without one ("" on the wire) */
+	/* owned: a directory the zygote may write its libraries' caches in (matplotlib's font
+	 * list), absolute; NULL without one ("" on the wire) */
+	char *cache;
 };
 
 /* The configuration as "K" + JSON. Returns malloc'd bytes and their length, or NULL. */
