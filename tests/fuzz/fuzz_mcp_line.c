@@ -125,6 +125,16 @@ static void handle(struct mcp_conn *c, const char *line, size_t len, unsigned in
 		case MCP_EV_NOTE:
 			assert(ev->note && strlen(ev->note) > 0);
 			break;
+		case MCP_EV_FIGURES: {
+			/* The session kept no image: the answer says so. */
+			json_object *r = mcp_figures_response(c, &ev->args.ctx, ev->id, NULL, 0,
+			                                      "no figures", 1);
+			if (r) {
+				emit(r);
+				json_object_put(r);
+			}
+			break;
+		}
 		}
 	}
 	mcp_events_clear(&evs);
