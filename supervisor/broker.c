@@ -281,7 +281,7 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 
 	ws->fd = -1;
 	ws->path = NULL;
-	ws->excluded = NULL;
+	ws->excluded = 0;
 	ws->writable = writable;
 	if (!dir)
 		return 0;
@@ -303,28 +303,26 @@ void broker_workspace_close(struct workspace *ws)
 	if (ws->fd >= 0)
 		close(ws->fd);
 	free(ws->path);
-	free(ws->excluded);
 	ws->fd = -1;
 	ws->path = NULL;
-	ws->excluded = NULL;
+	ws->excluded = 0;
 }
-
-static ssize_t fd_path(int fd, char *path, size_t cap);
 
 int broker_workspace_exclude(struct workspace *ws, int dirfd)
 {
-	char path[PATH_MAX];
-	size_t n = ws->path ? strlen(ws->path) : 0;
+	struct stat st, root;
 
 	if (ws->fd < 0 || dirfd < 0)
 		return 0;
-	if (fd_path(dirfd, path, sizeof(path)) < 0)
-		return -EIO;
-	/* Beneath the workspace ("/" holds everything)? */
-	if (!(n == 1 || (strncmp(path, ws->path, n) == 0 && (path[n] == '/' || !path[n]))))
-		return 0;
-	ws->excluded = strdup(path);
-	return ws->excluded ? 1 : -ENOMEM;
+	/* By identity, not by path: a bind mount or a second path reaches the same directory. */
+	if (fstat(dirfd, &st) < 0 || fstat(ws->fd, &root) < 0)
+		return -errno;
+	ws->excluded = 1;
+	ws->ex_dev = st.st_dev;
+	ws->ex_ino = st.st_ino;
+	ws->root_dev = root.st_dev;
+	ws->root_ino = root.st_ino;
+	return 0;
 }
 
 static int valid_utf8(const char *s, size_t n)
@@ -422,42 +420,71 @@ static int ws_resolve(int dirfd, const char *rel, int flags)
 	return errno == EXDEV || errno == ELOOP ? -EACCES : -errno;
 }
 
-/* The absolute path of fd (by /proc), into path; its length, or -1. */
-static ssize_t fd_path(int fd, char *path, size_t cap)
-{
-	char proc[64];
-	ssize_t n;
+/* How many directories up from a request's directory the left-out one is looked for. */
+#define WS_EXCLUDED_DEPTH 256
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	n = readlink(proc, path, cap - 1);
-	if (n < 0 || (size_t)n >= cap - 1)
-		return -1;
-	path[n] = '\0';
-	return n;
-}
-
-/* Is fd, opened beneath the workspace, in the directory the workspace leaves out (or that
- * directory itself)? When that cannot be told, it is. */
-static int ws_left_out(const struct workspace *ws, int fd)
+/* Is the directory dirfd (beneath the workspace), or one above it up to the workspace, the
+ * directory the workspace leaves out? When that cannot be told, it is. dirfd stays open. */
+static int ws_dir_left_out(const struct workspace *ws, int dirfd)
 {
-	char path[PATH_MAX];
-	size_t n = ws->excluded ? strlen(ws->excluded) : 0;
+	struct stat st;
+	int fd = dirfd, up, depth = 0, out = 1;
 
 	if (!ws->excluded)
 		return 0;
-	if (fd_path(fd, path, sizeof(path)) < 0)
-		return 1;
-	return strncmp(path, ws->excluded, n) == 0 && (path[n] == '\0' || path[n] == '/');
+	for (;;) {
+		if (fstat(fd, &st) < 0)
+			break;
+		if (st.st_dev == ws->ex_dev && st.st_ino == ws->ex_ino)
+			break; /* it, or beneath it */
+		if ((st.st_dev == ws->root_dev && st.st_ino == ws->root_ino) ||
+		    ++depth > WS_EXCLUDED_DEPTH) {
+			out = depth > WS_EXCLUDED_DEPTH;
+			break;
+		}
+		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd != dirfd)
+			close(fd);
+		fd = up;
+		if (fd < 0)
+			return 1;
+	}
+	if (fd != dirfd)
+		close(fd);
+	return out;
 }
 
-/* Refuse fd (closing it) when the workspace leaves it out: fd, or -EACCES. */
-static int ws_checked(const struct workspace *ws, int fd)
+/* Is rel (beneath the workspace) in the directory the workspace leaves out, or that directory?
+ * Its directory is resolved for this alone; a path that does not resolve is not (the request
+ * fails on its own). */
+static int ws_rel_left_out(const struct workspace *ws, const char *rel)
 {
-	if (fd >= 0 && ws_left_out(ws, fd)) {
+	char dir[PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+	int fd, out;
+
+	if (!ws->excluded)
+		return 0;
+	fd = ws_resolve(ws->fd, rel, O_PATH | O_NOFOLLOW);
+	if (fd >= 0) {
+		struct stat st;
+		out = fstat(fd, &st) < 0 || (S_ISDIR(st.st_mode) && ws_dir_left_out(ws, fd));
 		close(fd);
-		return -EACCES;
+		if (out)
+			return 1;
 	}
-	return fd;
+	if (slash) {
+		memcpy(dir, rel, (size_t)(slash - rel));
+		dir[slash - rel] = '\0';
+	} else {
+		strcpy(dir, ".");
+	}
+	fd = ws_resolve(ws->fd, dir, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return 0;
+	out = ws_dir_left_out(ws, fd);
+	close(fd);
+	return out;
 }
 
 /* Open for reading the regular file rel is beneath dirfd, of at most max bytes. It is resolved
@@ -562,9 +589,13 @@ static int ws_parent(const struct workspace *ws, const char *rel, char **name)
 	} else {
 		strcpy(dir, ".");
 	}
-	fd = ws_checked(ws, ws_resolve(ws->fd, dir, O_PATH | O_DIRECTORY));
+	fd = ws_resolve(ws->fd, dir, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
+	if (ws_dir_left_out(ws, fd)) {
+		close(fd);
+		return -EACCES;
+	}
 	*name = strdup(base);
 	if (!*name) {
 		close(fd);
@@ -736,13 +767,15 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 		rc = -EMFILE;
 	else
 		rc = ws_relative(ws, data + 4, len - 4, rel, sizeof(rel));
+	if (rc == 0 && ws_rel_left_out(ws, rel))
+		rc = -EACCES;
 	if (rc == 0 && mode != IPC_OPEN_READ) {
 		rc = ws_open_write(c, rel, (enum ipc_open_mode)mode, &fd, &st);
 	} else if (rc == 0) {
 		/* What the call itself wrote, or the file. */
 		w = pending(c, rel);
 		fd = w ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st)
-		       : ws_checked(ws, ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st));
+		       : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st);
 		rc = fd < 0 ? fd : 0;
 	}
 	if (rc < 0) {
@@ -769,12 +802,12 @@ static int request_stat(struct chain *c, uint32_t id, const char *data, size_t l
 	rc = ws->fd < 0                   ? -EACCES
 	     : flags & ~IPC_STAT_NOFOLLOW ? -EINVAL
 	                                  : ws_relative(ws, data + 4, len - 4, rel, sizeof(rel));
+	if (rc == 0 && ws_rel_left_out(ws, rel))
+		rc = -EACCES;
 	if (rc == 0 && (w = pending(c, rel)) != NULL) {
 		rc = fstatat(w->dirfd, w->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
 	} else if (rc == 0) {
-		fd = ws_checked(
-		    ws,
-		    ws_resolve(ws->fd, rel, O_PATH | (flags & IPC_STAT_NOFOLLOW ? O_NOFOLLOW : 0)));
+		fd = ws_resolve(ws->fd, rel, O_PATH | (flags & IPC_STAT_NOFOLLOW ? O_NOFOLLOW : 0));
 		rc = fd;
 		if (fd >= 0) {
 			rc = fstat(fd, &st) == 0 ? 0 : -errno;
@@ -827,7 +860,9 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	int fd, rc;
 
 	rc = ws->fd < 0 ? -EACCES : ws_relative(ws, data, len, rel, sizeof(rel));
-	fd = rc == 0 ? ws_checked(ws, ws_resolve(ws->fd, rel, O_RDONLY | O_DIRECTORY)) : rc;
+	if (rc == 0 && ws_rel_left_out(ws, rel))
+		rc = -EACCES;
+	fd = rc == 0 ? ws_resolve(ws->fd, rel, O_RDONLY | O_DIRECTORY) : rc;
 	if (fd >= 0) {
 		dir = fdopendir(fd);
 		if (!dir) {

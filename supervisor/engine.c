@@ -630,10 +630,6 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		free(e);
 		return rc;
 	}
-	if (rc == 1)
-		log_msg(LOG_INFO,
-		        "the workspace holds %s, the zygote's cache: it is left out of it",
-		        e->cache);
 	/* Opened before the supervisor confines itself; kept for counting and for a /proc read
 	 * when out of fds. */
 	e->fd_dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

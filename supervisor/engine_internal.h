@@ -229,8 +229,11 @@ struct workspace {
 	int fd;     /* O_PATH|O_DIRECTORY, -1: no workspace */
 	char *path; /* its absolute path, symbolic links resolved */
 	int writable;
-	/* a directory beneath it that is not part of it (the zygote's cache), absolute; NULL */
-	char *excluded;
+	/* a directory that is not part of it wherever it appears in it (the zygote's cache), by
+	 * identity; and the workspace's own, where looking up for it stops */
+	int excluded;
+	dev_t ex_dev, root_dev;
+	ino_t ex_ino, root_ino;
 };
 
 /* A file a call writes: a hidden file beside its target, moved over it on commit. */
@@ -478,9 +481,9 @@ void broker_roots_clear(struct module_roots *m);
 /* Open the workspace directory (cfg's). Returns 0 (also without one) or -errno. */
 int broker_workspace_open(struct workspace *ws, const char *dir, int writable);
 void broker_workspace_close(struct workspace *ws);
-/* Leave the directory dirfd out of the workspace when it lies beneath it (the zygote's cache:
- * what a call writes there would reach every later zygote): requests that resolve into it
- * are refused. Returns 1 when it was beneath, 0 when not, or -errno. */
+/* Leave the directory dirfd out of the workspace (the zygote's cache: what a call writes there
+ * would reach every later zygote): requests that resolve to it or beneath it, by whatever path
+ * or mount, are refused. Returns 0 or -errno. */
 int broker_workspace_exclude(struct workspace *ws, int dirfd);
 /* The call's writes: move them into place (commit; the written files are added to o), or
  * remove them. Either way the chain's list is emptied. */

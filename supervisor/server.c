@@ -657,8 +657,8 @@ int signals_block(void)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Until the zygote was ready once: say so when it is, or stop the server when its first
- * start failed (exit status 2 for an allowed module that cannot be imported, else 1). */
+/* Until the zygote was ready once: note when it is, or stop the server when its first start
+ * failed (exit status 2 for an allowed module that cannot be imported, else 1). */
 static void started(char *why, size_t len)
 {
 	int rc = engine_start_state(S.engine, why, len);
@@ -671,13 +671,7 @@ static void started(char *why, size_t len)
 		fprintf(stderr, "safepy: %s\n", why);
 		S.status = rc == -EINVAL ? 2 : 1;
 		S.stop = 1;
-		return;
 	}
-	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
-	        SAFEPY_VERSION, S.cfg->max_workers, S.cfg->timeout_s);
-	if (S.cfg->workspace)
-		log_msg(LOG_INFO, "workspace: %s (%s)", S.cfg->workspace,
-		        S.cfg->workspace_write ? "read-write" : "read-only");
 }
 
 int server_main(const struct config *cfg, const char *zygote_exe)
@@ -734,6 +728,11 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	/* Requests are read while the zygote starts: initialize is answered at once, calls wait
 	 * in the engine's queue for the zygote. If it cannot import an allowed module, the server
 	 * stops right there, naming it (started()). */
+	log_msg(LOG_INFO, "safepy %s serving MCP on stdio (max %u workers, %g s per call)",
+	        SAFEPY_VERSION, cfg->max_workers, cfg->timeout_s);
+	if (cfg->workspace)
+		log_msg(LOG_INFO, "workspace: %s (%s)", cfg->workspace,
+		        cfg->workspace_write ? "read-write" : "read-only");
 	log_set_sink(log_to_client);
 #ifdef SAFEPY_FAILALLOC
 	failalloc_arm(); /* the test build: allocations may fail from here on */

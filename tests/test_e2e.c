@@ -2010,7 +2010,8 @@ Test(cli, serve_logs_at_info)
 
 /* An allowed module that cannot be imported stops every command, naming the option and the
  * module: run and doctor before they do anything; serve, which answers initialize at once,
- * as soon as the zygote finds it out, having answered nothing but initialize. */
+ * as soon as the zygote finds it out (here, with only initialize asked, nothing else is
+ * answered). */
 Test(cli, allow_import_of_a_missing_module_stops_start_up)
 {
 	static const char want[] =

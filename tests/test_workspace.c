@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -1010,6 +1012,8 @@ Test(ws_attack, the_python_layer_keeps_fds_and_raw_opens_away)
 	    {"open(3)", open_refused},
 	    {"open(0)", open_refused},
 	    {"import io\nio.FileIO(3)", open_refused},
+	    {"open('data.csv', 'rb', opener=lambda p, f: 3)", open_refused},
+	    {"open('data.csv', 'rb', opener=lambda p, f: 1)", open_refused},
 	    {"import io\nio.FileIO('data.csv')", open_refused},
 	    {"import io\nio.open_code('/etc/passwd')", E2E_EACCES},
 	    {"open.__self__", E2E_DUNDER},
@@ -1260,6 +1264,7 @@ Test(ws_attack, the_zygotes_cache_is_not_part_of_the_workspace)
 	snprintf(cache, sizeof(cache), "%s", in_ws(".cache"));
 	snprintf(xdg, sizeof(xdg), "XDG_CACHE_HOME=%s", cache);
 	e2e_start_with("2025-11-25", args, env);
+	e2e_ok("1"); /* the zygote is up: it wrote what it writes there */
 	/* What a zygote wrote there: the call can neither read nor change it. */
 	{
 		char path[256];
@@ -1288,4 +1293,47 @@ Test(ws_attack, the_zygotes_cache_is_not_part_of_the_workspace)
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();
+}
+
+/* The same cache reached through a bind mount inside the workspace (a home bound into a
+ * container, a second path to one filesystem) is left out as well: it is known by identity,
+ * not by path. Needs a mount namespace of the test's own (root, or skipped). */
+Test(ws_attack, the_zygotes_cache_is_left_out_through_a_bind_mount_too)
+{
+	char home[64] = "/tmp/safepy-home-XXXXXX", xdg[128], bound[192], font[192];
+	const char *args[] = {"--workspace",    ws,           "--workspace-write",
+	                      "--allow-import", "matplotlib", NULL};
+	const char *env[] = {xdg, NULL};
+	json_object *r;
+
+	tree();
+	cr_assert_not_null(mkdtemp(home));
+	cr_assert_eq(chmod(home, 0755), 0);
+	snprintf(bound, sizeof(bound), "%s", in_ws("bound"));
+	cr_assert_eq(mkdir(bound, 0755), 0);
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(home, bound, NULL, MS_BIND, NULL) < 0) {
+		rmdir(home);
+		cr_skip_test("no mount namespace of our own here: %s", strerror(errno));
+	}
+	snprintf(xdg, sizeof(xdg), "XDG_CACHE_HOME=%s/.cache", home);
+	e2e_start_with("2025-11-25", args, env);
+	e2e_ok("1"); /* the zygote is up */
+	snprintf(font, sizeof(font), "%s/.cache/safepy/matplotlib/fontlist-v330.json", home);
+	put_file(font, "{}");
+	r = e2e_ok("import os\n" TRY_EACH "d = 'bound/.cache/safepy/matplotlib'\n"
+	           "[attempt(open, d + '/matplotlibrc', 'w'),\n"
+	           " attempt(open, d + '/fontlist-v330.json', 'a'),\n"
+	           " attempt(open, d + '/fontlist-v330.json'), attempt(os.listdir, d),\n"
+	           " attempt(os.stat, d), os.listdir('bound/.cache/safepy')]");
+	e2e_assert_result(r, "the cache through a bind mount",
+	                  "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+	                  ",[\"matplotlib\"]]");
+	cr_assert_str_eq(slurp(font), "{}");
+	cr_assert_null(slurp(e2e_fmt("%s/.cache/safepy/matplotlib/matplotlibrc", home)));
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+	umount2(bound, MNT_DETACH);
+	nftw(home, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -508,6 +508,16 @@ static PyObject *ws_open(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 				PyErr_Format(PyExc_ValueError, "opener returned %d", fd);
 			goto out;
 		}
+		/* Only a file the supervisor passed; any other fd (the channel, stdio) is not
+		 * ours to wrap, nor to close on failure. */
+		if (!fd_ours(fd)) {
+			PyErr_Format(
+			    PyExc_PermissionError,
+			    "open is not allowed in the sandbox: the opener's fd %d is not "
+			    "a file of the workspace",
+			    fd);
+			goto out;
+		}
 	} else {
 		path = path_take(file, NULL);
 		if (!path)
