@@ -624,26 +624,58 @@ static int copy_into(int dst, int src, uint64_t max)
 
 /* A file the call writes: a hidden file beside the target (filled with the target's bytes
  * for "a" and "r+"), given to the worker; moved over the target when the call commits. */
-static int ws_open_write(struct chain *c, const char *rel, enum ipc_open_mode mode, int *out,
+/* The path of the file name in the directory dirfd, relative to the workspace, as the
+ * directory resolved (no "..", one spelling for one file), into out; 0, or -1 when the
+ * directory is not found beneath the workspace's path (another mount of it). */
+static int ws_canonical(const struct workspace *ws, int dirfd, const char *name, char *out,
+                        size_t cap)
+{
+	char proc[64], dir[PATH_MAX];
+	size_t n = strlen(ws->path);
+	ssize_t len;
+	int w;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
+	len = readlink(proc, dir, sizeof(dir) - 1);
+	if (len < 0 || (size_t)len >= sizeof(dir) - 1)
+		return -1;
+	dir[len] = '\0';
+	if (n == 1) /* the workspace "/" */
+		n = 0;
+	if (strncmp(dir, ws->path, n) != 0 || (dir[n] != '\0' && dir[n] != '/'))
+		return -1;
+	w = dir[n] ? snprintf(out, cap, "%s/%s", dir + n + 1, name)
+	           : snprintf(out, cap, "%s", name);
+	return w < 0 || (size_t)w >= cap ? -1 : 0;
+}
+
+static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode mode, int *out,
                          struct stat *st)
 {
 	const struct workspace *ws = &c->e->ws;
 	struct ws_file f = {.dirfd = -1}, *old, *grown;
 	unsigned char rnd[6];
+	char canon[PATH_MAX];
+	const char *rel = asked;
 	struct stat cur;
 	int exists, fd = -1, src = -1, rc;
 
 	if (!ws->writable)
 		return -EROFS;
-	if (c->n_writes >= ENGINE_WS_FILES_PER_CALL && !pending(c, rel))
-		return -EDQUOT;
 	/* The write keeps its directory open until the call ends: not from the fds the
 	 * supervisor keeps for its own use. */
 	if (engine_fd_room(c->e) < 1)
 		return -EMFILE;
-	f.dirfd = ws_parent(ws, rel, &f.name);
+	f.dirfd = ws_parent(ws, asked, &f.name);
 	if (f.dirfd < 0)
 		return f.dirfd;
+	/* The file by the one name its directory gives it: "d/../x" and "x" are one write, and
+	 * the answer names it as short as it is. */
+	if (ws_canonical(ws, f.dirfd, f.name, canon, sizeof(canon)) == 0)
+		rel = canon;
+	rc = -EDQUOT;
+	if (c->n_writes >= ENGINE_WS_FILES_PER_CALL && !pending(c, rel))
+		goto fail;
 	exists = fstatat(f.dirfd, f.name, &cur, AT_SYMLINK_NOFOLLOW) == 0;
 	rc = -EACCES; /* never replace a link, a directory, a device */
 	if (exists && !S_ISREG(cur.st_mode))

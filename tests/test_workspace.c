@@ -1078,6 +1078,27 @@ Test(ws_write, a_rewritten_file_keeps_its_owner_and_loses_its_setuid_bits)
 	e2e_stop();
 }
 
+/* A file written under several spellings of its path is one write, named by its shortest
+ * path: ".." cannot make the answer long or list a file twice. */
+Test(ws_write, a_file_has_one_name_however_it_is_spelled)
+{
+	json_object *r;
+
+	start(RW);
+	r = ok_result("open('sub/../y.txt', 'w').write('a')\n"
+	              "open('./sub/../sub/../y.txt', 'a').write('b')\n"
+	              "open('sub/' + '../sub/' * 200 + 'z.txt', 'w').write('c')",
+	              "1");
+	cr_assert(strstr(mcpc_json(r), "\"files\":[{\"path\":\"y.txt\",\"bytes\":2},"
+	                               "{\"path\":\"sub\\/z.txt\",\"bytes\":1}]"),
+	          "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("y.txt")), "ab");
+	cr_assert_str_eq(slurp(in_ws("sub/z.txt")), "c");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* The copies behind "a" and "r+" opens count against the bytes a call may write: opening a
  * large file again and again cannot make the supervisor copy without end. */
 Test(ws_write, copies_for_appends_count_against_the_calls_bytes)
