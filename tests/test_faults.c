@@ -72,6 +72,19 @@ static pid_t holder_of(const char *h)
 	return (pid_t)json_object_get_int(e2e_member(mcpc_structured(r), "result"));
 }
 
+/* SIGKILL pid and wait until the server reaped it (its /proc entry is gone): a call sent
+ * before then may still find the session's prepared process, which holds the state. */
+static void kill_and_reap(pid_t pid)
+{
+	char path[64];
+
+	cr_assert_eq(kill(pid, SIGKILL), 0, "kill %d: %s", (int)pid, strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	for (int i = 0; i < 500 && access(path, F_OK) == 0; i++)
+		usleep(10000);
+	cr_assert_neq(access(path, F_OK), 0, "%d was not reaped within 5 s", (int)pid);
+}
+
 /* A call in h whose answer must be the SessionError of a lost session. */
 static void says_lost(const char *h, const char *code)
 {
@@ -158,7 +171,7 @@ Test(faults, failed_reset_of_a_lost_session_leaves_it_lost)
 
 	e2e_start_with(VERSION, ARGS("--allow-import", "os"), NULL);
 	h = new_session("x = 41");
-	cr_assert_eq(kill(holder_of(h), SIGKILL), 0);
+	kill_and_reap(holder_of(h));
 	says_lost(h, "x");
 	r = e2e_call("import time\ntime.sleep(30)",
 	             in_session(h, "\"reset\":true,\"timeout_seconds\":0.5"));
