@@ -428,6 +428,8 @@ static int ws_resolve(int dirfd, const char *rel, int flags)
 static int ws_dir_left_out(const struct workspace *ws, int dirfd)
 {
 	struct stat st;
+	dev_t prev_dev = 0;
+	ino_t prev_ino = 0;
 	int fd = dirfd, up, depth = 0, out = 1;
 
 	if (!ws->excluded)
@@ -435,11 +437,15 @@ static int ws_dir_left_out(const struct workspace *ws, int dirfd)
 	for (;;) {
 		if (fstat(fd, &st) < 0)
 			break;
+		prev_dev = st.st_dev;
+		prev_ino = st.st_ino;
 		if (st.st_dev == ws->ex_dev && st.st_ino == ws->ex_ino)
 			break; /* it, or beneath it */
+		/* Up to the workspace, or the top of the file system; deeper than the cache
+		 * can be (it has no subdirectories, and a call cannot make one), it is not. */
 		if ((st.st_dev == ws->root_dev && st.st_ino == ws->root_ino) ||
 		    ++depth > WS_EXCLUDED_DEPTH) {
-			out = depth > WS_EXCLUDED_DEPTH;
+			out = 0;
 			break;
 		}
 		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -448,9 +454,45 @@ static int ws_dir_left_out(const struct workspace *ws, int dirfd)
 		fd = up;
 		if (fd < 0)
 			return 1;
+		if (fstat(fd, &st) == 0 && st.st_dev == prev_dev && st.st_ino == prev_ino) {
+			out = 0; /* "/": its own parent */
+			break;
+		}
 	}
 	if (fd != dirfd)
 		close(fd);
+	return out;
+}
+
+/* Is the object fd (O_PATH, beneath the workspace) the left-out directory or in it: a
+ * directory by itself, anything else by the directory its path names. When that cannot be
+ * told, it is. */
+static int ws_object_left_out(const struct workspace *ws, int fd)
+{
+	char proc[64], path[PATH_MAX], *slash;
+	struct stat st;
+	ssize_t n;
+	int dfd, out;
+
+	if (fstat(fd, &st) < 0)
+		return 1;
+	if (S_ISDIR(st.st_mode))
+		return ws_dir_left_out(ws, fd);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, path, sizeof(path) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(path) - 1 || path[0] != '/')
+		return 1;
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	if (slash == path)
+		slash[1] = '\0'; /* in "/" */
+	else
+		*slash = '\0';
+	dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 1;
+	out = ws_dir_left_out(ws, dfd);
+	close(dfd);
 	return out;
 }
 
@@ -465,10 +507,12 @@ static int ws_rel_left_out(const struct workspace *ws, const char *rel)
 
 	if (!ws->excluded)
 		return 0;
-	fd = ws_resolve(ws->fd, rel, O_PATH | O_NOFOLLOW);
-	if (fd >= 0) {
-		struct stat st;
-		out = fstat(fd, &st) < 0 || (S_ISDIR(st.st_mode) && ws_dir_left_out(ws, fd));
+	/* The object as named, and as its links lead (LIST and STAT follow them). */
+	for (int follow = 0; follow < 2; follow++) {
+		fd = ws_resolve(ws->fd, rel, O_PATH | (follow ? 0 : O_NOFOLLOW));
+		if (fd < 0)
+			continue;
+		out = ws_object_left_out(ws, fd);
 		close(fd);
 		if (out)
 			return 1;
@@ -604,6 +648,43 @@ static int ws_parent(const struct workspace *ws, const char *rel, char **name)
 	return fd;
 }
 
+/* Is the directory a the same as the directory b (fds)? */
+static int same_dir(int a, int b)
+{
+	struct stat x, y;
+
+	return fstat(a, &x) == 0 && fstat(b, &y) == 0 && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
+}
+
+/* The call's pending write of name in the directory dirfd, by the directory's identity: one
+ * file however its path is spelled (links, ".."). NULL if none. */
+static struct ws_file *pending_in(struct chain *c, int dirfd, const char *name)
+{
+	for (size_t i = 0; i < c->n_writes; i++)
+		if (strcmp(c->writes[i].name, name) == 0 && same_dir(c->writes[i].dirfd, dirfd))
+			return &c->writes[i];
+	return NULL;
+}
+
+/* The call's pending write of the file rel names, however it is spelled, or NULL. */
+static struct ws_file *pending_named(struct chain *c, const char *rel)
+{
+	struct ws_file *w = pending(c, rel);
+	char *name = NULL;
+	int fd;
+
+	if (w || c->n_writes == 0)
+		return w;
+	fd = ws_parent(&c->e->ws, rel, &name);
+	if (fd < 0)
+		return NULL;
+	w = pending_in(c, fd, name);
+	close(fd);
+	free(name);
+	return w;
+}
+
 /* Copy at most max bytes of src into dst (what src held when it was measured: a file still
  * growing gives no more). */
 static int copy_into(int dst, int src, uint64_t max)
@@ -644,8 +725,9 @@ static int ws_canonical(const struct workspace *ws, int dirfd, const char *name,
 		n = 0;
 	if (strncmp(dir, ws->path, n) != 0 || (dir[n] != '\0' && dir[n] != '/'))
 		return -1;
-	w = dir[n] ? snprintf(out, cap, "%s/%s", dir + n + 1, name)
-	           : snprintf(out, cap, "%s", name);
+	/* In the workspace's own directory (also when it is "/"), the name alone. */
+	w = dir[n] && dir[n + 1] ? snprintf(out, cap, "%s/%s", dir + n + 1, name)
+	                         : snprintf(out, cap, "%s", name);
 	return w < 0 || (size_t)w >= cap ? -1 : 0;
 }
 
@@ -674,7 +756,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	if (ws_canonical(ws, f.dirfd, f.name, canon, sizeof(canon)) == 0)
 		rel = canon;
 	rc = -EDQUOT;
-	if (c->n_writes >= ENGINE_WS_FILES_PER_CALL && !pending(c, rel))
+	if (c->n_writes >= ENGINE_WS_FILES_PER_CALL && !pending_in(c, f.dirfd, f.name))
 		goto fail;
 	exists = fstatat(f.dirfd, f.name, &cur, AT_SYMLINK_NOFOLLOW) == 0;
 	rc = -EACCES; /* never replace a link, a directory, a device */
@@ -682,10 +764,10 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		goto fail;
 	/* A file the call itself wrote exists for it, as on disk. */
 	rc = -EEXIST;
-	if ((exists || pending(c, rel)) && mode == IPC_OPEN_CREATE)
+	if ((exists || pending_in(c, f.dirfd, f.name)) && mode == IPC_OPEN_CREATE)
 		goto fail;
 	rc = -ENOENT;
-	if (!exists && mode == IPC_OPEN_UPDATE && !pending(c, rel))
+	if (!exists && mode == IPC_OPEN_UPDATE && !pending_in(c, f.dirfd, f.name))
 		goto fail;
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
 		rc = -EIO;
@@ -713,7 +795,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		/* What the call wrote before, or what the file holds: no more than a call may
 		 * write, as the copy counts. */
 		struct stat src_st;
-		old = pending(c, rel);
+		old = pending_in(c, f.dirfd, f.name);
 		if (old || exists) {
 			src = ws_open_regular(old ? old->dirfd : f.dirfd, old ? old->tmp : f.name,
 			                      ENGINE_WS_BYTES_PER_CALL, &src_st);
@@ -750,7 +832,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		rc = -errno;
 		goto fail;
 	}
-	old = pending(c, rel);
+	old = pending_in(c, f.dirfd, f.name);
 	if (old) {
 		write_free(old, 1); /* written again: the last one counts */
 		*old = f;
@@ -805,7 +887,7 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 		rc = ws_open_write(c, rel, (enum ipc_open_mode)mode, &fd, &st);
 	} else if (rc == 0) {
 		/* What the call itself wrote, or the file. */
-		w = pending(c, rel);
+		w = pending_named(c, rel);
 		fd = w ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st)
 		       : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st);
 		rc = fd < 0 ? fd : 0;
@@ -836,7 +918,7 @@ static int request_stat(struct chain *c, uint32_t id, const char *data, size_t l
 	                                  : ws_relative(ws, data + 4, len - 4, rel, sizeof(rel));
 	if (rc == 0 && ws_rel_left_out(ws, rel))
 		rc = -EACCES;
-	if (rc == 0 && (w = pending(c, rel)) != NULL) {
+	if (rc == 0 && (w = pending_named(c, rel)) != NULL) {
 		rc = fstatat(w->dirfd, w->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
 	} else if (rc == 0) {
 		fd = ws_resolve(ws->fd, rel, O_PATH | (flags & IPC_STAT_NOFOLLOW ? O_NOFOLLOW : 0));
@@ -911,16 +993,10 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 		rc = list_add(&out, &count, entry_type(dirfd(dir), d), d->d_name);
 	}
 	if (dir) {
-		/* Files the call created there, not on disk yet. */
-		size_t rl = strcmp(rel, ".") == 0 ? 0 : strlen(rel);
-		while (rl > 0 && rel[rl - 1] == '/')
-			rl--;
+		/* Files the call created there (the directory by its identity), not on disk yet. */
 		for (size_t i = 0; rc == 0 && i < c->n_writes; i++) {
-			const char *r = c->writes[i].rel;
 			struct stat st;
-			if ((rl ? strncmp(r, rel, rl) == 0 && r[rl] == '/' &&
-			              !strchr(r + rl + 1, '/')
-			        : !strchr(r, '/')) &&
+			if (same_dir(c->writes[i].dirfd, dirfd(dir)) &&
 			    fstatat(c->writes[i].dirfd, c->writes[i].name, &st,
 			            AT_SYMLINK_NOFOLLOW) < 0)
 				rc = list_add(&out, &count, IPC_ENTRY_FILE, c->writes[i].name);

@@ -395,7 +395,7 @@ static int place(struct engine *e, struct engine_call *call)
 				engine_fail(
 				    e, call, RUN_CRASHED, "SandboxError",
 				    "The Python sandbox could not start: %s. See the server log.",
-				    e->zerror);
+				    e->zimport[0] ? e->zimport : e->zerror);
 				return 1;
 			}
 			return 0;

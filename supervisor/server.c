@@ -46,6 +46,8 @@ struct pending {
 #define OUT_RESUME     (OUT_BOUND / 2)
 /* Code of deferred calls beyond which stdin is not read either. */
 #define DEFER_BOUND    (64u << 20)
+/* After a failed start, how long the engine has to answer the calls already asked. */
+#define FAIL_DRAIN_MS  2000
 /* Calls started and not answered, at least (or twice --max-workers): each may still add a
  * response of up to about a megabyte to the queue, so this bounds what the queue can pass
  * OUT_BOUND by. */
@@ -72,6 +74,9 @@ struct server {
 	int started;   /* the zygote was ready once, or its first start failed */
 	int status;    /* the exit status: 0, or why start-up failed */
 	int signalled; /* a signal asked it to stop */
+	int failing;   /* the first start failed: answering what was asked, then stopping */
+	int fail_timed_out;
+	struct timer fail_timer;
 	struct pending *pending;
 	struct pending *deferred, **deferred_tail; /* not started yet, in arrival order */
 	size_t deferred_bytes;
@@ -496,7 +501,7 @@ static void handle_line(const char *line, size_t len)
  * code of calls waiting to start is too much to take more? */
 static int input_paused(void)
 {
-	return S.throttled || S.deferred_bytes >= DEFER_BOUND;
+	return S.throttled || S.deferred_bytes >= DEFER_BOUND || S.failing;
 }
 
 /* Handle the complete lines already read, until they run out or input pauses. */
@@ -667,11 +672,27 @@ static void started(char *why, size_t len)
 		return;
 	S.started = 1;
 	if (rc < 0) {
-		log_set_sink(NULL);
+		/* Nothing more is read; the calls already asked are answered with the error (the
+		 * engine fails them as it places them), then the server stops (failing()). */
 		fprintf(stderr, "safepy: %s\n", why);
 		S.status = rc == -EINVAL ? 2 : 1;
-		S.stop = 1;
+		S.failing = 1;
+		timer_arm(&S.fail_timer, now_ms() + FAIL_DRAIN_MS);
 	}
+}
+
+/* After a failed start: stop once every call asked is answered, or when the engine took too
+ * long to answer them. */
+static void failing(void)
+{
+	if (S.failing && ((!S.pending && !S.deferred) || S.fail_timed_out))
+		S.stop = 1;
+}
+
+static void fail_timeout(struct timer *t)
+{
+	(void)t;
+	S.fail_timed_out = 1;
 }
 
 int server_main(const struct config *cfg, const char *zygote_exe)
@@ -719,6 +740,7 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	S.in = (struct watch){.fd = STDIN_FILENO, .fn = stdin_event};
 	S.outw = (struct watch){.fd = outq_fd(&S.out), .fn = stdout_event};
 	timer_init(&S.in_retry, stdin_retry, NULL);
+	timer_init(&S.fail_timer, fail_timeout, NULL);
 	if (loop_add(&S.sig, EPOLLIN) < 0) {
 		log_msg(LOG_ERROR, "cannot watch signals: %s", strerror(errno));
 		engine_free(S.engine);
@@ -747,6 +769,7 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 		if (!S.started)
 			started(why, sizeof(why));
 		pump();
+		failing();
 	}
 	S.stop = 1;
 	/* The client left before the zygote was ready: the options are still checked, so that a
@@ -756,6 +779,7 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 		started(why, sizeof(why));
 	log_set_sink(NULL);
 	timer_cancel(&S.in_retry);
+	timer_cancel(&S.fail_timer);
 	if (S.in_watched)
 		loop_del(&S.in);
 	/* Calls still running or waiting get no response: the client is gone or asked us to

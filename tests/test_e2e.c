@@ -2046,6 +2046,38 @@ Test(cli, allow_import_of_a_missing_module_stops_start_up)
 	}
 }
 
+/* serve reads requests while the zygote starts: calls asked before it found a bad module are
+ * answered with the error that names it, then the server stops (exit status 2) though the
+ * client is still there. */
+Test(cli, serve_answers_the_calls_asked_before_a_bad_module_was_found)
+{
+	static const char lines[] =
+	    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+	    "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":"
+	    "\"t\",\"version\":\"1\"}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+	    "\"run_python\",\"arguments\":{\"code\":\"1\"}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+	    "\"run_python\",\"arguments\":{\"code\":\"2\"}}}\n";
+	struct mcpc c;
+
+	cr_assert_eq(mcpc_start(&c, SAFEPY_BIN, ARGS("--allow-import", "i_do_not_exist"), NULL), 0);
+	/* One write: every line is read before the zygote can have failed. */
+	cr_assert_eq(mcpc_send_raw(&c, lines, sizeof(lines) - 1), 0);
+	cr_assert_not_null(mcpc_result(mcpc_wait_int_id(&c, 0, 10000)), "initialize");
+	for (int64_t id = 1; id <= 2; id++) {
+		json_object *r = mcpc_wait_int_id(&c, id, 10000);
+		cr_assert_not_null(r, "call %lld was not answered", (long long)id);
+		cr_assert_str_eq(mcpc_err_str(r, "type"), "SandboxError", "%s", mcpc_json(r));
+		cr_assert(strstr(mcpc_err_str(r, "message"),
+		                 "--allow-import i_do_not_exist: no module named 'i_do_not_exist'"),
+		          "%s", mcpc_json(r));
+	}
+	cr_assert_eq(mcpc_wait_exit(&c, 10000), 0, "the server did not stop");
+	cr_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 2, "status 0x%x", c.status);
+	mcpc_free(&c);
+}
+
 /* A bad value names its option and what the option accepts, and nothing starts. */
 Test(cli, bad_values_name_the_option_and_the_accepted_forms)
 {

@@ -1093,6 +1093,11 @@ Test(ws_write, a_file_has_one_name_however_it_is_spelled)
 	                               "{\"path\":\"sub\\/z.txt\",\"bytes\":1}]"),
 	          "%s", mcpc_json(r));
 	cr_assert_str_eq(slurp(in_ws("y.txt")), "ab");
+	/* Read back in the call under another spelling: its own pending write. */
+	ok_result("open('n.txt', 'w').write('new')\nimport os\n"
+	          "[open('sub/../n.txt').read(), os.path.getsize('./sub/../n.txt'),\n"
+	          " 'n.txt' in os.listdir('sub/..')]",
+	          "[\"new\",3,true]");
 	cr_assert_str_eq(slurp(in_ws("sub/z.txt")), "c");
 	no_hidden_files();
 	outside_unchanged();
@@ -1292,16 +1297,21 @@ Test(ws_attack, the_zygotes_cache_is_not_part_of_the_workspace)
 		snprintf(path, sizeof(path), "%s/safepy/matplotlib/fontlist-v330.json", cache);
 		put_file(path, "{}");
 	}
+	/* Links already in the workspace that lead into it: followed by a listing or a stat. */
+	cr_assert_eq(symlink(".cache/safepy/matplotlib", in_ws("dlink")), 0);
+	cr_assert_eq(symlink(".cache/safepy/matplotlib/fontlist-v330.json", in_ws("flink")), 0);
 	r = e2e_ok(
 	    "import os\n" TRY_EACH "d = '.cache/safepy/matplotlib'\n"
 	    "[attempt(open, d + '/matplotlibrc', 'w'), attempt(open, d + '/fontlist-v330.json', "
 	    "'a'),\n"
 	    " attempt(os.listdir, d), attempt(os.stat, d), attempt(open, d + "
 	    "'/fontlist-v330.json'),\n"
-	    " attempt(open, os.getcwd() + '/' + d + '/y', 'w'), os.listdir('.cache/safepy')]");
+	    " attempt(open, os.getcwd() + '/' + d + '/y', 'w'), os.listdir('.cache/safepy'),\n"
+	    " attempt(os.listdir, 'dlink'), attempt(os.stat, 'dlink'), attempt(os.stat, 'flink'),\n"
+	    " attempt(os.listdir, 'dlink/.')]");
 	e2e_assert_result(r, "the cache",
 	                  "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
-	                  ",[\"matplotlib\"]]");
+	                  ",[\"matplotlib\"]," DENIED "," DENIED "," DENIED "," DENIED "]");
 	{
 		char path[256];
 		snprintf(path, sizeof(path), "%s/safepy/matplotlib/matplotlibrc", cache);
