@@ -112,6 +112,28 @@ Test(data, numpy_random_linalg_fft)
 	e2e_stop();
 }
 
+/* numpy's global generator, like random's, is new in every session, and a session keeps its
+ * state from call to call: np.random.seed(n) reproduces. */
+Test(data, every_session_draws_its_own_numpy_random_numbers)
+{
+	const char *draw = "import numpy as np, random\n[float(np.random.rand()), random.random()]";
+	char first[128];
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_expect_status(draw, "{\"session\":\"new\"}", "ok");
+	snprintf(first, sizeof(first), "%s", mcpc_sc_str(r, "result_repr"));
+	for (int i = 0; i < 2; i++) {
+		r = e2e_expect_status(draw, "{\"session\":\"new\"}", "ok");
+		cr_assert_str_neq(mcpc_sc_str(r, "result_repr"), first,
+		                  "two new sessions drew the same numbers: %s", first);
+	}
+	e2e_expect_result("import numpy as np\nnp.random.seed(7)\nfloat(np.random.rand())",
+	                  "0.07630828937395717");
+	e2e_expect_result("float(np.random.rand())", "0.7799187922401146");
+	e2e_stop();
+}
+
 Test(data, pandas_frames)
 {
 	json_object *r;

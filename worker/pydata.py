@@ -33,7 +33,12 @@ def _replace_everywhere(old, new):
 
 
 def _numpy():
+    import os
     import numpy as np
+    # numpy's global generator (np.random.rand, np.random.choice) was seeded once, here: each
+    # new worker draws its own numbers, as random's generator does (its fork from the zygote
+    # runs this; a session's later forks run no hook and keep its state).
+    os.register_at_fork(after_in_child=np.random.seed)
     rng = np.random.default_rng(0)
     a = rng.normal(size=(8, 8))
     np.linalg.inv(a), np.linalg.eig(a), np.linalg.svd(a), np.fft.fft(a[0])
