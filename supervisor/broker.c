@@ -420,6 +420,18 @@ static int ws_resolve(int dirfd, const char *rel, int flags)
 	return errno == EXDEV || errno == ELOOP ? -EACCES : -errno;
 }
 
+/* The directory part of rel (whose last '/' is slash, or NULL) into dir (PATH_MAX bytes; rel
+ * is shorter): "." for a bare name. */
+static void ws_dirname(const char *rel, const char *slash, char *dir)
+{
+	if (slash) {
+		memcpy(dir, rel, (size_t)(slash - rel));
+		dir[slash - rel] = '\0';
+	} else {
+		strcpy(dir, ".");
+	}
+}
+
 /* How many directories up from a request's directory the left-out one is looked for. */
 #define WS_EXCLUDED_DEPTH 256
 
@@ -428,36 +440,31 @@ static int ws_resolve(int dirfd, const char *rel, int flags)
 static int ws_dir_left_out(const struct workspace *ws, int dirfd)
 {
 	struct stat st;
-	dev_t prev_dev = 0;
-	ino_t prev_ino = 0;
-	int fd = dirfd, up, depth = 0, out = 1;
+	dev_t pdev = 0;
+	ino_t pino = 0;
+	int fd = dirfd, up, out = 0;
 
 	if (!ws->excluded)
 		return 0;
-	for (;;) {
-		if (fstat(fd, &st) < 0)
-			break;
-		prev_dev = st.st_dev;
-		prev_ino = st.st_ino;
-		if (st.st_dev == ws->ex_dev && st.st_ino == ws->ex_ino)
-			break; /* it, or beneath it */
-		/* Up to the workspace, or the top of the file system; deeper than the cache
-		 * can be (it has no subdirectories, and a call cannot make one), it is not. */
-		if ((st.st_dev == ws->root_dev && st.st_ino == ws->root_ino) ||
-		    ++depth > WS_EXCLUDED_DEPTH) {
-			out = 0;
+	for (int depth = 0;; depth++) {
+		if (fstat(fd, &st) < 0 || (st.st_dev == ws->ex_dev && st.st_ino == ws->ex_ino)) {
+			out = 1; /* it, beneath it, or cannot tell */
 			break;
 		}
+		/* Up to the workspace, or "/" (its own parent); deeper than the cache can be (it
+		 * has no subdirectories, and a call cannot make one), it is not. */
+		if ((st.st_dev == ws->root_dev && st.st_ino == ws->root_ino) ||
+		    (depth > 0 && st.st_dev == pdev && st.st_ino == pino) ||
+		    depth >= WS_EXCLUDED_DEPTH)
+			break;
+		pdev = st.st_dev;
+		pino = st.st_ino;
 		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd != dirfd)
 			close(fd);
 		fd = up;
 		if (fd < 0)
 			return 1;
-		if (fstat(fd, &st) == 0 && st.st_dev == prev_dev && st.st_ino == prev_ino) {
-			out = 0; /* "/": its own parent */
-			break;
-		}
 	}
 	if (fd != dirfd)
 		close(fd);
@@ -517,12 +524,7 @@ static int ws_rel_left_out(const struct workspace *ws, const char *rel)
 		if (out)
 			return 1;
 	}
-	if (slash) {
-		memcpy(dir, rel, (size_t)(slash - rel));
-		dir[slash - rel] = '\0';
-	} else {
-		strcpy(dir, ".");
-	}
+	ws_dirname(rel, slash, dir);
 	fd = ws_resolve(ws->fd, dir, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return 0;
@@ -627,12 +629,7 @@ static int ws_parent(const struct workspace *ws, const char *rel, char **name)
 
 	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
 		return -EISDIR;
-	if (slash) {
-		memcpy(dir, rel, (size_t)(slash - rel));
-		dir[slash - rel] = '\0';
-	} else {
-		strcpy(dir, ".");
-	}
+	ws_dirname(rel, slash, dir);
 	fd = ws_resolve(ws->fd, dir, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return fd;

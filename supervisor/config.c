@@ -708,3 +708,12 @@ void config_to_ipc(const struct config *cfg, struct ipc_config *out)
 	out->workspace = cfg->workspace;
 	out->workspace_write = cfg->workspace_write;
 }
+
+int config_allows_matplotlib(const struct config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		if (strncmp(cfg->imports[i], "matplotlib", 10) == 0 &&
+		    (cfg->imports[i][10] == '\0' || cfg->imports[i][10] == '.'))
+			return 1;
+	return 0;
+}

@@ -502,16 +502,6 @@ static int engine_confine(struct engine *e)
 
 /* ---- the API ------------------------------------------------------------------------ */
 
-/* Does the zygote load a library that keeps a cache on disk (matplotlib's font list)? */
-static int needs_cache(const struct config *cfg)
-{
-	for (size_t i = 0; i < cfg->n_imports; i++)
-		if (strncmp(cfg->imports[i], "matplotlib", 10) == 0 &&
-		    (cfg->imports[i][10] == '\0' || cfg->imports[i][10] == '.'))
-			return 1;
-	return 0;
-}
-
 /* Make (mode 0700) and hold the one directory the zygote may write, before the supervisor
  * confines itself: systemd's $CACHE_DIRECTORY, else $XDG_CACHE_HOME/safepy, else
  * ~/.cache/safepy; then matplotlib in it. Without it matplotlib cannot start, so a failure is
@@ -525,7 +515,8 @@ static void engine_cache_open(struct engine *e)
 	struct stat st;
 	int fd, n;
 
-	if (!needs_cache(e->cfg))
+	/* Only matplotlib keeps a cache on disk (its font list). */
+	if (!config_allows_matplotlib(e->cfg))
 		return;
 	if (!home || home[0] != '/')
 		home = (pw = getpwuid(geteuid())) ? pw->pw_dir : NULL;

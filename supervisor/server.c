@@ -715,10 +715,7 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	S.max_inflight = cfg->max_workers > INFLIGHT_MIN / 2 ? 2 * cfg->max_workers : INFLIGHT_MIN;
 	S.mcfg.workspace = cfg->workspace;
 	S.mcfg.workspace_write = cfg->workspace_write;
-	for (size_t i = 0; i < cfg->n_imports; i++)
-		if (strncmp(cfg->imports[i], "matplotlib", 10) == 0 &&
-		    (cfg->imports[i][10] == '\0' || cfg->imports[i][10] == '.'))
-			S.mcfg.figures = 1;
+	S.mcfg.figures = config_allows_matplotlib(cfg);
 	mcp_conn_init(&S.conn, &S.mcfg);
 	linebuf_init(&S.lb, PROTO_MAX_LINE);
 	sfd = signals_block();

@@ -70,6 +70,8 @@ int config_import_is_builtin(const struct config *cfg, const char *name);
 /* Is name (an allowed module) a package of its own, not a standard-library module of the import
  * sets (seed, default, data's io, csv, warnings)? Its version is worth reporting. */
 int config_import_is_package(const char *name);
+/* Is matplotlib, or a module of it, allowed? (It draws figures, and keeps a cache on disk.) */
+int config_allows_matplotlib(const struct config *cfg);
 /* The zygote's configuration (ipc.h) for these options. Its strings are borrowed from cfg. */
 void config_to_ipc(const struct config *cfg, struct ipc_config *out);
 

@@ -120,6 +120,8 @@ struct mcpc_proc {
  * Returns how many were written, or -errno (-ENOENT when the kernel has no
  * /proc/PID/task/TID/children). */
 int mcpc_descendants(pid_t pid, struct mcpc_proc *out, int max);
+/* Open fds of a process, -1 when unreadable. */
+int mcpc_fd_count(pid_t pid);
 /* Is this process still alive (same start time, not a zombie)? */
 int mcpc_proc_alive(const struct mcpc_proc *p);
 /* Wait up to timeout_ms until none of procs is alive. Returns how many are still alive. */

@@ -6,7 +6,6 @@
  * state. Code reads its own pid (os is allowed; the Python layer stays on). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <signal.h>
@@ -27,25 +26,6 @@
 TestSuite(faults, .timeout = 180, .fini = e2e_cleanup);
 
 /* ---- Helpers -------------------------------------------------------------------------- */
-
-/* Open fds of a process, -1 when unreadable. */
-static int fd_count(pid_t pid)
-{
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n;
-}
 
 static const char *in_session(const char *h, const char *more)
 {
@@ -612,7 +592,7 @@ Test(faults, storm_of_kills_under_a_mixed_load, .timeout = 240)
 	S.server = e2e_srv.pid;
 	e2e_steady_descendants(5000);
 	idle_procs = e2e_descendants(idle, 256);
-	idle_fds = fd_count(S.server);
+	idle_fds = mcpc_fd_count(S.server);
 	storm_sessions();
 
 	S.t_start = now = mcpc_now_ms();
@@ -702,7 +682,7 @@ Test(faults, storm_of_kills_under_a_mixed_load, .timeout = 240)
 	while (mcpc_now_ms() < deadline) {
 		e2e_steady_descendants(3000);
 		procs = e2e_descendants(idle, 256);
-		fds = fd_count(S.server);
+		fds = mcpc_fd_count(S.server);
 		if (procs == idle_procs && fds == idle_fds)
 			break;
 		usleep(200000);

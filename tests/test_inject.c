@@ -39,25 +39,6 @@ TestSuite(inject_zygote, .timeout = 240, .fini = inject_fini);
 
 /* ---- Helpers -------------------------------------------------------------------------- */
 
-/* Open fds of a process, -1 when unreadable. */
-static int fd_count(pid_t pid)
-{
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n;
-}
-
 /* How many times the server's log says s. */
 static int log_count(const char *s)
 {
@@ -169,7 +150,7 @@ static void back_to_idle(int idle_procs, int idle_fds, int ms)
 	do {
 		e2e_steady_descendants(3000);
 		procs = e2e_descendants(p, MAXP);
-		fds = fd_count(e2e_srv.pid);
+		fds = mcpc_fd_count(e2e_srv.pid);
 		if (procs == idle_procs && fds == idle_fds)
 			break;
 		usleep(200000);
@@ -192,7 +173,7 @@ static void idle_baseline(int *procs, int *fds)
 	while (e2e_descendants(p, MAXP) < 2 && mcpc_now_ms() < until)
 		usleep(50000);
 	*procs = e2e_steady_descendants(5000);
-	*fds = fd_count(e2e_srv.pid);
+	*fds = mcpc_fd_count(e2e_srv.pid);
 	cr_assert_eq(*procs, 2, "no zygote and ready worker at idle; log:\n%s", e2e_log());
 	cr_assert_gt(*fds, 0);
 }
@@ -312,7 +293,7 @@ Test(inject_fds, a_limit_lowered_at_run_time_fails_requests_not_chains)
 	/* The default session holds a chain, a ready worker waits. */
 	e2e_expect_result("1 + 1", "2");
 	e2e_steady_descendants(5000);
-	open_now = fd_count(e2e_srv.pid);
+	open_now = mcpc_fd_count(e2e_srv.pid);
 	cr_assert_gt(open_now, 0);
 	set_nofile(open_now, 256);
 
