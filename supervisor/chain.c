@@ -1019,12 +1019,14 @@ static void decide(struct chain *c)
 		return;
 	}
 	if (r->threads == 1 && !r->fresh) {
-		/* The runner becomes the session's state; the old one goes. */
+		/* The runner becomes the session's state; the old one goes (or went: a holder
+		 * killed while the call ran takes nothing with it once the call committed). */
 		answer_commit(c);
 		if (c->holder)
 			proc_retire(c, c->holder);
 		r->role = ROLE_HOLDER;
 		c->holder = r;
+		c->holder_lost = 0;
 		c->runner = NULL;
 		c->prep_failures = 0;
 		c->commits++;
@@ -1119,6 +1121,7 @@ static void snapshot_failed(struct chain *c)
 		/* Answered already; it is alone in its process: it keeps the state itself. */
 		r->role = ROLE_HOLDER;
 		c->holder = r;
+		c->holder_lost = 0;
 		c->runner = NULL;
 		c->commits++;
 		chain_set_state(c, CH_PARKED);
@@ -1149,6 +1152,7 @@ static void advance_snapshot(struct chain *c)
 			proc_retire(c, c->holder);
 		n->role = ROLE_HOLDER;
 		c->holder = n;
+		c->holder_lost = 0;
 		c->newborn = NULL;
 		c->prep_failures = 0;
 		c->commits++;

@@ -142,6 +142,33 @@ Test(faults, holder_killed_during_a_timed_out_call_loses_the_session)
 	holder_dies_during_call(0);
 }
 
+/* The holder dies while a call of its session runs, and the call completes: the runner holds
+ * the state the call committed, so nothing is lost; the answer and the next call say so. */
+Test(faults, holder_killed_during_a_call_that_completes_keeps_the_new_state)
+{
+	const char *h;
+	pid_t holder, now;
+	int64_t id;
+	json_object *r;
+
+	e2e_start_with(VERSION, ARGS("--allow-import", "os"), NULL);
+	h = new_session("x = 41");
+	holder = holder_of(h);
+	id = mcpc_call_async(&e2e_srv,
+	                     "import time\nprint('started', flush=True)\ntime.sleep(1)\nx += 1\nx",
+	                     in_session(h, NULL));
+	usleep(300000);
+	cr_assert_not(e2e_seen(id, 0), "the call ended early");
+	kill_and_reap(holder);
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 5000));
+	cr_assert_not_null(r, "the call was not answered within 5 s");
+	e2e_assert_result(r, "x += 1", "42");
+	now = holder_of(h);
+	cr_assert_neq(now, holder, "the killed holder still runs the session's calls");
+	e2e_assert_result(e2e_call("x", in_session(h, NULL)), "x", "42");
+	e2e_stop();
+}
+
 /* A lost session stays lost until a reset commits: a reset that fails (here it times out)
  * leaves it lost, not empty, and one that succeeds starts it afresh. */
 Test(faults, failed_reset_of_a_lost_session_leaves_it_lost)
@@ -395,8 +422,10 @@ static void check_session_error(struct scall *c, struct ssession *s, json_object
 		int why = s->holder ? was_killed(s->holder) || was_killed(s->prev)
 		                    : S.nkills > s->kills_at_reset;
 		if (!why)
-			violation("call %lld: session %d lost though neither %d nor %d was killed",
-			          (long long)c->id, c->sess, (int)s->holder, (int)s->prev);
+			violation("call %lld: session %d lost though neither %d nor %d was killed "
+			          "(the server is %d): %s",
+			          (long long)c->id, c->sess, (int)s->holder, (int)s->prev,
+			          (int)S.server, msg);
 		S.losses++;
 	}
 	s->lost = 1;
