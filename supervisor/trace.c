@@ -171,16 +171,22 @@ void proc_kill(struct proc *p)
 	p->parked = 0;
 }
 
-/* Raising one's own process's score needs no privilege. */
+/* Raising one's own process's score needs no privilege. Where /proc is not writable to the
+ * supervisor (it keeps it read-only when it runs as root) that is known after one try. */
 void proc_prefer_oom(pid_t pid)
 {
+	static int refused;
 	char path[64];
 	int fd;
 
+	if (refused)
+		return;
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		refused = errno == EACCES || errno == EPERM || errno == EROFS;
 		return;
+	}
 	if (write(fd, ENGINE_RUNNER_OOM_ADJ, strlen(ENGINE_RUNNER_OOM_ADJ)) < 0)
 		log_msg(LOG_DEBUG, "oom_score_adj of %d: %s", (int)pid, strerror(errno));
 	close(fd);
@@ -230,6 +236,7 @@ static void exit_stop(struct engine *e, pid_t tid)
 	} info;
 	struct sysreport r;
 	struct proc *p = NULL;
+	struct chain *c;
 	pid_t tgid = tid;
 	int err, status;
 
@@ -238,12 +245,21 @@ static void exit_stop(struct engine *e, pid_t tid)
 	status = (int)msg;
 	if (!WIFSIGNALED(status))
 		return;
-	if (proc_status(tid, &tgid, NULL, NULL) < 0)
-		tgid = tid;
-	if (!engine_chain_of(e, tgid, &p) || !p)
-		return;
+	/* A process the chain knows is its own thread group; any other task is a thread, whose
+	 * process /proc names. */
+	c = engine_chain_of(e, tid, &p);
+	if (!c || !p) {
+		if (proc_status(tid, &tgid, NULL, NULL) < 0 || tgid == tid)
+			return;
+		c = engine_chain_of(e, tgid, &p);
+		if (!c || !p)
+			return;
+	}
 	if (WTERMSIG(status) == SIGKILL && tid == tgid) {
-		p->cpu_ms = proc_cpu_ms(tid);
+		/* How much CPU it used tells a runner killed at its CPU limit; the verdict of no
+		 * other process weighs it. */
+		if (p == c->runner)
+			p->cpu_ms = proc_cpu_ms(tid);
 		return;
 	}
 	if (WTERMSIG(status) != SIGSYS || p->sys.have || ptrace(PTRACE_GETREGS, tid, 0, &regs) != 0)
