@@ -199,8 +199,8 @@ const char *ipc_zygote_exit_reason(int code);
 
 /* ---- The zygote's control socket (SOCK_SEQPACKET) ----------------------------------------
  *   config         supervisor -> zygote, first and once: "K" then the JSON configuration
- *   spawn request  supervisor -> zygote: "S" u32 request_id, with the worker's channel end
- *                  attached as SCM_RIGHTS
+ *   spawn request  supervisor -> zygote: "S" u32 request_id, u32 flags (IPC_SPAWN_*), with
+ *                  the worker's channel end attached as SCM_RIGHTS
  *   spawn reply    zygote -> supervisor: "P" u32 request_id, u32 pid   (worker forked)
  *                                        "E" u32 request_id, u32 errno (fork failed)
  *   ready          zygote -> supervisor: "Z" once, after start-up (interpreter ready)
@@ -220,6 +220,12 @@ const char *ipc_zygote_exit_reason(int code);
 #define IPC_ZYGOTE_ROOTS     'D'
 #define IPC_ZYGOTE_FAIL      'F'
 #define IPC_ZYGOTE_MSG       9 /* bytes of every message but the config, the roots and a failure */
+/* Spawn flags. TRACED: the supervisor traces its workers (it seized one already), so the
+ * worker's life is bound to the supervisor's by ptrace's EXITKILL once it is seized, and it
+ * takes no parent-death signal: it may outlive the zygote and hold a session's state
+ * itself. */
+#define IPC_SPAWN_TRACED     1u
+#define IPC_SPAWN_FLAGS      IPC_SPAWN_TRACED
 /* Largest configuration message. */
 #define IPC_CONFIG_MAX       (64u << 10)
 /* Longest text of an import-failed message, and the largest such message. */

@@ -401,9 +401,12 @@ int chain_spawn(struct engine *e, struct chain **out)
 	timer_init(&c->hard, chain_timer, c);
 	timer_init(&c->step, chain_timer, c);
 	timer_init(&c->quota, chain_timer, c);
+	/* Once a worker was seized, tracing works: later ones rely on it instead of a
+	 * parent-death signal. */
+	c->bound = e->can_trace == 1;
 	rc = channel_open(&c->ch, sv[0], chain_channel_event, c);
 	if (rc == 0)
-		rc = zygote_request(e, c->req_id, sv[1]);
+		rc = zygote_request(e, c->req_id, c->bound ? IPC_SPAWN_TRACED : 0, sv[1]);
 	close(sv[1]);
 	if (rc < 0) {
 		log_msg(LOG_ERROR, "could not ask the zygote for a worker: %s", strerror(-rc));
@@ -460,14 +463,22 @@ void chain_on_pid(struct chain *c, pid_t pid)
 /* The worker is sandboxed and dumpable (its ready frame says so, and it cannot lie about
  * that: a process that is not lets no tracer in): attach, so every process and thread it
  * makes is traced from its birth. */
-static void chain_trace(struct chain *c)
+static int chain_trace(struct chain *c)
 {
 	struct engine *e = c->e;
 
 	if (trace_seize(c->runner->pid) == 0) {
 		c->traced = 1;
 		e->can_trace = 1;
-		return;
+		return 0;
+	}
+	if (c->bound) {
+		/* Nothing would bind its life to the supervisor's: it goes, and later workers take
+		 * a parent-death signal again. */
+		log_msg(LOG_WARN, "chain %u: its worker could not be traced (%s); killing it",
+		        c->id, strerror(errno));
+		e->can_trace = 0;
+		return -1;
 	}
 	if (e->can_trace != 1)
 		e->can_trace = 0;
@@ -479,6 +490,7 @@ static void chain_trace(struct chain *c)
 		    strerror(errno));
 		e->warned_trace = 1;
 	}
+	return 0;
 }
 
 /* The message of a call for which no process could be made; kept: its session holds the
@@ -513,6 +525,9 @@ void chain_on_zygote_lost(struct chain *c)
 
 	if (c->state == CH_BOOTING) {
 		chain_kill(c, KILL_ZYGOTE);
+	} else if (c->bound && c->traced) {
+		/* Its processes have no parent-death signal: they live on, the supervisor's children
+		 * now (its subreaper), bound to it by EXITKILL. */
 	} else if (c->holder && c->holder->fresh) {
 		lose(c, "the Python interpreter process exited");
 	} else if (!c->holder && r && r->fresh &&
@@ -545,7 +560,10 @@ static int take_ready(struct chain *c, const char *payload, size_t len, const in
 	if (c->got_ready || n_fds != 0)
 		return -1;
 	c->got_ready = 1;
-	chain_trace(c);
+	if (chain_trace(c) < 0) {
+		chain_kill(c, KILL_DONE);
+		return 0;
+	}
 	if (!e->layers) {
 		e->layers = strndup(payload, len);
 		log_msg(LOG_INFO, "sandbox layers: %.*s", (int)len, payload);
@@ -592,6 +610,10 @@ static int take_request(struct chain *c, const char *payload, size_t len, const 
                         size_t n_fds)
 {
 	(void)fds;
+	/* A worker reads each reply before it asks again: one that asks with replies unread
+	 * would make the supervisor queue (and copy) without bound. */
+	if (channel_unread(&c->ch) != 0)
+		return -1;
 	return n_fds == 0 && broker_request(c, payload, len) == 0 ? 0 : -1;
 }
 
@@ -790,8 +812,9 @@ void chain_on_exit(struct chain *c, struct proc *p, int status)
 	if (was_runner) {
 		/* A fresh worker dies with its zygote (its parent-death signal): say that, not
 		 * "killed from outside". */
-		if (copy.fresh && !copy.killed && c->kill == KILL_NONE && WIFSIGNALED(status) &&
-		    WTERMSIG(status) == SIGKILL && zygote_gone(c->e, c->generation))
+		if (copy.fresh && !c->bound && !copy.killed && c->kill == KILL_NONE &&
+		    WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+		    zygote_gone(c->e, c->generation))
 			c->kill = KILL_ZYGOTE;
 		c->runner = NULL;
 		c->runner_status = status;
@@ -1018,7 +1041,7 @@ static void decide(struct chain *c)
 		}
 		return;
 	}
-	if (r->threads == 1 && !r->fresh) {
+	if (r->threads == 1 && (!r->fresh || c->bound)) {
 		/* The runner becomes the session's state; the old one goes (or went: a holder
 		 * killed while the call ran takes nothing with it once the call committed). */
 		answer_commit(c);
@@ -1033,8 +1056,9 @@ static void decide(struct chain *c)
 		chain_set_state(c, CH_PARKED);
 		return;
 	}
-	/* A fresh worker (the zygote's child) or a runner with threads: its one-thread copy
-	 * becomes the state. A runner alone in its process can be answered now. */
+	/* A fresh worker with a parent-death signal (it dies with the zygote) or a runner with
+	 * threads: its one-thread copy becomes the state. A runner alone in its process can be
+	 * answered now. */
 	c->snap_answer = r->threads != 1;
 	if (!c->snap_answer)
 		answer_commit(c);
@@ -1141,6 +1165,12 @@ static void advance_snapshot(struct chain *c)
 		n->parked = 0;
 		return;
 	}
+	if (n && c->snap_answer && c->kill != KILL_NONE) {
+		/* The call's deadline passed (or it was cancelled) while its copy was made: nothing
+		 * of it is kept, and the copy goes now; the verdict is said once it is gone. */
+		proc_kill(n);
+		return;
+	}
 	if (n && n->parked) {
 		/* The copy is the session's state now. */
 		if (c->snap_answer)
@@ -1214,7 +1244,10 @@ static void advance_forking(struct chain *c)
 		prep_failed(c, "ended before it parked");
 		return;
 	}
-	if (n && n->parked) {
+	/* The holder parks again too before anything goes on: the fork returned into it, and
+	 * no process of a chain runs unwatched (a park forged from a call's own code would
+	 * otherwise leave its holder running user code outside any call). */
+	if (n && n->parked && c->holder->parked) {
 		n->role = ROLE_RUNNER;
 		c->runner = n;
 		c->newborn = NULL;

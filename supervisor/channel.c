@@ -52,7 +52,7 @@ void channel_close(struct channel *ch)
 	frame_reset(ch);
 	free(ch->tx);
 	ch->tx = NULL;
-	ch->tx_len = ch->tx_off = 0;
+	ch->tx_len = ch->tx_off = ch->tx_cap = 0;
 }
 
 void channel_flush(struct channel *ch)
@@ -73,9 +73,41 @@ void channel_flush(struct channel *ch)
 	}
 	free(ch->tx);
 	ch->tx = NULL;
-	ch->tx_len = ch->tx_off = 0;
+	ch->tx_len = ch->tx_off = ch->tx_cap = 0;
 	if (ch->w.fd >= 0)
 		(void)loop_mod(&ch->w, EPOLLIN);
+}
+
+/* Room for n more bytes after what is pending. The pending bytes move to the front only when
+ * at least as many were sent since they last moved (so a byte is moved at most once for each
+ * byte sent); otherwise the buffer doubles. Since pending + n never passes CHANNEL_TX_MAX, it
+ * stays below twice that. Returns 0 or -ENOMEM. */
+static int tx_room(struct channel *ch, size_t n)
+{
+	size_t pending = ch->tx_len - ch->tx_off, cap = ch->tx_cap ? ch->tx_cap : 4096;
+	char *buf;
+
+	if (ch->tx_cap - ch->tx_len >= n)
+		return 0;
+	if (ch->tx_off >= pending && ch->tx_cap - pending >= n) {
+		memmove(ch->tx, ch->tx + ch->tx_off, pending);
+		ch->tx_off = 0;
+		ch->tx_len = pending;
+		return 0;
+	}
+	while (cap < pending + n || cap <= ch->tx_cap)
+		cap *= 2;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	if (pending)
+		memcpy(buf, ch->tx + ch->tx_off, pending);
+	free(ch->tx);
+	ch->tx = buf;
+	ch->tx_off = 0;
+	ch->tx_len = pending;
+	ch->tx_cap = cap;
+	return 0;
 }
 
 /* Queue a frame (header, prefix, body) after what is pending; with nothing pending it goes
@@ -93,7 +125,6 @@ static int send_frame(struct channel *ch, char type, const void *prefix, size_t 
 	    {.iov_base = (void *)(uintptr_t)body, .iov_len = blen},
 	};
 	size_t pending, n = IPC_FRAME_HEADER + plen + blen, sent = 0, off;
-	char *buf;
 
 	if (plen + blen > IPC_FRAME_MAX)
 		return -EMSGSIZE;
@@ -114,23 +145,17 @@ static int send_frame(struct channel *ch, char type, const void *prefix, size_t 
 		if (sent == n)
 			return 0;
 	}
-	buf = malloc(pending + n - sent);
-	if (!buf)
+	if (tx_room(ch, n - sent) < 0)
 		return -ENOMEM; /* with bytes of it sent: the stream is broken, the caller ends it */
-	if (pending)
-		memcpy(buf, ch->tx + ch->tx_off, pending);
-	off = pending;
+	off = ch->tx_len;
 	for (int i = 0; i < 3; i++) {
 		size_t skip = sent < iov[i].iov_len ? sent : iov[i].iov_len;
 		if (iov[i].iov_len > skip)
-			memcpy(buf + off, (char *)iov[i].iov_base + skip, iov[i].iov_len - skip);
+			memcpy(ch->tx + off, (char *)iov[i].iov_base + skip, iov[i].iov_len - skip);
 		off += iov[i].iov_len - skip;
 		sent -= skip;
 	}
-	free(ch->tx);
-	ch->tx = buf;
 	ch->tx_len = off;
-	ch->tx_off = 0;
 	channel_flush(ch);
 	return 0;
 }

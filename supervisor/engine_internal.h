@@ -93,8 +93,8 @@ struct sysreport {
 struct proc {
 	pid_t pid; /* 0: slot free */
 	enum proc_role role;
-	int fresh;      /* the zygote forked it: it dies with the zygote, so it never holds state */
-	int parked;     /* its main thread waits in the gate: notif is held */
+	int fresh;  /* the zygote forked it: unless its chain is bound, it dies with the zygote */
+	int parked; /* its main thread waits in the gate: notif is held */
 	uint64_t notif; /* that notification's id */
 	int threads;    /* its threads when it parked (from /proc) */
 	int killed;     /* SIGKILL sent */
@@ -145,9 +145,11 @@ struct channel {
 	char *payload;
 	size_t payload_len, payload_got;
 	pid_t sender; /* who wrote the bytes of the frame being received */
-	/* bytes still to send */
+	/* bytes still to send: tx[tx_off, tx_len) of a buffer of tx_cap bytes, which grows by
+	 * doubling and is compacted only when a frame does not fit: each byte is copied a
+	 * bounded number of times however many frames wait */
 	char *tx;
-	size_t tx_len, tx_off;
+	size_t tx_len, tx_off, tx_cap;
 };
 
 struct chain {
@@ -161,6 +163,10 @@ struct chain {
 	struct channel ch;
 	struct watch listener; /* the fork gate of every process of the chain; fd -1 if none */
 	int traced;            /* the fresh worker was seized: every process is traced */
+	/* spawned with IPC_SPAWN_TRACED: its fresh worker has no parent-death signal, its life is
+	 * bound to the supervisor's by EXITKILL alone (it must be traced, or it is killed), and it
+	 * outlives the zygote: it may hold a session's state itself */
+	int bound;
 	/* booting */
 	uint32_t req_id;
 	int generation; /* the zygote that forks it */
@@ -446,8 +452,9 @@ void sessions_free_all(struct engine *e);
 
 /* Start the zygote (fork, exec with an empty environment, send its configuration). */
 int zygote_start(struct engine *e);
-/* Ask the zygote for a worker whose channel end is fd (sent, then closed here). */
-int zygote_request(struct engine *e, uint32_t req_id, int fd);
+/* Ask the zygote for a worker whose channel end is fd (sent, then closed here); flags are
+ * IPC_SPAWN_*. */
+int zygote_request(struct engine *e, uint32_t req_id, uint32_t flags, int fd);
 /* Stop it (close the socket, SIGKILL). */
 void zygote_stop(struct engine *e);
 /* Is the zygote of this generation gone (exited, reaped or not)? */

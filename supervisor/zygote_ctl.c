@@ -95,11 +95,11 @@ int zygote_ready(const struct engine *e)
 	return e->zctl.fd >= 0 && e->zready;
 }
 
-int zygote_request(struct engine *e, uint32_t req_id, int fd)
+int zygote_request(struct engine *e, uint32_t req_id, uint32_t flags, int fd)
 {
 	unsigned char msg[IPC_ZYGOTE_MSG];
 
-	ipc_zygote_msg_put(msg, IPC_ZYGOTE_SPAWN, req_id, 0);
+	ipc_zygote_msg_put(msg, IPC_ZYGOTE_SPAWN, req_id, flags);
 	return e->zctl.fd < 0 ? -ENOTCONN : ipc_send_fd(e->zctl.fd, msg, sizeof(msg), fd);
 }
 
@@ -131,7 +131,7 @@ static struct chain *chain_by_req(struct engine *e, uint32_t id)
 }
 
 /* The zygote's fresh workers that it had not forked yet will never come; the ones it
- * forked die of their parent-death signal: no call may start on them now. */
+ * forked die of their parent-death signal, but for those of bound chains (chain.c). */
 static void zygote_lost(struct engine *e)
 {
 	struct chain *c, *next;

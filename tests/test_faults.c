@@ -725,3 +725,40 @@ Test(faults, storm_of_kills_under_a_mixed_load, .timeout = 240)
 	e2e_expect_result("1 + 1", "2");
 	e2e_stop();
 }
+
+/* ---- A session's first process ---------------------------------------------------------
+ * Once the supervisor traces its workers, a fresh worker takes no parent-death signal (its
+ * life is bound to the supervisor's by EXITKILL): the process that ran a new session's first
+ * call holds its state itself, no copy is made, and the zygote's death takes nothing with it. */
+Test(faults, a_new_sessions_first_process_holds_its_state_and_outlives_the_zygote)
+{
+	struct mcpc_proc p[256];
+	json_object *r;
+	const char *h;
+	pid_t first, zygote = 0;
+	int n;
+
+	/* Workers made before the first was traced take the signal: none is made ahead here. */
+	e2e_start_with(VERSION, ARGS("--allow-import", "os", "--prefork", "0"), NULL);
+	e2e_expect_status("1", "{\"session\":\"new\"}", "ok"); /* the first worker is traced */
+	r = e2e_expect_status("import os\nx = 41\nos.getpid()", "{\"session\":\"new\"}", "ok");
+	h = e2e_fmt("%s", mcpc_sc_str(r, "session"));
+	first = (pid_t)json_object_get_int(e2e_member(mcpc_structured(r), "result"));
+	r = e2e_call("import os\nos.getppid()", in_session(h, NULL));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), first,
+	             "the session's second call did not run in a fork of the process that ran "
+	             "its first (%d): %s",
+	             (int)first, mcpc_json(r));
+	n = e2e_descendants(p, 256);
+	for (int i = 0; i < n; i++)
+		if (is_unsandboxed(p[i].pid) && p[i].pid != e2e_starter())
+			zygote = p[i].pid;
+	cr_assert_gt(zygote, 0, "no zygote among the server's %d processes", n);
+	kill_and_reap(zygote);
+	r = e2e_call("x += 1\nx", in_session(h, NULL));
+	e2e_assert_result(r, "x += 1", "42");
+	e2e_expect_status("1", "{\"session\":\"new\"}", "ok");
+	e2e_assert_result(e2e_call("x", in_session(h, NULL)), "x", "42");
+	e2e_stop();
+}

@@ -432,6 +432,25 @@ Test(hostile_forks, no_fork_creates_a_process_and_no_read_steals_a_frame)
 
 /* ---- After the call's result ---------------------------------------------------------------- */
 
+/* A park made from the call's own code (the fork gate cannot tell it from the runner's), and a
+ * loop that serves calls as the runner does: serve() parks, and runs the code of a RUN word
+ * (ipc.h: IPC_PARK_WORD | cmd << 24 | sequence) with eval, answering with its result. */
+#define SERVE                                                                                      \
+	"def park():\n"                                                                            \
+	"    return libc.syscall(56, 0x1200011, 0, 0, 0, 0)\n"                                     \
+	"def exactly(n):\n"                                                                        \
+	"    b = b''\n"                                                                            \
+	"    while len(b) < n:\n"                                                                  \
+	"        b += os.read(3, n - len(b))\n"                                                    \
+	"    return b\n"                                                                           \
+	"def serve():\n"                                                                           \
+	"    while True:\n"                                                                        \
+	"        v = park()\n"                                                                     \
+	"        if v >= 0x40000000 and (v >> 24) & 0x3f == 1:\n"                                  \
+	"            n, t = struct.unpack('<IB', exactly(5))\n"                                    \
+	"            p = exactly(n)\n"                                                             \
+	"            put(frame('J', p[:4] + outcome(eval(p[4:].decode(), globals()))))\n"
+
 static const struct hcase after_cases[] = {
     /* Its own report, forged: that is all a forgery can change. The code then forks (the
      * process parks in its own code) and never parks again: the session is lost, its next
@@ -464,6 +483,22 @@ static const struct hcase after_cases[] = {
      "def w():\n    time.sleep(0.05)\n    os.fork()\n"
      "threading.Thread(target=w, daemon=True).start()\n't@ID@'",
      "ok", NULL, NULL, "'t@ID@'", NEXT_STATE},
+    /* The session's holder is then a process parked in user code: when it is let fork for
+     * the next call, the fork returns into that code, which runs on while its child serves
+     * the call. The holder must park again before anything goes on: the session is lost
+     * within the step time, and the spinning holder is gone (no process is left). */
+    {"forged result, then a park from user code whose holder runs on", OLD_SESSION,
+     SERVE "put(result(@SEQ@, 'FORGED@ID@'))\nif park() > 0:\n    while True:\n"
+           "        pass\nserve()",
+     "ok", NULL, NULL, "'FORGED@ID@'", NEXT_LOST},
+    /* A runner with threads is kept as a one-thread copy made after its result; here the
+     * copy (the child of a park from user code) computes past the call's hard deadline.
+     * The deadline still ends the call: timeout, nothing kept, the copy gone. */
+    {"forged result, then a copy that runs past the deadline", OLD_SESSION,
+     SERVE "threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n"
+           "put(result(@SEQ@, 'FORGED@ID@'))\nt0 = time.time()\nif park() > 0:\n"
+           "    os._exit(0)\nwhile time.time() - t0 < 2.5:\n    pass\nx = 'changed'\nserve()",
+     "timeout", "TimeoutError", NULL, NULL, NEXT_STATE},
     {"a thread writes before and after the call's own result", NEW_SESSION,
      "def w():\n    while True:\n        put(frame('Z', b'x'))\n        time.sleep(0.001)\n"
      "threading.Thread(target=w, daemon=True).start()\ntime.sleep(0.2)\n't@ID@'",
@@ -517,6 +552,15 @@ static const struct hcase broker_cases[] = {
     {"a name with a NUL in it", NEW_SESSION, BROKER "request(1, b'json\\0x')\nreply()\n't@ID@'",
      "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
     {"an unknown kind of request", NEW_SESSION, BROKER "request(9, b'json')\nreply()\n't@ID@'",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    /* A worker reads each reply before it asks again: asking with replies unread ends the
+     * call at once (the supervisor would otherwise queue replies for it without bound). */
+    {"a second request with the first reply unread", NEW_SESSION,
+     BROKER "request(5, b'json.decoder')\nrequest(5, b'json.decoder', 8)\ntime.sleep(5)", "crashed",
+     "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"a flood of requests, no reply read", NEW_SESSION,
+     BROKER "put(b''.join(frame('Q', struct.pack('<IB', i, 1) + b'zz') for i in range(20000)))\n"
+            "time.sleep(5)",
      "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
     {"a request header cut short", NEW_SESSION, "put(frame('Q', b'\\x07\\0'))\ntime.sleep(5)",
      "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},

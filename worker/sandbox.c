@@ -113,9 +113,15 @@ static void enter_session(struct sandbox_report *r)
 /* Called twice: early, and again after the last credential change, because the kernel
  * clears the parent-death signal whenever the euid, egid or fsuid change (commit_creds), as
  * the switch away from root does. */
-static void arm_pdeathsig(pid_t parent, struct sandbox_report *r)
+static void arm_pdeathsig(const struct sandbox_config *cfg, pid_t parent, struct sandbox_report *r)
 {
 	int sig = 0;
+
+	if (cfg->bound) {
+		layer_set(r, SANDBOX_PDEATHSIG, LAYER_ACTIVE, 0,
+		          "none: bound to the supervisor (traced, EXITKILL)");
+		return;
+	}
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
 		fail(r, SANDBOX_PDEATHSIG, WORKER_EXIT_PDEATHSIG, errno, "PR_SET_PDEATHSIG");
@@ -509,7 +515,7 @@ void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t paren
 
 	enter_fds(channel_fd, report);
 	enter_session(report);
-	arm_pdeathsig(parent, report);
+	arm_pdeathsig(cfg, parent, report);
 	enter_rlimits(cfg, report);
 	enter_uid(cfg, report);
 	own_userns = enter_namespaces(cfg, report);
@@ -519,7 +525,7 @@ void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t paren
 	/* no_new_privs before Landlock and seccomp: both need it when unprivileged. */
 	enter_nnp(report);
 	enter_landlock(cfg, report);
-	arm_pdeathsig(parent, report);
+	arm_pdeathsig(cfg, parent, report);
 	/* A uid switch resets dumpable, and ptrace needs it: the supervisor attaches to the
 	 * worker and, at the exit stop, reads the registers of a syscall that killed it. */
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)

@@ -38,6 +38,11 @@ struct sandbox_config {
 	 * may be written. */
 	int workspace;
 	uint64_t fsize;
+	/* Set per spawn (IPC_SPAWN_TRACED): the supervisor traces its workers, so this one takes
+	 * no parent-death signal; EXITKILL binds its life to the supervisor's once it is seized,
+	 * and before that it runs no code of the user's and exits when its gate or channel
+	 * closes. */
+	int bound;
 };
 
 /* The fds a worker may hold: its four fixed ones and few more; with a workspace, the files it
@@ -93,7 +98,8 @@ int sandbox_zygote_namespaces(struct sandbox_config *cfg);
 
 /* Enter the sandbox in a freshly forked, single-threaded process, in this order: fds (stdin,
  * stdout, stderr become /dev/null, channel_fd moves to POLICY_FD_CHANNEL, every other fd is
- * closed), setsid, PR_SET_PDEATHSIG(SIGKILL) and a re-check that getppid() == parent,
+ * closed), setsid, PR_SET_PDEATHSIG(SIGKILL) and a re-check that getppid() == parent (not for
+ * a bound worker: cfg->bound),
  * rlimits, the switch to cfg->uid/gid when running as root, user+net+ipc namespaces, a bound
  * on its tasks (RLIMIT_NPROC inside its own user namespace, or the cgroup's pids.max, or no
  * threads at all), capabilities dropped (effective, permitted, inheritable, bounding, ambient), no_new_privs,

@@ -201,7 +201,8 @@ static int serve_spawn(int control, const struct sandbox_config *sb)
 {
 	unsigned char msg[IPC_ZYGOTE_MSG + 1];
 	struct ipc_recv_info info;
-	uint32_t id, unused;
+	uint32_t id, flags;
+	struct sandbox_config spawned = *sb;
 	ssize_t n;
 	char type;
 	pid_t pid;
@@ -214,14 +215,16 @@ static int serve_spawn(int control, const struct sandbox_config *sb)
 		fprintf(stderr, "safepy zygote: control socket: %s\n", strerror((int)-n));
 		exit(ZYGOTE_EXIT_SETUP);
 	}
-	if (ipc_zygote_msg_get(msg, (size_t)n, &type, &id, &unused) < 0 ||
-	    type != IPC_ZYGOTE_SPAWN || info.n_fds != 1 || info.truncated) {
+	if (ipc_zygote_msg_get(msg, (size_t)n, &type, &id, &flags) < 0 ||
+	    type != IPC_ZYGOTE_SPAWN || (flags & ~IPC_SPAWN_FLAGS) || info.n_fds != 1 ||
+	    info.truncated) {
 		for (size_t i = 0; i < info.n_fds; i++)
 			close(info.fds[i]);
 		fprintf(stderr, "safepy zygote: malformed control message\n");
 		exit(ZYGOTE_EXIT_SETUP);
 	}
-	pid = spawn(sb, info.fds[0]);
+	spawned.bound = (flags & IPC_SPAWN_TRACED) != 0;
+	pid = spawn(&spawned, info.fds[0]);
 	close(info.fds[0]);
 	if (pid < 0)
 		rc = control_send(control, IPC_ZYGOTE_ERR, id, (uint32_t)errno);
