@@ -404,6 +404,25 @@ Test(data, files_stay_out_of_reach)
 	    e2e_fmt("import pandas as pd\npd.eval(\"__import__('os').system('touch %s')\")",
 	            scratch_file("e")),
 	    &(struct e2e_refusal){"error", NULL, NULL}, scratch_file("e"));
+	/* lambdify runs code printed from the expression (a Symbol's name as it is) in a
+	 * namespace with a module named builtins: the sandbox's, not the real one. */
+	refused_no_file(
+	    e2e_fmt("import sympy\nf = sympy.lambdify([], sympy.Symbol('builtins.getattr(builtins, "
+	            "\"__imp\" + \"ort__\")(\"os\").system(\"touch %s\")'))\nf()",
+	            scratch_file("f")),
+	    &E2E_DUNDER, scratch_file("f"));
+	refused_no_file("import sympy\nsympy.lambdify([], sympy.Symbol('builtins.open'))()",
+	                &(struct e2e_refusal){"error", "AttributeError", "open"}, NULL);
+	/* pandas' evaluator reads any attribute named in the expression: what library code may
+	 * read (a function's defaults) holds no module. */
+	refused_no_file("import typing, pandas as pd\nt = type(typing.List[int])\n"
+	                "d = pd.eval('t.__reduce__.__defaults__', local_dict={'t': t}, "
+	                "engine='python')\nd[0]['sys']",
+	                &(struct e2e_refusal){"error", "TypeError", "not subscriptable"}, NULL);
+	/* Controls: both work on ordinary expressions. */
+	e2e_expect_result("import sympy, pandas as pd\nx = sympy.Symbol('x')\n"
+	                  "[float(sympy.lambdify([x], x**2 + 1)(3)), int(pd.eval('2 * 21'))]",
+	                  "[10.0,42]");
 	e2e_ok("6 * 7");
 	e2e_stop();
 	scratch_remove();
@@ -441,5 +460,27 @@ Test(data, memory_corruption_through_numpy_stays_in_the_worker)
 	                  "strides=(1 << 20,))\nfloat(v.sum())",
 	                  NULL, "crashed");
 	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}
+
+/* The warm-up of a session's next process compiles its snippet in C: a call that changes the
+ * ast module's classes (sympy hands out their instances) does not get its code run there, outside
+ * any call. */
+Test(data, the_warm_up_runs_no_code_of_the_ast_classes)
+{
+	start_data(NULL);
+	e2e_ok("from sympy.parsing.sympy_parser import evaluateFalse\n"
+	       "E = type(evaluateFalse('1'))\nlog = []\n"
+	       "def init(self, *a, **k):\n    log.append(len(a))\n"
+	       "    for n, v in zip(('body',), a):\n        setattr(self, n, v)\n"
+	       "E.__init__ = init\nE.__name__");
+	/* Time for the next process to be forked and warmed up before each call comes. */
+	e2e_ok("0");
+	usleep(700 * 1000);
+	e2e_ok("0");
+	usleep(700 * 1000);
+	/* Each call's own build made one Expression (its last line's value); none came from a
+	 * warm-up, whose snippet ends with an expression too. */
+	e2e_expect_result("len(log)", "3");
 	e2e_stop();
 }

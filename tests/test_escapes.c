@@ -778,6 +778,34 @@ Test(python_layer, library_methods_that_name_modules_are_refused)
 	stop();
 }
 
+/* functools.update_wrapper reads, from a library frame, whatever attributes its caller names
+ * (assigned=...) and hands them to the caller's object: what library code may read of a
+ * function (its code, its defaults) reaches no module. safepy's own typing fix kept typing's
+ * namespace in a default. */
+Test(python_layer, library_readers_of_named_attributes_reach_no_module)
+{
+	static const char *const grab =
+	    "import functools, typing\ngot = {}\nclass W:\n    def __setattr__(self, k, v):\n"
+	    "        got[k] = v\ndef grab(obj, name):\n    got.clear()\n"
+	    "    functools.update_wrapper(W(), obj, assigned=(name,), updated=())\n"
+	    "    return got.get(name)\n";
+
+	start(NULL);
+	refused(e2e_fmt("%sred = grab(type(typing.List[int]), '__red' + 'uce__')\n"
+	                "grab(red, '__defa' + 'ults__')[0]['sys']",
+	                grab),
+	        &(struct e2e_refusal){"error", "TypeError", "not subscriptable"});
+	refused(e2e_fmt("%sgrab(functools.update_wrapper, '__glo' + 'bals__')['sys']", grab),
+	        &(struct e2e_refusal){"error", "TypeError", "not subscriptable"});
+	/* Controls: what it is for still works, and reads a library function's defaults. */
+	expect_ok_result(e2e_fmt("%s[grab(functools.update_wrapper, '__defa' + 'ults__')[1], "
+	                         "grab(len, '__name__')]",
+	                         grab),
+	                 "[[\"__dict__\"],\"len\"]");
+	still_serving();
+	stop();
+}
+
 Test(python_layer, from_imports_give_proxies_only)
 {
 	start(NULL);

@@ -621,3 +621,26 @@ Test(hostile_after, the_warm_up_runs_no_trace_or_profile_function)
 	                  "[\"probe\"]");
 	e2e_stop();
 }
+
+/* A call may replace or block the deadline's handler (here with the Python layer off, as any
+ * call can once it reaches the real signal module): the next call of its session still gets
+ * its TimeoutError at its limit, not only the kill 0.5 s later. */
+Test(hostile_after, each_call_gets_its_own_deadline_handler)
+{
+	json_object *r;
+	const char *h;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS, "--allow-import", "signal"), NULL);
+	r = e2e_expect_status("import signal\nsignal.signal(signal.SIGUSR1, signal.SIG_IGN)\n"
+	                      "signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+	                      "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})\n1",
+	                      "{\"session\":\"new\"}", "ok");
+	h = e2e_fmt("%s", mcpc_sc_str(r, "session"));
+	r = e2e_call("import time\ntry:\n    time.sleep(10)\nexcept TimeoutError as e:\n"
+	             "    print('raised:', e, flush=True)\n    raise",
+	             session_args(h, "\"timeout_seconds\":1"));
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stdout") ? mcpc_sc_str(r, "stdout") : "", "raised:"),
+	          "the code got no TimeoutError at its limit: %s", mcpc_json(r));
+	e2e_stop();
+}

@@ -26,8 +26,9 @@ static const struct zygote_config *zcfg;
 static int python_layer = 1;
 static volatile sig_atomic_t deadline_hit;
 
-static PyObject *real_compile;  /* builtins.compile */
-static PyObject *ast_mod;       /* the ast module */
+static PyObject *real_compile; /* builtins.compile */
+static PyObject *ast_mod;      /* the ast module */
+static int ast_classes_take(void);
 static PyObject *timeout_error; /* raised in the code by the deadline handler */
 static PyObject *user_globals;  /* the user's namespace, created by the first run */
 static PyObject *user_module;   /* its module, sys.modules['__main__'] */
@@ -141,26 +142,40 @@ static PyObject *deadline_handler(PyObject *self, PyObject *args)
 static PyMethodDef deadline_def = {"_deadline", deadline_handler, METH_VARARGS,
                                    "Raise the timeout in the running code."};
 
+/* The deadline handler and signal.signal itself (a built-in function: what a call does to the
+ * signal module does not change it), kept to put the handler back before each call. */
+static PyObject *deadline_h, *signal_fn;
+/* This process's warm-up armed them, and no code ran since: its call need not. */
+static int signals_warm;
+
+/* Install the handler for both signals and unblock them. Returns 0, or -1 with an error. */
+static int signals_arm(void)
+{
+	sigset_t both;
+	PyObject *r = PyObject_CallFunction(signal_fn, "iO", SIGUSR1, deadline_h);
+
+	Py_XDECREF(r);
+	if (r) {
+		r = PyObject_CallFunction(signal_fn, "iO", SIGXCPU, deadline_h);
+		Py_XDECREF(r);
+	}
+	sigemptyset(&both);
+	sigaddset(&both, SIGUSR1);
+	sigaddset(&both, SIGXCPU);
+	(void)pthread_sigmask(SIG_UNBLOCK, &both, NULL);
+	return r ? 0 : -1;
+}
+
 static int signals_setup(void)
 {
-	PyObject *signal = PyImport_ImportModule("signal"), *h, *r;
+	PyObject *signal = PyImport_ImportModule("signal");
 
 	if (!signal)
 		return -1;
-	h = PyCFunction_New(&deadline_def, NULL);
-	if (!h) {
-		Py_DECREF(signal);
-		return -1;
-	}
-	r = PyObject_CallMethod(signal, "signal", "iO", SIGUSR1, h);
-	Py_XDECREF(r);
-	if (r) {
-		r = PyObject_CallMethod(signal, "signal", "iO", SIGXCPU, h);
-		Py_XDECREF(r);
-	}
-	Py_DECREF(h);
+	signal_fn = PyObject_GetAttrString(signal, "signal");
+	deadline_h = PyCFunction_New(&deadline_def, NULL);
 	Py_DECREF(signal);
-	if (!r)
+	if (!signal_fn || !deadline_h || signals_arm() < 0)
 		return -1;
 	timeout_error = PyExc_TimeoutError;
 	return 0;
@@ -262,7 +277,7 @@ int interp_init(const struct zygote_config *cfg)
 	}
 	real_compile = real_builtin("compile");
 	ast_mod = PyImport_ImportModule("ast");
-	if (!real_compile || !ast_mod || pylayer_opcodes_load() < 0) {
+	if (!real_compile || !ast_mod || ast_classes_take() < 0 || pylayer_opcodes_load() < 0) {
 		report_python_error("loading the compiler");
 		return -1;
 	}
@@ -333,11 +348,83 @@ static PyObject *compile_node(PyObject *node, const char *mode)
 	return code;
 }
 
+/* The classes of the ast module that building every program names, taken when the zygote
+ * starts: a call may rebind the module's names (in the session's later processes too). */
+static const char *const ast_names[] = {"Expr", "Assign",     "AnnAssign", "AugAssign",
+                                        "Name", "Expression", NULL};
+static PyObject *ast_classes[sizeof(ast_names) / sizeof(ast_names[0])];
+
+/* Every class of the _ast module and its version tag when the zygote started. CPython gives a
+ * class a new tag, or none, whenever it or a base is changed (an attribute set, a method
+ * replaced): a class with its tag is the class as CPython made it. */
+struct ast_tag {
+	PyTypeObject *type;
+	unsigned int tag;
+};
+static struct ast_tag *ast_tags;
+static size_t n_ast_tags;
+
+static int ast_classes_take(void)
+{
+	PyObject *m = PyImport_ImportModule("_ast"), *d, *base, *key, *v;
+	PyObject *probe = PyUnicode_InternFromString("__setattr__");
+	Py_ssize_t pos = 0;
+	size_t n = 0;
+	int rc = -1;
+
+	for (size_t i = 0; ast_names[i]; i++)
+		if (!(ast_classes[i] = PyObject_GetAttrString(ast_mod, ast_names[i])))
+			goto out;
+	d = m ? PyModule_GetDict(m) : NULL;
+	base = d ? PyDict_GetItemString(d, "AST") : NULL;
+	if (!probe || !base || !PyType_Check(base))
+		goto out;
+	while (PyDict_Next(d, &pos, &key, &v))
+		n += PyType_Check(v) && PyType_IsSubtype((PyTypeObject *)v, (PyTypeObject *)base);
+	ast_tags = calloc(n ? n : 1, sizeof(*ast_tags));
+	if (!ast_tags) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	pos = 0;
+	while (PyDict_Next(d, &pos, &key, &v) && n_ast_tags < n) {
+		PyTypeObject *t = (PyTypeObject *)v;
+		if (!PyType_Check(v) || !PyType_IsSubtype(t, (PyTypeObject *)base))
+			continue;
+		(void)_PyType_Lookup(t, probe); /* a lookup gives the class its tag */
+		ast_tags[n_ast_tags++] = (struct ast_tag){t, t->tp_version_tag};
+	}
+	rc = 0;
+out:
+	Py_XDECREF(probe);
+	Py_XDECREF(m);
+	return rc;
+}
+
+/* Is every class of _ast as the zygote left it? Then parsing to its objects and compiling them
+ * runs CPython's C code only. */
+static int ast_pristine(void)
+{
+	for (size_t i = 0; i < n_ast_tags; i++) {
+		const PyTypeObject *t = ast_tags[i].type;
+		if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ||
+		    t->tp_version_tag != ast_tags[i].tag)
+			return 0;
+	}
+	return n_ast_tags > 0;
+}
+
 static int is_ast(PyObject *node, const char *cls)
 {
-	PyObject *t = PyObject_GetAttrString(ast_mod, cls);
-	int r = t ? PyObject_IsInstance(node, t) : -1;
+	PyObject *t = NULL;
+	int r;
 
+	for (size_t i = 0; ast_names[i]; i++)
+		if (strcmp(ast_names[i], cls) == 0)
+			t = Py_NewRef(ast_classes[i]);
+	if (!t)
+		t = PyObject_GetAttrString(ast_mod, cls);
+	r = t ? PyObject_IsInstance(node, t) : -1;
 	Py_XDECREF(t);
 	return r;
 }
@@ -647,7 +734,7 @@ static int program_build(const char *src, struct program *p)
 		if (!value || (kind == LAST_ASSIGN && !targets) ||
 		    PySequence_DelItem(body, n - 1) < 0)
 			goto out;
-		expr = PyObject_CallMethod(ast_mod, "Expression", "O", value);
+		expr = PyObject_CallOneArg(ast_classes[5], value); /* Expression */
 		if (!expr)
 			goto out;
 		p->last_expr = compile_node(expr, "eval");
@@ -781,6 +868,9 @@ static PyObject *program_run(struct program *p, PyObject *g, PyObject *b)
  * hook is armed, and the snippet runs with builtins no user code holds. */
 void interp_warm_up(void)
 {
+	/* Built as a call's code is, through the objects of the ast module's classes, only while
+	 * those are as CPython made them: a call may change them (their __init__, __setattr__,
+	 * attributes), and this runs outside any call. Otherwise compiled in C from source. */
 	static const char *const snippet = "def _f(n):\n    return [i * 2 for i in range(n)]\n"
 	                                   "_x = {'a': _f(3), 'b': 'text'}\n_x\n";
 	struct program prog = {0};
@@ -798,7 +888,20 @@ void interp_warm_up(void)
 	PyEval_SetTrace(NULL, NULL);
 	PyEval_SetProfile(NULL, NULL);
 	pylayer_arm(python_layer);
-	if (g && program_build(snippet, &prog) == 0)
+	/* Off the call's path: the handlers its call needs (an earlier call may have changed
+	 * them). */
+	signals_warm = signals_arm() == 0;
+	PyErr_Clear();
+	if (g && ast_pristine()) {
+		if (program_build(snippet, &prog) < 0)
+			PyErr_Clear();
+	} else {
+		prog.body =
+		    Py_CompileStringExFlags(snippet, INTERP_FILENAME, Py_file_input, NULL, -1);
+		prog.last_expr =
+		    Py_CompileStringExFlags("_x", INTERP_FILENAME, Py_eval_input, NULL, -1);
+	}
+	if (g && prog.body && prog.last_expr)
 		v = program_run(&prog, g, builtins_for(1));
 	if (v) {
 		struct run_outcome scratch;
@@ -830,6 +933,11 @@ void interp_run(const char *code, struct run_outcome *out)
 	int trunc = 0, failed, memory;
 
 	capture_reset();
+	/* The deadline raises TimeoutError in this call whatever an earlier call of the session
+	 * did to its signal handlers or mask (the hard kill follows it in any case). */
+	if (!signals_warm && signals_arm() < 0)
+		PyErr_Clear();
+	signals_warm = 0;
 	/* Until the result is sent, modules the code or its libraries import late are asked of
 	 * the supervisor. */
 	pyimport_serving(1);

@@ -128,8 +128,56 @@ static int allow_user_module(PyObject *obj)
 
 /* ---- the guarded descriptor -------------------------------------------------------------- */
 
-/* A check of the value set: 0, or -1 with the exception raised. */
+/* A check of a value read or set: 0, or -1 with the exception raised. */
 typedef int (*guard_value)(PyObject *value);
+
+/* A real module, or a namespace: a module's dict or the builtins (a dict naming itself with
+ * __name__ beside what only a module's namespace holds). The user's module and the proxies
+ * are views made for the user. */
+static int is_namespace(PyObject *v)
+{
+	if (v == user_module || v == user_ns || pylayer_is_proxy(v))
+		return 0;
+	if (PyModule_Check(v))
+		return 1;
+	return PyDict_Check(v) && PyDict_GetItemString(v, "__name__") &&
+	       (PyDict_GetItemString(v, "__builtins__") || PyDict_GetItemString(v, "__spec__") ||
+	        PyDict_GetItemString(v, "__loader__") || PyDict_GetItemString(v, "__import__"));
+}
+
+/* Does v, or an item or value of it (a tuple, list or dict one level down), hold one? */
+static int holds_namespace(PyObject *v, int depth)
+{
+	if (is_namespace(v))
+		return 1;
+	if (depth > 1)
+		return 0;
+	if (PyTuple_Check(v) || PyList_Check(v)) {
+		for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); i++)
+			if (holds_namespace(PySequence_Fast_GET_ITEM(v, i), depth + 1))
+				return 1;
+	} else if (PyDict_Check(v)) {
+		PyObject *key, *item;
+		Py_ssize_t pos = 0;
+		while (PyDict_Next(v, &pos, &key, &item))
+			if (holds_namespace(item, depth + 1))
+				return 1;
+	}
+	return 0;
+}
+
+/* Library code reads any function's defaults (allow_introspection), and library code that
+ * reads an attribute the caller names (functools.update_wrapper's assigned=, pandas' eval)
+ * hands what it read to the user: defaults that hold a real module or a namespace are not
+ * given out. No function of the standard library or the data stack keeps one there. */
+static int value_no_namespace(PyObject *value)
+{
+	if (!holds_namespace(value, 0))
+		return 0;
+	PyErr_SetString(PyExc_AttributeError,
+	                "Forbidden access to dunder attribute: defaults that hold a module");
+	return -1;
+}
 
 /* A code object set as a function's __code__ obeys the rules of the user's code: typing
  * compiles annotation strings (ForwardRef.__forward_code__) without the exec event's check. */
@@ -144,6 +192,7 @@ struct guard_rule {
 	guard_allow get;   /* may obj's attribute be read while armed? */
 	guard_allow set;   /* may it be set or deleted while armed? */
 	guard_value value; /* NULL, or what a value set must pass while armed */
+	guard_value got;   /* NULL, or what a value read must pass while armed */
 };
 
 typedef struct {
@@ -171,12 +220,16 @@ static PyObject *guard_refuse(GuardObject *g)
 static PyObject *guard_get(PyObject *self, PyObject *obj, PyObject *type)
 {
 	GuardObject *g = (GuardObject *)self;
+	PyObject *v;
 
 	if (!obj)
 		return Py_NewRef(self);
 	if (pylayer_armed() && !g->rule->get(obj))
 		return guard_refuse(g);
-	return Py_TYPE(g->orig)->tp_descr_get(g->orig, obj, type);
+	v = Py_TYPE(g->orig)->tp_descr_get(g->orig, obj, type);
+	if (v && g->rule->got && pylayer_armed() && g->rule->got(v) < 0)
+		Py_CLEAR(v);
+	return v;
 }
 
 static int guard_set(PyObject *self, PyObject *obj, PyObject *value)
@@ -269,7 +322,8 @@ static PyTypeObject guard_method_type = {
  *             __kwdefaults__ (getsets): the user's own functions keep them (typing and
  *             singledispatch read __globals__ and __code__; namedtuple sets __defaults__ of
  *             a function it makes); library code reads __code__, __defaults__ and
- *             __kwdefaults__ of any function (allow_introspection), and the code of a module
+ *             __kwdefaults__ of any function (allow_introspection; defaults holding a module
+ *             or a namespace are given to no one: value_no_namespace), and the code of a module
  *             served late __globals__ too while it is imported (pyguard_for_loading_module);
  *             __builtins__ is the writable builtins dict: never.
  *   frame     every attribute and clear(): frames are the way to every namespace.
@@ -288,33 +342,35 @@ static PyTypeObject guard_method_type = {
  * traceback, whose frame is guarded). The attribute rules of pylayer.c still refuse most of
  * these names in the user's code, with a friendlier message. */
 static struct guard_rule rules[] = {
-    {&PyFunction_Type, "__globals__", allow_user_or_loading_function, allow_never, NULL},
-    {&PyFunction_Type, "__builtins__", allow_never, allow_never, NULL},
-    {&PyFunction_Type, "__closure__", allow_user_function, allow_never, NULL},
-    {&PyFunction_Type, "__code__", allow_introspection, allow_user_function, value_code_checked},
-    {&PyFunction_Type, "__defaults__", allow_introspection, allow_always, NULL},
-    {&PyFunction_Type, "__kwdefaults__", allow_introspection, allow_always, NULL},
-    {&PyFrame_Type, "f_back", allow_never, allow_never, NULL},
-    {&PyFrame_Type, "f_builtins", allow_never, allow_never, NULL},
-    {&PyFrame_Type, "f_code", allow_never, allow_never, NULL},
-    {&PyFrame_Type, "f_globals", allow_never, allow_never, NULL},
-    {&PyFrame_Type, "f_locals", allow_never, allow_never, NULL},
-    {&PyFrame_Type, "f_lasti", allow_never, allow_never, NULL},
-    {&PyFrame_Type, "f_lineno", allow_never, allow_never, NULL},
-    {&PyFrame_Type, "f_trace", allow_never, allow_never, NULL},
-    {&PyFrame_Type, "f_trace_lines", allow_never, allow_never, NULL},
-    {&PyFrame_Type, "f_trace_opcodes", allow_never, allow_never, NULL},
-    {&PyFrame_Type, "clear", allow_never, allow_never, NULL},
-    {&PyGen_Type, "gi_frame", allow_never, allow_never, NULL},
-    {&PyGen_Type, "gi_code", allow_never, allow_never, NULL},
-    {&PyCoro_Type, "cr_frame", allow_never, allow_never, NULL},
-    {&PyCoro_Type, "cr_code", allow_never, allow_never, NULL},
-    {&PyAsyncGen_Type, "ag_frame", allow_never, allow_never, NULL},
-    {&PyAsyncGen_Type, "ag_code", allow_never, allow_never, NULL},
-    {&PyTraceBack_Type, "tb_frame", allow_never, allow_never, NULL},
-    {&PyCFunction_Type, "__self__", allow_non_module_self, allow_never, NULL},
-    {&PyType_Type, "__subclasses__", allow_heap_type, allow_never, NULL},
-    {&PyModule_Type, "__dict__", allow_user_module, allow_never, NULL},
+    {&PyFunction_Type, "__globals__", allow_user_or_loading_function, allow_never, NULL, NULL},
+    {&PyFunction_Type, "__builtins__", allow_never, allow_never, NULL, NULL},
+    {&PyFunction_Type, "__closure__", allow_user_function, allow_never, NULL, NULL},
+    {&PyFunction_Type, "__code__", allow_introspection, allow_user_function, value_code_checked,
+     NULL},
+    {&PyFunction_Type, "__defaults__", allow_introspection, allow_always, NULL, value_no_namespace},
+    {&PyFunction_Type, "__kwdefaults__", allow_introspection, allow_always, NULL,
+     value_no_namespace},
+    {&PyFrame_Type, "f_back", allow_never, allow_never, NULL, NULL},
+    {&PyFrame_Type, "f_builtins", allow_never, allow_never, NULL, NULL},
+    {&PyFrame_Type, "f_code", allow_never, allow_never, NULL, NULL},
+    {&PyFrame_Type, "f_globals", allow_never, allow_never, NULL, NULL},
+    {&PyFrame_Type, "f_locals", allow_never, allow_never, NULL, NULL},
+    {&PyFrame_Type, "f_lasti", allow_never, allow_never, NULL, NULL},
+    {&PyFrame_Type, "f_lineno", allow_never, allow_never, NULL, NULL},
+    {&PyFrame_Type, "f_trace", allow_never, allow_never, NULL, NULL},
+    {&PyFrame_Type, "f_trace_lines", allow_never, allow_never, NULL, NULL},
+    {&PyFrame_Type, "f_trace_opcodes", allow_never, allow_never, NULL, NULL},
+    {&PyFrame_Type, "clear", allow_never, allow_never, NULL, NULL},
+    {&PyGen_Type, "gi_frame", allow_never, allow_never, NULL, NULL},
+    {&PyGen_Type, "gi_code", allow_never, allow_never, NULL, NULL},
+    {&PyCoro_Type, "cr_frame", allow_never, allow_never, NULL, NULL},
+    {&PyCoro_Type, "cr_code", allow_never, allow_never, NULL, NULL},
+    {&PyAsyncGen_Type, "ag_frame", allow_never, allow_never, NULL, NULL},
+    {&PyAsyncGen_Type, "ag_code", allow_never, allow_never, NULL, NULL},
+    {&PyTraceBack_Type, "tb_frame", allow_never, allow_never, NULL, NULL},
+    {&PyCFunction_Type, "__self__", allow_non_module_self, allow_never, NULL, NULL},
+    {&PyType_Type, "__subclasses__", allow_heap_type, allow_never, NULL, NULL},
+    {&PyModule_Type, "__dict__", allow_user_module, allow_never, NULL, NULL},
 };
 
 static int guard_install(struct guard_rule *r)

@@ -771,8 +771,8 @@ static const char library_fixes[] =
     "    contextlib._RedirectStream.__enter__ = __enter__\n"
     "    contextlib._RedirectStream.__exit__ = __exit__\n"
     "typing = sys.modules.get('typing')\n"
-    "if typing is not None:\n"
-    "    def __reduce__(self, names=vars(typing)):\n"
+    "def _reducer(names):\n"
+    "    def __reduce__(self):\n"
     "        name = self._name\n"
     "        if name:\n"
     "            if (type(name) is not str or name.startswith('_') or name not in names\n"
@@ -785,7 +785,9 @@ static const char library_fixes[] =
     "        if len(args) == 1 and not isinstance(args[0], tuple):\n"
     "            args, = args\n"
     "        return operator.getitem, (origin, args)\n"
-    "    typing._GenericAlias.__reduce__ = __reduce__\n";
+    "    return __reduce__\n"
+    "if typing is not None:\n"
+    "    typing._GenericAlias.__reduce__ = _reducer(vars(typing))\n";
 
 static int library_fix(void)
 {
@@ -801,22 +803,31 @@ static int library_fix(void)
 	return r ? 0 : -1;
 }
 
-/* sympy's expression parser (sympify of a string) copies the functions of the real builtins
- * module into the namespace it evaluates in: it gets a view of the sandbox's builtins instead,
- * so the expression has the user's builtins, as its code has the user's attribute rules. */
+/* sympy evaluates text the user writes with the real builtins module in the namespace: its
+ * expression parser (sympify of a string) copies that module's functions into it, and lambdify
+ * puts the module itself there, beside the code it prints from the expression (a Symbol's name
+ * is printed as it is). Each gets a view of the sandbox's builtins instead, so that text has the
+ * user's builtins, as its code has the user's attribute rules. */
 static int sympy_fix(void)
 {
-	PyObject *name = PyUnicode_FromString("sympy.parsing.sympy_parser");
-	PyObject *m = name ? PyImport_GetModule(name) : NULL, *view;
-	int rc;
+	static const char *const modules[] = {"sympy.parsing.sympy_parser",
+	                                      "sympy.utilities.lambdify", NULL};
+	int rc = 0;
 
-	Py_XDECREF(name);
-	if (!m)
-		return PyErr_Occurred() ? -1 : 0;
-	view = pyproxy_view_of(safe_builtins, "builtins");
-	rc = view ? PyObject_SetAttrString(m, "builtins", view) : -1;
-	Py_XDECREF(view);
-	Py_DECREF(m);
+	for (const char *const *mod = modules; rc == 0 && *mod; mod++) {
+		PyObject *name = PyUnicode_FromString(*mod);
+		PyObject *m = name ? PyImport_GetModule(name) : NULL, *view;
+
+		Py_XDECREF(name);
+		if (!m) {
+			rc = PyErr_Occurred() ? -1 : 0;
+			continue;
+		}
+		view = pyproxy_view_of(safe_builtins, "builtins");
+		rc = view ? PyObject_SetAttrString(m, "builtins", view) : -1;
+		Py_XDECREF(view);
+		Py_DECREF(m);
+	}
 	return rc;
 }
 
