@@ -722,6 +722,9 @@ static int handle_message(struct mcp_conn *c, json_object *msg, int in_batch,
 }
 
 /* Batches exist only in 2025-03-26. Each element yields its own events, in order. */
+#define MCP_STR_(x) #x
+#define MCP_STR(x)  MCP_STR_(x)
+
 static int handle_batch(struct mcp_conn *c, json_object *arr, struct mcp_events *out)
 {
 	size_t i, n = json_object_array_length(arr);
@@ -734,6 +737,10 @@ static int handle_batch(struct mcp_conn *c, json_object *arr, struct mcp_events 
 	if (n == 0)
 		return reply_error(out, NULL, JSONRPC_INVALID_REQUEST,
 		                   "Invalid Request: empty batch");
+	if (n > PROTO_MAX_BATCH)
+		return reply_error(out, NULL, JSONRPC_INVALID_REQUEST,
+		                   "Invalid Request: a batch holds at most " MCP_STR(
+		                       PROTO_MAX_BATCH) " messages; send more in separate lines");
 	out->is_batch = 1;
 	for (i = 0; i < n; i++) {
 		rc = handle_message(c, json_object_array_get_idx(arr, i), 1, out);
@@ -875,10 +882,36 @@ json_object *mcp_progress_notification(json_object *token, double progress, cons
 	return jsonrpc_notification("notifications/progress", params);
 }
 
+/* text with every byte that does not begin a valid UTF-8 sequence replaced by U+FFFD: a log
+ * line may be cut inside a character, or name a file or a module by bytes. New string, or
+ * NULL. */
+static char *utf8_valid_copy(const char *text)
+{
+	size_t n = strlen(text), o = 0;
+	char *out = malloc(3 * n + 1);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0, k; i < n; i += k) {
+		k = proto_utf8_seq((const unsigned char *)text + i, n - i);
+		if (k == 0) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			k = 1;
+			continue;
+		}
+		memcpy(out + o, text + i, k);
+		o += k;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 json_object *mcp_log_notification(const struct mcp_conn *c, const char *level, const char *logger,
                                   const char *text)
 {
 	json_object *params;
+	char *valid;
 	int i, rc;
 
 	if (c->era != MCP_ERA_LEGACY || !c->version[0] || c->log_level == 0)
@@ -893,8 +926,9 @@ json_object *mcp_log_notification(const struct mcp_conn *c, const char *level, c
 	rc = proto_put(params, "level", json_object_new_string(log_levels[i]));
 	if (rc == 0 && logger)
 		rc = proto_put(params, "logger", json_object_new_string(logger));
-	if (rc == 0)
-		rc = proto_put(params, "data", json_object_new_string(text ? text : ""));
+	valid = rc == 0 ? utf8_valid_copy(text ? text : "") : NULL;
+	rc = valid ? proto_put(params, "data", json_object_new_string(valid)) : -ENOMEM;
+	free(valid);
 	if (rc < 0) {
 		json_object_put(params);
 		return NULL;

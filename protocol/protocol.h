@@ -12,6 +12,10 @@
 #define PROTO_MAX_LINE  (4u << 20)
 /* json-c tokener depth for client messages and worker frames. */
 #define PROTO_MAX_DEPTH 64
+/* Most messages in one batch (2025-03-26): a batch's answers go out together, in one line,
+ * once its last call is done, so the bound on queued output cannot see them; this bounds them
+ * (each call's answer is bounded by the output and result limits). */
+#define PROTO_MAX_BATCH 32
 
 /* JSON-RPC and MCP error codes. */
 #define JSONRPC_PARSE_ERROR      -32700

@@ -924,6 +924,10 @@ static void chain_timer(struct timer *t)
 	} else if (c->state == CH_BOOTING) {
 		log_msg(LOG_WARN, "chain %u: the worker did not start within %d ms", c->id,
 		        ENGINE_BOOT_MS);
+		/* Not even forked: the zygote is the one stuck (a call waiting for a worker would
+		 * wait for ever). */
+		if (!c->runner)
+			zygote_wedged(c->e, c->generation);
 		chain_kill(c, KILL_DONE);
 	} else if (c->state == CH_WARMING) {
 		/* The new runner did not park in time: it goes, the holder stays. */

@@ -428,6 +428,11 @@ static void schedule(struct timer *t)
 	struct engine_call *call, *cnext;
 	unsigned int busy, spare = 0;
 
+	/* Sessions made while every other was busy (calls queued for new sessions) pass the
+	 * bound: those beyond it go once they are idle, least recently used first. Here, outside
+	 * any chain's own handling, a session's chain may be killed. */
+	if (!e->stopping)
+		sessions_evict(e, 0);
 	TAILQ_FOREACH_SAFE(c, &e->chains, link, next)
 	if (chain_is_finished(c))
 		chain_free(c);

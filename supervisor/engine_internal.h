@@ -459,6 +459,8 @@ int zygote_request(struct engine *e, uint32_t req_id, uint32_t flags, int fd);
 void zygote_stop(struct engine *e);
 /* Is the zygote of this generation gone (exited, reaped or not)? */
 int zygote_gone(struct engine *e, int generation);
+/* The zygote of this generation forked no worker in time: kill it, so that it restarts. */
+void zygote_wedged(struct engine *e, int generation);
 /* Is it ready to spawn? */
 int zygote_ready(const struct engine *e);
 /* The zygote exited (reaped by engine_sigchld): restart it, with backoff if it failed to

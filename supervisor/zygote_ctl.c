@@ -78,6 +78,16 @@ int zygote_start(struct engine *e)
 	return 0;
 }
 
+void zygote_wedged(struct engine *e, int generation)
+{
+	if (generation != e->generation || e->zpid <= 0 || zygote_gone(e, generation))
+		return;
+	/* Stopped, hung, or swapped out for good: its exit restarts it (zygote_exited). */
+	log_msg(LOG_WARN, "the Python zygote forked no worker within %d ms; restarting it",
+	        ENGINE_BOOT_MS);
+	(void)kill(e->zpid, SIGKILL);
+}
+
 int zygote_gone(struct engine *e, int generation)
 {
 	siginfo_t si;

@@ -625,3 +625,28 @@ Test(inject_zygote, killed_under_load_every_call_is_answered)
 	back_to_idle(idle_procs, idle_fds, 30000);
 	end_server();
 }
+
+/* A zygote that forks nothing (stopped here; hung or swapped out alike): a call waiting for a
+ * worker would wait for ever. The zygote that forked no worker within the start time is
+ * restarted, and the call is answered. */
+Test(inject_zygote, a_stuck_zygote_is_restarted_and_the_waiting_call_answered)
+{
+	pid_t zygote;
+	json_object *r;
+	int64_t id;
+
+	start_as(SAFEPY_BIN, NULL, ARGS("--prefork", "0"), NULL);
+	e2e_expect_status("1", "{\"session\":\"new\"}", "ok");
+	zygote = find_zygote();
+	cr_assert_gt(zygote, 0, "no zygote found");
+	cr_assert_eq(kill(zygote, SIGSTOP), 0, "stop %d: %s", (int)zygote, strerror(errno));
+	id = mcpc_call_async(&e2e_srv, "6 * 7", "{\"session\":\"new\"}");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 30000));
+	cr_assert_not_null(r, "the call waiting for a worker was not answered; log:\n%s",
+	                   e2e_log());
+	e2e_assert_result(r, "6 * 7", "42");
+	cr_assert_eq(log_count("forked no worker within"), 1, "log:\n%s", e2e_log());
+	cr_assert_neq(find_zygote(), zygote, "the stuck zygote is still the zygote");
+	e2e_expect_result("1 + 1", "2");
+	e2e_stop();
+}

@@ -1622,6 +1622,41 @@ Test(mcp, empty_batch_is_one_invalid_request)
 	json_object_put(msg);
 }
 
+/* A batch's answers leave together once its last call is done: a batch is bounded, and one
+ * past the bound runs nothing. */
+Test(mcp, a_batch_past_its_bound_is_one_invalid_request)
+{
+	struct mcp_events ev = {0};
+	struct mcp_conn c;
+	char line[8192];
+
+	conn_at(&c, "2025-03-26");
+	for (int size = PROTO_MAX_BATCH + 1; size >= PROTO_MAX_BATCH; size--) {
+		size_t n = (size_t)snprintf(line, sizeof(line), "[");
+		for (int i = 0; i < size; i++)
+			n += (size_t)snprintf(
+			    line + n, sizeof(line) - n,
+			    "%s{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+			    "\"params\":{\"name\":\"run_python\",\"arguments\":"
+			    "{\"code\":\"1\"}}}",
+			    i ? "," : "", i);
+		snprintf(line + n, sizeof(line) - n, "]");
+		handle(&c, line, &ev);
+		if (size > PROTO_MAX_BATCH) {
+			cr_assert_eq(ev.n, 1);
+			cr_assert_eq(ev.ev[0].kind, MCP_EV_REPLY, "a call of it was started");
+			assert_error(ev.ev[0].msg, JSONRPC_INVALID_REQUEST, "null");
+			cr_assert(strstr(text(ev.ev[0].msg), "at most 32 messages"), "%s",
+			          text(ev.ev[0].msg));
+		} else {
+			/* At the bound, every call is one. */
+			cr_assert_eq(ev.n, PROTO_MAX_BATCH);
+			cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL);
+		}
+		mcp_events_clear(&ev);
+	}
+}
+
 Test(mcp, batches_are_refused_in_other_versions)
 {
 	static const char line[] = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
@@ -3202,6 +3237,24 @@ Test(logging, notification_shape)
 	cr_assert_str_eq(wire(n), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
 	                          "\"params\":{\"level\":\"error\",\"data\":\"x\"}}");
 	cr_assert_not(has(n, "/id"));
+	json_object_put(n);
+}
+
+/* A log line may be cut inside a character, or name a file by its bytes: the notification's
+ * text is valid UTF-8 whatever it was given (each byte that begins no character is U+FFFD). */
+Test(logging, notification_text_is_valid_utf8)
+{
+	struct mcp_conn c;
+	json_object *n;
+
+	conn_at(&c, "2025-11-25");
+	json_object_put(set_level(&c, "\"info\""));
+	n = mcp_log_notification(&c, "info", "safepy",
+	                         "call \"\xc3\xa9\xc3\": ok \xff\xfe\xe2\x82");
+	cr_assert_str_eq(json_object_get_string(
+	                     json_object_object_get(json_object_object_get(n, "params"), "data")),
+	                 "call \"\xc3\xa9\xef\xbf\xbd\": ok \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	                 "\xef\xbf\xbd");
 	json_object_put(n);
 }
 

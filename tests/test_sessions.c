@@ -725,6 +725,44 @@ Test(session_limits, evicted_session_leaves_no_process)
 	e2e_stop();
 }
 
+/* Sessions asked for while every other is busy are made beyond the bound (their calls wait
+ * for a worker); once their calls are done, those beyond it go, least recently used first: a
+ * burst of new sessions leaves at most --max-sessions of them, and their processes only. */
+Test(session_limits, a_burst_of_new_sessions_is_brought_back_to_the_bound)
+{
+	struct mcpc_proc p[MAXP];
+	int64_t ids[12];
+	const char *handles[12];
+	int kept = 0, n;
+
+	e2e_start_with(VERSION, ARGS("--max-sessions", "2", "--max-workers", "2", "--prefork", "0"),
+	               NULL);
+	for (int i = 0; i < 12; i++)
+		ids[i] =
+		    mcpc_call_async(&e2e_srv, e2e_fmt("v = %d\nv", i), "{\"session\":\"new\"}");
+	for (int i = 0; i < 12; i++) {
+		json_object *r = e2e_hold(mcpc_wait_int_id(&e2e_srv, ids[i], E2E_CALL_MS));
+		cr_assert_not_null(r, "call %d was not answered", i);
+		cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+		handles[i] = e2e_fmt("%s", mcpc_sc_str(r, "session"));
+	}
+	/* The processes of two sessions (each its holder, after one commit) and the zygote. */
+	n = e2e_settle_descendants(3, 5000);
+	e2e_descendants(p, MAXP);
+	cr_assert_leq(n, 3, "%d processes after the burst, with --max-sessions 2", n);
+	for (int i = 0; i < 12; i++) {
+		json_object *r = e2e_call("v", e2e_fmt("{\"session\":\"%s\"}", handles[i]));
+		if (!strcmp(mcpc_status(r), "ok")) {
+			cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), e2e_fmt("%d", i), "%s",
+			                 mcpc_json(r));
+			kept++;
+		}
+	}
+	cr_assert_leq(kept, 2, "%d sessions kept, with --max-sessions 2", kept);
+	cr_assert_geq(kept, 1, "no session of the burst was kept");
+	e2e_stop();
+}
+
 Test(session_limits, idle_session_expires)
 {
 	const char *idle, *busy;
