@@ -144,26 +144,37 @@ static PyMethodDef deadline_def = {"_deadline", deadline_handler, METH_VARARGS,
 
 /* The deadline handler and signal.signal itself (a built-in function: what a call does to the
  * signal module does not change it), kept to put the handler back before each call. */
-static PyObject *deadline_h, *signal_fn;
+static PyObject *deadline_h, *signal_fn, *getsignal_fn;
 /* This process's warm-up armed them, and no code ran since: its call need not. */
 static int signals_warm;
+
+/* The handler of sig, installed unless it is (the signal module says which handler it runs;
+ * code reaches the disposition in the kernel only through it). Returns 0 or -1. */
+static int signal_arm(int sig)
+{
+	PyObject *now = PyObject_CallFunction(getsignal_fn, "i", sig), *r;
+
+	if (now == deadline_h) {
+		Py_DECREF(now);
+		return 0;
+	}
+	Py_XDECREF(now);
+	r = PyObject_CallFunction(signal_fn, "iO", sig, deadline_h);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
 
 /* Install the handler for both signals and unblock them. Returns 0, or -1 with an error. */
 static int signals_arm(void)
 {
 	sigset_t both;
-	PyObject *r = PyObject_CallFunction(signal_fn, "iO", SIGUSR1, deadline_h);
+	int rc = signal_arm(SIGUSR1) < 0 || signal_arm(SIGXCPU) < 0 ? -1 : 0;
 
-	Py_XDECREF(r);
-	if (r) {
-		r = PyObject_CallFunction(signal_fn, "iO", SIGXCPU, deadline_h);
-		Py_XDECREF(r);
-	}
 	sigemptyset(&both);
 	sigaddset(&both, SIGUSR1);
 	sigaddset(&both, SIGXCPU);
 	(void)pthread_sigmask(SIG_UNBLOCK, &both, NULL);
-	return r ? 0 : -1;
+	return rc;
 }
 
 static int signals_setup(void)
@@ -173,9 +184,10 @@ static int signals_setup(void)
 	if (!signal)
 		return -1;
 	signal_fn = PyObject_GetAttrString(signal, "signal");
+	getsignal_fn = PyObject_GetAttrString(signal, "getsignal");
 	deadline_h = PyCFunction_New(&deadline_def, NULL);
 	Py_DECREF(signal);
-	if (!signal_fn || !deadline_h || signals_arm() < 0)
+	if (!signal_fn || !getsignal_fn || !deadline_h || signals_arm() < 0)
 		return -1;
 	timeout_error = PyExc_TimeoutError;
 	return 0;
