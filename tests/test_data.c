@@ -419,6 +419,17 @@ Test(data, files_stay_out_of_reach)
 	                "d = pd.eval('t.__reduce__.__defaults__', local_dict={'t': t}, "
 	                "engine='python')\nd[0]['sys']",
 	                &(struct e2e_refusal){"error", "TypeError", "not subscriptable"}, NULL);
+	/* sympy's printer functions copied the wrapped function's __globals__ into their own
+	 * __dict__ (where no function guard applies); a library reader of named attributes
+	 * handed it on: the real builtins. */
+	refused_no_file(
+	    "import sympy, functools\ngot = {}\nclass W:\n"
+	    "    def __setattr__(self, k, v):\n        got[k] = v\n"
+	    "functools.update_wrapper(W(), sympy.srepr, assigned=('__glo' + 'bals__',), "
+	    "updated=())\ngot['__glo' + 'bals__']",
+	    &(struct e2e_refusal){"error", "KeyError", NULL}, NULL);
+	e2e_expect_result("import sympy\nsympy.srepr(sympy.Symbol('x') + 1)",
+	                  "\"Add(Symbol('x'), Integer(1))\"");
 	/* Controls: both work on ordinary expressions. */
 	e2e_expect_result("import sympy, pandas as pd\nx = sympy.Symbol('x')\n"
 	                  "[float(sympy.lambdify([x], x**2 + 1)(3)), int(pd.eval('2 * 21'))]",

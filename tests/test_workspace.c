@@ -1368,3 +1368,18 @@ Test(ws_attack, the_zygotes_cache_is_left_out_through_a_bind_mount_too)
 	umount2(bound, MNT_DETACH);
 	nftw(home, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+/* pathlib's flavours kept the real path module as a class attribute (`_flavour.pathmod`): from
+ * it the real os, sys and builtins. It is gone; paths work as before. */
+Test(ws_attack, pathlib_hands_out_no_real_module)
+{
+	start(NULL);
+	e2e_assert_result(
+	    e2e_call(
+	        "import pathlib\ntry:\n    pathlib.PurePosixPath('a')._flavour.pathmod\n"
+	        "    r = 'reached'\nexcept AttributeError:\n    r = 'refused'\n"
+	        "[r, str(pathlib.Path('sub') / 'x.txt'), pathlib.PurePosixPath('a/b').parent.name]",
+	        NULL),
+	    "pathmod", "[\"refused\",\"sub/x.txt\",\"a\"]");
+	e2e_stop();
+}

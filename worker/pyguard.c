@@ -145,12 +145,12 @@ static int is_namespace(PyObject *v)
 	        PyDict_GetItemString(v, "__loader__") || PyDict_GetItemString(v, "__import__"));
 }
 
-/* Does v, or an item or value of it (a tuple, list or dict one level down), hold one? */
+/* Does v, or an item or value of it (tuples, lists and dicts, three levels down), hold one? */
 static int holds_namespace(PyObject *v, int depth)
 {
 	if (is_namespace(v))
 		return 1;
-	if (depth > 1)
+	if (depth > 3)
 		return 0;
 	if (PyTuple_Check(v) || PyList_Check(v)) {
 		for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); i++)

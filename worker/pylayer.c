@@ -744,7 +744,11 @@ static int builtins_build(const struct zygote_config *cfg)
 	return private_builtins ? 0 : -1;
 }
 
-/* Library methods that read a real module's namespace by a name the user's code chooses,
+/* Library objects that hand out a real module or namespace as a plain attribute: pathlib's
+ * flavours keep their path module (`_flavour.pathmod`, read by nothing), and sympy's printer
+ * functions (Debian's _PrintFunction) copy the wrapped function's __globals__ into their own
+ * __dict__, where no function guard applies; both are removed (for printers made later too).
+ * Library methods that read a real module's namespace by a name the user's code chooses,
  * found by reading the allowed modules for getattr and globals() lookups on modules: a
  * subclass of redirect_stdout with _stream = 'modules' read and wrote any attribute of the
  * real sys; a typing alias whose _name is 'sys' reduced to the real sys. Each is replaced by
@@ -787,7 +791,24 @@ static const char library_fixes[] =
     "        return operator.getitem, (origin, args)\n"
     "    return __reduce__\n"
     "if typing is not None:\n"
-    "    typing._GenericAlias.__reduce__ = _reducer(vars(typing))\n";
+    "    typing._GenericAlias.__reduce__ = _reducer(vars(typing))\n"
+    "pathlib = sys.modules.get('pathlib')\n"
+    "for _flavour in ('_PosixFlavour', '_WindowsFlavour'):\n"
+    "    if pathlib is not None and 'pathmod' in getattr(pathlib, _flavour, object).__dict__:\n"
+    "        delattr(getattr(pathlib, _flavour), 'pathmod')\n"
+    "printer = sys.modules.get('sympy.printing.printer')\n"
+    "PrintFunction = getattr(printer, '_PrintFunction', None)\n"
+    "if isinstance(PrintFunction, type):\n"
+    "    import gc\n"
+    "    def _no_globals(init):\n"
+    "        def __init__(self, *args, **kwargs):\n"
+    "            init(self, *args, **kwargs)\n"
+    "            vars(self).pop('__globals__', None)\n"
+    "        return __init__\n"
+    "    PrintFunction.__init__ = _no_globals(PrintFunction.__init__)\n"
+    "    for o in gc.get_objects():\n"
+    "        if type(o) is PrintFunction:\n"
+    "            vars(o).pop('__globals__', None)\n";
 
 static int library_fix(void)
 {
