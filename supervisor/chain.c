@@ -194,6 +194,7 @@ static void answer(struct chain *c, struct run_outcome *o, int rolled_back)
 	timer_cancel(&c->soft);
 	timer_cancel(&c->hard);
 	timer_cancel(&c->quota);
+	timer_cancel(&c->settle);
 	if (call->session && rolled_back && c->holder_lost) {
 		note(o, "The session's process ended unexpectedly while this call ran; the "
 		        "session's state is lost.");
@@ -356,6 +357,7 @@ void chain_kill(struct chain *c, enum kill_reason why)
 	timer_cancel(&c->soft);
 	timer_cancel(&c->hard);
 	timer_cancel(&c->quota);
+	timer_cancel(&c->settle);
 	channel_close(&c->ch);
 	gate_close(c);
 	if (c->has_cg)
@@ -401,6 +403,7 @@ int chain_spawn(struct engine *e, struct chain **out)
 	timer_init(&c->hard, chain_timer, c);
 	timer_init(&c->step, chain_timer, c);
 	timer_init(&c->quota, chain_timer, c);
+	timer_init(&c->settle, chain_timer, c);
 	/* Once a worker was seized, tracing works: later ones rely on it instead of a
 	 * parent-death signal. */
 	c->bound = e->can_trace == 1;
@@ -851,6 +854,7 @@ static void dispatch(struct chain *c)
 	c->served = 0;
 	c->ws_copied = 0;
 	c->fds_given = 0;
+	c->settle_tries = 0;
 	if (c->has_cg)
 		(void)cgroup_worker_oom_kills(&c->cg, &c->ooms_before);
 	proc_prefer_oom(c->runner->pid);
@@ -918,6 +922,13 @@ static void chain_timer(struct timer *t)
 			(void)kill(c->runner->pid, SIGUSR1);
 	} else if (t == &c->hard) {
 		chain_kill_runner(c, KILL_TIMEOUT);
+	} else if (t == &c->settle) {
+		if (c->runner && c->runner->parked && !c->runner->killed &&
+		    (c->state == CH_RESULT)) {
+			int n = proc_threads(c->runner->pid);
+			if (n > 0)
+				c->runner->threads = n;
+		}
 	} else if (t == &c->quota) {
 		if (c->state == CH_RUNNING || c->state == CH_RESULT)
 			broker_writes_watch(c);
@@ -1034,6 +1045,14 @@ static void decide(struct chain *c)
 		claim_refused(c, st, refused);
 	/* Without tracing no process could be followed from its birth: no state is kept. */
 	commit = c->session && c->traced && committed(&c->claim) && c->kill == KILL_NONE;
+	/* Threads the code joined may still be ending (their last steps in the C library hold
+	 * its locks): a copy made now could inherit a lock held for good. Asked again a few
+	 * times, 1, 2, 4, ... ms apart, before a copy is made. */
+	if (commit && r->threads != 1 && c->settle_tries < ENGINE_SETTLE_TRIES) {
+		timer_arm(&c->settle, now_ms() + (1 << c->settle_tries));
+		c->settle_tries++;
+		return;
+	}
 
 	if (!commit) {
 		if (r->threads == 1) {
@@ -1365,6 +1384,7 @@ void chain_free(struct chain *c)
 	timer_cancel(&c->hard);
 	timer_cancel(&c->step);
 	timer_cancel(&c->quota);
+	timer_cancel(&c->settle);
 	channel_close(&c->ch);
 	gate_close(c);
 	if (c->has_cg) {

@@ -28,6 +28,9 @@
  * forking or reaping, a runner making the copy that keeps its state) must park again within
  * this, or its chain is taken for hostile. */
 #define ENGINE_STEP_MS            2000
+/* How many times (1, 2, 4, ... ms apart: 63 ms in all) a runner parked with threads after its
+ * result is asked its thread count again before its one-thread copy is made. */
+#define ENGINE_SETTLE_TRIES       6
 /* A fresh worker must be sandboxed and parked within this after the spawn request. */
 #define ENGINE_BOOT_MS            10000
 /* Runners that failed to come up in a row before a session stops preparing them. */
@@ -195,6 +198,10 @@ struct chain {
 	int reap_sent;      /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
 	struct timer quota; /* while the call has files to write: their size (broker.c) */
+	/* a runner that parked after its result with threads: asked again for its count, since
+	 * a thread just joined may still be ending (settle_tries so far) */
+	struct timer settle;
+	int settle_tries;
 	uint64_t ooms_before;
 	struct cgroup_worker cg;
 	int has_cg;

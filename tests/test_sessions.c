@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1229,4 +1230,82 @@ Test(session_cli, run_c_stays_one_shot)
 	cr_assert_not(has_handle(out) || has_handle(err), "a session handle: %s\n%s", out, err);
 	free(out);
 	free(err);
+}
+
+/* A call that starts threads and joins them ends with its process alone once the threads'
+ * last steps in the C library are done, a little after join() returned: the engine asks again
+ * before it makes a one-thread copy (a copy made while a thread still held a C library lock
+ * could never start a thread again, or never park). Under load, with several sessions, every
+ * such call keeps its state and the next one can start threads. */
+Test(session_limits, calls_that_join_their_threads_keep_the_session_under_load)
+{
+	static const char *const codes[] = {
+	    "x += 1\nx",
+	    "import threading\nt = threading.Thread(target=lambda: sum(range(200000)))\nt.start()\n"
+	    "t.join()\nx += 1\nx",
+	    "import threading\nev = threading.Event()\n"
+	    "ts = [threading.Thread(target=ev.wait, args=(0.05,)) for _ in range(3)]\n"
+	    "[t.start() for t in ts]\n[t.join() for t in ts]\nx += 1\nx",
+	    "sum(i * i for i in range(300000))\nx += 1\nx",
+	};
+	enum { SESSIONS = 8, ROUNDS = 40, HOGS = 4 };
+	const char *h[SESSIONS];
+	pid_t hogs[HOGS];
+	const char *bad = NULL;
+	int64_t ids[SESSIONS];
+	int round[SESSIONS], left = SESSIONS;
+
+	e2e_start_with(VERSION, ARGS("--allow-import", "threading", "--max-workers", "8"), NULL);
+	for (int k = 0; k < SESSIONS; k++)
+		h[k] =
+		    e2e_fmt("{\"session\":\"%s\"}",
+		            mcpc_sc_str(e2e_expect_status("x = 0", "{\"session\":\"new\"}", "ok"),
+		                        "session"));
+	for (int k = 0; k < HOGS; k++) {
+		hogs[k] = fork();
+		cr_assert_geq(hogs[k], 0);
+		if (hogs[k] == 0) {
+			/* Busy until killed, or until the test process ends whatever way. */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				;
+		}
+	}
+	/* Each session's next call goes as soon as its last is answered. */
+	for (int k = 0; k < SESSIONS; k++) {
+		round[k] = 1;
+		ids[k] = mcpc_call_async(&e2e_srv, codes[(k + 1) % 4], h[k]);
+	}
+	while (left > 0 && !bad) {
+		json_object *r = e2e_hold(mcpc_next(&e2e_srv, E2E_CALL_MS));
+		int64_t id =
+		    r && e2e_member(r, "id") ? json_object_get_int64(e2e_member(r, "id")) : -1;
+		int k = 0;
+
+		if (!r) {
+			bad = "no answer in time";
+			break;
+		}
+		while (k < SESSIONS && ids[k] != id)
+			k++;
+		if (k == SESSIONS)
+			continue; /* a notification */
+		if (strcmp(mcpc_status(r), "ok") != 0 ||
+		    json_object_get_int(e2e_member(mcpc_structured(r), "result")) != round[k]) {
+			bad = e2e_fmt("session %d, call %d: %s", k, round[k], mcpc_json(r));
+			break;
+		}
+		if (++round[k] > ROUNDS) {
+			ids[k] = -1;
+			left--;
+			continue;
+		}
+		ids[k] = mcpc_call_async(&e2e_srv, codes[(k + round[k]) % 4], h[k]);
+	}
+	for (int k = 0; k < HOGS; k++) {
+		kill(hogs[k], SIGKILL);
+		waitpid(hogs[k], NULL, 0);
+	}
+	cr_assert_null(bad, "%s", bad);
+	e2e_stop();
 }
