@@ -657,12 +657,13 @@ Test(python_layer, copy_protocols_are_no_trampoline)
 	                     "sd.register(type(json.dumps), A('__glo' + 'bals__'))\n"
 	                     "json.dumps(json.loads, default=sd)",
 	        &E2E_DUNDER);
-	/* update_wrapper copies the attributes it is told to: a refused one is skipped. */
-	expect_ok_result(REAL_GETTERS "import functools, json\nclass W:\n    pass\nw = W()\n"
-	                              "functools.update_wrapper(w, json.dumps, "
-	                              "assigned=('__glo' + 'bals__', '__name__'), updated=())\n"
-	                              "sorted(A('__di' + 'ct__')(w))",
-	                 "[\"__name__\",\"__wrapped__\"]");
+	/* update_wrapper copies the attributes it is told to: no dunder beyond what wrapping
+	 * copies. */
+	refused(REAL_GETTERS "import functools, json\nclass W:\n    pass\nw = W()\n"
+	                     "functools.update_wrapper(w, json.dumps, "
+	                     "assigned=('__glo' + 'bals__', '__name__'), updated=())\n"
+	                     "sorted(A('__di' + 'ct__')(w))",
+	        &(struct e2e_refusal){"error", "AttributeError", "__globals__"});
 	/* Control: the same trampolines carry harmless attributes. */
 	expect_ok_result(REAL_GETTERS
 	                 "import copy, random\nclass R:\n    def __reduce_ex__(self, p):\n"
@@ -785,23 +786,30 @@ Test(python_layer, library_methods_that_name_modules_are_refused)
 Test(python_layer, library_readers_of_named_attributes_reach_no_module)
 {
 	static const char *const grab =
-	    "import functools, typing\ngot = {}\nclass W:\n    def __setattr__(self, k, v):\n"
+	    "import functools, typing, json\ngot = {}\nclass W:\n    def __setattr__(self, k, v):\n"
 	    "        got[k] = v\ndef grab(obj, name):\n    got.clear()\n"
 	    "    functools.update_wrapper(W(), obj, assigned=(name,), updated=())\n"
 	    "    return got.get(name)\n";
 
 	start(NULL);
+	/* It copies what wrapping copies (__module__, __name__, __qualname__, __doc__,
+	 * __annotations__, __dict__), no other dunder. */
 	refused(e2e_fmt("%sred = grab(type(typing.List[int]), '__red' + 'uce__')\n"
 	                "grab(red, '__defa' + 'ults__')[0]['sys']",
 	                grab),
-	        &(struct e2e_refusal){"error", "TypeError", "not subscriptable"});
-	refused(e2e_fmt("%sgrab(functools.update_wrapper, '__glo' + 'bals__')['sys']", grab),
-	        &(struct e2e_refusal){"error", "TypeError", "not subscriptable"});
-	/* Controls: what it is for still works, and reads a library function's defaults. */
-	expect_ok_result(e2e_fmt("%s[grab(functools.update_wrapper, '__defa' + 'ults__')[1], "
-	                         "grab(len, '__name__')]",
-	                         grab),
-	                 "[[\"__dict__\"],\"len\"]");
+	        &(struct e2e_refusal){"error", "AttributeError", "__reduce__"});
+	refused(e2e_fmt("%sgrab(json.dumps, '__glo' + 'bals__')['sys']", grab),
+	        &(struct e2e_refusal){"error", "AttributeError", "__globals__"});
+	refused(e2e_fmt("%s@functools.wraps(json.dumps, assigned=('__defa' + 'ults__',))\n"
+	                "def w():\n    pass\nw",
+	                grab),
+	        &(struct e2e_refusal){"error", "AttributeError", "__defaults__"});
+	/* Controls: what it is for still works. */
+	expect_ok_result(
+	    e2e_fmt("%s@functools.wraps(json.dumps)\ndef w():\n    pass\n"
+	            "[w.__name__, grab(len, '__name__'), functools.update_wrapper.__name__]",
+	            grab),
+	    "[\"dumps\",\"len\",\"update_wrapper\"]");
 	still_serving();
 	stop();
 }

@@ -744,7 +744,11 @@ static int builtins_build(const struct zygote_config *cfg)
 	return private_builtins ? 0 : -1;
 }
 
-/* Library objects that hand out a real module or namespace as a plain attribute: pathlib's
+/* Library code that reads, from a library frame, any attribute its caller names, and hands the
+ * value back: functools.update_wrapper (assigned=, updated=; wraps too) and pandas' expression
+ * evaluator (eval, query). Dunder names beyond what wrapping copies are refused there, as the
+ * user's own code has them refused. Library objects that hand out a real module or namespace
+ * as a plain attribute: pathlib's
  * flavours keep their path module (`_flavour.pathmod`, read by nothing), and sympy's printer
  * functions (Debian's _PrintFunction) copy the wrapped function's __globals__ into their own
  * __dict__, where no function guard applies; both are removed (for printers made later too).
@@ -796,6 +800,34 @@ static const char library_fixes[] =
     "for _flavour in ('_PosixFlavour', '_WindowsFlavour'):\n"
     "    if pathlib is not None and 'pathmod' in getattr(pathlib, _flavour, object).__dict__:\n"
     "        delattr(getattr(pathlib, _flavour), 'pathmod')\n"
+    "functools = sys.modules.get('functools')\n"
+    "def _checked_wrapper(update_wrapper, plain):\n"
+    "    def checked(wrapper, wrapped, assigned=functools.WRAPPER_ASSIGNMENTS,\n"
+    "                updated=functools.WRAPPER_UPDATES):\n"
+    "        assigned, updated = tuple(assigned), tuple(updated)\n"
+    "        for name in assigned + updated:\n"
+    "            if type(name) is not str or (name.startswith('__') and name not in plain):\n"
+    "                raise AttributeError('Forbidden access to dunder attribute: %s' % (name,))\n"
+    "        return update_wrapper(wrapper, wrapped, assigned, updated)\n"
+    "    checked.__doc__ = update_wrapper.__doc__\n"
+    "    checked.__name__ = checked.__qualname__ = 'update_wrapper'\n"
+    "    checked.__module__ = 'functools'\n"
+    "    return checked\n"
+    "if functools is not None:\n"
+    "    functools.update_wrapper = _checked_wrapper(\n"
+    "        functools.update_wrapper,\n"
+    "        frozenset(functools.WRAPPER_ASSIGNMENTS + functools.WRAPPER_UPDATES\n"
+    "                  + ('__type_params__', '__wrapped__')))\n"
+    "pdexpr = sys.modules.get('pandas.core.computation.expr')\n"
+    "Visitor = getattr(pdexpr, 'BaseExprVisitor', None)\n"
+    "def _no_dunder(visit):\n"
+    "    def visit_Attribute(self, node, **kwargs):\n"
+    "        if type(node.attr) is not str or node.attr.startswith('__'):\n"
+    "            raise AttributeError('Forbidden access to dunder attribute: %s' % (node.attr,))\n"
+    "        return visit(self, node, **kwargs)\n"
+    "    return visit_Attribute\n"
+    "if isinstance(Visitor, type):\n"
+    "    Visitor.visit_Attribute = _no_dunder(Visitor.visit_Attribute)\n"
     "printer = sys.modules.get('sympy.printing.printer')\n"
     "PrintFunction = getattr(printer, '_PrintFunction', None)\n"
     "if isinstance(PrintFunction, type):\n"
@@ -878,8 +910,9 @@ int pylayer_init(const struct zygote_config *cfg)
 		real_methodcaller = PyObject_GetAttrString(op, "methodcaller");
 		Py_DECREF(op);
 	}
+	/* The library fixes change real modules' names: before the proxies copy them. */
 	if (!real_attrgetter || !real_methodcaller || builtins_build(cfg) < 0 ||
-	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || library_fix() < 0 || sympy_fix() < 0)
+	    library_fix() < 0 || pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0)
 		return -1;
 	return 0;
 }
