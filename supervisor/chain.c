@@ -923,8 +923,7 @@ static void chain_timer(struct timer *t)
 	} else if (t == &c->hard) {
 		chain_kill_runner(c, KILL_TIMEOUT);
 	} else if (t == &c->settle) {
-		if (c->runner && c->runner->parked && !c->runner->killed &&
-		    (c->state == CH_RESULT)) {
+		if (c->runner && c->runner->parked && !c->runner->killed && c->state == CH_RESULT) {
 			int n = proc_threads(c->runner->pid);
 			if (n > 0)
 				c->runner->threads = n;

@@ -359,6 +359,34 @@ pid_t e2e_starter(void)
 	return 0;
 }
 
+int e2e_is_unsandboxed(pid_t pid)
+{
+	char path[64], line[256];
+	int mode = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	fclose(f);
+	return mode == 0;
+}
+
+pid_t e2e_zygote(void)
+{
+	struct mcpc_proc p[MAX_PROCS];
+	int n = e2e_descendants(p, MAX_PROCS);
+
+	for (int i = 0; i < n; i++)
+		if (e2e_is_unsandboxed(p[i].pid))
+			return p[i].pid;
+	return 0;
+}
+
 int e2e_settle_descendants(int n, int ms)
 {
 	struct mcpc_proc p[MAX_PROCS];

@@ -116,6 +116,10 @@ int e2e_seen(int64_t id, int ms);
 int e2e_descendants(struct mcpc_proc *p, int max);
 /* The zygote starter's pid (the fork of the supervisor that starts the zygote), 0: none. */
 pid_t e2e_starter(void);
+/* Does pid run without a seccomp filter? Of the descendants (starter aside) only the zygote. */
+int e2e_is_unsandboxed(pid_t pid);
+/* The zygote's pid, 0: none. */
+pid_t e2e_zygote(void);
 /* Wait up to ms until the server has at most n descendants; returns how many it has. */
 int e2e_settle_descendants(int n, int ms);
 /* Wait up to ms until the number of descendants has stayed the same for 300 ms (a parked

@@ -276,24 +276,6 @@ static int was_killed(pid_t pid)
 	return 0;
 }
 
-/* Is this a process that runs no sandbox (the zygote)? Workers have a seccomp filter. */
-static int is_unsandboxed(pid_t pid)
-{
-	char path[64], line[256];
-	int mode = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
-			break;
-	fclose(f);
-	return mode == 0;
-}
-
 static void kill_one(void)
 {
 	struct mcpc_proc p[256];
@@ -304,7 +286,7 @@ static void kill_one(void)
 	k = rand_r(&S.rng) % n;
 	if (!mcpc_proc_alive(&p[k]))
 		return;
-	S.zygote_kills += is_unsandboxed(p[k].pid);
+	S.zygote_kills += e2e_is_unsandboxed(p[k].pid);
 	if (kill(p[k].pid, SIGKILL) == 0) {
 		S.killed[S.nkills++] = p[k].pid;
 	}
@@ -732,11 +714,9 @@ Test(faults, storm_of_kills_under_a_mixed_load, .timeout = 240)
  * call holds its state itself, no copy is made, and the zygote's death takes nothing with it. */
 Test(faults, a_new_sessions_first_process_holds_its_state_and_outlives_the_zygote)
 {
-	struct mcpc_proc p[256];
 	json_object *r;
 	const char *h;
-	pid_t first, zygote = 0;
-	int n;
+	pid_t first, zygote;
 
 	/* Workers made before the first was traced take the signal: none is made ahead here. */
 	e2e_start_with(VERSION, ARGS("--allow-import", "os", "--prefork", "0"), NULL);
@@ -750,11 +730,8 @@ Test(faults, a_new_sessions_first_process_holds_its_state_and_outlives_the_zygot
 	             "the session's second call did not run in a fork of the process that ran "
 	             "its first (%d): %s",
 	             (int)first, mcpc_json(r));
-	n = e2e_descendants(p, 256);
-	for (int i = 0; i < n; i++)
-		if (is_unsandboxed(p[i].pid) && p[i].pid != e2e_starter())
-			zygote = p[i].pid;
-	cr_assert_gt(zygote, 0, "no zygote among the server's %d processes", n);
+	zygote = e2e_zygote();
+	cr_assert_gt(zygote, 0, "no zygote among the server's processes");
 	kill_and_reap(zygote);
 	r = e2e_call("x += 1\nx", in_session(h, NULL));
 	e2e_assert_result(r, "x += 1", "42");

@@ -502,35 +502,6 @@ Test(inject_procs_cg, a_process_limit_fails_calls_clearly_and_the_server_recover
 /* What the answer of a call whose fresh worker died with the zygote says. */
 #define ZYGOTE_SAYS "exited while this call ran"
 
-/* Is this process unsandboxed (Seccomp 0)? Of the server's tree only the zygote is. */
-static int is_unsandboxed(pid_t pid)
-{
-	char path[64], line[256];
-	int mode = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
-			break;
-	fclose(f);
-	return mode == 0;
-}
-
-static pid_t find_zygote(void)
-{
-	struct mcpc_proc p[MAXP];
-	int n = e2e_descendants(p, MAXP);
-
-	for (int i = 0; i < n; i++)
-		if (is_unsandboxed(p[i].pid))
-			return p[i].pid;
-	return 0;
-}
-
 /* With calls running and queued in sessions and new sessions, the zygote is SIGKILLed: it is
  * restarted; every call is answered: the sessions' calls with their results (their
  * processes survive), a new session's call with its result or, when its fresh worker died
@@ -559,7 +530,7 @@ Test(inject_zygote, killed_under_load_every_call_is_answered)
 		e2e_assert_result(e2e_expect_status("n += 1\nn", handles[s], "ok"), "n", "1");
 		n[s] = 1;
 	}
-	zygote = find_zygote();
+	zygote = e2e_zygote();
 	cr_assert_gt(zygote, 0, "no zygote found");
 
 	/* Session calls and new sessions, alternately. */
@@ -608,7 +579,7 @@ Test(inject_zygote, killed_under_load_every_call_is_answered)
 	cr_log_info("new sessions: %d ran, %d died with the zygote", ok_new, died);
 	cr_assert_gt(ok_new, 0, "no new session ran after the zygote's restart");
 	until = mcpc_now_ms() + 20000;
-	while (mcpc_now_ms() < until && ((again = find_zygote()) == 0 || again == zygote))
+	while (mcpc_now_ms() < until && ((again = e2e_zygote()) == 0 || again == zygote))
 		usleep(50000);
 	cr_assert(again > 0 && again != zygote, "no new zygote; log:\n%s", e2e_log());
 	cr_assert_eq(log_count("the Python zygote exited (killed by signal 9); restarting it"), 1,
@@ -637,7 +608,7 @@ Test(inject_zygote, a_stuck_zygote_is_restarted_and_the_waiting_call_answered)
 
 	start_as(SAFEPY_BIN, NULL, ARGS("--prefork", "0"), NULL);
 	e2e_expect_status("1", "{\"session\":\"new\"}", "ok");
-	zygote = find_zygote();
+	zygote = e2e_zygote();
 	cr_assert_gt(zygote, 0, "no zygote found");
 	cr_assert_eq(kill(zygote, SIGSTOP), 0, "stop %d: %s", (int)zygote, strerror(errno));
 	id = mcpc_call_async(&e2e_srv, "6 * 7", "{\"session\":\"new\"}");
@@ -646,7 +617,7 @@ Test(inject_zygote, a_stuck_zygote_is_restarted_and_the_waiting_call_answered)
 	                   e2e_log());
 	e2e_assert_result(r, "6 * 7", "42");
 	cr_assert_eq(log_count("forked no worker within"), 1, "log:\n%s", e2e_log());
-	cr_assert_neq(find_zygote(), zygote, "the stuck zygote is still the zygote");
+	cr_assert_neq(e2e_zygote(), zygote, "the stuck zygote is still the zygote");
 	e2e_expect_result("1 + 1", "2");
 	e2e_stop();
 }

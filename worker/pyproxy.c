@@ -45,6 +45,20 @@ const char *pyproxy_debian_package(const char *name)
 	return NULL;
 }
 
+/* The module's attributes named in keep (NULL-terminated), the same in the proxy. */
+static int copy_names(PyObject *proxy, PyObject *module, const char *const *keep)
+{
+	for (const char *const *k = keep; *k; k++) {
+		PyObject *v = PyObject_GetAttrString(module, *k);
+		int rc = v ? PyModule_AddObjectRef(proxy, *k, v) : -1;
+
+		Py_XDECREF(v);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* sys as user code sees it: output streams and facts, nothing that reaches modules,
  * frames or interpreter settings. */
 static int fill_sys(PyObject *proxy, PyObject *sys)
@@ -71,16 +85,8 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 	};
 	PyObject *argv;
 
-	for (const char *const *k = keep; *k; k++) {
-		PyObject *v = PyObject_GetAttrString(sys, *k);
-		if (!v)
-			return -1;
-		if (PyModule_AddObjectRef(proxy, *k, v) < 0) {
-			Py_DECREF(v);
-			return -1;
-		}
-		Py_DECREF(v);
-	}
+	if (copy_names(proxy, sys, keep) < 0)
+		return -1;
 	argv = PyList_New(0);
 	if (!argv || PyModule_AddObject(proxy, "argv", argv) < 0) {
 		Py_XDECREF(argv);
@@ -108,17 +114,7 @@ static int fill_os(PyObject *proxy, PyObject *os)
 	    "replace", "rmdir",   "removedirs", NULL,
 	};
 
-	for (const char *const *k = keep; *k; k++) {
-		PyObject *v = PyObject_GetAttrString(os, *k);
-		if (!v)
-			return -1;
-		if (PyModule_AddObjectRef(proxy, *k, v) < 0) {
-			Py_DECREF(v);
-			return -1;
-		}
-		Py_DECREF(v);
-	}
-	return 0;
+	return copy_names(proxy, os, keep);
 }
 
 /* Why module.name is left out of its proxy, or NULL. With a workspace io keeps them all: its
