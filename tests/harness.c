@@ -359,21 +359,43 @@ pid_t e2e_starter(void)
 	return 0;
 }
 
-int e2e_is_unsandboxed(pid_t pid)
+long e2e_proc_status(pid_t pid, const char *field)
 {
 	char path[64], line[256];
-	int mode = -1;
+	size_t n = strlen(field);
+	long v = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return 0;
+		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+		if (strncmp(line, field, n) == 0 && line[n] == ':') {
+			v = strtol(line + n + 1, NULL, 10);
 			break;
+		}
 	fclose(f);
-	return mode == 0;
+	return v;
+}
+
+int e2e_is_unsandboxed(pid_t pid)
+{
+	return e2e_proc_status(pid, "Seccomp") == 0;
+}
+
+void e2e_save_log(const char *env)
+{
+	const char *path = getenv(env);
+	char *log;
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "we")))
+		return;
+	log = mcpc_stderr(&e2e_srv);
+	fputs(log, f);
+	fclose(f);
+	free(log);
 }
 
 pid_t e2e_zygote(void)

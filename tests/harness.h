@@ -116,8 +116,13 @@ int e2e_seen(int64_t id, int ms);
 int e2e_descendants(struct mcpc_proc *p, int max);
 /* The zygote starter's pid (the fork of the supervisor that starts the zygote), 0: none. */
 pid_t e2e_starter(void);
+/* The number after "field:" in /proc/PID/status (Seccomp, VmHWM, ...), or -1. */
+long e2e_proc_status(pid_t pid, const char *field);
 /* Does pid run without a seccomp filter? Of the descendants (starter aside) only the zygote. */
 int e2e_is_unsandboxed(pid_t pid);
+/* With the environment variable env set, copy the server's log to the file it names (for a
+ * failure's post-mortem). */
+void e2e_save_log(const char *env);
 /* The zygote's pid, 0: none. */
 pid_t e2e_zygote(void);
 /* Wait up to ms until the server has at most n descendants; returns how many it has. */

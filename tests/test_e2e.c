@@ -1611,24 +1611,6 @@ static struct mcpc_proc find_burner(void)
 	return procs[best];
 }
 
-/* The most memory the process has held (VmHWM), in KiB, or -1. */
-static long peak_kib(pid_t pid)
-{
-	char path[64], line[256];
-	long kib = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
 /* Wait until the log (the server's stderr) has a line containing what, within ms. */
 static int log_has(const char *what, int ms)
 {
@@ -1776,10 +1758,10 @@ Test(backpressure, past_the_bound_nothing_is_read_or_started_until_it_drains)
 	}
 	cr_log_info(
 	    "%d calls ran before the server stopped starting them; it holds %ld KiB at most",
-	    last_ok, peak_kib(e2e_srv.pid));
+	    last_ok, e2e_proc_status(e2e_srv.pid, "VmHWM"));
 	/* The queue (64 MiB) and the answers of the calls in flight when it filled. */
-	cr_assert_lt(peak_kib(e2e_srv.pid), 200 * 1024, "the server grew to %ld KiB",
-	             peak_kib(e2e_srv.pid));
+	cr_assert_lt(e2e_proc_status(e2e_srv.pid, "VmHWM"), 200 * 1024,
+	             "the server grew to %ld KiB", e2e_proc_status(e2e_srv.pid, "VmHWM"));
 	cr_assert_lt(last_ok, n, "every call ran though nobody read");
 	cr_assert_gt(last_ok, 30, "the server stopped early, at call %d", last_ok);
 	/* Nor does it read: its stdin pipe fills up. */

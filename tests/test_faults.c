@@ -78,21 +78,6 @@ static void says_lost(const char *h, const char *code)
 	          msg);
 }
 
-/* With SAFEPY_FAULTS_LOG set, copy the server's log there (for a failure's post-mortem). */
-static void save_log(void)
-{
-	const char *path = getenv("SAFEPY_FAULTS_LOG");
-	char *log;
-	FILE *f;
-
-	if (!path || !(f = fopen(path, "we")))
-		return;
-	log = mcpc_stderr(&e2e_srv);
-	fputs(log, f);
-	fclose(f);
-	free(log);
-}
-
 /* ---- One kill at a chosen point --------------------------------------------------------- */
 
 /* The holder dies while a call of its session runs, and the call then fails (cancelled or
@@ -614,7 +599,7 @@ Test(faults, storm_of_kills_under_a_mixed_load, .timeout = 240)
 
 		now = mcpc_now_ms();
 		if (now >= deadline)
-			save_log();
+			e2e_save_log("SAFEPY_FAULTS_LOG");
 		cr_assert_lt(now, deadline,
 		             "seed %u: %d of %d calls issued, %d unanswered; log:\n%s", S.seed,
 		             S.ncalls, STORM_CALLS, outstanding(), e2e_log());
@@ -662,7 +647,7 @@ Test(faults, storm_of_kills_under_a_mixed_load, .timeout = 240)
 	                S.status_count[6],
 	            S.raced_cancels, S.losses);
 
-	save_log();
+	e2e_save_log("SAFEPY_FAULTS_LOG");
 	/* Every session holds its counter, or says it lost it and a reset starts it again. The
 	 * last kill may have hit the zygote as it started: a fresh worker may take a few seconds. */
 	for (int i = 0; i < STORM_SESSIONS; i++) {

@@ -117,26 +117,11 @@ static void says_out_of_fds(json_object *r, int limit)
 	          msg);
 }
 
-/* With SAFEPY_INJECT_LOG set, copy the server's log there (for a post-mortem). */
-static void save_log(void)
-{
-	const char *path = getenv("SAFEPY_INJECT_LOG");
-	char *log;
-	FILE *f;
-
-	if (!path || !(f = fopen(path, "we")))
-		return;
-	log = mcpc_stderr(&e2e_srv);
-	fputs(log, f);
-	fclose(f);
-	free(log);
-}
-
 /* After each test, passed or failed: its log kept (SAFEPY_INJECT_LOG), the server gone. */
 static void inject_fini(void)
 {
 	if (e2e_srv.stderr_path[0])
-		save_log();
+		e2e_save_log("SAFEPY_INJECT_LOG");
 	e2e_cleanup();
 }
 
@@ -181,7 +166,7 @@ static void idle_baseline(int *procs, int *fds)
 /* Stop the server: it exits with status 0 on EOF (an ASan build: without a leak). */
 static void end_server(void)
 {
-	save_log();
+	e2e_save_log("SAFEPY_INJECT_LOG");
 	e2e_finish(&e2e_srv, EXIT_MS);
 	mcpc_free(&e2e_srv);
 	e2e_release();
