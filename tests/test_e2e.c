@@ -936,6 +936,109 @@ Test(run_python, each_new_session_starts_fresh)
 	e2e_stop();
 }
 
+/* The zygote's fork hooks are trimmed (threading's clean-up goes when it has one thread): a
+ * fresh worker's threading still knows itself as the main and only thread, and starts, names
+ * and joins threads. */
+Test(run_python, a_fresh_worker_is_the_only_thread_its_threading_knows)
+{
+	static const char new_session[] = "{\"session\": \"new\"}";
+	json_object *r;
+
+	e2e_start(ARGS("--allow-import", "threading"));
+	r = e2e_expect_status(
+	    "import threading\nm = threading.main_thread()\n"
+	    "[threading.current_thread() is m, threading.active_count(), "
+	    "threading.get_ident() == m.ident, m.is_alive(), len(threading.enumerate())]",
+	    new_session, "ok");
+	e2e_assert_result(r, "threading in a fresh worker", "[true,1,true,true,1]");
+	r = e2e_expect_status("import threading\nseen = []\n"
+	                      "t = threading.Thread(target=lambda: seen.append("
+	                      "threading.current_thread() is not threading.main_thread()))\n"
+	                      "t.start()\nt.join()\n"
+	                      "[seen, t.is_alive(), threading.active_count()]",
+	                      new_session, "ok");
+	e2e_assert_result(r, "a thread in a fresh worker", "[[true],false,1]");
+	e2e_stop();
+}
+
+/* Programs that import nothing are compiled from the parser's C tree; those that do, through
+ * the ast module's objects (their imports are rewritten). Both give the same result, output,
+ * error and place in the code. */
+Test(run_python, programs_without_imports_give_what_programs_with_them_give)
+{
+	static const char *const programs[] = {
+	    "1 + 1",
+	    "x = 5",
+	    "y: int = 7",
+	    "z: int",
+	    "x = 1\nx += 2",
+	    "a, b = 1, 2",
+	    "a = b = [1, 2]",
+	    "d = {}\nd['k'] = 3",
+	    "print('hi')\n3 * 4",
+	    "def f():\n    return 2\nf()",
+	    "",
+	    "# only a comment",
+	    "[i * i for i in range(4)]",
+	    "if True:\n    5",
+	    "1; 2; 3",
+	    "f'{1 + 1}'",
+	    "class C:\n    v = 4\nC.v",
+	    "raise ValueError('boom')",
+	    "x.y = 3",
+	    "def g():\n    return 1 / 0\ng()",
+	    "'\\u00e9t\\u00e9'",
+	};
+	char with[512];
+
+	e2e_start(NULL);
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
+		json_object *a, *b, *sa, *sb;
+		const char *ta, *tb;
+
+		snprintf(with, sizeof(with), "import math\n%s", programs[i]);
+		a = e2e_call(programs[i], "{\"session\": \"new\"}");
+		b = e2e_call(with, "{\"session\": \"new\"}");
+		sa = mcpc_structured(a);
+		sb = mcpc_structured(b);
+		cr_assert(sa && sb, "no structured content for %s", programs[i]);
+		static const char *const keys[] = {"status", "result", "result_repr", "logs"};
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			ta = json_object_to_json_string(e2e_member(sa, keys[k]));
+			tb = json_object_to_json_string(e2e_member(sb, keys[k]));
+			cr_assert_str_eq(ta, tb, "%s of %s: %s without an import, %s with one",
+			                 keys[k], programs[i], ta, tb);
+		}
+		ta = mcpc_err_str(a, "type");
+		tb = mcpc_err_str(b, "type");
+		ta = ta && *ta ? ta : NULL;
+		tb = tb && *tb ? tb : NULL;
+		cr_assert((!ta && !tb) || (ta && tb && strcmp(ta, tb) == 0),
+		          "error of %s: %s without an import, %s with one", programs[i],
+		          ta ? ta : "none", tb ? tb : "none");
+		if (ta) {
+			/* The same line of the program, one further down with the import. */
+			char line[64];
+			int n = 1;
+			for (const char *c = programs[i]; *c; c++)
+				n += *c == '\n';
+			snprintf(line, sizeof(line), "line %d", n);
+			cr_assert(strstr(mcpc_err_str(a, "traceback"), line),
+			          "the traceback of %s names no %s: %s", programs[i], line,
+			          mcpc_err_str(a, "traceback"));
+			snprintf(line, sizeof(line), "line %d", n + 1);
+			cr_assert(strstr(mcpc_err_str(b, "traceback"), line),
+			          "the traceback of %s names no %s: %s", with, line,
+			          mcpc_err_str(b, "traceback"));
+		}
+	}
+	/* Syntax errors name their line either way. */
+	e2e_expect_error("x = 1\n1 +", "SyntaxError");
+	cr_assert(strstr(mcpc_err_str(e2e_expect_error("x = 1\n1 +", "SyntaxError"), "message"),
+	                 "line 2"));
+	e2e_stop();
+}
+
 Test(run_python, useful_modules_work)
 {
 	e2e_start(NULL);

@@ -142,8 +142,10 @@ static PyObject *deadline_handler(PyObject *self, PyObject *args)
 static PyMethodDef deadline_def = {"_deadline", deadline_handler, METH_VARARGS,
                                    "Raise the timeout in the running code."};
 
-/* The deadline handler and signal.signal itself (a built-in function: what a call does to the
- * signal module does not change it), kept to put the handler back before each call. */
+/* The deadline handler, and _signal's signal and getsignal (built-in functions; the signal
+ * module's are Python wrappers that convert to enums, whose globals a call could change, and
+ * whose enum code touches dozens of pages of a freshly forked process), kept to put the
+ * handler back before each call. */
 static PyObject *deadline_h, *signal_fn, *getsignal_fn;
 /* This process's warm-up armed them, and no code ran since: its call need not. */
 static int signals_warm;
@@ -179,7 +181,7 @@ static int signals_arm(void)
 
 static int signals_setup(void)
 {
-	PyObject *signal = PyImport_ImportModule("signal");
+	PyObject *signal = PyImport_ImportModule("_signal");
 
 	if (!signal)
 		return -1;
@@ -703,6 +705,22 @@ static int program_build(const char *src, struct program *p)
 	enum last_kind kind = LAST_NONE;
 	int rc = -1;
 
+#ifdef SAFEPY_C_PARSER
+	/* Nothing to rewrite: built from the parser's C tree, no ast object made. */
+	if (!python_layer || !strstr(src, "import")) {
+		if (pycompile_program(src, INTERP_FILENAME, RESULT_TMP, &p->body, &p->last_expr,
+		                      &p->assign, &p->aug_name) < 0)
+			return -1;
+		if (python_layer &&
+		    (pylayer_code_check((PyCodeObject *)p->body) < 0 ||
+		     (p->last_expr && pylayer_code_check((PyCodeObject *)p->last_expr) < 0) ||
+		     (p->assign && pylayer_code_check((PyCodeObject *)p->assign) < 0))) {
+			program_clear(p);
+			return -1;
+		}
+		return 0;
+	}
+#endif
 	tree = Py_CompileStringExFlags(src, INTERP_FILENAME, Py_file_input, &flags, -1);
 	if (!tree)
 		return -1;
@@ -873,6 +891,23 @@ static PyObject *program_run(struct program *p, PyObject *g, PyObject *b)
 	return value ? value : Py_NewRef(Py_None);
 }
 
+/* A program with imports is built through the ast module's objects (program_build): parse
+ * one to them and compile it, all in CPython's C code while the classes are pristine (the
+ * caller checks), so that their pages are touched too. Nothing of it is kept or run. */
+static void warm_ast_objects(void)
+{
+#ifdef SAFEPY_C_PARSER
+	PyCompilerFlags flags = {PyCF_ONLY_AST, PY_MINOR_VERSION};
+	PyObject *tree = Py_CompileStringExFlags("import math as _m\n_m.pi\n", INTERP_FILENAME,
+	                                         Py_file_input, &flags, -1);
+	PyObject *code = tree ? compile_node(tree, "exec") : NULL;
+
+	Py_XDECREF(code);
+	Py_XDECREF(tree);
+	PyErr_Clear();
+#endif
+}
+
 /* Touch, in a fresh worker, the pages a call touches (compiler, evaluator, result
  * encoding), so their copy-on-write faults happen before the code arrives rather than on
  * the caller's clock. Leaves no state behind: a scratch namespace, no output. A session's
@@ -907,6 +942,7 @@ void interp_warm_up(void)
 	if (g && ast_pristine()) {
 		if (program_build(snippet, &prog) < 0)
 			PyErr_Clear();
+		warm_ast_objects();
 	} else {
 		prog.body =
 		    Py_CompileStringExFlags(snippet, INTERP_FILENAME, Py_file_input, NULL, -1);

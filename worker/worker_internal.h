@@ -71,6 +71,21 @@ int pyimport_roots(struct ipc_roots *r);
 /* Drop the interpreter's fork hooks (os.register_at_fork's lists), so a fork runs no Python
  * code. Before each fork of a worker. */
 void pyfork_drop_hooks(void);
+/* Make the hooks a fresh worker runs after its fork from the zygote cheaper, without changing
+ * what they do (see pyfork.c). Once, in the zygote, before it serves. Returns 0 or -1 (a
+ * Python error set). */
+int pyfork_zygote_hooks(void);
+
+/* ---- pycompile.c (built with CPython linked statically: SAFEPY_C_PARSER) ---- */
+
+/* Compile a program whose source needs no rewriting as program_build does (interp.c): the
+ * statements but a value-giving last one (body), that value's expression (last_expr), the
+ * binding of an assignment's targets from the name result_tmp (assign), or the name an
+ * augmented assignment sets (aug_name); absent parts NULL. From CPython's C syntax tree, with
+ * no Python object per node. Returns 0, or -1 with a Python error set (all four NULL). */
+int pycompile_program(const char *src, const char *filename, const char *result_tmp,
+                      PyObject **body, PyObject **last_expr, PyObject **assign,
+                      PyObject **aug_name);
 
 /* ---- interp.c ---- */
 

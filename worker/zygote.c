@@ -286,7 +286,7 @@ void zygote_main(const struct zygote_config *cfg)
 	sb.policy = policy;
 	sb.policy_nothreads = nothreads;
 	sb.gate = gate;
-	if (freeze_gc() < 0) {
+	if (pyfork_zygote_hooks() < 0 || freeze_gc() < 0) {
 		PyErr_Print();
 		exit(ZYGOTE_EXIT_PYTHON);
 	}
