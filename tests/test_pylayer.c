@@ -194,3 +194,23 @@ Test(pylayer, a_session_keeps_its_state_and_builtins)
 	e2e_expect_result("double(4)", "8");
 	e2e_stop();
 }
+
+/* A name load of __import__ in the user's code names nothing, however it is spelled: the
+ * parser folds identifiers to NFKC, so fullwidth letters spell it too. Import statements
+ * still work. */
+Test(pylayer, the_name_import_is_hidden_however_it_is_spelled)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_expect_error("__import__('os')", "NameError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "not available"), "%s", mcpc_json(r));
+	r = e2e_expect_error("__\xef\xbd\x89\xef\xbd\x8d\xef\xbd\x90\xef\xbd\x8f\xef\xbd\x92"
+	                     "\xef\xbd\x94__('math')",
+	                     "NameError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "not available"), "%s", mcpc_json(r));
+	r = e2e_expect_error("f = __\xef\xbd\x89mport__\nf", "NameError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "not available"), "%s", mcpc_json(r));
+	e2e_expect_result("import math\nmath.floor(2.5)", "2");
+	e2e_stop();
+}

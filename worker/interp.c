@@ -697,6 +697,14 @@ static int imports_rewrite(PyObject *list, int depth)
 enum last_kind { LAST_NONE = 0, LAST_EXPR, LAST_ASSIGN };
 
 /* Parse, split off the last statement when it gives the result, compile, check. */
+static int ascii_only(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80)
+			return 0;
+	return 1;
+}
+
 static int program_build(const char *src, struct program *p)
 {
 	PyCompilerFlags flags = {PyCF_ONLY_AST, PY_MINOR_VERSION};
@@ -706,8 +714,11 @@ static int program_build(const char *src, struct program *p)
 	int rc = -1;
 
 #ifdef SAFEPY_C_PARSER
-	/* Nothing to rewrite: built from the parser's C tree, no ast object made. */
-	if (!python_layer || !strstr(src, "import")) {
+	/* Nothing to rewrite: built from the parser's C tree, no ast object made. The parser
+	 * folds identifiers to NFKC (fullwidth letters spell __import__ too): source with bytes
+	 * beyond ASCII goes through the ast objects, whose names are checked as the parser made
+	 * them. */
+	if (!python_layer || (!strstr(src, "import") && ascii_only(src))) {
 		if (pycompile_program(src, INTERP_FILENAME, RESULT_TMP, &p->body, &p->last_expr,
 		                      &p->assign, &p->aug_name) < 0)
 			return -1;
@@ -724,7 +735,8 @@ static int program_build(const char *src, struct program *p)
 	tree = Py_CompileStringExFlags(src, INTERP_FILENAME, Py_file_input, &flags, -1);
 	if (!tree)
 		return -1;
-	if (python_layer && strstr(src, "__import__") && hide_import_name(tree) < 0)
+	if (python_layer && (strstr(src, "__import__") || !ascii_only(src)) &&
+	    hide_import_name(tree) < 0)
 		goto out;
 	body = PyObject_GetAttrString(tree, "body");
 	if (!body || !PyList_Check(body))
