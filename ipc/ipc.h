@@ -225,7 +225,10 @@ const char *ipc_zygote_exit_reason(int code);
  * takes no parent-death signal: it may outlive the zygote and hold a session's state
  * itself. */
 #define IPC_SPAWN_TRACED     1u
-#define IPC_SPAWN_FLAGS      IPC_SPAWN_TRACED
+/* COLD: a call waits for this worker: it parks without warming up (what a warm-up touches,
+ * the call touches, and the call would wait for both). */
+#define IPC_SPAWN_COLD       2u
+#define IPC_SPAWN_FLAGS      (IPC_SPAWN_TRACED | IPC_SPAWN_COLD)
 /* Largest configuration message. */
 #define IPC_CONFIG_MAX       (64u << 10)
 /* Longest text of an import-failed message, and the largest such message. */

@@ -371,7 +371,7 @@ void chain_kill(struct chain *c, enum kill_reason why)
 static void chain_channel_event(struct watch *w, uint32_t events);
 static void chain_timer(struct timer *t);
 
-int chain_spawn(struct engine *e, struct chain **out)
+int chain_spawn(struct engine *e, int for_call, struct chain **out)
 {
 	struct chain *c;
 	int sv[2], rc;
@@ -409,7 +409,9 @@ int chain_spawn(struct engine *e, struct chain **out)
 	c->bound = e->can_trace == 1;
 	rc = channel_open(&c->ch, sv[0], chain_channel_event, c);
 	if (rc == 0)
-		rc = zygote_request(e, c->req_id, c->bound ? IPC_SPAWN_TRACED : 0, sv[1]);
+		rc = zygote_request(
+		    e, c->req_id,
+		    (c->bound ? IPC_SPAWN_TRACED : 0) | (for_call ? IPC_SPAWN_COLD : 0), sv[1]);
 	close(sv[1]);
 	if (rc < 0) {
 		log_msg(LOG_ERROR, "could not ask the zygote for a worker: %s", strerror(-rc));

@@ -332,7 +332,7 @@ static int spare_chain(struct engine *e, struct chain **out)
 		*out = booting;
 		return 0;
 	}
-	return chain_spawn(e, out);
+	return chain_spawn(e, 1, out);
 }
 
 /* A call that cannot have a chain for want of the supervisor's own resources: it waits
@@ -457,7 +457,7 @@ static void schedule(struct timer *t)
 	 * for calls. */
 	while (zygote_ready(e) && spare < e->cfg->prefork &&
 	       busy + spare < e->cfg->max_workers + e->cfg->prefork && now_ms() >= e->spawn_retry) {
-		if (chain_spawn(e, &c) < 0)
+		if (chain_spawn(e, 0, &c) < 0)
 			break;
 		spare++;
 	}

@@ -354,10 +354,10 @@ char *engine_fds_message(struct engine *e);
 
 /* ---- chain.c ---- */
 
-/* Ask the zygote for a fresh worker: a new chain in CH_BOOTING in *out. Returns 0, -EAGAIN
- * (the zygote is not ready), -EMFILE/-ENFILE (the supervisor has not the fds a chain needs),
- * -ENOMEM, or another -errno. */
-int chain_spawn(struct engine *e, struct chain **out);
+/* Ask the zygote for a fresh worker: a new chain in CH_BOOTING in *out; for_call: a call
+ * waits for it (it parks without a warm-up). Returns 0, -EAGAIN (the zygote is not ready),
+ * -EMFILE/-ENFILE (the supervisor has not the fds a chain needs), -ENOMEM, or another -errno. */
+int chain_spawn(struct engine *e, int for_call, struct chain **out);
 /* The zygote forked the chain's worker. */
 void chain_on_pid(struct chain *c, pid_t pid);
 /* The zygote that forked the chain's fresh worker is gone: that worker dies with it. */

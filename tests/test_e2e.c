@@ -961,6 +961,28 @@ Test(run_python, a_fresh_worker_is_the_only_thread_its_threading_knows)
 	e2e_stop();
 }
 
+/* With no worker kept ready, a call waits for a fresh one, which parks without warming up
+ * (the warm-up is also where a worker arms its deadline handler): such calls keep every
+ * guarantee of a warmed worker. */
+Test(run_python, a_call_that_waits_for_a_cold_worker_keeps_every_guarantee)
+{
+	static const char new_session[] = "{\"session\": \"new\"}";
+	json_object *a, *b, *r;
+
+	e2e_start(ARGS("--prefork", "0"));
+	e2e_expect_result("x = 6\nx * 7", "42");
+	r = e2e_expect_status("while True: pass", "{\"session\": \"new\", \"timeout_seconds\": 1}",
+	                      "timeout");
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "TimeoutError", "%s", mcpc_json(r));
+	a = e2e_expect_status("import random\nrandom.random()", new_session, "ok");
+	b = e2e_expect_status("import random\nrandom.random()", new_session, "ok");
+	cr_assert(strcmp(mcpc_sc_str(a, "result_repr"), mcpc_sc_str(b, "result_repr")),
+	          "two cold workers drew the same numbers: %s", mcpc_sc_str(a, "result_repr"));
+	e2e_expect_error("open('/etc/passwd')", "NameError");
+	e2e_expect_result("x", "6");
+	e2e_stop();
+}
+
 /* Programs that import nothing are compiled from the parser's C tree; those that do, through
  * the ast module's objects (their imports are rewritten). Both give the same result, output,
  * error and place in the code. */

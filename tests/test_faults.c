@@ -586,6 +586,11 @@ Test(faults, storm_of_kills_under_a_mixed_load, .timeout = 240)
 	                    getenv("SAFEPY_FAULTS_DEBUG") ? "--log-level" : NULL, "debug"),
 	               NULL);
 	S.server = e2e_srv.pid;
+	/* Idle is the zygote and its ready worker (--prefork 1): under load the zygote may take
+	 * longer to start than a steady count needs. */
+	for (int64_t until = mcpc_now_ms() + 20000;
+	     e2e_descendants(idle, 256) < 2 && mcpc_now_ms() < until;)
+		usleep(20000);
 	e2e_steady_descendants(5000);
 	idle_procs = e2e_descendants(idle, 256);
 	idle_fds = mcpc_fd_count(S.server);

@@ -43,6 +43,8 @@ struct sandbox_config {
 	 * and before that it runs no code of the user's and exits when its gate or channel
 	 * closes. */
 	int bound;
+	/* Set per spawn (IPC_SPAWN_COLD): a call waits for this worker, which does not warm up. */
+	int cold;
 };
 
 /* The fds a worker may hold: its four fixed ones and few more; with a workspace, the files it

@@ -96,7 +96,8 @@ static void worker_start(const struct sandbox_config *sb, int channel, pid_t zyg
 		_exit(WORKER_EXIT_SIGMASK);
 	sandbox_enter(sb, channel, zygote, &report);
 	/* From here on only the seccomp allowlist works. */
-	interp_warm_up();
+	if (!sb->cold)
+		interp_warm_up();
 	rep = sandbox_report_json(&report);
 	text = rep ? json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PLAIN) : "{}";
 	if (ipc_frame_write(POLICY_FD_CHANNEL, IPC_FRAME_READY, NULL, 0, text, strlen(text)) < 0)
@@ -224,6 +225,7 @@ static int serve_spawn(int control, const struct sandbox_config *sb)
 		exit(ZYGOTE_EXIT_SETUP);
 	}
 	spawned.bound = (flags & IPC_SPAWN_TRACED) != 0;
+	spawned.cold = (flags & IPC_SPAWN_COLD) != 0;
 	pid = spawn(&spawned, info.fds[0]);
 	close(info.fds[0]);
 	if (pid < 0)
