@@ -936,6 +936,27 @@ Test(run_python, each_new_session_starts_fresh)
 	e2e_stop();
 }
 
+/* An exception may have no traceback (with_traceback(None)), also as another's cause or
+ * context: it is formatted as CPython does, without one. */
+Test(run_python, an_exception_without_a_traceback_is_formatted)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_expect_error("raise ValueError('a') from KeyError('b').with_traceback(None)",
+	                     "ValueError");
+	cr_assert(strstr(mcpc_err_str(r, "traceback"), "KeyError: 'b'\n\nThe above exception"),
+	          "%s", mcpc_json(r));
+	r = e2e_expect_error("try:\n    1 / 0\nexcept ZeroDivisionError as e:\n"
+	                     "    e.with_traceback(None)\n    raise ValueError('x')",
+	                     "ValueError");
+	cr_assert(strstr(mcpc_err_str(r, "traceback"), "line 5"), "%s", mcpc_json(r));
+	r = e2e_expect_error("raise ValueError('c').with_traceback(None)", "ValueError");
+	cr_assert(strstr(mcpc_err_str(r, "traceback"), "ValueError: c"), "%s", mcpc_json(r));
+	e2e_expect_result("1 + 1", "2");
+	e2e_stop();
+}
+
 /* The zygote's fork hooks are trimmed (threading's clean-up goes when it has one thread): a
  * fresh worker's threading still knows itself as the main and only thread, and starts, names
  * and joins threads. */

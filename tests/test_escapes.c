@@ -311,6 +311,40 @@ Test(python_layer, getattr_and_friends_cannot_reach_os)
 	stop();
 }
 
+/* A str subclass whose __hash__ and __eq__ say it is another name: the checks read its
+ * characters, and a dict lookup with it would find the other name (a module in sys.modules, a
+ * descriptor in a class). Imports refuse it; the attribute builtins look up its characters. */
+#define LIKE(other)                                                                                \
+	"class S(str):\n    def __hash__(self): return hash('" other "')\n"                        \
+	"    def __eq__(self, o): return o == '" other "'\n"
+
+Test(python_layer, a_name_that_claims_another_names_only_itself)
+{
+	static const struct e2e_refusal not_a_str = {"error", "TypeError", "must be a str"};
+	json_object *r;
+
+	start(NULL);
+	refused(e2e_fmt(LIKE("os") "m = __builtins__['__imp' + 'ort__'](S('math'))\n"
+	                           "m.system('touch %s')",
+	                marker_path),
+	        &not_a_str);
+	refused(LIKE("os") "imp = __builtins__['__imp' + 'ort__']\n"
+	                   "imp(S('math'), None, None, ['sqrt'], 0).getpid()",
+	        &not_a_str);
+	refused(LIKE("posix") "import math\nm = __builtins__['__imp' + 'ort__'](S('math'))",
+	        &not_a_str);
+	/* The attribute builtins look up what the name says, not what it claims to be. */
+	r = run(LIKE("secret") "class C:\n    secret = 1\no = C()\n"
+	                       "import operator\nsetattr(o, S('x'), 5)\n"
+	                       "[getattr(o, S('x')), hasattr(o, S('y')), o.secret, "
+	                       "operator.attrgetter(S('x'))(o), getattr(o, S('z'), 'none')]");
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	e2e_assert_result(r, "attribute builtins with a claiming name", "[5,false,1,5,\"none\"]");
+	refused(LIKE("__class__") "getattr(1, S('real')).__subclasses__()", &E2E_DUNDER);
+	still_serving();
+	stop();
+}
+
 /* str.format may render an attribute chain, but only as text; or the attribute rules refuse
  * it. Either way no object escapes. */
 static void formats_text_or_is_refused(const char *code)

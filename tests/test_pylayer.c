@@ -211,6 +211,10 @@ Test(pylayer, the_name_import_is_hidden_however_it_is_spelled)
 	cr_assert(strstr(mcpc_err_str(r, "message"), "not available"), "%s", mcpc_json(r));
 	r = e2e_expect_error("f = __\xef\xbd\x89mport__\nf", "NameError");
 	cr_assert(strstr(mcpc_err_str(r, "message"), "not available"), "%s", mcpc_json(r));
+	/* A coding declaration is a comment: the code came as text. */
+	r = e2e_expect_error("# coding: utf-7\n__+AGk-mport__", "NameError");
+	cr_assert(!strstr(mcpc_err_str(r, "message"), "import"), "%s", mcpc_json(r));
+	e2e_expect_result("# -*- coding: latin-1 -*-\nx = '\xc3\xa9'\nlen(x)", "1");
 	e2e_expect_result("import math\nmath.floor(2.5)", "2");
 	e2e_stop();
 }

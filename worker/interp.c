@@ -707,7 +707,10 @@ static int ascii_only(const char *s)
 
 static int program_build(const char *src, struct program *p)
 {
-	PyCompilerFlags flags = {PyCF_ONLY_AST, PY_MINOR_VERSION};
+	/* The code came as text (JSON), sent on as UTF-8: a coding declaration in it is a
+	 * comment. Honoured, it would make the text the parser reads another than the one
+	 * checked here (for "import", "__import__" and bytes beyond ASCII). */
+	PyCompilerFlags flags = {PyCF_ONLY_AST | PyCF_IGNORE_COOKIE, PY_MINOR_VERSION};
 	PyObject *tree, *body = NULL, *last = NULL, *value = NULL, *targets = NULL;
 	Py_ssize_t n;
 	enum last_kind kind = LAST_NONE;

@@ -58,7 +58,7 @@ static mod_ty assign_from(asdl_expr_seq *targets, const char *tmp, stmt_ty at, P
 int pycompile_program(const char *src, const char *filename, const char *result_tmp,
                       PyObject **body, PyObject **last_expr, PyObject **assign, PyObject **aug_name)
 {
-	PyCompilerFlags flags = {0, PY_MINOR_VERSION};
+	PyCompilerFlags flags = {PyCF_IGNORE_COOKIE, PY_MINOR_VERSION}; /* UTF-8, as interp.c */
 	PyObject *fn = PyUnicode_DecodeFSDefault(filename);
 	PyArena *arena = fn ? _PyArena_New() : NULL;
 	asdl_expr_seq *targets = NULL;

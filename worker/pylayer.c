@@ -146,6 +146,17 @@ static const char *attr_refusal(const char *name)
 }
 
 /* Check a name object; raises AttributeError when refused. 0 or -1. */
+PyObject *pylayer_exact_str(PyObject *o, const char *what)
+{
+	if (PyUnicode_CheckExact(o))
+		return Py_NewRef(o);
+	if (PyUnicode_Check(o))
+		return PyUnicode_FromObject(o); /* a copy of the characters, an exact str */
+	PyErr_Format(PyExc_TypeError, "%s must be a string, not '%.100s'", what,
+	             Py_TYPE(o)->tp_name);
+	return NULL;
+}
+
 static int attr_check(PyObject *name)
 {
 	const char *s, *why;
@@ -327,35 +338,41 @@ out:
 
 static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+	PyObject *name, *v;
+
 	if (nargs < 2 || nargs > 3) {
 		PyErr_SetString(PyExc_TypeError, "getattr expected 2 or 3 arguments");
 		return NULL;
 	}
-	if (attr_check(args[1]) < 0)
+	name = pylayer_exact_str(args[1], "attribute name");
+	if (!name || attr_check(name) < 0) {
+		Py_XDECREF(name);
 		return NULL;
-	if (nargs == 3) {
-		PyObject *v = PyObject_GetAttr(args[0], args[1]);
-		if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
-			PyErr_Clear();
-			Py_INCREF(args[2]);
-			return args[2];
-		}
-		return v;
 	}
-	return PyObject_GetAttr(args[0], args[1]);
+	v = PyObject_GetAttr(args[0], name);
+	Py_DECREF(name);
+	if (!v && nargs == 3 && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+		PyErr_Clear();
+		return Py_NewRef(args[2]);
+	}
+	return v;
 }
 
 static PyObject *checked_hasattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-	PyObject *v;
+	PyObject *name, *v;
 
 	if (nargs != 2) {
 		PyErr_SetString(PyExc_TypeError, "hasattr expected 2 arguments");
 		return NULL;
 	}
-	if (attr_check(args[1]) < 0)
+	name = pylayer_exact_str(args[1], "attribute name");
+	if (!name || attr_check(name) < 0) {
+		Py_XDECREF(name);
 		return NULL;
-	v = PyObject_GetAttr(args[0], args[1]);
+	}
+	v = PyObject_GetAttr(args[0], name);
+	Py_DECREF(name);
 	if (!v) {
 		if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
 			PyErr_Clear();
@@ -369,40 +386,77 @@ static PyObject *checked_hasattr(PyObject *self, PyObject *const *args, Py_ssize
 
 static PyObject *checked_setattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+	PyObject *name;
+	int rc;
+
 	if (nargs != 3) {
 		PyErr_SetString(PyExc_TypeError, "setattr expected 3 arguments");
 		return NULL;
 	}
-	if (attr_check(args[1]) < 0 || PyObject_SetAttr(args[0], args[1], args[2]) < 0)
+	name = pylayer_exact_str(args[1], "attribute name");
+	rc = name && attr_check(name) == 0 ? PyObject_SetAttr(args[0], name, args[2]) : -1;
+	Py_XDECREF(name);
+	if (rc < 0)
 		return NULL;
 	Py_RETURN_NONE;
 }
 
 static PyObject *checked_delattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+	PyObject *name;
+	int rc;
+
 	if (nargs != 2) {
 		PyErr_SetString(PyExc_TypeError, "delattr expected 2 arguments");
 		return NULL;
 	}
-	if (attr_check(args[1]) < 0 || PyObject_DelAttr(args[0], args[1]) < 0)
+	name = pylayer_exact_str(args[1], "attribute name");
+	rc = name && attr_check(name) == 0 ? PyObject_DelAttr(args[0], name) : -1;
+	Py_XDECREF(name);
+	if (rc < 0)
 		return NULL;
 	Py_RETURN_NONE;
+}
+
+/* args with its first n strings as exact str copies (a str subclass's own __hash__ and __eq__
+ * would make a checked name look up another one). New reference, or NULL. */
+static PyObject *exact_names(PyObject *args, Py_ssize_t n)
+{
+	PyObject *out = PyTuple_New(PyTuple_GET_SIZE(args));
+
+	for (Py_ssize_t i = 0; out && i < PyTuple_GET_SIZE(args); i++) {
+		PyObject *a = PyTuple_GET_ITEM(args, i);
+		PyObject *v = i < n && PyUnicode_Check(a) ? PyUnicode_FromObject(a) : Py_NewRef(a);
+		if (!v)
+			Py_CLEAR(out);
+		else
+			PyTuple_SET_ITEM(out, i, v);
+	}
+	return out;
 }
 
 /* operator.attrgetter / methodcaller read attributes in C: check the names first. */
 static PyObject *checked_attrgetter(PyObject *self, PyObject *args, PyObject *kw)
 {
-	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); i++)
-		if (attr_check_dotted(PyTuple_GET_ITEM(args, i)) < 0)
-			return NULL;
-	return PyObject_Call(real_attrgetter, args, kw);
+	PyObject *names = exact_names(args, PyTuple_GET_SIZE(args)), *r = NULL;
+
+	for (Py_ssize_t i = 0; names && i < PyTuple_GET_SIZE(names); i++)
+		if (attr_check_dotted(PyTuple_GET_ITEM(names, i)) < 0)
+			Py_CLEAR(names);
+	if (names)
+		r = PyObject_Call(real_attrgetter, names, kw);
+	Py_XDECREF(names);
+	return r;
 }
 
 static PyObject *checked_methodcaller(PyObject *self, PyObject *args, PyObject *kw)
 {
-	if (PyTuple_GET_SIZE(args) > 0 && attr_check(PyTuple_GET_ITEM(args, 0)) < 0)
-		return NULL;
-	return PyObject_Call(real_methodcaller, args, kw);
+	PyObject *exact = exact_names(args, 1), *r = NULL;
+
+	if (exact && (PyTuple_GET_SIZE(exact) == 0 || attr_check(PyTuple_GET_ITEM(exact, 0)) == 0))
+		r = PyObject_Call(real_methodcaller, exact, kw);
+	Py_XDECREF(exact);
+	return r;
 }
 
 /* string.Formatter.get_field returns the object a field names: check its attributes. */
@@ -415,6 +469,10 @@ static PyObject *checked_get_field(PyObject *self, PyObject *args, PyObject *kw)
 		return NULL;
 	}
 	field = PyTuple_GET_ITEM(args, 1);
+	if (PyUnicode_Check(field) && !PyUnicode_CheckExact(field)) {
+		PyErr_SetString(PyExc_TypeError, "field_name must be a str");
+		return NULL;
+	}
 	if (PyUnicode_Check(field)) {
 		/* "0.a[1].b": every part after a '.' is an attribute name. */
 		const char *s = PyUnicode_AsUTF8(field);
@@ -448,6 +506,12 @@ static PyObject *safe_import(PyObject *self, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "U|OOOi:__import__", kwlist, &name, &globals,
 	                                 &locals, &fromlist, &level))
 		return NULL;
+	if (!PyUnicode_CheckExact(name)) {
+		/* A str subclass's __hash__ and __eq__ would look up another module than the one
+		 * whose name is checked. */
+		PyErr_SetString(PyExc_TypeError, "__import__() argument 1 must be a str");
+		return NULL;
+	}
 	if (level != 0) {
 		PyErr_SetString(PyExc_ImportError, "Relative imports are not supported");
 		return NULL;
@@ -481,7 +545,7 @@ static PyObject *from_names(PyObject *self, PyObject *const *args, Py_ssize_t na
 	PyObject *module, *names, *proxy, *out;
 	long level;
 
-	if (nargs != 3 || !PyUnicode_Check(args[0]) ||
+	if (nargs != 3 || !PyUnicode_CheckExact(args[0]) ||
 	    (args[1] != Py_None && !PyTuple_Check(args[1])) || !PyLong_Check(args[2])) {
 		PyErr_SetString(PyExc_TypeError, "from_names(module, names, level)");
 		return NULL;
@@ -501,7 +565,14 @@ static PyObject *from_names(PyObject *self, PyObject *const *args, Py_ssize_t na
 		return Py_NewRef(proxy);
 	out = PyTuple_New(PyTuple_GET_SIZE(names));
 	for (Py_ssize_t i = 0; out && i < PyTuple_GET_SIZE(names); i++) {
-		PyObject *name = PyTuple_GET_ITEM(names, i), *v = PyObject_GetAttr(proxy, name);
+		PyObject *name = PyTuple_GET_ITEM(names, i), *v;
+
+		if (!PyUnicode_CheckExact(name)) {
+			PyErr_SetString(PyExc_TypeError, "from_names(module, names, level)");
+			Py_CLEAR(out);
+			break;
+		}
+		v = PyObject_GetAttr(proxy, name);
 		if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
 			PyObject *full = PyUnicode_FromFormat("%U.%U", module, name);
 			const char *why = pyproxy_left_out(module, name);

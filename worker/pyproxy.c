@@ -487,9 +487,16 @@ static void say_not_installed(const char *name)
 
 PyObject *pyproxy_get(PyObject *name, int import)
 {
-	PyObject *p = PyDict_GetItemWithError(proxies, name), *real;
+	PyObject *p, *real;
 	const char *s;
 
+	/* Only an exact str: a subclass's __hash__ and __eq__ would find another module in
+	 * proxies and sys.modules than the one whose name is checked. */
+	if (!PyUnicode_CheckExact(name)) {
+		PyErr_SetString(PyExc_TypeError, "a module name must be a str");
+		return NULL;
+	}
+	p = PyDict_GetItemWithError(proxies, name);
 	if (p || PyErr_Occurred())
 		return p;
 	s = PyUnicode_AsUTF8(name);

@@ -249,6 +249,9 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, s
 	struct text tn = {0};
 
 	type_name((PyObject *)Py_TYPE(exc), &tn);
+	/* None when the code set it so (with_traceback(None)): no traceback to walk. */
+	if (tb && !PyTraceBack_Check(tb))
+		Py_CLEAR(tb);
 	if (tb) {
 		sb_str(b, "Traceback (most recent call last):\n");
 		for (PyTracebackObject *t = (PyTracebackObject *)tb; t; t = t->tb_next) {

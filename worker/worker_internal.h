@@ -66,6 +66,13 @@ int pyimport_loading_any(void);
  * Returns 0, or -1 on ENOMEM (r holds what was filled: ipc_roots_clear). */
 int pyimport_roots(struct ipc_roots *r);
 
+/* ---- pylayer.c ---- */
+
+/* o as an exact str (a str subclass: a copy of its characters, so that no __hash__ or __eq__
+ * of the user's decides a lookup), new reference; NULL with a TypeError naming what when o is
+ * no str. */
+PyObject *pylayer_exact_str(PyObject *o, const char *what);
+
 /* ---- pyfork.c ---- */
 
 /* Drop the interpreter's fork hooks (os.register_at_fork's lists), so a fork runs no Python
