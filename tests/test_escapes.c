@@ -341,6 +341,14 @@ Test(python_layer, a_name_that_claims_another_names_only_itself)
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
 	e2e_assert_result(r, "attribute builtins with a claiming name", "[5,false,1,5,\"none\"]");
 	refused(LIKE("__class__") "getattr(1, S('real')).__subclasses__()", &E2E_DUNDER);
+	/* A module proxy looks a missing name up on the real module by its characters too, also
+	 * for a name that reaches it past the checked builtins (the attrgetter class itself). */
+	r = run(LIKE("__builtins__") "import random, operator\n"
+	                             "AG = type(operator.attrgetter('a'))\n"
+	                             "try:\n    AG(S('zz'))(random)['__import__']('os').getpid()\n"
+	                             "except AttributeError as e:\n    missing = str(e)\nmissing");
+	e2e_assert_result(r, "a proxy's attribute by a claiming name",
+	                  "\"module 'random' has no attribute 'zz'\"");
 	still_serving();
 	stop();
 }

@@ -302,17 +302,28 @@ static PyObject *missing(const char *mod, const char *attr)
 /* module.attr for a proxy (self: the module's name) that lacks it: an allowed submodule's
  * proxy, or a public, non-module attribute the real module has now (its own __getattr__ may
  * import it: scipy.optimize). New reference. */
-static PyObject *proxy_getattr(PyObject *self, PyObject *attr)
+static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr);
+
+/* The name as an exact str: a subclass's __hash__ and __eq__ would make the real module's
+ * lookup find another name than the one checked (its __builtins__). */
+static PyObject *proxy_getattr(PyObject *self, PyObject *name)
+{
+	PyObject *attr = pylayer_exact_str(name, "attribute name"), *v;
+
+	if (!attr)
+		return NULL;
+	v = proxy_getattr_exact(self, attr);
+	Py_DECREF(attr);
+	return v;
+}
+
+static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr)
 {
 	const char *mod = PyUnicode_AsUTF8(self), *a, *why;
 	PyObject *full, *real, *v, *p;
 
 	if (!mod)
 		return NULL;
-	if (!PyUnicode_Check(attr)) {
-		PyErr_SetString(PyExc_TypeError, "attribute name must be string");
-		return NULL;
-	}
 	a = PyUnicode_AsUTF8(attr);
 	if (!a)
 		return NULL;
