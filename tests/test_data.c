@@ -461,6 +461,42 @@ Test(data, limits_hold)
 	e2e_stop();
 }
 
+/* A numpy value's conversion calls its item(), which a subclass of the user's may write: it
+ * empties the container being converted and fills the freed memory with other objects. The
+ * result holds what the container held when its conversion reached each item, never freed
+ * memory read as objects. */
+Test(data, a_result_emptied_while_it_is_converted_reads_what_it_held)
+{
+	static const char item_empties[] = "import numpy as np\n"
+	                                   "class F(np.float64):\n"
+	                                   "    def item(self):\n"
+	                                   "        box.clear()\n"
+	                                   "        junk.extend([%s for i in range(20000)])\n"
+	                                   "        return 1.5\n"
+	                                   "junk = []\n";
+	static char want[40000];
+	size_t len;
+
+	start_data(NULL);
+	e2e_expect_result(e2e_fmt("%sbox = [[F(1.0), [1, 'ab'], {'k': [2, 3]}, 'tail']]\nbox",
+	                          e2e_fmt(item_empties, "[str(i) * 3, (i, i)]")),
+	                  "[[1.5,[1,\"ab\"],{\"k\":[2,3]},\"tail\"]]");
+	/* The dict's first key is made at run time (a constant would be kept by the code). */
+	e2e_expect_result(e2e_fmt("%sbox = {''.join(['k'] + ['a'] * 39): F(1.0), 'b': 2}\nbox",
+	                          e2e_fmt(item_empties, "'%040d' % i")),
+	                  "{\"kaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\":1.5}");
+	/* Emptied while its first item converts, a big list was freed under the conversion. */
+	len = (size_t)snprintf(want, sizeof want, "[[1.5");
+	for (int i = 0; i < 3000; i++)
+		len += (size_t)snprintf(want + len, sizeof want - len, ",[%d,%d]", i, i);
+	snprintf(want + len, sizeof want - len, "]]");
+	e2e_expect_result(e2e_fmt("%sbox = [[F(0.0)] + [[i, i] for i in range(3000)]]\nbox",
+	                          e2e_fmt(item_empties, "i")),
+	                  want);
+	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}
+
 Test(data, memory_corruption_through_numpy_stays_in_the_worker)
 {
 	/* numpy can view any address (as_strided): the Python layer cannot stop what native code

@@ -349,6 +349,24 @@ Test(python_layer, a_name_that_claims_another_names_only_itself)
 	                             "except AttributeError as e:\n    missing = str(e)\nmissing");
 	e2e_assert_result(r, "a proxy's attribute by a claiming name",
 	                  "\"module 'random' has no attribute 'zz'\"");
+	/* The classes of attrgetter and methodcaller, reached with type(), keep the characters
+	 * of the names they are given; the rules on the types then judge what is read. */
+	r = run("import operator, copy\n"
+	        "AG, MC = type(operator.attrgetter('a')), type(operator.methodcaller('a'))\n"
+	        "[AG('real')(2), MC('upper')('x'), copy.copy(AG('imag'))(3)]");
+	e2e_assert_result(r, "operator's classes, reached", "[2,\"X\",0]");
+	r = run(LIKE("__class__") "import operator\n"
+	                          "AG = type(operator.attrgetter('a'))\n"
+	                          "try:\n    AG('real', S('zz'))(1)\n"
+	                          "except AttributeError as e:\n    missing = str(e)\nmissing");
+	e2e_assert_result(r, "the attrgetter class by a claiming name",
+	                  "\"'int' object has no attribute 'zz'\"");
+	r = run(LIKE("__class__") "import operator\n"
+	                          "MC = type(operator.methodcaller('a'))\n"
+	                          "try:\n    MC(S('zz'))(1)\n"
+	                          "except AttributeError as e:\n    missing = str(e)\nmissing");
+	e2e_assert_result(r, "the methodcaller class by a claiming name",
+	                  "\"'int' object has no attribute 'zz'\"");
 	still_serving();
 	stop();
 }

@@ -459,6 +459,63 @@ static PyObject *checked_methodcaller(PyObject *self, PyObject *args, PyObject *
 	return r;
 }
 
+/* The classes themselves are reachable (type() of an instance): there they check no rule,
+ * which the types' own rules enforce when the attribute is read, but while armed they keep
+ * only exact copies of the names, so a str subclass's __hash__ and __eq__ cannot make a
+ * lookup find another name than the one its characters spell. */
+static newfunc attrgetter_new_real, methodcaller_new_real;
+
+static PyObject *attrgetter_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+	PyObject *names, *r;
+
+	if (!audit_armed)
+		return attrgetter_new_real(type, args, kw);
+	names = exact_names(args, PyTuple_GET_SIZE(args));
+	r = names ? attrgetter_new_real(type, names, kw) : NULL;
+	Py_XDECREF(names);
+	return r;
+}
+
+static PyObject *methodcaller_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+	PyObject *exact, *r;
+
+	if (!audit_armed)
+		return methodcaller_new_real(type, args, kw);
+	exact = exact_names(args, 1);
+	r = exact ? methodcaller_new_real(type, exact, kw) : NULL;
+	Py_XDECREF(exact);
+	return r;
+}
+
+/* Put those constructors on operator's classes (zygote, once). */
+static int operator_classes_fix(void)
+{
+	PyTypeObject *ag, *mc;
+
+	if (!PyType_Check(real_attrgetter) || !PyType_Check(real_methodcaller)) {
+		PyErr_SetString(PyExc_RuntimeError,
+		                "operator's getters are not the expected classes");
+		return -1;
+	}
+	ag = (PyTypeObject *)real_attrgetter;
+	mc = (PyTypeObject *)real_methodcaller;
+	if (!attrgetter_new_real) {
+		attrgetter_new_real = ag->tp_new;
+		methodcaller_new_real = mc->tp_new;
+	}
+	if (!attrgetter_new_real || !methodcaller_new_real) {
+		PyErr_SetString(PyExc_RuntimeError, "operator's getters cannot be made");
+		return -1;
+	}
+	ag->tp_new = attrgetter_new;
+	mc->tp_new = methodcaller_new;
+	PyType_Modified(ag);
+	PyType_Modified(mc);
+	return 0;
+}
+
 /* string.Formatter.get_field returns the object a field names: check its attributes. */
 static PyObject *checked_get_field(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -982,8 +1039,9 @@ int pylayer_init(const struct zygote_config *cfg)
 		Py_DECREF(op);
 	}
 	/* The library fixes change real modules' names: before the proxies copy them. */
-	if (!real_attrgetter || !real_methodcaller || builtins_build(cfg) < 0 ||
-	    library_fix() < 0 || pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0)
+	if (!real_attrgetter || !real_methodcaller || operator_classes_fix() < 0 ||
+	    builtins_build(cfg) < 0 || library_fix() < 0 || pyproxy_init(cfg) < 0 ||
+	    future_proxy_add() < 0 || sympy_fix() < 0)
 		return -1;
 	return 0;
 }

@@ -87,16 +87,19 @@ static int to_json(PyObject *v, int depth, size_t *nodes, json_object **out)
 		*out = json_object_new_string_len(s, (int)n);
 		return *out ? 0 : -1;
 	}
+	/* A numpy value's conversion runs Python code (a subclass's own item()) that may change
+	 * or empty the container: each item, key and value is held while it is converted, and the
+	 * size is read again at every step. */
 	if (PyList_CheckExact(v) || PyTuple_CheckExact(v)) {
-		PyObject *seq = v;
-		Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-		json_object *arr = json_object_new_array_ext((int)n);
+		json_object *arr = json_object_new_array_ext((int)PySequence_Fast_GET_SIZE(v));
 		if (!arr)
 			return -1;
-		for (Py_ssize_t i = 0; i < n && i < PySequence_Fast_GET_SIZE(seq); i++) {
+		for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); i++) {
+			PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(v, i));
 			json_object *e = NULL;
-			if (to_json(PySequence_Fast_GET_ITEM(seq, i), depth + 1, nodes, &e) < 0 ||
-			    json_object_array_add(arr, e) < 0) {
+			int rc = to_json(item, depth + 1, nodes, &e);
+			Py_DECREF(item);
+			if (rc < 0 || json_object_array_add(arr, e) < 0) {
 				json_object_put(e);
 				json_object_put(arr);
 				return -1;
@@ -114,11 +117,18 @@ static int to_json(PyObject *v, int depth, size_t *nodes, json_object **out)
 		while (PyDict_Next(v, &pos, &k, &x)) {
 			json_object *e = NULL;
 			Py_ssize_t klen = 0;
-			const char *ks =
-			    PyUnicode_CheckExact(k) ? PyUnicode_AsUTF8AndSize(k, &klen) : NULL;
-			if (!ks || strlen(ks) != (size_t)klen ||
-			    to_json(x, depth + 1, nodes, &e) < 0 ||
-			    json_object_object_add(obj, ks, e) < 0) {
+			const char *ks;
+			int rc = -1;
+			Py_INCREF(k);
+			Py_INCREF(x);
+			ks = PyUnicode_CheckExact(k) ? PyUnicode_AsUTF8AndSize(k, &klen) : NULL;
+			if (ks && strlen(ks) == (size_t)klen &&
+			    to_json(x, depth + 1, nodes, &e) == 0 &&
+			    json_object_object_add(obj, ks, e) == 0)
+				rc = 0;
+			Py_DECREF(k);
+			Py_DECREF(x);
+			if (rc < 0) {
 				PyErr_Clear();
 				json_object_put(e);
 				json_object_put(obj);
