@@ -734,6 +734,14 @@ Test(python_layer, copy_protocols_are_no_trampoline)
 	stop();
 }
 
+/* A str subclass that hashes as name and says it equals name the first time only, counting
+ * how often it is asked (K.n). */
+#define IMITATES(name)                                                                             \
+	"import typing\nclass K(str):\n    n = 0\n"                                                \
+	"    def __hash__(self):\n        return hash('" name "')\n"                               \
+	"    def __eq__(self, o):\n        K.n += 1\n        return K.n == 1\n"
+static const struct e2e_refusal IMITATED = {"error", "TypeError", "hashes as '__builtins__'"};
+
 Test(python_layer, library_evaluated_code_gets_the_sandbox_builtins)
 {
 	static const char *const ev = "import typing\n"
@@ -760,6 +768,19 @@ Test(python_layer, library_evaluated_code_gets_the_sandbox_builtins)
 	        "c = A('__forward_co' + 'de__')(typing.ForwardRef('().__class__.__mro__'))\n"
 	        "def f():\n    pass\nobject.__setattr__(f, '__co' + 'de__', c)\nf()",
 	        &E2E_DUNDER);
+	/* A key that is not a str but hashes as __builtins__ said "I am it" to the check and "I
+	 * am not" to eval, which then put in typing's builtins, the real ones, where the caller
+	 * could read them from its dict. */
+	refused(IMITATES("__builtins__") "d = {K('x'): 1}\ndef f(a: 'open'):\n    pass\n"
+	                                 "typing.get_type_hints(f, globalns=d)\n"
+	                                 "[v for k, v in d.items() if type(k) is str][0]"
+	                                 "['__import__']('os').getpid()",
+	        &IMITATED);
+	expect_ok_result(IMITATES("__builtins__") "d = {K('x'): 1}\ndef f(a: 'open'):\n    pass\n"
+	                                          "try:\n    typing.get_type_hints(f, globalns=d)\n"
+	                                          "except TypeError:\n    pass\n"
+	                                          "[K.n, [type(k).__name__ for k in d]]",
+	                 "[0,[\"K\"]]");
 	/* Controls: ordinary evaluation works, with the user's names. */
 	expect_ok_result(
 	    e2e_fmt("%sclass K:\n    pass\n"
@@ -773,6 +794,44 @@ Test(python_layer, library_evaluated_code_gets_the_sandbox_builtins)
 	                 "c = A('__forward_co' + 'de__')(typing.ForwardRef('(6).real * 7'))\n"
 	                 "def f():\n    pass\nobject.__setattr__(f, '__co' + 'de__', c)\nf()",
 	                 "42");
+	still_serving();
+	stop();
+}
+
+/* The layer's own lookups, in C, run none of the user's code: a key whose hash collides with
+ * the name looked up had its __eq__ run in the middle of them, and freed what they held. */
+Test(python_layer, the_layers_lookups_run_no_user_code)
+{
+	static const char *const emptier =
+	    "class K(str):\n    def __hash__(self):\n        return hash('%s')\n"
+	    "    def __eq__(self, o):\n        global E\n        if armed:\n"
+	    "            armed.clear()\n%s"
+	    "            junk.extend([[str(i) * 3] for i in range(300000)])\n"
+	    "        return False\narmed, junk = [], []\n";
+	json_object *r;
+
+	start(NULL);
+	/* Reading a function's defaults checks them for namespaces (dataclasses reads its
+	 * __init__'s); the check looked for __name__ in each dict, and the key emptied the list
+	 * that held the dict. */
+	r = run(e2e_fmt("import dataclasses\n%s"
+	                "box = [{K('x'): i} for i in range(50)]\narmed.append(1)\n"
+	                "@dataclasses.dataclass\nclass C:\n    x: tuple = (box,)\n"
+	                "[len(box), len(armed), C.__doc__[:30]]",
+	                e2e_fmt(emptier, "__name__", "            box.clear()\n")));
+	e2e_assert_result(r, "defaults walked with a colliding key",
+	                  "[50,1,\"C(x: tuple = ([{'x': 0}, {'x':\"]");
+	/* The name of an exception's class is read from the class's __module__; the key gave the
+	 * exception another class and freed its own. */
+	r = run(e2e_fmt("%sclass F(Exception):\n    pass\n"
+	                "E = type('E', (Exception,), {K('x'): 1, '__module__': 'mymod'})\n"
+	                "err = E('boom')\narmed.append(1)\nraise err",
+	                e2e_fmt(emptier, "__module__",
+	                        "            err.__class__ = F\n            E = None\n")));
+	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "mymod.E", "%s", mcpc_json(r));
+	r = run("[len(armed), type(err).__name__]");
+	e2e_assert_result(r, "the exception's class after it was named", "[1,\"E\"]");
 	still_serving();
 	stop();
 }

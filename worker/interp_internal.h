@@ -75,6 +75,12 @@ const char *pyproxy_left_out(PyObject *module, PyObject *name);
 
 /* ---- pyguard.c: the rules on the types ---- */
 
+/* The value the dict d holds under the key name, found by comparing the characters of the
+ * keys that are str itself: no key's __hash__ or __eq__ runs (a lookup runs the __eq__ of a key
+ * whose hash collides, and that code can change or free what the caller holds). Borrowed, or
+ * NULL. */
+PyObject *pyguard_str_item(PyObject *d, const char *name);
+
 /* Replace the descriptors that lead to namespaces, frames, code and modules on the built-in
  * types with checked ones, and exec and eval in the interpreter's builtins (zygote, after
  * pylayer_init). Returns 0 or -1. */

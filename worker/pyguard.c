@@ -131,39 +131,58 @@ static int allow_user_module(PyObject *obj)
 /* A check of a value read or set: 0, or -1 with the exception raised. */
 typedef int (*guard_value)(PyObject *value);
 
+PyObject *pyguard_str_item(PyObject *d, const char *name)
+{
+	PyObject *key, *item;
+	Py_ssize_t pos = 0;
+
+	while (PyDict_Next(d, &pos, &key, &item))
+		if (PyUnicode_CheckExact(key) && PyUnicode_CompareWithASCIIString(key, name) == 0)
+			return item;
+	return NULL;
+}
+
 /* A real module, or a namespace: a module's dict or the builtins (a dict naming itself with
  * __name__ beside what only a module's namespace holds). The user's module and the proxies
- * are views made for the user. */
+ * are views made for the user. Runs no Python code: a lookup would call the __eq__ of a key
+ * whose hash collides, and that code could free the values being walked. */
 static int is_namespace(PyObject *v)
 {
 	if (v == user_module || v == user_ns || pylayer_is_proxy(v))
 		return 0;
 	if (PyModule_Check(v))
 		return 1;
-	return PyDict_Check(v) && PyDict_GetItemString(v, "__name__") &&
-	       (PyDict_GetItemString(v, "__builtins__") || PyDict_GetItemString(v, "__spec__") ||
-	        PyDict_GetItemString(v, "__loader__") || PyDict_GetItemString(v, "__import__"));
+	return PyDict_Check(v) && pyguard_str_item(v, "__name__") &&
+	       (pyguard_str_item(v, "__builtins__") || pyguard_str_item(v, "__spec__") ||
+	        pyguard_str_item(v, "__loader__") || pyguard_str_item(v, "__import__"));
 }
 
-/* Does v, or an item or value of it (tuples, lists and dicts, three levels down), hold one? */
+/* Does v, or an item or value of it (tuples, lists and dicts, three levels down), hold one?
+ * Each item is held while it is looked at. */
 static int holds_namespace(PyObject *v, int depth)
 {
+	int found = 0;
+
 	if (is_namespace(v))
 		return 1;
 	if (depth > 3)
 		return 0;
 	if (PyTuple_Check(v) || PyList_Check(v)) {
-		for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); i++)
-			if (holds_namespace(PySequence_Fast_GET_ITEM(v, i), depth + 1))
-				return 1;
+		for (Py_ssize_t i = 0; !found && i < PySequence_Fast_GET_SIZE(v); i++) {
+			PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(v, i));
+			found = holds_namespace(item, depth + 1);
+			Py_DECREF(item);
+		}
 	} else if (PyDict_Check(v)) {
 		PyObject *key, *item;
 		Py_ssize_t pos = 0;
-		while (PyDict_Next(v, &pos, &key, &item))
-			if (holds_namespace(item, depth + 1))
-				return 1;
+		while (!found && PyDict_Next(v, &pos, &key, &item)) {
+			Py_INCREF(item);
+			found = holds_namespace(item, depth + 1);
+			Py_DECREF(item);
+		}
 	}
-	return 0;
+	return found;
 }
 
 /* Library code reads any function's defaults (allow_introspection), and library code that
@@ -421,6 +440,22 @@ static int module_namespace(PyObject *d)
 	return 0;
 }
 
+/* Has d a key that is not a str but hashes as "__builtins__"? Each lookup of that name calls
+ * the key's __eq__, which may answer one way here and the other in exec (CPython then puts in
+ * the calling library's builtins, the real ones, and the caller can read them back from d).
+ * The hashes the dict stored are compared, so no code of the keys runs. */
+static int builtins_imitated(PyObject *d)
+{
+	Py_hash_t want = PyObject_Hash(str_builtins), hash;
+	PyObject *k, *v;
+	Py_ssize_t pos = 0;
+
+	while (_PyDict_Next(d, &pos, &k, &v, &hash))
+		if (hash == want && !PyUnicode_CheckExact(k))
+			return 1;
+	return 0;
+}
+
 /* The namespace eval() or exec() may run code in for a library while armed: d itself, with the
  * sandbox's builtins put in when it names none (CPython would put in the caller's, the real
  * ones) or names the real ones but is no module's (a copy the library made of its globals, as
@@ -433,6 +468,12 @@ static PyObject *namespace_checked(PyObject *d, int globals)
 
 	if (!PyDict_Check(d))
 		return Py_NewRef(d); /* exec and eval raise their own TypeError */
+	if (globals && builtins_imitated(d)) {
+		PyErr_SetString(PyExc_TypeError,
+		                "exec() and eval() refuse globals with a key that is not a str but "
+		                "hashes as '__builtins__'");
+		return NULL;
+	}
 	b = PyDict_GetItemWithError(d, str_builtins);
 	if (!b && PyErr_Occurred())
 		return NULL;
@@ -612,10 +653,12 @@ static PyObject *view_globals(PyObject *self, void *closure)
 	(void)closure;
 	if (!g || g == user_ns)
 		return g;
-	name = PyDict_GetItemWithError(g, str_name);
-	d = PyDict_New();
+	/* Held: making the dict may run a collection, and a finalizer may change g. */
+	name = Py_XNewRef(PyDict_GetItemWithError(g, str_name));
+	d = name || !PyErr_Occurred() ? PyDict_New() : NULL;
 	if (d && name && PyDict_SetItem(d, str_name, name) < 0)
 		Py_CLEAR(d);
+	Py_XDECREF(name);
 	Py_DECREF(g);
 	return d;
 }

@@ -174,21 +174,22 @@ static void source_line(const char *src, long lineno, struct strbuf *b)
 }
 
 /* The exception type's name, "module.qualname" outside builtins and __main__, into *out
- * (left as it was when nothing can be read). */
-static void type_name(PyObject *type, struct text *out)
+ * (left as it was when nothing can be read). Runs no Python code: __module__ is found among
+ * the class's keys that are str itself (a key of the user's whose hash collides would have its
+ * __eq__ run by a lookup, and could give the exception another class and free this one). */
+static void type_name(PyTypeObject *type, struct text *out)
 {
-	PyObject *mod = NULL, *qual = PyType_GetQualName((PyTypeObject *)type);
-	PyObject *dict = ((PyTypeObject *)type)->tp_dict;
+	PyObject *mod = NULL, *qual = PyType_GetQualName(type);
 	struct text q = {0}, m = {0};
 
 	if (!qual || utf8_text(qual, &q) < 0) {
 		PyErr_Clear();
 		Py_XDECREF(qual);
-		text_set_str(out, ((PyTypeObject *)type)->tp_name);
+		text_set_str(out, type->tp_name);
 		return;
 	}
-	if (dict)
-		mod = PyDict_GetItemString(dict, "__module__");
+	if (type->tp_dict)
+		mod = pyguard_str_item(type->tp_dict, "__module__");
 	if (mod && PyUnicode_Check(mod) && utf8_text(mod, &m) == 0 &&
 	    !(m.len == strlen(m.s) && (!strcmp(m.s, "builtins") || !strcmp(m.s, "__main__")))) {
 		struct strbuf b = {0};
@@ -258,7 +259,7 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, s
 	PyObject *tb = PyException_GetTraceback(exc);
 	struct text tn = {0};
 
-	type_name((PyObject *)Py_TYPE(exc), &tn);
+	type_name(Py_TYPE(exc), &tn);
 	/* None when the code set it so (with_traceback(None)): no traceback to walk. */
 	if (tb && !PyTraceBack_Check(tb))
 		Py_CLEAR(tb);
@@ -359,7 +360,7 @@ void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, siz
 	struct strbuf tb = {0};
 	int trunc = 0;
 
-	type_name((PyObject *)Py_TYPE(exc), &out->error_type);
+	type_name(Py_TYPE(exc), &out->error_type);
 	exc_message(exc, &out->error_message);
 	format_chain(exc, src, &out->error_message, 0, &tb);
 	if (sb_take_text(&tb, &out->error_traceback) < 0)
