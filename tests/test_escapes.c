@@ -734,11 +734,11 @@ Test(python_layer, copy_protocols_are_no_trampoline)
 	stop();
 }
 
-/* A str subclass that hashes as name and says it equals name the first time only, counting
- * how often it is asked (K.n). */
-#define IMITATES(name)                                                                             \
+/* A str subclass that hashes as __builtins__ and says it equals it the first time only,
+ * counting how often it is asked (K.n). */
+#define IMITATES_BUILTINS                                                                          \
 	"import typing\nclass K(str):\n    n = 0\n"                                                \
-	"    def __hash__(self):\n        return hash('" name "')\n"                               \
+	"    def __hash__(self):\n        return hash('__builtins__')\n"                           \
 	"    def __eq__(self, o):\n        K.n += 1\n        return K.n == 1\n"
 static const struct e2e_refusal IMITATED = {"error", "TypeError", "hashes as '__builtins__'"};
 
@@ -771,15 +771,15 @@ Test(python_layer, library_evaluated_code_gets_the_sandbox_builtins)
 	/* A key that is not a str but hashes as __builtins__ said "I am it" to the check and "I
 	 * am not" to eval, which then put in typing's builtins, the real ones, where the caller
 	 * could read them from its dict. */
-	refused(IMITATES("__builtins__") "d = {K('x'): 1}\ndef f(a: 'open'):\n    pass\n"
-	                                 "typing.get_type_hints(f, globalns=d)\n"
-	                                 "[v for k, v in d.items() if type(k) is str][0]"
-	                                 "['__import__']('os').getpid()",
+	refused(IMITATES_BUILTINS "d = {K('x'): 1}\ndef f(a: 'open'):\n    pass\n"
+	                          "typing.get_type_hints(f, globalns=d)\n"
+	                          "[v for k, v in d.items() if type(k) is str][0]"
+	                          "['__import__']('os').getpid()",
 	        &IMITATED);
-	expect_ok_result(IMITATES("__builtins__") "d = {K('x'): 1}\ndef f(a: 'open'):\n    pass\n"
-	                                          "try:\n    typing.get_type_hints(f, globalns=d)\n"
-	                                          "except TypeError:\n    pass\n"
-	                                          "[K.n, [type(k).__name__ for k in d]]",
+	expect_ok_result(IMITATES_BUILTINS "d = {K('x'): 1}\ndef f(a: 'open'):\n    pass\n"
+	                                   "try:\n    typing.get_type_hints(f, globalns=d)\n"
+	                                   "except TypeError:\n    pass\n"
+	                                   "[K.n, [type(k).__name__ for k in d]]",
 	                 "[0,[\"K\"]]");
 	/* Controls: ordinary evaluation works, with the user's names. */
 	expect_ok_result(
