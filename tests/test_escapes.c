@@ -800,14 +800,14 @@ Test(python_layer, library_evaluated_code_gets_the_sandbox_builtins)
 
 /* The layer's own lookups, in C, run none of the user's code: a key whose hash collides with
  * the name looked up had its __eq__ run in the middle of them, and freed what they held. */
+#define EMPTIER(name, action)                                                                      \
+	"class K(str):\n    def __hash__(self):\n        return hash('" name "')\n"                \
+	"    def __eq__(self, o):\n        global E\n        if armed:\n"                          \
+	"            armed.clear()\n" action                                                       \
+	"            junk.extend([[str(i) * 3] for i in range(300000)])\n"                         \
+	"        return False\narmed, junk = [], []\n"
 Test(python_layer, the_layers_lookups_run_no_user_code)
 {
-	static const char *const emptier =
-	    "class K(str):\n    def __hash__(self):\n        return hash('%s')\n"
-	    "    def __eq__(self, o):\n        global E\n        if armed:\n"
-	    "            armed.clear()\n%s"
-	    "            junk.extend([[str(i) * 3] for i in range(300000)])\n"
-	    "        return False\narmed, junk = [], []\n";
 	json_object *r;
 
 	start(NULL);
@@ -818,16 +818,16 @@ Test(python_layer, the_layers_lookups_run_no_user_code)
 	                "box = [{K('x'): i} for i in range(50)]\narmed.append(1)\n"
 	                "@dataclasses.dataclass\nclass C:\n    x: tuple = (box,)\n"
 	                "[len(box), len(armed), C.__doc__[:30]]",
-	                e2e_fmt(emptier, "__name__", "            box.clear()\n")));
+	                EMPTIER("__name__", "            box.clear()\n")));
 	e2e_assert_result(r, "defaults walked with a colliding key",
 	                  "[50,1,\"C(x: tuple = ([{'x': 0}, {'x':\"]");
 	/* The name of an exception's class is read from the class's __module__; the key gave the
 	 * exception another class and freed its own. */
-	r = run(e2e_fmt("%sclass F(Exception):\n    pass\n"
-	                "E = type('E', (Exception,), {K('x'): 1, '__module__': 'mymod'})\n"
-	                "err = E('boom')\narmed.append(1)\nraise err",
-	                e2e_fmt(emptier, "__module__",
-	                        "            err.__class__ = F\n            E = None\n")));
+	r = run(e2e_fmt(
+	    "%sclass F(Exception):\n    pass\n"
+	    "E = type('E', (Exception,), {K('x'): 1, '__module__': 'mymod'})\n"
+	    "err = E('boom')\narmed.append(1)\nraise err",
+	    EMPTIER("__module__", "            err.__class__ = F\n            E = None\n")));
 	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
 	cr_assert_str_eq(mcpc_err_str(r, "type"), "mymod.E", "%s", mcpc_json(r));
 	r = run("[len(armed), type(err).__name__]");

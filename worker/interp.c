@@ -5,6 +5,7 @@
 #include "interp_internal.h"
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,6 @@ static int python_layer = 1;
 static volatile sig_atomic_t deadline_hit;
 
 static PyObject *real_compile; /* builtins.compile */
-static PyObject *ast_mod;      /* the ast module */
 static int ast_classes_take(void);
 static PyObject *timeout_error; /* raised in the code by the deadline handler */
 static PyObject *user_globals;  /* the user's namespace, created by the first run */
@@ -290,8 +290,9 @@ int interp_init(const struct zygote_config *cfg)
 		return -1;
 	}
 	real_compile = real_builtin("compile");
-	ast_mod = PyImport_ImportModule("ast");
-	if (!real_compile || !ast_mod || ast_classes_take() < 0 || pylayer_opcodes_load() < 0) {
+	/* The ast module first: it adds to the classes of _ast, which are then made immutable. */
+	if (!real_compile || import_and_keep("ast") < 0 || ast_classes_take() < 0 ||
+	    pylayer_opcodes_load() < 0) {
 		report_python_error("loading the compiler");
 		return -1;
 	}
@@ -362,15 +363,51 @@ static PyObject *compile_node(PyObject *node, const char *mode)
 	return code;
 }
 
-/* The classes of the ast module that building every program names, taken when the zygote
- * starts: a call may rebind the module's names (in the session's later processes too). */
-static const char *const ast_names[] = {"Expr", "Assign",     "AnnAssign", "AugAssign",
-                                        "Name", "Expression", NULL};
-static PyObject *ast_classes[sizeof(ast_names) / sizeof(ast_names[0])];
+/* The classes of _ast that building a program names, taken when the zygote starts (a call may
+ * rebind the ast module's names). */
+enum ast_cls {
+	AST_BASE,
+	AST_MODULE,
+	AST_EXPRESSION,
+	AST_EXPR,
+	AST_ASSIGN,
+	AST_ANNASSIGN,
+	AST_AUGASSIGN,
+	AST_IMPORT,
+	AST_IMPORTFROM,
+	AST_NAME,
+	AST_CALL,
+	AST_CONSTANT,
+	AST_TUPLE,
+	AST_LOAD,
+	AST_STORE,
+	AST_N
+};
+static const char *const ast_names[AST_N] = {
+    [AST_BASE] = "AST",
+    [AST_MODULE] = "Module",
+    [AST_EXPRESSION] = "Expression",
+    [AST_EXPR] = "Expr",
+    [AST_ASSIGN] = "Assign",
+    [AST_ANNASSIGN] = "AnnAssign",
+    [AST_AUGASSIGN] = "AugAssign",
+    [AST_IMPORT] = "Import",
+    [AST_IMPORTFROM] = "ImportFrom",
+    [AST_NAME] = "Name",
+    [AST_CALL] = "Call",
+    [AST_CONSTANT] = "Constant",
+    [AST_TUPLE] = "Tuple",
+    [AST_LOAD] = "Load",
+    [AST_STORE] = "Store",
+};
+static PyTypeObject *ast_classes[AST_N];
+/* The attributes that place an expression or a statement in the source. */
+static const char *const ast_location[] = {"lineno", "col_offset", "end_lineno", "end_col_offset",
+                                           NULL};
 
 /* Every class of the _ast module and its version tag when the zygote started. CPython gives a
- * class a new tag, or none, whenever it or a base is changed (an attribute set, a method
- * replaced): a class with its tag is the class as CPython made it. */
+ * class a new tag, or none, whenever it or a base is changed: a class with its tag is the class
+ * as CPython made it. */
 struct ast_tag {
 	PyTypeObject *type;
 	unsigned int tag;
@@ -378,23 +415,34 @@ struct ast_tag {
 static struct ast_tag *ast_tags;
 static size_t n_ast_tags;
 
+/* Take the classes, and make every class of _ast immutable: the parser builds a program's tree
+ * from them and the rewriting below reads and makes their objects, which must run CPython's C
+ * code only (a class whose attribute is a property, or whose __init__ is replaced, runs the
+ * user's code in the middle of it: sympy hands out instances of these classes). Subclasses of
+ * them stay the user's to change. */
 static int ast_classes_take(void)
 {
-	PyObject *m = PyImport_ImportModule("_ast"), *d, *base, *key, *v;
+	PyObject *m = PyImport_ImportModule("_ast"), *d, *key, *v;
 	PyObject *probe = PyUnicode_InternFromString("__setattr__");
+	PyTypeObject *base;
 	Py_ssize_t pos = 0;
 	size_t n = 0;
 	int rc = -1;
 
-	for (size_t i = 0; ast_names[i]; i++)
-		if (!(ast_classes[i] = PyObject_GetAttrString(ast_mod, ast_names[i])))
-			goto out;
 	d = m ? PyModule_GetDict(m) : NULL;
-	base = d ? PyDict_GetItemString(d, "AST") : NULL;
-	if (!probe || !base || !PyType_Check(base))
+	for (size_t i = 0; d && i < AST_N; i++) {
+		v = PyDict_GetItemString(d, ast_names[i]);
+		if (!v || !PyType_Check(v)) {
+			PyErr_Format(PyExc_ImportError, "_ast has no class %s", ast_names[i]);
+			goto out;
+		}
+		ast_classes[i] = (PyTypeObject *)Py_NewRef(v);
+	}
+	base = ast_classes[AST_BASE];
+	if (!probe || !base)
 		goto out;
 	while (PyDict_Next(d, &pos, &key, &v))
-		n += PyType_Check(v) && PyType_IsSubtype((PyTypeObject *)v, (PyTypeObject *)base);
+		n += PyType_Check(v) && PyType_IsSubtype((PyTypeObject *)v, base);
 	ast_tags = calloc(n ? n : 1, sizeof(*ast_tags));
 	if (!ast_tags) {
 		PyErr_NoMemory();
@@ -403,8 +451,10 @@ static int ast_classes_take(void)
 	pos = 0;
 	while (PyDict_Next(d, &pos, &key, &v) && n_ast_tags < n) {
 		PyTypeObject *t = (PyTypeObject *)v;
-		if (!PyType_Check(v) || !PyType_IsSubtype(t, (PyTypeObject *)base))
+		if (!PyType_Check(v) || !PyType_IsSubtype(t, base))
 			continue;
+		t->tp_flags |= Py_TPFLAGS_IMMUTABLETYPE;
+		PyType_Modified(t);
 		(void)_PyType_Lookup(t, probe); /* a lookup gives the class its tag */
 		ast_tags[n_ast_tags++] = (struct ast_tag){t, t->tp_version_tag};
 	}
@@ -415,8 +465,7 @@ out:
 	return rc;
 }
 
-/* Is every class of _ast as the zygote left it? Then parsing to its objects and compiling them
- * runs CPython's C code only. */
+/* Is every class of _ast as the zygote left it? They are immutable; this is a second check. */
 static int ast_pristine(void)
 {
 	for (size_t i = 0; i < n_ast_tags; i++) {
@@ -428,192 +477,239 @@ static int ast_pristine(void)
 	return n_ast_tags > 0;
 }
 
-static int is_ast(PyObject *node, const char *cls)
+/* A new node of class c made from the arguments fmt builds (a tuple), placed where the parser
+ * placed loc (none when loc is NULL). Returns a new reference or NULL. Steals the references
+ * fmt's N units name, also on failure. */
+static PyObject *ast_node(enum ast_cls c, PyObject *loc, const char *fmt, ...)
 {
-	PyObject *t = NULL;
-	int r;
+	PyObject *args, *node = NULL;
+	va_list ap;
 
-	for (size_t i = 0; ast_names[i]; i++)
-		if (strcmp(ast_names[i], cls) == 0)
-			t = Py_NewRef(ast_classes[i]);
-	if (!t)
-		t = PyObject_GetAttrString(ast_mod, cls);
-	r = t ? PyObject_IsInstance(node, t) : -1;
-	Py_XDECREF(t);
-	return r;
+	va_start(ap, fmt);
+	args = Py_VaBuildValue(fmt, ap);
+	va_end(ap);
+	if (args && PyTuple_CheckExact(args))
+		node = PyObject_Call((PyObject *)ast_classes[c], args, NULL);
+	else if (args)
+		PyErr_SetString(PyExc_SystemError, "ast_node: arguments are not a tuple");
+	Py_XDECREF(args);
+	for (const char *const *a = ast_location; node && loc && *a; a++) {
+		PyObject *v = PyObject_GetAttrString(loc, *a);
+		if (!v || PyObject_SetAttrString(node, *a, v) < 0)
+			Py_CLEAR(node);
+		Py_XDECREF(v);
+	}
+	return node;
+}
+
+/* A node's field (a new reference; NULL, with no error set, when it has none), read from its
+ * __dict__. */
+static PyObject *ast_field(PyObject *node, const char *name)
+{
+	PyObject *dict = PyObject_GenericGetDict(node, NULL), *v;
+
+	v = dict ? PyDict_GetItemString(dict, name) : NULL;
+	Py_XINCREF(v);
+	Py_XDECREF(dict);
+	return v;
+}
+
+/* A field that must be an exact str (a new reference, or NULL with an error set). */
+static PyObject *ast_str_field(PyObject *node, const char *name)
+{
+	PyObject *v = ast_field(node, name);
+
+	if (v && PyUnicode_CheckExact(v))
+		return v;
+	Py_XDECREF(v);
+	if (!PyErr_Occurred())
+		PyErr_Format(PyExc_SystemError, "the parser gave a %s that is not a str", name);
+	return NULL;
 }
 
 /* __import__ must stay in the builtins for import statements; a name load of it in user
- * code becomes a name that does not exist, so it raises NameError at run time. */
+ * code becomes a name that does not exist, so it raises NameError at run time. Every node of
+ * the tree is visited from a stack of its own (a long chain of operators is deep). */
 static int hide_import_name(PyObject *tree)
 {
-	PyObject *walk = PyObject_CallMethod(ast_mod, "walk", "O", tree), *it, *node;
-	int rc = 0;
+	PyObject *stack = PyList_New(0), *hidden = NULL;
+	int rc = stack && PyList_Append(stack, tree) == 0 ? 0 : -1;
 
-	if (!walk)
-		return -1;
-	it = PyObject_GetIter(walk);
-	Py_DECREF(walk);
-	if (!it)
-		return -1;
-	while (rc == 0 && (node = PyIter_Next(it))) {
-		if (is_ast(node, "Name") == 1) {
-			PyObject *id = PyObject_GetAttrString(node, "id");
-			if (id && PyUnicode_CompareWithASCIIString(id, "__import__") == 0) {
-				PyObject *hidden =
-				    PyUnicode_FromString("__import__ (not available)");
-				rc = hidden ? PyObject_SetAttrString(node, "id", hidden) : -1;
-				Py_XDECREF(hidden);
+	while (rc == 0 && PyList_GET_SIZE(stack) > 0) {
+		Py_ssize_t n = PyList_GET_SIZE(stack), pos = 0;
+		PyObject *node = Py_NewRef(PyList_GET_ITEM(stack, n - 1));
+		PyObject *dict = NULL, *key, *v;
+
+		rc = PyList_SetSlice(stack, n - 1, n, NULL);
+		if (rc == 0)
+			dict = PyObject_GenericGetDict(node, NULL);
+		if (!dict) {
+			rc = -1;
+		} else if (Py_IS_TYPE(node, ast_classes[AST_NAME])) {
+			v = PyDict_GetItemString(dict, "id");
+			if (v && PyUnicode_CheckExact(v) &&
+			    PyUnicode_CompareWithASCIIString(v, "__import__") == 0) {
+				if (!hidden)
+					hidden = PyUnicode_FromString("__import__ (not available)");
+				rc = hidden ? PyDict_SetItemString(dict, "id", hidden) : -1;
 			}
-			Py_XDECREF(id);
+		} else {
+			while (rc == 0 && PyDict_Next(dict, &pos, &key, &v)) {
+				if (PyObject_TypeCheck(v, ast_classes[AST_BASE])) {
+					rc = PyList_Append(stack, v);
+					continue;
+				}
+				for (Py_ssize_t i = 0;
+				     rc == 0 && PyList_CheckExact(v) && i < PyList_GET_SIZE(v); i++)
+					if (PyObject_TypeCheck(PyList_GET_ITEM(v, i),
+					                       ast_classes[AST_BASE]))
+						rc = PyList_Append(stack, PyList_GET_ITEM(v, i));
+			}
 		}
+		Py_XDECREF(dict);
 		Py_DECREF(node);
 	}
-	Py_DECREF(it);
+	Py_XDECREF(stack);
+	Py_XDECREF(hidden);
 	return rc < 0 || PyErr_Occurred() ? -1 : 0;
 }
 
 /* "from m import a as b, c" as "b, c = <from_names>('m', ('a', 'c'), 0)", and "import m.a as
  * c" as "c = <from_names>('m.a', None, 0)": IMPORT_FROM, which CPython compiles both into,
  * falls back on sys.modules (pylayer.c, code_check). Returns the statements that replace stmt
- * (a new list), Py_None (new reference) when it stays, or NULL. */
+ * (a new list), Py_None (new reference) when it stays, or NULL. Every node is made by the
+ * classes' C code and placed where stmt was. */
+static PyObject *from_names_call(PyObject *stmt, PyObject *module, PyObject *names, PyObject *level)
+{
+	return ast_node(
+	    AST_CALL, stmt, "(N[NNN][])",
+	    ast_node(AST_NAME, stmt, "(sN)", PYLAYER_FROM_NAMES, ast_node(AST_LOAD, NULL, "()")),
+	    ast_node(AST_CONSTANT, stmt, "(O)", module), ast_node(AST_CONSTANT, stmt, "(O)", names),
+	    ast_node(AST_CONSTANT, stmt, "(O)", level));
+}
+
 static PyObject *import_rewrite(PyObject *stmt, int from)
 {
-	PyObject *names = NULL, *out = NULL, *keep = NULL, *module = NULL, *func = NULL;
-	int changed = 0;
+	PyObject *names = ast_field(stmt, "names"), *out = PyList_New(0), *keep = NULL;
+	int changed = 0, rc = 0;
 
-	names = PyObject_GetAttrString(stmt, "names");
-	out = PyList_New(0);
-	func = PyObject_CallMethod(ast_mod, "Name", "sN", PYLAYER_FROM_NAMES,
-	                           PyObject_CallMethod(ast_mod, "Load", NULL));
-	if (!names || !out || !func)
+	if (!names || !PyList_CheckExact(names) || !out)
 		goto fail;
 	if (from) {
-		PyObject *level = PyObject_GetAttrString(stmt, "level");
-		PyObject *targets = PyList_New(0), *wanted = PyList_New(0), *call, *tgt, *assign;
-		int stays;
-		module = PyObject_GetAttrString(stmt, "module");
+		PyObject *module = ast_field(stmt, "module"), *level = ast_field(stmt, "level");
+		PyObject *targets = PyList_New(0), *wanted = PyList_New(0), *t = NULL;
 		/* The compiler reads future statements; the names they import are fixed by it. */
-		stays = module && PyUnicode_Check(module) &&
-		        PyUnicode_CompareWithASCIIString(module, "__future__") == 0;
-		for (Py_ssize_t i = 0; targets && wanted && i < PyList_Size(names); i++) {
-			PyObject *a = PyList_GET_ITEM(names, i);
-			PyObject *name = PyObject_GetAttrString(a, "name");
-			PyObject *as = PyObject_GetAttrString(a, "asname");
+		int stays = module && PyUnicode_CheckExact(module) &&
+		            PyUnicode_CompareWithASCIIString(module, "__future__") == 0;
+
+		rc = targets && wanted && module &&
+		             (module == Py_None || PyUnicode_CheckExact(module)) && level &&
+		             PyLong_CheckExact(level)
+		         ? 0
+		         : -1;
+		for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(names); i++) {
+			PyObject *a = Py_NewRef(PyList_GET_ITEM(names, i));
+			PyObject *name = ast_str_field(a, "name"), *as = ast_field(a, "asname");
 			PyObject *bind = as && as != Py_None ? as : name;
-			PyObject *t =
-			    bind ? PyObject_CallMethod(ast_mod, "Name", "ON", bind,
-			                               PyObject_CallMethod(ast_mod, "Store", NULL))
-			         : NULL;
-			if (name && PyUnicode_CompareWithASCIIString(name, "*") == 0)
+
+			rc = name && as && PyUnicode_CheckExact(bind) ? 0 : -1;
+			if (rc == 0 && PyUnicode_CompareWithASCIIString(name, "*") == 0)
 				stays = 1; /* "from m import *" has no IMPORT_FROM */
+			t = rc == 0 ? ast_node(AST_NAME, stmt, "(ON)", bind,
+			                       ast_node(AST_STORE, NULL, "()"))
+			            : NULL;
 			if (!t || PyList_Append(targets, t) < 0 || PyList_Append(wanted, name) < 0)
-				Py_CLEAR(targets);
+				rc = -1;
 			Py_XDECREF(t);
 			Py_XDECREF(name);
 			Py_XDECREF(as);
+			Py_DECREF(a);
 		}
-		if (!targets || !wanted || !level || !module || stays) {
-			Py_XDECREF(targets);
-			Py_XDECREF(wanted);
-			Py_XDECREF(level);
-			if (!PyErr_Occurred() && stays) {
-				Py_DECREF(out);
-				out = Py_NewRef(Py_None);
-			}
-			goto done;
+		if (rc == 0 && !stays) {
+			/* from . import x: no module; from_names refuses the level. */
+			PyObject *mod =
+			    module == Py_None ? PyUnicode_FromString("") : Py_NewRef(module);
+			PyObject *tuple = PyList_AsTuple(wanted);
+			PyObject *call =
+			    mod && tuple ? from_names_call(stmt, mod, tuple, level) : NULL;
+			PyObject *tgt = call ? ast_node(AST_TUPLE, stmt, "(ON)", targets,
+			                                ast_node(AST_STORE, NULL, "()"))
+			                     : NULL;
+			PyObject *assign =
+			    tgt ? ast_node(AST_ASSIGN, stmt, "([O]O)", tgt, call) : NULL;
+
+			rc = assign ? PyList_Append(out, assign) : -1;
+			changed = rc == 0;
+			Py_XDECREF(assign);
+			Py_XDECREF(tgt);
+			Py_XDECREF(call);
+			Py_XDECREF(tuple);
+			Py_XDECREF(mod);
 		}
-		/* from . import x: no module; from_names refuses the level. */
-		call = PyObject_CallMethod(
-		    ast_mod, "Call", "O[NNN][]", func,
-		    module == Py_None ? PyObject_CallMethod(ast_mod, "Constant", "s", "")
-		                      : PyObject_CallMethod(ast_mod, "Constant", "O", module),
-		    PyObject_CallMethod(ast_mod, "Constant", "(N)", PyList_AsTuple(wanted)),
-		    PyObject_CallMethod(ast_mod, "Constant", "O", level));
-		tgt = PyObject_CallMethod(ast_mod, "Tuple", "ON", targets,
-		                          PyObject_CallMethod(ast_mod, "Store", NULL));
-		assign =
-		    call && tgt ? PyObject_CallMethod(ast_mod, "Assign", "[O]O", tgt, call) : NULL;
-		if (assign && PyList_Append(out, assign) == 0)
-			changed = 1;
-		Py_XDECREF(assign);
-		Py_XDECREF(tgt);
-		Py_XDECREF(call);
-		Py_DECREF(targets);
-		Py_DECREF(wanted);
-		Py_DECREF(level);
+		Py_XDECREF(targets);
+		Py_XDECREF(wanted);
+		Py_XDECREF(module);
+		Py_XDECREF(level);
+		if (rc < 0)
+			goto fail;
 		goto done;
 	}
 	/* import a, b.c as d, e: "b.c as d" becomes a call; the others stay imports, in order. */
-	for (Py_ssize_t i = 0; i < PyList_Size(names); i++) {
-		PyObject *a = PyList_GET_ITEM(names, i);
-		PyObject *name = PyObject_GetAttrString(a, "name");
-		PyObject *as = PyObject_GetAttrString(a, "asname");
-		int rc = 0;
-		if (!name || !as) {
+	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(names); i++) {
+		PyObject *a = Py_NewRef(PyList_GET_ITEM(names, i));
+		PyObject *name = ast_str_field(a, "name"), *as = ast_field(a, "asname");
+
+		if (!name || !as || (as != Py_None && !PyUnicode_CheckExact(as))) {
 			rc = -1;
 		} else if (as != Py_None &&
 		           PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1) >= 0) {
-			PyObject *call = PyObject_CallMethod(
-			    ast_mod, "Call", "O[NNN][]", func,
-			    PyObject_CallMethod(ast_mod, "Constant", "O", name),
-			    PyObject_CallMethod(ast_mod, "Constant", "O", Py_None),
-			    PyObject_CallMethod(ast_mod, "Constant", "i", 0));
-			PyObject *tgt = PyObject_CallMethod(
-			    ast_mod, "Name", "ON", as, PyObject_CallMethod(ast_mod, "Store", NULL));
+			PyObject *zero = PyLong_FromLong(0);
+			PyObject *call = zero ? from_names_call(stmt, name, Py_None, zero) : NULL;
+			PyObject *tgt = call ? ast_node(AST_NAME, stmt, "(ON)", as,
+			                                ast_node(AST_STORE, NULL, "()"))
+			                     : NULL;
 			PyObject *assign =
-			    call && tgt ? PyObject_CallMethod(ast_mod, "Assign", "[O]O", tgt, call)
-			                : NULL;
+			    tgt ? ast_node(AST_ASSIGN, stmt, "([O]O)", tgt, call) : NULL;
+
 			changed = 1;
 			Py_CLEAR(keep);
 			rc = assign ? PyList_Append(out, assign) : -1;
 			Py_XDECREF(assign);
 			Py_XDECREF(tgt);
 			Py_XDECREF(call);
+			Py_XDECREF(zero);
 		} else {
 			if (!keep) {
-				PyObject *imp = PyObject_CallMethod(ast_mod, "Import", "[]");
-				keep = imp ? PyObject_GetAttrString(imp, "names") : NULL;
-				rc = imp ? PyList_Append(out, imp) : -1;
+				PyObject *imp = ast_node(AST_IMPORT, stmt, "([])");
+				keep = imp ? ast_field(imp, "names") : NULL;
+				rc = keep && PyList_CheckExact(keep) ? PyList_Append(out, imp) : -1;
 				Py_XDECREF(imp);
 			}
 			if (rc == 0)
-				rc = keep ? PyList_Append(keep, a) : -1;
+				rc = PyList_Append(keep, a);
 		}
 		Py_XDECREF(name);
 		Py_XDECREF(as);
-		if (rc < 0)
-			goto fail;
+		Py_DECREF(a);
 	}
+	if (rc < 0)
+		goto fail;
 done:
 	if (PyErr_Occurred())
 		goto fail;
-	if (out != Py_None && !changed) {
+	if (!changed) {
 		Py_DECREF(out);
 		out = Py_NewRef(Py_None);
 	}
-	for (Py_ssize_t i = 0; out != Py_None && i < PyList_GET_SIZE(out); i++) {
-		PyObject *r = PyObject_CallMethod(ast_mod, "copy_location", "OO",
-		                                  PyList_GET_ITEM(out, i), stmt);
-		PyObject *r2 =
-		    r ? PyObject_CallMethod(ast_mod, "fix_missing_locations", "O", r) : NULL;
-		Py_XDECREF(r);
-		Py_XDECREF(r2);
-		if (!r2)
-			goto fail;
-	}
 	Py_XDECREF(keep);
 	Py_XDECREF(names);
-	Py_XDECREF(module);
-	Py_XDECREF(func);
 	return out;
 fail:
+	if (!PyErr_Occurred())
+		PyErr_SetString(PyExc_SystemError, "rewriting an import failed");
 	Py_XDECREF(out);
-	out = NULL;
 	Py_XDECREF(keep);
 	Py_XDECREF(names);
-	Py_XDECREF(module);
-	Py_XDECREF(func);
 	return NULL;
 }
 
@@ -622,70 +718,56 @@ fail:
 static const char *const stmt_lists[] = {"body", "orelse", "finalbody", NULL};
 static const char *const clause_lists[] = {"handlers", "cases", NULL};
 
-/* A node's field (borrowed; NULL when it has none), read from its __dict__. */
-static PyObject *ast_field(PyObject *node, const char *name, PyObject **dict)
-{
-	if (!*dict)
-		*dict = PyObject_GenericGetDict(node, NULL);
-	return *dict ? PyDict_GetItemString(*dict, name) : NULL;
-}
-
 /* Rewrite, in place, the import statements of a statement list and of the lists nested in
  * its statements (import_rewrite). Returns 0 or -1. */
 static int imports_rewrite(PyObject *list, int depth)
 {
-	static PyObject *cls_import, *cls_from;
-
 	if (depth > STMT_NESTING_MAX) {
 		PyErr_SetString(PyExc_RecursionError, "statements nested too deeply");
 		return -1;
 	}
-	if (!cls_import) {
-		cls_import = PyObject_GetAttrString(ast_mod, "Import");
-		cls_from = PyObject_GetAttrString(ast_mod, "ImportFrom");
-		if (!cls_import || !cls_from) {
-			Py_CLEAR(cls_import);
-			return -1;
-		}
-	}
-	for (Py_ssize_t k = 0; PyList_Check(list) && k < PyList_GET_SIZE(list); k++) {
-		PyObject *stmt = PyList_GET_ITEM(list, k), *dict = NULL;
-		PyTypeObject *t = Py_TYPE(stmt);
+	for (Py_ssize_t k = 0; PyList_CheckExact(list) && k < PyList_GET_SIZE(list); k++) {
+		PyObject *stmt = Py_NewRef(PyList_GET_ITEM(list, k));
 		int rc = 0;
 
-		if (t == (PyTypeObject *)cls_import || t == (PyTypeObject *)cls_from) {
-			PyObject *r = import_rewrite(stmt, t == (PyTypeObject *)cls_from);
-			if (!r)
-				return -1;
-			if (r != Py_None) {
+		if (Py_IS_TYPE(stmt, ast_classes[AST_IMPORT]) ||
+		    Py_IS_TYPE(stmt, ast_classes[AST_IMPORTFROM])) {
+			PyObject *r =
+			    import_rewrite(stmt, Py_IS_TYPE(stmt, ast_classes[AST_IMPORTFROM]));
+			if (!r) {
+				rc = -1;
+			} else if (r != Py_None) {
 				Py_ssize_t n = PyList_GET_SIZE(r);
 				rc = PyList_SetSlice(list, k, k + 1, r);
 				k += n - 1;
 			}
-			Py_DECREF(r);
+			Py_XDECREF(r);
+			Py_DECREF(stmt);
 			if (rc < 0)
 				return -1;
 			continue;
 		}
 		for (const char *const *f = stmt_lists; rc == 0 && *f; f++) {
-			PyObject *sub = ast_field(stmt, *f, &dict);
+			PyObject *sub = ast_field(stmt, *f);
 			if (sub)
 				rc = imports_rewrite(sub, depth + 1);
+			Py_XDECREF(sub);
 		}
 		for (const char *const *f = clause_lists; rc == 0 && *f; f++) {
-			PyObject *clauses = ast_field(stmt, *f, &dict);
-			for (Py_ssize_t c = 0; rc == 0 && clauses && PyList_Check(clauses) &&
+			PyObject *clauses = ast_field(stmt, *f);
+			for (Py_ssize_t c = 0; rc == 0 && clauses && PyList_CheckExact(clauses) &&
 			                       c < PyList_GET_SIZE(clauses);
 			     c++) {
-				PyObject *cdict = NULL;
-				PyObject *sub =
-				    ast_field(PyList_GET_ITEM(clauses, c), "body", &cdict);
+				PyObject *clause = Py_NewRef(PyList_GET_ITEM(clauses, c));
+				PyObject *sub = ast_field(clause, "body");
 				if (sub)
 					rc = imports_rewrite(sub, depth + 1);
-				Py_XDECREF(cdict);
+				Py_XDECREF(sub);
+				Py_DECREF(clause);
 			}
+			Py_XDECREF(clauses);
 		}
-		Py_XDECREF(dict);
+		Py_DECREF(stmt);
 		if (rc < 0 || PyErr_Occurred())
 			return -1;
 	}
@@ -741,8 +823,8 @@ static int program_build(const char *src, struct program *p)
 	if (python_layer && (strstr(src, "__import__") || !ascii_only(src)) &&
 	    hide_import_name(tree) < 0)
 		goto out;
-	body = PyObject_GetAttrString(tree, "body");
-	if (!body || !PyList_Check(body))
+	body = ast_field(tree, "body");
+	if (!body || !PyList_CheckExact(body))
 		goto out;
 	if (python_layer && strstr(src, "import") && imports_rewrite(body, 0) < 0)
 		goto out;
@@ -750,24 +832,24 @@ static int program_build(const char *src, struct program *p)
 	if (n > 0) {
 		last = PyList_GET_ITEM(body, n - 1);
 		Py_INCREF(last);
-		if (is_ast(last, "Expr") == 1) {
+		if (Py_IS_TYPE(last, ast_classes[AST_EXPR])) {
 			kind = LAST_EXPR;
-		} else if (is_ast(last, "Assign") == 1) {
+		} else if (Py_IS_TYPE(last, ast_classes[AST_ASSIGN])) {
 			kind = LAST_ASSIGN;
-			targets = PyObject_GetAttrString(last, "targets");
-		} else if (is_ast(last, "AnnAssign") == 1) {
-			PyObject *v = PyObject_GetAttrString(last, "value");
+			targets = ast_field(last, "targets");
+		} else if (Py_IS_TYPE(last, ast_classes[AST_ANNASSIGN])) {
+			PyObject *v = ast_field(last, "value");
 			if (v && v != Py_None) {
-				PyObject *t = PyObject_GetAttrString(last, "target");
+				PyObject *t = ast_field(last, "target");
 				kind = LAST_ASSIGN;
 				targets = t ? Py_BuildValue("[O]", t) : NULL;
 				Py_XDECREF(t);
 			}
 			Py_XDECREF(v);
-		} else if (is_ast(last, "AugAssign") == 1) {
-			PyObject *t = PyObject_GetAttrString(last, "target");
-			if (t && is_ast(t, "Name") == 1)
-				p->aug_name = PyObject_GetAttrString(t, "id");
+		} else if (Py_IS_TYPE(last, ast_classes[AST_AUGASSIGN])) {
+			PyObject *t = ast_field(last, "target");
+			if (t && Py_IS_TYPE(t, ast_classes[AST_NAME]))
+				p->aug_name = ast_str_field(t, "id");
 			Py_XDECREF(t);
 		}
 		if (PyErr_Occurred())
@@ -775,11 +857,11 @@ static int program_build(const char *src, struct program *p)
 	}
 	if (kind != LAST_NONE) {
 		PyObject *expr;
-		value = PyObject_GetAttrString(last, "value");
-		if (!value || (kind == LAST_ASSIGN && !targets) ||
+		value = ast_field(last, "value");
+		if (!value || (kind == LAST_ASSIGN && (!targets || !PyList_CheckExact(targets))) ||
 		    PySequence_DelItem(body, n - 1) < 0)
 			goto out;
-		expr = PyObject_CallOneArg(ast_classes[5], value); /* Expression */
+		expr = ast_node(AST_EXPRESSION, NULL, "(O)", value);
 		if (!expr)
 			goto out;
 		p->last_expr = compile_node(expr, "eval");
@@ -788,30 +870,17 @@ static int program_build(const char *src, struct program *p)
 			goto out;
 	}
 	if (kind == LAST_ASSIGN) {
-		PyObject *load = PyObject_CallMethod(ast_mod, "Load", NULL);
+		/* targets = RESULT_TMP, placed where the last statement was. */
 		PyObject *name =
-		    load ? PyObject_CallMethod(ast_mod, "Name", "sO", RESULT_TMP, load) : NULL;
-		PyObject *assign =
-		    name ? PyObject_CallMethod(ast_mod, "Assign", "OO", targets, name) : NULL;
-		PyObject *stmts = assign ? Py_BuildValue("[O]", assign) : NULL;
-		PyObject *ignores = PyList_New(0);
-		PyObject *mod = stmts && ignores
-		                    ? PyObject_CallMethod(ast_mod, "Module", "OO", stmts, ignores)
-		                    : NULL;
-		PyObject *r =
-		    mod ? PyObject_CallMethod(ast_mod, "copy_location", "OO", assign, last) : NULL;
-		PyObject *r2 =
-		    r ? PyObject_CallMethod(ast_mod, "fix_missing_locations", "O", mod) : NULL;
-		if (r2)
+		    ast_node(AST_NAME, last, "(sN)", RESULT_TMP, ast_node(AST_LOAD, NULL, "()"));
+		PyObject *assign = name ? ast_node(AST_ASSIGN, last, "(OO)", targets, name) : NULL;
+		PyObject *mod = assign ? ast_node(AST_MODULE, NULL, "([O][])", assign) : NULL;
+
+		if (mod)
 			p->assign = compile_node(mod, "exec");
-		Py_XDECREF(load);
 		Py_XDECREF(name);
 		Py_XDECREF(assign);
-		Py_XDECREF(stmts);
-		Py_XDECREF(ignores);
 		Py_XDECREF(mod);
-		Py_XDECREF(r);
-		Py_XDECREF(r2);
 		if (!p->assign)
 			goto out;
 	}
@@ -931,8 +1000,8 @@ static void warm_ast_objects(void)
 void interp_warm_up(void)
 {
 	/* Built as a call's code is, through the objects of the ast module's classes, only while
-	 * those are as CPython made them: a call may change them (their __init__, __setattr__,
-	 * attributes), and this runs outside any call. Otherwise compiled in C from source. */
+	 * those are as CPython made them (they are immutable: this is a second check), since this
+	 * runs outside any call. Otherwise compiled in C from source. */
 	static const char *const snippet = "def _f(n):\n    return [i * 2 for i in range(n)]\n"
 	                                   "_x = {'a': _f(3), 'b': 'text'}\n_x\n";
 	struct program prog = {0};

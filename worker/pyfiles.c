@@ -254,6 +254,17 @@ static int fd_ours(long fd)
 	return fd > POLICY_FD_CHANNEL && fd < SANDBOX_NOFILE_WORKSPACE && fdtab[fd].used;
 }
 
+/* The fd an int names, or -1 when it names none (negative, or beyond an int). Leaves no error
+ * set: the real function then says what is wrong with it. */
+static int fd_value(PyObject *o)
+{
+	long fd = PyLong_AsLong(o);
+
+	if (fd == -1 && PyErr_Occurred())
+		PyErr_Clear();
+	return fd < 0 || fd > INT_MAX ? -1 : (int)fd;
+}
+
 static int fds_open(void)
 {
 	int n = 0;
@@ -501,13 +512,12 @@ static PyObject *ws_open(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 		PyObject *r = PyObject_CallFunction(a[7], "Oi", file, flags);
 		if (!r)
 			goto out;
-		fd = PyLong_Check(r) ? (int)PyLong_AsLong(r) : -1;
+		fd = PyLong_Check(r) ? fd_value(r) : -1;
+		if (fd < 0)
+			PyErr_Format(PyExc_ValueError, "opener returned %R", r);
 		Py_DECREF(r);
-		if (fd < 0) {
-			if (!PyErr_Occurred())
-				PyErr_Format(PyExc_ValueError, "opener returned %d", fd);
+		if (fd < 0)
 			goto out;
-		}
 		/* Only a file the supervisor passed; any other fd (the channel, stdio) is not
 		 * ours to wrap, nor to close on failure. */
 		if (!fd_ours(fd)) {
@@ -616,8 +626,8 @@ static PyObject *ws_stat(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 	if (!absent(a[1]))
 		return PyObject_Vectorcall(orig_stat, args, (size_t)nargs, kwnames);
 	if (PyLong_Check(a[0])) {
-		long fd = PyLong_AsLong(a[0]);
-		return fd_ours(fd) ? stat_fd((int)fd)
+		int fd = fd_value(a[0]);
+		return fd_ours(fd) ? stat_fd(fd)
 		                   : PyObject_Vectorcall(orig_stat, args, (size_t)nargs, kwnames);
 	}
 	if (a[2] && (follow = PyObject_IsTrue(a[2])) < 0)
@@ -651,7 +661,7 @@ static PyObject *ws_fstat(PyObject *self, PyObject *const *args, Py_ssize_t narg
 {
 	static const char *const names[] = {"fd"};
 	PyObject *a[1];
-	long fd;
+	int fd;
 
 	(void)self;
 	if (args_take("fstat", args, nargs, kwnames, names, 1, 1, a) < 0)
@@ -660,9 +670,9 @@ static PyObject *ws_fstat(PyObject *self, PyObject *const *args, Py_ssize_t narg
 		PyErr_SetString(PyExc_TypeError, "fstat() missing required argument 'fd' (pos 1)");
 		return NULL;
 	}
-	fd = PyLong_Check(a[0]) ? PyLong_AsLong(a[0]) : -1;
+	fd = PyLong_Check(a[0]) ? fd_value(a[0]) : -1;
 	if (fd_ours(fd))
-		return stat_fd((int)fd);
+		return stat_fd(fd);
 	return PyObject_Vectorcall(orig_fstat, args, (size_t)nargs, kwnames);
 }
 
