@@ -510,6 +510,36 @@ Test(data, memory_corruption_through_numpy_stays_in_the_worker)
 	e2e_stop();
 }
 
+/* Library functions that import the module their caller names (sympy's import_module and
+ * get_class, pandas' import_optional_dependency) run with the interpreter's builtins: they
+ * handed the user the real builtins, importlib or os. The user's copies of them import what the
+ * user may import, and give back its proxy. */
+Test(data, library_importers_hand_out_only_allowed_modules)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "from sympy.external import import_module\n"
+	    "from sympy.utilities.source import get_class\n"
+	    "from pandas.io.common import import_optional_dependency as optional\n"
+	    "import pandas as pd\nr = []\n"
+	    "def t(f, *a):\n    try:\n        v = f(*a)\n"
+	    "        r.append(v if isinstance(v, (str, float)) else type(v).__name__)\n"
+	    "    except (ImportError, AttributeError) as e:\n"
+	    "        r.append(type(e).__name__ + ' ' + str(e)[:22])\n"
+	    "t(import_module, 'builtins')\nt(lambda: import_module(module='importlib'))\n"
+	    "t(get_class, 'os.system')\nt(get_class, 'numpy.core._multiarray_umath')\n"
+	    "t(optional, 'builtins')\n"
+	    "t(lambda: pd.Series(['os']).map(import_module).tolist())\n"
+	    "t(lambda: round(import_module('numpy').pi, 4))\nt(lambda: "
+	    "get_class('numpy.linalg.norm')([3, 4]))\n"
+	    "t(lambda: optional('scipy').__name__)\nr",
+	    "[\"ImportError Import of builtins is \",\"ImportError Import of importlib is\","
+	    "\"ImportError Import of os is not al\","
+	    "\"AttributeError module 'numpy.core' ha\",\"ImportError Import of builtins is \","
+	    "\"ImportError Import of os is not al\",3.1416,5.0,\"scipy\"]");
+	e2e_stop();
+}
+
 /* The parser builds a program's tree from the classes of the ast module, and the layer rewrites
  * a program's imports through their objects, in C. sympy hands out their instances: a class
  * changed by a call (a property for a field, a new __init__ or __setattr__) ran the user's code

@@ -836,6 +836,33 @@ Test(python_layer, the_layers_lookups_run_no_user_code)
 	stop();
 }
 
+/* Text that a library evaluates for the user (typing's ForwardRef) is the user's code, though
+ * it runs under the globals the library was given: a function it made, set as a library
+ * class's operator, ran inside a served module's import and passed there for that module's own
+ * code (reading any function's __globals__: random's held the real os and builtins). */
+Test(python_layer, code_libraries_evaluate_for_the_user_is_the_users)
+{
+	start(NULL);
+	refused(REAL_GETTERS "import typing, re, enum, random\nout = []\n"
+	                     "ns = {'out': out, 'ag': A('__globals__'), 'fn': random.Random.seed,\n"
+	                     "      'orig': enum.Flag.__or__}\n"
+	                     "re.RegexFlag.__or__ = typing.ForwardRef(\n"
+	                     "    'lambda a, b: (out.append(ag(fn)), orig(a, b))[1]'\n"
+	                     ")._evaluate(ns, None, frozenset())\n"
+	                     "try:\n    import json.tool\nfinally:\n"
+	                     "    re.RegexFlag.__or__ = ns['orig']",
+	        &E2E_DUNDER);
+	/* Library code may read a function's code; the evaluated text may not. */
+	refused(REAL_GETTERS "import typing, json\n"
+	                     "typing.ForwardRef('ag(json.dumps)')._evaluate(\n"
+	                     "    {'ag': A('__code__'), 'json': json}, None, frozenset())",
+	        &E2E_DUNDER);
+	/* Nothing was read, and the import works once the operator is the library's own. */
+	expect_ok_result("import json.tool\n[out, json.tool.__name__]", "[[],\"json.tool\"]");
+	still_serving();
+	stop();
+}
+
 Test(python_layer, libraries_cannot_open_real_module_namespaces)
 {
 	start(NULL);

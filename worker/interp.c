@@ -67,6 +67,12 @@ static int prewarm(void)
 	    "encodings.rot_13",
 	    NULL,
 	};
+	/* Standard modules kept frozen in CPython that served modules import (pathlib, imported
+	 * late by argparse's users, imports ntpath): importlib runs a frozen module's code with
+	 * exec, which gives code that names no builtins the sandbox's (pyguard.c), and its own
+	 * imports would then be refused. */
+	static const char *const frozen[] = {"ntpath", "importlib.util", "importlib.machinery",
+	                                     NULL};
 	static const char *const code =
 	    "import datetime, time\n"
 	    "datetime.datetime.strptime('2024-01-02 03:04:05', '%Y-%m-%d %H:%M:%S')\n"
@@ -83,6 +89,9 @@ static int prewarm(void)
 	for (const char *const *c = codecs; *c; c++)
 		if (import_and_keep(*c) < 0)
 			PyErr_Clear(); /* a codec this build lacks is simply not offered */
+	for (const char *const *m = frozen; *m; m++)
+		if (import_and_keep(*m) < 0)
+			return -1;
 	g = PyDict_New();
 	if (!g)
 		return -1;

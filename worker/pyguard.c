@@ -41,6 +41,22 @@ static int allow_user_function(PyObject *obj)
 /* Frames between a read and the module code it serves, at most. */
 #define LOADING_FRAMES_MAX 256
 
+/* Is f a frame of code the user wrote? Its globals are the user's namespace, or its builtins
+ * are the sandbox's: text that library helpers evaluate for the user (a typing.ForwardRef, a
+ * namedtuple's fields) runs under the globals the helper was given, with the sandbox's
+ * builtins (namespace_checked), and so do the functions it makes. Library code runs with the
+ * interpreter's own builtins. */
+static int frame_is_user(PyFrameObject *f)
+{
+	PyObject *g = PyFrame_GetGlobals(f), *b = PyFrame_GetBuiltins(f);
+	int user = (g && g == user_ns) ||
+	           (b && (b == pylayer_builtins() || b == pylayer_builtins_private()));
+
+	Py_XDECREF(g);
+	Py_XDECREF(b);
+	return user;
+}
+
 /* Is this read made for the code of a served module being imported late (pyimport.c), with no
  * frame of the user's code between that module's code and the read? Its decorators and class
  * hooks read the internals of the functions it defines and inherits, and the namespace of its
@@ -58,7 +74,7 @@ int pyguard_for_loading_module(void)
 		PyCodeObject *c = PyFrame_GetCode(f);
 		PyObject *g = PyFrame_GetGlobals(f);
 		PyFrameObject *back;
-		int user = g && g == user_ns, found = g && pyimport_loading(g) == (PyObject *)c;
+		int user = frame_is_user(f), found = g && pyimport_loading(g) == (PyObject *)c;
 
 		Py_XDECREF(g);
 		Py_DECREF(c);
@@ -78,11 +94,8 @@ int pyguard_for_loading_module(void)
 static int reader_is_user(void)
 {
 	PyFrameObject *f = PyEval_GetFrame();
-	PyObject *g = f ? PyFrame_GetGlobals(f) : NULL;
-	int user = g && g == user_ns;
 
-	Py_XDECREF(g);
-	return user;
+	return f && frame_is_user(f);
 }
 
 /* What a function's code and defaults say of it: read by library code, of any function

@@ -795,10 +795,157 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 
 /* ---- module proxies and builtins (zygote) -------------------------------------------- */
 
+/* ---- library functions that import a module their caller names ---------------------- */
+
+/* Functions of the data libraries that import the module a caller names and return it, or an
+ * attribute of it: they run with the interpreter's builtins, so they would hand the user any
+ * real module (builtins, importlib, os). Their proxies hold a checked version instead; the
+ * libraries' own code keeps calling the originals. */
+struct importer {
+	const char *module;   /* the module that defines it */
+	const char *qualname; /* its name there */
+	const char *keyword;  /* the name of its parameter that takes the module's name (first) */
+	int attribute;        /* the name ends in an attribute of the module ("m.sub.attr") */
+};
+static const struct importer importers[] = {
+    {"sympy.external.importtools", "import_module", "module", 0},
+    {"sympy.utilities.source", "get_class", "lookup_view", 1},
+    {"pandas.compat._optional", "import_optional_dependency", "name", 0},
+};
+#define N_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
+
+typedef struct {
+	PyObject_HEAD PyObject *real; /* the library's function; no attribute gives it out */
+	const struct importer *imp;
+} ImporterObject;
+
+static PyObject *importer_made[N_IMPORTERS]; /* one checked version of each, once made */
+
+/* A module the function returned, as the user may hold it: its proxy, or refused. */
+static PyObject *importer_result(PyObject *r)
+{
+	PyObject *name, *p;
+
+	if (!PyModule_Check(r) || pyproxy_is(r))
+		return r;
+	name = PyModule_GetNameObject(r);
+	Py_DECREF(r);
+	if (!name)
+		return NULL;
+	p = PyUnicode_CheckExact(name) ? pyproxy_get(name, 0) : NULL;
+	if (!p && !PyErr_Occurred())
+		pyproxy_refuse(name, 0);
+	Py_DECREF(name);
+	return Py_XNewRef(p);
+}
+
+static PyObject *importer_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+	const ImporterObject *o = (const ImporterObject *)self;
+	PyObject *name = PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0) : NULL;
+	PyObject *module = NULL, *attr = NULL, *r;
+	Py_ssize_t dot;
+	const char *m, *why;
+	int ok;
+
+	if (!name && kw && PyDict_CheckExact(kw))
+		name = pyguard_str_item(kw, o->imp->keyword);
+	if (!name)
+		return PyObject_Call(o->real, args, kw); /* its own TypeError */
+	if (!PyUnicode_CheckExact(name))
+		return PyErr_Format(PyExc_TypeError, "%s() takes a module name as a str",
+		                    o->imp->qualname);
+	dot = PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), -1);
+	if (dot == -2)
+		return NULL;
+	if (o->imp->attribute && dot >= 0) {
+		module = PyUnicode_Substring(name, 0, dot);
+		attr = PyUnicode_Substring(name, dot + 1, PyUnicode_GET_LENGTH(name));
+	} else {
+		module = Py_NewRef(name);
+	}
+	m = module ? PyUnicode_AsUTF8(module) : NULL;
+	ok = m && pyproxy_allowed(m);
+	if (ok && attr) {
+		/* What the module's proxy leaves out: private names and the listed ones. */
+		why = pyproxy_left_out(module, attr);
+		ok = PyUnicode_GET_LENGTH(attr) > 0 && PyUnicode_READ_CHAR(attr, 0) != '_' && !why;
+		if (!ok)
+			PyErr_Format(PyExc_AttributeError, "module '%U' has no attribute '%U'",
+			             module, attr);
+	} else if (m && !ok) {
+		pyproxy_refuse(module, 0);
+	}
+	r = ok ? PyObject_Call(o->real, args, kw) : NULL;
+	Py_XDECREF(module);
+	Py_XDECREF(attr);
+	return r ? importer_result(r) : NULL;
+}
+
+static PyObject *importer_repr(PyObject *self)
+{
+	const ImporterObject *o = (const ImporterObject *)self;
+
+	return PyUnicode_FromFormat("<function %s.%s (checked)>", o->imp->module, o->imp->qualname);
+}
+
+static PyTypeObject importer_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.importer",
+    .tp_basicsize = sizeof(ImporterObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_call = importer_call,
+    .tp_repr = importer_repr,
+};
+
+/* Is f the library's importer imp: a function of that name whose globals are its module's? */
+static int importer_is(PyObject *f, const struct importer *imp)
+{
+	PyFunctionObject *fn = (PyFunctionObject *)f;
+	PyObject *name, *m;
+	int is = 0;
+
+	if (!PyFunction_Check(f) || !PyUnicode_CheckExact(fn->func_qualname) ||
+	    PyUnicode_CompareWithASCIIString(fn->func_qualname, imp->qualname) != 0)
+		return 0;
+	name = PyUnicode_FromString(imp->module);
+	m = name ? PyImport_GetModule(name) : NULL;
+	is = m && PyModule_Check(m) && PyModule_GetDict(m) == fn->func_globals;
+	Py_XDECREF(m);
+	Py_XDECREF(name);
+	PyErr_Clear();
+	return is;
+}
+
+/* The checked version of real when it is one of the importers (new reference), else NULL
+ * with no error set. */
+static PyObject *importer_for(PyObject *real)
+{
+	for (size_t i = 0; i < N_IMPORTERS; i++) {
+		ImporterObject *o;
+		if (!importer_is(real, &importers[i]))
+			continue;
+		if (importer_made[i])
+			return Py_NewRef(importer_made[i]);
+		if (PyType_Ready(&importer_type) < 0)
+			return NULL;
+		o = PyObject_New(ImporterObject, &importer_type);
+		if (!o)
+			return NULL;
+		o->real = Py_NewRef(real); /* kept for the life of the process, as the proxies */
+		o->imp = &importers[i];
+		importer_made[i] = Py_NewRef((PyObject *)o);
+		return (PyObject *)o;
+	}
+	return NULL;
+}
+
 PyObject *pylayer_replacement(const char *module, const char *name, PyObject *real)
 {
 	PyObject *fn, *meth, *made;
 
+	made = importer_for(real);
+	if (made || PyErr_Occurred())
+		return made;
 	if (strcmp(module, "operator") == 0 && strcmp(name, "attrgetter") == 0)
 		return PyCFunction_New(&attrgetter_def, NULL);
 	if (strcmp(module, "operator") == 0 && strcmp(name, "methodcaller") == 0)

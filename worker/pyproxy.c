@@ -357,8 +357,11 @@ static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr)
 		}
 	}
 	Py_DECREF(full);
-	if (v)
-		return v;
+	if (v) {
+		p = pylayer_replacement(mod, a, v);
+		Py_DECREF(v);
+		return p;
+	}
 	if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_AttributeError))
 		return NULL;
 	PyErr_Clear();
