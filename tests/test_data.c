@@ -513,7 +513,8 @@ Test(data, memory_corruption_through_numpy_stays_in_the_worker)
 /* Library functions that import the module their caller names (sympy's import_module and
  * get_class, pandas' import_optional_dependency) run with the interpreter's builtins: they
  * handed the user the real builtins, importlib or os. The user's copies of them import what the
- * user may import, and give back its proxy. */
+ * user may import, and give back its proxy; get_class is checked in sympy's own code too, which
+ * calls it with the names of a Predicate's handlers. */
 Test(data, library_importers_hand_out_only_allowed_modules)
 {
 	start_data(NULL);
@@ -532,11 +533,15 @@ Test(data, library_importers_hand_out_only_allowed_modules)
 	    "t(lambda: pd.Series(['os']).map(import_module).tolist())\n"
 	    "t(lambda: round(import_module('numpy').pi, 4))\nt(lambda: "
 	    "get_class('numpy.linalg.norm')([3, 4]))\n"
-	    "t(lambda: optional('scipy').__name__)\nr",
+	    "t(lambda: optional('scipy').__name__)\n"
+	    "import sympy\nC = type('__call__', (str,), {})\n"
+	    "t(lambda: sympy.Predicate('P', ['importlib.import_module']).eval([C('builtins')]))\n"
+	    "r",
 	    "[\"ImportError Import of builtins is \",\"ImportError Import of importlib is\","
 	    "\"ImportError Import of os is not al\","
 	    "\"AttributeError module 'numpy.core' ha\",\"ImportError Import of builtins is \","
-	    "\"ImportError Import of os is not al\",3.1416,5.0,\"scipy\"]");
+	    "\"ImportError Import of os is not al\",3.1416,5.0,\"scipy\","
+	    "\"ImportError Import of importlib is\"]");
 	e2e_stop();
 }
 

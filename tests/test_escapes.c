@@ -852,10 +852,33 @@ Test(python_layer, code_libraries_evaluate_for_the_user_is_the_users)
 	                     "try:\n    import json.tool\nfinally:\n"
 	                     "    re.RegexFlag.__or__ = ns['orig']",
 	        &E2E_DUNDER);
-	/* Library code may read a function's code; the evaluated text may not. */
+	/* The same with builtins of the user's own in the globals given: only library code runs
+	 * with the interpreter's. */
+	refused(REAL_GETTERS "import typing, re, enum, random\nout = []\n"
+	                     "ns = {'__builtins__': {}, 'out': out, 'ag': A('__globals__'),\n"
+	                     "      'fn': random.Random.seed, 'orig': enum.Flag.__or__}\n"
+	                     "re.RegexFlag.__or__ = typing.ForwardRef(\n"
+	                     "    'lambda a, b: (out.append(ag(fn)), orig(a, b))[1]'\n"
+	                     ")._evaluate(ns, None, frozenset())\n"
+	                     "try:\n    import json.tool\nfinally:\n"
+	                     "    re.RegexFlag.__or__ = ns['orig']",
+	        &E2E_DUNDER);
+	/* Library code may read a function's code; the evaluated text may not, whatever builtins
+	 * it was given. */
 	refused(REAL_GETTERS "import typing, json\n"
 	                     "typing.ForwardRef('ag(json.dumps)')._evaluate(\n"
 	                     "    {'ag': A('__code__'), 'json': json}, None, frozenset())",
+	        &E2E_DUNDER);
+	refused(REAL_GETTERS
+	        "import typing, json, math\n"
+	        "typing.ForwardRef('ag(json.dumps)')._evaluate(\n"
+	        "    {'ag': A('__code__'), 'json': json, '__builtins__': math}, None,\n"
+	        "    frozenset())",
+	        &E2E_DUNDER);
+	refused(REAL_GETTERS "import typing, json\n"
+	                     "typing.ForwardRef('lambda: ag(json.dumps)')._evaluate(\n"
+	                     "    {'ag': A('__code__'), 'json': json, '__builtins__': {}}, None,\n"
+	                     "    frozenset())()",
 	        &E2E_DUNDER);
 	/* Nothing was read, and the import works once the operator is the library's own. */
 	expect_ok_result("import json.tool\n[out, json.tool.__name__]", "[[],\"json.tool\"]");

@@ -42,6 +42,10 @@ int pylayer_is_proxy(PyObject *m);
 /* What a proxy of module holds for its attribute name whose real value is real: a checked
  * replacement (operator.attrgetter, string.Formatter), or real. New reference, or NULL. */
 PyObject *pylayer_replacement(const char *module, const char *name, PyObject *real);
+/* Replace, in a module's namespace, the library importers that are checked everywhere
+ * (pylayer.c: sympy's get_class) with their checked versions: for each module the zygote
+ * imported, and for each served late once it ran. 0, or -1 with an exception set. */
+int pylayer_seal_importers(PyObject *ns);
 
 /* ---- pyproxy.c: module proxies ---- */
 

@@ -41,16 +41,17 @@ static int allow_user_function(PyObject *obj)
 /* Frames between a read and the module code it serves, at most. */
 #define LOADING_FRAMES_MAX 256
 
+static PyObject *real_builtins, *real_builtins_mod; /* the interpreter's builtins */
+
 /* Is f a frame of code the user wrote? Its globals are the user's namespace, or its builtins
- * are the sandbox's: text that library helpers evaluate for the user (a typing.ForwardRef, a
- * namedtuple's fields) runs under the globals the helper was given, with the sandbox's
- * builtins (namespace_checked), and so do the functions it makes. Library code runs with the
- * interpreter's own builtins. */
+ * are not the interpreter's: library code runs with those, and text that library helpers
+ * evaluate for the user (a typing.ForwardRef, a namedtuple's fields) runs under the globals the
+ * helper was given with other builtins, the sandbox's (namespace_checked) or any the user put
+ * in those globals, and so do the functions it makes. */
 static int frame_is_user(PyFrameObject *f)
 {
 	PyObject *g = PyFrame_GetGlobals(f), *b = PyFrame_GetBuiltins(f);
-	int user = (g && g == user_ns) ||
-	           (b && (b == pylayer_builtins() || b == pylayer_builtins_private()));
+	int user = (g && g == user_ns) || (b && real_builtins && b != real_builtins);
 
 	Py_XDECREF(g);
 	Py_XDECREF(b);
@@ -438,8 +439,7 @@ static int guard_install(struct guard_rule *r)
 
 /* ---- code that libraries evaluate -------------------------------------------------------- */
 
-static PyObject *real_exec, *real_eval;             /* the originals */
-static PyObject *real_builtins, *real_builtins_mod; /* the interpreter's builtins */
+static PyObject *real_exec, *real_eval; /* the originals */
 
 /* Is d the namespace of a module the interpreter holds? */
 static int module_namespace(PyObject *d)

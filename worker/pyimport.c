@@ -131,6 +131,8 @@ static PyObject *module_exec(PyObject *self, PyObject *args)
 	r = PyEval_EvalCode(code, ns, ns);
 	n_loading--;
 	Py_DECREF(code);
+	if (r && pylayer_seal_importers(ns) < 0)
+		Py_CLEAR(r);
 	return r;
 }
 

@@ -799,18 +799,21 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 
 /* Functions of the data libraries that import the module a caller names and return it, or an
  * attribute of it: they run with the interpreter's builtins, so they would hand the user any
- * real module (builtins, importlib, os). Their proxies hold a checked version instead; the
- * libraries' own code keeps calling the originals. */
+ * real module (builtins, importlib, os). Their proxies hold a checked version instead. The
+ * libraries' own code keeps calling the originals of those it calls with names of its own;
+ * get_class is called by sympy's code with names the user gives (Predicate's handlers), and is
+ * replaced in the libraries' namespaces as well (pylayer_seal_importers). */
 struct importer {
 	const char *module;   /* the module that defines it */
 	const char *qualname; /* its name there */
 	const char *keyword;  /* the name of its parameter that takes the module's name (first) */
 	int attribute;        /* the name ends in an attribute of the module ("m.sub.attr") */
+	int everywhere;       /* replaced in every module's namespace, not only in proxies */
 };
 static const struct importer importers[] = {
-    {"sympy.external.importtools", "import_module", "module", 0},
-    {"sympy.utilities.source", "get_class", "lookup_view", 1},
-    {"pandas.compat._optional", "import_optional_dependency", "name", 0},
+    {"sympy.external.importtools", "import_module", "module", 0, 0},
+    {"sympy.utilities.source", "get_class", "lookup_view", 1, 1},
+    {"pandas.compat._optional", "import_optional_dependency", "name", 0, 0},
 };
 #define N_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
 
@@ -820,6 +823,7 @@ typedef struct {
 } ImporterObject;
 
 static PyObject *importer_made[N_IMPORTERS]; /* one checked version of each, once made */
+static int importers_sealed;                 /* the layer is on: seal served modules too */
 
 /* A module the function returned, as the user may hold it: its proxy, or refused. */
 static PyObject *importer_result(PyObject *r)
@@ -937,6 +941,41 @@ static PyObject *importer_for(PyObject *real)
 		return (PyObject *)o;
 	}
 	return NULL;
+}
+
+int pylayer_seal_importers(PyObject *ns)
+{
+	PyObject *key, *v;
+	Py_ssize_t pos = 0;
+
+	if (!importers_sealed || !PyDict_Check(ns))
+		return 0;
+	while (PyDict_Next(ns, &pos, &key, &v)) {
+		PyObject *made = importer_for(v);
+		int everywhere = made && ((ImporterObject *)made)->imp->everywhere;
+		/* Replacing a key's value leaves the dict's size and order as they are. */
+		int rc = everywhere ? PyDict_SetItem(ns, key, made) : 0;
+		Py_XDECREF(made);
+		if (rc < 0 || PyErr_Occurred())
+			return -1;
+	}
+	return 0;
+}
+
+/* Every module the zygote imported. */
+static int importers_seal(void)
+{
+	PyObject *mods = PyDict_Values(PyImport_GetModuleDict());
+	int rc = mods ? 0 : -1;
+
+	importers_sealed = 1;
+	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(mods); i++) {
+		PyObject *m = PyList_GET_ITEM(mods, i);
+		if (PyModule_Check(m))
+			rc = pylayer_seal_importers(PyModule_GetDict(m));
+	}
+	Py_XDECREF(mods);
+	return rc;
 }
 
 PyObject *pylayer_replacement(const char *module, const char *name, PyObject *real)
@@ -1188,7 +1227,7 @@ int pylayer_init(const struct zygote_config *cfg)
 	/* The library fixes change real modules' names: before the proxies copy them. */
 	if (!real_attrgetter || !real_methodcaller || operator_classes_fix() < 0 ||
 	    builtins_build(cfg) < 0 || library_fix() < 0 || pyproxy_init(cfg) < 0 ||
-	    future_proxy_add() < 0 || sympy_fix() < 0)
+	    future_proxy_add() < 0 || sympy_fix() < 0 || importers_seal() < 0)
 		return -1;
 	return 0;
 }
