@@ -840,29 +840,22 @@ Test(python_layer, the_layers_lookups_run_no_user_code)
  * it runs under the globals the library was given: a function it made, set as a library
  * class's operator, ran inside a served module's import and passed there for that module's own
  * code (reading any function's __globals__: random's held the real os and builtins). */
+#define OPERATOR_HOOK(builtins)                                                                    \
+	REAL_GETTERS "import typing, re, enum, random\nout = []\n"                                 \
+	             "ns = {" builtins "'out': out, 'ag': A('__globals__'),\n"                     \
+	             "      'fn': random.Random.seed, 'orig': enum.Flag.__or__}\n"                 \
+	             "re.RegexFlag.__or__ = typing.ForwardRef(\n"                                  \
+	             "    'lambda a, b: (out.append(ag(fn)), orig(a, b))[1]'\n"                    \
+	             ")._evaluate(ns, None, frozenset())\n"                                        \
+	             "try:\n    import json.tool\nfinally:\n"                                      \
+	             "    re.RegexFlag.__or__ = ns['orig']"
 Test(python_layer, code_libraries_evaluate_for_the_user_is_the_users)
 {
 	start(NULL);
-	refused(REAL_GETTERS "import typing, re, enum, random\nout = []\n"
-	                     "ns = {'out': out, 'ag': A('__globals__'), 'fn': random.Random.seed,\n"
-	                     "      'orig': enum.Flag.__or__}\n"
-	                     "re.RegexFlag.__or__ = typing.ForwardRef(\n"
-	                     "    'lambda a, b: (out.append(ag(fn)), orig(a, b))[1]'\n"
-	                     ")._evaluate(ns, None, frozenset())\n"
-	                     "try:\n    import json.tool\nfinally:\n"
-	                     "    re.RegexFlag.__or__ = ns['orig']",
-	        &E2E_DUNDER);
+	refused(OPERATOR_HOOK(""), &E2E_DUNDER);
 	/* The same with builtins of the user's own in the globals given: only library code runs
 	 * with the interpreter's. */
-	refused(REAL_GETTERS "import typing, re, enum, random\nout = []\n"
-	                     "ns = {'__builtins__': {}, 'out': out, 'ag': A('__globals__'),\n"
-	                     "      'fn': random.Random.seed, 'orig': enum.Flag.__or__}\n"
-	                     "re.RegexFlag.__or__ = typing.ForwardRef(\n"
-	                     "    'lambda a, b: (out.append(ag(fn)), orig(a, b))[1]'\n"
-	                     ")._evaluate(ns, None, frozenset())\n"
-	                     "try:\n    import json.tool\nfinally:\n"
-	                     "    re.RegexFlag.__or__ = ns['orig']",
-	        &E2E_DUNDER);
+	refused(OPERATOR_HOOK("'__builtins__': {}, "), &E2E_DUNDER);
 	/* Library code may read a function's code; the evaluated text may not, whatever builtins
 	 * it was given. */
 	refused(REAL_GETTERS "import typing, json\n"
