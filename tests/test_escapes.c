@@ -879,6 +879,29 @@ Test(python_layer, code_libraries_evaluate_for_the_user_is_the_users)
 	stop();
 }
 
+/* A chain of C callables set on a library class runs with no frame of its own: a property
+ * whose getter fills a defaultdict from a partial of the real attrgetter, or of enum's
+ * _convert_ naming the module being imported, ran inside a served module's import as if that
+ * module's code asked (random's real globals; the real os from gettext's namespace). */
+#define C_CHAIN_HOOK(factory)                                                                      \
+	REAL_GETTERS "import functools, re, collections, random, enum\n"                           \
+	             "d = collections.defaultdict(" factory ")\n"                                  \
+	             "re.RegexFlag.__or__ = property(d.__getitem__)\n"                             \
+	             "try:\n    import json.tool\nfinally:\n    del re.RegexFlag.__or__"
+Test(python_layer, c_callables_do_not_pass_for_an_import)
+{
+	start(NULL);
+	refused(C_CHAIN_HOOK("functools.partial(A('__globals__'), random.Random.seed)"),
+	        &E2E_DUNDER);
+	refused(C_CHAIN_HOOK("functools.partial(enum.Enum._convert_, 'X', 'gettext',\n"
+	                     "    ('os', 'sys').__contains__)"),
+	        &NO_MODULE_DICT("gettext"));
+	/* Nothing was read, and the import works with the class as the library left it. */
+	expect_ok_result("import json.tool\n[len(d), json.tool.__name__]", "[0,\"json.tool\"]");
+	still_serving();
+	stop();
+}
+
 Test(python_layer, libraries_cannot_open_real_module_namespaces)
 {
 	start(NULL);

@@ -33,6 +33,9 @@ int pylayer_init(const struct zygote_config *cfg);
 /* Check a code object and the code nested in it against the attribute rules. Returns 0, or
  * -1 with AttributeError naming the attribute and line. */
 int pylayer_code_check(PyCodeObject *co);
+/* Is f executing an attribute read of name in its own bytecode (LOAD_ATTR, LOAD_METHOD), as
+ * opposed to a call that reads it in C (getattr, an attrgetter)? */
+int pylayer_frame_reads(PyFrameObject *f, PyObject *name);
 /* The builtins dict for user code (borrowed). The user's code can change it. */
 PyObject *pylayer_builtins(void);
 /* A copy of it that only our own code uses (borrowed). */

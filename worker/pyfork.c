@@ -2,7 +2,7 @@
  * os.register_at_fork keeps (random's reseed, threading's clean-up, and any a library or the
  * user added) are dropped before each fork of a worker, so nothing a call changed can run
  * around a fork. The hook lists live in the interpreter's state, which only CPython's
- * internal headers describe; this file is the one place that includes them. */
+ * internal headers describe; this file and pyframe.c are the places that include them. */
 #define Py_BUILD_CORE 1
 #include <Python.h>
 #include "internal/pycore_interp.h"

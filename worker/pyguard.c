@@ -58,13 +58,13 @@ static int frame_is_user(PyFrameObject *f)
 	return user;
 }
 
-/* Is this read made for the code of a served module being imported late (pyimport.c), with no
- * frame of the user's code between that module's code and the read? Its decorators and class
- * hooks read the internals of the functions it defines and inherits, and the namespace of its
- * own module (sympy's public(), matplotlib's Artist.__init_subclass__ through
- * inspect.signature, numpy's dispatch checks), as they did in the zygote for the modules
- * imported there. A hook of the user's that the import reaches has its frame on the way, and
- * what it asks for is refused. */
+/* Is this read made for the code of a served module being imported late (pyimport.c): by that
+ * module's code, or by functions its bytecode called, each called by the bytecode of the one
+ * before? Its decorators read the internals of the functions it defines, and the namespace of
+ * its own module (sympy's public(), numpy's dispatch checks), as they did in the zygote for the
+ * modules imported there. A hook of the user's that the import reaches has its frame on the way,
+ * or is C code (a slot the user set to a property, a partial) whose callee was called from C:
+ * what either asks for is refused. */
 int pyguard_for_loading_module(void)
 {
 	PyFrameObject *f = pyimport_loading_any() ? PyEval_GetFrame() : NULL;
@@ -79,8 +79,8 @@ int pyguard_for_loading_module(void)
 
 		Py_XDECREF(g);
 		Py_DECREF(c);
-		if (user || found) {
-			allow = found;
+		if (user || found || pyframe_called_from_c(f)) {
+			allow = found && !user;
 			break;
 		}
 		back = PyFrame_GetBack(f);
@@ -108,10 +108,29 @@ static int allow_introspection(PyObject *obj)
 	return allow_user_function(obj) || !reader_is_user();
 }
 
-/* The user's functions, and any function when the read is made for a served module's import. */
+/* The name a guard is asked about (borrowed; set by guard_get while its rule decides). */
+static PyObject *guard_reading;
+
+/* Is the read made by a served module's import (pyguard_for_loading_module), in the bytecode of
+ * the innermost frame? A read made in C (getattr, an attrgetter, a property's getter) is not
+ * taken for one: the user's code can chain such callables on a class that the import uses (a
+ * property whose getter is a partial of an attrgetter), and they run with no frame of their own,
+ * so the innermost frame would be the module's. */
+static int loading_read(void)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+
+	return f && guard_reading && pylayer_frame_reads(f, guard_reading) &&
+	       pyguard_for_loading_module();
+}
+
+/* The user's functions, and a function of a module being imported when the read is made for
+ * that import. */
 static int allow_user_or_loading_function(PyObject *obj)
 {
-	return allow_user_function(obj) || (PyFunction_Check(obj) && pyguard_for_loading_module());
+	return allow_user_function(obj) ||
+	       (PyFunction_Check(obj) && pyimport_loading(PyFunction_GET_GLOBALS(obj)) &&
+	        loading_read());
 }
 
 /* A built-in function bound to a module (len, math.sqrt, sys.getsizeof) would hand out the
@@ -134,10 +153,12 @@ static int allow_heap_type(PyObject *obj)
 /* A real module's namespace holds other real modules and the real builtins; libraries reach
  * it by name (sys.modules[cls.__module__].__dict__ in dataclasses, typing, enum), so a class
  * claiming to live in os must not get os's namespace. The user's own module and the
- * proxies are views made for the user. */
+ * proxies are views made for the user; a module being imported gives its namespace to a read
+ * made for its import. */
 static int allow_user_module(PyObject *obj)
 {
-	return obj == user_module || pylayer_is_proxy(obj) || pyguard_for_loading_module();
+	return obj == user_module || pylayer_is_proxy(obj) ||
+	       (PyModule_Check(obj) && pyimport_loading(PyModule_GetDict(obj)) && loading_read());
 }
 
 /* ---- the guarded descriptor -------------------------------------------------------------- */
@@ -255,9 +276,14 @@ static PyObject *guard_get(PyObject *self, PyObject *obj, PyObject *type)
 	GuardObject *g = (GuardObject *)self;
 	PyObject *v;
 
+	int allowed;
+
 	if (!obj)
 		return Py_NewRef(self);
-	if (pylayer_armed() && !g->rule->get(obj))
+	guard_reading = g->name;
+	allowed = !pylayer_armed() || g->rule->get(obj);
+	guard_reading = NULL;
+	if (!allowed)
 		return guard_refuse(g);
 	v = Py_TYPE(g->orig)->tp_descr_get(g->orig, obj, type);
 	if (v && g->rule->got && pylayer_armed() && g->rule->got(v) < 0)

@@ -1232,6 +1232,41 @@ int pylayer_init(const struct zygote_config *cfg)
 	return 0;
 }
 
+int pylayer_frame_reads(PyFrameObject *f, PyObject *name)
+{
+	PyCodeObject *co = PyFrame_GetCode(f);
+	PyObject *code = PyCode_GetCode(co), *names = co->co_names;
+	int lasti = PyFrame_GetLasti(f), reads = 0;
+	const unsigned char *p;
+	Py_ssize_t n;
+	unsigned int arg;
+
+	if (!code) {
+		PyErr_Clear();
+		Py_DECREF(co);
+		return 0;
+	}
+	p = (const unsigned char *)PyBytes_AS_STRING(code);
+	n = PyBytes_GET_SIZE(code);
+	if (lasti >= 0 && lasti + 1 < n && !(lasti & 1) &&
+	    (p[lasti] == op_load_attr || p[lasti] == op_load_method)) {
+		arg = p[lasti + 1];
+		for (int i = lasti - 2, shift = 8; i >= 0 && p[i] == op_extended_arg && shift < 32;
+		     i -= 2, shift += 8)
+			arg |= (unsigned int)p[i + 1] << shift;
+#if PY_VERSION_HEX >= 0x030C0000
+		if (p[lasti] == op_load_attr)
+			arg >>= 1;
+#endif
+		reads = (Py_ssize_t)arg < PyTuple_GET_SIZE(names) &&
+		        PyUnicode_CheckExact(PyTuple_GET_ITEM(names, arg)) &&
+		        PyUnicode_Compare(PyTuple_GET_ITEM(names, arg), name) == 0;
+	}
+	Py_DECREF(code);
+	Py_DECREF(co);
+	return reads;
+}
+
 int pylayer_code_check(PyCodeObject *co)
 {
 	return code_check(co, 0);

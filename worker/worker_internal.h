@@ -83,6 +83,12 @@ void pyfork_drop_hooks(void);
  * Python error set). */
 int pyfork_zygote_hooks(void);
 
+/* ---- pyframe.c ---- */
+
+/* Was the running frame f called from C code (a slot, a built-in function, a property's
+ * getter) rather than by its caller's bytecode? */
+int pyframe_called_from_c(PyFrameObject *f);
+
 /* ---- pycompile.c (built with CPython linked statically: SAFEPY_C_PARSER) ---- */
 
 /* Compile a program whose source needs no rewriting as program_build does (interp.c): the
