@@ -700,8 +700,28 @@ static int copy_into(int dst, int src, uint64_t max)
 	return 0;
 }
 
-/* A file the call writes: a hidden file beside the target (filled with the target's bytes
- * for "a" and "r+"), given to the worker; moved over the target when the call commits. */
+/* A file the call opens to write again: its hidden file once more, as a second open of a file
+ * on disk is the same file. What either fd writes stays, and counts against the call's bytes;
+ * a hidden file replaced by a new one would have kept its bytes out of both while the first fd
+ * wrote on. "w" empties it, "a" appends to it, "r+" reads and writes it from the start. */
+static int pending_reopen(const struct ws_file *w, enum ipc_open_mode mode, int *out,
+                          struct stat *st)
+{
+	int fd = openat(w->dirfd, w->tmp,
+	                O_RDWR | O_CLOEXEC | O_NOFOLLOW | (mode == IPC_OPEN_WRITE ? O_TRUNC : 0) |
+	                    (mode == IPC_OPEN_APPEND ? O_APPEND : 0));
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		int rc = S_ISREG(st->st_mode) ? -errno : -EACCES;
+		close(fd);
+		return rc;
+	}
+	*out = fd;
+	return 0;
+}
+
 /* The path of the file name in the directory dirfd, relative to the workspace, as the
  * directory resolved (no "..", one spelling for one file), into out; 0, or -1 when the
  * directory is not found beneath the workspace's path (another mount of it). */
@@ -728,6 +748,9 @@ static int ws_canonical(const struct workspace *ws, int dirfd, const char *name,
 	return w < 0 || (size_t)w >= cap ? -1 : 0;
 }
 
+/* A file the call writes: a hidden file beside the target (filled with the target's bytes
+ * for "a" and "r+"), given to the worker; moved over the target when the call commits. Opened
+ * again in the same call, the same hidden file (pending_reopen). */
 static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode mode, int *out,
                          struct stat *st)
 {
@@ -766,6 +789,11 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	rc = -ENOENT;
 	if (!exists && mode == IPC_OPEN_UPDATE && !pending_in(c, f.dirfd, f.name))
 		goto fail;
+	old = pending_in(c, f.dirfd, f.name);
+	if (old) {
+		write_free(&f, 0);
+		return pending_reopen(old, mode, out, st);
+	}
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
 		rc = -EIO;
 		goto fail;
@@ -789,13 +817,10 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		goto fail;
 	}
 	if (mode == IPC_OPEN_APPEND || mode == IPC_OPEN_UPDATE) {
-		/* What the call wrote before, or what the file holds: no more than a call may
-		 * write, as the copy counts. */
+		/* What the file holds: no more than a call may write, as the copy counts. */
 		struct stat src_st;
-		old = pending_in(c, f.dirfd, f.name);
-		if (old || exists) {
-			src = ws_open_regular(old ? old->dirfd : f.dirfd, old ? old->tmp : f.name,
-			                      ENGINE_WS_BYTES_PER_CALL, &src_st);
+		if (exists) {
+			src = ws_open_regular(f.dirfd, f.name, ENGINE_WS_BYTES_PER_CALL, &src_st);
 			rc = src;
 			if (src < 0)
 				goto fail;
@@ -829,19 +854,13 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		rc = -errno;
 		goto fail;
 	}
-	old = pending_in(c, f.dirfd, f.name);
-	if (old) {
-		write_free(old, 1); /* written again: the last one counts */
-		*old = f;
-	} else {
-		grown = realloc(c->writes, (c->n_writes + 1) * sizeof(*grown));
-		if (!grown) {
-			rc = -ENOMEM;
-			goto fail;
-		}
-		c->writes = grown;
-		c->writes[c->n_writes++] = f;
+	grown = realloc(c->writes, (c->n_writes + 1) * sizeof(*grown));
+	if (!grown) {
+		rc = -ENOMEM;
+		goto fail;
 	}
+	c->writes = grown;
+	c->writes[c->n_writes++] = f;
 	if (!c->quota.armed)
 		timer_arm(&c->quota, now_ms() + ENGINE_WS_CHECK_MS);
 	*out = fd;

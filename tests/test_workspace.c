@@ -657,8 +657,45 @@ Test(ws_write, the_bytes_quota_stops_the_call_and_writes_nothing)
 	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
 	for (int i = 0; i < 3; i++)
 		cr_assert_null(slurp(in_ws(e2e_fmt("p%d.bin", i))));
+	/* A file opened again while an earlier handle writes on: both write one file, and what
+	 * the earlier one writes after counts (a fresh hidden file for the second open left the
+	 * first one's bytes uncounted: 100 + 100 counted of 300 written). */
+	r = e2e_expect_status("b = b'x' * (1 << 20)\n"
+	                      "p, q = open('p.bin', 'wb'), open('q.bin', 'wb')\n"
+	                      "for f in (p, q):\n"
+	                      "    for i in range(100):\n"
+	                      "        f.write(b)\n"
+	                      "    f.flush()\n"
+	                      "again = open('q.bin', 'ab')\n"
+	                      "for i in range(100):\n"
+	                      "    q.write(b)\n"
+	                      "q.flush()\n"
+	                      "import time\n"
+	                      "time.sleep(5)",
+	                      NULL, "output_limit");
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
+	cr_assert_null(slurp(in_ws("p.bin")));
+	cr_assert_null(slurp(in_ws("q.bin")));
 	no_hidden_files();
 	e2e_ok("1");
+	e2e_stop();
+}
+
+/* Two opens of one file in a call are one file, as on disk: what each handle writes lands in
+ * it at that handle's offset (a second open got a hidden file of its own, and what the first
+ * wrote after it was lost). */
+Test(ws_write, a_file_opened_twice_is_one_file)
+{
+	start(RW);
+	ok_result("f = open('log.txt', 'w')\nf.write('header\\n')\nf.flush()\n"
+	          "g = open('log.txt', 'a')\ng.write('from g\\n')\ng.flush()\n"
+	          "f.write('more from f\\n')\nf.close()\ng.close()\n"
+	          "with open('log.txt', 'r+') as h:\n    h.write('H')\n"
+	          "open('log.txt').read()",
+	          "\"Header\\nmore from f\\n\"");
+	cr_assert_str_eq(slurp(in_ws("log.txt")), "Header\nmore from f\n");
+	no_hidden_files();
+	outside_unchanged();
 	e2e_stop();
 }
 
@@ -1109,18 +1146,27 @@ Test(ws_write, a_file_has_one_name_however_it_is_spelled)
 Test(ws_write, copies_for_appends_count_against_the_calls_bytes)
 {
 	start(RW);
-	ok_result("open('big.bin', 'wb').write(bytes(64 << 20))", "67108864");
+	for (int i = 0; i < 5; i++)
+		ok_result(e2e_fmt("with open('big%d.bin', 'wb') as f:\n    f.truncate(64 << 20)\n"
+		                  "0",
+		                  i),
+		          "0");
+	/* Each file opened to append is a copy of it, and every copy counts: four of 64 MiB
+	 * fill the call's 256 MiB. */
 	ok_result("n = 0\n"
 	          "try:\n"
-	          "    for i in range(10):\n"
-	          "        open('big.bin', 'ab').close()\n"
+	          "    for i in range(5):\n"
+	          "        open(f'big{i}.bin', 'ab').close()\n"
 	          "        n += 1\n"
 	          "    r = [n]\n"
 	          "except OSError as e:\n"
 	          "    r = [n, e.errno]\n"
 	          "r",
 	          "[4," E_EDQUOT "]");
-	e2e_ok("import os\nos.path.getsize('big.bin')");
+	/* A file opened again in the same call is the same hidden file: no copy again. */
+	ok_result("for i in range(10):\n    open('big0.bin', 'ab').close()\n"
+	          "import os\nos.path.getsize('big0.bin')",
+	          "67108864");
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();
