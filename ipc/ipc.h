@@ -26,9 +26,12 @@ uint32_t ipc_get_u32(const unsigned char *p);
  * worker and the processes forked from it) shares; the supervisor tells who wrote a frame by
  * the kernel's SCM_CREDENTIALS, never by what the frame says. */
 
-#define IPC_FRAME_HEADER 5
+#define IPC_FRAME_HEADER       5
 /* Largest payload either side accepts. */
-#define IPC_FRAME_MAX    (8u << 20)
+#define IPC_FRAME_MAX          (8u << 20)
+/* Values (array elements, object members) an outcome may hold: a result of at most 64 KiB of
+ * JSON has fewer than 32 Ki of them (ipc_outcome_decode). */
+#define IPC_OUTCOME_VALUES_MAX (1u << 16)
 
 enum ipc_frame_type {
 	/* worker -> supervisor, once, before READY: empty; the fork gate's listener rides on

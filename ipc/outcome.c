@@ -262,6 +262,31 @@ static int take_images(json_object *obj, struct run_outcome *o)
 	return 0;
 }
 
+/* Does the JSON text hold more than max values (counted by the brackets and commas outside its
+ * strings: an upper bound for the members of its arrays and objects)? A worker's own outcome
+ * holds few: its result is at most 64 KiB of JSON (worker.h, max_result), its other members a
+ * handful each. A claim of millions of values would have the supervisor build a tree of them:
+ * seconds of its loop, shared by every call, and hundreds of MiB. */
+static int values_over(const char *buf, size_t len, size_t max)
+{
+	size_t n = 0;
+	int in_string = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (in_string) {
+			if (buf[i] == '\\')
+				i++;
+			else if (buf[i] == '"')
+				in_string = 0;
+		} else if (buf[i] == '"') {
+			in_string = 1;
+		} else if ((buf[i] == '[' || buf[i] == '{' || buf[i] == ',') && ++n > max) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int ipc_outcome_decode(const char *buf, size_t len, struct run_outcome *out)
 {
 	json_object *root = NULL, *v = NULL;
@@ -269,7 +294,7 @@ int ipc_outcome_decode(const char *buf, size_t len, struct run_outcome *out)
 	int rc;
 
 	run_outcome_init(&o);
-	if (len > IPC_FRAME_MAX)
+	if (len > IPC_FRAME_MAX || values_over(buf, len, IPC_OUTCOME_VALUES_MAX))
 		return -EINVAL;
 	root = proto_parse_json(buf, len);
 	if (!root)

@@ -545,6 +545,32 @@ Test(data, library_importers_hand_out_only_allowed_modules)
 	e2e_stop();
 }
 
+/* Code a served module executes in its own namespace while it is imported runs with the
+ * sandbox's builtins: its text may be built from objects the user's code changed. A property
+ * for dataclasses.Field.name gave a field's name a __format__ that wrote a statement into the
+ * __init__ that dataclasses made for numpy.array_api's finfo_object, which imported with the
+ * real __import__ (the real sys). */
+Test(data, code_an_import_executes_gets_the_sandbox_builtins)
+{
+	start_data(NULL);
+	e2e_expect_result("import dataclasses, operator\nMC = type(operator.methodcaller('x'))\n"
+	                  "F = dataclasses.Field\norig = F.name\nn = [0]\n"
+	                  "class S(str):\n    def __format__(self, spec):\n        n[0] += 1\n"
+	                  "        if n[0] == 4:\n"
+	                  "            return ('smallest_normal\\n dataclass.leak = '\n"
+	                  "                    '__import__(\"sys\")\\n def _g():\\n  0')\n"
+	                  "        return str(self)\n"
+	                  "def get(s):\n    return MC('__get__', s)(orig)\n"
+	                  "def put(s, v):\n    if type(v) is str and v == 'smallest_normal':\n"
+	                  "        v = S(v)\n    MC('__set__', s, v)(orig)\n"
+	                  "F.name = property(get, put)\n"
+	                  "try:\n    import numpy.array_api\nfinally:\n    F.name = orig\n"
+	                  "s = dataclasses.dataclass.leak\n"
+	                  "[n[0] >= 4, type(s).__name__, hasattr(s, 'modules')]",
+	                  "[true,\"module\",false]");
+	e2e_stop();
+}
+
 /* The parser builds a program's tree from the classes of the ast module, and the layer rewrites
  * a program's imports through their objects, in C. sympy hands out their instances: a class
  * changed by a call (a property for a field, a new __init__ or __setattr__) ran the user's code

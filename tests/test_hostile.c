@@ -351,6 +351,14 @@ static const struct hcase frame_cases[] = {
      "b = outcome('FORGED@ID@' + 'x' * ((8 << 20) - 200))\n"
      "put(frame('J', struct.pack('<I', @SEQ@) + b))\ntime.sleep(30)",
      "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    /* Parsed, it would be a tree of four million values: seconds of the supervisor's loop
+     * (another session's call timed out) and hundreds of MiB it kept. Refused unparsed; the
+     * fork would have parked the runner with the claim kept. */
+    {"a forged result of four million values, then a fork", NEW_SESSION,
+     "body = b'[' + b'0,' * ((8 << 20) // 2 - 200) + b'0]'\n"
+     "b = outcome(0).replace(b'\"result\": 0', b'\"result\": ' + body)\n"
+     "put(frame('J', struct.pack('<I', @SEQ@) + b))\nos.fork()\ntime.sleep(30)",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
     {"endless payload", NEW_SESSION,
      "put(struct.pack('<IB', 8 << 20, ord('J')))\nz = bytes(65536)\nwhile True:\n    put(z)",
      "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},

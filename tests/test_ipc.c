@@ -724,6 +724,37 @@ Test(outcome, decode_rejects_depth_bombs_and_oversize)
 	free(frame);
 }
 
+/* A result of more values than a worker's own (at most 64 KiB of JSON) is refused before a
+ * tree of them is built; commas and brackets inside strings are not values. */
+Test(outcome, decode_refuses_a_result_of_too_many_values)
+{
+	struct run_outcome o;
+	size_t n = IPC_OUTCOME_VALUES_MAX, len;
+	char *frame = malloc(4 * n + 256), *p;
+
+	for (int over = 0; over < 2; over++) {
+		size_t values = over ? n + 1 : n - 64;
+		p = frame + sprintf(frame, "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":[0");
+		for (size_t i = 1; i < values; i++)
+			p += sprintf(p, ",0");
+		len = (size_t)(p - frame) + (size_t)sprintf(p, "]}");
+		run_outcome_init(&o);
+		cr_assert_eq(ipc_outcome_decode(frame, len, &o), over ? -EINVAL : 0, "%zu values",
+		             values);
+		run_outcome_clear(&o);
+	}
+	/* The same number of commas in a string is one value. */
+	p = frame + sprintf(frame, "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":\"");
+	memset(p, ',', 2 * n);
+	p += 2 * n;
+	len = (size_t)(p - frame) + (size_t)sprintf(p, "\\\"[{\"}");
+	run_outcome_init(&o);
+	cr_assert_eq(ipc_outcome_decode(frame, len, &o), 0);
+	cr_assert_eq(json_object_get_string_len(o.result), (int)(2 * n + 3));
+	run_outcome_clear(&o);
+	free(frame);
+}
+
 /* ---- images in outcomes ------------------------------------------------------------------- */
 
 /* Base64 of a PNG header (signature and IHDR) of w x h, then pad zero bytes. */

@@ -501,7 +501,7 @@ static int builtins_imitated(PyObject *d)
  * the decorator package scipy keeps does); or, when d is a real module's namespace (typing's
  * globals, a library's globals()), a fresh one that keeps only its __name__. New reference, or
  * NULL. */
-static PyObject *namespace_checked(PyObject *d, int globals)
+static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 {
 	PyObject *b, *fresh, *name;
 
@@ -524,9 +524,14 @@ static PyObject *namespace_checked(PyObject *d, int globals)
 	if (b != real_builtins && b != real_builtins_mod)
 		return Py_NewRef(d);
 	/* A served module evaluating in its own namespace while it is imported (scipy.stats
-	 * deletes its docstring parts with exec), with no user code on the way. */
-	if (pyimport_loading(d) && pyguard_for_loading_module())
+	 * deletes its docstring parts with exec), with no user code on the way: that namespace,
+	 * but the code runs with the sandbox's builtins (evaluate_checked puts them in for the
+	 * call). Its text may be built from objects the user's code changed (dataclasses writes
+	 * the names of a class's fields into the __init__ it makes), so it is not the library's. */
+	if (pyimport_loading(d) && pyguard_for_loading_module()) {
+		*loading = 1;
 		return Py_NewRef(d);
+	}
 	if (!module_namespace(d)) {
 		if (PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0)
 			return NULL;
@@ -552,6 +557,7 @@ static PyObject *evaluate_checked(PyObject *real, PyObject *args, PyObject *kw)
 {
 	Py_ssize_t n = PyTuple_GET_SIZE(args);
 	PyObject *g, *l, *cg = NULL, *cl = NULL, *call = NULL, *r = NULL;
+	int loading = 0, ignored = 0;
 
 	if (!pylayer_armed() || n < 1 || n > 3)
 		return PyObject_Call(real, args, kw);
@@ -566,12 +572,30 @@ static PyObject *evaluate_checked(PyObject *real, PyObject *args, PyObject *kw)
 	}
 	if (!l || l == Py_None)
 		l = g;
-	cg = namespace_checked(g, 1);
-	cl = !cg ? NULL : l == g ? Py_NewRef(cg) : namespace_checked(l, 0);
+	cg = namespace_checked(g, 1, &loading);
+	cl = !cg ? NULL : l == g ? Py_NewRef(cg) : namespace_checked(l, 0, &ignored);
 	if (cl)
 		call = PyTuple_Pack(3, PyTuple_GET_ITEM(args, 0), cg, cl);
-	if (call)
+	if (call && loading) {
+		/* The module's own builtins back once the code ran, whatever it raised. */
+		PyObject *own = PyDict_GetItemWithError(cg, str_builtins), *t, *v, *tb;
+		Py_XINCREF(own);
+		if (own && PyDict_SetItem(cg, str_builtins, pylayer_builtins()) == 0) {
+			r = PyObject_Call(real, call, kw);
+			PyErr_Fetch(&t, &v, &tb);
+			if (PyDict_SetItem(cg, str_builtins, own) < 0) {
+				Py_CLEAR(r);
+				Py_XDECREF(t);
+				Py_XDECREF(v);
+				Py_XDECREF(tb);
+			} else {
+				PyErr_Restore(t, v, tb);
+			}
+		}
+		Py_XDECREF(own);
+	} else if (call) {
 		r = PyObject_Call(real, call, kw);
+	}
 	Py_XDECREF(call);
 	Py_XDECREF(cl);
 	Py_XDECREF(cg);
