@@ -836,19 +836,30 @@ Test(python_layer, the_layers_lookups_run_no_user_code)
 	stop();
 }
 
+/* lib_set(cls, name, value) and lib_set(cls, name): a library class changed from a library's
+ * frame (statistics iterating a starmap of setattr), past the rule that refuses the user's code
+ * a change of a library's class: the attacks below test the rules behind that one. */
+#define LIB_SET                                                                                    \
+	"import statistics, itertools\n"                                                           \
+	"def lib_set(*a):\n"                                                                       \
+	"    try:\n"                                                                               \
+	"        statistics.mean(itertools.starmap(setattr if len(a) == 3 else delattr, [a]))\n"   \
+	"    except TypeError:\n"                                                                  \
+	"        pass\n"
+
 /* Text that a library evaluates for the user (typing's ForwardRef) is the user's code, though
  * it runs under the globals the library was given: a function it made, set as a library
  * class's operator, ran inside a served module's import and passed there for that module's own
  * code (reading any function's __globals__: random's held the real os and builtins). */
 #define OPERATOR_HOOK(builtins)                                                                    \
-	REAL_GETTERS "import typing, re, enum, random\nout = []\n"                                 \
-	             "ns = {" builtins "'out': out, 'ag': A('__globals__'),\n"                     \
-	             "      'fn': random.Random.seed, 'orig': enum.Flag.__or__}\n"                 \
-	             "re.RegexFlag.__or__ = typing.ForwardRef(\n"                                  \
-	             "    'lambda a, b: (out.append(ag(fn)), orig(a, b))[1]'\n"                    \
-	             ")._evaluate(ns, None, frozenset())\n"                                        \
-	             "try:\n    import json.tool\nfinally:\n"                                      \
-	             "    re.RegexFlag.__or__ = ns['orig']"
+	REAL_GETTERS LIB_SET "import typing, re, enum, random\nout = []\n"                         \
+	                     "ns = {" builtins "'out': out, 'ag': A('__globals__'),\n"             \
+	                     "      'fn': random.Random.seed, 'orig': enum.Flag.__or__}\n"         \
+	                     "lib_set(re.RegexFlag, '__or__', typing.ForwardRef(\n"                \
+	                     "    'lambda a, b: (out.append(ag(fn)), orig(a, b))[1]'\n"            \
+	                     ")._evaluate(ns, None, frozenset()))\n"                               \
+	                     "try:\n    import json.tool\nfinally:\n"                              \
+	                     "    lib_set(re.RegexFlag, '__or__')"
 Test(python_layer, code_libraries_evaluate_for_the_user_is_the_users)
 {
 	start(NULL);
@@ -884,10 +895,11 @@ Test(python_layer, code_libraries_evaluate_for_the_user_is_the_users)
  * _convert_ naming the module being imported, ran inside a served module's import as if that
  * module's code asked (random's real globals; the real os from gettext's namespace). */
 #define C_CHAIN_HOOK(factory)                                                                      \
-	REAL_GETTERS "import functools, re, collections, random, enum\n"                           \
-	             "d = collections.defaultdict(" factory ")\n"                                  \
-	             "re.RegexFlag.__or__ = property(d.__getitem__)\n"                             \
-	             "try:\n    import json.tool\nfinally:\n    del re.RegexFlag.__or__"
+	REAL_GETTERS LIB_SET "import functools, re, collections, random, enum\n"                   \
+	                     "d = collections.defaultdict(" factory ")\n"                          \
+	                     "lib_set(re.RegexFlag, '__or__', property(d.__getitem__))\n"          \
+	                     "try:\n    import json.tool\nfinally:\n"                              \
+	                     "    lib_set(re.RegexFlag, '__or__')"
 Test(python_layer, c_callables_do_not_pass_for_an_import)
 {
 	start(NULL);
@@ -898,6 +910,35 @@ Test(python_layer, c_callables_do_not_pass_for_an_import)
 	        &NO_MODULE_DICT("gettext"));
 	/* Nothing was read, and the import works with the class as the library left it. */
 	expect_ok_result("import json.tool\n[len(d), json.tool.__name__]", "[0,\"json.tool\"]");
+	still_serving();
+	stop();
+}
+
+/* The user's code changes its own classes, not the libraries' (whose code runs with the
+ * interpreter's builtins and reads their attributes in C); subclasses, and the classes that
+ * library helpers make for the user, are the user's. */
+Test(python_layer, library_classes_cannot_be_changed)
+{
+	start(NULL);
+	refused("import re\nre.RegexFlag.__or__ = lambda a, b: 0",
+	        &(struct e2e_refusal){"error", "PermissionError",
+	                              "RegexFlag.__or__ cannot be changed in the sandbox"});
+	refused("import dataclasses\ntype.__setattr__(dataclasses.Field, 'name', 1)",
+	        &(struct e2e_refusal){"error", "PermissionError",
+	                              "Field.name cannot be changed in the sandbox"});
+	refused("import json\ndel json.JSONDecoder.decode",
+	        &(struct e2e_refusal){"error", "PermissionError",
+	                              "JSONDecoder.decode cannot be changed in the sandbox"});
+	/* Nothing changed, and the user's own classes change as ever. */
+	expect_ok_result("import re, json, dataclasses, enum, collections\n"
+	                 "class A:\n    pass\nA.x = 1\nclass R(json.JSONDecoder):\n    pass\n"
+	                 "R.decode = lambda self, s: 'mine'\n"
+	                 "class E(enum.Enum):\n    X = 1\nE.y = 2\n"
+	                 "P = collections.namedtuple('P', 'a')\nP.z = 3\n"
+	                 "@dataclasses.dataclass\nclass D:\n    v: int = 4\nD.w = 5\n"
+	                 "[A.x, R().decode('1'), E.y, P.z, D.w, D().v, json.loads('[1]'),\n"
+	                 " (re.I | re.M) == re.I + re.M]",
+	                 "[1,\"mine\",2,3,5,4,[1],true]");
 	still_serving();
 	stop();
 }

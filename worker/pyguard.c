@@ -524,11 +524,13 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 	if (b != real_builtins && b != real_builtins_mod)
 		return Py_NewRef(d);
 	/* A served module evaluating in its own namespace while it is imported (scipy.stats
-	 * deletes its docstring parts with exec), with no user code on the way: that namespace,
-	 * but the code runs with the sandbox's builtins (evaluate_checked puts them in for the
-	 * call). Its text may be built from objects the user's code changed (dataclasses writes
-	 * the names of a class's fields into the __init__ it makes), so it is not the library's. */
-	if (pyimport_loading(d) && pyguard_for_loading_module()) {
+	 * deletes its docstring parts with exec: globals and locals both that namespace), with
+	 * no user code on the way: that namespace, but the code runs with the sandbox's builtins
+	 * (evaluate_checked puts them in for the call). Code given locals of its own is code
+	 * generated to define something (dataclasses writes the names of a class's fields into
+	 * the __init__ it makes, and the user's code may have changed them): it gets a fresh
+	 * namespace, as after the import. */
+	if (loading && pyimport_loading(d) && pyguard_for_loading_module()) {
 		*loading = 1;
 		return Py_NewRef(d);
 	}
@@ -557,7 +559,7 @@ static PyObject *evaluate_checked(PyObject *real, PyObject *args, PyObject *kw)
 {
 	Py_ssize_t n = PyTuple_GET_SIZE(args);
 	PyObject *g, *l, *cg = NULL, *cl = NULL, *call = NULL, *r = NULL;
-	int loading = 0, ignored = 0;
+	int loading = 0;
 
 	if (!pylayer_armed() || n < 1 || n > 3)
 		return PyObject_Call(real, args, kw);
@@ -572,8 +574,8 @@ static PyObject *evaluate_checked(PyObject *real, PyObject *args, PyObject *kw)
 	}
 	if (!l || l == Py_None)
 		l = g;
-	cg = namespace_checked(g, 1, &loading);
-	cl = !cg ? NULL : l == g ? Py_NewRef(cg) : namespace_checked(l, 0, &ignored);
+	cg = namespace_checked(g, 1, l == g ? &loading : NULL);
+	cl = !cg ? NULL : l == g ? Py_NewRef(cg) : namespace_checked(l, 0, NULL);
 	if (cl)
 		call = PyTuple_Pack(3, PyTuple_GET_ITEM(args, 0), cg, cl);
 	if (call && loading) {
@@ -852,6 +854,128 @@ out:
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
+/* ---- libraries' classes ------------------------------------------------------------------ */
+
+static setattrofunc real_type_setattro; /* CPython's type.__setattr__ */
+
+/* A class of a library: a class made by a module's code, not the user's (whose classes say
+ * they live in __main__; a class the user's code names another module is its own to lose). */
+static int library_class(PyObject *t)
+{
+	PyObject *m;
+
+	if (!PyType_Check(t) || !(((PyTypeObject *)t)->tp_flags & Py_TPFLAGS_HEAPTYPE))
+		return 0; /* CPython refuses changes to the built-in types itself */
+	m = pyguard_str_item(((PyTypeObject *)t)->tp_dict, "__module__");
+	return !m || !PyUnicode_CheckExact(m) ||
+	       PyUnicode_CompareWithASCIIString(m, "__main__") != 0;
+}
+
+/* Is the change asked for by the user's code: its frame, or a metaclass's __setattr__ the
+ * user's frame called (enum's)? */
+static int change_is_users(void)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+	int user = 0;
+
+	Py_XINCREF(f);
+	for (int i = 0; f && i < 4; i++) {
+		PyCodeObject *c = PyFrame_GetCode(f);
+		PyFrameObject *back;
+		int in_setter = PyUnicode_CompareWithASCIIString(c->co_name, "__setattr__") == 0 ||
+		                PyUnicode_CompareWithASCIIString(c->co_name, "__delattr__") == 0;
+		Py_DECREF(c);
+		user = frame_is_user(f);
+		if (user || !in_setter)
+			break;
+		back = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = back;
+	}
+	Py_XDECREF(f);
+	return user;
+}
+
+/* Setting or deleting an attribute of a class. The libraries' classes are shared by their own
+ * code, which runs with the interpreter's builtins and reads their attributes from C: a
+ * property or an operator the user's code set on one ran inside the libraries' imports and
+ * code generation (an enum's __or__ during gettext's import, dataclasses.Field's name while
+ * dataclasses wrote an __init__). The user's code changes its own classes only. */
+static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
+{
+	if (pylayer_armed() && library_class(self) && change_is_users()) {
+		PyErr_Format(PyExc_PermissionError,
+		             "%s.%S cannot be changed in the sandbox: it is a library's class "
+		             "(subclass it to change it)",
+		             ((PyTypeObject *)self)->tp_name, name);
+		return -1;
+	}
+	return real_type_setattro(self, name, value);
+}
+
+/* type.__setattr__(cls, name, value), and so super().__setattr__ in a metaclass. */
+static PyObject *type_setattr_method(PyObject *self, PyObject *args)
+{
+	PyObject *name, *value;
+
+	if (!PyArg_ParseTuple(args, "OO:__setattr__", &name, &value))
+		return NULL;
+	return type_setattro_checked(self, name, value) < 0 ? NULL : Py_NewRef(Py_None);
+}
+
+static PyObject *type_delattr_method(PyObject *self, PyObject *args)
+{
+	PyObject *name;
+
+	if (!PyArg_ParseTuple(args, "O:__delattr__", &name))
+		return NULL;
+	return type_setattro_checked(self, name, NULL) < 0 ? NULL : Py_NewRef(Py_None);
+}
+
+static PyMethodDef type_setattr_def = {"__setattr__", type_setattr_method, METH_VARARGS,
+                                       "Implement setattr(self, name, value)."};
+static PyMethodDef type_delattr_def = {"__delattr__", type_delattr_method, METH_VARARGS,
+                                       "Implement delattr(self, name)."};
+
+/* Every metaclass that took type's slot when it was made, and their subclasses. */
+static int metaclasses_checked(PyTypeObject *t, int depth)
+{
+	PyObject *subs;
+	int rc = 0;
+
+	if (t->tp_setattro == real_type_setattro)
+		t->tp_setattro = type_setattro_checked;
+	if (depth > 64)
+		return 0;
+	subs = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", t);
+	if (!subs)
+		return -1;
+	for (Py_ssize_t i = 0; rc == 0 && PyList_Check(subs) && i < PyList_GET_SIZE(subs); i++)
+		if (PyType_Check(PyList_GET_ITEM(subs, i)))
+			rc = metaclasses_checked((PyTypeObject *)PyList_GET_ITEM(subs, i),
+			                         depth + 1);
+	Py_DECREF(subs);
+	return rc;
+}
+
+static int classes_guard_install(void)
+{
+	PyObject *set, *del;
+	int rc;
+
+	real_type_setattro = PyType_Type.tp_setattro;
+	set = PyDescr_NewMethod(&PyType_Type, &type_setattr_def);
+	del = PyDescr_NewMethod(&PyType_Type, &type_delattr_def);
+	rc = set && del && PyDict_SetItemString(PyType_Type.tp_dict, "__setattr__", set) == 0 &&
+	             PyDict_SetItemString(PyType_Type.tp_dict, "__delattr__", del) == 0
+	         ? metaclasses_checked(&PyType_Type, 0)
+	         : -1;
+	Py_XDECREF(set);
+	Py_XDECREF(del);
+	PyType_Modified(&PyType_Type);
+	return rc;
+}
+
 int pyguard_install(void)
 {
 	str_builtins = PyUnicode_InternFromString("__builtins__");
@@ -862,6 +986,8 @@ int pyguard_install(void)
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
 		if (guard_install(&rules[i]) < 0)
 			return -1;
+	if (classes_guard_install() < 0)
+		return -1;
 	return evaluators_install() < 0 ? -1 : getframe_install();
 }
 
