@@ -711,10 +711,15 @@ static int pending_reopen(const struct ws_file *w, enum ipc_open_mode mode, int 
 	                O_RDWR | O_CLOEXEC | O_NOFOLLOW | (mode == IPC_OPEN_WRITE ? O_TRUNC : 0) |
 	                    (mode == IPC_OPEN_APPEND ? O_APPEND : 0));
 
+	int rc = 0;
+
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
-		int rc = S_ISREG(st->st_mode) ? -errno : -EACCES;
+	if (fstat(fd, st) < 0)
+		rc = -errno;
+	else if (!S_ISREG(st->st_mode))
+		rc = -EACCES;
+	if (rc < 0) {
 		close(fd);
 		return rc;
 	}

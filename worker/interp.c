@@ -583,11 +583,7 @@ static int hide_import_name(PyObject *tree)
 	return rc < 0 || PyErr_Occurred() ? -1 : 0;
 }
 
-/* "from m import a as b, c" as "b, c = <from_names>('m', ('a', 'c'), 0)", and "import m.a as
- * c" as "c = <from_names>('m.a', None, 0)": IMPORT_FROM, which CPython compiles both into,
- * falls back on sys.modules (pylayer.c, code_check). Returns the statements that replace stmt
- * (a new list), Py_None (new reference) when it stays, or NULL. Every node is made by the
- * classes' C code and placed where stmt was. */
+/* <from_names>(module, names, level), placed where stmt was. New reference, or NULL. */
 static PyObject *from_names_call(PyObject *stmt, PyObject *module, PyObject *names, PyObject *level)
 {
 	return ast_node(
@@ -597,6 +593,11 @@ static PyObject *from_names_call(PyObject *stmt, PyObject *module, PyObject *nam
 	    ast_node(AST_CONSTANT, stmt, "(O)", level));
 }
 
+/* "from m import a as b, c" as "b, c = <from_names>('m', ('a', 'c'), 0)", and "import m.a as
+ * c" as "c = <from_names>('m.a', None, 0)": IMPORT_FROM, which CPython compiles both into,
+ * falls back on sys.modules (pylayer.c, code_check). Returns the statements that replace stmt
+ * (a new list), Py_None (new reference) when it stays, or NULL. Every node is made by the
+ * classes' C code and placed where stmt was. */
 static PyObject *import_rewrite(PyObject *stmt, int from)
 {
 	PyObject *names = ast_field(stmt, "names"), *out = PyList_New(0), *keep = NULL;

@@ -275,7 +275,6 @@ static PyObject *guard_get(PyObject *self, PyObject *obj, PyObject *type)
 {
 	GuardObject *g = (GuardObject *)self;
 	PyObject *v;
-
 	int allowed;
 
 	if (!obj)
@@ -852,8 +851,6 @@ out:
 	return rc;
 }
 
-/* ---- entry points ------------------------------------------------------------------------ */
-
 /* ---- libraries' classes ------------------------------------------------------------------ */
 
 static setattrofunc real_type_setattro; /* CPython's type.__setattr__ */
@@ -903,7 +900,9 @@ static int change_is_users(void)
  * dataclasses wrote an __init__). The user's code changes its own classes only. */
 static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
 {
-	if (pylayer_armed() && library_class(self) && change_is_users()) {
+	/* The frames first: library code changing its classes stops there, before the walk of
+	 * the class's dict for its module. */
+	if (pylayer_armed() && change_is_users() && library_class(self)) {
 		PyErr_Format(PyExc_PermissionError,
 		             "%s.%S cannot be changed in the sandbox: it is a library's class "
 		             "(subclass it to change it)",
@@ -975,6 +974,8 @@ static int classes_guard_install(void)
 	PyType_Modified(&PyType_Type);
 	return rc;
 }
+
+/* ---- entry points ------------------------------------------------------------------------ */
 
 int pyguard_install(void)
 {

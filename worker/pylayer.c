@@ -793,8 +793,6 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 	return 0;
 }
 
-/* ---- module proxies and builtins (zygote) -------------------------------------------- */
-
 /* ---- library functions that import a module their caller names ---------------------- */
 
 /* Functions of the data libraries that import the module a caller names and return it, or an
@@ -977,6 +975,8 @@ static int importers_seal(void)
 	Py_XDECREF(mods);
 	return rc;
 }
+
+/* ---- module proxies and builtins (zygote) -------------------------------------------- */
 
 PyObject *pylayer_replacement(const char *module, const char *name, PyObject *real)
 {

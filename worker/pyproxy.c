@@ -138,15 +138,15 @@ const char *pyproxy_left_out(PyObject *module, PyObject *name)
 	return m && n ? left_out_why(m, n) : NULL;
 }
 
-/* Copy the public, non-module attributes of a real module into its proxy. The values are the
- * real, shared objects, not copies: what the user's code changes of them (a function's
- * defaults, an object's attributes; not a library's class, pyguard.c) stays changed for the
- * rest of its session, and reaches nothing else. A session's processes are forks of its own worker and the zygote runs no user
- * code, so other sessions never see it; every piece of Python our own code runs later in the
- * session (building the program, repr() of the result, the error's text, the warm-up) runs
- * armed, so a changed object only runs the user's code under the user's rules; and the
- * supervisor trusts nothing a worker sends. Copying would not help: the classes' methods
- * reach the originals through their globals anyway. */
+/* Copy the public, non-module attributes of a real module into its proxy. The values are the real,
+ * shared objects, not copies: what the user's code changes of them (a function's defaults, an
+ * object's attributes; not a library's class, pyguard.c) stays changed for the rest of its
+ * session, and reaches nothing else. A session's processes are forks of its own worker and the
+ * zygote runs no user code, so other sessions never see it; every piece of Python our own code
+ * runs later in the session (building the program, repr() of the result, the error's text, the
+ * warm-up) runs armed, so a changed object only runs the user's code under the user's rules; and
+ * the supervisor trusts nothing a worker sends. Copying would not help: the classes' methods reach
+ * the originals through their globals anyway. */
 static int fill(PyObject *proxy, PyObject *real, const char *name)
 {
 	PyObject *dict = PyModule_GetDict(real), *key, *val;
