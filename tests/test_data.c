@@ -545,6 +545,21 @@ Test(data, library_importers_hand_out_only_allowed_modules)
 	e2e_stop();
 }
 
+/* An AttributeError keeps no real module in `obj` with the data stack loaded (sys.modules
+ * there holds the libraries' real modules, numpy's among them). */
+Test(data, attribute_errors_carry_no_real_module)
+{
+	start_data(NULL);
+	e2e_expect_result("import enum, numpy\nr = []\n"
+	                  "for m in ('sys', 'numpy.core.multiarray', 'os'):\n"
+	                  "    try:\n        enum.Enum._convert_('X', m, bool)\n"
+	                  "    except AttributeError as e:\n        r.append(repr(e.obj))\n"
+	                  "try:\n    numpy.nope\nexcept AttributeError as e:\n"
+	                  "    r.append(repr(e.obj))\nr",
+	                  "[\"None\",\"None\",\"None\",\"<module 'numpy'>\"]");
+	e2e_stop();
+}
+
 /* Code a served module generates while it is imported runs in a fresh namespace with the
  * sandbox's builtins: its text may be built from objects the user's code changed. A property
  * for dataclasses.Field.name (set from a library's frame, past the rule on libraries' classes)

@@ -972,6 +972,43 @@ Test(python_layer, libraries_cannot_open_real_module_namespaces)
 	stop();
 }
 
+/* CPython gives every AttributeError raised by a failed read the object read (`obj`): the
+ * refusals above, and a library's read of a real module's missing attribute, carried the real
+ * module (its os, sys and builtins) to the user's except clause. */
+Test(python_layer, attribute_errors_carry_no_real_module)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import enum, dataclasses, math\nr = []\n"
+	    "def t(f):\n    try:\n        f()\n        r.append('no error')\n"
+	    "    except AttributeError as e:\n"
+	    "        r.append(repr(e.obj))\n"
+	    "t(lambda: enum.Enum._convert_('X', 'os', bool))\n"
+	    "t(lambda: enum.Enum._convert_('X', 'builtins', bool))\n"
+	    "t(lambda: enum.Enum._convert_('X', 'sys', bool))\n"
+	    "t(lambda: dataclasses.dataclass(type('C', (), {'__module__': 'sys',\n"
+	    "                                               '__annotations__': {'x': int}})))\n"
+	    "class E(enum.IntEnum):\n    __module__ = 'builtins'\n    A = 1\n"
+	    "t(lambda: enum.global_enum(E))\n"
+	    /* Controls: the object stays for everything else, a module's proxy included. */
+	    "t(lambda: [].nope)\nt(lambda: math.nope)\n"
+	    "class U:\n    pass\nt(lambda: U().nope)\n"
+	    "r[:5] + [r[5], r[6], r[7].startswith('<__main__.U object')]",
+	    "[\"None\",\"None\",\"None\",\"None\",\"None\",\"[]\",\"<module 'math'>\",true]");
+	/* What the escape did next: nothing reached the real builtins. */
+	expect_ok_result("import enum, operator\n"
+	                 "try:\n    enum.Enum._convert_('X', 'os', bool)\n"
+	                 "except AttributeError as e:\n    os = e.obj\n"
+	                 "try:\n    b = type(operator.attrgetter('x'))('__builtins__')(os)\n"
+	                 "    v = 'reached ' + repr(b['open'])\n"
+	                 "except AttributeError as e:\n    v = str(e)\nv",
+	                 "\"'NoneType' object has no attribute '__builtins__'\"");
+	/* An object the user's code sets itself is kept. */
+	expect_ok_result("e = AttributeError('x', name='n', obj=5)\n[e.obj, e.name]", "[5,\"n\"]");
+	still_serving();
+	stop();
+}
+
 Test(python_layer, library_methods_that_name_modules_are_refused)
 {
 	start(NULL);

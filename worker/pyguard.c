@@ -240,6 +240,15 @@ static int value_code_checked(PyObject *value)
 	return PyCode_Check(value) ? pylayer_code_check((PyCodeObject *)value) : 0;
 }
 
+/* AttributeError.obj is the object whose attribute could not be read: CPython stores it for
+ * every failed read, whoever made the read. A read the guards refused, or a library's read of
+ * a real module's missing attribute (enum's _convert_, dataclasses' field defaults), raised an
+ * error that carried the real module to whoever caught it. Such an object reads as None. */
+static int hide_namespace(PyObject *value)
+{
+	return holds_namespace(value, 0);
+}
+
 struct guard_rule {
 	PyTypeObject *type;
 	const char *name;
@@ -247,6 +256,7 @@ struct guard_rule {
 	guard_allow set;   /* may it be set or deleted while armed? */
 	guard_value value; /* NULL, or what a value set must pass while armed */
 	guard_value got;   /* NULL, or what a value read must pass while armed */
+	guard_value hide;  /* NULL, or: is a value read given as None while armed? */
 };
 
 typedef struct {
@@ -287,6 +297,8 @@ static PyObject *guard_get(PyObject *self, PyObject *obj, PyObject *type)
 	v = Py_TYPE(g->orig)->tp_descr_get(g->orig, obj, type);
 	if (v && g->rule->got && pylayer_armed() && g->rule->got(v) < 0)
 		Py_CLEAR(v);
+	if (v && g->rule->hide && pylayer_armed() && g->rule->hide(v))
+		Py_SETREF(v, Py_NewRef(Py_None));
 	return v;
 }
 
@@ -390,6 +402,7 @@ static PyTypeObject guard_method_type = {
  *   builtin_function_or_method __self__ when it is a module.
  *   type      __subclasses__ of a built-in (static) type.
  *   module    __dict__ of a real module (but for a served module's import, as above).
+ *   AttributeError obj: a real module or a namespace reads as None (hide_namespace).
  * Left alone, with the reason: cell_contents (cells come only from __closure__, guarded, or
  * frames); code objects (reachable only through the guarded attributes above); method
  * __self__/__func__ and method-wrapper __self__ (the receiver and a function: nothing the
@@ -400,35 +413,39 @@ static PyTypeObject guard_method_type = {
  * traceback, whose frame is guarded). The attribute rules of pylayer.c still refuse most of
  * these names in the user's code, with a friendlier message. */
 static struct guard_rule rules[] = {
-    {&PyFunction_Type, "__globals__", allow_user_or_loading_function, allow_never, NULL, NULL},
-    {&PyFunction_Type, "__builtins__", allow_never, allow_never, NULL, NULL},
-    {&PyFunction_Type, "__closure__", allow_user_function, allow_never, NULL, NULL},
-    {&PyFunction_Type, "__code__", allow_introspection, allow_user_function, value_code_checked,
+    {&PyFunction_Type, "__globals__", allow_user_or_loading_function, allow_never, NULL, NULL,
      NULL},
-    {&PyFunction_Type, "__defaults__", allow_introspection, allow_always, NULL, value_no_namespace},
+    {&PyFunction_Type, "__builtins__", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFunction_Type, "__closure__", allow_user_function, allow_never, NULL, NULL, NULL},
+    {&PyFunction_Type, "__code__", allow_introspection, allow_user_function, value_code_checked,
+     NULL, NULL},
+    {&PyFunction_Type, "__defaults__", allow_introspection, allow_always, NULL, value_no_namespace,
+     NULL},
     {&PyFunction_Type, "__kwdefaults__", allow_introspection, allow_always, NULL,
-     value_no_namespace},
-    {&PyFrame_Type, "f_back", allow_never, allow_never, NULL, NULL},
-    {&PyFrame_Type, "f_builtins", allow_never, allow_never, NULL, NULL},
-    {&PyFrame_Type, "f_code", allow_never, allow_never, NULL, NULL},
-    {&PyFrame_Type, "f_globals", allow_never, allow_never, NULL, NULL},
-    {&PyFrame_Type, "f_locals", allow_never, allow_never, NULL, NULL},
-    {&PyFrame_Type, "f_lasti", allow_never, allow_never, NULL, NULL},
-    {&PyFrame_Type, "f_lineno", allow_never, allow_never, NULL, NULL},
-    {&PyFrame_Type, "f_trace", allow_never, allow_never, NULL, NULL},
-    {&PyFrame_Type, "f_trace_lines", allow_never, allow_never, NULL, NULL},
-    {&PyFrame_Type, "f_trace_opcodes", allow_never, allow_never, NULL, NULL},
-    {&PyFrame_Type, "clear", allow_never, allow_never, NULL, NULL},
-    {&PyGen_Type, "gi_frame", allow_never, allow_never, NULL, NULL},
-    {&PyGen_Type, "gi_code", allow_never, allow_never, NULL, NULL},
-    {&PyCoro_Type, "cr_frame", allow_never, allow_never, NULL, NULL},
-    {&PyCoro_Type, "cr_code", allow_never, allow_never, NULL, NULL},
-    {&PyAsyncGen_Type, "ag_frame", allow_never, allow_never, NULL, NULL},
-    {&PyAsyncGen_Type, "ag_code", allow_never, allow_never, NULL, NULL},
-    {&PyTraceBack_Type, "tb_frame", allow_never, allow_never, NULL, NULL},
-    {&PyCFunction_Type, "__self__", allow_non_module_self, allow_never, NULL, NULL},
-    {&PyType_Type, "__subclasses__", allow_heap_type, allow_never, NULL, NULL},
-    {&PyModule_Type, "__dict__", allow_user_module, allow_never, NULL, NULL},
+     value_no_namespace, NULL},
+    {&PyFrame_Type, "f_back", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFrame_Type, "f_builtins", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFrame_Type, "f_code", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFrame_Type, "f_globals", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFrame_Type, "f_locals", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFrame_Type, "f_lasti", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFrame_Type, "f_lineno", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFrame_Type, "f_trace", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFrame_Type, "f_trace_lines", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFrame_Type, "f_trace_opcodes", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyFrame_Type, "clear", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyGen_Type, "gi_frame", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyGen_Type, "gi_code", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyCoro_Type, "cr_frame", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyCoro_Type, "cr_code", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyAsyncGen_Type, "ag_frame", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyAsyncGen_Type, "ag_code", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyTraceBack_Type, "tb_frame", allow_never, allow_never, NULL, NULL, NULL},
+    {&PyCFunction_Type, "__self__", allow_non_module_self, allow_never, NULL, NULL, NULL},
+    {&PyType_Type, "__subclasses__", allow_heap_type, allow_never, NULL, NULL, NULL},
+    {&PyModule_Type, "__dict__", allow_user_module, allow_never, NULL, NULL, NULL},
+    /* type: PyExc_AttributeError, set by pyguard_install */
+    {NULL, "obj", allow_always, allow_always, NULL, NULL, hide_namespace},
 };
 
 static int guard_install(struct guard_rule *r)
@@ -984,9 +1001,12 @@ int pyguard_install(void)
 	if (!str_builtins || !str_name || PyType_Ready(&guard_data_type) < 0 ||
 	    PyType_Ready(&guard_method_type) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (!rules[i].type)
+			rules[i].type = (PyTypeObject *)PyExc_AttributeError;
 		if (guard_install(&rules[i]) < 0)
 			return -1;
+	}
 	if (classes_guard_install() < 0)
 		return -1;
 	return evaluators_install() < 0 ? -1 : getframe_install();
