@@ -636,8 +636,6 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		log_msg(LOG_WARN, "cannot become a subreaper: %s", strerror(errno));
 	rc = engine_confine(e);
-	if (rc == 0)
-		rc = zygote_start(e);
 	if (rc < 0) {
 		starter_stop(&e->starter);
 		if (e->fd_dir >= 0)
@@ -649,7 +647,9 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		return rc;
 	}
 	engine_reserve(e);
-	engine_kick(e);
+	/* The zygote starts in the loop's first turn, after what the client has already sent
+	 * (its initialize, answered without it): asking the starter is a fork's wait. */
+	timer_arm(&e->zretry, now_ms());
 	*out = e;
 	return 0;
 }
