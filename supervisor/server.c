@@ -726,7 +726,8 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 		log_msg(LOG_ERROR, "cannot set up the event loop and stdout: %s", strerror(-rc));
 		return 1;
 	}
-	/* The zygote starts before any request is read. */
+	/* The supervisor confines itself before any request is read; the zygote starts in the
+	 * loop's first turn. */
 	rc = engine_new(cfg, zygote_exe, &S.engine);
 	if (rc < 0) {
 		log_msg(LOG_ERROR, "cannot start the Python zygote: %s", strerror(-rc));
