@@ -398,6 +398,7 @@ int chain_spawn(struct engine *e, int for_call, struct chain **out)
 	c->spawned_ms = now_ms();
 	c->listener.fd = -1;
 	c->ch.w.fd = -1;
+	c->ch.peer = -1;
 	run_outcome_init(&c->claim);
 	timer_init(&c->soft, chain_timer, c);
 	timer_init(&c->hard, chain_timer, c);
@@ -407,12 +408,11 @@ int chain_spawn(struct engine *e, int for_call, struct chain **out)
 	/* Once a worker was seized, tracing works: later ones rely on it instead of a
 	 * parent-death signal. */
 	c->bound = e->can_trace == 1;
-	rc = channel_open(&c->ch, sv[0], chain_channel_event, c);
+	rc = channel_open(&c->ch, sv[0], sv[1], chain_channel_event, c);
 	if (rc == 0)
 		rc = zygote_request(
 		    e, c->req_id,
 		    (c->bound ? IPC_SPAWN_TRACED : 0) | (for_call ? IPC_SPAWN_COLD : 0), sv[1]);
-	close(sv[1]);
 	if (rc < 0) {
 		log_msg(LOG_ERROR, "could not ask the zygote for a worker: %s", strerror(-rc));
 		channel_close(&c->ch);
@@ -800,6 +800,8 @@ void chain_on_exit(struct chain *c, struct proc *p, int status)
 	if (was_runner && c->state != CH_DEAD && c->ch.w.fd >= 0 &&
 	    channel_read(&c->ch, c, ENGINE_READ_DRAIN) == -EPIPE)
 		chain_on_hangup(c);
+	/* A frame it left half written is dropped now, not when another process writes. */
+	channel_forget(&c->ch, p->pid);
 	copy = *p;
 	memset(p, 0, sizeof(*p));
 	if (was_holder) {
@@ -841,6 +843,7 @@ static void dispatch(struct chain *c)
 	struct engine *e = c->e;
 	unsigned char seq[IPC_SEQ_BYTES];
 	int64_t now = now_ms();
+	size_t dropped;
 	int rc;
 
 	c->seq = (c->seq + 1) & IPC_PARK_ARG_MASK;
@@ -865,6 +868,10 @@ static void dispatch(struct chain *c)
 	timer_arm(&c->soft, now + (int64_t)(engine_call_timeout(e, call) * 1000));
 	timer_arm(&c->hard, c->soft.at + ENGINE_SOFT_KILL_GRACE_MS);
 	call->times.dispatch = now_us();
+	dropped = channel_discard(&c->ch);
+	if (dropped)
+		log_msg(LOG_DEBUG, "chain %u: %zu bytes an earlier runner left unread dropped",
+		        c->id, dropped);
 	rc = channel_send(&c->ch, IPC_FRAME_CODE, seq, sizeof(seq), call->code, call->code_len);
 	if (rc < 0) { /* its exit tells the rest */
 		chain_kill_runner(c, rc == -ENOMEM ? KILL_RESOURCE : KILL_PROTOCOL);

@@ -20,18 +20,21 @@
 /* Bytes queued for a worker at most: a few frames of the largest size. */
 #define CHANNEL_TX_MAX (4 * (size_t)IPC_FRAME_MAX)
 
-int channel_open(struct channel *ch, int fd, watch_fn fn, void *data)
+int channel_open(struct channel *ch, int fd, int peer, watch_fn fn, void *data)
 {
 	int one = 1, rc;
 
 	memset(ch, 0, sizeof(*ch));
 	ch->w = (struct watch){.fd = fd, .fn = fn, .data = data};
+	ch->peer = peer;
 	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
 		return -errno;
 	rc = loop_add(&ch->w, EPOLLIN);
 	return rc;
 }
+
+static void close_fds(const struct ipc_recv_info *info);
 
 static void frame_reset(struct channel *ch)
 {
@@ -49,10 +52,43 @@ void channel_close(struct channel *ch)
 		close(ch->w.fd);
 		ch->w.fd = -1;
 	}
+	if (ch->peer >= 0) {
+		close(ch->peer);
+		ch->peer = -1;
+	}
 	frame_reset(ch);
 	free(ch->tx);
 	ch->tx = NULL;
 	ch->tx_len = ch->tx_off = ch->tx_cap = 0;
+}
+
+size_t channel_discard(struct channel *ch)
+{
+	static unsigned char buf[ENGINE_READ_PER_TURN];
+	size_t dropped = ch->tx_len - ch->tx_off;
+
+	free(ch->tx);
+	ch->tx = NULL;
+	ch->tx_len = ch->tx_off = ch->tx_cap = 0;
+	if (ch->w.fd >= 0)
+		(void)loop_mod(&ch->w, EPOLLIN);
+	/* At most what the socket buffers hold: we send nothing while we drain. */
+	while (ch->peer >= 0) {
+		struct ipc_recv_info info;
+		ssize_t n = ipc_recv(ch->peer, buf, sizeof(buf), MSG_DONTWAIT, &info);
+
+		close_fds(&info);
+		if (n <= 0)
+			break;
+		dropped += (size_t)n;
+	}
+	return dropped;
+}
+
+void channel_forget(struct channel *ch, pid_t pid)
+{
+	if (ch->sender == pid && (ch->hdr_len || ch->payload))
+		frame_reset(ch);
 }
 
 void channel_flush(struct channel *ch)

@@ -169,7 +169,7 @@ static int cgroups_active(const struct engine *e)
 
 int engine_fds_per_chain(const struct engine *e)
 {
-	return 3 + cgroups_active(e);
+	return 4 + cgroups_active(e);
 }
 
 static int fd_limit(void)

@@ -153,6 +153,10 @@ struct channel {
 	 * bounded number of times however many frames wait */
 	char *tx;
 	size_t tx_len, tx_off, tx_cap;
+	/* the workers' end, which we keep too: what a runner left unread there when it ended
+	 * (a reply it read half of) is ours to take out before the next call's code, or the
+	 * next runner would read the rest as the start of a frame */
+	int peer;
 };
 
 struct chain {
@@ -410,8 +414,9 @@ const char *chain_state_name(enum chain_state s);
 
 /* ---- channel.c ---- */
 
-/* Set up the channel on our end fd (non-blocking, SO_PASSCRED, watched). */
-int channel_open(struct channel *ch, int fd, watch_fn fn, void *data);
+/* Set up the channel on our end fd (non-blocking, SO_PASSCRED, watched); peer is the
+ * workers' end, which the channel owns from here on. */
+int channel_open(struct channel *ch, int fd, int peer, watch_fn fn, void *data);
 void channel_close(struct channel *ch);
 /* Queue a frame to send (prefix then body) and send what the socket takes. 0 or -ENOMEM. */
 int channel_send(struct channel *ch, char type, const void *prefix, size_t plen, const void *body,
@@ -425,6 +430,13 @@ void channel_flush(struct channel *ch);
 /* Bytes we sent (or still hold to send) that the other end has not read: a worker that reads
  * every reply it asks for has none when it parks. Never 0 when the kernel cannot say. */
 size_t channel_unread(const struct channel *ch);
+/* Before a call's code: nothing of the workers' side may read the channel now (every
+ * process of the chain is parked); drop what we still hold to send and what is unread on
+ * their end (fds included), so the code is the first byte the runner reads. Returns the
+ * bytes dropped. */
+size_t channel_discard(struct channel *ch);
+/* A process ended: the frame it was writing will never end. */
+void channel_forget(struct channel *ch, pid_t pid);
 /* Read at most budget bytes and hand each whole frame to the chain (which may kill its
  * writer but is never freed meanwhile). Returns 0 when the socket has nothing more, 1 when
  * the budget ran out first, -EPIPE when the channel closed (every writer is gone). */
