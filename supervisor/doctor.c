@@ -30,11 +30,14 @@ static void sig_event(struct watch *w, uint32_t events)
 {
 	struct signalfd_siginfo si;
 
-	while (read(w->fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		if (si.ssi_signo == SIGCHLD)
-			engine_sigchld(D.engine);
-		else
-			D.finished = -1;
+	/* One signal a turn (the watch is level-triggered): SIGCHLD comes again and again while
+	 * traced threads fault, and reading on would keep the loop here. */
+	if (read(w->fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return;
+	if (si.ssi_signo == SIGCHLD)
+		engine_sigchld(D.engine);
+	else
+		D.finished = -1;
 }
 
 static const char *layer_field(json_object *layers, const char *name, const char *field)

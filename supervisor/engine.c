@@ -470,6 +470,11 @@ static void respawn(struct timer *t)
 	engine_kick(t->data);
 }
 
+static void reap_more(struct timer *t)
+{
+	engine_sigchld(t->data);
+}
+
 static void zygote_retry(struct timer *t)
 {
 	struct engine *e = t->data;
@@ -600,6 +605,7 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	timer_init(&e->kick, schedule, e);
 	timer_init(&e->zretry, zygote_retry, e);
 	timer_init(&e->respawn, respawn, e);
+	timer_init(&e->reap, reap_more, e);
 	/* The workspace is held from the start: a directory renamed or replaced later is not
 	 * followed; the path the code is told stays the one opened. */
 	rc = broker_workspace_open(&e->ws, cfg->workspace, cfg->workspace_write);
@@ -690,12 +696,20 @@ void engine_cancel(struct engine *e, struct engine_call *c)
 
 void engine_sigchld(struct engine *e)
 {
-	for (;;) {
-		int status;
-		pid_t pid = waitpid(-1, &status, WNOHANG | __WALL);
+	for (int n = 0;; n++) {
 		struct proc *p = NULL;
 		struct chain *c;
+		int status;
+		pid_t pid;
 
+		if (n == ENGINE_WAITS_PER_TURN) {
+			/* The rest in a later turn, after the events waiting (a timer a
+			 * millisecond on: one due now would run again in this turn). */
+			if (!e->reap.armed)
+				timer_arm(&e->reap, now_ms() + 1);
+			break;
+		}
+		pid = waitpid(-1, &status, WNOHANG | __WALL);
 		if (pid <= 0)
 			break;
 		if (pid == e->zpid) {
@@ -774,6 +788,7 @@ void engine_free(struct engine *e)
 	chain_free(c);
 	timer_cancel(&e->kick);
 	timer_cancel(&e->zretry);
+	timer_cancel(&e->reap);
 	timer_cancel(&e->respawn);
 	if (e->fd_dir >= 0)
 		close(e->fd_dir);

@@ -44,6 +44,9 @@
 #define ENGINE_RUNNER_OOM_ADJ     "1000"
 /* Bytes read from one chain's channel per event-loop turn. */
 #define ENGINE_READ_PER_TURN      65536
+/* Child statuses taken in one turn of the loop: threads that fault without end each stop
+ * for the tracer at every fault, and an unbounded drain kept the loop from everything else. */
+#define ENGINE_WAITS_PER_TURN     64
 /* Bytes read at most when a process parks or exits, to judge what it wrote first: a whole
  * frame of the largest size and a socket buffer's worth. */
 #define ENGINE_READ_DRAIN         (IPC_FRAME_MAX + (1u << 20))
@@ -297,6 +300,7 @@ struct engine {
 	uint32_t next_req;
 	struct timer kick;    /* schedule soon (not from inside the caller) */
 	struct timer respawn; /* schedule when ready workers may be made again */
+	struct timer reap;    /* take the statuses a turn left waiting */
 	char *layers;         /* the first ready worker's sandbox report */
 	struct module_roots modules;
 	struct workspace ws;

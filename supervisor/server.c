@@ -622,7 +622,9 @@ static void signal_event(struct watch *w, uint32_t events)
 {
 	struct signalfd_siginfo si;
 
-	while (read(w->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+	/* One signal a turn (the watch is level-triggered): SIGCHLD comes again and again while
+	 * traced threads fault, and reading on would keep the loop here. */
+	if (read(w->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
 			engine_sigchld(S.engine);
 		} else {

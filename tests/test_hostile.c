@@ -613,6 +613,47 @@ Test(hostile_broker, a_call_asks_at_most_its_quota)
 	e2e_stop();
 }
 
+/* Every fault of a traced thread stops it for the tracer, and SIGCHLD comes again for each:
+ * threads that fault without end (a SIGSEGV handler that returns) kept the supervisor's loop
+ * taking their statuses, so pings and other sessions waited for seconds. */
+Test(hostile_after, threads_that_fault_without_end_do_not_hold_the_loop)
+{
+	static const char code[] = "import signal, ctypes, threading, time\n"
+	                           "threading.stack_size(1 << 16)\n"
+	                           "signal.signal(signal.SIGSEGV, lambda *a: None)\n"
+	                           "libc = ctypes.CDLL(None)\n"
+	                           "for i in range(60):\n"
+	                           "    threading.Thread(target=libc.strlen, "
+	                           "args=(ctypes.c_void_p(8),), daemon=True).start()\n"
+	                           "time.sleep(30)\n";
+	int64_t ids[2], worst = 0, t_end;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS, "--max-workers", "3"), NULL);
+	e2e_expect_result("6 * 7", "42");
+	for (int i = 0; i < 2; i++)
+		ids[i] =
+		    mcpc_call_async(&e2e_srv, code, "{\"session\":\"new\",\"timeout_seconds\":3}");
+	/* Pings until the calls' deadline (3 s): the threads start once their worker is up. */
+	t_end = mcpc_now_ms() + 2800;
+	while (mcpc_now_ms() < t_end) {
+		int64_t t0 = mcpc_now_ms();
+		cr_assert_not_null(e2e_hold(mcpc_request(&e2e_srv, "ping", NULL, 10000)));
+		if (mcpc_now_ms() - t0 > worst)
+			worst = mcpc_now_ms() - t0;
+		usleep(50000);
+	}
+	for (int i = 0; i < 2; i++) {
+		json_object *r = e2e_hold(mcpc_wait_int_id(&e2e_srv, ids[i], 15000));
+		cr_assert_str_eq(mcpc_status(r) ? mcpc_status(r) : "", "timeout", "%s",
+		                 mcpc_json(r));
+	}
+	cr_log_info("worst ping %lld ms", (long long)worst);
+	/* Before: 200 ms to over a second. The threads still take the CPU. */
+	cr_assert_lt(worst, 250, "a ping took %lld ms while threads faulted", (long long)worst);
+	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}
+
 /* The supervisor's resident memory, in KiB. */
 static long rss_kib(pid_t pid)
 {
