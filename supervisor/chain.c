@@ -580,6 +580,45 @@ static int take_ready(struct chain *c, const char *payload, size_t len, const in
 
 /* ---- frames --------------------------------------------------------------------------- */
 
+/* Room for the marker a cut text carries ("\n... [N bytes cut] ...\n") beside its bytes. */
+#define CUT_MARKER_ROOM 64
+
+/* t within max bytes, as the worker keeps it; *truncated set when it was cut. */
+static int text_bound(struct text *t, size_t max, int *truncated)
+{
+	if (!t->s || t->len <= max + CUT_MARKER_ROOM)
+		return 0;
+	*truncated = 1;
+	return text_cut(t->s, t->len, max, TEXT_BYTES, t);
+}
+
+/* The limits on what a call reports hold whatever its worker says: a worker that writes its own
+ * RESULT frame is not held by its capture code. Returns 0 or -ENOMEM. */
+static int outcome_bound(struct run_outcome *o, const struct config *cfg)
+{
+	size_t n = 0;
+	int trunc = 0;
+
+	if (text_bound(&o->stdout_text, cfg->max_output, &trunc) < 0 ||
+	    text_bound(&o->stderr_text, cfg->max_output, &trunc) < 0 ||
+	    text_bound(&o->logs, cfg->max_output, &trunc) < 0 ||
+	    text_bound(&o->result_repr, cfg->max_result, &trunc) < 0 ||
+	    text_bound(&o->error_message, cfg->max_result, &trunc) < 0 ||
+	    text_bound(&o->error_traceback, cfg->max_result, &trunc) < 0)
+		return -ENOMEM;
+	if (o->result &&
+	    (!json_object_to_json_string_length(o->result, JSON_C_TO_STRING_PLAIN, &n) ||
+	     n > cfg->max_result + CUT_MARKER_ROOM)) {
+		/* Too big for its JSON form: the client has its repr. */
+		json_object_put(o->result);
+		o->result = NULL;
+		trunc = 1;
+	}
+	if (trunc)
+		o->truncated = 1;
+	return 0;
+}
+
 static int take_result(struct chain *c, const char *payload, size_t len, const int *fds,
                        size_t n_fds)
 {
@@ -592,6 +631,8 @@ static int take_result(struct chain *c, const char *payload, size_t len, const i
 		return -1;
 	run_outcome_init(&o);
 	rc = ipc_outcome_decode(payload + IPC_SEQ_BYTES, len - IPC_SEQ_BYTES, &o);
+	if (rc == 0)
+		rc = outcome_bound(&o, c->e->cfg);
 	if (rc == -ENOMEM) {
 		/* Not the runner's fault: its call ends saying the server ran short. */
 		run_outcome_clear(&o);

@@ -654,6 +654,51 @@ Test(hostile_after, threads_that_fault_without_end_do_not_hold_the_loop)
 	e2e_stop();
 }
 
+/* The limits on a call's report hold whatever its worker writes: a RESULT frame of its own is
+ * cut to --max-output and the result's limit (64 KiB) as the worker's capture would have cut
+ * it. The session is lost (the forger forks), nothing else is touched. */
+Test(hostile_after, a_forged_result_is_held_to_the_output_limits)
+{
+	json_object *r, *sc;
+	const char *text;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS, "--max-output", "1K"), NULL);
+	r = e2e_call(
+	    e2e_fmt(
+	        "%s"
+	        "o = json.loads(outcome('r'))\n"
+	        "o.update(stdout='x' * 600000, stderr='e' * 300000, logs='l' * 600000,\n"
+	        "         result='y' * 200000, result_repr='z' * 200000)\n"
+	        "o['error'] = {'type': 'E', 'message': 'm' * 200000, 'traceback': 't' * 200000}\n"
+	        "put(frame('J', struct.pack('<I', 1) + json.dumps(o).encode()))\n"
+	        "os.fork()\ntime.sleep(60)",
+	        prelude),
+	    "{\"session\":\"new\"}");
+	sc = mcpc_structured(r);
+	cr_assert_not_null(sc, "%.2000s", mcpc_json(r));
+	for (int i = 0; i < 3; i++) {
+		const char *name = (const char *[]){"stdout", "stderr", "logs"}[i];
+		text = mcpc_sc_str(r, name);
+		cr_assert(text && strlen(text) <= 1024 + 64 && text[0] == "xel"[i], "%s: %zu bytes",
+		          name, text ? strlen(text) : 0);
+	}
+	text = mcpc_sc_str(r, "result_repr");
+	cr_assert(text && strlen(text) <= 65536 + 64 && text[0] == 'z', "result_repr: %zu bytes",
+	          text ? strlen(text) : 0);
+	cr_assert(json_object_is_type(e2e_member(sc, "result"), json_type_null),
+	          "a result of 200000 characters came through");
+	cr_assert(strlen(mcpc_err_str(r, "message")) <= 65536 + 200, "message: %zu bytes",
+	          strlen(mcpc_err_str(r, "message")));
+	cr_assert(strlen(mcpc_err_str(r, "traceback")) <= 65536 + 64);
+	cr_assert(json_object_get_boolean(e2e_member(sc, "truncated")));
+	/* Honest output is cut the same way. */
+	r = e2e_call("print('a' * 5000)\n'b' * 100000", NULL);
+	cr_assert_leq(strlen(mcpc_sc_str(r, "stdout")), 1024 + 64);
+	cr_assert(json_object_get_boolean(e2e_member(mcpc_structured(r), "truncated")));
+	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}
+
 /* The supervisor's resident memory, in KiB. */
 static long rss_kib(pid_t pid)
 {
