@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -40,6 +41,10 @@
 /* x32 syscalls enter through the x86_64 entry point with this bit set in the number. */
 #define POLICY_X32_SYSCALL_BIT 0x40000000L
 
+/* The bits of a futex operation that name the command; FUTEX_PRIVATE_FLAG (128) and
+ * FUTEX_CLOCK_REALTIME (256) are options of any command, other bits make the kernel refuse it. */
+#define POLICY_FUTEX_CMD 0x7f
+
 /* The mapping type bits of mmap's flags (MAP_SHARED 1, MAP_PRIVATE 2, MAP_SHARED_VALIDATE 3). */
 #define POLICY_MAP_TYPE 0x3
 
@@ -71,8 +76,8 @@ const struct policy_rule policy_table[] = {
 
 	/* Memory, never executable: no new code can be mapped. */
 	ALLOW("brk", "malloc's main arena; glibc takes an errno as the new break: SIGSEGV"),
-	ALLOW_IF2("mmap", ARG_CLEAR(2, PROT_EXEC), ARG_MASKED(3, POLICY_MAP_TYPE, MAP_PRIVATE),
-		  "obmalloc arenas, big objects, thread stacks; private: a shared page would outlive a rollback"),
+	ALLOW_IF2("mmap", ARG_CLEAR(2, PROT_EXEC), ARG_MASKED(3, POLICY_MAP_TYPE | MAP_ANONYMOUS, MAP_PRIVATE | MAP_ANONYMOUS),
+		  "obmalloc arenas, big objects, thread stacks; private: a shared page would outlive a rollback; anonymous: a workspace file mapped would outlive its fd, and the call"),
 	ALLOW_IF("mprotect", ARG_CLEAR(2, PROT_EXEC), "thread stack guard pages, thread arenas"),
 	ALLOW("munmap", "freeing arenas and big objects"),
 	ALLOW("mremap", "growing big lists and bytearrays"),
@@ -81,7 +86,19 @@ const struct policy_rule policy_table[] = {
 	/* Threads, never processes. */
 	{.name = "clone", .action = POLICY_ALLOW_IF, .when = {ARG_EQ(0, POLICY_THREAD_CLONE_FLAGS)},
 	 .n_when = 1, .starts_thread = 1, .reason = "threading; exact flags: no fork"},
-	ALLOW("futex", "the GIL, locks, Thread.join"),
+	ALLOW_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_WAIT), "the GIL, locks, Thread.join"),
+	ALLOW_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_WAKE), "the GIL, locks, a thread's end"),
+	ALLOW_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_WAIT_BITSET), "timed waits (Lock.acquire(timeout=))"),
+	ALLOW_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_WAKE_BITSET), "wakes of bitset waits"),
+	ALLOW_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_WAKE_OP), "condition variables"),
+	ALLOW_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_REQUEUE), "condition variables"),
+	ALLOW_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_CMP_REQUEUE), "condition variables"),
+	ERRNO_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_LOCK_PI), ENOSYS, "priority-inheritance futexes name another thread's id: which ids exist on the host"),
+	ERRNO_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_TRYLOCK_PI), ENOSYS, "as FUTEX_LOCK_PI"),
+	ERRNO_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_UNLOCK_PI), ENOSYS, "as FUTEX_LOCK_PI"),
+	ERRNO_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_WAIT_REQUEUE_PI), ENOSYS, "as FUTEX_LOCK_PI"),
+	ERRNO_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_CMP_REQUEUE_PI), ENOSYS, "as FUTEX_LOCK_PI"),
+	ERRNO_IF("futex", ARG_MASKED(1, POLICY_FUTEX_CMD, FUTEX_LOCK_PI2), ENOSYS, "as FUTEX_LOCK_PI"),
 	ALLOW("set_robust_list", "glibc per-thread setup"),
 	ALLOW("rseq", "glibc per-thread setup; ENOSYS crashes threaded code"),
 	ALLOW("exit", "ends a thread"),

@@ -3,6 +3,7 @@
  * for the session variant and the fork gate, whose questions the test answers itself.
  * The filter is never installed in the test runner itself: every probe runs in a child. */
 #include <criterion/criterion.h>
+#include <linux/futex.h>
 
 #include <asm/unistd.h>
 #include <errno.h>
@@ -241,7 +242,7 @@ static const struct {
     {"munmap", POLICY_ALLOW, 0},
     {"mremap", POLICY_ALLOW, 0},
     {"madvise", POLICY_ALLOW, 0},
-    {"futex", POLICY_ALLOW, 0},
+    {"futex", POLICY_ALLOW_IF, 0},
     {"getrandom", POLICY_ALLOW, 0},
     {"clock_gettime", POLICY_ALLOW_IF, 0},
     {"clock_getres", POLICY_ALLOW_IF, 0},
@@ -603,8 +604,24 @@ Test(policy, bpf_argument_rules)
 	    {"mmap none", SYS_mmap, {0, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS}, RET_ALLOW},
 	    {"mmap rw, upper garbage",
 	     SYS_mmap,
-	     {0, 4096, UPPER_GARBAGE | PROT_READ, MAP_PRIVATE},
+	     {0, 4096, UPPER_GARBAGE | PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS},
 	     RET_ALLOW},
+	    /* A workspace file mapped would stay in the process after its fd, and its call. */
+	    {"mmap a file, private", SYS_mmap, {0, 4096, PROT_READ, MAP_PRIVATE, 4}, RET_KILL},
+	    {"futex wait", SYS_futex, {0, FUTEX_WAIT_PRIVATE}, RET_ALLOW},
+	    {"futex wake, shared", SYS_futex, {0, FUTEX_WAKE}, RET_ALLOW},
+	    {"futex timed bitset wait",
+	     SYS_futex,
+	     {0, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME},
+	     RET_ALLOW},
+	    {"futex requeue", SYS_futex, {0, FUTEX_CMP_REQUEUE_PRIVATE}, RET_ALLOW},
+	    /* Priority inheritance names a thread id: whether it exists on the host. */
+	    {"futex trylock pi", SYS_futex, {0, FUTEX_TRYLOCK_PI}, SECCOMP_RET_ERRNO | ENOSYS},
+	    {"futex lock pi, private",
+	     SYS_futex,
+	     {0, FUTEX_LOCK_PI_PRIVATE},
+	     SECCOMP_RET_ERRNO | ENOSYS},
+	    {"futex unknown op", SYS_futex, {0, 127}, RET_KILL},
 	    {"mmap rx", SYS_mmap, {0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE}, RET_KILL},
 	    {"mmap rwx",
 	     SYS_mmap,
@@ -902,7 +919,7 @@ static const struct syscall_probe allow_probes[] = {
     {"munmap unaligned", SYS_munmap, {BAD_PTR, 4096}},
     {"mremap unaligned", SYS_mremap, {BAD_PTR, 4096, 8192, 0}},
     {"madvise unaligned", SYS_madvise, {BAD_PTR, 4096, MADV_DONTNEED}},
-    {"futex bad op", SYS_futex, {BAD_PTR, -1, 0, 0, 0, 0}},
+    {"futex wait, bad address", SYS_futex, {BAD_PTR, FUTEX_WAIT, 0, 0, 0, 0}},
     {"getrandom bad buffer", SYS_getrandom, {BAD_PTR, 16, 0}},
     {"clock_gettime bad clock", SYS_clock_gettime, {-1000, BAD_PTR}},
     {"clock_getres bad buffer", SYS_clock_getres, {CLOCK_MONOTONIC, BAD_PTR}},

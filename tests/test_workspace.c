@@ -1291,6 +1291,29 @@ Test(ws_native, a_passed_fd_reaches_only_its_file)
 	e2e_stop();
 }
 
+/* A file mapped would stay in the session's process after its fd is closed, past the check of
+ * open fds, showing what the file holds later without a request: a worker maps no file. */
+Test(ws_native, a_workspace_file_cannot_be_mapped)
+{
+	json_object *r;
+
+	start(ARGS(NATIVE_ARGS, "--allow-import", "ctypes"));
+	e2e_expect_result("x = 1", "1");
+	r = e2e_call("import ctypes\n"
+	             "libc = ctypes.CDLL(None, use_errno=True)\n"
+	             "libc.mmap.restype = ctypes.c_void_p\n"
+	             "f = open('data.csv', 'rb')\n"
+	             "p = libc.mmap(None, 4096, 1, 2, f.fileno(), 0)\n"
+	             "f.close()\n"
+	             "ctypes.string_at(p, 3)",
+	             NULL);
+	cr_assert_str_eq(mcpc_status(r), "sandbox_violation", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_json(r), "mmap"), "%s", mcpc_json(r));
+	/* The session is as it was, and anonymous memory still works. */
+	e2e_expect_result("import ctypes\nx + len(bytearray(1 << 20))", "1048577");
+	e2e_stop();
+}
+
 /* A reply left unread in the channel when the call ends could carry a file's fd past the
  * checks into the session's next process: such a call keeps nothing, and the session goes
  * on as it was. */
