@@ -545,6 +545,20 @@ Test(data, library_importers_hand_out_only_allowed_modules)
 	e2e_stop();
 }
 
+/* Copies of the libraries' objects ask object.__reduce_ex__ for their state, which reads it
+ * through __getstate__ (guarded for classes and modules only). */
+Test(data, library_objects_copy)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import copy, numpy as np, pandas as pd, sympy\n"
+	    "a = np.arange(5)\ndf = pd.DataFrame({'a': [1, 2]})\n"
+	    "[int(copy.deepcopy(a).sum()), int(copy.deepcopy(df).a.sum()),\n"
+	    " float(copy.copy(np.float64(2.5))), str(copy.deepcopy(sympy.Symbol('x') + 1))]",
+	    "[10,3,2.5,\"x + 1\"]");
+	e2e_stop();
+}
+
 /* An AttributeError keeps no real module in `obj` with the data stack loaded (sys.modules
  * there holds the libraries' real modules, numpy's among them). */
 Test(data, attribute_errors_carry_no_real_module)

@@ -1009,6 +1009,52 @@ Test(python_layer, attribute_errors_carry_no_real_module)
 	stop();
 }
 
+/* object.__getstate__ reads an object's dict through its type's dict offset: for a class that
+ * is the class's own writable dict. ModuleType's, with its __dict__ guard replaced by a
+ * property, gave the real os to the next library read of a module's namespace; int's, changed,
+ * left a freed method in the type cache (the worker crashed). */
+#define GETSTATE_REFUSED                                                                           \
+	((const struct e2e_refusal){"error", "AttributeError",                                     \
+	                            "Forbidden access to dunder attribute: __getstate__"})
+Test(python_layer, object_getstate_gives_no_class_its_dict)
+{
+	start(NULL);
+	refused("import operator, enum\n"
+	        "A = type(operator.attrgetter('x'))\n"
+	        "d = A('__getstate__')(object)(type(operator))\n"
+	        "got = []\n"
+	        "d['__dict__'] = property(lambda m: got.append(m) or {})\n"
+	        "enum.Enum._convert_('X', 'os', bool)\n"
+	        "got",
+	        &GETSTATE_REFUSED);
+	refused("import operator\n"
+	        "A = type(operator.attrgetter('x'))\n"
+	        "d = A('__getstate__')(object)(int)\n"
+	        "(5).bit_length()\ndel d['bit_length']\nd['x'] = [object() for i in range(50)]\n"
+	        "(5).bit_length()",
+	        &GETSTATE_REFUSED);
+	refused("import operator\nclass C:\n    pass\n"
+	        "type(operator.attrgetter('x'))('__getstate__')(C())\n"
+	        "object.__getstate__.__get__(C)()",
+	        &GETSTATE_REFUSED);
+	/* Nothing was changed: int keeps its method, ModuleType its guard. */
+	expect_ok_result("import enum\n"
+	                 "try:\n    enum.Enum._convert_('X', 'os', bool)\n    v = 'read'\n"
+	                 "except AttributeError as e:\n    v = str(e)\n"
+	                 "[(5).bit_length(), v]",
+	                 "[3,\"module 'os' has no attribute '__dict__'\"]");
+	/* Controls: an instance's state, and the copies that ask for it. */
+	expect_ok_result("import operator, copy, collections, fractions\n"
+	                 "class P:\n    def __init__(self):\n        self.a = [1, 2]\n"
+	                 "A = type(operator.attrgetter('x'))\n"
+	                 "[A('__getstate__')(P())(), copy.deepcopy(P()).a, copy.copy(P()).a,\n"
+	                 " list(copy.deepcopy(collections.OrderedDict(a=1)).items()),\n"
+	                 " str(copy.copy(fractions.Fraction(1, 3))), copy.copy(int) is int]",
+	                 "[{\"a\":[1,2]},[1,2],[1,2],[[\"a\",1]],\"1/3\",true]");
+	still_serving();
+	stop();
+}
+
 Test(python_layer, library_methods_that_name_modules_are_refused)
 {
 	start(NULL);

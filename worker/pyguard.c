@@ -161,6 +161,17 @@ static int allow_user_module(PyObject *obj)
 	       (PyModule_Check(obj) && pyimport_loading(PyModule_GetDict(obj)) && loading_read());
 }
 
+/* object.__getstate__ reads an object's dict through its type's dict offset, past every
+ * __dict__ descriptor: a class's offset is that of its own dict, so object.__getstate__(int)
+ * gave int's writable dict (a guard replaced in ModuleType's, a cached slot freed under the
+ * type cache), and a real module's its namespace. object.__reduce_ex__ asks for the state by
+ * this name (its own __reduce__ is left alone: it compares it with the one it cached). Classes
+ * and modules keep theirs. */
+static int allow_state(PyObject *obj)
+{
+	return !PyType_Check(obj) && !PyModule_Check(obj);
+}
+
 /* ---- the guarded descriptor -------------------------------------------------------------- */
 
 /* A check of a value read or set: 0, or -1 with the exception raised. */
@@ -403,6 +414,8 @@ static PyTypeObject guard_method_type = {
  *   type      __subclasses__ of a built-in (static) type.
  *   module    __dict__ of a real module (but for a served module's import, as above).
  *   AttributeError obj: a real module or a namespace reads as None (hide_namespace).
+ *   object    __getstate__ of a class or a module (allow_state; object.__reduce_ex__ reads the
+ *             state through it).
  * Left alone, with the reason: cell_contents (cells come only from __closure__, guarded, or
  * frames); code objects (reachable only through the guarded attributes above); method
  * __self__/__func__ and method-wrapper __self__ (the receiver and a function: nothing the
@@ -444,6 +457,7 @@ static struct guard_rule rules[] = {
     {&PyCFunction_Type, "__self__", allow_non_module_self, allow_never, NULL, NULL, NULL},
     {&PyType_Type, "__subclasses__", allow_heap_type, allow_never, NULL, NULL, NULL},
     {&PyModule_Type, "__dict__", allow_user_module, allow_never, NULL, NULL, NULL},
+    {&PyBaseObject_Type, "__getstate__", allow_state, allow_never, NULL, NULL, NULL},
     /* type: PyExc_AttributeError, set by pyguard_install */
     {NULL, "obj", allow_always, allow_always, NULL, NULL, hide_namespace},
 };
