@@ -545,6 +545,69 @@ Test(data, library_importers_hand_out_only_allowed_modules)
 	e2e_stop();
 }
 
+/* Cython's functions have a type of their own, whose __globals__ (func_globals), __closure__ and
+ * __code__ the rules on Python's functions did not see: pandas.Timestamp.__new__'s globals held
+ * the real builtins module, and through its __import__ every module. */
+Test(data, cython_functions_keep_their_namespaces)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import operator, pandas, scipy.special, numpy\n"
+	    "A = type(operator.attrgetter('x'))\n"
+	    "fs = [pandas.Timestamp.__new__, scipy.special.errstate.__enter__,\n"
+	    "      A('__func__')(pandas.NA.__abs__), numpy.random.default_rng(1).random]\n"
+	    "r = []\n"
+	    "for name in ('__globals__', 'func_globals', '__closure__', 'func_closure',\n"
+	    "             '__builtins__'):\n"
+	    "    for f in fs:\n"
+	    "        try:\n            r.append(type(A(name)(f)).__name__)\n"
+	    "        except AttributeError:\n            r.append('refused')\n"
+	    "[len(r), sorted(set(r)), pandas.Timestamp('2024-01-02').day,\n"
+	    " round(float(numpy.random.default_rng(1).random()), 6)]",
+	    "[20,[\"refused\"],2,0.511822]");
+	e2e_stop();
+}
+
+/* An array's .ctypes object held the ctypes module itself (pandas imports it): a real module,
+ * and through its _sys every module, from a plain attribute. */
+Test(data, an_arrays_ctypes_object_holds_no_module)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy\na = numpy.arange(3.0)\nc = a.ctypes\n"
+	                  "[type(c._ctypes).__name__, hasattr(c._ctypes, '_sys'), c.data > 0,\n"
+	                  " list(c.shape), type(numpy.ma.masked.ctypes._ctypes).__name__]",
+	                  "[\"_missing_ctypes\",false,true,[3],\"_missing_ctypes\"]");
+	e2e_stop();
+}
+
+/* Library classes that hold a real module or a namespace give it to library code only:
+ * pathlib's _WindowsFlavour held ntpath (and through it the real os), the class matplotlib
+ * made of its backend module's variables that module's builtins and modules. */
+Test(data, library_classes_hold_no_module_for_the_user)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import matplotlib, operator\n"
+	    "A = type(operator.attrgetter('x'))\n"
+	    "r = []\n"
+	    "def t(f):\n    try:\n        r.append(repr(f())[:30])\n"
+	    "    except AttributeError as e:\n        r.append(str(e)[:40])\n"
+	    "flavour = A('__subclasses__')(matplotlib.Path)()[1]._flavour\n"
+	    "t(lambda: flavour.ntpath)\nt(lambda: A('ntpath')(type(flavour)))\n"
+	    "backend = A('__objclass__')(A('__weakref__')(matplotlib.backend_bases.ShowBase))\n"
+	    "made = [c for c in A('__subclasses__')(backend)() if c.__name__ == 'backend_mod'][0]\n"
+	    "t(lambda: A('__builtins__')(made))\nt(lambda: A('np')(made))\n"
+	    /* Controls: the libraries use them as before. */
+	    "import matplotlib.pyplot as plt\nplt.plot([1, 2])\n"
+	    "r + [str(matplotlib.Path('a/b').with_suffix('.txt'))]",
+	    "[\"Forbidden access to attribute: ntpath (a\",\"Forbidden access to attribute: ntpath "
+	    "(a\","
+	    "\"Forbidden access to attribute: __builtin\",\"Forbidden access to attribute: np (a "
+	    "mod\","
+	    "\"a/b.txt\"]");
+	e2e_stop();
+}
+
 /* Copies of the libraries' objects ask object.__reduce_ex__ for their state, which reads it
  * through __getstate__ (guarded for classes and modules only). */
 Test(data, library_objects_copy)

@@ -92,6 +92,10 @@ PyObject *pyguard_str_item(PyObject *d, const char *name);
  * types with checked ones, and exec and eval in the interpreter's builtins (zygote, after
  * pylayer_init). Returns 0 or -1. */
 int pyguard_install(void);
+/* Guard the function types of other kinds (Cython's) that the namespace ns, or a class in it,
+ * holds: their namespace, closure and code, as a Python function's. 0, or -1 with an
+ * exception. */
+int pyguard_function_types(PyObject *ns);
 /* Does the running code act for a served module's import (its code is on the stack, with no
  * frame of the user's code above it)? Such code is treated as the zygote's imports were. */
 int pyguard_for_loading_module(void);

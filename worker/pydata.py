@@ -43,6 +43,11 @@ def _numpy():
     a = rng.normal(size=(8, 8))
     np.linalg.inv(a), np.linalg.eig(a), np.linalg.svd(a), np.fft.fft(a[0])
     np.polyfit([1, 2, 3], [1, 2, 3], 1), np.histogram(a), repr(a), a.sum(), a.std()
+    # An array's .ctypes object kept the ctypes module itself as an attribute (pandas imports
+    # it, so it is loaded): a real module any array handed out, with the C pointers it makes.
+    # Without it numpy takes its own path for a Python without ctypes (.ctypes.data stays).
+    from numpy.core import _internal
+    _internal.ctypes = None
 
 
 def _pandas():

@@ -493,6 +493,98 @@ static int guard_install(struct guard_rule *r)
 	return 0;
 }
 
+/* ---- functions of other kinds ------------------------------------------------------------ */
+
+/* Cython's functions (pandas, scipy, numpy.random) keep their module's namespace, their
+ * closure and their code in getsets of their own type, under Python's names and older ones:
+ * the rules on PyFunction_Type do not see them. They get the same rules, on every such type a
+ * module's namespace or its classes hold (some modules bring a type of their own). */
+static const struct guard_rule function_like[] = {
+    {NULL, "__globals__", allow_never, allow_never, NULL, NULL, NULL},
+    {NULL, "func_globals", allow_never, allow_never, NULL, NULL, NULL},
+    {NULL, "__builtins__", allow_never, allow_never, NULL, NULL, NULL},
+    {NULL, "__closure__", allow_never, allow_never, NULL, NULL, NULL},
+    {NULL, "func_closure", allow_never, allow_never, NULL, NULL, NULL},
+    {NULL, "__code__", allow_introspection, allow_never, NULL, NULL, NULL},
+    {NULL, "func_code", allow_introspection, allow_never, NULL, NULL, NULL},
+    {NULL, "__defaults__", allow_introspection, allow_never, NULL, value_no_namespace, NULL},
+    {NULL, "func_defaults", allow_introspection, allow_never, NULL, value_no_namespace, NULL},
+    {NULL, "__kwdefaults__", allow_introspection, allow_never, NULL, value_no_namespace, NULL},
+};
+
+#define FUNCTION_TYPES_MAX 64
+static PyTypeObject *function_types[FUNCTION_TYPES_MAX];
+static size_t n_function_types;
+
+/* t, when it is a function type of its own (its dict names __globals__). */
+static int function_type_guard(PyTypeObject *t)
+{
+	struct guard_rule *r;
+	const size_t n = sizeof(function_like) / sizeof(function_like[0]);
+
+	if (t == &PyFunction_Type || !t->tp_dict || !pyguard_str_item(t->tp_dict, "__globals__"))
+		return 0;
+	for (size_t i = 0; i < n_function_types; i++)
+		if (function_types[i] == t)
+			return 0;
+	if (n_function_types == FUNCTION_TYPES_MAX) {
+		PyErr_Format(PyExc_RuntimeError, "more than %d kinds of functions",
+		             FUNCTION_TYPES_MAX);
+		return -1;
+	}
+	/* Guards keep their rule for good: so does the process. */
+	r = PyMem_RawMalloc(sizeof(function_like));
+	if (!r) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	memcpy(r, function_like, sizeof(function_like));
+	function_types[n_function_types++] = t;
+	for (size_t i = 0; i < n; i++) {
+		PyObject *d = pyguard_str_item(t->tp_dict, r[i].name);
+		r[i].type = t;
+		if (d && Py_TYPE(d)->tp_descr_get && guard_install(&r[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The type of v and its bases. */
+static int function_types_of(PyObject *v)
+{
+	PyObject *mro = Py_TYPE(v)->tp_mro;
+
+	if (!mro || !PyTuple_Check(mro))
+		return function_type_guard(Py_TYPE(v));
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++)
+		if (PyType_Check(PyTuple_GET_ITEM(mro, i)) &&
+		    function_type_guard((PyTypeObject *)PyTuple_GET_ITEM(mro, i)) < 0)
+			return -1;
+	return 0;
+}
+
+int pyguard_function_types(PyObject *ns)
+{
+	PyObject *key, *v;
+	Py_ssize_t pos = 0;
+
+	if (!PyDict_Check(ns))
+		return 0;
+	while (PyDict_Next(ns, &pos, &key, &v)) {
+		PyObject *key2, *item;
+		Py_ssize_t pos2 = 0;
+
+		if (function_types_of(v) < 0)
+			return -1;
+		if (!PyType_Check(v) || !((PyTypeObject *)v)->tp_dict)
+			continue;
+		while (PyDict_Next(((PyTypeObject *)v)->tp_dict, &pos2, &key2, &item))
+			if (function_types_of(item) < 0)
+				return -1;
+	}
+	return 0;
+}
+
 /* ---- code that libraries evaluate -------------------------------------------------------- */
 
 static PyObject *real_exec, *real_eval; /* the originals */
@@ -1006,6 +1098,138 @@ static int classes_guard_install(void)
 	return rc;
 }
 
+/* ---- modules that classes hold ----------------------------------------------------------- */
+
+/* A library class that holds a real module or a namespace as an attribute hands it to whoever
+ * reads the attribute: pathlib's _WindowsFlavour its ntpath (and so the real os), the class
+ * matplotlib makes of a backend module's variables that module's builtins and modules. Such a
+ * value is kept behind a descriptor that gives it to library code only. It is a non-data
+ * descriptor: an instance may still set its own value, and the interpreter never specialises
+ * a read of it past its __get__. */
+typedef struct {
+	PyObject_HEAD PyObject *value; /* owned */
+	PyObject *name;                /* owned */
+} HeldObject;
+
+static PyObject *held_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	HeldObject *h = (HeldObject *)self;
+
+	(void)obj;
+	(void)type;
+	if (pylayer_armed() && reader_is_user())
+		return PyErr_Format(
+		    PyExc_AttributeError,
+		    "Forbidden access to attribute: %U (a module a library class holds)", h->name);
+	return Py_NewRef(h->value);
+}
+
+static void held_dealloc(PyObject *self)
+{
+	Py_XDECREF(((HeldObject *)self)->value);
+	Py_XDECREF(((HeldObject *)self)->name);
+	PyObject_Free(self);
+}
+
+static PyTypeObject held_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.held_module",
+    .tp_basicsize = sizeof(HeldObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .tp_doc = "A module a library class holds, given to library code only.",
+    .tp_dealloc = held_dealloc,
+    .tp_descr_get = held_get,
+};
+
+/* Put the modules and namespaces in t's own dict behind held descriptors. */
+static int held_values_guard(PyTypeObject *t)
+{
+	PyObject *key, *v;
+	Py_ssize_t pos = 0;
+	int changed = 0;
+
+	if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || !t->tp_dict)
+		return 0;
+	while (PyDict_Next(t->tp_dict, &pos, &key, &v)) {
+		HeldObject *h;
+
+		if (!PyUnicode_Check(key) || !is_namespace(v))
+			continue;
+		h = PyObject_New(HeldObject, &held_type);
+		if (!h)
+			return -1;
+		h->value = Py_NewRef(v);
+		h->name = Py_NewRef(key);
+		/* Replacing a key's value leaves the dict's size and order as they are. */
+		if (PyDict_SetItem(t->tp_dict, key, (PyObject *)h) < 0) {
+			Py_DECREF(h);
+			return -1;
+		}
+		Py_DECREF(h);
+		changed = 1;
+	}
+	if (changed)
+		PyType_Modified(t);
+	return 0;
+}
+
+static newfunc real_type_new; /* CPython's type.__new__ */
+
+/* Classes made later (matplotlib makes one of a backend module's variables when the backend
+ * is switched): held as they are made. */
+static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *kw)
+{
+	PyObject *t = real_type_new(meta, args, kw);
+
+	if (t && PyType_Check(t) && held_values_guard((PyTypeObject *)t) < 0)
+		Py_CLEAR(t);
+	return t;
+}
+
+/* t and every class beneath it, once each (seen: their addresses). */
+static int held_values_sweep(PyTypeObject *t, PyObject *seen, int depth)
+{
+	PyObject *id = PyLong_FromVoidPtr(t), *subs;
+	int rc;
+
+	if (!id)
+		return -1;
+	rc = PySet_Contains(seen, id);
+	if (rc == 0)
+		rc = PySet_Add(seen, id);
+	Py_DECREF(id);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (t->tp_new == real_type_new)
+		t->tp_new = type_new_checked;
+	if (held_values_guard(t) < 0 || depth > 256)
+		return depth > 256 ? 0 : -1;
+	subs = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", t);
+	if (!subs)
+		return -1;
+	for (Py_ssize_t i = 0; rc == 0 && PyList_Check(subs) && i < PyList_GET_SIZE(subs); i++)
+		if (PyType_Check(PyList_GET_ITEM(subs, i)))
+			rc = held_values_sweep((PyTypeObject *)PyList_GET_ITEM(subs, i), seen,
+			                       depth + 1);
+	Py_DECREF(subs);
+	return rc;
+}
+
+/* Every class there is (the zygote's imports are done), and type.__new__ from here on. */
+static int held_values_install(void)
+{
+	PyObject *seen = PySet_New(NULL);
+	int rc;
+
+	if (!seen || PyType_Ready(&held_type) < 0) {
+		Py_XDECREF(seen);
+		return -1;
+	}
+	real_type_new = PyType_Type.tp_new;
+	rc = held_values_sweep(&PyBaseObject_Type, seen, 0);
+	Py_DECREF(seen);
+	return rc;
+}
+
 /* ---- entry points ------------------------------------------------------------------------ */
 
 int pyguard_install(void)
@@ -1021,7 +1245,7 @@ int pyguard_install(void)
 		if (guard_install(&rules[i]) < 0)
 			return -1;
 	}
-	if (classes_guard_install() < 0)
+	if (classes_guard_install() < 0 || held_values_install() < 0)
 		return -1;
 	return evaluators_install() < 0 ? -1 : getframe_install();
 }

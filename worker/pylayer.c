@@ -948,6 +948,8 @@ int pylayer_seal_importers(PyObject *ns)
 
 	if (!importers_sealed || !PyDict_Check(ns))
 		return 0;
+	if (pyguard_function_types(ns) < 0)
+		return -1;
 	while (PyDict_Next(ns, &pos, &key, &v)) {
 		PyObject *made = importer_for(v);
 		int everywhere = made && ((ImporterObject *)made)->imp->everywhere;
