@@ -76,11 +76,13 @@ const struct policy_rule policy_table[] = {
 
 	/* Memory, never executable: no new code can be mapped. */
 	ALLOW("brk", "malloc's main arena; glibc takes an errno as the new break: SIGSEGV"),
-	ALLOW_IF2("mmap", ARG_CLEAR(2, PROT_EXEC), ARG_MASKED(3, POLICY_MAP_TYPE | MAP_ANONYMOUS, MAP_PRIVATE | MAP_ANONYMOUS),
+	ALLOW_IF3("mmap", ARG_EQ(0, 0), ARG_CLEAR(2, PROT_EXEC), ARG_MASKED(3, POLICY_MAP_TYPE | MAP_ANONYMOUS, MAP_PRIVATE | MAP_ANONYMOUS),
 		  "obmalloc arenas, big objects, thread stacks; private: a shared page would outlive a rollback; anonymous: a workspace file mapped would outlive its fd, and the call"),
+	ERRNO_IF3("mmap", ARG_GT(0, 0), ARG_CLEAR(2, PROT_EXEC), ARG_MASKED(3, POLICY_MAP_TYPE | MAP_ANONYMOUS, MAP_PRIVATE | MAP_ANONYMOUS), EPERM,
+		  "an address of its choosing: mappings spread 1 GiB apart cost page tables the address-space limit does not count (glibc's thread arenas then ask without one)"),
 	ALLOW_IF("mprotect", ARG_CLEAR(2, PROT_EXEC), "thread stack guard pages, thread arenas"),
 	ALLOW("munmap", "freeing arenas and big objects"),
-	ALLOW("mremap", "growing big lists and bytearrays"),
+	ALLOW_IF("mremap", ARG_CLEAR(3, MREMAP_FIXED | MREMAP_DONTUNMAP), "growing big lists and bytearrays, where the kernel finds room"),
 	ALLOW("madvise", "glibc releases a finished thread's stack"),
 
 	/* Threads, never processes. */

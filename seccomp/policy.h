@@ -34,7 +34,7 @@ struct policy_arg_test {
 	uint64_t value;
 };
 
-#define POLICY_MAX_TESTS 2
+#define POLICY_MAX_TESTS 3
 
 /* One row of the policy table. A row with tests applies when all of them hold; rows of one
  * syscall never overlap (an ALLOW_IF row and an ERRNO row with tests complete each other;

@@ -12,6 +12,8 @@
 #define ALLOW(n, why)	{.name = (n), .action = POLICY_ALLOW, .reason = (why)}
 #define ALLOW_IF(n, t, why) {.name = (n), .action = POLICY_ALLOW_IF, .when = {t}, .n_when = 1, .reason = (why)}
 #define ALLOW_IF2(n, t, u, why) {.name = (n), .action = POLICY_ALLOW_IF, .when = {t, u}, .n_when = 2, .reason = (why)}
+#define ALLOW_IF3(n, t, u, v, why) {.name = (n), .action = POLICY_ALLOW_IF, .when = {t, u, v}, .n_when = 3, .reason = (why)}
+#define ERRNO_IF3(n, t, u, v, e, why) {.name = (n), .action = POLICY_ERRNO, .err = (e), .when = {t, u, v}, .n_when = 3, .reason = (why)}
 #define ERRNO(n, e, why) {.name = (n), .action = POLICY_ERRNO, .err = (e), .reason = (why)}
 #define ERRNO_IF(n, t, e, why) {.name = (n), .action = POLICY_ERRNO, .err = (e), .when = {t}, .n_when = 1, .reason = (why)}
 #define KILL(n, why)	{.name = (n), .action = POLICY_KILL, .reason = (why)}
