@@ -909,7 +909,9 @@ static void dispatch(struct chain *c)
 	timer_arm(&c->soft, now + (int64_t)(engine_call_timeout(e, call) * 1000));
 	timer_arm(&c->hard, c->soft.at + ENGINE_SOFT_KILL_GRACE_MS);
 	call->times.dispatch = now_us();
-	dropped = channel_discard(&c->ch);
+	/* A call that committed read every reply (not_keepable): nothing is left after it. */
+	dropped = c->ch.dirty ? channel_discard(&c->ch) : 0;
+	c->ch.dirty = 1;
 	if (dropped)
 		log_msg(LOG_DEBUG, "chain %u: %zu bytes an earlier runner left unread dropped",
 		        c->id, dropped);
@@ -1113,6 +1115,7 @@ static void decide(struct chain *c)
 		}
 		return;
 	}
+	c->ch.dirty = 0;
 	if (r->threads == 1 && (!r->fresh || c->bound)) {
 		/* The runner becomes the session's state; the old one goes (or went: a holder
 		 * killed while the call ran takes nothing with it once the call committed). */

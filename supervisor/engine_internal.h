@@ -160,6 +160,7 @@ struct channel {
 	 * (a reply it read half of) is ours to take out before the next call's code, or the
 	 * next runner would read the rest as the start of a frame */
 	int peer;
+	int dirty; /* a call ran and did not commit: what it left unread may be there */
 };
 
 struct chain {
