@@ -594,6 +594,8 @@ Test(data, library_classes_hold_no_module_for_the_user)
 	    "    except AttributeError as e:\n        r.append(str(e)[:40])\n"
 	    "flavour = A('__subclasses__')(matplotlib.Path)()[1]._flavour\n"
 	    "t(lambda: flavour.ntpath)\nt(lambda: A('ntpath')(type(flavour)))\n"
+	    /* C code a library's frame runs for the user reads it for the user. */
+	    "import collections\nt(lambda: collections.Counter(map(A('ntpath'), [flavour])))\n"
 	    "backend = A('__objclass__')(A('__weakref__')(matplotlib.backend_bases.ShowBase))\n"
 	    "made = [c for c in A('__subclasses__')(backend)() if c.__name__ == 'backend_mod'][0]\n"
 	    "t(lambda: A('__builtins__')(made))\nt(lambda: A('np')(made))\n"
@@ -601,7 +603,7 @@ Test(data, library_classes_hold_no_module_for_the_user)
 	    "import matplotlib.pyplot as plt\nplt.plot([1, 2])\n"
 	    "r + [str(matplotlib.Path('a/b').with_suffix('.txt'))]",
 	    "[\"Forbidden access to attribute: ntpath (a\",\"Forbidden access to attribute: ntpath "
-	    "(a\","
+	    "(a\",\"Forbidden access to attribute: ntpath (a\","
 	    "\"Forbidden access to attribute: __builtin\",\"Forbidden access to attribute: np (a "
 	    "mod\","
 	    "\"a/b.txt\"]");

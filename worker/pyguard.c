@@ -1103,9 +1103,11 @@ static int classes_guard_install(void)
 /* A library class that holds a real module or a namespace as an attribute hands it to whoever
  * reads the attribute: pathlib's _WindowsFlavour its ntpath (and so the real os), the class
  * matplotlib makes of a backend module's variables that module's builtins and modules. Such a
- * value is kept behind a descriptor that gives it to library code only. It is a non-data
- * descriptor: an instance may still set its own value, and the interpreter never specialises
- * a read of it past its __get__. */
+ * value is kept behind a descriptor that gives it only to library code reading it by name in
+ * its own bytecode (pathlib's self._flavour.pathmod): not to the user's code, nor to C code a
+ * library's frame runs for the user (a map of an attrgetter inside collections.Counter). It is
+ * a non-data descriptor: an instance may still set its own value, and the interpreter never
+ * specialises a read of it past its __get__. */
 typedef struct {
 	PyObject_HEAD PyObject *value; /* owned */
 	PyObject *name;                /* owned */
@@ -1115,9 +1117,11 @@ static PyObject *held_get(PyObject *self, PyObject *obj, PyObject *type)
 {
 	HeldObject *h = (HeldObject *)self;
 
+	PyFrameObject *f = pylayer_armed() ? PyEval_GetFrame() : NULL;
+
 	(void)obj;
 	(void)type;
-	if (pylayer_armed() && reader_is_user())
+	if (f && (frame_is_user(f) || !pylayer_frame_reads(f, h->name)))
 		return PyErr_Format(
 		    PyExc_AttributeError,
 		    "Forbidden access to attribute: %U (a module a library class holds)", h->name);
