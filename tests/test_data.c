@@ -610,6 +610,36 @@ Test(data, library_classes_hold_no_module_for_the_user)
 	e2e_stop();
 }
 
+/* Library helpers that reached real modules for the user: scipy's unpickle_function (from the
+ * copy module's dispatch table) imported any module and read any path; sympy's plotting
+ * backend and vectorized_lambdify kept the matplotlib and numpy sympy's import_module gave them
+ * as attributes of their own; experimental_lambdify evaluated a symbol named np to numpy. */
+Test(data, library_helpers_give_no_real_module)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import copy, operator, scipy.fft, sympy, numpy as np\n"
+	    "from sympy.plotting.experimental_lambdify import vectorized_lambdify, "
+	    "experimental_lambdify\n"
+	    "A = type(operator.attrgetter('x'))\n"
+	    "r = []\n"
+	    "def t(f):\n    try:\n        r.append(repr(f())[:24])\n"
+	    "    except (AttributeError, ImportError) as e:\n        r.append(type(e).__name__)\n"
+	    "u = copy.dispatch_table[type(scipy.fft.fft)](scipy.fft.fft)[0]\n"
+	    "t(lambda: u('sys', 'modules', None))\nt(lambda: u('builtins', 'open', None))\n"
+	    "x = sympy.Symbol('x')\n"
+	    "p = sympy.plot(x, show=False)\nb = p.backend(p)\n"
+	    "t(lambda: b.matplotlib)\nt(lambda: b.plt)\nt(lambda: A('__dict__')(b)['cm'])\n"
+	    "v = vectorized_lambdify([x], sympy.sin(x))\nt(lambda: v.np)\n"
+	    "t(lambda: experimental_lambdify([x], sympy.Symbol('np'), use_np=True)(0))\n"
+	    /* Controls: what the helpers are for still works. */
+	    "r + [copy.deepcopy(scipy.fft.fft) is scipy.fft.fft, "
+	    "round(float(v(np.array([0.5]))[0]), 4)]",
+	    "[\"ImportError\",\"ImportError\",\"AttributeError\",\"AttributeError\","
+	    "\"<safepy.held_module obje\",\"AttributeError\",\"<module 'numpy'>\",true,0.4794]");
+	e2e_stop();
+}
+
 /* Copies of the libraries' objects ask object.__reduce_ex__ for their state, which reads it
  * through __getstate__ (guarded for classes and modules only). */
 Test(data, library_objects_copy)

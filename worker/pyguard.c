@@ -617,6 +617,34 @@ static int builtins_imitated(PyObject *d)
 	return 0;
 }
 
+/* The real modules and namespaces a library's namespace for generated code holds: the code is
+ * built from the user's text (sympy's experimental_lambdify writes a symbol's name into it, and
+ * a symbol named np evaluated to the real numpy). A module becomes its proxy when the user may
+ * import it, else it goes, as a namespace does; the generated code then reads them as the
+ * user's code would. 0, or -1 with an exception. */
+static int modules_proxied(PyObject *d)
+{
+	PyObject *items = PyDict_Items(d);
+	int rc = items ? 0 : -1;
+
+	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(items); i++) {
+		PyObject *k = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 0);
+		PyObject *v = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 1), *name, *p = NULL;
+
+		if (k == str_builtins || !is_namespace(v))
+			continue;
+		name = PyModule_Check(v) ? PyModule_GetNameObject(v) : NULL;
+		PyErr_Clear();
+		if (name && PyUnicode_CheckExact(name))
+			p = pyproxy_get(name, 0);
+		Py_XDECREF(name);
+		PyErr_Clear();
+		rc = p ? PyDict_SetItem(d, k, p) : PyDict_DelItem(d, k);
+	}
+	Py_XDECREF(items);
+	return rc;
+}
+
 /* The namespace eval() or exec() may run code in for a library while armed: d itself, with the
  * sandbox's builtins put in when it names none (CPython would put in the caller's, the real
  * ones) or names the real ones but is no module's (a copy the library made of its globals, as
@@ -639,12 +667,13 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 	if (!b && PyErr_Occurred())
 		return NULL;
 	if (!b) {
-		if (globals && PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0)
+		if ((globals && PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0) ||
+		    modules_proxied(d) < 0)
 			return NULL;
 		return Py_NewRef(d);
 	}
 	if (b != real_builtins && b != real_builtins_mod)
-		return Py_NewRef(d);
+		return modules_proxied(d) < 0 ? NULL : Py_NewRef(d);
 	/* A served module evaluating in its own namespace while it is imported (scipy.stats
 	 * deletes its docstring parts with exec: globals and locals both that namespace), with
 	 * no user code on the way: that namespace, but the code runs with the sandbox's builtins
@@ -657,7 +686,8 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 		return Py_NewRef(d);
 	}
 	if (!module_namespace(d)) {
-		if (PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0)
+		if (PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0 ||
+		    modules_proxied(d) < 0)
 			return NULL;
 		return Py_NewRef(d);
 	}
@@ -1176,6 +1206,120 @@ static int held_values_guard(PyTypeObject *t)
 	return 0;
 }
 
+/* Instances of a few library classes keep a real module as an attribute of their own, which
+ * an instance's dict would hand out: sympy's MatplotlibBackend the matplotlib its import_module
+ * returned (and pyplot, cm), its vectorized_lambdify numpy. Their classes get a data descriptor
+ * for the name, which keeps a module in the instance's dict behind a held descriptor (vars()
+ * shows that) and gives it as a held descriptor does. */
+static const struct {
+	const char *module, *cls, *attr;
+} held_slots[] = {
+    {"sympy.plotting.plot", "MatplotlibBackend", "matplotlib"},
+    {"sympy.plotting.plot", "MatplotlibBackend", "plt"},
+    {"sympy.plotting.plot", "MatplotlibBackend", "cm"},
+    {"sympy.plotting.experimental_lambdify", "vectorized_lambdify", "np"},
+};
+
+typedef struct {
+	PyObject_HEAD PyObject *name; /* owned */
+} SlotObject;
+
+static PyObject *slot_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	PyObject *name = ((SlotObject *)self)->name, *d, *v;
+
+	if (!obj)
+		return Py_NewRef(self);
+	d = PyObject_GenericGetDict(obj, NULL);
+	v = d ? PyDict_GetItemWithError(d, name) : NULL;
+	Py_XINCREF(v);
+	Py_XDECREF(d);
+	if (!v) {
+		if (!PyErr_Occurred())
+			PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'",
+			             Py_TYPE(obj)->tp_name, name);
+		return NULL;
+	}
+	if (Py_TYPE(v) == &held_type)
+		Py_SETREF(v, held_get(v, obj, type));
+	return v;
+}
+
+static int slot_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+	PyObject *name = ((SlotObject *)self)->name, *d = PyObject_GenericGetDict(obj, NULL);
+	HeldObject *h = NULL;
+	int rc;
+
+	if (!d)
+		return -1;
+	if (value && is_namespace(value)) {
+		h = PyObject_New(HeldObject, &held_type);
+		if (!h) {
+			Py_DECREF(d);
+			return -1;
+		}
+		h->value = Py_NewRef(value);
+		h->name = Py_NewRef(name);
+		value = (PyObject *)h;
+	}
+	rc = value ? PyDict_SetItem(d, name, value) : PyDict_DelItem(d, name);
+	Py_XDECREF(h);
+	Py_DECREF(d);
+	return rc;
+}
+
+static void slot_dealloc(PyObject *self)
+{
+	Py_XDECREF(((SlotObject *)self)->name);
+	PyObject_Free(self);
+}
+
+static PyTypeObject slot_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.held_attribute",
+    .tp_basicsize = sizeof(SlotObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .tp_doc = "An attribute whose module is given to library code only.",
+    .tp_dealloc = slot_dealloc,
+    .tp_descr_get = slot_get,
+    .tp_descr_set = slot_set,
+};
+
+static int held_slots_install(void)
+{
+	if (PyType_Ready(&slot_type) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(held_slots) / sizeof(held_slots[0]); i++) {
+		PyObject *name = PyUnicode_FromString(held_slots[i].module), *m, *cls;
+		SlotObject *slot;
+		int rc;
+
+		m = name ? PyImport_GetModule(name) : NULL;
+		Py_XDECREF(name);
+		cls = m && PyModule_Check(m)
+		          ? pyguard_str_item(PyModule_GetDict(m), held_slots[i].cls)
+		          : NULL;
+		if (!cls || !PyType_Check(cls)) {
+			Py_XDECREF(m);
+			if (PyErr_Occurred())
+				return -1;
+			continue; /* not loaded: not in this profile */
+		}
+		slot = PyObject_New(SlotObject, &slot_type);
+		if (slot)
+			slot->name = PyUnicode_InternFromString(held_slots[i].attr);
+		rc = slot && slot->name ? PyDict_SetItem(((PyTypeObject *)cls)->tp_dict, slot->name,
+		                                         (PyObject *)slot)
+		                        : -1;
+		Py_XDECREF(slot);
+		PyType_Modified((PyTypeObject *)cls);
+		Py_DECREF(m);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static newfunc real_type_new; /* CPython's type.__new__ */
 
 /* Classes made later (matplotlib makes one of a backend module's variables when the backend
@@ -1231,7 +1375,7 @@ static int held_values_install(void)
 	real_type_new = PyType_Type.tp_new;
 	rc = held_values_sweep(&PyBaseObject_Type, seen, 0);
 	Py_DECREF(seen);
-	return rc;
+	return rc < 0 ? rc : held_slots_install();
 }
 
 /* ---- entry points ------------------------------------------------------------------------ */

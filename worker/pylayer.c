@@ -807,11 +807,16 @@ struct importer {
 	const char *keyword;  /* the name of its parameter that takes the module's name (first) */
 	int attribute;        /* the name ends in an attribute of the module ("m.sub.attr") */
 	int everywhere;       /* replaced in every module's namespace, not only in proxies */
+	const char *made;     /* NULL, or the class (in module) of all it may give back */
 };
+/* scipy's uarray functions pickle as (unpickle_function, (module, qualname, self)): the copy
+ * module's dispatch table hands that function to anyone, and it imported any module and read
+ * any attribute path (sys.modules). What it gives back must be one of those functions. */
 static const struct importer importers[] = {
-    {"sympy.external.importtools", "import_module", "module", 0, 0},
-    {"sympy.utilities.source", "get_class", "lookup_view", 1, 1},
-    {"pandas.compat._optional", "import_optional_dependency", "name", 0, 0},
+    {"sympy.external.importtools", "import_module", "module", 0, 0, NULL},
+    {"sympy.utilities.source", "get_class", "lookup_view", 1, 1, NULL},
+    {"pandas.compat._optional", "import_optional_dependency", "name", 0, 0, NULL},
+    {"scipy._lib._uarray._backend", "unpickle_function", "mod_name", 0, 1, "_Function"},
 };
 #define N_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
 
@@ -841,6 +846,30 @@ static PyObject *importer_result(PyObject *r)
 	return Py_XNewRef(p);
 }
 
+/* An importer whose results are all of one class: called, and its result kept only when it
+ * is one (or a method bound to one). */
+static PyObject *importer_call_made(const ImporterObject *o, PyObject *args, PyObject *kw)
+{
+	PyObject *name = PyUnicode_FromString(o->imp->module), *m, *cls = NULL, *r, *f;
+
+	m = name ? PyImport_GetModule(name) : NULL;
+	Py_XDECREF(name);
+	if (m && PyModule_Check(m))
+		cls = pyguard_str_item(PyModule_GetDict(m), o->imp->made);
+	Py_XDECREF(m);
+	if (!cls || !PyType_Check(cls))
+		return PyErr_Occurred() ? NULL
+		                        : PyErr_Format(PyExc_ImportError, "%s() is not available",
+		                                       o->imp->qualname);
+	r = PyObject_Call(o->real, args, kw);
+	f = r && PyMethod_Check(r) ? PyMethod_GET_FUNCTION(r) : r;
+	if (!r || PyObject_TypeCheck(f, (PyTypeObject *)cls))
+		return r;
+	Py_DECREF(r);
+	return PyErr_Format(PyExc_ImportError, "%s() rebuilds only %s.%s objects", o->imp->qualname,
+	                    o->imp->module, o->imp->made);
+}
+
 static PyObject *importer_call(PyObject *self, PyObject *args, PyObject *kw)
 {
 	const ImporterObject *o = (const ImporterObject *)self;
@@ -850,6 +879,8 @@ static PyObject *importer_call(PyObject *self, PyObject *args, PyObject *kw)
 	const char *m, *why;
 	int ok;
 
+	if (o->imp->made)
+		return importer_call_made(o, args, kw);
 	if (!name && kw && PyDict_CheckExact(kw))
 		name = pyguard_str_item(kw, o->imp->keyword);
 	if (!name)
