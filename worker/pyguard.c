@@ -568,8 +568,10 @@ int pyguard_function_types(PyObject *ns)
 	PyObject *key, *v;
 	Py_ssize_t pos = 0;
 
-	if (!PyDict_Check(ns))
-		return 0;
+	/* The zygote's sweep (pylayer_init) comes before pyguard_install. */
+	if (!PyDict_Check(ns) || PyType_Ready(&guard_data_type) < 0 ||
+	    PyType_Ready(&guard_method_type) < 0)
+		return PyDict_Check(ns) ? -1 : 0;
 	while (PyDict_Next(ns, &pos, &key, &v)) {
 		PyObject *key2, *item;
 		Py_ssize_t pos2 = 0;
@@ -1147,11 +1149,11 @@ static PyObject *held_get(PyObject *self, PyObject *obj, PyObject *type)
 {
 	HeldObject *h = (HeldObject *)self;
 
-	PyFrameObject *f = pylayer_armed() ? PyEval_GetFrame() : NULL;
+	PyFrameObject *f = PyEval_GetFrame();
 
 	(void)obj;
 	(void)type;
-	if (f && (frame_is_user(f) || !pylayer_frame_reads(f, h->name)))
+	if (pylayer_armed() && (!f || frame_is_user(f) || !pylayer_frame_reads(f, h->name)))
 		return PyErr_Format(
 		    PyExc_AttributeError,
 		    "Forbidden access to attribute: %U (a module a library class holds)", h->name);
