@@ -99,6 +99,11 @@ static int reader_is_user(void)
 	return f && frame_is_user(f);
 }
 
+int pyguard_reader_is_user(void)
+{
+	return reader_is_user();
+}
+
 /* What a function's code and defaults say of it: read by library code, of any function
  * (inspect.signature: matplotlib's savefig, pandas, scipy and sympy decorators). A code object
  * reaches constants and names only; defaults are objects the library holds. The user's own
@@ -414,6 +419,7 @@ static PyTypeObject guard_method_type = {
  *   type      __subclasses__ of a built-in (static) type.
  *   module    __dict__ of a real module (but for a served module's import, as above).
  *   AttributeError obj: a real module or a namespace reads as None (hide_namespace).
+ *   type      __abstractmethods__ set on a built-in type (its setter writes the type's dict).
  *   object    __getstate__ of a class or a module (allow_state; object.__reduce_ex__ reads the
  *             state through it).
  * Left alone, with the reason: cell_contents (cells come only from __closure__, guarded, or
@@ -456,6 +462,7 @@ static struct guard_rule rules[] = {
     {&PyTraceBack_Type, "tb_frame", allow_never, allow_never, NULL, NULL, NULL},
     {&PyCFunction_Type, "__self__", allow_non_module_self, allow_never, NULL, NULL, NULL},
     {&PyType_Type, "__subclasses__", allow_heap_type, allow_never, NULL, NULL, NULL},
+    {&PyType_Type, "__abstractmethods__", allow_always, allow_heap_type, NULL, NULL, NULL},
     {&PyModule_Type, "__dict__", allow_user_module, allow_never, NULL, NULL, NULL},
     {&PyBaseObject_Type, "__getstate__", allow_state, allow_never, NULL, NULL, NULL},
     /* type: PyExc_AttributeError, set by pyguard_install */
@@ -1134,192 +1141,40 @@ static int classes_guard_install(void)
 
 /* A library class that holds a real module or a namespace as an attribute hands it to whoever
  * reads the attribute: pathlib's _WindowsFlavour its ntpath (and so the real os), the class
- * matplotlib makes of a backend module's variables that module's builtins and modules. Such a
- * value is kept behind a descriptor that gives it only to library code reading it by name in
- * its own bytecode (pathlib's self._flavour.pathmod): not to the user's code, nor to C code a
- * library's frame runs for the user (a map of an attrgetter inside collections.Counter). It is
- * a non-data descriptor: an instance may still set its own value, and the interpreter never
- * specialises a read of it past its __get__. */
-typedef struct {
-	PyObject_HEAD PyObject *value; /* owned */
-	PyObject *name;                /* owned */
-} HeldObject;
-
-static PyObject *held_get(PyObject *self, PyObject *obj, PyObject *type)
-{
-	HeldObject *h = (HeldObject *)self;
-
-	PyFrameObject *f = PyEval_GetFrame();
-
-	(void)obj;
-	(void)type;
-	if (pylayer_armed() && (!f || frame_is_user(f) || !pylayer_frame_reads(f, h->name)))
-		return PyErr_Format(
-		    PyExc_AttributeError,
-		    "Forbidden access to attribute: %U (a module a library class holds)", h->name);
-	return Py_NewRef(h->value);
-}
-
-static void held_dealloc(PyObject *self)
-{
-	Py_XDECREF(((HeldObject *)self)->value);
-	Py_XDECREF(((HeldObject *)self)->name);
-	PyObject_Free(self);
-}
-
-static PyTypeObject held_type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.held_module",
-    .tp_basicsize = sizeof(HeldObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-    .tp_doc = "A module a library class holds, given to library code only.",
-    .tp_dealloc = held_dealloc,
-    .tp_descr_get = held_get,
-};
-
-/* Put the modules and namespaces in t's own dict behind held descriptors. */
+ * matplotlib makes of a backend module's variables that module's builtins and modules. A
+ * module the user may import becomes its proxy there; any other module, and a namespace, goes
+ * (no library reads them back: pathlib's flavours name their path module, matplotlib's backend
+ * class copies a module's variables). A descriptor that gave them to library code only was
+ * passed by C code running inside a library's read of the same name. */
 static int held_values_guard(PyTypeObject *t)
 {
-	PyObject *key, *v;
-	Py_ssize_t pos = 0;
-	int changed = 0;
+	PyObject *items;
+	int rc = 0, changed = 0;
 
 	if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || !t->tp_dict)
 		return 0;
-	while (PyDict_Next(t->tp_dict, &pos, &key, &v)) {
-		HeldObject *h;
+	items = PyDict_Items(t->tp_dict);
+	if (!items)
+		return -1;
+	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(items); i++) {
+		PyObject *k = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 0);
+		PyObject *v = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 1), *name, *p = NULL;
 
-		if (!PyUnicode_Check(key) || !is_namespace(v))
+		if (!is_namespace(v))
 			continue;
-		h = PyObject_New(HeldObject, &held_type);
-		if (!h)
-			return -1;
-		h->value = Py_NewRef(v);
-		h->name = Py_NewRef(key);
-		/* Replacing a key's value leaves the dict's size and order as they are. */
-		if (PyDict_SetItem(t->tp_dict, key, (PyObject *)h) < 0) {
-			Py_DECREF(h);
-			return -1;
-		}
-		Py_DECREF(h);
+		name = PyModule_Check(v) ? PyModule_GetNameObject(v) : NULL;
+		PyErr_Clear();
+		if (name && PyUnicode_CheckExact(name))
+			p = pyproxy_get(name, 0);
+		Py_XDECREF(name);
+		PyErr_Clear();
+		rc = p ? PyDict_SetItem(t->tp_dict, k, p) : PyDict_DelItem(t->tp_dict, k);
 		changed = 1;
 	}
+	Py_DECREF(items);
 	if (changed)
 		PyType_Modified(t);
-	return 0;
-}
-
-/* Instances of a few library classes keep a real module as an attribute of their own, which
- * an instance's dict would hand out: sympy's MatplotlibBackend the matplotlib its import_module
- * returned (and pyplot, cm), its vectorized_lambdify numpy. Their classes get a data descriptor
- * for the name, which keeps a module in the instance's dict behind a held descriptor (vars()
- * shows that) and gives it as a held descriptor does. */
-static const struct {
-	const char *module, *cls, *attr;
-} held_slots[] = {
-    {"sympy.plotting.plot", "MatplotlibBackend", "matplotlib"},
-    {"sympy.plotting.plot", "MatplotlibBackend", "plt"},
-    {"sympy.plotting.plot", "MatplotlibBackend", "cm"},
-    {"sympy.plotting.experimental_lambdify", "vectorized_lambdify", "np"},
-};
-
-typedef struct {
-	PyObject_HEAD PyObject *name; /* owned */
-} SlotObject;
-
-static PyObject *slot_get(PyObject *self, PyObject *obj, PyObject *type)
-{
-	PyObject *name = ((SlotObject *)self)->name, *d, *v;
-
-	if (!obj)
-		return Py_NewRef(self);
-	d = PyObject_GenericGetDict(obj, NULL);
-	v = d ? PyDict_GetItemWithError(d, name) : NULL;
-	Py_XINCREF(v);
-	Py_XDECREF(d);
-	if (!v) {
-		if (!PyErr_Occurred())
-			PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'",
-			             Py_TYPE(obj)->tp_name, name);
-		return NULL;
-	}
-	if (Py_TYPE(v) == &held_type)
-		Py_SETREF(v, held_get(v, obj, type));
-	return v;
-}
-
-static int slot_set(PyObject *self, PyObject *obj, PyObject *value)
-{
-	PyObject *name = ((SlotObject *)self)->name, *d = PyObject_GenericGetDict(obj, NULL);
-	HeldObject *h = NULL;
-	int rc;
-
-	if (!d)
-		return -1;
-	if (value && is_namespace(value)) {
-		h = PyObject_New(HeldObject, &held_type);
-		if (!h) {
-			Py_DECREF(d);
-			return -1;
-		}
-		h->value = Py_NewRef(value);
-		h->name = Py_NewRef(name);
-		value = (PyObject *)h;
-	}
-	rc = value ? PyDict_SetItem(d, name, value) : PyDict_DelItem(d, name);
-	Py_XDECREF(h);
-	Py_DECREF(d);
 	return rc;
-}
-
-static void slot_dealloc(PyObject *self)
-{
-	Py_XDECREF(((SlotObject *)self)->name);
-	PyObject_Free(self);
-}
-
-static PyTypeObject slot_type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.held_attribute",
-    .tp_basicsize = sizeof(SlotObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-    .tp_doc = "An attribute whose module is given to library code only.",
-    .tp_dealloc = slot_dealloc,
-    .tp_descr_get = slot_get,
-    .tp_descr_set = slot_set,
-};
-
-static int held_slots_install(void)
-{
-	if (PyType_Ready(&slot_type) < 0)
-		return -1;
-	for (size_t i = 0; i < sizeof(held_slots) / sizeof(held_slots[0]); i++) {
-		PyObject *name = PyUnicode_FromString(held_slots[i].module), *m, *cls;
-		SlotObject *slot;
-		int rc;
-
-		m = name ? PyImport_GetModule(name) : NULL;
-		Py_XDECREF(name);
-		cls = m && PyModule_Check(m)
-		          ? pyguard_str_item(PyModule_GetDict(m), held_slots[i].cls)
-		          : NULL;
-		if (!cls || !PyType_Check(cls)) {
-			Py_XDECREF(m);
-			if (PyErr_Occurred())
-				return -1;
-			continue; /* not loaded: not in this profile */
-		}
-		slot = PyObject_New(SlotObject, &slot_type);
-		if (slot)
-			slot->name = PyUnicode_InternFromString(held_slots[i].attr);
-		rc = slot && slot->name ? PyDict_SetItem(((PyTypeObject *)cls)->tp_dict, slot->name,
-		                                         (PyObject *)slot)
-		                        : -1;
-		Py_XDECREF(slot);
-		PyType_Modified((PyTypeObject *)cls);
-		Py_DECREF(m);
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
 }
 
 static newfunc real_type_new; /* CPython's type.__new__ */
@@ -1370,14 +1225,86 @@ static int held_values_install(void)
 	PyObject *seen = PySet_New(NULL);
 	int rc;
 
-	if (!seen || PyType_Ready(&held_type) < 0) {
-		Py_XDECREF(seen);
+	if (!seen)
 		return -1;
-	}
 	real_type_new = PyType_Type.tp_new;
 	rc = held_values_sweep(&PyBaseObject_Type, seen, 0);
 	Py_DECREF(seen);
-	return rc < 0 ? rc : held_slots_install();
+	return rc;
+}
+
+/* ---- a class's dict behind its mappingproxy -------------------------------------------- */
+
+/* A mappingproxy passes comparisons and | to the dict it wraps: dict answers NotImplemented to
+ * an object of the user's, whose reflected method (__eq__, __ror__) then got the dict itself.
+ * type.__dict__ is such a proxy: the user's code held int's or dict's own dict, changed what
+ * every dict does, and crashed the worker by deleting a method the type cache still pointed
+ * to. The other side is now given a copy, unless it is a dict or a proxy itself (whose methods
+ * are CPython's). */
+static richcmpfunc real_proxy_richcompare;
+static binaryfunc real_proxy_or;
+
+/* CPython 3.11's mappingproxyobject (descrobject.c), which no header declares. */
+typedef struct {
+	PyObject_HEAD PyObject *mapping;
+} ProxyLayout;
+
+static PyObject *proxy_mapping(PyObject *v)
+{
+	return PyObject_TypeCheck(v, &PyDictProxy_Type) ? ((ProxyLayout *)v)->mapping : v;
+}
+
+static int plain_mapping(PyObject *w)
+{
+	return PyDict_CheckExact(w) || Py_IS_TYPE(w, &PyDictProxy_Type);
+}
+
+static PyObject *proxy_richcompare_checked(PyObject *v, PyObject *w, int op)
+{
+	PyObject *m = proxy_mapping(v), *copy, *r;
+
+	if (plain_mapping(w) || !PyDict_Check(m))
+		return real_proxy_richcompare(v, w, op);
+	copy = PyDict_Copy(m);
+	r = copy ? PyObject_RichCompare(copy, w, op) : NULL;
+	Py_XDECREF(copy);
+	return r;
+}
+
+static PyObject *proxy_or_checked(PyObject *left, PyObject *right)
+{
+	PyObject *l = proxy_mapping(left), *r = proxy_mapping(right), *res;
+
+	if ((plain_mapping(left) && plain_mapping(right)) ||
+	    ((l == left || !PyDict_Check(l)) && (r == right || !PyDict_Check(r))))
+		return real_proxy_or(left, right);
+	l = l != left && PyDict_Check(l) ? PyDict_Copy(l) : Py_NewRef(left);
+	r = r != right && PyDict_Check(r) ? PyDict_Copy(r) : Py_NewRef(right);
+	res = l && r ? PyNumber_Or(l, r) : NULL;
+	Py_XDECREF(l);
+	Py_XDECREF(r);
+	return res;
+}
+
+/* The slots, and the methods in the type's dict that call the old ones directly (they go:
+ * object's comparisons and the operators remain). */
+static int mappingproxy_guard_install(void)
+{
+	static const char *const direct[] = {"__eq__", "__ne__", "__lt__",  "__le__", "__gt__",
+	                                     "__ge__", "__or__", "__ror__", NULL};
+	PyObject *d = PyDictProxy_Type.tp_dict;
+
+	if (!d || !PyDictProxy_Type.tp_as_number)
+		return -1;
+	real_proxy_richcompare = PyDictProxy_Type.tp_richcompare;
+	real_proxy_or = PyDictProxy_Type.tp_as_number->nb_or;
+	PyDictProxy_Type.tp_richcompare = proxy_richcompare_checked;
+	PyDictProxy_Type.tp_as_number->nb_or = proxy_or_checked;
+	for (const char *const *n = direct; *n; n++)
+		if (pyguard_str_item(d, *n) && PyDict_DelItemString(d, *n) < 0)
+			return -1;
+	PyType_Modified(&PyDictProxy_Type);
+	return 0;
 }
 
 /* ---- entry points ------------------------------------------------------------------------ */
@@ -1395,7 +1322,8 @@ int pyguard_install(void)
 		if (guard_install(&rules[i]) < 0)
 			return -1;
 	}
-	if (classes_guard_install() < 0 || held_values_install() < 0)
+	if (classes_guard_install() < 0 || held_values_install() < 0 ||
+	    mappingproxy_guard_install() < 0)
 		return -1;
 	return evaluators_install() < 0 ? -1 : getframe_install();
 }

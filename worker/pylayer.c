@@ -808,15 +808,20 @@ struct importer {
 	int attribute;        /* the name ends in an attribute of the module ("m.sub.attr") */
 	int everywhere;       /* replaced in every module's namespace, not only in proxies */
 	const char *made;     /* NULL, or the class (in module) of all it may give back */
+	int none;             /* library code calling it takes None for a module it cannot have */
 };
 /* scipy's uarray functions pickle as (unpickle_function, (module, qualname, self)): the copy
  * module's dispatch table hands that function to anyone, and it imported any module and read
  * any attribute path (sys.modules). What it gives back must be one of those functions. */
 static const struct importer importers[] = {
-    {"sympy.external.importtools", "import_module", "module", 0, 0, NULL},
-    {"sympy.utilities.source", "get_class", "lookup_view", 1, 1, NULL},
-    {"pandas.compat._optional", "import_optional_dependency", "name", 0, 0, NULL},
-    {"scipy._lib._uarray._backend", "unpickle_function", "mod_name", 0, 1, "_Function"},
+    /* sympy's own code imports its optional packages with it at run time and keeps them as
+     * attributes (its plotting backend the matplotlib, vectorized_lambdify the numpy), which a
+     * subclass's __setattr__ of the user's received: it gives sympy proxies too, and None
+     * (its answer for a missing package) for what the user may not import. */
+    {"sympy.external.importtools", "import_module", "module", 0, 1, NULL, 1},
+    {"sympy.utilities.source", "get_class", "lookup_view", 1, 1, NULL, 0},
+    {"pandas.compat._optional", "import_optional_dependency", "name", 0, 0, NULL, 0},
+    {"scipy._lib._uarray._backend", "unpickle_function", "mod_name", 0, 1, "_Function", 0},
 };
 #define N_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
 
@@ -879,6 +884,8 @@ static PyObject *importer_call(PyObject *self, PyObject *args, PyObject *kw)
 	const char *m, *why;
 	int ok;
 
+	if (!pylayer_armed())
+		return PyObject_Call(o->real, args, kw);
 	if (o->imp->made)
 		return importer_call_made(o, args, kw);
 	if (!name && kw && PyDict_CheckExact(kw))
@@ -906,6 +913,9 @@ static PyObject *importer_call(PyObject *self, PyObject *args, PyObject *kw)
 		if (!ok)
 			PyErr_Format(PyExc_AttributeError, "module '%U' has no attribute '%U'",
 			             module, attr);
+	} else if (m && !ok && o->imp->none && !pyguard_reader_is_user()) {
+		Py_DECREF(module);
+		return Py_NewRef(Py_None);
 	} else if (m && !ok) {
 		pyproxy_refuse(module, 0);
 	}
