@@ -1055,6 +1055,47 @@ Test(python_layer, object_getstate_gives_no_class_its_dict)
 	stop();
 }
 
+/* A mappingproxy passed ==, != and | to the dict it wraps, and dict's NotImplemented handed that
+ * dict to the user's reflected method: type.__dict__ gave int's and dict's own dicts (a user
+ * function as dict.get then received sys.modules; a method deleted there crashed the worker
+ * through the type cache). type.__abstractmethods__'s setter made such a change take effect. */
+Test(python_layer, a_class_dict_behind_its_mappingproxy_stays_there)
+{
+	start(NULL);
+	expect_ok_result("import operator\n"
+	                 "A = type(operator.attrgetter('x'))\n"
+	                 "box = []\n"
+	                 "class X:\n"
+	                 "    def __eq__(s, o):\n        box.append(o)\n        return True\n"
+	                 "    def __ne__(s, o):\n        box.append(o)\n        return True\n"
+	                 "    def __ror__(s, o):\n        box.append(o)\n        return 0\n"
+	                 "A('__dict__')(int) == X()\nA('__dict__')(dict) | X()\n"
+	                 "A('__dict__')(int) != X()\n"
+	                 "for d in box:\n"
+	                 "    if type(d) is dict:\n"
+	                 "        d['planted'] = 1\n        d.pop('bit_length', None)\n"
+	                 "x = [bytearray(64) for i in range(1000)]\n"
+	                 "[len(box), hasattr(5, 'planted'), (5).bit_length(),\n"
+	                 " 'planted' in A('__dict__')(int), 'planted' in A('__dict__')(dict)]",
+	                 "[3,false,3,false,false]");
+	refused("import operator\nA = type(operator.attrgetter('x'))\n"
+	        "A('__set__')(A('__dict__')(type)['__abstractmethods__'])(int, ())",
+	        &(struct e2e_refusal){"error", "AttributeError",
+	                              "Forbidden access to dunder attribute: __abstractmethods__"});
+	/* Controls: proxies compare and merge as before; a class of the user's may be abstract. */
+	expect_ok_result(
+	    "import operator, abc\n"
+	    "A = type(operator.attrgetter('x'))\n"
+	    "MP = type(A('__dict__')(int))\n"
+	    "class C(abc.ABC):\n    @abc.abstractmethod\n    def f(self): pass\n"
+	    "v = [MP({'a': 1}) == {'a': 1}, MP({'a': 1}) | {'b': 2}, {'c': 3} | MP({'a': 1}),\n"
+	    "     A('__dict__')(int) == A('__dict__')(int)]\n"
+	    "try:\n    C()\nexcept TypeError as e:\n    v.append(str(e)[:32])\nv",
+	    "[true,{\"a\":1,\"b\":2},{\"c\":3,\"a\":1},true,\"Can't instantiate abstract class\"]");
+	still_serving();
+	stop();
+}
+
 Test(python_layer, library_methods_that_name_modules_are_refused)
 {
 	start(NULL);
