@@ -1071,17 +1071,29 @@ Test(python_layer, a_class_dict_behind_its_mappingproxy_stays_there)
 	                 "    def __ror__(s, o):\n        box.append(o)\n        return 0\n"
 	                 "A('__dict__')(int) == X()\nA('__dict__')(dict) | X()\n"
 	                 "A('__dict__')(int) != X()\n"
+	                 /* A proxy over a mapping of the user's passed it on too. */
+	                 "class E:\n"
+	                 "    def __getitem__(s, k):\n        raise KeyError(k)\n"
+	                 "    def __eq__(s, o):\n        box.append(o)\n        return False\n"
+	                 "    def __ror__(s, o):\n        box.append(o)\n        return 0\n"
+	                 "mp = A('__dict__')(dict)\nmp == type(mp)(E())\nmp | type(mp)(E())\n"
 	                 "for d in box:\n"
 	                 "    if type(d) is dict:\n"
 	                 "        d['planted'] = 1\n        d.pop('bit_length', None)\n"
 	                 "x = [bytearray(64) for i in range(1000)]\n"
 	                 "[len(box), hasattr(5, 'planted'), (5).bit_length(),\n"
 	                 " 'planted' in A('__dict__')(int), 'planted' in A('__dict__')(dict)]",
-	                 "[3,false,3,false,false]");
+	                 "[5,false,3,false,false]");
 	refused("import operator\nA = type(operator.attrgetter('x'))\n"
 	        "A('__set__')(A('__dict__')(type)['__abstractmethods__'])(int, ())",
 	        &(struct e2e_refusal){"error", "AttributeError",
 	                              "Forbidden access to dunder attribute: __abstractmethods__"});
+	refused("import operator, json\nA = type(operator.attrgetter('x'))\n"
+	        "A('__set__')(A('__dict__')(type)['__abstractmethods__'])(json.JSONEncoder, "
+	        "('encode',))",
+	        &(struct e2e_refusal){"error", "AttributeError",
+	                              "Forbidden access to dunder attribute: __abstractmethods__"});
+	expect_ok_result("import json\njson.dumps({'a': 1})", "\"{\\\"a\\\": 1}\"");
 	/* Controls: proxies compare and merge as before; a class of the user's may be abstract. */
 	expect_ok_result(
 	    "import operator, abc\n"

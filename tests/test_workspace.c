@@ -529,7 +529,7 @@ Test(ws_write, a_failed_call_leaves_nothing)
 	} cases[] = {
 	    {"while True:\n    pass", "timeout"},
 	    {"x = bytearray(2 << 30)", "memory_limit"},
-	    {"print('y' * 100000000)", "output_limit"},
+	    {"print('y' * 4000000)", "output_limit"},
 	};
 	json_object *r;
 

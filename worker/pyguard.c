@@ -155,6 +155,17 @@ static int allow_heap_type(PyObject *obj)
 	return PyType_Check(obj) && (((PyTypeObject *)obj)->tp_flags & Py_TPFLAGS_HEAPTYPE);
 }
 
+static int library_class(PyObject *t);
+static int change_is_users(void);
+
+/* type.__abstractmethods__ is set by abc on the classes it makes; its setter writes the class's
+ * dict: never a built-in type's, and a library's class only as any change of it is allowed
+ * (type_setattro_checked). */
+static int allow_abstract_set(PyObject *obj)
+{
+	return allow_heap_type(obj) && !(change_is_users() && library_class(obj));
+}
+
 /* A real module's namespace holds other real modules and the real builtins; libraries reach
  * it by name (sys.modules[cls.__module__].__dict__ in dataclasses, typing, enum), so a class
  * claiming to live in os must not get os's namespace. The user's own module and the
@@ -419,7 +430,8 @@ static PyTypeObject guard_method_type = {
  *   type      __subclasses__ of a built-in (static) type.
  *   module    __dict__ of a real module (but for a served module's import, as above).
  *   AttributeError obj: a real module or a namespace reads as None (hide_namespace).
- *   type      __abstractmethods__ set on a built-in type (its setter writes the type's dict).
+ *   type      __abstractmethods__ set on a built-in type or, by the user's code, a library's
+ *             class (its setter writes the class's dict).
  *   object    __getstate__ of a class or a module (allow_state; object.__reduce_ex__ reads the
  *             state through it).
  * Left alone, with the reason: cell_contents (cells come only from __closure__, guarded, or
@@ -462,7 +474,7 @@ static struct guard_rule rules[] = {
     {&PyTraceBack_Type, "tb_frame", allow_never, allow_never, NULL, NULL, NULL},
     {&PyCFunction_Type, "__self__", allow_non_module_self, allow_never, NULL, NULL, NULL},
     {&PyType_Type, "__subclasses__", allow_heap_type, allow_never, NULL, NULL, NULL},
-    {&PyType_Type, "__abstractmethods__", allow_always, allow_heap_type, NULL, NULL, NULL},
+    {&PyType_Type, "__abstractmethods__", allow_always, allow_abstract_set, NULL, NULL, NULL},
     {&PyModule_Type, "__dict__", allow_user_module, allow_never, NULL, NULL, NULL},
     {&PyBaseObject_Type, "__getstate__", allow_state, allow_never, NULL, NULL, NULL},
     /* type: PyExc_AttributeError, set by pyguard_install */
@@ -1239,47 +1251,43 @@ static int held_values_install(void)
  * an object of the user's, whose reflected method (__eq__, __ror__) then got the dict itself.
  * type.__dict__ is such a proxy: the user's code held int's or dict's own dict, changed what
  * every dict does, and crashed the worker by deleting a method the type cache still pointed
- * to. The other side is now given a copy, unless it is a dict or a proxy itself (whose methods
- * are CPython's). */
-static richcmpfunc real_proxy_richcompare;
-static binaryfunc real_proxy_or;
+ * to; a proxy over a mapping of the user's, compared with one, passed it on the same way. Both
+ * sides are now seen through every proxy, a dict found there as a copy. */
 
 /* CPython 3.11's mappingproxyobject (descrobject.c), which no header declares. */
 typedef struct {
 	PyObject_HEAD PyObject *mapping;
 } ProxyLayout;
 
-static PyObject *proxy_mapping(PyObject *v)
+/* What a comparison or | may see of v: a dict behind any number of proxies as a copy (a plain
+ * dict, even of a subclass), another mapping behind them as it is (it is the user's own), and
+ * anything else as it is. The slots the proxy had are never called: they unwrap to the dict
+ * itself. New reference. */
+static PyObject *proxy_seen(PyObject *v)
 {
-	return PyObject_TypeCheck(v, &PyDictProxy_Type) ? ((ProxyLayout *)v)->mapping : v;
-}
+	PyObject *m = v;
 
-static int plain_mapping(PyObject *w)
-{
-	return PyDict_CheckExact(w) || Py_IS_TYPE(w, &PyDictProxy_Type);
+	for (int depth = 0; PyObject_TypeCheck(m, &PyDictProxy_Type) && depth < 64; depth++)
+		m = ((ProxyLayout *)m)->mapping;
+	if (m != v && PyDict_Check(m))
+		return PyDict_Copy(m);
+	return Py_NewRef(m);
 }
 
 static PyObject *proxy_richcompare_checked(PyObject *v, PyObject *w, int op)
 {
-	PyObject *m = proxy_mapping(v), *copy, *r;
+	PyObject *a = proxy_seen(v), *b = a ? proxy_seen(w) : NULL, *r;
 
-	if (plain_mapping(w) || !PyDict_Check(m))
-		return real_proxy_richcompare(v, w, op);
-	copy = PyDict_Copy(m);
-	r = copy ? PyObject_RichCompare(copy, w, op) : NULL;
-	Py_XDECREF(copy);
+	r = a && b ? PyObject_RichCompare(a, b, op) : NULL;
+	Py_XDECREF(a);
+	Py_XDECREF(b);
 	return r;
 }
 
 static PyObject *proxy_or_checked(PyObject *left, PyObject *right)
 {
-	PyObject *l = proxy_mapping(left), *r = proxy_mapping(right), *res;
+	PyObject *l = proxy_seen(left), *r = l ? proxy_seen(right) : NULL, *res;
 
-	if ((plain_mapping(left) && plain_mapping(right)) ||
-	    ((l == left || !PyDict_Check(l)) && (r == right || !PyDict_Check(r))))
-		return real_proxy_or(left, right);
-	l = l != left && PyDict_Check(l) ? PyDict_Copy(l) : Py_NewRef(left);
-	r = r != right && PyDict_Check(r) ? PyDict_Copy(r) : Py_NewRef(right);
 	res = l && r ? PyNumber_Or(l, r) : NULL;
 	Py_XDECREF(l);
 	Py_XDECREF(r);
@@ -1296,8 +1304,6 @@ static int mappingproxy_guard_install(void)
 
 	if (!d || !PyDictProxy_Type.tp_as_number)
 		return -1;
-	real_proxy_richcompare = PyDictProxy_Type.tp_richcompare;
-	real_proxy_or = PyDictProxy_Type.tp_as_number->nb_or;
 	PyDictProxy_Type.tp_richcompare = proxy_richcompare_checked;
 	PyDictProxy_Type.tp_as_number->nb_or = proxy_or_checked;
 	for (const char *const *n = direct; *n; n++)
