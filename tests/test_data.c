@@ -655,6 +655,28 @@ Test(data, library_helpers_give_no_real_module)
 	e2e_stop();
 }
 
+/* warnings.catch_warnings kept sys.modules['warnings'] on each instance: the real module, and
+ * its sys. It keeps a stand-in that reaches only what the class uses. */
+Test(data, catch_warnings_holds_no_module)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import warnings, numpy as np\nr = []\n"
+	    "m = warnings.catch_warnings()._module\n"
+	    "for name in ('sys', 'warn', '__dict__'):\n"
+	    "    try:\n        getattr(m, name)\n        r.append('read ' + name)\n"
+	    "    except AttributeError:\n        r.append('no ' + name)\n"
+	    /* Controls: recording, filtering and restoring work. */
+	    "with warnings.catch_warnings(record=True) as w:\n"
+	    "    warnings.simplefilter('always')\n    warnings.warn('hello')\n"
+	    "with warnings.catch_warnings():\n"
+	    "    warnings.simplefilter('ignore')\n    np.array([1.0]) / 0\n"
+	    "r + [repr(m), str(w[0].message), repr(warnings.catch_warnings())]",
+	    "[\"no sys\",\"no warn\",\"no __dict__\",\"<module 'warnings'>\",\"hello\","
+	    "\"catch_warnings()\"]");
+	e2e_stop();
+}
+
 /* Copies of the libraries' objects ask object.__reduce_ex__ for their state, which reads it
  * through __getstate__ (guarded for classes and modules only). */
 Test(data, library_objects_copy)

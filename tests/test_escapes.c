@@ -1108,6 +1108,39 @@ Test(python_layer, a_class_dict_behind_its_mappingproxy_stays_there)
 	stop();
 }
 
+/* copy sets the state a __reduce__ gives on what its callable made: a callable of the user's that
+ * returned a library class had copy's own frame change that class (an attribute, an operator,
+ * __abstractmethods__), past the rule that closes library classes to the user's code. */
+Test(python_layer, copy_sets_no_state_on_a_library_class)
+{
+	start(NULL);
+	refused("import copy, json\n"
+	        "def cls():\n    return json.JSONDecoder\n"
+	        "class X:\n"
+	        "    def __reduce__(self):\n"
+	        "        return (cls, (), (None, {'zzz': 42, 'decode': property(lambda s: "
+	        "'hooked')}))\n"
+	        "copy.copy(X())",
+	        &(struct e2e_refusal){"error", "TypeError", "copy does not set state on a class"});
+	refused("import copy, json\n"
+	        "def cls():\n    return json.JSONDecoder\n"
+	        "class X:\n"
+	        "    def __reduce__(self):\n"
+	        "        return (cls, (), {'zzz': 1})\n"
+	        "copy.deepcopy([X()])",
+	        &(struct e2e_refusal){"error", "TypeError", "copy does not set state on a class"});
+	/* Nothing changed, and copies of the user's objects carry their state. */
+	expect_ok_result("import copy, json\n"
+	                 "class P:\n    def __init__(self):\n        self.a = [1]\n"
+	                 "class S:\n    __slots__ = ('b',)\n"
+	                 "s = S()\ns.b = 2\n"
+	                 "[hasattr(json.JSONDecoder, 'zzz'), json.loads('[1]'), copy.copy(P()).a,\n"
+	                 " copy.deepcopy(s).b]",
+	                 "[false,[1],[1],2]");
+	still_serving();
+	stop();
+}
+
 Test(python_layer, library_methods_that_name_modules_are_refused)
 {
 	start(NULL);

@@ -915,6 +915,7 @@ static PyObject *importer_call(PyObject *self, PyObject *args, PyObject *kw)
 			             module, attr);
 	} else if (m && !ok && o->imp->none && !pyguard_reader_is_user()) {
 		Py_DECREF(module);
+		Py_XDECREF(attr);
 		return Py_NewRef(Py_None);
 	} else if (m && !ok) {
 		pyproxy_refuse(module, 0);
@@ -1197,7 +1198,61 @@ static const char library_fixes[] =
     "    PrintFunction.__init__ = _no_globals(PrintFunction.__init__)\n"
     "    for o in gc.get_objects():\n"
     "        if type(o) is PrintFunction:\n"
-    "            vars(o).pop('__globals__', None)\n";
+    "            vars(o).pop('__globals__', None)\n"
+    /* catch_warnings kept sys.modules['warnings'] as an attribute of each instance: the real
+     * module, and its sys. It gets a stand-in that reaches only what the class uses. */
+    "warnings = sys.modules.get('warnings')\n"
+    "def _warnings_view(module, names):\n"
+    "    class WarningsModule:\n"
+    "        __slots__ = ()\n"
+    "        def __getattr__(self, name):\n"
+    "            if name not in names:\n"
+    "                raise AttributeError(name)\n"
+    "            return getattr(module, name)\n"
+    "        def __setattr__(self, name, value):\n"
+    "            if name not in names:\n"
+    "                raise AttributeError(name)\n"
+    "            setattr(module, name, value)\n"
+    "        def __repr__(self):\n"
+    "            return \"<module 'warnings'>\"\n"
+    "    return WarningsModule()\n"
+    "def _with_view(init, view):\n"
+    "    def __init__(self, *, module=None, **kwargs):\n"
+    "        init(self, module=view if module is None else module, **kwargs)\n"
+    "    __init__.__doc__ = init.__doc__\n"
+    "    return __init__\n"
+    "def _repr_with_view(view):\n"
+    "    def __repr__(self):\n"
+    "        args = ['record=True'] if self._record else []\n"
+    "        if self._module is not view:\n"
+    "            args.append('module=%r' % (self._module,))\n"
+    "        return '%s(%s)' % (type(self).__name__, ', '.join(args))\n"
+    "    return __repr__\n"
+    "if warnings is not None and isinstance(getattr(warnings, 'catch_warnings', None), type):\n"
+    "    _view = _warnings_view(warnings, frozenset(('filters', '_filters_mutated',\n"
+    "                                                'showwarning', '_showwarnmsg_impl',\n"
+    "                                                '_showwarning_orig')))\n"
+    "    warnings.catch_warnings.__init__ = _with_view(warnings.catch_warnings.__init__, _view)\n"
+    "    warnings.catch_warnings.__repr__ = _repr_with_view(_view)\n"
+    /* copy rebuilds an object from what its __reduce__ says, then sets the state given on
+     * it: a callable of the user's that returned a library class had copy set any attribute on
+     * it (an operator, __abstractmethods__), as copy's own change. A class is not rebuilt with
+     * state. */
+    "copy = sys.modules.get('copy')\n"
+    "def _no_class_state(reconstruct):\n"
+    "    def _reconstruct(x, memo, func, args, state=None, listiter=None, dictiter=None,\n"
+    "                     **kwargs):\n"
+    "        if state is not None or listiter is not None or dictiter is not None:\n"
+    "            made = func\n"
+    "            def func(*a):\n"
+    "                y = made(*a)\n"
+    "                if isinstance(y, type):\n"
+    "                    raise TypeError('copy does not set state on a class')\n"
+    "                return y\n"
+    "        return reconstruct(x, memo, func, args, state, listiter, dictiter, **kwargs)\n"
+    "    return _reconstruct\n"
+    "if copy is not None and callable(getattr(copy, '_reconstruct', None)):\n"
+    "    copy._reconstruct = _no_class_state(copy._reconstruct)\n";
 
 static int library_fix(void)
 {
