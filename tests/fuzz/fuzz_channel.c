@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s = data + 2;
 	n = size - 2;
 	assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
-	assert(channel_open(&ch, sv[0], ready, NULL) == 0);
+	assert(channel_open(&ch, sv[0], -1, ready, NULL) == 0);
 	n_frames = 0;
 	while (off < n) {
 		size_t k = n - off < seg ? n - off : seg;
