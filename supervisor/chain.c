@@ -723,7 +723,8 @@ void chain_on_nomem(struct chain *c, pid_t sender)
 
 void chain_on_hangup(struct chain *c)
 {
-	/* Every process closed its end: they are gone or going; their exits tell the rest. */
+	/* Every end closed, ours of the workers' included (a channel opened without it): they
+	 * are gone or going; their exits tell the rest. */
 	channel_close(&c->ch);
 }
 
@@ -732,8 +733,9 @@ static void chain_channel_event(struct watch *w, uint32_t events)
 	struct chain *c = w->data;
 
 	if (c->state == CH_BOOTING && !c->runner) {
-		/* Who the worker is comes from the zygote: until then its frames wait (a
-		 * channel that hangs up meanwhile has no worker left to wait for). */
+		/* Who the worker is comes from the zygote: until then its frames wait. (We hold
+		 * the workers' end too, so a chain's channel does not hang up: a worker that is
+		 * gone says so by its exit, or by the boot deadline.) */
 		if (events & (EPOLLHUP | EPOLLERR))
 			chain_on_hangup(c);
 		else

@@ -158,7 +158,8 @@ struct channel {
 	size_t tx_len, tx_off, tx_cap;
 	/* the workers' end, which we keep too: what a runner left unread there when it ended
 	 * (a reply it read half of) is ours to take out before the next call's code, or the
-	 * next runner would read the rest as the start of a frame */
+	 * next runner would read the rest as the start of a frame; with it held, our end never
+	 * reads the end of the stream: the workers' exits say when they are gone (-1: not kept) */
 	int peer;
 	int dirty; /* a call ran and did not commit: what it left unread may be there */
 };

@@ -587,10 +587,11 @@ int pyguard_function_types(PyObject *ns)
 	PyObject *key, *v;
 	Py_ssize_t pos = 0;
 
+	if (!PyDict_Check(ns))
+		return 0;
 	/* The zygote's sweep (pylayer_init) comes before pyguard_install. */
-	if (!PyDict_Check(ns) || PyType_Ready(&guard_data_type) < 0 ||
-	    PyType_Ready(&guard_method_type) < 0)
-		return PyDict_Check(ns) ? -1 : 0;
+	if (PyType_Ready(&guard_data_type) < 0 || PyType_Ready(&guard_method_type) < 0)
+		return -1;
 	while (PyDict_Next(ns, &pos, &key, &v)) {
 		PyObject *key2, *item;
 		Py_ssize_t pos2 = 0;
@@ -642,17 +643,18 @@ static int builtins_imitated(PyObject *d)
  * built from the user's text (sympy's experimental_lambdify writes a symbol's name into it, and
  * a symbol named np evaluated to the real numpy). A module becomes its proxy when the user may
  * import it, else it goes, as a namespace does; the generated code then reads them as the
- * user's code would. 0, or -1 with an exception. */
-static int modules_proxied(PyObject *d)
+ * user's code would; the item under keep (the builtins a namespace names) stays. 1 when
+ * something changed, 0 when not, -1 with an exception. */
+static int modules_proxied(PyObject *d, PyObject *keep)
 {
 	PyObject *items = PyDict_Items(d);
-	int rc = items ? 0 : -1;
+	int rc = items ? 0 : -1, changed = 0;
 
 	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(items); i++) {
 		PyObject *k = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 0);
 		PyObject *v = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 1), *name, *p = NULL;
 
-		if (k == str_builtins || !is_namespace(v))
+		if (k == keep || !is_namespace(v))
 			continue;
 		name = PyModule_Check(v) ? PyModule_GetNameObject(v) : NULL;
 		PyErr_Clear();
@@ -661,9 +663,10 @@ static int modules_proxied(PyObject *d)
 		Py_XDECREF(name);
 		PyErr_Clear();
 		rc = p ? PyDict_SetItem(d, k, p) : PyDict_DelItem(d, k);
+		changed = 1;
 	}
 	Py_XDECREF(items);
-	return rc;
+	return rc < 0 ? rc : changed;
 }
 
 /* The namespace eval() or exec() may run code in for a library while armed: d itself, with the
@@ -689,12 +692,12 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 		return NULL;
 	if (!b) {
 		if ((globals && PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0) ||
-		    modules_proxied(d) < 0)
+		    modules_proxied(d, str_builtins) < 0)
 			return NULL;
 		return Py_NewRef(d);
 	}
 	if (b != real_builtins && b != real_builtins_mod)
-		return modules_proxied(d) < 0 ? NULL : Py_NewRef(d);
+		return modules_proxied(d, str_builtins) < 0 ? NULL : Py_NewRef(d);
 	/* A served module evaluating in its own namespace while it is imported (scipy.stats
 	 * deletes its docstring parts with exec: globals and locals both that namespace), with
 	 * no user code on the way: that namespace, but the code runs with the sandbox's builtins
@@ -708,7 +711,7 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 	}
 	if (!module_namespace(d)) {
 		if (PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0 ||
-		    modules_proxied(d) < 0)
+		    modules_proxied(d, str_builtins) < 0)
 			return NULL;
 		return Py_NewRef(d);
 	}
@@ -1160,33 +1163,14 @@ static int classes_guard_install(void)
  * passed by C code running inside a library's read of the same name. */
 static int held_values_guard(PyTypeObject *t)
 {
-	PyObject *items;
-	int rc = 0, changed = 0;
+	int rc;
 
 	if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || !t->tp_dict)
 		return 0;
-	items = PyDict_Items(t->tp_dict);
-	if (!items)
-		return -1;
-	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(items); i++) {
-		PyObject *k = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 0);
-		PyObject *v = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 1), *name, *p = NULL;
-
-		if (!is_namespace(v))
-			continue;
-		name = PyModule_Check(v) ? PyModule_GetNameObject(v) : NULL;
-		PyErr_Clear();
-		if (name && PyUnicode_CheckExact(name))
-			p = pyproxy_get(name, 0);
-		Py_XDECREF(name);
-		PyErr_Clear();
-		rc = p ? PyDict_SetItem(t->tp_dict, k, p) : PyDict_DelItem(t->tp_dict, k);
-		changed = 1;
-	}
-	Py_DECREF(items);
-	if (changed)
+	rc = modules_proxied(t->tp_dict, NULL);
+	if (rc > 0)
 		PyType_Modified(t);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 static newfunc real_type_new; /* CPython's type.__new__ */
