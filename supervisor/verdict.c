@@ -83,9 +83,11 @@ static int by_signal(const struct verdict_in *in, struct verdict *v)
 			return 1;
 		}
 		policy_syscall_name(in->sys->arch, in->sys->nr, name, sizeof(name));
-		/* abort() signals its own process with tgkill, which the filter kills. */
-		if ((strcmp(name, "tgkill") == 0 || strcmp(name, "tkill") == 0) &&
-		    (in->sys->args[2] == SIGABRT || in->sys->args[0] == (uint64_t)in->pid)) {
+		/* abort() signals its own process with tgkill(its pid, a tid, SIGABRT), which
+		 * the filter kills. Any other target or signal is an attempt on another
+		 * process (or one dressed as an abort). */
+		if (strcmp(name, "tgkill") == 0 && in->sys->args[0] == (uint64_t)in->pid &&
+		    in->sys->args[2] == SIGABRT) {
 			set(v, RUN_CRASHED, "InterpreterCrash",
 			    "The interpreter aborted (often memory exhaustion inside C code).");
 			return 1;

@@ -116,6 +116,17 @@ Test(verdict, abort_is_a_crash_not_a_violation)
 	sys.args[0] = 1; /* another process: an attack */
 	sys.args[2] = SIGTERM;
 	expect(&in, RUN_SANDBOX_VIOLATION, "SandboxViolation", "'tgkill'");
+	/* Dressed as an abort: SIGABRT to another process, or another signal to its own. */
+	sys.args[0] = 1;
+	sys.args[2] = SIGABRT;
+	expect(&in, RUN_SANDBOX_VIOLATION, "SandboxViolation", "'tgkill'");
+	sys.args[0] = 4242;
+	sys.args[2] = SIGKILL;
+	expect(&in, RUN_SANDBOX_VIOLATION, "SandboxViolation", "'tgkill'");
+	sys.nr = SYS_tkill; /* abort() never uses it */
+	sys.args[0] = 4242;
+	sys.args[1] = SIGABRT;
+	expect(&in, RUN_SANDBOX_VIOLATION, "SandboxViolation", "'tkill'");
 }
 
 Test(verdict, the_cpu_limit_is_a_timeout)
