@@ -88,8 +88,75 @@ static void chain_set_state(struct chain *c, enum chain_state to)
 	        chain_state_name(to));
 	c->state = to;
 	timer_cancel(&c->step);
-	if (to == CH_FORKING || to == CH_WARMING || to == CH_REAPING || to == CH_SNAPSHOT)
-		timer_arm(&c->step, now_ms() + ENGINE_STEP_MS);
+	if (to == CH_FORKING || to == CH_WARMING || to == CH_REAPING || to == CH_SNAPSHOT) {
+		c->step_end = now_ms() + ENGINE_STEP_MS;
+		timer_arm(&c->step,
+		          to == CH_SNAPSHOT ? c->step_end : now_ms() + ENGINE_STEP_POLL_MS);
+	}
+}
+
+/* ---- steps -------------------------------------------------------------------------- */
+
+static void lose(struct chain *c, const char *why);
+
+/* A step outside a call: a holder forking or reaping, a new runner warming up. (A runner
+ * making its copy in CH_SNAPSHOT is still under its call's deadline.) */
+static int step_state(const struct chain *c)
+{
+	return c->state == CH_FORKING || c->state == CH_WARMING || c->state == CH_REAPING;
+}
+
+/* p is let go for a step: its CPU time from now on is the step's. */
+static void step_start(struct proc *p)
+{
+	p->step_cpu0 = proc_cpu_ms(p->pid);
+}
+
+/* The CPU a step may take, in ms. */
+static int step_cpu_max(const struct chain *c)
+{
+	return ENGINE_STEP_CPU_MS + (int)(c->e->cfg->memory >> 30) * ENGINE_STEP_CPU_GIB_MS;
+}
+
+/* Has p used more CPU in this step than a step needs? Only the kernel's count is read. */
+static int step_overran(const struct chain *c, const struct proc *p, int *used)
+{
+	int now;
+
+	if (!p->pid || p->killed || p->role == ROLE_GONE || p->step_cpu0 < 0)
+		return 0;
+	now = proc_cpu_ms(p->pid);
+	*used = now - p->step_cpu0;
+	return now >= 0 && *used > step_cpu_max(c);
+}
+
+/* A process computed past a step's CPU: it runs code of its own (its holder parked inside a
+ * call's code, and the step returned into it, or into the child forked there). The session
+ * is hostile: lost. */
+static void step_overrun(struct chain *c, const struct proc *p, int used)
+{
+	log_msg(LOG_WARN,
+	        "chain %u: process %d used %d ms of CPU in a step of state %s (at most "
+	        "%d); it runs code outside any call",
+	        c->id, (int)p->pid, used, chain_state_name(c->state), step_cpu_max(c));
+	lose(c, "a process of the session computed outside a call");
+}
+
+/* The step timer, before the step's deadline. */
+static void step_check(struct chain *c)
+{
+	int used = 0;
+
+	for (int i = 0; i < CHAIN_PROCS; i++) {
+		struct proc *p = &c->procs[i];
+		if (!p->parked && step_overran(c, p, &used)) {
+			step_overrun(c, p, used);
+			return;
+		}
+	}
+	timer_arm(&c->step, c->step_end < now_ms() + ENGINE_STEP_POLL_MS
+	                        ? c->step_end
+	                        : now_ms() + ENGINE_STEP_POLL_MS);
 }
 
 /* ---- processes ------------------------------------------------------------------------ */
@@ -113,6 +180,7 @@ static struct proc *proc_add(struct chain *c, pid_t pid, enum proc_role role)
 			p->pid = pid;
 			p->role = role;
 			p->cpu_ms = -1;
+			p->step_cpu0 = -1;
 			return p;
 		}
 	}
@@ -801,6 +869,17 @@ void chain_on_park(struct chain *c, pid_t tid, uint64_t id)
 		violation(c, p, "parked with threads running");
 		return;
 	}
+	if (step_state(c)) {
+		int used = 0;
+		if (step_overran(c, p, &used)) {
+			step_overrun(c, p, used);
+			return;
+		}
+		if (p->step_cpu0 >= 0)
+			log_msg(LOG_DEBUG, "chain %u: %d used %d ms of CPU in the step", c->id,
+			        (int)p->pid, used);
+	}
+	p->step_cpu0 = -1;
 	chain_advance(c);
 }
 
@@ -821,6 +900,8 @@ int chain_on_birth(struct chain *c, pid_t pid, pid_t parent)
 	c->newborn = proc_add(c, pid, ROLE_NEWBORN);
 	if (!c->newborn)
 		return 0;
+	if (c->state == CH_FORKING)
+		c->newborn->step_cpu0 = 0; /* a child's count starts at its fork */
 	engine_procs_short(c->e, 0, 0);
 	if (c->state == CH_SNAPSHOT)
 		proc_kill(c->runner); /* its copy exists: its work is done */
@@ -993,6 +1074,8 @@ static void chain_timer(struct timer *t)
 		if (!c->runner)
 			zygote_wedged(c->e, c->generation);
 		chain_kill(c, KILL_DONE);
+	} else if (step_state(c) && now_ms() < c->step_end) {
+		step_check(c);
 	} else if (c->state == CH_WARMING) {
 		/* The new runner did not park in time: it goes, the holder stays. */
 		if (c->runner)
@@ -1304,6 +1387,7 @@ static void advance_parked(struct chain *c)
 	if (c->call || (c->commits >= 2 && c->prep_failures < ENGINE_PREP_FAILURES_MAX)) {
 		c->newborn_gone = 0;
 		chain_set_state(c, CH_FORKING);
+		step_start(h);
 		if (gate_continue(c, h) < 0)
 			lose(c, "its process could not fork");
 	}
@@ -1334,6 +1418,7 @@ static void advance_forking(struct chain *c)
 			return;
 		}
 		chain_set_state(c, CH_WARMING);
+		step_start(n);
 		if (gate_command(c, n, IPC_PARK_WARM, 0) < 0)
 			prep_failed(c, "could not be warmed up");
 		return;
@@ -1380,6 +1465,7 @@ static void advance_reaping(struct chain *c)
 			return;
 	if (!c->reap_sent) {
 		c->reap_sent = 1;
+		step_start(h);
 		if (gate_command(c, h, IPC_PARK_REAP, 0) < 0)
 			lose(c, "its process could not reap");
 		return;

@@ -28,6 +28,14 @@
  * forking or reaping, a runner making the copy that keeps its state) must park again within
  * this, or its chain is taken for hostile. */
 #define ENGINE_STEP_MS            2000
+/* The CPU time a process may use in such a step: ENGINE_STEP_CPU_MS, and ENGINE_STEP_CPU_GIB_MS
+ * more per GiB of --memory (a warm-up or a reap takes a few ms, a fork ~17 ms per GiB the
+ * session holds), checked every ENGINE_STEP_POLL_MS and at its park. A process parked inside a
+ * call's own code returns into that code at each step: without this it computed for the
+ * whole step time at every step, outside any call's limits and slot. */
+#define ENGINE_STEP_CPU_MS        100
+#define ENGINE_STEP_CPU_GIB_MS    50
+#define ENGINE_STEP_POLL_MS       50
 /* How many times (1, 2, 4, ... ms apart: 63 ms in all) a runner parked with threads after its
  * result is asked its thread count again before its one-thread copy is made. */
 #define ENGINE_SETTLE_TRIES       6
@@ -105,6 +113,7 @@ struct proc {
 	int threads;    /* its threads when it parked (from /proc) */
 	int killed;     /* SIGKILL sent */
 	int cpu_ms;     /* CPU time at its exit stop, -1 unknown */
+	int step_cpu0;  /* its CPU time when let go for a step (a newborn: 0), -1 none */
 	struct sysreport sys;
 };
 
@@ -206,6 +215,7 @@ struct chain {
 	int writes_refused; /* over the quota, or files left open: none is kept */
 	int reap_sent;      /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
+	int64_t step_end;   /* a step's deadline (the step timer also fires to check its CPU) */
 	struct timer quota; /* while the call has files to write: their size (broker.c) */
 	/* a runner that parked after its result with threads: asked again for its count, since
 	 * a thread just joined may still be ending (settle_tries so far) */
@@ -540,6 +550,8 @@ int proc_status(pid_t tid, pid_t *tgid, pid_t *ppid, int *threads);
 /* The threads of a process (by its leader's pid), from the link count of /proc/PID/task.
  * Returns the count or -errno. */
 int proc_threads(pid_t pid);
+/* utime + stime of a process (all its threads, live and ended), in ms; -1 when unknown. */
+int proc_cpu_ms(pid_t pid);
 /* SIGKILL a process (only ever one the engine knows alive: the tracer or the subreaper sees
  * its exit before its pid can be reused). */
 void proc_kill(struct proc *p);

@@ -144,8 +144,7 @@ int proc_threads(pid_t pid)
 	return st.st_nlink - 2 > INT32_MAX ? -EOVERFLOW : (int)(st.st_nlink - 2);
 }
 
-/* utime + stime of a process, in ms; -1 when unknown. */
-static int proc_cpu_ms(pid_t pid)
+int proc_cpu_ms(pid_t pid)
 {
 	char buf[1024], *p;
 	unsigned long long ut = 0, st = 0;

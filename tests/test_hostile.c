@@ -501,6 +501,19 @@ static const struct hcase after_cases[] = {
      SERVE "put(result(@SEQ@, 'FORGED@ID@'))\nif park() > 0:\n    while True:\n"
            "        pass\nserve()",
      "ok", NULL, NULL, "'FORGED@ID@'", NEXT_LOST},
+    /* Such a holder that parks again in time, but computes first whenever a step returns
+     * into it (the fork ahead of the next call, in it and in its child; the warm-up; the
+     * reap): no call runs, so neither a call's deadline nor a worker's slot holds it. A step
+     * needs a few ms of CPU: past ENGINE_STEP_CPU_MS the session is lost. */
+    {"forged result, then a park from user code that computes at every step", OLD_SESSION,
+     SERVE "put(result(@SEQ@, 'FORGED@ID@'))\nwhile True:\n    v = park()\n"
+           "    if v >= 0x40000000 and (v >> 24) & 0x3f == 1:\n"
+           "        n, t = struct.unpack('<IB', exactly(5))\n        p = exactly(n)\n"
+           "        put(frame('J', p[:4] + outcome(eval(p[4:].decode(), globals()))))\n"
+           "        continue\n"
+           "    t0 = time.process_time()\n    while time.process_time() - t0 < 0.8:\n"
+           "        pass\n",
+     "ok", NULL, NULL, "'FORGED@ID@'", NEXT_LOST},
     /* A runner with threads is kept as a one-thread copy made after its result; here the
      * copy (the child of a park from user code) computes past the call's hard deadline.
      * The deadline still ends the call: timeout, nothing kept, the copy gone. */
