@@ -290,6 +290,45 @@ Test(data, figures_become_images)
 	e2e_stop();
 }
 
+/* PDF, SVG and EPS, with mathtext and text beyond ASCII: the PDF and PostScript backends
+ * embed a subset of each font (read from memory), and pyplot switches to any of them. A GUI
+ * backend is an ImportError, as on a machine with no display (Tk's start read files: the
+ * call was killed by the sandbox). */
+Test(data, figures_save_as_pdf_svg_and_eps)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import io, matplotlib.pyplot as plt\n"
+	           "plt.plot([1, 3, 2])\nplt.title(r'growth $\\alpha^2$ \u00dcn\u00ef \u03c9')\n"
+	           "out = []\n"
+	           "for fmt in ('pdf', 'svg', 'eps'):\n"
+	           "    b = io.BytesIO()\n"
+	           "    plt.savefig(b, format=fmt)\n"
+	           "    out.append((fmt, b.getvalue()[:5], len(b.getvalue()) > 3000))\n"
+	           "plt.close('all')\n"
+	           "for name in ('svg', 'pdf', 'agg'):\n"
+	           "    plt.switch_backend(name)\n"
+	           "    fig = plt.figure()\n"
+	           "    out.append((plt.get_backend(), type(fig.canvas).__name__))\n"
+	           "    plt.close(fig)\n"
+	           "try:\n"
+	           "    plt.switch_backend('TkAgg')\n"
+	           "except ImportError:\n"
+	           "    out.append(('no tk', plt.get_backend()))\n"
+	           "plt.plot([2, 1])\nplt.show()\nout");
+	cr_assert_str_eq(
+	    mcpc_sc_str(r, "result_repr"),
+	    "[('pdf', b'%PDF-', True), ('svg', b'<?xml', True), "
+	    "('eps', b'%!PS-', True), ('svg', 'FigureCanvasSVG'), "
+	    "('pdf', 'FigureCanvasPdf'), ('agg', 'FigureCanvasAgg'), ('no tk', 'agg')]",
+	    "%s", mcpc_json(r));
+	/* plt.show() after the switches still gives the figure as an image. */
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
+	             mcpc_json(r));
+	e2e_stop();
+}
+
 Test(data, numpy_and_pandas_results_read_well)
 {
 	json_object *r;

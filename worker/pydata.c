@@ -13,10 +13,49 @@
 static PyObject *figures_fn; /* pydata.py's figures(), or NULL when matplotlib is not loaded */
 static PyObject *natural_fn; /* pydata.py's natural(), or NULL when neither numpy nor pandas is */
 
+/* vars() for pyplot's code. pyplot.switch_backend makes a class of a backend module's variables,
+ * read with vars(): a real module's namespace, which the sandbox gives no code (it holds the real
+ * builtins and other modules). A backend's module is read as its proxy, the view user code gets
+ * of it (its public names, no modules); anything else as vars() reads it. */
+static PyObject *backend_vars(PyObject *self, PyObject *obj)
+{
+	static const char prefix[] = "matplotlib.backends.";
+	PyObject *name, *proxy = NULL, *d, *k, *v;
+	Py_ssize_t pos = 0;
+	const char *s;
+
+	(void)self;
+	if (PyModule_CheckExact(obj) && !pyproxy_is(obj)) {
+		name = PyModule_GetNameObject(obj);
+		s = name && PyUnicode_CheckExact(name) ? PyUnicode_AsUTF8(name) : NULL;
+		if (s && strncmp(s, prefix, sizeof(prefix) - 1) == 0)
+			proxy = pyproxy_get(name, 0);
+		Py_XDECREF(name);
+		if (!proxy && PyErr_Occurred())
+			return NULL;
+	}
+	if (!proxy)
+		return PyObject_GetAttrString(obj, "__dict__");
+	/* pyproxy_get's reference is borrowed; the proxy's own entries (__getattr__, __all__)
+	 * are not the module's variables. */
+	d = PyDict_New();
+	while (d && PyDict_Next(PyModule_GetDict(proxy), &pos, &k, &v)) {
+		s = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
+		if (s && strncmp(s, "__", 2) == 0)
+			continue;
+		if (PyDict_SetItem(d, k, v) < 0)
+			Py_CLEAR(d);
+	}
+	return d;
+}
+
+static PyMethodDef backend_vars_def = {"vars", backend_vars, METH_O,
+                                       "vars() as matplotlib.pyplot reads a backend's module."};
+
 int pydata_init(void)
 {
 	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
-	         *r = NULL, *prepare;
+	         *r = NULL, *prepare, *pyplot, *vars = NULL;
 	int rc = -1;
 
 	if (!g || !name || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
@@ -31,13 +70,19 @@ int pydata_init(void)
 	r = prepare ? PyObject_CallNoArgs(prepare) : NULL;
 	if (!r)
 		goto out;
-	if (PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot"))
+	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");
+	if (pyplot) {
 		figures_fn = Py_XNewRef(PyDict_GetItemString(g, "figures"));
+		vars = PyCFunction_New(&backend_vars_def, NULL);
+		if (!vars || PyObject_SetAttrString(pyplot, "vars", vars) < 0)
+			goto out;
+	}
 	if (PyDict_GetItemString(PyImport_GetModuleDict(), "numpy") ||
 	    PyDict_GetItemString(PyImport_GetModuleDict(), "pandas"))
 		natural_fn = Py_XNewRef(PyDict_GetItemString(g, "natural"));
 	rc = 0;
 out:
+	Py_XDECREF(vars);
 	Py_XDECREF(r);
 	Py_XDECREF(code);
 	Py_XDECREF(name);

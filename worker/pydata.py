@@ -112,12 +112,24 @@ def _fonts_in_memory(mpl):
             with open(path, 'rb') as f:
                 data[path] = data[os.path.realpath(path)] = f.read()
 
+    class MemoryFont(ft2font.FT2Font):
+        """A font read from memory that names its file, as one read from its path does (the
+        PDF backend finds a font's properties by its fname)."""
+
+        def __init__(self, path, blob, *args, **kwargs):
+            super().__init__(io.BytesIO(blob), *args, **kwargs)
+            self._path = path
+
+        @property
+        def fname(self):
+            return self._path
+
     def load(path, hinting, kerning, fallback=()):
         blob = data.get(path)
         if blob is None:
             raise OSError(f'font {path} is not available in the sandbox')
         kw = {'_fallback_list': list(fallback)} if fallback else {}
-        return ft2font.FT2Font(io.BytesIO(blob), hinting, _kerning_factor=kerning, **kw)
+        return MemoryFont(path, blob, hinting, _kerning_factor=kerning, **kw)
 
     @functools.lru_cache(64)
     def _get_font(font_filepaths, hinting_factor, *, _kerning_factor, thread_id):
@@ -137,6 +149,30 @@ def _fonts_in_memory(mpl):
         return cached
 
     fm._get_font = _get_font
+    try:
+        from fontTools import subset
+        from matplotlib.backends import _backend_pdf_ps
+    except ImportError:
+        subset = None
+
+    def get_glyphs_subset(fontfile, characters):
+        """The font's file restricted to the characters, as a file object: the PDF and
+        PostScript backends embed it (matplotlib's own reads the file by its path)."""
+        blob = data.get(fontfile)
+        if blob is None:
+            raise OSError(f'font {fontfile} is not available in the sandbox')
+        options = subset.Options(glyph_names=True, recommended_glyphs=True)
+        options.drop_tables += ['FFTM', 'PfEd', 'BDF']
+        with subset.load_font(io.BytesIO(blob), options) as font:
+            subsetter = subset.Subsetter(options=options)
+            subsetter.populate(text=characters)
+            subsetter.subset(font)
+            fh = io.BytesIO()
+            font.save(fh, reorderTables=False)
+            return fh
+
+    if subset is not None:
+        _backend_pdf_ps.get_glyphs_subset = get_glyphs_subset
     _mathtext.TruetypeFonts._get_font = _mathtext_font
     # Only fonts in memory can be found; any other family falls back on the default one.
     fm.fontManager.ttflist = [f for f in fm.fontManager.ttflist if f.fname in data]
@@ -150,6 +186,21 @@ def _matplotlib():
     import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib.figure import Figure
+
+    # Saving as PDF, PostScript or SVG (savefig('plot.pdf'), plt.switch_backend('pdf')) loads
+    # these backends and fontTools, which builds its font tables with eval in its own
+    # namespace: a worker would run that armed, and it gets a namespace of its own there. So
+    # they load here, and a figure is saved once in each format.
+    # A GUI backend (matplotlib.use('TkAgg')) would start Tk in a worker, which reads files the
+    # sandbox does not let it: the import fails instead, as it does on a machine with no
+    # display. Other toolkits are not installed with the data stack.
+    sys.modules.setdefault('_tkinter', None)
+    import importlib
+    for name in ('pdf', 'ps', 'svg'):
+        try:
+            importlib.import_module('matplotlib.backends.backend_' + name)
+        except ImportError:
+            continue
 
     _fonts_in_memory(mpl)
 
@@ -182,6 +233,13 @@ def _matplotlib():
     fig2.tight_layout()
     _render(fig, 1568, 1 << 20)
     _render(fig2, 1568, 1 << 20)
+    text = Figure(figsize=(1, 1))
+    text.text(0.5, 0.5, r'x $\alpha$')
+    for fmt in ('pdf', 'eps', 'svg'):
+        try:
+            text.savefig(io.BytesIO(), format=fmt)
+        except ImportError:
+            pass
     plt.close('all')
     if 'pandas' in sys.modules:
         import pandas as pd
