@@ -29,13 +29,14 @@
  * this, or its chain is taken for hostile. */
 #define ENGINE_STEP_MS            2000
 /* The CPU time a process may use in such a step: ENGINE_STEP_CPU_MS, and ENGINE_STEP_CPU_GIB_MS
- * more per GiB of --memory (a warm-up or a reap takes a few ms, a fork ~17 ms per GiB the
- * session holds), checked every ENGINE_STEP_POLL_MS and at its park. A process parked inside a
- * call's own code returns into that code at each step: without this it computed for the
- * whole step time at every step, outside any call's limits and slot. */
-#define ENGINE_STEP_CPU_MS        100
-#define ENGINE_STEP_CPU_GIB_MS    50
-#define ENGINE_STEP_POLL_MS       50
+ * more per GiB of --memory, checked every ENGINE_STEP_POLL_MS and at its park. A process
+ * parked inside a call's own code returns into that code at each step: without this it
+ * computed for the whole step time at every step, outside any call's limits and slot. A
+ * warm-up or a reap takes 10-20 ms of CPU, a fork ~17 ms per GiB the session holds; on a
+ * loaded virtual machine a warm-up's page faults were seen to take 180 ms, hence the margin. */
+#define ENGINE_STEP_CPU_MS        1000
+#define ENGINE_STEP_CPU_GIB_MS    100
+#define ENGINE_STEP_POLL_MS       100
 /* How many times (1, 2, 4, ... ms apart: 63 ms in all) a runner parked with threads after its
  * result is asked its thread count again before its one-thread copy is made. */
 #define ENGINE_SETTLE_TRIES       6

@@ -511,7 +511,7 @@ static const struct hcase after_cases[] = {
            "        n, t = struct.unpack('<IB', exactly(5))\n        p = exactly(n)\n"
            "        put(frame('J', p[:4] + outcome(eval(p[4:].decode(), globals()))))\n"
            "        continue\n"
-           "    t0 = time.process_time()\n    while time.process_time() - t0 < 0.8:\n"
+           "    t0 = time.process_time()\n    while time.process_time() - t0 < 1.4:\n"
            "        pass\n",
      "ok", NULL, NULL, "'FORGED@ID@'", NEXT_LOST},
     /* A runner with threads is kept as a one-thread copy made after its result; here the
