@@ -103,6 +103,7 @@ const struct policy_rule policy_self_table[] = {
 	ALLOW_IF("ioctl", ARG_EQ(1, SIOCOUTQ), "a channel's unread replies, before a call is kept"),
 	ALLOW_IF("ioctl", ARG_EQ(1, SECCOMP_IOCTL_NOTIF_SEND), "the fork gate: an answer"),
 	ALLOW_IF("ioctl", ARG_EQ(1, SECCOMP_IOCTL_NOTIF_ID_VALID), "the fork gate: is it still waiting"),
+	ALLOW_IF("ioctl", ARG_EQ(1, TCGETS), "isatty: the C library asks it of stdout before its first write (safepy run > file)"),
 	ALLOW_IF("seccomp", ARG_EQ(0, SECCOMP_GET_NOTIF_SIZES), "the fork gate's message sizes"),
 	ALLOW("getrusage", "CPU time of reaped processes"),
 

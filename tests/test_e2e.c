@@ -2010,6 +2010,38 @@ Test(cli, run_c_prints_output_then_the_result)
 	free(err);
 }
 
+/* Output to a file or to /dev/null: whether stdout is a terminal is asked (ioctl TCGETS) before
+ * the first write, which the supervisor's own filter refused with a line on stderr. */
+Test(cli, run_into_a_file_says_nothing_more)
+{
+	char path[] = "/tmp/safepy-run-out-XXXXXX", *out, *err, got[64] = "";
+	int fd = mkstemp(path), st = 0;
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	for (int i = 0; i < 2; i++) {
+		const char *to = i ? path : "/dev/null";
+		cr_assert_eq(
+		    mcpc_run_cmd("/bin/sh",
+		                 ARGS("-c", e2e_fmt("exec '%s' run -c 'print(6 * 7)' > '%s'",
+		                                    SAFEPY_BIN, to)),
+		                 NULL, 30000, &out, &err, &st),
+		    0);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x, stderr: %s", st,
+		          err);
+		cr_assert_str_eq(err, "", "into %s, stderr: %s", to, err);
+		free(out);
+		free(err);
+	}
+	f = fopen(path, "re");
+	cr_assert_not_null(f);
+	cr_assert_gt(fread(got, 1, sizeof(got) - 1, f), 0);
+	fclose(f);
+	unlink(path);
+	cr_assert_str_eq(got, "42\n");
+}
+
 /* `safepy run` writes the code's bytes as they are: a NUL does not end the output. */
 Test(cli, run_prints_every_byte)
 {
