@@ -120,6 +120,8 @@ const struct policy_rule policy_table[] = {
 	ALLOW("gettid", "threading.get_native_id, glibc locks"),
 	ALLOW("getppid", "os.getppid; an errno would come back as the pid"),
 	ALLOW("sched_yield", "lock back-off"),
+	ALLOW("getrusage", "its own resource use, or its threads' or reaped children's (scipy's dual_annealing)"),
+	ALLOW("times", "os.times(): its own CPU times"),
 	ALLOW_IF("sched_getaffinity", ARG_EQ(0, 0), "glibc counts the CPUs it may use (malloc arenas): its own mask"),
 	ERRNO_IF("sched_getaffinity", ARG_GT(0, 0), EPERM, "another process's CPU mask"),
 

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/times.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -1025,6 +1027,25 @@ static int probe_clocks(const void *arg)
 Test(policy, allows_clocks_and_sleep)
 {
 	expect_exit("clock_gettime, clock_nanosleep", run_child(probe_clocks, NULL, true), 0);
+}
+
+static int probe_own_usage(const void *arg)
+{
+	static const int who[] = {RUSAGE_SELF, RUSAGE_THREAD, RUSAGE_CHILDREN};
+	struct rusage ru;
+	struct tms t;
+
+	(void)arg;
+	for (size_t i = 0; i < sizeof(who) / sizeof(who[0]); i++)
+		if (syscall(SYS_getrusage, who[i], &ru) != 0)
+			return errno;
+	return syscall(SYS_times, &t) == -1 ? errno : 0;
+}
+
+/* Its own resource use: scipy's dual_annealing reads it, os.times() too. */
+Test(policy, allows_its_own_resource_use)
+{
+	expect_exit("getrusage, times", run_child(probe_own_usage, NULL, true), 0);
 }
 
 static int probe_malloc(const void *arg)
