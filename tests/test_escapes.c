@@ -444,7 +444,7 @@ Test(python_layer, frames_and_tracebacks_are_unreachable)
 	stop();
 }
 
-Test(python_layer, modules_have_no_private_or_module_attributes)
+Test(python_layer, modules_have_no_private_attributes_or_real_modules)
 {
 	json_object *r;
 
@@ -472,7 +472,10 @@ Test(python_layer, modules_have_no_private_or_module_attributes)
 	        "    except AttributeError:\n        pass\n"
 	        "found");
 	refused("import random\nrandom._os", &NO_ATTRIBUTE("_os"));
-	refused("import statistics\nstatistics.sys", &NO_ATTRIBUTE("sys"));
+	/* A module a module holds is there only as the proxy of an allowed one, as its import
+	 * would give it. */
+	e2e_expect_result("import statistics, sys\nstatistics.sys is sys", "true");
+	refused("import json\njson.codecs", &NO_ATTRIBUTE("codecs"));
 	refused(e2e_fmt("from contextlib import os\nos.system('touch %s')", marker_path),
 	        &(struct e2e_refusal){"error", "ImportError", "cannot import name 'os'"});
 	refused(e2e_fmt("import random\nrandom._os.system('touch %s')", marker_path),
@@ -939,6 +942,58 @@ Test(python_layer, library_classes_cannot_be_changed)
 	                 "[A.x, R().decode('1'), E.y, P.z, D.w, D().v, json.loads('[1]'),\n"
 	                 " (re.I | re.M) == re.I + re.M]",
 	                 "[1,\"mine\",2,3,5,4,[1],true]");
+	still_serving();
+	stop();
+}
+
+/* A library's code changes a class for the user's code when the user's code gets a C callable
+ * run under a library's frame, or hands the class to a library function that sets what it is
+ * told: the change is the user's, refused as that code's own would be. A class the zygote had
+ * stays a library's whatever __module__ it is given. */
+Test(python_layer, library_functions_change_no_library_class_for_the_user)
+{
+	static const struct e2e_refusal for_the_user = {
+	    "error", "PermissionError", "a library function changes it for the user's code"};
+
+	start(NULL);
+	/* collections.Counter consumes a map of type.__setattr__ in C, under its own frame. */
+	refused("import collections, re\n"
+	        "collections.Counter(map(type.__setattr__, [re.RegexFlag], ['__or__'],\n"
+	        "                        [lambda a, b: 'hijacked']))",
+	        &for_the_user);
+	refused("import collections, re\n"
+	        "collections.Counter(map(type.__delattr__, [re.Scanner], ['scan']))",
+	        &for_the_user);
+	/* singledispatch's wrapper calls what it dispatches to from its own frame. */
+	refused("import functools, json\n"
+	        "functools.singledispatch(type.__setattr__)(json.JSONEncoder, 'default',\n"
+	        "                                           lambda self, o: 'hijacked')",
+	        &for_the_user);
+	/* update_wrapper sets the names it is given on the wrapper it is given. */
+	refused(
+	    "import functools, json\nclass Src:\n    def default(self, o):\n"
+	    "        return 'hijacked'\n"
+	    "functools.update_wrapper(json.JSONEncoder, Src, assigned=('default',), updated=())",
+	    &for_the_user);
+	refused(
+	    "import functools, json\nclass M:\n    pass\n"
+	    "functools.update_wrapper(json.JSONDecoder, M, assigned=('__module__',), updated=())",
+	    &for_the_user);
+	/* Nothing changed: the operator, the method, the encoder's refusal, the decoder's module;
+	 * a library still finishes the classes it makes for the user (namedtuple, enum, abc,
+	 * dataclasses). */
+	expect_ok_result("import re, json, collections, enum, abc, dataclasses\n"
+	                 "try:\n    json.dumps(object())\n    enc = 'changed'\n"
+	                 "except TypeError:\n    enc = 'refuses'\n"
+	                 "P = collections.namedtuple('P', 'a b')\n"
+	                 "E = enum.Enum('E', 'x y')\n"
+	                 "class B(abc.ABC):\n    @abc.abstractmethod\n    def f(self):\n"
+	                 "        pass\n"
+	                 "try:\n    B()\n    b = 'made'\nexcept TypeError:\n    b = 'abstract'\n"
+	                 "@dataclasses.dataclass(order=True)\nclass D:\n    v: int\n"
+	                 "[(re.I | re.M) == re.I + re.M, hasattr(re.Scanner, 'scan'), enc,\n"
+	                 " json.JSONDecoder.__module__, P(1, 2).b, E.y.value, b, D(7).v]",
+	                 "[true,true,\"refuses\",\"json.decoder\",2,2,\"abstract\",7]");
 	still_serving();
 	stop();
 }

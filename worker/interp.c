@@ -1092,6 +1092,7 @@ void interp_run(const char *code, struct run_outcome *out)
 		PyErr_Clear();
 	deadline_hit = 0;
 	pyfiles_call_begin();
+	pyguard_call_begin();
 	/* One namespace per process, kept across calls: a session's state. */
 	if (!user_globals)
 		user_globals = user_namespace_new();

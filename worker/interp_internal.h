@@ -36,6 +36,11 @@ int pylayer_code_check(PyCodeObject *co);
 /* Is f executing an attribute read of name in its own bytecode (LOAD_ATTR, LOAD_METHOD), as
  * opposed to a call that reads it in C (getattr, an attrgetter)? */
 int pylayer_frame_reads(PyFrameObject *f, PyObject *name);
+/* Is f executing an attribute store or deletion of name in its own bytecode (STORE_ATTR,
+ * DELETE_ATTR), as opposed to a call that makes it in C (setattr, type.__setattr__)? */
+int pylayer_frame_stores(PyFrameObject *f, PyObject *name);
+/* Is f executing "from m import *" (which reads m's namespace when m has no __all__)? */
+int pylayer_frame_imports_star(PyFrameObject *f);
 /* The builtins dict for user code (borrowed). The user's code can change it. */
 PyObject *pylayer_builtins(void);
 /* A copy of it that only our own code uses (borrowed). */
@@ -104,6 +109,8 @@ int pyguard_for_loading_module(void);
 /* The user's namespace and its module (borrowed, kept alive by the caller): the functions the
  * user defines keep their internals, the module its __dict__. */
 void pyguard_user(PyObject *ns, PyObject *module);
+/* A call begins: the classes made from now on are its own (a library may finish them). */
+void pyguard_call_begin(void);
 
 /* ---- pyfiles.c: the workspace ---- */
 

@@ -4,6 +4,8 @@
  * library code. Functions return 0 / -1 (or NULL) with a Python exception set. */
 #include "interp_internal.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030C0000
@@ -129,6 +131,27 @@ static int loading_read(void)
 	       pyguard_for_loading_module();
 }
 
+/* Is the read that of "from m import *" in the bytecode of a served module's import, in its
+ * innermost frame? m has no __all__: CPython copies the public names of m's namespace into the
+ * module imported (a library's namespace; the user gets nothing). matplotlib.pylab, which
+ * pandas imports to plot dates, does so with pyplot. */
+static int star_import_read(void)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+	PyCodeObject *c;
+	PyObject *g;
+	int star;
+
+	if (!f || frame_is_user(f) || !pylayer_frame_imports_star(f))
+		return 0;
+	c = PyFrame_GetCode(f);
+	g = PyFrame_GetGlobals(f);
+	star = g && pyimport_loading(g) == (PyObject *)c;
+	Py_XDECREF(g);
+	Py_DECREF(c);
+	return star;
+}
+
 /* The user's functions, and a function of a module being imported when the read is made for
  * that import. */
 static int allow_user_or_loading_function(PyObject *obj)
@@ -155,15 +178,23 @@ static int allow_heap_type(PyObject *obj)
 	return PyType_Check(obj) && (((PyTypeObject *)obj)->tp_flags & Py_TPFLAGS_HEAPTYPE);
 }
 
-static int library_class(PyObject *t);
-static int change_is_users(void);
+static int library_change_allowed(PyObject *t, PyObject *name);
 
 /* type.__abstractmethods__ is set by abc on the classes it makes; its setter writes the class's
  * dict: never a built-in type's, and a library's class only as any change of it is allowed
  * (type_setattro_checked). */
 static int allow_abstract_set(PyObject *obj)
 {
-	return allow_heap_type(obj) && !(change_is_users() && library_class(obj));
+	PyObject *name;
+	int ok;
+
+	if (!allow_heap_type(obj))
+		return 0;
+	name = PyUnicode_InternFromString("__abstractmethods__");
+	ok = name && library_change_allowed(obj, name) == 0;
+	Py_XDECREF(name);
+	PyErr_Clear(); /* the rule's own refusal says it */
+	return ok;
 }
 
 /* A real module's namespace holds other real modules and the real builtins; libraries reach
@@ -174,7 +205,8 @@ static int allow_abstract_set(PyObject *obj)
 static int allow_user_module(PyObject *obj)
 {
 	return obj == user_module || pylayer_is_proxy(obj) ||
-	       (PyModule_Check(obj) && pyimport_loading(PyModule_GetDict(obj)) && loading_read());
+	       (PyModule_Check(obj) && pyimport_loading(PyModule_GetDict(obj)) && loading_read()) ||
+	       (PyModule_Check(obj) && star_import_read());
 }
 
 /* object.__getstate__ reads an object's dict through its type's dict offset, past every
@@ -1032,14 +1064,96 @@ out:
 
 static setattrofunc real_type_setattro; /* CPython's type.__setattr__ */
 
-/* A class of a library: a class made by a module's code, not the user's (whose classes say
- * they live in __main__; a class the user's code names another module is its own to lose). */
+/* The classes that existed when the zygote was sealed, sorted by address: all libraries'. */
+static PyObject **sealed;
+static size_t n_sealed;
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (PyObject *const *)a, y = (uintptr_t) * (PyObject *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int sealed_class(PyObject *t)
+{
+	return n_sealed && bsearch(&t, sealed, n_sealed, sizeof(*sealed), ptr_cmp) != NULL;
+}
+
+/* The classes made during the current call (by the user's code, by a library for it: a
+ * namedtuple, a sympy function, an abc; by a module imported late), as an open-addressed set of
+ * addresses, emptied when a call begins. A library finishes such a class after making it: abc,
+ * enum and sympy's metaclasses set its attributes from C, in their __new__ and __init__ that
+ * type() calls (so with no frame of the import under them). The addresses are not references:
+ * one freed and reused during the call is taken by a class made during the call, or by no
+ * class. */
+static PyObject **fresh;
+static size_t fresh_cap, n_fresh;
+
+static size_t fresh_slot(PyObject *t)
+{
+	return ((uintptr_t)t >> 4) * 0x9E3779B97F4A7C15ull & (fresh_cap - 1);
+}
+
+static int fresh_class(PyObject *t)
+{
+	if (!n_fresh)
+		return 0;
+	for (size_t i = fresh_slot(t);; i = (i + 1) & (fresh_cap - 1)) {
+		if (fresh[i] == t)
+			return 1;
+		if (!fresh[i])
+			return 0;
+	}
+}
+
+static int fresh_add(PyObject *t)
+{
+	if ((n_fresh + 1) * 2 > fresh_cap) {
+		size_t old_cap = fresh_cap, cap = fresh_cap ? fresh_cap * 2 : 256;
+		PyObject **old = fresh, **grown = PyMem_Calloc(cap, sizeof(*grown));
+		if (!grown) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		fresh = grown;
+		fresh_cap = cap;
+		n_fresh = 0;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i] && fresh_add(old[i]) < 0)
+				return -1;
+		PyMem_Free(old);
+	}
+	for (size_t i = fresh_slot(t);; i = (i + 1) & (fresh_cap - 1)) {
+		if (fresh[i] == t)
+			return 0;
+		if (!fresh[i]) {
+			fresh[i] = t;
+			n_fresh++;
+			return 0;
+		}
+	}
+}
+
+void pyguard_call_begin(void)
+{
+	if (n_fresh)
+		memset(fresh, 0, fresh_cap * sizeof(*fresh));
+	n_fresh = 0;
+}
+
+/* A class of a library: one the zygote had, or one a module's code made (not the user's,
+ * whose classes say they live in __main__; a class the user's code names another module is
+ * its own to lose). A class the zygote had stays a library's whatever its __module__ says
+ * later (functools.update_wrapper copied the user's '__main__' onto pandas.Series). */
 static int library_class(PyObject *t)
 {
 	PyObject *m;
 
 	if (!PyType_Check(t) || !(((PyTypeObject *)t)->tp_flags & Py_TPFLAGS_HEAPTYPE))
 		return 0; /* CPython refuses changes to the built-in types itself */
+	if (sealed_class(t))
+		return 1;
 	m = pyguard_str_item(((PyTypeObject *)t)->tp_dict, "__module__");
 	return !m || !PyUnicode_CheckExact(m) ||
 	       PyUnicode_CompareWithASCIIString(m, "__main__") != 0;
@@ -1070,6 +1184,58 @@ static int change_is_users(void)
 	return user;
 }
 
+/* Is a change of name asked by a library's own statement (cls.name = v, del cls.name in its
+ * bytecode, Dummy._count += 1 in sympy), past the metaclass __setattr__ that passes it on
+ * (enum's)? A change made in C under a library's frame (setattr, type.__setattr__) is not:
+ * the user's code gets C callables run there (a map of type.__setattr__ that
+ * collections.Counter consumes, functools.update_wrapper given a library class). */
+static int library_stores(PyObject *name)
+{
+	PyFrameObject *f = PyEval_GetFrame(), *back;
+	int stores = 0;
+
+	Py_XINCREF(f);
+	for (int i = 0; f && i < 4; i++) {
+		PyCodeObject *c = PyFrame_GetCode(f);
+		int in_setter = PyUnicode_CompareWithASCIIString(c->co_name, "__setattr__") == 0 ||
+		                PyUnicode_CompareWithASCIIString(c->co_name, "__delattr__") == 0;
+		Py_DECREF(c);
+		if (frame_is_user(f))
+			break;
+		if (!in_setter) {
+			stores = pylayer_frame_stores(f, name);
+			break;
+		}
+		back = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = back;
+	}
+	Py_XDECREF(f);
+	return stores;
+}
+
+/* May a library's class be changed now? Not by the user's code; by a library's code in its own
+ * statement, while a served module is imported, or when the class was made during this call
+ * (a library finishing the class it made). 0 or -1 with PermissionError. */
+static int library_change_allowed(PyObject *t, PyObject *name)
+{
+	const char *why;
+
+	if (!pylayer_armed() || !library_class(t))
+		return 0;
+	if (change_is_users())
+		why = "";
+	else if (fresh_class(t) || library_stores(name) || pyguard_for_loading_module())
+		return 0;
+	else
+		why = ", and a library function changes it for the user's code";
+	PyErr_Format(PyExc_PermissionError,
+	             "%s.%S cannot be changed in the sandbox: it is a library's class%s (subclass "
+	             "it to change it)",
+	             ((PyTypeObject *)t)->tp_name, name, why);
+	return -1;
+}
+
 /* Setting or deleting an attribute of a class. The libraries' classes are shared by their own
  * code, which runs with the interpreter's builtins and reads their attributes from C: a
  * property or an operator the user's code set on one ran inside the libraries' imports and
@@ -1077,15 +1243,8 @@ static int change_is_users(void)
  * dataclasses wrote an __init__). The user's code changes its own classes only. */
 static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
 {
-	/* The frames first: library code changing its classes stops there, before the walk of
-	 * the class's dict for its module. */
-	if (pylayer_armed() && change_is_users() && library_class(self)) {
-		PyErr_Format(PyExc_PermissionError,
-		             "%s.%S cannot be changed in the sandbox: it is a library's class "
-		             "(subclass it to change it)",
-		             ((PyTypeObject *)self)->tp_name, name);
+	if (library_change_allowed(self, name) < 0)
 		return -1;
-	}
 	return real_type_setattro(self, name, value);
 }
 
@@ -1183,6 +1342,8 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 
 	if (t && PyType_Check(t) && held_values_guard((PyTypeObject *)t) < 0)
 		Py_CLEAR(t);
+	if (t && PyType_Check(t) && pylayer_armed() && fresh_add(t) < 0)
+		Py_CLEAR(t);
 	return t;
 }
 
@@ -1215,6 +1376,31 @@ static int held_values_sweep(PyTypeObject *t, PyObject *seen, int depth)
 	return rc;
 }
 
+/* The heap types among seen (the addresses of every class), as the sealed ones. */
+static int sealed_record(PyObject *seen)
+{
+	PyObject *it = PyObject_GetIter(seen), *id;
+
+	if (!it)
+		return -1;
+	sealed = PyMem_Calloc((size_t)PySet_GET_SIZE(seen) + 1, sizeof(*sealed));
+	while (sealed && (id = PyIter_Next(it))) {
+		PyObject *t = PyLong_AsVoidPtr(id);
+		Py_DECREF(id);
+		/* Held for good: a class freed later must not leave its address to one of the
+		 * user's. */
+		if (t && PyType_Check(t) && (((PyTypeObject *)t)->tp_flags & Py_TPFLAGS_HEAPTYPE))
+			sealed[n_sealed++] = Py_NewRef(t);
+	}
+	Py_DECREF(it);
+	if (!sealed)
+		return PyErr_NoMemory(), -1;
+	if (PyErr_Occurred())
+		return -1;
+	qsort(sealed, n_sealed, sizeof(*sealed), ptr_cmp);
+	return 0;
+}
+
 /* Every class there is (the zygote's imports are done), and type.__new__ from here on. */
 static int held_values_install(void)
 {
@@ -1225,6 +1411,8 @@ static int held_values_install(void)
 		return -1;
 	real_type_new = PyType_Type.tp_new;
 	rc = held_values_sweep(&PyBaseObject_Type, seen, 0);
+	if (rc == 0)
+		rc = sealed_record(seen);
 	Py_DECREF(seen);
 	return rc;
 }

@@ -17,7 +17,7 @@ static PyObject *real_attrgetter, *real_methodcaller, *real_get_field;
 
 static int op_load_attr = -1, op_store_attr = -1, op_delete_attr = -1, op_load_method = -1,
            op_import_from = -1, op_import_name = -1, op_load_const = -1, op_match_class = -1,
-           op_extended_arg = -1;
+           op_extended_arg = -1, op_import_star = -1;
 
 /* ---- attribute rules ----------------------------------------------------------------- */
 
@@ -210,7 +210,7 @@ int pylayer_opcodes_load(void)
 	    {"DELETE_ATTR", &op_delete_attr}, {"LOAD_METHOD", &op_load_method},
 	    {"IMPORT_FROM", &op_import_from}, {"EXTENDED_ARG", &op_extended_arg},
 	    {"IMPORT_NAME", &op_import_name}, {"LOAD_CONST", &op_load_const},
-	    {"MATCH_CLASS", &op_match_class},
+	    {"MATCH_CLASS", &op_match_class}, {"IMPORT_STAR", &op_import_star},
 	};
 
 	if (!m)
@@ -1330,11 +1330,13 @@ int pylayer_init(const struct zygote_config *cfg)
 	return 0;
 }
 
-int pylayer_frame_reads(PyFrameObject *f, PyObject *name)
+/* Is f's current instruction one of op1, op2 on the attribute name (its own bytecode, as
+ * opposed to a call that reaches the attribute in C)? */
+static int frame_attr_op(PyFrameObject *f, PyObject *name, int op1, int op2)
 {
 	PyCodeObject *co = PyFrame_GetCode(f);
 	PyObject *code = PyCode_GetCode(co), *names = co->co_names;
-	int lasti = PyFrame_GetLasti(f), reads = 0;
+	int lasti = PyFrame_GetLasti(f), match = 0;
 	const unsigned char *p;
 	Py_ssize_t n;
 	unsigned int arg;
@@ -1346,8 +1348,7 @@ int pylayer_frame_reads(PyFrameObject *f, PyObject *name)
 	}
 	p = (const unsigned char *)PyBytes_AS_STRING(code);
 	n = PyBytes_GET_SIZE(code);
-	if (lasti >= 0 && lasti + 1 < n && !(lasti & 1) &&
-	    (p[lasti] == op_load_attr || p[lasti] == op_load_method)) {
+	if (lasti >= 0 && lasti + 1 < n && !(lasti & 1) && (p[lasti] == op1 || p[lasti] == op2)) {
 		arg = p[lasti + 1];
 		for (int i = lasti - 2, shift = 8; i >= 0 && p[i] == op_extended_arg && shift < 32;
 		     i -= 2, shift += 8)
@@ -1356,13 +1357,40 @@ int pylayer_frame_reads(PyFrameObject *f, PyObject *name)
 		if (p[lasti] == op_load_attr)
 			arg >>= 1;
 #endif
-		reads = (Py_ssize_t)arg < PyTuple_GET_SIZE(names) &&
+		match = (Py_ssize_t)arg < PyTuple_GET_SIZE(names) &&
 		        PyUnicode_CheckExact(PyTuple_GET_ITEM(names, arg)) &&
 		        PyUnicode_Compare(PyTuple_GET_ITEM(names, arg), name) == 0;
 	}
 	Py_DECREF(code);
 	Py_DECREF(co);
-	return reads;
+	return match;
+}
+
+int pylayer_frame_reads(PyFrameObject *f, PyObject *name)
+{
+	return frame_attr_op(f, name, op_load_attr, op_load_method);
+}
+
+int pylayer_frame_stores(PyFrameObject *f, PyObject *name)
+{
+	return frame_attr_op(f, name, op_store_attr, op_delete_attr);
+}
+
+int pylayer_frame_imports_star(PyFrameObject *f)
+{
+	PyCodeObject *co = PyFrame_GetCode(f);
+	PyObject *code = PyCode_GetCode(co);
+	int lasti = PyFrame_GetLasti(f), star;
+
+	Py_DECREF(co);
+	if (!code) {
+		PyErr_Clear();
+		return 0;
+	}
+	star = op_import_star >= 0 && lasti >= 0 && lasti < PyBytes_GET_SIZE(code) &&
+	       ((const unsigned char *)PyBytes_AS_STRING(code))[lasti] == op_import_star;
+	Py_DECREF(code);
+	return star;
 }
 
 int pylayer_code_check(PyCodeObject *co)

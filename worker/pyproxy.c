@@ -33,6 +33,7 @@ static const struct {
     {"numpy", "python3-numpy"},           {"pandas", "python3-pandas"},
     {"scipy", "python3-scipy"},           {"sympy", "python3-sympy"},
     {"matplotlib", "python3-matplotlib"}, {"mpl_toolkits", "python3-matplotlib"},
+    {"mpmath", "python3-mpmath"},
 };
 
 const char *pyproxy_debian_package(const char *name)
@@ -160,8 +161,9 @@ static int fill(PyObject *proxy, PyObject *real, const char *name)
 			return -1;
 		if (k[0] == '_' && strcmp(k, "__doc__") != 0 && strcmp(k, "__version__") != 0)
 			continue; /* __all__ comes after, filtered */
-		/* No module-valued attributes: statistics.sys and random._os simply do not
-		 * exist; submodules are linked in as proxies. */
+		/* No module-valued attributes: random._os does not exist; submodules are linked
+		 * in as proxies, and the proxy's __getattr__ gives an allowed module it holds as
+		 * that module's proxy (statistics.sys is sys's). */
 		if (PyModule_Check(val) || left_out_why(name, k))
 			continue;
 		put = pylayer_replacement(name, k, val);
@@ -300,8 +302,9 @@ static PyObject *missing(const char *mod, const char *attr)
 }
 
 /* module.attr for a proxy (self: the module's name) that lacks it: an allowed submodule's
- * proxy, or a public, non-module attribute the real module has now (its own __getattr__ may
- * import it: scipy.optimize). New reference. */
+ * proxy, the proxy of the allowed module the real one holds by that name, or a public,
+ * non-module attribute the real module has now (its own __getattr__ may import it:
+ * scipy.optimize). New reference. */
 static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr);
 
 /* The name as an exact str: a subclass's __hash__ and __eq__ would make the real module's
@@ -348,12 +351,20 @@ static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr)
 	v = real ? PyObject_GetAttr(real, attr) : NULL;
 	Py_XDECREF(real);
 	if (v && PyModule_Check(v)) {
-		/* Only this package's own allowed submodule, which that may have imported. */
+		/* A module: this package's own allowed submodule, which that may have imported, or
+		 * the proxy of the allowed module it is (plt.cm is matplotlib.cm, np.char
+		 * numpy.core.defchararray), as an import of it would give. Any other module is
+		 * not there. */
+		PyObject *its = PyModule_GetNameObject(v);
 		Py_CLEAR(v);
 		p = pyproxy_get(full, 0);
-		if (p || PyErr_Occurred()) {
+		if (!p && !PyErr_Occurred() && its && PyUnicode_CheckExact(its))
+			p = pyproxy_get(its, 0);
+		Py_XDECREF(its);
+		PyErr_Clear();
+		if (p) {
 			Py_DECREF(full);
-			return Py_XNewRef(p);
+			return Py_NewRef(p);
 		}
 	}
 	Py_DECREF(full);
