@@ -329,6 +329,59 @@ Test(data, figures_save_as_pdf_svg_and_eps)
 	e2e_stop();
 }
 
+/* What data code writes every day, each of which failed in a worker: a value set on a frame
+ * taken from another (pandas asked gc.get_referents), time zones by name (their files),
+ * bold or serif text and an integral in a figure (matplotlib rebuilt its font list from the
+ * disk), dates on a pandas plot (matplotlib.pylab's import *), plt.cm / plt.style / np.char /
+ * pd.offsets (modules a module holds), sympy's nsolve (mpmath), eigsh (the extension's
+ * namespace), L-BFGS-B (getrusage), differential_evolution (multiprocessing's import). */
+Test(data, everyday_data_code_works)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import pandas as pd\n"
+	           "df = pd.DataFrame({'x': [1, -2, 3], 'y': [0, 0, 0]})\n"
+	           "sub = df[df.x > 0]\nsub['y'] = 1\n"
+	           "list(sub.y), list(df.y)");
+	e2e_assert_result(r, "a copy's column", "[[1,1],[0,0,0]]");
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "SettingWithCopyWarning"), "%s", mcpc_json(r));
+	e2e_expect_result(
+	    "import pandas as pd\n"
+	    "a = pd.Timestamp('2024-07-01 12:00', tz='Europe/Paris')\n"
+	    "b = pd.Timestamp('2024-01-01', tz='dateutil/Asia/Tokyo')\n"
+	    "s = pd.Series(pd.date_range('2024-03-30', periods=3, tz='europe/london'))\n"
+	    "[str(a.tz_convert('US/Eastern')), b.utcoffset().total_seconds(),\n"
+	    " str(s.dt.tz_convert('UTC').iloc[-1])]",
+	    "[\"2024-07-01 06:00:00-04:00\",32400.0,\"2024-03-31 23:00:00+00:00\"]");
+	r = e2e_ok("import matplotlib.pyplot as plt, pandas as pd, numpy as np\n"
+	           "plt.style.use('ggplot')\n"
+	           "plt.plot([1, 2], color=plt.cm.viridis(0.5))\n"
+	           "plt.title('Growth', fontweight='bold', fontsize=16)\n"
+	           "plt.xlabel('time', family='serif')\nplt.ylabel(r'$\\int_0^t f(s)\\,ds$')\n"
+	           "plt.show()\n"
+	           "df = pd.DataFrame({'date': pd.date_range('2024-01-01', periods=30),\n"
+	           "                   'v': np.arange(30)})\n"
+	           "df.set_index('date').v.plot()\nplt.show()\n"
+	           "[list(np.char.upper(['a'])), str(pd.offsets.Day(2)), plt.cm.viridis.name]");
+	e2e_assert_result(r, "figures", "[[\"A\"],\"<2 * Days>\",\"viridis\"]");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
+	             mcpc_json(r));
+	e2e_expect_result(
+	    "import sympy, numpy as np, scipy.sparse as sp\n"
+	    "from scipy.sparse.linalg import eigsh\n"
+	    "from scipy.optimize import minimize, differential_evolution\n"
+	    "x = sympy.Symbol('x')\n"
+	    "de = differential_evolution(lambda v: (v ** 2).sum(), [(-1, 1)] * 2,\n"
+	    "                            maxiter=20, seed=1)\n"
+	    "[str(sympy.nsolve(x ** 2 - 2, x, 1))[:6],\n"
+	    " sorted(np.round(eigsh(sp.diags([1.0, 2, 3, 4, 5]), k=2)[0], 6).tolist()),\n"
+	    " minimize(lambda v: ((v - 3) ** 2).sum(), [0, 0],\n"
+	    "          method='L-BFGS-B').x.round(3).tolist(), bool(de.fun < 1e-3)]",
+	    "[\"1.4142\",[4.0,5.0],[3.0,3.0],true]");
+	e2e_stop();
+}
+
 Test(data, numpy_and_pandas_results_read_well)
 {
 	json_object *r;

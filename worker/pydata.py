@@ -50,6 +50,28 @@ def _numpy():
     _internal.ctypes = None
 
 
+# Time zones read in the zygote, held: dateutil keeps only its last few strongly.
+_zones = []
+
+
+def _time_zones():
+    """Every named time zone (tz='Europe/Paris', tz_convert('US/Eastern'), 'dateutil/...'),
+    read here: pytz and dateutil read a zone's file on its first use, which a worker cannot
+    (dateutil then answered with no zone at all)."""
+    try:
+        import pytz
+    except ImportError:
+        return
+    for name in pytz.all_timezones:
+        pytz.timezone(name)
+    pytz.timezone(pytz.all_timezones[0].lower())  # builds the lower-case lookup
+    try:
+        from dateutil import tz
+    except ImportError:
+        return
+    _zones.extend(tz.gettz(name) for name in pytz.all_timezones)
+
+
 def _pandas():
     import numpy as np
     import pandas as pd
@@ -67,6 +89,21 @@ def _pandas():
         return n
 
     _replace_everywhere(_exceptions.find_stack_level, find_stack_level)
+
+    # Setting values on a frame taken from another (sub = df[df.x > 0]; sub['y'] = 1) asks
+    # gc.get_referents whether the frame it came from still exists (a dead reference gives
+    # None, which refers to nothing). The sandbox refuses get_referents (it reaches the inside
+    # of any object): the same answer, without it.
+    from pandas.core import generic
+
+    class _Referents:
+        __slots__ = ()
+
+        @staticmethod
+        def get_referents(*objs):
+            return [o for o in objs if o is not None]
+
+    generic.gc = _Referents()
     df = pd.DataFrame({'a': [1, 2, 3], 'b': [1.5, 2.5, np.nan], 'c': list('xyz'),
                        'd': pd.date_range('2024-01-01', periods=3)})
     repr(df), str(df['a']), repr(df.set_index('d')), df._repr_html_(), df.describe()
@@ -76,13 +113,27 @@ def _pandas():
     df.sort_values('a'), df.rolling(2).mean(), df.query('a > 1'), df.value_counts()
     pd.get_dummies(df['c']), df.corr(numeric_only=True), df.melt(), pd.cut(df['a'], 2)
     df['a'].to_json(), df.info(buf=io.StringIO()), pd.to_datetime(['2024-01-02'])
+    _time_zones()
 
 
 def _scipy():
     import importlib
+    import types
     for name in ('optimize', 'stats', 'integrate', 'linalg', 'interpolate', 'signal',
                  'special', 'fft', 'sparse', 'spatial', 'ndimage', 'cluster'):
         importlib.import_module('scipy.' + name)
+    # eigsh, eigs and svds pick their Fortran routine from the extension module's namespace
+    # at each call (_arpack.__dict__[...]), which the sandbox gives no code: they get the
+    # routines in a namespace of their own.
+    from scipy.sparse.linalg._eigen.arpack import arpack
+    routines = {k: v for k, v in vars(arpack._arpack).items() if not k.startswith('__')}
+    arpack._arpack = types.SimpleNamespace(**routines)
+    # differential_evolution and the other solvers with workers= import multiprocessing's
+    # Pool at each call, and multiprocessing reads the signal module's namespace as it loads.
+    try:
+        import multiprocessing.pool  # noqa: F401
+    except ImportError:
+        pass
 
 
 def _sympy():
@@ -176,7 +227,21 @@ def _fonts_in_memory(mpl):
     _mathtext.TruetypeFonts._get_font = _mathtext_font
     # Only fonts in memory can be found; any other family falls back on the default one.
     fm.fontManager.ttflist = [f for f in fm.fontManager.ttflist if f.fname in data]
-    fm.fontManager._findfont_cached.cache_clear()
+    # findfont checks that the file it chose exists, and rebuilds the whole list (walking the
+    # disk, running fc-list) when it does not: in a worker no file exists. Its code runs with
+    # an os of its own that finds the fonts in memory; the paths are resolved here.
+    import types
+    found = fm.FontManager._findfont_cached.__wrapped__
+
+    def isfile(path):
+        return path in data or os.path.isfile(path)
+
+    names = dict(vars(fm))
+    names['os'] = types.SimpleNamespace(path=types.SimpleNamespace(isfile=isfile))
+    fm.FontManager._findfont_cached = functools.lru_cache(1024)(types.FunctionType(
+        found.__code__, names, found.__name__, found.__defaults__, found.__closure__))
+    for path in data:
+        fm._cached_realpath(path)
 
 
 def _matplotlib():
@@ -203,6 +268,11 @@ def _matplotlib():
             continue
 
     _fonts_in_memory(mpl)
+    # Its configuration and cache directories are known now; a worker's environment does not
+    # name the server's home.
+    import os
+    mpl.get_configdir(), mpl.get_cachedir()
+    os.environ.pop('MPLCONFIGDIR', None)
 
     def show(*args, **kwargs):
         """Display all open figures: each becomes an image of this call's result."""
@@ -253,6 +323,16 @@ def _matplotlib():
         plt.close('all')
 
 
+def _tempfile():
+    # tempfile finds its directory on first use by writing and removing a file in each
+    # candidate: in a worker only the workspace takes the file, and it cannot be removed there,
+    # so every library that asked (scipy.stats.sampling's import) left one behind. The
+    # directory is given: a temporary file fails as any file outside the workspace does.
+    tempfile = sys.modules.get('tempfile')
+    if tempfile is not None and tempfile.tempdir is None:
+        tempfile.tempdir = '/tmp'
+
+
 def prepare():
     """Run in the zygote once, after the allowed modules are imported."""
     steps = (('numpy', _numpy), ('pandas', _pandas), ('scipy', _scipy), ('sympy', _sympy),
@@ -263,6 +343,7 @@ def prepare():
         for name, step in steps:
             if name in sys.modules:
                 step()
+        _tempfile()
 
 
 # The natural JSON form of numpy and pandas results (natural()): at most this many values.
