@@ -44,6 +44,8 @@ const struct policy_rule policy_self_table[] = {
 	ALLOW("newfstatat", "stat of module sources, workspace files, a worker's /proc/<pid>/task"),
 	ALLOW("fstat", "stat of an open file"),
 	ALLOW("statx", "libc's newer stat path"),
+	ALLOW("faccessat2", "may a workspace file be replaced: the server could write it itself"),
+	ALLOW("faccessat", "the same, where the kernel has no faccessat2"),
 	ALLOW("getdents64", "/proc/<pid>/task and fd directories, workspace listings"),
 	ALLOW("readlink", "resolving module roots"),
 	ALLOW("readlinkat", "resolving module roots"),

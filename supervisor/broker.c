@@ -787,6 +787,12 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	rc = -EACCES; /* never replace a link, a directory, a device */
 	if (exists && !S_ISREG(cur.st_mode))
 		goto fail;
+	/* Nor a file the server could not write in place: moving a file over it needs only the
+	 * directory's permission (a read-only file, another user's file, which would become the
+	 * server's). */
+	rc = -EPERM;
+	if (exists && faccessat(f.dirfd, f.name, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0)
+		goto fail;
 	/* A file the call itself wrote exists for it, as on disk. */
 	rc = -EEXIST;
 	if ((exists || pending_in(c, f.dirfd, f.name)) && mode == IPC_OPEN_CREATE)

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -795,6 +796,72 @@ Test(ws_write, data_libraries_leave_no_stray_file)
 	                 mcpc_json(r));
 	no_hidden_files();
 	e2e_stop();
+}
+
+/* Put a file of mode at path, owned by uid:gid. */
+static void put_owned(const char *path, const char *text, mode_t mode, uid_t uid, gid_t gid)
+{
+	FILE *f = fopen(path, "we");
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+	cr_assert_eq(chown(path, uid, gid), 0);
+	cr_assert_eq(chmod(path, mode), 0);
+}
+
+/* A server that is not root replaces no file it could not write in place: the move over the
+ * target needs only the directory's permission, and a read-only file, or root's (which became
+ * the server's), was replaced. Its own files and new ones are written as ever. */
+Test(ws_write, files_the_server_cannot_write_are_left_alone)
+{
+	char dir[] = "/tmp/safepy-ws-perm-XXXXXX", bin[] = "/tmp/safepy-bin-XXXXXX", *out, *err;
+	struct passwd *nobody = getpwnam("nobody");
+	const char *code = "out = []\n"
+	                   "for n in ('ro.txt', 'roots.txt', 'mine.txt', 'new.txt'):\n"
+	                   "    for mode in ('w', 'a', 'r+'):\n"
+	                   "        try:\n"
+	                   "            with open(n, mode) as f:\n"
+	                   "                f.write('X')\n"
+	                   "            out.append('ok')\n"
+	                   "        except PermissionError as e:\n"
+	                   "            out.append(str(e.errno))\n"
+	                   "' '.join(out)";
+	struct stat st;
+	int status = 0;
+
+	if (geteuid() != 0 || !nobody)
+		cr_skip_test("the server runs as another user only when the tests run as root");
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(bin));
+	cr_assert_eq(chmod(bin, 0755), 0);
+	/* The binaries where nobody can reach them (the build tree may be in root's home). */
+	cr_assert_eq(system(e2e_fmt("cp '%s' '%s-zygote' '%s/'", SAFEPY_BIN, SAFEPY_BIN, bin)), 0);
+	cr_assert_eq(chown(dir, nobody->pw_uid, nobody->pw_gid), 0);
+	cr_assert_eq(chmod(dir, 0755), 0);
+	put_owned(e2e_fmt("%s/ro.txt", dir), "ro", 0444, nobody->pw_uid, nobody->pw_gid);
+	put_owned(e2e_fmt("%s/roots.txt", dir), "root", 0644, 0, 0);
+	put_owned(e2e_fmt("%s/mine.txt", dir), "m", 0644, nobody->pw_uid, nobody->pw_gid);
+	cr_assert_eq(mcpc_run_cmd("/usr/bin/setpriv",
+	                          ARGS(e2e_fmt("--reuid=%u", (unsigned)nobody->pw_uid),
+	                               e2e_fmt("--regid=%u", (unsigned)nobody->pw_gid),
+	                               "--clear-groups", e2e_fmt("%s/safepy", bin), "run",
+	                               "--workspace", dir, "--workspace-write", "-c", code),
+	                          NULL, 60000, &out, &err, &status),
+	             0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x: %s", status, err);
+	cr_assert(strstr(out, "'1 1 1 1 1 1 ok ok ok ok ok ok'"), "stdout: %s\nstderr: %s", out,
+	          err);
+	cr_assert_str_eq(slurp(e2e_fmt("%s/ro.txt", dir)), "ro");
+	cr_assert_str_eq(slurp(e2e_fmt("%s/roots.txt", dir)), "root");
+	cr_assert_str_eq(slurp(e2e_fmt("%s/mine.txt", dir)), "XX");
+	cr_assert_eq(stat(e2e_fmt("%s/roots.txt", dir), &st), 0);
+	cr_assert_eq(st.st_uid, 0, "root's file changed owner");
+	cr_assert_eq(stat(e2e_fmt("%s/ro.txt", dir), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0444);
+	free(out);
+	free(err);
+	cr_assert_eq(system(e2e_fmt("rm -rf '%s' '%s'", dir, bin)), 0);
 }
 
 /* ---- Attacks, through Python -------------------------------------------------------------- */

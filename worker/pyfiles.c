@@ -59,6 +59,12 @@ static void *raise_errno(int err, PyObject *filename)
 		    "can be reached",
 		    ws_path);
 		break;
+	case EPERM:
+		type = PyExc_PermissionError;
+		snprintf(msg, sizeof(msg),
+		         "Operation not permitted: the file cannot be written by the server (its "
+		         "permissions or its owner do not let it), so it is not replaced");
+		break;
 	case EROFS:
 		type = PyExc_PermissionError;
 		snprintf(msg, sizeof(msg),
