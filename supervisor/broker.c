@@ -776,6 +776,10 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	f.dirfd = ws_parent(ws, asked, &f.name);
 	if (f.dirfd < 0)
 		return f.dirfd;
+	/* A name no directory holds would be written, then fail to move into place. */
+	rc = -ENAMETOOLONG;
+	if (strlen(f.name) > NAME_MAX)
+		goto fail;
 	/* The file by the one name its directory gives it: "d/../x" and "x" are one write, and
 	 * the answer names it as short as it is. */
 	if (ws_canonical(ws, f.dirfd, f.name, canon, sizeof(canon)) == 0)
@@ -1110,6 +1114,24 @@ void broker_writes_watch(struct chain *c)
 	timer_arm(&c->quota, now_ms() + ENGINE_WS_CHECK_MS);
 }
 
+/* Add a line to what the call wrote on stderr (and to its logs), with the bytes it holds. */
+static void outcome_note(struct run_outcome *o, const char *line)
+{
+	struct text *ts[] = {&o->stderr_text, &o->logs};
+	size_t add = strlen(line);
+
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		size_t had = ts[i]->s ? ts[i]->len : 0;
+		char *s = malloc(had + add + 1);
+		if (!s)
+			return;
+		if (had)
+			memcpy(s, ts[i]->s, had);
+		memcpy(s + had, line, add + 1);
+		text_take(ts[i], s, had + add);
+	}
+}
+
 void broker_writes_commit(struct chain *c, struct run_outcome *o)
 {
 	struct run_file *files = c->n_writes ? calloc(c->n_writes, sizeof(*files)) : NULL;
@@ -1122,7 +1144,13 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 		char *text = files ? file_text(f, &budget) : NULL;
 		if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    renameat2(f->dirfd, f->tmp, f->dirfd, f->name, flags) < 0) {
+			char note[PATH_MAX + 128];
 			log_msg(LOG_WARN, "workspace: %s not written: %s", f->rel, strerror(errno));
+			/* The call completed, its other files are written: it says which was not. */
+			snprintf(note, sizeof(note), "safepy: %s was not written: %s\n", f->rel,
+			         errno == EEXIST ? "a file of that name appeared meanwhile"
+			                         : strerror(errno));
+			outcome_note(o, note);
 			free(text);
 			continue; /* write_free below removes the hidden file */
 		}

@@ -8,6 +8,7 @@
  * workspace was created, removed or changed. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -504,6 +505,57 @@ Test(ws_write, an_open_refused_for_its_arguments_changes_no_file)
 	    "[\"ValueError\",\"Cannot use closefd=False with file name\"]]");
 	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
 	cr_assert_null(slurp(in_ws("new.txt")));
+	e2e_stop();
+}
+
+/* Is a write's hidden file in the workspace's top directory? */
+static int hidden_write_there(void)
+{
+	DIR *d = opendir(ws);
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d)))
+		found = strncmp(e->d_name, ".safepy-tmp-", 12) == 0;
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* A file that cannot be moved into place when its call completes is said in the answer: a
+ * name longer than a directory holds fails at the open; a file made by 'x' whose name appeared
+ * on disk meanwhile is not written, and the answer's stderr says so (the call's other files
+ * are). It was only logged. */
+Test(ws_write, a_file_not_written_is_said)
+{
+	json_object *r;
+	int64_t id;
+
+	start(RW);
+	ok_result("try:\n    open('L' * 256, 'w')\nexcept OSError as e:\n    r = e.errno\nr", "36");
+	id = mcpc_call_async(&e2e_srv,
+	                     "import os, time\nopen('race.txt', 'x').write('A')\n"
+	                     "open('other.txt', 'w').write('A')\nt = time.time()\n"
+	                     "while not os.path.exists('go.txt') and time.time() - t < 20:\n"
+	                     "    time.sleep(0.02)\n'done'",
+	                     NULL);
+	cr_assert_gt(id, 0);
+	for (int i = 0; i < 1000 && !hidden_write_there(); i++)
+		usleep(10000);
+	cr_assert(hidden_write_there(), "the call never opened its file");
+	put_file(in_ws("race.txt"), "B");
+	put_file(in_ws("go.txt"), "");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 30000));
+	cr_assert_not_null(r);
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")),
+	                 "[{\"path\":\"other.txt\",\"bytes\":1}]", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"),
+	                 "race.txt was not written: a file of that name appeared meanwhile"),
+	          "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("race.txt")), "B");
+	cr_assert_str_eq(slurp(in_ws("other.txt")), "A");
+	no_hidden_files();
 	e2e_stop();
 }
 
