@@ -764,7 +764,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	unsigned char rnd[6];
 	char canon[PATH_MAX];
 	const char *rel = asked;
-	struct stat cur;
+	struct stat cur, dir_st;
 	int exists, fd = -1, src = -1, rc;
 
 	if (!ws->writable)
@@ -827,6 +827,12 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	    fchown(fd, cur.st_uid, cur.st_gid) < 0)
 		log_msg(LOG_WARN, "workspace: %s keeps root as its owner: %s", rel,
 		        strerror(errno));
+	/* A new file is its directory's owner's, as one its owner made would be (root's
+	 * otherwise: in the user's own folder, a file the user could not change). */
+	if (!exists && geteuid() == 0 && fstat(f.dirfd, &dir_st) == 0 &&
+	    (dir_st.st_uid != 0 || dir_st.st_gid != 0) &&
+	    fchown(fd, dir_st.st_uid, dir_st.st_gid) < 0)
+		log_msg(LOG_WARN, "workspace: %s is root's: %s", rel, strerror(errno));
 	if (exists && fchmod(fd, cur.st_mode & 01777) < 0) {
 		rc = -errno;
 		goto fail;

@@ -1256,6 +1256,26 @@ Test(ws_write, a_rewritten_file_keeps_its_owner_and_loses_its_setuid_bits)
 	e2e_stop();
 }
 
+/* A server started as root makes a new file its directory owner's, as the owner's own would
+ * be (it was root's, in the user's folder: a file the user could not change). */
+Test(ws_write, a_new_file_is_its_directory_owners)
+{
+	struct stat st;
+
+	if (geteuid() != 0)
+		cr_skip_test("only a server started as root gives files away");
+	start(RW);
+	cr_assert_eq(chown(in_ws("sub"), 65534, 65534), 0);
+	ok_result("open('sub/new.txt', 'w').write('n')\nopen('top.txt', 'w').write('t')\n1", "1");
+	cr_assert_eq(stat(in_ws("sub/new.txt"), &st), 0);
+	cr_assert(st.st_uid == 65534 && st.st_gid == 65534, "owner %u:%u", (unsigned)st.st_uid,
+	          (unsigned)st.st_gid);
+	cr_assert_eq(stat(in_ws("top.txt"), &st), 0);
+	cr_assert(st.st_uid == 0, "a file in root's directory went to %u", (unsigned)st.st_uid);
+	no_hidden_files();
+	e2e_stop();
+}
+
 /* A file written under several spellings of its path is one write, named by its shortest
  * path: ".." cannot make the answer long or list a file twice. */
 Test(ws_write, a_file_has_one_name_however_it_is_spelled)
