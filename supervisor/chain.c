@@ -118,16 +118,20 @@ static int step_cpu_max(const struct chain *c)
 	return ENGINE_STEP_CPU_MS + (int)(c->e->cfg->memory >> 30) * ENGINE_STEP_CPU_GIB_MS;
 }
 
-/* Has p used more CPU in this step than a step needs? Only the kernel's count is read. */
+/* Has p, in this step, used more CPU than the chain's steps have left? Only the kernel's count
+ * is read. *used: its CPU in this step. */
 static int step_overran(const struct chain *c, const struct proc *p, int *used)
 {
 	int now;
 
+	*used = 0;
 	if (!p->pid || p->killed || p->role == ROLE_GONE || p->step_cpu0 < 0)
 		return 0;
 	now = proc_cpu_ms(p->pid);
+	if (now < 0)
+		return 0;
 	*used = now - p->step_cpu0;
-	return now >= 0 && *used > step_cpu_max(c);
+	return c->step_cpu_used + *used > step_cpu_max(c);
 }
 
 /* A process computed past a step's CPU: it runs code of its own (its holder parked inside a
@@ -136,9 +140,10 @@ static int step_overran(const struct chain *c, const struct proc *p, int *used)
 static void step_overrun(struct chain *c, const struct proc *p, int used)
 {
 	log_msg(LOG_WARN,
-	        "chain %u: process %d used %d ms of CPU in a step of state %s (at most "
-	        "%d); it runs code outside any call",
-	        c->id, (int)p->pid, used, chain_state_name(c->state), step_cpu_max(c));
+	        "chain %u: process %d used %d ms of CPU in a step of state %s, %d in its steps "
+	        "since its last call (at most %d); it runs code outside any call",
+	        c->id, (int)p->pid, used, chain_state_name(c->state), c->step_cpu_used + used,
+	        step_cpu_max(c));
 	lose(c, "a process of the session computed outside a call");
 }
 
@@ -687,6 +692,18 @@ static int outcome_bound(struct run_outcome *o, const struct config *cfg)
 	return 0;
 }
 
+/* The most a worker's RESULT holds: its three texts cut to --max-output and four to the
+ * result's limit (the repr, the JSON value, the error's message and traceback), every byte
+ * escaped at worst (\u00XX), the images as base64, and room for the rest. A bigger frame is no
+ * worker's: decoding 8 MiB of JSON held the loop for half a second. */
+static size_t result_frame_max(const struct config *cfg)
+{
+	uint64_t n = 6ull * (3ull * cfg->max_output + 4ull * cfg->max_result) +
+	             ((uint64_t)RUN_IMAGES_BYTES_MAX / 3 + RUN_IMAGES_MAX + 1) * 4 + (64u << 10);
+
+	return n > IPC_FRAME_MAX ? IPC_FRAME_MAX : (size_t)n;
+}
+
 static int take_result(struct chain *c, const char *payload, size_t len, const int *fds,
                        size_t n_fds)
 {
@@ -694,7 +711,7 @@ static int take_result(struct chain *c, const char *payload, size_t len, const i
 	int rc;
 
 	(void)fds;
-	if (n_fds != 0 || len < IPC_SEQ_BYTES ||
+	if (n_fds != 0 || len < IPC_SEQ_BYTES || len > result_frame_max(c->e->cfg) ||
 	    ipc_get_u32((const unsigned char *)payload) != c->seq)
 		return -1;
 	run_outcome_init(&o);
@@ -875,9 +892,13 @@ void chain_on_park(struct chain *c, pid_t tid, uint64_t id)
 			step_overrun(c, p, used);
 			return;
 		}
-		if (p->step_cpu0 >= 0)
-			log_msg(LOG_DEBUG, "chain %u: %d used %d ms of CPU in the step", c->id,
-			        (int)p->pid, used);
+		if (p->step_cpu0 >= 0) {
+			c->step_cpu_used += used;
+			log_msg(
+			    LOG_DEBUG,
+			    "chain %u: %d used %d ms of CPU in the step, %d since the last call",
+			    c->id, (int)p->pid, used, c->step_cpu_used);
+		}
 	}
 	p->step_cpu0 = -1;
 	chain_advance(c);
@@ -912,6 +933,7 @@ int chain_on_birth(struct chain *c, pid_t pid, pid_t parent)
 void chain_on_exit(struct chain *c, struct proc *p, int status)
 {
 	int was_runner = p == c->runner, was_holder = p == c->holder, was_newborn = p == c->newborn;
+	int step_used = 0;
 	struct proc copy;
 
 	log_msg(LOG_DEBUG, "chain %u: process %d (%s) ended, status %#x", c->id, (int)p->pid,
@@ -928,6 +950,12 @@ void chain_on_exit(struct chain *c, struct proc *p, int status)
 	channel_forget(&c->ch, p->pid);
 	copy = *p;
 	memset(p, 0, sizeof(*p));
+	/* A process that ends in a step instead of parking used its CPU all the same (its count
+	 * read at its exit stop). */
+	if (copy.step_cpu0 >= 0 && copy.cpu_ms >= copy.step_cpu0 && c->state != CH_DEAD) {
+		step_used = copy.cpu_ms - copy.step_cpu0;
+		c->step_cpu_used += step_used;
+	}
 	if (was_holder) {
 		c->holder = NULL;
 		if (!copy.killed && c->state != CH_DEAD) {
@@ -952,6 +980,10 @@ void chain_on_exit(struct chain *c, struct proc *p, int status)
 		c->runner_gone = 1;
 		c->runner_last = copy;
 	}
+	if (c->state != CH_DEAD && c->step_cpu_used > step_cpu_max(c) && step_used > 0) {
+		c->step_cpu_used -= step_used;
+		step_overrun(c, &copy, step_used);
+	}
 	if (c->state != CH_DEAD)
 		chain_advance(c);
 	else
@@ -972,6 +1004,7 @@ static void dispatch(struct chain *c)
 
 	c->seq = (c->seq + 1) & IPC_PARK_ARG_MASK;
 	ipc_put_u32(seq, c->seq);
+	c->step_cpu_used = 0;
 	c->kill = KILL_NONE;
 	c->have_claim = 0;
 	c->holder_lost = 0;

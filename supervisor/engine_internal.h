@@ -28,12 +28,14 @@
  * forking or reaping, a runner making the copy that keeps its state) must park again within
  * this, or its chain is taken for hostile. */
 #define ENGINE_STEP_MS            2000
-/* The CPU time a process may use in such a step: ENGINE_STEP_CPU_MS, and ENGINE_STEP_CPU_GIB_MS
- * more per GiB of --memory, checked every ENGINE_STEP_POLL_MS and at its park. A process
- * parked inside a call's own code returns into that code at each step: without this it
- * computed for the whole step time at every step, outside any call's limits and slot. A
- * warm-up or a reap takes 10-20 ms of CPU, a fork ~17 ms per GiB the session holds; on a
- * loaded virtual machine a warm-up's page faults were seen to take 180 ms, hence the margin. */
+/* The CPU time a chain's processes may use in all its steps between two calls: ENGINE_STEP_CPU_MS,
+ * and ENGINE_STEP_CPU_GIB_MS more per GiB of --memory, checked every ENGINE_STEP_POLL_MS and at
+ * each park and exit. A process parked inside a call's own code returns into that code at each
+ * step: without this it computed for the whole step time at every step (a bound per step was
+ * passed by making the steps many: a runner that exits instead of parking is forked again),
+ * outside any call's limits and slot. A warm-up or a reap takes 10-20 ms of CPU, a fork ~17 ms
+ * per GiB the session holds; on a loaded virtual machine a warm-up's page faults were seen to
+ * take 180 ms, hence the margin. */
 #define ENGINE_STEP_CPU_MS        1000
 #define ENGINE_STEP_CPU_GIB_MS    100
 #define ENGINE_STEP_POLL_MS       100
@@ -217,6 +219,7 @@ struct chain {
 	int reap_sent;      /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
 	int64_t step_end;   /* a step's deadline (the step timer also fires to check its CPU) */
+	int step_cpu_used;  /* CPU of its finished steps since its last call was dispatched, ms */
 	struct timer quota; /* while the call has files to write: their size (broker.c) */
 	/* a runner that parked after its result with threads: asked again for its count, since
 	 * a thread just joined may still be ending (settle_tries so far) */

@@ -514,6 +514,17 @@ static const struct hcase after_cases[] = {
            "    t0 = time.process_time()\n    while time.process_time() - t0 < 1.4:\n"
            "        pass\n",
      "ok", NULL, NULL, "'FORGED@ID@'", NEXT_LOST},
+    /* The bound holds for all the steps between two calls: each step under it, but more of
+     * them (the fork ahead runs two processes; a runner that ends is forked again). */
+    {"the same, computing less than the bound at each step, more in all", OLD_SESSION,
+     SERVE "put(result(@SEQ@, 'FORGED@ID@'))\nwhile True:\n    v = park()\n"
+           "    if v >= 0x40000000 and (v >> 24) & 0x3f == 1:\n"
+           "        n, t = struct.unpack('<IB', exactly(5))\n        p = exactly(n)\n"
+           "        put(frame('J', p[:4] + outcome(eval(p[4:].decode(), globals()))))\n"
+           "        continue\n"
+           "    t0 = time.process_time()\n    while time.process_time() - t0 < 0.6:\n"
+           "        pass\n",
+     "ok", NULL, NULL, "'FORGED@ID@'", NEXT_LOST},
     /* A runner with threads is kept as a one-thread copy made after its result; here the
      * copy (the child of a park from user code) computes past the call's hard deadline.
      * The deadline still ends the call: timeout, nothing kept, the copy gone. */
@@ -522,6 +533,12 @@ static const struct hcase after_cases[] = {
            "put(result(@SEQ@, 'FORGED@ID@'))\nt0 = time.time()\nif park() > 0:\n"
            "    os._exit(0)\nwhile time.time() - t0 < 2.5:\n    pass\nx = 'changed'\nserve()",
      "timeout", "TimeoutError", NULL, NULL, NEXT_STATE},
+    /* Bigger than any worker's (its texts are cut to the limits before they are sent):
+     * decoding 8 MiB of JSON held the supervisor's loop for half a second per call. */
+    {"a result frame bigger than any call's output", NEW_SESSION,
+     "put(frame('J', struct.pack('<I', @SEQ@) + b'{\"status\":\"ok\",\"stdout\":\"' +\n"
+     "    b'a' * (7 << 20) + b'\"}'))\ntime.sleep(5)",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
     {"a thread writes before and after the call's own result", NEW_SESSION,
      "def w():\n    while True:\n        put(frame('Z', b'x'))\n        time.sleep(0.001)\n"
      "threading.Thread(target=w, daemon=True).start()\ntime.sleep(0.2)\n't@ID@'",
