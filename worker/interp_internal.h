@@ -106,6 +106,10 @@ int pyguard_reader_is_user(void);
 /* Does the running code act for a served module's import (its code is on the stack, with no
  * frame of the user's code above it)? Such code is treated as the zygote's imports were. */
 int pyguard_for_loading_module(void);
+/* Is an exec or eval made for a served module's import by that import's own code: as
+ * pyguard_for_loading_module, with no class being made (its hooks run from C under the
+ * module's frame) and an innermost frame whose code names exec or eval? */
+int pyguard_loading_evaluation(void);
 /* The user's namespace and its module (borrowed, kept alive by the caller): the functions the
  * user defines keep their internals, the module its __dict__. */
 void pyguard_user(PyObject *ns, PyObject *module);

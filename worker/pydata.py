@@ -286,6 +286,23 @@ def _matplotlib():
 
     show.__module__ = plt.show.__module__
     plt.show = show
+
+    from matplotlib import rcsetup
+    switch = plt.switch_backend
+    own = {name.lower(): name for name in rcsetup.all_backends}
+
+    def switch_backend(newbackend):
+        """Switch to one of matplotlib's own backends: pyplot imports a backend's module by
+        its name ('module://...' any module), and the user's code imports only what it may."""
+        if newbackend is not rcsetup._auto_backend_sentinel and (
+                not isinstance(newbackend, str) or newbackend.lower() not in own):
+            raise ImportError(f"{newbackend!r} is not one of matplotlib's backends: "
+                              f"{', '.join(sorted(own.values()))}")
+        return switch(newbackend)
+
+    switch_backend.__doc__ = switch.__doc__
+    switch_backend.__module__ = switch.__module__
+    plt.switch_backend = switch_backend
     Figure.show = figure_show
     fig, ax = plt.subplots()
     ax.plot([1, 2, 3], label='line')

@@ -93,6 +93,45 @@ int pyguard_for_loading_module(void)
 	return allow;
 }
 
+/* type.__new__ calls in progress, innermost last: the arguments each was given (a class is
+ * being made: its descriptors' __set_name__ and its bases' __init_subclass__ run inside, before
+ * the class is returned). */
+#define MAKING_MAX 64
+static PyObject *type_new_args[MAKING_MAX];
+static int type_new_depth;
+/* Metaclass calls in progress (a class statement, type(name, bases, ns)), innermost last: the
+ * class each made, once type.__new__ returned it (NULL before); its metaclass's __new__ and
+ * __init__ finish it after that. */
+static PyObject *constructing[MAKING_MAX];
+static int n_constructing;
+
+/* Does the tuple of names hold the str name? */
+static int names_hold(PyObject *names, const char *name)
+{
+	for (Py_ssize_t i = 0; PyTuple_Check(names) && i < PyTuple_GET_SIZE(names); i++)
+		if (PyUnicode_Check(PyTuple_GET_ITEM(names, i)) &&
+		    PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(names, i), name) == 0)
+			return 1;
+	return 0;
+}
+
+int pyguard_loading_evaluation(void)
+{
+	PyFrameObject *f;
+	PyCodeObject *c;
+	int own;
+
+	if (type_new_depth || !pyguard_for_loading_module())
+		return 0;
+	f = PyEval_GetFrame();
+	if (!f)
+		return 0;
+	c = PyFrame_GetCode(f);
+	own = names_hold(c->co_names, "exec") || names_hold(c->co_names, "eval");
+	Py_DECREF(c);
+	return own;
+}
+
 /* Is the innermost frame the user's code (a function or module the user wrote)? */
 static int reader_is_user(void)
 {
@@ -737,7 +776,7 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 	 * generated to define something (dataclasses writes the names of a class's fields into
 	 * the __init__ it makes, and the user's code may have changed them): it gets a fresh
 	 * namespace, as after the import. */
-	if (loading && pyimport_loading(d) && pyguard_for_loading_module()) {
+	if (loading && pyimport_loading(d) && pyguard_loading_evaluation()) {
 		*loading = 1;
 		return Py_NewRef(d);
 	}
@@ -1214,18 +1253,57 @@ static int library_stores(PyObject *name)
 	return stores;
 }
 
-/* May a library's class be changed now? Not by the user's code; by a library's code in its own
- * statement, while a served module is imported, or when the class was made during this call
- * (a library finishing the class it made). 0 or -1 with PermissionError. */
+/* Is t a class being made now: by a metaclass call in progress (its metaclass's __new__ and
+ * __init__ finish it: abc, enum, sympy set its attributes from C), or by a type.__new__ in
+ * progress that has not returned it yet (its descriptors' __set_name__ set attributes on it)?
+ * The latter is known by the arguments: its name, and its bases' very tuple (or object's). */
+static int being_made(PyObject *t)
+{
+	PyTypeObject *tp = (PyTypeObject *)t;
+
+	for (int i = 0; i < n_constructing; i++)
+		if (constructing[i] == t)
+			return 1;
+	for (int i = type_new_depth - 1; i >= 0 && i < MAKING_MAX; i--) {
+		PyObject *a = type_new_args[i], *name, *bases;
+		if (!a || !PyTuple_Check(a) || PyTuple_GET_SIZE(a) != 3)
+			continue;
+		name = PyTuple_GET_ITEM(a, 0);
+		bases = PyTuple_GET_ITEM(a, 1);
+		if (!PyUnicode_Check(name) || !PyTuple_Check(bases) || sealed_class(t) ||
+		    PyUnicode_CompareWithASCIIString(name, tp->tp_name) != 0)
+			continue;
+		if (PyTuple_GET_SIZE(bases) ? tp->tp_bases == bases
+		                            : tp->tp_base == &PyBaseObject_Type)
+			return 1;
+	}
+	return 0;
+}
+
+/* May a library's class be changed now? Not by the user's code; by a library's code: while a
+ * served module is imported; in its own statement (a dunder not on a class the zygote had:
+ * functools.update_wrapper's own "wrapper.__wrapped__ = wrapped" took any class); while the
+ * class is being made (being_made); when the class was made during this call outside an
+ * import (a namedtuple, a functional enum, a sympy function: a library finishing what it made
+ * for the user). A class a late import made is finished once made: a hook set on it
+ * afterwards (__init_subclass__, through a map of type.__setattr__) ran the user's callable
+ * inside the next import that subclassed it. 0 or -1 with PermissionError. */
 static int library_change_allowed(PyObject *t, PyObject *name)
 {
-	const char *why;
+	const char *why, *n = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+	size_t len = n ? strlen(n) : 0;
+	/* A dunder may be a hook CPython or a library calls from C (__init_subclass__, __eq__,
+	 * __set_name__). */
+	int hook = !n || (len > 4 && strncmp(n, "__", 2) == 0 && strcmp(n + len - 2, "__") == 0);
 
+	PyErr_Clear();
 	if (!pylayer_armed() || !library_class(t))
 		return 0;
 	if (change_is_users())
 		why = "";
-	else if (fresh_class(t) || library_stores(name) || pyguard_for_loading_module())
+	else if (pyguard_for_loading_module() ||
+	         (library_stores(name) && !(hook && sealed_class(t))) || being_made(t) ||
+	         fresh_class(t))
 		return 0;
 	else
 		why = ", and a library function changes it for the user's code";
@@ -1332,17 +1410,45 @@ static int held_values_guard(PyTypeObject *t)
 	return rc < 0 ? -1 : 0;
 }
 
-static newfunc real_type_new; /* CPython's type.__new__ */
+static newfunc real_type_new;      /* CPython's type.__new__ */
+static ternaryfunc real_type_call; /* CPython's type.__call__ */
+
+/* Calling a metaclass with a class's name, bases and namespace: the class it makes is being
+ * made until the call returns (being_made). Every other call of a class goes straight on. */
+static PyObject *type_call_checked(PyObject *callee, PyObject *args, PyObject *kw)
+{
+	PyObject *r;
+	int slot = n_constructing;
+
+	if (!PyType_FastSubclass((PyTypeObject *)callee, Py_TPFLAGS_TYPE_SUBCLASS) ||
+	    !PyTuple_Check(args) || PyTuple_GET_SIZE(args) != 3 || slot >= MAKING_MAX)
+		return real_type_call(callee, args, kw);
+	constructing[slot] = NULL;
+	n_constructing = slot + 1;
+	r = real_type_call(callee, args, kw);
+	n_constructing = slot;
+	return r;
+}
 
 /* Classes made later (matplotlib makes one of a backend module's variables when the backend
  * is switched): held as they are made. */
 static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *kw)
 {
-	PyObject *t = real_type_new(meta, args, kw);
+	PyObject *t;
+	int depth = type_new_depth;
+
+	if (depth < MAKING_MAX)
+		type_new_args[depth] = args;
+	type_new_depth++;
+	t = real_type_new(meta, args, kw);
+	type_new_depth = depth;
+	if (t && n_constructing > 0 && !constructing[n_constructing - 1])
+		constructing[n_constructing - 1] = t;
 
 	if (t && PyType_Check(t) && held_values_guard((PyTypeObject *)t) < 0)
 		Py_CLEAR(t);
-	if (t && PyType_Check(t) && pylayer_armed() && fresh_add(t) < 0)
+	if (t && PyType_Check(t) && pylayer_armed() && !pyguard_for_loading_module() &&
+	    fresh_add(t) < 0)
 		Py_CLEAR(t);
 	return t;
 }
@@ -1410,6 +1516,8 @@ static int held_values_install(void)
 	if (!seen)
 		return -1;
 	real_type_new = PyType_Type.tp_new;
+	real_type_call = PyType_Type.tp_call;
+	PyType_Type.tp_call = type_call_checked;
 	rc = held_values_sweep(&PyBaseObject_Type, seen, 0);
 	if (rc == 0)
 		rc = sealed_record(seen);

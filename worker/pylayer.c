@@ -752,7 +752,7 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 	    PyCode_Check(PyTuple_GET_ITEM(args, 0))) {
 		/* Except what a served module runs for its own import, as it did in the zygote
 		 * (scipy's result types are generated code that reads __dict__). */
-		if (pyimport_loading_any() && pyguard_for_loading_module())
+		if (pyimport_loading_any() && pyguard_loading_evaluation())
 			return 0;
 		return code_check((PyCodeObject *)PyTuple_GET_ITEM(args, 0), 0);
 	}
