@@ -64,8 +64,9 @@ const struct policy_rule policy_table[] = {
 	ALLOW_IF("recvmsg", ARG_EQ(0, POLICY_FD_CHANNEL), "the channel: a workspace file's fd comes with its answer"),
 
 	/* Files of the workspace: the supervisor opened them and passed their fds. The worker
-	 * cannot make an fd of its own (open, socket, pipe, dup, memfd, eventfd: all denied),
-	 * so every fd above the channel is one of these. */
+	 * cannot make an fd of its own (open, socket, pipe, memfd, eventfd: all denied; only a
+	 * new handle on /dev/null, below), so every fd above the channel is one of these or
+	 * /dev/null. */
 	ALLOW_FD("read", "a workspace file"),
 	ALLOW_FD("pread64", "a workspace file, at an offset"),
 	ALLOW_FD("write", "a workspace file it writes (a hidden copy until the call commits)"),
@@ -73,6 +74,8 @@ const struct policy_rule policy_table[] = {
 	ALLOW_FD("ftruncate", "a workspace file it writes"),
 	ALLOW_FD("close", "done with a workspace file"),
 	ALLOW_FD("close_range", "the worker closes every workspace file when a call ends"),
+	ALLOW_IF2("fcntl", ARG_LE(0, 2), ARG_EQ(1, F_DUPFD_CLOEXEC), "a new handle on /dev/null (fds 0-2): scipy's qhull writes its messages to a stream made on a temporary file"),
+	ALLOW_IF("fcntl", ARG_EQ(1, F_GETFL), "fdopen asks an fd's mode"),
 
 	/* Memory, never executable: no new code can be mapped. */
 	ALLOW("brk", "malloc's main arena; glibc takes an errno as the new break: SIGSEGV"),

@@ -334,7 +334,8 @@ Test(data, figures_save_as_pdf_svg_and_eps)
  * bold or serif text and an integral in a figure (matplotlib rebuilt its font list from the
  * disk), dates on a pandas plot (matplotlib.pylab's import *), plt.cm / plt.style / np.char /
  * pd.offsets (modules a module holds), sympy's nsolve (mpmath), eigsh (the extension's
- * namespace), L-BFGS-B (getrusage), differential_evolution (multiprocessing's import). */
+ * namespace), L-BFGS-B (getrusage), differential_evolution (multiprocessing's import), qhull's
+ * ConvexHull, Delaunay, griddata (a message stream on a temporary file). */
 Test(data, everyday_data_code_works)
 {
 	json_object *r;
@@ -379,6 +380,15 @@ Test(data, everyday_data_code_works)
 	    " minimize(lambda v: ((v - 3) ** 2).sum(), [0, 0],\n"
 	    "          method='L-BFGS-B').x.round(3).tolist(), bool(de.fun < 1e-3)]",
 	    "[\"1.4142\",[4.0,5.0],[3.0,3.0],true]");
+	/* qhull's message stream (a temporary file in this build of scipy) crashed the worker. */
+	e2e_expect_result("import numpy as np\n"
+	                  "from scipy.spatial import ConvexHull, Delaunay, Voronoi\n"
+	                  "from scipy.interpolate import griddata\n"
+	                  "pts = np.array([[0, 0], [1, 0], [0, 1], [1, 1], [0.5, 0.4]])\n"
+	                  "[ConvexHull(pts).volume, len(Delaunay(pts).simplices),\n"
+	                  " len(Voronoi(pts).vertices) > 0,\n"
+	                  " griddata(pts, pts[:, 0], [[0.25, 0.25]]).round(3).tolist()]",
+	                  "[1.0,4,true,[0.25]]");
 	e2e_stop();
 }
 

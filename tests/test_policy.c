@@ -1048,6 +1048,41 @@ Test(policy, allows_its_own_resource_use)
 	expect_exit("getrusage, times", run_child(probe_own_usage, NULL, true), 0);
 }
 
+static int probe_devnull_handle(const void *arg)
+{
+	long fd;
+
+	(void)arg;
+	fd = syscall(SYS_fcntl, 0, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (syscall(SYS_fcntl, fd, F_GETFL) < 0)
+		return errno;
+	return syscall(SYS_close, fd) < 0 ? errno : 0;
+}
+
+static int probe_dup_above(const void *arg)
+{
+	(void)arg;
+	return syscall(SYS_fcntl, POLICY_FD_CHANNEL, F_DUPFD_CLOEXEC, 0) < 0 ? errno : 0;
+}
+
+static int probe_setfl(const void *arg)
+{
+	(void)arg;
+	return syscall(SYS_fcntl, 0, F_SETFL, 0) < 0 ? errno : 0;
+}
+
+/* A new handle on /dev/null (fds 0-2), and an fd's mode: scipy's qhull makes its message
+ * stream so. A copy of any other fd, and any other fcntl, stay killed. */
+Test(policy, allows_a_new_handle_on_dev_null_only)
+{
+	expect_exit("fcntl(0, F_DUPFD_CLOEXEC), F_GETFL",
+	            run_child(probe_devnull_handle, NULL, true), 0);
+	expect_killed("fcntl(channel, F_DUPFD_CLOEXEC)", run_child(probe_dup_above, NULL, true));
+	expect_killed("fcntl(0, F_SETFL)", run_child(probe_setfl, NULL, true));
+}
+
 static int probe_malloc(const void *arg)
 {
 	size_t sizes[] = {16, 4096, 200000, 16 << 20};

@@ -128,6 +128,21 @@ def _scipy():
     from scipy.sparse.linalg._eigen.arpack import arpack
     routines = {k: v for k, v in vars(arpack._arpack).items() if not k.startswith('__')}
     arpack._arpack = types.SimpleNamespace(**routines)
+    # qhull (ConvexHull, Delaunay, Voronoi, griddata) writes its messages to a stream that
+    # this build of scipy makes on a temporary file (its memory streams were left out): a
+    # worker has no file, and scipy then crashed on the half-made object. The stream is a new
+    # handle on the worker's /dev/null: qhull's messages are lost, not its results.
+    from scipy._lib import messagestream
+    import os
+
+    def mkstemp(*args, **kwargs):
+        return os.dup(0), b'/dev/null'
+
+    def remove(path):
+        pass
+
+    messagestream.tempfile = types.SimpleNamespace(mkstemp=mkstemp)
+    messagestream.os = types.SimpleNamespace(remove=remove, close=os.close)
     # differential_evolution and the other solvers with workers= import multiprocessing's
     # Pool at each call, and multiprocessing reads the signal module's namespace as it loads.
     try:
