@@ -433,6 +433,38 @@ Test(data, hooks_on_library_classes_do_not_run_for_the_user)
 	e2e_stop();
 }
 
+/* The interpreter's own exec is held by libraries (mpmath's exec_, six's): run from C under a
+ * library's frame (a starmap consumed by collections.Counter, a __del__ that is a partial of
+ * it), it took that frame's real globals and builtins; in sympy.abc's import, the module's
+ * namespace, whose modules led to everything. exec itself checks now, wherever it is held. The
+ * key of the user's that sympy.abc's star import took came through sympy.__all__, a list the
+ * user's code could change: proxies give a tuple. */
+Test(data, the_interpreters_exec_checks_wherever_it_is_held)
+{
+	start_data(NULL);
+	e2e_expect_result("import collections, itertools\n"
+	                  "from mpmath.libmp.backend import exec_\n"
+	                  "try:\n"
+	                  "    collections.Counter(itertools.starmap(exec_,\n"
+	                  "        [(\"globals()['leak'] = [_sys]\",)]))\n"
+	                  "    r = 'ran'\n"
+	                  "except NameError:\n"
+	                  "    r = 'NameError'\n"
+	                  "[r, hasattr(collections, 'leak')]",
+	                  "[\"NameError\",false]");
+	e2e_expect_result("import sympy\n"
+	                  "try:\n    sympy.__all__.append('SYMPY_DEBUG')\n    r = 'changed'\n"
+	                  "except AttributeError:\n    r = 'a tuple'\n"
+	                  "import sympy.abc as abc\n[r, hasattr(abc, 'leak'), str(abc.x + 1)]",
+	                  "[\"a tuple\",false,\"x + 1\"]");
+	/* Library code and the user's own calls of it work as ever. */
+	e2e_expect_result("from mpmath.libmp.backend import exec_\nd = {}\nexec_('y = 6 * 7', d)\n"
+	                  "import sympy\nx = sympy.Symbol('x')\n"
+	                  "[d['y'], sympy.lambdify(x, x ** 2)(3), str(sympy.sympify('x + 1'))]",
+	                  "[42,9,\"x + 1\"]");
+	e2e_stop();
+}
+
 Test(data, numpy_and_pandas_results_read_well)
 {
 	json_object *r;

@@ -39,6 +39,10 @@ int pylayer_frame_reads(PyFrameObject *f, PyObject *name);
 /* Is f executing an attribute store or deletion of name in its own bytecode (STORE_ATTR,
  * DELETE_ATTR), as opposed to a call that makes it in C (setattr, type.__setattr__)? */
 int pylayer_frame_stores(PyFrameObject *f, PyObject *name);
+/* Is f executing a call (CALL, PRECALL) on a line of its own code that loads one of names
+ * (NULL-terminated) by name: as the call of exec(...) in that code is, and not a call made
+ * from C while f is innermost (a finalizer, a callback)? */
+int pylayer_frame_calls(PyFrameObject *f, const char *const *names);
 /* Is f executing "from m import *" (which reads m's namespace when m has no __all__)? */
 int pylayer_frame_imports_star(PyFrameObject *f);
 /* The builtins dict for user code (borrowed). The user's code can change it. */
@@ -107,8 +111,8 @@ int pyguard_reader_is_user(void);
  * frame of the user's code above it)? Such code is treated as the zygote's imports were. */
 int pyguard_for_loading_module(void);
 /* Is an exec or eval made for a served module's import by that import's own code: as
- * pyguard_for_loading_module, with no class being made (its hooks run from C under the
- * module's frame) and an innermost frame whose code names exec or eval? */
+ * pyguard_for_loading_module, with no class being made, and the innermost frame's bytecode
+ * calling exec or eval (pylayer_frame_calls)? */
 int pyguard_loading_evaluation(void);
 /* The user's namespace and its module (borrowed, kept alive by the caller): the functions the
  * user defines keep their internals, the module its __dict__. */

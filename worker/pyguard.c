@@ -105,31 +105,19 @@ static int type_new_depth;
 static PyObject *constructing[MAKING_MAX];
 static int n_constructing;
 
-/* Does the tuple of names hold the str name? */
-static int names_hold(PyObject *names, const char *name)
-{
-	for (Py_ssize_t i = 0; PyTuple_Check(names) && i < PyTuple_GET_SIZE(names); i++)
-		if (PyUnicode_Check(PyTuple_GET_ITEM(names, i)) &&
-		    PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(names, i), name) == 0)
-			return 1;
-	return 0;
-}
-
+/* A callable the user's code planted runs from C while a module's frame is innermost: a hook a
+ * class's making calls (__init_subclass__), a finalizer (a __del__ that is a partial of exec,
+ * freed by sympy.abc's own loop), a callback. Only the module's own call of exec or eval
+ * counts as the module's. */
 int pyguard_loading_evaluation(void)
 {
+	static const char *const evaluators[] = {"exec", "eval", NULL};
 	PyFrameObject *f;
-	PyCodeObject *c;
-	int own;
 
 	if (type_new_depth || !pyguard_for_loading_module())
 		return 0;
 	f = PyEval_GetFrame();
-	if (!f)
-		return 0;
-	c = PyFrame_GetCode(f);
-	own = names_hold(c->co_names, "exec") || names_hold(c->co_names, "eval");
-	Py_DECREF(c);
-	return own;
+	return f && pylayer_frame_calls(f, evaluators);
 }
 
 /* Is the innermost frame the user's code (a function or module the user wrote)? */
@@ -863,6 +851,72 @@ static PyObject *eval_checked(PyObject *self, PyObject *args, PyObject *kw)
 	return evaluate_checked(real_eval, args, kw);
 }
 
+/* The interpreter's exec and eval are held by libraries besides builtins (mpmath's and six's
+ * exec_, a function's default): one run from C under a library's frame (a __del__ that is a
+ * partial of it) took that frame's globals and builtins, a module's real namespace. The
+ * builtin function objects themselves check: every object of a builtin shares its method
+ * definition, whose function becomes these; the originals are called through copies of it. */
+static PyMethodDef orig_exec_def, orig_eval_def;
+
+static PyObject *evaluate_fast(PyObject *real, PyObject *const *args, Py_ssize_t n,
+                               PyObject *kwnames)
+{
+	PyObject *tuple = PyTuple_New(n), *kw = NULL, *r = NULL;
+
+	if (!tuple)
+		return NULL;
+	for (Py_ssize_t i = 0; i < n; i++)
+		PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+	if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+		kw = PyDict_New();
+		for (Py_ssize_t i = 0; kw && i < PyTuple_GET_SIZE(kwnames); i++)
+			if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0)
+				Py_CLEAR(kw);
+		if (!kw)
+			goto out;
+	}
+	r = evaluate_checked(real, tuple, kw);
+out:
+	Py_XDECREF(kw);
+	Py_DECREF(tuple);
+	return r;
+}
+
+static PyObject *exec_fast(PyObject *self, PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
+{
+	(void)self;
+	return evaluate_fast(real_exec, args, n, kwnames);
+}
+
+/* eval takes no keywords (METH_FASTCALL alone). */
+static PyObject *eval_fast(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	return evaluate_fast(real_eval, args, n, NULL);
+}
+
+/* builtin (the interpreter's exec or eval) checks through fast from now on; the original, a
+ * new object over a copy of its definition, is returned. flags: the convention fast follows,
+ * which must be builtin's. */
+static PyObject *builtin_checked(PyObject *builtin, PyMethodDef *copy, PyCFunction fast, int flags)
+{
+	PyMethodDef *def;
+
+	if (!builtin || !PyCFunction_Check(builtin)) {
+		PyErr_SetString(PyExc_RuntimeError, "builtins exec or eval missing");
+		return NULL;
+	}
+	def = ((PyCFunctionObject *)builtin)->m_ml;
+	if ((def->ml_flags & (METH_VARARGS | METH_FASTCALL | METH_KEYWORDS)) != flags) {
+		PyErr_Format(PyExc_RuntimeError, "builtin %s takes an unexpected convention",
+		             def->ml_name);
+		return NULL;
+	}
+	*copy = *def;
+	def->ml_meth = fast;
+	return PyCFunction_NewEx(copy, PyCFunction_GET_SELF(builtin), NULL);
+}
+
 static PyMethodDef exec_def = {"exec", (PyCFunction)(void (*)(void))exec_checked,
                                METH_VARARGS | METH_KEYWORDS,
                                "exec(source, globals=None, locals=None, /, *, closure=None)"};
@@ -876,8 +930,11 @@ static int evaluators_install(void)
 
 	real_builtins = b;
 	real_builtins_mod = PyImport_ImportModule("builtins");
-	real_exec = Py_XNewRef(PyDict_GetItemString(b, "exec"));
-	real_eval = Py_XNewRef(PyDict_GetItemString(b, "eval"));
+	real_exec =
+	    builtin_checked(PyDict_GetItemString(b, "exec"), &orig_exec_def,
+	                    (PyCFunction)(void (*)(void))exec_fast, METH_FASTCALL | METH_KEYWORDS);
+	real_eval = builtin_checked(PyDict_GetItemString(b, "eval"), &orig_eval_def,
+	                            (PyCFunction)(void (*)(void))eval_fast, METH_FASTCALL);
 	if (!real_builtins_mod || !real_exec || !real_eval) {
 		if (!PyErr_Occurred())
 			PyErr_SetString(PyExc_RuntimeError, "builtins exec or eval missing");

@@ -17,7 +17,8 @@ static PyObject *real_attrgetter, *real_methodcaller, *real_get_field;
 
 static int op_load_attr = -1, op_store_attr = -1, op_delete_attr = -1, op_load_method = -1,
            op_import_from = -1, op_import_name = -1, op_load_const = -1, op_match_class = -1,
-           op_extended_arg = -1, op_import_star = -1;
+           op_extended_arg = -1, op_import_star = -1, op_load_name = -1, op_load_global = -1,
+           op_precall = -1, op_call = -1;
 
 /* ---- attribute rules ----------------------------------------------------------------- */
 
@@ -211,6 +212,8 @@ int pylayer_opcodes_load(void)
 	    {"IMPORT_FROM", &op_import_from}, {"EXTENDED_ARG", &op_extended_arg},
 	    {"IMPORT_NAME", &op_import_name}, {"LOAD_CONST", &op_load_const},
 	    {"MATCH_CLASS", &op_match_class}, {"IMPORT_STAR", &op_import_star},
+	    {"LOAD_NAME", &op_load_name},     {"LOAD_GLOBAL", &op_load_global},
+	    {"PRECALL", &op_precall},         {"CALL", &op_call},
 	};
 
 	if (!m)
@@ -1374,6 +1377,48 @@ int pylayer_frame_reads(PyFrameObject *f, PyObject *name)
 int pylayer_frame_stores(PyFrameObject *f, PyObject *name)
 {
 	return frame_attr_op(f, name, op_store_attr, op_delete_attr);
+}
+
+int pylayer_frame_calls(PyFrameObject *f, const char *const *names)
+{
+	PyCodeObject *co = PyFrame_GetCode(f);
+	PyObject *code = PyCode_GetCode(co);
+	int lasti = PyFrame_GetLasti(f), line, calls = 0;
+	const unsigned char *p;
+
+	if (!code) {
+		PyErr_Clear();
+		Py_DECREF(co);
+		return 0;
+	}
+	p = (const unsigned char *)PyBytes_AS_STRING(code);
+	if (op_call >= 0 && lasti >= 0 && !(lasti & 1) && lasti + 1 < PyBytes_GET_SIZE(code) &&
+	    (p[lasti] == op_call || p[lasti] == op_precall)) {
+		line = PyCode_Addr2Line(co, lasti);
+		for (int i = lasti - 2; !calls && i >= 0 && PyCode_Addr2Line(co, i) == line;
+		     i -= 2) {
+			unsigned int arg = p[i + 1];
+			PyObject *name;
+			if (p[i] != op_load_name && p[i] != op_load_global)
+				continue;
+			for (int j = i - 2, shift = 8;
+			     j >= 0 && p[j] == op_extended_arg && shift < 32; j -= 2, shift += 8)
+				arg |= (unsigned int)p[j + 1] << shift;
+#if PY_VERSION_HEX >= 0x030B0000
+			if (p[i] == op_load_global)
+				arg >>= 1; /* its low bit says whether a NULL is pushed too */
+#endif
+			if ((Py_ssize_t)arg >= PyTuple_GET_SIZE(co->co_names))
+				continue;
+			name = PyTuple_GET_ITEM(co->co_names, arg);
+			for (const char *const *n = names; !calls && *n; n++)
+				calls = PyUnicode_Check(name) &&
+				        PyUnicode_CompareWithASCIIString(name, *n) == 0;
+		}
+	}
+	Py_DECREF(code);
+	Py_DECREF(co);
+	return calls;
 }
 
 int pylayer_frame_imports_star(PyFrameObject *f)

@@ -177,8 +177,8 @@ static int fill(PyObject *proxy, PyObject *real, const char *name)
 	return 0;
 }
 
-/* The proxy's __all__: the real one's names that the proxy can give ("from m import *" reads
- * each), a submodule among them only when it is allowed. */
+/* The proxy's __all__, a tuple: the real one's names that the proxy can give ("from m import *"
+ * reads each), a submodule among them only when it is allowed. */
 static int fill_all(PyObject *proxy, PyObject *real, PyObject *name)
 {
 	PyObject *all = PyObject_GetAttrString(real, "__all__"), *seq, *out;
@@ -219,8 +219,13 @@ static int fill_all(PyObject *proxy, PyObject *real, PyObject *name)
 			Py_CLEAR(out);
 	}
 	Py_DECREF(seq);
-	if (out)
-		rc = PyObject_SetAttrString(proxy, "__all__", out);
+	/* A tuple: a list of the user's code's could give what a library's star import of the
+	 * module copies (sympy.abc's exec of 'from sympy import *' took a key of the user's). */
+	if (out) {
+		PyObject *t = PyList_AsTuple(out);
+		rc = t ? PyObject_SetAttrString(proxy, "__all__", t) : -1;
+		Py_XDECREF(t);
+	}
 	Py_XDECREF(out);
 	return rc;
 }
