@@ -851,14 +851,20 @@ static PyObject *ws_getcwdb(PyObject *self, PyObject *unused)
 	return PyBytes_FromString(ws_path);
 }
 
-/* os.dup(fd): a worker makes no fd (the filter would end it). Libraries that copy a file's fd
- * to read it with C stdio (numpy.fromfile with a file object) get an error instead. */
+/* os.dup(fd): a worker makes no fd (the filter would end it) but a new handle on its /dev/null
+ * (fds 0-2: scipy's message streams, pydata.py). Libraries that copy a file's fd to read it
+ * with C stdio (numpy.fromfile with a file object) get an error instead. */
 static PyObject *ws_dup(PyObject *self, PyObject *fd)
 {
 	PyObject *e;
+	long n = PyLong_Check(fd) ? PyLong_AsLong(fd) : -1;
 
 	(void)self;
-	(void)fd;
+	PyErr_Clear();
+	if (n >= 0 && n <= 2) {
+		int copy = fcntl((int)n, F_DUPFD_CLOEXEC, 0);
+		return copy < 0 ? PyErr_SetFromErrno(PyExc_OSError) : PyLong_FromLong(copy);
+	}
 	e = PyObject_CallFunction(PyExc_OSError, "is", ENOTSUP,
 	                          "Operation not supported: file descriptors cannot be copied in "
 	                          "the sandbox (read the file through its file object)");

@@ -895,6 +895,100 @@ static PyObject *eval_fast(PyObject *self, PyObject *const *args, Py_ssize_t n)
 	return evaluate_fast(real_eval, args, n, NULL);
 }
 
+/* Builtins that answer with the calling frame's namespace (globals(), locals(), vars()): run from
+ * C under a library's frame (a default_factory, a finalizer, a key function), they answered with
+ * that frame's (a module's real globals). They answer a call in a library's own bytecode (its
+ * line loads the name and calls), and the user's code for its own frame. __import__ and
+ * breakpoint below. */
+static PyMethodDef orig_globals_def, orig_locals_def, orig_vars_def, orig_import_def,
+    orig_breakpoint_def;
+
+/* 1 when name may answer now; 0 with PermissionError. */
+static int frame_builtin_allowed(const char *name)
+{
+	const char *const names[] = {name, NULL};
+	PyFrameObject *f = PyEval_GetFrame();
+
+	if (!pylayer_armed())
+		return 1;
+	if (f && (frame_is_user(f) || pylayer_frame_calls(f, names)))
+		return 1;
+	PyErr_Format(PyExc_PermissionError,
+	             "%s() is not available here in the sandbox: it answers only the code that "
+	             "calls it by name",
+	             name);
+	return 0;
+}
+
+static PyObject *globals_checked(PyObject *self, PyObject *unused)
+{
+	return frame_builtin_allowed("globals") ? orig_globals_def.ml_meth(self, unused) : NULL;
+}
+
+static PyObject *locals_checked(PyObject *self, PyObject *unused)
+{
+	return frame_builtin_allowed("locals") ? orig_locals_def.ml_meth(self, unused) : NULL;
+}
+
+static PyObject *vars_checked(PyObject *self, PyObject *args)
+{
+	/* vars(obj) reads obj's __dict__ (the attribute rules hold); vars() the frame's. */
+	if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 0 && !frame_builtin_allowed("vars"))
+		return NULL;
+	return orig_vars_def.ml_meth(self, args);
+}
+
+/* Libraries' compiled code calls the builtin __import__ from C (Cython's import statements):
+ * any library frame may. The user's code imports through the sandbox's; with the real one
+ * in hand, it would get real modules. */
+static PyObject *import_checked(PyObject *self, PyObject *const *args, Py_ssize_t n,
+                                PyObject *kwnames)
+{
+	if (pylayer_armed() && reader_is_user()) {
+		PyErr_SetString(
+		    PyExc_PermissionError,
+		    "__import__ is not available in the sandbox: use the import statement");
+		return NULL;
+	}
+	return ((_PyCFunctionFastWithKeywords)(void (*)(void))orig_import_def.ml_meth)(self, args,
+	                                                                               n, kwnames);
+}
+
+static PyObject *breakpoint_checked(PyObject *self, PyObject *const *args, Py_ssize_t n,
+                                    PyObject *kwnames)
+{
+	if (pylayer_armed()) {
+		PyErr_SetString(PyExc_PermissionError,
+		                "breakpoint() is not available in the sandbox");
+		return NULL;
+	}
+	return ((_PyCFunctionFastWithKeywords)(void (*)(void))orig_breakpoint_def.ml_meth)(
+	    self, args, n, kwnames);
+}
+
+/* The builtin name's definition takes fast (of the convention flags); its original is kept in
+ * copy. 0 or -1. */
+static int builtin_guarded(PyObject *b, const char *name, PyMethodDef *copy, PyCFunction fast,
+                           int flags)
+{
+	PyObject *f = PyDict_GetItemString(b, name);
+	PyMethodDef *def;
+
+	if (!f || !PyCFunction_Check(f)) {
+		PyErr_Format(PyExc_RuntimeError, "builtin %s missing", name);
+		return -1;
+	}
+	def = ((PyCFunctionObject *)f)->m_ml;
+	if ((def->ml_flags & (METH_VARARGS | METH_FASTCALL | METH_KEYWORDS | METH_NOARGS)) !=
+	    flags) {
+		PyErr_Format(PyExc_RuntimeError, "builtin %s takes an unexpected convention", name);
+		return -1;
+	}
+	*copy = *def;
+	def->ml_meth = fast;
+	return 0;
+}
+
 /* builtin (the interpreter's exec or eval) checks through fast from now on; the original, a
  * new object over a copy of its definition, is returned. flags: the convention fast follows,
  * which must be builtin's. */
@@ -930,6 +1024,16 @@ static int evaluators_install(void)
 
 	real_builtins = b;
 	real_builtins_mod = PyImport_ImportModule("builtins");
+	if (builtin_guarded(b, "globals", &orig_globals_def, globals_checked, METH_NOARGS) < 0 ||
+	    builtin_guarded(b, "locals", &orig_locals_def, locals_checked, METH_NOARGS) < 0 ||
+	    builtin_guarded(b, "vars", &orig_vars_def, vars_checked, METH_VARARGS) < 0 ||
+	    builtin_guarded(b, "__import__", &orig_import_def,
+	                    (PyCFunction)(void (*)(void))import_checked,
+	                    METH_FASTCALL | METH_KEYWORDS) < 0 ||
+	    builtin_guarded(b, "breakpoint", &orig_breakpoint_def,
+	                    (PyCFunction)(void (*)(void))breakpoint_checked,
+	                    METH_FASTCALL | METH_KEYWORDS) < 0)
+		return -1;
 	real_exec =
 	    builtin_checked(PyDict_GetItemString(b, "exec"), &orig_exec_def,
 	                    (PyCFunction)(void (*)(void))exec_fast, METH_FASTCALL | METH_KEYWORDS);
