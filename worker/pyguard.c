@@ -99,6 +99,11 @@ int pyguard_for_loading_module(void)
 #define MAKING_MAX 64
 static PyObject *type_new_args[MAKING_MAX];
 static int type_new_depth;
+/* exec and eval calls in progress (evaluate_checked). A served module's own evaluation is never
+ * one made inside another: the garbage collector, run by an allocation of that module's own
+ * exec, ran a finalizer of the user's (a partial of exec) there, with the module's frame
+ * innermost on its exec line. */
+static int eval_depth;
 /* Metaclass calls in progress (a class statement, type(name, bases, ns)), innermost last: the
  * class each made, once type.__new__ returned it (NULL before); its metaclass's __new__ and
  * __init__ finish it after that. */
@@ -114,7 +119,7 @@ int pyguard_loading_evaluation(void)
 	static const char *const evaluators[] = {"exec", "eval", NULL};
 	PyFrameObject *f;
 
-	if (type_new_depth || !pyguard_for_loading_module())
+	if (type_new_depth || eval_depth > 1 || !pyguard_for_loading_module())
 		return 0;
 	f = PyEval_GetFrame();
 	return f && pylayer_frame_calls(f, evaluators);
@@ -790,16 +795,33 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 /* exec(source, globals=None, locals=None, /, *, closure=None) and eval(...): typing evaluates
  * annotation strings, dataclasses and namedtuple execute generated text that holds the user's
  * field names. The "exec" audit event checks the code itself. */
+static PyObject *evaluate_unnested(PyObject *real, PyObject *args, PyObject *kw);
+
 static PyObject *evaluate_checked(PyObject *real, PyObject *args, PyObject *kw)
+{
+	PyObject *r;
+
+	if (!pylayer_armed())
+		return PyObject_Call(real, args, kw);
+	eval_depth++;
+	r = evaluate_unnested(real, args, kw);
+	eval_depth--;
+	return r;
+}
+
+static PyObject *evaluate_unnested(PyObject *real, PyObject *args, PyObject *kw)
 {
 	Py_ssize_t n = PyTuple_GET_SIZE(args);
 	PyObject *g, *l, *cg = NULL, *cl = NULL, *call = NULL, *r = NULL;
-	int loading = 0;
+	int loading = 0, explicit;
 
-	if (!pylayer_armed() || n < 1 || n > 3)
+	if (n < 1 || n > 3)
 		return PyObject_Call(real, args, kw);
 	g = n > 1 ? PyTuple_GET_ITEM(args, 1) : Py_None;
 	l = n > 2 ? PyTuple_GET_ITEM(args, 2) : Py_None;
+	/* A module's namespace given by its own code (exec(code, globals())): a callable run from
+	 * C under its frame (a finalizer) gives none, and cannot name it. */
+	explicit = g != Py_None;
 	if (g == Py_None) {
 		g = PyEval_GetGlobals();
 		if (l == Py_None)
@@ -809,7 +831,7 @@ static PyObject *evaluate_checked(PyObject *real, PyObject *args, PyObject *kw)
 	}
 	if (!l || l == Py_None)
 		l = g;
-	cg = namespace_checked(g, 1, l == g ? &loading : NULL);
+	cg = namespace_checked(g, 1, l == g && explicit ? &loading : NULL);
 	cl = !cg ? NULL : l == g ? Py_NewRef(cg) : namespace_checked(l, 0, NULL);
 	if (cl)
 		call = PyTuple_Pack(3, PyTuple_GET_ITEM(args, 0), cg, cl);
