@@ -883,10 +883,18 @@ static PyMethodDef orig_exec_def, orig_eval_def;
 static PyObject *evaluate_fast(PyObject *real, PyObject *const *args, Py_ssize_t n,
                                PyObject *kwnames)
 {
-	PyObject *tuple = PyTuple_New(n), *kw = NULL, *r = NULL;
+	PyObject *tuple, *kw = NULL, *r = NULL;
 
-	if (!tuple)
+	if (!pylayer_armed())
+		return PyObject_Vectorcall(real, args, (size_t)n, kwnames);
+	/* Counted before anything is allocated: a collection run by this call's own allocations
+	 * runs finalizers inside it. */
+	eval_depth++;
+	tuple = PyTuple_New(n);
+	if (!tuple) {
+		eval_depth--;
 		return NULL;
+	}
 	for (Py_ssize_t i = 0; i < n; i++)
 		PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
 	if (kwnames && PyTuple_GET_SIZE(kwnames)) {
@@ -897,10 +905,11 @@ static PyObject *evaluate_fast(PyObject *real, PyObject *const *args, Py_ssize_t
 		if (!kw)
 			goto out;
 	}
-	r = evaluate_checked(real, tuple, kw);
+	r = evaluate_unnested(real, tuple, kw);
 out:
 	Py_XDECREF(kw);
 	Py_DECREF(tuple);
+	eval_depth--;
 	return r;
 }
 
