@@ -218,3 +218,21 @@ Test(pylayer, the_name_import_is_hidden_however_it_is_spelled)
 	e2e_expect_result("import math\nmath.floor(2.5)", "2");
 	e2e_stop();
 }
+
+/* What ordinary code uses of sys: the limit CPython's own error for a long int's str tells the
+ * user to raise, and the exception being handled. */
+Test(pylayer, sys_keeps_what_ordinary_code_uses)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import sys\n"
+	    "try:\n    str(10 ** 5000)\n    before = 'converted'\n"
+	    "except ValueError as e:\n    before = 'set_int_max_str_digits' in str(e)\n"
+	    "sys.set_int_max_str_digits(0)\n"
+	    "try:\n    raise KeyError('k')\nexcept KeyError as e:\n"
+	    "    t, v, tb = sys.exc_info()\n    same = v is e and sys.exception() is e\n"
+	    "[before, len(str(10 ** 5000)), sys.get_int_max_str_digits(), t.__name__, "
+	    "same, tb is not None]",
+	    "[true,5001,0,\"KeyError\",true,true]");
+	e2e_stop();
+}

@@ -82,6 +82,12 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 	    "getdefaultencoding",
 	    "exit",
 	    "intern",
+	    /* CPython's own error for a long int's str names them. */
+	    "get_int_max_str_digits",
+	    "set_int_max_str_digits",
+	    /* The exception being handled: what an except clause binds already. */
+	    "exc_info",
+	    "exception",
 	    NULL,
 	};
 	PyObject *argv;
