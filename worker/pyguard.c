@@ -99,7 +99,7 @@ int pyguard_for_loading_module(void)
 #define MAKING_MAX 64
 static PyObject *type_new_args[MAKING_MAX];
 static int type_new_depth;
-/* exec and eval calls in progress (evaluate_checked). A served module's own evaluation is never
+/* exec and eval calls in progress (evaluate_fast). A served module's own evaluation is never
  * one made inside another: the garbage collector, run by an allocation of that module's own
  * exec, ran a finalizer of the user's (a partial of exec) there, with the module's frame
  * innermost on its exec line. */
@@ -765,7 +765,7 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 	/* A served module evaluating in its own namespace while it is imported (scipy.stats
 	 * deletes its docstring parts with exec: globals and locals both that namespace), with
 	 * no user code on the way: that namespace, but the code runs with the sandbox's builtins
-	 * (evaluate_checked puts them in for the call). Code given locals of its own is code
+	 * (evaluate_unnested puts them in for the call). Code given locals of its own is code
 	 * generated to define something (dataclasses writes the names of a class's fields into
 	 * the __init__ it makes, and the user's code may have changed them): it gets a fresh
 	 * namespace, as after the import. */
@@ -795,20 +795,6 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 /* exec(source, globals=None, locals=None, /, *, closure=None) and eval(...): typing evaluates
  * annotation strings, dataclasses and namedtuple execute generated text that holds the user's
  * field names. The "exec" audit event checks the code itself. */
-static PyObject *evaluate_unnested(PyObject *real, PyObject *args, PyObject *kw);
-
-static PyObject *evaluate_checked(PyObject *real, PyObject *args, PyObject *kw)
-{
-	PyObject *r;
-
-	if (!pylayer_armed())
-		return PyObject_Call(real, args, kw);
-	eval_depth++;
-	r = evaluate_unnested(real, args, kw);
-	eval_depth--;
-	return r;
-}
-
 static PyObject *evaluate_unnested(PyObject *real, PyObject *args, PyObject *kw)
 {
 	Py_ssize_t n = PyTuple_GET_SIZE(args);
@@ -859,18 +845,6 @@ static PyObject *evaluate_unnested(PyObject *real, PyObject *args, PyObject *kw)
 	Py_XDECREF(cl);
 	Py_XDECREF(cg);
 	return r;
-}
-
-static PyObject *exec_checked(PyObject *self, PyObject *args, PyObject *kw)
-{
-	(void)self;
-	return evaluate_checked(real_exec, args, kw);
-}
-
-static PyObject *eval_checked(PyObject *self, PyObject *args, PyObject *kw)
-{
-	(void)self;
-	return evaluate_checked(real_eval, args, kw);
 }
 
 /* The interpreter's exec and eval are held by libraries besides builtins (mpmath's and six's
@@ -1020,38 +994,19 @@ static int builtin_guarded(PyObject *b, const char *name, PyMethodDef *copy, PyC
 	return 0;
 }
 
-/* builtin (the interpreter's exec or eval) checks through fast from now on; the original, a
- * new object over a copy of its definition, is returned. flags: the convention fast follows,
- * which must be builtin's. */
-static PyObject *builtin_checked(PyObject *builtin, PyMethodDef *copy, PyCFunction fast, int flags)
+/* The builtin name (the interpreter's exec or eval) checks through fast from now on; its
+ * original, a new object over a copy of its definition, is returned. */
+static PyObject *builtin_checked(PyObject *b, const char *name, PyMethodDef *copy, PyCFunction fast,
+                                 int flags)
 {
-	PyMethodDef *def;
-
-	if (!builtin || !PyCFunction_Check(builtin)) {
-		PyErr_SetString(PyExc_RuntimeError, "builtins exec or eval missing");
+	if (builtin_guarded(b, name, copy, fast, flags) < 0)
 		return NULL;
-	}
-	def = ((PyCFunctionObject *)builtin)->m_ml;
-	if ((def->ml_flags & (METH_VARARGS | METH_FASTCALL | METH_KEYWORDS)) != flags) {
-		PyErr_Format(PyExc_RuntimeError, "builtin %s takes an unexpected convention",
-		             def->ml_name);
-		return NULL;
-	}
-	*copy = *def;
-	def->ml_meth = fast;
-	return PyCFunction_NewEx(copy, PyCFunction_GET_SELF(builtin), NULL);
+	return PyCFunction_NewEx(copy, PyCFunction_GET_SELF(PyDict_GetItemString(b, name)), NULL);
 }
-
-static PyMethodDef exec_def = {"exec", (PyCFunction)(void (*)(void))exec_checked,
-                               METH_VARARGS | METH_KEYWORDS,
-                               "exec(source, globals=None, locals=None, /, *, closure=None)"};
-static PyMethodDef eval_def = {"eval", (PyCFunction)(void (*)(void))eval_checked,
-                               METH_VARARGS | METH_KEYWORDS,
-                               "eval(source, globals=None, locals=None, /)"};
 
 static int evaluators_install(void)
 {
-	PyObject *b = PyEval_GetBuiltins(), *f;
+	PyObject *b = PyEval_GetBuiltins();
 
 	real_builtins = b;
 	real_builtins_mod = PyImport_ImportModule("builtins");
@@ -1066,27 +1021,15 @@ static int evaluators_install(void)
 	                    METH_FASTCALL | METH_KEYWORDS) < 0)
 		return -1;
 	real_exec =
-	    builtin_checked(PyDict_GetItemString(b, "exec"), &orig_exec_def,
-	                    (PyCFunction)(void (*)(void))exec_fast, METH_FASTCALL | METH_KEYWORDS);
-	real_eval = builtin_checked(PyDict_GetItemString(b, "eval"), &orig_eval_def,
+	    builtin_checked(b, "exec", &orig_exec_def, (PyCFunction)(void (*)(void))exec_fast,
+	                    METH_FASTCALL | METH_KEYWORDS);
+	real_eval = builtin_checked(b, "eval", &orig_eval_def,
 	                            (PyCFunction)(void (*)(void))eval_fast, METH_FASTCALL);
 	if (!real_builtins_mod || !real_exec || !real_eval) {
 		if (!PyErr_Occurred())
 			PyErr_SetString(PyExc_RuntimeError, "builtins exec or eval missing");
 		return -1;
 	}
-	f = PyCFunction_New(&exec_def, NULL);
-	if (!f || PyDict_SetItemString(b, "exec", f) < 0) {
-		Py_XDECREF(f);
-		return -1;
-	}
-	Py_DECREF(f);
-	f = PyCFunction_New(&eval_def, NULL);
-	if (!f || PyDict_SetItemString(b, "eval", f) < 0) {
-		Py_XDECREF(f);
-		return -1;
-	}
-	Py_DECREF(f);
 	return 0;
 }
 
@@ -1390,27 +1333,36 @@ static int library_class(PyObject *t)
 	       PyUnicode_CompareWithASCIIString(m, "__main__") != 0;
 }
 
-/* Is the change asked for by the user's code: its frame, or a metaclass's __setattr__ the
- * user's frame called (enum's)? */
-static int change_is_users(void)
+/* The frame that asks for a change of a class: the innermost, or past the metaclass __setattr__
+ * or __delattr__ frames of a library that pass it on (enum's), the one that called them; a
+ * frame of the user's stops the walk. New reference, or NULL. */
+static PyFrameObject *change_asker(void)
 {
-	PyFrameObject *f = PyEval_GetFrame();
-	int user = 0;
+	PyFrameObject *f = PyEval_GetFrame(), *back;
 
 	Py_XINCREF(f);
 	for (int i = 0; f && i < 4; i++) {
 		PyCodeObject *c = PyFrame_GetCode(f);
-		PyFrameObject *back;
 		int in_setter = PyUnicode_CompareWithASCIIString(c->co_name, "__setattr__") == 0 ||
 		                PyUnicode_CompareWithASCIIString(c->co_name, "__delattr__") == 0;
 		Py_DECREF(c);
-		user = frame_is_user(f);
-		if (user || !in_setter)
-			break;
+		if (!in_setter || frame_is_user(f))
+			return f;
 		back = PyFrame_GetBack(f);
 		Py_DECREF(f);
 		f = back;
 	}
+	Py_XDECREF(f);
+	return NULL;
+}
+
+/* Is the change asked for by the user's code: its frame, or a metaclass's __setattr__ the
+ * user's frame called (enum's)? */
+static int change_is_users(void)
+{
+	PyFrameObject *f = change_asker();
+	int user = f && frame_is_user(f);
+
 	Py_XDECREF(f);
 	return user;
 }
@@ -1422,25 +1374,9 @@ static int change_is_users(void)
  * collections.Counter consumes, functools.update_wrapper given a library class). */
 static int library_stores(PyObject *name)
 {
-	PyFrameObject *f = PyEval_GetFrame(), *back;
-	int stores = 0;
+	PyFrameObject *f = change_asker();
+	int stores = f && !frame_is_user(f) && pylayer_frame_stores(f, name);
 
-	Py_XINCREF(f);
-	for (int i = 0; f && i < 4; i++) {
-		PyCodeObject *c = PyFrame_GetCode(f);
-		int in_setter = PyUnicode_CompareWithASCIIString(c->co_name, "__setattr__") == 0 ||
-		                PyUnicode_CompareWithASCIIString(c->co_name, "__delattr__") == 0;
-		Py_DECREF(c);
-		if (frame_is_user(f))
-			break;
-		if (!in_setter) {
-			stores = pylayer_frame_stores(f, name);
-			break;
-		}
-		back = PyFrame_GetBack(f);
-		Py_DECREF(f);
-		f = back;
-	}
 	Py_XDECREF(f);
 	return stores;
 }
