@@ -72,6 +72,8 @@ enum ipc_request_kind {
 	 * (the .pyc's body after its header) when that is valid for the source (magic number,
 	 * timestamp flags, the source's mtime and size), else IPC_MODULE_SOURCE and its text */
 	IPC_REQ_MODULE_CODE = 5,
+	/* a directory of the workspace made: u32 mode, then its path; the reply is empty */
+	IPC_REQ_MKDIR = 6,
 };
 
 /* The byte after the path's NUL in an IPC_REQ_MODULE_CODE reply. */
@@ -101,6 +103,7 @@ enum ipc_open_mode {
  * names them in its errors. */
 #define IPC_WS_READ_MAX       (1ull << 30)   /* bytes of the largest file opened to read */
 #define IPC_WS_FILES_PER_CALL 100            /* files written */
+#define IPC_WS_DIRS_PER_CALL  256            /* directories made */
 #define IPC_WS_BYTES_PER_CALL (256ull << 20) /* bytes of the files written, in all */
 #define IPC_WS_FDS_PER_CALL   1000           /* files opened, in all */
 #define IPC_WS_LIST_MAX       100000         /* entries of one directory listed */

@@ -1050,6 +1050,108 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	return 0;
 }
 
+/* os.mkdir: made at once, beneath the workspace, never over anything (a file the call writes
+ * included); its mode without set-ID or sticky bits, less the server's umask; a directory the
+ * server made as root is its parent's owner's. */
+static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t len)
+{
+	const struct workspace *ws = &c->e->ws;
+	char rel[PATH_MAX], canon[PATH_MAX];
+	struct ws_dir *grown;
+	struct stat st, parent_st;
+	char *name = NULL;
+	uint32_t mode;
+	int pfd = -1, fd = -1, made = 0, rc;
+	size_t n;
+
+	if (len < 4)
+		return -EINVAL;
+	mode = ipc_get_u32((const unsigned char *)data);
+	rc = ws->fd < 0      ? -EACCES
+	     : !ws->writable ? -EROFS
+	                     : ws_relative(ws, data + 4, len - 4, rel, sizeof(rel));
+	/* "d/" is the directory d. */
+	for (n = strlen(rel); rc == 0 && n > 1 && rel[n - 1] == '/'; n--)
+		rel[n - 1] = '\0';
+	if (rc == 0 && ws_rel_left_out(ws, rel))
+		rc = -EACCES;
+	if (rc == 0 && c->n_dirs >= ENGINE_WS_DIRS_PER_CALL)
+		rc = -EDQUOT;
+	if (rc == 0 && (pfd = ws_parent(ws, rel, &name)) < 0)
+		rc = pfd == -EISDIR ? -EEXIST : pfd; /* ".", "..": there already */
+	if (rc == 0 && strlen(name) > NAME_MAX)
+		rc = -ENAMETOOLONG;
+	if (rc == 0 && pending_in(c, pfd, name))
+		rc = -EEXIST;
+	if (rc == 0 && mkdirat(pfd, name, mode & 0777) < 0)
+		rc = -errno;
+	made = rc == 0;
+	if (rc == 0) {
+		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		rc = fd < 0 || fstat(fd, &st) < 0 ? -errno : 0;
+	}
+	if (rc == 0 && geteuid() == 0 && fstat(pfd, &parent_st) == 0 &&
+	    (parent_st.st_uid != 0 || parent_st.st_gid != 0) &&
+	    fchown(fd, parent_st.st_uid, parent_st.st_gid) < 0)
+		log_msg(LOG_WARN, "workspace: %s is root's: %s", rel, strerror(errno));
+	if (rc == 0) {
+		grown = realloc(c->dirs, (c->n_dirs + 1) * sizeof(*grown));
+		rc = -ENOMEM;
+		if (grown) {
+			c->dirs = grown;
+			grown[c->n_dirs].rel = strdup(
+			    ws_canonical(ws, pfd, name, canon, sizeof(canon)) == 0 ? canon : rel);
+			grown[c->n_dirs].dev = st.st_dev;
+			grown[c->n_dirs].ino = st.st_ino;
+			if (grown[c->n_dirs].rel) {
+				c->n_dirs++;
+				rc = 0;
+			}
+		}
+	}
+	if (rc < 0 && made)
+		(void)unlinkat(pfd, name, AT_REMOVEDIR);
+	if (fd >= 0)
+		close(fd);
+	if (pfd >= 0)
+		close(pfd);
+	free(name);
+	reply(c, id, rc, NULL, 0, NULL, 0);
+	return 0;
+}
+
+/* Remove a directory the call made, if it is still that directory and empty: what another
+ * call put in it meanwhile keeps it. */
+static void dir_remove(const struct workspace *ws, const struct ws_dir *d)
+{
+	char *name = NULL;
+	struct stat st;
+	int pfd = ws->fd >= 0 ? ws_parent(ws, d->rel, &name) : -1;
+
+	if (pfd < 0)
+		return;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_dev == d->dev && st.st_ino == d->ino && unlinkat(pfd, name, AT_REMOVEDIR) < 0 &&
+	    errno != ENOTEMPTY && errno != EEXIST)
+		log_msg(LOG_WARN, "workspace: %s not removed: %s", d->rel, strerror(errno));
+	close(pfd);
+	free(name);
+}
+
+/* Forget the directories the call made; remove them (the deepest first) when it did not
+ * commit. */
+static void dirs_end(struct chain *c, int remove)
+{
+	for (size_t i = c->n_dirs; i-- > 0;) {
+		if (remove)
+			dir_remove(&c->e->ws, &c->dirs[i]);
+		free(c->dirs[i].rel);
+	}
+	free(c->dirs);
+	c->dirs = NULL;
+	c->n_dirs = 0;
+}
+
 void broker_writes_drop(struct chain *c)
 {
 	for (size_t i = 0; i < c->n_writes; i++)
@@ -1057,6 +1159,7 @@ void broker_writes_drop(struct chain *c)
 	free(c->writes);
 	c->writes = NULL;
 	c->n_writes = 0;
+	dirs_end(c, 1);
 }
 
 int broker_writes_check(const struct chain *c)
@@ -1174,6 +1277,7 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 	free(c->writes);
 	c->writes = NULL;
 	c->n_writes = 0;
+	dirs_end(c, 0);
 	o->files = files;
 	o->n_files = n;
 }
@@ -1205,6 +1309,8 @@ int broker_request(struct chain *c, const char *payload, size_t len)
 		return request_stat(c, id, payload, len);
 	case IPC_REQ_LIST:
 		return request_list(c, id, payload, len);
+	case IPC_REQ_MKDIR:
+		return request_mkdir(c, id, payload, len);
 	default:
 		return -EINVAL;
 	}

@@ -100,7 +100,8 @@ static void chain_set_state(struct chain *c, enum chain_state to)
 static void lose(struct chain *c, const char *why);
 
 /* A step outside a call: a holder forking or reaping, a new runner warming up. (A runner
- * making its copy in CH_SNAPSHOT is still under its call's deadline.) */
+ * making its copy in CH_SNAPSHOT is still under its call's deadline: the call is answered
+ * once the copy has parked.) */
 static int step_state(const struct chain *c)
 {
 	return c->state == CH_FORKING || c->state == CH_WARMING || c->state == CH_REAPING;
@@ -1250,11 +1251,11 @@ static void decide(struct chain *c)
 		return;
 	}
 	/* A fresh worker with a parent-death signal (it dies with the zygote) or a runner with
-	 * threads: its one-thread copy becomes the state. A runner alone in its process can be
-	 * answered now. */
-	c->snap_answer = r->threads != 1;
-	if (!c->snap_answer)
-		answer_commit(c);
+	 * threads: its one-thread copy becomes the state, and the call is answered when the copy
+	 * has parked. The copy returns from the fork wherever the runner forked: after a forged
+	 * result, in the call's own code. Answered before, its code would run on without the
+	 * call's deadline or its worker slot. */
+	c->snap_answer = 1;
 	c->newborn_gone = 0;
 	chain_set_state(c, CH_SNAPSHOT);
 	if (gate_continue(c, r) < 0)
@@ -1314,6 +1315,19 @@ static void snapshot_failed(struct chain *c)
 {
 	struct proc *r = c->runner;
 
+	if (r->threads == 1) {
+		/* Alone in its process: it keeps the state itself. */
+		if (c->snap_answer)
+			answer_commit(c);
+		c->snap_answer = 0;
+		r->role = ROLE_HOLDER;
+		c->holder = r;
+		c->holder_lost = 0;
+		c->runner = NULL;
+		c->commits++;
+		chain_set_state(c, CH_PARKED);
+		return;
+	}
 	if (c->snap_answer) {
 		struct run_outcome o = c->claim;
 
@@ -1332,16 +1346,6 @@ static void snapshot_failed(struct chain *c)
 		o.status = RUN_ERROR;
 		answer(c, &o, 1);
 		after_call(c);
-		return;
-	}
-	if (r->threads == 1) {
-		/* Answered already; it is alone in its process: it keeps the state itself. */
-		r->role = ROLE_HOLDER;
-		c->holder = r;
-		c->holder_lost = 0;
-		c->runner = NULL;
-		c->commits++;
-		chain_set_state(c, CH_PARKED);
 		return;
 	}
 	lose(c, "its state could not be copied");

@@ -73,6 +73,7 @@
  * write, their bytes in all, the fds a call may be given, the entries of one listing. */
 #define ENGINE_WS_READ_MAX        IPC_WS_READ_MAX
 #define ENGINE_WS_FILES_PER_CALL  IPC_WS_FILES_PER_CALL
+#define ENGINE_WS_DIRS_PER_CALL   IPC_WS_DIRS_PER_CALL
 #define ENGINE_WS_BYTES_PER_CALL  IPC_WS_BYTES_PER_CALL
 #define ENGINE_WS_FDS_PER_CALL    IPC_WS_FDS_PER_CALL
 #define ENGINE_WS_LIST_MAX        IPC_WS_LIST_MAX
@@ -215,6 +216,8 @@ struct chain {
 	unsigned int fds_given; /* workspace fds given to the call */
 	struct ws_file *writes; /* files the call writes, moved into place if it commits */
 	size_t n_writes;
+	struct ws_dir *dirs; /* directories the call made, removed again if it does not commit */
+	size_t n_dirs;
 	int writes_refused; /* over the quota, or files left open: none is kept */
 	int reap_sent;      /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
@@ -279,6 +282,15 @@ struct ws_file {
 	char *name;    /* the target's name there */
 	char *rel;     /* its path in the workspace, for the answer */
 	int exclusive; /* created with "x": never replaces a file */
+};
+
+/* A directory a call made. It is made at once: it holds nothing of the call's before the call
+ * commits (its files are hidden until then). When the call does not commit, it is removed
+ * again if it is still the same directory and empty (another call may have used it). */
+struct ws_dir {
+	char *rel; /* its path in the workspace */
+	dev_t dev;
+	ino_t ino;
 };
 
 /* Where modules are served from (broker.c): the zygote's report, with a handle on each. */

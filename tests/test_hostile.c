@@ -828,3 +828,34 @@ Test(hostile_after, each_call_gets_its_own_deadline_handler)
 	          "the code got no TimeoutError at its limit: %s", mcpc_json(r));
 	e2e_stop();
 }
+
+/* The first workers of a server are not bound to it by tracing yet: a call's state there is
+ * kept in a one-thread copy the worker forks. A call that forges its result and forks in its
+ * own code gets that copy running its code: the call is answered only once the copy parks, so
+ * the copy runs under the call's deadline and in its worker slot, never after the answer. */
+Test(hostile_after, a_call_is_answered_only_once_its_copy_has_parked)
+{
+	json_object *r;
+	int64_t t0, took;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS), NULL);
+	t0 = mcpc_now_ms();
+	r = e2e_call(e2e_fmt("%s%s", prelude,
+	                     "put(result(1, 'FORGED'))\n"
+	                     "if os.fork() == 0:\n"
+	                     "    while True:\n"
+	                     "        pass\n"
+	                     "'t'"),
+	             "{\"session\":\"new\",\"timeout_seconds\":1}");
+	took = mcpc_now_ms() - t0;
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	cr_assert_geq(took, 900, "answered after %lld ms: %s", (long long)took, mcpc_json(r));
+	cr_assert_null(strstr(mcpc_json(r), "FORGED"), "%s", mcpc_json(r));
+	cr_assert(e2e_hold(mcpc_request(&e2e_srv, "ping", NULL, 1000)));
+	/* An honest call's copy still keeps its state. */
+	r = e2e_expect_status("x = 5\nx", "{\"session\":\"new\"}", "ok");
+	r = e2e_expect_status("x + 1", e2e_fmt("{\"session\":\"%s\"}", mcpc_sc_str(r, "session")),
+	                      "ok");
+	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "result")), "6");
+	e2e_stop();
+}

@@ -360,7 +360,7 @@ Test(ws_read, a_read_only_workspace_refuses_writes_and_creates_nothing)
 	              " attempt(os.makedirs, 'd'), os.listdir('.').count('new.txt')]",
 	              "[[\"PermissionError\",30,true],[\"PermissionError\",30,true],"
 	              "[\"PermissionError\",30,true],[\"PermissionError\",30,true],"
-	              "[\"PermissionError\",null,false],0]");
+	              "[\"PermissionError\",30,true],0]");
 	r = e2e_call("open('new.txt', 'w')", NULL);
 	cr_assert(strstr(mcpc_err_str(r, "message"), "can be read, not written"), "%s",
 	          mcpc_json(r));
@@ -368,6 +368,7 @@ Test(ws_read, a_read_only_workspace_refuses_writes_and_creates_nothing)
 	cr_assert_null(slurp(in_ws("new.txt")));
 	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
 	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")), "[]");
+	cr_assert(access(in_ws("d"), F_OK) < 0 && errno == ENOENT);
 	outside_unchanged();
 	e2e_stop();
 }
@@ -683,6 +684,93 @@ Test(ws_write, the_files_quota_is_a_clear_error)
 	e2e_stop();
 }
 
+/* Is path a directory (not a link to one)? */
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* os.mkdir, os.makedirs and Path.mkdir make directories in the workspace, and files go into
+ * them in the same call; a directory is never made over anything, outside, or with set-ID
+ * bits; a call that fails takes its directories back, unless another call's file is in one. */
+Test(ws_write, directories_are_made_and_follow_their_call)
+{
+	json_object *r;
+	struct stat st;
+	int64_t slow;
+
+	start(ARGS("--workspace-write", "--timeout", "3"));
+	r = ok_result("import os, pathlib\n" TRY_EACH "os.makedirs('out/a/b')\n"
+	              "os.makedirs('out/a/b', exist_ok=True)\n"
+	              "open('out/a/b/x.txt', 'w').write('deep')\n"
+	              "pathlib.Path('p/q').mkdir(parents=True)\n"
+	              "pathlib.Path('p/q/r.csv').write_text('1,2')\n"
+	              "os.mkdir('m/', 0o7777)\n"
+	              "open('f.txt', 'w').write('f')\n"
+	              "[sorted(os.listdir('out/a/b')), os.path.isdir('p/q'),\n"
+	              " sorted((d, sorted(ds), sorted(fs)) for d, ds, fs in os.walk('p')),\n"
+	              " attempt(os.mkdir, 'out'), attempt(os.mkdir, 'f.txt'),\n"
+	              " attempt(os.mkdir, 'data.csv'), attempt(os.mkdir, 'none/x'),\n"
+	              " attempt(os.mkdir, '.')]",
+	              "[[\"x.txt\"],true,[[\"p\",[\"q\"],[]],[\"p/q\",[],[\"r.csv\"]]],"
+	              "[\"FileExistsError\",17,false],[\"FileExistsError\",17,false],"
+	              "[\"FileExistsError\",17,false],[\"FileNotFoundError\",2,false],"
+	              "[\"FileExistsError\",17,false]]");
+	cr_assert_str_eq(slurp(in_ws("out/a/b/x.txt")), "deep");
+	cr_assert_str_eq(slurp(in_ws("p/q/r.csv")), "1,2");
+	cr_assert_str_eq(slurp(in_ws("f.txt")), "f");
+	cr_assert_eq(lstat(in_ws("m"), &st), 0);
+	cr_assert(S_ISDIR(st.st_mode) && (st.st_mode & 07000) == 0, "mode %o",
+	          (unsigned)st.st_mode);
+	/* A call that fails takes back its directories and what it wrote in them. */
+	r = e2e_expect_status("import os\n"
+	                      "os.makedirs('t/u/v')\n"
+	                      "open('t/u/v/lost.txt', 'w').write('lost')\n"
+	                      "os.mkdir('out/a/new')\n"
+	                      "while True:\n"
+	                      "    pass",
+	                      NULL, "timeout");
+	cr_assert(!is_dir(in_ws("t")) && !is_dir(in_ws("out/a/new")), "%s", mcpc_json(r));
+	cr_assert(is_dir(in_ws("out/a/b")));
+	/* ... but not one another call put a file in meanwhile. */
+	slow = mcpc_call_async(&e2e_srv,
+	                       "import os, time\n"
+	                       "os.mkdir('shared')\n"
+	                       "time.sleep(1.5)\n"
+	                       "while True:\n"
+	                       "    pass",
+	                       "{\"session\":\"new\"}");
+	usleep(700000);
+	ok_result("open('shared/b.txt', 'w').write('b')\n1", "1");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("shared/b.txt")), "b");
+	/* Bounded: 256 directories a call. */
+	r = ok_result("import os\n"
+	              "n, err = 0, None\n"
+	              "try:\n"
+	              "    for i in range(300):\n"
+	              "        os.mkdir(f'd{i}')\n"
+	              "        n += 1\n"
+	              "except OSError as e:\n"
+	              "    err = [e.errno, 'at most 256 directories' in str(e)]\n"
+	              "[n, err]",
+	              "[256,[" E_EDQUOT ",true]]");
+	cr_assert(is_dir(in_ws("d255")) && !is_dir(in_ws("d256")));
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+	/* Without --workspace-write, none. */
+	ws_fini();
+	start(NULL);
+	ok_result("import os\n" TRY_EACH "[attempt(os.mkdir, 'ro'), attempt(os.makedirs, 'ro/x')]",
+	          "[[\"PermissionError\",30,true],[\"PermissionError\",30,true]]");
+	cr_assert(!is_dir(in_ws("ro")));
+	e2e_stop();
+}
+
 Test(ws_write, the_bytes_quota_stops_the_call_and_writes_nothing)
 {
 	json_object *r;
@@ -943,10 +1031,13 @@ Test(ws_attack, dot_dot_and_absolute_paths_outside_are_refused)
 	        "'../secret.txt'),\n"
 	        " attempt(open, '../marker.txt', 'w'), attempt(open, o + '/new.txt', 'w'),\n"
 	        " attempt(open, '../marker.txt', 'a'),\n"
-	        " attempt(pathlib.Path(o + '/secret.txt').read_text)]",
+	        " attempt(pathlib.Path(o + '/secret.txt').read_text),\n"
+	        " attempt(os.mkdir, '../newdir'), attempt(os.mkdir, o + '/newdir'),\n"
+	        " attempt(os.makedirs, 'sub/../../a/b'), attempt(os.mkdir, 'sub/../../newer')]",
 	        outside),
 	    "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
-	    "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "]");
+	    "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+	    "," DENIED "," DENIED "]");
 	no_secret(r);
 	outside_unchanged();
 	e2e_stop();
@@ -984,11 +1075,13 @@ Test(ws_attack, symbolic_links_leading_out_are_refused)
 	    "'a'),\n"
 	    " attempt(open, 'to_marker', 'w'), attempt(open, 'to_marker', 'a'),\n"
 	    " attempt(pathlib.Path('abs_dir/secret.txt').read_text),\n"
+	    " attempt(os.mkdir, 'abs_dir/new'), attempt(os.makedirs, 'sub/rel_dir/new/deeper'),\n"
 	    " [os.path.islink('abs_file'), os.path.exists('abs_file'), os.path.isdir('abs_dir')],\n"
 	    " sorted(glob.glob('**/*.txt', recursive=True)),\n"
 	    " sorted(p for d, _, fs in os.walk('.', followlinks=True) for p in fs)]",
 	    "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
-	    "," DENIED "," DENIED "," DENIED "," DENIED ",[true,false,false],[\"nums.txt\"],"
+	    "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+	    ",[true,false,false],[\"nums.txt\"],"
 	    "[\"abs_dir\",\"abs_file\",\"data.csv\",\"nums.txt\",\"rel_dir\",\"rel_file\","
 	    "\"to_marker\",\"x.json\"]]");
 	no_secret(r);
@@ -1054,6 +1147,11 @@ Test(ws_attack, a_symlink_swapped_in_during_requests_never_leads_out)
 	             "        try:\n"
 	             "            with open('race/w%d.txt' % i, 'w') as f:\n"
 	             "                f.write('w')\n"
+	             "        except OSError:\n"
+	             "            pass\n"
+	             "    if i % 60 == 30:\n"
+	             "        try:\n"
+	             "            os.makedirs('race/d%d/e' % i)\n"
 	             "        except OSError:\n"
 	             "            pass\n"
 	             "[got['other'], 'marker.txt' in listed, got['inside'] > 0,\n"
@@ -1544,16 +1642,20 @@ Test(ws_attack, the_zygotes_cache_is_not_part_of_the_workspace)
 	    "'/fontlist-v330.json'),\n"
 	    " attempt(open, os.getcwd() + '/' + d + '/y', 'w'), os.listdir('.cache/safepy'),\n"
 	    " attempt(os.listdir, 'dlink'), attempt(os.stat, 'dlink'), attempt(os.stat, 'flink'),\n"
-	    " attempt(os.listdir, 'dlink/.')]");
+	    " attempt(os.listdir, 'dlink/.'), attempt(os.mkdir, d + '/new'),\n"
+	    " attempt(os.makedirs, 'dlink/new/deeper')]");
 	e2e_assert_result(r, "the cache",
 	                  "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
-	                  ",[\"matplotlib\"]," DENIED "," DENIED "," DENIED "," DENIED "]");
+	                  ",[\"matplotlib\"]," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+	                  "," DENIED "]");
 	{
 		char path[256];
 		snprintf(path, sizeof(path), "%s/safepy/matplotlib/matplotlibrc", cache);
 		cr_assert_null(slurp(path));
 		snprintf(path, sizeof(path), "%s/safepy/matplotlib/y", cache);
 		cr_assert_null(slurp(path));
+		snprintf(path, sizeof(path), "%s/safepy/matplotlib/new", cache);
+		cr_assert(!is_dir(path));
 		snprintf(path, sizeof(path), "%s/safepy/matplotlib/fontlist-v330.json", cache);
 		cr_assert_str_eq(slurp(path), "{}");
 	}

@@ -1,5 +1,5 @@
 /* pyfiles.c - the workspace as Python sees it. The worker opens no file: open, os.open, stat,
- * lstat, fstat, listdir, scandir, access and getcwd ask the supervisor (runner_request), which
+ * lstat, fstat, listdir, scandir, access, mkdir and getcwd ask the supervisor (runner_request), which
  * resolves the path beneath the workspace and passes back a descriptor. The built-in functions'
  * own objects are changed in place, once, in the zygote, so every reference to them answers
  * this way: builtins.open, io.open, os.stat, a library's saved copy of them, the import system.
@@ -37,7 +37,7 @@ static int closed_at_end;
 
 /* The original functions, for what the workspace does not answer (an fd of its own, dir_fd). */
 static PyObject *orig_open, *orig_os_open, *orig_stat, *orig_lstat, *orig_fstat, *orig_listdir,
-    *orig_scandir, *orig_access;
+    *orig_scandir, *orig_access, *orig_mkdir;
 static PyObject *stat_result; /* os.stat_result */
 static PyObject *dir_entry;   /* DirEntry and ScandirIterator (below) */
 static PyObject *scandir_iterator;
@@ -75,9 +75,9 @@ static void *raise_errno(int err, PyObject *filename)
 	case EDQUOT:
 		snprintf(
 		    msg, sizeof(msg),
-		    "Disk quota exceeded: one call may write at most %d files of the workspace "
-		    "and ask for files at most %d times",
-		    IPC_WS_FILES_PER_CALL, IPC_REQUESTS_PER_CALL);
+		    "Disk quota exceeded: one call may write at most %d files of the workspace, "
+		    "make at most %d directories and ask for files at most %d times",
+		    IPC_WS_FILES_PER_CALL, IPC_WS_DIRS_PER_CALL, IPC_REQUESTS_PER_CALL);
 		break;
 	case EMFILE:
 		snprintf(msg, sizeof(msg),
@@ -851,6 +851,46 @@ static PyObject *ws_getcwdb(PyObject *self, PyObject *unused)
 	return PyBytes_FromString(ws_path);
 }
 
+/* os.mkdir(path, mode=0o777, *, dir_fd=None): made by the supervisor at once, removed again
+ * if the call fails. */
+static PyObject *ws_mkdir(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+	static const char *const names[] = {"path", "mode", "dir_fd"};
+	PyObject *a[3], *path;
+	char *reply = NULL;
+	size_t rlen = 0;
+	long mode = 0777;
+	int status;
+
+	(void)self;
+	if (args_take("mkdir", args, nargs, kwnames, names, 3, 2, a) < 0)
+		return NULL;
+	if (!a[0]) {
+		PyErr_SetString(PyExc_TypeError,
+		                "mkdir() missing required argument 'path' (pos 1)");
+		return NULL;
+	}
+	if (!absent(a[2]))
+		return PyObject_Vectorcall(orig_mkdir, args, (size_t)nargs, kwnames);
+	if (a[1]) {
+		mode = PyLong_AsLong(a[1]);
+		if (mode == -1 && PyErr_Occurred())
+			return NULL;
+	}
+	path = path_take(a[0], NULL);
+	if (!path)
+		return NULL;
+	status = ask(IPC_REQ_MKDIR, 1, (uint32_t)mode & 0777, path, &reply, &rlen, NULL);
+	Py_DECREF(path);
+	free(reply);
+	if (status == INT_MIN)
+		return NULL;
+	if (status < 0)
+		return raise_errno(-status, a[0]);
+	Py_RETURN_NONE;
+}
+
 /* os.dup(fd): a worker makes no fd (the filter would end it) but a new handle on its /dev/null
  * (fds 0-2: scipy's message streams, pydata.py). Libraries that copy a file's fd to read it
  * with C stdio (numpy.fromfile with a file object) get an error instead. */
@@ -892,6 +932,8 @@ static PyMethodDef def_scandir = {"scandir", (PyCFunction)(void (*)(void))ws_sca
                                   METH_FASTCALL | METH_KEYWORDS, NULL};
 static PyMethodDef def_access = {"access", (PyCFunction)(void (*)(void))ws_access,
                                  METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_mkdir = {"mkdir", (PyCFunction)(void (*)(void))ws_mkdir,
+                                METH_FASTCALL | METH_KEYWORDS, NULL};
 static PyMethodDef def_getcwd = {"getcwd", ws_getcwd, METH_NOARGS, NULL};
 static PyMethodDef def_getcwdb = {"getcwdb", ws_getcwdb, METH_NOARGS, NULL};
 static PyMethodDef def_dup = {"dup", ws_dup, METH_O, NULL};
@@ -1035,6 +1077,7 @@ int pyfiles_init(const struct zygote_config *cfg)
 	    patch(posix, "listdir", &def_listdir, &orig_listdir) < 0 ||
 	    patch(posix, "scandir", &def_scandir, &orig_scandir) < 0 ||
 	    patch(posix, "access", &def_access, &orig_access) < 0 ||
+	    patch(posix, "mkdir", &def_mkdir, &orig_mkdir) < 0 ||
 	    patch(posix, "getcwd", &def_getcwd, NULL) < 0 ||
 	    patch(posix, "getcwdb", &def_getcwdb, NULL) < 0 ||
 	    patch(posix, "dup", &def_dup, NULL) < 0)

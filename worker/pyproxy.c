@@ -107,8 +107,8 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 
 /* os as user code sees it with a workspace: its files and directories (answered from the
  * workspace, pyfiles.c), path handling, and facts; no fds, processes or signals, and nothing
- * more later (its __getattr__ gives only os.path). The calls the workspace cannot do (mkdir,
- * remove, rename) are there, so that the audit hook's refusal says why. */
+ * more later (its __getattr__ gives only os.path). The calls the workspace cannot do (remove,
+ * rename) are there, so that the audit hook's refusal says why. */
 static int fill_os(PyObject *proxy, PyObject *os)
 {
 	static const char *const keep[] = {
