@@ -392,6 +392,38 @@ Test(data, everyday_data_code_works)
 	e2e_stop();
 }
 
+/* seaborn's plots (its statistics: scipy.stats, imported with it in the zygote) and the
+ * markdown tables pandas prints with tabulate, as data code asks for them. */
+Test(data, seaborn_plots_and_markdown_tables)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import seaborn as sns, pandas as pd, numpy as np, matplotlib.pyplot as plt\n"
+	           "sns.set_theme(style='whitegrid')\n"
+	           "rng = np.random.default_rng(0)\n"
+	           "df = pd.DataFrame({'x': rng.normal(size=200), 'g': ['a', 'b'] * 100})\n"
+	           "df['y'] = 2 * df.x + rng.normal(size=200)\n"
+	           "fig, ax = plt.subplots(1, 4, figsize=(12, 3))\n"
+	           "sns.histplot(data=df, x='x', kde=True, ax=ax[0])\n"
+	           "sns.scatterplot(data=df, x='x', y='y', hue='g', ax=ax[1])\n"
+	           "sns.heatmap(df[['x', 'y']].corr(), annot=True, ax=ax[2])\n"
+	           "sns.boxplot(data=df, x='g', y='y', ax=ax[3])\n"
+	           "plt.show()\n"
+	           "sns.regplot(data=df, x='x', y='y')\n"
+	           "plt.show()\n"
+	           "print(df.groupby('g').size().to_frame('n').to_markdown())\n"
+	           "from tabulate import tabulate\n"
+	           "tabulate([[1, 2.5]], headers=['a', 'b'], tablefmt='github')");
+	e2e_assert_result(r, "tables", "\"|   a |   b |\\n|-----|-----|\\n|   1 | 2.5 |\"");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"),
+	                 "| g   |   n |\n|:----|----:|\n| a   | 100 |\n| b   | 100 |\n", "%s",
+	                 mcpc_json(r));
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
+	             mcpc_json(r));
+	e2e_stop();
+}
+
 /* A hook set on a library's class made during the call (a module imported late) ran the user's
  * C callable under the frame of a later import that subclassed it: exec, reached through
  * mpmath's public exec_, ran there with the module's own namespace, and handed out the real

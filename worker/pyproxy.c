@@ -33,7 +33,8 @@ static const struct {
     {"numpy", "python3-numpy"},           {"pandas", "python3-pandas"},
     {"scipy", "python3-scipy"},           {"sympy", "python3-sympy"},
     {"matplotlib", "python3-matplotlib"}, {"mpl_toolkits", "python3-matplotlib"},
-    {"mpmath", "python3-mpmath"},
+    {"mpmath", "python3-mpmath"},         {"seaborn", "python3-seaborn"},
+    {"tabulate", "python3-tabulate"},
 };
 
 const char *pyproxy_debian_package(const char *name)
