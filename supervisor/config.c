@@ -23,10 +23,11 @@ static const char *const seed_imports[] = {
 /* The default adds the four it promised and pure-computation modules, and sys as a curated
  * view (stdout, stderr, version facts). */
 static const char *const default_extra[] = {
-    "json",     "string",   "functools", "operator", "fractions",   "decimal",  "heapq",
-    "bisect",   "cmath",    "numbers",   "copy",     "dataclasses", "enum",     "typing",
-    "textwrap", "difflib",  "array",     "struct",   "base64",      "binascii", "hashlib",
-    "zlib",     "calendar", "pprint",    "abc",      "contextlib",  "sys",      NULL,
+    "json",   "string",     "functools", "operator",  "fractions", "decimal",
+    "heapq",  "bisect",     "cmath",     "numbers",   "copy",      "dataclasses",
+    "enum",   "typing",     "textwrap",  "difflib",   "array",     "struct",
+    "base64", "binascii",   "hashlib",   "zlib",      "calendar",  "pprint",
+    "abc",    "contextlib", "sys",       "traceback", NULL,
 };
 
 /* With a workspace the code also gets these: files in, files out, paths. */

@@ -234,5 +234,71 @@ Test(pylayer, sys_keeps_what_ordinary_code_uses)
 	    "[before, len(str(10 ** 5000)), sys.get_int_max_str_digits(), t.__name__, "
 	    "same, tb is not None]",
 	    "[true,5001,0,\"KeyError\",true,true]");
+	/* Deep recursion with the limit raised: the call's own. */
+	e2e_expect_result("import sys\n"
+	                  "sys.setrecursionlimit(20000)\n"
+	                  "def depth(n):\n    return n if n == 0 else 1 + depth(n - 1)\n"
+	                  "[sys.getrecursionlimit(), depth(15000)]",
+	                  "[20000,15000]");
+	e2e_stop();
+}
+
+/* traceback gives the text of tracebacks as an uncaught exception's is printed: the exception
+ * being handled, one given, its chain, a limit; and nothing that reaches a frame (the real
+ * module's walk_tb, extract_stack, StackSummary are not there). */
+Test(pylayer, traceback_formats_exceptions_and_holds_no_frame)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import traceback\n"
+	           "class Buf:\n    def __init__(self):\n        self.parts = []\n"
+	           "    def write(self, s):\n        self.parts.append(s)\n"
+	           "def inner():\n    return {}['k']\n"
+	           "try:\n    try:\n        inner()\n"
+	           "    except KeyError as e:\n        raise ValueError('wrapped') from e\n"
+	           "except ValueError as e:\n"
+	           "    traceback.print_exc()\n"
+	           "    buf = Buf()\n"
+	           "    traceback.print_exc(file=buf, chain=False)\n"
+	           "    out = [traceback.format_exc(limit=1).count('File'), ''.join(buf.parts),\n"
+	           "           traceback.format_exception_only(e),\n"
+	           "           ''.join(traceback.format_exception(type(e), e, e.__traceback__,\n"
+	           "                                              chain=False)),\n"
+	           "           ''.join(traceback.format_exception(e, limit=0)),\n"
+	           "           e.__cause__.__class__.__name__, e.__traceback__.tb_lineno]\n"
+	           "out + [traceback.format_exc(),\n"
+	           "       sorted(n for n in dir(traceback) if not n.startswith('_'))]");
+	e2e_assert_result(
+	    r, "traceback",
+	    "[2,"
+	    "\"Traceback (most recent call last):\\n  File \\\"<code>\\\", line 13, in <module>\\n"
+	    "    raise ValueError('wrapped') from e\\nValueError: wrapped\\n\","
+	    "[\"ValueError: wrapped\\n\"],"
+	    "\"Traceback (most recent call last):\\n  File \\\"<code>\\\", line 13, in <module>\\n"
+	    "    raise ValueError('wrapped') from e\\nValueError: wrapped\\n\","
+	    "\"KeyError: 'k'\\n\\nThe above exception was the direct cause of the following "
+	    "exception:\\n\\nValueError: wrapped\\n\",\"KeyError\",13,\"NoneType: None\\n\","
+	    "[\"format_exc\",\"format_exception\",\"format_exception_only\",\"print_exc\","
+	    "\"print_exception\"]]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"),
+	                 "Traceback (most recent call last):\n"
+	                 "  File \"<code>\", line 11, in <module>\n"
+	                 "    inner()\n"
+	                 "  File \"<code>\", line 8, in inner\n"
+	                 "    return {}['k']\n"
+	                 "KeyError: 'k'\n\n"
+	                 "The above exception was the direct cause of the following exception:\n\n"
+	                 "Traceback (most recent call last):\n"
+	                 "  File \"<code>\", line 13, in <module>\n"
+	                 "    raise ValueError('wrapped') from e\n"
+	                 "ValueError: wrapped\n",
+	                 "%s", mcpc_json(r));
+	/* A traceback's frames stay out of reach. */
+	e2e_expect_error(
+	    "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    t = e.__traceback__\n"
+	    "t.tb_frame",
+	    "AttributeError");
+	e2e_expect_error("import traceback\ntraceback.walk_tb", "AttributeError");
 	e2e_stop();
 }

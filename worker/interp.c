@@ -1098,6 +1098,7 @@ void interp_run(const char *code, struct run_outcome *out)
 		user_globals = user_namespace_new();
 	g = user_globals;
 	Py_XINCREF(g);
+	pyresult_call_source(code);
 	if (g && program_build(code, &prog) == 0)
 		value = program_run(&prog, g, builtins_for(0));
 	if (!value) {
@@ -1149,6 +1150,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	/* The files it opened end with it, what they buffered written, before its output is
 	 * taken (a file that could not be written says so there). */
 	pyfiles_call_end();
+	pyresult_call_source(NULL);
 	if (failed) {
 		if (deadline_hit)
 			out->status = RUN_TIMEOUT;

@@ -168,5 +168,11 @@ int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *tr
  * traceback. Frames are read from their C structures; str() of the exceptions runs the user's
  * code: call it with the hook armed. */
 void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, size_t max);
+/* The running call's source (NULL after it), for the traceback view's lines of its frames. */
+void pyresult_call_source(const char *src);
+/* traceback as user code sees it: format_exc, print_exc, format_exception, print_exception
+ * and format_exception_only, formatted as an uncaught exception's traceback is (no frame,
+ * no file reached). Adds them to module; 0 or -1. */
+int pyresult_traceback_fill(PyObject *module);
 
 #endif

@@ -113,6 +113,11 @@ static const char *const dunder_allowed[] = {
     "__sizeof__",
     "__args__",
     "__origin__",
+    /* An exception's chain and traceback, as sys.exc_info() gives them (tb_frame and
+     * tb_next are refused below). */
+    "__traceback__",
+    "__cause__",
+    "__context__",
     NULL,
 };
 

@@ -79,6 +79,8 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 	    "implementation",
 	    "float_repr_style",
 	    "getrecursionlimit",
+	    /* Deep recursion past the limit ends only the call's own worker. */
+	    "setrecursionlimit",
 	    "getsizeof",
 	    "getdefaultencoding",
 	    "exit",
@@ -473,6 +475,9 @@ static PyObject *proxy_make(PyObject *name, PyObject *real)
 		return NULL;
 	if (strcmp(s, "sys") == 0) {
 		rc = fill_sys(p, real);
+	} else if (strcmp(s, "traceback") == 0) {
+		/* The worker's own formatting: the real module hands out frames (walk_tb). */
+		rc = pyresult_traceback_fill(p);
 	} else {
 		rc = workspace_os && strcmp(s, "os") == 0 ? fill_os(p, real) : fill(p, real, s);
 		if (rc == 0 && !(workspace_os && strcmp(s, "os") == 0))

@@ -5,6 +5,7 @@
  * allocation leaves a field NULL. */
 #include "interp_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #define RESULT_NODES        100000
 /* Chained exceptions (__cause__, __context__) shown before the one raised. */
 #define TRACEBACK_CHAIN_MAX 8
+/* A traceback's entries, all of them (format_one's limit). */
+#define TRACEBACK_ALL       LONG_MIN
 /* A syntax error's caret is placed at most this many columns in. */
 #define CARET_COLUMN_MAX    4096
 
@@ -254,18 +257,31 @@ static void sb_exc_line(struct strbuf *b, const struct text *tn, const char *alt
 	sb_str(b, "\n");
 }
 
-static void format_one(PyObject *exc, const char *src, const struct text *msg, struct strbuf *b)
+/* One exception: its traceback's entries (limit > 0: the first limit; < 0: the last -limit;
+ * 0: none; TRACEBACK_ALL: all), then its line. */
+static void format_one(PyObject *exc, const char *src, const struct text *msg, long limit,
+                       struct strbuf *b)
 {
 	PyObject *tb = PyException_GetTraceback(exc);
 	struct text tn = {0};
+	long n = 0, skip = 0, k = 0;
 
 	type_name(Py_TYPE(exc), &tn);
 	/* None when the code set it so (with_traceback(None)): no traceback to walk. */
 	if (tb && !PyTraceBack_Check(tb))
 		Py_CLEAR(tb);
-	if (tb) {
+	for (PyTracebackObject *t = (PyTracebackObject *)tb; t; t = t->tb_next)
+		n++;
+	if (limit != TRACEBACK_ALL) {
+		skip = limit < 0 ? (n + limit > 0 ? n + limit : 0) : 0;
+		n = limit < 0 ? n - skip : (limit < n ? limit : n);
+	}
+	if (tb && n > 0) {
 		sb_str(b, "Traceback (most recent call last):\n");
-		for (PyTracebackObject *t = (PyTracebackObject *)tb; t; t = t->tb_next) {
+		for (PyTracebackObject *t = (PyTracebackObject *)tb; t && k < skip + n;
+		     t = t->tb_next) {
+			if (k++ < skip)
+				continue;
 			/* The C structures, not the attributes: tb_frame is refused while armed. */
 			PyCodeObject *co = PyFrame_GetCode(t->tb_frame);
 			long lineno = t->tb_lineno;
@@ -324,8 +340,8 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, s
 }
 
 /* The whole traceback, with chained exceptions first as CPython prints them. */
-static void format_chain(PyObject *exc, const char *src, const struct text *msg, int depth,
-                         struct strbuf *b)
+static void format_chain(PyObject *exc, const char *src, const struct text *msg, long limit,
+                         int depth, struct strbuf *b)
 {
 	PyObject *cause = PyException_GetCause(exc);
 	PyObject *ctx = PyException_GetContext(exc);
@@ -334,7 +350,7 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 		if (cause && PyExceptionInstance_Check(cause)) {
 			struct text m = {0};
 			exc_message(cause, &m);
-			format_chain(cause, src, &m, depth + 1, b);
+			format_chain(cause, src, &m, limit, depth + 1, b);
 			text_clear(&m);
 			sb_str(b, "\nThe above exception was the direct cause of the following "
 			          "exception:\n\n");
@@ -342,7 +358,7 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 		           !((PyBaseExceptionObject *)exc)->suppress_context) {
 			struct text m = {0};
 			exc_message(ctx, &m);
-			format_chain(ctx, src, &m, depth + 1, b);
+			format_chain(ctx, src, &m, limit, depth + 1, b);
 			text_clear(&m);
 			sb_str(b, "\nDuring handling of the above exception, another exception "
 			          "occurred:\n\n");
@@ -350,7 +366,7 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 	}
 	Py_XDECREF(cause);
 	Py_XDECREF(ctx);
-	format_one(exc, src, msg, b);
+	format_one(exc, src, msg, limit, b);
 }
 
 /* ---- entry points -------------------------------------------------------------------- */
@@ -362,7 +378,7 @@ void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, siz
 
 	type_name(Py_TYPE(exc), &out->error_type);
 	exc_message(exc, &out->error_message);
-	format_chain(exc, src, &out->error_message, 0, &tb);
+	format_chain(exc, src, &out->error_message, TRACEBACK_ALL, 0, &tb);
 	if (sb_take_text(&tb, &out->error_traceback) < 0)
 		text_set_str(&out->error_traceback, "");
 	result_bound(&out->error_message, max, &trunc);
@@ -393,4 +409,215 @@ int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *tr
 		*truncated = 1;
 	}
 	return 0;
+}
+
+/* ---- traceback, as user code sees it --------------------------------------------------- */
+
+/* The running call's source, for the lines of its own frames; NULL outside a call. */
+static const char *call_source;
+
+void pyresult_call_source(const char *src)
+{
+	call_source = src;
+}
+
+/* The text CPython's traceback module gives for exc (None: "NoneType: None"): the chain, one
+ * exception with its traceback, or (only) its last line. limit as the module's. */
+static PyObject *tb_text(PyObject *exc, PyObject *limit_obj, int chain, int only)
+{
+	struct strbuf b = {0};
+	struct text m = {0};
+	long limit = TRACEBACK_ALL;
+	PyObject *r;
+
+	if (limit_obj && limit_obj != Py_None) {
+		limit = PyLong_AsLong(limit_obj);
+		if (limit == -1 && PyErr_Occurred())
+			return NULL;
+		if (limit == TRACEBACK_ALL)
+			limit++;
+	}
+	if (exc == Py_None) {
+		sb_str(&b, "NoneType: None\n");
+	} else {
+		exc_message(exc, &m);
+		if (only) {
+			struct text tn = {0};
+			type_name(Py_TYPE(exc), &tn);
+			sb_exc_line(&b, &tn, "Exception", &m);
+			text_clear(&tn);
+		} else if (chain) {
+			format_chain(exc, call_source ? call_source : "", &m, limit, 0, &b);
+		} else {
+			format_one(exc, call_source ? call_source : "", &m, limit, &b);
+		}
+		text_clear(&m);
+	}
+	if (b.failed) {
+		free(b.s);
+		return PyErr_NoMemory();
+	}
+	r = PyUnicode_DecodeUTF8(b.s ? b.s : "", (Py_ssize_t)b.len, "replace");
+	free(b.s);
+	return r;
+}
+
+/* The exception of format_exception's arguments: exc itself, or value when the old three are
+ * given (value and tb both, or neither). Borrowed, or NULL with the module's errors. */
+static PyObject *tb_exception(PyObject *exc, PyObject *value, PyObject *tb)
+{
+	if ((value == NULL) != (tb == NULL)) {
+		PyErr_SetString(PyExc_ValueError, "Both or neither of value and tb must be given");
+		return NULL;
+	}
+	if (value)
+		exc = value;
+	if (exc != Py_None && !PyExceptionInstance_Check(exc)) {
+		PyErr_Format(PyExc_TypeError, "Exception expected for value, %s found",
+		             Py_TYPE(exc)->tp_name);
+		return NULL;
+	}
+	return exc;
+}
+
+/* The exception being handled (sys.exception()), new reference: None when there is none. */
+static PyObject *tb_handled(void)
+{
+	PyObject *e = PyErr_GetHandledException();
+
+	return e ? e : Py_NewRef(Py_None);
+}
+
+/* text written to file (None: the call's stderr) as print() would. */
+static PyObject *tb_print(PyObject *text, PyObject *file)
+{
+	PyObject *r;
+
+	if (!text)
+		return NULL;
+	if (!file || file == Py_None)
+		file = capture_stream(CAPTURE_STDERR);
+	r = PyObject_CallMethod(file, "write", "O", text);
+	Py_DECREF(text);
+	if (!r)
+		return NULL;
+	Py_DECREF(r);
+	Py_RETURN_NONE;
+}
+
+static PyObject *tb_format_exception(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"", "value", "tb", "limit", "chain", NULL};
+	PyObject *exc, *value = NULL, *tb = NULL, *limit = NULL, *text, *lines;
+	int chain = 1;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOp:format_exception", names, &exc, &value,
+	                                 &tb, &limit, &chain) ||
+	    !(exc = tb_exception(exc, value, tb)))
+		return NULL;
+	text = tb_text(exc, limit, chain, 0);
+	if (!text)
+		return NULL;
+	lines = PyUnicode_Splitlines(text, 1);
+	Py_DECREF(text);
+	return lines;
+}
+
+static PyObject *tb_print_exception(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"", "value", "tb", "limit", "file", "chain", NULL};
+	PyObject *exc, *value = NULL, *tb = NULL, *limit = NULL, *file = NULL;
+	int chain = 1;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOp:print_exception", names, &exc, &value,
+	                                 &tb, &limit, &file, &chain) ||
+	    !(exc = tb_exception(exc, value, tb)))
+		return NULL;
+	return tb_print(tb_text(exc, limit, chain, 0), file);
+}
+
+static PyObject *tb_format_exception_only(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"", "value", NULL};
+	PyObject *exc, *value = NULL, *text, *lines;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:format_exception_only", names, &exc,
+	                                 &value))
+		return NULL;
+	if (value)
+		exc = value;
+	if (exc != Py_None && !PyExceptionInstance_Check(exc)) {
+		PyErr_Format(PyExc_TypeError, "Exception expected for value, %s found",
+		             Py_TYPE(exc)->tp_name);
+		return NULL;
+	}
+	text = tb_text(exc, NULL, 0, 1);
+	if (!text)
+		return NULL;
+	lines = PyUnicode_Splitlines(text, 1);
+	Py_DECREF(text);
+	return lines;
+}
+
+static PyObject *tb_format_exc(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"limit", "chain", NULL};
+	PyObject *limit = NULL, *exc, *text;
+	int chain = 1;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op:format_exc", names, &limit, &chain))
+		return NULL;
+	exc = tb_handled();
+	text = tb_text(exc, limit, chain, 0);
+	Py_DECREF(exc);
+	return text;
+}
+
+static PyObject *tb_print_exc(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"limit", "file", "chain", NULL};
+	PyObject *limit = NULL, *file = NULL, *exc, *text;
+	int chain = 1;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOp:print_exc", names, &limit, &file, &chain))
+		return NULL;
+	exc = tb_handled();
+	text = tb_text(exc, limit, chain, 0);
+	Py_DECREF(exc);
+	return tb_print(text, file);
+}
+
+#define TB_FN(name, fn, doc)                                                                       \
+	{                                                                                          \
+		name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS,               \
+		    PyDoc_STR(doc)                                                                 \
+	}
+
+static PyMethodDef traceback_functions[] = {
+    TB_FN("format_exc", tb_format_exc,
+          "format_exc(limit=None, chain=True)\n--\n\nThe exception being handled, "
+          "formatted as the traceback printed for an uncaught one."),
+    TB_FN("print_exc", tb_print_exc,
+          "print_exc(limit=None, file=None, chain=True)\n--\n\nPrint format_exc() to file "
+          "(default: sys.stderr)."),
+    TB_FN("format_exception", tb_format_exception,
+          "format_exception(exc, /, value, tb, limit=None, chain=True)\n--\n\nThe lines "
+          "of an exception's traceback and its message."),
+    TB_FN("print_exception", tb_print_exception,
+          "print_exception(exc, /, value, tb, limit=None, file=None, chain=True)\n--\n\n"
+          "Print an exception's traceback and message to file (default: sys.stderr)."),
+    TB_FN("format_exception_only", tb_format_exception_only,
+          "format_exception_only(exc, /, value)\n--\n\nThe line naming an exception's type "
+          "and message."),
+    {NULL, NULL, 0, NULL},
+};
+
+int pyresult_traceback_fill(PyObject *module)
+{
+	return PyModule_AddFunctions(module, traceback_functions);
 }
