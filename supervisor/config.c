@@ -20,14 +20,15 @@ static const char *const seed_imports[] = {
     "re",          "stat",     "statistics", "time", "unicodedata", NULL,
 };
 
-/* The default adds the four it promised and pure-computation modules, and sys as a curated
- * view (stdout, stderr, version facts). */
+/* The default adds the four it promised and pure-computation modules, sys as a curated view
+ * (stdout, stderr, version facts), traceback as the worker's own formatting and logging
+ * without its submodules (pyproxy.c). */
 static const char *const default_extra[] = {
     "json",   "string",     "functools", "operator",  "fractions", "decimal",
     "heapq",  "bisect",     "cmath",     "numbers",   "copy",      "dataclasses",
     "enum",   "typing",     "textwrap",  "difflib",   "array",     "struct",
     "base64", "binascii",   "hashlib",   "zlib",      "calendar",  "pprint",
-    "abc",    "contextlib", "sys",       "traceback", NULL,
+    "abc",    "contextlib", "sys",       "traceback", "logging",   NULL,
 };
 
 /* With a workspace the code also gets these: files in, files out, paths. */

@@ -243,6 +243,64 @@ Test(pylayer, sys_keeps_what_ordinary_code_uses)
 	e2e_stop();
 }
 
+/* logging as scripts use it: basicConfig, loggers, levels, formats, exceptions with their
+ * tracebacks, a record that cannot be formatted; without logging.config (it builds any object
+ * a name names), logging.handlers (sockets, processes, files) or currentframe (a frame). */
+Test(pylayer, logging_writes_to_the_calls_stderr)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import logging\n"
+	           "logging.basicConfig(level=logging.INFO,\n"
+	           "                    format='%(levelname)s %(name)s: %(message)s')\n"
+	           "log = logging.getLogger('job')\n"
+	           "log.info('rows: %d', 3)\n"
+	           "log.debug('not shown')\n"
+	           "try:\n"
+	           "    1 / 0\n"
+	           "except ZeroDivisionError:\n"
+	           "    log.exception('failed')\n"
+	           "log.error('bad %d', 'x')\n"
+	           "h = logging.StreamHandler()\n"
+	           "h.setFormatter(logging.Formatter('{levelname}|{message}', style='{'))\n"
+	           "other = logging.getLogger('other')\n"
+	           "other.addHandler(h)\n"
+	           "other.propagate = False\n"
+	           "other.warning('w')\n"
+	           "[logging.getLevelName(logging.WARNING), log.getEffectiveLevel()]");
+	e2e_assert_result(r, "logging", "[\"WARNING\",20]");
+	/* The error's frames are logging's own, whose lines depend on the Python build. */
+	{
+		const char *err = mcpc_sc_str(r, "stderr"), *mid;
+		static const char head[] = "INFO job: rows: 3\n"
+		                           "ERROR job: failed\n"
+		                           "Traceback (most recent call last):\n"
+		                           "  File \"<code>\", line 8, in <module>\n"
+		                           "    1 / 0\n"
+		                           "ZeroDivisionError: division by zero\n"
+		                           "--- Logging error ---\n"
+		                           "Traceback (most recent call last):\n"
+		                           "  File \"/lib/python3.11/logging/__init__.py\", line ";
+		static const char tail[] =
+		    ", in getMessage\n"
+		    "TypeError: %d format: a real number is required, not str\n"
+		    "Message: 'bad %d'\n"
+		    "Arguments: ('x',)\n"
+		    "WARNING|w\n";
+		cr_assert(err && strncmp(err, head, strlen(head)) == 0, "%s", mcpc_json(r));
+		mid = strstr(err, tail);
+		cr_assert(mid && strlen(mid) == strlen(tail), "%s", mcpc_json(r));
+	}
+	e2e_expect_error("import logging.config", "ImportError");
+	e2e_expect_error("import logging.handlers", "ImportError");
+	e2e_expect_error("from logging import config", "ImportError");
+	r = e2e_expect_error("import logging\nlogging.currentframe", "AttributeError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "frames are out of reach"), "%s",
+	          mcpc_json(r));
+	e2e_stop();
+}
+
 /* traceback gives the text of tracebacks as an uncaught exception's is printed: the exception
  * being handled, one given, its chain, a limit; and nothing that reaches a frame (the real
  * module's walk_tb, extract_stack, StackSummary are not there). */

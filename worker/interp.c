@@ -294,6 +294,10 @@ int interp_init(const struct zygote_config *cfg)
 		report_python_error("preparing the data libraries");
 		return -1;
 	}
+	if (pyresult_logging_prepare() < 0) {
+		report_python_error("preparing logging");
+		return -1;
+	}
 	if (pyimport_init() < 0 || worker_home() < 0) {
 		report_python_error("setting up the importer");
 		return -1;

@@ -174,5 +174,8 @@ void pyresult_call_source(const char *src);
  * and format_exception_only, formatted as an uncaught exception's traceback is (no frame,
  * no file reached). Adds them to module; 0 or -1. */
 int pyresult_traceback_fill(PyObject *module);
+/* In the zygote: logging's Formatter.formatException and Handler.handleError format as the
+ * traceback view does (the real ones walk frames). 0 (also without logging), or -1. */
+int pyresult_logging_prepare(void);
 
 #endif

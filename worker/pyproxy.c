@@ -24,7 +24,12 @@ static const struct {
     {"io", "open", "files cannot be opened in the sandbox; use io.StringIO or io.BytesIO"},
     {"io", "open_code", "files cannot be opened in the sandbox"},
     {"io", "FileIO", "files cannot be opened in the sandbox; use io.BytesIO"},
+    {"logging", "currentframe", "frames are out of reach in the sandbox"},
 };
+
+/* Allowed without their submodules: logging.config builds any object a name names, and
+ * logging.handlers reaches sockets, processes and files. */
+static const char *const no_submodules[] = {"logging", "traceback", NULL};
 
 /* The Debian packages of the modules --imports data names. */
 static const struct {
@@ -280,6 +285,11 @@ int pyproxy_allowed(const char *name)
 {
 	if (!name || name[0] == '_' || strstr(name, "._"))
 		return 0;
+	for (const char *const *m = no_submodules; *m; m++) {
+		size_t n = strlen(*m);
+		if (strncmp(*m, name, n) == 0 && name[n] == '.')
+			return 0;
+	}
 	for (size_t i = 0; i < n_allowed; i++) {
 		size_t n = strlen(allowed[i]);
 		if (strncmp(allowed[i], name, n) == 0 && (name[n] == '\0' || name[n] == '.'))

@@ -621,3 +621,100 @@ int pyresult_traceback_fill(PyObject *module)
 {
 	return PyModule_AddFunctions(module, traceback_functions);
 }
+
+/* ---- logging's tracebacks ------------------------------------------------------------------ */
+
+/* logging.Formatter.formatException(self, ei): the traceback as format_exception's, without
+ * its last newline (the real one walks the frames, which are out of reach). */
+static PyObject *log_format_exception(PyObject *self, PyObject *args)
+{
+	PyObject *ei, *value = Py_None, *text, *cut;
+	Py_ssize_t n;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "O:formatException", &ei))
+		return NULL;
+	if (PyTuple_Check(ei) && PyTuple_GET_SIZE(ei) >= 2 &&
+	    PyExceptionInstance_Check(PyTuple_GET_ITEM(ei, 1)))
+		value = PyTuple_GET_ITEM(ei, 1);
+	text = tb_text(value, NULL, 1, 0);
+	if (!text)
+		return NULL;
+	n = PyUnicode_GET_LENGTH(text);
+	if (n == 0 || PyUnicode_READ_CHAR(text, n - 1) != '\n')
+		return text;
+	cut = PyUnicode_Substring(text, 0, n - 1);
+	Py_DECREF(text);
+	return cut;
+}
+
+/* logging.Handler.handleError(self, record): what the real one prints on stderr when a record
+ * cannot be emitted (the error, the record's message and arguments), when the module's
+ * raiseExceptions says to. */
+static PyObject *log_handle_error(PyObject *self, PyObject *args)
+{
+	PyObject *record, *logging, *raise, *exc, *tb, *msg = NULL, *rargs = NULL, *text = NULL;
+	int on;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "O:handleError", &record))
+		return NULL;
+	logging = PyDict_GetItemString(PyImport_GetModuleDict(), "logging");
+	raise = logging ? PyObject_GetAttrString(logging, "raiseExceptions") : NULL;
+	on = raise ? PyObject_IsTrue(raise) : 1;
+	Py_XDECREF(raise);
+	PyErr_Clear();
+	if (on <= 0)
+		Py_RETURN_NONE;
+	exc = tb_handled();
+	tb = tb_text(exc, NULL, 1, 0);
+	Py_DECREF(exc);
+	if (tb) {
+		msg = PyObject_GetAttrString(record, "msg");
+		rargs = msg ? PyObject_GetAttrString(record, "args") : NULL;
+		text = rargs ? PyUnicode_FromFormat("--- Logging error ---\n%UMessage: %R\n"
+		                                    "Arguments: %S\n",
+		                                    tb, msg, rargs)
+		             : NULL;
+	}
+	Py_XDECREF(tb);
+	Py_XDECREF(msg);
+	Py_XDECREF(rargs);
+	return tb_print(text, NULL);
+}
+
+static PyMethodDef log_format_exception_def = {
+    "formatException", log_format_exception, METH_VARARGS,
+    PyDoc_STR("Format the exception of an exc_info tuple as a traceback's text.")};
+static PyMethodDef log_handle_error_def = {
+    "handleError", log_handle_error, METH_VARARGS,
+    PyDoc_STR("Say on stderr that a record could not be emitted, and why.")};
+
+/* Make type.name the method def, on the type. 0 or -1. */
+static int method_set(PyObject *module, const char *type_name, PyMethodDef *def)
+{
+	PyObject *type = PyObject_GetAttrString(module, type_name), *m;
+	int rc = -1;
+
+	if (type && PyType_Check(type)) {
+		m = PyDescr_NewMethod((PyTypeObject *)type, def);
+		rc = m ? PyObject_SetAttrString(type, def->ml_name, m) : -1;
+		Py_XDECREF(m);
+	} else if (type) {
+		PyErr_Format(PyExc_TypeError, "logging.%s is not a class", type_name);
+	}
+	Py_XDECREF(type);
+	return rc;
+}
+
+int pyresult_logging_prepare(void)
+{
+	PyObject *logging = PyDict_GetItemString(PyImport_GetModuleDict(), "logging");
+
+	if (!logging)
+		return 0;
+	return method_set(logging, "Formatter", &log_format_exception_def) < 0 ||
+	               method_set(logging, "Handler", &log_handle_error_def) < 0
+	           ? -1
+	           : 0;
+}
