@@ -1426,6 +1426,11 @@ Test(exits, system_exit_is_an_error_and_the_server_goes_on)
 	e2e_expect_error("raise GeneratorExit", "GeneratorExit");
 	e2e_expect_error("class Weird(BaseException):\n    pass\nraise Weird('w')", "Weird");
 	e2e_expect_error("import sys\nsys.exit(0)", "SystemExit");
+	/* The interactive exit() and quit() end a script as sys.exit does. */
+	r = e2e_expect_error("print('done')\nexit()", "SystemExit");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "done\n");
+	r = e2e_expect_error("quit(2)", "SystemExit");
+	cr_assert_str_eq(mcpc_err_str(r, "message"), "2", "%s", mcpc_json(r));
 	e2e_expect_result("'still here'", "\"still here\"");
 	e2e_stop();
 }

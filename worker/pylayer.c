@@ -665,7 +665,26 @@ static PyObject *from_names(PyObject *self, PyObject *const *args, Py_ssize_t na
 	return out;
 }
 
+/* exit(code=None), quit(code=None): SystemExit(code), as the interactive ones raise it. */
+static PyObject *raise_exit(PyObject *self, PyObject *args)
+{
+	PyObject *code = NULL, *e;
+
+	(void)self;
+	if (!PyArg_UnpackTuple(args, "exit", 0, 1, &code))
+		return NULL;
+	e = code ? PyObject_CallOneArg(PyExc_SystemExit, code)
+	         : PyObject_CallNoArgs(PyExc_SystemExit);
+	if (e) {
+		PyErr_SetObject(PyExc_SystemExit, e);
+		Py_DECREF(e);
+	}
+	return NULL;
+}
+
 static PyMethodDef checked_defs[] = {
+    {"exit", raise_exit, METH_VARARGS, "exit(code=None): raise SystemExit(code)."},
+    {"quit", raise_exit, METH_VARARGS, "quit(code=None): raise SystemExit(code)."},
     {"getattr", (PyCFunction)(void (*)(void))checked_getattr, METH_FASTCALL,
      "getattr(object, name[, default]): attribute rules apply."},
     {"hasattr", (PyCFunction)(void (*)(void))checked_hasattr, METH_FASTCALL,
