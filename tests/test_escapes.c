@@ -408,8 +408,8 @@ Test(python_layer, format_strings_only_make_strings)
 
 Test(python_layer, frames_and_tracebacks_are_unreachable)
 {
-	/* A traceback without __traceback__ (refused) or sys.exc_info (absent): the one a
-	 * context manager's __exit__ receives. */
+	/* A traceback as ordinary code holds one: the one a context manager's __exit__
+	 * receives (e.__traceback__ and sys.exc_info() give it too). */
 	static const char *const traceback =
 	    "class Keep:\n    def __enter__(self):\n        return self\n"
 	    "    def __exit__(self, t, e, tb):\n        self.tb = tb\n        return True\n"
@@ -419,7 +419,10 @@ Test(python_layer, frames_and_tracebacks_are_unreachable)
 	refused("def g():\n    yield 1\nit = g()\nit.gi_frame.f_back.f_globals", &E2E_INTERNAL);
 	refused("def g():\n    yield 1\nit = g()\ngetattr(it, 'gi_fr' + 'ame')", &E2E_INTERNAL);
 	refused("try:\n    1/0\nexcept Exception as e:\n    t = e.__traceback__.tb_frame\nt",
-	        &E2E_DUNDER);
+	        &E2E_INTERNAL);
+	refused("import sys\ntry:\n    1/0\nexcept Exception:\n    t = sys.exc_info()[2]\n"
+	        "getattr(t, 'tb_' + 'next')",
+	        &E2E_INTERNAL);
 	/* Control: that really is a traceback, so only the refusals below stop the attacks. */
 	expect_ok_result(e2e_fmt("%stype(tb).__name__", traceback), "\"traceback\"");
 	/* No attribute name in the code itself: the dynamic getattr is what refuses. */
@@ -450,7 +453,9 @@ Test(python_layer, modules_have_no_private_attributes_or_real_modules)
 
 	start(NULL);
 	/* Names that are module-valued or private in CPython 3.11's modules: each missing, or
-	 * the very proxy the import of an allowed module gives. */
+	 * the very proxy the import of an allowed module gives; and sys's reach into modules,
+	 * frames and the interpreter (setrecursionlimit is there: recursion past the C stack
+	 * ends only the call's own worker). */
 	r = run("import random, statistics, contextlib, collections, datetime, dataclasses, "
 	        "typing, enum, calendar, pprint, string, hashlib, json, re, queue, sys\n"
 	        "mods = {'random': random, 'statistics': statistics, 'contextlib': contextlib,\n"
@@ -471,7 +476,7 @@ Test(python_layer, modules_have_no_private_attributes_or_real_modules)
 	        "    if not (type(v) is type(sys) and mods.get(v.__name__) is v):\n"
 	        "        found.append(m + '.' + a)\n"
 	        "for a in ['modules', '_getframe', 'settrace', 'setprofile', 'addaudithook',\n"
-	        "          'setrecursionlimit', 'meta_path', 'path_hooks', '_current_frames']:\n"
+	        "          'meta_path', 'path_hooks', '_current_frames', 'setswitchinterval']:\n"
 	        "    try:\n        getattr(sys, a)\n        found.append('sys.' + a)\n"
 	        "    except AttributeError:\n        pass\n"
 	        "found");
