@@ -40,10 +40,11 @@ static const char *const workspace_imports[] = {
  * python3-sympy, python3-matplotlib, python3-seaborn) and the modules ordinary data code uses
  * next to it: io (in-memory streams; its file-opening parts are left out of it), csv, warnings,
  * mpmath (sympy's arbitrary precision, which nsolve and lambdify(..., 'mpmath') import as the
- * user's code would) and tabulate (python3-tabulate: what DataFrame.to_markdown prints with). */
+ * user's code would), tabulate (python3-tabulate: what DataFrame.to_markdown prints with) and
+ * openpyxl (python3-openpyxl: Excel workbooks for read_excel and to_excel). */
 static const char *const data_extra[] = {
-    "numpy",    "pandas",       "scipy",  "sympy",   "matplotlib", "io", "csv",
-    "warnings", "mpl_toolkits", "mpmath", "seaborn", "tabulate",   NULL,
+    "numpy",    "pandas",       "scipy",  "sympy",   "matplotlib", "io",       "csv",
+    "warnings", "mpl_toolkits", "mpmath", "seaborn", "tabulate",   "openpyxl", NULL,
 };
 
 static const char usage[] =
@@ -69,7 +70,7 @@ static const char usage[] =
     "                        allowlist are refused)\n"
     "  --imports SET         default; seed (only the eleven classic modules); or data\n"
     "                        (the default and numpy, pandas, scipy, sympy, matplotlib,\n"
-    "                        seaborn, mpmath, tabulate, io, csv, warnings)\n"
+    "                        seaborn, mpmath, tabulate, openpyxl, io, csv, warnings)\n"
     "  --workspace DIR       the code may read the files under DIR, its working directory\n"
     "                        (off by default: no file can be reached); adds csv, fnmatch,\n"
     "                        glob, io, os (its file functions) and pathlib to the imports\n"

@@ -890,6 +890,41 @@ Test(ws_write, numpy_and_pandas_write_files)
 	e2e_stop();
 }
 
+/* Excel workbooks, as pandas and openpyxl write them (openpyxl spools each sheet through a
+ * temporary file, which a worker has not: in memory) and read them. */
+Test(ws_write, excel_workbooks_are_written_and_read)
+{
+	json_object *r;
+	char *xlsx;
+
+	start(ARGS("--workspace-write", "--imports", "data"));
+	r = e2e_call(
+	    "import pandas as pd\n"
+	    "with pd.ExcelWriter('book.xlsx') as w:\n"
+	    "    pd.DataFrame({'x': [1, 2], 'y': ['a', 'b']}).to_excel(w, 'one', index=False)\n"
+	    "    pd.DataFrame({'z': [3.5]}).to_excel(w, 'two', index=False)\n"
+	    "pd.DataFrame({'k': [7]}).to_excel('single.xlsx', index=False)\n"
+	    "1",
+	    NULL);
+	if (strstr(mcpc_json(r), "is not installed"))
+		cr_skip_test(
+		    "the data packages are not installed (scripts/setup installs them): %s",
+		    mcpc_err_str(r, "message"));
+	e2e_assert_result(r, "written", "1");
+	xlsx = slurp(in_ws("book.xlsx"));
+	cr_assert(xlsx && strncmp(xlsx, "PK\x03\x04", 4) == 0, "not a zip");
+	e2e_expect_result(
+	    "import pandas as pd, openpyxl\n"
+	    "sheets = pd.read_excel('book.xlsx', sheet_name=None)\n"
+	    "wb = openpyxl.load_workbook('single.xlsx')\n"
+	    "[sorted(sheets), sheets['one'].to_dict('list'), float(sheets['two'].z[0]),\n"
+	    " [c.value for c in wb.active[2]]]",
+	    "[[\"one\",\"two\"],{\"x\":[1,2],\"y\":[\"a\",\"b\"]},3.5,[7]]");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 Test(ws_write, matplotlib_saves_a_figure)
 {
 	json_object *r;

@@ -365,10 +365,34 @@ def _tempfile():
         tempfile.tempdir = '/tmp'
 
 
+def _openpyxl():
+    # openpyxl writes each worksheet's XML to a temporary file, then copies it into the
+    # workbook's zip by name: a worker has no temporary file (the workbook itself is a file of
+    # the workspace, or memory). The same XML, written in memory.
+    from openpyxl.writer import excel
+    from openpyxl.worksheet._writer import WorksheetWriter
+    from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
+    write_only = excel.ExcelWriter.write_worksheet
+
+    def write_worksheet(self, ws):
+        if self.workbook.write_only:
+            return write_only(self, ws)
+        ws._drawing = SpreadsheetDrawing()
+        ws._drawing.charts = ws._charts
+        ws._drawing.images = ws._images
+        writer = WorksheetWriter(ws, out=io.BytesIO())
+        writer.write()
+        ws._rels = writer._rels
+        self._archive.writestr(ws.path[1:], writer.read())
+        self.manifest.append(ws)
+
+    excel.ExcelWriter.write_worksheet = write_worksheet
+
+
 def prepare():
     """Run in the zygote once, after the allowed modules are imported."""
     steps = (('numpy', _numpy), ('pandas', _pandas), ('scipy', _scipy), ('sympy', _sympy),
-             ('matplotlib', _matplotlib))
+             ('matplotlib', _matplotlib), ('openpyxl', _openpyxl))
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')

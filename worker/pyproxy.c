@@ -39,7 +39,7 @@ static const struct {
     {"scipy", "python3-scipy"},           {"sympy", "python3-sympy"},
     {"matplotlib", "python3-matplotlib"}, {"mpl_toolkits", "python3-matplotlib"},
     {"mpmath", "python3-mpmath"},         {"seaborn", "python3-seaborn"},
-    {"tabulate", "python3-tabulate"},
+    {"tabulate", "python3-tabulate"},     {"openpyxl", "python3-openpyxl"},
 };
 
 const char *pyproxy_debian_package(const char *name)
