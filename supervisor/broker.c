@@ -282,6 +282,8 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 	ws->fd = -1;
 	ws->path = NULL;
 	ws->excluded = 0;
+	ws->orphans = NULL;
+	ws->n_orphans = 0;
 	ws->writable = writable;
 	if (!dir)
 		return 0;
@@ -303,6 +305,11 @@ void broker_workspace_close(struct workspace *ws)
 	if (ws->fd >= 0)
 		close(ws->fd);
 	free(ws->path);
+	for (size_t i = 0; i < ws->n_orphans; i++)
+		free(ws->orphans[i].rel);
+	free(ws->orphans);
+	ws->orphans = NULL;
+	ws->n_orphans = 0;
 	ws->fd = -1;
 	ws->path = NULL;
 	ws->excluded = 0;
@@ -1120,36 +1127,128 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 	return 0;
 }
 
-/* Remove a directory the call made, if it is still that directory and empty: what another
- * call put in it meanwhile keeps it. */
-static void dir_remove(const struct workspace *ws, const struct ws_dir *d)
+/* Is rel a directory that goes if calls in progress do not commit: an orphan that waits, or
+ * one a call in progress made? */
+static int dir_pending(const struct engine *e, const char *rel)
 {
+	const struct chain *c;
+
+	for (size_t i = 0; i < e->ws.n_orphans; i++)
+		if (strcmp(e->ws.orphans[i].rel, rel) == 0)
+			return 1;
+	TAILQ_FOREACH(c, &e->chains, link)
+	for (size_t i = 0; i < c->n_dirs; i++)
+		if (c->dirs[i].rel && strcmp(c->dirs[i].rel, rel) == 0)
+			return 1;
+	return 0;
+}
+
+/* Does the directory dfd hold only what calls in progress put there (their hidden files, and
+ * directories that go as well if they do not commit)? rel is its path in the workspace. */
+static int dir_only_pending(const struct engine *e, int dfd, const char *rel)
+{
+	char sub[PATH_MAX];
+	struct dirent *d;
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), only = 1;
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (only && (d = readdir(dir)) != NULL) {
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
+		    strncmp(d->d_name, WS_TMP_PREFIX, strlen(WS_TMP_PREFIX)) == 0)
+			continue;
+		only = snprintf(sub, sizeof(sub), "%s/%s", rel, d->d_name) < (int)sizeof(sub) &&
+		       dir_pending(e, sub);
+	}
+	closedir(dir);
+	return only;
+}
+
+/* Remove a directory a call that did not commit made, if it is still that directory and
+ * empty. Returns 1 when it is gone (or is another directory now), 0 when it holds only what
+ * calls in progress put there (it waits for them: dir_orphans_retry), -1 when a call's file
+ * or directory was committed there (it stays). */
+static int dir_remove(const struct engine *e, const struct ws_dir *d)
+{
+	const struct workspace *ws = &e->ws;
 	char *name = NULL;
 	struct stat st;
-	int pfd = ws->fd >= 0 ? ws_parent(ws, d->rel, &name) : -1;
+	int pfd = ws->fd >= 0 ? ws_parent(ws, d->rel, &name) : -1, rc = 1, dfd;
 
 	if (pfd < 0)
-		return;
+		return 1;
 	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_dev == d->dev && st.st_ino == d->ino && unlinkat(pfd, name, AT_REMOVEDIR) < 0 &&
-	    errno != ENOTEMPTY && errno != EEXIST)
-		log_msg(LOG_WARN, "workspace: %s not removed: %s", d->rel, strerror(errno));
+	    st.st_dev == d->dev && st.st_ino == d->ino && unlinkat(pfd, name, AT_REMOVEDIR) < 0) {
+		if (errno == ENOTEMPTY || errno == EEXIST) {
+			dfd = openat(pfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			rc = dfd >= 0 && dir_only_pending(e, dfd, d->rel) ? 0 : -1;
+			if (dfd >= 0)
+				close(dfd);
+		} else {
+			log_msg(LOG_WARN, "workspace: %s not removed: %s", d->rel, strerror(errno));
+		}
+	}
 	close(pfd);
 	free(name);
+	return rc;
+}
+
+/* Directories that calls which did not commit made, and that held another call's pending
+ * files when they ended: each goes once those calls have ended without committing there. */
+static void dir_orphans_retry(struct engine *e)
+{
+	struct workspace *ws = &e->ws;
+	size_t kept = 0;
+
+	/* The deepest came first (dirs_end): a parent is tried after its children. */
+	for (size_t i = 0; i < ws->n_orphans; i++) {
+		if (dir_remove(e, &ws->orphans[i]) == 0)
+			ws->orphans[kept++] = ws->orphans[i];
+		else
+			free(ws->orphans[i].rel);
+	}
+	ws->n_orphans = kept;
+}
+
+/* Keep d (its rel moves) among the orphans; beyond their bound it is left in place. */
+static void dir_orphan_add(struct workspace *ws, struct ws_dir *d)
+{
+	struct ws_dir *grown;
+
+	if (ws->n_orphans >= ENGINE_WS_ORPHANS_MAX ||
+	    !(grown = realloc(ws->orphans, (ws->n_orphans + 1) * sizeof(*grown)))) {
+		log_msg(LOG_WARN, "workspace: %s is left in place (a call that failed made it)",
+		        d->rel);
+		free(d->rel);
+	} else {
+		ws->orphans = grown;
+		ws->orphans[ws->n_orphans++] = *d;
+	}
+	d->rel = NULL;
 }
 
 /* Forget the directories the call made; remove them (the deepest first) when it did not
- * commit. */
+ * commit; then try again those that waited for other calls. */
 static void dirs_end(struct chain *c, int remove)
 {
+	struct workspace *ws = &c->e->ws;
+
 	for (size_t i = c->n_dirs; i-- > 0;) {
-		if (remove)
-			dir_remove(&c->e->ws, &c->dirs[i]);
+		/* Its own deeper ones are gone or kept already: not pending any more. */
+		if (remove && dir_remove(c->e, &c->dirs[i]) == 0)
+			dir_orphan_add(ws, &c->dirs[i]);
 		free(c->dirs[i].rel);
+		c->dirs[i].rel = NULL;
 	}
 	free(c->dirs);
 	c->dirs = NULL;
 	c->n_dirs = 0;
+	if (ws->n_orphans > 0)
+		dir_orphans_retry(c->e);
 }
 
 void broker_writes_drop(struct chain *c)

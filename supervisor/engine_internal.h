@@ -74,6 +74,8 @@
 #define ENGINE_WS_READ_MAX        IPC_WS_READ_MAX
 #define ENGINE_WS_FILES_PER_CALL  IPC_WS_FILES_PER_CALL
 #define ENGINE_WS_DIRS_PER_CALL   IPC_WS_DIRS_PER_CALL
+/* Directories of failed calls that wait for other calls to end before they go. */
+#define ENGINE_WS_ORPHANS_MAX     4096
 #define ENGINE_WS_BYTES_PER_CALL  IPC_WS_BYTES_PER_CALL
 #define ENGINE_WS_FDS_PER_CALL    IPC_WS_FDS_PER_CALL
 #define ENGINE_WS_LIST_MAX        IPC_WS_LIST_MAX
@@ -273,6 +275,10 @@ struct workspace {
 	int excluded;
 	dev_t ex_dev, root_dev;
 	ino_t ex_ino, root_ino;
+	/* directories calls that did not commit made, that waited for other calls' pending
+	 * files (broker.c dir_orphans_retry), the deepest first */
+	struct ws_dir *orphans;
+	size_t n_orphans;
 };
 
 /* A file a call writes: a hidden file beside its target, moved over it on commit. */

@@ -699,7 +699,7 @@ Test(ws_write, directories_are_made_and_follow_their_call)
 {
 	json_object *r;
 	struct stat st;
-	int64_t slow;
+	int64_t slow, slower;
 
 	start(ARGS("--workspace-write", "--timeout", "3"));
 	r = ok_result("import os, pathlib\n" TRY_EACH "os.makedirs('out/a/b')\n"
@@ -747,6 +747,21 @@ Test(ws_write, directories_are_made_and_follow_their_call)
 	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
 	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
 	cr_assert_str_eq(slurp(in_ws("shared/b.txt")), "b");
+	/* ... and one whose only content when it ended was another call's, pending: it goes
+	 * when that call fails too. */
+	slow = mcpc_call_async(&e2e_srv, "import os\nos.mkdir('orphan')\nwhile True:\n    pass",
+	                       "{\"session\":\"new\"}");
+	usleep(700000);
+	slower = mcpc_call_async(&e2e_srv,
+	                         "import os\nopen('orphan/f.txt', 'w').write('f')\n"
+	                         "os.makedirs('orphan/e/g')\nwhile True:\n    pass",
+	                         "{\"session\":\"new\"}");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	cr_assert(is_dir(in_ws("orphan/e/g")), "the other call's directories went with the first");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slower, 10000));
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	cr_assert(!is_dir(in_ws("orphan")), "a directory of two failed calls was left");
 	/* Bounded: 256 directories a call. */
 	r = ok_result("import os\n"
 	              "n, err = 0, None\n"
