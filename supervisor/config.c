@@ -37,14 +37,14 @@ static const char *const workspace_imports[] = {
 };
 
 /* --imports data adds the data stack (Debian's python3-numpy, python3-pandas, python3-scipy,
- * python3-sympy, python3-matplotlib, python3-seaborn) and the modules ordinary data code uses
+ * python3-sympy, python3-matplotlib, python3-seaborn, python3-sklearn) and the modules ordinary data code uses
  * next to it: io (in-memory streams; its file-opening parts are left out of it), csv, warnings,
  * mpmath (sympy's arbitrary precision, which nsolve and lambdify(..., 'mpmath') import as the
  * user's code would), tabulate (python3-tabulate: what DataFrame.to_markdown prints with) and
  * openpyxl (python3-openpyxl: Excel workbooks for read_excel and to_excel). */
 static const char *const data_extra[] = {
-    "numpy",    "pandas",       "scipy",  "sympy",   "matplotlib", "io",       "csv",
-    "warnings", "mpl_toolkits", "mpmath", "seaborn", "tabulate",   "openpyxl", NULL,
+    "numpy",        "pandas", "scipy",   "sympy",    "matplotlib", "io",      "csv", "warnings",
+    "mpl_toolkits", "mpmath", "seaborn", "tabulate", "openpyxl",   "sklearn", NULL,
 };
 
 static const char usage[] =
@@ -70,7 +70,8 @@ static const char usage[] =
     "                        allowlist are refused)\n"
     "  --imports SET         default; seed (only the eleven classic modules); or data\n"
     "                        (the default and numpy, pandas, scipy, sympy, matplotlib,\n"
-    "                        seaborn, mpmath, tabulate, openpyxl, io, csv, warnings)\n"
+    "                        seaborn, sklearn, mpmath, tabulate, openpyxl, io, csv,\n"
+    "                        warnings)\n"
     "  --workspace DIR       the code may read the files under DIR, its working directory\n"
     "                        (off by default: no file can be reached); adds csv, fnmatch,\n"
     "                        glob, io, os (its file functions) and pathlib to the imports\n"

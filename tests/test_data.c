@@ -424,6 +424,39 @@ Test(data, seaborn_plots_and_markdown_tables)
 	e2e_stop();
 }
 
+/* scikit-learn as data code uses it: its bundled datasets (files of its package, given from
+ * memory), pipelines, cross-validation, clustering (KMeans asked threadpoolctl, which runs
+ * ldconfig and reads /proc), ensembles with n_jobs. */
+Test(data, scikit_learn_fits_and_scores)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "from sklearn.datasets import load_iris, load_digits, load_diabetes\n"
+	    "from sklearn.model_selection import train_test_split, cross_val_score, GridSearchCV\n"
+	    "from sklearn.pipeline import make_pipeline\n"
+	    "from sklearn.preprocessing import StandardScaler\n"
+	    "from sklearn.linear_model import LogisticRegression, LinearRegression\n"
+	    "from sklearn.cluster import KMeans\n"
+	    "from sklearn.ensemble import RandomForestClassifier\n"
+	    "from sklearn.svm import SVC\n"
+	    "from sklearn.metrics import accuracy_score\n"
+	    "X, y = load_iris(return_X_y=True)\n"
+	    "Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
+	    "m = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)).fit(Xtr, ytr)\n"
+	    "km = KMeans(n_clusters=3, n_init=10, random_state=0).fit(X)\n"
+	    "rf = RandomForestClassifier(n_estimators=20, random_state=0, n_jobs=-1).fit(X, y)\n"
+	    "gs = GridSearchCV(SVC(), {'C': [0.1, 10]}, cv=3).fit(X, y)\n"
+	    "Xd, yd = load_diabetes(return_X_y=True)\n"
+	    "[accuracy_score(yte, m.predict(Xte)) > 0.9, bool(cross_val_score(m, X, y, "
+	    "cv=3).mean() > 0.9),\n"
+	    " sorted(int((km.labels_ == k).sum()) > 0 for k in range(3)), rf.score(X, y),\n"
+	    " gs.best_params_, load_digits().data.shape, load_iris(as_frame=True).frame.shape,\n"
+	    " LinearRegression().fit(Xd, yd).score(Xd, yd) > 0.5, load_iris().DESCR[:16]]",
+	    "[true,true,[true,true,true],1.0,{\"C\":10},[1797,64],[150,5],true,"
+	    "\".. _iris_dataset\"]");
+	e2e_stop();
+}
+
 /* A hook set on a library's class made during the call (a module imported late) ran the user's
  * C callable under the frame of a later import that subclassed it: exec, reached through
  * mpmath's public exec_, ran there with the module's own namespace, and handed out the real

@@ -389,10 +389,89 @@ def _openpyxl():
     excel.ExcelWriter.write_worksheet = write_worksheet
 
 
+def _sklearn():
+    # Its estimators live in submodules that load Cython extensions: those load here, in the
+    # zygote, with the rest of the stack.
+    import importlib
+    for name in ('linear_model', 'model_selection', 'preprocessing', 'metrics', 'cluster',
+                 'ensemble', 'tree', 'decomposition', 'neighbors', 'svm', 'pipeline',
+                 'datasets', 'naive_bayes', 'impute', 'compose', 'feature_extraction',
+                 'feature_extraction.text', 'inspection', 'manifold', 'mixture'):
+        importlib.import_module('sklearn.' + name)
+    # The datasets it ships (iris, digits, wine, breast cancer, diabetes, linnerud) and their
+    # descriptions are files of its package, which a worker cannot open: read here, given from
+    # memory by the three functions its loaders read them with.
+    import io
+    import os
+    from sklearn.datasets import _base
+    from sklearn.utils import fixes
+    files = {}
+    for package in ('sklearn.datasets.data', 'sklearn.datasets.descr'):
+        where = os.path.dirname(importlib.import_module(package).__file__)
+        for name in os.listdir(where):
+            if name.endswith(('.csv', '.csv.gz', '.rst')):
+                with open(os.path.join(where, name), 'rb') as f:
+                    files[package, name] = f.read()
+
+    def data(package, name):
+        key = (package if isinstance(package, str) else package.__name__, name)
+        if key not in files:
+            raise FileNotFoundError(2, 'No such file in the package', '%s/%s' % key)
+        return files[key]
+
+    def open_text(package, name):
+        return io.StringIO(data(package, name).decode('utf-8'))
+
+    def open_binary(package, name):
+        return io.BytesIO(data(package, name))
+
+    def read_text(package, name):
+        return data(package, name).decode('utf-8')
+
+    for module in (fixes, _base):
+        module._open_text, module._open_binary = open_text, open_binary
+        module._read_text = read_text
+    # threadpoolctl finds the BLAS and OpenMP libraries a process loaded through ctypes,
+    # ldconfig run as a subprocess and /proc, to cap their threads around a computation
+    # (KMeans, and others): a worker has none of those, and one thread is what the
+    # computation gets here anyway. Its limits do nothing; its report is empty.
+    import threadpoolctl
+
+    class threadpool_limits:
+        def __init__(self, limits=None, user_api=None):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def restore_original_limits(self):
+            pass
+
+        unregister = restore_original_limits
+
+        def get_original_num_threads(self):
+            return {}
+
+    def threadpool_info():
+        return []
+
+    _replace_everywhere(threadpoolctl.threadpool_limits, threadpool_limits)
+    _replace_everywhere(threadpoolctl.threadpool_info, threadpool_info)
+    _replace_everywhere(fixes.threadpool_limits, threadpool_limits)
+    _replace_everywhere(fixes.threadpool_info, threadpool_info)
+    # The platform's name (joblib asks) comes from uname(2), which a worker cannot call: asked
+    # here, where the answer is cached.
+    import platform
+    platform.uname()
+
+
 def prepare():
     """Run in the zygote once, after the allowed modules are imported."""
     steps = (('numpy', _numpy), ('pandas', _pandas), ('scipy', _scipy), ('sympy', _sympy),
-             ('matplotlib', _matplotlib), ('openpyxl', _openpyxl))
+             ('matplotlib', _matplotlib), ('openpyxl', _openpyxl), ('sklearn', _sklearn))
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')

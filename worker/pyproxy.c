@@ -40,6 +40,7 @@ static const struct {
     {"matplotlib", "python3-matplotlib"}, {"mpl_toolkits", "python3-matplotlib"},
     {"mpmath", "python3-mpmath"},         {"seaborn", "python3-seaborn"},
     {"tabulate", "python3-tabulate"},     {"openpyxl", "python3-openpyxl"},
+    {"sklearn", "python3-sklearn"},
 };
 
 const char *pyproxy_debian_package(const char *name)
