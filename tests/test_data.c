@@ -457,6 +457,30 @@ Test(data, scikit_learn_fits_and_scores)
 	e2e_stop();
 }
 
+/* doctest's runner (reachable through sympy.testing) makes a debugger, whose methods clear the
+ * user's namespace and fill it with the real builtins (to run a module as __main__): no
+ * debugger is made or run in a worker, and the namespace keeps its builtins. */
+Test(data, the_debugger_is_not_available)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_expect_error(
+	    "import sympy.testing.runtests as rt\n"
+	    "class T:\n"
+	    "    globs = {}\n    examples = []\n    name = filename = docstring = 'x'\n"
+	    "    lineno = 0\n"
+	    "rt.DocTestRunner().run(T())",
+	    "RuntimeError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "debugger is not available"), "%s",
+	          mcpc_json(r));
+	e2e_expect_result(
+	    "[sorted(n for n in ('open', 'exec', 'eval', 'compile') if n in __builtins__),\n"
+	    " __builtins__['abs'] is abs]",
+	    "[[],true]");
+	e2e_stop();
+}
+
 /* A hook set on a library's class made during the call (a module imported late) ran the user's
  * C callable under the frame of a later import that subclassed it: exec, reached through
  * mpmath's public exec_, ran there with the module's own namespace, and handed out the real

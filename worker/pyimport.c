@@ -60,6 +60,10 @@ static PyObject *module_request(PyObject *self, PyObject *arg)
 		return NULL;
 	if (!serving || !ipc_module_name_valid(name, (size_t)n))
 		Py_RETURN_NONE;
+	/* The debugger: loaded in the zygote it is disarmed (pylayer.c), loaded late it would
+	 * not be. */
+	if (strcmp(name, "pdb") == 0 || strcmp(name, "bdb") == 0)
+		return PyErr_Format(PyExc_ImportError, "%s is not available in the sandbox", name);
 	rc = runner_request(IPC_REQ_MODULE_CODE, name, (size_t)n, &status, &reply, &rlen, NULL);
 	if (rc < 0)
 		return PyErr_Format(PyExc_ImportError, "%s: the supervisor did not answer (%s)",

@@ -1279,7 +1279,20 @@ static const char library_fixes[] =
     "        return reconstruct(x, memo, func, args, state, listiter, dictiter, **kwargs)\n"
     "    return _reconstruct\n"
     "if copy is not None and callable(getattr(copy, '_reconstruct', None)):\n"
-    "    copy._reconstruct = _no_class_state(copy._reconstruct)\n";
+    "    copy._reconstruct = _no_class_state(copy._reconstruct)\n"
+    /* The debugger (loaded with the data stack: doctest's runner makes one) runs a module as
+     * __main__ by clearing the user's namespace and filling it with the real builtins (its
+     * methods, even called on another object); its base runs text in that namespace. No
+     * debugger is made or run in a worker (pyimport.c refuses them to late imports too). */
+    "def _no_debugger(self, *args, **kwargs):\n"
+    "    raise RuntimeError('the debugger is not available in the sandbox')\n"
+    "for _name, _cls, _methods in (\n"
+    "        ('bdb', 'Bdb', ('__init__', 'run', 'runeval', 'runctx', 'runcall')),\n"
+    "        ('pdb', 'Pdb', ('__init__', '_runmodule', '_runscript'))):\n"
+    "    _m = sys.modules.get(_name)\n"
+    "    if _m is not None and isinstance(getattr(_m, _cls, None), type):\n"
+    "        for _method in _methods:\n"
+    "            setattr(getattr(_m, _cls), _method, _no_debugger)\n";
 
 static int library_fix(void)
 {
