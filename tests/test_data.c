@@ -294,6 +294,27 @@ Test(data, figures_become_images)
  * embed a subset of each font (read from memory), and pyplot switches to any of them. A GUI
  * backend is an ImportError, as on a machine with no display (Tk's start read files: the
  * call was killed by the sandbox). */
+/* A figure an earlier call made (and showed: it was closed then), changed and given as a later
+ * call's value, is shown again, as a notebook shows it; another value shows nothing. */
+Test(data, a_figure_given_as_the_value_is_shown_again)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok(
+	    "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 3, 2])\n1");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
+	             mcpc_json(r));
+	r = e2e_ok("ax.set_title('changed later')\nfig");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
+	             mcpc_json(r));
+	r = e2e_ok("ax.get_title()");
+	e2e_assert_result(r, "title", "\"changed later\"");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 0, "%s",
+	             mcpc_json(r));
+	e2e_stop();
+}
+
 Test(data, figures_save_as_pdf_svg_and_eps)
 {
 	json_object *r;

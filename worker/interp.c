@@ -1120,7 +1120,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	/* The figures it showed or left open, as images: still armed (matplotlib runs the user's
 	 * callbacks). The time or memory running out while rendering is the call's error; any other
 	 * failure is said on stderr and leaves the call as it was. */
-	if (!deadline_hit && !capture_flooded() && pydata_figures(out) < 0) {
+	if (!deadline_hit && !capture_flooded() && pydata_figures(out, value) < 0) {
 		PyObject *e = exception_take();
 		if (!exc && e &&
 		    (deadline_hit || PyErr_GivenExceptionMatches(e, PyExc_MemoryError) ||

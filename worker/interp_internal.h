@@ -144,11 +144,12 @@ int pyfiles_audit_allows(const char *event, PyObject *args);
 /* In the zygote, after the allowed modules are imported: run pydata.py's prepare() (imports and
  * exercises the data stack that is loaded, makes matplotlib render with no file). 0 or -1. */
 int pydata_init(void);
-/* In a worker at the end of a call, armed: the figures the call showed or left open become
- * out's images (within RUN_IMAGES_MAX, RUN_IMAGE_SIDE_MAX, RUN_IMAGE_BYTES_MAX and
- * RUN_IMAGES_BYTES_MAX; a note on stderr counts those left out) and are closed. 0, or -1 with
- * the exception rendering raised. */
-int pydata_figures(struct run_outcome *out);
+/* In a worker at the end of a call, armed: the figures the call showed or left open, and its
+ * value when that is a figure (an earlier call's, shown again), become out's images (within
+ * RUN_IMAGES_MAX, RUN_IMAGE_SIDE_MAX, RUN_IMAGE_BYTES_MAX and RUN_IMAGES_BYTES_MAX; a note on
+ * stderr counts those left out) and are closed. value may be NULL. 0, or -1 with the
+ * exception rendering raised. */
+int pydata_figures(struct run_outcome *out, PyObject *value);
 
 /* The plain value (lists, dicts, numbers, strings, None) that stands for v, a numpy or pandas
  * value, in a result's JSON (pydata.py's natural(), within its bounds), or NULL when it has

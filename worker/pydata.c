@@ -121,16 +121,16 @@ static int image_take(PyObject *t, struct run_image *im)
 	return 0;
 }
 
-int pydata_figures(struct run_outcome *out)
+int pydata_figures(struct run_outcome *out, PyObject *value)
 {
 	PyObject *r, *list, *dropped;
 	Py_ssize_t n;
 
 	if (!figures_fn)
 		return 0;
-	r = PyObject_CallFunction(figures_fn, "IIII", (unsigned)RUN_IMAGE_SIDE_MAX,
+	r = PyObject_CallFunction(figures_fn, "IIIIO", (unsigned)RUN_IMAGE_SIDE_MAX,
 	                          (unsigned)RUN_IMAGE_BYTES_MAX, (unsigned)RUN_IMAGES_BYTES_MAX,
-	                          (unsigned)RUN_IMAGES_MAX);
+	                          (unsigned)RUN_IMAGES_MAX, value ? value : Py_None);
 	if (!r)
 		return -1;
 	if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||

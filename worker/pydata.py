@@ -584,16 +584,21 @@ def _keep(fig):
     plt.close(fig)
 
 
-def figures(side, single, total, count):
+def figures(side, single, total, count, value=None):
     """In a worker, at the end of a call: the images of the figures shown during it, then of
-    every figure still open (each closed after), within the limits; and how many were left
-    out. Returns ([(png, width, height), ...], dropped)."""
+    every figure still open (each closed after), then of the call's value when it is a figure
+    (one an earlier call made and showed: shown again, as a notebook shows it), within the
+    limits; and how many were left out. Returns ([(png, width, height), ...], dropped)."""
     _limits.update(side=side, bytes=single, total=total, count=count)
     plt = sys.modules.get('matplotlib.pyplot')
     try:
         if plt is not None:
-            for num in plt.get_fignums():
-                _keep(plt.figure(num))
+            open_figures = [plt.figure(num) for num in plt.get_fignums()]
+            for fig in open_figures:
+                _keep(fig)
+            figure = sys.modules['matplotlib.figure'].Figure
+            if type(value) is figure and not any(value is f for f in open_figures):
+                _keep(value)
     finally:
         out, dropped = list(_shown), _dropped[0]
         del _shown[:]
