@@ -478,6 +478,34 @@ Test(data, scikit_learn_fits_and_scores)
 	e2e_stop();
 }
 
+/* scikit-learn's public array namespace for numpy (get_namespace) forwarded any name to the
+ * real numpy: numpy.ctypeslib held the real os, ctypes and sys. It gives what numpy's proxy
+ * gives, and scikit-learn's own use of it still works. */
+Test(data, library_forwarders_give_what_the_proxies_give)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "from sklearn.utils.validation import get_namespace\n"
+	    "from sklearn.decomposition import PCA\n"
+	    "import numpy as np\n"
+	    "xp, _ = get_namespace(np.ones(3))\n"
+	    "found = []\n"
+	    "for path in (('ctypeslib', 'os'), ('ctypeslib', 'ctypes'), ('_globals',),\n"
+	    "             ('__dict__',), ('ctypeslib', '_ndptr')):\n"
+	    "    v = xp\n"
+	    "    try:\n"
+	    "        for a in path:\n"
+	    "            v = getattr(v, a)\n"
+	    "        found.append('.'.join(path))\n"
+	    "    except AttributeError:\n"
+	    "        pass\n"
+	    "[found, xp.linalg is np.linalg and xp.ctypeslib is np.ctypeslib,\n"
+	    " float(xp.linalg.norm(np.ones(4))),\n"
+	    " PCA(2).fit_transform(np.eye(4)).shape]",
+	    "[[],true,2.0,[4,2]]");
+	e2e_stop();
+}
+
 /* doctest's runner (reachable through sympy.testing) makes a debugger, whose methods clear the
  * user's namespace and fill it with the real builtins (to run a module as __main__): no
  * debugger is made or run in a worker, and the namespace keeps its builtins. */

@@ -243,6 +243,33 @@ Test(pylayer, sys_keeps_what_ordinary_code_uses)
 	e2e_stop();
 }
 
+/* help(obj) prints pydoc's text of an object, as CPython's does (a built-in's signature too:
+ * inspect read the namespace of the built-in's module for it); a name or a topic is not looked
+ * up (pydoc would import the module a name names). */
+Test(pylayer, help_prints_an_objects_documentation)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import json\n"
+	           "def area(w, h=2):\n    'The area.'\n    return w * h\n"
+	           "help(len)\nhelp(area)\nhelp(json.dumps)\n1");
+	{
+		static const char want[] =
+		    "Help on built-in function len in module builtins:\n\nlen(obj, /)\n"
+		    "    Return the number of items in a container.\n\n"
+		    "Help on function area in module __main__:\n\narea(w, h=2)\n"
+		    "    The area.\n\n"
+		    "Help on function dumps in module json:\n\ndumps(obj, *, skipkeys=False";
+		cr_assert(strncmp(mcpc_sc_str(r, "stdout"), want, strlen(want)) == 0, "%s",
+		          mcpc_json(r));
+	}
+	r = e2e_ok("help('os')\nhelp()");
+	cr_assert(strstr(mcpc_sc_str(r, "stdout"), "not of a name or a topic"), "%s", mcpc_json(r));
+	cr_assert_null(strstr(mcpc_sc_str(r, "stdout"), "Help on module os"), "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* logging as scripts use it: basicConfig, loggers, levels, formats, exceptions with their
  * tracebacks, a record that cannot be formatted; without logging.config (it builds any object
  * a name names), logging.handlers (sockets, processes, files) or currentframe (a frame). */

@@ -83,7 +83,11 @@ static int prewarm(void)
 	    "try:\n"
 	    "    import decimal; decimal.Decimal('1.1') + 1\n"
 	    "except Exception: pass\n"
-	    "'x'.encode('idna'); 'x'.encode('cp1252')\n";
+	    "'x'.encode('idna'); 'x'.encode('cp1252')\n"
+	    /* help(obj) renders with it (pylayer.c) */
+	    "try:\n"
+	    "    import pydoc\n"
+	    "except Exception: pass\n";
 	PyObject *g, *r;
 
 	for (const char *const *c = codecs; *c; c++)

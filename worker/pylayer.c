@@ -682,7 +682,43 @@ static PyObject *raise_exit(PyObject *self, PyObject *args)
 	return NULL;
 }
 
+/* help(obj): the object's documentation as pydoc renders it, in plain text, on stdout. Not of a
+ * name or a topic (pydoc would import the module a name names), and not interactive. */
+static PyObject *help_text(PyObject *self, PyObject *args)
+{
+	PyObject *thing = NULL, *pydoc, *plain = NULL, *text = NULL, *r = NULL;
+
+	(void)self;
+	if (!PyArg_UnpackTuple(args, "help", 0, 1, &thing))
+		return NULL;
+	pydoc = PyDict_GetItemString(PyImport_GetModuleDict(), "pydoc");
+	if (!thing || PyUnicode_Check(thing) || PyBytes_Check(thing) || !pydoc) {
+		text = PyUnicode_FromString(
+		    pydoc ? "help() shows the documentation of an object it is given: help(len), "
+		            "help(str.split), or help(json.dumps) after import json (not of a name "
+		            "or a topic, and not interactively)\n"
+		          : "help() is not available\n");
+	} else {
+		plain = PyObject_GetAttrString(pydoc, "plaintext");
+		r = plain ? PyObject_CallMethod(pydoc, "render_doc", "OsiO", thing,
+		                                "Help on %s:", 0, plain)
+		          : NULL;
+		text = r ? PyUnicode_FromFormat("%S\n", r) : NULL;
+	}
+	Py_XDECREF(plain);
+	Py_XDECREF(r);
+	if (!text)
+		return NULL;
+	r = PyObject_CallMethod(capture_stream(CAPTURE_STDOUT), "write", "N", text);
+	if (!r)
+		return NULL;
+	Py_DECREF(r);
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef checked_defs[] = {
+    {"help", help_text, METH_VARARGS,
+     "help(object): print the object's documentation (pydoc's text)."},
     {"exit", raise_exit, METH_VARARGS, "exit(code=None): raise SystemExit(code)."},
     {"quit", raise_exit, METH_VARARGS, "quit(code=None): raise SystemExit(code)."},
     {"getattr", (PyCFunction)(void (*)(void))checked_getattr, METH_FASTCALL,
@@ -1284,6 +1320,46 @@ static const char library_fixes[] =
      * __main__ by clearing the user's namespace and filling it with the real builtins (its
      * methods, even called on another object); its base runs text in that namespace. No
      * debugger is made or run in a worker (pyimport.c refuses them to late imports too). */
+    /* inspect.signature of a built-in parses its text signature and reads the namespace of
+     * the module the built-in names, which the type rules refuse to library code too: every
+     * signature of a built-in failed (help(), and libraries that ask). The names of its
+     * defaults are looked up among the modules instead. */
+    "inspect = sys.modules.get('inspect')\n"
+    "class _TextSignatureOf:\n"
+    "    __slots__ = ('_of',)\n"
+    "    __module__ = None\n"
+    "    def __init__(self, of):\n"
+    "        self._of = of\n"
+    "    @property\n"
+    "    def __self__(self):\n"
+    "        try:\n"
+    "            return self._of.__self__\n"
+    "        except AttributeError:\n"
+    /* a built-in's module, which the rules hide: bound to a module all the same */
+    "            return inspect if type(self._of) is type(len) else None\n"
+    "    def __repr__(self):\n"
+    "        return repr(self._of)\n"
+    "def _from_text(fromstr):\n"
+    "    def _signature_fromstr(cls, obj, s, skip_bound_arg=True):\n"
+    "        return fromstr(cls, _TextSignatureOf(obj), s, skip_bound_arg)\n"
+    "    return _signature_fromstr\n"
+    "if inspect is not None and callable(getattr(inspect, '_signature_fromstr', None)):\n"
+    "    inspect._signature_fromstr = _from_text(inspect._signature_fromstr)\n"
+    /* scikit-learn's array namespace for numpy (get_namespace's, public) forwards any name
+     * to the real numpy: numpy.ctypeslib held the real os, ctypes and sys. It gives what the
+     * numpy proxy gives: a submodule as its proxy, no private name. */
+    "_array_api = sys.modules.get('sklearn.utils._array_api')\n"
+    "def _forwarding(getattr_):\n"
+    "    def __getattr__(self, name):\n"
+    "        if not isinstance(name, str) or (name.startswith('_') and\n"
+    "                name not in ('__name__', '__version__', '__doc__')):\n"
+    "            raise AttributeError(name)\n"
+    "        return _as_user_holds(getattr_(self, name))\n"
+    "    return __getattr__\n"
+    "if _array_api is not None and isinstance(getattr(_array_api, '_NumPyApiWrapper', None),\n"
+    "                                         type):\n"
+    "    _array_api._NumPyApiWrapper.__getattr__ = _forwarding(\n"
+    "        _array_api._NumPyApiWrapper.__getattr__)\n"
     "def _no_debugger(self, *args, **kwargs):\n"
     "    raise RuntimeError('the debugger is not available in the sandbox')\n"
     "for _name, _cls, _methods in (\n"
@@ -1294,14 +1370,26 @@ static const char library_fixes[] =
     "        for _method in _methods:\n"
     "            setattr(getattr(_m, _cls), _method, _no_debugger)\n";
 
+/* _as_user_holds(value): a module as the user may hold it (its proxy, or ImportError), any
+ * other value as it is. For the library fixes' forwarders. */
+static PyObject *as_user_holds(PyObject *self, PyObject *value)
+{
+	(void)self;
+	return importer_result(Py_NewRef(value));
+}
+
+static PyMethodDef as_user_holds_def = {"_as_user_holds", as_user_holds, METH_O, NULL};
+
 static int library_fix(void)
 {
-	PyObject *g = PyDict_New(), *r = NULL;
+	PyObject *g = PyDict_New(), *r = NULL, *f = PyCFunction_New(&as_user_holds_def, NULL);
 
 	PyObject *code = Py_CompileString(library_fixes, "<sandbox>", Py_file_input);
 
-	if (code && g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+	if (code && g && f && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
+	    PyDict_SetItemString(g, "_as_user_holds", f) == 0)
 		r = PyEval_EvalCode(code, g, g);
+	Py_XDECREF(f);
 	Py_XDECREF(code);
 	Py_XDECREF(g);
 	Py_XDECREF(r);
