@@ -480,7 +480,9 @@ Test(data, scikit_learn_fits_and_scores)
 
 /* scikit-learn's public array namespace for numpy (get_namespace) forwarded any name to the
  * real numpy: numpy.ctypeslib held the real os, ctypes and sys. It gives what numpy's proxy
- * gives, and scikit-learn's own use of it still works. */
+ * gives, and scikit-learn's own use of it still works. Its discovery module holds importlib's
+ * import_module under a public name: the checked importer, which gives proxies of what the
+ * user may import. */
 Test(data, library_forwarders_give_what_the_proxies_give)
 {
 	start_data(NULL);
@@ -499,10 +501,20 @@ Test(data, library_forwarders_give_what_the_proxies_give)
 	    "        found.append('.'.join(path))\n"
 	    "    except AttributeError:\n"
 	    "        pass\n"
+	    "from sklearn.utils import discovery\n"
+	    "import sys\n"
+	    "for name in ('os', 'ctypes', 'builtins', 'importlib'):\n"
+	    "    try:\n"
+	    "        discovery.import_module(name)\n"
+	    "        found.append(name)\n"
+	    "    except ImportError:\n"
+	    "        pass\n"
 	    "[found, xp.linalg is np.linalg and xp.ctypeslib is np.ctypeslib,\n"
+	    " discovery.import_module('numpy.linalg') is np.linalg and\n"
+	    " discovery.import_module('sys') is sys,\n"
 	    " float(xp.linalg.norm(np.ones(4))),\n"
 	    " PCA(2).fit_transform(np.eye(4)).shape]",
-	    "[[],true,2.0,[4,2]]");
+	    "[[],true,true,2.0,[4,2]]");
 	e2e_stop();
 }
 

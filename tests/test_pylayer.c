@@ -387,3 +387,21 @@ Test(pylayer, traceback_formats_exceptions_and_holds_no_frame)
 	e2e_expect_error("import traceback\ntraceback.walk_tb", "AttributeError");
 	e2e_stop();
 }
+
+/* copy's table of reducers is copyreg's, which library code consults as it copies and pickles:
+ * the user's code may read it, not add a function library code would hand every object of a
+ * type the user chose (a module's, a library class's). */
+Test(pylayer, the_copy_reducers_table_is_read_only)
+{
+	e2e_start(NULL);
+	e2e_expect_result("import copy, json\n"
+	                  "seen = []\n"
+	                  "try:\n"
+	                  "    copy.dispatch_table[type(json)] = lambda m: seen.append(m)\n"
+	                  "    added = True\n"
+	                  "except TypeError:\n"
+	                  "    added = False\n"
+	                  "[added, len(copy.dispatch_table) > 0, copy.deepcopy({'a': [1]}), seen]",
+	                  "[false,true,{\"a\":[1]},[]]");
+	e2e_stop();
+}

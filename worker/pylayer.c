@@ -885,6 +885,10 @@ static const struct importer importers[] = {
     {"sympy.utilities.source", "get_class", "lookup_view", 1, 1, NULL, 0},
     {"pandas.compat._optional", "import_optional_dependency", "name", 0, 0, NULL, 0},
     {"scipy._lib._uarray._backend", "unpickle_function", "mod_name", 0, 1, "_Function", 0},
+    /* The standard library's own importers, which a library may re-export under a public
+     * name (scikit-learn's discovery module holds import_module). */
+    {"importlib", "import_module", "name", 0, 0, NULL, 0},
+    {"importlib._bootstrap", "__import__", "name", 0, 0, NULL, 0},
 };
 #define N_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
 
@@ -1085,6 +1089,65 @@ static int importers_seal(void)
 
 /* ---- module proxies and builtins (zygote) -------------------------------------------- */
 
+/* Functions of the standard library that find, load or run a module by name, or give the
+ * module of an object: a library that re-exports one under a public name hands the user real
+ * modules. Its proxy holds a function that refuses instead. */
+static const struct {
+	const char *module, *name;
+} refused_functions[] = {
+    {"importlib", "reload"},
+    {"importlib._bootstrap", "_gcd_import"},
+    {"importlib.util", "find_spec"},
+    {"importlib.util", "module_from_spec"},
+    {"importlib.util", "spec_from_loader"},
+    {"importlib.util", "spec_from_file_location"},
+    {"pkgutil", "resolve_name"},
+    {"pkgutil", "get_loader"},
+    {"pkgutil", "find_loader"},
+    {"pkgutil", "get_importer"},
+    {"pkgutil", "iter_importers"},
+    {"pydoc", "locate"},
+    {"pydoc", "importfile"},
+    {"pydoc", "safeimport"},
+    {"runpy", "run_module"},
+    {"runpy", "run_path"},
+    {"inspect", "getmodule"},
+};
+
+static PyObject *refused_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)args;
+	(void)kw;
+	return PyErr_Format(PyExc_ImportError, "%U is not available in the sandbox", self);
+}
+
+static PyMethodDef refused_def = {"refused", (PyCFunction)(void (*)(void))refused_call,
+                                  METH_VARARGS | METH_KEYWORDS, NULL};
+
+/* A function that refuses in place of real when real is one of refused_functions (new
+ * reference), else NULL with no error set. */
+static PyObject *refused_for(PyObject *real)
+{
+	PyObject *mods = PyImport_GetModuleDict(), *m, *f, *name;
+
+	if (!PyFunction_Check(real) && !PyCFunction_Check(real))
+		return NULL;
+	for (size_t i = 0; i < sizeof(refused_functions) / sizeof(refused_functions[0]); i++) {
+		m = PyDict_GetItemString(mods, refused_functions[i].module);
+		f = m && PyModule_Check(m)
+		        ? pyguard_str_item(PyModule_GetDict(m), refused_functions[i].name)
+		        : NULL;
+		if (f != real)
+			continue;
+		name = PyUnicode_FromFormat("%s.%s", refused_functions[i].module,
+		                            refused_functions[i].name);
+		f = name ? PyCFunction_New(&refused_def, name) : NULL;
+		Py_XDECREF(name);
+		return f;
+	}
+	return NULL;
+}
+
 PyObject *pylayer_replacement(const char *module, const char *name, PyObject *real)
 {
 	PyObject *fn, *meth, *made;
@@ -1092,6 +1155,15 @@ PyObject *pylayer_replacement(const char *module, const char *name, PyObject *re
 	made = importer_for(real);
 	if (made || PyErr_Occurred())
 		return made;
+	made = refused_for(real);
+	if (made || PyErr_Occurred())
+		return made;
+	/* copy's table of reducers is copyreg's, which library code consults as it copies and
+	 * pickles: the user's code reads it, it does not add a function that library code would
+	 * hand every object of a type it chose. */
+	if (strcmp(module, "copy") == 0 && strcmp(name, "dispatch_table") == 0 &&
+	    PyDict_Check(real))
+		return PyDictProxy_New(real);
 	if (strcmp(module, "operator") == 0 && strcmp(name, "attrgetter") == 0)
 		return PyCFunction_New(&attrgetter_def, NULL);
 	if (strcmp(module, "operator") == 0 && strcmp(name, "methodcaller") == 0)
