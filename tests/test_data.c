@@ -482,7 +482,8 @@ Test(data, scikit_learn_fits_and_scores)
  * real numpy: numpy.ctypeslib held the real os, ctypes and sys. It gives what numpy's proxy
  * gives, and scikit-learn's own use of it still works. Its discovery module holds importlib's
  * import_module under a public name: the checked importer, which gives proxies of what the
- * user may import. */
+ * user may import. sympy's get_class gives an attribute as the module's proxy gives it (the
+ * real namespace held the original importer and the real attrgetter). */
 Test(data, library_forwarders_give_what_the_proxies_give)
 {
 	start_data(NULL);
@@ -502,7 +503,8 @@ Test(data, library_forwarders_give_what_the_proxies_give)
 	    "    except AttributeError:\n"
 	    "        pass\n"
 	    "from sklearn.utils import discovery\n"
-	    "import sys\n"
+	    "from sympy.utilities.source import get_class\n"
+	    "import sys, operator\n"
 	    "for name in ('os', 'ctypes', 'builtins', 'importlib'):\n"
 	    "    try:\n"
 	    "        discovery.import_module(name)\n"
@@ -512,9 +514,12 @@ Test(data, library_forwarders_give_what_the_proxies_give)
 	    "[found, xp.linalg is np.linalg and xp.ctypeslib is np.ctypeslib,\n"
 	    " discovery.import_module('numpy.linalg') is np.linalg and\n"
 	    " discovery.import_module('sys') is sys,\n"
+	    " get_class('sklearn.utils.discovery.import_module') is discovery.import_module and\n"
+	    " get_class('operator.attrgetter') is operator.attrgetter and\n"
+	    " get_class('numpy.linalg') is np.linalg,\n"
 	    " float(xp.linalg.norm(np.ones(4))),\n"
 	    " PCA(2).fit_transform(np.eye(4)).shape]",
-	    "[[],true,true,2.0,[4,2]]");
+	    "[[],true,true,true,2.0,[4,2]]");
 	e2e_stop();
 }
 

@@ -987,6 +987,18 @@ static PyObject *importer_call(PyObject *self, PyObject *args, PyObject *kw)
 	} else if (m && !ok) {
 		pyproxy_refuse(module, 0);
 	}
+	if (ok && attr) {
+		/* The attribute as the module's proxy gives it: a real namespace holds the
+		 * libraries' originals of what proxies replace (a re-exported importer, the real
+		 * attrgetter). */
+		PyObject *p = pyproxy_get(module, 1);
+		if (!p && !PyErr_Occurred())
+			pyproxy_refuse(module, 0);
+		r = p ? PyObject_GetAttr(p, attr) : NULL;
+		Py_XDECREF(module);
+		Py_XDECREF(attr);
+		return r;
+	}
 	r = ok ? PyObject_Call(o->real, args, kw) : NULL;
 	Py_XDECREF(module);
 	Py_XDECREF(attr);
