@@ -483,7 +483,8 @@ Test(data, scikit_learn_fits_and_scores)
  * gives, and scikit-learn's own use of it still works. Its discovery module holds importlib's
  * import_module under a public name: the checked importer, which gives proxies of what the
  * user may import. sympy's get_class gives an attribute as the module's proxy gives it (the
- * real namespace held the original importer and the real attrgetter). */
+ * real namespace held the original importer and the real attrgetter); scikit-learn's
+ * check_pandas_support returns pandas' proxy (it gave the real pandas). */
 Test(data, library_forwarders_give_what_the_proxies_give)
 {
 	start_data(NULL);
@@ -504,7 +505,8 @@ Test(data, library_forwarders_give_what_the_proxies_give)
 	    "        pass\n"
 	    "from sklearn.utils import discovery\n"
 	    "from sympy.utilities.source import get_class\n"
-	    "import sys, operator\n"
+	    "from sklearn.utils import check_pandas_support\n"
+	    "import sys, operator, pandas as pd\n"
 	    "for name in ('os', 'ctypes', 'builtins', 'importlib'):\n"
 	    "    try:\n"
 	    "        discovery.import_module(name)\n"
@@ -516,7 +518,8 @@ Test(data, library_forwarders_give_what_the_proxies_give)
 	    " discovery.import_module('sys') is sys,\n"
 	    " get_class('sklearn.utils.discovery.import_module') is discovery.import_module and\n"
 	    " get_class('operator.attrgetter') is operator.attrgetter and\n"
-	    " get_class('numpy.linalg') is np.linalg,\n"
+	    " get_class('numpy.linalg') is np.linalg and\n"
+	    " check_pandas_support('x') is pd,\n"
 	    " float(xp.linalg.norm(np.ones(4))),\n"
 	    " PCA(2).fit_transform(np.eye(4)).shape]",
 	    "[[],true,true,true,2.0,[4,2]]");
