@@ -1077,8 +1077,8 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 	rc = ws->fd < 0      ? -EACCES
 	     : !ws->writable ? -EROFS
 	                     : ws_relative(ws, data + 4, len - 4, rel, sizeof(rel));
-	/* "d/" is the directory d. */
-	for (n = strlen(rel); rc == 0 && n > 1 && rel[n - 1] == '/'; n--)
+	/* "d/" is the directory d. (rel holds nothing when the path was refused.) */
+	for (n = rc == 0 ? strlen(rel) : 0; n > 1 && rel[n - 1] == '/'; n--)
 		rel[n - 1] = '\0';
 	if (rc == 0 && ws_rel_left_out(ws, rel))
 		rc = -EACCES;

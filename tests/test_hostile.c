@@ -554,7 +554,7 @@ Test(hostile_after, a_result_binds_only_its_own_call)
 
 /* Requests as runner_request makes them (ipc.h): request(kind, name) writes a REQUEST frame,
  * reply() reads the REPLY frame as (type, id, status, body). Kinds: 1 a module's source
- * (IPC_REQ_MODULE), 5 its code (IPC_REQ_MODULE_CODE). */
+ * (IPC_REQ_MODULE), 5 its code (IPC_REQ_MODULE_CODE), 6 a directory (IPC_REQ_MKDIR). */
 #define BROKER                                                                                     \
 	"def request(kind, name, rid=7):\n"                                                        \
 	"    put(frame('Q', struct.pack('<IB', rid, kind) + name))\n"                              \
@@ -591,6 +591,12 @@ static const struct hcase broker_cases[] = {
      PROTOCOL_SAYS, NULL, NEXT_NONE},
     {"a name with a NUL in it", NEW_SESSION, BROKER "request(1, b'json\\0x')\nreply()\n't@ID@'",
      "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    /* A directory asked for without a workspace, with a path that is not UTF-8: refused with
+     * its errno, and the call goes on (the path is never read). */
+    {"a directory asked for without a workspace", NEW_SESSION,
+     BROKER "request(6, struct.pack('<I', 0o755) + b'\\xff\\xfe/x/')\nt, rid, st, b = reply()\n"
+            "'t@ID@' if (t, rid, st, b) == ('A', 7, -13, b'') else repr((t, rid, st, b))",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
     {"an unknown kind of request", NEW_SESSION, BROKER "request(9, b'json')\nreply()\n't@ID@'",
      "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
     /* A worker reads each reply before it asks again: asking with replies unread ends the

@@ -505,10 +505,22 @@ static PyObject *tb_print(PyObject *text, PyObject *file)
 	Py_RETURN_NONE;
 }
 
+/* text (a new reference, or NULL) as format_exception's list of lines. */
+static PyObject *tb_lines(PyObject *text)
+{
+	PyObject *lines;
+
+	if (!text)
+		return NULL;
+	lines = PyUnicode_Splitlines(text, 1);
+	Py_DECREF(text);
+	return lines;
+}
+
 static PyObject *tb_format_exception(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *names[] = {"", "value", "tb", "limit", "chain", NULL};
-	PyObject *exc, *value = NULL, *tb = NULL, *limit = NULL, *text, *lines;
+	PyObject *exc, *value = NULL, *tb = NULL, *limit = NULL;
 	int chain = 1;
 
 	(void)self;
@@ -516,12 +528,7 @@ static PyObject *tb_format_exception(PyObject *self, PyObject *args, PyObject *k
 	                                 &tb, &limit, &chain) ||
 	    !(exc = tb_exception(exc, value, tb)))
 		return NULL;
-	text = tb_text(exc, limit, chain, 0);
-	if (!text)
-		return NULL;
-	lines = PyUnicode_Splitlines(text, 1);
-	Py_DECREF(text);
-	return lines;
+	return tb_lines(tb_text(exc, limit, chain, 0));
 }
 
 static PyObject *tb_print_exception(PyObject *self, PyObject *args, PyObject *kw)
@@ -541,25 +548,14 @@ static PyObject *tb_print_exception(PyObject *self, PyObject *args, PyObject *kw
 static PyObject *tb_format_exception_only(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *names[] = {"", "value", NULL};
-	PyObject *exc, *value = NULL, *text, *lines;
+	PyObject *exc, *value = NULL;
 
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:format_exception_only", names, &exc,
-	                                 &value))
+	                                 &value) ||
+	    !(exc = tb_exception(value ? value : exc, NULL, NULL)))
 		return NULL;
-	if (value)
-		exc = value;
-	if (exc != Py_None && !PyExceptionInstance_Check(exc)) {
-		PyErr_Format(PyExc_TypeError, "Exception expected for value, %s found",
-		             Py_TYPE(exc)->tp_name);
-		return NULL;
-	}
-	text = tb_text(exc, NULL, 0, 1);
-	if (!text)
-		return NULL;
-	lines = PyUnicode_Splitlines(text, 1);
-	Py_DECREF(text);
-	return lines;
+	return tb_lines(tb_text(exc, NULL, 0, 1));
 }
 
 static PyObject *tb_format_exc(PyObject *self, PyObject *args, PyObject *kw)
