@@ -277,6 +277,7 @@ static int request_module(struct chain *c, uint32_t id, const char *data, size_t
 
 int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 {
+	struct stat st;
 	char *real;
 
 	ws->fd = -1;
@@ -297,7 +298,34 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 		return err;
 	}
 	ws->path = real;
+	if (fstat(ws->fd, &st) < 0) {
+		int err = -errno;
+		broker_workspace_close(ws);
+		return err;
+	}
+	ws->owner_uid = st.st_uid;
+	ws->owner_gid = st.st_gid;
 	return 0;
+}
+
+/* May the workspace's owner do what mask asks (R_OK, W_OK, X_OK) to a file like st? A
+ * supervisor running as root meets no permission in the kernel (it writes the user's files as
+ * theirs, broker.c): it checks the mode bits as the owner would meet them, so a read-only file,
+ * a directory closed to writes or another user's private file stays as it is. Any other
+ * supervisor: the kernel checks, as itself. */
+static int ws_may(const struct workspace *ws, const struct stat *st, int mask)
+{
+	unsigned int bits;
+
+	if (geteuid() != 0)
+		return 1;
+	if (st->st_uid == ws->owner_uid)
+		bits = (st->st_mode >> 6) & 7;
+	else if (st->st_gid == ws->owner_gid)
+		bits = (st->st_mode >> 3) & 7;
+	else
+		bits = st->st_mode & 7;
+	return (bits & (unsigned int)mask) == (unsigned int)mask;
 }
 
 void broker_workspace_close(struct workspace *ws)
@@ -788,9 +816,11 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	if (strlen(f.name) > NAME_MAX)
 		goto fail;
 	/* The file by the one name its directory gives it: "d/../x" and "x" are one write, and
-	 * the answer names it as short as it is. */
-	if (ws_canonical(ws, f.dirfd, f.name, canon, sizeof(canon)) == 0)
-		rel = canon;
+	 * the answer names it as short as it is. A directory whose name is too long to read back
+	 * is refused: other calls could not tell the file is pending. */
+	if (ws_canonical(ws, f.dirfd, f.name, canon, sizeof(canon)) < 0)
+		goto fail;
+	rel = canon;
 	rc = -EDQUOT;
 	if (c->n_writes >= ENGINE_WS_FILES_PER_CALL && !pending_in(c, f.dirfd, f.name))
 		goto fail;
@@ -802,7 +832,12 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	 * directory's permission (a read-only file, another user's file, which would become the
 	 * server's). */
 	rc = -EPERM;
-	if (exists && faccessat(f.dirfd, f.name, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0)
+	if (exists && (faccessat(f.dirfd, f.name, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0 ||
+	               !ws_may(ws, &cur, W_OK)))
+		goto fail;
+	/* The file goes into its directory by a rename: the directory must take writes. */
+	rc = -EACCES;
+	if (fstat(f.dirfd, &dir_st) < 0 || !ws_may(ws, &dir_st, W_OK | X_OK))
 		goto fail;
 	/* A file the call itself wrote exists for it, as on disk. */
 	rc = -EEXIST;
@@ -836,8 +871,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		        strerror(errno));
 	/* A new file is its directory's owner's, as one its owner made would be (root's
 	 * otherwise: in the user's own folder, a file the user could not change). */
-	if (!exists && geteuid() == 0 && fstat(f.dirfd, &dir_st) == 0 &&
-	    (dir_st.st_uid != 0 || dir_st.st_gid != 0) &&
+	if (!exists && geteuid() == 0 && (dir_st.st_uid != 0 || dir_st.st_gid != 0) &&
 	    fchown(fd, dir_st.st_uid, dir_st.st_gid) < 0)
 		log_msg(LOG_WARN, "workspace: %s is root's: %s", rel, strerror(errno));
 	if (exists && fchmod(fd, cur.st_mode & 01777) < 0) {
@@ -935,6 +969,10 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 		fd = w ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st)
 		       : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st);
 		rc = fd < 0 ? fd : 0;
+		if (rc == 0 && !w && !ws_may(ws, &st, R_OK)) {
+			close(fd);
+			rc = -EACCES;
+		}
 	}
 	if (rc < 0) {
 		reply(c, id, rc, NULL, 0, NULL, 0);
@@ -1010,6 +1048,7 @@ static int list_add(struct strbuf *out, size_t *count, char type, const char *na
 static int request_list(struct chain *c, uint32_t id, const char *data, size_t len)
 {
 	const struct workspace *ws = &c->e->ws;
+	struct stat st;
 	struct strbuf out = {0};
 	char rel[PATH_MAX];
 	struct dirent *d;
@@ -1021,6 +1060,10 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	if (rc == 0 && ws_rel_left_out(ws, rel))
 		rc = -EACCES;
 	fd = rc == 0 ? ws_resolve(ws->fd, rel, O_RDONLY | O_DIRECTORY) : rc;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !ws_may(ws, &st, R_OK))) {
+		close(fd);
+		fd = -EACCES;
+	}
 	if (fd >= 0) {
 		dir = fdopendir(fd);
 		if (!dir) {
@@ -1039,7 +1082,6 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	if (dir) {
 		/* Files the call created there (the directory by its identity), not on disk yet. */
 		for (size_t i = 0; rc == 0 && i < c->n_writes; i++) {
-			struct stat st;
 			if (same_dir(c->writes[i].dirfd, dirfd(dir)) &&
 			    fstatat(c->writes[i].dirfd, c->writes[i].name, &st,
 			            AT_SYMLINK_NOFOLLOW) < 0)
@@ -1090,6 +1132,12 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 		rc = -ENAMETOOLONG;
 	if (rc == 0 && pending_in(c, pfd, name))
 		rc = -EEXIST;
+	if (rc == 0 && (fstat(pfd, &parent_st) < 0 || !ws_may(ws, &parent_st, W_OK | X_OK)))
+		rc = -EACCES;
+	/* Kept by the one name its parent gives it ("d/../e" is "e"), which other calls compare
+	 * theirs with: a parent whose name is too long to read back is refused. */
+	if (rc == 0 && ws_canonical(ws, pfd, name, canon, sizeof(canon)) < 0)
+		rc = -ENAMETOOLONG;
 	if (rc == 0 && mkdirat(pfd, name, mode & 0777) < 0)
 		rc = -errno;
 	made = rc == 0;
@@ -1097,8 +1145,7 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		rc = fd < 0 || fstat(fd, &st) < 0 ? -errno : 0;
 	}
-	if (rc == 0 && geteuid() == 0 && fstat(pfd, &parent_st) == 0 &&
-	    (parent_st.st_uid != 0 || parent_st.st_gid != 0) &&
+	if (rc == 0 && geteuid() == 0 && (parent_st.st_uid != 0 || parent_st.st_gid != 0) &&
 	    fchown(fd, parent_st.st_uid, parent_st.st_gid) < 0)
 		log_msg(LOG_WARN, "workspace: %s is root's: %s", rel, strerror(errno));
 	if (rc == 0) {
@@ -1106,8 +1153,7 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 		rc = -ENOMEM;
 		if (grown) {
 			c->dirs = grown;
-			grown[c->n_dirs].rel = strdup(
-			    ws_canonical(ws, pfd, name, canon, sizeof(canon)) == 0 ? canon : rel);
+			grown[c->n_dirs].rel = strdup(canon);
 			grown[c->n_dirs].dev = st.st_dev;
 			grown[c->n_dirs].ino = st.st_ino;
 			if (grown[c->n_dirs].rel) {

@@ -270,6 +270,10 @@ struct workspace {
 	int fd;     /* O_PATH|O_DIRECTORY, -1: no workspace */
 	char *path; /* its absolute path, symbolic links resolved */
 	int writable;
+	/* its owner: a supervisor running as root meets the permissions as this user would
+	 * (broker.c ws_may) */
+	uid_t owner_uid;
+	gid_t owner_gid;
 	/* a directory that is not part of it wherever it appears in it (the zygote's cache), by
 	 * identity; and the workspace's own, where looking up for it stops */
 	int excluded;
@@ -579,7 +583,8 @@ int proc_cpu_ms(pid_t pid);
 void proc_kill(struct proc *p);
 /* Make the OOM killer take this process (a call's runner) before the others. */
 void proc_prefer_oom(pid_t pid);
-/* How many fds above n the process has open (from /proc), or -errno. */
+/* How many fds above n the process has open, and below n other than /dev/null (from /proc),
+ * or -errno. */
 int proc_fds_beyond(pid_t pid, int n);
 /* Keep one fd (a file of its own, /dev/null) for the /proc reads above: when the supervisor
  * is out of fds (its limit, or the system's), a read closes it to get one, then takes it

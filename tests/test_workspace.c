@@ -786,6 +786,33 @@ Test(ws_write, directories_are_made_and_follow_their_call)
 	e2e_stop();
 }
 
+/* The supervisor keeps a call's directories and files by the names their parents give them
+ * back (/proc/self/fd), which other calls' pending names are compared with: beneath a directory
+ * whose full name is too long to read back (PATH_MAX), a directory or a file is refused.
+ * Recorded by the spelling asked ("q/../q/..."), a failed call's directories were left for good
+ * when another call had one pending beneath them. */
+Test(ws_write, beneath_a_directory_too_deep_to_name_nothing_is_made)
+{
+	start(ARGS("--workspace-write"));
+	ok_result("import os\n" TRY_EACH
+	              "left = 4095 - len(os.getcwd()) - 1\n"
+	              "parts = ['q']\n"
+	              "left -= 1\n"
+	              "while left > 251:\n"
+	              "    parts.append('a' * 250)\n"
+	              "    left -= 251\n"
+	              "parts.append('b' * (left - 1))\n"
+	              "deep = '/'.join(parts)\n"
+	              "os.makedirs(deep)\n"
+	              "[len(os.getcwd()) + 1 + len(deep), attempt(os.mkdir, deep + '/e')[:2],\n"
+	              " attempt(os.mkdir, 'q/../' + deep + '/e')[:2],\n"
+	              " attempt(open, deep + '/f', 'w')[:2], os.path.isdir(deep)]",
+	              "[4095,[\"OSError\",36],[\"OSError\",36],[\"OSError\",36],true]");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 Test(ws_write, the_bytes_quota_stops_the_call_and_writes_nothing)
 {
 	json_object *r;
@@ -1058,6 +1085,47 @@ Test(ws_write, files_the_server_cannot_write_are_left_alone)
 	free(out);
 	free(err);
 	cr_assert_eq(system(e2e_fmt("rm -rf '%s' '%s'", dir, bin)), 0);
+}
+
+/* A server started as root meets no permission in the kernel: it checks the mode bits as the
+ * workspace's owner would meet them. A read-only file, a directory closed to writes, another
+ * user's private file and directory stay as they are; the owner's own files work as before. */
+Test(ws_write, as_root_the_files_permissions_hold)
+{
+	const char *code = "import os\n" TRY_EACH
+	                   "[attempt(open, 'ro.txt', 'w')[:2], attempt(open, 'ro.txt', 'a')[:2],\n"
+	                   " attempt(open, 'rodir/new.txt', 'w')[:2],\n"
+	                   " attempt(os.mkdir, 'rodir/sub')[:2], attempt(open, 'priv.txt')[:2],\n"
+	                   " attempt(os.listdir, 'closed')[:2], attempt(open, 'closed/x', 'w')[:2],\n"
+	                   " attempt(lambda: open('mine.txt', 'a').write('x'))[0], attempt(open, 'data.csv')[0],\n"
+	                   " attempt(os.mkdir, 'made')[0], sorted(os.listdir('rodir'))]";
+	struct stat st;
+
+	if (geteuid() != 0)
+		cr_skip_test("only a server started as root checks the permissions itself");
+	start(ARGS("--workspace-write"));
+	put_owned(in_ws("ro.txt"), "ro", 0444, 0, 0);
+	put_owned(in_ws("priv.txt"), SECRET, 0600, 1234, 1234);
+	put_owned(in_ws("mine.txt"), "m", 0644, 0, 0);
+	cr_assert_eq(mkdir(in_ws("rodir"), 0555), 0);
+	cr_assert_eq(chmod(in_ws("rodir"), 0555), 0);
+	cr_assert_eq(mkdir(in_ws("closed"), 0700), 0);
+	cr_assert_eq(chown(in_ws("closed"), 1234, 1234), 0);
+	ok_result(code, "[[\"PermissionError\",1],[\"PermissionError\",1],"
+	                "[\"PermissionError\",13],[\"PermissionError\",13],"
+	                "[\"PermissionError\",13],[\"PermissionError\",13],"
+	                "[\"PermissionError\",13],\"ok\",\"ok\",\"ok\",[]]");
+	cr_assert_str_eq(slurp(in_ws("ro.txt")), "ro");
+	cr_assert_str_eq(slurp(in_ws("mine.txt")), "mx");
+	cr_assert_eq(stat(in_ws("ro.txt"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0444);
+	cr_assert_neq(stat(in_ws("rodir/new.txt"), &st), 0);
+	cr_assert_neq(stat(in_ws("rodir/sub"), &st), 0);
+	cr_assert_neq(stat(in_ws("closed/x"), &st), 0);
+	cr_assert_eq(stat(in_ws("made"), &st), 0);
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
 }
 
 /* ---- Attacks, through Python -------------------------------------------------------------- */
@@ -1393,11 +1461,14 @@ Test(ws_write, a_rewritten_file_keeps_its_owner_and_loses_its_setuid_bits)
 	cr_assert_eq(chmod(grp, 02750), 0);
 	if (root)
 		cr_assert_eq(chown(tool, 65534, 65534), 0);
-	if (root) /* chown clears the bit */
-		cr_assert_eq(chmod(tool, 04755), 0);
+	/* chown clears the bit; the workspace's owner (root) may write another's file only as
+	 * its mode lets others. */
+	if (root)
+		cr_assert_eq(chmod(tool, 04757), 0);
 	ok_result("open('tool', 'ab').close()\nopen('grp', 'a').write('echo\\n')\n1", "1");
 	cr_assert_eq(stat(tool, &st), 0);
-	cr_assert_eq(st.st_mode & 07777, 0755, "mode %o", (unsigned)(st.st_mode & 07777));
+	cr_assert_eq(st.st_mode & 07777, root ? 0757 : 0755, "mode %o",
+	             (unsigned)(st.st_mode & 07777));
 	if (root)
 		cr_assert(st.st_uid == 65534 && st.st_gid == 65534, "owner %u:%u",
 		          (unsigned)st.st_uid, (unsigned)st.st_gid);
@@ -1419,7 +1490,9 @@ Test(ws_write, a_new_file_is_its_directory_owners)
 	if (geteuid() != 0)
 		cr_skip_test("only a server started as root gives files away");
 	start(RW);
+	/* Another user's directory that lets others write (the workspace's owner is root). */
 	cr_assert_eq(chown(in_ws("sub"), 65534, 65534), 0);
+	cr_assert_eq(chmod(in_ws("sub"), 0777), 0);
 	ok_result("open('sub/new.txt', 'w').write('n')\nopen('top.txt', 'w').write('t')\n1", "1");
 	cr_assert_eq(stat(in_ws("sub/new.txt"), &st), 0);
 	cr_assert(st.st_uid == 65534 && st.st_gid == 65534, "owner %u:%u", (unsigned)st.st_uid,
@@ -1655,6 +1728,50 @@ Test(ws_native, a_reply_left_unread_keeps_nothing)
 	e2e_assert_result(e2e_ok("x + 1"), "x + 1", "42");
 	ok_result("open('after.txt', 'w').write('ok')", "2");
 	cr_assert_str_eq(slurp(in_ws("after.txt")), "ok");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* The filter tests an fd with all 64 bits, the kernel reads 32: native code closes fd 0 with
+ * an fd whose upper half is set, and the file it opens next lands on fd 0, below the channel
+ * the check of open fds started above. Kept there, it would write the committed file from the
+ * session's later calls, past their quota and their rollback. Such a call keeps nothing. */
+Test(ws_native, a_file_kept_below_the_channel_keeps_nothing)
+{
+	/* fd | 1 << 32: past the filter's test of fds above the channel, fd for the kernel. */
+	static const char low[] = "import ctypes, os\n"
+	                          "libc = ctypes.CDLL(None, use_errno=True)\n"
+	                          "libc.syscall.restype = ctypes.c_long\n"
+	                          "def high(fd):\n"
+	                          "    return ctypes.c_uint64((1 << 32) | fd)\n";
+	json_object *r;
+
+	start(ARGS(NATIVE_ARGS, "--allow-import", "ctypes", "--workspace-write"));
+	e2e_ok("x = 41");
+	r = e2e_call(e2e_fmt("%s"
+	                     "closed = libc.syscall(3, high(0))\n"
+	                     "fd = os.open('kept.txt', os.O_WRONLY | os.O_CREAT)\n"
+	                     "wrote = libc.syscall(1, high(fd), b'first', 5)\n"
+	                     "x = [closed, fd, wrote]\n"
+	                     "x",
+	                     low),
+	             NULL);
+	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), "left files open"), "%s", mcpc_json(r));
+	cr_assert_null(slurp(in_ws("kept.txt")), "the call kept its file");
+	/* The session is as it was before that call. */
+	e2e_assert_result(e2e_ok("x + 1"), "x + 1", "42");
+	/* The same steps, reported: the close freed fd 0 and the file came back on it. */
+	e2e_assert_result(e2e_ok(e2e_fmt("%s"
+	                                 "c = libc.syscall(3, high(0))\n"
+	                                 "fd = os.open('data.csv', os.O_RDONLY)\n"
+	                                 "c2 = libc.syscall(3, high(fd))\n"
+	                                 "[c, fd, c2]",
+	                                 low)),
+	                  "close and reopen", "[0,0,0]");
+	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();
