@@ -296,9 +296,9 @@ int ipc_outcome_decode(const char *buf, size_t len, struct run_outcome *out)
 	run_outcome_init(&o);
 	if (len > IPC_FRAME_MAX || values_over(buf, len, IPC_OUTCOME_VALUES_MAX))
 		return -EINVAL;
-	root = proto_parse_json(buf, len);
-	if (!root)
-		return -EINVAL;
+	rc = proto_parse(buf, len, &root);
+	if (rc < 0)
+		return rc == -ENOMEM ? rc : -EINVAL;
 	rc = -EINVAL;
 	if (!json_object_is_type(root, json_type_object))
 		goto out;

@@ -551,13 +551,24 @@ int jsonrpc_keep_id_texts(json_object *msg, const char *buf, size_t len)
 	return 0;
 }
 
-int proto_id_valid(json_object *id)
+/* 1 when id is a string or an integer, 0 when it is not, -ENOMEM when there was no memory to
+ * read its number. */
+static int id_check(json_object *id)
 {
 	struct decimal d;
+	int rc;
 
 	if (json_object_is_type(id, json_type_string))
 		return 1;
-	return number_value(id, &d) == 0 && decimal_is_integer(&d);
+	rc = number_value(id, &d);
+	if (rc == -ENOMEM)
+		return rc;
+	return rc == 0 && decimal_is_integer(&d);
+}
+
+int proto_id_valid(json_object *id)
+{
+	return id_check(id) == 1;
 }
 
 int proto_string_is(json_object *o, const char *s)
@@ -586,7 +597,7 @@ int mcp_id_equal(json_object *a, json_object *b)
 int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req)
 {
 	json_object *id = NULL, *method = NULL, *params = NULL, *version = NULL;
-	int has_id, has_method;
+	int has_id, has_method, id_ok;
 
 	memset(req, 0, sizeof(*req));
 	if (!json_object_is_type(msg, json_type_object)) {
@@ -603,13 +614,17 @@ int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req)
 		req->method = json_object_get_string(method);
 		req->method_len = (size_t)json_object_get_string_len(method);
 	}
-	if (has_id && proto_id_valid(id))
+	id_ok = has_id ? id_check(id) : 0;
+	if (id_ok != 0)
 		req->id = id;
 	req->params = params;
+	/* No memory to read the id: not the client's fault (the answer says so). */
+	if (id_ok == -ENOMEM)
+		return -ENOMEM;
 
 	if (!proto_string_is(version, "2.0"))
 		req->error = "Invalid Request: \"jsonrpc\" must be \"2.0\"";
-	else if (has_id && !proto_id_valid(id))
+	else if (has_id && id_ok == 0)
 		req->error = "Invalid Request: \"id\" must be a string or an integer";
 	else if (!req->method)
 		req->error = "Invalid Request: \"method\" must be a string";

@@ -699,7 +699,10 @@ static int handle_message(struct mcp_conn *c, json_object *msg, int in_batch,
 
 	if (jsonrpc_is_response(msg))
 		return on_response(msg, out);
-	if (jsonrpc_parse_request(msg, &req) != 0)
+	rc = jsonrpc_parse_request(msg, &req);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc != 0)
 		return req.notification
 		           ? note(out, 1, "ignored a malformed notification from the client", 0,
 		                  NULL, req.error)

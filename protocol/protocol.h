@@ -398,5 +398,9 @@ size_t proto_utf8_seq(const unsigned char *p, size_t n);
 
 /* Parse one JSON text strictly (depth-limited, no trailing bytes). Returns a new object or NULL. */
 json_object *proto_parse_json(const char *buf, size_t len);
+/* The same, telling why it failed: UTF-8 and lexical pre-check, depth-limited tokener, only
+ * whitespace after the value. Returns 0 with *out a new object (NULL for a JSON null) or
+ * -EINVAL / -ENOMEM. */
+int proto_parse(const char *buf, size_t len, json_object **out);
 
 #endif

@@ -18,9 +18,6 @@
 
 /* ---- jsonrpc.c ----------------------------------------------------------------------- */
 
-/* Strict parse: UTF-8 and lexical pre-check, depth-limited tokener, only whitespace after the
- * value. Returns 0 with *out a new object (NULL for a JSON null) or -EINVAL / -ENOMEM. */
-int proto_parse(const char *buf, size_t len, json_object **out);
 /* The longest prefix of s[0..n) of at most max bytes that ends on a character boundary. */
 size_t proto_clip(const char *s, size_t n, size_t max);
 /* Bytes json-c's JSON_C_TO_STRING_PLAIN uses for s[0..n) inside a string (quotes excluded). */
@@ -48,7 +45,8 @@ struct jsonrpc_request {
 };
 
 /* Check the JSON-RPC 2.0 envelope of msg. Returns 0 if valid, else JSONRPC_INVALID_REQUEST
- * with req->error, req->id (NULL unless valid) and req->notification filled. */
+ * with req->error, req->id (NULL unless valid) and req->notification filled, or -ENOMEM when
+ * there was no memory to read the id (req->id is the id then). */
 int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req);
 /* For a line that could not be parsed (for want of memory): *request says whether its text
  * has the members "method" and "id"; if so, and the id's text is a plain string or number

@@ -744,9 +744,17 @@ static int take_request(struct chain *c, const char *payload, size_t len, const 
 	(void)fds;
 	/* A worker reads each reply before it asks again: one that asks with replies unread
 	 * would make the supervisor queue (and copy) without bound. */
-	if (channel_unread(&c->ch) != 0)
+	int rc;
+
+	if (channel_unread(&c->ch) != 0 || n_fds != 0)
 		return -1;
-	return n_fds == 0 && broker_request(c, payload, len) == 0 ? 0 : -1;
+	rc = broker_request(c, payload, len);
+	if (rc == -ENOMEM) {
+		/* Not the runner's fault: its call ends saying the server ran short. */
+		chain_kill_runner(c, KILL_RESOURCE);
+		return 0;
+	}
+	return rc == 0 ? 0 : -1;
 }
 
 void chain_on_frame(struct chain *c, pid_t sender, char type, const char *payload, size_t len,

@@ -105,13 +105,16 @@ void engine_answer(struct engine *e, struct engine_call *c, struct run_outcome *
 		o->session = s->handle_copy ? s->handle_copy : strdup(s->handle);
 		s->handle_copy = NULL;
 	}
-	if (o->status != RUN_OK && !o->error_message.s) {
+	/* A failed call whose error could not be written out in full (its type or message)
+	 * says the server was short of memory, whatever ended it: a message without its type
+	 * read as a crash of the code. */
+	if (o->status != RUN_OK && (!o->error_message.s || !o->error_type.s)) {
+		text_clear(&o->error_message);
+		text_clear(&o->error_type);
 		o->error_message = e->oom_message;
 		text_init(&e->oom_message);
-		if (!o->error_type.s) {
-			o->error_type = e->oom_type;
-			text_init(&e->oom_type);
-		}
+		o->error_type = e->oom_type;
+		text_init(&e->oom_type);
 	}
 	c->chain = NULL;
 	if (c->queued) {
