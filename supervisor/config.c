@@ -21,14 +21,14 @@ static const char *const seed_imports[] = {
 };
 
 /* The default adds the four it promised and pure-computation modules, sys as a curated view
- * (stdout, stderr, version facts), traceback as the worker's own formatting and logging
- * without its submodules (pyproxy.c). */
+ * (stdout, stderr, version facts), traceback as the worker's own formatting, logging
+ * without its submodules (pyproxy.c) and sqlite3 with its databases in memory (pylayer.c). */
 static const char *const default_extra[] = {
-    "json",   "string",     "functools", "operator",  "fractions", "decimal",
-    "heapq",  "bisect",     "cmath",     "numbers",   "copy",      "dataclasses",
-    "enum",   "typing",     "textwrap",  "difflib",   "array",     "struct",
-    "base64", "binascii",   "hashlib",   "zlib",      "calendar",  "pprint",
-    "abc",    "contextlib", "sys",       "traceback", "logging",   NULL,
+    "json",     "string",   "functools", "operator", "fractions",   "decimal",  "heapq",
+    "bisect",   "cmath",    "numbers",   "copy",     "dataclasses", "enum",     "typing",
+    "textwrap", "difflib",  "array",     "struct",   "base64",      "binascii", "hashlib",
+    "zlib",     "calendar", "pprint",    "abc",      "contextlib",  "sys",      "traceback",
+    "logging",  "sqlite3",  NULL,
 };
 
 /* With a workspace the code also gets these: files in, files out, paths. */
@@ -76,7 +76,8 @@ static const char usage[] =
     "                        (off by default: no file can be reached); adds csv, fnmatch,\n"
     "                        glob, io, os (its file functions) and pathlib to the imports\n"
     "  --workspace-write     the code may also write files there: each call's files are\n"
-    "                        moved into place when it completes, and dropped when it fails\n"
+    "                        moved into place when it completes (an exception it raises\n"
+    "                        included), and dropped when it is stopped (a limit, a crash)\n"
     "  --user USER           when started as root: run workers as USER (default nobody)\n"
     "  --log-level LEVEL     error, warn, info or debug (default: info for serve, warn for\n"
     "                        run and doctor)\n"

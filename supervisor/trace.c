@@ -230,7 +230,8 @@ int proc_fds_beyond(pid_t pid, int n)
 		 * kernel reads 32, so native code can close 0-2 (an fd with its upper half set) and
 		 * have a file it is passed land there. */
 		len = readlinkat(dirfd(dir), d->d_name, link, sizeof(link));
-		if (len != (ssize_t)strlen("/dev/null") || memcmp(link, "/dev/null", (size_t)len) != 0)
+		if (len != (ssize_t)strlen("/dev/null") ||
+		    memcmp(link, "/dev/null", (size_t)len) != 0)
 			count++;
 	}
 	closedir(dir);

@@ -445,6 +445,26 @@ Test(data, seaborn_plots_and_markdown_tables)
 	e2e_stop();
 }
 
+/* mpmath writes its hypergeometric summators at run time for the types of their parameters
+ * and runs them in its own namespace: hyp1f1, hyp2f1, and sympy's integrals and normal
+ * probabilities that reach them failed with NameError (the code got a namespace without the
+ * module's constants). Values from python3.11 with Debian 12's packages. */
+Test(data, hypergeometric_functions_and_normal_probabilities)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import mpmath, sympy as sp\n"
+	    "from sympy.stats import Normal, P\n"
+	    "x = sp.symbols('x')\n"
+	    "[str(mpmath.hyp1f1(1, 2, 0.5)), str(mpmath.hyp2f1(1, 2, 3, 0.5)),\n"
+	    " str(sp.N(sp.integrate(sp.exp(-x**2/2)/sp.sqrt(2*sp.pi), (x, 1, sp.oo)), "
+	    "12)),\n"
+	    " str(sp.N(P(Normal('X', 0, 1) > 1), 12))]",
+	    "[\"1.29744254140026\",\"1.54517744447956\",\"0.158655253931\","
+	    "\"0.158655253931\"]");
+	e2e_stop();
+}
+
 /* scikit-learn as data code uses it: its bundled datasets (files of its package, given from
  * memory), pipelines, cross-validation, clustering (KMeans asked threadpoolctl, which runs
  * ldconfig and reads /proc), ensembles with n_jobs. */
@@ -475,6 +495,27 @@ Test(data, scikit_learn_fits_and_scores)
 	    " LinearRegression().fit(Xd, yd).score(Xd, yd) > 0.5, load_iris().DESCR[:16]]",
 	    "[true,true,[true,true,true],1.0,{\"C\":10},[1797,64],[150,5],true,"
 	    "\".. _iris_dataset\"]");
+	e2e_stop();
+}
+
+/* A library that re-exports a function of a module the sandbox refuses (sympy's autowrap
+ * holds subprocess.check_output, seaborn's utils urllib's urlopen) does not hand it on:
+ * only the kernel stood between it and a process (old build: sandbox_violation at pipe2). */
+Test(data, re_exported_process_and_network_functions_are_not_given)
+{
+	start_data(NULL);
+	e2e_expect_result("from sympy.utilities import autowrap\n"
+	                  "from seaborn import utils\n"
+	                  "out = []\n"
+	                  "for m, n in ((autowrap, 'check_output'), (utils, 'urlopen'),\n"
+	                  "             (utils, 'urlretrieve')):\n"
+	                  "    try:\n"
+	                  "        getattr(m, n)(['/bin/true'])\n"
+	                  "        out.append('ran')\n"
+	                  "    except AttributeError as e:\n"
+	                  "        out.append('refuses' in str(e))\n"
+	                  "[out, callable(autowrap.autowrap), callable(utils.despine)]",
+	                  "[[true,true,true],true,true]");
 	e2e_stop();
 }
 

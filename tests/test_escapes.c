@@ -1275,6 +1275,78 @@ Test(python_layer, library_readers_of_named_attributes_reach_no_module)
 	stop();
 }
 
+/* A real module a library hands out is read by the user's code as its proxy: every way of
+ * reading an attribute by name meets the proxy's rules, and no way changes the module. With
+ * multiprocessing allowed, a context's reducer is the real multiprocessing.reduction, which
+ * holds the real os (old build: every read below gave it). */
+Test(python_layer, a_real_module_a_library_hands_out_reads_as_its_proxy)
+{
+	static const char lead[] = "import multiprocessing, operator, string, functools\n"
+	                           "r = multiprocessing.get_context().reducer\n"
+	                           "AG = type(operator.attrgetter('x'))\n"
+	                           "MC = type(operator.methodcaller('x'))\n";
+	static const char *const reads[] = {
+	    "r.os",
+	    "getattr(r, 'os')",
+	    "AG('os')(r)",
+	    "MC('__getattribute__', 'os')(r)",
+	    "'{0.os}'.format(r)",
+	    "'{m.os}'.format_map({'m': r})",
+	    "string.Formatter().get_field('0.os', [r], {})",
+	    "string.Formatter.mro()[1].get_field(string.Formatter(), '0.os', [r], {})",
+	    "AG('__getattribute__')(type(r))(r, 'os')",
+	    "AG('__getattribute__')(type(r).mro()[1])(r, 'os')",
+	    "AG('__getattribute__')(object)(r, 'os')",
+	    "AG('__getattribute__')(super(type(r), r))('os')",
+	    "list(map(AG('os'), [r]))",
+	    "sorted([r], key=AG('os'))",
+	    /* a getter the user made, called by a library's frame */
+	    "functools.singledispatch(operator.attrgetter('os'))(r)",
+	    "functools.singledispatch(AG('os'))(r)",
+	    /* a Formatter's vformat (a library frame) asks for the field */
+	    "type('F', (string.Formatter,), {'format_field': lambda s, v, f: str(v)})()"
+	    ".format('{0.os}', r)",
+	};
+	static const char *const changes[] = {
+	    "r.ForkingPickler = print",
+	    "setattr(r, 'ForkingPickler', print)",
+	    "AG('__setattr__')(type(r))(r, 'ForkingPickler', print)",
+	    "AG('__delattr__')(type(r))(r, 'ForkingPickler')",
+	    "del r.ForkingPickler",
+	    "functools.update_wrapper(r, type('S', (), {'ForkingPickler': print}),\n"
+	    "                         assigned=('ForkingPickler',), updated=())",
+	};
+
+	start(ARGS("--allow-import", "multiprocessing"));
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)
+		refused(e2e_fmt("%s%s", lead, reads[i]), &NO_ATTRIBUTE("os"));
+	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++)
+		refused(e2e_fmt("%s%s", lead, changes[i]),
+		        &(struct e2e_refusal){"error", "AttributeError", "library's own"});
+	refused(e2e_fmt("%sAG('__setattr__')(object)(r, 'ForkingPickler', print)", lead),
+	        &(struct e2e_refusal){"error", "TypeError", "can't apply this __setattr__"});
+	/* What the proxy gives stays readable; the module is unchanged; a class pattern finds
+	 * no os; the library still uses its module. */
+	expect_ok_result(e2e_fmt("%sdef find(m):\n"
+	                         "    match m:\n"
+	                         "        case object(os=x):\n"
+	                         "            return x\n"
+	                         "got = {}\n"
+	                         "class W:\n"
+	                         "    def __setattr__(self, k, v):\n"
+	                         "        got[k] = v\n"
+	                         "functools.update_wrapper(W(), r, assigned=('os', 'sys'), "
+	                         "updated=())\n"
+	                         "[hasattr(r, 'os') or 'os' in got, r.ForkingPickler is "
+	                         "multiprocessing.reduction.ForkingPickler,\n"
+	                         " r.ForkingPickler is not print, find(r),\n"
+	                         " repr(r).startswith(\"<module 'multiprocessing.reduction'\")]",
+	                         lead),
+	                 "[false,true,true,null,true]");
+	still_serving();
+	stop();
+}
+
 Test(python_layer, from_imports_give_proxies_only)
 {
 	start(NULL);

@@ -405,3 +405,58 @@ Test(pylayer, the_copy_reducers_table_is_read_only)
 	                  "[false,true,{\"a\":[1]},[]]");
 	e2e_stop();
 }
+
+/* dataclasses.make_dataclass made its class in types, whose namespace it then read: refused,
+ * it failed for everyone. The class is the user's now. */
+Test(pylayer, make_dataclass_makes_the_users_class)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import dataclasses\n"
+	    "P = dataclasses.make_dataclass('P', ['x', ('y', int, "
+	    "dataclasses.field(default=2))],\n"
+	    "                               namespace={'total': lambda s: s.x + s.y})\n"
+	    "p = P(1)\n"
+	    "[repr(p), p.total(), dataclasses.asdict(p), P.__module__]",
+	    "[\"P(x=1, y=2)\",3,{\"x\":1,\"y\":2},\"__main__\"]");
+	e2e_stop();
+}
+
+/* sqlite3 works on databases in memory; the authorizer every connection gets keeps them there
+ * (no ATTACH of a file) and the user's code cannot take it off; extensions (native code) are
+ * refused; a file name without a workspace is refused with what to do instead. fts3_tokenizer()
+ * (it hands out a native pointer and calls through one it is given: a red team made it call
+ * functions of its choosing) is gone from every database, a Connection made directly too. */
+Test(pylayer, sqlite3_keeps_its_databases_in_memory)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import sqlite3\n"
+	    "c = sqlite3.connect(':memory:')\n"
+	    "c.execute('create table t(name text, n int)')\n"
+	    "c.executemany('insert into t values (?, ?)', [('a', 1), ('b', 2), ('a', 3)])\n"
+	    "c.execute(\"attach database ':memory:' as m\")\n"
+	    "rows = c.execute('select name, sum(n) from t group by name order by "
+	    "name').fetchall()\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "tries = [attempt(lambda: c.set_authorizer(None)),\n"
+	    "         attempt(lambda: sqlite3.Connection.set_authorizer(c, None)),\n"
+	    "         attempt(lambda: c.enable_load_extension(True)),\n"
+	    "         attempt(lambda: c.execute(\"attach database '/tmp/x.db' as x\")),\n"
+	    "         attempt(lambda: c.execute('pragma temp_store = file')),\n"
+	    "         attempt(lambda: sqlite3.connect('data.db')),\n"
+	    "         attempt(lambda: sqlite3.connect('file:x?mode=memory', uri=True)),\n"
+	    "         attempt(lambda: c.execute(\"select fts3_tokenizer('simple')\")),\n"
+	    "         attempt(lambda: sqlite3.Connection(':memory:').execute(\n"
+	    "             \"select fts3_tokenizer('simple', x'4141414141414141')\"))]\n"
+	    "[rows, tries, c.execute('select count(*) from t').fetchone()[0]]",
+	    "[[[\"a\",4],[\"b\",2]],[\"AttributeError\",\"AttributeError\","
+	    "\"AttributeError\",\"DatabaseError\",\"DatabaseError\",\"PermissionError\","
+	    "\"PermissionError\",\"OperationalError\",\"OperationalError\"],3]");
+	e2e_stop();
+}

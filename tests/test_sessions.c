@@ -489,6 +489,24 @@ Test(session_rollback, caught_timeout_still_rolls_back)
 	e2e_stop();
 }
 
+/* A __del__ that runs past the deadline: the TimeoutError raised in it is one Python ignores,
+ * the statement that freed the object goes on, and the call is a timeout that says so (it said
+ * the code caught the error). The object stays (the call rolled back). */
+Test(session_rollback, a_timeout_inside_del_is_said_and_rolls_back)
+{
+	json_object *r;
+
+	e2e_start_with(VERSION, NULL, NULL);
+	ok_in(NULL, "class D:\n    def __del__(self):\n        while True:\n            pass\n"
+	            "x = D()\nn = 1");
+	r = expect_status_in(NULL, "\"timeout_seconds\":1", "n = 2\nx = 5\ny = 'after'", "timeout");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "as in a __del__"), "%s", mcpc_json(r));
+	says_unchanged(r);
+	expect_result_in(NULL, "n", "1");
+	expect_error_in(NULL, "y", "NameError");
+	e2e_stop();
+}
+
 Test(session_rollback, memory_limit_leaves_the_session_unchanged)
 {
 	json_object *r;

@@ -794,20 +794,19 @@ Test(ws_write, directories_are_made_and_follow_their_call)
 Test(ws_write, beneath_a_directory_too_deep_to_name_nothing_is_made)
 {
 	start(ARGS("--workspace-write"));
-	ok_result("import os\n" TRY_EACH
-	              "left = 4095 - len(os.getcwd()) - 1\n"
-	              "parts = ['q']\n"
-	              "left -= 1\n"
-	              "while left > 251:\n"
-	              "    parts.append('a' * 250)\n"
-	              "    left -= 251\n"
-	              "parts.append('b' * (left - 1))\n"
-	              "deep = '/'.join(parts)\n"
-	              "os.makedirs(deep)\n"
-	              "[len(os.getcwd()) + 1 + len(deep), attempt(os.mkdir, deep + '/e')[:2],\n"
-	              " attempt(os.mkdir, 'q/../' + deep + '/e')[:2],\n"
-	              " attempt(open, deep + '/f', 'w')[:2], os.path.isdir(deep)]",
-	              "[4095,[\"OSError\",36],[\"OSError\",36],[\"OSError\",36],true]");
+	ok_result("import os\n" TRY_EACH "left = 4095 - len(os.getcwd()) - 1\n"
+	          "parts = ['q']\n"
+	          "left -= 1\n"
+	          "while left > 251:\n"
+	          "    parts.append('a' * 250)\n"
+	          "    left -= 251\n"
+	          "parts.append('b' * (left - 1))\n"
+	          "deep = '/'.join(parts)\n"
+	          "os.makedirs(deep)\n"
+	          "[len(os.getcwd()) + 1 + len(deep), attempt(os.mkdir, deep + '/e')[:2],\n"
+	          " attempt(os.mkdir, 'q/../' + deep + '/e')[:2],\n"
+	          " attempt(open, deep + '/f', 'w')[:2], os.path.isdir(deep)]",
+	          "[4095,[\"OSError\",36],[\"OSError\",36],[\"OSError\",36],true]");
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();
@@ -929,6 +928,54 @@ Test(ws_write, numpy_and_pandas_write_files)
 	e2e_assert_result(r, "pandas", "3");
 	cr_assert_str_eq(slurp(in_ws("df.csv")), "x\n1\n2\n");
 	no_hidden_files();
+	e2e_stop();
+}
+
+/* A workspace file by its name is an SQLite database: read into memory, written back through
+ * the workspace when a transaction commits (commit(), a with block); a later call, and the
+ * host, read what was committed. A call that is stopped writes nothing. */
+Test(ws_write, sqlite_database_files_are_read_and_written)
+{
+	char head[16] = {0};
+	FILE *f;
+
+	start(ARGS("--workspace-write"));
+	ok_result("import sqlite3\n"
+	          "c = sqlite3.connect('shop.db')\n"
+	          "c.execute('create table items(name text, price real)')\n"
+	          "c.executemany('insert into items values (?, ?)', [('a', 1.5), ('b', 2.0)])\n"
+	          "c.commit()\n"
+	          "with sqlite3.connect('shop.db') as d:\n"
+	          "    d.execute('insert into items values (?, ?)', ('c', 4.25))\n"
+	          "sqlite3.connect('shop.db').execute('select count(*), sum(price) from "
+	          "items').fetchone()",
+	          "[3,7.75]");
+	f = fopen(in_ws("shop.db"), "rb");
+	cr_assert_not_null(f, "the database was not written");
+	cr_assert_eq(fread(head, 1, 16, f), 16);
+	fclose(f);
+	cr_assert_eq(memcmp(head, "SQLite format 3", 16), 0, "not an SQLite file");
+	/* Uncommitted changes are not written; a stopped call writes nothing. */
+	ok_result("import sqlite3\n"
+	          "c = sqlite3.connect('shop.db')\n"
+	          "c.execute('delete from items')\n"
+	          "c.close()\n"
+	          "sqlite3.connect('shop.db').execute('select count(*) from items').fetchone()[0]",
+	          "3");
+	cr_assert_str_eq(mcpc_status(e2e_call("import sqlite3\n"
+	                                      "c = sqlite3.connect('shop.db')\n"
+	                                      "c.execute('delete from items')\n"
+	                                      "c.commit()\n"
+	                                      "while True:\n"
+	                                      "    pass",
+	                                      "{\"timeout_seconds\":1}")),
+	                 "timeout");
+	ok_result("import sqlite3\n"
+	          "sqlite3.connect('shop.db').execute('select name from items order by "
+	          "name').fetchall()",
+	          "[[\"a\"],[\"b\"],[\"c\"]]");
+	no_hidden_files();
+	outside_unchanged();
 	e2e_stop();
 }
 
@@ -1092,13 +1139,14 @@ Test(ws_write, files_the_server_cannot_write_are_left_alone)
  * user's private file and directory stay as they are; the owner's own files work as before. */
 Test(ws_write, as_root_the_files_permissions_hold)
 {
-	const char *code = "import os\n" TRY_EACH
-	                   "[attempt(open, 'ro.txt', 'w')[:2], attempt(open, 'ro.txt', 'a')[:2],\n"
-	                   " attempt(open, 'rodir/new.txt', 'w')[:2],\n"
-	                   " attempt(os.mkdir, 'rodir/sub')[:2], attempt(open, 'priv.txt')[:2],\n"
-	                   " attempt(os.listdir, 'closed')[:2], attempt(open, 'closed/x', 'w')[:2],\n"
-	                   " attempt(lambda: open('mine.txt', 'a').write('x'))[0], attempt(open, 'data.csv')[0],\n"
-	                   " attempt(os.mkdir, 'made')[0], sorted(os.listdir('rodir'))]";
+	const char *code =
+	    "import os\n" TRY_EACH
+	    "[attempt(open, 'ro.txt', 'w')[:2], attempt(open, 'ro.txt', 'a')[:2],\n"
+	    " attempt(open, 'rodir/new.txt', 'w')[:2],\n"
+	    " attempt(os.mkdir, 'rodir/sub')[:2], attempt(open, 'priv.txt')[:2],\n"
+	    " attempt(os.listdir, 'closed')[:2], attempt(open, 'closed/x', 'w')[:2],\n"
+	    " attempt(lambda: open('mine.txt', 'a').write('x'))[0], attempt(open, 'data.csv')[0],\n"
+	    " attempt(os.mkdir, 'made')[0], sorted(os.listdir('rodir'))]";
 	struct stat st;
 
 	if (geteuid() != 0)

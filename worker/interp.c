@@ -326,6 +326,10 @@ int interp_init(const struct zygote_config *cfg)
 		return -1;
 	}
 	Py_DECREF(sys);
+	if (pysqlite_init() < 0) {
+		report_python_error("setting up SQLite");
+		return -1;
+	}
 	if (python_layer && (pylayer_init(cfg) < 0 || pyguard_install() < 0)) {
 		report_python_error("building the Python layer");
 		return -1;
@@ -333,6 +337,13 @@ int interp_init(const struct zygote_config *cfg)
 	if (cfg->workspace && pyfiles_init(cfg) < 0) {
 		report_python_error("setting up the workspace");
 		return -1;
+	}
+	if (python_layer) {
+		if (pymodguard_init() < 0) {
+			report_python_error("guarding the real modules");
+			return -1;
+		}
+		pymodguard_seal_all();
 	}
 	return 0;
 }
@@ -1091,6 +1102,8 @@ void interp_run(const char *code, struct run_outcome *out)
 	/* Until the result is sent, modules the code or its libraries import late are asked of
 	 * the supervisor. */
 	pyimport_serving(1);
+	/* Modules imported since the last call (a late import seals what it runs itself). */
+	pymodguard_seal_all();
 	/* Armed for good: from here on anything Python runs may be the user's code. */
 	pylayer_arm(python_layer);
 	/* A deadline signal can land after the previous call's code ended (between its result
@@ -1173,11 +1186,14 @@ void interp_run(const char *code, struct run_outcome *out)
 		out->status = deadline_hit ? RUN_TIMEOUT : RUN_OUTPUT_LIMIT;
 		text_set_str(&out->error_type,
 		             deadline_hit ? "TimeoutError" : "OutputLimitExceeded");
-		text_set_str(&out->error_message, deadline_hit
-		                                      ? "the time limit was reached (the code "
-		                                        "caught the TimeoutError raised in it)"
-		                                      : "the output limit was exceeded (the code "
-		                                        "caught the exception raised in it)");
+		text_set_str(&out->error_message,
+		             deadline_hit
+		                 ? "the time limit was reached (the code went on after the "
+		                   "TimeoutError raised in it: it caught it, or it was raised "
+		                   "where Python ignores exceptions, as in a __del__)"
+		                 : "the output limit was exceeded (the code went on after the "
+		                   "exception raised in it: it caught it, or it was raised "
+		                   "where Python ignores exceptions, as in a __del__)");
 		text_set_str(&out->error_traceback, "");
 	} else {
 		out->status = RUN_OK;

@@ -36,6 +36,9 @@ int pylayer_code_check(PyCodeObject *co);
 /* Is f executing an attribute read of name in its own bytecode (LOAD_ATTR, LOAD_METHOD), as
  * opposed to a call that reads it in C (getattr, an attrgetter)? */
 int pylayer_frame_reads(PyFrameObject *f, PyObject *name);
+/* Is f executing, in its own bytecode, a read of name (LOAD_ATTR, LOAD_METHOD, IMPORT_FROM,
+ * MATCH_CLASS: its keywords) or, with store, a store or deletion of it? */
+int pylayer_frame_attr(PyFrameObject *f, PyObject *name, int store);
 /* Is f executing an attribute store or deletion of name in its own bytecode (STORE_ATTR,
  * DELETE_ATTR), as opposed to a call that makes it in C (setattr, type.__setattr__)? */
 int pylayer_frame_stores(PyFrameObject *f, PyObject *name);
@@ -89,6 +92,32 @@ const char *pyproxy_debian_package(const char *name);
 /* Why the proxy of module leaves out name although it is public (io.open), or NULL. */
 const char *pyproxy_left_out(PyObject *module, PyObject *name);
 
+/* ---- pysqlite.c: SQLite databases ---- */
+
+/* Set up every SQLite database the process opens from now on (defensive, no extensions, no
+ * fts3_tokenizer). 0 or -1. */
+int pysqlite_init(void);
+
+/* ---- pymodguard.c: real modules read by the user's code ---- */
+
+/* Make the real modules' type (before any is sealed). 0 or -1. */
+int pymodguard_init(void);
+/* Give real module m the guarded type (not a proxy, the user's module or a module of another
+ * type). */
+void pymodguard_seal(PyObject *m);
+/* Seal every module in sys.modules but __main__, unless its size is what it was last time. */
+void pymodguard_seal_all(void);
+/* Is m a sealed real module? */
+int pymodguard_sealed(PyObject *m);
+/* Reads of sealed modules made in the current frame are the worker's own (its C code reads for
+ * the user) until pymodguard_untrust is given what this returned. */
+void *pymodguard_trust(void);
+void pymodguard_untrust(void *before);
+/* Reads of sealed modules made in the current frame until pymodguard_undirect are the user's
+ * code's (a reader by name it called: getattr, an attrgetter, str.format). */
+void *pymodguard_direct(void);
+void pymodguard_undirect(void *before);
+
 /* ---- pyguard.c: the rules on the types ---- */
 
 /* The value the dict d holds under the key name, found by comparing the characters of the
@@ -117,6 +146,10 @@ int pyguard_loading_evaluation(void);
 /* The user's namespace and its module (borrowed, kept alive by the caller): the functions the
  * user defines keep their internals, the module its __dict__. */
 void pyguard_user(PyObject *ns, PyObject *module);
+/* Are these a frame's globals and builtins of the user's code (see frame_is_user)? */
+int pyguard_globals_are_user(PyObject *globals, PyObject *builtins);
+/* The user's module (borrowed; NULL before the first call). */
+PyObject *pyguard_user_module(void);
 /* A call begins: the classes made from now on are its own (a library may finish them). */
 void pyguard_call_begin(void);
 

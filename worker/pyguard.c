@@ -50,10 +50,15 @@ static PyObject *real_builtins, *real_builtins_mod; /* the interpreter's builtin
  * evaluate for the user (a typing.ForwardRef, a namedtuple's fields) runs under the globals the
  * helper was given with other builtins, the sandbox's (namespace_checked) or any the user put
  * in those globals, and so do the functions it makes. */
+int pyguard_globals_are_user(PyObject *g, PyObject *b)
+{
+	return (g && g == user_ns) || (b && real_builtins && b != real_builtins);
+}
+
 static int frame_is_user(PyFrameObject *f)
 {
 	PyObject *g = PyFrame_GetGlobals(f), *b = PyFrame_GetBuiltins(f);
-	int user = (g && g == user_ns) || (b && real_builtins && b != real_builtins);
+	int user = pyguard_globals_are_user(g, b);
 
 	Py_XDECREF(g);
 	Py_XDECREF(b);
@@ -234,11 +239,25 @@ static int allow_abstract_set(PyObject *obj)
  * claiming to live in os must not get os's namespace. The user's own module and the
  * proxies are views made for the user; a module being imported gives its namespace to a read
  * made for its import. */
+static int library_calls_vars(void);
+
 static int allow_user_module(PyObject *obj)
 {
-	return obj == user_module || pylayer_is_proxy(obj) ||
+	return obj == user_module || pylayer_is_proxy(obj) || library_calls_vars() ||
 	       (PyModule_Check(obj) && pyimport_loading(PyModule_GetDict(obj)) && loading_read()) ||
 	       (PyModule_Check(obj) && star_import_read());
+}
+
+/* Is the read a library's own vars(m) call (its bytecode names vars and calls it on that line),
+ * not the user's? pyplot's switch_backend fills a class with vars() of the backend module it
+ * imported; the reads by a name the user can choose (sys.modules[cls.__module__].__dict__) are
+ * attribute reads in the bytecode, and stay refused. */
+static int library_calls_vars(void)
+{
+	static const char *const names[] = {"vars", NULL};
+	PyFrameObject *f = PyEval_GetFrame();
+
+	return f && !frame_is_user(f) && pylayer_frame_calls(f, names);
 }
 
 /* object.__getstate__ reads an object's dict through its type's dict offset, past every
@@ -576,6 +595,47 @@ static int guard_install(struct guard_rule *r)
 	return 0;
 }
 
+/* ---- sqlite3's connections ---------------------------------------------------------------- */
+
+static int allow_library(PyObject *obj)
+{
+	(void)obj;
+	return !reader_is_user();
+}
+
+/* The authorizer the library fixes give every connection keeps its databases in memory (no
+ * ATTACH of a file): only library code sets another. An extension would be native code. */
+static struct guard_rule sqlite_rules[] = {
+    {NULL, "set_authorizer", allow_library, allow_never, NULL, NULL, NULL},
+    {NULL, "enable_load_extension", allow_never, allow_never, NULL, NULL, NULL},
+    {NULL, "load_extension", allow_never, allow_never, NULL, NULL, NULL},
+};
+
+static int sqlite_guard_install(void)
+{
+	PyObject *m = PyImport_ImportModule("sys"), *mods, *sq, *t;
+
+	mods = m ? PyObject_GetAttrString(m, "modules") : NULL;
+	Py_XDECREF(m);
+	sq = mods ? PyDict_GetItemString(mods, "_sqlite3") : NULL;
+	t = sq ? PyObject_GetAttrString(sq, "Connection") : NULL;
+	Py_XDECREF(mods);
+	PyErr_Clear();
+	if (!t)
+		return 0; /* not imported: not allowed */
+	for (size_t i = 0; i < sizeof(sqlite_rules) / sizeof(sqlite_rules[0]); i++) {
+		sqlite_rules[i].type = (PyTypeObject *)t;
+		if (PyType_Check(t) &&
+		    pyguard_str_item(((PyTypeObject *)t)->tp_dict, sqlite_rules[i].name) &&
+		    guard_install(&sqlite_rules[i]) < 0) {
+			Py_DECREF(t);
+			return -1;
+		}
+	}
+	Py_DECREF(t); /* the module keeps it */
+	return 0;
+}
+
 /* ---- functions of other kinds ------------------------------------------------------------ */
 
 /* Cython's functions (pandas, scipy, numpy.random) keep their module's namespace, their
@@ -792,6 +852,43 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 	return fresh;
 }
 
+/* Modules that generate code at run time from text of their own and run it in their own
+ * namespace: mpmath's hypergeometric summators (hyp1f1, hyp2f1, and sympy's integrals and
+ * normal distributions through them) are written for the types of their parameters, and name
+ * the module's constants. Their source holds no text of the caller's. */
+static const struct {
+	const char *module, *calls;
+} generators[] = {
+    {"mpmath.libmp.libhyper", "exec_"},
+};
+
+/* Is g the namespace of such a module, given by that module's own bytecode, which calls the
+ * evaluator by its name on that line (not a callable of the user's run from C under it)? */
+static int generator_namespace(PyObject *g)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+	PyObject *name, *fg;
+	int own;
+
+	if (!f || frame_is_user(f) || !PyDict_Check(g))
+		return 0;
+	fg = PyFrame_GetGlobals(f);
+	own = fg == g;
+	Py_XDECREF(fg);
+	name = own ? PyDict_GetItemWithError(g, str_name) : NULL;
+	if (!name || !PyUnicode_CheckExact(name)) {
+		PyErr_Clear();
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(generators) / sizeof(generators[0]); i++) {
+		const char *const calls[] = {generators[i].calls, NULL};
+		if (PyUnicode_CompareWithASCIIString(name, generators[i].module) == 0 &&
+		    module_namespace(g) && pylayer_frame_calls(f, calls))
+			return 1;
+	}
+	return 0;
+}
+
 /* exec(source, globals=None, locals=None, /, *, closure=None) and eval(...): typing evaluates
  * annotation strings, dataclasses and namedtuple execute generated text that holds the user's
  * field names. The "exec" audit event checks the code itself. */
@@ -817,7 +914,13 @@ static PyObject *evaluate_unnested(PyObject *real, PyObject *args, PyObject *kw)
 	}
 	if (!l || l == Py_None)
 		l = g;
-	cg = namespace_checked(g, 1, l == g && explicit ? &loading : NULL);
+	if (explicit && generator_namespace(g)) {
+		/* Its own namespace, with the sandbox's builtins while the code runs (below). */
+		loading = 1;
+		cg = Py_NewRef(g);
+	} else {
+		cg = namespace_checked(g, 1, l == g && explicit ? &loading : NULL);
+	}
 	cl = !cg ? NULL : l == g ? Py_NewRef(cg) : namespace_checked(l, 0, NULL);
 	if (cl)
 		call = PyTuple_Pack(3, PyTuple_GET_ITEM(args, 0), cg, cl);
@@ -1737,7 +1840,7 @@ int pyguard_install(void)
 			return -1;
 	}
 	if (classes_guard_install() < 0 || held_values_install() < 0 ||
-	    mappingproxy_guard_install() < 0)
+	    mappingproxy_guard_install() < 0 || sqlite_guard_install() < 0)
 		return -1;
 	return evaluators_install() < 0 ? -1 : getframe_install();
 }
@@ -1746,4 +1849,9 @@ void pyguard_user(PyObject *ns, PyObject *module)
 {
 	user_ns = ns;
 	user_module = module;
+}
+
+PyObject *pyguard_user_module(void)
+{
+	return user_module;
 }

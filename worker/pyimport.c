@@ -137,10 +137,21 @@ static PyObject *module_exec(PyObject *self, PyObject *args)
 	Py_DECREF(code);
 	if (r && pylayer_seal_importers(ns) < 0)
 		Py_CLEAR(r);
+	if (r)
+		pymodguard_seal(mod);
 	return r;
 }
 
+/* _seal(module): an extension module imported late takes the real modules' type. */
+static PyObject *module_seal(PyObject *self, PyObject *mod)
+{
+	(void)self;
+	pymodguard_seal(mod);
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef helper_defs[] = {
+    {"_seal", module_seal, METH_O, NULL},
     {"_dlopen", map_extension, METH_VARARGS, NULL},
     {"_request", module_request, METH_O, NULL},
     {"_exec", module_exec, METH_VARARGS, NULL},
@@ -196,6 +207,10 @@ static const char setup_py[] =
     "                if stem and '.' not in stem and stem not in sys.modules and "
     "_dlopen(os.path.join(p, f), flags):\n"
     "                    extensions[stem] = os.path.join(p, f)\n"
+    "class SealedExtensionLoader(ExtensionFileLoader):\n"
+    "    def exec_module(self, module):\n"
+    "        ExtensionFileLoader.exec_module(self, module)\n"
+    "        _seal(module)\n"
     "class BrokerLoader:\n"
     "    @staticmethod\n"
     "    def create_module(spec):\n"
@@ -210,7 +225,7 @@ static const char setup_py[] =
     "    def find_spec(name, path=None, target=None):\n"
     "        so = extensions.get(name)\n"
     "        if so is not None:\n"
-    "            return spec_from_file_location(name, so, loader=ExtensionFileLoader(name, so))\n"
+    "            return spec_from_file_location(name, so, loader=SealedExtensionLoader(name, so))\n"
     "        found = _request(name)\n"
     "        if found is None:\n"
     "            return None\n"

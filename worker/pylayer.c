@@ -344,6 +344,26 @@ out:
 
 /* ---- checked builtins ---------------------------------------------------------------- */
 
+/* Attribute reads and changes the user's code asks for by name: a real module answers them
+ * as its proxy would (pymodguard.c). */
+static PyObject *directed_getattr(PyObject *obj, PyObject *name)
+{
+	void *d = pymodguard_direct();
+	PyObject *v = PyObject_GetAttr(obj, name);
+
+	pymodguard_undirect(d);
+	return v;
+}
+
+static int directed_setattr(PyObject *obj, PyObject *name, PyObject *value)
+{
+	void *d = pymodguard_direct();
+	int rc = PyObject_SetAttr(obj, name, value);
+
+	pymodguard_undirect(d);
+	return rc;
+}
+
 static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	PyObject *name, *v;
@@ -357,7 +377,7 @@ static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize
 		Py_XDECREF(name);
 		return NULL;
 	}
-	v = PyObject_GetAttr(args[0], name);
+	v = directed_getattr(args[0], name);
 	Py_DECREF(name);
 	if (!v && nargs == 3 && PyErr_ExceptionMatches(PyExc_AttributeError)) {
 		PyErr_Clear();
@@ -379,7 +399,7 @@ static PyObject *checked_hasattr(PyObject *self, PyObject *const *args, Py_ssize
 		Py_XDECREF(name);
 		return NULL;
 	}
-	v = PyObject_GetAttr(args[0], name);
+	v = directed_getattr(args[0], name);
 	Py_DECREF(name);
 	if (!v) {
 		if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
@@ -402,7 +422,7 @@ static PyObject *checked_setattr(PyObject *self, PyObject *const *args, Py_ssize
 		return NULL;
 	}
 	name = pylayer_exact_str(args[1], "attribute name");
-	rc = name && attr_check(name) == 0 ? PyObject_SetAttr(args[0], name, args[2]) : -1;
+	rc = name && attr_check(name) == 0 ? directed_setattr(args[0], name, args[2]) : -1;
 	Py_XDECREF(name);
 	if (rc < 0)
 		return NULL;
@@ -419,7 +439,7 @@ static PyObject *checked_delattr(PyObject *self, PyObject *const *args, Py_ssize
 		return NULL;
 	}
 	name = pylayer_exact_str(args[1], "attribute name");
-	rc = name && attr_check(name) == 0 ? PyObject_DelAttr(args[0], name) : -1;
+	rc = name && attr_check(name) == 0 ? directed_setattr(args[0], name, NULL) : -1;
 	Py_XDECREF(name);
 	if (rc < 0)
 		return NULL;
@@ -472,6 +492,89 @@ static PyObject *checked_methodcaller(PyObject *self, PyObject *args, PyObject *
  * only exact copies of the names, so a str subclass's __hash__ and __eq__ cannot make a
  * lookup find another name than the one its characters spell. */
 static newfunc attrgetter_new_real, methodcaller_new_real;
+static ternaryfunc attrgetter_call_real, methodcaller_call_real;
+static destructor attrgetter_dealloc_real, methodcaller_dealloc_real;
+/* The getters made while armed (their addresses; forgotten when freed): the user's code chose
+ * their names, whoever calls them (a library's singledispatch, pandas' apply). */
+static PyObject *armed_getters;
+
+static void getter_made(PyObject *g)
+{
+	PyObject *k;
+
+	if (!g || !audit_armed)
+		return;
+	k = PyLong_FromVoidPtr(g);
+	if (!armed_getters)
+		armed_getters = PyDict_New();
+	if (!k || !armed_getters || PyDict_SetItem(armed_getters, k, Py_None) < 0)
+		PyErr_Clear(); /* not remembered: its calls read as their caller's frame says */
+	Py_XDECREF(k);
+}
+
+static int getter_armed(PyObject *g)
+{
+	PyObject *k =
+	    armed_getters && PyDict_GET_SIZE(armed_getters) ? PyLong_FromVoidPtr(g) : NULL;
+	int in = k ? PyDict_Contains(armed_getters, k) == 1 : 0;
+
+	Py_XDECREF(k);
+	PyErr_Clear();
+	return in;
+}
+
+static void getter_freed(PyObject *g)
+{
+	PyObject *t, *v, *tb, *k;
+
+	if (!armed_getters || !PyDict_GET_SIZE(armed_getters))
+		return;
+	PyErr_Fetch(&t, &v, &tb);
+	k = PyLong_FromVoidPtr(g);
+	if (k && PyDict_DelItem(armed_getters, k) < 0)
+		PyErr_Clear();
+	Py_XDECREF(k);
+	PyErr_Clear();
+	PyErr_Restore(t, v, tb);
+}
+
+static void attrgetter_dealloc(PyObject *self)
+{
+	getter_freed(self);
+	attrgetter_dealloc_real(self);
+}
+
+static void methodcaller_dealloc(PyObject *self)
+{
+	getter_freed(self);
+	methodcaller_dealloc_real(self);
+}
+
+/* Their calls read by name in C, in the caller's frame: for the user's code when it calls, or
+ * when it made the getter. */
+static PyObject *getter_call(ternaryfunc real, PyObject *self, PyObject *args, PyObject *kw)
+{
+	void *d = NULL;
+	int direct = audit_armed && (pyguard_reader_is_user() || getter_armed(self));
+	PyObject *r;
+
+	if (direct)
+		d = pymodguard_direct();
+	r = real(self, args, kw);
+	if (direct)
+		pymodguard_undirect(d);
+	return r;
+}
+
+static PyObject *attrgetter_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+	return getter_call(attrgetter_call_real, self, args, kw);
+}
+
+static PyObject *methodcaller_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+	return getter_call(methodcaller_call_real, self, args, kw);
+}
 
 static PyObject *attrgetter_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
@@ -482,6 +585,7 @@ static PyObject *attrgetter_new(PyTypeObject *type, PyObject *args, PyObject *kw
 	names = exact_names(args, PyTuple_GET_SIZE(args));
 	r = names ? attrgetter_new_real(type, names, kw) : NULL;
 	Py_XDECREF(names);
+	getter_made(r);
 	return r;
 }
 
@@ -494,6 +598,7 @@ static PyObject *methodcaller_new(PyTypeObject *type, PyObject *args, PyObject *
 	exact = exact_names(args, 1);
 	r = exact ? methodcaller_new_real(type, exact, kw) : NULL;
 	Py_XDECREF(exact);
+	getter_made(r);
 	return r;
 }
 
@@ -512,33 +617,48 @@ static int operator_classes_fix(void)
 	if (!attrgetter_new_real) {
 		attrgetter_new_real = ag->tp_new;
 		methodcaller_new_real = mc->tp_new;
+		attrgetter_call_real = ag->tp_call;
+		methodcaller_call_real = mc->tp_call;
+		attrgetter_dealloc_real = ag->tp_dealloc;
+		methodcaller_dealloc_real = mc->tp_dealloc;
 	}
-	if (!attrgetter_new_real || !methodcaller_new_real) {
+	if (!attrgetter_new_real || !methodcaller_new_real || !attrgetter_call_real ||
+	    !methodcaller_call_real) {
 		PyErr_SetString(PyExc_RuntimeError, "operator's getters cannot be made");
 		return -1;
 	}
 	ag->tp_new = attrgetter_new;
 	mc->tp_new = methodcaller_new;
+	/* Calls go through tp_call (a vectorcall would pass it by). */
+	ag->tp_call = attrgetter_call;
+	mc->tp_call = methodcaller_call;
+	ag->tp_flags &= ~Py_TPFLAGS_HAVE_VECTORCALL;
+	mc->tp_flags &= ~Py_TPFLAGS_HAVE_VECTORCALL;
+	ag->tp_dealloc = attrgetter_dealloc;
+	mc->tp_dealloc = methodcaller_dealloc;
 	PyType_Modified(ag);
 	PyType_Modified(mc);
 	return 0;
 }
 
-/* string.Formatter.get_field returns the object a field names: check its attributes. */
+/* string.Formatter.get_field returns the object a field names: check its attributes, and read
+ * them as a reader by name (a real module answers as its proxy). The field is split as the
+ * real one splits it; the first part is the formatter's get_value's. */
+static PyObject *field_split; /* _string.formatter_field_name_split */
+
 static PyObject *checked_get_field(PyObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *field;
+	static char *kwlist[] = {"self", "field_name", "args", "kwargs", NULL};
+	PyObject *fmt, *field, *a, *k, *split = NULL, *first, *rest, *obj = NULL, *item;
 
-	if (PyTuple_GET_SIZE(args) < 2) {
-		PyErr_SetString(PyExc_TypeError, "get_field expected field_name");
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO:get_field", kwlist, &fmt, &field, &a, &k))
 		return NULL;
-	}
-	field = PyTuple_GET_ITEM(args, 1);
-	if (PyUnicode_Check(field) && !PyUnicode_CheckExact(field)) {
+	if (!PyUnicode_CheckExact(field)) {
 		PyErr_SetString(PyExc_TypeError, "field_name must be a str");
 		return NULL;
 	}
-	if (PyUnicode_Check(field)) {
+	{
 		/* "0.a[1].b": every part after a '.' is an attribute name. */
 		const char *s = PyUnicode_AsUTF8(field);
 		const char *p;
@@ -553,7 +673,91 @@ static PyObject *checked_get_field(PyObject *self, PyObject *args, PyObject *kw)
 				return NULL;
 		}
 	}
-	return PyObject_Call(real_get_field, args, kw);
+	split = PyObject_CallOneArg(field_split, field);
+	if (!split || !PyTuple_Check(split) || PyTuple_GET_SIZE(split) != 2) {
+		if (split)
+			PyErr_SetString(PyExc_TypeError, "field_name did not split");
+		goto out;
+	}
+	first = PyTuple_GET_ITEM(split, 0);
+	rest = PyTuple_GET_ITEM(split, 1);
+	obj = PyObject_CallMethod(fmt, "get_value", "OOO", first, a, k);
+	while (obj && (item = PyIter_Next(rest))) {
+		PyObject *v = NULL;
+		int is_attr = PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2
+		                  ? PyObject_IsTrue(PyTuple_GET_ITEM(item, 0))
+		                  : -1;
+		if (is_attr == 1 && PyUnicode_Check(PyTuple_GET_ITEM(item, 1)))
+			v = directed_getattr(obj, PyTuple_GET_ITEM(item, 1));
+		else if (is_attr == 0)
+			v = PyObject_GetItem(obj, PyTuple_GET_ITEM(item, 1));
+		else if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "field_name did not split");
+		Py_DECREF(item);
+		Py_SETREF(obj, v);
+	}
+	if (obj && PyErr_Occurred())
+		Py_CLEAR(obj);
+	if (obj)
+		Py_SETREF(obj, PyTuple_Pack(2, obj, first));
+out:
+	Py_XDECREF(split);
+	return obj;
+}
+
+/* str.format and str.format_map read the attributes a field names in C, in the caller's
+ * frame: the user's code's reads when it calls them (a library formatting its own text, or
+ * the user's into text, reads as a library's: only text comes back). */
+static PyCFunctionWithKeywords str_format_real;
+static PyCFunction str_format_map_real;
+
+static PyObject *str_format(PyObject *self, PyObject *args, PyObject *kw)
+{
+	int direct = audit_armed && pyguard_reader_is_user();
+	void *d = direct ? pymodguard_direct() : NULL;
+	PyObject *r = str_format_real(self, args, kw);
+
+	if (direct)
+		pymodguard_undirect(d);
+	return r;
+}
+
+static PyObject *str_format_map(PyObject *self, PyObject *map)
+{
+	int direct = audit_armed && pyguard_reader_is_user();
+	void *d = direct ? pymodguard_direct() : NULL;
+	PyObject *r = str_format_map_real(self, map);
+
+	if (direct)
+		pymodguard_undirect(d);
+	return r;
+}
+
+/* Put those on str's methods (zygote, once): the descriptors keep their definitions, whose
+ * functions are swapped (their calls read the function from the definition each time). */
+static int str_format_fix(void)
+{
+	PyObject *f = PyDict_GetItemString(PyUnicode_Type.tp_dict, "format");
+	PyObject *fm = PyDict_GetItemString(PyUnicode_Type.tp_dict, "format_map");
+	PyMethodDef *df, *dfm;
+
+	if (!f || !fm || Py_TYPE(f) != &PyMethodDescr_Type || Py_TYPE(fm) != &PyMethodDescr_Type) {
+		PyErr_SetString(PyExc_RuntimeError, "str.format is not the expected method");
+		return -1;
+	}
+	df = ((PyMethodDescrObject *)f)->d_method;
+	dfm = ((PyMethodDescrObject *)fm)->d_method;
+	if (str_format_real)
+		return 0;
+	if (df->ml_flags != (METH_VARARGS | METH_KEYWORDS) || dfm->ml_flags != METH_O) {
+		PyErr_SetString(PyExc_RuntimeError, "str.format takes an unexpected convention");
+		return -1;
+	}
+	str_format_real = (PyCFunctionWithKeywords)(void (*)(void))df->ml_meth;
+	str_format_map_real = dfm->ml_meth;
+	df->ml_meth = (PyCFunction)(void (*)(void))str_format;
+	dfm->ml_meth = str_format_map;
+	return 0;
 }
 
 /* __import__ for user code: only the allowlist, and only as proxies (pyproxy.c); a module
@@ -845,6 +1049,22 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 		return 0;
 	if (pyfiles_audit_allows(event, args))
 		return 0;
+	/* sqlite3's databases live in memory (a workspace's file is read into one: the library
+	 * fixes' connect); the other sqlite3 events (extensions) stay refused. */
+	if (strcmp(event, "sqlite3.connect/handle") == 0)
+		return 0;
+	if (strcmp(event, "sqlite3.connect") == 0) {
+		PyObject *db = PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0
+		                   ? PyTuple_GET_ITEM(args, 0)
+		                   : NULL;
+		if (db && PyUnicode_CheckExact(db) &&
+		    PyUnicode_CompareWithASCIIString(db, ":memory:") == 0)
+			return 0;
+		PyErr_SetString(PyExc_PermissionError,
+		                "sqlite3 databases are in memory in the sandbox: "
+		                "sqlite3.connect(':memory:'), or a workspace file by its name");
+		return -1;
+	}
 	for (const char *const *p = audit_refused; *p; p++) {
 		size_t n = strlen(*p);
 		if ((*p)[n - 1] == '.' ? strncmp(event, *p, n) == 0 : strcmp(event, *p) == 0) {
@@ -1185,8 +1405,12 @@ PyObject *pylayer_replacement(const char *module, const char *name, PyObject *re
 	fn = PyCFunction_New(&get_field_def, NULL);
 	meth = fn ? PyInstanceMethod_New(fn) : NULL;
 	Py_XDECREF(fn);
-	if (!real_get_field)
+	/* The real class's too: type(f).mro() reaches it. */
+	if (!real_get_field && meth) {
 		real_get_field = PyObject_GetAttrString(real, "get_field");
+		if (real_get_field && PyObject_SetAttrString(real, "get_field", meth) < 0)
+			Py_CLEAR(real_get_field);
+	}
 	made = (meth && real_get_field)
 	           ? PyObject_CallFunction((PyObject *)&PyType_Type, "s(O){sOss}", "Formatter",
 	                                   real, "get_field", meth, "__module__", "string")
@@ -1313,7 +1537,19 @@ static const char library_fixes[] =
     "        for name in assigned + updated:\n"
     "            if type(name) is not str or (name.startswith('__') and name not in plain):\n"
     "                raise AttributeError('Forbidden access to dunder attribute: %s' % (name,))\n"
-    "        return update_wrapper(wrapper, wrapped, assigned, updated)\n"
+    /* update_wrapper's own steps, reading and writing as the user's code (a real module the
+     * user holds answers as its proxy, and is not changed). */
+    "        for name in assigned:\n"
+    "            try:\n"
+    "                value = _read_for_user(wrapped, name)\n"
+    "            except AttributeError:\n"
+    "                pass\n"
+    "            else:\n"
+    "                _write_for_user(wrapper, name, value)\n"
+    "        for name in updated:\n"
+    "            _read_for_user(wrapper, name).update(_read_for_user(wrapped, name, {}))\n"
+    "        wrapper.__wrapped__ = wrapped\n"
+    "        return wrapper\n"
     "    checked.__doc__ = update_wrapper.__doc__\n"
     "    checked.__name__ = checked.__qualname__ = 'update_wrapper'\n"
     "    checked.__module__ = 'functools'\n"
@@ -1408,6 +1644,93 @@ static const char library_fixes[] =
      * the module the built-in names, which the type rules refuse to library code too: every
      * signature of a built-in failed (help(), and libraries that ask). The names of its
      * defaults are looked up among the modules instead. */
+    /* dataclasses.make_dataclass makes its class in types (types.new_class), then reads
+     * that module's namespace for the class's annotations: refused to library code, so it
+     * failed for every caller. The class is its caller's, as Python 3.12 makes it; the user's
+     * (its module is __main__) unless the namespace names another. */
+    "dataclasses = sys.modules.get('dataclasses')\n"
+    "def _made_here(make):\n"
+    "    def make_dataclass(cls_name, fields, *, bases=(), namespace=None, **kwargs):\n"
+    "        namespace = dict(namespace or {})\n"
+    "        namespace.setdefault('__module__', '__main__')\n"
+    "        return make(cls_name, fields, bases=bases, namespace=namespace, **kwargs)\n"
+    "    make_dataclass.__doc__ = make.__doc__\n"
+    "    make_dataclass.__module__ = make.__module__\n"
+    "    return make_dataclass\n"
+    "if dataclasses is not None and callable(getattr(dataclasses, 'make_dataclass', None)):\n"
+    "    dataclasses.make_dataclass = _made_here(dataclasses.make_dataclass)\n"
+    /* sqlite3: a database in memory; a name is a workspace file, read into memory and
+     * written back (through the workspace) when a transaction commits. The authorizer keeps
+     * every database in memory (no ATTACH of a file, no temporary files' directory); the user's
+     * code cannot replace it (pyguard.c). */
+    "sqlite3 = sys.modules.get('sqlite3')\n"
+    "def _sqlite_authorizer(action, arg1, arg2, db, source):\n"
+    "    if action == sqlite3.SQLITE_ATTACH and arg1 not in ('', ':memory:'):\n"
+    "        return sqlite3.SQLITE_DENY\n"
+    "    if action == sqlite3.SQLITE_PRAGMA and arg1 in ('temp_store', 'temp_store_directory',\n"
+    "                                                   'data_store_directory',\n"
+    "                                                   'writable_schema'):\n"
+    "        return sqlite3.SQLITE_DENY\n"
+    "    if action == sqlite3.SQLITE_FUNCTION and arg2 == 'fts3_tokenizer':\n"
+    "        return sqlite3.SQLITE_DENY\n"
+    "    return sqlite3.SQLITE_OK\n"
+    "def _sqlite_connect(real):\n"
+    "    import io, os\n"
+    "    class _WorkspaceDatabase:\n"
+    "        def _keep(self):\n"
+    "            with io.open(self._workspace_file, 'wb') as f:\n"
+    "                f.write(self.serialize())\n"
+    "        def commit(self):\n"
+    "            sqlite3.Connection.commit(self)\n"
+    "            _WorkspaceDatabase._keep(self)\n"
+    "        def __exit__(self, t, v, tb):\n"
+    "            r = sqlite3.Connection.__exit__(self, t, v, tb)\n"
+    "            if t is None:\n"
+    "                _WorkspaceDatabase._keep(self)\n"
+    "            return r\n"
+    "    made = {}\n"
+    "    def kind(factory):\n"
+    "        k = made.get(factory)\n"
+    "        if k is None:\n"
+    "            k = made[factory] = type(factory.__name__, (_WorkspaceDatabase, factory),\n"
+    "                                     {'__module__': factory.__module__})\n"
+    "        return k\n"
+    "    def connect(database, timeout=5.0, detect_types=0, isolation_level='DEFERRED',\n"
+    "                check_same_thread=True, factory=sqlite3.Connection,\n"
+    "                cached_statements=128, uri=False):\n"
+    "        memory = isinstance(database, str) and database == ':memory:'\n"
+    "        path = None if memory else os.fspath(database)\n"
+    "        if path is not None and (uri or not isinstance(path, str) or path == ''):\n"
+    "            raise PermissionError('sqlite3 databases are in memory in the sandbox: '\n"
+    "                                  \"connect(':memory:'), or a workspace file by its name\")\n"
+    "        data = None\n"
+    "        if path is not None:\n"
+    "            try:\n"
+    "                with io.open(path, 'rb') as f:\n"
+    "                    data = f.read()\n"
+    "            except FileNotFoundError:\n"
+    "                data = b''\n"
+    "            except PermissionError as e:\n"
+    "                raise PermissionError(f'{e} (sqlite3 databases are in memory in the '\n"
+    "                                      \"sandbox: connect(':memory:'), or a workspace \"\n"
+    "                                      'file by its name)') from None\n"
+    "            factory = kind(factory)\n"
+    "        conn = real(':memory:', timeout, detect_types, isolation_level, check_same_thread,\n"
+    "                    factory, cached_statements)\n"
+    /* The base class's own methods: a factory of the user's may redefine them. */
+    "        if data:\n"
+    "            sqlite3.Connection.deserialize(conn, data)\n"
+    "        if path is not None:\n"
+    "            conn._workspace_file = path\n"
+    "        sqlite3.Connection.execute(conn, 'PRAGMA temp_store = MEMORY')\n"
+    "        sqlite3.Connection.set_authorizer(conn, _sqlite_authorizer)\n"
+    "        return conn\n"
+    "    connect.__doc__ = real.__doc__\n"
+    "    connect.__module__ = 'sqlite3'\n"
+    "    return connect\n"
+    "if sqlite3 is not None and callable(getattr(sqlite3, 'connect', None)):\n"
+    "    sqlite3.connect = _sqlite_connect(sqlite3.connect)\n"
+    "    sys.modules['sqlite3.dbapi2'].connect = sqlite3.connect\n"
     "inspect = sys.modules.get('inspect')\n"
     "class _TextSignatureOf:\n"
     "    __slots__ = ('_of',)\n"
@@ -1484,15 +1807,54 @@ static PyObject *as_user_holds(PyObject *self, PyObject *value)
 
 static PyMethodDef as_user_holds_def = {"_as_user_holds", as_user_holds, METH_O, NULL};
 
+/* _read_for_user(obj, name[, default]) and _write_for_user(obj, name, value): the library
+ * fixes' readers by a name the user's code chose (functools.update_wrapper's). */
+static PyObject *read_for_user(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	PyObject *v;
+
+	(void)self;
+	if (n < 2 || n > 3 || !PyUnicode_Check(args[1]))
+		return PyErr_Format(PyExc_TypeError, "_read_for_user(obj, name[, default])");
+	v = directed_getattr(args[0], args[1]);
+	if (!v && n == 3 && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+		PyErr_Clear();
+		return Py_NewRef(args[2]);
+	}
+	return v;
+}
+
+static PyObject *write_for_user(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	if (n != 3 || !PyUnicode_Check(args[1]))
+		return PyErr_Format(PyExc_TypeError, "_write_for_user(obj, name, value)");
+	if (directed_setattr(args[0], args[1], args[2]) < 0)
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef for_user_defs[] = {
+    {"_read_for_user", (PyCFunction)(void (*)(void))read_for_user, METH_FASTCALL, NULL},
+    {"_write_for_user", (PyCFunction)(void (*)(void))write_for_user, METH_FASTCALL, NULL},
+};
+
 static int library_fix(void)
 {
 	PyObject *g = PyDict_New(), *r = NULL, *f = PyCFunction_New(&as_user_holds_def, NULL);
+	PyObject *rd = PyCFunction_New(&for_user_defs[0], NULL);
+	PyObject *wr = PyCFunction_New(&for_user_defs[1], NULL);
 
 	PyObject *code = Py_CompileString(library_fixes, "<sandbox>", Py_file_input);
 
-	if (code && g && f && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
-	    PyDict_SetItemString(g, "_as_user_holds", f) == 0)
+	if (code && g && f && rd && wr &&
+	    PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
+	    PyDict_SetItemString(g, "_as_user_holds", f) == 0 &&
+	    PyDict_SetItemString(g, "_read_for_user", rd) == 0 &&
+	    PyDict_SetItemString(g, "_write_for_user", wr) == 0)
 		r = PyEval_EvalCode(code, g, g);
+	Py_XDECREF(rd);
+	Py_XDECREF(wr);
 	Py_XDECREF(f);
 	Py_XDECREF(code);
 	Py_XDECREF(g);
@@ -1555,9 +1917,17 @@ int pylayer_init(const struct zygote_config *cfg)
 		Py_DECREF(op);
 	}
 	/* The library fixes change real modules' names: before the proxies copy them. */
+	if (!field_split) {
+		PyObject *st = PyImport_ImportModule("_string");
+		field_split = st ? PyObject_GetAttrString(st, "formatter_field_name_split") : NULL;
+		Py_XDECREF(st);
+		if (!field_split)
+			return -1;
+	}
 	if (!real_attrgetter || !real_methodcaller || operator_classes_fix() < 0 ||
-	    builtins_build(cfg) < 0 || library_fix() < 0 || pyproxy_init(cfg) < 0 ||
-	    future_proxy_add() < 0 || sympy_fix() < 0 || importers_seal() < 0)
+	    str_format_fix() < 0 || builtins_build(cfg) < 0 || library_fix() < 0 ||
+	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0 ||
+	    importers_seal() < 0)
 		return -1;
 	return 0;
 }
@@ -1601,6 +1971,30 @@ static int frame_attr_op(PyFrameObject *f, PyObject *name, int op1, int op2)
 int pylayer_frame_reads(PyFrameObject *f, PyObject *name)
 {
 	return frame_attr_op(f, name, op_load_attr, op_load_method);
+}
+
+int pylayer_frame_attr(PyFrameObject *f, PyObject *name, int store)
+{
+	PyCodeObject *co;
+	PyObject *code;
+	int lasti, match = 0;
+
+	if (store)
+		return frame_attr_op(f, name, op_store_attr, op_delete_attr);
+	if (frame_attr_op(f, name, op_load_attr, op_load_method) ||
+	    frame_attr_op(f, name, op_import_from, -1))
+		return 1;
+	/* A class pattern reads its keywords' attributes of the subject. */
+	co = PyFrame_GetCode(f);
+	code = PyCode_GetCode(co);
+	lasti = PyFrame_GetLasti(f);
+	if (code && lasti >= 0 && lasti < PyBytes_GET_SIZE(code) && !(lasti & 1))
+		match = ((const unsigned char *)PyBytes_AS_STRING(code))[lasti] == op_match_class;
+	if (!code)
+		PyErr_Clear();
+	Py_XDECREF(code);
+	Py_DECREF(co);
+	return match;
 }
 
 int pylayer_frame_stores(PyFrameObject *f, PyObject *name)

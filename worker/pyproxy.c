@@ -154,6 +154,42 @@ const char *pyproxy_left_out(PyObject *module, PyObject *name)
 	return m && n ? left_out_why(m, n) : NULL;
 }
 
+/* Modules whose functions and classes a proxy never gives, under whatever public name a library
+ * re-exports them (sympy's autowrap.check_output is subprocess's): they run programs, reach the
+ * network or make files, which the sandbox refuses anyway; the user's code gets them only where
+ * the allowlist names their module. */
+static const char *const foreign_homes[] = {
+    "subprocess", "_posixsubprocess", "urllib",     "http",    "socket", "ssl",
+    "tempfile",   "shutil",           "ftplib",     "smtplib", "poplib", "imaplib",
+    "nntplib",    "telnetlib",        "webbrowser", "ctypes",  "pty",    NULL,
+};
+
+/* The module a function or class a proxy would give was defined in, when it is one of those
+ * and not allowed, or NULL. */
+static const char *foreign_home(PyObject *val)
+{
+	PyObject *m = NULL;
+	const char *s;
+
+	if (PyFunction_Check(val))
+		m = ((PyFunctionObject *)val)->func_module;
+	else if (PyType_Check(val))
+		m = PyDict_GetItemString(((PyTypeObject *)val)->tp_dict, "__module__");
+	else if (PyCFunction_Check(val))
+		m = ((PyCFunctionObject *)val)->m_module;
+	s = m && PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : NULL;
+	if (!s) {
+		PyErr_Clear();
+		return NULL;
+	}
+	for (const char *const *h = foreign_homes; *h; h++) {
+		size_t n = strlen(*h);
+		if (strncmp(s, *h, n) == 0 && (s[n] == '\0' || s[n] == '.') && !pyproxy_allowed(s))
+			return *h;
+	}
+	return NULL;
+}
+
 /* Copy the public, non-module attributes of a real module into its proxy. The values are the real,
  * shared objects, not copies: what the user's code changes of them (a function's defaults, an
  * object's attributes; not a library's class, pyguard.c) stays changed for the rest of its
@@ -179,7 +215,7 @@ static int fill(PyObject *proxy, PyObject *real, const char *name)
 		/* No module-valued attributes: random._os does not exist; submodules are linked
 		 * in as proxies, and the proxy's __getattr__ gives an allowed module it holds as
 		 * that module's proxy (statistics.sys is sys's). */
-		if (PyModule_Check(val) || left_out_why(name, k))
+		if (PyModule_Check(val) || left_out_why(name, k) || foreign_home(val))
 			continue;
 		put = pylayer_replacement(name, k, val);
 		if (!put)
@@ -338,9 +374,14 @@ static PyObject *proxy_getattr(PyObject *self, PyObject *name)
 {
 	PyObject *attr = pylayer_exact_str(name, "attribute name"), *v;
 
+	void *t;
+
 	if (!attr)
 		return NULL;
+	/* The real module's reads here are this lookup's own (pymodguard.c). */
+	t = pymodguard_trust();
 	v = proxy_getattr_exact(self, attr);
+	pymodguard_untrust(t);
 	Py_DECREF(attr);
 	return v;
 }
@@ -393,6 +434,12 @@ static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr)
 		}
 	}
 	Py_DECREF(full);
+	if (v && (why = foreign_home(v))) {
+		Py_DECREF(v);
+		return PyErr_Format(PyExc_AttributeError,
+		                    "%s.%s is not available: it is %s's, which the sandbox refuses",
+		                    mod, a, why);
+	}
 	if (v) {
 		p = pylayer_replacement(mod, a, v);
 		Py_DECREF(v);
@@ -538,7 +585,20 @@ static void say_not_installed(const char *name)
 	Py_XDECREF(missing);
 }
 
+static PyObject *proxy_get(PyObject *name, int import);
+
+/* The reads of real modules the import and the proxy's making do are their own
+ * (pymodguard.c). */
 PyObject *pyproxy_get(PyObject *name, int import)
+{
+	void *t = pymodguard_trust();
+	PyObject *p = proxy_get(name, import);
+
+	pymodguard_untrust(t);
+	return p;
+}
+
+static PyObject *proxy_get(PyObject *name, int import)
 {
 	PyObject *p, *real;
 	const char *s;
