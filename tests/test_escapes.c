@@ -1303,6 +1303,7 @@ Test(python_layer, a_real_module_a_library_hands_out_reads_as_its_proxy)
 	    /* a getter the user made, called by a library's frame */
 	    "functools.singledispatch(operator.attrgetter('os'))(r)",
 	    "functools.singledispatch(AG('os'))(r)",
+	    "functools.singledispatch(AG('__getattribute__')(type(r)))(r, 'os')",
 	    /* a Formatter's vformat (a library frame) asks for the field */
 	    "type('F', (string.Formatter,), {'format_field': lambda s, v, f: str(v)})()"
 	    ".format('{0.os}', r)",
@@ -1313,6 +1314,7 @@ Test(python_layer, a_real_module_a_library_hands_out_reads_as_its_proxy)
 	    "AG('__setattr__')(type(r))(r, 'ForkingPickler', print)",
 	    "AG('__delattr__')(type(r))(r, 'ForkingPickler')",
 	    "del r.ForkingPickler",
+	    "functools.singledispatch(AG('__setattr__')(type(r)))(r, 'ForkingPickler', print)",
 	    "functools.update_wrapper(r, type('S', (), {'ForkingPickler': print}),\n"
 	    "                         assigned=('ForkingPickler',), updated=())",
 	};

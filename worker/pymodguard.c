@@ -44,13 +44,13 @@ static _PyInterpreterFrame *current(void)
 	return _PyThreadState_GET()->cframe->current_frame;
 }
 
-/* Is the innermost frame the user's code, and not one the worker's own C code reads in? */
-static _PyInterpreterFrame *user_frame(void)
+/* While armed, the frame the read is made in, unless it is one the worker's own C code reads
+ * for the user in. */
+static _PyInterpreterFrame *reading_frame(void)
 {
 	_PyInterpreterFrame *f = pylayer_armed() ? current() : NULL;
 
-	return f && f != trusted && pyguard_globals_are_user(f->f_globals, f->f_builtins) ? f
-	                                                                                  : NULL;
+	return f != trusted ? f : NULL;
 }
 
 /* Is this read (store: change) of name the user's? Made in the user's frame by its own
@@ -61,10 +61,10 @@ static _PyInterpreterFrame *user_frame(void)
  * import) reads as a library's. */
 static int by_user(PyObject *name, int store)
 {
-	_PyInterpreterFrame *f = pylayer_armed() ? current() : NULL;
+	_PyInterpreterFrame *f = reading_frame();
 	PyFrameObject *fo;
 
-	if (!f || f == trusted)
+	if (!f)
 		return 0;
 	/* A reader by name the user's code asked for, whose caller may be a library's frame (a
 	 * getter the user's code made, called by singledispatch; a Formatter's vformat). */
@@ -76,12 +76,18 @@ static int by_user(PyObject *name, int store)
 	return fo && pylayer_frame_attr(fo, name, store);
 }
 
+/* Mark the current frame in *slot; the mark before is returned, to be put back. */
+static void *mark(_PyInterpreterFrame **slot)
+{
+	void *before = *slot;
+
+	*slot = current();
+	return before;
+}
+
 void *pymodguard_trust(void)
 {
-	void *before = trusted;
-
-	trusted = current();
-	return before;
+	return mark(&trusted);
 }
 
 void pymodguard_untrust(void *before)
@@ -91,10 +97,7 @@ void pymodguard_untrust(void *before)
 
 void *pymodguard_direct(void)
 {
-	void *before = directed;
-
-	directed = current();
-	return before;
+	return mark(&directed);
 }
 
 void pymodguard_undirect(void *before)
@@ -210,21 +213,23 @@ static int guarded_setattro(PyObject *m, PyObject *name, PyObject *value)
 	return _PyObject_GenericSetAttrWithDict(m, name, value, PyModule_GetDict(m));
 }
 
-/* The type's __getattribute__, __setattr__ and __delattr__ called by name (through an
- * attrgetter of the type): every call from the user's frame is the user's. */
+/* The type's __getattribute__, __setattr__ and __delattr__ called by name (held through an
+ * attrgetter of the type, then called by any frame: a library's singledispatch called the
+ * user's). Library code reads a module by its attributes, never through these: every call
+ * while armed is the user's. */
 static PyObject *method_getattribute(PyObject *m, PyObject *name)
 {
 	if (!PyUnicode_Check(name))
 		return PyErr_Format(PyExc_TypeError, "attribute name must be string, not '%.200s'",
 		                    Py_TYPE(name)->tp_name);
-	return user_frame() ? user_read(m, name) : library_read(m, name);
+	return reading_frame() ? user_read(m, name) : library_read(m, name);
 }
 
 static PyObject *method_setattr(PyObject *m, PyObject *const *args, Py_ssize_t n)
 {
 	if (n != 2 || !PyUnicode_Check(args[0]))
 		return PyErr_Format(PyExc_TypeError, "__setattr__ takes a name and a value");
-	if ((user_frame()
+	if ((reading_frame()
 	         ? refuse_change(m)
 	         : _PyObject_GenericSetAttrWithDict(m, args[0], args[1], PyModule_GetDict(m))) < 0)
 		return NULL;
@@ -235,7 +240,7 @@ static PyObject *method_delattr(PyObject *m, PyObject *name)
 {
 	if (!PyUnicode_Check(name))
 		return PyErr_Format(PyExc_TypeError, "attribute name must be string");
-	if ((user_frame()
+	if ((reading_frame()
 	         ? refuse_change(m)
 	         : _PyObject_GenericSetAttrWithDict(m, name, NULL, PyModule_GetDict(m))) < 0)
 		return NULL;
