@@ -74,7 +74,15 @@ enum ipc_request_kind {
 	IPC_REQ_MODULE_CODE = 5,
 	/* a directory of the workspace made: u32 mode, then its path; the reply is empty */
 	IPC_REQ_MKDIR = 6,
+	/* a file of the workspace removed (u32 0), or an empty directory (u32 IPC_REMOVE_DIR):
+	 * then its path; the reply is empty */
+	IPC_REQ_REMOVE = 7,
+	/* a file of the workspace renamed, over a file of the new name if there is one: its path,
+	 * a NUL, then the new path; the reply is empty */
+	IPC_REQ_RENAME = 8,
 };
+
+#define IPC_REMOVE_DIR 0x1u
 
 /* The byte after the path's NUL in an IPC_REQ_MODULE_CODE reply. */
 #define IPC_MODULE_CODE   'c'
@@ -104,6 +112,7 @@ enum ipc_open_mode {
 #define IPC_WS_READ_MAX       (1ull << 30)   /* bytes of the largest file opened to read */
 #define IPC_WS_FILES_PER_CALL 100            /* files written */
 #define IPC_WS_DIRS_PER_CALL  256            /* directories made */
+#define IPC_WS_MOVES_PER_CALL 256            /* files removed or renamed, directories removed */
 #define IPC_WS_BYTES_PER_CALL (256ull << 20) /* bytes of the files written, in all */
 #define IPC_WS_FDS_PER_CALL   1000           /* files opened, in all */
 #define IPC_WS_LIST_MAX       100000         /* entries of one directory listed */

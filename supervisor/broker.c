@@ -788,6 +788,18 @@ static int ws_canonical(const struct workspace *ws, int dirfd, const char *name,
 	return w < 0 || (size_t)w >= cap ? -1 : 0;
 }
 
+/* A new hidden name (the supervisor's, never a call's: ws_relative) into buf. */
+static int hidden_name(const struct chain *c, char *buf, size_t cap)
+{
+	unsigned char rnd[6];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -EIO;
+	snprintf(buf, cap, WS_TMP_PREFIX "%d-%u-%02x%02x%02x%02x%02x%02x", (int)getpid(), c->id,
+	         rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
+	return 0;
+}
+
 /* A file the call writes: a hidden file beside the target (filled with the target's bytes
  * for "a" and "r+"), given to the worker; moved over the target when the call commits. Opened
  * again in the same call, the same hidden file (pending_reopen). */
@@ -796,7 +808,6 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 {
 	const struct workspace *ws = &c->e->ws;
 	struct ws_file f = {.dirfd = -1}, *old, *grown;
-	unsigned char rnd[6];
 	char canon[PATH_MAX];
 	const char *rel = asked;
 	struct stat cur, dir_st;
@@ -851,12 +862,8 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		write_free(&f, 0);
 		return pending_reopen(old, mode, out, st);
 	}
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-		rc = -EIO;
+	if ((rc = hidden_name(c, f.tmp, sizeof(f.tmp))) < 0)
 		goto fail;
-	}
-	snprintf(f.tmp, sizeof(f.tmp), WS_TMP_PREFIX "%d-%u-%02x%02x%02x%02x%02x%02x",
-	         (int)getpid(), c->id, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
 	fd = openat(f.dirfd, f.tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
 	if (fd < 0) {
 		rc = -errno;
@@ -1297,6 +1304,374 @@ static void dirs_end(struct chain *c, int remove)
 		dir_orphans_retry(c->e);
 }
 
+/* ---- removals and renames ------------------------------------------------------------------ */
+
+/* A file that is not the server's to remove or replace: not a regular file, or one it could
+ * not write (its permissions as the workspace's owner meets them, as for writes). */
+static int ws_replaceable(const struct workspace *ws, int dirfd, const char *name,
+                          const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st->st_mode))
+		return -EACCES;
+	if (faccessat(dirfd, name, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !ws_may(ws, st, W_OK))
+		return -EPERM;
+	return 0;
+}
+
+/* A directory whose names the call changes: beneath the workspace, not left out, taking
+ * writes. */
+static int ws_parent_writable(const struct workspace *ws, const char *rel, char **name)
+{
+	struct stat st;
+	int fd = ws_parent(ws, rel, name);
+
+	if (fd < 0)
+		return fd;
+	if (strlen(*name) > NAME_MAX || fstat(fd, &st) < 0 || !ws_may(ws, &st, W_OK | X_OK)) {
+		int rc = strlen(*name) > NAME_MAX ? -ENAMETOOLONG : -EACCES;
+		close(fd);
+		free(*name);
+		*name = NULL;
+		return rc;
+	}
+	return fd;
+}
+
+static void move_free(struct ws_move *m)
+{
+	if (m->from_dirfd >= 0)
+		close(m->from_dirfd);
+	if (m->to_dirfd >= 0)
+		close(m->to_dirfd);
+	free(m->from);
+	free(m->to);
+	memset(m, 0, sizeof(*m));
+	m->from_dirfd = m->to_dirfd = -1;
+}
+
+/* Record a change made (its fds are copied, its names too). On failure nothing is recorded:
+ * the caller puts the change back itself. */
+static int move_add(struct chain *c, enum ws_move_kind kind, int from_dirfd, const char *from,
+                    int to_dirfd, const char *to, const struct stat *st)
+{
+	struct ws_move m = {.kind = kind, .from_dirfd = -1, .to_dirfd = -1}, *grown;
+
+	m.from_dirfd = fcntl(from_dirfd, F_DUPFD_CLOEXEC, 0);
+	m.to_dirfd = to_dirfd >= 0 ? fcntl(to_dirfd, F_DUPFD_CLOEXEC, 0) : -1;
+	m.from = strdup(from);
+	m.to = to ? strdup(to) : NULL;
+	m.dev = st->st_dev;
+	m.ino = st->st_ino;
+	m.mode = st->st_mode & 07777;
+	m.uid = st->st_uid;
+	m.gid = st->st_gid;
+	grown = realloc(c->moves, (c->n_moves + 1) * sizeof(*grown));
+	if (m.from_dirfd < 0 || (to_dirfd >= 0 && m.to_dirfd < 0) || !m.from || (to && !m.to) ||
+	    !grown) {
+		if (grown)
+			c->moves = grown;
+		move_free(&m);
+		return -ENOMEM;
+	}
+	c->moves = grown;
+	c->moves[c->n_moves++] = m;
+	return 0;
+}
+
+/* A directory removed, made again with its mode and owner. */
+static void dir_make_again(int pfd, const char *name, mode_t mode, uid_t uid, gid_t gid)
+{
+	if (mkdirat(pfd, name, mode & 01777) < 0) {
+		if (errno != EEXIST)
+			log_msg(LOG_WARN, "workspace: directory %s not made again: %s", name,
+			        strerror(errno));
+		return;
+	}
+	if (geteuid() == 0 && (uid != 0 || gid != 0) &&
+	    fchownat(pfd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+		log_msg(LOG_WARN, "workspace: directory %s is root's: %s", name, strerror(errno));
+}
+
+/* Put one change back. A name taken meanwhile by another call's committed file keeps that
+ * file (it would have replaced this one had the call never run): what was moved goes. */
+static void move_undo(const struct ws_move *m)
+{
+	struct stat st;
+
+	switch (m->kind) {
+	case WS_MOVE_TRASH:
+	case WS_MOVE_RENAME:
+		if (fstatat(m->to_dirfd, m->to, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    st.st_dev != m->dev || st.st_ino != m->ino)
+			return; /* replaced by another call's file: that one stays */
+		if (renameat2(m->to_dirfd, m->to, m->from_dirfd, m->from, RENAME_NOREPLACE) == 0)
+			return;
+		if (errno == EEXIST)
+			(void)unlinkat(m->to_dirfd, m->to, 0);
+		else
+			log_msg(LOG_WARN, "workspace: %s not put back: %s", m->from, strerror(errno));
+		return;
+	case WS_MOVE_RMDIR:
+		dir_make_again(m->from_dirfd, m->from, m->mode, m->uid, m->gid);
+		return;
+	}
+}
+
+/* The call ends: a committed call's removed files go for good; otherwise every change is put
+ * back, the last first. */
+static void moves_end(struct chain *c, int commit)
+{
+	for (size_t i = c->n_moves; i-- > 0;) {
+		struct ws_move *m = &c->moves[i];
+		if (commit && m->kind == WS_MOVE_TRASH)
+			(void)unlinkat(m->to_dirfd, m->to, 0);
+		else if (!commit)
+			move_undo(m);
+		move_free(m);
+	}
+	free(c->moves);
+	c->moves = NULL;
+	c->n_moves = 0;
+}
+
+/* Move the file name in dirfd aside to a hidden name, as a removal the call can take back. */
+static int trash(struct chain *c, int dirfd, const char *name, const struct stat *st)
+{
+	char hidden[64];
+	int rc = hidden_name(c, hidden, sizeof(hidden));
+
+	if (rc < 0)
+		return rc;
+	if (renameat2(dirfd, name, dirfd, hidden, RENAME_NOREPLACE) < 0)
+		return -errno;
+	rc = move_add(c, WS_MOVE_TRASH, dirfd, name, dirfd, hidden, st);
+	if (rc < 0)
+		(void)renameat2(dirfd, hidden, dirfd, name, RENAME_NOREPLACE);
+	return rc;
+}
+
+/* Forget the call's pending write w (its hidden file goes). */
+static void pending_drop(struct chain *c, struct ws_file *w)
+{
+	size_t i = (size_t)(w - c->writes);
+
+	write_free(w, 1);
+	c->writes[i] = c->writes[--c->n_writes];
+}
+
+/* os.remove: the file goes at once (to a hidden name beside it, and for good when the call
+ * commits); a file the call itself wrote goes too. */
+static int remove_file(struct chain *c, int pfd, const char *name)
+{
+	struct ws_file *w = pending_in(c, pfd, name);
+	struct stat st;
+	int rc;
+
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT || !w)
+			return -errno;
+	} else {
+		if ((rc = ws_replaceable(&c->e->ws, pfd, name, &st)) < 0)
+			return rc;
+		if ((rc = trash(c, pfd, name, &st)) < 0)
+			return rc;
+	}
+	if (w)
+		pending_drop(c, w);
+	return 0;
+}
+
+/* os.rmdir: an empty directory goes at once; one the call did not make is made again if it
+ * does not commit. */
+static int remove_dir(struct chain *c, int pfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (unlinkat(pfd, name, AT_REMOVEDIR) < 0)
+		return -errno;
+	for (size_t i = 0; i < c->n_dirs; i++) {
+		if (c->dirs[i].dev == st.st_dev && c->dirs[i].ino == st.st_ino) {
+			/* the call's own: nothing to put back */
+			free(c->dirs[i].rel);
+			memmove(&c->dirs[i], &c->dirs[i + 1], (c->n_dirs - i - 1) * sizeof(c->dirs[0]));
+			c->n_dirs--;
+			return 0;
+		}
+	}
+	if (move_add(c, WS_MOVE_RMDIR, pfd, name, -1, NULL, &st) < 0) {
+		dir_make_again(pfd, name, st.st_mode, st.st_uid, st.st_gid);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Room for one more change: the count a call may make, and two fds it keeps until it ends. */
+static int move_room(struct chain *c)
+{
+	if (c->n_moves >= ENGINE_WS_MOVES_PER_CALL)
+		return -EDQUOT;
+	if (engine_fd_room(c->e) < 2)
+		return -EMFILE;
+	return 0;
+}
+
+static int request_remove(struct chain *c, uint32_t id, const char *data, size_t len)
+{
+	const struct workspace *ws = &c->e->ws;
+	char rel[PATH_MAX];
+	char *name = NULL;
+	uint32_t flags;
+	int pfd = -1, rc;
+	size_t n;
+
+	if (len < 4)
+		return -EINVAL;
+	flags = ipc_get_u32((const unsigned char *)data);
+	rc = ws->fd < 0                 ? -EACCES
+	     : flags & ~IPC_REMOVE_DIR ? -EINVAL
+	     : !ws->writable           ? -EROFS
+	                               : ws_relative(ws, data + 4, len - 4, rel, sizeof(rel));
+	/* "d/" is the directory d. */
+	for (n = rc == 0 && (flags & IPC_REMOVE_DIR) ? strlen(rel) : 0; n > 1 && rel[n - 1] == '/';
+	     n--)
+		rel[n - 1] = '\0';
+	if (rc == 0 && ws_rel_left_out(ws, rel))
+		rc = -EACCES;
+	if (rc == 0)
+		rc = move_room(c);
+	if (rc == 0 && (pfd = ws_parent_writable(ws, rel, &name)) < 0)
+		rc = pfd == -EISDIR && (flags & IPC_REMOVE_DIR) ? -EINVAL : pfd; /* ".", ".." */
+	if (rc == 0)
+		rc = flags & IPC_REMOVE_DIR ? remove_dir(c, pfd, name) : remove_file(c, pfd, name);
+	if (pfd >= 0)
+		close(pfd);
+	free(name);
+	reply(c, id, rc, NULL, 0, NULL, 0);
+	return 0;
+}
+
+/* os.rename, os.replace: a file the call wrote moves with its hidden file, and is moved into
+ * place under the new name when the call commits; a file on disk is renamed at once (a file it
+ * replaces is moved aside first), and put back if the call does not commit. Directories are
+ * not renamed: the call's pending files and directories are kept by their paths. */
+static int rename_file(struct chain *c, int sp, const char *sname, int dp, const char *dname,
+                       const char *drel)
+{
+	const struct workspace *ws = &c->e->ws;
+	struct ws_file *sw = pending_in(c, sp, sname), *dw = pending_in(c, dp, dname);
+	struct stat sst, dst;
+	int s_exists = fstatat(sp, sname, &sst, AT_SYMLINK_NOFOLLOW) == 0;
+	int d_exists = fstatat(dp, dname, &dst, AT_SYMLINK_NOFOLLOW) == 0;
+	char *rel, *name, tmp[64];
+	int fd, rc;
+
+	if (!s_exists && !sw)
+		return -ENOENT;
+	if (s_exists && S_ISDIR(sst.st_mode))
+		return -EXDEV; /* directories are not renamed (shutil.move copies then) */
+	if (s_exists && (rc = ws_replaceable(ws, sp, sname, &sst)) < 0)
+		return rc;
+	if (d_exists && (rc = ws_replaceable(ws, dp, dname, &dst)) < 0)
+		return rc;
+	/* One file by two names: nothing to do, as rename(2) does. */
+	if (sw ? sw == dw : s_exists && d_exists && sst.st_dev == dst.st_dev && sst.st_ino == dst.st_ino)
+		return 0;
+	if (!sw) {
+		if (d_exists && (rc = trash(c, dp, dname, &dst)) < 0)
+			return rc;
+		if (renameat2(sp, sname, dp, dname, RENAME_NOREPLACE) < 0) {
+			rc = -errno;
+			goto undo_trash;
+		}
+		if ((rc = move_add(c, WS_MOVE_RENAME, sp, sname, dp, dname, &sst)) < 0) {
+			(void)renameat2(dp, dname, sp, sname, RENAME_NOREPLACE);
+			goto undo_trash;
+		}
+		if (dw)
+			pending_drop(c, dw);
+		return 0;
+	undo_trash:
+		if (d_exists) {
+			move_undo(&c->moves[c->n_moves - 1]);
+			move_free(&c->moves[--c->n_moves]);
+		}
+		return rc;
+	}
+	/* A file the call wrote: its hidden file goes to the new directory, the name follows. */
+	rel = strdup(drel);
+	name = strdup(dname);
+	fd = fcntl(dp, F_DUPFD_CLOEXEC, 0);
+	rc = !rel || !name || fd < 0 ? -ENOMEM : hidden_name(c, tmp, sizeof(tmp));
+	if (rc == 0 && renameat2(sw->dirfd, sw->tmp, dp, tmp, RENAME_NOREPLACE) < 0)
+		rc = -errno;
+	/* The file of the old name on disk goes, as the name no longer holds one. */
+	if (rc == 0 && s_exists && (rc = trash(c, sp, sname, &sst)) < 0)
+		(void)renameat2(dp, tmp, sw->dirfd, sw->tmp, RENAME_NOREPLACE);
+	if (rc < 0) {
+		free(rel);
+		free(name);
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	close(sw->dirfd);
+	free(sw->rel);
+	free(sw->name);
+	sw->dirfd = fd;
+	sw->rel = rel;
+	sw->name = name;
+	sw->exclusive = 0;
+	memcpy(sw->tmp, tmp, sizeof(tmp));
+	if (dw)
+		pending_drop(c, dw);
+	return 0;
+}
+
+static int request_rename(struct chain *c, uint32_t id, const char *data, size_t len)
+{
+	const struct workspace *ws = &c->e->ws;
+	const char *nul = memchr(data, '\0', len);
+	char src[PATH_MAX], dst[PATH_MAX], canon[PATH_MAX];
+	char *sname = NULL, *dname = NULL;
+	int sp = -1, dp = -1, rc;
+
+	if (!nul)
+		return -EINVAL;
+	rc = ws->fd < 0       ? -EACCES
+	     : !ws->writable ? -EROFS
+	                     : ws_relative(ws, data, (size_t)(nul - data), src, sizeof(src));
+	if (rc == 0)
+		rc = ws_relative(ws, nul + 1, len - (size_t)(nul - data) - 1, dst, sizeof(dst));
+	if (rc == 0 && (ws_rel_left_out(ws, src) || ws_rel_left_out(ws, dst)))
+		rc = -EACCES;
+	if (rc == 0)
+		rc = move_room(c);
+	if (rc == 0 && (sp = ws_parent_writable(ws, src, &sname)) < 0)
+		rc = sp;
+	if (rc == 0 && (dp = ws_parent_writable(ws, dst, &dname)) < 0)
+		rc = dp;
+	/* Kept by the one name its directory gives it, as a write is. */
+	if (rc == 0 && ws_canonical(ws, dp, dname, canon, sizeof(canon)) < 0)
+		rc = -ENAMETOOLONG;
+	if (rc == 0)
+		rc = rename_file(c, sp, sname, dp, dname, canon);
+	if (sp >= 0)
+		close(sp);
+	if (dp >= 0)
+		close(dp);
+	free(sname);
+	free(dname);
+	reply(c, id, rc, NULL, 0, NULL, 0);
+	return 0;
+}
+
 void broker_writes_drop(struct chain *c)
 {
 	for (size_t i = 0; i < c->n_writes; i++)
@@ -1304,6 +1679,7 @@ void broker_writes_drop(struct chain *c)
 	free(c->writes);
 	c->writes = NULL;
 	c->n_writes = 0;
+	moves_end(c, 0);
 	dirs_end(c, 1);
 }
 
@@ -1422,6 +1798,7 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 	free(c->writes);
 	c->writes = NULL;
 	c->n_writes = 0;
+	moves_end(c, 1);
 	dirs_end(c, 0);
 	o->files = files;
 	o->n_files = n;
@@ -1456,6 +1833,10 @@ int broker_request(struct chain *c, const char *payload, size_t len)
 		return request_list(c, id, payload, len);
 	case IPC_REQ_MKDIR:
 		return request_mkdir(c, id, payload, len);
+	case IPC_REQ_REMOVE:
+		return request_remove(c, id, payload, len);
+	case IPC_REQ_RENAME:
+		return request_rename(c, id, payload, len);
 	default:
 		return -EINVAL;
 	}

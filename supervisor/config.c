@@ -22,13 +22,19 @@ static const char *const seed_imports[] = {
 
 /* The default adds the four it promised and pure-computation modules, sys as a curated view
  * (stdout, stderr, version facts), traceback as the worker's own formatting, logging
- * without its submodules (pyproxy.c) and sqlite3 with its databases in memory (pylayer.c). */
+ * without its submodules (pyproxy.c), sqlite3 with its databases in memory (pylayer.c),
+ * in-memory streams (io without its file-opening parts: pyproxy.c) and the formats and
+ * compressors that work on them, zoneinfo with its database read in the zygote and uuid with
+ * a random node (pydata.py). */
 static const char *const default_extra[] = {
-    "json",     "string",   "functools", "operator", "fractions",   "decimal",  "heapq",
-    "bisect",   "cmath",    "numbers",   "copy",     "dataclasses", "enum",     "typing",
-    "textwrap", "difflib",  "array",     "struct",   "base64",      "binascii", "hashlib",
-    "zlib",     "calendar", "pprint",    "abc",      "contextlib",  "sys",      "traceback",
-    "logging",  "sqlite3",  NULL,
+    "json",         "string",   "functools", "operator", "fractions",   "decimal",
+    "heapq",        "bisect",   "cmath",     "numbers",  "copy",        "dataclasses",
+    "enum",         "typing",   "textwrap",  "difflib",  "array",       "struct",
+    "base64",       "binascii", "hashlib",   "zlib",     "calendar",    "pprint",
+    "abc",          "contextlib", "sys",     "traceback", "logging",    "sqlite3",
+    "io",           "csv",      "gzip",      "bz2",      "lzma",        "zipfile",
+    "zoneinfo",     "uuid",     "secrets",   "html",     "urllib.parse", "shlex",
+    "colorsys",     "graphlib", "xml.etree.ElementTree", NULL,
 };
 
 /* With a workspace the code also gets these: files in, files out, paths. */

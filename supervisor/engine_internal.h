@@ -74,6 +74,7 @@
 #define ENGINE_WS_READ_MAX        IPC_WS_READ_MAX
 #define ENGINE_WS_FILES_PER_CALL  IPC_WS_FILES_PER_CALL
 #define ENGINE_WS_DIRS_PER_CALL   IPC_WS_DIRS_PER_CALL
+#define ENGINE_WS_MOVES_PER_CALL  IPC_WS_MOVES_PER_CALL
 /* Directories of failed calls that wait for other calls to end before they go. */
 #define ENGINE_WS_ORPHANS_MAX     4096
 #define ENGINE_WS_BYTES_PER_CALL  IPC_WS_BYTES_PER_CALL
@@ -220,6 +221,8 @@ struct chain {
 	size_t n_writes;
 	struct ws_dir *dirs; /* directories the call made, removed again if it does not commit */
 	size_t n_dirs;
+	struct ws_move *moves; /* names it removed or renamed, put back if it does not commit */
+	size_t n_moves;
 	int writes_refused; /* over the quota, or files left open: none is kept */
 	int reap_sent;      /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
@@ -301,6 +304,26 @@ struct ws_dir {
 	char *rel; /* its path in the workspace */
 	dev_t dev;
 	ino_t ino;
+};
+
+/* A name a call changed at once: a file removed (moved to a hidden name beside it, dropped
+ * when the call commits), a file renamed, an empty directory removed. Put back, the last
+ * first, when the call does not commit. */
+enum ws_move_kind {
+	WS_MOVE_TRASH,  /* from -> to, a hidden name in the same directory */
+	WS_MOVE_RENAME, /* from -> to */
+	WS_MOVE_RMDIR,  /* from removed: made again with its mode and owner */
+};
+
+struct ws_move {
+	enum ws_move_kind kind;
+	int from_dirfd, to_dirfd; /* O_PATH; to_dirfd is -1 for WS_MOVE_RMDIR */
+	char *from, *to;          /* names in them */
+	dev_t dev;                /* what was moved: put back only if it is still there */
+	ino_t ino;
+	mode_t mode; /* WS_MOVE_RMDIR: the directory as it was */
+	uid_t uid;
+	gid_t gid;
 };
 
 /* Where modules are served from (broker.c): the zygote's report, with a handle on each. */

@@ -465,6 +465,43 @@ Test(data, hypergeometric_functions_and_normal_probabilities)
 	e2e_stop();
 }
 
+/* The summator's name is the only part of its source made of what the caller gives: a str
+ * whose __eq__ says 'Z' put code there, which ran in mpmath's own namespace and replaced its
+ * exec_ (a red team then had the real builtins and importer). The source must be the one
+ * mpmath writes, and it runs in a copy of the namespace: the injected text defines nothing the
+ * module keeps, and the next summator is a real one. */
+Test(data, a_summator_name_made_of_lying_types_changes_nothing_in_mpmath)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import mpmath\n"
+	    "mp = mpmath.mp\n"
+	    "ran = []\n"
+	    "class S(str):\n"
+	    "    def __eq__(self, o):\n"
+	    "        ran.append(1)\n"
+	    "        return o == 'Z'\n"
+	    "    def __hash__(self): return 7\n"
+	    "code = ('Z(*a, **k): pass\\nglobal exec_\\ndef exec_(s, g, n):\\n'\n"
+	    "        '    n[s[4:s.index(\"(\")]] = lambda *a, **k: g\\ndef f')\n"
+	    "try:\n"
+	    "    mp.hypsum(1, 0, (S(code),), [1], mpmath.mpf(0.5))\n"
+	    "except Exception:\n"
+	    "    pass\n"
+	    "try:\n"
+	    "    mp.hypsum(2, 0, ('Z', 'Z'), [1, 1], mpmath.mpf(0.5))\n"
+	    "except Exception:\n"
+	    "    pass\n"
+	    "h = mp.hyp_summators[(2, 0, ('Z', 'Z'), 'R')]\n"
+	    "try:\n"
+	    "    got = type(h()).__name__\n"
+	    "except TypeError:\n"
+	    "    got = 'a summator'\n"
+	    "[len(ran) > 0, got, str(mpmath.hyp2f1(1, 2, 3, 0.5))]",
+	    "[true,\"a summator\",\"1.54517744447956\"]");
+	e2e_stop();
+}
+
 /* scikit-learn as data code uses it: its bundled datasets (files of its package, given from
  * memory), pipelines, cross-validation, clustering (KMeans asked threadpoolctl, which runs
  * ldconfig and reads /proc), ensembles with n_jobs. */

@@ -422,6 +422,57 @@ Test(pylayer, make_dataclass_makes_the_users_class)
 	e2e_stop();
 }
 
+/* What ordinary code reaches for beside the computation modules works by default: time zones
+ * (the zone database is read in the zygote: a worker cannot open its files, and a path given
+ * to reset_tzpath finds nothing), time-based and random UUIDs (libuuid asks a daemon over a
+ * socket, which the sandbox ends: the node is a random one), in-memory streams with csv and the
+ * compressors and zip archives on them, XML, HTML escaping, URL parsing, shell quoting. No file
+ * is opened without a workspace. */
+Test(pylayer, formats_time_zones_and_uuids_work_by_default)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import zoneinfo, uuid, io, csv, gzip, bz2, lzma, zipfile, html, shlex, secrets\n"
+	    "import urllib.parse, colorsys, graphlib\n"
+	    "import xml.etree.ElementTree as ET\n"
+	    "from datetime import datetime\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return repr(f())\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "paris = zoneinfo.ZoneInfo('Europe/Paris')\n"
+	    "ny = datetime(2024, 7, 1, 12, tzinfo=paris).astimezone(zoneinfo.ZoneInfo('America/"
+	    "New_York'))\n"
+	    "zones = zoneinfo.available_timezones()\n"
+	    "u1, u4 = uuid.uuid1(), uuid.uuid4()\n"
+	    "b = io.BytesIO()\n"
+	    "with zipfile.ZipFile(b, 'w', zipfile.ZIP_DEFLATED) as z:\n"
+	    "    z.writestr('in/a.csv', 'x,y\\n1,2\\n')\n"
+	    "rows = list(csv.reader(io.StringIO(zipfile.ZipFile(b).read('in/a.csv').decode())))\n"
+	    "packed = [m.decompress(m.compress(b'abc' * 100)) == b'abc' * 100 for m in (gzip, bz2, "
+	    "lzma)]\n"
+	    "root = ET.fromstring('<r><i n=\"1\">x</i><i n=\"2\">y</i></r>')\n"
+	    "ts = graphlib.TopologicalSorter({'b': {'a'}, 'c': {'b'}})\n"
+	    "zoneinfo.reset_tzpath(['/etc'])\n"
+	    "[str(ny), 'Europe/Paris' in zones and 'UTC' in zones and len(zones) > 300,\n"
+	    " str(datetime(2024, 1, 1, tzinfo=zoneinfo.ZoneInfo.no_cache('Asia/Tokyo')).utcoffset()),\n"
+	    " u1.version, u4.version, uuid.getnode() == uuid.getnode(), str(uuid.uuid5(uuid."
+	    "NAMESPACE_DNS, 'example.org')),\n"
+	    " rows, packed, [(e.get('n'), e.text) for e in root], html.escape('<a&b>'),\n"
+	    " urllib.parse.urlparse('https://h/p?q=1').query, urllib.parse.quote('a b&c'),\n"
+	    " shlex.split('a \"b c\"'), len(secrets.token_hex(8)), colorsys.rgb_to_hsv(1, 0, 0),\n"
+	    " list(ts.static_order()), attempt(lambda: zoneinfo.ZoneInfo('passwd')),\n"
+	    " attempt(lambda: zipfile.ZipFile('/etc/x.zip')), attempt(lambda: gzip.open('/etc/"
+	    "passwd'))]",
+	    "[\"2024-07-01 06:00:00-04:00\",true,\"9:00:00\",1,4,true,"
+	    "\"aad03681-8b63-5304-89e0-8ca8f49461b5\",[[\"x\",\"y\"],[\"1\",\"2\"]],[true,true,true],"
+	    "[[\"1\",\"x\"],[\"2\",\"y\"]],\"&lt;a&amp;b&gt;\",\"q=1\",\"a%20b%26c\",[\"a\",\"b c\"],16,"
+	    "[0.0,1.0,1],[\"a\",\"b\",\"c\"],\"ZoneInfoNotFoundError\",\"PermissionError\","
+	    "\"PermissionError\"]");
+	e2e_stop();
+}
+
 /* sqlite3 works on databases in memory; the authorizer every connection gets keeps them there
  * (no ATTACH of a file) and the user's code cannot take it off; extensions (native code) are
  * refused; a file name without a workspace is refused with what to do instead. fts3_tokenizer()

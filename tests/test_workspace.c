@@ -786,6 +786,143 @@ Test(ws_write, directories_are_made_and_follow_their_call)
 	e2e_stop();
 }
 
+/* os.remove, os.rename, os.replace, os.rmdir and pathlib's unlink, rename, replace and rmdir
+ * change names at once, as on disk: a removed file is gone for the call, a renamed one is
+ * there by its new name, a file the call wrote moves with its name (written to a temporary
+ * name then moved over the real one, as careful code writes). A directory is not renamed;
+ * a read-only file is neither removed nor replaced. */
+Test(ws_write, files_are_removed_and_renamed)
+{
+	json_object *r;
+
+	start(RW);
+	put_file(in_ws("a.txt"), "A");
+	put_file(in_ws("b.txt"), "B");
+	put_file(in_ws("ro.txt"), "RO");
+	cr_assert_eq(chmod(in_ws("ro.txt"), 0444), 0);
+	cr_assert_eq(mkdir(in_ws("empty"), 0755), 0);
+	r = ok_result("import os, pathlib\n" TRY_EACH "os.remove('data.csv')\n"
+	              "os.rename('nums.txt', 'sub/n.txt')\n"
+	              "os.replace('a.txt', 'b.txt')\n"
+	              "with open('out.tmp', 'w') as f:\n"
+	              "    f.write('written')\n"
+	              "os.replace('out.tmp', 'out.csv')\n"
+	              "p = pathlib.Path('gone.txt')\n"
+	              "p.write_text('x')\n"
+	              "p.unlink()\n"
+	              "pathlib.Path('sub/n.txt').rename('sub/m.txt')\n"
+	              "os.mkdir('made')\n"
+	              "os.rmdir('made')\n"
+	              "pathlib.Path('empty').rmdir()\n"
+	              "[sorted(os.listdir('.')), sorted(os.listdir('sub')),\n"
+	              " open('b.txt').read(), open('sub/m.txt').read(), open('out.csv').read(),\n"
+	              " os.path.exists('data.csv'), attempt(os.remove, 'data.csv'),\n"
+	              " attempt(os.remove, 'sub'), attempt(os.rename, 'sub', 'sub2'),\n"
+	              " attempt(os.rmdir, 'sub'), attempt(os.rename, 'b.txt', 'sub'),\n"
+	              " attempt(os.remove, 'ro.txt'), attempt(os.replace, 'b.txt', 'ro.txt'),\n"
+	              " attempt(os.remove, '../secret.txt'), attempt(os.unlink, '/etc/passwd'),\n"
+	              " attempt(os.rename, 'b.txt', '../b.txt'), attempt(os.rmdir, '.')]",
+	              "[[\"b.txt\",\"out.csv\",\"ro.txt\",\"sub\"],[\"m.txt\",\"x.json\"],"
+	              "\"A\",\"1 2\\n3 4\\n\",\"written\",false,[\"FileNotFoundError\",2,false],"
+	              "[\"IsADirectoryError\",21,false],[\"OSError\",18,false],"
+	              "[\"OSError\",39,false],[\"IsADirectoryError\",21,false],"
+	              "[\"PermissionError\",1,false],[\"PermissionError\",1,false],"
+	              "[\"PermissionError\",13,true],[\"PermissionError\",13,true],"
+	              "[\"PermissionError\",13,true],[\"OSError\",22,false]]");
+	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")),
+	                 "[{\"path\":\"out.csv\",\"bytes\":7}]");
+	cr_assert_null(slurp(in_ws("data.csv")));
+	cr_assert_null(slurp(in_ws("nums.txt")));
+	cr_assert_null(slurp(in_ws("a.txt")));
+	cr_assert_null(slurp(in_ws("gone.txt")));
+	cr_assert_null(slurp(in_ws("out.tmp")));
+	cr_assert_str_eq(slurp(in_ws("b.txt")), "A");
+	cr_assert_str_eq(slurp(in_ws("sub/m.txt")), "1 2\n3 4\n");
+	cr_assert_str_eq(slurp(in_ws("out.csv")), "written");
+	cr_assert_str_eq(slurp(in_ws("ro.txt")), "RO");
+	cr_assert(!is_dir(in_ws("made")) && !is_dir(in_ws("empty")) && is_dir(in_ws("sub")));
+	no_hidden_files();
+	outside_unchanged();
+	/* Bounded: 256 removals and renames a call (of files on disk: a file the call writes
+	 * only changes its name). */
+	put_file(in_ws("t"), "t");
+	r = ok_result("import os\n"
+	              "n, err = 0, None\n"
+	              "try:\n"
+	              "    for i in range(300):\n"
+	              "        os.rename('t' if i % 2 == 0 else 'u', 'u' if i % 2 == 0 else 't')\n"
+	              "        n += 1\n"
+	              "except OSError as e:\n"
+	              "    err = [e.errno, 'removed or renamed' in str(e)]\n"
+	              "[n, err]",
+	              "[256,[" E_EDQUOT ",true]]");
+	e2e_stop();
+	/* Without --workspace-write, none. */
+	ws_fini();
+	start(NULL);
+	ok_result("import os\n" TRY_EACH "[attempt(os.remove, 'data.csv'), "
+	          "attempt(os.rename, 'data.csv', 'd.csv'), attempt(os.rmdir, 'sub')]",
+	          "[[\"PermissionError\",30,true],[\"PermissionError\",30,true],"
+	          "[\"PermissionError\",30,true]]");
+	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
+	cr_assert(is_dir(in_ws("sub")));
+	e2e_stop();
+}
+
+/* A call that is stopped takes back every name it changed, the last first: removed files and
+ * directories come back, renamed ones go back to their names, a file renamed over another gives
+ * that one back, and its own written files go. */
+Test(ws_write, a_failed_call_puts_back_what_it_removed_and_renamed)
+{
+	static const struct {
+		const char *tail, *status;
+	} cases[] = {
+	    {"while True:\n    pass", "timeout"},
+	    {"x = bytearray(2 << 30)", "memory_limit"},
+	    {"print('y' * 4000000)", "output_limit"},
+	};
+	json_object *r;
+
+	start(
+	    ARGS("--workspace-write", "--timeout", "2", "--memory", "256M", "--max-output", "1K"));
+	put_file(in_ws("a.txt"), "A");
+	put_file(in_ws("b.txt"), "B");
+	cr_assert_eq(mkdir(in_ws("empty"), 0750), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *code = e2e_fmt("import os\n"
+		                           "os.remove('data.csv')\n"
+		                           "os.makedirs('new/d')\n"
+		                           "os.rename('nums.txt', 'new/d/n.txt')\n"
+		                           "os.replace('a.txt', 'b.txt')\n"
+		                           "os.rename('sub/x.json', 'a.txt')\n"
+		                           "open('w.txt', 'w').write('w')\n"
+		                           "os.replace('w.txt', 'sub/x.json')\n"
+		                           "os.rmdir('empty')\n"
+		                           "%s",
+		                           cases[i].tail);
+		r = e2e_expect_status(code, NULL, cases[i].status);
+		cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")), "[]", "%s",
+		                 mcpc_json(r));
+		cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n", "%s", cases[i].status);
+		cr_assert_str_eq(slurp(in_ws("nums.txt")), "1 2\n3 4\n");
+		cr_assert_str_eq(slurp(in_ws("a.txt")), "A");
+		cr_assert_str_eq(slurp(in_ws("b.txt")), "B");
+		cr_assert_str_eq(slurp(in_ws("sub/x.json")), "{\"k\": [1, 2]}\n");
+		cr_assert_null(slurp(in_ws("w.txt")));
+		cr_assert(is_dir(in_ws("empty")) && !is_dir(in_ws("new")), "%s", cases[i].status);
+		no_hidden_files();
+	}
+	/* The next call sees them all, and may change them for good. */
+	ok_result("import os\nos.remove('a.txt')\nos.rename('b.txt', 'c.txt')\n"
+	          "sorted(os.listdir('.'))",
+	          "[\"c.txt\",\"data.csv\",\"empty\",\"nums.txt\",\"sub\"]");
+	cr_assert_null(slurp(in_ws("a.txt")));
+	cr_assert_str_eq(slurp(in_ws("c.txt")), "B");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* The supervisor keeps a call's directories and files by the names their parents give them
  * back (/proc/self/fd), which other calls' pending names are compared with: beneath a directory
  * whose full name is too long to read back (PATH_MAX), a directory or a file is refused.
@@ -1471,10 +1608,13 @@ Test(ws_attack, the_python_layer_keeps_fds_and_raw_opens_away)
 	    {"import os\nos.dup", (struct e2e_refusal){"error", "AttributeError", "'dup'"}},
 	    {"import os\nos.chdir('/')",
 	     (struct e2e_refusal){"error", "AttributeError", "'chdir'"}},
-	    {"import os\nos.remove('data.csv')",
+	    /* by name they ask the supervisor; relative to an fd, they are refused */
+	    {"import os\nos.remove('data.csv', dir_fd=3)",
 	     (struct e2e_refusal){"error", "PermissionError", "os.remove is not allowed"}},
-	    {"import os\nos.rename('data.csv', 'x.csv')",
+	    {"import os\nos.rename('data.csv', 'x.csv', src_dir_fd=3)",
 	     (struct e2e_refusal){"error", "PermissionError", "os.rename is not allowed"}},
+	    {"import os\nos.rmdir('sub', dir_fd=0)",
+	     (struct e2e_refusal){"error", "PermissionError", "os.rmdir is not allowed"}},
 	    {"f = open('data.csv')\nimport io\nio.FileIO(f.fileno() + 1)", open_refused},
 	};
 	json_object *r;
@@ -1661,6 +1801,47 @@ Test(ws_native, malformed_requests_are_answered_with_an_errno)
 	e2e_stop();
 }
 
+/* Removals and renames asked on the wire meet the same checks as opens: beneath the
+ * workspace, no hidden file, no link, no directory renamed, no file removed through a link
+ * to a directory outside. What is refused changes nothing; what is allowed is kept. */
+Test(ws_native, removals_and_renames_stay_beneath_the_workspace)
+{
+	json_object *r;
+
+	start(ARGS(NATIVE_ARGS, "--workspace-write"));
+	cr_assert_eq(symlink(e2e_fmt("%s/secret.txt", outside), in_ws("link.txt")), 0);
+	cr_assert_eq(symlink(outside, in_ws("linkdir")), 0);
+	r = e2e_ok(e2e_fmt("%s"
+	                   "out = b'%s'\n"
+	                   "def mv(a, b):\n"
+	                   "    return req(8, a + b'\\0' + b)\n"
+	                   "[req(7, w(0) + b'../secret.txt'), req(7, w(0) + out + b'/secret.txt'),\n"
+	                   " req(7, w(0) + b'.safepy-tmp-1'), req(7, w(0) + b'linkdir/secret.txt'),\n"
+	                   " req(7, w(0) + b'link.txt'), req(7, w(2) + b'data.csv'),\n"
+	                   " req(7, w(0) + b'sub'), req(7, w(1) + b'data.csv'), req(7, w(1) + b'.'),\n"
+	                   " req(7, w(0) + b'/proc/self/environ'), req(7, w(0)),\n"
+	                   " mv(b'data.csv', b'../x.csv'), mv(b'../secret.txt', b'x.txt'),\n"
+	                   " mv(b'data.csv', b'.safepy-tmp-x'), mv(b'data.csv', b'sub/\\0x'),\n"
+	                   " mv(b'sub', b'sub2'), mv(b'nums.txt', b'linkdir/n.txt'),\n"
+	                   " mv(b'link.txt', b'l2.txt'), mv(b'nums.txt', b'link.txt'),\n"
+	                   " mv(b'data.csv', out + b'/d.csv'), mv(b'', b'x'),\n"
+	                   " mv(b'nums.txt', b'n2.txt'), req(7, w(0) + b'data.csv')]",
+	                   wire, outside));
+	/* EACCES: outside, hidden, links; EINVAL: flags, NUL, "."; EISDIR; ENOTDIR; EXDEV: a
+	 * directory renamed; ENOENT: empty. */
+	e2e_assert_result(r, "removals and renames",
+	                  "[-13,-13,-13,-13,-13,-22,-21,-20,-22,-13,-2,-13,-13,-13,-22,-18,-13,-13,"
+	                  "-13,-13,-2,0,0]");
+	no_secret(r);
+	outside_unchanged();
+	cr_assert_null(slurp(in_ws("data.csv")));
+	cr_assert_null(slurp(in_ws("nums.txt")));
+	cr_assert_str_eq(slurp(in_ws("n2.txt")), "1 2\n3 4\n");
+	cr_assert(is_dir(in_ws("sub")));
+	no_hidden_files();
+	e2e_stop();
+}
+
 /* A request that is not well formed ends its call (the supervisor kills the runner) and
  * nothing else: the next call runs. */
 Test(ws_native, requests_that_are_not_well_formed_end_the_call)
@@ -1672,6 +1853,12 @@ Test(ws_native, requests_that_are_not_well_formed_end_the_call)
 	    "p = struct.pack('<IB', 7, 2) + b'\\x00\\x00'\nput(struct.pack('<IB', len(p), "
 	    "ord('Q')) + p)",
 	    "p = struct.pack('<IB', 7, 3) + b'\\x01'\nput(struct.pack('<IB', len(p), ord('Q')) + "
+	    "p)",
+	    /* a rename with one path */
+	    "p = struct.pack('<IB', 7, 8) + b'data.csv'\nput(struct.pack('<IB', len(p), ord('Q')) "
+	    "+ p)",
+	    /* a removal without its word */
+	    "p = struct.pack('<IB', 7, 7) + b'\\x00'\nput(struct.pack('<IB', len(p), ord('Q')) + "
 	    "p)",
 	    /* a kind no one knows */
 	    "p = struct.pack('<IB', 7, 99) + b'data.csv'\nput(struct.pack('<IB', len(p), ord('Q')) "

@@ -468,10 +468,62 @@ def _sklearn():
     platform.uname()
 
 
+def _zoneinfo():
+    # zoneinfo reads a zone's file from the system's time zone database on its first use,
+    # which a worker cannot. The database (the TZif files, 600 zones, about 700 KB) is read
+    # here, and given from memory where the module looks when no directory holds the zone.
+    import os
+    import zoneinfo
+    from zoneinfo import _common, _tzpath
+    data = {}
+    for root in _tzpath.TZPATH:
+        for where, dirs, names in os.walk(root):
+            dirs[:] = [d for d in dirs if d not in ('posix', 'right')]
+            for name in names:
+                path = os.path.join(where, name)
+                key = os.path.relpath(path, root)
+                if key in data or os.path.islink(path) and not os.path.exists(path):
+                    continue
+                try:
+                    with open(path, 'rb') as f:
+                        head = f.read(4)
+                        if head == b'TZif':
+                            data[key] = head + f.read()
+                except OSError:
+                    continue
+    keys = frozenset(k for k in data if k not in ('localtime', 'posixrules', 'Factory'))
+
+    def load_tzdata(key):
+        got = data.get(key)
+        if got is None:
+            raise zoneinfo.ZoneInfoNotFoundError(f'No time zone found with key {key}')
+        return io.BytesIO(got)
+
+    def available_timezones():
+        return set(keys)
+
+    available_timezones.__doc__ = _tzpath.available_timezones.__doc__
+    _common.load_tzdata = load_tzdata
+    _tzpath.available_timezones = zoneinfo.available_timezones = available_timezones
+    zoneinfo.reset_tzpath(to=[])
+
+
+def _uuid():
+    # uuid1() and getnode() ask libuuid, which asks its daemon over a socket, and then look
+    # for a network card (ifconfig, ip, netstat): a worker has none of those, and the sandbox
+    # ends it at the socket. The node is a random one (RFC 4122 4.5), chosen here once for the
+    # server, and time-based UUIDs are made by the module itself.
+    import uuid
+    uuid._generate_time_safe = None
+    uuid._GETTERS.clear()
+    uuid.getnode()
+
+
 def prepare():
     """Run in the zygote once, after the allowed modules are imported."""
     steps = (('numpy', _numpy), ('pandas', _pandas), ('scipy', _scipy), ('sympy', _sympy),
-             ('matplotlib', _matplotlib), ('openpyxl', _openpyxl), ('sklearn', _sklearn))
+             ('matplotlib', _matplotlib), ('openpyxl', _openpyxl), ('sklearn', _sklearn),
+             ('zoneinfo', _zoneinfo), ('uuid', _uuid))
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')

@@ -37,7 +37,8 @@ static int closed_at_end;
 
 /* The original functions, for what the workspace does not answer (an fd of its own, dir_fd). */
 static PyObject *orig_open, *orig_os_open, *orig_stat, *orig_lstat, *orig_fstat, *orig_listdir,
-    *orig_scandir, *orig_access, *orig_mkdir;
+    *orig_scandir, *orig_access, *orig_mkdir, *orig_remove, *orig_unlink, *orig_rmdir,
+    *orig_rename, *orig_replace;
 static PyObject *stat_result; /* os.stat_result */
 static PyObject *dir_entry;   /* DirEntry and ScandirIterator (below) */
 static PyObject *scandir_iterator;
@@ -76,8 +77,10 @@ static void *raise_errno(int err, PyObject *filename)
 		snprintf(
 		    msg, sizeof(msg),
 		    "Disk quota exceeded: one call may write at most %d files of the workspace, "
-		    "make at most %d directories and ask for files at most %d times",
-		    IPC_WS_FILES_PER_CALL, IPC_WS_DIRS_PER_CALL, IPC_REQUESTS_PER_CALL);
+		    "make at most %d directories, have at most %d files and directories removed or "
+		    "renamed and ask for files at most %d times",
+		    IPC_WS_FILES_PER_CALL, IPC_WS_DIRS_PER_CALL, IPC_WS_MOVES_PER_CALL,
+		    IPC_REQUESTS_PER_CALL);
 		break;
 	case EMFILE:
 		snprintf(msg, sizeof(msg),
@@ -891,6 +894,132 @@ static PyObject *ws_mkdir(PyObject *self, PyObject *const *args, Py_ssize_t narg
 	Py_RETURN_NONE;
 }
 
+/* os.remove, os.unlink (dir_fd=None): the file goes at once, and comes back if the call does
+ * not commit. os.rmdir: an empty directory, the same way. */
+static PyObject *ws_remove_common(const char *fn, PyObject *orig, uint32_t flags,
+                                  PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = {"path", "dir_fd"};
+	PyObject *a[2], *path;
+	char *reply = NULL;
+	size_t rlen = 0;
+	int status;
+
+	if (args_take(fn, args, nargs, kwnames, names, 2, 1, a) < 0)
+		return NULL;
+	if (!a[0]) {
+		PyErr_Format(PyExc_TypeError, "%s() missing required argument 'path' (pos 1)", fn);
+		return NULL;
+	}
+	if (!absent(a[1]))
+		return PyObject_Vectorcall(orig, args, (size_t)nargs, kwnames);
+	path = path_take(a[0], NULL);
+	if (!path)
+		return NULL;
+	status = ask(IPC_REQ_REMOVE, 1, flags, path, &reply, &rlen, NULL);
+	Py_DECREF(path);
+	free(reply);
+	if (status == INT_MIN)
+		return NULL;
+	if (status < 0)
+		return raise_errno(-status, a[0]);
+	Py_RETURN_NONE;
+}
+
+static PyObject *ws_remove(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+	(void)self;
+	return ws_remove_common("remove", orig_remove, 0, args, nargs, kwnames);
+}
+
+static PyObject *ws_unlink(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+	(void)self;
+	return ws_remove_common("unlink", orig_unlink, 0, args, nargs, kwnames);
+}
+
+static PyObject *ws_rmdir(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+	(void)self;
+	return ws_remove_common("rmdir", orig_rmdir, IPC_REMOVE_DIR, args, nargs, kwnames);
+}
+
+/* os.rename, os.replace (no dir fds): a file, over a file of the new name if there is one;
+ * undone if the call does not commit. */
+static PyObject *ws_rename_common(const char *fn, PyObject *orig, PyObject *const *args,
+                                  Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = {"src", "dst", "src_dir_fd", "dst_dir_fd"};
+	PyObject *a[4], *src, *dst, *both = NULL;
+	char *reply = NULL;
+	size_t rlen = 0;
+	int status;
+
+	if (args_take(fn, args, nargs, kwnames, names, 4, 2, a) < 0)
+		return NULL;
+	if (!a[0] || !a[1]) {
+		PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", fn,
+		             a[0] ? "dst" : "src", a[0] ? 2 : 1);
+		return NULL;
+	}
+	if (!absent(a[2]) || !absent(a[3]))
+		return PyObject_Vectorcall(orig, args, (size_t)nargs, kwnames);
+	src = path_take(a[0], NULL);
+	dst = src ? path_take(a[1], NULL) : NULL;
+	if (dst) {
+		both = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(src) + 1 +
+		                                           PyBytes_GET_SIZE(dst));
+		if (both) {
+			char *p = PyBytes_AS_STRING(both);
+			memcpy(p, PyBytes_AS_STRING(src), (size_t)PyBytes_GET_SIZE(src));
+			p[PyBytes_GET_SIZE(src)] = '\0';
+			memcpy(p + PyBytes_GET_SIZE(src) + 1, PyBytes_AS_STRING(dst),
+			       (size_t)PyBytes_GET_SIZE(dst));
+		}
+	}
+	Py_XDECREF(src);
+	Py_XDECREF(dst);
+	if (!both)
+		return NULL;
+	status = ask(IPC_REQ_RENAME, 0, 0, both, &reply, &rlen, NULL);
+	Py_DECREF(both);
+	free(reply);
+	if (status == INT_MIN)
+		return NULL;
+	if (status == -EXDEV) {
+		/* OSError's filename2 names the destination, as the real rename's does. */
+		PyObject *e = PyObject_CallFunction(
+		    PyExc_OSError, "isOiO", EXDEV,
+		    "Invalid cross-device link: directories are not renamed in the workspace", a[0],
+		    0, a[1]);
+		if (e) {
+			PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+			Py_DECREF(e);
+		}
+		return NULL;
+	}
+	if (status < 0)
+		return raise_errno(-status, a[0]);
+	Py_RETURN_NONE;
+}
+
+static PyObject *ws_rename(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+	(void)self;
+	return ws_rename_common("rename", orig_rename, args, nargs, kwnames);
+}
+
+static PyObject *ws_replace(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+	(void)self;
+	return ws_rename_common("replace", orig_replace, args, nargs, kwnames);
+}
+
 /* os.dup(fd): a worker makes no fd (the filter would end it) but a new handle on its /dev/null
  * (fds 0-2: scipy's message streams, pydata.py). Libraries that copy a file's fd to read it
  * with C stdio (numpy.fromfile with a file object) get an error instead. */
@@ -934,6 +1063,16 @@ static PyMethodDef def_access = {"access", (PyCFunction)(void (*)(void))ws_acces
                                  METH_FASTCALL | METH_KEYWORDS, NULL};
 static PyMethodDef def_mkdir = {"mkdir", (PyCFunction)(void (*)(void))ws_mkdir,
                                 METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_remove = {"remove", (PyCFunction)(void (*)(void))ws_remove,
+                                 METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_unlink = {"unlink", (PyCFunction)(void (*)(void))ws_unlink,
+                                 METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_rmdir = {"rmdir", (PyCFunction)(void (*)(void))ws_rmdir,
+                                METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_rename = {"rename", (PyCFunction)(void (*)(void))ws_rename,
+                                 METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_replace = {"replace", (PyCFunction)(void (*)(void))ws_replace,
+                                  METH_FASTCALL | METH_KEYWORDS, NULL};
 static PyMethodDef def_getcwd = {"getcwd", ws_getcwd, METH_NOARGS, NULL};
 static PyMethodDef def_getcwdb = {"getcwdb", ws_getcwdb, METH_NOARGS, NULL};
 static PyMethodDef def_dup = {"dup", ws_dup, METH_O, NULL};
@@ -1078,6 +1217,11 @@ int pyfiles_init(const struct zygote_config *cfg)
 	    patch(posix, "scandir", &def_scandir, &orig_scandir) < 0 ||
 	    patch(posix, "access", &def_access, &orig_access) < 0 ||
 	    patch(posix, "mkdir", &def_mkdir, &orig_mkdir) < 0 ||
+	    patch(posix, "remove", &def_remove, &orig_remove) < 0 ||
+	    patch(posix, "unlink", &def_unlink, &orig_unlink) < 0 ||
+	    patch(posix, "rmdir", &def_rmdir, &orig_rmdir) < 0 ||
+	    patch(posix, "rename", &def_rename, &orig_rename) < 0 ||
+	    patch(posix, "replace", &def_replace, &orig_replace) < 0 ||
 	    patch(posix, "getcwd", &def_getcwd, NULL) < 0 ||
 	    patch(posix, "getcwdb", &def_getcwdb, NULL) < 0 ||
 	    patch(posix, "dup", &def_dup, NULL) < 0)

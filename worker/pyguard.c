@@ -4,6 +4,7 @@
  * library code. Functions return 0 / -1 (or NULL) with a Python exception set. */
 #include "interp_internal.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -852,19 +853,67 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 	return fresh;
 }
 
+/* mpmath's summator source: "def hypsum_P_Q_A_B_Z(coeffs, z, prec, wp, epsshift,
+ * magnitude_check, **kwargs):" and a body of its own text. Only the function's name is made of
+ * what the caller gave (the types of its parameters, compared with == and joined): a str whose
+ * __eq__ lies put code there. The name must be what the types it stands for spell. */
+static int hypsum_source(PyObject *src)
+{
+	static const char head[] = "def hypsum_";
+	static const char tail[] = "(coeffs, z, prec, wp, epsshift, magnitude_check, **kwargs):\n";
+	const char *s = PyUnicode_CheckExact(src) ? PyUnicode_AsUTF8(src) : NULL;
+	int parts = 0;
+
+	if (!s) {
+		PyErr_Clear();
+		return 0;
+	}
+	if (strncmp(s, head, sizeof(head) - 1) != 0)
+		return 0;
+	s += sizeof(head) - 1;
+	/* P_Q_: digits; A_B_: parameter types; then the argument's type. */
+	for (; parts < 2; parts++) {
+		if (!isdigit((unsigned char)*s))
+			return 0;
+		while (isdigit((unsigned char)*s))
+			s++;
+		if (*s++ != '_')
+			return 0;
+	}
+	for (; parts < 4; parts++) {
+		while (*s && strchr("ZQRC", *s))
+			s++;
+		if (*s++ != '_')
+			return 0;
+	}
+	if (*s != 'R' && *s != 'C')
+		return 0;
+	s++;
+	if (strncmp(s, tail, sizeof(tail) - 1) != 0)
+		return 0;
+	s += sizeof(tail) - 1;
+	/* One function: every later line is its body, indented. */
+	for (const char *nl = s - 1; nl; nl = strchr(nl + 1, '\n'))
+		if (nl[1] != ' ' || nl[2] != ' ' || nl[3] != ' ' || nl[4] != ' ')
+			return 0;
+	return 1;
+}
+
 /* Modules that generate code at run time from text of their own and run it in their own
  * namespace: mpmath's hypergeometric summators (hyp1f1, hyp2f1, and sympy's integrals and
  * normal distributions through them) are written for the types of their parameters, and name
- * the module's constants. Their source holds no text of the caller's. */
+ * the module's constants. Their source is checked to be the one the module writes. */
 static const struct {
 	const char *module, *calls;
+	int (*source_ok)(PyObject *src);
 } generators[] = {
-    {"mpmath.libmp.libhyper", "exec_"},
+    {"mpmath.libmp.libhyper", "exec_", hypsum_source},
 };
 
 /* Is g the namespace of such a module, given by that module's own bytecode, which calls the
- * evaluator by its name on that line (not a callable of the user's run from C under it)? */
-static int generator_namespace(PyObject *g)
+ * evaluator by its name on that line (not a callable of the user's run from C under it), with
+ * source that module writes? */
+static int generator_namespace(PyObject *g, PyObject *src)
 {
 	PyFrameObject *f = PyEval_GetFrame();
 	PyObject *name, *fg;
@@ -883,7 +932,8 @@ static int generator_namespace(PyObject *g)
 	for (size_t i = 0; i < sizeof(generators) / sizeof(generators[0]); i++) {
 		const char *const calls[] = {generators[i].calls, NULL};
 		if (PyUnicode_CompareWithASCIIString(name, generators[i].module) == 0 &&
-		    module_namespace(g) && pylayer_frame_calls(f, calls))
+		    module_namespace(g) && pylayer_frame_calls(f, calls) &&
+		    generators[i].source_ok(src))
 			return 1;
 	}
 	return 0;
@@ -914,10 +964,12 @@ static PyObject *evaluate_unnested(PyObject *real, PyObject *args, PyObject *kw)
 	}
 	if (!l || l == Py_None)
 		l = g;
-	if (explicit && generator_namespace(g)) {
-		/* Its own namespace, with the sandbox's builtins while the code runs (below). */
-		loading = 1;
-		cg = Py_NewRef(g);
+	if (explicit && generator_namespace(g, PyTuple_GET_ITEM(args, 0))) {
+		/* A copy of its namespace, with the sandbox's builtins: what the code defines
+		 * reads the module's names, and changes none of them. */
+		cg = PyDict_Copy(g);
+		if (cg && PyDict_SetItem(cg, str_builtins, pylayer_builtins()) < 0)
+			Py_CLEAR(cg);
 	} else {
 		cg = namespace_checked(g, 1, l == g && explicit ? &loading : NULL);
 	}

@@ -115,9 +115,8 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 }
 
 /* os as user code sees it with a workspace: its files and directories (answered from the
- * workspace, pyfiles.c), path handling, and facts; no fds, processes or signals, and nothing
- * more later (its __getattr__ gives only os.path). The calls the workspace cannot do (remove,
- * rename) are there, so that the audit hook's refusal says why. */
+ * workspace, pyfiles.c: opened, listed, made, removed, renamed), path handling, and facts; no
+ * fds, processes or signals, and nothing more later (its __getattr__ gives only os.path). */
 static int fill_os(PyObject *proxy, PyObject *os)
 {
 	static const char *const keep[] = {
@@ -127,7 +126,7 @@ static int fill_os(PyObject *proxy, PyObject *os)
 	    "defpath", "devnull", "name",       "error",    "strerror", "F_OK",     "R_OK",
 	    "W_OK",    "X_OK",    "SEEK_SET",   "SEEK_CUR", "SEEK_END", "environ",  "getenv",
 	    "getpid",  "urandom", "makedirs",   "mkdir",    "remove",   "unlink",   "rename",
-	    "replace", "rmdir",   "removedirs", NULL,
+	    "replace", "rmdir",   "removedirs", "renames",  NULL,
 	};
 
 	return copy_names(proxy, os, keep);
