@@ -34,10 +34,12 @@ static const char *const default_extra[] = {
     "abc",          "contextlib", "sys",     "traceback", "logging",    "sqlite3",
     "io",           "csv",      "gzip",      "bz2",      "lzma",        "zipfile",
     "zoneinfo",     "uuid",     "secrets",   "html",     "urllib.parse", "shlex",
-    "colorsys",     "graphlib", "xml.etree.ElementTree", NULL,
+    "colorsys",     "graphlib", "xml.etree.ElementTree", "ast",   "hmac",
+    "tomllib",      "configparser", "codecs", NULL,
 };
 
-/* With a workspace the code also gets these: files in, files out, paths. */
+/* With a workspace the code also gets these: files in, files out, paths (csv and io are in the
+ * default set already; --imports seed gets them here). */
 static const char *const workspace_imports[] = {
     "csv", "fnmatch", "glob", "io", "os", "pathlib", NULL,
 };
@@ -47,10 +49,12 @@ static const char *const workspace_imports[] = {
  * next to it: io (in-memory streams; its file-opening parts are left out of it), csv, warnings,
  * mpmath (sympy's arbitrary precision, which nsolve and lambdify(..., 'mpmath') import as the
  * user's code would), tabulate (python3-tabulate: what DataFrame.to_markdown prints with) and
- * openpyxl (python3-openpyxl: Excel workbooks for read_excel and to_excel). */
+ * openpyxl (python3-openpyxl: Excel workbooks for read_excel and to_excel); pytz and dateutil
+ * (python3-tz, python3-dateutil: pandas' own time zones and date parsing). */
 static const char *const data_extra[] = {
     "numpy",        "pandas", "scipy",   "sympy",    "matplotlib", "io",      "csv", "warnings",
-    "mpl_toolkits", "mpmath", "seaborn", "tabulate", "openpyxl",   "sklearn", NULL,
+    "mpl_toolkits", "mpmath", "seaborn", "tabulate", "openpyxl",   "sklearn", "pytz",
+    "dateutil",     NULL,
 };
 
 static const char usage[] =
@@ -76,8 +80,8 @@ static const char usage[] =
     "                        allowlist are refused)\n"
     "  --imports SET         default; seed (only the eleven classic modules); or data\n"
     "                        (the default and numpy, pandas, scipy, sympy, matplotlib,\n"
-    "                        seaborn, sklearn, mpmath, tabulate, openpyxl, io, csv,\n"
-    "                        warnings)\n"
+    "                        seaborn, sklearn, mpmath, tabulate, openpyxl, pytz,\n"
+    "                        dateutil, warnings)\n"
     "  --workspace DIR       the code may read the files under DIR, its working directory\n"
     "                        (off by default: no file can be reached); adds csv, fnmatch,\n"
     "                        glob, io, os (its file functions) and pathlib to the imports\n"

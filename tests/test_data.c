@@ -465,6 +465,36 @@ Test(data, hypergeometric_functions_and_normal_probabilities)
 	e2e_stop();
 }
 
+/* What a data survey found failing in ordinary plotting and date code: contour plots (and
+ * seaborn's two-variable kdeplot) import contourpy when they draw, which a worker could not
+ * load; findSystemFonts ran fc-list, which the sandbox ended; sympy's pretty printing chose
+ * ASCII before the call's UTF-8 streams were in place; pytz and dateutil, which pandas itself
+ * uses, were not importable. */
+Test(data, contours_fonts_pretty_printing_and_date_parsing)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, matplotlib.pyplot as plt, seaborn as sns, sympy as sp\n"
+	    "from matplotlib import font_manager\n"
+	    "from dateutil import parser, relativedelta\n"
+	    "import pytz, datetime\n"
+	    "x = np.linspace(-2, 2, 30)\n"
+	    "X, Y = np.meshgrid(x, x)\n"
+	    "cs = plt.contourf(X, Y, X ** 2 + Y ** 2, levels=5)\n"
+	    "plt.figure()\n"
+	    "rng = np.random.default_rng(0)\n"
+	    "sns.kdeplot(x=rng.normal(size=200), y=rng.normal(size=200))\n"
+	    "fonts = font_manager.findSystemFonts()\n"
+	    "plt.close('all')\n"
+	    "[len(cs.levels), isinstance(fonts, list), sp.pretty(sp.sqrt(sp.Symbol('x'))),\n"
+	    " str(parser.parse('March 5th 2023 10:30')),\n"
+	    " str(datetime.date(2024, 1, 31) + relativedelta.relativedelta(months=1)),\n"
+	    " str(pytz.timezone('Asia/Tokyo').localize(datetime.datetime(2024, 1, 1)))]",
+	    "[7,true,\"\xe2\x88\x9ax\",\"2023-03-05 10:30:00\",\"2024-02-29\","
+	    "\"2024-01-01 00:00:00+09:00\"]");
+	e2e_stop();
+}
+
 /* The summator's name is the only part of its source made of what the caller gives: a str
  * whose __eq__ says 'Z' put code there, which ran in mpmath's own namespace and replaced its
  * exec_ (a red team then had the real builtins and importer). The source must be the one

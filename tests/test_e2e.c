@@ -1215,10 +1215,10 @@ Test(old_product, seed_imports_are_the_first_eleven)
 Test(old_product, allow_import_adds_a_module)
 {
 	e2e_start(NULL);
-	e2e_expect_error("import html", "ImportError");
+	e2e_expect_error("import plistlib", "ImportError");
 	e2e_stop();
-	e2e_start(ARGS("--allow-import", "html"));
-	e2e_expect_result("import html\nhtml.escape('<a>')", "\"&lt;a&gt;\"");
+	e2e_start(ARGS("--allow-import", "plistlib"));
+	e2e_expect_result("import plistlib\nplistlib.loads(plistlib.dumps({'a': 1}))", "{\"a\":1}");
 	e2e_stop();
 }
 

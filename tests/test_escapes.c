@@ -510,8 +510,9 @@ Test(python_layer, refused_modules_stay_refused)
 	    "os",       "posix",     "subprocess", "socket",
 	    "_socket",  "ctypes",    "_ctypes",    "threading",
 	    "_thread",  "types",     "inspect",    "gc",
-	    "builtins", "importlib", "io",         "_posixsubprocess",
-	    "signal",   "mmap",      "pickle",     "marshal"};
+	    "builtins", "importlib", "_io",        "_posixsubprocess",
+	    "signal",   "mmap",      "pickle",     "marshal",
+	    "tempfile", "shutil"};
 
 	start(NULL);
 	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {

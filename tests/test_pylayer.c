@@ -431,6 +431,24 @@ Test(pylayer, make_dataclass_makes_the_users_class)
 Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 {
 	e2e_start(NULL);
+	/* literal_eval, configuration formats, codecs, hmac; compile stays out of reach. */
+	e2e_expect_result(
+	    "import ast, hmac, hashlib, tomllib, configparser, codecs\n"
+	    "cp = configparser.ConfigParser()\n"
+	    "cp.read_string('[db]\\nhost = h\\n')\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return repr(f())\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "[ast.literal_eval(\"[1, (2, 'a'), {'k': None}]\"),\n"
+	    " tomllib.loads('a = 1\\n[b]\\nc = \"d\"'), cp['db']['host'], codecs.encode('abc', "
+	    "'rot13'),\n"
+	    " hmac.new(b'k', b'm', hashlib.sha256).hexdigest()[:8], ast.unparse(ast.parse('a+b')),\n"
+	    " attempt(lambda: ast.literal_eval('__import__(\"os\")')), 'compile' in dir(__builtins__)"
+	    "]",
+	    "[[1,[2,\"a\"],{\"k\":null}],{\"a\":1,\"b\":{\"c\":\"d\"}},\"h\","
+	    "\"nop\",\"b60090e3\",\"a + b\",\"ValueError\",false]");
 	e2e_expect_result(
 	    "import zoneinfo, uuid, io, csv, gzip, bz2, lzma, zipfile, html, shlex, secrets\n"
 	    "import urllib.parse, colorsys, graphlib\n"
@@ -470,6 +488,53 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 	    "[[\"1\",\"x\"],[\"2\",\"y\"]],\"&lt;a&amp;b&gt;\",\"q=1\",\"a%20b%26c\",[\"a\",\"b c\"],16,"
 	    "[0.0,1.0,1],[\"a\",\"b\",\"c\"],\"ZoneInfoNotFoundError\",\"PermissionError\","
 	    "\"PermissionError\"]");
+	e2e_stop();
+}
+
+/* An attrgetter or methodcaller the user's code made reads as the user wherever it runs: handed
+ * to a library function that calls it (ElementTree's XML calls its parser target's close(),
+ * HTMLParser's __init__ its reset(), heapq a key, through functools.partial), it ran with the
+ * library's frame innermost, which the rules took for the library reading: a red team took the
+ * authorizer off a connection (ATTACH then reached the file system) and read library
+ * functions' code objects. Each attempt is refused, and the connection stays as it was. */
+Test(pylayer, readers_handed_to_a_library_read_as_the_user)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import sqlite3, operator, functools, heapq, html.parser, zipfile\n"
+	    "import xml.etree.ElementTree as ET\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "def probe(c):\n"
+	    "    try:\n"
+	    "        c.execute(\"attach database '/etc/hostname' as x\")\n"
+	    "        return 'attached'\n"
+	    "    except sqlite3.DatabaseError as e:\n"
+	    "        return str(e)\n"
+	    "def under_library(fn, *a):\n"
+	    "    class T:\n"
+	    "        pass\n"
+	    "    t = T()\n"
+	    "    t.close = functools.partial(fn, *a)\n"
+	    "    return ET.XML('<a/>', parser=ET.XMLParser(target=t))\n"
+	    "c = sqlite3.connect(':memory:')\n"
+	    "off = operator.methodcaller('set_authorizer', None)\n"
+	    "class P(html.parser.HTMLParser):\n"
+	    "    reset = functools.partial(off, c)\n"
+	    "AG = type(operator.attrgetter('a'))\n"
+	    "init = AG('__init__')(zipfile.ZipFile)\n"
+	    "[attempt(lambda: under_library(off, c)), attempt(P),\n"
+	    " attempt(lambda: heapq.nlargest(1, [c, c], key=off)),\n"
+	    " attempt(lambda: under_library(AG('__code__'), init)),\n"
+	    " attempt(lambda: under_library(AG('__defaults__'), init)),\n"
+	    " attempt(lambda: under_library(operator.attrgetter('__kwdefaults__'), init)),\n"
+	    " probe(c), probe(sqlite3.connect(':memory:'))]",
+	    "[\"AttributeError\",\"AttributeError\",\"AttributeError\",\"AttributeError\","
+	    "\"AttributeError\",\"AttributeError\",\"not authorized\",\"not authorized\"]");
 	e2e_stop();
 }
 

@@ -201,14 +201,18 @@ static int capture_bytes(int which, const char *p, size_t n, int final)
 		PyMem_Free(all);
 		return -1;
 	}
-	/* What the decoder left is the start of a sequence: at most 3 bytes. */
+	/* What the decoder left should be the start of a sequence: at most 3 bytes. In a worker
+	 * it has also held back a lone byte that cannot start one (0x80-0xBF), which then held
+	 * back every later write: when it leaves more, all is decoded as it stands, escaped. */
 	pd->n = total - (size_t)used;
 	if (pd->n > 3) {
 		Py_DECREF(s);
-		PyMem_Free(all);
-		PyErr_SetString(PyExc_SystemError, "UTF-8 decoder left more than 3 bytes");
 		pd->n = 0;
-		return -1;
+		s = PyUnicode_DecodeUTF8(all, (Py_ssize_t)total, "backslashreplace");
+		if (!s) {
+			PyMem_Free(all);
+			return -1;
+		}
 	}
 	memcpy(pd->b, all + used, pd->n);
 	PyMem_Free(all);

@@ -117,6 +117,9 @@ void pymodguard_untrust(void *before);
  * code's (a reader by name it called: getattr, an attrgetter, str.format). */
 void *pymodguard_direct(void);
 void pymodguard_undirect(void *before);
+/* Is a reader by name the user's code asked for (getattr, an attrgetter or methodcaller it
+ * made or calls, str.format) working in the current frame? Its reads are the user's. */
+int pymodguard_directed(void);
 
 /* ---- pyguard.c: the rules on the types ---- */
 

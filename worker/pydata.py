@@ -160,6 +160,10 @@ def _sympy():
     sympy.solve(x ** 2 - 2, x), sympy.latex(sympy.Integral(x ** 2, x)), sympy.sympify('x**2+1')
     sympy.series(sympy.exp(x), x), sympy.Matrix([[1, 2], [3, 4]]).inv(), sympy.factor(x ** 2 - 1)
     sympy.limit(sympy.sin(x) / x, x, 0), sympy.dsolve(f(x).diff(x) - f(x)), sympy.pretty(x ** 2)
+    # Pretty printing chose ASCII when sympy was imported, before the call's output streams
+    # (UTF-8) were in place: sqrt drawn with slashes, matrices with brackets.
+    from sympy.printing.pretty.pretty_symbology import pretty_use_unicode
+    pretty_use_unicode(True)
 
 
 def _fonts_in_memory(mpl):
@@ -265,6 +269,7 @@ def _matplotlib():
     mpl.use('Agg')
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib import font_manager as fm
     from matplotlib.figure import Figure
 
     # Saving as PDF, PostScript or SVG (savefig('plot.pdf'), plt.switch_backend('pdf')) loads
@@ -333,6 +338,27 @@ def _matplotlib():
     fig2.colorbar(im)
     ax2[1].pie([1, 2, 3], labels=['a', 'b', 'c'])
     fig2.tight_layout()
+    # Contour plots (contour, contourf, seaborn's two-variable kdeplot) import contourpy when
+    # they draw: imported here, with the rest of the stack, as a worker cannot load a package
+    # the zygote did not.
+    try:
+        import contourpy  # noqa: F401
+        ax.contourf(np.arange(3), np.arange(3), np.arange(9).reshape(3, 3))
+    except ImportError:
+        pass
+    # The system's fonts: findSystemFonts walks the font directories and runs fc-list, which a
+    # worker cannot (the sandbox ended the call). Found here, once; a worker gets the list.
+    find = fm.findSystemFonts
+    found = {ext: tuple(find(fontext=ext)) for ext in ('ttf', 'otf', 'afm')}
+
+    def findSystemFonts(fontpaths=None, fontext='ttf'):
+        if fontpaths is None and fontext in found:
+            return list(found[fontext])
+        return find(fontpaths, fontext)
+
+    findSystemFonts.__doc__ = find.__doc__
+    findSystemFonts.__module__ = find.__module__
+    fm.findSystemFonts = findSystemFonts
     _render(fig, 1568, 1 << 20)
     _render(fig2, 1568, 1 << 20)
     text = Figure(figsize=(1, 1))

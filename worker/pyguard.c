@@ -131,12 +131,15 @@ int pyguard_loading_evaluation(void)
 	return f && pylayer_frame_calls(f, evaluators);
 }
 
-/* Is the innermost frame the user's code (a function or module the user wrote)? */
+/* Is the read the user's: the innermost frame is its code (a function or module the user
+ * wrote), or a reader by name it asked for works there (an attrgetter or methodcaller it made,
+ * called by a library function it handed it to: ElementTree's XML calls a target's close(),
+ * heapq a key; the frame is the library's, the name the user's). */
 static int reader_is_user(void)
 {
 	PyFrameObject *f = PyEval_GetFrame();
 
-	return f && frame_is_user(f);
+	return f && (frame_is_user(f) || pymodguard_directed());
 }
 
 int pyguard_reader_is_user(void)
@@ -598,16 +601,13 @@ static int guard_install(struct guard_rule *r)
 
 /* ---- sqlite3's connections ---------------------------------------------------------------- */
 
-static int allow_library(PyObject *obj)
-{
-	(void)obj;
-	return !reader_is_user();
-}
-
 /* The authorizer the library fixes give every connection keeps its databases in memory (no
- * ATTACH of a file): only library code sets another. An extension would be native code. */
+ * ATTACH of a file): no code sets another (the fixes took the method before these guards; a
+ * rule that let library frames through was passed by a methodcaller the user handed to a
+ * library function, which calls it with its own frame innermost). An extension would be
+ * native code. */
 static struct guard_rule sqlite_rules[] = {
-    {NULL, "set_authorizer", allow_library, allow_never, NULL, NULL, NULL},
+    {NULL, "set_authorizer", allow_never, allow_never, NULL, NULL, NULL},
     {NULL, "enable_load_extension", allow_never, allow_never, NULL, NULL, NULL},
     {NULL, "load_extension", allow_never, allow_never, NULL, NULL, NULL},
 };

@@ -1676,6 +1676,8 @@ static const char library_fixes[] =
     "    return sqlite3.SQLITE_OK\n"
     "def _sqlite_connect(real):\n"
     "    import io, os\n"
+    /* Taken before the guards are in place (pyguard.c): no code sets another authorizer. */
+    "    set_authorizer = sqlite3.Connection.set_authorizer\n"
     "    class _WorkspaceDatabase:\n"
     "        def _keep(self):\n"
     "            with io.open(self._workspace_file, 'wb') as f:\n"
@@ -1723,7 +1725,7 @@ static const char library_fixes[] =
     "        if path is not None:\n"
     "            conn._workspace_file = path\n"
     "        sqlite3.Connection.execute(conn, 'PRAGMA temp_store = MEMORY')\n"
-    "        sqlite3.Connection.set_authorizer(conn, _sqlite_authorizer)\n"
+    "        set_authorizer(conn, _sqlite_authorizer)\n"
     "        return conn\n"
     "    connect.__doc__ = real.__doc__\n"
     "    connect.__module__ = 'sqlite3'\n"

@@ -105,6 +105,11 @@ void pymodguard_undirect(void *before)
 	directed = before;
 }
 
+int pymodguard_directed(void)
+{
+	return directed && pylayer_armed() && current() == directed;
+}
+
 /* module.attr as the module type answers it, from the namespace itself. New reference. */
 static PyObject *library_read(PyObject *m, PyObject *name)
 {

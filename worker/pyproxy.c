@@ -40,7 +40,8 @@ static const struct {
     {"matplotlib", "python3-matplotlib"}, {"mpl_toolkits", "python3-matplotlib"},
     {"mpmath", "python3-mpmath"},         {"seaborn", "python3-seaborn"},
     {"tabulate", "python3-tabulate"},     {"openpyxl", "python3-openpyxl"},
-    {"sklearn", "python3-sklearn"},
+    {"sklearn", "python3-sklearn"},       {"pytz", "python3-tz"},
+    {"dateutil", "python3-dateutil"},
 };
 
 const char *pyproxy_debian_package(const char *name)
@@ -126,7 +127,7 @@ static int fill_os(PyObject *proxy, PyObject *os)
 	    "defpath", "devnull", "name",       "error",    "strerror", "F_OK",     "R_OK",
 	    "W_OK",    "X_OK",    "SEEK_SET",   "SEEK_CUR", "SEEK_END", "environ",  "getenv",
 	    "getpid",  "urandom", "makedirs",   "mkdir",    "remove",   "unlink",   "rename",
-	    "replace", "rmdir",   "removedirs", "renames",  NULL,
+	    "replace", "rmdir",   "removedirs", "renames",  "cpu_count", NULL,
 	};
 
 	return copy_names(proxy, os, keep);
