@@ -78,7 +78,8 @@ enum ipc_request_kind {
 	 * then its path; the reply is empty */
 	IPC_REQ_REMOVE = 7,
 	/* a file of the workspace renamed, over a file of the new name if there is one: its path,
-	 * a NUL, then the new path; the reply is empty */
+	 * a NUL, then the new path; the reply is empty (a rename is a file written under the new
+	 * name and the old name removed, both when the call commits) */
 	IPC_REQ_RENAME = 8,
 };
 
@@ -112,7 +113,7 @@ enum ipc_open_mode {
 #define IPC_WS_READ_MAX       (1ull << 30)   /* bytes of the largest file opened to read */
 #define IPC_WS_FILES_PER_CALL 100            /* files written */
 #define IPC_WS_DIRS_PER_CALL  256            /* directories made */
-#define IPC_WS_MOVES_PER_CALL 256            /* files removed or renamed, directories removed */
+#define IPC_WS_REMOVALS_PER_CALL 256         /* files and directories removed */
 #define IPC_WS_BYTES_PER_CALL (256ull << 20) /* bytes of the files written, in all */
 #define IPC_WS_FDS_PER_CALL   1000           /* files opened, in all */
 #define IPC_WS_LIST_MAX       100000         /* entries of one directory listed */

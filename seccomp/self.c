@@ -54,6 +54,7 @@ const struct policy_rule policy_self_table[] = {
 	ALLOW("unlinkat", "a finished worker's cgroup; a dropped workspace copy or directory"),
 	ALLOW("renameat", "a committed workspace copy moved into place (libc's call without flags)"),
 	ALLOW("renameat2", "a committed workspace copy moved into place, never replacing for 'x'"),
+	ALLOW("linkat", "a renamed workspace file's second name, until its call commits"),
 	ALLOW("fchmod", "a workspace copy takes the mode of the file it replaces"),
 	ALLOW("fchown", "a workspace copy takes the owner of the file it replaces (as root)"),
 	ALLOW("copy_file_range", "a workspace file opened to append starts as a copy of it"),

@@ -632,6 +632,13 @@ static void stat_reply(struct chain *c, uint32_t id, const struct stat *st, int 
 	reply_fd(c, id, 0, buf, sizeof(buf), NULL, 0, fd);
 }
 
+/* Names the call removes (below): gone for it, though on disk until it commits. */
+static struct ws_removal *removal_in(struct chain *c, int dirfd, const char *name);
+static int gone_in(struct chain *c, int dirfd, const char *name);
+static int gone_named(struct chain *c, const char *rel);
+static int dir_gone(struct chain *c, int dirfd);
+static void removal_free(struct ws_removal *r);
+
 /* The call's pending write of rel, or NULL. */
 static struct ws_file *pending(struct chain *c, const char *rel)
 {
@@ -800,6 +807,72 @@ static int hidden_name(const struct chain *c, char *buf, size_t cap)
 	return 0;
 }
 
+/* A new hidden file in the directory ddir, named into tmp (64 bytes): a copy of the file sname
+ * in sdir (with bytes: its content, counted against what the call may write, as the copies
+ * behind "a" and "r+" are; without: empty), with its owner (as root) and mode. */
+static int hidden_copy(struct chain *c, int sdir, const char *sname, int ddir, char *tmp,
+                       int with_bytes)
+{
+	struct stat st;
+	int src = -1, dst = -1, rc;
+
+	if ((rc = hidden_name(c, tmp, 64)) < 0)
+		return rc;
+	if (with_bytes) {
+		src = ws_open_regular(sdir, sname, ENGINE_WS_BYTES_PER_CALL, &st);
+		if (src < 0)
+			return src == -EFBIG ? -EDQUOT : src;
+		if ((uint64_t)st.st_size > ENGINE_WS_BYTES_PER_CALL - c->ws_copied) {
+			close(src);
+			return -EDQUOT;
+		}
+	} else if (fstatat(sdir, sname, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		return -errno;
+	}
+	dst = openat(ddir, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (dst < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0) &&
+	    fchown(dst, st.st_uid, st.st_gid) < 0)
+		log_msg(LOG_WARN, "workspace: a copy of %s keeps root as its owner: %s", sname,
+		        strerror(errno));
+	rc = fchmod(dst, st.st_mode & 01777) < 0 ? -errno : 0;
+	if (rc == 0 && src >= 0) {
+		c->ws_copied += (uint64_t)st.st_size;
+		rc = copy_into(dst, src, (uint64_t)st.st_size);
+	}
+	if (rc < 0)
+		(void)unlinkat(ddir, tmp, 0);
+out:
+	if (src >= 0)
+		close(src);
+	if (dst >= 0)
+		close(dst);
+	return rc;
+}
+
+/* A renamed file's hidden file is a second name of the file on disk: before it is written
+ * through it becomes a copy of its own ("w": an empty one), so the file on disk is as it was
+ * until the call commits. */
+static int pending_own_copy(struct chain *c, struct ws_file *w, enum ipc_open_mode mode)
+{
+	char tmp[64];
+	int rc = hidden_copy(c, w->dirfd, w->tmp, w->dirfd, tmp, mode != IPC_OPEN_WRITE);
+
+	if (rc < 0)
+		return rc;
+	if (unlinkat(w->dirfd, w->tmp, 0) < 0) {
+		rc = -errno;
+		(void)unlinkat(w->dirfd, tmp, 0);
+		return rc;
+	}
+	memcpy(w->tmp, tmp, sizeof(tmp));
+	w->linked = 0;
+	return 0;
+}
+
 /* A file the call writes: a hidden file beside the target (filled with the target's bytes
  * for "a" and "r+"), given to the worker; moved over the target when the call commits. Opened
  * again in the same call, the same hidden file (pending_reopen). */
@@ -835,7 +908,12 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	rc = -EDQUOT;
 	if (c->n_writes >= ENGINE_WS_FILES_PER_CALL && !pending_in(c, f.dirfd, f.name))
 		goto fail;
-	exists = fstatat(f.dirfd, f.name, &cur, AT_SYMLINK_NOFOLLOW) == 0;
+	/* In a directory the call removed, nothing is made; a name it removed holds no file. */
+	rc = -ENOENT;
+	if (dir_gone(c, f.dirfd))
+		goto fail;
+	exists = !gone_in(c, f.dirfd, f.name) &&
+	         fstatat(f.dirfd, f.name, &cur, AT_SYMLINK_NOFOLLOW) == 0;
 	rc = -EACCES; /* never replace a link, a directory, a device */
 	if (exists && !S_ISREG(cur.st_mode))
 		goto fail;
@@ -860,6 +938,8 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	old = pending_in(c, f.dirfd, f.name);
 	if (old) {
 		write_free(&f, 0);
+		if (old->linked && (rc = pending_own_copy(c, old, mode)) < 0)
+			return rc;
 		return pending_reopen(old, mode, out, st);
 	}
 	if ((rc = hidden_name(c, f.tmp, sizeof(f.tmp))) < 0)
@@ -971,10 +1051,11 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 	if (rc == 0 && mode != IPC_OPEN_READ) {
 		rc = ws_open_write(c, rel, (enum ipc_open_mode)mode, &fd, &st);
 	} else if (rc == 0) {
-		/* What the call itself wrote, or the file. */
+		/* What the call itself wrote, or the file (unless the call removed it). */
 		w = pending_named(c, rel);
-		fd = w ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st)
-		       : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st);
+		fd = w                     ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st)
+		     : gone_named(c, rel) ? -ENOENT
+		                          : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st);
 		rc = fd < 0 ? fd : 0;
 		if (rc == 0 && !w && !ws_may(ws, &st, R_OK)) {
 			close(fd);
@@ -1009,6 +1090,8 @@ static int request_stat(struct chain *c, uint32_t id, const char *data, size_t l
 		rc = -EACCES;
 	if (rc == 0 && (w = pending_named(c, rel)) != NULL) {
 		rc = fstatat(w->dirfd, w->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+	} else if (rc == 0 && gone_named(c, rel)) {
+		rc = -ENOENT;
 	} else if (rc == 0) {
 		fd = ws_resolve(ws->fd, rel, O_PATH | (flags & IPC_STAT_NOFOLLOW ? O_NOFOLLOW : 0));
 		rc = fd;
@@ -1066,7 +1149,13 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	rc = ws->fd < 0 ? -EACCES : ws_relative(ws, data, len, rel, sizeof(rel));
 	if (rc == 0 && ws_rel_left_out(ws, rel))
 		rc = -EACCES;
+	if (rc == 0 && gone_named(c, rel))
+		rc = -ENOENT;
 	fd = rc == 0 ? ws_resolve(ws->fd, rel, O_RDONLY | O_DIRECTORY) : rc;
+	if (fd >= 0 && dir_gone(c, fd)) {
+		close(fd);
+		fd = -ENOENT;
+	}
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !ws_may(ws, &st, R_OK))) {
 		close(fd);
 		fd = -EACCES;
@@ -1082,7 +1171,8 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	}
 	while (rc == 0 && dir && (d = readdir(dir)) != NULL) {
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
-		    strncmp(d->d_name, WS_TMP_PREFIX, strlen(WS_TMP_PREFIX)) == 0)
+		    strncmp(d->d_name, WS_TMP_PREFIX, strlen(WS_TMP_PREFIX)) == 0 ||
+		    gone_in(c, dirfd(dir), d->d_name))
 			continue;
 		rc = list_add(&out, &count, entry_type(dirfd(dir), d), d->d_name);
 	}
@@ -1090,8 +1180,9 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 		/* Files the call created there (the directory by its identity), not on disk yet. */
 		for (size_t i = 0; rc == 0 && i < c->n_writes; i++) {
 			if (same_dir(c->writes[i].dirfd, dirfd(dir)) &&
-			    fstatat(c->writes[i].dirfd, c->writes[i].name, &st,
-			            AT_SYMLINK_NOFOLLOW) < 0)
+			    (removal_in(c, c->writes[i].dirfd, c->writes[i].name) ||
+			     fstatat(c->writes[i].dirfd, c->writes[i].name, &st,
+			             AT_SYMLINK_NOFOLLOW) < 0))
 				rc = list_add(&out, &count, IPC_ENTRY_FILE, c->writes[i].name);
 		}
 		closedir(dir);
@@ -1114,6 +1205,7 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 	const struct workspace *ws = &c->e->ws;
 	char rel[PATH_MAX], canon[PATH_MAX];
 	struct ws_dir *grown;
+	struct ws_removal *w;
 	struct stat st, parent_st;
 	char *name = NULL;
 	uint32_t mode;
@@ -1139,8 +1231,20 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 		rc = -ENAMETOOLONG;
 	if (rc == 0 && pending_in(c, pfd, name))
 		rc = -EEXIST;
+	if (rc == 0 && dir_gone(c, pfd))
+		rc = -ENOENT;
 	if (rc == 0 && (fstat(pfd, &parent_st) < 0 || !ws_may(ws, &parent_st, W_OK | X_OK)))
 		rc = -EACCES;
+	/* A directory the call removed is there again: its removal is forgotten (what it removed
+	 * in it stays removed). A file it removed is still on disk: the name is taken. */
+	if (rc == 0 && (w = removal_in(c, pfd, name)) != NULL) {
+		if (w->dir) {
+			removal_free(w);
+			*w = c->removals[--c->n_removals];
+			goto out;
+		}
+		rc = -EEXIST;
+	}
 	/* Kept by the one name its parent gives it ("d/../e" is "e"), which other calls compare
 	 * theirs with: a parent whose name is too long to read back is refused. */
 	if (rc == 0 && ws_canonical(ws, pfd, name, canon, sizeof(canon)) < 0)
@@ -1171,6 +1275,7 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 	}
 	if (rc < 0 && made)
 		(void)unlinkat(pfd, name, AT_REMOVEDIR);
+out:
 	if (fd >= 0)
 		close(fd);
 	if (pfd >= 0)
@@ -1306,6 +1411,8 @@ static void dirs_end(struct chain *c, int remove)
 
 /* ---- removals and renames ------------------------------------------------------------------ */
 
+static void outcome_note(struct run_outcome *o, const char *line);
+
 /* A file that is not the server's to remove or replace: not a regular file, or one it could
  * not write (its permissions as the workspace's owner meets them, as for writes). */
 static int ws_replaceable(const struct workspace *ws, int dirfd, const char *name,
@@ -1326,12 +1433,15 @@ static int ws_replaceable(const struct workspace *ws, int dirfd, const char *nam
 static int ws_parent_writable(const struct workspace *ws, const char *rel, char **name)
 {
 	struct stat st;
-	int fd = ws_parent(ws, rel, name);
+	int fd = ws_parent(ws, rel, name), rc = 0;
 
 	if (fd < 0)
 		return fd;
-	if (strlen(*name) > NAME_MAX || fstat(fd, &st) < 0 || !ws_may(ws, &st, W_OK | X_OK)) {
-		int rc = strlen(*name) > NAME_MAX ? -ENAMETOOLONG : -EACCES;
+	if (strlen(*name) > NAME_MAX)
+		rc = -ENAMETOOLONG;
+	else if (fstat(fd, &st) < 0 || !ws_may(ws, &st, W_OK | X_OK))
+		rc = -EACCES;
+	if (rc < 0) {
 		close(fd);
 		free(*name);
 		*name = NULL;
@@ -1340,117 +1450,83 @@ static int ws_parent_writable(const struct workspace *ws, const char *rel, char 
 	return fd;
 }
 
-static void move_free(struct ws_move *m)
+/* The call's removal of name in the directory dirfd (by the directory's identity), or NULL. */
+static struct ws_removal *removal_in(struct chain *c, int dirfd, const char *name)
 {
-	if (m->from_dirfd >= 0)
-		close(m->from_dirfd);
-	if (m->to_dirfd >= 0)
-		close(m->to_dirfd);
-	free(m->from);
-	free(m->to);
-	memset(m, 0, sizeof(*m));
-	m->from_dirfd = m->to_dirfd = -1;
+	for (size_t i = 0; i < c->n_removals; i++)
+		if (strcmp(c->removals[i].name, name) == 0 && same_dir(c->removals[i].dirfd, dirfd))
+			return &c->removals[i];
+	return NULL;
 }
 
-/* Record a change made (its fds are copied, its names too). On failure nothing is recorded:
- * the caller puts the change back itself. */
-static int move_add(struct chain *c, enum ws_move_kind kind, int from_dirfd, const char *from,
-                    int to_dirfd, const char *to, const struct stat *st)
+/* Is name in dirfd gone for the call: removed, and not written again since? */
+static int gone_in(struct chain *c, int dirfd, const char *name)
 {
-	struct ws_move m = {.kind = kind, .from_dirfd = -1, .to_dirfd = -1}, *grown;
-
-	m.from_dirfd = fcntl(from_dirfd, F_DUPFD_CLOEXEC, 0);
-	m.to_dirfd = to_dirfd >= 0 ? fcntl(to_dirfd, F_DUPFD_CLOEXEC, 0) : -1;
-	m.from = strdup(from);
-	m.to = to ? strdup(to) : NULL;
-	m.dev = st->st_dev;
-	m.ino = st->st_ino;
-	m.mode = st->st_mode & 07777;
-	m.uid = st->st_uid;
-	m.gid = st->st_gid;
-	grown = realloc(c->moves, (c->n_moves + 1) * sizeof(*grown));
-	if (m.from_dirfd < 0 || (to_dirfd >= 0 && m.to_dirfd < 0) || !m.from || (to && !m.to) ||
-	    !grown) {
-		if (grown)
-			c->moves = grown;
-		move_free(&m);
-		return -ENOMEM;
-	}
-	c->moves = grown;
-	c->moves[c->n_moves++] = m;
-	return 0;
+	return c->n_removals > 0 && removal_in(c, dirfd, name) && !pending_in(c, dirfd, name);
 }
 
-/* A directory removed, made again with its mode and owner. */
-static void dir_make_again(int pfd, const char *name, mode_t mode, uid_t uid, gid_t gid)
+/* Is the path rel gone for the call? */
+static int gone_named(struct chain *c, const char *rel)
 {
-	if (mkdirat(pfd, name, mode & 01777) < 0) {
-		if (errno != EEXIST)
-			log_msg(LOG_WARN, "workspace: directory %s not made again: %s", name,
-			        strerror(errno));
-		return;
-	}
-	if (geteuid() == 0 && (uid != 0 || gid != 0) &&
-	    fchownat(pfd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
-		log_msg(LOG_WARN, "workspace: directory %s is root's: %s", name, strerror(errno));
+	char *name = NULL;
+	int fd, gone;
+
+	if (c->n_removals == 0)
+		return 0;
+	fd = ws_parent(&c->e->ws, rel, &name);
+	if (fd < 0)
+		return 0;
+	gone = gone_in(c, fd, name);
+	close(fd);
+	free(name);
+	return gone;
 }
 
-/* Put one change back. A name taken meanwhile by another call's committed file keeps that
- * file (it would have replaced this one had the call never run): what was moved goes. */
-static void move_undo(const struct ws_move *m)
+/* Is the directory dirfd one the call removed? */
+static int dir_gone(struct chain *c, int dirfd)
 {
 	struct stat st;
 
-	switch (m->kind) {
-	case WS_MOVE_TRASH:
-	case WS_MOVE_RENAME:
-		if (fstatat(m->to_dirfd, m->to, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    st.st_dev != m->dev || st.st_ino != m->ino)
-			return; /* replaced by another call's file: that one stays */
-		if (renameat2(m->to_dirfd, m->to, m->from_dirfd, m->from, RENAME_NOREPLACE) == 0)
-			return;
-		if (errno == EEXIST)
-			(void)unlinkat(m->to_dirfd, m->to, 0);
-		else
-			log_msg(LOG_WARN, "workspace: %s not put back: %s", m->from, strerror(errno));
-		return;
-	case WS_MOVE_RMDIR:
-		dir_make_again(m->from_dirfd, m->from, m->mode, m->uid, m->gid);
-		return;
-	}
+	if (c->n_removals == 0 || fstat(dirfd, &st) < 0)
+		return 0;
+	for (size_t i = 0; i < c->n_removals; i++)
+		if (c->removals[i].dir && c->removals[i].dev == st.st_dev &&
+		    c->removals[i].ino == st.st_ino)
+			return 1;
+	return 0;
 }
 
-/* The call ends: a committed call's removed files go for good; otherwise every change is put
- * back, the last first. */
-static void moves_end(struct chain *c, int commit)
+static void removal_free(struct ws_removal *r)
 {
-	for (size_t i = c->n_moves; i-- > 0;) {
-		struct ws_move *m = &c->moves[i];
-		if (commit && m->kind == WS_MOVE_TRASH)
-			(void)unlinkat(m->to_dirfd, m->to, 0);
-		else if (!commit)
-			move_undo(m);
-		move_free(m);
-	}
-	free(c->moves);
-	c->moves = NULL;
-	c->n_moves = 0;
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	free(r->name);
+	memset(r, 0, sizeof(*r));
+	r->dirfd = -1;
 }
 
-/* Move the file name in dirfd aside to a hidden name, as a removal the call can take back. */
-static int trash(struct chain *c, int dirfd, const char *name, const struct stat *st)
+/* Record the removal of name in dirfd, the object st describes. */
+static int removal_add(struct chain *c, int dirfd, const char *name, const struct stat *st)
 {
-	char hidden[64];
-	int rc = hidden_name(c, hidden, sizeof(hidden));
+	struct ws_removal r = {.dir = S_ISDIR(st->st_mode), .dev = st->st_dev, .ino = st->st_ino},
+	                  *grown;
 
-	if (rc < 0)
-		return rc;
-	if (renameat2(dirfd, name, dirfd, hidden, RENAME_NOREPLACE) < 0)
-		return -errno;
-	rc = move_add(c, WS_MOVE_TRASH, dirfd, name, dirfd, hidden, st);
-	if (rc < 0)
-		(void)renameat2(dirfd, hidden, dirfd, name, RENAME_NOREPLACE);
-	return rc;
+	if (c->n_removals >= ENGINE_WS_REMOVALS_PER_CALL)
+		return -EDQUOT;
+	if (engine_fd_room(c->e) < 1)
+		return -EMFILE;
+	r.dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	r.name = strdup(name);
+	grown = r.dirfd >= 0 && r.name
+	            ? realloc(c->removals, (c->n_removals + 1) * sizeof(*grown))
+	            : NULL;
+	if (!grown) {
+		removal_free(&r);
+		return -ENOMEM;
+	}
+	c->removals = grown;
+	c->removals[c->n_removals++] = r;
+	return 0;
 }
 
 /* Forget the call's pending write w (its hidden file goes). */
@@ -1462,64 +1538,77 @@ static void pending_drop(struct chain *c, struct ws_file *w)
 	c->writes[i] = c->writes[--c->n_writes];
 }
 
-/* os.remove: the file goes at once (to a hidden name beside it, and for good when the call
- * commits); a file the call itself wrote goes too. */
+/* os.remove: the file is gone for the call at once, and from disk when the call commits (if it
+ * is still that file); a file the call itself wrote goes at once. */
 static int remove_file(struct chain *c, int pfd, const char *name)
 {
 	struct ws_file *w = pending_in(c, pfd, name);
 	struct stat st;
 	int rc;
 
-	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno != ENOENT || !w)
-			return -errno;
-	} else {
+	if (!removal_in(c, pfd, name) && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if ((rc = ws_replaceable(&c->e->ws, pfd, name, &st)) < 0)
 			return rc;
-		if ((rc = trash(c, pfd, name, &st)) < 0)
+		if ((rc = removal_add(c, pfd, name, &st)) < 0)
 			return rc;
+	} else if (!w) {
+		return -ENOENT;
 	}
 	if (w)
 		pending_drop(c, w);
 	return 0;
 }
 
-/* os.rmdir: an empty directory goes at once; one the call did not make is made again if it
- * does not commit. */
+/* Does the directory dfd hold nothing for the call: every entry one it removes? A hidden file
+ * is a file written there (by this call or another), not yet in place. */
+static int dir_empty_for(struct chain *c, int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), empty = 1;
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *d;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (empty && (d = readdir(dir)) != NULL)
+		if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
+			empty = !pending_in(c, dfd, d->d_name) && removal_in(c, dfd, d->d_name);
+	closedir(dir);
+	return empty;
+}
+
+/* os.rmdir: a directory the call made goes at once; another is gone for the call at once, and
+ * from disk when the call commits, if it is empty then. */
 static int remove_dir(struct chain *c, int pfd, const char *name)
 {
 	struct stat st;
+	int dfd, empty;
 
-	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
+	if (gone_in(c, pfd, name) || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -ENOENT;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	if (unlinkat(pfd, name, AT_REMOVEDIR) < 0)
+	dfd = openat(pfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
 		return -errno;
+	empty = dir_empty_for(c, dfd);
+	close(dfd);
+	if (!empty)
+		return -ENOTEMPTY;
 	for (size_t i = 0; i < c->n_dirs; i++) {
-		if (c->dirs[i].dev == st.st_dev && c->dirs[i].ino == st.st_ino) {
-			/* the call's own: nothing to put back */
-			free(c->dirs[i].rel);
-			memmove(&c->dirs[i], &c->dirs[i + 1], (c->n_dirs - i - 1) * sizeof(c->dirs[0]));
-			c->n_dirs--;
-			return 0;
-		}
+		if (c->dirs[i].dev != st.st_dev || c->dirs[i].ino != st.st_ino)
+			continue;
+		/* The call's own, empty on disk: nothing of another call's is in it. */
+		if (unlinkat(pfd, name, AT_REMOVEDIR) < 0)
+			return -errno;
+		free(c->dirs[i].rel);
+		memmove(&c->dirs[i], &c->dirs[i + 1], (c->n_dirs - i - 1) * sizeof(c->dirs[0]));
+		c->n_dirs--;
+		return 0;
 	}
-	if (move_add(c, WS_MOVE_RMDIR, pfd, name, -1, NULL, &st) < 0) {
-		dir_make_again(pfd, name, st.st_mode, st.st_uid, st.st_gid);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Room for one more change: the count a call may make, and two fds it keeps until it ends. */
-static int move_room(struct chain *c)
-{
-	if (c->n_moves >= ENGINE_WS_MOVES_PER_CALL)
-		return -EDQUOT;
-	if (engine_fd_room(c->e) < 2)
-		return -EMFILE;
-	return 0;
+	return removal_add(c, pfd, name, &st);
 }
 
 static int request_remove(struct chain *c, uint32_t id, const char *data, size_t len)
@@ -1544,8 +1633,6 @@ static int request_remove(struct chain *c, uint32_t id, const char *data, size_t
 		rel[n - 1] = '\0';
 	if (rc == 0 && ws_rel_left_out(ws, rel))
 		rc = -EACCES;
-	if (rc == 0)
-		rc = move_room(c);
 	if (rc == 0 && (pfd = ws_parent_writable(ws, rel, &name)) < 0)
 		rc = pfd == -EISDIR && (flags & IPC_REMOVE_DIR) ? -EINVAL : pfd; /* ".", ".." */
 	if (rc == 0)
@@ -1557,63 +1644,17 @@ static int request_remove(struct chain *c, uint32_t id, const char *data, size_t
 	return 0;
 }
 
-/* os.rename, os.replace: a file the call wrote moves with its hidden file, and is moved into
- * place under the new name when the call commits; a file on disk is renamed at once (a file it
- * replaces is moved aside first), and put back if the call does not commit. Directories are
- * not renamed: the call's pending files and directories are kept by their paths. */
-static int rename_file(struct chain *c, int sp, const char *sname, int dp, const char *dname,
-                       const char *drel)
+/* A file of the call's, moved: its hidden file goes to the new directory under a new hidden
+ * name, and takes the new name. */
+static int pending_move(struct chain *c, struct ws_file *w, int dp, const char *dname,
+                        const char *drel)
 {
-	const struct workspace *ws = &c->e->ws;
-	struct ws_file *sw = pending_in(c, sp, sname), *dw = pending_in(c, dp, dname);
-	struct stat sst, dst;
-	int s_exists = fstatat(sp, sname, &sst, AT_SYMLINK_NOFOLLOW) == 0;
-	int d_exists = fstatat(dp, dname, &dst, AT_SYMLINK_NOFOLLOW) == 0;
-	char *rel, *name, tmp[64];
-	int fd, rc;
+	char tmp[64], *rel = strdup(drel), *name = strdup(dname);
+	int fd = fcntl(dp, F_DUPFD_CLOEXEC, 0), rc;
 
-	if (!s_exists && !sw)
-		return -ENOENT;
-	if (s_exists && S_ISDIR(sst.st_mode))
-		return -EXDEV; /* directories are not renamed (shutil.move copies then) */
-	if (s_exists && (rc = ws_replaceable(ws, sp, sname, &sst)) < 0)
-		return rc;
-	if (d_exists && (rc = ws_replaceable(ws, dp, dname, &dst)) < 0)
-		return rc;
-	/* One file by two names: nothing to do, as rename(2) does. */
-	if (sw ? sw == dw : s_exists && d_exists && sst.st_dev == dst.st_dev && sst.st_ino == dst.st_ino)
-		return 0;
-	if (!sw) {
-		if (d_exists && (rc = trash(c, dp, dname, &dst)) < 0)
-			return rc;
-		if (renameat2(sp, sname, dp, dname, RENAME_NOREPLACE) < 0) {
-			rc = -errno;
-			goto undo_trash;
-		}
-		if ((rc = move_add(c, WS_MOVE_RENAME, sp, sname, dp, dname, &sst)) < 0) {
-			(void)renameat2(dp, dname, sp, sname, RENAME_NOREPLACE);
-			goto undo_trash;
-		}
-		if (dw)
-			pending_drop(c, dw);
-		return 0;
-	undo_trash:
-		if (d_exists) {
-			move_undo(&c->moves[c->n_moves - 1]);
-			move_free(&c->moves[--c->n_moves]);
-		}
-		return rc;
-	}
-	/* A file the call wrote: its hidden file goes to the new directory, the name follows. */
-	rel = strdup(drel);
-	name = strdup(dname);
-	fd = fcntl(dp, F_DUPFD_CLOEXEC, 0);
 	rc = !rel || !name || fd < 0 ? -ENOMEM : hidden_name(c, tmp, sizeof(tmp));
-	if (rc == 0 && renameat2(sw->dirfd, sw->tmp, dp, tmp, RENAME_NOREPLACE) < 0)
+	if (rc == 0 && renameat2(w->dirfd, w->tmp, dp, tmp, RENAME_NOREPLACE) < 0)
 		rc = -errno;
-	/* The file of the old name on disk goes, as the name no longer holds one. */
-	if (rc == 0 && s_exists && (rc = trash(c, sp, sname, &sst)) < 0)
-		(void)renameat2(dp, tmp, sw->dirfd, sw->tmp, RENAME_NOREPLACE);
 	if (rc < 0) {
 		free(rel);
 		free(name);
@@ -1621,17 +1662,110 @@ static int rename_file(struct chain *c, int sp, const char *sname, int dp, const
 			close(fd);
 		return rc;
 	}
-	close(sw->dirfd);
-	free(sw->rel);
-	free(sw->name);
-	sw->dirfd = fd;
-	sw->rel = rel;
-	sw->name = name;
-	sw->exclusive = 0;
-	memcpy(sw->tmp, tmp, sizeof(tmp));
-	if (dw)
-		pending_drop(c, dw);
+	close(w->dirfd);
+	free(w->rel);
+	free(w->name);
+	w->dirfd = fd;
+	w->rel = rel;
+	w->name = name;
+	w->exclusive = 0;
+	memcpy(w->tmp, tmp, sizeof(tmp));
 	return 0;
+}
+
+/* A file on disk, renamed: a pending write of the new name whose hidden file is a second name
+ * of the same file (a hard link: no byte copied, its owner, mode and identity kept, as a
+ * rename keeps them), and the old name removed. */
+static int pending_link(struct chain *c, int sp, const char *sname, const struct stat *sst,
+                        int dp, const char *dname, const char *drel, int replacing)
+{
+	struct ws_file f = {.dirfd = -1, .linked = 1}, *grown;
+	int rc;
+
+	/* One that replaces a pending file of the call's takes its place in the count. */
+	if (c->n_writes >= ENGINE_WS_FILES_PER_CALL + (size_t)replacing)
+		return -EDQUOT;
+	if (engine_fd_room(c->e) < 2)
+		return -EMFILE;
+	if ((rc = hidden_name(c, f.tmp, sizeof(f.tmp))) < 0)
+		return rc;
+	/* Where there can be no second name (another file system; a file of another user's,
+	 * which the kernel's protected_hardlinks refuses), a copy. */
+	if (linkat(sp, sname, dp, f.tmp, 0) < 0) {
+		if (errno == ENOENT || errno == ENOMEM)
+			return -errno;
+		if ((rc = hidden_copy(c, sp, sname, dp, f.tmp, 1)) < 0)
+			return rc;
+		f.linked = 0;
+	}
+	f.dirfd = fcntl(dp, F_DUPFD_CLOEXEC, 0);
+	f.name = strdup(dname);
+	f.rel = strdup(drel);
+	grown = f.dirfd >= 0 && f.name && f.rel
+	            ? realloc(c->writes, (c->n_writes + 1) * sizeof(*grown))
+	            : NULL;
+	if (!grown) {
+		(void)unlinkat(dp, f.tmp, 0);
+		f.tmp[0] = '\0';
+		write_free(&f, 0);
+		return -ENOMEM;
+	}
+	c->writes = grown;
+	c->writes[c->n_writes++] = f;
+	if ((rc = removal_add(c, sp, sname, sst)) < 0) {
+		pending_drop(c, &c->writes[c->n_writes - 1]);
+		return rc;
+	}
+	return 0;
+}
+
+/* os.rename, os.replace: the new name holds the file and the old one none, for the call at
+ * once and on disk when it commits. Directories are not renamed (the call's pending files and
+ * made directories are kept by their paths). */
+static int rename_file(struct chain *c, int sp, const char *sname, int dp, const char *dname,
+                       const char *drel)
+{
+	const struct workspace *ws = &c->e->ws;
+	struct ws_file *sw = pending_in(c, sp, sname), *dw = pending_in(c, dp, dname);
+	struct stat sst, dst;
+	int s_disk = !removal_in(c, sp, sname) && fstatat(sp, sname, &sst, AT_SYMLINK_NOFOLLOW) == 0;
+	int d_disk = !removal_in(c, dp, dname) && fstatat(dp, dname, &dst, AT_SYMLINK_NOFOLLOW) == 0;
+	int rc;
+
+	if (!s_disk && !sw)
+		return -ENOENT;
+	if (s_disk && S_ISDIR(sst.st_mode) && !sw)
+		return -EXDEV; /* shutil.move copies then */
+	if (s_disk && (rc = ws_replaceable(ws, sp, sname, &sst)) < 0)
+		return rc;
+	if (d_disk && (rc = ws_replaceable(ws, dp, dname, &dst)) < 0)
+		return rc;
+	/* One file by two names: nothing to do, as rename(2) does. */
+	if (sw ? sw == dw : !dw && d_disk && sst.st_dev == dst.st_dev && sst.st_ino == dst.st_ino)
+		return 0;
+	if (sw) {
+		/* The old name on disk goes too: it no longer holds a file. */
+		if (s_disk && (rc = removal_add(c, sp, sname, &sst)) < 0)
+			return rc;
+		if ((rc = pending_move(c, sw, dp, dname, drel)) < 0) {
+			if (s_disk)
+				removal_free(&c->removals[--c->n_removals]);
+			return rc;
+		}
+		if (dw)
+			pending_drop(c, dw); /* may move sw's entry: not used after */
+		return 0;
+	}
+	if (dw) {
+		/* The new name's pending file goes once the rename is made (its entry may move
+		 * when the array grows: kept by its place). */
+		size_t di = (size_t)(dw - c->writes);
+		if ((rc = pending_link(c, sp, sname, &sst, dp, dname, drel, 1)) < 0)
+			return rc;
+		pending_drop(c, &c->writes[di]);
+		return 0;
+	}
+	return pending_link(c, sp, sname, &sst, dp, dname, drel, 0);
 }
 
 static int request_rename(struct chain *c, uint32_t id, const char *data, size_t len)
@@ -1651,8 +1785,6 @@ static int request_rename(struct chain *c, uint32_t id, const char *data, size_t
 		rc = ws_relative(ws, nul + 1, len - (size_t)(nul - data) - 1, dst, sizeof(dst));
 	if (rc == 0 && (ws_rel_left_out(ws, src) || ws_rel_left_out(ws, dst)))
 		rc = -EACCES;
-	if (rc == 0)
-		rc = move_room(c);
 	if (rc == 0 && (sp = ws_parent_writable(ws, src, &sname)) < 0)
 		rc = sp;
 	if (rc == 0 && (dp = ws_parent_writable(ws, dst, &dname)) < 0)
@@ -1672,6 +1804,38 @@ static int request_rename(struct chain *c, uint32_t id, const char *data, size_t
 	return 0;
 }
 
+/* The call ends: committed, its removals are made on disk (files first, each only if the name
+ * still holds the file it removed and the call wrote no file of that name; then directories,
+ * in the order removed, each only if empty), a failure said on its stderr; otherwise they are
+ * forgotten. */
+static void removals_end(struct chain *c, struct run_outcome *o)
+{
+	for (int dirs = 0; o && dirs < 2; dirs++) {
+		for (size_t i = 0; i < c->n_removals; i++) {
+			struct ws_removal *r = &c->removals[i];
+			struct stat st;
+			char note[NAME_MAX + 160];
+			if (r->dir != dirs || pending_in(c, r->dirfd, r->name) ||
+			    fstatat(r->dirfd, r->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    st.st_dev != r->dev || st.st_ino != r->ino)
+				continue; /* gone already, or another file by that name now */
+			if (unlinkat(r->dirfd, r->name, dirs ? AT_REMOVEDIR : 0) == 0)
+				continue;
+			log_msg(LOG_WARN, "workspace: %s not removed: %s", r->name, strerror(errno));
+			snprintf(note, sizeof(note), "safepy: %s was not removed: %s\n", r->name,
+			         errno == ENOTEMPTY || errno == EEXIST
+			             ? "another call put a file in it meanwhile"
+			             : strerror(errno));
+			outcome_note(o, note);
+		}
+	}
+	for (size_t i = 0; i < c->n_removals; i++)
+		removal_free(&c->removals[i]);
+	free(c->removals);
+	c->removals = NULL;
+	c->n_removals = 0;
+}
+
 void broker_writes_drop(struct chain *c)
 {
 	for (size_t i = 0; i < c->n_writes; i++)
@@ -1679,7 +1843,7 @@ void broker_writes_drop(struct chain *c)
 	free(c->writes);
 	c->writes = NULL;
 	c->n_writes = 0;
-	moves_end(c, 0);
+	removals_end(c, NULL);
 	dirs_end(c, 1);
 }
 
@@ -1689,7 +1853,9 @@ int broker_writes_check(const struct chain *c)
 
 	for (size_t i = 0; i < c->n_writes; i++) {
 		struct stat st;
-		if (fstatat(c->writes[i].dirfd, c->writes[i].tmp, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		/* A renamed file's second name holds none of the call's bytes. */
+		if (!c->writes[i].linked &&
+		    fstatat(c->writes[i].dirfd, c->writes[i].tmp, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			total += (uint64_t)st.st_size;
 	}
 	return total > ENGINE_WS_BYTES_PER_CALL ? -EDQUOT : 0;
@@ -1772,8 +1938,15 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 		struct stat st;
 		unsigned int flags = f->exclusive ? RENAME_NOREPLACE : 0;
 		char *text = files ? file_text(f, &budget) : NULL;
-		if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    renameat2(f->dirfd, f->tmp, f->dirfd, f->name, flags) < 0) {
+		struct stat at;
+		/* A renamed file whose new name holds that very file already (a rename back and
+		 * forth): rename(2) would leave the second name. */
+		if (f->linked && fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    fstatat(f->dirfd, f->name, &at, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_dev == at.st_dev && st.st_ino == at.st_ino) {
+			(void)unlinkat(f->dirfd, f->tmp, 0);
+		} else if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		           renameat2(f->dirfd, f->tmp, f->dirfd, f->name, flags) < 0) {
 			char note[PATH_MAX + 128];
 			log_msg(LOG_WARN, "workspace: %s not written: %s", f->rel, strerror(errno));
 			/* The call completed, its other files are written: it says which was not. */
@@ -1793,12 +1966,13 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 			n++;
 		}
 	}
+	/* Removals after the files are in place: a name the call wrote again keeps its file. */
+	removals_end(c, o);
 	for (size_t i = 0; i < c->n_writes; i++)
 		write_free(&c->writes[i], c->writes[i].tmp[0] != '\0');
 	free(c->writes);
 	c->writes = NULL;
 	c->n_writes = 0;
-	moves_end(c, 1);
 	dirs_end(c, 0);
 	o->files = files;
 	o->n_files = n;

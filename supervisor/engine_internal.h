@@ -74,7 +74,7 @@
 #define ENGINE_WS_READ_MAX        IPC_WS_READ_MAX
 #define ENGINE_WS_FILES_PER_CALL  IPC_WS_FILES_PER_CALL
 #define ENGINE_WS_DIRS_PER_CALL   IPC_WS_DIRS_PER_CALL
-#define ENGINE_WS_MOVES_PER_CALL  IPC_WS_MOVES_PER_CALL
+#define ENGINE_WS_REMOVALS_PER_CALL IPC_WS_REMOVALS_PER_CALL
 /* Directories of failed calls that wait for other calls to end before they go. */
 #define ENGINE_WS_ORPHANS_MAX     4096
 #define ENGINE_WS_BYTES_PER_CALL  IPC_WS_BYTES_PER_CALL
@@ -221,8 +221,8 @@ struct chain {
 	size_t n_writes;
 	struct ws_dir *dirs; /* directories the call made, removed again if it does not commit */
 	size_t n_dirs;
-	struct ws_move *moves; /* names it removed or renamed, put back if it does not commit */
-	size_t n_moves;
+	struct ws_removal *removals; /* names it removes, gone when it commits */
+	size_t n_removals;
 	int writes_refused; /* over the quota, or files left open: none is kept */
 	int reap_sent;      /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
@@ -295,6 +295,9 @@ struct ws_file {
 	char *name;    /* the target's name there */
 	char *rel;     /* its path in the workspace, for the answer */
 	int exclusive; /* created with "x": never replaces a file */
+	/* its hidden file is another name of a file on disk (a rename): written through only
+	 * once it is a copy of its own (pending_reopen) */
+	int linked;
 };
 
 /* A directory a call made. It is made at once: it holds nothing of the call's before the call
@@ -306,24 +309,15 @@ struct ws_dir {
 	ino_t ino;
 };
 
-/* A name a call changed at once: a file removed (moved to a hidden name beside it, dropped
- * when the call commits), a file renamed, an empty directory removed. Put back, the last
- * first, when the call does not commit. */
-enum ws_move_kind {
-	WS_MOVE_TRASH,  /* from -> to, a hidden name in the same directory */
-	WS_MOVE_RENAME, /* from -> to */
-	WS_MOVE_RMDIR,  /* from removed: made again with its mode and owner */
-};
-
-struct ws_move {
-	enum ws_move_kind kind;
-	int from_dirfd, to_dirfd; /* O_PATH; to_dirfd is -1 for WS_MOVE_RMDIR */
-	char *from, *to;          /* names in them */
-	dev_t dev;                /* what was moved: put back only if it is still there */
+/* A name a call removes: a file (this one, by identity) or an empty directory. Nothing changes
+ * on disk before the call commits (other calls see the name as it was); meanwhile the call
+ * itself no longer finds it. */
+struct ws_removal {
+	int dir;
+	int dirfd; /* its directory, O_PATH */
+	char *name;
+	dev_t dev;
 	ino_t ino;
-	mode_t mode; /* WS_MOVE_RMDIR: the directory as it was */
-	uid_t uid;
-	gid_t gid;
 };
 
 /* Where modules are served from (broker.c): the zygote's report, with a handle on each. */

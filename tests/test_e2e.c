@@ -654,6 +654,10 @@ Test(run_python, bytes_and_invalid_utf8_come_back_as_escapes)
 	assert_bytes(r, SC "stderr", BYTES("\\xf0\\x9f"));
 	cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), 1, "%s",
 	             mcpc_json(r));
+	/* A lone continuation byte, then more: it held back every later write (SystemError). */
+	r = e2e_ok("import sys\nb = sys.stdout.buffer\nb.write(b'\\x8b')\nb.write(b'abcd')\n"
+	           "b.write(b'\\xe2\\x88')\nb.write(b'\\x9a!')\nb.write(b'\\xff')");
+	assert_bytes(r, SC "stdout", BYTES("\\x8babcd\342\210\232!\\xff"));
 	/* str is refused as in CPython; print to the buffer is a TypeError. */
 	e2e_expect_error("import sys\nsys.stdout.buffer.write('text')", "TypeError");
 	e2e_stop();

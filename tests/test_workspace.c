@@ -786,21 +786,28 @@ Test(ws_write, directories_are_made_and_follow_their_call)
 	e2e_stop();
 }
 
-/* os.remove, os.rename, os.replace, os.rmdir and pathlib's unlink, rename, replace and rmdir
- * change names at once, as on disk: a removed file is gone for the call, a renamed one is
- * there by its new name, a file the call wrote moves with its name (written to a temporary
- * name then moved over the real one, as careful code writes). A directory is not renamed;
- * a read-only file is neither removed nor replaced. */
+/* os.remove, os.rename, os.replace, os.rmdir and pathlib's unlink, rename, replace and rmdir:
+ * the call sees each change at once, as on disk (a removed file is gone, a renamed one is there
+ * by its new name with its content, a file the call wrote moves with its name: written to a
+ * temporary name then moved over the real one, as careful code writes); the disk changes when
+ * the call commits. A directory is not renamed; a read-only file is neither removed nor
+ * replaced; a directory whose files the call removed can be removed. */
 Test(ws_write, files_are_removed_and_renamed)
 {
 	json_object *r;
+	struct stat was, now;
 
 	start(RW);
 	put_file(in_ws("a.txt"), "A");
 	put_file(in_ws("b.txt"), "B");
 	put_file(in_ws("ro.txt"), "RO");
+	put_file(in_ws("log.txt"), "one\n");
 	cr_assert_eq(chmod(in_ws("ro.txt"), 0444), 0);
 	cr_assert_eq(mkdir(in_ws("empty"), 0755), 0);
+	cr_assert_eq(mkdir(in_ws("full"), 0755), 0);
+	put_file(in_ws("full/f1"), "1");
+	put_file(in_ws("full/f2"), "2");
+	cr_assert_eq(stat(in_ws("a.txt"), &was), 0);
 	r = ok_result("import os, pathlib\n" TRY_EACH "os.remove('data.csv')\n"
 	              "os.rename('nums.txt', 'sub/n.txt')\n"
 	              "os.replace('a.txt', 'b.txt')\n"
@@ -811,51 +818,91 @@ Test(ws_write, files_are_removed_and_renamed)
 	              "p.write_text('x')\n"
 	              "p.unlink()\n"
 	              "pathlib.Path('sub/n.txt').rename('sub/m.txt')\n"
+	              "os.rename('log.txt', 'log2.txt')\n"
+	              "with open('log2.txt', 'a') as f:\n"
+	              "    f.write('two\\n')\n"
 	              "os.mkdir('made')\n"
 	              "os.rmdir('made')\n"
 	              "pathlib.Path('empty').rmdir()\n"
+	              "for f in os.listdir('full'):\n"
+	              "    os.remove('full/' + f)\n"
+	              "os.rmdir('full')\n"
 	              "[sorted(os.listdir('.')), sorted(os.listdir('sub')),\n"
 	              " open('b.txt').read(), open('sub/m.txt').read(), open('out.csv').read(),\n"
-	              " os.path.exists('data.csv'), attempt(os.remove, 'data.csv'),\n"
+	              " open('log2.txt').read(), os.path.exists('data.csv'), os.path.isdir('full'),\n"
+	              " attempt(os.remove, 'data.csv'), attempt(open, 'a.txt'),\n"
+	              " attempt(os.stat, 'nums.txt'), attempt(os.listdir, 'empty'),\n"
 	              " attempt(os.remove, 'sub'), attempt(os.rename, 'sub', 'sub2'),\n"
 	              " attempt(os.rmdir, 'sub'), attempt(os.rename, 'b.txt', 'sub'),\n"
 	              " attempt(os.remove, 'ro.txt'), attempt(os.replace, 'b.txt', 'ro.txt'),\n"
 	              " attempt(os.remove, '../secret.txt'), attempt(os.unlink, '/etc/passwd'),\n"
-	              " attempt(os.rename, 'b.txt', '../b.txt'), attempt(os.rmdir, '.')]",
-	              "[[\"b.txt\",\"out.csv\",\"ro.txt\",\"sub\"],[\"m.txt\",\"x.json\"],"
-	              "\"A\",\"1 2\\n3 4\\n\",\"written\",false,[\"FileNotFoundError\",2,false],"
+	              " attempt(os.rename, 'b.txt', '../b.txt'), attempt(os.rmdir, '.'),\n"
+	              " attempt(open, 'full/new.txt', 'w')]",
+	              "[[\"b.txt\",\"log2.txt\",\"out.csv\",\"ro.txt\",\"sub\"],[\"m.txt\",\"x.json\"],"
+	              "\"A\",\"1 2\\n3 4\\n\",\"written\",\"one\\ntwo\\n\",false,false,"
+	              "[\"FileNotFoundError\",2,false],[\"FileNotFoundError\",2,false],"
+	              "[\"FileNotFoundError\",2,false],[\"FileNotFoundError\",2,false],"
 	              "[\"IsADirectoryError\",21,false],[\"OSError\",18,false],"
 	              "[\"OSError\",39,false],[\"IsADirectoryError\",21,false],"
 	              "[\"PermissionError\",1,false],[\"PermissionError\",1,false],"
 	              "[\"PermissionError\",13,true],[\"PermissionError\",13,true],"
-	              "[\"PermissionError\",13,true],[\"OSError\",22,false]]");
-	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")),
-	                 "[{\"path\":\"out.csv\",\"bytes\":7}]");
+	              "[\"PermissionError\",13,true],[\"OSError\",22,false],"
+	              "[\"FileNotFoundError\",2,false]]");
+	/* The answer names what the call wrote, renamed files by their new names. */
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const written[] = {"\"out.csv\"", "\"log2.txt\"", "\"b.txt\"",
+		                                      "\"sub\\/m.txt\""};
+		const char *files = mcpc_json(e2e_member(mcpc_structured(r), "files"));
+		cr_assert(strstr(files, written[i]), "%s not in %s", written[i], files);
+	}
 	cr_assert_null(slurp(in_ws("data.csv")));
 	cr_assert_null(slurp(in_ws("nums.txt")));
 	cr_assert_null(slurp(in_ws("a.txt")));
 	cr_assert_null(slurp(in_ws("gone.txt")));
 	cr_assert_null(slurp(in_ws("out.tmp")));
+	cr_assert_null(slurp(in_ws("log.txt")));
 	cr_assert_str_eq(slurp(in_ws("b.txt")), "A");
 	cr_assert_str_eq(slurp(in_ws("sub/m.txt")), "1 2\n3 4\n");
 	cr_assert_str_eq(slurp(in_ws("out.csv")), "written");
+	cr_assert_str_eq(slurp(in_ws("log2.txt")), "one\ntwo\n");
 	cr_assert_str_eq(slurp(in_ws("ro.txt")), "RO");
-	cr_assert(!is_dir(in_ws("made")) && !is_dir(in_ws("empty")) && is_dir(in_ws("sub")));
+	cr_assert(!is_dir(in_ws("made")) && !is_dir(in_ws("empty")) && !is_dir(in_ws("full")) &&
+	          is_dir(in_ws("sub")));
+	/* A rename keeps the file itself, as rename(2) does. */
+	cr_assert_eq(stat(in_ws("b.txt"), &now), 0);
+	cr_assert(now.st_ino == was.st_ino, "b.txt is not the file a.txt was");
 	no_hidden_files();
 	outside_unchanged();
-	/* Bounded: 256 removals and renames a call (of files on disk: a file the call writes
-	 * only changes its name). */
-	put_file(in_ws("t"), "t");
+	/* Renamed back and forth, swapped through a third name: each file as it should be. */
+	r = ok_result("import os\n"
+	              "os.rename('b.txt', 'c.txt')\n"
+	              "os.rename('c.txt', 'b.txt')\n"
+	              "os.rename('out.csv', 't')\n"
+	              "os.rename('log2.txt', 'out.csv')\n"
+	              "os.rename('t', 'log2.txt')\n"
+	              "[open('b.txt').read(), open('out.csv').read(), open('log2.txt').read()]",
+	              "[\"A\",\"one\\ntwo\\n\",\"written\"]");
+	cr_assert_str_eq(slurp(in_ws("b.txt")), "A");
+	cr_assert_str_eq(slurp(in_ws("out.csv")), "one\ntwo\n");
+	cr_assert_str_eq(slurp(in_ws("log2.txt")), "written");
+	cr_assert_null(slurp(in_ws("c.txt")));
+	cr_assert_null(slurp(in_ws("t")));
+	no_hidden_files();
+	/* Bounded: 256 removals a call. */
+	for (int i = 0; i < 260; i++)
+		put_file(in_ws(e2e_fmt("r%d", i)), "r");
 	r = ok_result("import os\n"
 	              "n, err = 0, None\n"
 	              "try:\n"
-	              "    for i in range(300):\n"
-	              "        os.rename('t' if i % 2 == 0 else 'u', 'u' if i % 2 == 0 else 't')\n"
+	              "    for i in range(260):\n"
+	              "        os.remove(f'r{i}')\n"
 	              "        n += 1\n"
 	              "except OSError as e:\n"
-	              "    err = [e.errno, 'removed or renamed' in str(e)]\n"
+	              "    err = [e.errno, 'remove at most 256' in str(e)]\n"
 	              "[n, err]",
 	              "[256,[" E_EDQUOT ",true]]");
+	cr_assert_null(slurp(in_ws("r255")));
+	cr_assert_str_eq(slurp(in_ws("r256")), "r");
 	e2e_stop();
 	/* Without --workspace-write, none. */
 	ws_fini();
@@ -869,10 +916,11 @@ Test(ws_write, files_are_removed_and_renamed)
 	e2e_stop();
 }
 
-/* A call that is stopped takes back every name it changed, the last first: removed files and
- * directories come back, renamed ones go back to their names, a file renamed over another gives
- * that one back, and its own written files go. */
-Test(ws_write, a_failed_call_puts_back_what_it_removed_and_renamed)
+/* Removals and renames change the disk only when the call commits: while it runs, other
+ * calls see every name as it was, and a call that is stopped leaves everything as it was,
+ * whatever it did after (a directory made where a file was removed, a directory removed and
+ * made again, a file renamed over another and written). */
+Test(ws_write, a_failed_call_changes_no_name)
 {
 	static const struct {
 		const char *tail, *status;
@@ -882,6 +930,7 @@ Test(ws_write, a_failed_call_puts_back_what_it_removed_and_renamed)
 	    {"print('y' * 4000000)", "output_limit"},
 	};
 	json_object *r;
+	int64_t slow;
 
 	start(
 	    ARGS("--workspace-write", "--timeout", "2", "--memory", "256M", "--max-output", "1K"));
@@ -891,12 +940,16 @@ Test(ws_write, a_failed_call_puts_back_what_it_removed_and_renamed)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *code = e2e_fmt("import os\n"
 		                           "os.remove('data.csv')\n"
+		                           "open('data.csv', 'w').write('new')\n"
 		                           "os.makedirs('new/d')\n"
 		                           "os.rename('nums.txt', 'new/d/n.txt')\n"
 		                           "os.replace('a.txt', 'b.txt')\n"
+		                           "open('b.txt', 'a').write('more')\n"
 		                           "os.rename('sub/x.json', 'a.txt')\n"
 		                           "open('w.txt', 'w').write('w')\n"
 		                           "os.replace('w.txt', 'sub/x.json')\n"
+		                           "os.rmdir('empty')\n"
+		                           "os.mkdir('empty')\n"
 		                           "os.rmdir('empty')\n"
 		                           "%s",
 		                           cases[i].tail);
@@ -912,6 +965,25 @@ Test(ws_write, a_failed_call_puts_back_what_it_removed_and_renamed)
 		cr_assert(is_dir(in_ws("empty")) && !is_dir(in_ws("new")), "%s", cases[i].status);
 		no_hidden_files();
 	}
+	/* While a call that removed and renamed runs, another sees the files as they are. */
+	slow = mcpc_call_async(&e2e_srv,
+	                       "import os, time\n"
+	                       "os.remove('a.txt')\n"
+	                       "os.rename('b.txt', 'c.txt')\n"
+	                       "os.rmdir('empty')\n"
+	                       "time.sleep(1)\n"
+	                       "while True:\n"
+	                       "    pass",
+	                       "{\"session\":\"new\"}");
+	usleep(600000);
+	ok_result("import os\n[open('a.txt').read(), open('b.txt').read(), os.path.exists('c.txt'), "
+	          "os.path.isdir('empty')]",
+	          "[\"A\",\"B\",false,true]");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("a.txt")), "A");
+	cr_assert_str_eq(slurp(in_ws("b.txt")), "B");
+	cr_assert(is_dir(in_ws("empty")));
 	/* The next call sees them all, and may change them for good. */
 	ok_result("import os\nos.remove('a.txt')\nos.rename('b.txt', 'c.txt')\n"
 	          "sorted(os.listdir('.'))",

@@ -76,10 +76,10 @@ static void *raise_errno(int err, PyObject *filename)
 	case EDQUOT:
 		snprintf(
 		    msg, sizeof(msg),
-		    "Disk quota exceeded: one call may write at most %d files of the workspace, "
-		    "make at most %d directories, have at most %d files and directories removed or "
-		    "renamed and ask for files at most %d times",
-		    IPC_WS_FILES_PER_CALL, IPC_WS_DIRS_PER_CALL, IPC_WS_MOVES_PER_CALL,
+		    "Disk quota exceeded: one call may write (or rename) at most %d files of the "
+		    "workspace, make at most %d directories, remove at most %d files and "
+		    "directories and ask for files at most %d times",
+		    IPC_WS_FILES_PER_CALL, IPC_WS_DIRS_PER_CALL, IPC_WS_REMOVALS_PER_CALL,
 		    IPC_REQUESTS_PER_CALL);
 		break;
 	case EMFILE:
@@ -993,7 +993,9 @@ static PyObject *ws_rename_common(const char *fn, PyObject *orig, PyObject *cons
 		/* OSError's filename2 names the destination, as the real rename's does. */
 		PyObject *e = PyObject_CallFunction(
 		    PyExc_OSError, "isOiO", EXDEV,
-		    "Invalid cross-device link: directories are not renamed in the workspace", a[0],
+		    "Invalid cross-device link: directories, and files from one file system to "
+		    "another, are not renamed in the workspace",
+		    a[0],
 		    0, a[1]);
 		if (e) {
 			PyErr_SetObject((PyObject *)Py_TYPE(e), e);
