@@ -1147,6 +1147,10 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	int fd, rc;
 
 	rc = ws->fd < 0 ? -EACCES : ws_relative(ws, data, len, rel, sizeof(rel));
+	/* Listings count against the bytes served to the call, as modules do: a call listing a
+	 * huge directory again and again spends the supervisor's time, not its own. */
+	if (rc == 0 && c->served >= ENGINE_SERVED_PER_CALL)
+		rc = -EDQUOT;
 	if (rc == 0 && ws_rel_left_out(ws, rel))
 		rc = -EACCES;
 	if (rc == 0 && gone_named(c, rel))
@@ -1189,6 +1193,7 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	}
 	if (rc == 0 && out.failed)
 		rc = -ENOMEM;
+	c->served += out.len;
 	if (rc < 0)
 		reply(c, id, rc, NULL, 0, NULL, 0);
 	else

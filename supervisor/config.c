@@ -23,6 +23,7 @@ static const char *const seed_imports[] = {
 /* The default adds the four it promised and pure-computation modules, sys as a curated view
  * (stdout, stderr, version facts), traceback as the worker's own formatting, logging
  * without its submodules (pyproxy.c), sqlite3 with its databases in memory (pylayer.c),
+ * gc as its collections only (pyproxy.c),
  * in-memory streams (io without its file-opening parts: pyproxy.c) and the formats and
  * compressors that work on them, zoneinfo with its database read in the zygote and uuid with
  * a random node (pydata.py). */
@@ -35,7 +36,7 @@ static const char *const default_extra[] = {
     "io",           "csv",      "gzip",      "bz2",      "lzma",        "zipfile",
     "zoneinfo",     "uuid",     "secrets",   "html",     "urllib.parse", "shlex",
     "colorsys",     "graphlib", "xml.etree.ElementTree", "ast",   "hmac",
-    "tomllib",      "configparser", "codecs", NULL,
+    "tomllib",      "configparser", "codecs", "gc", NULL,
 };
 
 /* With a workspace the code also gets these: files in, files out, paths (csv and io are in the
@@ -297,7 +298,6 @@ static const struct {
     {"pydoc", "it imports any module by name"},
     {"unittest", "unittest.mock imports any module by name"},
     {"inspect", "it returns the real module of any object and reads frames"},
-    {"gc", "it reaches every object of the interpreter"},
     {"ctypes", "it reads and writes the process's memory"},
 };
 

@@ -509,7 +509,7 @@ Test(python_layer, refused_modules_stay_refused)
 	static const char *const mods[] = {
 	    "os",       "posix",     "subprocess", "socket",
 	    "_socket",  "ctypes",    "_ctypes",    "threading",
-	    "_thread",  "types",     "inspect",    "gc",
+	    "_thread",  "types",     "inspect",    "_gc",
 	    "builtins", "importlib", "_io",        "_posixsubprocess",
 	    "signal",   "mmap",      "pickle",     "marshal",
 	    "tempfile", "shutil"};

@@ -431,6 +431,13 @@ Test(pylayer, make_dataclass_makes_the_users_class)
 Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 {
 	e2e_start(NULL);
+	/* gc: its collections only, nothing that hands out objects. */
+	e2e_expect_result("import gc\n"
+	                  "x = [[i] for i in range(100)]\n"
+	                  "del x\n"
+	                  "[gc.collect() >= 0, gc.isenabled(), [hasattr(gc, n) for n in ('get_objects',"
+	                  " 'get_referrers', 'get_referents', 'garbage', 'callbacks', 'set_debug')]]",
+	                  "[true,true,[false,false,false,false,false,false]]");
 	/* literal_eval, configuration formats, codecs, hmac; compile stays out of reach. */
 	e2e_expect_result(
 	    "import ast, hmac, hashlib, tomllib, configparser, codecs\n"

@@ -258,6 +258,37 @@ Test(ws_read, ordinary_python_reads_and_lists_the_workspace)
 	e2e_stop();
 }
 
+/* Listings count against the bytes a call may be served (256 MiB, as modules): a call that
+ * lists a large directory again and again is answered EDQUOT once it has had them, and the
+ * next call lists again (a red team had the supervisor spend 65% of a core for one call). */
+Test(ws_read, listings_count_against_what_a_call_is_served)
+{
+	json_object *r;
+	int64_t n;
+
+	start(ARGS("--timeout", "60"));
+	cr_assert_eq(mkdir(in_ws("big"), 0755), 0);
+	for (int i = 0; i < 20000; i++)
+		put_file(in_ws(e2e_fmt("big/f%06d_%040d", i, 0)), "");
+	r = e2e_ok("import os\n"
+	           "n, err = 0, None\n"
+	           "try:\n"
+	           "    while n < 2000:\n"
+	           "        os.listdir('big')\n"
+	           "        n += 1\n"
+	           "except OSError as e:\n"
+	           "    err = e.errno\n"
+	           "[n, err]");
+	n = json_object_get_int64(json_object_array_get_idx(e2e_member(mcpc_structured(r), "result"), 0));
+	/* 20000 names of 48 bytes and a type byte: about 1 MiB a listing. */
+	cr_assert(n >= 200 && n <= 300, "%s", mcpc_json(r));
+	cr_assert_eq(json_object_get_int(json_object_array_get_idx(
+	                 e2e_member(mcpc_structured(r), "result"), 1)),
+	             122, "%s", mcpc_json(r));
+	ok_result("import os\nlen(os.listdir('big'))", "20000");
+	e2e_stop();
+}
+
 Test(ws_read, relative_paths_start_at_the_workspace)
 {
 	start(NULL);

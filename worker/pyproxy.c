@@ -115,6 +115,20 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 	return 0;
 }
 
+/* gc as user code sees it: collections and their thresholds, as code frees memory with
+ * (gc.collect() after del); nothing that hands out objects (get_objects, get_referrers,
+ * get_referents, garbage, callbacks) or debugs. */
+static int fill_gc(PyObject *proxy, PyObject *gc)
+{
+	static const char *const keep[] = {
+	    "collect",   "enable",   "disable",          "isenabled",   "get_count",
+	    "get_stats", "freeze",   "unfreeze",         "get_freeze_count", "is_tracked",
+	    "is_finalized", "get_threshold", "set_threshold", NULL,
+	};
+
+	return copy_names(proxy, gc, keep);
+}
+
 /* os as user code sees it with a workspace: its files and directories (answered from the
  * workspace, pyfiles.c: opened, listed, made, removed, renamed), path handling, and facts; no
  * fds, processes or signals, and nothing more later (its __getattr__ gives only os.path). */
@@ -533,6 +547,8 @@ static PyObject *proxy_make(PyObject *name, PyObject *real)
 		return NULL;
 	if (strcmp(s, "sys") == 0) {
 		rc = fill_sys(p, real);
+	} else if (strcmp(s, "gc") == 0) {
+		rc = fill_gc(p, real);
 	} else if (strcmp(s, "traceback") == 0) {
 		/* The worker's own formatting: the real module hands out frames (walk_tb). */
 		rc = pyresult_traceback_fill(p);
