@@ -1442,7 +1442,7 @@ Test(python_layer, user_code_after_the_call_runs_armed)
 Test(python_layer, reflective_modules_cannot_be_allowed)
 {
 	static const char *const mods[] = {"builtins", "importlib", "importlib.util", "inspect",
-	                                   "gc",       "ctypes",    "_thread",        "pkgutil"};
+	                                   "runpy",    "ctypes",    "_thread",        "pkgutil"};
 
 	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
 		char *out, *err;
@@ -1461,7 +1461,7 @@ Test(python_layer, reflective_modules_cannot_be_allowed)
 		int st = unsafe ? run_safepy(ARGS("run", "--unsafe-no-python-layer",
 		                                  "--allow-import", "importlib", "-c", "6*7"),
 		                             &out, &err)
-		                : run_safepy(ARGS("run", "--allow-import", "html", "-c", "6*7"),
+		                : run_safepy(ARGS("run", "--allow-import", "plistlib", "-c", "6*7"),
 		                             &out, &err);
 
 		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x: %s", st, err);
