@@ -110,13 +110,13 @@ enum ipc_open_mode {
 
 /* What one call may do with the workspace. The supervisor's broker enforces these; the worker
  * names them in its errors. */
-#define IPC_WS_READ_MAX       (1ull << 30)   /* bytes of the largest file opened to read */
-#define IPC_WS_FILES_PER_CALL 100            /* files written */
-#define IPC_WS_DIRS_PER_CALL  256            /* directories made */
-#define IPC_WS_REMOVALS_PER_CALL 256         /* files and directories removed */
-#define IPC_WS_BYTES_PER_CALL (256ull << 20) /* bytes of the files written, in all */
-#define IPC_WS_FDS_PER_CALL   1000           /* files opened, in all */
-#define IPC_WS_LIST_MAX       100000         /* entries of one directory listed */
+#define IPC_WS_READ_MAX          (1ull << 30)   /* bytes of the largest file opened to read */
+#define IPC_WS_FILES_PER_CALL    100            /* files written */
+#define IPC_WS_DIRS_PER_CALL     256            /* directories made */
+#define IPC_WS_REMOVALS_PER_CALL 256            /* files and directories removed */
+#define IPC_WS_BYTES_PER_CALL    (256ull << 20) /* bytes of the files written, in all */
+#define IPC_WS_FDS_PER_CALL      1000           /* files opened, in all */
+#define IPC_WS_LIST_MAX          100000         /* entries of one directory listed */
 
 /* A path's kind, as a LIST reply's type byte and in struct ipc_stat. */
 #define IPC_ENTRY_FILE  'f'

@@ -1053,7 +1053,7 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 	} else if (rc == 0) {
 		/* What the call itself wrote, or the file (unless the call removed it). */
 		w = pending_named(c, rel);
-		fd = w                     ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st)
+		fd = w ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st)
 		     : gone_named(c, rel) ? -ENOENT
 		                          : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st);
 		rc = fd < 0 ? fd : 0;
@@ -1522,9 +1522,8 @@ static int removal_add(struct chain *c, int dirfd, const char *name, const struc
 		return -EMFILE;
 	r.dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	r.name = strdup(name);
-	grown = r.dirfd >= 0 && r.name
-	            ? realloc(c->removals, (c->n_removals + 1) * sizeof(*grown))
-	            : NULL;
+	grown = r.dirfd >= 0 && r.name ? realloc(c->removals, (c->n_removals + 1) * sizeof(*grown))
+	                               : NULL;
 	if (!grown) {
 		removal_free(&r);
 		return -ENOMEM;
@@ -1628,7 +1627,7 @@ static int request_remove(struct chain *c, uint32_t id, const char *data, size_t
 	if (len < 4)
 		return -EINVAL;
 	flags = ipc_get_u32((const unsigned char *)data);
-	rc = ws->fd < 0                 ? -EACCES
+	rc = ws->fd < 0                ? -EACCES
 	     : flags & ~IPC_REMOVE_DIR ? -EINVAL
 	     : !ws->writable           ? -EROFS
 	                               : ws_relative(ws, data + 4, len - 4, rel, sizeof(rel));
@@ -1681,8 +1680,8 @@ static int pending_move(struct chain *c, struct ws_file *w, int dp, const char *
 /* A file on disk, renamed: a pending write of the new name whose hidden file is a second name
  * of the same file (a hard link: no byte copied, its owner, mode and identity kept, as a
  * rename keeps them), and the old name removed. */
-static int pending_link(struct chain *c, int sp, const char *sname, const struct stat *sst,
-                        int dp, const char *dname, const char *drel, int replacing)
+static int pending_link(struct chain *c, int sp, const char *sname, const struct stat *sst, int dp,
+                        const char *dname, const char *drel, int replacing)
 {
 	struct ws_file f = {.dirfd = -1, .linked = 1}, *grown;
 	int rc;
@@ -1733,8 +1732,10 @@ static int rename_file(struct chain *c, int sp, const char *sname, int dp, const
 	const struct workspace *ws = &c->e->ws;
 	struct ws_file *sw = pending_in(c, sp, sname), *dw = pending_in(c, dp, dname);
 	struct stat sst, dst;
-	int s_disk = !removal_in(c, sp, sname) && fstatat(sp, sname, &sst, AT_SYMLINK_NOFOLLOW) == 0;
-	int d_disk = !removal_in(c, dp, dname) && fstatat(dp, dname, &dst, AT_SYMLINK_NOFOLLOW) == 0;
+	int s_disk =
+	    !removal_in(c, sp, sname) && fstatat(sp, sname, &sst, AT_SYMLINK_NOFOLLOW) == 0;
+	int d_disk =
+	    !removal_in(c, dp, dname) && fstatat(dp, dname, &dst, AT_SYMLINK_NOFOLLOW) == 0;
 	int rc;
 
 	if (!s_disk && !sw)
@@ -1783,7 +1784,7 @@ static int request_rename(struct chain *c, uint32_t id, const char *data, size_t
 
 	if (!nul)
 		return -EINVAL;
-	rc = ws->fd < 0       ? -EACCES
+	rc = ws->fd < 0      ? -EACCES
 	     : !ws->writable ? -EROFS
 	                     : ws_relative(ws, data, (size_t)(nul - data), src, sizeof(src));
 	if (rc == 0)
@@ -1826,7 +1827,8 @@ static void removals_end(struct chain *c, struct run_outcome *o)
 				continue; /* gone already, or another file by that name now */
 			if (unlinkat(r->dirfd, r->name, dirs ? AT_REMOVEDIR : 0) == 0)
 				continue;
-			log_msg(LOG_WARN, "workspace: %s not removed: %s", r->name, strerror(errno));
+			log_msg(LOG_WARN, "workspace: %s not removed: %s", r->name,
+			        strerror(errno));
 			snprintf(note, sizeof(note), "safepy: %s was not removed: %s\n", r->name,
 			         errno == ENOTEMPTY || errno == EEXIST
 			             ? "another call put a file in it meanwhile"

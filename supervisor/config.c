@@ -28,15 +28,17 @@ static const char *const seed_imports[] = {
  * compressors that work on them, zoneinfo with its database read in the zygote and uuid with
  * a random node (pydata.py). */
 static const char *const default_extra[] = {
-    "json",         "string",   "functools", "operator", "fractions",   "decimal",
-    "heapq",        "bisect",   "cmath",     "numbers",  "copy",        "dataclasses",
-    "enum",         "typing",   "textwrap",  "difflib",  "array",       "struct",
-    "base64",       "binascii", "hashlib",   "zlib",     "calendar",    "pprint",
-    "abc",          "contextlib", "sys",     "traceback", "logging",    "sqlite3",
-    "io",           "csv",      "gzip",      "bz2",      "lzma",        "zipfile",
-    "zoneinfo",     "uuid",     "secrets",   "html",     "urllib.parse", "shlex",
-    "colorsys",     "graphlib", "xml.etree.ElementTree", "ast",   "hmac",
-    "tomllib",      "configparser", "codecs", "gc", NULL,
+    "json",         "string",      "functools", "operator",     "fractions",
+    "decimal",      "heapq",       "bisect",    "cmath",        "numbers",
+    "copy",         "dataclasses", "enum",      "typing",       "textwrap",
+    "difflib",      "array",       "struct",    "base64",       "binascii",
+    "hashlib",      "zlib",        "calendar",  "pprint",       "abc",
+    "contextlib",   "sys",         "traceback", "logging",      "sqlite3",
+    "io",           "csv",         "gzip",      "bz2",          "lzma",
+    "zipfile",      "zoneinfo",    "uuid",      "secrets",      "html",
+    "urllib.parse", "shlex",       "colorsys",  "graphlib",     "xml.etree.ElementTree",
+    "ast",          "hmac",        "tomllib",   "configparser", "codecs",
+    "gc",           NULL,
 };
 
 /* With a workspace the code also gets these: files in, files out, paths (csv and io are in the
@@ -53,9 +55,9 @@ static const char *const workspace_imports[] = {
  * openpyxl (python3-openpyxl: Excel workbooks for read_excel and to_excel); pytz and dateutil
  * (python3-tz, python3-dateutil: pandas' own time zones and date parsing). */
 static const char *const data_extra[] = {
-    "numpy",        "pandas", "scipy",   "sympy",    "matplotlib", "io",      "csv", "warnings",
-    "mpl_toolkits", "mpmath", "seaborn", "tabulate", "openpyxl",   "sklearn", "pytz",
-    "dateutil",     NULL,
+    "numpy",    "pandas",   "scipy",        "sympy",    "matplotlib", "io",
+    "csv",      "warnings", "mpl_toolkits", "mpmath",   "seaborn",    "tabulate",
+    "openpyxl", "sklearn",  "pytz",         "dateutil", NULL,
 };
 
 static const char usage[] =

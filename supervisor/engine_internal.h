@@ -23,11 +23,11 @@
 
 /* Between the soft deadline (SIGUSR1: TimeoutError inside the code, so what it printed
  * comes back) and SIGKILL. */
-#define ENGINE_SOFT_KILL_GRACE_MS 500
+#define ENGINE_SOFT_KILL_GRACE_MS   500
 /* A process the supervisor resumed outside a call (a new runner warming up, a holder
  * forking or reaping, a runner making the copy that keeps its state) must park again within
  * this, or its chain is taken for hostile. */
-#define ENGINE_STEP_MS            2000
+#define ENGINE_STEP_MS              2000
 /* The CPU time a chain's processes may use in all its steps between two calls: ENGINE_STEP_CPU_MS,
  * and ENGINE_STEP_CPU_GIB_MS more per GiB of --memory, checked every ENGINE_STEP_POLL_MS and at
  * each park and exit. A process parked inside a call's own code returns into that code at each
@@ -36,60 +36,60 @@
  * outside any call's limits and slot. A warm-up or a reap takes 10-20 ms of CPU, a fork ~17 ms
  * per GiB the session holds; on a loaded virtual machine a warm-up's page faults were seen to
  * take 180 ms, hence the margin. */
-#define ENGINE_STEP_CPU_MS        1000
-#define ENGINE_STEP_CPU_GIB_MS    100
-#define ENGINE_STEP_POLL_MS       100
+#define ENGINE_STEP_CPU_MS          1000
+#define ENGINE_STEP_CPU_GIB_MS      100
+#define ENGINE_STEP_POLL_MS         100
 /* How many times (1, 2, 4, ... ms apart: 63 ms in all) a runner parked with threads after its
  * result is asked its thread count again before its one-thread copy is made. */
-#define ENGINE_SETTLE_TRIES       6
+#define ENGINE_SETTLE_TRIES         6
 /* A fresh worker must be sandboxed and parked within this after the spawn request. */
-#define ENGINE_BOOT_MS            10000
+#define ENGINE_BOOT_MS              10000
 /* Runners that failed to come up in a row before a session stops preparing them. */
-#define ENGINE_PREP_FAILURES_MAX  3
+#define ENGINE_PREP_FAILURES_MAX    3
 /* Zygote restarts: the first after 2 s, doubling up to 30 s while start-up keeps failing. */
-#define ENGINE_ZYGOTE_RETRY_MS    1000
-#define ENGINE_ZYGOTE_RETRY_MAX   30000
+#define ENGINE_ZYGOTE_RETRY_MS      1000
+#define ENGINE_ZYGOTE_RETRY_MAX     30000
 /* pids.max of a chain's cgroup: its processes and their threads. */
-#define ENGINE_CGROUP_PIDS        64
+#define ENGINE_CGROUP_PIDS          64
 /* oom_score_adj of a process running a call: the OOM killer takes it before the state. */
-#define ENGINE_RUNNER_OOM_ADJ     "1000"
+#define ENGINE_RUNNER_OOM_ADJ       "1000"
 /* Bytes read from one chain's channel per event-loop turn. */
-#define ENGINE_READ_PER_TURN      65536
+#define ENGINE_READ_PER_TURN        65536
 /* Child statuses taken in one turn of the loop: threads that fault without end each stop
  * for the tracer at every fault, and an unbounded drain kept the loop from everything else. */
-#define ENGINE_WAITS_PER_TURN     64
+#define ENGINE_WAITS_PER_TURN       64
 /* Bytes read at most when a process parks or exits, to judge what it wrote first: a whole
  * frame of the largest size and a socket buffer's worth. */
-#define ENGINE_READ_DRAIN         (IPC_FRAME_MAX + (1u << 20))
+#define ENGINE_READ_DRAIN           (IPC_FRAME_MAX + (1u << 20))
 /* Bytes of images all sessions keep for show_figures; beyond it the least recently used
  * sessions' go first. */
-#define ENGINE_IMAGES_KEPT_MAX    (32u << 20)
+#define ENGINE_IMAGES_KEPT_MAX      (32u << 20)
 /* What a runner may ask for during one call (broker.c): requests, and bytes served. */
-#define ENGINE_REQUESTS_PER_CALL  IPC_REQUESTS_PER_CALL
-#define ENGINE_SERVED_PER_CALL    (256u << 20)
+#define ENGINE_REQUESTS_PER_CALL    IPC_REQUESTS_PER_CALL
+#define ENGINE_SERVED_PER_CALL      (256u << 20)
 /* The largest module source served. */
-#define ENGINE_MODULE_MAX         (4u << 20)
+#define ENGINE_MODULE_MAX           (4u << 20)
 /* The workspace (broker.c): the largest file a call may open to read, the files a call may
  * write, their bytes in all, the fds a call may be given, the entries of one listing. */
-#define ENGINE_WS_READ_MAX        IPC_WS_READ_MAX
-#define ENGINE_WS_FILES_PER_CALL  IPC_WS_FILES_PER_CALL
-#define ENGINE_WS_DIRS_PER_CALL   IPC_WS_DIRS_PER_CALL
+#define ENGINE_WS_READ_MAX          IPC_WS_READ_MAX
+#define ENGINE_WS_FILES_PER_CALL    IPC_WS_FILES_PER_CALL
+#define ENGINE_WS_DIRS_PER_CALL     IPC_WS_DIRS_PER_CALL
 #define ENGINE_WS_REMOVALS_PER_CALL IPC_WS_REMOVALS_PER_CALL
 /* Directories of failed calls that wait for other calls to end before they go. */
-#define ENGINE_WS_ORPHANS_MAX     4096
-#define ENGINE_WS_BYTES_PER_CALL  IPC_WS_BYTES_PER_CALL
-#define ENGINE_WS_FDS_PER_CALL    IPC_WS_FDS_PER_CALL
-#define ENGINE_WS_LIST_MAX        IPC_WS_LIST_MAX
+#define ENGINE_WS_ORPHANS_MAX       4096
+#define ENGINE_WS_BYTES_PER_CALL    IPC_WS_BYTES_PER_CALL
+#define ENGINE_WS_FDS_PER_CALL      IPC_WS_FDS_PER_CALL
+#define ENGINE_WS_LIST_MAX          IPC_WS_LIST_MAX
 /* While a call writes files, their size is checked this often: a call that writes more than
  * its quota is stopped (each file is bounded by RLIMIT_FSIZE, all of them by this check). */
-#define ENGINE_WS_CHECK_MS        100
+#define ENGINE_WS_CHECK_MS          100
 /* File descriptors the supervisor keeps free for what it opens only for a moment (a /proc
  * file, a broker request's files, a zygote restart's socket pair): nothing it keeps (a
  * chain, a workspace write in progress) may take these. */
-#define ENGINE_FD_RESERVE         4
+#define ENGINE_FD_RESERVE           4
 /* After the zygote could not fork a worker, ready workers are not made again for this long
  * (calls still try at once); doubling up to ENGINE_ZYGOTE_RETRY_MAX. */
-#define ENGINE_SPAWN_RETRY_MS     1000
+#define ENGINE_SPAWN_RETRY_MS       1000
 
 /* ---- Processes and chains ------------------------------------------------------------ */
 

@@ -503,32 +503,31 @@ Test(data, contours_fonts_pretty_printing_and_date_parsing)
 Test(data, a_summator_name_made_of_lying_types_changes_nothing_in_mpmath)
 {
 	start_data(NULL);
-	e2e_expect_result(
-	    "import mpmath\n"
-	    "mp = mpmath.mp\n"
-	    "ran = []\n"
-	    "class S(str):\n"
-	    "    def __eq__(self, o):\n"
-	    "        ran.append(1)\n"
-	    "        return o == 'Z'\n"
-	    "    def __hash__(self): return 7\n"
-	    "code = ('Z(*a, **k): pass\\nglobal exec_\\ndef exec_(s, g, n):\\n'\n"
-	    "        '    n[s[4:s.index(\"(\")]] = lambda *a, **k: g\\ndef f')\n"
-	    "try:\n"
-	    "    mp.hypsum(1, 0, (S(code),), [1], mpmath.mpf(0.5))\n"
-	    "except Exception:\n"
-	    "    pass\n"
-	    "try:\n"
-	    "    mp.hypsum(2, 0, ('Z', 'Z'), [1, 1], mpmath.mpf(0.5))\n"
-	    "except Exception:\n"
-	    "    pass\n"
-	    "h = mp.hyp_summators[(2, 0, ('Z', 'Z'), 'R')]\n"
-	    "try:\n"
-	    "    got = type(h()).__name__\n"
-	    "except TypeError:\n"
-	    "    got = 'a summator'\n"
-	    "[len(ran) > 0, got, str(mpmath.hyp2f1(1, 2, 3, 0.5))]",
-	    "[true,\"a summator\",\"1.54517744447956\"]");
+	e2e_expect_result("import mpmath\n"
+	                  "mp = mpmath.mp\n"
+	                  "ran = []\n"
+	                  "class S(str):\n"
+	                  "    def __eq__(self, o):\n"
+	                  "        ran.append(1)\n"
+	                  "        return o == 'Z'\n"
+	                  "    def __hash__(self): return 7\n"
+	                  "code = ('Z(*a, **k): pass\\nglobal exec_\\ndef exec_(s, g, n):\\n'\n"
+	                  "        '    n[s[4:s.index(\"(\")]] = lambda *a, **k: g\\ndef f')\n"
+	                  "try:\n"
+	                  "    mp.hypsum(1, 0, (S(code),), [1], mpmath.mpf(0.5))\n"
+	                  "except Exception:\n"
+	                  "    pass\n"
+	                  "try:\n"
+	                  "    mp.hypsum(2, 0, ('Z', 'Z'), [1, 1], mpmath.mpf(0.5))\n"
+	                  "except Exception:\n"
+	                  "    pass\n"
+	                  "h = mp.hyp_summators[(2, 0, ('Z', 'Z'), 'R')]\n"
+	                  "try:\n"
+	                  "    got = type(h()).__name__\n"
+	                  "except TypeError:\n"
+	                  "    got = 'a summator'\n"
+	                  "[len(ran) > 0, got, str(mpmath.hyp2f1(1, 2, 3, 0.5))]",
+	                  "[true,\"a summator\",\"1.54517744447956\"]");
 	e2e_stop();
 }
 

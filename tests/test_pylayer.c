@@ -432,12 +432,13 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 {
 	e2e_start(NULL);
 	/* gc: its collections only, nothing that hands out objects. */
-	e2e_expect_result("import gc\n"
-	                  "x = [[i] for i in range(100)]\n"
-	                  "del x\n"
-	                  "[gc.collect() >= 0, gc.isenabled(), [hasattr(gc, n) for n in ('get_objects',"
-	                  " 'get_referrers', 'get_referents', 'garbage', 'callbacks', 'set_debug')]]",
-	                  "[true,true,[false,false,false,false,false,false]]");
+	e2e_expect_result(
+	    "import gc\n"
+	    "x = [[i] for i in range(100)]\n"
+	    "del x\n"
+	    "[gc.collect() >= 0, gc.isenabled(), [hasattr(gc, n) for n in ('get_objects',"
+	    " 'get_referrers', 'get_referents', 'garbage', 'callbacks', 'set_debug')]]",
+	    "[true,true,[false,false,false,false,false,false]]");
 	/* literal_eval, configuration formats, codecs, hmac; compile stays out of reach. */
 	e2e_expect_result(
 	    "import ast, hmac, hashlib, tomllib, configparser, codecs\n"
@@ -451,8 +452,10 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 	    "[ast.literal_eval(\"[1, (2, 'a'), {'k': None}]\"),\n"
 	    " tomllib.loads('a = 1\\n[b]\\nc = \"d\"'), cp['db']['host'], codecs.encode('abc', "
 	    "'rot13'),\n"
-	    " hmac.new(b'k', b'm', hashlib.sha256).hexdigest()[:8], ast.unparse(ast.parse('a+b')),\n"
-	    " attempt(lambda: ast.literal_eval('__import__(\"os\")')), 'compile' in dir(__builtins__)"
+	    " hmac.new(b'k', b'm', hashlib.sha256).hexdigest()[:8], "
+	    "ast.unparse(ast.parse('a+b')),\n"
+	    " attempt(lambda: ast.literal_eval('__import__(\"os\")')), 'compile' in "
+	    "dir(__builtins__)"
 	    "]",
 	    "[[1,[2,\"a\"],{\"k\":null}],{\"a\":1,\"b\":{\"c\":\"d\"}},\"h\","
 	    "\"nop\",\"b60090e3\",\"a + b\",\"ValueError\",false]");
@@ -481,7 +484,8 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 	    "ts = graphlib.TopologicalSorter({'b': {'a'}, 'c': {'b'}})\n"
 	    "zoneinfo.reset_tzpath(['/etc'])\n"
 	    "[str(ny), 'Europe/Paris' in zones and 'UTC' in zones and len(zones) > 300,\n"
-	    " str(datetime(2024, 1, 1, tzinfo=zoneinfo.ZoneInfo.no_cache('Asia/Tokyo')).utcoffset()),\n"
+	    " str(datetime(2024, 1, 1, "
+	    "tzinfo=zoneinfo.ZoneInfo.no_cache('Asia/Tokyo')).utcoffset()),\n"
 	    " u1.version, u4.version, uuid.getnode() == uuid.getnode(), str(uuid.uuid5(uuid."
 	    "NAMESPACE_DNS, 'example.org')),\n"
 	    " rows, packed, [(e.get('n'), e.text) for e in root], html.escape('<a&b>'),\n"
@@ -491,8 +495,10 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 	    " attempt(lambda: zipfile.ZipFile('/etc/x.zip')), attempt(lambda: gzip.open('/etc/"
 	    "passwd'))]",
 	    "[\"2024-07-01 06:00:00-04:00\",true,\"9:00:00\",1,4,true,"
-	    "\"aad03681-8b63-5304-89e0-8ca8f49461b5\",[[\"x\",\"y\"],[\"1\",\"2\"]],[true,true,true],"
-	    "[[\"1\",\"x\"],[\"2\",\"y\"]],\"&lt;a&amp;b&gt;\",\"q=1\",\"a%20b%26c\",[\"a\",\"b c\"],16,"
+	    "\"aad03681-8b63-5304-89e0-8ca8f49461b5\",[[\"x\",\"y\"],[\"1\",\"2\"]],[true,true,"
+	    "true],"
+	    "[[\"1\",\"x\"],[\"2\",\"y\"]],\"&lt;a&amp;b&gt;\",\"q=1\",\"a%20b%26c\",[\"a\",\"b "
+	    "c\"],16,"
 	    "[0.0,1.0,1],[\"a\",\"b\",\"c\"],\"ZoneInfoNotFoundError\",\"PermissionError\","
 	    "\"PermissionError\"]");
 	e2e_stop();

@@ -279,11 +279,12 @@ Test(ws_read, listings_count_against_what_a_call_is_served)
 	           "except OSError as e:\n"
 	           "    err = e.errno\n"
 	           "[n, err]");
-	n = json_object_get_int64(json_object_array_get_idx(e2e_member(mcpc_structured(r), "result"), 0));
+	n = json_object_get_int64(
+	    json_object_array_get_idx(e2e_member(mcpc_structured(r), "result"), 0));
 	/* 20000 names of 48 bytes and a type byte: about 1 MiB a listing. */
 	cr_assert(n >= 200 && n <= 300, "%s", mcpc_json(r));
-	cr_assert_eq(json_object_get_int(json_object_array_get_idx(
-	                 e2e_member(mcpc_structured(r), "result"), 1)),
+	cr_assert_eq(json_object_get_int(
+	                 json_object_array_get_idx(e2e_member(mcpc_structured(r), "result"), 1)),
 	             122, "%s", mcpc_json(r));
 	ok_result("import os\nlen(os.listdir('big'))", "20000");
 	e2e_stop();
@@ -839,46 +840,47 @@ Test(ws_write, files_are_removed_and_renamed)
 	put_file(in_ws("full/f1"), "1");
 	put_file(in_ws("full/f2"), "2");
 	cr_assert_eq(stat(in_ws("a.txt"), &was), 0);
-	r = ok_result("import os, pathlib\n" TRY_EACH "os.remove('data.csv')\n"
-	              "os.rename('nums.txt', 'sub/n.txt')\n"
-	              "os.replace('a.txt', 'b.txt')\n"
-	              "with open('out.tmp', 'w') as f:\n"
-	              "    f.write('written')\n"
-	              "os.replace('out.tmp', 'out.csv')\n"
-	              "p = pathlib.Path('gone.txt')\n"
-	              "p.write_text('x')\n"
-	              "p.unlink()\n"
-	              "pathlib.Path('sub/n.txt').rename('sub/m.txt')\n"
-	              "os.rename('log.txt', 'log2.txt')\n"
-	              "with open('log2.txt', 'a') as f:\n"
-	              "    f.write('two\\n')\n"
-	              "os.mkdir('made')\n"
-	              "os.rmdir('made')\n"
-	              "pathlib.Path('empty').rmdir()\n"
-	              "for f in os.listdir('full'):\n"
-	              "    os.remove('full/' + f)\n"
-	              "os.rmdir('full')\n"
-	              "[sorted(os.listdir('.')), sorted(os.listdir('sub')),\n"
-	              " open('b.txt').read(), open('sub/m.txt').read(), open('out.csv').read(),\n"
-	              " open('log2.txt').read(), os.path.exists('data.csv'), os.path.isdir('full'),\n"
-	              " attempt(os.remove, 'data.csv'), attempt(open, 'a.txt'),\n"
-	              " attempt(os.stat, 'nums.txt'), attempt(os.listdir, 'empty'),\n"
-	              " attempt(os.remove, 'sub'), attempt(os.rename, 'sub', 'sub2'),\n"
-	              " attempt(os.rmdir, 'sub'), attempt(os.rename, 'b.txt', 'sub'),\n"
-	              " attempt(os.remove, 'ro.txt'), attempt(os.replace, 'b.txt', 'ro.txt'),\n"
-	              " attempt(os.remove, '../secret.txt'), attempt(os.unlink, '/etc/passwd'),\n"
-	              " attempt(os.rename, 'b.txt', '../b.txt'), attempt(os.rmdir, '.'),\n"
-	              " attempt(open, 'full/new.txt', 'w')]",
-	              "[[\"b.txt\",\"log2.txt\",\"out.csv\",\"ro.txt\",\"sub\"],[\"m.txt\",\"x.json\"],"
-	              "\"A\",\"1 2\\n3 4\\n\",\"written\",\"one\\ntwo\\n\",false,false,"
-	              "[\"FileNotFoundError\",2,false],[\"FileNotFoundError\",2,false],"
-	              "[\"FileNotFoundError\",2,false],[\"FileNotFoundError\",2,false],"
-	              "[\"IsADirectoryError\",21,false],[\"OSError\",18,false],"
-	              "[\"OSError\",39,false],[\"IsADirectoryError\",21,false],"
-	              "[\"PermissionError\",1,false],[\"PermissionError\",1,false],"
-	              "[\"PermissionError\",13,true],[\"PermissionError\",13,true],"
-	              "[\"PermissionError\",13,true],[\"OSError\",22,false],"
-	              "[\"FileNotFoundError\",2,false]]");
+	r = ok_result(
+	    "import os, pathlib\n" TRY_EACH "os.remove('data.csv')\n"
+	    "os.rename('nums.txt', 'sub/n.txt')\n"
+	    "os.replace('a.txt', 'b.txt')\n"
+	    "with open('out.tmp', 'w') as f:\n"
+	    "    f.write('written')\n"
+	    "os.replace('out.tmp', 'out.csv')\n"
+	    "p = pathlib.Path('gone.txt')\n"
+	    "p.write_text('x')\n"
+	    "p.unlink()\n"
+	    "pathlib.Path('sub/n.txt').rename('sub/m.txt')\n"
+	    "os.rename('log.txt', 'log2.txt')\n"
+	    "with open('log2.txt', 'a') as f:\n"
+	    "    f.write('two\\n')\n"
+	    "os.mkdir('made')\n"
+	    "os.rmdir('made')\n"
+	    "pathlib.Path('empty').rmdir()\n"
+	    "for f in os.listdir('full'):\n"
+	    "    os.remove('full/' + f)\n"
+	    "os.rmdir('full')\n"
+	    "[sorted(os.listdir('.')), sorted(os.listdir('sub')),\n"
+	    " open('b.txt').read(), open('sub/m.txt').read(), open('out.csv').read(),\n"
+	    " open('log2.txt').read(), os.path.exists('data.csv'), os.path.isdir('full'),\n"
+	    " attempt(os.remove, 'data.csv'), attempt(open, 'a.txt'),\n"
+	    " attempt(os.stat, 'nums.txt'), attempt(os.listdir, 'empty'),\n"
+	    " attempt(os.remove, 'sub'), attempt(os.rename, 'sub', 'sub2'),\n"
+	    " attempt(os.rmdir, 'sub'), attempt(os.rename, 'b.txt', 'sub'),\n"
+	    " attempt(os.remove, 'ro.txt'), attempt(os.replace, 'b.txt', 'ro.txt'),\n"
+	    " attempt(os.remove, '../secret.txt'), attempt(os.unlink, '/etc/passwd'),\n"
+	    " attempt(os.rename, 'b.txt', '../b.txt'), attempt(os.rmdir, '.'),\n"
+	    " attempt(open, 'full/new.txt', 'w')]",
+	    "[[\"b.txt\",\"log2.txt\",\"out.csv\",\"ro.txt\",\"sub\"],[\"m.txt\",\"x.json\"],"
+	    "\"A\",\"1 2\\n3 4\\n\",\"written\",\"one\\ntwo\\n\",false,false,"
+	    "[\"FileNotFoundError\",2,false],[\"FileNotFoundError\",2,false],"
+	    "[\"FileNotFoundError\",2,false],[\"FileNotFoundError\",2,false],"
+	    "[\"IsADirectoryError\",21,false],[\"OSError\",18,false],"
+	    "[\"OSError\",39,false],[\"IsADirectoryError\",21,false],"
+	    "[\"PermissionError\",1,false],[\"PermissionError\",1,false],"
+	    "[\"PermissionError\",13,true],[\"PermissionError\",13,true],"
+	    "[\"PermissionError\",13,true],[\"OSError\",22,false],"
+	    "[\"FileNotFoundError\",2,false]]");
 	/* The answer names what the call wrote, renamed files by their new names. */
 	for (size_t i = 0; i < 4; i++) {
 		static const char *const written[] = {"\"out.csv\"", "\"log2.txt\"", "\"b.txt\"",
@@ -987,7 +989,8 @@ Test(ws_write, a_failed_call_changes_no_name)
 		r = e2e_expect_status(code, NULL, cases[i].status);
 		cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")), "[]", "%s",
 		                 mcpc_json(r));
-		cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n", "%s", cases[i].status);
+		cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n", "%s",
+		                 cases[i].status);
 		cr_assert_str_eq(slurp(in_ws("nums.txt")), "1 2\n3 4\n");
 		cr_assert_str_eq(slurp(in_ws("a.txt")), "A");
 		cr_assert_str_eq(slurp(in_ws("b.txt")), "B");
@@ -1007,9 +1010,10 @@ Test(ws_write, a_failed_call_changes_no_name)
 	                       "    pass",
 	                       "{\"session\":\"new\"}");
 	usleep(600000);
-	ok_result("import os\n[open('a.txt').read(), open('b.txt').read(), os.path.exists('c.txt'), "
-	          "os.path.isdir('empty')]",
-	          "[\"A\",\"B\",false,true]");
+	ok_result(
+	    "import os\n[open('a.txt').read(), open('b.txt').read(), os.path.exists('c.txt'), "
+	    "os.path.isdir('empty')]",
+	    "[\"A\",\"B\",false,true]");
 	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
 	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
 	cr_assert_str_eq(slurp(in_ws("a.txt")), "A");
@@ -1914,22 +1918,23 @@ Test(ws_native, removals_and_renames_stay_beneath_the_workspace)
 	start(ARGS(NATIVE_ARGS, "--workspace-write"));
 	cr_assert_eq(symlink(e2e_fmt("%s/secret.txt", outside), in_ws("link.txt")), 0);
 	cr_assert_eq(symlink(outside, in_ws("linkdir")), 0);
-	r = e2e_ok(e2e_fmt("%s"
-	                   "out = b'%s'\n"
-	                   "def mv(a, b):\n"
-	                   "    return req(8, a + b'\\0' + b)\n"
-	                   "[req(7, w(0) + b'../secret.txt'), req(7, w(0) + out + b'/secret.txt'),\n"
-	                   " req(7, w(0) + b'.safepy-tmp-1'), req(7, w(0) + b'linkdir/secret.txt'),\n"
-	                   " req(7, w(0) + b'link.txt'), req(7, w(2) + b'data.csv'),\n"
-	                   " req(7, w(0) + b'sub'), req(7, w(1) + b'data.csv'), req(7, w(1) + b'.'),\n"
-	                   " req(7, w(0) + b'/proc/self/environ'), req(7, w(0)),\n"
-	                   " mv(b'data.csv', b'../x.csv'), mv(b'../secret.txt', b'x.txt'),\n"
-	                   " mv(b'data.csv', b'.safepy-tmp-x'), mv(b'data.csv', b'sub/\\0x'),\n"
-	                   " mv(b'sub', b'sub2'), mv(b'nums.txt', b'linkdir/n.txt'),\n"
-	                   " mv(b'link.txt', b'l2.txt'), mv(b'nums.txt', b'link.txt'),\n"
-	                   " mv(b'data.csv', out + b'/d.csv'), mv(b'', b'x'),\n"
-	                   " mv(b'nums.txt', b'n2.txt'), req(7, w(0) + b'data.csv')]",
-	                   wire, outside));
+	r = e2e_ok(
+	    e2e_fmt("%s"
+	            "out = b'%s'\n"
+	            "def mv(a, b):\n"
+	            "    return req(8, a + b'\\0' + b)\n"
+	            "[req(7, w(0) + b'../secret.txt'), req(7, w(0) + out + b'/secret.txt'),\n"
+	            " req(7, w(0) + b'.safepy-tmp-1'), req(7, w(0) + b'linkdir/secret.txt'),\n"
+	            " req(7, w(0) + b'link.txt'), req(7, w(2) + b'data.csv'),\n"
+	            " req(7, w(0) + b'sub'), req(7, w(1) + b'data.csv'), req(7, w(1) + b'.'),\n"
+	            " req(7, w(0) + b'/proc/self/environ'), req(7, w(0)),\n"
+	            " mv(b'data.csv', b'../x.csv'), mv(b'../secret.txt', b'x.txt'),\n"
+	            " mv(b'data.csv', b'.safepy-tmp-x'), mv(b'data.csv', b'sub/\\0x'),\n"
+	            " mv(b'sub', b'sub2'), mv(b'nums.txt', b'linkdir/n.txt'),\n"
+	            " mv(b'link.txt', b'l2.txt'), mv(b'nums.txt', b'link.txt'),\n"
+	            " mv(b'data.csv', out + b'/d.csv'), mv(b'', b'x'),\n"
+	            " mv(b'nums.txt', b'n2.txt'), req(7, w(0) + b'data.csv')]",
+	            wire, outside));
 	/* EACCES: outside, hidden, links; EINVAL: flags, NUL, "."; EISDIR; ENOTDIR; EXDEV: a
 	 * directory renamed; ENOENT: empty. */
 	e2e_assert_result(r, "removals and renames",

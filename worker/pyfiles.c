@@ -37,8 +37,8 @@ static int closed_at_end;
 
 /* The original functions, for what the workspace does not answer (an fd of its own, dir_fd). */
 static PyObject *orig_open, *orig_os_open, *orig_stat, *orig_lstat, *orig_fstat, *orig_listdir,
-    *orig_scandir, *orig_access, *orig_mkdir, *orig_remove, *orig_unlink, *orig_rmdir,
-    *orig_rename, *orig_replace;
+    *orig_scandir, *orig_access, *orig_mkdir, *orig_remove, *orig_unlink, *orig_rmdir, *orig_rename,
+    *orig_replace;
 static PyObject *stat_result; /* os.stat_result */
 static PyObject *dir_entry;   /* DirEntry and ScandirIterator (below) */
 static PyObject *scandir_iterator;
@@ -970,8 +970,8 @@ static PyObject *ws_rename_common(const char *fn, PyObject *orig, PyObject *cons
 	src = path_take(a[0], NULL);
 	dst = src ? path_take(a[1], NULL) : NULL;
 	if (dst) {
-		both = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(src) + 1 +
-		                                           PyBytes_GET_SIZE(dst));
+		both = PyBytes_FromStringAndSize(NULL,
+		                                 PyBytes_GET_SIZE(src) + 1 + PyBytes_GET_SIZE(dst));
 		if (both) {
 			char *p = PyBytes_AS_STRING(both);
 			memcpy(p, PyBytes_AS_STRING(src), (size_t)PyBytes_GET_SIZE(src));
@@ -995,8 +995,7 @@ static PyObject *ws_rename_common(const char *fn, PyObject *orig, PyObject *cons
 		    PyExc_OSError, "isOiO", EXDEV,
 		    "Invalid cross-device link: directories, and files from one file system to "
 		    "another, are not renamed in the workspace",
-		    a[0],
-		    0, a[1]);
+		    a[0], 0, a[1]);
 		if (e) {
 			PyErr_SetObject((PyObject *)Py_TYPE(e), e);
 			Py_DECREF(e);

@@ -121,9 +121,10 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 static int fill_gc(PyObject *proxy, PyObject *gc)
 {
 	static const char *const keep[] = {
-	    "collect",   "enable",   "disable",          "isenabled",   "get_count",
-	    "get_stats", "freeze",   "unfreeze",         "get_freeze_count", "is_tracked",
-	    "is_finalized", "get_threshold", "set_threshold", NULL,
+	    "collect",          "enable",     "disable",      "isenabled",
+	    "get_count",        "get_stats",  "freeze",       "unfreeze",
+	    "get_freeze_count", "is_tracked", "is_finalized", "get_threshold",
+	    "set_threshold",    NULL,
 	};
 
 	return copy_names(proxy, gc, keep);
@@ -135,12 +136,12 @@ static int fill_gc(PyObject *proxy, PyObject *gc)
 static int fill_os(PyObject *proxy, PyObject *os)
 {
 	static const char *const keep[] = {
-	    "getcwd",  "getcwdb", "listdir",    "scandir",  "walk",     "stat",     "lstat",
-	    "fstat",   "access",  "fspath",     "fsencode", "fsdecode", "PathLike", "stat_result",
-	    "sep",     "altsep",  "extsep",     "pathsep",  "linesep",  "curdir",   "pardir",
-	    "defpath", "devnull", "name",       "error",    "strerror", "F_OK",     "R_OK",
-	    "W_OK",    "X_OK",    "SEEK_SET",   "SEEK_CUR", "SEEK_END", "environ",  "getenv",
-	    "getpid",  "urandom", "makedirs",   "mkdir",    "remove",   "unlink",   "rename",
+	    "getcwd",  "getcwdb", "listdir",    "scandir",  "walk",      "stat",     "lstat",
+	    "fstat",   "access",  "fspath",     "fsencode", "fsdecode",  "PathLike", "stat_result",
+	    "sep",     "altsep",  "extsep",     "pathsep",  "linesep",   "curdir",   "pardir",
+	    "defpath", "devnull", "name",       "error",    "strerror",  "F_OK",     "R_OK",
+	    "W_OK",    "X_OK",    "SEEK_SET",   "SEEK_CUR", "SEEK_END",  "environ",  "getenv",
+	    "getpid",  "urandom", "makedirs",   "mkdir",    "remove",    "unlink",   "rename",
 	    "replace", "rmdir",   "removedirs", "renames",  "cpu_count", NULL,
 	};
 
