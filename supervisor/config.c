@@ -22,11 +22,10 @@ static const char *const seed_imports[] = {
 
 /* The default adds the four it promised and pure-computation modules, sys as a curated view
  * (stdout, stderr, version facts), traceback as the worker's own formatting, logging
- * without its submodules (pyproxy.c), sqlite3 with its databases in memory (pylayer.c),
- * gc as its collections only (pyproxy.c),
- * in-memory streams (io without its file-opening parts: pyproxy.c) and the formats and
- * compressors that work on them, zoneinfo with its database read in the zygote and uuid with
- * a random node (pydata.py). */
+ * without its submodules (pyproxy.c), sqlite3 with its databases in memory (pylayer.c), gc
+ * as its collections only (pyproxy.c), in-memory streams (io without its file-opening parts:
+ * pyproxy.c) and the formats and compressors that work on them, zoneinfo with its database
+ * read in the zygote and uuid with a random node (pydata.py). */
 static const char *const default_extra[] = {
     "json",         "string",      "functools", "operator",     "fractions",
     "decimal",      "heapq",       "bisect",    "cmath",        "numbers",
