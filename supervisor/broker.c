@@ -996,6 +996,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	}
 	f.rel = strdup(rel);
 	f.exclusive = mode == IPC_OPEN_CREATE;
+	f.id = ++c->write_ids;
 	rc = -ENOMEM;
 	if (!f.rel)
 		goto fail;
@@ -1505,25 +1506,48 @@ static void removal_free(struct ws_removal *r)
 {
 	if (r->dirfd >= 0)
 		close(r->dirfd);
+	if (r->objfd >= 0)
+		close(r->objfd);
 	free(r->name);
 	memset(r, 0, sizeof(*r));
-	r->dirfd = -1;
+	r->dirfd = r->objfd = -1;
+}
+
+/* Does the name still hold what the call removes? */
+static int removal_holds(const struct ws_removal *r)
+{
+	struct stat st;
+
+	return fstatat(r->dirfd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == r->dev &&
+	       st.st_ino == r->ino;
 }
 
 /* Record the removal of name in dirfd, the object st describes. */
-static int removal_add(struct chain *c, int dirfd, const char *name, const struct stat *st)
+static int removal_add(struct chain *c, int dirfd, const char *name, const struct stat *st,
+                       unsigned int rename)
 {
-	struct ws_removal r = {.dir = S_ISDIR(st->st_mode), .dev = st->st_dev, .ino = st->st_ino},
-	                  *grown;
+	struct ws_removal r = {.dir = S_ISDIR(st->st_mode), .objfd = -1, .rename = rename}, *grown;
+	struct stat now;
 
 	if (c->n_removals >= ENGINE_WS_REMOVALS_PER_CALL)
 		return -EDQUOT;
-	if (engine_fd_room(c->e) < 1)
+	if (engine_fd_room(c->e) < 2)
 		return -EMFILE;
 	r.dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	/* The object itself, held: its inode number is no other file's until the call ends, so
+	 * the commit removes the name only if it still holds this very file. */
+	r.objfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (r.objfd >= 0 &&
+	    (fstat(r.objfd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)) {
+		removal_free(&r);
+		return -EBUSY; /* replaced meanwhile */
+	}
+	r.dev = st->st_dev;
+	r.ino = st->st_ino;
 	r.name = strdup(name);
-	grown = r.dirfd >= 0 && r.name ? realloc(c->removals, (c->n_removals + 1) * sizeof(*grown))
-	                               : NULL;
+	grown = r.dirfd >= 0 && r.objfd >= 0 && r.name
+	            ? realloc(c->removals, (c->n_removals + 1) * sizeof(*grown))
+	            : NULL;
 	if (!grown) {
 		removal_free(&r);
 		return -ENOMEM;
@@ -1553,7 +1577,7 @@ static int remove_file(struct chain *c, int pfd, const char *name)
 	if (!removal_in(c, pfd, name) && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if ((rc = ws_replaceable(&c->e->ws, pfd, name, &st)) < 0)
 			return rc;
-		if ((rc = removal_add(c, pfd, name, &st)) < 0)
+		if ((rc = removal_add(c, pfd, name, &st, 0)) < 0)
 			return rc;
 	} else if (!w) {
 		return -ENOENT;
@@ -1612,7 +1636,7 @@ static int remove_dir(struct chain *c, int pfd, const char *name)
 		c->n_dirs--;
 		return 0;
 	}
-	return removal_add(c, pfd, name, &st);
+	return removal_add(c, pfd, name, &st, 0);
 }
 
 static int request_remove(struct chain *c, uint32_t id, const char *data, size_t len)
@@ -1683,7 +1707,7 @@ static int pending_move(struct chain *c, struct ws_file *w, int dp, const char *
 static int pending_link(struct chain *c, int sp, const char *sname, const struct stat *sst, int dp,
                         const char *dname, const char *drel, int replacing)
 {
-	struct ws_file f = {.dirfd = -1, .linked = 1}, *grown;
+	struct ws_file f = {.dirfd = -1, .linked = 1, .from_disk = 1}, *grown;
 	int rc;
 
 	/* One that replaces a pending file of the call's takes its place in the count. */
@@ -1714,9 +1738,10 @@ static int pending_link(struct chain *c, int sp, const char *sname, const struct
 		write_free(&f, 0);
 		return -ENOMEM;
 	}
+	f.id = ++c->write_ids;
 	c->writes = grown;
 	c->writes[c->n_writes++] = f;
-	if ((rc = removal_add(c, sp, sname, sst)) < 0) {
+	if ((rc = removal_add(c, sp, sname, sst, f.id)) < 0) {
 		pending_drop(c, &c->writes[c->n_writes - 1]);
 		return rc;
 	}
@@ -1731,15 +1756,20 @@ static int rename_file(struct chain *c, int sp, const char *sname, int dp, const
 {
 	const struct workspace *ws = &c->e->ws;
 	struct ws_file *sw = pending_in(c, sp, sname), *dw = pending_in(c, dp, dname);
-	struct stat sst, dst;
+	struct stat sst, dst, tst;
 	int s_disk =
 	    !removal_in(c, sp, sname) && fstatat(sp, sname, &sst, AT_SYMLINK_NOFOLLOW) == 0;
 	int d_disk =
 	    !removal_in(c, dp, dname) && fstatat(dp, dname, &dst, AT_SYMLINK_NOFOLLOW) == 0;
 	int rc;
 
-	if (!s_disk && !sw)
+	if ((!s_disk && !sw) || dir_gone(c, dp))
 		return -ENOENT;
+	/* Two names of one file, the first the call's rename of it: nothing to do either. */
+	if (sw && sw->linked && d_disk && !dw &&
+	    fstatat(sw->dirfd, sw->tmp, &tst, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    tst.st_dev == dst.st_dev && tst.st_ino == dst.st_ino)
+		return 0;
 	if (s_disk && S_ISDIR(sst.st_mode) && !sw)
 		return -EXDEV; /* shutil.move copies then */
 	if (s_disk && (rc = ws_replaceable(ws, sp, sname, &sst)) < 0)
@@ -1751,7 +1781,7 @@ static int rename_file(struct chain *c, int sp, const char *sname, int dp, const
 		return 0;
 	if (sw) {
 		/* The old name on disk goes too: it no longer holds a file. */
-		if (s_disk && (rc = removal_add(c, sp, sname, &sst)) < 0)
+		if (s_disk && (rc = removal_add(c, sp, sname, &sst, sw->id)) < 0)
 			return rc;
 		if ((rc = pending_move(c, sw, dp, dname, drel)) < 0) {
 			if (s_disk)
@@ -1819,12 +1849,11 @@ static void removals_end(struct chain *c, struct run_outcome *o)
 	for (int dirs = 0; o && dirs < 2; dirs++) {
 		for (size_t i = 0; i < c->n_removals; i++) {
 			struct ws_removal *r = &c->removals[i];
-			struct stat st;
 			char note[NAME_MAX + 160];
-			if (r->dir != dirs || pending_in(c, r->dirfd, r->name) ||
-			    fstatat(r->dirfd, r->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    st.st_dev != r->dev || st.st_ino != r->ino)
-				continue; /* gone already, or another file by that name now */
+			if (r->dir != dirs || r->rename == UINT_MAX ||
+			    pending_in(c, r->dirfd, r->name) || !removal_holds(r))
+				continue; /* gone already, another file by that name now, or a rename
+				           * that was not made */
 			if (unlinkat(r->dirfd, r->name, dirs ? AT_REMOVEDIR : 0) == 0)
 				continue;
 			log_msg(LOG_WARN, "workspace: %s not removed: %s", r->name,
@@ -1935,32 +1964,81 @@ static void outcome_note(struct run_outcome *o, const char *line)
 	}
 }
 
+/* The removal that makes way for the write f on commit (the call removed what its name held:
+ * a file, replaced even by an "x" write; a directory, removed first), or NULL. */
+static struct ws_removal *commit_makes_way(struct chain *c, const struct ws_file *f)
+{
+	struct ws_removal *r = removal_in(c, f->dirfd, f->name);
+
+	if (!r || !removal_holds(r))
+		return NULL;
+	if (r->dir && unlinkat(r->dirfd, r->name, AT_REMOVEDIR) < 0)
+		return NULL;
+	return r;
+}
+
+/* Is the old name of the rename of a file on disk whose write is f still the file it renamed? */
+static int rename_source_holds(struct chain *c, const struct ws_file *f)
+{
+	if (!f->from_disk)
+		return 1; /* not a rename of a file on disk: its bytes are the call's */
+	for (size_t i = 0; i < c->n_removals; i++)
+		if (c->removals[i].rename == f->id)
+			return removal_holds(&c->removals[i]);
+	return 1; /* not a rename */
+}
+
+/* Forget the removals that belong to the rename whose write is f: it was not made. */
+static void rename_undone(struct chain *c, const struct ws_file *f)
+{
+	for (size_t i = 0; i < c->n_removals; i++)
+		if (c->removals[i].rename == f->id)
+			c->removals[i].rename = UINT_MAX; /* kept: removals_end skips it */
+}
+
 void broker_writes_commit(struct chain *c, struct run_outcome *o)
 {
 	struct run_file *files = c->n_writes ? calloc(c->n_writes, sizeof(*files)) : NULL;
 	size_t n = 0, budget = MCP_FILES_EMBED_MAX;
 
+	/* A rename whose old name no longer holds its file (another call renamed or removed it
+	 * meanwhile) is not made: neither name changes. Asked of every rename before any file
+	 * moves (the call's own renames change what the names hold). */
+	for (size_t i = 0; i < c->n_writes; i++)
+		c->writes[i].source_gone = !rename_source_holds(c, &c->writes[i]);
 	for (size_t i = 0; i < c->n_writes; i++) {
 		struct ws_file *f = &c->writes[i];
-		struct stat st;
+		struct stat st, at;
 		unsigned int flags = f->exclusive ? RENAME_NOREPLACE : 0;
-		char *text = files ? file_text(f, &budget) : NULL;
-		struct stat at;
+		char *text = NULL;
+		const char *why = NULL;
+		if (f->source_gone) {
+			why = "its file was renamed or removed by another call meanwhile";
+			errno = 0;
+		} else if (commit_makes_way(c, f)) {
+			flags = 0;
+		}
+		if (!why)
+			text = files ? file_text(f, &budget) : NULL;
 		/* A renamed file whose new name holds that very file already (a rename back and
 		 * forth): rename(2) would leave the second name. */
-		if (f->linked && fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		if (!why && f->linked && fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    fstatat(f->dirfd, f->name, &at, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    st.st_dev == at.st_dev && st.st_ino == at.st_ino) {
 			(void)unlinkat(f->dirfd, f->tmp, 0);
-		} else if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		} else if (why || fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		           renameat2(f->dirfd, f->tmp, f->dirfd, f->name, flags) < 0) {
 			char note[PATH_MAX + 128];
-			log_msg(LOG_WARN, "workspace: %s not written: %s", f->rel, strerror(errno));
-			/* The call completed, its other files are written: it says which was not. */
+			if (!why)
+				why = errno == EEXIST ? "a file of that name appeared meanwhile"
+				                      : strerror(errno);
+			log_msg(LOG_WARN, "workspace: %s not written: %s", f->rel, why);
+			/* The call completed, its other files are written: it says which was not,
+			 * and a rename not made removes nothing. */
 			snprintf(note, sizeof(note), "safepy: %s was not written: %s\n", f->rel,
-			         errno == EEXIST ? "a file of that name appeared meanwhile"
-			                         : strerror(errno));
+			         why);
 			outcome_note(o, note);
+			rename_undone(c, f);
 			free(text);
 			continue; /* write_free below removes the hidden file */
 		}

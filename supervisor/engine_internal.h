@@ -223,8 +223,9 @@ struct chain {
 	size_t n_dirs;
 	struct ws_removal *removals; /* names it removes, gone when it commits */
 	size_t n_removals;
-	int writes_refused; /* over the quota, or files left open: none is kept */
-	int reap_sent;      /* REAPING: the holder was told to reap */
+	unsigned int write_ids; /* the last ws_file.id given */
+	int writes_refused;     /* over the quota, or files left open: none is kept */
+	int reap_sent;          /* REAPING: the holder was told to reap */
 	struct timer soft, hard, step;
 	int64_t step_end;   /* a step's deadline (the step timer also fires to check its CPU) */
 	int step_cpu_used;  /* CPU of its finished steps since its last call was dispatched, ms */
@@ -298,6 +299,9 @@ struct ws_file {
 	/* its hidden file is another name of a file on disk (a rename): written through only
 	 * once it is a copy of its own (pending_reopen) */
 	int linked;
+	unsigned int id; /* for the removal of a rename's old name (ws_removal.rename) */
+	int from_disk;   /* a file on disk renamed: placed only if its old name still holds it */
+	int source_gone; /* ... which it did not when the call committed */
 };
 
 /* A directory a call made. It is made at once: it holds nothing of the call's before the call
@@ -316,8 +320,10 @@ struct ws_removal {
 	int dir;
 	int dirfd; /* its directory, O_PATH */
 	char *name;
+	int objfd; /* what it removes, O_PATH: held, so its inode is not another file's meanwhile */
 	dev_t dev;
 	ino_t ino;
+	unsigned int rename; /* the write of a rename it belongs to (ws_file.id), or 0 */
 };
 
 /* Where modules are served from (broker.c): the zygote's report, with a handle on each. */

@@ -949,6 +949,80 @@ Test(ws_write, files_are_removed_and_renamed)
 	e2e_stop();
 }
 
+/* What a commit meets that the call did not expect loses nothing: a rename whose new name a
+ * directory took meanwhile keeps its file under the old name (said on stderr), and one whose
+ * file another call renamed away is not made; a name the call removed and wrote again ("x"
+ * too), or a directory it removed and wrote a file of that name, holds the new file; a
+ * rename onto a second name of the same file changes nothing; a removal whose name another
+ * call removed and then wrote again removes nothing. (A red team lost files each way.) */
+Test(ws_write, commits_keep_what_they_cannot_replace)
+{
+	json_object *r;
+	int64_t slow;
+
+	start(ARGS("--workspace-write", "--timeout", "10"));
+	put_file(in_ws("a.txt"), "A");
+	put_file(in_ws("b.txt"), "B");
+	put_file(in_ws("c.txt"), "C");
+	cr_assert_eq(link(in_ws("c.txt"), in_ws("clink.txt")), 0);
+	cr_assert_eq(mkdir(in_ws("empty"), 0755), 0);
+	cr_assert_eq(mkdir(in_ws("gone"), 0755), 0);
+	/* In one call. */
+	r = ok_result("import os\n" TRY_EACH "os.rmdir('empty')\n"
+	              "os.rename('a.txt', 'empty')\n"
+	              "os.remove('b.txt')\n"
+	              "open('b.txt', 'x').write('new b')\n"
+	              "os.rmdir('gone')\n"
+	              "[attempt(os.rename, 'c.txt', 'gone/c.txt'), attempt(open, 'gone/n', 'w')]",
+	              "[[\"FileNotFoundError\",2,false],[\"FileNotFoundError\",2,false]]");
+	cr_assert_str_eq(slurp(in_ws("empty")), "A");
+	cr_assert_null(slurp(in_ws("a.txt")));
+	cr_assert_str_eq(slurp(in_ws("b.txt")), "new b");
+	cr_assert(!is_dir(in_ws("gone")));
+	ok_result(
+	    "import os\nos.rename('c.txt', 'x.txt')\nos.rename('x.txt', 'clink.txt')\n"
+	    "sorted(os.listdir('.'))",
+	    "[\"b.txt\",\"clink.txt\",\"data.csv\",\"empty\",\"nums.txt\",\"sub\",\"x.txt\"]");
+	cr_assert_null(slurp(in_ws("c.txt")));
+	cr_assert_str_eq(slurp(in_ws("x.txt")), "C");
+	cr_assert_str_eq(slurp(in_ws("clink.txt")), "C");
+	no_hidden_files();
+	/* A rename whose new name another call made a directory meanwhile. */
+	slow =
+	    mcpc_call_async(&e2e_srv, "import os, time\nos.rename('b.txt', 'x')\ntime.sleep(1.5)",
+	                    "{\"session\":\"new\"}");
+	usleep(600000);
+	ok_result("import os\nos.mkdir('x')\n1", "1");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "x was not written"), "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("b.txt")), "new b");
+	cr_assert(is_dir(in_ws("x")));
+	/* A rename whose file another call renamed away: neither name changes. */
+	slow = mcpc_call_async(&e2e_srv,
+	                       "import os, time\nos.rename('b.txt', 'y.txt')\ntime.sleep(1.5)",
+	                       "{\"session\":\"new\"}");
+	usleep(600000);
+	ok_result("import os\nos.rename('b.txt', 'z.txt')\n1", "1");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "y.txt was not written"), "%s", mcpc_json(r));
+	cr_assert_null(slurp(in_ws("y.txt")));
+	cr_assert_str_eq(slurp(in_ws("z.txt")), "new b");
+	/* A removal whose name another call removed, and a third wrote again. */
+	slow = mcpc_call_async(&e2e_srv, "import os, time\nos.remove('z.txt')\ntime.sleep(2)",
+	                       "{\"session\":\"new\"}");
+	usleep(600000);
+	ok_result("import os\nos.remove('z.txt')\n1", "1");
+	ok_result("open('z.txt', 'w').write('precious')\n1", "1");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("z.txt")), "precious");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* Removals and renames change the disk only when the call commits: while it runs, other
  * calls see every name as it was, and a call that is stopped leaves everything as it was,
  * whatever it did after (a directory made where a file was removed, a directory removed and
