@@ -251,6 +251,7 @@ static void report_python_error(const char *what)
 
 int interp_init(const struct zygote_config *cfg)
 {
+	PyPreConfig pre;
 	PyConfig config;
 	PyStatus st;
 	PyObject *sys;
@@ -260,6 +261,17 @@ int interp_init(const struct zygote_config *cfg)
 	/* The hook comes first, so it sees every event of the interpreter's life. */
 	if (python_layer && pylayer_hook_install() < 0) {
 		fprintf(stderr, "safepy zygote: PySys_AddAuditHook failed\n");
+		return -1;
+	}
+	/* UTF-8 mode: file names and the default encoding of text files are UTF-8 whatever the
+	 * locale the server started in (under the C locale a file named données.csv, or an 'é'
+	 * written to a text file, failed with UnicodeEncodeError). */
+	PyPreConfig_InitIsolatedConfig(&pre);
+	pre.utf8_mode = 1;
+	st = Py_PreInitialize(&pre);
+	if (PyStatus_Exception(st)) {
+		fprintf(stderr, "safepy zygote: Python did not start: %s\n",
+		        st.err_msg ? st.err_msg : "unknown error");
 		return -1;
 	}
 	PyConfig_InitIsolatedConfig(&config);
