@@ -1277,6 +1277,41 @@ Test(python_layer, library_readers_of_named_attributes_reach_no_module)
 	stop();
 }
 
+/* A library's code and defaults are the library's to read and change by their names: a
+ * library function that reads an attribute by a name the user chose (ast.iter_fields reads
+ * each of an object's _fields, which the user's code may set on a library function), or a
+ * str.format handed to a library that calls it (singledispatch), gave the user library
+ * functions' code objects, which it could then run as its own function's code; and
+ * object.__setattr__ changed a library function's defaults for every later call of it. */
+Test(python_layer, a_librarys_functions_are_read_and_changed_only_by_it)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import ast, json, copy, textwrap, functools\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        r = f()\n"
+	    "        return type(r).__name__ if r else 'nothing'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "textwrap.wrap._fields = ('__code__', '__defaults__', '__kwdefaults__')\n"
+	    "class S(str):\n"
+	    "    pass\n"
+	    "sd = functools.singledispatch(lambda x: x)\n"
+	    "sd.register(S, functools.partial('{0.__code__} {0.__defaults__}'.format, "
+	    "textwrap.wrap))\n"
+	    "def mine(a=1):\n"
+	    "    return a\n"
+	    "object.__setattr__(mine, '__defaults__', (5,))\n"
+	    "[attempt(lambda: dict(ast.iter_fields(textwrap.wrap))), attempt(lambda: sd(S('x'))),\n"
+	    " attempt(lambda: object.__setattr__(json.dumps, '__kwdefaults__', {'indent': 7})),\n"
+	    " attempt(lambda: object.__setattr__(copy.deepcopy, '__defaults__', (None, []))),\n"
+	    " json.dumps([1]), copy.deepcopy([1]), mine()]",
+	    "[\"nothing\",\"AttributeError\",\"AttributeError\",\"AttributeError\",\"[1]\",[1],5]");
+	still_serving();
+	stop();
+}
+
 /* A real module a library hands out is read by the user's code as its proxy: every way of
  * reading an attribute by name meets the proxy's rules, and no way changes the module. With
  * multiprocessing allowed, a context's reducer is the real multiprocessing.reduction, which

@@ -598,15 +598,20 @@ Test(ws_write, a_file_not_written_is_said)
 Test(ws_write, names_and_text_beyond_ascii)
 {
 	start(RW);
-	put_file(in_ws("donn\xc3\xa9" "es.csv"), "caf\xc3\xa9,1\n");
-	ok_result("import os, csv\n"
-	          "rows = list(csv.reader(open('donn\xc3\xa9" "es.csv')))\n"
-	          "open('r\xc3\xa9sum\xc3\xa9.txt', 'w').write('\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac')\n"
-	          "os.rename('r\xc3\xa9sum\xc3\xa9.txt', 'cv-\xc3\xa9.txt')\n"
-	          "[rows, sorted(n for n in os.listdir('.') if not n.isascii()),\n"
-	          " open('cv-\xc3\xa9.txt').read()]",
-	          "[[[\"caf\xc3\xa9\",\"1\"]],[\"cv-\xc3\xa9.txt\",\"donn\xc3\xa9" "es.csv\"],"
-	          "\"\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac\"]");
+	put_file(in_ws("donn\xc3\xa9"
+	               "es.csv"),
+	         "caf\xc3\xa9,1\n");
+	ok_result(
+	    "import os, csv\n"
+	    "rows = list(csv.reader(open('donn\xc3\xa9"
+	    "es.csv')))\n"
+	    "open('r\xc3\xa9sum\xc3\xa9.txt', 'w').write('\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac')\n"
+	    "os.rename('r\xc3\xa9sum\xc3\xa9.txt', 'cv-\xc3\xa9.txt')\n"
+	    "[rows, sorted(n for n in os.listdir('.') if not n.isascii()),\n"
+	    " open('cv-\xc3\xa9.txt').read()]",
+	    "[[[\"caf\xc3\xa9\",\"1\"]],[\"cv-\xc3\xa9.txt\",\"donn\xc3\xa9"
+	    "es.csv\"],"
+	    "\"\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac\"]");
 	cr_assert_str_eq(slurp(in_ws("cv-\xc3\xa9.txt")), "\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac");
 	no_hidden_files();
 	e2e_stop();

@@ -151,13 +151,61 @@ int pyguard_reader_is_user(void)
  * (inspect.signature: matplotlib's savefig, pandas, scipy and sympy decorators). A code object
  * reaches constants and names only; defaults are objects the library holds. The user's own
  * code reads them of its own functions only (and the attribute rules refuse the names in it). */
-static int allow_introspection(PyObject *obj)
+/* The name a guard is asked about (borrowed; set by guard_get and guard_set while its rule
+ * decides). */
+static PyObject *guard_reading;
+
+/* Does the code of f hold name among its constants (in a tuple of them too)? */
+static int code_names(PyFrameObject *f, PyObject *name)
 {
-	return allow_user_function(obj) || !reader_is_user();
+	PyCodeObject *co = PyFrame_GetCode(f);
+	PyObject *consts = co->co_consts;
+	int found = 0;
+
+	for (Py_ssize_t i = 0; !found && i < PyTuple_GET_SIZE(consts); i++) {
+		PyObject *k = PyTuple_GET_ITEM(consts, i);
+		if (PyTuple_Check(k)) {
+			for (Py_ssize_t j = 0; !found && j < PyTuple_GET_SIZE(k); j++)
+				found = PyUnicode_Check(PyTuple_GET_ITEM(k, j)) &&
+				        PyUnicode_Compare(PyTuple_GET_ITEM(k, j), name) == 0;
+		} else {
+			found = PyUnicode_Check(k) && PyUnicode_Compare(k, name) == 0;
+		}
+	}
+	PyErr_Clear();
+	Py_DECREF(co);
+	return found;
 }
 
-/* The name a guard is asked about (borrowed; set by guard_get while its rule decides). */
-static PyObject *guard_reading;
+/* Library code asking for the attribute by its own name: its bytecode reads (store: writes)
+ * it, or calls getattr (setattr) with the name among its constants (inspect's
+ * getattr(obj, '__code__', None)). Not a read by a name the user chose (ast.iter_fields
+ * reads getattr(node, f) for each of the node's _fields, which the user's code may set on any
+ * object), nor a callable the user handed the library. */
+static int library_names_it(int store)
+{
+	static const char *const getters[] = {"getattr", NULL}, *const setters[] = {"setattr",
+	                                                                            NULL};
+	PyFrameObject *f = PyEval_GetFrame();
+
+	if (!f || !guard_reading || reader_is_user())
+		return 0;
+	if (store ? pylayer_frame_stores(f, guard_reading) : pylayer_frame_reads(f, guard_reading))
+		return 1;
+	return pylayer_frame_calls(f, store ? setters : getters) && code_names(f, guard_reading);
+}
+
+static int allow_introspection(PyObject *obj)
+{
+	return allow_user_function(obj) || library_names_it(0);
+}
+
+/* A function's defaults are changed by its own code's owner: the user's functions by the
+ * user, a library's by the library (a user's change reached every later call of it). */
+static int allow_defaults_change(PyObject *obj)
+{
+	return allow_user_function(obj) || library_names_it(1);
+}
 
 /* Is the read made by a served module's import (pyguard_for_loading_module), in the bytecode of
  * the innermost frame? A read made in C (getattr, an attrgetter, a property's getter) is not
@@ -419,8 +467,12 @@ static PyObject *guard_get(PyObject *self, PyObject *obj, PyObject *type)
 static int guard_set(PyObject *self, PyObject *obj, PyObject *value)
 {
 	GuardObject *g = (GuardObject *)self;
+	int allowed;
 
-	if (pylayer_armed() && !g->rule->set(obj)) {
+	guard_reading = g->name;
+	allowed = !pylayer_armed() || g->rule->set(obj);
+	guard_reading = NULL;
+	if (!allowed) {
 		guard_refuse(g);
 		return -1;
 	}
@@ -537,9 +589,9 @@ static struct guard_rule rules[] = {
     {&PyFunction_Type, "__closure__", allow_user_function, allow_never, NULL, NULL, NULL},
     {&PyFunction_Type, "__code__", allow_introspection, allow_user_function, value_code_checked,
      NULL, NULL},
-    {&PyFunction_Type, "__defaults__", allow_introspection, allow_always, NULL, value_no_namespace,
-     NULL},
-    {&PyFunction_Type, "__kwdefaults__", allow_introspection, allow_always, NULL,
+    {&PyFunction_Type, "__defaults__", allow_introspection, allow_defaults_change, NULL,
+     value_no_namespace, NULL},
+    {&PyFunction_Type, "__kwdefaults__", allow_introspection, allow_defaults_change, NULL,
      value_no_namespace, NULL},
     {&PyFrame_Type, "f_back", allow_never, allow_never, NULL, NULL, NULL},
     {&PyFrame_Type, "f_builtins", allow_never, allow_never, NULL, NULL, NULL},
