@@ -1245,8 +1245,11 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 	 * in it stays removed). A file it removed is still on disk: the name is taken. */
 	if (rc == 0 && (w = removal_in(c, pfd, name)) != NULL) {
 		if (w->dir) {
+			/* The others keep their order: directories go in the order removed. */
+			size_t i = (size_t)(w - c->removals);
 			removal_free(w);
-			*w = c->removals[--c->n_removals];
+			memmove(w, w + 1, (c->n_removals - i - 1) * sizeof(*w));
+			c->n_removals--;
 			goto out;
 		}
 		rc = -EEXIST;
@@ -1776,6 +1779,11 @@ static int rename_file(struct chain *c, int sp, const char *sname, int dp, const
 		return rc;
 	if (d_disk && (rc = ws_replaceable(ws, dp, dname, &dst)) < 0)
 		return rc;
+	/* A file on disk renamed onto the call's rename of a second name of it. */
+	if (!sw && dw && dw->linked &&
+	    fstatat(dw->dirfd, dw->tmp, &tst, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    tst.st_dev == sst.st_dev && tst.st_ino == sst.st_ino)
+		return 0;
 	/* One file by two names: nothing to do, as rename(2) does. */
 	if (sw ? sw == dw : !dw && d_disk && sst.st_dev == dst.st_dev && sst.st_ino == dst.st_ino)
 		return 0;
@@ -1840,31 +1848,9 @@ static int request_rename(struct chain *c, uint32_t id, const char *data, size_t
 	return 0;
 }
 
-/* The call ends: committed, its removals are made on disk (files first, each only if the name
- * still holds the file it removed and the call wrote no file of that name; then directories,
- * in the order removed, each only if empty), a failure said on its stderr; otherwise they are
- * forgotten. */
-static void removals_end(struct chain *c, struct run_outcome *o)
+/* Forget the call's removals. */
+static void removals_free(struct chain *c)
 {
-	for (int dirs = 0; o && dirs < 2; dirs++) {
-		for (size_t i = 0; i < c->n_removals; i++) {
-			struct ws_removal *r = &c->removals[i];
-			char note[NAME_MAX + 160];
-			if (r->dir != dirs || r->rename == UINT_MAX ||
-			    pending_in(c, r->dirfd, r->name) || !removal_holds(r))
-				continue; /* gone already, another file by that name now, or a rename
-				           * that was not made */
-			if (unlinkat(r->dirfd, r->name, dirs ? AT_REMOVEDIR : 0) == 0)
-				continue;
-			log_msg(LOG_WARN, "workspace: %s not removed: %s", r->name,
-			        strerror(errno));
-			snprintf(note, sizeof(note), "safepy: %s was not removed: %s\n", r->name,
-			         errno == ENOTEMPTY || errno == EEXIST
-			             ? "another call put a file in it meanwhile"
-			             : strerror(errno));
-			outcome_note(o, note);
-		}
-	}
 	for (size_t i = 0; i < c->n_removals; i++)
 		removal_free(&c->removals[i]);
 	free(c->removals);
@@ -1872,14 +1858,22 @@ static void removals_end(struct chain *c, struct run_outcome *o)
 	c->n_removals = 0;
 }
 
-void broker_writes_drop(struct chain *c)
+/* Forget the call's writes (the hidden files of those not in place go, except a renamed
+ * file's that could not be put back) and its removals. */
+static void broker_writes_drop_files(struct chain *c)
 {
 	for (size_t i = 0; i < c->n_writes; i++)
-		write_free(&c->writes[i], 1);
+		write_free(&c->writes[i],
+		           c->writes[i].tmp[0] != '\0' && c->writes[i].from_disk != 2);
 	free(c->writes);
 	c->writes = NULL;
 	c->n_writes = 0;
-	removals_end(c, NULL);
+	removals_free(c);
+}
+
+void broker_writes_drop(struct chain *c)
+{
+	broker_writes_drop_files(c);
 	dirs_end(c, 1);
 }
 
@@ -1964,81 +1958,109 @@ static void outcome_note(struct run_outcome *o, const char *line)
 	}
 }
 
-/* The removal that makes way for the write f on commit (the call removed what its name held:
- * a file, replaced even by an "x" write; a directory, removed first), or NULL. */
-static struct ws_removal *commit_makes_way(struct chain *c, const struct ws_file *f)
+/* Why the call's removals and renames cannot be made as they are, or NULL; *what names the
+ * file. Every one is checked before anything changes (the supervisor makes one call's changes
+ * at a time, so none comes between): a name that no longer holds what the call removed or
+ * renamed (another call, or something outside, changed it meanwhile), a directory that holds
+ * what the call did not remove, a renamed file's new name held by what it cannot replace. Any
+ * of them and none of the call's changes is made: one made without the others would lose the
+ * files the others keep (a swap through a third name, half made). */
+static const char *commit_conflict(struct chain *c, const char **what)
 {
-	struct ws_removal *r = removal_in(c, f->dirfd, f->name);
-
-	if (!r || !removal_holds(r))
-		return NULL;
-	if (r->dir && unlinkat(r->dirfd, r->name, AT_REMOVEDIR) < 0)
-		return NULL;
-	return r;
+	for (size_t i = 0; i < c->n_removals; i++) {
+		const struct ws_removal *r = &c->removals[i];
+		*what = r->name;
+		if (!removal_holds(r))
+			return "was changed by another call meanwhile";
+		if (r->dir && !dir_empty_for(c, r->objfd))
+			return "holds files another call put there meanwhile";
+	}
+	for (size_t i = 0; i < c->n_writes; i++) {
+		const struct ws_file *f = &c->writes[i];
+		const struct ws_removal *r;
+		struct stat st;
+		*what = f->rel;
+		if (!f->from_disk || fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		r = removal_in(c, f->dirfd, f->name);
+		if (S_ISDIR(st.st_mode) && !(r && r->dir))
+			return "is a directory another call made meanwhile";
+		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+			return "is not a regular file";
+	}
+	return NULL;
 }
 
-/* Is the old name of the rename of a file on disk whose write is f still the file it renamed? */
-static int rename_source_holds(struct chain *c, const struct ws_file *f)
+/* A renamed file that could not take its new name goes back to its old one (which the
+ * commit removed); failing that its hidden file stays, said in the log: never lost. */
+static void rename_put_back(struct chain *c, struct ws_file *f)
 {
-	if (!f->from_disk)
-		return 1; /* not a rename of a file on disk: its bytes are the call's */
-	for (size_t i = 0; i < c->n_removals; i++)
-		if (c->removals[i].rename == f->id)
-			return removal_holds(&c->removals[i]);
-	return 1; /* not a rename */
-}
-
-/* Forget the removals that belong to the rename whose write is f: it was not made. */
-static void rename_undone(struct chain *c, const struct ws_file *f)
-{
-	for (size_t i = 0; i < c->n_removals; i++)
-		if (c->removals[i].rename == f->id)
-			c->removals[i].rename = UINT_MAX; /* kept: removals_end skips it */
+	for (size_t i = 0; f->from_disk && i < c->n_removals; i++) {
+		const struct ws_removal *r = &c->removals[i];
+		if (r->rename != f->id)
+			continue;
+		if (renameat2(f->dirfd, f->tmp, r->dirfd, r->name, RENAME_NOREPLACE) == 0) {
+			f->tmp[0] = '\0';
+		} else {
+			log_msg(LOG_WARN, "workspace: %s kept as %s: %s", r->name, f->tmp,
+			        strerror(errno));
+			f->from_disk = 2; /* write_free must not remove it */
+		}
+		return;
+	}
 }
 
 void broker_writes_commit(struct chain *c, struct run_outcome *o)
 {
 	struct run_file *files = c->n_writes ? calloc(c->n_writes, sizeof(*files)) : NULL;
 	size_t n = 0, budget = MCP_FILES_EMBED_MAX;
+	const char *what = NULL, *why = commit_conflict(c, &what);
 
-	/* A rename whose old name no longer holds its file (another call renamed or removed it
-	 * meanwhile) is not made: neither name changes. Asked of every rename before any file
-	 * moves (the call's own renames change what the names hold). */
-	for (size_t i = 0; i < c->n_writes; i++)
-		c->writes[i].source_gone = !rename_source_holds(c, &c->writes[i]);
+	if (why) {
+		char note[PATH_MAX + 200];
+		snprintf(note, sizeof(note),
+		         "safepy: no file of this call was written, removed or renamed: %s %s\n",
+		         what, why);
+		log_msg(LOG_INFO, "chain %u: %s", c->id, note + 8);
+		outcome_note(o, note);
+		free(files);
+		broker_writes_drop_files(c);
+		dirs_end(c, 0);
+		o->files = NULL;
+		o->n_files = 0;
+		return;
+	}
+	/* The names the call removed go first, files then directories (in the order removed:
+	 * the deepest first, as they had to be), so the files it writes can take them. */
+	for (int dirs = 0; dirs < 2; dirs++) {
+		for (size_t i = 0; i < c->n_removals; i++) {
+			const struct ws_removal *r = &c->removals[i];
+			char note[NAME_MAX + 160];
+			if (r->dir != dirs ||
+			    unlinkat(r->dirfd, r->name, dirs ? AT_REMOVEDIR : 0) == 0)
+				continue;
+			log_msg(LOG_WARN, "workspace: %s not removed: %s", r->name,
+			        strerror(errno));
+			snprintf(note, sizeof(note), "safepy: %s was not removed: %s\n", r->name,
+			         strerror(errno));
+			outcome_note(o, note);
+		}
+	}
 	for (size_t i = 0; i < c->n_writes; i++) {
 		struct ws_file *f = &c->writes[i];
-		struct stat st, at;
+		struct stat st;
 		unsigned int flags = f->exclusive ? RENAME_NOREPLACE : 0;
-		char *text = NULL;
-		const char *why = NULL;
-		if (f->source_gone) {
-			why = "its file was renamed or removed by another call meanwhile";
-			errno = 0;
-		} else if (commit_makes_way(c, f)) {
-			flags = 0;
-		}
-		if (!why)
-			text = files ? file_text(f, &budget) : NULL;
-		/* A renamed file whose new name holds that very file already (a rename back and
-		 * forth): rename(2) would leave the second name. */
-		if (!why && f->linked && fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    fstatat(f->dirfd, f->name, &at, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    st.st_dev == at.st_dev && st.st_ino == at.st_ino) {
-			(void)unlinkat(f->dirfd, f->tmp, 0);
-		} else if (why || fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		           renameat2(f->dirfd, f->tmp, f->dirfd, f->name, flags) < 0) {
+		char *text = files ? file_text(f, &budget) : NULL;
+		if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    renameat2(f->dirfd, f->tmp, f->dirfd, f->name, flags) < 0) {
 			char note[PATH_MAX + 128];
-			if (!why)
-				why = errno == EEXIST ? "a file of that name appeared meanwhile"
-				                      : strerror(errno);
-			log_msg(LOG_WARN, "workspace: %s not written: %s", f->rel, why);
-			/* The call completed, its other files are written: it says which was not,
-			 * and a rename not made removes nothing. */
+			log_msg(LOG_WARN, "workspace: %s not written: %s", f->rel, strerror(errno));
+			/* The call completed, its other files are written: it says which was not. */
 			snprintf(note, sizeof(note), "safepy: %s was not written: %s\n", f->rel,
-			         why);
+			         errno == EEXIST ? "a file of that name appeared meanwhile"
+			                         : strerror(errno));
 			outcome_note(o, note);
-			rename_undone(c, f);
+			rename_put_back(c, f);
 			free(text);
 			continue; /* write_free below removes the hidden file */
 		}
@@ -2051,13 +2073,7 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 			n++;
 		}
 	}
-	/* Removals after the files are in place: a name the call wrote again keeps its file. */
-	removals_end(c, o);
-	for (size_t i = 0; i < c->n_writes; i++)
-		write_free(&c->writes[i], c->writes[i].tmp[0] != '\0');
-	free(c->writes);
-	c->writes = NULL;
-	c->n_writes = 0;
+	broker_writes_drop_files(c);
 	dirs_end(c, 0);
 	o->files = files;
 	o->n_files = n;

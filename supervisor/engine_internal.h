@@ -300,8 +300,9 @@ struct ws_file {
 	 * once it is a copy of its own (pending_reopen) */
 	int linked;
 	unsigned int id; /* for the removal of a rename's old name (ws_removal.rename) */
-	int from_disk;   /* a file on disk renamed: placed only if its old name still holds it */
-	int source_gone; /* ... which it did not when the call committed */
+	/* a file on disk renamed (its old name removed on commit); 2: it could not take its new
+	 * name nor go back, and its hidden file is kept */
+	int from_disk;
 };
 
 /* A directory a call made. It is made at once: it holds nothing of the call's before the call

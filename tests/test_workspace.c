@@ -1004,12 +1004,43 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 	cr_assert_null(slurp(in_ws("a.txt")));
 	cr_assert_str_eq(slurp(in_ws("b.txt")), "new b");
 	cr_assert(!is_dir(in_ws("gone")));
+	/* A directory emptied and removed, a file renamed there and another into that one's
+	 * place; a directory emptied, removed, and a file written there; directories removed in
+	 * order while one of them is made again. */
+	cr_assert_eq(mkdir(in_ws("d1"), 0755), 0);
+	put_file(in_ws("d1/x"), "X");
+	cr_assert_eq(mkdir(in_ws("d2"), 0755), 0);
+	put_file(in_ws("d2/y"), "Y");
+	cr_assert_eq(mkdir(in_ws("n"), 0755), 0);
+	cr_assert_eq(mkdir(in_ws("n/e"), 0755), 0);
+	cr_assert_eq(mkdir(in_ws("e2"), 0755), 0);
+	put_file(in_ws("p.txt"), "P");
+	put_file(in_ws("q.txt"), "Q");
+	ok_result("import os\n"
+	          "os.remove('d1/x')\nos.rmdir('d1')\nos.rename('p.txt', 'd1')\nos.rename('q.txt', "
+	          "'p.txt')\n"
+	          "os.remove('d2/y')\nos.rmdir('d2')\nopen('d2', 'w').write('file')\n"
+	          "os.rmdir('e2')\nos.rmdir('n/e')\nos.rmdir('n')\nos.mkdir('e2')\n1",
+	          "1");
+	cr_assert_str_eq(slurp(in_ws("d1")), "P");
+	cr_assert_str_eq(slurp(in_ws("p.txt")), "Q");
+	cr_assert_null(slurp(in_ws("q.txt")));
+	cr_assert_str_eq(slurp(in_ws("d2")), "file");
+	cr_assert(is_dir(in_ws("e2")) && !is_dir(in_ws("n")));
 	ok_result(
 	    "import os\nos.rename('c.txt', 'x.txt')\nos.rename('x.txt', 'clink.txt')\n"
 	    "sorted(os.listdir('.'))",
-	    "[\"b.txt\",\"clink.txt\",\"data.csv\",\"empty\",\"nums.txt\",\"sub\",\"x.txt\"]");
+	    "[\"b.txt\",\"clink.txt\",\"d1\",\"d2\",\"data.csv\",\"e2\",\"empty\",\"nums.txt\","
+	    "\"p.txt\",\"sub\",\"x.txt\"]");
 	cr_assert_null(slurp(in_ws("c.txt")));
 	cr_assert_str_eq(slurp(in_ws("x.txt")), "C");
+	cr_assert_str_eq(slurp(in_ws("clink.txt")), "C");
+	/* ... and a second name on disk renamed onto the call's rename of the first. */
+	ok_result("import os\nos.rename('x.txt', 'w.txt')\nos.rename('clink.txt', 'w.txt')\n"
+	          "[os.path.exists('x.txt'), os.path.exists('clink.txt')]",
+	          "[false,true]");
+	cr_assert_null(slurp(in_ws("x.txt")));
+	cr_assert_str_eq(slurp(in_ws("w.txt")), "C");
 	cr_assert_str_eq(slurp(in_ws("clink.txt")), "C");
 	no_hidden_files();
 	/* A rename whose new name another call made a directory meanwhile. */
@@ -1020,7 +1051,9 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 	ok_result("import os\nos.mkdir('x')\n1", "1");
 	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
-	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "x was not written"), "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"),
+	                 "no file of this call was written, removed or renamed: x is a directory"),
+	          "%s", mcpc_json(r));
 	cr_assert_str_eq(slurp(in_ws("b.txt")), "new b");
 	cr_assert(is_dir(in_ws("x")));
 	/* A rename whose file another call renamed away: neither name changes. */
@@ -1031,9 +1064,25 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 	ok_result("import os\nos.rename('b.txt', 'z.txt')\n1", "1");
 	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
-	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "y.txt was not written"), "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"),
+	                 "no file of this call was written, removed or renamed: b.txt was changed"),
+	          "%s", mcpc_json(r));
 	cr_assert_null(slurp(in_ws("y.txt")));
 	cr_assert_str_eq(slurp(in_ws("z.txt")), "new b");
+	/* A swap through a third name, while another call appends to one of the files: none of
+	 * the swap is made (half of it lost the other call's bytes). */
+	put_file(in_ws("s1"), "S1");
+	put_file(in_ws("s2"), "S2");
+	slow = mcpc_call_async(&e2e_srv,
+	                       "import os, time\nos.rename('s1', 't')\nos.rename('s2', 's1')\n"
+	                       "os.rename('t', 's2')\ntime.sleep(1.5)",
+	                       "{\"session\":\"new\"}");
+	usleep(600000);
+	ok_result("open('s1', 'a').write('+precious')\n1", "1");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("s1")), "S1+precious");
+	cr_assert_str_eq(slurp(in_ws("s2")), "S2");
 	/* A removal whose name another call removed, and a third wrote again. */
 	slow = mcpc_call_async(&e2e_srv, "import os, time\nos.remove('z.txt')\ntime.sleep(2)",
 	                       "{\"session\":\"new\"}");
