@@ -638,6 +638,7 @@ static int gone_in(struct chain *c, int dirfd, const char *name);
 static int gone_named(struct chain *c, const char *rel);
 static int dir_gone(struct chain *c, int dirfd);
 static void removal_free(struct ws_removal *r);
+static int removal_holds(const struct ws_removal *r);
 
 /* The call's pending write of rel, or NULL. */
 static struct ws_file *pending(struct chain *c, const char *rel)
@@ -1242,17 +1243,23 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 	if (rc == 0 && (fstat(pfd, &parent_st) < 0 || !ws_may(ws, &parent_st, W_OK | X_OK)))
 		rc = -EACCES;
 	/* A directory the call removed is there again: its removal is forgotten (what it removed
-	 * in it stays removed). A file it removed is still on disk: the name is taken. */
+	 * in it stays removed). A file it removed is still on disk: the name is taken. A name
+	 * another call emptied meanwhile is made as any other. */
 	if (rc == 0 && (w = removal_in(c, pfd, name)) != NULL) {
-		if (w->dir) {
+		int held = removal_holds(w);
+		if (w->dir || !held) {
 			/* The others keep their order: directories go in the order removed. */
 			size_t i = (size_t)(w - c->removals);
+			int dir = w->dir;
 			removal_free(w);
 			memmove(w, w + 1, (c->n_removals - i - 1) * sizeof(*w));
 			c->n_removals--;
-			goto out;
+			if (dir && held)
+				goto out;
+			/* gone already (another call removed it): made below */
+		} else {
+			rc = -EEXIST;
 		}
-		rc = -EEXIST;
 	}
 	/* Kept by the one name its parent gives it ("d/../e" is "e"), which other calls compare
 	 * theirs with: a parent whose name is too long to read back is refused. */
@@ -1962,9 +1969,11 @@ static void outcome_note(struct run_outcome *o, const char *line)
  * file. Every one is checked before anything changes (the supervisor makes one call's changes
  * at a time, so none comes between): a name that no longer holds what the call removed or
  * renamed (another call, or something outside, changed it meanwhile), a directory that holds
- * what the call did not remove, a renamed file's new name held by what it cannot replace. Any
- * of them and none of the call's changes is made: one made without the others would lose the
- * files the others keep (a swap through a third name, half made). */
+ * what the call did not remove, a name the call writes held by what the write cannot replace
+ * (a directory, not a regular file, a file where 'x' made one). Any of them and none of the
+ * call's changes is made: one made without the others would lose the files the others keep
+ * (a swap through a third name, half made; a file copied, then removed, whose copy could not
+ * be placed). */
 static const char *commit_conflict(struct chain *c, const char **what)
 {
 	for (size_t i = 0; i < c->n_removals; i++) {
@@ -1975,27 +1984,33 @@ static const char *commit_conflict(struct chain *c, const char **what)
 		if (r->dir && !dir_empty_for(c, r->objfd))
 			return "holds files another call put there meanwhile";
 	}
-	for (size_t i = 0; i < c->n_writes; i++) {
+	/* A call that removes nothing writes each file it can and says which it could not; one
+	 * that removes may have copied what it removes into a file it writes. */
+	for (size_t i = 0; c->n_removals > 0 && i < c->n_writes; i++) {
 		const struct ws_file *f = &c->writes[i];
 		const struct ws_removal *r;
 		struct stat st;
 		*what = f->rel;
-		if (!f->from_disk || fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		r = removal_in(c, f->dirfd, f->name);
 		if (S_ISDIR(st.st_mode) && !(r && r->dir))
 			return "is a directory another call made meanwhile";
 		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
 			return "is not a regular file";
+		if (f->exclusive && !r)
+			return "was made by another call meanwhile (the call created it with 'x')";
 	}
 	return NULL;
 }
 
-/* A renamed file that could not take its new name goes back to its old one (which the
- * commit removed); failing that its hidden file stays, said in the log: never lost. */
+/* A renamed file (from disk, or written by the call and renamed) that could not take its new
+ * name goes back to its old one, which the commit removed; failing that its hidden file stays,
+ * said in the log: never lost. (Every name was checked first: only a failure of the file
+ * system itself comes here.) */
 static void rename_put_back(struct chain *c, struct ws_file *f)
 {
-	for (size_t i = 0; f->from_disk && i < c->n_removals; i++) {
+	for (size_t i = 0; i < c->n_removals; i++) {
 		const struct ws_removal *r = &c->removals[i];
 		if (r->rename != f->id)
 			continue;

@@ -1083,6 +1083,42 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
 	cr_assert_str_eq(slurp(in_ws("s1")), "S1+precious");
 	cr_assert_str_eq(slurp(in_ws("s2")), "S2");
+	/* A file copied to a new name, then removed, while another call makes a directory at the
+	 * new name (or a file, for a copy made with 'x'): nothing changes (the source went and
+	 * its copy could not be placed). */
+	for (int x = 0; x < 2; x++) {
+		put_file(in_ws("src.txt"), "SRC");
+		slow = mcpc_call_async(
+		    &e2e_srv,
+		    e2e_fmt("import os, time\nopen('cp%d', '%s').write(open('src.txt').read())\n"
+		            "os.remove('src.txt')\ntime.sleep(1.5)",
+		            x, x ? "x" : "w"),
+		    "{\"session\":\"new\"}");
+		usleep(600000);
+		ok_result(x ? "open('cp1', 'w').write('other')\n1"
+		            : "import os\nos.mkdir('cp0')\n1",
+		          "1");
+		r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+		cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+		cr_assert(strstr(mcpc_sc_str(r, "stderr"), "no file of this call was written"),
+		          "%s", mcpc_json(r));
+		cr_assert_str_eq(slurp(in_ws("src.txt")), "SRC");
+	}
+	cr_assert(is_dir(in_ws("cp0")));
+	cr_assert_str_eq(slurp(in_ws("cp1")), "other");
+	/* A directory removed by another call while this one removed it and made it again: it is
+	 * made. */
+	cr_assert_eq(mkdir(in_ws("twice"), 0755), 0);
+	slow =
+	    mcpc_call_async(&e2e_srv,
+	                    "import os, time\nos.rmdir('twice')\ntime.sleep(1)\nos.mkdir('twice')\n"
+	                    "time.sleep(0.5)",
+	                    "{\"session\":\"new\"}");
+	usleep(400000);
+	ok_result("import os\nos.rmdir('twice')\n1", "1");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert(is_dir(in_ws("twice")), "%s", mcpc_json(r));
 	/* A removal whose name another call removed, and a third wrote again. */
 	slow = mcpc_call_async(&e2e_srv, "import os, time\nos.remove('z.txt')\ntime.sleep(2)",
 	                       "{\"session\":\"new\"}");
