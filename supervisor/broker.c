@@ -1984,9 +1984,7 @@ static const char *commit_conflict(struct chain *c, const char **what)
 		if (r->dir && !dir_empty_for(c, r->objfd))
 			return "holds files another call put there meanwhile";
 	}
-	/* A call that removes nothing writes each file it can and says which it could not; one
-	 * that removes may have copied what it removes into a file it writes. */
-	for (size_t i = 0; c->n_removals > 0 && i < c->n_writes; i++) {
+	for (size_t i = 0; i < c->n_writes; i++) {
 		const struct ws_file *f = &c->writes[i];
 		const struct ws_removal *r;
 		struct stat st;
@@ -2004,25 +2002,52 @@ static const char *commit_conflict(struct chain *c, const char **what)
 	return NULL;
 }
 
-/* A renamed file (from disk, or written by the call and renamed) that could not take its new
- * name goes back to its old one, which the commit removed; failing that its hidden file stays,
- * said in the log: never lost. (Every name was checked first: only a failure of the file
- * system itself comes here.) */
+/* A file that could not take a name the commit freed for it: a renamed one (from disk, or
+ * written by the call and renamed) goes back to its old name, which the commit removed;
+ * failing that, or for another file, its hidden file stays, said in the log: never lost.
+ * (Every name was checked first: only a refusal of the file system itself comes here.) */
 static void rename_put_back(struct chain *c, struct ws_file *f)
 {
 	for (size_t i = 0; i < c->n_removals; i++) {
 		const struct ws_removal *r = &c->removals[i];
-		if (r->rename != f->id)
-			continue;
-		if (renameat2(f->dirfd, f->tmp, r->dirfd, r->name, RENAME_NOREPLACE) == 0) {
+		if (r->rename == f->id &&
+		    renameat2(f->dirfd, f->tmp, r->dirfd, r->name, RENAME_NOREPLACE) == 0) {
 			f->tmp[0] = '\0';
-		} else {
-			log_msg(LOG_WARN, "workspace: %s kept as %s: %s", r->name, f->tmp,
-			        strerror(errno));
-			f->from_disk = 2; /* write_free must not remove it */
+			return;
 		}
-		return;
 	}
+	/* Not a rename, or its old name is taken: the bytes stay in the hidden file. */
+	log_msg(LOG_WARN, "workspace: %s kept as %s", f->rel, f->tmp);
+	f->from_disk = 2; /* write_free must not remove it */
+}
+
+/* Move the write f into place; 0, or -1 with a note on the call's stderr. */
+static int place(struct ws_file *f, struct run_outcome *o, struct run_file *files, size_t *n,
+                 size_t *budget, int noreplace)
+{
+	struct stat st;
+	unsigned int flags = f->exclusive || noreplace ? RENAME_NOREPLACE : 0;
+	char *text = files ? file_text(f, budget) : NULL;
+	char note[PATH_MAX + 160];
+
+	if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    renameat2(f->dirfd, f->tmp, f->dirfd, f->name, flags) == 0) {
+		f->tmp[0] = '\0';
+		if (files) {
+			files[*n].path = f->rel;
+			files[*n].bytes = (uint64_t)st.st_size;
+			files[*n].text = text;
+			f->rel = NULL;
+			(*n)++;
+		}
+		return 0;
+	}
+	log_msg(LOG_WARN, "workspace: %s not written: %s", f->rel, strerror(errno));
+	snprintf(note, sizeof(note), "safepy: %s was not written: %s\n", f->rel,
+	         errno == EEXIST ? "a file of that name appeared meanwhile" : strerror(errno));
+	outcome_note(o, note);
+	free(text);
+	return -1;
 }
 
 void broker_writes_commit(struct chain *c, struct run_outcome *o)
@@ -2030,6 +2055,7 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 	struct run_file *files = c->n_writes ? calloc(c->n_writes, sizeof(*files)) : NULL;
 	size_t n = 0, budget = MCP_FILES_EMBED_MAX;
 	const char *what = NULL, *why = commit_conflict(c, &what);
+	int failed = 0;
 
 	if (why) {
 		char note[PATH_MAX + 200];
@@ -2045,8 +2071,22 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 		o->n_files = 0;
 		return;
 	}
-	/* The names the call removed go first, files then directories (in the order removed:
-	 * the deepest first, as they had to be), so the files it writes can take them. */
+	/* What the file system refuses though every name was checked (an immutable file, a
+	 * mount): first the files whose names nothing of the call's frees, and at the first that
+	 * fails nothing is removed and nothing more placed, so no file the call removes goes
+	 * before its copy is in place. */
+	for (size_t i = 0; !failed && i < c->n_writes; i++)
+		if (!removal_in(c, c->writes[i].dirfd, c->writes[i].name))
+			failed = place(&c->writes[i], o, files, &n, &budget, 0) < 0;
+	if (failed) {
+		outcome_note(o, "safepy: so no file of this call was removed or renamed, and its "
+		                "other files were not written\n");
+		goto out;
+	}
+	/* Then the names the call removed, files then directories (in the order removed: the
+	 * deepest first, as they had to be), then the files that take those names. One that still
+	 * fails goes back to the name it was renamed from, or its hidden file is kept: never
+	 * lost. */
 	for (int dirs = 0; dirs < 2; dirs++) {
 		for (size_t i = 0; i < c->n_removals; i++) {
 			const struct ws_removal *r = &c->removals[i];
@@ -2063,31 +2103,12 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 	}
 	for (size_t i = 0; i < c->n_writes; i++) {
 		struct ws_file *f = &c->writes[i];
-		struct stat st;
-		unsigned int flags = f->exclusive ? RENAME_NOREPLACE : 0;
-		char *text = files ? file_text(f, &budget) : NULL;
-		if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    renameat2(f->dirfd, f->tmp, f->dirfd, f->name, flags) < 0) {
-			char note[PATH_MAX + 128];
-			log_msg(LOG_WARN, "workspace: %s not written: %s", f->rel, strerror(errno));
-			/* The call completed, its other files are written: it says which was not. */
-			snprintf(note, sizeof(note), "safepy: %s was not written: %s\n", f->rel,
-			         errno == EEXIST ? "a file of that name appeared meanwhile"
-			                         : strerror(errno));
-			outcome_note(o, note);
+		/* Its name is free now: what holds it (a file put back, one not removed) stays. */
+		if (f->tmp[0] && removal_in(c, f->dirfd, f->name) &&
+		    place(f, o, files, &n, &budget, 1) < 0)
 			rename_put_back(c, f);
-			free(text);
-			continue; /* write_free below removes the hidden file */
-		}
-		f->tmp[0] = '\0';
-		if (files) {
-			files[n].path = f->rel;
-			files[n].bytes = (uint64_t)st.st_size;
-			files[n].text = text;
-			f->rel = NULL;
-			n++;
-		}
 	}
+out:
 	broker_writes_drop_files(c);
 	dirs_end(c, 0);
 	o->files = files;

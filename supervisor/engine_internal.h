@@ -300,8 +300,8 @@ struct ws_file {
 	 * once it is a copy of its own (pending_reopen) */
 	int linked;
 	unsigned int id; /* for the removal of a rename's old name (ws_removal.rename) */
-	/* a file on disk renamed (its old name removed on commit); 2: it could not take its new
-	 * name nor go back, and its hidden file is kept */
+	/* a file on disk renamed (its old name removed on commit); 2: it could not take its name
+	 * nor go back, and its hidden file is kept */
 	int from_disk;
 };
 

@@ -557,8 +557,8 @@ static int hidden_write_there(void)
 
 /* A file that cannot be moved into place when its call completes is said in the answer: a
  * name longer than a directory holds fails at the open; a file made by 'x' whose name appeared
- * on disk meanwhile is not written, and the answer's stderr says so (the call's other files
- * are). It was only logged. */
+ * on disk meanwhile is not written, nor are the call's other files (all or none: a call may
+ * have emptied a file whose copy it made there), and the answer's stderr says so. */
 Test(ws_write, a_file_not_written_is_said)
 {
 	json_object *r;
@@ -581,13 +581,14 @@ Test(ws_write, a_file_not_written_is_said)
 	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 30000));
 	cr_assert_not_null(r);
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
-	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")),
-	                 "[{\"path\":\"other.txt\",\"bytes\":1}]", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")), "[]", "%s",
+	                 mcpc_json(r));
 	cr_assert(strstr(mcpc_sc_str(r, "stderr"),
-	                 "race.txt was not written: a file of that name appeared meanwhile"),
+	                 "no file of this call was written, removed or renamed: race.txt was made "
+	                 "by another call meanwhile"),
 	          "%s", mcpc_json(r));
 	cr_assert_str_eq(slurp(in_ws("race.txt")), "B");
-	cr_assert_str_eq(slurp(in_ws("other.txt")), "A");
+	cr_assert_null(slurp(in_ws("other.txt")));
 	no_hidden_files();
 	e2e_stop();
 }
@@ -1106,6 +1107,18 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 	}
 	cr_assert(is_dir(in_ws("cp0")));
 	cr_assert_str_eq(slurp(in_ws("cp1")), "other");
+	/* ... and one that removes nothing but empties the file it copied: nothing changes. */
+	put_file(in_ws("src.txt"), "SRC");
+	slow = mcpc_call_async(&e2e_srv,
+	                       "import time\nopen('cp2', 'w').write(open('src.txt').read())\n"
+	                       "open('src.txt', 'w').close()\ntime.sleep(1.5)",
+	                       "{\"session\":\"new\"}");
+	usleep(600000);
+	ok_result("import os\nos.mkdir('cp2')\n1", "1");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "no file of this call was written"), "%s",
+	          mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("src.txt")), "SRC");
 	/* A directory removed by another call while this one removed it and made it again: it is
 	 * made. */
 	cr_assert_eq(mkdir(in_ws("twice"), 0755), 0);
