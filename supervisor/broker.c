@@ -1717,7 +1717,7 @@ static int pending_move(struct chain *c, struct ws_file *w, int dp, const char *
 static int pending_link(struct chain *c, int sp, const char *sname, const struct stat *sst, int dp,
                         const char *dname, const char *drel, int replacing)
 {
-	struct ws_file f = {.dirfd = -1, .linked = 1, .from_disk = 1}, *grown;
+	struct ws_file f = {.dirfd = -1, .linked = 1}, *grown;
 	int rc;
 
 	/* One that replaces a pending file of the call's takes its place in the count. */
@@ -1870,8 +1870,7 @@ static void removals_free(struct chain *c)
 static void broker_writes_drop_files(struct chain *c)
 {
 	for (size_t i = 0; i < c->n_writes; i++)
-		write_free(&c->writes[i],
-		           c->writes[i].tmp[0] != '\0' && c->writes[i].from_disk != 2);
+		write_free(&c->writes[i], c->writes[i].tmp[0] != '\0' && !c->writes[i].keep);
 	free(c->writes);
 	c->writes = NULL;
 	c->n_writes = 0;
@@ -2018,7 +2017,7 @@ static void rename_put_back(struct chain *c, struct ws_file *f)
 	}
 	/* Not a rename, or its old name is taken: the bytes stay in the hidden file. */
 	log_msg(LOG_WARN, "workspace: %s kept as %s", f->rel, f->tmp);
-	f->from_disk = 2; /* write_free must not remove it */
+	f->keep = 1;
 }
 
 /* Move the write f into place; 0, or -1 with a note on the call's stderr. */

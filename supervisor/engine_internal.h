@@ -297,12 +297,12 @@ struct ws_file {
 	char *rel;     /* its path in the workspace, for the answer */
 	int exclusive; /* created with "x": never replaces a file */
 	/* its hidden file is another name of a file on disk (a rename): written through only
-	 * once it is a copy of its own (pending_reopen) */
+	 * once it is a copy of its own (pending_own_copy) */
 	int linked;
 	unsigned int id; /* for the removal of a rename's old name (ws_removal.rename) */
-	/* a file on disk renamed (its old name removed on commit); 2: it could not take its name
-	 * nor go back, and its hidden file is kept */
-	int from_disk;
+	/* it could not take its name on commit nor go back to the one it was renamed from: its
+	 * hidden file holds bytes no name holds, and stays */
+	int keep;
 };
 
 /* A directory a call made. It is made at once: it holds nothing of the call's before the call

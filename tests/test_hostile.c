@@ -554,7 +554,8 @@ Test(hostile_after, a_result_binds_only_its_own_call)
 
 /* Requests as runner_request makes them (ipc.h): request(kind, name) writes a REQUEST frame,
  * reply() reads the REPLY frame as (type, id, status, body). Kinds: 1 a module's source
- * (IPC_REQ_MODULE), 5 its code (IPC_REQ_MODULE_CODE), 6 a directory (IPC_REQ_MKDIR). */
+ * (IPC_REQ_MODULE), 5 its code (IPC_REQ_MODULE_CODE), 6 a directory (IPC_REQ_MKDIR), 7 a removal
+ * (IPC_REQ_REMOVE), 8 a rename (IPC_REQ_RENAME). */
 #define BROKER                                                                                     \
 	"def request(kind, name, rid=7):\n"                                                        \
 	"    put(frame('Q', struct.pack('<IB', rid, kind) + name))\n"                              \
@@ -597,6 +598,17 @@ static const struct hcase broker_cases[] = {
      BROKER "request(6, struct.pack('<I', 0o755) + b'\\xff\\xfe/x/')\nt, rid, st, b = reply()\n"
             "'t@ID@' if (t, rid, st, b) == ('A', 7, -13, b'') else repr((t, rid, st, b))",
      "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
+    /* Removals and renames without a workspace: refused with their errno, nothing read. */
+    {"a removal asked for without a workspace", NEW_SESSION,
+     BROKER "request(7, struct.pack('<I', 1) + b'\\xff/x/')\nt, rid, st, b = reply()\n"
+            "'t@ID@' if (t, rid, st, b) == ('A', 7, -13, b'') else repr((t, rid, st, b))",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
+    {"a rename asked for without a workspace", NEW_SESSION,
+     BROKER "request(8, b'a\\0/etc/passwd')\nt, rid, st, b = reply()\n"
+            "'t@ID@' if (t, rid, st, b) == ('A', 7, -13, b'') else repr((t, rid, st, b))",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
+    {"a rename with one path", NEW_SESSION, BROKER "request(8, b'a')\nreply()\n't@ID@'", "crashed",
+     "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
     {"an unknown kind of request", NEW_SESSION, BROKER "request(9, b'json')\nreply()\n't@ID@'",
      "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
     /* A worker reads each reply before it asks again: asking with replies unread ends the

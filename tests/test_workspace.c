@@ -633,32 +633,35 @@ Test(ws_write, a_call_that_raises_keeps_its_files)
 	e2e_stop();
 }
 
+/* Ways a call is stopped (with --timeout 2 --memory 256M --max-output 1K), and the status each
+ * answers. */
+static const struct {
+	const char *tail, *status;
+} stops[] = {
+    {"while True:\n    pass", "timeout"},
+    {"x = bytearray(2 << 30)", "memory_limit"},
+    {"print('y' * 4000000)", "output_limit"},
+};
+
 /* A call that fails otherwise leaves no file behind and no file changed. */
 Test(ws_write, a_failed_call_leaves_nothing)
 {
-	static const struct {
-		const char *tail, *status;
-	} cases[] = {
-	    {"while True:\n    pass", "timeout"},
-	    {"x = bytearray(2 << 30)", "memory_limit"},
-	    {"print('y' * 4000000)", "output_limit"},
-	};
 	json_object *r;
 
 	start(
 	    ARGS("--workspace-write", "--timeout", "2", "--memory", "256M", "--max-output", "1K"));
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
 		const char *code = e2e_fmt("open('t%zu.txt', 'w').write('lost')\n"
 		                           "with open('data.csv', 'w') as f:\n"
 		                           "    f.write('changed')\n"
 		                           "with open('nums.txt', 'a') as f:\n"
 		                           "    f.write('changed')\n"
 		                           "%s",
-		                           i, cases[i].tail);
-		r = e2e_expect_status(code, NULL, cases[i].status);
+		                           i, stops[i].tail);
+		r = e2e_expect_status(code, NULL, stops[i].status);
 		cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")), "[]", "%s",
 		                 mcpc_json(r));
-		cr_assert_null(slurp(in_ws(e2e_fmt("t%zu.txt", i))), "%s", cases[i].status);
+		cr_assert_null(slurp(in_ws(e2e_fmt("t%zu.txt", i))), "%s", stops[i].status);
 		cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
 		cr_assert_str_eq(slurp(in_ws("nums.txt")), "1 2\n3 4\n");
 		no_hidden_files();
@@ -1152,13 +1155,6 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
  * made again, a file renamed over another and written). */
 Test(ws_write, a_failed_call_changes_no_name)
 {
-	static const struct {
-		const char *tail, *status;
-	} cases[] = {
-	    {"while True:\n    pass", "timeout"},
-	    {"x = bytearray(2 << 30)", "memory_limit"},
-	    {"print('y' * 4000000)", "output_limit"},
-	};
 	json_object *r;
 	int64_t slow;
 
@@ -1167,7 +1163,7 @@ Test(ws_write, a_failed_call_changes_no_name)
 	put_file(in_ws("a.txt"), "A");
 	put_file(in_ws("b.txt"), "B");
 	cr_assert_eq(mkdir(in_ws("empty"), 0750), 0);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
 		const char *code = e2e_fmt("import os\n"
 		                           "os.remove('data.csv')\n"
 		                           "open('data.csv', 'w').write('new')\n"
@@ -1182,18 +1178,18 @@ Test(ws_write, a_failed_call_changes_no_name)
 		                           "os.mkdir('empty')\n"
 		                           "os.rmdir('empty')\n"
 		                           "%s",
-		                           cases[i].tail);
-		r = e2e_expect_status(code, NULL, cases[i].status);
+		                           stops[i].tail);
+		r = e2e_expect_status(code, NULL, stops[i].status);
 		cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "files")), "[]", "%s",
 		                 mcpc_json(r));
 		cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n", "%s",
-		                 cases[i].status);
+		                 stops[i].status);
 		cr_assert_str_eq(slurp(in_ws("nums.txt")), "1 2\n3 4\n");
 		cr_assert_str_eq(slurp(in_ws("a.txt")), "A");
 		cr_assert_str_eq(slurp(in_ws("b.txt")), "B");
 		cr_assert_str_eq(slurp(in_ws("sub/x.json")), "{\"k\": [1, 2]}\n");
 		cr_assert_null(slurp(in_ws("w.txt")));
-		cr_assert(is_dir(in_ws("empty")) && !is_dir(in_ws("new")), "%s", cases[i].status);
+		cr_assert(is_dir(in_ws("empty")) && !is_dir(in_ws("new")), "%s", stops[i].status);
 		no_hidden_files();
 	}
 	/* While a call that removed and renamed runs, another sees the files as they are. */

@@ -508,7 +508,7 @@ def _zoneinfo():
             for name in names:
                 path = os.path.join(where, name)
                 key = os.path.relpath(path, root)
-                if key in data or os.path.islink(path) and not os.path.exists(path):
+                if key in data:  # the first directory of the path that has it
                     continue
                 try:
                     with open(path, 'rb') as f:

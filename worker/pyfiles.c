@@ -45,8 +45,9 @@ static PyObject *scandir_iterator;
 
 /* ---- errors ------------------------------------------------------------------------------- */
 
-/* Raise the OSError the supervisor's answer (a positive errno) means, with the file's name. */
-static void *raise_errno(int err, PyObject *filename)
+/* Raise the OSError the supervisor's answer (a positive errno) means, with the file's name
+ * (and a rename's second name, or NULL). */
+static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 {
 	PyObject *type = PyExc_OSError, *e;
 	char msg[PATH_MAX + 256];
@@ -99,17 +100,29 @@ static void *raise_errno(int err, PyObject *filename)
 		         "(%d)",
 		         IPC_WS_LIST_MAX);
 		break;
+	case EXDEV:
+		snprintf(
+		    msg, sizeof(msg),
+		    "Invalid cross-device link: directories, and files from one file system to "
+		    "another, are not renamed in the workspace");
+		break;
 	default:
 		snprintf(msg, sizeof(msg), "%s", strerror(err));
 		break;
 	}
 	/* OSError picks its subclass from the errno (FileNotFoundError, IsADirectoryError...). */
-	e = PyObject_CallFunction(type, "isO", err, msg, filename ? filename : Py_None);
+	e = filename2 ? PyObject_CallFunction(type, "isOiO", err, msg, filename, 0, filename2)
+	              : PyObject_CallFunction(type, "isO", err, msg, filename ? filename : Py_None);
 	if (e) {
 		PyErr_SetObject((PyObject *)Py_TYPE(e), e);
 		Py_DECREF(e);
 	}
 	return NULL;
+}
+
+static void *raise_errno(int err, PyObject *filename)
+{
+	return raise_errno2(err, filename, NULL);
 }
 
 /* ---- arguments ---------------------------------------------------------------------------- */
@@ -854,6 +867,24 @@ static PyObject *ws_getcwdb(PyObject *self, PyObject *unused)
 	return PyBytes_FromString(ws_path);
 }
 
+/* A request whose reply is empty, about payload (whose reference is given up): None, or the
+ * OSError the answer means, naming name (and name2, or NULL). */
+static PyObject *ask_empty(enum ipc_request_kind kind, int with_word, uint32_t word,
+                           PyObject *payload, PyObject *name, PyObject *name2)
+{
+	char *reply = NULL;
+	size_t rlen = 0;
+	int status = ask(kind, with_word, word, payload, &reply, &rlen, NULL);
+
+	Py_DECREF(payload);
+	free(reply);
+	if (status == INT_MIN)
+		return NULL;
+	if (status < 0)
+		return raise_errno2(-status, name, name2);
+	Py_RETURN_NONE;
+}
+
 /* os.mkdir(path, mode=0o777, *, dir_fd=None): made by the supervisor at once, removed again
  * if the call fails. */
 static PyObject *ws_mkdir(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -861,10 +892,7 @@ static PyObject *ws_mkdir(PyObject *self, PyObject *const *args, Py_ssize_t narg
 {
 	static const char *const names[] = {"path", "mode", "dir_fd"};
 	PyObject *a[3], *path;
-	char *reply = NULL;
-	size_t rlen = 0;
 	long mode = 0777;
-	int status;
 
 	(void)self;
 	if (args_take("mkdir", args, nargs, kwnames, names, 3, 2, a) < 0)
@@ -884,14 +912,7 @@ static PyObject *ws_mkdir(PyObject *self, PyObject *const *args, Py_ssize_t narg
 	path = path_take(a[0], NULL);
 	if (!path)
 		return NULL;
-	status = ask(IPC_REQ_MKDIR, 1, (uint32_t)mode & 0777, path, &reply, &rlen, NULL);
-	Py_DECREF(path);
-	free(reply);
-	if (status == INT_MIN)
-		return NULL;
-	if (status < 0)
-		return raise_errno(-status, a[0]);
-	Py_RETURN_NONE;
+	return ask_empty(IPC_REQ_MKDIR, 1, (uint32_t)mode & 0777, path, a[0], NULL);
 }
 
 /* os.remove, os.unlink (dir_fd=None): the file goes at once, and comes back if the call does
@@ -901,9 +922,6 @@ static PyObject *ws_remove_common(const char *fn, PyObject *orig, uint32_t flags
 {
 	static const char *const names[] = {"path", "dir_fd"};
 	PyObject *a[2], *path;
-	char *reply = NULL;
-	size_t rlen = 0;
-	int status;
 
 	if (args_take(fn, args, nargs, kwnames, names, 2, 1, a) < 0)
 		return NULL;
@@ -916,14 +934,7 @@ static PyObject *ws_remove_common(const char *fn, PyObject *orig, uint32_t flags
 	path = path_take(a[0], NULL);
 	if (!path)
 		return NULL;
-	status = ask(IPC_REQ_REMOVE, 1, flags, path, &reply, &rlen, NULL);
-	Py_DECREF(path);
-	free(reply);
-	if (status == INT_MIN)
-		return NULL;
-	if (status < 0)
-		return raise_errno(-status, a[0]);
-	Py_RETURN_NONE;
+	return ask_empty(IPC_REQ_REMOVE, 1, flags, path, a[0], NULL);
 }
 
 static PyObject *ws_remove(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -954,9 +965,6 @@ static PyObject *ws_rename_common(const char *fn, PyObject *orig, PyObject *cons
 {
 	static const char *const names[] = {"src", "dst", "src_dir_fd", "dst_dir_fd"};
 	PyObject *a[4], *src, *dst, *both = NULL;
-	char *reply = NULL;
-	size_t rlen = 0;
-	int status;
 
 	if (args_take(fn, args, nargs, kwnames, names, 4, 2, a) < 0)
 		return NULL;
@@ -984,27 +992,8 @@ static PyObject *ws_rename_common(const char *fn, PyObject *orig, PyObject *cons
 	Py_XDECREF(dst);
 	if (!both)
 		return NULL;
-	status = ask(IPC_REQ_RENAME, 0, 0, both, &reply, &rlen, NULL);
-	Py_DECREF(both);
-	free(reply);
-	if (status == INT_MIN)
-		return NULL;
-	if (status == -EXDEV) {
-		/* OSError's filename2 names the destination, as the real rename's does. */
-		PyObject *e = PyObject_CallFunction(
-		    PyExc_OSError, "isOiO", EXDEV,
-		    "Invalid cross-device link: directories, and files from one file system to "
-		    "another, are not renamed in the workspace",
-		    a[0], 0, a[1]);
-		if (e) {
-			PyErr_SetObject((PyObject *)Py_TYPE(e), e);
-			Py_DECREF(e);
-		}
-		return NULL;
-	}
-	if (status < 0)
-		return raise_errno(-status, a[0]);
-	Py_RETURN_NONE;
+	/* OSError's filename2 names the destination, as the real rename's does. */
+	return ask_empty(IPC_REQ_RENAME, 0, 0, both, a[0], a[1]);
 }
 
 static PyObject *ws_rename(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
