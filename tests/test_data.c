@@ -473,7 +473,7 @@ Test(data, hypergeometric_functions_and_normal_probabilities)
  * load; findSystemFonts ran fc-list, which the sandbox ended; sympy's pretty printing chose
  * ASCII before the call's UTF-8 streams were in place; pytz and dateutil, which pandas itself
  * uses, were not importable. */
-Test(data, contours_fonts_pretty_printing_and_date_parsing)
+Test(data, contours_fonts_pretty_printing_date_parsing_and_triangles)
 {
 	start_data(NULL);
 	e2e_expect_result(
@@ -495,6 +495,24 @@ Test(data, contours_fonts_pretty_printing_and_date_parsing)
 	    " str(pytz.timezone('Asia/Tokyo').localize(datetime.datetime(2024, 1, 1)))]",
 	    "[7,true,\"\xe2\x88\x9ax\",\"2023-03-05 10:30:00\",\"2024-02-29\","
 	    "\"2024-01-01 00:00:00+09:00\"]");
+	/* Scattered points: the Delaunay triangles python3.11 gives (matplotlib's qhull opened
+	 * /dev/null: the call failed), anticlockwise, each neighbour across its own edge. */
+	e2e_expect_result(
+	    "import numpy as np, matplotlib.tri as mtri, matplotlib.pyplot as plt\n"
+	    "rng = np.random.default_rng(1)\n"
+	    "x = rng.random(40)\ny = rng.random(40)\n"
+	    "t = mtri.Triangulation(x, y)\n"
+	    "tris = sorted(tuple(sorted(r)) for r in t.triangles.tolist())\n"
+	    "a, b, c = t.triangles.T\n"
+	    "area = (x[b] - x[a]) * (y[c] - y[a]) - (x[c] - x[a]) * (y[b] - y[a])\n"
+	    "across = all(t.neighbors[i, j] == -1 or\n"
+	    "             {tr[j], tr[(j + 1) % 3]} <= set(t.triangles[t.neighbors[i, j]])\n"
+	    "             for i, tr in enumerate(t.triangles) for j in range(3))\n"
+	    "plt.tricontourf(x, y, x * y, levels=5)\nplt.close('all')\n"
+	    "interp = mtri.LinearTriInterpolator(t, x + y)\n"
+	    "[len(tris), hash(tuple(tris)) % 100000, bool((area > 0).all()), across,\n"
+	    " t.edges.shape, round(float(interp(0.5, 0.5)), 6)]",
+	    "[70,16700,true,true,[109,2],1.0]");
 	e2e_stop();
 }
 

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "protocol.h"
 
 #define SECRET      "SAFEPY-SECRET-7f3a9c2e"
 #define MARKER      "marker, never to change\n"
@@ -1446,6 +1447,60 @@ Test(ws_write, excel_workbooks_are_written_and_read)
 	    "[sorted(sheets), sheets['one'].to_dict('list'), float(sheets['two'].z[0]),\n"
 	    " [c.value for c in wb.active[2]]]",
 	    "[[\"one\",\"two\"],{\"x\":[1,2],\"y\":[\"a\",\"b\"]},3.5,[7]]");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* Pictures (Pillow, in the data set): opened from the workspace, drawn on, filtered and saved
+ * in the common formats (the PDF writer read its file through a mapping, which a worker has
+ * not), read into numpy; an image given as the call's value comes back as a PNG, scaled down
+ * to the bounds of a figure. Expected values from python3.11 running the same code. */
+Test(ws_write, pictures_are_drawn_saved_reopened_and_shown)
+{
+	json_object *r, *img;
+	const char *head;
+
+	start(ARGS("--workspace-write", "--imports", "data"));
+	r = e2e_call("from PIL import Image, ImageDraw, ImageFilter, ImageOps\n"
+	             "import numpy as np\n"
+	             "im = Image.new('RGB', (400, 300), 'white')\n"
+	             "d = ImageDraw.Draw(im)\n"
+	             "d.rectangle([20, 20, 200, 150], fill='red')\n"
+	             "d.text((30, 200), 'safepy', fill='black')\n"
+	             "im.save('pic.png'); im.save('pic.jpg', quality=85); im.save('pic.pdf')\n"
+	             "small = ImageOps.grayscale(Image.open('pic.png').resize((100, 75))"
+	             ".filter(ImageFilter.BLUR))\n"
+	             "small.save('small.gif')\n"
+	             "a = np.asarray(Image.open('pic.jpg'))\n"
+	             "back = Image.open('small.gif')\n"
+	             "[back.format, back.size, a.shape, int(a[50, 50, 0]) > 200, "
+	             "int(a[50, 50, 1]) < 60, Image.open('pic.png').getpixel((250, 250))]",
+	             NULL);
+	if (strstr(mcpc_json(r), "is not installed"))
+		cr_skip_test(
+		    "the data packages are not installed (scripts/setup installs them): %s",
+		    mcpc_err_str(r, "message"));
+	e2e_assert_result(r, "pictures", "[\"GIF\",[100,75],[300,400,3],true,true,[255,255,255]]");
+	head = slurp(in_ws("pic.png"));
+	cr_assert(head && memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0, "not a PNG");
+	head = slurp(in_ws("pic.jpg"));
+	cr_assert(head && memcmp(head, "\xff\xd8\xff", 3) == 0, "not a JPEG");
+	head = slurp(in_ws("pic.pdf"));
+	cr_assert(head && strncmp(head, "%PDF-", 5) == 0, "not a PDF");
+	/* The value an image: one PNG of it, at most a figure's side, its proportions kept. */
+	r = e2e_call("Image.new('RGB', (4000, 3000), 'blue')", NULL);
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
+	             mcpc_json(r));
+	img = json_object_array_get_idx(e2e_member(mcpc_structured(r), "images"), 0);
+	cr_assert_eq(json_object_get_int(e2e_member(img, "width")), RUN_IMAGE_SIDE_MAX);
+	cr_assert_eq(json_object_get_int(e2e_member(img, "height")), RUN_IMAGE_SIDE_MAX * 3 / 4);
+	/* Another value shows nothing. */
+	r = e2e_call("im.size", NULL);
+	e2e_assert_result(r, "size", "[400,300]");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 0, "%s",
+	             mcpc_json(r));
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();

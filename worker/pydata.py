@@ -263,6 +263,43 @@ def _fonts_in_memory(mpl):
         fm._cached_realpath(path)
 
 
+def _triangulation():
+    # tricontour, tripcolor and Triangulation ask matplotlib's own qhull for the Delaunay
+    # triangles of scattered points, and it writes its messages to a /dev/null it opens: a
+    # worker opens no file, and the call failed. scipy's qhull (whose message stream is the
+    # worker's /dev/null: _scipy) gives the same triangulation, in matplotlib's form: each
+    # triangle anticlockwise, neighbors[i, j] across the edge from its point j to point j + 1
+    # (scipy's is opposite point j).
+    if 'scipy.spatial' not in sys.modules:
+        return
+    import numpy as np
+    from matplotlib import _qhull
+    from scipy.spatial import Delaunay
+
+    def delaunay(x, y, verbose=0):
+        x = np.asarray(x, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        if x.ndim != 1 or x.shape != y.shape:
+            raise ValueError('x and y must be 1D arrays of the same length')
+        if len(x) < 3:
+            raise ValueError('x and y arrays must have a length of at least 3')
+        try:
+            tri = Delaunay(np.column_stack((x, y)))
+        except Exception as e:
+            raise RuntimeError('Error in qhull Delaunay triangulation calculation: %s' % e)
+        triangles = tri.simplices.astype(np.int32)
+        opposite = tri.neighbors.astype(np.int32)
+        a, b, c = (triangles[:, k] for k in range(3))
+        clockwise = (x[b] - x[a]) * (y[c] - y[a]) - (x[c] - x[a]) * (y[b] - y[a]) < 0
+        triangles[clockwise] = triangles[clockwise][:, [0, 2, 1]]
+        opposite[clockwise] = opposite[clockwise][:, [0, 2, 1]]
+        return (np.ascontiguousarray(triangles),
+                np.ascontiguousarray(opposite[:, [2, 0, 1]]))
+
+    delaunay.__doc__ = _qhull.delaunay.__doc__
+    _qhull.delaunay = delaunay
+
+
 def _matplotlib():
     import matplotlib as mpl
     mpl.__version__  # computed late from the package's files: now
@@ -288,6 +325,7 @@ def _matplotlib():
             continue
 
     _fonts_in_memory(mpl)
+    _triangulation()
     # Its configuration and cache directories are known now; a worker's environment does not
     # name the server's home.
     import os
@@ -303,6 +341,7 @@ def _matplotlib():
     def figure_show(self, warn=True):
         """Display the figure: it becomes an image of this call's result."""
         _keep(self)
+        plt.close(self)
 
     show.__module__ = plt.show.__module__
     plt.show = show
@@ -413,6 +452,35 @@ def _openpyxl():
         self.manifest.append(ws)
 
     excel.ExcelWriter.write_worksheet = write_worksheet
+
+
+def _pil():
+    # Image.open and save find a format's plugin by importing every plugin the first time
+    # (Image.init), and the plugins ask features which codecs the C module has: both here, in
+    # the zygote, with the modules image code imports next to Image.
+    import importlib
+    from PIL import Image
+    Image.init()
+    for name in ('ImageDraw', 'ImageFont', 'ImageFilter', 'ImageOps', 'ImageEnhance',
+                 'ImageChops', 'ImageStat', 'ImageColor', 'ImagePalette', 'ImageSequence',
+                 'ImageMath', 'ImageMorph', 'ImageTransform', 'features'):
+        importlib.import_module('PIL.' + name)
+    # The PDF writer maps the file it reads or appends to: a worker maps no file. Its bytes,
+    # read whole, are the same buffer.
+    from PIL import PdfParser
+    get_buf = PdfParser.PdfParser.get_buf_from_file
+
+    def get_buf_from_file(f):
+        if hasattr(f, 'getbuffer') or hasattr(f, 'getvalue'):
+            return get_buf(f)
+        at = f.tell()
+        f.seek(0)
+        try:
+            return f.read()
+        finally:
+            f.seek(at)
+
+    PdfParser.PdfParser.get_buf_from_file = staticmethod(get_buf_from_file)
 
 
 def _sklearn():
@@ -548,7 +616,7 @@ def _uuid():
 def prepare():
     """Run in the zygote once, after the allowed modules are imported."""
     steps = (('numpy', _numpy), ('pandas', _pandas), ('scipy', _scipy), ('sympy', _sympy),
-             ('matplotlib', _matplotlib), ('openpyxl', _openpyxl), ('sklearn', _sklearn),
+             ('matplotlib', _matplotlib), ('openpyxl', _openpyxl), ('sklearn', _sklearn), ('PIL', _pil),
              ('zoneinfo', _zoneinfo), ('uuid', _uuid))
     import warnings
     with warnings.catch_warnings():
@@ -646,20 +714,37 @@ def _render(fig, side, budget):
     return None
 
 
-def _keep(fig):
-    """Render a figure into this call's images (the limits are _limits'), then close it."""
-    import matplotlib.pyplot as plt
+def _picture(im, side, budget):
+    """A PIL image as PNG bytes within the same bounds as _render (its current frame, scaled
+    down to fit, never up). (png, width, height), or None."""
+    im = im.copy()
+    if im.mode not in ('1', 'L', 'LA', 'P', 'RGB', 'RGBA'):
+        im = im.convert('RGBA')
+    bound = side
+    while bound >= 32:
+        im.thumbnail((bound, bound))
+        buf = io.BytesIO()
+        im.save(buf, format='PNG')
+        png = buf.getvalue()
+        if len(png) <= budget:
+            return png, im.width, im.height
+        shrink = 0.9 * min(1.0, (budget / len(png)) ** 0.5)
+        bound = min(bound - 1, int(max(im.width, im.height) * shrink))
+    return None
+
+
+def _keep(fig, render=_render):
+    """Render a figure (or a picture) into this call's images (the limits are _limits')."""
     total = sum(len(p) for p, _, _ in _shown)
     room = min(_limits['bytes'], _limits['total'] - total)
     if len(_shown) >= _limits['count'] or room <= 0:
         _dropped[0] += 1
     else:
-        img = _render(fig, _limits['side'], room)
+        img = render(fig, _limits['side'], room)
         if img is None:
             _dropped[0] += 1
         else:
             _shown.append(img)
-    plt.close(fig)
 
 
 def figures(side, single, total, count, value=None):
@@ -674,9 +759,14 @@ def figures(side, single, total, count, value=None):
             open_figures = [plt.figure(num) for num in plt.get_fignums()]
             for fig in open_figures:
                 _keep(fig)
+                plt.close(fig)
             figure = sys.modules['matplotlib.figure'].Figure
             if type(value) is figure and not any(value is f for f in open_figures):
                 _keep(value)
+                plt.close(value)
+        image = sys.modules.get('PIL.Image')
+        if image is not None and isinstance(value, image.Image):
+            _keep(value, _picture)
     finally:
         out, dropped = list(_shown), _dropped[0]
         del _shown[:]

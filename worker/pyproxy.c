@@ -41,7 +41,7 @@ static const struct {
     {"mpmath", "python3-mpmath"},         {"seaborn", "python3-seaborn"},
     {"tabulate", "python3-tabulate"},     {"openpyxl", "python3-openpyxl"},
     {"sklearn", "python3-sklearn"},       {"pytz", "python3-tz"},
-    {"dateutil", "python3-dateutil"},
+    {"dateutil", "python3-dateutil"},     {"PIL", "python3-pil"},
 };
 
 const char *pyproxy_debian_package(const char *name)
