@@ -81,7 +81,18 @@ enum ipc_request_kind {
 	 * a NUL, then the new path; the reply is empty (a rename is a file written under the new
 	 * name and the old name removed, both when the call commits) */
 	IPC_REQ_RENAME = 8,
+	/* the permission bits of a file of the workspace (u32 mode, at most 0777), then its
+	 * path; the reply is empty. A file the call does not write yet becomes one (a copy of
+	 * it, as for IPC_OPEN_UPDATE) whose bits change; a directory only if the call made it */
+	IPC_REQ_CHMOD = 9,
+	/* the access and modification times of the same (u32 0, then IPC_UTIME_BYTES: the
+	 * access time's seconds (i64) and nanoseconds (u32, or IPC_UTIME_NOW), then the
+	 * modification time's), then its path; the reply is empty */
+	IPC_REQ_UTIME = 10,
 };
+
+#define IPC_UTIME_BYTES 24
+#define IPC_UTIME_NOW   0x3fffffffu /* a time of "now": the kernel's UTIME_NOW */
 
 #define IPC_REMOVE_DIR 0x1u
 

@@ -1682,6 +1682,98 @@ static int request_remove(struct chain *c, uint32_t id, const char *data, size_t
 	return 0;
 }
 
+/* A directory the call made (by its identity), opened, or -1. */
+static int made_dir(const struct chain *c, const char *rel)
+{
+	struct stat st;
+	int fd;
+
+	if (c->n_dirs == 0)
+		return -1;
+	fd = ws_resolve(c->e->ws.fd, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0)
+		for (size_t i = 0; i < c->n_dirs; i++)
+			if (c->dirs[i].dev == st.st_dev && c->dirs[i].ino == st.st_ino)
+				return fd;
+	close(fd);
+	return -1;
+}
+
+/* A time of an IPC_REQ_UTIME request (seconds, nanoseconds), or -EINVAL. */
+static int utime_get(const unsigned char *p, struct timespec *ts)
+{
+	uint64_t sec = (uint64_t)ipc_get_u32(p) | (uint64_t)ipc_get_u32(p + 4) << 32;
+	uint32_t nsec = ipc_get_u32(p + 8);
+
+	if (nsec == IPC_UTIME_NOW) {
+		ts->tv_sec = 0;
+		ts->tv_nsec = UTIME_NOW;
+		return 0;
+	}
+	if (nsec >= 1000000000u)
+		return -EINVAL;
+	ts->tv_sec = (time_t)(int64_t)sec;
+	ts->tv_nsec = (long)nsec;
+	return 0;
+}
+
+/* IPC_REQ_CHMOD, IPC_REQ_UTIME: what changes is a file the call writes (so that nothing
+ * changes on disk before it commits, and nothing if it does not: a file it has not written
+ * becomes a copy of its own first, as when it is opened for update) or a directory the call
+ * made (on disk already: its permissions keep the owner's access, so that the call's files
+ * can still be placed in it). Nothing beyond the permission bits: a file the supervisor
+ * makes never becomes a program that runs as its owner. */
+static int request_attr(struct chain *c, uint32_t id, const char *data, size_t len, int times)
+{
+	const struct workspace *ws = &c->e->ws;
+	const size_t head = 4 + (times ? IPC_UTIME_BYTES : 0);
+	const unsigned char *u = (const unsigned char *)data;
+	struct timespec ts[2];
+	char rel[PATH_MAX];
+	struct stat st;
+	uint32_t word;
+	int fd = -1, dir, rc;
+	size_t n;
+
+	if (len < head)
+		return -EINVAL;
+	word = ipc_get_u32(u);
+	rc = ws->fd < 0                  ? -EACCES
+	     : times && word != 0        ? -EINVAL
+	     : !times && word & ~0777u   ? -EPERM
+	     : times && (utime_get(u + 4, &ts[0]) < 0 || utime_get(u + 16, &ts[1]) < 0)
+	         ? -EINVAL
+	     : !ws->writable ? -EROFS
+	                     : ws_relative(ws, data + head, len - head, rel, sizeof(rel));
+	for (n = rc == 0 ? strlen(rel) : 0; n > 1 && rel[n - 1] == '/'; n--)
+		rel[n - 1] = '\0';
+	if (rc == 0 && ws_rel_left_out(ws, rel))
+		rc = -EACCES;
+	if (rc < 0) {
+		reply(c, id, rc, NULL, 0, NULL, 0);
+		return 0;
+	}
+	fd = gone_named(c, rel) ? -1 : made_dir(c, rel);
+	dir = fd >= 0;
+	/* A directory it did not make is on disk for every call: it stays as it is. */
+	if (!dir && !gone_named(c, rel) && (fd = ws_resolve(ws->fd, rel, O_PATH | O_DIRECTORY)) >= 0)
+		rc = -EPERM;
+	else if (!dir)
+		rc = ws_open_write(c, rel, IPC_OPEN_UPDATE, &fd, &st);
+	if (rc == 0 && dir && !times && (word & 0700) != 0700)
+		rc = -EPERM;
+	if (rc == 0 && !times && fchmod(fd, (mode_t)word) < 0)
+		rc = -errno;
+	if (rc == 0 && times && futimens(fd, ts) < 0)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	reply(c, id, rc, NULL, 0, NULL, 0);
+	return 0;
+}
+
 /* A file of the call's, moved: its hidden file goes to the new directory under a new hidden
  * name, and takes the new name. */
 static int pending_move(struct chain *c, struct ws_file *w, int dp, const char *dname,
@@ -2147,6 +2239,9 @@ int broker_request(struct chain *c, const char *payload, size_t len)
 		return request_remove(c, id, payload, len);
 	case IPC_REQ_RENAME:
 		return request_rename(c, id, payload, len);
+	case IPC_REQ_CHMOD:
+	case IPC_REQ_UTIME:
+		return request_attr(c, id, payload, len, kind == IPC_REQ_UTIME);
 	default:
 		return -EINVAL;
 	}

@@ -43,7 +43,7 @@ static const char *const default_extra[] = {
 /* With a workspace the code also gets these: files in, files out, paths (csv and io are in the
  * default set already; --imports seed gets them here). */
 static const char *const workspace_imports[] = {
-    "csv", "fnmatch", "glob", "io", "os", "pathlib", NULL,
+    "csv", "fnmatch", "glob", "io", "os", "pathlib", "shutil", NULL,
 };
 
 /* --imports data adds the data stack (Debian's python3-numpy, python3-pandas, python3-scipy,
@@ -87,7 +87,8 @@ static const char usage[] =
     "                        dateutil, PIL, warnings)\n"
     "  --workspace DIR       the code may read the files under DIR, its working directory\n"
     "                        (off by default: no file can be reached); adds csv, fnmatch,\n"
-    "                        glob, io, os (its file functions) and pathlib to the imports\n"
+    "                        glob, io, os (its file functions), pathlib and shutil to the\n"
+    "                        imports\n"
     "  --workspace-write     the code may also write files there: each call's files are\n"
     "                        moved into place when it completes (an exception it raises\n"
     "                        included), and dropped when it is stopped (a limit, a crash)\n"

@@ -555,7 +555,8 @@ Test(hostile_after, a_result_binds_only_its_own_call)
 /* Requests as runner_request makes them (ipc.h): request(kind, name) writes a REQUEST frame,
  * reply() reads the REPLY frame as (type, id, status, body). Kinds: 1 a module's source
  * (IPC_REQ_MODULE), 5 its code (IPC_REQ_MODULE_CODE), 6 a directory (IPC_REQ_MKDIR), 7 a removal
- * (IPC_REQ_REMOVE), 8 a rename (IPC_REQ_RENAME). */
+ * (IPC_REQ_REMOVE), 8 a rename (IPC_REQ_RENAME), 9 permission bits (IPC_REQ_CHMOD), 10 times
+ * (IPC_REQ_UTIME). */
 #define BROKER                                                                                     \
 	"def request(kind, name, rid=7):\n"                                                        \
 	"    put(frame('Q', struct.pack('<IB', rid, kind) + name))\n"                              \
@@ -609,7 +610,20 @@ static const struct hcase broker_cases[] = {
      "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
     {"a rename with one path", NEW_SESSION, BROKER "request(8, b'a')\nreply()\n't@ID@'", "crashed",
      "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
-    {"an unknown kind of request", NEW_SESSION, BROKER "request(9, b'json')\nreply()\n't@ID@'",
+    /* Permission bits and times without a workspace: refused, nothing read; times cut short
+     * end the call. */
+    {"permission bits asked for without a workspace", NEW_SESSION,
+     BROKER "request(9, struct.pack('<I', 0o777) + b'/etc/passwd')\nt, rid, st, b = reply()\n"
+            "'t@ID@' if (t, rid, st, b) == ('A', 7, -13, b'') else repr((t, rid, st, b))",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
+    {"times asked for without a workspace", NEW_SESSION,
+     BROKER "request(10, struct.pack('<IqIqI', 0, 1, 0, 2, 0) + b'/etc/passwd')\n"
+            "t, rid, st, b = reply()\n"
+            "'t@ID@' if (t, rid, st, b) == ('A', 7, -13, b'') else repr((t, rid, st, b))",
+     "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
+    {"times cut short", NEW_SESSION, BROKER "request(10, struct.pack('<I', 0) + b'x')\nreply()\n"
+     "'t@ID@'", "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"an unknown kind of request", NEW_SESSION, BROKER "request(11, b'json')\nreply()\n't@ID@'",
      "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
     /* A worker reads each reply before it asks again: asking with replies unread ends the
      * call at once (the supervisor would otherwise queue replies for it without bound). */

@@ -1452,6 +1452,102 @@ Test(ws_write, excel_workbooks_are_written_and_read)
 	e2e_stop();
 }
 
+/* shutil works in the workspace as on disk, through the workspace's own functions: copies
+ * (copy keeps the permission bits, copy2 the times too), trees copied, moved (a directory by
+ * copy and removal) and removed, archives made and unpacked; os.chmod and os.utime change the
+ * call's copy of a file, so a stopped call leaves the file as it was. Permission bits beyond
+ * 0777 and directories the call did not make are refused, and change nothing. Expected values
+ * from python3.11 running the same code. */
+Test(ws_write, shutil_copies_moves_and_removes)
+{
+	struct stat st, data_before;
+	json_object *r;
+
+	start(ARGS("--workspace-write", "--timeout", "3"));
+	cr_assert_eq(chmod(in_ws("sub/x.json"), 0640), 0);
+	cr_assert_eq(utimensat(AT_FDCWD, in_ws("sub/x.json"),
+	                       (struct timespec[]){{1577836800, 0}, {1577934245, 500}}, 0),
+	             0);
+	cr_assert_eq(stat(in_ws("data.csv"), &data_before), 0);
+	r = e2e_ok("import shutil, os\n"
+	           "got = [shutil.copyfile('sub/x.json', 'c1.json'),\n"
+	           "       shutil.copy('sub/x.json', 'c2.json'),\n"
+	           "       shutil.copy2('sub/x.json', 'c3.json')]\n"
+	           "os.mkdir('d')\n"
+	           "got.append(shutil.copy('nums.txt', 'd'))\n"
+	           "got.append([oct(os.stat(p).st_mode & 0o777) for p in ('c1.json', 'c2.json', "
+	           "'c3.json')])\n"
+	           "got.append(os.stat('c3.json').st_mtime_ns)\n"
+	           "got.append(shutil.copytree('sub', 'tree'))\n"
+	           "got.append(shutil.move('c1.json', 'moved.json'))\n"
+	           "got.append(shutil.move('tree', 'tree2'))\n"
+	           "got.append(sorted(os.path.join(r, f) for r, d, fs in os.walk('tree2') for f in "
+	           "fs))\n"
+	           "got.append(os.path.basename(shutil.make_archive('arch', 'zip', 'tree2')))\n"
+	           "shutil.unpack_archive('arch.zip', 'unz')\n"
+	           "shutil.rmtree('tree2')\n"
+	           "try:\n"
+	           "    shutil.copyfile('c2.json', 'c2.json')\n"
+	           "except shutil.SameFileError as e:\n"
+	           "    got.append(type(e).__name__)\n"
+	           "got.append(sorted(os.listdir('.')))\n"
+	           "got.append(sorted(os.listdir('unz')))\n"
+	           "got");
+	e2e_assert_result(r, "shutil",
+	                  "[\"c1.json\",\"c2.json\",\"c3.json\",\"d/nums.txt\","
+	                  "[\"0o644\",\"0o640\",\"0o640\"],1577934245000000500,\"tree\","
+	                  "\"moved.json\",\"tree2\",[\"tree2/x.json\"],\"arch.zip\",\"SameFileError\","
+	                  "[\"arch.zip\",\"c2.json\",\"c3.json\",\"d\",\"data.csv\",\"moved.json\","
+	                  "\"nums.txt\",\"sub\",\"unz\"],[\"x.json\"]]");
+	/* On disk as the call said; the sources as they were. */
+	cr_assert_str_eq(slurp(in_ws("c3.json")), "{\"k\": [1, 2]}\n");
+	cr_assert_eq(stat(in_ws("c3.json"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0640);
+	cr_assert_eq(st.st_mtim.tv_sec, 1577934245);
+	cr_assert_eq(st.st_mtim.tv_nsec, 500);
+	cr_assert_eq(stat(in_ws("tree2"), &st), -1);
+	cr_assert_eq(stat(in_ws("c1.json"), &st), -1);
+	cr_assert_str_eq(slurp(in_ws("unz/x.json")), "{\"k\": [1, 2]}\n");
+	cr_assert_str_eq(slurp(in_ws("sub/x.json")), "{\"k\": [1, 2]}\n");
+	cr_assert_str_eq(slurp(in_ws("d/nums.txt")), "1 2\n3 4\n");
+	/* os.chmod and os.utime of a file the call did not write: the call sees the change at
+	 * once, the disk when it commits... */
+	ok_result("os.chmod('data.csv', 0o600)\nos.utime('data.csv', (5, 7.25))\n"
+	          "s = os.stat('data.csv')\n[oct(s.st_mode & 0o777), s.st_mtime, s.st_atime]",
+	          "[\"0o600\",7.25,5.0]");
+	cr_assert_eq(stat(in_ws("data.csv"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600);
+	cr_assert_eq(st.st_mtim.tv_sec, 7);
+	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
+	/* ... and not at all when it is stopped. */
+	r = e2e_expect_status("os.chmod('nums.txt', 0o700)\nos.utime('nums.txt', ns=(1, 2))\n"
+	                      "shutil.rmtree('unz')\nshutil.copy('nums.txt', 'lost.txt')\n"
+	                      "while True:\n    pass",
+	                      NULL, "timeout");
+	cr_assert_eq(stat(in_ws("nums.txt"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0644);
+	cr_assert_neq(st.st_mtim.tv_sec, 0);
+	cr_assert_str_eq(slurp(in_ws("unz/x.json")), "{\"k\": [1, 2]}\n");
+	cr_assert_null(slurp(in_ws("lost.txt")));
+	/* Refused: bits beyond 0777, a directory the call did not make, times of a name that is
+	 * not there; nothing changes. */
+	ok_result(TRY_EACH "[attempt(os.chmod, 'c2.json', 0o4755), attempt(os.chmod, 'sub', 0o700),\n"
+	                   " attempt(os.utime, 'sub'), attempt(os.utime, 'none.txt'),\n"
+	                   " attempt(os.chmod, '../out/secret.txt', 0o777),\n"
+	                   " attempt(shutil.copy, '../out/secret.txt', 'stolen.txt')]",
+	          "[[\"PermissionError\",1,false],[\"PermissionError\",1,false],"
+	          "[\"PermissionError\",1,false],[\"FileNotFoundError\",2,false],"
+	          "[\"PermissionError\",13,true],[\"PermissionError\",13,true]]");
+	cr_assert_eq(stat(in_ws("c2.json"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0640);
+	cr_assert_eq(stat(in_ws("sub"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0755);
+	cr_assert_null(slurp(in_ws("stolen.txt")));
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* Pictures (Pillow, in the data set): opened from the workspace, drawn on, filtered and saved
  * in the common formats (the PDF writer read its file through a mapping, which a worker has
  * not), read into numpy; an image given as the call's value comes back as a PNG, scaled down
@@ -2194,6 +2290,51 @@ Test(ws_native, removals_and_renames_stay_beneath_the_workspace)
 	cr_assert_null(slurp(in_ws("nums.txt")));
 	cr_assert_str_eq(slurp(in_ws("n2.txt")), "1 2\n3 4\n");
 	cr_assert(is_dir(in_ws("sub")));
+	no_hidden_files();
+	e2e_stop();
+}
+
+/* Permission bits and times asked on the wire: the same checks as a write (beneath the
+ * workspace, no hidden file, no link, a file the server may replace), no bits beyond 0777,
+ * no directory the call did not make, no time that is not one. What is allowed changes the
+ * call's copy, which its commit puts in place. */
+Test(ws_native, permissions_and_times_stay_beneath_the_workspace)
+{
+	struct stat st;
+	json_object *r;
+
+	start(ARGS(NATIVE_ARGS, "--workspace-write"));
+	cr_assert_eq(symlink(e2e_fmt("%s/secret.txt", outside), in_ws("link.txt")), 0);
+	cr_assert_eq(symlink(outside, in_ws("linkdir")), 0);
+	r = e2e_ok(e2e_fmt("%s"
+	                   "out = b'%s'\n"
+	                   "def t(a, an, m, mn):\n"
+	                   "    return struct.pack('<qIqI', a, an, m, mn)\n"
+	                   "ok = t(5, 0, 6, 0)\n"
+	                   "[req(9, w(0o777) + b'../secret.txt'), req(9, w(0o777) + out + b'/secret.txt'),\n"
+	                   " req(9, w(0o777) + b'link.txt'), req(9, w(0o777) + b'linkdir/secret.txt'),\n"
+	                   " req(9, w(0o777) + b'.safepy-tmp-1'), req(10, w(0) + ok + b'link.txt'),\n"
+	                   " req(10, w(0) + ok + b'/proc/self/environ'),\n"
+	                   " req(9, w(0o4755) + b'data.csv'), req(9, w(0o1777) + b'data.csv'),\n"
+	                   " req(9, w(0o700) + b'sub'), req(10, w(0) + ok + b'sub'),\n"
+	                   " req(10, w(0) + t(1, 0, 2, 10**9) + b'data.csv'), req(10, w(1) + ok + "
+	                   "b'data.csv'),\n"
+	                   " req(9, w(0o600) + b'none.txt'), req(9, w(0o600)),\n"
+	                   " req(9, w(0o600) + b'nums.txt'), req(10, w(0) + ok + b'nums.txt')]",
+	                   wire, outside));
+	/* EACCES: outside, links, hidden; EPERM: bits, a directory not made; EINVAL: a time, the
+	 * flags; ENOENT. */
+	e2e_assert_result(r, "permissions and times",
+	                  "[-13,-13,-13,-13,-13,-13,-13,-1,-1,-1,-1,-22,-22,-2,-2,0,0]");
+	no_secret(r);
+	outside_unchanged();
+	cr_assert_eq(stat(in_ws("nums.txt"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600);
+	cr_assert_eq(st.st_mtim.tv_sec, 6);
+	cr_assert_eq(stat(in_ws("data.csv"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0644);
+	cr_assert_eq(stat(in_ws("sub"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0755);
 	no_hidden_files();
 	e2e_stop();
 }

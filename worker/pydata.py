@@ -602,6 +602,28 @@ def _zoneinfo():
     zoneinfo.reset_tzpath(to=[])
 
 
+def _shutil():
+    # shutil copies, moves and removes through the workspace's functions (pyfiles.c): by file
+    # objects and paths, as where the kernel has no sendfile and no *at calls. A worker may not
+    # copy between fds in the kernel, nor open a directory to walk it by fd, and the workspace
+    # keeps no extended attributes: copy2 and copytree copy bytes, permission bits and times.
+    import shutil
+    shutil._USE_CP_SENDFILE = False
+    shutil._use_fd_functions = False
+    shutil.rmtree.avoids_symlink_attacks = False
+
+    def _copyxattr(*args, **kwargs):
+        pass
+
+    shutil._copyxattr = _copyxattr
+
+    def disk_usage(path):
+        """Not in the sandbox: a worker does not ask the kernel about file systems."""
+        raise PermissionError('shutil.disk_usage is not allowed in the sandbox')
+
+    shutil.disk_usage = disk_usage
+
+
 def _uuid():
     # uuid1() and getnode() ask libuuid, which asks its daemon over a socket, and then look
     # for a network card (ifconfig, ip, netstat): a worker has none of those, and the sandbox
@@ -617,7 +639,7 @@ def prepare():
     """Run in the zygote once, after the allowed modules are imported."""
     steps = (('numpy', _numpy), ('pandas', _pandas), ('scipy', _scipy), ('sympy', _sympy),
              ('matplotlib', _matplotlib), ('openpyxl', _openpyxl), ('sklearn', _sklearn), ('PIL', _pil),
-             ('zoneinfo', _zoneinfo), ('uuid', _uuid))
+             ('zoneinfo', _zoneinfo), ('uuid', _uuid), ('shutil', _shutil))
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ static int closed_at_end;
 /* The original functions, for what the workspace does not answer (an fd of its own, dir_fd). */
 static PyObject *orig_open, *orig_os_open, *orig_stat, *orig_lstat, *orig_fstat, *orig_listdir,
     *orig_scandir, *orig_access, *orig_mkdir, *orig_remove, *orig_unlink, *orig_rmdir, *orig_rename,
-    *orig_replace;
+    *orig_replace, *orig_chmod, *orig_utime;
 static PyObject *stat_result; /* os.stat_result */
 static PyObject *dir_entry;   /* DirEntry and ScandirIterator (below) */
 static PyObject *scandir_iterator;
@@ -1010,6 +1011,181 @@ static PyObject *ws_replace(PyObject *self, PyObject *const *args, Py_ssize_t na
 	return ws_rename_common("replace", orig_replace, args, nargs, kwnames);
 }
 
+/* What IPC_REQ_CHMOD and IPC_REQ_UTIME refuse (EPERM), said as it is. */
+static PyObject *attr_answer(enum ipc_request_kind kind, uint32_t word, PyObject *payload,
+                             PyObject *name)
+{
+	char *reply = NULL;
+	size_t rlen = 0;
+	int status = ask(kind, 1, word, payload, &reply, &rlen, NULL);
+	PyObject *e;
+
+	Py_DECREF(payload);
+	free(reply);
+	if (status == INT_MIN)
+		return NULL;
+	if (status == -EPERM) {
+		e = PyObject_CallFunction(
+		    PyExc_PermissionError, "isO", EPERM,
+		    "Operation not permitted: in the workspace a call changes the permission bits "
+		    "(0o777, no others) and the times of files the server can write, and of "
+		    "directories the call made",
+		    name);
+		if (e) {
+			PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+			Py_DECREF(e);
+		}
+		return NULL;
+	}
+	if (status < 0)
+		return raise_errno(-status, name);
+	Py_RETURN_NONE;
+}
+
+/* os.chmod(path, mode, *, dir_fd=None, follow_symlinks=True): the call's copy of the file
+ * changes (a directory the call made changes at once); an fd, a dir_fd or no following go to
+ * the original, which the sandbox refuses. */
+static PyObject *ws_chmod(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+	static const char *const names[] = {"path", "mode", "dir_fd", "follow_symlinks"};
+	PyObject *a[4], *path;
+	long mode;
+	int follow = 1;
+
+	(void)self;
+	if (args_take("chmod", args, nargs, kwnames, names, 4, 2, a) < 0)
+		return NULL;
+	if (!a[0] || !a[1]) {
+		PyErr_Format(PyExc_TypeError, "chmod() missing required argument '%s' (pos %d)",
+		             a[0] ? "mode" : "path", a[0] ? 2 : 1);
+		return NULL;
+	}
+	if (a[3] && (follow = PyObject_IsTrue(a[3])) < 0)
+		return NULL;
+	if (PyLong_Check(a[0]) || !absent(a[2]) || !follow)
+		return PyObject_Vectorcall(orig_chmod, args, (size_t)nargs, kwnames);
+	mode = PyLong_AsLong(a[1]);
+	if (mode == -1 && PyErr_Occurred())
+		return NULL;
+	path = path_take(a[0], NULL);
+	if (!path)
+		return NULL;
+	return attr_answer(IPC_REQ_CHMOD, mode < 0 || mode > 0777 ? 07777 : (uint32_t)mode, path,
+	                   a[0]);
+}
+
+/* One time of os.utime: a number of seconds (int or float) or of nanoseconds (ns), into
+ * seconds and nanoseconds. 0 or -1. */
+static int utime_part(PyObject *v, int ns, int64_t *sec, uint32_t *nsec)
+{
+	PyObject *q = NULL, *r = NULL, *billion, *pair;
+	long long s;
+	long n;
+
+	if (!ns && PyFloat_Check(v)) {
+		double d = PyFloat_AS_DOUBLE(v), f = floor(d);
+		if (!isfinite(d) || f < -9.2e18 || f > 9.2e18) {
+			PyErr_SetString(PyExc_OverflowError, "timestamp out of range");
+			return -1;
+		}
+		*sec = (int64_t)f;
+		n = (long)floor((d - f) * 1e9);
+		if (n >= 1000000000) {
+			(*sec)++;
+			n -= 1000000000;
+		}
+		*nsec = (uint32_t)n;
+		return 0;
+	}
+	if (!PyLong_Check(v)) {
+		PyErr_Format(PyExc_TypeError, "utime: %s must be a tuple of two %s",
+		             ns ? "ns" : "'times'", ns ? "ints" : "numbers");
+		return -1;
+	}
+	if (!ns) {
+		s = PyLong_AsLongLong(v);
+		if (s == -1 && PyErr_Occurred())
+			return -1;
+		*sec = s;
+		*nsec = 0;
+		return 0;
+	}
+	billion = PyLong_FromLong(1000000000);
+	pair = billion ? PyNumber_Divmod(v, billion) : NULL;
+	Py_XDECREF(billion);
+	if (!pair)
+		return -1;
+	q = PyTuple_GET_ITEM(pair, 0);
+	r = PyTuple_GET_ITEM(pair, 1);
+	s = PyLong_AsLongLong(q);
+	n = PyLong_AsLong(r);
+	Py_DECREF(pair);
+	if ((s == -1 || n == -1) && PyErr_Occurred())
+		return -1;
+	*sec = s;
+	*nsec = (uint32_t)n;
+	return 0;
+}
+
+/* os.utime(path, times=None, *, ns=None, dir_fd=None, follow_symlinks=True): as chmod. */
+static PyObject *ws_utime(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+	static const char *const names[] = {"path", "times", "ns", "dir_fd", "follow_symlinks"};
+	PyObject *a[5], *path, *pair, *payload;
+	int64_t sec[2] = {0, 0};
+	uint32_t nsec[2] = {IPC_UTIME_NOW, IPC_UTIME_NOW};
+	int follow = 1, ns;
+	unsigned char *p;
+	Py_ssize_t n;
+
+	(void)self;
+	if (args_take("utime", args, nargs, kwnames, names, 5, 2, a) < 0)
+		return NULL;
+	if (!a[0]) {
+		PyErr_SetString(PyExc_TypeError, "utime() missing required argument 'path' (pos 1)");
+		return NULL;
+	}
+	if (a[4] && (follow = PyObject_IsTrue(a[4])) < 0)
+		return NULL;
+	if (PyLong_Check(a[0]) || !absent(a[3]) || !follow)
+		return PyObject_Vectorcall(orig_utime, args, (size_t)nargs, kwnames);
+	if (!absent(a[1]) && a[2]) {
+		PyErr_SetString(PyExc_ValueError,
+		                "utime: you may specify either 'times' or 'ns' but not both");
+		return NULL;
+	}
+	ns = a[2] != NULL;
+	pair = ns ? a[2] : absent(a[1]) ? NULL : a[1];
+	if (pair && (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2)) {
+		PyErr_Format(PyExc_TypeError, "utime: %s must be a tuple of two %s",
+		             ns ? "ns" : "'times'", ns ? "ints" : "ints or floats");
+		return NULL;
+	}
+	for (int i = 0; pair && i < 2; i++)
+		if (utime_part(PyTuple_GET_ITEM(pair, i), ns, &sec[i], &nsec[i]) < 0)
+			return NULL;
+	path = path_take(a[0], NULL);
+	if (!path)
+		return NULL;
+	n = PyBytes_GET_SIZE(path);
+	payload = PyBytes_FromStringAndSize(NULL, IPC_UTIME_BYTES + n);
+	if (!payload) {
+		Py_DECREF(path);
+		return NULL;
+	}
+	p = (unsigned char *)PyBytes_AS_STRING(payload);
+	for (int i = 0; i < 2; i++) {
+		ipc_put_u32(p + 12 * i, (uint32_t)(uint64_t)sec[i]);
+		ipc_put_u32(p + 12 * i + 4, (uint32_t)((uint64_t)sec[i] >> 32));
+		ipc_put_u32(p + 12 * i + 8, nsec[i]);
+	}
+	memcpy(p + IPC_UTIME_BYTES, PyBytes_AS_STRING(path), (size_t)n);
+	Py_DECREF(path);
+	return attr_answer(IPC_REQ_UTIME, 0, payload, a[0]);
+}
+
 /* os.dup(fd): a worker makes no fd (the filter would end it) but a new handle on its /dev/null
  * (fds 0-2: scipy's message streams, pydata.py). Libraries that copy a file's fd to read it
  * with C stdio (numpy.fromfile with a file object) get an error instead. */
@@ -1063,6 +1239,10 @@ static PyMethodDef def_rename = {"rename", (PyCFunction)(void (*)(void))ws_renam
                                  METH_FASTCALL | METH_KEYWORDS, NULL};
 static PyMethodDef def_replace = {"replace", (PyCFunction)(void (*)(void))ws_replace,
                                   METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_chmod = {"chmod", (PyCFunction)(void (*)(void))ws_chmod,
+                                METH_FASTCALL | METH_KEYWORDS, NULL};
+static PyMethodDef def_utime = {"utime", (PyCFunction)(void (*)(void))ws_utime,
+                                METH_FASTCALL | METH_KEYWORDS, NULL};
 static PyMethodDef def_getcwd = {"getcwd", ws_getcwd, METH_NOARGS, NULL};
 static PyMethodDef def_getcwdb = {"getcwdb", ws_getcwdb, METH_NOARGS, NULL};
 static PyMethodDef def_dup = {"dup", ws_dup, METH_O, NULL};
@@ -1212,6 +1392,8 @@ int pyfiles_init(const struct zygote_config *cfg)
 	    patch(posix, "rmdir", &def_rmdir, &orig_rmdir) < 0 ||
 	    patch(posix, "rename", &def_rename, &orig_rename) < 0 ||
 	    patch(posix, "replace", &def_replace, &orig_replace) < 0 ||
+	    patch(posix, "chmod", &def_chmod, &orig_chmod) < 0 ||
+	    patch(posix, "utime", &def_utime, &orig_utime) < 0 ||
 	    patch(posix, "getcwd", &def_getcwd, NULL) < 0 ||
 	    patch(posix, "getcwdb", &def_getcwdb, NULL) < 0 ||
 	    patch(posix, "dup", &def_dup, NULL) < 0)
@@ -1318,7 +1500,17 @@ int pyfiles_audit_allows(const char *event, PyObject *args)
 		}
 		return fd_ours(fd);
 	}
-	/* os.walk and glob list directories with os.scandir, which the workspace answers. */
-	return strcmp(event, "os.walk") == 0 || strcmp(event, "glob.glob") == 0 ||
-	       strcmp(event, "glob.glob/2") == 0;
+	/* os.walk and glob list directories with os.scandir, which the workspace answers; shutil
+	 * copies, moves, removes and archives with the functions it answers (open, scandir, stat,
+	 * mkdir, remove, rename, chmod, utime). Its chown stays refused (os.chown is). */
+	static const char *const answered[] = {
+	    "os.walk",         "glob.glob",          "glob.glob/2",       "shutil.copyfile",
+	    "shutil.copymode", "shutil.copystat",    "shutil.copytree",   "shutil.rmtree",
+	    "shutil.move",     "shutil.make_archive", "shutil.unpack_archive", NULL,
+	};
+
+	for (const char *const *a = answered; *a; a++)
+		if (strcmp(event, *a) == 0)
+			return 1;
+	return 0;
 }

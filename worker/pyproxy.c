@@ -131,7 +131,8 @@ static int fill_gc(PyObject *proxy, PyObject *gc)
 }
 
 /* os as user code sees it with a workspace: its files and directories (answered from the
- * workspace, pyfiles.c: opened, listed, made, removed, renamed), path handling, and facts; no
+ * workspace, pyfiles.c: opened, listed, made, removed, renamed, their permissions and times
+ * changed), path handling, and facts; no
  * fds, processes or signals, and nothing more later (its __getattr__ gives only os.path). */
 static int fill_os(PyObject *proxy, PyObject *os)
 {
@@ -142,7 +143,8 @@ static int fill_os(PyObject *proxy, PyObject *os)
 	    "defpath", "devnull", "name",       "error",    "strerror",  "F_OK",     "R_OK",
 	    "W_OK",    "X_OK",    "SEEK_SET",   "SEEK_CUR", "SEEK_END",  "environ",  "getenv",
 	    "getpid",  "urandom", "makedirs",   "mkdir",    "remove",    "unlink",   "rename",
-	    "replace", "rmdir",   "removedirs", "renames",  "cpu_count", NULL,
+	    "replace", "rmdir",   "removedirs", "renames",  "cpu_count", "chmod",    "utime",
+	    NULL,
 	};
 
 	return copy_names(proxy, os, keep);
