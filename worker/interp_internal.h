@@ -25,6 +25,8 @@ int pylayer_hook_install(void);
 void pylayer_arm(int armed);
 /* Is the hook armed? */
 int pylayer_armed(void);
+/* Guard the _ctypes module's classes: no ctypes object or class is made while armed. */
+int pylayer_seal_ctypes(PyObject *module);
 /* Read the numbers of the opcodes the bytecode check looks at. Returns 0 or -1. */
 int pylayer_opcodes_load(void);
 /* Build the curated builtins and the module proxies of the allowed imports (cfg borrowed, only

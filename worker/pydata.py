@@ -48,6 +48,70 @@ def _numpy():
     # Without it numpy takes its own path for a Python without ctypes (.ctypes.data stays).
     from numpy.core import _internal
     _internal.ctypes = None
+    _strided_views(np)
+
+
+def _strided_views(np):
+    # as_strided makes its view of an array from a class whose __array_interface__ is the
+    # array's own, with the shape and strides the caller gives: numpy trusts an interface's
+    # address and strides, so a view made so read and wrote past its array (and the class,
+    # public, took any address). The class here answers the interface only for a view of its
+    # base array that stays within the memory of the array under it, at the base's own address
+    # (whatever its attributes were changed to); the classes the user makes answer none
+    # (pyguard.c interface_guard).
+    from numpy.lib import stride_tricks, utils
+
+    def extent(a):
+        while isinstance(a.base, np.ndarray):
+            a = a.base
+        return utils.byte_bounds(a)
+
+    class DummyArray:
+        """The interface of a view of an array (numpy.lib.stride_tricks.as_strided's), within
+        the memory of that array."""
+        __slots__ = ('_interface', 'base')
+
+        def __init__(self, interface, base=None):
+            self._interface = interface
+            self.base = base
+
+        @property
+        def __array_interface__(self):
+            base, i = self.base, self._interface
+            if not isinstance(base, np.ndarray):
+                raise ValueError('a strided view is made of an array')
+            shape = tuple(int(n) for n in i['shape'])
+            strides = i.get('strides')
+            strides = None if strides is None else tuple(int(n) for n in strides)
+            typestr = str(i['typestr'])
+            size = np.dtype(typestr).itemsize
+            start = int(base.__array_interface__['data'][0])
+            low = high = start
+            if strides is None:
+                n = 1
+                for k in shape:
+                    n *= k
+                high = start + n * size
+            elif len(strides) != len(shape):
+                raise ValueError('strides and shape differ in length')
+            else:
+                for k, step in zip(shape, strides):
+                    if k < 0:
+                        raise ValueError('negative dimensions are not allowed')
+                    low += min(0, (k - 1) * step)
+                    high += max(0, (k - 1) * step)
+                high += size
+            empty = 0 in shape
+            first, last = extent(base)
+            if not empty and (low < first or high > last):
+                raise ValueError('as_strided: the view would reach memory outside the array it '
+                                 'is made from, which the sandbox does not allow')
+            readonly = bool(i['data'][1]) or not base.flags.writeable
+            return {'data': (start, readonly), 'shape': shape, 'strides': strides,
+                    'typestr': typestr, 'version': 3}
+
+    DummyArray.__module__ = stride_tricks.__name__
+    stride_tricks.DummyArray = DummyArray
 
 
 # Time zones read in the zygote, held: dateutil keeps only its last few strongly.

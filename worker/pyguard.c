@@ -1654,10 +1654,21 @@ static int library_change_allowed(PyObject *t, PyObject *name)
  * property or an operator the user's code set on one ran inside the libraries' imports and
  * code generation (an enum's __or__ during gettext's import, dataclasses.Field's name while
  * dataclasses wrote an __init__). The user's code changes its own classes only. */
+static int interface_name(PyObject *name);
+
 static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
 {
 	if (library_change_allowed(self, name) < 0)
 		return -1;
+	/* A new attribute lookup for the class (interface_guard's), or its array interface. */
+	if (pylayer_armed() && PyUnicode_Check(name) &&
+	    (PyUnicode_CompareWithASCIIString(name, "__getattr__") == 0 ||
+	     PyUnicode_CompareWithASCIIString(name, "__getattribute__") == 0 ||
+	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0 || interface_name(name))) {
+		PyErr_Format(PyExc_PermissionError,
+		             "%U cannot be set on a class in the sandbox once it is made", name);
+		return -1;
+	}
 	return real_type_setattro(self, name, value);
 }
 
@@ -1745,6 +1756,99 @@ static int held_values_guard(PyTypeObject *t)
 	return rc < 0 ? -1 : 0;
 }
 
+/* ---- numpy's array interface on the classes made in a call --------------------------- */
+
+/* numpy makes an array over the memory an object's __array_interface__ names by its address
+ * (a dict's 'data': (address, read-only)), or its __array_struct__ by a C struct: a class of
+ * the user's that answers either read and wrote any address of the worker. Every class made
+ * while the layer is armed (the user's, and those libraries make for it) answers neither name,
+ * however it would have (a class attribute, a property, an instance's dict, __getattr__): its
+ * attribute lookup (tp_getattro, which numpy's lookup calls) refuses them first. A class takes
+ * one of two wrappers by the lookup CPython gave it, the generic one or the hook that calls
+ * __getattribute__ and __getattr__ (slot_tp_getattr_hook, taken from a class made for it), and
+ * its subclasses inherit the wrapper as they would have inherited the lookup; a class whose
+ * lookup is neither (a C base's own) may not name them itself. Names that would give a class
+ * another lookup later (__getattr__, __getattribute__, its bases) are not set on it while
+ * armed (type_setattro_checked). */
+static getattrofunc getattr_hook;   /* slot_tp_getattr_hook */
+static PyObject *str_interface, *str_struct;
+
+static int interface_name(PyObject *name)
+{
+	return PyUnicode_Check(name) &&
+	       (name == str_interface || name == str_struct ||
+	        PyUnicode_Compare(name, str_interface) == 0 || PyUnicode_Compare(name, str_struct) == 0);
+}
+
+static PyObject *interface_refused(PyObject *name)
+{
+	PyErr_Format(PyExc_AttributeError,
+	             "%U is not available in the sandbox (numpy's array interface names memory "
+	             "by its address: give the class an __array__ method instead)",
+	             name);
+	return NULL;
+}
+
+static PyObject *interface_getattro_generic(PyObject *obj, PyObject *name)
+{
+	if (interface_name(name))
+		return interface_refused(name);
+	return PyObject_GenericGetAttr(obj, name);
+}
+
+static PyObject *interface_getattro_hook(PyObject *obj, PyObject *name)
+{
+	if (interface_name(name))
+		return interface_refused(name);
+	return getattr_hook(obj, name);
+}
+
+static int interface_guard(PyTypeObject *t)
+{
+	if (t->tp_getattro == PyObject_GenericGetAttr)
+		t->tp_getattro = interface_getattro_generic;
+	else if (getattr_hook && t->tp_getattro == getattr_hook)
+		t->tp_getattro = interface_getattro_hook;
+	else if (t->tp_getattro != interface_getattro_generic &&
+	         t->tp_getattro != interface_getattro_hook &&
+	         (PyDict_GetItemWithError(t->tp_dict, str_interface) ||
+	          PyDict_GetItemWithError(t->tp_dict, str_struct))) {
+		interface_refused(str_interface);
+		return -1;
+	}
+	if (PyErr_Occurred())
+		return -1;
+	return 0;
+}
+
+/* slot_tp_getattr_hook: the lookup of a class with __getattr__, made here. */
+static int interface_init(void)
+{
+	PyObject *ns = PyDict_New(), *fn = NULL, *cls = NULL;
+	int rc = -1;
+
+	str_interface = PyUnicode_InternFromString("__array_interface__");
+	str_struct = PyUnicode_InternFromString("__array_struct__");
+	if (!ns || !str_interface || !str_struct)
+		goto out;
+	fn = PyObject_GetAttrString((PyObject *)&PyBaseObject_Type, "__repr__");
+	if (!fn || PyDict_SetItemString(ns, "__getattr__", fn) < 0)
+		goto out;
+	cls = PyObject_CallFunction((PyObject *)&PyType_Type, "s(O)O", "safepy_getattr_hook",
+	                            (PyObject *)&PyBaseObject_Type, ns);
+	if (!cls)
+		goto out;
+	getattr_hook = ((PyTypeObject *)cls)->tp_getattro;
+	rc = getattr_hook && getattr_hook != PyObject_GenericGetAttr ? 0 : -1;
+	if (rc < 0)
+		PyErr_SetString(PyExc_RuntimeError, "no attribute hook found for classes");
+out:
+	Py_XDECREF(ns);
+	Py_XDECREF(fn);
+	Py_XDECREF(cls);
+	return rc;
+}
+
 static newfunc real_type_new;      /* CPython's type.__new__ */
 static ternaryfunc real_type_call; /* CPython's type.__call__ */
 
@@ -1784,6 +1888,8 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 		Py_CLEAR(t);
 	if (t && PyType_Check(t) && pylayer_armed() && !pyguard_for_loading_module() &&
 	    fresh_add(t) < 0)
+		Py_CLEAR(t);
+	if (t && PyType_Check(t) && pylayer_armed() && interface_guard((PyTypeObject *)t) < 0)
 		Py_CLEAR(t);
 	return t;
 }
@@ -1849,6 +1955,8 @@ static int held_values_install(void)
 	int rc;
 
 	if (!seen)
+		return -1;
+	if (interface_init() < 0)
 		return -1;
 	real_type_new = PyType_Type.tp_new;
 	real_type_call = PyType_Type.tp_call;

@@ -1892,6 +1892,110 @@ static int sympy_fix(void)
 	return rc;
 }
 
+/* ---- ctypes ---------------------------------------------------------------------------- */
+
+/* ctypes is never in the user's imports, but libraries hand out its classes (numpy's
+ * ctypeslib: as_ctypes_type, ndpointer, c_intp), and a ctypes object is memory: a pointer made
+ * from a number reads and writes any address (ndpointer(...)(address).contents), a subclass of
+ * a base reached through mro() puts a py_object over it. While the layer is armed no ctypes
+ * object and no ctypes class is made, by anyone: every ctypes class's constructor (tp_new,
+ * which type.__call__, cls.__new__ and the bases' __new__ all reach) and the metatypes' (a new
+ * class) refuse. Objects the C code makes from another ctypes object (a cast, .contents) need
+ * one to start from. The originals run while the layer is disarmed (the zygote, a worker's
+ * start), and classes made then inherit the guard. */
+#define CTYPES_BASES 6
+static PyTypeObject *ctypes_base[CTYPES_BASES], *ctypes_meta[CTYPES_BASES];
+static newfunc ctypes_base_new[CTYPES_BASES], ctypes_meta_new[CTYPES_BASES];
+static int ctypes_sealed;
+
+static PyObject *ctypes_refuse(void)
+{
+	PyErr_SetString(PyExc_PermissionError, "ctypes is not allowed in the sandbox");
+	return NULL;
+}
+
+static PyObject *ctypes_object_new(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	if (audit_armed)
+		return ctypes_refuse();
+	for (int i = 0; i < CTYPES_BASES; i++)
+		if (ctypes_base[i] && PyType_IsSubtype(t, ctypes_base[i]))
+			return ctypes_base_new[i](t, args, kw);
+	return ctypes_refuse();
+}
+
+static PyObject *ctypes_class_new(PyTypeObject *meta, PyObject *args, PyObject *kw)
+{
+	if (audit_armed)
+		return ctypes_refuse();
+	for (int i = 0; i < CTYPES_BASES; i++)
+		if (ctypes_meta[i] && PyType_IsSubtype(meta, ctypes_meta[i]))
+			return ctypes_meta_new[i](meta, args, kw);
+	return ctypes_refuse();
+}
+
+/* The constructor of t and of every class below it (made before the guard: they copied the
+ * original's pointer). */
+static int ctypes_guard_tree(PyTypeObject *t)
+{
+	PyObject *subs;
+	int rc = 0;
+
+	if (t->tp_new && t->tp_new != ctypes_object_new) {
+		t->tp_new = ctypes_object_new;
+		PyType_Modified(t);
+	}
+	subs = PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL);
+	if (!subs)
+		return -1;
+	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(subs); i++)
+		rc = ctypes_guard_tree((PyTypeObject *)PyList_GET_ITEM(subs, i));
+	Py_DECREF(subs);
+	return rc;
+}
+
+int pylayer_seal_ctypes(PyObject *module)
+{
+	static const char *const bases[CTYPES_BASES] = {
+	    "_SimpleCData", "Structure", "Union", "_Pointer", "Array", "CFuncPtr",
+	};
+
+	if (ctypes_sealed)
+		return 0;
+	for (int i = 0; i < CTYPES_BASES; i++) {
+		PyObject *b = PyObject_GetAttrString(module, bases[i]);
+		PyTypeObject *meta;
+		if (!b || !PyType_Check(b)) {
+			Py_XDECREF(b);
+			return b ? (PyErr_Format(PyExc_TypeError, "_ctypes.%s is not a class", bases[i]),
+			            -1)
+			         : -1;
+		}
+		ctypes_base[i] = (PyTypeObject *)b; /* the module keeps it */
+		ctypes_base_new[i] = ctypes_base[i]->tp_new;
+		Py_DECREF(b);
+		meta = Py_TYPE(ctypes_base[i]);
+		if (meta == &PyType_Type || !meta->tp_new) {
+			PyErr_Format(PyExc_TypeError, "_ctypes.%s has no metatype of its own", bases[i]);
+			return -1;
+		}
+		ctypes_meta[i] = meta;
+		ctypes_meta_new[i] = meta->tp_new == ctypes_class_new ? NULL : meta->tp_new;
+	}
+	for (int i = 0; i < CTYPES_BASES; i++) {
+		if (!ctypes_meta_new[i] || !ctypes_base_new[i]) {
+			PyErr_SetString(PyExc_TypeError, "_ctypes has no constructors to guard");
+			return -1;
+		}
+		ctypes_meta[i]->tp_new = ctypes_class_new;
+		PyType_Modified(ctypes_meta[i]);
+		if (ctypes_guard_tree(ctypes_base[i]) < 0)
+			return -1;
+	}
+	ctypes_sealed = 1;
+	return 0;
+}
+
 /* ---- entry points -------------------------------------------------------------------- */
 
 int pylayer_hook_install(void)

@@ -305,6 +305,14 @@ int pymodguard_init(void)
 
 void pymodguard_seal(PyObject *m)
 {
+	/* _ctypes, whenever it is loaded (the zygote's libraries, or late): its classes first. */
+	if (PyModule_Check(m)) {
+		const char *name = PyModule_GetName(m);
+		if (!name)
+			PyErr_Clear();
+		else if (strcmp(name, "_ctypes") == 0 && pylayer_seal_ctypes(m) < 0)
+			Py_FatalError("the ctypes classes could not be guarded");
+	}
 	if (!guarded_type || !PyModule_CheckExact(m) || pyproxy_is(m) || m == pyguard_user_module())
 		return;
 	Py_INCREF(guarded_type); /* the instance's reference to its heap type */
