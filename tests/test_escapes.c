@@ -1312,6 +1312,46 @@ Test(python_layer, a_librarys_functions_are_read_and_changed_only_by_it)
 	stop();
 }
 
+/* A bound method copies as getattr(self, its function's name): the name is the user's to set,
+ * and copy ran the reduction with the interpreter's own getattr, which read any attribute
+ * past the rules (an object's __dict__, a class's __mro__, a generator's gi_yieldfrom). The
+ * reduction names the checked getattr: each read is refused as the user's own would be, and
+ * an ordinary method still copies. */
+Test(python_layer, a_copied_method_reads_no_attribute_past_the_rules)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import copy\n"
+	    "class C:\n"
+	    "    def m(self):\n"
+	    "        return 7\n"
+	    "class F:\n"
+	    "    def __call__(self, *a):\n"
+	    "        pass\n"
+	    "def rget(obj, name):\n"
+	    "    f = F()\n"
+	    "    f.__name__ = name\n"
+	    "    try:\n"
+	    "        return type(copy.copy(type(C().m)(f, obj))).__name__\n"
+	    "    except AttributeError as e:\n"
+	    "        return 'refused' if 'Forbidden' in str(e) else str(e)\n"
+	    "class A:\n"
+	    "    pass\n"
+	    "a = A()\n"
+	    "a.x = 1\n"
+	    "def gen():\n"
+	    "    yield from iter([1])\n"
+	    "g = gen()\n"
+	    "next(g)\n"
+	    "c = C()\n"
+	    "[rget(a, '__dict__'), rget(int, '__mro__'), rget(object, '__reduce_ex__'),\n"
+	    " rget(g, 'gi_yieldfrom'), rget(a, 'x'), copy.copy(c.m)(), copy.deepcopy(c.m)(),\n"
+	    " copy.copy(c.m) == c.m]",
+	    "[\"refused\",\"refused\",\"refused\",\"refused\",\"int\",7,7,true]");
+	still_serving();
+	stop();
+}
+
 /* A real module a library hands out is read by the user's code as its proxy: every way of
  * reading an attribute by name meets the proxy's rules, and no way changes the module. With
  * multiprocessing allowed, a context's reducer is the real multiprocessing.reduction, which

@@ -2013,6 +2013,46 @@ int pylayer_armed(void)
 	return audit_armed;
 }
 
+/* A bound method pickles (and copies: copy.copy takes its __reduce_ex__) as getattr(self,
+ * name), with the name of its function, which the user may set to any string, and the getattr
+ * of the builtins of the frame that asks: copy's, the interpreter's own. Any attribute of any
+ * object was read so, past the rules on names. The reduction of a bound method names the
+ * checked getattr while the layer is armed. */
+static PyObject *method_reduce(PyObject *self, PyObject *unused)
+{
+	PyObject *name, *getattr_;
+
+	(void)unused;
+	if (!PyMethod_Check(self)) {
+		PyErr_SetString(PyExc_TypeError, "__reduce__ of a method, given another object");
+		return NULL;
+	}
+	name = PyObject_GetAttrString(PyMethod_GET_FUNCTION(self), "__name__");
+	if (!name)
+		return NULL;
+	getattr_ = PyDict_GetItemString(audit_armed ? safe_builtins : PyEval_GetBuiltins(),
+	                                "getattr");
+	if (!getattr_) {
+		Py_DECREF(name);
+		PyErr_SetString(PyExc_RuntimeError, "no getattr among the builtins");
+		return NULL;
+	}
+	return Py_BuildValue("O(ON)", getattr_, PyMethod_GET_SELF(self), name);
+}
+
+static PyMethodDef method_reduce_def = {"__reduce__", method_reduce, METH_NOARGS,
+                                        "Helper for pickle."};
+
+static int method_reduce_fix(void)
+{
+	PyObject *d = PyDescr_NewMethod(&PyMethod_Type, &method_reduce_def);
+	int rc = d ? PyDict_SetItemString(PyMethod_Type.tp_dict, "__reduce__", d) : -1;
+
+	Py_XDECREF(d);
+	PyType_Modified(&PyMethod_Type);
+	return rc;
+}
+
 int pylayer_init(const struct zygote_config *cfg)
 {
 	PyObject *op = PyImport_ImportModule("operator");
@@ -2031,7 +2071,8 @@ int pylayer_init(const struct zygote_config *cfg)
 			return -1;
 	}
 	if (!real_attrgetter || !real_methodcaller || operator_classes_fix() < 0 ||
-	    str_format_fix() < 0 || builtins_build(cfg) < 0 || library_fix() < 0 ||
+	    str_format_fix() < 0 || builtins_build(cfg) < 0 || method_reduce_fix() < 0 ||
+	    library_fix() < 0 ||
 	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0 ||
 	    importers_seal() < 0)
 		return -1;
