@@ -291,6 +291,12 @@ int interp_init(const struct zygote_config *cfg)
 	}
 	if (add_site_packages() < 0)
 		PyErr_Clear(); /* extra modules then come only from the standard library */
+	/* ElementTree's C accelerator (3.11's) reads freed memory when a comparison the user's
+	 * code gives empties an element during find() or remove(): the worker crashed. Its
+	 * module's pure Python Element, the same API, is the one every library gets. */
+	if (python_layer &&
+	    PyDict_SetItemString(PyImport_GetModuleDict(), "_elementtree", Py_None) < 0)
+		return -1;
 	for (size_t i = 0; i < cfg->n_imports; i++) {
 		if (strcmp(cfg->imports[i], "sys") == 0 || import_and_keep(cfg->imports[i]) == 0)
 			continue;
