@@ -982,6 +982,11 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 			c->ws_copied += (uint64_t)src_st.st_size;
 			if ((rc = copy_into(fd, src, (uint64_t)src_st.st_size)) < 0)
 				goto fail;
+			f.copied = 1;
+			f.src_dev = src_st.st_dev;
+			f.src_ino = src_st.st_ino;
+			f.src_size = src_st.st_size;
+			f.src_ctime = src_st.st_ctim;
 			close(src);
 			src = -1;
 			/* "r+" starts at the beginning; "a" writes at the end whatever the offset. */
@@ -1301,27 +1306,31 @@ out:
 	return 0;
 }
 
-/* Is rel a directory that goes if calls in progress do not commit: an orphan that waits, or
- * one a call in progress made? */
-static int dir_pending(const struct engine *e, const char *rel)
+/* Is the entry name of the directory dfd a directory that goes if calls in progress do not
+ * commit: an orphan that waits, or one a call in progress made? By identity, as they were
+ * made: no path is compared (orphans can be thousands, their paths long). */
+static int dir_pending_at(const struct engine *e, int dfd, const char *name)
 {
 	const struct chain *c;
+	struct stat st;
 
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
 	for (size_t i = 0; i < e->ws.n_orphans; i++)
-		if (strcmp(e->ws.orphans[i].rel, rel) == 0)
+		if (e->ws.orphans[i].rel && e->ws.orphans[i].dev == st.st_dev &&
+		    e->ws.orphans[i].ino == st.st_ino)
 			return 1;
 	TAILQ_FOREACH(c, &e->chains, link)
 	for (size_t i = 0; i < c->n_dirs; i++)
-		if (c->dirs[i].rel && strcmp(c->dirs[i].rel, rel) == 0)
+		if (c->dirs[i].rel && c->dirs[i].dev == st.st_dev && c->dirs[i].ino == st.st_ino)
 			return 1;
 	return 0;
 }
 
 /* Does the directory dfd hold only what calls in progress put there (their hidden files, and
- * directories that go as well if they do not commit)? rel is its path in the workspace. */
-static int dir_only_pending(const struct engine *e, int dfd, const char *rel)
+ * directories that go as well if they do not commit)? */
+static int dir_only_pending(const struct engine *e, int dfd)
 {
-	char sub[PATH_MAX];
 	struct dirent *d;
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), only = 1;
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -1335,8 +1344,7 @@ static int dir_only_pending(const struct engine *e, int dfd, const char *rel)
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
 		    strncmp(d->d_name, WS_TMP_PREFIX, strlen(WS_TMP_PREFIX)) == 0)
 			continue;
-		only = snprintf(sub, sizeof(sub), "%s/%s", rel, d->d_name) < (int)sizeof(sub) &&
-		       dir_pending(e, sub);
+		only = dir_pending_at(e, dirfd(dir), d->d_name);
 	}
 	closedir(dir);
 	return only;
@@ -1359,7 +1367,7 @@ static int dir_remove(const struct engine *e, const struct ws_dir *d)
 	    st.st_dev == d->dev && st.st_ino == d->ino && unlinkat(pfd, name, AT_REMOVEDIR) < 0) {
 		if (errno == ENOTEMPTY || errno == EEXIST) {
 			dfd = openat(pfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			rc = dfd >= 0 && dir_only_pending(e, dfd, d->rel) ? 0 : -1;
+			rc = dfd >= 0 && dir_only_pending(e, dfd) ? 0 : -1;
 			if (dfd >= 0)
 				close(dfd);
 		} else {
@@ -1372,20 +1380,44 @@ static int dir_remove(const struct engine *e, const struct ws_dir *d)
 }
 
 /* Directories that calls which did not commit made, and that held another call's pending
- * files when they ended: each goes once those calls have ended without committing there. */
+ * files when they ended: each goes once those calls have ended without committing there. A
+ * call's end starts a pass over them all, made in slices: each tries at least
+ * ENGINE_WS_ORPHANS_RETRY in turn, or more within ENGINE_WS_ORPHANS_RETRY_US (a try walks its
+ * path and reads the directory), and the next comes ENGINE_WS_ORPHANS_SLICE_MS later, so that
+ * thousands waiting, with long paths, never hold the supervisor's loop for long. */
 static void dir_orphans_retry(struct engine *e)
 {
 	struct workspace *ws = &e->ws;
-	size_t kept = 0;
+	size_t n = ws->n_orphans, start = n ? ws->orphans_next % n : 0, tried = 0, kept = 0,
+	       passed = 0;
+	int64_t until = now_us() + ENGINE_WS_ORPHANS_RETRY_US;
 
 	/* The deepest came first (dirs_end): a parent is tried after its children. */
-	for (size_t i = 0; i < ws->n_orphans; i++) {
-		if (dir_remove(e, &ws->orphans[i]) == 0)
+	for (size_t k = 0; k < n && tried < ws->orphans_pass &&
+	                   (tried < ENGINE_WS_ORPHANS_RETRY || now_us() < until);
+	     k++, tried++) {
+		struct ws_dir *d = &ws->orphans[(start + k) % n];
+		if (dir_remove(e, d) != 0) {
+			free(d->rel);
+			d->rel = NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (ws->orphans[i].rel)
 			ws->orphans[kept++] = ws->orphans[i];
-		else
-			free(ws->orphans[i].rel);
+		else if (i < start)
+			passed++; /* gone before where this slice started */
 	}
 	ws->n_orphans = kept;
+	ws->orphans_next = kept ? (start - passed + tried) % kept : 0;
+	ws->orphans_pass = kept ? ws->orphans_pass - tried : 0;
+	if (ws->orphans_pass > 0)
+		timer_arm(&e->orphans, now_ms() + ENGINE_WS_ORPHANS_SLICE_MS);
+}
+
+void broker_orphans_more(struct timer *t)
+{
+	dir_orphans_retry(t->data);
 }
 
 /* Keep d (its rel moves) among the orphans; beyond their bound it is left in place. */
@@ -1421,8 +1453,10 @@ static void dirs_end(struct chain *c, int remove)
 	free(c->dirs);
 	c->dirs = NULL;
 	c->n_dirs = 0;
-	if (ws->n_orphans > 0)
+	if (ws->n_orphans > 0) {
+		ws->orphans_pass = ws->n_orphans;
 		dir_orphans_retry(c->e);
+	}
 }
 
 /* ---- removals and renames ------------------------------------------------------------------ */
@@ -1799,6 +1833,7 @@ static int pending_move(struct chain *c, struct ws_file *w, int dp, const char *
 	w->rel = rel;
 	w->name = name;
 	w->exclusive = 0;
+	w->copied = 0; /* its old name's removal holds what it was copied from */
 	memcpy(w->tmp, tmp, sizeof(tmp));
 	return 0;
 }
@@ -2080,9 +2115,21 @@ static const char *commit_conflict(struct chain *c, const char **what)
 		const struct ws_removal *r;
 		struct stat st;
 		*what = f->rel;
-		if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			/* Changed in place ('a', 'r+'): another call removed what it changes. */
+			if (f->copied && errno == ENOENT)
+				return "was removed by another call meanwhile (the call changed it)";
 			continue;
+		}
 		r = removal_in(c, f->dirfd, f->name);
+		/* Changed in place: its copy holds the file as it was, and would replace what
+		 * another call (or anyone) wrote there since. */
+		if (f->copied && !r &&
+		    (st.st_dev != f->src_dev || st.st_ino != f->src_ino || st.st_size != f->src_size ||
+		     st.st_ctim.tv_sec != f->src_ctime.tv_sec ||
+		     st.st_ctim.tv_nsec != f->src_ctime.tv_nsec))
+			return "was changed by another call meanwhile (the call changed it in place: "
+			       "its copy would have undone the other's change)";
 		if (S_ISDIR(st.st_mode) && !(r && r->dir))
 			return "is a directory another call made meanwhile";
 		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))

@@ -609,6 +609,7 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	timer_init(&e->zretry, zygote_retry, e);
 	timer_init(&e->respawn, respawn, e);
 	timer_init(&e->reap, reap_more, e);
+	timer_init(&e->orphans, broker_orphans_more, e);
 	/* The workspace is held from the start: a directory renamed or replaced later is not
 	 * followed; the path the code is told stays the one opened. */
 	rc = broker_workspace_open(&e->ws, cfg->workspace, cfg->workspace_write);
@@ -792,6 +793,7 @@ void engine_free(struct engine *e)
 	timer_cancel(&e->kick);
 	timer_cancel(&e->zretry);
 	timer_cancel(&e->reap);
+	timer_cancel(&e->orphans);
 	timer_cancel(&e->respawn);
 	if (e->fd_dir >= 0)
 		close(e->fd_dir);

@@ -77,6 +77,10 @@
 #define ENGINE_WS_REMOVALS_PER_CALL IPC_WS_REMOVALS_PER_CALL
 /* Directories of failed calls that wait for other calls to end before they go. */
 #define ENGINE_WS_ORPHANS_MAX       4096
+/* Orphans tried when a call ends: the supervisor's work there stays small however many wait. */
+#define ENGINE_WS_ORPHANS_RETRY     32
+#define ENGINE_WS_ORPHANS_RETRY_US  2000
+#define ENGINE_WS_ORPHANS_SLICE_MS  10 /* between the slices of a pass */
 #define ENGINE_WS_BYTES_PER_CALL    IPC_WS_BYTES_PER_CALL
 #define ENGINE_WS_FDS_PER_CALL      IPC_WS_FDS_PER_CALL
 #define ENGINE_WS_LIST_MAX          IPC_WS_LIST_MAX
@@ -287,6 +291,8 @@ struct workspace {
 	 * files (broker.c dir_orphans_retry), the deepest first */
 	struct ws_dir *orphans;
 	size_t n_orphans;
+	size_t orphans_next; /* where the next retry starts (dir_orphans_retry) */
+	size_t orphans_pass; /* orphans the current pass has still to try */
 };
 
 /* A file a call writes: a hidden file beside its target, moved over it on commit. */
@@ -303,6 +309,13 @@ struct ws_file {
 	/* it could not take its name on commit nor go back to the one it was renamed from: its
 	 * hidden file holds bytes no name holds, and stays */
 	int keep;
+	/* its hidden file began as a copy of the file on disk ('a', 'r+', chmod, utime): that
+	 * file as it was copied, which must still be the one on disk when the call commits */
+	int copied;
+	dev_t src_dev;
+	ino_t src_ino;
+	off_t src_size;
+	struct timespec src_ctime;
 };
 
 /* A directory a call made. It is made at once: it holds nothing of the call's before the call
@@ -363,6 +376,7 @@ struct engine {
 	struct timer kick;    /* schedule soon (not from inside the caller) */
 	struct timer respawn; /* schedule when ready workers may be made again */
 	struct timer reap;    /* take the statuses a turn left waiting */
+	struct timer orphans; /* the rest of a pass over the workspace's orphans (broker.c) */
 	char *layers;         /* the first ready worker's sandbox report */
 	struct module_roots modules;
 	struct workspace ws;
@@ -575,6 +589,8 @@ void broker_roots_clear(struct module_roots *m);
 /* Open the workspace directory (cfg's). Returns 0 (also without one) or -errno. */
 int broker_workspace_open(struct workspace *ws, const char *dir, int writable);
 void broker_workspace_close(struct workspace *ws);
+/* The next slice of a pass over the directories that wait for other calls (a timer's). */
+void broker_orphans_more(struct timer *t);
 /* Leave the directory dirfd out of the workspace (the zygote's cache: what a call writes there
  * would reach every later zygote): requests that resolve to it or beneath it, by whatever path
  * or mount, are refused. Returns 0 or -errno. */

@@ -988,6 +988,7 @@ Test(ws_write, files_are_removed_and_renamed)
 Test(ws_write, commits_keep_what_they_cannot_replace)
 {
 	json_object *r;
+	struct stat st;
 	int64_t slow;
 
 	start(ARGS("--workspace-write", "--timeout", "10"));
@@ -1123,6 +1124,42 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "no file of this call was written"), "%s",
 	          mcpc_json(r));
 	cr_assert_str_eq(slurp(in_ws("src.txt")), "SRC");
+	/* Two calls that change one file in place ('a', 'r+', os.chmod): the first to commit
+	 * wins, and the other changes nothing (its copy of the file as it was would have undone
+	 * the first's change: both appends, or both edits, were answered and one was lost). */
+	for (int k = 0; k < 3; k++) {
+		static const char *const slow_code[] = {
+		    "f = open('log.txt', 'a')\nf.write('from A\\n')\ntime.sleep(1.5)\nf.close()",
+		    "f = open('log.txt', 'r+')\nf.write('A')\ntime.sleep(1.5)\nf.close()",
+		    "os.chmod('log.txt', 0o600)\ntime.sleep(1.5)",
+		};
+		put_file(in_ws("log.txt"), "base\n");
+		slow = mcpc_call_async(&e2e_srv, e2e_fmt("import os, time\n%s", slow_code[k]),
+		                       "{\"session\":\"new\"}");
+		usleep(600000);
+		ok_result("f = open('log.txt', 'a')\nf.write('from B\\n')\nf.close()\n1", "1");
+		r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+		cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+		cr_assert(strstr(mcpc_sc_str(r, "stderr"),
+		                 "no file of this call was written, removed or renamed: log.txt was "
+		                 "changed by another call meanwhile"),
+		          "%s", mcpc_json(r));
+		cr_assert_str_eq(slurp(in_ws("log.txt")), "base\nfrom B\n");
+		cr_assert_eq(stat(in_ws("log.txt"), &st), 0);
+		cr_assert_eq(st.st_mode & 0777, 0644);
+	}
+	/* ... and one whose file another call removed meanwhile: it is not made again. */
+	put_file(in_ws("log.txt"), "base\n");
+	slow = mcpc_call_async(&e2e_srv,
+	                       "import time\nf = open('log.txt', 'a')\nf.write('late')\n"
+	                       "time.sleep(1.5)\nf.close()",
+	                       "{\"session\":\"new\"}");
+	usleep(600000);
+	ok_result("import os\nos.remove('log.txt')\n1", "1");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "log.txt was removed by another call"), "%s",
+	          mcpc_json(r));
+	cr_assert_null(slurp(in_ws("log.txt")));
 	/* A directory removed by another call while this one removed it and made it again: it is
 	 * made. */
 	cr_assert_eq(mkdir(in_ws("twice"), 0755), 0);
