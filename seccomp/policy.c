@@ -65,8 +65,8 @@ const struct policy_rule policy_table[] = {
 
 	/* Files of the workspace: the supervisor opened them and passed their fds. The worker
 	 * cannot make an fd of its own (open, socket, pipe, memfd, eventfd: all denied; only a
-	 * new handle on /dev/null, below), so every fd above the channel is one of these or
-	 * /dev/null. */
+	 * new handle on /dev/null or on one of these, below), so every fd above the channel is
+	 * one of these or /dev/null. */
 	ALLOW_FD("read", "a workspace file"),
 	ALLOW_FD("pread64", "a workspace file, at an offset"),
 	ALLOW_FD("write", "a workspace file it writes (a hidden copy until the call commits)"),
@@ -75,6 +75,7 @@ const struct policy_rule policy_table[] = {
 	ALLOW_FD("close", "done with a workspace file"),
 	ALLOW_FD("close_range", "the worker closes every workspace file when a call ends"),
 	ALLOW_IF2("fcntl", ARG_LE(0, 2), ARG_EQ(1, F_DUPFD_CLOEXEC), "a new handle on /dev/null (fds 0-2): scipy's qhull writes its messages to a stream made on a temporary file"),
+	ALLOW_IF2("fcntl", ARG_GT(0, POLICY_FD_CHANNEL), ARG_EQ(1, F_DUPFD_CLOEXEC), "a second handle on a workspace file (numpy's fromfile and tofile read and write one with C stdio): the same file, so every fd above the channel stays a workspace file"),
 	ALLOW_IF("fcntl", ARG_EQ(1, F_GETFL), "fdopen asks an fd's mode"),
 
 	/* Memory, never executable: no new code can be mapped. */

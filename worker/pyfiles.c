@@ -1187,8 +1187,9 @@ static PyObject *ws_utime(PyObject *self, PyObject *const *args, Py_ssize_t narg
 }
 
 /* os.dup(fd): a worker makes no fd (the filter would end it) but a new handle on its /dev/null
- * (fds 0-2: scipy's message streams, pydata.py). Libraries that copy a file's fd to read it
- * with C stdio (numpy.fromfile with a file object) get an error instead. */
+ * (fds 0-2: scipy's message streams, pydata.py) or on a workspace file the supervisor passed
+ * (numpy's fromfile and tofile read and write through C stdio on a copy of a file object's
+ * fd): the copy is the same file, known as the original is. */
 static PyObject *ws_dup(PyObject *self, PyObject *fd)
 {
 	PyObject *e;
@@ -1196,9 +1197,18 @@ static PyObject *ws_dup(PyObject *self, PyObject *fd)
 
 	(void)self;
 	PyErr_Clear();
-	if (n >= 0 && n <= 2) {
+	if ((n >= 0 && n <= 2) || fd_ours(n)) {
 		int copy = fcntl((int)n, F_DUPFD_CLOEXEC, 0);
-		return copy < 0 ? PyErr_SetFromErrno(PyExc_OSError) : PyLong_FromLong(copy);
+		if (copy < 0)
+			return PyErr_SetFromErrno(PyExc_OSError);
+		if (n > 2) {
+			if (copy >= SANDBOX_NOFILE_WORKSPACE) {
+				close(copy);
+				return raise_errno(EMFILE, NULL);
+			}
+			fdtab[copy] = fdtab[n];
+		}
+		return PyLong_FromLong(copy);
 	}
 	e = PyObject_CallFunction(PyExc_OSError, "is", ENOTSUP,
 	                          "Operation not supported: file descriptors cannot be copied in "
