@@ -1654,22 +1654,23 @@ static int library_change_allowed(PyObject *t, PyObject *name)
  * property or an operator the user's code set on one ran inside the libraries' imports and
  * code generation (an enum's __or__ during gettext's import, dataclasses.Field's name while
  * dataclasses wrote an __init__). The user's code changes its own classes only. */
-static int interface_name(PyObject *name);
+static int interface_guard_tree(PyTypeObject *t, int depth);
 
 static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
 {
+	int rc;
+
 	if (library_change_allowed(self, name) < 0)
 		return -1;
-	/* A new attribute lookup for the class (interface_guard's), or its array interface. */
-	if (pylayer_armed() && PyUnicode_Check(name) &&
+	rc = real_type_setattro(self, name, value);
+	/* CPython gives the class (and its subclasses) a new attribute lookup for these: the
+	 * guard goes back on each (typing.NamedTuple sets __bases__ of the class it makes). */
+	if (rc == 0 && pylayer_armed() && PyUnicode_Check(name) &&
 	    (PyUnicode_CompareWithASCIIString(name, "__getattr__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__getattribute__") == 0 ||
-	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0 || interface_name(name))) {
-		PyErr_Format(PyExc_PermissionError,
-		             "%U cannot be set on a class in the sandbox once it is made", name);
-		return -1;
-	}
-	return real_type_setattro(self, name, value);
+	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0))
+		rc = interface_guard_tree((PyTypeObject *)self, 0);
+	return rc;
 }
 
 /* type.__setattr__(cls, name, value), and so super().__setattr__ in a metaclass. */
@@ -1767,9 +1768,9 @@ static int held_values_guard(PyTypeObject *t)
  * one of two wrappers by the lookup CPython gave it, the generic one or the hook that calls
  * __getattribute__ and __getattr__ (slot_tp_getattr_hook, taken from a class made for it), and
  * its subclasses inherit the wrapper as they would have inherited the lookup; a class whose
- * lookup is neither (a C base's own) may not name them itself. Names that would give a class
- * another lookup later (__getattr__, __getattribute__, its bases) are not set on it while
- * armed (type_setattro_checked). */
+ * lookup is neither (a C base's own) may not name them itself. A class given another lookup
+ * later (__getattr__, __getattribute__ or its bases set) gets the guard again, with its
+ * subclasses (type_setattro_checked). */
 static getattrofunc getattr_hook;   /* slot_tp_getattr_hook */
 static PyObject *str_interface, *str_struct;
 
@@ -1819,6 +1820,29 @@ static int interface_guard(PyTypeObject *t)
 	if (PyErr_Occurred())
 		return -1;
 	return 0;
+}
+
+/* t and the classes beneath it, but the zygote's (a library's class keeps its own lookup;
+ * the user's code does not change those: library_change_allowed). */
+static int interface_guard_tree(PyTypeObject *t, int depth)
+{
+	PyObject *subs;
+	int rc = 0;
+
+	if (sealed_class((PyObject *)t))
+		return 0;
+	if (interface_guard(t) < 0)
+		return -1;
+	if (depth > 64)
+		return 0;
+	subs = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", t);
+	if (!subs)
+		return -1;
+	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(subs); i++)
+		if (PyType_Check(PyList_GET_ITEM(subs, i)))
+			rc = interface_guard_tree((PyTypeObject *)PyList_GET_ITEM(subs, i), depth + 1);
+	Py_DECREF(subs);
+	return rc;
 }
 
 /* slot_tp_getattr_hook: the lookup of a class with __getattr__, made here. */
