@@ -53,11 +53,13 @@ static const char *const workspace_imports[] = {
  * user's code would), tabulate (python3-tabulate: what DataFrame.to_markdown prints with) and
  * openpyxl (python3-openpyxl: Excel workbooks for read_excel and to_excel); pytz and dateutil
  * (python3-tz, python3-dateutil: pandas' own time zones and date parsing); PIL (python3-pil,
- * which matplotlib draws its images with: opening, converting and saving pictures). */
+ * which matplotlib draws its images with: opening, converting and saving pictures); tqdm
+ * (python3-tqdm: the progress bars data loops are wrapped in, drawn on stderr). */
 static const char *const data_extra[] = {
     "numpy",    "pandas",   "scipy",        "sympy",    "matplotlib", "io",
     "csv",      "warnings", "mpl_toolkits", "mpmath",   "seaborn",    "tabulate",
-    "openpyxl", "sklearn",  "pytz",         "dateutil", "PIL",        NULL,
+    "openpyxl", "sklearn",  "pytz",         "dateutil", "PIL",        "tqdm",
+    NULL,
 };
 
 static const char usage[] =
@@ -84,7 +86,7 @@ static const char usage[] =
     "  --imports SET         default; seed (only the eleven classic modules); or data\n"
     "                        (the default and numpy, pandas, scipy, sympy, matplotlib,\n"
     "                        seaborn, sklearn, mpmath, tabulate, openpyxl, pytz,\n"
-    "                        dateutil, PIL, warnings)\n"
+    "                        dateutil, PIL, tqdm, warnings)\n"
     "  --workspace DIR       the code may read the files under DIR, its working directory\n"
     "                        (off by default: no file can be reached); adds csv, fnmatch,\n"
     "                        glob, io, os (its file functions), pathlib and shutil to the\n"

@@ -516,6 +516,30 @@ Test(data, contours_fonts_pretty_printing_date_parsing_and_triangles)
 	e2e_stop();
 }
 
+/* Progress bars (tqdm): drawn on stderr, in loops, over pandas' apply, in a with block; its
+ * monitor thread and multiprocessing lock are not made (the first warned at every call, the
+ * second opened a file in /dev/shm, which ended the call). */
+Test(data, progress_bars_draw_on_stderr)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("from tqdm import tqdm, trange\n"
+	           "from tqdm.auto import tqdm as auto\n"
+	           "import pandas as pd\n"
+	           "s = sum(i for i in tqdm(range(1000), desc='summing'))\n"
+	           "tqdm.pandas()\n"
+	           "doubled = pd.Series(range(5)).progress_apply(lambda x: x * 2).tolist()\n"
+	           "with tqdm(total=10) as bar:\n"
+	           "    bar.update(10)\n"
+	           "[s, doubled, list(auto([1, 2])), len(list(trange(3)))]");
+	e2e_assert_result(r, "tqdm", "[499500,[0,2,4,6,8],[1,2],3]");
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "summing: 100%|"), "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "10/10"), "%s", mcpc_json(r));
+	cr_assert_null(strstr(mcpc_sc_str(r, "stderr"), "Warning"), "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* The summator's name is the only part of its source made of what the caller gives: a str
  * whose __eq__ says 'Z' put code there, which ran in mpmath's own namespace and replaced its
  * exec_ (a red team then had the real builtins and importer). The source must be the one

@@ -547,6 +547,20 @@ def _pil():
     PdfParser.PdfParser.get_buf_from_file = staticmethod(get_buf_from_file)
 
 
+def _tqdm():
+    # A bar's first update starts a monitor thread (a worker starts none: tqdm warned and gave
+    # up at every call) and makes a multiprocessing lock (a named semaphore: a file in
+    # /dev/shm, which the sandbox ends the call for opening; made here it would be shared by
+    # every worker). Neither: one process draws its bars, with the threading lock.
+    import tqdm.std
+    tqdm.std.tqdm.monitor_interval = 0
+    tqdm.std.TqdmDefaultWriteLock.mp_lock = None  # create_mp_lock makes none once it is set
+    try:
+        import tqdm.auto  # noqa: F401 (the console bars: no notebook here)
+    except ImportError:
+        pass
+
+
 def _sklearn():
     # Its estimators live in submodules that load Cython extensions: those load here, in the
     # zygote, with the rest of the stack.
@@ -703,6 +717,7 @@ def prepare():
     """Run in the zygote once, after the allowed modules are imported."""
     steps = (('numpy', _numpy), ('pandas', _pandas), ('scipy', _scipy), ('sympy', _sympy),
              ('matplotlib', _matplotlib), ('openpyxl', _openpyxl), ('sklearn', _sklearn), ('PIL', _pil),
+             ('tqdm', _tqdm),
              ('zoneinfo', _zoneinfo), ('uuid', _uuid), ('shutil', _shutil))
     import warnings
     with warnings.catch_warnings():

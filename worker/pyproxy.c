@@ -42,6 +42,7 @@ static const struct {
     {"tabulate", "python3-tabulate"},     {"openpyxl", "python3-openpyxl"},
     {"sklearn", "python3-sklearn"},       {"pytz", "python3-tz"},
     {"dateutil", "python3-dateutil"},     {"PIL", "python3-pil"},
+    {"tqdm", "python3-tqdm"},
 };
 
 const char *pyproxy_debian_package(const char *name)
