@@ -585,6 +585,46 @@ Test(pylayer, readers_handed_to_a_library_read_as_the_user)
 	e2e_stop();
 }
 
+/* Closing a connection (or its cursor, or registering its function again) from inside one of
+ * its callbacks crashed the worker (3.11's sqlite3 went on with the freed statement): refused
+ * while a callback runs, as ProgrammingError; the connection works on and closes after. */
+Test(pylayer, a_connection_changed_from_its_own_callback_does_not_crash)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import sqlite3\n"
+	    "con = sqlite3.connect(':memory:')\n"
+	    "def attempt(sql):\n"
+	    "    try:\n"
+	    "        return con.execute(sql).fetchall()\n"
+	    "    except sqlite3.Error as e:\n"
+	    "        return type(e).__name__\n"
+	    "con.create_function('f', 0, lambda: con.close())\n"
+	    "con.create_function('h', 0, lambda: con.create_function('h', 0, None))\n"
+	    "cur = con.cursor()\n"
+	    "con.create_function('k', 0, lambda: cur.close())\n"
+	    "con.execute('create table t(x)')\n"
+	    "con.executemany('insert into t values (?)', [('b',), ('a',)])\n"
+	    "con.create_collation('c', lambda a, b: (con.close(), 0)[1])\n"
+	    "class Agg:\n"
+	    "    def __init__(self):\n"
+	    "        self.n = 0\n"
+	    "    def step(self, v):\n"
+	    "        self.n += v\n"
+	    "    def finalize(self):\n"
+	    "        return self.n\n"
+	    "con.create_aggregate('total', 1, Agg)\n"
+	    "got = [attempt('select f()'), attempt('select h()'), attempt('select k()'),\n"
+	    "       attempt('select x from t order by x collate c'),\n"
+	    "       attempt('select total(v) from (select 1 v union all select 2)'),\n"
+	    "       attempt('select x from t order by x')]\n"
+	    "con.close()\n"
+	    "got",
+	    "[\"OperationalError\",\"OperationalError\",\"OperationalError\",\"ProgrammingError\","
+	    "[[3]],[[\"a\"],[\"b\"]]]");
+	e2e_stop();
+}
+
 /* sqlite3 works on databases in memory; the authorizer every connection gets keeps them there
  * (no ATTACH of a file) and the user's code cannot take it off; extensions (native code) are
  * refused; a file name without a workspace is refused with what to do instead. fts3_tokenizer()

@@ -99,6 +99,8 @@ const char *pyproxy_left_out(PyObject *module, PyObject *name);
 /* Set up every SQLite database the process opens from now on (defensive, no extensions, no
  * fts3_tokenizer). 0 or -1. */
 int pysqlite_init(void);
+/* Refuse closing a connection (and the like) from within one of its callbacks. 0 / -1. */
+int pysqlite_guard(void);
 
 /* ---- pymodguard.c: real modules read by the user's code ---- */
 

@@ -47,3 +47,112 @@ int pysqlite_init(void)
 	                "SQLite's set-up of each database cannot be registered");
 	return -1;
 }
+
+/* CPython 3.11's sqlite3 module crashes when a connection is closed, initialised again or
+ * given another callback from inside one of its own callbacks (a function, an aggregate, a
+ * collation, the progress handler or the trace callback, running during a statement): the
+ * statement that called it goes on with freed state. The callbacks a connection is given are
+ * counted while they run, and those calls are refused meanwhile, as ProgrammingError. The
+ * methods are the Connection and Cursor classes' own (their dicts: the classes are
+ * immutable), so subclasses and calls through the class get them too. */
+static const char guard_py[] =
+    "import sqlite3\n"
+    "running = [0]\n"
+    "def refuse(what):\n"
+    "    if running[0]:\n"
+    "        raise sqlite3.ProgrammingError(what + ' is not allowed from within one of the '\n"
+    "                                       \"connection's callbacks\")\n"
+    "class Counted:\n"
+    "    __slots__ = ('_f',)\n"
+    "    def __init__(self, f):\n"
+    "        self._f = f\n"
+    "    def __call__(self, *args):\n"
+    "        running[0] += 1\n"
+    "        try:\n"
+    "            return self._f(*args)\n"
+    "        finally:\n"
+    "            running[0] -= 1\n"
+    "class CountedAggregate:\n"
+    "    __slots__ = ('_o',)\n"
+    "    def __init__(self, o):\n"
+    "        self._o = o\n"
+    "    def step(self, *args):\n"
+    "        return Counted(self._o.step)(*args)\n"
+    "    def finalize(self):\n"
+    "        return Counted(self._o.finalize)()\n"
+    "    def value(self):\n"
+    "        return Counted(self._o.value)()\n"
+    "    def inverse(self, *args):\n"
+    "        return Counted(self._o.inverse)(*args)\n"
+    "def counted(f):\n"
+    "    return None if f is None else Counted(f)\n"
+    "def aggregate(cls):\n"
+    "    return None if cls is None else Counted(lambda: CountedAggregate(cls()))\n"
+    "C, K = sqlite3.Connection, sqlite3.Cursor\n"
+    "installs = {}\n"
+    "def install(cls, name):\n"
+    "    def deco(f):\n"
+    "        orig = getattr(cls, name)\n"
+    "        def method(self, *args, **kwargs):\n"
+    "            refuse(name + '()')\n"
+    "            return f(orig, self, *args, **kwargs)\n"
+    "        method.__name__ = method.__qualname__ = name\n"
+    "        method.__doc__ = orig.__doc__\n"
+    "        installs[(cls, name)] = method\n"
+    "        return f\n"
+    "    return deco\n"
+    "@install(C, 'close')\n"
+    "def _(orig, self):\n"
+    "    return orig(self)\n"
+    "@install(C, '__init__')\n"
+    "def _(orig, self, *args, **kwargs):\n"
+    "    return orig(self, *args, **kwargs)\n"
+    "@install(K, 'close')\n"
+    "def _(orig, self):\n"
+    "    return orig(self)\n"
+    "@install(C, 'create_function')\n"
+    "def _(orig, self, name, narg, func, *, deterministic=False):\n"
+    "    return orig(self, name, narg, counted(func), deterministic=deterministic)\n"
+    "@install(C, 'create_aggregate')\n"
+    "def _(orig, self, name, n_arg, aggregate_class):\n"
+    "    return orig(self, name, n_arg, aggregate(aggregate_class))\n"
+    "@install(C, 'create_window_function')\n"
+    "def _(orig, self, name, num_params, aggregate_class, /):\n"
+    "    return orig(self, name, num_params, aggregate(aggregate_class))\n"
+    "@install(C, 'create_collation')\n"
+    "def _(orig, self, name, callback, /):\n"
+    "    return orig(self, name, counted(callback))\n"
+    "@install(C, 'set_progress_handler')\n"
+    "def _(orig, self, progress_handler, n):\n"
+    "    return orig(self, counted(progress_handler), n)\n"
+    "@install(C, 'set_trace_callback')\n"
+    "def _(orig, self, trace_callback):\n"
+    "    return orig(self, counted(trace_callback))\n";
+
+int pysqlite_guard(void)
+{
+	PyObject *g, *r = NULL, *installs, *key, *value;
+	Py_ssize_t pos = 0;
+	int rc = -1;
+
+	if (!PyDict_GetItemString(PyImport_GetModuleDict(), "sqlite3"))
+		return 0; /* not imported: nothing to guard */
+	g = PyDict_New();
+	if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0)
+		goto out;
+	r = PyRun_String(guard_py, Py_file_input, g, g);
+	installs = r ? PyDict_GetItemString(g, "installs") : NULL;
+	if (!installs)
+		goto out;
+	while (PyDict_Next(installs, &pos, &key, &value)) {
+		PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(key, 0);
+		if (PyDict_SetItem(t->tp_dict, PyTuple_GET_ITEM(key, 1), value) < 0)
+			goto out;
+		PyType_Modified(t);
+	}
+	rc = 0;
+out:
+	Py_XDECREF(r);
+	Py_XDECREF(g);
+	return rc;
+}
