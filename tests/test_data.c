@@ -985,16 +985,20 @@ Test(data, a_result_emptied_while_it_is_converted_reads_what_it_held)
 /* numpy makes arrays over memory an address names: an __array_interface__ ('data':
  * (address, read-only)), as_strided's strides, ctypes pointers (ndpointer(...)(address)
  * .contents, a ctypes class reached through mro() and subclassed with a py_object field): each
- * read and wrote any address of the worker, the real builtins and sys.modules among them. Now
- * no class made in a call answers the array interface, a strided view stays within its array,
- * and no ctypes object or class is made; each attempt gets an error and reads nothing (the
- * bytes at id(1), a refcount, are not zero: a view of them would show it). What ordinary code
- * does with them keeps working. */
+ * read and wrote any address of the worker, the real builtins and sys.modules among them, and
+ * so did objects that keep what they are given (sklearn's Bunch, scipy's OptimizeResult,
+ * SimpleNamespace, a module given state by copy). Now only the classes that define the
+ * interface themselves answer it (ndarray, PIL's Image), none of the user's; a strided view
+ * stays within its array; no ctypes object or class is made. Each attempt gets an error and
+ * reads nothing (the bytes at id(1), a refcount, are not zero: a view of them would show it);
+ * what ordinary code does with them keeps working. */
 Test(data, numpy_views_no_memory_outside_its_arrays)
 {
 	start_data(NULL);
 	e2e_expect_result(
-	    "import numpy as np\n"
+	    "import numpy as np, copy, sys\n"
+	    "from sklearn.utils import Bunch\n"
+	    "from scipy.optimize import OptimizeResult\n"
 	    "st = np.lib.stride_tricks\n"
 	    "got = []\n"
 	    "def attempt(f):\n"
@@ -1003,15 +1007,24 @@ Test(data, numpy_views_no_memory_outside_its_arrays)
 	    "        got.append(str(a.dtype) if a.dtype == object else a.tolist())\n"
 	    "    except Exception as e:\n"
 	    "        got.append(type(e).__name__)\n"
+	    "k = '__array_' + 'interface__'\n"
 	    "iface = {'data': (id(1), False), 'shape': (8,), 'typestr': '|u1', 'version': 3}\n"
-	    "class A:\n    __array_interface__ = iface\n"
+	    "def own():\n"
+	    "    class A:\n        __array_interface__ = iface\n"
+	    "    return A()\n"
 	    "class B:\n    def __getattr__(self, n):\n        return iface\n"
 	    "class C:\n    pass\n"
-	    "attempt(lambda: A())\n"
+	    "MT = type(np)\n"
+	    "class Kept:\n"
+	    "    def __reduce__(self):\n        return (MT, ('m',), (None, {k: iface}))\n"
+	    "attempt(own)\n"
+	    "attempt(lambda: type('D', (), {k: iface})())\n"
 	    "attempt(lambda: np.asarray(B()).dtype)\n"
-	    "attempt(lambda: type('D', (), {'__array_interface__': iface})())\n"
-	    "type.__setattr__(C, '__getattr__', lambda s, n: iface)\n"
-	    "attempt(lambda: np.asarray(C()).dtype)\n"
+	    "attempt(lambda: (type.__setattr__(C, '__getattr__', lambda s, n: iface), C())[1])\n"
+	    "attempt(lambda: Bunch(**{k: iface}))\n"
+	    "attempt(lambda: OptimizeResult(**{k: iface}))\n"
+	    "attempt(lambda: type(sys.implementation)(**{k: iface}))\n"
+	    "attempt(lambda: copy.copy(Kept()))\n"
 	    "attempt(lambda: st.DummyArray(iface))\n"
 	    "attempt(lambda: st.DummyArray(iface, base=np.zeros(1, 'u1')))\n"
 	    "attempt(lambda: st.as_strided(np.zeros(1), shape=(1 << 40,), strides=(1 << 20,)))\n"
@@ -1030,12 +1043,52 @@ Test(data, numpy_views_no_memory_outside_its_arrays)
 	    "got += [st.sliding_window_view(x, 3)[2].tolist(),\n"
 	    "        st.as_strided(x, shape=(5,), strides=(16,)).tolist(),\n"
 	    "        st.as_strided(x[9:], shape=(3,), strides=(-8,)).tolist(),\n"
-	    "        np.broadcast_to(x[:2], (2, 2)).tolist(), x.ctypes.data > 0]\n"
+	    "        np.broadcast_to(x[:2], (2, 2)).tolist(), x.ctypes.data > 0,\n"
+	    "        np.asarray(Bunch(a=1)).dtype.kind, np.ma.masked_array([1, 2], mask=[0, 1]).sum()]\n"
 	    "got",
-	    "[\"object\",\"TypeError\",\"object\",\"TypeError\",\"ValueError\",\"ValueError\","
-	    "\"ValueError\",\"ValueError\",\"PermissionError\",\"PermissionError\",\"PermissionError\","
-	    "\"PermissionError\",\"PermissionError\",\"PermissionError\",[2.0,3.0,4.0],"
-	    "[0.0,2.0,4.0,6.0,8.0],[9.0,8.0,7.0],[[0.0,1.0],[0.0,1.0]],true]");
+	    "[\"AttributeError\",\"AttributeError\",\"TypeError\",\"TypeError\",\"object\",\"object\","
+	    "\"object\",\"AttributeError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"PermissionError\",\"PermissionError\",\"PermissionError\",\"PermissionError\","
+	    "\"PermissionError\",\"PermissionError\",[2.0,3.0,4.0],[0.0,2.0,4.0,6.0,8.0],"
+	    "[9.0,8.0,7.0],[[0.0,1.0],[0.0,1.0]],true,\"O\",1]");
+	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}
+
+/* ImageMath, ImageMorph and ImageCms hand their C code an image's address as a number: an
+ * object of the user's whose .im.id was any number read any memory (and crashed the worker
+ * at a bad one). They take images only; ordinary image arithmetic gives what python3.11
+ * gives. */
+Test(data, pictures_hand_no_address_of_the_users_to_c)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "from PIL import Image, ImageMath, ImageMorph, ImageCms\n"
+	    "got = []\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        got.append(repr(f()))\n"
+	    "    except TypeError:\n"
+	    "        got.append('TypeError')\n"
+	    "class Core:\n    id = 0x4141414141\n"
+	    "class Fake:\n"
+	    "    mode = 'I'\n    size = (8, 1)\n    im = Core()\n"
+	    "    def load(self):\n        pass\n"
+	    "class Sub(Image.Image):\n    pass\n"
+	    "op = ImageMorph.MorphOp(op_name='erosion4')\n"
+	    "srgb, lab = ImageCms.createProfile('sRGB'), ImageCms.createProfile('LAB')\n"
+	    "tr = ImageCms.buildTransform(srgb, lab, 'RGB', 'LAB')\n"
+	    "attempt(lambda: ImageMath.eval('-a', a=Fake()))\n"
+	    "attempt(lambda: ImageMath.eval('-a', a=Sub()))\n"
+	    "attempt(lambda: op.apply(Fake()))\n"
+	    "attempt(lambda: tr.apply(Fake()))\n"
+	    "a, b = Image.new('L', (4, 4), 10), Image.new('L', (4, 4), 3)\n"
+	    "got += [list(ImageMath.eval(\"convert(a + b * 2, 'L')\", a=a, b=b).getdata())[:3],\n"
+	    "        op.apply(Image.new('L', (5, 5), 255))[0], len(op.match(Image.new('L', (5, 5), "
+	    "255))),\n"
+	    "        tr.apply(Image.new('RGB', (2, 2), 'red')).mode]\n"
+	    "got",
+	    "[\"TypeError\",\"TypeError\",\"TypeError\",\"TypeError\",[16,16,16],0,9,\"LAB\"]");
 	e2e_expect_result("6 * 7", "42");
 	e2e_stop();
 }

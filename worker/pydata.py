@@ -545,6 +545,58 @@ def _pil():
             f.seek(at)
 
     PdfParser.PdfParser.get_buf_from_file = staticmethod(get_buf_from_file)
+    _pil_pointers(Image)
+
+
+def _pil_pointers(Image):
+    # ImageMath, ImageMorph and ImageCms hand their C code an image's address as a number
+    # (image.im.id): an object of the user's that answered .im.id with any number read and
+    # wrote any address of the worker, or crashed it. Each image they take is first made a
+    # plain Image over its C image object, which is checked to be one: the address is then
+    # that object's own.
+    import importlib
+    core_type = type(Image.new('L', (1, 1)).im)
+
+    def genuine(im):
+        core = im.im if isinstance(im, Image.Image) else None
+        if type(core) is not core_type:
+            raise TypeError('an image is needed here (a PIL.Image.Image)')
+        return Image.Image()._new(core)
+
+    from PIL import ImageMath
+    operand_init = ImageMath._Operand.__init__
+
+    def __init__(self, im):
+        operand_init(self, genuine(im))
+
+    ImageMath._Operand.__init__ = __init__
+
+    def checked(method):
+        def call(self, image, *args, **kwargs):
+            return method(self, genuine(image), *args, **kwargs)
+        call.__name__, call.__qualname__ = method.__name__, method.__qualname__
+        call.__doc__ = method.__doc__
+        return call
+
+    from PIL import ImageMorph
+    for name in ('apply', 'match', 'get_on_pixels'):
+        setattr(ImageMorph.MorphOp, name, checked(getattr(ImageMorph.MorphOp, name)))
+    try:
+        ImageCms = importlib.import_module('PIL.ImageCms')
+    except ImportError:
+        return
+    transform = ImageCms.ImageCmsTransform
+    apply_, in_place = transform.apply, transform.apply_in_place
+
+    def apply(self, im, imOut=None):
+        return apply_(self, genuine(im), None if imOut is None else genuine(imOut))
+
+    def apply_in_place(self, im):
+        im.info['icc_profile'] = in_place(self, genuine(im)).info.get('icc_profile')
+        return im
+
+    apply.__doc__, apply_in_place.__doc__ = apply_.__doc__, in_place.__doc__
+    transform.apply, transform.apply_in_place = apply, apply_in_place
 
 
 def _tqdm():

@@ -1655,6 +1655,8 @@ static int library_change_allowed(PyObject *t, PyObject *name)
  * code generation (an enum's __or__ during gettext's import, dataclasses.Field's name while
  * dataclasses wrote an __init__). The user's code changes its own classes only. */
 static int interface_guard_tree(PyTypeObject *t, int depth);
+static int interface_name(PyObject *name);
+static PyObject *interface_refused(PyObject *name);
 
 static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
 {
@@ -1662,6 +1664,10 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 
 	if (library_change_allowed(self, name) < 0)
 		return -1;
+	if (pylayer_armed() && interface_name(name)) {
+		interface_refused(name);
+		return -1;
+	}
 	rc = real_type_setattro(self, name, value);
 	/* CPython gives the class (and its subclasses) a new attribute lookup for these: the
 	 * guard goes back on each (typing.NamedTuple sets __bases__ of the class it makes). */
@@ -1757,28 +1763,39 @@ static int held_values_guard(PyTypeObject *t)
 	return rc < 0 ? -1 : 0;
 }
 
-/* ---- numpy's array interface on the classes made in a call --------------------------- */
+/* ---- numpy's array interface -------------------------------------------------------------- */
 
 /* numpy makes an array over the memory an object's __array_interface__ names by its address
- * (a dict's 'data': (address, read-only)), or its __array_struct__ by a C struct: a class of
- * the user's that answers either read and wrote any address of the worker. Every class made
- * while the layer is armed (the user's, and those libraries make for it) answers neither name,
- * however it would have (a class attribute, a property, an instance's dict, __getattr__): its
- * attribute lookup (tp_getattro, which numpy's lookup calls) refuses them first. A class takes
- * one of two wrappers by the lookup CPython gave it, the generic one or the hook that calls
- * __getattribute__ and __getattr__ (slot_tp_getattr_hook, taken from a class made for it), and
- * its subclasses inherit the wrapper as they would have inherited the lookup; a class whose
- * lookup is neither (a C base's own) may not name them itself. A class given another lookup
- * later (__getattr__, __getattribute__ or its bases set) gets the guard again, with its
- * subclasses (type_setattro_checked). */
-static getattrofunc getattr_hook;   /* slot_tp_getattr_hook */
+ * (a dict's 'data': (address, read-only)), or its __array_struct__ by a C struct, whatever the
+ * object: a class of the user's, a library's object that keeps what it is given (sklearn's
+ * Bunch, scipy's OptimizeResult, SimpleNamespace, a module: keyword arguments, copy's state)
+ * read and wrote any address of the worker. Only the classes that define the names themselves
+ * answer them now: ndarray, PIL's Image, the strided view of pydata.py, none of them the
+ * user's. object has both names as data descriptors that answer no object (AttributeError)
+ * and cannot be set: they come before any instance's dict, and answer for every class that
+ * does not define its own. The attribute lookups that go on after an AttributeError stop there
+ * too: a class's __getattr__ (the hook CPython gives classes with __getattr__ or
+ * __getattribute__, slot_tp_getattr_hook, wrapped on every class that has it) and a module's
+ * __getattr__ (module_getattro, wrapped). A class made while the layer is armed may not define
+ * the names, nor get them set later. The generic lookup of other classes stays as it is (the
+ * interpreter specializes attribute reads on it). */
+static getattrofunc getattr_hook;        /* slot_tp_getattr_hook */
+static getattrofunc module_getattro_real; /* module_getattro */
 static PyObject *str_interface, *str_struct;
+
+typedef struct {
+	PyObject_HEAD PyObject *name;
+} refusal_object;
 
 static int interface_name(PyObject *name)
 {
-	return PyUnicode_Check(name) &&
-	       (name == str_interface || name == str_struct ||
-	        PyUnicode_Compare(name, str_interface) == 0 || PyUnicode_Compare(name, str_struct) == 0);
+	if (name == str_interface || name == str_struct)
+		return 1;
+	/* An interned string of the same text is the same object. */
+	if (!PyUnicode_Check(name) || PyUnicode_CHECK_INTERNED(name))
+		return 0;
+	return PyUnicode_Compare(name, str_interface) == 0 ||
+	       PyUnicode_Compare(name, str_struct) == 0;
 }
 
 static PyObject *interface_refused(PyObject *name)
@@ -1790,49 +1807,85 @@ static PyObject *interface_refused(PyObject *name)
 	return NULL;
 }
 
-static PyObject *interface_getattro_generic(PyObject *obj, PyObject *name)
+static PyObject *refusal_get(PyObject *self, PyObject *obj, PyObject *type)
 {
-	if (interface_name(name))
-		return interface_refused(name);
-	return PyObject_GenericGetAttr(obj, name);
+	(void)type;
+	if (!obj || obj == Py_None)
+		return Py_NewRef(self); /* read on a class: numpy takes a descriptor for no array */
+	return interface_refused(((refusal_object *)self)->name);
+}
+
+static int refusal_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+	(void)obj;
+	(void)value;
+	PyErr_Format(PyExc_AttributeError, "%U cannot be set in the sandbox (numpy's array "
+	                                    "interface names memory by its address)",
+	             ((refusal_object *)self)->name);
+	return -1;
+}
+
+static PyTypeObject refusal_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "array_interface_refused",
+    .tp_basicsize = sizeof(refusal_object),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_descr_get = refusal_get,
+    .tp_descr_set = refusal_set,
+};
+
+/* Does obj's class answer name itself (a class of its own defines it), not object's refusal? */
+static int interface_defined(PyObject *obj, PyObject *name)
+{
+	PyObject *d = _PyType_Lookup(Py_TYPE(obj), name);
+
+	return d && Py_TYPE(d) != &refusal_type;
 }
 
 static PyObject *interface_getattro_hook(PyObject *obj, PyObject *name)
 {
-	if (interface_name(name))
+	if (interface_name(name) && !interface_defined(obj, name))
 		return interface_refused(name);
 	return getattr_hook(obj, name);
 }
 
-static int interface_guard(PyTypeObject *t)
+static PyObject *interface_module_getattro(PyObject *m, PyObject *name)
 {
-	if (t->tp_getattro == PyObject_GenericGetAttr)
-		t->tp_getattro = interface_getattro_generic;
-	else if (getattr_hook && t->tp_getattro == getattr_hook)
+	if (interface_name(name))
+		return interface_refused(name);
+	return module_getattro_real(m, name);
+}
+
+/* t's lookup, wrapped when it goes on after an AttributeError. */
+static void interface_guard(PyTypeObject *t)
+{
+	if (getattr_hook && t->tp_getattro == getattr_hook)
 		t->tp_getattro = interface_getattro_hook;
-	else if (t->tp_getattro != interface_getattro_generic &&
-	         t->tp_getattro != interface_getattro_hook &&
-	         (PyDict_GetItemWithError(t->tp_dict, str_interface) ||
-	          PyDict_GetItemWithError(t->tp_dict, str_struct))) {
-		interface_refused(str_interface);
-		return -1;
-	}
+	else if (module_getattro_real && t->tp_getattro == module_getattro_real)
+		t->tp_getattro = interface_module_getattro;
+}
+
+/* A class the user's code makes (armed): it may not define the names. */
+static int interface_own(PyTypeObject *t)
+{
+	PyObject *a = PyDict_GetItemWithError(t->tp_dict, str_interface);
+	PyObject *b = a || PyErr_Occurred() ? NULL : PyDict_GetItemWithError(t->tp_dict, str_struct);
+
 	if (PyErr_Occurred())
 		return -1;
+	if (a || b) {
+		interface_refused(a ? str_interface : str_struct);
+		return -1;
+	}
 	return 0;
 }
 
-/* t and the classes beneath it, but the zygote's (a library's class keeps its own lookup;
- * the user's code does not change those: library_change_allowed). */
+/* t and the classes beneath it. */
 static int interface_guard_tree(PyTypeObject *t, int depth)
 {
 	PyObject *subs;
 	int rc = 0;
 
-	if (sealed_class((PyObject *)t))
-		return 0;
-	if (interface_guard(t) < 0)
-		return -1;
+	interface_guard(t);
 	if (depth > 64)
 		return 0;
 	subs = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", t);
@@ -1845,7 +1898,8 @@ static int interface_guard_tree(PyTypeObject *t, int depth)
 	return rc;
 }
 
-/* slot_tp_getattr_hook: the lookup of a class with __getattr__, made here. */
+/* slot_tp_getattr_hook (the lookup of a class with __getattr__, made here), module_getattro,
+ * and object's two refusals. */
 static int interface_init(void)
 {
 	PyObject *ns = PyDict_New(), *fn = NULL, *cls = NULL;
@@ -1853,7 +1907,7 @@ static int interface_init(void)
 
 	str_interface = PyUnicode_InternFromString("__array_interface__");
 	str_struct = PyUnicode_InternFromString("__array_struct__");
-	if (!ns || !str_interface || !str_struct)
+	if (!ns || !str_interface || !str_struct || PyType_Ready(&refusal_type) < 0)
 		goto out;
 	fn = PyObject_GetAttrString((PyObject *)&PyBaseObject_Type, "__repr__");
 	if (!fn || PyDict_SetItemString(ns, "__getattr__", fn) < 0)
@@ -1863,9 +1917,26 @@ static int interface_init(void)
 	if (!cls)
 		goto out;
 	getattr_hook = ((PyTypeObject *)cls)->tp_getattro;
-	rc = getattr_hook && getattr_hook != PyObject_GenericGetAttr ? 0 : -1;
-	if (rc < 0)
+	module_getattro_real = PyModule_Type.tp_getattro;
+	if (!getattr_hook || getattr_hook == PyObject_GenericGetAttr || !module_getattro_real) {
 		PyErr_SetString(PyExc_RuntimeError, "no attribute hook found for classes");
+		goto out;
+	}
+	PyModule_Type.tp_getattro = interface_module_getattro;
+	PyType_Modified(&PyModule_Type);
+	for (int i = 0; i < 2; i++) {
+		refusal_object *r = PyObject_New(refusal_object, &refusal_type);
+		if (!r)
+			goto out;
+		r->name = Py_NewRef(i ? str_struct : str_interface);
+		rc = PyDict_SetItem(PyBaseObject_Type.tp_dict, r->name, (PyObject *)r);
+		Py_DECREF(r);
+		if (rc < 0)
+			goto out;
+		rc = -1;
+	}
+	PyType_Modified(&PyBaseObject_Type);
+	rc = 0;
 out:
 	Py_XDECREF(ns);
 	Py_XDECREF(fn);
@@ -1913,8 +1984,11 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	if (t && PyType_Check(t) && pylayer_armed() && !pyguard_for_loading_module() &&
 	    fresh_add(t) < 0)
 		Py_CLEAR(t);
-	if (t && PyType_Check(t) && pylayer_armed() && interface_guard((PyTypeObject *)t) < 0)
-		Py_CLEAR(t);
+	if (t && PyType_Check(t)) {
+		interface_guard((PyTypeObject *)t);
+		if (pylayer_armed() && interface_own((PyTypeObject *)t) < 0)
+			Py_CLEAR(t);
+	}
 	return t;
 }
 
@@ -1934,6 +2008,7 @@ static int held_values_sweep(PyTypeObject *t, PyObject *seen, int depth)
 		return rc < 0 ? -1 : 0;
 	if (t->tp_new == real_type_new)
 		t->tp_new = type_new_checked;
+	interface_guard(t);
 	if (held_values_guard(t) < 0 || depth > 256)
 		return depth > 256 ? 0 : -1;
 	subs = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", t);
