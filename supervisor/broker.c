@@ -333,8 +333,11 @@ void broker_workspace_close(struct workspace *ws)
 	if (ws->fd >= 0)
 		close(ws->fd);
 	free(ws->path);
-	for (size_t i = 0; i < ws->n_orphans; i++)
+	for (size_t i = 0; i < ws->n_orphans; i++) {
 		free(ws->orphans[i].rel);
+		if (ws->orphans[i].fd >= 0)
+			close(ws->orphans[i].fd);
+	}
 	free(ws->orphans);
 	ws->orphans = NULL;
 	ws->n_orphans = 0;
@@ -657,6 +660,7 @@ static void write_free(struct ws_file *f, int remove)
 		close(f->dirfd);
 	free(f->name);
 	free(f->rel);
+	free(f->src_rel);
 	memset(f, 0, sizeof(*f));
 	f->dirfd = -1;
 }
@@ -983,6 +987,11 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 			if ((rc = copy_into(fd, src, (uint64_t)src_st.st_size)) < 0)
 				goto fail;
 			f.copied = 1;
+			f.src_rel = strdup(rel);
+			if (!f.src_rel) {
+				rc = -ENOMEM;
+				goto fail;
+			}
 			f.src_dev = src_st.st_dev;
 			f.src_ino = src_st.st_ino;
 			f.src_size = src_st.st_size;
@@ -1237,6 +1246,9 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 		rc = -EACCES;
 	if (rc == 0 && c->n_dirs >= ENGINE_WS_DIRS_PER_CALL)
 		rc = -EDQUOT;
+	/* The directory is held open until the call ends (struct ws_dir). */
+	if (rc == 0 && engine_fd_room(c->e) < 1)
+		rc = -EMFILE;
 	if (rc == 0 && (pfd = ws_parent(ws, rel, &name)) < 0)
 		rc = pfd == -EISDIR ? -EEXIST : pfd; /* ".", "..": there already */
 	if (rc == 0 && strlen(name) > NAME_MAX)
@@ -1288,8 +1300,10 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 			grown[c->n_dirs].rel = strdup(canon);
 			grown[c->n_dirs].dev = st.st_dev;
 			grown[c->n_dirs].ino = st.st_ino;
+			grown[c->n_dirs].fd = fd;
 			if (grown[c->n_dirs].rel) {
 				c->n_dirs++;
+				fd = -1; /* kept */
 				rc = 0;
 			}
 		}
@@ -1385,44 +1399,74 @@ static int dir_remove(const struct engine *e, const struct ws_dir *d)
  * ENGINE_WS_ORPHANS_RETRY in turn, or more within ENGINE_WS_ORPHANS_RETRY_US (a try walks its
  * path and reads the directory), and the next comes ENGINE_WS_ORPHANS_SLICE_MS later, so that
  * thousands waiting, with long paths, never hold the supervisor's loop for long. */
-static void dir_orphans_retry(struct engine *e)
+static void dir_orphans_retry(struct engine *e, int all)
 {
 	struct workspace *ws = &e->ws;
-	size_t n = ws->n_orphans, start = n ? ws->orphans_next % n : 0, tried = 0, kept = 0,
-	       passed = 0;
+	size_t n = ws->n_orphans, start = n ? ws->orphans_next % n : 0, tried = 0, kept = 0, end,
+	       next = 0;
 	int64_t until = now_us() + ENGINE_WS_ORPHANS_RETRY_US;
 
 	/* The deepest came first (dirs_end): a parent is tried after its children. */
 	for (size_t k = 0; k < n && tried < ws->orphans_pass &&
-	                   (tried < ENGINE_WS_ORPHANS_RETRY || now_us() < until);
+	                   (all || tried < ENGINE_WS_ORPHANS_RETRY || now_us() < until);
 	     k++, tried++) {
 		struct ws_dir *d = &ws->orphans[(start + k) % n];
 		if (dir_remove(e, d) != 0) {
 			free(d->rel);
 			d->rel = NULL;
+			if (d->fd >= 0)
+				close(d->fd);
+			d->fd = -1;
 		}
 	}
+	/* The next slice starts after the last one tried: at the place, among those kept, of the
+	 * first that came after it. */
+	end = n ? (start + tried) % n : 0;
 	for (size_t i = 0; i < n; i++) {
+		if (i == end)
+			next = kept;
 		if (ws->orphans[i].rel)
 			ws->orphans[kept++] = ws->orphans[i];
-		else if (i < start)
-			passed++; /* gone before where this slice started */
 	}
 	ws->n_orphans = kept;
-	ws->orphans_next = kept ? (start - passed + tried) % kept : 0;
+	ws->orphans_next = kept ? next % kept : 0;
 	ws->orphans_pass = kept ? ws->orphans_pass - tried : 0;
-	if (ws->orphans_pass > 0)
+	if (ws->orphans_pass > 0 && !all)
 		timer_arm(&e->orphans, now_ms() + ENGINE_WS_ORPHANS_SLICE_MS);
+}
+
+/* A pass over every orphan, in order (the deepest first), in slices from here on. */
+static void dir_orphans_pass(struct engine *e)
+{
+	e->ws.orphans_pass = e->ws.n_orphans;
+	e->ws.orphans_next = 0;
+	dir_orphans_retry(e, 0);
 }
 
 void broker_orphans_more(struct timer *t)
 {
-	dir_orphans_retry(t->data);
+	dir_orphans_retry(t->data, 0);
 }
 
-/* Keep d (its rel moves) among the orphans; beyond their bound it is left in place. */
-static void dir_orphan_add(struct workspace *ws, struct ws_dir *d)
+void broker_orphans_settle(struct engine *e)
 {
+	size_t before;
+
+	timer_cancel(&e->orphans);
+	do {
+		before = e->ws.n_orphans;
+		e->ws.orphans_pass = before;
+		e->ws.orphans_next = 0;
+		dir_orphans_retry(e, 1);
+	} while (e->ws.n_orphans > 0 && e->ws.n_orphans < before);
+}
+
+/* Keep d (its rel and fd move) among the orphans; beyond their bound it is left in place. An
+ * orphan keeps its directory open while the supervisor has fds to spare (else its identity is
+ * its inode number alone). */
+static void dir_orphan_add(struct engine *e, struct ws_dir *d, int *room)
+{
+	struct workspace *ws = &e->ws;
 	struct ws_dir *grown;
 
 	if (ws->n_orphans >= ENGINE_WS_ORPHANS_MAX ||
@@ -1430,11 +1474,18 @@ static void dir_orphan_add(struct workspace *ws, struct ws_dir *d)
 		log_msg(LOG_WARN, "workspace: %s is left in place (a call that failed made it)",
 		        d->rel);
 		free(d->rel);
+		if (d->fd >= 0)
+			close(d->fd);
 	} else {
 		ws->orphans = grown;
 		ws->orphans[ws->n_orphans++] = *d;
+		if (d->fd >= 0 && --*room < ENGINE_WS_ORPHAN_FD_ROOM) {
+			close(d->fd);
+			ws->orphans[ws->n_orphans - 1].fd = -1;
+		}
 	}
 	d->rel = NULL;
+	d->fd = -1;
 }
 
 /* Forget the directories the call made; remove them (the deepest first) when it did not
@@ -1442,21 +1493,24 @@ static void dir_orphan_add(struct workspace *ws, struct ws_dir *d)
 static void dirs_end(struct chain *c, int remove)
 {
 	struct workspace *ws = &c->e->ws;
+	/* Counted once: each directory kept open was open already. */
+	int room = remove && c->n_dirs ? engine_fd_room(c->e) + (int)c->n_dirs : 0;
 
 	for (size_t i = c->n_dirs; i-- > 0;) {
 		/* Its own deeper ones are gone or kept already: not pending any more. */
 		if (remove && dir_remove(c->e, &c->dirs[i]) == 0)
-			dir_orphan_add(ws, &c->dirs[i]);
+			dir_orphan_add(c->e, &c->dirs[i], &room);
 		free(c->dirs[i].rel);
 		c->dirs[i].rel = NULL;
+		if (c->dirs[i].fd >= 0)
+			close(c->dirs[i].fd);
+		c->dirs[i].fd = -1;
 	}
 	free(c->dirs);
 	c->dirs = NULL;
 	c->n_dirs = 0;
-	if (ws->n_orphans > 0) {
-		ws->orphans_pass = ws->n_orphans;
-		dir_orphans_retry(c->e);
-	}
+	if (ws->n_orphans > 0)
+		dir_orphans_pass(c->e);
 }
 
 /* ---- removals and renames ------------------------------------------------------------------ */
@@ -1676,6 +1730,8 @@ static int remove_dir(struct chain *c, int pfd, const char *name)
 		if (unlinkat(pfd, name, AT_REMOVEDIR) < 0)
 			return -errno;
 		free(c->dirs[i].rel);
+		if (c->dirs[i].fd >= 0)
+			close(c->dirs[i].fd);
 		memmove(&c->dirs[i], &c->dirs[i + 1], (c->n_dirs - i - 1) * sizeof(c->dirs[0]));
 		c->n_dirs--;
 		return 0;
@@ -1768,7 +1824,7 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 	char rel[PATH_MAX];
 	struct stat st;
 	uint32_t word;
-	int fd = -1, dir, rc;
+	int fd = -1, dir, slash = 0, rc;
 	size_t n;
 
 	if (len < head)
@@ -1781,8 +1837,10 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 	         ? -EINVAL
 	     : !ws->writable ? -EROFS
 	                     : ws_relative(ws, data + head, len - head, rel, sizeof(rel));
-	for (n = rc == 0 ? strlen(rel) : 0; n > 1 && rel[n - 1] == '/'; n--)
+	for (n = rc == 0 ? strlen(rel) : 0; n > 1 && rel[n - 1] == '/'; n--) {
 		rel[n - 1] = '\0';
+		slash = 1; /* "x/" names a directory */
+	}
 	if (rc == 0 && ws_rel_left_out(ws, rel))
 		rc = -EACCES;
 	if (rc < 0) {
@@ -1791,6 +1849,10 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 	}
 	fd = gone_named(c, rel) ? -1 : made_dir(c, rel);
 	dir = fd >= 0;
+	if (!dir && slash) {
+		reply(c, id, -ENOTDIR, NULL, 0, NULL, 0);
+		return 0;
+	}
 	/* A directory it did not make is on disk for every call: it stays as it is. */
 	if (!dir && !gone_named(c, rel) && (fd = ws_resolve(ws->fd, rel, O_PATH | O_DIRECTORY)) >= 0)
 		rc = -EPERM;
@@ -1833,7 +1895,6 @@ static int pending_move(struct chain *c, struct ws_file *w, int dp, const char *
 	w->rel = rel;
 	w->name = name;
 	w->exclusive = 0;
-	w->copied = 0; /* its old name's removal holds what it was copied from */
 	memcpy(w->tmp, tmp, sizeof(tmp));
 	return 0;
 }
@@ -2100,8 +2161,31 @@ static void outcome_note(struct run_outcome *o, const char *line)
  * call's changes is made: one made without the others would lose the files the others keep
  * (a swap through a third name, half made; a file copied, then removed, whose copy could not
  * be placed). */
+/* Is the file a write was copied from still on disk as it was copied: 0; or changed: 1, or
+ * gone: -1. */
+static int copied_still(struct chain *c, const struct ws_file *f)
+{
+	char *name = NULL;
+	struct stat st;
+	int pfd = ws_parent(&c->e->ws, f->src_rel, &name), rc;
+
+	if (pfd < 0)
+		return -1;
+	rc = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -1
+	     : st.st_dev != f->src_dev || st.st_ino != f->src_ino || st.st_size != f->src_size ||
+	             st.st_ctim.tv_sec != f->src_ctime.tv_sec ||
+	             st.st_ctim.tv_nsec != f->src_ctime.tv_nsec
+	         ? 1
+	         : 0;
+	close(pfd);
+	free(name);
+	return rc;
+}
+
 static const char *commit_conflict(struct chain *c, const char **what)
 {
+	int rc;
+
 	for (size_t i = 0; i < c->n_removals; i++) {
 		const struct ws_removal *r = &c->removals[i];
 		*what = r->name;
@@ -2114,22 +2198,18 @@ static const char *commit_conflict(struct chain *c, const char **what)
 		const struct ws_file *f = &c->writes[i];
 		const struct ws_removal *r;
 		struct stat st;
+		*what = f->copied ? f->src_rel : f->rel;
+		/* Changed in place ('a', 'r+', chmod, utime; renamed since, or not): its copy holds
+		 * the file as it was, and would replace (or bring back) what another call (or
+		 * anyone) wrote or removed there since. */
+		if (f->copied && (rc = copied_still(c, f)) != 0)
+			return rc < 0 ? "was removed by another call meanwhile (the call changed it)"
+			              : "was changed by another call meanwhile (the call changed it in "
+			                "place: its copy would have undone the other's change)";
 		*what = f->rel;
-		if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			/* Changed in place ('a', 'r+'): another call removed what it changes. */
-			if (f->copied && errno == ENOENT)
-				return "was removed by another call meanwhile (the call changed it)";
+		if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		}
 		r = removal_in(c, f->dirfd, f->name);
-		/* Changed in place: its copy holds the file as it was, and would replace what
-		 * another call (or anyone) wrote there since. */
-		if (f->copied && !r &&
-		    (st.st_dev != f->src_dev || st.st_ino != f->src_ino || st.st_size != f->src_size ||
-		     st.st_ctim.tv_sec != f->src_ctime.tv_sec ||
-		     st.st_ctim.tv_nsec != f->src_ctime.tv_nsec))
-			return "was changed by another call meanwhile (the call changed it in place: "
-			       "its copy would have undone the other's change)";
 		if (S_ISDIR(st.st_mode) && !(r && r->dir))
 			return "is a directory another call made meanwhile";
 		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))

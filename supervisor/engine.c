@@ -790,6 +790,7 @@ void engine_free(struct engine *e)
 	sessions_free_all(e);
 	TAILQ_FOREACH_SAFE(c, &e->chains, link, next)
 	chain_free(c);
+	broker_orphans_settle(e);
 	timer_cancel(&e->kick);
 	timer_cancel(&e->zretry);
 	timer_cancel(&e->reap);

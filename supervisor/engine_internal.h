@@ -81,6 +81,8 @@
 #define ENGINE_WS_ORPHANS_RETRY     32
 #define ENGINE_WS_ORPHANS_RETRY_US  2000
 #define ENGINE_WS_ORPHANS_SLICE_MS  10 /* between the slices of a pass */
+/* An orphan keeps its directory open only while this many fds stay free besides. */
+#define ENGINE_WS_ORPHAN_FD_ROOM    256
 #define ENGINE_WS_BYTES_PER_CALL    IPC_WS_BYTES_PER_CALL
 #define ENGINE_WS_FDS_PER_CALL      IPC_WS_FDS_PER_CALL
 #define ENGINE_WS_LIST_MAX          IPC_WS_LIST_MAX
@@ -312,6 +314,7 @@ struct ws_file {
 	/* its hidden file began as a copy of the file on disk ('a', 'r+', chmod, utime): that
 	 * file as it was copied, which must still be the one on disk when the call commits */
 	int copied;
+	char *src_rel; /* where it was copied from (a rename moves the file, not its source) */
 	dev_t src_dev;
 	ino_t src_ino;
 	off_t src_size;
@@ -325,6 +328,10 @@ struct ws_dir {
 	char *rel; /* its path in the workspace */
 	dev_t dev;
 	ino_t ino;
+	/* the directory, held open: its inode number is no other directory's while it is kept
+	 * (a file system reuses a removed directory's at once); -1 for an orphan kept when the
+	 * supervisor had no fd to spare */
+	int fd;
 };
 
 /* A name a call removes: a file (this one, by identity) or an empty directory. Nothing changes
@@ -591,6 +598,8 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable);
 void broker_workspace_close(struct workspace *ws);
 /* The next slice of a pass over the directories that wait for other calls (a timer's). */
 void broker_orphans_more(struct timer *t);
+/* Every orphan that can go goes, at once (the supervisor stops). */
+void broker_orphans_settle(struct engine *e);
 /* Leave the directory dirfd out of the workspace (the zygote's cache: what a call writes there
  * would reach every later zygote): requests that resolve to it or beneath it, by whatever path
  * or mount, are refused. Returns 0 or -errno. */

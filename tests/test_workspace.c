@@ -1148,6 +1148,27 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 		cr_assert_eq(stat(in_ws("log.txt"), &st), 0);
 		cr_assert_eq(st.st_mode & 0777, 0644);
 	}
+	/* ... also when the call renames the file after changing it (its old name's file was
+	 * the other's by then), or renames it away after another call removed it. */
+	for (int k = 0; k < 2; k++) {
+		put_file(in_ws("log.txt"), "base\n");
+		slow = mcpc_call_async(&e2e_srv,
+		                       "import os, time\nopen('log.txt', 'a').write('A\\n')\n"
+		                       "time.sleep(1.5)\nos.rename('log.txt', 'moved.txt')",
+		                       "{\"session\":\"new\"}");
+		usleep(600000);
+		ok_result(k ? "import os\nos.remove('log.txt')\n1"
+		            : "open('log.txt', 'a').write('B\\n')\n1",
+		          "1");
+		r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+		cr_assert(strstr(mcpc_sc_str(r, "stderr"), "no file of this call was written"), "%s",
+		          mcpc_json(r));
+		cr_assert_null(slurp(in_ws("moved.txt")));
+		if (k)
+			cr_assert_null(slurp(in_ws("log.txt")));
+		else
+			cr_assert_str_eq(slurp(in_ws("log.txt")), "base\nB\n");
+	}
 	/* ... and one whose file another call removed meanwhile: it is not made again. */
 	put_file(in_ws("log.txt"), "base\n");
 	slow = mcpc_call_async(&e2e_srv,
@@ -1160,6 +1181,23 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "log.txt was removed by another call"), "%s",
 	          mcpc_json(r));
 	cr_assert_null(slurp(in_ws("log.txt")));
+	/* A directory a call made, removed by another call and made again by a third (the same
+	 * inode number, had the first not held it): the first call neither changes nor, stopped,
+	 * removes it. */
+	slow = mcpc_call_async(&e2e_srv,
+	                       "import os, time\nos.mkdir('held')\ntime.sleep(1.2)\n"
+	                       "try:\n    os.chmod('held', 0o777)\nexcept OSError:\n    pass\n"
+	                       "time.sleep(30)",
+	                       "{\"session\":\"new\"}");
+	usleep(400000);
+	ok_result("import os\nos.rmdir('held')\n1", "1");
+	ok_result("import os\nos.mkdir('held')\n1", "1");
+	usleep(1500000);
+	e2e_cancel(slow);
+	cr_assert(e2e_hold(mcpc_request(&e2e_srv, "ping", NULL, 5000)));
+	usleep(300000);
+	cr_assert_eq(stat(in_ws("held"), &st), 0, "the other call's directory was removed");
+	cr_assert_eq(st.st_mode & 0777, 0755);
 	/* A directory removed by another call while this one removed it and made it again: it is
 	 * made. */
 	cr_assert_eq(mkdir(in_ws("twice"), 0755), 0);
