@@ -876,7 +876,7 @@ Test(data, files_stay_out_of_reach)
 	    &(struct e2e_refusal){"error", "ImportError", "cannot import name 'FileIO'"}, NULL);
 	/* The gadgets the packages hand out: ctypes, a compiler, expression evaluators. */
 	refused_no_file("import numpy as np\nnp.ctypeslib.as_ctypes(np.zeros(3))",
-	                &(struct e2e_refusal){"error", "PermissionError", "ctypes."}, NULL);
+	                &(struct e2e_refusal){"error", "PermissionError", "ctypes"}, NULL);
 	refused_no_file("import numpy as np\nnp.ctypeslib.load_library('libc', '/lib')",
 	                &(struct e2e_refusal){"error", NULL, NULL}, NULL);
 	refused_no_file(

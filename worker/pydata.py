@@ -48,6 +48,7 @@ def _numpy():
     # Without it numpy takes its own path for a Python without ctypes (.ctypes.data stays).
     from numpy.core import _internal
     _internal.ctypes = None
+    _internal._getintp_ctype.cache = None  # ctypes' c_long, if asked already: numpy's own now
     _strided_views(np)
 
 
