@@ -1830,12 +1830,11 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 	if (len < head)
 		return -EINVAL;
 	word = ipc_get_u32(u);
-	rc = ws->fd < 0                  ? -EACCES
-	     : times && word != 0        ? -EINVAL
-	     : !times && word & ~0777u   ? -EPERM
-	     : times && (utime_get(u + 4, &ts[0]) < 0 || utime_get(u + 16, &ts[1]) < 0)
-	         ? -EINVAL
-	     : !ws->writable ? -EROFS
+	rc = ws->fd < 0                                                                 ? -EACCES
+	     : times && word != 0                                                       ? -EINVAL
+	     : !times && word & ~0777u                                                  ? -EPERM
+	     : times && (utime_get(u + 4, &ts[0]) < 0 || utime_get(u + 16, &ts[1]) < 0) ? -EINVAL
+	     : !ws->writable                                                            ? -EROFS
 	                     : ws_relative(ws, data + head, len - head, rel, sizeof(rel));
 	for (n = rc == 0 ? strlen(rel) : 0; n > 1 && rel[n - 1] == '/'; n--) {
 		rel[n - 1] = '\0';
@@ -1854,7 +1853,8 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 		return 0;
 	}
 	/* A directory it did not make is on disk for every call: it stays as it is. */
-	if (!dir && !gone_named(c, rel) && (fd = ws_resolve(ws->fd, rel, O_PATH | O_DIRECTORY)) >= 0)
+	if (!dir && !gone_named(c, rel) &&
+	    (fd = ws_resolve(ws->fd, rel, O_PATH | O_DIRECTORY)) >= 0)
 		rc = -EPERM;
 	else if (!dir)
 		rc = ws_open_write(c, rel, IPC_OPEN_UPDATE, &fd, &st);
@@ -2203,9 +2203,11 @@ static const char *commit_conflict(struct chain *c, const char **what)
 		 * the file as it was, and would replace (or bring back) what another call (or
 		 * anyone) wrote or removed there since. */
 		if (f->copied && (rc = copied_still(c, f)) != 0)
-			return rc < 0 ? "was removed by another call meanwhile (the call changed it)"
-			              : "was changed by another call meanwhile (the call changed it in "
-			                "place: its copy would have undone the other's change)";
+			return rc < 0
+			           ? "was removed by another call meanwhile (the call changed it)"
+			           : "was changed by another call meanwhile (the call changed it "
+			             "in "
+			             "place: its copy would have undone the other's change)";
 		*what = f->rel;
 		if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;

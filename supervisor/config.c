@@ -56,10 +56,9 @@ static const char *const workspace_imports[] = {
  * which matplotlib draws its images with: opening, converting and saving pictures); tqdm
  * (python3-tqdm: the progress bars data loops are wrapped in, drawn on stderr). */
 static const char *const data_extra[] = {
-    "numpy",    "pandas",   "scipy",        "sympy",    "matplotlib", "io",
-    "csv",      "warnings", "mpl_toolkits", "mpmath",   "seaborn",    "tabulate",
-    "openpyxl", "sklearn",  "pytz",         "dateutil", "PIL",        "tqdm",
-    NULL,
+    "numpy",    "pandas",       "scipy",  "sympy",   "matplotlib", "io",       "csv",
+    "warnings", "mpl_toolkits", "mpmath", "seaborn", "tabulate",   "openpyxl", "sklearn",
+    "pytz",     "dateutil",     "PIL",    "tqdm",    NULL,
 };
 
 static const char usage[] =

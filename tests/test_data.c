@@ -1044,10 +1044,13 @@ Test(data, numpy_views_no_memory_outside_its_arrays)
 	    "        st.as_strided(x, shape=(5,), strides=(16,)).tolist(),\n"
 	    "        st.as_strided(x[9:], shape=(3,), strides=(-8,)).tolist(),\n"
 	    "        np.broadcast_to(x[:2], (2, 2)).tolist(), x.ctypes.data > 0,\n"
-	    "        np.asarray(Bunch(a=1)).dtype.kind, np.ma.masked_array([1, 2], mask=[0, 1]).sum()]\n"
+	    "        np.asarray(Bunch(a=1)).dtype.kind, np.ma.masked_array([1, 2], mask=[0, "
+	    "1]).sum()]\n"
 	    "got",
-	    "[\"AttributeError\",\"AttributeError\",\"TypeError\",\"TypeError\",\"object\",\"object\","
-	    "\"object\",\"AttributeError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "[\"AttributeError\",\"AttributeError\",\"TypeError\",\"TypeError\",\"object\","
+	    "\"object\","
+	    "\"object\",\"AttributeError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\","
 	    "\"PermissionError\",\"PermissionError\",\"PermissionError\",\"PermissionError\","
 	    "\"PermissionError\",\"PermissionError\",[2.0,3.0,4.0],[0.0,2.0,4.0,6.0,8.0],"
 	    "[9.0,8.0,7.0],[[0.0,1.0],[0.0,1.0]],true,\"O\",1]");

@@ -621,8 +621,10 @@ static const struct hcase broker_cases[] = {
             "t, rid, st, b = reply()\n"
             "'t@ID@' if (t, rid, st, b) == ('A', 7, -13, b'') else repr((t, rid, st, b))",
      "ok", NULL, NULL, "'t@ID@'", NEXT_NONE},
-    {"times cut short", NEW_SESSION, BROKER "request(10, struct.pack('<I', 0) + b'x')\nreply()\n"
-     "'t@ID@'", "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
+    {"times cut short", NEW_SESSION,
+     BROKER "request(10, struct.pack('<I', 0) + b'x')\nreply()\n"
+            "'t@ID@'",
+     "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
     {"an unknown kind of request", NEW_SESSION, BROKER "request(11, b'json')\nreply()\n't@ID@'",
      "crashed", "SandboxError", PROTOCOL_SAYS, NULL, NEXT_NONE},
     /* A worker reads each reply before it asks again: asking with replies unread ends the

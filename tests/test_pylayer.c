@@ -510,31 +510,30 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 Test(pylayer, elements_emptied_while_searched_do_not_crash_the_worker)
 {
 	e2e_start(NULL);
-	e2e_expect_result(
-	    "import xml.etree.ElementTree as ET\n"
-	    "class E(str):\n"
-	    "    def __eq__(self, o):\n"
-	    "        root.clear()\n"
-	    "        return False\n"
-	    "    __hash__ = str.__hash__\n"
-	    "root = ET.Element('a')\n"
-	    "root.append(ET.Element('b'))\n"
-	    "found = root.find(E('z'))\n"
-	    "class Evil(ET.Element):\n"
-	    "    def __eq__(self, o):\n"
-	    "        base.clear()\n"
-	    "        return False\n"
-	    "base = ET.Element('a')\n"
-	    "base.append(Evil('b'))\n"
-	    "try:\n"
-	    "    base.remove(ET.Element('c'))\n"
-	    "    removed = 'removed'\n"
-	    "except ValueError:\n"
-	    "    removed = 'ValueError'\n"
-	    "doc = ET.fromstring('<r><x k=\"1\">t</x><x k=\"2\"/></r>')\n"
-	    "[found, removed, len(root), [e.get('k') for e in doc.iter('x')],\n"
-	    " ET.tostring(doc).decode()[:8]]",
-	    "[null,\"ValueError\",1,[\"1\",\"2\"],\"<r><x k=\"]");
+	e2e_expect_result("import xml.etree.ElementTree as ET\n"
+	                  "class E(str):\n"
+	                  "    def __eq__(self, o):\n"
+	                  "        root.clear()\n"
+	                  "        return False\n"
+	                  "    __hash__ = str.__hash__\n"
+	                  "root = ET.Element('a')\n"
+	                  "root.append(ET.Element('b'))\n"
+	                  "found = root.find(E('z'))\n"
+	                  "class Evil(ET.Element):\n"
+	                  "    def __eq__(self, o):\n"
+	                  "        base.clear()\n"
+	                  "        return False\n"
+	                  "base = ET.Element('a')\n"
+	                  "base.append(Evil('b'))\n"
+	                  "try:\n"
+	                  "    base.remove(ET.Element('c'))\n"
+	                  "    removed = 'removed'\n"
+	                  "except ValueError:\n"
+	                  "    removed = 'ValueError'\n"
+	                  "doc = ET.fromstring('<r><x k=\"1\">t</x><x k=\"2\"/></r>')\n"
+	                  "[found, removed, len(root), [e.get('k') for e in doc.iter('x')],\n"
+	                  " ET.tostring(doc).decode()[:8]]",
+	                  "[null,\"ValueError\",1,[\"1\",\"2\"],\"<r><x k=\"]");
 	e2e_stop();
 }
 

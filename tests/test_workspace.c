@@ -1140,10 +1140,11 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 		ok_result("f = open('log.txt', 'a')\nf.write('from B\\n')\nf.close()\n1", "1");
 		r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
 		cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
-		cr_assert(strstr(mcpc_sc_str(r, "stderr"),
-		                 "no file of this call was written, removed or renamed: log.txt was "
-		                 "changed by another call meanwhile"),
-		          "%s", mcpc_json(r));
+		cr_assert(
+		    strstr(mcpc_sc_str(r, "stderr"),
+		           "no file of this call was written, removed or renamed: log.txt was "
+		           "changed by another call meanwhile"),
+		    "%s", mcpc_json(r));
 		cr_assert_str_eq(slurp(in_ws("log.txt")), "base\nfrom B\n");
 		cr_assert_eq(stat(in_ws("log.txt"), &st), 0);
 		cr_assert_eq(st.st_mode & 0777, 0644);
@@ -1161,8 +1162,8 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 		            : "open('log.txt', 'a').write('B\\n')\n1",
 		          "1");
 		r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
-		cr_assert(strstr(mcpc_sc_str(r, "stderr"), "no file of this call was written"), "%s",
-		          mcpc_json(r));
+		cr_assert(strstr(mcpc_sc_str(r, "stderr"), "no file of this call was written"),
+		          "%s", mcpc_json(r));
 		cr_assert_null(slurp(in_ws("moved.txt")));
 		if (k)
 			cr_assert_null(slurp(in_ws("log.txt")));
@@ -1568,12 +1569,13 @@ Test(ws_write, shutil_copies_moves_and_removes)
 	           "got.append(sorted(os.listdir('.')))\n"
 	           "got.append(sorted(os.listdir('unz')))\n"
 	           "got");
-	e2e_assert_result(r, "shutil",
-	                  "[\"c1.json\",\"c2.json\",\"c3.json\",\"d/nums.txt\","
-	                  "[\"0o644\",\"0o640\",\"0o640\"],1577934245000000500,\"tree\","
-	                  "\"moved.json\",\"tree2\",[\"tree2/x.json\"],\"arch.zip\",\"SameFileError\","
-	                  "[\"arch.zip\",\"c2.json\",\"c3.json\",\"d\",\"data.csv\",\"moved.json\","
-	                  "\"nums.txt\",\"sub\",\"unz\"],[\"x.json\"]]");
+	e2e_assert_result(
+	    r, "shutil",
+	    "[\"c1.json\",\"c2.json\",\"c3.json\",\"d/nums.txt\","
+	    "[\"0o644\",\"0o640\",\"0o640\"],1577934245000000500,\"tree\","
+	    "\"moved.json\",\"tree2\",[\"tree2/x.json\"],\"arch.zip\",\"SameFileError\","
+	    "[\"arch.zip\",\"c2.json\",\"c3.json\",\"d\",\"data.csv\",\"moved.json\","
+	    "\"nums.txt\",\"sub\",\"unz\"],[\"x.json\"]]");
 	/* On disk as the call said; the sources as they were. */
 	cr_assert_str_eq(slurp(in_ws("c3.json")), "{\"k\": [1, 2]}\n");
 	cr_assert_eq(stat(in_ws("c3.json"), &st), 0);
@@ -1606,10 +1608,11 @@ Test(ws_write, shutil_copies_moves_and_removes)
 	cr_assert_null(slurp(in_ws("lost.txt")));
 	/* Refused: bits beyond 0777, a directory the call did not make, times of a name that is
 	 * not there; nothing changes. */
-	ok_result(TRY_EACH "[attempt(os.chmod, 'c2.json', 0o4755), attempt(os.chmod, 'sub', 0o700),\n"
-	                   " attempt(os.utime, 'sub'), attempt(os.utime, 'none.txt'),\n"
-	                   " attempt(os.chmod, '../out/secret.txt', 0o777),\n"
-	                   " attempt(shutil.copy, '../out/secret.txt', 'stolen.txt')]",
+	ok_result(TRY_EACH
+	          "[attempt(os.chmod, 'c2.json', 0o4755), attempt(os.chmod, 'sub', 0o700),\n"
+	          " attempt(os.utime, 'sub'), attempt(os.utime, 'none.txt'),\n"
+	          " attempt(os.chmod, '../out/secret.txt', 0o777),\n"
+	          " attempt(shutil.copy, '../out/secret.txt', 'stolen.txt')]",
 	          "[[\"PermissionError\",1,false],[\"PermissionError\",1,false],"
 	          "[\"PermissionError\",1,false],[\"FileNotFoundError\",2,false],"
 	          "[\"PermissionError\",13,true],[\"PermissionError\",13,true]]");
@@ -2420,22 +2423,23 @@ Test(ws_native, permissions_and_times_stay_beneath_the_workspace)
 	start(ARGS(NATIVE_ARGS, "--workspace-write"));
 	cr_assert_eq(symlink(e2e_fmt("%s/secret.txt", outside), in_ws("link.txt")), 0);
 	cr_assert_eq(symlink(outside, in_ws("linkdir")), 0);
-	r = e2e_ok(e2e_fmt("%s"
-	                   "out = b'%s'\n"
-	                   "def t(a, an, m, mn):\n"
-	                   "    return struct.pack('<qIqI', a, an, m, mn)\n"
-	                   "ok = t(5, 0, 6, 0)\n"
-	                   "[req(9, w(0o777) + b'../secret.txt'), req(9, w(0o777) + out + b'/secret.txt'),\n"
-	                   " req(9, w(0o777) + b'link.txt'), req(9, w(0o777) + b'linkdir/secret.txt'),\n"
-	                   " req(9, w(0o777) + b'.safepy-tmp-1'), req(10, w(0) + ok + b'link.txt'),\n"
-	                   " req(10, w(0) + ok + b'/proc/self/environ'),\n"
-	                   " req(9, w(0o4755) + b'data.csv'), req(9, w(0o1777) + b'data.csv'),\n"
-	                   " req(9, w(0o700) + b'sub'), req(10, w(0) + ok + b'sub'),\n"
-	                   " req(10, w(0) + t(1, 0, 2, 10**9) + b'data.csv'), req(10, w(1) + ok + "
-	                   "b'data.csv'),\n"
-	                   " req(9, w(0o600) + b'none.txt'), req(9, w(0o600)),\n"
-	                   " req(9, w(0o600) + b'nums.txt'), req(10, w(0) + ok + b'nums.txt')]",
-	                   wire, outside));
+	r = e2e_ok(e2e_fmt(
+	    "%s"
+	    "out = b'%s'\n"
+	    "def t(a, an, m, mn):\n"
+	    "    return struct.pack('<qIqI', a, an, m, mn)\n"
+	    "ok = t(5, 0, 6, 0)\n"
+	    "[req(9, w(0o777) + b'../secret.txt'), req(9, w(0o777) + out + b'/secret.txt'),\n"
+	    " req(9, w(0o777) + b'link.txt'), req(9, w(0o777) + b'linkdir/secret.txt'),\n"
+	    " req(9, w(0o777) + b'.safepy-tmp-1'), req(10, w(0) + ok + b'link.txt'),\n"
+	    " req(10, w(0) + ok + b'/proc/self/environ'),\n"
+	    " req(9, w(0o4755) + b'data.csv'), req(9, w(0o1777) + b'data.csv'),\n"
+	    " req(9, w(0o700) + b'sub'), req(10, w(0) + ok + b'sub'),\n"
+	    " req(10, w(0) + t(1, 0, 2, 10**9) + b'data.csv'), req(10, w(1) + ok + "
+	    "b'data.csv'),\n"
+	    " req(9, w(0o600) + b'none.txt'), req(9, w(0o600)),\n"
+	    " req(9, w(0o600) + b'nums.txt'), req(10, w(0) + ok + b'nums.txt')]",
+	    wire, outside));
 	/* EACCES: outside, links, hidden; EPERM: bits, a directory not made; EINVAL: a time, the
 	 * flags; ENOENT. */
 	e2e_assert_result(r, "permissions and times",

@@ -1144,7 +1144,8 @@ static PyObject *ws_utime(PyObject *self, PyObject *const *args, Py_ssize_t narg
 	if (args_take("utime", args, nargs, kwnames, names, 5, 2, a) < 0)
 		return NULL;
 	if (!a[0]) {
-		PyErr_SetString(PyExc_TypeError, "utime() missing required argument 'path' (pos 1)");
+		PyErr_SetString(PyExc_TypeError,
+		                "utime() missing required argument 'path' (pos 1)");
 		return NULL;
 	}
 	if (a[4] && (follow = PyObject_IsTrue(a[4])) < 0)
@@ -1514,8 +1515,8 @@ int pyfiles_audit_allows(const char *event, PyObject *args)
 	 * copies, moves, removes and archives with the functions it answers (open, scandir, stat,
 	 * mkdir, remove, rename, chmod, utime). Its chown stays refused (os.chown is). */
 	static const char *const answered[] = {
-	    "os.walk",         "glob.glob",          "glob.glob/2",       "shutil.copyfile",
-	    "shutil.copymode", "shutil.copystat",    "shutil.copytree",   "shutil.rmtree",
+	    "os.walk",         "glob.glob",           "glob.glob/2",           "shutil.copyfile",
+	    "shutil.copymode", "shutil.copystat",     "shutil.copytree",       "shutil.rmtree",
 	    "shutil.move",     "shutil.make_archive", "shutil.unpack_archive", NULL,
 	};
 

@@ -1779,7 +1779,7 @@ static int held_values_guard(PyTypeObject *t)
  * __getattr__ (module_getattro, wrapped). A class made while the layer is armed may not define
  * the names, nor get them set later. The generic lookup of other classes stays as it is (the
  * interpreter specializes attribute reads on it). */
-static getattrofunc getattr_hook;        /* slot_tp_getattr_hook */
+static getattrofunc getattr_hook;         /* slot_tp_getattr_hook */
 static getattrofunc module_getattro_real; /* module_getattro */
 static PyObject *str_interface, *str_struct;
 
@@ -1819,8 +1819,9 @@ static int refusal_set(PyObject *self, PyObject *obj, PyObject *value)
 {
 	(void)obj;
 	(void)value;
-	PyErr_Format(PyExc_AttributeError, "%U cannot be set in the sandbox (numpy's array "
-	                                    "interface names memory by its address)",
+	PyErr_Format(PyExc_AttributeError,
+	             "%U cannot be set in the sandbox (numpy's array "
+	             "interface names memory by its address)",
 	             ((refusal_object *)self)->name);
 	return -1;
 }
@@ -1868,7 +1869,8 @@ static void interface_guard(PyTypeObject *t)
 static int interface_own(PyTypeObject *t)
 {
 	PyObject *a = PyDict_GetItemWithError(t->tp_dict, str_interface);
-	PyObject *b = a || PyErr_Occurred() ? NULL : PyDict_GetItemWithError(t->tp_dict, str_struct);
+	PyObject *b =
+	    a || PyErr_Occurred() ? NULL : PyDict_GetItemWithError(t->tp_dict, str_struct);
 
 	if (PyErr_Occurred())
 		return -1;
@@ -1893,7 +1895,8 @@ static int interface_guard_tree(PyTypeObject *t, int depth)
 		return -1;
 	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(subs); i++)
 		if (PyType_Check(PyList_GET_ITEM(subs, i)))
-			rc = interface_guard_tree((PyTypeObject *)PyList_GET_ITEM(subs, i), depth + 1);
+			rc = interface_guard_tree((PyTypeObject *)PyList_GET_ITEM(subs, i),
+			                          depth + 1);
 	Py_DECREF(subs);
 	return rc;
 }

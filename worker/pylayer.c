@@ -1967,7 +1967,8 @@ int pylayer_seal_ctypes(PyObject *module)
 		PyTypeObject *meta;
 		if (!b || !PyType_Check(b)) {
 			Py_XDECREF(b);
-			return b ? (PyErr_Format(PyExc_TypeError, "_ctypes.%s is not a class", bases[i]),
+			return b ? (PyErr_Format(PyExc_TypeError, "_ctypes.%s is not a class",
+			                         bases[i]),
 			            -1)
 			         : -1;
 		}
@@ -1976,7 +1977,8 @@ int pylayer_seal_ctypes(PyObject *module)
 		Py_DECREF(b);
 		meta = Py_TYPE(ctypes_base[i]);
 		if (meta == &PyType_Type || !meta->tp_new) {
-			PyErr_Format(PyExc_TypeError, "_ctypes.%s has no metatype of its own", bases[i]);
+			PyErr_Format(PyExc_TypeError, "_ctypes.%s has no metatype of its own",
+			             bases[i]);
 			return -1;
 		}
 		ctypes_meta[i] = meta;
@@ -2030,8 +2032,8 @@ static PyObject *method_reduce(PyObject *self, PyObject *unused)
 	name = PyObject_GetAttrString(PyMethod_GET_FUNCTION(self), "__name__");
 	if (!name)
 		return NULL;
-	getattr_ = PyDict_GetItemString(audit_armed ? safe_builtins : PyEval_GetBuiltins(),
-	                                "getattr");
+	getattr_ =
+	    PyDict_GetItemString(audit_armed ? safe_builtins : PyEval_GetBuiltins(), "getattr");
 	if (!getattr_) {
 		Py_DECREF(name);
 		PyErr_SetString(PyExc_RuntimeError, "no getattr among the builtins");
@@ -2072,9 +2074,8 @@ int pylayer_init(const struct zygote_config *cfg)
 	}
 	if (!real_attrgetter || !real_methodcaller || operator_classes_fix() < 0 ||
 	    str_format_fix() < 0 || builtins_build(cfg) < 0 || method_reduce_fix() < 0 ||
-	    library_fix() < 0 ||
-	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0 ||
-	    importers_seal() < 0)
+	    library_fix() < 0 || pyproxy_init(cfg) < 0 || future_proxy_add() < 0 ||
+	    sympy_fix() < 0 || importers_seal() < 0)
 		return -1;
 	return 0;
 }

@@ -35,13 +35,20 @@ static const char *const no_submodules[] = {"logging", "traceback", NULL};
 static const struct {
 	const char *module, *package;
 } debian[] = {
-    {"numpy", "python3-numpy"},           {"pandas", "python3-pandas"},
-    {"scipy", "python3-scipy"},           {"sympy", "python3-sympy"},
-    {"matplotlib", "python3-matplotlib"}, {"mpl_toolkits", "python3-matplotlib"},
-    {"mpmath", "python3-mpmath"},         {"seaborn", "python3-seaborn"},
-    {"tabulate", "python3-tabulate"},     {"openpyxl", "python3-openpyxl"},
-    {"sklearn", "python3-sklearn"},       {"pytz", "python3-tz"},
-    {"dateutil", "python3-dateutil"},     {"PIL", "python3-pil"},
+    {"numpy", "python3-numpy"},
+    {"pandas", "python3-pandas"},
+    {"scipy", "python3-scipy"},
+    {"sympy", "python3-sympy"},
+    {"matplotlib", "python3-matplotlib"},
+    {"mpl_toolkits", "python3-matplotlib"},
+    {"mpmath", "python3-mpmath"},
+    {"seaborn", "python3-seaborn"},
+    {"tabulate", "python3-tabulate"},
+    {"openpyxl", "python3-openpyxl"},
+    {"sklearn", "python3-sklearn"},
+    {"pytz", "python3-tz"},
+    {"dateutil", "python3-dateutil"},
+    {"PIL", "python3-pil"},
     {"tqdm", "python3-tqdm"},
 };
 
