@@ -75,7 +75,14 @@ const struct policy_rule policy_table[] = {
 	ALLOW_FD("close", "done with a workspace file"),
 	ALLOW_FD("close_range", "the worker closes every workspace file when a call ends"),
 	ALLOW_IF2("fcntl", ARG_LE(0, 2), ARG_EQ(1, F_DUPFD_CLOEXEC), "a new handle on /dev/null (fds 0-2): scipy's qhull writes its messages to a stream made on a temporary file"),
-	ALLOW_IF2("fcntl", ARG_GT(0, POLICY_FD_CHANNEL), ARG_EQ(1, F_DUPFD_CLOEXEC), "a second handle on a workspace file (numpy's fromfile and tofile read and write one with C stdio): the same file, so every fd above the channel stays a workspace file"),
+	/* A second handle on a workspace file (numpy's fromfile and tofile read and write one with
+	 * C stdio): the same file, so every fd above the channel stays a workspace file. The fds
+	 * 4-63 (RLIMIT_NOFILE), by masks on all 64 bits: the kernel reads an fd as 32 bits, and a
+	 * test "above 3" passed 0x100000003, the channel. */
+	ALLOW_IF2("fcntl", ARG_MASKED(0, ~(uint64_t)3, 4), ARG_EQ(1, F_DUPFD_CLOEXEC), "a second handle on a workspace file (fds 4-7)"),
+	ALLOW_IF2("fcntl", ARG_MASKED(0, ~(uint64_t)7, 8), ARG_EQ(1, F_DUPFD_CLOEXEC), "a second handle on a workspace file (fds 8-15)"),
+	ALLOW_IF2("fcntl", ARG_MASKED(0, ~(uint64_t)15, 16), ARG_EQ(1, F_DUPFD_CLOEXEC), "a second handle on a workspace file (fds 16-31)"),
+	ALLOW_IF2("fcntl", ARG_MASKED(0, ~(uint64_t)31, 32), ARG_EQ(1, F_DUPFD_CLOEXEC), "a second handle on a workspace file (fds 32-63)"),
 	ALLOW_IF("fcntl", ARG_EQ(1, F_GETFL), "fdopen asks an fd's mode"),
 
 	/* Memory, never executable: no new code can be mapped. */

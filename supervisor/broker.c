@@ -995,7 +995,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 			f.src_dev = src_st.st_dev;
 			f.src_ino = src_st.st_ino;
 			f.src_size = src_st.st_size;
-			f.src_ctime = src_st.st_ctim;
+			f.src_mtime = src_st.st_mtim;
 			close(src);
 			src = -1;
 			/* "r+" starts at the beginning; "a" writes at the end whatever the offset. */
@@ -1461,15 +1461,17 @@ void broker_orphans_settle(struct engine *e)
 	} while (e->ws.n_orphans > 0 && e->ws.n_orphans < before);
 }
 
-/* Keep d (its rel and fd move) among the orphans; beyond their bound it is left in place. An
- * orphan keeps its directory open while the supervisor has fds to spare (else its identity is
- * its inode number alone). */
+/* Keep d (its rel and fd move) among the orphans, its directory held open; beyond their bound,
+ * or when the supervisor has no fds to spare for it, it is left in place. */
 static void dir_orphan_add(struct engine *e, struct ws_dir *d, int *room)
 {
 	struct workspace *ws = &e->ws;
 	struct ws_dir *grown;
 
-	if (ws->n_orphans >= ENGINE_WS_ORPHANS_MAX ||
+	/* Known only by its inode number, it could be another directory by the time it is tried
+	 * (ext4 reuses the number of one removed): an orphan holds its directory, or is not kept. */
+	if (d->fd < 0 || --*room < ENGINE_WS_ORPHAN_FD_ROOM ||
+	    ws->n_orphans >= ENGINE_WS_ORPHANS_MAX ||
 	    !(grown = realloc(ws->orphans, (ws->n_orphans + 1) * sizeof(*grown)))) {
 		log_msg(LOG_WARN, "workspace: %s is left in place (a call that failed made it)",
 		        d->rel);
@@ -1479,10 +1481,6 @@ static void dir_orphan_add(struct engine *e, struct ws_dir *d, int *room)
 	} else {
 		ws->orphans = grown;
 		ws->orphans[ws->n_orphans++] = *d;
-		if (d->fd >= 0 && --*room < ENGINE_WS_ORPHAN_FD_ROOM) {
-			close(d->fd);
-			ws->orphans[ws->n_orphans - 1].fd = -1;
-		}
 	}
 	d->rel = NULL;
 	d->fd = -1;
@@ -2173,8 +2171,8 @@ static int copied_still(struct chain *c, const struct ws_file *f)
 		return -1;
 	rc = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -1
 	     : st.st_dev != f->src_dev || st.st_ino != f->src_ino || st.st_size != f->src_size ||
-	             st.st_ctim.tv_sec != f->src_ctime.tv_sec ||
-	             st.st_ctim.tv_nsec != f->src_ctime.tv_nsec
+	             st.st_mtim.tv_sec != f->src_mtime.tv_sec ||
+	             st.st_mtim.tv_nsec != f->src_mtime.tv_nsec
 	         ? 1
 	         : 0;
 	close(pfd);

@@ -81,7 +81,7 @@
 #define ENGINE_WS_ORPHANS_RETRY     32
 #define ENGINE_WS_ORPHANS_RETRY_US  2000
 #define ENGINE_WS_ORPHANS_SLICE_MS  10 /* between the slices of a pass */
-/* An orphan keeps its directory open only while this many fds stay free besides. */
+/* An orphan is kept (its directory held open) only while this many fds stay free besides. */
 #define ENGINE_WS_ORPHAN_FD_ROOM    256
 #define ENGINE_WS_BYTES_PER_CALL    IPC_WS_BYTES_PER_CALL
 #define ENGINE_WS_FDS_PER_CALL      IPC_WS_FDS_PER_CALL
@@ -318,7 +318,7 @@ struct ws_file {
 	dev_t src_dev;
 	ino_t src_ino;
 	off_t src_size;
-	struct timespec src_ctime;
+	struct timespec src_mtime; /* not ctime: another call's rename links the file (nlink) */
 };
 
 /* A directory a call made. It is made at once: it holds nothing of the call's before the call

@@ -1039,28 +1039,39 @@ Test(data, numpy_views_no_memory_outside_its_arrays)
 	    "    return P\n"
 	    "attempt(sub)\n"
 	    "attempt(lambda: np.ctypeslib.as_ctypes(np.zeros(3)))\n"
+	    "attempt(lambda: np.ndarray((1,), dtype=object, buffer=bytearray(8)))\n"
+	    "attempt(lambda: np.ndarray(shape=(1,), dtype=[('o', 'O')], buffer=bytearray(8)))\n"
+	    "attempt(lambda: st.DummyArray({'shape': (1,), 'typestr': '|O8', 'data': (0, False)},\n"
+	    "                              base=np.array([id(1)], dtype='<u8')))\n"
+	    "ob = np.array([1, 'a', None], dtype=object)\n"
+	    "attempt(lambda: st.as_strided(ob, shape=(2,), strides=(4,)))\n"
 	    "x = np.arange(10.0)\n"
 	    "got += [st.sliding_window_view(x, 3)[2].tolist(),\n"
 	    "        st.as_strided(x, shape=(5,), strides=(16,)).tolist(),\n"
 	    "        st.as_strided(x[9:], shape=(3,), strides=(-8,)).tolist(),\n"
 	    "        np.broadcast_to(x[:2], (2, 2)).tolist(), x.ctypes.data > 0,\n"
 	    "        np.asarray(Bunch(a=1)).dtype.kind, np.ma.masked_array([1, 2], mask=[0, "
-	    "1]).sum()]\n"
+	    "1]).sum(),\n"
+	    "        np.ndarray((2,), dtype='u1', buffer=bytearray(b'ab')).tolist(),\n"
+	    "        st.as_strided(ob, shape=(2,), strides=(16,)).tolist()]\n"
 	    "got",
 	    "[\"AttributeError\",\"AttributeError\",\"TypeError\",\"TypeError\",\"object\","
 	    "\"object\","
 	    "\"object\",\"AttributeError\",\"ValueError\",\"ValueError\",\"ValueError\","
 	    "\"ValueError\","
 	    "\"PermissionError\",\"PermissionError\",\"PermissionError\",\"PermissionError\","
-	    "\"PermissionError\",\"PermissionError\",[2.0,3.0,4.0],[0.0,2.0,4.0,6.0,8.0],"
-	    "[9.0,8.0,7.0],[[0.0,1.0],[0.0,1.0]],true,\"O\",1]");
+	    "\"PermissionError\",\"PermissionError\",\"TypeError\",\"TypeError\",\"ValueError\","
+	    "\"ValueError\",[2.0,3.0,4.0],[0.0,2.0,4.0,6.0,8.0],"
+	    "[9.0,8.0,7.0],[[0.0,1.0],[0.0,1.0]],true,\"O\",1,[97,98],[1,null]]");
 	e2e_expect_result("6 * 7", "42");
 	e2e_stop();
 }
 
 /* ImageMath, ImageMorph and ImageCms hand their C code an image's address as a number: an
  * object of the user's whose .im.id was any number read any memory (and crashed the worker
- * at a bad one). They take images only; ordinary image arithmetic gives what python3.11
+ * at a bad one). They take images only; an image's array interface is its C image's (a
+ * tobytes of the user's gave numpy an address: the bytes read are the image's zeros); a blur
+ * radius past a C int crashed the worker. Ordinary image arithmetic gives what python3.11
  * gives. */
 Test(data, pictures_hand_no_address_of_the_users_to_c)
 {
@@ -1085,13 +1096,23 @@ Test(data, pictures_hand_no_address_of_the_users_to_c)
 	    "attempt(lambda: ImageMath.eval('-a', a=Sub()))\n"
 	    "attempt(lambda: op.apply(Fake()))\n"
 	    "attempt(lambda: tr.apply(Fake()))\n"
+	    "import numpy as np\n"
+	    "from PIL import ImageFilter\n"
+	    "def lying():\n"
+	    "    im = Image.new('L', (8, 1))\n"
+	    "    im.tobytes = lambda *a: (id(1), False)\n"
+	    "    return np.asarray(im)[0].tolist()\n"
+	    "got.append(lying())\n"
+	    "got.append(Image.new('RGB', (64, 64)).filter(ImageFilter.GaussianBlur(1e12)).size)\n"
+	    "got.append(Image.new('RGB', (8, 8)).im.box_blur(1e12).size)\n"
 	    "a, b = Image.new('L', (4, 4), 10), Image.new('L', (4, 4), 3)\n"
 	    "got += [list(ImageMath.eval(\"convert(a + b * 2, 'L')\", a=a, b=b).getdata())[:3],\n"
 	    "        op.apply(Image.new('L', (5, 5), 255))[0], len(op.match(Image.new('L', (5, 5), "
 	    "255))),\n"
 	    "        tr.apply(Image.new('RGB', (2, 2), 'red')).mode]\n"
 	    "got",
-	    "[\"TypeError\",\"TypeError\",\"TypeError\",\"TypeError\",[16,16,16],0,9,\"LAB\"]");
+	    "[\"TypeError\",\"TypeError\",\"TypeError\",\"TypeError\",[0,0,0,0,0,0,0,0],[64,64],"
+	    "[8,8],[16,16,16],0,9,\"LAB\"]");
 	e2e_expect_result("6 * 7", "42");
 	e2e_stop();
 }

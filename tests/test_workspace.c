@@ -989,7 +989,7 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 {
 	json_object *r;
 	struct stat st;
-	int64_t slow;
+	int64_t slow, other;
 
 	start(ARGS("--workspace-write", "--timeout", "10"));
 	put_file(in_ws("a.txt"), "A");
@@ -1170,6 +1170,24 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 		else
 			cr_assert_str_eq(slurp(in_ws("log.txt")), "base\nB\n");
 	}
+	/* ... but a rename another call made and did not commit changes nothing for it (the
+	 * rename's hard link changed the file's ctime: the append was refused). */
+	put_file(in_ws("log.txt"), "base\n");
+	slow = mcpc_call_async(&e2e_srv,
+	                       "import time\nopen('log.txt', 'a').write('B\\n')\ntime.sleep(1.5)",
+	                       "{\"session\":\"new\"}");
+	usleep(300000);
+	other = mcpc_call_async(&e2e_srv,
+	                        "import os, time\nos.rename('log.txt', 'y.txt')\n"
+	                        "time.sleep(30)",
+	                        "{\"session\":\"new\"}");
+	usleep(500000);
+	e2e_cancel(other);
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert_null(strstr(mcpc_sc_str(r, "stderr"), "no file of this call"), "%s",
+	               mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("log.txt")), "base\nB\n");
+	cr_assert_null(slurp(in_ws("y.txt")));
 	/* ... and one whose file another call removed meanwhile: it is not made again. */
 	put_file(in_ws("log.txt"), "base\n");
 	slow = mcpc_call_async(&e2e_srv,

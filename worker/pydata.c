@@ -52,6 +52,114 @@ static PyObject *backend_vars(PyObject *self, PyObject *obj)
 static PyMethodDef backend_vars_def = {"vars", backend_vars, METH_O,
                                        "vars() as matplotlib.pyplot reads a backend's module."};
 
+/* ---- guards in C for what the data libraries do in C ---------------------------------------- */
+
+/* numpy's ndarray(shape, dtype, buffer=...) takes any bytes as the array's memory: with an
+ * object dtype those bytes are read as object pointers (a bytearray of a number made any
+ * object the user named). With a buffer, the dtype may not hold objects; it is converted here
+ * once and handed on as that dtype (a second conversion could answer otherwise). */
+static newfunc ndarray_new_real;
+static PyObject *np_dtype;
+
+static PyObject *ndarray_new_checked(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	Py_ssize_t n = args && PyTuple_Check(args) ? PyTuple_GET_SIZE(args) : 0;
+	PyObject *buffer = n > 2 ? PyTuple_GET_ITEM(args, 2) : NULL,
+	         *dtype = n > 1 ? PyTuple_GET_ITEM(args, 1) : NULL;
+	PyObject *descr, *has, *args2 = NULL, *kw2 = NULL, *r = NULL;
+	int objects;
+
+	if (!pylayer_armed())
+		return ndarray_new_real(t, args, kw);
+	if (kw && PyDict_Check(kw)) {
+		buffer = buffer ? buffer : PyDict_GetItemString(kw, "buffer");
+		dtype = dtype ? dtype : PyDict_GetItemString(kw, "dtype");
+	}
+	if (!buffer || buffer == Py_None || !dtype || dtype == Py_None)
+		return ndarray_new_real(t, args, kw);
+	descr = PyObject_CallOneArg(np_dtype, dtype);
+	has = descr ? PyObject_GetAttrString(descr, "hasobject") : NULL;
+	objects = has ? PyObject_IsTrue(has) : -1;
+	Py_XDECREF(has);
+	if (objects != 0) {
+		if (objects > 0)
+			PyErr_SetString(
+			    PyExc_TypeError,
+			    "an array of objects is not made over a buffer in the sandbox "
+			    "(its bytes would be read as objects)");
+		Py_XDECREF(descr);
+		return NULL;
+	}
+	if (n > 1) {
+		args2 = PyTuple_GetSlice(args, 0, n);
+		if (args2)
+			PyTuple_SetItem(args2, 1, Py_NewRef(descr));
+	} else {
+		args2 = Py_NewRef(args);
+	}
+	if (args2 && n <= 1 && kw) {
+		kw2 = PyDict_Copy(kw);
+		if (kw2 && PyDict_SetItemString(kw2, "dtype", descr) < 0)
+			Py_CLEAR(kw2);
+	}
+	if (args2 && (n > 1 || kw2))
+		r = ndarray_new_real(t, args2, n > 1 ? kw : kw2);
+	Py_XDECREF(args2);
+	Py_XDECREF(kw2);
+	Py_DECREF(descr);
+	return r;
+}
+
+/* ndarray and the classes below it that took its constructor. */
+static void ndarray_guard_tree(PyTypeObject *t, int depth)
+{
+	PyObject *subs;
+
+	if (t->tp_new == ndarray_new_real) {
+		t->tp_new = ndarray_new_checked;
+		PyType_Modified(t);
+	}
+	subs = depth < 32 ? PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL) : NULL;
+	for (Py_ssize_t i = 0; subs && i < PyList_GET_SIZE(subs); i++)
+		ndarray_guard_tree((PyTypeObject *)PyList_GET_ITEM(subs, i), depth + 1);
+	Py_XDECREF(subs);
+	PyErr_Clear();
+}
+
+static int numpy_guard(void)
+{
+	PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"), *nd;
+
+	if (!np)
+		return 0;
+	nd = PyObject_GetAttrString(np, "ndarray");
+	np_dtype = PyObject_GetAttrString(np, "dtype");
+	if (!nd || !np_dtype || !PyType_Check(nd)) {
+		Py_XDECREF(nd);
+		return -1;
+	}
+	ndarray_new_real = ((PyTypeObject *)nd)->tp_new;
+	ndarray_guard_tree((PyTypeObject *)nd, 0);
+	Py_DECREF(nd);
+	return 0;
+}
+
+/* pydata.py's methods for C classes (their dicts: the classes are immutable), {(class, name):
+ * function}: a method found there runs instead of the C one. */
+static int types_patch(PyObject *g)
+{
+	PyObject *patches = PyDict_GetItemString(g, "type_patches"), *key, *value;
+	Py_ssize_t pos = 0;
+
+	while (patches && PyDict_Next(patches, &pos, &key, &value)) {
+		PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(key, 0);
+		if (PyDict_SetItem(t->tp_dict, PyTuple_GET_ITEM(key, 1), value) < 0)
+			return -1;
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
 int pydata_init(void)
 {
 	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
@@ -68,7 +176,7 @@ int pydata_init(void)
 	Py_DECREF(r);
 	prepare = PyDict_GetItemString(g, "prepare");
 	r = prepare ? PyObject_CallNoArgs(prepare) : NULL;
-	if (!r)
+	if (!r || types_patch(g) < 0 || numpy_guard() < 0)
 		goto out;
 	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");
 	if (pyplot) {

@@ -32,6 +32,10 @@ def _replace_everywhere(old, new):
                 d[k] = new
 
 
+# Methods for C classes (immutable: pydata.c puts them in their dicts), {(class, name): function}.
+type_patches = {}
+
+
 def _numpy():
     import os
     import numpy as np
@@ -85,7 +89,15 @@ def _strided_views(np):
             strides = i.get('strides')
             strides = None if strides is None else tuple(int(n) for n in strides)
             typestr = str(i['typestr'])
-            size = np.dtype(typestr).itemsize
+            kind = np.dtype(typestr)
+            size = kind.itemsize
+            # Objects only over an array of objects, element by element: other bytes read as
+            # objects (or objects' pointers written as numbers) make any object.
+            if kind.hasobject or base.dtype.hasobject:
+                if kind != np.dtype(object) or base.dtype != kind or (
+                        strides is not None and any(n % size for n in strides)):
+                    raise ValueError('a strided view of objects is made of an array of '
+                                     'objects, element by element')
             start = int(base.__array_interface__['data'][0])
             low = high = start
             if strides is None:
@@ -571,6 +583,37 @@ def _pil_pointers(Image):
         operand_init(self, genuine(im))
 
     ImageMath._Operand.__init__ = __init__
+
+    # numpy reads an image through its __array_interface__, whose shape and type come from
+    # the image's mode and size and whose bytes from its tobytes(): an image of the user's
+    # (a subclass, or a method set on one) answered a number for tobytes and numpy took it
+    # as an address. The interface is the plain image's over its C image, whatever the
+    # image's class and attributes say.
+    interface = Image.Image.__array_interface__
+
+    def __array_interface__(self):
+        self.load()
+        return interface.fget(genuine(self))
+
+    Image.Image.__array_interface__ = property(__array_interface__, doc=interface.__doc__)
+
+    # The box blurs under GaussianBlur and BoxBlur take their radius into a C int: one past
+    # it (1e12) crashed the worker. A radius is at most 1e8 pixels here (more than any image
+    # the worker can hold is wide).
+    def radius(r):
+        if isinstance(r, (int, float)):
+            return max(min(r, 1e8), -1e8)
+        if isinstance(r, (tuple, list)):
+            return type(r)(radius(v) for v in r)
+        return r
+
+    for name in ('gaussian_blur', 'box_blur'):
+        blur = getattr(core_type, name)
+
+        def clamped(self, *args, _blur=blur):
+            return _blur(self, *(radius(a) for a in args))
+        clamped.__name__ = clamped.__qualname__ = name
+        type_patches[(core_type, name)] = clamped
 
     def checked(method):
         def call(self, image, *args, **kwargs):
