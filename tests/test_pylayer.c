@@ -584,9 +584,10 @@ Test(pylayer, readers_handed_to_a_library_read_as_the_user)
 	e2e_stop();
 }
 
-/* Closing a connection (or its cursor, or registering its function again) from inside one of
- * its callbacks crashed the worker (3.11's sqlite3 went on with the freed statement): refused
- * while a callback runs, as ProgrammingError; the connection works on and closes after. */
+/* Closing a connection (or its cursor, or registering its function again, or running a
+ * statement on it again from its text factory) from inside one of its callbacks crashed the
+ * worker (3.11's sqlite3 went on with the freed statement): refused while a callback runs, as
+ * ProgrammingError; the connection works on and closes after. */
 Test(pylayer, a_connection_changed_from_its_own_callback_does_not_crash)
 {
 	e2e_start(NULL);
@@ -613,14 +614,25 @@ Test(pylayer, a_connection_changed_from_its_own_callback_does_not_crash)
 	    "    def finalize(self):\n"
 	    "        return self.n\n"
 	    "con.create_aggregate('total', 1, Agg)\n"
+	    "c2 = sqlite3.connect(':memory:', cached_statements=0)\n"
+	    "cur2 = c2.cursor()\n"
+	    "def again(b):\n"
+	    "    for _ in range(2):\n"
+	    "        try:\n"
+	    "            cur2.execute('select 1')\n"
+	    "        except sqlite3.Error:\n"
+	    "            pass\n"
+	    "    return b.decode()\n"
+	    "c2.text_factory = again\n"
+	    "cur2.execute('select ?', ('x',))\n"
 	    "got = [attempt('select f()'), attempt('select h()'), attempt('select k()'),\n"
 	    "       attempt('select x from t order by x collate c'),\n"
 	    "       attempt('select total(v) from (select 1 v union all select 2)'),\n"
-	    "       attempt('select x from t order by x')]\n"
+	    "       attempt('select x from t order by x'), next(cur2)]\n"
 	    "con.close()\n"
 	    "got",
 	    "[\"OperationalError\",\"OperationalError\",\"OperationalError\",\"ProgrammingError\","
-	    "[[3]],[[\"a\"],[\"b\"]]]");
+	    "[[3]],[[\"a\"],[\"b\"]],[\"x\"]]");
 	e2e_stop();
 }
 

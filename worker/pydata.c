@@ -91,9 +91,11 @@ static PyObject *ndarray_new_checked(PyTypeObject *t, PyObject *args, PyObject *
 		return NULL;
 	}
 	if (n > 1) {
-		args2 = PyTuple_GetSlice(args, 0, n);
-		if (args2)
-			PyTuple_SetItem(args2, 1, Py_NewRef(descr));
+		/* A new tuple (a slice of the whole is the same tuple, not to be changed). */
+		args2 = PyTuple_New(n);
+		for (Py_ssize_t i = 0; args2 && i < n; i++)
+			PyTuple_SET_ITEM(args2, i,
+			                 Py_NewRef(i == 1 ? descr : PyTuple_GET_ITEM(args, i)));
 	} else {
 		args2 = Py_NewRef(args);
 	}

@@ -1971,9 +1971,20 @@ static PyObject *type_call_checked(PyObject *callee, PyObject *args, PyObject *k
  * is switched): held as they are made. */
 static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *kw)
 {
-	PyObject *t;
+	PyObject *t, *ns;
 	int depth = type_new_depth;
 
+	/* Refused before the class exists: __init_subclass__ and __set_name__ see it made. */
+	ns = PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 3 ? PyTuple_GET_ITEM(args, 2) : NULL;
+	if (pylayer_armed() && ns && PyDict_Check(ns)) {
+		PyObject *a = PyDict_GetItemWithError(ns, str_interface);
+		PyObject *b =
+		    a || PyErr_Occurred() ? NULL : PyDict_GetItemWithError(ns, str_struct);
+		if (a || b)
+			return interface_refused(a ? str_interface : str_struct);
+		if (PyErr_Occurred())
+			return NULL;
+	}
 	if (depth < MAKING_MAX)
 		type_new_args[depth] = args;
 	type_new_depth++;

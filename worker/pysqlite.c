@@ -56,7 +56,7 @@ int pysqlite_init(void)
  * methods are the Connection and Cursor classes' own (their dicts: the classes are
  * immutable), so subclasses and calls through the class get them too. */
 static const char guard_py[] =
-    "import sqlite3\n"
+    "import sqlite3, sys\n"
     "running = [0]\n"
     "def refuse(what):\n"
     "    if running[0]:\n"
@@ -127,7 +127,35 @@ static const char guard_py[] =
     "    return orig(self, counted(progress_handler), n)\n"
     "@install(C, 'set_trace_callback')\n"
     "def _(orig, self, trace_callback):\n"
-    "    return orig(self, counted(trace_callback))\n";
+    "    return orig(self, counted(trace_callback))\n"
+    /* Statements run again from inside a callback: a cursor's own statement was freed while
+     * it fetched (text_factory running execute again). */
+    "for cls, name in ((C, 'execute'), (C, 'executemany'), (C, 'executescript'),\n"
+    "                  (K, 'execute'), (K, 'executemany'), (K, 'executescript')):\n"
+    "    install(cls, name)(lambda orig, self, *a, **k: orig(self, *a, **k))\n"
+    /* Callables the module calls while a statement runs, set as attributes or registered. */
+    "def factory(cls, name):\n"
+    "    slot = cls.__dict__[name]\n"
+    "    def get(self):\n"
+    "        v = slot.__get__(self, cls)\n"
+    "        return v._f if type(v) is Counted else v\n"
+    "    def put(self, v):\n"
+    "        refuse(name)\n"
+    "        slot.__set__(self, Counted(v) if callable(v) and v not in (str, bytes, bytearray)\n"
+    "                     else v)\n"
+    "    installs[(cls, name)] = property(get, put, doc=slot.__doc__)\n"
+    "for cls, name in ((C, 'text_factory'), (C, 'row_factory'), (K, 'row_factory')):\n"
+    "    factory(cls, name)\n"
+    "register_converter, register_adapter = sqlite3.register_converter, sqlite3.register_adapter\n"
+    "def _converter(typename, converter):\n"
+    "    return register_converter(typename, counted(converter))\n"
+    "def _adapter(type, adapter):\n"
+    "    return register_adapter(type, counted(adapter))\n"
+    "_converter.__doc__, _adapter.__doc__ = register_converter.__doc__, register_adapter.__doc__\n"
+    "_converter.__name__, _adapter.__name__ = 'register_converter', 'register_adapter'\n"
+    "for m in (sqlite3, sys.modules.get('sqlite3.dbapi2')):\n"
+    "    if m is not None:\n"
+    "        m.register_converter, m.register_adapter = _converter, _adapter\n";
 
 int pysqlite_guard(void)
 {
