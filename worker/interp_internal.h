@@ -25,6 +25,9 @@ int pylayer_hook_install(void);
 void pylayer_arm(int armed);
 /* Is the hook armed? */
 int pylayer_armed(void);
+/* Is o on the value stack of the innermost frame (the object its current instruction works
+ * on is)? */
+int pymodguard_frame_holds(PyObject *o);
 /* Guard the _ctypes module's classes: no ctypes object or class is made while armed. */
 int pylayer_seal_ctypes(PyObject *module);
 /* Read the numbers of the opcodes the bytecode check looks at. Returns 0 or -1. */

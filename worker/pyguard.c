@@ -195,16 +195,20 @@ static int library_names_it(int store)
 	return pylayer_frame_calls(f, store ? setters : getters) && code_names(f, guard_reading);
 }
 
+/* The library's own read is of an object its bytecode holds: the function whose code is read
+ * is on the value stack of the frame whose instruction reads it. A read by a callable the user
+ * made run there in C (a __getattr__ or a property's getter that is a partial of
+ * object.__getattribute__: no frame of its own) is of another function. */
 static int allow_introspection(PyObject *obj)
 {
-	return allow_user_function(obj) || library_names_it(0);
+	return allow_user_function(obj) || (library_names_it(0) && pymodguard_frame_holds(obj));
 }
 
 /* A function's defaults are changed by its own code's owner: the user's functions by the
  * user, a library's by the library (a user's change reached every later call of it). */
 static int allow_defaults_change(PyObject *obj)
 {
-	return allow_user_function(obj) || library_names_it(1);
+	return allow_user_function(obj) || (library_names_it(1) && pymodguard_frame_holds(obj));
 }
 
 /* Is the read made by a served module's import (pyguard_for_loading_module), in the bytecode of

@@ -303,6 +303,24 @@ int pymodguard_init(void)
 	return 0;
 }
 
+int pymodguard_frame_holds(PyObject *o)
+{
+	_PyInterpreterFrame *f = current();
+	PyObject **stack;
+	int n;
+
+	if (!f || !f->f_code)
+		return 0;
+	/* The value stack's slots (those above its current depth may hold what was there before:
+	 * only pointers are compared, none is read). */
+	stack = f->localsplus + f->f_code->co_nlocalsplus;
+	n = f->f_code->co_stacksize;
+	for (int i = 0; i < n; i++)
+		if (stack[i] == o)
+			return 1;
+	return 0;
+}
+
 void pymodguard_seal(PyObject *m)
 {
 	/* _ctypes, whenever it is loaded (the zygote's libraries, or late): its classes first. */
