@@ -25,6 +25,12 @@ int pylayer_hook_install(void);
 void pylayer_arm(int armed);
 /* Is the hook armed? */
 int pylayer_armed(void);
+/* fn(t, arg) on t and every class beneath it (a class with several bases, once for each);
+ * fn returns 0 to go on, 1 to skip what is beneath t, -1 on error. 0 or -1. */
+int pyguard_walk(PyTypeObject *t, int (*fn)(PyTypeObject *, void *), void *arg);
+/* Give t, and every class beneath it whose constructor is old (it copied it when it was
+ * made), the constructor new. 0 or -1. */
+int pyguard_replace_new(PyTypeObject *t, newfunc old, newfunc new);
 /* Is o on the value stack of the innermost frame (the object its current instruction works
  * on is)? */
 int pymodguard_frame_holds(PyObject *o);

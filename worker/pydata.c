@@ -112,25 +112,10 @@ static PyObject *ndarray_new_checked(PyTypeObject *t, PyObject *args, PyObject *
 	return r;
 }
 
-/* ndarray and the classes below it that took its constructor. */
-static void ndarray_guard_tree(PyTypeObject *t, int depth)
-{
-	PyObject *subs;
-
-	if (t->tp_new == ndarray_new_real) {
-		t->tp_new = ndarray_new_checked;
-		PyType_Modified(t);
-	}
-	subs = depth < 32 ? PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL) : NULL;
-	for (Py_ssize_t i = 0; subs && i < PyList_GET_SIZE(subs); i++)
-		ndarray_guard_tree((PyTypeObject *)PyList_GET_ITEM(subs, i), depth + 1);
-	Py_XDECREF(subs);
-	PyErr_Clear();
-}
-
 static int numpy_guard(void)
 {
 	PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"), *nd;
+	int rc;
 
 	if (!np)
 		return 0;
@@ -140,10 +125,11 @@ static int numpy_guard(void)
 		Py_XDECREF(nd);
 		return -1;
 	}
+	/* ndarray and the classes below it that took its constructor. */
 	ndarray_new_real = ((PyTypeObject *)nd)->tp_new;
-	ndarray_guard_tree((PyTypeObject *)nd, 0);
+	rc = pyguard_replace_new((PyTypeObject *)nd, ndarray_new_real, ndarray_new_checked);
 	Py_DECREF(nd);
-	return 0;
+	return rc;
 }
 
 /* pydata.py's methods for C classes (their dicts: the classes are immutable), {(class, name):

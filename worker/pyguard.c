@@ -1658,7 +1658,7 @@ static int library_change_allowed(PyObject *t, PyObject *name)
  * property or an operator the user's code set on one ran inside the libraries' imports and
  * code generation (an enum's __or__ during gettext's import, dataclasses.Field's name while
  * dataclasses wrote an __init__). The user's code changes its own classes only. */
-static int interface_guard_tree(PyTypeObject *t, int depth);
+static int interface_guard_tree(PyTypeObject *t);
 static int interface_name(PyObject *name);
 static PyObject *interface_refused(PyObject *name);
 
@@ -1679,7 +1679,7 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 	    (PyUnicode_CompareWithASCIIString(name, "__getattr__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__getattribute__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0))
-		rc = interface_guard_tree((PyTypeObject *)self, 0);
+		rc = interface_guard_tree((PyTypeObject *)self);
 	return rc;
 }
 
@@ -1869,40 +1869,52 @@ static void interface_guard(PyTypeObject *t)
 		t->tp_getattro = interface_module_getattro;
 }
 
-/* A class the user's code makes (armed): it may not define the names. */
-static int interface_own(PyTypeObject *t)
-{
-	PyObject *a = PyDict_GetItemWithError(t->tp_dict, str_interface);
-	PyObject *b =
-	    a || PyErr_Occurred() ? NULL : PyDict_GetItemWithError(t->tp_dict, str_struct);
-
-	if (PyErr_Occurred())
-		return -1;
-	if (a || b) {
-		interface_refused(a ? str_interface : str_struct);
-		return -1;
-	}
-	return 0;
-}
-
-/* t and the classes beneath it. */
-static int interface_guard_tree(PyTypeObject *t, int depth)
+int pyguard_walk(PyTypeObject *t, int (*fn)(PyTypeObject *, void *), void *arg)
 {
 	PyObject *subs;
-	int rc = 0;
+	int rc;
 
-	interface_guard(t);
-	if (depth > 64)
-		return 0;
+	if ((rc = fn(t, arg)) != 0)
+		return rc < 0 ? -1 : 0;
 	subs = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", t);
 	if (!subs)
 		return -1;
 	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(subs); i++)
 		if (PyType_Check(PyList_GET_ITEM(subs, i)))
-			rc = interface_guard_tree((PyTypeObject *)PyList_GET_ITEM(subs, i),
-			                          depth + 1);
+			rc = pyguard_walk((PyTypeObject *)PyList_GET_ITEM(subs, i), fn, arg);
 	Py_DECREF(subs);
 	return rc;
+}
+
+static int replace_new(PyTypeObject *t, void *arg)
+{
+	newfunc *pair = arg;
+
+	if (t->tp_new == pair[0]) {
+		t->tp_new = pair[1];
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
+int pyguard_replace_new(PyTypeObject *t, newfunc old, newfunc new)
+{
+	newfunc pair[2] = {old, new};
+
+	return pyguard_walk(t, replace_new, pair);
+}
+
+static int interface_guard_one(PyTypeObject *t, void *arg)
+{
+	(void)arg;
+	interface_guard(t);
+	return 0;
+}
+
+/* t and the classes beneath it. */
+static int interface_guard_tree(PyTypeObject *t)
+{
+	return pyguard_walk(t, interface_guard_one, NULL);
 }
 
 /* slot_tp_getattr_hook (the lookup of a class with __getattr__, made here), module_getattro,
@@ -2002,11 +2014,8 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	if (t && PyType_Check(t) && pylayer_armed() && !pyguard_for_loading_module() &&
 	    fresh_add(t) < 0)
 		Py_CLEAR(t);
-	if (t && PyType_Check(t)) {
+	if (t && PyType_Check(t))
 		interface_guard((PyTypeObject *)t);
-		if (pylayer_armed() && interface_own((PyTypeObject *)t) < 0)
-			Py_CLEAR(t);
-	}
 	return t;
 }
 

@@ -1934,26 +1934,6 @@ static PyObject *ctypes_class_new(PyTypeObject *meta, PyObject *args, PyObject *
 	return ctypes_refuse();
 }
 
-/* The constructor of t and of every class below it (made before the guard: they copied the
- * original's pointer). */
-static int ctypes_guard_tree(PyTypeObject *t)
-{
-	PyObject *subs;
-	int rc = 0;
-
-	if (t->tp_new && t->tp_new != ctypes_object_new) {
-		t->tp_new = ctypes_object_new;
-		PyType_Modified(t);
-	}
-	subs = PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL);
-	if (!subs)
-		return -1;
-	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(subs); i++)
-		rc = ctypes_guard_tree((PyTypeObject *)PyList_GET_ITEM(subs, i));
-	Py_DECREF(subs);
-	return rc;
-}
-
 int pylayer_seal_ctypes(PyObject *module)
 {
 	static const char *const bases[CTYPES_BASES] = {
@@ -1991,7 +1971,8 @@ int pylayer_seal_ctypes(PyObject *module)
 		}
 		ctypes_meta[i]->tp_new = ctypes_class_new;
 		PyType_Modified(ctypes_meta[i]);
-		if (ctypes_guard_tree(ctypes_base[i]) < 0)
+		/* The base and the classes made before the guard (they copied its constructor). */
+		if (pyguard_replace_new(ctypes_base[i], ctypes_base_new[i], ctypes_object_new) < 0)
 			return -1;
 	}
 	ctypes_sealed = 1;
