@@ -1352,6 +1352,53 @@ Test(python_layer, a_copied_method_reads_no_attribute_past_the_rules)
 	stop();
 }
 
+/* struct.Struct's __init__ called again on a live Struct freed the codes a pack_into was
+ * writing by (an __index__ that re-made the format twice wrote the user's bytes past the
+ * window the call had checked: any memory, then the real builtins), and iter_unpack read a new
+ * format's size past its buffer. A Struct gets its format once, and one made by __new__ alone
+ * is not used before it has one (pack_into read past its own arguments). */
+Test(python_layer, a_struct_keeps_the_format_it_was_made_with)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import struct\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except TypeError as e:\n"
+	    "        return 'refused' if 'struct.Struct' in str(e) else str(e)\n"
+	    "big = bytearray(b'.' * 64)\n"
+	    "win = memoryview(big)[:2]\n"
+	    "s = struct.Struct('bb')\n"
+	    "class I:\n"
+	    "    def __index__(self):\n"
+	    "        s.__init__('b20x8s'); s.__init__('b20x8s'); return 0x41\n"
+	    "wrote = t(lambda: s.pack_into(win, 0, I(), b'PWNED!!!'))\n"
+	    "r = struct.Struct('b')\n"
+	    "it = r.iter_unpack(bytes(16))\n"
+	    "next(it)\n"
+	    "read = t(lambda: r.__init__('1000000s'))\n"
+	    "after = [len(x[0]) if isinstance(x[0], bytes) else x[0] for x in it]\n"
+	    "class S(struct.Struct):\n"
+	    "    def __init__(self, f):\n"
+	    "        super().__init__(f)\n"
+	    "sub = S('<h')\n"
+	    "bare = struct.Struct.__new__(struct.Struct)\n"
+	    "[wrote, bytes(big[2:]) == b'.' * 62, s.format, read, after, r.format,\n"
+	    " t(lambda: struct.Struct.__init__(sub, '<q')), sub.pack(-2).hex(), sub.size,\n"
+	    " t(lambda: bare.pack_into(bytearray(8))), t(lambda: bare.unpack_from(b'abc')),\n"
+	    " t(lambda: list(bare.iter_unpack(b'ab'))), t(lambda: bare.unpack(b'')),\n"
+	    " t(lambda: bare.pack()), bare.__init__('>H'), bare.unpack(b'\\x01\\x02'),\n"
+	    " struct.Struct('<2i').unpack_from(bytes(9), offset=1), struct.pack('<i', 5).hex()]",
+	    "[\"refused\",true,\"bb\",\"refused\",[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],\"b\","
+	    "\"refused\","
+	    "\"feff\",2,\"refused\",\"refused\",\"refused\",\"refused\",\"refused\",null,[258],[0,"
+	    "0],"
+	    "\"05000000\"]");
+	still_serving();
+	stop();
+}
+
 /* A real module a library hands out is read by the user's code as its proxy: every way of
  * reading an attribute by name meets the proxy's rules, and no way changes the module. With
  * multiprocessing allowed, a context's reducer is the real multiprocessing.reduction, which

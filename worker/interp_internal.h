@@ -36,6 +36,8 @@ int pyguard_replace_new(PyTypeObject *t, newfunc old, newfunc new);
 int pymodguard_frame_holds(PyObject *o);
 /* Guard the _ctypes module's classes: no ctypes object or class is made while armed. */
 int pylayer_seal_ctypes(PyObject *module);
+/* Guard _struct.Struct: while armed, a Struct gets its format once. */
+int pylayer_seal_struct(PyObject *module);
 /* Read the numbers of the opcodes the bytecode check looks at. Returns 0 or -1. */
 int pylayer_opcodes_load(void);
 /* Build the curated builtins and the module proxies of the allowed imports (cfg borrowed, only

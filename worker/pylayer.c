@@ -1979,6 +1979,149 @@ int pylayer_seal_ctypes(PyObject *module)
 	return 0;
 }
 
+/* _struct.Struct takes its format in __init__, which may be called again on a live Struct: the
+ * codes it is packing or unpacking by are freed and remade under it (pack_into went on writing
+ * past the bounds it had checked, by codes a re-entered __init__ made; iter_unpack read a new
+ * size's worth past its buffer). While armed, a Struct gets its format once: its size is -1
+ * until then (read by the class's own getter, which a subclass does not replace). Nor is one
+ * used before it has a format (Struct.__new__ alone makes one: pack_into read past its
+ * arguments, unpack_from failed inside). */
+static initproc struct_init_real;
+static PyObject *struct_size_get;
+
+/* The Struct's size, -1 before it has a format; -2 on error. */
+static Py_ssize_t struct_size(PyObject *self)
+{
+	PyObject *size = Py_TYPE(struct_size_get)->tp_descr_get(struct_size_get, self, NULL);
+	Py_ssize_t n = size ? PyLong_AsSsize_t(size) : -2;
+
+	Py_XDECREF(size);
+	return n == -1 && PyErr_Occurred() ? -2 : n;
+}
+
+static int struct_init_checked(PyObject *self, PyObject *args, PyObject *kw)
+{
+	if (pylayer_armed()) {
+		Py_ssize_t n = struct_size(self);
+		if (n == -2)
+			return -1;
+		if (n != -1) {
+			PyErr_SetString(
+			    PyExc_TypeError,
+			    "a struct.Struct is given its format once, when it is made (make "
+			    "a new Struct for another format)");
+			return -1;
+		}
+	}
+	return struct_init_real(self, args, kw);
+}
+
+/* Struct's methods that pack or unpack, each run by the one below when it has a format. */
+#define STRUCT_METHODS 5
+static const char *const struct_method_names[STRUCT_METHODS] = {
+    "pack", "pack_into", "unpack", "unpack_from", "iter_unpack",
+};
+static PyObject *struct_method_real[STRUCT_METHODS]; /* their method descriptors */
+
+static PyObject *struct_method(int i, PyObject *self, PyObject *args, PyObject *kw)
+{
+	Py_ssize_t n = PyTuple_GET_SIZE(args), size;
+	PyObject *stack[8], **argv = n + 1 <= 8 ? stack : PyMem_New(PyObject *, n + 1), *r;
+
+	if (!argv)
+		return PyErr_NoMemory();
+	size = pylayer_armed() ? struct_size(self) : 0;
+	if (size < 0) {
+		if (size == -1)
+			PyErr_SetString(PyExc_TypeError,
+			                "this struct.Struct has no format (make it "
+			                "with struct.Struct(format))");
+		r = NULL;
+	} else {
+		argv[0] = self;
+		for (Py_ssize_t k = 0; k < n; k++)
+			argv[k + 1] = PyTuple_GET_ITEM(args, k);
+		r = PyObject_VectorcallDict(struct_method_real[i], argv, (size_t)n + 1, kw);
+	}
+	if (argv != stack)
+		PyMem_Free(argv);
+	return r;
+}
+
+#define STRUCT_METHOD(i)                                                                           \
+	static PyObject *struct_method_##i(PyObject *self, PyObject *args, PyObject *kw)           \
+	{                                                                                          \
+		return struct_method(i, self, args, kw);                                           \
+	}
+STRUCT_METHOD(0)
+STRUCT_METHOD(1)
+STRUCT_METHOD(2)
+STRUCT_METHOD(3)
+STRUCT_METHOD(4)
+static PyCFunctionWithKeywords struct_method_fn[STRUCT_METHODS] = {
+    struct_method_0, struct_method_1, struct_method_2, struct_method_3, struct_method_4,
+};
+static PyMethodDef struct_method_def[STRUCT_METHODS];
+
+static int replace_init(PyTypeObject *t, void *arg)
+{
+	(void)arg;
+	if (t->tp_init == struct_init_real) {
+		t->tp_init = struct_init_checked;
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
+int pylayer_seal_struct(PyObject *module)
+{
+	PyObject *cls, *init;
+	PyTypeObject *t;
+	int rc = -1;
+
+	if (struct_init_real)
+		return 0;
+	cls = PyObject_GetAttrString(module, "Struct");
+	if (!cls)
+		return -1;
+	t = (PyTypeObject *)cls;
+	init = PyType_Check(cls) ? PyDict_GetItemString(t->tp_dict, "__init__") : NULL;
+	struct_size_get = PyType_Check(cls) ? PyDict_GetItemString(t->tp_dict, "size") : NULL;
+	if (!init || !PyObject_TypeCheck(init, &PyWrapperDescr_Type) ||
+	    ((PyWrapperDescrObject *)init)->d_wrapped != (void *)t->tp_init || !struct_size_get ||
+	    !Py_TYPE(struct_size_get)->tp_descr_get) {
+		PyErr_SetString(PyExc_TypeError, "_struct.Struct is not as known");
+		goto out;
+	}
+	for (int i = 0; i < STRUCT_METHODS; i++) {
+		PyObject *m = PyDict_GetItemString(t->tp_dict, struct_method_names[i]), *d;
+		if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type)) {
+			PyErr_Format(PyExc_TypeError, "_struct.Struct.%s is not as known",
+			             struct_method_names[i]);
+			goto out;
+		}
+		struct_method_real[i] = Py_NewRef(m);
+		struct_method_def[i] = (PyMethodDef){
+		    struct_method_names[i], (PyCFunction)(void (*)(void))struct_method_fn[i],
+		    METH_VARARGS | METH_KEYWORDS, ((PyMethodDescrObject *)m)->d_method->ml_doc};
+		d = PyDescr_NewMethod(t, &struct_method_def[i]);
+		if (!d || PyDict_SetItemString(t->tp_dict, struct_method_names[i], d) < 0) {
+			Py_XDECREF(d);
+			goto out;
+		}
+		Py_DECREF(d);
+	}
+	Py_INCREF(struct_size_get); /* the class keeps it; so does this */
+	struct_init_real = t->tp_init;
+	/* Struct(fmt) calls the slot; s.__init__(fmt) the wrapper in the class's dict. */
+	((PyWrapperDescrObject *)init)->d_wrapped = (void *)struct_init_checked;
+	PyType_Modified(t);
+	rc = pyguard_walk(t, replace_init, NULL);
+out:
+	Py_DECREF(cls);
+	return rc;
+}
+
 /* ---- entry points -------------------------------------------------------------------- */
 
 int pylayer_hook_install(void)

@@ -323,13 +323,16 @@ int pymodguard_frame_holds(PyObject *o)
 
 void pymodguard_seal(PyObject *m)
 {
-	/* _ctypes, whenever it is loaded (the zygote's libraries, or late): its classes first. */
+	/* _ctypes and _struct, whenever they are loaded (the zygote's libraries, or late): their
+	 * classes first. */
 	if (PyModule_Check(m)) {
 		const char *name = PyModule_GetName(m);
 		if (!name)
 			PyErr_Clear();
 		else if (strcmp(name, "_ctypes") == 0 && pylayer_seal_ctypes(m) < 0)
 			Py_FatalError("the ctypes classes could not be guarded");
+		else if (strcmp(name, "_struct") == 0 && pylayer_seal_struct(m) < 0)
+			Py_FatalError("the struct classes could not be guarded");
 	}
 	if (!guarded_type || !PyModule_CheckExact(m) || pyproxy_is(m) || m == pyguard_user_module())
 		return;
