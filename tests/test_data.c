@@ -448,6 +448,31 @@ Test(data, seaborn_plots_and_markdown_tables)
 	e2e_stop();
 }
 
+/* Laid-out figures: tight_layout and the layout engines read a bound method's
+ * __kwdefaults__ (self.set.__kwdefaults__: the function's own, through the method), which an
+ * earlier rule refused as a read of a function not on the library's stack; every seaborn
+ * figure-level plot calls tight_layout. */
+Test(data, figures_are_laid_out)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import matplotlib.pyplot as plt, seaborn as sns, pandas as pd\n"
+	           "fig, ax = plt.subplots()\n"
+	           "ax.plot([1, 2, 3])\n"
+	           "ax.set_ylabel('a long label\\non two lines')\n"
+	           "plt.tight_layout()\n"
+	           "fig2, ax2 = plt.subplots(layout='constrained')\n"
+	           "ax2.plot([3, 1])\n"
+	           "g = sns.pairplot(pd.DataFrame({'a': [1, 2, 3, 4], 'b': [2, 1, 4, 3]}))\n"
+	           "[fig.subplotpars.left != 0.125, type(fig2.get_layout_engine()).__name__,\n"
+	           " fig.subplotpars.bottom != 0.11, len(g.axes)]");
+	e2e_assert_result(r, "layouts", "[true,\"ConstrainedLayoutEngine\",true,2]");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 3, "%s",
+	             mcpc_json(r));
+	e2e_stop();
+}
+
 /* mpmath writes its hypergeometric summators at run time for the types of their parameters
  * and runs them in its own namespace: hyp1f1, hyp2f1, and sympy's integrals and normal
  * probabilities that reach them failed with NameError (the code got a namespace without the
@@ -979,6 +1004,115 @@ Test(data, a_result_emptied_while_it_is_converted_reads_what_it_held)
 	                          e2e_fmt(item_empties, "i")),
 	                  want);
 	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}
+
+/* An array of objects holds pointers: numpy handed its memory to any buffer consumer, and one
+ * reading it as bytes wrote pointers of the user's (memoryview(a).cast('B'), np.frombuffer,
+ * struct.pack_into: a forged pointer made any object, the real builtins among them); a
+ * memoryview of it copied pointers between arrays by slice assignment (no references
+ * counted). A subclass whose dtype property said 'int64' got a view of numbers over objects
+ * from as_strided. Each is refused and the array still holds what it held; arrays of numbers
+ * and pandas' object columns (read by its compiled code through typed buffers) work. */
+Test(data, arrays_of_objects_hand_out_no_bytes)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, struct\n"
+	    "from numpy.lib.stride_tricks import as_strided\n"
+	    "a = np.array([1, 'x', None], dtype=object)\n"
+	    "b = np.array([2.5, 'y', 3], dtype=object)\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'made'\n"
+	    "    except (TypeError, BufferError, ValueError) as e:\n"
+	    "        return 'refused' if 'objects' in str(e) or 'read-write' in str(e) else "
+	    "str(e)\n"
+	    "def assign():\n"
+	    "    m = memoryview(a)\n"
+	    "    m[:] = memoryview(b)\n"
+	    "class A(np.ndarray):\n"
+	    "    dtype = property(lambda s: np.dtype('i8'))\n"
+	    "s = np.zeros(2, dtype=[('o', 'O'), ('n', 'i8')])\n"
+	    "tries = [t(lambda: memoryview(a).cast('B')), t(lambda: a.data.cast('B')),\n"
+	    "         t(lambda: np.frombuffer(a, np.int64)), t(assign),\n"
+	    "         t(lambda: np.ndarray((3,), np.int64, buffer=a)),\n"
+	    "         t(lambda: struct.pack_into('q', a, 0, 5)),\n"
+	    "         t(lambda: np.frombuffer(s, np.uint8)), t(lambda: memoryview(s).cast('B')),\n"
+	    "         t(lambda: as_strided(a.view(A), shape=(2,), strides=(8,)).tolist()),\n"
+	    "         t(lambda: np.asarray(np.lib.stride_tricks.DummyArray(\n"
+	    "             dict(typestr='<i8', shape=(3,), data=(0, False), version=3), "
+	    "base=a.view(A))))]\n"
+	    "n = np.arange(4, dtype=np.int32)\n"
+	    "m = memoryview(n).cast('B')\n"
+	    "m[0] = 9\n"
+	    "df = pd.DataFrame({'k': ['x', 'y', 'x'], 'v': [1, 2, 3]})\n"
+	    "[tries, a.tolist(), b.tolist(), n.tolist(), np.frombuffer(n, np.int16).tolist()[:2],\n"
+	    " df.groupby('k').v.sum().to_dict(), df.k.str.upper().tolist(), "
+	    "len(bytes(memoryview(a)))]",
+	    "[[\"refused\",\"refused\",\"refused\",\"refused\",\"refused\",\"refused\",\"refused\","
+	    "\"refused\",\"made\",\"refused\"],[1,\"x\",null],[2.5,\"y\",3],[9,1,2,3],[9,0],"
+	    "{\"x\":4,\"y\":2},[\"X\",\"Y\",\"X\"],24]");
+	e2e_stop();
+}
+
+/* sklearn's compiled helpers trust their inputs (its Python code checks them first), and they
+ * are public: cholesky_delete with a row before the matrix wrote before its memory (with a
+ * strided view, any memory: the real builtins); the sparse helpers took any object with
+ * index pointers, or a matrix whose pointers ran past its values (SIGSEGV). Each checks its
+ * inputs first now, under every name it has; sklearn's own uses still give their results
+ * (values from python3.11 with Debian 12's packages). */
+Test(data, compiled_helpers_check_their_inputs)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.sparse as sp\n"
+	    "from numpy.lib.stride_tricks import as_strided\n"
+	    "from sklearn.utils.arrayfuncs import cholesky_delete\n"
+	    "from sklearn.utils import sparsefuncs_fast as sf, sparsefuncs\n"
+	    "from sklearn.preprocessing import normalize\n"
+	    "from sklearn.linear_model import LassoLars\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except (TypeError, ValueError, IndexError) as e:\n"
+	    "        return type(e).__name__\n"
+	    "guard = np.full(64, 7.0)\n"
+	    "src = guard[32:34]\n"
+	    "class X:\n"
+	    "    pass\n"
+	    "x = X()\n"
+	    "x.data = np.ones(2); x.dtype = x.data.dtype; x.format = 'csr'; x.shape = (1, 2)\n"
+	    "x.indices = np.array([0, 1], np.int32); x.indptr = np.array([0, 10**8], np.int32)\n"
+	    "bad = sp.csr_matrix((np.ones(2), np.array([0, 1], np.int32),\n"
+	    "                     np.array([0, 10**8, 0, 2], np.int32)), shape=(3, 2))\n"
+	    "X = sp.csr_matrix(np.array([[3.0, 4.0, 0.0], [0.0, 0.0, 2.0]]))\n"
+	    "out = np.zeros((2, 3))\n"
+	    "tries = [t(lambda: cholesky_delete(as_strided(src, shape=(1, 1), strides=(-256, 8)), "
+	    "-1)),\n"
+	    "         t(lambda: cholesky_delete(np.ones((4, 4)), -100000000)),\n"
+	    "         t(lambda: sf.inplace_csr_row_normalize_l2(x)), t(lambda: "
+	    "sf.csr_row_norms(bad)),\n"
+	    "         t(lambda: sf.assign_rows_csr(X, np.array([5]), np.array([0]), out)),\n"
+	    "         t(lambda: sf.csr_mean_variance_axis0(X, weights=np.ones(1)))]\n"
+	    "L = np.tril(np.arange(1.0, 17.0).reshape(4, 4))\n"
+	    "cholesky_delete(L, 1)\n"
+	    "rng = np.random.RandomState(0)\n"
+	    "A = rng.randn(40, 10)\n"
+	    "y = A[:, 0] * 3 + A[:, 3] - 2 * A[:, 7] + 0.1 * rng.randn(40)\n"
+	    "f = lambda v, d=3: [f'{x:.{d}f}' for x in np.ravel(v)]\n"
+	    "[tries, bool((guard == 7.0).all()), f(L[:3, :3]), f(normalize(X).toarray(), 1),\n"
+	    " sf.csr_row_norms(X).tolist(), [v.tolist() for v in sparsefuncs.mean_variance_axis(X, "
+	    "0)],\n"
+	    " f(LassoLars(alpha=0.01).fit(A, y).coef_[:4], 2)]",
+	    "[[\"ValueError\",\"IndexError\",\"TypeError\",\"ValueError\",\"IndexError\","
+	    "\"ValueError\"],"
+	    "true,[\"1.000\",\"0.000\",\"0.000\",\"9.000\",\"14.866\",\"0.000\",\"13.000\",\"20."
+	    "517\","
+	    "\"16.002\"],[\"0.6\",\"0.8\",\"0.0\",\"0.0\",\"0.0\",\"1.0\"],[25.0,4.0],"
+	    "[[1.5,2.0,1.0],[2.25,4.0,1.0]],[\"2.98\",\"0.00\",\"0.00\",\"0.96\"]]");
 	e2e_stop();
 }
 

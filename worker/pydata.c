@@ -112,6 +112,140 @@ static PyObject *ndarray_new_checked(PyTypeObject *t, PyObject *args, PyObject *
 	return r;
 }
 
+/* Object arrays' bytes. numpy hands the memory of an array of objects to any buffer consumer:
+ * one that reads it as bytes (np.frombuffer, struct.pack_into, readinto, memoryview.cast) could
+ * write object pointers of its own into it, each then an object of any address. While armed, an
+ * array holding objects is handed only to a consumer that asks for its format (the compiled
+ * libraries' typed buffers do, and check it is objects), and a memoryview of objects is neither
+ * cast, assigned to nor handed on as bytes. */
+static getbufferproc ndarray_getbuffer_real, memory_getbuffer_real;
+static objobjargproc memory_assign_real;
+static _PyCFunctionFastWithKeywords memory_cast_real;
+static PyObject *ndarray_dtype_get, *dtype_hasobject_get; /* ndarray's own getters */
+
+/* 1 when the array a holds objects, 0 when not, -1 on error. By numpy's own getters: a
+ * subclass may answer dtype otherwise. */
+static int array_holds_objects(PyObject *a)
+{
+	PyObject *descr, *has;
+	int r;
+
+	descr = Py_TYPE(ndarray_dtype_get)->tp_descr_get(ndarray_dtype_get, a, NULL);
+	if (!descr)
+		return -1;
+	has = Py_TYPE(dtype_hasobject_get)->tp_descr_get(dtype_hasobject_get, descr, NULL);
+	Py_DECREF(descr);
+	if (!has)
+		return -1;
+	r = PyObject_IsTrue(has);
+	Py_DECREF(has);
+	return r;
+}
+
+static const char objects_as_bytes[] =
+    "the memory of an array of objects is not handed out as bytes in the sandbox (bytes written "
+    "there would be read as objects)";
+
+static int ndarray_getbuffer_checked(PyObject *a, Py_buffer *view, int flags)
+{
+	if (pylayer_armed() && !(flags & PyBUF_FORMAT)) {
+		int objects = array_holds_objects(a);
+		if (objects != 0) {
+			if (objects > 0)
+				PyErr_SetString(PyExc_BufferError, objects_as_bytes);
+			view->obj = NULL;
+			return -1;
+		}
+	}
+	return ndarray_getbuffer_real(a, view, flags);
+}
+
+/* A memoryview of objects: its format names objects ('O', alone or in a structure). A
+ * released one is left to memoryview's own refusal. */
+static int memory_of_objects(PyObject *m)
+{
+	PyMemoryViewObject *mv = (PyMemoryViewObject *)m;
+	const char *format = mv->view.format;
+
+	if (!pylayer_armed() || (mv->flags & _Py_MEMORYVIEW_RELEASED) ||
+	    (mv->mbuf->flags & _Py_MANAGED_BUFFER_RELEASED))
+		return 0;
+	if (format && strchr(format, 'O')) {
+		PyErr_SetString(PyExc_TypeError, objects_as_bytes);
+		return 1;
+	}
+	return 0;
+}
+
+static int memory_getbuffer_checked(PyObject *m, Py_buffer *view, int flags)
+{
+	if (!(flags & PyBUF_FORMAT) && memory_of_objects(m)) {
+		view->obj = NULL;
+		return -1;
+	}
+	return memory_getbuffer_real(m, view, flags);
+}
+
+static int memory_assign_checked(PyObject *m, PyObject *key, PyObject *value)
+{
+	if (memory_of_objects(m))
+		return -1;
+	return memory_assign_real(m, key, value);
+}
+
+static PyObject *memory_cast_checked(PyObject *m, PyObject *const *args, Py_ssize_t n,
+                                     PyObject *names)
+{
+	if (memory_of_objects(m))
+		return NULL;
+	return memory_cast_real(m, args, n, names);
+}
+
+static int replace_getbuffer(PyTypeObject *t, void *arg)
+{
+	(void)arg;
+	if (t->tp_as_buffer && t->tp_as_buffer->bf_getbuffer == ndarray_getbuffer_real)
+		t->tp_as_buffer->bf_getbuffer = ndarray_getbuffer_checked;
+	return 0;
+}
+
+static int buffers_guard(PyObject *np, PyTypeObject *nd)
+{
+	PyObject *dtype = PyObject_GetAttrString(np, "dtype"), *cast;
+	PyMethodDef *def;
+
+	ndarray_dtype_get = PyDict_GetItemString(nd->tp_dict, "dtype");
+	dtype_hasobject_get =
+	    dtype && PyType_Check(dtype)
+	        ? PyDict_GetItemString(((PyTypeObject *)dtype)->tp_dict, "hasobject")
+	        : NULL;
+	Py_XDECREF(dtype); /* numpy keeps it */
+	cast = PyDict_GetItemString(PyMemoryView_Type.tp_dict, "cast");
+	if (!ndarray_dtype_get || !Py_TYPE(ndarray_dtype_get)->tp_descr_get ||
+	    !dtype_hasobject_get || !Py_TYPE(dtype_hasobject_get)->tp_descr_get || !cast ||
+	    !PyObject_TypeCheck(cast, &PyMethodDescr_Type) || !nd->tp_as_buffer ||
+	    !PyMemoryView_Type.tp_as_buffer || !PyMemoryView_Type.tp_as_mapping) {
+		PyErr_SetString(PyExc_RuntimeError,
+		                "numpy's or memoryview's buffers are not as known");
+		return -1;
+	}
+	def = ((PyMethodDescrObject *)cast)->d_method;
+	if (def->ml_flags != (METH_FASTCALL | METH_KEYWORDS)) {
+		PyErr_SetString(PyExc_RuntimeError, "memoryview.cast is not as known");
+		return -1;
+	}
+	Py_INCREF(ndarray_dtype_get);
+	Py_INCREF(dtype_hasobject_get);
+	memory_cast_real = (_PyCFunctionFastWithKeywords)(void (*)(void))def->ml_meth;
+	def->ml_meth = (PyCFunction)(void (*)(void))memory_cast_checked;
+	memory_getbuffer_real = PyMemoryView_Type.tp_as_buffer->bf_getbuffer;
+	PyMemoryView_Type.tp_as_buffer->bf_getbuffer = memory_getbuffer_checked;
+	memory_assign_real = PyMemoryView_Type.tp_as_mapping->mp_ass_subscript;
+	PyMemoryView_Type.tp_as_mapping->mp_ass_subscript = memory_assign_checked;
+	ndarray_getbuffer_real = nd->tp_as_buffer->bf_getbuffer;
+	return pyguard_walk(nd, replace_getbuffer, NULL);
+}
+
 static int numpy_guard(void)
 {
 	PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"), *nd;
@@ -128,6 +262,8 @@ static int numpy_guard(void)
 	/* ndarray and the classes below it that took its constructor. */
 	ndarray_new_real = ((PyTypeObject *)nd)->tp_new;
 	rc = pyguard_replace_new((PyTypeObject *)nd, ndarray_new_real, ndarray_new_checked);
+	if (rc == 0)
+		rc = buffers_guard(np, (PyTypeObject *)nd);
 	Py_DECREF(nd);
 	return rc;
 }

@@ -64,12 +64,34 @@ def _strided_views(np):
     # base array that stays within the memory of the array under it, at the base's own address
     # (whatever its attributes were changed to); the classes the user makes answer none
     # (pyguard.c interface_guard).
-    from numpy.lib import stride_tricks, utils
+    from numpy.lib import stride_tricks
+
+    # What an array is, read by ndarray's own getters: a subclass of the user's may answer
+    # dtype, base, flags or the interface otherwise (a dtype of numbers over an array of
+    # objects made a view of their pointers).
+    nd = np.ndarray
+    dtype_of, base_of = nd.__dict__['dtype'].__get__, nd.__dict__['base'].__get__
+    flags_of, interface_of = nd.__dict__['flags'].__get__, nd.__dict__['__array_interface__'].__get__
 
     def extent(a):
-        while isinstance(a.base, np.ndarray):
-            a = a.base
-        return utils.byte_bounds(a)
+        """The bytes [first, last) of the array at the bottom of a's bases."""
+        while issubclass(type(base_of(a)), nd):
+            a = base_of(a)
+        i = interface_of(a)
+        first = last = int(i['data'][0])
+        size = dtype_of(a).itemsize
+        strides = i['strides']
+        if strides is None:
+            n = 1
+            for k in i['shape']:
+                n *= k
+            return first, first + n * size
+        for k, step in zip(i['shape'], strides):
+            if k == 0:
+                return first, first
+            first += min(0, (k - 1) * step)
+            last += max(0, (k - 1) * step)
+        return first, last + size
 
     class DummyArray:
         """The interface of a view of an array (numpy.lib.stride_tricks.as_strided's), within
@@ -83,7 +105,7 @@ def _strided_views(np):
         @property
         def __array_interface__(self):
             base, i = self.base, self._interface
-            if not isinstance(base, np.ndarray):
+            if not issubclass(type(base), nd):
                 raise ValueError('a strided view is made of an array')
             shape = tuple(int(n) for n in i['shape'])
             strides = i.get('strides')
@@ -91,14 +113,15 @@ def _strided_views(np):
             typestr = str(i['typestr'])
             kind = np.dtype(typestr)
             size = kind.itemsize
+            under = dtype_of(base)
             # Objects only over an array of objects, element by element: other bytes read as
             # objects (or objects' pointers written as numbers) make any object.
-            if kind.hasobject or base.dtype.hasobject:
-                if kind != np.dtype(object) or base.dtype != kind or (
+            if kind.hasobject or under.hasobject:
+                if kind != np.dtype(object) or under != kind or (
                         strides is not None and any(n % size for n in strides)):
                     raise ValueError('a strided view of objects is made of an array of '
                                      'objects, element by element')
-            start = int(base.__array_interface__['data'][0])
+            start = int(interface_of(base)['data'][0])
             low = high = start
             if strides is None:
                 n = 1
@@ -119,7 +142,7 @@ def _strided_views(np):
             if not empty and (low < first or high > last):
                 raise ValueError('as_strided: the view would reach memory outside the array it '
                                  'is made from, which the sandbox does not allow')
-            readonly = bool(i['data'][1]) or not base.flags.writeable
+            readonly = bool(i['data'][1]) or not flags_of(base).writeable
             return {'data': (start, readonly), 'shape': shape, 'strides': strides,
                     'typestr': typestr, 'version': 3}
 
@@ -734,6 +757,121 @@ def _sklearn():
     # here, where the answer is cached.
     import platform
     platform.uname()
+    _sklearn_inputs()
+
+
+def _sklearn_inputs():
+    """sklearn's compiled helpers take what they are given as checked (its own Python code
+    checks first): a row to delete past the matrix (cholesky_delete wrote before its memory),
+    a sparse matrix's index pointers, indices or rows past its arrays (SIGSEGV, or any memory).
+    Each public one checks its inputs here first, wherever it is named."""
+    import operator
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.utils import arrayfuncs, sparsefuncs_fast as fast
+
+    nd = np.ndarray
+    get = {name: nd.__dict__[name].__get__ for name in ('dtype', 'shape', 'strides', 'ndim')}
+    sparse = tuple(getattr(sp, name) for name in ('csr_matrix', 'csc_matrix', 'csr_array',
+                                                   'csc_array') if hasattr(sp, name))
+
+    def matrix(X, formats=('csr', 'csc')):
+        # An exact scipy class (a subclass could answer its arrays otherwise at each read),
+        # its arrays checked whole: pointers rising within the indices, indices within the
+        # shape. The arrays are read again only by the compiled code, which runs next.
+        if type(X) not in sparse or X.format not in formats:
+            raise TypeError('expected a scipy.sparse %s matrix' % ' or '.join(formats))
+        X.check_format(full_check=True)
+        if len(X.data) < X.indptr[-1]:
+            raise ValueError('the sparse matrix has fewer values than its index pointers say')
+        return X
+
+    def vector(v, n, what):
+        v = np.asarray(v)
+        if get['ndim'](v) != 1 or get['shape'](v)[0] != n:
+            raise ValueError('%s should be a 1-D array of %d values' % (what, n))
+        return v
+
+    real = {}
+
+    def checked(f):
+        name = f.__name__
+        orig = getattr(fast if hasattr(fast, name) else arrayfuncs, name)
+        real[name] = orig
+        f.__name__ = f.__qualname__ = name
+        f.__doc__ = orig.__doc__
+        f.__module__ = orig.__module__
+        return f
+
+    @checked
+    def cholesky_delete(L, go_out):
+        go_out = operator.index(go_out)
+        if not issubclass(type(L), nd) or get['ndim'](L) != 2:
+            raise ValueError('L should be a 2-D array')
+        (n, m), (row, col) = get['shape'](L), get['strides'](L)
+        size = get['dtype'](L).itemsize
+        if col != size or row < m * size or m < n:
+            raise ValueError('L should be a square-or-wider array with contiguous rows')
+        if not 0 <= go_out < n:
+            raise IndexError('go_out %d is not a row of L (%d rows)' % (go_out, n))
+        return real['cholesky_delete'](L, go_out)
+
+    @checked
+    def csr_row_norms(X):
+        return real['csr_row_norms'](matrix(X, ('csr',)))
+
+    @checked
+    def inplace_csr_row_normalize_l1(X):
+        return real['inplace_csr_row_normalize_l1'](matrix(X, ('csr',)))
+
+    @checked
+    def inplace_csr_row_normalize_l2(X):
+        return real['inplace_csr_row_normalize_l2'](matrix(X, ('csr',)))
+
+    @checked
+    def csr_mean_variance_axis0(X, weights=None, return_sum_weights=False):
+        matrix(X, ('csr',))
+        if weights is not None:
+            weights = vector(weights, X.shape[0], 'weights')
+        return real['csr_mean_variance_axis0'](X, weights, return_sum_weights)
+
+    @checked
+    def csc_mean_variance_axis0(X, weights=None, return_sum_weights=False):
+        matrix(X, ('csc',))
+        if weights is not None:
+            weights = vector(weights, X.shape[0], 'weights')
+        return real['csc_mean_variance_axis0'](X, weights, return_sum_weights)
+
+    @checked
+    def incr_mean_variance_axis0(X, last_mean, last_var, last_n, weights=None):
+        matrix(X)
+        n = X.shape[1]
+        last_mean = vector(last_mean, n, 'last_mean')
+        last_var = vector(last_var, n, 'last_var')
+        last_n = vector(last_n, n, 'last_n')
+        if weights is not None:
+            weights = vector(weights, X.shape[0], 'weights')
+        return real['incr_mean_variance_axis0'](X, last_mean, last_var, last_n, weights)
+
+    @checked
+    def assign_rows_csr(X, X_rows, out_rows, out):
+        matrix(X, ('csr',))
+        X_rows, out_rows = np.asarray(X_rows, np.intp), np.asarray(out_rows, np.intp)
+        if not issubclass(type(out), nd) or get['ndim'](out) != 2:
+            raise ValueError('out should be a 2-D array')
+        rows, cols = get['shape'](out)
+        if get['ndim'](X_rows) != 1 or get['shape'](X_rows) != get['shape'](out_rows):
+            raise ValueError('X_rows and out_rows should be 1-D arrays of one length')
+        if X.shape[1] > cols:
+            raise ValueError('out has fewer columns than X')
+        for idx, n, what in ((X_rows, X.shape[0], 'X_rows'), (out_rows, rows, 'out_rows')):
+            if len(idx) and (idx.min() < 0 or idx.max() >= n):
+                raise IndexError('%s holds a row past the %d there are' % (what, n))
+        return real['assign_rows_csr'](X, X_rows, out_rows, out)
+
+    for name, f in list(locals().items()):
+        if name in real:
+            _replace_everywhere(real[name], f)
 
 
 def _zoneinfo():

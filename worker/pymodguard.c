@@ -283,6 +283,22 @@ static PyType_Spec guarded_spec = {
     .slots = guarded_slots,
 };
 
+/* A bound method hands an attribute it does not have to its function (self.set.__kwdefaults__
+ * in a library reads the function's, with the method on the stack): the method whose read is
+ * being handed on, while it is. */
+static getattrofunc method_getattro_real;
+static PyObject *method_reading;
+
+static PyObject *method_getattro(PyObject *m, PyObject *name)
+{
+	PyObject *outer = method_reading, *r;
+
+	method_reading = m;
+	r = method_getattro_real(m, name);
+	method_reading = outer;
+	return r;
+}
+
 int pymodguard_init(void)
 {
 	PyObject *t;
@@ -292,6 +308,8 @@ int pymodguard_init(void)
 	str_getattr = PyUnicode_InternFromString("__getattr__");
 	if (!str_name || !str_spec || !str_getattr)
 		return -1;
+	method_getattro_real = PyMethod_Type.tp_getattro;
+	PyMethod_Type.tp_getattro = method_getattro;
 	t = PyType_FromSpecWithBases(&guarded_spec, (PyObject *)&PyModule_Type);
 	if (!t)
 		return -1;
@@ -316,7 +334,8 @@ int pymodguard_frame_holds(PyObject *o)
 	stack = f->localsplus + f->f_code->co_nlocalsplus;
 	n = f->f_code->co_stacksize;
 	for (int i = 0; i < n; i++)
-		if (stack[i] == o)
+		if (stack[i] == o || (method_reading && stack[i] == method_reading &&
+		                      PyMethod_GET_FUNCTION(method_reading) == o))
 			return 1;
 	return 0;
 }
