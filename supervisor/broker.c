@@ -1282,7 +1282,7 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 	 * theirs with: a parent whose name is too long to read back is refused. */
 	if (rc == 0 && ws_canonical(ws, pfd, name, canon, sizeof(canon)) < 0)
 		rc = -ENAMETOOLONG;
-	if (rc == 0 && mkdirat(pfd, name, mode & 0777) < 0)
+	if (rc == 0 && mkdirat(pfd, name, (mode & 0777) | 0700) < 0)
 		rc = -errno;
 	made = rc == 0;
 	if (rc == 0) {

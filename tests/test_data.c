@@ -473,6 +473,43 @@ Test(data, figures_are_laid_out)
 	e2e_stop();
 }
 
+/* What notebook code does: display() of a frame (its repr printed), of a figure and of a
+ * picture (images of the result, as Image.show() makes one too), TrueType fonts by their name
+ * or their system path (FreeType opened the file itself: "cannot open resource"), an enum's
+ * __members__. */
+Test(data, notebook_habits_work)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok(
+	    "import pandas as pd, matplotlib.pyplot as plt, enum\n"
+	    "from PIL import Image, ImageDraw, ImageFont\n"
+	    "class Color(enum.Enum):\n"
+	    "    RED = 1\n"
+	    "    BLUE = 2\n"
+	    "display(pd.DataFrame({'a': [1, 2]}), 'text')\n"
+	    "fig, ax = plt.subplots()\n"
+	    "ax.plot([1, 2])\n"
+	    "display(fig)\n"
+	    "im = Image.new('RGB', (120, 40), 'white')\n"
+	    "font = ImageFont.truetype('DejaVuSans.ttf', 20)\n"
+	    "bold = ImageFont.truetype('/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf', "
+	    "12)\n"
+	    "ImageDraw.Draw(im).text((4, 4), 'Hi', font=font, fill='black')\n"
+	    "im.show()\n"
+	    "[font.getname(), bold.font_variant(size=30).getname(), font.getbbox('Hi'),\n"
+	    " list(Color.__members__), im.getbbox() is not None, plt.get_fignums()]");
+	e2e_assert_result(r, "notebook",
+	                  "[[\"DejaVu Sans\",\"Book\"],[\"DejaVu Sans\",\"Bold\"],[0,4,21,19],"
+	                  "[\"RED\",\"BLUE\"],true,[]]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "   a\n0  1\n1  2\n'text'\n", "%s",
+	                 mcpc_json(r));
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
+	             mcpc_json(r));
+	e2e_stop();
+}
+
 /* mpmath writes its hypergeometric summators at run time for the types of their parameters
  * and runs them in its own namespace: hyp1f1, hyp2f1, and sympy's integrals and normal
  * probabilities that reach them failed with NameError (the code got a namespace without the
@@ -880,6 +917,15 @@ Test(data, files_stay_out_of_reach)
 	    e2e_fmt("import numpy as np\nnp.save('%s', np.zeros(3))", scratch_file("a.npy")),
 	    &NO_OPEN, scratch_file("a.npy"));
 	refused_no_file(e2e_fmt("import numpy as np\nnp.load('%s')", secret), &NO_OPEN, NULL);
+	/* np.fromfile and tofile open a path themselves (they failed with a SystemError); the
+	 * refusal says a workspace would give files. */
+	refused_no_file(e2e_fmt("import numpy as np\nnp.fromfile('%s')", secret),
+	                &(struct e2e_refusal){"error", "PermissionError", "no workspace was given"},
+	                NULL);
+	refused_no_file(
+	    e2e_fmt("import numpy as np\nnp.arange(3).tofile('%s')", scratch_file("t.bin")),
+	    &(struct e2e_refusal){"error", "PermissionError", "no workspace was given"},
+	    scratch_file("t.bin"));
 	refused_no_file(e2e_fmt("import numpy as np\nnp.lib.format.open_memmap('%s', mode='w+', "
 	                        "shape=(3,))",
 	                        scratch_file("m.npy")),

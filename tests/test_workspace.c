@@ -770,6 +770,7 @@ Test(ws_write, directories_are_made_and_follow_their_call)
 	              "pathlib.Path('p/q').mkdir(parents=True)\n"
 	              "pathlib.Path('p/q/r.csv').write_text('1,2')\n"
 	              "os.mkdir('m/', 0o7777)\n"
+	              "os.mkdir('closed', 0)\n"
 	              "open('f.txt', 'w').write('f')\n"
 	              "[sorted(os.listdir('out/a/b')), os.path.isdir('p/q'),\n"
 	              " sorted((d, sorted(ds), sorted(fs)) for d, ds, fs in os.walk('p')),\n"
@@ -786,6 +787,12 @@ Test(ws_write, directories_are_made_and_follow_their_call)
 	cr_assert_eq(lstat(in_ws("m"), &st), 0);
 	cr_assert(S_ISDIR(st.st_mode) && (st.st_mode & 07000) == 0, "mode %o",
 	          (unsigned)st.st_mode);
+	/* A directory is made its owner's to use (made with mode 0, no later call could enter,
+	 * list or change it): the mode's other bits are kept. */
+	cr_assert_eq(lstat(in_ws("closed"), &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0700, "mode %o", (unsigned)st.st_mode);
+	ok_result("import os\nopen('closed/in.txt', 'w').write('in')\nos.listdir('closed')",
+	          "[\"in.txt\"]");
 	/* A call that fails takes back its directories and what it wrote in them. */
 	r = e2e_expect_status("import os\n"
 	                      "os.makedirs('t/u/v')\n"
@@ -1541,6 +1548,22 @@ Test(ws_write, excel_workbooks_are_written_and_read)
 	    "[sorted(sheets), sheets['one'].to_dict('list'), float(sheets['two'].z[0]),\n"
 	    " [c.value for c in wb.active[2]]]",
 	    "[[\"one\",\"two\"],{\"x\":[1,2],\"y\":[\"a\",\"b\"]},3.5,[7]]");
+	/* A write-only workbook streams its rows (to a temporary file, in openpyxl: refused in a
+	 * worker); an HTML table is read from a workspace file by its name (lxml opened the path
+	 * itself: "No tables found", then an ImportError). */
+	e2e_expect_result(
+	    "import pandas as pd, openpyxl, pathlib\n"
+	    "wb = openpyxl.Workbook(write_only=True)\n"
+	    "ws = wb.create_sheet('rows')\n"
+	    "for i in range(3):\n"
+	    "    ws.append([i, i * i])\n"
+	    "wb.save('stream.xlsx')\n"
+	    "pathlib.Path('t.html').write_text('<table><tr><th>a</th><th>b</th></tr>'\n"
+	    "                                  '<tr><td>1</td><td>x</td></tr></table>')\n"
+	    "[pd.read_excel('stream.xlsx', header=None).values.tolist(),\n"
+	    " pd.read_html('t.html')[0].to_dict('list'), "
+	    "len(pd.read_html(pathlib.Path('t.html')))]",
+	    "[[[0,0],[1,1],[2,4]],{\"a\":[1],\"b\":[\"x\"]},1]");
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();

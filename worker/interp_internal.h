@@ -201,6 +201,9 @@ int pydata_init(void);
  * stderr counts those left out) and are closed. value may be NULL. 0, or -1 with the
  * exception rendering raised. */
 int pydata_figures(struct run_outcome *out, PyObject *value);
+/* display(obj) of a figure or a picture: it becomes an image of this call's result. 1 when
+ * obj is one, 0 when not (or without the data stack), -1 on error. Armed. */
+int pydata_display(PyObject *obj);
 
 /* The plain value (lists, dicts, numbers, strings, None) that stands for v, a numpy or pandas
  * value, in a result's JSON (pydata.py's natural(), within its bounds), or NULL when it has

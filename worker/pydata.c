@@ -12,6 +12,7 @@
 
 static PyObject *figures_fn; /* pydata.py's figures(), or NULL when matplotlib is not loaded */
 static PyObject *natural_fn; /* pydata.py's natural(), or NULL when neither numpy nor pandas is */
+static PyObject *display_fn; /* pydata.py's display(), or NULL when neither matplotlib nor PIL is */
 
 /* vars() for pyplot's code. pyplot.switch_backend makes a class of a backend module's variables,
  * read with vars(): a real module's namespace, which the sandbox gives no code (it holds the real
@@ -309,6 +310,9 @@ int pydata_init(void)
 		if (!vars || PyObject_SetAttrString(pyplot, "vars", vars) < 0)
 			goto out;
 	}
+	if (PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot") ||
+	    PyDict_GetItemString(PyImport_GetModuleDict(), "PIL.Image"))
+		display_fn = Py_XNewRef(PyDict_GetItemString(g, "display"));
 	if (PyDict_GetItemString(PyImport_GetModuleDict(), "numpy") ||
 	    PyDict_GetItemString(PyImport_GetModuleDict(), "pandas"))
 		natural_fn = Py_XNewRef(PyDict_GetItemString(g, "natural"));
@@ -414,4 +418,17 @@ PyObject *pydata_natural(PyObject *v)
 		return NULL;
 	}
 	return r;
+}
+
+int pydata_display(PyObject *obj)
+{
+	PyObject *r;
+	int shown;
+
+	if (!display_fn)
+		return 0;
+	r = PyObject_CallOneArg(display_fn, obj);
+	shown = r ? PyObject_IsTrue(r) : -1;
+	Py_XDECREF(r);
+	return shown;
 }

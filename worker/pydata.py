@@ -54,6 +54,33 @@ def _numpy():
     _internal.ctypes = None
     _internal._getintp_ctype.cache = None  # ctypes' c_long, if asked already: numpy's own now
     _strided_views(np)
+    _array_files(np)
+
+
+def _array_files(np):
+    """np.fromfile and ndarray.tofile open a path by the builtins' open of the calling frame,
+    which the user's code has only with a workspace: without one they failed with a
+    SystemError. A path is opened here, as open() would: a workspace file, or a clear refusal."""
+    import io
+    import os
+    fromfile_real, tofile_real = np.fromfile, np.ndarray.tofile
+
+    def fromfile(file, dtype=float, count=-1, sep='', offset=0, *, like=None):
+        if isinstance(file, (str, bytes, os.PathLike)):
+            with io.open(file, 'rb') as f:
+                return fromfile_real(f, dtype, count, sep, offset, like=like)
+        return fromfile_real(file, dtype, count, sep, offset, like=like)
+
+    def tofile(self, fid, sep='', format='%s'):
+        if isinstance(fid, (str, bytes, os.PathLike)):
+            with io.open(fid, 'wb') as f:
+                return tofile_real(self, f, sep, format)
+        return tofile_real(self, fid, sep, format)
+
+    fromfile.__doc__, tofile.__doc__ = fromfile_real.__doc__, tofile_real.__doc__
+    fromfile.__module__ = 'numpy'
+    _replace_everywhere(fromfile_real, fromfile)
+    type_patches[(np.ndarray, 'tofile')] = tofile
 
 
 def _strided_views(np):
@@ -214,6 +241,28 @@ def _pandas():
     pd.get_dummies(df['c']), df.corr(numeric_only=True), df.melt(), pd.cut(df['a'], 2)
     df['a'].to_json(), df.info(buf=io.StringIO()), pd.to_datetime(['2024-01-02'])
     _time_zones()
+    _read_html(pd)
+
+
+def _read_html(pd):
+    """pd.read_html('page.html'): lxml opens a path itself (a worker cannot: 'No tables found',
+    then an ImportError of the fallback parsers). A path is read here, as open() reads it (a
+    workspace file, or a clear refusal), and its bytes are parsed."""
+    import os
+    from pandas.io.common import is_url
+    read_html_real = pd.read_html
+
+    def read_html(io_, *args, **kwargs):
+        if isinstance(io_, os.PathLike) or (isinstance(io_, str) and '<' not in io_ and
+                                            not is_url(io_)):
+            with io.open(io_, 'rb') as f:
+                io_ = io.BytesIO(f.read())
+        return read_html_real(io_, *args, **kwargs)
+
+    read_html.__doc__ = read_html_real.__doc__
+    read_html.__module__ = read_html_real.__module__
+    read_html.__name__ = read_html.__qualname__ = 'read_html'
+    _replace_everywhere(read_html_real, read_html)
 
 
 def _scipy():
@@ -266,6 +315,10 @@ def _sympy():
     pretty_use_unicode(True)
 
 
+# Fonts read in the zygote (matplotlib's), by path: {path: bytes}.
+_font_files = {}
+
+
 def _fonts_in_memory(mpl):
     """Fonts from matplotlib's own directory, read here: a worker cannot open a file."""
     import functools
@@ -275,7 +328,7 @@ def _fonts_in_memory(mpl):
     from matplotlib import _mathtext
 
     ttf = os.path.join(mpl.get_data_path(), 'fonts', 'ttf')
-    data = {}  # the file's bytes, by its path and by its real path
+    data = _font_files  # the file's bytes, by its path and by its real path
     for name in sorted(os.listdir(ttf)):
         path = os.path.join(ttf, name)
         if name.lower().endswith('.ttf') and os.path.isfile(path):
@@ -536,22 +589,32 @@ def _openpyxl():
     # the workspace, or memory). The same XML, written in memory.
     from openpyxl.writer import excel
     from openpyxl.worksheet._writer import WorksheetWriter
+    from openpyxl.worksheet._write_only import WriteOnlyWorksheet
     from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
-    write_only = excel.ExcelWriter.write_worksheet
 
     def write_worksheet(self, ws):
-        if self.workbook.write_only:
-            return write_only(self, ws)
         ws._drawing = SpreadsheetDrawing()
         ws._drawing.charts = ws._charts
         ws._drawing.images = ws._images
-        writer = WorksheetWriter(ws, out=io.BytesIO())
-        writer.write()
+        if self.workbook.write_only:
+            if not ws.closed:
+                ws.close()
+            writer = ws._writer
+        else:
+            writer = WorksheetWriter(ws, out=io.BytesIO())
+            writer.write()
         ws._rels = writer._rels
         self._archive.writestr(ws.path[1:], writer.read())
         self.manifest.append(ws)
 
+    # A write-only worksheet (Workbook(write_only=True)) streams its rows to its writer.
+    def _get_writer(self):
+        if self._writer is None:
+            self._writer = WorksheetWriter(self, out=io.BytesIO())
+            self._writer.write_top()
+
     excel.ExcelWriter.write_worksheet = write_worksheet
+    WriteOnlyWorksheet._get_writer = _get_writer
 
 
 def _pil():
@@ -582,6 +645,53 @@ def _pil():
 
     PdfParser.PdfParser.get_buf_from_file = staticmethod(get_buf_from_file)
     _pil_pointers(Image)
+    _pil_fonts()
+
+    def show(self, title=None):
+        """Display this image: it becomes an image of this call's result."""
+        _keep(self, _picture)
+
+    Image.Image.show = show
+
+
+def _pil_fonts():
+    """ImageFont.truetype('DejaVuSans.ttf', 20): FreeType opens a font's file itself, which a
+    worker cannot ('cannot open resource'). The fonts read for matplotlib (DejaVu, STIX,
+    Computer Modern) are given from memory by their name or path, and a font file in the
+    workspace is read through it."""
+    import os
+    from PIL import ImageFont
+    by_name = {}
+    for path, blob in _font_files.items():
+        by_name.setdefault(os.path.basename(path), blob)
+    truetype_real = ImageFont.truetype
+
+    class FontBytes(io.BytesIO):
+        """A font's bytes, read whole each time (font_variant reads its font again)."""
+
+        def read(self, *args):
+            self.seek(0)
+            return super().read(*args)
+
+    def truetype(font=None, size=10, index=0, encoding='', layout_engine=None):
+        if isinstance(font, (str, bytes, os.PathLike)):
+            name = os.fsdecode(font)
+            blob = _font_files.get(name)
+            if blob is None and (os.sep not in name or name.startswith('/usr/share/fonts/')):
+                blob = by_name.get(os.path.basename(name))
+            if blob is None:
+                try:
+                    with io.open(name, 'rb') as f:
+                        blob = f.read()
+                except OSError:
+                    pass
+            if blob is not None:
+                font = FontBytes(blob)
+        return truetype_real(font, size, index, encoding, layout_engine)
+
+    truetype.__doc__ = truetype_real.__doc__
+    truetype.__module__ = truetype_real.__module__
+    _replace_everywhere(truetype_real, truetype)
 
 
 def _pil_pointers(Image):
@@ -1086,6 +1196,21 @@ def _keep(fig, render=_render):
             _dropped[0] += 1
         else:
             _shown.append(img)
+
+
+def display(value):
+    """display(value) of a figure (shown, then closed, as figure.show()) or a PIL image: an
+    image of this call's result. True when value is one."""
+    figure = sys.modules.get('matplotlib.figure')
+    if figure is not None and isinstance(value, figure.Figure):
+        _keep(value)
+        sys.modules['matplotlib.pyplot'].close(value)
+        return True
+    image = sys.modules.get('PIL.Image')
+    if image is not None and isinstance(value, image.Image):
+        _keep(value, _picture)
+        return True
+    return False
 
 
 def figures(side, single, total, count, value=None):

@@ -111,6 +111,7 @@ static const char *const dunder_allowed[] = {
     "__aenter__",
     "__aexit__",
     "__sizeof__",
+    "__members__",
     "__args__",
     "__origin__",
     /* An exception's chain and traceback, as sys.exc_info() gives them (tb_frame and
@@ -920,9 +921,37 @@ static PyObject *help_text(PyObject *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+/* display(obj, ...): as a notebook displays them. A figure or a picture (with the data stack)
+ * becomes an image of the call's result; anything else is printed as its repr, one a line. */
+static PyObject *display(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		int shown = pydata_display(args[i]);
+		PyObject *text, *r;
+		if (shown < 0)
+			return NULL;
+		if (shown)
+			continue;
+		text = PyObject_Repr(args[i]);
+		if (!text)
+			return NULL;
+		r = PyObject_CallMethod(capture_stream(CAPTURE_STDOUT), "write", "N",
+		                        PyUnicode_FromFormat("%U\n", text));
+		Py_DECREF(text);
+		if (!r)
+			return NULL;
+		Py_DECREF(r);
+	}
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef checked_defs[] = {
     {"help", help_text, METH_VARARGS,
      "help(object): print the object's documentation (pydoc's text)."},
+    {"display", (PyCFunction)(void (*)(void))display, METH_FASTCALL,
+     "display(*objects): a figure or picture becomes an image of the result; anything else "
+     "is printed as its repr."},
     {"exit", raise_exit, METH_VARARGS, "exit(code=None): raise SystemExit(code)."},
     {"quit", raise_exit, METH_VARARGS, "quit(code=None): raise SystemExit(code)."},
     {"getattr", (PyCFunction)(void (*)(void))checked_getattr, METH_FASTCALL,
@@ -950,6 +979,9 @@ static PyMethodDef get_field_def = {"get_field", (PyCFunction)(void (*)(void))ch
                                     "string.Formatter.get_field, checked."};
 
 /* ---- the audit hook ------------------------------------------------------------------ */
+
+/* Was the code given a workspace? (Without one, every open is refused: said so.) */
+static int files_given;
 
 /* Events refused while user code runs (prefixes end with '.'). */
 static const char *const audit_refused[] = {
@@ -1063,6 +1095,13 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 		PyErr_SetString(PyExc_PermissionError,
 		                "sqlite3 databases are in memory in the sandbox: "
 		                "sqlite3.connect(':memory:'), or a workspace file by its name");
+		return -1;
+	}
+	if (strcmp(event, "open") == 0 && !files_given) {
+		PyErr_SetString(
+		    PyExc_PermissionError,
+		    "open is not allowed in the sandbox: no workspace was given (safepy "
+		    "--workspace DIR gives the code the files of one directory)");
 		return -1;
 	}
 	for (const char *const *p = audit_refused; *p; p++) {
@@ -1452,6 +1491,7 @@ static int builtins_build(const struct zygote_config *cfg)
 	};
 	PyObject *real = PyEval_GetBuiltins();
 
+	files_given = cfg->workspace != NULL;
 	safe_builtins = PyDict_Copy(real);
 	if (!safe_builtins)
 		return -1;
