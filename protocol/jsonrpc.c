@@ -71,9 +71,30 @@ size_t proto_escaped_len(const char *s, size_t n)
 	return len;
 }
 
+/* The 16-bit unit of a \u escape at p (4 hex digits), or -1. */
+static long lex_unit(const unsigned char *p, size_t n)
+{
+	long v = 0;
+
+	if (n < 4)
+		return -1;
+	for (int k = 0; k < 4; k++) {
+		int c = p[k], d = c >= '0' && c <= '9'   ? c - '0'
+		                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+		                                         : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
 /* The body of a string literal starting after its opening quote: no raw control characters,
- * strict UTF-8, escapes limited to JSON's. Returns the index after the closing quote or 0. */
-static size_t lex_string(const unsigned char *p, size_t n, size_t i)
+ * strict UTF-8, escapes limited to JSON's, and a \u escape of a surrogate only as half of a
+ * pair (json-c turned a lone one into U+FFFD: two ids "\ud800" and "\udbff" became one). *nul
+ * is set when the text holds \u0000. Returns the index after the closing quote or 0. */
+static size_t lex_string(const unsigned char *p, size_t n, size_t i, int *nul)
 {
 	while (i < n) {
 		size_t k;
@@ -83,9 +104,26 @@ static size_t lex_string(const unsigned char *p, size_t n, size_t i)
 		if (p[i] < 0x20)
 			return 0;
 		if (p[i] == '\\') {
+			long u, lo;
 			if (i + 1 >= n || !memchr("\"\\/bfnrtu", p[i + 1], 9))
 				return 0;
-			i += 2;
+			if (p[i + 1] != 'u') {
+				i += 2;
+				continue;
+			}
+			u = lex_unit(p + i + 2, n - i - 2);
+			if (u < 0 || (u >= 0xdc00 && u <= 0xdfff))
+				return 0;
+			*nul |= u == 0;
+			i += 6;
+			if (u < 0xd800 || u > 0xdbff)
+				continue;
+			lo = i + 1 < n && p[i] == '\\' && p[i + 1] == 'u'
+			         ? lex_unit(p + i + 2, n - i - 2)
+			         : -1;
+			if (lo < 0xdc00 || lo > 0xdfff)
+				return 0;
+			i += 6;
 			continue;
 		}
 		k = proto_utf8_seq(p + i, n - i);
@@ -99,7 +137,8 @@ static size_t lex_string(const unsigned char *p, size_t n, size_t i)
 /* json-c's tokener, even with JSON_TOKENER_STRICT, accepts single-quoted strings, NaN,
  * Infinity and raw control characters in strings, and lets encoded surrogates through its UTF-8
  * check. One pass over the bytes refuses all of them before the tokener runs: outside strings
- * only JSON's structural characters, numbers and the letters of true/false/null may appear. */
+ * only JSON's structural characters, numbers and the letters of true/false/null may appear. A
+ * key may not hold \u0000: json-c's keys end there ("id\u0000" was read as a second "id"). */
 static int lex_check(const unsigned char *p, size_t n)
 {
 	static const char outside[] = " \t\r\n{}[],:0123456789+-.eEtrufalsn";
@@ -107,9 +146,17 @@ static int lex_check(const unsigned char *p, size_t n)
 
 	while (i < n) {
 		if (p[i] == '"') {
-			i = lex_string(p, n, i + 1);
+			int nul = 0;
+			i = lex_string(p, n, i + 1, &nul);
 			if (i == 0)
 				return -EINVAL;
+			if (nul) {
+				size_t j = i;
+				while (j < n && memchr(" \t\r\n", p[j], 4))
+					j++;
+				if (j < n && p[j] == ':')
+					return -EINVAL;
+			}
 			continue;
 		}
 		if (p[i] == '\0' || !memchr(outside, p[i], sizeof(outside) - 1))
@@ -149,6 +196,8 @@ int proto_parse(const char *buf, size_t len, json_object **out)
 		if (json_tokener_get_error(tok) != json_tokener_success)
 			goto out;
 	} else {
+		if (err == json_tokener_error_depth)
+			rc = -E2BIG;
 		goto out;
 	}
 	*out = obj;

@@ -798,8 +798,12 @@ int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp
 		                 "Invalid Request: message too large");
 	else if ((rc = proto_parse(line, len, &msg)) < 0)
 		rc = rc == -ENOMEM ? rc
-		                   : reply_error(out, NULL, JSONRPC_PARSE_ERROR,
-		                                 "Parse error: not a valid UTF-8 JSON text");
+		     : rc == -E2BIG
+		         ? reply_error(out, NULL, JSONRPC_PARSE_ERROR,
+		                       "Parse error: nested deeper than " PROTO_MAX_DEPTH_TEXT
+		                       " levels")
+		         : reply_error(out, NULL, JSONRPC_PARSE_ERROR,
+		                       "Parse error: not a valid UTF-8 JSON text");
 	else if ((rc = jsonrpc_keep_id_texts(msg, line, len)) == 0)
 		rc = json_object_is_type(msg, json_type_array) ? handle_batch(c, msg, out)
 		                                               : handle_message(c, msg, 0, out);

@@ -9,13 +9,14 @@
 #include <json-c/json.h>
 
 /* Largest JSON-RPC message accepted from the client, in bytes (without the newline). */
-#define PROTO_MAX_LINE  (4u << 20)
+#define PROTO_MAX_LINE       (4u << 20)
 /* json-c tokener depth for client messages and worker frames. */
-#define PROTO_MAX_DEPTH 64
+#define PROTO_MAX_DEPTH      64
+#define PROTO_MAX_DEPTH_TEXT "64" /* the same, for messages */
 /* Most messages in one batch (2025-03-26): a batch's answers go out together, in one line,
  * once its last call is done, so the bound on queued output cannot see them; this bounds them
  * (each call's answer is bounded by the output and result limits). */
-#define PROTO_MAX_BATCH 32
+#define PROTO_MAX_BATCH      32
 
 /* JSON-RPC and MCP error codes. */
 #define JSONRPC_PARSE_ERROR      -32700
@@ -400,7 +401,7 @@ size_t proto_utf8_seq(const unsigned char *p, size_t n);
 json_object *proto_parse_json(const char *buf, size_t len);
 /* The same, telling why it failed: UTF-8 and lexical pre-check, depth-limited tokener, only
  * whitespace after the value. Returns 0 with *out a new object (NULL for a JSON null) or
- * -EINVAL / -ENOMEM. */
+ * -EINVAL / -ENOMEM, or -E2BIG when nested deeper than PROTO_MAX_DEPTH. */
 int proto_parse(const char *buf, size_t len, json_object **out);
 
 #endif

@@ -324,6 +324,8 @@ Test(jsonrpc, replies_to_invalid_json_with_parse_error_and_null_id)
 	    "{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x82\",\"method\":\"ping\"}",
 	    "{\"jsonrpc\":\"2.0\",\"id\":\"\\x41\",\"method\":\"ping\"}",
 	    "{\"jsonrpc\":\"2.0\",\"id\":01,\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"\\ud800\",\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"id\\u0000\":2}",
 	};
 	struct mcp_conn c;
 	size_t i;
@@ -694,10 +696,8 @@ Test(jsonrpc, echoes_number_ids_exactly)
 	    /* The last of duplicate members counts, as json-c reads it; escaped names too. */
 	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"params\":{\"id\":2},\"\\u0069d\":",
 	     ",\"method\":\"ping\"}", "result"},
-	    /* json-c cuts a member name at an escaped NUL: this is "id" too. */
-	    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"id\\u0000x\":", ",\"method\":\"ping\"}", "result"},
-	    {"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":[2],\"i\\u0064\\u0000\":", "}",
-	     "result"},
+	    /* (A member name with an escaped NUL is refused: json-c cut it there, making
+	     * "id\u0000x" a second "id"; parse_json_is_strict.) */
 	};
 	struct mcp_conn c;
 	char line[512];
@@ -886,6 +886,22 @@ Test(jsonrpc, parse_json_is_strict)
 	    {"[1] x", 0},
 	    {"tru", 0},
 	    {"\"abc", 0},
+	    /* A surrogate escape only as half of a pair (json-c made a lone one U+FFFD: the ids
+	     * "\ud800" and "\udbff" were one id, and a cancellation of one cancelled the other). */
+	    {"\"\\uD83D\\uDE00x\"", 1},
+	    {"\"\\ud800\"", 0},
+	    {"\"\\udbffx\"", 0},
+	    {"\"\\udc00\"", 0},
+	    {"\"\\ud800\\u0041\"", 0},
+	    {"\"\\ud800\\n\"", 0},
+	    {"\"\\ud83d\\ude0\"", 0},
+	    {"\"\\u12\"", 0},
+	    /* \u0000 in a value is kept; in a key it is refused (json-c's keys end there: "id\u0000"
+	     * was read as a second "id"). */
+	    {"{\"a\":\"x\\u0000y\"}", 1},
+	    {"[\"\\u0000\"]", 1},
+	    {"{\"id\\u0000\":2}", 0},
+	    {"{\"a\":1, \"\\u0000\" \t: 2}", 0},
 	};
 	size_t i;
 
@@ -906,11 +922,34 @@ Test(jsonrpc, parse_json_limits_depth)
 	memset(deep + 1000, ']', 1000);
 	deep[2000] = '\0';
 	cr_assert_null(proto_parse_json(deep, 2000));
+	cr_assert_eq(proto_parse(deep, 2000, &o), -E2BIG, "too deep is told apart");
 	memset(ok, '[', 60);
 	memset(ok + 60, ']', 60);
 	o = proto_parse_json(ok, 120);
 	cr_assert_not_null(o, "60 levels should parse");
 	json_object_put(o);
+}
+
+/* A message too deep is answered with the limit it passed, not as text that is not JSON. */
+Test(mcp, a_message_too_deep_is_told_so)
+{
+	struct mcp_conn c;
+	char line[512];
+	json_object *r;
+	int n = snprintf(line, sizeof line,
+	                 "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"params\":{\"a\":");
+
+	conn_at(&c, "2025-11-25");
+	for (int i = 0; i < 70; i++)
+		line[n++] = '[';
+	for (int i = 0; i < 70; i++)
+		line[n++] = ']';
+	snprintf(line + n, sizeof line - (size_t)n, "}}");
+	r = reply_of(&c, line);
+	assert_error(r, JSONRPC_PARSE_ERROR, "null");
+	cr_assert_str_eq(json_object_get_string(at(r, "/error/message")),
+	                 "Parse error: nested deeper than 64 levels");
+	json_object_put(r);
 }
 
 /* ---- mcp: lifecycle ------------------------------------------------------------------ */
