@@ -1399,6 +1399,68 @@ Test(python_layer, a_struct_keeps_the_format_it_was_made_with)
 	stop();
 }
 
+/* array.array's item assignment checked the index, then read the value by its __index__, which
+ * emptied or refilled the array: the value went past the new buffer (a bytearray's header
+ * overwritten: any memory, then the real builtins); append, insert, extend and fromlist the
+ * same. bytearray's searches took the buffer's address, then read a start by __index__ that
+ * cleared it: freed memory read. The values are read first now: the assignment meets the
+ * array as it is, the search the bytes as they are; ordinary uses answer as before. */
+Test(python_layer, an_array_emptied_while_assigned_is_written_within)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import array\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "class I:\n"
+	    "    def __init__(s, arr, v):\n"
+	    "        s.arr, s.v = arr, v\n"
+	    "    def __index__(s):\n"
+	    "        del s.arr[:]\n"
+	    "        return s.v\n"
+	    "    def __float__(s):\n"
+	    "        del s.arr[:]\n"
+	    "        return 2.5\n"
+	    "a = array.array('q', [0] * 100)\n"
+	    "a2 = array.array('d', [0.0] * 100)\n"
+	    "a3 = array.array('h', [0] * 100)\n"
+	    "a4, a5, a6, a7 = (array.array('q', [1] * 10) for _ in range(4))\n"
+	    "r = [t(lambda: a.__setitem__(10, I(a, 1 << 62))), t(lambda: a2.__setitem__(50, I(a2, "
+	    "3))),\n"
+	    "     t(lambda: a3.fromlist([I(a3, 9)])), t(lambda: a4.append(I(a4, 5))),\n"
+	    "     t(lambda: a5.extend([I(a5, 6), 7])), t(lambda: a6.insert(3, I(a6, 8))),\n"
+	    "     t(lambda: array.array.__setitem__(a7, 2, I(a7, 9)))]\n"
+	    "ba = bytearray(b'x' * 600)\n"
+	    "class C:\n"
+	    "    def __index__(s):\n"
+	    "        ba.clear()\n"
+	    "        return 120\n"
+	    "found = [t(lambda: ba.find(b'x', C())), t(lambda: C() in ba), t(lambda: "
+	    "ba.count(b'x', C()))]\n"
+	    "x = array.array('i', [1, 2, 3])\n"
+	    "x[0] = True\n"
+	    "x.append(4)\n"
+	    "x.extend((5, 6))\n"
+	    "x.insert(0, 0)\n"
+	    "x.fromlist([7])\n"
+	    "x[1:3] = array.array('i', [9, 9])\n"
+	    "y = array.array('f', [1])\n"
+	    "y[0] = 2\n"
+	    "[r, len(a), len(a2), a3.tolist(), a4.tolist(), a5.tolist(), a6.tolist(), "
+	    "a7.tolist(),\n"
+	    " found, x.tolist(), y.tolist(), t(lambda: x.fromlist((1,))), t(lambda: "
+	    "x.append(1.5)),\n"
+	    " t(lambda: y.append('a')), bytearray(b'abcabc').find(b'c', 3), 99 in bytearray(b'c')]",
+	    "[[\"IndexError\",\"IndexError\",null,null,null,null,\"IndexError\"],0,0,[9],[5],[6,7],"
+	    "[8],[],[-1,false,0],[0,9,9,3,4,5,6,7],[2.0],\"TypeError\",\"TypeError\",\"TypeError\","
+	    "5,true]");
+	still_serving();
+	stop();
+}
+
 /* A real module a library hands out is read by the user's code as its proxy: every way of
  * reading an attribute by name meets the proxy's rules, and no way changes the module. With
  * multiprocessing allowed, a context's reducer is the real multiprocessing.reduction, which

@@ -352,6 +352,10 @@ int interp_init(const struct zygote_config *cfg)
 		report_python_error("guarding SQLite's callbacks");
 		return -1;
 	}
+	if (python_layer && pyreentry_guard() < 0) {
+		report_python_error("guarding bytearray's searches");
+		return -1;
+	}
 	if (python_layer && (pylayer_init(cfg) < 0 || pyguard_install() < 0)) {
 		report_python_error("building the Python layer");
 		return -1;

@@ -38,6 +38,11 @@ int pymodguard_frame_holds(PyObject *o);
 int pylayer_seal_ctypes(PyObject *module);
 /* Guard _struct.Struct: while armed, a Struct gets its format once. */
 int pylayer_seal_struct(PyObject *module);
+/* pyreentry.c: array.array's item assignment (pyreentry_seal_array, when the module loads) and
+ * bytearray's searches (pyreentry_guard, once) take plain numbers while armed, so no code of
+ * the user's runs inside them. */
+int pyreentry_seal_array(PyObject *module);
+int pyreentry_guard(void);
 /* Read the numbers of the opcodes the bytecode check looks at. Returns 0 or -1. */
 int pylayer_opcodes_load(void);
 /* Build the curated builtins and the module proxies of the allowed imports (cfg borrowed, only
