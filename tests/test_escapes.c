@@ -1461,6 +1461,46 @@ Test(python_layer, an_array_emptied_while_assigned_is_written_within)
 	stop();
 }
 
+/* copy.copy sets the state a __reduce_ex__ names on the object its callable returns: one
+ * that was there before got it too, and a built-in one's __setstate__ (C) changed it under
+ * whoever was using it (a functools.partial given new arguments while it called with the old
+ * ones freed them under the call: the worker crashed, a use after free). Only a new built-in
+ * object gets a state; the partial is unchanged, and copies of everyday objects work. */
+Test(python_layer, copy_sets_state_only_on_new_builtin_objects)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import copy, functools, itertools, collections, random, datetime, fractions\n"
+	    "class R:\n"
+	    "    def __reduce_ex__(s, proto):\n"
+	    "        return (getp, (), (len, (), {}, None))\n"
+	    "def getp():\n"
+	    "    return p\n"
+	    "class O:\n"
+	    "    def __getattr__(s, n):\n"
+	    "        copy.copy(R())\n"
+	    "        raise AttributeError(n)\n"
+	    "p = functools.partial(getattr, O(), 'zz', bytearray(b'Q' * 64))\n"
+	    "try:\n"
+	    "    r = p()\n"
+	    "except TypeError as e:\n"
+	    "    r = 'refused' if 'only on a new one' in str(e) else str(e)\n"
+	    "class S:\n"
+	    "    def __init__(self):\n"
+	    "        self.a = [1]\n"
+	    "[r, p.func is getattr, len(p.args), copy.deepcopy(S()).a,\n"
+	    " copy.copy(functools.partial(max, 2))(1), next(copy.copy(itertools.count(3))),\n"
+	    " list(copy.deepcopy(collections.OrderedDict(a=1)).items()),\n"
+	    " copy.copy(random.Random(5)).random() == random.Random(5).random(),\n"
+	    " str(copy.deepcopy(datetime.date(2020, 1, 2))), str(copy.copy(fractions.Fraction(1, "
+	    "3))),\n"
+	    " list(copy.deepcopy(collections.deque([1, 2]))), "
+	    "next(copy.copy(itertools.islice(range(9), 2, 5)))]",
+	    "[\"refused\",true,3,[1],2,3,[[\"a\",1]],true,\"2020-01-02\",\"1/3\",[1,2],2]");
+	still_serving();
+	stop();
+}
+
 /* A real module a library hands out is read by the user's code as its proxy: every way of
  * reading an attribute by name meets the proxy's rules, and no way changes the module. With
  * multiprocessing allowed, a context's reducer is the real multiprocessing.reduction, which

@@ -1660,9 +1660,11 @@ static const char library_fixes[] =
     /* copy rebuilds an object from what its __reduce__ says, then sets the state given on
      * it: a callable of the user's that returned a library class had copy set any attribute on
      * it (an operator, __abstractmethods__), as copy's own change. A class is not rebuilt with
-     * state. */
+     * state. Nor is a built-in object that was there before (its __setstate__ in C, on an object
+     * more than copy holds): a live functools.partial given new arguments while it was calling
+     * with the old ones freed them under the call, an ndarray its memory under its views. */
     "copy = sys.modules.get('copy')\n"
-    "def _no_class_state(reconstruct):\n"
+    "def _no_class_state(reconstruct, _refs=sys.getrefcount, _function=type(lambda: None)):\n"
     "    def _reconstruct(x, memo, func, args, state=None, listiter=None, dictiter=None,\n"
     "                     **kwargs):\n"
     "        if state is not None or listiter is not None or dictiter is not None:\n"
@@ -1671,6 +1673,11 @@ static const char library_fixes[] =
     "                y = made(*a)\n"
     "                if isinstance(y, type):\n"
     "                    raise TypeError('copy does not set state on a class')\n"
+    "                setstate = getattr(type(y), '__setstate__', None)\n"
+    "                if (state is not None and setstate is not None and\n"
+    "                        not isinstance(setstate, _function) and _refs(y) > 2):\n"
+    "                    raise TypeError('copy sets the state of a built-in object only on a '\n"
+    "                                    'new one (this %s was there before)' % type(y).__name__)\n"
     "                return y\n"
     "        return reconstruct(x, memo, func, args, state, listiter, dictiter, **kwargs)\n"
     "    return _reconstruct\n"
