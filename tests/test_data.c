@@ -1162,6 +1162,55 @@ Test(data, compiled_helpers_check_their_inputs)
 	e2e_stop();
 }
 
+/* scipy's LAPACK wrappers hand pivots to Fortran as given: dlaswp and dgetrs (lu_solve's) with
+ * a row past the matrix swapped any 8 bytes with it (the real builtins followed); ?laswp's inc
+ * and a *_lwork query's lwork reached past their arrays (SIGSEGV, a heap overflow). Refused,
+ * and the memory next to the matrix is unchanged; scipy.linalg's own uses of those wrappers
+ * (lu_solve, solve with a symmetric matrix, banded solves, ldl, lstsq) still solve. */
+Test(data, lapack_wrappers_check_their_rows)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.linalg as sl\n"
+	    "from scipy.linalg import lapack as L\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except ValueError as e:\n"
+	    "        return 'refused' if 'sandbox' in str(e) or 'past' in str(e) else str(e)\n"
+	    "big = np.arange(64, dtype=np.float64)\n"
+	    "a = big[10:11].reshape(1, 1)\n"
+	    "tries = [t(lambda: L.dlaswp(a, np.array([5], np.int32), overwrite_a=1)),\n"
+	    "         t(lambda: L.dlaswp(a, np.array([-3], np.int32), overwrite_a=1)),\n"
+	    "         t(lambda: sl.lu_solve((np.ones((1, 1)), np.array([5], np.int32)), "
+	    "big[10:11],\n"
+	    "                               overwrite_b=True, check_finite=False)),\n"
+	    "         t(lambda: L.dlaswp(np.ones((2, 2)), np.zeros(2, np.int32), inc=100000)),\n"
+	    "         t(lambda: L.zgelss_lwork(2, 2, 2, lwork=7)),\n"
+	    "         t(lambda: L.dgetri(np.eye(3), np.array([0, 1, 9], np.int32))),\n"
+	    "         t(lambda: L.dsycon(np.eye(2), np.array([0, 1], np.int32), 1.0))]\n"
+	    "rng = np.random.default_rng(0)\n"
+	    "A = rng.normal(size=(5, 5))\n"
+	    "b = rng.normal(size=5)\n"
+	    "S = A + A.T\n"
+	    "x = sl.lu_solve(sl.lu_factor(A), b)\n"
+	    "ab = np.zeros((3, 5))\n"
+	    "ab[1] = 4\n"
+	    "ab[0, 1:] = 1\n"
+	    "ab[2, :4] = 1\n"
+	    "[tries, bool((big == np.arange(64.0)).all()), bool(np.allclose(A @ x, b)),\n"
+	    " bool(np.allclose(sl.solve(S, b, assume_a='sym'), np.linalg.solve(S, b))),\n"
+	    " bool(np.allclose(sl.lstsq(A, b)[0], x)), sl.ldl(S)[0].shape,\n"
+	    " [f'{v:.3f}' for v in sl.solve_banded((1, 1), ab, np.ones(5))],\n"
+	    " L.dlaswp(np.eye(3), np.array([1, 1, 2], np.int32)).tolist()[0]]",
+	    "[[\"refused\",\"refused\",\"refused\",\"refused\",\"refused\",\"refused\",\"refused\"]"
+	    ","
+	    "true,true,true,true,[5,5],[\"0.212\",\"0.154\",\"0.173\",\"0.154\",\"0.212\"],[0.0,1."
+	    "0,0.0]]");
+	e2e_stop();
+}
+
 /* numpy makes arrays over memory an address names: an __array_interface__ ('data':
  * (address, read-only)), as_strided's strides, ctypes pointers (ndpointer(...)(address)
  * .contents, a ctypes class reached through mro() and subclassed with a py_object field): each

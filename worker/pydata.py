@@ -298,6 +298,114 @@ def _scipy():
         import multiprocessing.pool  # noqa: F401
     except ImportError:
         pass
+    _lapack_inputs()
+
+
+def _lapack_inputs():
+    """scipy's LAPACK wrappers pass row numbers (pivots) to Fortran as given: dlaswp,
+    dgetrs (lu_solve's) and their kind swapped rows past the matrix (any memory, then the real
+    builtins), and ?laswp's inc, ?gbtrs' n and leading dimensions, and the workspace size a
+    *_lwork query is told reached past the arrays too. Each such wrapper checks them first,
+    under every name it has: every argument is made a plain number or an array before (no code
+    of the user's runs in the wrapper, between the check and the use), pivots are rows of the
+    matrix, and those sizes are the wrapper's own."""
+    import operator
+    import re
+    import numpy as np
+    from scipy.linalg import _flapack
+
+    nd = np.ndarray
+    plain = (int, float, complex, bool, str, bytes, type(None))
+    # Pivots by routine: (their parameters, the matrix they number rows of, how it is read,
+    # how they count: 0 from 0, 1 from 1, 's' from 1 with a sign for a 2x2 block).
+    pivots = {
+        'laswp': (('piv',), 'a', 0, 0), 'getrs': (('piv',), 'lu', 0, 0),
+        'getri': (('piv',), 'lu', 0, 0), 'gesc2': (('ipiv', 'jpiv'), 'lu', 0, 0),
+        'gesvx': (('ipiv',), 'a', 0, 0), 'gbtrs': (('ipiv',), 'ab', 1, 0),
+        'gttrs': (('ipiv',), 'd', 0, 1), 'gtsvx': (('ipiv',), 'd', 0, 1),
+        'sycon': (('ipiv',), 'a', 0, 's'), 'syconv': (('ipiv',), 'a', 0, 's'),
+        'hecon': (('ipiv',), 'a', 0, 's'), 'sysvx': (('ipiv',), 'a', 0, 's'),
+        'hesvx': (('ipiv',), 'a', 0, 's'),
+    }
+    # Sizes a wrapper computes from its arrays: given, they reached past them.
+    own = {'laswp': ('off',), 'gbtrs': ('n', 'ldab', 'ldb')}
+
+    def params(f):
+        first = (f.__doc__ or '').strip().splitlines()[0]
+        inner = re.search(r'\w+\((.*)\)\s*$', first).group(1)
+        return [p.strip() for p in inner.replace('[', '').replace(']', '').split(',')
+                if p.strip()]
+
+    def made_plain(v):
+        if type(v) in plain or isinstance(v, nd):
+            return v
+        if hasattr(v, '__index__') and not hasattr(v, '__len__'):
+            return operator.index(v)
+        return np.asarray(v)
+
+    def guard(f, name, names):
+        kind = name[1:]
+        rule = pivots.get(kind)
+        fixed = own.get(kind, ('lwork',) if name.endswith('_lwork') else ())
+
+        def checked(*args, **kwargs):
+            if len(args) > len(names):
+                return f(*args, **kwargs)  # the wrapper's own error
+            given = dict(zip(names, args))
+            for k, v in kwargs.items():
+                if k in given:
+                    return f(*args, **kwargs)  # the wrapper's own error
+                given[k] = v
+            given = {k: made_plain(v) for k, v in given.items()}
+            for k in fixed:
+                if k in given:
+                    raise ValueError('%s: %s is computed by the wrapper in the sandbox'
+                                     % (name, k))
+            if rule is not None:
+                which, matrix, axis, base = rule
+                m = given.get(matrix)
+                if not isinstance(m, nd) or m.ndim <= axis:
+                    return f(**given)  # the wrapper's own error
+                n = m.shape[axis]
+                for p in which:
+                    if given.get(p) is None:
+                        continue
+                    piv = np.array(given[p], dtype=np.intc)
+                    given[p] = piv
+                    if base == 0:
+                        bad = piv.size and (piv.min() < 0 or piv.max() >= n)
+                    elif base == 1:
+                        bad = piv.size and (piv.min() < 1 or piv.max() > n)
+                    else:
+                        bad = piv.size and (np.abs(piv).min() < 1 or np.abs(piv).max() > n)
+                    if bad:
+                        raise ValueError('%s: %s holds a row past the %d of %s'
+                                         % (name, p, n, matrix))
+                if kind == 'laswp':
+                    npiv = given['piv'].size
+                    k1, k2 = given.get('k1', 0), given.get('k2', npiv - 1)
+                    if given.get('inc', 1) not in (1, -1) or not 0 <= k1 <= k2 < npiv:
+                        raise ValueError('%s: k1, k2 and inc reach past piv' % name)
+                if kind == 'gbtrs':
+                    kl, ku = given.get('kl'), given.get('ku')
+                    if (not isinstance(kl, int) or not isinstance(ku, int) or kl < 0 or
+                            ku < 0 or 2 * kl + ku + 1 > m.shape[0]):
+                        raise ValueError('%s: kl and ku do not fit ab' % name)
+            return f(**given)
+
+        checked.__name__ = checked.__qualname__ = name
+        checked.__doc__ = f.__doc__
+        checked.__module__ = 'scipy.linalg._flapack'
+        return checked
+
+    for name in dir(_flapack):
+        f = getattr(_flapack, name)
+        if name[1:] in pivots or name[1:] in own or name.endswith('_lwork'):
+            try:
+                names = params(f)
+            except AttributeError:
+                continue
+            _replace_everywhere(f, guard(f, name, names))
 
 
 def _sympy():
