@@ -82,6 +82,7 @@ struct server {
 	size_t deferred_bytes;
 	unsigned int inflight, max_inflight;
 	char default_session[40]; /* handle of this connection's default session, "" if none */
+	int in_eof; /* stdin closed: nothing more is read; what was asked is answered */
 	int stop;
 };
 
@@ -561,8 +562,19 @@ static void stdin_event(struct watch *w, uint32_t events)
 		return;
 	}
 	if (n == 0) {
-		log_msg(LOG_DEBUG, "stdin closed; shutting down");
-		S.stop = 1;
+		/* The client is done asking: what it asked is answered (a last message without its
+		 * newline too), then the server stops (drained()). SIGTERM stops at once. */
+		S.in_eof = 1;
+		if (linebuf_feed(&S.lb, "\n", 1) < 0) {
+			log_msg(LOG_ERROR, "out of memory reading stdin");
+			S.stop = 1;
+			return;
+		}
+		handle_lines();
+		if (S.pending || S.deferred || S.lb.len > S.lb.taken)
+			log_msg(LOG_INFO, "stdin closed; answering the calls asked, then stopping");
+		else
+			log_msg(LOG_DEBUG, "stdin closed; shutting down");
 		return;
 	}
 	if (linebuf_feed(&S.lb, buf, (size_t)n) < 0) {
@@ -583,7 +595,7 @@ static void pump(void)
 
 	launch_deferred();
 	handle_lines();
-	want = !S.stop && !input_paused() && !S.in_retry.armed;
+	want = !S.stop && !S.in_eof && !input_paused() && !S.in_retry.armed;
 	if (want && !S.in_watched) {
 		if (loop_add(&S.in, EPOLLIN) < 0) {
 			log_msg(LOG_ERROR, "cannot watch stdin: %s", strerror(errno));
@@ -683,6 +695,14 @@ static void started(char *why, size_t len)
 	}
 }
 
+/* After stdin closed: stop once every call asked is answered and every message read is
+ * handled. */
+static void drained(void)
+{
+	if (S.in_eof && !S.pending && !S.deferred && S.lb.len <= S.lb.taken)
+		S.stop = 1;
+}
+
 /* After a failed start: stop once every call asked is answered, or when the engine took too
  * long to answer them. */
 static void failing(void)
@@ -770,6 +790,7 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 			started(why, sizeof(why));
 		pump();
 		failing();
+		drained();
 	}
 	S.stop = 1;
 	/* The client left before the zygote was ready: the options are still checked, so that a

@@ -1643,14 +1643,15 @@ Test(concurrency, many_calls_all_answer_correctly)
 /* ---- Shutdown ------------------------------------------------------------------------------ */
 
 /* Start a stuck call, capture the server's processes, end the server with `how`, and check that
- * it exits within 3 s and leaves no process behind. */
+ * it exits within 3 s and leaves no process behind. Closing stdin asks nothing more: the call
+ * asked is answered first (here, at its 2 s timeout); SIGTERM stops at once. */
 static void shutdown_with_stuck_worker(int sig)
 {
 	struct mcpc_proc procs[64];
 	int n, left;
 	int64_t id;
 
-	e2e_start(NULL);
+	e2e_start(sig ? NULL : ARGS("--timeout", "2"));
 	e2e_ok("1");
 	n = e2e_settle_descendants(0, 300);
 	id = mcpc_call_async(&e2e_srv, "while True:\n    pass", NULL);
@@ -1658,12 +1659,17 @@ static void shutdown_with_stuck_worker(int sig)
 		usleep(20000);
 	n = e2e_descendants(procs, 64);
 	cr_assert_geq(n, 1, "no worker process seen for the stuck call");
-	if (sig)
+	if (sig) {
 		cr_assert_eq(mcpc_signal(&e2e_srv, sig), 0);
-	else
+	} else {
+		json_object *r;
 		mcpc_close_stdin(&e2e_srv);
+		r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 8000));
+		cr_assert_not_null(r, "the call asked before EOF was not answered");
+		cr_assert_str_eq(mcpc_sc_str(r, "status"), "timeout", "%s", mcpc_json(r));
+	}
 	cr_assert_eq(mcpc_wait_exit(&e2e_srv, 3000), 0, "server still running 3 s after %s",
-	             sig ? "SIGTERM" : "EOF");
+	             sig ? "SIGTERM" : "EOF and the last answer");
 	if (!sig)
 		cr_assert(WIFEXITED(e2e_srv.status) && WEXITSTATUS(e2e_srv.status) == 0,
 		          "status 0x%x after EOF", e2e_srv.status);
@@ -1673,7 +1679,6 @@ static void shutdown_with_stuck_worker(int sig)
 			cr_log_error("pid %d survived the server", (int)procs[i].pid);
 	cr_assert_eq(left, 0, "%d of the server's %d processes survived it", left, n);
 	cr_assert_eq(e2e_srv.bad_lines, 0, "bad stdout line: %s", e2e_srv.first_bad);
-	(void)id;
 	mcpc_free(&e2e_srv);
 }
 
@@ -1685,6 +1690,40 @@ Test(shutdown, eof_exits_and_kills_every_worker)
 Test(shutdown, sigterm_exits_and_kills_every_worker)
 {
 	shutdown_with_stuck_worker(SIGTERM);
+}
+
+/* A client that writes its requests and closes stdin (a pipe: printf ... | safepy) gets every
+ * answer, the last message's too when it has no newline, then the server exits 0. */
+Test(shutdown, eof_answers_what_was_asked_then_exits)
+{
+	static const char input[] =
+	    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+	    "\"protocolVersion\":"
+	    "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+	    "\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+	    "\"run_python\",\"arguments\":{\"code\":\"import time\\ntime.sleep(0.5)\\n6 * 7\"}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+	    "\"run_python\",\"arguments\":{\"code\":\"print('last')\"}}}";
+	json_object *r;
+
+	cr_assert_eq(mcpc_start(&e2e_srv, SAFEPY_BIN, NULL, NULL), 0);
+	cr_assert_eq(mcpc_send_raw(&e2e_srv, input, sizeof(input) - 1), 0);
+	mcpc_close_stdin(&e2e_srv);
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, 1, 20000));
+	cr_assert_not_null(r, "call 1 was not answered");
+	cr_assert_eq(json_object_get_int(e2e_member(mcpc_structured(r), "result")), 42, "%s",
+	             mcpc_json(r));
+	cr_assert_not_null(e2e_hold(mcpc_wait_int_id(&e2e_srv, 2, 5000)), "ping not answered");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, 3, 20000));
+	cr_assert_not_null(r, "the last message, without a newline, was not answered");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "last\n", "%s", mcpc_json(r));
+	cr_assert_eq(mcpc_wait_exit(&e2e_srv, 5000), 0, "server still running after its answers");
+	cr_assert(WIFEXITED(e2e_srv.status) && WEXITSTATUS(e2e_srv.status) == 0, "status 0x%x",
+	          e2e_srv.status);
+	cr_assert_eq(e2e_srv.bad_lines, 0, "bad stdout line: %s", e2e_srv.first_bad);
+	mcpc_free(&e2e_srv);
 }
 
 Test(shutdown, idle_eof_before_initialize)

@@ -1067,31 +1067,36 @@ Test(session_processes, after_in_parent_hook_cannot_create_a_process)
 	e2e_stop();
 }
 
-/* Three sessions with state and a call stuck in one of them; end the server with sig (0: EOF)
- * and check it exits within 3 s and leaves no process behind. */
+/* Three sessions with state and a call stuck in one of them; end the server with sig (0: EOF,
+ * after which the stuck call is answered at its 2 s timeout) and check it exits within 3 s and
+ * leaves no process behind. */
 static void exit_with_sessions(int sig)
 {
 	struct mcpc_proc procs[MAXP];
 	const char *h[3];
 	int n, left, base;
-	int64_t t0;
+	int64_t t0, id;
 
-	e2e_start_with(VERSION, NULL, NULL);
+	e2e_start_with(VERSION, sig ? NULL : ARGS("--timeout", "2"), NULL);
 	for (int i = 0; i < 3; i++)
 		h[i] = new_session(e2e_fmt("data = list(range(%d))", 1000 * (i + 1)));
 	base = e2e_steady_descendants(3000);
-	mcpc_call_async(&e2e_srv, "while True:\n    pass", extra(h[1], NULL));
+	id = mcpc_call_async(&e2e_srv, "while True:\n    pass", extra(h[1], NULL));
 	for (int i = 0; i < 100 && e2e_descendants(procs, MAXP) <= base; i++)
 		usleep(20000);
 	n = e2e_descendants(procs, MAXP);
 	cr_assert_geq(n, 5, "expected the zygote, 3 parked sessions and a running call: %d", n);
 	t0 = mcpc_now_ms();
-	if (sig)
+	if (sig) {
 		cr_assert_eq(mcpc_signal(&e2e_srv, sig), 0);
-	else
+	} else {
 		mcpc_close_stdin(&e2e_srv);
+		cr_assert_not_null(e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 8000)),
+		                   "the stuck call was not answered after EOF");
+		t0 = mcpc_now_ms();
+	}
 	cr_assert_eq(mcpc_wait_exit(&e2e_srv, 3000), 0, "server still running 3 s after %s",
-	             sig ? strsignal(sig) : "EOF");
+	             sig ? strsignal(sig) : "EOF and the last answer");
 	cr_log_info("exit after %s took %lld ms", sig ? strsignal(sig) : "EOF",
 	            (long long)(mcpc_now_ms() - t0));
 	if (!sig)
