@@ -589,6 +589,12 @@ int config_parse(struct config *cfg, int argc, char **argv, int *exit_now, char 
 			cfg->workspace_write = 1;
 			break;
 		case 'c':
+			if (cfg->run_code) {
+				snprintf(err, errlen,
+				         "-c is given once: one piece of code is run (join the "
+				         "code, or put it in a file)");
+				return -EINVAL;
+			}
 			cfg->run_code = optarg;
 			break;
 		case 'h':

@@ -57,6 +57,10 @@ static void print_outcome(const struct run_outcome *o)
 	put_text(stderr, &o->stderr_text);
 	if (o->status == RUN_OK) {
 		if (o->result_repr.s) {
+			/* On a line of its own, whatever the code printed before it. */
+			if (o->stdout_text.len > 0 &&
+			    o->stdout_text.s[o->stdout_text.len - 1] != '\n')
+				fputc('\n', stdout);
 			put_text(stdout, &o->result_repr);
 			fputc('\n', stdout);
 		}

@@ -2058,6 +2058,26 @@ Test(cli, run_c_prints_output_then_the_result)
 	free(err);
 }
 
+/* The result's repr is on a line of its own after output that does not end a line (it was
+ * joined to it: "bin8"); -c is given once (a second one replaced the first silently). */
+Test(cli, run_result_is_on_its_own_line_and_c_is_given_once)
+{
+	char *out, *err;
+	int st =
+	    run_cmd(ARGS("run", "-c", "import sys\nsys.stdout.write('bin')\n8"), NULL, &out, &err);
+
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x, stderr: %s", st, err);
+	cr_assert_str_eq(out, "bin\n8\n");
+	free(out);
+	free(err);
+	st = run_cmd(ARGS("run", "-c", "1", "-c", "2"), NULL, &out, &err);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status 0x%x", st);
+	cr_assert_str_eq(out, "");
+	cr_assert(strstr(err, "-c is given once"), "stderr: %s", err);
+	free(out);
+	free(err);
+}
+
 /* Output to a file or to /dev/null: whether stdout is a terminal is asked (ioctl TCGETS) before
  * the first write, which the supervisor's own filter refused with a line on stderr. */
 Test(cli, run_into_a_file_says_nothing_more)
