@@ -1501,6 +1501,57 @@ Test(python_layer, copy_sets_state_only_on_new_builtin_objects)
 	stop();
 }
 
+/* io's buffered streams handed their raw stream a memoryview of their own buffer to read into
+ * (and one to write from), which a raw stream of the user's kept: after the buffered stream was
+ * gone it was a writable view of freed memory (a bytearray's header put there: any memory, the
+ * real builtins and sys.modules). A buffered stream's raw stream now gets copies: what it keeps
+ * is its own bytearray or bytes, and the streams read and write as before. */
+Test(python_layer, a_buffered_stream_hands_out_no_view_of_its_buffer)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import io\n"
+	    "keep = []\n"
+	    "class R(io.RawIOBase):\n"
+	    "    def readable(self):\n"
+	    "        return True\n"
+	    "    def writable(self):\n"
+	    "        return True\n"
+	    "    def readinto(self, b):\n"
+	    "        keep.append(b)\n"
+	    "        b[:3] = b'abc'\n"
+	    "        return 3\n"
+	    "    def write(self, b):\n"
+	    "        keep.append(b)\n"
+	    "        return len(b)\n"
+	    "r = io.BufferedReader(R(), buffer_size=56)\n"
+	    "got = r.read(3)\n"
+	    "del r\n"
+	    "w = io.BufferedWriter(R(), buffer_size=56)\n"
+	    "w.write(b'xyz')\n"
+	    "w.flush()\n"
+	    "del w\n"
+	    "class S(io.BufferedReader):\n"
+	    "    def __init__(self, raw):\n"
+	    "        super().__init__(raw, 56)\n"
+	    "s = S(R())\n"
+	    "s.read(2)\n"
+	    "del s\n"
+	    "b = io.BufferedReader(io.BytesIO(b'hello world'))\n"
+	    "rw = io.BufferedRandom(io.BytesIO(b'0123456789'))\n"
+	    "rw.seek(4)\n"
+	    "rw.write(b'xy')\n"
+	    "rw.seek(0)\n"
+	    "t = io.TextIOWrapper(io.BufferedReader(io.BytesIO('é\\nz'.encode())), "
+	    "encoding='utf-8')\n"
+	    "[got.decode(), sorted({type(k).__name__ for k in keep}), b.read(5).decode(),\n"
+	    " b.read().decode(), rw.read().decode(), t.readline(), t.read()]",
+	    "[\"abc\",[\"bytearray\",\"bytes\"],\"hello\",\" "
+	    "world\",\"0123xy6789\",\"é\\n\",\"z\"]");
+	still_serving();
+	stop();
+}
+
 /* A real module a library hands out is read by the user's code as its proxy: every way of
  * reading an attribute by name meets the proxy's rules, and no way changes the module. With
  * multiprocessing allowed, a context's reducer is the real multiprocessing.reduction, which

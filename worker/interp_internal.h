@@ -43,6 +43,9 @@ int pylayer_seal_struct(PyObject *module);
  * the user's runs inside them. */
 int pyreentry_seal_array(PyObject *module);
 int pyreentry_guard(void);
+/* The raw stream behind the one a buffered stream was given while armed (steals raw; a new
+ * reference, or NULL with an exception set). */
+PyObject *pyreentry_raw_inner(PyObject *raw);
 /* Read the numbers of the opcodes the bytecode check looks at. Returns 0 or -1. */
 int pylayer_opcodes_load(void);
 /* Build the curated builtins and the module proxies of the allowed imports (cfg borrowed, only

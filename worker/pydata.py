@@ -299,6 +299,94 @@ def _scipy():
     except ImportError:
         pass
     _lapack_inputs()
+    _spline_inputs()
+
+
+def _spline_inputs():
+    """scipy.interpolate's tck functions hand the knots, coefficients and degree to FITPACK as
+    given: a degree past the knots (splev with k=1000) or an unbounded integral (splint to NaN)
+    read past the arrays (SIGSEGV). A (t, c, k) tuple is checked first: a degree of 1 to 5, at
+    least 2k+2 finite knots in order, enough coefficients, finite bounds; a BSpline object is
+    its own check."""
+    import operator
+    import numpy as np
+    from scipy import interpolate
+    from scipy.interpolate import _fitpack_py, _fitpack_impl
+
+    def degree(k):
+        k = operator.index(k)
+        if not 0 <= k <= 5:
+            raise ValueError('the spline degree k must be 0 to 5 (got %d)' % k)
+        return k
+
+    def knots(t, k):
+        t = np.asarray(t, dtype=float)
+        if t.ndim != 1 or len(t) < 2 * k + 2 or not np.isfinite(t).all() or (np.diff(t) < 0).any():
+            raise ValueError('the knots t must be at least 2k+2 finite values in order')
+        return t
+
+    def coefficients(c, n):
+        if isinstance(c, (list, tuple)) and c and np.ndim(c[0]) > 0:
+            c = [np.asarray(ci, dtype=float) for ci in c]  # a parametric spline's
+            short = any(ci.ndim != 1 or len(ci) < n for ci in c)
+        else:
+            c = np.asarray(c, dtype=float)
+            short = c.ndim < 1 or len(c) < n
+        if short:
+            raise ValueError('the coefficients c must hold at least len(t)-k-1 values')
+        return c
+
+    def tck_checked(tck):
+        if isinstance(tck, interpolate.BSpline):
+            return tck
+        t, c, k = tck
+        k = degree(k)
+        t = knots(t, k)
+        return (t, coefficients(c, len(t) - k - 1), k)
+
+    def finite(v, what):
+        if not np.isfinite(np.asarray(v, dtype=float)).all():
+            raise ValueError('%s must be finite' % what)
+        return v
+
+    real = {name: getattr(_fitpack_py, name) for name in
+            ('splev', 'splint', 'sproot', 'spalde', 'splder', 'splantider', 'insert')}
+    bisplev_real = _fitpack_impl.bisplev
+
+    def splev(x, tck, der=0, ext=0):
+        return real['splev'](x, tck_checked(tck), der, ext)
+
+    def splint(a, b, tck, full_output=0):
+        return real['splint'](finite(a, 'a'), finite(b, 'b'), tck_checked(tck), full_output)
+
+    def sproot(tck, mest=10):
+        return real['sproot'](tck_checked(tck), mest)
+
+    def spalde(x, tck):
+        return real['spalde'](x, tck_checked(tck))
+
+    def splder(tck, n=1):
+        return real['splder'](tck_checked(tck), n)
+
+    def splantider(tck, n=1):
+        return real['splantider'](tck_checked(tck), n)
+
+    def insert(x, tck, m=1, per=0):
+        return real['insert'](finite(x, 'x'), tck_checked(tck), m, per)
+
+    def bisplev(x, y, tck, dx=0, dy=0):
+        tx, ty, c, kx, ky = tck
+        kx, ky = degree(kx), degree(ky)
+        tx, ty = knots(tx, kx), knots(ty, ky)
+        c = coefficients(np.ravel(np.asarray(c, dtype=float)), (len(tx) - kx - 1) * (len(ty) - ky - 1))
+        return bisplev_real(x, y, (tx, ty, c, kx, ky), dx, dy)
+
+    for f, orig in [(splev, real['splev']), (splint, real['splint']),
+                    (sproot, real['sproot']), (spalde, real['spalde']),
+                    (splder, real['splder']), (splantider, real['splantider']),
+                    (insert, real['insert']), (bisplev, bisplev_real)]:
+        f.__doc__, f.__module__ = orig.__doc__, orig.__module__
+        _replace_everywhere(orig, f)
 
 
 def _lapack_inputs():

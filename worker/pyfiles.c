@@ -489,7 +489,8 @@ static PyObject *raw_of(PyObject *f)
 		Py_DECREF(o);
 		o = next;
 	}
-	return o;
+	/* The file's own raw stream, behind the one io's buffered streams are given (pyreentry.c). */
+	return pyreentry_raw_inner(o);
 }
 
 /* open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None, closefd=True,

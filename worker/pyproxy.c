@@ -31,6 +31,28 @@ static const struct {
  * logging.handlers reaches sockets, processes and files. */
 static const char *const no_submodules[] = {"logging", "traceback", NULL};
 
+/* The libraries' raw native wrappers: each function hands its arguments to Fortran or C as they
+ * are (sizes, strides, offsets, pivots, knots), its caller having checked them: scipy's packed
+ * BLAS routines took any n (n*(n+1)/2 wrapped in 32 bits: any memory), dfitpack any degree.
+ * Not given to the user's code, which reaches the same routines through the libraries' own
+ * functions (scipy.linalg.solve, lu_solve, scipy.interpolate.splev, numpy.linalg), nor are the
+ * functions that hand the wrappers out (scipy.linalg.get_blas_funcs, get_lapack_funcs). */
+static const char *const native_wrappers[] = {
+    "numpy.linalg.lapack_lite",   "scipy.linalg.blas",          "scipy.linalg.lapack",
+    "scipy.linalg.cython_blas",   "scipy.linalg.cython_lapack", "scipy.linalg.flinalg",
+    "scipy.interpolate.dfitpack", "scipy.fftpack.convolve",     NULL,
+};
+
+static int under(const char *name, const char *const *modules)
+{
+	for (const char *const *m = modules; *m; m++) {
+		size_t n = strlen(*m);
+		if (strncmp(*m, name, n) == 0 && (name[n] == '\0' || name[n] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
 /* The Debian packages of the modules --imports data names. */
 static const struct {
 	const char *module, *package;
@@ -212,7 +234,7 @@ static const char *foreign_home(PyObject *val)
 		if (strncmp(s, *h, n) == 0 && (s[n] == '\0' || s[n] == '.') && !pyproxy_allowed(s))
 			return *h;
 	}
-	return NULL;
+	return under(s, native_wrappers) ? s : NULL;
 }
 
 /* Copy the public, non-module attributes of a real module into its proxy. The values are the real,
@@ -345,7 +367,7 @@ int pyproxy_is(PyObject *m)
 
 int pyproxy_allowed(const char *name)
 {
-	if (!name || name[0] == '_' || strstr(name, "._"))
+	if (!name || name[0] == '_' || strstr(name, "._") || under(name, native_wrappers))
 		return 0;
 	for (const char *const *m = no_submodules; *m; m++) {
 		size_t n = strlen(*m);
@@ -367,8 +389,17 @@ PyObject *pyproxy_refuse(PyObject *name, int from)
 
 	if (!s)
 		return NULL;
-	msg = PyUnicode_FromFormat("Import %s %s is not allowed. Authorized imports are: %U",
-	                           from ? "from" : "of", s, authorized_text);
+	if (under(s, native_wrappers))
+		msg = PyUnicode_FromFormat(
+		    "Import %s %s is not allowed: its functions hand their arguments to native "
+		    "code "
+		    "unchecked; use the package's own functions (scipy.linalg.solve, lu_solve, "
+		    "scipy.interpolate.splev, numpy.linalg)",
+		    from ? "from" : "of", s);
+	else
+		msg =
+		    PyUnicode_FromFormat("Import %s %s is not allowed. Authorized imports are: %U",
+		                         from ? "from" : "of", s, authorized_text);
 	if (!msg)
 		return NULL;
 	PyErr_SetImportError(msg, name, NULL);

@@ -5,7 +5,10 @@
  * past its buffer (a bytearray's header overwritten: any memory, then the real builtins), and
  * bytearray's searches read a freed buffer. While armed, the arguments are made plain numbers
  * before the method runs, so nothing of the user's runs inside it; the method gives the same
- * answer and raises the same exceptions as before.
+ * answer and raises the same exceptions as before. And io's buffered streams hand their raw
+ * stream a memoryview of their own buffer to read into or write from, which outlived the buffer
+ * when the raw stream kept it (a user's readinto, or one set on a file's raw object): each is
+ * made over a raw stream of the sandbox's own that copies through memory of its own.
  *
  * The methods are the classes' own: their dicts' descriptors (a call through the class, a
  * subclass, a bound method), their slots and the slots' wrappers in the dicts (a[i] = x and
@@ -294,6 +297,8 @@ static int bytearray_contains(PyObject *self, PyObject *v)
 	return rc;
 }
 
+static int buffered_guard(void);
+
 int pyreentry_guard(void)
 {
 	PyTypeObject *t = &PyByteArray_Type;
@@ -303,5 +308,178 @@ int pyreentry_guard(void)
 	if (rewrap(t, "__contains__", (void *)bytearray_contains_real, (void *)bytearray_contains) <
 	    0)
 		return -1;
-	return guard_methods(t, NULL);
+	if (guard_methods(t, NULL) < 0)
+		return -1;
+	return buffered_guard();
+}
+
+/* ---- io's buffered streams ---------------------------------------------------------------- */
+
+/* The raw stream a buffered stream is made over, while armed: the one given, behind methods
+ * that hand it bytes and never the buffered stream's memoryview (no instance dict: nothing of
+ * the user's answers for them). */
+static const char raw_py[] =
+    "class Raw:\n"
+    "    \"A raw stream, read and written through copies.\"\n"
+    "    __slots__ = ('_raw',)\n"
+    "    def __init__(self, raw):\n"
+    "        self._raw = raw\n"
+    "    def readinto(self, b):\n"
+    "        data = self._raw.read(len(b))\n"
+    "        if data is None:\n"
+    "            return None\n"
+    "        data = bytes(data)\n"
+    "        b[:len(data)] = data\n"
+    "        return len(data)\n"
+    "    def readall(self):\n"
+    "        readall = getattr(self._raw, 'readall', None)\n"
+    "        if readall is not None:\n"
+    "            data = readall()\n"
+    "            return None if data is None else bytes(data)\n"
+    "        chunks = []\n"
+    "        while True:\n"
+    "            data = self._raw.read(65536)\n"
+    "            if not data:\n"
+    "                return b''.join(chunks) if chunks or data is not None else None\n"
+    "            chunks.append(bytes(data))\n"
+    "    def read(self, size=-1):\n"
+    "        data = self._raw.read(size)\n"
+    "        return None if data is None else bytes(data)\n"
+    "    def write(self, b):\n"
+    "        return self._raw.write(bytes(b))\n"
+    "    def readable(self):\n"
+    "        return self._raw.readable()\n"
+    "    def writable(self):\n"
+    "        return self._raw.writable()\n"
+    "    def seekable(self):\n"
+    "        return self._raw.seekable()\n"
+    "    def seek(self, *args):\n"
+    "        return self._raw.seek(*args)\n"
+    "    def tell(self):\n"
+    "        return self._raw.tell()\n"
+    "    def truncate(self, *args):\n"
+    "        return self._raw.truncate(*args)\n"
+    "    def flush(self):\n"
+    "        return self._raw.flush()\n"
+    "    def close(self):\n"
+    "        return self._raw.close()\n"
+    "    def fileno(self):\n"
+    "        return self._raw.fileno()\n"
+    "    def isatty(self):\n"
+    "        return self._raw.isatty()\n"
+    "    @property\n"
+    "    def closed(self):\n"
+    "        return self._raw.closed\n"
+    "    def __getattr__(self, name):\n"
+    "        return getattr(self._raw, name)\n"
+    "    def __repr__(self):\n"
+    "        return repr(self._raw)\n";
+
+#define BUFFERED_TYPES 3
+static PyObject *raw_class;
+static initproc buffered_init_real[BUFFERED_TYPES];
+
+static int buffered_init(int i, PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *raw = NULL, *wrapped, *args2 = NULL, *kw2 = NULL;
+	int rc;
+
+	if (!pylayer_armed())
+		return buffered_init_real[i](self, args, kw);
+	if (PyTuple_GET_SIZE(args) > 0)
+		raw = PyTuple_GET_ITEM(args, 0);
+	else if (kw)
+		raw = PyDict_GetItemString(kw, "raw");
+	if (!raw || Py_IS_TYPE(raw, (PyTypeObject *)raw_class))
+		return buffered_init_real[i](self, args, kw);
+	wrapped = PyObject_CallOneArg(raw_class, raw);
+	if (!wrapped)
+		return -1;
+	if (PyTuple_GET_SIZE(args) > 0) {
+		args2 = PyTuple_New(PyTuple_GET_SIZE(args));
+		for (Py_ssize_t k = 0; args2 && k < PyTuple_GET_SIZE(args); k++)
+			PyTuple_SET_ITEM(args2, k,
+			                 Py_NewRef(k == 0 ? wrapped : PyTuple_GET_ITEM(args, k)));
+	} else {
+		kw2 = PyDict_Copy(kw);
+		if (kw2 && PyDict_SetItemString(kw2, "raw", wrapped) < 0)
+			Py_CLEAR(kw2);
+	}
+	Py_DECREF(wrapped);
+	if (!args2 && !kw2)
+		return -1;
+	rc = buffered_init_real[i](self, args2 ? args2 : args, kw2 ? kw2 : kw);
+	Py_XDECREF(args2);
+	Py_XDECREF(kw2);
+	return rc;
+}
+
+#define BUFFERED(i)                                                                                \
+	static int buffered_init_##i(PyObject *self, PyObject *args, PyObject *kw)                 \
+	{                                                                                          \
+		return buffered_init(i, self, args, kw);                                           \
+	}
+BUFFERED(0)
+BUFFERED(1)
+BUFFERED(2)
+static initproc buffered_init_fn[BUFFERED_TYPES] = {buffered_init_0, buffered_init_1,
+                                                    buffered_init_2};
+
+static int replace_init(PyTypeObject *t, void *arg)
+{
+	int i = *(int *)arg;
+
+	if (t->tp_init == buffered_init_real[i]) {
+		t->tp_init = buffered_init_fn[i];
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
+static int buffered_guard(void)
+{
+	static const char *const names[BUFFERED_TYPES] = {"BufferedReader", "BufferedWriter",
+	                                                  "BufferedRandom"};
+	PyObject *io = PyImport_ImportModule("io"), *g = PyDict_New(), *code = NULL, *r = NULL;
+	int rc = -1;
+
+	code = g ? Py_CompileString(raw_py, "<sandbox io>", Py_file_input) : NULL;
+	if (!io || !code || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0)
+		goto out;
+	r = PyEval_EvalCode(code, g, g);
+	raw_class = r ? Py_XNewRef(PyDict_GetItemString(g, "Raw")) : NULL;
+	if (!raw_class)
+		goto out;
+	for (int i = 0; i < BUFFERED_TYPES; i++) {
+		PyObject *t = PyObject_GetAttrString(io, names[i]);
+		PyTypeObject *type = (PyTypeObject *)t;
+		if (!t || !PyType_Check(t)) {
+			Py_XDECREF(t);
+			PyErr_Format(PyExc_TypeError, "io.%s is not as known", names[i]);
+			goto out;
+		}
+		Py_DECREF(t); /* io keeps it */
+		buffered_init_real[i] = type->tp_init;
+		if (rewrap(type, "__init__", (void *)buffered_init_real[i],
+		           (void *)buffered_init_fn[i]) < 0 ||
+		    pyguard_walk(type, replace_init, &i) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(g);
+	Py_XDECREF(io);
+	return rc;
+}
+
+PyObject *pyreentry_raw_inner(PyObject *raw)
+{
+	if (raw_class && Py_IS_TYPE(raw, (PyTypeObject *)raw_class)) {
+		PyObject *inner = PyObject_GetAttrString(raw, "_raw");
+		Py_DECREF(raw);
+		return inner;
+	}
+	return raw;
 }
