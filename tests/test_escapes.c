@@ -1505,7 +1505,9 @@ Test(python_layer, copy_sets_state_only_on_new_builtin_objects)
  * (and one to write from), which a raw stream of the user's kept: after the buffered stream was
  * gone it was a writable view of freed memory (a bytearray's header put there: any memory, the
  * real builtins and sys.modules). A buffered stream's raw stream now gets copies: what it keeps
- * is its own bytearray or bytes, and the streams read and write as before. */
+ * is its own bytearray or bytes, and the streams read and write as before. A buffered stream
+ * is initialised once (again, from its raw stream's read, it freed the buffer the read then
+ * copied into: any memory). */
 Test(python_layer, a_buffered_stream_hands_out_no_view_of_its_buffer)
 {
 	start(NULL);
@@ -1544,10 +1546,23 @@ Test(python_layer, a_buffered_stream_hands_out_no_view_of_its_buffer)
 	    "rw.seek(0)\n"
 	    "t = io.TextIOWrapper(io.BufferedReader(io.BytesIO('é\\nz'.encode())), "
 	    "encoding='utf-8')\n"
+	    "class Q(io.RawIOBase):\n"
+	    "    why = None\n"
+	    "    def readable(self):\n"
+	    "        return True\n"
+	    "    def read(self, size=-1):\n"
+	    "        try:\n"
+	    "            q_reader.__init__(io.BytesIO(b''), 16)\n"
+	    "        except ValueError as e:\n"
+	    "            Q.why = 'refused' if 'once' in str(e) else str(e)\n"
+	    "        return b'q'\n"
+	    "q_reader = io.BufferedReader(Q(), 56)\n"
+	    "q_got = q_reader.read(1)\n"
 	    "[got.decode(), sorted({type(k).__name__ for k in keep}), b.read(5).decode(),\n"
-	    " b.read().decode(), rw.read().decode(), t.readline(), t.read()]",
-	    "[\"abc\",[\"bytearray\",\"bytes\"],\"hello\",\" "
-	    "world\",\"0123xy6789\",\"é\\n\",\"z\"]");
+	    " b.read().decode(), rw.read().decode(), t.readline(), t.read(), Q.why, "
+	    "q_got.decode()]",
+	    "[\"abc\",[\"bytearray\",\"bytes\"],\"hello\",\" world\",\"0123xy6789\",\"é\\n\",\"z\","
+	    "\"refused\",\"q\"]");
 	still_serving();
 	stop();
 }

@@ -378,6 +378,26 @@ static const char raw_py[] =
 #define BUFFERED_TYPES 3
 static PyObject *raw_class;
 static initproc buffered_init_real[BUFFERED_TYPES];
+static PyObject *buffered_sizeof[BUFFERED_TYPES]; /* each class's own __sizeof__ */
+
+/* A buffered stream is initialised once while armed: __init__ again frees the buffer a read
+ * or write under way is using (called from the raw stream's read, it freed the memory the
+ * read then copied into). Its own __sizeof__ counts its buffer once it has one. */
+static int buffered_fresh(int i, PyObject *self)
+{
+	PyObject *size = PyObject_CallOneArg(buffered_sizeof[i], self);
+	Py_ssize_t n = size ? PyLong_AsSsize_t(size) : -1;
+
+	Py_XDECREF(size);
+	if (n < 0)
+		return -1;
+	if (n > Py_TYPE(self)->tp_basicsize) {
+		PyErr_SetString(PyExc_ValueError, "a buffered stream is initialised once in the "
+		                                  "sandbox (make a new one)");
+		return -1;
+	}
+	return 0;
+}
 
 static int buffered_init(int i, PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -386,6 +406,8 @@ static int buffered_init(int i, PyObject *self, PyObject *args, PyObject *kw)
 
 	if (!pylayer_armed())
 		return buffered_init_real[i](self, args, kw);
+	if (buffered_fresh(i, self) < 0)
+		return -1;
 	if (PyTuple_GET_SIZE(args) > 0)
 		raw = PyTuple_GET_ITEM(args, 0);
 	else if (kw)
@@ -436,6 +458,59 @@ static int replace_init(PyTypeObject *t, void *arg)
 	return 0;
 }
 
+/* io.TextIOWrapper, initialised again from inside its buffer's read1, went on with the state
+ * it had freed (a SystemError): once while armed too, its own buffer member set by then. */
+static initproc text_init_real;
+static PyObject *text_buffer_get;
+
+static int text_init_checked(PyObject *self, PyObject *args, PyObject *kw)
+{
+	if (pylayer_armed()) {
+		PyObject *b = Py_TYPE(text_buffer_get)->tp_descr_get(text_buffer_get, self, NULL);
+		int fresh = b == Py_None;
+		Py_XDECREF(b);
+		if (!b)
+			return -1;
+		if (!fresh) {
+			PyErr_SetString(PyExc_ValueError,
+			                "a text stream is initialised once in the "
+			                "sandbox (make a new one)");
+			return -1;
+		}
+	}
+	return text_init_real(self, args, kw);
+}
+
+static int replace_text_init(PyTypeObject *t, void *arg)
+{
+	(void)arg;
+	if (t->tp_init == text_init_real) {
+		t->tp_init = text_init_checked;
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
+static int text_guard(PyObject *io)
+{
+	PyObject *t = PyObject_GetAttrString(io, "TextIOWrapper");
+	PyTypeObject *type = (PyTypeObject *)t;
+
+	if (!t || !PyType_Check(t) ||
+	    !(text_buffer_get = Py_XNewRef(PyDict_GetItemString(type->tp_dict, "buffer"))) ||
+	    !Py_TYPE(text_buffer_get)->tp_descr_get) {
+		Py_XDECREF(t);
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "io.TextIOWrapper is not as known");
+		return -1;
+	}
+	Py_DECREF(t); /* io keeps it */
+	text_init_real = type->tp_init;
+	if (rewrap(type, "__init__", (void *)text_init_real, (void *)text_init_checked) < 0)
+		return -1;
+	return pyguard_walk(type, replace_text_init, NULL);
+}
+
 static int buffered_guard(void)
 {
 	static const char *const names[BUFFERED_TYPES] = {"BufferedReader", "BufferedWriter",
@@ -459,13 +534,18 @@ static int buffered_guard(void)
 			goto out;
 		}
 		Py_DECREF(t); /* io keeps it */
+		buffered_sizeof[i] = Py_XNewRef(PyDict_GetItemString(type->tp_dict, "__sizeof__"));
+		if (!buffered_sizeof[i]) {
+			PyErr_Format(PyExc_TypeError, "io.%s.__sizeof__ is not as known", names[i]);
+			goto out;
+		}
 		buffered_init_real[i] = type->tp_init;
 		if (rewrap(type, "__init__", (void *)buffered_init_real[i],
 		           (void *)buffered_init_fn[i]) < 0 ||
 		    pyguard_walk(type, replace_init, &i) < 0)
 			goto out;
 	}
-	rc = 0;
+	rc = text_guard(io);
 out:
 	Py_XDECREF(r);
 	Py_XDECREF(code);
