@@ -36,6 +36,113 @@ def _replace_everywhere(old, new):
 type_patches = {}
 
 
+def _tempfile():
+    # tempfile finds its directory on first use by writing and removing a file in each
+    # candidate: in a worker only the workspace takes the file, and it cannot be removed there,
+    # so every library that asked (scipy.stats.sampling's import) left one behind. The
+    # directory is given: a temporary file fails as any file outside the workspace does.
+    tempfile = sys.modules.get('tempfile')
+    if tempfile is not None and tempfile.tempdir is None:
+        tempfile.tempdir = '/tmp'
+
+
+def _zoneinfo():
+    # zoneinfo reads a zone's file from the system's time zone database on its first use,
+    # which a worker cannot. The database (the TZif files, 600 zones, about 700 KB) is read
+    # here, and given from memory where the module looks when no directory holds the zone.
+    import os
+    import zoneinfo
+    from zoneinfo import _common, _tzpath
+    data = {}
+    for root in _tzpath.TZPATH:
+        for where, dirs, names in os.walk(root):
+            dirs[:] = [d for d in dirs if d not in ('posix', 'right')]
+            for name in names:
+                path = os.path.join(where, name)
+                key = os.path.relpath(path, root)
+                if key in data:  # the first directory of the path that has it
+                    continue
+                try:
+                    with open(path, 'rb') as f:
+                        head = f.read(4)
+                        if head == b'TZif':
+                            data[key] = head + f.read()
+                except OSError:
+                    continue
+    keys = frozenset(k for k in data if k not in ('localtime', 'posixrules', 'Factory'))
+
+    def load_tzdata(key):
+        got = data.get(key)
+        if got is None:
+            raise zoneinfo.ZoneInfoNotFoundError(f'No time zone found with key {key}')
+        return io.BytesIO(got)
+
+    def available_timezones():
+        return set(keys)
+
+    available_timezones.__doc__ = _tzpath.available_timezones.__doc__
+    _common.load_tzdata = load_tzdata
+    _tzpath.available_timezones = zoneinfo.available_timezones = available_timezones
+    zoneinfo.reset_tzpath(to=[])
+
+
+def _shutil():
+    # shutil copies, moves and removes through the workspace's functions (pyfiles.c): by file
+    # objects and paths, as where the kernel has no sendfile and no *at calls. A worker may not
+    # copy between fds in the kernel, nor open a directory to walk it by fd, and the workspace
+    # keeps no extended attributes: copy2 and copytree copy bytes, permission bits and times.
+    import shutil
+    shutil._USE_CP_SENDFILE = False
+    shutil._use_fd_functions = False
+    shutil.rmtree.avoids_symlink_attacks = False
+
+    def _copyxattr(*args, **kwargs):
+        pass
+
+    shutil._copyxattr = _copyxattr
+
+    def disk_usage(path):
+        """Not in the sandbox: a worker does not ask the kernel about file systems."""
+        raise PermissionError('shutil.disk_usage is not allowed in the sandbox')
+
+    shutil.disk_usage = disk_usage
+    # Its tar archives ask who owns each file (a lookup of the user's name, its uid: calls
+    # the sandbox ends a call for) and tarfile is not among the imports: zip archives only,
+    # the others an unknown format (ValueError).
+    for formats in (shutil._ARCHIVE_FORMATS, shutil._UNPACK_FORMATS):
+        for name in [n for n in formats if n != 'zip']:
+            del formats[name]
+
+
+def _uuid():
+    # uuid1() and getnode() ask libuuid, which asks its daemon over a socket, and then look
+    # for a network card (ifconfig, ip, netstat): a worker has none of those, and the sandbox
+    # ends it at the socket. The node is a random one (RFC 4122 4.5), chosen here once for the
+    # server, and time-based UUIDs are made by the module itself.
+    import uuid
+    uuid._generate_time_safe = None
+    uuid._GETTERS.clear()
+    uuid.getnode()
+
+
+def prepare():
+    """Run in the zygote once, after the allowed modules are imported."""
+    # By name: the data stack's steps exist only when its part of this file was compiled.
+    steps = (('numpy', '_numpy'), ('pandas', '_pandas'), ('scipy', '_scipy'),
+             ('sympy', '_sympy'), ('matplotlib', '_matplotlib'), ('openpyxl', '_openpyxl'),
+             ('sklearn', '_sklearn'), ('PIL', '_pil'), ('tqdm', '_tqdm'),
+             ('zoneinfo', '_zoneinfo'), ('uuid', '_uuid'), ('shutil', '_shutil'))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for name, step in steps:
+            if name in sys.modules:
+                globals()[step]()
+        _tempfile()
+
+# ==== the data stack: compiled only when one of its packages is loaded (pydata.c) ====
+
+
 def _numpy():
     import os
     import numpy as np
@@ -769,16 +876,6 @@ def _matplotlib():
         plt.close('all')
 
 
-def _tempfile():
-    # tempfile finds its directory on first use by writing and removing a file in each
-    # candidate: in a worker only the workspace takes the file, and it cannot be removed there,
-    # so every library that asked (scipy.stats.sampling's import) left one behind. The
-    # directory is given: a temporary file fails as any file outside the workspace does.
-    tempfile = sys.modules.get('tempfile')
-    if tempfile is not None and tempfile.tempdir is None:
-        tempfile.tempdir = '/tmp'
-
-
 def _openpyxl():
     # openpyxl writes each worksheet's XML to a temporary file, then copies it into the
     # workbook's zip by name: a worker has no temporary file (the workbook itself is a file of
@@ -1178,100 +1275,6 @@ def _sklearn_inputs():
     for name, f in list(locals().items()):
         if name in real:
             _replace_everywhere(real[name], f)
-
-
-def _zoneinfo():
-    # zoneinfo reads a zone's file from the system's time zone database on its first use,
-    # which a worker cannot. The database (the TZif files, 600 zones, about 700 KB) is read
-    # here, and given from memory where the module looks when no directory holds the zone.
-    import os
-    import zoneinfo
-    from zoneinfo import _common, _tzpath
-    data = {}
-    for root in _tzpath.TZPATH:
-        for where, dirs, names in os.walk(root):
-            dirs[:] = [d for d in dirs if d not in ('posix', 'right')]
-            for name in names:
-                path = os.path.join(where, name)
-                key = os.path.relpath(path, root)
-                if key in data:  # the first directory of the path that has it
-                    continue
-                try:
-                    with open(path, 'rb') as f:
-                        head = f.read(4)
-                        if head == b'TZif':
-                            data[key] = head + f.read()
-                except OSError:
-                    continue
-    keys = frozenset(k for k in data if k not in ('localtime', 'posixrules', 'Factory'))
-
-    def load_tzdata(key):
-        got = data.get(key)
-        if got is None:
-            raise zoneinfo.ZoneInfoNotFoundError(f'No time zone found with key {key}')
-        return io.BytesIO(got)
-
-    def available_timezones():
-        return set(keys)
-
-    available_timezones.__doc__ = _tzpath.available_timezones.__doc__
-    _common.load_tzdata = load_tzdata
-    _tzpath.available_timezones = zoneinfo.available_timezones = available_timezones
-    zoneinfo.reset_tzpath(to=[])
-
-
-def _shutil():
-    # shutil copies, moves and removes through the workspace's functions (pyfiles.c): by file
-    # objects and paths, as where the kernel has no sendfile and no *at calls. A worker may not
-    # copy between fds in the kernel, nor open a directory to walk it by fd, and the workspace
-    # keeps no extended attributes: copy2 and copytree copy bytes, permission bits and times.
-    import shutil
-    shutil._USE_CP_SENDFILE = False
-    shutil._use_fd_functions = False
-    shutil.rmtree.avoids_symlink_attacks = False
-
-    def _copyxattr(*args, **kwargs):
-        pass
-
-    shutil._copyxattr = _copyxattr
-
-    def disk_usage(path):
-        """Not in the sandbox: a worker does not ask the kernel about file systems."""
-        raise PermissionError('shutil.disk_usage is not allowed in the sandbox')
-
-    shutil.disk_usage = disk_usage
-    # Its tar archives ask who owns each file (a lookup of the user's name, its uid: calls
-    # the sandbox ends a call for) and tarfile is not among the imports: zip archives only,
-    # the others an unknown format (ValueError).
-    for formats in (shutil._ARCHIVE_FORMATS, shutil._UNPACK_FORMATS):
-        for name in [n for n in formats if n != 'zip']:
-            del formats[name]
-
-
-def _uuid():
-    # uuid1() and getnode() ask libuuid, which asks its daemon over a socket, and then look
-    # for a network card (ifconfig, ip, netstat): a worker has none of those, and the sandbox
-    # ends it at the socket. The node is a random one (RFC 4122 4.5), chosen here once for the
-    # server, and time-based UUIDs are made by the module itself.
-    import uuid
-    uuid._generate_time_safe = None
-    uuid._GETTERS.clear()
-    uuid.getnode()
-
-
-def prepare():
-    """Run in the zygote once, after the allowed modules are imported."""
-    steps = (('numpy', _numpy), ('pandas', _pandas), ('scipy', _scipy), ('sympy', _sympy),
-             ('matplotlib', _matplotlib), ('openpyxl', _openpyxl), ('sklearn', _sklearn), ('PIL', _pil),
-             ('tqdm', _tqdm),
-             ('zoneinfo', _zoneinfo), ('uuid', _uuid), ('shutil', _shutil))
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        for name, step in steps:
-            if name in sys.modules:
-                step()
-        _tempfile()
 
 
 # The natural JSON form of numpy and pandas results (natural()): at most this many values.
