@@ -1257,6 +1257,49 @@ Test(data, raw_native_wrappers_are_not_given)
 	e2e_stop();
 }
 
+/* copy.copy of an object whose __reduce__ named np.dtype with a state of the user's had copy
+ * call the dtype's C __setstate__ with it: a number field and an object field at one offset
+ * (an address read as an object: any memory, the real os). A built-in object's C __setstate__
+ * gets only the state its own type's reduce gave; copies of dtypes and arrays work. cdist's
+ * Mahalanobis VI and fcluster's monocrit and R are checked against the data (a 1x1 VI for
+ * 4000 features read past it: SIGSEGV). */
+Test(data, library_states_and_shapes_are_their_own)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, copy\n"
+	    "from scipy.spatial.distance import cdist, pdist\n"
+	    "from scipy.cluster.hierarchy import linkage, fcluster\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except (TypeError, ValueError) as e:\n"
+	    "        return type(e).__name__\n"
+	    "st = (3, '|', None, ('a', 'b'), {'a': (np.dtype('u8'), 0), 'b': (np.dtype('O'), 0)},\n"
+	    "      16, 1, 27)\n"
+	    "class R:\n"
+	    "    def __reduce__(self):\n"
+	    "        return (np.dtype, ('V16', False, True), st)\n"
+	    "u = np.zeros((1, 4000))\n"
+	    "u[0, -1] = 1\n"
+	    "X = np.array([[0.0, 0], [0, 1], [5, 5], [5, 6]])\n"
+	    "Z = linkage(X, 'single')\n"
+	    "tries = [t(lambda: copy.copy(R())),\n"
+	    "         t(lambda: cdist(u, np.zeros((1, 4000)), 'mahalanobis', VI=np.eye(1))),\n"
+	    "         t(lambda: pdist(u, 'mahalanobis', VI=np.eye(2))),\n"
+	    "         t(lambda: fcluster(Z, 1, 'monocrit', monocrit=np.zeros(1))),\n"
+	    "         t(lambda: fcluster(Z, 1, 'inconsistent', R=np.zeros((1, 4))))]\n"
+	    "d = np.dtype([('a', 'i4'), ('b', 'f8')])\n"
+	    "[tries, str(copy.copy(d)), str(copy.deepcopy(np.dtype('O'))), "
+	    "copy.copy(np.arange(3)).tolist(),\n"
+	    " f'{cdist(X[:2], X[2:], \"mahalanobis\", VI=np.eye(2))[0, 0]:.3f}',\n"
+	    " fcluster(Z, 2, 'maxclust').tolist()]",
+	    "[[\"TypeError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\"],"
+	    "\"[('a', '<i4'), ('b', '<f8')]\",\"object\",[0,1,2],\"7.071\",[1,1,2,2]]");
+	e2e_stop();
+}
+
 /* numpy makes arrays over memory an address names: an __array_interface__ ('data':
  * (address, read-only)), as_strided's strides, ctypes pointers (ndpointer(...)(address)
  * .contents, a ctypes class reached through mro() and subclassed with a py_object field): each

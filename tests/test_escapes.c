@@ -1488,7 +1488,18 @@ Test(python_layer, copy_sets_state_only_on_new_builtin_objects)
 	    "class S:\n"
 	    "    def __init__(self):\n"
 	    "        self.a = [1]\n"
-	    "[r, p.func is getattr, len(p.args), copy.deepcopy(S()).a,\n"
+	    "D = '_' * 2\n"
+	    "def f(a=1):\n"
+	    "    return a\n"
+	    "class R2:\n"
+	    "    def __reduce__(self):\n"
+	    "        return ((lambda: f), (), (None, {D + 'defaults' + D: (42,)}))\n"
+	    "try:\n"
+	    "    copy.copy(R2())\n"
+	    "    dunder = 'set'\n"
+	    "except TypeError as e:\n"
+	    "    dunder = 'refused' if 'dunder' in str(e) else str(e)\n"
+	    "[r, p.func is getattr, len(p.args), dunder, f(), copy.deepcopy(S()).a,\n"
 	    " copy.copy(functools.partial(max, 2))(1), next(copy.copy(itertools.count(3))),\n"
 	    " list(copy.deepcopy(collections.OrderedDict(a=1)).items()),\n"
 	    " copy.copy(random.Random(5)).random() == random.Random(5).random(),\n"
@@ -1496,7 +1507,8 @@ Test(python_layer, copy_sets_state_only_on_new_builtin_objects)
 	    "3))),\n"
 	    " list(copy.deepcopy(collections.deque([1, 2]))), "
 	    "next(copy.copy(itertools.islice(range(9), 2, 5)))]",
-	    "[\"refused\",true,3,[1],2,3,[[\"a\",1]],true,\"2020-01-02\",\"1/3\",[1,2],2]");
+	    "[\"refused\",true,3,\"refused\",1,[1],2,3,[[\"a\",1]],true,\"2020-01-02\",\"1/"
+	    "3\",[1,2],2]");
 	still_serving();
 	stop();
 }

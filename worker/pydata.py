@@ -407,6 +407,56 @@ def _scipy():
         pass
     _lapack_inputs()
     _spline_inputs()
+    _distance_inputs()
+
+
+def _distance_inputs():
+    """cdist and pdist hand the Mahalanobis metric's VI to C without checking its shape (a 1x1
+    VI for 4000 features read past it: SIGSEGV), and fcluster its monocrit and R (read past
+    them). They are checked first: VI n by n for n features, monocrit one per merge, R four
+    columns a merge."""
+    import numpy as np
+    from scipy.spatial import distance
+    from scipy.cluster import hierarchy
+    cdist_real, pdist_real, fcluster_real = distance.cdist, distance.pdist, hierarchy.fcluster
+
+    def features(X):
+        X = np.asarray(X)
+        return X.shape[1] if X.ndim == 2 else None
+
+    def vi_checked(metric, n, kwargs):
+        if kwargs.get('VI') is not None and (metric == 'mahalanobis' or
+                                             getattr(metric, '__name__', '') == 'mahalanobis'):
+            vi = np.asarray(kwargs['VI'], dtype=float)
+            if n is not None and vi.shape != (n, n):
+                raise ValueError('VI must be %d by %d for %d features' % (n, n, n))
+            kwargs['VI'] = vi
+        return kwargs
+
+    def cdist(XA, XB, metric='euclidean', *, out=None, **kwargs):
+        return cdist_real(XA, XB, metric, out=out,
+                          **vi_checked(metric, features(XA), kwargs))
+
+    def pdist(X, metric='euclidean', *, out=None, **kwargs):
+        return pdist_real(X, metric, out=out, **vi_checked(metric, features(X), kwargs))
+
+    def fcluster(Z, t, criterion='inconsistent', depth=2, R=None, monocrit=None):
+        Z = np.asarray(Z, dtype=float)
+        merges = Z.shape[0] if Z.ndim == 2 else None
+        if monocrit is not None:
+            monocrit = np.asarray(monocrit, dtype=float)
+            if monocrit.shape != (merges,):
+                raise ValueError('monocrit must hold one value for each of the %s merges'
+                                 % merges)
+        if R is not None:
+            R = np.asarray(R, dtype=float)
+            if R.shape != (merges, 4):
+                raise ValueError('R must be %s by 4 (one row for each merge)' % merges)
+        return fcluster_real(Z, t, criterion, depth, R, monocrit)
+
+    for f, orig in [(cdist, cdist_real), (pdist, pdist_real), (fcluster, fcluster_real)]:
+        f.__doc__, f.__module__ = orig.__doc__, orig.__module__
+        _replace_everywhere(orig, f)
 
 
 def _spline_inputs():

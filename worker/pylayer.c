@@ -1662,8 +1662,16 @@ static const char library_fixes[] =
      * it (an operator, __abstractmethods__), as copy's own change. A class is not rebuilt with
      * state. Nor is a built-in object that was there before (its __setstate__ in C, on an object
      * more than copy holds): a live functools.partial given new arguments while it was calling
-     * with the old ones freed them under the call, an ndarray its memory under its views. */
+     * with the old ones freed them under the call, an ndarray its memory under its views. A
+     * built-in object's C __setstate__ gets only the state its own type's C reduce gave (a
+     * user's __reduce__ naming np.dtype gave one with an object field over a number: any
+     * memory), and no dunder attribute is set from a state (a function's __defaults__). */
     "copy = sys.modules.get('copy')\n"
+    "def _own_reduce(x, y, _function=type(lambda: None)):\n"
+    "    t = type(x)\n"
+    "    return (type(y) is t and\n"
+    "            not isinstance(getattr(t, '__reduce_ex__', None), _function) and\n"
+    "            not isinstance(getattr(t, '__reduce__', None), _function))\n"
     "def _no_class_state(reconstruct, _refs=sys.getrefcount, _function=type(lambda: None)):\n"
     "    def _reconstruct(x, memo, func, args, state=None, listiter=None, dictiter=None,\n"
     "                     **kwargs):\n"
@@ -1678,6 +1686,16 @@ static const char library_fixes[] =
     "                        not isinstance(setstate, _function) and _refs(y) > 2):\n"
     "                    raise TypeError('copy sets the state of a built-in object only on a '\n"
     "                                    'new one (this %s was there before)' % type(y).__name__)\n"
+    "                if (state is not None and setstate is not None and\n"
+    "                        not isinstance(setstate, _function) and not _own_reduce(x, y)):\n"
+    "                    raise TypeError('copy sets the state of a built-in %s only as its own '\n"
+    "                                    'reduce gives it' % type(y).__name__)\n"
+    "                if (state is not None and setstate is None and isinstance(state, tuple)\n"
+    "                        and len(state) == 2 and isinstance(state[1], dict)\n"
+    "                        and any(type(k) is not str or (k.startswith('__') and\n"
+    "                                                        k.endswith('__'))\n"
+    "                                for k in state[1])):\n"
+    "                    raise TypeError('copy sets no dunder attribute')\n"
     "                return y\n"
     "        return reconstruct(x, memo, func, args, state, listiter, dictiter, **kwargs)\n"
     "    return _reconstruct\n"
