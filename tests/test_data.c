@@ -1305,7 +1305,8 @@ Test(data, library_states_and_shapes_are_their_own)
  * .contents, a ctypes class reached through mro() and subclassed with a py_object field): each
  * read and wrote any address of the worker, the real builtins and sys.modules among them, and
  * so did objects that keep what they are given (sklearn's Bunch, scipy's OptimizeResult,
- * SimpleNamespace, a module given state by copy). Now only the classes that define the
+ * SimpleNamespace, a module given state by copy, which copy now refuses outright: no dunder
+ * attribute is set from a state). Now only the classes that define the
  * interface themselves answer it (ndarray, PIL's Image), none of the user's; a strided view
  * stays within its array; no ctypes object or class is made. Each attempt gets an error and
  * reads nothing (the bytes at id(1), a refcount, are not zero: a view of them would show it);
@@ -1385,7 +1386,7 @@ Test(data, numpy_views_no_memory_outside_its_arrays)
 	    "[\"AttributeError\",\"AttributeError\",0,\"AttributeError\",\"TypeError\","
 	    "\"TypeError\",\"object\","
 	    "\"object\","
-	    "\"object\",\"AttributeError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"object\",\"TypeError\",\"ValueError\",\"ValueError\",\"ValueError\","
 	    "\"ValueError\","
 	    "\"PermissionError\",\"PermissionError\",\"PermissionError\",\"PermissionError\","
 	    "\"PermissionError\",\"PermissionError\",\"TypeError\",\"TypeError\",\"ValueError\","

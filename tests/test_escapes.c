@@ -1403,7 +1403,8 @@ Test(python_layer, a_struct_keeps_the_format_it_was_made_with)
  * emptied or refilled the array: the value went past the new buffer (a bytearray's header
  * overwritten: any memory, then the real builtins); append, insert, extend and fromlist the
  * same. bytearray's searches took the buffer's address, then read a start by __index__ that
- * cleared it: freed memory read. The values are read first now: the assignment meets the
+ * cleared it: freed memory read; its item and slice assignment and deletion the same with the
+ * subscript's __index__ (a byte into the freed buffer: a bytearray's header, any memory). The values are read first now: the assignment meets the
  * array as it is, the search the bytes as they are; ordinary uses answer as before. */
 Test(python_layer, an_array_emptied_while_assigned_is_written_within)
 {
@@ -1440,6 +1441,19 @@ Test(python_layer, an_array_emptied_while_assigned_is_written_within)
 	    "        return 120\n"
 	    "found = [t(lambda: ba.find(b'x', C())), t(lambda: C() in ba), t(lambda: "
 	    "ba.count(b'x', C()))]\n"
+	    "bb = bytearray(b'A' * 60)\n"
+	    "class K:\n"
+	    "    def __index__(s):\n"
+	    "        bb.extend(b'B' * 10000)\n"
+	    "        return 5\n"
+	    "bb[K()] = 66\n"
+	    "dd = bytearray(b'x' * 40)\n"
+	    "class St:\n"
+	    "    def __index__(s):\n"
+	    "        dd.clear()\n"
+	    "        return 3\n"
+	    "del dd[0:20:St()]\n"
+	    "found += [bb[5], len(bb), len(dd)]\n"
 	    "x = array.array('i', [1, 2, 3])\n"
 	    "x[0] = True\n"
 	    "x.append(4)\n"
@@ -1455,7 +1469,7 @@ Test(python_layer, an_array_emptied_while_assigned_is_written_within)
 	    "x.append(1.5)),\n"
 	    " t(lambda: y.append('a')), bytearray(b'abcabc').find(b'c', 3), 99 in bytearray(b'c')]",
 	    "[[\"IndexError\",\"IndexError\",null,null,null,null,\"IndexError\"],0,0,[9],[5],[6,7],"
-	    "[8],[],[-1,false,0],[0,9,9,3,4,5,6,7],[2.0],\"TypeError\",\"TypeError\",\"TypeError\","
+	    "[8],[],[-1,false,0,66,10060,0],[0,9,9,3,4,5,6,7],[2.0],\"TypeError\",\"TypeError\",\"TypeError\","
 	    "5,true]");
 	still_serving();
 	stop();

@@ -45,6 +45,15 @@ static PyObject *index_plain(PyObject *v)
 	return PyNumber_Index(v);
 }
 
+/* A start, an end or a subscript: an int by its __index__ (a buffer that is also a number, a
+ * numpy integer, is read as the number it is here). New reference. */
+static PyObject *position_plain(PyObject *v)
+{
+	if (PyLong_CheckExact(v) || v == Py_None || !PyIndex_Check(v))
+		return Py_NewRef(v);
+	return PyNumber_Index(v);
+}
+
 static PyTypeObject *array_type;
 static PyObject *array_typecode_get; /* array's own getter */
 
@@ -130,7 +139,7 @@ static PyObject *guarded_call(size_t g, PyObject *self, PyObject *args, PyObject
 		if (!pylayer_armed())
 			a = Py_NewRef(a);
 		else if (guarded[g].fix == FIX_INDEXES)
-			a = index_plain(a);
+			a = made == 0 ? index_plain(a) : position_plain(a);
 		else if (made != n - 1)
 			a = Py_NewRef(a);
 		else if (guarded[g].fix == FIX_LAST_ITEM)
@@ -283,6 +292,40 @@ int pyreentry_seal_array(PyObject *module)
 /* ---- bytearray's searches ----------------------------------------------------------------- */
 
 static objobjproc bytearray_contains_real;
+static objobjargproc bytearray_assign_real;
+
+/* A subscript made plain: an int, or a slice of ints and None (its __index__ ran here). New
+ * reference. */
+static PyObject *key_plain(PyObject *key)
+{
+	PyObject *part[3], *r;
+
+	if (!PySlice_Check(key))
+		return position_plain(key);
+	part[0] = position_plain(((PySliceObject *)key)->start);
+	part[1] = part[0] ? position_plain(((PySliceObject *)key)->stop) : NULL;
+	part[2] = part[1] ? position_plain(((PySliceObject *)key)->step) : NULL;
+	r = part[2] ? PySlice_New(part[0], part[1], part[2]) : NULL;
+	for (int i = 0; i < 3; i++)
+		Py_XDECREF(part[i]);
+	return r;
+}
+
+/* b[i] = v, b[i:j:k] = v, del b[...]: the buffer's address was taken before the subscript's
+ * __index__ ran, which could resize it (the byte went into the freed buffer: a bytearray's
+ * header there, any memory). */
+static int bytearray_assign(PyObject *self, PyObject *key, PyObject *value)
+{
+	int rc;
+
+	if (!pylayer_armed())
+		return bytearray_assign_real(self, key, value);
+	if (!(key = key_plain(key)))
+		return -1;
+	rc = bytearray_assign_real(self, key, value);
+	Py_DECREF(key);
+	return rc;
+}
 
 static int bytearray_contains(PyObject *self, PyObject *v)
 {
@@ -305,6 +348,11 @@ int pyreentry_guard(void)
 
 	bytearray_contains_real = t->tp_as_sequence->sq_contains;
 	t->tp_as_sequence->sq_contains = bytearray_contains;
+	bytearray_assign_real = t->tp_as_mapping->mp_ass_subscript;
+	t->tp_as_mapping->mp_ass_subscript = bytearray_assign;
+	if (rewrap(t, "__setitem__", (void *)bytearray_assign_real, (void *)bytearray_assign) < 0 ||
+	    rewrap(t, "__delitem__", (void *)bytearray_assign_real, (void *)bytearray_assign) < 0)
+		return -1;
 	if (rewrap(t, "__contains__", (void *)bytearray_contains_real, (void *)bytearray_contains) <
 	    0)
 		return -1;
