@@ -1285,7 +1285,12 @@ Test(data, library_states_and_shapes_are_their_own)
 	    "u[0, -1] = 1\n"
 	    "X = np.array([[0.0, 0], [0, 1], [5, 5], [5, 6]])\n"
 	    "Z = linkage(X, 'single')\n"
-	    "tries = [t(lambda: copy.copy(R())),\n"
+	    "m = np.ma.array(np.zeros(4))\n"
+	    "class RM:\n"
+	    "    def __reduce__(self):\n"
+	    "        return ((lambda: m), (), (1, (4,), np.dtype(np.uint64), False, bytes(32),\n"
+	    "                                  b'\\0' * 4, 0))\n"
+	    "tries = [t(lambda: copy.copy(R())), t(lambda: copy.copy(RM())),\n"
 	    "         t(lambda: cdist(u, np.zeros((1, 4000)), 'mahalanobis', VI=np.eye(1))),\n"
 	    "         t(lambda: pdist(u, 'mahalanobis', VI=np.eye(2))),\n"
 	    "         t(lambda: fcluster(Z, 1, 'monocrit', monocrit=np.zeros(1))),\n"
@@ -1295,8 +1300,51 @@ Test(data, library_states_and_shapes_are_their_own)
 	    "copy.copy(np.arange(3)).tolist(),\n"
 	    " f'{cdist(X[:2], X[2:], \"mahalanobis\", VI=np.eye(2))[0, 0]:.3f}',\n"
 	    " fcluster(Z, 2, 'maxclust').tolist()]",
-	    "[[\"TypeError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\"],"
+	    "[[\"TypeError\",\"TypeError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\"],"
 	    "\"[('a', '<i4'), ('b', '<f8')]\",\"object\",[0,1,2],\"7.071\",[1,1,2,2]]");
+	e2e_stop();
+}
+
+/* A fitted tree's counts sized the numpy views its properties make of its C arrays, and
+ * could be set (node_count = 1 << 44 made its value a view of all memory: the real os
+ * followed); its node links, and a KD tree's index arrays, were writable or replaceable and
+ * followed unchecked by predict and query (SIGSEGV). The counts and a KD or ball tree's arrays
+ * are not set, the links and indices are read as copies; fitting, predicting, exporting and
+ * querying work as before. */
+Test(data, fitted_trees_keep_their_sizes_and_links)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from sklearn.datasets import load_iris\n"
+	    "from sklearn.tree import DecisionTreeClassifier, export_text\n"
+	    "from sklearn.ensemble import GradientBoostingRegressor\n"
+	    "from sklearn.neighbors import KDTree, KNeighborsClassifier\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except AttributeError as e:\n"
+	    "        return 'refused' if 'not set' in str(e) else str(e)\n"
+	    "X, y = load_iris(return_X_y=True)\n"
+	    "clf = DecisionTreeClassifier(random_state=0, max_depth=3).fit(X, y)\n"
+	    "tr = clf.tree_\n"
+	    "kt = KDTree(X, leaf_size=2)\n"
+	    "tries = [t(lambda: setattr(tr, 'node_count', 1 << 44)), t(lambda: setattr(tr, "
+	    "'capacity', 1)),\n"
+	    "         t(lambda: setattr(tr, 'n_outputs', 1)),\n"
+	    "         t(lambda: setattr(kt, 'idx_array', np.full(150, 10**10, dtype=np.intp)))]\n"
+	    "tr.children_left[0] = 10**8\n"
+	    "kt.get_arrays()[1][:] = 10**10\n"
+	    "g = GradientBoostingRegressor(n_estimators=20, random_state=0).fit(X, y)\n"
+	    "[tries, tr.node_count, int(tr.children_left[0]), clf.predict(X[:3]).tolist(),\n"
+	    " export_text(clf).splitlines()[0], kt.query(X[:1], k=2)[1].tolist(),\n"
+	    " f'{g.score(X, y):.3f}', KNeighborsClassifier(algorithm='ball_tree').fit(X, "
+	    "y).score(X, y)]",
+	    "[[\"refused\",\"refused\",\"refused\",\"refused\"],9,1,[0,0,0],\"|--- feature_3 <= "
+	    "0.80\","
+	    "[[0,17]],\"0.967\",0.96666666666666667]");
 	e2e_stop();
 }
 

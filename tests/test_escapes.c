@@ -1469,7 +1469,8 @@ Test(python_layer, an_array_emptied_while_assigned_is_written_within)
 	    "x.append(1.5)),\n"
 	    " t(lambda: y.append('a')), bytearray(b'abcabc').find(b'c', 3), 99 in bytearray(b'c')]",
 	    "[[\"IndexError\",\"IndexError\",null,null,null,null,\"IndexError\"],0,0,[9],[5],[6,7],"
-	    "[8],[],[-1,false,0,66,10060,0],[0,9,9,3,4,5,6,7],[2.0],\"TypeError\",\"TypeError\",\"TypeError\","
+	    "[8],[],[-1,false,0,66,10060,0],[0,9,9,3,4,5,6,7],[2.0],\"TypeError\",\"TypeError\","
+	    "\"TypeError\","
 	    "5,true]");
 	still_serving();
 	stop();

@@ -1211,6 +1211,50 @@ def _sklearn():
     import platform
     platform.uname()
     _sklearn_inputs()
+    _sklearn_trees()
+
+
+def _sklearn_trees():
+    """A fitted tree's C arrays are read through properties that size their numpy views by the
+    tree's counts, which were settable (node_count = 1 << 44 made its value a view of all
+    memory), and its node links and features, and a KD or ball tree's index arrays, were
+    writable or replaceable and followed unchecked by predict and query (SIGSEGV). The counts
+    and a KD or ball tree's arrays are not set from Python; the links, features and indices
+    (and get_arrays()) are read as copies (values, thresholds and impurities stay the tree's own: numbers that
+    gradient boosting updates in place)."""
+    import numpy as np
+    from sklearn.tree._tree import Tree
+    from sklearn.neighbors import KDTree, BallTree
+
+    def read_only(cls, name, copy):
+        d = cls.__dict__[name]
+
+        def get(self):
+            v = d.__get__(self, cls)
+            return np.array(v) if copy else v
+
+        def refuse(self, value):
+            raise AttributeError('%s.%s is not set in the sandbox' % (cls.__name__, name))
+
+        return property(get, refuse, None, d.__doc__)
+
+    copied = {'children_left', 'children_right', 'feature', 'n_node_samples', 'n_classes'}
+    kept = {'value', 'threshold', 'impurity', 'weighted_n_node_samples', 'n_leaves'}
+    for name, d in list(Tree.__dict__.items()):
+        if type(d).__name__ == 'getset_descriptor' and name not in kept:
+            type_patches[(Tree, name)] = read_only(Tree, name, name in copied)
+    for tree in (KDTree, BallTree):
+        base = tree.__mro__[1]
+        for name, d in list(base.__dict__.items()):
+            if type(d).__name__ == 'getset_descriptor':
+                type_patches[(base, name)] = read_only(base, name, name != 'sum_weight')
+        arrays = base.__dict__['get_arrays']
+
+        def get_arrays(self, arrays=arrays):
+            return tuple(np.array(a) for a in arrays(self))
+
+        get_arrays.__doc__ = arrays.__doc__
+        type_patches[(base, 'get_arrays')] = get_arrays
 
 
 def _sklearn_inputs():

@@ -1665,7 +1665,9 @@ static const char library_fixes[] =
      * with the old ones freed them under the call, an ndarray its memory under its views. A
      * built-in object's C __setstate__ gets only the state its own type's C reduce gave (a
      * user's __reduce__ naming np.dtype gave one with an object field over a number: any
-     * memory), and no dunder attribute is set from a state (a function's __defaults__). */
+     * memory), and no dunder attribute is set from a state (a function's __defaults__). An
+     * array that was there before gets no state whatever its class (MaskedArray's Python
+     * __setstate__ hands it to ndarray's, which freed the memory under the array's views). */
     "copy = sys.modules.get('copy')\n"
     "def _own_reduce(x, y, _function=type(lambda: None)):\n"
     "    t = type(x)\n"
@@ -1686,6 +1688,11 @@ static const char library_fixes[] =
     "                        not isinstance(setstate, _function) and _refs(y) > 2):\n"
     "                    raise TypeError('copy sets the state of a built-in object only on a '\n"
     "                                    'new one (this %s was there before)' % type(y).__name__)\n"
+    "                np = sys.modules.get('numpy')\n"
+    "                if (state is not None and np is not None and isinstance(y, np.ndarray)\n"
+    "                        and _refs(y) > 2):\n"
+    "                    raise TypeError('copy sets the state of an array only on a new one '\n"
+    "                                    '(this %s was there before)' % type(y).__name__)\n"
     "                if (state is not None and setstate is not None and\n"
     "                        not isinstance(setstate, _function) and not _own_reduce(x, y)):\n"
     "                    raise TypeError('copy sets the state of a built-in %s only as its own '\n"
