@@ -23,13 +23,20 @@ _limits = {'side': 1568, 'bytes': 400 << 10, 'total': 512 << 10, 'count': 8}
 
 def _replace_everywhere(old, new):
     """Replace the function old by new in every loaded module that holds it by name."""
+    _replace_all({id(old): (old, new)})
+
+
+def _replace_all(replacements):
+    """Replace each function by its new one, {id(old): (old, new)}, in every loaded module
+    that holds it by name: one pass over the modules for all of them."""
     for mod in list(sys.modules.values()):
         d = getattr(mod, '__dict__', None)
         if not isinstance(d, dict):
             continue
         for k, v in list(d.items()):
-            if v is old:
-                d[k] = new
+            pair = replacements.get(id(v))
+            if pair is not None and pair[0] is v:
+                d[k] = pair[1]
 
 
 # Methods for C classes (immutable: pydata.c puts them in their dicts), {(class, name): function}.
@@ -454,9 +461,10 @@ def _distance_inputs():
                 raise ValueError('R must be %s by 4 (one row for each merge)' % merges)
         return fcluster_real(Z, t, criterion, depth, R, monocrit)
 
-    for f, orig in [(cdist, cdist_real), (pdist, pdist_real), (fcluster, fcluster_real)]:
+    pairs = [(cdist, cdist_real), (pdist, pdist_real), (fcluster, fcluster_real)]
+    for f, orig in pairs:
         f.__doc__, f.__module__ = orig.__doc__, orig.__module__
-        _replace_everywhere(orig, f)
+    _replace_all({id(orig): (orig, f) for f, orig in pairs})
 
 
 def _spline_inputs():
@@ -538,12 +546,13 @@ def _spline_inputs():
         c = coefficients(np.ravel(np.asarray(c, dtype=float)), (len(tx) - kx - 1) * (len(ty) - ky - 1))
         return bisplev_real(x, y, (tx, ty, c, kx, ky), dx, dy)
 
-    for f, orig in [(splev, real['splev']), (splint, real['splint']),
-                    (sproot, real['sproot']), (spalde, real['spalde']),
-                    (splder, real['splder']), (splantider, real['splantider']),
-                    (insert, real['insert']), (bisplev, bisplev_real)]:
+    pairs = [(splev, real['splev']), (splint, real['splint']),
+             (sproot, real['sproot']), (spalde, real['spalde']),
+             (splder, real['splder']), (splantider, real['splantider']),
+             (insert, real['insert']), (bisplev, bisplev_real)]
+    for f, orig in pairs:
         f.__doc__, f.__module__ = orig.__doc__, orig.__module__
-        _replace_everywhere(orig, f)
+    _replace_all({id(orig): (orig, f) for f, orig in pairs})
 
 
 def _lapack_inputs():
@@ -643,6 +652,7 @@ def _lapack_inputs():
         checked.__module__ = 'scipy.linalg._flapack'
         return checked
 
+    replacements = {}
     for name in dir(_flapack):
         f = getattr(_flapack, name)
         if name[1:] in pivots or name[1:] in own or name.endswith('_lwork'):
@@ -650,7 +660,8 @@ def _lapack_inputs():
                 names = params(f)
             except AttributeError:
                 continue
-            _replace_everywhere(f, guard(f, name, names))
+            replacements[id(f)] = (f, guard(f, name, names))
+    _replace_all(replacements)
 
 
 def _sympy():
@@ -1366,9 +1377,8 @@ def _sklearn_inputs():
                 raise IndexError('%s holds a row past the %d there are' % (what, n))
         return real['assign_rows_csr'](X, X_rows, out_rows, out)
 
-    for name, f in list(locals().items()):
-        if name in real:
-            _replace_everywhere(real[name], f)
+    _replace_all({id(real[name]): (real[name], f) for name, f in list(locals().items())
+                  if name in real})
 
 
 # The natural JSON form of numpy and pandas results (natural()): at most this many values.
