@@ -305,6 +305,34 @@ Test(ws_read, relative_paths_start_at_the_workspace)
 	e2e_stop();
 }
 
+/* A file's buffered stream calls its raw FileIO's readinto with a view of the stream's own
+ * buffer: a readinto put in the FileIO's dict (by setattr, or by copy setting a state on it)
+ * would have kept the view past the buffer. Its methods are not replaced; reading, line by
+ * line too, works as before. */
+Test(ws_read, a_files_raw_methods_are_not_replaced)
+{
+	start(NULL);
+	ok_result("import copy\n"
+	          "keep = []\n"
+	          "f = open('data.csv', 'rb')\n"
+	          "def t(fn):\n"
+	          "    try:\n"
+	          "        fn()\n"
+	          "        return 'ran'\n"
+	          "    except (AttributeError, TypeError):\n"
+	          "        return 'refused'\n"
+	          "class R:\n"
+	          "    def __reduce__(self):\n"
+	          "        return ((lambda: f.raw), (), {'readinto': keep.append})\n"
+	          "tries = [t(lambda: setattr(f.raw, 'readinto', keep.append)), t(lambda: "
+	          "copy.copy(R())),\n"
+	          "         t(lambda: setattr(f.raw, 'read', keep.append))]\n"
+	          "[tries, f.read(3).decode(), keep, type(f.raw).__name__,\n"
+	          " sum(1 for _ in open('data.csv')) > 0]",
+	          "[[\"refused\",\"refused\",\"refused\"],\"a,b\",[],\"FileIO\",true]");
+	e2e_stop();
+}
+
 /* The workspace's path is said where the model reads it, and at start. */
 Test(ws_read, the_model_is_told_where_the_workspace_is)
 {

@@ -1667,13 +1667,16 @@ static const char library_fixes[] =
      * user's __reduce__ naming np.dtype gave one with an object field over a number: any
      * memory), and no dunder attribute is set from a state (a function's __defaults__). An
      * array that was there before gets no state whatever its class (MaskedArray's Python
-     * __setstate__ hands it to ndarray's, which freed the memory under the array's views). */
+     * __setstate__ hands it to ndarray's, which freed the memory under the array's views), nor
+     * does a built-in object that was there before get attributes in its dict (a FileIO's
+     * readinto, which its buffered stream would call with the view of its buffer). */
     "copy = sys.modules.get('copy')\n"
     "def _own_reduce(x, y, _function=type(lambda: None)):\n"
     "    t = type(x)\n"
     "    return (type(y) is t and\n"
     "            not isinstance(getattr(t, '__reduce_ex__', None), _function) and\n"
     "            not isinstance(getattr(t, '__reduce__', None), _function))\n"
+    "_HEAPTYPE = 1 << 9\n"
     "def _no_class_state(reconstruct, _refs=sys.getrefcount, _function=type(lambda: None)):\n"
     "    def _reconstruct(x, memo, func, args, state=None, listiter=None, dictiter=None,\n"
     "                     **kwargs):\n"
@@ -1688,6 +1691,11 @@ static const char library_fixes[] =
     "                        not isinstance(setstate, _function) and _refs(y) > 2):\n"
     "                    raise TypeError('copy sets the state of a built-in object only on a '\n"
     "                                    'new one (this %s was there before)' % type(y).__name__)\n"
+    "                if (state is not None and setstate is None and _refs(y) > 2 and\n"
+    "                        not type(y).__flags__ & _HEAPTYPE):\n"
+    "                    raise TypeError('copy sets the attributes of a built-in object only '\n"
+    "                                    'on a new one (this %s was there before)' % "
+    "type(y).__name__)\n"
     "                np = sys.modules.get('numpy')\n"
     "                if (state is not None and np is not None and isinstance(y, np.ndarray)\n"
     "                        and _refs(y) > 2):\n"

@@ -425,6 +425,23 @@ static const char raw_py[] =
 
 #define BUFFERED_TYPES 3
 static PyObject *raw_class;
+static PyTypeObject *fileio_type; /* io.FileIO: its methods are C, and not replaced (below) */
+static setattrofunc fileio_setattro_real;
+
+/* A FileIO's methods are not replaced on the object while armed: a readinto set in its dict
+ * would be called by its buffered stream with the view of the stream's buffer (the method
+ * found in the instance's dict comes first). FileIO raw streams are not wrapped, so that
+ * reading a file line by line does not go through Python for every line (raw.closed). */
+static int fileio_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+	if (pylayer_armed() && PyUnicode_Check(name) && _PyType_Lookup(Py_TYPE(self), name)) {
+		PyErr_Format(PyExc_AttributeError,
+		             "'%s' object attribute '%U' is not replaced in the sandbox",
+		             Py_TYPE(self)->tp_name, name);
+		return -1;
+	}
+	return fileio_setattro_real(self, name, value);
+}
 static initproc buffered_init_real[BUFFERED_TYPES];
 static PyObject *buffered_sizeof[BUFFERED_TYPES]; /* each class's own __sizeof__ */
 
@@ -460,7 +477,7 @@ static int buffered_init(int i, PyObject *self, PyObject *args, PyObject *kw)
 		raw = PyTuple_GET_ITEM(args, 0);
 	else if (kw)
 		raw = PyDict_GetItemString(kw, "raw");
-	if (!raw || Py_IS_TYPE(raw, (PyTypeObject *)raw_class))
+	if (!raw || Py_IS_TYPE(raw, (PyTypeObject *)raw_class) || Py_IS_TYPE(raw, fileio_type))
 		return buffered_init_real[i](self, args, kw);
 	wrapped = PyObject_CallOneArg(raw_class, raw);
 	if (!wrapped)
@@ -573,6 +590,18 @@ static int buffered_guard(void)
 	raw_class = r ? Py_XNewRef(PyDict_GetItemString(g, "Raw")) : NULL;
 	if (!raw_class)
 		goto out;
+	{
+		PyObject *f = PyObject_GetAttrString(io, "FileIO");
+		if (!f || !PyType_Check(f) || !((PyTypeObject *)f)->tp_setattro) {
+			Py_XDECREF(f);
+			PyErr_SetString(PyExc_TypeError, "io.FileIO is not as known");
+			goto out;
+		}
+		fileio_type = (PyTypeObject *)f; /* io keeps it */
+		Py_DECREF(f);
+		fileio_setattro_real = fileio_type->tp_setattro;
+		fileio_type->tp_setattro = fileio_setattro;
+	}
 	for (int i = 0; i < BUFFERED_TYPES; i++) {
 		PyObject *t = PyObject_GetAttrString(io, names[i]);
 		PyTypeObject *type = (PyTypeObject *)t;
