@@ -510,6 +510,28 @@ Test(data, notebook_habits_work)
 	e2e_stop();
 }
 
+/* Dataset downloads made their cache directory first and failed with "os.mkdir is not
+ * allowed"; a URL given to pandas named only an audit event. Both now say there is no
+ * network, and the datasets sklearn ships still load. */
+Test(data, downloads_say_there_is_no_network)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import seaborn as sns, pandas as pd\n"
+	    "from sklearn import datasets\n"
+	    "out = []\n"
+	    "for f in (lambda: sns.load_dataset('iris'), lambda: datasets.fetch_openml('iris'),\n"
+	    "          lambda: datasets.fetch_california_housing(),\n"
+	    "          lambda: pd.read_csv('https://example.com/x.csv')):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "    except PermissionError as e:\n"
+	    "        out.append('no network' in str(e))\n"
+	    "out + [datasets.load_iris().data.shape]",
+	    "[true,true,true,true,[150,4]]");
+	e2e_stop();
+}
+
 /* mpmath writes its hypergeometric summators at run time for the types of their parameters
  * and runs them in its own namespace: hyp1f1, hyp2f1, and sympy's integrals and normal
  * probabilities that reach them failed with NameError (the code got a namespace without the

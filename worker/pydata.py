@@ -137,7 +137,8 @@ def prepare():
     # By name: the data stack's steps exist only when its part of this file was compiled.
     steps = (('numpy', '_numpy'), ('pandas', '_pandas'), ('scipy', '_scipy'),
              ('sympy', '_sympy'), ('matplotlib', '_matplotlib'), ('openpyxl', '_openpyxl'),
-             ('sklearn', '_sklearn'), ('PIL', '_pil'), ('tqdm', '_tqdm'),
+             ('sklearn', '_sklearn'), ('seaborn', '_seaborn'), ('PIL', '_pil'),
+             ('tqdm', '_tqdm'),
              ('zoneinfo', '_zoneinfo'), ('uuid', '_uuid'), ('shutil', '_shutil'))
     import warnings
     with warnings.catch_warnings():
@@ -1223,6 +1224,27 @@ def _sklearn():
     platform.uname()
     _sklearn_inputs()
     _sklearn_trees()
+    _no_downloads(_base.get_data_home)
+
+
+def _seaborn():
+    import seaborn.utils
+    _no_downloads(seaborn.utils.get_data_home)
+
+
+def _no_downloads(get_data_home):
+    """The datasets a library downloads (sklearn's fetch_*, seaborn's load_dataset) first make
+    their cache directory in the home, which failed with 'os.mkdir is not allowed': they say
+    what is wrong instead."""
+    def no_data_home(data_home=None, *args, **kwargs):
+        raise PermissionError('datasets are downloaded, and the sandbox has no network: '
+                              'give the file in the workspace and read it from there '
+                              "(e.g. pd.read_csv('iris.csv'))")
+
+    no_data_home.__name__ = no_data_home.__qualname__ = get_data_home.__name__
+    no_data_home.__module__ = get_data_home.__module__
+    no_data_home.__doc__ = get_data_home.__doc__
+    _replace_everywhere(get_data_home, no_data_home)
 
 
 def _sklearn_trees():

