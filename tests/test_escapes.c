@@ -1399,6 +1399,105 @@ Test(python_layer, a_struct_keeps_the_format_it_was_made_with)
 	stop();
 }
 
+/* CPython 3.11's C code hands comparisons objects it does not own (itertools.groupby its keys,
+ * deque.index an item, list comparison the items that differ, a list's or tuple's comparison
+ * its items): the user's __eq__ dropped the object and answered NotImplemented, and the
+ * reflected method ran on the freed object (a bytearray laid over it reached the real builtins,
+ * sys.modules and posix). accumulate handed its running total to a binary operator the same
+ * way. An extended slice assignment iterated the value after it had computed the positions,
+ * and the user's __iter__ emptied the list: the items went past its end. Now the operands are
+ * held while compared, a comparison that would go on with a freed one raises RuntimeError,
+ * and the slice's value is read first; ordinary comparisons, operators, groupby, accumulate
+ * and slice assignment answer as before. */
+Test(python_layer, objects_freed_while_compared_are_not_used)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import itertools, collections\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "class K:\n"
+	    "    def __eq__(s, o):\n"
+	    "        try: next(g)\n"
+	    "        except Exception: pass\n"
+	    "        return NotImplemented\n"
+	    "    __hash__ = None\n"
+	    "g = itertools.groupby(range(100), key=lambda x: K())\n"
+	    "k, grp = next(g)\n"
+	    "r = [t(lambda: list(grp))]\n"
+	    "d = collections.deque()\n"
+	    "class E:\n"
+	    "    def __eq__(s, o):\n"
+	    "        d.clear()\n"
+	    "        return NotImplemented\n"
+	    "d.extend(E() for _ in range(100))\n"
+	    "r.append(t(lambda: d.index(E())))\n"
+	    "a, b = [], []\n"
+	    "class L:\n"
+	    "    def __eq__(s, o): return False\n"
+	    "    def __lt__(s, o):\n"
+	    "        a.clear(); b.clear()\n"
+	    "        return NotImplemented\n"
+	    "    def __gt__(s, o): return NotImplemented\n"
+	    "    __hash__ = None\n"
+	    "a[:] = [L()]; b[:] = [L()]\n"
+	    "r.append(t(lambda: a < b))\n"
+	    "outer1, outer2 = [[L()]], [[L()]]\n"
+	    "class M:\n"
+	    "    def __eq__(s, o):\n"
+	    "        outer1.clear(); outer2.clear()\n"
+	    "        return False\n"
+	    "    __hash__ = None\n"
+	    "outer1, outer2 = [[M(), 1]], [[M(), 2]]\n"
+	    "r.append(t(lambda: outer1 < outer2))\n"
+	    "lst = [object() for i in range(64)]\n"
+	    "class It:\n"
+	    "    def __iter__(self):\n"
+	    "        lst.clear()\n"
+	    "        return iter([1] * 32)\n"
+	    "r.append(t(lambda: lst.__setitem__(slice(None, None, 2), It())))\n"
+	    "r.append(len(lst))\n"
+	    "state = [0]\n"
+	    "class N:\n"
+	    "    def __add__(s, o):\n"
+	    "        if state[0] == 0:\n"
+	    "            state[0] = 1\n"
+	    "            next(acc)\n"
+	    "        return NotImplemented\n"
+	    "class P:\n"
+	    "    def __radd__(s, o): return 'radd'\n"
+	    "acc = itertools.accumulate([N(), P(), P(), P()])\n"
+	    "next(acc)\n"
+	    "r.append(t(lambda: next(acc)))\n"
+	    "# ordinary use answers as before\n"
+	    "class V:\n"
+	    "    def __init__(s, v): s.v = v\n"
+	    "    def __eq__(s, o): return s.v == o.v if isinstance(o, V) else NotImplemented\n"
+	    "    def __lt__(s, o): return s.v < o.v if isinstance(o, V) else NotImplemented\n"
+	    "    def __add__(s, o): return V(s.v + o) if isinstance(o, int) else NotImplemented\n"
+	    "    def __radd__(s, o): return V(o + s.v)\n"
+	    "    __hash__ = None\n"
+	    "x = [1, 2, 3, 4, 5, 6]\n"
+	    "x[::2] = (i * 10 for i in range(3))\n"
+	    "y = list(range(5)); y[1:3] = iter('ab')\n"
+	    "r += [[k for k, _ in itertools.groupby('aabbbc')], V(1) == V(1), V(1) == 1, t(lambda: "
+	    "V(1) < 1),\n"
+	    "      [V(2)] < [V(3)], (V(1), 2) == (V(1), 2), (1 + V(2)).v, (V(2) + 1).v, t(lambda: "
+	    "V(1) + 'a'),\n"
+	    "      x, y, collections.deque([V(1), V(2)]).index(V(2)),\n"
+	    "      {1: V(1)} == {1: V(1)}, sorted([V(3), V(1), V(2)])[0].v, "
+	    "max(itertools.accumulate([1, 2, 3]))]\n"
+	    "r",
+	    "[\"RuntimeError\",\"RuntimeError\",\"RuntimeError\",false,\"ValueError\",0,\"radd\","
+	    "[\"a\",\"b\",\"c\"],true,false,\"TypeError\",true,true,3,3,\"TypeError\","
+	    "[0,2,10,4,20,6],[0,\"a\",\"b\",3,4],1,true,1,6]");
+	still_serving();
+	stop();
+}
+
 /* array.array's item assignment checked the index, then read the value by its __index__, which
  * emptied or refilled the array: the value went past the new buffer (a bytearray's header
  * overwritten: any memory, then the real builtins); append, insert, extend and fromlist the

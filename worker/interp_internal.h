@@ -43,6 +43,9 @@ int pylayer_seal_struct(PyObject *module);
  * the user's runs inside them. */
 int pyreentry_seal_array(PyObject *module);
 int pyreentry_guard(void);
+/* Hold the operands of a class's Python comparisons while they run (its slot as CPython made
+ * it: a class made, or its comparisons set, later too). */
+void pyreentry_class_guard(PyTypeObject *t);
 /* The raw stream behind the one a buffered stream was given while armed (steals raw; a new
  * reference, or NULL with an exception set). */
 PyObject *pyreentry_raw_inner(PyObject *raw);

@@ -1662,6 +1662,17 @@ static int interface_guard_tree(PyTypeObject *t);
 static int interface_name(PyObject *name);
 static PyObject *interface_refused(PyObject *name);
 
+/* A comparison: setting one gives the class CPython's slot again. */
+static int pyguard_operator_name(PyObject *name)
+{
+	static const char *const names[] = {"__eq__", "__ne__", "__lt__", "__le__",
+	                                    "__gt__", "__ge__", NULL};
+	for (const char *const *n = names; *n; n++)
+		if (PyUnicode_CompareWithASCIIString(name, *n) == 0)
+			return 1;
+	return 0;
+}
+
 static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
 {
 	int rc;
@@ -1678,7 +1689,8 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 	if (rc == 0 && pylayer_armed() && PyUnicode_Check(name) &&
 	    (PyUnicode_CompareWithASCIIString(name, "__getattr__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__getattribute__") == 0 ||
-	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0))
+	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0 ||
+	     pyguard_operator_name(name)))
 		rc = interface_guard_tree((PyTypeObject *)self);
 	return rc;
 }
@@ -1863,6 +1875,7 @@ static PyObject *interface_module_getattro(PyObject *m, PyObject *name)
 /* t's lookup, wrapped when it goes on after an AttributeError. */
 static void interface_guard(PyTypeObject *t)
 {
+	pyreentry_class_guard(t);
 	if (getattr_hook && t->tp_getattro == getattr_hook)
 		t->tp_getattro = interface_getattro_hook;
 	else if (module_getattro_real && t->tp_getattro == module_getattro_real)

@@ -340,11 +340,201 @@ static int bytearray_contains(PyObject *self, PyObject *v)
 	return rc;
 }
 
+/* ---- operands held through comparisons and operators ------------------------------------- */
+
+/* CPython 3.11's C code hands comparisons objects it does not own: itertools.groupby its keys,
+ * deque.index an item, list comparison the items that differ, a comparison of two lists or
+ * tuples their items. The user's __eq__ then dropped the object (advancing the groupby,
+ * clearing the deque or the lists) and answered NotImplemented, and the interpreter called the
+ * reflected method, or named the operands' classes in its TypeError, on a freed object: the
+ * user's code got the freed object back as self, and memory laid over it made a bytearray
+ * spanning the address space (the real builtins, sys.modules and posix followed). The same
+ * holds for a class's binary operators (below: accumulate).
+ *
+ * The comparisons of the user's classes (and of every class with Python comparisons) and the comparisons of lists, tuples, dicts, sets and ordered dicts hold
+ * both operands while they run. When one answers NotImplemented and an operand has no other
+ * owner left (only the hold keeps it: whoever passed it did not own it), the interpreter would
+ * go on with a freed object: that is refused with RuntimeError instead. Nothing else changes:
+ * an operand someone owns is never affected. */
+
+/* Would dropping the holds free an operand? */
+static int operand_dying(PyObject *v, PyObject *w)
+{
+	Py_ssize_t held = v == w ? 2 : 1;
+
+	return Py_REFCNT(v) <= held || Py_REFCNT(w) <= held;
+}
+
+static PyObject *operands_checked(PyObject *r, PyObject *v, PyObject *w)
+{
+	if (r == Py_NotImplemented && pylayer_armed() && operand_dying(v, w)) {
+		Py_DECREF(r);
+		PyErr_SetString(PyExc_RuntimeError,
+		                "an object was freed while it was being compared or operated on");
+		r = NULL;
+	}
+	Py_DECREF(v);
+	Py_DECREF(w);
+	return r;
+}
+
+struct held_compare {
+	richcmpfunc real;
+	richcmpfunc held;
+};
+
+#define HELD_COMPARE(i)                                                                            \
+	static PyObject *held_compare_##i(PyObject *v, PyObject *w, int op);                       \
+	static PyObject *held_compare_##i(PyObject *v, PyObject *w, int op)                        \
+	{                                                                                          \
+		extern struct held_compare held_compares[];                                        \
+		Py_INCREF(v);                                                                      \
+		Py_INCREF(w);                                                                      \
+		return operands_checked(held_compares[i].real(v, w, op), v, w);                    \
+	}
+HELD_COMPARE(0)
+HELD_COMPARE(1)
+HELD_COMPARE(2)
+HELD_COMPARE(3)
+HELD_COMPARE(4)
+HELD_COMPARE(5)
+/* 0: the classes' Python comparisons (slot_tp_richcompare), then list, tuple, dict, set (and
+ * frozenset), OrderedDict. */
+struct held_compare held_compares[] = {
+    {NULL, held_compare_0}, {NULL, held_compare_1}, {NULL, held_compare_2},
+    {NULL, held_compare_3}, {NULL, held_compare_4}, {NULL, held_compare_5},
+};
+#define N_HELD_COMPARES (sizeof(held_compares) / sizeof(held_compares[0]))
+
+/* A class's own slots, held (a class made, or its operators set, later: again). */
+void pyreentry_class_guard(PyTypeObject *t)
+{
+	for (size_t i = 0; i < N_HELD_COMPARES; i++)
+		if (held_compares[i].real && t->tp_richcompare == held_compares[i].real)
+			t->tp_richcompare = held_compares[i].held;
+}
+
+/* A class's binary operators (slot_nb_add, ...) find the reflected method only when the other
+ * operand's slot is CPython's own, so they are not wrapped; the one C caller that hands them
+ * an operand it does not own is itertools.accumulate (its running total, which the user's
+ * __add__ replaced by advancing the accumulate, then answered NotImplemented: the other
+ * operand's __radd__ got the freed total). Its total is held while it steps. CPython 3.11's
+ * accumulateobject (itertoolsmodule.c), which no header declares: */
+typedef struct {
+	PyObject_HEAD PyObject *total;
+	PyObject *it;
+	PyObject *binop;
+	PyObject *initial;
+} AccumulateLayout;
+
+static iternextfunc accumulate_next_real;
+
+static PyObject *accumulate_next(PyObject *self)
+{
+	PyObject *total = Py_XNewRef(((AccumulateLayout *)self)->total);
+	PyObject *r = accumulate_next_real(self);
+
+	Py_XDECREF(total);
+	return r;
+}
+
+static int accumulate_guard(void)
+{
+	PyObject *it = PyImport_ImportModule("itertools"), *cls;
+	PyTypeObject *t;
+
+	cls = it ? PyObject_GetAttrString(it, "accumulate") : NULL;
+	Py_XDECREF(it);
+	if (!cls)
+		return -1;
+	t = (PyTypeObject *)cls;
+	Py_DECREF(cls); /* itertools keeps it */
+	if (!PyType_Check(cls) || !t->tp_iternext ||
+	    t->tp_basicsize != (Py_ssize_t)sizeof(AccumulateLayout)) {
+		PyErr_SetString(PyExc_TypeError, "itertools.accumulate is not as known");
+		return -1;
+	}
+	accumulate_next_real = t->tp_iternext;
+	t->tp_iternext = accumulate_next;
+	return rewrap(t, "__next__", (void *)accumulate_next_real, (void *)accumulate_next);
+}
+
+/* The slot functions CPython gives a class with Python operators, read off one made here. */
+static int held_operands_init(void)
+{
+	static const char src[] = "class Operators:\n"
+	                          "    def __eq__(self, other): return NotImplemented\n";
+	PyObject *g = PyDict_New(), *code, *r = NULL, *cls = NULL;
+	PyTypeObject *t,
+	    *statics[] = {&PyList_Type, &PyTuple_Type, &PyDict_Type, &PySet_Type, &PyODict_Type};
+	int rc = -1;
+
+	code = g ? Py_CompileString(src, "<sandbox operators>", Py_file_input) : NULL;
+	if (!code || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0)
+		goto out;
+	r = PyEval_EvalCode(code, g, g);
+	cls = r ? PyDict_GetItemString(g, "Operators") : NULL;
+	if (!cls || !PyType_Check(cls)) {
+		PyErr_SetString(PyExc_RuntimeError, "no class with Python comparisons was made");
+		goto out;
+	}
+	t = (PyTypeObject *)cls;
+	held_compares[0].real = t->tp_richcompare;
+	for (size_t i = 0; i < sizeof(statics) / sizeof(statics[0]); i++) {
+		held_compares[i + 1].real = statics[i]->tp_richcompare;
+		statics[i]->tp_richcompare = held_compares[i + 1].held;
+	}
+	/* frozenset shares set's comparison. */
+	if (PyFrozenSet_Type.tp_richcompare == held_compares[4].real)
+		PyFrozenSet_Type.tp_richcompare = held_compares[4].held;
+	for (size_t i = 0; i < N_HELD_COMPARES; i++)
+		if (!held_compares[i].real) {
+			PyErr_SetString(PyExc_RuntimeError, "a comparison to hold is missing");
+			goto out;
+		}
+	rc = 0;
+out:
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(g);
+	return rc;
+}
+
+/* ---- list's slice assignment -------------------------------------------------------------- */
+
+/* a[i:j:k] = v computed the slice's positions and length, then iterated v (the user's
+ * __iter__), which could empty the list: the items were written at the old positions, past
+ * the new end (a NULL array at the least). The value is made a list first. */
+static objobjargproc list_assign_real;
+
+static int list_assign(PyObject *self, PyObject *key, PyObject *value)
+{
+	int rc;
+
+	if (!value || !PySlice_Check(key) || PyList_CheckExact(value) ||
+	    PyTuple_CheckExact(value) || !pylayer_armed())
+		return list_assign_real(self, key, value);
+	if (!(value = PySequence_Fast(value, ((PySliceObject *)key)->step == Py_None
+	                                         ? "can only assign an iterable"
+	                                         : "must assign iterable to extended slice")))
+		return -1;
+	rc = list_assign_real(self, key, value);
+	Py_DECREF(value);
+	return rc;
+}
+
 static int buffered_guard(void);
 
 int pyreentry_guard(void)
 {
 	PyTypeObject *t = &PyByteArray_Type;
+
+	if (held_operands_init() < 0 || accumulate_guard() < 0)
+		return -1;
+	list_assign_real = PyList_Type.tp_as_mapping->mp_ass_subscript;
+	PyList_Type.tp_as_mapping->mp_ass_subscript = list_assign;
+	if (rewrap(&PyList_Type, "__setitem__", (void *)list_assign_real, (void *)list_assign) < 0)
+		return -1;
 
 	bytearray_contains_real = t->tp_as_sequence->sq_contains;
 	t->tp_as_sequence->sq_contains = bytearray_contains;
