@@ -1399,6 +1399,35 @@ Test(python_layer, a_struct_keeps_the_format_it_was_made_with)
 	stop();
 }
 
+/* A built-in method, a method-wrapper and a C class's descriptors reduce (pickle, copy) to the
+ * getattr of the asking frame's builtins: run under a library's frame (a singledispatchmethod
+ * calling object.__reduce_ex__ for the user), that was the interpreter's own getattr, which
+ * read any name. Their reductions name the checked getattr. */
+Test(python_layer, builtin_reductions_name_the_checked_getattr)
+{
+	start(NULL);
+	expect_ok_result("import functools, operator\n"
+	                 "AG = type(operator.attrgetter('x'))\n"
+	                 "def via_library(fn, obj, arg):\n"
+	                 "    sdm = functools.singledispatchmethod(lambda self, x: None)\n"
+	                 "    sdm.register(type(arg), fn)\n"
+	                 "    return AG('__get__')(sdm)(obj, None)(arg)\n"
+	                 "reduce_ex = AG('__reduce_ex__')(object)\n"
+	                 "r = []\n"
+	                 "for obj in ([].append, str.join, (1).__add__, int.__add__, "
+	                 "AG(\"__dict__\")(type)[\"__mro__\"]):\n"
+	                 "    red = via_library(reduce_ex, obj, 4)\n"
+	                 "    g = red[0]\n"
+	                 "    try:\n"
+	                 "        r.append(g(int, '__mro__') and 'read')\n"
+	                 "    except AttributeError:\n"
+	                 "        r.append(g is getattr)\n"
+	                 "r",
+	                 "[true,true,true,true,true]");
+	still_serving();
+	stop();
+}
+
 /* CPython 3.11's C code hands comparisons objects it does not own (itertools.groupby its keys,
  * deque.index an item, list comparison the items that differ, a list's or tuple's comparison
  * its items): the user's __eq__ dropped the object and answered NotImplemented, and the

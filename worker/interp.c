@@ -243,10 +243,22 @@ static int import_missing_package(const char *name)
 	return 1;
 }
 
+/* The error on stderr itself: sys.stderr may already be a call's capture. */
 static void report_python_error(const char *what)
 {
-	fprintf(stderr, "safepy zygote: %s failed:\n", what);
-	PyErr_Print();
+	PyObject *type, *value, *tb, *text;
+	const char *s;
+
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	text = value ? PyObject_Repr(value) : NULL;
+	s = text ? PyUnicode_AsUTF8(text) : NULL;
+	fprintf(stderr, "safepy zygote: %s failed: %s\n", what, s ? s : "(no description)");
+	PyErr_Clear();
+	Py_XDECREF(text);
+	Py_XDECREF(type);
+	Py_XDECREF(value);
+	Py_XDECREF(tb);
 }
 
 int interp_init(const struct zygote_config *cfg)

@@ -2263,6 +2263,57 @@ static PyObject *method_reduce(PyObject *self, PyObject *unused)
 static PyMethodDef method_reduce_def = {"__reduce__", method_reduce, METH_NOARGS,
                                         "Helper for pickle."};
 
+/* A built-in function or method, a method-wrapper and the descriptors of C classes pickle the
+ * same way, with the getattr of the asking frame's builtins: a library's frame (a
+ * singledispatchmethod's, calling object.__reduce_ex__ on the user's behalf) handed the user's
+ * code the interpreter's own getattr. Their reductions name the checked getattr while armed. */
+static struct {
+	PyTypeObject *type;
+	PyObject *real; /* the class's own __reduce__ */
+} reducers[] = {
+    {&PyCFunction_Type, NULL},        {&_PyMethodWrapper_Type, NULL}, {&PyMethodDescr_Type, NULL},
+    {&PyClassMethodDescr_Type, NULL}, {&PyMemberDescr_Type, NULL},    {&PyGetSetDescr_Type, NULL},
+    {&PyWrapperDescr_Type, NULL},
+};
+static PyObject *real_getattr; /* the interpreter's own */
+
+static PyObject *builtin_reduce(PyObject *self, PyObject *unused)
+{
+	PyObject *r = NULL, *checked;
+
+	(void)unused;
+	for (size_t i = 0; !r && i < sizeof(reducers) / sizeof(reducers[0]); i++)
+		if (reducers[i].real && PyObject_TypeCheck(self, reducers[i].type)) {
+			r = PyObject_CallOneArg(reducers[i].real, self);
+			if (!r)
+				return NULL;
+		}
+	if (!r) {
+		PyErr_SetString(PyExc_TypeError, "__reduce__ of a built-in, given another object");
+		return NULL;
+	}
+	if (!audit_armed || !PyTuple_Check(r) || PyTuple_GET_SIZE(r) < 1 ||
+	    PyTuple_GET_ITEM(r, 0) != real_getattr)
+		return r;
+	checked = PyDict_GetItemString(safe_builtins, "getattr");
+	if (!checked) {
+		Py_DECREF(r);
+		PyErr_SetString(PyExc_RuntimeError, "no getattr among the builtins");
+		return NULL;
+	}
+	{
+		PyObject *t = PyTuple_GetSlice(r, 0, PyTuple_GET_SIZE(r));
+		Py_DECREF(r);
+		if (!t)
+			return NULL;
+		Py_SETREF(PyTuple_GET_ITEM(t, 0), Py_NewRef(checked)); /* t is new: its own */
+		return t;
+	}
+}
+
+static PyMethodDef builtin_reduce_def = {"__reduce__", builtin_reduce, METH_NOARGS,
+                                         "Helper for pickle."};
+
 static int method_reduce_fix(void)
 {
 	PyObject *d = PyDescr_NewMethod(&PyMethod_Type, &method_reduce_def);
@@ -2270,7 +2321,28 @@ static int method_reduce_fix(void)
 
 	Py_XDECREF(d);
 	PyType_Modified(&PyMethod_Type);
-	return rc;
+	if (rc < 0)
+		return -1;
+	real_getattr = PyDict_GetItemString(PyEval_GetBuiltins(), "getattr");
+	if (!real_getattr) {
+		PyErr_SetString(PyExc_RuntimeError, "no getattr among the builtins");
+		return -1;
+	}
+	Py_INCREF(real_getattr);
+	for (size_t i = 0; i < sizeof(reducers) / sizeof(reducers[0]); i++) {
+		PyTypeObject *t = reducers[i].type;
+		PyObject *real = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__reduce__") : NULL;
+		if (!real)
+			continue; /* object's, which names no getattr */
+		reducers[i].real = Py_NewRef(real);
+		d = PyDescr_NewMethod(t, &builtin_reduce_def);
+		rc = d ? PyDict_SetItemString(t->tp_dict, "__reduce__", d) : -1;
+		Py_XDECREF(d);
+		PyType_Modified(t);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int pylayer_init(const struct zygote_config *cfg)
