@@ -510,6 +510,72 @@ Test(data, notebook_habits_work)
 	e2e_stop();
 }
 
+/* Memory the data stack's C code took as given: numpy's ndarray(buffer=...) took a negative
+ * offset (the array began before the buffer) and released the buffer's export at once (a
+ * bytearray cleared after left the array over freed memory: a bytearray's header laid there,
+ * any memory), as `a.data = buffer` did; PIL's frombuffer a stride shorter than a row (each
+ * row ran past the buffer); scipy's LowLevelCallable any capsule labelled as any function
+ * (datetime's C interface called: SIGSEGV); pandas' take kernels an index past the values
+ * (take_nd, or a Categorical's codes changed in place: SIGSEGV); gradient boosting's compiled
+ * prediction its nodes' links as they were set. Each is refused with a clear error, and the
+ * same functions used as meant answer as before. */
+Test(data, memory_handed_to_compiled_code_is_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, datetime\n"
+	    "from PIL import Image\n"
+	    "from scipy import LowLevelCallable as L\n"
+	    "import scipy.integrate as integ\n"
+	    "from pandas.core.algorithms import take_nd\n"
+	    "from pandas.core.array_algos import take\n"
+	    "from sklearn.ensemble import HistGradientBoostingRegressor as H\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "r = [t(lambda: np.ndarray(8, np.uint8, buffer=b\"x\", offset=-7)),\n"
+	    "     t(lambda: np.zeros(4, np.uint8).__setattr__('data', bytearray(4))),\n"
+	    "     t(lambda: Image.frombuffer(\"L\", (1 << 26, 1), b\"a\", \"raw\", \"L\", 1, 1)),\n"
+	    "     t(lambda: integ.quad(L(datetime.datetime_CAPI, signature=\"double (double)\"), "
+	    "0, 1)),\n"
+	    "     t(lambda: take_nd(np.arange(4), np.array([1 << 40]), allow_fill=False)),\n"
+	    "     t(lambda: take.take_1d(np.arange(4), np.array([9]), allow_fill=False)),\n"
+	    "     t(lambda: take.take_2d_multi(np.ones((2, 2)), (np.array([0]), np.array([7]))))]\n"
+	    "c = pd.Categorical(np.array([\"a\"] * 3))\n"
+	    "c._ndarray[0] = 100\n"
+	    "r.append(t(lambda: c.astype(str)))\n"
+	    "X = np.arange(200.)[:, None]\n"
+	    "m = H(max_iter=1).fit(X, X[:, 0])\n"
+	    "nodes = m._predictors[0][0].nodes\n"
+	    "saved = nodes['left'].copy()\n"
+	    "nodes['left'][:] = 10**8\n"
+	    "r.append(t(lambda: m.predict(X)))\n"
+	    "nodes['left'][:] = saved\n"
+	    "b = bytearray(1 << 20)\n"
+	    "a = np.ndarray(1 << 20, np.uint8, buffer=b)\n"
+	    "r.append(t(lambda: b.clear()))\n"
+	    "a[-1] = 7\n"
+	    "r.append([len(b), b[-1]])\n"
+	    "# ordinary use\n"
+	    "im = Image.frombuffer(\"L\", (4, 2), bytes(range(8)), \"raw\", \"L\", 0, 1)\n"
+	    "im2 = Image.frombuffer(\"RGBA\", (2, 1), bytes(range(8)), \"raw\", \"RGBA\", 8, 1)\n"
+	    "r += [list(im.getdata()), im2.getpixel((1, 0)), round(float(m.predict(X)[5]), 3),\n"
+	    "      take_nd(np.arange(4), np.array([3, -1, 0]), fill_value=-9).tolist(),\n"
+	    "      pd.Series([1, 2, 3]).take([2, 0]).tolist(), pd.Categorical(['b', 'a', "
+	    "'b']).astype(str).tolist(),\n"
+	    "      pd.DataFrame({'a': [1, 2], 'b': [True, False]}).reindex([1, 0, "
+	    "5]).fillna(0).values.tolist(),\n"
+	    "      integ.quad(lambda x: x * x, 0, 1)[0] > 0.33]\n"
+	    "r",
+	    "[\"ValueError\",\"AttributeError\",\"ValueError\",\"ValueError\",\"IndexError\","
+	    "\"IndexError\",\"IndexError\",\"IndexError\",\"ValueError\",\"BufferError\","
+	    "[1048576,7],[0,1,2,3,4,5,6,7],[4,5,6,7],90.75,[3,-9,0],[3,1],[\"b\",\"a\",\"b\"],"
+	    "[[2.0,false],[1.0,true],[0.0,0]],true]");
+	e2e_stop();
+}
+
 /* Dataset downloads made their cache directory first and failed with "os.mkdir is not
  * allowed"; a URL given to pandas named only an audit event. Both now say there is no
  * network, and the datasets sklearn ships still load. */

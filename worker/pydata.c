@@ -55,61 +55,138 @@ static PyMethodDef backend_vars_def = {"vars", backend_vars, METH_O,
 
 /* ---- guards in C for what the data libraries do in C ---------------------------------------- */
 
-/* numpy's ndarray(shape, dtype, buffer=...) takes any bytes as the array's memory: with an
- * object dtype those bytes are read as object pointers (a bytearray of a number made any
- * object the user named). With a buffer, the dtype may not hold objects; it is converted here
- * once and handed on as that dtype (a second conversion could answer otherwise). */
+/* numpy's ndarray(shape, dtype, buffer=..., offset=...) trusted what it was given:
+ * - with an object dtype the buffer's bytes are read as object pointers (a bytearray of a number
+ *   made any object the user named): with a buffer, the dtype may not hold objects; it is
+ *   converted here once and handed on as that dtype (a second conversion could answer otherwise);
+ * - a negative offset was not refused: the array began before the buffer, at any distance;
+ * - it kept the buffer's object but released its export at once: a bytearray then resized or
+ *   cleared left the array over freed memory (a bytearray's header laid there: any memory). The
+ *   buffer is handed on pinned: a holder of the export for as long as the array lives, so the
+ *   object cannot be resized under it (BufferError, as for any exported bytearray). */
 static newfunc ndarray_new_real;
 static PyObject *np_dtype;
+
+typedef struct {
+	PyObject_HEAD Py_buffer view;
+} pinned_object;
+
+static void pinned_dealloc(PyObject *self)
+{
+	PyBuffer_Release(&((pinned_object *)self)->view);
+	Py_TYPE(self)->tp_free(self);
+}
+
+static int pinned_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+	pinned_object *p = (pinned_object *)self;
+
+	return PyBuffer_FillInfo(view, self, p->view.buf, p->view.len, p->view.readonly, flags);
+}
+
+static PyBufferProcs pinned_as_buffer = {.bf_getbuffer = pinned_getbuffer};
+
+static PyTypeObject pinned_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.PinnedBuffer",
+    .tp_basicsize = sizeof(pinned_object),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = pinned_dealloc,
+    .tp_as_buffer = &pinned_as_buffer,
+    .tp_doc = "The memory an array was made over, held for as long as the array lives.",
+};
+
+/* buffer's memory, held (writable when it is). New reference. */
+static PyObject *pinned(PyObject *buffer)
+{
+	pinned_object *p = PyObject_New(pinned_object, &pinned_type);
+
+	if (!p)
+		return NULL;
+	if (PyObject_GetBuffer(buffer, &p->view, PyBUF_ANY_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+		PyErr_Clear();
+		if (PyObject_GetBuffer(buffer, &p->view, PyBUF_ANY_CONTIGUOUS) < 0) {
+			PyObject_Free(p); /* no view to release */
+			return NULL;
+		}
+	}
+	return (PyObject *)p;
+}
+
+/* The constructor's arguments by position: shape, dtype, buffer, offset, strides, order. */
+enum { ND_SHAPE, ND_DTYPE, ND_BUFFER, ND_OFFSET, ND_ARGS };
+static const char *const nd_names[ND_ARGS] = {"shape", "dtype", "buffer", "offset"};
 
 static PyObject *ndarray_new_checked(PyTypeObject *t, PyObject *args, PyObject *kw)
 {
 	Py_ssize_t n = args && PyTuple_Check(args) ? PyTuple_GET_SIZE(args) : 0;
-	PyObject *buffer = n > 2 ? PyTuple_GET_ITEM(args, 2) : NULL,
-	         *dtype = n > 1 ? PyTuple_GET_ITEM(args, 1) : NULL;
-	PyObject *descr, *has, *args2 = NULL, *kw2 = NULL, *r = NULL;
+	PyObject *given[ND_ARGS] = {NULL}, *args2 = NULL, *kw2 = NULL, *r = NULL, *v, *has;
 	int objects;
 
 	if (!pylayer_armed())
 		return ndarray_new_real(t, args, kw);
-	if (kw && PyDict_Check(kw)) {
-		buffer = buffer ? buffer : PyDict_GetItemString(kw, "buffer");
-		dtype = dtype ? dtype : PyDict_GetItemString(kw, "dtype");
+	for (int i = 0; i < ND_ARGS; i++) {
+		given[i] = i < n ? PyTuple_GET_ITEM(args, i) : NULL;
+		if (!given[i] && kw && PyDict_Check(kw))
+			given[i] = PyDict_GetItemString(kw, nd_names[i]);
 	}
-	if (!buffer || buffer == Py_None || !dtype || dtype == Py_None)
+	if (!given[ND_BUFFER] || given[ND_BUFFER] == Py_None)
 		return ndarray_new_real(t, args, kw);
-	descr = PyObject_CallOneArg(np_dtype, dtype);
-	has = descr ? PyObject_GetAttrString(descr, "hasobject") : NULL;
-	objects = has ? PyObject_IsTrue(has) : -1;
-	Py_XDECREF(has);
-	if (objects != 0) {
-		if (objects > 0)
-			PyErr_SetString(
-			    PyExc_TypeError,
-			    "an array of objects is not made over a buffer in the sandbox "
-			    "(its bytes would be read as objects)");
-		Py_XDECREF(descr);
-		return NULL;
+	/* What is handed on: new references, put back by position or name. */
+	v = given[ND_DTYPE] && given[ND_DTYPE] != Py_None
+	        ? PyObject_CallOneArg(np_dtype, given[ND_DTYPE])
+	        : NULL;
+	if (given[ND_DTYPE] && given[ND_DTYPE] != Py_None) {
+		has = v ? PyObject_GetAttrString(v, "hasobject") : NULL;
+		objects = has ? PyObject_IsTrue(has) : -1;
+		Py_XDECREF(has);
+		if (objects != 0) {
+			if (objects > 0)
+				PyErr_SetString(
+				    PyExc_TypeError,
+				    "an array of objects is not made over a buffer in the "
+				    "sandbox (its bytes would be read as objects)");
+			Py_XDECREF(v);
+			return NULL;
+		}
 	}
-	if (n > 1) {
-		/* A new tuple (a slice of the whole is the same tuple, not to be changed). */
-		args2 = PyTuple_New(n);
-		for (Py_ssize_t i = 0; args2 && i < n; i++)
-			PyTuple_SET_ITEM(args2, i,
-			                 Py_NewRef(i == 1 ? descr : PyTuple_GET_ITEM(args, i)));
+	given[ND_DTYPE] = v; /* NULL: not given */
+	given[ND_BUFFER] = pinned(given[ND_BUFFER]);
+	if (!given[ND_BUFFER]) {
+		given[ND_OFFSET] = NULL;
+		goto out;
+	}
+	if (given[ND_OFFSET] && given[ND_OFFSET] != Py_None) {
+		Py_ssize_t off;
+		v = PyNumber_Index(given[ND_OFFSET]);
+		off = v ? PyLong_AsSsize_t(v) : -1;
+		if (v && off < 0 && !PyErr_Occurred())
+			PyErr_SetString(PyExc_ValueError, "offset must be non-negative");
+		if (PyErr_Occurred())
+			Py_CLEAR(v);
+		given[ND_OFFSET] = v;
+		if (!v)
+			goto out;
 	} else {
-		args2 = Py_NewRef(args);
+		given[ND_OFFSET] = NULL;
 	}
-	if (args2 && n <= 1 && kw) {
-		kw2 = PyDict_Copy(kw);
-		if (kw2 && PyDict_SetItemString(kw2, "dtype", descr) < 0)
-			Py_CLEAR(kw2);
-	}
-	if (args2 && (n > 1 || kw2))
-		r = ndarray_new_real(t, args2, n > 1 ? kw : kw2);
+	args2 = PyTuple_New(n);
+	kw2 = kw && PyDict_Check(kw) ? PyDict_Copy(kw) : PyDict_New();
+	if (!args2 || !kw2)
+		goto out;
+	for (Py_ssize_t i = 0; i < n; i++)
+		PyTuple_SET_ITEM(args2, i,
+		                 Py_NewRef(i < ND_ARGS && i > ND_SHAPE && given[i]
+		                               ? given[i]
+		                               : PyTuple_GET_ITEM(args, i)));
+	for (int i = ND_DTYPE; i < ND_ARGS; i++)
+		if (i >= n && given[i] && PyDict_SetItemString(kw2, nd_names[i], given[i]) < 0)
+			goto out;
+	r = ndarray_new_real(t, args2, kw2);
+out:
+	for (int i = ND_DTYPE; i < ND_ARGS; i++)
+		Py_XDECREF(given[i]);
 	Py_XDECREF(args2);
 	Py_XDECREF(kw2);
-	Py_DECREF(descr);
 	return r;
 }
 
@@ -258,6 +335,10 @@ static int numpy_guard(void)
 	np_dtype = PyObject_GetAttrString(np, "dtype");
 	if (!nd || !np_dtype || !PyType_Check(nd)) {
 		Py_XDECREF(nd);
+		return -1;
+	}
+	if (PyType_Ready(&pinned_type) < 0) {
+		Py_DECREF(nd);
 		return -1;
 	}
 	/* ndarray and the classes below it that took its constructor. */

@@ -170,6 +170,16 @@ def _numpy():
     _internal._getintp_ctype.cache = None  # ctypes' c_long, if asked already: numpy's own now
     _strided_views(np)
     _array_files(np)
+    # An array's memory is not replaced: `a.data = buffer` kept the buffer's object but not
+    # its export, and a bytearray cleared after left the array over freed memory (a
+    # bytearray's header laid there: any memory). (ndarray(buffer=...) is pinned by pydata.c.)
+    data = np.ndarray.__dict__['data']
+
+    def refuse(self, value):
+        raise AttributeError("an array's memory is not replaced in the sandbox: make an "
+                             'array over the buffer instead (np.frombuffer)')
+
+    type_patches[(np.ndarray, 'data')] = property(data.__get__, refuse, None, data.__doc__)
 
 
 def _array_files(np):
@@ -357,6 +367,99 @@ def _pandas():
     df['a'].to_json(), df.info(buf=io.StringIO()), pd.to_datetime(['2024-01-02'])
     _time_zones()
     _read_html(pd)
+    _pandas_takes(np)
+
+
+def _pandas_takes(np):
+    """pandas' take kernels (Cython, no bounds checks) index the values by the indexer given:
+    a position past the values (take_nd(a, [1 << 40], allow_fill=False), or a Categorical's
+    codes changed in place, then shown) read any memory. Each kernel checks its indexer and
+    its out array first, wherever it is held: the modules that name it and pandas' tables of
+    them (which also hold the views it makes over them for bools and dates)."""
+    import pandas._libs.algos as libalgos
+    from pandas.core.array_algos import take
+
+    def positions(idx, n, what):
+        idx = np.asarray(idx)
+        if idx.dtype != np.intp or idx.ndim != 1:
+            raise TypeError('%s should be a 1-D array of intp positions' % what)
+        if len(idx) and (idx.min() < -1 or idx.max() >= n):
+            raise IndexError('%s holds a position past the %d there are' % (what, n))
+        return idx
+
+    def shape(a, ndim, what):
+        s = np.asarray(a).shape
+        if len(s) != ndim:
+            raise ValueError('%s should have %d dimensions' % (what, ndim))
+        return s
+
+    def room(out, rows, cols=None):
+        s = shape(out, 1 if cols is None else 2, 'out')
+        if s[0] < rows or (cols is not None and s[1] < cols):
+            raise ValueError('out has no room for what is taken')
+
+    def take_1d(f):
+        def checked(values, indexer, out, fill_value=np.nan):
+            n, = shape(values, 1, 'values')
+            indexer = positions(indexer, n, 'the indexer')
+            room(out, len(indexer))
+            return f(values, indexer, out, fill_value)
+        return checked
+
+    def take_axis0(f):
+        def checked(values, indexer, out, fill_value=np.nan):
+            n, k = shape(values, 2, 'values')
+            indexer = positions(indexer, n, 'the indexer')
+            room(out, len(indexer), k)
+            return f(values, indexer, out, fill_value)
+        return checked
+
+    def take_axis1(f):
+        def checked(values, indexer, out, fill_value=np.nan):
+            n, k = shape(values, 2, 'values')
+            indexer = positions(indexer, k, 'the indexer')
+            room(out, n, len(indexer))
+            return f(values, indexer, out, fill_value)
+        return checked
+
+    def take_multi(f):
+        def checked(values, indexer, out, fill_value=np.nan):
+            n, k = shape(values, 2, 'values')
+            rows, cols = indexer
+            rows = positions(rows, n, 'the row indexer')
+            cols = positions(cols, k, 'the column indexer')
+            room(out, len(rows), len(cols))
+            return f(values, (rows, cols), out, fill_value)
+        return checked
+
+    kinds = (('take_1d_', take_1d), ('take_2d_axis0_', take_axis0),
+             ('take_2d_axis1_', take_axis1), ('take_2d_multi_', take_multi))
+
+    def checked_kernel(name, f):
+        for prefix, make in kinds:
+            if name.startswith(prefix):
+                g = make(f)
+                g.__name__ = g.__qualname__ = getattr(f, '__name__', name)
+                g.__doc__ = getattr(f, '__doc__', None)
+                g.__module__ = getattr(f, '__module__', None)
+                return g
+        return None
+
+    replacements = {}
+    for name in dir(libalgos):
+        f = getattr(libalgos, name)
+        g = checked_kernel(name, f)
+        if g is not None:
+            replacements[id(f)] = (f, g)
+    for table, prefix in (('_take_1d_dict', 'take_1d_'), ('_take_2d_axis0_dict', 'take_2d_axis0_'),
+                          ('_take_2d_axis1_dict', 'take_2d_axis1_'),
+                          ('_take_2d_multi_dict', 'take_2d_multi_')):
+        d = getattr(take, table)
+        for key, f in list(d.items()):
+            pair = replacements.get(id(f))
+            d[key] = pair[1] if pair is not None and pair[0] is f else checked_kernel(prefix, f)
+    _replace_all(replacements)
+    take._get_take_nd_function_cached.cache_clear()
 
 
 def _read_html(pd):
@@ -416,6 +519,26 @@ def _scipy():
     _lapack_inputs()
     _spline_inputs()
     _distance_inputs()
+    _low_level_callables()
+
+
+def _low_level_callables():
+    """LowLevelCallable(capsule, signature=...) gave any capsule the signature asked (the
+    capsule of datetime's C interface, a table of data, called as a function by quad or
+    generic_filter: SIGSEGV), and user_data any capsule as the C function's data. The
+    functions a sandbox can name are capsules already labelled by their makers: their own
+    label, and no data of the user's."""
+    from scipy._lib import _ccallback
+    cls = _ccallback.LowLevelCallable
+    parse = cls.__dict__['_parse_callback'].__func__
+
+    def _parse_callback(cls_, obj, user_data=None, signature=None):
+        if not isinstance(obj, cls) and (signature is not None or user_data is not None):
+            raise ValueError('a LowLevelCallable in the sandbox takes a function with its '
+                             'own signature and no user_data')
+        return parse(cls_, obj, user_data, signature)
+
+    cls._parse_callback = classmethod(_parse_callback)
 
 
 def _distance_inputs():
@@ -1001,12 +1124,41 @@ def _pil():
     PdfParser.PdfParser.get_buf_from_file = staticmethod(get_buf_from_file)
     _pil_pointers(Image)
     _pil_fonts()
+    _pil_mapped(Image)
 
     def show(self, title=None):
         """Display this image: it becomes an image of this call's result."""
         _keep(self, _picture)
 
     Image.Image.show = show
+
+
+def _pil_mapped(Image):
+    """Image.frombuffer maps an image's rows onto the buffer given ('raw' and a mode PIL maps),
+    checking only that the rows' starts fit: a stride below a row's width made each row run
+    past the buffer (a 1-byte bytes object as a 2**26-pixel row: any memory read and written
+    through the image). The stride is a whole row at least."""
+    frombuffer_real = Image.frombuffer
+    pixel = {'L': 1, 'P': 1, 'I;16': 2, 'I;16L': 2, 'I;16B': 2, 'RGBX': 4, 'RGBA': 4,
+             'CMYK': 4, 'I': 4, 'F': 4, 'RGB': 4, 'LA': 4, 'RGBa': 4, 'La': 4}
+
+    def frombuffer(mode, size, data, decoder_name='raw', *args):
+        given = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+        if decoder_name == 'raw' and given:
+            rawmode, stride = given[0], given[1] if len(given) > 1 else 0
+            width = tuple(size)[0]
+            if not isinstance(stride, int) or isinstance(stride, bool):
+                raise TypeError('the stride should be an int')
+            if rawmode in Image._MAPMODES and 0 < stride < width * pixel.get(rawmode, 4):
+                raise ValueError('a stride of %d bytes is shorter than a row of %d pixels '
+                                 'in mode %s' % (stride, width, rawmode))
+            if len(given) > 3:
+                raise TypeError('frombuffer takes a mode, a stride and a direction')
+        return frombuffer_real(mode, size, data, decoder_name, *args)
+
+    frombuffer.__doc__ = frombuffer_real.__doc__
+    frombuffer.__module__ = frombuffer_real.__module__
+    _replace_everywhere(frombuffer_real, frombuffer)
 
 
 def _pil_fonts():
@@ -1224,6 +1376,7 @@ def _sklearn():
     platform.uname()
     _sklearn_inputs()
     _sklearn_trees()
+    _sklearn_predictors()
     _no_downloads(_base.get_data_home)
 
 
@@ -1288,6 +1441,87 @@ def _sklearn_trees():
 
         get_arrays.__doc__ = arrays.__doc__
         type_patches[(base, 'get_arrays')] = get_arrays
+
+
+def _sklearn_predictors():
+    """Gradient boosting's compiled prediction follows the nodes it is given (a fitted
+    predictor's nodes, an array like any other): a child link or a feature past the arrays
+    (nodes['left'][:] = 10**8, then predict) read any memory, and a node reached twice
+    overflowed partial dependence's stack. The nodes are checked first: a tree, each child
+    after its parent and reached once, features and category sets within what is given."""
+    import numpy as np
+    from sklearn.ensemble._hist_gradient_boosting import _predictor
+
+    def tree(nodes, n_features, bitsets):
+        nodes = np.asarray(nodes)
+        if nodes.ndim != 1 or nodes.dtype.names is None or not {
+                'left', 'right', 'feature_idx', 'is_leaf', 'is_categorical',
+                'bitset_idx'} <= set(nodes.dtype.names):
+            raise TypeError("nodes should be a predictor's array of nodes")
+        n = len(nodes)
+        inner = np.flatnonzero(nodes['is_leaf'] == 0)
+        left, right = nodes['left'][inner].astype(np.int64), nodes['right'][inner].astype(np.int64)
+        if len(inner):
+            if (left <= inner).any() or (right <= inner).any() or left.max() >= n or \
+                    right.max() >= n:
+                raise ValueError("a node's child is not a node after it")
+            if np.bincount(np.concatenate([left, right]), minlength=n).max() > 1:
+                raise ValueError('a node is the child of more than one node')
+            feature = nodes['feature_idx'][inner].astype(np.int64)
+            if feature.min() < 0 or feature.max() >= n_features:
+                raise ValueError('a node splits on a feature past the %d given' % n_features)
+            cat = nodes['bitset_idx'][inner][nodes['is_categorical'][inner] != 0]
+            if bitsets is not None and len(cat) and (cat.astype(np.int64).min() < 0 or cat.max() >= len(bitsets)):
+                raise ValueError("a node's categories are past the sets given")
+        return nodes
+
+    def samples(X, out):
+        X, out = np.asarray(X), np.asarray(out)
+        if X.ndim != 2 or out.ndim != 1 or len(out) < X.shape[0]:
+            raise ValueError('X should be 2-D and out have a value for each of its rows')
+        return X.shape[1]
+
+    real = {name: getattr(_predictor, name) for name in (
+        '_predict_from_raw_data', '_predict_from_binned_data', '_compute_partial_dependence')}
+
+    def _predict_from_raw_data(nodes, numeric_data, raw_left_cat_bitsets, known_cat_bitsets,
+                               f_idx_map, n_threads, out):
+        n_features = samples(numeric_data, out)
+        nodes = tree(nodes, n_features, np.asarray(raw_left_cat_bitsets))
+        f_idx_map, known = np.asarray(f_idx_map), np.asarray(known_cat_bitsets)
+        inner = nodes[nodes['is_leaf'] == 0]
+        used = inner['feature_idx'][inner['is_categorical'] != 0].astype(np.int64)
+        if len(used):
+            if f_idx_map.ndim != 1 or used.max() >= len(f_idx_map):
+                raise ValueError('f_idx_map has no entry for a categorical feature')
+            at = f_idx_map[used].astype(np.int64)
+            if at.min() < 0 or at.max() >= len(known):
+                raise ValueError("f_idx_map points past the known categories' sets")
+        return real['_predict_from_raw_data'](nodes, numeric_data, raw_left_cat_bitsets,
+                                              known_cat_bitsets, f_idx_map, n_threads, out)
+
+    def _predict_from_binned_data(nodes, binned_data, binned_left_cat_bitsets,
+                                  missing_values_bin_idx, n_threads, out):
+        nodes = tree(nodes, samples(binned_data, out), np.asarray(binned_left_cat_bitsets))
+        return real['_predict_from_binned_data'](nodes, binned_data, binned_left_cat_bitsets,
+                                                 missing_values_bin_idx, n_threads, out)
+
+    def _compute_partial_dependence(nodes, X, target_features, out):
+        X, target_features = np.asarray(X), np.asarray(target_features)
+        samples(X, out)
+        if target_features.ndim != 1 or len(target_features) > X.shape[1]:
+            raise ValueError('X should have a column for each target feature')
+        nodes = tree(nodes, np.iinfo(np.int32).max, None)
+        return real['_compute_partial_dependence'](nodes, X, target_features, out)
+
+    replacements = {}
+    for name, f in list(locals().items()):
+        if name in real:
+            f.__name__ = f.__qualname__ = name
+            f.__doc__ = real[name].__doc__
+            f.__module__ = real[name].__module__
+            replacements[id(real[name])] = (real[name], f)
+    _replace_all(replacements)
 
 
 def _sklearn_inputs():
