@@ -576,6 +576,54 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
+/* Library state the compiled code trusts, changed after it was made: ndarray.resize with
+ * refcheck=False freed the memory under the array's views (a list's items laid there: the
+ * real os, sys.modules and builtins); a rolling window's indexer of the user's returned
+ * bounds outside the values (the kernels read around them: SIGSEGV, or memory as numbers);
+ * a BSpline's knots set longer than its coefficients (read past them). Each is refused with
+ * a clear error; the same functions used as meant answer as before. */
+Test(data, library_state_changed_after_it_was_made_is_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "from pandas.api.indexers import BaseIndexer, FixedForwardWindowIndexer\n"
+	    "from scipy.interpolate import BSpline, splev, splint, make_interp_spline\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "a = np.zeros(128)\n"
+	    "v = a[:]\n"
+	    "r = [t(lambda: a.resize(100000, refcheck=False)), a.shape]\n"
+	    "class Far(BaseIndexer):\n"
+	    "    def get_window_bounds(self, num_values=0, min_periods=None, center=None, "
+	    "closed=None, step=None):\n"
+	    "        s = np.zeros(num_values, dtype=np.int64) - 8\n"
+	    "        return s, s + 1\n"
+	    "s = pd.Series(np.arange(10.0))\n"
+	    "r.append(t(lambda: s.rolling(Far(window_size=1), min_periods=1).max()))\n"
+	    "b = BSpline(np.arange(8.0), np.ones(4), 3)\n"
+	    "b.t = np.arange(2.0 * 10**7)\n"
+	    "b.c = np.ones(1)\n"
+	    "r += [t(lambda: b(np.array([1.9e7]))), t(lambda: b.integrate(0, 5)), t(lambda: "
+	    "splev([1.0], b))]\n"
+	    "# ordinary use answers as before\n"
+	    "c = np.arange(6.0)\n"
+	    "c.resize(8)\n"
+	    "sp = make_interp_spline(np.arange(6.0), np.arange(6.0) ** 2, k=3)\n"
+	    "fw = s.rolling(FixedForwardWindowIndexer(window_size=2), "
+	    "min_periods=1).sum().tolist()\n"
+	    "r += [c.tolist(), round(float(sp(2.5)), 6), round(float(sp.integrate(0, 2)), 6), "
+	    "fw[:3],\n"
+	    "      s.rolling(3).mean().tolist()[2:4], s.expanding().sum().tolist()[-1]]\n"
+	    "r",
+	    "[\"ValueError\",[128],\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "[0.0,1.0,2.0,3.0,4.0,5.0,0.0,0.0],6.25,2.666667,[1.0,3.0,5.0],[1.0,2.0],45.0]");
+	e2e_stop();
+}
+
 /* Dataset downloads made their cache directory first and failed with "os.mkdir is not
  * allowed"; a URL given to pandas named only an audit event. Both now say there is no
  * network, and the datasets sklearn ships still load. */

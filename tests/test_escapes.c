@@ -1399,6 +1399,111 @@ Test(python_layer, a_struct_keeps_the_format_it_was_made_with)
 	stop();
 }
 
+/* More of CPython 3.11's C code that keeps what it does not own across the user's code: a
+ * list comparison's final items (a dict view compared there, its set freed by a key's
+ * __hash__: a fake set over it handed the user a bytearray over all memory), and itertools
+ * iterators stepped again from inside their own step (count handed its freed count to
+ * __radd__, pairwise packed a freed item, islice stepped a freed iterator); Counter.update read
+ * a freed count's class. The items compared are held, dict views hold their operands, an
+ * itertools iterator refuses to be stepped from inside its own step (RuntimeError, as a
+ * running generator does), Counter counts in Python; ordinary uses answer as before. */
+Test(python_layer, iterators_and_comparisons_keep_what_they_use)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import itertools, collections\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "def q(x): return (x & 0xffffffffffffffff).to_bytes(8, 'little')\n"
+	    "FB = q(0x100000) + q(id(bytearray)) + q(0x7fffffffffffffff) + q(0x7fffffffffffffff) + "
+	    "q(0) * 3\n"
+	    "TB = q(id(FB) + 32) + q(2) + q(0) + q(0)\n"
+	    "FS = (b'\\0' * 16 + q(0x100000) + q(id(set)) + q(1) + q(1) + q(1) + q(id(TB) + 32) + "
+	    "q(-1)\n"
+	    "      + q(0) + b'\\0' * 128 + q(0))[:215]\n"
+	    "S, G, L1, L2 = [None] * 64, [], [], []\n"
+	    "class K:\n"
+	    "    def __hash__(self):\n"
+	    "        if not L2:\n"
+	    "            return 7\n"
+	    "        L2.clear()\n"
+	    "        for i in range(64):\n"
+	    "            S[i] = bytearray(FS)\n"
+	    "        return 2\n"
+	    "    def __eq__(self, o):\n"
+	    "        G.append(type(o).__name__)\n"
+	    "        return False\n"
+	    "L1.append({K(): 1}.keys())\n"
+	    "L2.append({1, 2, 3})\n"
+	    "r = [t(lambda: L1 < L2), G]\n"
+	    "depth = [0]\n"
+	    "class A:\n"
+	    "    def __float__(self):\n"
+	    "        return 0.0\n"
+	    "    def __add__(self, other):\n"
+	    "        depth[0] += 1\n"
+	    "        if depth[0] == 1:\n"
+	    "            next(c)\n"
+	    "            return NotImplemented\n"
+	    "        return 5\n"
+	    "class B:\n"
+	    "    def __float__(self):\n"
+	    "        return 0.0\n"
+	    "    def __radd__(self, other):\n"
+	    "        return 7\n"
+	    "c = itertools.count(A(), B())\n"
+	    "r.append(t(lambda: next(c)))\n"
+	    "n = [0]\n"
+	    "class It:\n"
+	    "    def __iter__(self):\n"
+	    "        return self\n"
+	    "    def __next__(self):\n"
+	    "        n[0] += 1\n"
+	    "        if n[0] == 2:\n"
+	    "            next(p)\n"
+	    "        return n[0]\n"
+	    "p = itertools.pairwise(It())\n"
+	    "r.append(t(lambda: next(p)))\n"
+	    "depth2 = [0]\n"
+	    "class It2:\n"
+	    "    def __iter__(self):\n"
+	    "        return self\n"
+	    "    def __next__(self):\n"
+	    "        depth2[0] += 1\n"
+	    "        if depth2[0] == 1:\n"
+	    "            next(sl)\n"
+	    "        raise StopIteration\n"
+	    "sl = itertools.islice(It2(), 2, None)\n"
+	    "r.append(t(lambda: next(sl)))\n"
+	    "class C:\n"
+	    "    def __add__(self, o):\n"
+	    "        cnt.clear()\n"
+	    "        return NotImplemented\n"
+	    "cnt = collections.Counter()\n"
+	    "cnt['k'] = C()\n"
+	    "r.append(t(lambda: cnt.update(['k'])))\n"
+	    "# ordinary use answers as before\n"
+	    "g = [(k, list(v)) for k, v in itertools.groupby('aabccc')]\n"
+	    "r += [g, list(itertools.islice(itertools.count(0.5, 0.25), 3)), "
+	    "list(itertools.pairwise('abc')),\n"
+	    "      list(itertools.zip_longest('ab', 'c', fillvalue='-')), "
+	    "collections.Counter('abca').most_common(1),\n"
+	    "      [1, [2, 3]] < [1, [2, 4]], [1, 2] == [1, 2], {1: 2}.keys() < {1: 2, 3: "
+	    "4}.keys(),\n"
+	    "      {1: 2}.items() == {1: 2}.items(), list(itertools.accumulate([1, 2, 3])),\n"
+	    "      list(itertools.chain.from_iterable(itertools.repeat('ab', 2)))]\n"
+	    "r",
+	    "[false,[\"int\"],\"RuntimeError\",\"RuntimeError\",\"RuntimeError\",\"TypeError\","
+	    "[[\"a\",[\"a\",\"a\"]],[\"b\",[\"b\"]],[\"c\",[\"c\",\"c\",\"c\"]]],[0.5,0.75,1.0],"
+	    "[[\"a\",\"b\"],[\"b\",\"c\"]],[[\"a\",\"c\"],[\"b\",\"-\"]],[[\"a\",2]],true,true,"
+	    "true,true,[1,3,6],[\"a\",\"b\",\"a\",\"b\"]]");
+	still_serving();
+	stop();
+}
+
 /* A built-in method, a method-wrapper and a C class's descriptors reduce (pickle, copy) to the
  * getattr of the asking frame's builtins: run under a library's frame (a singledispatchmethod
  * calling object.__reduce_ex__ for the user), that was the interpreter's own getattr, which

@@ -324,6 +324,44 @@ static int buffers_guard(PyObject *np, PyTypeObject *nd)
 	return pyguard_walk(nd, replace_getbuffer, NULL);
 }
 
+/* a.resize(n, refcheck=False) moved the array's memory and freed the old block under its views
+ * (a list's items laid there: any memory). While armed, the check of references always runs:
+ * refcheck is dropped from the keywords (its default is to check). A method of C, so that it
+ * adds no reference of its own to the array the check counts. */
+static PyCFunctionWithKeywords resize_real;
+
+static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *kw2, *r;
+
+	if (!pylayer_armed() || !kw || !PyDict_Check(kw) || !PyDict_GetItemString(kw, "refcheck"))
+		return resize_real(self, args, kw);
+	kw2 = PyDict_Copy(kw);
+	if (!kw2 || PyDict_DelItemString(kw2, "refcheck") < 0) {
+		Py_XDECREF(kw2);
+		return NULL;
+	}
+	r = resize_real(self, args, kw2);
+	Py_DECREF(kw2);
+	return r;
+}
+
+static int resize_guard(PyTypeObject *nd)
+{
+	PyObject *m = PyDict_GetItemString(nd->tp_dict, "resize");
+	PyMethodDef *def;
+
+	if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type) ||
+	    (def = ((PyMethodDescrObject *)m)->d_method)->ml_flags !=
+	        (METH_VARARGS | METH_KEYWORDS)) {
+		PyErr_SetString(PyExc_RuntimeError, "ndarray.resize is not as known");
+		return -1;
+	}
+	resize_real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
+	def->ml_meth = (PyCFunction)(void (*)(void))resize_checked;
+	return 0;
+}
+
 static int numpy_guard(void)
 {
 	PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"), *nd;
@@ -346,6 +384,8 @@ static int numpy_guard(void)
 	rc = pyguard_replace_new((PyTypeObject *)nd, ndarray_new_real, ndarray_new_checked);
 	if (rc == 0)
 		rc = buffers_guard(np, (PyTypeObject *)nd);
+	if (rc == 0)
+		rc = resize_guard((PyTypeObject *)nd);
 	Py_DECREF(nd);
 	return rc;
 }

@@ -368,6 +368,42 @@ def _pandas():
     _time_zones()
     _read_html(pd)
     _pandas_takes(np)
+    _window_bounds(np)
+
+
+def _window_bounds(np):
+    """A rolling window's bounds come from its indexer, and a BaseIndexer of the user's may
+    return any (pandas checks their lengths): the compiled window kernels read
+    values[start:end] unchecked (SIGSEGV, or memory around the values read as numbers).
+    The indexer a window uses is wrapped: its bounds lie within the values, start <= end."""
+    from pandas.api.indexers import BaseIndexer
+    from pandas.core.window import rolling
+
+    class CheckedIndexer(BaseIndexer):
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):  # window_size, and the indexer's own
+            return getattr(self.inner, name)
+
+        def get_window_bounds(self, num_values=0, min_periods=None, center=None,
+                              closed=None, step=None):
+            start, end = self.inner.get_window_bounds(num_values=num_values,
+                                                      min_periods=min_periods, center=center,
+                                                      closed=closed, step=step)
+            start, end = np.asarray(start), np.asarray(end)
+            if len(start) and ((start < 0).any() or (end > num_values).any() or
+                               (start > end).any()):
+                raise ValueError('the window bounds lie outside the %d values' % num_values)
+            return start, end
+
+    own = rolling.BaseWindow.__dict__['_get_window_indexer']
+
+    def _get_window_indexer(self):
+        return CheckedIndexer(own(self))
+
+    _get_window_indexer.__doc__ = own.__doc__
+    rolling.BaseWindow._get_window_indexer = _get_window_indexer
 
 
 def _pandas_takes(np):
@@ -520,6 +556,38 @@ def _scipy():
     _spline_inputs()
     _distance_inputs()
     _low_level_callables()
+    _bspline_checks()
+
+
+def _bspline_checks():
+    """A BSpline's knots, coefficients and degree are plain attributes, handed to compiled code
+    at each evaluation: knots set longer than the coefficients (b.t = ...; b(x)) read past
+    them (SIGSEGV, or heap pointers as values). Its methods check the three first."""
+    import operator
+    import numpy as np
+    from scipy.interpolate import BSpline
+
+    def valid(b):
+        k = operator.index(b.k)
+        t, c = np.asarray(b.t), np.asarray(b.c)
+        if k < 0 or t.ndim != 1 or len(t) < 2 * k + 2 or c.ndim < 1 or \
+                c.shape[0] < len(t) - k - 1:
+            raise ValueError('the spline needs a degree k >= 0, at least 2k+2 knots and '
+                             'len(t)-k-1 coefficients')
+
+    def checked(f):
+        def method(self, *args, **kwargs):
+            valid(self)
+            return f(self, *args, **kwargs)
+        method.__name__, method.__qualname__ = f.__name__, f.__qualname__
+        method.__doc__, method.__module__ = f.__doc__, f.__module__
+        return method
+
+    for name in ('__call__', 'integrate', 'derivative', 'antiderivative', '_evaluate'):
+        if name in BSpline.__dict__:
+            setattr(BSpline, name, checked(BSpline.__dict__[name]))
+    tck = BSpline.__dict__['tck']
+    BSpline.tck = property(checked(tck.fget), None, None, tck.__doc__)
 
 
 def _low_level_callables():

@@ -1742,6 +1742,19 @@ static const char library_fixes[] =
      * that module's namespace for the class's annotations: refused to library code, so it
      * failed for every caller. The class is its caller's, as Python 3.12 makes it; the user's
      * (its module is __main__) unless the namespace names another. */
+    /* collections' C _count_elements (Counter.update) adds one to a count it reads from the
+     * mapping without owning it: the count's __add__ cleared the Counter and answered
+     * NotImplemented, and the interpreter read the freed count's class for its TypeError
+     * (any memory, as the class's name). The same loop in Python owns what it adds. */
+    "collections = sys.modules.get('collections')\n"
+    "if collections is not None and callable(getattr(collections, '_count_elements', None)):\n"
+    "    def _count_elements(mapping, iterable):\n"
+    "        'Tally elements from the iterable.'\n"
+    "        mapping_get = mapping.get\n"
+    "        for elem in iterable:\n"
+    "            mapping[elem] = mapping_get(elem, 0) + 1\n"
+    "    _count_elements.__module__ = 'collections'\n"
+    "    collections._count_elements = _count_elements\n"
     "dataclasses = sys.modules.get('dataclasses')\n"
     "def _made_here(make):\n"
     "    def make_dataclass(cls_name, fields, *, bases=(), namespace=None, **kwargs):\n"

@@ -379,7 +379,9 @@ static PyObject *operands_checked(PyObject *r, PyObject *v, PyObject *w)
 }
 
 struct held_compare {
-	richcmpfunc real;
+	richcmpfunc
+	    real; /* the slot as CPython made it (classes that inherit it are found by it) */
+	richcmpfunc call; /* what runs: real, or a version of its own */
 	richcmpfunc held;
 };
 
@@ -390,7 +392,7 @@ struct held_compare {
 		extern struct held_compare held_compares[];                                        \
 		Py_INCREF(v);                                                                      \
 		Py_INCREF(w);                                                                      \
-		return operands_checked(held_compares[i].real(v, w, op), v, w);                    \
+		return operands_checked(held_compares[i].call(v, w, op), v, w);                    \
 	}
 HELD_COMPARE(0)
 HELD_COMPARE(1)
@@ -398,13 +400,59 @@ HELD_COMPARE(2)
 HELD_COMPARE(3)
 HELD_COMPARE(4)
 HELD_COMPARE(5)
+HELD_COMPARE(6)
+HELD_COMPARE(7)
 /* 0: the classes' Python comparisons (slot_tp_richcompare), then list, tuple, dict, set (and
- * frozenset), OrderedDict. */
+ * frozenset), OrderedDict, dict_keys, dict_items. */
 struct held_compare held_compares[] = {
-    {NULL, held_compare_0}, {NULL, held_compare_1}, {NULL, held_compare_2},
-    {NULL, held_compare_3}, {NULL, held_compare_4}, {NULL, held_compare_5},
+    {NULL, NULL, held_compare_0}, {NULL, NULL, held_compare_1}, {NULL, NULL, held_compare_2},
+    {NULL, NULL, held_compare_3}, {NULL, NULL, held_compare_4}, {NULL, NULL, held_compare_5},
+    {NULL, NULL, held_compare_6}, {NULL, NULL, held_compare_7},
 };
 #define N_HELD_COMPARES (sizeof(held_compares) / sizeof(held_compares[0]))
+
+/* Two lists compared: CPython's order, with the items that differ held while they are
+ * compared again by the operator asked (CPython hands them over unowned: the user's __hash__
+ * or __eq__ inside that comparison emptied the lists and freed them). */
+static PyObject *list_compare(PyObject *v, PyObject *w, int op)
+{
+	PyListObject *vl = (PyListObject *)v, *wl = (PyListObject *)w;
+	PyObject *a, *b, *r;
+	Py_ssize_t i;
+
+	if (!PyList_Check(v) || !PyList_Check(w))
+		Py_RETURN_NOTIMPLEMENTED;
+	if (Py_SIZE(vl) != Py_SIZE(wl) && (op == Py_EQ || op == Py_NE))
+		return Py_NewRef(op == Py_EQ ? Py_False : Py_True);
+	for (i = 0; i < Py_SIZE(vl) && i < Py_SIZE(wl); i++) {
+		int k;
+		a = vl->ob_item[i];
+		b = wl->ob_item[i];
+		if (a == b)
+			continue;
+		Py_INCREF(a);
+		Py_INCREF(b);
+		k = PyObject_RichCompareBool(a, b, Py_EQ);
+		Py_DECREF(a);
+		Py_DECREF(b);
+		if (k < 0)
+			return NULL;
+		if (!k)
+			break;
+	}
+	if (i >= Py_SIZE(vl) || i >= Py_SIZE(wl))
+		Py_RETURN_RICHCOMPARE(Py_SIZE(vl), Py_SIZE(wl), op);
+	if (op == Py_EQ)
+		Py_RETURN_FALSE;
+	if (op == Py_NE)
+		Py_RETURN_TRUE;
+	a = Py_NewRef(vl->ob_item[i]);
+	b = Py_NewRef(wl->ob_item[i]);
+	r = PyObject_RichCompare(a, b, op);
+	Py_DECREF(a);
+	Py_DECREF(b);
+	return r;
+}
 
 /* A class's own slots, held (a class made, or its operators set, later: again). */
 void pyreentry_class_guard(PyTypeObject *t)
@@ -466,7 +514,8 @@ static int held_operands_init(void)
 	                          "    def __eq__(self, other): return NotImplemented\n";
 	PyObject *g = PyDict_New(), *code, *r = NULL, *cls = NULL;
 	PyTypeObject *t,
-	    *statics[] = {&PyList_Type, &PyTuple_Type, &PyDict_Type, &PySet_Type, &PyODict_Type};
+	    *statics[] = {&PyList_Type,  &PyTuple_Type,    &PyDict_Type,     &PySet_Type,
+	                  &PyODict_Type, &PyDictKeys_Type, &PyDictItems_Type};
 	int rc = -1;
 
 	code = g ? Py_CompileString(src, "<sandbox operators>", Py_file_input) : NULL;
@@ -479,11 +528,17 @@ static int held_operands_init(void)
 		goto out;
 	}
 	t = (PyTypeObject *)cls;
-	held_compares[0].real = t->tp_richcompare;
+	held_compares[0].real = held_compares[0].call = t->tp_richcompare;
 	for (size_t i = 0; i < sizeof(statics) / sizeof(statics[0]); i++) {
-		held_compares[i + 1].real = statics[i]->tp_richcompare;
+		/* dict_keys and dict_items share one comparison: held once. */
+		if (statics[i]->tp_richcompare == held_compares[i].held) {
+			held_compares[i + 1] = held_compares[i];
+			continue;
+		}
+		held_compares[i + 1].real = held_compares[i + 1].call = statics[i]->tp_richcompare;
 		statics[i]->tp_richcompare = held_compares[i + 1].held;
 	}
+	held_compares[1].call = list_compare;
 	/* frozenset shares set's comparison. */
 	if (PyFrozenSet_Type.tp_richcompare == held_compares[4].real)
 		PyFrozenSet_Type.tp_richcompare = held_compares[4].held;
@@ -498,6 +553,96 @@ out:
 	Py_XDECREF(code);
 	Py_XDECREF(g);
 	return rc;
+}
+
+/* ---- itertools' iterators stepped from inside their own step ------------------------------ */
+
+/* CPython 3.11's itertools keep what they read of their own state in locals across the call
+ * of the user's code (the iterator they step, a key's __eq__, a value's __add__), and that code
+ * could step the same object again: islice went on with the iterator the inner step had freed
+ * (its next method then ran on memory laid over it), pairwise packed the item the inner step had
+ * dropped, count handed its freed running count to the other operand's __radd__, zip_longest
+ * released an iterator twice. A generator refuses to be resumed while it runs; while armed, an
+ * itertools iterator refuses the same (RuntimeError), which leaves each step whole. */
+#define ITER_TYPES_MAX 40
+static struct {
+	PyTypeObject *type;
+	iternextfunc real;
+} iter_types[ITER_TYPES_MAX];
+static size_t n_iter_types;
+static PyObject **stepping; /* the iterators stepping now, innermost last */
+static Py_ssize_t n_stepping, stepping_room;
+
+static iternextfunc iter_real(PyTypeObject *t)
+{
+	for (; t; t = t->tp_base)
+		for (size_t i = 0; i < n_iter_types; i++)
+			if (iter_types[i].type == t)
+				return iter_types[i].real;
+	return NULL;
+}
+
+static PyObject *iter_step(PyObject *self)
+{
+	iternextfunc real = iter_real(Py_TYPE(self));
+	PyObject *r;
+
+	if (!real) {
+		PyErr_SetString(PyExc_SystemError, "an itertools iterator of no known class");
+		return NULL;
+	}
+	if (!pylayer_armed())
+		return real(self);
+	for (Py_ssize_t i = n_stepping - 1; i >= 0; i--)
+		if (stepping[i] == self) {
+			PyErr_Format(PyExc_RuntimeError, "%s stepped from inside its own step",
+			             Py_TYPE(self)->tp_name);
+			return NULL;
+		}
+	if (n_stepping == stepping_room) {
+		Py_ssize_t room = stepping_room ? 2 * stepping_room : 16;
+		PyObject **more = PyMem_Realloc(stepping, (size_t)room * sizeof(*more));
+		if (!more)
+			return PyErr_NoMemory();
+		stepping = more;
+		stepping_room = room;
+	}
+	stepping[n_stepping++] = self;
+	r = real(self);
+	n_stepping--;
+	return r;
+}
+
+static int itertools_guard(void)
+{
+	PyObject *it = PyImport_ImportModule("itertools"), *d, *k, *v;
+	Py_ssize_t pos = 0;
+
+	if (!it)
+		return -1;
+	d = PyModule_GetDict(it);
+	while (d && PyDict_Next(d, &pos, &k, &v)) {
+		PyTypeObject *t = (PyTypeObject *)v;
+		if (!PyType_Check(v) || !t->tp_iternext || t->tp_iternext == iter_step ||
+		    t->tp_iternext == &_PyObject_NextNotImplemented)
+			continue;
+		if (n_iter_types == ITER_TYPES_MAX) {
+			PyErr_SetString(PyExc_RuntimeError, "more itertools classes than known");
+			Py_DECREF(it);
+			return -1;
+		}
+		iter_types[n_iter_types].type = (PyTypeObject *)Py_NewRef(v);
+		iter_types[n_iter_types++].real = t->tp_iternext;
+		if (PyDict_GetItemString(t->tp_dict, "__next__") &&
+		    rewrap(t, "__next__", (void *)t->tp_iternext, (void *)iter_step) < 0) {
+			Py_DECREF(it);
+			return -1;
+		}
+		t->tp_iternext = iter_step;
+		PyType_Modified(t);
+	}
+	Py_DECREF(it);
+	return 0;
 }
 
 /* ---- list's slice assignment -------------------------------------------------------------- */
@@ -529,7 +674,7 @@ int pyreentry_guard(void)
 {
 	PyTypeObject *t = &PyByteArray_Type;
 
-	if (held_operands_init() < 0 || accumulate_guard() < 0)
+	if (held_operands_init() < 0 || accumulate_guard() < 0 || itertools_guard() < 0)
 		return -1;
 	list_assign_real = PyList_Type.tp_as_mapping->mp_ass_subscript;
 	PyList_Type.tp_as_mapping->mp_ass_subscript = list_assign;
