@@ -576,6 +576,36 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
+/* groupby's compiled kernels index their arrays by each row's group code unchecked, and a
+ * grouping by a Categorical took its codes as they were: from_codes keeps the array it is
+ * given, and a code edited in place reached past the kernel's arrays (a read and an add at any
+ * offset: any memory). A grouping's codes are checked against its groups and copied. */
+Test(data, group_codes_stay_within_their_groups)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "codes = np.zeros(4, dtype=np.int32)\n"
+	    "c = pd.Categorical.from_codes(codes, ['c%d' % i for i in range(40000)])\n"
+	    "codes[0] = 2**31 - 1\n"
+	    "r = [t(lambda: pd.Series([1.0] * 4).groupby(c).sum())]\n"
+	    "c2 = pd.Categorical(['a', 'b'] * 2)\n"
+	    "v = c2.codes; v.setflags(write=True); v[0] = 100\n"
+	    "r.append(t(lambda: pd.Series([1.0, 2, 3, 4]).groupby(c2).cumsum()))\n"
+	    "df = pd.DataFrame({'k': pd.Categorical(['x', 'y', 'x']), 'j': [1, 1, 2], 'v': [1, 2, "
+	    "3]})\n"
+	    "r += [df.groupby('k').v.sum().tolist(), df.groupby(['k', 'j']).v.sum().tolist(),\n"
+	    "      df.groupby('j').v.cumsum().tolist()]\n"
+	    "r",
+	    "[\"ValueError\",\"ValueError\",[4,2],[1,3,2,0],[1,3,3]]");
+	e2e_stop();
+}
+
 /* Library state the compiled code trusts, changed after it was made: ndarray.resize with
  * refcheck=False freed the memory under the array's views (a list's items laid there: the
  * real os, sys.modules and builtins); a rolling window's indexer of the user's returned

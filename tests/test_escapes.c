@@ -1399,6 +1399,57 @@ Test(python_layer, a_struct_keeps_the_format_it_was_made_with)
 	stop();
 }
 
+/* deque.index compared its items without owning them: a Decimal's comparison asks whether
+ * the other is a numbers.Rational, which runs a class's __subclasshook__; that emptied the
+ * deque and the reflected __eq__ got the freed Decimal (memory laid over it reached the real
+ * builtins and posix). str() of a UnicodeDecodeError read its object at any start (negative,
+ * or an object of another type): any address. The search owns its items and says when the
+ * deque changed; the error's text comes from the object only when they agree. */
+Test(python_layer, deque_searches_and_unicode_errors_read_what_they_own)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import decimal, numbers, collections\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "dq = collections.deque()\n"
+	    "got = []\n"
+	    "class Hook(numbers.Rational):\n"
+	    "    @classmethod\n"
+	    "    def __subclasshook__(cls, C):\n"
+	    "        if C is R and dq:\n"
+	    "            dq.clear()\n"
+	    "        return NotImplemented\n"
+	    "class R:\n"
+	    "    def __eq__(self, other):\n"
+	    "        got.append(type(other).__name__)\n"
+	    "        return True\n"
+	    "    __hash__ = None\n"
+	    "dq.append(decimal.Decimal('1234567.5') + 1)\n"
+	    "r = [t(lambda: dq.index(R())), got]\n"
+	    "e = UnicodeDecodeError('utf-8', b'x', 0, 1, 'bad')\n"
+	    "e.object = 1e300\n"
+	    "e.start = 5000\n"
+	    "e.end = 5001\n"
+	    "r.append(str(e))\n"
+	    "e2 = UnicodeDecodeError('utf-8', b'x', 0, 1, 'bad')\n"
+	    "e2.start = -(1 << 40)\n"
+	    "e2.end = e2.start + 1\n"
+	    "r.append(str(e2))\n"
+	    "d = collections.deque('abcab')\n"
+	    "r += [d.index('b'), d.index('b', 2), d.index('a', -2), t(lambda: d.index('z')), "
+	    "t(lambda: d.index('a', 1, 3)),\n"
+	    "      str(UnicodeDecodeError('utf-8', b'\\xff', 0, 1, 'invalid start byte'))]\n"
+	    "r",
+	    "[\"RuntimeError\",[\"Decimal\"],\"bad\",\"bad\",1,4,3,\"ValueError\",\"ValueError\","
+	    "\"'utf-8' codec can't decode byte 0xff in position 0: invalid start byte\"]");
+	still_serving();
+	stop();
+}
+
 /* More of CPython 3.11's C code that keeps what it does not own across the user's code: a
  * list comparison's final items (a dict view compared there, its set freed by a key's
  * __hash__: a fake set over it handed the user a bytearray over all memory), and itertools
@@ -1625,7 +1676,8 @@ Test(python_layer, objects_freed_while_compared_are_not_used)
 	    "      {1: V(1)} == {1: V(1)}, sorted([V(3), V(1), V(2)])[0].v, "
 	    "max(itertools.accumulate([1, 2, 3]))]\n"
 	    "r",
-	    "[\"RuntimeError\",\"RuntimeError\",\"RuntimeError\",false,\"ValueError\",0,\"radd\","
+	    "[\"RuntimeError\",\"RuntimeError\",\"TypeError\",false,\"ValueError\",0,"
+	    "\"RuntimeError\","
 	    "[\"a\",\"b\",\"c\"],true,false,\"TypeError\",true,true,3,3,\"TypeError\","
 	    "[0,2,10,4,20,6],[0,\"a\",\"b\",3,4],1,true,1,6]");
 	still_serving();

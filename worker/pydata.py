@@ -369,6 +369,28 @@ def _pandas():
     _read_html(pd)
     _pandas_takes(np)
     _window_bounds(np)
+    _group_codes(np)
+
+
+def _group_codes(np):
+    """groupby's compiled kernels index their working arrays by each row's group code unchecked,
+    and a grouping by a Categorical takes its codes as they are (from_codes keeps the array it
+    was given; a code edited in place reached past the kernel's arrays: any memory). A
+    grouping's codes are checked against its groups and copied when it is made."""
+    from pandas.util._decorators import cache_readonly
+    from pandas.core.groupby.grouper import Grouping
+
+    made = Grouping.__dict__['_codes_and_uniques'].fget
+
+    def _codes_and_uniques(self):
+        codes, uniques = made(self)
+        codes = np.array(codes, copy=True)
+        if len(codes) and (codes.min() < -1 or codes.max() >= len(uniques)):
+            raise ValueError('a group code lies outside the %d groups' % len(uniques))
+        return codes, uniques
+
+    _codes_and_uniques.__doc__ = made.__doc__
+    Grouping._codes_and_uniques = cache_readonly(_codes_and_uniques)
 
 
 def _window_bounds(np):

@@ -1745,16 +1745,27 @@ static const char library_fixes[] =
     /* collections' C _count_elements (Counter.update) adds one to a count it reads from the
      * mapping without owning it: the count's __add__ cleared the Counter and answered
      * NotImplemented, and the interpreter read the freed count's class for its TypeError
-     * (any memory, as the class's name). The same loop in Python owns what it adds. */
+     * (any memory, as the class's name). The same loop in Python owns what it adds; the C one
+     * still counts a list, tuple or string of plain values into plain counts (no code of the
+     * user's can run inside it then: their hashes and comparisons are the interpreter's, and
+     * a count plus one stays an int). */
     "collections = sys.modules.get('collections')\n"
     "if collections is not None and callable(getattr(collections, '_count_elements', None)):\n"
-    "    def _count_elements(mapping, iterable):\n"
-    "        'Tally elements from the iterable.'\n"
-    "        mapping_get = mapping.get\n"
-    "        for elem in iterable:\n"
-    "            mapping[elem] = mapping_get(elem, 0) + 1\n"
-    "    _count_elements.__module__ = 'collections'\n"
-    "    collections._count_elements = _count_elements\n"
+    "    def _counted(count_c, plain=frozenset((str, int, float, bytes, bool, type(None))),\n"
+    "                 whole=(list, tuple, str)):\n"
+    "        def _count_elements(mapping, iterable):\n"
+    "            'Tally elements from the iterable.'\n"
+    "            if (type(iterable) in whole and plain.issuperset(map(type, iterable)) and\n"
+    "                    type(mapping) is collections.Counter and\n"
+    "                    len(mapping) <= len(iterable) and\n"
+    "                    all(type(v) is int for v in dict.values(mapping))):\n"
+    "                return count_c(mapping, iterable)\n"
+    "            mapping_get = mapping.get\n"
+    "            for elem in iterable:\n"
+    "                mapping[elem] = mapping_get(elem, 0) + 1\n"
+    "        _count_elements.__module__ = 'collections'\n"
+    "        return _count_elements\n"
+    "    collections._count_elements = _counted(collections._count_elements)\n"
     "dataclasses = sys.modules.get('dataclasses')\n"
     "def _made_here(make):\n"
     "    def make_dataclass(cls_name, fields, *, bases=(), namespace=None, **kwargs):\n"

@@ -645,6 +645,142 @@ static int itertools_guard(void)
 	return 0;
 }
 
+/* ---- deque.index and the text of Unicode errors ----------------------------------------- */
+
+/* deque.index compared each item without owning it: the comparison (a Decimal's asks whether
+ * the other is a numbers.Rational, which runs a class's __subclasshook__) emptied the deque and
+ * freed the item, and the reflected __eq__ got the freed memory. While armed the search runs
+ * over a list of the items (each owned), with CPython's bounds and errors; a deque changed by
+ * a comparison raises RuntimeError as CPython's does. */
+static PyObject *deque_index_real;
+
+static PyObject *deque_index(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	PyObject *items, *r = NULL;
+	Py_ssize_t start = 0, stop = PY_SSIZE_T_MAX, len;
+
+	if (!pylayer_armed())
+		return PyObject_Vectorcall(deque_index_real,
+		                           (PyObject *[]){self, n > 0 ? args[0] : NULL,
+		                                          n > 1 ? args[1] : NULL,
+		                                          n > 2 ? args[2] : NULL},
+		                           (size_t)n + 1, NULL);
+	if (n < 1 || n > 3) {
+		PyErr_Format(PyExc_TypeError, "index expected 1 to 3 arguments, got %zd", n);
+		return NULL;
+	}
+	if ((n > 1 && !_PyEval_SliceIndexNotNone(args[1], &start)) ||
+	    (n > 2 && !_PyEval_SliceIndexNotNone(args[2], &stop)))
+		return NULL;
+	if (!(items = PySequence_List(self)))
+		return NULL;
+	len = PyList_GET_SIZE(items);
+	if (start < 0 && (start += len) < 0)
+		start = 0;
+	if (stop < 0 && (stop += len) < 0)
+		stop = 0;
+	if (stop > len)
+		stop = len;
+	for (Py_ssize_t i = start; i < stop && !r; i++) {
+		int k = PyObject_RichCompareBool(PyList_GET_ITEM(items, i), args[0], Py_EQ);
+		if (k < 0)
+			break;
+		if (PyObject_Length(self) != len) {
+			PyErr_SetString(PyExc_RuntimeError, "deque mutated during iteration");
+			break;
+		}
+		if (k > 0)
+			r = PyLong_FromSsize_t(i);
+	}
+	if (!r && !PyErr_Occurred())
+		PyErr_Format(PyExc_ValueError, "%R is not in deque", args[0]);
+	Py_DECREF(items);
+	return r;
+}
+
+static PyMethodDef deque_index_def = {"index", (PyCFunction)(void (*)(void))deque_index,
+                                      METH_FASTCALL, NULL};
+
+static int deque_guard(void)
+{
+	PyObject *c = PyImport_ImportModule("collections"), *cls, *d;
+	int rc = -1;
+
+	cls = c ? PyObject_GetAttrString(c, "deque") : NULL;
+	Py_XDECREF(c);
+	if (!cls)
+		return -1;
+	if (PyType_Check(cls) &&
+	    (deque_index_real = PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, "index"))) {
+		Py_INCREF(deque_index_real);
+		deque_index_def.ml_doc =
+		    ((PyMethodDescrObject *)deque_index_real)->d_method->ml_doc;
+		d = PyDescr_NewMethod((PyTypeObject *)cls, &deque_index_def);
+		rc = d ? PyDict_SetItemString(((PyTypeObject *)cls)->tp_dict, "index", d) : -1;
+		Py_XDECREF(d);
+		PyType_Modified((PyTypeObject *)cls);
+	} else {
+		PyErr_SetString(PyExc_TypeError, "collections.deque is not as known");
+	}
+	Py_DECREF(cls);
+	return rc;
+}
+
+/* str() of a UnicodeDecodeError (and Encode, Translate) reads its object at its start for the
+ * one-character message, checking only start < the object's length: a negative start, or an
+ * object of another type (a float's bits read as a length), read any address. The message is
+ * made from the object only when start and object agree; otherwise it is the reason. */
+static reprfunc unicode_error_str_real[3];
+
+static PyObject *unicode_error_str(int i, PyObject *self)
+{
+	PyUnicodeErrorObject *e = (PyUnicodeErrorObject *)self;
+	int bytes = i == 0;
+	Py_ssize_t len;
+
+	if (!pylayer_armed() || !e->object)
+		return unicode_error_str_real[i](self);
+	if (bytes ? !PyBytes_Check(e->object) : !PyUnicode_Check(e->object))
+		len = -1;
+	else
+		len = bytes ? PyBytes_GET_SIZE(e->object) : PyUnicode_GET_LENGTH(e->object);
+	if (e->start >= 0 && e->start < len && e->end >= e->start)
+		return unicode_error_str_real[i](self);
+	return e->reason && PyUnicode_Check(e->reason) ? Py_NewRef(e->reason)
+	                                               : PyUnicode_FromString("");
+}
+
+static PyObject *unicode_error_str_0(PyObject *self)
+{
+	return unicode_error_str(0, self);
+}
+static PyObject *unicode_error_str_1(PyObject *self)
+{
+	return unicode_error_str(1, self);
+}
+static PyObject *unicode_error_str_2(PyObject *self)
+{
+	return unicode_error_str(2, self);
+}
+
+static int unicode_errors_guard(void)
+{
+	PyTypeObject *t[3] = {(PyTypeObject *)PyExc_UnicodeDecodeError,
+	                      (PyTypeObject *)PyExc_UnicodeEncodeError,
+	                      (PyTypeObject *)PyExc_UnicodeTranslateError};
+	reprfunc guard[3] = {unicode_error_str_0, unicode_error_str_1, unicode_error_str_2};
+
+	for (int i = 0; i < 3; i++) {
+		unicode_error_str_real[i] = t[i]->tp_str;
+		t[i]->tp_str = guard[i];
+		if (PyDict_GetItemString(t[i]->tp_dict, "__str__") &&
+		    rewrap(t[i], "__str__", (void *)unicode_error_str_real[i], (void *)guard[i]) <
+		        0)
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- list's slice assignment -------------------------------------------------------------- */
 
 /* a[i:j:k] = v computed the slice's positions and length, then iterated v (the user's
@@ -674,7 +810,8 @@ int pyreentry_guard(void)
 {
 	PyTypeObject *t = &PyByteArray_Type;
 
-	if (held_operands_init() < 0 || accumulate_guard() < 0 || itertools_guard() < 0)
+	if (held_operands_init() < 0 || accumulate_guard() < 0 || itertools_guard() < 0 ||
+	    deque_guard() < 0 || unicode_errors_guard() < 0)
 		return -1;
 	list_assign_real = PyList_Type.tp_as_mapping->mp_ass_subscript;
 	PyList_Type.tp_as_mapping->mp_ass_subscript = list_assign;
