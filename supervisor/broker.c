@@ -1010,7 +1010,9 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		}
 	}
 	f.rel = strdup(rel);
-	f.exclusive = mode == IPC_OPEN_CREATE;
+	/* 'x', and 'a' on a name with no file: another call's file made there meanwhile is not
+	 * replaced ('a' would drop what the other appended, both answered ok). */
+	f.exclusive = mode == IPC_OPEN_CREATE || (mode == IPC_OPEN_APPEND && !exists);
 	f.id = ++c->write_ids;
 	rc = -ENOMEM;
 	if (!f.rel)
@@ -2215,7 +2217,9 @@ static const char *commit_conflict(struct chain *c, const char **what)
 		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
 			return "is not a regular file";
 		if (f->exclusive && !r)
-			return "was made by another call meanwhile (the call created it with 'x')";
+			return "was made by another call meanwhile (the call created it new, with "
+			       "'x' "
+			       "or 'a')";
 	}
 	return NULL;
 }

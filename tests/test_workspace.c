@@ -1184,6 +1184,21 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 		cr_assert_eq(stat(in_ws("log.txt"), &st), 0);
 		cr_assert_eq(st.st_mode & 0777, 0644);
 	}
+	/* ... and when the file was not there yet: an append to a missing name made a new file,
+	 * which replaced the one another call appended to meanwhile (both answered ok). */
+	unlink(in_ws("new.log"));
+	slow = mcpc_call_async(&e2e_srv,
+	                       "import time\nopen('new.log', 'a').write('A\\n')\ntime.sleep(1.5)",
+	                       "{\"session\":\"new\"}");
+	usleep(600000);
+	ok_result("open('new.log', 'a').write('B\\n')\n1", "1");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"),
+	                 "no file of this call was written, removed or renamed: new.log was made "
+	                 "by another call meanwhile"),
+	          "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("new.log")), "B\n");
 	/* ... also when the call renames the file after changing it (its old name's file was
 	 * the other's by then), or renames it away after another call removed it. */
 	for (int k = 0; k < 2; k++) {
