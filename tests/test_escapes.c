@@ -1589,10 +1589,12 @@ Test(python_layer, builtin_reductions_name_the_checked_getattr)
  * its items): the user's __eq__ dropped the object and answered NotImplemented, and the
  * reflected method ran on the freed object (a bytearray laid over it reached the real builtins,
  * sys.modules and posix). accumulate handed its running total to a binary operator the same
- * way. An extended slice assignment iterated the value after it had computed the positions,
- * and the user's __iter__ emptied the list: the items went past its end. Now the operands are
- * held while compared, a comparison that would go on with a freed one raises RuntimeError,
- * and the slice's value is read first; ordinary comparisons, operators, groupby, accumulate
+ * way, stepped again from its __add__. An extended slice assignment iterated the value after
+ * it had computed the positions, and the user's __iter__ emptied the list: the items went past
+ * its end. Now the operands are held while compared, a comparison that would go on with a
+ * freed one raises RuntimeError (the last two items compared are held, so those lists' own
+ * comparison ends in TypeError), accumulate refuses to be stepped from inside its step, and
+ * the slice's value is read first; ordinary comparisons, operators, groupby, accumulate
  * and slice assignment answer as before. */
 Test(python_layer, objects_freed_while_compared_are_not_used)
 {

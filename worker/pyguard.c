@@ -1872,7 +1872,8 @@ static PyObject *interface_module_getattro(PyObject *m, PyObject *name)
 	return module_getattro_real(m, name);
 }
 
-/* t's lookup, wrapped when it goes on after an AttributeError. */
+/* t's lookup, wrapped when it goes on after an AttributeError; and its comparison slot held
+ * (pyreentry.c). */
 static void interface_guard(PyTypeObject *t)
 {
 	pyreentry_class_guard(t);

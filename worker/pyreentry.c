@@ -8,7 +8,10 @@
  * answer and raises the same exceptions as before. And io's buffered streams hand their raw
  * stream a memoryview of their own buffer to read into or write from, which outlived the buffer
  * when the raw stream kept it (a user's readinto, or one set on a file's raw object): each is
- * made over a raw stream of the sandbox's own that copies through memory of its own.
+ * made over a raw stream of the sandbox's own that copies through memory of its own. And C
+ * code that keeps an object it does not own across the user's code (a comparison's operands,
+ * an itertools iterator's state, deque.index's items, a Unicode error's object): held, refused
+ * when re-entered, or read only where it agrees (below).
  *
  * The methods are the classes' own: their dicts' descriptors (a call through the class, a
  * subclass, a bound method), their slots and the slots' wrappers in the dicts (a[i] = x and
@@ -340,7 +343,7 @@ static int bytearray_contains(PyObject *self, PyObject *v)
 	return rc;
 }
 
-/* ---- operands held through comparisons and operators ------------------------------------- */
+/* ---- operands held through comparisons ------------------------------------------------------ */
 
 /* CPython 3.11's C code hands comparisons objects it does not own: itertools.groupby its keys,
  * deque.index an item, list comparison the items that differ, a comparison of two lists or
@@ -348,14 +351,14 @@ static int bytearray_contains(PyObject *self, PyObject *v)
  * clearing the deque or the lists) and answered NotImplemented, and the interpreter called the
  * reflected method, or named the operands' classes in its TypeError, on a freed object: the
  * user's code got the freed object back as self, and memory laid over it made a bytearray
- * spanning the address space (the real builtins, sys.modules and posix followed). The same
- * holds for a class's binary operators (below: accumulate).
+ * spanning the address space (the real builtins, sys.modules and posix followed).
  *
- * The comparisons of the user's classes (and of every class with Python comparisons) and the comparisons of lists, tuples, dicts, sets and ordered dicts hold
- * both operands while they run. When one answers NotImplemented and an operand has no other
- * owner left (only the hold keeps it: whoever passed it did not own it), the interpreter would
- * go on with a freed object: that is refused with RuntimeError instead. Nothing else changes:
- * an operand someone owns is never affected. */
+ * The comparisons of every class with Python comparisons (the user's among them) and of lists,
+ * tuples, dicts, sets, ordered dicts and dict views hold both operands while they run, and two
+ * lists compared hold the items they compare last. When one answers NotImplemented and an
+ * operand has no other owner left (only the hold keeps it: whoever passed it did not own it),
+ * the interpreter would go on with a freed object: that is refused with RuntimeError instead.
+ * Nothing else changes: an operand someone owns is never affected. */
 
 /* Would dropping the holds free an operand? */
 static int operand_dying(PyObject *v, PyObject *w)
@@ -454,7 +457,11 @@ static PyObject *list_compare(PyObject *v, PyObject *w, int op)
 	return r;
 }
 
-/* A class's own slots, held (a class made, or its operators set, later: again). */
+/* A class's comparison slot, held (a class made, or its comparisons set, later: again).
+ * A class's binary operators (slot_nb_add, ...) find the reflected method only when the other
+ * operand's slot is CPython's own, so they cannot be wrapped the same way: the C callers that
+ * hand them an operand they do not own are guarded where they are (itertools' steps below,
+ * Counter's counting in pylayer.c). */
 void pyreentry_class_guard(PyTypeObject *t)
 {
 	for (size_t i = 0; i < N_HELD_COMPARES; i++)
@@ -462,52 +469,8 @@ void pyreentry_class_guard(PyTypeObject *t)
 			t->tp_richcompare = held_compares[i].held;
 }
 
-/* A class's binary operators (slot_nb_add, ...) find the reflected method only when the other
- * operand's slot is CPython's own, so they are not wrapped; the one C caller that hands them
- * an operand it does not own is itertools.accumulate (its running total, which the user's
- * __add__ replaced by advancing the accumulate, then answered NotImplemented: the other
- * operand's __radd__ got the freed total). Its total is held while it steps. CPython 3.11's
- * accumulateobject (itertoolsmodule.c), which no header declares: */
-typedef struct {
-	PyObject_HEAD PyObject *total;
-	PyObject *it;
-	PyObject *binop;
-	PyObject *initial;
-} AccumulateLayout;
-
-static iternextfunc accumulate_next_real;
-
-static PyObject *accumulate_next(PyObject *self)
-{
-	PyObject *total = Py_XNewRef(((AccumulateLayout *)self)->total);
-	PyObject *r = accumulate_next_real(self);
-
-	Py_XDECREF(total);
-	return r;
-}
-
-static int accumulate_guard(void)
-{
-	PyObject *it = PyImport_ImportModule("itertools"), *cls;
-	PyTypeObject *t;
-
-	cls = it ? PyObject_GetAttrString(it, "accumulate") : NULL;
-	Py_XDECREF(it);
-	if (!cls)
-		return -1;
-	t = (PyTypeObject *)cls;
-	Py_DECREF(cls); /* itertools keeps it */
-	if (!PyType_Check(cls) || !t->tp_iternext ||
-	    t->tp_basicsize != (Py_ssize_t)sizeof(AccumulateLayout)) {
-		PyErr_SetString(PyExc_TypeError, "itertools.accumulate is not as known");
-		return -1;
-	}
-	accumulate_next_real = t->tp_iternext;
-	t->tp_iternext = accumulate_next;
-	return rewrap(t, "__next__", (void *)accumulate_next_real, (void *)accumulate_next);
-}
-
-/* The slot functions CPython gives a class with Python operators, read off one made here. */
+/* The comparison slot CPython gives a class with Python comparisons, read off one made here,
+ * and the containers' comparisons, held. */
 static int held_operands_init(void)
 {
 	static const char src[] = "class Operators:\n"
@@ -810,8 +773,8 @@ int pyreentry_guard(void)
 {
 	PyTypeObject *t = &PyByteArray_Type;
 
-	if (held_operands_init() < 0 || accumulate_guard() < 0 || itertools_guard() < 0 ||
-	    deque_guard() < 0 || unicode_errors_guard() < 0)
+	if (held_operands_init() < 0 || itertools_guard() < 0 || deque_guard() < 0 ||
+	    unicode_errors_guard() < 0)
 		return -1;
 	list_assign_real = PyList_Type.tp_as_mapping->mp_ass_subscript;
 	PyList_Type.tp_as_mapping->mp_ass_subscript = list_assign;
