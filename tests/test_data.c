@@ -1423,6 +1423,79 @@ Test(data, raw_native_wrappers_are_not_given)
 	e2e_stop();
 }
 
+/* scipy.sparse's kernels trusted a matrix's arrays: an index changed after the matrix was made
+ * (m.indices[0] = 10**6, then m.toarray()) wrote a value that far past the dense array, and the
+ * kernels themselves are public (scipy.sparse.sparsetools). Each checks its arguments as its
+ * loops use them. The raw Fortran wrappers scipy's deprecated modules hand out (SLSQP wrote
+ * 100.0 where a caller's n3 said; VODE continued over a shorter y: a chosen overflow) and those
+ * library classes hold (an ode's runner, BFGS's BLAS routines) are not given. Sparse algebra,
+ * ode and SLSQP answer as before. */
+Test(data, sparse_kernels_and_fortran_wrappers_check_what_they_are_given)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.sparse as sp, scipy.optimize as so\n"
+	    "from scipy.integrate import ode\n"
+	    "from scipy.optimize import BFGS\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "def raw(name):\n"
+	    "    import scipy.optimize.slsqp, scipy.integrate.vode\n"
+	    "    return getattr(scipy.optimize.slsqp if name == 'slsqp' else scipy.integrate.vode, "
+	    "name)\n"
+	    "import scipy.sparse.sparsetools as ss\n"
+	    "m = sp.csr_matrix(np.eye(4))\n"
+	    "m.indices[0] = 10**6\n"
+	    "c = sp.csc_matrix(np.eye(4))\n"
+	    "c.indptr[2] = 100\n"
+	    "b = sp.bsr_matrix(np.eye(4), blocksize=(2, 2))\n"
+	    "b.indices[0] = -5\n"
+	    "d = sp.coo_matrix(np.eye(3))\n"
+	    "d.row[1] = 7\n"
+	    "r = ode(lambda t, y: -y).set_integrator('vode')\n"
+	    "out = np.zeros(1)\n"
+	    "refused = [t(m.toarray), t(lambda: m @ np.ones(4)), t(lambda: m + m), t(c.toarray), "
+	    "t(lambda: c @ np.ones(4)),\n"
+	    "           t(b.toarray), t(d.tocsr), t(d.toarray),\n"
+	    "           t(lambda: ss.csr_todense(1, 1, np.array([0, 1]), np.array([10**6]), "
+	    "np.array([1.0]), out)),\n"
+	    "           t(lambda: ss.csr_matvec(1, 1, np.array([0, 1]), np.array([0]), "
+	    "np.array([1.0]), np.ones(1), np.zeros(0))),\n"
+	    "           t(lambda: ss.csr_tocsc(1, 2, np.array([0, 2]), np.array([0, 1]), "
+	    "np.ones(2), np.zeros(3, int), np.zeros(1, int), np.zeros(2))),\n"
+	    "           t(lambda: raw('slsqp')), t(lambda: raw('dvode')), t(lambda: "
+	    "r._integrator.runner), t(lambda: BFGS._syr)]\n"
+	    "g = sp.random(60, 50, density=0.1, random_state=1, format='csr')\n"
+	    "A = g.toarray()\n"
+	    "x = np.arange(50.0)\n"
+	    "r.set_initial_value([1.0], 0)\n"
+	    "ok = [bool(np.allclose(g @ x, A @ x)), bool(np.allclose((g + g.T.T).toarray(), 2 * "
+	    "A)),\n"
+	    "      bool(np.allclose((g @ g.T).toarray(), A @ A.T)), "
+	    "bool(np.allclose(g.tocsc().toarray(), A)),\n"
+	    "      bool(np.allclose(g.tobsr(blocksize=(5, 5)).toarray(), A)), "
+	    "bool(np.allclose(g[5:9, ::2].toarray(), A[5:9, ::2])),\n"
+	    "      bool(np.allclose(g[[3, 1, 7]][:, [4, 0]].toarray(), A[[3, 1, 7]][:, [4, 0]])), "
+	    "float(g[2, 3]) == A[2, 3],\n"
+	    "      bool(np.allclose(sp.hstack([g, g]).toarray(), np.hstack([A, A]))), "
+	    "bool(np.allclose(g.diagonal(2), A.diagonal(2))),\n"
+	    "      bool(np.allclose(g.tocoo().toarray(), A)), bool(np.allclose(sp.diags([1.0, "
+	    "2.0], [0, 1], shape=(4, 4)) @ np.ones(4), [3, 3, 3, 1])),\n"
+	    "      round(float(r.integrate(1.0)[0]), 6), so.minimize(lambda v: ((v - 3) ** "
+	    "2).sum(), [0.0, 0.0], method='SLSQP').x.round(3).tolist()]\n"
+	    "[refused, ok]",
+	    "[[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\",\"AttributeError\",\"AttributeError\",\"AttributeError\","
+	    "\"AttributeError\"],[true,true,true,true,true,true,true,true,true,true,true,true,0."
+	    "36788,[3.0,3.0]]]");
+	e2e_stop();
+}
+
 /* copy.copy of an object whose __reduce__ named np.dtype with a state of the user's had copy
  * call the dtype's C __setstate__ with it: a number field and an object field at one offset
  * (an address read as an object: any memory, the real os). A built-in object's C __setstate__

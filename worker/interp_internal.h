@@ -206,6 +206,8 @@ int pyfiles_audit_allows(const char *event, PyObject *args);
 /* In the zygote, after the allowed modules are imported: run pydata.py's prepare() (imports and
  * exercises the data stack that is loaded, makes matplotlib render with no file). 0 or -1. */
 int pydata_init(void);
+/* Is v one of the libraries' raw Fortran wrappers (f2py's)? */
+int pydata_is_fortran(PyObject *v);
 /* In a worker at the end of a call, armed: the figures the call showed or left open, and its
  * value when that is a figure (an earlier call's, shown again), become out's images (within
  * RUN_IMAGES_MAX, RUN_IMAGE_SIDE_MAX, RUN_IMAGE_BYTES_MAX and RUN_IMAGES_BYTES_MAX; a note on

@@ -390,6 +390,142 @@ static int numpy_guard(void)
 	return rc;
 }
 
+/* ---- raw Fortran wrappers ------------------------------------------------------------------
+ *
+ * The libraries' Fortran wrappers hand their arguments to Fortran as they are: the sizes, the
+ * work arrays and the state a routine keeps between calls (SLSQP wrote 100.0 at the offset a
+ * caller's n3 said, VODE continued with the length of y it had before: a chosen overflow). The
+ * libraries call them with arguments they made; the user's code gets them only by a way round:
+ * scipy's deprecated modules hand out their private modules' wrappers (scipy.optimize.slsqp),
+ * and library classes hold some (an ode integrator's runner, BFGS's BLAS routines). The proxies
+ * give none (pyproxy.c); while armed one is not called from the user's code, and one a class
+ * holds is read only by library code. */
+#define FORTRAN_TYPES_MAX 32
+static PyTypeObject *fortran_types[FORTRAN_TYPES_MAX]; /* one a module: f2py's type is static */
+static ternaryfunc fortran_call_real[FORTRAN_TYPES_MAX];
+static int n_fortran_types;
+
+int pydata_is_fortran(PyObject *v)
+{
+	PyTypeObject *t = Py_TYPE(v);
+
+	return !(t->tp_flags & Py_TPFLAGS_HEAPTYPE) && strcmp(t->tp_name, "fortran") == 0;
+}
+
+static PyObject *fortran_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+	for (int i = 0; i < n_fortran_types; i++) {
+		if (Py_TYPE(self) != fortran_types[i])
+			continue;
+		if (pylayer_armed() && pyguard_reader_is_user()) {
+			PyErr_SetString(
+			    PyExc_TypeError,
+			    "a raw Fortran wrapper is not called from the user's code in the "
+			    "sandbox (the library's own functions call it)");
+			return NULL;
+		}
+		return fortran_call_real[i](self, args, kw);
+	}
+	PyErr_SetString(PyExc_SystemError, "a Fortran wrapper of an unknown module");
+	return NULL;
+}
+
+static int fortran_type_guard(PyTypeObject *t)
+{
+	for (int i = 0; i < n_fortran_types; i++)
+		if (fortran_types[i] == t)
+			return 0;
+	if (n_fortran_types == FORTRAN_TYPES_MAX || !t->tp_call) {
+		PyErr_SetString(PyExc_RuntimeError, "more Fortran wrapper modules than known");
+		return -1;
+	}
+	fortran_types[n_fortran_types] = t;
+	fortran_call_real[n_fortran_types++] = t->tp_call;
+	t->tp_call = fortran_call;
+	return 0;
+}
+
+/* A Fortran wrapper a library class holds: given to library code that reads it, not to the
+ * user's. */
+typedef struct {
+	PyObject_HEAD PyObject *wrapper;
+} library_only_object;
+
+static void library_only_dealloc(PyObject *self)
+{
+	Py_XDECREF(((library_only_object *)self)->wrapper);
+	Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *library_only_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	(void)obj;
+	(void)type;
+	if (pylayer_armed() && pyguard_reader_is_user()) {
+		PyErr_SetString(PyExc_AttributeError,
+		                "a raw Fortran wrapper a library class holds "
+		                "is not given to the user's code in the sandbox");
+		return NULL;
+	}
+	return Py_NewRef(((library_only_object *)self)->wrapper);
+}
+
+static PyTypeObject library_only_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.LibraryOnly",
+    .tp_basicsize = sizeof(library_only_object),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = library_only_dealloc,
+    .tp_descr_get = library_only_get,
+    .tp_doc = "A raw Fortran wrapper a library class holds, read by library code only.",
+};
+
+/* Every Fortran wrapper in the loaded modules and their classes: its type's calls guarded, and
+ * a class's put behind a LibraryOnly. */
+static int fortran_guard(void)
+{
+	PyObject *modules = PyImport_GetModuleDict(), *mod, *key, *v, *items = NULL;
+	Py_ssize_t pos = 0;
+	int rc = -1;
+
+	if (PyType_Ready(&library_only_type) < 0 || !(items = PyDict_Values(modules)))
+		return -1;
+	for (Py_ssize_t m = 0; m < PyList_GET_SIZE(items); m++) {
+		PyObject *d;
+		mod = PyList_GET_ITEM(items, m);
+		if (!PyModule_Check(mod) || !(d = PyModule_GetDict(mod)))
+			continue;
+		pos = 0;
+		while (PyDict_Next(d, &pos, &key, &v)) {
+			PyObject *ck, *cv, *cd;
+			Py_ssize_t cpos = 0;
+			if (pydata_is_fortran(v) && fortran_type_guard(Py_TYPE(v)) < 0)
+				goto out;
+			if (!PyType_Check(v) || !(cd = ((PyTypeObject *)v)->tp_dict))
+				continue;
+			while (PyDict_Next(cd, &cpos, &ck, &cv)) {
+				library_only_object *lo;
+				if (!pydata_is_fortran(cv))
+					continue;
+				if (fortran_type_guard(Py_TYPE(cv)) < 0 ||
+				    !(lo = PyObject_New(library_only_object, &library_only_type)))
+					goto out;
+				lo->wrapper = Py_NewRef(cv);
+				/* The value at an existing key: the dict does not resize. */
+				if (PyDict_SetItem(cd, ck, (PyObject *)lo) < 0) {
+					Py_DECREF(lo);
+					goto out;
+				}
+				Py_DECREF(lo);
+				PyType_Modified((PyTypeObject *)v);
+			}
+		}
+	}
+	rc = 0;
+out:
+	Py_DECREF(items);
+	return rc;
+}
+
 /* pydata.py's methods for C classes (their dicts: the classes are immutable), {(class, name):
  * function}: a method found there runs instead of the C one. */
 static int types_patch(PyObject *g)
@@ -442,7 +578,7 @@ int pydata_init(void)
 	Py_DECREF(r);
 	prepare = PyDict_GetItemString(g, "prepare");
 	r = prepare ? PyObject_CallNoArgs(prepare) : NULL;
-	if (!r || types_patch(g) < 0 || numpy_guard() < 0)
+	if (!r || types_patch(g) < 0 || numpy_guard() < 0 || fortran_guard() < 0)
 		goto out;
 	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");
 	if (pyplot) {

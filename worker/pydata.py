@@ -579,7 +579,557 @@ def _scipy():
     _distance_inputs()
     _low_level_callables()
     _bspline_checks()
+    _sparse_kernels()
 
+
+def _sparse_kernels():
+    """scipy.sparse's compiled kernels (sparsetools) trust their arguments whole: the index
+    pointers, the indices and the sizes of the arrays they write. A matrix's arrays are plain
+    numpy arrays the user can change after the matrix is made (m.indices[0] = 10**6, then
+    m.toarray(): a value written a chosen distance past the dense array), and the kernels
+    themselves are public (scipy.sparse.sparsetools). Each kernel checks its arguments first,
+    as its loops will use them: pointers rising from 0 within the indices and values, indices
+    within the shape, outputs with room for all they receive, no output sharing memory with
+    another argument, scalars and their products within the index type. The arrays checked are
+    the ones handed on (numbers only: nothing of the user's runs between)."""
+    import operator
+    import numpy as np
+    from scipy.sparse import _sparsetools as st
+
+    int64 = np.dtype(np.int64)
+    real = {name: getattr(st, name) for name in dir(st) if not name.startswith('_')}
+
+    def fail(what):
+        raise ValueError('sparse kernel: ' + what)
+
+    class Call:
+        """One call's arguments as the kernel reads them."""
+
+        def __init__(self, name, spec, args):
+            if len(args) != len(spec.replace('*', '')):
+                raise TypeError('%s takes %d arguments' % (name, len(spec.replace('*', ''))))
+            self.passed, self.flat, self.outs, self.arrays = [], [], [], []
+            out, index, scalars = False, [], []
+            it = iter(args)
+            for code in spec:
+                if code == '*':
+                    out = True
+                    continue
+                a = next(it)
+                if code in 'il':
+                    a = operator.index(a)
+                    if code == 'l' and not -(1 << 63) <= a < 1 << 63:
+                        fail('a scalar past 64 bits')
+                    self.passed.append(a)
+                    self.flat.append(a)
+                    scalars.append(a if code == 'i' else 0)
+                    continue
+                if out and not isinstance(a, np.ndarray):
+                    raise TypeError('%s: an output must be a numpy array' % name)
+                a = np.asarray(a)
+                kind = a.dtype.kind
+                if code == 'I' and kind not in 'iu' or code != 'I' and kind not in 'biufc':
+                    raise TypeError('%s: unsupported array type %s' % (name, a.dtype))
+                if code == 'I':
+                    index.append(a.dtype)
+                self.passed.append(a)
+                self.flat.append(a.reshape(-1))
+                if out:
+                    self.outs.append(len(self.arrays))
+                self.arrays.append(a)
+                out = False
+            self.lim = (1 << 63) - 1 if index and np.result_type(*index) == int64 \
+                else (1 << 31) - 1
+            for v in scalars:
+                if not -self.lim <= v <= self.lim:
+                    fail('a scalar past the index type')
+            for i in self.outs:
+                for k, a in enumerate(self.arrays):
+                    if k != i and np.may_share_memory(self.arrays[i], a):
+                        fail('an output shares memory with another argument')
+
+        def fits(self, *values):
+            for v in values:
+                if v > self.lim:
+                    fail('sizes past the index type')
+
+    def pointers(p, n, room, what='index pointers', start=0):
+        # p[start .. start+n] rise from >= 0 to at most room; returns p[start + n].
+        if n < 0 or start < 0 or p.size < start + n + 1:
+            fail('%s: %d rows need %d pointers, there are %d' % (what, n, start + n + 1,
+                                                                  p.size))
+        q = p[start:start + n + 1]
+        if q[0] < 0 or q[n] > room or (n and (q[1:] < q[:-1]).any()):
+            fail('%s do not rise from 0 within the %d entries' % (what, room))
+        return int(q[n])
+
+    def within(j, count, bound, what='indices'):
+        if count > j.size:
+            fail('%s: %d needed, %d given' % (what, count, j.size))
+        if count and bound is not None:
+            v = j[:count]
+            if v.min() < 0 or v.max() >= bound:
+                fail('%s past the %d there are' % (what, bound))
+
+    def room(o, k, what='the output'):
+        if k > 0 and o.size < k:
+            fail('%s has room for %d, %d needed' % (what, o.size, k))
+
+    def compressed(c, n_major, n_minor, p, j, x=None, block=1):
+        """A CSR/CSC/BSR structure: n_major rows of indices below n_minor (None: unbounded),
+        block values per entry in x. Returns the count of entries."""
+        avail = j.size if x is None else min(j.size, x.size // block if block > 0 else 0)
+        nnz = pointers(p, n_major, avail)
+        within(j, nnz, n_minor)
+        return nnz
+
+    def dims(c, *v):
+        for n in v:
+            if n < 0:
+                fail('a negative dimension')
+
+    # The kernels by name: their argument codes (i index scalar, l 64-bit scalar, I index
+    # array, T values, B booleans, * an output) and what they read and write.
+    rules = {}
+
+    def rule(spec, *names):
+        def add(f):
+            for name in names:
+                rules[name] = (spec, f)
+            return f
+        return add
+
+    binops = ('elmul', 'eldiv', 'plus', 'minus', 'maximum', 'minimum', 'ne', 'lt', 'gt',
+              'le', 'ge')
+
+    def maxnnz(c, n_row, n_col, ap, aj, bp, bj):
+        n_b = bp.size - 1
+        compressed(c, n_row, n_b, ap, aj)
+        compressed(c, n_b, n_col, bp, bj)
+        n = int(real['csr_matmat_maxnnz'](n_row, n_col, ap, aj, bp, bj))
+        c.fits(n)
+        return n
+
+    @rule('iiIIII', 'csr_matmat_maxnnz')
+    def _(c, n_row, n_col, ap, aj, bp, bj):
+        dims(c, n_row, n_col)
+        maxnnz(c, n_row, n_col, ap, aj, bp, bj)
+
+    @rule('iiIIII', 'csc_matmat_maxnnz')
+    def _(c, n_row, n_col, ap, ai, bp, bi):
+        dims(c, n_row, n_col)
+        maxnnz(c, n_col, n_row, bp, bi, ap, ai)
+
+    def matmat(c, n_row, n_col, ap, aj, ax, bp, bj, bx, cp, cj, cx):
+        dims(c, n_row, n_col)
+        k = maxnnz(c, n_row, n_col, ap, aj, bp, bj)
+        compressed(c, n_row, None, ap, aj, ax)
+        compressed(c, bp.size - 1, None, bp, bj, bx)
+        room(cp, n_row + 1)
+        room(cj, k)
+        room(cx, k)
+
+    @rule('iiIITIIT*I*I*T', 'csr_matmat')
+    def _(c, n_row, n_col, ap, aj, ax, bp, bj, bx, cp, cj, cx):
+        matmat(c, n_row, n_col, ap, aj, ax, bp, bj, bx, cp, cj, cx)
+
+    @rule('iiIITIIT*I*I*T', 'csc_matmat')
+    def _(c, n_row, n_col, ap, ai, ax, bp, bi, bx, cp, ci, cx):
+        matmat(c, n_col, n_row, bp, bi, bx, ap, ai, ax, cp, ci, cx)
+
+    def diagonal(c, k, n_row, n_col, ap, aj, ax, yx):
+        dims(c, n_row, n_col)
+        compressed(c, n_row, None, ap, aj, ax)
+        first_row, first_col = (0, k) if k >= 0 else (-k, 0)
+        room(yx, min(n_row - first_row, n_col - first_col), 'the diagonal')
+
+    @rule('iiiIIT*T', 'csr_diagonal')
+    def _(c, k, n_row, n_col, ap, aj, ax, yx):
+        diagonal(c, k, n_row, n_col, ap, aj, ax, yx)
+
+    @rule('iiiIIT*T', 'csc_diagonal')
+    def _(c, k, n_row, n_col, ap, aj, ax, yx):
+        diagonal(c, -k, n_col, n_row, ap, aj, ax, yx)
+
+    def transpose(c, n_row, n_col, ap, aj, ax, bp, bi, bx):
+        dims(c, n_row, n_col)
+        nnz = compressed(c, n_row, n_col, ap, aj, ax)
+        room(bp, n_col + 1)
+        room(bi, nnz)
+        room(bx, nnz)
+
+    @rule('iiIIT*I*I*T', 'csr_tocsc')
+    def _(c, n_row, n_col, ap, aj, ax, bp, bi, bx):
+        transpose(c, n_row, n_col, ap, aj, ax, bp, bi, bx)
+
+    @rule('iiIIT*I*I*T', 'csc_tocsr')
+    def _(c, n_row, n_col, ap, ai, ax, bp, bj, bx):
+        transpose(c, n_col, n_row, ap, ai, ax, bp, bj, bx)
+
+    def count_blocks(c, n_row, n_col, r, cc, ap, aj):
+        dims(c, n_row, n_col)
+        if r <= 0 or cc <= 0:
+            fail('blocks need positive sizes')
+        compressed(c, n_row, n_col, ap, aj)
+        return int(real['csr_count_blocks'](n_row, n_col, r, cc, ap, aj))
+
+    @rule('iiiiII', 'csr_count_blocks')
+    def _(c, n_row, n_col, r, cc, ap, aj):
+        count_blocks(c, n_row, n_col, r, cc, ap, aj)
+
+    @rule('iiiiIIT*I*I*T', 'csr_tobsr')
+    def _(c, n_row, n_col, r, cc, ap, aj, ax, bp, bj, bx):
+        blocks = count_blocks(c, n_row, n_col, r, cc, ap, aj)
+        compressed(c, n_row, n_col, ap, aj, ax)
+        c.fits(r * cc, blocks * r * cc)
+        room(bp, n_row // r + 1)
+        room(bj, blocks)
+        room(bx, blocks * r * cc)
+
+    @rule('iiIIT*T', 'csr_todense')
+    def _(c, n_row, n_col, ap, aj, ax, bx):
+        dims(c, n_row, n_col)
+        compressed(c, n_row, n_col, ap, aj, ax)
+        c.fits(n_row * n_col)
+        room(bx, n_row * n_col)
+
+    def matvec(c, n_major, n_minor, n_row, n_col, n_vecs, ap, aj, ax, xx, yx):
+        dims(c, n_row, n_col, n_vecs)
+        compressed(c, n_major, n_minor, ap, aj, ax)
+        c.fits(n_col * n_vecs, n_row * n_vecs)
+        room(xx, n_col * n_vecs, 'the vector')
+        room(yx, n_row * n_vecs)
+
+    @rule('iiIITT*T', 'csr_matvec')
+    def _(c, n_row, n_col, ap, aj, ax, xx, yx):
+        matvec(c, n_row, n_col, n_row, n_col, 1, ap, aj, ax, xx, yx)
+
+    @rule('iiiIITT*T', 'csr_matvecs')
+    def _(c, n_row, n_col, n_vecs, ap, aj, ax, xx, yx):
+        matvec(c, n_row, n_col, n_row, n_col, n_vecs, ap, aj, ax, xx, yx)
+
+    @rule('iiIITT*T', 'csc_matvec')
+    def _(c, n_row, n_col, ap, ai, ax, xx, yx):
+        matvec(c, n_col, n_row, n_row, n_col, 1, ap, ai, ax, xx, yx)
+
+    @rule('iiiIITT*T', 'csc_matvecs')
+    def _(c, n_row, n_col, n_vecs, ap, ai, ax, xx, yx):
+        matvec(c, n_col, n_row, n_row, n_col, n_vecs, ap, ai, ax, xx, yx)
+
+    def entries(ap, n_rows, nnz, aj, n_col):
+        # (row, column) of each of the first nnz entries, as one number.
+        rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(ap[:n_rows + 1]))
+        return rows * n_col + aj[:nnz]
+
+    def binop(c, n_row, n_col, ap, aj, ax, bp, bj, bx, cp, cj, cx, block=1):
+        dims(c, n_row, n_col)
+        na = compressed(c, n_row, n_col, ap, aj, ax, block)
+        nb = compressed(c, n_row, n_col, bp, bj, bx, block)
+        k = na + nb
+        if min(cj.size, cx.size // block) < k:
+            # At most one entry a (row, column) both have: counted when the output is
+            # smaller than both together.
+            k = np.unique(np.concatenate((entries(ap, n_row, na, aj, n_col),
+                                          entries(bp, n_row, nb, bj, n_col)))).size
+        c.fits(k * block)
+        room(cp, n_row + 1)
+        room(cj, k)
+        room(cx, k * block)
+
+    for op in binops:
+        out = 'B' if op in ('ne', 'lt', 'gt', 'le', 'ge') else 'T'
+
+        @rule('iiIITIIT*I*I*' + out, 'csr_%s_csr' % op)
+        def _(c, n_row, n_col, ap, aj, ax, bp, bj, bx, cp, cj, cx):
+            binop(c, n_row, n_col, ap, aj, ax, bp, bj, bx, cp, cj, cx)
+
+        @rule('iiIITIIT*I*I*' + out, 'csc_%s_csc' % op)
+        def _(c, n_row, n_col, ap, ai, ax, bp, bi, bx, cp, ci, cx):
+            binop(c, n_col, n_row, ap, ai, ax, bp, bi, bx, cp, ci, cx)
+
+    @rule('iiII*TT', 'csr_scale_rows')
+    def _(c, n_row, n_col, ap, aj, ax, xx):
+        dims(c, n_row, n_col)
+        compressed(c, n_row, None, ap, aj, ax)
+        room(xx, n_row, 'the scale')
+
+    @rule('iiII*TT', 'csr_scale_columns')
+    def _(c, n_row, n_col, ap, aj, ax, xx):
+        dims(c, n_row, n_col)
+        compressed(c, n_row, n_col, ap, aj, ax)
+        room(xx, n_col, 'the scale')
+
+    @rule('iI*I*T', 'csr_sort_indices')
+    def _(c, n_row, ap, aj, ax):
+        compressed(c, n_row, None, ap, aj, ax)
+
+    @rule('ii*I*I*T', 'csr_eliminate_zeros', 'csr_sum_duplicates')
+    def _(c, n_row, n_col, ap, aj, ax):
+        dims(c, n_row, n_col)
+        compressed(c, n_row, None, ap, aj, ax)
+
+    @rule('iiIITiiii', 'get_csr_submatrix')
+    def _(c, n_row, n_col, ap, aj, ax, ir0, ir1, ic0, ic1):
+        if not 0 <= ir0 <= ir1 <= n_row:
+            fail('rows %d to %d are not within the %d there are' % (ir0, ir1, n_row))
+        pointers(ap, ir1 - ir0, min(aj.size, ax.size), start=ir0)
+
+    def rows_taken(c, rows, ap, aj, ax, bj, bx):
+        n = ap.size - 1
+        if rows.size and (rows.min() < 0 or rows.max() >= n):
+            fail('a row past the %d there are' % max(n, 0))
+        rows = rows.astype(np.int64)
+        s, e = ap[rows].astype(np.int64), ap[rows + 1].astype(np.int64)
+        if rows.size and (s.min() < 0 or (e < s).any() or e.max() > min(aj.size, ax.size)):
+            fail('index pointers do not rise within the entries')
+        total = int((e - s).sum())
+        room(bj, total)
+        room(bx, total)
+
+    @rule('iIIIT*I*T', 'csr_row_index')
+    def _(c, n_rows, rows, ap, aj, ax, bj, bx):
+        if n_rows < 0:
+            fail('a negative count of rows')
+        within(rows, n_rows, None, 'rows')
+        rows_taken(c, rows[:n_rows], ap, aj, ax, bj, bx)
+
+    @rule('iiiIIT*I*T', 'csr_row_slice')
+    def _(c, start, stop, step, ap, aj, ax, bj, bx):
+        if step == 0:
+            fail('a step of 0')
+        rows_taken(c, np.arange(start, stop, step, dtype=np.int64), ap, aj, ax, bj, bx)
+
+    @rule('iIiiII*I*I', 'csr_column_index1')
+    def _(c, n_idx, cols, n_row, n_col, ap, aj, offsets, bp):
+        dims(c, n_row, n_col)
+        if n_idx < 0:
+            fail('a negative count of columns')
+        within(cols, n_idx, n_col, 'columns')
+        compressed(c, n_row, n_col, ap, aj)
+        room(offsets, n_col, 'the column offsets')
+        room(bp, n_row + 1)
+
+    @rule('IIiIT*I*T', 'csr_column_index2')
+    def _(c, order, offsets, nnz, aj, ax, bj, bx):
+        if nnz < 0:
+            fail('a negative count of entries')
+        within(aj, nnz, offsets.size)
+        within(ax, nnz, None, 'values')
+        if nnz:
+            co = offsets.astype(np.int64)
+            prev = np.concatenate(([0], co[:-1]))
+            j = aj[:nnz].astype(np.int64)
+            d = co[j] - prev[j]
+            on = d > 0
+            if on.any() and (prev[j][on].min() < 0 or co[j][on].max() > order.size):
+                fail('column offsets past the column order')
+            total = int(d[on].sum())
+            room(bj, total)
+            room(bx, total)
+
+    def samples(c, n_row, n_col, ap, aj, ax, n, bi, bj, out):
+        dims(c, n_row, n_col)
+        if n < 0:
+            fail('a negative count of samples')
+        pointers(ap, n_row, aj.size if ax is None else min(aj.size, ax.size))
+        within(bi, n, None, 'sample rows')
+        within(bj, n, None, 'sample columns')
+        room(out, n)
+        if n:
+            v = bi[:n]
+            if v.min() < -n_row or v.max() >= n_row:
+                fail('a sample row past the %d there are' % n_row)
+
+    @rule('iiIITiII*T', 'csr_sample_values')
+    def _(c, n_row, n_col, ap, aj, ax, n, bi, bj, yx):
+        samples(c, n_row, n_col, ap, aj, ax, n, bi, bj, yx)
+
+    @rule('iiIIiII*I', 'csr_sample_offsets')
+    def _(c, n_row, n_col, ap, aj, n, bi, bj, bp):
+        samples(c, n_row, n_col, ap, aj, None, n, bi, bj, bp)
+
+    @rule('iiIIIT*I*I*T', 'csr_hstack')
+    def _(c, n_blocks, n_row, n_col_cat, ap_cat, aj_cat, ax_cat, bp, bj, bx):
+        if n_blocks < 1 or n_row < 0:
+            fail('hstack needs a block and rows')
+        within(n_col_cat, n_blocks, None, 'block widths')
+        c.fits(n_blocks * (n_row + 1))
+        at = total = 0
+        avail = min(aj_cat.size, ax_cat.size)
+        for b in range(n_blocks):
+            end = pointers(ap_cat, n_row, avail - at, start=b * (n_row + 1))
+            total += end - int(ap_cat[b * (n_row + 1)])
+            at += end
+        c.fits(total)
+        room(bp, n_row + 1)
+        room(bj, total)
+        room(bx, total)
+
+    @rule('iI*I', 'expandptr')
+    def _(c, n_row, ap, bi):
+        pointers(ap, n_row, bi.size)
+
+    @rule('iII', 'csr_has_sorted_indices', 'csr_has_canonical_format')
+    def _(c, n_row, ap, aj):
+        pointers(ap, n_row, aj.size)
+
+    @rule('', 'test_throw_error')
+    def _(c):
+        pass
+
+    # bsr: n_brow by n_bcol blocks of R by C values.
+    def bsr(c, n_brow, n_bcol, r, cc, ap, aj, ax, bounded=True):
+        dims(c, n_brow, n_bcol)
+        if r <= 0 or cc <= 0:
+            fail('blocks need positive sizes')
+        c.fits(r * cc, n_brow * r, n_bcol * cc)
+        return compressed(c, n_brow, n_bcol if bounded else None, ap, aj, ax, r * cc)
+
+    @rule('iiiiiIIT*T', 'bsr_diagonal')
+    def _(c, k, n_brow, n_bcol, r, cc, ap, aj, ax, yx):
+        bsr(c, n_brow, n_bcol, r, cc, ap, aj, ax)
+        if not -c.lim // 2 <= k <= c.lim // 2:
+            fail('a diagonal past the index type')
+        d = min(n_brow * r + min(k, 0), n_bcol * cc - max(k, 0))
+        first_row = -k if k < 0 else 0
+        last = first_row + d - 1
+        last_brow = (last // r if last >= 0 else -(-last // r)) + 1
+        if first_row // r < last_brow and last_brow > n_brow:
+            fail('the diagonal runs past the %d block rows' % n_brow)
+        room(yx, d, 'the diagonal')
+
+    @rule('iiiiIIT*I*I*T', 'bsr_tocsr')
+    def _(c, n_brow, n_bcol, r, cc, ap, aj, ax, bp, bj, bx):
+        nnz = bsr(c, n_brow, n_bcol, r, cc, ap, aj, ax)
+        c.fits(nnz * r * cc)
+        room(bp, n_brow * r + 1)
+        room(bj, nnz * r * cc)
+        room(bx, nnz * r * cc)
+
+    @rule('iiiiII*TT', 'bsr_scale_rows')
+    def _(c, n_brow, n_bcol, r, cc, ap, aj, ax, xx):
+        bsr(c, n_brow, n_bcol, r, cc, ap, aj, ax, bounded=False)
+        room(xx, n_brow * r, 'the scale')
+
+    @rule('iiiiII*TT', 'bsr_scale_columns')
+    def _(c, n_brow, n_bcol, r, cc, ap, aj, ax, xx):
+        bsr(c, n_brow, n_bcol, r, cc, ap, aj, ax)
+        room(xx, n_bcol * cc, 'the scale')
+
+    @rule('iiii*I*I*T', 'bsr_sort_indices')
+    def _(c, n_brow, n_bcol, r, cc, ap, aj, ax):
+        bsr(c, n_brow, n_bcol, r, cc, ap, aj, ax, bounded=False)
+
+    @rule('iiiiIIT*I*I*T', 'bsr_transpose')
+    def _(c, n_brow, n_bcol, r, cc, ap, aj, ax, bp, bj, bx):
+        nnz = bsr(c, n_brow, n_bcol, r, cc, ap, aj, ax)
+        room(bp, n_bcol + 1)
+        room(bj, nnz)
+        room(bx, nnz * r * cc)
+
+    @rule('iiiiiiIITIIT*I*I*T', 'bsr_matmat')
+    def _(c, maxnnz_, n_brow, n_bcol, r, cc, n, ap, aj, ax, bp, bj, bx, cp, cj, cx):
+        dims(c, n_brow, n_bcol)
+        if r <= 0 or cc <= 0 or n <= 0:
+            fail('blocks need positive sizes')
+        c.fits(r * cc, r * n, n * cc)
+        k = maxnnz(c, n_brow, n_bcol, ap, aj, bp, bj)
+        compressed(c, n_brow, None, ap, aj, ax, r * n)
+        compressed(c, bp.size - 1, None, bp, bj, bx, n * cc)
+        if maxnnz_ < k:
+            fail('maxnnz is below the product\'s %d blocks' % k)
+        c.fits(maxnnz_ * r * cc)
+        room(cp, n_brow + 1)
+        room(cj, k)
+        room(cx, (maxnnz_ if (r, cc, n) != (1, 1, 1) else k) * r * cc)
+
+    @rule('iiiiIITT*T', 'bsr_matvec')
+    def _(c, n_brow, n_bcol, r, cc, ap, aj, ax, xx, yx):
+        bsr(c, n_brow, n_bcol, r, cc, ap, aj, ax)
+        room(xx, n_bcol * cc, 'the vector')
+        room(yx, n_brow * r)
+
+    @rule('iiiiiIITT*T', 'bsr_matvecs')
+    def _(c, n_brow, n_bcol, n_vecs, r, cc, ap, aj, ax, xx, yx):
+        bsr(c, n_brow, n_bcol, r, cc, ap, aj, ax)
+        dims(c, n_vecs)
+        c.fits(n_bcol * cc * n_vecs, n_brow * r * n_vecs)
+        room(xx, n_bcol * cc * n_vecs, 'the vectors')
+        room(yx, n_brow * r * n_vecs)
+
+    for op in binops:
+        out = 'B' if op in ('ne', 'lt', 'gt', 'le', 'ge') else 'T'
+
+        @rule('iiiiIITIIT*I*I*' + out, 'bsr_%s_bsr' % op)
+        def _(c, n_brow, n_bcol, r, cc, ap, aj, ax, bp, bj, bx, cp, cj, cx):
+            bsr(c, n_brow, n_bcol, r, cc, ap, aj, ax)
+            bsr(c, n_brow, n_bcol, r, cc, bp, bj, bx)
+            binop(c, n_brow, n_bcol, ap, aj, ax, bp, bj, bx, cp, cj, cx, r * cc)
+
+    @rule('iiiIIT*I*I*T', 'coo_tocsr')
+    def _(c, n_row, n_col, nnz, ai, aj, ax, bp, bj, bx):
+        dims(c, n_row, n_col, nnz)
+        within(ai, nnz, n_row, 'rows')
+        within(aj, nnz, n_col, 'columns')
+        within(ax, nnz, None, 'values')
+        room(bp, n_row + 1)
+        room(bj, nnz)
+        room(bx, nnz)
+
+    @rule('iilIIT*Ti', 'coo_todense')
+    def _(c, n_row, n_col, nnz, ai, aj, ax, bx, fortran):
+        dims(c, n_row, n_col, nnz)
+        within(ai, nnz, n_row, 'rows')
+        within(aj, nnz, n_col, 'columns')
+        within(ax, nnz, None, 'values')
+        room(bx, n_row * n_col)
+
+    @rule('lIITT*T', 'coo_matvec')
+    def _(c, nnz, ai, aj, ax, xx, yx):
+        dims(c, nnz)
+        within(ai, nnz, yx.size, 'rows')
+        within(aj, nnz, xx.size, 'columns')
+        within(ax, nnz, None, 'values')
+
+    @rule('iiiiITT*T', 'dia_matvec')
+    def _(c, n_row, n_col, n_diags, length, offsets, diags, xx, yx):
+        dims(c, n_row, n_col, n_diags, length)
+        c.fits(n_diags * length)
+        within(offsets, n_diags, None, 'offsets')
+        if n_diags and (offsets[:n_diags].min() < -(c.lim // 2) or
+                        offsets[:n_diags].max() > c.lim // 2):
+            fail('an offset past the index type')
+        room(diags, n_diags * length, 'the diagonals')
+        room(xx, n_col, 'the vector')
+        room(yx, n_row)
+
+    @rule('iII*I', 'cs_graph_components')
+    def _(c, n, ap, aj, flag):
+        dims(c, n)
+        compressed(c, n, n, ap, aj)
+        room(flag, n)
+
+    def checked(name, f, spec, check):
+        def kernel(*args):
+            c = Call(name, spec, args)
+            check(c, *c.flat)
+            return f(*c.passed)
+        kernel.__name__ = kernel.__qualname__ = name
+        kernel.__doc__ = getattr(f, '__doc__', None)
+        kernel.__module__ = getattr(f, '__module__', None)
+        return kernel
+
+    replacements = {}
+    for name in dir(st):
+        f = getattr(st, name)
+        if name.startswith('_') or not callable(f):
+            continue
+        if name not in rules:
+            raise RuntimeError('scipy.sparse kernel %s is not known to the sandbox' % name)
+        g = checked(name, f, *rules[name])
+        replacements[id(f)] = (f, g)
+        setattr(st, name, g)
+    _replace_all(replacements)
 
 def _bspline_checks():
     """A BSpline's knots, coefficients and degree are plain attributes, handed to compiled code

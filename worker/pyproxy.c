@@ -262,7 +262,8 @@ static int fill(PyObject *proxy, PyObject *real, const char *name)
 		/* No module-valued attributes: random._os does not exist; submodules are linked
 		 * in as proxies, and the proxy's __getattr__ gives an allowed module it holds as
 		 * that module's proxy (statistics.sys is sys's). */
-		if (PyModule_Check(val) || left_out_why(name, k) || foreign_home(val))
+		if (PyModule_Check(val) || left_out_why(name, k) || foreign_home(val) ||
+		    pydata_is_fortran(val))
 			continue;
 		put = pylayer_replacement(name, k, val);
 		if (!put)
@@ -490,6 +491,14 @@ static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr)
 		}
 	}
 	Py_DECREF(full);
+	if (v && pydata_is_fortran(v)) {
+		Py_DECREF(v);
+		return PyErr_Format(
+		    PyExc_AttributeError,
+		    "%s.%s is not available: it is a raw Fortran wrapper, which the "
+		    "sandbox does not give (the library's own functions call it)",
+		    mod, a);
+	}
 	if (v && (why = foreign_home(v))) {
 		Py_DECREF(v);
 		return PyErr_Format(PyExc_AttributeError,
