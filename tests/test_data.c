@@ -1496,6 +1496,47 @@ Test(data, sparse_kernels_and_fortran_wrappers_check_what_they_are_given)
 	e2e_stop();
 }
 
+/* A cKDTree's and a KDTree's C reduce asks the object's __getstate__ for the state: a
+ * subclass's gave indices past the data, which copy handed to the C __setstate__ and query
+ * followed (SIGSEGV, memory read as points). A C __setstate__ gets no state a Python
+ * __getstate__ gave; the trees copy as before. */
+Test(data, a_trees_state_comes_from_its_own_reduce)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np, copy\n"
+	                  "from scipy.spatial import cKDTree\n"
+	                  "from sklearn.neighbors import KDTree\n"
+	                  "def t(f):\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "        return 'ran'\n"
+	                  "    except Exception as e:\n"
+	                  "        return type(e).__name__\n"
+	                  "X = np.random.default_rng(0).random((5, 2))\n"
+	                  "node = np.array([-1, 5, 0, 0, 5, 0, 0, 0, 0], dtype=np.int64)\n"
+	                  "state = (node.view('S1'), X.copy(), 5, 2, 10, X.max(0), X.min(0), "
+	                  "np.full(5, 10**9, dtype=np.intp), None, None)\n"
+	                  "class K(cKDTree):\n"
+	                  "    def __getstate__(self):\n"
+	                  "        return state\n"
+	                  "from sklearn.metrics import DistanceMetric\n"
+	                  "data, idx, nd, nb = KDTree(X, leaf_size=2).get_arrays()\n"
+	                  "tstate = (np.array(data), np.full(len(idx), 10**9, dtype=np.intp), nd, "
+	                  "nb, 2, 5, len(nd), 0, 0, 0, 0,\n"
+	                  "          DistanceMetric.get_metric('euclidean'), None)\n"
+	                  "class T(KDTree):\n"
+	                  "    def __getstate__(self):\n"
+	                  "        return tstate\n"
+	                  "a, b = cKDTree(X), KDTree(X)\n"
+	                  "[t(lambda: copy.copy(K(X))), t(lambda: copy.copy(T(X))),\n"
+	                  " copy.copy(a).query([0.5, 0.5], k=2)[1].tolist() == a.query([0.5, 0.5], "
+	                  "k=2)[1].tolist(),\n"
+	                  " copy.deepcopy(b).query([[0.5, 0.5]], k=2)[1].tolist() == "
+	                  "b.query([[0.5, 0.5]], k=2)[1].tolist()]",
+	                  "[\"TypeError\",\"TypeError\",true,true]");
+	e2e_stop();
+}
+
 /* copy.copy of an object whose __reduce__ named np.dtype with a state of the user's had copy
  * call the dtype's C __setstate__ with it: a number field and an object field at one offset
  * (an address read as an object: any memory, the real os). A built-in object's C __setstate__

@@ -1450,6 +1450,163 @@ Test(python_layer, deque_searches_and_unicode_errors_read_what_they_own)
 	stop();
 }
 
+/* C code that calls what it reads from a field without owning it: iter(callable, sentinel)'s
+ * step, a defaultdict's factory, a property's getter, a staticmethod called, a classmethod
+ * bound. The user's code inside the call cleared the field (the iterator finished from inside,
+ * the factory set to None, __init__ called again): a bound list.sort freed while it ran wrote
+ * its size and item array into an object laid over the list (any memory, the real builtins).
+ * Each is held for its call: the list is not freed, nothing is laid over it. Arguments taken
+ * for what they are not: TextIOWrapper.reconfigure read a bytes encoding as a string and freed
+ * an address its contents gave; bytearray.join copied from its own buffer after the iterable
+ * had cleared it; except* used whatever split() answered as its pair (an int's digits: any
+ * object). The encoding must be a str, join reads the items first, and an exception group's
+ * split is its class's own. Ordinary use answers as before. */
+Test(python_layer, callables_and_arguments_are_what_the_c_code_takes_them_for)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import collections, io\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "class L(list):\n"
+	    "    __slots__ = ()\n"
+	    "class F:\n"
+	    "    __slots__ = ('a', 'b', 'c')\n"
+	    "def reclaim(st):\n"
+	    "    for _ in range(5000):\n"
+	    "        f = F()\n"
+	    "        st['hold'].append(f)\n"
+	    "        if id(f) == st['tid']:\n"
+	    "            st['f'] = f\n"
+	    "            return\n"
+	    "class K:\n"
+	    "    def __init__(self, r, hook=None):\n"
+	    "        self.r, self.hook = r, hook\n"
+	    "    def __lt__(self, o):\n"
+	    "        h, self.hook = self.hook, None\n"
+	    "        if h:\n"
+	    "            h()\n"
+	    "        return self.r < o.r\n"
+	    "def sorted_by(make, drop):\n"
+	    "    st = {'hold': []}\n"
+	    "    target = L([K(3, lambda: (drop(), reclaim(st))), K(1), K(2)])\n"
+	    "    st['tid'] = id(target)\n"
+	    "    holder = make(target.sort)\n"
+	    "    del target\n"
+	    "    return holder, st\n"
+	    "dd, s1 = sorted_by(collections.defaultdict, lambda: setattr(dd, 'default_factory', "
+	    "None))\n"
+	    "r = [t(lambda: dd['x']), 'f' in s1]\n"
+	    "it, s2 = sorted_by(lambda f: iter(f, None), lambda: next(it, None))\n"
+	    "r += [t(lambda: next(it)), 'f' in s2]\n"
+	    "sm, s3 = sorted_by(staticmethod, lambda: sm.__init__(len))\n"
+	    "r += [t(lambda: sm()), 'f' in s3]\n"
+	    "s4 = {'hold': []}\n"
+	    "def gen():\n"
+	    "    yield 1\n"
+	    "    P.p.__init__(None)\n"
+	    "    reclaim(s4)\n"
+	    "    yield 2\n"
+	    "target = L()\n"
+	    "s4['tid'] = id(target)\n"
+	    "class P:\n"
+	    "    p = property(target.extend)\n"
+	    "    def __iter__(self):\n"
+	    "        return gen()\n"
+	    "del target\n"
+	    "r += [t(lambda: P().p), 'f' in s4]\n"
+	    "s5 = {'hold': []}\n"
+	    "class G:\n"
+	    "    __slots__ = ('a', 'b', 'c')\n"
+	    "    def __get__(self, obj, typ):\n"
+	    "        cm.__init__(len)\n"
+	    "        reclaim(s5)\n"
+	    "        return self.a\n"
+	    "g = G()\n"
+	    "g.a = 'kept'\n"
+	    "s5['tid'] = id(g)\n"
+	    "cm = classmethod(g)\n"
+	    "del g\n"
+	    "class H:\n"
+	    "    m = cm\n"
+	    "r += [t(lambda: H.m), 'f' in s5]\n"
+	    "b = bytes(64)\n"
+	    "r += [t(lambda: io.TextIOWrapper(io.BytesIO()).reconfigure(encoding=b)), len(b)]\n"
+	    "sep = bytearray(b'A' * 100)\n"
+	    "def parts():\n"
+	    "    sep.clear()\n"
+	    "    junk = [bytearray(b'B' * 100) for _ in range(50)]\n"
+	    "    yield b'<'\n"
+	    "    yield b'>'\n"
+	    "r.append(len(sep.join(parts())))\n"
+	    "class EG(ExceptionGroup):\n"
+	    "    def split(self, t):\n"
+	    "        return 5\n"
+	    "class EG2(ExceptionGroup):\n"
+	    "    pass\n"
+	    "eg = ExceptionGroup('x', [KeyError()])\n"
+	    "r += [t(lambda: EG('x', [KeyError()])), t(lambda: setattr(eg, 'split', 1)), t(lambda: "
+	    "setattr(EG2, 'split', len))]\n"
+	    "class Mine(ExceptionGroup):\n"
+	    "    def derive(self, excs):\n"
+	    "        return Mine(self.message, excs)\n"
+	    "caught = []\n"
+	    "try:\n"
+	    "    raise Mine('m', [KeyError(1), ValueError(2), KeyError(3)])\n"
+	    "except* KeyError as e:\n"
+	    "    caught.append((type(e).__name__, len(e.exceptions)))\n"
+	    "except* ValueError as e:\n"
+	    "    caught.append((type(e).__name__, len(e.exceptions)))\n"
+	    "d = collections.defaultdict(list)\n"
+	    "d['a'].append(1)\n"
+	    "calls = iter([1, 2, None, 4].pop, 2)\n"
+	    "r += [caught, dict(d), list(calls), staticmethod(len)('abc'), "
+	    "io.TextIOWrapper(io.BytesIO(), encoding='utf-8').encoding]\n"
+	    "r",
+	    "[null,false,\"StopIteration\",false,null,false,null,false,\"kept\",false,"
+	    "\"TypeError\",64,2,\"TypeError\",\"TypeError\",\"TypeError\",[[\"Mine\",2],[\"Mine\","
+	    "1]],{\"a\":[1]},[4,null],3,\"utf-8\"]");
+	still_serving();
+	stop();
+}
+
+/* A codec read its input again from the exception after an error handler of the user's
+ * returned, then dropped the handler's pair: a tuple subclass's __del__ gave the exception
+ * another object then, and the codec read the freed input (other objects' bytes in the text
+ * decoded). Handlers answer the codec through a plain pair made after theirs is gone; handlers
+ * work as before. */
+Test(python_layer, a_codec_reads_the_input_its_error_handler_left)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import codecs\n"
+	    "st = {}\n"
+	    "class T(tuple):\n"
+	    "    def __del__(self):\n"
+	    "        st['exc'].object = b''\n"
+	    "        st['fill'] = [bytes(bytearray(b'Z' * 100)) for _ in range(50)]\n"
+	    "def handler(exc):\n"
+	    "    st['exc'] = exc\n"
+	    "    if 'n' in st:\n"
+	    "        return ('?', exc.end)\n"
+	    "    st['n'] = 1\n"
+	    "    exc.object = bytes(bytearray(b'A' * 100))\n"
+	    "    return T(('', 0))\n"
+	    "codecs.register_error('swap', handler)\n"
+	    "out = b'\\xff'.decode('utf-8', 'swap')\n"
+	    "codecs.register_error('mark', lambda e: ('<%d>' % e.start, e.end))\n"
+	    "[len(out), 'Z' in out, b'a\\xffb'.decode('utf-8', 'mark'), "
+	    "'x\\u20acy'.encode('ascii', 'mark').decode(),\n"
+	    " b'\\xff'.decode('utf-8', 'replace'), "
+	    "codecs.lookup_error('mark')(UnicodeDecodeError('utf-8', b'\\xff', 0, 1, 'bad'))]",
+	    "[0,false,\"a<1>b\",\"x<1>y\",\"\\ufffd\",[\"<0>\",1]]");
+	still_serving();
+	stop();
+}
+
 /* More of CPython 3.11's C code that keeps what it does not own across the user's code: a
  * list comparison's final items (a dict view compared there, its set freed by a key's
  * __hash__: a fake set over it handed the user a bytearray over all memory), and itertools

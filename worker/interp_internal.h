@@ -46,6 +46,9 @@ int pyreentry_guard(void);
 /* Hold the operands of a class's Python comparisons while they run (its slot as CPython made
  * it: a class made, or its comparisons set, later too). */
 void pyreentry_class_guard(PyTypeObject *t);
+/* May the user's code set name on class cls (an exception group's split is its own)? 0, or -1
+ * with TypeError. */
+int pyreentry_class_attr_checked(PyObject *cls, PyObject *name);
 /* The raw stream behind the one a buffered stream was given while armed (steals raw; a new
  * reference, or NULL with an exception set). */
 PyObject *pyreentry_raw_inner(PyObject *raw);

@@ -649,9 +649,10 @@ def _sparse_kernels():
                         fail('an output shares memory with another argument')
 
         def fits(self, *values):
+            # The kernels compute offsets into values and outputs in 64 bits.
             for v in values:
-                if v > self.lim:
-                    fail('sizes past the index type')
+                if v >= 1 << 63:
+                    fail('sizes past 64 bits')
 
     def pointers(p, n, room, what='index pointers', start=0):
         # p[start .. start+n] rise from >= 0 to at most room; returns p[start + n].
@@ -1096,8 +1097,9 @@ def _sparse_kernels():
         dims(c, n_row, n_col, n_diags, length)
         c.fits(n_diags * length)
         within(offsets, n_diags, None, 'offsets')
-        if n_diags and (offsets[:n_diags].min() < -(c.lim // 2) or
-                        offsets[:n_diags].max() > c.lim // 2):
+        # n_row + offset and n_col - offset are computed in the index type.
+        far = c.lim - max(n_row, n_col)
+        if n_diags and (offsets[:n_diags].min() < -far or offsets[:n_diags].max() > far):
             fail('an offset past the index type')
         room(diags, n_diags * length, 'the diagonals')
         room(xx, n_col, 'the vector')

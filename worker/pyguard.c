@@ -1677,7 +1677,7 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 {
 	int rc;
 
-	if (library_change_allowed(self, name) < 0)
+	if (library_change_allowed(self, name) < 0 || pyreentry_class_attr_checked(self, name) < 0)
 		return -1;
 	if (pylayer_armed() && interface_name(name)) {
 		interface_refused(name);

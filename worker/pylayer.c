@@ -1671,6 +1671,34 @@ static const char library_fixes[] =
     "                                                '_showwarning_orig')))\n"
     "    warnings.catch_warnings.__init__ = _with_view(warnings.catch_warnings.__init__, _view)\n"
     "    warnings.catch_warnings.__repr__ = _repr_with_view(_view)\n"
+    /* A codec's error handler answers a pair (replacement, position); the codec read its
+     * input again from the exception after the handler returned, then dropped the pair: a
+     * tuple subclass's __del__ gave the exception another object then, freeing the input the
+     * codec went on reading. A handler of the user's answers through one that hands the codec
+     * a plain tuple of a plain str (or bytes) and int, its own pair gone before. */
+    "codecs = sys.modules.get('codecs')\n"
+    "if codecs is not None:\n"
+    "    def _plain_answer(handler):\n"
+    "        def plain(exc):\n"
+    "            r = handler(exc)\n"
+    "            if not isinstance(r, tuple) or len(r) != 2:\n"
+    "                raise TypeError('an error handler must return a (str or bytes, int) tuple')\n"
+    "            s, pos = r\n"
+    "            del r\n"
+    "            if isinstance(s, str):\n"
+    "                s = ''.join([s])\n"
+    "            elif isinstance(s, bytes):\n"
+    "                s = b''.join([s])\n"
+    "            pos = int.__index__(pos) if isinstance(pos, int) else operator.index(pos)\n"
+    "            return (s, pos)\n"
+    "        plain.__name__ = plain.__qualname__ = getattr(handler, '__name__', 'handler')\n"
+    "        return plain\n"
+    "    def register_error(name, error_handler, _register=codecs.register_error):\n"
+    "        if not callable(error_handler):\n"
+    "            raise TypeError('handler must be callable')\n"
+    "        return _register(name, _plain_answer(error_handler))\n"
+    "    register_error.__doc__ = codecs.register_error.__doc__\n"
+    "    codecs.register_error = register_error\n"
     /* copy rebuilds an object from what its __reduce__ says, then sets the state given on
      * it: a callable of the user's that returned a library class had copy set any attribute on
      * it (an operator, __abstractmethods__), as copy's own change. A class is not rebuilt with
@@ -1679,7 +1707,9 @@ static const char library_fixes[] =
      * with the old ones freed them under the call, an ndarray its memory under its views. A
      * built-in object's C __setstate__ gets only the state its own type's C reduce gave (a
      * user's __reduce__ naming np.dtype gave one with an object field over a number: any
-     * memory), and no dunder attribute is set from a state (a function's __defaults__). An
+     * memory; a subclass's __getstate__, which the C reduce asks, gave a cKDTree or a KDTree
+     * indices past its data), and no dunder attribute is set from a state (a function's
+     * __defaults__). An
      * array that was there before gets no state whatever its class (MaskedArray's Python
      * __setstate__ hands it to ndarray's, which freed the memory under the array's views), nor
      * does a built-in object that was there before get attributes in its dict (a FileIO's
@@ -1689,7 +1719,8 @@ static const char library_fixes[] =
     "    t = type(x)\n"
     "    return (type(y) is t and\n"
     "            not isinstance(getattr(t, '__reduce_ex__', None), _function) and\n"
-    "            not isinstance(getattr(t, '__reduce__', None), _function))\n"
+    "            not isinstance(getattr(t, '__reduce__', None), _function) and\n"
+    "            not isinstance(getattr(t, '__getstate__', None), _function))\n"
     "_HEAPTYPE = 1 << 9\n"
     "def _no_class_state(reconstruct, _refs=sys.getrefcount, _function=type(lambda: None)):\n"
     "    def _reconstruct(x, memo, func, args, state=None, listiter=None, dictiter=None,\n"

@@ -767,6 +767,358 @@ static int list_assign(PyObject *self, PyObject *key, PyObject *value)
 	return rc;
 }
 
+/* ---- callables C code calls without owning them ------------------------------------------ */
+
+/* CPython 3.11 calls a callable it reads from its own object's field without a reference of
+ * its own: iter(callable, sentinel)'s step, a defaultdict's default_factory, a property's
+ * getter, setter and deleter, a staticmethod called, a classmethod bound. The user's code,
+ * running inside that call, cleared the field (the iterator finished from inside, the factory
+ * set to None, the property or staticmethod initialised again): a bound built-in method freed
+ * while it ran (list.sort on its freed list wrote its size and item array into a block laid
+ * over it: any memory, the real builtins). Each is held for the call. The layouts are
+ * CPython 3.11's, which no header declares. */
+typedef struct {
+	PyObject_HEAD PyObject *it_callable, *it_sentinel;
+} calliter_layout;
+typedef struct {
+	PyDictObject dict;
+	PyObject *default_factory;
+} defdict_layout;
+typedef struct {
+	PyObject_HEAD PyObject *prop_get, *prop_set, *prop_del, *prop_doc, *prop_name;
+	int getter_doc;
+} property_layout;
+typedef struct {
+	PyObject_HEAD PyObject *callable, *dict;
+} method_wrapper_layout; /* staticmethod's and classmethod's */
+
+static iternextfunc calliter_next_real;
+static descrgetfunc property_get_real, classmethod_get_real;
+static descrsetfunc property_set_real;
+
+/* iter(callable, sentinel)'s step, with both held; a sentinel cleared by the call (the
+ * iterator finished from inside it) ends the iterator. */
+static PyObject *calliter_next(PyObject *self)
+{
+	calliter_layout *it = (calliter_layout *)self;
+	PyObject *c = Py_XNewRef(it->it_callable), *s = Py_XNewRef(it->it_sentinel), *r;
+	int ok = 1;
+
+	if (!c) {
+		Py_XDECREF(s);
+		return NULL;
+	}
+	r = PyObject_CallNoArgs(c);
+	if (r && s && it->it_sentinel && (ok = PyObject_RichCompareBool(s, r, Py_EQ)) == 0)
+		goto out;
+	if (r ? ok > 0 : PyErr_ExceptionMatches(PyExc_StopIteration)) {
+		if (!r)
+			PyErr_Clear();
+		Py_CLEAR(it->it_callable);
+		Py_CLEAR(it->it_sentinel);
+	}
+	Py_CLEAR(r);
+out:
+	Py_DECREF(c);
+	Py_XDECREF(s);
+	return r;
+}
+
+static PyObject *property_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	PyObject *f = Py_XNewRef(((property_layout *)self)->prop_get),
+	         *r = property_get_real(self, obj, type);
+
+	Py_XDECREF(f);
+	return r;
+}
+
+static int property_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+	property_layout *p = (property_layout *)self;
+	PyObject *set = Py_XNewRef(p->prop_set), *del = Py_XNewRef(p->prop_del);
+	int rc = property_set_real(self, obj, value);
+
+	Py_XDECREF(set);
+	Py_XDECREF(del);
+	return rc;
+}
+
+static PyObject *staticmethod_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *c = Py_XNewRef(((method_wrapper_layout *)self)->callable), *r;
+
+	if (!c) {
+		PyErr_SetString(PyExc_RuntimeError, "uninitialized staticmethod object");
+		return NULL;
+	}
+	r = PyObject_Call(c, args, kw);
+	Py_DECREF(c);
+	return r;
+}
+
+static PyObject *classmethod_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	PyObject *c = Py_XNewRef(((method_wrapper_layout *)self)->callable),
+	         *r = classmethod_get_real(self, obj, type);
+
+	Py_XDECREF(c);
+	return r;
+}
+
+static PyObject *defdict_missing_real;
+
+static PyObject *defdict_missing(PyObject *self, PyObject *key)
+{
+	PyObject *f = Py_XNewRef(((defdict_layout *)self)->default_factory),
+	         *r = PyObject_CallFunctionObjArgs(defdict_missing_real, self, key, NULL);
+
+	Py_XDECREF(f);
+	return r;
+}
+
+static PyMethodDef defdict_missing_def = {"__missing__", defdict_missing, METH_O, NULL};
+
+/* Replace t's method descriptor name by one made of def; *real gets the old one. */
+static int replace_method(PyTypeObject *t, const char *name, PyMethodDef *def, PyObject **real)
+{
+	PyObject *m = PyDict_GetItemString(t->tp_dict, name), *d;
+
+	if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type)) {
+		PyErr_Format(PyExc_TypeError, "%s.%s is not as known", t->tp_name, name);
+		return -1;
+	}
+	*real = Py_NewRef(m);
+	def->ml_doc = ((PyMethodDescrObject *)m)->d_method->ml_doc;
+	d = PyDescr_NewMethod(t, def);
+	if (!d || PyDict_SetItemString(t->tp_dict, name, d) < 0) {
+		Py_XDECREF(d);
+		return -1;
+	}
+	Py_DECREF(d);
+	PyType_Modified(t);
+	return 0;
+}
+
+/* Slot replacements handed to the classes beneath (a subclass made earlier copied the slot). */
+struct slot_swap {
+	size_t offset; /* of the slot in PyTypeObject */
+	void *real, *held;
+};
+
+static int swap_slot(PyTypeObject *t, void *arg)
+{
+	struct slot_swap *s = arg;
+	void **slot = (void **)((char *)t + s->offset);
+
+	if (*slot == s->real) {
+		*slot = s->held;
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
+static int held_slot(PyTypeObject *t, size_t offset, void *held, void **real)
+{
+	struct slot_swap s = {offset, *(void **)((char *)t + offset), held};
+
+	*real = s.real;
+	return pyguard_walk(t, swap_slot, &s);
+}
+
+static int callables_guard(void)
+{
+	PyObject *c = PyImport_ImportModule("collections"), *dd;
+	int rc = -1;
+
+	dd = c ? PyObject_GetAttrString(c, "defaultdict") : NULL;
+	Py_XDECREF(c);
+	if (!dd || !PyType_Check(dd) ||
+	    ((PyTypeObject *)dd)->tp_basicsize != (Py_ssize_t)sizeof(defdict_layout)) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "collections.defaultdict is not as known");
+		goto out;
+	}
+	if (PyCallIter_Type.tp_basicsize != (Py_ssize_t)sizeof(calliter_layout) ||
+	    PyProperty_Type.tp_basicsize != (Py_ssize_t)sizeof(property_layout) ||
+	    PyStaticMethod_Type.tp_basicsize != (Py_ssize_t)sizeof(method_wrapper_layout) ||
+	    PyClassMethod_Type.tp_basicsize != (Py_ssize_t)sizeof(method_wrapper_layout)) {
+		PyErr_SetString(PyExc_TypeError, "a callable's holder is not as known");
+		goto out;
+	}
+	if (replace_method((PyTypeObject *)dd, "__missing__", &defdict_missing_def,
+	                   &defdict_missing_real) < 0)
+		goto out;
+	if (held_slot(&PyCallIter_Type, offsetof(PyTypeObject, tp_iternext), (void *)calliter_next,
+	              (void **)&calliter_next_real) < 0 ||
+	    rewrap(&PyCallIter_Type, "__next__", (void *)calliter_next_real,
+	           (void *)calliter_next) < 0)
+		goto out;
+	if (held_slot(&PyProperty_Type, offsetof(PyTypeObject, tp_descr_get), (void *)property_get,
+	              (void **)&property_get_real) < 0 ||
+	    rewrap(&PyProperty_Type, "__get__", (void *)property_get_real, (void *)property_get) <
+	        0 ||
+	    held_slot(&PyProperty_Type, offsetof(PyTypeObject, tp_descr_set), (void *)property_set,
+	              (void **)&property_set_real) < 0 ||
+	    rewrap(&PyProperty_Type, "__set__", (void *)property_set_real, (void *)property_set) <
+	        0 ||
+	    rewrap(&PyProperty_Type, "__delete__", (void *)property_set_real,
+	           (void *)property_set) < 0)
+		goto out;
+	{
+		void *real;
+		if (held_slot(&PyStaticMethod_Type, offsetof(PyTypeObject, tp_call),
+		              (void *)staticmethod_call, &real) < 0 ||
+		    rewrap(&PyStaticMethod_Type, "__call__", real, (void *)staticmethod_call) < 0)
+			goto out;
+	}
+	if (held_slot(&PyClassMethod_Type, offsetof(PyTypeObject, tp_descr_get),
+	              (void *)classmethod_get, (void **)&classmethod_get_real) < 0 ||
+	    rewrap(&PyClassMethod_Type, "__get__", (void *)classmethod_get_real,
+	           (void *)classmethod_get) < 0)
+		goto out;
+	rc = 0;
+out:
+	Py_XDECREF(dd);
+	return rc;
+}
+
+/* ---- arguments C code takes for what they are not ---------------------------------------- */
+
+/* TextIOWrapper.reconfigure compared an encoding that is not a str with "locale" as if it were
+ * one: a bytes object's contents read as a string's fields, and a legacy string's "ready"
+ * step freed the pointer they held (any address). While armed encoding and errors are a str
+ * or None. */
+static PyObject *reconfigure_real;
+
+static PyObject *reconfigure(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static const char *const names[] = {"encoding", "errors", NULL};
+	PyObject *all, *r;
+
+	if (pylayer_armed() && kw && PyDict_Check(kw))
+		for (const char *const *n = names; *n; n++) {
+			PyObject *v = PyDict_GetItemString(kw, *n);
+			if (v && v != Py_None && !PyUnicode_Check(v))
+				return PyErr_Format(
+				    PyExc_TypeError,
+				    "reconfigure() argument '%s' must be str or None, "
+				    "not %.100s",
+				    *n, Py_TYPE(v)->tp_name);
+		}
+	all = PyTuple_New(1 + (args ? PyTuple_GET_SIZE(args) : 0));
+	if (!all)
+		return NULL;
+	PyTuple_SET_ITEM(all, 0, Py_NewRef(self));
+	for (Py_ssize_t i = 0; args && i < PyTuple_GET_SIZE(args); i++)
+		PyTuple_SET_ITEM(all, i + 1, Py_NewRef(PyTuple_GET_ITEM(args, i)));
+	r = PyObject_Call(reconfigure_real, all, kw);
+	Py_DECREF(all);
+	return r;
+}
+
+static PyMethodDef reconfigure_def = {"reconfigure", (PyCFunction)(void (*)(void))reconfigure,
+                                      METH_VARARGS | METH_KEYWORDS, NULL};
+
+/* bytearray.join took its own buffer's address and length, then iterated the argument: a
+ * generator that cleared the bytearray had the join copy from the freed block. While armed
+ * the items are read first. */
+static PyObject *bytearray_join_real;
+
+static PyObject *bytearray_join(PyObject *self, PyObject *iterable)
+{
+	PyObject *items = pylayer_armed() ? PySequence_List(iterable) : Py_NewRef(iterable), *r;
+
+	if (!items)
+		return NULL;
+	r = PyObject_CallFunctionObjArgs(bytearray_join_real, self, items, NULL);
+	Py_DECREF(items);
+	return r;
+}
+
+static PyMethodDef bytearray_join_def = {"join", bytearray_join, METH_O, NULL};
+
+/* except* took what an exception group's split() answered as a pair without checking it (an
+ * int's digits read as the pair's two items: any object made of chosen memory). split is
+ * BaseExceptionGroup's own while armed: a class with its own split (or lookup) is not
+ * instantiated, none is given one later, and no instance gets one of its own. */
+static newfunc eg_new_real;
+static setattrofunc eg_setattro_real;
+
+static int eg_name(PyObject *name, int instance)
+{
+	static const char *const names[] = {"split",     "__getattr__", "__getattribute__",
+	                                    "__bases__", "__class__",   NULL};
+	if (!PyUnicode_Check(name))
+		return 0;
+	for (const char *const *n = names; *n; n++)
+		if ((!instance || n == names || strcmp(*n, "__class__") == 0) &&
+		    PyUnicode_CompareWithASCIIString(name, *n) == 0)
+			return 1;
+	return 0;
+}
+
+static int eg_refused(PyObject *name)
+{
+	PyErr_Format(PyExc_TypeError,
+	             "an exception group's %S is its class's own in the sandbox (except* reads "
+	             "what split() answers)",
+	             name);
+	return -1;
+}
+
+int pyreentry_class_attr_checked(PyObject *cls, PyObject *name)
+{
+	if (pylayer_armed() && PyType_Check(cls) &&
+	    PyType_IsSubtype((PyTypeObject *)cls, (PyTypeObject *)PyExc_BaseExceptionGroup) &&
+	    eg_name(name, 0))
+		return eg_refused(name);
+	return 0;
+}
+
+static PyObject *eg_new(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	PyObject *mro = t->tp_mro;
+
+	for (Py_ssize_t i = 0; pylayer_armed() && mro && i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		PyObject *key, *v;
+		Py_ssize_t pos = 0;
+		if (!(b->tp_flags & Py_TPFLAGS_HEAPTYPE) || !b->tp_dict)
+			continue;
+		while (PyDict_Next(b->tp_dict, &pos, &key, &v))
+			if (eg_name(key, 0) &&
+			    PyUnicode_CompareWithASCIIString(key, "__bases__") != 0 &&
+			    PyUnicode_CompareWithASCIIString(key, "__class__") != 0) {
+				eg_refused(key);
+				return NULL;
+			}
+	}
+	return eg_new_real(t, args, kw);
+}
+
+static int eg_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+	if (pylayer_armed() && eg_name(name, 1))
+		return eg_refused(name);
+	return eg_setattro_real(self, name, value);
+}
+
+static int exception_groups_guard(void)
+{
+	PyTypeObject *t = (PyTypeObject *)PyExc_BaseExceptionGroup;
+	void *real;
+
+	eg_new_real = t->tp_new;
+	if (pyguard_replace_new(t, eg_new_real, eg_new) < 0 ||
+	    held_slot(t, offsetof(PyTypeObject, tp_setattro), (void *)eg_setattro, &real) < 0)
+		return -1;
+	eg_setattro_real = (setattrofunc)real;
+	/* BaseException's __setattr__ wrapper serves the groups too: object.__setattr__ and
+	 * BaseException.__setattr__ refuse to jump over a C setattro of a class beneath. */
+	return 0;
+}
+
 static int buffered_guard(void);
 
 int pyreentry_guard(void)
@@ -774,7 +1126,9 @@ int pyreentry_guard(void)
 	PyTypeObject *t = &PyByteArray_Type;
 
 	if (held_operands_init() < 0 || itertools_guard() < 0 || deque_guard() < 0 ||
-	    unicode_errors_guard() < 0)
+	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0)
+		return -1;
+	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
 	list_assign_real = PyList_Type.tp_as_mapping->mp_ass_subscript;
 	PyList_Type.tp_as_mapping->mp_ass_subscript = list_assign;
@@ -1005,6 +1359,8 @@ static int text_guard(PyObject *io)
 		return -1;
 	}
 	Py_DECREF(t); /* io keeps it */
+	if (replace_method(type, "reconfigure", &reconfigure_def, &reconfigure_real) < 0)
+		return -1;
 	text_init_real = type->tp_init;
 	if (rewrap(type, "__init__", (void *)text_init_real, (void *)text_init_checked) < 0)
 		return -1;
