@@ -66,14 +66,16 @@ const struct policy_rule policy_table[] = {
 	/* Files of the workspace: the supervisor opened them and passed their fds. The worker
 	 * cannot make an fd of its own (open, socket, pipe, memfd, eventfd: all denied; only a
 	 * new handle on /dev/null or on one of these, below), so every fd above the channel is
-	 * one of these or /dev/null. */
+	 * one of these or /dev/null. Fds 4-63 as the kernel reads them (ALLOW_FD): fds 0-3 can
+	 * never be closed, so no file ever lands there. */
 	ALLOW_FD("read", "a workspace file"),
 	ALLOW_FD("pread64", "a workspace file, at an offset"),
 	ALLOW_FD("write", "a workspace file it writes (a hidden copy until the call commits)"),
 	ALLOW_FD("lseek", "seek and tell on a workspace file"),
 	ALLOW_FD("ftruncate", "a workspace file it writes"),
 	ALLOW_FD("close", "done with a workspace file"),
-	ALLOW_FD("close_range", "the worker closes every workspace file when a call ends"),
+	/* From an fd with its upper half set: killed (the worker's own passes 4). */
+	ALLOW_FD_ONLY("close_range", "the worker closes every workspace file when a call ends"),
 	ALLOW_IF2("fcntl", ARG_LE(0, 2), ARG_EQ(1, F_DUPFD_CLOEXEC), "a new handle on /dev/null (fds 0-2): scipy's qhull writes its messages to a stream made on a temporary file"),
 	/* A second handle on a workspace file (numpy's fromfile and tofile read and write one with
 	 * C stdio): the same file, so every fd above the channel stays a workspace file. The fds
@@ -212,7 +214,7 @@ const struct policy_rule policy_table[] = {
 	KILL("umount2", "filesystem namespace changes"),
 	KILL("pivot_root", "filesystem namespace changes"),
 	KILL("chroot", "filesystem namespace changes"),
-	KILL("close", "fds 0-3 are the worker's fixed ones"),
+	KILL("close", "fds 0-3 are the worker's fixed ones; none is 64 or above (RLIMIT_NOFILE)"),
 	KILL("dup", "the worker has no use for fd manipulation"),
 	KILL("dup2", "the worker has no use for fd manipulation"),
 	KILL("dup3", "the worker has no use for fd manipulation"),

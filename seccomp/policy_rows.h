@@ -3,6 +3,7 @@
 #ifndef SAFEPY_POLICY_ROWS_H
 #define SAFEPY_POLICY_ROWS_H
 
+#include <errno.h>
 #include <stdint.h>
 
 #include "policy.h"
@@ -24,10 +25,20 @@
 #define ARG_MASKED(i, m, v) {.argno = (i), .op = POLICY_MASKED_EQ, .mask = (uint64_t)(m), .value = (uint64_t)(v)}
 #define ARG_LE(i, v)	{.argno = (i), .op = POLICY_LE, .value = (uint64_t)(v)}
 #define ARG_GT(i, v)	{.argno = (i), .op = POLICY_GT, .value = (uint64_t)(v)}
-/* Allowed on an fd above the channel. The kernel reads an fd as 32 bits: a value with its upper
- * half set passes the test and reaches a low fd, which is /dev/null or the worker's own channel:
- * nothing another process has. (libseccomp takes one test per argument per row.) */
-#define ALLOW_FD(n, why) ALLOW_IF(n, ARG_GT(0, POLICY_FD_CHANNEL), why)
+/* Allowed on an fd a workspace file can have: 4-63 (RLIMIT_NOFILE), by masks on all 64 bits.
+ * The kernel reads an fd as 32 bits: "above the channel" on 64 let 0x100000003 through, and
+ * close closed the channel (a file moved there passed the check of fds left open). An fd with
+ * its upper half set (a negative one, as glibc passes an int) fails with EBADF without reaching
+ * the kernel; 0-3 and 64 and above are killed. (libseccomp takes one test per argument per
+ * row: ranges by masks.) ALLOW_FD_ONLY leaves out the EBADF row. */
+#define ALLOW_FD_ONLY(n, why)                                                                   \
+	ALLOW_IF(n, ARG_MASKED(0, ~(uint64_t)3, 4), why " (fds 4-7)"),                              \
+	ALLOW_IF(n, ARG_MASKED(0, ~(uint64_t)7, 8), why " (fds 8-15)"),                             \
+	ALLOW_IF(n, ARG_MASKED(0, ~(uint64_t)15, 16), why " (fds 16-31)"),                          \
+	ALLOW_IF(n, ARG_MASKED(0, ~(uint64_t)31, 32), why " (fds 32-63)")
+#define ALLOW_FD(n, why)                                                                        \
+	ALLOW_FD_ONLY(n, why),                                                                      \
+	ERRNO_IF(n, ARG_GT(0, UINT32_MAX), EBADF, "an fd with its upper half set: a negative one fails as the kernel fails it, another never reaches the low fd the kernel would read")
 /* clang-format on */
 
 /* Build a filter from rows (then extra rows; NULL for none) with a default action (a

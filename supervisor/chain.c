@@ -1192,7 +1192,7 @@ static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 		return "The call wrote more to the workspace than one call may (256 MiB): no file "
 		       "was written.";
 	*st = RUN_ERROR;
-	if (proc_fds_beyond(pid, POLICY_FD_CHANNEL) != 0)
+	if (proc_fds_beyond(pid, POLICY_FD_CHANNEL, c->ch.peer) != 0)
 		return "The call left files open when it ended: nothing it did is kept.";
 	return NULL;
 }
@@ -1364,7 +1364,7 @@ static void advance_snapshot(struct chain *c)
 	struct proc *n = c->newborn;
 
 	if (n && n->parked && c->e->ws.fd >= 0 && c->fds_given > 0 &&
-	    proc_fds_beyond(n->pid, POLICY_FD_CHANNEL) != 0) {
+	    proc_fds_beyond(n->pid, POLICY_FD_CHANNEL, c->ch.peer) != 0) {
 		/* Files opened after the runner parked reached its copy: it cannot be kept. */
 		proc_kill(n);
 		n->parked = 0;

@@ -632,9 +632,9 @@ int proc_cpu_ms(pid_t pid);
 void proc_kill(struct proc *p);
 /* Make the OOM killer take this process (a call's runner) before the others. */
 void proc_prefer_oom(pid_t pid);
-/* How many fds above n the process has open, and below n other than /dev/null (from /proc),
- * or -errno. */
-int proc_fds_beyond(pid_t pid, int n);
+/* How many fds above n the process has open, below n other than /dev/null, and at n other than
+ * the socket chan is our copy of (its channel; logged) (from /proc), or -errno. */
+int proc_fds_beyond(pid_t pid, int n, int chan);
 /* Keep one fd (a file of its own, /dev/null) for the /proc reads above: when the supervisor
  * is out of fds (its limit, or the system's), a read closes it to get one, then takes it
  * again. 0 or -errno. */

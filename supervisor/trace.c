@@ -191,7 +191,18 @@ void proc_prefer_oom(pid_t pid)
 	close(fd);
 }
 
-int proc_fds_beyond(pid_t pid, int n)
+/* Is fd n of the process (its /proc/PID/fd directory: dfd) the socket chan is the supervisor's
+ * copy of? Through the link, stat reaches the socket itself: the same socket has the same
+ * device and inode, whatever fd holds it. */
+static int proc_fd_is(int dfd, const char *name, int chan)
+{
+	struct stat want, got;
+
+	return chan >= 0 && fstat(chan, &want) == 0 && fstatat(dfd, name, &got, 0) == 0 &&
+	       S_ISSOCK(got.st_mode) && got.st_dev == want.st_dev && got.st_ino == want.st_ino;
+}
+
+int proc_fds_beyond(pid_t pid, int n, int chan)
 {
 	char path[64];
 	struct dirent *d;
@@ -224,11 +235,22 @@ int proc_fds_beyond(pid_t pid, int n)
 			count++;
 			continue;
 		}
-		if (v == n)
+		if (v == n) {
+			/* The channel's number holds the chain's channel: a file moved there (the
+			 * filter once let close(0x100000003) close the channel) would pass as it. */
+			if (!proc_fd_is(dirfd(dir), d->d_name, chan)) {
+				log_msg(
+				    LOG_WARN,
+				    "process %d: its fd %d is not its channel: a file left open "
+				    "there, it is not kept",
+				    (int)pid, n);
+				count++;
+			}
 			continue;
-		/* Below the channel only /dev/null: the filter tests an fd with all 64 bits and the
-		 * kernel reads 32, so native code can close 0-2 (an fd with its upper half set) and
-		 * have a file it is passed land there. */
+		}
+		/* Below the channel only /dev/null: the filter once tested an fd with all 64 bits
+		 * while the kernel reads 32, so native code closed 0-2 (an fd with its upper half
+		 * set) and had a file it was passed land there. */
 		len = readlinkat(dirfd(dir), d->d_name, link, sizeof(link));
 		if (len != (ssize_t)strlen("/dev/null") ||
 		    memcmp(link, "/dev/null", (size_t)len) != 0)

@@ -570,7 +570,9 @@ Test(policy, bpf_gives_every_row_its_action)
 #define RET_KILL      SECCOMP_RET_KILL_PROCESS
 #define RET_ALLOW     SECCOMP_RET_ALLOW
 #define RET_ENOTTY    (SECCOMP_RET_ERRNO | ENOTTY)
+#define RET_EBADF     (SECCOMP_RET_ERRNO | EBADF)
 #define UPPER_GARBAGE 0xdeadbeef00000000ul
+#define HIGH_FD       (1ul << 32)
 
 Test(policy, bpf_argument_rules)
 {
@@ -585,14 +587,37 @@ Test(policy, bpf_argument_rules)
 	    {"write channel", SYS_write, {POLICY_FD_CHANNEL}, RET_ALLOW},
 	    {"write fd 0", SYS_write, {0}, RET_KILL},
 	    {"write fd 4 (a workspace file)", SYS_write, {4}, RET_ALLOW},
-	    /* Upper garbage passes "above the channel" but reaches only a low fd of its own. */
-	    {"write fd 0 with upper garbage", SYS_write, {UPPER_GARBAGE | 0}, RET_ALLOW},
+	    /* The kernel reads an fd as 32 bits: one with its upper half set never reaches it (it
+	     * would name a low fd); a negative one fails as the kernel would fail it. */
+	    {"write fd 0 with upper garbage", SYS_write, {UPPER_GARBAGE | 0}, RET_EBADF},
+	    {"write fd 4 with its upper half set", SYS_write, {HIGH_FD | 4}, RET_EBADF},
+	    {"write fd -1", SYS_write, {(uint64_t)-1}, RET_EBADF},
+	    {"write fd 63", SYS_write, {63}, RET_ALLOW},
+	    {"write fd 64", SYS_write, {64}, RET_KILL},
 	    {"read fd 5 (a workspace file)", SYS_read, {5}, RET_ALLOW},
 	    {"read fd 2", SYS_read, {2}, RET_KILL},
+	    {"read the channel with its upper half set", SYS_read, {HIGH_FD | 3}, RET_EBADF},
+	    {"pread64 fd 0 with its upper half set", SYS_pread64, {HIGH_FD | 0}, RET_EBADF},
+	    {"lseek the channel with its upper half set", SYS_lseek, {HIGH_FD | 3}, RET_EBADF},
+	    {"ftruncate fd 1 with its upper half set", SYS_ftruncate, {HIGH_FD | 1}, RET_EBADF},
 	    {"close fd 3", SYS_close, {3}, RET_KILL},
 	    {"close fd 4", SYS_close, {4}, RET_ALLOW},
+	    {"close fd 63", SYS_close, {63}, RET_ALLOW},
+	    {"close fd 64", SYS_close, {64}, RET_KILL},
+	    /* "Above the channel" on 64 bits let these close the channel and fd 0. */
+	    {"close the channel with its upper half set", SYS_close, {HIGH_FD | 3}, RET_EBADF},
+	    {"close fd 0 with upper garbage", SYS_close, {UPPER_GARBAGE | 0}, RET_EBADF},
+	    {"close fd -1", SYS_close, {(uint64_t)-1}, RET_EBADF},
 	    {"close_range from 4", SYS_close_range, {4, ~0u, 0}, RET_ALLOW},
 	    {"close_range from 3", SYS_close_range, {3, ~0u, 0}, RET_KILL},
+	    {"close_range from the channel with its upper half set",
+	     SYS_close_range,
+	     {HIGH_FD | 3, ~0u, 0},
+	     RET_KILL},
+	    {"close_range from fd 0 with upper garbage",
+	     SYS_close_range,
+	     {UPPER_GARBAGE | 0, ~0u, 0},
+	     RET_KILL},
 	    {"lseek fd 1", SYS_lseek, {1, 0, SEEK_SET}, RET_KILL},
 	    /* A second handle on a workspace file (numpy's fromfile), never on the channel,
 	     * whatever the upper half says. */
@@ -607,7 +632,7 @@ Test(policy, bpf_argument_rules)
 	    {"dup of fd 64", SYS_fcntl, {64, F_DUPFD_CLOEXEC}, RET_KILL},
 	    {"recvmsg on the channel", SYS_recvmsg, {3}, RET_ALLOW},
 	    {"recvmsg on fd 4", SYS_recvmsg, {4}, RET_KILL},
-	    {"write fd 1 with upper garbage", SYS_write, {UPPER_GARBAGE | 1}, RET_ALLOW},
+	    {"write fd 1 with upper garbage", SYS_write, {UPPER_GARBAGE | 1}, RET_EBADF},
 	    {"read channel", SYS_read, {POLICY_FD_CHANNEL}, RET_ALLOW},
 	    {"read fd 0", SYS_read, {0}, RET_KILL},
 	    {"mmap rw",
@@ -727,11 +752,14 @@ Test(policy, errno_rows_return_their_errno)
 		if (r->action != POLICY_ERRNO)
 			continue;
 		/* A row with tests: make them hold. A "greater than" test gets pid 1's CPU clock id
-		 * (or pid -14): the kernel would answer it, with EFAULT for the bad buffer. */
+		 * (or pid -14): the kernel would answer it, with EFAULT for the bad buffer. An fd
+		 * with its upper half set gets fd 0 so (the kernel reads 32 bits): a negative fd
+		 * would get the kernel's EBADF too, /dev/null answers otherwise. */
 		for (unsigned int t = 0; t < r->n_when; t++)
-			sp.a[r->when[t].argno] = r->when[t].op == POLICY_GT
-			                             ? (long)((~1L) * 8 | 2)
-			                             : (long)r->when[t].value;
+			sp.a[r->when[t].argno] = r->when[t].op != POLICY_GT ? (long)r->when[t].value
+			                         : r->when[t].value == UINT32_MAX
+			                             ? (long)(1UL << 32)
+			                             : (long)((~1L) * 8 | 2);
 		/* The probe tells "blocked" from "failed": without the filter the kernel answers
 		 * with another errno. */
 		bare = run_child(probe_syscall, &sp, false);
@@ -1084,6 +1112,38 @@ static int probe_setfl(const void *arg)
 	return syscall(SYS_fcntl, 0, F_SETFL, 0) < 0 ? errno : 0;
 }
 
+/* close(0x100000003): the kernel reads fd 3, the channel. */
+static int probe_close_channel_high(const void *arg)
+{
+	(void)arg;
+	if (syscall(SYS_close, (long)((1UL << 32) | POLICY_FD_CHANNEL)) == 0)
+		return CHILD_WRONG_RESULT;
+	if (errno != EBADF)
+		return errno;
+	/* The channel is still open. */
+	return syscall(SYS_fcntl, POLICY_FD_CHANNEL, F_GETFL) < 0 ? errno : 0;
+}
+
+static int probe_close_range_high(const void *arg)
+{
+	(void)arg;
+	return syscall(SYS_close_range, (long)((1UL << 32) | POLICY_FD_CHANNEL), ~0U, 0) < 0 ? errno
+	                                                                                     : 0;
+}
+
+/* The filter tested "above the channel" on all 64 bits and the kernel reads an fd as 32: a
+ * close of 0x100000003 closed the channel, and a file put there instead passed the check of
+ * fds left open. Such an fd fails with EBADF now and reaches nothing; close_range from it is
+ * killed. */
+Test(policy, an_fd_with_its_upper_half_set_closes_nothing)
+{
+	expect_exit("close(0x100000003), no filter",
+	            run_child(probe_close_channel_high, NULL, false), CHILD_WRONG_RESULT);
+	expect_exit("close(0x100000003)", run_child(probe_close_channel_high, NULL, true), 0);
+	expect_killed("close_range(0x100000003, ~0)",
+	              run_child(probe_close_range_high, NULL, true));
+}
+
 /* A new handle on /dev/null (fds 0-2), and an fd's mode: scipy's qhull makes its message
  * stream so. A copy of any other fd, and any other fcntl, stay killed. */
 Test(policy, allows_a_new_handle_on_dev_null_only)
@@ -1293,7 +1353,7 @@ Test(policy, bpf_session_gives_every_row_of_both_tables_its_action)
 Test(policy, policy_check_agrees_with_the_compiled_filter)
 {
 	struct bpf_prog prog = bpf_load_built(policy_build_session);
-	uint64_t edges[64];
+	uint64_t edges[128];
 	size_t n_edges = 0;
 	unsigned int seed = 20261201;
 
@@ -1306,7 +1366,7 @@ Test(policy, policy_check_agrees_with_the_compiled_filter)
 		const struct policy_rule *r = i < policy_table_len
 		                                  ? &policy_table[i]
 		                                  : &policy_session_table[i - policy_table_len];
-		for (unsigned int t = 0; t < r->n_when && n_edges + 4 <= 64; t++) {
+		for (unsigned int t = 0; t < r->n_when && n_edges + 4 <= 128; t++) {
 			edges[n_edges++] = r->when[t].value;
 			edges[n_edges++] = r->when[t].value + 1;
 			edges[n_edges++] = r->when[t].value - 1;

@@ -2678,13 +2678,16 @@ Test(ws_native, a_reply_left_unread_keeps_nothing)
 	e2e_stop();
 }
 
-/* The filter tests an fd with all 64 bits, the kernel reads 32: native code closes fd 0 with
- * an fd whose upper half is set, and the file it opens next lands on fd 0, below the channel
+/* The filter tested an fd with all 64 bits, the kernel reads 32: native code closed fd 0 with
+ * an fd whose upper half is set, and the file it opened next landed on fd 0, below the channel
  * the check of open fds started above. Kept there, it would write the committed file from the
- * session's later calls, past their quota and their rollback. Such a call keeps nothing. */
+ * session's later calls, past their quota and their rollback (the call was refused: a file at
+ * 0-2). Such an fd fails with EBADF now: fd 0 stays /dev/null, the file opens above the
+ * channel, where the call's end closes it, and a write through it with the upper half set
+ * fails too. */
 Test(ws_native, a_file_kept_below_the_channel_keeps_nothing)
 {
-	/* fd | 1 << 32: past the filter's test of fds above the channel, fd for the kernel. */
+	/* fd | 1 << 32: fd for the kernel. */
 	static const char low[] = "import ctypes, os\n"
 	                          "libc = ctypes.CDLL(None, use_errno=True)\n"
 	                          "libc.syscall.restype = ctypes.c_long\n"
@@ -2694,29 +2697,99 @@ Test(ws_native, a_file_kept_below_the_channel_keeps_nothing)
 
 	start(ARGS(NATIVE_ARGS, "--allow-import", "ctypes", "--workspace-write"));
 	e2e_ok("x = 41");
-	r = e2e_call(e2e_fmt("%s"
-	                     "closed = libc.syscall(3, high(0))\n"
-	                     "fd = os.open('kept.txt', os.O_WRONLY | os.O_CREAT)\n"
-	                     "wrote = libc.syscall(1, high(fd), b'first', 5)\n"
-	                     "x = [closed, fd, wrote]\n"
-	                     "x",
-	                     low),
-	             NULL);
+	r = e2e_ok(e2e_fmt("%s"
+	                   "closed = [libc.syscall(3, high(0)), ctypes.get_errno()]\n"
+	                   "fd = os.open('kept.txt', os.O_WRONLY | os.O_CREAT)\n"
+	                   "wrote = [libc.syscall(1, high(fd), b'first', 5), ctypes.get_errno()]\n"
+	                   "[closed, fd > 3, wrote]",
+	                   low));
+	e2e_assert_result(r, "close fd 0, open, write", "[[-1,9],true,[-1,9]]");
+	cr_assert_str_eq(slurp(in_ws("kept.txt")), "", "the file holds what was written");
+	e2e_assert_result(e2e_ok("x + 1"), "x + 1", "42");
+	/* The same steps, reported: the close fails, fd 0 stays /dev/null, the file opens above
+	 * the channel, and a close of it with the upper half set fails too. */
+	e2e_assert_result(e2e_ok(e2e_fmt("%s"
+	                                 "c = [libc.syscall(3, high(0)), ctypes.get_errno()]\n"
+	                                 "fd = os.open('data.csv', os.O_RDONLY)\n"
+	                                 "c2 = [libc.syscall(3, high(fd)), ctypes.get_errno()]\n"
+	                                 "os.close(fd)\n"
+	                                 "[c, fd > 3, c2]",
+	                                 low)),
+	                  "close and reopen", "[[-1,9],true,[-1,9]]");
+	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* The filter tested "above the channel" on all 64 bits, the kernel reads an fd as 32: native
+ * code wrote a workspace file, forged its own result, closed its channel with
+ * close(0x100000003), moved the file to fd 3 (F_DUPFD_CLOEXEC from 3) and parked by forking in
+ * its own code. The check of fds left open skipped fd 3: the call committed, and the session's
+ * process wrote the committed file from its later calls (rolled back) and between calls. The
+ * close fails with EBADF now (the file stays above the channel), and the check of open fds
+ * refuses an fd 3 that is not the chain's channel: the call keeps nothing, its process is
+ * killed, and the session goes on as it was. */
+Test(ws_native, a_file_kept_on_the_channels_fd_keeps_nothing)
+{
+	static const char attack[] =
+	    "import ctypes, os, struct, fcntl\n"
+	    "libc = ctypes.CDLL(None, use_errno=True)\n"
+	    "libc.syscall.restype = ctypes.c_long\n"
+	    "out = (b'{\"status\":\"ok\",\"stdout\":\"forged\",\"stderr\":\"\",\"logs\":\"\",'\n"
+	    "       b'\"result\":null,\"result_repr\":null,\"error\":null,\"truncated\":false}')\n"
+	    "p = struct.pack('<I', 2) + out\n"
+	    "frame = struct.pack('<IB', len(p), ord('J')) + p\n"
+	    "f = open('victim.txt', 'w')\n"
+	    "f.write('first\\n')\n"
+	    "f.flush()\n"
+	    "fd = f.fileno()\n"
+	    "while frame:\n"
+	    "    frame = frame[os.write(3, frame):]\n"
+	    "libc.syscall(3, ctypes.c_uint64((1 << 32) | 3))\n"
+	    "nfd = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)\n"
+	    "os.close(fd)\n"
+	    "while True:\n"
+	    "    try:\n"
+	    "        v = os.fork()\n"
+	    "    except OSError:\n"
+	    "        os._exit(7)\n"
+	    "    if v == 0:\n"
+	    "        continue\n"
+	    "    os.write(nfd, b'written outside its call\\n')\n"
+	    "    if v & 0x40000000:\n"
+	    "        cmd = (v >> 24) & 0x3f\n"
+	    "        if cmd == 3:\n"
+	    "            try:\n"
+	    "                while os.waitpid(-1, os.WNOHANG)[0] > 0:\n"
+	    "                    pass\n"
+	    "            except ChildProcessError:\n"
+	    "                pass\n"
+	    "        if cmd == 1:\n"
+	    "            os._exit(0)\n";
+	json_object *r;
+
+	start(ARGS(NATIVE_ARGS, "--allow-import", "ctypes", "--allow-import", "fcntl",
+	           "--workspace-write"));
+	e2e_ok("x = 41");
+	r = e2e_call(attack, NULL);
 	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
 	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError", "%s", mcpc_json(r));
 	cr_assert(strstr(mcpc_err_str(r, "message"), "left files open"), "%s", mcpc_json(r));
-	cr_assert_null(slurp(in_ws("kept.txt")), "the call kept its file");
-	/* The session is as it was before that call. */
+	cr_assert_null(slurp(in_ws("victim.txt")), "the call kept its file");
+	/* The session is as it was before that call, and no process of it writes the file. */
 	e2e_assert_result(e2e_ok("x + 1"), "x + 1", "42");
-	/* The same steps, reported: the close freed fd 0 and the file came back on it. */
-	e2e_assert_result(e2e_ok(e2e_fmt("%s"
-	                                 "c = libc.syscall(3, high(0))\n"
-	                                 "fd = os.open('data.csv', os.O_RDONLY)\n"
-	                                 "c2 = libc.syscall(3, high(fd))\n"
-	                                 "[c, fd, c2]",
-	                                 low)),
-	                  "close and reopen", "[0,0,0]");
-	cr_assert_str_eq(slurp(in_ws("data.csv")), "a,b\n1,2\n3,4\n");
+	/* The close itself, reported: it fails, and the channel still carries the answer. */
+	e2e_assert_result(e2e_ok("import ctypes\n"
+	                         "libc = ctypes.CDLL(None, use_errno=True)\n"
+	                         "libc.syscall.restype = ctypes.c_long\n"
+	                         "[libc.syscall(3, ctypes.c_uint64((1 << 32) | 3)), "
+	                         "ctypes.get_errno(), x]"),
+	                  "close(0x100000003)", "[-1,9,41]");
+	ok_result("open('after.txt', 'w').write('ok')", "2");
+	cr_assert_str_eq(slurp(in_ws("after.txt")), "ok");
+	e2e_expect_result("x", "41");
+	cr_assert_null(slurp(in_ws("victim.txt")), "a process of the session wrote the file");
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();
