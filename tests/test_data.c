@@ -606,6 +606,142 @@ Test(data, group_codes_stay_within_their_groups)
 	e2e_stop();
 }
 
+/* sklearn's compiled losses (a loss object's .closs, reached from any gradient boosting model)
+ * wrote one value per sample of y_true into the out arrays given, however short, and read
+ * raw_prediction and sample_weight the same way: a 6-double gradient_out for 15 samples laid
+ * a bytearray's header over its neighbour (all memory as a bytearray: full escape). pandas'
+ * groupsort_indexer (get_group_index_sorter) and the groupby kernels behind
+ * WrappedCythonOp.cython_operation took labels past ngroups (an add or a write at any offset).
+ * Each is refused with a clear error; the same functions used as meant answer as before. */
+Test(data, compiled_losses_and_group_kernels_check_their_arrays)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "from sklearn.ensemble import HistGradientBoostingRegressor, "
+	    "HistGradientBoostingClassifier\n"
+	    "from pandas.core.sorting import get_group_index_sorter\n"
+	    "from pandas.core.groupby import ops\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "rng = np.random.RandomState(0)\n"
+	    "X = rng.rand(200, 3)\n"
+	    "y = X[:, 0] * 3 + X[:, 1]\n"
+	    "loss = HistGradientBoostingRegressor()._get_loss(sample_weight=None)\n"
+	    "r = [t(lambda: loss.loss(y_true=np.zeros(10**6), raw_prediction=np.zeros(10**6), "
+	    "loss_out=np.zeros(1))),\n"
+	    "     t(lambda: loss.closs.gradient(np.zeros(10**6), np.zeros(1), None, "
+	    "np.zeros(10**6))),\n"
+	    "     t(lambda: loss.closs.gradient_hessian(np.zeros(10**6), np.zeros(10**6), None, "
+	    "np.zeros(10**6), np.zeros(2)))]\n"
+	    "m = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(X, (X[:, 0] * "
+	    "3).astype(int))\n"
+	    "r.append(t(lambda: m._loss.gradient(y_true=np.zeros(10**5), "
+	    "raw_prediction=np.zeros((10**5, 3)),\n"
+	    "                                     gradient_out=np.zeros((10**5, 1)))))\n"
+	    "gi = np.zeros(100, dtype=np.intp)\n"
+	    "gi[5] = 1 << 40\n"
+	    "r.append(t(lambda: get_group_index_sorter(gi, 1)))\n"
+	    "op = ops.WrappedCythonOp('aggregate', 'sum', has_dropped_na=False)\n"
+	    "r.append(t(lambda: op.cython_operation(values=np.ones(10), axis=0, comp_ids=gi[:10], "
+	    "ngroups=1)))\n"
+	    "r.append(t(lambda: op.cython_operation(values=np.ones(10**6), axis=0, "
+	    "comp_ids=np.zeros(1, np.intp), ngroups=1)))\n"
+	    "r += [round(float(HistGradientBoostingRegressor(max_iter=20, random_state=0).fit(X, "
+	    "y).score(X, y)), 4),\n"
+	    "      round(float(m.score(X, (X[:, 0] * 3).astype(int))), 4),\n"
+	    "      loss.loss(y_true=np.ones(3), raw_prediction=np.zeros(3)).tolist(),\n"
+	    "      get_group_index_sorter(np.array([1, 0, 1, -1, 2]), 3).tolist(),\n"
+	    "      op.cython_operation(values=np.arange(4.0), axis=0, comp_ids=np.array([0, 1, 0, "
+	    "-1]), ngroups=2).tolist()]\n"
+	    "df = pd.DataFrame({'k': list('abcab'), 'v': [1.0, 2, 3, 4, 5], 'i': pd.array([1, "
+	    "None, 3, 4, 5], dtype='Int64')})\n"
+	    "r += [df.groupby('k').v.sum().tolist(), "
+	    "df.groupby('k').i.cumsum().fillna(-1).tolist(), "
+	    "df.groupby('k').v.ohlc().values.tolist()]\n"
+	    "r",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"IndexError\","
+	    "\"IndexError\",\"ValueError\",0.9701,1.0,[0.5,0.5,0.5],[3,1,0,2,4],[2.0,1.0],[5.0,7.0,"
+	    "3.0],[1,-1,3,5,5],[[1.0,4.0,1.0,4.0],[2.0,5.0,2.0,5.0],[3.0,3.0,3.0,3.0]]]");
+	e2e_stop();
+}
+
+/* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
+ * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
+ * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's
+ * bit generator replaced left it drawing from the freed one. A fitted SVC's dual coefficients
+ * replaced by a 1x1 array were read for each support vector, and KMeans centers with fewer
+ * features than X were read past (MiniBatchKMeans' counts written past). Each is refused; seeded
+ * draws, SVC and KMeans answer as before. */
+Test(data, random_states_and_fitted_models_are_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from sklearn.svm import SVC\n"
+	    "from sklearn.cluster import KMeans, MiniBatchKMeans\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "def mt_pos(pos):\n"
+	    "    mt = np.random.MT19937(0)\n"
+	    "    s = mt.state\n"
+	    "    s['state']['pos'] = pos\n"
+	    "    mt.state = s\n"
+	    "    return mt.random_raw(1).tolist()\n"
+	    "def philox_pos(pos):\n"
+	    "    p = np.random.Philox(0)\n"
+	    "    s = p.state\n"
+	    "    s['buffer_pos'] = pos\n"
+	    "    p.state = s\n"
+	    "    return p.random_raw(1).tolist()\n"
+	    "rs = np.random.RandomState(0)\n"
+	    "name, key, pos, g, c = rs.get_state()\n"
+	    "r = [t(lambda: mt_pos(1 << 30)), t(lambda: mt_pos(-100000)), t(lambda: philox_pos(-(1 "
+	    "<< 20))),\n"
+	    "     t(lambda: rs.set_state((name, key, 1 << 30, g, c))),\n"
+	    "     t(lambda: np.random.set_state(('MT19937', key, -5))),\n"
+	    "     t(lambda: setattr(rs, '_bit_generator', None)),\n"
+	    "     t(lambda: setattr(np.random.default_rng(0), '_bit_generator', None))]\n"
+	    "X = np.random.RandomState(1).rand(300, 3)\n"
+	    "y = np.arange(300) % 2\n"
+	    "svc = SVC(C=1e-3).fit(X, y)\n"
+	    "svc._dual_coef_ = np.zeros((1, 1))\n"
+	    "r.append(t(lambda: svc.decision_function(X[:3])))\n"
+	    "km = KMeans(2, n_init=2, random_state=0).fit(X)\n"
+	    "km.cluster_centers_ = np.zeros((2, 1))\n"
+	    "r += [t(lambda: km.predict(X)), t(lambda: km.score(X))]\n"
+	    "mb = MiniBatchKMeans(2, n_init=2, random_state=0).fit(X)\n"
+	    "mb._counts = np.zeros(1)\n"
+	    "r.append(t(lambda: mb.partial_fit(X)))\n"
+	    "np.random.seed(3)\n"
+	    "a = np.random.randint(0, 1000, 3).tolist()\n"
+	    "st = np.random.get_state()\n"
+	    "b = np.random.randint(0, 1000, 3).tolist()\n"
+	    "np.random.set_state(st)\n"
+	    "mt = np.random.MT19937(1)\n"
+	    "r += [np.random.RandomState(5).randint(0, 1000, 3).tolist(),\n"
+	    "      np.random.default_rng(7).integers(0, 1000, 3).tolist(), a, b == "
+	    "np.random.randint(0, 1000, 3).tolist(),\n"
+	    "      mt_pos(624), philox_pos(4), mt.jumped().random_raw(2).tolist()]\n"
+	    "s2 = SVC(random_state=0).fit(X, (X[:, 0] > 0.5).astype(int))\n"
+	    "r += [s2.predict(X[:6]).tolist(), round(float(s2.score(X, (X[:, 0] > "
+	    "0.5).astype(int))), 4)]\n"
+	    "k2 = KMeans(2, n_init=2, random_state=0).fit(X)\n"
+	    "r += [sorted(np.bincount(k2.predict(X)).tolist()), round(float(k2.score(X)), 3)]\n"
+	    "r",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"AttributeError\",\"AttributeError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\",[867,206,701],[944,625,684],[874,664,249],true,[2606108953],["
+	    "259491006799949737],[1649717886,2919053981],[0,0,0,1,0,1],0.9833,[150,150],-54.017]");
+	e2e_stop();
+}
+
 /* Library state the compiled code trusts, changed after it was made: ndarray.resize with
  * refcheck=False freed the memory under the array's views (a list's items laid there: the
  * real os, sys.modules and builtins); a rolling window's indexer of the user's returned

@@ -170,6 +170,7 @@ def _numpy():
     _internal._getintp_ctype.cache = None  # ctypes' c_long, if asked already: numpy's own now
     _strided_views(np)
     _array_files(np)
+    _random_states(np)
     # An array's memory is not replaced: `a.data = buffer` kept the buffer's object but not
     # its export, and a bytearray cleared after left the array over freed memory (a
     # bytearray's header laid there: any memory). (ndarray(buffer=...) is pinned by pydata.c.)
@@ -180,6 +181,77 @@ def _numpy():
                              'array over the buffer instead (np.frombuffer)')
 
     type_patches[(np.ndarray, 'data')] = property(data.__get__, refuse, None, data.__doc__)
+
+
+def _random_states(np):
+    """A bit generator's state was taken as given: MT19937's position in its key
+    (state['state']['pos'] = 1 << 30, or RandomState.set_state / np.random.set_state with that
+    position) and Philox's position in its buffer (buffer_pos) were C ints the next draw read
+    key[pos] or buffer[pos] at (any memory read, a negative position too), and MT19937.jumped()
+    wrote through them. A state set now (the property, which set_state, __setstate__ and
+    Generator's state all go through) has its arrays at their lengths (copied) and its
+    positions within them. A RandomState's or Generator's bit generator is not replaced
+    either: the object draws from the state it was made over, and the one it named instead
+    was freed under it."""
+    import operator
+    from numpy.random import MT19937, Philox, RandomState, Generator
+
+    def plain(value, what):
+        if not isinstance(value, dict):
+            raise TypeError('%s should be a dict' % what)
+        return value
+
+    def array(value, n, what):
+        a = np.array(value)
+        if a.shape != (n,):
+            raise ValueError('the state\'s %s should hold %d values' % (what, n))
+        return a
+
+    def position(value, last, what):
+        pos = operator.index(value)
+        if not 0 <= pos <= last:
+            raise ValueError('the state\'s %s should lie in [0, %d]' % (what, last))
+        return pos
+
+    def mt19937(value):
+        if isinstance(value, tuple):
+            if len(value) not in (3, 5) or value[0] != 'MT19937':
+                raise ValueError('state is not a legacy MT19937 state')
+            value = {'bit_generator': 'MT19937', 'state': {'key': value[1], 'pos': value[2]}}
+        value = plain(value, 'state')
+        st = plain(value['state'], "state['state']")
+        return {'bit_generator': value.get('bit_generator', ''),
+                'state': {'key': array(st['key'], 624, 'key'),
+                          'pos': position(st['pos'], 624, 'pos')}}
+
+    def philox(value):
+        value = plain(value, 'state')
+        st = plain(value['state'], "state['state']")
+        return {'bit_generator': value.get('bit_generator', ''),
+                'state': {'counter': array(st['counter'], 4, 'counter'),
+                          'key': array(st['key'], 2, 'key')},
+                'buffer': array(value['buffer'], 4, 'buffer'),
+                'buffer_pos': position(value['buffer_pos'], 4, 'buffer_pos'),
+                'has_uint32': operator.index(value['has_uint32']),
+                'uinteger': operator.index(value['uinteger'])}
+
+    for cls, check in ((MT19937, mt19937), (Philox, philox)):
+        d = cls.__dict__['state']
+
+        def set_state(self, value, d=d, check=check):
+            d.__set__(self, check(value))
+
+        type_patches[(cls, 'state')] = property(d.__get__, set_state, None, d.__doc__)
+    for cls in (RandomState, Generator):
+        d = cls.__dict__.get('_bit_generator')
+        if d is None:
+            continue
+
+        def refuse(self, value, cls=cls):
+            raise AttributeError("a %s's bit generator is not replaced in the sandbox: make a "
+                                 'new one over the bit generator' % cls.__name__)
+
+        type_patches[(cls, '_bit_generator')] = property(d.__get__, refuse, None, d.__doc__)
 
 
 def _array_files(np):
@@ -370,6 +442,71 @@ def _pandas():
     _pandas_takes(np)
     _window_bounds(np)
     _group_codes(np)
+    _group_kernels(np)
+
+
+def _group_kernels(np):
+    """pandas' compiled group kernels index their arrays by the group labels they are given,
+    unchecked, and public functions hand them a caller's labels as they are:
+    get_group_index_sorter(labels, ngroups) gave groupsort_indexer a label past ngroups
+    (counts[label + 1] += 1: an add at any offset from a small array), and
+    WrappedCythonOp(...).cython_operation(values=..., comp_ids=..., ngroups=...) gave the
+    aggregation and transform kernels (group_sum, group_cumsum, ...) labels past their outputs
+    and values longer than the labels (writes at any offset). groupsort_indexer, wherever it is
+    named, checks its labels lie in [-1, ngroups); every groupby kernel call checks its labels
+    (one per row, in [-1, ngroups)) and its masks' shapes first."""
+    import operator
+    import pandas._libs.algos as libalgos
+    from pandas.core.groupby import ops
+
+    def labels(codes, n, ngroups, what):
+        codes = np.asarray(codes)
+        if codes.dtype != np.intp or codes.ndim != 1:
+            raise TypeError('%s should be a 1-D array of intp group labels' % what)
+        if n is not None and len(codes) != n:
+            raise ValueError('%s should hold a label for each of the %d rows' % (what, n))
+        if len(codes) and (codes.min() < -1 or codes.max() >= ngroups):
+            raise IndexError('%s holds a label outside the %d groups' % (what, ngroups))
+        return codes
+
+    real = libalgos.groupsort_indexer
+
+    def groupsort_indexer(index, ngroups):
+        ngroups = operator.index(ngroups)
+        if ngroups < 0:
+            raise ValueError('ngroups should not be negative')
+        return real(labels(index, None, ngroups, 'the index'), ngroups)
+
+    groupsort_indexer.__name__ = groupsort_indexer.__qualname__ = 'groupsort_indexer'
+    groupsort_indexer.__doc__ = real.__doc__
+    groupsort_indexer.__module__ = getattr(real, '__module__', None)
+    _replace_everywhere(real, groupsort_indexer)
+
+    own = ops.WrappedCythonOp.__dict__['_call_cython_op']
+
+    def _call_cython_op(self, values, *, min_count, ngroups, comp_ids, mask, result_mask,
+                        **kwargs):
+        if not isinstance(values, np.ndarray) or values.ndim != 2:
+            raise TypeError('values should be a 2-D array')
+        ngroups = operator.index(ngroups)
+        if ngroups < 0:
+            raise ValueError('ngroups should not be negative')
+        k, n = values.shape
+        comp_ids = labels(comp_ids, n, ngroups, 'comp_ids')
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.shape != values.shape:
+                raise ValueError('the mask should have the shape of the values')
+        if result_mask is not None:
+            result_mask = np.asarray(result_mask)
+            rows = n if self.kind == 'transform' else ngroups
+            if result_mask.shape != (k, rows):
+                raise ValueError('the result mask should have a value for each result')
+        return own(self, values, min_count=min_count, ngroups=ngroups, comp_ids=comp_ids,
+                   mask=mask, result_mask=result_mask, **kwargs)
+
+    _call_cython_op.__doc__ = own.__doc__
+    ops.WrappedCythonOp._call_cython_op = _call_cython_op
 
 
 def _group_codes(np):
@@ -2019,6 +2156,9 @@ def _sklearn():
     _sklearn_inputs()
     _sklearn_trees()
     _sklearn_predictors()
+    _sklearn_losses()
+    _svm_models()
+    _kmeans_centers()
     _no_downloads(_base.get_data_home)
 
 
@@ -2083,6 +2223,237 @@ def _sklearn_trees():
 
         get_arrays.__doc__ = arrays.__doc__
         type_patches[(base, 'get_arrays')] = get_arrays
+
+
+def _sklearn_losses():
+    """The compiled losses (sklearn._loss._loss's Cy* classes, a loss object's .closs) loop over
+    y_true's samples and write each one's loss, gradient and hessian into the out arrays given,
+    reading raw_prediction and sample_weight at the same place, unchecked: a loss_out of 1
+    value for 10**7 samples (loss.loss(y_true=np.zeros(10**7), ..., loss_out=np.zeros(1)))
+    wrote past it (a bytearray's header after it made it span all memory). Each method checks
+    its arrays first: every one has a row for each sample (n = len(y_true)), and for the
+    multinomial loss the 2-D ones a column for each class (raw_prediction's columns)."""
+    import numpy as np
+    from sklearn._loss import _loss
+
+    multi = _loss.CyHalfMultinomialLoss
+    # The arguments of each method after y_true, raw_prediction and sample_weight.
+    outs = {'loss': ('loss_out',), 'gradient': ('gradient_out',),
+            'loss_gradient': ('loss_out', 'gradient_out'),
+            'gradient_hessian': ('gradient_out', 'hessian_out'),
+            'gradient_proba': ('gradient_out', 'proba_out')}
+
+    def shaped(a, what, ndim, n, k=None):
+        if a is None:
+            raise TypeError('%s should be an array' % what)
+        a = np.asarray(a)
+        if a.ndim != ndim or a.shape[0] < n or (k is not None and a.shape[1] < k):
+            raise ValueError('%s should be a %d-D array with a row for each of the %d samples%s'
+                             % (what, ndim, n, '' if k is None else ' and %d columns' % k))
+        return a
+
+    def checked(cls, name, orig):
+        names = ('y_true', 'raw_prediction', 'sample_weight') + outs[name] + ('n_threads',)
+        two_d = issubclass(cls, multi)
+
+        def method(self, *args, **kwargs):
+            if len(args) > len(names):
+                raise TypeError('%s() takes at most %d arguments' % (name, len(names)))
+            given = dict(zip(names, args))
+            for key, v in kwargs.items():
+                if key not in names or key in given:
+                    raise TypeError('%s() got an unexpected or repeated argument %r'
+                                    % (name, key))
+                given[key] = v
+            missing = [key for key in names[:-1] if key not in given]
+            if missing:
+                raise TypeError('%s() is missing %s' % (name, ', '.join(missing)))
+            y = shaped(given['y_true'], 'y_true', 1, 0)
+            n = y.shape[0]
+            given['y_true'] = y
+            raw = shaped(given['raw_prediction'], 'raw_prediction', 2 if two_d else 1, n)
+            k = raw.shape[1] if two_d else None
+            if two_d and n and k < 1:
+                raise ValueError('raw_prediction should have a column for each class')
+            given['raw_prediction'] = raw
+            if given['sample_weight'] is not None:
+                given['sample_weight'] = shaped(given['sample_weight'], 'sample_weight', 1, n)
+            for key in outs[name]:
+                flat = key == 'loss_out' or not two_d
+                given[key] = shaped(given[key], key, 1 if flat else 2, n, None if flat else k)
+            return orig(self, **given)
+
+        method.__name__ = method.__qualname__ = name
+        method.__doc__ = getattr(orig, '__doc__', None)
+        return method
+
+    for cls_name in dir(_loss):
+        cls = getattr(_loss, cls_name)
+        if isinstance(cls, type) and cls_name.startswith('Cy'):
+            for name in outs:
+                orig = cls.__dict__.get(name)
+                if orig is not None:
+                    type_patches[(cls, name)] = checked(cls, name, orig)
+
+
+def _svm_models():
+    """libsvm's predictions (sklearn.svm's predict, decision_function, predict_proba, dense
+    and sparse) rebuild the model from the arrays the estimator holds, and each is an
+    attribute the user can replace: a _dual_coef_ of 1x1 for 2000 support vectors was read
+    2000 values on (and n_support, support, the intercepts and probability pairs the same,
+    by the counts the others give; a precomputed kernel read each test row at the support
+    vectors' indices). The compiled functions check the model first, wherever they are named:
+    n_class = len(n_support) >= 2, dual_coef (n_class - 1, n_SV), the support vectors (and
+    support) n_SV rows, n_support summing to n_SV (classification), n_class * (n_class - 1) / 2
+    intercepts and probability pairs (or none, except for probabilities), a precomputed
+    kernel's indices within the test rows (dense only), the sparse arrays whole."""
+    import operator
+    import numpy as np
+    from sklearn.svm import _libsvm, _libsvm_sparse
+
+    def vec(a, what):
+        a = np.asarray(a)
+        if a.ndim != 1:
+            raise ValueError('%s should be a 1-D array' % what)
+        return a
+
+    def model(svm_type, n_sv, nSV, sv_coef_size, intercept, probA, probB, proba):
+        svm_type = operator.index(svm_type)
+        if not 0 <= svm_type <= 4:
+            raise ValueError('svm_type should be one of 0..4')
+        nSV = vec(nSV, 'n_support')
+        n_class = len(nSV)
+        if n_class < 2:
+            raise ValueError('n_support should count at least two classes')
+        if sv_coef_size != (n_class - 1, n_sv):
+            raise ValueError('dual_coef should hold (n_class - 1) x n_SV = %d x %d values'
+                             % (n_class - 1, n_sv))
+        if svm_type < 2 and (nSV.dtype.kind not in 'iu' or nSV.min() < 0 or
+                             int(nSV.sum()) != n_sv):
+            raise ValueError('n_support should count the %d support vectors' % n_sv)
+        m = n_class * (n_class - 1) // 2
+        intercept, probA, probB = (vec(a, w) for a, w in ((intercept, 'intercept'),
+                                                          (probA, 'probA'), (probB, 'probB')))
+        if len(intercept) != m:
+            raise ValueError('intercept should hold %d values' % m)
+        if len(probA) != len(probB) or len(probA) not in ((m,) if proba else (0, m)):
+            raise ValueError('probA and probB should hold %d values each' % m)
+        return svm_type, nSV, intercept, probA, probB
+
+    def dense(f, proba):
+        def checked(X, support, SV, nSV, sv_coef, intercept, probA=np.empty(0),
+                    probB=np.empty(0), svm_type=0, kernel='rbf', **kwargs):
+            X, support, SV, sv_coef = (np.asarray(a) for a in (X, support, SV, sv_coef))
+            support = vec(support, 'support')
+            n_sv = len(support)
+            if X.ndim != 2 or SV.ndim != 2 or sv_coef.ndim != 2:
+                raise ValueError('X, the support vectors and dual_coef should be 2-D arrays')
+            if kernel == 'precomputed':
+                if n_sv and (support.min() < 0 or support.max() >= X.shape[1]):
+                    raise IndexError('support holds an index past the %d columns of the '
+                                     'precomputed kernel' % X.shape[1])
+            elif SV.shape[0] != n_sv:
+                raise ValueError('there should be a support vector for each of the %d in '
+                                 'support' % n_sv)
+            svm_type, nSV, intercept, probA, probB = model(
+                svm_type, n_sv, nSV, sv_coef.shape, intercept, probA, probB, proba)
+            return f(X, support, SV, nSV, sv_coef, intercept, probA, probB,
+                     svm_type=svm_type, kernel=kernel, **kwargs)
+        return checked
+
+    def csr(data, indices, indptr, what):
+        data, indices, indptr = (vec(a, what) for a in (data, indices, indptr))
+        if len(indptr) < 1 or indptr[0] != 0 or (np.diff(indptr) < 0).any() or \
+                indptr[-1] > len(indices) or len(indices) != len(data):
+            raise ValueError('%s: the sparse arrays do not agree' % what)
+        if len(indices) and indices.min() < 0:
+            raise ValueError('%s: a negative index' % what)
+        return data, indices, indptr, len(indptr) - 1
+
+    def sparse(f, proba):
+        def checked(*args):
+            if len(args) != 23:
+                raise TypeError('%s takes 23 arguments' % f.__name__)
+            args = list(args)
+            args[0], args[1], args[2], _ = csr(*args[0:3], what='X')
+            args[3], args[4], args[5], n_sv = csr(*args[3:6], what='the support vectors')
+            if operator.index(args[9]) == 4:
+                raise ValueError('a precomputed kernel is given as a dense array here')
+            coef = vec(args[6], 'dual_coef')
+            n_class = len(vec(args[20], 'n_support'))
+            if len(coef) != (n_class - 1) * n_sv:
+                raise ValueError('dual_coef should hold (n_class - 1) x n_SV values')
+            args[8], args[20], args[7], args[21], args[22] = model(
+                args[8], n_sv, args[20], (n_class - 1, n_sv), args[7], args[21], args[22],
+                proba)
+            args[6] = coef
+            return f(*args)
+        return checked
+
+    replacements = {}
+    for module, make, names in (
+            (_libsvm, dense, ('predict', 'decision_function', 'predict_proba')),
+            (_libsvm_sparse, sparse, ('libsvm_sparse_predict',
+                                      'libsvm_sparse_decision_function',
+                                      'libsvm_sparse_predict_proba'))):
+        for name in names:
+            f = getattr(module, name)
+            g = make(f, name.endswith('proba'))
+            g.__name__ = g.__qualname__ = name
+            g.__doc__ = f.__doc__
+            g.__module__ = module.__name__
+            replacements[id(f)] = (f, g)
+    _replace_all(replacements)
+
+
+def _kmeans_centers():
+    """KMeans' compiled steps read each sample's features at each center, as many as the
+    sample has: cluster_centers_ replaced by fewer features than X (then predict or score)
+    read past the centers, and MiniBatchKMeans' partial_fit also wrote each center's count
+    (_counts) by its label. The centers are checked against X where predict, score and
+    partial_fit reach the compiled code: (n_clusters >= 1, n_features) centers, a weight per
+    sample and a count per center, a sparse X's arrays whole."""
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.cluster import _kmeans
+
+    def inputs(X, sample_weight, centers):
+        if sp.issparse(X):
+            X.check_format(full_check=True)
+        elif not isinstance(X, np.ndarray):
+            raise TypeError('X should be an array')
+        centers = np.asarray(centers)
+        if X.ndim != 2 or centers.ndim != 2 or centers.shape[0] < 1 or \
+                centers.shape[1] != X.shape[1]:
+            raise ValueError('the centers should be a 2-D array of at least one center with '
+                             "X's %d features" % X.shape[1])
+        sample_weight = np.asarray(sample_weight)
+        if sample_weight.shape != (X.shape[0],):
+            raise ValueError('sample_weight should hold a weight for each sample')
+        return sample_weight, centers
+
+    real_labels, real_step = _kmeans._labels_inertia, _kmeans._mini_batch_step
+
+    def _labels_inertia(X, sample_weight, centers, n_threads=1, return_inertia=True):
+        sample_weight, centers = inputs(X, sample_weight, centers)
+        return real_labels(X, sample_weight, centers, n_threads, return_inertia)
+
+    def _mini_batch_step(X, sample_weight, centers, centers_new, weight_sums, random_state,
+                         random_reassign=False, reassignment_ratio=0.01, verbose=False,
+                         n_threads=1):
+        sample_weight, centers = inputs(X, sample_weight, centers)
+        if not isinstance(centers_new, np.ndarray) or centers_new.shape != centers.shape or \
+                not isinstance(weight_sums, np.ndarray) or \
+                weight_sums.shape != (centers.shape[0],):
+            raise ValueError('the new centers and the counts should match the centers')
+        return real_step(X, sample_weight, centers, centers_new, weight_sums, random_state,
+                         random_reassign, reassignment_ratio, verbose, n_threads)
+
+    replacements = {}
+    for f, real in ((_labels_inertia, real_labels), (_mini_batch_step, real_step)):
+        f.__doc__, f.__module__ = real.__doc__, real.__module__
+        replacements[id(real)] = (real, f)
+    _replace_all(replacements)
 
 
 def _sklearn_predictors():
