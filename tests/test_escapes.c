@@ -1607,6 +1607,81 @@ Test(python_layer, a_codec_reads_the_input_its_error_handler_left)
 	stop();
 }
 
+/* Fields C code read before the user's code ran and used after: str() of an OSError formatted a
+ * filename the errno's __str__ had freed; cmp_to_key's keys handed their comparison the objects
+ * they wrap, one freed from inside it (dict.get's default); a UnicodeDecodeError's reason moved
+ * its start anywhere after the check (any byte read); bytearray % copied from its own buffer
+ * after an argument's __bytes__ cleared it; a decimal Context's traps outlived the Context and
+ * set bits in what was laid there (each a full escape or a read of freed memory). The fields
+ * are held, the text computed first, the format copied, and a Context hands out signal maps
+ * that hold it. Ordinary use answers as before. */
+Test(python_layer, fields_read_before_the_users_code_are_held)
+{
+	start(NULL);
+	expect_ok_result("import decimal, functools\n"
+	                 "def t(f):\n"
+	                 "    try:\n"
+	                 "        return f()\n"
+	                 "    except Exception as e:\n"
+	                 "        return type(e).__name__\n"
+	                 "keep = []\n"
+	                 "class S:\n"
+	                 "    def __str__(self):\n"
+	                 "        e.filename = None\n"
+	                 "        keep.extend(bytearray(b'A' * 199) for _ in range(100))\n"
+	                 "        return '1'\n"
+	                 "e = OSError(S(), 'msg', bytes(167))\n"
+	                 "r = [str(e) == '[Errno 1] msg: ' + repr(bytes(167))]\n"
+	                 "d = {}\n"
+	                 "class H:\n"
+	                 "    def __hash__(self):\n"
+	                 "        kb.obj = None\n"
+	                 "        keep.extend(bytearray(b'A' * 199) for _ in range(100))\n"
+	                 "        return 1\n"
+	                 "K = functools.cmp_to_key(d.get)\n"
+	                 "ka, kb = K(H()), K(bytes(167))\n"
+	                 "r.append(t(lambda: ka < kb))\n"
+	                 "class R:\n"
+	                 "    def __str__(self):\n"
+	                 "        u.start = -(1 << 40)\n"
+	                 "        u.end = u.start + 1\n"
+	                 "        return 'r'\n"
+	                 "u = UnicodeDecodeError('utf-8', b'x', 0, 1, 'ok')\n"
+	                 "u.reason = R()\n"
+	                 "r.append(str(u))\n"
+	                 "ba = bytearray(b'A' * 40 + b'%s' + b'B' * 4000)\n"
+	                 "class Z:\n"
+	                 "    def __bytes__(self):\n"
+	                 "        ba.clear()\n"
+	                 "        keep.extend(bytearray(b'Z' * 4000) for _ in range(20))\n"
+	                 "        return b''\n"
+	                 "out = ba % Z()\n"
+	                 "r.append([len(out), out.count(b'Z')])\n"
+	                 "tr = decimal.Context().traps\n"
+	                 "keep.extend([b'x'] * 12 for _ in range(200))\n"
+	                 "def trap():\n"
+	                 "    tr[decimal.Inexact] = True\n"
+	                 "    return tr[decimal.Inexact]\n"
+	                 "r.append(t(trap))\n"
+	                 "c = decimal.Context(prec=5)\n"
+	                 "c.traps[decimal.Inexact] = True\n"
+	                 "r += [t(lambda: c.divide(decimal.Decimal(1), decimal.Decimal(3))), "
+	                 "c.traps[decimal.Inexact], decimal.Inexact in c.traps,\n"
+	                 "      c.flags.get(decimal.Inexact), sorted(k.__name__ for k, v in "
+	                 "c.traps.items() if v)[:3], t(lambda: type(c.flags)()),\n"
+	                 "      str(OSError(2, 'No such file', 'x.txt')), "
+	                 "str(UnicodeDecodeError('utf-8', b'\\xff', 0, 1, 'bad')),\n"
+	                 "      sorted([3, 1, 2], key=functools.cmp_to_key(lambda a, b: b - a)), "
+	                 "(bytearray(b'%d-%s') % (5, b'x')).decode()]\n"
+	                 "r",
+	                 "[true,\"TypeError\",\"r\",[4040,0],true,\"Inexact\",true,true,true,["
+	                 "\"DivisionByZero\",\"Inexact\",\"InvalidOperation\"],\"TypeError\",\"["
+	                 "Errno 2] No such file: 'x.txt'\",\"'utf-8' codec can't decode byte 0xff "
+	                 "in position 0: bad\",[3,2,1],\"5-x\"]");
+	still_serving();
+	stop();
+}
+
 /* More of CPython 3.11's C code that keeps what it does not own across the user's code: a
  * list comparison's final items (a dict view compared there, its set freed by a key's
  * __hash__: a fake set over it handed the user a bytearray over all memory), and itertools

@@ -390,6 +390,102 @@ static int numpy_guard(void)
 	return rc;
 }
 
+/* ---- numpy's generators over a bit generator ----------------------------------------------
+ *
+ * RandomState(obj) and Generator(obj) take any object with a capsule and a lock as their bit
+ * generator and draw through the capsule's function pointers, without owning what they point
+ * into: the capsule of a bit generator nobody else held had them draw from freed memory (and
+ * write its state there). While armed the bit generator is one of numpy's own, its capsule and
+ * lock its class's (held with it); a seed is a value of a built-in type (no capsule of its own
+ * to answer with). */
+static initproc random_init_real[2];
+static PyTypeObject *random_types[2];
+static PyObject *bit_generator_type, *bit_generator_attr[2], *bit_generator_name[2];
+
+static int own_bit_generator(PyObject *v)
+{
+	if (!PyObject_TypeCheck(v, (PyTypeObject *)bit_generator_type))
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (_PyType_Lookup(Py_TYPE(v), bit_generator_name[i]) != bit_generator_attr[i])
+			return 0;
+	return 1;
+}
+
+static int random_init(int which, PyObject *self, PyObject *args, PyObject *kw)
+{
+	static const char *const names[2] = {"seed", "bit_generator"};
+	PyObject *v =
+	    args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0
+	        ? PyTuple_GET_ITEM(args, 0)
+	        : (kw && PyDict_Check(kw) ? PyDict_GetItemString(kw, names[which]) : NULL);
+
+	if (pylayer_armed() && !own_bit_generator(v ? v : Py_None) &&
+	    (which == 1 || (v && (Py_TYPE(v)->tp_flags & Py_TPFLAGS_HEAPTYPE)))) {
+		PyErr_SetString(PyExc_TypeError,
+		                which
+		                    ? "Generator takes one of numpy's bit generators in the sandbox"
+		                    : "RandomState takes a seed (None, an int or ints) or one of "
+		                      "numpy's bit generators in the sandbox");
+		return -1;
+	}
+	return random_init_real[which](self, args, kw);
+}
+
+static int random_state_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+	return random_init(0, self, args, kw);
+}
+
+static int generator_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+	return random_init(1, self, args, kw);
+}
+
+static int replace_random_init(PyTypeObject *t, void *arg)
+{
+	int which = *(int *)arg;
+
+	if (t->tp_init == random_init_real[which]) {
+		t->tp_init = which ? generator_init : random_state_init;
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
+static int random_guard(void)
+{
+	static const char *const classes[2] = {"RandomState", "Generator"};
+	static const char *const attrs[2] = {"capsule", "lock"};
+	PyObject *random = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy.random");
+
+	if (!random)
+		return 0;
+	bit_generator_type = PyObject_GetAttrString(random, "BitGenerator");
+	if (!bit_generator_type || !PyType_Check(bit_generator_type))
+		goto unknown;
+	for (int i = 0; i < 2; i++) {
+		PyObject *t = PyObject_GetAttrString(random, classes[i]);
+		if (!(bit_generator_name[i] = PyUnicode_InternFromString(attrs[i])) ||
+		    !(bit_generator_attr[i] = Py_XNewRef(_PyType_Lookup(
+		          (PyTypeObject *)bit_generator_type, bit_generator_name[i]))) ||
+		    !t || !PyType_Check(t) || !((PyTypeObject *)t)->tp_init) {
+			Py_XDECREF(t);
+			goto unknown;
+		}
+		random_types[i] = (PyTypeObject *)t; /* numpy.random keeps it */
+		Py_DECREF(t);
+		random_init_real[i] = random_types[i]->tp_init;
+		if (pyguard_walk(random_types[i], replace_random_init, &i) < 0)
+			return -1;
+	}
+	return 0;
+unknown:
+	if (!PyErr_Occurred())
+		PyErr_SetString(PyExc_TypeError, "numpy.random is not as known");
+	return -1;
+}
+
 /* ---- raw Fortran wrappers ------------------------------------------------------------------
  *
  * The libraries' Fortran wrappers hand their arguments to Fortran as they are: the sizes, the
@@ -526,6 +622,79 @@ out:
 	return rc;
 }
 
+/* pydata.py's checks of C classes' constructor arguments, {class: check}: while armed, a class
+ * (or one beneath it) is initialised with the arguments its check returns. */
+#define INIT_CHECKED_MAX 8
+static struct {
+	PyTypeObject *type;
+	initproc real;
+	PyObject *check;
+} init_checked[INIT_CHECKED_MAX];
+static int n_init_checked;
+
+static int init_checked_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+	for (int i = 0; i < n_init_checked; i++) {
+		PyObject *r, *a, *k;
+		int rc;
+		if (!PyObject_TypeCheck(self, init_checked[i].type))
+			continue;
+		if (!pylayer_armed())
+			return init_checked[i].real(self, args, kw);
+		r = PyObject_CallFunctionObjArgs(init_checked[i].check, args ? args : Py_None,
+		                                 kw ? kw : Py_None, NULL);
+		if (!r)
+			return -1;
+		if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||
+		    !PyTuple_Check(a = PyTuple_GET_ITEM(r, 0)) ||
+		    ((k = PyTuple_GET_ITEM(r, 1)) != Py_None && !PyDict_Check(k))) {
+			Py_DECREF(r);
+			PyErr_SetString(PyExc_SystemError,
+			                "a constructor check answered no arguments");
+			return -1;
+		}
+		rc = init_checked[i].real(self, a, k == Py_None ? NULL : k);
+		Py_DECREF(r);
+		return rc;
+	}
+	PyErr_SetString(PyExc_SystemError, "a checked constructor of an unknown class");
+	return -1;
+}
+
+static int replace_checked_init(PyTypeObject *t, void *arg)
+{
+	initproc real = *(initproc *)arg;
+
+	if (t->tp_init == real) {
+		t->tp_init = init_checked_call;
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
+static int inits_check(PyObject *g)
+{
+	PyObject *checks = PyDict_GetItemString(g, "init_checks"), *key, *value;
+	Py_ssize_t pos = 0;
+
+	while (checks && PyDict_Next(checks, &pos, &key, &value)) {
+		PyTypeObject *t = (PyTypeObject *)key;
+		initproc real;
+		if (!PyType_Check(key) || !t->tp_init || n_init_checked == INIT_CHECKED_MAX) {
+			PyErr_SetString(PyExc_TypeError,
+			                "a constructor check is not for a C class");
+			return -1;
+		}
+		real = t->tp_init;
+		init_checked[n_init_checked].type = t;
+		init_checked[n_init_checked].real = real;
+		init_checked[n_init_checked++].check = Py_NewRef(value);
+		if (pyguard_walk(t, replace_checked_init, &real) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* pydata.py's methods for C classes (their dicts: the classes are immutable), {(class, name):
  * function}: a method found there runs instead of the C one. */
 static int types_patch(PyObject *g)
@@ -578,7 +747,8 @@ int pydata_init(void)
 	Py_DECREF(r);
 	prepare = PyDict_GetItemString(g, "prepare");
 	r = prepare ? PyObject_CallNoArgs(prepare) : NULL;
-	if (!r || types_patch(g) < 0 || numpy_guard() < 0 || fortran_guard() < 0)
+	if (!r || types_patch(g) < 0 || inits_check(g) < 0 || numpy_guard() < 0 ||
+	    fortran_guard() < 0 || random_guard() < 0)
 		goto out;
 	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");
 	if (pyplot) {

@@ -41,6 +41,9 @@ def _replace_all(replacements):
 
 # Methods for C classes (immutable: pydata.c puts them in their dicts), {(class, name): function}.
 type_patches = {}
+# Checks of a C class's constructor arguments while armed, {class: check(args, kwargs) -> (args,
+# kwargs) to construct with} (pydata.c).
+init_checks = {}
 
 
 def _tempfile():
@@ -716,7 +719,13 @@ def _scipy():
     _distance_inputs()
     _low_level_callables()
     _bspline_checks()
+    _ode_integrators()
+    _delaunay_checks()
+    _grid_kernels()
+    _sepfir2d_checks()
     _sparse_kernels()
+    _sparse_consumers()
+    _odeint_copies()
 
 
 def _sparse_kernels():
@@ -1270,6 +1279,112 @@ def _sparse_kernels():
         setattr(st, name, g)
     _replace_all(replacements)
 
+def _odeint_copies():
+    """odeint's C code hands its function (and Dfun) y as an array over its own work memory,
+    which it frees when it returns: a y the user's function kept read and wrote freed memory
+    afterwards (other arrays' values there). The functions get a copy of y."""
+    import inspect
+    import numpy as np
+    from scipy.integrate import _odepack_py
+    real = _odepack_py.odeint
+    signature = inspect.signature(real)
+
+    def copied(f, tfirst):
+        if f is None:
+            return None
+
+        def g(a, b, *args):
+            return f(a, np.array(b), *args) if tfirst else f(np.array(a), b, *args)
+        return g
+
+    def odeint(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        given = bound.arguments
+        tfirst = bool(given.get('tfirst', False))
+        given['func'] = copied(given['func'], tfirst)
+        if 'Dfun' in given:
+            given['Dfun'] = copied(given['Dfun'], tfirst)
+        return real(*bound.args, **bound.kwargs)
+
+    odeint.__doc__, odeint.__module__ = real.__doc__, real.__module__
+    odeint.__signature__ = signature
+    _replace_everywhere(real, odeint)
+
+
+def _checked_sparse(m):
+    """m, when it is a scipy sparse matrix whose arrays compiled code reads as they are (CSR,
+    CSC, BSR, COO), checked whole: index pointers rising from 0 within the indices and values,
+    indices within the shape. A subclass (whose arrays could answer otherwise at each read) is
+    first made its scipy class, as compiled code would see it. Anything else as it is."""
+    sp = sys.modules['scipy.sparse']
+    if not sp.issparse(m) or getattr(m, 'format', None) not in ('csr', 'csc', 'bsr', 'coo'):
+        return m
+    exact = _sparse_classes()
+    if type(m) not in exact:
+        m = next(c for c in type(m).__mro__ if c in exact)(m)
+    if m.format == 'coo':
+        m._check()
+        if m.nnz and (m.row.min() < 0 or m.col.min() < 0):
+            raise ValueError('negative index in the sparse matrix')
+        return m
+    m.check_format(full_check=True)
+    block = m.blocksize[0] * m.blocksize[1] if m.format == 'bsr' else 1
+    if m.data.size < m.indptr[-1] * block:
+        raise ValueError('the sparse matrix has fewer values than its index pointers say')
+    return m
+
+
+def _sparse_classes(_found=[]):
+    if not _found:
+        sp = sys.modules['scipy.sparse']
+        _found.append(frozenset(getattr(sp, f + kind) for f in ('csr', 'csc', 'bsr', 'coo')
+                                for kind in ('_matrix', '_array') if hasattr(sp, f + kind)))
+    return _found[0]
+
+
+def _sparse_consumers():
+    """Compiled code that reads a sparse matrix's arrays itself, not through the kernels:
+    csgraph's algorithms (minimum_spanning_tree, maximum_bipartite_matching: SIGSEGV on an
+    index edited after the matrix was made) and SuperLU (splu, spilu and spsolve with
+    permc_spec='NATURAL' read and wrote at row indices past the matrix). Each checks the
+    matrix it is given first (_checked_sparse) and works on what was checked."""
+    from scipy.sparse import csgraph, linalg as sla
+
+    def checked(f):
+        def g(A, *args, **kwargs):
+            return f(_checked_sparse(A), *args, **kwargs)
+        g.__name__, g.__qualname__ = f.__name__, f.__qualname__
+        g.__doc__, g.__module__ = f.__doc__, f.__module__
+        return g
+
+    replacements = {}
+    for module, names in ((csgraph, csgraph.__all__),
+                          (sla, ('splu', 'spilu', 'spsolve', 'factorized', 'spsolve_triangular',
+                                 'use_solver'))):
+        for name in names:
+            f = getattr(module, name, None)
+            if name == 'use_solver' or not callable(f) or isinstance(f, type):
+                continue
+            replacements[id(f)] = (f, checked(f))
+    _replace_all(replacements)
+
+
+def _sklearn_sparse_inputs():
+    """scikit-learn's compiled estimators (coordinate descent, SGD, liblinear and libsvm
+    fitting, pairwise distances, trees) read a sparse input's arrays as they are, after
+    check_array made it the format they take: that step now checks the matrix whole
+    (_checked_sparse), so an index edited after the matrix was made is refused there."""
+    from sklearn.utils import validation
+    real = validation._ensure_sparse_format
+
+    def _ensure_sparse_format(spmatrix, *args, **kwargs):
+        return _checked_sparse(real(_checked_sparse(spmatrix), *args, **kwargs))
+
+    _ensure_sparse_format.__doc__ = real.__doc__
+    _ensure_sparse_format.__module__ = real.__module__
+    _replace_everywhere(real, _ensure_sparse_format)
+
+
 def _bspline_checks():
     """A BSpline's knots, coefficients and degree are plain attributes, handed to compiled code
     at each evaluation: knots set longer than the coefficients (b.t = ...; b(x)) read past
@@ -1375,7 +1490,12 @@ def _spline_inputs():
     given: a degree past the knots (splev with k=1000) or an unbounded integral (splint to NaN)
     read past the arrays (SIGSEGV). A (t, c, k) tuple is checked first: a degree of 1 to 5, at
     least 2k+2 finite knots in order, enough coefficients, finite bounds; a BSpline object is
-    its own check."""
+    its own check. The same functions of _fitpack_impl are checked too (UnivariateSpline and
+    its kind call them with their _eval_args, an attribute: a degree of 1000 set there read far
+    past the knots), and so are the FITPACK routines that BivariateSpline and its kind
+    (RectBivariateSpline, SmoothSphereBivariateSpline...) call with their tck and degrees
+    (bispev, parder, bispeu, pardeu, pardtc, dblint): two negative factors made f2py's
+    coefficient count (nx-kx-1)*(ny-ky-1) right for degrees past the knots."""
     import operator
     import numpy as np
     from scipy import interpolate
@@ -1417,45 +1537,585 @@ def _spline_inputs():
             raise ValueError('%s must be finite' % what)
         return v
 
-    real = {name: getattr(_fitpack_py, name) for name in
-            ('splev', 'splint', 'sproot', 'spalde', 'splder', 'splantider', 'insert')}
+    names = ('splev', 'splint', 'sproot', 'spalde', 'splder', 'splantider', 'insert')
     bisplev_real = _fitpack_impl.bisplev
 
-    def splev(x, tck, der=0, ext=0):
-        return real['splev'](x, tck_checked(tck), der, ext)
+    def checked_tck(real):
+        def splev(x, tck, der=0, ext=0):
+            return real['splev'](x, tck_checked(tck), der, ext)
 
-    def splint(a, b, tck, full_output=0):
-        return real['splint'](finite(a, 'a'), finite(b, 'b'), tck_checked(tck), full_output)
+        def splint(a, b, tck, full_output=0):
+            return real['splint'](finite(a, 'a'), finite(b, 'b'), tck_checked(tck),
+                                  full_output)
 
-    def sproot(tck, mest=10):
-        return real['sproot'](tck_checked(tck), mest)
+        def sproot(tck, mest=10):
+            return real['sproot'](tck_checked(tck), mest)
 
-    def spalde(x, tck):
-        return real['spalde'](x, tck_checked(tck))
+        def spalde(x, tck):
+            return real['spalde'](x, tck_checked(tck))
 
-    def splder(tck, n=1):
-        return real['splder'](tck_checked(tck), n)
+        def splder(tck, n=1):
+            return real['splder'](tck_checked(tck), n)
 
-    def splantider(tck, n=1):
-        return real['splantider'](tck_checked(tck), n)
+        def splantider(tck, n=1):
+            return real['splantider'](tck_checked(tck), n)
 
-    def insert(x, tck, m=1, per=0):
-        return real['insert'](finite(x, 'x'), tck_checked(tck), m, per)
+        def insert(x, tck, m=1, per=0):
+            return real['insert'](finite(x, 'x'), tck_checked(tck), m, per)
 
-    def bisplev(x, y, tck, dx=0, dy=0):
-        tx, ty, c, kx, ky = tck
+        return [(splev, real['splev']), (splint, real['splint']),
+                (sproot, real['sproot']), (spalde, real['spalde']),
+                (splder, real['splder']), (splantider, real['splantider']),
+                (insert, real['insert'])]
+
+    def surface(tx, ty, c, kx, ky):
         kx, ky = degree(kx), degree(ky)
         tx, ty = knots(tx, kx), knots(ty, ky)
         c = coefficients(np.ravel(np.asarray(c, dtype=float)), (len(tx) - kx - 1) * (len(ty) - ky - 1))
-        return bisplev_real(x, y, (tx, ty, c, kx, ky), dx, dy)
+        return tx, ty, c, kx, ky
 
-    pairs = [(splev, real['splev']), (splint, real['splint']),
-             (sproot, real['sproot']), (spalde, real['spalde']),
-             (splder, real['splder']), (splantider, real['splantider']),
-             (insert, real['insert']), (bisplev, bisplev_real)]
+    def bisplev(x, y, tck, dx=0, dy=0):
+        tx, ty, c, kx, ky = tck
+        return bisplev_real(x, y, surface(tx, ty, c, kx, ky), dx, dy)
+
+    def surface_checked(orig):
+        def routine(tx, ty, c, kx, ky, *args):
+            return orig(*surface(tx, ty, c, kx, ky), *args)
+        routine.__name__ = routine.__qualname__ = orig.__name__
+        return routine
+
+    dfitpack = interpolate.dfitpack
+    pairs = (checked_tck({name: getattr(_fitpack_py, name) for name in names}) +
+             checked_tck({name: getattr(_fitpack_impl, name) for name in names}) +
+             [(bisplev, bisplev_real)] +
+             [(surface_checked(getattr(dfitpack, name)), getattr(dfitpack, name))
+              for name in ('bispev', 'parder', 'bispeu', 'pardeu', 'pardtc', 'dblint')])
     for f, orig in pairs:
-        f.__doc__, f.__module__ = orig.__doc__, orig.__module__
+        f.__doc__, f.__module__ = orig.__doc__, getattr(orig, '__module__', f.__module__)
     _replace_all({id(orig): (orig, f) for f, orig in pairs})
+
+
+def _ode_integrators():
+    """scipy.integrate.ode's integrators (vode, zvode, lsoda) keep the problem's size and the
+    offsets into their work arrays in Fortran COMMON between calls, and a continuation (istate
+    2) used them with whatever state vector and work arrays the call was given: r._y set to a
+    shorter array (or rwork/iwork replaced, edited, or cut short) and the next integrate()
+    wrote past them (contents of the user's choice). The work arrays were the user's
+    (r._integrator.rwork, .iwork), also during the call from the callbacks, which were given
+    views of Fortran's buffers (kept, they outlived them); dop853 read y at the dense output
+    component numbers of iwork unchecked; and Fortran's own check of the work lengths wraps
+    past 2**31. The integrator classes now call each Fortran routine (their runner, which the
+    sandbox gives library code only) through a checked one: a start (istate 1) checks the
+    work arrays' lengths against the problem in Python's integers and hands Fortran private
+    copies; a continuation runs only the problem its routine last started, with that start's
+    private arrays and a state vector of its length (the user's arrays receive a copy after
+    each call); a routine is not entered again from its own callbacks; the callbacks get
+    copies; dopri5/dop853's dense output components lie within y."""
+    import functools
+    import operator
+    import warnings
+    import numpy as np
+    from scipy.integrate import _ode, _vode, _lsoda, _dop
+
+    biggest = (1 << 31) - 1
+    started = {}  # routine -> (n, method flag, private work arrays) of the problem in COMMON
+    running = set()
+
+    def fail(what):
+        raise ValueError(what)
+
+    def vector(y, dtype):
+        y = np.array(y, dtype=dtype)
+        if y.ndim != 1:
+            fail('the state vector y must be one-dimensional')
+        return y
+
+    def private(a, dtype, what):
+        a = np.array(a, dtype=dtype)
+        if a.ndim != 1:
+            fail('%s must be one-dimensional' % what)
+        return a
+
+    def called(g, extra, t, y):
+        return g(t, np.array(y), *extra)
+
+    def copied(g, extra):
+        # A partial, not a function: f2py counts a function's arguments from its __code__,
+        # which the sandbox shows library code only for its own reads.
+        return functools.partial(called, g, extra)
+
+    def order(v, most):
+        v = int(v)
+        return most if v <= 0 else min(v, most)
+
+    def band(iw, n):
+        ml, mu = int(iw[0]), int(iw[1])
+        if not (0 <= ml < n and 0 <= mu < n):
+            fail('the band widths (lband, uband) must lie within the %d equations' % n)
+        return ml, mu
+
+    def vode_need(n, mf, arrays, complex_):
+        iw = arrays[-1]
+        meth, miter, jco = abs(mf) // 10, abs(mf) % 10, int(mf > 0)
+        if meth not in (1, 2) or miter > 5 or len(iw) < 30:
+            fail('unknown method flag mf=%d (or iwork shorter than 30)' % mf)
+        maxord = order(iw[4], 12 if meth == 1 else 5)
+        if miter in (1, 2):
+            wm = (1 + jco) * n * n
+        elif miter == 3:
+            wm = n
+        elif miter in (4, 5):
+            ml, mu = band(iw, n)
+            wm = (2 * ml + mu + 1) * n + jco * (ml + mu + 1) * n
+        else:
+            wm = 0
+        liw = 30 if miter in (0, 3) else 30 + n
+        if complex_:
+            return ((maxord + 1) * n + wm + 2 * n, 20 + n, liw)
+        return (20 + (maxord + 1) * n + (wm + 2 if miter else 0) + 3 * n, liw)
+
+    def lsoda_need(n, jt, arrays):
+        iw = arrays[-1]
+        if jt not in (1, 2, 4, 5) or len(iw) < 20:
+            fail('unknown Jacobian type jt=%d (or iwork shorter than 20)' % jt)
+        mxordn, mxords = order(iw[7], 12), order(iw[8], 5)
+        if jt in (1, 2):
+            stiff = 22 + (mxords + 4) * n + n * n
+        else:
+            ml, mu = band(iw, n)
+            stiff = 22 + (mxords + 5 + 2 * ml + mu) * n
+        return (max(20 + (mxordn + 4) * n, stiff), 20 + n)
+
+    def run(name, y, istate, flag, given, need, tcrit, call):
+        """given: [(the user's array, dtype, name)]; call(private arrays) -> the routine's
+        answer, its last item the state it returns."""
+        if name in running:
+            raise RuntimeError('%s cannot be called from inside its own callbacks' % name)
+        n = len(y)
+        if istate == 1:
+            arrays = [private(a, dtype, what) for a, dtype, what in given]
+            for a, least, (_, _, what) in zip(arrays, need(n, flag, arrays), given):
+                if least > biggest:
+                    fail('the problem is too large for the integrator')
+                if len(a) < least:
+                    fail('%s must hold at least %d values for %d equations'
+                         % (what, least, n))
+        elif istate == 2:
+            held = started.get(name)
+            if held is None or held[0] != n or held[1] != flag:
+                fail('the integration cannot continue: its state vector or method is not the '
+                     'one it started with (set_initial_value starts it again)')
+            arrays = held[2]
+            if tcrit is not None:
+                arrays[0][0] = tcrit
+        else:
+            fail('istate must be 1 (a start) or 2 (a continuation)')
+        started.pop(name, None)
+        running.add(name)
+        try:
+            answer = call(arrays)
+        finally:
+            running.discard(name)
+        if answer[-1] != -3:
+            started[name] = (n, flag, arrays)
+        for (a, _, _), mine in zip(given, arrays):
+            if isinstance(a, np.ndarray) and a.shape == mine.shape and \
+                    a.dtype == mine.dtype and a.flags.writeable:
+                a[...] = mine
+        return answer
+
+    def first(rwork):
+        r = np.asarray(rwork, dtype=float).ravel()
+        return float(r[0]) if r.size else None
+
+    vint, lint, dint = _ode._vode_int_dtype, _ode._lsoda_int_dtype, _ode._dop_int_dtype
+    real = {'dvode': _vode.dvode, 'zvode': _vode.zvode, 'lsoda': _lsoda.lsoda,
+            'dopri5': _dop.dopri5, 'dop853': _dop.dop853}
+
+    def dvode(f, jac, y, t, tout, rtol, atol, itask, istate, rwork, iwork, mf,
+              f_extra_args=(), jac_extra_args=(), overwrite_y=0):
+        y, mf, istate = vector(y, float), operator.index(mf), operator.index(istate)
+        f, jac = copied(f, tuple(f_extra_args)), copied(jac, tuple(jac_extra_args))
+        return run('dvode', y, istate, mf, [(rwork, float, 'rwork'), (iwork, vint, 'iwork')],
+                   lambda n, mf, a: vode_need(n, mf, a, False), first(rwork),
+                   lambda a: real['dvode'](f, jac, y, t, tout, rtol, atol, itask, istate,
+                                           a[0], a[1], mf, (), (), 1))
+
+    def zvode(f, jac, y, t, tout, rtol, atol, itask, istate, zwork, rwork, iwork, mf,
+              f_extra_args=(), jac_extra_args=(), overwrite_y=0):
+        y, mf, istate = vector(y, complex), operator.index(mf), operator.index(istate)
+        f, jac = copied(f, tuple(f_extra_args)), copied(jac, tuple(jac_extra_args))
+        tcrit = first(rwork)
+        given = [(rwork, float, 'rwork'), (zwork, complex, 'zwork'), (iwork, vint, 'iwork')]
+        return run('zvode', y, istate, mf, given,
+                   lambda n, mf, a: (lambda z, r, i: (r, z, i))(
+                       *vode_need(n, mf, a, True)), tcrit,
+                   lambda a: real['zvode'](f, jac, y, t, tout, rtol, atol, itask, istate,
+                                           a[1], a[0], a[2], mf, (), (), 1))
+
+    def lsoda(f, y, t, tout, rtol, atol, itask, istate, rwork, iwork, jac, jt,
+              f_extra_args=(), overwrite_y=0, jac_extra_args=()):
+        y, jt, istate = vector(y, float), operator.index(jt), operator.index(istate)
+        f, jac = copied(f, tuple(f_extra_args)), copied(jac, tuple(jac_extra_args))
+        return run('lsoda', y, istate, jt, [(rwork, float, 'rwork'), (iwork, lint, 'iwork')],
+                   lsoda_need, first(rwork),
+                   lambda a: real['lsoda'](f, y, t, tout, rtol, atol, itask, istate, a[0],
+                                           a[1], jac, jt, (), 1, ()))
+
+    def dense(solout, extra, nr, xold, x, y, con, icomp, nd):
+        return solout(nr, xold, x, np.array(y), np.array(con), np.array(icomp), nd, *extra)
+
+    def dop(name, stages, coefficients):
+        def routine(fcn, x, y, xend, rtol, atol, solout, iout, work, iwork,
+                    fcn_extra_args=(), overwrite_y=0, solout_extra_args=()):
+            y = vector(y, float)
+            n = len(y)
+            mine = [private(work, float, 'work'), private(iwork, dint, 'iwork')]
+            nrdens = int(mine[1][4]) if len(mine[1]) > 4 else -1
+            if not 0 <= nrdens <= n:
+                fail('the number of dense output components must be 0 to %d' % n)
+            if len(mine[1]) < 21 + nrdens or len(mine[0]) < 21 + stages * n + coefficients * nrdens:
+                fail('work must hold at least %d values and iwork %d'
+                     % (21 + stages * n + coefficients * nrdens, 21 + nrdens))
+            icomp = mine[1][20:20 + nrdens]
+            if nrdens < n and ((icomp < 1) | (icomp > n)).any():
+                fail('the dense output components must be numbers 1 to %d' % n)
+            if name in running:
+                raise RuntimeError('%s cannot be called from inside its own callbacks' % name)
+            f = copied(fcn, tuple(fcn_extra_args))
+            out = functools.partial(dense, solout, tuple(solout_extra_args))
+            running.add(name)
+            try:
+                answer = real[name](f, x, y, xend, rtol, atol, out, iout, mine[0], mine[1],
+                                    (), 1, ())
+            finally:
+                running.discard(name)
+            for a, m in zip((work, iwork), mine):
+                if isinstance(a, np.ndarray) and a.shape == m.shape and \
+                        a.dtype == m.dtype and a.flags.writeable:
+                    a[...] = m
+            return answer
+        return routine
+
+    wrapped = {'dvode': dvode, 'zvode': zvode, 'lsoda': lsoda,
+               'dopri5': dop('dopri5', 8, 5), 'dop853': dop('dop853', 11, 8)}
+    checked = {id(f): (f, wrapped[name]) for name, f in real.items()}
+
+    def through(self):
+        # The class's runner (a raw wrapper, which the sandbox gives library code only) is
+        # called through its checked routine.
+        f = self.runner
+        pair = checked.get(id(f))
+        return pair[1] if pair is not None and pair[0] is f else f
+
+    def failed(self, istate):
+        warnings.warn('{:s}: {:s}'.format(self.__class__.__name__, self.messages.get(
+            istate, 'Unexpected istate={:d}'.format(istate))))
+        self.success = 0
+
+    # The classes' run, as scipy's, but for the routine they call.
+    def settled(self, istate):
+        # As scipy's vode and lsoda end a run: a failure said, or the next one a continuation.
+        self.istate = istate
+        if istate < 0:
+            failed(self, istate)
+        else:
+            self.call_args[3] = 2
+            self.istate = 2
+
+    def vode_run(self, f, jac, y0, t0, t1, f_params, jac_params):
+        if self.initialized:
+            self.check_handle()
+        else:
+            self.initialized = True
+            self.acquire_new_handle()
+        if self.ml is not None and self.ml > 0:
+            jac = _ode._vode_banded_jac_wrapper(jac, self.ml, jac_params)
+        args = ((f, jac, y0, t0, t1) + tuple(self.call_args) + (f_params, jac_params))
+        y1, t, istate = through(self)(*args)
+        settled(self, istate)
+        return y1, t
+
+    def lsoda_run(self, f, jac, y0, t0, t1, f_params, jac_params):
+        if self.initialized:
+            self.check_handle()
+        else:
+            self.initialized = True
+            self.acquire_new_handle()
+        args = [f, y0, t0, t1] + self.call_args[:-1] + \
+            [jac, self.call_args[-1], f_params, 0, jac_params]
+        y1, t, istate = through(self)(*args)
+        settled(self, istate)
+        return y1, t
+
+    def dop_run(self, f, jac, y0, t0, t1, f_params, jac_params):
+        x, y, iwork, istate = through(self)(*((f, t0, y0, t1) + tuple(self.call_args) +
+                                              (f_params,)))
+        self.istate = istate
+        if istate < 0:
+            failed(self, istate)
+        return y, x
+
+    for cls, run_ in ((_ode.vode, vode_run), (_ode.lsoda, lsoda_run),
+                      (_ode.dopri5, dop_run)):
+        run_.__name__, run_.__qualname__ = 'run', cls.__name__ + '.run'
+        run_.__doc__, run_.__module__ = cls.run.__doc__, cls.__module__
+        cls.run = run_
+
+
+def _delaunay_checks():
+    """Delaunay's arrays (simplices, neighbors, equations, points, the cached transform and
+    vertex_to_simplex, the sizes ndim/npoints/nsimplex) are plain attributes, read unchecked
+    by its compiled methods and by the interpolators built on it: simplices or neighbors
+    edited in place, then find_simplex, tsearch, transform, vertex_to_simplex,
+    vertex_neighbor_vertices, convex_hull, LinearNDInterpolator or CloughTocher2DInterpolator
+    read and wrote past them (SIGSEGV). The compiled code now gets a triangulation of its own:
+    copies of the arrays, read once, with their shapes in agreement, vertex numbers within the
+    points, neighbors within the simplices; the interpolators' values and gradients hold a row
+    for each point and their queries the triangulation's dimension."""
+    import operator
+    import types
+    import numpy as np
+    from scipy.spatial import _qhull
+    from scipy.interpolate import interpnd
+
+    Delaunay = _qhull.Delaunay
+
+    def fail(what):
+        raise ValueError('the triangulation is not consistent: ' + what)
+
+    def numbers(a, shape, low, high, what):
+        a = np.array(a)
+        if a.dtype.kind not in 'iu' or a.shape != shape:
+            fail('%s must be integers of shape %s' % (what, shape))
+        if a.size and (a.min() < low or a.max() >= high):
+            fail('%s must lie in [%d, %d)' % (what, low, high))
+        return np.ascontiguousarray(a, dtype=np.intc)
+
+    def reals(a, shape, what):
+        a = np.array(a, dtype=np.double)
+        if a.shape != shape:
+            fail('%s must be of shape %s' % (what, shape))
+        return np.ascontiguousarray(a)
+
+    def own(tri, transform=False, vertex_to_simplex=False, neighbor_vertices=False):
+        """A triangulation of checked copies of tri's arrays (the compiled code reads it)."""
+        points = np.array(tri.points, dtype=np.double)
+        if points.ndim != 2 or not 1 <= points.shape[1] < 32 or len(points) > (1 << 31) - 2:
+            fail('points must be an npoints by ndim array, ndim below 32')
+        npoints, ndim = points.shape
+        simplices = np.array(tri.simplices)
+        if simplices.ndim != 2 or len(simplices) > (1 << 31) - 2:
+            fail('simplices must be an nsimplex by ndim+1 array')
+        nsimplex = len(simplices)
+        t = types.SimpleNamespace(
+            points=np.ascontiguousarray(points), ndim=ndim, npoints=npoints, nsimplex=nsimplex,
+            simplices=numbers(simplices, (nsimplex, ndim + 1), 0, npoints, 'simplices'),
+            neighbors=numbers(tri.neighbors, (nsimplex, ndim + 1), -1, nsimplex, 'neighbors'),
+            equations=reals(tri.equations, (nsimplex, ndim + 2), 'equations'),
+            min_bound=reals(tri.min_bound, (ndim,), 'min_bound'),
+            max_bound=reals(tri.max_bound, (ndim,), 'max_bound'),
+            paraboloid_scale=float(tri.paraboloid_scale),
+            paraboloid_shift=float(tri.paraboloid_shift))
+        coplanar = np.array(getattr(tri, 'coplanar', np.zeros((0, 3), np.intc)))
+        if coplanar.ndim != 2 or coplanar.shape[1] != 3:
+            fail('coplanar must have 3 columns')
+        t.coplanar = numbers(coplanar, coplanar.shape, 0, max(npoints, nsimplex), 'coplanar')
+        if len(coplanar) and (t.coplanar[:, 0].max() >= npoints or
+                              t.coplanar[:, 2].max() >= nsimplex):
+            fail('coplanar points and simplices must lie within the triangulation')
+        if transform:
+            t.transform = reals(tri.transform, (nsimplex, ndim + 1, ndim), 'transform')
+        if vertex_to_simplex:
+            t.vertex_to_simplex = numbers(tri.vertex_to_simplex, (npoints,), -1, nsimplex,
+                                          'vertex_to_simplex')
+        if neighbor_vertices:
+            indptr, indices = tri.vertex_neighbor_vertices
+            indices = np.array(indices)
+            if indices.ndim != 1:
+                fail('vertex_neighbor_vertices indices must be one-dimensional')
+            indices = numbers(indices, indices.shape, 0, npoints,
+                              'vertex_neighbor_vertices indices')
+            indptr = numbers(indptr, (npoints + 1,), 0, len(indices) + 1,
+                             'vertex_neighbor_vertices indptr')
+            if (np.diff(indptr) < 0).any():
+                fail('vertex_neighbor_vertices indptr must not decrease')
+            t.vertex_neighbor_vertices = (indptr, indices)
+        return t
+
+    props = {name: Delaunay.__dict__[name] for name in
+             ('transform', 'vertex_to_simplex', 'vertex_neighbor_vertices', 'convex_hull')}
+
+    def cached(name, made):
+        def get(self):
+            if getattr(self, made) is None:
+                t = own(self)
+                setattr(t, made, None)
+                value = props[name].fget(t)
+                setattr(self, made, value)
+            return getattr(self, made)
+        return property(get, None, None, props[name].__doc__)
+
+    Delaunay.transform = cached('transform', '_transform')
+    Delaunay.vertex_to_simplex = cached('vertex_to_simplex', '_vertex_to_simplex')
+    Delaunay.vertex_neighbor_vertices = cached('vertex_neighbor_vertices',
+                                               '_vertex_neighbor_vertices')
+    hull = props['convex_hull']
+    Delaunay.convex_hull = property(lambda self: hull.fget(own(self)), None, None, hull.__doc__)
+
+    find_simplex, plane_distance = Delaunay.find_simplex, Delaunay.plane_distance
+
+    def find_simplex_checked(self, xi, bruteforce=False, tol=None):
+        return find_simplex(own(self, transform=True), xi, bruteforce, tol)
+
+    def plane_distance_checked(self, xi):
+        return plane_distance(own(self), xi)
+
+    for f, orig in ((find_simplex_checked, find_simplex),
+                    (plane_distance_checked, plane_distance)):
+        f.__name__ = f.__qualname__ = orig.__name__
+        f.__doc__ = orig.__doc__
+        setattr(Delaunay, orig.__name__, f)
+
+    def interpolator(cls, cubic):
+        evaluate = cls.__dict__['_do_evaluate']
+
+        def _do_evaluate(self, xi, dummy):
+            tri = own(self.tri, transform=True, vertex_to_simplex=cubic)
+            xi = np.ascontiguousarray(xi, dtype=np.double)
+            values = np.ascontiguousarray(self.values)
+            if xi.ndim != 2 or xi.shape[1] != tri.ndim or (cubic and tri.ndim != 2):
+                raise ValueError('the points must have the dimension of the triangulation')
+            if values.ndim != 2 or len(values) < tri.npoints:
+                raise ValueError('values must hold a row for each point of the triangulation')
+            fill = complex(self.fill_value) if isinstance(dummy, complex) \
+                else float(self.fill_value)
+            me = types.SimpleNamespace(tri=tri, values=values, fill_value=fill,
+                                       points=np.ascontiguousarray(self.points,
+                                                                   dtype=np.double))
+            if cubic:
+                grad = np.asarray(self.grad)
+                if grad.ndim != 3 or len(grad) < tri.npoints or \
+                        grad.shape[1] < values.shape[1] or grad.shape[2] < 2:
+                    raise ValueError('the gradients must hold one for each point and value')
+                me.grad = grad
+            return evaluate(me, xi, dummy)
+        _do_evaluate.__doc__ = evaluate.__doc__
+        cls._do_evaluate = _do_evaluate
+
+    interpolator(interpnd.LinearNDInterpolator, False)
+    interpolator(interpnd.CloughTocher2DInterpolator, True)
+
+    gradients = interpnd.estimate_gradients_2d_global
+
+    def estimate_gradients_2d_global(tri, y, maxiter=400, tol=1e-6):
+        tri = own(tri, neighbor_vertices=True)
+        if tri.ndim != 2:
+            raise ValueError('the triangulation must be two-dimensional')
+        return gradients(tri, y, operator.index(maxiter),
+                         float(tol))
+    estimate_gradients_2d_global.__doc__ = gradients.__doc__
+    _replace_everywhere(gradients, estimate_gradients_2d_global)
+
+    ct = interpnd.CloughTocher2DInterpolator
+    ct_init = ct.__dict__['__init__']
+
+    def __init__(self, points, values, fill_value=np.nan, tol=1e-6, maxiter=400,
+                 rescale=False):
+        if isinstance(points, Delaunay):
+            d = Delaunay.__new__(Delaunay)
+            t = own(points, vertex_to_simplex=True, neighbor_vertices=True)
+            d.__dict__.update(vars(t))
+            d._points, d._qhull, d._transform = t.points, None, None
+            d._vertex_to_simplex = t.vertex_to_simplex
+            d._vertex_neighbor_vertices = t.vertex_neighbor_vertices
+            d.good = np.zeros(t.nsimplex, np.intc)
+            points = d
+        values = np.asarray(values)
+        fill_value = complex(fill_value) if np.iscomplexobj(values) else float(fill_value)
+        me = types.SimpleNamespace()
+        ct_init(me, points, values, fill_value, float(tol), operator.index(maxiter),
+                bool(rescale))
+        for k, v in vars(me).items():
+            setattr(self, k, v)
+    __init__.__doc__ = ct_init.__doc__
+    ct.__init__ = __init__
+
+
+def _grid_kernels():
+    """RegularGridInterpolator's grid is a plain attribute: replaced after construction
+    (g.grid = longer arrays), its compiled kernels found cells past the values and read there
+    (find_indices reads a grid for each coordinate of the points, evaluate_linear_2d the
+    values at the cells found, with no bounds checks). Both kernels check their arguments
+    first: a grid of non-empty float arrays for each coordinate, the cells found within
+    values (a cell and the next along each axis used), the outputs the points' size."""
+    import numpy as np
+    from scipy.interpolate import _rgi_cython
+    find_real, linear_real = _rgi_cython.find_indices, _rgi_cython.evaluate_linear_2d
+
+    def axes(grid, count):
+        if not isinstance(grid, tuple) or len(grid) < count:
+            raise ValueError('the grid must be a tuple of %d arrays' % count)
+        grid = tuple(np.ascontiguousarray(g, dtype=np.double) for g in grid)
+        if any(g.ndim != 1 or len(g) < 1 for g in grid):
+            raise ValueError('each axis of the grid must be a non-empty 1-D array')
+        return grid
+
+    def find_indices(grid, xi):
+        xi = np.asarray(xi, dtype=np.double)
+        if xi.ndim != 2:
+            raise ValueError('the points must be a 2-D array, a row for each coordinate')
+        return find_real(axes(grid, len(xi)), xi)
+
+    def evaluate_linear_2d(values, indices, norm_distances, grid, out):
+        grid = axes(grid, 2)
+        values, indices = np.asarray(values), np.asarray(indices)
+        norm_distances, out = np.asarray(norm_distances), np.asarray(out)
+        if values.ndim != 2 or indices.ndim != 2 or len(indices) < 2 or \
+                norm_distances.shape[:1] != indices.shape[:1] or \
+                norm_distances.ndim != 2 or norm_distances.shape[1] < indices.shape[1] or \
+                out.shape != indices.shape[1:]:
+            raise ValueError('the values, indices, distances and output do not agree')
+        used = (0,) if len(grid[1]) == 1 else (1,) if len(grid[0]) == 1 else (0, 1)
+        for axis in used:
+            cells = indices[axis]
+            if (cells >= values.shape[axis] - 1).any() or values.shape[1 - axis] < 1:
+                raise IndexError('the grid does not match the values: a cell lies past them')
+        return linear_real(values, indices, norm_distances, grid, out)
+
+    pairs = [(find_indices, find_real), (evaluate_linear_2d, linear_real)]
+    for f, orig in pairs:
+        f.__doc__ = orig.__doc__
+    _replace_all({id(orig): (orig, f) for f, orig in pairs})
+
+
+def _sepfir2d_checks():
+    """sepfir2d filters an image's rows and columns with mirror-symmetric boundaries, reading
+    and writing half a filter's length from each end: a filter longer than the image (a
+    101-tap row filter on a 5-wide image) wrote past the rows and past the temporary buffer
+    (heap overflow), and an image of more than 2**31 elements (a broadcast view) wrapped the
+    buffer's size. The filters are checked against the image first, wherever sepfir2d is
+    named."""
+    import numpy as np
+    from scipy.signal import _spline
+    real = _spline.sepfir2d
+
+    def sepfir2d(input, hrow, hcol):
+        image = np.asarray(input)
+        hrow, hcol = np.asarray(hrow), np.asarray(hcol)
+        if image.ndim != 2 or hrow.ndim != 1 or hcol.ndim != 1:
+            raise ValueError('sepfir2d takes a 2-D image and two 1-D filters')
+        rows, cols = image.shape
+        if rows * cols > (1 << 31) // 16:
+            raise ValueError('the image is too large for sepfir2d')
+        if 2 * (len(hrow) // 2) > cols or 2 * (len(hcol) // 2) > rows:
+            raise ValueError('a filter of sepfir2d may be at most one longer than the image '
+                             'side it runs along (hrow: %d columns, hcol: %d rows)'
+                             % (cols, rows))
+        return real(np.ascontiguousarray(image), hrow.tolist(), hcol.tolist())
+
+    sepfir2d.__doc__ = real.__doc__
+    _replace_everywhere(real, sepfir2d)
 
 
 def _lapack_inputs():
@@ -1683,13 +2343,114 @@ def _fonts_in_memory(mpl):
         fm._cached_realpath(path)
 
 
+def _tri_checks():
+    """matplotlib's Triangulation checks its triangles when it is made, but they stay a plain
+    array (tr.triangles), and the C++ triangulation made from it later kept a view of the same
+    arrays: triangles edited in place, then an interpolator, get_trifinder() or tricontour
+    read x and y at those vertex numbers (SIGSEGV); the C++ neighbors and edges handed back
+    (tr.neighbors) were its own arrays too. The C++ triangulation is now made from checked
+    copies (vertex numbers within the points, neighbors within the triangles, the mask one
+    per triangle), made again when the points or triangles change, and hands back copies."""
+    import numpy as np
+    from matplotlib import _tri
+    from matplotlib.tri import triangulation
+
+    cls, cpp = triangulation.Triangulation, _tri.Triangulation
+
+    def fail(what):
+        raise ValueError('the triangulation is not consistent: ' + what)
+
+    def numbers(a, columns, low, high, what):
+        a = np.array(a)
+        if a.dtype.kind not in 'iu' or a.ndim != 2 or a.shape[1] != columns:
+            fail('%s must be integers in %d columns' % (what, columns))
+        if a.size and (a.min() < low or a.max() >= high):
+            fail('%s must lie in [%d, %d)' % (what, low, high))
+        return np.ascontiguousarray(a, dtype=np.int32)
+
+    def arrays(tri):
+        x = np.array(tri.x, dtype=np.float64)
+        y = np.array(tri.y, dtype=np.float64)
+        if x.ndim != 1 or x.shape != y.shape or len(x) >= 1 << 31:
+            fail('x and y must be 1-D arrays of the same length')
+        triangles = numbers(tri.triangles, 3, 0, len(x), 'triangles')
+        ntri = len(triangles)
+        mask, edges, neighbors = tri.mask, tri._edges, tri._neighbors
+        if mask is not None:
+            mask = np.array(mask, dtype=bool)
+            if mask.shape != (ntri,):
+                fail('the mask must hold one value for each triangle')
+        if edges is not None:
+            edges = numbers(edges, 2, 0, len(x), 'edges')
+        if neighbors is not None:
+            neighbors = numbers(neighbors, 3, -1, ntri, 'neighbors')
+            if neighbors.shape != triangles.shape:
+                fail('neighbors must have the shape of the triangles')
+        return x, y, triangles, mask, edges, neighbors
+
+    def same(a, b):
+        return len(a) == len(b) and all(p.shape == q.shape and np.array_equal(p, q)
+                                        for p, q in zip(a, b))
+
+    def get_cpp_triangulation(self):
+        # Made again when the points or triangles changed (the mask reaches the C++ one
+        # through set_mask, and its neighbors and edges are its own).
+        made = arrays(self)
+        if self._cpp_triangulation is None or \
+                not same(self.__dict__.get('_cpp_made_from', ()), made[:3]):
+            self._cpp_triangulation = cpp(*made, not self.is_delaunay)
+            # Copies: the C++ triangulation keeps views of what it was made from.
+            self._cpp_made_from = tuple(a.copy() for a in made[:3])
+        return self._cpp_triangulation
+    get_cpp_triangulation.__doc__ = cls.get_cpp_triangulation.__doc__
+    cls.get_cpp_triangulation = get_cpp_triangulation
+
+    def copying(name):
+        method = cpp.__dict__[name]
+
+        def copied(self):
+            return np.array(method(self))
+        copied.__name__ = copied.__qualname__ = name
+        copied.__doc__ = method.__doc__
+        type_patches[(cpp, name)] = copied
+
+    copying('get_edges')
+    copying('get_neighbors')
+    set_mask = cpp.__dict__['set_mask']
+
+    def set_mask_copied(self, mask):
+        return set_mask(self, None if mask is None else np.array(mask, dtype=bool))
+    set_mask_copied.__name__ = set_mask_copied.__qualname__ = 'set_mask'
+    set_mask_copied.__doc__ = set_mask.__doc__
+    type_patches[(cpp, 'set_mask')] = set_mask_copied
+
+    class Given:
+        pass
+
+    def made_checked(args, kwargs):
+        # The C++ class made by the user's code (type(tr.get_cpp_triangulation())(...)): the
+        # same checks and copies.
+        names = ('x', 'y', 'triangles', 'mask', '_edges', '_neighbors', 'correct')
+        given = dict(zip(names, args), **(kwargs or {}))
+        if len(given) != len(names) or set(given) != set(names):
+            raise TypeError('the C++ triangulation takes x, y, triangles, mask, edges, '
+                            'neighbors and whether to correct orientations')
+        g = Given()
+        g.__dict__.update(given)
+        return arrays(g) + (bool(given['correct']),), None
+
+    init_checks[cpp] = made_checked
+
+
 def _triangulation():
     # tricontour, tripcolor and Triangulation ask matplotlib's own qhull for the Delaunay
     # triangles of scattered points, and it writes its messages to a /dev/null it opens: a
     # worker opens no file, and the call failed. scipy's qhull (whose message stream is the
     # worker's /dev/null: _scipy) gives the same triangulation, in matplotlib's form: each
     # triangle anticlockwise, neighbors[i, j] across the edge from its point j to point j + 1
-    # (scipy's is opposite point j).
+    # (scipy's is opposite point j). The C++ triangulation is made from checked copies
+    # (_tri_checks).
+    _tri_checks()
     if 'scipy.spatial' not in sys.modules:
         return
     import numpy as np
@@ -2159,6 +2920,7 @@ def _sklearn():
     _sklearn_losses()
     _svm_models()
     _kmeans_centers()
+    _sklearn_sparse_inputs()
     _no_downloads(_base.get_data_home)
 
 

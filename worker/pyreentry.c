@@ -698,19 +698,43 @@ static reprfunc unicode_error_str_real[3];
 static PyObject *unicode_error_str(int i, PyObject *self)
 {
 	PyUnicodeErrorObject *e = (PyUnicodeErrorObject *)self;
+	PyObject *reason = NULL, *encoding = NULL, *r = NULL, *was_reason, *was_encoding;
 	int bytes = i == 0;
 	Py_ssize_t len;
 
 	if (!pylayer_armed() || !e->object)
 		return unicode_error_str_real[i](self);
+	/* The reason's and encoding's text first (the user's __str__ may change the error): the
+	 * real str then finds plain strings there and runs nothing of the user's after the
+	 * check below. */
+	if (!(reason = PyObject_Str(e->reason ? e->reason : Py_None)) ||
+	    (i < 2 && !(encoding = PyObject_Str(e->encoding ? e->encoding : Py_None))))
+		goto out;
+	if (!e->object) {
+		r = PyUnicode_FromString("");
+		goto out;
+	}
 	if (bytes ? !PyBytes_Check(e->object) : !PyUnicode_Check(e->object))
 		len = -1;
 	else
 		len = bytes ? PyBytes_GET_SIZE(e->object) : PyUnicode_GET_LENGTH(e->object);
-	if (e->start >= 0 && e->start < len && e->end >= e->start)
-		return unicode_error_str_real[i](self);
-	return e->reason && PyUnicode_Check(e->reason) ? Py_NewRef(e->reason)
-	                                               : PyUnicode_FromString("");
+	if (!(e->start >= 0 && e->start < len && e->end >= e->start)) {
+		r = Py_NewRef(reason);
+		goto out;
+	}
+	was_reason = e->reason;
+	was_encoding = e->encoding;
+	e->reason = reason;
+	if (i < 2)
+		e->encoding = encoding;
+	r = unicode_error_str_real[i](self);
+	e->reason = was_reason;
+	if (i < 2)
+		e->encoding = was_encoding;
+out:
+	Py_XDECREF(reason);
+	Py_XDECREF(encoding);
+	return r;
 }
 
 static PyObject *unicode_error_str_0(PyObject *self)
@@ -983,6 +1007,349 @@ out:
 	return rc;
 }
 
+/* functools.cmp_to_key's keys handed their comparison function the objects they wrap without
+ * owning them: a key's obj set to None from inside the comparison (a C callable such as
+ * dict.get, whose default's __hash__ ran it) freed the object the comparison then returned
+ * (full escape). The layout is CPython 3.11's keyobject. */
+typedef struct {
+	PyObject_HEAD PyObject *cmp, *object;
+} key_layout;
+
+static PyTypeObject *key_type;
+static richcmpfunc key_compare_real;
+
+static PyObject *key_compare(PyObject *a, PyObject *b, int op)
+{
+	PyObject *held[3] = {NULL, NULL, NULL}, *r;
+
+	if (Py_TYPE(a) == key_type) {
+		held[0] = Py_XNewRef(((key_layout *)a)->cmp);
+		held[1] = Py_XNewRef(((key_layout *)a)->object);
+	}
+	if (Py_TYPE(b) == key_type)
+		held[2] = Py_XNewRef(((key_layout *)b)->object);
+	r = key_compare_real(a, b, op);
+	for (int i = 0; i < 3; i++)
+		Py_XDECREF(held[i]);
+	return r;
+}
+
+/* str() of an OSError read its errno, strerror and filenames, then formatted them, running the
+ * errno's __str__ first: that set filename to None and freed it before its repr (full
+ * escape). They are held for the call. */
+static reprfunc oserror_str_real;
+
+static PyObject *oserror_str(PyObject *self)
+{
+	PyOSErrorObject *e = (PyOSErrorObject *)self;
+	PyObject *held[4] = {Py_XNewRef(e->myerrno), Py_XNewRef(e->strerror),
+	                     Py_XNewRef(e->filename), Py_XNewRef(e->filename2)},
+	         *r = oserror_str_real(self);
+
+	for (int i = 0; i < 4; i++)
+		Py_XDECREF(held[i]);
+	return r;
+}
+
+/* bytearray % args formatted over the bytearray's own buffer while the arguments' __bytes__,
+ * __index__ and __repr__ ran: one that cleared it had the rest copied from the freed block.
+ * While armed the format is a copy. */
+static binaryfunc bytearray_mod_real;
+
+static PyObject *bytearray_mod(PyObject *v, PyObject *w)
+{
+	PyObject *copy, *r;
+
+	if (!pylayer_armed() || !PyByteArray_Check(v))
+		return bytearray_mod_real(v, w);
+	if (!(copy = PyBytes_FromStringAndSize(PyByteArray_AS_STRING(v), PyByteArray_GET_SIZE(v))))
+		return NULL;
+	r = PyNumber_Remainder(copy, w);
+	Py_DECREF(copy);
+	if (r && PyBytes_Check(r))
+		Py_SETREF(r, PyByteArray_FromObject(r));
+	return r;
+}
+
+static int borrowed_fields_guard(void)
+{
+	PyObject *ft = PyImport_ImportModule("functools"), *k;
+	void *real;
+	int rc = -1;
+
+	k = ft ? PyObject_CallMethod(ft, "cmp_to_key", "O", (PyObject *)&PyLong_Type) : NULL;
+	if (!k || Py_TYPE(k)->tp_basicsize != (Py_ssize_t)sizeof(key_layout) ||
+	    !Py_TYPE(k)->tp_richcompare) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "functools.cmp_to_key is not as known");
+		goto out;
+	}
+	key_type = Py_TYPE(k);
+	key_compare_real = key_type->tp_richcompare;
+	key_type->tp_richcompare = key_compare;
+	PyType_Modified(key_type);
+	if (held_slot((PyTypeObject *)PyExc_OSError, offsetof(PyTypeObject, tp_str),
+	              (void *)oserror_str, &real) < 0 ||
+	    rewrap((PyTypeObject *)PyExc_OSError, "__str__", real, (void *)oserror_str) < 0)
+		goto out;
+	oserror_str_real = (reprfunc)real;
+	bytearray_mod_real = PyByteArray_Type.tp_as_number->nb_remainder;
+	PyByteArray_Type.tp_as_number->nb_remainder = bytearray_mod;
+	if (rewrap(&PyByteArray_Type, "__mod__", (void *)bytearray_mod_real,
+	           (void *)bytearray_mod) < 0 ||
+	    rewrap(&PyByteArray_Type, "__rmod__", (void *)bytearray_mod_real,
+	           (void *)bytearray_mod) < 0)
+		goto out;
+	PyType_Modified(&PyByteArray_Type);
+	rc = 0;
+out:
+	Py_XDECREF(k);
+	Py_XDECREF(ft);
+	return rc;
+}
+
+/* ---- decimal's signal maps ----------------------------------------------------------------
+ *
+ * A decimal Context's traps and flags are maps over bits inside the Context, which they do not
+ * own: one kept after its Context was freed (tr = Context().traps) read and set bits of whatever
+ * was laid there (a list's item pointer moved onto a fake object: full escape), and one made by
+ * its class alone pointed nowhere (SIGSEGV). While armed a Context hands out a map of the
+ * sandbox's own that holds the Context and reaches its signals through it for each use; what
+ * it gives back (keys, items, a copy) holds neither. */
+typedef struct {
+	PyObject_HEAD PyObject *context, *name;
+} signals_object;
+
+static getattrofunc context_getattro_real;
+static PyObject *signals_names[2]; /* "traps", "flags" */
+
+static void signals_dealloc(PyObject *self)
+{
+	Py_XDECREF(((signals_object *)self)->context);
+	Py_XDECREF(((signals_object *)self)->name);
+	Py_TYPE(self)->tp_free(self);
+}
+
+/* The Context's own map: a new reference, used only while self holds the Context. */
+static PyObject *signals_real(PyObject *self)
+{
+	signals_object *s = (signals_object *)self;
+
+	return context_getattro_real(s->context, s->name);
+}
+
+static Py_ssize_t signals_length(PyObject *self)
+{
+	PyObject *m = signals_real(self);
+	Py_ssize_t n = m ? PyObject_Size(m) : -1;
+
+	Py_XDECREF(m);
+	return n;
+}
+
+static PyObject *signals_get(PyObject *self, PyObject *key)
+{
+	PyObject *m = signals_real(self), *r = m ? PyObject_GetItem(m, key) : NULL;
+
+	Py_XDECREF(m);
+	return r;
+}
+
+static int signals_set(PyObject *self, PyObject *key, PyObject *value)
+{
+	PyObject *m = signals_real(self);
+	int rc = !m ? -1 : value ? PyObject_SetItem(m, key, value) : PyObject_DelItem(m, key);
+
+	Py_XDECREF(m);
+	return rc;
+}
+
+static int signals_contains(PyObject *self, PyObject *key)
+{
+	PyObject *v = signals_get(self, key);
+
+	if (v) {
+		Py_DECREF(v);
+		return 1;
+	}
+	if (PyErr_ExceptionMatches(PyExc_KeyError)) {
+		PyErr_Clear();
+		return 0;
+	}
+	return -1;
+}
+
+static PyTypeObject signals_type;
+
+/* The signals (the map's keys, a tuple's iterator: it holds no map). */
+static PyObject *signals_iter(PyObject *self)
+{
+	PyObject *m = signals_real(self), *r = m ? PyObject_GetIter(m) : NULL;
+
+	Py_XDECREF(m);
+	return r;
+}
+
+static PyObject *signals_repr(PyObject *self)
+{
+	PyObject *m = signals_real(self), *r = m ? PyObject_Repr(m) : NULL;
+
+	Py_XDECREF(m);
+	return r;
+}
+
+static PyObject *signals_copy(PyObject *self, PyObject *unused)
+{
+	PyObject *m = signals_real(self), *r = m ? PyObject_CallMethod(m, "copy", NULL) : NULL;
+
+	(void)unused;
+	Py_XDECREF(m);
+	return r;
+}
+
+static PyObject *signals_compare(PyObject *self, PyObject *other, int op)
+{
+	PyObject *a, *b, *r;
+
+	if (!PyObject_TypeCheck(self, &signals_type))
+		Py_RETURN_NOTIMPLEMENTED;
+	if (!(a = signals_copy(self, NULL)))
+		return NULL;
+	b = PyObject_TypeCheck(other, &signals_type) ? signals_copy(other, NULL) : Py_NewRef(other);
+	r = b ? PyObject_RichCompare(a, b, op) : NULL;
+	Py_DECREF(a);
+	Py_XDECREF(b);
+	return r;
+}
+
+/* keys(), values(), items() and get() as lists and values: a view would hold the map. */
+static PyObject *signals_listed(PyObject *self, int what)
+{
+	PyObject *copy = signals_copy(self, NULL), *r;
+
+	if (!copy)
+		return NULL;
+	r = what == 0 ? PyDict_Keys(copy) : what == 1 ? PyDict_Values(copy) : PyDict_Items(copy);
+	Py_DECREF(copy);
+	return r;
+}
+
+static PyObject *signals_keys(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	return signals_listed(self, 0);
+}
+
+static PyObject *signals_values(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	return signals_listed(self, 1);
+}
+
+static PyObject *signals_items(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	return signals_listed(self, 2);
+}
+
+static PyObject *signals_get_default(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	PyObject *r;
+
+	if (n < 1 || n > 2) {
+		PyErr_SetString(PyExc_TypeError, "get expected 1 or 2 arguments");
+		return NULL;
+	}
+	r = signals_get(self, args[0]);
+	if (!r && PyErr_ExceptionMatches(PyExc_KeyError)) {
+		PyErr_Clear();
+		r = Py_NewRef(n > 1 ? args[1] : Py_None);
+	}
+	return r;
+}
+
+static PyObject *signals_update(PyObject *self, PyObject *other)
+{
+	PyObject *m = signals_real(self),
+	         *r = m ? PyObject_CallMethod(m, "update", "O", other) : NULL;
+
+	Py_XDECREF(m);
+	return r;
+}
+
+static PyMappingMethods signals_mapping = {signals_length, signals_get, signals_set};
+static PySequenceMethods signals_sequence = {.sq_contains = signals_contains};
+static PyMethodDef signals_methods[] = {
+    {"copy", signals_copy, METH_NOARGS, "The signals and their values, as a dict."},
+    {"keys", signals_keys, METH_NOARGS, "The signals, as a list."},
+    {"values", signals_values, METH_NOARGS, "Their values, as a list."},
+    {"items", signals_items, METH_NOARGS, "(signal, value) pairs, as a list."},
+    {"get", (PyCFunction)(void (*)(void))signals_get_default, METH_FASTCALL,
+     "The value of a signal, or the default."},
+    {"update", signals_update, METH_O, "Set the values of the signals other gives."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject signals_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "decimal.Signals",
+    .tp_basicsize = sizeof(signals_object),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = signals_dealloc,
+    .tp_as_mapping = &signals_mapping,
+    .tp_as_sequence = &signals_sequence,
+    .tp_iter = signals_iter,
+    .tp_repr = signals_repr,
+    .tp_richcompare = signals_compare,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_methods = signals_methods,
+    .tp_doc = "A decimal Context's traps or flags, reached through the Context.",
+};
+
+static PyObject *context_getattro(PyObject *self, PyObject *name)
+{
+	for (int i = 0; pylayer_armed() && PyUnicode_Check(name) && i < 2; i++) {
+		signals_object *s;
+		if (PyUnicode_Compare(name, signals_names[i]) != 0)
+			continue;
+		if (!(s = PyObject_New(signals_object, &signals_type)))
+			return NULL;
+		s->context = Py_NewRef(self);
+		s->name = Py_NewRef(signals_names[i]);
+		return (PyObject *)s;
+	}
+	return context_getattro_real(self, name);
+}
+
+static int decimal_guard(void)
+{
+	PyObject *d = PyImport_GetModule(PyUnicode_InternFromString("decimal")), *c;
+	void *real;
+	int rc = -1;
+
+	if (!d) /* not among the allowed modules: never loaded in a worker */
+		return PyErr_Occurred() ? -1 : 0;
+	c = PyObject_GetAttrString(d, "Context");
+	Py_XDECREF(d);
+	if (!c || !PyType_Check(c) || !((PyTypeObject *)c)->tp_getattro ||
+	    ((PyTypeObject *)c)->tp_getattro == PyObject_GenericGetAttr) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "decimal.Context is not as known");
+		goto out;
+	}
+	if (PyType_Ready(&signals_type) < 0 ||
+	    !(signals_names[0] = PyUnicode_InternFromString("traps")) ||
+	    !(signals_names[1] = PyUnicode_InternFromString("flags")))
+		goto out;
+	if (held_slot((PyTypeObject *)c, offsetof(PyTypeObject, tp_getattro),
+	              (void *)context_getattro, &real) < 0)
+		goto out;
+	context_getattro_real = (getattrofunc)real;
+	rc = rewrap((PyTypeObject *)c, "__getattribute__", real, (void *)context_getattro);
+out:
+	Py_XDECREF(c);
+	return rc;
+}
+
 /* ---- arguments C code takes for what they are not ---------------------------------------- */
 
 /* TextIOWrapper.reconfigure compared an encoding that is not a str with "locale" as if it were
@@ -1126,7 +1493,8 @@ int pyreentry_guard(void)
 	PyTypeObject *t = &PyByteArray_Type;
 
 	if (held_operands_init() < 0 || itertools_guard() < 0 || deque_guard() < 0 ||
-	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0)
+	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0 ||
+	    borrowed_fields_guard() < 0 || decimal_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
