@@ -1682,6 +1682,64 @@ Test(python_layer, fields_read_before_the_users_code_are_held)
 	stop();
 }
 
+/* property.getter(None) (and setter, deleter) dropped a reference to None it did not own: a
+ * loop of them freed None and aborted the worker. Properties work as before. */
+Test(python_layer, property_copies_keep_none)
+{
+	start(NULL);
+	expect_ok_result("p = property(lambda s: 1)\n"
+	                 "for i in range(2000000):\n"
+	                 "    p.getter(None)\n"
+	                 "    p.setter(None)\n"
+	                 "    p.deleter(None)\n"
+	                 "class A:\n"
+	                 "    @property\n"
+	                 "    def x(self):\n"
+	                 "        return 1\n"
+	                 "    @x.setter\n"
+	                 "    def x(self, v):\n"
+	                 "        self.y = v\n"
+	                 "a = A()\n"
+	                 "a.x = 5\n"
+	                 "[a.x, a.y, p.getter(None).fget is p.fget]",
+	                 "[1,5,true]");
+	still_serving();
+	stop();
+}
+
+/* bz2's and lzma's compressors made by __new__ alone have no lock, and their methods took it
+ * (SIGSEGV). They refuse an object never initialised; compression works as before. */
+Test(python_layer, compressors_refuse_to_work_uninitialised)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import bz2, lzma\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "r = [t(lambda: bz2.BZ2Compressor.__new__(bz2.BZ2Compressor).compress(b'x')),\n"
+	    "     t(lambda: bz2.BZ2Compressor.__new__(bz2.BZ2Compressor).flush()),\n"
+	    "     t(lambda: bz2.BZ2Decompressor.__new__(bz2.BZ2Decompressor).decompress(b'x')),\n"
+	    "     t(lambda: lzma.LZMACompressor.__new__(lzma.LZMACompressor).compress(b'x')),\n"
+	    "     t(lambda: "
+	    "lzma.LZMADecompressor.__new__(lzma.LZMADecompressor).decompress(b'x'))]\n"
+	    "c = bz2.BZ2Compressor()\n"
+	    "data = c.compress(b'hello ' * 100) + c.flush()\n"
+	    "lc = lzma.LZMACompressor()\n"
+	    "ldata = lc.compress(b'abc' * 50) + lc.flush()\n"
+	    "r += [bz2.BZ2Decompressor().decompress(data)[:11].decode(), "
+	    "len(lzma.LZMADecompressor().decompress(ldata, max_length=30)),\n"
+	    "      bz2.decompress(bz2.compress(b'xyz')).decode(), "
+	    "lzma.decompress(lzma.compress(b'xyz')).decode()]\n"
+	    "r",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"hello "
+	    "hello\",30,\"xyz\",\"xyz\"]");
+	still_serving();
+	stop();
+}
+
 /* More of CPython 3.11's C code that keeps what it does not own across the user's code: a
  * list comparison's final items (a dict view compared there, its set freed by a key's
  * __hash__: a fake set over it handed the user a bytearray over all memory), and itertools

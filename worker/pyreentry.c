@@ -950,6 +950,38 @@ static int held_slot(PyTypeObject *t, size_t offset, void *held, void **real)
 	return pyguard_walk(t, swap_slot, &s);
 }
 
+/* property.getter(None), .setter(None) and .deleter(None) dropped a reference to None they did
+ * not own (each call: None freed, the worker aborted). The reference is given to them. */
+static PyObject *property_copy_real[3];
+
+static PyObject *property_copy(int i, PyObject *self, PyObject *f)
+{
+	if (f == Py_None)
+		Py_INCREF(Py_None);
+	return PyObject_CallFunctionObjArgs(property_copy_real[i], self, f, NULL);
+}
+
+static PyObject *property_getter(PyObject *self, PyObject *f)
+{
+	return property_copy(0, self, f);
+}
+
+static PyObject *property_setter(PyObject *self, PyObject *f)
+{
+	return property_copy(1, self, f);
+}
+
+static PyObject *property_deleter(PyObject *self, PyObject *f)
+{
+	return property_copy(2, self, f);
+}
+
+static PyMethodDef property_copy_def[3] = {
+    {"getter", property_getter, METH_O, NULL},
+    {"setter", property_setter, METH_O, NULL},
+    {"deleter", property_deleter, METH_O, NULL},
+};
+
 static int callables_guard(void)
 {
 	PyObject *c = PyImport_ImportModule("collections"), *dd;
@@ -973,6 +1005,10 @@ static int callables_guard(void)
 	if (replace_method((PyTypeObject *)dd, "__missing__", &defdict_missing_def,
 	                   &defdict_missing_real) < 0)
 		goto out;
+	for (int i = 0; i < 3; i++)
+		if (replace_method(&PyProperty_Type, property_copy_def[i].ml_name,
+		                   &property_copy_def[i], &property_copy_real[i]) < 0)
+			goto out;
 	if (held_slot(&PyCallIter_Type, offsetof(PyTypeObject, tp_iternext), (void *)calliter_next,
 	              (void **)&calliter_next_real) < 0 ||
 	    rewrap(&PyCallIter_Type, "__next__", (void *)calliter_next_real,
@@ -1350,6 +1386,96 @@ out:
 	return rc;
 }
 
+/* ---- compressors used before they were initialised ----------------------------------------
+ *
+ * bz2's and lzma's compressors and decompressors made by __new__ alone (or by a subclass whose
+ * __init__ did not call theirs) have no lock, and their methods took it: SIGSEGV. Their
+ * methods refuse an object whose lock (the last field of each, CPython 3.11's layout) was never
+ * made. */
+#define UNINIT_MAX 6
+static struct {
+	PyObject *real;
+	Py_ssize_t lock_at;
+} uninit[UNINIT_MAX];
+static int n_uninit;
+
+static PyObject *uninit_call(int i, PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *all, *r;
+
+	if (!*(void **)((char *)self + uninit[i].lock_at)) {
+		PyErr_Format(PyExc_ValueError,
+		             "this %s was not initialised (its __init__ did not run)",
+		             Py_TYPE(self)->tp_name);
+		return NULL;
+	}
+	if (!(all = PyTuple_New(1 + PyTuple_GET_SIZE(args))))
+		return NULL;
+	PyTuple_SET_ITEM(all, 0, Py_NewRef(self));
+	for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(args); j++)
+		PyTuple_SET_ITEM(all, j + 1, Py_NewRef(PyTuple_GET_ITEM(args, j)));
+	r = PyObject_Call(uninit[i].real, all, kw);
+	Py_DECREF(all);
+	return r;
+}
+
+#define UNINIT_FN(i)                                                                               \
+	static PyObject *uninit_##i(PyObject *self, PyObject *args, PyObject *kw)                  \
+	{                                                                                          \
+		return uninit_call(i, self, args, kw);                                             \
+	}
+UNINIT_FN(0)
+UNINIT_FN(1)
+UNINIT_FN(2)
+UNINIT_FN(3)
+UNINIT_FN(4)
+UNINIT_FN(5)
+static PyCFunctionWithKeywords uninit_fn[UNINIT_MAX] = {uninit_0, uninit_1, uninit_2,
+                                                        uninit_3, uninit_4, uninit_5};
+static PyMethodDef uninit_def[UNINIT_MAX];
+
+static int compressors_guard(void)
+{
+	static const char *const where[][3] = {
+	    {"bz2", "BZ2Compressor", "compress"},     {"bz2", "BZ2Compressor", "flush"},
+	    {"bz2", "BZ2Decompressor", "decompress"}, {"lzma", "LZMACompressor", "compress"},
+	    {"lzma", "LZMACompressor", "flush"},      {"lzma", "LZMADecompressor", "decompress"},
+	};
+
+	for (int i = 0; i < UNINIT_MAX; i++) {
+		PyObject *name = PyUnicode_FromString(where[i][0]), *m, *t;
+		m = name ? PyImport_GetModule(name) : NULL;
+		Py_XDECREF(name);
+		if (!m) { /* not among the allowed modules */
+			if (PyErr_Occurred())
+				return -1;
+			continue;
+		}
+		t = PyObject_GetAttrString(m, where[i][1]);
+		Py_DECREF(m);
+		if (!t || !PyType_Check(t)) {
+			Py_XDECREF(t);
+			if (!PyErr_Occurred())
+				PyErr_Format(PyExc_TypeError, "%s.%s is not as known", where[i][0],
+				             where[i][1]);
+			return -1;
+		}
+		uninit[n_uninit].lock_at =
+		    ((PyTypeObject *)t)->tp_basicsize - (Py_ssize_t)sizeof(void *);
+		uninit_def[n_uninit] =
+		    (PyMethodDef){where[i][2], (PyCFunction)(void (*)(void))uninit_fn[n_uninit],
+		                  METH_VARARGS | METH_KEYWORDS, NULL};
+		if (replace_method((PyTypeObject *)t, where[i][2], &uninit_def[n_uninit],
+		                   &uninit[n_uninit].real) < 0) {
+			Py_DECREF(t);
+			return -1;
+		}
+		n_uninit++;
+		Py_DECREF(t); /* its module keeps it */
+	}
+	return 0;
+}
+
 /* ---- arguments C code takes for what they are not ---------------------------------------- */
 
 /* TextIOWrapper.reconfigure compared an encoding that is not a str with "locale" as if it were
@@ -1494,7 +1620,7 @@ int pyreentry_guard(void)
 
 	if (held_operands_init() < 0 || itertools_guard() < 0 || deque_guard() < 0 ||
 	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0 ||
-	    borrowed_fields_guard() < 0 || decimal_guard() < 0)
+	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
