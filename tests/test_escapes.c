@@ -1740,6 +1740,36 @@ Test(python_layer, compressors_refuse_to_work_uninitialised)
 	stop();
 }
 
+/* An exception no code can catch (raised in a __del__) was reported as the audit hook's
+ * refusal of the interpreter's own unraisable hook. The interpreter's hook prints it; a hook
+ * the user's code sets is given nothing. */
+Test(python_layer, uncatchable_exceptions_are_printed)
+{
+	json_object *r, *err;
+	const char *text;
+
+	start(NULL);
+	r = run("import sys\n"
+	        "seen = []\n"
+	        "sys.unraisablehook = lambda u: seen.append(u.object)\n"
+	        "class A:\n"
+	        "    def __del__(self):\n"
+	        "        raise ValueError('raised in del')\n"
+	        "a = A()\n"
+	        "del a\n"
+	        "len(seen)");
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert(json_object_equal(e2e_member(mcpc_structured(r), "result"),
+	                            e2e_hold(json_tokener_parse("0"))),
+	          "the user's hook was handed an object: %s", mcpc_json(r));
+	err = e2e_member(mcpc_structured(r), "stderr");
+	text = err ? json_object_get_string(err) : "";
+	cr_assert(strstr(text, "ValueError: raised in del") && !strstr(text, "PermissionError"),
+	          "stderr: %s", text);
+	still_serving();
+	stop();
+}
+
 /* More of CPython 3.11's C code that keeps what it does not own across the user's code: a
  * list comparison's final items (a dict view compared there, its set freed by a key's
  * __hash__: a fake set over it handed the user a bytearray over all memory), and itertools

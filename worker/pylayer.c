@@ -1046,6 +1046,8 @@ static int audit_network(const char *event)
 	return 0;
 }
 
+static PyObject *default_unraisablehook;
+
 static int audit_hook(const char *event, PyObject *args, void *data)
 {
 	if (!audit_armed)
@@ -1082,6 +1084,12 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 	}
 	/* The importer reading a served module's cached bytecode (pyimport.c). */
 	if (strcmp(event, "marshal.loads") == 0 && pyimport_unmarshalling())
+		return 0;
+	/* An exception no code can catch (in a __del__, in compiled code that cannot raise) is
+	 * printed to stderr by the interpreter's own hook, which hands no object to anyone. */
+	if (strcmp(event, "sys.unraisablehook") == 0 && PyTuple_Check(args) &&
+	    PyTuple_GET_SIZE(args) > 0 && default_unraisablehook &&
+	    PyTuple_GET_ITEM(args, 0) == default_unraisablehook)
 		return 0;
 	/* Cython modules make the code objects of their tracebacks (no bytecode at all) when they
 	 * are initialised, which a worker does for the extension modules imported late. Code
@@ -2278,6 +2286,8 @@ int pylayer_hook_install(void)
 	return PySys_AddAuditHook(audit_hook, NULL);
 }
 
+
+
 void pylayer_arm(int armed)
 {
 	audit_armed = armed;
@@ -2403,6 +2413,10 @@ static int method_reduce_fix(void)
 int pylayer_init(const struct zygote_config *cfg)
 {
 	PyObject *op = PyImport_ImportModule("operator");
+
+	/* The interpreter's own unraisable hook: a hook the user's code set is refused the
+	 * objects it would be handed. */
+	default_unraisablehook = Py_XNewRef(PySys_GetObject("__unraisablehook__"));
 
 	if (op) {
 		real_attrgetter = PyObject_GetAttrString(op, "attrgetter");
