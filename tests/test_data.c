@@ -2062,6 +2062,65 @@ Test(data, odeint_hands_its_function_a_copy)
 	e2e_stop();
 }
 
+/* Compiled code called straight from library methods with what the user could change: pandas'
+ * groupby kernels with the cached group ids (gb.grouper.group_info[0] edited: shift wrote a
+ * row number at a chosen address, std and quantile read past their arrays), SparseArray
+ * arithmetic with values replaced (read any address), a LIL matrix's data lists longer than
+ * its rows (tocsr wrote past its values), MINPACK's callbacks handed x over work memory freed
+ * on return (kept: written into what was laid there). Each is checked or given a copy; the
+ * same functions answer as before. */
+Test(data, kernels_called_from_library_methods_check_what_they_are_given)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, scipy.sparse as sp\n"
+	    "from scipy.optimize import fsolve, leastsq, least_squares\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "df = pd.DataFrame({'k': [0, 0, 1, 1], 'v': [1.0, 2.0, 3.0, 4.0]})\n"
+	    "gb = df.groupby('k')\n"
+	    "ids = gb.grouper.group_info[0]\n"
+	    "ids[1] = 1 << 40\n"
+	    "refused = [t(lambda: gb.shift(1)), t(lambda: gb.std()), t(lambda: gb.quantile(0.5))]\n"
+	    "a = pd.arrays.SparseArray(np.array([1.0, 0, 2, 3]), fill_value=0.0)\n"
+	    "a._sparse_values = np.array([1.0])\n"
+	    "refused.append(t(lambda: a + pd.arrays.SparseArray(np.array([0.0, 5, 0, 1]), "
+	    "fill_value=0.0)))\n"
+	    "m = sp.lil_matrix((2, 2))\n"
+	    "m[0, 0] = 1.0\n"
+	    "m.data[0] = [1.0] * 1000\n"
+	    "refused.append(t(m.tocsr))\n"
+	    "kept = []\n"
+	    "def F(x):\n"
+	    "    kept.append(x)\n"
+	    "    return x ** 2 - 1\n"
+	    "fsolve(F, np.full(8, 3.0))\n"
+	    "leastsq(F, np.full(8, 3.0))\n"
+	    "least_squares(F, np.full(8, 3.0), method='lm')\n"
+	    "owned = all(x.flags.owndata or x.base is not None for x in kept)\n"
+	    "d = pd.DataFrame({'k': list('aabbb'), 'v': [1.0, np.nan, 3.0, 4.0, 5.0]})\n"
+	    "g = d.groupby('k').v\n"
+	    "s = pd.arrays.SparseArray([0.0, 1, 0, 2], fill_value=0.0)\n"
+	    "l = sp.lil_matrix((3, 3))\n"
+	    "l[0, 1], l[2, 2] = 4.0, 5.0\n"
+	    "ok = [g.shift(1).fillna(-1).tolist()[2:], round(float(g.std()['b']), 6), "
+	    "g.quantile(0.5).tolist(), g.ffill().tolist(),\n"
+	    "      g.cumsum().fillna(-1).tolist(), g.rank().fillna(-1).tolist(), "
+	    "d.groupby('k').v.median().tolist(), (s + s).to_dense().tolist(),\n"
+	    "      (s * 3).sp_values.tolist(), l.tocsr().toarray().tolist(), owned, "
+	    "np.round(fsolve(lambda x: x ** 2 - 4, [1.0]), 6).tolist()]\n"
+	    "[refused, ok]",
+	    "[[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\"],[[-1.0,"
+	    "3.0,4.0],1.0,[1.0,4.0],[1.0,1.0,3.0,4.0,5.0],[1.0,-1.0,3.0,7.0,12.0],[1.0,-1.0,1.0,2."
+	    "0,3.0],[1.0,4.0],[0.0,2.0,0.0,4.0],[3.0,6.0],[[0.0,4.0,0.0],[0.0,0.0,0.0],[0.0,0.0,5."
+	    "0]],true,[2.0]]]");
+	e2e_stop();
+}
+
 /* A cKDTree's and a KDTree's C reduce asks the object's __getstate__ for the state: a
  * subclass's gave indices past the data, which copy handed to the C __setstate__ and query
  * followed (SIGSEGV, memory read as points). A C __setstate__ gets no state a Python

@@ -446,6 +446,8 @@ def _pandas():
     _window_bounds(np)
     _group_codes(np)
     _group_kernels(np)
+    _groupby_kernels(np)
+    _sparse_array_ops(np)
 
 
 def _group_kernels(np):
@@ -660,6 +662,156 @@ def _pandas_takes(np):
     take._get_take_nd_function_cached.cache_clear()
 
 
+def _groupby_kernels(np):
+    """pandas' groupby kernels (Cython, no bounds checks) index their scratch and output arrays
+    by the group labels they are given, and some of them are called straight from groupby's
+    methods (shift, std, quantile, fillna...) with the labels pandas cached: an edited label
+    (gb.grouper.group_info[0]) wrote a row number at a chosen address (group_shift_indexer) or
+    read past the arrays (group_var, group_quantile). Every kernel of pandas._libs.groupby
+    checks its labels against its groups (ngroups, the counts, or the output's rows), its values,
+    masks and outputs against the labels, and its sort indexers against the rows, wherever it is
+    named."""
+    import inspect
+    from pandas._libs import groupby as libgroupby
+
+    def fail(what):
+        raise ValueError('groupby kernel: ' + what)
+
+    # The kernels inspect cannot read, by their parameters (pandas 1.5's).
+    known = {
+        'group_any_all': ('out', 'values', 'labels', 'mask', 'val_test', 'skipna', 'nullable'),
+        'group_cumprod_float64': ('out', 'values', 'labels', 'ngroups', 'is_datetimelike',
+                                  'skipna'),
+        'group_fillna_indexer': ('out', 'labels', 'sorted_labels', 'mask', 'direction',
+                                 'limit', 'dropna'),
+        'group_median_float64': ('out', 'counts', 'values', 'labels', 'min_count'),
+        'group_shift_indexer': ('out', 'labels', 'ngroups', 'periods'),
+    }
+    # Kernels whose output has a row for each row of values (the rest: one for each group).
+    per_row = {'group_cummax', 'group_cummin', 'group_cumprod_float64', 'group_cumsum',
+               'group_fillna_indexer', 'group_rank', 'group_shift_indexer'}
+
+    def shape(a, what):
+        try:
+            return np.shape(a)
+        except Exception:
+            fail('%s is not an array' % what)
+
+    def check(name, given):
+        labels = given.get('labels')
+        if labels is None:
+            if name == 'rank_1d':
+                return
+            fail('no labels')
+        labels = np.asarray(labels)
+        if labels.ndim != 1 or labels.dtype.kind not in 'iu':
+            fail('labels must be a 1-D array of integers')
+        n = len(labels)
+        if 'values' in given and name != 'rank_1d' and shape(given['values'], 'values')[:1] != (n,):
+            fail('one label for each row of values')
+        if name == 'rank_1d':
+            if shape(given['values'], 'values')[:1] != (n,):
+                fail('one label for each value')
+            return
+        if 'ngroups' in given:
+            groups = int(given['ngroups'])
+        elif 'counts' in given:
+            groups = shape(given['counts'], 'counts')[0]
+        else:
+            groups = shape(given['out'], 'out')[0]
+        if n and (labels.min() < -1 or labels.max() >= groups):
+            fail('a label past the %d groups' % groups)
+        out = shape(given['out'], 'out')
+        if out[:1] < ((n,) if name in per_row else (groups,)):
+            fail('out has too few rows')
+        values = shape(given['values'], 'values') if 'values' in given else None
+        if values is not None and len(values) == 2 and (len(out) != 2 or out[1] < values[1]):
+            fail('out has too few columns')
+        if 'counts' in given and shape(given['counts'], 'counts')[0] < groups:
+            fail('counts has too few groups')
+        mask = given.get('mask')
+        if mask is not None and not isinstance(mask, (bool, str)):
+            m = shape(mask, 'mask')
+            if m[:1] != (n,) or (len(m) > 1 and m != values):
+                fail('the mask must have the shape of the values')
+        if given.get('result_mask') is not None:
+            rm = shape(given['result_mask'], 'result_mask')
+            if rm[:1] < out[:1] or (values is not None and len(values) == 2 and
+                                    (len(rm) != 2 or rm[1] < values[1])):
+                fail('the result mask has too few rows or columns')
+        if 'qs' in given and (len(out) != 2 or out[1] < len(np.asarray(given['qs']))):
+            fail('out has too few columns for the quantiles')
+        for ix in ('sorted_labels', 'sort_indexer'):
+            if ix in given:
+                v = np.asarray(given[ix])
+                if v.ndim != 1 or len(v) != n or (n and (v.min() < 0 or v.max() >= n)):
+                    fail('%s must be positions of the rows' % ix)
+
+    def checked(name, f):
+        try:
+            params = tuple(inspect.signature(f).parameters)
+        except (TypeError, ValueError):
+            params = known.get(name)
+        if params is None:
+            return None
+
+        def kernel(*args, **kwargs):
+            given = dict(zip(params, args))
+            given.update(kwargs)
+            check(name, given)
+            return f(*args, **kwargs)
+        kernel.__name__ = kernel.__qualname__ = name
+        kernel.__doc__ = getattr(f, '__doc__', None)
+        if hasattr(f, '__signatures__'):  # a fused kernel's types (groupby asks for them)
+            kernel.__signatures__ = f.__signatures__
+        return kernel
+
+    replacements = {}
+    for name in dir(libgroupby):
+        f = getattr(libgroupby, name)
+        if not (name.startswith('group_') or name == 'rank_1d') or not callable(f):
+            continue
+        if name == 'groupsort_indexer' or isinstance(f, type):
+            continue
+        g = checked(name, f)
+        if g is None:
+            raise RuntimeError('groupby kernel %s is not known to the sandbox' % name)
+        replacements[id(f)] = (f, g)
+    _replace_all(replacements)
+    # groupby's cache of the kernels it looked up (while the zygote exercised pandas).
+    from pandas.core.groupby import ops
+    ops.WrappedCythonOp._get_cython_function.cache_clear()
+
+
+def _sparse_array_ops(np):
+    """SparseArray arithmetic hands each operand's values and sparse index to compiled kernels
+    that read the values at every point of the index, whatever their length: values replaced
+    by a shorter array or a strided memoryview (a._sparse_values, a private attribute) read any
+    address. The kernels check that the values are an array of one value per point, and get
+    them contiguous."""
+    from pandas._libs import sparse as splib
+
+    def checked(name, f):
+        def op(x, xindex, xfill, y, yindex, yfill):
+            operands = []
+            for v, index in ((x, xindex), (y, yindex)):
+                if not isinstance(v, np.ndarray) or v.ndim != 1 or \
+                        len(v) != getattr(index, 'npoints', -1):
+                    raise ValueError('a sparse array holds one value for each point of its '
+                                     'index')
+                operands.append(np.ascontiguousarray(v))
+            return f(operands[0], xindex, xfill, operands[1], yindex, yfill)
+        op.__name__ = op.__qualname__ = name
+        return op
+
+    replacements = {}
+    for name in dir(splib):
+        f = getattr(splib, name)
+        if name.startswith('sparse_') and callable(f):
+            replacements[id(f)] = (f, checked(name, f))
+    _replace_all(replacements)
+
+
 def _read_html(pd):
     """pd.read_html('page.html'): lxml opens a path itself (a worker cannot: 'No tables found',
     then an ImportError of the fallback parsers). A path is read here, as open() reads it (a
@@ -726,6 +878,8 @@ def _scipy():
     _sparse_kernels()
     _sparse_consumers()
     _odeint_copies()
+    _minpack_copies()
+    _lil_checks()
 
 
 def _sparse_kernels():
@@ -1309,6 +1463,60 @@ def _odeint_copies():
     odeint.__doc__, odeint.__module__ = real.__doc__, real.__module__
     odeint.__signature__ = signature
     _replace_everywhere(real, odeint)
+
+
+def _minpack_copies():
+    """MINPACK's drivers (fsolve, leastsq, least_squares with method='lm', root's hybr and lm,
+    curve_fit) hand the user's function and Jacobian x as an array over their own work memory,
+    freed when they return: an x kept wrote into whatever was laid there (a list's items: any
+    memory). The functions get a copy of x."""
+    import numpy as np
+    from scipy.optimize import _minpack
+
+    def copied(f):
+        def g(x, *args):
+            return f(np.array(x), *args)
+        return g
+
+    def driver(name, functions):
+        real = getattr(_minpack, name)
+
+        def run(*args, **kwargs):
+            args = list(args)
+            for i in range(min(functions, len(args))):
+                if callable(args[i]):
+                    args[i] = copied(args[i])
+            return real(*args, **kwargs)
+        run.__name__ = run.__qualname__ = name
+        run.__doc__ = real.__doc__
+        return real, run
+
+    pairs = [driver('_hybrd', 1), driver('_hybrj', 2), driver('_lmdif', 1), driver('_lmder', 2)]
+    _replace_all({id(real): (real, run) for real, run in pairs})
+
+
+def _lil_checks():
+    """A LIL matrix's rows and data are lists the user can replace: tocsr() sized its arrays by
+    the rows and copied the data lists into them (data longer than its rows: written past the
+    values, contents of the user's choice), and copied each row's length into an array sized by
+    the shape. Those copies check that what they copy fits."""
+    from scipy.sparse import _csparsetools
+    flatten, lengths = _csparsetools.lil_flatten_to_array, _csparsetools.lil_get_lengths
+
+    def lil_flatten_to_array(x, y):
+        if sum(len(row) if type(row) is list else 1 << 62 for row in x) > len(y):
+            raise ValueError('the LIL matrix has more entries than its rows say')
+        return flatten(x, y)
+
+    def lil_get_lengths(input, output):
+        if len(input) > len(output):
+            raise ValueError('the LIL matrix has more rows than its shape says')
+        return lengths(input, output)
+
+    pairs = [(lil_flatten_to_array, flatten), (lil_get_lengths, lengths)]
+    for f, real in pairs:
+        f.__doc__ = real.__doc__
+    _replace_all({id(real): (real, f) for f, real in pairs})
 
 
 def _checked_sparse(m):
