@@ -2286,8 +2286,6 @@ int pylayer_hook_install(void)
 	return PySys_AddAuditHook(audit_hook, NULL);
 }
 
-
-
 void pylayer_arm(int armed)
 {
 	audit_armed = armed;
