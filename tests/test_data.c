@@ -2121,6 +2121,45 @@ Test(data, kernels_called_from_library_methods_check_what_they_are_given)
 	e2e_stop();
 }
 
+/* Round two: a groupby kernel's scalar argument converted by the kernel after the check ran
+ * the user's __index__, which edited the labels (shift wrote at a chosen offset); a SparseArray's
+ * block lengths edited in place read past its values. Scalars are made plain before the check,
+ * block indexes checked whole. */
+Test(data, group_kernel_arguments_and_block_indexes_are_checked_whole)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "df = pd.DataFrame({'k': [0, 1, 0, 1], 'v': [1., 2., 3., 4.]})\n"
+	    "gb = df.groupby('k')\n"
+	    "ids = gb.grouper.group_info[0]\n"
+	    "class P:\n"
+	    "    def __index__(self):\n"
+	    "        ids[2] = 1 << 40\n"
+	    "        return 1\n"
+	    "    __int__ = __index__\n"
+	    "r = [t(lambda: gb.shift(periods=P())), t(lambda: gb.sum(min_count=P()))]\n"
+	    "n = 1 << 16\n"
+	    "a = pd.arrays.SparseArray(np.r_[1.0, np.zeros(n - 1)], fill_value=0.0, kind='block')\n"
+	    "a.sp_index.blengths[0] = n - 8\n"
+	    "b = pd.arrays.SparseArray(np.r_[np.zeros(n - 1), 2.0], fill_value=0.0, kind='block')\n"
+	    "r.append(t(lambda: a + b))\n"
+	    "c = pd.arrays.SparseArray([0.0, 1, 0, 2, 3], fill_value=0.0, kind='block')\n"
+	    "g2 = pd.DataFrame({'k': [0, 1, 0, 1], 'v': [1., 2., 3., 4.]}).groupby('k')\n"
+	    "r += [(c + c).to_dense().tolist(), g2.shift(periods=1).v.fillna(-1).tolist(), "
+	    "g2.sum(min_count=1).v.tolist()]\n"
+	    "r",
+	    "[\"ValueError\",\"IndexError\",\"ValueError\",[0.0,2.0,0.0,4.0,6.0],[-1.0,-1.0,1.0,2."
+	    "0],[4.0,6.0]]");
+	e2e_stop();
+}
+
 /* A cKDTree's and a KDTree's C reduce asks the object's __getstate__ for the state: a
  * subclass's gave indices past the data, which copy handed to the C __setstate__ and query
  * followed (SIGSEGV, memory read as points). A C __setstate__ gets no state a Python

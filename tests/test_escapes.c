@@ -1770,6 +1770,68 @@ Test(python_layer, uncatchable_exceptions_are_printed)
 	stop();
 }
 
+/* Round two: a mixin base of an exception group class given split after the group was made
+ * (except* then read an int as its pair: any memory); OrderedDict's repr, copy and == walking
+ * on from a node a key's __hash__ had deleted (a fake node laid there: any memory). A class an
+ * exception group is made of gets no split either; OrderedDict works over the items its
+ * iterator gives. Ordinary use answers as before. */
+Test(python_layer, exception_group_mixins_and_ordered_dict_walks_hold)
+{
+	start(NULL);
+	expect_ok_result("import collections\n"
+	                 "def t(f):\n"
+	                 "    try:\n"
+	                 "        return f()\n"
+	                 "    except Exception as e:\n"
+	                 "        return type(e).__name__\n"
+	                 "class M:\n"
+	                 "    pass\n"
+	                 "class G(M, ExceptionGroup):\n"
+	                 "    pass\n"
+	                 "e = G('x', [ValueError(1)])\n"
+	                 "def mixin():\n"
+	                 "    M.split = lambda self, t: 5\n"
+	                 "r = [t(mixin)]\n"
+	                 "class K:\n"
+	                 "    def __init__(self, od):\n"
+	                 "        self.od = od\n"
+	                 "    def __hash__(self):\n"
+	                 "        if self.od is not None:\n"
+	                 "            od, self.od = self.od, None\n"
+	                 "            del od[self]\n"
+	                 "            junk = [complex(i, 0) for i in range(2000)]\n"
+	                 "            od[self] = 2\n"
+	                 "        return 1\n"
+	                 "    def __eq__(self, other):\n"
+	                 "        return self is other\n"
+	                 "od = collections.OrderedDict()\n"
+	                 "k = K(None)\n"
+	                 "od[k] = 1\n"
+	                 "od['b'] = 2\n"
+	                 "k.od = od\n"
+	                 "r.append(t(lambda: repr(od).startswith('OrderedDict([(')))\n"
+	                 "od2 = collections.OrderedDict()\n"
+	                 "k2 = K(None)\n"
+	                 "od2[k2] = 1\n"
+	                 "k2.od = od2\n"
+	                 "r.append(t(lambda: len(od2.copy())))\n"
+	                 "a = collections.OrderedDict([('x', 1), ('y', 2)])\n"
+	                 "b = collections.OrderedDict([('y', 2), ('x', 1)])\n"
+	                 "try:\n"
+	                 "    raise ExceptionGroup('g', [KeyError(1), ValueError(2)])\n"
+	                 "except* KeyError as kg:\n"
+	                 "    caught = len(kg.exceptions)\n"
+	                 "except* ValueError:\n"
+	                 "    pass\n"
+	                 "r += [repr(a), a == b, a != b, a == dict(b), a.copy() == a, "
+	                 "repr(collections.OrderedDict()), caught]\n"
+	                 "r",
+	                 "[\"TypeError\",true,1,\"OrderedDict([('x', 1), ('y', "
+	                 "2)])\",false,true,true,true,\"OrderedDict()\",1]");
+	still_serving();
+	stop();
+}
+
 /* More of CPython 3.11's C code that keeps what it does not own across the user's code: a
  * list comparison's final items (a dict view compared there, its set freed by a key's
  * __hash__: a fake set over it handed the user a bytearray over all memory), and itertools

@@ -672,6 +672,7 @@ def _groupby_kernels(np):
     masks and outputs against the labels, and its sort indexers against the rows, wherever it is
     named."""
     import inspect
+    import operator
     from pandas._libs import groupby as libgroupby
 
     def fail(what):
@@ -696,6 +697,20 @@ def _groupby_kernels(np):
             return np.shape(a)
         except Exception:
             fail('%s is not an array' % what)
+
+    def plain(v):
+        if v is None or type(v) in (bool, int, float, str) or isinstance(v, np.ndarray):
+            return v
+        if type(v).__flags__ & (1 << 9) == 0 and isinstance(v, np.generic):
+            return v
+        try:  # an array of C (a typed memoryview the kernels hand each other): as it is
+            memoryview(v).release()
+            return v
+        except TypeError:
+            pass
+        if hasattr(type(v), '__index__'):
+            return int.__index__(operator.index(v))
+        return bool(v)
 
     def check(name, given):
         labels = given.get('labels')
@@ -756,6 +771,10 @@ def _groupby_kernels(np):
             return None
 
         def kernel(*args, **kwargs):
+            # Scalars made plain first (a kernel converting an object's __index__ or __bool__
+            # ran the user's code after the check: it edited the labels), then checked.
+            args = [plain(v) for v in args]
+            kwargs = {k: plain(v) for k, v in kwargs.items()}
             given = dict(zip(params, args))
             given.update(kwargs)
             check(name, given)
@@ -791,15 +810,32 @@ def _sparse_array_ops(np):
     them contiguous."""
     from pandas._libs import sparse as splib
 
+    def points(index, n):
+        # A BlockIndex's blocks are read by the kernels themselves: their starts and lengths
+        # (arrays the user can change) in order, within the length, as many points as values.
+        if isinstance(index, splib.BlockIndex):
+            b = np.asarray(index.blocs, dtype=np.int64)
+            ln = np.asarray(index.blengths, dtype=np.int64)
+            if b.shape != ln.shape or b.ndim != 1 or (len(b) and (
+                    b.min() < 0 or ln.min() < 0 or (b + ln).max() > index.length or
+                    (b[1:] < b[:-1] + ln[:-1]).any())) or ln.sum() != n:
+                return False
+        elif not isinstance(index, splib.IntIndex):
+            return False
+        return index.npoints == n
+
     def checked(name, f):
         def op(x, xindex, xfill, y, yindex, yfill):
             operands = []
             for v, index in ((x, xindex), (y, yindex)):
-                if not isinstance(v, np.ndarray) or v.ndim != 1 or \
-                        len(v) != getattr(index, 'npoints', -1):
+                if not isinstance(v, np.ndarray) or v.ndim != 1 or not points(index, len(v)):
                     raise ValueError('a sparse array holds one value for each point of its '
                                      'index')
                 operands.append(np.ascontiguousarray(v))
+            # Fill values as numbers of their arrays' types (converted here, not by the
+            # kernel after the check).
+            xfill = operands[0].dtype.type(xfill)
+            yfill = operands[1].dtype.type(yfill)
             return f(operands[0], xindex, xfill, operands[1], yindex, yfill)
         op.__name__ = op.__qualname__ = name
         return op

@@ -1476,6 +1476,117 @@ static int compressors_guard(void)
 	return 0;
 }
 
+/* ---- OrderedDict's walks over its nodes ------------------------------------------------------
+ *
+ * OrderedDict's repr, copy and == walk its nodes by pointer and look each key up on the way:
+ * the key's __hash__ or __eq__ deleted its own node, and the walk went on from the freed node
+ * (memory laid there: a fake key, a fake bytearray over all memory). While armed they work
+ * over the items as its iterator gives them (which holds what it reads and refuses a changed
+ * dict). */
+static reprfunc odict_repr_real;
+static richcmpfunc odict_compare_real;
+static PyObject *odict_copy_real;
+
+static PyObject *odict_repr(PyObject *self)
+{
+	PyObject *items, *pieces, *r;
+	int i;
+
+	if (!pylayer_armed())
+		return odict_repr_real(self);
+	if (PyObject_Size(self) == 0)
+		return PyErr_Occurred() ? NULL
+		                        : PyUnicode_FromFormat("%s()", _PyType_Name(Py_TYPE(self)));
+	if ((i = Py_ReprEnter(self)) != 0)
+		return i > 0 ? PyUnicode_FromString("...") : NULL;
+	items = PyObject_CallMethod(self, "items", NULL);
+	pieces = items ? PySequence_List(items) : NULL;
+	r = pieces ? PyUnicode_FromFormat("%s(%R)", _PyType_Name(Py_TYPE(self)), pieces) : NULL;
+	Py_XDECREF(pieces);
+	Py_XDECREF(items);
+	Py_ReprLeave(self);
+	return r;
+}
+
+static PyObject *odict_compare(PyObject *v, PyObject *w, int op)
+{
+	PyObject *same, *kv = NULL, *kw = NULL;
+	int eq;
+
+	if (!pylayer_armed() || !PyODict_Check(v) || !PyODict_Check(w) ||
+	    (op != Py_EQ && op != Py_NE))
+		return odict_compare_real(v, w, op);
+	/* As dicts first, then their keys' order, each read by the iterator. */
+	if (!(same = PyDict_Type.tp_richcompare(v, w, Py_EQ)))
+		return NULL;
+	eq = same == Py_True;
+	Py_DECREF(same);
+	if (eq) {
+		kv = PySequence_List(v);
+		kw = kv ? PySequence_List(w) : NULL;
+		eq = kw ? PyObject_RichCompareBool(kv, kw, Py_EQ) : -1;
+		Py_XDECREF(kv);
+		Py_XDECREF(kw);
+		if (eq < 0)
+			return NULL;
+	}
+	return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static PyObject *odict_copy(PyObject *self, PyObject *unused)
+{
+	PyObject *items, *pieces, *copy;
+
+	(void)unused;
+	if (!pylayer_armed())
+		return PyObject_CallOneArg(odict_copy_real, self);
+	items = PyObject_CallMethod(self, "items", NULL);
+	pieces = items ? PySequence_List(items) : NULL;
+	Py_XDECREF(items);
+	copy = pieces ? PyObject_CallNoArgs((PyObject *)Py_TYPE(self)) : NULL;
+	for (Py_ssize_t i = 0; copy && i < PyList_GET_SIZE(pieces); i++) {
+		PyObject *kv = PyList_GET_ITEM(pieces, i);
+		if (!PyTuple_Check(kv) || PyTuple_GET_SIZE(kv) != 2) {
+			PyErr_SetString(PyExc_TypeError, "items() must give (key, value) pairs");
+			Py_CLEAR(copy);
+		} else if (PyObject_SetItem(copy, PyTuple_GET_ITEM(kv, 0),
+		                            PyTuple_GET_ITEM(kv, 1)) < 0) {
+			Py_CLEAR(copy);
+		}
+	}
+	Py_XDECREF(pieces);
+	return copy;
+}
+
+static PyMethodDef odict_copy_def = {"copy", odict_copy, METH_NOARGS, NULL};
+
+static int odict_guard(void)
+{
+	void *real;
+
+	if (held_slot(&PyODict_Type, offsetof(PyTypeObject, tp_repr), (void *)odict_repr, &real) <
+	        0 ||
+	    rewrap(&PyODict_Type, "__repr__", real, (void *)odict_repr) < 0)
+		return -1;
+	odict_repr_real = (reprfunc)real;
+	/* The comparison slot holds its operands (held_operands_init) and calls this one. */
+	for (size_t i = 0; i < N_HELD_COMPARES && !odict_compare_real; i++)
+		if (PyODict_Type.tp_richcompare == held_compares[i].held) {
+			odict_compare_real = held_compares[i].call;
+			held_compares[i].call = odict_compare;
+			if (rewrap(&PyODict_Type, "__eq__", (void *)held_compares[i].real,
+			           (void *)held_compares[i].held) < 0 ||
+			    rewrap(&PyODict_Type, "__ne__", (void *)held_compares[i].real,
+			           (void *)held_compares[i].held) < 0)
+				return -1;
+		}
+	if (!odict_compare_real) {
+		PyErr_SetString(PyExc_RuntimeError, "OrderedDict's comparison is not held");
+		return -1;
+	}
+	return replace_method(&PyODict_Type, "copy", &odict_copy_def, &odict_copy_real);
+}
+
 /* ---- arguments C code takes for what they are not ---------------------------------------- */
 
 /* TextIOWrapper.reconfigure compared an encoding that is not a str with "locale" as if it were
@@ -1560,12 +1671,34 @@ static int eg_refused(PyObject *name)
 	return -1;
 }
 
+/* Is t an exception group class, or a class one of them is made of (a mixin whose split an
+ * exception group would find)? 1, 0, or -1 with an exception. */
+static int group_or_beneath(PyTypeObject *t, int depth)
+{
+	PyObject *subs;
+	int found = 0;
+
+	if (PyType_IsSubtype(t, (PyTypeObject *)PyExc_BaseExceptionGroup))
+		return 1;
+	if (depth > 64 || !(subs = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__",
+	                                               "O", (PyObject *)t)))
+		return depth > 64 ? 1 : -1;
+	for (Py_ssize_t i = 0; !found && i < PyList_GET_SIZE(subs); i++)
+		if (PyType_Check(PyList_GET_ITEM(subs, i)))
+			found =
+			    group_or_beneath((PyTypeObject *)PyList_GET_ITEM(subs, i), depth + 1);
+	Py_DECREF(subs);
+	return found;
+}
+
 int pyreentry_class_attr_checked(PyObject *cls, PyObject *name)
 {
-	if (pylayer_armed() && PyType_Check(cls) &&
-	    PyType_IsSubtype((PyTypeObject *)cls, (PyTypeObject *)PyExc_BaseExceptionGroup) &&
-	    eg_name(name, 0))
-		return eg_refused(name);
+	int found;
+
+	if (!pylayer_armed() || !PyType_Check(cls) || !eg_name(name, 0))
+		return 0;
+	if ((found = group_or_beneath((PyTypeObject *)cls, 0)) != 0)
+		return found < 0 ? -1 : eg_refused(name);
 	return 0;
 }
 
@@ -1620,7 +1753,8 @@ int pyreentry_guard(void)
 
 	if (held_operands_init() < 0 || itertools_guard() < 0 || deque_guard() < 0 ||
 	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0 ||
-	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0)
+	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0 ||
+	    odict_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
