@@ -1469,31 +1469,33 @@ def _sparse_kernels():
         setattr(st, name, g)
     _replace_all(replacements)
 
+def _copying(f, at):
+    """f called with a copy of its argument at position at (compiled code hands its callbacks
+    arrays over work memory it frees when it returns)."""
+    np = sys.modules['numpy']
+
+    def g(*args):
+        args = list(args)
+        args[at] = np.array(args[at])
+        return f(*args)
+    return g
+
 def _odeint_copies():
     """odeint's C code hands its function (and Dfun) y as an array over its own work memory,
     which it frees when it returns: a y the user's function kept read and wrote freed memory
     afterwards (other arrays' values there). The functions get a copy of y."""
     import inspect
-    import numpy as np
     from scipy.integrate import _odepack_py
     real = _odepack_py.odeint
     signature = inspect.signature(real)
 
-    def copied(f, tfirst):
-        if f is None:
-            return None
-
-        def g(a, b, *args):
-            return f(a, np.array(b), *args) if tfirst else f(np.array(a), b, *args)
-        return g
-
     def odeint(*args, **kwargs):
         bound = signature.bind(*args, **kwargs)
         given = bound.arguments
-        tfirst = bool(given.get('tfirst', False))
-        given['func'] = copied(given['func'], tfirst)
-        if 'Dfun' in given:
-            given['Dfun'] = copied(given['Dfun'], tfirst)
+        at = 1 if given.get('tfirst', False) else 0
+        given['func'] = _copying(given['func'], at)
+        if given.get('Dfun') is not None:
+            given['Dfun'] = _copying(given['Dfun'], at)
         return real(*bound.args, **bound.kwargs)
 
     odeint.__doc__, odeint.__module__ = real.__doc__, real.__module__
@@ -1506,13 +1508,7 @@ def _minpack_copies():
     curve_fit) hand the user's function and Jacobian x as an array over their own work memory,
     freed when they return: an x kept wrote into whatever was laid there (a list's items: any
     memory). The functions get a copy of x."""
-    import numpy as np
     from scipy.optimize import _minpack
-
-    def copied(f):
-        def g(x, *args):
-            return f(np.array(x), *args)
-        return g
 
     def driver(name, functions):
         real = getattr(_minpack, name)
@@ -1521,7 +1517,7 @@ def _minpack_copies():
             args = list(args)
             for i in range(min(functions, len(args))):
                 if callable(args[i]):
-                    args[i] = copied(args[i])
+                    args[i] = _copying(args[i], 0)
             return real(*args, **kwargs)
         run.__name__ = run.__qualname__ = name
         run.__doc__ = real.__doc__

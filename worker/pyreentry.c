@@ -903,6 +903,23 @@ static PyObject *defdict_missing(PyObject *self, PyObject *key)
 
 static PyMethodDef defdict_missing_def = {"__missing__", defdict_missing, METH_O, NULL};
 
+/* real (a method descriptor) called on self with args and kw, as the replaced method was. */
+static PyObject *call_on(PyObject *real, PyObject *self, PyObject *args, PyObject *kw)
+{
+	Py_ssize_t n = args ? PyTuple_GET_SIZE(args) : 0;
+	PyObject *stack[8], **argv = n < 8 ? stack : PyMem_New(PyObject *, (size_t)n + 1), *r;
+
+	if (!argv)
+		return PyErr_NoMemory();
+	argv[0] = self;
+	for (Py_ssize_t k = 0; k < n; k++)
+		argv[k + 1] = PyTuple_GET_ITEM(args, k);
+	r = PyObject_VectorcallDict(real, argv, (size_t)n + 1, kw);
+	if (argv != stack)
+		PyMem_Free(argv);
+	return r;
+}
+
 /* Replace t's method descriptor name by one made of def; *real gets the old one. */
 static int replace_method(PyTypeObject *t, const char *name, PyMethodDef *def, PyObject **real)
 {
@@ -1401,22 +1418,13 @@ static int n_uninit;
 
 static PyObject *uninit_call(int i, PyObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *all, *r;
-
 	if (!*(void **)((char *)self + uninit[i].lock_at)) {
 		PyErr_Format(PyExc_ValueError,
 		             "this %s was not initialised (its __init__ did not run)",
 		             Py_TYPE(self)->tp_name);
 		return NULL;
 	}
-	if (!(all = PyTuple_New(1 + PyTuple_GET_SIZE(args))))
-		return NULL;
-	PyTuple_SET_ITEM(all, 0, Py_NewRef(self));
-	for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(args); j++)
-		PyTuple_SET_ITEM(all, j + 1, Py_NewRef(PyTuple_GET_ITEM(args, j)));
-	r = PyObject_Call(uninit[i].real, all, kw);
-	Py_DECREF(all);
-	return r;
+	return call_on(uninit[i].real, self, args, kw);
 }
 
 #define UNINIT_FN(i)                                                                               \
@@ -1598,7 +1606,6 @@ static PyObject *reconfigure_real;
 static PyObject *reconfigure(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static const char *const names[] = {"encoding", "errors", NULL};
-	PyObject *all, *r;
 
 	if (pylayer_armed() && kw && PyDict_Check(kw))
 		for (const char *const *n = names; *n; n++) {
@@ -1610,15 +1617,7 @@ static PyObject *reconfigure(PyObject *self, PyObject *args, PyObject *kw)
 				    "not %.100s",
 				    *n, Py_TYPE(v)->tp_name);
 		}
-	all = PyTuple_New(1 + (args ? PyTuple_GET_SIZE(args) : 0));
-	if (!all)
-		return NULL;
-	PyTuple_SET_ITEM(all, 0, Py_NewRef(self));
-	for (Py_ssize_t i = 0; args && i < PyTuple_GET_SIZE(args); i++)
-		PyTuple_SET_ITEM(all, i + 1, Py_NewRef(PyTuple_GET_ITEM(args, i)));
-	r = PyObject_Call(reconfigure_real, all, kw);
-	Py_DECREF(all);
-	return r;
+	return call_on(reconfigure_real, self, args, kw);
 }
 
 static PyMethodDef reconfigure_def = {"reconfigure", (PyCFunction)(void (*)(void))reconfigure,
@@ -1649,15 +1648,17 @@ static PyMethodDef bytearray_join_def = {"join", bytearray_join, METH_O, NULL};
 static newfunc eg_new_real;
 static setattrofunc eg_setattro_real;
 
-static int eg_name(PyObject *name, int instance)
+/* The names through which a group's split is found: defined by a class, set on a class (or
+ * its bases), set on an instance. */
+static const char *const eg_defined[] = {"split", "__getattr__", "__getattribute__", NULL};
+static const char *const eg_class_set[] = {"split", "__getattr__", "__getattribute__", "__bases__",
+                                           NULL};
+static const char *const eg_instance_set[] = {"split", "__class__", NULL};
+
+static int eg_name(PyObject *name, const char *const *names)
 {
-	static const char *const names[] = {"split",     "__getattr__", "__getattribute__",
-	                                    "__bases__", "__class__",   NULL};
-	if (!PyUnicode_Check(name))
-		return 0;
-	for (const char *const *n = names; *n; n++)
-		if ((!instance || n == names || strcmp(*n, "__class__") == 0) &&
-		    PyUnicode_CompareWithASCIIString(name, *n) == 0)
+	for (; PyUnicode_Check(name) && *names; names++)
+		if (PyUnicode_CompareWithASCIIString(name, *names) == 0)
 			return 1;
 	return 0;
 }
@@ -1695,7 +1696,7 @@ int pyreentry_class_attr_checked(PyObject *cls, PyObject *name)
 {
 	int found;
 
-	if (!pylayer_armed() || !PyType_Check(cls) || !eg_name(name, 0))
+	if (!pylayer_armed() || !PyType_Check(cls) || !eg_name(name, eg_class_set))
 		return 0;
 	if ((found = group_or_beneath((PyTypeObject *)cls, 0)) != 0)
 		return found < 0 ? -1 : eg_refused(name);
@@ -1708,15 +1709,15 @@ static PyObject *eg_new(PyTypeObject *t, PyObject *args, PyObject *kw)
 
 	for (Py_ssize_t i = 0; pylayer_armed() && mro && i < PyTuple_GET_SIZE(mro); i++) {
 		PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-		PyObject *key, *v;
-		Py_ssize_t pos = 0;
 		if (!(b->tp_flags & Py_TPFLAGS_HEAPTYPE) || !b->tp_dict)
 			continue;
-		while (PyDict_Next(b->tp_dict, &pos, &key, &v))
-			if (eg_name(key, 0) &&
-			    PyUnicode_CompareWithASCIIString(key, "__bases__") != 0 &&
-			    PyUnicode_CompareWithASCIIString(key, "__class__") != 0) {
-				eg_refused(key);
+		for (const char *const *n = eg_defined; *n; n++)
+			if (PyDict_GetItemString(b->tp_dict, *n)) {
+				PyErr_Format(
+				    PyExc_TypeError,
+				    "an exception group's %s is its class's own in the sandbox "
+				    "(except* reads what split() answers)",
+				    *n);
 				return NULL;
 			}
 	}
@@ -1725,7 +1726,7 @@ static PyObject *eg_new(PyTypeObject *t, PyObject *args, PyObject *kw)
 
 static int eg_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
-	if (pylayer_armed() && eg_name(name, 1))
+	if (pylayer_armed() && eg_name(name, eg_instance_set))
 		return eg_refused(name);
 	return eg_setattro_real(self, name, value);
 }
