@@ -2,7 +2,9 @@
  * and the answers. The worker opens no file; the supervisor opens only beneath directories it
  * trusts (openat2 with RESOLVE_BENEATH and no magic links, a regular file, bounded), and within
  * a quota per call. A request that is not well formed is a protocol violation (the caller
- * kills the runner); one that is well formed but cannot be served is answered with an errno.
+ * kills the runner); one that is well formed but cannot be served is answered with an errno:
+ * EMFILE when the call has used its own quota of files, ENFILE when the supervisor has no fd
+ * left to hold what the call asks for (calls running meanwhile hold them: not this call's doing).
  * Functions return 0 or -errno. */
 #include <dirent.h>
 #include <errno.h>
@@ -896,7 +898,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	/* The write keeps its directory open until the call ends: not from the fds the
 	 * supervisor keeps for its own use. */
 	if (engine_fd_room(c->e) < 1)
-		return -EMFILE;
+		return -ENFILE;
 	f.dirfd = ws_parent(ws, asked, &f.name);
 	if (f.dirfd < 0)
 		return f.dirfd;
@@ -1250,7 +1252,7 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 		rc = -EDQUOT;
 	/* The directory is held open until the call ends (struct ws_dir). */
 	if (rc == 0 && engine_fd_room(c->e) < 1)
-		rc = -EMFILE;
+		rc = -ENFILE;
 	if (rc == 0 && (pfd = ws_parent(ws, rel, &name)) < 0)
 		rc = pfd == -EISDIR ? -EEXIST : pfd; /* ".", "..": there already */
 	if (rc == 0 && strlen(name) > NAME_MAX)
@@ -1630,7 +1632,7 @@ static int removal_add(struct chain *c, int dirfd, const char *name, const struc
 	if (c->n_removals >= ENGINE_WS_REMOVALS_PER_CALL)
 		return -EDQUOT;
 	if (engine_fd_room(c->e) < 2)
-		return -EMFILE;
+		return -ENFILE;
 	r.dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	/* The object itself, held: its inode number is no other file's until the call ends, so
 	 * the commit removes the name only if it still holds this very file. */
@@ -1912,7 +1914,7 @@ static int pending_link(struct chain *c, int sp, const char *sname, const struct
 	if (c->n_writes >= ENGINE_WS_FILES_PER_CALL + (size_t)replacing)
 		return -EDQUOT;
 	if (engine_fd_room(c->e) < 2)
-		return -EMFILE;
+		return -ENFILE;
 	if ((rc = hidden_name(c, f.tmp, sizeof(f.tmp))) < 0)
 		return rc;
 	/* Where there can be no second name (another file system; a file of another user's,

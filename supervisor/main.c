@@ -82,13 +82,21 @@ static void setup_cgroup(struct config *cfg, struct cgroup *cg)
 		        cg->state == CGROUP_FAILED ? "failed" : "unavailable", cg->reason);
 }
 
-/* A call that writes files holds a directory handle for each in the supervisor (IPC_WS_FILES_PER
- * _CALL per call, max_workers calls at once): take what the hard limit on fds allows, and say
- * when even that is short. */
+/* What one call changing the workspace may hold open in the supervisor until it ends: the
+ * directory of each file it writes, each directory it makes, and each name it removes (its
+ * directory and the object). */
+#define WS_FDS_HELD_PER_CALL                                                                       \
+	(IPC_WS_FILES_PER_CALL + IPC_WS_DIRS_PER_CALL + 2 * IPC_WS_REMOVALS_PER_CALL)
+/* Besides: the failed calls' directories kept to be removed later, and the supervisor's own. */
+#define WS_FDS_BESIDES 2048
+
+/* Calls that change the workspace hold fds in the supervisor (WS_FDS_HELD_PER_CALL each,
+ * max_workers calls at once): take what the hard limit on fds allows, and say when even that
+ * is short (a call that then finds none left is told the server is short, not the call). */
 static void fds_for_workspace(const struct config *cfg)
 {
 	struct rlimit rl;
-	uint64_t want = (uint64_t)IPC_WS_FILES_PER_CALL * cfg->max_workers + 1024;
+	uint64_t want = (uint64_t)WS_FDS_HELD_PER_CALL * cfg->max_workers + WS_FDS_BESIDES;
 
 	if (!cfg->workspace_write || getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return;

@@ -298,6 +298,57 @@ Test(inject_fds, a_limit_lowered_at_run_time_fails_requests_not_chains)
 	end_server();
 }
 
+/* A workspace change the server has no fd to hold (other calls hold them; here the limit is
+ * lowered to what it has open) is refused with ENFILE, whose message says the server is short,
+ * not the call (EMFILE says the call used its own quota): nothing is written, and with the limit
+ * back the same call writes the file. */
+Test(inject_fds, a_workspace_change_without_server_fds_blames_the_server)
+{
+	static const char write_one[] = "def put(name):\n"
+	                                "    try:\n"
+	                                "        with open(name, 'w') as f:\n"
+	                                "            f.write('kept')\n"
+	                                "        return 'written'\n"
+	                                "    except OSError as e:\n"
+	                                "        return [e.errno, 'in the server' in str(e)]\n"
+	                                "def mk(name):\n"
+	                                "    import os\n"
+	                                "    try:\n"
+	                                "        os.mkdir(name)\n"
+	                                "        return 'made'\n"
+	                                "    except OSError as e:\n"
+	                                "        return [e.errno, 'in the server' in str(e)]\n"
+	                                "[put('a.txt'), mk('d')]";
+	char dir[] = "/tmp/safepy-inject-ws-XXXXXX", path[64];
+	int open_now;
+	struct stat st;
+
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	cr_assert_eq(chmod(dir, 0777), 0);
+	start_with_nofile(256, 256, ARGS("--workspace", dir, "--workspace-write"));
+	e2e_expect_result("1 + 1", "2");
+	e2e_steady_descendants(5000);
+	open_now = mcpc_fd_count(e2e_srv.pid);
+	cr_assert_gt(open_now, 0);
+	set_nofile(open_now, 256);
+
+	e2e_expect_result(write_one, e2e_fmt("[[%d, true], [%d, true]]", ENFILE, ENFILE));
+	snprintf(path, sizeof(path), "%s/a.txt", dir);
+	cr_assert(stat(path, &st) < 0 && errno == ENOENT, "a refused write left %s", path);
+	snprintf(path, sizeof(path), "%s/d", dir);
+	cr_assert(stat(path, &st) < 0 && errno == ENOENT, "a refused mkdir left %s", path);
+	no_false_blame();
+
+	set_nofile(256, 256);
+	e2e_expect_result(write_one, "[\"written\", \"made\"]");
+	end_server();
+	snprintf(path, sizeof(path), "%s/a.txt", dir);
+	cr_assert(stat(path, &st) == 0 && st.st_size == 4, "the write was not kept");
+	snprintf(path, sizeof(path), "%s/d", dir);
+	cr_assert(stat(path, &st) == 0 && S_ISDIR(st.st_mode), "the directory was not kept");
+	cr_assert_eq(system(e2e_fmt("rm -rf '%s'", dir)), 0);
+}
+
 /* ---- Process creation failing --------------------------------------------------------------
  * The server runs in a scratch pids cgroup (cgroup v2 with the pids controller enabled at its
  * root, or the v1 pids hierarchy) whose pids.max the test lowers below what it holds: no

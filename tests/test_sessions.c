@@ -1255,6 +1255,40 @@ Test(session_cli, run_c_stays_one_shot)
 	free(err);
 }
 
+/* A call that ends just before its deadline with a thread still running is kept as a
+ * one-thread copy of its process; the deadline's signal (sent as the call ended) restarts the
+ * copy's fork, and its process parks again without a child. That is not a failed fork: the
+ * fork is let through again, and every such call keeps its session (it was answered "its state
+ * could not be kept" most of the time). A call that did overrun says it timed out. */
+Test(session_limits, the_deadline_signal_during_a_copy_does_not_lose_the_call)
+{
+	static const double delays[] = {0.90, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99};
+	int kept = 0;
+
+	e2e_start_with(VERSION, ARGS("--allow-import", "threading", "--timeout", "1"), NULL);
+	for (int i = 0; i < 16; i++) {
+		json_object *r = e2e_call(
+		    e2e_fmt("import threading, time\n"
+		            "t = threading.Thread(target=time.sleep, args=(3,), daemon=True)\n"
+		            "t.start()\ntime.sleep(%.2f)\nx = %d\n'done'",
+		            delays[i % 8], i),
+		    "{\"session\":\"new\"}");
+		const char *status = mcpc_status(r);
+
+		if (strcmp(status, "ok") == 0) {
+			e2e_assert_result(r, "'done'", "\"done\"");
+			e2e_assert_result(e2e_call("x", e2e_fmt("{\"session\":\"%s\"}",
+			                                        mcpc_sc_str(r, "session"))),
+			                  "x", e2e_fmt("%d", i));
+			kept++;
+		} else {
+			cr_assert_str_eq(status, "timeout", "call %d: %s", i, mcpc_json(r));
+		}
+	}
+	cr_assert_gt(kept, 8, "only %d of 16 calls kept their state; log:\n%s", kept, e2e_log());
+	e2e_stop();
+}
+
 /* A call that starts threads and joins them ends with its process alone once the threads'
  * last steps in the C library are done, a little after join() returned: the engine asks again
  * before it makes a one-thread copy (a copy made while a thread still held a C library lock

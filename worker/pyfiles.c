@@ -90,6 +90,13 @@ static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 		         "open at once, and open %d in all",
 		         SANDBOX_NOFILE_WORKSPACE - POLICY_FD_CHANNEL - 1, IPC_WS_FDS_PER_CALL);
 		break;
+	case ENFILE:
+		snprintf(
+		    msg, sizeof(msg),
+		    "Too many open files in the server: the server has no file descriptor left "
+		    "to hold this workspace change (the calls running now hold them; try again "
+		    "when they end, or ask for the server's limit to be raised: ulimit -n)");
+		break;
 	case EFBIG:
 		snprintf(msg, sizeof(msg),
 		         "File too large: one call may read files of at most %llu MiB",
