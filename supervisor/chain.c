@@ -1186,6 +1186,12 @@ static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 		return "The call left a reply of the supervisor unread when it ended: nothing it "
 		       "did "
 		       "is kept.";
+	/* A frame begun and not ended: the supervisor would hold what it was said to bring (up
+	 * to the largest frame) for as long as the session lives. */
+	if (channel_partial(&c->ch))
+		return "The call left a message to the supervisor unfinished when it ended: "
+		       "nothing "
+		       "it did is kept.";
 	/* A call given no fd has none: a worker cannot make one. */
 	if (c->e->ws.fd < 0 || c->fds_given == 0)
 		return NULL;

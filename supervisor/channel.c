@@ -91,6 +91,11 @@ void channel_forget(struct channel *ch, pid_t pid)
 		frame_reset(ch);
 }
 
+int channel_partial(const struct channel *ch)
+{
+	return ch->hdr_len || ch->payload;
+}
+
 void channel_flush(struct channel *ch)
 {
 	while (ch->tx && ch->tx_off < ch->tx_len) {

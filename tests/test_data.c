@@ -2005,6 +2005,63 @@ Test(data, generators_draw_from_bit_generators_they_hold)
 	e2e_stop();
 }
 
+/* numpy's loops over arrays of objects (np.add, x + y, np.dot, np.add.reduce) hand a class's
+ * operator the arrays' items without owning them: the user's __add__ dropped the other operand
+ * from its array and answered NotImplemented, and its __radd__ ran on the freed object, laid
+ * over with a forged one that handed out a bytearray spanning the address space. A class's
+ * binary operators hold both operands while they run: __radd__ gets the real object. Ordinary
+ * arithmetic on arrays of objects answers as before. */
+Test(data, operators_of_object_arrays_hold_their_operands)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "def q(n): return n.to_bytes(8, 'little')\n"
+	    "fake_ba = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q(1 << 62) + q(0) + q(0) + "
+	    "q(0)\n"
+	    "fake_ba_addr = id(fake_ba) + 32\n"
+	    "class B:\n"
+	    "    __slots__ = tuple('s%d' % i for i in range(20))\n"
+	    "    def __init__(self): self.s0 = 'the real operand'\n"
+	    "    def __radd__(self, o): return self.s0\n"
+	    "    __rmul__ = __radd__\n"
+	    "forged_b = bytes(16) + q(1 << 40) + q(id(B)) + q(fake_ba_addr)\n"
+	    "forged_b += bytes(191 - len(forged_b))\n"
+	    "keep = []\n"
+	    "class Refill:\n"
+	    "    def __del__(self):\n"
+	    "        keep.extend(bytearray(forged_b) for _ in range(32))\n"
+	    "def attack(op):\n"
+	    "    global x, y\n"
+	    "    class A:\n"
+	    "        def __add__(self, other):\n"
+	    "            y[-1] = None\n"
+	    "            r = Refill()\n"
+	    "            return NotImplemented\n"
+	    "        __mul__ = __add__\n"
+	    "    x = np.array([A()], dtype=object)\n"
+	    "    y = np.array([B()], dtype=object)\n"
+	    "    if op == 'ufunc': r = np.add(x, y)[0]\n"
+	    "    elif op == 'operator': r = (x + y)[0]\n"
+	    "    elif op == 'dot': r = np.dot(x, y)\n"
+	    "    else:\n"
+	    "        y = np.array([A(), B()], dtype=object)\n"
+	    "        r = np.add.reduce(y)\n"
+	    "    return r if isinstance(r, str) else type(r).__name__\n"
+	    "class V:\n"
+	    "    def __init__(self, v): self.v = v\n"
+	    "    def __add__(self, o): return V(self.v + (o.v if isinstance(o, V) else o))\n"
+	    "    __radd__ = __add__\n"
+	    "    def __mul__(self, o): return V(self.v * (o.v if isinstance(o, V) else o))\n"
+	    "    __rmul__ = __mul__\n"
+	    "ok = np.array([V(1), V(2), V(3)], dtype=object)\n"
+	    "[attack(op) for op in ('ufunc', 'operator', 'dot', 'reduce')], (ok + 1)[2].v, (2 + "
+	    "ok)[0].v, np.dot(ok, ok).v, np.add.reduce(ok).v, (ok * ok).sum().v",
+	    "[[\"the real operand\",\"the real operand\",\"the real operand\",\"the real "
+	    "operand\"],4,3,14,6,14]");
+	e2e_stop();
+}
+
 /* matplotlib's C++ triangulation made by the user's code (the class of
  * tr.get_cpp_triangulation()) read x and y at vertex numbers never checked (SIGSEGV), and the
  * arrays a Triangulation made its C++ one from were its attributes (edited: the same). The

@@ -816,6 +816,47 @@ Test(hostile_after, a_frame_cut_by_the_end_of_its_call_is_dropped)
 	e2e_stop();
 }
 
+/* A call that forges its result, then begins an 8 MiB frame it never ends and parks: the
+ * supervisor held the frame's buffer for as long as the session lived (8 sessions: 64 MiB
+ * outside every limit). A call that parks with a frame unfinished is not kept: it says so, its
+ * session is as it was, and the buffer goes with its process. */
+Test(hostile_after, a_frame_left_unfinished_at_a_park_is_not_kept)
+{
+	const char *sessions[6];
+	long before, after;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS), NULL);
+	for (int i = 0; i < 6; i++)
+		sessions[i] = e2e_fmt(
+		    "%s", mcpc_sc_str(e2e_expect_status("x = 1", "{\"session\":\"new\"}", "ok"),
+		                      "session"));
+	before = rss_kib(e2e_srv.pid);
+	for (int i = 0; i < 6; i++) {
+		json_object *r =
+		    e2e_call(e2e_fmt("%s"
+		                     "x = 2\n"
+		                     "put(result(2, 'FORGED'))\n"
+		                     "put(struct.pack('<IB', (8 << 20) - 1, ord('Q')) + b'\\x01' "
+		                     "* ((8 << 20) - 3))\n"
+		                     "while True:\n"
+		                     "    try:\n"
+		                     "        os.fork()\n"
+		                     "    except OSError:\n"
+		                     "        pass\n",
+		                     prelude),
+		             session_args(sessions[i], NULL));
+		cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
+		cr_assert(strstr(mcpc_err_str(r, "message"), "unfinished"), "%s", mcpc_json(r));
+	}
+	after = rss_kib(e2e_srv.pid);
+	cr_assert_gt(before, 0);
+	cr_assert_lt(after - before, 16 * 1024, "the supervisor grew from %ld to %ld KiB", before,
+	             after);
+	for (int i = 0; i < 6; i++)
+		e2e_assert_result(e2e_call("x", session_args(sessions[i], NULL)), "x", "1");
+	e2e_stop();
+}
+
 /* The user's trace and profile functions never run between calls: the warm-up of the next
  * call's process runs without them (it runs outside any call, where a hook could read what
  * the supervisor left in the channel), and they are back for the next call. */

@@ -1665,8 +1665,14 @@ static PyObject *interface_refused(PyObject *name);
 /* A comparison: setting one gives the class CPython's slot again. */
 static int pyguard_operator_name(PyObject *name)
 {
-	static const char *const names[] = {"__eq__", "__ne__", "__lt__", "__le__",
-	                                    "__gt__", "__ge__", NULL};
+	static const char *const names[] = {
+	    "__eq__",      "__ne__",       "__lt__",        "__le__",      "__gt__",
+	    "__ge__",      "__add__",      "__radd__",      "__sub__",     "__rsub__",
+	    "__mul__",     "__rmul__",     "__mod__",       "__rmod__",    "__divmod__",
+	    "__rdivmod__", "__lshift__",   "__rlshift__",   "__rshift__",  "__rrshift__",
+	    "__and__",     "__rand__",     "__xor__",       "__rxor__",    "__or__",
+	    "__ror__",     "__floordiv__", "__rfloordiv__", "__truediv__", "__rtruediv__",
+	    "__matmul__",  "__rmatmul__",  "__pow__",       "__rpow__",    NULL};
 	for (const char *const *n = names; *n; n++)
 		if (PyUnicode_CompareWithASCIIString(name, *n) == 0)
 			return 1;

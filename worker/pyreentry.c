@@ -457,16 +457,295 @@ static PyObject *list_compare(PyObject *v, PyObject *w, int op)
 	return r;
 }
 
-/* A class's comparison slot, held (a class made, or its comparisons set, later: again).
- * A class's binary operators (slot_nb_add, ...) find the reflected method only when the other
- * operand's slot is CPython's own, so they cannot be wrapped the same way: the C callers that
- * hand them an operand they do not own are guarded where they are (itertools' steps below,
- * Counter's counting in pylayer.c). */
+static void binops_guard(PyTypeObject *t);
+
+/* A class's comparison slot and binary operators, held (a class made, or its comparisons or
+ * operators set, later: again). */
 void pyreentry_class_guard(PyTypeObject *t)
 {
+	binops_guard(t);
 	for (size_t i = 0; i < N_HELD_COMPARES; i++)
 		if (held_compares[i].real && t->tp_richcompare == held_compares[i].real)
 			t->tp_richcompare = held_compares[i].held;
+}
+
+/* ---- operands held through a class's binary operators ------------------------------------ */
+
+/* C code hands binary operators objects it does not own: numpy's loops over arrays of objects
+ * (np.add, x + y, dot, reduce) pass the arrays' items as they are. A class's operator
+ * (slot_nb_add, ...) calls __add__, and on NotImplemented the other operand's __radd__: the
+ * user's __add__ had dropped the other operand from its array, and __radd__ ran on a freed
+ * object laid over with a forged one (any object, a bytearray spanning the address space).
+ * A class's binary operators are this file's: CPython's logic, with both operands held while
+ * it runs, and the same refusal as the comparisons when NotImplemented is left with an operand
+ * nobody else owns. The check of the other operand's slot (is it a class's operator too?)
+ * takes CPython's and this file's alike. */
+struct held_binop {
+	const char *name, *rname; /* __add__, __radd__ */
+	size_t offset;            /* of the slot in PyNumberMethods */
+	PyObject *dunder, *rdunder;
+	binaryfunc real; /* CPython's slot_nb_... */
+	binaryfunc held;
+};
+
+static struct held_binop held_binops[];
+
+static binaryfunc binop_slot(PyTypeObject *t, size_t i)
+{
+	return t->tp_as_number ? *(binaryfunc *)((char *)t->tp_as_number + held_binops[i].offset)
+	                       : NULL;
+}
+
+static int binop_is_class_slot(PyTypeObject *t, size_t i)
+{
+	binaryfunc f = binop_slot(t, i);
+
+	return f && (f == held_binops[i].real || f == held_binops[i].held);
+}
+
+/* The method name of self's class, called with (self, other); NotImplemented when it has
+ * none. */
+static PyObject *binop_call(PyObject *name, PyObject *self, PyObject *other)
+{
+	PyObject *f = _PyType_Lookup(Py_TYPE(self), name), *r;
+	descrgetfunc get;
+
+	if (!f)
+		return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
+	if (PyType_HasFeature(Py_TYPE(f), Py_TPFLAGS_METHOD_DESCRIPTOR)) {
+		PyObject *args[2] = {self, other};
+		Py_INCREF(f);
+		r = PyObject_Vectorcall(f, args, 2, NULL);
+	} else {
+		get = Py_TYPE(f)->tp_descr_get;
+		f = get ? get(f, self, (PyObject *)Py_TYPE(self)) : Py_NewRef(f);
+		if (!f)
+			return NULL;
+		r = PyObject_CallOneArg(f, other);
+	}
+	Py_DECREF(f);
+	return r;
+}
+
+/* Does right's class define rname otherwise than left's? */
+static int binop_overloaded(PyObject *left, PyObject *right, PyObject *rname)
+{
+	PyObject *a, *b;
+	int ok;
+
+	if (_PyObject_LookupAttr((PyObject *)Py_TYPE(right), rname, &b) < 0)
+		return -1;
+	if (!b)
+		return 0;
+	if (_PyObject_LookupAttr((PyObject *)Py_TYPE(left), rname, &a) < 0) {
+		Py_DECREF(b);
+		return -1;
+	}
+	if (!a) {
+		Py_DECREF(b);
+		return 1;
+	}
+	ok = PyObject_RichCompareBool(a, b, Py_NE);
+	Py_DECREF(a);
+	Py_DECREF(b);
+	return ok;
+}
+
+static PyObject *binop_held(size_t i, PyObject *self, PyObject *other)
+{
+	const struct held_binop *b = &held_binops[i];
+	int do_other;
+	PyObject *r;
+
+	Py_INCREF(self);
+	Py_INCREF(other);
+	do_other = Py_TYPE(self) != Py_TYPE(other) && binop_is_class_slot(Py_TYPE(other), i);
+	if (binop_is_class_slot(Py_TYPE(self), i)) {
+		if (do_other && PyType_IsSubtype(Py_TYPE(other), Py_TYPE(self))) {
+			int ok = binop_overloaded(self, other, b->rdunder);
+			if (ok < 0) {
+				r = NULL;
+				goto out;
+			}
+			if (ok) {
+				r = binop_call(b->rdunder, other, self);
+				if (r != Py_NotImplemented)
+					goto out;
+				Py_DECREF(r);
+				do_other = 0;
+			}
+		}
+		r = binop_call(b->dunder, self, other);
+		if (r != Py_NotImplemented || Py_TYPE(other) == Py_TYPE(self))
+			goto out;
+		Py_DECREF(r);
+	}
+	r = do_other ? binop_call(b->rdunder, other, self) : Py_NewRef(Py_NotImplemented);
+out:
+	return operands_checked(r, self, other);
+}
+
+#define HELD_BINOP(i)                                                                              \
+	static PyObject *held_binop_##i(PyObject *v, PyObject *w)                                  \
+	{                                                                                          \
+		return binop_held(i, v, w);                                                        \
+	}
+HELD_BINOP(0)
+HELD_BINOP(1)
+HELD_BINOP(2)
+HELD_BINOP(3)
+HELD_BINOP(4)
+HELD_BINOP(5)
+HELD_BINOP(6)
+HELD_BINOP(7)
+HELD_BINOP(8)
+HELD_BINOP(9)
+HELD_BINOP(10)
+HELD_BINOP(11)
+HELD_BINOP(12)
+
+#define NB(slot) offsetof(PyNumberMethods, slot)
+static struct held_binop held_binops[] = {
+    {"__add__", "__radd__", NB(nb_add), NULL, NULL, NULL, held_binop_0},
+    {"__sub__", "__rsub__", NB(nb_subtract), NULL, NULL, NULL, held_binop_1},
+    {"__mul__", "__rmul__", NB(nb_multiply), NULL, NULL, NULL, held_binop_2},
+    {"__mod__", "__rmod__", NB(nb_remainder), NULL, NULL, NULL, held_binop_3},
+    {"__divmod__", "__rdivmod__", NB(nb_divmod), NULL, NULL, NULL, held_binop_4},
+    {"__lshift__", "__rlshift__", NB(nb_lshift), NULL, NULL, NULL, held_binop_5},
+    {"__rshift__", "__rrshift__", NB(nb_rshift), NULL, NULL, NULL, held_binop_6},
+    {"__and__", "__rand__", NB(nb_and), NULL, NULL, NULL, held_binop_7},
+    {"__xor__", "__rxor__", NB(nb_xor), NULL, NULL, NULL, held_binop_8},
+    {"__or__", "__ror__", NB(nb_or), NULL, NULL, NULL, held_binop_9},
+    {"__floordiv__", "__rfloordiv__", NB(nb_floor_divide), NULL, NULL, NULL, held_binop_10},
+    {"__truediv__", "__rtruediv__", NB(nb_true_divide), NULL, NULL, NULL, held_binop_11},
+    {"__matmul__", "__rmatmul__", NB(nb_matrix_multiply), NULL, NULL, NULL, held_binop_12},
+};
+#undef NB
+#define N_HELD_BINOPS (sizeof(held_binops) / sizeof(held_binops[0]))
+
+/* ** with a class's __pow__/__rpow__: the two-operand form held as the others; with a modulus,
+ * only the left operand's __pow__ is asked (as CPython does), both held. */
+static ternaryfunc power_real;
+static PyObject *pow_dunder, *rpow_dunder;
+
+static int power_is_class_slot(PyTypeObject *t);
+
+static PyObject *held_power(PyObject *self, PyObject *other, PyObject *mod)
+{
+	PyObject *r;
+
+	if (mod != Py_None) {
+		PyObject *args[3] = {self, other, mod};
+		if (!power_is_class_slot(Py_TYPE(self)))
+			Py_RETURN_NOTIMPLEMENTED;
+		Py_INCREF(self);
+		Py_INCREF(other);
+		r = PyObject_VectorcallMethod(pow_dunder, args, 3, NULL);
+		return operands_checked(r, self, other);
+	}
+	Py_INCREF(self);
+	Py_INCREF(other);
+	{
+		int do_other =
+		    Py_TYPE(self) != Py_TYPE(other) && power_is_class_slot(Py_TYPE(other));
+		if (power_is_class_slot(Py_TYPE(self))) {
+			if (do_other && PyType_IsSubtype(Py_TYPE(other), Py_TYPE(self))) {
+				int ok = binop_overloaded(self, other, rpow_dunder);
+				if (ok < 0) {
+					r = NULL;
+					goto out;
+				}
+				if (ok) {
+					r = binop_call(rpow_dunder, other, self);
+					if (r != Py_NotImplemented)
+						goto out;
+					Py_DECREF(r);
+					do_other = 0;
+				}
+			}
+			r = binop_call(pow_dunder, self, other);
+			if (r != Py_NotImplemented || Py_TYPE(other) == Py_TYPE(self))
+				goto out;
+			Py_DECREF(r);
+		}
+		r = do_other ? binop_call(rpow_dunder, other, self) : Py_NewRef(Py_NotImplemented);
+	}
+out:
+	return operands_checked(r, self, other);
+}
+
+static int power_is_class_slot(PyTypeObject *t)
+{
+	ternaryfunc f = t->tp_as_number ? t->tp_as_number->nb_power : NULL;
+
+	return f && (f == power_real || f == held_power);
+}
+
+/* A class's binary operators, held (a class made, or an operator set, later: again). */
+static void binops_guard(PyTypeObject *t)
+{
+	if (!t->tp_as_number || !(t->tp_flags & Py_TPFLAGS_HEAPTYPE))
+		return;
+	for (size_t i = 0; i < N_HELD_BINOPS; i++)
+		if (held_binops[i].real && binop_slot(t, i) == held_binops[i].real)
+			*(binaryfunc *)((char *)t->tp_as_number + held_binops[i].offset) =
+			    held_binops[i].held;
+	if (power_real && t->tp_as_number->nb_power == power_real)
+		t->tp_as_number->nb_power = held_power;
+}
+
+/* CPython's operator slots, read off a class made here with every operator. */
+static int held_binops_init(void)
+{
+	PyObject *g = PyDict_New(), *code = NULL, *r = NULL, *cls;
+	PyTypeObject *t;
+	char src[2048];
+	size_t n;
+	int rc = -1;
+
+	n = (size_t)snprintf(src, sizeof(src), "class Operators:\n");
+	for (size_t i = 0; i < N_HELD_BINOPS && n < sizeof(src); i++)
+		n += (size_t)snprintf(src + n, sizeof(src) - n,
+		                      "    def %s(self, other): return NotImplemented\n",
+		                      held_binops[i].name);
+	if (n < sizeof(src))
+		n += (size_t)snprintf(
+		    src + n, sizeof(src) - n,
+		    "    def __pow__(self, other, mod=None): return NotImplemented\n");
+	if (!g || n >= sizeof(src))
+		goto out;
+	code = Py_CompileString(src, "<sandbox operators>", Py_file_input);
+	if (!code || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0)
+		goto out;
+	r = PyEval_EvalCode(code, g, g);
+	cls = r ? PyDict_GetItemString(g, "Operators") : NULL;
+	if (!cls || !PyType_Check(cls) || !((PyTypeObject *)cls)->tp_as_number) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_RuntimeError,
+			                "no class with Python operators was made");
+		goto out;
+	}
+	t = (PyTypeObject *)cls;
+	for (size_t i = 0; i < N_HELD_BINOPS; i++) {
+		held_binops[i].real = binop_slot(t, i);
+		held_binops[i].dunder = PyUnicode_InternFromString(held_binops[i].name);
+		held_binops[i].rdunder = PyUnicode_InternFromString(held_binops[i].rname);
+		if (!held_binops[i].real || !held_binops[i].dunder || !held_binops[i].rdunder)
+			goto out;
+	}
+	power_real = t->tp_as_number->nb_power;
+	pow_dunder = PyUnicode_InternFromString("__pow__");
+	rpow_dunder = PyUnicode_InternFromString("__rpow__");
+	if (!power_real || !pow_dunder || !rpow_dunder)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0 && !PyErr_Occurred())
+		PyErr_SetString(PyExc_RuntimeError, "an operator to hold is missing");
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(g);
+	return rc;
 }
 
 /* The comparison slot CPython gives a class with Python comparisons, read off one made here,
@@ -1752,10 +2031,10 @@ int pyreentry_guard(void)
 {
 	PyTypeObject *t = &PyByteArray_Type;
 
-	if (held_operands_init() < 0 || itertools_guard() < 0 || deque_guard() < 0 ||
-	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0 ||
-	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0 ||
-	    odict_guard() < 0)
+	if (held_operands_init() < 0 || held_binops_init() < 0 || itertools_guard() < 0 ||
+	    deque_guard() < 0 || unicode_errors_guard() < 0 || callables_guard() < 0 ||
+	    exception_groups_guard() < 0 || borrowed_fields_guard() < 0 || decimal_guard() < 0 ||
+	    compressors_guard() < 0 || odict_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
