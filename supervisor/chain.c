@@ -581,11 +581,15 @@ static void fail_no_process(struct chain *c, const char *what, int err, int kept
 	c->call = NULL;
 	call->chain = NULL;
 	engine_fail(c->e, call, RUN_CRASHED, "ResourceError",
-	            "No process could be created for this call: %s (%s%s). Retry later.%s", what,
+	            "No process could be created for this call: %s (%s%s%s). Retry later.%s", what,
 	            strerror(err),
 	            err == EAGAIN ? ": a limit on processes is reached, the server user's "
 	                            "RLIMIT_NPROC or its cgroup's pids.max"
 	                          : "",
+	            err == EAGAIN && c->holder ? ", or the session's own bound on its processes"
+	                                         " and threads (its earlier calls' processes not "
+	                                         "yet gone)"
+	                                       : "",
 	            kept ? " The session is unchanged." : "");
 }
 
@@ -1488,8 +1492,9 @@ static void advance_forking(struct chain *c)
 	}
 	if (!n && c->holder->parked) {
 		/* The holder is back without a child: the fork failed (its errno stays in the
-		 * holder: a limit on processes, or no memory for one). */
-		engine_procs_short(c->e, 1, EAGAIN);
+		 * holder: a limit on processes, or no memory for one). That is the session's own
+		 * matter until the zygote finds the same: its bound on tasks counts what its own
+		 * processes left unreaped, and a session's process may say anything. */
 		prep_failed(c, "could not be forked");
 	}
 }

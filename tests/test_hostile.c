@@ -857,6 +857,51 @@ Test(hostile_after, a_frame_left_unfinished_at_a_park_is_not_kept)
 	e2e_stop();
 }
 
+/* A session's process that forges its result and parks in its own code, then never reaps the
+ * processes that ran its later calls (each ends at once), reaches its own bound on tasks: its
+ * fork fails. That was taken for the machine out of processes (the log's error for the whole
+ * server, new workers held back, the session's calls blaming the server user's limits). It is
+ * the session's matter: its calls say its own bound is one of the limits, the server logs no
+ * shortage, and other sessions run. */
+Test(hostile_after, a_session_that_never_reaps_fails_alone)
+{
+	const char *h;
+	json_object *r = NULL;
+	int failed = 0, calls = 0;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS), NULL);
+	h = e2e_fmt("%s", mcpc_sc_str(e2e_expect_status("x = 1", "{\"session\":\"new\"}", "ok"),
+	                              "session"));
+	e2e_expect_status(e2e_fmt("%s"
+	                          "put(result(2, 'FORGED'))\n"
+	                          "while True:\n"
+	                          "    try:\n"
+	                          "        r = os.fork()\n"
+	                          "    except OSError:\n"
+	                          "        continue\n"
+	                          "    if r >= 0x40000000 and (r >> 24) & 0x3f == 1:\n"
+	                          "        os._exit(0)\n",
+	                          prelude),
+	                  session_args(h, NULL), "ok");
+	for (; calls < 100 && !failed; calls++) {
+		r = e2e_call("x", session_args(h, NULL));
+		failed = strcmp(mcpc_status(r), "crashed") == 0 && mcpc_err_str(r, "type") &&
+		         strcmp(mcpc_err_str(r, "type"), "ResourceError") == 0;
+	}
+	cr_assert(failed, "the session's fork never failed: the test proves nothing; log:\n%s",
+	          e2e_log());
+	cr_log_info("the session's fork failed at call %d: %s", calls, mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), "the session's own bound"), "%s",
+	          mcpc_json(r));
+	cr_assert_null(strstr(e2e_log(), "cannot create worker processes"),
+	               "the session's fork was taken for the server's; log:\n%s", e2e_log());
+	for (int i = 0; i < 3; i++)
+		e2e_assert_result(
+		    e2e_expect_status(e2e_fmt("%d * 2", i), "{\"session\":\"new\"}", "ok"), "i * 2",
+		    e2e_fmt("%d", i * 2));
+	e2e_stop();
+}
+
 /* The user's trace and profile functions never run between calls: the warm-up of the next
  * call's process runs without them (it runs outside any call, where a hook could read what
  * the supervisor left in the channel), and they are back for the next call. */
