@@ -1,13 +1,75 @@
-/* log.c - leveled log lines on stderr. stdout belongs to JSON-RPC alone. */
+/* log.c - leveled log lines on stderr. stdout belongs to JSON-RPC alone. A line never blocks
+ * the server: stderr is written without waiting (a client that never reads the pipe it gave
+ * as stderr would otherwise stop the event loop, its deadlines and its signals), and lines that
+ * find it full are dropped and counted; the next line that goes out says how many. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "supervisor.h"
 
 static enum log_level threshold = LOG_INFO;
 static void (*sink_fn)(enum log_level l, const char *text);
 static int in_sink;
+static int log_fd = STDERR_FILENO; /* stderr, or our own non-blocking open of its pipe */
+static int log_socket;             /* stderr is a socket: sent without waiting */
+static unsigned long dropped;      /* lines that found stderr full since the last one out */
+
+void log_open(void)
+{
+	struct stat st;
+	char path[64];
+	int fd;
+
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return;
+	if (S_ISSOCK(st.st_mode)) {
+		log_socket = 1;
+		return;
+	}
+	if (!S_ISFIFO(st.st_mode))
+		return; /* a file or a terminal */
+	/* Our own open of the pipe: O_NONBLOCK on it touches no other process's stderr. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", STDERR_FILENO);
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		log_fd = fd;
+}
+
+/* Write a whole line (at most PIPE_BUF bytes: a pipe takes it whole or not at all). */
+static int put(const char *s, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = log_socket ? send(STDERR_FILENO, s, len, MSG_DONTWAIT | MSG_NOSIGNAL)
+		               : write(log_fd, s, len);
+	while (n < 0 && errno == EINTR);
+	return n > 0 ? 0 : -1;
+}
+
+static void emit(const char *line, size_t len)
+{
+	if (dropped) {
+		char note[128];
+		int k = snprintf(note, sizeof(note),
+		                 "safepy: warn: %lu log lines were dropped (stderr was not read)\n",
+		                 dropped);
+		if (put(note, (size_t)k) < 0) {
+			dropped++;
+			return;
+		}
+		dropped = 0;
+	}
+	if (put(line, len) < 0)
+		dropped++;
+}
 
 void log_set_level(enum log_level l)
 {
@@ -25,6 +87,7 @@ void log_msg(enum log_level l, const char *fmt, ...)
 	char line[2048];
 	va_list ap;
 	int n;
+	size_t len;
 
 	if (l > threshold && !sink_fn)
 		return;
@@ -33,8 +96,12 @@ void log_msg(enum log_level l, const char *fmt, ...)
 	if (n > 0 && (size_t)n < sizeof(line))
 		vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	va_end(ap);
-	if (l <= threshold)
-		fprintf(stderr, "%s\n", line);
+	if (l <= threshold) {
+		len = strnlen(line, sizeof(line) - 2);
+		line[len] = '\n';
+		emit(line, len + 1);
+		line[len] = '\0';
+	}
 	/* A sink that logs must not feed itself. */
 	if (sink_fn && !in_sink && n > 0 && (size_t)n < sizeof(line)) {
 		in_sink = 1;

@@ -2,6 +2,7 @@
  * safepy-zygote, note who the client is (SO_PEERCRED) and set up a delegated cgroup when
  * systemd gave us one, then serve, run or doctor. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,14 +114,35 @@ static void fds_for_workspace(const struct config *cfg)
 		        (unsigned long long)want);
 }
 
+/* fds 0, 1 and 2 open from the start (on /dev/null where they were closed): nothing the
+ * server opens takes their place. Returns a mask of those that were closed. */
+static int std_fds_open(void)
+{
+	int closed = 0;
+
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int null = open("/dev/null", O_RDWR);
+			if (null != fd) {
+				if (null >= 0)
+					close(null);
+				return -1;
+			}
+			closed |= 1 << fd;
+		}
+	return closed;
+}
+
 int main(int argc, char **argv)
 {
 	static char self[PATH_MAX];
 	static struct cgroup cg;
 	struct config cfg;
 	char err[256];
-	int exit_now, rc;
+	int exit_now, rc, closed = std_fds_open();
 
+	if (closed < 0)
+		return 2;
 	if (config_parse(&cfg, argc, argv, &exit_now, err, sizeof(err)) < 0) {
 		fprintf(stderr, "safepy: %s\n", err);
 		config_clear(&cfg);
@@ -131,6 +153,16 @@ int main(int argc, char **argv)
 		return exit_now;
 	}
 	log_set_level(cfg.log_level);
+	log_open();
+	if (cfg.cmd == CMD_SERVE && (closed & 3)) {
+		/* The client speaks on stdin and hears on stdout: without them nothing is served. */
+		log_msg(LOG_ERROR, "%s closed: a client talks to the server over stdin and stdout",
+		        (closed & 3) == 3 ? "stdin and stdout are"
+		        : closed & 1      ? "stdin is"
+		                          : "stdout is");
+		config_clear(&cfg);
+		return 2;
+	}
 	if (cfg.cmd == CMD_CONNECT) {
 		rc = connect_main(&cfg);
 		config_clear(&cfg);

@@ -78,6 +78,8 @@ void config_to_ipc(const struct config *cfg, struct ipc_config *out);
 /* ---- logging (log.c): stderr only, never stdout ---- */
 
 void log_set_level(enum log_level l);
+/* Write log lines to stderr without waiting from now on (before the server starts). */
+void log_open(void);
 /* Also hand each line to sink (the MCP server forwards server events to a client that
  * asked for them with logging/setLevel). NULL removes it. */
 void log_set_sink(void (*sink)(enum log_level l, const char *text));

@@ -349,6 +349,98 @@ Test(inject_fds, a_workspace_change_without_server_fds_blames_the_server)
 	cr_assert_eq(system(e2e_fmt("rm -rf '%s'", dir)), 0);
 }
 
+/* ---- stderr nobody reads --------------------------------------------------------------------
+ * A client that gives the server a pipe as stderr and never reads it: the pipe fills with log
+ * lines. The server went on writing into it and stopped (its loop, deadlines and signals all
+ * waited on the pipe). Lines that find it full are dropped; the next that goes out counts them. */
+
+Test(inject_fds, a_stderr_nobody_reads_stops_nothing)
+{
+	char fifo[] = "/tmp/safepy-inject-fifo-XXXXXX", buf[65536];
+	int hold, drain;
+	ssize_t n;
+	json_object *r;
+	int64_t slow;
+	size_t got = 0;
+	char *text = NULL;
+
+	cr_assert_not_null(mkdtemp(fifo));
+	cr_assert_eq(rmdir(fifo), 0);
+	cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
+	/* Held open by the test so the pipe lives, and never read until the end. */
+	hold = open(fifo, O_RDWR | O_CLOEXEC);
+	cr_assert_geq(hold, 0);
+	start_as("/bin/sh", ARGS("-c", "exec \"$@\" 2>\"$0\"", fifo), ARGS("--log-level", "debug"),
+	         NULL);
+	slow = mcpc_call_async(&e2e_srv, "import time\ntime.sleep(60)", "{\"timeout_seconds\":2}");
+	/* Each is ignored with a warning: about 100 bytes of log, 200 KiB in all. */
+	for (int i = 0; i < 2000; i++)
+		cr_assert_eq(
+		    mcpc_send(&e2e_srv,
+		              e2e_fmt("{\"jsonrpc\":\"1.0\",\"method\":\"notifications/x%d\"}", i)),
+		    0);
+	cr_assert_not_null(e2e_hold(mcpc_request(&e2e_srv, "ping", NULL, 10000)),
+	                   "no pong with stderr full");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 20000));
+	cr_assert_not_null(r, "the call past its deadline was not answered with stderr full");
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	e2e_expect_result("6 * 7", "42");
+
+	/* Read now: what was written, then a line that says how many were dropped. */
+	drain = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	cr_assert_geq(drain, 0);
+	while ((n = read(drain, buf, sizeof(buf))) > 0)
+		;
+	e2e_expect_result("1 + 1", "2");
+	text = calloc(1, sizeof(buf) + 1);
+	cr_assert_not_null(text);
+	for (int64_t until = mcpc_now_ms() + 5000;
+	     !strstr(text, "were dropped") && mcpc_now_ms() < until;) {
+		n = read(drain, text + got, sizeof(buf) - got);
+		if (n > 0)
+			got += (size_t)n;
+		else
+			usleep(50000);
+	}
+	cr_assert(strstr(text, "log lines were dropped (stderr was not read)"),
+	          "no count of the "
+	          "lines dropped: %s",
+	          text);
+	free(text);
+	end_server();
+	close(drain);
+	close(hold);
+	unlink(fifo);
+}
+
+/* Started with stdin or stdout closed, the server says which and exits 2 (it said "cannot watch
+ * stdin: File exists" or "stdout: Invalid argument" and exited 0; with stderr closed, its log
+ * went into its own signalfd). With stderr closed it still serves. */
+Test(inject_fds, closed_standard_fds_are_refused_or_survived)
+{
+	static const struct {
+		const char *redirect, *says;
+	} cases[] = {{"<&-", "stdin is closed"}, {">&-", "stdout is closed"}};
+	char *out = NULL, *err = NULL;
+	int status = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(mcpc_run_cmd("/bin/sh",
+		                          ARGS("-c", e2e_fmt("exec \"$0\" %s", cases[i].redirect),
+		                               SAFEPY_BIN),
+		                          NULL, 20000, &out, &err, &status),
+		             0);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2,
+		          "%s: status 0x%x, stderr %s", cases[i].redirect, status, err);
+		cr_assert(strstr(err, cases[i].says), "%s: stderr: %s", cases[i].redirect, err);
+		free(out);
+		free(err);
+	}
+	start_as("/bin/sh", ARGS("-c", "exec \"$0\" \"$@\" 2>&-"), NULL, NULL);
+	e2e_expect_result("6 * 7", "42");
+	end_server();
+}
+
 /* ---- Process creation failing --------------------------------------------------------------
  * The server runs in a scratch pids cgroup (cgroup v2 with the pids controller enabled at its
  * root, or the v1 pids hierarchy) whose pids.max the test lowers below what it holds: no
