@@ -1332,6 +1332,40 @@ Test(limits, output_flood_is_bounded)
 	e2e_stop();
 }
 
+/* A result or an exception whose text is hundreds of MiB (the repr of 50 MiB of bytes that are
+ * not ASCII: 200 MiB) was lost: encoding it whole took more memory than the call had, and the
+ * answer said "ok" with no result and nothing truncated (the exception: an empty message).
+ * Such a text comes back cut around the marker, its head and tail kept, and truncated set. */
+Test(limits, a_text_too_large_to_encode_whole_is_cut_not_lost)
+{
+	static const char *const codes[] = {"b'\\xff' * (50 << 20)", "bytearray(50 << 20)",
+	                                    "raise ValueError(b'HEAD' + b'\\xff' * (50 << 20) + "
+	                                    "b'TAIL')"};
+	json_object *r;
+	const char *text;
+
+	e2e_start(ARGS("--timeout", "30"));
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		r = e2e_call_on(&e2e_srv, codes[i], NULL, 60000);
+		cr_assert(json_object_get_boolean(e2e_member(mcpc_structured(r), "truncated")),
+		          "%s: not truncated: %.300s", codes[i], mcpc_json(r));
+		text = i < 2 ? mcpc_sc_str(r, "result_repr") : mcpc_err_str(r, "message");
+		cr_assert(text && strlen(text) > 1000 && strlen(text) <= 64 * 1024 + 256,
+		          "%s: %.300s", codes[i], mcpc_json(r));
+		cr_assert(strstr(text, "bytes cut]"), "%s: no cut marker: %.300s", codes[i], text);
+		if (i == 0)
+			cr_assert(!strncmp(text, "b'\\xff\\xff", 10) &&
+			              !strcmp(text + strlen(text) - 5, "\\xff'"),
+			          "%s: head or tail lost: %.60s", codes[i], text);
+		if (i == 2)
+			cr_assert(!strncmp(text, "b'HEAD", 6) &&
+			              strstr(text + strlen(text) - 10, "TAIL'"),
+			          "%s: head or tail lost: %.60s", codes[i], text);
+	}
+	e2e_expect_result("'after'", "\"after\"");
+	e2e_stop();
+}
+
 Test(limits, max_output_keeps_head_and_tail)
 {
 	json_object *r;

@@ -25,17 +25,70 @@
 
 /* The str s as UTF-8 into *out, every character kept (NUL too; a lone surrogate becomes a
  * backslash escape). Returns 0, or -1 with *out unchanged (the Python error cleared). */
+static PyObject *utf8_part(PyObject *s, Py_ssize_t from, Py_ssize_t to)
+{
+	PyObject *part = PyUnicode_Substring(s, from, to), *b;
+
+	if (!part)
+		return NULL;
+	b = PyUnicode_AsEncodedString(part, "utf-8", "backslashreplace");
+	Py_DECREF(part);
+	return b;
+}
+
+/* The bytes s[from..to) takes in UTF-8 with backslashreplace (a lone surrogate: \udxxx). */
+static uint64_t utf8_size(PyObject *s, Py_ssize_t from, Py_ssize_t to)
+{
+	int kind = PyUnicode_KIND(s);
+	const void *d = PyUnicode_DATA(s);
+	uint64_t n = 0;
+
+	if (kind == PyUnicode_1BYTE_KIND && PyUnicode_IS_ASCII(s))
+		return (uint64_t)(to - from);
+	for (Py_ssize_t i = from; i < to; i++) {
+		Py_UCS4 c = PyUnicode_READ(kind, d, i);
+		n += c < 0x80                    ? 1
+		     : c < 0x800                 ? 2
+		     : c >= 0xd800 && c < 0xe000 ? 6
+		     : c < 0x10000               ? 3
+		                                 : 4;
+	}
+	return n;
+}
+
+/* Texts longer than this many characters are taken as their head and tail, each half of it,
+ * around the cut marker (every text is kept to far less): encoded whole, a repr of hundreds of
+ * MiB took more memory than the call had left, and the text was lost. */
+#define UTF8_WHOLE_MAX (1 << 20)
+
 static int utf8_text(PyObject *s, struct text *out)
 {
-	PyObject *b = PyUnicode_AsEncodedString(s, "utf-8", "backslashreplace");
+	Py_ssize_t len = PyUnicode_GET_LENGTH(s), half = UTF8_WHOLE_MAX / 2;
+	PyObject *b, *tail;
 	int rc;
 
-	if (!b) {
+	if (len <= UTF8_WHOLE_MAX) {
+		b = PyUnicode_AsEncodedString(s, "utf-8", "backslashreplace");
+		if (!b) {
+			PyErr_Clear();
+			return -1;
+		}
+		rc = text_set(out, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+		Py_DECREF(b);
+		return rc < 0 ? -1 : 0;
+	}
+	b = utf8_part(s, 0, half);
+	tail = b ? utf8_part(s, len - half, len) : NULL;
+	if (!b || !tail) {
+		Py_XDECREF(b);
 		PyErr_Clear();
 		return -1;
 	}
-	rc = text_set(out, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+	rc = text_join_cut(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b),
+	                   utf8_size(s, half, len - half), PyBytes_AS_STRING(tail),
+	                   (size_t)PyBytes_GET_SIZE(tail), out);
 	Py_DECREF(b);
+	Py_DECREF(tail);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -224,7 +277,7 @@ static void exc_message(PyObject *exc, struct text *out)
 		return;
 	}
 	if (utf8_text(s, out) < 0)
-		text_set_str(out, "");
+		text_set_str(out, "<str() of the exception could not be encoded: out of memory>");
 	Py_DECREF(s);
 	PyErr_Clear();
 }
@@ -396,7 +449,8 @@ int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *tr
 		text_set_str(&out->result_repr, "<repr() failed>");
 		return -1;
 	}
-	utf8_text(r, &out->result_repr);
+	if (utf8_text(r, &out->result_repr) < 0)
+		text_set_str(&out->result_repr, "<repr() could not be encoded: out of memory>");
 	result_bound(&out->result_repr, max, truncated);
 	Py_DECREF(r);
 	if (to_json(value, 0, &nodes, &out->result) < 0) {
