@@ -46,6 +46,9 @@ struct pending {
 #define OUT_RESUME     (OUT_BOUND / 2)
 /* Code of deferred calls beyond which stdin is not read either. */
 #define DEFER_BOUND    (64u << 20)
+/* Code of calls started and not answered (each waits with its code for its session or a
+ * worker) beyond which no other call starts: they wait deferred, under DEFER_BOUND. */
+#define STARTED_BOUND  (64u << 20)
 /* After a failed start, how long the engine has to answer the calls already asked. */
 #define FAIL_DRAIN_MS  2000
 /* Calls started and not answered, at least (or twice --max-workers): each may still add a
@@ -80,6 +83,7 @@ struct server {
 	struct pending *pending;
 	struct pending *deferred, **deferred_tail; /* not started yet, in arrival order */
 	size_t deferred_bytes;
+	size_t started_bytes; /* code of the calls started and not answered */
 	unsigned int inflight, max_inflight;
 	char default_session[40]; /* handle of this connection's default session, "" if none */
 	int in_eof; /* stdin closed: nothing more is read; what was asked is answered */
@@ -249,6 +253,7 @@ static void call_done(struct engine_call *c, struct run_outcome *o)
 	struct pending *p = (struct pending *)c;
 
 	S.inflight--;
+	S.started_bytes -= p->args.code_len;
 	if (!p->cancelled) {
 		log_msg(LOG_INFO, "call %s%s%s: %s in %lld ms", json_object_to_json_string(p->id),
 		        S.cfg->peer ? " from " : "", S.cfg->peer ? S.cfg->peer : "",
@@ -342,16 +347,18 @@ static void launch(struct pending *p)
 	p->next = S.pending;
 	S.pending = p;
 	S.inflight++;
+	S.started_bytes += p->args.code_len;
 	if (p->progress)
 		timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
 	engine_submit(S.engine, &p->call);
 }
 
 /* May one more call start now? Not while the client is behind on reading, nor past the
- * calls that may be started and unanswered at once. */
+ * calls, or the code, that may be started and unanswered at once. */
 static int may_launch(void)
 {
-	return !S.stop && !S.throttled && S.inflight < S.max_inflight;
+	return !S.stop && !S.throttled && S.inflight < S.max_inflight &&
+	       (S.inflight == 0 || S.started_bytes < STARTED_BOUND);
 }
 
 /* Start the deferred calls that may start now, in arrival order. */

@@ -441,6 +441,58 @@ Test(inject_fds, closed_standard_fds_are_refused_or_survived)
 	end_server();
 }
 
+/* The server's resident memory, KiB (0 when it cannot be read). */
+static long server_rss_kib(void)
+{
+	char line[256];
+	long kib = 0;
+	FILE *f = fopen(e2e_fmt("/proc/%d/status", (int)e2e_srv.pid), "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* 90 calls of 4 MiB of code each, for one busy session: they wait their turn with their code.
+ * The calls started (up to 64 at once) held theirs besides the 64 MiB bound on the code of
+ * calls not started: 320 MiB in the supervisor. The code of calls started is bounded too: the
+ * rest wait, not read, and every call is answered. */
+Test(inject_fds, code_waiting_for_its_session_is_bounded)
+{
+	enum { CALLS = 90 };
+	int64_t ids[CALLS];
+	long peak = 0, rss;
+	char *code = malloc((4u << 20) + 64);
+
+	cr_assert_not_null(code);
+	code[0] = '#';
+	/* Within the largest message (4 MiB) with the request around it. */
+	memset(code + 1, 'x', (4u << 20) - 4096);
+	strcpy(code + (4u << 20) - 4095, "\nimport time\ntime.sleep(0.02)\nn = 1");
+	start_as(SAFEPY_BIN, NULL, ARGS("--timeout", "60"), NULL);
+	/* The session is busy meanwhile: the calls behind wait with their code. */
+	ids[0] = mcpc_call_async(&e2e_srv, "import time\ntime.sleep(8)\nn = 0", NULL);
+	for (int i = 1; i < CALLS; i++) {
+		ids[i] = mcpc_call_async(&e2e_srv, code, NULL);
+		cr_assert_gt(ids[i], 0);
+		if ((rss = server_rss_kib()) > peak)
+			peak = rss;
+	}
+	for (int i = 0; i < CALLS; i++) {
+		json_object *r = e2e_hold(mcpc_wait_int_id(&e2e_srv, ids[i], 120000));
+		cr_assert_not_null(r, "call %d was not answered", i);
+		cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	}
+	free(code);
+	cr_log_info("the supervisor's peak while the calls were sent: %ld KiB", peak);
+	/* The bounds: 64 MiB started, 64 MiB deferred, a line being read, the allocator's own. */
+	cr_assert_lt(peak, 220 * 1024, "the supervisor grew to %ld KiB", peak);
+	end_server();
+}
+
 /* ---- Process creation failing --------------------------------------------------------------
  * The server runs in a scratch pids cgroup (cgroup v2 with the pids controller enabled at its
  * root, or the v1 pids hierarchy) whose pids.max the test lowers below what it holds: no
