@@ -1682,6 +1682,199 @@ Test(python_layer, fields_read_before_the_users_code_are_held)
 	stop();
 }
 
+/* ZoneInfo.from_file of a TZif file whose transition named the type after the last: CPython's
+ * loader checked the index only against one past the types (the real bound an assert), read
+ * the zone's offsets and wrote its DST offsets past their arrays, and utcoffset() answered the
+ * object at an address laid past the array of types (a fake bytearray over all memory: full
+ * read/write). The reading the loader builds from is checked first (each transition names one
+ * of the types, the tables agree in length, no transitions without a type): ValueError. Zones
+ * from a valid file and from the database answer as before. */
+Test(python_layer, zoneinfo_loads_only_transitions_to_its_own_types)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import io, struct, zoneinfo, datetime\n"
+	    "ZI = zoneinfo.ZoneInfo\n"
+	    "def tzif(types, idx):\n"
+	    "    ttis = [(3600, 0, 0), (7200, 1, 4)][:types]\n"
+	    "    head = b'TZif2' + bytes(15)\n"
+	    "    v1 = head + struct.pack('>6l', 0, 0, 0, 0, 0, 0)\n"
+	    "    hdr = head + struct.pack('>6l', 0, 0, 0, 2, len(ttis), 9)\n"
+	    "    body = struct.pack('>2q', 0, 31536000) + bytes(idx)\n"
+	    "    body += b''.join(struct.pack('>lbb', *x) for x in ttis)\n"
+	    "    return v1 + hdr + body + b'CET\\0CEST\\0' + b'\\nCET-1\\n'\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return str(f())\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__ + ': ' + str(e)\n"
+	    "def at(z, *d):\n"
+	    "    x = datetime.datetime(*d, tzinfo=z)\n"
+	    "    return [str(x.utcoffset()), x.tzname()]\n"
+	    "z = ZI.from_file(io.BytesIO(tzif(2, [1, 0])), key='Test/Zone')\n"
+	    "r = [str(z), at(z, 1969, 6, 1), at(z, 1970, 6, 1), at(z, 1980, 6, 1)]\n"
+	    "for fold in (0, 1):\n"
+	    "    d = datetime.datetime(1970, 6, 1, fold=fold)\n"
+	    "    r.append(t(lambda: ZI.from_file(io.BytesIO(tzif(2, [1, 2])))\n"
+	    "               .utcoffset(d)))\n"
+	    "r.append(t(lambda: ZI.from_file(io.BytesIO(tzif(0, [0, 0])))))\n"
+	    "p = ZI('Europe/Paris')\n"
+	    "utc = datetime.datetime(2024, 3, 31, 1, tzinfo=datetime.timezone.utc)\n"
+	    "r += [at(p, 2024, 7, 1, 12), at(p, 2024, 1, 1),\n"
+	    "      str(utc.astimezone(p))]\n"
+	    "r\n",
+	    "[\"Test/Zone\",[\"1:00:00\",\"CET\"],[\"2:00:00\",\"CEST\"],"
+	    "[\"1:00:00\",\"CET\"],"
+	    "\"ValueError: invalid TZif data: a transition names a type the file does not have\","
+	    "\"ValueError: invalid TZif data: a transition names a type the file does not have\","
+	    "\"ValueError: invalid TZif data: transitions without a type\","
+	    "[\"2:00:00\",\"CEST\"],[\"1:00:00\",\"CET\"],"
+	    "\"2024-03-31 03:00:00+02:00\"]");
+	still_serving();
+	stop();
+}
+
+/* An expat parser reached again from its own handlers: Parse (or ParseFile, or ElementTree's
+ * XMLParser.feed from a target's method) called on the same parser moved expat's input buffer
+ * and the outer parse read the freed one; buffer_text set false (or buffer_size changed) from
+ * the character data handler freed the buffer the text was then copied into (NULL written).
+ * Both are refused while the parser parses (RuntimeError) and the parse goes on; the settings
+ * change before and after, and ElementTree (handlers, targets, feed and close, iterparse, a
+ * pull parser) and ParseFile work as before. */
+Test(python_layer, an_expat_parser_is_not_changed_while_it_parses)
+{
+	start(NULL);
+	expect_ok_result("import io, xml.etree.ElementTree as ET\n"
+	                 "def t(f):\n"
+	                 "    try:\n"
+	                 "        return f()\n"
+	                 "    except Exception as e:\n"
+	                 "        return type(e).__name__\n"
+	                 "xp = ET.XMLParser().parser\n"
+	                 "xp.EndElementHandler = xp.CharacterDataHandler = None\n"
+	                 "seen = []\n"
+	                 "def start(name, attrs):\n"
+	                 "    seen.append(name)\n"
+	                 "    if name == 'b':\n"
+	                 "        big = b'<i>' + b'z' * 100000\n"
+	                 "        seen.append(t(lambda: xp.Parse(big, False)))\n"
+	                 "        seen.append(t(lambda: xp.ParseFile(io.BytesIO(b'<i/>'))))\n"
+	                 "xp.StartElementHandler = start\n"
+	                 "xp.Parse(b'<a>' + b'<e/>' * 20 + b'<b/>' + b'<e/>' * 280, False)\n"
+	                 "r = [len(seen), seen[21:24], seen.count('e')]\n"
+	                 "xq = ET.XMLParser().parser\n"
+	                 "got = []\n"
+	                 "def cd(data):\n"
+	                 "    got.append(data)\n"
+	                 "    if len(got) == 1:\n"
+	                 "        for name, v in (('buffer_text', False), ('buffer_size', 64),\n"
+	                 "                        ('ordered_attributes', 0),\n"
+	                 "                        ('specified_attributes', 0)):\n"
+	                 "            got.append(t(lambda: setattr(xq, name, v)))\n"
+	                 "xq.CharacterDataHandler = cd\n"
+	                 "xq.buffer_size = 16\n"
+	                 "xq.Parse(b'<a>' + b'x' * 10 + b'&amp;' + b'y' * 10 + b'</a>', True)\n"
+	                 "xq.buffer_text = False\n"
+	                 "r += [got, xq.buffer_text, xq.buffer_size]\n"
+	                 "out = []\n"
+	                 "class Target:\n"
+	                 "    def start(self, tag, attrib):\n"
+	                 "        out.append((tag, attrib))\n"
+	                 "        if tag == 'x':\n"
+	                 "            out.append(t(lambda: et.feed(b'<y/>')))\n"
+	                 "    def data(self, d):\n"
+	                 "        out.append(d)\n"
+	                 "    def close(self):\n"
+	                 "        return 'closed'\n"
+	                 "et = ET.XMLParser(target=Target())\n"
+	                 "et.feed(b'<r k=\"v\">te')\n"
+	                 "et.feed(b'xt<x/></r>')\n"
+	                 "r += [et.close(), out]\n"
+	                 "root = ET.fromstring('<!DOCTYPE r [<!ENTITY e \"ent\">]>'\n"
+	                 "                     '<r a=\"1\"><c>&e;</c><c b=\"2\">t</c></r>')\n"
+	                 "r += [root.tag, root.attrib, [(c.text, c.attrib) for c in root],\n"
+	                 "      ET.tostring(root).decode()]\n"
+	                 "src = io.BytesIO(b'<a><b>1</b><b>2</b></a>')\n"
+	                 "it = ET.iterparse(src, events=('start', 'end'))\n"
+	                 "r.append([(ev, el.tag) for ev, el in it])\n"
+	                 "pp = ET.XMLPullParser(events=('end',))\n"
+	                 "pp.feed('<a><b/>')\n"
+	                 "pp.feed('<c/></a>')\n"
+	                 "r.append([el.tag for ev, el in pp.read_events()])\n"
+	                 "doc = b'<?xml version=\"1.0\"?><doc><p>hi</p></doc>'\n"
+	                 "r.append(ET.parse(io.BytesIO(doc)).getroot().find('p').text)\n"
+	                 "fresh = ET.XMLParser().parser\n"
+	                 "fresh.EndElementHandler = fresh.CharacterDataHandler = None\n"
+	                 "names = []\n"
+	                 "fresh.StartElementHandler = lambda n, a: names.append([n, a])\n"
+	                 "fresh.ParseFile(io.BytesIO(b'<a x=\"1\"><b/></a>'))\n"
+	                 "r.append(names)\n"
+	                 "r\n",
+	                 "[304,[\"b\",\"RuntimeError\",\"RuntimeError\"],300,[\"xxxxxxxxxx&\","
+	                 "\"RuntimeError\",\"RuntimeError\",\"RuntimeError\",\"RuntimeError\","
+	                 "\"yyyyyyyyyy\"],false,16,\"closed\",[[\"r\",{\"k\":\"v\"}],\"te\","
+	                 "\"xt\",[\"x\",{}],\"RuntimeError\"],\"r\",{\"a\":\"1\"},[[\"ent\",{}],"
+	                 "[\"t\",{\"b\":\"2\"}]],"
+	                 "\"<r a=\\\"1\\\"><c>ent</c><c b=\\\"2\\\">t</c></r>\",[[\"start\","
+	                 "\"a\"],[\"start\",\"b\"],[\"end\",\"b\"],[\"start\",\"b\"],[\"end\","
+	                 "\"b\"],[\"end\",\"a\"]],[\"b\",\"c\",\"a\"],\"hi\",[[\"a\",[\"x\","
+	                 "\"1\"]],[\"b\",[]]]]");
+	still_serving();
+	stop();
+}
+
+/* xmlparser.ExternalEntityParserCreate made a parser that shares its parent's DTD without
+ * holding the parent: the parent freed, the sub-parser wrote its declarations into the freed
+ * tables (SIGSEGV). It is refused in the sandbox (PermissionError; ElementTree does not use
+ * it), and documents with a DTD's entities and namespaces parse as before. */
+Test(python_layer, an_expat_sub_parser_is_not_made)
+{
+	start(NULL);
+	expect_ok_result("import gc, io, xml.etree.ElementTree as ET\n"
+	                 "def attack():\n"
+	                 "    et = ET.XMLParser()\n"
+	                 "    p = et.parser\n"
+	                 "    ent = b\"<!ENTITY e%d 'v%d'>\"\n"
+	                 "    ents = b''.join(ent % (i, i) for i in range(200))\n"
+	                 "    p.Parse(b'<!DOCTYPE r [' + ents + b']><r>', False)\n"
+	                 "    for h in ('DefaultHandlerExpand', 'DefaultHandler',\n"
+	                 "              'StartElementHandler', 'EndElementHandler',\n"
+	                 "              'StartNamespaceDeclHandler', 'EndNamespaceDeclHandler',\n"
+	                 "              'CharacterDataHandler', 'CommentHandler',\n"
+	                 "              'ProcessingInstructionHandler',\n"
+	                 "              'StartDoctypeDeclHandler',\n"
+	                 "              'EndDoctypeDeclHandler', 'EntityDeclHandler',\n"
+	                 "              'XmlDeclHandler'):\n"
+	                 "        setattr(p, h, None)\n"
+	                 "    c = p.ExternalEntityParserCreate(None)\n"
+	                 "    del p, et\n"
+	                 "    gc.collect()\n"
+	                 "    junk = [bytearray(b'A' * n) for n in range(16, 4000, 8)\n"
+	                 "            for _ in range(3)]\n"
+	                 "    ent = b\"<!ENTITY f%d 'w%d'>\"\n"
+	                 "    more = b''.join(ent % (i, i) for i in range(300))\n"
+	                 "    c.Parse(more, True)\n"
+	                 "    return 'survived'\n"
+	                 "try:\n"
+	                 "    r = [attack()]\n"
+	                 "except Exception as e:\n"
+	                 "    r = [type(e).__name__]\n"
+	                 "doc = ('<!DOCTYPE r [<!ENTITY e \"ent\">]>'\n"
+	                 "       '<r xmlns:n=\"urn:x\" a=\"1\">'\n"
+	                 "       '<n:c>&e;</n:c><!-- note --><c b=\"2\">t</c></r>')\n"
+	                 "root = ET.fromstring(doc)\n"
+	                 "r += [[(c.tag, c.text, c.attrib) for c in root], root.attrib,\n"
+	                 "      [(ev, el.tag if ev == 'end' else el) for ev, el in\n"
+	                 "       ET.iterparse(io.BytesIO(doc.encode()),\n"
+	                 "                    events=('end', 'start-ns'))]]\n"
+	                 "r\n",
+	                 "[\"PermissionError\",[[\"{urn:x}c\",\"ent\",{}],[\"c\",\"t\","
+	                 "{\"b\":\"2\"}]],{\"a\":\"1\"},[[\"start-ns\",[\"n\",\"urn:x\"]],"
+	                 "[\"end\",\"{urn:x}c\"],[\"end\",\"c\"],[\"end\",\"r\"]]]");
+	still_serving();
+	stop();
+}
+
 /* property.getter(None) (and setter, deleter) dropped a reference to None it did not own: a
  * loop of them freed None and aborted the worker. Properties work as before. */
 Test(python_layer, property_copies_keep_none)

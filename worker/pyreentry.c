@@ -2025,6 +2025,282 @@ static int exception_groups_guard(void)
 	return 0;
 }
 
+/* ---- zoneinfo's loader -----------------------------------------------------------------------
+ *
+ * ZoneInfo's C loader (CPython 3.11) builds a zone from what zoneinfo._common.load_data, a
+ * Python reading of the TZif file, answers, and checks a transition's type index only against
+ * one past the last type (the real bound is an assert): ZoneInfo.from_file of a file whose
+ * transition named the type after the last had the zone's offsets read past their arrays, DST
+ * offsets written past theirs, and utcoffset() answer the object at an address laid past the
+ * array of types (a fake bytearray over all memory: full read/write). The module's load_data
+ * is one of the sandbox's (the C loader looks it up there at each load; the user's code reads
+ * no attribute of that module, nor changes one of a real module): it hands on what the reading
+ * answered only when every transition names one of the types, the transitions' times and types
+ * are as many, and so are the types' offsets, DST flags and names (no transition without a
+ * type), all of them plain ints, strs and tuples (nothing of the user's runs in the loader). */
+static PyObject *tz_load_data_real;
+
+static int tz_invalid(const char *what)
+{
+	PyErr_Format(PyExc_ValueError, "invalid TZif data: %s", what);
+	return -1;
+}
+
+/* Are t's n items plain: ints (bounded by [0, below) if below > 0; a bool too if flag) or, for
+ * text, strs? */
+static int tz_items(PyObject *t, Py_ssize_t n, Py_ssize_t below, int flag, int text)
+{
+	if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != n)
+		return tz_invalid("its tables do not agree in length");
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject *v = PyTuple_GET_ITEM(t, i);
+		if (text) {
+			if (!PyUnicode_CheckExact(v))
+				return tz_invalid("a zone's name is not a str");
+			continue;
+		}
+		if (!PyLong_CheckExact(v) && !(flag && PyBool_Check(v)))
+			return tz_invalid("a table holds something else than an int");
+		if (below > 0) {
+			Py_ssize_t k = PyLong_AsSsize_t(v);
+			if (k == -1 && PyErr_Occurred())
+				PyErr_Clear();
+			if (k < 0 || k >= below)
+				return tz_invalid(
+				    "a transition names a type the file does not have");
+		}
+	}
+	return 0;
+}
+
+static PyObject *tz_load_data(PyObject *unused, PyObject *fobj)
+{
+	PyObject *d = PyObject_CallOneArg(tz_load_data_real, fobj), *tz;
+	Py_ssize_t transitions, types;
+
+	(void)unused;
+	if (!d)
+		return NULL;
+	if (!PyTuple_CheckExact(d) || PyTuple_GET_SIZE(d) != 6 ||
+	    !PyTuple_CheckExact(PyTuple_GET_ITEM(d, 1)) ||
+	    !PyTuple_CheckExact(PyTuple_GET_ITEM(d, 2))) {
+		tz_invalid("not as read");
+		goto bad;
+	}
+	transitions = PyTuple_GET_SIZE(PyTuple_GET_ITEM(d, 1));
+	types = PyTuple_GET_SIZE(PyTuple_GET_ITEM(d, 2));
+	tz = PyTuple_GET_ITEM(d, 5);
+	if (transitions > 0 && types == 0) {
+		tz_invalid("transitions without a type");
+		goto bad;
+	}
+	if (tz_items(PyTuple_GET_ITEM(d, 0), transitions, types, 0, 0) < 0 ||
+	    tz_items(PyTuple_GET_ITEM(d, 1), transitions, 0, 0, 0) < 0 ||
+	    tz_items(PyTuple_GET_ITEM(d, 2), types, 0, 0, 0) < 0 ||
+	    tz_items(PyTuple_GET_ITEM(d, 3), types, 0, 1, 0) < 0 ||
+	    tz_items(PyTuple_GET_ITEM(d, 4), types, 0, 0, 1) < 0)
+		goto bad;
+	if (tz != Py_None && !PyBytes_CheckExact(tz)) {
+		tz_invalid("its TZ string is not bytes");
+		goto bad;
+	}
+	return d; /* tuples of ints, strs and bytes: nothing in it changes */
+bad:
+	Py_DECREF(d);
+	return NULL;
+}
+
+static PyMethodDef tz_load_data_def = {"load_data", tz_load_data, METH_O, NULL};
+
+static int zoneinfo_guard(void)
+{
+	PyObject *name = PyUnicode_FromString("zoneinfo._common"), *m, *f;
+	int rc = -1;
+
+	m = name ? PyImport_GetModule(name) : NULL;
+	Py_XDECREF(name);
+	if (!m) /* zoneinfo is not among the allowed modules */
+		return PyErr_Occurred() ? -1 : 0;
+	tz_load_data_real = PyObject_GetAttrString(m, "load_data");
+	if (!tz_load_data_real || !PyFunction_Check(tz_load_data_real)) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError,
+			                "zoneinfo._common.load_data is not as known");
+		goto out;
+	}
+	f = PyCFunction_New(&tz_load_data_def, NULL);
+	if (f && PyObject_SetAttrString(m, "load_data", f) == 0)
+		rc = 0;
+	Py_XDECREF(f);
+out:
+	Py_DECREF(m);
+	return rc;
+}
+
+/* ---- pyexpat's parsers -----------------------------------------------------------------------
+ *
+ * An expat parser (CPython 3.11's pyexpat over expat) lets the handlers it calls while it
+ * parses reach it again: Parse (or ParseFile, or ElementTree's XMLParser.feed) called from a
+ * handler on the same parser moved expat's input buffer, and the outer parse went on reading
+ * the freed one; buffer_text set false (or buffer_size changed) from the character data handler
+ * freed the buffer the text was then copied into (NULL written); ordered_attributes changed
+ * from inside a start tag (an interned name's __hash__) had a dict filled as a list. And a
+ * parser made by ExternalEntityParserCreate shares its parent's DTD without holding the
+ * parent: the parent freed, the sub-parser wrote its declarations into the freed tables. A
+ * parser is not parsed again while it parses (RuntimeError), its settings are not changed
+ * while it parses (RuntimeError; its handlers are), and ExternalEntityParserCreate is refused
+ * while armed (ElementTree does not use it). */
+#define EXPAT_PARSE 2
+static PyObject *expat_parse_real[EXPAT_PARSE]; /* Parse, ParseFile */
+static PyObject *expat_subparser_real;
+static PyObject **expat_parsing; /* the parsers parsing now */
+static Py_ssize_t n_expat_parsing, expat_parsing_room;
+
+static int expat_busy(PyObject *self)
+{
+	for (Py_ssize_t i = n_expat_parsing - 1; i >= 0; i--)
+		if (expat_parsing[i] == self)
+			return 1;
+	return 0;
+}
+
+static PyObject *expat_parse(int i, PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *r;
+
+	if (expat_busy(self)) {
+		PyErr_SetString(PyExc_RuntimeError, "this XML parser is parsing already (Parse "
+		                                    "called again from one of its handlers)");
+		return NULL;
+	}
+	if (n_expat_parsing == expat_parsing_room) {
+		Py_ssize_t room = expat_parsing_room ? 2 * expat_parsing_room : 16;
+		PyObject **more = PyMem_Realloc(expat_parsing, (size_t)room * sizeof(*more));
+		if (!more)
+			return PyErr_NoMemory();
+		expat_parsing = more;
+		expat_parsing_room = room;
+	}
+	expat_parsing[n_expat_parsing++] = self;
+	r = call_on(expat_parse_real[i], self, args, kw);
+	for (Py_ssize_t k = n_expat_parsing - 1; k >= 0; k--)
+		if (expat_parsing[k] == self) {
+			expat_parsing[k] = expat_parsing[--n_expat_parsing];
+			break;
+		}
+	return r;
+}
+
+static PyObject *expat_parse_0(PyObject *self, PyObject *args, PyObject *kw)
+{
+	return expat_parse(0, self, args, kw);
+}
+
+static PyObject *expat_parse_1(PyObject *self, PyObject *args, PyObject *kw)
+{
+	return expat_parse(1, self, args, kw);
+}
+
+static PyMethodDef expat_parse_def[EXPAT_PARSE] = {
+    {"Parse", (PyCFunction)(void (*)(void))expat_parse_0, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"ParseFile", (PyCFunction)(void (*)(void))expat_parse_1, METH_VARARGS | METH_KEYWORDS, NULL},
+};
+
+static PyObject *expat_subparser(PyObject *self, PyObject *args, PyObject *kw)
+{
+	if (pylayer_armed()) {
+		PyErr_SetString(PyExc_PermissionError,
+		                "ExternalEntityParserCreate is not allowed in the sandbox (its "
+		                "parser shares its parent's tables without holding the parent)");
+		return NULL;
+	}
+	return call_on(expat_subparser_real, self, args, kw);
+}
+
+static PyMethodDef expat_subparser_def = {"ExternalEntityParserCreate",
+                                          (PyCFunction)(void (*)(void))expat_subparser,
+                                          METH_VARARGS | METH_KEYWORDS, NULL};
+
+/* The settings the parse reads as it goes (the handlers are not among them). */
+#define EXPAT_SETTINGS 5
+static const char *const expat_setting_names[EXPAT_SETTINGS] = {
+    "buffer_text", "buffer_size", "ordered_attributes", "specified_attributes",
+    "namespace_prefixes"};
+static PyObject *expat_setting_real[EXPAT_SETTINGS];
+static PyGetSetDef expat_setting_def[EXPAT_SETTINGS];
+
+static PyObject *expat_setting_get(PyObject *self, void *i)
+{
+	PyObject *real = expat_setting_real[(size_t)i];
+
+	return Py_TYPE(real)->tp_descr_get(real, self, (PyObject *)Py_TYPE(self));
+}
+
+static int expat_setting_set(PyObject *self, PyObject *value, void *i)
+{
+	PyObject *real = expat_setting_real[(size_t)i];
+
+	if (expat_busy(self)) {
+		PyErr_Format(PyExc_RuntimeError,
+		             "an XML parser's %s is not changed while it parses (set it before)",
+		             expat_setting_names[(size_t)i]);
+		return -1;
+	}
+	return Py_TYPE(real)->tp_descr_set(real, self, value);
+}
+
+static int expat_guard(void)
+{
+	PyObject *m = PyImport_ImportModule("pyexpat"), *t;
+	PyTypeObject *type;
+	int rc = -1;
+
+	if (!m) { /* a Python built without expat: no parser to guard */
+		if (!PyErr_ExceptionMatches(PyExc_ImportError))
+			return -1;
+		PyErr_Clear();
+		return 0;
+	}
+	t = PyObject_GetAttrString(m, "XMLParserType");
+	type = (PyTypeObject *)t;
+	if (!t || !PyType_Check(t) || (type->tp_flags & Py_TPFLAGS_BASETYPE)) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "pyexpat.XMLParserType is not as known");
+		goto out;
+	}
+	for (int i = 0; i < EXPAT_PARSE; i++)
+		if (replace_method(type, expat_parse_def[i].ml_name, &expat_parse_def[i],
+		                   &expat_parse_real[i]) < 0)
+			goto out;
+	if (replace_method(type, expat_subparser_def.ml_name, &expat_subparser_def,
+	                   &expat_subparser_real) < 0)
+		goto out;
+	for (size_t i = 0; i < EXPAT_SETTINGS; i++) {
+		PyObject *real = PyDict_GetItemString(type->tp_dict, expat_setting_names[i]), *d;
+		if (!real || !PyObject_TypeCheck(real, &PyGetSetDescr_Type)) {
+			PyErr_Format(PyExc_TypeError, "pyexpat's %s is not as known",
+			             expat_setting_names[i]);
+			goto out;
+		}
+		expat_setting_real[i] = Py_NewRef(real);
+		expat_setting_def[i] =
+		    (PyGetSetDef){expat_setting_names[i], expat_setting_get, expat_setting_set,
+		                  ((PyGetSetDescrObject *)real)->d_getset->doc, (void *)i};
+		d = PyDescr_NewGetSet(type, &expat_setting_def[i]);
+		if (!d || PyDict_SetItemString(type->tp_dict, expat_setting_names[i], d) < 0) {
+			Py_XDECREF(d);
+			goto out;
+		}
+		Py_DECREF(d);
+	}
+	PyType_Modified(type);
+	rc = 0;
+out:
+	Py_XDECREF(t);
+	Py_DECREF(m);
+	return rc;
+}
+
 static int buffered_guard(void);
 
 int pyreentry_guard(void)
@@ -2037,6 +2313,8 @@ int pyreentry_guard(void)
 	    compressors_guard() < 0 || odict_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
+		return -1;
+	if (zoneinfo_guard() < 0 || expat_guard() < 0)
 		return -1;
 	list_assign_real = PyList_Type.tp_as_mapping->mp_ass_subscript;
 	PyList_Type.tp_as_mapping->mp_ass_subscript = list_assign;
