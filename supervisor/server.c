@@ -376,10 +376,34 @@ static void launch_deferred(void)
 	}
 }
 
+/* Is a call with this id still to be answered? */
+static int id_in_progress(json_object *id)
+{
+	for (struct pending *p = S.pending; p; p = p->next)
+		if (!p->cancelled && mcp_id_equal(p->id, id))
+			return 1;
+	for (struct pending *p = S.deferred; p; p = p->next)
+		if (mcp_id_equal(p->id, id))
+			return 1;
+	return 0;
+}
+
 static void start_call(struct mcp_event *ev, struct batch *b)
 {
-	struct pending *p = calloc(1, sizeof(*p));
+	struct pending *p;
 
+	/* Two answers with one id could not be told apart, nor a cancellation aimed. The
+	 * refusal's id is null: the id's answer stays the call's in progress. */
+	if (id_in_progress(ev->id)) {
+		log_msg(LOG_WARN, "call %s: refused, a call with that id is in progress",
+		        json_object_to_json_string(ev->id));
+		reply(b, NULL,
+		      mcp_error_response(NULL, JSONRPC_INVALID_REQUEST,
+		                         "Invalid Request: a request with this id is still in "
+		                         "progress (ids must be unique)"));
+		return;
+	}
+	p = calloc(1, sizeof(*p));
 	if (!p) {
 		reply(b, ev->id, NULL);
 		return;

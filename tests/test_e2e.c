@@ -446,6 +446,40 @@ Test(protocol, ids_keep_their_type)
 	e2e_stop();
 }
 
+/* A call whose id is that of a call still in progress: both ran and both answers carried the
+ * id (the client could not tell them apart; a cancellation reached the later one). It is
+ * refused as an invalid request (answered with a null id: the id's answer stays the first
+ * call's), which runs and answers; once answered, the id may be used again. */
+Test(protocol, an_id_in_progress_is_not_taken_again)
+{
+	static const char call[] =
+	    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+	    "{\"name\":\"run_python\",\"arguments\":{\"code\":\"%s\"}}}";
+	json_object *r;
+
+	e2e_start(NULL);
+	cr_assert_eq(mcpc_send(&e2e_srv, e2e_fmt(call, "import time\\ntime.sleep(1)\\n'first'")),
+	             0);
+	cr_assert_eq(mcpc_send(&e2e_srv, e2e_fmt(call, "'second'")), 0);
+	r = e2e_hold(mcpc_next(&e2e_srv, E2E_CALL_MS));
+	cr_assert_not_null(r, "no answer");
+	cr_assert(json_object_is_type(e2e_member(r, "id"), json_type_null), "%s", mcpc_json(r));
+	cr_assert_eq(json_object_get_int(e2e_member(e2e_member(r, "error"), "code")), -32600, "%s",
+	             mcpc_json(r));
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, 7, E2E_CALL_MS));
+	cr_assert_not_null(r, "the first call was not answered");
+	e2e_assert_result(r, "'first'", "\"first\"");
+	{
+		json_object *seven = json_object_new_int(7);
+		int again = mcpc_seen_id(&e2e_srv, seven, 500);
+		json_object_put(seven);
+		cr_assert_not(again, "a second answer with the id came");
+	}
+	r = send_wait_int(e2e_fmt(call, "'again'"), 7);
+	e2e_assert_result(r, "'again'", "\"again\"");
+	e2e_stop();
+}
+
 Test(protocol, debug_logging_stays_on_stderr)
 {
 	char *log;
