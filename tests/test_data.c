@@ -2005,6 +2005,62 @@ Test(data, generators_draw_from_bit_generators_they_hold)
 	e2e_stop();
 }
 
+/* Ordinary library calls the sandbox broke: qmc.Sobol drew one point again and again in 2 or
+ * more dimensions (its direction numbers, a data file of scipy's, were never read: no error),
+ * find_peaks always failed (its compiled step resizes without the reference check), np.vectorize
+ * with a signature and loop dimensions failed (it broadcast views made with as_strided), and
+ * numpy.lib.recfunctions did not import, and workers=2 (differential_evolution) ended the call
+ * as a sandbox violation (a process pool's pipes): it maps in the call's process. Each answers
+ * as it does outside the sandbox. */
+Test(data, library_calls_the_sandbox_broke_answer_as_outside)
+{
+	start_data(NULL);
+	e2e_expect_result("from scipy.optimize import differential_evolution, rosen\n"
+	                  "r = differential_evolution(rosen, [(0, 2), (0, 2)], seed=1, workers=2, "
+	                  "updating='deferred', maxiter=50, tol=1e-8, polish=False)\n"
+	                  "r1 = differential_evolution(rosen, [(0, 2), (0, 2)], seed=1, workers=1, "
+	                  "updating='deferred', maxiter=50, tol=1e-8, polish=False)\n"
+	                  "[bool((r.x == r1.x).all()), r.nfev == r1.nfev, round(float(r.fun), 6) "
+	                  "== round(float(r1.fun), 6)]",
+	                  "[true,true,true]");
+	e2e_expect_result("import numpy as np\n"
+	                  "from scipy.stats import qmc\n"
+	                  "from scipy import signal\n"
+	                  "import numpy.lib.recfunctions as rfn\n"
+	                  "s = qmc.Sobol(2, seed=0).random(4)\n"
+	                  "x = np.sin(np.linspace(0, 20, 1000))\n"
+	                  "v = np.vectorize(lambda a, b: a @ b, "
+	                  "signature='(n),(n)->()')(np.ones((2, 3)), np.ones(3))\n"
+	                  "a = np.array([(1, 2.0)], dtype=[('a', int), ('b', float)])\n"
+	                  "[len({tuple(r) for r in s.round(6)}), s.round(4).tolist()[1], "
+	                  "signal.find_peaks(x)[0].tolist(), v.tolist(), "
+	                  "rfn.structured_to_unstructured(a).tolist()]",
+	                  "[4,[0.4516,0.1669],[78,392,706],[3.0,3.0],[[1.0,2.0]]]");
+	e2e_stop();
+}
+
+/* qhull's error on flat input (ConvexHull, Delaunay of points on a line) came as an OSError
+ * from reading its messages back (they go nowhere in the sandbox), so `except QhullError` did
+ * not catch it: it is a QhullError that says what to try; good input still answers. */
+Test(data, a_qhull_error_is_a_qhull_error)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "from scipy.spatial import ConvexHull, Delaunay, QhullError\n"
+	                  "out = []\n"
+	                  "for f in (ConvexHull, Delaunay):\n"
+	                  "    try:\n"
+	                  "        f(np.array([[0, 0], [1, 1], [2, 2], [3, 3]]))\n"
+	                  "        out.append('no error')\n"
+	                  "    except QhullError as e:\n"
+	                  "        out.append(['QhullError', 'QJ' in str(e)])\n"
+	                  "out.append(len(ConvexHull(np.array([[0, 0], [1, 0], [0, 1], [1, 1], "
+	                  "[0.5, 0.5]])).vertices))\n"
+	                  "out",
+	                  "[[\"QhullError\",true],[\"QhullError\",true],4]");
+	e2e_stop();
+}
+
 /* numpy's loops over arrays of objects (np.add, x + y, np.dot, np.add.reduce) hand a class's
  * operator the arrays' items without owning them: the user's __add__ dropped the other operand
  * from its array and answered NotImplemented, and its __radd__ ran on the freed object, laid
@@ -2771,5 +2827,598 @@ Test(data, the_ast_classes_cannot_be_changed)
 	usleep(700 * 1000);
 	e2e_expect_error("import math\n__import__('math')", "NameError");
 	e2e_expect_result("len(log)", "0");
+	e2e_stop();
+}
+
+/* matplotlib's Agg renderer (fig.canvas.get_renderer()._renderer) trusted sizes it was given:
+ * draw_quad_mesh read the coordinates for the mesh width and height it was told (a 2x2x2 array
+ * drawn as a 3000 by 3000 mesh: read past it, SIGSEGV), draw_image read 4 bytes a pixel of an
+ * (h, w, 1) image (past it) and draw_path_collection divided by the number of antialiasing
+ * flags (none: SIGFPE). Each is refused now (ValueError); a figure with a pcolormesh, an image
+ * and a scatter still renders to PNG as before. */
+Test(data, the_agg_renderer_checks_its_arrays)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io, numpy as np, matplotlib.pyplot as plt\n"
+	    "from matplotlib.path import Path\n"
+	    "from matplotlib.transforms import Affine2D, IdentityTransform\n"
+	    "from PIL import Image\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "fig = plt.figure(figsize=(1, 1), dpi=50)\n"
+	    "R = fig.canvas.get_renderer()\n"
+	    "r, gc, I = R._renderer, R.new_gc(), IdentityTransform()\n"
+	    "out = [t(lambda: r.draw_quad_mesh(gc, Affine2D(), 3000, 3000, np.zeros((2, 2, 2)),\n"
+	    "                                  np.zeros((1, 2)), I, np.ones((1, 4)), False, "
+	    "np.ones((1, 4)))),\n"
+	    "       t(lambda: r.draw_image(gc, 0, 0, np.zeros((50, 1 << 20, 1), np.uint8))),\n"
+	    "       t(lambda: r.draw_path_collection(gc, Affine2D(), [Path([[0, 0], [1, 1]])],\n"
+	    "                                        np.zeros((0, 3, 3)), np.zeros((1, 2)), I,\n"
+	    "                                        np.ones((1, 4)), np.ones((1, 4)), "
+	    "np.ones(1),\n"
+	    "                                        [(0.0, None)], np.zeros(0, bool), None, "
+	    "'screen'))]\n"
+	    "plt.close('all')\n"
+	    "fig, ax = plt.subplots(1, 2, figsize=(4, 2), dpi=50)\n"
+	    "ax[0].pcolormesh(np.arange(12.0).reshape(3, 4), cmap='gray')\n"
+	    "ax[1].imshow(np.eye(4), cmap='gray')\n"
+	    "ax[1].scatter([1, 2], [1, 2], c='red')\n"
+	    "for a in ax:\n"
+	    "    a.axis('off')\n"
+	    "ax[0].set_position([0, 0, 0.5, 1])\n"
+	    "b = io.BytesIO()\n"
+	    "fig.savefig(b, format='png')\n"
+	    "plt.close(fig)\n"
+	    "a = np.asarray(Image.open(b).convert('L'))\n"
+	    "out + [list(a.shape), int(a[95, 5]), int(a[5, 95])]",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",[100,200],0,255]");
+	e2e_stop();
+}
+
+/* PIL's coordinate reader (ImagePath.Path, ImageDraw's line, polygon...) took a list's length
+ * once and read its items unheld while their __float__ ran: one that emptied the list made it
+ * read freed items (SIGSEGV); Path.map kept the path's array across the function, which could
+ * compact it. The coordinates are now read first into plain numbers, and map writes each point
+ * back checked; drawing and paths answer as before. */
+Test(data, pil_coordinates_are_read_before_the_c_code)
+{
+	start_data(NULL);
+	e2e_expect_result("from PIL import Image, ImageDraw, ImagePath\n"
+	                  "L = []\n"
+	                  "class F:\n"
+	                  "    def __float__(self):\n"
+	                  "        L.clear()\n"
+	                  "        return 1.0\n"
+	                  "L.extend([F() for i in range(100)])\n"
+	                  "p = ImagePath.Path(L)\n"
+	                  "out = [len(p), len(L)]\n"
+	                  "M = []\n"
+	                  "class G:\n"
+	                  "    def __float__(self):\n"
+	                  "        M.clear()\n"
+	                  "        return 5.0\n"
+	                  "M.extend([G() for i in range(50)])\n"
+	                  "im = Image.new('L', (20, 20))\n"
+	                  "d = ImageDraw.Draw(im)\n"
+	                  "d.line(M, fill=200)\n"
+	                  "q = ImagePath.Path([(i, i) for i in range(100000)])\n"
+	                  "q.map(lambda x, y: (q.compact(1e300), (x, y))[1])\n"
+	                  "out += [im.getpixel((5, 5)), len(q)]\n"
+	                  "im = Image.new('L', (20, 20))\n"
+	                  "d = ImageDraw.Draw(im)\n"
+	                  "d.polygon([(2, 2), (17, 2), (17, 17), (2, 17)], fill=100)\n"
+	                  "d.line([0, 19, 19, 19], fill=255)\n"
+	                  "d.point([(0, 0)], fill=7)\n"
+	                  "p = ImagePath.Path([0, 0, (3, 4.5)])\n"
+	                  "p.map(lambda x, y: (x * 2, y + 1))\n"
+	                  "out + [im.getpixel((10, 10)), im.getpixel((1, 10)), im.getpixel((10, "
+	                  "19)), im.getpixel((0, 0)),\n"
+	                  "       p.tolist(), p.getbbox(), len(ImagePath.Path(3))]",
+	                  "[50,0,200,1,100,0,255,7,[[0.0,1.0],[6.0,5.5]],[0.0,1.0,6.0,5.5],3]");
+	e2e_stop();
+}
+
+/* scipy.cluster.hierarchy's kernels walk a linkage's count column, which is_valid_linkage did
+ * not check: cophenet of a linkage with a count of 10**6 read and wrote past its arrays
+ * (SIGSEGV). A linkage's counts must now be the sums of its clusters' (and its cluster numbers
+ * whole), else ValueError; linkage, cophenet, fcluster and leaves_list answer as before. */
+Test(data, linkage_counts_are_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy.cluster import hierarchy\n"
+	    "from scipy.spatial.distance import pdist\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "Z = np.array([[0., 1., 1., 2.], [2., 3., 2., 3.]])\n"
+	    "ok = hierarchy.cophenet(Z).tolist()\n"
+	    "Z[0, 3] = 10**6\n"
+	    "bad = [t(lambda: hierarchy.cophenet(Z)), t(lambda: hierarchy.fcluster(Z, 2, "
+	    "'maxclust')),\n"
+	    "       t(lambda: hierarchy.leaves_list(Z)), t(lambda: hierarchy.inconsistent(Z)),\n"
+	    "       t(lambda: hierarchy.cophenet(np.array([[np.nan, 1., 1., 2.], [2., 3., 2., "
+	    "3.]]))),\n"
+	    "       hierarchy.is_valid_linkage(Z)]\n"
+	    "X = np.array([[0., 0.], [0., 1.], [5., 5.], [5., 6.], [10., 0.], [10., 1.5]])\n"
+	    "L = hierarchy.linkage(X, 'average')\n"
+	    "c, _ = hierarchy.cophenet(L, pdist(X))\n"
+	    "[ok, bad, hierarchy.fcluster(L, 3, 'maxclust').tolist(), "
+	    "hierarchy.leaves_list(L).tolist(),\n"
+	    " round(float(c), 6), L[:, 3].tolist()]",
+	    "[[1.0,2.0,2.0],[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\",false],[1,1,2,2,3,3],[0,1,2,3,4,5],0.925919,[2.0,2.0,2.0,4.0,6.0]]");
+	e2e_stop();
+}
+
+/* An object Index's engine kept the addresses of the values in its hash table without a
+ * reference, over the user's own array (pd.Index(arr, copy=False), or the array idx.values
+ * hands out): an item replaced freed its str, and the next get_loc compared the key with a
+ * fake bytearray laid on the freed block (any memory read and written: the real os). The
+ * engine is made over a private copy: the key is compared with the live str; get_loc,
+ * get_indexer and a MultiIndex answer as before. */
+Test(data, an_object_index_engine_hashes_its_own_copy_of_the_values)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, struct\n"
+	    "fake = struct.pack('<QQqqQQQ', 0x100000, id(bytearray), 2**62, 2**62 + 1, 0, 0, 0) + "
+	    "bytes(23)\n"
+	    "spray = [None] * 64\n"
+	    "def attack(via_values):\n"
+	    "    s = 'abcdefghijklmnopqrstuvwxyz1234' + str(7)\n"
+	    "    H = hash(s)\n"
+	    "    got = []\n"
+	    "    class K(bytearray):\n"
+	    "        def __hash__(self):\n"
+	    "            return H\n"
+	    "        def __eq__(self, other):\n"
+	    "            got.append(other)\n"
+	    "            return False\n"
+	    "    arr = np.empty(2, dtype=object)\n"
+	    "    arr[0], arr[1] = s, 'zz'\n"
+	    "    del s\n"
+	    "    if via_values:\n"
+	    "        idx = pd.Index(list(arr))\n"
+	    "        arr = idx.values\n"
+	    "    else:\n"
+	    "        idx = pd.Index(arr, copy=False)\n"
+	    "    r = idx.get_loc('zz')\n"
+	    "    arr[0] = None\n"
+	    "    for i in range(64):\n"
+	    "        spray[i] = bytearray(fake)\n"
+	    "    try:\n"
+	    "        idx.get_loc(K(b'x'))\n"
+	    "    except KeyError:\n"
+	    "        pass\n"
+	    "    # what the key was compared with: the live str, never a freed block\n"
+	    "    return [r, [type(g).__name__ for g in got if type(g) not in (str, bytes)],\n"
+	    "            'abcdefghijklmnopqrstuvwxyz12347' in got]\n"
+	    "r = [attack(False), attack(True)]\n"
+	    "idx = pd.Index(['b', 'a', 'c', 'a2'])\n"
+	    "r += [idx.get_loc('c'), idx.get_indexer(['a', 'zz', 'b']).tolist(), 'a' in idx,\n"
+	    "      pd.Index(['a', 'b', 'a']).get_indexer_non_unique(['a'])[0].tolist(),\n"
+	    "      pd.MultiIndex.from_tuples([('a', 1), ('b', 2)]).get_loc(('b', 2))]\n"
+	    "r\n",
+	    "[[1,[],true],[1,[],true],2,[1,-1,0],true,[0,2],1]");
+	e2e_stop();
+}
+
+/* pandas' hash table classes keep keys by address: the user's code made one
+ * (type(idx._engine.mapping)()), set a key, freed it, and looked another up (compared with a
+ * fake object on the freed block). An engine's table, values, re-initialisation and pickled
+ * state are refused to the user's code (AttributeError; copy.copy: TypeError), and an engine
+ * the user makes over its array hashes a copy of it. */
+Test(data, pandas_hash_tables_and_engine_internals_are_library_only)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, copy\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'allowed'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "idx = pd.Index(['a', 'b'])\n"
+	    "idx.get_loc('a')\n"
+	    "E = type(idx._engine)\n"
+	    "class E2(E):\n"
+	    "    def __init__(self, a):\n"
+	    "        super().__init__(a)\n"
+	    "r = [t(lambda: type(idx._engine.mapping)().set_item('s', 1)), t(lambda: "
+	    "idx._engine.values),\n"
+	    "     t(lambda: getattr(idx._engine, 'mapping')), t(lambda: copy.copy(idx._engine)),\n"
+	    "     t(lambda: E2(np.array(['a'], dtype=object)))]\n"
+	    "arr = np.array(['x', 'y'], dtype=object)\n"
+	    "idx._cache['_engine'] = E(arr)\n"
+	    "arr[1] = 'w'\n"
+	    "r += [idx.get_loc('y'), t(lambda: idx.get_loc('w'))]\n"
+	    "r\n",
+	    "[\"AttributeError\",\"AttributeError\",\"AttributeError\",\"TypeError\","
+	    "\"AttributeError\",1,\"KeyError\"]");
+	e2e_stop();
+}
+
+/* duplicated and isin kept the array's items by address while an item's __hash__ (the
+ * user's) replaced another item: the freed one was compared with later keys (a fake
+ * bytearray on its block: any memory). They work over a private copy now; value_counts,
+ * unique, factorize, drop_duplicates, mode, merge, groupby and merge_asof on object keys
+ * answer as before. */
+Test(data, pandas_object_kernels_hash_a_private_copy)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, struct\n"
+	    "fake = struct.pack('<QQqqQQQ', 0x100000, id(bytearray), 2**62, 2**62 + 1, 0, 0, 0) + "
+	    "bytes(23)\n"
+	    "spray = [None] * 64\n"
+	    "def attack(run):\n"
+	    "    s = 'abcdefghijklmnopqrstuvwxyz1234' + str(7)\n"
+	    "    H = hash(s)\n"
+	    "    got = []\n"
+	    "    class K(bytearray):\n"
+	    "        def __hash__(self):\n"
+	    "            if arr[0] is not None:\n"
+	    "                arr[0] = None\n"
+	    "                for i in range(64):\n"
+	    "                    spray[i] = bytearray(fake)\n"
+	    "            return H\n"
+	    "        def __eq__(self, other):\n"
+	    "            got.append(other)\n"
+	    "            return False\n"
+	    "    arr = np.empty(2, dtype=object)\n"
+	    "    arr[0], arr[1] = s, K(b'x')\n"
+	    "    del s\n"
+	    "    r = run(arr)\n"
+	    "    # what the key was compared with: the live str, never a freed block\n"
+	    "    return [r, [type(g).__name__ for g in got if type(g) not in (str, bytes)],\n"
+	    "            'abcdefghijklmnopqrstuvwxyz12347' in got]\n"
+	    "r = [attack(lambda a: pd.Series(a, copy=False).duplicated().tolist()),\n"
+	    "     attack(lambda a: pd.Series([b'y', b'x']).isin(a).tolist())]\n"
+	    "a = np.array(['x', 'y', 'x', None, 'z'], dtype=object)\n"
+	    "s = pd.Series(a)\n"
+	    "l = pd.DataFrame({'k': ['a', 'b', 'c', 'a'], 'v': [1, 2, 3, 4]})\n"
+	    "q = pd.DataFrame({'k': ['a', 'c', 'd'], 'w': [10, 30, 40]})\n"
+	    "t = pd.DataFrame({'t': [1, 2, 3], 'g': ['a', 'b', 'a'], 'x': [1., 2., 3.]})\n"
+	    "u = pd.DataFrame({'t': [2, 3], 'g': ['a', 'b'], 'y': [5, 6]})\n"
+	    "r += [s.value_counts().to_dict(), pd.unique(a).tolist(), "
+	    "pd.factorize(a)[0].tolist(),\n"
+	    "      pd.factorize(a, sort=True)[1].tolist(), s.isin(['x', 'z']).tolist(),\n"
+	    "      s.drop_duplicates().tolist(), s.mode().tolist(), l.merge(q, "
+	    "on='k').values.tolist(),\n"
+	    "      l.groupby('k')['v'].sum().to_dict(), pd.merge_asof(u, t, on='t', "
+	    "by='g').values.tolist(),\n"
+	    "      pd.Series(['p', 'q', 'p'], dtype='string').value_counts().to_dict()]\n"
+	    "r\n",
+	    "[[[false,false],[],true],[[false,false],[],true],{\"x\":2,\"y\":1,\"z\":1},"
+	    "[\"x\",\"y\",null,\"z\"],[0,1,0,-1,2],[\"x\",\"y\",\"z\"],[true,false,true,"
+	    "false,true],[\"x\",\"y\",null,\"z\"],[\"x\"],[[\"a\",1,10],[\"a\",4,10],[\"c\","
+	    "3,30]],{\"a\":5,\"b\":2,\"c\":3},[[2,\"a\",5,1.0],[3,\"b\",6,2.0]],{\"p\":2,"
+	    "\"q\":1}]");
+	e2e_stop();
+}
+
+/* scipy.io.loadmat (and the VarReader5 that scipy.io.matlab.mio5_utils exports, used directly)
+ * looked up each data element's numpy dtype in a C array of 20 by the element's data type, read
+ * from the file, unchecked: the types with no dtype held NULL (SIGSEGV), those past 19 read the
+ * words after the array as dtypes (an array of any dtype over the file's bytes). A data element
+ * of a type with no dtype is now refused (ValueError), in numbers and in chars, compressed or
+ * not, little or big endian; files of every kind of variable load as before. */
+Test(data, loadmat_data_types_are_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import base64, io, struct, zlib, warnings\n"
+	    "import numpy as np, scipy.io as sio, scipy.sparse as sp\n"
+	    "from scipy.io.matlab import mio5_utils\n"
+	    "warnings.simplefilter('ignore')\n"
+	    "P = struct.pack\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "def load(d, **kw):\n"
+	    "    return sio.loadmat(io.BytesIO(bytes(d)), **kw)\n"
+	    "def typed(d, o, old, new, name):\n"
+	    "    # the file read with each variable's tag old made new (compressed ones too)\n"
+	    "    out, at = bytearray(d[:128]), 128\n"
+	    "    while at < len(d):\n"
+	    "        k, size = struct.unpack(o + 'II', d[at:at + 8])\n"
+	    "        body = d[at + 8:at + 8 + size]\n"
+	    "        z = bytes(body) if k != 15 else zlib.decompress(body)\n"
+	    "        z = z.replace(old, new)\n"
+	    "        if k == 15:\n"
+	    "            z = zlib.compress(z)\n"
+	    "        out += P(o + 'II', k, len(z)) + z\n"
+	    "        at += 8 + size + (-size % 8 if k != 15 else 0)\n"
+	    "    return t(lambda: load(out)[name].tolist())\n"
+	    "r = []\n"
+	    "for c in (False, True):\n"
+	    "    b = io.BytesIO()\n"
+	    "    sio.savemat(b, {'a': np.array([1.5, 2.5]), 's': 'hey'}, do_compression=c)\n"
+	    "    d = b.getvalue()\n"
+	    "    for k in (5000, 0, 8, 14, 19, 20, 2**32 - 1):\n"
+	    "        r.append(typed(d, '<', P('<II', 9, 16), P('<II', k, 16), 'a'))\n"
+	    "    for k in (11, 300):\n"
+	    "        r.append(typed(d, '<', P('<HH', 16, 3), P('<HH', k, 3), 's'))\n"
+	    "class Options:\n"
+	    "    byte_order = '<'\n"
+	    "    struct_as_record = chars_as_strings = True\n"
+	    "    uint16_codec = 'utf-8'\n"
+	    "    mat_dtype = squeeze_me = False\n"
+	    "o = Options()\n"
+	    "o.mat_stream = io.BytesIO(P('<II', 5000, 16) + bytes(16))\n"
+	    "r.append(t(lambda: mio5_utils.VarReader5(o).read_numeric().tolist()))\n"
+	    "big = base64.b64decode(\n"
+	    "       b'TUFUTEFCIDUuMCBNQVQtZmlsZSwgUGxhdGZvcm06IFdpbmRvd3MgNywgQ1JFQVRF'\n"
+	    "       b'RCBvbjogVHVlIEZlYiAyNiAxMToyMDozNiBHTVQgMjAxMwAAAAAAAAAAAAAAAAAA'\n"
+	    "       b'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAEATUkAAAAPAAAANnicY2Bg4GNg'\n"
+	    "       b'YPAAYjYg5gBidgYIYIXymaCYEaQmLSc/saQYLA9SJ+AAJBwcoLiBgQEAfs4FJAAA'\n"
+	    "       b'AA8AAABLeJxjYGDgY2Bg2ADEbEDMAcSMDBDACuUzQcVAmL24pCgzL70YJA/SZ4Gk'\n"
+	    "       b'jwVNHyOUDTNPAMTPSM3JyYfwydJfnl+UkwJkAAAczAku')\n"
+	    "r.append(typed(big, '>', P('>II', 7, 16), P('>II', 20, 16), 'floats'))\n"
+	    "# ordinary use answers as before\n"
+	    "m = load(big)\n"
+	    "r += [m['floats'].dtype.str, m['floats'].tolist(), [x[0][0] for x in m['strings']]]\n"
+	    "v = {'f': np.array([[1.5, -2.0], [3.0, 4.25]]), 'z': np.array([1 + 2j, 3 - 4j]),\n"
+	    "     'i8': np.arange(4, dtype=np.int8), 'u16': np.array([65535], dtype=np.uint16),\n"
+	    "     'i64': np.array([-2**40], dtype=np.int64), 'f32': np.array([0.5], "
+	    "dtype=np.float32),\n"
+	    "     'b': np.array([True, False, True]), 's': 'hello', 'w': np.array(['ab', 'cd']),\n"
+	    "     'st': {'x': 1.0, 'name': 'n'}, 'c': np.array([np.arange(2.0), 'cell'], "
+	    "dtype=object),\n"
+	    "     'sp': sp.csc_matrix(np.array([[0, 2.0], [3.0, 0]])),\n"
+	    "     'spb': sp.csc_matrix(np.array([[True, False], [False, True]]))}\n"
+	    "rt = []\n"
+	    "for c in (False, True):\n"
+	    "    b = io.BytesIO()\n"
+	    "    sio.savemat(b, v, do_compression=c)\n"
+	    "    m = load(b.getvalue())\n"
+	    "    q = load(b.getvalue(), squeeze_me=True, struct_as_record=False)\n"
+	    "    rt.append([m['f'].tolist(), m['z'].tolist() == [[1 + 2j, 3 - 4j]], "
+	    "m['i8'].tolist(),\n"
+	    "               str(m['i8'].dtype), m['u16'].tolist(), m['i64'].tolist(),\n"
+	    "               str(m['f32'].dtype), m['b'].tolist(), m['s'].tolist(), "
+	    "m['w'].tolist(),\n"
+	    "               m['st']['x'][0, 0].tolist(), str(m['st']['name'][0, 0][0]),\n"
+	    "               m['c'][0, 1].tolist(), m['sp'].toarray().tolist(),\n"
+	    "               m['spb'].toarray().tolist(), q['st'].name, q['c'][0].tolist(),\n"
+	    "               [w[0] for w in sio.whosmat(io.BytesIO(b.getvalue()))]])\n"
+	    "r + [rt[0], rt[0] == rt[1]]\n",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\",\""
+	    "ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\",\"Va"
+	    "lueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"Valu"
+	    "eError\",\"ValueError\",\">f4\",[[2.0,3.0],[3.0,4.0]],[\"hello\",\"world\"],[[[1.5,-2."
+	    "0],"
+	    "[3.0,4.25]],true,[[0,1,2,3]],\"int8\",[[65535]],[[-1099511627776]],\"float32\",[[1,0"
+	    ",1]],[\"hello\"],[\"ab\",\"cd\"],[[1.0]],\"n\",[\"cell\"],[[0.0,2.0],[3.0,0.0]],[[1,0]"
+	    ",[0,"
+	    "1]],\"n\",[0.0,1.0],[\"f\",\"z\",\"i8\",\"u16\",\"i64\",\"f32\",\"b\",\"s\",\"w\","
+	    "\"st\",\"c\",\"sp\",\"spb"
+	    "\"]],true]");
+	e2e_stop();
+}
+
+/* ImagePath.Path's item assignment (p[i] = (x, y)) took the point's address in the path's array,
+ * then read the numbers: one whose __float__ compacted the path wrote into the freed array
+ * (SIGSEGV). The point is now read first (an index past the compacted path is an IndexError);
+ * compact() of an empty path left one point of uninitialised memory (it answers 0 now) and
+ * Path.id handed out the array's address (refused). Points, paths and drawing answer as before. */
+Test(data, pil_path_points_are_read_before_the_c_code)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "from PIL import Image, ImageDraw, ImagePath\n"
+	    "import numpy as np\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "class F:\n"
+	    "    def __float__(self):\n"
+	    "        p.compact(1e300)\n"
+	    "        return 1.0\n"
+	    "r = set()\n"
+	    "big = ImagePath.Path(np.arange(400000, dtype=np.float32))\n"
+	    "for k in range(50):\n"
+	    "    p = ImagePath.Path(big)\n"
+	    "    def put():\n"
+	    "        if k % 2:\n"
+	    "            p[199999] = (F(), 2.0)\n"
+	    "        else:\n"
+	    "            p.__setitem__(199999, (F(), 2.0))\n"
+	    "    r.add(t(put))\n"
+	    "p = ImagePath.Path([(float(i), float(i)) for i in range(1000)])\n"
+	    "p[0] = (F(), 2.0)\n"
+	    "out = [sorted(r), p.tolist()]\n"
+	    "e = ImagePath.Path([])\n"
+	    "out += [e.compact(), len(e), e.tolist(), t(lambda: e.id), t(lambda: p.id)]\n"
+	    "# ordinary use answers as before\n"
+	    "q = ImagePath.Path([(0, 0), (1, 1), (2, 2)])\n"
+	    "q[0] = (5, 6)\n"
+	    "q[-1] = (7.5, 8)\n"
+	    "def bad(v):\n"
+	    "    def f():\n"
+	    "        q[1] = v\n"
+	    "    return t(f)\n"
+	    "out += [q.tolist(), q[0], q[-1], len(q), bad(('a', 1)), bad((1, 2, 3)), bad([1, 2]),\n"
+	    "        t(lambda: q.__setitem__(5, (1, 1)))]\n"
+	    "c = ImagePath.Path([0, 0, 1, 1, 5, 5, 5.5, 5.5])\n"
+	    "out += [c.compact(), c.tolist(), c.getbbox()]\n"
+	    "im = Image.new('L', (20, 20))\n"
+	    "d = ImageDraw.Draw(im)\n"
+	    "d.polygon(ImagePath.Path([(2, 2), (17, 2), (17, 17), (2, 17)]), fill=100)\n"
+	    "d.line([0, 19, 19, 19], fill=255)\n"
+	    "out + [im.getpixel((10, 10)), im.getpixel((1, 10)), im.getpixel((10, 19))]\n",
+	    "[[\"IndexError\"],[[1.0,2.0]],0,0,[],\"AttributeError\",\"AttributeError\",[[5.0,6.0],"
+	    "[1.0,1.0],[7.5,8.0]],[5.0,6.0],[7.5,8.0],3,\"TypeError\",\"TypeError\",\"SystemError\""
+	    ",\"IndexError\",1,[[0.0,0.0],[1.0,1.0],[5.0,5.0]],[0.0,0.0,5.0,5.0],100,0,255]");
+	e2e_stop();
+}
+
+/* An array of objects sorted in place while its items' __lt__ replaced them (freeing them):
+ * numpy's sorts held the items' pointers, without a reference, in their temporaries and wrote a
+ * freed one back into the array (a.sort() of any kind, a.partition, np.median with
+ * overwrite_input: a fake bytearray over all memory); argsort and lexsort of an array of objects
+ * not laid out item after item compared freed objects from a buffer (SIGSEGV). Such arrays are
+ * sorted as a private copy now: the array holds only live objects; the same functions used as
+ * meant answer as before. */
+Test(data, object_sorts_keep_no_freed_item)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "class K:\n"
+	    "    __slots__ = tuple('s%d' % i for i in range(20))\n"
+	    "    def __lt__(self, o):\n"
+	    "        cnt[0] += 1\n"
+	    "        if cnt[0] == at[0]:\n"
+	    "            for i in range(len(cur[0])):\n"
+	    "                cur[0][i] = i\n"
+	    "            if stop[0]:\n"
+	    "                raise ValueError('stop')\n"
+	    "        return isinstance(o, K) and self.s0 < o.s0\n"
+	    "    def __gt__(self, o):\n"
+	    "        return isinstance(o, K) and o.s0 < self.s0\n"
+	    "def q(n):\n"
+	    "    return n.to_bytes(8, 'little')\n"
+	    "fake = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q(1 << 62) + q(0) + q(0) + q(0)\n"
+	    "payload = bytes(16) + fake + bytes(191 - 16 - len(fake))\n"
+	    "cnt, at, stop, cur, keep = [0], [0], [True], [None], []\n"
+	    "def attack(f, n=4, when=1, raises=True):\n"
+	    "    cnt[0], at[0], stop[0] = 0, when, raises\n"
+	    "    a = np.array([K() for _ in range(n)], dtype=object)\n"
+	    "    for i in range(n):\n"
+	    "        a[i].s0 = (i * 17) % n\n"
+	    "    cur[0] = a\n"
+	    "    try:\n"
+	    "        f(a)\n"
+	    "    except ValueError:\n"
+	    "        pass\n"
+	    "    keep.append([bytearray(payload) for _ in range(4 * n)])\n"
+	    "    return sorted({type(v).__name__ for v in a})\n"
+	    "r = [attack(lambda a: a.sort()), attack(lambda a: a.sort(kind='heapsort'), 40),\n"
+	    "     attack(lambda a: a.sort(kind='stable'), 64, 150), attack(lambda a: a.partition(1)"
+	    "),\n"
+	    "     attack(lambda a: np.median(a, overwrite_input=True), 5),\n"
+	    "     attack(lambda a: a[::2].argsort(), 8, 1, False),\n"
+	    "     attack(lambda a: np.lexsort((a[::2],)), 8, 1, False)]\n"
+	    "# ordinary use answers as before\n"
+	    "o = np.array([3, 1, 2, 5, 4], dtype=object)\n"
+	    "o.sort()\n"
+	    "s = np.array([(3, 'c'), (1, 'a'), (2, 'b')], dtype=[('x', 'i8'), ('y', 'O')])\n"
+	    "s.sort(order='y')\n"
+	    "w = np.array(['b', 'a', 'c', 'a'], dtype=object)\n"
+	    "p = np.array([5, 1, 4, 2, 3], dtype=object)\n"
+	    "p.partition(2)\n"
+	    "f = np.array([3.0, 1.0, 2.0])\n"
+	    "f.sort(kind='stable')\n"
+	    "m = np.array([[3, 1], [0, 2]], dtype=object)\n"
+	    "r += [o.tolist(), s['x'].tolist(), w.argsort(kind='stable').tolist(), p[2],\n"
+	    "      np.lexsort((np.array([1, 2, 0, 3]), w)).tolist(), m.argsort(axis=0).tolist(),\n"
+	    "      f.tolist(), np.median(np.array([4, 1, 3, 2, 5], dtype=object), overwrite_input=T"
+	    "rue)]\n"
+	    "r",
+	    "[[\"int\"],[\"int\"],[\"int\"],[\"int\"],[\"int\"],[\"int\"],[\"int\"],[1,2,3,4,5],[1,"
+	    "2,3],[1,3,0,2],3,[1,3,0,2],[[1,0],[0,1]],[1.0,2.0,3.0],3.0]");
+	e2e_stop();
+}
+
+/* nditer.close() (and a with block's end) freed a buffered iterator's buffers, and dropped
+ * the operands it alone held, while the arrays it had handed out still pointed into them: a
+ * list's item array then laid under the view (its items' addresses read, a forged one
+ * written: any object). close() now writes back and resolves the copies but leaves the memory
+ * to the iterator's own end, which the views hold off: a view keeps its values; the iterator
+ * used as numpy's documents show answers as before. */
+Test(data, nditer_close_keeps_the_memory_of_its_views)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "marker = object()\n"
+	    "def reuse(x):\n"
+	    "    # blocks of the size the iterator's memory had, each holding the marker's address"
+	    "\n"
+	    "    keep.append([[marker] * 128 for _ in range(8)])\n"
+	    "    return int(x[0]) == id(marker) or int(x[-1]) == id(marker)\n"
+	    "keep = []\n"
+	    "r = []\n"
+	    "a = np.zeros(128)\n"
+	    "it = np.nditer(a, flags=['buffered', 'external_loop'], op_flags=[['readwrite']],\n"
+	    "               op_dtypes=['i8'], casting='unsafe', buffersize=128)\n"
+	    "x = next(it)\n"
+	    "x[...] = 7\n"
+	    "it.close()\n"
+	    "r += [reuse(x), int(x[3]), a[3]]\n"
+	    "with np.nditer(np.zeros(128), flags=['buffered', 'external_loop'], op_dtypes=['i8'],\n"
+	    "               casting='unsafe', buffersize=128) as it:\n"
+	    "    x = next(it)\n"
+	    "r.append(reuse(x))\n"
+	    "it = np.nditer(np.zeros(128, 'i8'), flags=['external_loop'], op_flags=[['readwrite']])"
+	    "\n"
+	    "x = next(it)\n"
+	    "del it\n"
+	    "x.base.close()\n"
+	    "x.base.__exit__(None, None, None)\n"
+	    "r.append(reuse(x))\n"
+	    "# ordinary use answers as before\n"
+	    "a = np.arange(6).reshape(2, 3)\n"
+	    "with np.nditer(a, op_flags=['readwrite']) as it:\n"
+	    "    for x in it:\n"
+	    "        x[...] = 2 * x\n"
+	    "r.append(a.tolist())\n"
+	    "a = np.arange(6.0) + 0.5\n"
+	    "with np.nditer(a, flags=['buffered', 'external_loop'], op_flags=[['readwrite']],\n"
+	    "               op_dtypes=['i8'], casting='unsafe', buffersize=4) as it:\n"
+	    "    for x in it:\n"
+	    "        x[...] = x * 10\n"
+	    "r.append(a.tolist())\n"
+	    "a = np.arange(24).reshape(2, 3, 4)\n"
+	    "with np.nditer([a, None], flags=['reduce_ok', 'buffered', 'delay_bufalloc'],\n"
+	    "               op_flags=[['readonly'], ['readwrite', 'allocate']],\n"
+	    "               op_axes=[None, [0, 1, -1]]) as it:\n"
+	    "    it.operands[1][...] = 0\n"
+	    "    it.reset()\n"
+	    "    for x, y in it:\n"
+	    "        y[...] += x\n"
+	    "    res = it.operands[1]\n"
+	    "r.append(res.tolist())\n"
+	    "a = np.arange(10.0)\n"
+	    "with np.nditer(a, flags=['buffered'], op_flags=[['readwrite']], op_dtypes=['f4'],\n"
+	    "               casting='same_kind', buffersize=3) as it:\n"
+	    "    for x in it:\n"
+	    "        x[...] = -1\n"
+	    "        if it.iterindex == 4:\n"
+	    "            break\n"
+	    "r.append(a.tolist())\n"
+	    "a = np.arange(4, dtype='f8')\n"
+	    "it = np.nditer(a, op_flags=[['readwrite', 'updateifcopy']], op_dtypes=['f4'],\n"
+	    "               casting='same_kind')\n"
+	    "for x in it:\n"
+	    "    x[...] = x + 1\n"
+	    "it.close()\n"
+	    "r.append([a.tolist(), a.flags.writeable])\n"
+	    "i, j = np.nested_iters(np.arange(12).reshape(2, 3, 2), [[1], [0, 2]], flags=['multi_in"
+	    "dex'])\n"
+	    "vals = [[int(y) for y in j] for x in i]\n"
+	    "i.close()\n"
+	    "r += [vals, [int(v) for v in np.nditer(np.arange(3))], list(np.ndindex(2, 2))]\n"
+	    "r",
+	    "[false,7,7.0,false,false,[[0,2,4],[6,8,10]],[0.0,10.0,20.0,30.0,40.0,50.0],[[6,22,38],"
+	    "[54,70,86]],[-1.0,-1.0,-1.0,-1.0,-1.0,5.0,6.0,7.0,8.0,9.0],[[1.0,2.0,3.0,4.0],true],[["
+	    "0,1,6,7],[2,3,8,9],[4,5,10,11]],[0,1,2],[[0,0],[0,1],[1,0],[1,1]]]");
 	e2e_stop();
 }

@@ -622,6 +622,88 @@ out:
 	return rc;
 }
 
+/* ---- attributes for library code only ------------------------------------------------------
+ *
+ * Some compiled classes keep objects by borrowed pointer and rely on their callers to keep them
+ * alive (pandas' object hash tables keep each key's address, and compare later keys with it): a
+ * table the user's code filled itself, then freed a key of, compared with the freed block (a
+ * fake object laid there: any memory). The attributes pydata.py names in library_only
+ * ((class, name) pairs: methods, and fields that hand out such a table or the array its keys
+ * are held by) are given to library code only, which uses them as the class expects; the
+ * user's code reading one is refused. */
+typedef struct {
+	PyObject_HEAD PyObject *inner; /* the attribute's own descriptor */
+} library_attr_object;
+
+static void library_attr_dealloc(PyObject *self)
+{
+	Py_XDECREF(((library_attr_object *)self)->inner);
+	Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *library_attr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	PyObject *inner = ((library_attr_object *)self)->inner;
+	descrgetfunc get = Py_TYPE(inner)->tp_descr_get;
+
+	if (pylayer_armed() && pyguard_reader_is_user()) {
+		PyErr_SetString(
+		    PyExc_AttributeError,
+		    "this attribute of a compiled library class is used by the library "
+		    "itself only in the sandbox (it keeps objects without holding them)");
+		return NULL;
+	}
+	return get ? get(inner, obj, type) : Py_NewRef(inner);
+}
+
+static PyTypeObject library_attr_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.LibraryAttribute",
+    .tp_basicsize = sizeof(library_attr_object),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = library_attr_dealloc,
+    .tp_descr_get = library_attr_get,
+    .tp_doc = "An attribute of a compiled library class, read by library code only.",
+};
+
+static int library_attrs_guard(PyObject *g)
+{
+	PyObject *names = PyDict_GetItemString(g, "library_only");
+
+	if (!names)
+		return 0;
+	if (!PyList_Check(names) || PyType_Ready(&library_attr_type) < 0) {
+		PyErr_SetString(PyExc_TypeError, "library_only is not a list");
+		return -1;
+	}
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); i++) {
+		PyObject *pair = PyList_GET_ITEM(names, i), *inner;
+		PyTypeObject *t;
+		library_attr_object *la;
+		if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+		    !PyType_Check(PyTuple_GET_ITEM(pair, 0)) ||
+		    !(t = (PyTypeObject *)PyTuple_GET_ITEM(pair, 0))->tp_dict ||
+		    !(inner = PyDict_GetItemWithError(t->tp_dict, PyTuple_GET_ITEM(pair, 1)))) {
+			if (!PyErr_Occurred())
+				PyErr_SetString(PyExc_TypeError,
+				                "library_only names an attribute a class has not");
+			return -1;
+		}
+		if (Py_TYPE(inner) == &library_attr_type)
+			continue;
+		if (!(la = PyObject_New(library_attr_object, &library_attr_type)))
+			return -1;
+		la->inner = Py_NewRef(inner);
+		/* The value at an existing key: the dict does not resize. */
+		if (PyDict_SetItem(t->tp_dict, PyTuple_GET_ITEM(pair, 1), (PyObject *)la) < 0) {
+			Py_DECREF(la);
+			return -1;
+		}
+		Py_DECREF(la);
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
 /* pydata.py's checks of C classes' constructor arguments, {class: check}: while armed, a class
  * (or one beneath it) is initialised with the arguments its check returns. */
 #define INIT_CHECKED_MAX 8
@@ -711,6 +793,163 @@ static int types_patch(PyObject *g)
 	return 0;
 }
 
+/* pydata.py's pair_items: C classes (PIL's ImagePath.Path) whose item assignment, p[i] = (x, y),
+ * took the address of the point in the object's array before reading the two numbers: a number
+ * whose __float__ shrank the array (p.compact()) made the write land in freed memory. The point
+ * is read here first, as the class reads it, into a tuple of two floats: the class's own
+ * assignment then runs nothing of the user's. */
+#define PAIR_TYPES_MAX 2
+static struct {
+	PyTypeObject *type;
+	ssizeobjargproc real;
+} pair_types[PAIR_TYPES_MAX];
+static int n_pair_types;
+
+/* A new reference: v's two numbers as floats when v is a pair, else v (refused by the class with
+ * nothing read); NULL when a number is not one. */
+static PyObject *pair_of_floats(PyObject *v)
+{
+	double x, y;
+
+	if (!PyTuple_Check(v) || PyTuple_GET_SIZE(v) != 2)
+		return Py_NewRef(v);
+	x = PyFloat_AsDouble(PyTuple_GET_ITEM(v, 0));
+	if (x == -1.0 && PyErr_Occurred())
+		return NULL;
+	y = PyFloat_AsDouble(PyTuple_GET_ITEM(v, 1));
+	if (y == -1.0 && PyErr_Occurred())
+		return NULL;
+	return Py_BuildValue("(dd)", x, y);
+}
+
+static int pair_assign(PyObject *self, Py_ssize_t i, PyObject *v)
+{
+	for (int k = 0; k < n_pair_types; k++) {
+		ssizeobjargproc real = pair_types[k].real;
+		Py_ssize_t n;
+		int rc;
+		if (!PyObject_TypeCheck(self, pair_types[k].type))
+			continue;
+		n = Py_TYPE(self)->tp_as_sequence->sq_length(self);
+		if (n < 0)
+			return -1;
+		if (!v || i < 0 || i >= n) /* refused by the class, nothing read */
+			return real(self, i, v);
+		if (!(v = pair_of_floats(v)))
+			return -1;
+		rc = real(self, i, v);
+		Py_DECREF(v);
+		return rc;
+	}
+	PyErr_SetString(PyExc_SystemError, "an item assignment of an unknown class");
+	return -1;
+}
+
+static int pair_items_guard(PyObject *g)
+{
+	PyObject *types = PyDict_GetItemString(g, "pair_items");
+
+	for (Py_ssize_t i = 0; types && PyList_Check(types) && i < PyList_GET_SIZE(types); i++) {
+		PyTypeObject *t = (PyTypeObject *)PyList_GET_ITEM(types, i);
+		PyWrapperDescrObject *w;
+		if (!PyType_Check(t) || !t->tp_as_sequence || !t->tp_as_sequence->sq_ass_item ||
+		    !t->tp_as_sequence->sq_length || n_pair_types == PAIR_TYPES_MAX ||
+		    !(w = (PyWrapperDescrObject *)PyDict_GetItemString(t->tp_dict,
+		                                                       "__setitem__")) ||
+		    !PyObject_TypeCheck(w, &PyWrapperDescr_Type) ||
+		    w->d_wrapped != (void *)t->tp_as_sequence->sq_ass_item) {
+			PyErr_SetString(PyExc_TypeError, "a class of points is not as known");
+			return -1;
+		}
+		pair_types[n_pair_types].type = t;
+		pair_types[n_pair_types++].real = t->tp_as_sequence->sq_ass_item;
+		t->tp_as_sequence->sq_ass_item = pair_assign;
+		w->d_wrapped = (void *)pair_assign;
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
+/* pydata.py's mat_reader: scipy.io.matlab's reader of MATLAB 5 files (the Cython class
+ * VarReader5) looked up the numpy dtype of each data element in a C array of 20 by the element's
+ * data type, read from the file, unchecked: the types with no dtype held NULL (SIGSEGV), those
+ * past the array read the words after it as dtypes (an array of any dtype over the file's bytes).
+ * Every element's tag is read by the class's first C method (cread_tag, the first entry of its
+ * table of C methods, which its other methods call through): it is replaced by one that refuses
+ * a data type with no dtype (ValueError) before any lookup. probe(type) reads one tag of that
+ * type: read before, refused after (else the table is not as known and is left as it was). */
+typedef int (*mat_tag_fn)(PyObject *self, uint32_t *type, uint32_t *count, char *data);
+static mat_tag_fn mat_tag_real;
+static uint32_t mat_types; /* bit t: data type t has a dtype */
+
+static int mat_tag_checked(PyObject *self, uint32_t *type, uint32_t *count, char *data)
+{
+	int rc = mat_tag_real(self, type, count, data);
+
+	if (rc >= 0 && (*type >= 32 || !(mat_types >> *type & 1))) {
+		PyErr_Format(PyExc_ValueError,
+		             "a data element of type %u in the MATLAB file: no such data type",
+		             (unsigned)*type);
+		return -1;
+	}
+	return rc;
+}
+
+/* 1 when probe(type) read the tag, 0 when it was refused (ValueError), -1 otherwise. */
+static int mat_probe(PyObject *probe, long type)
+{
+	PyObject *r = PyObject_CallFunction(probe, "l", type);
+	int rc;
+
+	if (!r) {
+		if (!PyErr_ExceptionMatches(PyExc_ValueError))
+			return -1;
+		PyErr_Clear();
+		return 0;
+	}
+	rc = PyTuple_Check(r) && PyTuple_GET_SIZE(r) == 3 && PyLong_Check(PyTuple_GET_ITEM(r, 0)) &&
+	             PyLong_AsLong(PyTuple_GET_ITEM(r, 0)) == type
+	         ? 1
+	         : -1;
+	Py_DECREF(r);
+	return rc;
+}
+
+static int mat_reader_guard(PyObject *g)
+{
+	PyObject *spec = PyDict_GetItemString(g, "mat_reader"), *cls, *types, *probe, *cap;
+	mat_tag_fn *table;
+
+	if (!spec || !PyList_Check(spec) || PyList_GET_SIZE(spec) == 0)
+		return 0; /* scipy is not loaded */
+	if (PyList_GET_SIZE(spec) != 3)
+		goto unknown;
+	cls = PyList_GET_ITEM(spec, 0);
+	types = PyList_GET_ITEM(spec, 1);
+	probe = PyList_GET_ITEM(spec, 2);
+	if (!PyType_Check(cls) || !PyTuple_Check(types) ||
+	    !(cap = PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, "__pyx_vtable__")) ||
+	    !PyCapsule_CheckExact(cap) || !(table = PyCapsule_GetPointer(cap, NULL)))
+		goto unknown;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++) {
+		long t = PyLong_AsLong(PyTuple_GET_ITEM(types, i));
+		if (t < 1 || t >= 20) /* the array's length */
+			goto unknown;
+		mat_types |= 1u << t;
+	}
+	if (mat_probe(probe, 20) != 1)
+		goto unknown;
+	mat_tag_real = table[0];
+	table[0] = mat_tag_checked;
+	if (mat_probe(probe, 20) == 0 && mat_probe(probe, 9) == 1)
+		return 0;
+	table[0] = mat_tag_real;
+unknown:
+	if (!PyErr_Occurred())
+		PyErr_SetString(PyExc_TypeError, "scipy.io.matlab's VarReader5 is not as known");
+	return -1;
+}
+
 /* The packages of the data stack: without one loaded, only the part of pydata.py before its
  * data stack is compiled (the rest cost the zygote of every server 1.6 MiB). */
 static const char *const data_packages[] = {"numpy",    "pandas",  "scipy", "sympy", "matplotlib",
@@ -748,7 +987,8 @@ int pydata_init(void)
 	prepare = PyDict_GetItemString(g, "prepare");
 	r = prepare ? PyObject_CallNoArgs(prepare) : NULL;
 	if (!r || types_patch(g) < 0 || inits_check(g) < 0 || numpy_guard() < 0 ||
-	    fortran_guard() < 0 || random_guard() < 0)
+	    fortran_guard() < 0 || random_guard() < 0 || library_attrs_guard(g) < 0 ||
+	    pair_items_guard(g) < 0 || mat_reader_guard(g) < 0)
 		goto out;
 	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");
 	if (pyplot) {

@@ -44,6 +44,15 @@ type_patches = {}
 # Checks of a C class's constructor arguments while armed, {class: check(args, kwargs) -> (args,
 # kwargs) to construct with} (pydata.c).
 init_checks = {}
+# Attributes of C classes given to library code only, [(class, name)] (pydata.c: the user's
+# code reading one is refused).
+library_only = []
+# C classes whose item is a point, p[i] = (x, y), [class] (pydata.c: the point is read into a
+# tuple of two floats before the class's own assignment runs).
+pair_items = []
+# scipy.io.matlab's reader of MATLAB 5 files, [VarReader5, the data types that have a dtype,
+# probe(type) -> the tag of that type read] (pydata.c: a tag of another type is refused).
+mat_reader = []
 
 
 def _tempfile():
@@ -154,6 +163,24 @@ def prepare():
 # ==== the data stack: compiled only when one of its packages is loaded (pydata.c) ====
 
 
+def _vectorize_shapes(np):
+    """np.vectorize with a signature broadcast its loop dimensions over views of one int made
+    with as_strided (never read), which the sandbox refuses as a view past its memory: every
+    such call with loop dimensions failed. The shapes are broadcast as shapes."""
+    from numpy.lib import function_base as fb
+    real = fb._parse_input_dimensions
+
+    def _parse_input_dimensions(args, input_core_dims):
+        shapes, dim_sizes = [], {}
+        for arg, core_dims in zip(args, input_core_dims):
+            fb._update_dim_sizes(dim_sizes, arg, core_dims)
+            shapes.append(arg.shape[:arg.ndim - len(core_dims)])
+        return np.broadcast_shapes(*shapes), dim_sizes
+
+    _parse_input_dimensions.__doc__ = real.__doc__
+    _replace_all({id(real): (real, _parse_input_dimensions)})
+
+
 def _numpy():
     import os
     import numpy as np
@@ -174,6 +201,12 @@ def _numpy():
     _strided_views(np)
     _array_files(np)
     _random_states(np)
+    _object_sorts(np)
+    _vectorize_shapes(np)
+    # recfunctions' functions are made at import by a decorator that rewrites their code
+    # objects, which a worker refuses: imported here, it imports in calls.
+    import numpy.lib.recfunctions  # noqa: F401
+    _nditer_close(np)
     # An array's memory is not replaced: `a.data = buffer` kept the buffer's object but not
     # its export, and a bytearray cleared after left the array over freed memory (a
     # bytearray's header laid there: any memory). (ndarray(buffer=...) is pinned by pydata.c.)
@@ -256,6 +289,151 @@ def _random_states(np):
 
         type_patches[(cls, '_bit_generator')] = property(d.__get__, refuse, None, d.__doc__)
 
+
+def _object_sorts(np):
+    """numpy sorts an array of objects in place with items' pointers copied, without a
+    reference, into its temporaries (the quick and heap sorts' pivot, the stable sort's merge
+    buffer) while the items' __lt__ runs: an __lt__ that replaced the array's items (freeing
+    them) left the sort to write a freed object's pointer back into the array (ndarray.sort,
+    ndarray.partition, and np.median/np.percentile with overwrite_input, which partition the
+    array itself). argsort, argpartition and lexsort copied the pointers of an array not laid
+    out one item after the other (a[::2], a 2-D array's columns) into a buffer the same way and
+    compared freed objects. An array holding objects is now sorted, partitioned or argsorted
+    as a private copy (its references held, out of the user's reach) and a sort's result
+    assigned back; arrays of numbers go to numpy's own methods as before."""
+    nd = np.ndarray
+    dtype_of = nd.__dict__['dtype'].__get__
+    flags_of = nd.__dict__['flags'].__get__
+    setitem = nd.__setitem__
+    sort_real, partition_real = nd.__dict__['sort'], nd.__dict__['partition']
+    argsort_real, argpartition_real = nd.__dict__['argsort'], nd.__dict__['argpartition']
+
+    def private(a):
+        return np.array(a, copy=True, subok=False)
+
+    def sort(self, axis=-1, kind=None, order=None):
+        if not dtype_of(self).hasobject or not flags_of(self).writeable:
+            return sort_real(self, axis, kind, order)
+        c = private(self)
+        sort_real(c, axis, kind, order)
+        setitem(self, Ellipsis, c)
+
+    def partition(self, kth, axis=-1, kind='introselect', order=None):
+        if not dtype_of(self).hasobject or not flags_of(self).writeable:
+            return partition_real(self, kth, axis, kind, order)
+        c = private(self)
+        partition_real(c, kth, axis, kind, order)
+        setitem(self, Ellipsis, c)
+
+    def as_self(self, r):
+        return r if type(self) is nd else nd.view(r, type(self))
+
+    def argsort(self, axis=-1, kind=None, order=None):
+        if not dtype_of(self).hasobject:
+            return argsort_real(self, axis, kind, order)
+        return as_self(self, argsort_real(private(self), axis, kind, order))
+
+    def argpartition(self, kth, axis=-1, kind='introselect', order=None):
+        if not dtype_of(self).hasobject:
+            return argpartition_real(self, kth, axis, kind, order)
+        return as_self(self, argpartition_real(private(self), kth, axis, kind, order))
+
+    for f, real in ((sort, sort_real), (partition, partition_real), (argsort, argsort_real),
+                    (argpartition, argpartition_real)):
+        f.__doc__ = real.__doc__
+        type_patches[(nd, f.__name__)] = f
+
+    def keys_of(keys):
+        if issubclass(type(keys), nd):
+            return private(keys) if dtype_of(keys).hasobject else keys
+        if isinstance(keys, (list, tuple)):
+            keys = [np.asarray(k) for k in keys]
+            return tuple(private(k) if dtype_of(k).hasobject else k for k in keys)
+        return keys
+
+    from numpy.core import multiarray
+    lexsort_real = multiarray.lexsort
+    lexsort_c = getattr(multiarray, '_multiarray_umath', multiarray).lexsort
+
+    def lexsort(keys, axis=-1):
+        return lexsort_real(keys_of(keys), axis)
+
+    def lexsort_impl(keys, axis=-1):
+        return lexsort_c(keys_of(keys), axis)
+
+    lexsort.__doc__, lexsort.__module__ = lexsort_real.__doc__, 'numpy'
+    lexsort_impl.__doc__ = lexsort_c.__doc__
+    _replace_all({id(lexsort_real): (lexsort_real, lexsort),
+                  id(lexsort_c): (lexsort_c, lexsort_impl)})
+
+
+def _nditer_close(np):
+    """nditer.close() (and a with block's end) freed the iterator's buffers and dropped its
+    operands while the arrays it had handed out (its items, it[i], it.value: views whose base
+    is the iterator object, which lives on) still pointed into them: a view then read and
+    wrote freed memory (a list's item array laid there: any object). close() now writes back
+    what the iteration left in the buffers (by finishing the iteration when an operand's
+    current items are in a buffer) and resolves the operands copied for writing (through a
+    private copy of the iterator), and leaves the freeing to the iterator object's own end,
+    which comes only when no view holds it."""
+    nditer = np.nditer
+    nd = np.ndarray
+    close_real, copy_real = nditer.__dict__['close'], nditer.__dict__['copy']
+    flags_of = nd.__dict__['flags'].__get__
+    dtype_of = nd.__dict__['dtype'].__get__
+    interface_of = nd.__dict__['__array_interface__'].__get__
+
+    def extent(a):
+        """The bytes [first, last) of a's items."""
+        i = interface_of(a)
+        first = last = int(i['data'][0])
+        strides, shape = i['strides'], i['shape']
+        if strides is None:
+            n = 1
+            for k in shape:
+                n *= k
+            return first, first + n * dtype_of(a).itemsize
+        for k, step in zip(shape, strides):
+            if k == 0:
+                return first, first
+            first += min(0, (k - 1) * step)
+            last += max(0, (k - 1) * step)
+        return first, last + dtype_of(a).itemsize
+
+    def buffered(it):
+        """Whether an operand written through the iterator has its current items in the
+        iterator's buffer (numpy writes them to the operand when the iteration moves on)."""
+        if it.finished or it.has_delayed_bufalloc:
+            return False
+        ops = it.operands
+        for i in range(len(ops)):
+            v = it[i]
+            if not flags_of(v).writeable:
+                continue
+            first, last = extent(ops[i])
+            if not first <= int(interface_of(v)['data'][0]) < last:
+                return True
+        return False
+
+    def close(self):
+        if buffered(self):
+            start, end = self.iterrange
+            try:
+                if end - start > 1:
+                    self.iterindex = end - 1
+            except ValueError:
+                pass  # an external loop: no jump, each step writes its buffer back
+            while self.iternext():
+                pass
+        if any(flags_of(op).writebackifcopy for op in self.operands):
+            close_real(copy_real(self))
+
+    def __exit__(self, *exc):
+        close(self)
+
+    close.__doc__, __exit__.__doc__ = close_real.__doc__, nditer.__dict__['__exit__'].__doc__
+    type_patches[(nditer, 'close')] = close
+    type_patches[(nditer, '__exit__')] = __exit__
 
 def _array_files(np):
     """np.fromfile and ndarray.tofile open a path by the builtins' open of the calling frame,
@@ -448,6 +626,7 @@ def _pandas():
     _group_kernels(np)
     _groupby_kernels(np)
     _sparse_array_ops(np)
+    _hash_tables(np)
 
 
 def _group_kernels(np):
@@ -848,6 +1027,100 @@ def _sparse_array_ops(np):
     _replace_all(replacements)
 
 
+def _hash_tables(np):
+    """pandas' object hash tables keep each key by its address, without a reference (its
+    StringHashTable, each str's characters), and compare a later key with it: the array the keys
+    came from is what keeps them alive. An object Index's engine built its table over the
+    user's own array (pd.Index(arr, copy=False), or idx.values, writable): an item replaced
+    freed its object, and the next get_loc compared the key with a fake object laid on the freed
+    block (any memory read and written); a table the user's code made and filled itself
+    (type(idx._engine.mapping)().set_item(s, 1), then del s) did the same, and the compiled
+    kernels (duplicated, isin, asof merges by objects) kept their keys by address while an
+    item's __hash__ or __eq__ (the user's) replaced the array's other items. Now:
+    - an index engine is made over a private copy of an object array (whoever makes it), and
+      its values, its table, its re-initialisation and pickled state are for library code only
+      (an engine is not unpickled: it would take any array);
+    - every method and field of pandas' hash table, vector and factorizer classes is for library
+      code only: the user's code neither fills a table nor reads one;
+    - the compiled functions that keep an object array's items by address while the user's
+      code may run (duplicated, ismember, asof merges by objects), the string table's unique
+      and factorize, and safe_sort (whose table is filled, then looked up in) work over a
+      private copy of it, held for the call."""
+    from pandas._libs import hashtable, index as libindex, join as libjoin
+    from pandas.core import algorithms
+
+    def private(v):
+        if isinstance(v, np.ndarray) and v.dtype == object:
+            return np.array(v, dtype=object, copy=True, subok=False)
+        return v
+
+    def copying(f, name=None):
+        def g(*args, **kwargs):
+            args = [private(a) for a in args]
+            kwargs = {k: private(v) for k, v in kwargs.items()}
+            return f(*args, **kwargs)
+        g.__name__ = g.__qualname__ = name or getattr(f, '__name__', 'function')
+        g.__doc__ = getattr(f, '__doc__', None)
+        g.__module__ = getattr(f, '__module__', None)
+        if hasattr(f, '__signatures__'):
+            g.__signatures__ = f.__signatures__
+        return g
+
+    # Engines: private values, whoever makes them (the check runs for every engine made while
+    # a call runs: pandas' own Index._engine, and the user's ObjectEngine(arr)).
+    def engine_made(args, kwargs):
+        args = tuple(private(a) for a in (args or ()))
+        if kwargs:
+            kwargs = {k: private(v) for k, v in kwargs.items()}
+        return args, kwargs
+
+    init_checks[libindex.IndexEngine] = engine_made
+    for cls, names in ((libindex.IndexEngine, ('values', 'mapping', '__init__', '__reduce__',
+                                               '__setstate__')),
+                       (libindex.BaseMultiIndexCodesEngine, ('__init__', '__reduce__',
+                                                             '__setstate__'))):
+        library_only.extend((cls, n) for n in names if n in cls.__dict__)
+
+    def unpickled(*args, **kwargs):
+        raise TypeError('an index engine is not unpickled in the sandbox')
+
+    for name in dir(libindex):
+        if name.startswith('__pyx_unpickle_') and name.endswith('Engine'):
+            setattr(libindex, name, unpickled)
+
+    # The tables, vectors and factorizers: library code only; the string table's methods over
+    # a copy of the values.
+    for name in dir(hashtable):
+        cls = getattr(hashtable, name)
+        if not isinstance(cls, type) or cls.__module__ != hashtable.__name__:
+            continue
+        for attr in list(cls.__dict__):
+            if attr.startswith('__') and attr not in ('__reduce__', '__setstate__',
+                                                       '__reduce_cython__',
+                                                       '__setstate_cython__'):
+                continue
+            # (its _unique, which they call, compares a str of the user's subclass with the
+            # na_value by its __eq__; lookups run no code of the user's)
+            if cls is hashtable.StringHashTable and attr in ('unique', 'factorize',
+                                                              'get_labels'):
+                type_patches[(cls, attr)] = copying(cls.__dict__[attr], attr)
+            library_only.append((cls, attr))
+
+    # The functions that hash an object array keeping its items by address, over a private
+    # copy (value_count and mode hold each key they keep).
+    replacements = {}
+    for name in ('duplicated', 'ismember'):
+        f = getattr(hashtable, name)
+        replacements[id(f)] = (f, copying(f))
+    for name in dir(libjoin):
+        f = getattr(libjoin, name)
+        if name.startswith('asof_join_') and name.endswith('_by_Y') and callable(f):
+            replacements[id(f)] = (f, copying(f))
+    f = algorithms.safe_sort
+    replacements[id(f)] = (f, copying(f))
+    _replace_all(replacements)
+
+
 def _read_html(pd):
     """pd.read_html('page.html'): lxml opens a path itself (a worker cannot: 'No tables found',
     then an ImportError of the fallback parsers). A path is read here, as open() reads it (a
@@ -896,6 +1169,19 @@ def _scipy():
 
     messagestream.tempfile = types.SimpleNamespace(mkstemp=mkstemp)
     messagestream.os = types.SimpleNamespace(remove=remove, close=os.close)
+    # Reading them back failed (OSError: failed to read messages from buffer), and that
+    # error replaced the QhullError it was to describe (flat or degenerate input).
+    get = messagestream.MessageStream.get
+
+    def messages(self):
+        try:
+            return get(self)
+        except OSError:
+            return ('qhull could not compute it (flat or degenerate input?); its own message '
+                    'is not kept in the sandbox: try qhull_options="QJ"')
+
+    messages.__doc__ = get.__doc__
+    type_patches[(messagestream.MessageStream, 'get')] = messages
     # differential_evolution and the other solvers with workers= import multiprocessing's
     # Pool at each call, and multiprocessing reads the signal module's namespace as it loads.
     try:
@@ -905,6 +1191,7 @@ def _scipy():
     _lapack_inputs()
     _spline_inputs()
     _distance_inputs()
+    _linkage_checks()
     _low_level_callables()
     _bspline_checks()
     _ode_integrators()
@@ -916,6 +1203,110 @@ def _scipy():
     _odeint_copies()
     _minpack_copies()
     _lil_checks()
+    _library_data()
+    _peak_maxima()
+    _map_in_process()
+
+
+def _map_in_process():
+    """workers=N (differential_evolution, brute, quad_vec, ...) made a multiprocessing Pool,
+    whose pipes the kernel sandbox refuses by ending the call (its output lost, nothing to
+    catch). A worker has no processes to give: an N other than 1 maps in the call's own process,
+    with the same results. A map-like callable given as workers is used as it is."""
+    from scipy._lib import _util
+    real = _util.MapWrapper.__init__
+
+    def __init__(self, pool=1):
+        if not callable(pool):
+            n = int(pool)
+            if n != -1 and n < 1:
+                raise RuntimeError('Number of workers specified must be -1, an int >= 1, or an '
+                                   "object with a 'map' method")
+            pool = 1
+        real(self, pool)
+
+    __init__.__doc__ = real.__doc__
+    _util.MapWrapper.__init__ = __init__
+    _mat_tags()
+
+
+def _mat_tags():
+    """scipy.io.loadmat (whosmat, and the reader scipy.io.matlab exports, VarReader5, used
+    directly) looked up the numpy dtype of each data element in a C array of 20 by the
+    element's data type, a number read from the file, unchecked: the types with no dtype held
+    NULL (SIGSEGV) and those past 19 read the words after the array as dtypes (an array of any
+    dtype over the file's bytes). The reader's C method that reads every element's tag is
+    replaced in pydata.c by one that refuses (ValueError) a data type with no dtype in the
+    reader's own table, before any lookup; the module is loaded here so that it is replaced
+    before any call."""
+    import importlib
+    import io
+    import struct
+    importlib.import_module('scipy.io')
+    from scipy.io.matlab import _mio5_params, _mio5_utils
+    types = None
+    for order in ('<', '>'):
+        has = {k for k in _mio5_params.MDTYPES[order]['dtypes'] if isinstance(k, int)}
+        types = has if types is None else types & has
+
+    class Options:
+        # What VarReader5 reads of its file reader.
+        byte_order = '<'
+        struct_as_record = True
+        uint16_codec = 'utf-8'
+        mat_dtype = False
+        chars_as_strings = True
+        squeeze_me = False
+
+    def probe(mdtype):
+        o = Options()
+        o.mat_stream = io.BytesIO(struct.pack('<II', mdtype, 0))
+        return _mio5_utils.VarReader5(o).read_tag()
+
+    mat_reader.extend((_mio5_utils.VarReader5, tuple(sorted(types)), probe))
+
+
+def _library_data():
+    """Data files a library reads from its own directory on first use, read here: a worker
+    opens no file of the library's. Sobol's direction numbers were left unread (Cython only
+    printed the refusal), and qmc.Sobol drew the same point again and again in 2 or more
+    dimensions, with no error."""
+    import numpy as np
+    from scipy.stats import _sobol
+    for dtype in (np.uint32, np.uint64):
+        _sobol.get_poly_vinit('poly', dtype)
+
+
+def _peak_maxima():
+    """scipy.signal.find_peaks' compiled _local_maxima_1d shrinks its result with
+    resize(refcheck=False) while its own memoryview holds it, which the sandbox refuses (a
+    resize without the check freed memory under an array's views): find_peaks always failed.
+    The same maxima, from numpy: runs of equal values, each a maximum when the runs on both
+    sides are lower; its first and last samples never are."""
+    import numpy as np
+    from scipy.signal import _peak_finding_utils as utils
+    real = utils._local_maxima_1d
+
+    def _local_maxima_1d(x):
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if x.ndim != 1:
+            raise ValueError('Buffer has wrong number of dimensions (expected 1, got %d)'
+                             % x.ndim)
+        n = x.shape[0]
+        if n < 3:
+            empty = np.empty(0, dtype=np.intp)
+            return empty, empty.copy(), empty.copy()
+        change = np.flatnonzero(x[1:] != x[:-1])
+        starts = np.concatenate(([0], change + 1))
+        ends = np.concatenate((change, [n - 1]))
+        v = x[starts]
+        k = np.arange(1, len(starts) - 1)
+        peak = k[(v[k - 1] < v[k]) & (v[k + 1] < v[k])]
+        left, right = starts[peak].astype(np.intp), ends[peak].astype(np.intp)
+        return (left + right) // 2, left, right
+
+    _local_maxima_1d.__doc__ = real.__doc__
+    _replace_all({id(real): (real, _local_maxima_1d)})
 
 
 def _sparse_kernels():
@@ -1723,6 +2114,52 @@ def _distance_inputs():
     for f, orig in pairs:
         f.__doc__, f.__module__ = orig.__doc__, orig.__module__
     _replace_all({id(orig): (orig, f) for f, orig in pairs})
+
+
+def _linkage_checks():
+    """scipy.cluster.hierarchy checks a linkage (is_valid_linkage) before its compiled
+    kernels walk it, but not its count column, nor that its cluster numbers are whole: the
+    C cophenetic distances took a count of 10**6 as the number of members to copy and write
+    (read and written past its arrays, SIGSEGV), and a NaN cluster number became a C int
+    taken as an index. A valid linkage now also has finite whole cluster numbers and each
+    merge's count the sum of its two clusters' counts (an observation's is 1): every
+    function that hands a linkage to the kernels (cophenet, fcluster, inconsistent, maxdists,
+    maxinconsts, maxRstat, leaders, leaves_list, optimal_leaf_ordering, to_tree, dendrogram)
+    checks it so first."""
+    import numpy as np
+    from scipy.cluster import hierarchy
+    real = hierarchy.is_valid_linkage
+
+    def is_valid_linkage(Z, warning=False, throw=False, name=None):
+        if not real(Z, warning=warning, throw=throw, name=name):
+            return False
+        Z = np.asarray(Z, order='c')
+        name_str = '%r ' % name if name else ''
+        try:
+            n = Z.shape[0] + 1
+            ids = Z[:, :2]
+            if not (np.isfinite(ids).all() and (ids == np.floor(ids)).all() and
+                    (ids >= 0).all()):
+                raise ValueError('Linkage %scontains cluster numbers that are not whole '
+                                 'numbers from 0.' % name_str)
+            ids = ids.astype(np.intp)
+            counts = np.ones(2 * n - 1)
+            for i in range(n - 1):
+                counts[n + i] = counts[ids[i, 0]] + counts[ids[i, 1]]
+            if not np.array_equal(counts[n:], Z[:, 3]):
+                raise ValueError('Linkage %shas counts that are not the sums of its '
+                                 'clusters\' counts.' % name_str)
+        except Exception as e:
+            if throw:
+                raise
+            if warning:
+                hierarchy._warning(str(e))
+            return False
+        return True
+
+    is_valid_linkage.__doc__ = real.__doc__
+    is_valid_linkage.__module__ = real.__module__
+    _replace_everywhere(real, is_valid_linkage)
 
 
 def _spline_inputs():
@@ -2721,6 +3158,55 @@ def _triangulation():
     _qhull.delaunay = delaunay
 
 
+def _agg_checks():
+    """matplotlib's Agg renderer (fig.canvas.get_renderer()._renderer) trusted some sizes its
+    draw methods were given: draw_quad_mesh read the coordinates for the mesh width and height
+    it was told (a 2x2x2 array drawn as a 3000 by 3000 mesh: read past it, its memory drawn as
+    pixels, SIGSEGV), draw_image read 4 bytes a pixel whatever the image's last axis (an
+    (h, w, 1) image read past it) and draw_path_collection took each path's antialiasing flag
+    modulo their count (none: a division by zero, SIGFPE). These arrays are made here, as the
+    C++ reads them, and checked: the coordinates (mesh_height + 1, mesh_width + 1, 2), the
+    image h by w by 4 bytes, one antialiasing flag at least."""
+    import operator
+    import numpy as np
+    from matplotlib.backends._backend_agg import RendererAgg
+
+    methods = RendererAgg.__dict__
+    quad_mesh, image = methods['draw_quad_mesh'], methods['draw_image']
+    path_collection = methods['draw_path_collection']
+
+    def draw_quad_mesh(self, gc, master_transform, mesh_width, mesh_height, coordinates,
+                       *args):
+        w, h = operator.index(mesh_width), operator.index(mesh_height)
+        c = np.array(coordinates, dtype=np.float64, order='C')
+        if w < 0 or h < 0 or c.shape != (h + 1, w + 1, 2):
+            raise ValueError('a mesh %s wide and %s high needs coordinates of shape (%s, %s, '
+                             '2), not %s' % (w, h, h + 1, w + 1, c.shape))
+        return quad_mesh(self, gc, master_transform, w, h, c, *args)
+
+    def draw_image(self, gc, x, y, im):
+        im = np.array(im, dtype=np.uint8, order='C')
+        if im.ndim != 3 or im.shape[2] != 4:
+            raise ValueError('the image must be an RGBA array of shape (height, width, 4), '
+                             'not %s' % (im.shape,))
+        return image(self, gc, x, y, im)
+
+    def draw_path_collection(self, gc, master_transform, paths, transforms, offsets,
+                             offset_trans, facecolors, edgecolors, linewidths, dashes,
+                             antialiaseds, *args):
+        aa = np.array(antialiaseds, dtype=np.uint8)
+        if aa.ndim == 1 and not len(aa):
+            raise ValueError('antialiaseds must hold one value at least')
+        return path_collection(self, gc, master_transform, paths, transforms, offsets,
+                               offset_trans, facecolors, edgecolors, linewidths, dashes, aa,
+                               *args)
+
+    for f, orig in ((draw_quad_mesh, quad_mesh), (draw_image, image),
+                    (draw_path_collection, path_collection)):
+        f.__doc__ = orig.__doc__
+        type_patches[(RendererAgg, orig.__name__)] = f
+
+
 def _matplotlib():
     import matplotlib as mpl
     mpl.__version__  # computed late from the package's files: now
@@ -2747,6 +3233,7 @@ def _matplotlib():
 
     _fonts_in_memory(mpl)
     _triangulation()
+    _agg_checks()
     # Its configuration and cache directories are known now; a worker's environment does not
     # name the server's home.
     import os
@@ -2903,6 +3390,8 @@ def _pil():
 
     PdfParser.PdfParser.get_buf_from_file = staticmethod(get_buf_from_file)
     _pil_pointers(Image)
+    _pil_paths(Image)
+    _pil_path_points(Image)
     _pil_fonts()
     _pil_mapped(Image)
 
@@ -2911,6 +3400,128 @@ def _pil():
         _keep(self, _picture)
 
     Image.Image.show = show
+
+
+def _pil_paths(Image):
+    """PIL's coordinate reader (ImagePath.Path, and ImageDraw's line, polygon, point,
+    rectangle, ellipse, arc, chord, pieslice and bitmap) took a list's length once, then read
+    its items by that index without holding them while their __float__ ran: one that emptied
+    the list made it read freed items (SIGSEGV). Path.map kept the path's array across the
+    function it calls, which could compact it (write into freed memory). The coordinates are
+    now read here first into a tuple of plain numbers (or pairs of floats) read as PIL reads
+    them, which the C code reads with nothing of the user's to run; map runs here, writing
+    each point back by index (checked against the path's length then)."""
+    import operator
+    core = Image.core
+    path_real = core.path
+    path_type = type(path_real(0))
+    draw_type = type(core.draw(Image.new('L', (1, 1)).im, 0))
+
+    def real(v):
+        # PyFloat_AsDouble: a float's own value, else __float__ or __index__.
+        if isinstance(v, float):
+            return float.__float__(v)
+        if isinstance(v, (str, bytes, bytearray)) or not (
+                hasattr(type(v), '__float__') or hasattr(type(v), '__index__')):
+            raise TypeError('must be real number, not %s' % type(v).__name__)
+        return float(v) if hasattr(type(v), '__float__') else float(operator.index(v))
+
+    def number(v):
+        t = type(v)
+        return (isinstance(v, complex) or hasattr(t, '__index__') or hasattr(t, '__int__') or
+                hasattr(t, '__float__'))
+
+    def flat(data):
+        if type(data) is path_type:
+            return data
+        try:
+            view = memoryview(data)
+        except TypeError:
+            pass
+        else:
+            with view:
+                if view.c_contiguous:
+                    return view.tobytes()
+        if isinstance(data, (list, tuple)):
+            items = tuple(data)
+        else:
+            if isinstance(data, dict) or not hasattr(type(data), '__getitem__'):
+                raise TypeError('argument must be sequence')
+            items = []
+            for i in range(len(data)):
+                try:
+                    items.append(data[i])
+                except IndexError:
+                    break
+        out = []
+        for v in items:
+            if isinstance(v, float):
+                out.append(float.__float__(v))
+            elif isinstance(v, int):
+                out.append(int.__int__(v))
+            elif number(v):
+                out.append(real(v))
+            elif isinstance(v, tuple) and tuple.__len__(v) == 2:
+                out.append((real(tuple.__getitem__(v, 0)), real(tuple.__getitem__(v, 1))))
+            else:
+                raise ValueError('incorrect coordinate type')
+        return tuple(out)
+
+    def path(data):
+        if hasattr(type(data), '__index__'):
+            try:
+                return path_real(operator.index(data))
+            except TypeError:
+                pass
+        return path_real(flat(data))
+    path.__doc__ = path_real.__doc__
+    _replace_everywhere(path_real, path)
+
+    def drawing(name):
+        method = draw_type.__dict__[name]
+
+        def draw(self, xy, *args):
+            return method(self, flat(xy), *args)
+        draw.__name__ = draw.__qualname__ = name
+        draw.__doc__ = method.__doc__
+        type_patches[(draw_type, name)] = draw
+
+    for name in ('draw_lines', 'draw_points', 'draw_polygon', 'draw_rectangle', 'draw_ellipse',
+                 'draw_arc', 'draw_chord', 'draw_pieslice', 'draw_bitmap'):
+        drawing(name)
+
+    def map(self, function):
+        i = 0
+        while i < len(self):
+            x, y = self[i]
+            point = function(x, y)
+            if not isinstance(point, tuple) or tuple.__len__(point) != 2:
+                raise TypeError('the function must return a tuple of two numbers')
+            self[i] = (real(tuple.__getitem__(point, 0)), real(tuple.__getitem__(point, 1)))
+            i += 1
+    map.__doc__ = path_type.__dict__['map'].__doc__
+    type_patches[(path_type, 'map')] = map
+
+
+def _pil_path_points(Image):
+    """ImagePath.Path's item assignment (p[i] = (x, y)) took the point's address in the path's
+    array, then read the two numbers: one whose __float__ compacted the path wrote into the
+    freed array (pydata.c now reads the point into two floats first: pair_items). compact() of
+    an empty path made it a path of one point of uninitialised memory (it answers 0 now, with
+    the path left empty), and Path.id handed out the array's address (library code only)."""
+    path = Image.core.path
+    path_type = type(path(0))
+    compact_real = path_type.__dict__['compact']
+
+    def compact(self, *args):
+        if path_type.__len__(self) == 0:
+            # The arguments read as PIL reads them, on a path of one point (nothing removed).
+            return compact_real(path((0.0, 0.0)), *args)
+        return compact_real(self, *args)
+    compact.__doc__ = compact_real.__doc__
+    type_patches[(path_type, 'compact')] = compact
+    pair_items.append(path_type)
+    library_only.append((path_type, 'id'))
 
 
 def _pil_mapped(Image):
