@@ -2061,6 +2061,127 @@ Test(data, a_qhull_error_is_a_qhull_error)
 	e2e_stop();
 }
 
+/* numpy's maximum and minimum of objects (fmax, fmin) took a reference to the operand the
+ * comparison chose after it returned, and the user's __ge__ had dropped the array's own: the
+ * freed object went into the result (any read/write). A comparison's operands are released
+ * only once the C code that asked has gone on. And np.lexsort given a sequence of its own (not
+ * a list or tuple) handed the C code the user's object array, whose items it compared while
+ * __lt__ freed them: any sequence is read first, its object keys copied. */
+Test(data, a_compared_object_outlives_the_code_that_chose_it)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "class K:\n"
+	                  "    def __init__(self, tag):\n"
+	                  "        self.tag = tag\n"
+	                  "    def __ge__(self, o):\n"
+	                  "        a[0] = 0\n"
+	                  "        return True\n"
+	                  "    __le__ = __gt__ = __lt__ = __ge__\n"
+	                  "def run(f):\n"
+	                  "    global a\n"
+	                  "    a = np.empty(1, dtype=object)\n"
+	                  "    a[0] = K('kept')\n"
+	                  "    b = np.zeros(1, dtype=object)\n"
+	                  "    r = f(a, b)\n"
+	                  "    spray = [bytearray(40) for i in range(200)]\n"
+	                  "    return r[0].tag\n"
+	                  "out = [run(np.maximum), run(np.minimum), run(np.fmax), run(np.fmin)]\n"
+	                  "base = np.empty(64, dtype=object)\n"
+	                  "n = [0]\n"
+	                  "class L:\n"
+	                  "    __slots__ = ('v',)\n"
+	                  "    def __lt__(self, o):\n"
+	                  "        n[0] += 1\n"
+	                  "        if n[0] == 1:\n"
+	                  "            base[:] = 0\n"
+	                  "            global spray\n"
+	                  "            spray = [bytearray(b'\\xff' * 39) for i in range(200)]\n"
+	                  "        return isinstance(o, L) and self.v < o.v\n"
+	                  "    def __gt__(self, o):\n"
+	                  "        return False\n"
+	                  "for i in range(64):\n"
+	                  "    k = L()\n"
+	                  "    k.v = 64 - i\n"
+	                  "    base[i] = k\n"
+	                  "class Seq:\n"
+	                  "    def __len__(self):\n"
+	                  "        return 1\n"
+	                  "    def __getitem__(self, i):\n"
+	                  "        if i == 0:\n"
+	                  "            return base[::2]\n"
+	                  "        raise IndexError\n"
+	                  "out.append(np.lexsort(Seq())[:4].tolist())\n"
+	                  "out.append(np.maximum(np.array([1, 5], dtype=object), np.array([3, 2], "
+	                  "dtype=object)).tolist())\n"
+	                  "out",
+	                  "[\"kept\",\"kept\",\"kept\",\"kept\",[0,1,2,3],[3,5]]");
+	e2e_stop();
+}
+
+/* numpy's loops over objects used an element's items after the user's code dropped them from
+ * their array: logical_and/or returned the second operand after the first's __bool__ freed it,
+ * clip compared with its bound after __ge__ freed it, lcm multiplied by the operand its
+ * __floordiv__ freed (each: a forged bytearray over all memory). Every loop over objects runs
+ * one element at a time with the element's object inputs held. */
+Test(data, object_loops_hold_each_elements_inputs)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "def q(v):\n"
+	                  "    return v.to_bytes(8, 'little')\n"
+	                  "keep = []\n"
+	                  "def spray():\n"
+	                  "    for _ in range(8):\n"
+	                  "        ba = bytearray(111)\n"
+	                  "        ba[0:56] = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q(1 << "
+	                  "62) + q(0) + q(0) + q(0)\n"
+	                  "        keep.append(ba)\n"
+	                  "class A:\n"
+	                  "    def __bool__(self):\n"
+	                  "        b[0] = None\n"
+	                  "        spray()\n"
+	                  "        return True\n"
+	                  "    def __ge__(self, o):\n"
+	                  "        b[0] = None\n"
+	                  "        spray()\n"
+	                  "        return True\n"
+	                  "    __le__ = __ge__\n"
+	                  "got = []\n"
+	                  "class G:\n"
+	                  "    def __index__(self):\n"
+	                  "        return 6\n"
+	                  "    def __floordiv__(self, other):\n"
+	                  "        b[0] = None\n"
+	                  "        spray()\n"
+	                  "        return M()\n"
+	                  "class M:\n"
+	                  "    def __mul__(self, other):\n"
+	                  "        got.append(other)\n"
+	                  "        return 0\n"
+	                  "def run(f, first):\n"
+	                  "    global b\n"
+	                  "    a = np.empty(1, dtype=object)\n"
+	                  "    a[0] = first\n"
+	                  "    b = np.empty(1, dtype=object)\n"
+	                  "    b[0] = bytes(64)\n"
+	                  "    r = f(a, b)\n"
+	                  "    return type(r[0]).__name__\n"
+	                  "out = [run(np.logical_and, A()), run(np.logical_or, A()),\n"
+	                  "       run(lambda a, b: np.clip(a, b, b), A())]\n"
+	                  "b = np.empty(1, dtype=object)\n"
+	                  "b[0] = 2 ** int('600') + 4\n"
+	                  "a = np.empty(1, dtype=object)\n"
+	                  "a[0] = G()\n"
+	                  "np.lcm(a, b)\n"
+	                  "out.append(type(got[0]).__name__)\n"
+	                  "out.append(np.logical_and(np.array([1, 0], dtype=object), np.array([2, "
+	                  "3], dtype=object)).tolist())\n"
+	                  "out",
+	                  "[\"bytes\",\"A\",\"A\",\"int\",[2,0]]");
+	e2e_stop();
+}
+
 /* numpy's loops over arrays of objects (np.add, x + y, np.dot, np.add.reduce) hand a class's
  * operator the arrays' items without owning them: the user's __add__ dropped the other operand
  * from its array and answered NotImplemented, and its __radd__ ran on the freed object, laid

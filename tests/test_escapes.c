@@ -1682,6 +1682,64 @@ Test(python_layer, fields_read_before_the_users_code_are_held)
 	stop();
 }
 
+/* A handler set to None from another handler while its parser parses: pyexpat had checked it
+ * was there, ran the character data handler, then called the NULL left in its place
+ * (SIGSEGV). While the parser parses, None sets a handler that does nothing. */
+Test(python_layer, an_expat_handler_cleared_while_it_parses_does_nothing)
+{
+	start(NULL);
+	expect_ok_result("import xml.etree.ElementTree as ET\n"
+	                 "xp = ET.XMLParser()\n"
+	                 "p = xp.parser\n"
+	                 "def chars(d):\n"
+	                 "    p.EndElementHandler = None\n"
+	                 "p.CharacterDataHandler = chars\n"
+	                 "xp.feed('<a>text</a>')\n"
+	                 "t = ET.fromstring('<r><x a=\"1\">y</x></r>')\n"
+	                 "['parsed', t.find('x').get('a'), t.find('x').text]",
+	                 "[\"parsed\",\"1\",\"y\"]");
+	still_serving();
+	stop();
+}
+
+/* The loader's derivation of DST offsets looked at the transition after the last one for a DST
+ * type the one before did not explain: it read past its table of transitions and indexed the
+ * types with what it found (SIGSEGV). Such data is refused (no zone of the tz database is);
+ * the same transitions alternating with a standard type load. */
+Test(python_layer, zoneinfo_never_reads_past_its_last_transition)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import io, zoneinfo\n"
+	    "def be(v, n):\n"
+	    "    return (v % (1 << (8 * n))).to_bytes(n, 'big')\n"
+	    "def tzif(tzstr, trans, types, abbrs=b'UTC\\0'):\n"
+	    "    out = b''\n"
+	    "    for v2 in (False, True):\n"
+	    "        out += b'TZif2' + bytes(15) + b''.join(be(x, 4) for x in (0, 0, 0, "
+	    "len(trans), len(types), len(abbrs)))\n"
+	    "        out += b''.join(be(t, 8 if v2 else 4) for t, _ in trans) + bytes(i for _, i "
+	    "in trans)\n"
+	    "        out += b''.join(be(o, 4) + bytes([d, a]) for o, d, a in types) + abbrs\n"
+	    "    return out + b'\\n' + tzstr + b'\\n'\n"
+	    "def load(data):\n"
+	    "    try:\n"
+	    "        z = zoneinfo.ZoneInfo.from_file(io.BytesIO(data))\n"
+	    "        return 'loaded'\n"
+	    "    except ValueError as e:\n"
+	    "        return str(e)\n"
+	    "groom = [bytes(31) + bytes([k % 256]) for k in range(4000)]\n"
+	    "del groom\n"
+	    "past = load(tzif(b'AAA3', tuple((k, 0) for k in range(8)), ((3600, 1, 0), (0, 0, "
+	    "0))))\n"
+	    "fine = load(tzif(b'AAA3', tuple((k, k % 2) for k in range(8)), ((3600, 1, 0), (0, 0, "
+	    "0))))\n"
+	    "[past, fine]",
+	    "[\"invalid TZif data: its last transition's DST offset cannot be told\",\"loaded\"]");
+	still_serving();
+	stop();
+}
+
 /* ZoneInfo.from_file of a TZif file whose transition named the type after the last: CPython's
  * loader checked the index only against one past the types (the real bound an assert), read
  * the zone's offsets and wrote its DST offsets past their arrays, and utcoffset() answered the
@@ -2166,9 +2224,11 @@ Test(python_layer, builtin_reductions_name_the_checked_getattr)
  * sys.modules and posix). accumulate handed its running total to a binary operator the same
  * way, stepped again from its __add__. An extended slice assignment iterated the value after
  * it had computed the positions, and the user's __iter__ emptied the list: the items went past
- * its end. Now the operands are held while compared, a comparison that would go on with a
- * freed one raises RuntimeError (the last two items compared are held, so those lists' own
- * comparison ends in TypeError), accumulate refuses to be stepped from inside its step, and
+ * its end. Now the operands are held while compared (and until the next comparison: groupby's
+ * key compared again after its step freed it is still there, and the group ends as CPython's
+ * own groupby would end it), a comparison that would go on with a freed one raises
+ * RuntimeError (the last two items compared are held, so those lists' own comparison ends in
+ * TypeError), accumulate refuses to be stepped from inside its step, and
  * the slice's value is read first; ordinary comparisons, operators, groupby, accumulate
  * and slice assignment answer as before. */
 Test(python_layer, objects_freed_while_compared_are_not_used)
@@ -2253,7 +2313,7 @@ Test(python_layer, objects_freed_while_compared_are_not_used)
 	    "      {1: V(1)} == {1: V(1)}, sorted([V(3), V(1), V(2)])[0].v, "
 	    "max(itertools.accumulate([1, 2, 3]))]\n"
 	    "r",
-	    "[\"RuntimeError\",\"RuntimeError\",\"TypeError\",false,\"ValueError\",0,"
+	    "[[0],\"RuntimeError\",\"TypeError\",false,\"ValueError\",0,"
 	    "\"RuntimeError\","
 	    "[\"a\",\"b\",\"c\"],true,false,\"TypeError\",true,true,3,3,\"TypeError\","
 	    "[0,2,10,4,20,6],[0,\"a\",\"b\",3,4],1,true,1,6]");

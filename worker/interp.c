@@ -1000,9 +1000,13 @@ static PyObject *user_namespace_new(void)
  * real builtins. */
 static PyObject *eval_in(PyObject *code, PyObject *g, PyObject *b)
 {
+	PyObject *r;
+
 	if (PyDict_SetItemString(g, "__builtins__", b) < 0)
 		return NULL;
-	return PyEval_EvalCode(code, g, g);
+	r = PyEval_EvalCode(code, g, g);
+	pyreentry_release_held();
+	return r;
 }
 
 /* Run the program in g with the builtins b; returns the last value (new ref, may be None) or

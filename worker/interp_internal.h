@@ -46,6 +46,8 @@ int pyreentry_guard(void);
 /* Hold the operands of a class's Python comparisons while they run (its slot as CPython made
  * it: a class made, or its comparisons set, later too). */
 void pyreentry_class_guard(PyTypeObject *t);
+/* Release the operands of the last comparisons (held until the C code that asked went on). */
+void pyreentry_release_held(void);
 /* May the user's code set name on class cls (an exception group's split is its own)? 0, or -1
  * with TypeError. */
 int pyreentry_class_attr_checked(PyObject *cls, PyObject *name);

@@ -362,6 +362,8 @@ static int resize_guard(PyTypeObject *nd)
 	return 0;
 }
 
+static int object_loops_guard(void);
+
 static int numpy_guard(void)
 {
 	PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"), *nd;
@@ -386,8 +388,179 @@ static int numpy_guard(void)
 		rc = buffers_guard(np, (PyTypeObject *)nd);
 	if (rc == 0)
 		rc = resize_guard((PyTypeObject *)nd);
+	if (rc == 0)
+		rc = object_loops_guard();
 	Py_DECREF(nd);
 	return rc;
+}
+
+/* ---- numpy's loops over objects hold what they read -----------------------------------------
+ *
+ * numpy's inner loops over arrays of objects read the items as they are, without owning them,
+ * and call the user's code with them (a comparison, __bool__, an operator): the user's code
+ * dropped another item of the same element from its array (clip's bound, logical_and's second
+ * operand, lcm's), or the compared one, and the loop went on with the freed object: a
+ * reference taken on it, the object stored in the result, or handed to the next operator (any
+ * read/write). Every loop of a numpy ufunc that reads objects runs one element at a time, the
+ * element's object inputs held while it runs; a loop with core dimensions (matmul) holds every
+ * item of its inputs' blocks for the element. */
+struct np_ufunc { /* numpy 1.x's PyUFuncObject (ufuncobject.h), as far as its loops */
+	PyObject_HEAD int nin, nout, nargs, identity;
+	void (**functions)(char **, const Py_ssize_t *, const Py_ssize_t *, void *);
+	void **data;
+	int ntypes, reserved1;
+	const char *name;
+	char *types;
+	const char *doc;
+	void *ptr;
+	PyObject *obj, *userloops;
+	int core_enabled, core_num_dim_ix;
+	int *core_num_dims, *core_dim_ixs, *core_offsets;
+};
+typedef void (*np_loop)(char **, const Py_ssize_t *, const Py_ssize_t *, void *);
+#define NP_OBJECT   17 /* NPY_OBJECT */
+#define NP_ARGS_MAX 32 /* NPY_MAXARGS */
+#define NP_DIMS_MAX 32 /* NPY_MAXDIMS */
+
+struct held_loop {
+	np_loop real;
+	void *data;
+	const struct np_ufunc *u;
+	unsigned int objects; /* inputs that are objects, a bit each */
+};
+
+/* Append a reference to o to *held (grown). Returns 0 or -1 (no memory). */
+static int hold_one(PyObject *o, PyObject ***held, size_t *n, size_t *room)
+{
+	if (*n == *room) {
+		size_t grow = *room ? 2 * *room : 64;
+		PyObject **g = PyMem_RawRealloc(*held, grow * sizeof(*g));
+		if (!g)
+			return -1;
+		*held = g;
+		*room = grow;
+	}
+	(*held)[(*n)++] = Py_XNewRef(o);
+	return 0;
+}
+
+/* Hold the items of input k's block for one element: laid out in its core dimensions.
+ * Returns 0 or -1 (no memory). */
+static int hold_block(const struct np_ufunc *u, int k, char *at, const Py_ssize_t *dims,
+                      const Py_ssize_t *steps, PyObject ***held, size_t *n, size_t *room)
+{
+	int nd = u->core_num_dims[k], off = u->core_offsets[k];
+	Py_ssize_t size[NP_DIMS_MAX], stride[NP_DIMS_MAX], idx[NP_DIMS_MAX] = {0};
+
+	if (nd > NP_DIMS_MAX)
+		return -1;
+	for (int d = 0; d < nd; d++) {
+		size[d] = dims[1 + u->core_dim_ixs[off + d]];
+		stride[d] = steps[u->nargs + off + d];
+		if (size[d] <= 0)
+			return 0;
+	}
+	for (;;) {
+		char *p = at;
+		int d;
+		for (d = 0; d < nd; d++)
+			p += idx[d] * stride[d];
+		if (hold_one(*(PyObject **)p, held, n, room) < 0)
+			return -1;
+		d = nd - 1;
+		while (d >= 0 && ++idx[d] == size[d])
+			idx[d--] = 0;
+		if (d < 0)
+			return 0;
+	}
+}
+
+static void held_objects_loop(char **args, const Py_ssize_t *dims, const Py_ssize_t *steps,
+                              void *data)
+{
+	const struct held_loop *h = data;
+	const struct np_ufunc *u = h->u;
+	Py_ssize_t one[1 + NP_DIMS_MAX];
+	char *at[NP_ARGS_MAX];
+	PyObject **held = NULL;
+	size_t n = 0, room = 0;
+
+	one[0] = 1;
+	for (int d = 0; u->core_enabled && d < u->core_num_dim_ix && d < NP_DIMS_MAX; d++)
+		one[1 + d] = dims[1 + d];
+	for (Py_ssize_t i = 0; i < dims[0] && !PyErr_Occurred(); i++) {
+		int failed = 0;
+		for (int k = 0; k < u->nargs; k++)
+			at[k] = args[k] + i * steps[k];
+		for (int k = 0; k < u->nin && !failed; k++) {
+			if (!(h->objects & (1u << k)))
+				continue;
+			failed = (u->core_enabled
+			              ? hold_block(u, k, at[k], dims, steps, &held, &n, &room)
+			              : hold_one(*(PyObject **)at[k], &held, &n, &room)) < 0;
+		}
+		if (failed) {
+			PyErr_NoMemory();
+		} else {
+			h->real(at, one, steps, h->data);
+		}
+		while (n > 0)
+			Py_XDECREF(held[--n]);
+	}
+	PyMem_RawFree(held);
+}
+
+static int hold_object_loops(PyObject *ufunc)
+{
+	struct np_ufunc *u = (struct np_ufunc *)ufunc;
+
+	if (u->nargs > NP_ARGS_MAX || u->nin > 31 || !u->functions || !u->data || !u->types)
+		return 0;
+	for (int i = 0; i < u->ntypes; i++) {
+		unsigned int objects = 0;
+		struct held_loop *h;
+
+		for (int k = 0; k < u->nin; k++)
+			if (u->types[i * u->nargs + k] == NP_OBJECT)
+				objects |= 1u << k;
+		if (!objects || u->functions[i] == held_objects_loop)
+			continue;
+		if (!(h = PyMem_RawMalloc(sizeof(*h)))) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		*h = (struct held_loop){u->functions[i], u->data[i], u, objects};
+		u->data[i] = h;
+		u->functions[i] = held_objects_loop;
+	}
+	return 0;
+}
+
+/* Every ufunc numpy's compiled module defines. */
+static int object_loops_guard(void)
+{
+	PyObject *m =
+	             PyDict_GetItemString(PyImport_GetModuleDict(), "numpy.core._multiarray_umath"),
+	         *add, *k, *v;
+	PyTypeObject *ufunc_type;
+	Py_ssize_t pos = 0;
+
+	if (!m)
+		return 0;
+	add = PyObject_GetAttrString(m, "add");
+	if (!add)
+		return -1;
+	ufunc_type = Py_TYPE(add);
+	Py_DECREF(add);
+	if (strcmp(ufunc_type->tp_name, "numpy.ufunc") != 0 ||
+	    ufunc_type->tp_basicsize < (Py_ssize_t)sizeof(struct np_ufunc)) {
+		PyErr_SetString(PyExc_RuntimeError, "numpy's ufunc is not as known");
+		return -1;
+	}
+	while (PyDict_Next(PyModule_GetDict(m), &pos, &k, &v))
+		if (Py_TYPE(v) == ufunc_type && hold_object_loops(v) < 0)
+			return -1;
+	return 0;
 }
 
 /* ---- numpy's generators over a bit generator ----------------------------------------------

@@ -348,8 +348,14 @@ def _object_sorts(np):
             return private(keys) if dtype_of(keys).hasobject else keys
         if isinstance(keys, (list, tuple)):
             keys = [np.asarray(k) for k in keys]
-            return tuple(private(k) if dtype_of(k).hasobject else k for k in keys)
-        return keys
+        elif hasattr(type(keys), '__getitem__') and hasattr(type(keys), '__len__') and \
+                not isinstance(keys, dict):
+            # Any other sequence is read as the C code reads one (its items by index), once,
+            # here: it handed the C code the user's own arrays.
+            keys = [np.asarray(keys[i]) for i in range(len(keys))]
+        else:
+            return keys  # not a sequence: the C code refuses it
+        return tuple(private(k) if dtype_of(k).hasobject else k for k in keys)
 
     from numpy.core import multiarray
     lexsort_real = multiarray.lexsort

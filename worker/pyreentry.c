@@ -381,6 +381,63 @@ static PyObject *operands_checked(PyObject *r, PyObject *v, PyObject *w)
 	return r;
 }
 
+/* The operands of a comparison are released only once the C code that asked for it has gone
+ * on: when the next comparison starts, or when the code that ran ends (each part of a call's
+ * program). numpy's maximum and minimum of objects took a reference to the operand the
+ * comparison chose after it returned, and the user's __ge__ had dropped the array's own: the
+ * reference was taken on freed memory, and the freed object stored in the result (any
+ * read/write). Only the last comparison's operands (and those of comparisons made inside it)
+ * wait so. */
+static PyObject **later;
+static size_t n_later, room_later;
+
+static void release_held(void)
+{
+	while (n_later > 0) {
+		PyObject *o = later[--n_later];
+		Py_DECREF(o); /* a __del__ may compare, and add to the list: taken in this loop */
+	}
+}
+
+void pyreentry_release_held(void)
+{
+	PyObject *type, *value, *tb;
+
+	if (n_later == 0)
+		return;
+	PyErr_Fetch(&type, &value, &tb);
+	release_held();
+	PyErr_Restore(type, value, tb);
+}
+
+/* Keep o (a reference handed over) until release_held. Without memory for it, o is kept for
+ * good: never released early. */
+static void hold_until_later(PyObject *o)
+{
+	if (n_later == room_later) {
+		size_t room = room_later ? 2 * room_later : 64;
+		PyObject **grown = PyMem_RawRealloc(later, room * sizeof(*grown));
+		if (!grown)
+			return;
+		later = grown;
+		room_later = room;
+	}
+	later[n_later++] = o;
+}
+
+static PyObject *compared(PyObject *r, PyObject *v, PyObject *w)
+{
+	if (r == Py_NotImplemented && pylayer_armed() && operand_dying(v, w)) {
+		Py_DECREF(r);
+		PyErr_SetString(PyExc_RuntimeError,
+		                "an object was freed while it was being compared or operated on");
+		r = NULL;
+	}
+	hold_until_later(v);
+	hold_until_later(w);
+	return r;
+}
+
 struct held_compare {
 	richcmpfunc
 	    real; /* the slot as CPython made it (classes that inherit it are found by it) */
@@ -395,7 +452,8 @@ struct held_compare {
 		extern struct held_compare held_compares[];                                        \
 		Py_INCREF(v);                                                                      \
 		Py_INCREF(w);                                                                      \
-		return operands_checked(held_compares[i].call(v, w, op), v, w);                    \
+		release_held();                                                                    \
+		return compared(held_compares[i].call(v, w, op), v, w);                            \
 	}
 HELD_COMPARE(0)
 HELD_COMPARE(1)
@@ -2073,6 +2131,52 @@ static int tz_items(PyObject *t, Py_ssize_t n, Py_ssize_t below, int flag, int t
 	return 0;
 }
 
+/* Would the C loader's derivation of DST offsets read the transition after the last one? It
+ * looks at the next transition for a DST type whose offset the one before did not tell, also
+ * at the last transition: it read past the table (and indexed the types with what it found
+ * there). Its loop, as it runs, on checked tables (no zone of the tz database gets there). */
+static int tz_dst_reads_past(PyObject *trans_idx, PyObject *utcoffs, PyObject *isdsts)
+{
+	Py_ssize_t n = PyTuple_GET_SIZE(trans_idx), nt = PyTuple_GET_SIZE(utcoffs), found = 0;
+	long long *dstoffs = nt > 0 ? PyMem_Calloc((size_t)nt, sizeof(*dstoffs)) : NULL;
+	int past = 0;
+
+#define TZ_IDX(i) PyLong_AsSsize_t(PyTuple_GET_ITEM(trans_idx, (i)))
+#define TZ_OFF(i) PyLong_AsLongLong(PyTuple_GET_ITEM(utcoffs, (i)))
+#define TZ_DST(i) PyObject_IsTrue(PyTuple_GET_ITEM(isdsts, (i)))
+	if (nt > 0 && !dstoffs)
+		return 1; /* refused for want of memory: never read past */
+	for (Py_ssize_t i = 1; i < n && found < nt; i++) {
+		Py_ssize_t idx = TZ_IDX(i), comp = TZ_IDX(i - 1);
+		long long dstoff = 0, utcoff = TZ_OFF(idx);
+
+		if (TZ_DST(idx) != 1 || dstoffs[idx] != 0)
+			continue;
+		if (TZ_DST(comp) != 1)
+			dstoff = utcoff - TZ_OFF(comp);
+		if (!dstoff && idx < nt - 1) {
+			if (i + 1 >= n) {
+				past = 1;
+				break;
+			}
+			comp = TZ_IDX(i + 1);
+			if (TZ_DST(comp) == 1)
+				continue;
+			dstoff = utcoff - TZ_OFF(comp);
+		}
+		if (dstoff) {
+			found++;
+			dstoffs[idx] = dstoff;
+		}
+	}
+#undef TZ_IDX
+#undef TZ_OFF
+#undef TZ_DST
+	PyMem_Free(dstoffs);
+	PyErr_Clear(); /* an offset past a C long: the loader refuses it itself */
+	return past;
+}
+
 static PyObject *tz_load_data(PyObject *unused, PyObject *fobj)
 {
 	PyObject *d = PyObject_CallOneArg(tz_load_data_real, fobj), *tz;
@@ -2102,6 +2206,11 @@ static PyObject *tz_load_data(PyObject *unused, PyObject *fobj)
 		goto bad;
 	if (tz != Py_None && !PyBytes_CheckExact(tz)) {
 		tz_invalid("its TZ string is not bytes");
+		goto bad;
+	}
+	if (tz_dst_reads_past(PyTuple_GET_ITEM(d, 0), PyTuple_GET_ITEM(d, 2),
+	                      PyTuple_GET_ITEM(d, 3))) {
+		tz_invalid("its last transition's DST offset cannot be told");
 		goto bad;
 	}
 	return d; /* tuples of ints, strs and bytes: nothing in it changes */
@@ -2249,6 +2358,36 @@ static int expat_setting_set(PyObject *self, PyObject *value, void *i)
 	return Py_TYPE(real)->tp_descr_set(real, self, value);
 }
 
+/* A handler set to None while its parser parses (from another handler, or from an interned
+ * name's __hash__): pyexpat had checked the handler was there, then ran the user's code, then
+ * called the NULL left in its place (SIGSEGV). While the parser parses, None sets a handler
+ * that does nothing. */
+static setattrofunc expat_setattro_real;
+
+static PyObject *expat_nothing(PyObject *self, PyObject *args)
+{
+	(void)self;
+	(void)args;
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef expat_nothing_def = {"nothing", expat_nothing, METH_VARARGS,
+                                        "A handler cleared while its parser parsed."};
+static PyObject *expat_nothing_fn;
+
+static int expat_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+	if (value == Py_None && expat_busy(self) && PyUnicode_Check(name)) {
+		Py_ssize_t n = PyUnicode_GET_LENGTH(name);
+		PyObject *tail = n > 7 ? PyUnicode_Substring(name, n - 7, n) : NULL;
+		if (tail && PyUnicode_CompareWithASCIIString(tail, "Handler") == 0)
+			value = expat_nothing_fn;
+		Py_XDECREF(tail);
+		PyErr_Clear();
+	}
+	return expat_setattro_real(self, name, value);
+}
+
 static int expat_guard(void)
 {
 	PyObject *m = PyImport_ImportModule("pyexpat"), *t;
@@ -2293,6 +2432,11 @@ static int expat_guard(void)
 		}
 		Py_DECREF(d);
 	}
+	expat_nothing_fn = PyCFunction_New(&expat_nothing_def, NULL);
+	if (!expat_nothing_fn || !type->tp_setattro)
+		goto out;
+	expat_setattro_real = type->tp_setattro;
+	type->tp_setattro = expat_setattro;
 	PyType_Modified(type);
 	rc = 0;
 out:
