@@ -368,7 +368,8 @@ static int operand_dying(PyObject *v, PyObject *w)
 	return Py_REFCNT(v) <= held || Py_REFCNT(w) <= held;
 }
 
-static PyObject *operands_checked(PyObject *r, PyObject *v, PyObject *w)
+/* r, or the refusal when it is NotImplemented with an operand only the hold keeps. */
+static PyObject *unless_dying(PyObject *r, PyObject *v, PyObject *w)
 {
 	if (r == Py_NotImplemented && pylayer_armed() && operand_dying(v, w)) {
 		Py_DECREF(r);
@@ -376,6 +377,12 @@ static PyObject *operands_checked(PyObject *r, PyObject *v, PyObject *w)
 		                "an object was freed while it was being compared or operated on");
 		r = NULL;
 	}
+	return r;
+}
+
+static PyObject *operands_checked(PyObject *r, PyObject *v, PyObject *w)
+{
+	r = unless_dying(r, v, w);
 	Py_DECREF(v);
 	Py_DECREF(w);
 	return r;
@@ -427,12 +434,7 @@ static void hold_until_later(PyObject *o)
 
 static PyObject *compared(PyObject *r, PyObject *v, PyObject *w)
 {
-	if (r == Py_NotImplemented && pylayer_armed() && operand_dying(v, w)) {
-		Py_DECREF(r);
-		PyErr_SetString(PyExc_RuntimeError,
-		                "an object was freed while it was being compared or operated on");
-		r = NULL;
-	}
+	r = unless_dying(r, v, w);
 	hold_until_later(v);
 	hold_until_later(w);
 	return r;
