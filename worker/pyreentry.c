@@ -611,38 +611,48 @@ static int binop_overloaded(PyObject *left, PyObject *right, PyObject *rname)
 	return ok;
 }
 
-static PyObject *binop_held(size_t i, PyObject *self, PyObject *other)
+/* CPython's dispatch of a binary operator between two operands, both held: the right operand's
+ * reflected method first when its class is a subclass of the left's that defines it otherwise,
+ * then the left's method, then the right's reflected one. is_slot tells whether a class's slot
+ * i is a class's operator (CPython's slot or this file's). */
+static PyObject *dispatch_held(PyObject *self, PyObject *other, PyObject *dunder, PyObject *rdunder,
+                               int (*is_slot)(PyTypeObject *, size_t), size_t i)
 {
-	const struct held_binop *b = &held_binops[i];
 	int do_other;
 	PyObject *r;
 
 	Py_INCREF(self);
 	Py_INCREF(other);
-	do_other = Py_TYPE(self) != Py_TYPE(other) && binop_is_class_slot(Py_TYPE(other), i);
-	if (binop_is_class_slot(Py_TYPE(self), i)) {
+	do_other = Py_TYPE(self) != Py_TYPE(other) && is_slot(Py_TYPE(other), i);
+	if (is_slot(Py_TYPE(self), i)) {
 		if (do_other && PyType_IsSubtype(Py_TYPE(other), Py_TYPE(self))) {
-			int ok = binop_overloaded(self, other, b->rdunder);
+			int ok = binop_overloaded(self, other, rdunder);
 			if (ok < 0) {
 				r = NULL;
 				goto out;
 			}
 			if (ok) {
-				r = binop_call(b->rdunder, other, self);
+				r = binop_call(rdunder, other, self);
 				if (r != Py_NotImplemented)
 					goto out;
 				Py_DECREF(r);
 				do_other = 0;
 			}
 		}
-		r = binop_call(b->dunder, self, other);
+		r = binop_call(dunder, self, other);
 		if (r != Py_NotImplemented || Py_TYPE(other) == Py_TYPE(self))
 			goto out;
 		Py_DECREF(r);
 	}
-	r = do_other ? binop_call(b->rdunder, other, self) : Py_NewRef(Py_NotImplemented);
+	r = do_other ? binop_call(rdunder, other, self) : Py_NewRef(Py_NotImplemented);
 out:
 	return operands_checked(r, self, other);
+}
+
+static PyObject *binop_held(size_t i, PyObject *self, PyObject *other)
+{
+	return dispatch_held(self, other, held_binops[i].dunder, held_binops[i].rdunder,
+	                     binop_is_class_slot, i);
 }
 
 #define HELD_BINOP(i)                                                                              \
@@ -688,56 +698,27 @@ static struct held_binop held_binops[] = {
 static ternaryfunc power_real;
 static PyObject *pow_dunder, *rpow_dunder;
 
-static int power_is_class_slot(PyTypeObject *t);
+static int power_is_class_slot(PyTypeObject *t, size_t unused);
 
 static PyObject *held_power(PyObject *self, PyObject *other, PyObject *mod)
 {
 	PyObject *r;
 
-	if (mod != Py_None) {
-		PyObject *args[3] = {self, other, mod};
-		if (!power_is_class_slot(Py_TYPE(self)))
-			Py_RETURN_NOTIMPLEMENTED;
-		Py_INCREF(self);
-		Py_INCREF(other);
-		r = PyObject_VectorcallMethod(pow_dunder, args, 3, NULL);
-		return operands_checked(r, self, other);
-	}
+	if (mod == Py_None)
+		return dispatch_held(self, other, pow_dunder, rpow_dunder, power_is_class_slot, 0);
+	if (!power_is_class_slot(Py_TYPE(self), 0))
+		Py_RETURN_NOTIMPLEMENTED;
 	Py_INCREF(self);
 	Py_INCREF(other);
-	{
-		int do_other =
-		    Py_TYPE(self) != Py_TYPE(other) && power_is_class_slot(Py_TYPE(other));
-		if (power_is_class_slot(Py_TYPE(self))) {
-			if (do_other && PyType_IsSubtype(Py_TYPE(other), Py_TYPE(self))) {
-				int ok = binop_overloaded(self, other, rpow_dunder);
-				if (ok < 0) {
-					r = NULL;
-					goto out;
-				}
-				if (ok) {
-					r = binop_call(rpow_dunder, other, self);
-					if (r != Py_NotImplemented)
-						goto out;
-					Py_DECREF(r);
-					do_other = 0;
-				}
-			}
-			r = binop_call(pow_dunder, self, other);
-			if (r != Py_NotImplemented || Py_TYPE(other) == Py_TYPE(self))
-				goto out;
-			Py_DECREF(r);
-		}
-		r = do_other ? binop_call(rpow_dunder, other, self) : Py_NewRef(Py_NotImplemented);
-	}
-out:
+	r = PyObject_VectorcallMethod(pow_dunder, (PyObject *[]){self, other, mod}, 3, NULL);
 	return operands_checked(r, self, other);
 }
 
-static int power_is_class_slot(PyTypeObject *t)
+static int power_is_class_slot(PyTypeObject *t, size_t unused)
 {
 	ternaryfunc f = t->tp_as_number ? t->tp_as_number->nb_power : NULL;
 
+	(void)unused;
 	return f && (f == power_real || f == held_power);
 }
 
