@@ -714,29 +714,30 @@ static int fortran_type_guard(PyTypeObject *t)
 	return 0;
 }
 
-/* A Fortran wrapper a library class holds: given to library code that reads it, not to the
- * user's. */
+/* An attribute of a library class given to library code that reads it, not to the user's: a
+ * raw Fortran wrapper a class holds, or an attribute pydata.py names in library_only (below).
+ * The user's code reading one is refused with the reason it was put here. */
 typedef struct {
-	PyObject_HEAD PyObject *wrapper;
+	PyObject_HEAD PyObject *inner; /* the attribute's own value or descriptor */
+	const char *why;
 } library_only_object;
 
 static void library_only_dealloc(PyObject *self)
 {
-	Py_XDECREF(((library_only_object *)self)->wrapper);
+	Py_XDECREF(((library_only_object *)self)->inner);
 	Py_TYPE(self)->tp_free(self);
 }
 
 static PyObject *library_only_get(PyObject *self, PyObject *obj, PyObject *type)
 {
-	(void)obj;
-	(void)type;
+	library_only_object *lo = (library_only_object *)self;
+	descrgetfunc get = Py_TYPE(lo->inner)->tp_descr_get;
+
 	if (pylayer_armed() && pyguard_reader_is_user()) {
-		PyErr_SetString(PyExc_AttributeError,
-		                "a raw Fortran wrapper a library class holds "
-		                "is not given to the user's code in the sandbox");
+		PyErr_SetString(PyExc_AttributeError, lo->why);
 		return NULL;
 	}
-	return Py_NewRef(((library_only_object *)self)->wrapper);
+	return get ? get(lo->inner, obj, type) : Py_NewRef(lo->inner);
 }
 
 static PyTypeObject library_only_type = {
@@ -745,8 +746,28 @@ static PyTypeObject library_only_type = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_dealloc = library_only_dealloc,
     .tp_descr_get = library_only_get,
-    .tp_doc = "A raw Fortran wrapper a library class holds, read by library code only.",
+    .tp_doc = "An attribute of a library class, read by library code only.",
 };
+
+/* Class t's attribute name (its value inner) put behind a LibraryOnly refusing with why. */
+static int library_only_put(PyTypeObject *t, PyObject *name, PyObject *inner, const char *why)
+{
+	library_only_object *lo;
+	int rc;
+
+	if (Py_TYPE(inner) == &library_only_type)
+		return 0;
+	if (!(lo = PyObject_New(library_only_object, &library_only_type)))
+		return -1;
+	lo->inner = Py_NewRef(inner);
+	lo->why = why;
+	/* The value at an existing key: the dict does not resize. */
+	rc = PyDict_SetItem(t->tp_dict, name, (PyObject *)lo);
+	Py_DECREF(lo);
+	if (rc == 0)
+		PyType_Modified(t);
+	return rc;
+}
 
 /* Every Fortran wrapper in the loaded modules and their classes: its type's calls guarded, and
  * a class's put behind a LibraryOnly. */
@@ -772,20 +793,14 @@ static int fortran_guard(void)
 			if (!PyType_Check(v) || !(cd = ((PyTypeObject *)v)->tp_dict))
 				continue;
 			while (PyDict_Next(cd, &cpos, &ck, &cv)) {
-				library_only_object *lo;
 				if (!pydata_is_fortran(cv))
 					continue;
 				if (fortran_type_guard(Py_TYPE(cv)) < 0 ||
-				    !(lo = PyObject_New(library_only_object, &library_only_type)))
+				    library_only_put(
+				        (PyTypeObject *)v, ck, cv,
+				        "a raw Fortran wrapper a library class holds is "
+				        "not given to the user's code in the sandbox") < 0)
 					goto out;
-				lo->wrapper = Py_NewRef(cv);
-				/* The value at an existing key: the dict does not resize. */
-				if (PyDict_SetItem(cd, ck, (PyObject *)lo) < 0) {
-					Py_DECREF(lo);
-					goto out;
-				}
-				Py_DECREF(lo);
-				PyType_Modified((PyTypeObject *)v);
 			}
 		}
 	}
@@ -804,54 +819,19 @@ out:
  * ((class, name) pairs: methods, and fields that hand out such a table or the array its keys
  * are held by) are given to library code only, which uses them as the class expects; the
  * user's code reading one is refused. */
-typedef struct {
-	PyObject_HEAD PyObject *inner; /* the attribute's own descriptor */
-} library_attr_object;
-
-static void library_attr_dealloc(PyObject *self)
-{
-	Py_XDECREF(((library_attr_object *)self)->inner);
-	Py_TYPE(self)->tp_free(self);
-}
-
-static PyObject *library_attr_get(PyObject *self, PyObject *obj, PyObject *type)
-{
-	PyObject *inner = ((library_attr_object *)self)->inner;
-	descrgetfunc get = Py_TYPE(inner)->tp_descr_get;
-
-	if (pylayer_armed() && pyguard_reader_is_user()) {
-		PyErr_SetString(
-		    PyExc_AttributeError,
-		    "this attribute of a compiled library class is used by the library "
-		    "itself only in the sandbox (it keeps objects without holding them)");
-		return NULL;
-	}
-	return get ? get(inner, obj, type) : Py_NewRef(inner);
-}
-
-static PyTypeObject library_attr_type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.LibraryAttribute",
-    .tp_basicsize = sizeof(library_attr_object),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_dealloc = library_attr_dealloc,
-    .tp_descr_get = library_attr_get,
-    .tp_doc = "An attribute of a compiled library class, read by library code only.",
-};
-
 static int library_attrs_guard(PyObject *g)
 {
 	PyObject *names = PyDict_GetItemString(g, "library_only");
 
 	if (!names)
 		return 0;
-	if (!PyList_Check(names) || PyType_Ready(&library_attr_type) < 0) {
+	if (!PyList_Check(names) || PyType_Ready(&library_only_type) < 0) {
 		PyErr_SetString(PyExc_TypeError, "library_only is not a list");
 		return -1;
 	}
 	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); i++) {
 		PyObject *pair = PyList_GET_ITEM(names, i), *inner;
 		PyTypeObject *t;
-		library_attr_object *la;
 		if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
 		    !PyType_Check(PyTuple_GET_ITEM(pair, 0)) ||
 		    !(t = (PyTypeObject *)PyTuple_GET_ITEM(pair, 0))->tp_dict ||
@@ -861,18 +841,11 @@ static int library_attrs_guard(PyObject *g)
 				                "library_only names an attribute a class has not");
 			return -1;
 		}
-		if (Py_TYPE(inner) == &library_attr_type)
-			continue;
-		if (!(la = PyObject_New(library_attr_object, &library_attr_type)))
+		if (library_only_put(t, PyTuple_GET_ITEM(pair, 1), inner,
+		                     "this attribute of a compiled library class is used by the "
+		                     "library itself only in the sandbox (it keeps objects without "
+		                     "holding them)") < 0)
 			return -1;
-		la->inner = Py_NewRef(inner);
-		/* The value at an existing key: the dict does not resize. */
-		if (PyDict_SetItem(t->tp_dict, PyTuple_GET_ITEM(pair, 1), (PyObject *)la) < 0) {
-			Py_DECREF(la);
-			return -1;
-		}
-		Py_DECREF(la);
-		PyType_Modified(t);
 	}
 	return 0;
 }
