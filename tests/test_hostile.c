@@ -768,21 +768,6 @@ Test(hostile_after, a_forged_result_is_held_to_the_output_limits)
 	e2e_stop();
 }
 
-/* The supervisor's resident memory, in KiB. */
-static long rss_kib(pid_t pid)
-{
-	char line[256];
-	long kib = -1;
-	FILE *f = fopen(e2e_fmt("/proc/%d/status", (int)pid), "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kib;
-}
-
 /* A runner killed in the middle of the frame it writes leaves nothing of it in the supervisor:
  * each such frame of 8 MiB stayed in its session's channel until the session ran again. */
 Test(hostile_after, a_frame_cut_by_the_end_of_its_call_is_dropped)
@@ -795,7 +780,7 @@ Test(hostile_after, a_frame_cut_by_the_end_of_its_call_is_dropped)
 		sessions[i] = e2e_fmt(
 		    "%s", mcpc_sc_str(e2e_expect_status("x = 1", "{\"session\":\"new\"}", "ok"),
 		                      "session"));
-	before = rss_kib(e2e_srv.pid);
+	before = e2e_proc_status(e2e_srv.pid, "VmRSS");
 	for (int i = 0; i < 6; i++)
 		e2e_expect_status(
 		    e2e_fmt("%s"
@@ -806,7 +791,7 @@ Test(hostile_after, a_frame_cut_by_the_end_of_its_call_is_dropped)
 		            "time.sleep(5)",
 		            prelude),
 		    session_args(sessions[i], "\"timeout_seconds\":1"), "timeout");
-	after = rss_kib(e2e_srv.pid);
+	after = e2e_proc_status(e2e_srv.pid, "VmRSS");
 	cr_assert_gt(before, 0);
 	/* Before: 48 MiB more. One payload's worth may stay in the allocator's free lists. */
 	cr_assert_lt(after - before, 16 * 1024, "the supervisor grew from %ld to %ld KiB", before,
@@ -830,7 +815,7 @@ Test(hostile_after, a_frame_left_unfinished_at_a_park_is_not_kept)
 		sessions[i] = e2e_fmt(
 		    "%s", mcpc_sc_str(e2e_expect_status("x = 1", "{\"session\":\"new\"}", "ok"),
 		                      "session"));
-	before = rss_kib(e2e_srv.pid);
+	before = e2e_proc_status(e2e_srv.pid, "VmRSS");
 	for (int i = 0; i < 6; i++) {
 		json_object *r =
 		    e2e_call(e2e_fmt("%s"
@@ -848,7 +833,7 @@ Test(hostile_after, a_frame_left_unfinished_at_a_park_is_not_kept)
 		cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
 		cr_assert(strstr(mcpc_err_str(r, "message"), "unfinished"), "%s", mcpc_json(r));
 	}
-	after = rss_kib(e2e_srv.pid);
+	after = e2e_proc_status(e2e_srv.pid, "VmRSS");
 	cr_assert_gt(before, 0);
 	cr_assert_lt(after - before, 16 * 1024, "the supervisor grew from %ld to %ld KiB", before,
 	             after);

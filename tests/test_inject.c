@@ -441,21 +441,6 @@ Test(inject_fds, closed_standard_fds_are_refused_or_survived)
 	end_server();
 }
 
-/* The server's resident memory, KiB (0 when it cannot be read). */
-static long server_rss_kib(void)
-{
-	char line[256];
-	long kib = 0;
-	FILE *f = fopen(e2e_fmt("/proc/%d/status", (int)e2e_srv.pid), "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kib;
-}
-
 /* 90 calls of 4 MiB of code each, for one busy session: they wait their turn with their code.
  * The calls started (up to 64 at once) held theirs besides the 64 MiB bound on the code of
  * calls not started: 320 MiB in the supervisor. The code of calls started is bounded too: the
@@ -478,7 +463,7 @@ Test(inject_fds, code_waiting_for_its_session_is_bounded)
 	for (int i = 1; i < CALLS; i++) {
 		ids[i] = mcpc_call_async(&e2e_srv, code, NULL);
 		cr_assert_gt(ids[i], 0);
-		if ((rss = server_rss_kib()) > peak)
+		if ((rss = e2e_proc_status(e2e_srv.pid, "VmRSS")) > peak)
 			peak = rss;
 	}
 	for (int i = 0; i < CALLS; i++) {
