@@ -9,10 +9,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -277,6 +280,78 @@ static int request_module(struct chain *c, uint32_t id, const char *data, size_t
 /* Walks of a path with ".." the kernel gave up on (EAGAIN) before the request fails. */
 #define WS_RESOLVE_TRIES 64
 
+/* A supervisor running as root, serving a workspace another user owns: the owner's groups
+ * (their own group and those the group database lists them in; the directory's group alone
+ * for an owner with no entry), and the supervisor's own to go back to. */
+static int ws_owner_groups(struct workspace *ws)
+{
+	struct passwd *pw = getpwuid(ws->owner_uid);
+	int n = 0;
+
+	if (pw) {
+		ws->owner_gid = pw->pw_gid;
+		(void)getgrouplist(pw->pw_name, pw->pw_gid, NULL, &n);
+		if (n < 1 || !(ws->groups = calloc((size_t)n, sizeof(gid_t))) ||
+		    getgrouplist(pw->pw_name, pw->pw_gid, ws->groups, &n) < 0)
+			return -ENOMEM;
+	} else {
+		if (!(ws->groups = calloc(1, sizeof(gid_t))))
+			return -ENOMEM;
+		ws->groups[n++] = ws->owner_gid;
+	}
+	ws->n_groups = n;
+	if ((n = getgroups(0, NULL)) < 0 ||
+	    !(ws->root_groups = calloc((size_t)n + 1, sizeof(gid_t))) ||
+	    (n = getgroups(n, ws->root_groups)) < 0)
+		return -ENOMEM;
+	ws->n_root_groups = n;
+	ws->as_owner = 1;
+	return 0;
+}
+
+/* Take the workspace owner's file system identity (owner) or the supervisor's own back: with
+ * the owner's, every path the kernel walks, every file it opens, creates, links or checks
+ * (faccessat with AT_EACCESS) is checked as the owner would meet it, the search permission of
+ * each directory on the way included, and the capabilities that pass file permissions are out
+ * of effect. Nothing when the supervisor is not root or the owner is. Failing to go back is
+ * fatal: the supervisor does not go on with another's identity. */
+static int ws_identity(const struct workspace *ws, int owner)
+{
+	if (!ws->as_owner)
+		return 0;
+	if (owner) {
+		if (setgroups((size_t)ws->n_groups, ws->groups) < 0)
+			return -errno;
+		(void)setfsgid(ws->owner_gid);
+		(void)setfsuid(ws->owner_uid);
+		if ((uid_t)setfsuid((uid_t)-1) == ws->owner_uid &&
+		    (gid_t)setfsgid((gid_t)-1) == ws->owner_gid)
+			return 0;
+	}
+	(void)setfsuid(geteuid());
+	(void)setfsgid(getegid());
+	if (setgroups((size_t)ws->n_root_groups, ws->root_groups) < 0 ||
+	    (uid_t)setfsuid((uid_t)-1) != geteuid()) {
+		log_msg(LOG_ERROR, "workspace: cannot take the server's own identity back: %s",
+		        strerror(errno));
+		abort();
+	}
+	return owner ? -EACCES : 0;
+}
+
+/* fchown with the supervisor's own identity (a file the owner replaces keeps its owner). */
+static int ws_chown(const struct workspace *ws, int fd, uid_t uid, gid_t gid)
+{
+	int rc;
+
+	if (ws->as_owner)
+		(void)setfsuid(geteuid());
+	rc = fchown(fd, uid, gid);
+	if (ws->as_owner)
+		(void)setfsuid(ws->owner_uid);
+	return rc;
+}
+
 int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 {
 	struct stat st;
@@ -287,6 +362,9 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 	ws->excluded = 0;
 	ws->orphans = NULL;
 	ws->n_orphans = 0;
+	ws->groups = ws->root_groups = NULL;
+	ws->n_groups = ws->n_root_groups = 0;
+	ws->as_owner = 0;
 	ws->writable = writable;
 	if (!dir)
 		return 0;
@@ -307,14 +385,31 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 	}
 	ws->owner_uid = st.st_uid;
 	ws->owner_gid = st.st_gid;
+	if (geteuid() == 0 && st.st_uid != 0) {
+		int rc = ws_owner_groups(ws);
+		if (rc < 0) {
+			broker_workspace_close(ws);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int ws_in_groups(const struct workspace *ws, gid_t gid)
+{
+	if (gid == ws->owner_gid)
+		return 1;
+	for (int i = 0; i < ws->n_groups; i++)
+		if (ws->groups[i] == gid)
+			return 1;
 	return 0;
 }
 
 /* May the workspace's owner do what mask asks (R_OK, W_OK, X_OK) to a file like st? A
- * supervisor running as root meets no permission in the kernel (it writes the user's files as
- * theirs, broker.c): it checks the mode bits as the owner would meet them, so a read-only file,
- * a directory closed to writes or another user's private file stays as it is. Any other
- * supervisor: the kernel checks, as itself. */
+ * supervisor running as root checks the mode bits as the owner would meet them, besides the
+ * kernel's checks with the owner's identity (ws_identity): a read-only file, a directory closed
+ * to writes or another user's private file stays as it is, whatever the steps that follow a
+ * check do as root (a commit's renames). Any other supervisor: the kernel checks, as itself. */
 static int ws_may(const struct workspace *ws, const struct stat *st, int mask)
 {
 	unsigned int bits;
@@ -323,7 +418,7 @@ static int ws_may(const struct workspace *ws, const struct stat *st, int mask)
 		return 1;
 	if (st->st_uid == ws->owner_uid)
 		bits = (st->st_mode >> 6) & 7;
-	else if (st->st_gid == ws->owner_gid)
+	else if (ws_in_groups(ws, st->st_gid))
 		bits = (st->st_mode >> 3) & 7;
 	else
 		bits = st->st_mode & 7;
@@ -341,6 +436,11 @@ void broker_workspace_close(struct workspace *ws)
 			close(ws->orphans[i].fd);
 	}
 	free(ws->orphans);
+	free(ws->groups);
+	free(ws->root_groups);
+	ws->groups = ws->root_groups = NULL;
+	ws->n_groups = ws->n_root_groups = 0;
+	ws->as_owner = 0;
 	ws->orphans = NULL;
 	ws->n_orphans = 0;
 	ws->fd = -1;
@@ -841,11 +941,11 @@ static int hidden_copy(struct chain *c, int sdir, const char *sname, int ddir, c
 		rc = -errno;
 		goto out;
 	}
-	if (geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0) &&
-	    fchown(dst, st.st_uid, st.st_gid) < 0)
+	rc = fchmod(dst, st.st_mode & 01777) < 0 ? -errno : 0;
+	if (rc == 0 && geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0) &&
+	    ws_chown(&c->e->ws, dst, st.st_uid, st.st_gid) < 0)
 		log_msg(LOG_WARN, "workspace: a copy of %s keeps root as its owner: %s", sname,
 		        strerror(errno));
-	rc = fchmod(dst, st.st_mode & 01777) < 0 ? -errno : 0;
 	if (rc == 0 && src >= 0) {
 		c->ws_copied += (uint64_t)st.st_size;
 		rc = copy_into(dst, src, (uint64_t)st.st_size);
@@ -959,19 +1059,21 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	/* The file it replaces keeps its owner (a supervisor started as root writes the user's
 	 * files as theirs) and its permissions, but never set-user-ID or set-group-ID: the new
 	 * file is made by the supervisor, and must not become a program that runs as it. */
-	if (exists && geteuid() == 0 && (cur.st_uid != 0 || cur.st_gid != 0) &&
-	    fchown(fd, cur.st_uid, cur.st_gid) < 0)
-		log_msg(LOG_WARN, "workspace: %s keeps root as its owner: %s", rel,
-		        strerror(errno));
-	/* A new file is its directory's owner's, as one its owner made would be (root's
-	 * otherwise: in the user's own folder, a file the user could not change). */
-	if (!exists && geteuid() == 0 && (dir_st.st_uid != 0 || dir_st.st_gid != 0) &&
-	    fchown(fd, dir_st.st_uid, dir_st.st_gid) < 0)
-		log_msg(LOG_WARN, "workspace: %s is root's: %s", rel, strerror(errno));
 	if (exists && fchmod(fd, cur.st_mode & 01777) < 0) {
 		rc = -errno;
 		goto fail;
 	}
+	if (exists && geteuid() == 0 && (cur.st_uid != 0 || cur.st_gid != 0) &&
+	    ws_chown(ws, fd, cur.st_uid, cur.st_gid) < 0)
+		log_msg(LOG_WARN, "workspace: %s keeps root as its owner: %s", rel,
+		        strerror(errno));
+	/* A new file is the owner's (made with their identity); with the workspace root's own,
+	 * its directory's owner's, as one its owner made would be (root's otherwise: a file the
+	 * user could not change). */
+	if (!exists && !ws->as_owner && geteuid() == 0 &&
+	    (dir_st.st_uid != 0 || dir_st.st_gid != 0) &&
+	    fchown(fd, dir_st.st_uid, dir_st.st_gid) < 0)
+		log_msg(LOG_WARN, "workspace: %s is root's: %s", rel, strerror(errno));
 	if (mode == IPC_OPEN_APPEND || mode == IPC_OPEN_UPDATE) {
 		/* What the file holds: no more than a call may write, as the copy counts. */
 		struct stat src_st;
@@ -1293,7 +1395,8 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		rc = fd < 0 || fstat(fd, &st) < 0 ? -errno : 0;
 	}
-	if (rc == 0 && geteuid() == 0 && (parent_st.st_uid != 0 || parent_st.st_gid != 0) &&
+	if (rc == 0 && !ws->as_owner && geteuid() == 0 &&
+	    (parent_st.st_uid != 0 || parent_st.st_gid != 0) &&
 	    fchown(fd, parent_st.st_uid, parent_st.st_gid) < 0)
 		log_msg(LOG_WARN, "workspace: %s is root's: %s", rel, strerror(errno));
 	if (rc == 0) {
@@ -1519,6 +1622,21 @@ static void dirs_end(struct chain *c, int remove)
 
 static void outcome_note(struct run_outcome *o, const char *line);
 
+/* In a directory with the sticky bit, only a file's owner or the directory's removes or
+ * renames it (the commit does so as the supervisor: the rule is checked here, as the owner, or
+ * as the supervisor's own user when it is not root). */
+static int ws_sticky_refuses(const struct workspace *ws, int dirfd, const struct stat *st)
+{
+	uid_t who = ws->as_owner ? ws->owner_uid : geteuid();
+	struct stat dir;
+
+	if (who == 0)
+		return 0;
+	if (fstat(dirfd, &dir) < 0)
+		return 1;
+	return (dir.st_mode & S_ISVTX) && st->st_uid != who && dir.st_uid != who;
+}
+
 /* A file that is not the server's to remove or replace: not a regular file, or one it could
  * not write (its permissions as the workspace's owner meets them, as for writes). */
 static int ws_replaceable(const struct workspace *ws, int dirfd, const char *name,
@@ -1529,7 +1647,7 @@ static int ws_replaceable(const struct workspace *ws, int dirfd, const char *nam
 	if (!S_ISREG(st->st_mode))
 		return -EACCES;
 	if (faccessat(dirfd, name, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !ws_may(ws, st, W_OK))
+	    !ws_may(ws, st, W_OK) || ws_sticky_refuses(ws, dirfd, st))
 		return -EPERM;
 	return 0;
 }
@@ -2341,10 +2459,14 @@ out:
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
+static int workspace_request(struct chain *c, uint32_t id, uint8_t kind, const char *payload,
+                             size_t len);
+
 int broker_request(struct chain *c, const char *payload, size_t len)
 {
 	uint32_t id;
 	uint8_t kind;
+	int rc;
 
 	if (len < IPC_REQUEST_HEADER)
 		return -EINVAL;
@@ -2356,10 +2478,24 @@ int broker_request(struct chain *c, const char *payload, size_t len)
 	}
 	payload += IPC_REQUEST_HEADER;
 	len -= IPC_REQUEST_HEADER;
-	switch (kind) {
-	case IPC_REQ_MODULE:
-	case IPC_REQ_MODULE_CODE:
+	if (kind == IPC_REQ_MODULE || kind == IPC_REQ_MODULE_CODE)
 		return request_module(c, id, payload, len, kind == IPC_REQ_MODULE_CODE);
+	/* The workspace's requests, with its owner's identity when the supervisor is root. */
+	if ((rc = ws_identity(&c->e->ws, 1)) < 0) {
+		log_msg(LOG_ERROR, "workspace: cannot take its owner's identity: %s",
+		        strerror(-rc));
+		reply(c, id, -EACCES, NULL, 0, NULL, 0);
+		return 0;
+	}
+	rc = workspace_request(c, id, kind, payload, len);
+	(void)ws_identity(&c->e->ws, 0);
+	return rc;
+}
+
+static int workspace_request(struct chain *c, uint32_t id, uint8_t kind, const char *payload,
+                             size_t len)
+{
+	switch (kind) {
 	case IPC_REQ_OPEN:
 		return request_open(c, id, payload, len);
 	case IPC_REQ_STAT:

@@ -285,10 +285,14 @@ struct workspace {
 	int fd;     /* O_PATH|O_DIRECTORY, -1: no workspace */
 	char *path; /* its absolute path, symbolic links resolved */
 	int writable;
-	/* its owner: a supervisor running as root meets the permissions as this user would
-	 * (broker.c ws_may) */
+	/* its owner (the directory's), with the owner's groups: a supervisor running as root
+	 * serves the workspace's requests with the owner's file system identity (as_owner), so
+	 * the kernel meets every permission as the owner would (broker.c ws_identity) */
 	uid_t owner_uid;
-	gid_t owner_gid;
+	gid_t owner_gid; /* the owner's own group (the directory's when the owner has no entry) */
+	int as_owner;
+	gid_t *groups, *root_groups; /* the owner's, and the supervisor's own to go back to */
+	int n_groups, n_root_groups;
 	/* a directory that is not part of it wherever it appears in it (the zygote's cache), by
 	 * identity; and the workspace's own, where looking up for it stops */
 	int excluded;

@@ -1965,6 +1965,80 @@ Test(ws_write, as_root_the_files_permissions_hold)
 	e2e_stop();
 }
 
+/* A server started as root serving a workspace another user owns (here daemon, the
+ * directory's group one daemon is not in) serves its requests with the owner's identity: the
+ * kernel checks each directory on the way and each file as the owner would meet them. The
+ * mode bits alone were checked, on the last name only: a file in another user's private
+ * directory was read, listed and written, a write-only file read through 'r+', a renamed
+ * file read under its new name, another user's file removed from a sticky directory, and the
+ * directory's group taken for the owner's. The owner's own work goes on: a new file and
+ * directory are the owner's, a file the owner may write keeps its owner. */
+Test(ws_write, as_root_an_owners_workspace_is_served_as_the_owner)
+{
+	struct passwd *pw = getpwnam("daemon");
+	const char *code =
+	    "import os\n" TRY_EACH
+	    "[attempt(open, 'bobdir/bob.txt')[:2], attempt(os.stat, 'bobdir/bob.txt')[:2],\n"
+	    " attempt(os.listdir, 'bobdir')[:2], attempt(open, 'bobdir/open/planted', 'w')[:2],\n"
+	    " attempt(os.mkdir, 'bobdir/open/d')[:2], attempt(open, 'wonly.txt', 'r+')[:2],\n"
+	    " attempt(open, 'bob_wo.txt', 'a+')[:2], attempt(os.rename, 'bob_w2.txt', "
+	    "'moved.txt')[0],\n"
+	    " attempt(open, 'moved.txt')[:2], attempt(os.remove, 'shared/bobs.txt')[:2],\n"
+	    " attempt(open, 'g.txt')[:2],\n"
+	    " attempt(open, 'pub.txt'), attempt(lambda: open('theirs.txt', 'a').write('x'))[0],\n"
+	    " attempt(lambda: open('new.txt', 'w').write('n'))[0], attempt(os.mkdir, "
+	    "'newdir')[0],\n"
+	    " attempt(lambda: open('shared/mine.txt', 'w').write('m'))[0],\n"
+	    " attempt(open, 'data.csv')[0]]";
+	struct stat st;
+
+	if (geteuid() != 0 || !pw || pw->pw_uid == 0)
+		cr_skip_test("only a server started as root serves as the workspace's owner");
+	tree();
+	cr_assert_eq(chown(ws, pw->pw_uid, 4321), 0);
+	cr_assert_eq(mkdir(in_ws("bobdir"), 0700), 0);
+	cr_assert_eq(mkdir(in_ws("bobdir/open"), 0777), 0);
+	cr_assert_eq(chmod(in_ws("bobdir/open"), 0777), 0);
+	cr_assert_eq(chown(in_ws("bobdir/open"), 1234, 1234), 0);
+	put_owned(in_ws("bobdir/bob.txt"), SECRET, 0644, 1234, 1234);
+	cr_assert_eq(chown(in_ws("bobdir"), 1234, 1234), 0);
+	put_owned(in_ws("wonly.txt"), SECRET, 0222, pw->pw_uid, pw->pw_gid);
+	put_owned(in_ws("bob_wo.txt"), SECRET, 0602, 1234, 1234);
+	put_owned(in_ws("bob_w2.txt"), SECRET, 0602, 1234, 1234);
+	cr_assert_eq(mkdir(in_ws("shared"), 0777), 0);
+	cr_assert_eq(chmod(in_ws("shared"), 01777), 0);
+	put_owned(in_ws("shared/bobs.txt"), "bs", 0666, 1234, 1234);
+	put_owned(in_ws("g.txt"), SECRET, 0640, 1234, 4321);
+	put_owned(in_ws("pub.txt"), "p", 0644, 1234, 1234);
+	put_owned(in_ws("theirs.txt"), "t", 0666, 1234, 1234);
+	e2e_start(ARGS("--workspace", ws, "--workspace-write"));
+	ok_result(code, "[[\"PermissionError\",13],[\"PermissionError\",13],"
+	                "[\"PermissionError\",13],[\"PermissionError\",13],"
+	                "[\"PermissionError\",13],[\"PermissionError\",13],"
+	                "[\"PermissionError\",13],\"PermissionError\","
+	                "[\"FileNotFoundError\",2],[\"PermissionError\",1],"
+	                "[\"PermissionError\",13],"
+	                "[\"ok\",\"'p'\"],\"ok\",\"ok\",\"ok\",\"ok\",\"ok\"]");
+	cr_assert_str_eq(slurp(in_ws("bobdir/bob.txt")), SECRET);
+	cr_assert_neq(stat(in_ws("bobdir/open/planted"), &st), 0);
+	cr_assert_neq(stat(in_ws("bobdir/open/d"), &st), 0);
+	cr_assert_eq(stat(in_ws("bob_w2.txt"), &st), 0);
+	cr_assert_neq(stat(in_ws("moved.txt"), &st), 0);
+	cr_assert_str_eq(slurp(in_ws("shared/bobs.txt")), "bs");
+	cr_assert_str_eq(slurp(in_ws("theirs.txt")), "tx");
+	cr_assert_eq(stat(in_ws("theirs.txt"), &st), 0);
+	cr_assert(st.st_uid == 1234 && (st.st_mode & 07777) == 0666, "%u %o", (unsigned)st.st_uid,
+	          (unsigned)st.st_mode);
+	cr_assert_eq(stat(in_ws("new.txt"), &st), 0);
+	cr_assert_eq(st.st_uid, pw->pw_uid, "new.txt is %u's", (unsigned)st.st_uid);
+	cr_assert_eq(stat(in_ws("newdir"), &st), 0);
+	cr_assert_eq(st.st_uid, pw->pw_uid, "newdir is %u's", (unsigned)st.st_uid);
+	cr_assert_str_eq(slurp(in_ws("shared/mine.txt")), "m");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* ---- Attacks, through Python -------------------------------------------------------------- */
 
 /* What each attempt must answer: a PermissionError whose message names the workspace. */

@@ -59,7 +59,7 @@ static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 		snprintf(
 		    msg, sizeof(msg),
 		    "Permission denied: only regular files and directories in the workspace %s "
-		    "can be reached",
+		    "can be reached, as its owner's permissions let them be",
 		    ws_path);
 		break;
 	case EPERM:
