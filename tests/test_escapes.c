@@ -1702,6 +1702,179 @@ Test(python_layer, an_expat_handler_cleared_while_it_parses_does_nothing)
 	stop();
 }
 
+/* json's C encoder (json.encoder.c_make_encoder, or type() of an encoder) asked the markers
+ * dict it was given whether the id of a dict it encoded (borrowed from its list) was in it: a
+ * key of the user's with that hash emptied the list in its __eq__ and freed the dict, which
+ * the encoder then stored and encoded (SIGSEGV; a bytearray laid over it gave any memory).
+ * The encoder has markers of its own: the key's __eq__ never runs, the encoder encodes what
+ * it was given, and json answers as before (circular references still detected). */
+Test(python_layer, json_encoder_keeps_markers_of_its_own)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import json\n"
+	    "class D(dict): pass\n"
+	    "P = [D(a=1)]\n"
+	    "target = id(P[0])\n"
+	    "keep = []\n"
+	    "class K:\n"
+	    "    def __hash__(self): return target\n"
+	    "    def __eq__(self, other):\n"
+	    "        if not keep:\n"
+	    "            P.clear()\n"
+	    "            keep.append(bytearray(b'\\xff' * 95))\n"
+	    "        return False\n"
+	    "markers = {K(): 0}\n"
+	    "enc = json.encoder.encode_basestring_ascii\n"
+	    "e = json.encoder.c_make_encoder(markers, None, enc, None, ':', ',', False, "
+	    "False, True)\n"
+	    "r1 = e(P, 0)\n"
+	    "e2 = type(e).__new__(type(e), markers, None, enc, None, ':', ',', True, "
+	    "False, True)\n"
+	    "r2 = e2([{'b': 2, 'a': [1]}], 0)\n"
+	    "l = []\n"
+	    "l.append(l)\n"
+	    "try:\n"
+	    "    json.dumps(l)\n"
+	    "    circ = 'not detected'\n"
+	    "except ValueError as x:\n"
+	    "    circ = str(x)\n"
+	    "[r1, r2, keep, len(markers), e.markers, e.markers is markers,\n"
+	    " json.dumps({'b': [1, 2.5, None], 'a': 'x'}, sort_keys=True),\n"
+	    " json.dumps([1, [2]], check_circular=False), json.dumps({3}, "
+	    "default=sorted),\n"
+	    " json.dumps({'k': [1]}, indent=1), circ]",
+	    "[[\"[{\\\"a\\\":1}]\"],[\"[{\\\"a\\\":[1],\\\"b\\\":2}]\"],[],1,{},false,"
+	    "\"{\\\"a\\\": \\\"x\\\", \\\"b\\\": [1, 2.5, null]}\",\"[1, [2]]\","
+	    "\"[3]\",\"{\\n \\\"k\\\": [\\n  1\\n ]\\n}\","
+	    "\"Circular reference detected\"]");
+	still_serving();
+	stop();
+}
+
+/* array.tofile took the array's size once and copied 64 KiB blocks from its buffer between
+ * calls of the file's write(): a write() that shrank the array had the next blocks read past
+ * its new end (SIGSEGV, or freed memory and other objects' contents handed to write). The
+ * array's bytes are copied first: the blocks are those of the array as it was when tofile
+ * was called; ordinary tofile writes what tobytes gives. */
+Test(python_layer, array_tofile_writes_a_copy_of_the_array)
+{
+	start(NULL);
+	expect_ok_result("import array, io\n"
+	                 "a = array.array('B', bytes(3 * 65536))\n"
+	                 "got = []\n"
+	                 "class F:\n"
+	                 "    def write(self, b):\n"
+	                 "        got.append((len(b), b.count(0)))\n"
+	                 "        del a[16:]\n"
+	                 "        return len(b)\n"
+	                 "a.tofile(F())\n"
+	                 "f = io.BytesIO()\n"
+	                 "array.array('h', [1, -2]).tofile(f)\n"
+	                 "big = array.array('d', range(20000))\n"
+	                 "g = io.BytesIO()\n"
+	                 "big.tofile(g)\n"
+	                 "e = io.BytesIO()\n"
+	                 "array.array('i').tofile(e)\n"
+	                 "[got, len(a), f.getvalue().hex(), g.getvalue() == big.tobytes(),\n"
+	                 " len(g.getvalue()), e.getvalue().hex()]",
+	                 "[[[65536,65536],[65536,65536],[65536,65536]],16,\"0100feff\",true,160000,"
+	                 "\"\"]");
+	still_serving();
+	stop();
+}
+
+/* io.TextIOWrapper.write hands its pending bytes to its buffer's write() and then goes on
+ * with what it had before: detach() called from there (a buffer of the user's) left the
+ * buffer NULL that the write then called (SIGSEGV). While a text stream writes, its detach is
+ * refused (RuntimeError) and the write completes; ordinary writes, print and detach answer as
+ * before. */
+Test(python_layer, a_text_stream_is_not_detached_while_it_writes)
+{
+	start(NULL);
+	expect_ok_result("import io\n"
+	                 "out, errs = [], []\n"
+	                 "class B:\n"
+	                 "    closed = False\n"
+	                 "    def readable(self): return False\n"
+	                 "    def writable(self): return True\n"
+	                 "    def seekable(self): return False\n"
+	                 "    def flush(self): pass\n"
+	                 "    def write(self, b):\n"
+	                 "        out.append(bytes(b).decode('latin-1'))\n"
+	                 "        try:\n"
+	                 "            t.detach()\n"
+	                 "        except RuntimeError as x:\n"
+	                 "            errs.append(str(x).startswith('reentrant call inside "
+	                 "TextIOWrapper.write'))\n"
+	                 "        return len(b)\n"
+	                 "t = io.TextIOWrapper(B(), encoding='ascii', line_buffering=True)\n"
+	                 "t._CHUNK_SIZE = 8\n"
+	                 "t.write('a' * 6)\n"
+	                 "t.write('b' * 5 + '\\n')\n"
+	                 "b = io.BytesIO()\n"
+	                 "u = io.TextIOWrapper(b, encoding='utf-8', line_buffering=True)\n"
+	                 "print('hi', 'th\\u00e9re', file=u)\n"
+	                 "u.write('x')\n"
+	                 "v = b.getvalue().hex()\n"
+	                 "raw = u.detach()\n"
+	                 "[out, errs, v, raw is b, b.getvalue().hex()]",
+	                 "[[\"aaaaaa\",\"bbbbb\\n\"],[true,true],\"6869207468c3a972650a\",true,"
+	                 "\"6869207468c3a972650a78\"]");
+	still_serving();
+	stop();
+}
+
+/* io.TextIOWrapper.write called again from its buffer's write() (while it flushed its pending
+ * bytes): the outer write then replaced the pending bytes the inner one had left but counted
+ * them, and the next flush handed write() uninitialised memory (the heap's contents). While a
+ * text stream writes, its write and reconfigure are refused (RuntimeError; both tried from
+ * the buffer's write() while the stream writes); the bytes written are those written, and
+ * write_through and reconfigure answer as before. */
+Test(python_layer, a_text_stream_is_not_written_again_while_it_writes)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import io\n"
+	    "out, errs = [], []\n"
+	    "class B:\n"
+	    "    closed = False\n"
+	    "    def readable(self): return False\n"
+	    "    def writable(self): return True\n"
+	    "    def seekable(self): return False\n"
+	    "    def flush(self): pass\n"
+	    "    def write(self, b):\n"
+	    "        out.append(bytes(b).decode('latin-1'))\n"
+	    "        f = (lambda: t.write('y' * 10),\n"
+	    "             lambda: t.reconfigure(line_buffering=True))\n"
+	    "        if len(out) <= 2:\n"
+	    "            try:\n"
+	    "                f[len(out) - 1]()\n"
+	    "            except RuntimeError as x:\n"
+	    "                errs.append(str(x).startswith('reentrant call "
+	    "inside TextIOWrapper.write'))\n"
+	    "        return len(b)\n"
+	    "t = io.TextIOWrapper(B(), encoding='ascii')\n"
+	    "t._CHUNK_SIZE = 64\n"
+	    "t.write('a' * 60)\n"
+	    "t.write('b' * 10)\n"
+	    "t.write('c' * 5)\n"
+	    "t.write('d' * 5)\n"
+	    "t.write('e' * 50)\n"
+	    "t.flush()\n"
+	    "b = io.BytesIO()\n"
+	    "w = io.TextIOWrapper(b, encoding='utf-8', write_through=True)\n"
+	    "w.write('\\u00e9')\n"
+	    "w.reconfigure(encoding='latin-1')\n"
+	    "w.write('\\u00e9')\n"
+	    "[out, errs, t.line_buffering, b.getvalue().hex()]",
+	    "[[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\","
+	    "\"bbbbbbbbbbcccccddddd\",\"eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee\"],["
+	    "true,true],false,\"c3a9e9\"]");
+	still_serving();
+	stop();
+}
+
 /* The loader's derivation of DST offsets looked at the transition after the last one for a DST
  * type the one before did not explain: it read past its table of transitions and indexed the
  * types with what it found (SIGSEGV). Such data is refused (no zone of the tz database is);

@@ -19,6 +19,7 @@
 #include "interp_internal.h"
 
 #include <string.h>
+#include <structmember.h>
 
 /* ---- making arguments plain --------------------------------------------------------------- */
 
@@ -259,6 +260,50 @@ static int array_assign_item(PyObject *self, Py_ssize_t i, PyObject *value)
 	return rc;
 }
 
+/* array.tofile took the array's size once, then copied 64 KiB blocks from its buffer between
+ * calls of the file's write(): a write() that shrank the array had the next blocks read past
+ * its end (freed memory, another object's contents). While armed the array's bytes are copied
+ * first (its own tobytes) and written from the copy, in the same blocks. */
+static PyObject *array_tofile_real, *array_tobytes_real;
+static PyObject *call_on(PyObject *real, PyObject *self, PyObject *args, PyObject *kw);
+static int replace_method(PyTypeObject *t, const char *name, PyMethodDef *def, PyObject **real);
+
+static PyObject *array_tofile(PyObject *self, PyObject *args, PyObject *kw)
+{
+	const Py_ssize_t block = 64 * 1024;
+	PyObject *f, *data;
+	Py_ssize_t n;
+
+	if (!pylayer_armed() || PyTuple_GET_SIZE(args) != 1 || (kw && PyDict_GET_SIZE(kw)))
+		return call_on(array_tofile_real, self, args, kw);
+	f = PyTuple_GET_ITEM(args, 0);
+	if (!(data = PyObject_CallOneArg(array_tobytes_real, self)))
+		return NULL;
+	if (!PyBytes_Check(data)) {
+		Py_DECREF(data);
+		PyErr_SetString(PyExc_TypeError, "not an array");
+		return NULL;
+	}
+	n = PyBytes_GET_SIZE(data);
+	for (Py_ssize_t at = 0; at < n; at += block) {
+		PyObject *b = PyBytes_FromStringAndSize(PyBytes_AS_STRING(data) + at,
+		                                        n - at < block ? n - at : block),
+		         *r;
+		r = b ? PyObject_CallMethod(f, "write", "O", b) : NULL;
+		Py_XDECREF(b);
+		if (!r) {
+			Py_DECREF(data);
+			return NULL;
+		}
+		Py_DECREF(r);
+	}
+	Py_DECREF(data);
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef array_tofile_def = {"tofile", (PyCFunction)(void (*)(void))array_tofile,
+                                       METH_VARARGS | METH_KEYWORDS, NULL};
+
 int pyreentry_seal_array(PyObject *module)
 {
 	PyObject *cls;
@@ -288,6 +333,13 @@ int pyreentry_seal_array(PyObject *module)
 	t->tp_as_sequence->sq_ass_item = array_assign_item;
 	if (rewrap(t, "__setitem__", (void *)array_assign_real, (void *)array_assign) < 0 ||
 	    rewrap(t, "__setitem__", (void *)array_assign_item_real, (void *)array_assign_item) < 0)
+		return -1;
+	array_tobytes_real = Py_XNewRef(PyDict_GetItemString(t->tp_dict, "tobytes"));
+	if (!array_tobytes_real || !PyObject_TypeCheck(array_tobytes_real, &PyMethodDescr_Type)) {
+		PyErr_SetString(PyExc_TypeError, "array.array.tobytes is not as known");
+		return -1;
+	}
+	if (replace_method(t, "tofile", &array_tofile_def, &array_tofile_real) < 0)
 		return -1;
 	return guard_methods(t, &array_type);
 }
@@ -1915,6 +1967,68 @@ static int odict_guard(void)
 	return replace_method(&PyODict_Type, "copy", &odict_copy_def, &odict_copy_real);
 }
 
+/* ---- io.TextIOWrapper.write re-entered ---------------------------------------------------- */
+
+/* TextIOWrapper.write hands its pending bytes to its buffer's write() (the user's code, for a
+ * buffer of the user's) and then goes on with what it had before: a write of the same wrapper
+ * from there had its bytes replaced but counted (the next flush sent uninitialised memory),
+ * and a detach() from there left the buffer NULL that the write then called (SIGSEGV). While
+ * a wrapper writes, its write, detach and reconfigure raise RuntimeError. */
+static PyObject *text_write_real, *text_detach_real;
+static PyObject **text_writing; /* the wrappers writing now */
+static Py_ssize_t n_text_writing, text_writing_room;
+
+static int text_busy(PyObject *self, const char *what)
+{
+	for (Py_ssize_t i = n_text_writing - 1; i >= 0; i--)
+		if (text_writing[i] == self) {
+			PyErr_Format(
+			    PyExc_RuntimeError,
+			    "reentrant call inside TextIOWrapper.write (%s called while the "
+			    "same text stream writes)",
+			    what);
+			return 1;
+		}
+	return 0;
+}
+
+static PyObject *text_write(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *r;
+
+	if (text_busy(self, "write"))
+		return NULL;
+	if (n_text_writing == text_writing_room) {
+		Py_ssize_t room = text_writing_room ? 2 * text_writing_room : 16;
+		PyObject **more = PyMem_Realloc(text_writing, (size_t)room * sizeof(*more));
+		if (!more)
+			return PyErr_NoMemory();
+		text_writing = more;
+		text_writing_room = room;
+	}
+	text_writing[n_text_writing++] = self;
+	r = call_on(text_write_real, self, args, kw);
+	for (Py_ssize_t k = n_text_writing - 1; k >= 0; k--)
+		if (text_writing[k] == self) {
+			text_writing[k] = text_writing[--n_text_writing];
+			break;
+		}
+	return r;
+}
+
+static PyMethodDef text_write_def = {"write", (PyCFunction)(void (*)(void))text_write,
+                                     METH_VARARGS | METH_KEYWORDS, NULL};
+
+static PyObject *text_detach(PyObject *self, PyObject *args, PyObject *kw)
+{
+	if (text_busy(self, "detach"))
+		return NULL;
+	return call_on(text_detach_real, self, args, kw);
+}
+
+static PyMethodDef text_detach_def = {"detach", (PyCFunction)(void (*)(void))text_detach,
+                                      METH_VARARGS | METH_KEYWORDS, NULL};
+
 /* ---- arguments C code takes for what they are not ---------------------------------------- */
 
 /* TextIOWrapper.reconfigure compared an encoding that is not a str with "locale" as if it were
@@ -1927,6 +2041,8 @@ static PyObject *reconfigure(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static const char *const names[] = {"encoding", "errors", NULL};
 
+	if (text_busy(self, "reconfigure"))
+		return NULL;
 	if (pylayer_armed() && kw && PyDict_Check(kw))
 		for (const char *const *n = names; *n; n++) {
 			PyObject *v = PyDict_GetItemString(kw, *n);
@@ -2428,6 +2544,97 @@ out:
 	return rc;
 }
 
+/* ---- json's C encoder --------------------------------------------------------------------- */
+
+/* json's C encoder (json.encoder.c_make_encoder, type() of an encoder) took its markers dict
+ * from the caller and asked it whether the id of a list or dict it was encoding (borrowed from
+ * its container) was in it: a key of the user's with that hash ran its __eq__, which emptied
+ * the container and freed the object; the encoder then stored and encoded the freed object.
+ * An encoder has markers of its own (a new empty dict, as JSONEncoder passes
+ * every time) when it was given a dict, and its markers attribute gives a copy of them. */
+static newfunc json_encoder_new_real;
+static PyObject *json_markers_real; /* the class's own member descriptor */
+static Py_ssize_t json_markers_offset;
+
+static PyObject *json_encoder_new(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	PyObject *self = json_encoder_new_real(t, args, kw), **markers;
+
+	if (!self)
+		return NULL;
+	markers = (PyObject **)((char *)self + json_markers_offset);
+	if (*markers && *markers != Py_None) {
+		PyObject *own = PyDict_New();
+		if (!own) {
+			Py_DECREF(self);
+			return NULL;
+		}
+		Py_SETREF(*markers, own);
+	}
+	return self;
+}
+
+static PyObject *json_markers_get(PyObject *self, void *unused)
+{
+	PyObject *m = Py_TYPE(json_markers_real)
+	                  ->tp_descr_get(json_markers_real, self, (PyObject *)Py_TYPE(self));
+
+	(void)unused;
+	if (m && PyDict_Check(m))
+		Py_SETREF(m, PyDict_Copy(m));
+	return m;
+}
+
+static int json_markers_set(PyObject *self, PyObject *value, void *unused)
+{
+	(void)unused;
+	return Py_TYPE(json_markers_real)->tp_descr_set(json_markers_real, self, value);
+}
+
+static PyGetSetDef json_markers_def = {"markers", json_markers_get, json_markers_set, NULL, NULL};
+
+static int json_guard(void)
+{
+	PyObject *m = PyImport_ImportModule("_json"), *t = NULL, *d = NULL;
+	PyTypeObject *type;
+	PyMemberDef *member;
+	int rc = -1;
+
+	if (!m) { /* a Python built without _json: json encodes in Python */
+		if (!PyErr_ExceptionMatches(PyExc_ImportError))
+			return -1;
+		PyErr_Clear();
+		return 0;
+	}
+	t = PyObject_GetAttrString(m, "make_encoder");
+	type = (PyTypeObject *)t;
+	json_markers_real = t && PyType_Check(t)
+	                        ? Py_XNewRef(PyDict_GetItemString(type->tp_dict, "markers"))
+	                        : NULL;
+	member = json_markers_real && PyObject_TypeCheck(json_markers_real, &PyMemberDescr_Type)
+	             ? ((PyMemberDescrObject *)json_markers_real)->d_member
+	             : NULL;
+	if (!member || member->type != T_OBJECT || !type->tp_new ||
+	    Py_TYPE(json_markers_real)->tp_descr_get == NULL ||
+	    Py_TYPE(json_markers_real)->tp_descr_set == NULL) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "_json.make_encoder is not as known");
+		goto out;
+	}
+	json_markers_offset = member->offset;
+	json_markers_def.doc = member->doc;
+	d = PyDescr_NewGetSet(type, &json_markers_def);
+	if (!d || PyDict_SetItemString(type->tp_dict, "markers", d) < 0)
+		goto out;
+	rc = held_slot(type, offsetof(PyTypeObject, tp_new), (void *)json_encoder_new,
+	               (void **)&json_encoder_new_real);
+out:
+	Py_XDECREF(d);
+	Py_XDECREF(t);
+	Py_DECREF(m);
+	return rc;
+}
+
 static int buffered_guard(void);
 
 int pyreentry_guard(void)
@@ -2441,7 +2648,7 @@ int pyreentry_guard(void)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
-	if (zoneinfo_guard() < 0 || expat_guard() < 0)
+	if (zoneinfo_guard() < 0 || expat_guard() < 0 || json_guard() < 0)
 		return -1;
 	list_assign_real = PyList_Type.tp_as_mapping->mp_ass_subscript;
 	PyList_Type.tp_as_mapping->mp_ass_subscript = list_assign;
@@ -2672,7 +2879,9 @@ static int text_guard(PyObject *io)
 		return -1;
 	}
 	Py_DECREF(t); /* io keeps it */
-	if (replace_method(type, "reconfigure", &reconfigure_def, &reconfigure_real) < 0)
+	if (replace_method(type, "reconfigure", &reconfigure_def, &reconfigure_real) < 0 ||
+	    replace_method(type, "write", &text_write_def, &text_write_real) < 0 ||
+	    replace_method(type, "detach", &text_detach_def, &text_detach_real) < 0)
 		return -1;
 	text_init_real = type->tp_init;
 	if (rewrap(type, "__init__", (void *)text_init_real, (void *)text_init_checked) < 0)
