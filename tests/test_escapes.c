@@ -1875,6 +1875,99 @@ Test(python_layer, a_text_stream_is_not_written_again_while_it_writes)
 	stop();
 }
 
+/* date(state) and datetime(state), the form of their pickles, checked only the state's month:
+ * year 0 or a day past its month made a date with a negative weekday, and ctime() read the
+ * day names before their table (SIGSEGV). Such states are refused; real ones (the fold bit of
+ * a datetime's included) and copies load as before. */
+Test(python_layer, a_dates_state_names_a_date)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import datetime, copy\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return [type(e).__name__, str(e)]\n"
+	    "r = [t(lambda: datetime.date(b'\\x00\\x00\\x01\\x01').ctime()), t(lambda: "
+	    "datetime.date(b'\\x07\\xe8\\x02\\x1e')),\n"
+	    "     t(lambda: datetime.date('\\x00\\x00\\x01\\xff').weekday()),\n"
+	    "     t(lambda: "
+	    "datetime.datetime(b'\\x00\\x00\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00').ctime()),\n"
+	    "     t(lambda: "
+	    "datetime.datetime(b'\\x07\\xe8\\x02\\x1d\\x18\\x00\\x00\\x00\\x00\\x00')),\n"
+	    "     str(datetime.date(b'\\x07\\xe8\\x02\\x1d')), "
+	    "str(datetime.datetime(b'\\x07\\xe8\\x02\\x1d\\x0c\\x1e\\x00\\x00\\x00\\x01')),\n"
+	    "     str(datetime.datetime(b'\\x07\\xe8\\x82\\x1d\\x0c\\x1e\\x00\\x00\\x00\\x01', "
+	    "datetime.timezone.utc)),\n"
+	    "     datetime.date(2024, 2, 29).ctime(), t(lambda: "
+	    "datetime.date(b'\\x07\\xe8\\x0d\\x01'))]\n"
+	    "r.append(str(copy.deepcopy(datetime.datetime(2024,2,29,1,2,3,4))))\n"
+	    "r",
+	    "[[\"ValueError\",\"the date's state names no date\"],[\"ValueError\",\"the date's "
+	    "state names no date\"],[\"ValueError\",\"the date's state names no "
+	    "date\"],[\"ValueError\",\"the datetime's state names no date and "
+	    "time\"],[\"ValueError\",\"the datetime's state names no date and "
+	    "time\"],\"2024-02-29\",\"2024-02-29 12:30:00.000001\",\"2024-02-29 "
+	    "12:30:00.000001+00:00\",\"Thu Feb 29 00:00:00 2024\",[\"TypeError\",\"'bytes' object "
+	    "cannot be interpreted as an integer\"],\"2024-02-29 01:02:03.000004\"]");
+	still_serving();
+	stop();
+}
+
+/* collections.OrderedDict's C type took a node, or an index into its node table, before a
+ * lookup that ran the user's __eq__, and used it after: an __eq__ that deleted a key (pop) or
+ * cleared the dict (move_to_end, item assignment) left it on a freed node (a bytearray laid
+ * there: any memory read and written, the real builtins reached). The sandbox's OrderedDict is
+ * collections' own pure Python one, the same API: the same __eq__ ends in a KeyError, and
+ * ordinary use answers as before (typing's alias included). */
+Test(python_layer, ordered_dicts_are_not_left_on_a_freed_node)
+{
+	start(NULL);
+	expect_ok_result(
+	    "from collections import OrderedDict\n"
+	    "import typing\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return ['ok', repr(f())]\n"
+	    "    except Exception as e:\n"
+	    "        return [type(e).__name__]\n"
+	    "n = [0]\n"
+	    "class K:\n"
+	    "    def __hash__(self): return 7\n"
+	    "    def __eq__(self, other):\n"
+	    "        n[0] += 1\n"
+	    "        if n[0] == 2 and mode[0] == 'del':\n"
+	    "            del od[A]\n"
+	    "        if mode[0] == 'clear' or (mode[0] == 'set' and n[0] == 2):\n"
+	    "            od.clear()\n"
+	    "        return mode[0] == 'del' and n[0] == 1\n"
+	    "out = []\n"
+	    "for m in ('del', 'clear', 'set'):\n"
+	    "    mode, n[0] = [m], 0\n"
+	    "    A, E = K(), K()\n"
+	    "    od = OrderedDict()\n"
+	    "    od[A] = None\n"
+	    "    od['x'] = None\n"
+	    "    if m == 'del':\n"
+	    "        out.append(attempt(lambda: od.pop(E, 'default')))\n"
+	    "    elif m == 'clear':\n"
+	    "        out.append(attempt(lambda: od.move_to_end(E)))\n"
+	    "    else:\n"
+	    "        out.append(attempt(lambda: od.__setitem__(E, 1) if False else od.update({E: "
+	    "1})))\n"
+	    "    out.append(len(od))\n"
+	    "o = OrderedDict([('a', 1), ('b', 2), ('c', 3)])\n"
+	    "o.move_to_end('a'); o.move_to_end('c', last=False)\n"
+	    "out += [list(o), o.popitem(), o.popitem(last=False), repr(o), o == OrderedDict(b=2),\n"
+	    "        type(typing.OrderedDict()) is OrderedDict, type(OrderedDict()).__module__]\n"
+	    "out",
+	    "[[\"KeyError\"],1,[\"KeyError\"],0,[\"ok\",\"None\"],1,[\"c\",\"b\",\"a\"],[\"a\",1],["
+	    "\"c\",3],\"OrderedDict([(\\u0027b\\u0027, 2)])\",true,true,\"collections\"]");
+	still_serving();
+	stop();
+}
+
 /* The loader's derivation of DST offsets looked at the transition after the last one for a DST
  * type the one before did not explain: it read past its table of transitions and indexed the
  * types with what it found (SIGSEGV). Such data is refused (no zone of the tz database is);
@@ -2197,8 +2290,9 @@ Test(python_layer, uncatchable_exceptions_are_printed)
 /* Round two: a mixin base of an exception group class given split after the group was made
  * (except* then read an int as its pair: any memory); OrderedDict's repr, copy and == walking
  * on from a node a key's __hash__ had deleted (a fake node laid there: any memory). A class an
- * exception group is made of gets no split either; OrderedDict works over the items its
- * iterator gives. Ordinary use answers as before. */
+ * exception group is made of gets no split either; OrderedDict is collections' pure Python
+ * one (its links, left without the deleted key's, end the walk in an AttributeError).
+ * Ordinary use answers as before. */
 Test(python_layer, exception_group_mixins_and_ordered_dict_walks_hold)
 {
 	start(NULL);
@@ -2250,8 +2344,8 @@ Test(python_layer, exception_group_mixins_and_ordered_dict_walks_hold)
 	                 "r += [repr(a), a == b, a != b, a == dict(b), a.copy() == a, "
 	                 "repr(collections.OrderedDict()), caught]\n"
 	                 "r",
-	                 "[\"TypeError\",true,1,\"OrderedDict([('x', 1), ('y', "
-	                 "2)])\",false,true,true,true,\"OrderedDict()\",1]");
+	                 "[\"TypeError\",\"AttributeError\",\"AttributeError\",\"OrderedDict(["
+	                 "('x', 1), ('y', 2)])\",false,true,true,true,\"OrderedDict()\",1]");
 	still_serving();
 	stop();
 }

@@ -227,6 +227,36 @@ static int add_site_packages(void)
 	return rc;
 }
 
+/* collections.OrderedDict's C type (3.11's) takes a node, or an index into its node table,
+ * before a lookup that runs the user's __eq__ and uses it after: an __eq__ that deleted a key
+ * or cleared the dict left pop, move_to_end and item assignment on a freed node (any memory
+ * read and written). collections is imported with the C type hidden, so its own pure Python
+ * OrderedDict, the same API over a dict and links of its own, is the one every library and
+ * the user's code get; the C type is then nowhere to be found. */
+static const char odict_pure_py[] =
+    "import sys, _collections\n"
+    "if 'collections' in sys.modules:\n"
+    "    raise RuntimeError('collections was imported before OrderedDict was chosen')\n"
+    "c_type = _collections.OrderedDict\n"
+    "del _collections.OrderedDict\n"
+    "import collections\n"
+    "if collections.OrderedDict is c_type or type(collections.OrderedDict) is not type:\n"
+    "    raise RuntimeError('collections kept the C OrderedDict')\n";
+
+static int odict_pure(void)
+{
+	PyObject *g = PyDict_New(), *r;
+
+	if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0) {
+		Py_XDECREF(g);
+		return -1;
+	}
+	r = PyRun_String(odict_pure_py, Py_file_input, g, g);
+	Py_DECREF(g);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
+
 /* The allowed module name did not import (the exception is set). When it is a package of the
  * data stack that is not installed, say so once, clear the exception and return 1: it stays
  * allowed, and importing it in a call fails naming its Debian package (pyproxy.c). Otherwise
@@ -309,6 +339,10 @@ int interp_init(const struct zygote_config *cfg)
 	if (python_layer &&
 	    PyDict_SetItemString(PyImport_GetModuleDict(), "_elementtree", Py_None) < 0)
 		return -1;
+	if (python_layer && odict_pure() < 0) {
+		report_python_error("choosing OrderedDict");
+		return -1;
+	}
 	for (size_t i = 0; i < cfg->n_imports; i++) {
 		if (strcmp(cfg->imports[i], "sys") == 0 || import_and_keep(cfg->imports[i]) == 0)
 			continue;

@@ -2593,6 +2593,91 @@ static int json_markers_set(PyObject *self, PyObject *value, void *unused)
 
 static PyGetSetDef json_markers_def = {"markers", json_markers_get, json_markers_set, NULL, NULL};
 
+/* ---- datetime's pickle states ------------------------------------------------------------ */
+
+/* date(state) and datetime(state[, tzinfo]) (the form their pickles use) checked only the
+ * state's month: year 0, or a day past its month, made a date whose weekday is negative, and
+ * ctime() read the day names before their table (SIGSEGV). A state that names no date (or no
+ * time of day) is refused as the arguments' own would be. */
+static newfunc date_new_real, datetime_new_real;
+
+static int date_state_bad(PyObject *args, PyObject *kw, int with_time)
+{
+	Py_ssize_t n = PyTuple_GET_SIZE(args), size = with_time ? 10 : 4;
+	static const unsigned char days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	unsigned int b[10], year, month, leap;
+	PyObject *state;
+
+	if (n < 1 || n > (with_time ? 2 : 1) || (kw && PyDict_GET_SIZE(kw)))
+		return 0;
+	state = PyTuple_GET_ITEM(args, 0);
+	if (PyBytes_Check(state) && PyBytes_GET_SIZE(state) == size) {
+		for (Py_ssize_t i = 0; i < size; i++)
+			b[i] = (unsigned char)PyBytes_AS_STRING(state)[i];
+	} else if (PyUnicode_Check(state) && PyUnicode_GET_LENGTH(state) == size) {
+		for (Py_ssize_t i = 0; i < size; i++)
+			if ((b[i] = PyUnicode_READ_CHAR(state, i)) > 255)
+				return 0; /* not Latin-1: refused as it was */
+	} else {
+		return 0;
+	}
+	year = b[0] << 8 | b[1];
+	month = b[2] & (with_time ? 0x7fu : 0xffu);
+	if (month < 1 || month > 12)
+		return 0; /* not taken for a state: the arguments' own errors */
+	leap = month == 2 && year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+	if (year < 1 || year > 9999 || b[3] < 1 || b[3] > days[month - 1] + leap)
+		return 1;
+	return with_time &&
+	       (b[4] > 23 || b[5] > 59 || b[6] > 59 || (b[7] << 16 | b[8] << 8 | b[9]) > 999999);
+}
+
+static PyObject *date_new(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	if (date_state_bad(args, kw, 0)) {
+		PyErr_SetString(PyExc_ValueError, "the date's state names no date");
+		return NULL;
+	}
+	return date_new_real(t, args, kw);
+}
+
+static PyObject *datetime_new(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	if (date_state_bad(args, kw, 1)) {
+		PyErr_SetString(PyExc_ValueError, "the datetime's state names no date and time");
+		return NULL;
+	}
+	return datetime_new_real(t, args, kw);
+}
+
+static int datetime_guard(void)
+{
+	PyObject *m = PyImport_ImportModule("datetime"), *d = NULL, *dt = NULL;
+	int rc = -1;
+
+	if (m) {
+		d = PyObject_GetAttrString(m, "date");
+		dt = PyObject_GetAttrString(m, "datetime");
+	}
+	if (d && dt && PyType_Check(d) && PyType_Check(dt) && ((PyTypeObject *)d)->tp_new &&
+	    ((PyTypeObject *)dt)->tp_new &&
+	    PyType_IsSubtype((PyTypeObject *)dt, (PyTypeObject *)d)) {
+		date_new_real = ((PyTypeObject *)d)->tp_new;
+		datetime_new_real = ((PyTypeObject *)dt)->tp_new;
+		((PyTypeObject *)d)->tp_new = date_new;
+		((PyTypeObject *)dt)->tp_new = datetime_new;
+		PyType_Modified((PyTypeObject *)d);
+		PyType_Modified((PyTypeObject *)dt);
+		rc = 0;
+	} else if (!PyErr_Occurred()) {
+		PyErr_SetString(PyExc_TypeError, "datetime's classes are not as known");
+	}
+	Py_XDECREF(m);
+	Py_XDECREF(d);
+	Py_XDECREF(dt);
+	return rc;
+}
+
 static int json_guard(void)
 {
 	PyObject *m = PyImport_ImportModule("_json"), *t = NULL, *d = NULL;
@@ -2648,7 +2733,7 @@ int pyreentry_guard(void)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
-	if (zoneinfo_guard() < 0 || expat_guard() < 0 || json_guard() < 0)
+	if (zoneinfo_guard() < 0 || expat_guard() < 0 || json_guard() < 0 || datetime_guard() < 0)
 		return -1;
 	list_assign_real = PyList_Type.tp_as_mapping->mp_ass_subscript;
 	PyList_Type.tp_as_mapping->mp_ass_subscript = list_assign;
