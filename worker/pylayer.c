@@ -1130,6 +1130,10 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 			             event,
 			             audit_network(event)
 			                 ? ": it has no network (files come from the workspace)"
+			             : strcmp(event, "pickle.find_class") == 0
+			                 ? ": reading a pickle runs what it names, so pickles are "
+			                   "not read (pd.read_pickle, np.load(allow_pickle=True)); "
+			                   "keep data as CSV, Excel, JSON or np.save of numbers"
 			                 : "");
 			return -1;
 		}
