@@ -742,6 +742,248 @@ Test(data, random_states_and_fitted_models_are_checked)
 	e2e_stop();
 }
 
+/* np.argmax and np.argmin of an array of objects kept the best item so far unowned across the
+ * next comparison: a comparison the comparison hold does not cover (a deque's) ran the user's
+ * __eq__ on its items, which dropped the best item from its array; the next comparison handed
+ * the freed object to the user's __gt__ / __lt__ (its block taken by an object of the
+ * user's). The type's argmax and argmin hold both objects they compare: the compared one is
+ * the live deque. Fractions, strings, NaN and 2-D axes answer as numpy does. */
+Test(data, object_argmax_and_argmin_hold_the_items_they_compare)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from collections import deque\n"
+	    "from fractions import Fraction\n"
+	    "def probe(fn, op):\n"
+	    "    a = np.empty(3, dtype=object)\n"
+	    "    spray, seen = [], []\n"
+	    "    class X:\n"
+	    "        def __init__(self, act): self.act = act\n"
+	    "        def __eq__(self, o):\n"
+	    "            if self.act:\n"
+	    "                self.act = False\n"
+	    "                a[0] = None\n"
+	    "            return True\n"
+	    "        __hash__ = None\n"
+	    "    def cmp(self, o):\n"
+	    "        spray.extend(deque() for i in range(64))\n"
+	    "        seen.append(any(o is d for d in spray))\n"
+	    "        return False\n"
+	    "    setattr(X, op, cmp)\n"
+	    "    a[0] = deque([X(False)])\n"
+	    "    a[1] = deque([X(True)])\n"
+	    "    a[2] = X(False)\n"
+	    "    return [int(fn(a)), seen]\n"
+	    "r = [probe(np.argmax, '__gt__'), probe(np.argmin, '__lt__')]\n"
+	    "fr = np.array([Fraction(1, 3), Fraction(5, 2), Fraction(-1, 7), Fraction(5, 2)], "
+	    "dtype=object)\n"
+	    "st = np.array(['pear', 'apple', 'zoo', 'fig'], dtype=object)\n"
+	    "m = np.array([[3, 'b'], [1, 'a'], [7, 'c']], dtype=object)\n"
+	    "nan = np.array([1.0, float('nan'), 3.0, -2.0], dtype=object)\n"
+	    "r += [int(np.argmax(fr)), int(np.argmin(fr)), int(np.argmax(st)), "
+	    "int(np.argmin(st)),\n"
+	    "      np.argmax(m[:, :1], axis=0).tolist(), np.argmin(np.array([[Fraction(2), 1], [0, "
+	    "5]], dtype=object), axis=1).tolist(),\n"
+	    "      int(np.argmax(nan)), int(np.argmin(nan)), int(fr.argmax()), int(st.argmin())]\n"
+	    "r",
+	    "[[0,[false]],[0,[false]],1,2,2,1,[2],[1,0],2,3,1,1]");
+	e2e_stop();
+}
+
+/* np.dot (inner, tensordot, correlate, convolve) of arrays of objects handed the items of
+ * each product unowned to the operator: a tuple times an object whose __index__ dropped the
+ * tuple from its array repeated the freed tuple (its block taken by a tuple of the user's,
+ * returned as the product); np.vdot's own loop the same, with conjugate()'s result. The
+ * type's dot holds both items of each product, and vdot is given private copies of arrays of
+ * objects: the product is the real tuple. Fractions and complex numbers answer as numpy does
+ * (an empty dot: None). */
+Test(data, object_dot_and_vdot_hold_the_items_they_multiply)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from fractions import Fraction\n"
+	    "def dot_probe():\n"
+	    "    a = np.empty(1, dtype=object)\n"
+	    "    b = np.empty(1, dtype=object)\n"
+	    "    spray = []\n"
+	    "    class N:\n"
+	    "        def __index__(self):\n"
+	    "            a[0] = None\n"
+	    "            spray.extend(tuple(['freed'] * 25) for i in range(64))\n"
+	    "            return 1\n"
+	    "    a[0] = tuple([None] * 25)\n"
+	    "    b[0] = N()\n"
+	    "    return np.dot(a, b)[0]\n"
+	    "def vdot_probe():\n"
+	    "    a = np.empty(1, dtype=object)\n"
+	    "    b = np.empty(1, dtype=object)\n"
+	    "    spray = []\n"
+	    "    class N:\n"
+	    "        def __index__(self):\n"
+	    "            b[0] = None\n"
+	    "            spray.extend(tuple(['freed'] * 25) for i in range(64))\n"
+	    "            return 1\n"
+	    "    class C:\n"
+	    "        def conjugate(self):\n"
+	    "            return N()\n"
+	    "    a[0] = C()\n"
+	    "    b[0] = tuple([None] * 25)\n"
+	    "    return np.vdot(a, b)[0]\n"
+	    "r = [dot_probe(), vdot_probe()]\n"
+	    "u = np.array([Fraction(1, 2), Fraction(2, 3), Fraction(-3, 4)], dtype=object)\n"
+	    "v = np.array([Fraction(5), Fraction(1, 7), 2], dtype=object)\n"
+	    "M = np.array([[Fraction(1), 2, 3], [4, Fraction(1, 5), 6]], dtype=object)\n"
+	    "w = np.array([1 + 2j, 3 - 1j], dtype=object)\n"
+	    "r += [str(np.dot(u, v)), str(np.inner(u, v)), str(np.vdot(u, v)), [str(x) for x in "
+	    "np.dot(M, v)],\n"
+	    "      [str(x) for x in np.tensordot(M, v, axes=1)], [str(x) for x in np.correlate(u, "
+	    "v, 'full')],\n"
+	    "      [str(x) for x in np.convolve(u, v)], str(np.vdot(w, w)), str(np.dot(w, w)),\n"
+	    "      str(np.dot(np.array([], dtype=object), np.array([], dtype=object))),\n"
+	    "      [str(x) for x in (M @ v)], str(np.vdot([1, 2], [3, 4])), "
+	    "str(np.vdot(np.arange(3.0), np.arange(3.0)))]\n"
+	    "r",
+	    "[null,null,\"23/21\",\"23/21\",\"23/21\",[\"79/7\",\"1121/35\"],[\"79/7\",\"1121/"
+	    "35\"],[\"1\",\"59/42\",\"23/21\",\"271/84\",\"-15/4\"],[\"5/2\",\"143/42\",\"-223/"
+	    "84\",\"103/84\",\"-3/2\"],\"(15+0j)\",\"(5-2j)\",\"None\",[\"79/7\",\"1121/"
+	    "35\"],\"11\",\"5.0\"]");
+	e2e_stop();
+}
+
+/* A value set into an array was read while the conversion ran the user's code, borrowed from
+ * the list or array it came from: a structured element's tuple, field by field (field 0's
+ * __int__ dropped the tuple: the other fields read from a tuple of the user's that took its
+ * block), a datetime's or timedelta's attributes one by one (the first property dropped the
+ * object: the next ran on the freed one). Every built-in type's setitem holds the value while
+ * it converts it. Structured arrays from tuples, dates and durations convert as numpy does. */
+Test(data, values_set_into_arrays_are_held_while_converted)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "import datetime as dt\n"
+	    "spray = []\n"
+	    "def void_probe(from_list):\n"
+	    "    src = [None] if from_list else np.empty(1, dtype=object)\n"
+	    "    class I:\n"
+	    "        def __int__(self):\n"
+	    "            src[0] = None\n"
+	    "            spray.extend(tuple(['freed'] * 24) for i in range(64))\n"
+	    "            return 7\n"
+	    "        __index__ = __int__\n"
+	    "    t = np.dtype([('f0', 'i8')] + [('f%d' % i, 'O') for i in range(1, 24)])\n"
+	    "    src[0] = tuple([I()] + [None] * 23)\n"
+	    "    d = np.array(src, dtype=t) if from_list else src.astype(t)\n"
+	    "    return [int(d[0]['f0']), d[0]['f1']]\n"
+	    "def time_probe(kind):\n"
+	    "    lst = [None]\n"
+	    "    seen = []\n"
+	    "    class X:\n"
+	    "        __slots__ = ('a', 'b', 'c', 'd', 'e', 'f')\n"
+	    "        @property\n"
+	    "        def year(self):\n"
+	    "            lst[0] = None\n"
+	    "            return 2000\n"
+	    "        @property\n"
+	    "        def month(self):\n"
+	    "            spray.extend(X() for i in range(64))\n"
+	    "            seen.append(any(self is o for o in spray))\n"
+	    "            return 1\n"
+	    "        day = property(lambda s: 1)\n"
+	    "        days = year\n"
+	    "        seconds = month\n"
+	    "        microseconds = day\n"
+	    "    lst[0] = X()\n"
+	    "    try:\n"
+	    "        np.array(lst, dtype=kind)\n"
+	    "    except Exception as e:\n"
+	    "        pass\n"
+	    "    return seen\n"
+	    "r = [void_probe(False), void_probe(True), time_probe('M8[D]'), time_probe('m8[s]')]\n"
+	    "t = np.dtype([('name', 'U8'), ('n', 'i4'), ('w', 'f8'), ('o', 'O')])\n"
+	    "s = np.array([('ann', 3, 1.5, [1]), ('bob', -2, 0.25, None)], dtype=t)\n"
+	    "o = np.empty(2, dtype=object)\n"
+	    "o[0] = ('cy', 1, 2.0, 'x'); o[1] = ('di', 5, 0.5, 3)\n"
+	    "s2 = o.astype(t)\n"
+	    "days = np.array([dt.date(2020, 2, 29), dt.datetime(2021, 1, 2, 3, 4, 5)], "
+	    "dtype='M8[s]')\n"
+	    "deltas = np.array([dt.timedelta(days=1, seconds=5), dt.timedelta(microseconds=7)], "
+	    "dtype='m8[us]')\n"
+	    "z = np.zeros(3, dtype=[('a', 'i2'), ('b', 'f4')])\n"
+	    "z[1] = (4, 2.5)\n"
+	    "r += [s.tolist(), s2.tolist(), [str(x) for x in days], deltas.astype('i8').tolist(), "
+	    "z.tolist(),\n"
+	    "      np.array([1.5, '2', True], dtype=float).tolist(), np.array(['a', 3], "
+	    "dtype='U3').tolist()]\n"
+	    "r",
+	    "[[7,null],[7,null],[false,false],[false,false],[[\"ann\",3,1.5,[1]],[\"bob\",-2,0.25,"
+	    "null]],[[\"cy\",1,2.0,\"x\"],[\"di\",5,0.5,3]],[\"2020-02-29T00:00:00\",\"2021-01-"
+	    "02T03:04:05\"],[86405000000,7],[[0,0.0],[4,2.5],[0,0.0]],[1.5,2.0,1.0],[\"a\",\"3\"]"
+	    "]");
+	e2e_stop();
+}
+
+/* ndarray.put into an array of objects released the item it replaced, whose __del__ resized
+ * the same array (the check of references passed: put's reference and the user's), which
+ * freed the memory put went on writing; the same through a partial of resize as __del__ (no
+ * frame between). A resize from the user's code that C code called is refused with
+ * ValueError, and put (as item assignment, itemset, fill, setfield) holds the array while it
+ * writes, so numpy's check of references refuses the partial's; resize at top level and in a
+ * function, np.resize, put, and pandas' own resizes in a callback answer as before. */
+Test(data, arrays_are_not_resized_under_compiled_loops)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from functools import partial\n"
+	    "log, keep = [], []\n"
+	    "L = [np.empty(100, dtype=object)]\n"
+	    "class D:\n"
+	    "    def __del__(self):\n"
+	    "        try:\n"
+	    "            np.ndarray.resize(L.pop(), (100000,))\n"
+	    "            keep.append(bytearray(799))\n"
+	    "            log.append('resized')\n"
+	    "        except ValueError as e:\n"
+	    "            log.append('ValueError')\n"
+	    "L[0][0] = D()\n"
+	    "np.ndarray.put(L[0], [0, 5], [None, None])\n"
+	    "M = [np.empty(100, dtype=object)]\n"
+	    "P = partial(np.ndarray.resize, M[0], (100000,))\n"
+	    "class E:\n"
+	    "    __del__ = P\n"
+	    "M[0][0] = E()\n"
+	    "np.ndarray.put(M.pop(), [0, 5], [None, None])\n"
+	    "r = [log, P.args[0].shape]\n"
+	    "a = np.zeros(3)\n"
+	    "a.resize(5)\n"
+	    "def grow():\n"
+	    "    b = np.arange(4)\n"
+	    "    b.resize((2, 3))\n"
+	    "    return b.tolist()\n"
+	    "c = np.array([1, 2, 3, 4], dtype=object)\n"
+	    "freed = []\n"
+	    "class F:\n"
+	    "    def __del__(self):\n"
+	    "        freed.append('F')\n"
+	    "c[1] = F()\n"
+	    "c.put([1, 3], ['x', 'y'])\n"
+	    "d = np.arange(6.0)\n"
+	    "d.put([0, -1], [9, 8])\n"
+	    "r += [a.tolist(), grow(), [g() for g in [grow]], np.resize(np.arange(3), 5).tolist(), "
+	    "c.tolist(), freed, d.tolist()]\n"
+	    "import pandas as pd\n"
+	    "r.append(pd.Series(['ab', 'ccd']).apply(lambda x: "
+	    "pd.Series(list(x)).value_counts().max())"
+	    ".tolist())\n"
+	    "r",
+	    "[[\"ValueError\"],[100],[0.0,0.0,0.0,0.0,0.0],[[0,1,2],[3,0,0]],[[[0,1,2],[3,0,0]]],["
+	    "0,1,2,0,1],[1,\"x\",3,\"y\"],[\"F\"],[9.0,1.0,2.0,3.0,4.0,8.0],[1,2]]");
+	e2e_stop();
+}
+
 /* Library state the compiled code trusts, changed after it was made: ndarray.resize with
  * refcheck=False freed the memory under the array's views (a list's items laid there: the
  * real os, sys.modules and builtins); a rolling window's indexer of the user's returned
@@ -1322,6 +1564,116 @@ Test(data, library_forwarders_give_what_the_proxies_give)
 	    " float(xp.linalg.norm(np.ones(4))),\n"
 	    " PCA(2).fit_transform(np.eye(4)).shape]",
 	    "[[],true,true,true,2.0,[4,2]]");
+	e2e_stop();
+}
+
+/* scipy.io.loadmat (whosmat, MatFile5Reader, and GenericStream used directly) read a file-like
+ * object through a C stream that copied all the bytes read(n) answered into a buffer of n bytes:
+ * an object answering more wrote past the buffer (any memory read and written). A file-like
+ * object of the user's is read whole first, into an io.BytesIO, which the reader reads: the file
+ * loads as it is; loadmat of an io.BytesIO, compressed or not, is unchanged. */
+Test(data, a_mat_file_read_answers_no_more_than_asked)
+{
+	start_data(NULL);
+	e2e_expect_result("import io\n"
+	                  "import numpy as np\n"
+	                  "from scipy.io import savemat, loadmat, whosmat\n"
+	                  "b = io.BytesIO()\n"
+	                  "savemat(b, {'x': np.arange(1000.0)}, do_compression=False)\n"
+	                  "raw = b.getvalue()\n"
+	                  "class F:\n"
+	                  "    def __init__(self): self.b = io.BytesIO(raw)\n"
+	                  "    def read(self, n=-1):\n"
+	                  "        d = self.b.read(n)\n"
+	                  "        return d + b'A' * 4000 if n == 8000 else d\n"
+	                  "    def seek(self, *a): return self.b.seek(*a)\n"
+	                  "    def tell(self): return self.b.tell()\n"
+	                  "z = io.BytesIO()\n"
+	                  "savemat(z, {'m': np.eye(3), 's': 'text'}, do_compression=True)\n"
+	                  "back = loadmat(io.BytesIO(z.getvalue()))\n"
+	                  "[float(loadmat(F())['x'].sum()), whosmat(F()), back['m'].tolist(), "
+	                  "str(back['s'][0]),\n"
+	                  " loadmat(io.BytesIO(raw), squeeze_me=True)['x'][-3:].tolist()]",
+	                  "[499500.0,[[\"x\",[1,1000],\"double\"]],[[1.0,0.0,0.0],[0.0,1.0,0.0],[0."
+	                  "0,0.0,1.0]],\"text\",[997.0,998.0,999.0]]");
+	e2e_stop();
+}
+
+/* A callable metric (DistanceMetric 'pyfunc', metric=f in NearestNeighbors, BallTree, DBSCAN)
+ * was called on arrays made over the C rows compared, with no owner: kept past the call, they
+ * read and wrote freed memory (any memory). The callable is handed copies of the rows; the
+ * neighbours, distances and clusters found with it are those of the built-in metric. */
+Test(data, a_callable_metric_gets_copies_of_the_rows)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from sklearn.metrics import DistanceMetric, pairwise_distances\n"
+	    "from sklearn.neighbors import NearestNeighbors\n"
+	    "from sklearn.cluster import DBSCAN\n"
+	    "kept = []\n"
+	    "def f(a, b):\n"
+	    "    kept.append(a)\n"
+	    "    return float(np.sqrt(((a - b) ** 2).sum()))\n"
+	    "X = np.arange(2000.0).reshape(2, 1000)\n"
+	    "DistanceMetric.get_metric('pyfunc', func=f).pairwise(X)\n"
+	    "row = X[0].tolist()\n"
+	    "first = list(kept)\n"
+	    "del X\n"
+	    "junk = [np.full(1000, 7.0) for _ in range(20)]\n"
+	    "rng = np.random.RandomState(0)\n"
+	    "P, Q = rng.rand(40, 3), rng.rand(5, 3)\n"
+	    "same = []\n"
+	    "tree = []\n"
+	    "for alg in ('ball_tree', 'brute'):\n"
+	    "    kept.clear()\n"
+	    "    d1, i1 = NearestNeighbors(n_neighbors=3, metric=f, "
+	    "algorithm=alg).fit(P).kneighbors(Q)\n"
+	    "    d2, i2 = NearestNeighbors(n_neighbors=3, algorithm=alg).fit(P).kneighbors(Q)\n"
+	    "    same.append(bool(np.allclose(d1, d2) and (i1 == i2).all()))\n"
+	    "    tree.append(all(a.flags.owndata for a in kept))\n"
+	    "[first[0].tolist() == row, all(a.flags.owndata for a in first), tree[0], same,\n"
+	    " bool(np.allclose(pairwise_distances(P, Q, metric=f), pairwise_distances(P, Q))),\n"
+	    " DBSCAN(eps=0.3, metric=f).fit(P).labels_.tolist() == "
+	    "DBSCAN(eps=0.3).fit(P).labels_.tolist()]",
+	    "[true,true,true,[true,true],true,true]");
+	e2e_stop();
+}
+
+/* PIL's putdata, and point (filter, color_lut_3d, transform2) of an image's C object, took a
+ * list's length once, then read its items by index while an item's __float__ or __index__ ran:
+ * one emptying the list made them read freed items (SIGSEGV). The sequence is read first into
+ * plain numbers (tuples of ints for pixels of several bands); ordinary data and lookup tables
+ * give what they gave. */
+Test(data, image_sequences_are_read_before_the_c_methods_run)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "from PIL import Image\n"
+	    "class V:\n"
+	    "    def __float__(self):\n"
+	    "        L.clear()\n"
+	    "        return 1.0\n"
+	    "    def __index__(self):\n"
+	    "        L.clear()\n"
+	    "        return 1\n"
+	    "L = [V()] + [0.0] * 3999\n"
+	    "im = Image.new('F', (100, 40))\n"
+	    "im.putdata(L)\n"
+	    "L = [V()] + [1] * 255\n"
+	    "p = Image.new('L', (8, 8)).im.point(L, None)\n"
+	    "L = [(1, 2, V())] + [(0, 0, 0)] * 3\n"
+	    "rgb = Image.new('RGB', (2, 2))\n"
+	    "rgb.putdata(L)\n"
+	    "g = Image.new('L', (2, 2))\n"
+	    "g.putdata([10, 20, 30, 40])\n"
+	    "rgb2 = Image.new('RGB', (2, 2))\n"
+	    "rgb2.putdata([(1, 2, 3), (4, 5, 6), (7, 8, 9), 0x0a0b0c])\n"
+	    "[im.getpixel((0, 0)), len(L), list(rgb.getdata())[0], list(g.getdata()),\n"
+	    " list(g.point([255 - i for i in range(256)]).getdata()), list(rgb2.getdata()),\n"
+	    " list(rgb2.point(list(range(256)) * 2 + [0] * 256).getdata())]",
+	    "[1.0,0,[1,2,1],[10,20,30,40],[245,235,225,215],[[1,2,3],[4,5,6],[7,8,9],[12,11,10]],[["
+	    "1,2,0],[4,5,0],[7,8,0],[12,11,0]]]");
 	e2e_stop();
 }
 
@@ -1962,6 +2314,93 @@ Test(data, sparse_matrices_are_checked_before_compiled_code_reads_them)
 	    "[[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
 	    "\"ValueError\",\"ValueError\"],[[0.0,1.0,3.0,6.0],1,3,[0.1818,0.2727,0.5],[0.1818,0."
 	    "2727,0.5],true,true]]");
+	e2e_stop();
+}
+
+/* pandas' JSON writer (DataFrame.to_json, Series.to_json, pd.io.json.dumps) walked the user's
+ * own dicts and lists in compiled code: a dict's value held borrowed while a non-str key's
+ * __str__ replaced it (freed, then written: SIGSEGV, or a forged object handed on), a list's
+ * length kept while default_handler emptied it (items read past its end), a toDict() result
+ * walked the same way. The writer is given a private copy, taken before it runs: the values
+ * are those the containers held then, and ordinary frames are written as before (the strings
+ * below are the host pandas' own output). */
+Test(data, json_writer_walks_a_private_copy_of_the_objects)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import datetime\n"
+	    "import numpy as np, pandas as pd\n"
+	    "d = {}\n"
+	    "class K:\n"
+	    "    def __str__(self):\n"
+	    "        d[self] = 0\n"
+	    "        return 'k'\n"
+	    "d[K()] = [object() for _ in range(50)]\n"
+	    "a = pd.Series([d]).to_json(default_handler=lambda o: 1)\n"
+	    "L = []\n"
+	    "def h(o):\n"
+	    "    L.clear()\n"
+	    "    return 0\n"
+	    "L.extend([object()] + [bytearray(10) for _ in range(2000)])\n"
+	    "b = pd.io.json.dumps(L, default_handler=h)\n"
+	    "class T:\n"
+	    "    def toDict(self):\n"
+	    "        r = {}\n"
+	    "        class Q:\n"
+	    "            def __str__(self):\n"
+	    "                r.clear()\n"
+	    "                return 'q'\n"
+	    "        r[Q()] = [object() for _ in range(50)]\n"
+	    "        return r\n"
+	    "c = pd.io.json.dumps([T()], default_handler=lambda o: 2)\n"
+	    "df = pd.DataFrame({'n': [1, 2], 'x': [0.5, np.nan], 's': ['a', None],\n"
+	    "                   't': pd.to_datetime(['2024-01-01', '2024-01-02']), 'o': [{1: [1, "
+	    "2]}, (3, None)]},\n"
+	    "                  index=['r', 2])\n"
+	    "ok = [df.to_json(orient=o) for o in ('records', 'split', 'index', 'columns', "
+	    "'values')]\n"
+	    "ok += [df.to_json(orient='table')[-120:], df.to_json(date_format='iso', "
+	    "double_precision=2, orient='records', lines=True),\n"
+	    "       df.to_json(default_handler=str, orient='values'), pd.io.json.dumps({None: 1.5, "
+	    "2.5: [datetime.date(2020, 1, 2)]}, iso_dates=True)]\n"
+	    "[a == '{\"0\":{\"k\":[' + ','.join(['1'] * 50) + ']}}', b == '[' + ','.join(['0'] * "
+	    "2001) + ']',\n"
+	    " c == '[{\"q\":[' + ','.join(['2'] * 50) + ']}]', ok]\n",
+	    "[true,true,true,[\"[{\\\"n\\\":1,\\\"x\\\":0.5,\\\"s\\\":\\\"a\\\",\\\"t\\\":"
+	    "17040672000"
+	    "00,\\\"o\\\":{\\\"1\\\":[1,2]}},{\\\"n\\\":2,\\\"x\\\":null,\\\"s\\\":null,\\\"t\\\":"
+	    "170"
+	    "4153600000,\\\"o\\\":[3,null]}]\",\"{\\\"columns\\\":[\\\"n\\\",\\\"x\\\",\\\"s\\\","
+	    "\\\""
+	    "t\\\",\\\"o\\\"],\\\"index\\\":[\\\"r\\\",2],\\\"data\\\":[[1,0.5,\\\"a\\\","
+	    "170406720000"
+	    "0,{\\\"1\\\":[1,2]}],[2,null,null,1704153600000,[3,null]]]}\",\"{\\\"r\\\":{\\\"n\\\":"
+	    "1,"
+	    "\\\"x\\\":0.5,\\\"s\\\":\\\"a\\\",\\\"t\\\":1704067200000,\\\"o\\\":{\\\"1\\\":[1,2]}}"
+	    ","
+	    "\\\"2\\\":{\\\"n\\\":2,\\\"x\\\":null,\\\"s\\\":null,\\\"t\\\":1704153600000,"
+	    "\\\"o\\\":["
+	    "3,null]}}\",\"{\\\"n\\\":{\\\"r\\\":1,\\\"2\\\":2},\\\"x\\\":{\\\"r\\\":0.5,\\\"2\\\":"
+	    "nu"
+	    "ll},\\\"s\\\":{\\\"r\\\":\\\"a\\\",\\\"2\\\":null},\\\"t\\\":{\\\"r\\\":1704067200000,"
+	    "\\"
+	    "\"2\\\":1704153600000},\\\"o\\\":{\\\"r\\\":{\\\"1\\\":[1,2]},\\\"2\\\":[3,null]}}\","
+	    "\"["
+	    "[1,0.5,\\\"a\\\",1704067200000,{\\\"1\\\":[1,2]}],[2,null,null,1704153600000,[3,null]]"
+	    "]"
+	    "\",\"24-01-01T00:00:00.000\\\",\\\"o\\\":{\\\"1\\\":[1,2]}},{\\\"index\\\":2,"
+	    "\\\"n\\\":2"
+	    ",\\\"x\\\":null,\\\"s\\\":null,\\\"t\\\":\\\"2024-01-02T00:00:00.000\\\",\\\"o\\\":[3,"
+	    "nu"
+	    "ll]}]}\",\"{\\\"n\\\":1,\\\"x\\\":0.5,\\\"s\\\":\\\"a\\\",\\\"t\\\":\\\"2024-01-01T00:"
+	    "00"
+	    ":00.000\\\",\\\"o\\\":{\\\"1\\\":[1,2]}}\\n{\\\"n\\\":2,\\\"x\\\":null,\\\"s\\\":null,"
+	    "\\"
+	    "\"t\\\":\\\"2024-01-02T00:00:00.000\\\",\\\"o\\\":[3,null]}\\n\",\"[[1,0.5,\\\"a\\\","
+	    "170"
+	    "4067200000,{\\\"1\\\":[1,2]}],[2,null,null,1704153600000,[3,null]]]\",\"{\\\"None\\\":"
+	    "1."
+	    "5,\\\"2.5\\\":[\\\"2020-01-02T00:00:00.000\\\"]}\"]]");
 	e2e_stop();
 }
 
@@ -3541,5 +3980,100 @@ Test(data, nditer_close_keeps_the_memory_of_its_views)
 	    "[false,7,7.0,false,false,[[0,2,4],[6,8,10]],[0.0,10.0,20.0,30.0,40.0,50.0],[[6,22,38],"
 	    "[54,70,86]],[-1.0,-1.0,-1.0,-1.0,-1.0,5.0,6.0,7.0,8.0,9.0],[[1.0,2.0,3.0,4.0],true],[["
 	    "0,1,6,7],[2,3,8,9],[4,5,10,11]],[0,1,2],[[0,0],[0,1],[1,0],[1,1]]]");
+	e2e_stop();
+}
+
+/* matplotlib's FT2Font, which the user's code may make: over a file object, FreeType's reads
+ * copied whatever read() gave into a buffer of the size asked (a longer answer overflowed
+ * the heap: full escape shown); _fallback_list took an object whose __class__ said FT2Font
+ * and used its memory as a C++ font (a write at a chosen address); set_charmap read before
+ * the charmap table. A file object is read whole first (FreeType reads a private copy), a
+ * fallback must really be an FT2Font, a charmap index within the face's; ordinary fonts, a
+ * font made over bytes with a real fallback, and set_charmap(0) work as before. */
+Test(data, ft2font_reads_a_copy_and_checks_its_fallbacks)
+{
+	start_data(NULL);
+	e2e_expect_result("import io\n"
+	                  "from matplotlib import ft2font\n"
+	                  "import matplotlib.font_manager as fm\n"
+	                  "def t(f):\n"
+	                  "    try:\n"
+	                  "        return f()\n"
+	                  "    except Exception as e:\n"
+	                  "        return [type(e).__name__, str(e)[:60]]\n"
+	                  "class Long:\n"
+	                  "    def __init__(self): self.pos = 0\n"
+	                  "    def seek(self, off, whence=0):\n"
+	                  "        self.pos = 4096 if whence == 2 else off\n"
+	                  "        return self.pos\n"
+	                  "    def tell(self): return self.pos\n"
+	                  "    def read(self, n=-1): return b'A' * 200000\n"
+	                  "bdf = (b\"STARTFONT 2.1\\nFONT "
+	                  "-misc-test-medium-r-normal--12-120-72-72-c-80-iso10646-1\\n\"\n"
+	                  "       b\"SIZE 12 72 72\\nFONTBOUNDINGBOX 8 12 0 -2\\nSTARTPROPERTIES "
+	                  "3\\nPIXEL_SIZE 12\\n\"\n"
+	                  "       b\"FONT_ASCENT 10\\nFONT_DESCENT 2\\nENDPROPERTIES\\nCHARS "
+	                  "1\\nSTARTCHAR A\\nENCODING 65\\n\"\n"
+	                  "       b\"SWIDTH 666 0\\nDWIDTH 8 0\\nBBX 8 12 0 -2\\nBITMAP\\n\" + "
+	                  "b\"FF\\n\" + b\"81\\n\" * 10 + b\"FF\\n\"\n"
+	                  "       b\"ENDCHAR\\nENDFONT\\n\")\n"
+	                  "class Fake:\n"
+	                  "    @property\n"
+	                  "    def __class__(self): return ft2font.FT2Font\n"
+	                  "real = fm.get_font(fm.findfont('DejaVu Sans'))\n"
+	                  "r = [t(lambda: ft2font.FT2Font(Long()).num_glyphs),\n"
+	                  "     t(lambda: ft2font.FT2Font(io.BytesIO(bdf), "
+	                  "_fallback_list=[Fake()]).num_glyphs),\n"
+	                  "     t(lambda: ft2font.FT2Font.__init__(real, io.BytesIO(bdf), "
+	                  "_fallback_list=[Fake()])),\n"
+	                  "     t(lambda: real.set_charmap(-(1 << 30))), t(lambda: "
+	                  "real.set_charmap(real.num_charmaps))]\n"
+	                  "f = ft2font.FT2Font(io.BytesIO(bdf), _fallback_list=[real])\n"
+	                  "f.set_size(12, 72)\n"
+	                  "f.set_text('AB')\n"
+	                  "real.set_charmap(0)\n"
+	                  "r += [f.num_glyphs, f.family_name, f.get_width_height()[0] > 0, "
+	                  "real.family_name, ft2font.FT2Font(io.BytesIO(bdf), 1).style_name]\n"
+	                  "r",
+	                  "[[\"RuntimeError\",\"In FT2Font: Can not load face (unknown file "
+	                  "format; error co\"],[\"TypeError\",\"_fallback_list must be a list of "
+	                  "FT2Font objects\"],[\"TypeError\",\"_fallback_list must be a list of "
+	                  "FT2Font objects\"],[\"ValueError\",\"i exceeds the available number of "
+	                  "char maps\"],[\"ValueError\",\"i exceeds the available number of char "
+	                  "maps\"],2,\"UNAVAILABLE\",true,\"DejaVu Sans\",\"Regular\"]");
+	e2e_stop();
+}
+
+/* Library code that formats the exception it caught used the real traceback module, which
+ * walks frames the sandbox keeps out of reach: a grid search with one failing candidate (or
+ * cross_val_score whose fits all fail) ended the call in AttributeError (tb_frame). Library
+ * code gets the sandbox's own formatting: the failing candidate scores NaN and the best one
+ * is found; the all-failed error says so, as on the host. */
+Test(data, library_code_formats_the_exceptions_it_caught)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import warnings\n"
+	    "import numpy as np\n"
+	    "from sklearn.datasets import load_iris\n"
+	    "from sklearn.linear_model import LogisticRegression\n"
+	    "from sklearn.model_selection import GridSearchCV, cross_val_score\n"
+	    "import traceback\n"
+	    "X, y = load_iris(return_X_y=True)\n"
+	    "warnings.simplefilter('ignore')\n"
+	    "g = GridSearchCV(LogisticRegression(max_iter=500), {'penalty': ['l1', 'l2'], "
+	    "'solver': ['lbfgs']}, cv=3).fit(X, y)\n"
+	    "try:\n"
+	    "    cross_val_score(LogisticRegression(penalty='l1'), X, y, cv=3)\n"
+	    "    e = None\n"
+	    "except ValueError as ex:\n"
+	    "    e = str(ex).strip().splitlines()[0]\n"
+	    "try:\n"
+	    "    1 / 0\n"
+	    "except ZeroDivisionError:\n"
+	    "    mine = traceback.format_exc().splitlines()[-1]\n"
+	    "[g.best_params_, bool(np.isnan(g.cv_results_['mean_test_score'][0])), e, mine]",
+	    "[{\"penalty\":\"l2\",\"solver\":\"lbfgs\"},true,\"All the 3 fits "
+	    "failed.\",\"ZeroDivisionError: division by zero\"]");
 	e2e_stop();
 }

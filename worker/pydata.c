@@ -327,13 +327,53 @@ static int buffers_guard(PyObject *np, PyTypeObject *nd)
 /* a.resize(n, refcheck=False) moved the array's memory and freed the old block under its views
  * (a list's items laid there: any memory). While armed, the check of references always runs:
  * refcheck is dropped from the keywords (its default is to check). A method of C, so that it
- * adds no reference of its own to the array the check counts. */
+ * adds no reference of its own to the array the check counts.
+ *
+ * numpy's compiled loops keep an array's data pointer while they run the user's code (put
+ * releasing the item it replaces: its __del__; a conversion's __float__ or __index__): a
+ * resize there, which the check of references let through (the loop's reference and the
+ * user's), freed the memory the loop went on writing. While armed an array is not resized in
+ * place by the user's code that C code called: any frame of the chain but the outermost (the
+ * program's own) called from C refuses it (ValueError, as numpy's own refusal; scipy's netcdf
+ * falls back to np.resize on it). The libraries' own resizes (pandas' hash tables grow their
+ * private arrays from compiled code) keep the check of references. */
 static PyCFunctionWithKeywords resize_real;
+
+/* Is a frame of the running chain, other than the outermost (the program's own module), one
+ * that C code called (a __del__, __float__, __index__, a callback handed to a library)? (A
+ * resize that C code calls with no frame of the user's between, a partial made a __del__, is
+ * not told from a library's compiled code resizing its own array, scipy's qhull: left to the
+ * check of references.) */
+static int resize_from_callback(void)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+
+	Py_XINCREF(f);
+	while (f) {
+		PyFrameObject *back = PyFrame_GetBack(f);
+		int from_c = back && pyframe_called_from_c(f);
+
+		Py_DECREF(f);
+		if (from_c) {
+			Py_DECREF(back);
+			return 1;
+		}
+		f = back;
+	}
+	return 0;
+}
 
 static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *kw2, *r;
 
+	if (pylayer_armed() && pyguard_reader_is_user() && resize_from_callback()) {
+		PyErr_SetString(
+		    PyExc_ValueError,
+		    "an array is not resized in place from code that compiled code called "
+		    "(a __del__, __float__, a callback...): use np.resize or a copy");
+		return NULL;
+	}
 	if (!pylayer_armed() || !kw || !PyDict_Check(kw) || !PyDict_GetItemString(kw, "refcheck"))
 		return resize_real(self, args, kw);
 	kw2 = PyDict_Copy(kw);
@@ -362,7 +402,88 @@ static int resize_guard(PyTypeObject *nd)
 	return 0;
 }
 
+/* numpy's methods that write into the array they are called on (item assignment, put,
+ * itemset, fill, setfield) hold no reference of their own on it: called on a temporary
+ * (np.ndarray.put(L.pop(), ...)), the array's only other reference can be the user's, and a
+ * resize from the code they run (an item's __del__ as put releases it, a conversion's
+ * __float__), even through C code alone (a partial made a __del__), passed numpy's check of
+ * references and freed the memory the method went on writing. While they run they hold the
+ * array, so that check refuses such a resize. */
+static objobjargproc ndarray_assign_real;
+static PyCFunction held_write_real[4];
+static const char *const held_write_names[] = {"put", "itemset", "fill", "setfield"};
+
+static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
+{
+	int rc;
+
+	Py_INCREF(self);
+	rc = ndarray_assign_real(self, key, value);
+	Py_DECREF(self);
+	return rc;
+}
+
+/* put and setfield take keywords (METH_VARARGS | METH_KEYWORDS), itemset and fill do not. */
+static const int held_write_keywords[] = {1, 0, 0, 1};
+
+static PyObject *held_write(int i, PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *r;
+
+	Py_INCREF(self);
+	r = held_write_keywords[i]
+	        ? ((PyCFunctionWithKeywords)(void (*)(void))held_write_real[i])(self, args, kw)
+	        : held_write_real[i](self, args);
+	Py_DECREF(self);
+	return r;
+}
+
+static PyObject *held_write_0(PyObject *self, PyObject *args, PyObject *kw)
+{
+	return held_write(0, self, args, kw);
+}
+static PyObject *held_write_1(PyObject *self, PyObject *args)
+{
+	return held_write(1, self, args, NULL);
+}
+static PyObject *held_write_2(PyObject *self, PyObject *args)
+{
+	return held_write(2, self, args, NULL);
+}
+static PyObject *held_write_3(PyObject *self, PyObject *args, PyObject *kw)
+{
+	return held_write(3, self, args, kw);
+}
+
+static int writes_guard(PyTypeObject *nd)
+{
+	PyCFunction held[4] = {(PyCFunction)(void (*)(void))held_write_0, held_write_1,
+	                       held_write_2, (PyCFunction)(void (*)(void))held_write_3};
+
+	if (!nd->tp_as_mapping || !nd->tp_as_mapping->mp_ass_subscript) {
+		PyErr_SetString(PyExc_RuntimeError, "ndarray's item assignment is not as known");
+		return -1;
+	}
+	ndarray_assign_real = nd->tp_as_mapping->mp_ass_subscript;
+	nd->tp_as_mapping->mp_ass_subscript = ndarray_assign_held;
+	for (int i = 0; i < 4; i++) {
+		PyObject *m = PyDict_GetItemString(nd->tp_dict, held_write_names[i]);
+		int flags = held_write_keywords[i] ? METH_VARARGS | METH_KEYWORDS : METH_VARARGS;
+		PyMethodDef *def;
+		if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type) ||
+		    (def = ((PyMethodDescrObject *)m)->d_method)->ml_flags != flags) {
+			PyErr_Format(PyExc_RuntimeError, "ndarray.%s is not as known",
+			             held_write_names[i]);
+			return -1;
+		}
+		held_write_real[i] = def->ml_meth;
+		def->ml_meth = held[i];
+	}
+	return 0;
+}
+
 static int object_loops_guard(void);
+static int type_funcs_guard(void);
 
 static int numpy_guard(void)
 {
@@ -389,7 +510,11 @@ static int numpy_guard(void)
 	if (rc == 0)
 		rc = resize_guard((PyTypeObject *)nd);
 	if (rc == 0)
+		rc = writes_guard((PyTypeObject *)nd);
+	if (rc == 0)
 		rc = object_loops_guard();
+	if (rc == 0)
+		rc = type_funcs_guard();
 	Py_DECREF(nd);
 	return rc;
 }
@@ -561,6 +686,282 @@ static int object_loops_guard(void)
 		if (Py_TYPE(v) == ufunc_type && hold_object_loops(v) < 0)
 			return -1;
 	return 0;
+}
+
+/* ---- numpy's functions of a data type hold what they read ---------------------------------
+ *
+ * The functions numpy keeps for each built-in data type (its PyArray_ArrFuncs, shared by every
+ * dtype of that type) read an array's items without owning them across the user's code:
+ * argmax and argmin of objects kept the best item so far across a comparison (one the
+ * comparison hold does not cover, a deque's, ran the user's __eq__ on its items, which
+ * dropped that item from its array: compared again, freed); the dot of objects handed both
+ * items of a product unowned to the operator (a tuple times an object whose __index__ dropped
+ * the tuple: the product made from the freed tuple); and a value set into an array (a
+ * structured element from a tuple, a datetime from an object), borrowed from the list or array
+ * it came from, was read field by field, attribute by attribute, while the conversions ran the
+ * user's code (which dropped it). The object type's argmax, argmin and dot are replaced with
+ * ones that hold the items they compare or multiply (numpy's semantics otherwise: empty items
+ * skipped, the first best kept, the sum started from the first product); every built-in
+ * type's setitem holds the value while it is converted. np.vdot's loop of objects is not one of
+ * the type's: vdot is given private copies of arrays of objects. */
+struct np_arrfuncs {    /* numpy 1.x's PyArray_ArrFuncs (ndarraytypes.h) */
+	void *cast[21]; /* NPY_NTYPES_ABI_COMPATIBLE */
+	void *getitem;
+	int (*setitem)(PyObject *, void *, void *);
+	void *copyswapn, *copyswap, *compare;
+	int (*argmax)(void *, Py_ssize_t, Py_ssize_t *, void *);
+	void (*dotfunc)(char *, Py_ssize_t, char *, Py_ssize_t, char *, Py_ssize_t, void *);
+	void *scanfunc, *fromstr, *nonzero, *fill, *fillwithscalar;
+	void *sort[3], *argsort[3]; /* NPY_NSORTS */
+	PyObject *castdict;
+	void *scalarkind, *cancastscalarkindto, *cancastto, *fastclip, *fastputmask, *fasttake;
+	int (*argmin)(void *, Py_ssize_t, Py_ssize_t *, void *);
+};
+struct np_descr { /* numpy 1.x's PyArray_Descr, as far as its functions */
+	PyObject_HEAD PyTypeObject *typeobj;
+	char kind, type, byteorder, flags;
+	int type_num, elsize, alignment;
+	void *subarray;
+	PyObject *fields, *names;
+	struct np_arrfuncs *f;
+};
+typedef int (*np_setitem)(PyObject *, void *, void *);
+#define NP_TYPES 24 /* NPY_NTYPES: the built-in types */
+static np_setitem setitem_real[NP_TYPES];
+
+#define HELD_SETITEM(t)                                                                            \
+	static int held_setitem_##t(PyObject *op, void *at, void *ap)                              \
+	{                                                                                          \
+		int r;                                                                             \
+		Py_XINCREF(op);                                                                    \
+		r = setitem_real[t](op, at, ap);                                                   \
+		Py_XDECREF(op);                                                                    \
+		return r;                                                                          \
+	}
+HELD_SETITEM(0)
+HELD_SETITEM(1)
+HELD_SETITEM(2)
+HELD_SETITEM(3)
+HELD_SETITEM(4)
+HELD_SETITEM(5)
+HELD_SETITEM(6)
+HELD_SETITEM(7)
+HELD_SETITEM(8)
+HELD_SETITEM(9)
+HELD_SETITEM(10)
+HELD_SETITEM(11)
+HELD_SETITEM(12)
+HELD_SETITEM(13)
+HELD_SETITEM(14)
+HELD_SETITEM(15)
+HELD_SETITEM(16)
+HELD_SETITEM(17)
+HELD_SETITEM(18)
+HELD_SETITEM(19)
+HELD_SETITEM(20)
+HELD_SETITEM(21)
+HELD_SETITEM(22)
+HELD_SETITEM(23)
+static const np_setitem held_setitem[NP_TYPES] = {
+    held_setitem_0,  held_setitem_1,  held_setitem_2,  held_setitem_3,  held_setitem_4,
+    held_setitem_5,  held_setitem_6,  held_setitem_7,  held_setitem_8,  held_setitem_9,
+    held_setitem_10, held_setitem_11, held_setitem_12, held_setitem_13, held_setitem_14,
+    held_setitem_15, held_setitem_16, held_setitem_17, held_setitem_18, held_setitem_19,
+    held_setitem_20, held_setitem_21, held_setitem_22, held_setitem_23};
+
+/* The index of the first of n objects at ip that is greater (op Py_GT) or less (Py_LT) than
+ * every one before it, the best so far and the one compared held while they are compared. */
+static int held_arg_best(PyObject **ip, Py_ssize_t n, Py_ssize_t *best, int op)
+{
+	Py_ssize_t i;
+	PyObject *mp;
+
+	*best = 0;
+	for (i = 0; i < n && ip[i] == NULL; ++i)
+		;
+	if (i >= n)
+		return 0;
+	mp = Py_NewRef(ip[i]);
+	*best = i;
+	for (i = i + 1; i < n; ++i) {
+		PyObject *val = Py_XNewRef(ip[i]);
+		int better;
+		if (!val)
+			continue;
+		better = PyObject_RichCompareBool(val, mp, op);
+		if (better < 0) {
+			Py_DECREF(val);
+			break;
+		}
+		if (better) {
+			Py_SETREF(mp, val);
+			*best = i;
+		} else {
+			Py_DECREF(val);
+		}
+	}
+	Py_DECREF(mp);
+	return 0;
+}
+
+static int held_argmax(void *ip, Py_ssize_t n, Py_ssize_t *best, void *ap)
+{
+	(void)ap;
+	return held_arg_best(ip, n, best, Py_GT);
+}
+
+static int held_argmin(void *ip, Py_ssize_t n, Py_ssize_t *best, void *ap)
+{
+	(void)ap;
+	return held_arg_best(ip, n, best, Py_LT);
+}
+
+/* The sum of the products of n pairs of objects (False for a pair with an empty item), into
+ * the object at op; each pair held while it is multiplied. */
+static void held_dot(char *ip1, Py_ssize_t is1, char *ip2, Py_ssize_t is2, char *op, Py_ssize_t n,
+                     void *ignore)
+{
+	PyObject *sum = NULL, *old;
+
+	(void)ignore;
+	for (Py_ssize_t i = 0; i < n; i++, ip1 += is1, ip2 += is2) {
+		PyObject *a = Py_XNewRef(*(PyObject **)ip1), *b = Py_XNewRef(*(PyObject **)ip2);
+		PyObject *prod = a && b ? PyNumber_Multiply(a, b) : Py_NewRef(Py_False), *next;
+		Py_XDECREF(a);
+		Py_XDECREF(b);
+		if (!prod) {
+			Py_XDECREF(sum);
+			return;
+		}
+		if (i == 0) {
+			sum = prod;
+			continue;
+		}
+		next = PyNumber_Add(sum, prod);
+		Py_DECREF(sum);
+		Py_DECREF(prod);
+		if (!next)
+			return;
+		sum = next;
+	}
+	old = *(PyObject **)op;
+	*(PyObject **)op = sum;
+	Py_XDECREF(old);
+}
+
+/* np.vdot: its own loop of objects, reading the items of the arrays it was given (the user's
+ * arrays of objects, as they are) unowned across conjugate() and the operators. An operand
+ * that is, or gives, an array of objects is handed on as a private copy (plain ndarray); a list
+ * or tuple becomes vdot's own array anyway. */
+static PyCFunctionWithKeywords vdot_real;
+static PyObject *np_array_fn, *np_asarray_fn;
+
+static PyObject *vdot_operand(PyObject *x)
+{
+	PyObject *a, *copy, *args, *kw;
+	int objects;
+
+	if (PyList_Check(x) || PyTuple_Check(x) || PyLong_Check(x) || PyFloat_Check(x) ||
+	    PyComplex_Check(x))
+		return Py_NewRef(x);
+	a = PyObject_CallOneArg(np_asarray_fn, x);
+	if (!a)
+		return NULL;
+	objects = array_holds_objects(a);
+	if (objects <= 0) {
+		if (objects < 0)
+			Py_CLEAR(a);
+		return a;
+	}
+	args = PyTuple_Pack(1, a);
+	kw = Py_BuildValue("{s:O,s:O}", "copy", Py_True, "subok", Py_False);
+	copy = args && kw ? PyObject_Call(np_array_fn, args, kw) : NULL;
+	Py_XDECREF(args);
+	Py_XDECREF(kw);
+	Py_DECREF(a);
+	return copy;
+}
+
+static PyObject *vdot_checked(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *a, *b, *args2, *r;
+
+	if (!pylayer_armed() || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) != 2)
+		return vdot_real(self, args, kw);
+	a = vdot_operand(PyTuple_GET_ITEM(args, 0));
+	b = a ? vdot_operand(PyTuple_GET_ITEM(args, 1)) : NULL;
+	args2 = a && b ? PyTuple_Pack(2, a, b) : NULL;
+	Py_XDECREF(a);
+	Py_XDECREF(b);
+	if (!args2)
+		return NULL;
+	r = vdot_real(self, args2, kw);
+	Py_DECREF(args2);
+	return r;
+}
+
+static int vdot_guard(PyObject *m)
+{
+	PyObject *vdot = PyObject_GetAttrString(m, "vdot");
+	PyMethodDef *def;
+
+	np_array_fn = PyObject_GetAttrString(m, "array");
+	np_asarray_fn = PyObject_GetAttrString(m, "asarray");
+	if (!vdot || !np_array_fn || !np_asarray_fn || !PyCFunction_Check(vdot) ||
+	    ((def = ((PyCFunctionObject *)vdot)->m_ml)->ml_flags & ~METH_KEYWORDS) !=
+	        METH_VARARGS) {
+		Py_XDECREF(vdot);
+		PyErr_SetString(PyExc_RuntimeError, "numpy's vdot is not as known");
+		return -1;
+	}
+	Py_DECREF(vdot); /* the module keeps it */
+	if (def->ml_meth != (PyCFunction)(void (*)(void))vdot_checked) {
+		vdot_real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
+		def->ml_meth = (PyCFunction)(void (*)(void))vdot_checked;
+		def->ml_flags = METH_VARARGS | METH_KEYWORDS;
+	}
+	return 0;
+}
+
+static int type_funcs_guard(void)
+{
+	static const char codes[] = "?bBhHiIlLqQfdgFDGOSUVMme";
+	PyObject *m =
+	    PyDict_GetItemString(PyImport_GetModuleDict(), "numpy.core._multiarray_umath");
+	struct np_arrfuncs *f[NP_TYPES] = {0};
+
+	if (!m || !np_dtype)
+		return 0;
+	for (const char *c = codes; *c; c++) {
+		struct np_descr *d = (struct np_descr *)PyObject_CallFunction(np_dtype, "s#", c, 1);
+		if (!d)
+			return -1;
+		if (d->type_num >= 0 && d->type_num < NP_TYPES && d->type == *c)
+			f[d->type_num] = d->f;
+		Py_DECREF(d);
+	}
+	for (int t = 0; t < NP_TYPES; t++)
+		if (!f[t] || !f[t]->setitem) {
+			PyErr_SetString(PyExc_RuntimeError, "numpy's data types are not as known");
+			return -1;
+		}
+	/* The layout, by what it says of objects (ordered, with a dot) and structures (neither). */
+	if (f[NP_OBJECT]->argmax == NULL || f[NP_OBJECT]->argmin == NULL ||
+	    f[NP_OBJECT]->dotfunc == NULL || f[20]->argmax != NULL || f[20]->argmin != NULL ||
+	    f[20]->dotfunc != NULL) {
+		PyErr_SetString(PyExc_RuntimeError,
+		                "numpy's functions of a data type are not as known");
+		return -1;
+	}
+	for (int t = 0; t < NP_TYPES; t++)
+		if (f[t]->setitem != held_setitem[t]) {
+			setitem_real[t] = f[t]->setitem;
+			f[t]->setitem = held_setitem[t];
+		}
+	f[NP_OBJECT]->argmax = held_argmax;
+	f[NP_OBJECT]->argmin = held_argmin;
+	f[NP_OBJECT]->dotfunc = held_dot;
+	return vdot_guard(m);
 }
 
 /* ---- numpy's generators over a bit generator ----------------------------------------------
@@ -852,7 +1253,7 @@ static int library_attrs_guard(PyObject *g)
 
 /* pydata.py's checks of C classes' constructor arguments, {class: check}: while armed, a class
  * (or one beneath it) is initialised with the arguments its check returns. */
-#define INIT_CHECKED_MAX 8
+#define INIT_CHECKED_MAX 16
 static struct {
 	PyTypeObject *type;
 	initproc real;
@@ -1118,12 +1519,13 @@ static char *source_for_these_modules(void)
 int pydata_init(void)
 {
 	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
-	         *r = NULL, *prepare, *pyplot, *vars = NULL;
+	         *r = NULL, *prepare, *pyplot, *vars = NULL, *tb = NULL;
 	char *source = source_for_these_modules();
 	int rc = -1;
 
 	if (!g || !name || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
-	    PyDict_SetItemString(g, "__name__", name) < 0)
+	    PyDict_SetItemString(g, "__name__", name) < 0 || !(tb = PyModule_New("traceback")) ||
+	    pyresult_traceback_fill(tb) < 0 || PyDict_SetItemString(g, "sandbox_traceback", tb) < 0)
 		goto out;
 	code = Py_CompileString(source ? source : pydata_py, "<safepy data>", Py_file_input);
 	r = code ? PyEval_EvalCode(code, g, g) : NULL;
@@ -1153,6 +1555,7 @@ int pydata_init(void)
 out:
 	free(source);
 	Py_XDECREF(vars);
+	Py_XDECREF(tb);
 	Py_XDECREF(r);
 	Py_XDECREF(code);
 	Py_XDECREF(name);

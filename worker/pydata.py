@@ -159,6 +159,25 @@ def prepare():
             if name in sys.modules:
                 globals()[step]()
         _tempfile()
+        _library_tracebacks()
+
+
+def _library_tracebacks():
+    """Library code that formats the exception it caught (scikit-learn's model selection
+    keeps format_exc() of a fit or a scorer that failed, then goes on with NaN) used the real
+    traceback module's functions, which walk the frames the sandbox keeps out of reach: one
+    failing candidate of a grid search ended the whole call in AttributeError (tb_frame), and
+    a call's timeout caught there was reported as that. The library's functions are the
+    sandbox's own (sandbox_traceback, the functions the user's code gets), in the traceback
+    module and wherever a module took them by name."""
+    import traceback
+    swaps = {}
+    for name in ('format_exc', 'print_exc', 'format_exception', 'print_exception',
+                 'format_exception_only'):
+        real = traceback.__dict__.get(name)
+        if real is not None:
+            swaps[id(real)] = (real, getattr(sandbox_traceback, name))
+    _replace_all(swaps)
 
 # ==== the data stack: compiled only when one of its packages is loaded (pydata.c) ====
 
@@ -633,6 +652,264 @@ def _pandas():
     _groupby_kernels(np)
     _sparse_array_ops(np)
     _hash_tables(np)
+    _json_snapshots()
+
+
+def _json_snapshots():
+    """pandas' JSON writer (pandas._libs.json.dumps, behind DataFrame.to_json, Series.to_json,
+    pd.io.json.dumps and the Excel writers' style keys) walks what it is given in compiled code:
+    it holds a dict's values borrowed while it calls str() on a non-str key, keeps a list's
+    length from before user code runs (default_handler, __str__, toDict) and reads its items by
+    index, and walks what toDict() and default_handler return the same way. A key's __str__ or a
+    handler that emptied the container freed the object being written (used after free) or read
+    past the list's end. The writer is now given a private copy in which every dict, list and
+    tuple is a plain one only this copy holds (a dict's keys already the strings the writer would
+    make of them), sets are lists of their items, objects with toDict() are the dicts it returned,
+    what the writer hands default_handler (or lists by dir() without one) is already resolved, a
+    DataFrame, Series or Index is a new one of pandas' own class over the same numbers (views) and
+    private object arrays whose items are copied the same way; the writer's default_handler is
+    one that copies what the user's returns. The output is the same."""
+    import datetime
+    import decimal
+    import numpy as np
+    import pandas as pd
+    from pandas._libs import json as libjson
+    from pandas.core.internals import BlockManager
+    from pandas.core.internals.blocks import DatetimeTZBlock, new_block
+
+    raw = libjson.dumps
+    names = ('ensure_ascii', 'double_precision', 'encode_html_chars', 'orient', 'date_unit',
+             'iso_dates', 'default_handler', 'indent')
+    limit = 1024  # the writer's own depth: deeper fails there too (OverflowError)
+    exact = (type(None), bool, int, float, str, bytes)
+    same_kind = (np.integer, np.bool_, np.float32, np.float64, np.datetime64, type(pd.NA))
+
+    class _Name(str):
+        """A key equal to an earlier one as a string: kept apart, as the writer keeps both."""
+        __hash__ = object.__hash__
+        __eq__ = object.__eq__
+
+    def plain(dt):
+        return (isinstance(dt, np.dtype) and (dt.kind in 'biuMmUS' or
+                                              (dt.kind == 'f' and dt.itemsize <= 8)))
+
+    def is_iter(t):
+        return any('__next__' in vars(k) for k in t.__mro__)
+
+    def key(k):
+        t = type(k)
+        if t is str or t is bytes:
+            return k
+        if issubclass(t, str):
+            return str.__str__(k)
+        if issubclass(t, bytes):
+            return bytes.__getitem__(k, slice(None))
+        s = str(k)
+        if not isinstance(s, str):
+            raise TypeError('__str__ returned non-string')
+        return str.__str__(s)
+
+    def pairs(items):
+        out = {}
+        for k, v in items:
+            if k in out:
+                k = _Name(k) if isinstance(k, str) else bytes(k)
+                if isinstance(k, bytes):
+                    raise TypeError('repeated bytes key in a dict given to the JSON writer')
+            out[k] = v
+        return out
+
+    class Copier:
+        def __init__(self, handler):
+            self.handler = handler
+
+        def array(self, a, fmt, depth):
+            """A private array with the items the writer would read from a."""
+            if plain(a.dtype):
+                return a.view(np.ndarray)
+            flat = a.ravel()
+            out = np.empty(flat.shape[0], dtype=object)
+            for i in range(flat.shape[0]):
+                x = flat.item(i)
+                out[i] = x if type(x) in exact else self.copy(x, fmt, depth + 1)
+            return out.reshape(a.shape)
+
+        def labels(self, a):
+            """Labels as the writer makes them: dates and durations as they are, else str()."""
+            if a.dtype != object:
+                return a.view(np.ndarray)
+            flat = a.ravel()
+            out = np.empty(flat.shape[0], dtype=object)
+            for i in range(flat.shape[0]):
+                x = flat.item(i)
+                if not isinstance(x, (datetime.date, datetime.timedelta)):
+                    x = str(x)
+                    x = str.__str__(x) if isinstance(x, str) else x
+                out[i] = x
+            return out.reshape(a.shape)
+
+        def values(self, o):
+            """What the writer reads of an Index's or a Series's values."""
+            if getattr(o, 'tz', None) is not None:
+                return np.asarray(o.__array__())
+            return np.asarray(o.values)
+
+        def index(self, idx, fmt, depth, as_labels):
+            if type(idx) is pd.RangeIndex:
+                out = pd.RangeIndex(idx.start, idx.stop, idx.step)
+            else:
+                a = self.values(idx)
+                a = self.labels(a) if as_labels else self.array(a, fmt, depth)
+                out = pd.Index(a, dtype=a.dtype, copy=False, tupleize_cols=False)
+            if not as_labels:
+                out._name = self.copy(idx.name, fmt, depth + 1)
+            return out
+
+        def copy(self, o, fmt, depth):
+            if depth > limit:
+                raise OverflowError('Maximum recursion level reached')
+            t = type(o)
+            if t in exact:
+                return o
+            if not is_iter(t) and not (issubclass(t, np.ndarray) and np.ndarray.ndim.__get__(o)):
+                if issubclass(t, int):
+                    return int.__int__(o)
+                if issubclass(t, float):
+                    return float.__float__(o)
+                if issubclass(t, bytes):
+                    return bytes.__getitem__(o, slice(None))
+                if issubclass(t, str):
+                    return str.__str__(o)
+                if issubclass(t, decimal.Decimal):
+                    return o if t is decimal.Decimal else decimal.Decimal(float(o))
+                if issubclass(t, datetime.date):
+                    return o
+                if issubclass(t, datetime.time):
+                    s = o.isoformat()
+                    if isinstance(s, str):
+                        return str.__str__(s)
+                    if isinstance(s, bytes):
+                        return bytes.__getitem__(s, slice(None))
+                    raise TypeError('isoformat() of a time returned %s' % type(s).__name__)
+                if issubclass(t, datetime.timedelta):
+                    if t is datetime.timedelta or t is pd.Timedelta:
+                        return o
+                    if hasattr(o, 'value'):
+                        v = o.value
+                        if not isinstance(v, int):
+                            raise TypeError('the value of a timedelta is not an int')
+                        return pd.Timedelta(int.__int__(v))
+                    s = o.total_seconds()
+                    if not isinstance(s, float):
+                        raise TypeError('total_seconds() of a timedelta is not a float')
+                    return pd.Timedelta(int(float.__float__(s) * 1000000000))
+                if issubclass(t, same_kind):
+                    return o
+                if issubclass(t, np.ndarray):
+                    raise TypeError('%r (0d array) is not JSON serializable at the moment' % (o,))
+            if issubclass(t, pd.Index):
+                return self.index(o, fmt, depth, False)
+            if issubclass(t, pd.Series):
+                split = fmt == 'split'
+                sub = 'values' if split else fmt
+                data = self.array(self.values(o), sub, depth)
+                if split or fmt in ('index', 'columns'):
+                    idx = self.index(o.index, sub, depth, not split)
+                else:
+                    idx = pd.RangeIndex(len(data))
+                out = pd.Series(data, index=idx, dtype=data.dtype, copy=False)
+                out._name = self.copy(o.name, sub, depth + 1) if split else None
+                return out
+            if issubclass(t, np.ndarray):
+                return self.array(np.asarray(o), fmt, depth)
+            if issubclass(t, pd.DataFrame):
+                return self.frame(o, fmt, depth)
+            # (loops, not comprehensions: one frame of Python for each level)
+            if issubclass(t, dict):
+                out = []
+                for k, v in list(dict.items(o)):
+                    out.append((key(k), self.copy(v, fmt, depth + 1)))
+                return pairs(out)
+            if issubclass(t, (list, tuple, set, frozenset)):
+                items = (list.copy(o) if issubclass(t, list) else list(iter(o))
+                         if issubclass(t, (set, frozenset)) else
+                         list(tuple.__getitem__(o, slice(None))))
+                for i in range(len(items)):
+                    items[i] = self.copy(items[i], fmt, depth + 1)
+                return tuple(items) if issubclass(t, tuple) else items
+            try:
+                to_dict = o.toDict
+            except Exception:
+                to_dict = None
+            if to_dict is not None:
+                try:
+                    d = to_dict()
+                except Exception:
+                    return None
+                if not issubclass(type(d), dict):
+                    return None
+                out = []
+                for k, v in list(dict.items(d)):
+                    out.append((key(k), self.copy(v, fmt, depth + 1)))
+                return pairs(out)
+            if self.handler is not None:
+                return self.copy(self.handler(o), fmt, depth + 1)
+            attrs = []
+            for name in dir(o):
+                if not isinstance(name, str):
+                    raise TypeError('dir() gave a name that is not a str')
+                if name[:1] == '_':
+                    continue
+                try:
+                    v = getattr(o, name)
+                except Exception:
+                    continue
+                if callable(v):
+                    continue
+                attrs.append((str.__str__(name), self.copy(v, fmt, depth + 1)))
+            return pairs(attrs)
+
+        def frame(self, o, fmt, depth):
+            split = fmt == 'split'
+            sub = 'values' if split else fmt
+            mgr = o._mgr
+            if not isinstance(mgr, BlockManager):
+                raise TypeError('to_json: only frames of blocks can be written')
+            blocks = []
+            for blk in mgr.blocks:
+                if isinstance(blk, DatetimeTZBlock):
+                    blocks.append(blk.make_block_same_class(blk.values.copy()))
+                    continue
+                v = np.asarray(blk.values_for_json())
+                if v.ndim == 1:
+                    v = v.reshape(1, -1)
+                blocks.append(new_block(self.array(v, sub, depth), blk.mgr_locs, ndim=2))
+            # split writes both axes as values, records the columns as labels, index and
+            # columns both as labels; values writes neither
+            cols, rows = (self.index(ax, sub, depth, not split)
+                          if split or fmt == 'index' or fmt == 'columns' or
+                          (fmt == 'records' and n == 0) else pd.RangeIndex(len(ax))
+                          for n, ax in enumerate(mgr.axes))
+            return pd.DataFrame(BlockManager(tuple(blocks), [cols, rows]))
+
+    def dumps(obj, *args, **kwargs):
+        raw(None, *args, **kwargs)  # the options checked as the writer checks them
+        opts = dict(zip(names, args))
+        opts.update(kwargs)
+        handler = opts.get('default_handler')
+        copier = Copier(handler)
+        fmt = opts.get('orient') or 'columns'
+        try:
+            private = copier.copy(obj, fmt, 1)
+        except RecursionError:
+            raise OverflowError('Maximum recursion level reached') from None
+        opts['default_handler'] = lambda o: copier.copy(o, fmt, 1)
+        return raw(private, **opts)
+
+    dumps.__doc__ = raw.__doc__
+    dumps.__module__ = 'pandas._libs.json'
+    dumps.__name__ = dumps.__qualname__ = 'dumps'
+    _replace_all({id(raw): (raw, dumps), id(libjson.encode): (libjson.encode, dumps)})
 
 
 def _group_kernels(np):
@@ -1212,6 +1489,7 @@ def _scipy():
     _library_data()
     _peak_maxima()
     _map_in_process()
+    _mat_streams()
 
 
 def _map_in_process():
@@ -1270,6 +1548,83 @@ def _mat_tags():
         return _mio5_utils.VarReader5(o).read_tag()
 
     mat_reader.extend((_mio5_utils.VarReader5, tuple(sorted(types)), probe))
+
+
+def _mat_streams():
+    """scipy.io.loadmat (whosmat, mat_reader_factory, MatFile5Reader, and VarReader5 and
+    GenericStream used directly) read a file-like object through scipy.io.matlab's
+    GenericStream, whose C reader copied all the bytes that the object's read(n) answered
+    into a buffer of n bytes: a read of the user's that answered more wrote past the buffer
+    (any memory read and written). The file-like object a stream is made on (GenericStream's
+    constructor, which every reader goes through) is now one whose read(n) answers n bytes at
+    most: an io.BytesIO, or a file of the sandbox's open (io.BufferedReader, io.BufferedRandom,
+    io.FileIO), as it is; any other object is read whole here (from its start when it can
+    seek, at its position then) into an io.BytesIO, which the reader reads instead. A stream's
+    state is not set from outside (copy.copy and pickle's __setstate__: the file object and,
+    for the zlib stream, the buffer's size and position), which would skip the check."""
+    import io
+    import operator
+    from scipy.io.matlab import _mio5, _streams
+    direct = (io.BytesIO, io.BufferedReader, io.BufferedRandom, io.FileIO)
+
+    def own(fobj):
+        if type(fobj) in direct:
+            return fobj
+        at = None
+        tell, seek = getattr(fobj, 'tell', None), getattr(fobj, 'seek', None)
+        if tell is not None and seek is not None:
+            try:
+                at = operator.index(tell())
+                seek(0)
+            except Exception:
+                at = None
+        data = fobj.read()
+        if isinstance(data, str) or data is None:
+            raise TypeError('read() of the file-like object should answer bytes, not %s'
+                            % type(data).__name__)
+        with memoryview(data) as view:
+            copy = io.BytesIO(view.tobytes())
+        if at:
+            copy.seek(at)
+        return copy
+
+    def stream_made(args, kwargs):
+        args = () if args is None else tuple(args)
+        if len(args) == 1 and not kwargs:
+            return (own(args[0]),), None
+        if not args and kwargs and list(kwargs) == ['fobj']:
+            return (), {'fobj': own(kwargs['fobj'])}
+        return args, kwargs  # refused by the constructor itself
+
+    stream_init = _streams.GenericStream.__dict__['__init__']
+
+    def __init__(self, *args, **kwargs):
+        args, kwargs = stream_made(args, kwargs)
+        stream_init(self, *args, **(kwargs or {}))
+
+    __init__.__doc__ = stream_init.__doc__
+    init_checks[_streams.GenericStream] = stream_made
+    type_patches[(_streams.GenericStream, '__init__')] = __init__
+
+    def __setstate__(self, state):
+        raise TypeError("scipy.io.matlab's streams are not copied or unpickled in the sandbox")
+
+    def unpickle(*args, **kwargs):
+        __setstate__(None, None)
+
+    for cls in (_streams.GenericStream, _streams.ZlibInputStream):
+        type_patches[(cls, '__setstate__')] = __setstate__
+        name = '__pyx_unpickle_' + cls.__name__
+        if name in vars(_streams):
+            setattr(_streams, name, unpickle)
+    # The reader reads its file at each variable: it is made its own once.
+    reader_init = _mio5.MatFile5Reader.__init__
+
+    def reader__init__(self, mat_stream, *args, **kwargs):
+        reader_init(self, own(mat_stream), *args, **kwargs)
+
+    reader__init__.__doc__ = reader_init.__doc__
+    _mio5.MatFile5Reader.__init__ = reader__init__
 
 
 def _library_data():
@@ -2925,6 +3280,69 @@ def _sympy():
     pretty_use_unicode(True)
 
 
+def _ft2font_checks():
+    """matplotlib.ft2font.FT2Font, which the user's code may make: over a file object, its read
+    callback copied whatever read() returned into FreeType's buffer of the size it asked for
+    (a longer answer overflowed the heap: full escape); _fallback_list took anything whose
+    __class__ said FT2Font and used its memory as a C++ font (a write at a chosen address);
+    set_charmap read the charmap table at a negative index. A font over a file object reads
+    the object whole first and is made over a private io.BytesIO of its bytes (which reads no
+    more than asked); fallbacks must be FT2Font objects (their real type) and are taken as a
+    list of the sandbox's; a charmap's index must be within the face's charmaps."""
+    import operator
+    import os
+    from matplotlib import ft2font
+
+    font = ft2font.FT2Font
+    real_set_charmap = font.__dict__['set_charmap']
+    names = ('filename', 'hinting_factor', '_fallback_list', '_kerning_factor')
+
+    def made(args, kwargs):
+        args = list(() if args is None else args)
+        kwargs = dict(kwargs or {})
+        if len(args) > len(names) or any(k not in names for k in kwargs):
+            return tuple(args), kwargs  # the constructor's own TypeError
+        given = dict(zip(names, args))
+        if set(given) & set(kwargs):
+            return tuple(args), kwargs
+        given.update(kwargs)
+        source = given.get('filename')
+        if source is not None and not isinstance(source, (str, bytes, os.PathLike)):
+            source.seek(0)  # FreeType reads it from its start
+            data = source.read()
+            if not isinstance(data, (bytes, bytearray, memoryview)):
+                raise TypeError('the font file object\'s read() must give bytes')
+            given['filename'] = io.BytesIO(bytes(data))
+        fallback = given.get('_fallback_list')
+        if fallback is not None:
+            if not isinstance(fallback, list):
+                raise TypeError('_fallback_list must be a list of FT2Font objects')
+            fallback = list(fallback)
+            if any(not issubclass(type(f), font) for f in fallback):
+                raise TypeError('_fallback_list must be a list of FT2Font objects')
+            given['_fallback_list'] = fallback
+        return (), given
+
+    real_init = font.__dict__['__init__']
+
+    def __init__(self, *args, **kwargs):
+        args, kwargs = made(args, kwargs)
+        real_init(self, *args, **(kwargs or {}))
+
+    __init__.__doc__ = real_init.__doc__
+
+    def set_charmap(self, i):
+        i = operator.index(i)
+        if not 0 <= i < self.num_charmaps:
+            raise ValueError('i exceeds the available number of char maps')
+        return real_set_charmap(self, i)
+
+    set_charmap.__doc__ = real_set_charmap.__doc__
+    init_checks[font] = made
+    type_patches[(font, '__init__')] = __init__
+    type_patches[(font, 'set_charmap')] = set_charmap
+
+
 # Fonts read in the zygote (matplotlib's), by path: {path: bytes}.
 _font_files = {}
 
@@ -3237,6 +3655,7 @@ def _matplotlib():
         except ImportError:
             continue
 
+    _ft2font_checks()
     _fonts_in_memory(mpl)
     _triangulation()
     _agg_checks()
@@ -3398,6 +3817,7 @@ def _pil():
     _pil_pointers(Image)
     _pil_paths(Image)
     _pil_path_points(Image)
+    _pil_sequences(Image)
     _pil_fonts()
     _pil_mapped(Image)
 
@@ -3528,6 +3948,118 @@ def _pil_path_points(Image):
     type_patches[(path_type, 'compact')] = compact
     pair_items.append(path_type)
     library_only.append((path_type, 'id'))
+
+
+def _pil_sequences(Image):
+    """The C methods of an image (img.im) that read a sequence of numbers (putdata, which
+    Image.putdata calls, point, filter, color_lut_3d and transform2) took its length once,
+    then read its items by index from the list itself while each item's __float__, __index__
+    or a pixel tuple's numbers ran: one that emptied the list made them read freed items
+    (SIGSEGV, and an escape), and a sequence of the user's that answered a longer length than
+    its items made them read past the list. The sequence is now read here first, as PIL reads
+    it, into a tuple of plain numbers (or of tuples of plain ints, the pixels of a multi-band
+    image), which the C method reads with nothing of the user's to run."""
+    import array
+    import operator
+    import numpy as np
+    core_type = type(Image.new('L', (1, 1)).im)
+    seqs = (tuple, list, str, bytes, bytearray, memoryview, range, np.ndarray)
+
+    def real(v):
+        # PyFloat_AsDouble: a float's own value, else __float__ or __index__.
+        t = type(v)
+        if t is float or t is int:
+            return v
+        return array.array('d', (v,))[0]
+
+    def items(data):
+        # The items PIL reads: PySequence_Fast's list, as many as the length it took.
+        if isinstance(data, (dict, set, frozenset)):
+            raise TypeError('argument must be a sequence')
+        if type(data) is list or type(data) is tuple:
+            return tuple(data)
+        n = operator.index(len(data))
+        got = list(data)
+        if len(got) < n:
+            raise ValueError('the sequence has %d items, fewer than its length %d'
+                             % (len(got), n))
+        return tuple(got[:n])
+
+    def numbers(data, kind):
+        out = []
+        for v in items(data):
+            t = type(v)
+            out.append(v if t is int or (t is float and kind is real) else kind(v))
+        return tuple(out)
+
+    def value(v):
+        # putdata's value of a pixel of one band: a sequence is refused, a number that
+        # does not convert is -1 (PIL's own answer).
+        t = type(v)
+        if t is int or t is float:
+            return v
+        if isinstance(v, seqs):
+            raise TypeError('sequence must be flattened')
+        try:
+            return real(v)
+        except Exception:
+            return -1.0
+
+    def ink(v):
+        # putdata's pixel of several bands: an int, or a tuple of ints.
+        if isinstance(v, int):
+            return operator.index(v)
+        if isinstance(v, tuple):
+            return tuple(operator.index(tuple.__getitem__(v, i))
+                         for i in range(tuple.__len__(v)))
+        raise TypeError('color must be int or tuple')
+
+    def method(name, at, convert):
+        real_method = core_type.__dict__[name]
+
+        def call(self, *args):
+            if len(args) > at:
+                args = list(args)
+                args[at] = convert(self, args)
+            return real_method(self, *args)
+
+        call.__name__ = call.__qualname__ = name
+        call.__doc__ = real_method.__doc__
+        type_patches[(core_type, name)] = call
+
+    def pixels(self, args):
+        data = args[0]
+        if type(data) is bytes:
+            return data
+        if isinstance(data, bytes):
+            with memoryview(data) as view:
+                return view.tobytes()
+        return tuple(map(ink if self.bands > 1 else value, items(data)))
+
+    def table(self, args):
+        # color_lut_3d(mode, filter, channels, size1D, size2D, size3D, table): a table of
+        # float16, float32 or float64 numbers as big as the sizes is read as PIL reads it,
+        # from its buffer (a copy of it).
+        for i in range(1, 6):
+            args[i] = operator.index(args[i])
+        t = args[6]
+        try:
+            view = memoryview(t)
+        except TypeError:
+            pass
+        else:
+            with view:
+                if (view.format in ('e', 'f', 'd') and view.ndim == 1 and view.c_contiguous
+                        and view.shape[0] == args[2] * args[3] * args[4] * args[5]):
+                    return np.frombuffer(view.tobytes(), dtype=view.format)
+        return numbers(t, real)
+
+    method('putdata', 0, pixels)
+    method('point', 0, lambda self, args: numbers(
+        args[0], real if len(args) > 1 and args[1] == 'F' else operator.index))
+    method('filter', 3, lambda self, args: numbers(args[3], real))
+    method('color_lut_3d', 6, table)
+    method('transform2', 3, lambda self, args: numbers(args[3], real))
 
 
 def _pil_mapped(Image):
@@ -3778,6 +4310,7 @@ def _sklearn():
     _svm_models()
     _kmeans_centers()
     _sklearn_sparse_inputs()
+    _pyfunc_metrics()
     _no_downloads(_base.get_data_home)
 
 
@@ -3842,6 +4375,68 @@ def _sklearn_trees():
 
         get_arrays.__doc__ = arrays.__doc__
         type_patches[(base, 'get_arrays')] = get_arrays
+
+
+def _pyfunc_metrics():
+    """A callable metric (metric=f in NearestNeighbors, BallTree, DBSCAN, ..., and
+    DistanceMetric.get_metric('pyfunc', func=f)) is sklearn's PyFuncDistance (PyFuncDistance32
+    for float32 data), whose compiled distance called f on two arrays made over the C pointers
+    of the rows being compared, with no owner and writable: f could keep them, and they read
+    and wrote the rows' memory after it was freed (any memory read and written). The callable
+    such a metric is made with (its constructor, and the state copy.copy or pickle sets) is
+    now called through one that hands it copies of the two rows, its own arrays."""
+    import numpy as np
+    from sklearn.metrics import _dist_metrics as dm
+    classes = tuple(c for c in (getattr(dm, 'PyFuncDistance', None),
+                                getattr(dm, 'PyFuncDistance32', None)) if c is not None)
+
+    code = []
+
+    def copying(func):
+        if code and getattr(func, '__code__', None) is code[0]:
+            return func  # one of these already
+
+        def metric(x, y, /, **kwargs):
+            a, b = np.array(x), np.array(y)
+            del x, y  # the C rows are not left in this frame (a traceback's locals)
+            return func(a, b, **kwargs)
+
+        return metric
+
+    code.append(copying(None).__code__)
+
+    def made(args, kwargs):
+        args = () if args is None else tuple(args)
+        if args:
+            args = (copying(args[0]),) + args[1:]
+        elif kwargs and 'func' in kwargs:
+            kwargs = dict(kwargs)
+            kwargs['func'] = copying(kwargs['func'])
+        return args, kwargs
+
+    def initialiser(real):
+        def __init__(self, *args, **kwargs):
+            args, kwargs = made(args, kwargs)
+            real(self, *args, **(kwargs or {}))
+
+        __init__.__doc__ = real.__doc__
+        return __init__
+
+    def state_setter(real):
+        def __setstate__(self, state):
+            state = tuple(state)
+            if isinstance(self, classes) and len(state) > 3:
+                state = state[:3] + (copying(state[3]),) + state[4:]
+            return real(self, state)
+
+        __setstate__.__doc__ = real.__doc__
+        return __setstate__
+
+    for cls in classes:
+        init_checks[cls] = made
+        type_patches[(cls, '__init__')] = initialiser(cls.__dict__['__init__'])
+    for base in {cls.__mro__[1] for cls in classes}:
+        type_patches[(base, '__setstate__')] = state_setter(base.__dict__['__setstate__'])
 
 
 def _sklearn_losses():
