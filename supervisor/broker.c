@@ -280,9 +280,13 @@ static int request_module(struct chain *c, uint32_t id, const char *data, size_t
 /* Walks of a path with ".." the kernel gave up on (EAGAIN) before the request fails. */
 #define WS_RESOLVE_TRIES 64
 
+/* The kernel's overflow group ("nogroup"): an owner with no entry in the user database is
+ * given it, and no other. */
+#define WS_NO_GROUP ((gid_t)65534)
+
 /* A supervisor running as root, serving a workspace another user owns: the owner's groups
- * (their own group and those the group database lists them in; the directory's group alone
- * for an owner with no entry), and the supervisor's own to go back to. */
+ * (their own group and those the group database lists them in; none for an owner with no
+ * entry), and the supervisor's own to go back to. */
 static int ws_owner_groups(struct workspace *ws)
 {
 	struct passwd *pw = getpwuid(ws->owner_uid);
@@ -295,9 +299,12 @@ static int ws_owner_groups(struct workspace *ws)
 		    getgrouplist(pw->pw_name, pw->pw_gid, ws->groups, &n) < 0)
 			return -ENOMEM;
 	} else {
+		/* No group of theirs is known (the directory's may be any, root's after a chown
+		 * of the uid alone): the group no one is in, and no other. */
 		if (!(ws->groups = calloc(1, sizeof(gid_t))))
 			return -ENOMEM;
-		ws->groups[n++] = ws->owner_gid;
+		ws->owner_gid = WS_NO_GROUP;
+		ws->groups[n++] = WS_NO_GROUP;
 	}
 	ws->n_groups = n;
 	if ((n = getgroups(0, NULL)) < 0 ||
@@ -942,7 +949,7 @@ static int hidden_copy(struct chain *c, int sdir, const char *sname, int ddir, c
 		goto out;
 	}
 	rc = fchmod(dst, st.st_mode & 01777) < 0 ? -errno : 0;
-	if (rc == 0 && geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0) &&
+	if (rc == 0 && geteuid() == 0 && (c->e->ws.as_owner || st.st_uid != 0 || st.st_gid != 0) &&
 	    ws_chown(&c->e->ws, dst, st.st_uid, st.st_gid) < 0)
 		log_msg(LOG_WARN, "workspace: a copy of %s keeps root as its owner: %s", sname,
 		        strerror(errno));
@@ -1063,7 +1070,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		rc = -errno;
 		goto fail;
 	}
-	if (exists && geteuid() == 0 && (cur.st_uid != 0 || cur.st_gid != 0) &&
+	if (exists && geteuid() == 0 && (ws->as_owner || cur.st_uid != 0 || cur.st_gid != 0) &&
 	    ws_chown(ws, fd, cur.st_uid, cur.st_gid) < 0)
 		log_msg(LOG_WARN, "workspace: %s keeps root as its owner: %s", rel,
 		        strerror(errno));
@@ -1665,6 +1672,10 @@ static int ws_parent_writable(const struct workspace *ws, const char *rel, char 
 		rc = -ENAMETOOLONG;
 	else if (fstat(fd, &st) < 0 || !ws_may(ws, &st, W_OK | X_OK))
 		rc = -EACCES;
+	/* The kernel's word as the owner (an ACL may close what the mode bits open): the names
+	 * change at the commit, as root. */
+	else if (ws->as_owner && faccessat(fd, "", W_OK | X_OK, AT_EACCESS | AT_EMPTY_PATH) < 0)
+		rc = -EACCES;
 	if (rc < 0) {
 		close(fd);
 		free(*name);
@@ -1836,6 +1847,8 @@ static int remove_dir(struct chain *c, int pfd, const char *name)
 		return -ENOENT;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
+	if (ws_sticky_refuses(&c->e->ws, pfd, &st))
+		return -EPERM;
 	dfd = openat(pfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
@@ -2208,7 +2221,7 @@ int broker_writes_check(const struct chain *c)
 /* The text of a small file of text the call wrote, to give to the client with the answer
  * (read from its hidden file, before it is moved into place), or NULL. *budget is what the
  * answer may still carry. */
-static char *file_text(const struct ws_file *f, size_t *budget)
+static char *file_text(const struct workspace *ws, const struct ws_file *f, size_t *budget)
 {
 	size_t cap = *budget < MCP_FILE_EMBED_MAX ? *budget : MCP_FILE_EMBED_MAX, got = 0;
 	struct stat st;
@@ -2220,6 +2233,12 @@ static char *file_text(const struct ws_file *f, size_t *budget)
 	fd = ws_open_regular(f->dirfd, f->tmp, cap, &st);
 	if (fd < 0)
 		return NULL;
+	/* Read at the commit, as the supervisor: a file the owner cannot read (their own, renamed)
+	 * is not shown. */
+	if (!ws_may(ws, &st, R_OK)) {
+		close(fd);
+		return NULL;
+	}
 	buf = malloc((size_t)st.st_size + 1);
 	while (buf && got < (size_t)st.st_size) {
 		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
@@ -2364,12 +2383,12 @@ static void rename_put_back(struct chain *c, struct ws_file *f)
 }
 
 /* Move the write f into place; 0, or -1 with a note on the call's stderr. */
-static int place(struct ws_file *f, struct run_outcome *o, struct run_file *files, size_t *n,
-                 size_t *budget, int noreplace)
+static int place(const struct workspace *ws, struct ws_file *f, struct run_outcome *o,
+                 struct run_file *files, size_t *n, size_t *budget, int noreplace)
 {
 	struct stat st;
 	unsigned int flags = f->exclusive || noreplace ? RENAME_NOREPLACE : 0;
-	char *text = files ? file_text(f, budget) : NULL;
+	char *text = files ? file_text(ws, f, budget) : NULL;
 	char note[PATH_MAX + 160];
 
 	if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -2419,7 +2438,7 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 	 * before its copy is in place. */
 	for (size_t i = 0; !failed && i < c->n_writes; i++)
 		if (!removal_in(c, c->writes[i].dirfd, c->writes[i].name))
-			failed = place(&c->writes[i], o, files, &n, &budget, 0) < 0;
+			failed = place(&c->e->ws, &c->writes[i], o, files, &n, &budget, 0) < 0;
 	if (failed) {
 		outcome_note(o, "safepy: so no file of this call was removed or renamed, and its "
 		                "other files were not written\n");
@@ -2447,7 +2466,7 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 		struct ws_file *f = &c->writes[i];
 		/* Its name is free now: what holds it (a file put back, one not removed) stays. */
 		if (f->tmp[0] && removal_in(c, f->dirfd, f->name) &&
-		    place(f, o, files, &n, &budget, 1) < 0)
+		    place(&c->e->ws, f, o, files, &n, &budget, 1) < 0)
 			rename_put_back(c, f);
 	}
 out:

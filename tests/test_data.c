@@ -4077,3 +4077,94 @@ Test(data, library_code_formats_the_exceptions_it_caught)
 	    "failed.\",\"ZeroDivisionError: division by zero\"]");
 	e2e_stop();
 }
+
+/* numpy made arrays from lists by reading their items in place (the list's own item array,
+ * its length read once) while it ran the user's code: a __float__ that emptied the list
+ * (numpy then read freed items: a forged tuple handed out a bytearray over all memory), a list
+ * subclass's __len__ that grew and emptied the outer list while numpy found the shape
+ * (SIGSEGV, the host's too). np.array and its siblings, item assignment, and a ufunc's call
+ * and its methods convert private copies of the lists: the same code converts what the lists held when called, and ordinary
+ * conversions (nested, structured, ragged, cyclic, tuples) answer as the host does. */
+Test(data, arrays_are_made_from_private_copies_of_lists)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "L = []\n"
+	    "class F:\n"
+	    "    def __init__(s, i): s.i = i\n"
+	    "    def __float__(s):\n"
+	    "        if s.i == 0:\n"
+	    "            L.clear()\n"
+	    "        return 1.0\n"
+	    "L.extend(F(i) for i in range(8))\n"
+	    "a = np.array(L, dtype=float).tolist()\n"
+	    "M = []\n"
+	    "class S(list):\n"
+	    "    def __len__(self):\n"
+	    "        M.extend([0] * 1000)\n"
+	    "        del M[:]\n"
+	    "        return list.__len__(self)\n"
+	    "M.extend(S([1.0]) for _ in range(50))\n"
+	    "c = np.asarray(M, dtype=object).shape\n"
+	    "N = [F(1), F(0)]\n"
+	    "L = N\n"
+	    "b = np.zeros(2)\n"
+	    "b[:] = N\n"
+	    "C = [1, 2]; C.append(C)\n"
+	    "r = [a, len(L), c, b.tolist(), np.array([[1, 2], [3, 4]]).tolist(),\n"
+	    "     np.asarray([(1, 2.0), (3, 4.0)], dtype=[('a', int), ('b', float)]).tolist(),\n"
+	    "     np.array([[1, 2], [3]], dtype=object).tolist(), np.array(C, "
+	    "dtype=object).shape,\n"
+	    "     np.asfortranarray(([1, 2], [3, 4])).flags.f_contiguous, np.asanyarray((1, (2, "
+	    "3)), dtype=object).tolist()]\n"
+	    "r",
+	    "[[1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0],0,[50,1],[1.0,1.0],[[1,2],[3,4]],[[1,2.0],[3,4.0]],"
+	    "[[1,2],[3]],[3],true,[1,[2,3]]]");
+	/* The same through a ufunc's call and its methods. */
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "M = []\n"
+	    "class S(list):\n"
+	    "    def __len__(self):\n"
+	    "        M.extend([0] * 1000)\n"
+	    "        del M[:]\n"
+	    "        return list.__len__(self)\n"
+	    "M.extend(S([1.0]) for _ in range(50))\n"
+	    "r = [np.add(M, 1).shape, len(M)]\n"
+	    "M2 = []; M2.extend(S([2.0]) for _ in range(5))\n"
+	    "M = M2\n"
+	    "r += [np.add.reduce(M, axis=0).tolist(), np.multiply.outer([1, 2], [3, 4]).tolist(), "
+	    "np.sum([[1, 2], [3, 4]], axis=1).tolist(),\n"
+	    "      np.add.accumulate([1, 2, 3]).tolist(), np.maximum([1, 5], [4, 2]).tolist(), "
+	    "np.sqrt([4.0, 9.0]).tolist()]\n"
+	    "a = np.zeros(3); np.add.at(a, [0, 0, 2], 1); r.append(a.tolist())\n"
+	    "r.append(np.add.reduceat([1, 2, 3, 4], [0, 2]).tolist())\n"
+	    "r",
+	    "[[50,1],50,[10.0],[[3,4],[6,8]],[3,7],[1,3,6],[4,5],[2.0,3.0],[2.0,0.0,1.0],[3,7]]");
+	e2e_stop();
+}
+
+/* FT2Font made by the user's code from a path: its C code opens the path with the builtins'
+ * open, which a worker's builtins lack, and left the font unmade (every method then used NULL:
+ * SIGSEGV). matplotlib's own fonts are read from memory, any other path with the sandbox's
+ * open (no workspace here: PermissionError); plots are drawn as before. */
+Test(data, ft2font_by_path_reads_the_font_the_sandbox_has)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "from matplotlib import ft2font\n"
+	    "import matplotlib.pyplot as plt, io\n"
+	    "f = ft2font.FT2Font(\"/usr/share/matplotlib/mpl-data/fonts/ttf/DejaVuSans.ttf\")\n"
+	    "f.set_size(12, 72); f.load_char(65)\n"
+	    "try:\n"
+	    "    ft2font.FT2Font('/etc/passwd')\n"
+	    "    e = None\n"
+	    "except Exception as x:\n"
+	    "    e = type(x).__name__\n"
+	    "fig, ax = plt.subplots(); ax.plot([1, 2]); ax.set_title('t'); b = io.BytesIO(); "
+	    "fig.savefig(b, format='png'); fig.savefig(io.BytesIO(), format='pdf')\n"
+	    "[f.num_glyphs, f.family_name, e, b.getvalue()[:4] == b'\\x89PNG']",
+	    "[6241,\"DejaVu Sans\",\"PermissionError\",true]");
+	e2e_stop();
+}

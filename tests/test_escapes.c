@@ -1825,6 +1825,58 @@ Test(python_layer, a_text_stream_is_not_detached_while_it_writes)
 	stop();
 }
 
+/* A text stream detached from inside its own read (its buffer then reads None) passed for
+ * one never initialised: initialised again there with a write-only buffer, the read went on
+ * with a NULL decoder (SIGSEGV). A stream initialised or detached once is not initialised
+ * again; new streams, subclasses and detach answer as before. */
+Test(python_layer, a_detached_text_stream_is_not_initialised_again)
+{
+	start(NULL);
+	expect_ok_result("import io\n"
+	                 "out = []\n"
+	                 "class B:\n"
+	                 "    closed = False\n"
+	                 "    def __init__(self, mode): self.mode = mode; self.n = 0\n"
+	                 "    def readable(self): return 'r' in self.mode\n"
+	                 "    def writable(self): return 'w' in self.mode\n"
+	                 "    def seekable(self): return False\n"
+	                 "    def read1(self, n):\n"
+	                 "        self.n += 1\n"
+	                 "        if self.mode == 'r' and self.n == 1:\n"
+	                 "            w.detach()\n"
+	                 "            try:\n"
+	                 "                w.reinit(B('w'))\n"
+	                 "            except ValueError as e:\n"
+	                 "                out.append(str(e))\n"
+	                 "        return b'abc'\n"
+	                 "    read = read1\n"
+	                 "    def write(self, b): return len(b)\n"
+	                 "    def flush(self): pass\n"
+	                 "class T(io.TextIOWrapper):\n"
+	                 "    def reinit(self, b):\n"
+	                 "        super().__init__(b)\n"
+	                 "w = T(B('r'), encoding='utf-8')\n"
+	                 "try:\n"
+	                 "    w.read(2)\n"
+	                 "except ValueError as e:\n"
+	                 "    out.append('read: ' + str(e))\n"
+	                 "u = io.TextIOWrapper(io.BytesIO(b'hello\\nworld\\n'), encoding='utf-8')\n"
+	                 "raw = u.detach()\n"
+	                 "try:\n"
+	                 "    u.__init__(io.BytesIO(b'x'))\n"
+	                 "except ValueError as e:\n"
+	                 "    out.append(str(e))\n"
+	                 "v = T(io.BytesIO(b'ok\\n'), encoding='utf-8')\n"
+	                 "out += [raw.getvalue().decode(), v.readline(), "
+	                 "io.TextIOWrapper(io.BytesIO(b'a\\nb'), encoding='ascii').read()]\n"
+	                 "out",
+	                 "[\"a text stream is initialised once in the sandbox (make a new "
+	                 "one)\",\"a text stream is initialised once in the sandbox (make a new "
+	                 "one)\",\"hello\\nworld\\n\",\"ok\\n\",\"a\\nb\"]");
+	still_serving();
+	stop();
+}
+
 /* io.TextIOWrapper.write called again from its buffer's write() (while it flushed its pending
  * bytes): the outer write then replaced the pending bytes the inner one had left but counted
  * them, and the next flush handed write() uninitialised memory (the heap's contents). While a
@@ -1875,7 +1927,8 @@ Test(python_layer, a_text_stream_is_not_written_again_while_it_writes)
 	stop();
 }
 
-/* date(state) and datetime(state), the form of their pickles, checked only the state's month:
+/* date(state) and datetime(state), the form of their pickles, checked only the state's month
+ * (time(state) its hour):
  * year 0 or a day past its month made a date with a negative weekday, and ctime() read the
  * day names before their table (SIGSEGV). Such states are refused; real ones (the fold bit of
  * a datetime's included) and copies load as before. */
@@ -1911,6 +1964,15 @@ Test(python_layer, a_dates_state_names_a_date)
 	    "time\"],\"2024-02-29\",\"2024-02-29 12:30:00.000001\",\"2024-02-29 "
 	    "12:30:00.000001+00:00\",\"Thu Feb 29 00:00:00 2024\",[\"TypeError\",\"'bytes' object "
 	    "cannot be interpreted as an integer\"],\"2024-02-29 01:02:03.000004\"]");
+	expect_ok_result("import datetime, copy\n"
+	                 "r = []\n"
+	                 "for s in (b'\\x01\\xff\\xff\\xff\\xff\\xff', "
+	                 "b'\\x01\\x02\\x03\\x00\\x00\\x01'):\n"
+	                 "    try: r.append(str(datetime.time(s)))\n"
+	                 "    except ValueError as e: r.append(str(e))\n"
+	                 "r + [str(copy.deepcopy(datetime.time(23, 59, 59, 999999, fold=1)))]",
+	                 "[\"the time's state names no time of day\",\"01:02:03.000001\","
+	                 "\"23:59:59.999999\"]");
 	still_serving();
 	stop();
 }

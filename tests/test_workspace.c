@@ -2039,6 +2039,58 @@ Test(ws_write, as_root_an_owners_workspace_is_served_as_the_owner)
 	e2e_stop();
 }
 
+/* More of the owner's permissions, for a root server serving as the owner. An owner with no
+ * entry in the user database (a uid chown'ed alone: the directory's group root's) was given
+ * the directory's group, root's: root's group files were read and written. Root's own files
+ * the owner may write became the owner's when written (the copy was made as the owner and
+ * only a non-root owner was given back), so the owner could then chmod them or remove them
+ * from a sticky directory. A directory of another user's in a sticky directory was removed.
+ * Now the owner with no entry has the group no one is in, a rewritten file of root's stays
+ * root's (and its chmod is refused, as to its owner), and the sticky bit holds for
+ * directories. */
+Test(ws_write, as_root_an_owner_meets_groups_root_files_and_sticky_dirs_as_theirs)
+{
+	const char *code =
+	    "import os\n" TRY_EACH "[attempt(open, 'rg.txt')[:2], attempt(os.listdir, 'sub')[:2],\n"
+	    " attempt(lambda: open('shared/rootfile.txt', 'w').write('w'))[0],\n"
+	    " attempt(os.chmod, 'r2.txt', 0o600)[:2], attempt(os.rmdir, 'shared/bobsdir')[:2],\n"
+	    " attempt(lambda: open('new.txt', 'w').write('n'))[0], attempt(os.mkdir, "
+	    "'shared/mine')[0]]";
+	struct stat st;
+
+	if (geteuid() != 0)
+		cr_skip_test("only a server started as root serves as the workspace's owner");
+	tree();
+	cr_assert_eq(chown(ws, 4321, 0), 0);
+	put_owned(in_ws("rg.txt"), SECRET, 0640, 0, 0);
+	cr_assert_eq(chmod(in_ws("sub"), 0770), 0); /* root's */
+	cr_assert_eq(mkdir(in_ws("shared"), 0777), 0);
+	cr_assert_eq(chmod(in_ws("shared"), 01777), 0);
+	put_owned(in_ws("shared/rootfile.txt"), "r", 0666, 0, 0);
+	put_owned(in_ws("r2.txt"), "r2", 0646, 0, 0);
+	cr_assert_eq(mkdir(in_ws("shared/bobsdir"), 0755), 0);
+	cr_assert_eq(chown(in_ws("shared/bobsdir"), 1234, 1234), 0);
+	e2e_start(ARGS("--workspace", ws, "--workspace-write"));
+	ok_result(code, "[[\"PermissionError\",13],[\"PermissionError\",13],\"ok\","
+	                "[\"PermissionError\",1],[\"PermissionError\",1],\"ok\",\"ok\"]");
+	cr_assert_eq(stat(in_ws("shared/rootfile.txt"), &st), 0);
+	cr_assert(st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == 0666, "%u:%u %o",
+	          (unsigned)st.st_uid, (unsigned)st.st_gid, (unsigned)st.st_mode);
+	cr_assert_str_eq(slurp(in_ws("shared/rootfile.txt")), "w");
+	cr_assert_eq(stat(in_ws("r2.txt"), &st), 0);
+	cr_assert(st.st_uid == 0 && (st.st_mode & 07777) == 0646, "%u %o", (unsigned)st.st_uid,
+	          (unsigned)st.st_mode);
+	cr_assert_eq(stat(in_ws("shared/bobsdir"), &st), 0);
+	cr_assert_eq(stat(in_ws("new.txt"), &st), 0);
+	cr_assert(st.st_uid == 4321 && st.st_gid == 65534, "new.txt %u:%u", (unsigned)st.st_uid,
+	          (unsigned)st.st_gid);
+	cr_assert_eq(stat(in_ws("shared/mine"), &st), 0);
+	cr_assert_eq(st.st_uid, 4321);
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* ---- Attacks, through Python -------------------------------------------------------------- */
 
 /* What each attempt must answer: a PermissionError whose message names the workspace. */

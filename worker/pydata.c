@@ -413,13 +413,22 @@ static objobjargproc ndarray_assign_real;
 static PyCFunction held_write_real[4];
 static const char *const held_write_names[] = {"put", "itemset", "fill", "setfield"};
 
+static PyObject *private_lists(PyObject *o, int depth);
+
 static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
 {
 	int rc;
 
+	if (value && (PyList_Check(value) || PyTuple_Check(value)) && pylayer_armed()) {
+		if (!(value = private_lists(value, 0)))
+			return -1;
+	} else {
+		Py_XINCREF(value);
+	}
 	Py_INCREF(self);
 	rc = ndarray_assign_real(self, key, value);
 	Py_DECREF(self);
+	Py_XDECREF(value);
 	return rc;
 }
 
@@ -482,6 +491,119 @@ static int writes_guard(PyTypeObject *nd)
 	return 0;
 }
 
+/* numpy made arrays from lists by reading their items where they are (the list's own item
+ * array, its length read once) while it ran the user's code on them (a __float__, a list
+ * subclass's __len__ while it found the shape): code that shortened or emptied the list left
+ * numpy reading freed objects (a forged tuple, a bytearray over all memory). np.array,
+ * asarray, asanyarray, ascontiguousarray and asfortranarray, and item assignment, are given
+ * private copies of the lists in their arguments (nested lists, and tuples holding lists,
+ * down to numpy's depth; a list subclass as the plain list numpy reads of it): nothing the
+ * user's code holds is what numpy reads. */
+#define PRIVATE_LISTS_DEPTH 64
+
+static PyObject *private_lists(PyObject *o, int depth)
+{
+	Py_ssize_t n;
+	PyObject *r;
+	int changed = 0;
+
+	if (depth >= PRIVATE_LISTS_DEPTH || (!PyList_Check(o) && !PyTuple_Check(o)))
+		return Py_NewRef(o);
+	n = PyList_Check(o) ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o);
+	if (PyTuple_Check(o)) {
+		/* A tuple is immutable: copied only when it holds a list. */
+		for (Py_ssize_t i = 0; i < n && !changed; i++)
+			changed = PyList_Check(PyTuple_GET_ITEM(o, i)) ||
+			          PyTuple_Check(PyTuple_GET_ITEM(o, i));
+		if (!changed)
+			return Py_NewRef(o);
+	}
+	r = PyList_Check(o) ? PyList_New(n) : PyTuple_New(n);
+	if (!r)
+		return NULL;
+	/* Nothing of the user's runs here: items are taken as they are, lists copied by type. */
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject *item = PyList_Check(o) ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i);
+		PyObject *c = private_lists(item, depth + 1);
+		if (!c) {
+			Py_DECREF(r);
+			return NULL;
+		}
+		if (PyList_Check(r))
+			PyList_SET_ITEM(r, i, c);
+		else
+			PyTuple_SET_ITEM(r, i, c);
+	}
+	return r;
+}
+
+#define N_ARRAY_MAKERS 5
+static const char *const array_maker_names[N_ARRAY_MAKERS] = {
+    "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray"};
+static _PyCFunctionFastWithKeywords array_maker_real[N_ARRAY_MAKERS];
+
+static PyObject *array_made(int k, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+	Py_ssize_t total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+	PyObject *small[8], **copy = small, *r = NULL;
+	Py_ssize_t done = 0;
+
+	if (!pylayer_armed() || total == 0)
+		return array_maker_real[k](self, args, nargs, kwnames);
+	for (Py_ssize_t i = 0; i < total && !done; i++)
+		done = PyList_Check(args[i]) || PyTuple_Check(args[i]);
+	if (!done)
+		return array_maker_real[k](self, args, nargs, kwnames);
+	if (total > 8 && !(copy = PyMem_Malloc((size_t)total * sizeof(*copy))))
+		return PyErr_NoMemory();
+	for (done = 0; done < total; done++)
+		if (!(copy[done] = private_lists(args[done], 0)))
+			goto out;
+	r = array_maker_real[k](self, copy, nargs, kwnames);
+out:
+	for (Py_ssize_t i = 0; i < done; i++)
+		Py_DECREF(copy[i]);
+	if (copy != small)
+		PyMem_Free(copy);
+	return r;
+}
+
+#define ARRAY_MAKER(k)                                                                             \
+	static PyObject *array_made_##k(PyObject *self, PyObject *const *args, Py_ssize_t nargs,   \
+	                                PyObject *kwnames)                                         \
+	{                                                                                          \
+		return array_made(k, self, args, nargs, kwnames);                                  \
+	}
+ARRAY_MAKER(0)
+ARRAY_MAKER(1)
+ARRAY_MAKER(2)
+ARRAY_MAKER(3)
+ARRAY_MAKER(4)
+
+static int array_makers_guard(PyObject *np)
+{
+	_PyCFunctionFastWithKeywords held[N_ARRAY_MAKERS] = {
+	    array_made_0, array_made_1, array_made_2, array_made_3, array_made_4};
+
+	for (int k = 0; k < N_ARRAY_MAKERS; k++) {
+		PyObject *f = PyObject_GetAttrString(np, array_maker_names[k]);
+		PyMethodDef *def;
+		if (!f || !PyCFunction_Check(f) ||
+		    (def = ((PyCFunctionObject *)f)->m_ml)->ml_flags !=
+		        (METH_FASTCALL | METH_KEYWORDS)) {
+			Py_XDECREF(f);
+			PyErr_Format(PyExc_RuntimeError, "numpy.%s is not as known",
+			             array_maker_names[k]);
+			return -1;
+		}
+		array_maker_real[k] = (_PyCFunctionFastWithKeywords)(void (*)(void))def->ml_meth;
+		def->ml_meth = (PyCFunction)(void (*)(void))held[k];
+		Py_DECREF(f);
+	}
+	return 0;
+}
+
 static int object_loops_guard(void);
 static int type_funcs_guard(void);
 
@@ -511,6 +633,8 @@ static int numpy_guard(void)
 		rc = resize_guard((PyTypeObject *)nd);
 	if (rc == 0)
 		rc = writes_guard((PyTypeObject *)nd);
+	if (rc == 0)
+		rc = array_makers_guard(np);
 	if (rc == 0)
 		rc = object_loops_guard();
 	if (rc == 0)
@@ -661,6 +785,162 @@ static int hold_object_loops(PyObject *ufunc)
 	return 0;
 }
 
+/* A ufunc's call and its methods (reduce, accumulate, reduceat, outer, at) convert the lists
+ * they are given as np.array does (private copies: private_lists above). */
+static PyObject *private_lists(PyObject *o, int depth);
+static vectorcallfunc ufunc_call_real;
+#define N_UFUNC_METHODS 5
+static const char *const ufunc_method_names[N_UFUNC_METHODS] = {"reduce", "accumulate", "reduceat",
+                                                                "outer", "at"};
+static PyMethodDef *ufunc_method_defs[N_UFUNC_METHODS];
+static PyCFunction ufunc_method_real[N_UFUNC_METHODS];
+
+/* args (n of them) with their lists copied, or NULL (no list: *none set) */
+static PyObject **private_args(PyObject *const *args, Py_ssize_t n, int *none)
+{
+	PyObject **copy;
+	Py_ssize_t i, any = 0;
+
+	*none = 0;
+	for (i = 0; i < n && !any; i++)
+		any = PyList_Check(args[i]) || PyTuple_Check(args[i]);
+	if (!any) {
+		*none = 1;
+		return NULL;
+	}
+	if (!(copy = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(*copy)))) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (!(copy[i] = private_lists(args[i], 0))) {
+			while (i-- > 0)
+				Py_DECREF(copy[i]);
+			PyMem_Free(copy);
+			return NULL;
+		}
+	return copy;
+}
+
+static void private_args_free(PyObject **copy, Py_ssize_t n)
+{
+	for (Py_ssize_t i = 0; i < n; i++)
+		Py_DECREF(copy[i]);
+	PyMem_Free(copy);
+}
+
+static PyObject *ufunc_call_held(PyObject *self, PyObject *const *args, size_t nargsf,
+                                 PyObject *kwnames)
+{
+	Py_ssize_t n = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+	PyObject **copy, *r;
+	int none;
+
+	if (!pylayer_armed())
+		return ufunc_call_real(self, args, nargsf, kwnames);
+	copy = private_args(args, n, &none);
+	if (none)
+		return ufunc_call_real(self, args, nargsf, kwnames);
+	if (!copy)
+		return NULL;
+	r = ufunc_call_real(self, copy, PyVectorcall_NARGS(nargsf), kwnames);
+	private_args_free(copy, n);
+	return r;
+}
+
+/* reduce, accumulate, reduceat and outer take (self, args, nargs, kwnames); at takes a tuple. */
+static PyObject *ufunc_method(int k, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+	Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+	_PyCFunctionFastWithKeywords real =
+	    (_PyCFunctionFastWithKeywords)(void (*)(void))ufunc_method_real[k];
+	PyObject **copy, *r;
+	int none;
+
+	if (!pylayer_armed())
+		return real(self, args, nargs, kwnames);
+	copy = private_args(args, n, &none);
+	if (none)
+		return real(self, args, nargs, kwnames);
+	if (!copy)
+		return NULL;
+	r = real(self, copy, nargs, kwnames);
+	private_args_free(copy, n);
+	return r;
+}
+
+static PyObject *ufunc_at(PyObject *self, PyObject *args)
+{
+	PyObject *copy, *r;
+
+	if (!pylayer_armed())
+		return ufunc_method_real[4](self, args);
+	if (!(copy = private_lists(args, 0)))
+		return NULL;
+	r = ufunc_method_real[4](self, copy);
+	Py_DECREF(copy);
+	return r;
+}
+
+#define UFUNC_METHOD(k)                                                                            \
+	static PyObject *ufunc_method_##k(PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
+	                                  PyObject *kwnames)                                       \
+	{                                                                                          \
+		return ufunc_method(k, self, args, nargs, kwnames);                                \
+	}
+UFUNC_METHOD(0)
+UFUNC_METHOD(1)
+UFUNC_METHOD(2)
+UFUNC_METHOD(3)
+
+static int ufunc_calls_guard(PyTypeObject *t)
+{
+	PyCFunction held[N_UFUNC_METHODS] = {(PyCFunction)(void (*)(void))ufunc_method_0,
+	                                     (PyCFunction)(void (*)(void))ufunc_method_1,
+	                                     (PyCFunction)(void (*)(void))ufunc_method_2,
+	                                     (PyCFunction)(void (*)(void))ufunc_method_3, ufunc_at};
+
+	for (int k = 0; k < N_UFUNC_METHODS; k++) {
+		PyObject *m = PyDict_GetItemString(t->tp_dict, ufunc_method_names[k]);
+		int flags = k < 4 ? METH_FASTCALL | METH_KEYWORDS : METH_VARARGS;
+		PyMethodDef *def;
+		if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type) ||
+		    (def = ((PyMethodDescrObject *)m)->d_method)->ml_flags != flags) {
+			PyErr_Format(PyExc_RuntimeError, "numpy.ufunc.%s is not as known",
+			             ufunc_method_names[k]);
+			return -1;
+		}
+		ufunc_method_defs[k] = def;
+		ufunc_method_real[k] = def->ml_meth;
+		def->ml_meth = held[k];
+	}
+	return 0;
+}
+
+/* A ufunc's own call (its vectorcall field): numpy's, then the sandbox's. */
+static int ufunc_call_guard(PyObject *ufunc)
+{
+	PyTypeObject *t = Py_TYPE(ufunc);
+	vectorcallfunc *slot;
+
+	if (!(t->tp_flags & Py_TPFLAGS_HAVE_VECTORCALL) || t->tp_vectorcall_offset <= 0) {
+		PyErr_SetString(PyExc_RuntimeError, "numpy's ufunc call is not as known");
+		return -1;
+	}
+	slot = (vectorcallfunc *)((char *)ufunc + t->tp_vectorcall_offset);
+	if (*slot == ufunc_call_held)
+		return 0;
+	if (!ufunc_call_real)
+		ufunc_call_real = *slot;
+	if (*slot != ufunc_call_real) {
+		PyErr_SetString(PyExc_RuntimeError, "a ufunc's call is not numpy's");
+		return -1;
+	}
+	*slot = ufunc_call_held;
+	return 0;
+}
+
 /* Every ufunc numpy's compiled module defines. */
 static int object_loops_guard(void)
 {
@@ -683,9 +963,10 @@ static int object_loops_guard(void)
 		return -1;
 	}
 	while (PyDict_Next(PyModule_GetDict(m), &pos, &k, &v))
-		if (Py_TYPE(v) == ufunc_type && hold_object_loops(v) < 0)
+		if (Py_TYPE(v) == ufunc_type &&
+		    (hold_object_loops(v) < 0 || ufunc_call_guard(v) < 0))
 			return -1;
-	return 0;
+	return ufunc_calls_guard(ufunc_type);
 }
 
 /* ---- numpy's functions of a data type hold what they read ---------------------------------

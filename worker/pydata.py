@@ -3283,7 +3283,8 @@ def _sympy():
 def _ft2font_checks():
     """matplotlib.ft2font.FT2Font, which the user's code may make: over a file object, its read
     callback copied whatever read() returned into FreeType's buffer of the size it asked for
-    (a longer answer overflowed the heap: full escape); _fallback_list took anything whose
+    (a longer answer overflowed the heap: full escape); by path, it was left unmade when the
+    worker's builtins have no open (SIGSEGV); _fallback_list took anything whose
     __class__ said FT2Font and used its memory as a C++ font (a write at a chosen address);
     set_charmap read the charmap table at a negative index. A font over a file object reads
     the object whole first and is made over a private io.BytesIO of its bytes (which reads no
@@ -3307,7 +3308,19 @@ def _ft2font_checks():
             return tuple(args), kwargs
         given.update(kwargs)
         source = given.get('filename')
-        if source is not None and not isinstance(source, (str, bytes, os.PathLike)):
+        if isinstance(source, (str, bytes, os.PathLike)):
+            # By path: the C code opens it with the builtins' open, which a worker's builtins
+            # lack (the font was left unmade: NULL used, SIGSEGV). matplotlib's own fonts are
+            # in memory; any other file is read with the sandbox's open (the workspace's).
+            path = os.fsdecode(source)
+            blob = _font_files.get(path)
+            if blob is None:
+                blob = _font_files.get(os.path.realpath(path))
+            if blob is None:
+                with open(path, 'rb') as f:
+                    blob = f.read()
+            given['filename'] = io.BytesIO(blob)
+        elif source is not None:
             source.seek(0)  # FreeType reads it from its start
             data = source.read()
             if not isinstance(data, (bytes, bytearray, memoryview)):

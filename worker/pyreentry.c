@@ -2599,7 +2599,41 @@ static PyGetSetDef json_markers_def = {"markers", json_markers_get, json_markers
  * state's month: year 0, or a day past its month, made a date whose weekday is negative, and
  * ctime() read the day names before their table (SIGSEGV). A state that names no date (or no
  * time of day) is refused as the arguments' own would be. */
-static newfunc date_new_real, datetime_new_real;
+static newfunc date_new_real, datetime_new_real, time_new_real;
+
+/* time(state[, tzinfo]): CPython checks the hour only. */
+static int time_state_bad(PyObject *args, PyObject *kw)
+{
+	Py_ssize_t n = PyTuple_GET_SIZE(args);
+	unsigned int b[6];
+	PyObject *state;
+
+	if (n < 1 || n > 2 || (kw && PyDict_GET_SIZE(kw)))
+		return 0;
+	state = PyTuple_GET_ITEM(args, 0);
+	if (PyBytes_Check(state) && PyBytes_GET_SIZE(state) == 6) {
+		for (Py_ssize_t i = 0; i < 6; i++)
+			b[i] = (unsigned char)PyBytes_AS_STRING(state)[i];
+	} else if (PyUnicode_Check(state) && PyUnicode_GET_LENGTH(state) == 6) {
+		for (Py_ssize_t i = 0; i < 6; i++)
+			if ((b[i] = PyUnicode_READ_CHAR(state, i)) > 255)
+				return 0;
+	} else {
+		return 0;
+	}
+	if ((b[0] & 0x7fu) > 23)
+		return 0; /* not taken for a state: the arguments' own errors */
+	return b[1] > 59 || b[2] > 59 || (b[3] << 16 | b[4] << 8 | b[5]) > 999999;
+}
+
+static PyObject *time_new(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	if (time_state_bad(args, kw)) {
+		PyErr_SetString(PyExc_ValueError, "the time's state names no time of day");
+		return NULL;
+	}
+	return time_new_real(t, args, kw);
+}
 
 static int date_state_bad(PyObject *args, PyObject *kw, int with_time)
 {
@@ -2652,12 +2686,20 @@ static PyObject *datetime_new(PyTypeObject *t, PyObject *args, PyObject *kw)
 
 static int datetime_guard(void)
 {
-	PyObject *m = PyImport_ImportModule("datetime"), *d = NULL, *dt = NULL;
+	PyObject *m = PyImport_ImportModule("datetime"), *d = NULL, *dt = NULL, *tm = NULL;
 	int rc = -1;
 
 	if (m) {
 		d = PyObject_GetAttrString(m, "date");
 		dt = PyObject_GetAttrString(m, "datetime");
+		tm = PyObject_GetAttrString(m, "time");
+	}
+	if (tm && PyType_Check(tm) && ((PyTypeObject *)tm)->tp_new) {
+		time_new_real = ((PyTypeObject *)tm)->tp_new;
+		((PyTypeObject *)tm)->tp_new = time_new;
+		PyType_Modified((PyTypeObject *)tm);
+	} else {
+		Py_CLEAR(d); /* refused below */
 	}
 	if (d && dt && PyType_Check(d) && PyType_Check(dt) && ((PyTypeObject *)d)->tp_new &&
 	    ((PyTypeObject *)dt)->tp_new &&
@@ -2675,6 +2717,7 @@ static int datetime_guard(void)
 	Py_XDECREF(m);
 	Py_XDECREF(d);
 	Py_XDECREF(dt);
+	Py_XDECREF(tm);
 	return rc;
 }
 
@@ -2918,15 +2961,23 @@ static int replace_init(PyTypeObject *t, void *arg)
 }
 
 /* io.TextIOWrapper, initialised again from inside its buffer's read1, went on with the state
- * it had freed (a SystemError): once while armed too, its own buffer member set by then. */
+ * it had freed (a SystemError; after a detach() there, a NULL decoder: SIGSEGV): once while
+ * armed too, its own buffer member set by then, and never after it was initialised or
+ * detached (the head of 3.11's textio struct: ok, detached; checked at start). */
 static initproc text_init_real;
 static PyObject *text_buffer_get;
+
+struct textio_head {
+	PyObject_HEAD int ok;
+	int detached;
+};
 
 static int text_init_checked(PyObject *self, PyObject *args, PyObject *kw)
 {
 	if (pylayer_armed()) {
 		PyObject *b = Py_TYPE(text_buffer_get)->tp_descr_get(text_buffer_get, self, NULL);
-		int fresh = b == Py_None;
+		const struct textio_head *h = (const struct textio_head *)self;
+		int fresh = b == Py_None && !h->ok && !h->detached;
 		Py_XDECREF(b);
 		if (!b)
 			return -1;
@@ -2950,6 +3001,30 @@ static int replace_text_init(PyTypeObject *t, void *arg)
 	return 0;
 }
 
+/* The textio struct's head as text_init_checked reads it: a new wrapper is ok and not
+ * detached, then detached. */
+static int text_head_check(PyObject *io, PyTypeObject *type)
+{
+	PyObject *b = PyObject_CallMethod(io, "BytesIO", NULL), *w, *r;
+	int fits = 0;
+
+	w = b ? PyObject_CallFunction((PyObject *)type, "Os", b, "utf-8") : NULL;
+	if (w && Py_TYPE(w)->tp_basicsize >= (Py_ssize_t)sizeof(struct textio_head)) {
+		const struct textio_head *h = (const struct textio_head *)w;
+		fits = h->ok == 1 && h->detached == 0;
+		r = PyObject_CallMethod(w, "detach", NULL);
+		fits = fits && r && h->ok == 1 && h->detached == 1;
+		Py_XDECREF(r);
+	}
+	Py_XDECREF(w);
+	Py_XDECREF(b);
+	if (fits)
+		return 0;
+	if (!PyErr_Occurred())
+		PyErr_SetString(PyExc_TypeError, "io.TextIOWrapper's state is not as known");
+	return -1;
+}
+
 static int text_guard(PyObject *io)
 {
 	PyObject *t = PyObject_GetAttrString(io, "TextIOWrapper");
@@ -2964,6 +3039,8 @@ static int text_guard(PyObject *io)
 		return -1;
 	}
 	Py_DECREF(t); /* io keeps it */
+	if (text_head_check(io, type) < 0)
+		return -1;
 	if (replace_method(type, "reconfigure", &reconfigure_def, &reconfigure_real) < 0 ||
 	    replace_method(type, "write", &text_write_def, &text_write_real) < 0 ||
 	    replace_method(type, "detach", &text_detach_def, &text_detach_real) < 0)
