@@ -4142,6 +4142,21 @@ Test(data, arrays_are_made_from_private_copies_of_lists)
 	    "r.append(np.add.reduceat([1, 2, 3, 4], [0, 2]).tolist())\n"
 	    "r",
 	    "[[50,1],50,[10.0],[[3,4],[6,8]],[3,7],[1,3,6],[4,5],[2.0,3.0],[2.0,0.0,1.0],[3,7]]");
+	/* scipy's ufuncs, and the ones np.frompyfunc and np.vectorize make. */
+	e2e_expect_result("import numpy as np, scipy.special as sp\n"
+	                  "M = []\n"
+	                  "class S(list):\n"
+	                  "    def __len__(self):\n"
+	                  "        M.extend([0] * 1000)\n"
+	                  "        del M[:]\n"
+	                  "        return list.__len__(self)\n"
+	                  "M.extend(S([1.0]) for _ in range(50))\n"
+	                  "r = [sp.gamma(M).shape, len(M)]\n"
+	                  "f = np.frompyfunc(lambda x: x * 2, 1, 1)\n"
+	                  "r += [f(M).shape, len(M), np.vectorize(lambda x: x + 1)([1, "
+	                  "2]).tolist(), sp.gamma([1.0, 5.0]).tolist(), f([1, 2]).tolist()]\n"
+	                  "r",
+	                  "[[50,1],50,[50,1],50,[2,3],[1.0,24.0],[2,4]]");
 	e2e_stop();
 }
 

@@ -941,6 +941,63 @@ static int ufunc_call_guard(PyObject *ufunc)
 	return 0;
 }
 
+/* The ufuncs of the other loaded modules (scipy.special's, made with numpy's call): their
+ * calls copy lists too. */
+static int other_ufuncs_guard(PyTypeObject *ufunc_type)
+{
+	PyObject *mods = PyDict_Values(PyImport_GetModuleDict());
+	int rc = 0;
+
+	if (!mods)
+		return -1;
+	for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(mods); i++) {
+		PyObject *d, *k, *v;
+		Py_ssize_t pos = 0;
+		if (!PyModule_Check(PyList_GET_ITEM(mods, i)) ||
+		    !(d = PyModule_GetDict(PyList_GET_ITEM(mods, i))))
+			continue;
+		while (rc == 0 && PyDict_Next(d, &pos, &k, &v))
+			if (Py_TYPE(v) == ufunc_type &&
+			    *(vectorcallfunc *)((char *)v + ufunc_type->tp_vectorcall_offset) ==
+			        ufunc_call_real)
+				rc = ufunc_call_guard(v);
+	}
+	Py_DECREF(mods);
+	return rc;
+}
+
+/* np.frompyfunc (and np.vectorize through it): the ufunc it makes calls as the others. */
+static PyCFunctionWithKeywords frompyfunc_real;
+
+static PyObject *frompyfunc_held(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *u = frompyfunc_real(self, args, kw);
+
+	if (u && ufunc_call_real && (Py_TYPE(u)->tp_flags & Py_TPFLAGS_HAVE_VECTORCALL) &&
+	    Py_TYPE(u)->tp_vectorcall_offset > 0 &&
+	    *(vectorcallfunc *)((char *)u + Py_TYPE(u)->tp_vectorcall_offset) == ufunc_call_real &&
+	    ufunc_call_guard(u) < 0)
+		Py_CLEAR(u);
+	return u;
+}
+
+static int frompyfunc_guard(PyObject *m)
+{
+	PyObject *f = PyObject_GetAttrString(m, "frompyfunc");
+	PyMethodDef *def;
+
+	if (!f || !PyCFunction_Check(f) ||
+	    (def = ((PyCFunctionObject *)f)->m_ml)->ml_flags != (METH_VARARGS | METH_KEYWORDS)) {
+		Py_XDECREF(f);
+		PyErr_SetString(PyExc_RuntimeError, "numpy.frompyfunc is not as known");
+		return -1;
+	}
+	frompyfunc_real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
+	def->ml_meth = (PyCFunction)(void (*)(void))frompyfunc_held;
+	Py_DECREF(f);
+	return 0;
+}
+
 /* Every ufunc numpy's compiled module defines. */
 static int object_loops_guard(void)
 {
@@ -966,7 +1023,9 @@ static int object_loops_guard(void)
 		if (Py_TYPE(v) == ufunc_type &&
 		    (hold_object_loops(v) < 0 || ufunc_call_guard(v) < 0))
 			return -1;
-	return ufunc_calls_guard(ufunc_type);
+	if (ufunc_calls_guard(ufunc_type) < 0 || frompyfunc_guard(m) < 0)
+		return -1;
+	return other_ufuncs_guard(ufunc_type);
 }
 
 /* ---- numpy's functions of a data type hold what they read ---------------------------------
