@@ -4183,3 +4183,64 @@ Test(data, ft2font_by_path_reads_the_font_the_sandbox_has)
 	    "[6241,\"DejaVu Sans\",\"PermissionError\",true]");
 	e2e_stop();
 }
+
+/* Lists numpy reached through a sequence that is not a list (a class with __len__ and
+ * __getitem__ handing out a list the user holds), and lists given as an index (a[L], a[L] =
+ * v): numpy read them in place while an item's __len__ emptied them (SIGSEGV; a pointer the
+ * user planted followed). Such sequences are read into private lists first, and index keys
+ * are copied as values are: the same code ends in numpy's own ValueError (the shape the items
+ * gave); ranges, deques and ordinary indexing answer as before. */
+Test(data, sequences_and_indexes_are_read_into_private_lists)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np, collections\n"
+	                  "N = 64\n"
+	                  "def y_class(L):\n"
+	                  "    class Y:\n"
+	                  "        done = False\n"
+	                  "        def __len__(self):\n"
+	                  "            if not Y.done:\n"
+	                  "                Y.done = True\n"
+	                  "                L.clear()\n"
+	                  "            return 1\n"
+	                  "        def __getitem__(self, i):\n"
+	                  "            if i == 0:\n"
+	                  "                return 1\n"
+	                  "            raise IndexError\n"
+	                  "    return Y\n"
+	                  "class S:\n"
+	                  "    def __init__(self, L):\n"
+	                  "        self.L = L\n"
+	                  "    def __len__(self):\n"
+	                  "        return 1\n"
+	                  "    def __getitem__(self, i):\n"
+	                  "        if i == 0:\n"
+	                  "            return self.L\n"
+	                  "        raise IndexError\n"
+	                  "def t(f):\n"
+	                  "    try:\n"
+	                  "        return ['ok', f()]\n"
+	                  "    except Exception as e:\n"
+	                  "        return [type(e).__name__]\n"
+	                  "def made(fill):\n"
+	                  "    L = []\n"
+	                  "    L.append(y_class(L)())\n"
+	                  "    L.extend(fill(i) for i in range(N - 1))\n"
+	                  "    return L\n"
+	                  "a = np.zeros(10)\n"
+	                  "def assign(L):\n"
+	                  "    a[L] = 1\n"
+	                  "    return a.sum()\n"
+	                  "r = [t(lambda: np.array(S(made(float)), dtype=object).shape),\n"
+	                  "     t(lambda: np.zeros(10)[made(lambda i: i % 3)].shape),\n"
+	                  "     t(lambda: assign(made(lambda i: i % 3))),\n"
+	                  "     t(lambda: np.add(S(made(float)), 1).shape)]\n"
+	                  "r += [np.array(range(4)).tolist(), np.zeros(5)[[1, 3]].tolist(), "
+	                  "int(np.arange(6).reshape(2, 3)[1, 2]),\n"
+	                  "      np.array(collections.deque([1, 2])).tolist(), np.arange(5)[(1, "
+	                  ")].tolist() if False else int(np.arange(5)[(1,)])]\n"
+	                  "r",
+	                  "[[\"ok\",[1,64]],[\"ValueError\"],[\"ValueError\"],[\"ValueError\"],[0,"
+	                  "1,2,3],[0.0,0.0],5,[1,2],1]");
+	e2e_stop();
+}

@@ -409,6 +409,7 @@ static int resize_guard(PyTypeObject *nd)
  * __float__), even through C code alone (a partial made a __del__), passed numpy's check of
  * references and freed the memory the method went on writing. While they run they hold the
  * array, so that check refuses such a resize. */
+static PyTypeObject *ndarray_type; /* numpy's, once guarded */
 static objobjargproc ndarray_assign_real;
 static PyCFunction held_write_real[4];
 static const char *const held_write_names[] = {"put", "itemset", "fill", "setfield"};
@@ -419,17 +420,40 @@ static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
 {
 	int rc;
 
-	if (value && (PyList_Check(value) || PyTuple_Check(value)) && pylayer_armed()) {
-		if (!(value = private_lists(value, 0)))
-			return -1;
-	} else {
-		Py_XINCREF(value);
+	if (!pylayer_armed()) {
+		Py_INCREF(self);
+		rc = ndarray_assign_real(self, key, value);
+		Py_DECREF(self);
+		return rc;
+	}
+	if (!(key = private_lists(key, 0)))
+		return -1;
+	if (value && !(value = private_lists(value, 0))) {
+		Py_DECREF(key);
+		return -1;
 	}
 	Py_INCREF(self);
 	rc = ndarray_assign_real(self, key, value);
 	Py_DECREF(self);
 	Py_XDECREF(value);
+	Py_DECREF(key);
 	return rc;
+}
+
+/* Reading with an index numpy makes an array of (a list, a sequence): a private copy too. */
+static binaryfunc ndarray_subscript_real;
+
+static PyObject *ndarray_subscript_held(PyObject *self, PyObject *key)
+{
+	PyObject *r;
+
+	if (!pylayer_armed() || PyLong_Check(key) || PySlice_Check(key) || key == Py_Ellipsis)
+		return ndarray_subscript_real(self, key);
+	if (!(key = private_lists(key, 0)))
+		return NULL;
+	r = ndarray_subscript_real(self, key);
+	Py_DECREF(key);
+	return r;
 }
 
 /* put and setfield take keywords (METH_VARARGS | METH_KEYWORDS), itemset and fill do not. */
@@ -475,6 +499,9 @@ static int writes_guard(PyTypeObject *nd)
 	}
 	ndarray_assign_real = nd->tp_as_mapping->mp_ass_subscript;
 	nd->tp_as_mapping->mp_ass_subscript = ndarray_assign_held;
+	ndarray_subscript_real = nd->tp_as_mapping->mp_subscript;
+	nd->tp_as_mapping->mp_subscript = ndarray_subscript_held;
+	ndarray_type = nd;
 	for (int i = 0; i < 4; i++) {
 		PyObject *m = PyDict_GetItemString(nd->tp_dict, held_write_names[i]);
 		int flags = held_write_keywords[i] ? METH_VARARGS | METH_KEYWORDS : METH_VARARGS;
@@ -495,44 +522,79 @@ static int writes_guard(PyTypeObject *nd)
  * array, its length read once) while it ran the user's code on them (a __float__, a list
  * subclass's __len__ while it found the shape): code that shortened or emptied the list left
  * numpy reading freed objects (a forged tuple, a bytearray over all memory). np.array,
- * asarray, asanyarray, ascontiguousarray and asfortranarray, and item assignment, are given
- * private copies of the lists in their arguments (nested lists, and tuples holding lists,
- * down to numpy's depth; a list subclass as the plain list numpy reads of it): nothing the
- * user's code holds is what numpy reads. */
+ * asarray, asanyarray, ascontiguousarray and asfortranarray, item reading and assignment
+ * (keys and values), and the ufuncs are given private copies of the lists in their arguments
+ * (nested lists, tuples holding them, and any other sequence numpy would read as one, as the
+ * list of its items; a list subclass as the plain list numpy reads of it; 64 levels down):
+ * nothing the user's code holds is what numpy reads. */
 #define PRIVATE_LISTS_DEPTH 64
 
+/* Is o a sequence numpy reads as one (not an array, text, a buffer, or an object that answers
+ * for itself as an array)? 1, 0, or -1 with the error of the user's attribute lookup. */
+static int plain_sequence(PyObject *o)
+{
+	static const char *const own[] = {"__array__", "__array_interface__", "__array_struct__"};
+	static PyObject *names[3];
+
+	if (PyList_Check(o) || PyTuple_Check(o))
+		return 1;
+	if ((ndarray_type && PyObject_TypeCheck(o, ndarray_type)) || PyUnicode_Check(o) ||
+	    PyBytes_Check(o) || PyByteArray_Check(o) || PyMemoryView_Check(o) || PyLong_Check(o) ||
+	    PyFloat_Check(o) || PySlice_Check(o) || PyObject_CheckBuffer(o) || !PySequence_Check(o))
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		PyObject *a;
+		if (!names[i] && !(names[i] = PyUnicode_InternFromString(own[i])))
+			return -1;
+		if (_PyObject_LookupAttr(o, names[i], &a) < 0)
+			return -1;
+		if (a) {
+			Py_DECREF(a);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* A private copy of what numpy reads of o: a list (or another sequence numpy reads, as the list
+ * of its items) becomes a new list of copies, a tuple holding any a new tuple. The items are
+ * taken into a list of the sandbox's first, so the user's code run on the way (a sequence's
+ * iteration, an attribute lookup) changes nothing being copied. */
 static PyObject *private_lists(PyObject *o, int depth)
 {
-	Py_ssize_t n;
 	PyObject *r;
-	int changed = 0;
+	int tuple = PyTuple_Check(o), changed = 0, seq;
 
-	if (depth >= PRIVATE_LISTS_DEPTH || (!PyList_Check(o) && !PyTuple_Check(o)))
+	if (depth >= PRIVATE_LISTS_DEPTH)
 		return Py_NewRef(o);
-	n = PyList_Check(o) ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o);
-	if (PyTuple_Check(o)) {
-		/* A tuple is immutable: copied only when it holds a list. */
-		for (Py_ssize_t i = 0; i < n && !changed; i++)
-			changed = PyList_Check(PyTuple_GET_ITEM(o, i)) ||
-			          PyTuple_Check(PyTuple_GET_ITEM(o, i));
-		if (!changed)
-			return Py_NewRef(o);
+	if (PyList_Check(o)) {
+		r = PyList_GetSlice(o, 0, PyList_GET_SIZE(o));
+		changed = 1;
+	} else if (tuple) {
+		r = PyList_New(PyTuple_GET_SIZE(o));
+		for (Py_ssize_t i = 0; r && i < PyTuple_GET_SIZE(o); i++)
+			PyList_SET_ITEM(r, i, Py_NewRef(PyTuple_GET_ITEM(o, i)));
+	} else {
+		if ((seq = plain_sequence(o)) <= 0)
+			return seq < 0 ? NULL : Py_NewRef(o);
+		r = PySequence_List(o);
+		changed = 1;
 	}
-	r = PyList_Check(o) ? PyList_New(n) : PyTuple_New(n);
 	if (!r)
 		return NULL;
-	/* Nothing of the user's runs here: items are taken as they are, lists copied by type. */
-	for (Py_ssize_t i = 0; i < n; i++) {
-		PyObject *item = PyList_Check(o) ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i);
-		PyObject *c = private_lists(item, depth + 1);
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(r); i++) {
+		PyObject *item = PyList_GET_ITEM(r, i), *c = private_lists(item, depth + 1);
 		if (!c) {
 			Py_DECREF(r);
 			return NULL;
 		}
-		if (PyList_Check(r))
-			PyList_SET_ITEM(r, i, c);
-		else
-			PyTuple_SET_ITEM(r, i, c);
+		changed |= c != item;
+		PyList_SetItem(r, i, c); /* r is the sandbox's: its old item goes */
+	}
+	if (tuple) {
+		PyObject *t = changed ? PyList_AsTuple(r) : Py_NewRef(o);
+		Py_DECREF(r);
+		return t;
 	}
 	return r;
 }
@@ -552,7 +614,7 @@ static PyObject *array_made(int k, PyObject *self, PyObject *const *args, Py_ssi
 	if (!pylayer_armed() || total == 0)
 		return array_maker_real[k](self, args, nargs, kwnames);
 	for (Py_ssize_t i = 0; i < total && !done; i++)
-		done = PyList_Check(args[i]) || PyTuple_Check(args[i]);
+		done = PyList_Check(args[i]) || PyTuple_Check(args[i]) || PySequence_Check(args[i]);
 	if (!done)
 		return array_maker_real[k](self, args, nargs, kwnames);
 	if (total > 8 && !(copy = PyMem_Malloc((size_t)total * sizeof(*copy))))
@@ -803,7 +865,7 @@ static PyObject **private_args(PyObject *const *args, Py_ssize_t n, int *none)
 
 	*none = 0;
 	for (i = 0; i < n && !any; i++)
-		any = PyList_Check(args[i]) || PyTuple_Check(args[i]);
+		any = PyList_Check(args[i]) || PyTuple_Check(args[i]) || PySequence_Check(args[i]);
 	if (!any) {
 		*none = 1;
 		return NULL;
