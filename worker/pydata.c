@@ -604,30 +604,25 @@ static const char *const array_maker_names[N_ARRAY_MAKERS] = {
     "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray"};
 static _PyCFunctionFastWithKeywords array_maker_real[N_ARRAY_MAKERS];
 
+static PyObject **private_args(PyObject *const *args, Py_ssize_t n, int *none);
+static void private_args_free(PyObject **copy, Py_ssize_t n);
+
 static PyObject *array_made(int k, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
-	Py_ssize_t total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
-	PyObject *small[8], **copy = small, *r = NULL;
-	Py_ssize_t done = 0;
+	Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+	PyObject **copy, *r;
+	int none;
 
-	if (!pylayer_armed() || total == 0)
+	if (!pylayer_armed())
 		return array_maker_real[k](self, args, nargs, kwnames);
-	for (Py_ssize_t i = 0; i < total && !done; i++)
-		done = PyList_Check(args[i]) || PyTuple_Check(args[i]) || PySequence_Check(args[i]);
-	if (!done)
+	copy = private_args(args, n, &none);
+	if (none)
 		return array_maker_real[k](self, args, nargs, kwnames);
-	if (total > 8 && !(copy = PyMem_Malloc((size_t)total * sizeof(*copy))))
-		return PyErr_NoMemory();
-	for (done = 0; done < total; done++)
-		if (!(copy[done] = private_lists(args[done], 0)))
-			goto out;
+	if (!copy)
+		return NULL;
 	r = array_maker_real[k](self, copy, nargs, kwnames);
-out:
-	for (Py_ssize_t i = 0; i < done; i++)
-		Py_DECREF(copy[i]);
-	if (copy != small)
-		PyMem_Free(copy);
+	private_args_free(copy, n);
 	return r;
 }
 
