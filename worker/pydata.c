@@ -553,6 +553,12 @@ static int plain_sequence(PyObject *o)
 			return 0;
 		}
 	}
+	/* numpy takes one whose length fails for a single object (a sparse matrix's is
+	 * ambiguous): so does the copy. */
+	if (PySequence_Size(o) < 0) {
+		PyErr_Clear();
+		return 0;
+	}
 	return 1;
 }
 
