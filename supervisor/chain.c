@@ -899,6 +899,18 @@ void chain_on_park(struct chain *c, pid_t tid, uint64_t id)
 		violation(c, p, "parked with threads running");
 		return;
 	}
+	/* A frame begun and not ended by the process that parks: a worker writes each frame whole
+	 * before it parks (and what it wrote is read before its park is judged), and the
+	 * supervisor would hold what the frame said it would bring, up to the largest frame, for as
+	 * long as the session lives: a holder parked inside a call's own code began one of 8 MiB
+	 * in the fork of the next call's process and parked again, in every session. The frame
+	 * goes now, and its writer broke the protocol (a holder's or a newborn's session is lost).
+	 * A runner parked after its result is judged by decide(): its call is not kept. */
+	if (channel_partial(&c->ch, p->pid) && !(p == c->runner && c->state == CH_RESULT)) {
+		channel_forget(&c->ch, p->pid);
+		violation(c, p, "parked with a frame unfinished");
+		return;
+	}
 	if (step_state(c)) {
 		int used = 0;
 		if (step_overran(c, p, &used)) {
@@ -1015,6 +1027,16 @@ static void dispatch(struct chain *c)
 	size_t dropped;
 	int rc;
 
+	/* Every process of the chain is parked, and each was judged at its park for a frame it
+	 * left unfinished (or its frame went at its exit): one still here has a writer the chain
+	 * does not know of. The call does not start on it (its own frames would be read as its
+	 * rest), and the buffer goes with the chain. */
+	if (channel_partial(&c->ch, 0)) {
+		log_msg(LOG_WARN, "chain %u: a frame of process %d is unfinished before a call",
+		        c->id, (int)c->ch.sender);
+		lose(c, "a process of the session broke the protocol");
+		return;
+	}
 	c->seq = (c->seq + 1) & IPC_PARK_ARG_MASK;
 	ipc_put_u32(seq, c->seq);
 	c->step_cpu_used = 0;
@@ -1192,7 +1214,7 @@ static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 		       "is kept.";
 	/* A frame begun and not ended: the supervisor would hold what it was said to bring (up
 	 * to the largest frame) for as long as the session lives. */
-	if (channel_partial(&c->ch))
+	if (channel_partial(&c->ch, 0))
 		return "The call left a message to the supervisor unfinished when it ended: "
 		       "nothing "
 		       "it did is kept.";

@@ -91,9 +91,9 @@ void channel_forget(struct channel *ch, pid_t pid)
 		frame_reset(ch);
 }
 
-int channel_partial(const struct channel *ch)
+int channel_partial(const struct channel *ch, pid_t pid)
 {
-	return ch->hdr_len || ch->payload;
+	return (ch->hdr_len || ch->payload) && (!pid || ch->sender == pid);
 }
 
 void channel_flush(struct channel *ch)

@@ -531,11 +531,12 @@ size_t channel_unread(const struct channel *ch);
  * their end (fds included), so the code is the first byte the runner reads. Returns the
  * bytes dropped. */
 size_t channel_discard(struct channel *ch);
-/* A process ended: the frame it was writing will never end. */
+/* A process ended, or broke the protocol mid-frame: the frame it was writing will never end
+ * (its buffer is freed now). */
 void channel_forget(struct channel *ch, pid_t pid);
-/* Is a frame begun and not ended (what its writer said it would send is held meanwhile)? A
- * worker writes every frame whole before it parks. */
-int channel_partial(const struct channel *ch);
+/* Is a frame begun and not ended by pid (0: by anyone)? What its writer said it would send is
+ * held meanwhile. A worker writes every frame whole before it parks. */
+int channel_partial(const struct channel *ch, pid_t pid);
 /* Read at most budget bytes and hand each whole frame to the chain (which may kill its
  * writer but is never freed meanwhile). Returns 0 when the socket has nothing more, 1 when
  * the budget ran out first, -EPIPE when the channel closed (every writer is gone). */

@@ -842,6 +842,76 @@ Test(hostile_after, a_frame_left_unfinished_at_a_park_is_not_kept)
 	e2e_stop();
 }
 
+/* A session's first call forges its result and parks in its own code: it is the session's holder.
+ * When the session's next call comes, its fork of that call's process returns into the code,
+ * which begins a frame of 8 MiB, never ends it and parks again. Only a runner parked after its
+ * result was checked for a frame left unfinished: the supervisor held each such frame's buffer
+ * for as long as its session lived (6 sessions: 48 MiB outside every limit). A process that
+ * parks mid-frame breaks the protocol at any park: the frame goes at once and the holder's
+ * session is lost. */
+Test(hostile_after, a_holder_that_parks_mid_frame_loses_its_session)
+{
+	const char *sessions[6];
+	long before, after;
+	json_object *r;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS), NULL);
+	e2e_expect_result("6 * 7", "42");
+	before = e2e_proc_status(e2e_srv.pid, "VmRSS");
+	for (int i = 0; i < 6; i++) {
+		r = e2e_expect_status(
+		    e2e_fmt("%s"
+		            "put(result(1, 'FORGED'))\n"
+		            "def park():\n"
+		            "    while True:\n"
+		            "        try:\n"
+		            "            return os.fork()\n"
+		            "        except OSError:\n"
+		            "            time.sleep(0.01)\n"
+		            "w, begun = park(), False\n"
+		            "while True:\n"
+		            "    if w >= 0x40000000 and (w >> 24) & 0x3f == 1:\n"
+		            "        os._exit(0)\n"
+		            "    if w >= 0x40000000 and (w >> 24) & 0x3f == 3:\n"
+		            "        try:\n"
+		            "            while os.waitpid(-1, os.WNOHANG)[0]:\n"
+		            "                pass\n"
+		            "        except ChildProcessError:\n"
+		            "            pass\n"
+		            "    elif 0 < w < 0x40000000 and not begun:\n"
+		            "        begun = True\n"
+		            "        put(struct.pack('<IB', 8 << 20, ord('J')) +\n"
+		            "            b'x' * ((8 << 20) - 16))\n"
+		            "    w = park()\n",
+		            prelude),
+		    "{\"session\":\"new\"}", "ok");
+		sessions[i] = e2e_fmt("%s", mcpc_sc_str(r, "session"));
+		/* The holder forks this call's process, and begins its frame. */
+		r = e2e_call("'t'", session_args(sessions[i], NULL));
+		cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
+		cr_assert_str_eq(mcpc_err_str(r, "type"), "SessionError", "%s", mcpc_json(r));
+		cr_assert(strstr(mcpc_err_str(r, "message"), PROTOCOL_SAYS), "%s", mcpc_json(r));
+	}
+	after = e2e_proc_status(e2e_srv.pid, "VmRSS");
+	cr_assert_gt(before, 0);
+	/* Before: 48 MiB more. One payload's worth may stay in the allocator's free lists. */
+	cr_assert_lt(after - before, 16 * 1024, "the supervisor grew from %ld to %ld KiB", before,
+	             after);
+	cr_assert(strstr(e2e_log(), "parked with a frame unfinished"), "log:\n%s", e2e_log());
+	r = e2e_call("'t'", session_args(sessions[0], NULL));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "SessionError", "%s", mcpc_json(r));
+	/* Honest sessions fork their next process, warm it up and keep their state. */
+	r = e2e_expect_status("x = 5\nx", "{\"session\":\"new\"}", "ok");
+	sessions[0] = e2e_fmt("%s", mcpc_sc_str(r, "session"));
+	for (int i = 1; i <= 3; i++) {
+		e2e_assert_result(
+		    e2e_call(e2e_fmt("x += %d\nx", i), session_args(sessions[0], NULL)), "x",
+		    e2e_fmt("%d", 5 + i * (i + 1) / 2));
+		usleep(300 * 1000);
+	}
+	e2e_stop();
+}
+
 /* A session's process that forges its result and parks in its own code, then never reaps the
  * processes that ran its later calls (each ends at once), reaches its own bound on tasks: its
  * fork fails. That was taken for the machine out of processes (the log's error for the whole
