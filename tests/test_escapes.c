@@ -2779,6 +2779,165 @@ Test(python_layer, copy_sets_state_only_on_new_builtin_objects)
 	stop();
 }
 
+/* itertools.cycle's __reduce__ handed out its own list of saved items, which copy.deepcopy kept
+ * alive in the memo: the user shortened it, and the cycle, past its first pass, read the item at
+ * its old index, freed (a bytearray laid over it: any memory, the real builtins). A cycle's
+ * reduce and __setstate__ give and take copies (and a step checks its index against its list):
+ * the cycle goes on with its own items, and copies of cycles yield what they did. */
+Test(python_layer, an_itertools_cycle_hands_out_no_list_of_its_own)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import itertools, copy\n"
+	    "class O:\n"
+	    "    pass\n"
+	    "c = itertools.cycle(iter([O() for i in range(100)]))\n"
+	    "for _ in range(150):\n"
+	    "    next(c)\n"
+	    "memo = {}\n"
+	    "copy.deepcopy(c, memo)\n"
+	    "saved = [x for x in memo[id(memo)] if type(x) is list and len(x) == 100][0]\n"
+	    "del memo\n"
+	    "target = id(saved[50])\n"
+	    "del saved[1:]\n"
+	    "junk = [bytearray(b'Z' * 40) for i in range(2000)]\n"
+	    "x = next(c)\n"
+	    "r = [id(x) == target, type(x) is O, len(saved)]\n"
+	    "d = itertools.cycle('abc')\n"
+	    "next(d)\n"
+	    "e = copy.deepcopy(d)\n"
+	    "f = itertools.cycle(iter('abcd'))\n"
+	    "for _ in range(6):\n"
+	    "    next(f)\n"
+	    "g, h = copy.deepcopy(f), copy.copy(f)\n"
+	    "r += [''.join(next(e) for _ in range(7)) + ''.join(next(d) for _ in range(7)),\n"
+	    "      ''.join(next(g) for _ in range(6)) + ''.join(next(h) for _ in range(6)) +\n"
+	    "      ''.join(next(f) for _ in range(6))]\n"
+	    "r",
+	    "[true,true,1,\"bcabcabbcabcab\",\"cdabcdcdabcdcdabcd\"]");
+	still_serving();
+	stop();
+}
+
+/* itertools.tee's __setstate__ checked its index only against the size of a data block:
+ * deepcopy rebuilt the block from a copy of its items, an item's __deepcopy__ emptied that list
+ * (found in the memo), and the new tee, set past the items its block held, made a tee behind it
+ * read slots never written (a pointer laid there: any memory, the real builtins). The index is
+ * checked against the items the block holds (ValueError); copies of tees yield what they did. */
+Test(python_layer, a_tee_is_not_set_past_the_items_its_data_holds)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import itertools, copy\n"
+	    "class O:\n"
+	    "    def __init__(s, i, last=False):\n"
+	    "        s.i = i\n"
+	    "        s.last = last\n"
+	    "    def __deepcopy__(s, memo):\n"
+	    "        if s.last:\n"
+	    "            for v in list(memo.values()):\n"
+	    "                if type(v) is list and len(v) == 4 and all(type(e) is O for e in v):\n"
+	    "                    v.clear()\n"
+	    "        return O(s.i)\n"
+	    "class It:\n"
+	    "    def __init__(s):\n"
+	    "        s.n = 100\n"
+	    "    def __iter__(s):\n"
+	    "        return s\n"
+	    "    def __next__(s):\n"
+	    "        s.n += 1\n"
+	    "        return O(s.n)\n"
+	    "vals = [O(i, i == 4) for i in range(5)]\n"
+	    "class Src:\n"
+	    "    def __init__(s):\n"
+	    "        s.k = 0\n"
+	    "    def __iter__(s):\n"
+	    "        return s\n"
+	    "    def __next__(s):\n"
+	    "        s.k += 1\n"
+	    "        return vals[s.k - 1] if s.k <= 5 else O(s.k)\n"
+	    "    def __deepcopy__(s, memo):\n"
+	    "        return It()\n"
+	    "a, b = itertools.tee(Src())\n"
+	    "next(a)\n"
+	    "for _ in range(5):\n"
+	    "    next(b)\n"
+	    "junk = [bytearray(b'A' * 496) for _ in range(200)]\n"
+	    "del junk\n"
+	    "try:\n"
+	    "    a2, b2 = copy.deepcopy([a, b])\n"
+	    "    r = [next(a2).i, next(b2).i, type(next(a2)).__name__]\n"
+	    "except ValueError as e:\n"
+	    "    r = ['refused' if 'Index out of range' in str(e) else str(e)]\n"
+	    "a, b = itertools.tee(range(200))\n"
+	    "for _ in range(57):\n"
+	    "    next(a)\n"
+	    "for _ in range(114):\n"
+	    "    next(b)\n"
+	    "a2, b2 = copy.deepcopy((a, b))\n"
+	    "a3 = copy.deepcopy(a)\n"
+	    "c, d = itertools.tee(iter('xyz'))\n"
+	    "next(c)\n"
+	    "c2, d2 = copy.deepcopy([c, d])\n"
+	    "r + [[next(a2), next(b2), next(a3), next(a), next(b)], list(c2) + list(d2) + list(c) "
+	    "+ list(d)]",
+	    "[\"refused\",[57,114,57,57,114],[\"y\",\"z\",\"x\",\"y\",\"z\",\"y\",\"z\",\"x\","
+	    "\"y\",\"z\"]]");
+	still_serving();
+	stop();
+}
+
+/* combinations, combinations_with_replacement and permutations given a state when they yield
+ * nothing (r past the pool's size, or an empty pool: the memo of a deepcopy answers for the
+ * copies of their arguments and state) read past their pool or their indices (SIGSEGV). Such a
+ * state is refused (ValueError); copies of these iterators yield what they did. */
+Test(python_layer, combinations_that_yield_nothing_take_no_state)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import itertools, copy\n"
+	    "class M(dict):\n"
+	    "    def __init__(s, subs):\n"
+	    "        s.subs = dict(subs)\n"
+	    "        s.n = 0\n"
+	    "    def get(s, k, d=None):\n"
+	    "        s.n += 1\n"
+	    "        if s.n in s.subs:\n"
+	    "            return s.subs.pop(s.n)\n"
+	    "        return dict.get(s, k, d)\n"
+	    "r = []\n"
+	    "for make, subs in ((lambda: itertools.permutations('abcde', 5), {2: ('a', 'b'), 3: 5, "
+	    "4: ((0, 0), (1,) * 5)}),\n"
+	    "                   (lambda: itertools.combinations('abc', 1), {2: (), 3: 1, 4: "
+	    "(0,)}),\n"
+	    "                   (lambda: itertools.combinations_with_replacement('abc', 1), {2: "
+	    "(), 3: 1, 4: (0,)})):\n"
+	    "    p = make()\n"
+	    "    next(p)\n"
+	    "    try:\n"
+	    "        q = copy.deepcopy(p, M(subs))\n"
+	    "        r.append(next(q, None))\n"
+	    "    except ValueError as e:\n"
+	    "        r.append('refused' if 'yields nothing' in str(e) else str(e))\n"
+	    "def dc(x, n=0):\n"
+	    "    for _ in range(n):\n"
+	    "        next(x)\n"
+	    "    return [''.join(t) for t in copy.deepcopy(x)]\n"
+	    "r + [dc(itertools.combinations('abcd', 2), 1), dc(itertools.permutations('abc', 2), "
+	    "2),\n"
+	    "     dc(itertools.combinations_with_replacement('abc', 2), 1), "
+	    "dc(itertools.combinations('ab', 3)),\n"
+	    "     dc(itertools.permutations('ab', 3)), "
+	    "dc(itertools.combinations_with_replacement('', 2)),\n"
+	    "     dc(itertools.permutations('abcd', 3), 5)[:3], dc(itertools.product('ab', 'cd'), "
+	    "1)]",
+	    "[\"refused\",\"refused\",\"refused\",[\"ac\",\"ad\",\"bc\",\"bd\",\"cd\"],[\"ba\","
+	    "\"bc\",\"ca\",\"cb\"],[\"ab\",\"ac\",\"bb\",\"bc\",\"cc\"],[],[],[],[\"adc\",\"bac\","
+	    "\"bad\"],[\"ad\",\"bc\",\"bd\"]]");
+	still_serving();
+	stop();
+}
+
 /* io's buffered streams handed their raw stream a memoryview of their own buffer to read into
  * (and one to write from), which a raw stream of the user's kept: after the buffered stream was
  * gone it was a writable view of freed memory (a bytearray's header put there: any memory, the

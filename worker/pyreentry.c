@@ -980,6 +980,288 @@ static int itertools_guard(void)
 	return 0;
 }
 
+/* ---- itertools' pickle states ------------------------------------------------------------- */
+
+/* copy.deepcopy rebuilds an itertools iterator from what its C __reduce__ gives and hands the
+ * state to its C __setstate__, and the user's code runs while the state is copied (an item's
+ * __deepcopy__ gets the memo, and the memo answers for any object's copy): the states are
+ * checked here as the iterators will use them.
+ * - cycle's __reduce__ handed out its own list of saved items (kept alive in the memo): the
+ *   user shortened it, and cycle, past its first pass, read the item at its old index (freed:
+ *   any memory, then the real builtins). Its reduce and __setstate__ now give and take copies,
+ *   and a step past the first pass checks the index against the list (the head of 3.11's
+ *   cycle struct: it, saved, index; checked at start).
+ * - tee's __setstate__ checked its index only against the size of a data block: a tee set
+ *   past the items its block holds read slots never written (any pointer). The index is
+ *   checked against the items the block holds (its own reduce counts them).
+ * - combinations, combinations_with_replacement and permutations given a state when they
+ *   yield nothing (r past the pool's size, or an empty pool) read past their pool or their
+ *   indices (SIGSEGV, any pointer): such a state is refused. */
+struct cycle_head {
+	PyObject_HEAD PyObject *it;
+	PyObject *saved;
+	Py_ssize_t index;
+	int firstpass;
+};
+
+static PyTypeObject *cycle_type, *tee_type, *teedata_type;
+static iternextfunc cycle_next_real;
+static PyObject *cycle_setstate_real, *cycle_reduce_real, *tee_setstate_real, *teedata_reduce;
+
+static PyObject *cycle_step(PyObject *self)
+{
+	const struct cycle_head *h = (const struct cycle_head *)self;
+
+	if (!h->it && (!PyList_Check(h->saved) ||
+	               (PyList_GET_SIZE(h->saved) && h->index >= PyList_GET_SIZE(h->saved)))) {
+		PyErr_SetString(PyExc_RuntimeError, "itertools.cycle's saved items changed size");
+		return NULL;
+	}
+	return cycle_next_real(self);
+}
+
+/* As 3.11's cycle.__reduce__, with a copy of the saved items. */
+static PyObject *cycle_reduce(PyObject *self, PyObject *unused)
+{
+	const struct cycle_head *h = (const struct cycle_head *)self;
+	PyObject *saved, *it, *r;
+
+	(void)unused;
+	if (!PyList_Check(h->saved))
+		return PyErr_Format(PyExc_RuntimeError,
+		                    "itertools.cycle's saved items are no list");
+	if (!(saved = PyList_GetSlice(h->saved, 0, PyList_GET_SIZE(h->saved))))
+		return NULL;
+	if (h->it)
+		return Py_BuildValue("O(O)(NO)", Py_TYPE(self), h->it, saved,
+		                     h->firstpass ? Py_True : Py_False);
+	it = PyObject_GetIter(saved);
+	if (it && h->index != 0) {
+		r = PyObject_CallMethod(it, "__setstate__", "n", h->index);
+		Py_XDECREF(r);
+		if (!r)
+			Py_CLEAR(it);
+	}
+	if (!it) {
+		Py_DECREF(saved);
+		return NULL;
+	}
+	return Py_BuildValue("O(N)(NO)", Py_TYPE(self), it, saved, Py_True);
+}
+
+static PyMethodDef cycle_reduce_def = {"__reduce__", cycle_reduce, METH_NOARGS, NULL};
+
+/* cycle.__setstate__((saved, firstpass)) keeps a copy of saved. */
+static PyObject *cycle_setstate(PyObject *self, PyObject *state)
+{
+	PyObject *own, *r;
+
+	if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 2 ||
+	    !PyList_Check(PyTuple_GET_ITEM(state, 0)))
+		return PyObject_CallFunctionObjArgs(cycle_setstate_real, self, state, NULL);
+	own = PyList_GetSlice(PyTuple_GET_ITEM(state, 0), 0,
+	                      PyList_GET_SIZE(PyTuple_GET_ITEM(state, 0)));
+	own = own ? Py_BuildValue("(NO)", own, PyTuple_GET_ITEM(state, 1)) : NULL;
+	if (!own)
+		return NULL;
+	r = PyObject_CallFunctionObjArgs(cycle_setstate_real, self, own, NULL);
+	Py_DECREF(own);
+	return r;
+}
+
+static PyMethodDef cycle_setstate_def = {"__setstate__", cycle_setstate, METH_O, NULL};
+
+/* tee.__setstate__((data, index)): index at most the items data holds. */
+static PyObject *tee_setstate(PyObject *self, PyObject *state)
+{
+	PyObject *index, *red = NULL, *own = NULL, *r = NULL;
+	Py_ssize_t i, held = -1;
+
+	if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 2 ||
+	    !Py_IS_TYPE(PyTuple_GET_ITEM(state, 0), teedata_type))
+		return PyObject_CallFunctionObjArgs(tee_setstate_real, self, state, NULL);
+	if (!(index = PyNumber_Index(PyTuple_GET_ITEM(state, 1))))
+		return NULL;
+	/* the block's reduce: (class, (iterator, [items held], next block)) */
+	red = PyObject_CallOneArg(teedata_reduce, PyTuple_GET_ITEM(state, 0));
+	if (red && PyTuple_Check(red) && PyTuple_GET_SIZE(red) == 2 &&
+	    PyTuple_Check(PyTuple_GET_ITEM(red, 1)) &&
+	    PyTuple_GET_SIZE(PyTuple_GET_ITEM(red, 1)) == 3 &&
+	    PyList_Check(PyTuple_GET_ITEM(PyTuple_GET_ITEM(red, 1), 1)))
+		held = PyList_GET_SIZE(PyTuple_GET_ITEM(PyTuple_GET_ITEM(red, 1), 1));
+	else if (red)
+		PyErr_SetString(PyExc_SystemError, "itertools' tee data is not as known");
+	i = held < 0 ? -1 : PyLong_AsSsize_t(index);
+	if (held < 0 || (i == -1 && PyErr_Occurred())) {
+		if (held >= 0 && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+			PyErr_Clear();
+			i = PY_SSIZE_T_MAX; /* refused below, as too large */
+		} else {
+			goto out;
+		}
+	}
+	if (i > held) {
+		PyErr_SetString(PyExc_ValueError, "Index out of range (past the items the tee's "
+		                                  "data holds)");
+		goto out;
+	}
+	if ((own = PyTuple_Pack(2, PyTuple_GET_ITEM(state, 0), index)))
+		r = PyObject_CallFunctionObjArgs(tee_setstate_real, self, own, NULL);
+out:
+	Py_XDECREF(own);
+	Py_XDECREF(red);
+	Py_DECREF(index);
+	return r;
+}
+
+static PyMethodDef tee_setstate_def = {"__setstate__", tee_setstate, METH_O, NULL};
+
+/* combinations (0), combinations_with_replacement (1), permutations (2): a state only when
+ * they yield something (the pool and r as their own reduce gives them). */
+#define POOL_TYPES 3
+static const char *const pool_names[POOL_TYPES] = {"combinations", "combinations_with_replacement",
+                                                   "permutations"};
+static PyObject *pool_setstate_real[POOL_TYPES], *pool_reduce_real[POOL_TYPES];
+
+static PyObject *pool_setstate(int k, PyObject *self, PyObject *state)
+{
+	PyObject *red = PyObject_CallOneArg(pool_reduce_real[k], self), *args;
+	Py_ssize_t n = -1, r = -1;
+
+	/* (class, (pool, r)[, state]) */
+	args = red && PyTuple_Check(red) && PyTuple_GET_SIZE(red) >= 2 ? PyTuple_GET_ITEM(red, 1)
+	                                                               : NULL;
+	if (args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 2 &&
+	    PyTuple_Check(PyTuple_GET_ITEM(args, 0)) && PyLong_Check(PyTuple_GET_ITEM(args, 1))) {
+		n = PyTuple_GET_SIZE(PyTuple_GET_ITEM(args, 0));
+		r = PyLong_AsSsize_t(PyTuple_GET_ITEM(args, 1));
+	} else if (red) {
+		PyErr_Format(PyExc_SystemError, "itertools.%s is not as known", pool_names[k]);
+	}
+	Py_XDECREF(red);
+	if (r < 0)
+		return NULL;
+	if (k == 1 ? n == 0 && r > 0 : r > n)
+		return PyErr_Format(PyExc_ValueError,
+		                    "itertools.%s of %zd from %zd items yields nothing: it takes "
+		                    "no state",
+		                    pool_names[k], r, n);
+	return PyObject_CallFunctionObjArgs(pool_setstate_real[k], self, state, NULL);
+}
+
+static PyObject *pool_setstate_0(PyObject *self, PyObject *state)
+{
+	return pool_setstate(0, self, state);
+}
+
+static PyObject *pool_setstate_1(PyObject *self, PyObject *state)
+{
+	return pool_setstate(1, self, state);
+}
+
+static PyObject *pool_setstate_2(PyObject *self, PyObject *state)
+{
+	return pool_setstate(2, self, state);
+}
+
+static PyMethodDef pool_setstate_def[POOL_TYPES] = {
+    {"__setstate__", pool_setstate_0, METH_O, NULL},
+    {"__setstate__", pool_setstate_1, METH_O, NULL},
+    {"__setstate__", pool_setstate_2, METH_O, NULL},
+};
+
+/* The head of the cycle struct as cycle_step and cycle_reduce read it: a new cycle over a list
+ * of three has its iterator, an empty list, index 0; four steps later no iterator, the three
+ * items saved, index 1. */
+static int cycle_head_check(void)
+{
+	PyObject *items = Py_BuildValue("[sss]", "a", "b", "c"), *c, *x;
+	const struct cycle_head *h;
+	int fits = 0;
+
+	c = items ? PyObject_CallOneArg((PyObject *)cycle_type, items) : NULL;
+	if (c && cycle_type->tp_basicsize >= (Py_ssize_t)sizeof(struct cycle_head)) {
+		h = (const struct cycle_head *)c;
+		fits = h->it && h->saved && PyList_CheckExact(h->saved) &&
+		       PyList_GET_SIZE(h->saved) == 0 && h->index == 0 && h->firstpass == 0;
+		for (int i = 0; fits && i < 4; i++) {
+			x = cycle_next_real(c);
+			fits = x && x == PyList_GET_ITEM(items, i % 3);
+			Py_XDECREF(x);
+		}
+		fits = fits && !h->it && PyList_CheckExact(h->saved) &&
+		       PyList_GET_SIZE(h->saved) == 3 &&
+		       PyList_GET_ITEM(h->saved, 0) == PyList_GET_ITEM(items, 0) && h->index == 1 &&
+		       h->firstpass == 0;
+	}
+	Py_XDECREF(c);
+	Py_XDECREF(items);
+	if (fits)
+		return 0;
+	if (!PyErr_Occurred())
+		PyErr_SetString(PyExc_TypeError, "itertools.cycle's state is not as known");
+	return -1;
+}
+
+static PyTypeObject *itertools_class(PyObject *it, const char *name)
+{
+	PyObject *t = PyObject_GetAttrString(it, name);
+
+	if (t && !PyType_Check(t)) {
+		PyErr_Format(PyExc_TypeError, "itertools.%s is not as known", name);
+		Py_CLEAR(t);
+	}
+	Py_XDECREF(t); /* itertools keeps it */
+	return (PyTypeObject *)t;
+}
+
+static int itertools_states_guard(void)
+{
+	PyObject *it = PyImport_ImportModule("itertools");
+	int rc = -1;
+
+	if (!it || !(cycle_type = itertools_class(it, "cycle")) ||
+	    !(tee_type = itertools_class(it, "_tee")) ||
+	    !(teedata_type = itertools_class(it, "_tee_dataobject")))
+		goto out;
+	for (size_t i = 0; i < n_iter_types; i++)
+		if (iter_types[i].type == cycle_type) {
+			cycle_next_real = iter_types[i].real;
+			iter_types[i].real = cycle_step;
+		}
+	teedata_reduce = Py_XNewRef(PyDict_GetItemString(teedata_type->tp_dict, "__reduce__"));
+	if (!cycle_next_real || !teedata_reduce ||
+	    !PyObject_TypeCheck(teedata_reduce, &PyMethodDescr_Type)) {
+		PyErr_SetString(PyExc_TypeError, "itertools' cycle and tee are not as known");
+		goto out;
+	}
+	if (cycle_head_check() < 0 ||
+	    replace_method(cycle_type, "__reduce__", &cycle_reduce_def, &cycle_reduce_real) < 0 ||
+	    replace_method(cycle_type, "__setstate__", &cycle_setstate_def, &cycle_setstate_real) <
+	        0 ||
+	    replace_method(tee_type, "__setstate__", &tee_setstate_def, &tee_setstate_real) < 0)
+		goto out;
+	for (int k = 0; k < POOL_TYPES; k++) {
+		PyTypeObject *t = itertools_class(it, pool_names[k]);
+		if (!t)
+			goto out;
+		pool_reduce_real[k] = Py_XNewRef(PyDict_GetItemString(t->tp_dict, "__reduce__"));
+		if (!pool_reduce_real[k] ||
+		    !PyObject_TypeCheck(pool_reduce_real[k], &PyMethodDescr_Type)) {
+			PyErr_Format(PyExc_TypeError, "itertools.%s is not as known",
+			             pool_names[k]);
+			goto out;
+		}
+		if (replace_method(t, "__setstate__", &pool_setstate_def[k],
+		                   &pool_setstate_real[k]) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	Py_XDECREF(it);
+	return rc;
+}
+
 /* ---- deque.index and the text of Unicode errors ----------------------------------------- */
 
 /* deque.index compared each item without owning it: the comparison (a Decimal's asks whether
@@ -2770,9 +3052,9 @@ int pyreentry_guard(void)
 	PyTypeObject *t = &PyByteArray_Type;
 
 	if (held_operands_init() < 0 || held_binops_init() < 0 || itertools_guard() < 0 ||
-	    deque_guard() < 0 || unicode_errors_guard() < 0 || callables_guard() < 0 ||
-	    exception_groups_guard() < 0 || borrowed_fields_guard() < 0 || decimal_guard() < 0 ||
-	    compressors_guard() < 0 || odict_guard() < 0)
+	    itertools_states_guard() < 0 || deque_guard() < 0 || unicode_errors_guard() < 0 ||
+	    callables_guard() < 0 || exception_groups_guard() < 0 || borrowed_fields_guard() < 0 ||
+	    decimal_guard() < 0 || compressors_guard() < 0 || odict_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
