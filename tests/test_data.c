@@ -852,6 +852,85 @@ Test(data, object_dot_and_vdot_hold_the_items_they_multiply)
 	e2e_stop();
 }
 
+/* numpy's C entries that take an array-like (np.concatenate, where, take, a flat iterator's
+ * index, repeat, copyto, bincount, interp, broadcast, empty_like, a shape given to reshape or
+ * ndarray, a scalar type's value, an array's shape and strides and an nditer's multi_index
+ * set, and the compiled libraries' conversions through numpy's C interface, e.g.
+ * Generator.choice's p) read a list of the user's where it was while an item's
+ * attribute lookup, __index__ or __float__ emptied it: a freed item used (SIGSEGV). Each reads
+ * a private copy now: the user's list is emptied, numpy's copy is not; ordinary use answers as
+ * numpy does (the host's results). */
+Test(data, numpy_entries_read_private_copies_of_lists)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "L = []\n"
+	    "class E:\n"
+	    "    def __index__(self):\n"
+	    "        L.clear()\n"
+	    "        return 1\n"
+	    "    def __float__(self):\n"
+	    "        L.clear()\n"
+	    "        return 1.0\n"
+	    "    def __getattr__(self, name):\n"
+	    "        if name.startswith('__array'):\n"
+	    "            L.clear()\n"
+	    "        raise AttributeError(name)\n"
+	    "calls = {\n"
+	    "    'concatenate': lambda: np.concatenate([L, L]),\n"
+	    "    'where': lambda: np.where(L),\n"
+	    "    'take': lambda: np.arange(3).take(L),\n"
+	    "    'flat': lambda: np.arange(3).flat[L],\n"
+	    "    'repeat': lambda: np.arange(64).repeat(L),\n"
+	    "    'copyto': lambda: np.copyto(np.zeros(64, object), L),\n"
+	    "    'bincount': lambda: np.bincount(L),\n"
+	    "    'interp': lambda: np.interp(L, [0, 1], [0, 1]),\n"
+	    "    'broadcast': lambda: np.broadcast(L, L),\n"
+	    "    'empty_like': lambda: np.empty_like(L),\n"
+	    "    'reshape': lambda: np.arange(1).reshape(L),\n"
+	    "    'ndarray': lambda: np.ndarray(L),\n"
+	    "    'float64': lambda: np.float64(L),\n"
+	    "    'choice': lambda: np.random.default_rng(0).choice(64, p=L),\n"
+	    "    'shape': lambda: setattr(np.zeros(1), 'shape', L),\n"
+	    "    'strides': lambda: setattr(np.zeros((1,) * 8), 'strides', L),\n"
+	    "    'multi_index': lambda: setattr(np.nditer(np.zeros((2,) * 8), "
+	    "flags=['multi_index']), 'multi_index', L),\n"
+	    "}\n"
+	    "shapes = {'reshape', 'ndarray', 'shape', 'strides', 'multi_index'}\n"
+	    "seen = {}\n"
+	    "for name, f in calls.items():\n"
+	    "    for k in range(10):\n"
+	    "        L[:] = [E() for i in range(8 if name in shapes else 64)]\n"
+	    "        try:\n"
+	    "            r = f()\n"
+	    "            seen[name] = 'ok'\n"
+	    "        except Exception as e:\n"
+	    "            seen[name] = type(e).__name__\n"
+	    "a = np.arange(12).reshape(3, 4)\n"
+	    "b = a.copy()\n"
+	    "b.flat[[0, 1]] = [100, 200]\n"
+	    "ordinary = [np.concatenate([[1, 2], (3,)]).tolist(), np.where([True, False], [1, 2], "
+	    "[3, 4]).tolist(),\n"
+	    "            a.take([0, 2], axis=1).tolist(), a.flat[[1, 5]].tolist(), b[0, "
+	    ":2].tolist(),\n"
+	    "            np.bincount([0, 1, 1]).tolist(), np.interp([0.5], [0, 1], [0, "
+	    "10]).tolist(),\n"
+	    "            np.broadcast([1, 2, 3], [[1], [2]]).shape, a.reshape([4, 3]).shape, "
+	    "np.ndarray([2, 3]).shape,\n"
+	    "            float(np.float64(2.5)), str(np.dtype([('a', 'i4')])), np.ndarray.take(a, "
+	    "[1]).tolist(),\n"
+	    "            np.random.default_rng(0).choice(3, p=[0, 0, 1])]\n"
+	    "(seen, ordinary)",
+	    "[{\"concatenate\":\"ok\",\"where\":\"ok\",\"take\":\"ok\",\"flat\":\"ok\",\"repeat\":"
+	    "\"ok\",\"copyto\":\"ok\",\"bincount\":\"ok\",\"interp\":\"ok\",\"broadcast\":\"ok\","
+	    "\"empty_like\":\"ok\",\"reshape\":\"ok\",\"ndarray\":\"ok\",\"float64\":\"ok\","
+	    "\"choice\":\"ValueError\",\"shape\":\"ok\",\"strides\":\"ok\",\"multi_index\":\"ok\"},"
+	    "[[1,2,3],[1,4],[[0,2],[4,6],[8,10]],[1,5],[100,200],[1,2],[5.0],[2,3],[4,3],[2,3],2.5,"
+	    "\"[('a', '<i4')]\",[1],2]]");
+	e2e_stop();
+}
+
 /* A value set into an array was read while the conversion ran the user's code, borrowed from
  * the list or array it came from: a structured element's tuple, field by field (field 0's
  * __int__ dropped the tuple: the other fields read from a tuple of the user's that took its

@@ -116,7 +116,7 @@ static PyObject *pinned(PyObject *buffer)
 enum { ND_SHAPE, ND_DTYPE, ND_BUFFER, ND_OFFSET, ND_ARGS };
 static const char *const nd_names[ND_ARGS] = {"shape", "dtype", "buffer", "offset"};
 
-static PyObject *ndarray_new_checked(PyTypeObject *t, PyObject *args, PyObject *kw)
+static PyObject *ndarray_new_over(PyTypeObject *t, PyObject *args, PyObject *kw)
 {
 	Py_ssize_t n = args && PyTuple_Check(args) ? PyTuple_GET_SIZE(args) : 0;
 	PyObject *given[ND_ARGS] = {NULL}, *args2 = NULL, *kw2 = NULL, *r = NULL, *v, *has;
@@ -186,6 +186,29 @@ out:
 	for (int i = ND_DTYPE; i < ND_ARGS; i++)
 		Py_XDECREF(given[i]);
 	Py_XDECREF(args2);
+	Py_XDECREF(kw2);
+	return r;
+}
+
+/* The shape and strides given are read from private copies (numpy read a list of the user's
+ * where it was, across each item's __index__: below). */
+static PyObject *private_lists(PyObject *o, int depth);
+static PyObject *private_kw(PyObject *kw);
+
+static PyObject *ndarray_new_checked(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	PyObject *args2, *kw2, *r;
+
+	if (!pylayer_armed())
+		return ndarray_new_real(t, args, kw);
+	if (!(args2 = private_lists(args, 0)))
+		return NULL;
+	if (!(kw2 = private_kw(kw)) && kw) {
+		Py_DECREF(args2);
+		return NULL;
+	}
+	r = ndarray_new_over(t, args2, kw2);
+	Py_DECREF(args2);
 	Py_XDECREF(kw2);
 	return r;
 }
@@ -610,8 +633,8 @@ static const char *const array_maker_names[N_ARRAY_MAKERS] = {
     "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray"};
 static _PyCFunctionFastWithKeywords array_maker_real[N_ARRAY_MAKERS];
 
-static PyObject **private_args(PyObject *const *args, Py_ssize_t n, int *none);
-static void private_args_free(PyObject **copy, Py_ssize_t n);
+static PyObject **private_args(PyObject *const *args, Py_ssize_t n, Py_ssize_t skip, int *none);
+static void private_args_free(PyObject **copy, Py_ssize_t n, Py_ssize_t skip);
 
 static PyObject *array_made(int k, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
@@ -622,13 +645,13 @@ static PyObject *array_made(int k, PyObject *self, PyObject *const *args, Py_ssi
 
 	if (!pylayer_armed())
 		return array_maker_real[k](self, args, nargs, kwnames);
-	copy = private_args(args, n, &none);
+	copy = private_args(args, n, 0, &none);
 	if (none)
 		return array_maker_real[k](self, args, nargs, kwnames);
 	if (!copy)
 		return NULL;
 	r = array_maker_real[k](self, copy, nargs, kwnames);
-	private_args_free(copy, n);
+	private_args_free(copy, n, 0);
 	return r;
 }
 
@@ -669,6 +692,7 @@ static int array_makers_guard(PyObject *np)
 
 static int object_loops_guard(void);
 static int type_funcs_guard(void);
+static int entries_copy(PyObject *np, PyTypeObject *nd);
 
 static int numpy_guard(void)
 {
@@ -702,6 +726,8 @@ static int numpy_guard(void)
 		rc = object_loops_guard();
 	if (rc == 0)
 		rc = type_funcs_guard();
+	if (rc == 0)
+		rc = entries_copy(np, (PyTypeObject *)nd);
 	Py_DECREF(nd);
 	return rc;
 }
@@ -858,14 +884,15 @@ static const char *const ufunc_method_names[N_UFUNC_METHODS] = {"reduce", "accum
 static PyMethodDef *ufunc_method_defs[N_UFUNC_METHODS];
 static PyCFunction ufunc_method_real[N_UFUNC_METHODS];
 
-/* args (n of them) with their lists copied, or NULL (no list: *none set) */
-static PyObject **private_args(PyObject *const *args, Py_ssize_t n, int *none)
+/* args (n of them) with their lists copied (the first skip as they are), or NULL (no list:
+ * *none set) */
+static PyObject **private_args(PyObject *const *args, Py_ssize_t n, Py_ssize_t skip, int *none)
 {
 	PyObject **copy;
 	Py_ssize_t i, any = 0;
 
 	*none = 0;
-	for (i = 0; i < n && !any; i++)
+	for (i = skip; i < n && !any; i++)
 		any = PyList_Check(args[i]) || PyTuple_Check(args[i]) || PySequence_Check(args[i]);
 	if (!any) {
 		*none = 1;
@@ -875,9 +902,12 @@ static PyObject **private_args(PyObject *const *args, Py_ssize_t n, int *none)
 		PyErr_NoMemory();
 		return NULL;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < skip; i++)
+		copy[i] =
+		    args[i]; /* borrowed: a method's self gains no reference (resize counts them) */
+	for (; i < n; i++)
 		if (!(copy[i] = private_lists(args[i], 0))) {
-			while (i-- > 0)
+			while (i-- > skip)
 				Py_DECREF(copy[i]);
 			PyMem_Free(copy);
 			return NULL;
@@ -885,9 +915,9 @@ static PyObject **private_args(PyObject *const *args, Py_ssize_t n, int *none)
 	return copy;
 }
 
-static void private_args_free(PyObject **copy, Py_ssize_t n)
+static void private_args_free(PyObject **copy, Py_ssize_t n, Py_ssize_t skip)
 {
-	for (Py_ssize_t i = 0; i < n; i++)
+	for (Py_ssize_t i = skip; i < n; i++)
 		Py_DECREF(copy[i]);
 	PyMem_Free(copy);
 }
@@ -901,13 +931,13 @@ static PyObject *ufunc_call_held(PyObject *self, PyObject *const *args, size_t n
 
 	if (!pylayer_armed())
 		return ufunc_call_real(self, args, nargsf, kwnames);
-	copy = private_args(args, n, &none);
+	copy = private_args(args, n, 0, &none);
 	if (none)
 		return ufunc_call_real(self, args, nargsf, kwnames);
 	if (!copy)
 		return NULL;
 	r = ufunc_call_real(self, copy, PyVectorcall_NARGS(nargsf), kwnames);
-	private_args_free(copy, n);
+	private_args_free(copy, n, 0);
 	return r;
 }
 
@@ -923,13 +953,13 @@ static PyObject *ufunc_method(int k, PyObject *self, PyObject *const *args, Py_s
 
 	if (!pylayer_armed())
 		return real(self, args, nargs, kwnames);
-	copy = private_args(args, n, &none);
+	copy = private_args(args, n, 0, &none);
 	if (none)
 		return real(self, args, nargs, kwnames);
 	if (!copy)
 		return NULL;
 	r = real(self, copy, nargs, kwnames);
-	private_args_free(copy, n);
+	private_args_free(copy, n, 0);
 	return r;
 }
 
@@ -1365,6 +1395,874 @@ static int type_funcs_guard(void)
 	f[NP_OBJECT]->argmin = held_argmin;
 	f[NP_OBJECT]->dotfunc = held_dot;
 	return vdot_guard(m);
+}
+
+/* ---- numpy's other entry points read private copies too ------------------------------------
+ *
+ * Every C entry of numpy's that takes an array-like read a list it was given where it is while
+ * it ran the user's code on the items (the attribute lookups that find an item's shape,
+ * __index__, __float__): np.concatenate, where, copyto, bincount, interp, broadcast,
+ * empty_like, ndarray's take, searchsorted, repeat and reshape, a flat iterator's index, the
+ * shape given to ndarray(), a scalar type's value, and the compiled libraries' conversions
+ * through numpy's C interface (Cython's, f2py's, scipy's C) read a list its items emptied
+ * (SIGSEGV; a freed item used). Each is given private copies of the lists in its arguments, as
+ * np.array is (private_lists above):
+ *   - the functions of numpy's compiled modules, in place (every name for one is the same
+ *     object): the function calls the sandbox's, which calls numpy's with the copies;
+ *   - ndarray's methods: the class's dict holds the sandbox's descriptor for each;
+ *   - the constructors of the dtype, scalar, broadcast, nditer and busdaycalendar classes, and
+ *     the flat iterator's indexing;
+ *   - numpy's C interface (the table the compiled libraries call through): the conversions and
+ *     operations that take objects.
+ * numpy's dispatch to a class's own __array_function__ is kept: the list of candidates it walks
+ * is copied, the objects in it are not. */
+
+/* The function numpy's was made into calls this, its self a module of the sandbox's holding
+ * numpy's function (made again): a module, so that the function still reads, pickles and names
+ * itself as a module's function. */
+static struct PyModuleDef copied_holder_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "safepy_numpy_call",
+    .m_size = sizeof(PyObject *),
+};
+static PyObject *dispatch_fns[2]; /* numpy's implement_array_function, _get_implementing_args */
+static const Py_ssize_t dispatch_at[2] = {2, 0}; /* where each takes its list of candidates */
+
+/* The dispatch functions: their list of candidates copied, nothing else (the objects in it are
+ * what numpy asks for their own __array_function__). */
+static PyObject *dispatch_copied(int k, PyObject *real, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+	Py_ssize_t at = dispatch_at[k], n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+	PyObject *given[8], *list, *r;
+
+	if (at >= nargs || !PyList_Check(args[at]))
+		return PyObject_Vectorcall(real, args, nargs, kwnames);
+	if (n > 8) {
+		PyErr_SetString(PyExc_TypeError, "too many arguments");
+		return NULL;
+	}
+	memcpy(given, args, (size_t)n * sizeof(*given));
+	if (!(list = PyList_GetSlice(args[at], 0, PyList_GET_SIZE(args[at]))))
+		return NULL;
+	given[at] = list;
+	r = PyObject_Vectorcall(real, given, nargs, kwnames);
+	Py_DECREF(list);
+	return r;
+}
+
+static PyObject *function_copied(PyObject *holder, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+	Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+	PyObject *real = *(PyObject **)PyModule_GetState(holder), **copy, *r;
+	int none;
+
+	if (!pylayer_armed())
+		return PyObject_Vectorcall(real, args, nargs, kwnames);
+	for (int k = 0; k < 2; k++)
+		if (real == dispatch_fns[k])
+			return dispatch_copied(k, real, args, nargs, kwnames);
+	copy = private_args(args, n, 0, &none);
+	if (none)
+		return PyObject_Vectorcall(real, args, nargs, kwnames);
+	if (!copy)
+		return NULL;
+	r = PyObject_Vectorcall(real, copy, nargs, kwnames);
+	private_args_free(copy, n, 0);
+	return r;
+}
+
+static PyMethodDef function_copied_def = {"copied", (PyCFunction)(void (*)(void))function_copied,
+                                          METH_FASTCALL | METH_KEYWORDS, NULL};
+static vectorcallfunc function_copied_vectorcall;
+
+/* f, one of numpy's C functions, calls numpy's with private copies from now on. */
+static int function_copies(PyObject *f)
+{
+	PyCFunctionObject *c = (PyCFunctionObject *)f;
+	PyObject *holder, *real;
+	PyMethodDef *def;
+
+	if (c->m_ml->ml_meth == function_copied_def.ml_meth)
+		return 0;
+	if (c->m_ml->ml_flags & (METH_METHOD | METH_CLASS | METH_STATIC)) {
+		PyErr_Format(PyExc_RuntimeError, "numpy's %s is not as known", c->m_ml->ml_name);
+		return -1;
+	}
+	if (!(def = PyMem_RawMalloc(sizeof(*def)))) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	holder = PyModule_Create(&copied_holder_def);
+	real = holder ? PyCFunction_NewEx(c->m_ml, c->m_self, c->m_module) : NULL;
+	if (!real) {
+		Py_XDECREF(holder);
+		PyMem_RawFree(def);
+		return -1;
+	}
+	*(PyObject **)PyModule_GetState(holder) = real; /* the holder keeps it */
+	*def = function_copied_def;
+	def->ml_name = c->m_ml->ml_name;
+	def->ml_doc = c->m_ml->ml_doc;
+	c->m_ml = def;
+	Py_XSETREF(c->m_self, holder);
+	c->vectorcall = function_copied_vectorcall;
+	return 0;
+}
+
+/* The C functions of numpy's compiled modules but those given copies already (the array makers)
+ * and those that take no array-like. */
+static int functions_copy(void)
+{
+	static const char *const modules[] = {"numpy.core._multiarray_umath",
+	                                      "numpy.fft._pocketfft_internal"};
+	static const char *const skip[] = {"array",
+	                                   "asarray",
+	                                   "asanyarray",
+	                                   "ascontiguousarray",
+	                                   "asfortranarray",
+	                                   "add_docstring",
+	                                   "_add_newdoc_ufunc",
+	                                   "_reload_guard",
+	                                   NULL};
+	PyObject *probe = PyCFunction_New(&function_copied_def, NULL),
+	         *mods = PyImport_GetModuleDict();
+
+	if (!probe)
+		return -1;
+	function_copied_vectorcall = ((PyCFunctionObject *)probe)->vectorcall;
+	Py_DECREF(probe);
+	for (size_t i = 0; i < sizeof(modules) / sizeof(*modules); i++) {
+		PyObject *m = PyDict_GetItemString(mods, modules[i]), *d, *key, *value;
+		Py_ssize_t pos = 0;
+		if (!m)
+			continue;
+		d = PyModule_GetDict(m);
+		if (i == 0) {
+			dispatch_fns[0] = PyDict_GetItemString(d, "implement_array_function");
+			dispatch_fns[1] = PyDict_GetItemString(d, "_get_implementing_args");
+			if (!dispatch_fns[0] || !dispatch_fns[1] ||
+			    !PyCFunction_Check(dispatch_fns[0]) ||
+			    !PyCFunction_Check(dispatch_fns[1])) {
+				PyErr_SetString(PyExc_RuntimeError,
+				                "numpy's dispatch is not as known");
+				return -1;
+			}
+		}
+		while (PyDict_Next(d, &pos, &key, &value)) {
+			const char *name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+			int skipped = 0;
+			if (!PyCFunction_CheckExact(value) || !name)
+				continue;
+			for (const char *const *s = skip; *s && !skipped; s++)
+				skipped = strcmp(*s, name) == 0;
+			if (skipped)
+				continue;
+			if (i == 0 && (value == dispatch_fns[0] || value == dispatch_fns[1])) {
+				/* they are called as numpy's own from now on */
+				PyObject *was = value;
+				if (function_copies(was) < 0)
+					return -1;
+				dispatch_fns[was == dispatch_fns[0] ? 0 : 1] =
+				    *(PyObject **)PyModule_GetState(
+				        ((PyCFunctionObject *)was)->m_self);
+				continue;
+			}
+			if (function_copies(value) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* ndarray's methods: the class's dict holds one of these for each, calling numpy's descriptor
+ * with the arguments after self copied. */
+typedef struct {
+	PyObject_HEAD PyObject *real; /* numpy's method descriptor */
+	vectorcallfunc vectorcall;
+} copied_method;
+
+static PyObject *method_copied(PyObject *self, PyObject *const *args, size_t nargsf,
+                               PyObject *kwnames)
+{
+	PyObject *real = ((copied_method *)self)->real, **copy, *r;
+	Py_ssize_t nargs = PyVectorcall_NARGS(nargsf),
+	           n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+	int none;
+
+	if (!pylayer_armed() || nargs < 1)
+		return PyObject_Vectorcall(real, args, nargsf, kwnames);
+	copy = private_args(args, n, 1, &none);
+	if (none)
+		return PyObject_Vectorcall(real, args, nargsf, kwnames);
+	if (!copy)
+		return NULL;
+	r = PyObject_Vectorcall(real, copy, nargs, kwnames);
+	private_args_free(copy, n, 1);
+	return r;
+}
+
+static PyObject *method_bind(PyObject *self, PyObject *obj, PyObject *type)
+{
+	(void)type;
+	if (!obj || obj == Py_None)
+		return Py_NewRef(self);
+	return PyMethod_New(self, obj);
+}
+
+/* What the descriptor says of itself is numpy's. */
+static PyObject *method_says(PyObject *self, void *name)
+{
+	return PyObject_GetAttrString(((copied_method *)self)->real, name);
+}
+
+static PyObject *method_repr(PyObject *self)
+{
+	return PyObject_Repr(((copied_method *)self)->real);
+}
+
+static PyObject *method_reduce(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	return PyObject_CallMethod(((copied_method *)self)->real, "__reduce__", NULL);
+}
+
+static PyGetSetDef method_getset[] = {
+    {"__name__", method_says, NULL, NULL, "__name__"},
+    {"__qualname__", method_says, NULL, NULL, "__qualname__"},
+    {"__doc__", method_says, NULL, NULL, "__doc__"},
+    {"__objclass__", method_says, NULL, NULL, "__objclass__"},
+    {"__text_signature__", method_says, NULL, NULL, "__text_signature__"},
+    {NULL},
+};
+
+static PyMethodDef method_methods[] = {
+    {"__reduce__", method_reduce, METH_NOARGS, NULL},
+    {NULL},
+};
+
+static PyTypeObject copied_method_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "method_descriptor",
+    .tp_basicsize = sizeof(copied_method),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_METHOD_DESCRIPTOR | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(copied_method, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = method_bind,
+    .tp_repr = method_repr,
+    .tp_getset = method_getset,
+    .tp_methods = method_methods,
+    .tp_doc = "A method of numpy's, given private copies of the lists in its arguments.",
+};
+
+static int methods_copy(PyTypeObject *t)
+{
+	PyObject *items, *key, *value;
+	Py_ssize_t pos = 0;
+	int rc = 0;
+
+	if (PyType_Ready(&copied_method_type) < 0 || !(items = PyDict_Copy(t->tp_dict)))
+		return -1;
+	while (rc == 0 && PyDict_Next(items, &pos, &key, &value)) {
+		copied_method *m;
+		if (!PyUnicode_Check(key) || !PyObject_TypeCheck(value, &PyMethodDescr_Type) ||
+		    PyUnicode_READ_CHAR(key, 0) == '_')
+			continue;
+		if (!(m = PyObject_New(copied_method, &copied_method_type))) {
+			rc = -1;
+			break;
+		}
+		m->real = Py_NewRef(value);
+		m->vectorcall = method_copied;
+		rc = PyDict_SetItem(t->tp_dict, key, (PyObject *)m);
+		Py_DECREF(m);
+	}
+	Py_DECREF(items);
+	PyType_Modified(t);
+	return rc;
+}
+
+/* The constructors: numpy's tp_new (or tp_init), by class, reached from the class made or its
+ * nearest base that has one of numpy's own. */
+#define N_MADE_COPIED 96
+static struct {
+	PyTypeObject *t;
+	newfunc new;
+	initproc init;
+} made_copied[N_MADE_COPIED];
+static int n_made_copied;
+
+static PyObject *private_kw(PyObject *kw)
+{
+	PyObject *copy, *key, *value;
+	Py_ssize_t pos = 0;
+
+	if (!kw || !PyDict_Check(kw))
+		return Py_XNewRef(kw);
+	if (!(copy = PyDict_New()))
+		return NULL;
+	while (PyDict_Next(kw, &pos, &key, &value)) {
+		PyObject *c = private_lists(value, 0);
+		if (!c || PyDict_SetItem(copy, key, c) < 0) {
+			Py_XDECREF(c);
+			Py_DECREF(copy);
+			return NULL;
+		}
+		Py_DECREF(c);
+	}
+	return copy;
+}
+
+static int made_real(PyTypeObject *t, newfunc *new, initproc *init)
+{
+	for (; t; t = t->tp_base)
+		for (int i = 0; i < n_made_copied; i++)
+			if (made_copied[i].t == t &&
+			    (new ? made_copied[i].new != NULL : made_copied[i].init != NULL)) {
+				if (new)
+					*new = made_copied[i].new;
+				else
+					*init = made_copied[i].init;
+				return 0;
+			}
+	PyErr_SetString(PyExc_RuntimeError, "a class of numpy's without its constructor");
+	return -1;
+}
+
+static PyObject *new_copied(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	PyObject *args2, *kw2, *r;
+	newfunc real;
+
+	if (made_real(t, &real, NULL) < 0)
+		return NULL;
+	if (!pylayer_armed())
+		return real(t, args, kw);
+	if (!(args2 = private_lists(args, 0)))
+		return NULL;
+	if (!(kw2 = private_kw(kw)) && kw) {
+		Py_DECREF(args2);
+		return NULL;
+	}
+	r = real(t, args2, kw2);
+	Py_DECREF(args2);
+	Py_XDECREF(kw2);
+	return r;
+}
+
+static int init_copied(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *args2, *kw2;
+	initproc real;
+	int rc;
+
+	if (made_real(Py_TYPE(self), NULL, &real) < 0)
+		return -1;
+	if (!pylayer_armed())
+		return real(self, args, kw);
+	if (!(args2 = private_lists(args, 0)))
+		return -1;
+	if (!(kw2 = private_kw(kw)) && kw) {
+		Py_DECREF(args2);
+		return -1;
+	}
+	rc = real(self, args2, kw2);
+	Py_DECREF(args2);
+	Py_XDECREF(kw2);
+	return rc;
+}
+
+static int replace_init(PyTypeObject *t, void *arg)
+{
+	initproc *pair = arg;
+
+	if (t->tp_init == pair[0]) {
+		t->tp_init = pair[1];
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
+/* t and the classes below it that take its constructor: copies first. Each class with one of
+ * its own is entered (walked from the top, so a class below finds its base's). */
+static int made_copies(PyTypeObject *t, void *init)
+{
+	int own = init ? t->tp_init && t->tp_init != init_copied &&
+	                     t->tp_init != PyBaseObject_Type.tp_init
+	               : t->tp_new && t->tp_new != new_copied;
+
+	if (!own)
+		return 0;
+	if (n_made_copied == N_MADE_COPIED) {
+		PyErr_SetString(PyExc_RuntimeError, "too many of numpy's classes");
+		return -1;
+	}
+	made_copied[n_made_copied].t = t;
+	if (init) {
+		initproc pair[2] = {t->tp_init, init_copied};
+		made_copied[n_made_copied++].init = t->tp_init;
+		return pyguard_walk(t, replace_init, pair) < 0 ? -1 : 0;
+	}
+	made_copied[n_made_copied++].new = t->tp_new;
+	return pyguard_replace_new(t, t->tp_new, new_copied) < 0 ? -1 : 0;
+}
+
+/* A flat iterator's index (and what is assigned through it). */
+static binaryfunc flat_subscript_real;
+static objobjargproc flat_assign_real;
+
+static PyObject *flat_subscript_copied(PyObject *self, PyObject *key)
+{
+	PyObject *r;
+
+	if (!pylayer_armed() || PyLong_Check(key) || PySlice_Check(key))
+		return flat_subscript_real(self, key);
+	if (!(key = private_lists(key, 0)))
+		return NULL;
+	r = flat_subscript_real(self, key);
+	Py_DECREF(key);
+	return r;
+}
+
+static int flat_assign_copied(PyObject *self, PyObject *key, PyObject *value)
+{
+	int rc;
+
+	if (!pylayer_armed())
+		return flat_assign_real(self, key, value);
+	if (!(key = private_lists(key, 0)))
+		return -1;
+	if (value && !(value = private_lists(value, 0))) {
+		Py_DECREF(key);
+		return -1;
+	}
+	Py_INCREF(self);
+	rc = flat_assign_real(self, key, value);
+	Py_DECREF(self);
+	Py_XDECREF(value);
+	Py_DECREF(key);
+	return rc;
+}
+
+/* numpy's C interface, the entries that take objects (their positions in the table of numpy
+ * 1.x's C interface). A copy that fails leaves what the entry would have stolen released. */
+static void **np_api;
+enum {
+	API_CONVERT_COMMON = 56,
+	API_FROM_ANY = 69,
+	API_ENSURE_ARRAY = 70,
+	API_ENSURE_ANY_ARRAY = 71,
+	API_COPY_OBJECT = 84,
+	API_CHECK_FROM_ANY = 108,
+	API_TAKE = 124,
+	API_PUT = 125,
+	API_CHOOSE = 128,
+	API_SEARCH_SORTED = 131,
+	API_INTP_FROM_SEQUENCE = 167,
+	API_CONCATENATE = 168,
+	API_INNER = 169,
+	API_MATRIX_PRODUCT = 170,
+	API_DESCR_CONVERTER = 174,
+	API_DESCR_CONVERTER2 = 175,
+	API_INTP_CONVERTER = 176,
+	API_WHERE = 185,
+	API_LEXSORT = 189,
+	API_MATRIX_PRODUCT2 = 280,
+	API_ENTRIES = 300,
+};
+#define N_API_COPIED 20
+static void *api_real[API_ENTRIES];
+
+/* A private copy of o (NULL stays NULL) into *copy: 0, or -1 with the error. */
+static int api_copy(PyObject *o, PyObject **copy)
+{
+	if (!o || !pylayer_armed()) {
+		*copy = Py_XNewRef(o);
+		return 0;
+	}
+	return (*copy = private_lists(o, 0)) ? 0 : -1;
+}
+
+typedef PyObject *(*api_from_any_fn)(PyObject *, PyObject *, int, int, int, PyObject *);
+
+static PyObject *api_from_any_copied(int k, PyObject *op, PyObject *descr, int min, int max,
+                                     int flags, PyObject *context)
+{
+	PyObject *c, *r;
+
+	if (api_copy(op, &c) < 0) {
+		Py_XDECREF(descr); /* stolen */
+		return NULL;
+	}
+	r = ((api_from_any_fn)api_real[k])(c, descr, min, max, flags, context);
+	Py_XDECREF(c);
+	return r;
+}
+
+static PyObject *api_from_any(PyObject *op, PyObject *descr, int min, int max, int flags,
+                              PyObject *context)
+{
+	return api_from_any_copied(API_FROM_ANY, op, descr, min, max, flags, context);
+}
+
+static PyObject *api_check_from_any(PyObject *op, PyObject *descr, int min, int max, int flags,
+                                    PyObject *context)
+{
+	return api_from_any_copied(API_CHECK_FROM_ANY, op, descr, min, max, flags, context);
+}
+
+/* EnsureArray and EnsureAnyArray steal op. */
+static PyObject *api_ensure_copied(int k, PyObject *op)
+{
+	PyObject *c;
+
+	if (api_copy(op, &c) < 0) {
+		Py_XDECREF(op);
+		return NULL;
+	}
+	Py_XDECREF(op);
+	return ((PyObject * (*)(PyObject *)) api_real[k])(c);
+}
+
+static PyObject *api_ensure_array(PyObject *op)
+{
+	return api_ensure_copied(API_ENSURE_ARRAY, op);
+}
+
+static PyObject *api_ensure_any_array(PyObject *op)
+{
+	return api_ensure_copied(API_ENSURE_ANY_ARRAY, op);
+}
+
+/* The converters (object, out) */
+static int api_converter_copied(int k, PyObject *o, void *out)
+{
+	PyObject *c;
+	int rc;
+
+	if (api_copy(o, &c) < 0)
+		return 0; /* a converter's failure */
+	rc = ((int (*)(PyObject *, void *))api_real[k])(c, out);
+	Py_XDECREF(c);
+	return rc;
+}
+
+static int api_intp_converter(PyObject *o, void *out)
+{
+	return api_converter_copied(API_INTP_CONVERTER, o, out);
+}
+
+static int api_descr_converter(PyObject *o, void *out)
+{
+	return api_converter_copied(API_DESCR_CONVERTER, o, out);
+}
+
+static int api_descr_converter2(PyObject *o, void *out)
+{
+	return api_converter_copied(API_DESCR_CONVERTER2, o, out);
+}
+
+static int api_intp_from_sequence(PyObject *o, void *vals, int n)
+{
+	PyObject *c;
+	int rc;
+
+	if (api_copy(o, &c) < 0)
+		return -1;
+	rc = ((int (*)(PyObject *, void *, int))api_real[API_INTP_FROM_SEQUENCE])(c, vals, n);
+	Py_XDECREF(c);
+	return rc;
+}
+
+static void *api_convert_common(PyObject *o, int *n)
+{
+	PyObject *c;
+	void *r;
+
+	if (api_copy(o, &c) < 0)
+		return NULL;
+	r = ((void *(*)(PyObject *, int *))api_real[API_CONVERT_COMMON])(c, n);
+	Py_XDECREF(c);
+	return r;
+}
+
+static int api_copy_object(PyObject *dest, PyObject *src)
+{
+	PyObject *c;
+	int rc;
+
+	if (api_copy(src, &c) < 0)
+		return -1;
+	rc = ((int (*)(PyObject *, PyObject *))api_real[API_COPY_OBJECT])(dest, c);
+	Py_XDECREF(c);
+	return rc;
+}
+
+/* (object, int): Concatenate, LexSort */
+static PyObject *api_object_int(int k, PyObject *o, int axis)
+{
+	PyObject *c, *r;
+
+	if (api_copy(o, &c) < 0)
+		return NULL;
+	r = ((PyObject * (*)(PyObject *, int)) api_real[k])(c, axis);
+	Py_XDECREF(c);
+	return r;
+}
+
+static PyObject *api_concatenate(PyObject *o, int axis)
+{
+	return api_object_int(API_CONCATENATE, o, axis);
+}
+
+static PyObject *api_lexsort(PyObject *o, int axis)
+{
+	return api_object_int(API_LEXSORT, o, axis);
+}
+
+/* (a, b, c) of objects, c NULL for the two-argument ones: Inner, MatrixProduct(2), Where */
+static PyObject *api_three(int k, int n, PyObject *a, PyObject *b, PyObject *x)
+{
+	PyObject *c[3] = {NULL}, *r = NULL;
+
+	if (api_copy(a, &c[0]) == 0 && api_copy(b, &c[1]) == 0 && api_copy(x, &c[2]) == 0)
+		r = n == 2 ? ((PyObject * (*)(PyObject *, PyObject *)) api_real[k])(c[0], c[1])
+		           : ((PyObject * (*)(PyObject *, PyObject *, PyObject *))
+		                  api_real[k])(c[0], c[1], c[2]);
+	for (int i = 0; i < 3; i++)
+		Py_XDECREF(c[i]);
+	return r;
+}
+
+static PyObject *api_inner(PyObject *a, PyObject *b)
+{
+	return api_three(API_INNER, 2, a, b, NULL);
+}
+
+static PyObject *api_matrix_product(PyObject *a, PyObject *b)
+{
+	return api_three(API_MATRIX_PRODUCT, 2, a, b, NULL);
+}
+
+static PyObject *api_matrix_product2(PyObject *a, PyObject *b, PyObject *out)
+{
+	PyObject *c[2] = {NULL}, *r = NULL;
+
+	if (api_copy(a, &c[0]) == 0 && api_copy(b, &c[1]) == 0)
+		r = ((PyObject * (*)(PyObject *, PyObject *, PyObject *))
+		         api_real[API_MATRIX_PRODUCT2])(c[0], c[1], out);
+	Py_XDECREF(c[0]);
+	Py_XDECREF(c[1]);
+	return r;
+}
+
+static PyObject *api_where(PyObject *cond, PyObject *x, PyObject *y)
+{
+	return api_three(API_WHERE, 3, cond, x, y);
+}
+
+static PyObject *api_take(PyObject *self, PyObject *indices, int axis, PyObject *out, int mode)
+{
+	PyObject *c, *r;
+
+	if (api_copy(indices, &c) < 0)
+		return NULL;
+	r = ((PyObject * (*)(PyObject *, PyObject *, int, PyObject *, int))
+	         api_real[API_TAKE])(self, c, axis, out, mode);
+	Py_XDECREF(c);
+	return r;
+}
+
+static PyObject *api_put(PyObject *self, PyObject *values, PyObject *indices, int mode)
+{
+	PyObject *c[2] = {NULL}, *r = NULL;
+
+	if (api_copy(values, &c[0]) == 0 && api_copy(indices, &c[1]) == 0)
+		r = ((PyObject * (*)(PyObject *, PyObject *, PyObject *, int))
+		         api_real[API_PUT])(self, c[0], c[1], mode);
+	Py_XDECREF(c[0]);
+	Py_XDECREF(c[1]);
+	return r;
+}
+
+static PyObject *api_choose(PyObject *self, PyObject *op, PyObject *out, int mode)
+{
+	PyObject *c, *r;
+
+	if (api_copy(op, &c) < 0)
+		return NULL;
+	r = ((PyObject * (*)(PyObject *, PyObject *, PyObject *, int))
+	         api_real[API_CHOOSE])(self, c, out, mode);
+	Py_XDECREF(c);
+	return r;
+}
+
+static PyObject *api_search_sorted(PyObject *self, PyObject *op, int side, PyObject *perm)
+{
+	PyObject *c[2] = {NULL}, *r = NULL;
+
+	if (api_copy(op, &c[0]) == 0 && api_copy(perm, &c[1]) == 0)
+		r = ((PyObject * (*)(PyObject *, PyObject *, int, PyObject *))
+		         api_real[API_SEARCH_SORTED])(self, c[0], side, c[1]);
+	Py_XDECREF(c[0]);
+	Py_XDECREF(c[1]);
+	return r;
+}
+
+static int api_copies(void)
+{
+	static const struct {
+		int at;
+		void *fn;
+	} entries[N_API_COPIED] = {
+	    {API_CONVERT_COMMON, (void *)api_convert_common},
+	    {API_FROM_ANY, (void *)api_from_any},
+	    {API_ENSURE_ARRAY, (void *)api_ensure_array},
+	    {API_ENSURE_ANY_ARRAY, (void *)api_ensure_any_array},
+	    {API_COPY_OBJECT, (void *)api_copy_object},
+	    {API_CHECK_FROM_ANY, (void *)api_check_from_any},
+	    {API_TAKE, (void *)api_take},
+	    {API_PUT, (void *)api_put},
+	    {API_CHOOSE, (void *)api_choose},
+	    {API_SEARCH_SORTED, (void *)api_search_sorted},
+	    {API_INTP_FROM_SEQUENCE, (void *)api_intp_from_sequence},
+	    {API_CONCATENATE, (void *)api_concatenate},
+	    {API_INNER, (void *)api_inner},
+	    {API_MATRIX_PRODUCT, (void *)api_matrix_product},
+	    {API_DESCR_CONVERTER, (void *)api_descr_converter},
+	    {API_DESCR_CONVERTER2, (void *)api_descr_converter2},
+	    {API_INTP_CONVERTER, (void *)api_intp_converter},
+	    {API_WHERE, (void *)api_where},
+	    {API_LEXSORT, (void *)api_lexsort},
+	    {API_MATRIX_PRODUCT2, (void *)api_matrix_product2},
+	};
+	PyObject *m =
+	    PyDict_GetItemString(PyImport_GetModuleDict(), "numpy.core._multiarray_umath");
+	PyObject *cap = m ? PyObject_GetAttrString(m, "_ARRAY_API") : NULL;
+
+	np_api = cap && PyCapsule_CheckExact(cap) ? PyCapsule_GetPointer(cap, NULL) : NULL;
+	Py_XDECREF(cap);
+	/* The table as known: its types where numpy 1.x puts them. */
+	if (!np_api || np_api[2] != (void *)ndarray_type || np_api[3] != (void *)np_dtype) {
+		PyErr_SetString(PyExc_RuntimeError, "numpy's C interface is not as known");
+		return -1;
+	}
+	for (int i = 0; i < N_API_COPIED; i++) {
+		int at = entries[i].at;
+		if (np_api[at] == entries[i].fn)
+			continue;
+		api_real[at] = np_api[at];
+		np_api[at] = entries[i].fn;
+	}
+	return 0;
+}
+
+/* The attributes set with a value numpy reads (ndarray's shape and strides, an nditer's
+ * multi_index...): each of numpy's setters is given a private copy. The descriptor's closure
+ * carries numpy's pair. */
+struct setter_copied {
+	getter get;
+	setter set;
+	void *closure;
+};
+
+static PyObject *getter_copied(PyObject *self, void *closure)
+{
+	struct setter_copied *s = closure;
+
+	return s->get(self, s->closure);
+}
+
+static int setter_copied(PyObject *self, PyObject *value, void *closure)
+{
+	struct setter_copied *s = closure;
+	int rc;
+
+	if (!pylayer_armed() || !value)
+		return s->set(self, value, s->closure);
+	if (!(value = private_lists(value, 0)))
+		return -1;
+	rc = s->set(self, value, s->closure);
+	Py_DECREF(value);
+	return rc;
+}
+
+static int setters_copy(PyTypeObject *t)
+{
+	PyObject *key, *value;
+	Py_ssize_t pos = 0;
+
+	while (PyDict_Next(t->tp_dict, &pos, &key, &value)) {
+		PyGetSetDescrObject *d = (PyGetSetDescrObject *)value;
+		struct setter_copied *s;
+		PyGetSetDef *def;
+		if (!PyObject_TypeCheck(value, &PyGetSetDescr_Type) || !d->d_getset->set ||
+		    d->d_getset->set == setter_copied)
+			continue;
+		if (!(def = PyMem_RawMalloc(sizeof(*def) + sizeof(*s)))) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		s = (struct setter_copied *)(def + 1);
+		s->get = d->d_getset->get;
+		s->set = d->d_getset->set;
+		s->closure = d->d_getset->closure;
+		*def = *d->d_getset;
+		def->get = s->get ? getter_copied : NULL;
+		def->set = setter_copied;
+		def->closure = s;
+		d->d_getset = def;
+	}
+	return 0;
+}
+
+static int entries_copy(PyObject *np, PyTypeObject *nd)
+{
+	static const char *const made[][2] = {
+	    {"dtype", NULL},    {"generic", NULL},          {"broadcast", NULL},
+	    {"nditer", "init"}, {"busdaycalendar", "init"},
+	};
+	PyObject *flat = PyObject_GetAttrString(np, "flatiter");
+	PyTypeObject *ft = flat && PyType_Check(flat) ? (PyTypeObject *)flat : NULL;
+
+	if (!ft || !ft->tp_as_mapping || !ft->tp_as_mapping->mp_subscript ||
+	    !ft->tp_as_mapping->mp_ass_subscript) {
+		Py_XDECREF(flat);
+		PyErr_SetString(PyExc_RuntimeError, "numpy's flat iterator is not as known");
+		return -1;
+	}
+	if (ft->tp_as_mapping->mp_subscript != flat_subscript_copied) {
+		flat_subscript_real = ft->tp_as_mapping->mp_subscript;
+		flat_assign_real = ft->tp_as_mapping->mp_ass_subscript;
+		ft->tp_as_mapping->mp_subscript = flat_subscript_copied;
+		ft->tp_as_mapping->mp_ass_subscript = flat_assign_copied;
+	}
+	Py_DECREF(flat); /* numpy keeps it */
+	for (size_t i = 0; i < sizeof(made) / sizeof(*made); i++) {
+		PyObject *t = PyObject_GetAttrString(np, made[i][0]);
+		int rc = t && PyType_Check(t)
+		             ? pyguard_walk((PyTypeObject *)t, made_copies,
+		                            made[i][1] ? (void *)init_copied : NULL)
+		             : -1;
+		Py_XDECREF(t);
+		if (rc < 0) {
+			if (!PyErr_Occurred())
+				PyErr_Format(PyExc_RuntimeError, "numpy.%s is not as known",
+				             made[i][0]);
+			return -1;
+		}
+	}
+	if (functions_copy() < 0 || methods_copy(nd) < 0 || setters_copy(nd) < 0 ||
+	    setters_copy(ft) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(made) / sizeof(*made); i++) {
+		PyObject *t = PyObject_GetAttrString(np, made[i][0]);
+		int rc = t && PyType_Check(t) ? setters_copy((PyTypeObject *)t) : -1;
+		Py_XDECREF(t);
+		if (rc < 0)
+			return -1;
+	}
+	return api_copies();
 }
 
 /* ---- numpy's generators over a bit generator ----------------------------------------------
