@@ -353,6 +353,72 @@ Test(data, figures_save_as_pdf_svg_and_eps)
 	e2e_stop();
 }
 
+/* rcParams['pdf.fonttype'] = 42 (TrueType embedded, text editable in the PDF) failed every
+ * savefig with a PermissionError naming the font's file (the backend stat'ed it to log its
+ * size). The PDF is made now, as the host's matplotlib makes it: the fonts embedded as
+ * /FontFile2 in CID fonts, none as Type 3; the default Type 3 still embeds no TrueType.
+ * ps.fonttype 42 has matplotlib's C converter read a temporary file, which a worker cannot
+ * make: it says so instead of naming the font. input() exists in data mode too. */
+Test(data, pdf_with_truetype_fonts_is_made)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok(
+	    "import io, re, matplotlib\nimport matplotlib.pyplot as plt\n"
+	    "def pdf(fonttype, save):\n"
+	    "    matplotlib.rcParams['pdf.fonttype'] = fonttype\n"
+	    "    fig, ax = plt.subplots()\n"
+	    "    ax.plot([1, 2, 3])\n    ax.set_title('Hello $x^2$')\n"
+	    "    b = io.BytesIO()\n"
+	    "    (plt.savefig if save == 'plt' else fig.savefig)(b, format='pdf')\n"
+	    "    plt.close(fig)\n"
+	    "    b = b.getvalue()\n"
+	    "    return [b[:5].decode(), b.count(b'/FontFile2'), b.count(b'/CIDFontType2'),\n"
+	    "            b.count(b'/Type3'), len(set(re.findall(rb'/BaseFont /(\\w+)', b)))]\n"
+	    "[pdf(42, 'fig'), pdf(42, 'plt'), pdf(3, 'fig')]");
+	e2e_assert_result(r, "pdf.fonttype",
+	                  "[[\"%PDF-\",2,2,0,2],[\"%PDF-\",2,2,0,2],[\"%PDF-\",0,0,2,2]]");
+	r = e2e_expect_error("import io, matplotlib\nimport matplotlib.pyplot as plt\n"
+	                     "matplotlib.rcParams['ps.fonttype'] = 42\nplt.plot([1])\n"
+	                     "plt.savefig(io.BytesIO(), format='ps')",
+	                     "RuntimeError");
+	cr_assert(strstr(mcpc_json(r), "ps.fonttype 3 (the default)"), "%s", mcpc_json(r));
+	e2e_expect_result("import io, matplotlib\nimport matplotlib.pyplot as plt\n"
+	                  "matplotlib.rcParams['ps.fonttype'] = 3\nplt.plot([1])\n"
+	                  "b = io.BytesIO()\nplt.savefig(b, format='ps')\nplt.close('all')\n"
+	                  "b.getvalue()[:4].decode()",
+	                  "\"%!PS\"");
+	e2e_expect_result("try:\n    input('x')\nexcept EOFError as e:\n    r = str(e)\n"
+	                  "'without a console' in r",
+	                  "true");
+	e2e_stop();
+}
+
+/* The traceback of an error in pandas showed its frames without their source lines (a worker
+ * opens no file). They are shown now, as CPython shows them, read by the supervisor from the
+ * installed package as a late import would be; frames of compiled code show none, as
+ * CPython's. */
+Test(data, traceback_shows_library_source_lines)
+{
+	json_object *r;
+	const char *tb;
+
+	start_data(NULL);
+	r = e2e_expect_error("import pandas as pd\npd.DataFrame({'a': [1]})['b']", "KeyError");
+	tb = mcpc_err_str(r, "traceback");
+	cr_assert(tb && strstr(tb, "/pandas/core/frame.py\", line 3807, in __getitem__\n"
+	                           "    indexer = self.columns.get_loc(key)\n  File \""),
+	          "%s", mcpc_json(r));
+	cr_assert(strstr(tb, "/pandas/core/indexes/base.py\", line 3804, in get_loc\n"
+	                     "    raise KeyError(key) from err\nKeyError: 'b'\n"),
+	          "%s", mcpc_json(r));
+	cr_assert(strstr(tb, ", in pandas._libs.index.IndexEngine.get_loc\n  File \""), "%s",
+	          mcpc_json(r));
+	e2e_expect_result("import pandas as pd\npd.DataFrame({'a': [1]})['a'].tolist()", "[1]");
+	e2e_stop();
+}
+
 /* What data code writes every day, each of which failed in a worker: a value set on a frame
  * taken from another (pandas asked gc.get_referents), time zones by name (their files),
  * bold or serif text and an integral in a figure (matplotlib rebuilt its font list from the
@@ -1108,6 +1174,232 @@ Test(data, library_state_changed_after_it_was_made_is_checked)
 	    "r",
 	    "[\"ValueError\",[128],\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
 	    "[0.0,1.0,2.0,3.0,4.0,5.0,0.0,0.0],6.25,2.666667,[1.0,3.0,5.0],[1.0,2.0],45.0]");
+	e2e_stop();
+}
+
+/* pandas' SAS7BDAT reader parses rows with a compiled class (pandas.io.sas.sas7bdat.Parser, no
+ * bounds checks) that takes its whole state from the object it is given: Parser(fake).read(1)
+ * wrote chosen bytes at a chosen offset from its buffer (a bytearray's length set to 2**62: any
+ * memory read and written, the sandbox escaped); a real reader's fields and a crafted file's
+ * compressed rows do the same. SAS7BDAT files are now not read in the sandbox: the class (made,
+ * or initialised again) and pd.read_sas of a .sas7bdat refuse with the reason; a SAS XPORT
+ * file is read as before. */
+Test(data, sas7bdat_files_are_not_read)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io, struct, numpy as np, pandas as pd\n"
+	    "from pandas.io.sas import sas7bdat\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "Parser = sas7bdat.Parser\n"
+	    "target = bytearray(b'A' * 32)\n"
+	    "chunk = np.zeros((1, 64 << 20), np.uint8)\n"
+	    "dist = id(target) + 16 - np.byte_bounds(chunk)[0]\n"
+	    "class Fake:\n"
+	    "    header_length = column_count = 1\n"
+	    "    row_length = _subheader_pointer_length = 8\n"
+	    "    _page_bit_offset = _current_row_in_file_index = _current_row_on_page_index = 0\n"
+	    "    byte_order, compression, _byte_chunk = '<', b'', chunk\n"
+	    "    _string_chunk = np.empty((1, 1), object)\n"
+	    "    _current_row_in_chunk_index = dist // 8\n"
+	    "    _cached_page = bytes(8) + (1 << 62).to_bytes(8, 'little')\n"
+	    "    _current_page_type, _current_page_block_count, row_count = 0x100, 99, 1\n"
+	    "    _current_page_data_subheader_pointers, _current_page_subheaders_count = [], 0\n"
+	    "    def column_data_lengths(self): return np.array([8], np.int64)\n"
+	    "    def column_data_offsets(self): return np.array([0], np.int64)\n"
+	    "    def column_types(self): return np.array([b'd'], 'S1')\n"
+	    "    def _read_next_page(self): return True\n"
+	    "r = [t(lambda: Parser(Fake()).read(1)), len(target),\n"
+	    "     t(lambda: Parser.__init__(Parser.__new__(Parser), Fake())),\n"
+	    "     t(lambda: pd.read_sas(io.BytesIO(bytes(4096)), format='sas7bdat'))]\n"
+	    "# a SAS XPORT file is read as before\n"
+	    "def rec(s):\n"
+	    "    return s.ljust(80).encode()\n"
+	    "H = 'HEADER RECORD*******%s HEADER RECORD!!!!!!!'\n"
+	    "ns = struct.pack('>hhhh8s40s8shhh2s8shhl52s', 1, 0, 8, 1, b'X'.ljust(8), b' ' * 40, "
+	    "b' ' * 8,\n"
+	    "                 0, 0, 0, b'  ', b' ' * 8, 0, 0, 0, b' ' * 52)\n"
+	    "xpt = (rec(H % 'LIBRARY' + '0' * 30) + rec('SAS     SAS     SASLIB') + rec('') +\n"
+	    "       rec(H % 'MEMBER ' + '0' * 17 + '16' + '0' * 8 + '140') + rec(H % 'DSCRPTR' + "
+	    "'0' * 30) +\n"
+	    "       rec('SAS     DATA') + rec('') + rec(H % 'NAMESTR' + '0' * 6 + '0001') +\n"
+	    "       ns.ljust(160, b' ') + rec(H % 'OBS    ' + '0' * 30) +\n"
+	    "       bytes.fromhex('4110000000000000 4120000000000000').ljust(80, b' '))\n"
+	    "r.append(pd.read_sas(io.BytesIO(xpt), format='xport')['X'].tolist())\n"
+	    "r",
+	    "[\"NotImplementedError\",32,\"NotImplementedError\",\"NotImplementedError\",[1.0,2.0]"
+	    "]");
+	e2e_stop();
+}
+
+/* read_csv's C parser took the length of a chunk its source's read() returned from the chunk's
+ * __len__: a bytes subclass claiming more than it holds had the tokenizer read past its data
+ * (other objects' memory parsed into the frame, or SIGSEGV). The parser now reads through an
+ * object that hands it each chunk as an exact bytes or str; ordinary sources read as before. */
+Test(data, read_csv_chunks_are_read_as_they_are)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io, pandas as pd\n"
+	    "class Long(bytes):\n"
+	    "    def __len__(self):\n"
+	    "        return 1 << 16\n"
+	    "class Plain(bytes):\n"
+	    "    pass\n"
+	    "class Text(str):\n"
+	    "    pass\n"
+	    "class F:\n"
+	    "    def __init__(self, *chunks):\n"
+	    "        self.chunks = list(chunks)\n"
+	    "    def read(self, size=-1):\n"
+	    "        return self.chunks.pop(0) if self.chunks else b''\n"
+	    "    def __iter__(self):\n"
+	    "        return iter([])\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "r = [t(lambda: pd.read_csv(F(Long(b'x\\n1\\n2\\n')), engine='c')['x'].tolist())]\n"
+	    "# ordinary use answers as before\n"
+	    "r.append(pd.read_csv(F(Plain(b'x,y\\n1,'), b'2\\n3,4\\n'))[['x', "
+	    "'y']].values.tolist())\n"
+	    "r.append(pd.read_csv(F(Text('a\\n5\\n')), encoding='utf-8')['a'].tolist())\n"
+	    "r.append(pd.read_csv(io.StringIO('p;q\\n1;x\\n2;y\\n'), sep=';').to_dict('list'))\n"
+	    "r.append([len(c) for c in pd.read_csv(io.BytesIO(b'v\\n' + b'1\\n' * 10), "
+	    "chunksize=4)])\n"
+	    "r",
+	    "[[1,2],[[1,2],[3,4]],[5],{\"p\":[1,2],\"q\":[\"x\",\"y\"]},[4,4,2]]");
+	e2e_stop();
+}
+
+/* The C parser class itself (reachable as the type of a reader's engine's parser) read its
+ * source when made, through the same read() as read_csv's: a chunk of a bytes subclass with a
+ * long __len__ was read past its data. It reads through the object read_csv's wrapper uses; its
+ * attributes are pandas' to set (the parser kept skiprows' callable without holding it: setting
+ * it freed the callable in use). */
+Test(data, the_csv_parser_made_directly_reads_exact_chunks)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io, pandas as pd\n"
+	    "TR = type(pd.read_csv(io.StringIO('x\\n1\\n'), iterator=True)._engine._reader)\n"
+	    "class Long(bytes):\n"
+	    "    def __len__(self):\n"
+	    "        return 1 << 16\n"
+	    "class F:\n"
+	    "    def __init__(self, *chunks):\n"
+	    "        self.chunks = list(chunks)\n"
+	    "    def read(self, size=-1):\n"
+	    "        return self.chunks.pop(0) if self.chunks else b''\n"
+	    "def cols(tr):\n"
+	    "    d = tr.read()\n"
+	    "    return {str(k): [str(x) for x in v] for k, v in sorted(d.items())}\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "r = [t(lambda: cols(TR(F(Long(b'x\\n1\\n2\\n')), header=0))), cols(TR(F(b'a,b\\n1,', "
+	    "b'2\\n3,4\\n')))]\n"
+	    "tr = TR(F(b'x\\n1\\n'), skiprows=lambda i: False)\n"
+	    "try:\n"
+	    "    tr.skiprows = None\n"
+	    "    r.append('set')\n"
+	    "except Exception as e:\n"
+	    "    r.append(type(e).__name__)\n"
+	    "r",
+	    "[{\"0\":[\"1\",\"2\"]},{\"0\":[\"1\",\"3\"],\"1\":[\"2\",\"4\"]},\"AttributeError\"]");
+	e2e_stop();
+}
+
+/* calculate_variable_window_bounds (compiled, no bounds checks; pandas.core.indexers.objects
+ * names it) read index[num_values - 1] for any num_values (SIGSEGV, memory read), and an index
+ * that is not monotonic made a window's end go below 0 and read before the index. Its
+ * arguments are now checked (one index value per value, monotonic); offset windows answer as
+ * before. */
+Test(data, variable_window_bounds_are_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "from pandas.core.indexers import objects\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "cvwb = objects.calculate_variable_window_bounds\n"
+	    "r = [t(lambda: cvwb(1 << 40, 1, None, False, 'right', np.zeros(1, np.int64))),\n"
+	    "     t(lambda: cvwb(4096, 1, None, False, 'left', np.append(-np.arange(1, 4096), "
+	    "0))),\n"
+	    "     t(lambda: objects.VariableWindowIndexer(index_array=np.zeros(2, np.int64),\n"
+	    "                                             window_size=1).get_window_bounds(1 << "
+	    "30))]\n"
+	    "# ordinary use answers as before\n"
+	    "s = pd.Series(range(6), index=pd.date_range('2024-01-01', periods=6, freq='12H'))\n"
+	    "d = pd.DataFrame({'t': pd.date_range('2024-01-05', periods=4, freq='-1D'), 'v': "
+	    "range(4)})\n"
+	    "r += [s.rolling('1D').sum().tolist(), s.rolling('1D', "
+	    "closed='left').sum().tolist()[1:],\n"
+	    "      s.rolling('1D', center=True).sum().tolist(), d.rolling('2D', "
+	    "on='t').sum()['v'].tolist(),\n"
+	    "      [a.tolist() for a in cvwb(3, 2, None, False, 'right', np.array([1, 2, 3], "
+	    "np.int64))]]\n"
+	    "r",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",[0.0,1.0,3.0,5.0,7.0,9.0],[0.0,1.0,3.0,"
+	    "5.0,7.0],[1.0,3.0,5.0,7.0,9.0,5.0],[0.0,1.0,3.0,5.0],[[0,0,1],[1,2,3]]]");
+	e2e_stop();
+}
+
+/* hash_object_array (behind pd.util.hash_array and hash_pandas_object) read what a str
+ * subclass's encode() returned as a bytes, unchecked: a float answered had its value read as
+ * the length to hash (memory past it read through the hashes, or SIGSEGV). It now hashes a
+ * str subclass's own characters (an ordinary subclass hashes as before); the hashes of
+ * ordinary frames and arrays are the host's. */
+Test(data, object_hashes_read_exact_strings)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import struct, numpy as np, pandas as pd\n"
+	    "from pandas.core.util import hashing\n"
+	    "class Evil(str):\n"
+	    "    def encode(self, *a):\n"
+	    "        return struct.unpack('<d', struct.pack('<q', 1 << 40))[0]\n"
+	    "class Plain(str):\n"
+	    "    pass\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "key = '0123456789123456'\n"
+	    "x = int(hashing.hash_object_array(np.array(['x'], object), key)[0])\n"
+	    "r = [int(hashing.hash_object_array(np.array([Evil('x')], object), key)[0]) == x,\n"
+	    "     t(lambda: hashing.hash_object_array(np.array(['x'], object), Evil(key))),\n"
+	    "     t(lambda: pd.util.hash_array(np.array([Evil('x')], object)).tolist())]\n"
+	    "# ordinary use answers as before\n"
+	    "df = pd.DataFrame({'a': ['x', 'y', None], 'b': [1.0, np.nan, 3], 'c': [(1, 2), (3,), "
+	    "(4, 5)]})\n"
+	    "r += [[hex(h) for h in pd.util.hash_pandas_object(df)],\n"
+	    "      [hex(h) for h in pd.util.hash_array(np.array([Plain('x'), b'x', np.nan, (1, "
+	    "'a')], object))],\n"
+	    "      [hex(h) for h in pd.util.hash_array(np.array(['a', 'b'], object), "
+	    "categorize=False,\n"
+	    "                                          hash_key='abcdefghijklmnop')],\n"
+	    "      t(lambda: hashing.hash_object_array(np.array([1.5], object), "
+	    "'0123456789123456'))]\n"
+	    "r",
+	    "[true,\"TypeError\",[7869353157402288317],[\"0xedb74d0ec4309460\","
+	    "\"0x3eee8ae546cb739b\","
+	    "\"0xe44b11422b77c78\"],[\"0x6d358f00c70fe0bd\",\"0x6d358f00c70fe0bd\","
+	    "\"0xffffffffffffffff\","
+	    "\"0xb051856f55b0724\"],[\"0x85996f7fe235b2fc\",\"0xd1cdfc22545cbd6e\"],"
+	    "\"TypeError\"]");
 	e2e_stop();
 }
 

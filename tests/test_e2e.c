@@ -904,8 +904,9 @@ Test(run_python, ordinary_dunders_work)
 
 Test(run_python, forbidden_builtins_are_name_errors)
 {
-	static const char *const names[] = {"open",       "eval",    "exec",   "compile", "input",
-	                                    "breakpoint", "globals", "locals", "vars"};
+	/* input() is there, and raises EOFError; globals(), locals() and vars() answer a snapshot
+	 * of the code's own names (test_pylayer.c). */
+	static const char *const names[] = {"open", "eval", "exec", "compile", "breakpoint"};
 	char code[2048] = "missing = []\n";
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -917,8 +918,7 @@ Test(run_python, forbidden_builtins_are_name_errors)
 	}
 	strcat(code, "missing");
 	e2e_start(NULL);
-	e2e_expect_result(code, "[\"open\",\"eval\",\"exec\",\"compile\",\"input\",\"breakpoint\","
-	                        "\"globals\",\"locals\",\"vars\"]");
+	e2e_expect_result(code, "[\"open\",\"eval\",\"exec\",\"compile\",\"breakpoint\"]");
 	e2e_expect_error("open('/etc/passwd')", "NameError");
 	e2e_stop();
 }

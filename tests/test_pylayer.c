@@ -270,6 +270,115 @@ Test(pylayer, help_prints_an_objects_documentation)
 	e2e_stop();
 }
 
+/* input() was a NameError (the builtin is removed: it would read the worker's stdin), and code
+ * written for a console calls it. It exists now and raises EOFError, as input() does with
+ * nothing to read, saying to put the value in the code; it reads nothing and prints no prompt,
+ * so code that catches it goes on with its default. */
+Test(pylayer, input_raises_eoferror_saying_to_put_the_value_in_the_code)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("try:\n    name = input('Name: ')\nexcept EOFError as e:\n    why = str(e)\n"
+	           "    name = 'Ada'\nprint('hello', name)\n"
+	           "[name, 'without a console' in why, 'put the value in the code' in why]");
+	e2e_assert_result(r, "input", "[\"Ada\",true,true]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "hello Ada\n", "%s", mcpc_json(r));
+	r = e2e_expect_error("x = int(input())", "EOFError");
+	cr_assert(strstr(mcpc_json(r), "without a console"), "%s", mcpc_json(r));
+	e2e_expect_error("input('a', 'b')", "TypeError");
+	e2e_stop();
+}
+
+/* globals(), locals() and vars() were NameErrors (the builtins are removed: called from C under
+ * a library's frame they answer that frame's namespace, and a writable namespace of the user's
+ * takes keys its statements cannot write), and code written for notebooks asks
+ * `'df' not in globals()`. They answer a snapshot of the code's own names now (read-only at the
+ * top level, without dunder names); a library calling one as a callback is refused, and
+ * vars(object) says what to use instead. */
+Test(pylayer, globals_and_locals_answer_a_snapshot_of_the_codes_own_names)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import dataclasses\n"
+	    "x = 1\n"
+	    "r = ['x' in globals(), 'df' not in globals(), globals()['x'], '__builtins__' in "
+	    "globals(), sorted(k for k in globals() if not k.startswith('_'))[:3]]\n"
+	    "try:\n"
+	    "    globals()['y'] = 2\n"
+	    "except TypeError as e:\n"
+	    "    r.append('TypeError')\n"
+	    "def f(a, b=2):\n"
+	    "    c = a + b\n"
+	    "    return locals()\n"
+	    "r.append(f(1))\n"
+	    "r.append(vars() == globals())\n"
+	    "try:\n"
+	    "    vars(f)\n"
+	    "except TypeError as e:\n"
+	    "    r.append(str(e)[:40])\n"
+	    "@dataclasses.dataclass\n"
+	    "class D:\n"
+	    "    g: object = dataclasses.field(default_factory=globals)\n"
+	    "try:\n"
+	    "    D()\n"
+	    "    r.append('lib got names')\n"
+	    "except RuntimeError as e:\n"
+	    "    r.append(str(e))\n"
+	    "r\n"
+	    "import contextlib\n"
+	    "try:\n"
+	    "    with contextlib.ExitStack() as st:\n"
+	    "        st.callback(globals)\n"
+	    "    r.append('lib got names')\n"
+	    "except RuntimeError as e:\n"
+	    "    r.append(str(e))\n"
+	    "r",
+	    "[true,true,1,false,[\"dataclasses\",\"x\"],\"TypeError\",{\"a\":1,\"b\":2,\"c\":3},"
+	    "true,\"vars(object) is not available in the san\",\"lib got names\",\"globals() "
+	    "answers the code's own names, not those of a library calling it\"]");
+	e2e_stop();
+}
+
+/* The traceback of an error raised in library code named the library frames' files and lines
+ * but showed no source there (a worker opens no file), where CPython shows each line. The
+ * call's error shows them now, the source asked of the supervisor as a late import asks for a
+ * module (the installed module files only, nothing the code names); the user's own lines are
+ * as before, and the traceback module's text is unchanged. */
+Test(pylayer, traceback_shows_library_source_lines)
+{
+	json_object *r;
+	const char *tb;
+
+	e2e_start(NULL);
+	r = e2e_expect_error("import json\njson.loads('{')", "json.decoder.JSONDecodeError");
+	tb = mcpc_err_str(r, "traceback");
+	cr_assert(tb && strstr(tb, "  File \"<code>\", line 2, in <module>\n"
+	                           "    json.loads('{')\n  File \""),
+	          "%s", mcpc_json(r));
+	cr_assert(strstr(tb, "/json/__init__.py\", line 346, in loads\n"
+	                     "    return _default_decoder.decode(s)\n  File \""),
+	          "%s", mcpc_json(r));
+	cr_assert(strstr(tb, "/json/decoder.py\", line 353, in raw_decode\n"
+	                     "    obj, end = self.scan_once(s, idx)\n"
+	                     "json.decoder.JSONDecodeError: Expecting property name enclosed in "
+	                     "double quotes: line 1 column 2 (char 1)\n"),
+	          "%s", mcpc_json(r));
+	r = e2e_expect_error("def f(x):\n    return int(x)\nf('a')", "ValueError");
+	cr_assert_str_eq(mcpc_err_str(r, "traceback"),
+	                 "Traceback (most recent call last):\n"
+	                 "  File \"<code>\", line 3, in <module>\n    f('a')\n"
+	                 "  File \"<code>\", line 2, in f\n    return int(x)\n"
+	                 "ValueError: invalid literal for int() with base 10: 'a'\n",
+	                 "%s", mcpc_json(r));
+	e2e_expect_result("import json, traceback\ntry:\n    json.loads('[')\n"
+	                  "except ValueError:\n    t = traceback.format_exc()\n"
+	                  "['in raw_decode' in t, t.splitlines()[-1]]",
+	                  "[true,\"json.decoder.JSONDecodeError: Expecting value: line 1 column 2 "
+	                  "(char 1)\"]");
+	e2e_stop();
+}
+
 /* logging as scripts use it: basicConfig, loggers, levels, formats, exceptions with their
  * tracebacks, a record that cannot be formatted; without logging.config (it builds any object
  * a name names), logging.handlers (sockets, processes, files) or currentframe (a frame). */

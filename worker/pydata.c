@@ -2625,6 +2625,67 @@ static int inits_check(PyObject *g)
 	return 0;
 }
 
+/* pydata.py's checks of C classes that take their arguments in tp_new (Cython's __cinit__,
+ * run before any __init__), {class: check}: while armed, a class (or one beneath it) is made
+ * with the arguments its check returns. */
+#define NEW_CHECKED_MAX 8
+static struct {
+	PyTypeObject *type;
+	newfunc real;
+	PyObject *check;
+} new_checked[NEW_CHECKED_MAX];
+static int n_new_checked;
+
+static PyObject *new_checked_call(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	for (int i = 0; i < n_new_checked; i++) {
+		PyObject *r, *a, *k, *made;
+		if (!PyType_IsSubtype(t, new_checked[i].type))
+			continue;
+		if (!pylayer_armed())
+			return new_checked[i].real(t, args, kw);
+		r = PyObject_CallFunctionObjArgs(new_checked[i].check, args ? args : Py_None,
+		                                 kw ? kw : Py_None, NULL);
+		if (!r)
+			return NULL;
+		if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||
+		    !PyTuple_Check(a = PyTuple_GET_ITEM(r, 0)) ||
+		    ((k = PyTuple_GET_ITEM(r, 1)) != Py_None && !PyDict_Check(k))) {
+			Py_DECREF(r);
+			PyErr_SetString(PyExc_SystemError,
+			                "a constructor check answered no arguments");
+			return NULL;
+		}
+		made = new_checked[i].real(t, a, k == Py_None ? NULL : k);
+		Py_DECREF(r);
+		return made;
+	}
+	PyErr_SetString(PyExc_SystemError, "a checked constructor of an unknown class");
+	return NULL;
+}
+
+static int news_check(PyObject *g)
+{
+	PyObject *checks = PyDict_GetItemString(g, "new_checks"), *key, *value;
+	Py_ssize_t pos = 0;
+
+	while (checks && PyDict_Next(checks, &pos, &key, &value)) {
+		PyTypeObject *t = (PyTypeObject *)key;
+		if (!PyType_Check(key) || !t->tp_new || t->tp_new == new_checked_call ||
+		    n_new_checked == NEW_CHECKED_MAX) {
+			PyErr_SetString(PyExc_TypeError,
+			                "a constructor check is not for a C class");
+			return -1;
+		}
+		new_checked[n_new_checked].type = t;
+		new_checked[n_new_checked].real = t->tp_new;
+		new_checked[n_new_checked++].check = Py_NewRef(value);
+		if (pyguard_replace_new(t, t->tp_new, new_checked_call) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* pydata.py's methods for C classes (their dicts: the classes are immutable), {(class, name):
  * function}: a method found there runs instead of the C one. */
 static int types_patch(PyObject *g)
@@ -2835,9 +2896,9 @@ int pydata_init(void)
 	Py_DECREF(r);
 	prepare = PyDict_GetItemString(g, "prepare");
 	r = prepare ? PyObject_CallNoArgs(prepare) : NULL;
-	if (!r || types_patch(g) < 0 || inits_check(g) < 0 || numpy_guard() < 0 ||
-	    fortran_guard() < 0 || random_guard() < 0 || library_attrs_guard(g) < 0 ||
-	    pair_items_guard(g) < 0 || mat_reader_guard(g) < 0)
+	if (!r || types_patch(g) < 0 || inits_check(g) < 0 || news_check(g) < 0 ||
+	    numpy_guard() < 0 || fortran_guard() < 0 || random_guard() < 0 ||
+	    library_attrs_guard(g) < 0 || pair_items_guard(g) < 0 || mat_reader_guard(g) < 0)
 		goto out;
 	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");
 	if (pyplot) {

@@ -44,6 +44,7 @@ type_patches = {}
 # Checks of a C class's constructor arguments while armed, {class: check(args, kwargs) -> (args,
 # kwargs) to construct with} (pydata.c).
 init_checks = {}
+new_checks = {}  # {C class: check(args, kw) -> (args, kw)}, for classes made in tp_new
 # Attributes of C classes given to library code only, [(class, name)] (pydata.c: the user's
 # code reading one is refused).
 library_only = []
@@ -647,6 +648,11 @@ def _pandas():
     _read_html(pd)
     _pandas_takes(np)
     _window_bounds(np)
+    _variable_window_bounds(np)
+    _sas_reader()
+    _csv_reads()
+    _csv_memory_map()
+    _object_hashes(np)
     _group_codes(np)
     _group_kernels(np)
     _groupby_kernels(np)
@@ -1030,6 +1036,203 @@ def _window_bounds(np):
 
     _get_window_indexer.__doc__ = own.__doc__
     rolling.BaseWindow._get_window_indexer = _get_window_indexer
+
+
+def _variable_window_bounds(np):
+    """calculate_variable_window_bounds(num_values, window_size, min_periods, center, closed,
+    index) (compiled, no bounds checks; named by pandas.core.indexers.objects, whose
+    VariableWindowIndexer calls it) trusted num_values against the index: num_values past its
+    length read index[num_values - 1] and the values after it (any memory, SIGSEGV). An index
+    that is not monotonic (or whose values differ by 2**63 or more) made a window's end go
+    below 0 and read the index backwards, past its start. It is checked first, wherever it is
+    named: the index a 1-D array of int64, one value per value, monotonic, its span below
+    2**63; the scalars converted here (so no code of the user's runs inside)."""
+    import operator
+    from pandas._libs.window import indexers
+
+    real = indexers.calculate_variable_window_bounds
+
+    def calculate_variable_window_bounds(num_values, window_size, min_periods, center, closed,
+                                         index):
+        num_values = operator.index(num_values)
+        window_size = operator.index(window_size)
+        center = bool(center)
+        if closed is not None:
+            if not isinstance(closed, str):
+                raise TypeError('closed should be a str or None')
+            closed = str.__getitem__(closed, slice(None))
+        index = np.asarray(index)
+        if index.ndim != 1 or index.dtype != np.int64:
+            raise TypeError('the index should be a 1-D array of int64')
+        index = np.ascontiguousarray(index)
+        if num_values > 0:
+            if num_values != len(index):
+                raise ValueError('num_values (%d) should be the length of the index (%d)'
+                                 % (num_values, len(index)))
+            d = np.diff(index)
+            if not ((d >= 0).all() or (d <= 0).all()):
+                raise ValueError('the index should be monotonic')
+            if int(index.max()) - int(index.min()) >= 1 << 63:
+                raise ValueError('the index values should differ by less than 2**63')
+        return real(num_values, window_size, min_periods, center, closed, index)
+
+    calculate_variable_window_bounds.__doc__ = real.__doc__
+    calculate_variable_window_bounds.__module__ = getattr(real, '__module__', None)
+    _replace_everywhere(real, calculate_variable_window_bounds)
+
+
+def _sas_reader():
+    """pandas' SAS7BDAT reader parses a file's rows with a compiled class
+    (pandas.io.sas._sas.Parser, no bounds checks) that takes its whole state from the object it
+    is given (any object: column lengths and offsets, the output buffers, the row counters, the
+    page bytes) and writes at the offsets they give, unchecked: Parser(fake).read(1) wrote
+    chosen bytes at a chosen address (the sandbox escaped). A real reader's fields are the
+    user's too (set between reads), and its decompressors write where a crafted file says.
+    SAS7BDAT files are not read in the sandbox: the reader (pd.read_sas of a .sas7bdat, or
+    SAS7BDATReader) and the compiled class refuse, with the reason. SAS XPORT files (.xpt,
+    read in Python) are read as before."""
+    from pandas.io.sas import _sas, sas7bdat
+
+    why = ("SAS7BDAT files are not read in the sandbox: pandas' compiled reader of them "
+           "writes where the file's layout says, unchecked. Save the data as CSV or SAS "
+           "XPORT (.xpt, which pd.read_sas reads) outside the sandbox.")
+
+    def refused(*args, **kwargs):
+        raise NotImplementedError(why)
+
+    def made(args, kwargs):
+        refused()
+
+    def __init__(self, *args, **kwargs):
+        refused()
+
+    # Parser(obj), and Parser.__init__(p, obj) on one made with Parser.__new__ (the class's
+    # own __init__ in its dict runs the C initialiser directly).
+    init_checks[_sas.Parser] = made
+    type_patches[(_sas.Parser, '__init__')] = refused
+    __init__.__doc__ = sas7bdat.SAS7BDATReader.__init__.__doc__
+    sas7bdat.SAS7BDATReader.__init__ = __init__
+
+
+def _csv_reads():
+    """read_csv's C parser reads its source through the source's read(): a chunk that was a
+    bytes of the user's subclass had its length taken from its __len__, and the tokenizer read
+    that many bytes from the chunk's data (other objects' memory parsed into the frame, or
+    SIGSEGV past the mapping). pandas' C parser wrapper (read_csv, read_table, and their
+    iterators) now reads through an object whose read() answers the source's chunk as an
+    exact bytes or str (a copy of a subclass's own data); what else read() answers is
+    handed on as it is (the parser refuses it)."""
+    from pandas.io.parsers import c_parser_wrapper
+
+    class ExactReads:
+        __slots__ = ('source',)
+
+        def __init__(self, source):
+            self.source = source
+
+        def read(self, *args):
+            r = self.source.read(*args)
+            if type(r) is bytes or type(r) is str:
+                return r
+            if isinstance(r, bytes):
+                return bytes.__getitem__(r, slice(None))
+            if isinstance(r, str):
+                return str.__getitem__(r, slice(None))
+            return r
+
+    own = c_parser_wrapper.CParserWrapper.__init__
+
+    def __init__(self, src, **kwds):
+        own(self, ExactReads(src), **kwds)
+
+    __init__.__doc__ = own.__doc__
+    c_parser_wrapper.CParserWrapper.__init__ = __init__
+
+    # The C parser class itself (reachable as a name of the wrapper's module) reads its
+    # source when it is made: it reads through the same object. Its attributes are set by
+    # pandas only: the parser keeps skiprows' callable without holding it.
+    reader = c_parser_wrapper.parsers.TextReader
+
+    def made(args, kw):
+        if args and hasattr(args[0], 'read') and type(args[0]) is not ExactReads:
+            args = (ExactReads(args[0]),) + tuple(args[1:])
+        elif kw and 'source' in kw and hasattr(kw['source'], 'read'):
+            kw = dict(kw, source=ExactReads(kw['source']))
+        return tuple(args), kw
+
+    new_checks[reader] = made
+    library_only.extend((reader, n) for n, v in vars(reader).items()
+                        if type(v).__name__ == 'getset_descriptor' and v.__set__ is not None)
+
+
+def _csv_memory_map():
+    """read_csv(memory_map=True) (and read_table, read_fwf) mapped the file with mmap, which
+    the sandbox refuses: the call failed with "mmap.__new__ is not allowed". memory_map only
+    makes pandas read the same bytes another way: the file is now read as without it."""
+    from pandas.io import common
+
+    real = common._maybe_memory_map
+
+    def _maybe_memory_map(handle, memory_map, *args, **kwargs):
+        return real(handle, False, *args, **kwargs)
+
+    _replace_everywhere(real, _maybe_memory_map)
+
+
+def _object_hashes(np):
+    """hash_object_array(arr, key, encoding) (compiled; behind pd.util.hash_array,
+    hash_pandas_object and pandas.core.util.hashing) took each item's bytes from
+    item.encode(encoding) (or str(item).encode(...) for None, NaN and tuples) and read that
+    result as a bytes without looking at its type: a str subclass whose encode() answered a
+    float had the float's value read as the length of bytes to hash (memory past the object
+    read through the hashes, or SIGSEGV), and an array's own __len__ gave the number of items
+    read. It now gets a private 1-D object array of exact str (a str subclass's own
+    characters; str() of None, NaN and tuples, as the function makes them), exact bytes and
+    the items it refuses: an ordinary str subclass hashes as before."""
+    from pandas._libs import hashing
+
+    real = hashing.hash_object_array
+    plain = (str, bytes, type(None))
+
+    def exact(s):
+        return s if type(s) is str else str.__getitem__(s, slice(None))
+
+    def is_nan(v):
+        if isinstance(v, (float, np.floating)):
+            f = float(v)
+            return f != f
+        if isinstance(v, (complex, np.complexfloating)):
+            c = complex(v)
+            return c != c
+        return False
+
+    def item(v):
+        if type(v) in plain:
+            return v
+        if isinstance(v, bytes):
+            return bytes.__getitem__(v, slice(None))
+        if isinstance(v, str):
+            return exact(v)
+        if is_nan(v) or isinstance(v, tuple):
+            if isinstance(v, tuple):
+                hash(v)
+            s = str(v)
+            return exact(s) if isinstance(s, str) else s
+        return v  # refused by the function (not a str, bytes or null)
+
+    def hash_object_array(arr, key, encoding='utf8'):
+        # (the key and encoding: exact str, or refused there)
+        if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype != object:
+            return real(arr, key, encoding)  # refused there, before any item is read
+        vals = np.array(arr, dtype=object, copy=True, subok=False)
+        if not set(map(type, vals)) <= set(plain):
+            for i, v in enumerate(vals):
+                vals[i] = item(v)
+        return real(vals, key, encoding)
+
+    hash_object_array.__doc__ = real.__doc__
+    hash_object_array.__module__ = getattr(real, '__module__', None)
+    _replace_everywhere(real, hash_object_array)
 
 
 def _pandas_takes(np):
@@ -3457,6 +3660,39 @@ def _fonts_in_memory(mpl):
         fm._cached_realpath(path)
 
 
+def _type42_fonts():
+    """rcParams['pdf.fonttype'] = 42 (the font embedded as TrueType, its text editable) failed
+    every PDF: the backend embeds a subset of the font, which is made from memory, but first
+    logs the size of the font's file, and a worker cannot stat it (PermissionError naming the
+    font). The PDF backend's embedTTF runs with an os of its own whose stat answers the size
+    of the fonts in memory. ps.fonttype 42 has matplotlib's C code read the subset from a
+    temporary file, which a worker cannot make: it says so and what to use instead, rather
+    than failing on the font's path."""
+    import os
+    import types
+    from matplotlib.backends import backend_pdf, backend_ps
+
+    def stat(path):
+        blob = _font_files.get(os.fsdecode(path))
+        return os.stat(path) if blob is None else types.SimpleNamespace(st_size=len(blob))
+
+    embed = backend_pdf.PdfFile.embedTTF
+    names = dict(vars(backend_pdf))
+    names['os'] = types.SimpleNamespace(stat=stat)
+    made = types.FunctionType(embed.__code__, names, embed.__name__, embed.__defaults__,
+                              embed.__closure__)
+    made.__doc__, made.__qualname__ = embed.__doc__, embed.__qualname__
+    backend_pdf.PdfFile.embedTTF = made
+
+    def _font_to_ps_type42(font_path, chars, fh):
+        raise RuntimeError("PostScript with rcParams['ps.fonttype'] = 42 is not available in "
+                           "the sandbox (matplotlib's converter reads the font from a temporary "
+                           "file); use ps.fonttype 3 (the default), or save as PDF with "
+                           "rcParams['pdf.fonttype'] = 42")
+
+    _replace_everywhere(backend_ps._font_to_ps_type42, _font_to_ps_type42)
+
+
 def _tri_checks():
     """matplotlib's Triangulation checks its triangles when it is made, but they stay a plain
     array (tr.triangles), and the C++ triangulation made from it later kept a view of the same
@@ -3670,6 +3906,7 @@ def _matplotlib():
 
     _ft2font_checks()
     _fonts_in_memory(mpl)
+    _type42_fonts()
     _triangulation()
     _agg_checks()
     # Its configuration and cache directories are known now; a worker's environment does not

@@ -12,6 +12,7 @@
 static int serving;             /* a call runs: modules may be asked for */
 static PyObject *real_builtins; /* the interpreter's builtins dict (borrowed, lives forever) */
 static PyObject *roots;         /* {top-level package: its directory}, outside the stdlib */
+static char *stdlib_path;       /* the standard library's directory (os.__file__'s) */
 
 /* The served modules whose code runs now (imports nest): namespace and code, borrowed. */
 #define LOADING_MAX 64
@@ -272,12 +273,76 @@ int pyimport_init(void)
 		goto out;
 	}
 	Py_INCREF(roots);
+	{
+		PyObject *std = PyDict_GetItemString(g, "stdlib");
+		const char *p = std && PyUnicode_Check(std) ? PyUnicode_AsUTF8(std) : NULL;
+		stdlib_path = p ? strdup(p) : NULL;
+		PyErr_Clear();
+	}
 	rc = 0;
 out:
 	Py_XDECREF(r);
 	Py_XDECREF(code);
 	Py_XDECREF(g); /* the finder's functions keep it */
 	return rc;
+}
+
+char *pyimport_library_source(const char *path)
+{
+	const char *rest = NULL, *top = NULL, *std = stdlib_path;
+	char name[256], *reply = NULL;
+	size_t n, len = 0, rlen = 0, plen;
+	int status = 0;
+	PyObject *key, *val;
+	Py_ssize_t pos = 0;
+
+	if (!serving || !path || path[0] != '/')
+		return NULL;
+	/* The file's dotted name, from the directory it lies beneath: a package's, else the
+	 * standard library's (package directories lie outside it). */
+	while (roots && !rest && PyDict_Next(roots, &pos, &key, &val)) {
+		const char *k = PyUnicode_AsUTF8(key), *v = PyUnicode_AsUTF8(val);
+		size_t vl = v ? strlen(v) : 0;
+		if (k && v && strncmp(path, v, vl) == 0 && path[vl] == '/') {
+			top = k;
+			rest = path + vl + 1;
+		}
+	}
+	PyErr_Clear();
+	if (!rest && std && strncmp(path, std, strlen(std)) == 0 && path[strlen(std)] == '/')
+		rest = path + strlen(std) + 1;
+	n = rest ? strlen(rest) : 0;
+	if (n < 3 || strcmp(rest + n - 3, ".py") != 0)
+		return NULL;
+	n -= 3;
+	if (n == 8 && strncmp(rest, "__init__", 8) == 0)
+		n = 0; /* a package's own __init__.py */
+	else if (n > 9 && strncmp(rest + n - 9, "/__init__", 9) == 0)
+		n -= 9;
+	if (top) {
+		len = strlen(top);
+		if (len + 1 + n >= sizeof(name))
+			return NULL;
+		memcpy(name, top, len);
+		if (n)
+			name[len++] = '.';
+	}
+	if (len + n == 0 || len + n >= sizeof(name))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		name[len++] = rest[i] == '/' ? '.' : rest[i];
+	if (!ipc_module_name_valid(name, len) ||
+	    runner_request(IPC_REQ_MODULE, name, len, &status, &reply, &rlen, NULL) < 0)
+		return NULL;
+	/* The reply: the path of the file the supervisor served, a NUL, its text. Another file
+	 * than the frame's (a module of the same name elsewhere) gives no lines. */
+	plen = status == 0 ? strnlen(reply, rlen) : rlen;
+	if (plen >= rlen || strcmp(reply, path) != 0) {
+		free(reply);
+		return NULL;
+	}
+	memmove(reply, reply + plen + 1, rlen - plen); /* with the reply's final NUL */
+	return reply;
 }
 
 PyObject *pyimport_loading(PyObject *globals)

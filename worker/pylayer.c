@@ -887,6 +887,102 @@ static PyObject *raise_exit(PyObject *self, PyObject *args)
 	return NULL;
 }
 
+/* input(prompt=''): the code runs with no console, so there is nothing to read. The builtin is
+ * removed (it would read the worker's stdin); this one reads nothing, prints no prompt, and
+ * raises EOFError, as input() does at the end of its input, saying what to do instead. */
+static PyObject *no_input(PyObject *self, PyObject *args)
+{
+	PyObject *prompt = NULL;
+
+	(void)self;
+	if (!PyArg_UnpackTuple(args, "input", 0, 1, &prompt))
+		return NULL;
+	PyErr_SetString(PyExc_EOFError,
+	                "input() has nothing to read: the code runs without a console, so no one "
+	                "can type an answer; put the value in the code instead (name = 'Ada', "
+	                "not name = input())");
+	return NULL;
+}
+
+/* globals(), locals() and vars(): what the user's code asks of its own frame, as a snapshot of
+ * its names. The builtins are removed: called from C under a library's frame (a callback) they
+ * would answer that frame's namespace, and a writable namespace of the user's would take keys
+ * (__builtins__, __name__) its statements cannot write. These answer only a frame of the user's
+ * code, read-only at the top level (a copy behind a mapping proxy: writing to it is a TypeError,
+ * where the builtin's writes would make variables) and a dict copy in a function (as the
+ * builtin's is), in both without the dunder names. */
+static PyObject *own_names(const char *what, int proxy)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+	PyObject *g, *b, *names, *copy, *key, *value, *r;
+	Py_ssize_t pos = 0;
+	int user;
+
+	if (!f) {
+		PyErr_Format(PyExc_RuntimeError, "%s(): no frame", what);
+		return NULL;
+	}
+	g = PyFrame_GetGlobals(f);
+	b = PyFrame_GetBuiltins(f);
+	user = pyguard_globals_are_user(g, b);
+	Py_XDECREF(b);
+	if (!user) {
+		Py_XDECREF(g);
+		PyErr_Format(PyExc_RuntimeError,
+		             "%s() answers the code's own names, not those of a library calling it",
+		             what);
+		return NULL;
+	}
+	if (proxy || !(names = PyEval_GetLocals())) {
+		PyErr_Clear();
+		names = g;
+	}
+	copy = PyDict_New();
+	while (copy && PyDict_Next(names, &pos, &key, &value))
+		if (!PyUnicode_Check(key) || PyUnicode_GET_LENGTH(key) < 2 ||
+		    PyUnicode_READ_CHAR(key, 0) != '_' || PyUnicode_READ_CHAR(key, 1) != '_')
+			if (PyDict_SetItem(copy, key, value) < 0)
+				Py_CLEAR(copy);
+	proxy = proxy || names == g;
+	Py_XDECREF(g);
+	if (!copy || !proxy)
+		return copy;
+	r = PyDictProxy_New(copy);
+	Py_DECREF(copy);
+	return r;
+}
+
+static PyObject *own_globals(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return own_names("globals", 1);
+}
+
+static PyObject *own_locals(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return own_names("locals", 0);
+}
+
+static PyObject *own_vars(PyObject *self, PyObject *args)
+{
+	PyObject *thing = NULL;
+
+	(void)self;
+	if (!PyArg_UnpackTuple(args, "vars", 0, 1, &thing))
+		return NULL;
+	if (thing) {
+		PyErr_SetString(
+		    PyExc_TypeError,
+		    "vars(object) is not available in the sandbox (an object's __dict__ "
+		    "is out of reach): use dir(object) and getattr(object, name)");
+		return NULL;
+	}
+	return own_names("vars", 0);
+}
+
 /* help(obj): the object's documentation as pydoc renders it, in plain text, on stdout. Not of a
  * name or a topic (pydoc would import the module a name names), and not interactive. */
 static PyObject *help_text(PyObject *self, PyObject *args)
@@ -952,6 +1048,14 @@ static PyMethodDef checked_defs[] = {
     {"display", (PyCFunction)(void (*)(void))display, METH_FASTCALL,
      "display(*objects): a figure or picture becomes an image of the result; anything else "
      "is printed as its repr."},
+    {"input", no_input, METH_VARARGS,
+     "input(prompt=''): raise EOFError; the code runs without a console, so put the value in "
+     "the code."},
+    {"globals", own_globals, METH_NOARGS,
+     "globals(): a read-only snapshot of the code's top-level names."},
+    {"locals", own_locals, METH_NOARGS,
+     "locals(): a snapshot of the names of the code's own frame."},
+    {"vars", own_vars, METH_VARARGS, "vars(): as locals(); vars(object) is not available."},
     {"exit", raise_exit, METH_VARARGS, "exit(code=None): raise SystemExit(code)."},
     {"quit", raise_exit, METH_VARARGS, "quit(code=None): raise SystemExit(code)."},
     {"getattr", (PyCFunction)(void (*)(void))checked_getattr, METH_FASTCALL,

@@ -310,10 +310,92 @@ static void sb_exc_line(struct strbuf *b, const struct text *tn, const char *alt
 	sb_str(b, "\n");
 }
 
+/* The sources of the library files an uncaught exception's traceback passes through, each
+ * asked of the supervisor once (pyimport_library_source: the installed module files only), a
+ * few files per traceback, with where each line starts (a deep recursion in one file looks up
+ * many lines of it). */
+#define TRACEBACK_SOURCES 16
+struct tb_sources {
+	size_t n;
+	struct {
+		char *path, *text; /* text NULL: not served */
+		size_t lines, *start;
+	} e[TRACEBACK_SOURCES];
+};
+
+static void tb_sources_clear(struct tb_sources *lib)
+{
+	for (size_t i = 0; i < lib->n; i++) {
+		free(lib->e[i].path);
+		free(lib->e[i].text);
+		free(lib->e[i].start);
+	}
+	lib->n = 0;
+}
+
+/* Where each line of text starts: 0, or -1 (no memory). */
+static int line_starts(const char *text, size_t *lines, size_t **start)
+{
+	size_t n = 1, k = 0;
+
+	for (const char *p = text; (p = strchr(p, '\n')); p++)
+		n++;
+	*start = malloc(n * sizeof(size_t));
+	if (!*start)
+		return -1;
+	(*start)[k++] = 0;
+	for (const char *p = text; (p = strchr(p, '\n')); p++)
+		(*start)[k++] = (size_t)(p + 1 - text);
+	*lines = n;
+	return 0;
+}
+
+/* Line lineno of the library file path, as CPython shows it (stripped, undecodable bytes
+ * replaced), when its source is served. */
+static void library_line(struct tb_sources *lib, const char *path, long lineno, struct strbuf *b)
+{
+	const char *p = NULL, *e;
+	size_t i;
+	PyObject *line;
+
+	for (i = 0; i < lib->n && strcmp(lib->e[i].path, path) != 0; i++)
+		;
+	if (i == lib->n) {
+		if (lib->n == TRACEBACK_SOURCES || !(lib->e[i].path = strdup(path)))
+			return;
+		lib->e[i].text = pyimport_library_source(path);
+		lib->e[i].start = NULL;
+		if (lib->e[i].text &&
+		    line_starts(lib->e[i].text, &lib->e[i].lines, &lib->e[i].start) < 0) {
+			free(lib->e[i].text);
+			lib->e[i].text = NULL;
+		}
+		lib->n++;
+	}
+	if (!lib->e[i].text || lineno < 1 || (size_t)lineno > lib->e[i].lines)
+		return;
+	p = lib->e[i].text + lib->e[i].start[lineno - 1];
+	while (*p == ' ' || *p == '\t' || *p == '\f')
+		p++;
+	e = p + strcspn(p, "\r\n");
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (e == p)
+		return;
+	line = PyUnicode_DecodeUTF8(p, (Py_ssize_t)(e - p), "replace");
+	if (line) {
+		sb_str(b, "    ");
+		sb_pystr(b, line, "");
+		sb_str(b, "\n");
+	}
+	Py_XDECREF(line);
+	PyErr_Clear();
+}
+
 /* One exception: its traceback's entries (limit > 0: the first limit; < 0: the last -limit;
- * 0: none; TRACEBACK_ALL: all), then its line. */
+ * 0: none; TRACEBACK_ALL: all), then its line. With lib, library frames show their lines. */
 static void format_one(PyObject *exc, const char *src, const struct text *msg, long limit,
-                       struct strbuf *b)
+                       struct tb_sources *lib, struct strbuf *b)
 {
 	PyObject *tb = PyException_GetTraceback(exc);
 	struct text tn = {0};
@@ -347,6 +429,8 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 			sb_str(b, "\n");
 			if (file && strcmp(file, INTERP_FILENAME) == 0)
 				source_line(src, lineno, b);
+			else if (file && lib)
+				library_line(lib, file, lineno, b);
 			PyErr_Clear();
 			Py_DECREF(co);
 		}
@@ -394,7 +478,7 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 
 /* The whole traceback, with chained exceptions first as CPython prints them. */
 static void format_chain(PyObject *exc, const char *src, const struct text *msg, long limit,
-                         int depth, struct strbuf *b)
+                         int depth, struct tb_sources *lib, struct strbuf *b)
 {
 	PyObject *cause = PyException_GetCause(exc);
 	PyObject *ctx = PyException_GetContext(exc);
@@ -403,7 +487,7 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 		if (cause && PyExceptionInstance_Check(cause)) {
 			struct text m = {0};
 			exc_message(cause, &m);
-			format_chain(cause, src, &m, limit, depth + 1, b);
+			format_chain(cause, src, &m, limit, depth + 1, lib, b);
 			text_clear(&m);
 			sb_str(b, "\nThe above exception was the direct cause of the following "
 			          "exception:\n\n");
@@ -411,7 +495,7 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 		           !((PyBaseExceptionObject *)exc)->suppress_context) {
 			struct text m = {0};
 			exc_message(ctx, &m);
-			format_chain(ctx, src, &m, limit, depth + 1, b);
+			format_chain(ctx, src, &m, limit, depth + 1, lib, b);
 			text_clear(&m);
 			sb_str(b, "\nDuring handling of the above exception, another exception "
 			          "occurred:\n\n");
@@ -419,7 +503,7 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 	}
 	Py_XDECREF(cause);
 	Py_XDECREF(ctx);
-	format_one(exc, src, msg, limit, b);
+	format_one(exc, src, msg, limit, lib, b);
 }
 
 /* ---- entry points -------------------------------------------------------------------- */
@@ -427,11 +511,15 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, size_t max)
 {
 	struct strbuf tb = {0};
+	struct tb_sources lib = {0};
 	int trunc = 0;
 
 	type_name(Py_TYPE(exc), &out->error_type);
 	exc_message(exc, &out->error_message);
-	format_chain(exc, src, &out->error_message, TRACEBACK_ALL, 0, &tb);
+	/* The call's error: its library frames with their lines, as CPython prints them (the
+	 * traceback module's text, which code may ask for in a loop, shows none). */
+	format_chain(exc, src, &out->error_message, TRACEBACK_ALL, 0, &lib, &tb);
+	tb_sources_clear(&lib);
 	if (sb_take_text(&tb, &out->error_traceback) < 0)
 		text_set_str(&out->error_traceback, "");
 	result_bound(&out->error_message, max, &trunc);
@@ -501,9 +589,9 @@ static PyObject *tb_text(PyObject *exc, PyObject *limit_obj, int chain, int only
 			sb_exc_line(&b, &tn, "Exception", &m);
 			text_clear(&tn);
 		} else if (chain) {
-			format_chain(exc, call_source ? call_source : "", &m, limit, 0, &b);
+			format_chain(exc, call_source ? call_source : "", &m, limit, 0, NULL, &b);
 		} else {
-			format_one(exc, call_source ? call_source : "", &m, limit, &b);
+			format_one(exc, call_source ? call_source : "", &m, limit, NULL, &b);
 		}
 		text_clear(&m);
 	}

@@ -62,6 +62,13 @@ PyObject *pyimport_loading(PyObject *globals);
 int pyimport_unmarshalling(void);
 /* Is the code of any served module running now? */
 int pyimport_loading_any(void);
+/* While a call runs: the text (malloc'd, NUL-terminated) of the library module whose file is
+ * path (a code object's absolute co_filename), for a traceback's lines. Asked of the
+ * supervisor as an import asks (IPC_REQ_MODULE: module files beneath the standard library or a
+ * package directory the zygote found, nothing else), by the dotted name of where path lies
+ * beneath them, and kept only when the file served is path itself. NULL: no call running, not
+ * a library module's file, not served. No Python code runs. */
+char *pyimport_library_source(const char *path);
 /* Fill r's names and dirs (not stdlib) with the package directories pyimport_init found.
  * Returns 0, or -1 on ENOMEM (r holds what was filled: ipc_roots_clear). */
 int pyimport_roots(struct ipc_roots *r);
