@@ -922,7 +922,9 @@ Test(data, object_dot_and_vdot_hold_the_items_they_multiply)
  * index, repeat, copyto, bincount, interp, broadcast, empty_like, a shape given to reshape or
  * ndarray, a scalar type's value, an array's shape and strides and an nditer's multi_index
  * set, and the compiled libraries' conversions through numpy's C interface, e.g.
- * Generator.choice's p) read a list of the user's where it was while an item's
+ * Generator.choice's p; and, verification round: a scalar's index, array, structured, data
+ * type and failed comparisons, an nditer's item assignment, a list in a dict of fields, a list
+ * nested deeper than the copy went) read a list of the user's where it was while an item's
  * attribute lookup, __index__ or __float__ emptied it: a freed item used (SIGSEGV). Each reads
  * a private copy now: the user's list is emptied, numpy's copy is not; ordinary use answers as
  * numpy does (the host's results). */
@@ -931,6 +933,7 @@ Test(data, numpy_entries_read_private_copies_of_lists)
 	start_data(NULL);
 	e2e_expect_result(
 	    "import numpy as np\n"
+	    "import operator\n"
 	    "L = []\n"
 	    "class E:\n"
 	    "    def __index__(self):\n"
@@ -943,6 +946,18 @@ Test(data, numpy_entries_read_private_copies_of_lists)
 	    "        if name.startswith('__array'):\n"
 	    "            L.clear()\n"
 	    "        raise AttributeError(name)\n"
+	    "class D:\n"
+	    "    def __getattr__(self, name):\n"
+	    "        L.clear()\n"
+	    "        if name == 'dtype':\n"
+	    "            return np.dtype('f8')\n"
+	    "        raise AttributeError(name)\n"
+	    "def deep():\n"
+	    "    spec = L\n"
+	    "    for j in range(70):\n"
+	    "        spec = [('x', spec)]\n"
+	    "    return np.dtype(spec)\n"
+	    "it = np.nditer(np.zeros(3), op_flags=[['readwrite']])\n"
 	    "calls = {\n"
 	    "    'concatenate': lambda: np.concatenate([L, L]),\n"
 	    "    'where': lambda: np.where(L),\n"
@@ -962,12 +977,21 @@ Test(data, numpy_entries_read_private_copies_of_lists)
 	    "    'strides': lambda: setattr(np.zeros((1,) * 8), 'strides', L),\n"
 	    "    'multi_index': lambda: setattr(np.nditer(np.zeros((2,) * 8), "
 	    "flags=['multi_index']), 'multi_index', L),\n"
+	    "    'scalar_index': lambda: np.float64(1)[L],\n"
+	    "    'dtype_eq': lambda: np.dtype('f8') == L,\n"
+	    "    'struct_eq': lambda: np.zeros(2, [('x', 'f8')]) == L,\n"
+	    "    'failed_eq': lambda: np.array(['a', 'b']) == L,\n"
+	    "    'nditer_item': lambda: operator.setitem(it, 0, L),\n"
+	    "    'fields': lambda: np.dtype({'names': ['a'], 'formats': [L]}),\n"
+	    "    'deep': deep,\n"
 	    "}\n"
+	    "fields = {'fields', 'deep', 'dtype_eq'}\n"
 	    "shapes = {'reshape', 'ndarray', 'shape', 'strides', 'multi_index'}\n"
 	    "seen = {}\n"
 	    "for name, f in calls.items():\n"
 	    "    for k in range(10):\n"
-	    "        L[:] = [E() for i in range(8 if name in shapes else 64)]\n"
+	    "        L[:] = ([('f%d' % i, D()) for i in range(64)] if name in fields else\n"
+	    "                [E() for i in range(8 if name in shapes else 64)])\n"
 	    "        try:\n"
 	    "            r = f()\n"
 	    "            seen[name] = 'ok'\n"
@@ -986,14 +1010,21 @@ Test(data, numpy_entries_read_private_copies_of_lists)
 	    "np.ndarray([2, 3]).shape,\n"
 	    "            float(np.float64(2.5)), str(np.dtype([('a', 'i4')])), np.ndarray.take(a, "
 	    "[1]).tolist(),\n"
-	    "            np.random.default_rng(0).choice(3, p=[0, 0, 1])]\n"
+	    "            np.random.default_rng(0).choice(3, p=[0, 0, 1]),\n"
+	    "            (np.arange(3) == [0, 5, 2]).tolist(), bool(np.dtype('f8') == 'f8'),\n"
+	    "            np.dtype({'names': ['a', 'b'], 'formats': ['i4', 'f8']}).names, "
+	    "float(np.float64(2)[()]),\n"
+	    "            (np.zeros(2, [('x', 'f8')]) == np.zeros(2, [('x', 'f8')])).tolist()]\n"
 	    "(seen, ordinary)",
 	    "[{\"concatenate\":\"ok\",\"where\":\"ok\",\"take\":\"ok\",\"flat\":\"ok\",\"repeat\":"
 	    "\"ok\",\"copyto\":\"ok\",\"bincount\":\"ok\",\"interp\":\"ok\",\"broadcast\":\"ok\","
 	    "\"empty_like\":\"ok\",\"reshape\":\"ok\",\"ndarray\":\"ok\",\"float64\":\"ok\","
-	    "\"choice\":\"ValueError\",\"shape\":\"ok\",\"strides\":\"ok\",\"multi_index\":\"ok\"},"
-	    "[[1,2,3],[1,4],[[0,2],[4,6],[8,10]],[1,5],[100,200],[1,2],[5.0],[2,3],[4,3],[2,3],2.5,"
-	    "\"[('a', '<i4')]\",[1],2]]");
+	    "\"choice\":\"ValueError\",\"shape\":\"ok\",\"strides\":\"ok\",\"multi_index\":\"ok\","
+	    "\"scalar_index\":\"IndexError\",\"dtype_eq\":\"ok\",\"struct_eq\":\"TypeError\","
+	    "\"failed_eq\":\"ok\",\"nditer_item\":\"ValueError\",\"fields\":\"ok\",\"deep\":"
+	    "\"ValueError\"},[[1,2,3],[1,4],[[0,2],[4,6],[8,10]],[1,5],[100,200],[1,2],[5.0],[2,3],"
+	    "[4,3],[2,3],2.5,\"[('a', "
+	    "'<i4')]\",[1],2,[true,false,true],true,[\"a\",\"b\"],2.0,[true,true]]]");
 	e2e_stop();
 }
 

@@ -589,13 +589,27 @@ static int plain_sequence(PyObject *o)
  * of its items) becomes a new list of copies, a tuple holding any a new tuple. The items are
  * taken into a list of the sandbox's first, so the user's code run on the way (a sequence's
  * iteration, an attribute lookup) changes nothing being copied. */
+static PyObject *private_dict(PyObject *o, int depth);
+
 static PyObject *private_lists(PyObject *o, int depth)
 {
 	PyObject *r;
 	int tuple = PyTuple_Check(o), changed = 0, seq;
 
-	if (depth >= PRIVATE_LISTS_DEPTH)
-		return Py_NewRef(o);
+	if (depth >= PRIVATE_LISTS_DEPTH) {
+		/* deeper than any array (32 dimensions) or data type a user writes: not handed on
+		 * as the user's own */
+		seq = PyList_Check(o) || tuple || PyDict_Check(o) ? 1 : plain_sequence(o);
+		if (seq > 0)
+			PyErr_Format(
+			    PyExc_ValueError,
+			    "lists, tuples or dicts nested more than %d levels deep are not "
+			    "read by numpy in the sandbox",
+			    PRIVATE_LISTS_DEPTH);
+		return seq ? NULL : Py_NewRef(o);
+	}
+	if (PyDict_Check(o))
+		return private_dict(o, depth);
 	if (PyList_Check(o)) {
 		r = PyList_GetSlice(o, 0, PyList_GET_SIZE(o));
 		changed = 1;
@@ -624,6 +638,30 @@ static PyObject *private_lists(PyObject *o, int depth)
 		PyObject *t = changed ? PyList_AsTuple(r) : Py_NewRef(o);
 		Py_DECREF(r);
 		return t;
+	}
+	return r;
+}
+
+/* A dict (a data type's fields, names and formats): a plain dict of private copies of its values
+ * when any is a list or holds one, or when it is a dict subclass (numpy reads those through
+ * their own methods). */
+static PyObject *private_dict(PyObject *o, int depth)
+{
+	PyObject *items = PyDict_Items(o), *r = items ? PyDict_New() : NULL; /* taken first */
+	int changed = !PyDict_CheckExact(o);
+
+	for (Py_ssize_t i = 0; r && i < PyList_GET_SIZE(items); i++) {
+		PyObject *pair = PyList_GET_ITEM(items, i), *value = PyTuple_GET_ITEM(pair, 1), *c;
+		c = private_lists(value, depth + 1);
+		changed |= c != value;
+		if (!c || PyDict_SetItem(r, PyTuple_GET_ITEM(pair, 0), c) < 0)
+			Py_CLEAR(r);
+		Py_XDECREF(c);
+	}
+	Py_XDECREF(items);
+	if (r && !changed) {
+		Py_DECREF(r);
+		return Py_NewRef(o);
 	}
 	return r;
 }
@@ -893,7 +931,8 @@ static PyObject **private_args(PyObject *const *args, Py_ssize_t n, Py_ssize_t s
 
 	*none = 0;
 	for (i = skip; i < n && !any; i++)
-		any = PyList_Check(args[i]) || PyTuple_Check(args[i]) || PySequence_Check(args[i]);
+		any = PyList_Check(args[i]) || PyTuple_Check(args[i]) || PyDict_Check(args[i]) ||
+		      PySequence_Check(args[i]);
 	if (!any) {
 		*none = 1;
 		return NULL;
@@ -2157,6 +2196,281 @@ static int api_copies(void)
 	return 0;
 }
 
+/* The slots of numpy's classes that convert the object they are given inside numpy (a
+ * comparison's other operand: array, flat iterator, data type and scalar comparisons convert a
+ * list where it is, and so does an array comparison whose ufunc failed; a scalar's index; an
+ * nditer's item assignment): each of numpy's functions there is given private copies. numpy
+ * calls a base class's slot itself (a scalar's comparison falls back to np.generic's), so the
+ * function to call is known by the slot, not by the object's class: each of numpy's functions
+ * has one of the sandbox's (numbered below), put in every class that has numpy's. */
+enum { SLOT_COMPARE, SLOT_SUBSCRIPT, SLOT_ASSIGN, SLOT_ASSIGN_ITEM, N_SLOTS };
+#define N_SLOT_REAL 48
+static void *slot_real[N_SLOTS][N_SLOT_REAL];
+static int n_slot_real[N_SLOTS];
+
+static PyObject *compare_with(int i, PyObject *self, PyObject *other, int op)
+{
+	richcmpfunc real = (richcmpfunc)slot_real[SLOT_COMPARE][i];
+	PyObject *c, *r;
+
+	if (!pylayer_armed())
+		return real(self, other, op);
+	if (!(c = private_lists(other, 0)))
+		return NULL;
+	r = real(self, c, op);
+	Py_DECREF(c);
+	return r;
+}
+
+static PyObject *subscript_with(int i, PyObject *self, PyObject *key)
+{
+	binaryfunc real = (binaryfunc)slot_real[SLOT_SUBSCRIPT][i];
+	PyObject *c, *r;
+
+	if (!pylayer_armed())
+		return real(self, key);
+	if (!(c = private_lists(key, 0)))
+		return NULL;
+	r = real(self, c);
+	Py_DECREF(c);
+	return r;
+}
+
+static int assign_with(int i, PyObject *self, PyObject *key, PyObject *value)
+{
+	objobjargproc real = (objobjargproc)slot_real[SLOT_ASSIGN][i];
+	PyObject *k, *v = NULL;
+	int rc = -1;
+
+	if (!pylayer_armed())
+		return real(self, key, value);
+	if (!(k = private_lists(key, 0)))
+		return -1;
+	if (!value || (v = private_lists(value, 0))) {
+		Py_INCREF(self);
+		rc = real(self, k, v);
+		Py_DECREF(self);
+	}
+	Py_XDECREF(v);
+	Py_DECREF(k);
+	return rc;
+}
+
+static int assign_item_with(int i, PyObject *self, Py_ssize_t at, PyObject *value)
+{
+	ssizeobjargproc real = (ssizeobjargproc)slot_real[SLOT_ASSIGN_ITEM][i];
+	PyObject *v = NULL;
+	int rc = -1;
+
+	if (!pylayer_armed())
+		return real(self, at, value);
+	if (!value || (v = private_lists(value, 0))) {
+		Py_INCREF(self);
+		rc = real(self, at, v);
+		Py_DECREF(self);
+	}
+	Py_XDECREF(v);
+	return rc;
+}
+
+#define SLOT_FNS(i)                                                                                \
+	static PyObject *compare_##i(PyObject *s, PyObject *o, int op)                             \
+	{                                                                                          \
+		return compare_with(i, s, o, op);                                                  \
+	}                                                                                          \
+	static PyObject *subscript_##i(PyObject *s, PyObject *k)                                   \
+	{                                                                                          \
+		return subscript_with(i, s, k);                                                    \
+	}                                                                                          \
+	static int assign_##i(PyObject *s, PyObject *k, PyObject *v)                               \
+	{                                                                                          \
+		return assign_with(i, s, k, v);                                                    \
+	}                                                                                          \
+	static int assign_item_##i(PyObject *s, Py_ssize_t at, PyObject *v)                        \
+	{                                                                                          \
+		return assign_item_with(i, s, at, v);                                              \
+	}
+
+SLOT_FNS(0)
+SLOT_FNS(1)
+SLOT_FNS(2)
+SLOT_FNS(3)
+SLOT_FNS(4)
+SLOT_FNS(5)
+SLOT_FNS(6)
+SLOT_FNS(7)
+SLOT_FNS(8)
+SLOT_FNS(9)
+SLOT_FNS(10)
+SLOT_FNS(11)
+SLOT_FNS(12)
+SLOT_FNS(13)
+SLOT_FNS(14)
+SLOT_FNS(15)
+SLOT_FNS(16)
+SLOT_FNS(17)
+SLOT_FNS(18)
+SLOT_FNS(19)
+SLOT_FNS(20)
+SLOT_FNS(21)
+SLOT_FNS(22)
+SLOT_FNS(23)
+SLOT_FNS(24)
+SLOT_FNS(25)
+SLOT_FNS(26)
+SLOT_FNS(27)
+SLOT_FNS(28)
+SLOT_FNS(29)
+SLOT_FNS(30)
+SLOT_FNS(31)
+SLOT_FNS(32)
+SLOT_FNS(33)
+SLOT_FNS(34)
+SLOT_FNS(35)
+SLOT_FNS(36)
+SLOT_FNS(37)
+SLOT_FNS(38)
+SLOT_FNS(39)
+SLOT_FNS(40)
+SLOT_FNS(41)
+SLOT_FNS(42)
+SLOT_FNS(43)
+SLOT_FNS(44)
+SLOT_FNS(45)
+SLOT_FNS(46)
+SLOT_FNS(47)
+
+static void *const slot_fn[N_SLOT_REAL][N_SLOTS] = {
+    {(void *)compare_0, (void *)subscript_0, (void *)assign_0, (void *)assign_item_0},
+    {(void *)compare_1, (void *)subscript_1, (void *)assign_1, (void *)assign_item_1},
+    {(void *)compare_2, (void *)subscript_2, (void *)assign_2, (void *)assign_item_2},
+    {(void *)compare_3, (void *)subscript_3, (void *)assign_3, (void *)assign_item_3},
+    {(void *)compare_4, (void *)subscript_4, (void *)assign_4, (void *)assign_item_4},
+    {(void *)compare_5, (void *)subscript_5, (void *)assign_5, (void *)assign_item_5},
+    {(void *)compare_6, (void *)subscript_6, (void *)assign_6, (void *)assign_item_6},
+    {(void *)compare_7, (void *)subscript_7, (void *)assign_7, (void *)assign_item_7},
+    {(void *)compare_8, (void *)subscript_8, (void *)assign_8, (void *)assign_item_8},
+    {(void *)compare_9, (void *)subscript_9, (void *)assign_9, (void *)assign_item_9},
+    {(void *)compare_10, (void *)subscript_10, (void *)assign_10, (void *)assign_item_10},
+    {(void *)compare_11, (void *)subscript_11, (void *)assign_11, (void *)assign_item_11},
+    {(void *)compare_12, (void *)subscript_12, (void *)assign_12, (void *)assign_item_12},
+    {(void *)compare_13, (void *)subscript_13, (void *)assign_13, (void *)assign_item_13},
+    {(void *)compare_14, (void *)subscript_14, (void *)assign_14, (void *)assign_item_14},
+    {(void *)compare_15, (void *)subscript_15, (void *)assign_15, (void *)assign_item_15},
+    {(void *)compare_16, (void *)subscript_16, (void *)assign_16, (void *)assign_item_16},
+    {(void *)compare_17, (void *)subscript_17, (void *)assign_17, (void *)assign_item_17},
+    {(void *)compare_18, (void *)subscript_18, (void *)assign_18, (void *)assign_item_18},
+    {(void *)compare_19, (void *)subscript_19, (void *)assign_19, (void *)assign_item_19},
+    {(void *)compare_20, (void *)subscript_20, (void *)assign_20, (void *)assign_item_20},
+    {(void *)compare_21, (void *)subscript_21, (void *)assign_21, (void *)assign_item_21},
+    {(void *)compare_22, (void *)subscript_22, (void *)assign_22, (void *)assign_item_22},
+    {(void *)compare_23, (void *)subscript_23, (void *)assign_23, (void *)assign_item_23},
+    {(void *)compare_24, (void *)subscript_24, (void *)assign_24, (void *)assign_item_24},
+    {(void *)compare_25, (void *)subscript_25, (void *)assign_25, (void *)assign_item_25},
+    {(void *)compare_26, (void *)subscript_26, (void *)assign_26, (void *)assign_item_26},
+    {(void *)compare_27, (void *)subscript_27, (void *)assign_27, (void *)assign_item_27},
+    {(void *)compare_28, (void *)subscript_28, (void *)assign_28, (void *)assign_item_28},
+    {(void *)compare_29, (void *)subscript_29, (void *)assign_29, (void *)assign_item_29},
+    {(void *)compare_30, (void *)subscript_30, (void *)assign_30, (void *)assign_item_30},
+    {(void *)compare_31, (void *)subscript_31, (void *)assign_31, (void *)assign_item_31},
+    {(void *)compare_32, (void *)subscript_32, (void *)assign_32, (void *)assign_item_32},
+    {(void *)compare_33, (void *)subscript_33, (void *)assign_33, (void *)assign_item_33},
+    {(void *)compare_34, (void *)subscript_34, (void *)assign_34, (void *)assign_item_34},
+    {(void *)compare_35, (void *)subscript_35, (void *)assign_35, (void *)assign_item_35},
+    {(void *)compare_36, (void *)subscript_36, (void *)assign_36, (void *)assign_item_36},
+    {(void *)compare_37, (void *)subscript_37, (void *)assign_37, (void *)assign_item_37},
+    {(void *)compare_38, (void *)subscript_38, (void *)assign_38, (void *)assign_item_38},
+    {(void *)compare_39, (void *)subscript_39, (void *)assign_39, (void *)assign_item_39},
+    {(void *)compare_40, (void *)subscript_40, (void *)assign_40, (void *)assign_item_40},
+    {(void *)compare_41, (void *)subscript_41, (void *)assign_41, (void *)assign_item_41},
+    {(void *)compare_42, (void *)subscript_42, (void *)assign_42, (void *)assign_item_42},
+    {(void *)compare_43, (void *)subscript_43, (void *)assign_43, (void *)assign_item_43},
+    {(void *)compare_44, (void *)subscript_44, (void *)assign_44, (void *)assign_item_44},
+    {(void *)compare_45, (void *)subscript_45, (void *)assign_45, (void *)assign_item_45},
+    {(void *)compare_46, (void *)subscript_46, (void *)assign_46, (void *)assign_item_46},
+    {(void *)compare_47, (void *)subscript_47, (void *)assign_47, (void *)assign_item_47},
+};
+
+static void **slot_at(int k, PyTypeObject *t)
+{
+	switch (k) {
+	case SLOT_COMPARE:
+		return (void **)&t->tp_richcompare;
+	case SLOT_SUBSCRIPT:
+		return t->tp_as_mapping ? (void **)&t->tp_as_mapping->mp_subscript : NULL;
+	case SLOT_ASSIGN:
+		return t->tp_as_mapping ? (void **)&t->tp_as_mapping->mp_ass_subscript : NULL;
+	default:
+		return t->tp_as_sequence ? (void **)&t->tp_as_sequence->sq_ass_item : NULL;
+	}
+}
+
+/* t (walked with its subclasses, bases first): a function of numpy's in its slot k is entered
+ * (from a class of numpy's own, not a Python class's) and replaced by its number's. */
+static int slot_copies(PyTypeObject *t, void *arg)
+{
+	int k = (int)(intptr_t)arg, i;
+	void **at = slot_at(k, t);
+
+	if (!at || !*at)
+		return 0;
+	for (i = 0; i < n_slot_real[k]; i++)
+		if (*at == slot_fn[i][k])
+			return 0; /* a table shared with a class seen */
+	/* A class of numpy's without a mapping or sequence table of its own shares its base's
+	 * (PyType_Ready): one of the interpreter's (str's, for np.str_) is left as it is. */
+	for (Py_ssize_t j = 0; k != SLOT_COMPARE && j < PyTuple_GET_SIZE(t->tp_mro); j++) {
+		PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(t->tp_mro, j);
+		if (b != t && !(b->tp_flags & Py_TPFLAGS_HEAPTYPE) &&
+		    strncmp(b->tp_name, "numpy.", 6) != 0 && slot_at(k, b) == at)
+			return 0;
+	}
+	for (i = 0; i < n_slot_real[k] && slot_real[k][i] != *at; i++)
+		;
+	if (i == n_slot_real[k]) {
+		if (t->tp_flags & Py_TPFLAGS_HEAPTYPE)
+			return 0; /* a Python class's own (its methods call numpy's as they are) */
+		if (i == N_SLOT_REAL) {
+			PyErr_SetString(PyExc_RuntimeError, "too many of numpy's slot functions");
+			return -1;
+		}
+		slot_real[k][n_slot_real[k]++] = *at;
+	}
+	*at = slot_fn[i][k];
+	PyType_Modified(t);
+	return 0;
+}
+
+static int slots_copy(PyObject *np, PyTypeObject *nd, PyTypeObject *ft)
+{
+	static const struct {
+		const char *name;
+		int slot;
+	} slots[] = {
+	    {"dtype", SLOT_COMPARE},     {"generic", SLOT_COMPARE}, {"flatiter", SLOT_COMPARE},
+	    {"generic", SLOT_SUBSCRIPT}, {"nditer", SLOT_ASSIGN},   {"nditer", SLOT_ASSIGN_ITEM},
+	    {"broadcast", SLOT_COMPARE},
+	};
+
+	(void)ft;
+	if (pyguard_walk(nd, slot_copies, (void *)(intptr_t)SLOT_COMPARE) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(slots) / sizeof(*slots); i++) {
+		PyObject *t = PyObject_GetAttrString(np, slots[i].name);
+		int rc = t && PyType_Check(t) ? pyguard_walk((PyTypeObject *)t, slot_copies,
+		                                             (void *)(intptr_t)slots[i].slot)
+		                              : -1;
+		Py_XDECREF(t);
+		if (rc < 0) {
+			if (!PyErr_Occurred())
+				PyErr_Format(PyExc_RuntimeError, "numpy.%s is not as known",
+				             slots[i].name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The attributes set with a value numpy reads (ndarray's shape and strides, an nditer's
  * multi_index...): each of numpy's setters is given a private copy. The descriptor's closure
  * carries numpy's pair. */
@@ -2253,7 +2567,7 @@ static int entries_copy(PyObject *np, PyTypeObject *nd)
 		}
 	}
 	if (functions_copy() < 0 || methods_copy(nd) < 0 || setters_copy(nd) < 0 ||
-	    setters_copy(ft) < 0)
+	    setters_copy(ft) < 0 || slots_copy(np, nd, ft) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(made) / sizeof(*made); i++) {
 		PyObject *t = PyObject_GetAttrString(np, made[i][0]);
