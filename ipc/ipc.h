@@ -126,7 +126,7 @@ enum ipc_open_mode {
 #define IPC_WS_DIRS_PER_CALL     256            /* directories made */
 #define IPC_WS_REMOVALS_PER_CALL 256            /* files and directories removed */
 #define IPC_WS_BYTES_PER_CALL    (256ull << 20) /* bytes of the files written, in all */
-#define IPC_WS_FDS_PER_CALL      1000           /* files opened, in all */
+#define IPC_WS_FDS_PER_CALL      1000           /* files opened to write, in all */
 #define IPC_WS_LIST_MAX          100000         /* entries of one directory listed */
 
 /* A path's kind, as a LIST reply's type byte and in struct ipc_stat. */

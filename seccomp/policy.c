@@ -162,6 +162,12 @@ const struct policy_rule policy_table[] = {
 	ERRNO("ioctl", ENOTTY, "isatty() probes; so no TIOCSTI and no device ioctls"),
 	ERRNO("clone3", ENOSYS, "flags behind a pointer; glibc falls back to clone only on ENOSYS"),
 	ERRNO("openat2", ENOSYS, "open_how behind a pointer; ENOSYS makes libc fall back"),
+	/* Safe as an errno: the kernel runs nothing of it, and the answer is the one a file
+	 * system without fallocate gives, which callers handle (numpy goes on to write the file;
+	 * glibc's posix_fallocate falls back to its emulation, whose fstat fails above, so it
+	 * returns EBADF). Allowed, it would reserve disk blocks on a workspace file beyond what
+	 * the call's writes count, or punch holes in a file it reads. */
+	ERRNO("fallocate", EOPNOTSUPP, "numpy's tofile reserves the space of 16 MiB or more first; the file is written all the same"),
 
 	/* Killed by the default action, listed to document them: a kill is an escape attempt. */
 	KILL("execve", "runs another program"),

@@ -1171,7 +1171,10 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 		rc = -EACCES;
 	else if (mode > IPC_OPEN_UPDATE)
 		rc = -EINVAL;
-	else if (c->fds_given >= ENGINE_WS_FDS_PER_CALL)
+	/* Files opened to read are not counted: the supervisor keeps nothing of one once its fd
+	 * is passed, the worker's fd limit bounds those open at once, and each open is a request,
+	 * bounded per call. A call reads a thousand files one at a time. */
+	else if (mode != IPC_OPEN_READ && c->fds_write >= ENGINE_WS_FDS_PER_CALL)
 		rc = -EMFILE;
 	else
 		rc = ws_relative(ws, data + 4, len - 4, rel, sizeof(rel));
@@ -1196,6 +1199,8 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 		return 0;
 	}
 	c->fds_given++;
+	if (mode != IPC_OPEN_READ)
+		c->fds_write++;
 	stat_reply(c, id, &st, fd);
 	return 0;
 }

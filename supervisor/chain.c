@@ -1051,6 +1051,7 @@ static void dispatch(struct chain *c)
 	c->served = 0;
 	c->ws_copied = 0;
 	c->fds_given = 0;
+	c->fds_write = 0;
 	c->settle_tries = 0;
 	c->soft_sent = 0;
 	c->snap_retries = 0;

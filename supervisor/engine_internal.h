@@ -228,6 +228,7 @@ struct chain {
 	size_t served;          /* bytes of modules read for the call */
 	uint64_t ws_copied;     /* bytes of workspace files copied for its "a" and "r+" opens */
 	unsigned int fds_given; /* workspace fds given to the call */
+	unsigned int fds_write; /* of them, to write ("w", "a", "x", "r+"): bounded in all */
 	struct ws_file *writes; /* files the call writes, moved into place if it commits */
 	size_t n_writes;
 	struct ws_dir *dirs; /* directories the call made, removed again if it does not commit */

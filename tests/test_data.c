@@ -924,7 +924,8 @@ Test(data, object_dot_and_vdot_hold_the_items_they_multiply)
  * set, and the compiled libraries' conversions through numpy's C interface, e.g.
  * Generator.choice's p; and, verification round: a scalar's index, array, structured, data
  * type and failed comparisons, an nditer's item assignment, a list in a dict of fields, a list
- * nested deeper than the copy went) read a list of the user's where it was while an item's
+ * nested deeper than the copy went; second round: the same slots called as methods,
+ * a.__setitem__, __getitem__, dtype.__eq__, whose wrappers called numpy's functions) read a list of the user's where it was while an item's
  * attribute lookup, __index__ or __float__ emptied it: a freed item used (SIGSEGV). Each reads
  * a private copy now: the user's list is emptied, numpy's copy is not; ordinary use answers as
  * numpy does (the host's results). */
@@ -984,8 +985,13 @@ Test(data, numpy_entries_read_private_copies_of_lists)
 	    "    'nditer_item': lambda: operator.setitem(it, 0, L),\n"
 	    "    'fields': lambda: np.dtype({'names': ['a'], 'formats': [L]}),\n"
 	    "    'deep': deep,\n"
+	    "    'dunder_setitem': lambda: np.zeros(64).__setitem__(slice(None), L),\n"
+	    "    'dunder_getitem': lambda: np.zeros(64).__getitem__(L),\n"
+	    "    'dunder_scalar': lambda: np.float64(1).__getitem__(L),\n"
+	    "    'dunder_flat': lambda: np.zeros(64).flat.__setitem__(slice(None), L),\n"
+	    "    'dunder_eq': lambda: np.dtype('f8').__eq__(L),\n"
 	    "}\n"
-	    "fields = {'fields', 'deep', 'dtype_eq'}\n"
+	    "fields = {'fields', 'deep', 'dtype_eq', 'dunder_eq'}\n"
 	    "shapes = {'reshape', 'ndarray', 'shape', 'strides', 'multi_index'}\n"
 	    "seen = {}\n"
 	    "for name, f in calls.items():\n"
@@ -1022,8 +1028,9 @@ Test(data, numpy_entries_read_private_copies_of_lists)
 	    "\"choice\":\"ValueError\",\"shape\":\"ok\",\"strides\":\"ok\",\"multi_index\":\"ok\","
 	    "\"scalar_index\":\"IndexError\",\"dtype_eq\":\"ok\",\"struct_eq\":\"TypeError\","
 	    "\"failed_eq\":\"ok\",\"nditer_item\":\"ValueError\",\"fields\":\"ok\",\"deep\":"
-	    "\"ValueError\"},[[1,2,3],[1,4],[[0,2],[4,6],[8,10]],[1,5],[100,200],[1,2],[5.0],[2,3],"
-	    "[4,3],[2,3],2.5,\"[('a', "
+	    "\"ValueError\",\"dunder_setitem\":\"ok\",\"dunder_getitem\":\"IndexError\",\"dunder_"
+	    "scalar\":\"IndexError\",\"dunder_flat\":\"ok\",\"dunder_eq\":\"ok\"},[[1,2,3],[1,4],[["
+	    "0,2],[4,6],[8,10]],[1,5],[100,200],[1,2],[5.0],[2,3],[4,3],[2,3],2.5,\"[('a', "
 	    "'<i4')]\",[1],2,[true,false,true],true,[\"a\",\"b\"],2.0,[true,true]]]");
 	e2e_stop();
 }

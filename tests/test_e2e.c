@@ -1497,12 +1497,47 @@ Test(exits, system_exit_is_an_error_and_the_server_goes_on)
 	e2e_expect_error("raise KeyboardInterrupt", "KeyboardInterrupt");
 	e2e_expect_error("raise GeneratorExit", "GeneratorExit");
 	e2e_expect_error("class Weird(BaseException):\n    pass\nraise Weird('w')", "Weird");
-	e2e_expect_error("import sys\nsys.exit(0)", "SystemExit");
-	/* The interactive exit() and quit() end a script as sys.exit does. */
-	r = e2e_expect_error("print('done')\nexit()", "SystemExit");
+	/* The interactive exit() and quit() end a script as sys.exit does: with a nonzero code
+	 * or a message, an error that says it. */
+	r = e2e_expect_error("print('done')\nexit(1)", "SystemExit");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "done\n");
 	r = e2e_expect_error("quit(2)", "SystemExit");
 	cr_assert_str_eq(mcpc_err_str(r, "message"), "2", "%s", mcpc_json(r));
+	r = e2e_expect_error("import sys\nsys.exit('no input file')", "SystemExit");
+	cr_assert_str_eq(mcpc_err_str(r, "message"), "no input file", "%s", mcpc_json(r));
+	e2e_expect_result("'still here'", "\"still here\"");
+	e2e_stop();
+}
+
+/* sys.exit(0), sys.exit(None), sys.exit() and raise SystemExit were errors with a traceback
+ * ("SystemExit: 0"), though a script ends so when it succeeds (sys.exit(main()) of a main that
+ * returns 0). They end the call as ok now, with no result, its output and its names kept; a
+ * nonzero code stays an error (above). */
+Test(exits, system_exit_with_code_0_or_none_is_ok)
+{
+	static const char *const ok_exits[] = {
+	    "sys.exit(0)",     "sys.exit(None)",
+	    "sys.exit()",      "raise SystemExit",
+	    "exit()",          "quit(0)",
+	    "sys.exit(False)", "try:\n    1 / 0\nexcept ZeroDivisionError:\n    sys.exit(0)"};
+	json_object *r;
+
+	e2e_start(NULL);
+	for (size_t i = 0; i < sizeof(ok_exits) / sizeof(ok_exits[0]); i++) {
+		r = e2e_call(e2e_fmt("import sys\nprint('done')\nn = %zu\n%s\nprint('not reached')",
+		                     i, ok_exits[i]),
+		             NULL);
+		cr_assert_str_eq(mcpc_status(r), "ok", "%s: %s", ok_exits[i], mcpc_json(r));
+		cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "done\n", "%s", ok_exits[i]);
+		e2e_expect_result("n", e2e_fmt("%zu", i));
+	}
+	r = e2e_call("import sys\ndef main():\n    print('report written')\n    return 0\n"
+	             "if __name__ == '__main__':\n    sys.exit(main())",
+	             NULL);
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "report written\n");
+	e2e_assert_result(r, "sys.exit(main())", "null");
+	e2e_expect_error("import sys\nsys.exit(3)", "SystemExit");
 	e2e_expect_result("'still here'", "\"still here\"");
 	e2e_stop();
 }
@@ -2452,8 +2487,12 @@ Test(cli, run_limits_apply)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "status 0x%x", st);
 	free(out);
 	free(err);
+	st = run_cmd(ARGS("run", "-c", "raise SystemExit(1)"), NULL, &out, &err);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "SystemExit(1) is an error: 0x%x", st);
+	free(out);
+	free(err);
 	st = run_cmd(ARGS("run", "-c", "raise SystemExit(0)"), NULL, &out, &err);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "SystemExit is an error: 0x%x", st);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "SystemExit(0) is a success: 0x%x", st);
 	free(out);
 	free(err);
 }

@@ -2887,6 +2887,138 @@ Test(python_layer, a_tee_is_not_set_past_the_items_its_data_holds)
 	stop();
 }
 
+/* functools.partial's C __setstate__ kept any object of its state as the partial's instance
+ * dict (read as a dict by the method lookup: a write through a bytes object's data, any memory,
+ * the real builtins). copy set a built-in object's state only as its own reduce gave it, but took
+ * a __reduce_ex__ or __reduce__ of a subclass that was no Python function (a classmethod, a
+ * staticmethod, a partial, a callable object) for the C type's own: the user's state was set
+ * (SIGSEGV here). A reduce named by a class of Python's in any form is the user's (TypeError);
+ * copies of partials and of their subclasses still call as the originals. */
+Test(python_layer, a_partial_takes_no_state_from_a_subclass_reduce)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import functools, copy\n"
+	    "def f(*a): return a\n"
+	    "def g(*a): return ('g',) + a\n"
+	    "big = 0x4141414141410000 << 64\n"
+	    "def red(cls, proto=None):\n"
+	    "    return (cls, (f,), (g, (1,), None, big if cls is P1 else None))\n"
+	    "class Call:\n"
+	    "    def __call__(self, proto):\n"
+	    "        return red(P3)\n"
+	    "class P1(functools.partial):\n"
+	    "    def m(self): return 1\n"
+	    "    __reduce_ex__ = classmethod(red)\n"
+	    "class P2(functools.partial):\n"
+	    "    def m(self): return 1\n"
+	    "    __reduce__ = staticmethod(lambda: red(P2))\n"
+	    "class P3(functools.partial):\n"
+	    "    def m(self): return 1\n"
+	    "    __reduce_ex__ = Call()\n"
+	    "class P4(functools.partial):\n"
+	    "    def m(self): return 1\n"
+	    "    __reduce_ex__ = functools.partial(lambda proto: red(P4))\n"
+	    "r = []\n"
+	    "for P in (P4, P3, P2, P1):\n"
+	    "    try:\n"
+	    "        p = copy.deepcopy(P(f))\n"
+	    "    except TypeError as e:\n"
+	    "        r.append('refused' if 'only as its own reduce' in str(e) else str(e))\n"
+	    "        continue\n"
+	    "    for i in range(60):\n"
+	    "        try:\n"
+	    "            p.m()\n"
+	    "        except SystemError:\n"
+	    "            pass\n"
+	    "    r.append(p(2))\n"
+	    "class S(functools.partial):\n"
+	    "    def m(self): return self(9)\n"
+	    "s = S(f, 7); s.tag = [1]\n"
+	    "c, d = copy.deepcopy(s), copy.copy(s)\n"
+	    "p = functools.partial(f, 1, 2); p.note = 'n'\n"
+	    "q, w = copy.copy(p), copy.deepcopy(p)\n"
+	    "r + [type(c).__name__, c.m(), c.tag, c.tag is s.tag, d(8), d.tag is s.tag, q(3), "
+	    "w(4), w.note]",
+	    "[\"refused\",\"refused\",\"refused\",\"refused\",\"S\",[7,9],[1],false,[7,8],true,[1,"
+	    "2,3],[1,2,4],\"n\"]");
+	still_serving();
+	stop();
+}
+
+/* The same dict slot filled through the copy of the C reduce's own state: a plain subclass of
+ * partial deep-copied with a memo (a dict subclass) that answered the copy of None with an int
+ * (its digits read as the dict's keys: SIGSEGV). partial's __setstate__ takes (callable, tuple,
+ * dict or None, dict or None), for a subclass too (TypeError); a partial of a subclass with
+ * keywords and attributes copies as before. */
+Test(python_layer, a_partial_state_holds_a_dict_as_its_dict)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import functools, copy\n"
+	    "def f(*a): return a\n"
+	    "big = 0x4141414141410000 << 64\n"
+	    "class M(dict):\n"
+	    "    def get(self, k, d=None):\n"
+	    "        return big if k == id(None) else dict.get(self, k, d)\n"
+	    "class PP(functools.partial):\n"
+	    "    def m(self): return 1\n"
+	    "try:\n"
+	    "    p = copy.deepcopy(PP(f), M())\n"
+	    "    for i in range(60):\n"
+	    "        try:\n"
+	    "            p.m()\n"
+	    "        except SystemError:\n"
+	    "            pass\n"
+	    "    r = [p(1)]\n"
+	    "except TypeError as e:\n"
+	    "    r = ['refused' if 'invalid partial state' in str(e) else str(e)]\n"
+	    "class D(dict):\n"
+	    "    pass\n"
+	    "def k(*a, **kw): return [a, {n: [type(v).__name__, dict(v)] if isinstance(v, dict) "
+	    "else v for n, v in kw.items()}]\n"
+	    "s = PP(k, 1, x=D(y=2))\n"
+	    "s.tag = 'keep'\n"
+	    "s2 = copy.deepcopy(s)\n"
+	    "r + [s2(3), s2.tag, s2.m(), copy.copy(functools.partial(k, z=1))(0)]",
+	    "[\"refused\",[[1,3],{\"x\":[\"D\",{\"y\":2}]}],\"keep\",1,[[0],{\"z\":1}]]");
+	still_serving();
+	stop();
+}
+
+/* A tee's data block made by its own class took any object as its source: a tee set on it (the
+ * memo of a deepcopy answered the block's copy) called PyIter_Next on an int (no tp_iternext,
+ * SIGSEGV). The block's source must be an iterator (TypeError), as a tee's __setstate__ checks
+ * for the block it is given; blocks over iterators and copies of tees work as before. */
+Test(python_layer, a_tee_data_block_reads_an_iterator)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import itertools, copy\n"
+	    "a, b = itertools.tee([1, 2, 3])\n"
+	    "memo = {}\n"
+	    "copy.deepcopy(a, memo)\n"
+	    "blk = [x for x in memo[id(memo)] if type(x).__name__ == '_tee_dataobject'][0]\n"
+	    "try:\n"
+	    "    forged = type(blk)(42, [], None)\n"
+	    "except TypeError as e:\n"
+	    "    forged = None\n"
+	    "    r = ['refused' if 'reads an iterator' in str(e) else str(e)]\n"
+	    "if forged is not None:\n"
+	    "    class M(dict):\n"
+	    "        def get(self, k, d=None):\n"
+	    "            return forged if k == id(blk) else dict.get(self, k, d)\n"
+	    "    r = [next(copy.deepcopy(a, M()))]\n"
+	    "ok = type(blk)(iter('xy'), ['w'], None)\n"
+	    "c, d = itertools.tee(range(5))\n"
+	    "next(c)\n"
+	    "c2, d2 = copy.deepcopy(c), copy.copy(d)\n"
+	    "r + [type(ok).__name__, list(c2), list(d2), list(c), list(d)]",
+	    "[\"refused\",\"_tee_dataobject\",[1,2,3,4],[0,1,2,3,4],[1,2,3,4],[0,1,2,3,4]]");
+	still_serving();
+	stop();
+}
+
 /* combinations, combinations_with_replacement and permutations given a state when they yield
  * nothing (r past the pool's size, or an empty pool: the memo of a deepcopy answers for the
  * copies of their arguments and state) read past their pool or their indices (SIGSEGV). Such a
@@ -3220,6 +3352,64 @@ Test(python_layer, base_exception_cannot_dodge_limits)
 	r = run("def g():\n    try:\n        yield 1\n    finally:\n        raise SystemExit\n"
 	        "it = g()\nnext(it)\ndel it\n'after'");
 	cr_assert_neq(strcmp(mcpc_status(r), "crashed"), 0, "%s", mcpc_json(r));
+	still_serving();
+	stop();
+}
+
+/* The sqlite3 module's connection was closed (or initialised again) by user code that ran
+ * while one of its statements was in progress outside the counted callbacks: the __del__ of a
+ * function's result (the progress handler then ran with its freed context: a forged call, a
+ * full escape), executemany's iterator between rows, a parameter sequence's __getitem__ or a
+ * parameter's __conform__ while binding (a closed database handed to SQLite: a crash). Those
+ * calls are now refused with ProgrammingError while a statement of the connection runs; the
+ * statement finishes, and ordinary use (closing after a statement, even with a row pending;
+ * executemany from a generator; callbacks; closing another connection) is unchanged. */
+Test(python_layer, sqlite_connection_cannot_be_closed_while_its_statement_runs)
+{
+	const char *msg = "\"close() is not allowed while a statement of the connection runs\"";
+
+	start(NULL);
+	expect_ok_result("import sqlite3\nc = sqlite3.connect(':memory:')\nerrs = []\n"
+	                 "class R(int):\n    def __del__(self):\n        try:\n"
+	                 "            c.close()\n"
+	                 "        except sqlite3.ProgrammingError as e:\n"
+	                 "            errs.append(str(e))\n"
+	                 "c.create_function('f', 0, lambda: R(5))\n"
+	                 "c.set_progress_handler(lambda: 0, 1)\n"
+	                 "rows = c.execute('with recursive r(i) as (select 1 union all select i+1 "
+	                 "from r where i<1000) select f(), count(*) from r').fetchall()\n"
+	                 "[rows, errs[:1], c.execute('select 1').fetchone()]",
+	                 e2e_fmt("[[[5,1000]],[%s],[1]]", msg));
+	expect_ok_result("import sqlite3\nc = sqlite3.connect(':memory:')\n"
+	                 "c.execute('create table t(x)')\nout = []\n"
+	                 "def gen():\n    yield (1,)\n    c.close()\n    yield (2,)\n"
+	                 "class P:\n    def __len__(self):\n        return 1\n"
+	                 "    def __getitem__(self, i):\n        c.close()\n        return 1\n"
+	                 "class V:\n    def __conform__(self, proto):\n        c.close()\n"
+	                 "        return 1\n"
+	                 "for f in (lambda: c.executemany('insert into t values(?)', gen()),\n"
+	                 "          lambda: c.execute('insert into t values(?)', P()),\n"
+	                 "          lambda: c.execute('insert into t values(?)', (V(),))):\n"
+	                 "    try:\n        f()\n    except sqlite3.ProgrammingError as e:\n"
+	                 "        out.append(str(e))\n"
+	                 "[out, c.execute('select x from t').fetchall()]",
+	                 e2e_fmt("[[%s,%s,%s],[[1]]]", msg, msg, msg));
+	expect_ok_result("import sqlite3\nc = sqlite3.connect(':memory:')\n"
+	                 "c.execute('create table t(x)')\n"
+	                 "c.executemany('insert into t values(?)', ((i,) for i in range(3)))\n"
+	                 "c.create_function('f', 1, lambda x: x * 2)\n"
+	                 "c.set_progress_handler(lambda: 0, 1)\n"
+	                 "c.set_trace_callback(lambda s: None)\n"
+	                 "c2 = sqlite3.connect(':memory:')\n"
+	                 "def other():\n    c2.close()\n    yield (9,)\n"
+	                 "c.executemany('insert into t values(?)', other())\n"
+	                 "class S(sqlite3.Cursor):\n"
+	                 "    def __next__(self):\n        return super().__next__()\n"
+	                 "a = [r[0] for r in c.execute('select f(x) from t')]\n"
+	                 "b = list(c.cursor(S).execute('select x from t'))\n"
+	                 "cur = c.execute('select x from t')\nfirst = cur.fetchone()\n"
+	                 "c.close()\n[a, [r[0] for r in b], first]",
+	                 "[[0,2,4,18],[0,1,2,9],[0]]");
 	still_serving();
 	stop();
 }

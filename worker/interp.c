@@ -436,6 +436,24 @@ static PyObject *exception_take(void)
 	return val;
 }
 
+/* Is exc a SystemExit whose code is None or 0: the code asked to end as a script ends when
+ * it succeeds (sys.exit(), sys.exit(0), sys.exit(main()), raise SystemExit)? Another code
+ * (a number, a message) stays the call's error. The code is read from the object, not as an
+ * attribute: nothing of the user's runs (an int of a subclass of the user's is read as an
+ * int). */
+static int exit_success(PyObject *exc)
+{
+	PyObject *code;
+	int overflow = 0;
+
+	if (!exc || !PyErr_GivenExceptionMatches(exc, PyExc_SystemExit))
+		return 0;
+	code = ((PySystemExitObject *)exc)->code;
+	if (!code || code == Py_None)
+		return 1;
+	return PyLong_Check(code) && PyLong_AsLongAndOverflow(code, &overflow) == 0 && !overflow;
+}
+
 /* ---- running the code ---------------------------------------------------------------- */
 
 struct program {
@@ -1200,6 +1218,10 @@ void interp_run(const char *code, struct run_outcome *out)
 		value = program_run(&prog, g, builtins_for(0));
 	if (!value) {
 		exc = exception_take();
+		/* sys.exit(0), sys.exit(), sys.exit(main()): the script ended as it does when it
+		 * succeeds, and the call is ok, with no result. */
+		if (exit_success(exc))
+			Py_CLEAR(exc);
 		if (exc && PyErr_GivenExceptionMatches(exc, PyExc_MemoryError) &&
 		    reserve != MAP_FAILED) {
 			munmap(reserve, MEMORY_RESERVE);
@@ -1245,7 +1267,9 @@ void interp_run(const char *code, struct run_outcome *out)
 	Py_CLEAR(value);
 	program_clear(&prog);
 	/* The files it opened end with it, what they buffered written, before its output is
-	 * taken (a file that could not be written says so there). */
+	 * taken (a file that could not be written says so there); the databases' commits made in
+	 * SQL first. */
+	pysqlite_call_end();
 	pyfiles_call_end();
 	pyresult_call_source(NULL);
 	if (failed) {

@@ -126,8 +126,11 @@ const char *pyproxy_left_out(PyObject *module, PyObject *name);
 /* Set up every SQLite database the process opens from now on (defensive, no extensions, no
  * fts3_tokenizer). 0 or -1. */
 int pysqlite_init(void);
-/* Refuse closing a connection (and the like) from within one of its callbacks. 0 / -1. */
+/* Refuse closing a connection (and the like) from within one of its callbacks, and make a
+ * workspace file's connections (read into memory, written back when they commit). 0 / -1. */
 int pysqlite_guard(void);
+/* At the end of a call: the workspace databases' commits not yet written are written. */
+void pysqlite_call_end(void);
 
 /* ---- pymodguard.c: real modules read by the user's code ---- */
 

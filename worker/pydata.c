@@ -65,6 +65,57 @@ static PyMethodDef backend_vars_def = {"vars", backend_vars, METH_O,
  *   buffer is handed on pinned: a holder of the export for as long as the array lives, so the
  *   object cannot be resized under it (BufferError, as for any exported bytearray). */
 static newfunc ndarray_new_real;
+/* The slots replaced below are still reached through their classes' method wrappers
+ * (a.__setitem__(k, v), g.__init__(x), dtype.__eq__(o): the wrapper calls the function it was
+ * made with). Each replacement is noted here, and once all are made every wrapper of a class
+ * in the interpreter that calls a replaced function calls its replacement (rewrap_all). */
+#define N_REWRAPS 192
+static struct {
+	void *real, *guard;
+} rewraps[N_REWRAPS];
+static int n_rewraps, rewraps_lost;
+
+static void rewrap_note(void *real, void *guard)
+{
+	for (int i = 0; i < n_rewraps; i++)
+		if (rewraps[i].real == real)
+			return;
+	if (n_rewraps == N_REWRAPS) {
+		rewraps_lost = 1;
+		return;
+	}
+	rewraps[n_rewraps].real = real;
+	rewraps[n_rewraps++].guard = guard;
+}
+
+static int rewrap_type(PyTypeObject *t, void *arg)
+{
+	PyObject *key, *value;
+	Py_ssize_t pos = 0;
+
+	(void)arg;
+	while (t->tp_dict && PyDict_Next(t->tp_dict, &pos, &key, &value)) {
+		PyWrapperDescrObject *w = (PyWrapperDescrObject *)value;
+		if (!PyObject_TypeCheck(value, &PyWrapperDescr_Type))
+			continue;
+		for (int i = 0; i < n_rewraps; i++)
+			if (w->d_wrapped == rewraps[i].real) {
+				w->d_wrapped = rewraps[i].guard;
+				break;
+			}
+	}
+	return 0;
+}
+
+static int rewrap_all(void)
+{
+	if (rewraps_lost) {
+		PyErr_SetString(PyExc_RuntimeError, "more replaced slots than the sandbox notes");
+		return -1;
+	}
+	return pyguard_walk(&PyBaseObject_Type, rewrap_type, NULL);
+}
+
 static PyObject *np_dtype;
 
 typedef struct {
@@ -343,6 +394,7 @@ static int buffers_guard(PyObject *np, PyTypeObject *nd)
 	PyMemoryView_Type.tp_as_buffer->bf_getbuffer = memory_getbuffer_checked;
 	memory_assign_real = PyMemoryView_Type.tp_as_mapping->mp_ass_subscript;
 	PyMemoryView_Type.tp_as_mapping->mp_ass_subscript = memory_assign_checked;
+	rewrap_note((void *)memory_assign_real, (void *)memory_assign_checked);
 	ndarray_getbuffer_real = nd->tp_as_buffer->bf_getbuffer;
 	return pyguard_walk(nd, replace_getbuffer, NULL);
 }
@@ -522,8 +574,10 @@ static int writes_guard(PyTypeObject *nd)
 	}
 	ndarray_assign_real = nd->tp_as_mapping->mp_ass_subscript;
 	nd->tp_as_mapping->mp_ass_subscript = ndarray_assign_held;
+	rewrap_note((void *)ndarray_assign_real, (void *)ndarray_assign_held);
 	ndarray_subscript_real = nd->tp_as_mapping->mp_subscript;
 	nd->tp_as_mapping->mp_subscript = ndarray_subscript_held;
+	rewrap_note((void *)ndarray_subscript_real, (void *)ndarray_subscript_held);
 	ndarray_type = nd;
 	for (int i = 0; i < 4; i++) {
 		PyObject *m = PyDict_GetItemString(nd->tp_dict, held_write_names[i]);
@@ -1839,6 +1893,7 @@ static int made_copies(PyTypeObject *t, void *init)
 	made_copied[n_made_copied].t = t;
 	if (init) {
 		initproc pair[2] = {t->tp_init, init_copied};
+		rewrap_note((void *)t->tp_init, (void *)init_copied);
 		made_copied[n_made_copied++].init = t->tp_init;
 		return pyguard_walk(t, replace_init, pair) < 0 ? -1 : 0;
 	}
@@ -2436,6 +2491,7 @@ static int slot_copies(PyTypeObject *t, void *arg)
 		}
 		slot_real[k][n_slot_real[k]++] = *at;
 	}
+	rewrap_note(slot_real[k][i], slot_fn[i][k]);
 	*at = slot_fn[i][k];
 	PyType_Modified(t);
 	return 0;
@@ -2550,6 +2606,8 @@ static int entries_copy(PyObject *np, PyTypeObject *nd)
 		flat_assign_real = ft->tp_as_mapping->mp_ass_subscript;
 		ft->tp_as_mapping->mp_subscript = flat_subscript_copied;
 		ft->tp_as_mapping->mp_ass_subscript = flat_assign_copied;
+		rewrap_note((void *)flat_subscript_real, (void *)flat_subscript_copied);
+		rewrap_note((void *)flat_assign_real, (void *)flat_assign_copied);
 	}
 	Py_DECREF(flat); /* numpy keeps it */
 	for (size_t i = 0; i < sizeof(made) / sizeof(*made); i++) {
@@ -2637,6 +2695,7 @@ static int replace_random_init(PyTypeObject *t, void *arg)
 
 	if (t->tp_init == random_init_real[which]) {
 		t->tp_init = which ? generator_init : random_state_init;
+		rewrap_note((void *)random_init_real[which], (void *)t->tp_init);
 		PyType_Modified(t);
 	}
 	return 0;
@@ -2726,6 +2785,7 @@ static int fortran_type_guard(PyTypeObject *t)
 	}
 	fortran_types[n_fortran_types] = t;
 	fortran_call_real[n_fortran_types++] = t->tp_call;
+	rewrap_note((void *)t->tp_call, (void *)fortran_call);
 	t->tp_call = fortran_call;
 	return 0;
 }
@@ -2910,6 +2970,7 @@ static int replace_checked_init(PyTypeObject *t, void *arg)
 	initproc real = *(initproc *)arg;
 
 	if (t->tp_init == real) {
+		rewrap_note((void *)real, (void *)init_checked_call);
 		t->tp_init = init_checked_call;
 		PyType_Modified(t);
 	}
@@ -3212,7 +3273,8 @@ int pydata_init(void)
 	r = prepare ? PyObject_CallNoArgs(prepare) : NULL;
 	if (!r || types_patch(g) < 0 || inits_check(g) < 0 || news_check(g) < 0 ||
 	    numpy_guard() < 0 || fortran_guard() < 0 || random_guard() < 0 ||
-	    library_attrs_guard(g) < 0 || pair_items_guard(g) < 0 || mat_reader_guard(g) < 0)
+	    library_attrs_guard(g) < 0 || pair_items_guard(g) < 0 || mat_reader_guard(g) < 0 ||
+	    rewrap_all() < 0)
 		goto out;
 	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");
 	if (pyplot) {

@@ -87,7 +87,7 @@ static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 	case EMFILE:
 		snprintf(msg, sizeof(msg),
 		         "Too many open files: one call may have at most %d files of the workspace "
-		         "open at once, and open %d in all",
+		         "open at once, and open %d to write in all",
 		         SANDBOX_NOFILE_WORKSPACE - POLICY_FD_CHANNEL - 1, IPC_WS_FDS_PER_CALL);
 		break;
 	case ENFILE:
@@ -1079,6 +1079,12 @@ static PyObject *ws_chmod(PyObject *self, PyObject *const *args, Py_ssize_t narg
 	path = path_take(a[0], NULL);
 	if (!path)
 		return NULL;
+	/* The kernel keeps the low 12 bits, as chmod does: os.stat(p).st_mode | stat.S_IEXEC
+	 * carries the file type (S_IFREG), which changes nothing. Set-user-ID, set-group-ID and
+	 * sticky stay refused (sent as 07777, which the supervisor refuses), and a negative mode
+	 * (all of them to the kernel) too. */
+	if (mode >= 0)
+		mode &= 07777;
 	return attr_answer(IPC_REQ_CHMOD, mode < 0 || mode > 0777 ? 07777 : (uint32_t)mode, path,
 	                   a[0]);
 }
@@ -1484,25 +1490,62 @@ void pyfiles_call_end(void)
 	forget_all();
 }
 
+/* Is e the ValueError CPython's io raises for a closed file ("I/O operation on closed file.",
+ * "readline of closed file", "seek of closed file", "write to closed file"...)? Its message, or
+ * NULL. Only a ValueError itself with one str argument: nothing of the user's runs. */
+static const char *closed_file_message(PyObject *e)
+{
+	PyObject *args = Py_IS_TYPE(e, (PyTypeObject *)PyExc_ValueError)
+	                     ? ((PyBaseExceptionObject *)e)->args
+	                     : NULL;
+	const char *m;
+	size_t n;
+
+	if (!args || !PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != 1 ||
+	    !PyUnicode_CheckExact(PyTuple_GET_ITEM(args, 0)))
+		return NULL;
+	m = PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 0));
+	if (!m) {
+		PyErr_Clear();
+		return NULL;
+	}
+	n = strlen(m);
+	return strcmp(m, "I/O operation on closed file.") == 0 ||
+	               strcmp(m, "I/O operation on closed file") == 0 ||
+	               strcmp(m, "write to closed file") == 0 ||
+	               (n > 15 && n < 40 && strcmp(m + n - 15, " of closed file") == 0)
+	           ? m
+	           : NULL;
+}
+
 void pyfiles_explain(PyObject *exc)
 {
-	static const char closed[] = "I/O operation on closed file.";
-	PyObject *s, *args;
+	/* The exception, or one it was raised from or while handling (a library that turned
+	 * the file's error into its own): a few links of its chain. */
+	for (int depth = 0; closed_at_end && exc && depth < 8; depth++) {
+		const char *m = closed_file_message(exc);
+		PyObject *args = m ? PyUnicode_FromFormat(
+		                         "%s. Files of the workspace are closed when the call that "
+		                         "opened them ends, and so are the files of objects that "
+		                         "read theirs later (Image.open, np.load of an .npz, "
+		                         "pd.ExcelFile, zipfile.ZipFile): open the file again in "
+		                         "this call.",
+		                         strcmp(m, "I/O operation on closed file.") == 0
+		                             ? "I/O operation on closed file"
+		                             : m)
+		                   : NULL;
+		PyObject *tuple = args ? PyTuple_Pack(1, args) : NULL;
 
-	if (!closed_at_end || !PyErr_GivenExceptionMatches(exc, PyExc_ValueError))
-		return;
-	s = PyObject_Str(exc);
-	if (s && PyUnicode_CompareWithASCIIString(s, closed) == 0) {
-		args =
-		    Py_BuildValue("(s)", "I/O operation on closed file. Files of the workspace are "
-		                         "closed when the call that opened them ends: open the "
-		                         "file again in this call.");
-		if (!args || PyObject_SetAttrString(exc, "args", args) < 0)
+		if (tuple && PyObject_SetAttrString(exc, "args", tuple) < 0)
 			PyErr_Clear();
+		Py_XDECREF(tuple);
 		Py_XDECREF(args);
+		PyErr_Clear();
+		exc = PyExceptionInstance_Check(exc) ? ((PyBaseExceptionObject *)exc)->cause
+		                                           ? ((PyBaseExceptionObject *)exc)->cause
+		                                           : ((PyBaseExceptionObject *)exc)->context
+		                                     : NULL;
 	}
-	Py_XDECREF(s);
-	PyErr_Clear();
 }
 
 int pyfiles_audit_allows(const char *event, PyObject *args)

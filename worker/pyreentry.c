@@ -1091,6 +1091,10 @@ static PyObject *tee_setstate(PyObject *self, PyObject *state)
 		held = PyList_GET_SIZE(PyTuple_GET_ITEM(PyTuple_GET_ITEM(red, 1), 1));
 	else if (red)
 		PyErr_SetString(PyExc_SystemError, "itertools' tee data is not as known");
+	if (held >= 0 && !PyIter_Check(PyTuple_GET_ITEM(PyTuple_GET_ITEM(red, 1), 0))) {
+		PyErr_SetString(PyExc_TypeError, "the tee's data reads no iterator");
+		goto out;
+	}
 	i = held < 0 ? -1 : PyLong_AsSsize_t(index);
 	if (held < 0 || (i == -1 && PyErr_Occurred())) {
 		if (held >= 0 && PyErr_ExceptionMatches(PyExc_OverflowError)) {
@@ -1115,6 +1119,22 @@ out:
 }
 
 static PyMethodDef tee_setstate_def = {"__setstate__", tee_setstate, METH_O, NULL};
+
+/* A tee's data block made by its own class took any object as the source it reads on: a tee set
+ * on it called PyIter_Next on an int (no tp_iternext: a call through NULL). The source must be
+ * an iterator (tee's __setstate__ checks the source of the block it is given too). */
+static newfunc teedata_new_real;
+static int held_slot(PyTypeObject *t, size_t offset, void *held, void **real);
+
+static PyObject *teedata_new(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) >= 1 &&
+	    !PyIter_Check(PyTuple_GET_ITEM(args, 0))) {
+		PyErr_SetString(PyExc_TypeError, "a tee's data reads an iterator");
+		return NULL;
+	}
+	return teedata_new_real(t, args, kw);
+}
 
 /* combinations (0), combinations_with_replacement (1), permutations (2): a state only when
  * they yield something (the pool and r as their own reduce gives them). */
@@ -1230,7 +1250,7 @@ static int itertools_states_guard(void)
 			iter_types[i].real = cycle_step;
 		}
 	teedata_reduce = Py_XNewRef(PyDict_GetItemString(teedata_type->tp_dict, "__reduce__"));
-	if (!cycle_next_real || !teedata_reduce ||
+	if (!cycle_next_real || !teedata_reduce || !teedata_type->tp_new ||
 	    !PyObject_TypeCheck(teedata_reduce, &PyMethodDescr_Type)) {
 		PyErr_SetString(PyExc_TypeError, "itertools' cycle and tee are not as known");
 		goto out;
@@ -1239,7 +1259,9 @@ static int itertools_states_guard(void)
 	    replace_method(cycle_type, "__reduce__", &cycle_reduce_def, &cycle_reduce_real) < 0 ||
 	    replace_method(cycle_type, "__setstate__", &cycle_setstate_def, &cycle_setstate_real) <
 	        0 ||
-	    replace_method(tee_type, "__setstate__", &tee_setstate_def, &tee_setstate_real) < 0)
+	    replace_method(tee_type, "__setstate__", &tee_setstate_def, &tee_setstate_real) < 0 ||
+	    held_slot(teedata_type, offsetof(PyTypeObject, tp_new), (void *)teedata_new,
+	              (void **)&teedata_new_real) < 0)
 		goto out;
 	for (int k = 0; k < POOL_TYPES; k++) {
 		PyTypeObject *t = itertools_class(it, pool_names[k]);
@@ -1259,6 +1281,50 @@ static int itertools_states_guard(void)
 	rc = 0;
 out:
 	Py_XDECREF(it);
+	return rc;
+}
+
+/* ---- functools.partial's state ------------------------------------------------------------ */
+
+/* partial.__setstate__ checked the function, arguments and keywords of its state but kept any
+ * object as the partial's instance dict, which the interpreter reads as a dict (its method
+ * lookup read a bytes object's data as the dict's keys, then wrote a version into them: any
+ * memory). copy.deepcopy hands a new partial of a subclass the state copied through the user's
+ * memo. The state must be (callable, tuple, dict or None, dict or None), for a subclass too; a
+ * dict subclass as the instance dict is what setting __dict__ takes too. */
+static PyObject *partial_setstate_real;
+
+static PyObject *partial_setstate(PyObject *self, PyObject *state)
+{
+	PyObject *kw, *dict;
+
+	if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 4 ||
+	    !PyCallable_Check(PyTuple_GET_ITEM(state, 0)) ||
+	    !PyTuple_CheckExact(PyTuple_GET_ITEM(state, 1)) ||
+	    ((kw = PyTuple_GET_ITEM(state, 2)) != Py_None && !PyDict_Check(kw)) ||
+	    ((dict = PyTuple_GET_ITEM(state, 3)) != Py_None && !PyDict_Check(dict))) {
+		PyErr_SetString(PyExc_TypeError, "invalid partial state: (callable, tuple, dict or "
+		                                 "None, dict or None) expected");
+		return NULL;
+	}
+	return PyObject_CallFunctionObjArgs(partial_setstate_real, self, state, NULL);
+}
+
+static PyMethodDef partial_setstate_def = {"__setstate__", partial_setstate, METH_O, NULL};
+
+static int partial_guard(void)
+{
+	PyObject *f = PyImport_ImportModule("_functools"), *t;
+	int rc = -1;
+
+	t = f ? PyObject_GetAttrString(f, "partial") : NULL;
+	if (t && !PyType_Check(t))
+		PyErr_SetString(PyExc_TypeError, "functools.partial is not as known");
+	else if (t)
+		rc = replace_method((PyTypeObject *)t, "__setstate__", &partial_setstate_def,
+		                    &partial_setstate_real);
+	Py_XDECREF(t);
+	Py_XDECREF(f);
 	return rc;
 }
 
@@ -3052,9 +3118,10 @@ int pyreentry_guard(void)
 	PyTypeObject *t = &PyByteArray_Type;
 
 	if (held_operands_init() < 0 || held_binops_init() < 0 || itertools_guard() < 0 ||
-	    itertools_states_guard() < 0 || deque_guard() < 0 || unicode_errors_guard() < 0 ||
-	    callables_guard() < 0 || exception_groups_guard() < 0 || borrowed_fields_guard() < 0 ||
-	    decimal_guard() < 0 || compressors_guard() < 0 || odict_guard() < 0)
+	    itertools_states_guard() < 0 || partial_guard() < 0 || deque_guard() < 0 ||
+	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0 ||
+	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0 ||
+	    odict_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
