@@ -2986,6 +2986,28 @@ Test(python_layer, a_partial_state_holds_a_dict_as_its_dict)
 	stop();
 }
 
+/* A library evaluating in a dict of the user's that names no builtins (typing's ForwardRef,
+ * sympy's parse_expr with global_dict=) had the sandbox's builtins put in it: the very dict every
+ * frame of the user's runs with, which the user's code then read back and changed (len, and the
+ * getattr the C layer takes from it when it reduces a bound method). The dict gets a copy. */
+Test(python_layer, a_library_evaluation_hands_out_a_copy_of_the_builtins)
+{
+	start(NULL);
+	expect_ok_result("import typing, copy\n"
+	                 "g = {}\n"
+	                 "typing.ForwardRef('int')._evaluate(g, None, frozenset())\n"
+	                 "b = g['__builtins__']\n"
+	                 "b['len'] = lambda x: 'user len'\n"
+	                 "b['getattr'] = lambda *a: 'user getattr'\n"
+	                 "class A:\n"
+	                 "    def m(self):\n"
+	                 "        return 5\n"
+	                 "[len([]), copy.copy(A().m)(), b['print'] is print]",
+	                 "[0,5,true]");
+	still_serving();
+	stop();
+}
+
 /* A tee's data block made by its own class took any object as its source: a tee set on it (the
  * memo of a deepcopy answered the block's copy) called PyIter_Next on an int (no tp_iternext,
  * SIGSEGV). The block's source must be an iterator (TypeError), as a tee's __setstate__ checks

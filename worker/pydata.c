@@ -246,22 +246,28 @@ out:
 static PyObject *private_lists(PyObject *o, int depth);
 static PyObject *private_kw(PyObject *kw);
 
-static PyObject *ndarray_new_checked(PyTypeObject *t, PyObject *args, PyObject *kw)
+/* real(t, args, kw) with private copies of the lists in args and kw's values. */
+static PyObject *new_with_copies(newfunc real, PyTypeObject *t, PyObject *args, PyObject *kw)
 {
 	PyObject *args2, *kw2, *r;
 
-	if (!pylayer_armed())
-		return ndarray_new_real(t, args, kw);
 	if (!(args2 = private_lists(args, 0)))
 		return NULL;
 	if (!(kw2 = private_kw(kw)) && kw) {
 		Py_DECREF(args2);
 		return NULL;
 	}
-	r = ndarray_new_over(t, args2, kw2);
+	r = real(t, args2, kw2);
 	Py_DECREF(args2);
 	Py_XDECREF(kw2);
 	return r;
+}
+
+static PyObject *ndarray_new_checked(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	if (!pylayer_armed())
+		return ndarray_new_real(t, args, kw);
+	return new_with_copies(ndarray_new_over, t, args, kw);
 }
 
 /* Object arrays' bytes. numpy hands the memory of an array of objects to any buffer consumer:
@@ -643,27 +649,80 @@ static int plain_sequence(PyObject *o)
  * of its items) becomes a new list of copies, a tuple holding any a new tuple. The items are
  * taken into a list of the sandbox's first, so the user's code run on the way (a sequence's
  * iteration, an attribute lookup) changes nothing being copied. */
-static PyObject *private_dict(PyObject *o, int depth);
+/* The containers being copied, from the top to the one being copied (a list that holds itself is
+ * copied as a list of the sandbox's that holds itself). */
+struct copy_path {
+	PyObject *orig[PRIVATE_LISTS_DEPTH], *copy[PRIVATE_LISTS_DEPTH];
+};
 
-static PyObject *private_lists(PyObject *o, int depth)
+static PyObject *private_walk(PyObject *o, int depth, struct copy_path *p);
+
+/* The copy of o made above it on the path (new reference), NULL when o is not on it, or NULL with
+ * an error when o is a tuple being copied (made only once its items are). */
+static PyObject *private_seen(PyObject *o, int depth, struct copy_path *p, int *seen)
+{
+	*seen = 0;
+	for (int k = 0; k < depth; k++)
+		if (p->orig[k] == o) {
+			*seen = 1;
+			if (p->copy[k])
+				return Py_NewRef(p->copy[k]);
+			PyErr_SetString(
+			    PyExc_ValueError,
+			    "a tuple that holds itself is not read by numpy in the sandbox");
+			return NULL;
+		}
+	return NULL;
+}
+
+/* A dict (a data type's fields, names and formats): a plain dict of private copies of its values
+ * when any is a list or holds one, or when it is a dict subclass (numpy reads those through
+ * their own methods). */
+static PyObject *private_dict(PyObject *o, int depth, struct copy_path *p)
+{
+	PyObject *items = PyDict_Items(o), *r = items ? PyDict_New() : NULL; /* taken first */
+	int changed = !PyDict_CheckExact(o);
+
+	p->orig[depth] = o;
+	p->copy[depth] = r;
+	for (Py_ssize_t i = 0; r && i < PyList_GET_SIZE(items); i++) {
+		PyObject *pair = PyList_GET_ITEM(items, i), *value = PyTuple_GET_ITEM(pair, 1), *c;
+		c = private_walk(value, depth + 1, p);
+		changed |= c != value;
+		if (!c || PyDict_SetItem(r, PyTuple_GET_ITEM(pair, 0), c) < 0)
+			Py_CLEAR(r);
+		Py_XDECREF(c);
+	}
+	Py_XDECREF(items);
+	if (r && !changed) {
+		Py_DECREF(r);
+		return Py_NewRef(o);
+	}
+	return r;
+}
+
+static PyObject *private_walk(PyObject *o, int depth, struct copy_path *p)
 {
 	PyObject *r;
-	int tuple = PyTuple_Check(o), changed = 0, seq;
+	int tuple = PyTuple_Check(o), changed = 0, seq, seen;
 
+	seq = PyList_Check(o) || tuple || PyDict_Check(o) ? 1 : plain_sequence(o);
+	if (seq <= 0)
+		return seq < 0 ? NULL : Py_NewRef(o);
+	if ((r = private_seen(o, depth, p, &seen)) || seen)
+		return r;
 	if (depth >= PRIVATE_LISTS_DEPTH) {
 		/* deeper than any array (32 dimensions) or data type a user writes: not handed on
 		 * as the user's own */
-		seq = PyList_Check(o) || tuple || PyDict_Check(o) ? 1 : plain_sequence(o);
-		if (seq > 0)
-			PyErr_Format(
-			    PyExc_ValueError,
-			    "lists, tuples or dicts nested more than %d levels deep are not "
-			    "read by numpy in the sandbox",
-			    PRIVATE_LISTS_DEPTH);
-		return seq ? NULL : Py_NewRef(o);
+		PyErr_Format(
+		    PyExc_ValueError,
+		    "lists, tuples or dicts nested more than %d levels deep are not read by "
+		    "numpy in the sandbox",
+		    PRIVATE_LISTS_DEPTH);
+		return NULL;
 	}
 	if (PyDict_Check(o))
-		return private_dict(o, depth);
+		return private_dict(o, depth, p);
 	if (PyList_Check(o)) {
 		r = PyList_GetSlice(o, 0, PyList_GET_SIZE(o));
 		changed = 1;
@@ -672,15 +731,15 @@ static PyObject *private_lists(PyObject *o, int depth)
 		for (Py_ssize_t i = 0; r && i < PyTuple_GET_SIZE(o); i++)
 			PyList_SET_ITEM(r, i, Py_NewRef(PyTuple_GET_ITEM(o, i)));
 	} else {
-		if ((seq = plain_sequence(o)) <= 0)
-			return seq < 0 ? NULL : Py_NewRef(o);
 		r = PySequence_List(o);
 		changed = 1;
 	}
 	if (!r)
 		return NULL;
+	p->orig[depth] = o;
+	p->copy[depth] = tuple ? NULL : r;
 	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(r); i++) {
-		PyObject *item = PyList_GET_ITEM(r, i), *c = private_lists(item, depth + 1);
+		PyObject *item = PyList_GET_ITEM(r, i), *c = private_walk(item, depth + 1, p);
 		if (!c) {
 			Py_DECREF(r);
 			return NULL;
@@ -696,28 +755,12 @@ static PyObject *private_lists(PyObject *o, int depth)
 	return r;
 }
 
-/* A dict (a data type's fields, names and formats): a plain dict of private copies of its values
- * when any is a list or holds one, or when it is a dict subclass (numpy reads those through
- * their own methods). */
-static PyObject *private_dict(PyObject *o, int depth)
+static PyObject *private_lists(PyObject *o, int depth)
 {
-	PyObject *items = PyDict_Items(o), *r = items ? PyDict_New() : NULL; /* taken first */
-	int changed = !PyDict_CheckExact(o);
+	struct copy_path p;
 
-	for (Py_ssize_t i = 0; r && i < PyList_GET_SIZE(items); i++) {
-		PyObject *pair = PyList_GET_ITEM(items, i), *value = PyTuple_GET_ITEM(pair, 1), *c;
-		c = private_lists(value, depth + 1);
-		changed |= c != value;
-		if (!c || PyDict_SetItem(r, PyTuple_GET_ITEM(pair, 0), c) < 0)
-			Py_CLEAR(r);
-		Py_XDECREF(c);
-	}
-	Py_XDECREF(items);
-	if (r && !changed) {
-		Py_DECREF(r);
-		return Py_NewRef(o);
-	}
-	return r;
+	(void)depth;
+	return private_walk(o, 0, &p);
 }
 
 #define N_ARRAY_MAKERS 5
@@ -1824,23 +1867,13 @@ static int made_real(PyTypeObject *t, newfunc *new, initproc *init)
 
 static PyObject *new_copied(PyTypeObject *t, PyObject *args, PyObject *kw)
 {
-	PyObject *args2, *kw2, *r;
 	newfunc real;
 
 	if (made_real(t, &real, NULL) < 0)
 		return NULL;
 	if (!pylayer_armed())
 		return real(t, args, kw);
-	if (!(args2 = private_lists(args, 0)))
-		return NULL;
-	if (!(kw2 = private_kw(kw)) && kw) {
-		Py_DECREF(args2);
-		return NULL;
-	}
-	r = real(t, args2, kw2);
-	Py_DECREF(args2);
-	Py_XDECREF(kw2);
-	return r;
+	return new_with_copies(real, t, args, kw);
 }
 
 static int init_copied(PyObject *self, PyObject *args, PyObject *kw)

@@ -850,6 +850,18 @@ static int modules_proxied(PyObject *d, PyObject *keep)
 	return rc < 0 ? rc : changed;
 }
 
+/* Put a copy of the sandbox's builtins in d as its __builtins__: d may be a dict the user's code
+ * holds (given to a library that evaluates in it), and the builtins every frame of the user's
+ * runs with are not handed to it to change. */
+static int builtins_put(PyObject *d)
+{
+	PyObject *copy = PyDict_Copy(pylayer_builtins());
+	int rc = copy ? PyDict_SetItem(d, str_builtins, copy) : -1;
+
+	Py_XDECREF(copy);
+	return rc;
+}
+
 /* The namespace eval() or exec() may run code in for a library while armed: d itself, with the
  * sandbox's builtins put in when it names none (CPython would put in the caller's, the real
  * ones) or names the real ones but is no module's (a copy the library made of its globals, as
@@ -872,8 +884,7 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 	if (!b && PyErr_Occurred())
 		return NULL;
 	if (!b) {
-		if ((globals && PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0) ||
-		    modules_proxied(d, str_builtins) < 0)
+		if ((globals && builtins_put(d) < 0) || modules_proxied(d, str_builtins) < 0)
 			return NULL;
 		return Py_NewRef(d);
 	}
@@ -891,8 +902,7 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 		return Py_NewRef(d);
 	}
 	if (!module_namespace(d)) {
-		if (PyDict_SetItem(d, str_builtins, pylayer_builtins()) < 0 ||
-		    modules_proxied(d, str_builtins) < 0)
+		if (builtins_put(d) < 0 || modules_proxied(d, str_builtins) < 0)
 			return NULL;
 		return Py_NewRef(d);
 	}
@@ -900,8 +910,7 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 	if (!fresh)
 		return NULL;
 	name = PyDict_GetItemWithError(d, str_name);
-	if ((!name && PyErr_Occurred()) ||
-	    PyDict_SetItem(fresh, str_builtins, pylayer_builtins()) < 0 ||
+	if ((!name && PyErr_Occurred()) || builtins_put(fresh) < 0 ||
 	    (name && PyDict_SetItem(fresh, str_name, name) < 0)) {
 		Py_DECREF(fresh);
 		return NULL;
@@ -1024,7 +1033,7 @@ static PyObject *evaluate_unnested(PyObject *real, PyObject *args, PyObject *kw)
 		/* A copy of its namespace, with the sandbox's builtins: what the code defines
 		 * reads the module's names, and changes none of them. */
 		cg = PyDict_Copy(g);
-		if (cg && PyDict_SetItem(cg, str_builtins, pylayer_builtins()) < 0)
+		if (cg && builtins_put(cg) < 0)
 			Py_CLEAR(cg);
 	} else {
 		cg = namespace_checked(g, 1, l == g && explicit ? &loading : NULL);
