@@ -1934,43 +1934,6 @@ static int made_copies(PyTypeObject *t, void *init)
 	return pyguard_replace_new(t, t->tp_new, new_copied) < 0 ? -1 : 0;
 }
 
-/* A flat iterator's index (and what is assigned through it). */
-static binaryfunc flat_subscript_real;
-static objobjargproc flat_assign_real;
-
-static PyObject *flat_subscript_copied(PyObject *self, PyObject *key)
-{
-	PyObject *r;
-
-	if (!pylayer_armed() || PyLong_Check(key) || PySlice_Check(key))
-		return flat_subscript_real(self, key);
-	if (!(key = private_lists(key, 0)))
-		return NULL;
-	r = flat_subscript_real(self, key);
-	Py_DECREF(key);
-	return r;
-}
-
-static int flat_assign_copied(PyObject *self, PyObject *key, PyObject *value)
-{
-	int rc;
-
-	if (!pylayer_armed())
-		return flat_assign_real(self, key, value);
-	if (!(key = private_lists(key, 0)))
-		return -1;
-	if (value && !(value = private_lists(value, 0))) {
-		Py_DECREF(key);
-		return -1;
-	}
-	Py_INCREF(self);
-	rc = flat_assign_real(self, key, value);
-	Py_DECREF(self);
-	Py_XDECREF(value);
-	Py_DECREF(key);
-	return rc;
-}
-
 /* numpy's C interface, the entries that take objects (their positions in the table of numpy
  * 1.x's C interface). A copy that fails leaves what the entry would have stolen released. */
 static void **np_api;
@@ -2286,8 +2249,8 @@ static int api_copies(void)
 
 /* The slots of numpy's classes that convert the object they are given inside numpy (a
  * comparison's other operand: array, flat iterator, data type and scalar comparisons convert a
- * list where it is, and so does an array comparison whose ufunc failed; a scalar's index; an
- * nditer's item assignment): each of numpy's functions there is given private copies. numpy
+ * list where it is, and so does an array comparison whose ufunc failed; a scalar's or a flat
+ * iterator's index; a flat iterator's and an nditer's item assignment): each of numpy's functions there is given private copies. numpy
  * calls a base class's slot itself (a scalar's comparison falls back to np.generic's), so the
  * function to call is known by the slot, not by the object's class: each of numpy's functions
  * has one of the sandbox's (numbered below), put in every class that has numpy's. */
@@ -2530,18 +2493,17 @@ static int slot_copies(PyTypeObject *t, void *arg)
 	return 0;
 }
 
-static int slots_copy(PyObject *np, PyTypeObject *nd, PyTypeObject *ft)
+static int slots_copy(PyObject *np, PyTypeObject *nd)
 {
 	static const struct {
 		const char *name;
 		int slot;
 	} slots[] = {
-	    {"dtype", SLOT_COMPARE},     {"generic", SLOT_COMPARE}, {"flatiter", SLOT_COMPARE},
-	    {"generic", SLOT_SUBSCRIPT}, {"nditer", SLOT_ASSIGN},   {"nditer", SLOT_ASSIGN_ITEM},
-	    {"broadcast", SLOT_COMPARE},
+	    {"dtype", SLOT_COMPARE},     {"generic", SLOT_COMPARE},    {"flatiter", SLOT_COMPARE},
+	    {"generic", SLOT_SUBSCRIPT}, {"nditer", SLOT_ASSIGN},      {"nditer", SLOT_ASSIGN_ITEM},
+	    {"broadcast", SLOT_COMPARE}, {"flatiter", SLOT_SUBSCRIPT}, {"flatiter", SLOT_ASSIGN},
 	};
 
-	(void)ft;
 	if (pyguard_walk(nd, slot_copies, (void *)(intptr_t)SLOT_COMPARE) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(slots) / sizeof(*slots); i++) {
@@ -2634,14 +2596,6 @@ static int entries_copy(PyObject *np, PyTypeObject *nd)
 		PyErr_SetString(PyExc_RuntimeError, "numpy's flat iterator is not as known");
 		return -1;
 	}
-	if (ft->tp_as_mapping->mp_subscript != flat_subscript_copied) {
-		flat_subscript_real = ft->tp_as_mapping->mp_subscript;
-		flat_assign_real = ft->tp_as_mapping->mp_ass_subscript;
-		ft->tp_as_mapping->mp_subscript = flat_subscript_copied;
-		ft->tp_as_mapping->mp_ass_subscript = flat_assign_copied;
-		rewrap_note((void *)flat_subscript_real, (void *)flat_subscript_copied);
-		rewrap_note((void *)flat_assign_real, (void *)flat_assign_copied);
-	}
 	Py_DECREF(flat); /* numpy keeps it */
 	for (size_t i = 0; i < sizeof(made) / sizeof(*made); i++) {
 		PyObject *t = PyObject_GetAttrString(np, made[i][0]);
@@ -2649,6 +2603,8 @@ static int entries_copy(PyObject *np, PyTypeObject *nd)
 		             ? pyguard_walk((PyTypeObject *)t, made_copies,
 		                            made[i][1] ? (void *)init_copied : NULL)
 		             : -1;
+		if (rc == 0)
+			rc = setters_copy((PyTypeObject *)t);
 		Py_XDECREF(t);
 		if (rc < 0) {
 			if (!PyErr_Occurred())
@@ -2658,15 +2614,8 @@ static int entries_copy(PyObject *np, PyTypeObject *nd)
 		}
 	}
 	if (functions_copy() < 0 || methods_copy(nd) < 0 || setters_copy(nd) < 0 ||
-	    setters_copy(ft) < 0 || slots_copy(np, nd, ft) < 0)
+	    setters_copy(ft) < 0 || slots_copy(np, nd) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof(made) / sizeof(*made); i++) {
-		PyObject *t = PyObject_GetAttrString(np, made[i][0]);
-		int rc = t && PyType_Check(t) ? setters_copy((PyTypeObject *)t) : -1;
-		Py_XDECREF(t);
-		if (rc < 0)
-			return -1;
-	}
 	return api_copies();
 }
 
