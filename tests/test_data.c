@@ -1394,6 +1394,58 @@ Test(data, variable_window_bounds_are_checked)
 	e2e_stop();
 }
 
+/* pandas reads a zone's transitions and offsets (get_dst_info, compiled) from any tzinfo with
+ * dateutil's or pytz's attributes and then indexes the offsets without bounds checks: a zone
+ * of the user's with more transitions than offsets made tz_convert read past them (garbage
+ * hours, any memory). Such a zone is refused with a message; a consistent zone of the user's
+ * and the named zones convert as on the host. */
+Test(data, time_zone_transitions_are_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import datetime, pandas as pd, pytz\n"
+	    "from dateutil import tz as dtz\n"
+	    "class Info:\n"
+	    "    def __init__(self, hours):\n"
+	    "        self.offset, self.isdst = hours * 3600, 0\n"
+	    "        self.delta = datetime.timedelta(hours=hours)\n"
+	    "class Longer(dtz.tzfile):\n"
+	    "    # more transitions than offsets: read past the offsets before\n"
+	    "    def __init__(self, name, n):\n"
+	    "        self._filename, self._trans_list = name, list(range(0, n * 1000, 1000))\n"
+	    "        self._trans_idx, self._ttinfo_before, self._ttinfo_std = (Info(1),), Info(0), "
+	    "Info(0)\n"
+	    "    def utcoffset(self, dt): return datetime.timedelta(0)\n"
+	    "    def dst(self, dt): return datetime.timedelta(0)\n"
+	    "    def tzname(self, dt): return 'L'\n"
+	    "class Own(Longer):\n"
+	    "    # a consistent zone of the user's converts as on the host\n"
+	    "    def __init__(self):\n"
+	    "        Longer.__init__(self, 'own', 2)\n"
+	    "        self._trans_list, self._trans_idx = [0, 10000], (Info(1), Info(2))\n"
+	    "s = pd.Series(pd.date_range('1970-01-01', periods=400, freq='37min', tz='UTC'))\n"
+	    "def t(z):\n"
+	    "    try:\n"
+	    "        return sorted(set(s.dt.tz_convert(z).dt.hour.tolist()))\n"
+	    "    except ValueError as e:\n"
+	    "        return str(e)\n"
+	    "r = [t(Longer('a', 100000)), t(Longer('b', 3)), t(Own())]\n"
+	    "# ordinary zones answer as before\n"
+	    "u = pd.Series(pd.date_range('2021-03-01', periods=50, freq='17h', tz='UTC'))\n"
+	    "r += [int(u.dt.tz_convert(z).dt.hour.sum()) for z in ['US/Eastern', "
+	    "'dateutil/Europe/London', pytz.FixedOffset(90), dtz.gettz('America/Sao_Paulo')]]\n"
+	    "n = pd.Series(pd.date_range('2021-11-07', periods=3, freq='h'))\n"
+	    "r += [str(n.dt.tz_localize('US/Eastern', ambiguous='NaT').iloc[1]), "
+	    "str(pd.Timestamp('2021-07-01 12:00', tz='US/Pacific').tz_convert('Asia/Tokyo'))]\n"
+	    "r",
+	    "[\"the time zone has 100001 transitions and 2 offsets: it should have one offset per "
+	    "transition\",\"the time zone has 4 transitions and 2 offsets: it should have one "
+	    "offset per "
+	    "transition\",[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23],566,580,"
+	    "571,587,\"NaT\",\"2021-07-02 04:00:00+09:00\"]");
+	e2e_stop();
+}
+
 /* hash_object_array (behind pd.util.hash_array and hash_pandas_object) read what a str
  * subclass's encode() returned as a bytes, unchecked: a float answered had its value read as
  * the length to hash (memory past it read through the hashes, or SIGSEGV). It now hashes a

@@ -603,6 +603,52 @@ def _time_zones():
     _zones.extend(tz.gettz(name) for name in pytz.all_timezones)
 
 
+def _zone_transitions(np):
+    """pandas converts times between zones with the transitions and offsets of a zone, read by
+    get_dst_info (compiled) from any tzinfo that has pytz's attributes (_utc_transition_times,
+    _transition_info) or dateutil's (_trans_list, _trans_idx), and then read without bounds
+    checks: one offset per transition, the first transition the earliest time. A zone of the
+    user's (a subclass of pytz's or dateutil's classes) with more transitions than offsets
+    made tz_convert read past the offsets (garbage hours, any memory). What get_dst_info reads
+    is kept in a module-level cache by the zone's name, which only pandas' code reaches: the
+    cache here takes an entry only when it holds what the conversions rely on, and keeps the
+    offsets inside a larger array, so the one place pandas reads before or after them (with
+    any offsets a zone gives) is the nearest offset."""
+    from pandas._libs.tslibs import timezones
+
+    earliest = np.iinfo(np.int64).min + 1
+
+    class ZoneTransitions(dict):
+        __slots__ = ()
+
+        def __setitem__(self, key, value):
+            trans, deltas, kind = value
+            trans = np.asarray(trans)
+            deltas = np.asarray(deltas)
+            if (type(trans) is not np.ndarray or trans.dtype != np.int64 or trans.ndim != 1
+                    or deltas.dtype != np.int64 or deltas.ndim != 1):
+                raise ValueError('the time zone\'s transitions are not int64 arrays')
+            if len(trans) == 0 or len(trans) != len(deltas):
+                raise ValueError('the time zone has %d transitions and %d offsets: it should '
+                                 'have one offset per transition' % (len(trans), len(deltas)))
+            if trans[0] != earliest or (len(trans) > 1 and not (trans[1:] >= trans[:-1]).all()):
+                raise ValueError('the time zone\'s transitions should be in order from '
+                                 'the earliest time')
+            # pandas' own edges read one place past either end (a time that lands at the
+            # earliest one, a missing time shifted past the last transition): both read as
+            # the nearest offset, inside one array.
+            n = len(trans)
+            held = np.empty(n + 2, np.int64)
+            held[1:n + 1] = deltas
+            held[0], held[n + 1] = held[1], held[n]
+            dict.__setitem__(self, key, (trans, held[1:n + 1], kind))
+
+    cache = ZoneTransitions()
+    for key, value in timezones.dst_cache.items():
+        cache[key] = value
+    timezones.dst_cache = cache
+
+
 def _pandas():
     import numpy as np
     import pandas as pd
@@ -645,6 +691,7 @@ def _pandas():
     pd.get_dummies(df['c']), df.corr(numeric_only=True), df.melt(), pd.cut(df['a'], 2)
     df['a'].to_json(), df.info(buf=io.StringIO()), pd.to_datetime(['2024-01-02'])
     _time_zones()
+    _zone_transitions(np)
     _read_html(pd)
     _pandas_takes(np)
     _window_bounds(np)

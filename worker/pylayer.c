@@ -1150,7 +1150,7 @@ static int audit_network(const char *event)
 	return 0;
 }
 
-static PyObject *default_unraisablehook;
+static PyObject *default_unraisablehook, *default_excepthook;
 
 static int audit_hook(const char *event, PyObject *args, void *data)
 {
@@ -1194,6 +1194,12 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 	if (strcmp(event, "sys.unraisablehook") == 0 && PyTuple_Check(args) &&
 	    PyTuple_GET_SIZE(args) > 0 && default_unraisablehook &&
 	    PyTuple_GET_ITEM(args, 0) == default_unraisablehook)
+		return 0;
+	/* Compiled code that cannot raise (Cython's) prints the exception it drops through
+	 * sys.excepthook: the interpreter's own prints it to stderr too. */
+	if (strcmp(event, "sys.excepthook") == 0 && PyTuple_Check(args) &&
+	    PyTuple_GET_SIZE(args) > 0 && default_excepthook &&
+	    PyTuple_GET_ITEM(args, 0) == default_excepthook)
 		return 0;
 	/* Cython modules make the code objects of their tracebacks (no bytecode at all) when they
 	 * are initialised, which a worker does for the extension modules imported late. Code
@@ -2469,9 +2475,10 @@ int pylayer_init(const struct zygote_config *cfg)
 {
 	PyObject *op = PyImport_ImportModule("operator");
 
-	/* The interpreter's own unraisable hook: a hook the user's code set is refused the
-	 * objects it would be handed. */
+	/* The interpreter's own unraisable and exception hooks: a hook the user's code set is
+	 * refused the objects it would be handed. */
 	default_unraisablehook = Py_XNewRef(PySys_GetObject("__unraisablehook__"));
+	default_excepthook = Py_XNewRef(PySys_GetObject("__excepthook__"));
 
 	if (op) {
 		real_attrgetter = PyObject_GetAttrString(op, "attrgetter");
