@@ -374,9 +374,10 @@ json_object *mcp_progress_notification(json_object *token, double progress, cons
 json_object *mcp_log_notification(const struct mcp_conn *c, const char *level, const char *logger,
                                   const char *text);
 
-/* The text of content[0] for an outcome into *out (replacing what it held). Returns 0 or
- * -ENOMEM (out unchanged). */
-int mcp_outcome_text(const struct run_outcome *o, struct text *out);
+/* The text of content[0] for an outcome into *out (replacing what it held); cfg (may be NULL)
+ * gives the limits a stopped call's line names. Returns 0 or -ENOMEM (out unchanged). */
+int mcp_outcome_text(const struct run_outcome *o, const struct mcp_server_config *cfg,
+                     struct text *out);
 /* Files written by a call are given to the client with the answer when they are this small
  * (each, and in all) and of a text type (mcp_text_mime). */
 #define MCP_FILE_EMBED_MAX  (8u << 10)

@@ -589,7 +589,23 @@ static const char *status_line(const struct run_outcome *o)
 	return NULL;
 }
 
-int mcp_outcome_text(const struct run_outcome *o, struct text *out)
+/* The memory limit's line names the limit: code that knows it can work in smaller parts. */
+static void memory_line(struct strbuf *b, uint64_t m)
+{
+	sb_str(b, "[memory_limit] The code ran out of memory and was stopped: the sandbox allows ");
+	if (m % (1u << 30) == 0)
+		sb_printf(b, "%" PRIu64 " GiB", m >> 30);
+	else if (m % (1u << 20) == 0)
+		sb_printf(b, "%" PRIu64 " MiB", m >> 20);
+	else
+		sb_printf(b, "%" PRIu64 " bytes", m);
+	sb_str(b, " of address space per call, the interpreter and its libraries included "
+	          "(the server's --memory option). Work in smaller parts (chunks, smaller dtypes) "
+	          "or ask for a larger limit.");
+}
+
+int mcp_outcome_text(const struct run_outcome *o, const struct mcp_server_config *cfg,
+                     struct text *out)
 {
 	struct strbuf b = {0};
 	const char *line;
@@ -611,7 +627,10 @@ int mcp_outcome_text(const struct run_outcome *o, struct text *out)
 			sb_str(&b, "Error: the code failed without further details.");
 		}
 		line = status_line(o);
-		if (line) {
+		if (o->status == RUN_MEMORY_LIMIT && cfg && cfg->memory_bytes) {
+			sb_newline(&b);
+			memory_line(&b, cfg->memory_bytes);
+		} else if (line) {
 			sb_newline(&b);
 			sb_str(&b, line);
 		}
@@ -1024,7 +1043,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 	size_t size[NSLOT], cap;
 	struct shape full;
 
-	if (mcp_outcome_text(o, &text) < 0)
+	if (mcp_outcome_text(o, c->cfg, &text) < 0)
 		return NULL;
 	if (o->rolled_back && rollback_message(&o->error_message, &emsg) < 0)
 		goto out;

@@ -1771,7 +1771,7 @@ static char *outcome_text(const struct run_outcome *o)
 {
 	struct text t = {0};
 
-	cr_assert_eq(mcp_outcome_text(o, &t), 0);
+	cr_assert_eq(mcp_outcome_text(o, NULL, &t), 0);
 	cr_assert_eq(strlen(t.s), t.len);
 	return t.s;
 }
@@ -1826,6 +1826,42 @@ Test(tool, text_on_error_shows_output_and_traceback)
 	cr_assert_str_eq(t, "before\nError: ZeroDivisionError: division by zero");
 	free(t);
 	run_outcome_clear(&o);
+}
+
+/* A call stopped at the memory limit is told the limit (the server's configured size), so the
+ * code can be made to fit; without a configuration the line stays generic. */
+Test(tool, memory_limit_line_names_the_limit)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *says;
+	} cases[] = {
+	    {512ull << 20, "allows 512 MiB of address space per call"},
+	    {1ull << 30, "allows 1 GiB of address space per call"},
+	    {3ull << 30, "allows 3 GiB of address space per call"},
+	    {(1ull << 30) + 1, "allows 1073741825 bytes of address space per call"},
+	};
+	struct mcp_server_config limits = {0};
+	struct run_outcome o;
+	struct text t = {0};
+	size_t i;
+
+	for (i = 0; i < N_OF(cases); i++) {
+		outcome_fill(&o, RUN_MEMORY_LIMIT, "partial\n", NULL, NULL);
+		outcome_error(&o, "MemoryError", "", NULL);
+		limits.memory_bytes = cases[i].bytes;
+		cr_assert_eq(mcp_outcome_text(&o, &limits, &t), 0);
+		cr_assert(strstr(t.s, "[memory_limit]"), "%s", t.s);
+		cr_assert(strstr(t.s, cases[i].says), "%s", t.s);
+		cr_assert(strstr(t.s, "--memory"), "%s", t.s);
+		run_outcome_clear(&o);
+	}
+	outcome_fill(&o, RUN_MEMORY_LIMIT, NULL, NULL, NULL);
+	cr_assert_eq(mcp_outcome_text(&o, NULL, &t), 0);
+	cr_assert(strstr(t.s, "[memory_limit] The code ran out of memory"), "%s", t.s);
+	cr_assert_null(strstr(t.s, "allows"), "%s", t.s);
+	run_outcome_clear(&o);
+	text_clear(&t);
 }
 
 Test(tool, text_names_non_error_statuses)
@@ -1912,7 +1948,7 @@ Test(tool, nul_and_every_character_survive_into_the_response)
 	assert_bytes_at(msg, "/result/structuredContent/error/message", data, n);
 	assert_bytes_at(msg, "/result/structuredContent/error/traceback", data, n);
 	/* The text: the logs, a newline, the traceback. */
-	cr_assert_eq(mcp_outcome_text(&o, &t), 0);
+	cr_assert_eq(mcp_outcome_text(&o, NULL, &t), 0);
 	cr_assert_eq(t.len, 2 * n + 1);
 	cr_assert_eq(memcmp(t.s, data, n), 0);
 	cr_assert_eq(t.s[n], '\n');
