@@ -318,6 +318,26 @@ Test(data, a_figure_given_as_the_value_is_shown_again)
 	e2e_stop();
 }
 
+/* A figure with nothing drawn on it, left open at the call's end (plt.draw() after plt.show(),
+ * which closed the figure it showed, or a bare plt.figure()), is no image, as a notebook shows
+ * none; a figure with only a title or only empty axes is one. */
+Test(data, a_blank_figure_left_open_is_no_image)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\nplt.draw()\n"
+	           "plt.figure()\n1");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
+	             mcpc_json(r));
+	r = e2e_ok("plt.figure().suptitle('a title')\nfig, ax = plt.subplots()\nplt.gcf()\n"
+	           "plt.get_fignums()");
+	e2e_assert_result(r, "numbers", "[1,2]");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
+	             mcpc_json(r));
+	e2e_stop();
+}
+
 Test(data, figures_save_as_pdf_svg_and_eps)
 {
 	json_object *r;

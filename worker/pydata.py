@@ -5298,7 +5298,7 @@ def display(value):
 
 def figures(side, single, total, count, value=None):
     """In a worker, at the end of a call: the images of the figures shown during it, then of
-    every figure still open (each closed after), then of the call's value when it is a figure
+    every figure still open that has something drawn on it (each closed after), then of the call's value when it is a figure
     (one an earlier call made and showed: shown again, as a notebook shows it), within the
     limits; and how many were left out. Returns ([(png, width, height), ...], dropped)."""
     _limits.update(side=side, bytes=single, total=total, count=count)
@@ -5307,7 +5307,10 @@ def figures(side, single, total, count, value=None):
         if plt is not None:
             open_figures = [plt.figure(num) for num in plt.get_fignums()]
             for fig in open_figures:
-                _keep(fig)
+                # A figure with nothing drawn on it (plt.draw() or plt.gcf() after show(),
+                # which closed the one shown) is not an image, as a notebook shows none.
+                if any(child is not fig.patch for child in fig.get_children()):
+                    _keep(fig)
                 plt.close(fig)
             figure = sys.modules['matplotlib.figure'].Figure
             if type(value) is figure and not any(value is f for f in open_figures):
