@@ -81,10 +81,48 @@ void log_set_sink(void (*sink)(enum log_level l, const char *text))
 	sink_fn = sink;
 }
 
+/* The bytes of a character that could make one log line look like several, or hide what it
+ * says on a terminal (control characters, C1 controls, bidirectional overrides), at s: their
+ * number, or 0 for any other. */
+static size_t unprintable(const unsigned char *s)
+{
+	if (s[0] < 0x20 || s[0] == 0x7f)
+		return 1;
+	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return 2;
+	if (s[0] == 0xe2 && ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) ||
+	                     (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))
+		return 3;
+	return 0;
+}
+
+/* in with each such character written as \xNN escapes (a name a call chose, logged as it is,
+ * could otherwise forge a line of the server's log), into out[0..cap), NUL-terminated. */
+static void escape_line(const char *in, char *out, size_t cap)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0, k;
+
+	while (*s) {
+		k = unprintable(s);
+		if (k == 0) {
+			if (o + 1 >= cap)
+				break;
+			out[o++] = (char)*s++;
+			continue;
+		}
+		if (o + 4 * k >= cap)
+			break;
+		for (; k > 0; k--, s++)
+			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", *s);
+	}
+	out[o] = '\0';
+}
+
 void log_msg(enum log_level l, const char *fmt, ...)
 {
 	static const char *const names[] = {"error", "warn", "info", "debug"};
-	char line[2048];
+	char text[2048], line[2048];
 	va_list ap;
 	int n;
 	size_t len;
@@ -93,9 +131,10 @@ void log_msg(enum log_level l, const char *fmt, ...)
 		return;
 	n = snprintf(line, sizeof(line), "safepy: %s: ", names[l]);
 	va_start(ap, fmt);
-	if (n > 0 && (size_t)n < sizeof(line))
-		vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	if (n > 0 && (size_t)n < sizeof(line))
+		escape_line(text, line + n, sizeof(line) - (size_t)n);
 	if (l <= threshold) {
 		len = strnlen(line, sizeof(line) - 2);
 		line[len] = '\n';

@@ -622,6 +622,42 @@ Test(ws_write, a_file_not_written_is_said)
 	e2e_stop();
 }
 
+/* A name a call chose reaches the server's log (the file not written) with its control
+ * characters escaped: a newline in it made the rest of the name a line of its own, which
+ * could pass for one of the server's (a forged error). */
+Test(ws_write, a_name_in_the_log_cannot_forge_a_line)
+{
+	static const char name[] = "race\nsafepy: error: forged\xe2\x80\xae.txt";
+	json_object *r;
+	int64_t id;
+
+	start(RW);
+	id = mcpc_call_async(&e2e_srv,
+	                     "import os, time\n"
+	                     "open('race\\nsafepy: error: forged\\u202e.txt', 'x').write('A')\n"
+	                     "t = time.time()\n"
+	                     "while not os.path.exists('go.txt') and time.time() - t < 20:\n"
+	                     "    time.sleep(0.02)\n'done'",
+	                     NULL);
+	cr_assert_gt(id, 0);
+	for (int i = 0; i < 1000 && !hidden_write_there(); i++)
+		usleep(10000);
+	cr_assert(hidden_write_there(), "the call never opened its file");
+	put_file(in_ws(name), "B");
+	put_file(in_ws("go.txt"), "");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 30000));
+	cr_assert_not_null(r);
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws(name)), "B");
+	cr_assert(strstr(e2e_log(), "race\\x0asafepy: error: forged\\xe2\\x80\\xae.txt was made "
+	                            "by another call meanwhile"),
+	          "%s", e2e_log());
+	cr_assert_null(strstr(e2e_log(), "\nsafepy: error: forged"), "%s", e2e_log());
+	cr_assert_null(strstr(e2e_log(), "\xe2\x80\xae"), "%s", e2e_log());
+	no_hidden_files();
+	e2e_stop();
+}
+
 /* Names and text beyond ASCII: the interpreter runs in UTF-8 mode, whatever locale the server
  * started in (under the C locale a file named données.csv could not be opened, and text with
  * an 'é' could not be written to a file: UnicodeEncodeError). */
