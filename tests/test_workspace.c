@@ -1741,6 +1741,53 @@ Test(ws_write, sqlite_commits_made_in_sql_are_written)
 	e2e_stop();
 }
 
+/* A call that wrote a database and is still running, while another session's call commits a
+ * change to the same file: the other's commit is kept and this call's write is not (the first
+ * call to commit wins, as with any file changed in place), and its stderr says so. The file
+ * was written with 'w' before: the other's committed row was lost with no word. */
+Test(ws_write, sqlite_does_not_overwrite_another_calls_commit)
+{
+	json_object *r;
+	int64_t id;
+
+	start(RW);
+	ok_result("import sqlite3\nc = sqlite3.connect('x.db')\nc.execute('create table t(v)')\n"
+	          "c.commit()\nc.close()\n1",
+	          "1");
+	id = mcpc_call_async(
+	    &e2e_srv,
+	    "import os, sqlite3, time\n"
+	    "c = sqlite3.connect('x.db')\nc.execute(\"insert into t values ('A')\")\n"
+	    "c.commit()\nc.close()\nt = time.time()\n"
+	    "while not os.path.exists('go.txt') and time.time() - t < 20:\n"
+	    "    time.sleep(0.02)\n'done'",
+	    NULL);
+	cr_assert_gt(id, 0);
+	for (int i = 0; i < 1000 && !hidden_write_there(); i++)
+		usleep(10000);
+	cr_assert(hidden_write_there(), "the call never wrote its database");
+	r = e2e_hold(
+	    mcpc_call(&e2e_srv,
+	              "import sqlite3\nc = sqlite3.connect('x.db')\n"
+	              "seen = c.execute('select count(*) from t').fetchone()[0]\n"
+	              "c.execute(\"insert into t values ('B')\")\nc.commit()\nc.close()\nseen",
+	              "{\"session\":\"new\"}", 30000));
+	e2e_assert_result(r, "other session", "0");
+	put_file(in_ws("go.txt"), "");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 30000));
+	cr_assert_not_null(r);
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "no file of this call was written, removed or "
+	                                           "renamed: x.db was changed by another call "
+	                                           "meanwhile"),
+	          "%s", mcpc_json(r));
+	ok_result("import sqlite3\n"
+	          "[r[0] for r in sqlite3.connect('x.db').execute('select v from t')]",
+	          "[\"B\"]");
+	no_hidden_files();
+	e2e_stop();
+}
+
 /* Two connections to one file lost each other's updates: each was a copy taken at connect(),
  * so in one call b did not see a's commit and b's commit overwrote it; across calls a
  * connection kept in the session overwrote a table another connection wrote in a later call,

@@ -303,7 +303,11 @@ static const char guard_py[] =
  * other's commits: a statement of a connection with nothing left to write reads the file again
  * when another connection of the process wrote it, or when it changed since the last call. A
  * connection whose file another connection or call wrote since it read it does not overwrite
- * it: its write is refused (OperationalError), as a later call's commit is. The authorizer
+ * it: its write is refused (OperationalError). The file is written in place ('r+', or 'x' for
+ * a new one), so a call that commits another change to it after this call wrote it and before
+ * this call ends wins, as with any file changed in place: this call's files are not written,
+ * and its stderr says so (a plain 'w' replaced the other's commit unseen). A backup into a
+ * connection or VACUUM INTO replaces the file's content whatever it held. The authorizer
  * keeps every database in memory (no ATTACH of a file, no temporary files' directory); the
  * user's code cannot replace it (pyguard.c). mode=ro (a URI) makes a read-only connection;
  * VACUUM INTO a workspace file is made from a backup. */
@@ -398,8 +402,10 @@ static const char workspace_py[] =
     "        data = c_serialize(conn)\n"
     "    except sqlite3.OperationalError:\n"
     "        data = b''\n"
-    "    with io.open(w.path, 'wb') as f:\n"
+    "    mode = 'wb' if replace else 'xb' if w.stat is None else 'r+b'\n"
+    "    with io.open(w.path, mode) as f:\n"
     "        f.write(data)\n"
+    "        f.truncate()\n"
     "    w.gen = written[w.key] = written.get(w.key, 0) + 1\n"
     "    w.stat = file_stat(w.path)\n"
     "    w.marker = state[0]\n"
