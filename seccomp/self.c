@@ -61,6 +61,8 @@ const struct policy_rule policy_self_table[] = {
 	ALLOW("setfsuid", "as root, a workspace's requests run as its owner meets the files"),
 	ALLOW("setfsgid", "the same, with the owner's group"),
 	ALLOW("setgroups", "the same, with the owner's groups, and back"),
+	ALLOW("capget", "as root, serving a workspace root owns: the capabilities in effect before a request"),
+	ALLOW("capset", "the same: those that pass file permissions out of effect for the request, and back (never beyond the permitted set)"),
 	ALLOW("copy_file_range", "a workspace file opened to append starts as a copy of it"),
 	ALLOW("ftruncate", "workspace files"),
 	ALLOW("fsync", "a committed workspace file"),

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/fsuid.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -316,6 +317,52 @@ static int ws_owner_groups(struct workspace *ws)
 	return 0;
 }
 
+/* A supervisor running as root, serving a workspace root owns: the capabilities that pass file
+ * permissions (DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER) out of effect (owner) or back, so that
+ * the kernel meets every permission as root without them would (the mode bits of a file,
+ * another user's private directory on the way): ws_may's checks alone left a file root cannot
+ * read by its bits readable through a copy ('a', 'r+', a rename) and crossed a directory
+ * closed to searches. The capabilities in effect before are put back as they were; failing
+ * to is fatal. Nothing for any other supervisor or workspace. */
+static int ws_root_bits(const struct workspace *ws, int owner)
+{
+	static const cap_value_t pass[] = {CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER};
+	static cap_t before;
+	cap_t caps;
+
+	if (ws->fd < 0 || geteuid() != 0)
+		return 0;
+	if (!owner) {
+		if (!before)
+			return 0;
+		if (cap_set_proc(before) < 0) {
+			log_msg(LOG_ERROR,
+			        "workspace: cannot take the server's capabilities back: %s",
+			        strerror(errno));
+			abort();
+		}
+		cap_free(before);
+		before = NULL;
+		return 0;
+	}
+	if (before || !(before = cap_get_proc()) || !(caps = cap_dup(before)))
+		goto fail;
+	if (cap_set_flag(caps, CAP_EFFECTIVE, (int)(sizeof(pass) / sizeof(pass[0])), pass,
+	                 CAP_CLEAR) < 0 ||
+	    cap_set_proc(caps) < 0) {
+		cap_free(caps);
+		goto fail;
+	}
+	cap_free(caps);
+	return 0;
+fail:
+	if (before) {
+		cap_free(before);
+		before = NULL;
+	}
+	return -EACCES;
+}
+
 /* Take the workspace owner's file system identity (owner) or the supervisor's own back: with
  * the owner's, every path the kernel walks, every file it opens, creates, links or checks
  * (faccessat with AT_EACCESS) is checked as the owner would meet it, the search permission of
@@ -325,7 +372,7 @@ static int ws_owner_groups(struct workspace *ws)
 static int ws_identity(const struct workspace *ws, int owner)
 {
 	if (!ws->as_owner)
-		return 0;
+		return ws_root_bits(ws, owner);
 	if (owner) {
 		if (setgroups((size_t)ws->n_groups, ws->groups) < 0)
 			return -errno;

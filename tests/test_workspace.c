@@ -1976,16 +1976,23 @@ Test(ws_write, chmod_takes_a_mode_read_from_stat)
 	struct stat st;
 
 	start(RW);
-	ok_result("import os, stat\n" TRY_EACH "open('run.sh', 'w').write('#!/bin/sh\\n')\n"
-	          "os.chmod('run.sh', 0o644)\n"
-	          "os.chmod('run.sh', os.stat('run.sh').st_mode | stat.S_IEXEC)\n"
-	          "m = os.stat('run.sh').st_mode\n"
-	          "[oct(m), stat.S_ISREG(m),\n"
-	          " attempt(os.chmod, 'run.sh', stat.S_IFREG | stat.S_ISUID | 0o755),\n"
-	          " attempt(os.chmod, 'run.sh', 0o2755), attempt(os.chmod, 'run.sh', 0o1755),\n"
-	          " oct(os.stat('run.sh').st_mode)]",
-	          "[\"0o100744\",true,[\"PermissionError\",1,false],[\"PermissionError\",1,false],"
-	          "[\"PermissionError\",1,false],\"0o100744\"]");
+	ok_result(
+	    "import os, stat\n" TRY_EACH "open('run.sh', 'w').write('#!/bin/sh\\n')\n"
+	    "os.chmod('run.sh', 0o644)\n"
+	    "os.chmod('run.sh', os.stat('run.sh').st_mode | stat.S_IEXEC)\n"
+	    "m = os.stat('run.sh').st_mode\n"
+	    "r = [oct(m), stat.S_ISREG(m),\n"
+	    "     attempt(os.chmod, 'run.sh', stat.S_IFREG | stat.S_ISUID | 0o755),\n"
+	    " attempt(os.chmod, 'run.sh', 0o2755), attempt(os.chmod, 'run.sh', 0o1755)]\n"
+	    "for big in (2 ** 40, -2 ** 40):\n"
+	    "    try:\n"
+	    "        os.chmod('run.sh', big)\n"
+	    "    except OverflowError as e:\n"
+	    "        big = type(e).__name__\n"
+	    "    r.append(big)\n"
+	    "r + [oct(os.stat('run.sh').st_mode)]",
+	    "[\"0o100744\",true,[\"PermissionError\",1,false],[\"PermissionError\",1,false],"
+	    "[\"PermissionError\",1,false],\"OverflowError\",\"OverflowError\",\"0o100744\"]");
 	cr_assert_eq(stat(in_ws("run.sh"), &st), 0);
 	cr_assert_eq(st.st_mode & 07777, 0744);
 	no_hidden_files();
@@ -2341,6 +2348,47 @@ Test(ws_write, as_root_the_files_permissions_hold)
 	cr_assert_neq(stat(in_ws("rodir/sub"), &st), 0);
 	cr_assert_neq(stat(in_ws("closed/x"), &st), 0);
 	cr_assert_eq(stat(in_ws("made"), &st), 0);
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* The same, through the ways that copy or move a file before reading it, and down a path:
+ * a file whose bits let no one read it ('r+' and 'a+' copy it first; a rename made a second
+ * name) and another user's file in a directory closed to searches were read (the bits were
+ * checked on the last name only, and not on a copy's source). The kernel now meets them as
+ * root without the capabilities that pass file permissions. */
+Test(ws_write, as_root_a_files_bits_hold_for_copies_and_down_the_path)
+{
+	const char *code =
+	    "import os\n" TRY_EACH
+	    "[attempt(open, 'wo.txt', 'r+')[:2], attempt(open, 'wo.txt', 'a+')[:2],\n"
+	    " attempt(open, 'alice.txt', 'r+')[:2],\n"
+	    " attempt(os.rename, 'wo.txt', 'wo2.txt')[0], attempt(open, 'wo2.txt')[:2],\n"
+	    " attempt(open, 'closed/in.txt')[:2], attempt(open, 'closed/pub/x', 'w')[:2],\n"
+	    " attempt(lambda: open('mine.txt', 'r+').read())]";
+	struct stat st;
+
+	if (geteuid() != 0)
+		cr_skip_test("only a server started as root checks the permissions itself");
+	start(ARGS("--workspace-write"));
+	put_owned(in_ws("wo.txt"), SECRET, 0200, 0, 0);
+	put_owned(in_ws("alice.txt"), SECRET, 0602, 1234, 1234);
+	put_owned(in_ws("mine.txt"), "m", 0644, 0, 0);
+	cr_assert_eq(mkdir(in_ws("closed"), 0700), 0);
+	cr_assert_eq(mkdir(in_ws("closed/pub"), 0777), 0);
+	cr_assert_eq(chmod(in_ws("closed/pub"), 0777), 0);
+	put_owned(in_ws("closed/in.txt"), SECRET, 0644, 1234, 1234);
+	cr_assert_eq(chown(in_ws("closed/pub"), 1234, 1234), 0);
+	cr_assert_eq(chown(in_ws("closed"), 1234, 1234), 0);
+	ok_result(code, "[[\"PermissionError\",13],[\"PermissionError\",13],"
+	                "[\"PermissionError\",13],\"ok\",[\"PermissionError\",13],"
+	                "[\"PermissionError\",13],[\"PermissionError\",13],[\"ok\",\"'m'\"]]");
+	cr_assert_str_eq(slurp(in_ws("wo2.txt")), SECRET);
+	cr_assert_eq(stat(in_ws("wo2.txt"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0200);
+	cr_assert_str_eq(slurp(in_ws("alice.txt")), SECRET);
+	cr_assert_neq(stat(in_ws("closed/pub/x"), &st), 0);
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();

@@ -1076,6 +1076,11 @@ static PyObject *ws_chmod(PyObject *self, PyObject *const *args, Py_ssize_t narg
 	mode = PyLong_AsLong(a[1]);
 	if (mode == -1 && PyErr_Occurred())
 		return NULL;
+	/* os.chmod takes a C int. */
+	if (mode > INT_MAX || mode < INT_MIN) {
+		PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to C int");
+		return NULL;
+	}
 	path = path_take(a[0], NULL);
 	if (!path)
 		return NULL;
