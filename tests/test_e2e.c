@@ -1189,6 +1189,38 @@ Test(old_product, import_refusal_keeps_its_wording)
 	e2e_stop();
 }
 
+/* The refusal of a module code often reaches for (temporary files, processes, the network,
+ * pickle) keeps its wording and its list, then says what to do instead; others end with the
+ * list. */
+Test(old_product, import_refusal_says_what_to_use_instead)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "def refusal(name, f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "    except ImportError as e:\n"
+	    "        m = str(e)\n"
+	    "        return [m.startswith('Import of %s is not allowed. Authorized imports are: [' "
+	    "% "
+	    "name),\n"
+	    "                m[m.index(']') + 1:][:40]]\n"
+	    "def a():\n    import tempfile\n"
+	    "def b():\n    import subprocess\n"
+	    "def c():\n    import socket\n"
+	    "def d():\n    import urllib.request\n"
+	    "def e():\n    import pickle\n"
+	    "def f():\n    import os\n"
+	    "[refusal('tempfile', a), refusal('subprocess', b), refusal('socket', c),\n"
+	    " refusal('urllib.request', d), refusal('pickle', e), refusal('os', f)]",
+	    "[[true,\". The sandbox has no temporary files: ke\"],"
+	    "[true,\". The code runs in one process: no progr\"],"
+	    "[true,\". The sandbox has no network: data must \"],"
+	    "[true,\". The sandbox has no network: data must \"],"
+	    "[true,\". Pickled data is not read or written in\"],[true,\"\"]]");
+	e2e_stop();
+}
+
 Test(old_product, import_refusal_is_catchable)
 {
 	e2e_start(NULL);

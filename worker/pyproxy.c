@@ -53,6 +53,34 @@ static int under(const char *name, const char *const *modules)
 	return 0;
 }
 
+/* What to do instead, for the refused modules code most often reaches for: the refusal's
+ * list alone leaves the code's author (often a model that will try again) guessing. */
+static const struct {
+	const char *const *modules;
+	const char *hint;
+} refusal_hints[] = {
+    {(const char *const[]){"tempfile", NULL},
+     "The sandbox has no temporary files: keep data in memory with io.BytesIO or io.StringIO "
+     "(most libraries take one where they take a file name), or, with a writable workspace, "
+     "write a file in the working directory."},
+    {(const char *const[]){"tarfile", NULL},
+     "Tar archives are not read or made in the sandbox: zipfile is (and gzip, bz2 and lzma "
+     "for single compressed files)."},
+    {(const char *const[]){"subprocess", "multiprocessing", "concurrent", "pty", "signal", NULL},
+     "The code runs in one process: no program or other process can be started (numpy and "
+     "pandas do their work in vectorised calls instead)."},
+    {(const char *const[]){"threading", "_thread", "asyncio", "sched", NULL},
+     "The code runs in one thread, start to end: no threads or event loops."},
+    {(const char *const[]){"socket", "ssl", "requests", "urllib.request", "http", "ftplib",
+                           "smtplib", "httpx", "aiohttp", "websocket", NULL},
+     "The sandbox has no network: data must come with the code (a literal, a string to parse) "
+     "or, with a workspace, from a file in it."},
+    {(const char *const[]){"pickle", "shelve", "marshal", "dill", "joblib", NULL},
+     "Pickled data is not read or written in the sandbox (loading it can run any code): use "
+     "json, csv, or pandas' and numpy's own formats (to_csv, to_json, np.save)."},
+    {(const char *const[]){"ctypes", "cffi", NULL}, "Native code cannot be loaded in the sandbox."},
+};
+
 /* The Debian packages of the modules --imports data names. */
 static const struct {
 	const char *module, *package;
@@ -397,10 +425,17 @@ PyObject *pyproxy_refuse(PyObject *name, int from)
 		    "unchecked; use the package's own functions (scipy.linalg.solve, lu_solve, "
 		    "scipy.interpolate.splev, numpy.linalg)",
 		    from ? "from" : "of", s);
-	else
-		msg =
-		    PyUnicode_FromFormat("Import %s %s is not allowed. Authorized imports are: %U",
-		                         from ? "from" : "of", s, authorized_text);
+	else {
+		const char *hint = NULL;
+
+		for (size_t i = 0; i < sizeof(refusal_hints) / sizeof(refusal_hints[0]); i++)
+			if (under(s, refusal_hints[i].modules))
+				hint = refusal_hints[i].hint;
+		msg = PyUnicode_FromFormat("Import %s %s is not allowed. Authorized imports are: "
+		                           "%U%s%s",
+		                           from ? "from" : "of", s, authorized_text,
+		                           hint ? ". " : "", hint ? hint : "");
+	}
 	if (!msg)
 		return NULL;
 	PyErr_SetImportError(msg, name, NULL);
