@@ -600,15 +600,20 @@ int jsonrpc_keep_id_texts(json_object *msg, const char *buf, size_t len)
 	return 0;
 }
 
-/* 1 when id is a string or an integer, 0 when it is not, -ENOMEM when there was no memory to
- * read its number. */
+/* 1 when id is a string or an integer of at most PROTO_MAX_ID bytes, 0 when it is not, -ENOMEM
+ * when there was no memory to read its number. */
 static int id_check(json_object *id)
 {
 	struct decimal d;
+	size_t n = 0;
 	int rc;
 
 	if (json_object_is_type(id, json_type_string))
-		return 1;
+		return (size_t)json_object_get_string_len(id) <= PROTO_MAX_ID;
+	if ((json_object_is_type(id, json_type_int) || json_object_is_type(id, json_type_double)) &&
+	    (!json_object_to_json_string_length(id, JSON_C_TO_STRING_PLAIN, &n) ||
+	     n > PROTO_MAX_ID))
+		return n > PROTO_MAX_ID ? 0 : -ENOMEM;
 	rc = number_value(id, &d);
 	if (rc == -ENOMEM)
 		return rc;
@@ -674,7 +679,8 @@ int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req)
 	if (!proto_string_is(version, "2.0"))
 		req->error = "Invalid Request: \"jsonrpc\" must be \"2.0\"";
 	else if (has_id && id_ok == 0)
-		req->error = "Invalid Request: \"id\" must be a string or an integer";
+		req->error = "Invalid Request: \"id\" must be a string or an integer (of at most "
+		             PROTO_MAX_ID_TEXT " bytes)";
 	else if (!req->method)
 		req->error = "Invalid Request: \"method\" must be a string";
 	else if (params && !json_object_is_type(params, json_type_object) &&

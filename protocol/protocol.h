@@ -10,6 +10,11 @@
 
 /* Largest JSON-RPC message accepted from the client, in bytes (without the newline). */
 #define PROTO_MAX_LINE       (4u << 20)
+/* Longest id (a string's bytes, a number's JSON text) and progress token accepted: every
+ * answer and progress notification repeats them, and each call waiting keeps them; a longer
+ * id is an invalid request, a longer token is not used (no progress is sent). */
+#define PROTO_MAX_ID         1024
+#define PROTO_MAX_ID_TEXT    "1024" /* the same, for messages */
 /* json-c tokener depth for client messages and worker frames. */
 #define PROTO_MAX_DEPTH      64
 #define PROTO_MAX_DEPTH_TEXT "64" /* the same, for messages */

@@ -44,8 +44,10 @@ struct pending {
  * resume when the queue is below OUT_RESUME. */
 #define OUT_BOUND      (64u << 20)
 #define OUT_RESUME     (OUT_BOUND / 2)
-/* Code of deferred calls beyond which stdin is not read either. */
+/* Code of deferred calls, or their number, beyond which stdin is not read either (each new
+ * call's id is compared with every call's waiting or running). */
 #define DEFER_BOUND    (64u << 20)
+#define DEFER_MAX      1024
 /* Code of calls started and not answered (each waits with its code for its session or a
  * worker) beyond which no other call starts: they wait deferred, under DEFER_BOUND. */
 #define STARTED_BOUND  (64u << 20)
@@ -57,6 +59,10 @@ struct pending {
 #define INFLIGHT_MIN   64
 /* At exit, how long the output still queued may take to reach a client that reads. */
 #define EXIT_FLUSH_MS  2000
+/* A client of the team box's socket that sends no complete message within this long is
+ * closed: each connection holds a supervisor, a zygote and a worker ready, and the socket's
+ * MaxConnections counts them all (silent connections locked the others out). */
+#define SILENT_PEER_MS 60000
 /* Without memory to read requests into, stdin is read again after this long. */
 #define STDIN_RETRY_MS 100
 
@@ -69,6 +75,7 @@ struct server {
 	struct watch in;
 	int in_watched;
 	struct timer in_retry; /* armed: stdin is not read until memory may be back */
+	struct timer silent;   /* armed: a peer that has sent no message yet */
 	struct watch sig;
 	struct outq out;
 	struct watch outw; /* stdout, watched for EPOLLOUT while the queue waits */
@@ -83,6 +90,7 @@ struct server {
 	struct pending *pending;
 	struct pending *deferred, **deferred_tail; /* not started yet, in arrival order */
 	size_t deferred_bytes;
+	size_t n_deferred;
 	size_t started_bytes; /* code of the calls started and not answered */
 	unsigned int inflight, max_inflight;
 	char default_session[40]; /* handle of this connection's default session, "" if none */
@@ -222,6 +230,7 @@ static void pending_unlink(struct pending *p)
 		for (struct pending *q = S.deferred; q; q = q->next)
 			S.deferred_tail = &q->next;
 		S.deferred_bytes -= p->args.code_len;
+		S.n_deferred--;
 		p->deferred = 0;
 	}
 }
@@ -301,9 +310,11 @@ static void heartbeat(struct timer *t)
 	p->beats++;
 	snprintf(msg, sizeof(msg), "running, %lld s elapsed",
 	         (long long)((now_ms() - p->call.started_ms) / 1000));
-	n = mcp_progress_notification(p->progress, p->beats, msg);
+	/* Not while the client is behind on reading: a heartbeat missed is no loss, and those
+	 * of calls waiting would grow the queue past its bound. */
+	n = S.throttled ? NULL : mcp_progress_notification(p->progress, p->beats, msg);
 	if (n) {
-		(void)emit(n); /* a heartbeat missed is no loss */
+		(void)emit(n);
 		json_object_put(n);
 	}
 	timer_arm(&p->beat, now_ms() + HEARTBEAT_MS);
@@ -371,6 +382,7 @@ static void launch_deferred(void)
 		if (!S.deferred)
 			S.deferred_tail = &S.deferred;
 		S.deferred_bytes -= p->args.code_len;
+		S.n_deferred--;
 		p->deferred = 0;
 		launch(p);
 	}
@@ -423,6 +435,7 @@ static void start_call(struct mcp_event *ev, struct batch *b)
 		*S.deferred_tail = p;
 		S.deferred_tail = &p->next;
 		S.deferred_bytes += p->args.code_len;
+		S.n_deferred++;
 		return;
 	}
 	launch(p);
@@ -477,6 +490,7 @@ static void handle_line(const char *line, size_t len)
 	struct mcp_events evs = {0};
 	struct batch *b = NULL;
 
+	timer_cancel(&S.silent);
 	if (mcp_handle_line(&S.conn, line, len, &evs) < 0) {
 		log_msg(LOG_ERROR, "out of memory handling a message%s",
 		        evs.oom_answer ? "; it is answered with an error" : "");
@@ -533,7 +547,8 @@ static void handle_line(const char *line, size_t len)
  * code of calls waiting to start is too much to take more? */
 static int input_paused(void)
 {
-	return S.throttled || S.deferred_bytes >= DEFER_BOUND || S.failing;
+	return S.throttled || S.deferred_bytes >= DEFER_BOUND || S.n_deferred >= DEFER_MAX ||
+	       S.failing;
 }
 
 /* Handle the complete lines already read, until they run out or input pauses. */
@@ -562,6 +577,14 @@ static void handle_lines(void)
 			continue;
 		handle_line(line, len);
 	}
+}
+
+static void silent_peer(struct timer *t)
+{
+	(void)t;
+	log_msg(LOG_WARN, "the client sent nothing in %d s: closing the connection",
+	        SILENT_PEER_MS / 1000);
+	S.stop = 1;
 }
 
 /* Memory may be back: pump() watches stdin again. */
@@ -792,6 +815,9 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	S.outw = (struct watch){.fd = outq_fd(&S.out), .fn = stdout_event};
 	timer_init(&S.in_retry, stdin_retry, NULL);
 	timer_init(&S.fail_timer, fail_timeout, NULL);
+	timer_init(&S.silent, silent_peer, NULL);
+	if (cfg->peer)
+		timer_arm(&S.silent, now_ms() + SILENT_PEER_MS);
 	if (loop_add(&S.sig, EPOLLIN) < 0) {
 		log_msg(LOG_ERROR, "cannot watch signals: %s", strerror(errno));
 		engine_free(S.engine);

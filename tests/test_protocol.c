@@ -779,6 +779,77 @@ Test(mcp, calls_keep_number_ids_and_tokens_exactly)
 	}
 }
 
+static char *repeat(const char *unit, size_t times);
+
+/* printf into a new string (asserted). */
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *out = NULL;
+	int n;
+
+	va_start(ap, f);
+	n = vasprintf(&out, f, ap);
+	va_end(ap);
+	cr_assert_geq(n, 0);
+	return out;
+}
+
+/* Ids and progress tokens are bounded (PROTO_MAX_ID bytes): every answer and heartbeat repeats
+ * them and each waiting call keeps them, so a client sending megabyte ids grew the server's
+ * memory by that much per waiting call. A longer id is an invalid request answered with a null
+ * id; a longer token is not used (the call runs, without progress); at the bound both work. */
+Test(mcp, ids_and_progress_tokens_are_bounded)
+{
+	static const char call[] = "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"tools/call\","
+	                           "\"params\":{\"name\":\"run_python\",\"arguments\":{\"code\":"
+	                           "\"1\"},\"_meta\":{\"progressToken\":%s}}}";
+	char *at_bound = repeat("i", PROTO_MAX_ID), *past = repeat("i", PROTO_MAX_ID + 1);
+	char *digits = repeat("7", PROTO_MAX_ID + 1);
+	char *ok_id = fmt("\"%s\"", at_bound), *long_id = fmt("\"%s\"", past);
+	char *line;
+	struct mcp_conn c;
+	struct mcp_events ev = {0};
+	json_object *msg;
+
+	conn_at(&c, "2025-11-25");
+	/* At the bound: the call, its id and its token as sent. */
+	line = fmt(call, ok_id, ok_id);
+	handle(&c, line, &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL);
+	cr_assert_eq(json_object_get_string_len(ev.ev[0].id), PROTO_MAX_ID);
+	cr_assert_not_null(ev.ev[0].progress_token);
+	mcp_events_clear(&ev);
+	free(line);
+	/* A token past it: the call runs without one. */
+	line = fmt(call, "5", long_id);
+	handle(&c, line, &ev);
+	cr_assert_eq(ev.n, 1);
+	cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL);
+	cr_assert_null(ev.ev[0].progress_token);
+	mcp_events_clear(&ev);
+	free(line);
+	/* An id past it, a string or a number: invalid, answered with a null id. */
+	line = fmt(call, long_id, "1");
+	msg = reply_of(&c, line);
+	assert_error(msg, JSONRPC_INVALID_REQUEST, "null");
+	cr_assert(strstr(text(msg), "at most 1024 bytes"), "%s", text(msg));
+	cr_assert_lt(strlen(text(msg)), 400, "%s", text(msg));
+	json_object_put(msg);
+	free(line);
+	line = fmt(call, digits, "1");
+	msg = reply_of(&c, line);
+	assert_error(msg, JSONRPC_INVALID_REQUEST, "null");
+	json_object_put(msg);
+	free(line);
+	free(at_bound);
+	free(past);
+	free(digits);
+	free(ok_id);
+	free(long_id);
+}
+
 Test(mcp, batch_elements_keep_number_ids_exactly)
 {
 	struct mcp_events ev = {0};
@@ -2272,7 +2343,9 @@ Test(tool, response_with_a_huge_id_still_comes_back)
 	outcome_fill(&o, RUN_OK, "out\n", NULL, "1");
 	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 	cr_assert_not_null(msg);
-	cr_assert(mcp_id_equal(at(msg, "/id"), id));
+	/* (No request brings such an id any more: it is longer than PROTO_MAX_ID. The response
+	 * still holds it whole.) */
+	cr_assert(json_object_equal(at(msg, "/id"), id));
 	cr_assert(json_object_get_boolean(at(msg, "/result/structuredContent/truncated")));
 	json_object_put(msg);
 	json_object_put(id);
