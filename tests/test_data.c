@@ -1466,6 +1466,80 @@ Test(data, time_zone_transitions_are_checked)
 	e2e_stop();
 }
 
+/* copy.deepcopy of a compiled object (sklearn's Tree) copied the state its own reduce gave
+ * through the caller's memo, which answered in place of any part of it (a dict subclass
+ * counting its lookups, or a plain dict keyed by the id of an array just freed): the tree got
+ * nodes with links of the user's (SIGSEGV; a full escape was shown). The state is copied with a
+ * memo of copy's own. A Tree's methods check X against the tree's features (a sparse X's
+ * indices, an estimator whose n_features_in_ was set lower: reads past X), partial
+ * dependence's out against X's rows (it wrote past out), and gradient boosting's stages their
+ * estimators against out (an estimators_ of 4096 columns wrote past it). Ordinary use answers
+ * as on the host, a deepcopy keeping one copy of an object met twice. */
+Test(data, compiled_trees_take_their_own_state_and_checked_inputs)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import copy, numpy as np\n"
+	    "from scipy.sparse import csr_matrix\n"
+	    "from sklearn.tree import DecisionTreeRegressor\n"
+	    "from sklearn.ensemble import GradientBoostingRegressor\n"
+	    "from sklearn.inspection import partial_dependence\n"
+	    "from sklearn.neighbors import KDTree\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except (ValueError, TypeError) as e:\n"
+	    "        return type(e).__name__\n"
+	    "m = DecisionTreeRegressor(max_depth=1).fit(np.arange(20.).reshape(10, 2), "
+	    "np.arange(10.))\n"
+	    "nodes = np.zeros(3, dtype=[('left_child', '<i8'), ('right_child', '<i8'), ('feature', "
+	    "'<i8'),\n"
+	    "    ('threshold', '<f8'), ('impurity', '<f8'), ('n_node_samples', '<i8'), "
+	    "('weighted_n_node_samples', '<f8')])\n"
+	    "nodes['left_child'] = nodes['right_child'] = [1 << 40, -1, -1]\n"
+	    "class Memo(dict):\n"
+	    "    asked = 0\n"
+	    "    def get(self, k, d=None):\n"
+	    "        Memo.asked += 1\n"
+	    "        return nodes if Memo.asked == 10 else d\n"
+	    "r = [copy.deepcopy(m.tree_, Memo()).children_left.tolist(), Memo.asked]\n"
+	    "r.append(copy.deepcopy(m.tree_, {id(np.empty(0)): nodes}).children_left.tolist())\n"
+	    "# the tree's methods check what they are given\n"
+	    "X = np.zeros((1 << 12, 2), np.float32)\n"
+	    "r.append(t(lambda: m.tree_.compute_partial_dependence(X, np.array([0], np.int32), "
+	    "np.zeros(1))))\n"
+	    "Xs = csr_matrix((np.ones(1, np.float32), np.array([1 << 30], np.int32), np.array([0, "
+	    "1], np.int32)), shape=(1, 2))\n"
+	    "r.append(t(lambda: m.tree_.apply(Xs)))\n"
+	    "m.n_features_in_ = 1\n"
+	    "r.append(t(lambda: m.predict(np.zeros((1, 1)))))\n"
+	    "gb = GradientBoostingRegressor(n_estimators=2, max_depth=1).fit([[0.], [1.]], [0., "
+	    "1.])\n"
+	    "wide = np.empty((2, 1 << 12), dtype=object)\n"
+	    "wide[:] = gb.estimators_[0, 0]\n"
+	    "gb.estimators_ = wide\n"
+	    "r.append(t(lambda: gb.predict(np.zeros((4, 1)))))\n"
+	    "# ordinary use answers as on the host\n"
+	    "rng = np.random.RandomState(0)\n"
+	    "X = rng.rand(80, 4); y = X[:, 0] * 3 + X[:, 1] ** 2\n"
+	    "d = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)\n"
+	    "g = GradientBoostingRegressor(n_estimators=20, max_depth=2, random_state=0).fit(X, "
+	    "y)\n"
+	    "a, b = copy.deepcopy([d.tree_, d.tree_])\n"
+	    "r += [round(float(copy.deepcopy(d).predict(X).sum()), 6), a is b, "
+	    "int(d.decision_path(csr_matrix(X)).sum()),\n"
+	    "      round(float(g.predict(csr_matrix(X)).sum()), 6), [round(float(p.sum()), 6) for "
+	    "p in list(g.staged_predict(X))[::10]],\n"
+	    "      np.round(partial_dependence(g, X, [0], method='recursion', "
+	    "grid_resolution=3)['average'], 5).tolist(),\n"
+	    "      copy.deepcopy(KDTree(X)).query(X[:1], k=2)[1].tolist()]\n"
+	    "r",
+	    "[[1,-1,-1],1,[1,-1,-1],\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "150.232656,true,320,150.232656,[150.232656,150.232656],[[-0.95902,-0.13867,1.04891]],["
+	    "[0,34]]]");
+	e2e_stop();
+}
+
 /* hash_object_array (behind pd.util.hash_array and hash_pandas_object) read what a str
  * subclass's encode() returned as a bytes, unchecked: a float answered had its value read as
  * the length to hash (memory past it read through the hashes, or SIGSEGV). It now hashes a

@@ -4672,6 +4672,136 @@ def _sklearn_trees():
 
         get_arrays.__doc__ = arrays.__doc__
         type_patches[(base, 'get_arrays')] = get_arrays
+    _tree_methods(Tree)
+    _gradient_boosting_stages(Tree)
+
+
+def _tree_rows(tree, X):
+    """X as a Tree's methods read it, checked: the compiled methods read X[i, feature] for the
+    tree's features and a sparse X's indices unchecked (an estimator checks X against its
+    n_features_in_, which is the user's to set; tree_'s methods are called directly too)."""
+    np = sys.modules['numpy']
+    sp = sys.modules['scipy.sparse']
+    if sp.issparse(X):
+        X = _checked_sparse(X)
+    elif not isinstance(X, np.ndarray) or X.ndim != 2:
+        return X  # the compiled method refuses it
+    if X.shape[1] < tree.n_features:
+        raise ValueError('X has %d features, but the tree splits on %d'
+                         % (X.shape[1], tree.n_features))
+    return X
+
+
+def _tree_methods(Tree):
+    """A fitted Tree's apply, predict and decision_path read X at the tree's features and a
+    sparse X at its indices, unchecked (a CSR matrix's index of 2**30: SIGSEGV; an estimator
+    whose n_features_in_ was set lower: a read past X), and compute_partial_dependence wrote
+    out[i] for every row of X whatever out's length (a chosen write: the sandbox escaped). The
+    arguments are checked first."""
+    np = sys.modules['numpy']
+
+    def rows(name):
+        real = Tree.__dict__[name]
+
+        def method(self, X):
+            return real(self, _tree_rows(self, X))
+
+        method.__name__ = method.__qualname__ = name
+        method.__doc__ = real.__doc__
+        type_patches[(Tree, name)] = method
+
+    for name in ('apply', 'predict', 'decision_path'):
+        rows(name)
+    real_pd = Tree.__dict__['compute_partial_dependence']
+
+    def compute_partial_dependence(self, X, target_features, out):
+        if isinstance(X, np.ndarray) and isinstance(out, np.ndarray) and \
+                isinstance(target_features, np.ndarray):
+            if X.ndim != 2 or out.ndim != 1 or target_features.ndim != 1 or \
+                    len(out) < X.shape[0] or len(target_features) > X.shape[1]:
+                raise ValueError('X should be 2-D with a column for each target feature, '
+                                 'and out have a value for each of its rows')
+        elif not all(isinstance(a, np.ndarray) for a in (X, target_features, out)):
+            raise TypeError('X, target_features and out should be arrays')
+        return real_pd(self, X, target_features, out)
+
+    compute_partial_dependence.__doc__ = real_pd.__doc__
+    type_patches[(Tree, 'compute_partial_dependence')] = compute_partial_dependence
+
+
+def _gradient_boosting_stages(Tree):
+    """Gradient boosting's compiled predict_stages(estimators, X, scale, out) and
+    predict_stage(estimators, stage, X, scale, out) wrote out[i, k] for every column k of
+    estimators (the model's estimators_, the user's to set: 65536 columns wrote past out) and
+    read X at each tree's features as float32. They are checked first: estimators a 2-D array
+    of fitted trees (taken once here: a tree_ that answered otherwise at the next read is not
+    read again), out float64 of one row per row of X and one column per column of
+    estimators, X float32 and C-ordered with every feature a tree splits on (or a checked
+    sparse matrix)."""
+    import operator
+    import numpy as np
+    from sklearn.ensemble import _gradient_boosting
+
+    class _Stage:
+        __slots__ = ('tree_',)
+
+    def stages(estimators, X, out):
+        estimators = np.asarray(estimators)
+        if estimators.ndim != 2 or estimators.dtype != object:
+            raise ValueError('estimators should be a 2-D array of fitted trees')
+        held = np.empty(estimators.shape, dtype=object)
+        need = 0
+        for at, e in np.ndenumerate(estimators):
+            tree = getattr(e, 'tree_', None)
+            if type(tree) is not Tree:
+                raise ValueError('estimators should be fitted regression trees')
+            held[at] = stage = _Stage()
+            stage.tree_ = tree
+            need = max(need, tree.n_features)
+        X = _tree_rows_checked(X, need)
+        if (not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.ndim != 2 or
+                not out.flags.c_contiguous or out.shape != (X.shape[0], estimators.shape[1])):
+            raise ValueError('out should be a C-ordered float64 array with a row for each row '
+                             'of X and a column for each column of estimators')
+        return held, X
+
+    real_stages = _gradient_boosting.predict_stages
+    real_stage = _gradient_boosting.predict_stage
+
+    def predict_stages(estimators, X, scale, out):
+        estimators, X = stages(estimators, X, out)
+        return real_stages(estimators, X, scale, out)
+
+    def predict_stage(estimators, stage, X, scale, out):
+        estimators = np.asarray(estimators)
+        if estimators.ndim != 2:
+            raise ValueError('estimators should be a 2-D array of fitted trees')
+        stage = operator.index(stage)
+        if not 0 <= stage < estimators.shape[0]:
+            raise IndexError('stage %d is not one of the %d' % (stage, estimators.shape[0]))
+        return predict_stages(estimators[stage:stage + 1], X, scale, out)
+
+    for f, real in ((predict_stages, real_stages), (predict_stage, real_stage)):
+        f.__doc__ = real.__doc__
+        f.__module__ = getattr(real, '__module__', None)
+        _replace_everywhere(real, f)
+
+
+def _tree_rows_checked(X, need):
+    """X for gradient boosting's stages: a checked CSR matrix, or a 2-D C-ordered float32
+    array; with at least need columns."""
+    np = sys.modules['numpy']
+    sp = sys.modules['scipy.sparse']
+    if sp.issparse(X):
+        X = _checked_sparse(X)
+        if X.format != 'csr':
+            raise ValueError('X should be a CSR matrix')
+    elif (not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype != np.float32 or
+          not X.flags.c_contiguous):
+        raise ValueError('X should be a C-ordered 2-D float32 array')
+    if X.shape[1] < need:
+        raise ValueError('X has %d features, but a tree splits on %d' % (X.shape[1], need))
+    return X
 
 
 def _pyfunc_metrics():

@@ -1839,7 +1839,12 @@ static const char library_fixes[] =
      * array that was there before gets no state whatever its class (MaskedArray's Python
      * __setstate__ hands it to ndarray's, which freed the memory under the array's views), nor
      * does a built-in object that was there before get attributes in its dict (a FileIO's
-     * readinto, which its buffered stream would call with the view of its buffer). */
+     * readinto, which its buffered stream would call with the view of its buffer). The state
+     * a C __setstate__ gets is copied with a memo of copy's own, not the caller's: the caller's
+     * memo answered in place of any part of it (keyed by the id of an object just freed,
+     * which the state's next array reuses), so a tree's own reduce gave its nodes with links
+     * of the user's (sklearn's Tree, KDTree, scipy's cKDTree and Rotation: any memory, the
+     * sandbox escaped). */
     "copy = sys.modules.get('copy')\n"
     /* The reduce is the type's own only when no class of Python's in its MRO names
      * __reduce_ex__, __reduce__ or __getstate__ but as a method defined in C by that class:
@@ -1899,6 +1904,12 @@ static const char library_fixes[] =
     "                    raise TypeError('copy sets the attributes of a built-in object only '\n"
     "                                    'on a new one (this %s was there before)' % "
     "type(y).__name__)\n"
+    "                return y\n"
+    "            setstate = getattr(type(x), '__setstate__', None)\n"
+    "            if (memo is not None and state is not None and setstate is not None and\n"
+    "                    not isinstance(setstate, _function)):\n"
+    "                y = reconstruct(x, {}, func, args, state, listiter, dictiter, **kwargs)\n"
+    "                memo[id(x)] = y\n"
     "                return y\n"
     "        return reconstruct(x, memo, func, args, state, listiter, dictiter, **kwargs)\n"
     "    return _reconstruct\n"
