@@ -318,6 +318,31 @@ Test(data, a_figure_given_as_the_value_is_shown_again)
 	e2e_stop();
 }
 
+/* A figure that cannot be drawn (a typo in its mathtext) loses only itself: left open at the
+ * call's end it is said on stderr, shown with plt.show() its error is raised there, and the
+ * other figures of the call come back either way (every image of the call was lost). */
+Test(data, a_figure_that_cannot_be_drawn_loses_only_itself)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n"
+	           "fig, ax = plt.subplots()\nax.set_title(r'$\\badcommand$')\n"
+	           "fig3, ax3 = plt.subplots()\nax3.plot([3, 1])\n1");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
+	             mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "not returned: ValueError"), "%s", mcpc_json(r));
+	r = e2e_ok("f1, a1 = plt.subplots()\na1.plot([1, 2])\n"
+	           "f2, a2 = plt.subplots()\na2.set_title(r'$\\badcommand$')\n"
+	           "f3, a3 = plt.subplots()\na3.plot([3, 1])\n"
+	           "try:\n    plt.show()\n    raised = None\nexcept ValueError as e:\n"
+	           "    raised = type(e).__name__\n[raised, plt.get_fignums()]");
+	e2e_assert_result(r, "shown", "[\"ValueError\",[]]");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
+	             mcpc_json(r));
+	e2e_stop();
+}
+
 /* A figure with nothing drawn on it, left open at the call's end (plt.draw() after plt.show(),
  * which closed the figure it showed, or a bare plt.figure()), is no image, as a notebook shows
  * none; a figure with only a title or only empty axes is one. */

@@ -3964,9 +3964,21 @@ def _matplotlib():
 
     def show(*args, **kwargs):
         """Display all open figures: each becomes an image of this call's result."""
-        for num in plt.get_fignums():
-            _keep(plt.figure(num))
-        plt.close('all')
+        error = None
+        try:
+            for num in plt.get_fignums():
+                try:
+                    _keep(plt.figure(num))
+                except (MemoryError, TimeoutError):
+                    raise
+                except Exception as e:
+                    # The others are shown; the first failure is raised, as a notebook shows
+                    # the figures it could draw and the error of the one it could not.
+                    error = error or e
+        finally:
+            plt.close('all')
+        if error is not None:
+            raise error
 
     def figure_show(self, warn=True):
         """Display the figure: it becomes an image of this call's result."""
@@ -5439,8 +5451,16 @@ def figures(side, single, total, count, value=None):
             for fig in open_figures:
                 # A figure with nothing drawn on it (plt.draw() or plt.gcf() after show(),
                 # which closed the one shown) is not an image, as a notebook shows none.
-                if any(child is not fig.patch for child in fig.get_children()):
-                    _keep(fig)
+                # One that cannot be drawn (a typo in its mathtext) is said on stderr; the
+                # others come back.
+                try:
+                    if any(child is not fig.patch for child in fig.get_children()):
+                        _keep(fig)
+                except (MemoryError, TimeoutError):
+                    raise
+                except Exception as e:
+                    sys.stderr.write('[figure %s not returned: %s: %s]\n'
+                                     % (fig.number, type(e).__name__, e))
                 plt.close(fig)
             figure = sys.modules['matplotlib.figure'].Figure
             if type(value) is figure and not any(value is f for f in open_figures):
