@@ -318,6 +318,33 @@ Test(data, a_figure_given_as_the_value_is_shown_again)
 	e2e_stop();
 }
 
+/* What a figure's author meets says what to do: text.usetex (latex cannot run) says so and
+ * points at mathtext (it was a PermissionError naming the server's cache directory), and
+ * plt.show() with no open figure (one an earlier call drew was closed with it) says how to
+ * show it again (it said nothing). */
+Test(data, figure_messages_say_what_to_do)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import matplotlib.pyplot as plt\nplt.rcParams['text.usetex'] = True\n"
+	           "plt.plot([1, 2])\nplt.title(r'$\\alpha$')\n"
+	           "try:\n    plt.show()\nexcept RuntimeError as e:\n    m = str(e)\n"
+	           "plt.rcParams['text.usetex'] = False\n"
+	           "fig, ax = plt.subplots()\nax.plot([1, 2])\n"
+	           "['LaTeX is not available' in m, 'mathtext' in m, '.cache' in m]");
+	e2e_assert_result(r, "usetex", "[true,true,false]");
+	r = e2e_ok("ax.set_title('changed')\nplt.show()\n1");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 0, "%s",
+	             mcpc_json(r));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "[plt.show(): no open figure."), "%s",
+	          mcpc_json(r));
+	r = e2e_ok("fig");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
+	             mcpc_json(r));
+	e2e_stop();
+}
+
 /* A figure that cannot be drawn (a typo in its mathtext) loses only itself: left open at the
  * call's end it is said on stderr, shown with plt.show() its error is raised there, and the
  * other figures of the call come back either way (every image of the call was lost). */

@@ -1168,8 +1168,9 @@ Test(old_product, import_refusal_keeps_its_wording)
 	          "message: %s", msg);
 	cr_assert(strstr(mcpc_text(r), "Import of os is not allowed"), "%s", mcpc_text(r));
 	/* The list is a Python list of names, sorted, with the promised modules. */
+	/* The list, then what to use instead (pyproxy.c refusal_hints). */
 	open = strchr(msg, '[');
-	py = strdup(open);
+	py = strndup(open, (size_t)(strchr(open, ']') + 1 - open));
 	for (char *p = py; *p; p++)
 		if (*p == '\'')
 			*p = '"';
@@ -1190,8 +1191,8 @@ Test(old_product, import_refusal_keeps_its_wording)
 }
 
 /* The refusal of a module code often reaches for (temporary files, processes, the network,
- * pickle) keeps its wording and its list, then says what to do instead; others end with the
- * list. */
+ * pickle, os without a workspace) keeps its wording and its list, then says what to do
+ * instead. */
 Test(old_product, import_refusal_says_what_to_use_instead)
 {
 	e2e_start(NULL);
@@ -1217,7 +1218,8 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "[true,\". The code runs in one process: no progr\"],"
 	    "[true,\". The sandbox has no network: data must \"],"
 	    "[true,\". The sandbox has no network: data must \"],"
-	    "[true,\". Pickled data is not read or written in\"],[true,\"\"]]");
+	    "[true,\". Pickled data is not read or written in\"],"
+	    "[true,\". Files come only with a workspace (the \"]]");
 	e2e_stop();
 }
 

@@ -3878,6 +3878,21 @@ def _triangulation():
     _qhull.delaunay = delaunay
 
 
+def _no_tex():
+    """text.usetex = True has matplotlib run latex and dvipng, programs a worker cannot start;
+    it first made its cache directory in the server's home (a PermissionError naming the
+    path, which sent the code's author after the directory's permissions). It says what to use
+    instead."""
+    from matplotlib import texmanager
+
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError('LaTeX is not available in the sandbox (text.usetex runs the latex '
+                           "program): leave text.usetex off; matplotlib's mathtext renders "
+                           "formulas in $...$ in any text without it (r'$\\alpha^2$')")
+
+    texmanager.TexManager.__new__ = __new__
+
+
 def _agg_checks():
     """matplotlib's Agg renderer (fig.canvas.get_renderer()._renderer) trusted some sizes its
     draw methods were given: draw_quad_mesh read the coordinates for the mesh width and height
@@ -3956,6 +3971,7 @@ def _matplotlib():
     _type42_fonts()
     _triangulation()
     _agg_checks()
+    _no_tex()
     # Its configuration and cache directories are known now; a worker's environment does not
     # name the server's home.
     import os
@@ -3965,6 +3981,12 @@ def _matplotlib():
     def show(*args, **kwargs):
         """Display all open figures: each becomes an image of this call's result."""
         error = None
+        if not plt.get_fignums() and not _shown:
+            # A figure an earlier call drew was shown and closed with that call, as a notebook
+            # does: changing it and calling show() again shows nothing, which said nothing.
+            sys.stderr.write('[plt.show(): no open figure. A figure is shown and closed at '
+                             'the end of the call that drew it; to show one again, end the '
+                             'call with it (fig) or call display(fig)]\n')
         try:
             for num in plt.get_fignums():
                 try:

@@ -1229,8 +1229,11 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 	if (strcmp(event, "open") == 0 && !files_given) {
 		PyErr_SetString(
 		    PyExc_PermissionError,
-		    "open is not allowed in the sandbox: no workspace was given (safepy "
-		    "--workspace DIR gives the code the files of one directory)");
+		    "open is not allowed in the sandbox: no workspace was given, so no file can be "
+		    "read or written (the server's --workspace DIR option gives the code the files "
+		    "of one directory). Keep data in memory instead: io.StringIO or io.BytesIO "
+		    "where a file is asked for; a figure comes back as an image with plt.show(), "
+		    "savefig(io.BytesIO()) gives its bytes");
 		return -1;
 	}
 	for (const char *const *p = audit_refused; *p; p++) {

@@ -79,6 +79,14 @@ static const struct {
      "Pickled data is not read or written in the sandbox (loading it can run any code): use "
      "json, csv, or pandas' and numpy's own formats (to_csv, to_json, np.save)."},
     {(const char *const[]){"ctypes", "cffi", NULL}, "Native code cannot be loaded in the sandbox."},
+    {(const char *const[]){"os", "pathlib", "shutil", "glob", NULL},
+     "Files come only with a workspace (the server's --workspace DIR option), and there is "
+     "none: no file or process can be reached. Keep data in memory (io.StringIO, io.BytesIO)."},
+    {(const char *const[]){"IPython", NULL},
+     "IPython is not available: display() is a built-in here (figures, images, frames), and "
+     "plt.show() returns figures as images."},
+    {(const char *const[]){"timeit", "cProfile", "profile", NULL},
+     "Time code with time.perf_counter() instead."},
 };
 
 /* The Debian packages of the modules --imports data names. */
