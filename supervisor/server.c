@@ -400,21 +400,29 @@ static int id_in_progress(json_object *id)
 	return 0;
 }
 
+/* Is id that of a call still to be answered? Then the request is refused (said to the client,
+ * with a null id): two answers with one id could not be told apart, nor a cancellation aimed;
+ * the id's answer stays the call's in progress. Any request: a ping with a call's id was
+ * answered with it too. */
+static int id_taken(json_object *id, struct batch *b)
+{
+	if (!id || !id_in_progress(id))
+		return 0;
+	log_msg(LOG_WARN, "request %s: refused, a call with that id is in progress",
+	        json_object_to_json_string(id));
+	reply(b, NULL,
+	      mcp_error_response(NULL, JSONRPC_INVALID_REQUEST,
+	                         "Invalid Request: a request with this id is still in "
+	                         "progress (ids must be unique)"));
+	return 1;
+}
+
 static void start_call(struct mcp_event *ev, struct batch *b)
 {
 	struct pending *p;
 
-	/* Two answers with one id could not be told apart, nor a cancellation aimed. The
-	 * refusal's id is null: the id's answer stays the call's in progress. */
-	if (id_in_progress(ev->id)) {
-		log_msg(LOG_WARN, "call %s: refused, a call with that id is in progress",
-		        json_object_to_json_string(ev->id));
-		reply(b, NULL,
-		      mcp_error_response(NULL, JSONRPC_INVALID_REQUEST,
-		                         "Invalid Request: a request with this id is still in "
-		                         "progress (ids must be unique)"));
+	if (id_taken(ev->id, b))
 		return;
-	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		reply(b, ev->id, NULL);
@@ -519,7 +527,10 @@ static void handle_line(const char *line, size_t len)
 		struct mcp_event *ev = &evs.ev[i];
 		switch (ev->kind) {
 		case MCP_EV_REPLY:
-			reply(b, ev->id, ev->msg);
+			if (!id_taken(json_object_object_get(ev->msg, "id"), b))
+				reply(b, ev->id, ev->msg);
+			else
+				json_object_put(ev->msg);
 			ev->msg = NULL;
 			break;
 		case MCP_EV_CALL:
@@ -532,7 +543,8 @@ static void handle_line(const char *line, size_t len)
 			log_msg(ev->warn ? LOG_WARN : LOG_DEBUG, "%s", ev->note);
 			break;
 		case MCP_EV_FIGURES:
-			show_figures(ev, b);
+			if (!id_taken(ev->id, b))
+				show_figures(ev, b);
 			break;
 		}
 	}
