@@ -10,8 +10,11 @@
  * when the raw stream kept it (a user's readinto, or one set on a file's raw object): each is
  * made over a raw stream of the sandbox's own that copies through memory of its own. And C
  * code that keeps an object it does not own across the user's code (a comparison's operands,
- * an itertools iterator's state, deque.index's items, a Unicode error's object): held, refused
- * when re-entered, or read only where it agrees (below).
+ * an itertools iterator's state, deque.index's items, a Unicode error's object, a text
+ * stream's buffer and snapshot): held, refused when re-entered, or read only where it agrees
+ * (below). And C code that trusts what the user's code answers (a readinto's count, a
+ * separator's length) or hands it memory it does not own (a codec's view of the caller's
+ * buffer): checked, or given plain objects and copies.
  *
  * The methods are the classes' own: their dicts' descriptors (a call through the class, a
  * subclass, a bound method), their slots and the slots' wrappers in the dicts (a[i] = x and
@@ -2315,67 +2318,138 @@ static int odict_guard(void)
 	return replace_method(&PyODict_Type, "copy", &odict_copy_def, &odict_copy_real);
 }
 
-/* ---- io.TextIOWrapper.write re-entered ---------------------------------------------------- */
+/* ---- io.TextIOWrapper re-entered ---------------------------------------------------------- */
 
-/* TextIOWrapper.write hands its pending bytes to its buffer's write() (the user's code, for a
- * buffer of the user's) and then goes on with what it had before: a write of the same wrapper
- * from there had its bytes replaced but counted (the next flush sent uninitialised memory),
- * and a detach() from there left the buffer NULL that the write then called (SIGSEGV). While
- * a wrapper writes, its write, detach and reconfigure raise RuntimeError. */
-static PyObject *text_write_real, *text_detach_real;
-static PyObject **text_writing; /* the wrappers writing now */
-static Py_ssize_t n_text_writing, text_writing_room;
+/* TextIOWrapper's methods hand work to its buffer (the user's code, for a buffer or raw stream
+ * of the user's) or to its decoder (a codec of the user's) and then go on with what they had
+ * before: a write of the same wrapper from inside its write had its bytes replaced but counted
+ * (the next flush sent uninitialised memory); a detach() from inside a write left the buffer
+ * NULL that the write then called (SIGSEGV), and from inside a read dropped the BufferedReader
+ * under its own read (its freed buffer then written); a seek() from the decoder's getstate()
+ * freed the snapshot tell() went on reading. While a wrapper reads, writes, seeks or tells,
+ * those of its methods that change its buffer, decoder or snapshot raise RuntimeError (tell,
+ * which seek calls, is let through: it changes none of them). */
+enum text_op {
+	TEXT_READ,
+	TEXT_READLINE,
+	TEXT_NEXT,
+	TEXT_TELL,
+	TEXT_SEEK,
+	TEXT_TRUNCATE,
+	TEXT_WRITE,
+	TEXT_DETACH,
+	TEXT_CLOSE,
+	TEXT_RECONFIGURE,
+	TEXT_OPS
+};
 
-static int text_busy(PyObject *self, const char *what)
+static const char *const text_op_names[TEXT_OPS] = {"read",  "readline",   "__next__", "tell",
+                                                    "seek",  "truncate",   "write",    "detach",
+                                                    "close", "reconfigure"};
+static PyObject *text_real[TEXT_OPS]; /* the class's own method descriptors (not __next__) */
+static iternextfunc text_next_real;
+static struct text_running {
+	PyObject *self;
+	enum text_op op;
+} * text_running; /* the wrappers' methods running now */
+static Py_ssize_t n_text_running, text_running_room;
+
+static int text_busy(PyObject *self, enum text_op what)
 {
-	for (Py_ssize_t i = n_text_writing - 1; i >= 0; i--)
-		if (text_writing[i] == self) {
-			PyErr_Format(
-			    PyExc_RuntimeError,
-			    "reentrant call inside TextIOWrapper.write (%s called while the "
-			    "same text stream writes)",
-			    what);
+	if (what == TEXT_TELL)
+		return 0;
+	for (Py_ssize_t i = n_text_running - 1; i >= 0; i--)
+		if (text_running[i].self == self) {
+			PyErr_Format(PyExc_RuntimeError,
+			             "reentrant call inside TextIOWrapper.%s (%s called while the "
+			             "same text stream runs %s)",
+			             text_op_names[text_running[i].op], text_op_names[what],
+			             text_op_names[text_running[i].op]);
 			return 1;
 		}
 	return 0;
 }
 
-static PyObject *text_write(PyObject *self, PyObject *args, PyObject *kw)
+static int text_enter(PyObject *self, enum text_op op)
+{
+	if (text_busy(self, op))
+		return -1;
+	if (n_text_running == text_running_room) {
+		Py_ssize_t room = text_running_room ? 2 * text_running_room : 16;
+		struct text_running *more =
+		    PyMem_Realloc(text_running, (size_t)room * sizeof(*more));
+		if (!more) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		text_running = more;
+		text_running_room = room;
+	}
+	text_running[n_text_running++] = (struct text_running){self, op};
+	return 0;
+}
+
+static void text_leave(PyObject *self)
+{
+	for (Py_ssize_t k = n_text_running - 1; k >= 0; k--)
+		if (text_running[k].self == self) {
+			memmove(&text_running[k], &text_running[k + 1],
+			        (size_t)(n_text_running - k - 1) * sizeof(*text_running));
+			n_text_running--;
+			return;
+		}
+}
+
+static PyObject *text_call(enum text_op op, PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *r;
 
-	if (text_busy(self, "write"))
+	if (text_enter(self, op) < 0)
 		return NULL;
-	if (n_text_writing == text_writing_room) {
-		Py_ssize_t room = text_writing_room ? 2 * text_writing_room : 16;
-		PyObject **more = PyMem_Realloc(text_writing, (size_t)room * sizeof(*more));
-		if (!more)
-			return PyErr_NoMemory();
-		text_writing = more;
-		text_writing_room = room;
-	}
-	text_writing[n_text_writing++] = self;
-	r = call_on(text_write_real, self, args, kw);
-	for (Py_ssize_t k = n_text_writing - 1; k >= 0; k--)
-		if (text_writing[k] == self) {
-			text_writing[k] = text_writing[--n_text_writing];
-			break;
-		}
+	r = call_on(text_real[op], self, args, kw);
+	text_leave(self);
 	return r;
 }
 
-static PyMethodDef text_write_def = {"write", (PyCFunction)(void (*)(void))text_write,
-                                     METH_VARARGS | METH_KEYWORDS, NULL};
-
-static PyObject *text_detach(PyObject *self, PyObject *args, PyObject *kw)
+static PyObject *text_next(PyObject *self)
 {
-	if (text_busy(self, "detach"))
+	PyObject *r;
+
+	if (text_enter(self, TEXT_NEXT) < 0)
 		return NULL;
-	return call_on(text_detach_real, self, args, kw);
+	r = text_next_real(self);
+	text_leave(self);
+	return r;
 }
 
-static PyMethodDef text_detach_def = {"detach", (PyCFunction)(void (*)(void))text_detach,
-                                      METH_VARARGS | METH_KEYWORDS, NULL};
+#define TEXT_METHOD(op, fn)                                                                        \
+	static PyObject *fn(PyObject *self, PyObject *args, PyObject *kw)                          \
+	{                                                                                          \
+		return text_call(op, self, args, kw);                                              \
+	}
+TEXT_METHOD(TEXT_READ, text_read)
+TEXT_METHOD(TEXT_READLINE, text_readline)
+TEXT_METHOD(TEXT_TELL, text_tell)
+TEXT_METHOD(TEXT_SEEK, text_seek)
+TEXT_METHOD(TEXT_TRUNCATE, text_truncate)
+TEXT_METHOD(TEXT_WRITE, text_write)
+TEXT_METHOD(TEXT_DETACH, text_detach)
+TEXT_METHOD(TEXT_CLOSE, text_close)
+
+#define TEXT_DEF(name, fn)                                                                         \
+	{                                                                                          \
+		name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, NULL          \
+	}
+static PyMethodDef text_defs[TEXT_OPS] = {
+    [TEXT_READ] = TEXT_DEF("read", text_read),
+    [TEXT_READLINE] = TEXT_DEF("readline", text_readline),
+    [TEXT_TELL] = TEXT_DEF("tell", text_tell),
+    [TEXT_SEEK] = TEXT_DEF("seek", text_seek),
+    [TEXT_TRUNCATE] = TEXT_DEF("truncate", text_truncate),
+    [TEXT_WRITE] = TEXT_DEF("write", text_write),
+    [TEXT_DETACH] = TEXT_DEF("detach", text_detach),
+    [TEXT_CLOSE] = TEXT_DEF("close", text_close),
+};
 
 /* ---- arguments C code takes for what they are not ---------------------------------------- */
 
@@ -2388,9 +2462,8 @@ static PyObject *reconfigure_real;
 static PyObject *reconfigure(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static const char *const names[] = {"encoding", "errors", NULL};
+	PyObject *r;
 
-	if (text_busy(self, "reconfigure"))
-		return NULL;
 	if (pylayer_armed() && kw && PyDict_Check(kw))
 		for (const char *const *n = names; *n; n++) {
 			PyObject *v = PyDict_GetItemString(kw, *n);
@@ -2401,7 +2474,11 @@ static PyObject *reconfigure(PyObject *self, PyObject *args, PyObject *kw)
 				    "not %.100s",
 				    *n, Py_TYPE(v)->tp_name);
 		}
-	return call_on(reconfigure_real, self, args, kw);
+	if (text_enter(self, TEXT_RECONFIGURE) < 0)
+		return NULL;
+	r = call_on(reconfigure_real, self, args, kw);
+	text_leave(self);
+	return r;
 }
 
 static PyMethodDef reconfigure_def = {"reconfigure", (PyCFunction)(void (*)(void))reconfigure,
@@ -3111,6 +3188,356 @@ out:
 	return rc;
 }
 
+/* ---- counts and arguments the user's code answers ---------------------------------------- */
+
+/* io.RawIOBase.read(n) made a bytearray of n bytes, called self.readinto on it and copied as
+ * many bytes as readinto said it read, unchecked (any length of the heap past the bytearray).
+ * While armed, a count outside the bytearray is a ValueError, as in later CPython. */
+static PyObject *rawio_read_real;
+
+static PyObject *rawio_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	PyObject *b, *res, *r = NULL;
+	Py_ssize_t n, got;
+
+	if (!pylayer_armed() || nargs != 1 || !PyLong_CheckExact(args[0]))
+		return PyObject_Vectorcall(rawio_read_real,
+		                           (PyObject *[]){self, nargs ? args[0] : NULL},
+		                           (size_t)nargs + 1, NULL);
+	n = PyLong_AsSsize_t(args[0]);
+	if (n < 0) { /* readall, an overflow: CPython's own answer */
+		PyErr_Clear();
+		return PyObject_Vectorcall(rawio_read_real, (PyObject *[]){self, args[0]}, 2, NULL);
+	}
+	b = PyByteArray_FromStringAndSize(NULL, n);
+	if (!b)
+		return NULL;
+	res = PyObject_CallMethod(self, "readinto", "O", b);
+	if (!res || res == Py_None) {
+		r = res;
+		goto out;
+	}
+	got = PyNumber_AsSsize_t(res, PyExc_ValueError);
+	Py_DECREF(res);
+	if (got == -1 && PyErr_Occurred())
+		goto out;
+	if (got < 0 || got > PyByteArray_GET_SIZE(b)) {
+		PyErr_Format(PyExc_ValueError, "readinto returned %zd outside buffer size %zd", got,
+		             PyByteArray_GET_SIZE(b));
+		goto out;
+	}
+	r = PyBytes_FromStringAndSize(PyByteArray_AS_STRING(b), got);
+out:
+	Py_DECREF(b);
+	return r;
+}
+
+static PyMethodDef rawio_read_def = {"read", (PyCFunction)(void (*)(void))rawio_read, METH_FASTCALL,
+                                     NULL};
+
+/* bytes.hex(sep), bytearray.hex(sep) and memoryview.hex(sep) took the buffer's address, then
+ * asked len(sep) (a subclass's __len__ freed the buffer that was then read). While armed sep
+ * is an exact str or bytes, copied from what it holds; anything else answers as CPython's
+ * would after its len(). */
+#define HEX_TYPES 3
+static PyObject *hex_real[HEX_TYPES];
+
+static PyObject *sep_plain(PyObject *sep)
+{
+	Py_ssize_t n;
+
+	if (PyUnicode_CheckExact(sep) || PyBytes_CheckExact(sep))
+		return Py_NewRef(sep);
+	if (PyUnicode_Check(sep))
+		return _PyUnicode_Copy(sep);
+	if (PyBytes_Check(sep))
+		return PyBytes_FromStringAndSize(PyBytes_AS_STRING(sep), PyBytes_GET_SIZE(sep));
+	n = PyObject_Length(sep);
+	if (n < 0)
+		return NULL;
+	if (n != 1)
+		PyErr_SetString(PyExc_ValueError, "sep must be length 1.");
+	else
+		PyErr_SetString(PyExc_TypeError, "sep must be str or bytes.");
+	return NULL;
+}
+
+static PyObject *hex_call(int i, PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *sep = NULL, *plain, *args2 = NULL, *kw2 = NULL, *r = NULL;
+
+	if (pylayer_armed()) {
+		if (PyTuple_GET_SIZE(args) > 0)
+			sep = PyTuple_GET_ITEM(args, 0);
+		else if (kw && PyDict_Check(kw))
+			sep = PyDict_GetItemString(kw, "sep");
+	}
+	if (!sep)
+		return call_on(hex_real[i], self, args, kw);
+	plain = sep_plain(sep);
+	if (!plain)
+		return NULL;
+	if (PyTuple_GET_SIZE(args) > 0) {
+		args2 = PyTuple_New(PyTuple_GET_SIZE(args));
+		for (Py_ssize_t k = 0; args2 && k < PyTuple_GET_SIZE(args); k++)
+			PyTuple_SET_ITEM(args2, k,
+			                 Py_NewRef(k == 0 ? plain : PyTuple_GET_ITEM(args, k)));
+	} else {
+		kw2 = PyDict_Copy(kw);
+		if (kw2 && PyDict_SetItemString(kw2, "sep", plain) < 0)
+			Py_CLEAR(kw2);
+	}
+	if (args2 || kw2)
+		r = call_on(hex_real[i], self, args2 ? args2 : args, kw2 ? kw2 : kw);
+	Py_XDECREF(args2);
+	Py_XDECREF(kw2);
+	Py_DECREF(plain);
+	return r;
+}
+
+#define HEX(i)                                                                                     \
+	static PyObject *hex_##i(PyObject *self, PyObject *args, PyObject *kw)                     \
+	{                                                                                          \
+		return hex_call(i, self, args, kw);                                                \
+	}
+HEX(0)
+HEX(1)
+HEX(2)
+static PyMethodDef hex_def[HEX_TYPES] = {
+    {"hex", (PyCFunction)(void (*)(void))hex_0, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"hex", (PyCFunction)(void (*)(void))hex_1, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"hex", (PyCFunction)(void (*)(void))hex_2, METH_VARARGS | METH_KEYWORDS, NULL},
+};
+
+/* unicode_escape's decoder, given an error handler, went on in the error's copy of its input;
+ * an invalid escape after that was kept as a pointer into the copy and read, for its warning,
+ * once the copy was freed (CVE-2025-4516; a 300 kB input: SIGSEGV). While armed a decode
+ * with a handler other than strict runs as CPython's when it calls no handler (a strict
+ * decode succeeds), or when the handler is a built-in one and no escape the decoder would
+ * warn of can follow its first error; otherwise it is refused (ValueError). All the codec's paths (bytes.decode, codecs.decode,
+ * its incremental decoder and stream reader) call the one C function, replaced in place. */
+static _PyCFunctionFast unicode_escape_real;
+/* The built-in handlers that decode: they leave the error's object as it is (a handler of the
+ * user's may set another, in which the decoder goes on, unchecked here). Registering a name
+ * again replaces the handler, not these. */
+#define ESCAPE_HANDLERS 4
+static const char *const escape_handler_names[ESCAPE_HANDLERS] = {
+    "ignore", "replace", "backslashreplace", "surrogateescape"};
+static PyObject *escape_handlers[ESCAPE_HANDLERS];
+
+static int escape_valid(unsigned char c)
+{
+	return strchr("\n\\'\"abfnrtv01234567xNuU", c) && c != '\0';
+}
+
+/* Could the decoder warn of an escape at or after from (any backslash then a byte that is
+ * not an escape: the error handler may resume anywhere), with none before it? */
+static int escape_warned_late(const unsigned char *s, Py_ssize_t len, Py_ssize_t from)
+{
+	Py_ssize_t i = 0;
+
+	if (from > len)
+		from = len;
+	while (i < from) {
+		if (s[i] != '\\') {
+			i++;
+			continue;
+		}
+		if (i + 1 < len && !escape_valid(s[i + 1]))
+			return 0; /* warned of before the first error: a pointer into the input */
+		i += 2;
+	}
+	for (i = from > 0 ? from - 1 : 0; i + 1 < len; i++)
+		if (s[i] == '\\' && !escape_valid(s[i + 1]))
+			return 1;
+	return 0;
+}
+
+static PyObject *unicode_escape_decode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+	PyObject *data, *strict = NULL, *r = NULL, *type, *value, *tb, *handler;
+	const char *name;
+	Py_ssize_t start = 0;
+	int got, known = 0;
+
+	if (!pylayer_armed() || nargs < 2 || nargs > 3 || args[1] == Py_None ||
+	    (PyUnicode_Check(args[1]) && PyUnicode_CompareWithASCIIString(args[1], "strict") == 0))
+		return unicode_escape_real(module, args, nargs);
+	if (PyUnicode_Check(args[0]))
+		data = PyUnicode_AsUTF8String(args[0]);
+	else if (PyObject_CheckBuffer(args[0]))
+		data = PyBytes_FromObject(args[0]);
+	else
+		return unicode_escape_real(module, args, nargs);
+	if (!data || !(strict = PyUnicode_FromString("strict")))
+		goto out;
+	r = unicode_escape_real(module, (PyObject *[]){data, strict, nargs > 2 ? args[2] : NULL},
+	                        nargs);
+	if (r || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+		goto out;
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	got = value ? PyUnicodeDecodeError_GetStart(value, &start) : -1;
+	Py_XDECREF(type);
+	Py_XDECREF(value);
+	Py_XDECREF(tb);
+	if (got == 0 && !PyUnicode_Check(args[1]))
+		goto out_real; /* CPython's TypeError, before it decodes */
+	name = got == 0 ? PyUnicode_AsUTF8(args[1]) : NULL;
+	handler = name ? PyCodec_LookupError(name) : NULL;
+	if (!handler && name && PyErr_ExceptionMatches(PyExc_LookupError))
+		goto out_real; /* an unknown name: CPython's own LookupError */
+	for (int k = 0; handler && k < ESCAPE_HANDLERS; k++)
+		known = known || handler == escape_handlers[k];
+	Py_XDECREF(handler);
+	PyErr_Clear();
+	if (!known || escape_warned_late((const unsigned char *)PyBytes_AS_STRING(data),
+	                                 PyBytes_GET_SIZE(data), start)) {
+		PyErr_SetString(PyExc_ValueError,
+		                "unicode_escape decoding with an error handler is refused in the "
+		                "sandbox when an invalid escape sequence follows an error, or when "
+		                "the handler is not a built-in one (decode with errors='strict')");
+		goto out;
+	}
+out_real:
+	PyErr_Clear();
+	r = unicode_escape_real(module, (PyObject *[]){data, args[1], nargs > 2 ? args[2] : NULL},
+	                        nargs);
+out:
+	Py_XDECREF(strict);
+	Py_XDECREF(data);
+	return r;
+}
+
+static PyMethodDef *unicode_escape_def;
+
+static int unicode_escape_guard(void)
+{
+	PyObject *m = PyImport_ImportModule("_codecs"), *f;
+	int rc = -1;
+
+	f = m ? PyObject_GetAttrString(m, "unicode_escape_decode") : NULL;
+	if (!f || !PyCFunction_Check(f) || PyCFunction_GET_FLAGS(f) != METH_FASTCALL) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError,
+			                "_codecs.unicode_escape_decode is not as known");
+		goto out;
+	}
+	for (int k = 0; k < ESCAPE_HANDLERS; k++)
+		if (!(escape_handlers[k] = PyCodec_LookupError(escape_handler_names[k])))
+			goto out;
+	unicode_escape_def = ((PyCFunctionObject *)f)->m_ml;
+	unicode_escape_real = (_PyCFunctionFast)(void (*)(void))unicode_escape_def->ml_meth;
+	unicode_escape_def->ml_meth = (PyCFunction)(void (*)(void))unicode_escape_decode;
+	rc = 0;
+out:
+	Py_XDECREF(f);
+	Py_XDECREF(m);
+	return rc;
+}
+
+static int counts_guard(void)
+{
+	PyTypeObject *hex_types[HEX_TYPES] = {&PyBytes_Type, &PyByteArray_Type, &PyMemoryView_Type};
+	PyObject *io = PyImport_ImportModule("_io"), *t;
+	int rc = -1;
+
+	t = io ? PyObject_GetAttrString(io, "_RawIOBase") : NULL;
+	if (!t || !PyType_Check(t)) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "io.RawIOBase is not as known");
+		goto out;
+	}
+	if (replace_method((PyTypeObject *)t, "read", &rawio_read_def, &rawio_read_real) < 0)
+		goto out;
+	for (int i = 0; i < HEX_TYPES; i++)
+		if (replace_method(hex_types[i], "hex", &hex_def[i], &hex_real[i]) < 0)
+			goto out;
+	rc = unicode_escape_guard();
+out:
+	Py_XDECREF(t);
+	Py_XDECREF(io);
+	return rc;
+}
+
+/* ---- a codec's decode function handed a view it does not own ------------------------------ */
+
+/* bytes.decode, bytearray.decode and str(b, encoding) hand a codec's decode function a
+ * memoryview over the caller's buffer that owns nothing: a decode function of the user's that
+ * kept it read the freed buffer through it, for as long as it liked. While armed the search
+ * functions codecs.register is given answer with a decode function that hands the user's a
+ * copy of such a view (bytes); the CodecInfo's attributes (its .decode too) are the user's. The
+ * code runs with only the builtins it names. */
+static const char codecs_py[] =
+    "def wrap(register):\n"
+    "    def plain_decoder(decode):\n"
+    "        def decoder(data, *args, **kw):\n"
+    "            if type(data) is memoryview and data.obj is None:\n"
+    "                data = bytes(data)\n"
+    "            return decode(data, *args, **kw)\n"
+    "        return decoder\n"
+    "    def searching(search_function):\n"
+    "        def search(name):\n"
+    "            info = search_function(name)\n"
+    "            if not isinstance(info, tuple) or len(info) != 4:\n"
+    "                return info\n"
+    "            items = (info[0], plain_decoder(info[1]), info[2], info[3])\n"
+    "            if type(info) is tuple:\n"
+    "                return items\n"
+    "            plain = tuple.__new__(type(info), items)\n"
+    "            state = getattr(info, '__dict__', None)\n"
+    "            if state is not None:\n"
+    "                plain.__dict__.update(state)\n"
+    "            return plain\n"
+    "        return search\n"
+    "    def codecs_register(search_function):\n"
+    "        if not callable(search_function):\n"
+    "            raise TypeError('argument must be callable')\n"
+    "        return register(searching(search_function))\n"
+    "    codecs_register.__name__ = codecs_register.__qualname__ = 'register'\n"
+    "    codecs_register.__doc__ = register.__doc__\n"
+    "    return codecs_register\n";
+
+static int codecs_guard(void)
+{
+	static const char *const names[] = {"bytes",     "callable",   "getattr", "isinstance",
+	                                    "len",       "memoryview", "tuple",   "type",
+	                                    "TypeError", NULL};
+	PyObject *m = PyImport_ImportModule("_codecs"), *codecs = PyImport_ImportModule("codecs");
+	PyObject *g = PyDict_New(), *b = PyDict_New(), *code = NULL, *r = NULL, *reg = NULL;
+	int rc = -1;
+
+	if (!m || !codecs || !g || !b)
+		goto out;
+	for (const char *const *n = names; *n; n++) {
+		PyObject *v = PyDict_GetItemString(PyEval_GetBuiltins(), *n);
+		if (!v || PyDict_SetItemString(b, *n, v) < 0)
+			goto out;
+	}
+	code = Py_CompileString(codecs_py, "<sandbox codecs>", Py_file_input);
+	if (!code || PyDict_SetItemString(g, "__builtins__", b) < 0)
+		goto out;
+	r = PyEval_EvalCode(code, g, g);
+	reg = r ? PyObject_GetAttrString(m, "register") : NULL;
+	if (!reg)
+		goto out;
+	Py_DECREF(r);
+	r = PyObject_CallFunctionObjArgs(PyDict_GetItemString(g, "wrap"), reg, NULL);
+	if (!r || PyObject_SetAttrString(m, "register", r) < 0 ||
+	    PyObject_SetAttrString(codecs, "register", r) < 0)
+		goto out;
+	rc = 0;
+out:
+	Py_XDECREF(reg);
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(b);
+	Py_XDECREF(g);
+	Py_XDECREF(codecs);
+	Py_XDECREF(m);
+	return rc;
+}
+
 static int buffered_guard(void);
 
 int pyreentry_guard(void)
@@ -3121,7 +3548,7 @@ int pyreentry_guard(void)
 	    itertools_states_guard() < 0 || partial_guard() < 0 || deque_guard() < 0 ||
 	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0 ||
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0 ||
-	    odict_guard() < 0)
+	    odict_guard() < 0 || counts_guard() < 0 || codecs_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
@@ -3151,66 +3578,100 @@ int pyreentry_guard(void)
 
 /* The raw stream a buffered stream is made over, while armed: the one given, behind methods
  * that hand it bytes and never the buffered stream's memoryview (no instance dict: nothing of
- * the user's answers for them). */
+ * the user's answers for them). Its raw stream is set once and read only through the slot's
+ * own descriptor (taken off the class); while one of its methods runs it holds the buffered
+ * stream it is under (_owner, a weak reference) and counts the call (_calls): a detach of the
+ * buffered stream from there is refused. */
 static const char raw_py[] =
     "class Raw:\n"
     "    \"A raw stream, read and written through copies.\"\n"
-    "    __slots__ = ('_raw',)\n"
+    "    __slots__ = ('_raw', '_owner', '_calls')\n"
     "    def __init__(self, raw):\n"
-    "        self._raw = raw\n"
+    "        try:\n"
+    "            _inner(self)\n"
+    "        except AttributeError:\n"
+    "            pass\n"
+    "        else:\n"
+    "            raise ValueError('a raw stream is wrapped once')\n"
+    "        _slot.__set__(self, raw)\n"
+    "        self._owner = None\n"
+    "        self._calls = 0\n"
     "    def readinto(self, b):\n"
-    "        data = self._raw.read(len(b))\n"
+    "        data = _inner(self).read(len(b))\n"
     "        if data is None:\n"
     "            return None\n"
     "        data = bytes(data)\n"
     "        b[:len(data)] = data\n"
     "        return len(data)\n"
     "    def readall(self):\n"
-    "        readall = getattr(self._raw, 'readall', None)\n"
+    "        readall = getattr(_inner(self), 'readall', None)\n"
     "        if readall is not None:\n"
     "            data = readall()\n"
     "            return None if data is None else bytes(data)\n"
     "        chunks = []\n"
     "        while True:\n"
-    "            data = self._raw.read(65536)\n"
+    "            data = _inner(self).read(65536)\n"
     "            if not data:\n"
     "                return b''.join(chunks) if chunks or data is not None else None\n"
     "            chunks.append(bytes(data))\n"
     "    def read(self, size=-1):\n"
-    "        data = self._raw.read(size)\n"
+    "        data = _inner(self).read(size)\n"
     "        return None if data is None else bytes(data)\n"
     "    def write(self, b):\n"
-    "        return self._raw.write(bytes(b))\n"
+    "        return _inner(self).write(bytes(b))\n"
     "    def readable(self):\n"
-    "        return self._raw.readable()\n"
+    "        return _inner(self).readable()\n"
     "    def writable(self):\n"
-    "        return self._raw.writable()\n"
+    "        return _inner(self).writable()\n"
     "    def seekable(self):\n"
-    "        return self._raw.seekable()\n"
+    "        return _inner(self).seekable()\n"
     "    def seek(self, *args):\n"
-    "        return self._raw.seek(*args)\n"
+    "        return _inner(self).seek(*args)\n"
     "    def tell(self):\n"
-    "        return self._raw.tell()\n"
+    "        return _inner(self).tell()\n"
     "    def truncate(self, *args):\n"
-    "        return self._raw.truncate(*args)\n"
+    "        return _inner(self).truncate(*args)\n"
     "    def flush(self):\n"
-    "        return self._raw.flush()\n"
+    "        return _inner(self).flush()\n"
     "    def close(self):\n"
-    "        return self._raw.close()\n"
+    "        return _inner(self).close()\n"
     "    def fileno(self):\n"
-    "        return self._raw.fileno()\n"
+    "        return _inner(self).fileno()\n"
     "    def isatty(self):\n"
-    "        return self._raw.isatty()\n"
-    "    @property\n"
-    "    def closed(self):\n"
-    "        return self._raw.closed\n"
+    "        return _inner(self).isatty()\n"
+    "    def _closed(self):\n"
+    "        return _inner(self).closed\n"
     "    def __getattr__(self, name):\n"
-    "        return getattr(self._raw, name)\n"
+    "        return getattr(_inner(self), name)\n"
     "    def __repr__(self):\n"
-    "        return repr(self._raw)\n";
+    "        return repr(_inner(self))\n"
+    "_slot = Raw.__dict__['_raw']\n"
+    "_inner = _slot.__get__\n"
+    "del Raw._raw\n"
+    "def _held(f):\n"
+    "    def call(self, *args):\n"
+    "        o = self._owner\n"
+    "        owner = None if o is None else o()\n"
+    "        self._calls += 1\n"
+    "        try:\n"
+    "            return f(self, *args)\n"
+    "        finally:\n"
+    "            self._calls -= 1\n"
+    "            del owner\n"
+    "    call.__name__ = f.__name__\n"
+    "    return call\n"
+    "for _n in ('readinto', 'readall', 'read', 'write', 'readable', 'writable', 'seekable', "
+    "'seek',\n"
+    "           'tell', 'truncate', 'flush', 'close', 'fileno', 'isatty', '_closed', "
+    "'__getattr__',\n"
+    "           '__repr__'):\n"
+    "    setattr(Raw, _n, _held(Raw.__dict__[_n]))\n"
+    "Raw.closed = property(Raw._closed)\n"
+    "del Raw._closed, _n\n";
 
 #define BUFFERED_TYPES 3
 static PyObject *raw_class;
+static PyObject *raw_slot;        /* Raw's _raw slot, off the class */
 static PyTypeObject *fileio_type; /* io.FileIO: its methods are C, and not replaced (below) */
 static setattrofunc fileio_setattro_real;
 
@@ -3278,13 +3739,98 @@ static int buffered_init(int i, PyObject *self, PyObject *args, PyObject *kw)
 		if (kw2 && PyDict_SetItemString(kw2, "raw", wrapped) < 0)
 			Py_CLEAR(kw2);
 	}
+	rc = args2 || kw2 ? buffered_init_real[i](self, args2 ? args2 : args, kw2 ? kw2 : kw) : -1;
+	if (rc == 0) {
+		PyObject *owner = PyWeakref_NewRef(self, NULL);
+		rc = owner ? PyObject_SetAttrString(wrapped, "_owner", owner) : -1;
+		Py_XDECREF(owner);
+	}
 	Py_DECREF(wrapped);
-	if (!args2 && !kw2)
-		return -1;
-	rc = buffered_init_real[i](self, args2 ? args2 : args, kw2 ? kw2 : kw);
 	Py_XDECREF(args2);
 	Py_XDECREF(kw2);
 	return rc;
+}
+
+/* A buffered stream's detach() and raw hand back the raw stream the user gave, not the
+ * sandbox's Raw over it; detach is refused while a method of that Raw runs (the buffered
+ * stream reads, writes or seeks through it: it went on with its raw stream NULL). */
+static PyObject *buffered_detach_real[BUFFERED_TYPES];
+static PyObject *buffered_raw_real[BUFFERED_TYPES]; /* each class's own member descriptor */
+
+static PyObject *buffered_raw(int i, PyObject *self)
+{
+	return Py_TYPE(buffered_raw_real[i])->tp_descr_get(buffered_raw_real[i], self, NULL);
+}
+
+static PyObject *buffered_detach(int i, PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *raw = buffered_raw(i, self), *calls;
+	Py_ssize_t n = 0;
+
+	if (!raw) {
+		if (!PyErr_ExceptionMatches(PyExc_ValueError) &&
+		    !PyErr_ExceptionMatches(PyExc_AttributeError))
+			return NULL;
+		PyErr_Clear(); /* detached or not initialised: CPython's detach says which */
+	} else if (Py_IS_TYPE(raw, (PyTypeObject *)raw_class)) {
+		calls = PyObject_GetAttrString(raw, "_calls");
+		n = calls ? PyLong_AsSsize_t(calls) : -1;
+		Py_XDECREF(calls);
+	}
+	Py_XDECREF(raw);
+	if (n < 0)
+		return NULL;
+	if (n > 0) {
+		PyErr_SetString(PyExc_RuntimeError, "reentrant call inside a buffered stream "
+		                                    "(detach called while it uses its raw stream)");
+		return NULL;
+	}
+	return pyreentry_raw_inner(call_on(buffered_detach_real[i], self, args, kw));
+}
+
+static PyObject *buffered_raw_get(PyObject *self, void *i)
+{
+	return pyreentry_raw_inner(buffered_raw((int)(intptr_t)i, self));
+}
+
+#define BUFFERED_DETACH(i)                                                                         \
+	static PyObject *buffered_detach_##i(PyObject *self, PyObject *args, PyObject *kw)         \
+	{                                                                                          \
+		return buffered_detach(i, self, args, kw);                                         \
+	}
+BUFFERED_DETACH(0)
+BUFFERED_DETACH(1)
+BUFFERED_DETACH(2)
+static PyMethodDef buffered_detach_def[BUFFERED_TYPES] = {
+    {"detach", (PyCFunction)(void (*)(void))buffered_detach_0, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"detach", (PyCFunction)(void (*)(void))buffered_detach_1, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"detach", (PyCFunction)(void (*)(void))buffered_detach_2, METH_VARARGS | METH_KEYWORDS, NULL},
+};
+static PyGetSetDef buffered_raw_def[BUFFERED_TYPES] = {
+    {"raw", buffered_raw_get, NULL, NULL, (void *)0},
+    {"raw", buffered_raw_get, NULL, NULL, (void *)1},
+    {"raw", buffered_raw_get, NULL, NULL, (void *)2},
+};
+
+/* t's raw member (read only) replaced by a getter of the same doc that unwraps. */
+static int replace_raw(int i, PyTypeObject *t)
+{
+	PyObject *m = PyDict_GetItemString(t->tp_dict, "raw"), *d;
+
+	if (!m || !PyObject_TypeCheck(m, &PyMemberDescr_Type) || !Py_TYPE(m)->tp_descr_get) {
+		PyErr_Format(PyExc_TypeError, "%s.raw is not as known", t->tp_name);
+		return -1;
+	}
+	buffered_raw_real[i] = Py_NewRef(m);
+	buffered_raw_def[i].doc = ((PyMemberDescrObject *)m)->d_member->doc;
+	d = PyDescr_NewGetSet(t, &buffered_raw_def[i]);
+	if (!d || PyDict_SetItemString(t->tp_dict, "raw", d) < 0) {
+		Py_XDECREF(d);
+		return -1;
+	}
+	Py_DECREF(d);
+	PyType_Modified(t);
+	return 0;
 }
 
 #define BUFFERED(i)                                                                                \
@@ -3390,9 +3936,16 @@ static int text_guard(PyObject *io)
 	Py_DECREF(t); /* io keeps it */
 	if (text_head_check(io, type) < 0)
 		return -1;
-	if (replace_method(type, "reconfigure", &reconfigure_def, &reconfigure_real) < 0 ||
-	    replace_method(type, "write", &text_write_def, &text_write_real) < 0 ||
-	    replace_method(type, "detach", &text_detach_def, &text_detach_real) < 0)
+	if (replace_method(type, "reconfigure", &reconfigure_def, &reconfigure_real) < 0)
+		return -1;
+	for (int op = 0; op < TEXT_OPS; op++)
+		if (text_defs[op].ml_name &&
+		    replace_method(type, text_defs[op].ml_name, &text_defs[op], &text_real[op]) < 0)
+			return -1;
+	text_next_real = type->tp_iternext;
+	if (rewrap(type, "__next__", (void *)text_next_real, (void *)text_next) < 0 ||
+	    held_slot(type, offsetof(PyTypeObject, tp_iternext), (void *)text_next,
+	              (void **)&text_next_real) < 0)
 		return -1;
 	text_init_real = type->tp_init;
 	if (rewrap(type, "__init__", (void *)text_init_real, (void *)text_init_checked) < 0)
@@ -3412,7 +3965,8 @@ static int buffered_guard(void)
 		goto out;
 	r = PyEval_EvalCode(code, g, g);
 	raw_class = r ? Py_XNewRef(PyDict_GetItemString(g, "Raw")) : NULL;
-	if (!raw_class)
+	raw_slot = r ? Py_XNewRef(PyDict_GetItemString(g, "_slot")) : NULL;
+	if (!raw_class || !raw_slot || !Py_TYPE(raw_slot)->tp_descr_get)
 		goto out;
 	{
 		PyObject *f = PyObject_GetAttrString(io, "FileIO");
@@ -3440,6 +3994,10 @@ static int buffered_guard(void)
 			PyErr_Format(PyExc_TypeError, "io.%s.__sizeof__ is not as known", names[i]);
 			goto out;
 		}
+		if (replace_method(type, "detach", &buffered_detach_def[i],
+		                   &buffered_detach_real[i]) < 0 ||
+		    replace_raw(i, type) < 0)
+			goto out;
 		buffered_init_real[i] = type->tp_init;
 		if (rewrap(type, "__init__", (void *)buffered_init_real[i],
 		           (void *)buffered_init_fn[i]) < 0 ||
@@ -3457,8 +4015,8 @@ out:
 
 PyObject *pyreentry_raw_inner(PyObject *raw)
 {
-	if (raw_class && Py_IS_TYPE(raw, (PyTypeObject *)raw_class)) {
-		PyObject *inner = PyObject_GetAttrString(raw, "_raw");
+	if (raw_class && raw && Py_IS_TYPE(raw, (PyTypeObject *)raw_class)) {
+		PyObject *inner = Py_TYPE(raw_slot)->tp_descr_get(raw_slot, raw, NULL);
 		Py_DECREF(raw);
 		return inner;
 	}
