@@ -679,8 +679,8 @@ int jsonrpc_parse_request(json_object *msg, struct jsonrpc_request *req)
 	if (!proto_string_is(version, "2.0"))
 		req->error = "Invalid Request: \"jsonrpc\" must be \"2.0\"";
 	else if (has_id && id_ok == 0)
-		req->error = "Invalid Request: \"id\" must be a string or an integer (of at most "
-		             PROTO_MAX_ID_TEXT " bytes)";
+		req->error = "Invalid Request: \"id\" must be a string or an integer (of at "
+		             "most " PROTO_MAX_ID_TEXT " bytes)";
 	else if (!req->method)
 		req->error = "Invalid Request: \"method\" must be a string";
 	else if (params && !json_object_is_type(params, json_type_object) &&

@@ -781,20 +781,6 @@ Test(mcp, calls_keep_number_ids_and_tokens_exactly)
 
 static char *repeat(const char *unit, size_t times);
 
-/* printf into a new string (asserted). */
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	char *out = NULL;
-	int n;
-
-	va_start(ap, f);
-	n = vasprintf(&out, f, ap);
-	va_end(ap);
-	cr_assert_geq(n, 0);
-	return out;
-}
-
 /* Ids and progress tokens are bounded (PROTO_MAX_ID bytes): every answer and heartbeat repeats
  * them and each waiting call keeps them, so a client sending megabyte ids grew the server's
  * memory by that much per waiting call. A longer id is an invalid request answered with a null
@@ -806,15 +792,16 @@ Test(mcp, ids_and_progress_tokens_are_bounded)
 	                           "\"1\"},\"_meta\":{\"progressToken\":%s}}}";
 	char *at_bound = repeat("i", PROTO_MAX_ID), *past = repeat("i", PROTO_MAX_ID + 1);
 	char *digits = repeat("7", PROTO_MAX_ID + 1);
-	char *ok_id = fmt("\"%s\"", at_bound), *long_id = fmt("\"%s\"", past);
-	char *line;
+	char *ok_id, *long_id, *line;
 	struct mcp_conn c;
 	struct mcp_events ev = {0};
 	json_object *msg;
 
+	cr_assert(asprintf(&ok_id, "\"%s\"", at_bound) > 0);
+	cr_assert(asprintf(&long_id, "\"%s\"", past) > 0);
 	conn_at(&c, "2025-11-25");
 	/* At the bound: the call, its id and its token as sent. */
-	line = fmt(call, ok_id, ok_id);
+	cr_assert(asprintf(&line, call, ok_id, ok_id) > 0);
 	handle(&c, line, &ev);
 	cr_assert_eq(ev.n, 1);
 	cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL);
@@ -823,7 +810,7 @@ Test(mcp, ids_and_progress_tokens_are_bounded)
 	mcp_events_clear(&ev);
 	free(line);
 	/* A token past it: the call runs without one. */
-	line = fmt(call, "5", long_id);
+	cr_assert(asprintf(&line, call, "5", long_id) > 0);
 	handle(&c, line, &ev);
 	cr_assert_eq(ev.n, 1);
 	cr_assert_eq(ev.ev[0].kind, MCP_EV_CALL);
@@ -831,14 +818,14 @@ Test(mcp, ids_and_progress_tokens_are_bounded)
 	mcp_events_clear(&ev);
 	free(line);
 	/* An id past it, a string or a number: invalid, answered with a null id. */
-	line = fmt(call, long_id, "1");
+	cr_assert(asprintf(&line, call, long_id, "1") > 0);
 	msg = reply_of(&c, line);
 	assert_error(msg, JSONRPC_INVALID_REQUEST, "null");
 	cr_assert(strstr(text(msg), "at most 1024 bytes"), "%s", text(msg));
 	cr_assert_lt(strlen(text(msg)), 400, "%s", text(msg));
 	json_object_put(msg);
 	free(line);
-	line = fmt(call, digits, "1");
+	cr_assert(asprintf(&line, call, digits, "1") > 0);
 	msg = reply_of(&c, line);
 	assert_error(msg, JSONRPC_INVALID_REQUEST, "null");
 	json_object_put(msg);
