@@ -1592,6 +1592,50 @@ Test(data, compiled_trees_take_their_own_state_and_checked_inputs)
 	e2e_stop();
 }
 
+/* Beyond the transitions' cache: iterating zoned times (ints_to_pydatetime, compiled, no bounds
+ * checks) read the live zone's _transition_info at the cached position, and a real zone's
+ * attributes are the user's to set on the instance (shortened: a read past the list, a full
+ * escape was shown); it reads private copies now, refused when they differ from what pandas
+ * cached. Times before 1677 at seconds' resolution read the offset before pandas' array
+ * (SIGSEGV in pandas itself): refused with a zone. Ordinary zoned times iterate as on the
+ * host. */
+Test(data, zoned_times_read_the_zone_pandas_cached)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, pytz\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except ValueError as e:\n"
+	    "        return 'ValueError'\n"
+	    "paris = pytz.timezone('Europe/Paris')\n"
+	    "idx = pd.DatetimeIndex(['2024-06-01 12:00', '2024-01-01 12:00'], "
+	    "tz='UTC').tz_convert('Europe/Paris')\n"
+	    "before = [str(x) for x in idx]\n"
+	    "kept = paris._transition_info\n"
+	    "paris._transition_info = kept[:1]\n"
+	    "r = [t(lambda: [str(x) for x in idx])]\n"
+	    "paris._transition_info = kept\n"
+	    "r.append([str(x) for x in idx] == before)\n"
+	    "a = pd.core.arrays.DatetimeArray._simple_new(np.array([-20000000000, 0], 'M8[s]'), "
+	    "dtype=np.dtype('M8[s]'))\n"
+	    "r.append(t(lambda: [str(x) for x in "
+	    "a.tz_localize('UTC').tz_convert('Europe/Paris')]))\n"
+	    "b = pd.core.arrays.DatetimeArray._simple_new(np.array([0, 1700000000], 'M8[s]'), "
+	    "dtype=np.dtype('M8[s]'))\n"
+	    "r.append([str(x) for x in b.tz_localize('UTC').tz_convert('Europe/Paris')])\n"
+	    "r += [before, [x.tzname() for x in pd.date_range('2021-03-27', periods=4, freq='12h', "
+	    "tz='Europe/Paris')],\n"
+	    "      [str(x.tzinfo) for x in pd.Series(idx).astype(object)]]\n"
+	    "r",
+	    "[\"ValueError\",true,\"ValueError\",[\"1970-01-01 01:00:00+01:00\",\"2023-11-14 "
+	    "23:13:20+01:00\"],[\"2024-06-01 14:00:00+02:00\",\"2024-01-01 "
+	    "13:00:00+01:00\"],[\"CET\",\"CET\",\"CET\",\"CEST\"],[\"Europe/Paris\",\"Europe/"
+	    "Paris\"]]");
+	e2e_stop();
+}
+
 /* hash_object_array (behind pd.util.hash_array and hash_pandas_object) read what a str
  * subclass's encode() returned as a bytes, unchecked: a float answered had its value read as
  * the length to hash (memory past it read through the hashes, or SIGSEGV). It now hashes a

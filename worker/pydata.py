@@ -647,6 +647,122 @@ def _zone_transitions(np):
     for key, value in timezones.dst_cache.items():
         cache[key] = value
     timezones.dst_cache = cache
+    _zone_readers(np, timezones, cache)
+
+
+def _zone_readers(np, timezones, cache):
+    """Besides the cache, two things pandas reads unchecked. ints_to_pydatetime (compiled, no
+    bounds checks: iterating or boxing zoned times) reads a pytz zone's own _tzinfos and
+    _transition_info at each time, at the position the cached transitions give: a zone whose
+    _transition_info was shortened after pandas read it (the real zone's attributes are the
+    user's to set on the instance) read past the list (a full escape was shown). It reads a
+    view of the zone made here instead: the zone's transitions and their tzinfos as private
+    copies, of the length the cache holds for it. And at a resolution coarser than
+    nanoseconds (seconds, milli-, microseconds) pandas divides the transitions, dropping the
+    padding above, so a time before the first transition (before 1677) read the offset before
+    the array (SIGSEGV in pandas itself): such times are refused with a zone."""
+    import operator
+    import pytz
+    from dateutil import tz as dtz
+    from pandas._libs.tslibs import tzconversion, vectorized
+
+    earliest = np.iinfo(np.int64).min + 1
+    nat = np.iinfo(np.int64).min
+    per_second = {7: 1, 8: 1000, 9: 1000000}
+
+    class ZoneView(pytz.tzinfo.BaseTzInfo):
+        pass
+
+    def key_of(tz):
+        if isinstance(tz, pytz.tzinfo.BaseTzInfo):
+            return tz.zone
+        if isinstance(tz, dtz.tzfile):
+            return 'dateutil' + tz._filename
+        return None
+
+    def view(tz):
+        key = key_of(tz) if tz is not None else None
+        if key is None:
+            return tz
+        entry = dict.get(cache, key)
+        if entry is None and not (hasattr(tz, '_utc_transition_times') and
+                                  hasattr(tz, '_transition_info')):
+            return tz
+        if entry is not None and entry[2] != 'pytz':
+            return tz
+        v = ZoneView.__new__(ZoneView)
+        v.zone = key
+        v._utc_transition_times = tuple(tz._utc_transition_times)
+        v._transition_info = tuple(tz._transition_info)
+        v._tzinfos = dict(tz._tzinfos)
+        n = len(entry[0]) if entry is not None else len(v._utc_transition_times)
+        if len(v._transition_info) != n:
+            raise ValueError('the time zone %s has %d transitions and %d transition infos: '
+                             'its attributes changed after pandas read them'
+                             % (key, n, len(v._transition_info)))
+        return v
+
+    def coarse(stamps, tz, reso):
+        if tz is None or reso is None or operator.index(reso) not in per_second:
+            return
+        scale = 1000000000 // per_second[operator.index(reso)]
+        day = 86400 * per_second[operator.index(reso)]
+        a = np.asarray(stamps)
+        if a.dtype.kind not in 'iu' or a.size == 0:
+            return
+        a = a[a != nat]
+        if a.size and int(a.min()) < earliest // scale + 2 * day:
+            raise ValueError('times before 1677 are not converted to a time zone at this '
+                             'resolution in the sandbox (pandas reads before its offsets)')
+
+    NS = 10  # pandas' NPY_FR_ns
+
+    real = {name: getattr(vectorized, name) for name in (
+        'ints_to_pydatetime', 'tz_convert_from_utc', 'get_resolution',
+        'normalize_i8_timestamps', 'is_date_array_normalized', 'dt64arr_to_periodarr')}
+    real.update({name: getattr(tzconversion, name) for name in (
+        'tz_localize_to_utc', 'tz_convert_from_utc_single')})
+
+    def ints_to_pydatetime(stamps, tz=None, freq=None, fold=False, box='datetime', reso=NS):
+        coarse(stamps, tz, reso)
+        return real['ints_to_pydatetime'](stamps, view(tz), freq, fold, box, reso)
+
+    def tz_convert_from_utc(stamps, tz, reso=NS):
+        coarse(stamps, tz, reso)
+        return real['tz_convert_from_utc'](stamps, tz, reso)
+
+    def get_resolution(stamps, tz=None, reso=NS):
+        coarse(stamps, tz, reso)
+        return real['get_resolution'](stamps, tz, reso)
+
+    def normalize_i8_timestamps(stamps, tz, reso):
+        coarse(stamps, tz, reso)
+        return real['normalize_i8_timestamps'](stamps, tz, reso)
+
+    def is_date_array_normalized(stamps, tz, reso):
+        coarse(stamps, tz, reso)
+        return real['is_date_array_normalized'](stamps, tz, reso)
+
+    def dt64arr_to_periodarr(stamps, freq, tz, reso=NS):
+        coarse(stamps, tz, reso)
+        return real['dt64arr_to_periodarr'](stamps, freq, tz, reso)
+
+    def tz_localize_to_utc(vals, tz, ambiguous=None, nonexistent=None, reso=NS):
+        coarse(vals, tz, reso)
+        return real['tz_localize_to_utc'](vals, tz, ambiguous, nonexistent, reso)
+
+    def tz_convert_from_utc_single(utc_val, tz, reso=NS):
+        coarse([utc_val], tz, reso)
+        return real['tz_convert_from_utc_single'](utc_val, tz, reso)
+
+    replacements = {}
+    for name, f in list(locals().items()):
+        if name in real and callable(f) and f is not real[name]:
+            f.__name__ = f.__qualname__ = name
+            f.__doc__ = real[name].__doc__
+            f.__module__ = getattr(real[name], '__module__', None)
+            replacements[id(real[name])] = (real[name], f)
+    _replace_all(replacements)
 
 
 def _pandas():
@@ -5480,7 +5596,7 @@ def figures(side, single, total, count, value=None):
                         _keep(fig)
                 except (MemoryError, TimeoutError):
                     raise
-                except Exception as e:
+                except BaseException as e:  # a draw callback's SystemExit too
                     sys.stderr.write('[figure %s not returned: %s: %s]\n'
                                      % (fig.number, type(e).__name__, e))
                 plt.close(fig)
