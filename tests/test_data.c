@@ -1636,6 +1636,60 @@ Test(data, zoned_times_read_the_zone_pandas_cached)
 	e2e_stop();
 }
 
+/* The checks above read the arrays as numpy's own: an ndarray subclass answering its own len or
+ * shape (an out of one value saying 65536, an X of one column saying 3000, a gradient boosting
+ * init_ whose prediction says it has a row per row of X) passed them, and the compiled code
+ * wrote past the real buffer (a full escape was shown). An honest subclass works, its results
+ * written in place. */
+Test(data, compiled_trees_read_arrays_as_they_are)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from sklearn.tree import DecisionTreeRegressor\n"
+	    "from sklearn.ensemble import GradientBoostingRegressor\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except (ValueError, TypeError) as e:\n"
+	    "        return type(e).__name__\n"
+	    "N = 1 << 16\n"
+	    "class Liar(np.ndarray):\n"
+	    "    def __len__(self):\n"
+	    "        return N\n"
+	    "    @property\n"
+	    "    def shape(self):\n"
+	    "        s = self.view(np.ndarray).shape\n"
+	    "        return (N,) if len(s) == 1 else (N, 3000)\n"
+	    "m = DecisionTreeRegressor(max_depth=1, random_state=0).fit(np.arange(20.).reshape(10, "
+	    "2), np.arange(10.))\n"
+	    "out = np.zeros(1).view(Liar)\n"
+	    "r = [t(lambda: m.tree_.compute_partial_dependence(np.zeros((N, 2), np.float32), "
+	    "np.array([0], np.int32), out))]\n"
+	    "W = 3000\n"
+	    "Xf = np.zeros((4, W)); Xf[2:, W - 1] = 1\n"
+	    "w = DecisionTreeRegressor(max_depth=1).fit(Xf, [0., 0., 1., 1.])\n"
+	    "r.append(t(lambda: w.tree_.apply(np.zeros((1, 1), np.float32).view(Liar))))\n"
+	    "gb = GradientBoostingRegressor(n_estimators=2, max_depth=1).fit([[0.], [1.]], [0., "
+	    "1.])\n"
+	    "class Init:\n"
+	    "    def predict(self, X):\n"
+	    "        return np.zeros(1).view(Liar)\n"
+	    "gb.init_ = Init()\n"
+	    "r.append(t(lambda: gb.predict(np.zeros((N, 1), np.float32))))\n"
+	    "# an honest subclass works, its results written in place\n"
+	    "class Plain(np.ndarray):\n"
+	    "    pass\n"
+	    "o = np.zeros(3).view(Plain)\n"
+	    "m.tree_.compute_partial_dependence(np.zeros((3, 2), np.float32), np.array([0], "
+	    "np.int32), o)\n"
+	    "r += [type(o).__name__, o.tolist(), m.tree_.apply(np.zeros((2, 2), "
+	    "np.float32).view(Plain)).tolist()]\n"
+	    "r",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"Plain\",[4.5,4.5,4.5],[1,1]]");
+	e2e_stop();
+}
+
 /* hash_object_array (behind pd.util.hash_array and hash_pandas_object) read what a str
  * subclass's encode() returned as a bytes, unchecked: a float answered had its value read as
  * the length to hash (memory past it read through the hashes, or SIGSEGV). It now hashes a

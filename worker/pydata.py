@@ -4834,8 +4834,13 @@ def _tree_rows(tree, X):
     sp = sys.modules['scipy.sparse']
     if sp.issparse(X):
         X = _checked_sparse(X)
-    elif not isinstance(X, np.ndarray) or X.ndim != 2:
+    elif not isinstance(X, np.ndarray):
         return X  # the compiled method refuses it
+    else:
+        # An exact array over the same memory: a subclass answers its own shape and ndim.
+        X = np.asarray(X)
+        if X.ndim != 2:
+            return X
     if X.shape[1] < tree.n_features:
         raise ValueError('X has %d features, but the tree splits on %d'
                          % (X.shape[1], tree.n_features))
@@ -4865,14 +4870,15 @@ def _tree_methods(Tree):
     real_pd = Tree.__dict__['compute_partial_dependence']
 
     def compute_partial_dependence(self, X, target_features, out):
-        if isinstance(X, np.ndarray) and isinstance(out, np.ndarray) and \
-                isinstance(target_features, np.ndarray):
-            if X.ndim != 2 or out.ndim != 1 or target_features.ndim != 1 or \
-                    len(out) < X.shape[0] or len(target_features) > X.shape[1]:
-                raise ValueError('X should be 2-D with a column for each target feature, '
-                                 'and out have a value for each of its rows')
-        elif not all(isinstance(a, np.ndarray) for a in (X, target_features, out)):
+        if not all(isinstance(a, np.ndarray) for a in (X, target_features, out)):
             raise TypeError('X, target_features and out should be arrays')
+        # Exact arrays over the same memory (out is written in place): a subclass answers its
+        # own len and shape.
+        X, target_features, out = np.asarray(X), np.asarray(target_features), np.asarray(out)
+        if X.ndim != 2 or out.ndim != 1 or target_features.ndim != 1 or \
+                out.shape[0] < X.shape[0] or target_features.shape[0] > X.shape[1]:
+            raise ValueError('X should be 2-D with a column for each target feature, '
+                             'and out have a value for each of its rows')
         return real_pd(self, X, target_features, out)
 
     compute_partial_dependence.__doc__ = real_pd.__doc__
@@ -4909,17 +4915,19 @@ def _gradient_boosting_stages(Tree):
             stage.tree_ = tree
             need = max(need, tree.n_features)
         X = _tree_rows_checked(X, need)
+        if isinstance(out, np.ndarray):
+            out = np.asarray(out)  # exact, over the same memory: written in place
         if (not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.ndim != 2 or
                 not out.flags.c_contiguous or out.shape != (X.shape[0], estimators.shape[1])):
             raise ValueError('out should be a C-ordered float64 array with a row for each row '
                              'of X and a column for each column of estimators')
-        return held, X
+        return held, X, out
 
     real_stages = _gradient_boosting.predict_stages
     real_stage = _gradient_boosting.predict_stage
 
     def predict_stages(estimators, X, scale, out):
-        estimators, X = stages(estimators, X, out)
+        estimators, X, out = stages(estimators, X, out)
         return real_stages(estimators, X, scale, out)
 
     def predict_stage(estimators, stage, X, scale, out):
@@ -4946,8 +4954,10 @@ def _tree_rows_checked(X, need):
         X = _checked_sparse(X)
         if X.format != 'csr':
             raise ValueError('X should be a CSR matrix')
-    elif (not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype != np.float32 or
-          not X.flags.c_contiguous):
+    elif isinstance(X, np.ndarray):
+        X = np.asarray(X)  # exact: a subclass answers its own shape
+    if not sp.issparse(X) and (not isinstance(X, np.ndarray) or X.ndim != 2 or
+                               X.dtype != np.float32 or not X.flags.c_contiguous):
         raise ValueError('X should be a C-ordered 2-D float32 array')
     if X.shape[1] < need:
         raise ValueError('X has %d features, but a tree splits on %d' % (X.shape[1], need))

@@ -1843,7 +1843,8 @@ static const char library_fixes[] =
      * __setstate__ hands it to ndarray's, which freed the memory under the array's views), nor
      * does a built-in object that was there before get attributes in its dict (a FileIO's
      * readinto, which its buffered stream would call with the view of its buffer). The state
-     * a C __setstate__ gets is copied with a memo of copy's own, not the caller's: the caller's
+     * a C __setstate__ gets (a class's own, or one below a Python __setstate__ that hands the
+     * state on) is copied with a memo of copy's own, not the caller's: the caller's
      * memo answered in place of any part of it (keyed by the id of an object just freed,
      * which the state's next array reuses), so a tree's own reduce gave its nodes with links
      * of the user's (sklearn's Tree, KDTree, scipy's cKDTree and Rotation: any memory, the
@@ -1873,6 +1874,15 @@ static const char library_fixes[] =
     "                return False\n"
     "    return True\n"
     "_HEAPTYPE = 1 << 9\n"
+    /* Does a class in t's MRO set its state in C (its own, or below a Python __setstate__ that
+     * hands the state on: pandas' Categorical, numpy's MaskedArray)? */
+    "def _c_setstate(t, _mro=type.__dict__['__mro__'].__get__,\n"
+    "                _dict=type.__dict__['__dict__'].__get__, _function=type(lambda: None)):\n"
+    "    for c in _mro(t):\n"
+    "        v = _dict(c).get('__setstate__')\n"
+    "        if v is not None and not isinstance(v, _function):\n"
+    "            return True\n"
+    "    return False\n"
     "def _no_class_state(reconstruct, _refs=sys.getrefcount, _function=type(lambda: None)):\n"
     "    def _reconstruct(x, memo, func, args, state=None, listiter=None, dictiter=None,\n"
     "                     **kwargs):\n"
@@ -1908,9 +1918,7 @@ static const char library_fixes[] =
     "                                    'on a new one (this %s was there before)' % "
     "type(y).__name__)\n"
     "                return y\n"
-    "            setstate = getattr(type(x), '__setstate__', None)\n"
-    "            if (memo is not None and state is not None and setstate is not None and\n"
-    "                    not isinstance(setstate, _function)):\n"
+    "            if memo is not None and state is not None and _c_setstate(type(x)):\n"
     "                y = reconstruct(x, {}, func, args, state, listiter, dictiter, **kwargs)\n"
     "                memo[id(x)] = y\n"
     "                return y\n"
