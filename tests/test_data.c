@@ -1690,6 +1690,79 @@ Test(data, compiled_trees_read_arrays_as_they_are)
 	e2e_stop();
 }
 
+/* Other checks that asked an ndarray subclass for its shape or len and passed it on: a groupby
+ * kernel's out and counts saying 2**40 rows took a label of 2**33 (a write at a chosen offset:
+ * a full escape was shown), a SparseArray's values saying they held every point read past them.
+ * They read numpy's own arrays now. A time zone class of the user's deriving from dateutil's or
+ * pytz's (its attributes can answer pandas' first look one way and its compiled loop another:
+ * a full escape was shown) is not iterated (TypeError); its fields still convert. Ordinary
+ * groupby, sparse sums and zoned iteration answer as on the host. */
+Test(data, kernels_read_arrays_as_they_are)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, pytz\n"
+	    "import pandas.core.groupby.ops as ops\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except (ValueError, TypeError) as e:\n"
+	    "        return type(e).__name__\n"
+	    "BIG = 1 << 40\n"
+	    "class Liar(np.ndarray):\n"
+	    "    @property\n"
+	    "    def shape(self):\n"
+	    "        return (BIG,) + np.asarray(self).shape[1:]\n"
+	    "    def __len__(self):\n"
+	    "        return BIG\n"
+	    "group_sum = ops.WrappedCythonOp._get_cython_function('aggregate', 'sum', "
+	    "np.dtype('float64'), True)\n"
+	    "counts = np.zeros(1, dtype=np.int64).view(Liar)\n"
+	    "r = [t(lambda: group_sum(np.zeros((1, 1)).view(Liar), counts, np.ones((1, 1)), "
+	    "np.array([1 << 33], dtype=np.intp), None))]\n"
+	    "a = pd.arrays.SparseArray([1.0, 0.0, 2.0], fill_value=0.0, kind='integer')\n"
+	    "b = pd.arrays.SparseArray([0.0, 3.0, 4.0], fill_value=0.0, kind='integer')\n"
+	    "a._sparse_values = np.ones(1).view(Liar)\n"
+	    "r.append(t(lambda: (a + b).tolist()))\n"
+	    "import datetime\n"
+	    "from dateutil import tz as dtz\n"
+	    "class Info:\n"
+	    "    def __init__(self, hours):\n"
+	    "        self.offset, self.isdst = hours * 3600, 0\n"
+	    "        self.delta = datetime.timedelta(hours=hours)\n"
+	    "class Own(dtz.tzfile):\n"
+	    "    # a zone class of the user's: its attributes could answer pandas' reads "
+	    "otherwise\n"
+	    "    def __init__(self):\n"
+	    "        self._filename, self._trans_list = 'own', [0, 10000]\n"
+	    "        self._trans_idx, self._ttinfo_before, self._ttinfo_std = (Info(1), Info(2)), "
+	    "Info(0), Info(0)\n"
+	    "    def utcoffset(self, dt): return datetime.timedelta(0)\n"
+	    "    def dst(self, dt): return datetime.timedelta(0)\n"
+	    "    def tzname(self, dt): return 'O'\n"
+	    "s = pd.Series(pd.date_range('1970-01-01', periods=2, freq='h', "
+	    "tz='UTC')).dt.tz_convert(Own())\n"
+	    "r += [s.dt.hour.tolist(), t(lambda: [str(x) for x in s])]\n"
+	    "# ordinary use: an honest subclass's sums land in place; sparse sums; zoned "
+	    "iteration\n"
+	    "class Plain(np.ndarray):\n"
+	    "    pass\n"
+	    "out, cnt = np.zeros((2, 1)).view(Plain), np.zeros(2, dtype=np.int64).view(Plain)\n"
+	    "group_sum(out, cnt, np.array([[1.0], [2.0], [4.0]]), np.array([0, 1, 1], "
+	    "dtype=np.intp), None)\n"
+	    "c = pd.arrays.SparseArray([1.0, 0.0, 2.0], fill_value=0.0, kind='integer')\n"
+	    "r += [out.ravel().tolist(), cnt.tolist(), (c + b).tolist(),\n"
+	    "      [str(x) for x in pd.date_range('2021-03-28', periods=3, freq='h', "
+	    "tz='Europe/Paris')],\n"
+	    "      pd.DataFrame({'k': [1, 1, 2], 'v': [1.0, 2.0, "
+	    "4.0]}).groupby('k')['v'].sum().tolist()]\n"
+	    "r",
+	    "[\"ValueError\",\"ValueError\",[1,3],\"TypeError\",[1.0,6.0],[1,2],[1.0,3.0,6.0],["
+	    "\"2021-03-28 00:00:00+01:00\",\"2021-03-28 01:00:00+01:00\",\"2021-03-28 "
+	    "03:00:00+02:00\"],[3.0,4.0]]");
+	e2e_stop();
+}
+
 /* hash_object_array (behind pd.util.hash_array and hash_pandas_object) read what a str
  * subclass's encode() returned as a bytes, unchecked: a float answered had its value read as
  * the length to hash (memory past it read through the hashes, or SIGSEGV). It now hashes a

@@ -673,6 +673,15 @@ def _zone_readers(np, timezones, cache):
     class ZoneView(pytz.tzinfo.BaseTzInfo):
         pass
 
+    # The library's own zone classes (every zone pytz and dateutil made here, their bases):
+    # their instances' attributes are plain values. A class of the user's may answer each
+    # read otherwise (a property failing pandas' first look, then naming another list).
+    own = set()
+    for mod in (pytz, pytz.tzinfo, dtz):
+        own.update(v for v in vars(mod).values() if isinstance(v, type))
+    own.update(type(pytz.timezone(name)) for name in pytz.all_timezones)
+    own.update(type(z) for z in _zones if z is not None)
+
     def key_of(tz):
         if isinstance(tz, pytz.tzinfo.BaseTzInfo):
             return tz.zone
@@ -684,22 +693,25 @@ def _zone_readers(np, timezones, cache):
         key = key_of(tz) if tz is not None else None
         if key is None:
             return tz
+        if type(tz) not in own:
+            raise TypeError('zoned times are not iterated with a time zone class of the '
+                            "user's that derives from pytz's or dateutil's in the sandbox: "
+                            'use the zone by its name')
+        # pandas reads and caches the zone now (checked), so what it does with it below is
+        # decided here, from the zone's plain attributes.
+        real['tz_convert_from_utc'](np.zeros(1, np.int64), tz, NS)
         entry = dict.get(cache, key)
-        if entry is None and not (hasattr(tz, '_utc_transition_times') and
-                                  hasattr(tz, '_transition_info')):
-            return tz
-        if entry is not None and entry[2] != 'pytz':
+        if entry is None or entry[2] != 'pytz':
             return tz
         v = ZoneView.__new__(ZoneView)
         v.zone = key
         v._utc_transition_times = tuple(tz._utc_transition_times)
         v._transition_info = tuple(tz._transition_info)
         v._tzinfos = dict(tz._tzinfos)
-        n = len(entry[0]) if entry is not None else len(v._utc_transition_times)
-        if len(v._transition_info) != n:
+        if len(v._transition_info) != len(entry[0]):
             raise ValueError('the time zone %s has %d transitions and %d transition infos: '
                              'its attributes changed after pandas read them'
-                             % (key, n, len(v._transition_info)))
+                             % (key, len(entry[0]), len(v._transition_info)))
         return v
 
     def coarse(stamps, tz, reso):
@@ -1527,8 +1539,12 @@ def _groupby_kernels(np):
             fail('%s is not an array' % what)
 
     def plain(v):
-        if v is None or type(v) in (bool, int, float, str) or isinstance(v, np.ndarray):
+        if v is None or type(v) in (bool, int, float, str) or type(v) is np.ndarray:
             return v
+        if isinstance(v, np.ndarray):
+            # An exact array over the same memory (outputs are written in place): a subclass
+            # answers its own shape, which the check below would have read.
+            return np.asarray(v)
         if type(v).__flags__ & (1 << 9) == 0 and isinstance(v, np.generic):
             return v
         try:  # an array of C (a typed memoryview the kernels hand each other): as it is
@@ -1656,10 +1672,15 @@ def _sparse_array_ops(np):
         def op(x, xindex, xfill, y, yindex, yfill):
             operands = []
             for v, index in ((x, xindex), (y, yindex)):
-                if not isinstance(v, np.ndarray) or v.ndim != 1 or not points(index, len(v)):
+                # numpy's own array (a subclass answers its own len and ndim), contiguous
+                if not isinstance(v, np.ndarray):
                     raise ValueError('a sparse array holds one value for each point of its '
                                      'index')
-                operands.append(np.ascontiguousarray(v))
+                v = np.ascontiguousarray(np.asarray(v))
+                if v.ndim != 1 or not points(index, v.shape[0]):
+                    raise ValueError('a sparse array holds one value for each point of its '
+                                     'index')
+                operands.append(v)
             # Fill values as numbers of their arrays' types (converted here, not by the
             # kernel after the check).
             xfill = operands[0].dtype.type(xfill)
@@ -3585,6 +3606,9 @@ def _lapack_inputs():
             if rule is not None:
                 which, matrix, axis, base = rule
                 m = given.get(matrix)
+                if isinstance(m, nd):
+                    # numpy's own, over the same memory: a subclass answers its own shape
+                    m = given[matrix] = np.asarray(m)
                 if not isinstance(m, nd) or m.ndim <= axis:
                     return f(**given)  # the wrapper's own error
                 n = m.shape[axis]
@@ -5223,6 +5247,8 @@ def _kmeans_centers():
             X.check_format(full_check=True)
         elif not isinstance(X, np.ndarray):
             raise TypeError('X should be an array')
+        else:
+            X = np.asarray(X)  # numpy's own: a subclass answers its own shape
         centers = np.asarray(centers)
         if X.ndim != 2 or centers.ndim != 2 or centers.shape[0] < 1 or \
                 centers.shape[1] != X.shape[1]:
@@ -5231,18 +5257,21 @@ def _kmeans_centers():
         sample_weight = np.asarray(sample_weight)
         if sample_weight.shape != (X.shape[0],):
             raise ValueError('sample_weight should hold a weight for each sample')
-        return sample_weight, centers
+        return X, sample_weight, centers
 
     real_labels, real_step = _kmeans._labels_inertia, _kmeans._mini_batch_step
 
     def _labels_inertia(X, sample_weight, centers, n_threads=1, return_inertia=True):
-        sample_weight, centers = inputs(X, sample_weight, centers)
+        X, sample_weight, centers = inputs(X, sample_weight, centers)
         return real_labels(X, sample_weight, centers, n_threads, return_inertia)
 
     def _mini_batch_step(X, sample_weight, centers, centers_new, weight_sums, random_state,
                          random_reassign=False, reassignment_ratio=0.01, verbose=False,
                          n_threads=1):
-        sample_weight, centers = inputs(X, sample_weight, centers)
+        X, sample_weight, centers = inputs(X, sample_weight, centers)
+        if isinstance(centers_new, np.ndarray) and isinstance(weight_sums, np.ndarray):
+            # exact arrays over the same memory: written in place
+            centers_new, weight_sums = np.asarray(centers_new), np.asarray(weight_sums)
         if not isinstance(centers_new, np.ndarray) or centers_new.shape != centers.shape or \
                 not isinstance(weight_sums, np.ndarray) or \
                 weight_sums.shape != (centers.shape[0],):
