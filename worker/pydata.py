@@ -4850,24 +4850,29 @@ def _sklearn_trees():
     _gradient_boosting_stages(Tree)
 
 
-def _tree_rows(tree, X):
-    """X as a Tree's methods read it, checked: the compiled methods read X[i, feature] for the
-    tree's features and a sparse X's indices unchecked (an estimator checks X against its
-    n_features_in_, which is the user's to set; tree_'s methods are called directly too)."""
+def _tree_rows(X, need, stages=False):
+    """X as compiled tree code reads it, checked: it reads X[i, feature] for the trees'
+    features (need: the most any splits on) and a sparse X's indices unchecked (an estimator
+    checks X against its n_features_in_, which is the user's to set; tree_'s methods are
+    called directly too). An array is numpy's own over the same memory (a subclass answers
+    its own shape). For gradient boosting's stages (which read X's memory as float32 rows
+    themselves) a CSR matrix or a C-ordered 2-D float32 array; for a Tree's methods, which
+    refuse other types themselves, anything else as it is."""
     np = sys.modules['numpy']
     sp = sys.modules['scipy.sparse']
     if sp.issparse(X):
         X = _checked_sparse(X)
-    elif not isinstance(X, np.ndarray):
-        return X  # the compiled method refuses it
-    else:
-        # An exact array over the same memory: a subclass answers its own shape and ndim.
+        if stages and X.format != 'csr':
+            raise ValueError('X should be a CSR matrix')
+    elif isinstance(X, np.ndarray):
         X = np.asarray(X)
-        if X.ndim != 2:
-            return X
-    if X.shape[1] < tree.n_features:
-        raise ValueError('X has %d features, but the tree splits on %d'
-                         % (X.shape[1], tree.n_features))
+    if not sp.issparse(X) and (not isinstance(X, np.ndarray) or X.ndim != 2 or (stages and (
+            X.dtype != np.float32 or not X.flags.c_contiguous))):
+        if stages:
+            raise ValueError('X should be a C-ordered 2-D float32 array')
+        return X  # the compiled method refuses it
+    if X.shape[1] < need:
+        raise ValueError('X has %d features, but a tree splits on %d' % (X.shape[1], need))
     return X
 
 
@@ -4883,7 +4888,7 @@ def _tree_methods(Tree):
         real = Tree.__dict__[name]
 
         def method(self, X):
-            return real(self, _tree_rows(self, X))
+            return real(self, _tree_rows(X, self.n_features))
 
         method.__name__ = method.__qualname__ = name
         method.__doc__ = real.__doc__
@@ -4938,7 +4943,7 @@ def _gradient_boosting_stages(Tree):
             held[at] = stage = _Stage()
             stage.tree_ = tree
             need = max(need, tree.n_features)
-        X = _tree_rows_checked(X, need)
+        X = _tree_rows(X, need, stages=True)
         if isinstance(out, np.ndarray):
             out = np.asarray(out)  # exact, over the same memory: written in place
         if (not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.ndim != 2 or
@@ -4967,25 +4972,6 @@ def _gradient_boosting_stages(Tree):
         f.__doc__ = real.__doc__
         f.__module__ = getattr(real, '__module__', None)
         _replace_everywhere(real, f)
-
-
-def _tree_rows_checked(X, need):
-    """X for gradient boosting's stages: a checked CSR matrix, or a 2-D C-ordered float32
-    array; with at least need columns."""
-    np = sys.modules['numpy']
-    sp = sys.modules['scipy.sparse']
-    if sp.issparse(X):
-        X = _checked_sparse(X)
-        if X.format != 'csr':
-            raise ValueError('X should be a CSR matrix')
-    elif isinstance(X, np.ndarray):
-        X = np.asarray(X)  # exact: a subclass answers its own shape
-    if not sp.issparse(X) and (not isinstance(X, np.ndarray) or X.ndim != 2 or
-                               X.dtype != np.float32 or not X.flags.c_contiguous):
-        raise ValueError('X should be a C-ordered 2-D float32 array')
-    if X.shape[1] < need:
-        raise ValueError('X has %d features, but a tree splits on %d' % (X.shape[1], need))
-    return X
 
 
 def _pyfunc_metrics():

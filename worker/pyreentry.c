@@ -84,6 +84,7 @@ enum fix {
 	FIX_ITEMS,     /* array.extend(iterable): a list of plain values */
 	FIX_LIST, /* array.fromlist(list): a list of plain values (anything else refused by it) */
 	FIX_INDEXES, /* bytearray's searches: every argument */
+	FIX_SEP,     /* bytes', bytearray's and memoryview's hex: the separator (sep_plain) */
 };
 
 struct guarded {
@@ -93,6 +94,8 @@ struct guarded {
 	PyObject *real; /* the class's own method descriptor */
 	PyMethodDef def;
 };
+
+static PyTypeObject *bytes_type = &PyBytes_Type, *memoryview_type = &PyMemoryView_Type;
 
 static struct guarded guarded[] = {
     {&array_type, "append", FIX_LAST_ITEM, NULL, {0}},
@@ -106,6 +109,9 @@ static struct guarded guarded[] = {
     {NULL, "count", FIX_INDEXES, NULL, {0}},
     {NULL, "startswith", FIX_INDEXES, NULL, {0}},
     {NULL, "endswith", FIX_INDEXES, NULL, {0}},
+    {NULL, "hex", FIX_SEP, NULL, {0}},
+    {&bytes_type, "hex", FIX_SEP, NULL, {0}},
+    {&memoryview_type, "hex", FIX_SEP, NULL, {0}},
 };
 #define N_GUARDED (sizeof(guarded) / sizeof(guarded[0]))
 
@@ -128,23 +134,63 @@ static PyObject *items_plain(int typecode, PyObject *v)
 	return list;
 }
 
+/* bytes.hex(sep), bytearray.hex(sep) and memoryview.hex(sep) took the buffer's address, then
+ * asked len(sep) (a subclass's __len__ freed the buffer that was then read). While armed sep
+ * is an exact str or bytes, copied from what it holds; anything else answers as CPython's
+ * would after its len(). New reference. */
+static PyObject *sep_plain(PyObject *sep)
+{
+	Py_ssize_t n;
+
+	if (PyUnicode_CheckExact(sep) || PyBytes_CheckExact(sep))
+		return Py_NewRef(sep);
+	if (PyUnicode_Check(sep))
+		return _PyUnicode_Copy(sep);
+	if (PyBytes_Check(sep))
+		return PyBytes_FromStringAndSize(PyBytes_AS_STRING(sep), PyBytes_GET_SIZE(sep));
+	n = PyObject_Length(sep);
+	if (n < 0)
+		return NULL;
+	if (n != 1)
+		PyErr_SetString(PyExc_ValueError, "sep must be length 1.");
+	else
+		PyErr_SetString(PyExc_TypeError, "sep must be str or bytes.");
+	return NULL;
+}
+
 static PyObject *guarded_call(size_t g, PyObject *self, PyObject *args, PyObject *kw)
 {
 	Py_ssize_t n = PyTuple_GET_SIZE(args);
 	PyObject *stack[8], **argv = n + 1 <= 8 ? stack : PyMem_New(PyObject *, n + 1), *r = NULL;
+	PyObject *sep, *kw2 = NULL;
 	Py_ssize_t made = 0;
 	int typecode = 0;
 
 	if (!argv)
 		return PyErr_NoMemory();
 	argv[0] = self;
-	if (pylayer_armed() && guarded[g].fix != FIX_INDEXES &&
+	/* hex's separator given by name */
+	if (pylayer_armed() && guarded[g].fix == FIX_SEP && kw && PyDict_Check(kw) &&
+	    (sep = PyDict_GetItemString(kw, "sep"))) {
+		PyObject *plain = sep_plain(sep);
+
+		kw2 = plain ? PyDict_Copy(kw) : NULL;
+		if (kw2 && PyDict_SetItemString(kw2, "sep", plain) < 0)
+			Py_CLEAR(kw2);
+		Py_XDECREF(plain);
+		if (!kw2)
+			goto out;
+		kw = kw2;
+	}
+	if (pylayer_armed() && guarded[g].fix != FIX_INDEXES && guarded[g].fix != FIX_SEP &&
 	    (typecode = array_typecode(self)) < 0)
 		goto out;
 	for (; made < n; made++) {
 		PyObject *a = PyTuple_GET_ITEM(args, made);
 		if (!pylayer_armed())
 			a = Py_NewRef(a);
+		else if (guarded[g].fix == FIX_SEP)
+			a = made == 0 ? sep_plain(a) : Py_NewRef(a);
 		else if (guarded[g].fix == FIX_INDEXES)
 			a = made == 0 ? index_plain(a) : position_plain(a);
 		else if (made != n - 1)
@@ -161,6 +207,7 @@ static PyObject *guarded_call(size_t g, PyObject *self, PyObject *args, PyObject
 	}
 	r = PyObject_VectorcallDict(guarded[g].real, argv, (size_t)n + 1, kw);
 out:
+	Py_XDECREF(kw2);
 	for (Py_ssize_t i = 0; i < made; i++)
 		Py_DECREF(argv[i + 1]);
 	if (argv != stack)
@@ -184,10 +231,15 @@ GUARDED(7)
 GUARDED(8)
 GUARDED(9)
 GUARDED(10)
+GUARDED(11)
+GUARDED(12)
+GUARDED(13)
 static PyCFunctionWithKeywords guarded_fn[] = {
-    guarded_0, guarded_1, guarded_2, guarded_3, guarded_4,  guarded_5,
-    guarded_6, guarded_7, guarded_8, guarded_9, guarded_10,
+    guarded_0, guarded_1, guarded_2, guarded_3,  guarded_4,  guarded_5,  guarded_6,
+    guarded_7, guarded_8, guarded_9, guarded_10, guarded_11, guarded_12, guarded_13,
 };
+_Static_assert(sizeof(guarded_fn) / sizeof(guarded_fn[0]) == N_GUARDED,
+               "a function for each guarded method");
 
 /* Replace the methods of t that guarded[] names for it by their guards. */
 static int guard_methods(PyTypeObject *t, PyTypeObject **which)
@@ -3235,80 +3287,6 @@ out:
 static PyMethodDef rawio_read_def = {"read", (PyCFunction)(void (*)(void))rawio_read, METH_FASTCALL,
                                      NULL};
 
-/* bytes.hex(sep), bytearray.hex(sep) and memoryview.hex(sep) took the buffer's address, then
- * asked len(sep) (a subclass's __len__ freed the buffer that was then read). While armed sep
- * is an exact str or bytes, copied from what it holds; anything else answers as CPython's
- * would after its len(). */
-#define HEX_TYPES 3
-static PyObject *hex_real[HEX_TYPES];
-
-static PyObject *sep_plain(PyObject *sep)
-{
-	Py_ssize_t n;
-
-	if (PyUnicode_CheckExact(sep) || PyBytes_CheckExact(sep))
-		return Py_NewRef(sep);
-	if (PyUnicode_Check(sep))
-		return _PyUnicode_Copy(sep);
-	if (PyBytes_Check(sep))
-		return PyBytes_FromStringAndSize(PyBytes_AS_STRING(sep), PyBytes_GET_SIZE(sep));
-	n = PyObject_Length(sep);
-	if (n < 0)
-		return NULL;
-	if (n != 1)
-		PyErr_SetString(PyExc_ValueError, "sep must be length 1.");
-	else
-		PyErr_SetString(PyExc_TypeError, "sep must be str or bytes.");
-	return NULL;
-}
-
-static PyObject *hex_call(int i, PyObject *self, PyObject *args, PyObject *kw)
-{
-	PyObject *sep = NULL, *plain, *args2 = NULL, *kw2 = NULL, *r = NULL;
-
-	if (pylayer_armed()) {
-		if (PyTuple_GET_SIZE(args) > 0)
-			sep = PyTuple_GET_ITEM(args, 0);
-		else if (kw && PyDict_Check(kw))
-			sep = PyDict_GetItemString(kw, "sep");
-	}
-	if (!sep)
-		return call_on(hex_real[i], self, args, kw);
-	plain = sep_plain(sep);
-	if (!plain)
-		return NULL;
-	if (PyTuple_GET_SIZE(args) > 0) {
-		args2 = PyTuple_New(PyTuple_GET_SIZE(args));
-		for (Py_ssize_t k = 0; args2 && k < PyTuple_GET_SIZE(args); k++)
-			PyTuple_SET_ITEM(args2, k,
-			                 Py_NewRef(k == 0 ? plain : PyTuple_GET_ITEM(args, k)));
-	} else {
-		kw2 = PyDict_Copy(kw);
-		if (kw2 && PyDict_SetItemString(kw2, "sep", plain) < 0)
-			Py_CLEAR(kw2);
-	}
-	if (args2 || kw2)
-		r = call_on(hex_real[i], self, args2 ? args2 : args, kw2 ? kw2 : kw);
-	Py_XDECREF(args2);
-	Py_XDECREF(kw2);
-	Py_DECREF(plain);
-	return r;
-}
-
-#define HEX(i)                                                                                     \
-	static PyObject *hex_##i(PyObject *self, PyObject *args, PyObject *kw)                     \
-	{                                                                                          \
-		return hex_call(i, self, args, kw);                                                \
-	}
-HEX(0)
-HEX(1)
-HEX(2)
-static PyMethodDef hex_def[HEX_TYPES] = {
-    {"hex", (PyCFunction)(void (*)(void))hex_0, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"hex", (PyCFunction)(void (*)(void))hex_1, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"hex", (PyCFunction)(void (*)(void))hex_2, METH_VARARGS | METH_KEYWORDS, NULL},
-};
-
 /* unicode_escape's decoder, given an error handler, went on in the error's copy of its input;
  * an invalid escape after that was kept as a pointer into the copy and read, for its warning,
  * once the copy was freed (CVE-2025-4516; a 300 kB input: SIGSEGV). While armed a decode
@@ -3438,7 +3416,6 @@ out:
 
 static int counts_guard(void)
 {
-	PyTypeObject *hex_types[HEX_TYPES] = {&PyBytes_Type, &PyByteArray_Type, &PyMemoryView_Type};
 	PyObject *io = PyImport_ImportModule("_io"), *t;
 	int rc = -1;
 
@@ -3450,9 +3427,9 @@ static int counts_guard(void)
 	}
 	if (replace_method((PyTypeObject *)t, "read", &rawio_read_def, &rawio_read_real) < 0)
 		goto out;
-	for (int i = 0; i < HEX_TYPES; i++)
-		if (replace_method(hex_types[i], "hex", &hex_def[i], &hex_real[i]) < 0)
-			goto out;
+	if (guard_methods(&PyBytes_Type, &bytes_type) < 0 ||
+	    guard_methods(&PyMemoryView_Type, &memoryview_type) < 0)
+		goto out;
 	rc = unicode_escape_guard();
 out:
 	Py_XDECREF(t);
