@@ -92,6 +92,8 @@ static void remove_scratch(void)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/from-shell", scratch);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/stderr", scratch);
+	unlink(path);
 	rmdir(scratch);
 	scratch[0] = '\0';
 }
