@@ -98,7 +98,7 @@ static size_t unprintable(const unsigned char *s)
 
 /* in with each such character written as \xNN escapes (a name a call chose, logged as it is,
  * could otherwise forge a line of the server's log), into out[0..cap), NUL-terminated. */
-static void escape_line(const char *in, char *out, size_t cap)
+void log_escape(const char *in, char *out, size_t cap)
 {
 	const unsigned char *s = (const unsigned char *)in;
 	size_t o = 0, k;
@@ -134,7 +134,7 @@ void log_msg(enum log_level l, const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	if (n > 0 && (size_t)n < sizeof(line))
-		escape_line(text, line + n, sizeof(line) - (size_t)n);
+		log_escape(text, line + n, sizeof(line) - (size_t)n);
 	if (l <= threshold) {
 		len = strnlen(line, sizeof(line) - 2);
 		line[len] = '\n';

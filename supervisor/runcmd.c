@@ -4,6 +4,7 @@
  * listed in --help and safepy(1)). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,9 +76,14 @@ static void print_outcome(const struct run_outcome *o)
 		}
 		fputc('\n', stderr);
 	}
-	for (size_t i = 0; i < o->n_files; i++)
-		fprintf(stderr, "[wrote %s, %llu bytes]\n", o->files[i].path,
+	for (size_t i = 0; i < o->n_files; i++) {
+		/* The server's own line: a name the code chose is escaped in it. */
+		static char name[4 * PATH_MAX + 1];
+
+		log_escape(o->files[i].path, name, sizeof(name));
+		fprintf(stderr, "[wrote %s, %llu bytes]\n", name,
 		        (unsigned long long)o->files[i].bytes);
+	}
 	/* The images a call returns reach an MCP client; here they are only named. */
 	for (size_t i = 0; i < o->n_images; i++)
 		fprintf(stderr, "[figure %zu: %ux%u PNG image, %zu bytes; an MCP client gets it]\n",

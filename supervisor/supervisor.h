@@ -84,6 +84,10 @@ void log_open(void);
  * asked for them with logging/setLevel). NULL removes it. */
 void log_set_sink(void (*sink)(enum log_level l, const char *text));
 void log_msg(enum log_level l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* in into out[0..cap), NUL-terminated, with control characters (C0, C1, DEL) and bidirectional
+ * overrides written as \xNN: text a call chose, shown on a terminal or in the log, forges no
+ * line of the server's. */
+void log_escape(const char *in, char *out, size_t cap);
 
 /* ---- the event loop (loop.c): epoll, one thread ---- */
 

@@ -474,6 +474,19 @@ Test(ws_read, the_options_are_checked_and_reported)
 	cr_assert_str_eq(slurp(in_ws("r.txt")), "x");
 	free(out);
 	free(err);
+	/* A name with a line break cannot forge a line of the report. */
+	cr_assert_eq(mcpc_run_cmd(SAFEPY_BIN,
+	                          ARGS("run", "--workspace", ws, "--workspace-write", "-c",
+	                               "open('n\\n[wrote forged, 9 bytes]', 'w').write('y')"),
+	                          NULL, 30000, &out, &err, &status),
+	             0);
+	cr_assert_eq(status, 0, "%s", err);
+	cr_assert(strstr(err, "[wrote n\\x0a[wrote forged, 9 bytes], 1 bytes]\n"), "%s", err);
+	cr_assert_null(strstr(err, "\n[wrote forged"), "%s", err);
+	cr_assert_str_eq(slurp(in_ws("n\n[wrote forged, 9 bytes]")), "y");
+	cr_assert_eq(unlink(in_ws("n\n[wrote forged, 9 bytes]")), 0);
+	free(out);
+	free(err);
 	cr_assert_eq(mcpc_run_cmd(SAFEPY_BIN, ARGS("doctor", "--workspace", ws), NULL, 30000, &out,
 	                          &err, &status),
 	             0);
