@@ -134,17 +134,60 @@ static size_t lex_string(const unsigned char *p, size_t n, size_t i, int *nul)
 	return 0;
 }
 
+/* The end of the JSON number at p[i] (a minus or a digit), or 0 when it is not one: json-c
+ * reads "00" and "-01" as 0 and -1, and "1." as 1. */
+static size_t lex_number(const unsigned char *p, size_t n, size_t i)
+{
+#define DIGITS(p, n, i) ((i) < (n) && (p)[i] >= '0' && (p)[i] <= '9')
+	size_t j;
+
+	if (p[i] == '-')
+		i++;
+	if (!DIGITS(p, n, i))
+		return 0;
+	if (p[i++] != '0')
+		while (DIGITS(p, n, i))
+			i++;
+	if (i < n && p[i] == '.') {
+		if (!DIGITS(p, n, i + 1))
+			return 0;
+		for (i++; DIGITS(p, n, i); i++)
+			;
+	}
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		j = i + 1;
+		if (j < n && (p[j] == '+' || p[j] == '-'))
+			j++;
+		if (!DIGITS(p, n, j))
+			return 0;
+		for (i = j; DIGITS(p, n, i); i++)
+			;
+	}
+	/* A number ends at a structural character or white space ("01" is two tokens). */
+	if (i < n && !memchr(" \t\r\n,]}", p[i], 7))
+		return 0;
+	return i;
+#undef DIGITS
+}
+
 /* json-c's tokener, even with JSON_TOKENER_STRICT, accepts single-quoted strings, NaN,
- * Infinity and raw control characters in strings, and lets encoded surrogates through its UTF-8
- * check. One pass over the bytes refuses all of them before the tokener runs: outside strings
- * only JSON's structural characters, numbers and the letters of true/false/null may appear. A
- * key may not hold \u0000: json-c's keys end there ("id\u0000" was read as a second "id"). */
+ * Infinity, raw control characters in strings and numbers JSON has not ("00", "-01", "1."),
+ * and lets encoded surrogates through its UTF-8 check. One pass over the bytes refuses all of
+ * them before the tokener runs: outside strings only JSON's structural characters, numbers by
+ * JSON's grammar and the letters of true/false/null may appear. A key may not hold \u0000:
+ * json-c's keys end there ("id\u0000" was read as a second "id"). */
 static int lex_check(const unsigned char *p, size_t n)
 {
-	static const char outside[] = " \t\r\n{}[],:0123456789+-.eEtrufalsn";
+	static const char outside[] = " \t\r\n{}[],:truefalsn";
 	size_t i = 0;
 
 	while (i < n) {
+		if (p[i] == '-' || (p[i] >= '0' && p[i] <= '9')) {
+			i = lex_number(p, n, i);
+			if (i == 0)
+				return -EINVAL;
+			continue;
+		}
 		if (p[i] == '"') {
 			int nul = 0;
 			i = lex_string(p, n, i + 1, &nul);
