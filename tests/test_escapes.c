@@ -4125,3 +4125,126 @@ Test(python_layer, unicode_escape_with_a_handler_reads_no_freed_copy)
 	still_serving();
 	stop();
 }
+
+/* CPython 3.11 gives a class a version (what a specialised attribute read checks a type
+ * against) only on a lookup by a name of at most 100 characters: a class just changed kept
+ * version 0 through reads by longer names, the specialiser cached 0, and an object of another
+ * class at version 0 passed for it (a slot read at its offset in a bytes object: a fake
+ * bytearray over all memory, then the real builtins; the same through a dataclass's generated
+ * code). Bytecode names no attribute longer than 100 characters; such names stay usable through
+ * getattr and setattr, and changing classes often is still allowed. */
+Test(escapes, no_specialised_read_takes_a_class_at_version_zero)
+{
+	static const struct e2e_refusal want = {"error", "AttributeError",
+	                                        "attribute names longer than 100 characters"};
+
+	start(NULL);
+	json_object_put(refused("import struct\n"
+	                        "N = 'x' * 120\n"
+	                        "A = type('A', (), {'__slots__': (N + '0', N + '1', N + '2')})\n"
+	                        "a = A()\n"
+	                        "for n in A.__slots__:\n"
+	                        "    setattr(a, n, 'slot')\n"
+	                        "B = type('B', (bytes,), {})\n"
+	                        "b = B(struct.pack('<QQ', id(N), id(N)))\n"
+	                        "A.zzz = 1\n"
+	                        "B.zzz = 1\n"
+	                        "def get(o):\n"
+	                        "    return "
+	                        "o."
+	                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx2\n"
+	                        "for i in range(3000):\n"
+	                        "    r = get(a)\n"
+	                        "r = get(b)\n"
+	                        "r == N",
+	                        &want));
+	expect_ok_result("import dataclasses, struct\n"
+	                 "out = []\n"
+	                 "try:\n"
+	                 "    dataclasses.make_dataclass('D', [('f' * 120, int)])\n"
+	                 "except AttributeError as e:\n"
+	                 "    out.append(str(e))\n"
+	                 "# Ordinary use: a name of 100 characters, long names through getattr and "
+	                 "setattr, and a\n"
+	                 "# class changed many times with subclasses read after each change.\n"
+	                 "N = 'n' * 100\n"
+	                 "C = dataclasses.make_dataclass('C', [(N, int)])\n"
+	                 "c = C(5)\n"
+	                 "L = 'L' * 150\n"
+	                 "setattr(c, L, 7)\n"
+	                 "class Base:\n"
+	                 "    pass\n"
+	                 "subs = [type('S%d' % i, (Base,), {}) for i in range(200)]\n"
+	                 "total = 0\n"
+	                 "for i in range(3000):\n"
+	                 "    Base.x = i\n"
+	                 "    for s in subs:\n"
+	                 "        total += s.x\n"
+	                 "out += [getattr(c, N), getattr(c, L), hasattr(c, L + 'x'), total]\n"
+	                 "out",
+	                 "[\"attribute names longer than 100 characters are not allowed in the "
+	                 "sandbox (line 3)\",5,7,false,899700000]");
+	still_serving();
+	stop();
+}
+
+/* Objects CPython 3.11 let be made half-built, and a buffer it sized by the user's hint: a
+ * csv reader or writer made without its constructor (type(csv.reader([]))(), object.__new__)
+ * and a Struct without a format (sys.getsizeof) read through NULL (SIGSEGV); bytearray.extend
+ * of an iterable hinting 0 items wrote its first item into the buffer every empty bytearray
+ * shares. */
+Test(escapes, half_built_objects_and_hinted_buffers_hold)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import csv, io, struct, sys\n"
+	    "out = []\n"
+	    "R, W = type(csv.reader([])), type(csv.writer(io.StringIO()))\n"
+	    "for make, use in ((lambda: R(), next), (lambda: object.__new__(R), next),\n"
+	    "                  (lambda: W(), lambda o: o.writerow(['a'])),\n"
+	    "                  (lambda: object.__new__(W), lambda o: o.writerow(['a']))):\n"
+	    "    try:\n"
+	    "        o = make()\n"
+	    "    except TypeError as e:\n"
+	    "        out.append(str(e))\n"
+	    "        continue\n"
+	    "    use(o)\n"
+	    "    out.append('used')\n"
+	    "try:\n"
+	    "    sys.getsizeof(struct.Struct.__new__(struct.Struct))\n"
+	    "except TypeError as e:\n"
+	    "    out.append(str(e))\n"
+	    "class It:\n"
+	    "    def __init__(s): s.n = 0\n"
+	    "    def __iter__(s): return s\n"
+	    "    def __next__(s):\n"
+	    "        s.n += 1\n"
+	    "        if s.n > 3: raise StopIteration\n"
+	    "        return 65\n"
+	    "    def __length_hint__(s): return 0\n"
+	    "b = bytearray()\n"
+	    "b.extend(It())\n"
+	    "e = bytearray()\n"
+	    "out += [bytes(b), bytes(e)]\n"
+	    "b.extend([66, 67]); b.extend(x for x in (68,)); b.extend(b'E'); "
+	    "b.extend(memoryview(b'F')); b.extend(range(71, 73))\n"
+	    "out.append(bytes(b))\n"
+	    "try:\n"
+	    "    b.extend(5)\n"
+	    "except TypeError as e:\n"
+	    "    out.append(str(e))\n"
+	    "s = io.StringIO(); w = csv.writer(s); w.writerow(['a', 'b,c']); "
+	    "out.append(s.getvalue())\n"
+	    "out.append(list(csv.reader(['x,\"y,z\"'])))\n"
+	    "out.append(sys.getsizeof(struct.Struct('i')) > 0)\n"
+	    "[str(x) for x in out]",
+	    "[\"cannot create '_csv.reader' instances\",\"object.__new__(_csv.reader) is not safe, "
+	    "use _csv.reader.__new__()\",\"cannot create '_csv.writer' "
+	    "instances\",\"object.__new__(_csv.writer) is not safe, use "
+	    "_csv.writer.__new__()\",\"this struct.Struct has no format (make it with "
+	    "struct.Struct(format))\",\"b'AAA'\",\"b''\",\"b'AAABCDEFGH'\",\"can't extend "
+	    "bytearray with int\",\"a,\\\"b,c\\\"\\r\\n\",\"[['x', 'y,z']]\",\"True\"]");
+	still_serving();
+	stop();
+}

@@ -1214,7 +1214,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	g = user_globals;
 	Py_XINCREF(g);
 	pyresult_call_source(code);
-	if (g && program_build(code, &prog) == 0)
+	if (g && pyguard_versions_left() == 0 && program_build(code, &prog) == 0)
 		value = program_run(&prog, g, builtins_for(0));
 	if (!value) {
 		exc = exception_take();

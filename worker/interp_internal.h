@@ -38,6 +38,7 @@ int pymodguard_frame_holds(PyObject *o);
 int pylayer_seal_ctypes(PyObject *module);
 /* Guard _struct.Struct: while armed, a Struct gets its format once. */
 int pylayer_seal_struct(PyObject *module);
+int pylayer_seal_csv(PyObject *module);
 /* pyreentry.c: array.array's item assignment (pyreentry_seal_array, when the module loads) and
  * bytearray's searches (pyreentry_guard, once) take plain numbers while armed, so no code of
  * the user's runs inside them. */
@@ -189,6 +190,9 @@ int pyguard_globals_are_user(PyObject *globals, PyObject *builtins);
 PyObject *pyguard_user_module(void);
 /* A call begins: the classes made from now on are its own (a library may finish them). */
 void pyguard_call_begin(void);
+/* 0 while the interpreter has class versions to spare, else -1 with RuntimeError (the
+ * session's process must not run on: a version given twice confuses two classes). */
+int pyguard_versions_left(void);
 
 /* ---- pyfiles.c: the workspace ---- */
 

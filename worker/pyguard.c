@@ -1688,11 +1688,62 @@ static int pyguard_operator_name(PyObject *name)
 	return 0;
 }
 
+/* ---- type versions ------------------------------------------------------------------------ */
+
+/* CPython 3.11 numbers the versions of classes (what its specialised instructions check a
+ * type against) from one 32-bit counter that only grows: each lookup on a class changed since
+ * its last one takes the next. Past 2**32 it wraps, and two live classes share a version (an
+ * object of one passes the other's specialised slot read: any memory). A loop changing a class
+ * and reading it takes one per turn (and one per subclass read), so a session could use them
+ * up in minutes of calls. Where the counter stands is read from a class of our own (changed,
+ * then looked up: it takes the next version); past half its range no class may be changed
+ * and no call runs in the process: a new session starts at the zygote's count. Read at each
+ * call's start, and every VERSION_PROBE_EVERY changes of a class within one (between two
+ * reads, each change renumbers at most the classes that exist, which memory bounds far below
+ * the half left). Making classes takes versions too, at microseconds each: one call's limit
+ * bounds them. */
+#define VERSIONS_USED_MAX   (1U << 31)
+#define VERSION_PROBE_EVERY 256
+static PyTypeObject *version_probe;
+static PyObject *version_probe_name;
+static unsigned int changes_unprobed;
+
+static int versions_probe_make(void)
+{
+	static PyType_Slot slots[] = {{0, NULL}};
+	static PyType_Spec spec = {"safepy.version_probe", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT,
+	                           slots};
+
+	version_probe = (PyTypeObject *)PyType_FromSpec(&spec);
+	version_probe_name = PyUnicode_InternFromString("probe");
+	return version_probe && version_probe_name ? 0 : -1;
+}
+
+int pyguard_versions_left(void)
+{
+	unsigned int v;
+
+	changes_unprobed = 0;
+	if (!version_probe)
+		return 0;
+	PyType_Modified(version_probe);
+	(void)_PyType_Lookup(version_probe, version_probe_name);
+	v = version_probe->tp_version_tag;
+	if (v != 0 && v < VERSIONS_USED_MAX)
+		return 0;
+	PyErr_SetString(PyExc_RuntimeError,
+	                "this session changed classes too many times (the interpreter's class "
+	                "versions are used up): start a new session");
+	return -1;
+}
+
 static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
 {
 	int rc;
 
 	if (library_change_allowed(self, name) < 0 || pyreentry_class_attr_checked(self, name) < 0)
+		return -1;
+	if (++changes_unprobed >= VERSION_PROBE_EVERY && pyguard_versions_left() < 0)
 		return -1;
 	if (pylayer_armed() && interface_name(name)) {
 		interface_refused(name);
@@ -1761,6 +1812,8 @@ static int classes_guard_install(void)
 	int rc;
 
 	real_type_setattro = PyType_Type.tp_setattro;
+	if (versions_probe_make() < 0)
+		return -1;
 	set = PyDescr_NewMethod(&PyType_Type, &type_setattr_def);
 	del = PyDescr_NewMethod(&PyType_Type, &type_delattr_def);
 	rc = set && del && PyDict_SetItemString(PyType_Type.tp_dict, "__setattr__", set) == 0 &&

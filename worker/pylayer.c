@@ -152,6 +152,26 @@ static const char *attr_refusal(const char *name)
 	return NULL;
 }
 
+/* What to use instead of a refused name the user's code often reaches for, or "". */
+static const char *attr_hint(const char *name)
+{
+	static const struct {
+		const char *name, *hint;
+	} hints[] = {
+	    {"__dict__", "; dir(x) and getattr(x, name) read an object's attributes "
+	                 "(dataclasses.asdict for a dataclass, get_params() for a model)"},
+	    {"__mro__", "; isinstance(), issubclass() and type(x).__name__ tell what x is"},
+	    {"__bases__", "; isinstance(), issubclass() and type(x).__name__ tell what x is"},
+	    {"__subclasses__", "; isinstance() and issubclass() tell what x is"},
+	    {"__globals__", "; globals() is the session's namespace"},
+	};
+
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+		if (strcmp(name, hints[i].name) == 0)
+			return hints[i].hint;
+	return "";
+}
+
 /* Check a name object; raises AttributeError when refused. 0 or -1. */
 PyObject *pylayer_exact_str(PyObject *o, const char *what)
 {
@@ -177,7 +197,7 @@ static int attr_check(PyObject *name)
 		return -1;
 	why = attr_refusal(s);
 	if (why) {
-		PyErr_Format(PyExc_AttributeError, "%s: %s", why, s);
+		PyErr_Format(PyExc_AttributeError, "%s: %s%s", why, s, attr_hint(s));
 		return -1;
 	}
 	return 0;
@@ -242,6 +262,15 @@ int pylayer_opcodes_load(void)
 	return 0;
 }
 
+/* The longest attribute name bytecode may use. CPython 3.11 gives a class a version (what its
+ * specialised attribute reads check a type against) only when an attribute is looked up by a
+ * name of at most 100 characters: a class just changed kept version 0 through reads by longer
+ * names, the specialiser cached 0 (its later releases refuse to), and an object of any other
+ * class at version 0 passed for it (a slot read at its offset in a bytes object: any memory,
+ * the sandbox escaped). Code the user compiles, and code a library compiles from the user's
+ * text (a dataclass's field names), names none longer. */
+#define ATTR_NAME_MAX 100
+
 /* A name the code uses as an attribute: refused with the line when the rules say so. */
 static int code_name_check(PyCodeObject *co, PyObject *name, Py_ssize_t offset)
 {
@@ -249,10 +278,17 @@ static int code_name_check(PyCodeObject *co, PyObject *name, Py_ssize_t offset)
 
 	if (!s)
 		return PyErr_Occurred() ? -1 : 0;
+	if (PyUnicode_GET_LENGTH(name) > ATTR_NAME_MAX) {
+		PyErr_Format(PyExc_AttributeError,
+		             "attribute names longer than %d characters are not allowed in the "
+		             "sandbox (line %d)",
+		             ATTR_NAME_MAX, PyCode_Addr2Line(co, (int)offset));
+		return -1;
+	}
 	why = attr_refusal(s);
 	if (why) {
-		PyErr_Format(PyExc_AttributeError, "%s: %s (line %d)", why, s,
-		             PyCode_Addr2Line(co, (int)offset));
+		PyErr_Format(PyExc_AttributeError, "%s: %s (line %d)%s", why, s,
+		             PyCode_Addr2Line(co, (int)offset), attr_hint(s));
 		return -1;
 	}
 	return 0;
@@ -2227,7 +2263,7 @@ int pylayer_seal_ctypes(PyObject *module)
  * size's worth past its buffer). While armed, a Struct gets its format once: its size is -1
  * until then (read by the class's own getter, which a subclass does not replace). Nor is one
  * used before it has a format (Struct.__new__ alone makes one: pack_into read past its
- * arguments, unpack_from failed inside). */
+ * arguments, unpack_from failed inside, sys.getsizeof read its codes through NULL). */
 static initproc struct_init_real;
 static PyObject *struct_size_get;
 
@@ -2259,9 +2295,9 @@ static int struct_init_checked(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 /* Struct's methods that pack or unpack, each run by the one below when it has a format. */
-#define STRUCT_METHODS 5
+#define STRUCT_METHODS 6
 static const char *const struct_method_names[STRUCT_METHODS] = {
-    "pack", "pack_into", "unpack", "unpack_from", "iter_unpack",
+    "pack", "pack_into", "unpack", "unpack_from", "iter_unpack", "__sizeof__",
 };
 static PyObject *struct_method_real[STRUCT_METHODS]; /* their method descriptors */
 
@@ -2300,8 +2336,10 @@ STRUCT_METHOD(1)
 STRUCT_METHOD(2)
 STRUCT_METHOD(3)
 STRUCT_METHOD(4)
+STRUCT_METHOD(5)
 static PyCFunctionWithKeywords struct_method_fn[STRUCT_METHODS] = {
-    struct_method_0, struct_method_1, struct_method_2, struct_method_3, struct_method_4,
+    struct_method_0, struct_method_1, struct_method_2,
+    struct_method_3, struct_method_4, struct_method_5,
 };
 static PyMethodDef struct_method_def[STRUCT_METHODS];
 
@@ -2361,6 +2399,38 @@ int pylayer_seal_struct(PyObject *module)
 	rc = pyguard_walk(t, replace_init, NULL);
 out:
 	Py_DECREF(cls);
+	return rc;
+}
+
+/* _csv's reader and writer classes could be made without their constructors in CPython
+ * 3.11 (type(csv.reader([]))(), object.__new__ of either): their methods read the fields
+ * the constructors set through NULL. Neither class can be made but by csv.reader() and
+ * csv.writer(), as in later releases. */
+static int csv_class_sealed(PyObject *made)
+{
+	PyTypeObject *t = made ? Py_TYPE(made) : NULL;
+
+	if (!t)
+		return -1;
+	t->tp_new = NULL;
+	t->tp_flags |= Py_TPFLAGS_DISALLOW_INSTANTIATION;
+	PyType_Modified(t);
+	Py_DECREF(made);
+	return 0;
+}
+
+int pylayer_seal_csv(PyObject *module)
+{
+	PyObject *io = PyImport_ImportModule("io"), *sink;
+	int rc;
+
+	sink = io ? PyObject_CallMethod(io, "StringIO", NULL) : NULL;
+	Py_XDECREF(io);
+	rc = sink && csv_class_sealed(PyObject_CallMethod(module, "reader", "(())")) == 0 &&
+	             csv_class_sealed(PyObject_CallMethod(module, "writer", "O", sink)) == 0
+	         ? 0
+	         : -1;
+	Py_XDECREF(sink);
 	return rc;
 }
 

@@ -342,7 +342,7 @@ int pymodguard_frame_holds(PyObject *o)
 
 void pymodguard_seal(PyObject *m)
 {
-	/* _ctypes, _struct and array, whenever they are loaded (the zygote's libraries, or late): their
+	/* _ctypes, _struct, _csv and array, whenever they are loaded (the zygote's libraries, or late): their
 	 * classes first. */
 	if (PyModule_Check(m)) {
 		const char *name = PyModule_GetName(m);
@@ -352,6 +352,8 @@ void pymodguard_seal(PyObject *m)
 			Py_FatalError("the ctypes classes could not be guarded");
 		else if (strcmp(name, "_struct") == 0 && pylayer_seal_struct(m) < 0)
 			Py_FatalError("the struct classes could not be guarded");
+		else if (strcmp(name, "_csv") == 0 && pylayer_seal_csv(m) < 0)
+			Py_FatalError("the csv classes could not be guarded");
 		else if (strcmp(name, "array") == 0 && pyreentry_seal_array(m) < 0)
 			Py_FatalError("the array class could not be guarded");
 	}

@@ -85,6 +85,7 @@ enum fix {
 	FIX_LIST, /* array.fromlist(list): a list of plain values (anything else refused by it) */
 	FIX_INDEXES, /* bytearray's searches: every argument */
 	FIX_SEP,     /* bytes', bytearray's and memoryview's hex: the separator (sep_plain) */
+	FIX_BYTES,   /* bytearray.extend(iterable): a list of its items (bytes_items) */
 };
 
 struct guarded {
@@ -112,6 +113,7 @@ static struct guarded guarded[] = {
     {NULL, "hex", FIX_SEP, NULL, {0}},
     {&bytes_type, "hex", FIX_SEP, NULL, {0}},
     {&memoryview_type, "hex", FIX_SEP, NULL, {0}},
+    {NULL, "extend", FIX_BYTES, NULL, {0}},
 };
 #define N_GUARDED (sizeof(guarded) / sizeof(guarded[0]))
 
@@ -158,6 +160,30 @@ static PyObject *sep_plain(PyObject *sep)
 	return NULL;
 }
 
+/* bytearray.extend sizes a new buffer by the iterable's __length_hint__: a hint of 0 gave the
+ * buffer every empty bytearray shares, and the first item was written into it (a byte of the
+ * user's over that static memory; the next empty bytearray held it). A buffer is taken as it is;
+ * any other iterable's items are read first, into a list, whose length is its own. */
+static PyObject *bytes_items(PyObject *v)
+{
+	PyObject *it, *list;
+
+	if (PyObject_CheckBuffer(v))
+		return Py_NewRef(v);
+	it = PyObject_GetIter(v);
+	if (!it) {
+		if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_TypeError, "can't extend bytearray with %.100s",
+			             Py_TYPE(v)->tp_name);
+		}
+		return NULL;
+	}
+	list = PySequence_List(it);
+	Py_DECREF(it);
+	return list;
+}
+
 static PyObject *guarded_call(size_t g, PyObject *self, PyObject *args, PyObject *kw)
 {
 	Py_ssize_t n = PyTuple_GET_SIZE(args);
@@ -183,7 +209,7 @@ static PyObject *guarded_call(size_t g, PyObject *self, PyObject *args, PyObject
 		kw = kw2;
 	}
 	if (pylayer_armed() && guarded[g].fix != FIX_INDEXES && guarded[g].fix != FIX_SEP &&
-	    (typecode = array_typecode(self)) < 0)
+	    guarded[g].fix != FIX_BYTES && (typecode = array_typecode(self)) < 0)
 		goto out;
 	for (; made < n; made++) {
 		PyObject *a = PyTuple_GET_ITEM(args, made);
@@ -193,6 +219,8 @@ static PyObject *guarded_call(size_t g, PyObject *self, PyObject *args, PyObject
 			a = made == 0 ? sep_plain(a) : Py_NewRef(a);
 		else if (guarded[g].fix == FIX_INDEXES)
 			a = made == 0 ? index_plain(a) : position_plain(a);
+		else if (guarded[g].fix == FIX_BYTES)
+			a = bytes_items(a);
 		else if (made != n - 1)
 			a = Py_NewRef(a);
 		else if (guarded[g].fix == FIX_LAST_ITEM)
@@ -234,9 +262,10 @@ GUARDED(10)
 GUARDED(11)
 GUARDED(12)
 GUARDED(13)
+GUARDED(14)
 static PyCFunctionWithKeywords guarded_fn[] = {
-    guarded_0, guarded_1, guarded_2, guarded_3,  guarded_4,  guarded_5,  guarded_6,
-    guarded_7, guarded_8, guarded_9, guarded_10, guarded_11, guarded_12, guarded_13,
+    guarded_0, guarded_1, guarded_2,  guarded_3,  guarded_4,  guarded_5,  guarded_6,  guarded_7,
+    guarded_8, guarded_9, guarded_10, guarded_11, guarded_12, guarded_13, guarded_14,
 };
 _Static_assert(sizeof(guarded_fn) / sizeof(guarded_fn[0]) == N_GUARDED,
                "a function for each guarded method");
