@@ -1220,14 +1220,45 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "def d():\n    import urllib.request\n"
 	    "def e():\n    import pickle\n"
 	    "def f():\n    import os\n"
+	    "def g():\n    import locale\n"
+	    "def h():\n    import mmap\n"
+	    "def i():\n    import statsmodels.api as sm\n"
 	    "[refusal('tempfile', a), refusal('subprocess', b), refusal('socket', c),\n"
-	    " refusal('urllib.request', d), refusal('pickle', e), refusal('os', f)]",
+	    " refusal('urllib.request', d), refusal('pickle', e), refusal('os', f),\n"
+	    " refusal('locale', g), refusal('mmap', h), refusal('statsmodels.api', i)]",
 	    "[[true,\". The sandbox has no temporary files: ke\"],"
 	    "[true,\". The code runs in one process: no progr\"],"
 	    "[true,\". The sandbox has no network: data must \"],"
 	    "[true,\". The sandbox has no network: data must \"],"
 	    "[true,\". Pickled data is not read or written in\"],"
-	    "[true,\". Files come only with a workspace (the \"]]");
+	    "[true,\". Files come only with a workspace (the \"],"
+	    "[true,\". Format numbers with f'{x:,.2f}' (and s\"],"
+	    "[true,\". Read a workspace file with open() and \"],"
+	    "[true,\". That package is not one of the sandbox\"]]");
+	e2e_stop();
+}
+
+/* Refused names code often reaches for say what reads the same thing. */
+Test(old_product, dunder_refusals_say_what_to_use_instead)
+{
+	static const struct {
+		const char *code, *says;
+	} cases[] = {
+	    {"class A:\n    pass\nA().__dict__", "Forbidden access to dunder attribute: __dict__ "
+	                                         "(line 3); dir(x) and getattr(x, name)"},
+	    {"int.__mro__", "(line 1); isinstance(), issubclass() and type(x).__name__"},
+	    {"getattr(int, '__bases__')",
+	     "Forbidden access to dunder attribute: __bases__; isinstance(), issubclass()"},
+	};
+
+	e2e_start(NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_object *r = e2e_expect_error(cases[i].code, "AttributeError");
+		const char *msg = json_object_get_string(
+		    e2e_member(e2e_member(mcpc_structured(r), "error"), "message"));
+
+		cr_assert(msg && strstr(msg, cases[i].says), "%s\n%s", cases[i].code, mcpc_json(r));
+	}
 	e2e_stop();
 }
 

@@ -87,6 +87,19 @@ static const struct {
      "plt.show() returns figures as images."},
     {(const char *const[]){"timeit", "cProfile", "profile", NULL},
      "Time code with time.perf_counter() instead."},
+    {(const char *const[]){"locale", NULL},
+     "Format numbers with f'{x:,.2f}' (and str.replace for other separators); read them with "
+     "pandas' thousands= and decimal= options."},
+    {(const char *const[]){"mmap", NULL},
+     "Read a workspace file with open() and seek(), or in parts with pandas' chunksize=."},
+    {(const char *const[]){"statsmodels", "pyarrow", "polars",     "xgboost", "lightgbm",
+                           "catboost",    "plotly",  "bokeh",      "altair",  "bs4",
+                           "lxml",        "torch",   "tensorflow", "keras",   "jax",
+                           "numba",       "dask",    "networkx",   "nltk",    "spacy",
+                           "cv2",         "skimage", "yfinance",   "prophet", NULL},
+     "That package is not one of the sandbox's libraries, and no package can be installed: "
+     "numpy, pandas, scipy (stats, optimize, signal), scikit-learn and matplotlib do most of "
+     "the same work (with --imports data)."},
 };
 
 /* The Debian packages of the modules --imports data names. */
