@@ -1700,8 +1700,8 @@ static int pyguard_operator_name(PyObject *name)
  * and no call runs in the process: a new session starts at the zygote's count. Read at each
  * call's start, and every VERSION_PROBE_EVERY changes of a class within one (between two
  * reads, each change renumbers at most the classes that exist, which memory bounds far below
- * the half left). Making classes takes versions too, at microseconds each: one call's limit
- * bounds them. */
+ * the half left), and every VERSION_PROBE_EVERY classes made (each takes one at its first
+ * lookup). */
 #define VERSIONS_USED_MAX   (1U << 31)
 #define VERSION_PROBE_EVERY 256
 static PyTypeObject *version_probe;
@@ -1717,6 +1717,15 @@ static int versions_probe_make(void)
 	version_probe = (PyTypeObject *)PyType_FromSpec(&spec);
 	version_probe_name = PyUnicode_InternFromString("probe");
 	return version_probe && version_probe_name ? 0 : -1;
+}
+
+static newfunc type_new_real;
+
+static PyObject *type_new_counted(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	if (++changes_unprobed >= VERSION_PROBE_EVERY && pyguard_versions_left() < 0)
+		return NULL;
+	return type_new_real(t, args, kw);
 }
 
 int pyguard_versions_left(void)
@@ -1813,6 +1822,9 @@ static int classes_guard_install(void)
 
 	real_type_setattro = PyType_Type.tp_setattro;
 	if (versions_probe_make() < 0)
+		return -1;
+	type_new_real = PyType_Type.tp_new;
+	if (pyguard_replace_new(&PyType_Type, type_new_real, type_new_counted) < 0)
 		return -1;
 	set = PyDescr_NewMethod(&PyType_Type, &type_setattr_def);
 	del = PyDescr_NewMethod(&PyType_Type, &type_delattr_def);
