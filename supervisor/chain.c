@@ -1063,7 +1063,8 @@ static void dispatch(struct chain *c)
 	timer_arm(&c->soft, now + (int64_t)(engine_call_timeout(e, call) * 1000));
 	timer_arm(&c->hard, c->soft.at + ENGINE_SOFT_KILL_GRACE_MS);
 	call->times.dispatch = now_us();
-	/* A call that committed read every reply (not_keepable): nothing is left after it. */
+	/* A call that committed read every reply (not_keepable), and what one not kept left went
+	 * before any process ran again (channel_quiet): nothing is left, this is a backstop. */
 	dropped = c->ch.dirty ? channel_discard(&c->ch) : 0;
 	c->ch.dirty = 1;
 	if (dropped)
@@ -1160,6 +1161,28 @@ static void chain_timer(struct timer *t)
 
 /* ---- the state machine -------------------------------------------------------------- */
 
+/* Before a process of the chain other than a call's runner is let run (the holder reaps or
+ * forks, the newborn warms up): nothing the supervisor sent may wait for it in the channel. A
+ * call not kept may leave replies unread there and in our send queue, a workspace file's fd
+ * among them: a holder parked in its own code took them at the next step, and the processes
+ * forked from it held the file past every later call's check (those calls were given no fd);
+ * until then they held the supervisor's memory (up to the largest frame) and the file's disk.
+ * Every process of the chain is parked (one thread, in the kernel) or killed here, so none
+ * reads the workers' end while we drain it. A call that committed read every reply
+ * (not_keepable): after it this costs one ioctl. */
+static void channel_quiet(struct chain *c, const char *before)
+{
+	size_t dropped;
+
+	if (c->ch.w.fd < 0 || (!c->ch.dirty && channel_unread(&c->ch) == 0))
+		return;
+	dropped = channel_discard(&c->ch);
+	c->ch.dirty = 0;
+	if (dropped)
+		log_msg(LOG_DEBUG, "chain %u: %zu bytes a call left unread dropped before %s",
+		        c->id, dropped, before);
+}
+
 /* A runner that failed to come up: kill it; the holder reaps it. */
 static void prep_failed(struct chain *c, const char *why)
 {
@@ -1219,7 +1242,10 @@ static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 		return "The call left a message to the supervisor unfinished when it ended: "
 		       "nothing "
 		       "it did is kept.";
-	/* A call given no fd has none: a worker cannot make one. */
+	/* A call given no fd has none: a worker cannot make one (its only new handles are on
+	 * its /dev/null), it receives fds only on the channel, and nothing the supervisor sent
+	 * an earlier call outlives that call (not_keepable above, channel_quiet): its holder has
+	 * none either. */
 	if (c->e->ws.fd < 0 || c->fds_given == 0)
 		return NULL;
 	*st = RUN_OUTPUT_LIMIT;
@@ -1476,6 +1502,7 @@ static void advance_parked(struct chain *c)
 	 * less; its next call, if any, waits for the fork. */
 	if (c->call || (c->commits >= 2 && c->prep_failures < ENGINE_PREP_FAILURES_MAX)) {
 		c->newborn_gone = 0;
+		channel_quiet(c, "the fork");
 		chain_set_state(c, CH_FORKING);
 		step_start(h);
 		if (gate_continue(c, h) < 0)
@@ -1507,6 +1534,7 @@ static void advance_forking(struct chain *c)
 			dispatch(c); /* a call is waiting: no warm-up */
 			return;
 		}
+		channel_quiet(c, "the warm-up");
 		chain_set_state(c, CH_WARMING);
 		step_start(n);
 		if (gate_command(c, n, IPC_PARK_WARM, 0) < 0)
@@ -1555,6 +1583,9 @@ static void advance_reaping(struct chain *c)
 		if (c->procs[i].pid && c->procs[i].role == ROLE_GONE)
 			return;
 	if (!c->reap_sent) {
+		/* The call's runner is gone: what it left unread goes now, not at the session's
+		 * next call (the holder runs first). */
+		channel_quiet(c, "the reap");
 		c->reap_sent = 1;
 		step_start(h);
 		if (gate_command(c, h, IPC_PARK_REAP, 0) < 0)

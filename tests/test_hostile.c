@@ -9,9 +9,15 @@
  * crashed, and a forged result changes only its own call's report. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -38,6 +44,8 @@ TestSuite(hostile_frames, .timeout = 240, .fini = e2e_cleanup);
 TestSuite(hostile_forks, .timeout = 240, .fini = e2e_cleanup);
 TestSuite(hostile_after, .timeout = 240, .fini = e2e_cleanup);
 TestSuite(hostile_broker, .timeout = 240, .fini = e2e_cleanup);
+static void ws_fini(void);
+TestSuite(hostile_replies, .timeout = 240, .fini = ws_fini);
 
 /* Every case's code starts with this: frame() and result() build frames as ipc.h says (u32 LE
  * payload length, a type byte; a RESULT payload is the u32 call sequence and the outcome's
@@ -676,6 +684,273 @@ Test(hostile_broker, a_call_asks_at_most_its_quota)
 	             "{\"timeout_seconds\":25}");
 	e2e_assert_result(r, "quota", "[20000,-122]");
 	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}
+
+/* ---- Replies a call not kept left unread ----------------------------------------------- */
+
+/* A workspace of one file, f.bin (64 KiB), in a directory of its own. */
+static char ws_dir[64];
+
+static void ws_make(void)
+{
+	char buf[4096];
+	int fd;
+
+	strcpy(ws_dir, "/tmp/safepy-hostile-ws-XXXXXX");
+	cr_assert_not_null(mkdtemp(ws_dir), "mkdtemp: %s", strerror(errno));
+	cr_assert_eq(chmod(ws_dir, 0755), 0);
+	fd = open(e2e_fmt("%s/f.bin", ws_dir), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	memset(buf, 'f', sizeof(buf));
+	for (int i = 0; i < 16; i++)
+		cr_assert_eq(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	close(fd);
+}
+
+static void ws_fini(void)
+{
+	DIR *d;
+	struct dirent *e;
+
+	e2e_cleanup();
+	if (!ws_dir[0])
+		return;
+	if ((d = opendir(ws_dir))) {
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.' || (e->d_name[1] && strcmp(e->d_name, "..")))
+				(void)unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	(void)rmdir(ws_dir);
+	ws_dir[0] = '\0';
+}
+
+/* An inotify watch for the end of the file at path: IN_DELETE_SELF comes once it has no link
+ * and no one holds it any more (an fd in a process, or queued in a socket). Returns the inotify
+ * fd. */
+static int watch_end(const char *path)
+{
+	int in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+
+	cr_assert_geq(in, 0, "inotify: %s", strerror(errno));
+	cr_assert_geq(inotify_add_watch(in, path, IN_DELETE_SELF), 0, "watch %s: %s", path,
+	              strerror(errno));
+	return in;
+}
+
+/* Did the file watched by in end within ms? Closes in. */
+static int ended_within(int in, int ms)
+{
+	struct pollfd p = {.fd = in, .events = POLLIN};
+	char buf[4096] __attribute__((aligned(8)));
+	int64_t end = mcpc_now_ms() + ms;
+	int ended = 0;
+
+	while (!ended && mcpc_now_ms() < end) {
+		ssize_t n;
+
+		if (poll(&p, 1, (int)(end - mcpc_now_ms())) <= 0)
+			continue;
+		n = read(in, buf, sizeof(buf));
+		for (ssize_t off = 0; n > 0 && off < n;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+			if (ev->mask & IN_DELETE_SELF)
+				ended = 1;
+			off += (ssize_t)(sizeof(*ev) + ev->len);
+		}
+	}
+	close(in);
+	return ended;
+}
+
+/* The name of the hidden copy the supervisor makes for a write open, once it shows in the
+ * workspace (within ms), or NULL. */
+static const char *hidden_copy(int ms)
+{
+	int64_t end = mcpc_now_ms() + ms;
+
+	while (mcpc_now_ms() < end) {
+		DIR *d = opendir(ws_dir);
+		struct dirent *e;
+		const char *found = NULL;
+
+		cr_assert_not_null(d);
+		while ((e = readdir(d)))
+			if (!strncmp(e->d_name, ".safepy-tmp-", 12))
+				found = e2e_fmt("%s/%s", ws_dir, e->d_name);
+		closedir(d);
+		if (found)
+			return found;
+		usleep(2000);
+	}
+	return NULL;
+}
+
+/* How many fds of the engine's processes (the zygote and every worker) are files of the
+ * workspace. */
+static int workspace_fds(void)
+{
+	struct mcpc_proc procs[MAXP];
+	int n = e2e_descendants(procs, MAXP), count = 0;
+
+	for (int i = 0; i < n; i++) {
+		const char *dir = e2e_fmt("/proc/%d/fd", (int)procs[i].pid);
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		if (!d)
+			continue;
+		while ((e = readdir(d))) {
+			char link[512];
+			ssize_t len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
+			if (len <= 0)
+				continue;
+			link[len] = '\0';
+			if (strstr(link, ws_dir)) {
+				cr_log_info("process %d: fd %s -> %s", (int)procs[i].pid, e->d_name,
+				            link);
+				count++;
+			}
+		}
+		closedir(d);
+	}
+	return count;
+}
+
+/* A call that opens a file of the workspace and never reads the reply (its fd rides on it) is
+ * not kept. The reply stayed queued in the session's channel until the session's next call:
+ * the supervisor held its memory and the file (an unlinked copy's disk, up to 256 MiB per
+ * session). It goes when the call ends: here the file, removed from the workspace, ends
+ * though the session runs no other call. */
+Test(hostile_replies, a_reply_left_unread_goes_when_its_call_ends)
+{
+	const char *h, *f;
+	json_object *r;
+	int in;
+
+	ws_make();
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS, "--workspace", ws_dir), NULL);
+	h = state_session();
+	r = e2e_call(e2e_fmt("%s"
+	                     "put(frame('Q', struct.pack('<IBI', 7, 2, 0) + b'f.bin'))\n"
+	                     "time.sleep(0.2)\n"
+	                     "x = 'changed'\n"
+	                     "'asked'",
+	                     prelude),
+	             session_args(h, NULL));
+	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), "left a reply of the supervisor unread"), "%s",
+	          mcpc_json(r));
+	f = e2e_fmt("%s/f.bin", ws_dir);
+	in = watch_end(f);
+	cr_assert_eq(unlink(f), 0);
+	cr_assert(ended_within(in, 3000),
+	          "the file a call not kept was given is still held after it ended; log:\n%s",
+	          e2e_log());
+	cr_assert_eq(workspace_fds(), 0);
+	e2e_assert_result(e2e_call("x", session_args(h, NULL)), "x", "\"state\"");
+	e2e_stop();
+}
+
+/* A session's first call forges its result and parks in its own code: it is the session's
+ * holder, and every step between calls (the reap, the warm-up, the fork) returns into that
+ * code, which takes whatever waits in the channel (recvmsg of fd 3). Its later calls open a
+ * file of the workspace for writing (the supervisor makes a hidden copy, its fd rides on the
+ * reply) and leave the reply unread: not kept, the copy unlinked. The reply waited in the
+ * channel until the next call, so the holder took the copy's fd at the reap, and the calls
+ * forked from it (given no fd, so their fds were not checked) kept it and wrote through it
+ * outside any quota (60 of them per session, each up to 256 MiB of disk for the session's
+ * life). Nothing queued outlives a call not kept: the holder takes nothing, no process of the
+ * session holds a file of the workspace, and each copy ends with its call. */
+Test(hostile_replies, a_holder_in_its_own_code_takes_no_reply_of_a_call_not_kept)
+{
+	static const char code[] =
+	    "libc.syscall.restype = ctypes.c_long\n"
+	    "def park():\n"
+	    "    return libc.syscall(56, 0x1200011, 0, 0, 0, 0)\n"
+	    "def exactly(n):\n"
+	    "    b = b''\n"
+	    "    while len(b) < n:\n"
+	    "        b += os.read(3, n - len(b))\n"
+	    "    return b\n"
+	    "class iovec(ctypes.Structure):\n"
+	    "    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]\n"
+	    "class msghdr(ctypes.Structure):\n"
+	    "    _fields_ = [('name', ctypes.c_void_p), ('namelen', ctypes.c_uint32),\n"
+	    "                ('iov', ctypes.POINTER(iovec)), ('iovlen', ctypes.c_size_t),\n"
+	    "                ('control', ctypes.c_void_p), ('controllen', ctypes.c_size_t),\n"
+	    "                ('flags', ctypes.c_int)]\n"
+	    "held, tries, got = [], 0, 0\n"
+	    "def grab():\n"
+	    "    global tries, got\n"
+	    "    data = ctypes.create_string_buffer(1 << 16)\n"
+	    "    cm = ctypes.create_string_buffer(64)\n"
+	    "    iov = iovec(ctypes.cast(data, ctypes.c_void_p), 1 << 16)\n"
+	    "    m = msghdr(None, 0, ctypes.pointer(iov), 1, ctypes.cast(cm, ctypes.c_void_p), 64, "
+	    "0)\n"
+	    "    n = libc.recvmsg(3, ctypes.byref(m), 0x40)\n"
+	    "    tries += 1\n"
+	    "    if n > 0:\n"
+	    "        got += 1\n"
+	    "    if n > 0 and m.controllen >= 20:\n"
+	    "        ln, lvl, typ = struct.unpack('<QII', cm.raw[:16])\n"
+	    "        if (lvl, typ) == (1, 1):\n"
+	    "            held.append(struct.unpack('<i', cm.raw[16:20])[0])\n"
+	    "put(result(1, 'FORGED'))\n"
+	    "while True:\n"
+	    "    v = park()\n"
+	    "    if v >= 0x40000000 and (v >> 24) & 0x3f == 1:\n"
+	    "        n, t = struct.unpack('<IB', exactly(5))\n"
+	    "        p = exactly(n)\n"
+	    "        put(frame('J', p[:4] + outcome(eval(p[4:].decode(), globals()))))\n"
+	    "    elif v >= 0x40000000:\n"
+	    "        grab()\n";
+	const char *h;
+	json_object *r;
+
+	ws_make();
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS, "--workspace", ws_dir, "--workspace-write"),
+	               NULL);
+	/* A first call binds the server's workers to it (tracing): the forger's process is kept
+	 * as it is, parked in its own code. */
+	e2e_expect_result("6 * 7", "42");
+	r = e2e_expect_status(e2e_fmt("%s%s", prelude, code), "{\"session\":\"new\"}", "ok");
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "'FORGED'", "%s", mcpc_json(r));
+	h = e2e_fmt("%s", mcpc_sc_str(r, "session"));
+	for (int i = 0; i < 3; i++) {
+		long long id = (long long)e2e_srv.next_id;
+		const char *copy;
+		int in;
+
+		cr_assert_eq(mcpc_call_async(&e2e_srv,
+		                             "put(frame('Q', struct.pack('<IBI', 7, 2, 4) + "
+		                             "b'f.bin')) or time.sleep(0.3) or 'asked'",
+		                             session_args(h, NULL)),
+		             id);
+		copy = hidden_copy(5000);
+		cr_assert_not_null(copy, "no copy was made for the write open; log:\n%s",
+		                   e2e_log());
+		in = watch_end(copy);
+		r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 10000));
+		cr_assert_not_null(r, "no answer; log:\n%s", e2e_log());
+		cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
+		cr_assert(
+		    strstr(mcpc_err_str(r, "message"), "left a reply of the supervisor unread"),
+		    "%s", mcpc_json(r));
+		cr_assert(
+		    ended_within(in, 3000),
+		    "call %d: the copy of a call not kept is still held after it ended; log:\n%s",
+		    i, e2e_log());
+	}
+	/* The holder tried at every step between calls, and the channel was empty each time. */
+	r = e2e_call("[held, tries > 0, got]", session_args(h, NULL));
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "[[], True, 0]", "%s", mcpc_json(r));
+	cr_assert_eq(workspace_fds(), 0, "a process of the engine holds a file of the workspace");
+	/* Other calls read the workspace as before. */
+	e2e_expect_result("open('f.bin').read(3)", "\"fff\"");
 	e2e_stop();
 }
 
