@@ -96,7 +96,14 @@ const struct policy_rule policy_table[] = {
 	ALLOW_IF("mprotect", ARG_CLEAR(2, PROT_EXEC), "thread stack guard pages, thread arenas"),
 	ALLOW("munmap", "freeing arenas and big objects"),
 	ALLOW_IF("mremap", ARG_CLEAR(3, MREMAP_FIXED | MREMAP_DONTUNMAP), "growing big lists and bytearrays, where the kernel finds room"),
-	ALLOW("madvise", "glibc releases a finished thread's stack"),
+	/* The advice glibc, CPython and numpy give; not the advice that merges pages with other
+	 * processes' (MADV_MERGEABLE: a timing channel to their contents where the kernel's
+	 * same-page merging runs), pushes pages to swap (MADV_PAGEOUT, MADV_COLD: I/O for the
+	 * host) or changes what a fork inherits. */
+	ALLOW_IF("madvise", ARG_LE(2, MADV_DONTNEED), "glibc releases a finished thread's stack and freed memory (MADV_DONTNEED); the access-pattern hints"),
+	ALLOW_IF("madvise", ARG_EQ(2, MADV_FREE), "memory freed lazily"),
+	ALLOW_IF("madvise", ARG_MASKED(2, ~(uint64_t)1, MADV_HUGEPAGE), "numpy asks huge pages for big arrays (MADV_HUGEPAGE, MADV_NOHUGEPAGE)"),
+	ALLOW_IF("madvise", ARG_MASKED(2, ~(uint64_t)1, MADV_DONTDUMP), "MADV_DONTDUMP, MADV_DODUMP"),
 
 	/* Threads, never processes. */
 	{.name = "clone", .action = POLICY_ALLOW_IF, .when = {ARG_EQ(0, POLICY_THREAD_CLONE_FLAGS)},
