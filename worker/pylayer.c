@@ -6,11 +6,21 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Code objects nested deeper than this (functions in functions in ...) are refused. */
 #define CODE_NESTING_MAX 200
 
-static volatile int audit_armed;
+/* Whether the layer is armed: once it is (a worker's first call or warm-up), for the life of
+ * the process, on a page of its own made read-only then. Memory the user's code could write
+ * through a bug of the interpreter's turned the whole layer off with one write here (the
+ * zygote is not position-independent: the address is fixed); now that needs a system call
+ * the code cannot make without running native code. */
+static union {
+	volatile int on;
+	char page[4096];
+} armed_page __attribute__((aligned(4096)));
+#define audit_armed (armed_page.on)
 static PyObject *safe_builtins;    /* dict given to user code */
 static PyObject *private_builtins; /* a copy only our own code uses (the warm-up) */
 static PyObject *real_attrgetter, *real_methodcaller, *real_get_field;
@@ -2443,7 +2453,13 @@ int pylayer_hook_install(void)
 
 void pylayer_arm(int armed)
 {
+	if (audit_armed == armed)
+		return;
+	if (audit_armed)
+		Py_FatalError("the Python layer cannot be disarmed");
 	audit_armed = armed;
+	if (mprotect(&armed_page, sizeof(armed_page), PROT_READ) != 0)
+		Py_FatalError("the Python layer's switch could not be made read-only");
 }
 
 int pylayer_armed(void)
