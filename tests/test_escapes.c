@@ -4139,26 +4139,26 @@ Test(escapes, no_specialised_read_takes_a_class_at_version_zero)
 	                                        "attribute names longer than 100 characters"};
 
 	start(NULL);
-	json_object_put(refused("import struct\n"
-	                        "N = 'x' * 120\n"
-	                        "A = type('A', (), {'__slots__': (N + '0', N + '1', N + '2')})\n"
-	                        "a = A()\n"
-	                        "for n in A.__slots__:\n"
-	                        "    setattr(a, n, 'slot')\n"
-	                        "B = type('B', (bytes,), {})\n"
-	                        "b = B(struct.pack('<QQ', id(N), id(N)))\n"
-	                        "A.zzz = 1\n"
-	                        "B.zzz = 1\n"
-	                        "def get(o):\n"
-	                        "    return "
-	                        "o."
-	                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-	                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx2\n"
-	                        "for i in range(3000):\n"
-	                        "    r = get(a)\n"
-	                        "r = get(b)\n"
-	                        "r == N",
-	                        &want));
+	refused("import struct\n"
+	        "N = 'x' * 120\n"
+	        "A = type('A', (), {'__slots__': (N + '0', N + '1', N + '2')})\n"
+	        "a = A()\n"
+	        "for n in A.__slots__:\n"
+	        "    setattr(a, n, 'slot')\n"
+	        "B = type('B', (bytes,), {})\n"
+	        "b = B(struct.pack('<QQ', id(N), id(N)))\n"
+	        "A.zzz = 1\n"
+	        "B.zzz = 1\n"
+	        "def get(o):\n"
+	        "    return "
+	        "o."
+	        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx2\n"
+	        "for i in range(3000):\n"
+	        "    r = get(a)\n"
+	        "r = get(b)\n"
+	        "r == N",
+	        &want);
 	expect_ok_result("import dataclasses, struct\n"
 	                 "out = []\n"
 	                 "try:\n"
@@ -4245,6 +4245,84 @@ Test(escapes, half_built_objects_and_hinted_buffers_hold)
 	    "_csv.writer.__new__()\",\"this struct.Struct has no format (make it with "
 	    "struct.Struct(format))\",\"b'AAA'\",\"b''\",\"b'AAABCDEFGH'\",\"can't extend "
 	    "bytearray with int\",\"a,\\\"b,c\\\"\\r\\n\",\"[['x', 'y,z']]\",\"True\"]");
+	still_serving();
+	stop();
+}
+
+/* CPython 3.11's specialised instructions trusted class versions its specialiser should not
+ * have cached: a dict key's __eq__ run inside the specialiser changed the class (version 0
+ * cached for a read by dict hint), and a class whose creation failed after its slots were in
+ * place never became ready (version 0 for good: a slot read). An object of another class at
+ * version 0 passed the guard: a slot read at its offset in a bytes object (a fake bytearray over
+ * all memory, then the real builtins), or a read through a dict pointer before the object
+ * (SIGSEGV). With the Python layer on, no specialised instruction runs: both reads are the
+ * generic ones, which find no such attribute. */
+Test(escapes, no_specialised_instruction_runs)
+{
+	static const struct e2e_refusal want = {"error", "AttributeError",
+	                                        "'B' object has no attribute"};
+
+	start(NULL);
+	refused("import copy\n"
+	        "H = hash('foo')\n"
+	        "class A:\n"
+	        "    def __getstate__(self): return {E(): 1, 'foo': 'FOO'}\n"
+	        "class E:\n"
+	        "    def __hash__(self): return H\n"
+	        "    def __eq__(self, other):\n"
+	        "        setattr(A, 'zzz', 1)   # class A -> version 0, inside the specialiser\n"
+	        "        return False\n"
+	        "y = copy.copy(A())\n"
+	        "def get(o):\n"
+	        "    return o.foo\n"
+	        "for i in range(20):\n"
+	        "    r = get(y)\n"
+	        "class B:\n"
+	        "    __slots__ = ()\n"
+	        "z = B()\n"
+	        "setattr(B, 'zzz', 1)          # class B -> version 0\n"
+	        "get(z)",
+	        &want);
+	refused("import struct\n"
+	        "FLAG = []\n"
+	        "H = hash('__eq__')\n"
+	        "class Evil:\n"
+	        "    def __hash__(self): return H\n"
+	        "    def __eq__(self, other):\n"
+	        "        if FLAG:\n"
+	        "            raise ValueError('stop PyType_Ready here')\n"
+	        "        return False\n"
+	        "KEPT = []\n"
+	        "class M(type):\n"
+	        "    def mro(cls):\n"
+	        "        KEPT.append(cls)\n"
+	        "        FLAG.append(1)          # from here on, the dict lookups of "
+	        "PyType_Ready fail\n"
+	        "        return (cls, object)\n"
+	        "ns = {Evil(): 0, '__slots__': ('s0', 's1', 's2', 's3')}\n"
+	        "try:\n"
+	        "    M('X', (), ns)\n"
+	        "except ValueError as e:\n"
+	        "    pass\n"
+	        "FLAG.clear()\n"
+	        "X = KEPT[0]\n"
+	        "class Y:\n"
+	        "    __slots__ = ('s0', 's1', 's2', 's3')\n"
+	        "y = Y()\n"
+	        "y.s0 = 'SLOT s0'\n"
+	        "y.__class__ = X\n"
+	        "def get(o):\n"
+	        "    return o.s2\n"
+	        "y.s2 = 'SLOT s2'\n"
+	        "for i in range(50):\n"
+	        "    r = get(y)\n"
+	        "B = type('B', (bytes,), {})\n"
+	        "target = 'TARGET STRING'\n"
+	        "b = B(struct.pack('<QQQQ', id(target), id(target), id(target), id(target)))\n"
+	        "setattr(B, 'zzz', 1)             # B -> version 0\n"
+	        "r = get(b)\n"
+	        "r == target",
+	        &want);
 	still_serving();
 	stop();
 }

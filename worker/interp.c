@@ -1120,6 +1120,28 @@ static void warm_ast_objects(void)
  * the caller's clock. Leaves no state behind: a scratch namespace, no output. A session's
  * next runner warms up in a fork of its state, which the user's code may have changed: the
  * hook is armed, and the snippet runs with builtins no user code holds. */
+/* CPython 3.11 rewrites instructions into forms specialised for the classes it met (attribute
+ * reads at a slot's offset or a dict's hint, calls of a class, subscripts), each guarded by a
+ * class version it cached. Its specialiser cached versions it should not have: 0, for a class
+ * changed by a dict key's __eq__ run inside it, or for a class left unready by a failed
+ * creation, or reached only by names too long to give one; an object of any other class at
+ * version 0 then passed the guard (a slot read at its offset in a bytes object: a fake
+ * bytearray over all memory, the sandbox escaped). With the Python layer on, no specialised
+ * form runs: the interpreter's tracing switch, set on the thread's base frame record with no
+ * trace or profile function, makes every instruction run as its generic form (each frame
+ * takes the switch from the one that called it) and the specialiser is never asked. The
+ * code's pure-Python work is slower by what specialisation gave; the libraries' compiled work
+ * is not. Setting a trace or profile function, which would put the switch back as it found
+ * it, is refused while the layer is armed (sys.settrace, sys.setprofile); it is set again at
+ * each call's start and after each warm-up. */
+#define TRACING_SWITCH_ON 255
+
+static void specialising_off(void)
+{
+	if (python_layer)
+		PyThreadState_Get()->cframe->use_tracing = TRACING_SWITCH_ON;
+}
+
 void interp_warm_up(void)
 {
 	/* Built as a call's code is, through the objects of the ast module's classes, only while
@@ -1175,6 +1197,7 @@ void interp_warm_up(void)
 	Py_XDECREF(profile_obj);
 	Py_XDECREF(trace_obj);
 	PyErr_Clear();
+	specialising_off();
 	if (gc_was)
 		PyGC_Enable();
 }
@@ -1214,6 +1237,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	g = user_globals;
 	Py_XINCREF(g);
 	pyresult_call_source(code);
+	specialising_off();
 	if (g && pyguard_versions_left() == 0 && program_build(code, &prog) == 0)
 		value = program_run(&prog, g, builtins_for(0));
 	if (!value) {
