@@ -5022,3 +5022,247 @@ Test(data, sequences_and_indexes_are_read_into_private_lists)
 	                  "1,2,3],[0.0,0.0],5,[1,2],1]");
 	e2e_stop();
 }
+
+/* Red team 15B, H1 H2 M3 M2: a check asked the user's object, then compiled code got the same
+ * object: a LIL matrix's data or rows answering their own iteration or len (values written past
+ * the CSR arrays: a full escape), frombuffer's size a tuple subclass answering its own iteration
+ * (a 2**20-pixel row over 16 bytes: a full escape), a CSR matrix's data answering its own len
+ * and size (normalize wrote past it), a BSpline's c answering its own reshape (coefficients read
+ * past it). Each is converted first (numpy's own arrays, exact tuples and ints) and only what
+ * was converted is checked and passed on; ordinary use answers as on the host. */
+Test(data, lil_frombuffer_sparse_and_spline_arguments_are_converted_before_the_check)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.sparse as sp\n"
+	    "from PIL import Image\n"
+	    "from sklearn.preprocessing import normalize\n"
+	    "from scipy.interpolate import BSpline, make_interp_spline\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except Exception as e:\n"
+	    "        return str(e)[:36]\n"
+	    "class Empty(np.ndarray):\n"
+	    "    def __iter__(self):\n"
+	    "        return iter([[]] * len(self))\n"
+	    "class One(np.ndarray):\n"
+	    "    def __len__(self):\n"
+	    "        return 1\n"
+	    "def lil(rows, data):\n"
+	    "    m = sp.lil_matrix((2, 4))\n"
+	    "    m.rows, m.data = rows, data\n"
+	    "    return m\n"
+	    "r = np.empty(2, dtype=object); r[0] = [0]; r[1] = []\n"
+	    "d = np.empty(2, dtype=object); d[0] = [1.0] * 64; d[1] = []\n"
+	    "refused = [t(lil(r, d.view(Empty)).tocsr)]\n"
+	    "r = np.empty(64, dtype=object); d = np.empty(64, dtype=object)\n"
+	    "for i in range(64): r[i], d[i] = [0] * 7, [1.0] * 7\n"
+	    "refused.append(t(lil(r.view(One), d).tocsr))\n"
+	    "class Size(tuple):\n"
+	    "    def __iter__(self):\n"
+	    "        return iter((1, 1))\n"
+	    "refused.append(t(lambda: Image.frombuffer('L', Size((1 << 20, 1)), bytearray(16), "
+	    "'raw', 'L', 16, 1)))\n"
+	    "class D(np.ndarray):\n"
+	    "    def __len__(self):\n"
+	    "        return 64\n"
+	    "    @property\n"
+	    "    def size(self):\n"
+	    "        return 64\n"
+	    "m = sp.csr_matrix((np.ones(64), np.zeros(64, np.int32), np.array([0, 64], np.int32)), "
+	    "shape=(1, 4))\n"
+	    "m.data = np.ones(1).view(D)\n"
+	    "refused.append(t(lambda: normalize(m, copy=False)))\n"
+	    "small = np.zeros((1, 1))\n"
+	    "class C(np.ndarray):\n"
+	    "    def reshape(self, *a, **k):\n"
+	    "        return small\n"
+	    "b = BSpline(np.arange(68.0), np.ones(64), 3, extrapolate=False)\n"
+	    "b.c = np.ones(64).view(C)\n"
+	    "refused.append(np.round(b(np.array([5.5, 30.5, 60.5])), 6).tolist())\n"
+	    "rng = np.random.RandomState(0)\n"
+	    "X = rng.rand(5, 4)\n"
+	    "rd = lambda a: (np.round(np.asarray(a, dtype=float), 5) + 0.0).tolist()\n"
+	    "l = sp.lil_matrix((3, 4)); l[0, 1], l[2, 3], l[1, 0] = 4.0, 5.0, -1.0\n"
+	    "ok = [l.tocsr().toarray().tolist(), sp.lil_matrix(np.eye(3, "
+	    "dtype=np.int64)).tocsr().indptr.tolist()]\n"
+	    "im = Image.frombuffer('L', [4, 2], bytes(range(16)), 'raw', 'L', 8, 1)\n"
+	    "im2 = Image.frombuffer('RGBA', (2, 2), bytes(range(16)), 'raw', 'RGBA', 0, -1)\n"
+	    "ok += [list(im.getdata()), list(im2.getdata())[0], Image.frombuffer('L', (2, 2), "
+	    "b'abcd').tobytes().decode()]\n"
+	    "n = normalize(sp.csr_matrix(X[:3]), copy=False)\n"
+	    "ok.append(rd(n.toarray().ravel()[:6]))\n"
+	    "b = make_interp_spline(np.arange(8.0), np.arange(8.0) ** 2)\n"
+	    "ok += [rd(b([0.5, 3.3, 6.9])), round(float(b.integrate(0, 5)), 6), "
+	    "rd(b.derivative()([1.5])), rd(b.antiderivative()([2.0]))]\n"
+	    "[refused, ok]",
+	    "[[\"the LIL matrix has more entries than\",\"the LIL matrix has more rows than "
+	    "it\",\"a stride of 16 bytes is shorter than\",\"indices and data should have the "
+	    "sam\",[1.0,1.0,1.0]],[[[0.0,4.0,0.0,0.0],[-1.0,0.0,0.0,0.0],[0.0,0.0,0.0,5.0]],[0,1,2,"
+	    "3],[0,1,2,3,8,9,10,11],[8,9,10,11],\"abcd\",[0.45221,0.58929,0.49666,0.44897,0.33668,"
+	    "0.51329],[0.25,10.89,47.61],41.666667,[3.0],[2.66667]]]");
+	e2e_stop();
+}
+
+/* Red team 15B, H3 M4: SGD's and coordinate descent's compiled fitters took coef_ (an instance
+ * attribute) shorter than X's features and wrote past it (partial_fit: a full escape). The
+ * fitters take weights of exactly the dataset's features (datasets made by make_dataset, which
+ * remember theirs) and consistent arrays; SGD, coordinate descent and SAG answer as on the
+ * host. */
+Test(data, sgd_and_coordinate_descent_take_weights_of_the_datas_features)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.sparse as sp\n"
+	    "from sklearn.linear_model import (SGDRegressor, SGDClassifier, ElasticNet, Lasso, "
+	    "MultiTaskLasso,\n"
+	    "                                  LassoCV, SGDOneClassSVM, Ridge, "
+	    "LogisticRegression)\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except Exception as e:\n"
+	    "        return str(e)[:36]\n"
+	    "g = SGDRegressor(max_iter=1, tol=None, learning_rate='constant', eta0=1.0, "
+	    "fit_intercept=False)\n"
+	    "g.partial_fit(np.ones((1, 3)), np.ones(1))\n"
+	    "g.coef_ = np.zeros(1)\n"
+	    "refused = [t(lambda: g.partial_fit(np.ones((1, 3)), np.ones(1)))]\n"
+	    "e = ElasticNet(warm_start=True, alpha=0.1).fit(np.eye(3), np.ones(3))\n"
+	    "e.coef_ = np.zeros(1)\n"
+	    "refused.append(t(lambda: e.fit(np.eye(3), np.ones(3))))\n"
+	    "rng = np.random.RandomState(0)\n"
+	    "X = rng.rand(40, 5); y = X @ np.arange(5.0) + 0.1 * rng.rand(40)\n"
+	    "c = (y > y.mean()).astype(int) + (y > np.percentile(y, 80))\n"
+	    "rd = lambda a: (np.round(np.asarray(a, dtype=float), 5) + 0.0).tolist()\n"
+	    "s = SGDRegressor(random_state=0, max_iter=50, tol=None).fit(X, y)\n"
+	    "s.partial_fit(X, y)\n"
+	    "s2 = SGDRegressor(random_state=0, max_iter=20, tol=None, "
+	    "average=True).fit(sp.csr_matrix(X), y)\n"
+	    "k = SGDClassifier(random_state=0, max_iter=30, tol=None, early_stopping=True, "
+	    "validation_fraction=0.25).fit(X, c)\n"
+	    "k2 = SGDClassifier(random_state=0, max_iter=30, tol=None, "
+	    "average=3).fit(sp.csr_matrix(X), c > 0)\n"
+	    "o = SGDOneClassSVM(random_state=0, max_iter=10, tol=None).fit(X)\n"
+	    "ok = [rd(s.coef_), rd(s2.coef_), rd(k.coef_.ravel()), rd(k2.coef_), rd(o.coef_)]\n"
+	    "e = ElasticNet(alpha=0.01).fit(X, y)\n"
+	    "e2 = ElasticNet(alpha=0.01, warm_start=True).fit(X, y); e2.fit(X, y + 1)\n"
+	    "e3 = Lasso(alpha=0.01).fit(sp.csc_matrix(X), y)\n"
+	    "e4 = Lasso(alpha=0.01, precompute=True).fit(X, y)\n"
+	    "mt = MultiTaskLasso(alpha=0.01).fit(X, np.c_[y, -y])\n"
+	    "cv = LassoCV(cv=3).fit(X, y)\n"
+	    "ok += [rd(e.coef_), rd(e2.coef_), rd(e3.coef_), rd(e4.coef_), rd(mt.coef_.ravel()), "
+	    "round(float(cv.alpha_), 6)]\n"
+	    "rs = Ridge(solver='sag', random_state=0).fit(X, y)\n"
+	    "lr = LogisticRegression(solver='saga', random_state=0, "
+	    "max_iter=200).fit(sp.csr_matrix(X), c)\n"
+	    "ok += [rd(rs.coef_), rd(lr.coef_.ravel())]\n"
+	    "[refused, ok]",
+	    "[[\"_plain_sgd: weights has (1,) values,\",\"enet_coordinate_descent: w needs "
+	    "one\"],[[0.965,0.82151,1.35406,1.51529,1.88078],[1.35818,1.20735,1.46594,1.6711,1."
+	    "56094],[-6.93288,-6.286,-21.63361,-29.05228,-38.3461,-3.20775,12.02314,0.88348,0."
+	    "33473,12.23636,1.68905,6.06422,14.33854,34.38562,34.37812],[[-11.77862,-10.12451,8."
+	    "80853,8.09438,15.29905]],[0.69239,0.76182,0.60629,0.83217,0.62514],[0.03312,0.81517,1."
+	    "87148,2.74908,3.73171],[0.03315,0.81517,1.87148,2.74908,3.7317],[0.0,0.81345,1.89339,"
+	    "2.87936,3.88107],[0.0,0.81345,1.89339,2.87936,3.88107],[0.0,0.86416,1.92152,2.91204,3."
+	    "91592,0.0,-0.86416,-1.92152,-2.91204,-3.91592],0.000722,[0.27981,0.6481,1.63781,2."
+	    "21352,3.12867],[0.09349,0.17859,-0.89122,-0.62378,-1.44266,-0.15443,0.26716,0.32245,-"
+	    "0.14644,0.53418,0.06093,-0.44576,0.56876,0.77022,0.90848]]]");
+	e2e_stop();
+}
+
+/* Red team 15B, M1 M5: a masked array's _mask shorter than its values (the hash table kernels
+ * read past it), a fitted _fit_X narrower than the query (the distance reductions read past
+ * it). The kernels take a mask of exactly the values' length, the reductions two sets with as
+ * many features; masked arrays and nearest neighbours answer as on the host. */
+Test(data, masks_and_fitted_points_match_the_values_they_go_with)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "from sklearn.neighbors import NearestNeighbors, KNeighborsClassifier, "
+	    "LocalOutlierFactor\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except Exception as e:\n"
+	    "        return str(e)[:36]\n"
+	    "refused = []\n"
+	    "for op in ('unique', 'factorize', 'value_counts'):\n"
+	    "    a = pd.array(np.zeros(100000, dtype=np.int8), dtype='Int8')\n"
+	    "    a._mask = np.zeros(4, dtype=bool)\n"
+	    "    refused.append(t(getattr(a, op)))\n"
+	    "nn = NearestNeighbors(n_neighbors=1, algorithm='brute', "
+	    "metric='manhattan').fit(np.ones((3, 2)))\n"
+	    "nn._fit_X = np.ones((3, 1))\n"
+	    "nn.n_features_in_ = 100000\n"
+	    "refused.append(t(lambda: nn.kneighbors(np.ones((1, 100000)))))\n"
+	    "nn.metric = 'euclidean'\n"
+	    "refused.append(t(lambda: nn.radius_neighbors(np.ones((1, 100000)), radius=1.0)))\n"
+	    "b = pd.array([1, None, 2, 2, None, 3], dtype='Int64')\n"
+	    "f = pd.array([1.5, None, 1.5], dtype='Float64')\n"
+	    "L = lambda a: [None if v is pd.NA else v.item() if isinstance(v, np.generic) else v "
+	    "for v in a]\n"
+	    "ok = [L(b.unique()), L(b.factorize()[0]), L(b.value_counts(dropna=False)), "
+	    "L(pd.Series(b).mode()),\n"
+	    "      L(pd.Series(b).duplicated()), L(f.unique()), int(pd.Series(b).nunique()),\n"
+	    "      L(pd.Series(f).value_counts()), L(pd.array([True, None, True]).unique())]\n"
+	    "rng = np.random.RandomState(0)\n"
+	    "X = rng.rand(30, 3); c = (X.sum(1) > 1.5).astype(int)\n"
+	    "d, i = NearestNeighbors(n_neighbors=3).fit(X).kneighbors(X[:4])\n"
+	    "dm, im = NearestNeighbors(n_neighbors=2, metric='manhattan', "
+	    "algorithm='brute').fit(X).kneighbors(X[:2])\n"
+	    "rn = NearestNeighbors(radius=0.3, algorithm='brute').fit(X).radius_neighbors(X[:3], "
+	    "return_distance=False)\n"
+	    "kc = KNeighborsClassifier(n_neighbors=5).fit(X, c)\n"
+	    "lof = LocalOutlierFactor(n_neighbors=5).fit(X)\n"
+	    "ok += [(np.round(d, 5) + 0.0).tolist(), i.tolist(), im.tolist(), [sorted(r.tolist()) "
+	    "for r in rn],\n"
+	    "       kc.predict(X[:8]).tolist(), np.round(lof.negative_outlier_factor_[:4], "
+	    "5).tolist()]\n"
+	    "[refused, ok]",
+	    "[[\"the mask needs one byte for each val\",\"the mask needs one byte for each "
+	    "val\",\"the mask needs one byte for each val\",\"X has 100000 features, Y has 1: the "
+	    "\",\"X has 100000 features, Y has 1: the "
+	    "\"],[[1,null,2,3],[0,-1,1,1,-1,2],[2,1,1,2],[2],[false,false,false,true,true,false],["
+	    "1.5,null],3,[2],[true,null],[[0.0,0.19663,0.29473],[0.0,0.2014,0.24894],[0.0,0.32617,"
+	    "0.34159],[0.0,0.14047,0.19663]],[[0,3,1],[1,28,16],[2,12,6],[3,10,0]],[[0,3],[1,28]],["
+	    "[0,1,3],[0,1,7,13,16,28],[2]],[1,0,1,1,1,0,1,1],[-0.92534,-0.98383,-1.04139,-1.14997]]"
+	    "]");
+	e2e_stop();
+}
+
+/* Red team 15B, lead: a MultiIndex's codes set to arrays of different lengths (mi._codes) went
+ * to is_lexsorted (is_monotonic_increasing, _lexsort_depth), which reads every level at the
+ * first one's length: the shorter read past. It takes numpy's own contiguous arrays of one
+ * length; ordinary MultiIndexes answer as on the host. */
+Test(data, multiindex_codes_of_different_lengths_are_refused_before_is_lexsorted)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return str(e)[:36]\n"
+	    "mi = pd.MultiIndex.from_arrays([np.arange(200000) // 2, np.zeros(200000, "
+	    "dtype=int)])\n"
+	    "mi._codes = type(mi.codes)([mi.codes[0], np.zeros(2, dtype=np.int8)])\n"
+	    "refused = [t(lambda: mi.is_monotonic_increasing), t(lambda: mi._lexsort_depth)]\n"
+	    "a = pd.MultiIndex.from_arrays([[1, 1, 2, 2], ['b', 'a', 'a', 'c']])\n"
+	    "b = pd.MultiIndex.from_product([[1, 2], ['x', 'y']])\n"
+	    "df = pd.DataFrame({'v': range(4)}, index=a)\n"
+	    "ok = [bool(a.is_monotonic_increasing), int(a._lexsort_depth), "
+	    "bool(b.is_monotonic_increasing),\n"
+	    "      int(b._lexsort_depth), df.sort_index().v.tolist(), df.loc[2].v.tolist(),\n"
+	    "      pd.Series(range(4), index=b).unstack().values.tolist()]\n"
+	    "[refused, ok]",
+	    "[[\"the codes of a MultiIndex have one l\",\"the codes of a MultiIndex have one "
+	    "l\"],[false,1,true,2,[1,0,2,3],[2,3],[[0,1],[2,3]]]]");
+	e2e_stop();
+}

@@ -833,6 +833,8 @@ def _pandas():
     _groupby_kernels(np)
     _sparse_array_ops(np)
     _hash_tables(np)
+    _masked_kernels(np)
+    _lexsort_check(np)
     _json_snapshots()
 
 
@@ -1695,6 +1697,82 @@ def _sparse_array_ops(np):
         if name.startswith('sparse_') and callable(f):
             replacements[id(f)] = (f, checked(name, f))
     _replace_all(replacements)
+
+
+def _lexsort_check(np):
+    """A MultiIndex's codes are an instance attribute (mi._codes, the user's to set): codes of
+    different lengths went to is_lexsorted (_lexsort_depth, is_monotonic_increasing), which
+    reads every level at the first level's length, through each array's data pointer (its
+    strides and a subclass's dtype ignored): the shorter ones read past. It takes numpy's own
+    contiguous arrays of one length."""
+    from pandas._libs import algos
+    real = algos.is_lexsorted
+
+    def is_lexsorted(list_of_arrays):
+        if not isinstance(list_of_arrays, list):
+            raise TypeError('is_lexsorted takes a list of arrays')
+        arrays = list.__getitem__(list_of_arrays, slice(None))
+        if not all(isinstance(a, np.ndarray) for a in arrays):
+            raise TypeError('is_lexsorted takes numpy arrays')
+        arrays = [np.ascontiguousarray(np.asarray(a)) for a in arrays]
+        if any(a.ndim != 1 or a.shape != arrays[0].shape for a in arrays):
+            raise ValueError('the codes of a MultiIndex have one length')
+        return real(arrays)
+
+    is_lexsorted.__doc__ = real.__doc__
+    _replace_everywhere(real, is_lexsorted)
+
+
+def _masked_kernels(np):
+    """A masked array's _data and _mask are instance attributes (the user's to set): its
+    unique, factorize, value_counts and mode handed both to the hash table kernels, which read
+    the mask at every value's position (a mask shorter than the values: read past it, SIGSEGV;
+    which bytes past it are nonzero, as NA codes), and took mask.view('uint8') (a subclass's
+    own view). The kernels take numpy's own arrays, a mask of exactly the values' length."""
+    from pandas._libs import hashtable
+
+    def converted(values, mask):
+        # (values: an array, or the typed memoryview a table's unique hands its _unique)
+        if not isinstance(mask, np.ndarray):
+            raise TypeError('the hash table kernels take the mask as a numpy array')
+        values, mask = np.asarray(values), np.asarray(mask)
+        if values.ndim != 1 or mask.shape != values.shape or mask.dtype.itemsize != 1:
+            raise ValueError('the mask needs one byte for each value: %s values, a mask of '
+                             '%s' % (values.shape, mask.shape))
+        return values, mask
+
+    def masked_unique(real):
+        # _unique(self, values, uniques, count_prior, na_sentinel, na_value, ignore_na, mask,
+        # return_inverse, use_result_mask): unique, factorize and get_labels call it.
+        def _unique(self, values, *args, **kwargs):
+            mask = kwargs.get('mask', args[5] if len(args) > 5 else None)
+            if mask is not None:
+                values, mask = converted(values, mask)
+                if 'mask' in kwargs:
+                    kwargs['mask'] = mask
+                else:
+                    args = args[:5] + (mask,) + args[6:]
+            return real(self, values, *args, **kwargs)
+        _unique.__doc__ = real.__doc__
+        return _unique
+
+    for name in dir(hashtable):
+        cls = getattr(hashtable, name)
+        if isinstance(cls, type) and name.endswith('HashTable') and \
+                '_unique' in cls.__dict__ and name not in ('PyObjectHashTable',
+                                                            'StringHashTable'):
+            type_patches[(cls, '_unique')] = masked_unique(cls.__dict__['_unique'])
+
+    def masked(real):
+        def f(values, dropna, mask=None):
+            if mask is not None:
+                values, mask = converted(values, mask)
+            return real(values, dropna, mask=mask)
+        f.__name__ = f.__qualname__ = real.__name__
+        f.__doc__, f.__module__ = real.__doc__, getattr(real, '__module__', None)
+        return f
+
+    _replace_all({id(f): (f, masked(f)) for f in (hashtable.value_count, hashtable.mode)})
 
 
 def _hash_tables(np):
@@ -2674,13 +2752,38 @@ def _lil_checks():
     from scipy.sparse import _csparsetools
     flatten, lengths = _csparsetools.lil_flatten_to_array, _csparsetools.lil_get_lengths
 
+    import numpy as np
+
+    def arrays(x, y):
+        # numpy's own arrays over the same memory (a subclass answers its own len, shape and
+        # iteration); anything else is refused as the compiled functions refuse it.
+        if not isinstance(x, np.ndarray) or not isinstance(y, np.ndarray):
+            raise TypeError('the LIL functions take numpy arrays')
+        x, y = np.asarray(x), np.asarray(y)
+        if x.ndim != 1 or y.ndim != 1:
+            raise ValueError('the LIL functions take 1-dimensional arrays')
+        return x, y
+
     def lil_flatten_to_array(x, y):
-        if sum(len(row) if type(row) is list else 1 << 62 for row in x) > len(y):
+        x, y = arrays(x, y)
+        if x.dtype != object:
+            return flatten(x, y)
+        # Each row copied first: an item's conversion (its __index__ or __float__) replacing a
+        # later row would have it read as it is then.
+        rows = np.empty(x.shape[0], dtype=object)
+        total = 0
+        for i, row in enumerate(x.tolist()):
+            if type(row) is not list:
+                raise TypeError('Expected list, got %s' % type(row).__name__)
+            rows[i] = row = list(row)
+            total += len(row)
+        if total > y.shape[0]:
             raise ValueError('the LIL matrix has more entries than its rows say')
-        return flatten(x, y)
+        return flatten(rows, y)
 
     def lil_get_lengths(input, output):
-        if len(input) > len(output):
+        input, output = arrays(input, output)
+        if input.shape[0] > output.shape[0]:
             raise ValueError('the LIL matrix has more rows than its shape says')
         return lengths(input, output)
 
@@ -2701,6 +2804,19 @@ def _checked_sparse(m):
     exact = _sparse_classes()
     if type(m) not in exact:
         m = next(c for c in type(m).__mro__ if c in exact)(m)
+    # numpy's own arrays over the same memory (a subclass answers its own len, size and
+    # shape), on a shallow copy: those are what is checked and what is passed on.
+    np = sys.modules['numpy']
+    names = ('row', 'col', 'data') if m.format == 'coo' else ('data', 'indices', 'indptr')
+    if any(type(getattr(m, k, None)) is not np.ndarray for k in names):
+        copy = object.__new__(type(m))
+        copy.__dict__.update(m.__dict__)
+        m = copy
+        for k in names:
+            a = getattr(m, k, None)
+            if not isinstance(a, np.ndarray):
+                raise TypeError('the sparse matrix\'s %s is not a numpy array' % k)
+            setattr(m, k, np.asarray(a))
     if m.format == 'coo':
         m._check()
         if m.nnz and (m.row.min() < 0 or m.col.min() < 0):
@@ -2764,6 +2880,279 @@ def _sklearn_sparse_inputs():
     _replace_everywhere(real, _ensure_sparse_format)
 
 
+def _sklearn_sgd():
+    """SGD's compiled fitter (_plain_sgd) reads and writes weights[i] for each feature index of
+    its dataset and validation_mask[i] for each sample, with no bounds checks: coef_ (an
+    instance attribute, the user's to set) shorter than X's features wrote chosen values past
+    it (partial_fit: a full escape). The datasets are made by make_dataset from exact arrays
+    (private copies of a sparse X's indices), and remember their samples and features;
+    _plain_sgd takes only such a dataset, with weights of exactly its features and a
+    validation mask of exactly its samples, and works on the converted arrays; so do SAG and
+    SAGA (sag64, sag32: warm-started weights and gradient memory), with the counts given
+    being the dataset's."""
+    import operator
+    import weakref
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.linear_model import _base, _sag_fast, _sgd_fast
+    from sklearn.utils import _seq_dataset, check_random_state
+    make_dataset_real, plain_sgd = _base.make_dataset, _sgd_fast._plain_sgd
+    made = {}  # {id(dataset): (weakref to it, samples, features)}
+
+    def dataset_class(base):
+        return type(base.__name__, (base,), {'__slots__': ('__weakref__',),
+                                             '__module__': base.__module__,
+                                             '__doc__': base.__doc__})
+
+    classes = {(kind, bits): dataset_class(getattr(_seq_dataset, kind + 'Dataset' + bits))
+               for kind in ('CSR', 'Array') for bits in ('32', '64')}
+
+    def make_dataset(X, y, sample_weight, random_state=None):
+        rng = check_random_state(random_state)
+        seed = rng.randint(1, np.iinfo(np.int32).max)
+        bits = '32' if X.dtype == np.float32 else '64'
+        y = np.asarray(y)
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight)
+        if sp.issparse(X):
+            X = _checked_sparse(X)
+            if X.format != 'csr':
+                X = _checked_sparse(X.tocsr())
+            n, features = X.shape
+            X_data, X_indptr, X_indices = X.data, X.indptr.copy(), X.indices.copy()
+        else:
+            X = np.ascontiguousarray(X)
+            if X.ndim != 2:
+                raise ValueError('make_dataset takes a 2-dimensional X')
+            n, features = X.shape
+        for a in (y, sample_weight):
+            if a is not None and (a.ndim != 1 or a.shape[0] != n):
+                raise ValueError('y and sample_weight need one value for each of the %d '
+                                 'samples of X' % n)
+        if sp.issparse(X):
+            dataset = classes['CSR', bits](X_data, X_indptr, X_indices, y, sample_weight,
+                                           seed=seed)
+            intercept_decay = _base.SPARSE_INTERCEPT_DECAY
+        else:
+            dataset = classes['Array', bits](X, y, sample_weight, seed=seed)
+            intercept_decay = 1.0
+        key = id(dataset)
+        made[key] = (weakref.ref(dataset, lambda r: made.pop(key, None)), n, features)
+        return dataset, intercept_decay
+
+    names = ('weights', 'intercept', 'average_weights', 'average_intercept', 'loss',
+             'penalty_type', 'alpha', 'C', 'l1_ratio', 'dataset', 'validation_mask',
+             'early_stopping', 'validation_score_cb', 'n_iter_no_change', 'max_iter', 'tol',
+             'fit_intercept', 'verbose', 'shuffle', 'seed', 'weight_pos', 'weight_neg',
+             'learning_rate', 'eta0', 'power_t', 'one_class', 't', 'intercept_decay',
+             'average')
+
+    def bound(f, names, args, kwargs):
+        # {name: value} of a call, and the dataset's samples and features
+        if len(args) > len(names):
+            raise TypeError('%s takes at most %d arguments' % (f, len(names)))
+        given = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in given:
+                raise TypeError('%s: unexpected or repeated argument %r' % (f, k))
+            given[k] = v
+        dataset = given.get('dataset')
+        entry = made.get(id(dataset))
+        if entry is None or entry[0]() is not dataset:
+            raise ValueError('%s takes a dataset made by make_dataset' % f)
+        return given, entry[1], entry[2]
+
+    def passed(real, f, names, given):
+        # Passed on positionally up to the last given, then by name.
+        last = max(names.index(k) for k in given)
+        positional = [given.pop(k) for k in names[:last + 1] if k in given]
+        if len(positional) != last + 1:
+            raise TypeError('%s: missing arguments' % f)
+        return real(*positional, **given)
+
+    def _plain_sgd(*args, **kwargs):
+        given, n, features = bound('_plain_sgd', names, args, kwargs)
+        for name, size in (('weights', features), ('average_weights', features),
+                           ('validation_mask', n)):
+            a = given.get(name)
+            if a is None and name != 'weights':
+                continue
+            if not isinstance(a, np.ndarray):
+                raise TypeError('_plain_sgd takes %s as a numpy array' % name)
+            a = given[name] = np.asarray(a)
+            if a.ndim != 1 or a.shape[0] != size:
+                raise ValueError('_plain_sgd: %s has %s values, the dataset has %d %s' % (
+                    name, a.shape, size, 'samples' if name == 'validation_mask' else
+                    'features'))
+        return passed(plain_sgd, '_plain_sgd', names, given)
+
+    # SAG and SAGA (Ridge, LogisticRegression): the weights, gradients and memory sized by the
+    # dataset's features, samples and the classes, as the counts given say.
+    sag_names = ('dataset', 'weights_array', 'intercept_array', 'n_samples', 'n_features',
+                 'n_classes', 'tol', 'max_iter', 'loss_function', 'step_size', 'alpha', 'beta',
+                 'sum_gradient_init', 'gradient_memory_init', 'seen_init', 'num_seen',
+                 'fit_intercept', 'intercept_sum_gradient_init', 'intercept_decay', 'saga',
+                 'verbose')
+
+    def sag_checked(real):
+        f = real.__name__
+
+        def sag(*args, **kwargs):
+            given, n, features = bound(f, sag_names, args, kwargs)
+            counts = {}
+            for name in ('n_samples', 'n_features', 'n_classes'):
+                counts[name] = given[name] = operator.index(given[name])
+            classes = counts['n_classes']
+            if counts['n_samples'] != n or counts['n_features'] != features or classes < 1:
+                raise ValueError('%s: the counts given are not the dataset\'s (%d samples, '
+                                 '%d features)' % (f, n, features))
+            for name, shape in (('weights_array', (features, classes)),
+                                ('intercept_array', (classes,)),
+                                ('sum_gradient_init', (features, classes)),
+                                ('gradient_memory_init', (n, classes)),
+                                ('seen_init', (n,)),
+                                ('intercept_sum_gradient_init', (classes,))):
+                a = given.get(name)
+                if not isinstance(a, np.ndarray):
+                    raise TypeError('%s takes %s as a numpy array' % (f, name))
+                a = given[name] = np.asarray(a)
+                if a.shape != shape:
+                    raise ValueError('%s: %s has the shape %s, not %s' % (f, name, a.shape,
+                                                                         shape))
+            return passed(real, f, sag_names, given)
+        sag.__name__ = sag.__qualname__ = f
+        sag.__doc__, sag.__module__ = real.__doc__, getattr(real, '__module__', None)
+        return sag
+
+    make_dataset.__doc__, make_dataset.__module__ = make_dataset_real.__doc__, \
+        make_dataset_real.__module__
+    _plain_sgd.__doc__ = plain_sgd.__doc__
+    replacements = {id(make_dataset_real): (make_dataset_real, make_dataset),
+                    id(plain_sgd): (plain_sgd, _plain_sgd)}
+    for real in (_sag_fast.sag64, _sag_fast.sag32):
+        replacements[id(real)] = (real, sag_checked(real))
+    _replace_all(replacements)
+
+
+def _sklearn_coordinate_descent():
+    """Coordinate descent's compiled solvers read and write w[i] for each feature of X (and
+    the Gram matrix's, the index pointers' and the means' entries for each feature, y's for
+    each sample) with no bounds checks: with warm_start, coef_ (an instance attribute, the
+    user's to set) shorter than X's features was written past (SIGSEGV). Each solver takes
+    numpy's own arrays of sizes consistent with each other, and works on those."""
+    import numpy as np
+    from sklearn.linear_model import _cd_fast
+
+    def arrays(f, given, names):
+        out = []
+        for name in names:
+            a = given[name]
+            if not isinstance(a, np.ndarray):
+                raise TypeError('%s takes %s as a numpy array' % (f, name))
+            out.append(np.asarray(a))
+        return out
+
+    def require(ok, f, what):
+        if not ok:
+            raise ValueError('%s: %s' % (f, what))
+
+    def dense(w, alpha, beta, X, y, *rest, **kw):
+        w, X, y = arrays('enet_coordinate_descent', locals(), ('w', 'X', 'y'))
+        require(w.ndim == 1 and X.ndim == 2 and y.ndim == 1 and w.shape[0] == X.shape[1]
+                and y.shape[0] == X.shape[0], 'enet_coordinate_descent',
+                'w needs one value for each column of X, y one for each row')
+        return real['enet_coordinate_descent'](w, alpha, beta, X, y, *rest, **kw)
+
+    def sparse(w, alpha, beta, X_data, X_indices, X_indptr, y, sample_weight, X_mean, *rest,
+               **kw):
+        f = 'sparse_enet_coordinate_descent'
+        w, X_data, X_indices, X_indptr, y, X_mean = arrays(
+            f, locals(), ('w', 'X_data', 'X_indices', 'X_indptr', 'y', 'X_mean'))
+        if sample_weight is not None:
+            sample_weight, = arrays(f, locals(), ('sample_weight',))
+        require(all(a.ndim == 1 for a in (w, X_data, X_indices, X_indptr, y, X_mean)), f,
+                'the arrays are 1-dimensional')
+        n, features = y.shape[0], w.shape[0]
+        require(X_indptr.shape[0] == features + 1 and X_mean.shape[0] == features, f,
+                'X_indptr needs one more value than w, X_mean as many')
+        require(sample_weight is None or sample_weight.shape == (n,), f,
+                'sample_weight needs one value for each value of y')
+        require(X_indptr[0] == 0 and not (np.diff(X_indptr) < 0).any() and
+                X_indptr[-1] <= min(X_data.shape[0], X_indices.shape[0]), f,
+                'X_indptr rises from 0 within X_data and X_indices')
+        used = X_indices[:X_indptr[-1]]
+        require(not used.size or (used.min() >= 0 and used.max() < n), f,
+                'X_indices are rows of y')
+        return real[f](w, alpha, beta, X_data, X_indices, X_indptr, y, sample_weight, X_mean,
+                       *rest, **kw)
+
+    def gram(w, alpha, beta, Q, q, y, *rest, **kw):
+        w, Q, q, y = arrays('enet_coordinate_descent_gram', locals(), ('w', 'Q', 'q', 'y'))
+        require(w.ndim == 1 and Q.ndim == 2 and q.ndim == 1 and
+                Q.shape == (w.shape[0], w.shape[0]) and q.shape == w.shape,
+                'enet_coordinate_descent_gram', 'Q needs a row and column and q a value '
+                'for each value of w')
+        return real['enet_coordinate_descent_gram'](w, alpha, beta, Q, q, y, *rest, **kw)
+
+    def multi_task(W, l1_reg, l2_reg, X, Y, *rest, **kw):
+        W, X, Y = arrays('enet_coordinate_descent_multi_task', locals(), ('W', 'X', 'Y'))
+        require(W.ndim == 2 and X.ndim == 2 and Y.ndim == 2 and Y.shape[0] == X.shape[0]
+                and W.shape == (Y.shape[1], X.shape[1]), 'enet_coordinate_descent_multi_task',
+                'W needs a row for each column of Y and a column for each of X, Y a row for '
+                'each of X')
+        return real['enet_coordinate_descent_multi_task'](W, l1_reg, l2_reg, X, Y, *rest,
+                                                          **kw)
+
+    real = {}
+    replacements = {}
+    for f in (dense, sparse, gram, multi_task):
+        name = {'dense': 'enet_coordinate_descent', 'sparse': 'sparse_enet_coordinate_descent',
+                'gram': 'enet_coordinate_descent_gram',
+                'multi_task': 'enet_coordinate_descent_multi_task'}[f.__name__]
+        real[name] = old = getattr(_cd_fast, name)
+        f.__name__ = f.__qualname__ = name
+        f.__doc__, f.__module__ = old.__doc__, old.__module__
+        replacements[id(old)] = (old, f)
+    _replace_all(replacements)
+
+
+def _sklearn_reductions():
+    """The pairwise distance reductions (nearest neighbours' kneighbors and radius_neighbors,
+    and whatever queries fitted points: LocalOutlierFactor, Isomap...) compute each distance
+    over X's features, reading the other set's rows for as many: a fitted _fit_X (an instance
+    attribute, the user's to set) narrower than X was read past (SIGSEGV). Their compute takes
+    numpy's own arrays (sparse matrices checked whole) with as many columns each, and works on
+    those."""
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.metrics._pairwise_distances_reduction import _argkmin, _radius_neighbors
+
+    def converted(a, name):
+        if sp.issparse(a):
+            return _checked_sparse(a)
+        if not isinstance(a, np.ndarray):
+            raise TypeError('the distance reductions take %s as a numpy array or a sparse '
+                            'matrix' % name)
+        a = np.asarray(a)
+        if a.ndim != 2:
+            raise ValueError('the distance reductions take a 2-dimensional %s' % name)
+        return a
+
+    def checked(real):
+        def compute(cls, X, Y, *args, **kwargs):
+            X, Y = converted(X, 'X'), converted(Y, 'Y')
+            if X.shape[1] != Y.shape[1]:
+                raise ValueError('X has %d features, Y has %d: the distances need as many'
+                                 % (X.shape[1], Y.shape[1]))
+            return real.__get__(None, cls)(X, Y, *args, **kwargs)
+        compute.__doc__ = real.__doc__
+        return classmethod(compute)
+
+    for cls in (_argkmin.ArgKmin64, _argkmin.ArgKmin32, _radius_neighbors.RadiusNeighbors64,
+                _radius_neighbors.RadiusNeighbors32):
+        type_patches[(cls, 'compute')] = checked(cls.__dict__['compute'])
+
+
 def _bspline_checks():
     """A BSpline's knots, coefficients and degree are plain attributes, handed to compiled code
     at each evaluation: knots set longer than the coefficients (b.t = ...; b(x)) read past
@@ -2782,11 +3171,33 @@ def _bspline_checks():
 
     def checked(f):
         def method(self, *args, **kwargs):
+            # The attributes made numpy's own contiguous arrays (and an exact int) first: the
+            # methods read them again (self.c.reshape: a subclass's own reshape).
+            self.t = np.ascontiguousarray(np.asarray(self.t))
+            self.c = np.ascontiguousarray(np.asarray(self.c))
+            self.k = operator.index(self.k)
             valid(self)
             return f(self, *args, **kwargs)
         method.__name__, method.__qualname__ = f.__name__, f.__qualname__
         method.__doc__, method.__module__ = f.__doc__, f.__module__
         return method
+
+    from scipy.interpolate import _bspl
+    evaluate_real = _bspl.evaluate_spline
+
+    def evaluate_spline(t, c, k, xp, nu, extrapolate, out):
+        if not all(isinstance(a, np.ndarray) for a in (t, c, xp, out)):
+            raise TypeError('evaluate_spline takes numpy arrays')
+        t, c, xp, out = np.asarray(t), np.asarray(c), np.asarray(xp), np.asarray(out)
+        k = operator.index(k)
+        if k < 0 or t.ndim != 1 or len(t) < 2 * k + 2 or c.ndim != 2 or \
+                c.shape[0] < len(t) - k - 1:
+            raise ValueError('the spline needs a degree k >= 0, at least 2k+2 knots and '
+                             'len(t)-k-1 coefficients')
+        return evaluate_real(t, c, k, xp, nu, extrapolate, out)
+
+    evaluate_spline.__doc__ = evaluate_real.__doc__
+    _replace_everywhere(evaluate_real, evaluate_spline)
 
     for name in ('__call__', 'integrate', 'derivative', 'antiderivative', '_evaluate'):
         if name in BSpline.__dict__:
@@ -4542,19 +4953,42 @@ def _pil_mapped(Image):
     pixel = {'L': 1, 'P': 1, 'I;16': 2, 'I;16L': 2, 'I;16B': 2, 'RGBX': 4, 'RGBA': 4,
              'CMYK': 4, 'I': 4, 'F': 4, 'RGB': 4, 'LA': 4, 'RGBa': 4, 'La': 4}
 
+    import operator
+
+    def exact(v):
+        # A subclass of tuple, list or str answers its own iteration, items and comparisons:
+        # numpy's, PIL's and Python's own reads of its contents see the real ones.
+        if isinstance(v, tuple):
+            return tuple.__getitem__(v, slice(None))
+        if isinstance(v, list):
+            return tuple(list.__getitem__(v, slice(None)))
+        return str.__str__(v) if isinstance(v, str) else v
+
     def frombuffer(mode, size, data, decoder_name='raw', *args):
-        given = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+        # Converted first (the size to a pair of exact ints, the decoder's arguments to a
+        # tuple of exact items), checked, and only the converted values passed on.
+        if isinstance(size, (tuple, list)):
+            size = exact(size)
+            if len(size) == 2:
+                size = (operator.index(size[0]), operator.index(size[1]))
+        mode, decoder_name = exact(mode), exact(decoder_name)
+        given = exact(args[0] if len(args) == 1 and isinstance(args[0], tuple) else args)
+        if decoder_name == 'raw':
+            given = tuple(exact(v) for v in given)
         if decoder_name == 'raw' and given:
             rawmode, stride = given[0], given[1] if len(given) > 1 else 0
-            width = tuple(size)[0]
             if not isinstance(stride, int) or isinstance(stride, bool):
                 raise TypeError('the stride should be an int')
-            if rawmode in Image._MAPMODES and 0 < stride < width * pixel.get(rawmode, 4):
+            stride = int.__int__(stride)
+            given = (rawmode, stride) + given[2:] if len(given) > 1 else given
+            width = size[0] if type(size) is tuple and len(size) == 2 else 0
+            if type(rawmode) is str and rawmode in Image._MAPMODES and \
+                    0 < stride < width * pixel.get(rawmode, 4):
                 raise ValueError('a stride of %d bytes is shorter than a row of %d pixels '
                                  'in mode %s' % (stride, width, rawmode))
             if len(given) > 3:
                 raise TypeError('frombuffer takes a mode, a stride and a direction')
-        return frombuffer_real(mode, size, data, decoder_name, *args)
+        return frombuffer_real(mode, size, data, decoder_name, given)
 
     frombuffer.__doc__ = frombuffer_real.__doc__
     frombuffer.__module__ = frombuffer_real.__module__
@@ -4781,6 +5215,9 @@ def _sklearn():
     _svm_models()
     _kmeans_centers()
     _sklearn_sparse_inputs()
+    _sklearn_sgd()
+    _sklearn_coordinate_descent()
+    _sklearn_reductions()
     _pyfunc_metrics()
     _no_downloads(_base.get_data_home)
 
