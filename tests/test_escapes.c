@@ -4326,3 +4326,42 @@ Test(escapes, no_specialised_instruction_runs)
 	still_serving();
 	stop();
 }
+
+/* A thread the code starts (threading given by --allow-import) begins with a frame record of
+ * its own, without the switch that keeps specialised instructions from running: its entry sets
+ * it first (the crash of no_specialised_instruction_runs, inside a thread: SIGSEGV before). */
+Test(escapes, no_specialised_instruction_runs_in_a_thread)
+{
+	start(ARGS("--allow-import", "threading"));
+	expect_ok_result("import threading\n"
+	                 "out = []\n"
+	                 "import copy\n"
+	                 "H = hash('foo')\n"
+	                 "class A:\n"
+	                 "    def __getstate__(self): return {E(): 1, 'foo': 'FOO'}\n"
+	                 "class E:\n"
+	                 "    def __hash__(self): return H\n"
+	                 "    def __eq__(self, other):\n"
+	                 "        setattr(A, 'zzz', 1)\n"
+	                 "        return False\n"
+	                 "def body():\n"
+	                 "    y = copy.copy(A())\n"
+	                 "    def get(o):\n"
+	                 "        return o.foo\n"
+	                 "    for i in range(20):\n"
+	                 "        r = get(y)\n"
+	                 "    class B:\n"
+	                 "        __slots__ = ()\n"
+	                 "    z = B()\n"
+	                 "    setattr(B, 'zzz', 1)\n"
+	                 "    try:\n"
+	                 "        get(z)\n"
+	                 "    except AttributeError as e:\n"
+	                 "        out.append(str(e))\n"
+	                 "t = threading.Thread(target=body)\n"
+	                 "t.start(); t.join()\n"
+	                 "out",
+	                 "[\"'B' object has no attribute 'foo'\"]");
+	still_serving();
+	stop();
+}

@@ -29,6 +29,7 @@ static volatile sig_atomic_t deadline_hit;
 
 static PyObject *real_compile; /* builtins.compile */
 static int ast_classes_take(void);
+static int threads_start_unspecialised(void);
 static PyObject *timeout_error; /* raised in the code by the deadline handler */
 static PyObject *user_globals;  /* the user's namespace, created by the first run */
 static PyObject *user_module;   /* its module, sys.modules['__main__'] */
@@ -402,7 +403,8 @@ int interp_init(const struct zygote_config *cfg)
 		report_python_error("guarding bytearray's searches");
 		return -1;
 	}
-	if (python_layer && (pylayer_init(cfg) < 0 || pyguard_install() < 0)) {
+	if (python_layer &&
+	    (pylayer_init(cfg) < 0 || pyguard_install() < 0 || threads_start_unspecialised() < 0)) {
 		report_python_error("building the Python layer");
 		return -1;
 	}
@@ -1140,6 +1142,70 @@ static void specialising_off(void)
 {
 	if (python_layer)
 		PyThreadState_Get()->cframe->use_tracing = TRACING_SWITCH_ON;
+}
+
+/* A thread the code starts (with threading among --allow-import's modules) begins with a
+ * frame record of its own: its entry sets the switch there before any of the thread's Python
+ * runs. _thread.start_new_thread, and threading's own reference to it, start threads through
+ * the entry. */
+static PyObject *real_start_new_thread;
+
+static PyObject *thread_entry(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	specialising_off();
+	return PyObject_Call(PyTuple_GET_ITEM(self, 0), PyTuple_GET_ITEM(self, 1),
+	                     PyTuple_GET_ITEM(self, 2) == Py_None ? NULL
+	                                                          : PyTuple_GET_ITEM(self, 2));
+}
+
+static PyMethodDef thread_entry_def = {"thread_entry", thread_entry, METH_NOARGS, NULL};
+
+static PyObject *start_new_thread(PyObject *self, PyObject *args)
+{
+	PyObject *func, *fargs, *kw = Py_None, *bound, *entry, *r;
+
+	(void)self;
+	if (!PyArg_UnpackTuple(args, "start_new_thread", 2, 3, &func, &fargs, &kw))
+		return NULL;
+	if (!PyCallable_Check(func) || !PyTuple_Check(fargs) ||
+	    (kw != Py_None && !PyDict_Check(kw)))
+		return PyObject_Call(real_start_new_thread, args, NULL); /* its own TypeError */
+	bound = PyTuple_Pack(3, func, fargs, kw);
+	entry = bound ? PyCFunction_New(&thread_entry_def, bound) : NULL;
+	Py_XDECREF(bound);
+	r = entry ? PyObject_CallFunction(real_start_new_thread, "O()", entry) : NULL;
+	Py_XDECREF(entry);
+	return r;
+}
+
+static PyMethodDef start_new_thread_def = {
+    "start_new_thread", start_new_thread, METH_VARARGS,
+    "Start a new thread and return its identifier (its code runs unspecialised)."};
+
+static int threads_start_unspecialised(void)
+{
+	PyObject *thread = PyImport_ImportModule("_thread"), *name, *threading = NULL, *fn;
+	int rc = -1;
+
+	if (!thread)
+		return -1;
+	real_start_new_thread = PyObject_GetAttrString(thread, "start_new_thread");
+	fn = real_start_new_thread ? PyCFunction_New(&start_new_thread_def, NULL) : NULL;
+	name = PyUnicode_FromString("threading");
+	if (fn && name && PyObject_SetAttrString(thread, "start_new_thread", fn) == 0 &&
+	    PyObject_SetAttrString(thread, "start_new", fn) == 0) {
+		/* threading took its own reference when it was imported. */
+		threading = PyImport_GetModule(name);
+		rc = threading          ? PyObject_SetAttrString(threading, "_start_new_thread", fn)
+		     : PyErr_Occurred() ? -1
+		                        : 0;
+	}
+	Py_XDECREF(threading);
+	Py_XDECREF(name);
+	Py_XDECREF(fn);
+	Py_DECREF(thread);
+	return rc;
 }
 
 void interp_warm_up(void)
