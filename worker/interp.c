@@ -1117,11 +1117,6 @@ static void warm_ast_objects(void)
 #endif
 }
 
-/* Touch, in a fresh worker, the pages a call touches (compiler, evaluator, result
- * encoding), so their copy-on-write faults happen before the code arrives rather than on
- * the caller's clock. Leaves no state behind: a scratch namespace, no output. A session's
- * next runner warms up in a fork of its state, which the user's code may have changed: the
- * hook is armed, and the snippet runs with builtins no user code holds. */
 /* CPython 3.11 rewrites instructions into forms specialised for the classes it met (attribute
  * reads at a slot's offset or a dict's hint, calls of a class, subscripts), each guarded by a
  * class version it cached. Its specialiser cached versions it should not have: 0, for a class
@@ -1208,6 +1203,11 @@ static int threads_start_unspecialised(void)
 	return rc;
 }
 
+/* Touch, in a fresh worker, the pages a call touches (compiler, evaluator, result
+ * encoding), so their copy-on-write faults happen before the code arrives rather than on
+ * the caller's clock. Leaves no state behind: a scratch namespace, no output. A session's
+ * next runner warms up in a fork of its state, which the user's code may have changed: the
+ * hook is armed, and the snippet runs with builtins no user code holds. */
 void interp_warm_up(void)
 {
 	/* Built as a call's code is, through the objects of the ast module's classes, only while

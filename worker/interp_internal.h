@@ -38,6 +38,7 @@ int pymodguard_frame_holds(PyObject *o);
 int pylayer_seal_ctypes(PyObject *module);
 /* Guard _struct.Struct: while armed, a Struct gets its format once. */
 int pylayer_seal_struct(PyObject *module);
+/* Guard _csv: its reader and writer are made only by csv.reader() and csv.writer(). */
 int pylayer_seal_csv(PyObject *module);
 /* pyreentry.c: array.array's item assignment (pyreentry_seal_array, when the module loads) and
  * bytearray's searches (pyreentry_guard, once) take plain numbers while armed, so no code of

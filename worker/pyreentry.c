@@ -208,8 +208,8 @@ static PyObject *guarded_call(size_t g, PyObject *self, PyObject *args, PyObject
 			goto out;
 		kw = kw2;
 	}
-	if (pylayer_armed() && guarded[g].fix != FIX_INDEXES && guarded[g].fix != FIX_SEP &&
-	    guarded[g].fix != FIX_BYTES && (typecode = array_typecode(self)) < 0)
+	if (pylayer_armed() && guarded[g].type == &array_type &&
+	    (typecode = array_typecode(self)) < 0)
 		goto out;
 	for (; made < n; made++) {
 		PyObject *a = PyTuple_GET_ITEM(args, made);
