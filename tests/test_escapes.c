@@ -4327,6 +4327,152 @@ Test(escapes, no_specialised_instruction_runs)
 	stop();
 }
 
+/* The specialised forms that check at each run all they read (exact ints, floats and strs;
+ * exact lists, tuples and dicts with the index in range; callables by their exact type;
+ * functions and globals by versions CPython never gives twice) run again with the Python layer
+ * on; those a class's version alone guards stay generic (pyspecialise.c). Hot loops through
+ * every family, with a method of a class replaced midway, compute what CPython
+ * computes (the host's python3 gave the expected value), with the layer on and off. */
+Test(escapes, specialised_forms_compute_as_cpython)
+{
+	static const char code[] =
+	    "# Each loop runs its instructions thousands of times, so CPython specialises them.\n"
+	    "out = []\n"
+	    "def fib(n, memo=None):\n"
+	    "    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
+	    "out.append(fib(18))\n"
+	    "acc_i, acc_f, acc_s = 0, 0.0, ''\n"
+	    "for i in range(3000):\n"
+	    "    acc_i = acc_i + i * 3 - 1\n"
+	    "    acc_f = acc_f + i * 0.5 - 0.25\n"
+	    "    if i % 500 == 0:\n"
+	    "        acc_s += str(i)\n"
+	    "    if acc_s == 'never':\n"
+	    "        break\n"
+	    "out += [acc_i, acc_f, acc_s]\n"
+	    "pairs, triple, lst, tup, d = [], [0, 0, 0], [0] * 10, tuple(range(10)), {}\n"
+	    "for i in range(3000):\n"
+	    "    a, b = i, -i\n"
+	    "    x, y, z = [i, i + 1, i + 2] if i % 7 else (i, 0, i)\n"
+	    "    triple[i % 3] += x + y + z\n"
+	    "    lst[i % 10] = lst[i % 10] + tup[i % 10] + a + b\n"
+	    "    d[i % 13] = d.get(i % 13, 0) + i\n"
+	    "out += [triple, lst, sorted(d.items())[:3]]\n"
+	    "seen = []\n"
+	    "def hot(v, k=2):\n"
+	    "    return len(v) + isinstance(v, list) * k\n"
+	    "for i in range(2000):\n"
+	    "    v = [i] * (i % 5)\n"
+	    "    seen.append(hot(v) + hot(v, 3))\n"
+	    "    t = type(v), str(i % 3), tuple(v), list(v), dict(a=i).get('a')\n"
+	    "out += [sum(seen), t]\n"
+	    "class Counter:\n"
+	    "    def __init__(self):\n"
+	    "        self.n = 0\n"
+	    "    def add(self, k):\n"
+	    "        self.n += k\n"
+	    "        return self\n"
+	    "c = Counter()\n"
+	    "for i in range(3000):\n"
+	    "    c.add(i).add(1)\n"
+	    "    if i == 1500:\n"
+	    "        Counter.add = lambda self, k: setattr(self, 'n', self.n - k) or self\n"
+	    "out.append(c.n)\n"
+	    "words = 'the quick brown fox jumps over the lazy dog'.split()\n"
+	    "counts = {}\n"
+	    "for i in range(2000):\n"
+	    "    w = words[i % len(words)]\n"
+	    "    counts[w] = counts.get(w, 0) + 1\n"
+	    "    s = w.upper().lower().strip()\n"
+	    "out.append(sorted(counts.items()))\n"
+	    "repr(out)";
+	static const char want[] =
+	    "\"[2584, 13492500, 2248500.0, '05001000150020002500', [4284858, 4286857, 4288856], "
+	    "[0, 300, 600, 900, 1200, 1500, 1800, 2100, 2400, 2700], [(0, 345345), (1, 345576), "
+	    "(2, 345807)], 18000, (<class 'list'>, '1', (1999, 1999, 1999, 1999), [1999, 1999, "
+	    "1999, 1999], 1999), -2246998, [('brown', 222), ('dog', 222), ('fox', 222), ('jumps', "
+	    "222), ('lazy', 222), ('over', 222), ('quick', 223), ('the', 445)]]\"";
+
+	for (int unsafe = 0; unsafe < 2; unsafe++) {
+		if (unsafe)
+			start_unsafe();
+		else
+			start(NULL);
+		expect_ok_result(code, want);
+		still_serving();
+		stop();
+	}
+}
+
+/* The forms for a method of the fast calling convention took the first of the call's
+ * arguments, bound or not, as the method's self after checking only its class: a site
+ * without arguments, specialised for x.pop() and reached again with the method unbound (p() for
+ * p = list.pop, or a method kept as an instance's attribute), read a leftover object past the
+ * stack's top, called the method with -1 arguments and released that object once more than it
+ * was held (SIGSEGV, and through the freed object all memory: the sandbox escaped). Such a site
+ * keeps the generic form: CPython's TypeError, the objects untouched, ordinary calls without
+ * arguments as CPython gives them (the host's python3 with the specialiser off gave them). */
+Test(escapes, a_method_call_without_arguments_reads_nothing_past_the_stack)
+{
+	static const char code[] = "out = []\n"
+	                           "def f(L):\n"
+	                           "    p = list.pop\n"
+	                           "    (L, L, L, L)\n"
+	                           "    try:\n"
+	                           "        return p()\n"
+	                           "    except TypeError as e:\n"
+	                           "        return str(e)\n"
+	                           "L = [1, 2, 3]\n"
+	                           "for i in range(40):\n"
+	                           "    r = f(L)\n"
+	                           "out += [r, L]\n"
+	                           "def g(B):\n"
+	                           "    p = bytearray.split\n"
+	                           "    (B, B, B, B)\n"
+	                           "    try:\n"
+	                           "        return p()\n"
+	                           "    except TypeError as e:\n"
+	                           "        return str(e)\n"
+	                           "B = bytearray(b'a b')\n"
+	                           "for i in range(40):\n"
+	                           "    r = g(B)\n"
+	                           "out += [r, B]\n"
+	                           "class X:\n"
+	                           "    pass\n"
+	                           "x = X()\n"
+	                           "x.pop = bytearray.pop\n"
+	                           "def h(o, V):\n"
+	                           "    (V, V, V, V)\n"
+	                           "    try:\n"
+	                           "        return o.pop()\n"
+	                           "    except TypeError as e:\n"
+	                           "        return str(e)\n"
+	                           "S = bytearray(b'sink')\n"
+	                           "keep = [S] * 1000\n"
+	                           "for i in range(40):\n"
+	                           "    h(bytearray(b'abc'), S)\n"
+	                           "V = bytearray(b'A' * 8)\n"
+	                           "out += [h(x, V) for i in range(5)] + [V, len(keep), S]\n"
+	                           "# Ordinary calls of such methods without arguments, hot.\n"
+	                           "st = list(range(100))\n"
+	                           "popped = [st.pop() for i in range(50)]\n"
+	                           "out += [sum(popped), len(st), bytearray(b'x y z').split()]\n"
+	                           "repr(out)";
+	static const char want[] =
+	    "\"['unbound method list.pop() needs an argument', [1, 2, 3], 'unbound method "
+	    "bytearray.split() needs an argument', bytearray(b'a b'), 'unbound method "
+	    "bytearray.pop() needs an argument', 'unbound method bytearray.pop() needs an "
+	    "argument', 'unbound method bytearray.pop() needs an argument', 'unbound method "
+	    "bytearray.pop() needs an argument', 'unbound method bytearray.pop() needs an "
+	    "argument', bytearray(b'AAAAAAAA'), 1000, bytearray(b'sink'), 3725, 50, "
+	    "[bytearray(b'x'), bytearray(b'y'), bytearray(b'z')]]\"";
+
+	start(NULL);
+	expect_ok_result(code, want);
+	still_serving();
+	stop();
+}
+
 /* A thread the code starts (threading given by --allow-import) begins with a frame record of
  * its own, without the switch that keeps specialised instructions from running: its entry sets
  * it first (the crash of no_specialised_instruction_runs, inside a thread: SIGSEGV before). */

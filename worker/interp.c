@@ -301,6 +301,9 @@ int interp_init(const struct zygote_config *cfg)
 
 	zcfg = cfg;
 	python_layer = !cfg->unsafe_no_python_layer;
+#ifdef SAFEPY_CHECKED_SPECIALISER
+	pyspecialise_every_form(!python_layer);
+#endif
 	/* The hook comes first, so it sees every event of the interpreter's life. */
 	if (python_layer && pylayer_hook_install() < 0) {
 		fprintf(stderr, "safepy zygote: PySys_AddAuditHook failed\n");
@@ -1117,20 +1120,30 @@ static void warm_ast_objects(void)
 #endif
 }
 
-/* CPython 3.11 rewrites instructions into forms specialised for the classes it met (attribute
- * reads at a slot's offset or a dict's hint, calls of a class, subscripts), each guarded by a
- * class version it cached. Its specialiser cached versions it should not have: 0, for a class
- * changed by a dict key's __eq__ run inside it, or for a class left unready by a failed
- * creation, or reached only by names too long to give one; an object of any other class at
- * version 0 then passed the guard (a slot read at its offset in a bytes object: a fake
- * bytearray over all memory, the sandbox escaped). With the Python layer on, no specialised
- * form runs: the interpreter's tracing switch, set on the thread's base frame record with no
+/* CPython 3.11 rewrites instructions into forms specialised for what they met; those guarded
+ * by a class's version alone (attribute reads at a slot's offset or a dict's hint, a class's
+ * __getitem__) trusted versions its specialiser cached wrongly: an object of another class
+ * passed the guard (a slot read at its offset in a bytes object: a fake bytearray over all
+ * memory, the sandbox escaped). With CPython linked statically, pyspecialise.c keeps the
+ * specialiser from ever writing those forms and lets the others run. A build with CPython as a
+ * shared library cannot reach its specialiser: with the Python layer on, no specialised form
+ * runs there. The interpreter's tracing switch, set on the thread's base frame record with no
  * trace or profile function, makes every instruction run as its generic form (each frame
- * takes the switch from the one that called it) and the specialiser is never asked. The
- * code's pure-Python work is slower by what specialisation gave; the libraries' compiled work
- * is not. Setting a trace or profile function, which would put the switch back as it found
- * it, is refused while the layer is armed (sys.settrace, sys.setprofile); it is set again at
- * each call's start and after each warm-up. */
+ * takes the switch from the one that called it) and the specialiser is never asked: pure-
+ * Python work is slower by what specialisation gave. Setting a trace or profile function,
+ * which would put the switch back as it found it, is refused while the layer is armed
+ * (sys.settrace, sys.setprofile); it is set again at each call's start and after each
+ * warm-up, and a thread's entry sets it for the thread. */
+#ifdef SAFEPY_CHECKED_SPECIALISER
+static void specialising_off(void)
+{
+}
+
+static int threads_start_unspecialised(void)
+{
+	return 0;
+}
+#else
 #define TRACING_SWITCH_ON 255
 
 static void specialising_off(void)
@@ -1202,6 +1215,7 @@ static int threads_start_unspecialised(void)
 	Py_DECREF(thread);
 	return rc;
 }
+#endif
 
 /* Touch, in a fresh worker, the pages a call touches (compiler, evaluator, result
  * encoding), so their copy-on-write faults happen before the code arrives rather than on

@@ -1694,8 +1694,9 @@ static int pyguard_operator_name(PyObject *name)
  * type against, and what its attribute cache is keyed by) from one 32-bit counter that only
  * grows: each lookup on a class changed since its last one takes the next. Past 2**32 it
  * wraps, and two live classes share a version (the cache answers a lookup on one with what it
- * found on the other, a value it does not own; where instructions are specialised, an object
- * of one passes the other's slot read: any memory). A loop changing a class
+ * found on the other, a value it does not own; where attribute instructions are specialised
+ * (none are with the layer on: pyspecialise.c), an object of one passes the other's slot
+ * read: any memory). A loop changing a class
  * and reading it takes one per turn (and one per subclass read), so a session could use them
  * up in minutes of calls. Where the counter stands is read from a class of our own (changed,
  * then looked up: it takes the next version); past half its range no class may be changed

@@ -277,9 +277,9 @@ int pylayer_opcodes_load(void)
  * name of at most 100 characters: a class just changed kept version 0 through reads by longer
  * names, the specialiser cached 0 (its later releases refuse to), and an object of any other
  * class at version 0 passed for it (a slot read at its offset in a bytes object: any memory,
- * the sandbox escaped). No specialised instruction runs with the layer on (interp.c,
- * specialising_off); this bound stays behind that switch: code the user compiles, and code a
- * library compiles from the user's text (a dataclass's field names), names none longer. */
+ * the sandbox escaped). Attribute instructions are never specialised with the layer on
+ * (pyspecialise.c); this bound stays behind that: code the user compiles, and code a library
+ * compiles from the user's text (a dataclass's field names), names none longer. */
 #define ATTR_NAME_MAX 100
 
 /* A name the code uses as an attribute: refused with the line when the rules say so. */

@@ -107,6 +107,12 @@ int pycompile_program(const char *src, const char *filename, const char *result_
                       PyObject **body, PyObject **last_expr, PyObject **assign,
                       PyObject **aug_name);
 
+/* ---- pyspecialise.c (built with CPython linked statically: SAFEPY_CHECKED_SPECIALISER) ---- */
+
+/* Let CPython's specialiser write every form (the Python layer off), or, by default, none of
+ * those guarded by a class's version alone. Before the interpreter starts. */
+void pyspecialise_every_form(int every);
+
 /* ---- interp.c ---- */
 
 /* Initialise CPython in the zygote. Returns 0 or -1 (message on stderr). */
