@@ -77,28 +77,29 @@ static int not_now(_Py_CODEUNIT *instr)
 	return 0;
 }
 
-int __wrap__Py_Specialize_LoadAttr(PyObject *owner, _Py_CODEUNIT *instr, PyObject *name)
+/* An attribute instruction: generic for good, but with every form allowed. */
+static int generic_form(int (*real)(PyObject *, _Py_CODEUNIT *, PyObject *), int opcode,
+                        PyObject *owner, _Py_CODEUNIT *instr, PyObject *name)
 {
 	if (every_form)
-		return __real__Py_Specialize_LoadAttr(owner, instr, name);
-	_Py_SET_OPCODE(*instr, LOAD_ATTR);
+		return real(owner, instr, name);
+	_Py_SET_OPCODE(*instr, opcode);
 	return 0;
+}
+
+int __wrap__Py_Specialize_LoadAttr(PyObject *owner, _Py_CODEUNIT *instr, PyObject *name)
+{
+	return generic_form(__real__Py_Specialize_LoadAttr, LOAD_ATTR, owner, instr, name);
 }
 
 int __wrap__Py_Specialize_StoreAttr(PyObject *owner, _Py_CODEUNIT *instr, PyObject *name)
 {
-	if (every_form)
-		return __real__Py_Specialize_StoreAttr(owner, instr, name);
-	_Py_SET_OPCODE(*instr, STORE_ATTR);
-	return 0;
+	return generic_form(__real__Py_Specialize_StoreAttr, STORE_ATTR, owner, instr, name);
 }
 
 int __wrap__Py_Specialize_LoadMethod(PyObject *owner, _Py_CODEUNIT *instr, PyObject *name)
 {
-	if (every_form)
-		return __real__Py_Specialize_LoadMethod(owner, instr, name);
-	_Py_SET_OPCODE(*instr, LOAD_METHOD);
-	return 0;
+	return generic_form(__real__Py_Specialize_LoadMethod, LOAD_METHOD, owner, instr, name);
 }
 
 /* An exact list, tuple or dict gets its form (checked at each run); anything else would get
