@@ -302,7 +302,10 @@ int interp_init(const struct zygote_config *cfg)
 	zcfg = cfg;
 	python_layer = !cfg->unsafe_no_python_layer;
 #ifdef SAFEPY_CHECKED_SPECIALISER
-	pyspecialise_every_form(!python_layer);
+	if (pyspecialise_every_form(!python_layer) < 0) {
+		perror("safepy zygote: the specialiser's switch could not be made read-only");
+		return -1;
+	}
 #endif
 	/* The hook comes first, so it sees every event of the interpreter's life. */
 	if (python_layer && pylayer_hook_install() < 0) {

@@ -109,9 +109,9 @@ int pycompile_program(const char *src, const char *filename, const char *result_
 
 /* ---- pyspecialise.c (built with CPython linked statically: SAFEPY_CHECKED_SPECIALISER) ---- */
 
-/* Let CPython's specialiser write every form (the Python layer off), or, by default, none of
- * those guarded by a class's version alone. Before the interpreter starts. */
-void pyspecialise_every_form(int every);
+/* Let CPython's specialiser write every form (the Python layer off), or only those checked to
+ * run safely with the layer on. Once, before the interpreter starts. Returns 0 or -1. */
+int pyspecialise_every_form(int every);
 
 /* ---- interp.c ---- */
 
