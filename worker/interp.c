@@ -1128,7 +1128,8 @@ static void warm_ast_objects(void)
  * __getitem__) trusted versions its specialiser cached wrongly: an object of another class
  * passed the guard (a slot read at its offset in a bytes object: a fake bytearray over all
  * memory, the sandbox escaped). With CPython linked statically, pyspecialise.c keeps the
- * specialiser from ever writing those forms and lets the others run. A build with CPython as a
+ * specialiser from ever writing those forms, and keeps only the forms checked to run safely
+ * (nothing to do here: specialising_off is empty). A build with CPython as a
  * shared library cannot reach its specialiser: with the Python layer on, no specialised form
  * runs there. The interpreter's tracing switch, set on the thread's base frame record with no
  * trace or profile function, makes every instruction run as its generic form (each frame
