@@ -538,19 +538,48 @@ static int has_error(const struct run_outcome *o)
 	return o->error_type.s || o->error_message.s || o->error_traceback.s || o->rolled_back;
 }
 
-/* structuredContent.error.message of a rolled-back call: its message, then ROLLBACK_NOTE.
- * Returns 0 or -ENOMEM. */
-static int rollback_message(const struct text *msg, struct text *out)
+/* A limit in bytes as people write it: GiB or MiB when whole. */
+static void sb_size(struct strbuf *b, uint64_t m)
+{
+	if (m % (1u << 30) == 0)
+		sb_printf(b, "%" PRIu64 " GiB", m >> 30);
+	else if (m % (1u << 20) == 0)
+		sb_printf(b, "%" PRIu64 " MiB", m >> 20);
+	else
+		sb_printf(b, "%" PRIu64 " bytes", m);
+}
+
+/* A sentence after what b holds: a full stop first if it has none. */
+static void sb_sentence(struct strbuf *b, const char *s)
+{
+	if (b->len > 0) {
+		if (!strchr(".!?", b->s[b->len - 1]) || b->s[b->len - 1] == '\0')
+			sb_str(b, ".");
+		sb_str(b, " ");
+	}
+	sb_str(b, s);
+}
+
+/* structuredContent.error.message when the call's own message does not say it all: for a call
+ * stopped at the memory limit, the limit (a client that reads only the structured error learns
+ * it too), and for a rolled-back call ROLLBACK_NOTE, each after the message. out stays empty
+ * when neither applies. Returns 0 or -ENOMEM. */
+static int error_message(const struct run_outcome *o, const struct mcp_server_config *cfg,
+                         struct text *out)
 {
 	struct strbuf b = {0};
+	int memory = o->status == RUN_MEMORY_LIMIT && cfg && cfg->memory_bytes;
 
-	if (msg->len > 0) {
-		sb_text(&b, msg);
-		if (!strchr(".!?", msg->s[msg->len - 1]) || msg->s[msg->len - 1] == '\0')
-			sb_str(&b, ".");
-		sb_str(&b, " ");
+	if (!memory && !o->rolled_back)
+		return 0;
+	sb_text(&b, &o->error_message);
+	if (memory) {
+		sb_sentence(&b, "The sandbox allows ");
+		sb_size(&b, cfg->memory_bytes);
+		sb_str(&b, " of address space per call (the server's --memory option).");
 	}
-	sb_str(&b, ROLLBACK_NOTE);
+	if (o->rolled_back)
+		sb_sentence(&b, ROLLBACK_NOTE);
 	return sb_take_text(&b, out);
 }
 
@@ -593,12 +622,7 @@ static const char *status_line(const struct run_outcome *o)
 static void memory_line(struct strbuf *b, uint64_t m)
 {
 	sb_str(b, "[memory_limit] The code ran out of memory and was stopped: the sandbox allows ");
-	if (m % (1u << 30) == 0)
-		sb_printf(b, "%" PRIu64 " GiB", m >> 30);
-	else if (m % (1u << 20) == 0)
-		sb_printf(b, "%" PRIu64 " MiB", m >> 20);
-	else
-		sb_printf(b, "%" PRIu64 " bytes", m);
+	sb_size(b, m);
 	sb_str(b, " of address space per call, the interpreter and its libraries included "
 	          "(the server's --memory option). Work in smaller parts (chunks, smaller dtypes) "
 	          "or ask for a larger limit.");
@@ -1045,7 +1069,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 
 	if (mcp_outcome_text(o, c->cfg, &text) < 0)
 		return NULL;
-	if (o->rolled_back && rollback_message(&o->error_message, &emsg) < 0)
+	if (error_message(o, c->cfg, &emsg) < 0)
 		goto out;
 	if (o->session && !mcp_since(ctx, "2025-06-18")) {
 		/* Without structuredContent the handle has no other way to reach the client. */

@@ -1942,6 +1942,44 @@ Test(tool, memory_limit_line_names_the_limit)
 	text_clear(&t);
 }
 
+/* A client that reads only structuredContent.error learns the limit too: the message of a call
+ * stopped at it (the interpreter's own, or none) ends with it; other statuses keep theirs. */
+Test(tool, memory_limit_message_names_the_limit)
+{
+	static const struct {
+		enum run_status status;
+		const char *type, *message, *want;
+	} cases[] = {
+	    {RUN_MEMORY_LIMIT, "MemoryError", "Unable to allocate 38.1 MiB for an array",
+	     "Unable to allocate 38.1 MiB for an array. The sandbox allows 512 MiB of address "
+	     "space per call (the server's --memory option)."},
+	    {RUN_MEMORY_LIMIT, "MemoryError", "",
+	     "The sandbox allows 512 MiB of address space per call (the server's --memory "
+	     "option)."},
+	    {RUN_TIMEOUT, "TimeoutError", "stopped after 2 s", "stopped after 2 s"},
+	    {RUN_ERROR, "IndexError", "list index out of range", "list index out of range"},
+	};
+	json_object *id = json_object_new_int(3);
+
+	for (size_t i = 0; i < N_OF(cases); i++) {
+		struct run_outcome o;
+		struct mcp_conn c;
+		json_object *msg;
+
+		conn_at(&c, "2025-11-25");
+		run_outcome_init(&o);
+		o.status = cases[i].status;
+		outcome_error(&o, cases[i].type, cases[i].message, NULL);
+		msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+		cr_assert_str_eq(str_at(msg, "/result/structuredContent/error/message"),
+		                 cases[i].want);
+		assert_valid_structured(msg);
+		json_object_put(msg);
+		run_outcome_clear(&o);
+	}
+	json_object_put(id);
+}
+
 Test(tool, text_names_non_error_statuses)
 {
 	static const struct {
@@ -3627,7 +3665,8 @@ Test(tool, rollback_note_appears_once_in_the_text_and_ends_the_message)
 	    {RUN_TIMEOUT, "TimeoutError", "stopped after 2 s", "",
 	     "stopped after 2 s. " ROLLBACK_NOTE},
 	    {RUN_MEMORY_LIMIT, "MemoryError", "out of memory.", "Traceback ...\nMemoryError\n",
-	     "out of memory. " ROLLBACK_NOTE},
+	     "out of memory. The sandbox allows 512 MiB of address space per call (the server's "
+	     "--memory option). " ROLLBACK_NOTE},
 	    {RUN_CRASHED, "Crash", "killed by SIGSEGV!", NULL, "killed by SIGSEGV! " ROLLBACK_NOTE},
 	    {RUN_SANDBOX_VIOLATION, "SandboxViolation", "", "", ROLLBACK_NOTE},
 	    {RUN_OUTPUT_LIMIT, NULL, NULL, NULL, ROLLBACK_NOTE},
