@@ -106,38 +106,28 @@ static const unsigned char form_runs[256] = {
     [CALL_PY_WITH_DEFAULTS] = 1,
 };
 
-int __real__Py_Specialize_LoadAttr(PyObject *owner, _Py_CODEUNIT *instr, PyObject *name);
-int __real__Py_Specialize_StoreAttr(PyObject *owner, _Py_CODEUNIT *instr, PyObject *name);
-int __real__Py_Specialize_LoadMethod(PyObject *owner, _Py_CODEUNIT *instr, PyObject *name);
-int __real__Py_Specialize_LoadGlobal(PyObject *globals, PyObject *builtins, _Py_CODEUNIT *instr,
-                                     PyObject *name);
-int __real__Py_Specialize_BinarySubscr(PyObject *container, PyObject *sub, _Py_CODEUNIT *instr);
-int __real__Py_Specialize_StoreSubscr(PyObject *container, PyObject *sub, _Py_CODEUNIT *instr);
-int __real__Py_Specialize_Call(PyObject *callable, _Py_CODEUNIT *instr, int nargs,
-                               PyObject *kwnames);
-int __real__Py_Specialize_Precall(PyObject *callable, _Py_CODEUNIT *instr, int nargs,
-                                  PyObject *kwnames, int oparg);
-void __real__Py_Specialize_BinaryOp(PyObject *lhs, PyObject *rhs, _Py_CODEUNIT *instr, int oparg,
-                                    PyObject **locals);
-void __real__Py_Specialize_CompareOp(PyObject *lhs, PyObject *rhs, _Py_CODEUNIT *instr, int oparg);
-void __real__Py_Specialize_UnpackSequence(PyObject *seq, _Py_CODEUNIT *instr, int oparg);
-
-/* The wrappers' own declarations (the interpreter reaches them through the linker). */
-int __wrap__Py_Specialize_LoadAttr(PyObject *owner, _Py_CODEUNIT *instr, PyObject *name);
-int __wrap__Py_Specialize_StoreAttr(PyObject *owner, _Py_CODEUNIT *instr, PyObject *name);
-int __wrap__Py_Specialize_LoadMethod(PyObject *owner, _Py_CODEUNIT *instr, PyObject *name);
-int __wrap__Py_Specialize_LoadGlobal(PyObject *globals, PyObject *builtins, _Py_CODEUNIT *instr,
-                                     PyObject *name);
-int __wrap__Py_Specialize_BinarySubscr(PyObject *container, PyObject *sub, _Py_CODEUNIT *instr);
-int __wrap__Py_Specialize_StoreSubscr(PyObject *container, PyObject *sub, _Py_CODEUNIT *instr);
-int __wrap__Py_Specialize_Call(PyObject *callable, _Py_CODEUNIT *instr, int nargs,
-                               PyObject *kwnames);
-int __wrap__Py_Specialize_Precall(PyObject *callable, _Py_CODEUNIT *instr, int nargs,
-                                  PyObject *kwnames, int oparg);
-void __wrap__Py_Specialize_BinaryOp(PyObject *lhs, PyObject *rhs, _Py_CODEUNIT *instr, int oparg,
-                                    PyObject **locals);
-void __wrap__Py_Specialize_CompareOp(PyObject *lhs, PyObject *rhs, _Py_CODEUNIT *instr, int oparg);
-void __wrap__Py_Specialize_UnpackSequence(PyObject *seq, _Py_CODEUNIT *instr, int oparg);
+/* Each entry point of the specialiser as CPython has it (__real_) and as the interpreter reaches
+ * it through the linker (__wrap_, below). */
+#define ENTRY(ret, name, params)                                                                   \
+	ret __real_##name params;                                                                  \
+	ret __wrap_##name params;
+ENTRY(int, _Py_Specialize_LoadAttr, (PyObject * owner, _Py_CODEUNIT *instr, PyObject *name))
+ENTRY(int, _Py_Specialize_StoreAttr, (PyObject * owner, _Py_CODEUNIT *instr, PyObject *name))
+ENTRY(int, _Py_Specialize_LoadMethod, (PyObject * owner, _Py_CODEUNIT *instr, PyObject *name))
+ENTRY(int, _Py_Specialize_LoadGlobal,
+      (PyObject * globals, PyObject *builtins, _Py_CODEUNIT *instr, PyObject *name))
+ENTRY(int, _Py_Specialize_BinarySubscr, (PyObject * container, PyObject *sub, _Py_CODEUNIT *instr))
+ENTRY(int, _Py_Specialize_StoreSubscr, (PyObject * container, PyObject *sub, _Py_CODEUNIT *instr))
+ENTRY(int, _Py_Specialize_Call,
+      (PyObject * callable, _Py_CODEUNIT *instr, int nargs, PyObject *kwnames))
+ENTRY(int, _Py_Specialize_Precall,
+      (PyObject * callable, _Py_CODEUNIT *instr, int nargs, PyObject *kwnames, int oparg))
+ENTRY(void, _Py_Specialize_BinaryOp,
+      (PyObject * lhs, PyObject *rhs, _Py_CODEUNIT *instr, int oparg, PyObject **locals))
+ENTRY(void, _Py_Specialize_CompareOp,
+      (PyObject * lhs, PyObject *rhs, _Py_CODEUNIT *instr, int oparg))
+ENTRY(void, _Py_Specialize_UnpackSequence, (PyObject * seq, _Py_CODEUNIT *instr, int oparg))
+#undef ENTRY
 
 /* What a specialiser wrote at instr, kept if it may run (the adaptive form, which asks again
  * later, and the generic one included); otherwise the generic form base, for good. */
