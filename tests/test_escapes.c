@@ -4255,34 +4255,40 @@ Test(escapes, half_built_objects_and_hinted_buffers_hold)
  * place never became ready (version 0 for good: a slot read). An object of another class at
  * version 0 passed the guard: a slot read at its offset in a bytes object (a fake bytearray over
  * all memory, then the real builtins), or a read through a dict pointer before the object
- * (SIGSEGV). With the Python layer on, no specialised instruction runs: both reads are the
- * generic ones, which find no such attribute. */
+ * (SIGSEGV). With the Python layer on, attribute reads are never specialised (pyspecialise.c):
+ * both reads are the generic ones, which find no such attribute. */
+
+/* The first route, as a function: attack() changes class A inside the specialiser of get()'s
+ * attribute read, then reads an object of another class at version 0 there. */
+static const char VERSION_ZERO_BY_EQ[] =
+    "import copy\n"
+    "H = hash('foo')\n"
+    "class A:\n"
+    "    def __getstate__(self): return {E(): 1, 'foo': 'FOO'}\n"
+    "class E:\n"
+    "    def __hash__(self): return H\n"
+    "    def __eq__(self, other):\n"
+    "        setattr(A, 'zzz', 1)   # class A -> version 0\n"
+    "        return False\n"
+    "def attack():\n"
+    "    y = copy.copy(A())\n"
+    "    def get(o):\n"
+    "        return o.foo\n"
+    "    for i in range(20):\n"
+    "        r = get(y)\n"
+    "    class B:\n"
+    "        __slots__ = ()\n"
+    "    z = B()\n"
+    "    setattr(B, 'zzz', 1)      # class B -> version 0\n"
+    "    return get(z)\n";
+
 Test(escapes, no_specialised_instruction_runs)
 {
 	static const struct e2e_refusal want = {"error", "AttributeError",
 	                                        "'B' object has no attribute"};
 
 	start(NULL);
-	refused("import copy\n"
-	        "H = hash('foo')\n"
-	        "class A:\n"
-	        "    def __getstate__(self): return {E(): 1, 'foo': 'FOO'}\n"
-	        "class E:\n"
-	        "    def __hash__(self): return H\n"
-	        "    def __eq__(self, other):\n"
-	        "        setattr(A, 'zzz', 1)   # class A -> version 0, inside the specialiser\n"
-	        "        return False\n"
-	        "y = copy.copy(A())\n"
-	        "def get(o):\n"
-	        "    return o.foo\n"
-	        "for i in range(20):\n"
-	        "    r = get(y)\n"
-	        "class B:\n"
-	        "    __slots__ = ()\n"
-	        "z = B()\n"
-	        "setattr(B, 'zzz', 1)          # class B -> version 0\n"
-	        "get(z)",
-	        &want);
+	refused(e2e_fmt("%sattack()", VERSION_ZERO_BY_EQ), &want);
 	refused("import struct\n"
 	        "FLAG = []\n"
 	        "H = hash('__eq__')\n"
@@ -4538,40 +4544,25 @@ Test(escapes, call_sites_switching_callables_keep_to_their_arguments)
 	stop();
 }
 
-/* A thread the code starts (threading given by --allow-import) begins with a frame record of
- * its own, without the switch that keeps specialised instructions from running: its entry sets
- * it first (the crash of no_specialised_instruction_runs, inside a thread: SIGSEGV before). */
+/* A thread the code starts (threading given by --allow-import) holds to the same: the
+ * specialiser's wrappers serve every thread of the process (the crash of
+ * no_specialised_instruction_runs, inside a thread: SIGSEGV when the old switch was set for the
+ * main thread alone). */
 Test(escapes, no_specialised_instruction_runs_in_a_thread)
 {
 	start(ARGS("--allow-import", "threading"));
-	expect_ok_result("import threading\n"
-	                 "out = []\n"
-	                 "import copy\n"
-	                 "H = hash('foo')\n"
-	                 "class A:\n"
-	                 "    def __getstate__(self): return {E(): 1, 'foo': 'FOO'}\n"
-	                 "class E:\n"
-	                 "    def __hash__(self): return H\n"
-	                 "    def __eq__(self, other):\n"
-	                 "        setattr(A, 'zzz', 1)\n"
-	                 "        return False\n"
-	                 "def body():\n"
-	                 "    y = copy.copy(A())\n"
-	                 "    def get(o):\n"
-	                 "        return o.foo\n"
-	                 "    for i in range(20):\n"
-	                 "        r = get(y)\n"
-	                 "    class B:\n"
-	                 "        __slots__ = ()\n"
-	                 "    z = B()\n"
-	                 "    setattr(B, 'zzz', 1)\n"
-	                 "    try:\n"
-	                 "        get(z)\n"
-	                 "    except AttributeError as e:\n"
-	                 "        out.append(str(e))\n"
-	                 "t = threading.Thread(target=body)\n"
-	                 "t.start(); t.join()\n"
-	                 "out",
+	expect_ok_result(e2e_fmt("import threading\n"
+	                         "out = []\n"
+	                         "%s"
+	                         "def body():\n"
+	                         "    try:\n"
+	                         "        attack()\n"
+	                         "    except AttributeError as e:\n"
+	                         "        out.append(str(e))\n"
+	                         "t = threading.Thread(target=body)\n"
+	                         "t.start(); t.join()\n"
+	                         "out",
+	                         VERSION_ZERO_BY_EQ),
 	                 "[\"'B' object has no attribute 'foo'\"]");
 	still_serving();
 	stop();
