@@ -714,6 +714,39 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
+/* PIL's frombuffer maps an image onto the buffer given, and the image's core writes into it
+ * whatever the image's readonly flag says (im.im.putpixel, or readonly set back to 0): into an
+ * immutable bytes object, even a one-byte one CPython shares with every module's literals (b"A"
+ * read b"B" everywhere after). A read-only buffer is mapped as a private copy; a writable one is
+ * still shared, as PIL documents. */
+Test(data, an_image_on_a_read_only_buffer_writes_nothing_into_it)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from PIL import Image\n"
+	    "b = bytes(16)\n"
+	    "one = bytes([65])\n"
+	    "im = Image.frombuffer('L', (4, 4), b, 'raw', 'L', 0, 1)\n"
+	    "im.readonly = 0\n"
+	    "im.putpixel((0, 0), 255)\n"
+	    "im1 = Image.frombuffer('L', (1, 1), one, 'raw', 'L', 0, 1)\n"
+	    "im1.im.putpixel((0, 0), 66)\n"
+	    "a = np.arange(16, dtype=np.uint8)\n"
+	    "a.flags.writeable = False\n"
+	    "im2 = Image.frombuffer('L', (4, 4), a, 'raw', 'L', 0, 1)\n"
+	    "im2.im.putpixel((0, 0), 99)\n"
+	    "m = Image.frombuffer('L', (4, 1), memoryview(b'wxyz'), 'raw', 'L', 0, 1)\n"
+	    "ba = bytearray(4)\n"
+	    "shared = Image.frombuffer('L', (4, 1), ba, 'raw', 'L', 0, 1)\n"
+	    "shared.im.putpixel((1, 0), 7)\n"
+	    "repr([b[:2], one, b'A', bytes([65]), a[:2].tolist(), im.getpixel((0, 0)),\n"
+	    "      im1.getpixel((0, 0)), im2.getpixel((0, 0)), list(m.getdata()), bytes(ba)])",
+	    "\"[b'\\\\x00\\\\x00', b'A', b'A', b'A', [0, 1], 255, 66, 99, [119, 120, 121, 122], "
+	    "b'\\\\x00\\\\x07\\\\x00\\\\x00']\"");
+	e2e_stop();
+}
+
 /* groupby's compiled kernels index their arrays by each row's group code unchecked, and a
  * grouping by a Categorical took its codes as they were: from_codes keeps the array it is
  * given, and a code edited in place reached past the kernel's arrays (a read and an add at any

@@ -4948,7 +4948,8 @@ def _pil_mapped(Image):
     """Image.frombuffer maps an image's rows onto the buffer given ('raw' and a mode PIL maps),
     checking only that the rows' starts fit: a stride below a row's width made each row run
     past the buffer (a 1-byte bytes object as a 2**26-pixel row: any memory read and written
-    through the image). The stride is a whole row at least."""
+    through the image). The stride is a whole row at least, and a read-only buffer is mapped
+    as a private copy."""
     frombuffer_real = Image.frombuffer
     pixel = {'L': 1, 'P': 1, 'I;16': 2, 'I;16L': 2, 'I;16B': 2, 'RGBX': 4, 'RGBA': 4,
              'CMYK': 4, 'I': 4, 'F': 4, 'RGB': 4, 'LA': 4, 'RGBa': 4, 'La': 4}
@@ -4988,6 +4989,16 @@ def _pil_mapped(Image):
                                  'in mode %s' % (stride, width, rawmode))
             if len(given) > 3:
                 raise TypeError('frombuffer takes a mode, a stride and a direction')
+        try:
+            view = memoryview(data)
+        except TypeError:
+            view = None
+        if view is not None and view.readonly:
+            # The image's core writes into the memory it maps whatever its readonly says
+            # (im.im.putpixel, or readonly set back to 0): into an immutable bytes object,
+            # even a one-byte one CPython shares with every module's literals. A read-only
+            # buffer is mapped as a private copy.
+            data = bytearray(view)
         return frombuffer_real(mode, size, data, decoder_name, given)
 
     frombuffer.__doc__ = frombuffer_real.__doc__
