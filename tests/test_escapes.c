@@ -3052,6 +3052,37 @@ Test(python_layer, a_tee_data_block_reads_an_iterator)
 	stop();
 }
 
+/* array's iterator lets go of its array once exhausted, and its C __setstate__ read the size of
+ * the array it no longer had: copy.copy rebuilds an iterator by iter() of its array, and an
+ * array subclass's __iter__ answered with an exhausted iterator, which was then given the state
+ * (SIGSEGV, the host's python3 too). An exhausted iterator ignores a state, as a list's does;
+ * copies of live iterators go on as before. */
+Test(python_layer, an_exhausted_array_iterator_takes_no_state)
+{
+	start(NULL);
+	expect_ok_result("import array, copy\n"
+	                 "class A(array.array):\n"
+	                 "    n = 0\n"
+	                 "    def __iter__(self):\n"
+	                 "        A.n += 1\n"
+	                 "        if A.n == 1:\n"
+	                 "            return super().__iter__()\n"
+	                 "        e = iter(array.array('i', [1]))\n"
+	                 "        list(e)\n"
+	                 "        return e\n"
+	                 "x = iter(A('i', [1, 2]))\n"
+	                 "y = copy.copy(x)\n"
+	                 "it = iter(array.array('i', [1, 2, 3]))\n"
+	                 "next(it)\n"
+	                 "z, w = copy.copy(it), copy.deepcopy(it)\n"
+	                 "e = iter(array.array('d'))\n"
+	                 "[A.n, list(y), list(z), list(w), list(it), list(copy.copy(e)),\n"
+	                 " list(copy.copy(it))]",
+	                 "[2,[],[2,3],[2,3],[2,3],[],[]]");
+	still_serving();
+	stop();
+}
+
 /* combinations, combinations_with_replacement and permutations given a state when they yield
  * nothing (r past the pool's size, or an empty pool: the memo of a deepcopy answered for the
  * copies of their arguments and state) read past their pool or their indices (SIGSEGV). Such a

@@ -388,6 +388,51 @@ static PyObject *array_tofile(PyObject *self, PyObject *args, PyObject *kw)
 static PyMethodDef array_tofile_def = {"tofile", (PyCFunction)(void (*)(void))array_tofile,
                                        METH_VARARGS | METH_KEYWORDS, NULL};
 
+/* array's iterator lets go of its array once exhausted, and its C __setstate__ read the size of
+ * the array it no longer had (SIGSEGV; copy.copy of an iterator rebuilds it by iter() of its
+ * array, which an array subclass's __iter__ answered with an exhausted one). Its own reduce says
+ * whether it still has an array (a state comes with it); an exhausted iterator ignores a state,
+ * as a list's does. */
+static PyObject *arrayiter_setstate_real, *arrayiter_reduce_real;
+
+static PyObject *arrayiter_setstate(PyObject *self, PyObject *state)
+{
+	PyObject *red = PyObject_CallOneArg(arrayiter_reduce_real, self);
+	Py_ssize_t n;
+
+	if (!red)
+		return NULL;
+	n = PyTuple_Check(red) ? PyTuple_GET_SIZE(red) : -1;
+	Py_DECREF(red);
+	if (n == 2)
+		Py_RETURN_NONE;
+	if (n != 3)
+		return PyErr_Format(PyExc_SystemError, "array's iterator is not as known");
+	return PyObject_CallFunctionObjArgs(arrayiter_setstate_real, self, state, NULL);
+}
+
+static PyMethodDef arrayiter_setstate_def = {"__setstate__", arrayiter_setstate, METH_O, NULL};
+
+static int arrayiter_guard(PyObject *cls)
+{
+	PyObject *a = PyObject_CallFunction(cls, "s", "b"), *it = a ? PyObject_GetIter(a) : NULL;
+	PyTypeObject *t = it ? Py_TYPE(it) : NULL;
+	int rc = -1;
+
+	if (t) {
+		arrayiter_reduce_real = Py_XNewRef(PyDict_GetItemString(t->tp_dict, "__reduce__"));
+		if (!arrayiter_reduce_real ||
+		    !PyObject_TypeCheck(arrayiter_reduce_real, &PyMethodDescr_Type))
+			PyErr_SetString(PyExc_TypeError, "array's iterator is not as known");
+		else
+			rc = replace_method(t, "__setstate__", &arrayiter_setstate_def,
+			                    &arrayiter_setstate_real);
+	}
+	Py_XDECREF(it);
+	Py_XDECREF(a);
+	return rc;
+}
+
 int pyreentry_seal_array(PyObject *module)
 {
 	PyObject *cls;
@@ -423,7 +468,8 @@ int pyreentry_seal_array(PyObject *module)
 		PyErr_SetString(PyExc_TypeError, "array.array.tobytes is not as known");
 		return -1;
 	}
-	if (replace_method(t, "tofile", &array_tofile_def, &array_tofile_real) < 0)
+	if (replace_method(t, "tofile", &array_tofile_def, &array_tofile_real) < 0 ||
+	    arrayiter_guard((PyObject *)t) < 0)
 		return -1;
 	return guard_methods(t, &array_type);
 }
