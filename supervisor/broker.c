@@ -931,8 +931,9 @@ static int pending_reopen(const struct ws_file *w, enum ipc_open_mode mode, int 
 }
 
 /* The path of the file name in the directory dirfd, relative to the workspace, as the
- * directory resolved (no "..", one spelling for one file), into out; 0, or -1 when the
- * directory is not found beneath the workspace's path (another mount of it). */
+ * directory resolved (no "..", one spelling for one file), into out; 0, -ENAMETOOLONG, or
+ * -ESTALE when the directory is not found beneath the workspace's path (the workspace moved or
+ * removed, another mount of it). */
 static int ws_canonical(const struct workspace *ws, int dirfd, const char *name, char *out,
                         size_t cap)
 {
@@ -944,16 +945,25 @@ static int ws_canonical(const struct workspace *ws, int dirfd, const char *name,
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
 	len = readlink(proc, dir, sizeof(dir) - 1);
 	if (len < 0 || (size_t)len >= sizeof(dir) - 1)
-		return -1;
+		return -ENAMETOOLONG;
 	dir[len] = '\0';
 	if (n == 1) /* the workspace "/" */
 		n = 0;
-	if (strncmp(dir, ws->path, n) != 0 || (dir[n] != '\0' && dir[n] != '/'))
-		return -1;
+	if (strncmp(dir, ws->path, n) != 0 || (dir[n] != '\0' && dir[n] != '/')) {
+		/* The workspace was moved or removed while the server runs: the names other calls
+		 * compare theirs with cannot be made. */
+		static int said;
+		if (!said++)
+			log_msg(LOG_WARN,
+			        "workspace: %s is no longer there (moved or removed): "
+			        "no file is written until the server starts again",
+			        ws->path);
+		return -ESTALE;
+	}
 	/* In the workspace's own directory (also when it is "/"), the name alone. */
 	w = dir[n] && dir[n + 1] ? snprintf(out, cap, "%s/%s", dir + n + 1, name)
 	                         : snprintf(out, cap, "%s", name);
-	return w < 0 || (size_t)w >= cap ? -1 : 0;
+	return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
 }
 
 /* A new hidden name (the supervisor's, never a call's: ws_relative) into buf. */
@@ -1037,8 +1047,8 @@ static int pending_own_copy(struct chain *c, struct ws_file *w, enum ipc_open_mo
 /* A file the call writes: a hidden file beside the target (filled with the target's bytes
  * for "a" and "r+"), given to the worker; moved over the target when the call commits. Opened
  * again in the same call, the same hidden file (pending_reopen). */
-static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode mode, int *out,
-                         struct stat *st)
+static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode mode, int given,
+                         int *out, struct stat *st)
 {
 	const struct workspace *ws = &c->e->ws;
 	struct ws_file f = {.dirfd = -1}, *old, *grown;
@@ -1063,7 +1073,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	/* The file by the one name its directory gives it: "d/../x" and "x" are one write, and
 	 * the answer names it as short as it is. A directory whose name is too long to read back
 	 * is refused: other calls could not tell the file is pending. */
-	if (ws_canonical(ws, f.dirfd, f.name, canon, sizeof(canon)) < 0)
+	if ((rc = ws_canonical(ws, f.dirfd, f.name, canon, sizeof(canon))) < 0)
 		goto fail;
 	rel = canon;
 	rc = -EDQUOT;
@@ -1101,6 +1111,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		write_free(&f, 0);
 		if (old->linked && (rc = pending_own_copy(c, old, mode)) < 0)
 			return rc;
+		old->given |= given;
 		return pending_reopen(old, mode, out, st);
 	}
 	if ((rc = hidden_name(c, f.tmp, sizeof(f.tmp))) < 0)
@@ -1185,6 +1196,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		goto fail;
 	}
 	c->writes = grown;
+	f.given = given;
 	c->writes[c->n_writes++] = f;
 	if (!c->quota.armed)
 		timer_arm(&c->quota, now_ms() + ENGINE_WS_CHECK_MS);
@@ -1228,7 +1240,7 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 	if (rc == 0 && ws_rel_left_out(ws, rel))
 		rc = -EACCES;
 	if (rc == 0 && mode != IPC_OPEN_READ) {
-		rc = ws_open_write(c, rel, (enum ipc_open_mode)mode, &fd, &st);
+		rc = ws_open_write(c, rel, (enum ipc_open_mode)mode, 1, &fd, &st);
 	} else if (rc == 0) {
 		/* What the call itself wrote, or the file (unless the call removed it). */
 		w = pending_named(c, rel);
@@ -1445,8 +1457,8 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 	}
 	/* Kept by the one name its parent gives it ("d/../e" is "e"), which other calls compare
 	 * theirs with: a parent whose name is too long to read back is refused. */
-	if (rc == 0 && ws_canonical(ws, pfd, name, canon, sizeof(canon)) < 0)
-		rc = -ENAMETOOLONG;
+	if (rc == 0)
+		rc = ws_canonical(ws, pfd, name, canon, sizeof(canon));
 	if (rc == 0 && mkdirat(pfd, name, (mode & 0777) | 0700) < 0)
 		rc = -errno;
 	made = rc == 0;
@@ -1839,10 +1851,44 @@ static int removal_add(struct chain *c, int dirfd, const char *name, const struc
 }
 
 /* Forget the call's pending write w (its hidden file goes). */
+/* A file of the call's it drops (removes, or replaces by a rename) may still be open in the
+ * worker to write: its name goes, its bytes stay on disk as long as the worker holds it, and
+ * they still count in the call's quota until the call ends. Not being able to hold it counts
+ * as over the quota. */
+static void pending_hold(struct chain *c, const struct ws_file *w)
+{
+	int fd, *grown;
+
+	if (!w->given || w->dirfd < 0 || !w->tmp[0])
+		return;
+	fd = engine_fd_room(c->e) >= 1 ? openat(w->dirfd, w->tmp, O_PATH | O_NOFOLLOW | O_CLOEXEC)
+	                               : -1;
+	grown = fd >= 0 ? realloc(c->held, (c->n_held + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		if (fd >= 0)
+			close(fd);
+		c->held_lost = 1;
+		return;
+	}
+	c->held = grown;
+	c->held[c->n_held++] = fd;
+}
+
+static void held_free(struct chain *c)
+{
+	for (size_t i = 0; i < c->n_held; i++)
+		close(c->held[i]);
+	free(c->held);
+	c->held = NULL;
+	c->n_held = 0;
+	c->held_lost = 0;
+}
+
 static void pending_drop(struct chain *c, struct ws_file *w)
 {
 	size_t i = (size_t)(w - c->writes);
 
+	pending_hold(c, w);
 	write_free(w, 1);
 	c->writes[i] = c->writes[--c->n_writes];
 }
@@ -2010,7 +2056,7 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 	struct stat st;
 	uint32_t word;
 	int fd = -1, dir, slash = 0, rc;
-	size_t n;
+	size_t n, before = c->n_writes;
 
 	if (len < head)
 		return -EINVAL;
@@ -2042,7 +2088,7 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 	    (fd = ws_resolve(ws->fd, rel, O_PATH | O_DIRECTORY)) >= 0)
 		rc = -EPERM;
 	else if (!dir)
-		rc = ws_open_write(c, rel, IPC_OPEN_UPDATE, &fd, &st);
+		rc = ws_open_write(c, rel, IPC_OPEN_UPDATE, 0, &fd, &st);
 	if (rc == 0 && dir && !times && (word & 0700) != 0700)
 		rc = -EPERM;
 	if (rc == 0 && !times && fchmod(fd, (mode_t)word) < 0)
@@ -2051,6 +2097,10 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 		rc = -errno;
 	if (fd >= 0)
 		close(fd);
+	/* The copy made for this request goes when the change fails: the file was not changed.
+	 * It is the last of the call's writes, and no fd of it was given. */
+	if (rc < 0 && c->n_writes > before)
+		write_free(&c->writes[--c->n_writes], 1);
 	reply(c, id, rc, NULL, 0, NULL, 0);
 	return 0;
 }
@@ -2214,8 +2264,8 @@ static int request_rename(struct chain *c, uint32_t id, const char *data, size_t
 	if (rc == 0 && (dp = ws_parent_writable(ws, dst, &dname)) < 0)
 		rc = dp;
 	/* Kept by the one name its directory gives it, as a write is. */
-	if (rc == 0 && ws_canonical(ws, dp, dname, canon, sizeof(canon)) < 0)
-		rc = -ENAMETOOLONG;
+	if (rc == 0)
+		rc = ws_canonical(ws, dp, dname, canon, sizeof(canon));
 	if (rc == 0)
 		rc = rename_file(c, sp, sname, dp, dname, canon);
 	if (sp >= 0)
@@ -2248,6 +2298,7 @@ static void broker_writes_drop_files(struct chain *c)
 	c->writes = NULL;
 	c->n_writes = 0;
 	removals_free(c);
+	held_free(c);
 }
 
 void broker_writes_drop(struct chain *c)
@@ -2267,7 +2318,12 @@ int broker_writes_check(const struct chain *c)
 		    fstatat(c->writes[i].dirfd, c->writes[i].tmp, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			total += (uint64_t)st.st_size;
 	}
-	return total > ENGINE_WS_BYTES_PER_CALL ? -EDQUOT : 0;
+	for (size_t i = 0; i < c->n_held; i++) {
+		struct stat st;
+		if (fstat(c->held[i], &st) == 0)
+			total += (uint64_t)st.st_size;
+	}
+	return c->held_lost || total > ENGINE_WS_BYTES_PER_CALL ? -EDQUOT : 0;
 }
 
 /* The text of a small file of text the call wrote, to give to the client with the answer
@@ -2312,7 +2368,7 @@ static char *file_text(const struct workspace *ws, const struct ws_file *f, size
 
 void broker_writes_watch(struct chain *c)
 {
-	if (!c->runner || c->runner->killed || c->n_writes == 0)
+	if (!c->runner || c->runner->killed || (c->n_writes == 0 && c->n_held == 0))
 		return;
 	if (broker_writes_check(c) < 0) {
 		log_msg(LOG_INFO, "chain %u: its call wrote more than its quota: stopped", c->id);
@@ -2479,7 +2535,7 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 		outcome_note(o, note);
 		free(files);
 		broker_writes_drop_files(c);
-		dirs_end(c, 0);
+		dirs_end(c, 1); /* as for a call that failed: nothing of it is kept */
 		o->files = NULL;
 		o->n_files = 0;
 		return;

@@ -231,6 +231,11 @@ struct chain {
 	unsigned int fds_write; /* of them, to write ("w", "a", "x", "r+"): bounded in all */
 	struct ws_file *writes; /* files the call writes, moved into place if it commits */
 	size_t n_writes;
+	/* files of the call's it removed or replaced while it may hold them open to write: held
+	 * (O_PATH) until it ends, their bytes counted in its quota */
+	int *held;
+	size_t n_held;
+	int held_lost;       /* one could not be held: its bytes cannot be counted */
 	struct ws_dir *dirs; /* directories the call made, removed again if it does not commit */
 	size_t n_dirs;
 	struct ws_removal *removals; /* names it removes, gone when it commits */
@@ -324,6 +329,9 @@ struct ws_file {
 	/* its hidden file began as a copy of the file on disk ('a', 'r+', chmod, utime): that
 	 * file as it was copied, which must still be the one on disk when the call commits */
 	int copied;
+	/* an fd of its hidden file to write went to the worker, which may write through it
+	 * after the file is dropped (broker.c pending_hold) */
+	int given;
 	char *src_rel; /* where it was copied from (a rename moves the file, not its source) */
 	dev_t src_dev;
 	ino_t src_ino;

@@ -1283,6 +1283,21 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 	                 "by another call meanwhile"),
 	          "%s", mcpc_json(r));
 	cr_assert_str_eq(slurp(in_ws("new.log")), "B\n");
+	/* ... and the directories it made go, as a failed call's do (they stayed, empty, while
+	 * its answer said nothing of it was kept). */
+	put_file(in_ws("log.txt"), "base\n");
+	slow = mcpc_call_async(&e2e_srv,
+	                       "import os, time\nos.makedirs('made/deeper')\n"
+	                       "open('made/deeper/f.txt', 'w').write('A')\n"
+	                       "open('log.txt', 'a').write('A\\n')\ntime.sleep(1.5)",
+	                       "{\"session\":\"new\"}");
+	usleep(600000);
+	ok_result("open('log.txt', 'a').write('B\\n')\n1", "1");
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "log.txt was changed by another call meanwhile"),
+	          "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("log.txt")), "base\nB\n");
+	cr_assert(!is_dir(in_ws("made")));
 	/* ... also when the call renames the file after changing it (its old name's file was
 	 * the other's by then), or renames it away after another call removed it. */
 	for (int k = 0; k < 2; k++) {
@@ -1526,6 +1541,88 @@ Test(ws_write, the_bytes_quota_stops_the_call_and_writes_nothing)
 	cr_assert_null(slurp(in_ws("q.bin")));
 	no_hidden_files();
 	e2e_ok("1");
+	e2e_stop();
+}
+
+/* A file the call wrote, then removed or replaced by a rename while it held it open, went from
+ * the call's list of files while the worker could still write through its fd: those bytes stayed
+ * on disk until the call ended and nothing counted them (six such files of 200 MiB: 1200 MiB on
+ * disk, the call answered ok). The bytes of a dropped file the call was given to write count in
+ * its quota until it ends: the watch stops the call, and nothing of it is kept. Files written
+ * past their end (sparse: nothing on disk) keep the test quick. */
+Test(ws_write, a_file_dropped_while_open_still_counts_in_the_quota)
+{
+	json_object *r;
+
+	start(RW);
+	r = e2e_expect_status("import os, time\n"
+	                      "f = open('gone.bin', 'wb')\n"
+	                      "os.remove('gone.bin')\n"
+	                      "f.seek(150 << 20)\n"
+	                      "f.write(b'x')\n"
+	                      "f.flush()\n"
+	                      "g = open('kept.bin', 'wb')\n"
+	                      "g.seek(150 << 20)\n"
+	                      "g.write(b'x')\n"
+	                      "g.flush()\n"
+	                      "time.sleep(5)",
+	                      NULL, "output_limit");
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
+	cr_assert_null(slurp(in_ws("kept.bin")));
+	r = e2e_expect_status("import os, time\n"
+	                      "f = open('old.bin', 'wb')\n"
+	                      "open('new.bin', 'w').close()\n"
+	                      "os.replace('new.bin', 'old.bin')\n"
+	                      "f.seek(200 << 20)\n"
+	                      "f.write(b'x')\n"
+	                      "f.flush()\n"
+	                      "g = open('more.bin', 'wb')\n"
+	                      "g.seek(100 << 20)\n"
+	                      "g.write(b'x')\n"
+	                      "g.flush()\n"
+	                      "time.sleep(5)",
+	                      NULL, "output_limit");
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
+	cr_assert_null(slurp(in_ws("old.bin")));
+	cr_assert_null(slurp(in_ws("more.bin")));
+	/* Ordinary use: files written, closed and removed, within the quota, then one kept. */
+	e2e_expect_result("import os\n"
+	                  "for i in range(20):\n"
+	                  "    with open('t.txt', 'w') as f:\n"
+	                  "        f.write('x' * 1000)\n"
+	                  "    os.remove('t.txt')\n"
+	                  "with open('keep.txt', 'w') as f:\n"
+	                  "    f.write('kept')\n"
+	                  "[os.path.exists('t.txt'), sorted(os.listdir('.'))]",
+	                  "[false,[\"data.csv\",\"keep.txt\",\"nums.txt\",\"sub\"]]");
+	cr_assert_str_eq(slurp(in_ws("keep.txt")), "kept");
+	no_hidden_files();
+	e2e_stop();
+}
+
+/* The workspace moved while the server runs: its files are still read through the directory
+ * the server holds, and its writes are refused with a message that says why (they failed as
+ * "File name too long"); moved back, they work again. */
+Test(ws_write, a_workspace_moved_away_says_so)
+{
+	char moved[PATH_MAX + 8];
+
+	start(RW);
+	snprintf(moved, sizeof(moved), "%s/moved", base);
+	cr_assert_eq(rename(ws, moved), 0);
+	e2e_expect_result("import os\n"
+	                  "r = [open('nums.txt').read()]\n"
+	                  "for f in (lambda: open('n.txt', 'w'), lambda: os.mkdir('d')):\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "    except OSError as e:\n"
+	                  "        r.append([e.errno, 'was moved or removed' in str(e)])\n"
+	                  "r",
+	                  "[\"1 2\\n3 4\\n\",[116,true],[116,true]]");
+	cr_assert_eq(rename(moved, ws), 0);
+	e2e_expect_result("open('n.txt', 'w').write('x')", "1");
+	cr_assert_str_eq(slurp(in_ws("n.txt")), "x");
+	no_hidden_files();
 	e2e_stop();
 }
 

@@ -108,6 +108,13 @@ static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 		         "(%d)",
 		         IPC_WS_LIST_MAX);
 		break;
+	case ESTALE:
+		snprintf(
+		    msg, sizeof(msg),
+		    "Stale file handle: the workspace %s was moved or removed while the server "
+		    "runs; no file is written until the server starts again",
+		    ws_path);
+		break;
 	case EXDEV:
 		snprintf(
 		    msg, sizeof(msg),
