@@ -1870,6 +1870,80 @@ Test(sandbox, as_root_the_worker_runs_as_the_sandbox_uid)
 	worker_close(&w);
 }
 
+/* What a process of the sandbox uid, not the worker's parent, can do to a worker: a bit per
+ * access the kernel granted (the exit status), 64 when a control failed. */
+static int reach_as_sandbox_uid(pid_t worker)
+{
+	char path[64], status[64], buf[8];
+	struct iovec mine = {buf, sizeof(buf)}, theirs = {(void *)0x400000, sizeof(buf)};
+	int fd, pfd, got = 0;
+
+	if (setgroups(0, NULL) != 0 ||
+	    setresgid(SANDBOX_TEST_GID, SANDBOX_TEST_GID, SANDBOX_TEST_GID) != 0 ||
+	    setresuid(SANDBOX_TEST_UID, SANDBOX_TEST_UID, SANDBOX_TEST_UID) != 0 ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) /* as a daemon of that uid is */
+		return 64;
+	/* Controls: the worker's status is readable (it is that pid, of that uid), and the
+	 * process's own memory is. */
+	if (proc_status_field(worker, "Uid", status, sizeof(status)) != 0 ||
+	    strcmp(status, "65534\t65534\t65534\t65534") != 0 ||
+	    (fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC)) < 0)
+		return 64;
+	close(fd);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)worker);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		got |= 1;
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)worker);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		got |= 2;
+		close(fd);
+	}
+	if (process_vm_readv(worker, &mine, 1, &theirs, 1, 0) >= 0 || errno != EPERM)
+		got |= 4;
+	pfd = (int)syscall(SYS_pidfd_open, worker, 0);
+	if (pfd < 0)
+		return 64;
+	fd = (int)syscall(SYS_pidfd_getfd, pfd, 0, 0);
+	if (fd >= 0 || errno != EPERM)
+		got |= 8;
+	return got;
+}
+
+/* As root, workers run as the sandbox uid, which other processes of the host may have (nobody
+ * is shared with other daemons). While a worker was dumpable the kernel let any process of
+ * that uid into it: its fds (pidfd_getfd: the channel, a workspace file the root supervisor
+ * opened), its memory (/proc/<pid>/mem, process_vm_readv), its environment. A worker whose ids
+ * were switched stays non-dumpable: each is refused (the root supervisor traces it through its
+ * capability). */
+Test(sandbox, as_root_another_process_of_the_sandbox_uid_cannot_reach_a_worker)
+{
+	struct worker w;
+	char buf[32];
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0)
+		cr_skip("not running as root: workers keep the server's uid");
+	w = spawn_worker(body_ready_then_wait, NULL);
+	cr_assert(worker_read_line(&w, buf, sizeof(buf)) > 0, "worker not ready");
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(reach_as_sandbox_uid(w.pid));
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st), "the probe died: %d", st);
+	cr_assert_neq(WEXITSTATUS(st), 64, "a control failed");
+	cr_assert_eq(WEXITSTATUS(st), 0,
+	             "a process of the sandbox uid reached the worker (bits: 1 mem, 2 environ, 4 "
+	             "process_vm_readv, 8 pidfd_getfd): %d",
+	             WEXITSTATUS(st));
+	tell_worker(w.chan);
+	assert_exit(worker_wait(&w), 0);
+	worker_close(&w);
+}
+
 /* ---- Seen from outside: the parent checks the kernel's view, not the worker's report ---- */
 
 static void assert_status_field(pid_t pid, const char *name, const char *want)

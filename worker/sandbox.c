@@ -194,7 +194,8 @@ static void enter_rlimits(const struct sandbox_config *cfg, struct sandbox_repor
 	          (unsigned long long)fsize.rlim_cur);
 }
 
-static void enter_uid(const struct sandbox_config *cfg, struct sandbox_report *r)
+/* 1 when the ids were switched (the worker was started as root), 0 when kept. */
+static int enter_uid(const struct sandbox_config *cfg, struct sandbox_report *r)
 {
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
@@ -206,7 +207,7 @@ static void enter_uid(const struct sandbox_config *cfg, struct sandbox_report *r
 	if (ru != 0 && eu != 0 && su != 0) {
 		layer_set(r, SANDBOX_UID, LAYER_NOT_NEEDED, 0, "not root: uid %u",
 		          (unsigned int)eu);
-		return;
+		return 0;
 	}
 	if (setgroups(0, NULL) != 0)
 		fail(r, SANDBOX_UID, WORKER_EXIT_SETUID, errno, "setgroups");
@@ -226,6 +227,7 @@ static void enter_uid(const struct sandbox_config *cfg, struct sandbox_report *r
 		fail(r, SANDBOX_UID, WORKER_EXIT_SETUID, 0, "root regained");
 	layer_set(r, SANDBOX_UID, LAYER_ACTIVE, 0, "uid %u gid %u", (unsigned int)cfg->uid,
 	          (unsigned int)cfg->gid);
+	return 1;
 }
 
 /* Write s to a /proc/self file. Returns 0 or -errno. */
@@ -507,7 +509,7 @@ void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t paren
                    struct sandbox_report *report)
 {
 	const struct policy *policy = cfg->policy;
-	int rc, own_userns;
+	int rc, own_userns, switched;
 
 	/* A layer never reached must not read as active (LAYER_ACTIVE is 0). */
 	for (int l = 0; l < SANDBOX_NLAYERS; l++)
@@ -517,7 +519,7 @@ void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t paren
 	enter_session(report);
 	arm_pdeathsig(cfg, parent, report);
 	enter_rlimits(cfg, report);
-	enter_uid(cfg, report);
+	switched = enter_uid(cfg, report);
 	own_userns = enter_namespaces(cfg, report);
 	if (enter_tasks(cfg, own_userns, report))
 		policy = cfg->policy_nothreads;
@@ -526,9 +528,16 @@ void sandbox_enter(const struct sandbox_config *cfg, int channel_fd, pid_t paren
 	enter_nnp(report);
 	enter_landlock(cfg, report);
 	arm_pdeathsig(cfg, parent, report);
-	/* A uid switch resets dumpable, and ptrace needs it: the supervisor attaches to the
-	 * worker and, at the exit stop, reads the registers of a syscall that killed it. */
-	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
+	/* The supervisor attaches to the worker (ptrace) and, at the exit stop, reads the
+	 * registers of a syscall that killed it; the kernel lets it when the worker is dumpable
+	 * and of its uid, or when it holds CAP_SYS_PTRACE. A worker that kept the supervisor's
+	 * uid is made dumpable (for its own user only). One switched to another uid is traced by
+	 * the root supervisor through its capability and stays non-dumpable: any other process
+	 * of that uid (nobody is shared with other daemons) would pass the same check, take the
+	 * worker's channel and workspace fds (pidfd_getfd), read and write its memory
+	 * (/proc/<pid>/mem, process_vm_writev); and its memory goes to no core dump handler. */
+	if (prctl(PR_SET_DUMPABLE, switched ? 0 : 1, 0, 0, 0) != 0 ||
+	    prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != !switched)
 		_exit(WORKER_EXIT_DUMPABLE);
 	enter_fork_gate(cfg, report);
 
