@@ -814,6 +814,8 @@ static void write_free(struct ws_file *f, int remove)
 		(void)unlinkat(f->dirfd, f->tmp, 0);
 	if (f->dirfd >= 0)
 		close(f->dirfd);
+	if (f->src_fd > 0)
+		close(f->src_fd);
 	free(f->name);
 	free(f->rel);
 	free(f->src_rel);
@@ -1059,9 +1061,9 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 
 	if (!ws->writable)
 		return -EROFS;
-	/* The write keeps its directory open until the call ends: not from the fds the
-	 * supervisor keeps for its own use. */
-	if (engine_fd_room(c->e) < 1)
+	/* The write keeps its directory open until the call ends (and the file it copies, for
+	 * "a" and "r+"): not from the fds the supervisor keeps for its own use. */
+	if (engine_fd_room(c->e) < (mode == IPC_OPEN_APPEND || mode == IPC_OPEN_UPDATE ? 2 : 1))
 		return -ENFILE;
 	f.dirfd = ws_parent(ws, asked, &f.name);
 	if (f.dirfd < 0)
@@ -1165,7 +1167,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 			f.src_ino = src_st.st_ino;
 			f.src_size = src_st.st_size;
 			f.src_mtime = src_st.st_mtim;
-			close(src);
+			f.src_fd = src; /* held: its inode's number is not given to another */
 			src = -1;
 			/* "r+" starts at the beginning; "a" writes at the end whatever the offset. */
 			if (lseek(fd, 0, SEEK_SET) < 0) {
@@ -2418,6 +2420,8 @@ static int copied_still(struct chain *c, const struct ws_file *f)
 
 	if (pfd < 0)
 		return -1;
+	/* The copied file is held (src_fd): a file now by that name with its inode number is
+	 * that file, not one given the number after it was freed. */
 	rc = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -1
 	     : st.st_dev != f->src_dev || st.st_ino != f->src_ino || st.st_size != f->src_size ||
 	             st.st_mtim.tv_sec != f->src_mtime.tv_sec ||

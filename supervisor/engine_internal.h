@@ -333,6 +333,7 @@ struct ws_file {
 	 * after the file is dropped (broker.c pending_hold) */
 	int given;
 	char *src_rel; /* where it was copied from (a rename moves the file, not its source) */
+	int src_fd;    /* the file copied, held open until the call ends (0: none) */
 	dev_t src_dev;
 	ino_t src_ino;
 	off_t src_size;

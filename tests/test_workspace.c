@@ -1493,6 +1493,17 @@ Test(ws_write, beneath_a_directory_too_deep_to_name_nothing_is_made)
 	e2e_stop();
 }
 
+/* The call is stopped over the bytes quota and none of the files named (NULL-terminated)
+ * is written. */
+static void stopped_over_quota(const char *code, const char *const *files)
+{
+	json_object *r = e2e_expect_status(code, NULL, "output_limit");
+
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
+	for (; *files; files++)
+		cr_assert_null(slurp(in_ws(*files)), "%s was written", *files);
+}
+
 Test(ws_write, the_bytes_quota_stops_the_call_and_writes_nothing)
 {
 	json_object *r;
@@ -1508,37 +1519,31 @@ Test(ws_write, the_bytes_quota_stops_the_call_and_writes_nothing)
 	cr_assert(strstr(mcpc_err_str(r, "message"), "no file was written"), "%s", mcpc_json(r));
 	cr_assert_null(slurp(in_ws("big.bin")));
 	/* Files each under the limit, over it together: the watch stops the call. */
-	r = e2e_expect_status("b = b'x' * (1 << 20)\n"
-	                      "fs = [open(f'p{i}.bin', 'wb') for i in range(3)]\n"
-	                      "for i in range(100):\n"
-	                      "    for f in fs:\n"
-	                      "        f.write(b)\n"
-	                      "        f.flush()\n"
-	                      "import time\n"
-	                      "time.sleep(5)",
-	                      NULL, "output_limit");
-	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
-	for (int i = 0; i < 3; i++)
-		cr_assert_null(slurp(in_ws(e2e_fmt("p%d.bin", i))));
+	stopped_over_quota("b = b'x' * (1 << 20)\n"
+	                   "fs = [open(f'p{i}.bin', 'wb') for i in range(3)]\n"
+	                   "for i in range(100):\n"
+	                   "    for f in fs:\n"
+	                   "        f.write(b)\n"
+	                   "        f.flush()\n"
+	                   "import time\n"
+	                   "time.sleep(5)",
+	                   ARGS("p0.bin", "p1.bin", "p2.bin"));
 	/* A file opened again while an earlier handle writes on: both write one file, and what
 	 * the earlier one writes after counts (a fresh hidden file for the second open left the
 	 * first one's bytes uncounted: 100 + 100 counted of 300 written). */
-	r = e2e_expect_status("b = b'x' * (1 << 20)\n"
-	                      "p, q = open('p.bin', 'wb'), open('q.bin', 'wb')\n"
-	                      "for f in (p, q):\n"
-	                      "    for i in range(100):\n"
-	                      "        f.write(b)\n"
-	                      "    f.flush()\n"
-	                      "again = open('q.bin', 'ab')\n"
-	                      "for i in range(100):\n"
-	                      "    q.write(b)\n"
-	                      "q.flush()\n"
-	                      "import time\n"
-	                      "time.sleep(5)",
-	                      NULL, "output_limit");
-	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
-	cr_assert_null(slurp(in_ws("p.bin")));
-	cr_assert_null(slurp(in_ws("q.bin")));
+	stopped_over_quota("b = b'x' * (1 << 20)\n"
+	                   "p, q = open('p.bin', 'wb'), open('q.bin', 'wb')\n"
+	                   "for f in (p, q):\n"
+	                   "    for i in range(100):\n"
+	                   "        f.write(b)\n"
+	                   "    f.flush()\n"
+	                   "again = open('q.bin', 'ab')\n"
+	                   "for i in range(100):\n"
+	                   "    q.write(b)\n"
+	                   "q.flush()\n"
+	                   "import time\n"
+	                   "time.sleep(5)",
+	                   ARGS("p.bin", "q.bin"));
 	no_hidden_files();
 	e2e_ok("1");
 	e2e_stop();
@@ -1552,39 +1557,32 @@ Test(ws_write, the_bytes_quota_stops_the_call_and_writes_nothing)
  * past their end (sparse: nothing on disk) keep the test quick. */
 Test(ws_write, a_file_dropped_while_open_still_counts_in_the_quota)
 {
-	json_object *r;
-
 	start(RW);
-	r = e2e_expect_status("import os, time\n"
-	                      "f = open('gone.bin', 'wb')\n"
-	                      "os.remove('gone.bin')\n"
-	                      "f.seek(150 << 20)\n"
-	                      "f.write(b'x')\n"
-	                      "f.flush()\n"
-	                      "g = open('kept.bin', 'wb')\n"
-	                      "g.seek(150 << 20)\n"
-	                      "g.write(b'x')\n"
-	                      "g.flush()\n"
-	                      "time.sleep(5)",
-	                      NULL, "output_limit");
-	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
-	cr_assert_null(slurp(in_ws("kept.bin")));
-	r = e2e_expect_status("import os, time\n"
-	                      "f = open('old.bin', 'wb')\n"
-	                      "open('new.bin', 'w').close()\n"
-	                      "os.replace('new.bin', 'old.bin')\n"
-	                      "f.seek(200 << 20)\n"
-	                      "f.write(b'x')\n"
-	                      "f.flush()\n"
-	                      "g = open('more.bin', 'wb')\n"
-	                      "g.seek(100 << 20)\n"
-	                      "g.write(b'x')\n"
-	                      "g.flush()\n"
-	                      "time.sleep(5)",
-	                      NULL, "output_limit");
-	cr_assert_str_eq(mcpc_err_str(r, "type"), "WorkspaceError");
-	cr_assert_null(slurp(in_ws("old.bin")));
-	cr_assert_null(slurp(in_ws("more.bin")));
+	stopped_over_quota("import os, time\n"
+	                   "f = open('gone.bin', 'wb')\n"
+	                   "os.remove('gone.bin')\n"
+	                   "f.seek(150 << 20)\n"
+	                   "f.write(b'x')\n"
+	                   "f.flush()\n"
+	                   "g = open('kept.bin', 'wb')\n"
+	                   "g.seek(150 << 20)\n"
+	                   "g.write(b'x')\n"
+	                   "g.flush()\n"
+	                   "time.sleep(5)",
+	                   ARGS("kept.bin"));
+	stopped_over_quota("import os, time\n"
+	                   "f = open('old.bin', 'wb')\n"
+	                   "open('new.bin', 'w').close()\n"
+	                   "os.replace('new.bin', 'old.bin')\n"
+	                   "f.seek(200 << 20)\n"
+	                   "f.write(b'x')\n"
+	                   "f.flush()\n"
+	                   "g = open('more.bin', 'wb')\n"
+	                   "g.seek(100 << 20)\n"
+	                   "g.write(b'x')\n"
+	                   "g.flush()\n"
+	                   "time.sleep(5)",
+	                   ARGS("old.bin", "more.bin"));
 	/* Ordinary use: files written, closed and removed, within the quota, then one kept. */
 	e2e_expect_result("import os\n"
 	                  "for i in range(20):\n"
@@ -1597,6 +1595,22 @@ Test(ws_write, a_file_dropped_while_open_still_counts_in_the_quota)
 	                  "[false,[\"data.csv\",\"keep.txt\",\"nums.txt\",\"sub\"]]");
 	cr_assert_str_eq(slurp(in_ws("keep.txt")), "kept");
 	no_hidden_files();
+	e2e_stop();
+}
+
+/* os.environ['X'] = '1' (a script setting its libraries' options) raised PermissionError (the
+ * sandbox refuses os.putenv): the mapping changes for the code's own reads, not the process's
+ * environment. */
+Test(ws_read, os_environ_takes_the_codes_changes)
+{
+	start(NULL);
+	e2e_expect_result("import os\n"
+	                  "os.environ['OMP_NUM_THREADS'] = '1'\n"
+	                  "os.environ.setdefault('SAFEPY_X', 'y')\n"
+	                  "r = [os.environ['OMP_NUM_THREADS'], os.getenv('SAFEPY_X')]\n"
+	                  "del os.environ['SAFEPY_X']\n"
+	                  "r + [os.getenv('SAFEPY_X'), 'SAFEPY_X' in os.environ]",
+	                  "[\"1\",\"y\",null,false]");
 	e2e_stop();
 }
 
