@@ -723,6 +723,13 @@ static int take_result(struct chain *c, const char *payload, size_t len, const i
 	rc = ipc_outcome_decode(payload + IPC_SEQ_BYTES, len - IPC_SEQ_BYTES, &o);
 	if (rc == 0)
 		rc = outcome_bound(&o, c->e->cfg);
+	/* A failure reported without its error (the worker could not write it out, or forged
+	 * it) says so, not that the server ran short of memory (engine.c's text for an error the
+	 * supervisor could not write out). */
+	if (rc == 0 && o.status != RUN_OK && (!o.error_type.s || !o.error_message.s) &&
+	    (text_set_str(&o.error_type, "Error") < 0 ||
+	     text_set_str(&o.error_message, "The call failed, and its report gave no error.") < 0))
+		rc = -ENOMEM;
 	if (rc == -ENOMEM) {
 		/* Not the runner's fault: its call ends saying the server ran short. */
 		run_outcome_clear(&o);

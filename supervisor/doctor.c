@@ -186,8 +186,9 @@ static void show_packages(const struct config *cfg)
 int doctor_main(const struct config *cfg, const char *zygote_exe)
 {
 	static const char *const order[] = {
-	    "seccomp",   "no_new_privs", "capabilities", "rlimits",  "fds",       "setsid",
-	    "pdeathsig", "uid",          "namespaces",   "landlock", "fork_gate", NULL,
+	    "seccomp",  "no_new_privs", "capabilities", "rlimits",    "fds",
+	    "setsid",   "pdeathsig",    "uid",          "namespaces", "tasks",
+	    "landlock", "fork_gate",    NULL,
 	};
 	struct engine_call call = {0};
 	struct watch sig;

@@ -1043,6 +1043,30 @@ Test(hostile_after, a_forged_result_is_held_to_the_output_limits)
 	e2e_stop();
 }
 
+/* A forged failure without its error was answered with the server's own out-of-memory text
+ * ("The server ran out of memory ... Retry later."), blaming the server: it says the report
+ * gave no error now. It changes only its own call's answer. */
+Test(hostile_after, a_failure_reported_without_its_error_says_so)
+{
+	json_object *r;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS), NULL);
+	e2e_expect_status("1", "{\"session\":\"new\"}", "ok");
+	r = e2e_call(e2e_fmt("%s"
+	                     "o = json.loads(outcome('r'))\n"
+	                     "o['status'] = 'error'\n"
+	                     "put(frame('J', struct.pack('<I', 1) + json.dumps(o).encode()))\n"
+	                     "os.fork()\ntime.sleep(60)",
+	                     prelude),
+	             "{\"session\":\"new\"}");
+	cr_assert_str_eq(mcpc_status(r), "error", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "Error", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "The call failed, and its report gave no error.", "%s", mcpc_json(r));
+	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}
+
 /* A runner killed in the middle of the frame it writes leaves nothing of it in the supervisor:
  * each such frame of 8 MiB stayed in its session's channel until the session ran again. */
 Test(hostile_after, a_frame_cut_by_the_end_of_its_call_is_dropped)
