@@ -100,9 +100,9 @@ static void describe_reach(struct strbuf *b, const struct mcp_server_config *cfg
 		       "The code may write files there (open(path, 'w'), to_csv, savefig): they "
 		       "are kept when the call completes, or raises an exception, and dropped when "
 		       "it fails otherwise (timeout, memory, crash, cancelled); the answer lists "
-		       "them in structuredContent.files. Directories cannot be created, files "
-		       "cannot be removed or renamed, and files left open are closed when the call "
-		       "ends. ");
+		       "them in structuredContent.files. Directories can be made (os.makedirs), "
+		       "files removed and renamed (os.remove, os.rename, shutil.rmtree) the same "
+		       "way, and files left open are closed when the call ends. ");
 	else
 		sb_str(b, "The workspace is read-only: files cannot be written. ");
 	sb_str(b, "The code cannot use the network or start processes, and ");

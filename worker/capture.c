@@ -338,6 +338,22 @@ static PyObject *buffer_repr(StreamObject *self)
 	                            self->which == CAPTURE_STDOUT ? "stdout" : "stderr");
 }
 
+/* sys.stdout.reconfigure(encoding='utf-8'), which scripts call first thing: the captured
+ * output is UTF-8 text already, written whole; the keywords a text stream takes are taken and
+ * change nothing. */
+static PyObject *stream_reconfigure(StreamObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"encoding",       "errors",        "newline",
+	                         "line_buffering", "write_through", NULL};
+	PyObject *v[5] = {NULL};
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OOOOO:reconfigure", kwlist, &v[0], &v[1],
+	                                 &v[2], &v[3], &v[4]))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef stream_methods[] = {
     {"write", (PyCFunction)stream_write, METH_O, "Write a string to the captured output."},
     {"writelines", (PyCFunction)stream_writelines, METH_O, "Write each string."},
@@ -346,6 +362,9 @@ static PyMethodDef stream_methods[] = {
     {"readable", (PyCFunction)stream_false, METH_NOARGS, "Not readable."},
     {"seekable", (PyCFunction)stream_false, METH_NOARGS, "Not seekable."},
     {"writable", (PyCFunction)stream_true, METH_NOARGS, "Writable."},
+    {"reconfigure", (PyCFunction)(void (*)(void))stream_reconfigure, METH_VARARGS | METH_KEYWORDS,
+     "Takes a text stream's settings; the output is UTF-8 text, written whole, whatever they "
+     "say."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -66,18 +66,22 @@ static const struct {
     {(const char *const[]){"tarfile", NULL},
      "Tar archives are not read or made in the sandbox: zipfile is (and gzip, bz2 and lzma "
      "for single compressed files)."},
-    {(const char *const[]){"subprocess", "multiprocessing", "concurrent", "pty", "signal", NULL},
+    {(const char *const[]){"subprocess", "multiprocessing", "pty", "signal", NULL},
      "The code runs in one process: no program or other process can be started (numpy and "
      "pandas do their work in vectorised calls instead)."},
-    {(const char *const[]){"threading", "_thread", "asyncio", "sched", NULL},
-     "The code runs in one thread, start to end: no threads or event loops."},
+    {(const char *const[]){"threading", "_thread", "asyncio", "sched", "concurrent", NULL},
+     "The code runs in one thread, start to end: no threads, pools or event loops; call the "
+     "function for each item instead (results = list(map(f, items)), or a loop; for "
+     "coroutines, plain functions)."},
     {(const char *const[]){"socket", "ssl", "requests", "urllib.request", "http", "ftplib",
                            "smtplib", "httpx", "aiohttp", "websocket", NULL},
      "The sandbox has no network: data must come with the code (a literal, a string to parse) "
      "or, with a workspace, from a file in it."},
     {(const char *const[]){"pickle", "shelve", "marshal", "dill", "joblib", NULL},
-     "Pickled data is not read or written in the sandbox (loading it can run any code): use "
-     "json, csv, or pandas' and numpy's own formats (to_csv, to_json, np.save)."},
+     "Pickled data is not read in the sandbox (loading it can run any code), nor written by "
+     "these modules: use json, csv, or pandas' and numpy's own formats (to_csv, to_json, "
+     "np.save without allow_pickle); a fitted model stays in the session's memory between "
+     "calls."},
     {(const char *const[]){"ctypes", "cffi", NULL}, "Native code cannot be loaded in the sandbox."},
     {(const char *const[]){"os", "pathlib", "shutil", "glob", NULL},
      "Files come only with a workspace (the server's --workspace DIR option), and there is "

@@ -394,6 +394,17 @@ static void library_line(struct tb_sources *lib, const char *path, long lineno, 
 
 /* One exception: its traceback's entries (limit > 0: the first limit; < 0: the last -limit;
  * 0: none; TRACEBACK_ALL: all), then its line. With lib, library frames show their lines. */
+/* Entries of a traceback shown of a run of the same one (CPython's traceback: 3). */
+#define TRACEBACK_REPEATS_SHOWN 3
+
+static void repeats_line(struct strbuf *b, long same)
+{
+	if (same > TRACEBACK_REPEATS_SHOWN)
+		sb_printf(b, "  [Previous line repeated %ld more time%s]\n",
+		          same - TRACEBACK_REPEATS_SHOWN,
+		          same - TRACEBACK_REPEATS_SHOWN > 1 ? "s" : "");
+}
+
 static void format_one(PyObject *exc, const char *src, const struct text *msg, long limit,
                        struct tb_sources *lib, struct strbuf *b)
 {
@@ -412,6 +423,11 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 		n = limit < 0 ? n - skip : (limit < n ? limit : n);
 	}
 	if (tb && n > 0) {
+		/* The same entry again and again (a recursion) is shown three times, then
+		 * counted, as CPython's traceback does: 1000 entries ran past the output bound. */
+		PyCodeObject *last = NULL;
+		long last_line = -1, same = 0;
+
 		sb_str(b, "Traceback (most recent call last):\n");
 		for (PyTracebackObject *t = (PyTracebackObject *)tb; t && k < skip + n;
 		     t = t->tb_next) {
@@ -420,7 +436,19 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 			/* The C structures, not the attributes: tb_frame is refused while armed. */
 			PyCodeObject *co = PyFrame_GetCode(t->tb_frame);
 			long lineno = t->tb_lineno;
-			const char *file = PyUnicode_AsUTF8(co->co_filename);
+			const char *file;
+			if (co == last && lineno == last_line) {
+				Py_DECREF(co);
+				if (++same > TRACEBACK_REPEATS_SHOWN)
+					continue;
+				co = (PyCodeObject *)Py_NewRef(last);
+			} else {
+				repeats_line(b, same);
+				Py_XSETREF(last, (PyCodeObject *)Py_NewRef(co));
+				last_line = lineno;
+				same = 1;
+			}
+			file = PyUnicode_AsUTF8(co->co_filename);
 			PyErr_Clear();
 			sb_str(b, "  File \"");
 			sb_pystr(b, co->co_filename, "?");
@@ -434,6 +462,8 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 			PyErr_Clear();
 			Py_DECREF(co);
 		}
+		repeats_line(b, same);
+		Py_XDECREF(last);
 		Py_DECREF(tb);
 	}
 	if (PyErr_GivenExceptionMatches(exc, PyExc_SyntaxError)) {
@@ -508,6 +538,31 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 
 /* ---- entry points -------------------------------------------------------------------- */
 
+/* "name 'eval' is not defined" reads like a typo: the NameError of a builtin the sandbox
+ * leaves out says why. */
+static void not_here_hint(PyObject *exc, struct text *msg)
+{
+	static const char *const names[] = {"eval", "exec", "compile", NULL};
+	char want[64], *with;
+
+	if (!Py_IS_TYPE(exc, (PyTypeObject *)PyExc_NameError) || !msg->s)
+		return;
+	for (const char *const *n = names; *n; n++) {
+		snprintf(want, sizeof(want), "name '%s' is not defined", *n);
+		if (strcmp(msg->s, want) != 0)
+			continue;
+		if (asprintf(
+		        &with,
+		        "%s: the sandbox runs code as code, not from text (write the code out; "
+		        "ast.literal_eval reads a literal, json.loads a JSON text)",
+		        want) >= 0) {
+			text_set_str(msg, with);
+			free(with);
+		}
+		return;
+	}
+}
+
 void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, size_t max)
 {
 	struct strbuf tb = {0};
@@ -516,6 +571,7 @@ void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, siz
 
 	type_name(Py_TYPE(exc), &out->error_type);
 	exc_message(exc, &out->error_message);
+	not_here_hint(exc, &out->error_message);
 	/* The call's error: its library frames with their lines, as CPython prints them (the
 	 * traceback module's text, which code may ask for in a loop, shows none). */
 	format_chain(exc, src, &out->error_message, TRACEBACK_ALL, 0, &lib, &tb);
