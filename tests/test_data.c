@@ -714,6 +714,32 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
+/* pandas imported the plotting backend the user named (the option, plot(backend=...)) with the
+ * real importlib, from its own frame: a module beyond the allowed ones ran its top-level code
+ * (this printed its text). Only matplotlib is loaded; it plots as before. */
+Test(data, pandas_loads_no_plotting_backend_but_matplotlib)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import pandas as pd\n"
+	           "def t(f):\n"
+	           "    try:\n"
+	           "        return f()\n"
+	           "    except ValueError as e:\n"
+	           "        return 'matplotlib only' in str(e)\n"
+	           "df = pd.DataFrame({'a': [1, 2]})\n"
+	           "r = [t(lambda: pd.set_option('plotting.backend', 'this')),\n"
+	           "     t(lambda: df.plot(backend='this'))]\n"
+	           "pd.set_option('plotting.backend', 'matplotlib')\n"
+	           "r += [type(df.plot()).__name__, type(df.plot(backend='matplotlib')).__name__]\n"
+	           "r");
+	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "result")),
+	                 "[true,true,\"AxesSubplot\",\"AxesSubplot\"]", "%s", mcpc_json(r));
+	cr_assert_null(strstr(mcpc_sc_str(r, "stdout"), "Beautiful"), "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* PIL's frombuffer maps an image onto the buffer given, and the image's core writes into it
  * whatever the image's readonly flag says (im.im.putpixel, or readonly set back to 0): into an
  * immutable bytes object, even a one-byte one CPython shares with every module's literals (b"A"

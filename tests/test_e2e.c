@@ -913,9 +913,11 @@ Test(run_python, ordinary_dunders_work)
 Test(run_python, forbidden_builtins_are_name_errors)
 {
 	/* input() is there, and raises EOFError; globals(), locals() and vars() answer a snapshot
-	 * of the code's own names (test_pylayer.c). */
+	 * of the code's own names (test_pylayer.c). The call's error says why eval, exec and
+	 * compile are not there. */
 	static const char *const names[] = {"open", "eval", "exec", "compile", "breakpoint"};
 	char code[2048] = "missing = []\n";
+	json_object *r;
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		size_t n = strlen(code);
@@ -928,6 +930,58 @@ Test(run_python, forbidden_builtins_are_name_errors)
 	e2e_start(NULL);
 	e2e_expect_result(code, "[\"open\",\"eval\",\"exec\",\"compile\",\"breakpoint\"]");
 	e2e_expect_error("open('/etc/passwd')", "NameError");
+	r = e2e_expect_error("eval('1 + 1')", "NameError");
+	cr_assert(strstr(mcpc_err_str(r, "message"),
+	                 "name 'eval' is not defined: the sandbox runs code as code"),
+	          "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "traceback"), "runs code as code"), "%s", mcpc_json(r));
+	e2e_stop();
+}
+
+/* sys.stdout.reconfigure(encoding='utf-8'), the first line of many scripts, failed the whole
+ * script (AttributeError): it takes a text stream's settings and changes nothing, the output
+ * being UTF-8 text already. */
+Test(run_python, stdout_takes_reconfigure)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok(
+	    "import sys\n"
+	    "sys.stdout.reconfigure(encoding='utf-8')\n"
+	    "sys.stderr.reconfigure(encoding='utf-8', errors='replace', line_buffering=True)\n"
+	    "print('caf\u00e9')\n"
+	    "1");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "caf\u00e9\n", "%s", mcpc_json(r));
+	e2e_expect_error("import sys\nsys.stdout.reconfigure('utf-8')", "TypeError");
+	e2e_stop();
+}
+
+/* A recursion's traceback repeated its one entry a thousand times, past the output bound
+ * (the error's own line lost): shown three times, then counted, as CPython shows it. */
+Test(run_python, a_recursions_traceback_counts_its_repeats)
+{
+	json_object *r;
+	const char *tb, *p;
+	int shown = 0;
+
+	e2e_start(NULL);
+	r = e2e_expect_error("def f(n):\n    return f(n + 1)\nf(0)", "RecursionError");
+	tb = mcpc_err_str(r, "traceback");
+	for (p = strstr(tb, "line 2, in f"); p; p = strstr(p + 1, "line 2, in f"))
+		shown++;
+	cr_assert_eq(shown, 3, "%s", tb);
+	cr_assert(strstr(tb, "  [Previous line repeated ") && strstr(tb, " more times]\n"), "%s",
+	          tb);
+	cr_assert(strstr(tb, "RecursionError: maximum recursion depth exceeded"), "%s", tb);
+	cr_assert_lt(strlen(tb), 1024, "%s", tb);
+	/* Entries that differ are all shown. */
+	r = e2e_expect_error("def a(n):\n    return b(n)\ndef b(n):\n    return 1 / n\na(0)",
+	                     "ZeroDivisionError");
+	tb = mcpc_err_str(r, "traceback");
+	cr_assert(strstr(tb, "line 5, in <module>") && strstr(tb, "line 2, in a") &&
+	              strstr(tb, "line 4, in b") && !strstr(tb, "repeated"),
+	          "%s", tb);
 	e2e_stop();
 }
 
@@ -1230,7 +1284,7 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "[true,\". The code runs in one process: no progr\"],"
 	    "[true,\". The sandbox has no network: data must \"],"
 	    "[true,\". The sandbox has no network: data must \"],"
-	    "[true,\". Pickled data is not read or written in\"],"
+	    "[true,\". Pickled data is not read in the sandbo\"],"
 	    "[true,\". Files come only with a workspace (the \"],"
 	    "[true,\". Format numbers with f'{x:,.2f}' (and s\"],"
 	    "[true,\". Read a workspace file with open() and \"],"
@@ -1244,9 +1298,11 @@ Test(old_product, dunder_refusals_say_what_to_use_instead)
 	static const struct {
 		const char *code, *says;
 	} cases[] = {
-	    {"class A:\n    pass\nA().__dict__", "Forbidden access to dunder attribute: __dict__ "
-	                                         "(line 3); dir(x) and getattr(x, name)"},
-	    {"int.__mro__", "(line 1); isinstance(), issubclass() and type(x).__name__"},
+	    {"import json\njson.__dict__",
+	     "Forbidden access to dunder attribute: __dict__ of a 'module' object; an object shows "
+	     "its __dict__ (and vars) only when the code defined its class"},
+	    {"int.__mro__", "Forbidden access to dunder attribute: __mro__; isinstance(), "
+	                    "issubclass() and type(x).__name__"},
 	    {"getattr(int, '__bases__')",
 	     "Forbidden access to dunder attribute: __bases__; isinstance(), issubclass()"},
 	};
@@ -2394,6 +2450,16 @@ Test(cli, run_and_doctor_log_only_when_asked)
 	st = run_cmd(ARGS("doctor"), NULL, &out, &err);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x: %s", st, err);
 	cr_assert_str_eq(err, "", "stderr: %s", err);
+	/* Every layer the worker reports has its line (tasks had none). */
+	for (const char *const *l =
+	         (const char *const[]){"fds", "setsid", "pdeathsig", "rlimits", "uid", "namespaces",
+	                               "tasks", "capabilities", "no_new_privs", "landlock",
+	                               "fork_gate", "seccomp", NULL};
+	     *l; l++) {
+		char line[64];
+		snprintf(line, sizeof(line), "\n%-16s ", *l);
+		cr_assert(strstr(out, line), "no %s line: %s", *l, out);
+	}
 	free(out);
 	free(err);
 	st = run_cmd(ARGS("run", "--log-level", "info", "-c", "1"), NULL, &out, &err);

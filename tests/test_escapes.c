@@ -1314,9 +1314,10 @@ Test(python_layer, a_librarys_functions_are_read_and_changed_only_by_it)
 
 /* A bound method copies as getattr(self, its function's name): the name is the user's to set,
  * and copy ran the reduction with the interpreter's own getattr, which read any attribute
- * past the rules (an object's __dict__, a class's __mro__, a generator's gi_yieldfrom). The
- * reduction names the checked getattr: each read is refused as the user's own would be, and
- * an ordinary method still copies. */
+ * past the rules (a module's __dict__, a class's __mro__, a generator's gi_yieldfrom). The
+ * reduction names the checked getattr: each read is refused as the user's own would be (the
+ * __dict__ of an object of the user's class is given, as vars() gives it), and an ordinary
+ * method still copies. */
 Test(python_layer, a_copied_method_reads_no_attribute_past_the_rules)
 {
 	start(NULL);
@@ -1344,10 +1345,10 @@ Test(python_layer, a_copied_method_reads_no_attribute_past_the_rules)
 	    "g = gen()\n"
 	    "next(g)\n"
 	    "c = C()\n"
-	    "[rget(a, '__dict__'), rget(int, '__mro__'), rget(object, '__reduce_ex__'),\n"
-	    " rget(g, 'gi_yieldfrom'), rget(a, 'x'), copy.copy(c.m)(), copy.deepcopy(c.m)(),\n"
-	    " copy.copy(c.m) == c.m]",
-	    "[\"refused\",\"refused\",\"refused\",\"refused\",\"int\",7,7,true]");
+	    "[rget(a, '__dict__'), rget(copy, '__dict__'), rget(int, '__mro__'),\n"
+	    " rget(object, '__reduce_ex__'), rget(g, 'gi_yieldfrom'), rget(a, 'x'),\n"
+	    " copy.copy(c.m)(), copy.deepcopy(c.m)(), copy.copy(c.m) == c.m]",
+	    "[\"dict\",\"refused\",\"refused\",\"refused\",\"refused\",\"int\",7,7,true]");
 	still_serving();
 	stop();
 }
@@ -3048,6 +3049,162 @@ Test(python_layer, a_tee_data_block_reads_an_iterator)
 	    "c2, d2 = copy.deepcopy(c), copy.copy(d)\n"
 	    "r + [list(c2), list(d2), list(c), list(d)]",
 	    "[0,[1,2,3,4],[0,1,2,3,4],[1,2,3,4],[0,1,2,3,4]]");
+	still_serving();
+	stop();
+}
+
+/* copy's checks of a built-in object's C __setstate__ (only on a new object, only as its own
+ * reduce gives it) read the __setstate__ through the object's class: a metaclass whose
+ * __getattribute__ answered a Python function had them skipped, and copy then called the C one
+ * on an object of the user's choosing (a chain running the generator that asked: freed while it
+ * ran, the sandbox escaped). The __setstate__ is found along the class's MRO and copy's steps
+ * after the object is made use that one. And ast read and set the attributes a node's _fields
+ * named (iter_fields, dump, NodeTransformer) as library code: a class naming
+ * '__getattribute__' there was handed type's own, unbound; ast's reads follow the attribute
+ * rules now. Ordinary copies and ast's uses answer as the host's. */
+Test(python_layer, copy_and_ast_read_attributes_as_the_class_holds_them)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import copy, itertools, ast, collections, functools, datetime, array\n"
+	    "class M(type):\n"
+	    "    def __getattribute__(cls, name):\n"
+	    "        def lie(*a):\n"
+	    "            return None\n"
+	    "        return lie\n"
+	    "class K(itertools.chain, metaclass=M):\n"
+	    "    pass\n"
+	    "live = K([1, 2], [3])\n"
+	    "class X:\n"
+	    "    def __reduce__(self):\n"
+	    "        return (lambda: live, (), (iter([[7, 8]]), iter([9])))\n"
+	    "try:\n"
+	    "    copy.copy(X())\n"
+	    "    r = ['state set']\n"
+	    "except TypeError as e:\n"
+	    "    r = [str(e)]\n"
+	    "r.append(list(live))\n"
+	    "class H(type):\n"
+	    "    _fields = ('__getattribute__', '__init__', 'x')\n"
+	    "    x = 1\n"
+	    "class N(metaclass=H):\n"
+	    "    pass\n"
+	    "r.append(sorted(dict(ast.iter_fields(N))))\n"
+	    "class St:\n"
+	    "    def __init__(self):\n"
+	    "        self.v = [1]\n"
+	    "    def __getstate__(self):\n"
+	    "        return {'v': self.v, 'w': 2}\n"
+	    "    def __setstate__(self, st):\n"
+	    "        for k, v in st.items():\n"
+	    "            setattr(self, k, v)\n"
+	    "class L(list):\n"
+	    "    pass\n"
+	    "l = L([1, [2]])\n"
+	    "l.tag = 't'\n"
+	    "rec = [1]\n"
+	    "rec.append(rec)\n"
+	    "c = copy.deepcopy(rec)\n"
+	    "s = copy.deepcopy(St())\n"
+	    "it = itertools.count(5)\n"
+	    "next(it)\n"
+	    "tree = ast.parse('a = 1 + 2')\n"
+	    "class T(ast.NodeTransformer):\n"
+	    "    def visit_Constant(self, node):\n"
+	    "        return ast.Constant(node.value * 10)\n"
+	    "r += [c[1] is c, [s.v, s.w], copy.deepcopy(l), copy.deepcopy(l).tag,\n"
+	    "      copy.deepcopy(collections.OrderedDict(a=[1])), next(copy.copy(it)),\n"
+	    "      copy.deepcopy(functools.partial(max, 1))(3), "
+	    "str(copy.deepcopy(datetime.date(2020, "
+	    "1, 2))),\n"
+	    "      copy.deepcopy(array.array('i', [4])).tolist(),\n"
+	    "      list(copy.deepcopy(itertools.islice(range(9), 2, 4))),\n"
+	    "      ast.dump(tree)[:30], ast.unparse(ast.fix_missing_locations(T().visit(tree))),\n"
+	    "      [type(n).__name__ for n in ast.walk(tree)][:3]]\n"
+	    "repr(r)",
+	    "\"['copy sets the state of a built-in object only on a new one (this K was there "
+	    "before)', [1, 2, 3], ['__init__', 'x'], True, [[1], 2], [1, [2]], 't', "
+	    "OrderedDict([('a', [1])]), 6, 3, '2020-01-02', [4], [2, 3], "
+	    "'Module(body=[Assign(targets=[N', 'a = 10 + 20', ['Module', 'Assign', 'Name']]\"");
+	still_serving();
+	stop();
+}
+
+/* A class of the user's beneath an exception group got CPython's generic setattro (the
+ * C function object's __setattr__ wraps, found along its MRO), not the group's: e.split = f on
+ * an instance of class EG(ExceptionGroup) was set, and except* took its answer as a pair
+ * unchecked (an int's digits read as two objects: the real builtins, posix.getpid(); shown on
+ * the session's start build). Such classes keep the group's setattro, also after their
+ * __setattr__ is set; other attributes are set as before and except* splits as before. */
+Test(python_layer, an_exception_group_of_the_users_class_keeps_its_classs_split)
+{
+	start(NULL);
+	expect_ok_result("class EG(ExceptionGroup):\n"
+	                 "    pass\n"
+	                 "class BEG(BaseExceptionGroup):\n"
+	                 "    pass\n"
+	                 "def t(f):\n"
+	                 "    try:\n"
+	                 "        f()\n"
+	                 "        return 'set'\n"
+	                 "    except TypeError as e:\n"
+	                 "        return 'refused' if 'its class' in str(e) else str(e)\n"
+	                 "e = EG('x', [ValueError(1), TypeError(2)])\n"
+	                 "b = BEG('y', [KeyboardInterrupt()])\n"
+	                 "def direct():\n"
+	                 "    e.split = lambda t: 7\n"
+	                 "r = [t(direct), t(lambda: setattr(b, 'split', 1)), t(lambda: setattr(e, "
+	                 "'note', 1))]\n"
+	                 "EG.__setattr__ = object.__setattr__\n"
+	                 "r.append(t(lambda: setattr(e, 'split', 1)))\n"
+	                 "try:\n"
+	                 "    raise e\n"
+	                 "except* ValueError as got:\n"
+	                 "    r.append(repr(got.exceptions))\n"
+	                 "except* TypeError as got:\n"
+	                 "    r.append(repr(got.exceptions))\n"
+	                 "r + [e.note]",
+	                 "[\"refused\",\"refused\",\"set\",\"refused\",\"(ValueError(1),)\","
+	                 "\"(TypeError(2),)\",1]");
+	still_serving();
+	stop();
+}
+
+/* vars() of an object of a class the code defined gave its instance dict, and the guards a
+ * built-in class keeps on its objects' attributes when they are set were passed by writing the
+ * dict: an exception group of the user's class got a split of its own, whose answer except*
+ * took as a pair unchecked (an int's digits read as two objects: a bytearray over all memory,
+ * the sandbox escaped). An object whose class has a built-in base (an exception group, FileIO,
+ * array, dict) gives no dict; except* on such a group works as before. */
+Test(python_layer, no_dict_of_an_object_whose_class_has_a_builtin_base)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import array\n"
+	    "class EG(ExceptionGroup):\n"
+	    "    pass\n"
+	    "class A(array.array):\n"
+	    "    pass\n"
+	    "class D(dict):\n"
+	    "    pass\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'given'\n"
+	    "    except AttributeError as e:\n"
+	    "        return 'refused' if 'Forbidden' in str(e) else str(e)\n"
+	    "e = EG('x', [ValueError(1), TypeError(2)])\n"
+	    "r = [t(lambda: vars(e)), t(lambda: e.__dict__), t(lambda: vars(A('i'))),\n"
+	    "     t(lambda: getattr(D(), '__dict__'))]\n"
+	    "try:\n"
+	    "    raise e\n"
+	    "except* ValueError as got:\n"
+	    "    r.append(repr(got.exceptions))\n"
+	    "except* TypeError as got:\n"
+	    "    r.append(repr(got.exceptions))\n"
+	    "r",
+	    "[\"refused\",\"refused\",\"refused\",\"refused\",\"(ValueError(1),)\","
+	    "\"(TypeError(2),)\"]");
 	still_serving();
 	stop();
 }

@@ -296,6 +296,75 @@ Test(pylayer, input_raises_eoferror_saying_to_put_the_value_in_the_code)
  * `'df' not in globals()`. They answer a snapshot of the code's own names now (read-only at the
  * top level, without dunder names); a library calling one as a callback is refused, and
  * vars(object) says what to use instead. */
+/* obj.__dict__ and vars(obj), everyday in an assistant's code (self.__dict__.update(kwargs),
+ * json.dumps(default=lambda o: o.__dict__), pd.DataFrame([vars(r) for r in rows])), were
+ * refused for every object, and a refused attribute anywhere in the program, even in a branch
+ * never taken, refused the whole program before it printed anything. An object of a class the
+ * code defined on Python classes alone gives its __dict__ (obj.__dict__, vars, getattr and
+ * hasattr); any other object's (a module's, a class's, a library's, a function's, one whose
+ * class has a built-in base: an exception, a dict) is refused where it is read, and so is
+ * any other attribute the rules refuse: what ran before is kept. A __dict__ set or deleted is
+ * still refused with the whole program. functools.update_wrapper copies no name the rules
+ * refuse into the wrapper's __dict__ (a class's namespace holds its C methods). */
+Test(pylayer, an_objects_dict_is_its_own_and_refusals_happen_where_they_run)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import json, dataclasses, functools\n"
+	    "class Rec:\n"
+	    "    def __init__(self, **kw):\n"
+	    "        self.__dict__.update(kw)\n"
+	    "    def __eq__(self, other):\n"
+	    "        return self.__dict__ == other.__dict__\n"
+	    "@dataclasses.dataclass\n"
+	    "class P:\n"
+	    "    x: int\n"
+	    "class E(Exception):\n"
+	    "    pass\n"
+	    "e = E('m')\n"
+	    "e.code = 3\n"
+	    "a = Rec(a=1, b=[2])\n"
+	    "a.__dict__['c'] = 3\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except AttributeError as e:\n"
+	    "        return 'refused' if 'Forbidden' in str(e) else str(e)\n"
+	    "class O:\n"
+	    "    pass\n"
+	    "o = O()\n"
+	    "functools.update_wrapper(o, functools.partial, assigned=(), updated=('__dict__',))\n"
+	    "[vars(a), a == Rec(a=1, b=[2], c=3), json.dumps(a, default=lambda o: o.__dict__),\n"
+	    " vars(P(3)), t(lambda: vars(e)), getattr(a, '__dict__') is vars(a),\n"
+	    " hasattr(a, '__dict__'),\n"
+	    " hasattr(json, '__dict__'), t(lambda: json.__dict__), t(lambda: vars(Rec)),\n"
+	    " t(lambda: json.JSONEncoder().__dict__), t(lambda: vars(t)), t(lambda: vars(3)),\n"
+	    " t(lambda: (1).__class__.__mro__), sorted(vars(o))]",
+	    "[{\"a\":1,\"b\":[2],\"c\":3},true,\"{\\\"a\\\": 1, \\\"b\\\": [2], \\\"c\\\": 3}\","
+	    "{\"x\":3},\"refused\",true,true,false,\"refused\",\"refused\",\"refused\","
+	    "\"refused\",\"refused\",\"refused\",[\"__doc__\",\"__module__\",\"__wrapped__\","
+	    "\"args\",\"func\",\"keywords\"]]");
+	/* A refusal in a branch never taken refuses nothing; one that runs is raised there, after
+	 * what the code printed. */
+	e2e_expect_result("debug = False\n"
+	                  "print('before')\n"
+	                  "if debug:\n"
+	                  "    print(int.__subclasses__())\n"
+	                  "'ran'",
+	                  "\"ran\"");
+	r = e2e_expect_error("print('before')\nint.__subclasses__()", "AttributeError");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "before\n", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), "__subclasses__"), "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "traceback"), "line 2"), "%s", mcpc_json(r));
+	/* Setting or deleting a __dict__ is refused with the whole program, as before. */
+	r = e2e_expect_error("print('before')\nclass A:\n    pass\nA().__dict__ = {}",
+	                     "AttributeError");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "", "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 Test(pylayer, globals_and_locals_answer_a_snapshot_of_the_codes_own_names)
 {
 	e2e_start(NULL);
@@ -315,7 +384,7 @@ Test(pylayer, globals_and_locals_answer_a_snapshot_of_the_codes_own_names)
 	    "r.append(vars() == globals())\n"
 	    "try:\n"
 	    "    vars(f)\n"
-	    "except TypeError as e:\n"
+	    "except AttributeError as e:\n"
 	    "    r.append(str(e)[:40])\n"
 	    "@dataclasses.dataclass\n"
 	    "class D:\n"
@@ -335,7 +404,7 @@ Test(pylayer, globals_and_locals_answer_a_snapshot_of_the_codes_own_names)
 	    "    r.append(str(e))\n"
 	    "r",
 	    "[true,true,1,false,[\"dataclasses\",\"x\"],\"TypeError\",{\"a\":1,\"b\":2,\"c\":3},"
-	    "true,\"vars(object) is not available in the san\",\"lib got names\",\"globals() "
+	    "true,\"Forbidden access to dunder attribute: __\",\"lib got names\",\"globals() "
 	    "answers the code's own names, not those of a library calling it\"]");
 	e2e_stop();
 }

@@ -4,6 +4,7 @@
  * the outcome. interp_init: 0 or -1 (message on stderr); helpers: 0 / -1 with an exception set. */
 #include "interp_internal.h"
 
+#include <ctype.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -507,6 +508,7 @@ enum ast_cls {
 	AST_TUPLE,
 	AST_LOAD,
 	AST_STORE,
+	AST_ATTRIBUTE,
 	AST_N
 };
 static const char *const ast_names[AST_N] = {
@@ -525,6 +527,7 @@ static const char *const ast_names[AST_N] = {
     [AST_TUPLE] = "Tuple",
     [AST_LOAD] = "Load",
     [AST_STORE] = "Store",
+    [AST_ATTRIBUTE] = "Attribute",
 };
 static PyTypeObject *ast_classes[AST_N];
 /* The attributes that place an expression or a statement in the source. */
@@ -653,10 +656,65 @@ static PyObject *ast_str_field(PyObject *node, const char *name)
 	return NULL;
 }
 
+/* A read of an attribute the rules refuse, as a call placed where it was: obj.__dict__ as
+ * <dict>(obj), obj.name as <refused>(obj, 'name'), which raise (or give what the rules allow)
+ * when they run. A new reference; NULL, with no error set, when node is no such read. */
+static PyObject *refused_read(PyObject *node)
+{
+	PyObject *attr, *ctx, *value, *r = NULL;
+	const char *a;
+
+	if (!Py_IS_TYPE(node, ast_classes[AST_ATTRIBUTE]))
+		return NULL;
+	attr = ast_field(node, "attr");
+	ctx = ast_field(node, "ctx");
+	value = ast_field(node, "value");
+	a = attr && PyUnicode_CheckExact(attr) ? PyUnicode_AsUTF8(attr) : NULL;
+	if (!a || !ctx || !value || !Py_IS_TYPE(ctx, ast_classes[AST_LOAD]))
+		;
+	else if (strcmp(a, "__dict__") == 0)
+		r = ast_node(AST_CALL, node, "(N[O][])",
+		             ast_node(AST_NAME, node, "(sN)", PYLAYER_OBJECT_DICT,
+		                      ast_node(AST_LOAD, NULL, "()")),
+		             value);
+	else if (pylayer_attr_refused(a))
+		r = ast_node(AST_CALL, node, "(N[ON][])",
+		             ast_node(AST_NAME, node, "(sN)", PYLAYER_REFUSED_ATTR,
+		                      ast_node(AST_LOAD, NULL, "()")),
+		             value, ast_node(AST_CONSTANT, node, "(O)", attr));
+	Py_XDECREF(attr);
+	Py_XDECREF(ctx);
+	Py_XDECREF(value);
+	return r;
+}
+
+/* Does the source name, after a dot, an attribute the rules refuse? Such a program is
+ * rewritten (refused_read); one this misses (a comment between the dot and the name) is still
+ * refused whole by the bytecode check. */
+static int names_refused_read(const char *src)
+{
+	for (const char *p = strchr(src, '.'); p; p = strchr(p + 1, '.')) {
+		const char *q = p + 1;
+		char name[128];
+		size_t n = 0;
+
+		while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n' || *q == '\\')
+			q++;
+		while (n + 1 < sizeof(name) && (isalnum((unsigned char)*q) || *q == '_'))
+			name[n++] = *q++;
+		name[n] = '\0';
+		if (n && !isdigit((unsigned char)name[0]) && pylayer_attr_refused(name))
+			return 1;
+	}
+	return 0;
+}
+
 /* __import__ must stay in the builtins for import statements; a name load of it in user
- * code becomes a name that does not exist, so it raises NameError at run time. Every node of
- * the tree is visited from a stack of its own (a long chain of operators is deep). */
-static int hide_import_name(PyObject *tree)
+ * code becomes a name that does not exist, so it raises NameError at run time (hide_import);
+ * and reads of attributes the rules refuse become calls that refuse them when they run
+ * (refused_reads). Every node of the tree is visited from a stack of its own (a long chain of
+ * operators is deep). */
+static int names_rewrite(PyObject *tree, int hide_import, int refused_reads)
 {
 	PyObject *stack = PyList_New(0), *hidden = NULL;
 	int rc = stack && PyList_Append(stack, tree) == 0 ? 0 : -1;
@@ -672,7 +730,7 @@ static int hide_import_name(PyObject *tree)
 		if (!dict) {
 			rc = -1;
 		} else if (Py_IS_TYPE(node, ast_classes[AST_NAME])) {
-			v = PyDict_GetItemString(dict, "id");
+			v = hide_import ? PyDict_GetItemString(dict, "id") : NULL;
 			if (v && PyUnicode_CheckExact(v) &&
 			    PyUnicode_CompareWithASCIIString(v, "__import__") == 0) {
 				if (!hidden)
@@ -682,14 +740,28 @@ static int hide_import_name(PyObject *tree)
 		} else {
 			while (rc == 0 && PyDict_Next(dict, &pos, &key, &v)) {
 				if (PyObject_TypeCheck(v, ast_classes[AST_BASE])) {
-					rc = PyList_Append(stack, v);
+					/* The key is there: setting it resizes nothing. */
+					PyObject *r = refused_reads ? refused_read(v) : NULL;
+					rc = r                  ? PyDict_SetItem(dict, key, r)
+					     : PyErr_Occurred() ? -1
+					                        : 0;
+					if (rc == 0)
+						rc = PyList_Append(stack, r ? r : v);
+					Py_XDECREF(r);
 					continue;
 				}
 				for (Py_ssize_t i = 0;
-				     rc == 0 && PyList_CheckExact(v) && i < PyList_GET_SIZE(v); i++)
-					if (PyObject_TypeCheck(PyList_GET_ITEM(v, i),
-					                       ast_classes[AST_BASE]))
-						rc = PyList_Append(stack, PyList_GET_ITEM(v, i));
+				     rc == 0 && PyList_CheckExact(v) && i < PyList_GET_SIZE(v);
+				     i++) {
+					PyObject *item = PyList_GET_ITEM(v, i), *r;
+					if (!PyObject_TypeCheck(item, ast_classes[AST_BASE]))
+						continue;
+					r = refused_reads ? refused_read(item) : NULL;
+					/* The list takes r's reference and drops the read's. */
+					if (r && PyList_SetItem(v, i, r) == 0)
+						item = r;
+					rc = PyErr_Occurred() ? -1 : PyList_Append(stack, item);
+				}
 			}
 		}
 		Py_XDECREF(dict);
@@ -930,7 +1002,8 @@ static int program_build(const char *src, struct program *p)
 	 * folds identifiers to NFKC (fullwidth letters spell __import__ too): source with bytes
 	 * beyond ASCII goes through the ast objects, whose names are checked as the parser made
 	 * them. */
-	if (!python_layer || (!strstr(src, "import") && ascii_only(src))) {
+	if (!python_layer ||
+	    (!strstr(src, "import") && ascii_only(src) && !names_refused_read(src))) {
 		if (pycompile_program(src, INTERP_FILENAME, RESULT_TMP, &p->body, &p->last_expr,
 		                      &p->assign, &p->aug_name) < 0)
 			return -1;
@@ -947,9 +1020,12 @@ static int program_build(const char *src, struct program *p)
 	tree = Py_CompileStringExFlags(src, INTERP_FILENAME, Py_file_input, &flags, -1);
 	if (!tree)
 		return -1;
-	if (python_layer && (strstr(src, "__import__") || !ascii_only(src)) &&
-	    hide_import_name(tree) < 0)
-		goto out;
+	if (python_layer) {
+		int refused = !ascii_only(src) || names_refused_read(src);
+		if ((refused || strstr(src, "__import__")) &&
+		    names_rewrite(tree, strstr(src, "__import__") || !ascii_only(src), refused) < 0)
+			goto out;
+	}
 	body = ast_field(tree, "body");
 	if (!body || !PyList_CheckExact(body))
 		goto out;

@@ -9,10 +9,15 @@
 #include "worker_internal.h"
 
 /* The file name of the user's code in its code objects and tracebacks. */
-#define INTERP_FILENAME    "<code>"
+#define INTERP_FILENAME      "<code>"
 /* The builtin the user's from-imports are compiled into; not an identifier, so user code
  * cannot name it. */
-#define PYLAYER_FROM_NAMES " safepy from"
+#define PYLAYER_FROM_NAMES   " safepy from"
+/* The builtins the user's reads of an attribute the rules refuse are compiled into (interp.c):
+ * obj.__dict__ as <dict>(obj), any other as <refused>(obj, name), which raises where it runs
+ * (a refusal in a branch never taken no longer refuses the whole program). */
+#define PYLAYER_OBJECT_DICT  " safepy dict"
+#define PYLAYER_REFUSED_ATTR " safepy refused"
 
 /* ---- pylayer.c: the Python layer ---- */
 
@@ -64,6 +69,8 @@ int pylayer_init(const struct zygote_config *cfg);
 /* Check a code object and the code nested in it against the attribute rules. Returns 0, or
  * -1 with AttributeError naming the attribute and line. */
 int pylayer_code_check(PyCodeObject *co);
+/* Do the attribute rules refuse the name (a dunder beyond the allowed ones, an internal)? */
+int pylayer_attr_refused(const char *name);
 /* Is f executing an attribute read of name in its own bytecode (LOAD_ATTR, LOAD_METHOD), as
  * opposed to a call that reads it in C (getattr, an attrgetter)? */
 int pylayer_frame_reads(PyFrameObject *f, PyObject *name);
@@ -187,6 +194,8 @@ int pyguard_loading_evaluation(void);
 void pyguard_user(PyObject *ns, PyObject *module);
 /* Are these a frame's globals and builtins of the user's code (see frame_is_user)? */
 int pyguard_globals_are_user(PyObject *globals, PyObject *builtins);
+/* Is t a class the user's code made (a heap class neither the zygote's nor a module's)? */
+int pyguard_user_class(PyObject *t);
 /* The user's module (borrowed; NULL before the first call). */
 PyObject *pyguard_user_module(void);
 /* A call begins: the classes made from now on are its own (a library may finish them). */

@@ -1553,6 +1553,12 @@ static int library_class(PyObject *t)
 	       PyUnicode_CompareWithASCIIString(m, "__main__") != 0;
 }
 
+int pyguard_user_class(PyObject *t)
+{
+	return PyType_Check(t) && (((PyTypeObject *)t)->tp_flags & Py_TPFLAGS_HEAPTYPE) &&
+	       !library_class(t);
+}
+
 /* The frame that asks for a change of a class: the innermost, or past the metaclass __setattr__
  * or __delattr__ frames of a library that pass it on (enum's), the one that called them; a
  * frame of the user's stops the walk. New reference, or NULL. */
@@ -1767,6 +1773,7 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 	if (rc == 0 && pylayer_armed() && PyUnicode_Check(name) &&
 	    (PyUnicode_CompareWithASCIIString(name, "__getattr__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__getattribute__") == 0 ||
+	     PyUnicode_CompareWithASCIIString(name, "__setattr__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0 ||
 	     pyguard_operator_name(name)))
 		rc = interface_guard_tree((PyTypeObject *)self);

@@ -168,7 +168,8 @@ static const char *attr_hint(const char *name)
 	static const struct {
 		const char *name, *hint;
 	} hints[] = {
-	    {"__dict__", "; dir(x) and getattr(x, name) read an object's attributes "
+	    {"__dict__", "; vars(x) gives the __dict__ of an object of a class the code defined, "
+	                 "and dir(x) and getattr(x, name) read any object's attributes "
 	                 "(dataclasses.asdict for a dataclass, get_params() for a model)"},
 	    {"__mro__", "; isinstance(), issubclass() and type(x).__name__ tell what x is"},
 	    {"__bases__", "; isinstance(), issubclass() and type(x).__name__ tell what x is"},
@@ -412,6 +413,14 @@ static int directed_setattr(PyObject *obj, PyObject *name, PyObject *value)
 	return rc;
 }
 
+static PyObject *object_dict(PyObject *obj);
+
+/* getattr(x, '__dict__') and hasattr(x, '__dict__') answer as vars(x). */
+static int is_dict_name(PyObject *name)
+{
+	return PyUnicode_CompareWithASCIIString(name, "__dict__") == 0;
+}
+
 static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	PyObject *name, *v;
@@ -421,12 +430,16 @@ static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize
 		return NULL;
 	}
 	name = pylayer_exact_str(args[1], "attribute name");
-	if (!name || attr_check(name) < 0) {
+	if (name && is_dict_name(name)) {
+		v = object_dict(args[0]);
+		Py_DECREF(name);
+	} else if (!name || attr_check(name) < 0) {
 		Py_XDECREF(name);
 		return NULL;
+	} else {
+		v = directed_getattr(args[0], name);
+		Py_DECREF(name);
 	}
-	v = directed_getattr(args[0], name);
-	Py_DECREF(name);
 	if (!v && nargs == 3 && PyErr_ExceptionMatches(PyExc_AttributeError)) {
 		PyErr_Clear();
 		return Py_NewRef(args[2]);
@@ -443,12 +456,16 @@ static PyObject *checked_hasattr(PyObject *self, PyObject *const *args, Py_ssize
 		return NULL;
 	}
 	name = pylayer_exact_str(args[1], "attribute name");
-	if (!name || attr_check(name) < 0) {
+	if (name && is_dict_name(name)) {
+		v = object_dict(args[0]);
+		Py_DECREF(name);
+	} else if (!name || attr_check(name) < 0) {
 		Py_XDECREF(name);
 		return NULL;
+	} else {
+		v = directed_getattr(args[0], name);
+		Py_DECREF(name);
 	}
-	v = directed_getattr(args[0], name);
-	Py_DECREF(name);
 	if (!v) {
 		if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
 			PyErr_Clear();
@@ -1013,6 +1030,76 @@ static PyObject *own_locals(PyObject *self, PyObject *unused)
 	return own_names("locals", 0);
 }
 
+/* An object's __dict__ (obj.__dict__, which interp.c compiles into this, and vars(obj)): the
+ * instance dict of an object of a class the user's code made (its own attributes, which
+ * getattr reads anyway); of any other object (a library's, a class, a module: their
+ * namespaces hold what the attribute rules refuse) refused. */
+/* Is every class of t's MRO a class made by a class statement (object aside)? A built-in
+ * class beneath (an exception group, io.FileIO, array.array, dict) guards some attributes of
+ * its objects when they are set (setattro): its objects' dicts are not handed out. */
+static int python_classes_only(PyTypeObject *t)
+{
+	static destructor plain_dealloc;
+	PyObject *mro = t->tp_mro;
+
+	if (!plain_dealloc) {
+		PyObject *probe =
+		    PyObject_CallFunction((PyObject *)&PyType_Type, "s()N", "probe", PyDict_New());
+		if (!probe) {
+			PyErr_Clear();
+			return 0;
+		}
+		plain_dealloc = ((PyTypeObject *)probe)->tp_dealloc;
+		Py_DECREF(probe);
+	}
+	for (Py_ssize_t i = 0; mro && PyTuple_Check(mro) && i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *c = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		if (c != &PyBaseObject_Type &&
+		    (!(c->tp_flags & Py_TPFLAGS_HEAPTYPE) || c->tp_dealloc != plain_dealloc))
+			return 0;
+	}
+	return mro != NULL;
+}
+
+static PyObject *object_dict(PyObject *obj)
+{
+	if (!PyType_Check(obj) && !PyModule_Check(obj) &&
+	    pyguard_user_class((PyObject *)Py_TYPE(obj)) && python_classes_only(Py_TYPE(obj)))
+		return PyObject_GenericGetDict(obj, NULL);
+	PyErr_Format(PyExc_AttributeError,
+	             "Forbidden access to dunder attribute: __dict__ of a '%.100s' object; an "
+	             "object shows its __dict__ (and vars) only when the code defined its class, "
+	             "on Python classes alone (not on a built-in class such as Exception or "
+	             "dict): dir(x) and getattr(x, name) read any object's attributes "
+	             "(dataclasses.asdict for a dataclass, get_params() for a model)",
+	             Py_TYPE(obj)->tp_name);
+	return NULL;
+}
+
+static PyObject *dict_of(PyObject *self, PyObject *obj)
+{
+	(void)self;
+	return object_dict(obj);
+}
+
+/* <refused>(obj, name): the read of an attribute the rules refuse, refused where it runs. */
+static PyObject *refused_attr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	(void)self;
+	if (nargs != 2 || !PyUnicode_Check(args[1])) {
+		PyErr_SetString(PyExc_TypeError, "an attribute read the rules refuse");
+		return NULL;
+	}
+	if (attr_check(args[1]) == 0)
+		PyErr_SetString(PyExc_AttributeError, "an attribute read the rules refuse");
+	return NULL;
+}
+
+int pylayer_attr_refused(const char *name)
+{
+	return attr_refusal(name) != NULL;
+}
+
 static PyObject *own_vars(PyObject *self, PyObject *args)
 {
 	PyObject *thing = NULL;
@@ -1020,14 +1107,7 @@ static PyObject *own_vars(PyObject *self, PyObject *args)
 	(void)self;
 	if (!PyArg_UnpackTuple(args, "vars", 0, 1, &thing))
 		return NULL;
-	if (thing) {
-		PyErr_SetString(
-		    PyExc_TypeError,
-		    "vars(object) is not available in the sandbox (an object's __dict__ "
-		    "is out of reach): use dir(object) and getattr(object, name)");
-		return NULL;
-	}
-	return own_names("vars", 0);
+	return thing ? object_dict(thing) : own_names("vars", 0);
 }
 
 /* help(obj): the object's documentation as pydoc renders it, in plain text, on stdout. Not of a
@@ -1102,7 +1182,9 @@ static PyMethodDef checked_defs[] = {
      "globals(): a read-only snapshot of the code's top-level names."},
     {"locals", own_locals, METH_NOARGS,
      "locals(): a snapshot of the names of the code's own frame."},
-    {"vars", own_vars, METH_VARARGS, "vars(): as locals(); vars(object) is not available."},
+    {"vars", own_vars, METH_VARARGS,
+     "vars([object]): without an argument, as locals(); vars(object) is object.__dict__, for an "
+     "object of a class the code defined."},
     {"exit", raise_exit, METH_VARARGS, "exit(code=None): raise SystemExit(code)."},
     {"quit", raise_exit, METH_VARARGS, "quit(code=None): raise SystemExit(code)."},
     {"getattr", (PyCFunction)(void (*)(void))checked_getattr, METH_FASTCALL,
@@ -1117,6 +1199,9 @@ static PyMethodDef checked_defs[] = {
      "Import an allowed module."},
     {PYLAYER_FROM_NAMES, (PyCFunction)(void (*)(void))from_names, METH_FASTCALL,
      "The names a from-import binds, from the allowed modules' proxies."},
+    {PYLAYER_OBJECT_DICT, dict_of, METH_O, "An object's __dict__, as the attribute rules give it."},
+    {PYLAYER_REFUSED_ATTR, (PyCFunction)(void (*)(void))refused_attr, METH_FASTCALL,
+     "The read of an attribute the rules refuse."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1755,6 +1840,31 @@ static const char library_fixes[] =
     "    return __reduce__\n"
     "if typing is not None:\n"
     "    typing._GenericAlias.__reduce__ = _reducer(vars(typing))\n"
+    /* ast reads, sets and removes the attributes a node's _fields and _attributes name
+     * (iter_fields, dump, walk, NodeVisitor, NodeTransformer): a class of the user's naming
+     * dunders there was handed any attribute (type's unbound __getattribute__, a built-in
+     * object's bound C __setstate__) or had it set. Its module reads them with the user's
+     * getattr, setattr, delattr and hasattr: the attribute rules apply. */
+    "ast = sys.modules.get('ast')\n"
+    "if ast is not None:\n"
+    "    for _name in ('getattr', 'setattr', 'delattr', 'hasattr'):\n"
+    "        setattr(ast, _name, _sandbox_builtins[_name])\n"
+    /* os.environ['X'] = '1' (scripts set their libraries' options so) called os.putenv,
+     * which the sandbox refuses: the mapping changes for the code's own reads (os.environ,
+     * os.getenv), not the process's environment. */
+    "_os = sys.modules.get('os')\n"
+    "if _os is not None and type(getattr(_os, 'environ', None)) is getattr(_os, '_Environ', 0):\n"
+    "    class _Environ(_os._Environ):\n"
+    "        def __setitem__(self, key, value):\n"
+    "            self._data[self.encodekey(key)] = self.encodevalue(value)\n"
+    "        def __delitem__(self, key):\n"
+    "            try:\n"
+    "                del self._data[self.encodekey(key)]\n"
+    "            except KeyError:\n"
+    "                raise KeyError(key) from None\n"
+    "    _Environ.__name__ = _Environ.__qualname__ = '_Environ'\n"
+    "    _Environ.__module__ = 'os'\n"
+    "    _os.environ.__class__ = _Environ\n"
     "pathlib = sys.modules.get('pathlib')\n"
     "for _flavour in ('_PosixFlavour', '_WindowsFlavour'):\n"
     "    if pathlib is not None and 'pathmod' in getattr(pathlib, _flavour, object).__dict__:\n"
@@ -1776,8 +1886,15 @@ static const char library_fixes[] =
     "                pass\n"
     "            else:\n"
     "                _write_for_user(wrapper, name, value)\n"
+    /* ... what it copies into a mapping (the wrapper's __dict__, which vars() gives the
+     * user's code for an object of its class) without the names the rules refuse: a class's
+     * namespace holds its C methods (a built-in object's __setstate__, unbound). */
     "        for name in updated:\n"
-    "            _read_for_user(wrapper, name).update(_read_for_user(wrapped, name, {}))\n"
+    "            got = _read_for_user(wrapped, name, {})\n"
+    "            _read_for_user(wrapper, name).update(\n"
+    "                (k, v) for k, v in dict(got).items()\n"
+    "                if type(k) is str and not (k.startswith('__') and\n"
+    "                                           (k == '__dict__' or k not in plain)))\n"
     "        wrapper.__wrapped__ = wrapped\n"
     "        return wrapper\n"
     "    checked.__doc__ = update_wrapper.__doc__\n"
@@ -1789,6 +1906,19 @@ static const char library_fixes[] =
     "        functools.update_wrapper,\n"
     "        frozenset(functools.WRAPPER_ASSIGNMENTS + functools.WRAPPER_UPDATES\n"
     "                  + ('__type_params__', '__wrapped__')))\n"
+    /* pandas imports the plotting backend the user names (an option, plot(backend=...))
+     * with the real importlib from its own frame: a module beyond the allowed ones ran its
+     * top-level code (this printed its text). Only matplotlib, the backend there is. */
+    "pdplot = sys.modules.get('pandas.plotting._core')\n"
+    "if pdplot is not None and callable(getattr(pdplot, '_load_backend', None)):\n"
+    "    def _backend_loader(load):\n"
+    "        def _load_backend(backend):\n"
+    "            if type(backend) is not str or backend != 'matplotlib':\n"
+    "                raise ValueError('Could not find plotting backend %r: the sandbox plots '\n"
+    "                                 'with matplotlib only' % (str(backend),))\n"
+    "            return load('matplotlib')\n"
+    "        return _load_backend\n"
+    "    pdplot._load_backend = _backend_loader(pdplot._load_backend)\n"
     "pdexpr = sys.modules.get('pandas.core.computation.expr')\n"
     "Visitor = getattr(pdexpr, 'BaseExprVisitor', None)\n"
     "def _no_dunder(visit):\n"
@@ -1895,7 +2025,12 @@ static const char library_fixes[] =
      * memo answered in place of any part of it (keyed by the id of an object just freed,
      * which the state's next array reuses), so a tree's own reduce gave its nodes with links
      * of the user's (sklearn's Tree, KDTree, scipy's cKDTree and Rotation: any memory, the
-     * sandbox escaped). */
+     * sandbox escaped). The __setstate__ checked is the one the object's class holds (found
+     * along its MRO, never by an attribute read the class or its metaclass answers: a
+     * metaclass's __getattribute__ showed the check a Python function while copy called the
+     * C one of the object), and copy's steps after the object is made (its state, its items)
+     * are taken here, with that __setstate__ (a function or method of the class: one whose
+     * binding the user's code answers is refused). */
     "copy = sys.modules.get('copy')\n"
     /* The reduce is the type's own only when no class of Python's in its MRO names
      * __reduce_ex__, __reduce__ or __getstate__ but as a method defined in C by that class:
@@ -1930,49 +2065,91 @@ static const char library_fixes[] =
     "        if v is not None and not isinstance(v, _function):\n"
     "            return True\n"
     "    return False\n"
-    "def _no_class_state(reconstruct, _refs=sys.getrefcount, _function=type(lambda: None)):\n"
+    "def _class_attr(t, name, _mro=type.__dict__['__mro__'].__get__,\n"
+    "                _dict=type.__dict__['__dict__'].__get__):\n"
+    "    for c in _mro(t):\n"
+    "        v = _dict(c).get(name)\n"
+    "        if v is not None:\n"
+    "            return v\n"
+    "    return None\n"
+    "def _no_class_state(reconstruct, deepcopy, _refs=sys.getrefcount, _function=type(lambda: "
+    "None),\n"
+    "                    _plain=(type(lambda: None), type(object.__reduce__), "
+    "type(object.__init__)),\n"
+    "                    _name=type.__dict__['__name__'].__get__,\n"
+    "                    _flags=type.__dict__['__flags__'].__get__):\n"
     "    def _reconstruct(x, memo, func, args, state=None, listiter=None, dictiter=None,\n"
     "                     **kwargs):\n"
-    "        if state is not None or listiter is not None or dictiter is not None:\n"
-    "            made = func\n"
-    "            def func(*a):\n"
-    "                y = made(*a)\n"
-    "                if isinstance(y, type):\n"
-    "                    raise TypeError('copy does not set state on a class')\n"
-    "                setstate = getattr(type(y), '__setstate__', None)\n"
-    "                if (state is not None and setstate is not None and\n"
-    "                        not isinstance(setstate, _function) and _refs(y) > 2):\n"
-    "                    raise TypeError('copy sets the state of a built-in object only on a '\n"
-    "                                    'new one (this %s was there before)' % type(y).__name__)\n"
-    "                np = sys.modules.get('numpy')\n"
-    "                if (state is not None and np is not None and isinstance(y, np.ndarray)\n"
-    "                        and _refs(y) > 2):\n"
-    "                    raise TypeError('copy sets the state of an array only on a new one '\n"
-    "                                    '(this %s was there before)' % type(y).__name__)\n"
-    "                if (state is not None and setstate is not None and\n"
-    "                        not isinstance(setstate, _function) and not _own_reduce(x, y)):\n"
-    "                    raise TypeError('copy sets the state of a built-in %s only as its own '\n"
-    "                                    'reduce gives it' % type(y).__name__)\n"
-    "                if (state is not None and setstate is None and isinstance(state, tuple)\n"
-    "                        and len(state) == 2 and isinstance(state[1], dict)\n"
-    "                        and any(type(k) is not str or (k.startswith('__') and\n"
-    "                                                        k.endswith('__'))\n"
-    "                                for k in state[1])):\n"
-    "                    raise TypeError('copy sets no dunder attribute')\n"
-    "                if (state is not None and setstate is None and _refs(y) > 2 and\n"
-    "                        not type(y).__flags__ & _HEAPTYPE):\n"
-    "                    raise TypeError('copy sets the attributes of a built-in object only '\n"
-    "                                    'on a new one (this %s was there before)' % "
-    "type(y).__name__)\n"
-    "                return y\n"
-    "            if memo is not None and state is not None and _c_setstate(type(x)):\n"
-    "                y = reconstruct(x, {}, func, args, state, listiter, dictiter, **kwargs)\n"
-    "                memo[id(x)] = y\n"
-    "                return y\n"
-    "        return reconstruct(x, memo, func, args, state, listiter, dictiter, **kwargs)\n"
+    "        if state is None and listiter is None and dictiter is None:\n"
+    "            return reconstruct(x, memo, func, args, **kwargs)\n"
+    "        made = func\n"
+    "        found = []\n"
+    "        def func(*a):\n"
+    "            y = made(*a)\n"
+    "            if isinstance(y, type):\n"
+    "                raise TypeError('copy does not set state on a class')\n"
+    "            setstate = _class_attr(type(y), '__setstate__') if state is not None else None\n"
+    "            if (setstate is not None and type(setstate) not in _plain and\n"
+    "                    type(setstate).__name__ != 'cython_function_or_method'):\n"
+    "                raise TypeError('copy sets the state of a %s only through a function or '\n"
+    "                                'method of its class' % _name(type(y)))\n"
+    "            if (state is not None and setstate is not None and\n"
+    "                    not isinstance(setstate, _function) and _refs(y) > 2):\n"
+    "                raise TypeError('copy sets the state of a built-in object only on a '\n"
+    "                                'new one (this %s was there before)' % _name(type(y)))\n"
+    "            np = sys.modules.get('numpy')\n"
+    "            if (state is not None and np is not None and isinstance(y, np.ndarray)\n"
+    "                    and _refs(y) > 2):\n"
+    "                raise TypeError('copy sets the state of an array only on a new one '\n"
+    "                                '(this %s was there before)' % _name(type(y)))\n"
+    "            if (state is not None and setstate is not None and\n"
+    "                    not isinstance(setstate, _function) and not _own_reduce(x, y)):\n"
+    "                raise TypeError('copy sets the state of a built-in %s only as its own '\n"
+    "                                'reduce gives it' % _name(type(y)))\n"
+    "            if (state is not None and setstate is None and isinstance(state, tuple)\n"
+    "                    and len(state) == 2 and isinstance(state[1], dict)\n"
+    "                    and any(type(k) is not str or (k.startswith('__') and\n"
+    "                                                    k.endswith('__'))\n"
+    "                            for k in state[1])):\n"
+    "                raise TypeError('copy sets no dunder attribute')\n"
+    "            if (state is not None and setstate is None and _refs(y) > 2 and\n"
+    "                    not _flags(type(y)) & _HEAPTYPE):\n"
+    "                raise TypeError('copy sets the attributes of a built-in object only '\n"
+    "                                'on a new one (this %s was there before)' % _name(type(y)))\n"
+    "            found.append(setstate)\n"
+    "            return y\n"
+    "        own = memo\n"
+    "        if memo is not None and state is not None and _c_setstate(type(x)):\n"
+    "            own = {}\n"
+    "        y = reconstruct(x, own, func, args, **kwargs)\n"
+    "        deep = own is not None\n"
+    "        if state is not None:\n"
+    "            if deep:\n"
+    "                state = deepcopy(state, own)\n"
+    "            setstate = found[-1]\n"
+    "            if setstate is not None:\n"
+    "                setstate(y, state)\n"
+    "            else:\n"
+    "                slotstate = None\n"
+    "                if isinstance(state, tuple) and len(state) == 2:\n"
+    "                    state, slotstate = state\n"
+    "                if state is not None:\n"
+    "                    y.__dict__.update(state)\n"
+    "                if slotstate is not None:\n"
+    "                    for key, value in slotstate.items():\n"
+    "                        setattr(y, key, value)\n"
+    "        for item in listiter if listiter is not None else ():\n"
+    "            y.append(deepcopy(item, own) if deep else item)\n"
+    "        for key, value in dictiter if dictiter is not None else ():\n"
+    "            if deep:\n"
+    "                key, value = deepcopy(key, own), deepcopy(value, own)\n"
+    "            y[key] = value\n"
+    "        if own is not memo:\n"
+    "            memo[id(x)] = y\n"
+    "        return y\n"
     "    return _reconstruct\n"
     "if copy is not None and callable(getattr(copy, '_reconstruct', None)):\n"
-    "    copy._reconstruct = _no_class_state(copy._reconstruct)\n"
+    "    copy._reconstruct = _no_class_state(copy._reconstruct, copy.deepcopy)\n"
     /* The debugger (loaded with the data stack: doctest's runner makes one) runs a module as
      * __main__ by clearing the user's namespace and filling it with the real builtins (its
      * methods, even called on another object); its base runs text in that namespace. No
@@ -2142,7 +2319,8 @@ static int library_fix(void)
 	    PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
 	    PyDict_SetItemString(g, "_as_user_holds", f) == 0 &&
 	    PyDict_SetItemString(g, "_read_for_user", rd) == 0 &&
-	    PyDict_SetItemString(g, "_write_for_user", wr) == 0)
+	    PyDict_SetItemString(g, "_write_for_user", wr) == 0 &&
+	    PyDict_SetItemString(g, "_sandbox_builtins", safe_builtins) == 0)
 		r = PyEval_EvalCode(code, g, g);
 	Py_XDECREF(rd);
 	Py_XDECREF(wr);

@@ -703,9 +703,12 @@ static void binops_guard(PyTypeObject *t);
 
 /* A class's comparison slot and binary operators, held (a class made, or its comparisons or
  * operators set, later: again). */
+static void eg_class_guard(PyTypeObject *t);
+
 void pyreentry_class_guard(PyTypeObject *t)
 {
 	binops_guard(t);
+	eg_class_guard(t);
 	for (size_t i = 0; i < N_HELD_COMPARES; i++)
 		if (held_compares[i].real && t->tp_richcompare == held_compares[i].real)
 			t->tp_richcompare = held_compares[i].held;
@@ -1365,6 +1368,54 @@ static PyTypeObject *itertools_class(PyObject *it, const char *name)
 	return (PyTypeObject *)t;
 }
 
+/* A C __setstate__ of an itertools iterator changes what the iterator steps, and copy calls it
+ * (on the object a reduce's constructor gave) while the user's code runs: chain's, called from
+ * inside a step of that chain, replaced the generator it was running, which was freed while it
+ * ran (its frame then laid over by the user's memory: the sandbox escaped). While armed, an
+ * iterator stepping now refuses a state (RuntimeError), as it refuses to be stepped again. */
+static struct {
+	PyTypeObject *type;
+	PyObject *real;
+} setstate_types[ITER_TYPES_MAX];
+static size_t n_setstate_types;
+
+static PyObject *iter_setstate(PyObject *self, PyObject *state)
+{
+	PyObject *real = NULL;
+
+	for (PyTypeObject *t = Py_TYPE(self); t && !real; t = t->tp_base)
+		for (size_t i = 0; i < n_setstate_types && !real; i++)
+			if (setstate_types[i].type == t)
+				real = setstate_types[i].real;
+	if (!real) {
+		PyErr_SetString(PyExc_SystemError, "an itertools iterator of no known class");
+		return NULL;
+	}
+	for (Py_ssize_t i = n_stepping - 1; pylayer_armed() && i >= 0; i--)
+		if (stepping[i] == self)
+			return PyErr_Format(PyExc_RuntimeError, "%s given a state while it steps",
+			                    Py_TYPE(self)->tp_name);
+	return PyObject_CallFunctionObjArgs(real, self, state, NULL);
+}
+
+static PyMethodDef iter_setstate_def = {"__setstate__", iter_setstate, METH_O, NULL};
+
+/* Every itertools class with a __setstate__ of its own (cycle's, tee's and the pools' already
+ * checked beneath). */
+static int iter_setstates_guard(void)
+{
+	for (size_t i = 0; i < n_iter_types; i++) {
+		PyTypeObject *t = iter_types[i].type;
+		if (!PyDict_GetItemString(t->tp_dict, "__setstate__"))
+			continue;
+		if (replace_method(t, "__setstate__", &iter_setstate_def,
+		                   &setstate_types[n_setstate_types].real) < 0)
+			return -1;
+		setstate_types[n_setstate_types++].type = t;
+	}
+	return 0;
+}
+
 static int itertools_states_guard(void)
 {
 	PyObject *it = PyImport_ImportModule("itertools");
@@ -1408,7 +1459,7 @@ static int itertools_states_guard(void)
 		                   &pool_setstate_real[k]) < 0)
 			goto out;
 	}
-	rc = 0;
+	rc = iter_setstates_guard();
 out:
 	Py_XDECREF(it);
 	return rc;
@@ -2717,6 +2768,21 @@ static int eg_setattro(PyObject *self, PyObject *name, PyObject *value)
 	if (pylayer_armed() && eg_name(name, eg_instance_set))
 		return eg_refused(name);
 	return eg_setattro_real(self, name, value);
+}
+
+/* A class of the user's beneath an exception group got CPython's generic setattro, not the
+ * group's: CPython gives a new class the C function the __setattr__ found along its MRO wraps
+ * (object's), so e.split = f on an instance of class EG(ExceptionGroup) was set, and except*
+ * read its answer as a pair (the sandbox escaped). Each such class gets the group's setattro
+ * when it is made and when its __setattr__ or bases change (pyguard.c); one with a __setattr__
+ * of its own reaches a group's attributes only through object.__setattr__, which refuses to
+ * jump over the group's C setattro. */
+static void eg_class_guard(PyTypeObject *t)
+{
+	if (eg_setattro_real && t != (PyTypeObject *)PyExc_BaseExceptionGroup &&
+	    PyType_IsSubtype(t, (PyTypeObject *)PyExc_BaseExceptionGroup) &&
+	    (t->tp_setattro == eg_setattro_real || t->tp_setattro == PyObject_GenericSetAttr))
+		t->tp_setattro = eg_setattro;
 }
 
 static int exception_groups_guard(void)
