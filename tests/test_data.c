@@ -714,6 +714,32 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
+/* pandas calls the method a string names (s.agg('sum'), gb.transform('cumsum')), read with
+ * getattr from its own frame: s.agg('__dict__') gave any attribute of a pandas object (a
+ * Series' instance dict), agg('__builtins__') read numpy's. The names follow the attribute
+ * rules now; string aggregations answer as on the host. */
+Test(data, pandas_string_functions_follow_the_attribute_rules)
+{
+	start_data(NULL);
+	e2e_expect_result("import pandas as pd, numpy as np\n"
+	                  "s = pd.Series([1, 2, 3, 4])\n"
+	                  "df = pd.DataFrame({'g': ['a', 'b', 'a', 'b'], 'v': [1., 2., 3., 4.]})\n"
+	                  "def t(f):\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "        return 'given'\n"
+	                  "    except (AttributeError, ValueError, TypeError) as e:\n"
+	                  "        return 'refused'\n"
+	                  "[t(lambda: s.agg('__dict__')), t(lambda: s.agg('__builtins__')),\n"
+	                  " t(lambda: df.groupby('g').v.agg('__dict__')), int(s.agg('sum')),\n"
+	                  " s.agg(['mean', 'max']).tolist(), s.transform('cumsum').tolist(),\n"
+	                  " df.groupby('g').v.agg('mean').tolist(), "
+	                  "df.groupby('g').v.transform('cumsum').tolist()]",
+	                  "[\"refused\",\"refused\",\"refused\",10,[2.5,4.0],[1,3,6,10],[2.0,3.0],["
+	                  "1.0,2.0,4.0,6.0]]");
+	e2e_stop();
+}
+
 /* pandas imported the plotting backend the user named (the option, plot(backend=...)) with the
  * real importlib, from its own frame: a module beyond the allowed ones ran its top-level code
  * (this printed its text). Only matplotlib is loaded; it plots as before. */

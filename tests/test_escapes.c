@@ -3053,6 +3053,51 @@ Test(python_layer, a_tee_data_block_reads_an_iterator)
 	stop();
 }
 
+/* dataclasses read the attributes a class's __dataclass_fields__ names (asdict, astuple,
+ * replace) from its own frame, past the attribute rules: a field named __setstate__ handed out
+ * a built-in object's C __setstate__, bound (on an array with views, in data mode: the views
+ * then read freed memory, the sandbox escaped), one named __getattribute__ type's own. Its reads
+ * follow the rules now, but for the names it keeps its own state under; dataclasses work as
+ * on the host. */
+Test(python_layer, dataclasses_read_fields_with_the_attribute_rules)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import dataclasses, itertools\n"
+	    "@dataclasses.dataclass\n"
+	    "class _D:\n"
+	    "    a: int = 0\n"
+	    "FIELD = dataclasses.fields(_D)[0]._field_type\n"
+	    "def read(base, name, *args):\n"
+	    "    F = dataclasses.field()\n"
+	    "    F.name = name\n"
+	    "    F._field_type = FIELD\n"
+	    "    class W(base):\n"
+	    "        __dataclass_fields__ = {name: F}\n"
+	    "    try:\n"
+	    "        return repr(dataclasses.asdict(W(*args))[name])[:20]\n"
+	    "    except AttributeError as e:\n"
+	    "        return 'refused' if 'Forbidden' in str(e) else str(e)\n"
+	    "@dataclasses.dataclass(order=True)\n"
+	    "class P:\n"
+	    "    x: int\n"
+	    "    y: list = dataclasses.field(default_factory=list)\n"
+	    "    def __post_init__(self):\n"
+	    "        self.z = 1\n"
+	    "@dataclasses.dataclass(frozen=True, slots=True)\n"
+	    "class F:\n"
+	    "    a: int = 2\n"
+	    "p = P(1, [2])\n"
+	    "repr([read(itertools.chain, '__setstate__', [1]), read(object, '__getattribute__'),\n"
+	    "      read(object, 'fine'), dataclasses.replace(p, x=5), dataclasses.asdict(p),\n"
+	    "      dataclasses.astuple(p), P(1) < P(2), p.z, dataclasses.replace(F(), a=3),\n"
+	    "      dataclasses.make_dataclass('M', [('a', int)])(1)])",
+	    "\"['refused', 'refused', \\\"'W' object has no attribute 'fine'\\\", P(x=5, y=[2]), "
+	    "{'x': 1, 'y': [2]}, (1, [2]), True, 1, F(a=3), M(a=1)]\"");
+	still_serving();
+	stop();
+}
+
 /* copy's checks of a built-in object's C __setstate__ (only on a new object, only as its own
  * reduce gives it) read the __setstate__ through the object's class: a metaclass whose
  * __getattribute__ answered a Python function had them skipped, and copy then called the C one
@@ -3061,7 +3106,9 @@ Test(python_layer, a_tee_data_block_reads_an_iterator)
  * after the object is made use that one. And ast read and set the attributes a node's _fields
  * named (iter_fields, dump, NodeTransformer) as library code: a class naming
  * '__getattribute__' there was handed type's own, unbound; ast's reads follow the attribute
- * rules now. Ordinary copies and ast's uses answer as the host's. */
+ * rules now. A slot state given as a mapping other than a dict set a dunder attribute (the
+ * object's __class__); it is refused as a dict's is. Ordinary copies and ast's uses answer as
+ * the host's. */
 Test(python_layer, copy_and_ast_read_attributes_as_the_class_holds_them)
 {
 	start(NULL);
@@ -3090,6 +3137,27 @@ Test(python_layer, copy_and_ast_read_attributes_as_the_class_holds_them)
 	    "class N(metaclass=H):\n"
 	    "    pass\n"
 	    "r.append(sorted(dict(ast.iter_fields(N))))\n"
+	    "import collections.abc\n"
+	    "class Slot:\n"
+	    "    __slots__ = ('a',)\n"
+	    "class Other:\n"
+	    "    __slots__ = ('a',)\n"
+	    "class Map(collections.abc.Mapping):\n"
+	    "    def __init__(self, d):\n"
+	    "        self.d = d\n"
+	    "    def __getitem__(self, k):\n"
+	    "        return self.d[k]\n"
+	    "    def __iter__(self):\n"
+	    "        return iter(self.d)\n"
+	    "    def __len__(self):\n"
+	    "        return len(self.d)\n"
+	    "class Z:\n"
+	    "    def __reduce__(self):\n"
+	    "        return (Slot, (), (None, Map({'__class__': Other, 'a': 1})))\n"
+	    "try:\n"
+	    "    r.append(type(copy.copy(Z())).__name__)\n"
+	    "except TypeError as e:\n"
+	    "    r.append(str(e))\n"
 	    "class St:\n"
 	    "    def __init__(self):\n"
 	    "        self.v = [1]\n"
@@ -3123,7 +3191,8 @@ Test(python_layer, copy_and_ast_read_attributes_as_the_class_holds_them)
 	    "      [type(n).__name__ for n in ast.walk(tree)][:3]]\n"
 	    "repr(r)",
 	    "\"['copy sets the state of a built-in object only on a new one (this K was there "
-	    "before)', [1, 2, 3], ['__init__', 'x'], True, [[1], 2], [1, [2]], 't', "
+	    "before)', [1, 2, 3], ['__init__', 'x'], 'copy sets no dunder attribute', True, "
+	    "[[1], 2], [1, [2]], 't', "
 	    "OrderedDict([('a', [1])]), 6, 3, '2020-01-02', [4], [2, 3], "
 	    "'Module(body=[Assign(targets=[N', 'a = 10 + 20', ['Module', 'Assign', 'Name']]\"");
 	still_serving();

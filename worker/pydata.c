@@ -483,6 +483,56 @@ static int resize_guard(PyTypeObject *nd)
 	return 0;
 }
 
+/* ndarray.__setstate__ frees the memory the array owns and takes the state's: called on an
+ * array with views or exported buffers (a bound method handed out by a library reading an
+ * attribute by a name the user chose: dataclasses.replace with a field named __setstate__),
+ * the views went on over freed memory (a list's items laid there: the sandbox escaped). The
+ * state is set only on an array that holds no bytes yet, as the one a reduce makes for it
+ * (numpy's _reconstruct: an empty array), so no view can have seen its memory. */
+static PyCFunction setstate_real;
+static PyObject *nbytes_descr; /* ndarray's own nbytes (a subclass's property may say 0) */
+
+static PyObject *setstate_checked(PyObject *self, PyObject *args)
+{
+	PyObject *n;
+	int empty;
+
+	if (!pylayer_armed())
+		return setstate_real(self, args);
+	n = Py_TYPE(nbytes_descr)->tp_descr_get(nbytes_descr, self, (PyObject *)Py_TYPE(self));
+	empty = n && PyLong_CheckExact(n) && PyLong_AsLong(n) == 0;
+	Py_XDECREF(n);
+	if (!empty) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_ValueError,
+			                "an array's state is set only on a new, empty array (as a "
+			                "reduce makes it), never over memory its views may read");
+		return NULL;
+	}
+	return setstate_real(self, args);
+}
+
+static int setstate_guard(PyTypeObject *nd)
+{
+	PyObject *m = PyDict_GetItemString(nd->tp_dict, "__setstate__");
+	PyMethodDef *def;
+
+	if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type) ||
+	    (def = ((PyMethodDescrObject *)m)->d_method)->ml_flags != METH_VARARGS) {
+		PyErr_SetString(PyExc_RuntimeError, "ndarray.__setstate__ is not as known");
+		return -1;
+	}
+	nbytes_descr = PyDict_GetItemString(nd->tp_dict, "nbytes");
+	if (!nbytes_descr || !Py_TYPE(nbytes_descr)->tp_descr_get) {
+		PyErr_SetString(PyExc_RuntimeError, "ndarray.nbytes is not as known");
+		return -1;
+	}
+	Py_INCREF(nbytes_descr);
+	setstate_real = def->ml_meth;
+	def->ml_meth = setstate_checked;
+	return 0;
+}
+
 /* numpy's methods that write into the array they are called on (item assignment, put,
  * itemset, fill, setfield) hold no reference of their own on it: called on a temporary
  * (np.ndarray.put(L.pop(), ...)), the array's only other reference can be the user's, and a
@@ -853,6 +903,8 @@ static int numpy_guard(void)
 		rc = buffers_guard(np, (PyTypeObject *)nd);
 	if (rc == 0)
 		rc = resize_guard((PyTypeObject *)nd);
+	if (rc == 0)
+		rc = setstate_guard((PyTypeObject *)nd);
 	if (rc == 0)
 		rc = writes_guard((PyTypeObject *)nd);
 	if (rc == 0)

@@ -1849,6 +1849,32 @@ static const char library_fixes[] =
     "if ast is not None:\n"
     "    for _name in ('getattr', 'setattr', 'delattr', 'hasattr'):\n"
     "        setattr(ast, _name, _sandbox_builtins[_name])\n"
+    /* dataclasses reads the fields a class's __dataclass_fields__ names (replace, asdict,
+     * astuple, fields' defaults): a field named __setstate__ handed out an array's C
+     * __setstate__, bound (its views then read freed memory: the sandbox escaped). Its reads
+     * follow the attribute rules too, but for the names it keeps its own state under. */
+    "dataclasses = sys.modules.get('dataclasses')\n"
+    "def _reads_with_rules(names, get=getattr, has=hasattr, checked_get=_sandbox_builtins['getattr'],\n"
+    "                      checked_has=_sandbox_builtins['hasattr']):\n"
+    "    def getattr(obj, name, *default):\n"
+    "        if type(name) is str and name in names:\n"
+    "            return get(obj, name, *default)\n"
+    "        return checked_get(obj, name, *default)\n"
+    "    def hasattr(obj, name):\n"
+    "        if type(name) is str and name in names:\n"
+    "            return has(obj, name)\n"
+    "        return checked_has(obj, name)\n"
+    "    return getattr, hasattr\n"
+    "if dataclasses is not None:\n"
+    "    dataclasses.getattr, dataclasses.hasattr = _reads_with_rules(frozenset((\n"
+    "        '__dataclass_fields__', '__dataclass_params__', '__post_init__', '__set_name__',\n"
+    "        '__doc__', '__qualname__', '__next__')))\n"    /* pandas calls the method a string names (s.agg('sum'), gb.transform('cumsum')):
+     * s.agg('__dict__') read any attribute of a pandas object. */
+    "for _name in ('pandas.core.apply', 'pandas.core.groupby.generic',\n"
+    "              'pandas.core.groupby.groupby'):\n"
+    "    _m = sys.modules.get(_name)\n"
+    "    if _m is not None:\n"
+    "        _m.getattr, _m.hasattr = _reads_with_rules(frozenset(('__array__',)))\n"
     /* os.environ['X'] = '1' (scripts set their libraries' options so) called os.putenv,
      * which the sandbox refuses: the mapping changes for the code's own reads (os.environ,
      * os.getenv), not the process's environment. */
@@ -2136,6 +2162,10 @@ static const char library_fixes[] =
     "                if state is not None:\n"
     "                    y.__dict__.update(state)\n"
     "                if slotstate is not None:\n"
+    "                    slotstate = dict(slotstate)\n"
+    "                    if any(type(k) is not str or (k.startswith('__') and k.endswith('__'))\n"
+    "                           for k in slotstate):\n"
+    "                        raise TypeError('copy sets no dunder attribute')\n"
     "                    for key, value in slotstate.items():\n"
     "                        setattr(y, key, value)\n"
     "        for item in listiter if listiter is not None else ():\n"
