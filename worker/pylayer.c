@@ -1854,7 +1854,8 @@ static const char library_fixes[] =
      * __setstate__, bound (its views then read freed memory: the sandbox escaped). Its reads
      * follow the attribute rules too, but for the names it keeps its own state under. */
     "dataclasses = sys.modules.get('dataclasses')\n"
-    "def _reads_with_rules(names, get=getattr, has=hasattr, checked_get=_sandbox_builtins['getattr'],\n"
+    "def _reads_with_rules(names, get=getattr, has=hasattr,\n"
+    "                      checked_get=_sandbox_builtins['getattr'],\n"
     "                      checked_has=_sandbox_builtins['hasattr']):\n"
     "    def getattr(obj, name, *default):\n"
     "        if type(name) is str and name in names:\n"
@@ -1868,7 +1869,7 @@ static const char library_fixes[] =
     "if dataclasses is not None:\n"
     "    dataclasses.getattr, dataclasses.hasattr = _reads_with_rules(frozenset((\n"
     "        '__dataclass_fields__', '__dataclass_params__', '__post_init__', '__set_name__',\n"
-    "        '__doc__', '__qualname__', '__next__')))\n"    /* pandas calls the method a string names (s.agg('sum'), gb.transform('cumsum')):
+    "        '__doc__', '__qualname__', '__next__')))\n" /* pandas calls the method a string names (s.agg('sum'), gb.transform('cumsum')):
      * s.agg('__dict__') read any attribute of a pandas object. */
     "for _name in ('pandas.core.apply', 'pandas.core.groupby.generic',\n"
     "              'pandas.core.groupby.groupby'):\n"
