@@ -3199,6 +3199,15 @@ Test(python_layer, copy_and_ast_read_attributes_as_the_class_holds_them)
 	stop();
 }
 
+/* except* on the group e of a ValueError and a TypeError, each part appended to r. */
+#define EXCEPT_STAR_SPLITS                                                                         \
+	"try:\n"                                                                                   \
+	"    raise e\n"                                                                            \
+	"except* ValueError as got:\n"                                                             \
+	"    r.append(repr(got.exceptions))\n"                                                     \
+	"except* TypeError as got:\n"                                                              \
+	"    r.append(repr(got.exceptions))\n"
+
 /* A class of the user's beneath an exception group got CPython's generic setattro (the
  * C function object's __setattr__ wraps, found along its MRO), not the group's: e.split = f on
  * an instance of class EG(ExceptionGroup) was set, and except* took its answer as a pair
@@ -3225,13 +3234,7 @@ Test(python_layer, an_exception_group_of_the_users_class_keeps_its_classs_split)
 	                 "r = [t(direct), t(lambda: setattr(b, 'split', 1)), t(lambda: setattr(e, "
 	                 "'note', 1))]\n"
 	                 "EG.__setattr__ = object.__setattr__\n"
-	                 "r.append(t(lambda: setattr(e, 'split', 1)))\n"
-	                 "try:\n"
-	                 "    raise e\n"
-	                 "except* ValueError as got:\n"
-	                 "    r.append(repr(got.exceptions))\n"
-	                 "except* TypeError as got:\n"
-	                 "    r.append(repr(got.exceptions))\n"
+	                 "r.append(t(lambda: setattr(e, 'split', 1)))\n" EXCEPT_STAR_SPLITS
 	                 "r + [e.note]",
 	                 "[\"refused\",\"refused\",\"set\",\"refused\",\"(ValueError(1),)\","
 	                 "\"(TypeError(2),)\",1]");
@@ -3264,14 +3267,7 @@ Test(python_layer, no_dict_of_an_object_whose_class_has_a_builtin_base)
 	    "        return 'refused' if 'Forbidden' in str(e) else str(e)\n"
 	    "e = EG('x', [ValueError(1), TypeError(2)])\n"
 	    "r = [t(lambda: vars(e)), t(lambda: e.__dict__), t(lambda: vars(A('i'))),\n"
-	    "     t(lambda: getattr(D(), '__dict__'))]\n"
-	    "try:\n"
-	    "    raise e\n"
-	    "except* ValueError as got:\n"
-	    "    r.append(repr(got.exceptions))\n"
-	    "except* TypeError as got:\n"
-	    "    r.append(repr(got.exceptions))\n"
-	    "r",
+	    "     t(lambda: getattr(D(), '__dict__'))]\n" EXCEPT_STAR_SPLITS "r",
 	    "[\"refused\",\"refused\",\"refused\",\"refused\",\"(ValueError(1),)\","
 	    "\"(TypeError(2),)\"]");
 	still_serving();
