@@ -128,6 +128,9 @@ enum ipc_open_mode {
 #define IPC_WS_BYTES_PER_CALL    (256ull << 20) /* bytes of the files written, in all */
 #define IPC_WS_FDS_PER_CALL      1000           /* files opened to write, in all */
 #define IPC_WS_LIST_MAX          100000         /* entries of one directory listed */
+/* directories a path names beneath the workspace: each costs the supervisor a walk on every
+ * request (the left-out directory is looked for above it) */
+#define IPC_WS_DEPTH_MAX         64
 
 /* A path's kind, as a LIST reply's type byte and in struct ipc_stat. */
 #define IPC_ENTRY_FILE  'f'

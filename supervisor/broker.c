@@ -562,7 +562,7 @@ static void ws_normalize(char *rel)
  * the hidden files of writes in progress). */
 static int ws_relative(const struct workspace *ws, const char *p, size_t n, char *rel, size_t cap)
 {
-	size_t wl = strlen(ws->path);
+	size_t wl = strlen(ws->path), depth = 0;
 
 	if (n == 0)
 		return -ENOENT;
@@ -582,6 +582,18 @@ static int ws_relative(const struct workspace *ws, const char *p, size_t n, char
 	memcpy(rel, p, n);
 	rel[n] = '\0';
 	ws_normalize(rel);
+	/* The directories it names, as ".." leaves them (what the walks start from). */
+	for (const char *q = rel; q && *q; q = strchr(q, '/')) {
+		size_t len;
+		q += *q == '/';
+		len = strcspn(q, "/");
+		if (len == 2 && q[0] == '.' && q[1] == '.')
+			depth -= depth > 0;
+		else if (len > 0 && !(len == 1 && q[0] == '.'))
+			depth++;
+	}
+	if (depth > IPC_WS_DEPTH_MAX)
+		return -ENAMETOOLONG;
 	/* Pending writes' hidden files are the supervisor's, never named by a call. */
 	for (const char *q = rel; q; q = strchr(q, '/')) {
 		q += *q == '/';

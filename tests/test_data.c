@@ -714,6 +714,31 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
+/* sklearn's get_params reads each name an estimator's _get_param_names lists, from its own
+ * frame: a subclass of a compiled class listing __setstate__ was handed its bound C method, and
+ * pandas' hash table methods (library code's only) were reached the same way (the sandbox
+ * escaped). Its reads follow the attribute rules; estimators' parameters read as before. */
+Test(data, sklearn_get_params_reads_with_the_attribute_rules)
+{
+	start_data(NULL);
+	e2e_expect_result("import itertools\n"
+	                  "from sklearn.base import BaseEstimator\n"
+	                  "from sklearn.linear_model import Ridge\n"
+	                  "class C(itertools.chain):\n"
+	                  "    pass\n"
+	                  "c = C()\n"
+	                  "c._get_param_names = lambda: ['__setstate__']\n"
+	                  "try:\n"
+	                  "    r = [str(BaseEstimator.get_params(c, deep=False))[:30]]\n"
+	                  "except AttributeError as e:\n"
+	                  "    r = ['refused' if 'Forbidden' in str(e) else str(e)]\n"
+	                  "m = Ridge(alpha=2.0).set_params(fit_intercept=False)\n"
+	                  "p = m.get_params()\n"
+	                  "r + [p['alpha'], p['fit_intercept']]",
+	                  "[\"refused\",2.0,false]");
+	e2e_stop();
+}
+
 /* pandas calls the method a string names (s.agg('sum'), gb.transform('cumsum')), read with
  * getattr from its own frame: s.agg('__dict__') gave any attribute of a pandas object (a
  * Series' instance dict), agg('__builtins__') read numpy's. The names follow the attribute

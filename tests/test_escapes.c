@@ -3053,6 +3053,47 @@ Test(python_layer, a_tee_data_block_reads_an_iterator)
 	stop();
 }
 
+/* An enum member reduces to getattr(its class, its name), with the interpreter's getattr, and
+ * copy called it from its own frame: a property named __class__ and a member's _name_ set made
+ * copy.copy(member) read any attribute past the rules (type's unbound __getattribute__, a live
+ * object's bound C __setstate__, a plain exception group's __dict__, in which a split then
+ * shadowed its method: except* took the answer unchecked, the sandbox escaped). copy calls the
+ * user's getattr for such a reduce; an exception group's split is a data descriptor, which no
+ * instance dict shadows. Members copy as before. */
+Test(python_layer, a_reduce_to_getattr_reads_with_the_attribute_rules)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import enum, copy, itertools\n"
+	    "_T = [None]\n"
+	    "class _Base(enum.Enum):\n"
+	    "    A = 1\n"
+	    "    @property\n"
+	    "    def __class__(self):\n"
+	    "        return _T[0]\n"
+	    "_m = _Base.A\n"
+	    "def get(obj, name):\n"
+	    "    _T[0] = obj\n"
+	    "    object.__setattr__(_m, '_name_', name)\n"
+	    "    try:\n"
+	    "        return repr(copy.copy(_m))[:20]\n"
+	    "    except AttributeError as e:\n"
+	    "        return 'refused' if 'Forbidden' in str(e) else str(e)\n"
+	    "class Color(enum.Enum):\n"
+	    "    RED = 1\n"
+	    "class Perm(enum.Flag):\n"
+	    "    R = 1\n"
+	    "    W = 2\n"
+	    "e = ExceptionGroup('x', [ValueError(1)])\n"
+	    "[get(type, '__getattribute__'), get(itertools.chain(), '__setstate__'),\n"
+	    " get(e, '__dict__'), get(e, 'message'), copy.copy(Color.RED) is Color.RED,\n"
+	    " copy.deepcopy(Perm.R | Perm.W) == Perm.R | Perm.W,\n"
+	    " repr(e.split(ValueError)[0].exceptions)]",
+	    "[\"refused\",\"refused\",\"refused\",\"'x'\",true,true,\"(ValueError(1),)\"]");
+	still_serving();
+	stop();
+}
+
 /* dataclasses read the attributes a class's __dataclass_fields__ names (asdict, astuple,
  * replace) from its own frame, past the attribute rules: a field named __setstate__ handed out
  * a built-in object's C __setstate__, bound (on an array with views, in data mode: the views

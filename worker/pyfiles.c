@@ -108,6 +108,12 @@ static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 		         "(%d)",
 		         IPC_WS_LIST_MAX);
 		break;
+	case ENAMETOOLONG:
+		snprintf(msg, sizeof(msg),
+		         "File name too long: a workspace path names at most %d directories, and "
+		         "its directory's full name fits in %d bytes",
+		         IPC_WS_DEPTH_MAX, PATH_MAX);
+		break;
 	case ESTALE:
 		snprintf(
 		    msg, sizeof(msg),

@@ -1871,11 +1871,13 @@ static const char library_fixes[] =
     "        '__dataclass_fields__', '__dataclass_params__', '__post_init__', '__set_name__',\n"
     "        '__doc__', '__qualname__', '__next__')))\n" /* pandas calls the method a string names (s.agg('sum'), gb.transform('cumsum')):
      * s.agg('__dict__') read any attribute of a pandas object. */
+    /* ... and sklearn's get_params and set_params the names an estimator's
+     * _get_param_names lists. */
     "for _name in ('pandas.core.apply', 'pandas.core.groupby.generic',\n"
-    "              'pandas.core.groupby.groupby'):\n"
+    "              'pandas.core.groupby.groupby', 'sklearn.base'):\n"
     "    _m = sys.modules.get(_name)\n"
     "    if _m is not None:\n"
-    "        _m.getattr, _m.hasattr = _reads_with_rules(frozenset(('__array__',)))\n"
+    "        _m.getattr, _m.hasattr = _reads_with_rules(frozenset(('__array__', '__slots__')))\n"
     /* os.environ['X'] = '1' (scripts set their libraries' options so) called os.putenv,
      * which the sandbox refuses: the mapping changes for the code's own reads (os.environ,
      * os.getenv), not the process's environment. */
@@ -2058,6 +2060,9 @@ static const char library_fixes[] =
      * C one of the object), and copy's steps after the object is made (its state, its items)
      * are taken here, with that __setstate__ (a function or method of the class: one whose
      * binding the user's code answers is refused). */
+    /* A reduce naming the interpreter's getattr (enum members reduce to getattr(class,
+     * name), with both the user's to choose: a property named __class__, a member's _name_
+     * set) read any attribute from copy's frame: it reads with the user's getattr. */
     "copy = sys.modules.get('copy')\n"
     /* The reduce is the type's own only when no class of Python's in its MRO names
      * __reduce_ex__, __reduce__ or __getstate__ but as a method defined in C by that class:
@@ -2107,6 +2112,8 @@ static const char library_fixes[] =
     "                    _flags=type.__dict__['__flags__'].__get__):\n"
     "    def _reconstruct(x, memo, func, args, state=None, listiter=None, dictiter=None,\n"
     "                     **kwargs):\n"
+    "        if func is getattr:\n"
+    "            func = _sandbox_builtins['getattr']\n"
     "        if state is None and listiter is None and dictiter is None:\n"
     "            return reconstruct(x, memo, func, args, **kwargs)\n"
     "        made = func\n"

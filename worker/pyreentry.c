@@ -2785,10 +2785,61 @@ static void eg_class_guard(PyTypeObject *t)
 		t->tp_setattro = eg_setattro;
 }
 
+/* A group's split as a data descriptor: an instance's dict, however it is reached (a library
+ * reading __dict__ by a name the user chose), cannot shadow it; it gives BaseExceptionGroup's
+ * own split, and is not set. */
+static PyObject *eg_split_real;
+
+static PyObject *eg_split_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	(void)self;
+	if (!obj || obj == Py_None)
+		return Py_NewRef(eg_split_real);
+	return Py_TYPE(eg_split_real)->tp_descr_get(eg_split_real, obj, type);
+}
+
+static int eg_split_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+	static PyObject *name;
+
+	(void)self;
+	(void)obj;
+	(void)value;
+	if (!name && !(name = PyUnicode_InternFromString("split")))
+		return -1;
+	return eg_refused(name);
+}
+
+static PyTypeObject eg_split_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.GroupSplit",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_descr_get = eg_split_get,
+    .tp_descr_set = eg_split_set,
+    .tp_doc = "An exception group's split, its class's own.",
+};
+
 static int exception_groups_guard(void)
 {
 	PyTypeObject *t = (PyTypeObject *)PyExc_BaseExceptionGroup;
+	PyObject *guard;
 	void *real;
+
+	eg_split_real = Py_XNewRef(PyDict_GetItemString(t->tp_dict, "split"));
+	if (!eg_split_real || !PyObject_TypeCheck(eg_split_real, &PyMethodDescr_Type) ||
+	    PyType_Ready(&eg_split_type) < 0) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError,
+			                "BaseExceptionGroup.split is not as known");
+		return -1;
+	}
+	guard = PyType_GenericAlloc(&eg_split_type, 0);
+	if (!guard || PyDict_SetItemString(t->tp_dict, "split", guard) < 0) {
+		Py_XDECREF(guard);
+		return -1;
+	}
+	Py_DECREF(guard);
+	PyType_Modified(t);
 
 	eg_new_real = t->tp_new;
 	if (pyguard_replace_new(t, eg_new_real, eg_new) < 0 ||
