@@ -714,6 +714,47 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
+/* pandas' accessors (getattr(self._parent, name)), typing's aliases (getattr(origin, name)),
+ * a kernel's get_params: library functions reading an attribute by a name from data, which the
+ * user's code can call with an object and a name of its own. They handed out a live object's
+ * bound C __setstate__ and pandas' hash table methods, library code's only (the address-keyed
+ * table again: the sandbox escaped). Such a getattr, from a frame whose code does not name the
+ * attribute, is refused the library-only attributes; these modules read with the attribute
+ * rules (late imports too); their ordinary use answers as on the host. */
+Test(data, library_reads_by_a_name_from_data_follow_the_rules)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import pandas as pd, itertools, typing\n"
+	    "from pandas.core.arrays.categorical import CategoricalAccessor\n"
+	    "from sklearn.gaussian_process.kernels import Kernel, RBF\n"
+	    "class F:\n"
+	    "    pass\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return repr(f())[:12]\n"
+	    "    except AttributeError as e:\n"
+	    "        return 'refused'\n"
+	    "idx = pd.Index(['a', 'b'], dtype=object)\n"
+	    "idx.get_loc('a')\n"
+	    "f = F()\n"
+	    "f._parent = idx._engine\n"
+	    "g = F()\n"
+	    "g._parent = itertools.chain([1])\n"
+	    "GA = type(typing.List[int])\n"
+	    "class K(itertools.chain):\n"
+	    "    def __init__(self, __setstate__=None):\n"
+	    "        pass\n"
+	    "s = pd.Series(['x', 'y', 'x'], dtype='category')\n"
+	    "[t(lambda: CategoricalAccessor._delegate_property_get(f, 'mapping')),\n"
+	    " t(lambda: CategoricalAccessor._delegate_property_get(g, '__setstate__')),\n"
+	    " t(lambda: GA(idx._engine, (int,), name='x').mapping),\n"
+	    " t(lambda: Kernel.get_params(K(), deep=False)),\n"
+	    " list(s.cat.categories), s.cat.codes.tolist(), RBF(2.0).get_params()['length_scale']]",
+	    "[\"refused\",\"refused\",\"refused\",\"refused\",[\"x\",\"y\"],[0,1,0],2.0]");
+	e2e_stop();
+}
+
 /* sklearn's get_params reads each name an estimator's _get_param_names lists, from its own
  * frame: a subclass of a compiled class listing __setstate__ was handed its bound C method, and
  * pandas' hash table methods (library code's only) were reached the same way (the sandbox

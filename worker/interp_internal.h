@@ -71,6 +71,9 @@ int pylayer_init(const struct zygote_config *cfg);
 int pylayer_code_check(PyCodeObject *co);
 /* Do the attribute rules refuse the name (a dunder beyond the allowed ones, an internal)? */
 int pylayer_attr_refused(const char *name);
+/* A module loaded late whose functions read attributes by names their callers give: it reads
+ * with the user's getattr and hasattr. */
+void pylayer_reads_with_rules(PyObject *module, const char *name);
 /* Is f executing an attribute read of name in its own bytecode (LOAD_ATTR, LOAD_METHOD), as
  * opposed to a call that reads it in C (getattr, an attrgetter)? */
 int pylayer_frame_reads(PyFrameObject *f, PyObject *name);
@@ -194,6 +197,10 @@ int pyguard_loading_evaluation(void);
 void pyguard_user(PyObject *ns, PyObject *module);
 /* Are these a frame's globals and builtins of the user's code (see frame_is_user)? */
 int pyguard_globals_are_user(PyObject *globals, PyObject *builtins);
+/* Is this read of the attribute name made by getattr or hasattr called in the innermost frame
+ * with a name that is not among that code's constants (a name from data, which the user may
+ * have chosen)? Reads by the frame's bytecode, or by compiled code it called, are not. */
+int pyguard_read_by_data(PyObject *name);
 /* Is t a class the user's code made (a heap class neither the zygote's nor a module's)? */
 int pyguard_user_class(PyObject *t);
 /* The user's module (borrowed; NULL before the first call). */

@@ -2829,21 +2829,27 @@ static int fortran_type_guard(PyTypeObject *t)
  * The user's code reading one is refused with the reason it was put here. */
 typedef struct {
 	PyObject_HEAD PyObject *inner; /* the attribute's own value or descriptor */
+	PyObject *name;                /* its name */
 	const char *why;
 } library_only_object;
 
 static void library_only_dealloc(PyObject *self)
 {
 	Py_XDECREF(((library_only_object *)self)->inner);
+	Py_XDECREF(((library_only_object *)self)->name);
 	Py_TYPE(self)->tp_free(self);
 }
 
+/* Library code reads it (its bytecode, compiled code it called, getattr with the name among
+ * its constants); a library function's getattr by a name from data (CategoricalAccessor's
+ * getattr(self._parent, name), typing's alias __getattr__, with an object and a name the user
+ * gave) is refused as the user's own read. */
 static PyObject *library_only_get(PyObject *self, PyObject *obj, PyObject *type)
 {
 	library_only_object *lo = (library_only_object *)self;
 	descrgetfunc get = Py_TYPE(lo->inner)->tp_descr_get;
 
-	if (pylayer_armed() && pyguard_reader_is_user()) {
+	if (pylayer_armed() && (pyguard_reader_is_user() || pyguard_read_by_data(lo->name))) {
 		PyErr_SetString(PyExc_AttributeError, lo->why);
 		return NULL;
 	}
@@ -2870,6 +2876,7 @@ static int library_only_put(PyTypeObject *t, PyObject *name, PyObject *inner, co
 	if (!(lo = PyObject_New(library_only_object, &library_only_type)))
 		return -1;
 	lo->inner = Py_NewRef(inner);
+	lo->name = Py_NewRef(name);
 	lo->why = why;
 	/* The value at an existing key: the dict does not resize. */
 	rc = PyDict_SetItem(t->tp_dict, name, (PyObject *)lo);

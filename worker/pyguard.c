@@ -195,6 +195,15 @@ static int library_names_it(int store)
 	return pylayer_frame_calls(f, store ? setters : getters) && code_names(f, guard_reading);
 }
 
+int pyguard_read_by_data(PyObject *name)
+{
+	static const char *const getters[] = {"getattr", "hasattr", NULL};
+	PyFrameObject *f = PyEval_GetFrame();
+
+	return f && PyUnicode_Check(name) && pylayer_frame_calls(f, getters) &&
+	       !code_names(f, name);
+}
+
 /* The library's own read is of an object its bytecode holds: the function whose code is read
  * is on the value stack of the frame whose instruction reads it. A read by a callable the user
  * made run there in C (a __getattr__ or a property's getter that is a partial of

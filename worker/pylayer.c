@@ -1100,6 +1100,26 @@ int pylayer_attr_refused(const char *name)
 	return attr_refusal(name) != NULL;
 }
 
+/* Modules whose functions read an attribute by a name their caller gives (sklearn's
+ * get_params of a kernel, a meta-estimator's), loaded late: they read with the user's getattr
+ * and hasattr (the attribute rules apply), as library_fixes gives the ones loaded at start. */
+void pylayer_reads_with_rules(PyObject *module, const char *name)
+{
+	static const char *const names[] = {"sklearn.gaussian_process.kernels",
+	                                    "sklearn.utils.metaestimators", NULL};
+	PyObject *d = PyModule_Check(module) ? PyModule_GetDict(module) : NULL;
+
+	for (const char *const *n = names; d && safe_builtins && *n; n++)
+		if (strcmp(name, *n) == 0)
+			for (const char *const *f =
+			         (const char *const[]){"getattr", "hasattr", NULL};
+			     *f; f++) {
+				PyObject *checked = PyDict_GetItemString(safe_builtins, *f);
+				if (!checked || PyDict_SetItemString(d, *f, checked) < 0)
+					Py_FatalError("a module's reads could not be checked");
+			}
+}
+
 static PyObject *own_vars(PyObject *self, PyObject *args)
 {
 	PyObject *thing = NULL;
@@ -1874,10 +1894,19 @@ static const char library_fixes[] =
     /* ... and sklearn's get_params and set_params the names an estimator's
      * _get_param_names lists. */
     "for _name in ('pandas.core.apply', 'pandas.core.groupby.generic',\n"
-    "              'pandas.core.groupby.groupby', 'sklearn.base'):\n"
+    "              'pandas.core.groupby.groupby', 'pandas.core.common',\n"
+    "              'pandas.core.accessor', 'pandas.core.arrays.categorical',\n"
+    "              'pandas.core.arrays.sparse.accessor', 'pandas.core.indexes.accessors',\n"
+    "              'pandas.core.indexes.extension', 'sklearn.base',\n"
+    "              'sklearn.gaussian_process.kernels', 'sklearn.utils.metaestimators'):\n"
     "    _m = sys.modules.get(_name)\n"
     "    if _m is not None:\n"
-    "        _m.getattr, _m.hasattr = _reads_with_rules(frozenset(('__array__', '__slots__')))\n"
+    "        _m.getattr, _m.hasattr = _reads_with_rules(frozenset(('__array__', '__slots__',\n"
+    "                                                              '__name__')))\n"
+    /* pandas' temp_setattr sets the attribute its caller names: with the user's setattr. */
+    "_m = sys.modules.get('pandas.core.common')\n"
+    "if _m is not None:\n"
+    "    _m.setattr = _sandbox_builtins['setattr']\n"
     /* os.environ['X'] = '1' (scripts set their libraries' options so) called os.putenv,
      * which the sandbox refuses: the mapping changes for the code's own reads (os.environ,
      * os.getenv), not the process's environment. */

@@ -356,6 +356,8 @@ void pymodguard_seal(PyObject *m)
 			Py_FatalError("the csv classes could not be guarded");
 		else if (strcmp(name, "array") == 0 && pyreentry_seal_array(m) < 0)
 			Py_FatalError("the array class could not be guarded");
+		else
+			pylayer_reads_with_rules(m, name);
 	}
 	if (!guarded_type || !PyModule_CheckExact(m) || pyproxy_is(m) || m == pyguard_user_module())
 		return;
