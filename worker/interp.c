@@ -995,15 +995,18 @@ static int program_build(const char *src, struct program *p)
 	PyObject *tree, *body = NULL, *last = NULL, *value = NULL, *targets = NULL;
 	Py_ssize_t n;
 	enum last_kind kind = LAST_NONE;
-	int rc = -1;
+	int rc = -1, ascii = ascii_only(src);
+	/* Reads the rules refuse are rewritten into calls (names_rewrite); a name spelled beyond
+	 * ASCII may be one (NFKC), and __import__ as a name is hidden. */
+	int refused = python_layer && (!ascii || names_refused_read(src));
+	int hide = python_layer && (!ascii || strstr(src, "__import__"));
 
 #ifdef SAFEPY_C_PARSER
 	/* Nothing to rewrite: built from the parser's C tree, no ast object made. The parser
 	 * folds identifiers to NFKC (fullwidth letters spell __import__ too): source with bytes
 	 * beyond ASCII goes through the ast objects, whose names are checked as the parser made
 	 * them. */
-	if (!python_layer ||
-	    (!strstr(src, "import") && ascii_only(src) && !names_refused_read(src))) {
+	if (!python_layer || (!strstr(src, "import") && !refused)) {
 		if (pycompile_program(src, INTERP_FILENAME, RESULT_TMP, &p->body, &p->last_expr,
 		                      &p->assign, &p->aug_name) < 0)
 			return -1;
@@ -1020,12 +1023,8 @@ static int program_build(const char *src, struct program *p)
 	tree = Py_CompileStringExFlags(src, INTERP_FILENAME, Py_file_input, &flags, -1);
 	if (!tree)
 		return -1;
-	if (python_layer) {
-		int refused = !ascii_only(src) || names_refused_read(src);
-		if ((refused || strstr(src, "__import__")) &&
-		    names_rewrite(tree, strstr(src, "__import__") || !ascii_only(src), refused) < 0)
-			goto out;
-	}
+	if ((refused || hide) && names_rewrite(tree, hide, refused) < 0)
+		goto out;
 	body = ast_field(tree, "body");
 	if (!body || !PyList_CheckExact(body))
 		goto out;

@@ -392,8 +392,6 @@ static void library_line(struct tb_sources *lib, const char *path, long lineno, 
 	PyErr_Clear();
 }
 
-/* One exception: its traceback's entries (limit > 0: the first limit; < 0: the last -limit;
- * 0: none; TRACEBACK_ALL: all), then its line. With lib, library frames show their lines. */
 /* Entries of a traceback shown of a run of the same one (CPython's traceback: 3). */
 #define TRACEBACK_REPEATS_SHOWN 3
 
@@ -405,6 +403,8 @@ static void repeats_line(struct strbuf *b, long same)
 		          same - TRACEBACK_REPEATS_SHOWN > 1 ? "s" : "");
 }
 
+/* One exception: its traceback's entries (limit > 0: the first limit; < 0: the last -limit;
+ * 0: none; TRACEBACK_ALL: all), then its line. With lib, library frames show their lines. */
 static void format_one(PyObject *exc, const char *src, const struct text *msg, long limit,
                        struct tb_sources *lib, struct strbuf *b)
 {
@@ -438,10 +438,10 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 			long lineno = t->tb_lineno;
 			const char *file;
 			if (co == last && lineno == last_line) {
-				Py_DECREF(co);
-				if (++same > TRACEBACK_REPEATS_SHOWN)
+				if (++same > TRACEBACK_REPEATS_SHOWN) {
+					Py_DECREF(co);
 					continue;
-				co = (PyCodeObject *)Py_NewRef(last);
+				}
 			} else {
 				repeats_line(b, same);
 				Py_XSETREF(last, (PyCodeObject *)Py_NewRef(co));
