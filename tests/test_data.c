@@ -755,6 +755,49 @@ Test(data, library_reads_by_a_name_from_data_follow_the_rules)
 	e2e_stop();
 }
 
+/* A bound str.format handed to library code (pandas' map and apply, heapq's key, a '{'-style
+ * logging format) read the attributes its fields name in C with the library's frame innermost:
+ * pandas' library-only attributes (an engine's hash table: its repr and address) and names the
+ * rules refuse came back as text. Text the calling frame does not hold as a literal formats
+ * with the user's rules; formatting of allowed attributes is unchanged. */
+Test(data, a_format_string_from_data_reads_with_the_users_rules)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import pandas as pd, heapq, logging, io\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return repr(f())[:14]\n"
+	    "    except AttributeError as e:\n"
+	    "        return 'refused'\n"
+	    "idx = pd.Index(['a', 'b'], dtype=object)\n"
+	    "idx.get_loc('a')\n"
+	    "eng = idx._engine\n"
+	    "def user():\n"
+	    "    pass\n"
+	    "s = io.StringIO()\n"
+	    "h = logging.StreamHandler(s)\n"
+	    "h.setFormatter(logging.Formatter('{msg.mapping!r}|', style='{'))\n"
+	    "lg = logging.getLogger('fmt')\n"
+	    "lg.addHandler(h)\n"
+	    "lg.propagate = False\n"
+	    "lg.error(eng)\n"
+	    "h.setFormatter(logging.Formatter('{levelname}:{msg.real}', style='{'))\n"
+	    "lg.error(3+4j)\n"
+	    "[t(lambda: pd.Series([eng], dtype=object).map('{0.mapping!r}'.format).iloc[0]),\n"
+	    " t(lambda: pd.Series([eng], dtype=object).apply('{0.values!r}'.format).iloc[0]),\n"
+	    " t(lambda: heapq.nsmallest(1, [eng], key='{0.mapping!r}'.format)),\n"
+	    " t(lambda: pd.Series([user], dtype=object).map('{0.__globals__}'.format).iloc[0]),\n"
+	    " t(lambda: pd.Series([{'k': user}]).map('{k.__globals__}'.format_map).iloc[0]),\n"
+	    " s.getvalue(),\n"
+	    " pd.Series([1+2j, 3j]).map('{0.real}'.format).tolist(),\n"
+	    " pd.Series([1.5]).map('{:.2f}'.format).tolist(),\n"
+	    " repr(heapq.nsmallest(1, [3+1j, 1+1j], key='{0.real}'.format))]",
+	    "[\"refused\",\"refused\",\"refused\",\"refused\",\"refused\",\"ERROR:3.0\\n\","
+	    "[\"1.0\",\"0.0\"],[\"1.50\"],\"[(1+1j)]\"]");
+	e2e_stop();
+}
+
 /* sklearn's get_params reads each name an estimator's _get_param_names lists, from its own
  * frame: a subclass of a compiled class listing __setstate__ was handed its bound C method, and
  * pandas' hash table methods (library code's only) were reached the same way (the sandbox

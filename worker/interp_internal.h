@@ -201,6 +201,7 @@ int pyguard_globals_are_user(PyObject *globals, PyObject *builtins);
  * with a name that is not among that code's constants (a name from data, which the user may
  * have chosen)? Reads by the frame's bytecode, or by compiled code it called, are not. */
 int pyguard_read_by_data(PyObject *name);
+int pyguard_text_from_data(PyObject *text);
 /* Is t a class the user's code made (a heap class neither the zygote's nor a module's)? */
 int pyguard_user_class(PyObject *t);
 /* The user's module (borrowed; NULL before the first call). */

@@ -204,6 +204,16 @@ int pyguard_read_by_data(PyObject *name)
 	       !code_names(f, name);
 }
 
+/* Is text data to the innermost frame, not among its code's constants? A format string a
+ * library frame holds as a literal formats its own objects; one it was handed (a bound
+ * "{0.x}".format passed as a key or a mapper, logging's '{' style) names what the user chose. */
+int pyguard_text_from_data(PyObject *text)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+
+	return f && PyUnicode_Check(text) && !code_names(f, text);
+}
+
 /* The library's own read is of an object its bytecode holds: the function whose code is read
  * is on the value stack of the frame whose instruction reads it. A read by a callable the user
  * made run there in C (a __getattr__ or a property's getter that is a partial of

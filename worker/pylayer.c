@@ -771,14 +771,21 @@ out:
 }
 
 /* str.format and str.format_map read the attributes a field names in C, in the caller's
- * frame: the user's code's reads when it calls them (a library formatting its own text, or
- * the user's into text, reads as a library's: only text comes back). */
+ * frame: the user's code's reads when it calls them, or when the text is not the calling
+ * library frame's own (a bound "{0.x}".format the user handed pandas' map or heapq as a key,
+ * a '{'-style logging format). A library formatting its own literal text reads as a
+ * library's. */
+static int format_directed(PyObject *text)
+{
+	return audit_armed && (pyguard_reader_is_user() || pyguard_text_from_data(text));
+}
+
 static PyCFunctionWithKeywords str_format_real;
 static PyCFunction str_format_map_real;
 
 static PyObject *str_format(PyObject *self, PyObject *args, PyObject *kw)
 {
-	int direct = audit_armed && pyguard_reader_is_user();
+	int direct = format_directed(self);
 	void *d = direct ? pymodguard_direct() : NULL;
 	PyObject *r = str_format_real(self, args, kw);
 
@@ -789,7 +796,7 @@ static PyObject *str_format(PyObject *self, PyObject *args, PyObject *kw)
 
 static PyObject *str_format_map(PyObject *self, PyObject *map)
 {
-	int direct = audit_armed && pyguard_reader_is_user();
+	int direct = format_directed(self);
 	void *d = direct ? pymodguard_direct() : NULL;
 	PyObject *r = str_format_map_real(self, map);
 
