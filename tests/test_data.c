@@ -408,18 +408,23 @@ Test(data, figures_save_as_pdf_svg_and_eps)
 	           "    fig = plt.figure()\n"
 	           "    out.append((plt.get_backend(), type(fig.canvas).__name__))\n"
 	           "    plt.close(fig)\n"
-	           "try:\n"
-	           "    plt.switch_backend('TkAgg')\n"
-	           "except ImportError:\n"
-	           "    out.append(('no tk', plt.get_backend()))\n"
+	           "import matplotlib\n"
+	           "plt.switch_backend('svg')\n"
+	           "plt.switch_backend('TkAgg')\n"
+	           "out.append(('tk', plt.get_backend()))\n"
+	           "plt.switch_backend('svg')\n"
+	           "matplotlib.use('QtAgg')\n"
+	           "out.append(('qt', matplotlib.get_backend()))\n"
 	           "plt.plot([2, 1])\nplt.show()\nout");
 	cr_assert_str_eq(
 	    mcpc_sc_str(r, "result_repr"),
 	    "[('pdf', b'%PDF-', True), ('svg', b'<?xml', True), "
 	    "('eps', b'%!PS-', True), ('svg', 'FigureCanvasSVG'), "
-	    "('pdf', 'FigureCanvasPdf'), ('agg', 'FigureCanvasAgg'), ('no tk', 'agg')]",
+	    "('pdf', 'FigureCanvasPdf'), ('agg', 'FigureCanvasAgg'), ('tk', 'agg'), ('qt', 'agg')]",
 	    "%s", mcpc_json(r));
-	/* plt.show() after the switches still gives the figure as an image. */
+	/* A backend that draws in a window draws with Agg, saying so; plt.show() after the
+	 * switches still gives the figure as an image. */
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "TkAgg draws with Agg"), "%s", mcpc_json(r));
 	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
 	             mcpc_json(r));
 	e2e_stop();

@@ -4565,13 +4565,21 @@ def _matplotlib():
     switch = plt.switch_backend
     own = {name.lower(): name for name in rcsetup.all_backends}
 
+    windowed = {name.lower() for name in rcsetup.interactive_bk}
+
     def switch_backend(newbackend):
         """Switch to one of matplotlib's own backends: pyplot imports a backend's module by
-        its name ('module://...' any module), and the user's code imports only what it may."""
+        its name ('module://...' any module), and the user's code imports only what it may.
+        A backend that draws in a window (TkAgg, QtAgg, ...) draws with Agg: the sandbox has
+        no display, and a figure shown becomes an image of the call's result."""
         if newbackend is not rcsetup._auto_backend_sentinel and (
                 not isinstance(newbackend, str) or newbackend.lower() not in own):
             raise ImportError(f"{newbackend!r} is not one of matplotlib's backends: "
                               f"{', '.join(sorted(own.values()))}")
+        if isinstance(newbackend, str) and newbackend.lower() in windowed:
+            sys.stderr.write(f'[matplotlib: no display in the sandbox; {newbackend} draws '
+                             'with Agg and plt.show() returns each figure as an image]\n')
+            newbackend = 'agg'
         return switch(newbackend)
 
     switch_backend.__doc__ = switch.__doc__
