@@ -719,6 +719,29 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
+/* The studentized range distribution (tukey_hsd's p-values) failed inside scipy: its C
+ * integrands read their parameters through a pointer scipy makes with ctypes. They read them
+ * from an array only these functions hold now: the figures are the host's, and a callable with
+ * data of the user's is still refused. */
+Test(data, tukey_hsd_and_the_studentized_range_work)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "from scipy import stats, LowLevelCallable as L\n"
+	    "import numpy as np\n"
+	    "r = stats.tukey_hsd([1, 2, 3, 4], [2, 3, 4, 5.5], [5, 6, 7, 8])\n"
+	    "d = stats.studentized_range\n"
+	    "try:\n"
+	    "    L(d._cdf, user_data=np.zeros(4))\n"
+	    "    refused = False\n"
+	    "except (ValueError, TypeError):\n"
+	    "    refused = True\n"
+	    "[[round(float(p), 6) for p in r.pvalue[0]], round(float(d.cdf(3.5, 3, 9)), 6),\n"
+	    " round(float(d.pdf(1.0, 3, 200000)), 6), refused]",
+	    "[[1.0,0.499551,0.006268],0.918155,0.417741,true]");
+	e2e_stop();
+}
+
 /* pandas' accessors (getattr(self._parent, name)), typing's aliases (getattr(origin, name)),
  * a kernel's get_params: library functions reading an attribute by a name from data, which the
  * user's code can call with an object and a name of its own. They handed out a live object's

@@ -1941,6 +1941,7 @@ def _scipy():
     _distance_inputs()
     _linkage_checks()
     _low_level_callables()
+    _studentized_range()
     _bspline_checks()
     _ode_integrators()
     _delaunay_checks()
@@ -3223,6 +3224,66 @@ def _low_level_callables():
         return parse(cls_, obj, user_data, signature)
 
     cls._parse_callback = classmethod(_parse_callback)
+
+
+def _studentized_range():
+    """The studentized range distribution (scipy.stats.tukey_hsd's p-values) integrates C
+    functions of scipy's that read their parameters through a pointer, which scipy makes with
+    ctypes: a worker has none, and a LowLevelCallable in the sandbox takes no user_data. Its
+    integrals take their parameters from an array made here, that only these functions hold and
+    write (four numbers, as many as the functions read), at an address known in the zygote."""
+    import numpy as np
+    from scipy import integrate
+    from scipy._lib import _ccallback, _ccallback_c
+    from scipy.stats import _continuous_distns, _stats
+    params = np.zeros(4)
+    address = params.__array_interface__['data'][0]
+    calls = {}
+    for symbol in ('cdf', 'cdf_asymptotic', 'pdf', 'pdf_asymptotic', 'moment'):
+        function = _stats.__pyx_capi__['_studentized_range_' + symbol]
+        raw = _ccallback_c.get_raw_capsule(function, None, address)
+        calls[symbol] = tuple.__new__(_ccallback.LowLevelCallable, (raw, function, None))
+    opts = {'epsabs': 1e-11, 'epsrel': 1e-12}
+    line, half = (-np.inf, np.inf), (0, np.inf)
+
+    def integral(symbol, values, ranges):
+        params[:] = 0.0
+        params[:len(values)] = values
+        return integrate.nquad(calls[symbol], ranges=ranges, opts=opts)[0]
+
+    def single_pdf(q, k, df):
+        if df < 100000:
+            return integral('pdf', [q, k, df, _stats._studentized_range_pdf_logconst(k, df)],
+                            [line, half])
+        return integral('pdf_asymptotic', [q, k], [line])
+
+    def single_cdf(q, k, df):
+        if df < 100000:
+            return integral('cdf', [q, k, df, _stats._studentized_range_cdf_logconst(k, df)],
+                            [line, half])
+        return integral('cdf_asymptotic', [q, k], [line])
+
+    gen = _continuous_distns.studentized_range_gen
+
+    def _pdf(self, x, k, df):
+        return np.float64(np.frompyfunc(single_pdf, 3, 1)(x, k, df))
+
+    def _cdf(self, x, k, df):
+        return np.clip(np.float64(np.frompyfunc(single_cdf, 3, 1)(x, k, df)), 0, 1)
+
+    def _munp(self, K, k, df):
+        support = self._get_support()
+
+        def single_moment(K, k, df):
+            return integral('moment',
+                            [K, k, df, _stats._studentized_range_pdf_logconst(k, df)],
+                            [line, half, support])
+
+        return np.float64(np.frompyfunc(single_moment, 3, 1)(K, k, df))
+
+    for f, real in ((_pdf, gen._pdf), (_cdf, gen._cdf), (_munp, gen._munp)):
+        f.__doc__, f.__qualname__, f.__module__ = real.__doc__, real.__qualname__, real.__module__
+        setattr(gen, real.__name__, f)
 
 
 def _distance_inputs():
