@@ -412,6 +412,7 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 	char *real;
 
 	ws->fd = -1;
+	ws->ex_fd = -1;
 	ws->path = NULL;
 	ws->excluded = 0;
 	ws->orphans = NULL;
@@ -489,6 +490,9 @@ void broker_workspace_close(struct workspace *ws)
 		if (ws->orphans[i].fd >= 0)
 			close(ws->orphans[i].fd);
 	}
+	if (ws->ex_fd >= 0)
+		close(ws->ex_fd);
+	ws->ex_fd = -1;
 	free(ws->orphans);
 	free(ws->groups);
 	free(ws->root_groups);
@@ -510,6 +514,9 @@ int broker_workspace_exclude(struct workspace *ws, int dirfd)
 		return 0;
 	/* By identity, not by path: a bind mount or a second path reaches the same directory. */
 	if (fstat(dirfd, &st) < 0 || fstat(ws->fd, &root) < 0)
+		return -errno;
+	ws->ex_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	if (ws->ex_fd < 0)
 		return -errno;
 	ws->excluded = 1;
 	ws->ex_dev = st.st_dev;
@@ -638,12 +645,72 @@ static void ws_dirname(const char *rel, const char *slash, char *dir)
 	}
 }
 
-/* How many directories up from a request's directory the left-out one is looked for. */
+/* How many directories up from a request's directory the left-out one is looked for at most,
+ * and how many directories beneath it are counted to look less far (ws_excluded_depth). */
 #define WS_EXCLUDED_DEPTH 256
+#define WS_EXCLUDED_DIRS 32
 
-/* Is the directory dirfd (beneath the workspace), or one above it up to the workspace, the
- * directory the workspace leaves out? When that cannot be told, it is. dirfd stays open. */
-static int ws_dir_left_out(const struct workspace *ws, int dirfd)
+/* How many levels of directories the left-out directory holds beneath it now (0: none; the
+ * zygote's cache makes none, and no call can make one there): a request's directory in it is
+ * at most that many levels below it. WS_EXCLUDED_DEPTH when that cannot be told, or when it
+ * holds more than WS_EXCLUDED_DIRS directories. Read with the supervisor's own identity (the
+ * cache is its own, 0700). */
+static int ws_excluded_depth(const struct workspace *ws)
+{
+	struct {
+		int fd, depth;
+	} todo[WS_EXCLUDED_DIRS + 1];
+	int n = 0, dirs = 0, deepest = 0, known = 1;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (ws->as_owner)
+		(void)setfsuid(geteuid());
+	todo[n].fd = openat(ws->ex_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	todo[n++].depth = 0;
+	while (known && n > 0) {
+		int depth = todo[--n].depth;
+
+		d = todo[n].fd >= 0 ? fdopendir(todo[n].fd) : NULL;
+		if (!d) {
+			if (todo[n].fd >= 0)
+				close(todo[n].fd);
+			known = 0;
+			break;
+		}
+		deepest = depth > deepest ? depth : deepest;
+		for (errno = 0; known && (de = readdir(d)); errno = 0) {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (de->d_type != DT_DIR &&
+			    (de->d_type != DT_UNKNOWN ||
+			     fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			     !S_ISDIR(st.st_mode)))
+				continue;
+			if (++dirs > WS_EXCLUDED_DIRS) {
+				known = 0;
+				break;
+			}
+			todo[n].fd = openat(dirfd(d), de->d_name,
+			                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			todo[n++].depth = depth + 1;
+		}
+		known = known && errno == 0;
+		closedir(d);
+	}
+	while (n > 0)
+		if (todo[--n].fd >= 0)
+			close(todo[n].fd);
+	if (ws->as_owner)
+		(void)setfsuid(ws->owner_uid);
+	return known && deepest < WS_EXCLUDED_DEPTH ? deepest : WS_EXCLUDED_DEPTH;
+}
+
+/* Is the directory dirfd (beneath the workspace), or one above it up to the workspace and at
+ * most limit levels up (ws_excluded_depth), the directory the workspace leaves out? When that
+ * cannot be told, it is. dirfd stays open. */
+static int ws_dir_left_out_within(const struct workspace *ws, int dirfd, int limit)
 {
 	struct stat st;
 	dev_t pdev = 0;
@@ -657,11 +724,10 @@ static int ws_dir_left_out(const struct workspace *ws, int dirfd)
 			out = 1; /* it, beneath it, or cannot tell */
 			break;
 		}
-		/* Up to the workspace, or "/" (its own parent); deeper than the cache can be (it
-		 * has no subdirectories, and a call cannot make one), it is not. */
+		/* Up to the workspace, or "/" (its own parent); deeper than the cache's own
+		 * directories go, it is not. */
 		if ((st.st_dev == ws->root_dev && st.st_ino == ws->root_ino) ||
-		    (depth > 0 && st.st_dev == pdev && st.st_ino == pino) ||
-		    depth >= WS_EXCLUDED_DEPTH)
+		    (depth > 0 && st.st_dev == pdev && st.st_ino == pino) || depth >= limit)
 			break;
 		pdev = st.st_dev;
 		pino = st.st_ino;
@@ -677,10 +743,15 @@ static int ws_dir_left_out(const struct workspace *ws, int dirfd)
 	return out;
 }
 
+static int ws_dir_left_out(const struct workspace *ws, int dirfd)
+{
+	return ws->excluded && ws_dir_left_out_within(ws, dirfd, ws_excluded_depth(ws));
+}
+
 /* Is the object fd (O_PATH, beneath the workspace) the left-out directory or in it: a
  * directory by itself, anything else by the directory its path names. When that cannot be
  * told, it is. */
-static int ws_object_left_out(const struct workspace *ws, int fd)
+static int ws_object_left_out(const struct workspace *ws, int fd, int limit)
 {
 	char proc[64], path[PATH_MAX], *slash;
 	struct stat st;
@@ -690,7 +761,7 @@ static int ws_object_left_out(const struct workspace *ws, int fd)
 	if (fstat(fd, &st) < 0)
 		return 1;
 	if (S_ISDIR(st.st_mode))
-		return ws_dir_left_out(ws, fd);
+		return ws_dir_left_out_within(ws, fd, limit);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	n = readlink(proc, path, sizeof(path) - 1);
 	if (n <= 0 || (size_t)n >= sizeof(path) - 1 || path[0] != '/')
@@ -704,7 +775,7 @@ static int ws_object_left_out(const struct workspace *ws, int fd)
 	dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return 1;
-	out = ws_dir_left_out(ws, dfd);
+	out = ws_dir_left_out_within(ws, dfd, limit);
 	close(dfd);
 	return out;
 }
@@ -716,16 +787,17 @@ static int ws_rel_left_out(const struct workspace *ws, const char *rel)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(rel, '/');
-	int fd, out;
+	int fd, out, limit;
 
 	if (!ws->excluded)
 		return 0;
+	limit = ws_excluded_depth(ws);
 	/* The object as named, and as its links lead (LIST and STAT follow them). */
 	for (int follow = 0; follow < 2; follow++) {
 		fd = ws_resolve(ws->fd, rel, O_PATH | (follow ? 0 : O_NOFOLLOW));
 		if (fd < 0)
 			continue;
-		out = ws_object_left_out(ws, fd);
+		out = ws_object_left_out(ws, fd, limit);
 		close(fd);
 		if (out)
 			return 1;
@@ -734,7 +806,7 @@ static int ws_rel_left_out(const struct workspace *ws, const char *rel)
 	fd = ws_resolve(ws->fd, dir, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return 0;
-	out = ws_dir_left_out(ws, fd);
+	out = ws_dir_left_out_within(ws, fd, limit);
 	close(fd);
 	return out;
 }

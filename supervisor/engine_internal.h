@@ -302,6 +302,7 @@ struct workspace {
 	/* a directory that is not part of it wherever it appears in it (the zygote's cache), by
 	 * identity; and the workspace's own, where looking up for it stops */
 	int excluded;
+	int ex_fd; /* it, O_PATH, to count its own directories (broker.c ws_excluded_depth) */
 	dev_t ex_dev, root_dev;
 	ino_t ex_ino, root_ino;
 	/* directories calls that did not commit made, that waited for other calls' pending

@@ -3557,6 +3557,46 @@ Test(ws_attack, the_zygotes_cache_is_not_part_of_the_workspace)
 		snprintf(path, sizeof(path), "%s/safepy/matplotlib/fontlist-v330.json", cache);
 		cr_assert_str_eq(slurp(path), "{}");
 	}
+	/* Directories the cache's owner made in it (a request is looked for it as far up as they
+	 * go), and more of them than are counted (looked for up to the workspace). */
+	for (int many = 0; many < 2; many++) {
+		char path[256];
+		snprintf(path, sizeof(path), "%s/safepy/matplotlib/s", cache);
+		for (int i = 0; i < 5; i++) {
+			cr_assert_eq(mkdir(path, 0755), 0);
+			strcat(path, "/s");
+		}
+		for (int i = 0; many && i < 40; i++) {
+			snprintf(path, sizeof(path), "%s/safepy/matplotlib/m%d", cache, i);
+			cr_assert_eq(mkdir(path, 0755), 0);
+		}
+		snprintf(path, sizeof(path), "%s/safepy/matplotlib/s/s/s/s/s/f", cache);
+		put_file(path, "cache");
+		r = e2e_ok("import os\n" TRY_EACH "d = '.cache/safepy/matplotlib/s/s/s/s/s'\n"
+		           "[attempt(open, d + '/f'), attempt(open, d + '/g', 'w'),\n"
+		           " attempt(os.listdir, d), attempt(os.stat, d + '/f'),\n"
+		           " attempt(os.listdir, 'dlink/s/s'), attempt(os.stat, 'dlink/s/s/s/s/s/f'),\n"
+		           " attempt(os.mkdir, d + '/new'), os.path.exists('.cache/safepy/matplotlib')]");
+		e2e_assert_result(r, "the cache's own directories",
+		                  "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+		                  "," DENIED ",false]");
+		cr_assert_str_eq(slurp(path), "cache");
+		snprintf(path, sizeof(path), "%s/safepy/matplotlib/s/s/s/s/s/g", cache);
+		cr_assert_null(slurp(path));
+		snprintf(path, sizeof(path), "%s/safepy/matplotlib/s/s/s/s/s/new", cache);
+		cr_assert(!is_dir(path));
+		snprintf(path, sizeof(path), "%s/safepy/matplotlib/s/s/s/s/s/f", cache);
+		unlink(path);
+		for (int i = 5; i > 0; i--) {
+			snprintf(path, sizeof(path), "%s/safepy/matplotlib/%.*s", cache, 2 * i - 1,
+			         "s/s/s/s/s");
+			cr_assert_eq(rmdir(path), 0, "%s: %s", path, strerror(errno));
+		}
+		for (int i = 0; many && i < 40; i++) {
+			snprintf(path, sizeof(path), "%s/safepy/matplotlib/m%d", cache, i);
+			cr_assert_eq(rmdir(path), 0);
+		}
+	}
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();
