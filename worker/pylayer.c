@@ -421,26 +421,35 @@ static int is_dict_name(PyObject *name)
 	return PyUnicode_CompareWithASCIIString(name, "__dict__") == 0;
 }
 
+/* obj's attribute named by arg, as getattr and hasattr read it for the user's code: '__dict__'
+ * as vars(), other names by the attribute rules. New reference, or NULL; *refused is set when
+ * the name was (its error is not a missing attribute's, whatever its class). */
+static PyObject *checked_read(PyObject *obj, PyObject *arg, int *refused)
+{
+	PyObject *name = pylayer_exact_str(arg, "attribute name"), *v = NULL;
+
+	*refused = 0;
+	if (name && is_dict_name(name))
+		v = object_dict(obj);
+	else if (name && attr_check(name) == 0)
+		v = directed_getattr(obj, name);
+	else
+		*refused = 1;
+	Py_XDECREF(name);
+	return v;
+}
+
 static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-	PyObject *name, *v;
+	PyObject *v;
+	int refused;
 
 	if (nargs < 2 || nargs > 3) {
 		PyErr_SetString(PyExc_TypeError, "getattr expected 2 or 3 arguments");
 		return NULL;
 	}
-	name = pylayer_exact_str(args[1], "attribute name");
-	if (name && is_dict_name(name)) {
-		v = object_dict(args[0]);
-		Py_DECREF(name);
-	} else if (!name || attr_check(name) < 0) {
-		Py_XDECREF(name);
-		return NULL;
-	} else {
-		v = directed_getattr(args[0], name);
-		Py_DECREF(name);
-	}
-	if (!v && nargs == 3 && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+	v = checked_read(args[0], args[1], &refused);
+	if (!v && !refused && nargs == 3 && PyErr_ExceptionMatches(PyExc_AttributeError)) {
 		PyErr_Clear();
 		return Py_NewRef(args[2]);
 	}
@@ -449,25 +458,16 @@ static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize
 
 static PyObject *checked_hasattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-	PyObject *name, *v;
+	PyObject *v;
+	int refused;
 
 	if (nargs != 2) {
 		PyErr_SetString(PyExc_TypeError, "hasattr expected 2 arguments");
 		return NULL;
 	}
-	name = pylayer_exact_str(args[1], "attribute name");
-	if (name && is_dict_name(name)) {
-		v = object_dict(args[0]);
-		Py_DECREF(name);
-	} else if (!name || attr_check(name) < 0) {
-		Py_XDECREF(name);
-		return NULL;
-	} else {
-		v = directed_getattr(args[0], name);
-		Py_DECREF(name);
-	}
+	v = checked_read(args[0], args[1], &refused);
 	if (!v) {
-		if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+		if (!refused && PyErr_ExceptionMatches(PyExc_AttributeError)) {
 			PyErr_Clear();
 			Py_RETURN_FALSE;
 		}
