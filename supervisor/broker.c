@@ -538,11 +538,13 @@ static int valid_utf8(const char *s, size_t n)
 
 /* rel without "." components and repeated slashes (a trailing slash is kept): one file, one
  * spelling, so that a call finds its own pending writes however it names them. ".." stays:
- * only the resolution beneath the workspace knows where it leads. */
-static void ws_normalize(char *rel)
+ * only the resolution beneath the workspace knows where it leads. Returns how many directories
+ * deep the path goes, as ".." leaves them (what the walks start from). */
+static size_t ws_normalize(char *rel)
 {
 	char *out = rel, *p = rel;
 	int trailing = rel[0] && rel[strlen(rel) - 1] == '/';
+	size_t depth = 0;
 
 	while (*p) {
 		size_t n = strcspn(p, "/");
@@ -550,6 +552,10 @@ static void ws_normalize(char *rel)
 			p += n + (p[n] == '/');
 			continue;
 		}
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			depth -= depth > 0;
+		else
+			depth++;
 		if (out != rel)
 			*out++ = '/';
 		memmove(out, p, n);
@@ -561,6 +567,7 @@ static void ws_normalize(char *rel)
 	else if (trailing)
 		*out++ = '/';
 	*out = '\0';
+	return depth;
 }
 
 /* A request's path as a path relative to the workspace, into rel. Absolute paths must be
@@ -569,7 +576,7 @@ static void ws_normalize(char *rel)
  * the hidden files of writes in progress). */
 static int ws_relative(const struct workspace *ws, const char *p, size_t n, char *rel, size_t cap)
 {
-	size_t wl = strlen(ws->path), depth = 0;
+	size_t wl = strlen(ws->path);
 
 	if (n == 0)
 		return -ENOENT;
@@ -588,18 +595,7 @@ static int ws_relative(const struct workspace *ws, const char *p, size_t n, char
 	}
 	memcpy(rel, p, n);
 	rel[n] = '\0';
-	ws_normalize(rel);
-	/* The directories it names, as ".." leaves them (what the walks start from). */
-	for (const char *q = rel; q && *q; q = strchr(q, '/')) {
-		size_t len;
-		q += *q == '/';
-		len = strcspn(q, "/");
-		if (len == 2 && q[0] == '.' && q[1] == '.')
-			depth -= depth > 0;
-		else if (len > 0 && !(len == 1 && q[0] == '.'))
-			depth++;
-	}
-	if (depth > IPC_WS_DEPTH_MAX)
+	if (ws_normalize(rel) > IPC_WS_DEPTH_MAX)
 		return -ENAMETOOLONG;
 	/* Pending writes' hidden files are the supervisor's, never named by a call. */
 	for (const char *q = rel; q; q = strchr(q, '/')) {
