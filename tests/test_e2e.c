@@ -957,6 +957,37 @@ Test(run_python, stdout_takes_reconfigure)
 	e2e_stop();
 }
 
+/* sys.stdout = io.StringIO() (code capturing what a function prints) set the proxy's name
+ * only: print() went on writing to the call's output, and the capture stayed empty; and
+ * sys.stdout = sys.__stdout__ was refused. Both streams are the ones print(), logging and the
+ * interpreter write to; the next call's output is captured whatever the last one left set. */
+Test(run_python, sys_stdout_set_by_the_code_is_where_print_writes)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import io, sys, logging\n"
+	           "print('a')\n"
+	           "keep = io.StringIO()\n"
+	           "sys.stdout = keep\n"
+	           "print('kept')\n"
+	           "sys.stdout.write('kept too\\n')\n"
+	           "sys.stdout = sys.__stdout__\n"
+	           "sys.stderr = err = io.StringIO()\n"
+	           "logging.warning('logged')\n"
+	           "sys.stderr = sys.__stderr__\n"
+	           "print('b', file=sys.stderr)\n"
+	           "sys.stdout = io.StringIO()\n"
+	           "[keep.getvalue(), err.getvalue(), isinstance(sys, type(io))]");
+	e2e_assert_result(r, "captured", "[\"kept\\nkept too\\n\",\"WARNING:root:logged\\n\",true]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "a\n", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "b\n", "%s", mcpc_json(r));
+	r = e2e_ok("print('next')\nsys.stdout is sys.__stdout__");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "next\n", "%s", mcpc_json(r));
+	e2e_assert_result(r, "reset", "true");
+	e2e_stop();
+}
+
 /* A recursion's traceback repeated its one entry a thousand times, past the output bound
  * (the error's own line lost): shown three times, then counted, as CPython shows it. */
 Test(run_python, a_recursions_traceback_counts_its_repeats)

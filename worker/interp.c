@@ -1370,6 +1370,10 @@ void interp_run(const char *code, struct run_outcome *out)
 	int trunc = 0, failed, memory;
 
 	capture_reset();
+	/* What the session's code set as sys.stdout and sys.stderr last call stays its: this
+	 * call's output is captured. */
+	if (pyproxy_streams_reset() < 0)
+		PyErr_Clear();
 	/* The deadline raises TimeoutError in this call whatever an earlier call of the session
 	 * did to its signal handlers or mask (the hard kill follows it in any case). */
 	if (!signals_warm && signals_arm() < 0)

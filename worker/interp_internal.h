@@ -125,6 +125,9 @@ int pyproxy_add(PyObject *name, PyObject *view);
 PyObject *pyproxy_view_of(PyObject *dict, const char *name);
 /* Is m a proxy, a stub or a view? */
 int pyproxy_is(PyObject *m);
+/* Give the code's sys.stdout and sys.stderr (its proxy's and the real sys's) back the call's
+ * capture streams, at each call's start. 0 or -1. */
+int pyproxy_streams_reset(void);
 /* ImportError "Import of|from name is not allowed. Authorized imports are: [...]". NULL. */
 PyObject *pyproxy_refuse(PyObject *name, int from);
 /* The Debian package that brings the module name of --imports data ("python3-pandas"), or

@@ -41,6 +41,9 @@ static const char *const dunder_allowed[] = {
     "__doc__",
     "__module__",
     "__class__",
+    /* sys's streams to go back to (sys.stdout = sys.__stdout__) */
+    "__stdout__",
+    "__stderr__",
     "__repr__",
     "__str__",
     "__format__",

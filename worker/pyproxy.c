@@ -151,6 +151,68 @@ static int copy_names(PyObject *proxy, PyObject *module, const char *const *keep
 	return 0;
 }
 
+/* sys as user code sees it (with the Python layer). */
+static PyObject *sys_proxy;
+
+/* The output streams the code is given: sys.stdout and sys.stderr (and sys.__stdout__,
+ * sys.__stderr__, the streams to go back to), in the real sys, which print() and the
+ * interpreter write to, and in the proxy. */
+static int streams_set(PyObject *name, PyObject *value)
+{
+	if (PySys_SetObject(PyUnicode_AsUTF8(name), value) < 0)
+		return -1;
+	return sys_proxy ? PyObject_GenericSetAttr(sys_proxy, name, value) : 0;
+}
+
+/* sys.stdout = io.StringIO() (code that captures what it prints) sets the stream print() and
+ * the interpreter write to, as contextlib.redirect_stdout does; any other name is the proxy's
+ * own. */
+static int sys_proxy_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+	if (self == sys_proxy && value && PyUnicode_CheckExact(name) &&
+	    (PyUnicode_CompareWithASCIIString(name, "stdout") == 0 ||
+	     PyUnicode_CompareWithASCIIString(name, "stderr") == 0))
+		return streams_set(name, value);
+	return PyObject_GenericSetAttr(self, name, value);
+}
+
+int pyproxy_streams_reset(void)
+{
+	static const struct {
+		const char *name;
+		int which;
+	} streams[] = {
+	    {"stdout", CAPTURE_STDOUT},
+	    {"stderr", CAPTURE_STDERR},
+	    {"__stdout__", CAPTURE_STDOUT},
+	    {"__stderr__", CAPTURE_STDERR},
+	};
+	PyObject *name;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof(streams) / sizeof(streams[0]); i++) {
+		name = PyUnicode_InternFromString(streams[i].name);
+		rc = name ? streams_set(name, capture_stream(streams[i].which)) : -1;
+		Py_XDECREF(name);
+	}
+	return rc;
+}
+
+/* A module of its own kind: what it sets is sys_proxy_setattro's. */
+static int sys_proxy_make(PyObject *proxy)
+{
+	static PyType_Slot slots[] = {{Py_tp_setattro, sys_proxy_setattro}, {0, NULL}};
+	static PyType_Spec spec = {"module", 0, 0, Py_TPFLAGS_DEFAULT, slots};
+	PyObject *t = PyType_FromSpecWithBases(&spec, (PyObject *)&PyModule_Type);
+	int rc = t ? PyObject_SetAttrString(proxy, "__class__", t) : -1;
+
+	Py_XDECREF(t);
+	if (rc < 0)
+		return -1;
+	sys_proxy = proxy;
+	return pyproxy_streams_reset();
+}
+
 /* sys as user code sees it: output streams and facts, nothing that reaches modules,
  * frames or interpreter settings. */
 static int fill_sys(PyObject *proxy, PyObject *sys)
@@ -192,10 +254,7 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 		Py_XDECREF(argv);
 		return -1;
 	}
-	if (PyModule_AddObjectRef(proxy, "stdout", capture_stream(CAPTURE_STDOUT)) < 0 ||
-	    PyModule_AddObjectRef(proxy, "stderr", capture_stream(CAPTURE_STDERR)) < 0)
-		return -1;
-	return 0;
+	return sys_proxy_make(proxy);
 }
 
 /* gc as user code sees it: collections and their thresholds, as code frees memory with
