@@ -982,9 +982,13 @@ Test(run_python, sys_stdout_set_by_the_code_is_where_print_writes)
 	e2e_assert_result(r, "captured", "[\"kept\\nkept too\\n\",\"WARNING:root:logged\\n\",true]");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "a\n", "%s", mcpc_json(r));
 	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "b\n", "%s", mcpc_json(r));
-	r = e2e_ok("print('next')\nsys.stdout is sys.__stdout__");
+	/* A script's habits: sys.path is a list of its own, sys.executable is not known; what
+	 * sys leaves out says so. */
+	r = e2e_ok("print('next')\nsys.path.append('.')\n"
+	           "try:\n    sys.modules\nexcept AttributeError as e:\n    why = str(e)\n"
+	           "[sys.stdout is sys.__stdout__, sys.path, sys.executable, 'no modules' in why]");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "next\n", "%s", mcpc_json(r));
-	e2e_assert_result(r, "reset", "true");
+	e2e_assert_result(r, "reset", "[true,[\".\"],\"\",true]");
 	e2e_stop();
 }
 

@@ -213,6 +213,27 @@ static int sys_proxy_make(PyObject *proxy)
 	return pyproxy_streams_reset();
 }
 
+/* Add v (a new reference, or NULL with the error) to m as name. 0 or -1. */
+static int add_new(PyObject *m, const char *name, PyObject *v)
+{
+	int rc = v ? PyModule_AddObjectRef(m, name, v) : -1;
+
+	Py_XDECREF(v);
+	return rc;
+}
+
+/* What sys leaves out says so. */
+static PyObject *sys_getattr(PyObject *self, PyObject *name)
+{
+	return PyErr_Format(PyExc_AttributeError,
+	                    "module 'sys' has no attribute '%U' (sys in the sandbox is a view of "
+	                    "the output streams, argv, path and version facts: no modules, frames "
+	                    "or interpreter settings)",
+	                    name);
+}
+
+static PyMethodDef sys_getattr_def = {"__getattr__", sys_getattr, METH_O, NULL};
+
 /* sys as user code sees it: output streams and facts, nothing that reaches modules,
  * frames or interpreter settings. */
 static int fill_sys(PyObject *proxy, PyObject *sys)
@@ -245,16 +266,20 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 	    "exception",
 	    NULL,
 	};
-	PyObject *argv;
+	PyObject *ga;
+	int rc;
 
 	if (copy_names(proxy, sys, keep) < 0)
 		return -1;
-	argv = PyList_New(0);
-	if (!argv || PyModule_AddObject(proxy, "argv", argv) < 0) {
-		Py_XDECREF(argv);
+	/* A script's habits: its arguments (none), its import path (a list of its own: nothing is
+	 * imported from a path), the interpreter's path (not known: none to start). */
+	if (add_new(proxy, "argv", PyList_New(0)) < 0 || add_new(proxy, "path", PyList_New(0)) < 0 ||
+	    add_new(proxy, "executable", PyUnicode_FromString("")) < 0)
 		return -1;
-	}
-	return sys_proxy_make(proxy);
+	ga = PyCFunction_New(&sys_getattr_def, NULL);
+	rc = ga ? PyObject_SetAttrString(proxy, "__getattr__", ga) : -1;
+	Py_XDECREF(ga);
+	return rc < 0 ? -1 : sys_proxy_make(proxy);
 }
 
 /* gc as user code sees it: collections and their thresholds, as code frees memory with
