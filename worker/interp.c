@@ -1370,10 +1370,6 @@ void interp_run(const char *code, struct run_outcome *out)
 	int trunc = 0, failed, memory;
 
 	capture_reset();
-	/* What the session's code set as sys.stdout and sys.stderr last call stays its: this
-	 * call's output is captured. */
-	if (pyproxy_streams_reset() < 0)
-		PyErr_Clear();
 	/* The deadline raises TimeoutError in this call whatever an earlier call of the session
 	 * did to its signal handlers or mask (the hard kill follows it in any case). */
 	if (!signals_warm && signals_arm() < 0)
@@ -1394,6 +1390,10 @@ void interp_run(const char *code, struct run_outcome *out)
 	deadline_hit = 0;
 	pyfiles_call_begin();
 	pyguard_call_begin();
+	/* What the session's code set as sys.stdout and sys.stderr last call stays its: this
+	 * call's output is captured. (Dropping them may run the code's finalizers: in the call.) */
+	if (pyproxy_streams_reset() < 0)
+		PyErr_Clear();
 	/* One namespace per process, kept across calls: a session's state. */
 	if (!user_globals)
 		user_globals = user_namespace_new();

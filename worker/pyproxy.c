@@ -202,7 +202,8 @@ int pyproxy_streams_reset(void)
 static int sys_proxy_make(PyObject *proxy)
 {
 	static PyType_Slot slots[] = {{Py_tp_setattro, sys_proxy_setattro}, {0, NULL}};
-	static PyType_Spec spec = {"module", 0, 0, Py_TPFLAGS_DEFAULT, slots};
+	static PyType_Spec spec = {"module", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+	                           slots};
 	PyObject *t = PyType_FromSpecWithBases(&spec, (PyObject *)&PyModule_Type);
 	int rc = t ? PyObject_SetAttrString(proxy, "__class__", t) : -1;
 
