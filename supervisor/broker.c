@@ -644,7 +644,7 @@ static void ws_dirname(const char *rel, const char *slash, char *dir)
 /* How many directories up from a request's directory the left-out one is looked for at most,
  * and how many directories beneath it are counted to look less far (ws_excluded_depth). */
 #define WS_EXCLUDED_DEPTH 256
-#define WS_EXCLUDED_DIRS 32
+#define WS_EXCLUDED_DIRS  32
 
 /* How many levels of directories the left-out directory holds beneath it now (0: none; the
  * zygote's cache makes none, and no call can make one there): a request's directory in it is

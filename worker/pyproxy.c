@@ -274,7 +274,8 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 		return -1;
 	/* A script's habits: its arguments (none), its import path (a list of its own: nothing is
 	 * imported from a path), the interpreter's path (not known: none to start). */
-	if (add_new(proxy, "argv", PyList_New(0)) < 0 || add_new(proxy, "path", PyList_New(0)) < 0 ||
+	if (add_new(proxy, "argv", PyList_New(0)) < 0 ||
+	    add_new(proxy, "path", PyList_New(0)) < 0 ||
 	    add_new(proxy, "executable", PyUnicode_FromString("")) < 0)
 		return -1;
 	ga = PyCFunction_New(&sys_getattr_def, NULL);
