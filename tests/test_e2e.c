@@ -979,7 +979,8 @@ Test(run_python, sys_stdout_set_by_the_code_is_where_print_writes)
 	           "print('b', file=sys.stderr)\n"
 	           "sys.stdout = io.StringIO()\n"
 	           "[keep.getvalue(), err.getvalue(), isinstance(sys, type(io))]");
-	e2e_assert_result(r, "captured", "[\"kept\\nkept too\\n\",\"WARNING:root:logged\\n\",true]");
+	e2e_assert_result(r, "captured",
+	                  "[\"kept\\nkept too\\n\",\"WARNING:root:logged\\n\",true]");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "a\n", "%s", mcpc_json(r));
 	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "b\n", "%s", mcpc_json(r));
 	/* A script's habits: sys.path is a list of its own, sys.executable is not known; what
