@@ -3572,11 +3572,12 @@ Test(ws_attack, the_zygotes_cache_is_not_part_of_the_workspace)
 		}
 		snprintf(path, sizeof(path), "%s/safepy/matplotlib/s/s/s/s/s/f", cache);
 		put_file(path, "cache");
-		r = e2e_ok("import os\n" TRY_EACH "d = '.cache/safepy/matplotlib/s/s/s/s/s'\n"
-		           "[attempt(open, d + '/f'), attempt(open, d + '/g', 'w'),\n"
-		           " attempt(os.listdir, d), attempt(os.stat, d + '/f'),\n"
-		           " attempt(os.listdir, 'dlink/s/s'), attempt(os.stat, 'dlink/s/s/s/s/s/f'),\n"
-		           " attempt(os.mkdir, d + '/new'), os.path.exists('.cache/safepy/matplotlib')]");
+		r = e2e_ok(
+		    "import os\n" TRY_EACH "d = '.cache/safepy/matplotlib/s/s/s/s/s'\n"
+		    "[attempt(open, d + '/f'), attempt(open, d + '/g', 'w'),\n"
+		    " attempt(os.listdir, d), attempt(os.stat, d + '/f'),\n"
+		    " attempt(os.listdir, 'dlink/s/s'), attempt(os.stat, 'dlink/s/s/s/s/s/f'),\n"
+		    " attempt(os.mkdir, d + '/new'), os.path.exists('.cache/safepy/matplotlib')]");
 		e2e_assert_result(r, "the cache's own directories",
 		                  "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
 		                  "," DENIED ",false]");
