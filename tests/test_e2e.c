@@ -993,6 +993,50 @@ Test(run_python, sys_stdout_set_by_the_code_is_where_print_writes)
 	e2e_stop();
 }
 
+/* with ThreadPoolExecutor() as ex: ex.map(f, items) (code "speeding up" work per item) was
+ * refused with the other thread modules. The executors run each task as it is submitted, in
+ * the call's own thread: results, exceptions, as_completed and wait as a pool's; the pools'
+ * own modules stay refused, and no thread is started. */
+Test(run_python, concurrent_futures_run_each_task_as_it_is_submitted)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed\n"
+	    "import concurrent.futures as cf\n"
+	    "order = []\n"
+	    "def sq(x):\n"
+	    "    order.append(x)\n"
+	    "    if x == 3:\n"
+	    "        raise ValueError('three')\n"
+	    "    return x * x\n"
+	    "with ThreadPoolExecutor(max_workers=4, initializer=order.append, initargs=('init',)) "
+	    "as ex:\n"
+	    "    futs = {ex.submit(sq, i): i for i in range(5)}\n"
+	    "    out = {}\n"
+	    "    for f in as_completed(futs):\n"
+	    "        try:\n"
+	    "            out[futs[f]] = f.result()\n"
+	    "        except ValueError as e:\n"
+	    "            out[futs[f]] = str(e)\n"
+	    "with ProcessPoolExecutor() as ex:\n"
+	    "    m = list(ex.map(abs, [-1, -2, 3]))\n"
+	    "done, pending = cf.wait([ThreadPoolExecutor().submit(len, 'ab')])\n"
+	    "try:\n"
+	    "    ex.submit(len, 'a')\n"
+	    "    after = 'ran'\n"
+	    "except RuntimeError:\n"
+	    "    after = 'refused'\n"
+	    "try:\n"
+	    "    import concurrent.futures.thread\n"
+	    "    t = 'imported'\n"
+	    "except ImportError:\n"
+	    "    t = 'refused'\n"
+	    "[sorted(out.items()), order, m, [d.result() for d in done], len(pending), after, t]",
+	    "[[[0,0],[1,1],[2,4],[3,\"three\"],[4,16]],[\"init\",0,1,2,3,4],[1,2,3],[2],0,"
+	    "\"refused\",\"refused\"]");
+	e2e_stop();
+}
+
 /* A recursion's traceback repeated its one entry a thousand times, past the output bound
  * (the error's own line lost): shown three times, then counted, as CPython shows it. */
 Test(run_python, a_recursions_traceback_counts_its_repeats)

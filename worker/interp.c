@@ -259,6 +259,79 @@ static int odict_pure(void)
 	return r ? 0 : -1;
 }
 
+/* concurrent.futures as the sandbox has it: a worker has one thread and no processes, so its
+ * executors run each task when it is submitted, in the call's own thread (scikit-learn's n_jobs
+ * does the same), and hand back done futures: map(), submit(), as_completed() and wait() answer
+ * as a pool's would, the tasks taking turns. Its futures, waits and exceptions are the real
+ * module's; its pools, threads and process machinery are not reached. */
+static const char futures_py[] =
+    "import sys, types\n"
+    "import concurrent\n"
+    "import concurrent.futures as real\n"
+    "from concurrent.futures import _base\n"
+    "class ThreadPoolExecutor(_base.Executor):\n"
+    "    \"\"\"An executor that runs each task when it is submitted, in the call's own thread:\n"
+    "    the sandbox has no threads or processes. Results, exceptions and the order of map()\n"
+    "    are a pool's; the tasks run one after another.\"\"\"\n"
+    "    def __init__(self, max_workers=None, thread_name_prefix='', initializer=None,\n"
+    "                 initargs=()):\n"
+    "        if max_workers is not None and max_workers <= 0:\n"
+    "            raise ValueError('max_workers must be greater than 0')\n"
+    "        if initializer is not None and not callable(initializer):\n"
+    "            raise TypeError('initializer must be a callable')\n"
+    "        self._max_workers = max_workers or 1\n"
+    "        self._initializer, self._initargs = initializer, initargs\n"
+    "        self._started = self._shutdown = False\n"
+    "    def submit(self, fn, /, *args, **kwargs):\n"
+    "        if self._shutdown:\n"
+    "            raise RuntimeError('cannot schedule new futures after shutdown')\n"
+    "        if not self._started:\n"
+    "            self._started = True\n"
+    "            if self._initializer is not None:\n"
+    "                self._initializer(*self._initargs)\n"
+    "        future = _base.Future()\n"
+    "        future.set_running_or_notify_cancel()\n"
+    "        try:\n"
+    "            result = fn(*args, **kwargs)\n"
+    "        except Exception as e:\n"
+    "            future.set_exception(e)\n"
+    "        else:\n"
+    "            future.set_result(result)\n"
+    "        return future\n"
+    "    submit.__doc__ = _base.Executor.submit.__doc__\n"
+    "    def shutdown(self, wait=True, *, cancel_futures=False):\n"
+    "        self._shutdown = True\n"
+    "    shutdown.__doc__ = _base.Executor.shutdown.__doc__\n"
+    "class ProcessPoolExecutor(ThreadPoolExecutor):\n"
+    "    __doc__ = ThreadPoolExecutor.__doc__\n"
+    "    def __init__(self, max_workers=None, mp_context=None, initializer=None, initargs=(),\n"
+    "                 *, max_tasks_per_child=None):\n"
+    "        super().__init__(max_workers, '', initializer, initargs)\n"
+    "m = types.ModuleType('concurrent.futures', real.__doc__)\n"
+    "m.__all__ = ('FIRST_COMPLETED', 'FIRST_EXCEPTION', 'ALL_COMPLETED', 'CancelledError',\n"
+    "             'TimeoutError', 'BrokenExecutor', 'InvalidStateError', 'Future', 'Executor',\n"
+    "             'wait', 'as_completed', 'ThreadPoolExecutor', 'ProcessPoolExecutor')\n"
+    "for cls in (ThreadPoolExecutor, ProcessPoolExecutor):\n"
+    "    cls.__module__ = 'concurrent.futures'\n"
+    "    setattr(m, cls.__name__, cls)\n"
+    "for name in m.__all__[:11]:\n"
+    "    setattr(m, name, getattr(real, name))\n"
+    "sys.modules['concurrent.futures'] = concurrent.futures = m\n";
+
+static int futures_in_call(void)
+{
+	PyObject *g = PyDict_New(), *r;
+
+	if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0) {
+		Py_XDECREF(g);
+		return -1;
+	}
+	r = PyRun_String(futures_py, Py_file_input, g, g);
+	Py_DECREF(g);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
+
 /* The allowed module name did not import (the exception is set). When it is a package of the
  * data stack that is not installed, say so once, clear the exception and return 1: it stays
  * allowed, and importing it in a call fails naming its Debian package (pyproxy.c). Otherwise
@@ -349,6 +422,10 @@ int interp_init(const struct zygote_config *cfg)
 		return -1;
 	if (python_layer && odict_pure() < 0) {
 		report_python_error("choosing OrderedDict");
+		return -1;
+	}
+	if (python_layer && futures_in_call() < 0) {
+		report_python_error("making concurrent.futures");
 		return -1;
 	}
 	for (size_t i = 0; i < cfg->n_imports; i++) {

@@ -72,7 +72,8 @@ static const struct {
     {(const char *const[]){"threading", "_thread", "asyncio", "sched", "concurrent", NULL},
      "The code runs in one thread, start to end: no threads, pools or event loops; call the "
      "function for each item instead (results = list(map(f, items)), or a loop; for "
-     "coroutines, plain functions)."},
+     "coroutines, plain functions). concurrent.futures' executors run each task as it is "
+     "submitted."},
     {(const char *const[]){"socket", "ssl", "requests", "urllib.request", "http", "ftplib",
                            "smtplib", "httpx", "aiohttp", "websocket", NULL},
      "The sandbox has no network: data must come with the code (a literal, a string to parse) "
