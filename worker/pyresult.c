@@ -542,20 +542,28 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
  * leaves out says why. */
 static void not_here_hint(PyObject *exc, struct text *msg)
 {
-	static const char *const names[] = {"eval", "exec", "compile", NULL};
+	static const struct {
+		const char *name, *why;
+	} names[] = {
+	    {"eval", "the sandbox runs code as code, not from text (write the code out; "
+	             "ast.literal_eval reads a literal, json.loads a JSON text)"},
+	    {"exec", "the sandbox runs code as code, not from text (write the code out; "
+	             "ast.literal_eval reads a literal, json.loads a JSON text)"},
+	    {"compile", "the sandbox runs code as code, not from text (write the code out; "
+	                "ast.literal_eval reads a literal, json.loads a JSON text)"},
+	    {"__file__", "the code runs as a cell, not from a file (files are named relative to "
+	                 "the working directory, the workspace when there is one: os.getcwd(), "
+	                 "pathlib.Path('.'))"},
+	};
 	char want[64], *with;
 
 	if (!Py_IS_TYPE(exc, (PyTypeObject *)PyExc_NameError) || !msg->s)
 		return;
-	for (const char *const *n = names; *n; n++) {
-		snprintf(want, sizeof(want), "name '%s' is not defined", *n);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(want, sizeof(want), "name '%s' is not defined", names[i].name);
 		if (strcmp(msg->s, want) != 0)
 			continue;
-		if (asprintf(
-		        &with,
-		        "%s: the sandbox runs code as code, not from text (write the code out; "
-		        "ast.literal_eval reads a literal, json.loads a JSON text)",
-		        want) >= 0) {
+		if (asprintf(&with, "%s: %s", want, names[i].why) >= 0) {
 			text_set_str(msg, with);
 			free(with);
 		}
