@@ -1633,6 +1633,24 @@ Test(ws_read, os_environ_takes_the_codes_changes)
 	e2e_stop();
 }
 
+/* A script's os.system('...') and os.chdir('sub') were bare "has no attribute" errors: they say
+ * why (one process; the working directory stays the workspace). */
+Test(ws_read, os_says_why_processes_and_chdir_are_not_there)
+{
+	start(NULL);
+	e2e_expect_result(
+	    "import os\n"
+	    "def why(name):\n"
+	    "    try:\n"
+	    "        getattr(os, name)\n"
+	    "    except AttributeError as e:\n"
+	    "        return str(e).partition(': ')[2][:32]\n"
+	    "[why('system'), why('popen'), why('chdir'), why('nope'), hasattr(os, 'fork')]",
+	    "[\"the code runs in one process, an\",\"the code runs in one process, an\","
+	    "\"the working directory stays the \",\"\",false]");
+	e2e_stop();
+}
+
 /* The workspace moved while the server runs: its files are still read through the directory
  * the server holds, and its writes are refused with a message that says why (they failed as
  * "File name too long"); moved back, they work again. */

@@ -566,6 +566,32 @@ static PyObject *missing(const char *mod, const char *attr)
 	return PyErr_Format(PyExc_AttributeError, "module '%s' has no attribute '%s'", mod, attr);
 }
 
+/* os.attr that the workspace's os does not have; for the processes and the working directory
+ * code reaches for, why. */
+static PyObject *os_missing(const char *attr)
+{
+	static const char *const processes[] = {
+	    "system", "popen",  "fork",      "forkpty",     "execv",        "execve",
+	    "execvp", "execl",  "execlp",    "spawnv",      "spawnl",       "spawnlp",
+	    "kill",   "killpg", "startfile", "posix_spawn", "posix_spawnp", NULL,
+	};
+
+	for (const char *const *p = processes; *p; p++)
+		if (strcmp(attr, *p) == 0)
+			return PyErr_Format(
+			    PyExc_AttributeError,
+			    "module 'os' has no attribute '%s': the code runs in one "
+			    "process, and no program or other process can be started",
+			    attr);
+	if (strcmp(attr, "chdir") == 0 || strcmp(attr, "fchdir") == 0)
+		return PyErr_Format(
+		    PyExc_AttributeError,
+		    "module 'os' has no attribute '%s': the working directory stays "
+		    "the workspace; name files from it (os.path.join('sub', name))",
+		    attr);
+	return missing("os", attr);
+}
+
 /* module.attr for a proxy (self: the module's name) that lacks it: an allowed submodule's
  * proxy, the proxy of the allowed module the real one holds by that name, or a public,
  * non-module attribute the real module has now (its own __getattr__ may import it:
@@ -600,9 +626,9 @@ static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr)
 	a = PyUnicode_AsUTF8(attr);
 	if (!a)
 		return NULL;
-	/* The workspace's os: only its path submodule. */
+	/* The workspace's os: only its path submodule; what code reaches for most says why. */
 	if (workspace_os && strcmp(mod, "os") == 0 && strcmp(a, "path") != 0)
-		return missing(mod, a);
+		return os_missing(a);
 	if ((why = left_out_why(mod, a)))
 		return PyErr_Format(PyExc_AttributeError, "%s.%s is not available: %s", mod, a,
 		                    why);
