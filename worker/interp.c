@@ -245,7 +245,8 @@ static const char odict_pure_py[] =
     "if collections.OrderedDict is c_type or type(collections.OrderedDict) is not type:\n"
     "    raise RuntimeError('collections kept the C OrderedDict')\n";
 
-static int odict_pure(void)
+/* Run the zygote's own Python source src in a namespace of its own. 0 or -1. */
+static int zygote_run(const char *src)
 {
 	PyObject *g = PyDict_New(), *r;
 
@@ -253,7 +254,7 @@ static int odict_pure(void)
 		Py_XDECREF(g);
 		return -1;
 	}
-	r = PyRun_String(odict_pure_py, Py_file_input, g, g);
+	r = PyRun_String(src, Py_file_input, g, g);
 	Py_DECREF(g);
 	Py_XDECREF(r);
 	return r ? 0 : -1;
@@ -317,20 +318,6 @@ static const char futures_py[] =
     "for name in m.__all__[:11]:\n"
     "    setattr(m, name, getattr(real, name))\n"
     "sys.modules['concurrent.futures'] = concurrent.futures = m\n";
-
-static int futures_in_call(void)
-{
-	PyObject *g = PyDict_New(), *r;
-
-	if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0) {
-		Py_XDECREF(g);
-		return -1;
-	}
-	r = PyRun_String(futures_py, Py_file_input, g, g);
-	Py_DECREF(g);
-	Py_XDECREF(r);
-	return r ? 0 : -1;
-}
 
 /* The allowed module name did not import (the exception is set). When it is a package of the
  * data stack that is not installed, say so once, clear the exception and return 1: it stays
@@ -420,11 +407,11 @@ int interp_init(const struct zygote_config *cfg)
 	if (python_layer &&
 	    PyDict_SetItemString(PyImport_GetModuleDict(), "_elementtree", Py_None) < 0)
 		return -1;
-	if (python_layer && odict_pure() < 0) {
+	if (python_layer && zygote_run(odict_pure_py) < 0) {
 		report_python_error("choosing OrderedDict");
 		return -1;
 	}
-	if (python_layer && futures_in_call() < 0) {
+	if (python_layer && zygote_run(futures_py) < 0) {
 		report_python_error("making concurrent.futures");
 		return -1;
 	}
