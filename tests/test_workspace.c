@@ -1633,6 +1633,31 @@ Test(ws_read, os_environ_takes_the_codes_changes)
 	e2e_stop();
 }
 
+/* A file a call leaves open is closed when it ends: a logging.FileHandler set up in one call
+ * (basicConfig(filename=...) too) lost every later call's lines, each call answering ok. The
+ * handler opens its file again, appending (its mode 'w' truncated once, when it was made). */
+Test(ws_write, a_log_file_set_up_in_one_call_keeps_the_later_calls_lines)
+{
+	json_object *r;
+
+	start(RW);
+	ok_result("import logging\n"
+	          "lg = logging.getLogger('job')\n"
+	          "lg.setLevel(logging.INFO)\n"
+	          "h = logging.FileHandler('job.log', mode='w')\n"
+	          "h.setFormatter(logging.Formatter('%(levelname)s %(message)s'))\n"
+	          "lg.addHandler(h)\n"
+	          "lg.info('one')\n"
+	          "1",
+	          "1");
+	r = ok_result("lg.info('two')\nlg.warning('three')\n2", "2");
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "", "%s", mcpc_json(r));
+	ok_result("lg.info('four')\n3", "3");
+	cr_assert_str_eq(slurp(in_ws("job.log")), "INFO one\nINFO two\nWARNING three\nINFO four\n");
+	no_hidden_files();
+	e2e_stop();
+}
+
 /* A script's os.system('...') and os.chdir('sub') were bare "has no attribute" errors: they say
  * why (one process; the working directory stays the workspace). */
 Test(ws_read, os_says_why_processes_and_chdir_are_not_there)

@@ -1852,6 +1852,22 @@ static const char library_fixes[] =
     "        setattr(sys, _stream(self), self._old_targets.pop())\n"
     "    contextlib._RedirectStream.__enter__ = __enter__\n"
     "    contextlib._RedirectStream.__exit__ = __exit__\n"
+    /* A file a call leaves open is closed when the call ends: logging's FileHandler (and
+     * basicConfig(filename=...)) set up in one call lost every later line, the call still ok.
+     * A handler whose file was closed so opens it again, appending to what was written. */
+    "logging = sys.modules.get('logging')\n"
+    "if logging is not None:\n"
+    "    def _reopening(emit):\n"
+    "        def emit_reopened(self, record):\n"
+    "            stream = self.stream\n"
+    "            if stream is not None and getattr(stream, 'closed', False) is True:\n"
+    "                self.stream = None\n"
+    "                self.mode = 'a'\n"
+    "            return emit(self, record)\n"
+    "        emit_reopened.__doc__ = emit.__doc__\n"
+    "        emit_reopened.__name__ = emit_reopened.__qualname__ = 'emit'\n"
+    "        return emit_reopened\n"
+    "    logging.FileHandler.emit = _reopening(logging.FileHandler.emit)\n"
     "typing = sys.modules.get('typing')\n"
     "def _reducer(names):\n"
     "    def __reduce__(self):\n"
