@@ -719,10 +719,10 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
-/* The studentized range distribution (tukey_hsd's p-values) failed inside scipy: its C
- * integrands read their parameters through a pointer scipy makes with ctypes. They read them
- * from an array only these functions hold now: the figures are the host's, and a callable with
- * data of the user's is still refused. */
+/* The studentized range distribution (tukey_hsd's p-values), geninvgauss' and genhyperbolic's
+ * cdf failed inside scipy: their C integrands read their parameters through a pointer scipy
+ * makes with ctypes. They read them from an array only these functions hold now: the figures
+ * are the host's, and a callable with data of the user's is still refused. */
 Test(data, tukey_hsd_and_the_studentized_range_work)
 {
 	start_data(NULL);
@@ -737,8 +737,10 @@ Test(data, tukey_hsd_and_the_studentized_range_work)
 	    "except (ValueError, TypeError):\n"
 	    "    refused = True\n"
 	    "[[round(float(p), 6) for p in r.pvalue[0]], round(float(d.cdf(3.5, 3, 9)), 6),\n"
-	    " round(float(d.pdf(1.0, 3, 200000)), 6), refused]",
-	    "[[1.0,0.499551,0.006268],0.918155,0.417741,true]");
+	    " round(float(d.pdf(1.0, 3, 200000)), 6), refused,\n"
+	    " [round(float(v), 6) for v in stats.geninvgauss.cdf([0.5, 3.0], 2.3, 1.5)],\n"
+	    " round(float(stats.genhyperbolic.cdf(0.5, 0.5, 1.5, -0.5)), 6)]",
+	    "[[1.0,0.499551,0.006268],0.918155,0.417741,true,[0.00501,0.486914],0.856729]");
 	e2e_stop();
 }
 

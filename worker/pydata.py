@@ -1941,7 +1941,7 @@ def _scipy():
     _distance_inputs()
     _linkage_checks()
     _low_level_callables()
-    _studentized_range()
+    _stats_integrals()
     _bspline_checks()
     _ode_integrators()
     _delaunay_checks()
@@ -3226,21 +3226,25 @@ def _low_level_callables():
     cls._parse_callback = classmethod(_parse_callback)
 
 
-def _studentized_range():
-    """The studentized range distribution (scipy.stats.tukey_hsd's p-values) integrates C
-    functions of scipy's that read their parameters through a pointer, which scipy makes with
-    ctypes: a worker has none, and a LowLevelCallable in the sandbox takes no user_data. Its
-    integrals take their parameters from an array made here, that only these functions hold and
-    write (four numbers, as many as the functions read), at an address known in the zygote."""
+def _stats_integrals():
+    """Distributions whose values scipy integrates from C functions that read their parameters
+    through a pointer, which scipy makes with ctypes: a worker has none, and a LowLevelCallable
+    in the sandbox takes no user_data. The studentized range (tukey_hsd's p-values), geninvgauss'
+    and genhyperbolic's cdf: their integrals take their parameters from an array made here, that
+    only these functions hold and write (four numbers, as many as any of them reads), at an
+    address known in the zygote."""
+    import warnings
     import numpy as np
     from scipy import integrate
     from scipy._lib import _ccallback, _ccallback_c
-    from scipy.stats import _continuous_distns, _stats
+    from scipy.stats import _continuous_distns as cd, _stats
     params = np.zeros(4)
     address = params.__array_interface__['data'][0]
     calls = {}
-    for symbol in ('cdf', 'cdf_asymptotic', 'pdf', 'pdf_asymptotic', 'moment'):
-        function = _stats.__pyx_capi__['_studentized_range_' + symbol]
+    for symbol in ('_studentized_range_cdf', '_studentized_range_cdf_asymptotic',
+                   '_studentized_range_pdf', '_studentized_range_pdf_asymptotic',
+                   '_studentized_range_moment', '_geninvgauss_pdf', '_genhyperbolic_pdf'):
+        function = _stats.__pyx_capi__[symbol]
         raw = _ccallback_c.get_raw_capsule(function, None, address)
         calls[symbol] = tuple.__new__(_ccallback.LowLevelCallable, (raw, function, None))
     opts = {'epsabs': 1e-11, 'epsrel': 1e-12}
@@ -3251,19 +3255,24 @@ def _studentized_range():
         params[:len(values)] = values
         return integrate.nquad(calls[symbol], ranges=ranges, opts=opts)[0]
 
+    def quad(symbol, values, a, b):
+        params[:] = 0.0
+        params[:len(values)] = values
+        return integrate.quad(calls[symbol], a, b)[0]
+
     def single_pdf(q, k, df):
         if df < 100000:
-            return integral('pdf', [q, k, df, _stats._studentized_range_pdf_logconst(k, df)],
+            return integral('_studentized_range_pdf',
+                            [q, k, df, _stats._studentized_range_pdf_logconst(k, df)],
                             [line, half])
-        return integral('pdf_asymptotic', [q, k], [line])
+        return integral('_studentized_range_pdf_asymptotic', [q, k], [line])
 
     def single_cdf(q, k, df):
         if df < 100000:
-            return integral('cdf', [q, k, df, _stats._studentized_range_cdf_logconst(k, df)],
+            return integral('_studentized_range_cdf',
+                            [q, k, df, _stats._studentized_range_cdf_logconst(k, df)],
                             [line, half])
-        return integral('cdf_asymptotic', [q, k], [line])
-
-    gen = _continuous_distns.studentized_range_gen
+        return integral('_studentized_range_cdf_asymptotic', [q, k], [line])
 
     def _pdf(self, x, k, df):
         return np.float64(np.frompyfunc(single_pdf, 3, 1)(x, k, df))
@@ -3275,15 +3284,35 @@ def _studentized_range():
         support = self._get_support()
 
         def single_moment(K, k, df):
-            return integral('moment',
+            return integral('_studentized_range_moment',
                             [K, k, df, _stats._studentized_range_pdf_logconst(k, df)],
                             [line, half, support])
 
         return np.float64(np.frompyfunc(single_moment, 3, 1)(K, k, df))
 
-    for f, real in ((_pdf, gen._pdf), (_cdf, gen._cdf), (_munp, gen._munp)):
-        f.__doc__, f.__qualname__, f.__module__ = real.__doc__, real.__qualname__, real.__module__
-        setattr(gen, real.__name__, f)
+    def geninvgauss_cdf(self, x, *args):
+        a, _ = self._get_support(*args)
+        return np.vectorize(lambda x, p, b: quad('_geninvgauss_pdf', [p, b], a, x))(x, *args)
+
+    def genhyperbolic_cdf(self, x, p, a, b):
+        def single(x, p, a, b):
+            t = quad('_genhyperbolic_pdf', [p, a, b], -np.inf, x)
+            if np.isnan(t):
+                warnings.warn('Infinite values encountered in scipy.special.kve. Values '
+                              'replaced by NaN to avoid incorrect results.', RuntimeWarning)
+            return t
+
+        return np.vectorize(single)(x, p, a, b)
+
+    for gen, name, f in ((cd.studentized_range_gen, '_pdf', _pdf),
+                         (cd.studentized_range_gen, '_cdf', _cdf),
+                         (cd.studentized_range_gen, '_munp', _munp),
+                         (cd.geninvgauss_gen, '_cdf', geninvgauss_cdf),
+                         (cd.genhyperbolic_gen, '_cdf', genhyperbolic_cdf)):
+        real = getattr(gen, name)
+        f.__name__, f.__doc__, f.__qualname__, f.__module__ = (
+            name, real.__doc__, real.__qualname__, real.__module__)
+        setattr(gen, name, f)
 
 
 def _distance_inputs():
