@@ -588,15 +588,38 @@ static void release_held(void)
 	}
 }
 
+/* What is kept until the code that ran ends, whatever runs meanwhile (hold_until_end). */
+static PyObject **ended;
+static size_t n_ended, room_ended;
+
 void pyreentry_release_held(void)
 {
 	PyObject *type, *value, *tb;
 
-	if (n_later == 0)
+	if (n_later == 0 && n_ended == 0)
 		return;
 	PyErr_Fetch(&type, &value, &tb);
 	release_held();
+	while (n_ended > 0) {
+		PyObject *o = ended[--n_ended];
+		Py_DECREF(o); /* a __del__ may add to the list: taken in this loop */
+	}
 	PyErr_Restore(type, value, tb);
+}
+
+/* Keep o (a reference handed over) until the code that ran ends (pyreentry_release_held): no
+ * C function the code called is running then. Without memory for it, o is kept for good. */
+static void hold_until_end(PyObject *o)
+{
+	if (n_ended == room_ended) {
+		size_t room = room_ended ? 2 * room_ended : 64;
+		PyObject **grown = PyMem_RawRealloc(ended, room * sizeof(*grown));
+		if (!grown)
+			return;
+		ended = grown;
+		room_ended = room;
+	}
+	ended[n_ended++] = o;
 }
 
 /* Keep o (a reference handed over) until release_held. Without memory for it, o is kept for
@@ -1472,12 +1495,16 @@ out:
  * lookup read a bytes object's data as the dict's keys, then wrote a version into them: any
  * memory). copy.deepcopy hands a new partial of a subclass the state copied through the user's
  * memo. The state must be (callable, tuple, dict or None, dict or None), for a subclass too; a
- * dict subclass as the instance dict is what setting __dict__ takes too. */
-static PyObject *partial_setstate_real;
+ * dict subclass as the instance dict is what setting __dict__ takes too.
+ * A partial's call hands its function and arguments on without owning them (its vectorcall
+ * passes the argument tuple's items; a subclass's call, the function): a __setstate__ while it
+ * called freed them under the callee (a list bisect was searching; a list.index walking). The
+ * state replaced is kept until the code that ran ends, when no call of the partial runs. */
+static PyObject *partial_setstate_real, *partial_reduce;
 
 static PyObject *partial_setstate(PyObject *self, PyObject *state)
 {
-	PyObject *kw, *dict;
+	PyObject *kw, *dict, *before, *r;
 
 	if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 4 ||
 	    !PyCallable_Check(PyTuple_GET_ITEM(state, 0)) ||
@@ -1488,7 +1515,14 @@ static PyObject *partial_setstate(PyObject *self, PyObject *state)
 		                                 "None, dict or None) expected");
 		return NULL;
 	}
-	return PyObject_CallFunctionObjArgs(partial_setstate_real, self, state, NULL);
+	/* The state as partial's own __reduce__ reads it from the object (a subclass's methods
+	 * and properties are not asked). */
+	before = PyObject_CallOneArg(partial_reduce, self);
+	if (!before)
+		return NULL;
+	r = PyObject_CallFunctionObjArgs(partial_setstate_real, self, state, NULL);
+	hold_until_end(before);
+	return r;
 }
 
 static PyMethodDef partial_setstate_def = {"__setstate__", partial_setstate, METH_O, NULL};
@@ -1501,9 +1535,13 @@ static int partial_guard(void)
 	t = f ? PyObject_GetAttrString(f, "partial") : NULL;
 	if (t && !PyType_Check(t))
 		PyErr_SetString(PyExc_TypeError, "functools.partial is not as known");
+	else if (t && (partial_reduce = PyDict_GetItemString(((PyTypeObject *)t)->tp_dict,
+	                                                     "__reduce__")) == NULL)
+		PyErr_SetString(PyExc_TypeError, "functools.partial has no __reduce__");
 	else if (t)
 		rc = replace_method((PyTypeObject *)t, "__setstate__", &partial_setstate_def,
 		                    &partial_setstate_real);
+	Py_XINCREF(partial_reduce);
 	Py_XDECREF(t);
 	Py_XDECREF(f);
 	return rc;
