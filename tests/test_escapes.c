@@ -3315,6 +3315,37 @@ Test(python_layer, no_dict_of_an_object_whose_class_has_a_builtin_base)
 	stop();
 }
 
+/* print() looked sys.stdout up without owning it: an argument's __str__ that ended a
+ * redirect_stdout (putting the call's stream back) and dropped the redirect freed the stream
+ * print went on writing to (the worker crashed; a fake object laid there escaped). The stream
+ * lives until print is done with it: what it writes goes where it was going. */
+Test(python_layer, print_holds_the_stream_it_writes_to)
+{
+	start(NULL);
+	expect_ok_result("import contextlib\n"
+	                 "got = []\n"
+	                 "Out = type('Out', (), {'__slots__': ('a', 'b', 'c', 'd', 'e', 'f'),\n"
+	                 "                       'write': lambda self, s: got.append(s)})\n"
+	                 "cm = contextlib.redirect_stdout(Out())\n"
+	                 "cm.__enter__()\n"
+	                 "class Evil:\n"
+	                 "    def __str__(self):\n"
+	                 "        global cm\n"
+	                 "        cm.__exit__(None, None, None)\n"
+	                 "        cm = None\n"
+	                 "        return 'e'\n"
+	                 "for i in range(50):\n"
+	                 "    print(Evil(), 'x')\n"
+	                 "    if i < 49:\n"
+	                 "        cm = contextlib.redirect_stdout(Out())\n"
+	                 "        cm.__enter__()\n"
+	                 "print('after')\n"
+	                 "[len(got), got[:4]]",
+	                 "[200,[\"e\",\" \",\"x\",\"\\n\"]]");
+	still_serving();
+	stop();
+}
+
 /* array's iterator lets go of its array once exhausted, and its C __setstate__ read the size of
  * the array it no longer had: copy.copy rebuilds an iterator by iter() of its array, and an
  * array subclass's __iter__ answered with an exhausted iterator, which was then given the state

@@ -808,6 +808,44 @@ static PyObject *str_format_map(PyObject *self, PyObject *map)
 	return r;
 }
 
+/* print() looks sys.stdout up without owning it (CPython 3.11's builtin_print): an argument's
+ * __str__ that puts another stream in its place (contextlib.redirect_stdout's __exit__) freed
+ * the one print then wrote to. The streams print may write to are held for its call. */
+static _PyCFunctionFastWithKeywords print_real;
+
+static PyObject *print_holding(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+	PyObject *out = Py_XNewRef(PySys_GetObject("stdout")),
+	         *err = Py_XNewRef(PySys_GetObject("stderr")), *r;
+
+	r = print_real(module, args, nargs, kwnames);
+	Py_XDECREF(out);
+	Py_XDECREF(err);
+	return r;
+}
+
+static int print_fix(void)
+{
+	PyObject *b = PyEval_GetBuiltins(), *p = b ? PyDict_GetItemString(b, "print") : NULL;
+	PyMethodDef *def;
+
+	if (!p || !PyCFunction_Check(p)) {
+		PyErr_SetString(PyExc_RuntimeError, "print is not the expected function");
+		return -1;
+	}
+	def = ((PyCFunctionObject *)p)->m_ml;
+	if (print_real)
+		return 0;
+	if (def->ml_flags != (METH_FASTCALL | METH_KEYWORDS)) {
+		PyErr_SetString(PyExc_RuntimeError, "print takes an unexpected convention");
+		return -1;
+	}
+	print_real = (_PyCFunctionFastWithKeywords)(void (*)(void))def->ml_meth;
+	def->ml_meth = (PyCFunction)(void (*)(void))print_holding;
+	return 0;
+}
+
 /* Put those on str's methods (zygote, once): the descriptors keep their definitions, whose
  * functions are swapped (their calls read the function from the definition each time). */
 static int str_format_fix(void)
@@ -2874,7 +2912,7 @@ int pylayer_init(const struct zygote_config *cfg)
 			return -1;
 	}
 	if (!real_attrgetter || !real_methodcaller || operator_classes_fix() < 0 ||
-	    str_format_fix() < 0 || builtins_build(cfg) < 0 || method_reduce_fix() < 0 ||
+	    str_format_fix() < 0 || print_fix() < 0 || builtins_build(cfg) < 0 || method_reduce_fix() < 0 ||
 	    library_fix() < 0 || pyproxy_init(cfg) < 0 || future_proxy_add() < 0 ||
 	    sympy_fix() < 0 || importers_seal() < 0)
 		return -1;
