@@ -785,6 +785,37 @@ Test(data, library_reads_by_a_name_from_data_follow_the_rules)
 	e2e_stop();
 }
 
+/* The interpreter's getattr, held by a library another way than as a global (codecs'
+ * StreamReader.__getattr__ takes it as a default argument) or called on a line ending in a call
+ * of its result (sympy's printer: getattr(expr, self.printmethod)(self)), was not seen reading
+ * by a name from data: pandas' library-only hash tables came out (the use-after-free of the
+ * address-keyed table escaped), and '__getattribute__' as a printmethod read any attribute. */
+Test(data, every_library_getattr_by_a_name_from_data_follows_the_rules)
+{
+	start_data(NULL);
+	e2e_expect_result("import codecs, pandas as pd\n"
+	                  "from sympy.printing.str import StrPrinter\n"
+	                  "def t(f):\n"
+	                  "    try:\n"
+	                  "        return type(f()).__name__\n"
+	                  "    except AttributeError:\n"
+	                  "        return 'refused'\n"
+	                  "class P(str, StrPrinter):\n"
+	                  "    printmethod = '__getattribute__'\n"
+	                  "    def __new__(cls, n):\n"
+	                  "        return str.__new__(cls, n)\n"
+	                  "    def __init__(self, n):\n"
+	                  "        StrPrinter.__init__(self)\n"
+	                  "        self._str = lambda x: x\n"
+	                  "idx = pd.Index(['a', 'b'], dtype=object)\n"
+	                  "idx.get_loc('a')\n"
+	                  "[t(lambda: codecs.StreamReader(idx._engine).mapping),\n"
+	                  " t(lambda: P('mapping').doprint(idx._engine)),\n"
+	                  " t(lambda: codecs.StreamReader(idx).dtype), idx.get_loc('b')]",
+	                  "[\"refused\",\"str\",\"dtype[object_]\",1]");
+	e2e_stop();
+}
+
 /* A bound str.format handed to library code (pandas' map and apply, heapq's key, a '{'-style
  * logging format) read the attributes its fields name in C with the library's frame innermost:
  * pandas' library-only attributes (an engine's hash table: its repr and address) and names the

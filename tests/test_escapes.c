@@ -3315,6 +3315,42 @@ Test(python_layer, no_dict_of_an_object_whose_class_has_a_builtin_base)
 	stop();
 }
 
+/* Library code that reads an attribute by a name from data with the interpreter's getattr
+ * (pprint's dataclass printer reading each field a class lists; codecs' StreamReader.__getattr__
+ * the name asked of it) handed the user's code the bound C __setstate__ of a live partial: a
+ * write primitive. A name its calling frame does not hold, that reaches an object's own machinery
+ * (attribute access, state, reduction, namespace), answers as a missing attribute there; other
+ * names read as before. */
+Test(python_layer, a_library_getattr_by_a_name_from_data_reaches_no_machinery)
+{
+	start(NULL);
+	expect_ok_result("import codecs, functools, itertools, pprint, dataclasses\n"
+	                 "def t(f):\n"
+	                 "    try:\n"
+	                 "        return type(f()).__name__\n"
+	                 "    except AttributeError:\n"
+	                 "        return 'refused'\n"
+	                 "p = functools.partial(print, 1)\n"
+	                 "c = itertools.chain([1])\n"
+	                 "@dataclasses.dataclass\n"
+	                 "class D(functools.partial):\n"
+	                 "    x: int = 0\n"
+	                 "got = []\n"
+	                 "class PP(pprint.PrettyPrinter):\n"
+	                 "    def format(self, obj, context, maxlevels, level):\n"
+	                 "        got.append(type(obj).__name__)\n"
+	                 "        return 'a long text, wider than one', True, False\n"
+	                 "f = dataclasses.field()\n"
+	                 "f.name = '__setstate__'\n"
+	                 "f._field_type = dataclasses.fields(D)[0]._field_type\n"
+	                 "D.__dataclass_fields__ = {'__setstate__': f}\n"
+	                 "[t(lambda: PP(width=1).pformat(D(print))), got,\n"
+	                 " t(lambda: codecs.StreamReader(p).func), list(c), p.args]",
+	                 "[\"refused\",[\"D\"],\"builtin_function_or_method\",[1],[1]]");
+	still_serving();
+	stop();
+}
+
 /* print() looked sys.stdout up without owning it: an argument's __str__ that ended a
  * redirect_stdout (putting the call's stream back) and dropped the redirect freed the stream
  * print went on writing to (the worker crashed; a fake object laid there escaped). The stream

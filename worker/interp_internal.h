@@ -205,6 +205,10 @@ int pyguard_globals_are_user(PyObject *globals, PyObject *builtins);
  * have chosen)? Reads by the frame's bytecode, or by compiled code it called, are not. */
 int pyguard_read_by_data(PyObject *name);
 int pyguard_text_from_data(PyObject *text);
+/* Mark (and unmark, with what the mark returned) the read the interpreter's getattr or hasattr
+ * makes now, for the frame calling it, of a name its code does not hold. */
+void *pyguard_data_read(PyObject *name, PyObject **name_before);
+void pyguard_data_read_end(void *before, PyObject *name_before);
 /* Is t a class the user's code made (a heap class neither the zygote's nor a module's)? */
 int pyguard_user_class(PyObject *t);
 /* The user's module (borrowed; NULL before the first call). */

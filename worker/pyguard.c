@@ -195,13 +195,40 @@ static int library_names_it(int store)
 	return pylayer_frame_calls(f, store ? setters : getters) && code_names(f, guard_reading);
 }
 
+/* The read the interpreter's getattr or hasattr is making for a library frame by a name that
+ * frame's code does not hold (pyguard_data_read): the frame and the name. */
+static _Thread_local PyFrameObject *data_frame;
+static _Thread_local PyObject *data_name;
+
+void *pyguard_data_read(PyObject *name, PyObject **name_before)
+{
+	void *before = data_frame;
+
+	*name_before = data_name;
+	data_frame = PyEval_GetFrame();
+	data_name = name;
+	return before;
+}
+
+void pyguard_data_read_end(void *before, PyObject *name_before)
+{
+	data_frame = before;
+	data_name = name_before;
+}
+
 int pyguard_read_by_data(PyObject *name)
 {
 	static const char *const getters[] = {"getattr", "hasattr", NULL};
 	PyFrameObject *f = PyEval_GetFrame();
 
-	return f && PyUnicode_Check(name) && pylayer_frame_calls(f, getters) &&
-	       !code_names(f, name);
+	if (!f || !PyUnicode_Check(name))
+		return 0;
+	/* Made by the interpreter's getattr or hasattr, called (however the code held it: a
+	 * global, a default argument, a local) with a name its caller's code does not hold. */
+	if (data_frame == f && data_name && PyUnicode_Compare(data_name, name) == 0)
+		return 1;
+	PyErr_Clear();
+	return pylayer_frame_calls(f, getters) && !code_names(f, name);
 }
 
 /* Is text data to the innermost frame, not among its code's constants? A format string a

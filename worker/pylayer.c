@@ -846,6 +846,97 @@ static int print_fix(void)
 	return 0;
 }
 
+/* The interpreter's getattr and hasattr, which library code calls (the user's code has the
+ * checked ones): called with a name the calling frame's code does not hold among its constants,
+ * the name came from data, possibly the user's (sympy's printer calls getattr(expr,
+ * self.printmethod)(...), sklearn's scorer getattr(estimator, method)(...), codecs'
+ * StreamReader.__getattr__ getattr(self.stream, name), pprint each field a class lists). Such
+ * a read of a name that hands out an object's own machinery (its attribute access, its state
+ * and reduction, its namespace) answers as a missing attribute; any other is marked as a read
+ * by data, which pydata.c's library-only attributes refuse. */
+static _PyCFunctionFast getattr_real, hasattr_real;
+
+static int machinery_name(PyObject *name)
+{
+	static const char *const names[] = {
+	    "__getattribute__", "__getattr__",
+	    "__setattr__",      "__delattr__",
+	    "__setstate__",     "__getstate__",
+	    "__reduce__",       "__reduce_ex__",
+	    "__getnewargs__",   "__getnewargs_ex__",
+	    "__dict__",         "__init_subclass__",
+	    "__subclasses__",   NULL,
+	};
+	const char *s = PyUnicode_AsUTF8(name);
+
+	if (!s) {
+		PyErr_Clear();
+		return 1;
+	}
+	return in_list(s, names);
+}
+
+static PyObject *by_data_read(_PyCFunctionFast real, PyObject *module, PyObject *const *args,
+                              Py_ssize_t nargs, int has)
+{
+	PyObject *name = nargs >= 2 ? args[1] : NULL, *name_before, *r;
+	void *before;
+
+	if (!audit_armed || !name || !PyUnicode_CheckExact(name) || pyguard_reader_is_user() ||
+	    !pyguard_text_from_data(name))
+		return real(module, args, nargs);
+	if (machinery_name(name)) {
+		if (has)
+			Py_RETURN_FALSE;
+		if (nargs == 3)
+			return Py_NewRef(args[2]);
+		return PyErr_Format(PyExc_AttributeError,
+		                    "Forbidden access to dunder attribute: %U (named by data to "
+		                    "a library's getattr)",
+		                    name);
+	}
+	before = pyguard_data_read(name, &name_before);
+	r = real(module, args, nargs);
+	pyguard_data_read_end(before, name_before);
+	return r;
+}
+
+static PyObject *getattr_by_data(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+	return by_data_read(getattr_real, module, args, nargs, 0);
+}
+
+static PyObject *hasattr_by_data(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+	return by_data_read(hasattr_real, module, args, nargs, 1);
+}
+
+static int builtin_swap(const char *name, _PyCFunctionFast *real, _PyCFunctionFast with)
+{
+	PyObject *b = PyEval_GetBuiltins(), *f = b ? PyDict_GetItemString(b, name) : NULL;
+	PyMethodDef *def;
+
+	if (!f || !PyCFunction_Check(f) ||
+	    ((PyCFunctionObject *)f)->m_ml->ml_flags != METH_FASTCALL) {
+		PyErr_Format(PyExc_RuntimeError, "%s is not the expected function", name);
+		return -1;
+	}
+	def = ((PyCFunctionObject *)f)->m_ml;
+	if (*real)
+		return 0;
+	*real = (_PyCFunctionFast)(void (*)(void))def->ml_meth;
+	def->ml_meth = (PyCFunction)(void (*)(void))with;
+	return 0;
+}
+
+static int getattr_fix(void)
+{
+	return builtin_swap("getattr", &getattr_real, getattr_by_data) < 0 ||
+	               builtin_swap("hasattr", &hasattr_real, hasattr_by_data) < 0
+	           ? -1
+	           : 0;
+}
+
 /* Put those on str's methods (zygote, once): the descriptors keep their definitions, whose
  * functions are swapped (their calls read the function from the definition each time). */
 static int str_format_fix(void)
@@ -2912,9 +3003,10 @@ int pylayer_init(const struct zygote_config *cfg)
 			return -1;
 	}
 	if (!real_attrgetter || !real_methodcaller || operator_classes_fix() < 0 ||
-	    str_format_fix() < 0 || print_fix() < 0 || builtins_build(cfg) < 0 || method_reduce_fix() < 0 ||
-	    library_fix() < 0 || pyproxy_init(cfg) < 0 || future_proxy_add() < 0 ||
-	    sympy_fix() < 0 || importers_seal() < 0)
+	    str_format_fix() < 0 || print_fix() < 0 || getattr_fix() < 0 ||
+	    builtins_build(cfg) < 0 || method_reduce_fix() < 0 || library_fix() < 0 ||
+	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0 ||
+	    importers_seal() < 0)
 		return -1;
 	return 0;
 }
