@@ -453,7 +453,8 @@ Test(python_layer, modules_have_no_private_attributes_or_real_modules)
 
 	start(NULL);
 	/* Names that are module-valued or private in CPython 3.11's modules: each missing, or
-	 * the very proxy the import of an allowed module gives; and sys's reach into modules,
+	 * the very proxy the import of an allowed module gives (sys's view is a module of its own
+	 * kind, whose stdout and stderr are the interpreter's); and sys's reach into modules,
 	 * frames and the interpreter (setrecursionlimit is there: recursion past the C stack
 	 * ends only the call's own worker). */
 	r = run("import random, statistics, contextlib, collections, datetime, dataclasses, "
@@ -473,7 +474,7 @@ Test(python_layer, modules_have_no_private_attributes_or_real_modules)
 	        "mods['sys'] = sys\n"
 	        "found = []\nfor m, a in names:\n    try:\n        v = getattr(mods[m], a)\n"
 	        "    except AttributeError:\n        continue\n"
-	        "    if not (type(v) is type(sys) and mods.get(v.__name__) is v):\n"
+	        "    if not (type(v) is type(re) and mods.get(v.__name__) is v):\n"
 	        "        found.append(m + '.' + a)\n"
 	        "for a in ['modules', '_getframe', 'settrace', 'setprofile', 'addaudithook',\n"
 	        "          'meta_path', 'path_hooks', '_current_frames', 'setswitchinterval']:\n"
