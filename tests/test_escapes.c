@@ -3352,6 +3352,29 @@ Test(python_layer, a_library_getattr_by_a_name_from_data_reaches_no_machinery)
 	stop();
 }
 
+/* "from m import *" ran IMPORT_STAR on whatever the builtins' __import__ gave (a name the
+ * code can set): C read every name that object's __all__ listed (a partial's bound C
+ * __setstate__, a class's __subclasses__) into the code's namespace. It imports the proxy of
+ * the module it names, by the attribute rules: the names it binds are the module's. */
+Test(python_layer, a_star_import_binds_the_modules_names_only)
+{
+	start(NULL);
+	expect_ok_result("import functools\n"
+	                 "p = functools.partial(print)\n"
+	                 "p.__all__ = ['__setstate__', '__reduce_ex__']\n"
+	                 "__builtins__['__import__'] = lambda *a, **k: p\n"
+	                 "from json import *\n"
+	                 "try:\n"
+	                 "    got = [type(__setstate__).__name__, type(__reduce_ex__).__name__]\n"
+	                 "except NameError:\n"
+	                 "    got = []\n"
+	                 "from math import *\n"
+	                 "[got, dumps([1]), sqrt(16.0), 'floor' in globals()]",
+	                 "[[],\"[1]\",4.0,true]");
+	still_serving();
+	stop();
+}
+
 /* print() looked sys.stdout up without owning it: an argument's __str__ that ended a
  * redirect_stdout (putting the call's stream back) and dropped the redirect freed the stream
  * print went on writing to (the worker crashed; a fake object laid there escaped). The stream

@@ -864,6 +864,7 @@ static PyObject *import_rewrite(PyObject *stmt, int from)
 		/* The compiler reads future statements; the names they import are fixed by it. */
 		int stays = module && PyUnicode_CheckExact(module) &&
 		            PyUnicode_CompareWithASCIIString(module, "__future__") == 0;
+		int star = 0;
 
 		rc = targets && wanted && module &&
 		             (module == Py_None || PyUnicode_CheckExact(module)) && level &&
@@ -877,7 +878,7 @@ static PyObject *import_rewrite(PyObject *stmt, int from)
 
 			rc = name && as && PyUnicode_CheckExact(bind) ? 0 : -1;
 			if (rc == 0 && PyUnicode_CompareWithASCIIString(name, "*") == 0)
-				stays = 1; /* "from m import *" has no IMPORT_FROM */
+				star = 1;
 			t = rc == 0 ? ast_node(AST_NAME, stmt, "(ON)", bind,
 			                       ast_node(AST_STORE, NULL, "()"))
 			            : NULL;
@@ -888,7 +889,23 @@ static PyObject *import_rewrite(PyObject *stmt, int from)
 			Py_XDECREF(as);
 			Py_DECREF(a);
 		}
-		if (rc == 0 && !stays) {
+		if (rc == 0 && !stays && star) {
+			/* "from m import *" as "<from_names>('m', '*', 0)": IMPORT_STAR read the names
+			 * an object's __all__ lists in C, from whatever the builtins' __import__ (a
+			 * name the code can set) gave; from_names reads the proxy's, by the rules. */
+			PyObject *mod =
+			    module == Py_None ? PyUnicode_FromString("") : Py_NewRef(module);
+			PyObject *all = PyUnicode_FromString("*");
+			PyObject *call = mod && all ? from_names_call(stmt, mod, all, level) : NULL;
+			PyObject *expr = call ? ast_node(AST_EXPR, stmt, "(O)", call) : NULL;
+
+			rc = expr ? PyList_Append(out, expr) : -1;
+			changed = rc == 0;
+			Py_XDECREF(expr);
+			Py_XDECREF(call);
+			Py_XDECREF(all);
+			Py_XDECREF(mod);
+		} else if (rc == 0 && !stays) {
 			/* from . import x: no module; from_names refuses the level. */
 			PyObject *mod =
 			    module == Py_None ? PyUnicode_FromString("") : Py_NewRef(module);

@@ -1013,13 +1013,61 @@ static PyObject *safe_import(PyObject *self, PyObject *args, PyObject *kw)
  * submodule's proxy when m has no such attribute (imported if allowed, as CPython's from-import
  * does); from_names("m.a", None, 0) gives m.a's proxy. Nothing here looks in sys.modules by a
  * name the user's objects give. */
+static int is_star(PyObject *o)
+{
+	return PyUnicode_CheckExact(o) && PyUnicode_CompareWithASCIIString(o, "*") == 0;
+}
+
+/* from module import *, into the namespace of the code that runs it (the user's module: the
+ * statement is allowed only there): the names the proxy's __all__ lists, each by the attribute
+ * rules, else its public names. */
+static PyObject *import_star(PyObject *proxy, PyObject *module)
+{
+	PyObject *g = PyEval_GetGlobals(), *all, *seq, *names, *k, *v;
+	Py_ssize_t pos = 0;
+	int rc = 0;
+
+	if (!g)
+		return PyErr_Format(PyExc_SystemError, "from %U import *: no namespace", module);
+	all = PyDict_GetItemString(PyModule_GetDict(proxy), "__all__");
+	if (!all) {
+		names = PyList_New(0);
+		while (names && PyDict_Next(PyModule_GetDict(proxy), &pos, &k, &v))
+			if (PyUnicode_CheckExact(k) && PyUnicode_READ_CHAR(k, 0) != '_' &&
+			    PyList_Append(names, k) < 0)
+				Py_CLEAR(names);
+		all = names;
+	} else {
+		Py_INCREF(all);
+	}
+	seq = all ? PySequence_Fast(all, "__all__ must be a sequence of names") : NULL;
+	Py_XDECREF(all);
+	if (!seq)
+		return NULL;
+	for (Py_ssize_t i = 0; rc == 0 && i < PySequence_Fast_GET_SIZE(seq); i++) {
+		PyObject *name = PySequence_Fast_GET_ITEM(seq, i);
+		if (!PyUnicode_CheckExact(name)) {
+			PyErr_Format(PyExc_TypeError, "Item in %U.__all__ must be str, not %.100s",
+			             module, Py_TYPE(name)->tp_name);
+			rc = -1;
+			break;
+		}
+		v = attr_check(name) == 0 ? PyObject_GetAttr(proxy, name) : NULL;
+		rc = v ? PyDict_SetItem(g, name, v) : -1;
+		Py_XDECREF(v);
+	}
+	Py_DECREF(seq);
+	return rc < 0 ? NULL : Py_NewRef(Py_None);
+}
+
 static PyObject *from_names(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	PyObject *module, *names, *proxy, *out;
 	long level;
 
 	if (nargs != 3 || !PyUnicode_CheckExact(args[0]) ||
-	    (args[1] != Py_None && !PyTuple_Check(args[1])) || !PyLong_Check(args[2])) {
+	    (args[1] != Py_None && !PyTuple_Check(args[1]) && !is_star(args[1])) ||
+	    !PyLong_Check(args[2])) {
 		PyErr_SetString(PyExc_TypeError, "from_names(module, names, level)");
 		return NULL;
 	}
@@ -1036,6 +1084,8 @@ static PyObject *from_names(PyObject *self, PyObject *const *args, Py_ssize_t na
 		return PyErr_Occurred() ? NULL : pyproxy_refuse(module, names != Py_None);
 	if (names == Py_None)
 		return Py_NewRef(proxy);
+	if (is_star(names))
+		return import_star(proxy, module);
 	out = PyTuple_New(PyTuple_GET_SIZE(names));
 	for (Py_ssize_t i = 0; out && i < PyTuple_GET_SIZE(names); i++) {
 		PyObject *name = PyTuple_GET_ITEM(names, i), *v;
