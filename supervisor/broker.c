@@ -2491,7 +2491,8 @@ static void outcome_note(struct run_outcome *o, const char *line)
  * (a swap through a third name, half made; a file copied, then removed, whose copy could not
  * be placed). */
 /* Is the file a write was copied from still on disk as it was copied: 0; or changed: 1, or
- * gone: -1. */
+ * gone (or no longer reached as it was): -ENOENT; -ENOMEM, -EMFILE or -ENFILE when that
+ * cannot be told (the server short of memory or fds). */
 static int copied_still(struct chain *c, const struct ws_file *f)
 {
 	char *name = NULL;
@@ -2499,10 +2500,11 @@ static int copied_still(struct chain *c, const struct ws_file *f)
 	int pfd = ws_parent(&c->e->ws, f->src_rel, &name), rc;
 
 	if (pfd < 0)
-		return -1;
+		return pfd == -ENOMEM || pfd == -EMFILE || pfd == -ENFILE ? pfd : -ENOENT;
 	/* The copied file is held (src_fd): a file now by that name with its inode number is
 	 * that file, not one given the number after it was freed. */
-	rc = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -1
+	rc = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0
+	         ? (errno == ENOMEM ? -ENOMEM : -ENOENT)
 	     : st.st_dev != f->src_dev || st.st_ino != f->src_ino || st.st_size != f->src_size ||
 	             st.st_mtim.tv_sec != f->src_mtime.tv_sec ||
 	             st.st_mtim.tv_nsec != f->src_mtime.tv_nsec
@@ -2534,11 +2536,14 @@ static const char *commit_conflict(struct chain *c, const char **what)
 		 * the file as it was, and would replace (or bring back) what another call (or
 		 * anyone) wrote or removed there since. */
 		if (f->copied && (rc = copied_still(c, f)) != 0)
-			return rc < 0
+			return rc == -ENOENT
 			           ? "was removed by another call meanwhile (the call changed it)"
+			       : rc < 0
+			           ? "could not be checked against other calls' changes (the "
+			             "server "
+			             "is short of memory or file descriptors)"
 			           : "was changed by another call meanwhile (the call changed it "
-			             "in "
-			             "place: its copy would have undone the other's change)";
+			             "in place: its copy would have undone the other's change)";
 		*what = f->rel;
 		if (fstatat(f->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;

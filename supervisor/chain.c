@@ -1236,6 +1236,8 @@ static void after_call(struct chain *c)
  * the session's state (error). Returns the reason or NULL. */
 static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 {
+	int left;
+
 	/* A reply left unread in the channel could carry a file past the checks below, into
 	 * the next process that reads it. A worker reads every reply it asks for. */
 	*st = RUN_ERROR;
@@ -1260,7 +1262,11 @@ static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 		return "The call wrote more to the workspace than one call may (256 MiB): no file "
 		       "was written.";
 	*st = RUN_ERROR;
-	if (proc_fds_beyond(pid, POLICY_FD_CHANNEL, c->ch.peer) != 0)
+	left = proc_fds_beyond(pid, POLICY_FD_CHANNEL, c->ch.peer);
+	if (left < 0)
+		return "The server could not tell whether the call left files open (it is short of "
+		       "memory or file descriptors): nothing the call did is kept; try it again.";
+	if (left > 0)
 		return "The call left files open when it ended: nothing it did is kept.";
 	return NULL;
 }
