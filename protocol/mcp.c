@@ -846,7 +846,7 @@ size_t mcp_oom_text(const char *id, const char *what, char *out, size_t cap)
 {
 	int k = snprintf(out, cap,
 	                 "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":%d,\"message\":"
-	                 "\"The server ran out of memory %s. Retry later.\"}}",
+	                 "\"The server ran out of memory %s.\"}}",
 	                 id && *id ? id : "null", JSONRPC_INTERNAL_ERROR, what);
 
 	return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap - 1;

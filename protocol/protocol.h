@@ -331,7 +331,8 @@ int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp
 json_object *mcp_error_response(json_object *id, int code, const char *message);
 /* The text of a JSON-RPC error response (-32603) to the id whose JSON text is id (NULL or "":
  * null; a request's id text as mcp_events.oom_id or mcp_id_text gives it) saying the
- * server ran out of memory while it did what (a fixed phrase, no quotes or backslashes), put
+ * server ran out of memory while it did what (a fixed phrase, no quotes or backslashes, that
+ * says what the client may do about it), put
  * in out[0..cap) without allocating memory of its own, so that it can be sent when nothing
  * else could be made. Returns its length (without the NUL). */
 size_t mcp_oom_text(const char *id, const char *what, char *out, size_t cap);

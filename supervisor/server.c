@@ -193,7 +193,8 @@ static void batch_done(struct batch *b)
 		return;
 	/* Once stopping, a batch that lost calls is not sent half. */
 	if (!S.stop && json_object_array_length(b->replies) > 0 && emit(b->replies) < 0)
-		emit_oom(NULL, "writing the answers to a batch");
+		emit_oom(NULL, "writing the answers to a batch (the calls in it ran, and kept what "
+		               "they changed: check before running them again)");
 	json_object_put(b->replies);
 	free(b);
 }
@@ -209,7 +210,9 @@ static void reply(struct batch *b, json_object *id, json_object *msg)
 	if (!msg)
 		log_msg(LOG_ERROR, "out of memory building a response");
 	if (!msg || emit(msg) < 0)
-		emit_oom(id, "building the answer to this request");
+		emit_oom(
+		    id, "building the answer to this request (a call it answers ran, and kept what "
+		        "it changed in files and in its session: check before running it again)");
 	json_object_put(msg);
 }
 
@@ -504,8 +507,11 @@ static void handle_line(const char *line, size_t len)
 		        evs.oom_answer ? "; it is answered with an error" : "");
 		if (evs.oom_answer) {
 			char text[OUTQ_SPARE_BYTES - 1];
-			if (emit_text(text, mcp_oom_text(evs.oom_id, "handling this request", text,
-			                                 sizeof(text))) < 0)
+			if (emit_text(
+			        text,
+			        mcp_oom_text(evs.oom_id,
+			                     "handling this request (it was not run: retry later)",
+			                     text, sizeof(text))) < 0)
 				log_msg(LOG_ERROR, "no spare left for that error: the request goes "
 				                   "unanswered");
 		}
@@ -581,7 +587,8 @@ static void handle_lines(void)
 			e = mcp_error_response(NULL, JSONRPC_INVALID_REQUEST, says);
 			log_msg(LOG_WARN, "dropped a message over %u bytes", PROTO_MAX_LINE);
 			if (!e || emit(e) < 0)
-				emit_oom(NULL, "answering a message too large to read");
+				emit_oom(NULL,
+				         "answering a message too large to read (it was not run)");
 			json_object_put(e);
 			continue;
 		}
