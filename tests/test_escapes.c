@@ -3375,6 +3375,34 @@ Test(python_layer, a_star_import_binds_the_modules_names_only)
 	stop();
 }
 
+/* csv's reader stepped from inside its own step (its input's __next__ asking it for the next
+ * record) appended the outer step's fields to the list the inner step had taken: NULL, the
+ * worker crashed. It refuses as itertools' iterators do; reading is unchanged. */
+Test(python_layer, a_csv_reader_is_not_stepped_from_inside_its_step)
+{
+	start(NULL);
+	expect_ok_result("import csv, io\n"
+	                 "class It:\n"
+	                 "    n = 0\n"
+	                 "    def __iter__(self):\n"
+	                 "        return self\n"
+	                 "    def __next__(self):\n"
+	                 "        self.n += 1\n"
+	                 "        if self.n == 1:\n"
+	                 "            next(r)\n"
+	                 "        return 'a,b,c'\n"
+	                 "r = csv.reader(It())\n"
+	                 "try:\n"
+	                 "    got = next(r)\n"
+	                 "except RuntimeError as e:\n"
+	                 "    got = str(e)\n"
+	                 "[got, next(r), list(csv.reader(io.StringIO('x,y\\n1,2\\n')))]",
+	                 "[\"_csv.reader stepped from inside its own step\",[\"a\",\"b\",\"c\"],"
+	                 "[[\"x\",\"y\"],[\"1\",\"2\"]]]");
+	still_serving();
+	stop();
+}
+
 /* print() looked sys.stdout up without owning it: an argument's __str__ that ended a
  * redirect_stdout (putting the call's stream back) and dropped the redirect freed the stream
  * print went on writing to (the worker crashed; a fake object laid there escaped). The stream

@@ -1079,7 +1079,7 @@ static PyObject *iter_step(PyObject *self)
 	PyObject *r;
 
 	if (!real) {
-		PyErr_SetString(PyExc_SystemError, "an itertools iterator of no known class");
+		PyErr_SetString(PyExc_SystemError, "a guarded iterator of no known class");
 		return NULL;
 	}
 	if (!pylayer_armed())
@@ -1104,6 +1104,46 @@ static PyObject *iter_step(PyObject *self)
 	return r;
 }
 
+/* Make the iterator class v refuse a step from inside its own step (iter_step). */
+static int iter_guard_type(PyObject *v)
+{
+	PyTypeObject *t = (PyTypeObject *)v;
+
+	if (!PyType_Check(v) || !t->tp_iternext || t->tp_iternext == iter_step ||
+	    t->tp_iternext == &_PyObject_NextNotImplemented)
+		return 0;
+	if (n_iter_types == ITER_TYPES_MAX) {
+		PyErr_SetString(PyExc_RuntimeError, "more iterator classes to guard than known");
+		return -1;
+	}
+	iter_types[n_iter_types].type = (PyTypeObject *)Py_NewRef(v);
+	iter_types[n_iter_types++].real = t->tp_iternext;
+	if (PyDict_GetItemString(t->tp_dict, "__next__") &&
+	    rewrap(t, "__next__", (void *)t->tp_iternext, (void *)iter_step) < 0)
+		return -1;
+	t->tp_iternext = iter_step;
+	PyType_Modified(t);
+	return 0;
+}
+
+/* csv's reader, stepped from inside its own step (its input iterator's __next__ asking it for
+ * the next record), appended the outer step's fields to the list the inner step had taken
+ * (NULL: SIGSEGV): it refuses as itertools' iterators do. */
+static int csv_reader_guard(void)
+{
+	PyObject *csv = PyImport_ImportModule("_csv"), *r = NULL, *empty = PyTuple_New(0);
+	int rc = -1;
+
+	if (csv && empty)
+		r = PyObject_CallMethod(csv, "reader", "(O)", empty);
+	if (r)
+		rc = iter_guard_type((PyObject *)Py_TYPE(r));
+	Py_XDECREF(r);
+	Py_XDECREF(empty);
+	Py_XDECREF(csv);
+	return rc;
+}
+
 static int itertools_guard(void)
 {
 	PyObject *it = PyImport_ImportModule("itertools"), *d, *k, *v;
@@ -1112,28 +1152,13 @@ static int itertools_guard(void)
 	if (!it)
 		return -1;
 	d = PyModule_GetDict(it);
-	while (d && PyDict_Next(d, &pos, &k, &v)) {
-		PyTypeObject *t = (PyTypeObject *)v;
-		if (!PyType_Check(v) || !t->tp_iternext || t->tp_iternext == iter_step ||
-		    t->tp_iternext == &_PyObject_NextNotImplemented)
-			continue;
-		if (n_iter_types == ITER_TYPES_MAX) {
-			PyErr_SetString(PyExc_RuntimeError, "more itertools classes than known");
+	while (d && PyDict_Next(d, &pos, &k, &v))
+		if (iter_guard_type(v) < 0) {
 			Py_DECREF(it);
 			return -1;
 		}
-		iter_types[n_iter_types].type = (PyTypeObject *)Py_NewRef(v);
-		iter_types[n_iter_types++].real = t->tp_iternext;
-		if (PyDict_GetItemString(t->tp_dict, "__next__") &&
-		    rewrap(t, "__next__", (void *)t->tp_iternext, (void *)iter_step) < 0) {
-			Py_DECREF(it);
-			return -1;
-		}
-		t->tp_iternext = iter_step;
-		PyType_Modified(t);
-	}
 	Py_DECREF(it);
-	return 0;
+	return csv_reader_guard();
 }
 
 /* ---- itertools' pickle states ------------------------------------------------------------- */
@@ -1411,7 +1436,7 @@ static PyObject *iter_setstate(PyObject *self, PyObject *state)
 			if (setstate_types[i].type == t)
 				real = setstate_types[i].real;
 	if (!real) {
-		PyErr_SetString(PyExc_SystemError, "an itertools iterator of no known class");
+		PyErr_SetString(PyExc_SystemError, "a guarded iterator of no known class");
 		return NULL;
 	}
 	for (Py_ssize_t i = n_stepping - 1; pylayer_armed() && i >= 0; i--)
