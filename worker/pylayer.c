@@ -855,6 +855,25 @@ static int print_fix(void)
  * and reduction, its namespace) answers as a missing attribute; any other is marked as a read
  * by data, which pydata.c's library-only attributes refuse. */
 static _PyCFunctionFast getattr_real, hasattr_real;
+/* functools.update_wrapper as libraries imported it (sklearn's delayed functions), which reads
+ * the wrapper's __dict__ by the name its defaults hold (the one the user's code has is
+ * library_fixes' checked version). */
+static PyObject *update_wrapper_code;
+
+static int update_wrapper_reads_dict(PyObject *name)
+{
+	PyFrameObject *f;
+	PyCodeObject *co;
+	int is;
+
+	if (!update_wrapper_code || PyUnicode_CompareWithASCIIString(name, "__dict__") != 0)
+		return 0;
+	f = PyEval_GetFrame();
+	co = f ? PyFrame_GetCode(f) : NULL;
+	is = co && (PyObject *)co == update_wrapper_code;
+	Py_XDECREF(co);
+	return is;
+}
 
 static int machinery_name(PyObject *name)
 {
@@ -889,7 +908,7 @@ static PyObject *by_data_read(_PyCFunctionFast real, PyObject *module, PyObject 
 		           : checked_getattr(module, args, nargs);
 	if (!audit_armed || !name || !PyUnicode_CheckExact(name) || !pyguard_text_from_data(name))
 		return real(module, args, nargs);
-	if (machinery_name(name)) {
+	if (machinery_name(name) && !update_wrapper_reads_dict(name)) {
 		if (has)
 			Py_RETURN_FALSE;
 		if (nargs == 3)
@@ -935,6 +954,17 @@ static int builtin_swap(const char *name, _PyCFunctionFast *real, _PyCFunctionFa
 
 static int getattr_fix(void)
 {
+	PyObject *ft = PyImport_ImportModule("functools");
+	PyObject *uw = ft ? PyObject_GetAttrString(ft, "update_wrapper") : NULL;
+
+	if (!update_wrapper_code && uw && PyFunction_Check(uw))
+		update_wrapper_code = Py_NewRef(PyFunction_GET_CODE(uw));
+	Py_XDECREF(uw);
+	Py_XDECREF(ft);
+	if (!update_wrapper_code) {
+		PyErr_SetString(PyExc_RuntimeError, "functools.update_wrapper is not as known");
+		return -1;
+	}
 	return builtin_swap("getattr", &getattr_real, getattr_by_data) < 0 ||
 	               builtin_swap("hasattr", &hasattr_real, hasattr_by_data) < 0
 	           ? -1
