@@ -889,41 +889,30 @@ static PyObject *import_rewrite(PyObject *stmt, int from)
 			Py_XDECREF(as);
 			Py_DECREF(a);
 		}
-		if (rc == 0 && !stays && star) {
-			/* "from m import *" as "<from_names>('m', '*', 0)": IMPORT_STAR read the names
-			 * an object's __all__ lists in C, from whatever the builtins' __import__ (a
-			 * name the code can set) gave; from_names reads the proxy's, by the rules. */
+		if (rc == 0 && !stays) {
+			/* from . import x: no module; from_names refuses the level. "from m import *"
+			 * as "<from_names>('m', '*', 0)": IMPORT_STAR read the names an object's
+			 * __all__ lists in C, from whatever the builtins' __import__ (a name the code
+			 * can set) gave; from_names reads the proxy's, by the rules. */
 			PyObject *mod =
 			    module == Py_None ? PyUnicode_FromString("") : Py_NewRef(module);
-			PyObject *all = PyUnicode_FromString("*");
-			PyObject *call = mod && all ? from_names_call(stmt, mod, all, level) : NULL;
-			PyObject *expr = call ? ast_node(AST_EXPR, stmt, "(O)", call) : NULL;
-
-			rc = expr ? PyList_Append(out, expr) : -1;
-			changed = rc == 0;
-			Py_XDECREF(expr);
-			Py_XDECREF(call);
-			Py_XDECREF(all);
-			Py_XDECREF(mod);
-		} else if (rc == 0 && !stays) {
-			/* from . import x: no module; from_names refuses the level. */
-			PyObject *mod =
-			    module == Py_None ? PyUnicode_FromString("") : Py_NewRef(module);
-			PyObject *tuple = PyList_AsTuple(wanted);
+			PyObject *what = star ? PyUnicode_FromString("*") : PyList_AsTuple(wanted);
 			PyObject *call =
-			    mod && tuple ? from_names_call(stmt, mod, tuple, level) : NULL;
-			PyObject *tgt = call ? ast_node(AST_TUPLE, stmt, "(ON)", targets,
-			                                ast_node(AST_STORE, NULL, "()"))
-			                     : NULL;
-			PyObject *assign =
-			    tgt ? ast_node(AST_ASSIGN, stmt, "([O]O)", tgt, call) : NULL;
+			    mod && what ? from_names_call(stmt, mod, what, level) : NULL;
+			PyObject *tgt = call && !star ? ast_node(AST_TUPLE, stmt, "(ON)", targets,
+			                                         ast_node(AST_STORE, NULL, "()"))
+			                              : NULL;
+			PyObject *made = !call  ? NULL
+			                 : star ? ast_node(AST_EXPR, stmt, "(O)", call)
+			                 : tgt  ? ast_node(AST_ASSIGN, stmt, "([O]O)", tgt, call)
+			                        : NULL;
 
-			rc = assign ? PyList_Append(out, assign) : -1;
+			rc = made ? PyList_Append(out, made) : -1;
 			changed = rc == 0;
-			Py_XDECREF(assign);
+			Py_XDECREF(made);
 			Py_XDECREF(tgt);
 			Py_XDECREF(call);
-			Py_XDECREF(tuple);
+			Py_XDECREF(what);
 			Py_XDECREF(mod);
 		}
 		Py_XDECREF(targets);

@@ -3260,19 +3260,16 @@ def _stats_integrals():
         params[:len(values)] = values
         return integrate.quad(calls[symbol], a, b)[0]
 
-    def single_pdf(q, k, df):
-        if df < 100000:
-            return integral('_studentized_range_pdf',
-                            [q, k, df, _stats._studentized_range_pdf_logconst(k, df)],
-                            [line, half])
-        return integral('_studentized_range_pdf_asymptotic', [q, k], [line])
+    def single(kind, logconst):
+        def one(q, k, df):
+            if df < 100000:
+                return integral('_studentized_range_' + kind, [q, k, df, logconst(k, df)],
+                                [line, half])
+            return integral('_studentized_range_%s_asymptotic' % kind, [q, k], [line])
+        return one
 
-    def single_cdf(q, k, df):
-        if df < 100000:
-            return integral('_studentized_range_cdf',
-                            [q, k, df, _stats._studentized_range_cdf_logconst(k, df)],
-                            [line, half])
-        return integral('_studentized_range_cdf_asymptotic', [q, k], [line])
+    single_pdf = single('pdf', _stats._studentized_range_pdf_logconst)
+    single_cdf = single('cdf', _stats._studentized_range_cdf_logconst)
 
     def _pdf(self, x, k, df):
         return np.float64(np.frompyfunc(single_pdf, 3, 1)(x, k, df))
