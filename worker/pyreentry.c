@@ -577,64 +577,66 @@ static PyObject *operands_checked(PyObject *r, PyObject *v, PyObject *w)
  * reference was taken on freed memory, and the freed object stored in the result (any
  * read/write). Only the last comparison's operands (and those of comparisons made inside it)
  * wait so. */
-static PyObject **later;
-static size_t n_later, room_later;
+struct held {
+	PyObject **items;
+	size_t n, room;
+};
 
-static void release_held(void)
+static struct held later;
+/* What is kept until the code that ran ends, whatever runs meanwhile (hold_until_end). */
+static struct held ended;
+
+/* Keep o (a reference handed over) in h. Without memory for it, o is kept for good: never
+ * released early. */
+static void hold(struct held *h, PyObject *o)
 {
-	while (n_later > 0) {
-		PyObject *o = later[--n_later];
+	if (h->n == h->room) {
+		size_t room = h->room ? 2 * h->room : 64;
+		PyObject **grown = PyMem_RawRealloc(h->items, room * sizeof(*grown));
+		if (!grown)
+			return;
+		h->items = grown;
+		h->room = room;
+	}
+	h->items[h->n++] = o;
+}
+
+static void release(struct held *h)
+{
+	while (h->n > 0) {
+		PyObject *o = h->items[--h->n];
 		Py_DECREF(o); /* a __del__ may compare, and add to the list: taken in this loop */
 	}
 }
 
-/* What is kept until the code that ran ends, whatever runs meanwhile (hold_until_end). */
-static PyObject **ended;
-static size_t n_ended, room_ended;
+static void release_held(void)
+{
+	release(&later);
+}
 
 void pyreentry_release_held(void)
 {
 	PyObject *type, *value, *tb;
 
-	if (n_later == 0 && n_ended == 0)
+	if (later.n == 0 && ended.n == 0)
 		return;
 	PyErr_Fetch(&type, &value, &tb);
-	release_held();
-	while (n_ended > 0) {
-		PyObject *o = ended[--n_ended];
-		Py_DECREF(o); /* a __del__ may add to the list: taken in this loop */
-	}
+	release(&later);
+	release(&ended);
 	PyErr_Restore(type, value, tb);
 }
 
 /* Keep o (a reference handed over) until the code that ran ends (pyreentry_release_held): no
- * C function the code called is running then. Without memory for it, o is kept for good. */
+ * C function the code called is running then. */
 static void hold_until_end(PyObject *o)
 {
-	if (n_ended == room_ended) {
-		size_t room = room_ended ? 2 * room_ended : 64;
-		PyObject **grown = PyMem_RawRealloc(ended, room * sizeof(*grown));
-		if (!grown)
-			return;
-		ended = grown;
-		room_ended = room;
-	}
-	ended[n_ended++] = o;
+	hold(&ended, o);
 }
 
-/* Keep o (a reference handed over) until release_held. Without memory for it, o is kept for
- * good: never released early. */
+/* Keep o (a reference handed over) until release_held. */
 static void hold_until_later(PyObject *o)
 {
-	if (n_later == room_later) {
-		size_t room = room_later ? 2 * room_later : 64;
-		PyObject **grown = PyMem_RawRealloc(later, room * sizeof(*grown));
-		if (!grown)
-			return;
-		later = grown;
-		room_later = room;
-	}
-	later[n_later++] = o;
+	hold(&later, o);
 }
 
 static PyObject *compared(PyObject *r, PyObject *v, PyObject *w)
