@@ -901,12 +901,8 @@ static PyObject *by_data_read(_PyCFunctionFast real, PyObject *module, PyObject 
 	PyObject *name = nargs >= 2 ? args[1] : NULL, *name_before, *r;
 	void *before;
 
-	/* In the user's hands (a reduce names it: a bound method's reduces to getattr) it is
-	 * the user's getattr, by the attribute rules. */
-	if (audit_armed && pyguard_reader_is_user())
-		return has ? checked_hasattr(module, args, nargs)
-		           : checked_getattr(module, args, nargs);
-	if (!audit_armed || !name || !PyUnicode_CheckExact(name) || !pyguard_text_from_data(name))
+	if (!audit_armed || !name || !PyUnicode_CheckExact(name) || pyguard_reader_is_user() ||
+	    !pyguard_text_from_data(name))
 		return real(module, args, nargs);
 	if (machinery_name(name) && !update_wrapper_reads_dict(name)) {
 		if (has)
