@@ -1053,12 +1053,15 @@ static int is_star(PyObject *o)
  * rules, else its public names. */
 static PyObject *import_star(PyObject *proxy, PyObject *module)
 {
-	PyObject *g = PyEval_GetGlobals(), *all, *seq, *names, *k, *v;
+	PyObject *g = PyEval_GetGlobals(), *m = pyguard_user_module(), *all, *seq, *names, *k, *v;
 	Py_ssize_t pos = 0;
 	int rc = 0;
 
-	if (!g)
-		return PyErr_Format(PyExc_SystemError, "from %U import *: no namespace", module);
+	/* Called from anywhere else (a library handed the builtin as a callback), it would write
+	 * that frame's namespace: a library module's. */
+	if (!g || !m || g != PyModule_GetDict(m))
+		return PyErr_Format(PyExc_ImportError,
+		                    "from %U import *: only the code's own namespace takes it", module);
 	all = PyDict_GetItemString(PyModule_GetDict(proxy), "__all__");
 	if (!all) {
 		names = PyList_New(0);
