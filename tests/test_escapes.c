@@ -3361,25 +3361,25 @@ Test(python_layer, a_library_getattr_by_a_name_from_data_reaches_no_machinery)
 Test(python_layer, a_star_import_binds_the_modules_names_only)
 {
 	start(NULL);
-	expect_ok_result("import functools\n"
-	                 "p = functools.partial(print)\n"
-	                 "p.__all__ = ['__setstate__', '__reduce_ex__']\n"
-	                 "__builtins__['__import__'] = lambda *a, **k: p\n"
-	                 "from json import *\n"
-	                 "try:\n"
-	                 "    got = [type(__setstate__).__name__, type(__reduce_ex__).__name__]\n"
-	                 "except NameError:\n"
-	                 "    got = []\n"
-	                 "from math import *\n"
-	                 "import heapq\n"
-	                 "star = __builtins__[' safepy from']\n"
-	                 "try:\n"
-	                 "    heapq.nsmallest(1, [0, 0], key=functools.partial(star, 'math', '*'))\n"
-	                 "    lib = 'ran'\n"
-	                 "except ImportError:\n"
-	                 "    lib = 'refused'\n"
-	                 "[got, dumps([1]), sqrt(16.0), 'floor' in globals(), lib]",
-	                 "[[],\"[1]\",4.0,true,\"refused\"]");
+	expect_ok_result(
+	    "import functools, heapq\n"
+	    "p = functools.partial(print)\n"
+	    "p.__all__ = ['__setstate__', '__reduce_ex__']\n"
+	    "__builtins__['__import__'] = lambda *a, **k: p\n"
+	    "from json import *\n"
+	    "try:\n"
+	    "    got = [type(__setstate__).__name__, type(__reduce_ex__).__name__]\n"
+	    "except NameError:\n"
+	    "    got = []\n"
+	    "from math import *\n"
+	    "star = __builtins__[' safepy from']\n"
+	    "try:\n"
+	    "    heapq.nsmallest(1, [0, 0], key=functools.partial(star, 'math', '*'))\n"
+	    "    lib = 'ran'\n"
+	    "except ImportError:\n"
+	    "    lib = 'refused'\n"
+	    "[got, dumps([1]), sqrt(16.0), 'floor' in globals(), lib]",
+	    "[[],\"[1]\",4.0,true,\"refused\"]");
 	still_serving();
 	stop();
 }

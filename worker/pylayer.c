@@ -1061,7 +1061,8 @@ static PyObject *import_star(PyObject *proxy, PyObject *module)
 	 * that frame's namespace: a library module's. */
 	if (!g || !m || g != PyModule_GetDict(m))
 		return PyErr_Format(PyExc_ImportError,
-		                    "from %U import *: only the code's own namespace takes it", module);
+		                    "from %U import *: only the code's own namespace takes it",
+		                    module);
 	all = PyDict_GetItemString(PyModule_GetDict(proxy), "__all__");
 	if (!all) {
 		names = PyList_New(0);
