@@ -279,10 +279,17 @@ static void answer(struct chain *c, struct run_outcome *o, int rolled_back)
 	 * its writes were within bounds. A runner with threads is killed after its report
 	 * (KILL_DONE) and answered once it is gone: nothing writes any more, its report stands. */
 	if (committed(o) && !o->rolled_back && !c->writes_refused &&
-	    (c->kill == KILL_NONE || c->kill == KILL_DONE))
+	    (c->kill == KILL_NONE || c->kill == KILL_DONE)) {
 		broker_writes_commit(c, o);
-	else
+	} else {
+		/* A call stopped (a limit, a crash) after it changed files says they are not kept
+		 * (a checkpoint it wrote before its deadline too). */
+		if (!committed(o) && !c->writes_refused &&
+		    (c->n_writes > 0 || c->n_removals > 0 || c->n_dirs > 0))
+			note(o, "Nothing it changed in the workspace was kept: a call's files are "
+			        "written when it completes.");
 		broker_writes_drop(c);
+	}
 	c->writes_refused = 0;
 	c->call = NULL;
 	c->dispatched = 0;

@@ -787,11 +787,14 @@ Test(ws_write, a_session_keeps_files_and_closes_them_between_calls)
 	          "[open('log.txt').read(), here == os.getcwd(), f.closed]",
 	          "[\"one two\",true,true]");
 	/* A call of the session that times out changes no file: the session and its files are
-	 * as they were. */
-	e2e_expect_status("open('log.txt', 'w').write('gone')\n"
-	                  "while True:\n"
-	                  "    pass",
-	                  NULL, "timeout");
+	 * as they were, and its answer says the files are not kept. */
+	r = e2e_expect_status("open('log.txt', 'w').write('gone')\n"
+	                      "while True:\n"
+	                      "    pass",
+	                      NULL, "timeout");
+	cr_assert(
+	    strstr(mcpc_err_str(r, "message"), "Nothing it changed in the workspace was kept"),
+	    "%s", mcpc_json(r));
 	cr_assert_str_eq(slurp(in_ws("log.txt")), "one two");
 	ok_result("open('log.txt').read()", "\"one two\"");
 	no_hidden_files();
