@@ -3380,6 +3380,8 @@ Test(python_layer, a_star_import_binds_the_modules_names_only)
 	    "    lib = 'refused'\n"
 	    "[got, dumps([1]), sqrt(16.0), 'floor' in globals(), lib]",
 	    "[[],\"[1]\",4.0,true,\"refused\"]");
+	/* In a function, as CPython: a SyntaxError. */
+	e2e_expect_error("def f():\n    from math import *\n", "SyntaxError");
 	still_serving();
 	stop();
 }

@@ -851,7 +851,7 @@ static PyObject *from_names_call(PyObject *stmt, PyObject *module, PyObject *nam
  * falls back on sys.modules (pylayer.c, code_check). Returns the statements that replace stmt
  * (a new list), Py_None (new reference) when it stays, or NULL. Every node is made by the
  * classes' C code and placed where stmt was. */
-static PyObject *import_rewrite(PyObject *stmt, int from)
+static PyObject *import_rewrite(PyObject *stmt, int from, int in_def)
 {
 	PyObject *names = ast_field(stmt, "names"), *out = PyList_New(0), *keep = NULL;
 	int changed = 0, rc = 0;
@@ -877,8 +877,11 @@ static PyObject *import_rewrite(PyObject *stmt, int from)
 			PyObject *bind = as && as != Py_None ? as : name;
 
 			rc = name && as && PyUnicode_CheckExact(bind) ? 0 : -1;
-			if (rc == 0 && PyUnicode_CompareWithASCIIString(name, "*") == 0)
+			if (rc == 0 && PyUnicode_CompareWithASCIIString(name, "*") == 0) {
 				star = 1;
+				/* In a function or a class: as it is, the compiler's SyntaxError. */
+				stays = stays || in_def;
+			}
 			t = rc == 0 ? ast_node(AST_NAME, stmt, "(ON)", bind,
 			                       ast_node(AST_STORE, NULL, "()"))
 			            : NULL;
@@ -987,9 +990,19 @@ fail:
 static const char *const stmt_lists[] = {"body", "orelse", "finalbody", NULL};
 static const char *const clause_lists[] = {"handlers", "cases", NULL};
 
+/* Does stmt open a scope of its own (a function or a class)? */
+static int scope_stmt(PyObject *stmt)
+{
+	const char *n = _PyType_Name(Py_TYPE(stmt));
+
+	return strcmp(n, "FunctionDef") == 0 || strcmp(n, "AsyncFunctionDef") == 0 ||
+	       strcmp(n, "ClassDef") == 0;
+}
+
 /* Rewrite, in place, the import statements of a statement list and of the lists nested in
- * its statements (import_rewrite). Returns 0 or -1. */
-static int imports_rewrite(PyObject *list, int depth)
+ * its statements (import_rewrite); in_def: the list is in a function or a class. Returns 0 or
+ * -1. */
+static int imports_rewrite(PyObject *list, int depth, int in_def)
 {
 	if (depth > STMT_NESTING_MAX) {
 		PyErr_SetString(PyExc_RecursionError, "statements nested too deeply");
@@ -1001,8 +1014,8 @@ static int imports_rewrite(PyObject *list, int depth)
 
 		if (Py_IS_TYPE(stmt, ast_classes[AST_IMPORT]) ||
 		    Py_IS_TYPE(stmt, ast_classes[AST_IMPORTFROM])) {
-			PyObject *r =
-			    import_rewrite(stmt, Py_IS_TYPE(stmt, ast_classes[AST_IMPORTFROM]));
+			PyObject *r = import_rewrite(
+			    stmt, Py_IS_TYPE(stmt, ast_classes[AST_IMPORTFROM]), in_def);
 			if (!r) {
 				rc = -1;
 			} else if (r != Py_None) {
@@ -1019,7 +1032,7 @@ static int imports_rewrite(PyObject *list, int depth)
 		for (const char *const *f = stmt_lists; rc == 0 && *f; f++) {
 			PyObject *sub = ast_field(stmt, *f);
 			if (sub)
-				rc = imports_rewrite(sub, depth + 1);
+				rc = imports_rewrite(sub, depth + 1, in_def || scope_stmt(stmt));
 			Py_XDECREF(sub);
 		}
 		for (const char *const *f = clause_lists; rc == 0 && *f; f++) {
@@ -1030,7 +1043,7 @@ static int imports_rewrite(PyObject *list, int depth)
 				PyObject *clause = Py_NewRef(PyList_GET_ITEM(clauses, c));
 				PyObject *sub = ast_field(clause, "body");
 				if (sub)
-					rc = imports_rewrite(sub, depth + 1);
+					rc = imports_rewrite(sub, depth + 1, in_def);
 				Py_XDECREF(sub);
 				Py_DECREF(clause);
 			}
@@ -1098,7 +1111,7 @@ static int program_build(const char *src, struct program *p)
 	body = ast_field(tree, "body");
 	if (!body || !PyList_CheckExact(body))
 		goto out;
-	if (python_layer && strstr(src, "import") && imports_rewrite(body, 0) < 0)
+	if (python_layer && strstr(src, "import") && imports_rewrite(body, 0, 0) < 0)
 		goto out;
 	n = PyList_GET_SIZE(body);
 	if (n > 0) {

@@ -2131,13 +2131,16 @@ static const char library_fixes[] =
     "        '__doc__', '__qualname__', '__next__')))\n" /* pandas calls the method a string names (s.agg('sum'), gb.transform('cumsum')):
      * s.agg('__dict__') read any attribute of a pandas object. */
     /* ... and sklearn's get_params and set_params the names an estimator's
-     * _get_param_names lists. */
+     * _get_param_names lists; sympy's PicklableWithSlots.__getstate__ the names a class's
+     * __slots__ lists (its code holds '__getstate__' as a constant: the interpreter's getattr
+     * took that name for its own). */
     "for _name in ('pandas.core.apply', 'pandas.core.groupby.generic',\n"
     "              'pandas.core.groupby.groupby', 'pandas.core.common',\n"
     "              'pandas.core.accessor', 'pandas.core.arrays.categorical',\n"
     "              'pandas.core.arrays.sparse.accessor', 'pandas.core.indexes.accessors',\n"
     "              'pandas.core.indexes.extension', 'sklearn.base',\n"
-    "              'sklearn.gaussian_process.kernels', 'sklearn.utils.metaestimators'):\n"
+    "              'sklearn.gaussian_process.kernels', 'sklearn.utils.metaestimators',\n"
+    "              'sympy.polys.polyutils'):\n"
     "    _m = sys.modules.get(_name)\n"
     "    if _m is not None:\n"
     "        _m.getattr, _m.hasattr = _reads_with_rules(frozenset(('__array__', '__slots__',\n"
