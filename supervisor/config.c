@@ -26,7 +26,9 @@ static const char *const seed_imports[] = {
  * as its collections only (pyproxy.c), in-memory streams (io without its file-opening parts:
  * pyproxy.c) and the formats and compressors that work on them, zoneinfo with its database
  * read in the zygote and uuid with a random node (pydata.py), concurrent.futures whose
- * executors run each task as it is submitted (interp.c). */
+ * executors run each task as it is submitted (interp.c), platform's facts and importlib's
+ * import_module, util.find_spec and metadata.version as the sandbox makes them, and yaml
+ * (Debian's python3-yaml) with its safe loader and dumper only (interp.c). */
 static const char *const default_extra[] = {
     "json",
     "string",
@@ -80,6 +82,9 @@ static const char *const default_extra[] = {
     "codecs",
     "gc",
     "concurrent.futures",
+    "platform",
+    "importlib",
+    "yaml",
     NULL,
 };
 
@@ -337,7 +342,8 @@ static const struct {
 } imports_refused[] = {
     {"builtins", "its exec, eval, compile and __import__ bypass the allowlist and the attribute "
                  "rules"},
-    {"importlib", "it imports any module by name"},
+    {"importlib", "it imports any module by name (its import_module, util.find_spec and "
+                  "metadata.version are the sandbox's own)"},
     {"imp", "it imports any module by name"},
     {"pkgutil", "it imports any module by name"},
     {"runpy", "it runs any module by name"},
@@ -356,6 +362,10 @@ static const char *import_refusal(const char *name)
 
 	if (name[0] == '_' || strstr(name, "._"))
 		return "it is private";
+	/* The worker makes these itself, importing as the user's import does (interp.c). */
+	if (strcmp(name, "importlib") == 0 || strcmp(name, "importlib.util") == 0 ||
+	    strcmp(name, "importlib.metadata") == 0)
+		return NULL;
 	for (size_t i = 0; i < sizeof(imports_refused) / sizeof(imports_refused[0]); i++)
 		if (strlen(imports_refused[i].module) == n &&
 		    strncmp(imports_refused[i].module, name, n) == 0)

@@ -719,6 +719,25 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
+/* The "is it installed" checks of data code: importlib.metadata.version of the data stack's
+ * distributions (their names, not their modules'), find_spec, import_module of a submodule,
+ * each what the import gives. */
+Test(data, importlib_says_which_data_packages_are_installed)
+{
+	start_data(NULL);
+	e2e_expect_result("import importlib, importlib.util, importlib.metadata as m\n"
+	                  "import numpy, sklearn, numpy.linalg, PIL, dateutil\n"
+	                  "[m.version('numpy') == numpy.__version__,\n"
+	                  " m.version('scikit-learn') == sklearn.__version__,\n"
+	                  " m.version('Pillow') == PIL.__version__,\n"
+	                  " m.version('python_dateutil') == dateutil.__version__,\n"
+	                  " importlib.util.find_spec('pandas').name,\n"
+	                  " importlib.util.find_spec('torch'),\n"
+	                  " importlib.import_module('numpy.linalg') is numpy.linalg]",
+	                  "[true,true,true,true,\"pandas\",null,true]");
+	e2e_stop();
+}
+
 /* The studentized range distribution (tukey_hsd's p-values), geninvgauss' and genhyperbolic's
  * cdf failed inside scipy: their C integrands read their parameters through a pointer scipy
  * makes with ctypes. They read them from an array only these functions hold now: the figures

@@ -409,6 +409,167 @@ Test(pylayer, globals_and_locals_answer_a_snapshot_of_the_codes_own_names)
 	e2e_stop();
 }
 
+/* platform's facts and the "is it installed" checks (importlib.import_module,
+ * importlib.util.find_spec, importlib.metadata.version) were refused imports. They answer as
+ * the sandbox's own import does: the module "import name" gives, None or PackageNotFoundError
+ * where it refuses; nothing of the real importlib (its loaders read any file) is reached. */
+Test(pylayer, platform_and_importlib_answer_as_the_sandbox_imports)
+{
+	e2e_start(NULL);
+	e2e_expect_result("import platform, sys\n"
+	                  "[platform.python_version() == '%d.%d.%d' % sys.version_info[:3],\n"
+	                  " platform.python_implementation(), platform.system(), platform.node(),\n"
+	                  " platform.uname().system, platform.machine() != '',\n"
+	                  " platform.platform().startswith('Linux-')]",
+	                  "[true,\"CPython\",\"Linux\",\"\",\"Linux\",true,true]");
+	e2e_expect_result(
+	    "import importlib, importlib.util, importlib.metadata, json, collections.abc\n"
+	    "m = importlib.metadata\n"
+	    "def version(d):\n"
+	    "    try:\n"
+	    "        return m.version(d)\n"
+	    "    except m.PackageNotFoundError as e:\n"
+	    "        return [isinstance(e, ModuleNotFoundError), str(e)]\n"
+	    "[importlib.import_module('json') is json,\n"
+	    " importlib.import_module('collections.abc') is collections.abc,\n"
+	    " importlib.util.find_spec('json').name, importlib.util.find_spec('os'),\n"
+	    " importlib.util.find_spec('numpy'), importlib.util.find_spec('no_such_thing'),\n"
+	    " version('numpy'), version('json')]",
+	    "[true,true,\"json\",null,null,null,"
+	    "[true,\"No package metadata was found for numpy\"],"
+	    "[true,\"No package metadata was found for json\"]]");
+	/* Nothing beyond: the real importlib's submodules, names and import stay out of reach. */
+	e2e_expect_result(
+	    "import importlib\n"
+	    "out = []\n"
+	    "class S(str):\n"
+	    "    pass\n"
+	    "for name in ['importlib.machinery', 'importlib._bootstrap', 'importlib.abc',\n"
+	    "             'importlib.resources', 'posix', 'os', 'builtins', S('json')]:\n"
+	    "    try:\n"
+	    "        importlib.import_module(name)\n"
+	    "        out.append('imported ' + name)\n"
+	    "    except (ImportError, TypeError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "for name in ['machinery', '_bootstrap', 'abc', 'find_loader', '__import__', 'sys',\n"
+	    "             '_bootstrap_external']:\n"
+	    "    try:\n"
+	    "        getattr(importlib, name)\n"
+	    "        out.append('got ' + name)\n"
+	    "    except AttributeError:\n"
+	    "        out.append('-')\n"
+	    "try:\n"
+	    "    from importlib import machinery\n"
+	    "    out.append('from-imported machinery')\n"
+	    "except ImportError:\n"
+	    "    out.append('ImportError')\n"
+	    "try:\n"
+	    "    importlib.reload(importlib)\n"
+	    "except ImportError:\n"
+	    "    out.append('not reloaded')\n"
+	    "out",
+	    "[\"ImportError\",\"ImportError\",\"ImportError\",\"ImportError\",\"ImportError\","
+	    "\"ImportError\",\"ImportError\",\"TypeError\",\"-\",\"-\",\"-\",\"-\",\"-\",\"-\",\"-"
+	    "\","
+	    "\"ImportError\",\"not reloaded\"]");
+	e2e_expect_error("import importlib.machinery", "ImportError");
+	e2e_stop();
+}
+
+/* yaml (Debian's python3-yaml) reads and writes YAML's plain data. Its other loaders build an
+ * object of any class by calling it (a tag names the callable: os.system), its other dumpers
+ * read any object's state, and its C composer recursed on nesting until the stack ran out: the
+ * code has the safe loader and dumper only (pure Python: nesting raises RecursionError), and
+ * none of the real module's loaders, constructors or submodules. */
+Test(pylayer, yaml_reads_and_writes_plain_data_only)
+{
+	e2e_start(NULL);
+	e2e_expect_result("import yaml\n"
+	                  "d = yaml.safe_load('name: run1\\nlr: 0.01\\nlayers: [64, 32]\\n"
+	                  "when: 2024-05-01\\nflag: yes\\n')\n"
+	                  "[d['name'], d['lr'], d['layers'], str(d['when']), d['flag'],\n"
+	                  " yaml.safe_dump({'b': [1, 2], 'a': 'x'}, sort_keys=True),\n"
+	                  " yaml.dump({'k': None}), yaml.load('x: 1', Loader=yaml.SafeLoader),\n"
+	                  " list(yaml.safe_load_all('a: 1\\n---\\nb: 2')),\n"
+	                  " yaml.load('n: 1', Loader=yaml.BaseLoader)]",
+	                  "[\"run1\",0.01,[64,32],\"2024-05-01\",true,\"a: x\\nb:\\n- 1\\n- 2\\n\","
+	                  "\"k: null\\n\",{\"x\":1},[{\"a\":1},{\"b\":2}],{\"n\":\"1\"}]");
+	e2e_expect_result(
+	    "import yaml, collections\n"
+	    "out = []\n"
+	    "calls = []\n"
+	    "class Spy:\n"
+	    "    def __init__(self, *a):\n"
+	    "        if a:\n"
+	    "            calls.append(a)\n"
+	    "collections.Spy = Spy\n"
+	    "for text in ['!!python/object/apply:collections.Spy [1]',\n"
+	    "             '!!python/object/new:collections.Spy [1]',\n"
+	    "             '!!python/name:collections.Spy', '!!python/module:os']:\n"
+	    "    try:\n"
+	    "        out.append(repr(yaml.safe_load(text)))\n"
+	    "    except yaml.YAMLError as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "for loader in [yaml.FullLoader, yaml.UnsafeLoader, yaml.Loader, object, "
+	    "None.__class__]:\n"
+	    "    try:\n"
+	    "        out.append(repr(yaml.load('!!python/object/apply:collections.Spy [2]',\n"
+	    "                                  Loader=loader)))\n"
+	    "    except (ValueError, yaml.YAMLError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "for f in [lambda: yaml.dump(Spy()), lambda: yaml.dump(1, Dumper=yaml.Dumper),\n"
+	    "          lambda: yaml.safe_dump(Spy())]:\n"
+	    "    try:\n"
+	    "        out.append(f())\n"
+	    "    except (ValueError, yaml.YAMLError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "for name in ['loader', 'constructor', 'cyaml', 'CParser', 'unsafe_load', "
+	    "'full_load',\n"
+	    "             'add_constructor', 'Loader']:\n"
+	    "    out.append(hasattr(yaml, name))\n"
+	    "try:\n"
+	    "    yaml.safe_load('[' * 200000 + ']' * 200000)\n"
+	    "except RecursionError:\n"
+	    "    out.append('RecursionError')\n"
+	    "out + [len(calls)]",
+	    "[\"ConstructorError\",\"ConstructorError\",\"ConstructorError\",\"ConstructorError\","
+	    "\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"RepresenterError\",\"ValueError\",\"RepresenterError\","
+	    "false,false,false,false,false,false,false,true,\"RecursionError\",0]");
+	e2e_expect_error("import yaml.constructor", "ImportError");
+	e2e_expect_error("from yaml import loader", "ImportError");
+	e2e_stop();
+}
+
+/* Every call's code is named <code>: a function an earlier call of the session defined showed,
+ * in a later call's traceback, the line of the later call's source at its line number (another
+ * statement altogether). Each entry shows its own call's line, in the call's error and in the
+ * traceback module's text. */
+Test(pylayer, traceback_of_an_earlier_calls_function_shows_its_lines)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	e2e_expect_result("def f(x):\n    y = x + 1\n    return 1 / (y - y)\n"
+	                  "def g():\n    return f(2)\n0",
+	                  "0");
+	r = e2e_expect_error("a = 1\nb = 2\nc = 3\ng()", "ZeroDivisionError");
+	cr_assert_str_eq(mcpc_err_str(r, "traceback"),
+	                 "Traceback (most recent call last):\n"
+	                 "  File \"<code>\", line 4, in <module>\n    g()\n"
+	                 "  File \"<code>\", line 5, in g\n    return f(2)\n"
+	                 "  File \"<code>\", line 3, in f\n    return 1 / (y - y)\n"
+	                 "ZeroDivisionError: division by zero\n",
+	                 "%s", mcpc_json(r));
+	e2e_expect_result("import traceback\nq = 1\nr = 2\ntry:\n    g()\n"
+	                  "except ZeroDivisionError:\n    t = traceback.format_exc()\n"
+	                  "t.splitlines()[2:7]",
+	                  "[\"    g()\",\"  File \\\"<code>\\\", line 5, in g\","
+	                  "\"    return f(2)\",\"  File \\\"<code>\\\", line 3, in f\","
+	                  "\"    return 1 / (y - y)\"]");
+	e2e_stop();
+}
+
 /* The traceback of an error raised in library code named the library frames' files and lines
  * but showed no source there (a worker opens no file), where CPython shows each line. The
  * call's error shows them now, the source asked of the supervisor as a late import asks for a

@@ -319,6 +319,249 @@ static const char futures_py[] =
     "    setattr(m, name, getattr(real, name))\n"
     "sys.modules['concurrent.futures'] = concurrent.futures = m\n";
 
+/* Is name among the modules the configuration allows? */
+static int config_imports(const struct zygote_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->n_imports; i++)
+		if (strcmp(cfg->imports[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* platform, importlib, importlib.util and importlib.metadata as the user's code has them: the
+ * facts platform gives, taken in the zygote (no program is run, no file read later); the
+ * "is it installed" checks (import_module, find_spec, metadata.version) answered by the
+ * sandbox's own import, which gives what "import name" gives, or its refusal. The real
+ * modules stay the libraries'. */
+static const char made_py[] =
+    "import sys, types, struct, collections, os\n"
+    "import platform as P\n"
+    "def module(name, doc, names):\n"
+    "    m = types.ModuleType(name, doc)\n"
+    "    for k, v in names.items():\n"
+    "        if ((isinstance(v, type) or type(v) is types.FunctionType) and\n"
+    "                getattr(v, '__module__', None) in (None, 'builtins')):\n"
+    "            v.__module__ = name\n"
+    "        setattr(m, k, v)\n"
+    "    made[name] = m\n"
+    "made = {}\n"
+    "u = os.uname()\n"
+    "try:\n"
+    "    libc = P.libc_ver()\n"
+    "except Exception:\n"
+    "    libc = ('', '')\n"
+    "try:\n"
+    "    plat = (P.platform(), P.platform(terse=True))\n"
+    "except Exception:\n"
+    "    plat = (u.sysname, u.sysname)\n"
+    "uname_result = collections.namedtuple('uname_result',\n"
+    "                                      'system node release version machine processor')\n"
+    "uname_value = uname_result(u.sysname, '', u.release, u.version, u.machine, '')\n"
+    "pv = (P.python_version(), P.python_version_tuple(), P.python_implementation(),\n"
+    "      P.python_compiler(), P.python_build(), P.python_branch(), P.python_revision())\n"
+    "bits = str(struct.calcsize('P') * 8) + 'bit'\n"
+    "def fact(v):\n"
+    "    return lambda: v\n"
+    "def platform(aliased=False, terse=False):\n"
+    "    return plat[1] if terse else plat[0]\n"
+    "def architecture(executable=None, bits=bits, linkage='ELF'):\n"
+    "    return bits, linkage\n"
+    "def libc_ver(executable=None, lib='', version='', chunksize=16384):\n"
+    "    return libc if libc[0] else (lib, version)\n"
+    "def freedesktop_os_release():\n"
+    "    raise OSError(2, 'The sandbox reads no file of the system: no os-release')\n"
+    "names = dict(platform=platform, architecture=architecture, libc_ver=libc_ver,\n"
+    "             freedesktop_os_release=freedesktop_os_release, uname_result=uname_result)\n"
+    "for k, v in dict(system=u.sysname, node='', release=u.release, version=u.version,\n"
+    "                 machine=u.machine, processor='', uname=uname_value,\n"
+    "                 python_version=pv[0], python_version_tuple=pv[1],\n"
+    "                 python_implementation=pv[2], python_compiler=pv[3],\n"
+    "                 python_build=pv[4], python_branch=pv[5], python_revision=pv[6],\n"
+    "                 mac_ver=('', ('', '', ''), ''), win32_ver=('', '', '', ''),\n"
+    "                 win32_edition=None, win32_is_iot=False).items():\n"
+    "    f = fact(v)\n"
+    "    f.__name__ = f.__qualname__ = k\n"
+    "    f.__doc__ = getattr(P, k).__doc__\n"
+    "    names[k] = f\n"
+    "module('platform', P.__doc__, names)\n"
+    "\n"
+    "def relative(name, package):\n"
+    "    if not isinstance(name, str):\n"
+    "        raise TypeError('module name must be str, not ' + type(name).__name__)\n"
+    "    if name.startswith('.'):\n"
+    "        if not package:\n"
+    "            raise TypeError(\"the 'package' argument is required to perform a relative \"\n"
+    "                            'import for ' + repr(name))\n"
+    "        raise ImportError('Relative imports are not supported')\n"
+    "def import_module(name, package=None):\n"
+    "    \"\"\"Import a module: what \"import name as m\" binds to m.\"\"\"\n"
+    "    relative(name, package)\n"
+    "    return import_view(name)\n"
+    "def reload(module):\n"
+    "    \"\"\"Modules are not reloaded in the sandbox: they stay as first imported.\"\"\"\n"
+    "    raise ImportError('Modules are not reloaded in the sandbox: they stay as first '\n"
+    "                      'imported (restart the session for a fresh interpreter)')\n"
+    "def invalidate_caches():\n"
+    "    \"\"\"Nothing to do: the modules the sandbox has do not change.\"\"\"\n"
+    "module('importlib', 'Importing modules by name, as the sandbox allows them.',\n"
+    "       dict(import_module=import_module, reload=reload,\n"
+    "            invalidate_caches=invalidate_caches))\n"
+    "class ModuleSpec:\n"
+    "    \"\"\"What find_spec says of a module that imports here.\"\"\"\n"
+    "    loader = loader_state = cached = origin = submodule_search_locations = None\n"
+    "    has_location = False\n"
+    "    def __init__(self, name):\n"
+    "        self.name = name\n"
+    "        self.parent = name.rpartition('.')[0]\n"
+    "    def __repr__(self):\n"
+    "        return 'ModuleSpec(name=%r)' % (self.name,)\n"
+    "def find_spec(name, package=None):\n"
+    "    \"\"\"A spec of the module when \"import name\" works here, else None.\"\"\"\n"
+    "    relative(name, package)\n"
+    "    try:\n"
+    "        import_view(name)\n"
+    "    except ImportError:\n"
+    "        return None\n"
+    "    return ModuleSpec(name)\n"
+    "module('importlib.util', 'find_spec: whether a module imports here.',\n"
+    "       dict(find_spec=find_spec, ModuleSpec=ModuleSpec))\n"
+    "class PackageNotFoundError(ModuleNotFoundError):\n"
+    "    \"\"\"The package is not installed, or not importable here.\"\"\"\n"
+    "    def __str__(self):\n"
+    "        return 'No package metadata was found for %s' % (self.name,)\n"
+    "    @property\n"
+    "    def name(self):\n"
+    "        return self.args[0] if self.args else None\n"
+    "dists = {'numpy': 'numpy', 'pandas': 'pandas', 'scipy': 'scipy', 'sympy': 'sympy',\n"
+    "         'matplotlib': 'matplotlib', 'seaborn': 'seaborn', 'scikit-learn': 'sklearn',\n"
+    "         'sklearn': 'sklearn', 'mpmath': 'mpmath', 'tabulate': 'tabulate',\n"
+    "         'openpyxl': 'openpyxl', 'pytz': 'pytz', 'python-dateutil': 'dateutil',\n"
+    "         'pillow': 'PIL', 'tqdm': 'tqdm'}\n"
+    "def version(distribution_name):\n"
+    "    \"\"\"The version of an installed package the code can import here.\"\"\"\n"
+    "    if not isinstance(distribution_name, str):\n"
+    "        raise TypeError('a distribution name must be str')\n"
+    "    mod = dists.get(distribution_name.lower().replace('_', '-'))\n"
+    "    try:\n"
+    "        v = getattr(import_view(mod), '__version__', None) if mod else None\n"
+    "    except ImportError:\n"
+    "        v = None\n"
+    "    if type(v) is not str:\n"
+    "        raise PackageNotFoundError(distribution_name)\n"
+    "    return v\n"
+    "module('importlib.metadata', 'version: the version of an installed package.',\n"
+    "       dict(version=version, PackageNotFoundError=PackageNotFoundError))\n"
+    "if want_yaml:\n"
+    "    yaml_py()\n"
+    "del sys, os, P, struct, types, collections, u, names\n";
+
+/* yaml as the user's code has it: what it reads and writes is YAML's plain data (mappings,
+ * sequences, strings, numbers, dates, sets), the safe loader's and dumper's; a loader or dumper
+ * that makes or writes any other object (the full and unsafe ones: an object of any class,
+ * built by calling it) is refused, and the real classes stay out of reach (the names the code
+ * passes as Loader= and Dumper= stand for them). */
+static const char yaml_py[] =
+    "def yaml_py():\n"
+    "    try:\n"
+    "        import yaml as Y\n"
+    "    except ModuleNotFoundError:\n"
+    "        return  # not installed: its import says which package brings it\n"
+
+    "    class SafeLoader:\n"
+    "        \"\"\"The safe loader: YAML's plain data (yaml.load(s, "
+    "Loader=yaml.SafeLoader)).\"\"\"\n"
+    "    class BaseLoader:\n"
+    "        \"\"\"The base loader: every scalar a string.\"\"\"\n"
+    "    class SafeDumper:\n"
+    "        \"\"\"The safe dumper: YAML's plain data.\"\"\"\n"
+    "    class Refused:\n"
+    "        \"\"\"A loader or dumper of objects of any class: refused here.\"\"\"\n"
+    "    # The pure Python ones: libyaml's composer recurses in C on nested collections\n"
+    "    # (a few hundred thousand '[' overflowed the stack); these raise RecursionError.\n"
+    "    loaders = {SafeLoader: Y.SafeLoader, BaseLoader: Y.BaseLoader}\n"
+    "    dumper = Y.SafeDumper\n"
+    "    def loader(Loader):\n"
+    "        if Loader is None:\n"
+    "            return loaders[SafeLoader]\n"
+    "        try:\n"
+    "            return loaders[Loader]\n"
+    "        except (KeyError, TypeError):\n"
+    "            raise ValueError('yaml loads with SafeLoader or BaseLoader here (safe_load): '\n"
+    "                             'a loader that makes objects of any class is not given') from "
+    "None\n"
+    "    def check_dumper(Dumper):\n"
+    "        if Dumper is not None and Dumper is not SafeDumper:\n"
+    "            raise ValueError('yaml dumps with SafeDumper here (safe_dump): plain data '\n"
+    "                             '(dicts, lists, strings, numbers, dates, sets)')\n"
+    "    def safe_load(stream):\n"
+    "        return Y.load(stream, loaders[SafeLoader])\n"
+    "    def safe_load_all(stream):\n"
+    "        return Y.load_all(stream, loaders[SafeLoader])\n"
+    "    def load(stream, Loader=None):\n"
+    "        return Y.load(stream, loader(Loader))\n"
+    "    def load_all(stream, Loader=None):\n"
+    "        return Y.load_all(stream, loader(Loader))\n"
+    "    def safe_dump(data, stream=None, **kwds):\n"
+    "        return Y.dump_all([data], stream, Dumper=dumper, **kwds)\n"
+    "    def safe_dump_all(documents, stream=None, **kwds):\n"
+    "        return Y.dump_all(documents, stream, Dumper=dumper, **kwds)\n"
+    "    def dump(data, stream=None, Dumper=None, **kwds):\n"
+    "        check_dumper(Dumper)\n"
+    "        return Y.dump_all([data], stream, Dumper=dumper, **kwds)\n"
+    "    def dump_all(documents, stream=None, Dumper=None, **kwds):\n"
+    "        check_dumper(Dumper)\n"
+    "        return Y.dump_all(documents, stream, Dumper=dumper, **kwds)\n"
+    "    names = dict(safe_load=safe_load, safe_load_all=safe_load_all, load=load,\n"
+    "                 load_all=load_all, safe_dump=safe_dump, safe_dump_all=safe_dump_all,\n"
+    "                 dump=dump, dump_all=dump_all, SafeLoader=SafeLoader,\n"
+    "                 CSafeLoader=SafeLoader, BaseLoader=BaseLoader, CBaseLoader=BaseLoader,\n"
+    "                 SafeDumper=SafeDumper, CSafeDumper=SafeDumper)\n"
+    "    for k in ('Loader', 'FullLoader', 'UnsafeLoader', 'CLoader', 'CFullLoader',\n"
+    "              'CUnsafeLoader', 'Dumper', 'CDumper'):\n"
+    "        names[k] = type(k, (Refused,), {'__doc__': Refused.__doc__})\n"
+    "    for k in ('safe_load', 'safe_load_all', 'safe_dump', 'safe_dump_all', 'load',\n"
+    "              'load_all', 'dump', 'dump_all'):\n"
+    "        names[k].__doc__ = getattr(Y, k).__doc__\n"
+    "    for k in ('YAMLError', 'MarkedYAMLError'):\n"
+    "        names[k] = getattr(Y, k)\n"
+    "    names['__version__'] = Y.__version__\n"
+    "    module('yaml', 'YAML: safe_load and safe_dump of plain data.', names)\n";
+
+static int made_modules(int want_yaml)
+{
+	PyObject *g = PyDict_New(), *imp = pyproxy_made_import(), *code = NULL, *r = NULL, *made;
+	PyObject *k, *v;
+	Py_ssize_t pos = 0;
+	int rc = -1;
+
+	if (!g || !imp || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
+	    PyDict_SetItemString(g, "import_view", imp) < 0 ||
+	    PyDict_SetItemString(g, "want_yaml", want_yaml ? Py_True : Py_False) < 0)
+		goto out;
+	/* yaml_py defines yaml_py(), which made_py calls when yaml is allowed. */
+	code = Py_CompileString(yaml_py, "<sandbox's modules>", Py_file_input);
+	r = code ? PyEval_EvalCode(code, g, g) : NULL;
+	if (!r)
+		goto out;
+	Py_CLEAR(r);
+	Py_CLEAR(code);
+	/* Named so in tracebacks: the sandbox's module, not the code's. */
+	code = Py_CompileString(made_py, "<sandbox's modules>", Py_file_input);
+	r = code ? PyEval_EvalCode(code, g, g) : NULL;
+	made = r ? PyDict_GetItemString(g, "made") : NULL;
+	if (!made || !PyDict_Check(made))
+		goto out;
+	rc = 0;
+	while (rc == 0 && PyDict_Next(made, &pos, &k, &v))
+		rc = pyproxy_made_add(k, v);
+out:
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(imp);
+	Py_XDECREF(g);
+	return rc;
+}
+
 /* The allowed module name did not import (the exception is set). When it is a package of the
  * data stack that is not installed, say so once, clear the exception and return 1: it stays
  * allowed, and importing it in a call fails naming its Debian package (pyproxy.c). Otherwise
@@ -413,6 +656,10 @@ int interp_init(const struct zygote_config *cfg)
 	}
 	if (python_layer && zygote_run(futures_py) < 0) {
 		report_python_error("making concurrent.futures");
+		return -1;
+	}
+	if (python_layer && made_modules(config_imports(cfg, "yaml")) < 0) {
+		report_python_error("making platform and importlib");
 		return -1;
 	}
 	for (size_t i = 0; i < cfg->n_imports; i++) {
@@ -1484,8 +1731,10 @@ void interp_run(const char *code, struct run_outcome *out)
 	Py_XINCREF(g);
 	pyresult_call_source(code);
 	specialising_off();
-	if (g && pyguard_versions_left() == 0 && program_build(code, &prog) == 0)
+	if (g && pyguard_versions_left() == 0 && program_build(code, &prog) == 0) {
+		pyresult_call_codes(code, prog.body, prog.last_expr, prog.assign);
 		value = program_run(&prog, g, builtins_for(0));
+	}
 	if (!value) {
 		exc = exception_take();
 		/* sys.exit(0), sys.exit(), sys.exit(main()): the script ended as it does when it

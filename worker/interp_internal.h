@@ -87,6 +87,9 @@ int pylayer_frame_stores(PyFrameObject *f, PyObject *name);
  * (NULL-terminated) by name: as the call of exec(...) in that code is, and not a call made
  * from C while f is innermost (a finalizer, a callback)? */
 int pylayer_frame_calls(PyFrameObject *f, const char *const *names);
+/* Is the innermost call f makes passing, as its positional argument argi, the constant name
+ * loaded right there (no jump landing between the load and the call)? */
+int pylayer_call_passes_const(PyFrameObject *f, PyObject *name, int argi);
 /* Is f executing "from m import *" (which reads m's namespace when m has no __all__)? */
 int pylayer_frame_imports_star(PyFrameObject *f);
 /* The builtins dict for user code (borrowed). The user's code can change it. */
@@ -130,6 +133,10 @@ int pyproxy_is(PyObject *m);
 int pyproxy_streams_reset(void);
 /* ImportError "Import of|from name is not allowed. Authorized imports are: [...]". NULL. */
 PyObject *pyproxy_refuse(PyObject *name, int from);
+/* A module the sandbox made to be the user's module of that name (its proxy is of it), and the
+ * function such modules import with (the user's own import: a proxy, or the refusal). */
+int pyproxy_made_add(PyObject *name, PyObject *module);
+PyObject *pyproxy_made_import(void);
 /* The Debian package that brings the module name of --imports data ("python3-pandas"), or
  * NULL. */
 const char *pyproxy_debian_package(const char *name);
@@ -205,6 +212,9 @@ int pyguard_globals_are_user(PyObject *globals, PyObject *builtins);
  * have chosen)? Reads by the frame's bytecode, or by compiled code it called, are not. */
 int pyguard_read_by_data(PyObject *name);
 int pyguard_text_from_data(PyObject *text);
+/* Does the innermost frame's code hold name in a tuple among its constants (a loop over the
+ * names it lists: enum's "for name in ('__repr__', ..., '__reduce_ex__')")? */
+int pyguard_code_lists(PyObject *name);
 /* Mark (and unmark, with what the mark returned) the read the interpreter's getattr or hasattr
  * makes now, for the frame calling it, of a name its code does not hold. */
 void *pyguard_data_read(PyObject *name, PyObject **name_before);
@@ -275,6 +285,9 @@ int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *tr
 void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, size_t max);
 /* The running call's source (NULL after it), for the traceback view's lines of its frames. */
 void pyresult_call_source(const char *src);
+/* The code objects the call's source src compiled into (any may be NULL): its functions'
+ * traceback entries show its lines in later calls. */
+void pyresult_call_codes(const char *src, PyObject *body, PyObject *expr, PyObject *assign);
 /* traceback as user code sees it: format_exc, print_exc, format_exception, print_exception
  * and format_exception_only, formatted as an uncaught exception's traceback is (no frame,
  * no file reached). Adds them to module; 0 or -1. */

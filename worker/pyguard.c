@@ -155,8 +155,9 @@ int pyguard_reader_is_user(void)
  * decides). */
 static PyObject *guard_reading;
 
-/* Does the code of f hold name among its constants (in a tuple of them too)? */
-static int code_names(PyFrameObject *f, PyObject *name)
+/* Does the code of f hold name among its constants: itself (unless only listed), or in a tuple
+ * of them? */
+static int code_holds(PyFrameObject *f, PyObject *name, int only_listed)
 {
 	PyCodeObject *co = PyFrame_GetCode(f);
 	PyObject *consts = co->co_consts;
@@ -168,13 +169,25 @@ static int code_names(PyFrameObject *f, PyObject *name)
 			for (Py_ssize_t j = 0; !found && j < PyTuple_GET_SIZE(k); j++)
 				found = PyUnicode_Check(PyTuple_GET_ITEM(k, j)) &&
 				        PyUnicode_Compare(PyTuple_GET_ITEM(k, j), name) == 0;
-		} else {
+		} else if (!only_listed) {
 			found = PyUnicode_Check(k) && PyUnicode_Compare(k, name) == 0;
 		}
 	}
 	PyErr_Clear();
 	Py_DECREF(co);
 	return found;
+}
+
+static int code_names(PyFrameObject *f, PyObject *name)
+{
+	return code_holds(f, name, 0);
+}
+
+int pyguard_code_lists(PyObject *name)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+
+	return f && PyUnicode_Check(name) && code_holds(f, name, 1);
 }
 
 /* Library code asking for the attribute by its own name: its bytecode reads (store: writes)

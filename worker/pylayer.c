@@ -28,7 +28,10 @@ static PyObject *real_attrgetter, *real_methodcaller, *real_get_field;
 static int op_load_attr = -1, op_store_attr = -1, op_delete_attr = -1, op_load_method = -1,
            op_import_from = -1, op_import_name = -1, op_load_const = -1, op_match_class = -1,
            op_extended_arg = -1, op_import_star = -1, op_load_name = -1, op_load_global = -1,
-           op_precall = -1, op_call = -1;
+           op_precall = -1, op_call = -1, op_load_fast = -1, op_load_deref = -1,
+           op_build_tuple = -1, op_build_list = -1, op_build_map = -1;
+/* The relative jumps, and which of them go backwards (opcode.hasjrel). */
+static unsigned char op_jumps[256], op_jumps_back[256];
 
 /* ---- attribute rules ----------------------------------------------------------------- */
 
@@ -254,12 +257,33 @@ int pylayer_opcodes_load(void)
 	    {"MATCH_CLASS", &op_match_class}, {"IMPORT_STAR", &op_import_star},
 	    {"LOAD_NAME", &op_load_name},     {"LOAD_GLOBAL", &op_load_global},
 	    {"PRECALL", &op_precall},         {"CALL", &op_call},
+	    {"LOAD_FAST", &op_load_fast},     {"LOAD_DEREF", &op_load_deref},
+	    {"BUILD_TUPLE", &op_build_tuple}, {"BUILD_LIST", &op_build_list},
+	    {"BUILD_MAP", &op_build_map},
 	};
+	PyObject *jrel, *names;
 
 	if (!m)
 		return -1;
 	map = PyObject_GetAttrString(m, "opmap");
+	jrel = PyObject_GetAttrString(m, "hasjrel");
+	names = PyObject_GetAttrString(m, "opname");
 	Py_DECREF(m);
+	for (Py_ssize_t i = 0; jrel && names && PyList_Check(jrel) && PyList_Check(names) &&
+	                       i < PyList_GET_SIZE(jrel);
+	     i++) {
+		long op = PyLong_AsLong(PyList_GET_ITEM(jrel, i));
+		const char *n;
+		if (op < 0 || op > 255 || op >= PyList_GET_SIZE(names)) {
+			PyErr_Clear();
+			continue;
+		}
+		n = PyUnicode_AsUTF8(PyList_GET_ITEM(names, op));
+		op_jumps[op] = 1;
+		op_jumps_back[op] = n && strstr(n, "BACKWARD");
+	}
+	Py_XDECREF(jrel);
+	Py_XDECREF(names);
 	if (!map)
 		return -1;
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
@@ -850,10 +874,10 @@ static int print_fix(void)
  * checked ones): called with a name the calling frame's code does not hold among its constants,
  * the name came from data, possibly the user's (sympy's printer calls getattr(expr,
  * self.printmethod)(...), sklearn's scorer getattr(estimator, method)(...), codecs'
- * StreamReader.__getattr__ getattr(self.stream, name), pprint each field a class lists). Such
- * a read of a name that hands out an object's own machinery (its attribute access, its state
- * and reduction, its namespace) answers as a missing attribute; any other is marked as a read
- * by data, which pydata.c's library-only attributes refuse. */
+ * StreamReader.__getattr__ getattr(self.stream, name), pprint each field a class lists); such
+ * a read is marked as by data, which pydata.c's library-only attributes refuse. A name that
+ * hands out an object's own machinery (its attribute access, its state and reduction, its
+ * namespace) answers as a missing attribute unless the library names it itself. */
 static _PyCFunctionFast getattr_real, hasattr_real;
 /* functools.update_wrapper as libraries imported it (sklearn's delayed functions), which reads
  * the wrapper's __dict__ by the name its defaults hold (the one the user's code has is
@@ -895,16 +919,29 @@ static int machinery_name(PyObject *name)
 	return in_list(s, names);
 }
 
+/* A machinery name passes when the calling library code names it itself: loaded as the call's
+ * argument, or from a tuple of names its code lists. Holding it as a constant elsewhere is not
+ * enough (sympy's PicklableWithSlots.__getstate__ holds '__getstate__' and reads each name of a
+ * class's __slots__). */
+static int library_names_machinery(PyObject *name)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+
+	return (f && pylayer_call_passes_const(f, name, 1)) || pyguard_code_lists(name) ||
+	       update_wrapper_reads_dict(name);
+}
+
 static PyObject *by_data_read(_PyCFunctionFast real, PyObject *module, PyObject *const *args,
                               Py_ssize_t nargs, int has)
 {
 	PyObject *name = nargs >= 2 ? args[1] : NULL, *name_before, *r;
 	void *before;
 
-	if (!audit_armed || !name || !PyUnicode_CheckExact(name) || pyguard_reader_is_user() ||
-	    !pyguard_text_from_data(name))
+	if (!audit_armed || !name || !PyUnicode_CheckExact(name) || pyguard_reader_is_user())
 		return real(module, args, nargs);
-	if (machinery_name(name) && !update_wrapper_reads_dict(name)) {
+	if (machinery_name(name)) {
+		if (library_names_machinery(name))
+			return real(module, args, nargs);
 		if (has)
 			Py_RETURN_FALSE;
 		if (nargs == 3)
@@ -914,6 +951,8 @@ static PyObject *by_data_read(_PyCFunctionFast real, PyObject *module, PyObject 
 		                    "a library's getattr)",
 		                    name);
 	}
+	if (!pyguard_text_from_data(name))
+		return real(module, args, nargs);
 	before = pyguard_data_read(name, &name_before);
 	r = real(module, args, nargs);
 	pyguard_data_read_end(before, name_before);
@@ -3208,6 +3247,107 @@ int pylayer_frame_calls(PyFrameObject *f, const char *const *names)
 	Py_DECREF(code);
 	Py_DECREF(co);
 	return calls;
+}
+
+/* The instruction before the one at i (code units, past its inline cache entries and with its
+ * EXTENDED_ARG prefixes): its offset, and its argument in *arg; -1 at the start. */
+static Py_ssize_t instr_before(const unsigned char *p, Py_ssize_t i, unsigned int *arg)
+{
+	Py_ssize_t j = i - 2;
+
+	while (j >= 0 && p[j] == 0) /* CACHE */
+		j -= 2;
+	if (j < 0)
+		return -1;
+	*arg = p[j + 1];
+	for (Py_ssize_t k = j - 2, shift = 8; k >= 0 && p[k] == op_extended_arg && shift < 32;
+	     k -= 2, shift += 8)
+		*arg |= (unsigned int)p[k + 1] << shift;
+	return j;
+}
+
+/* Does an instruction push exactly one value and pop none? */
+static int pushes_one(int op, unsigned int arg)
+{
+	if (op == op_load_global)
+		return !(arg & 1); /* its low bit pushes a NULL too */
+	if (op == op_build_tuple || op == op_build_list || op == op_build_map)
+		return arg == 0;
+	return op == op_load_const || op == op_load_fast || op == op_load_deref ||
+	       op == op_load_name;
+}
+
+/* Does a jump of the code land in (from, to]? Code reached there by a jump may have pushed
+ * something else than the straight line before it. */
+static int jumps_into(const unsigned char *p, Py_ssize_t n, Py_ssize_t from, Py_ssize_t to)
+{
+	unsigned int ext = 0;
+
+	for (Py_ssize_t i = 0; i + 1 < n; i += 2) {
+		unsigned int arg = p[i + 1] | ext;
+		Py_ssize_t target;
+		if (p[i] == op_extended_arg) {
+			ext = arg << 8;
+			continue;
+		}
+		ext = 0;
+		if (!op_jumps[p[i]])
+			continue;
+		target =
+		    op_jumps_back[p[i]] ? i + 2 - 2 * (Py_ssize_t)arg : i + 2 + 2 * (Py_ssize_t)arg;
+		if (target > from && target <= to)
+			return 1;
+	}
+	return 0;
+}
+
+int pylayer_call_passes_const(PyFrameObject *f, PyObject *name, int argi)
+{
+	PyCodeObject *co = PyFrame_GetCode(f);
+	PyObject *code = PyCode_GetCode(co), *k;
+	int lasti = PyFrame_GetLasti(f), passes = 0;
+	const unsigned char *p;
+	Py_ssize_t n, i, konst;
+	unsigned int arg = 0, nargs;
+
+	if (!code) {
+		PyErr_Clear();
+		Py_DECREF(co);
+		return 0;
+	}
+	p = (const unsigned char *)PyBytes_AS_STRING(code);
+	n = PyBytes_GET_SIZE(code);
+	i = lasti;
+	if (op_call < 0 || op_precall < 0 || i < 0 || (i & 1) || i + 1 >= n ||
+	    (p[i] != op_call && p[i] != op_precall))
+		goto out;
+	if (p[i] == op_call) {
+		i = instr_before(p, i, &arg);
+		if (i < 0 || p[i] != op_precall)
+			goto out;
+	}
+	nargs = p[i + 1];
+	if ((unsigned int)argi >= nargs || nargs > 8)
+		goto out;
+	/* The arguments after argi pushed one instruction each, argi's by LOAD_CONST name. */
+	konst = i;
+	for (unsigned int a = nargs; a > (unsigned int)argi + 1; a--) {
+		konst = instr_before(p, konst, &arg);
+		if (konst < 0 || !pushes_one(p[konst], arg))
+			goto out;
+	}
+	konst = instr_before(p, konst, &arg);
+	if (konst < 0 || p[konst] != op_load_const ||
+	    (Py_ssize_t)arg >= PyTuple_GET_SIZE(co->co_consts))
+		goto out;
+	k = PyTuple_GET_ITEM(co->co_consts, arg);
+	passes = PyUnicode_CheckExact(k) && PyUnicode_Compare(k, name) == 0 &&
+	         !jumps_into(p, n, konst, lasti);
+	PyErr_Clear();
+out:
+	Py_DECREF(code);
+	Py_DECREF(co);
+	return passes;
 }
 
 int pylayer_frame_imports_star(PyFrameObject *f)

@@ -28,8 +28,37 @@ static const struct {
 };
 
 /* Allowed without their submodules: logging.config builds any object a name names, and
- * logging.handlers reaches sockets, processes and files. */
-static const char *const no_submodules[] = {"logging", "traceback", NULL};
+ * logging.handlers reaches sockets, processes and files; importlib's load any file, yaml's
+ * loaders and constructors make objects of any class (the modules the worker makes stand for
+ * importlib and yaml: interp.c). */
+static const char *const no_submodules[] = {"logging", "traceback", "importlib", "yaml", NULL};
+
+/* Modules the sandbox makes in place of the real one of their name (interp.c: platform,
+ * importlib, importlib.util, importlib.metadata): the libraries keep the real module; the user's
+ * code gets the made one's proxy, and nothing of the real one (its loaders read any file). */
+static PyObject *made;
+
+int pyproxy_made_add(PyObject *name, PyObject *module)
+{
+	if (!made && !(made = PyDict_New()))
+		return -1;
+	return PyDict_SetItem(made, name, module);
+}
+
+static int made_has(const char *name)
+{
+	return made && PyDict_GetItemString(made, name) != NULL;
+}
+
+/* The module name's proxy is of: the made one, else the real one. New reference. */
+static PyObject *module_of(PyObject *name)
+{
+	PyObject *m = made ? PyDict_GetItemWithError(made, name) : NULL;
+
+	if (m || PyErr_Occurred())
+		return Py_XNewRef(m);
+	return PyImport_GetModule(name);
+}
 
 /* The libraries' raw native wrappers: each function hands its arguments to Fortran or C as they
  * are (sizes, strides, offsets, pivots, knots), its caller having checked them: scipy's packed
@@ -126,6 +155,7 @@ static const struct {
     {"dateutil", "python3-dateutil"},
     {"PIL", "python3-pil"},
     {"tqdm", "python3-tqdm"},
+    {"yaml", "python3-yaml"},
 };
 
 const char *pyproxy_debian_package(const char *name)
@@ -512,7 +542,7 @@ int pyproxy_allowed(const char *name)
 		return 0;
 	for (const char *const *m = no_submodules; *m; m++) {
 		size_t n = strlen(*m);
-		if (strncmp(*m, name, n) == 0 && name[n] == '.')
+		if (strncmp(*m, name, n) == 0 && name[n] == '.' && !made_has(name))
 			return 0;
 	}
 	for (size_t i = 0; i < n_allowed; i++) {
@@ -643,7 +673,7 @@ static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr)
 		Py_DECREF(full);
 		return Py_XNewRef(p);
 	}
-	real = PyImport_GetModule(self);
+	real = module_of(self);
 	v = real ? PyObject_GetAttr(real, attr) : NULL;
 	Py_XDECREF(real);
 	if (v && PyModule_Check(v)) {
@@ -855,6 +885,8 @@ static PyObject *proxy_get(PyObject *name, int import)
 	s = PyUnicode_AsUTF8(name);
 	if (!s || !pyproxy_allowed(s))
 		return NULL;
+	if (made_has(s))
+		return proxy_make(name, PyDict_GetItemString(made, s));
 	if (import) {
 		/* The real import machinery, never the caller's __import__: in a worker the
 		 * supervisor serves what the zygote did not import. */
@@ -871,6 +903,28 @@ static PyObject *proxy_get(PyObject *name, int import)
 	p = PyModule_Check(real) ? proxy_make(name, real) : NULL;
 	Py_DECREF(real);
 	return p;
+}
+
+/* The made modules' import: name's proxy as the user's "import name as m" gives it. */
+static PyObject *made_import(PyObject *self, PyObject *name)
+{
+	PyObject *p;
+
+	(void)self;
+	if (!PyUnicode_CheckExact(name))
+		return PyErr_Format(PyExc_TypeError, "module name must be str, not %.100s",
+		                    Py_TYPE(name)->tp_name);
+	p = pyproxy_get(name, 1);
+	if (!p)
+		return PyErr_Occurred() ? NULL : pyproxy_refuse(name, 0);
+	return Py_NewRef(p);
+}
+
+static PyMethodDef made_import_def = {"import_view", made_import, METH_O, NULL};
+
+PyObject *pyproxy_made_import(void)
+{
+	return PyCFunction_New(&made_import_def, NULL);
 }
 
 PyObject *pyproxy_binding(PyObject *name)

@@ -205,6 +205,81 @@ static int to_json(PyObject *v, int depth, size_t *nodes, json_object **out)
 
 /* ---- tracebacks (formatted in C: no audit events, no files) -------------------------- */
 
+/* The sources of the session's calls, oldest first, each with the code it compiled into: a
+ * function an earlier call defined shows that call's lines (the code of every call is named
+ * INTERP_FILENAME). Bounded: the oldest are dropped first, and their functions' entries then
+ * show no line rather than another call's. */
+#define CALL_SOURCES_KEPT (16u << 20)
+#define CALL_SOURCES_MAX  4096
+
+struct call_text {
+	PyObject *codes; /* the code objects the call's source compiled into (a tuple) */
+	char *src;
+	size_t len;
+};
+static struct call_text call_texts[CALL_SOURCES_MAX];
+static size_t call_texts_n, call_texts_bytes;
+
+static void call_text_drop_oldest(void)
+{
+	call_texts_bytes -= call_texts[0].len;
+	Py_DECREF(call_texts[0].codes);
+	free(call_texts[0].src);
+	memmove(call_texts, call_texts + 1, (call_texts_n - 1) * sizeof(call_texts[0]));
+	call_texts_n--;
+}
+
+void pyresult_call_codes(const char *src, PyObject *body, PyObject *expr, PyObject *assign)
+{
+	size_t len = strlen(src);
+	struct call_text t = {NULL, NULL, len};
+
+	if (len > CALL_SOURCES_KEPT)
+		return;
+	t.codes = PyTuple_Pack(3, body ? body : Py_None, expr ? expr : Py_None,
+	                       assign ? assign : Py_None);
+	t.src = t.codes ? strdup(src) : NULL;
+	if (!t.src) {
+		Py_XDECREF(t.codes);
+		PyErr_Clear();
+		return;
+	}
+	while (call_texts_n &&
+	       (call_texts_n == CALL_SOURCES_MAX || call_texts_bytes + len > CALL_SOURCES_KEPT))
+		call_text_drop_oldest();
+	call_texts[call_texts_n++] = t;
+	call_texts_bytes += len;
+}
+
+/* Is co the code c or nested in it (a function, a class body, a comprehension)? */
+static int code_within(PyObject *c, PyCodeObject *co, int depth)
+{
+	PyObject *consts;
+
+	if (c == (PyObject *)co)
+		return 1;
+	if (!PyCode_Check(c) || depth > 200)
+		return 0;
+	consts = ((PyCodeObject *)c)->co_consts;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); i++)
+		if (PyCode_Check(PyTuple_GET_ITEM(consts, i)) &&
+		    code_within(PyTuple_GET_ITEM(consts, i), co, depth + 1))
+			return 1;
+	return 0;
+}
+
+/* The source of the call whose code holds co; the current one's (src) when no call was kept. */
+static const char *source_of(PyCodeObject *co, const char *src)
+{
+	if (!call_texts_n)
+		return src;
+	for (size_t i = call_texts_n; i-- > 0;)
+		for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(call_texts[i].codes); k++)
+			if (code_within(PyTuple_GET_ITEM(call_texts[i].codes, k), co, 0))
+				return call_texts[i].src;
+	return NULL;
+}
+
 /* Line lineno (1-based) of the user's source, without its newline. */
 static void source_line(const char *src, long lineno, struct strbuf *b)
 {
@@ -456,7 +531,7 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 			sb_pystr(b, co->co_name, "?");
 			sb_str(b, "\n");
 			if (file && strcmp(file, INTERP_FILENAME) == 0)
-				source_line(src, lineno, b);
+				source_line(source_of(co, src), lineno, b);
 			else if (file && lib)
 				library_line(lib, file, lineno, b);
 			PyErr_Clear();
