@@ -476,6 +476,29 @@ Test(pylayer, platform_and_importlib_answer_as_the_sandbox_imports)
 	e2e_stop();
 }
 
+/* timeit was refused: it compiles its statements from text. It times callables, as its
+ * functions and Timer do; a statement as text is refused saying how to pass a callable. */
+Test(pylayer, timeit_times_callables)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import timeit, time\n"
+	    "n = []\n"
+	    "def f():\n"
+	    "    n.append(1)\n"
+	    "t = timeit.timeit(f, number=1000)\n"
+	    "r = timeit.repeat(lambda: f(), setup=lambda: n.clear(), number=10, repeat=3)\n"
+	    "try:\n"
+	    "    timeit.timeit('n.append(2)', number=5)\n"
+	    "    text = 'ran'\n"
+	    "except ValueError as e:\n"
+	    "    text = 'lambda: f(x)' in str(e)\n"
+	    "[t > 0, len(r), len(n), timeit.Timer(f).autorange()[0] >= 1,\n"
+	    " timeit.default_timer is time.perf_counter, text, 2 in n]",
+	    "[true,3,10,true,true,true,false]");
+	e2e_stop();
+}
+
 /* yaml (Debian's python3-yaml) reads and writes YAML's plain data. Its other loaders build an
  * object of any class by calling it (a tag names the callable: os.system), its other dumpers
  * read any object's state, and its C composer recursed on nesting until the stack ran out: the

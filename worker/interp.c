@@ -328,11 +328,12 @@ static int config_imports(const struct zygote_config *cfg, const char *name)
 	return 0;
 }
 
-/* platform, importlib, importlib.util and importlib.metadata as the user's code has them: the
+/* platform, importlib, importlib.util, importlib.metadata and timeit as the user's code has them: the
  * facts platform gives, taken in the zygote (no program is run, no file read later); the
  * "is it installed" checks (import_module, find_spec, metadata.version) answered by the
- * sandbox's own import, which gives what "import name" gives, or its refusal. The real
- * modules stay the libraries'. */
+ * sandbox's own import, which gives what "import name" gives, or its refusal; timeit of
+ * callables (statements as text would be compiled from text). The real modules stay the
+ * libraries'. */
 static const char made_py[] =
     "import sys, types, struct, collections, os\n"
     "import platform as P\n"
@@ -451,6 +452,54 @@ static const char made_py[] =
     "    return v\n"
     "module('importlib.metadata', 'version: the version of an installed package.',\n"
     "       dict(version=version, PackageNotFoundError=PackageNotFoundError))\n"
+    "import time, itertools, timeit as T\n"
+    "def statement(stmt, what):\n"
+    "    if callable(stmt):\n"
+    "        return stmt\n"
+    "    if isinstance(stmt, str) and stmt.strip() in ('', 'pass'):\n"
+    "        return lambda: None\n"
+    "    raise ValueError('timeit takes the %s as a callable here (the sandbox runs code as '\n"
+    "                     'code, not from text): timeit.timeit(lambda: f(x), number=1000)'\n"
+    "                     % what)\n"
+    "class Timer:\n"
+    "    \"\"\"Time a callable: Timer(lambda: f(x)).timeit(number=1000) is the seconds the\n"
+    "    calls took together (statements as text are not run here).\"\"\"\n"
+    "    def __init__(self, stmt='pass', setup='pass', timer=time.perf_counter, globals=None):\n"
+    "        self.stmt = statement(stmt, 'statement')\n"
+    "        self.setup = statement(setup, 'setup')\n"
+    "        self.timer = timer\n"
+    "    def timeit(self, number=1000000):\n"
+    "        self.setup()\n"
+    "        stmt, timer = self.stmt, self.timer\n"
+    "        t0 = timer()\n"
+    "        for _ in itertools.repeat(None, number):\n"
+    "            stmt()\n"
+    "        return timer() - t0\n"
+    "    def repeat(self, repeat=5, number=1000000):\n"
+    "        return [self.timeit(number) for _ in range(repeat)]\n"
+    "    def autorange(self, callback=None):\n"
+    "        i = 1\n"
+    "        while True:\n"
+    "            for j in 1, 2, 5:\n"
+    "                number = i * j\n"
+    "                time_taken = self.timeit(number)\n"
+    "                if callback:\n"
+    "                    callback(number, time_taken)\n"
+    "                if time_taken >= 0.2:\n"
+    "                    return (number, time_taken)\n"
+    "            i *= 10\n"
+    "def timeit(stmt='pass', setup='pass', timer=time.perf_counter, number=1000000,\n"
+    "           globals=None):\n"
+    "    return Timer(stmt, setup, timer, globals).timeit(number)\n"
+    "def repeat(stmt='pass', setup='pass', timer=time.perf_counter, repeat=5, number=1000000,\n"
+    "           globals=None):\n"
+    "    return Timer(stmt, setup, timer, globals).repeat(repeat, number)\n"
+    "for f in (timeit, repeat):\n"
+    "    f.__doc__ = getattr(T, f.__name__).__doc__\n"
+    "module('timeit', 'Timing callables: timeit.timeit(lambda: f(x), number=1000).',\n"
+    "       dict(Timer=Timer, timeit=timeit, repeat=repeat, default_timer=time.perf_counter,\n"
+    "            default_number=1000000, default_repeat=5))\n"
+    "del time, T\n"
     "if want_yaml:\n"
     "    yaml_py()\n"
     "del sys, os, P, struct, types, collections, u, names\n";

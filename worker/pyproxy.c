@@ -34,8 +34,9 @@ static const struct {
 static const char *const no_submodules[] = {"logging", "traceback", "importlib", "yaml", NULL};
 
 /* Modules the sandbox makes in place of the real one of their name (interp.c: platform,
- * importlib, importlib.util, importlib.metadata): the libraries keep the real module; the user's
- * code gets the made one's proxy, and nothing of the real one (its loaders read any file). */
+ * importlib, importlib.util, importlib.metadata, timeit, yaml): the libraries keep the real
+ * module; the user's code gets the made one's proxy, and nothing of the real one (importlib's
+ * loaders read any file, yaml's build objects of any class). */
 static PyObject *made;
 
 int pyproxy_made_add(PyObject *name, PyObject *module)
@@ -119,8 +120,8 @@ static const struct {
     {(const char *const[]){"IPython", NULL},
      "IPython is not available: display() is a built-in here (figures, images, frames), and "
      "plt.show() returns figures as images."},
-    {(const char *const[]){"timeit", "cProfile", "profile", NULL},
-     "Time code with time.perf_counter() instead."},
+    {(const char *const[]){"cProfile", "profile", NULL},
+     "Time code with time.perf_counter(), or timeit.timeit(lambda: f(x), number=100)."},
     {(const char *const[]){"locale", NULL},
      "Format numbers with f'{x:,.2f}' (and str.replace for other separators); read them with "
      "pandas' thousands= and decimal= options."},
