@@ -272,8 +272,9 @@ Test(pylayer, help_prints_an_objects_documentation)
 
 /* input() was a NameError (the builtin is removed: it would read the worker's stdin), and code
  * written for a console calls it. It exists now and raises EOFError, as input() does with
- * nothing to read, saying to put the value in the code; it reads nothing and prints no prompt,
- * so code that catches it goes on with its default. */
+ * nothing to read, saying to put the value in the code; it reads nothing and writes its prompt
+ * where print() writes (as CPython's does before it finds no input), so code that catches it
+ * goes on with its default and the output shows what was asked. */
 Test(pylayer, input_raises_eoferror_saying_to_put_the_value_in_the_code)
 {
 	json_object *r;
@@ -283,9 +284,13 @@ Test(pylayer, input_raises_eoferror_saying_to_put_the_value_in_the_code)
 	           "    name = 'Ada'\nprint('hello', name)\n"
 	           "[name, 'without a console' in why, 'put the value in the code' in why]");
 	e2e_assert_result(r, "input", "[\"Ada\",true,true]");
-	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "hello Ada\n", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "Name: hello Ada\n", "%s", mcpc_json(r));
 	r = e2e_expect_error("x = int(input())", "EOFError");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "", "%s", mcpc_json(r));
 	cr_assert(strstr(mcpc_json(r), "without a console"), "%s", mcpc_json(r));
+	r = e2e_ok("import io, contextlib\nb = io.StringIO()\nwith contextlib.redirect_stdout(b):\n"
+	           "    try:\n        input(42)\n    except EOFError:\n        pass\nb.getvalue()");
+	e2e_assert_result(r, "input", "\"42\"");
 	e2e_expect_error("input('a', 'b')", "TypeError");
 	e2e_stop();
 }

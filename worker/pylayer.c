@@ -1214,14 +1214,22 @@ static PyObject *raise_exit(PyObject *self, PyObject *args)
 }
 
 /* input(prompt=''): the code runs with no console, so there is nothing to read. The builtin is
- * removed (it would read the worker's stdin); this one reads nothing, prints no prompt, and
- * raises EOFError, as input() does at the end of its input, saying what to do instead. */
+ * removed (it would read the worker's stdin); this one writes the prompt where print() writes,
+ * reads nothing, and raises EOFError, as input() does at the end of its input, saying what to
+ * do instead. */
 static PyObject *no_input(PyObject *self, PyObject *args)
 {
-	PyObject *prompt = NULL;
+	PyObject *prompt = NULL, *out;
+	int rc = 0;
 
 	(void)self;
 	if (!PyArg_UnpackTuple(args, "input", 0, 1, &prompt))
+		return NULL;
+	out = Py_XNewRef(PySys_GetObject("stdout"));
+	if (prompt && out && out != Py_None)
+		rc = PyFile_WriteObject(prompt, out, Py_PRINT_RAW);
+	Py_XDECREF(out);
+	if (rc < 0)
 		return NULL;
 	PyErr_SetString(PyExc_EOFError,
 	                "input() has nothing to read: the code runs without a console, so no one "
