@@ -3466,6 +3466,113 @@ Test(python_layer, print_holds_the_stream_it_writes_to)
 	stop();
 }
 
+/* ZoneInfo's C type wrote a byte into whatever a subclass's _weak_cache.setdefault returned
+ * (byte 201 of any object: a bytes object's text here, a slot's pointer in the escape that used
+ * it), and walked its strong cache calling a key's __eq__ that could clear the cache and free
+ * the node it stood on (SIGSEGV). ZoneInfo is the module's pure Python class: the object the
+ * cache gives back is left as it was, and the walk holds what it walks. */
+Test(python_layer, zoneinfo_caches_write_nothing_into_what_they_give)
+{
+	start(NULL);
+	expect_ok_result("import zoneinfo\n"
+	                 "b = bytes(300)\n"
+	                 "class Cache:\n"
+	                 "    def get(self, key, default=None):\n"
+	                 "        return None\n"
+	                 "    def setdefault(self, key, value):\n"
+	                 "        return b\n"
+	                 "class Z(zoneinfo.ZoneInfo):\n"
+	                 "    pass\n"
+	                 "Z._weak_cache = Cache()\n"
+	                 "try:\n"
+	                 "    r = Z('UTC') is b\n"
+	                 "except AttributeError:\n"
+	                 "    r = 'refused'\n"
+	                 "[r, b == bytes(300), str(zoneinfo.ZoneInfo('Europe/Paris'))]",
+	                 "[\"refused\",true,\"Europe/Paris\"]");
+	expect_ok_result("import zoneinfo\n"
+	                 "Z = zoneinfo.ZoneInfo\n"
+	                 "for k in ('UTC', 'Europe/Paris', 'Asia/Tokyo', 'America/New_York'):\n"
+	                 "    Z(k)\n"
+	                 "class K(str):\n"
+	                 "    def __eq__(self, other):\n"
+	                 "        Z.clear_cache()\n"
+	                 "        junk = [bytearray(48) for _ in range(1000)]\n"
+	                 "        return False\n"
+	                 "    __hash__ = str.__hash__\n"
+	                 "out = []\n"
+	                 "for i in range(20):\n"
+	                 "    for k in ('UTC', 'Europe/Paris', 'Asia/Tokyo'):\n"
+	                 "        Z(k)\n"
+	                 "    try:\n"
+	                 "        out.append(str(Z(K('Etc/GMT+1'))))\n"
+	                 "    except zoneinfo.ZoneInfoNotFoundError:\n"
+	                 "        out.append('not found')\n"
+	                 "[len(out), str(Z('Asia/Tokyo'))]",
+	                 "[20,\"Asia/Tokyo\"]");
+	still_serving();
+	stop();
+}
+
+/* datetime.astimezone, utctimetuple and the default tzinfo.fromutc took what a subclass's
+ * constructor returned for a datetime: a bytearray had its buffer pointer overwritten by the
+ * tzinfo (its data then started at the tzinfo: the heap read and written), its pointer bytes
+ * read back as the date, an int's digits read as a datetime handed a pointer they spelled to
+ * the int's constructor as an object. They work on a datetime of the same fields now: the
+ * bytearray keeps its data, and the constructor's result is only ever returned. */
+Test(python_layer, datetime_methods_take_no_constructors_result_for_a_datetime)
+{
+	start(NULL);
+	expect_ok_result("import datetime\n"
+	                 "target = bytearray(b'Z' * 64)\n"
+	                 "class TZ(datetime.tzinfo):\n"
+	                 "    def utcoffset(self, dt):\n"
+	                 "        return datetime.timedelta(hours=1)\n"
+	                 "    def fromutc(self, dt):\n"
+	                 "        return dt\n"
+	                 "class D(datetime.datetime):\n"
+	                 "    def __new__(cls, *a, **k):\n"
+	                 "        if len(a) >= 7:\n"
+	                 "            return target\n"
+	                 "        return datetime.datetime.__new__(cls, *a, **k)\n"
+	                 "d = D(2020, 1, 1, tzinfo=TZ())\n"
+	                 "r = d.astimezone(TZ())\n"
+	                 "t = tuple(d.utctimetuple())[:6]\n"
+	                 "[r is target, bytes(target) == b'Z' * 64, t,\n"
+	                 " str(datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)\n"
+	                 "     .astimezone(datetime.timezone(datetime.timedelta(hours=2))))]",
+	                 "[true,true,[2019,12,31,23,0,0],\"2020-01-01 02:00:00+02:00\"]");
+	expect_ok_result("import datetime\n"
+	                 "marker = bytes(4000)\n"
+	                 "P = id(marker)\n"
+	                 "got = []\n"
+	                 "class MI(int):\n"
+	                 "    __slots__ = ()\n"
+	                 "    def __new__(cls, *a):\n"
+	                 "        if len(a) > 7:\n"
+	                 "            got.append(a[7] is marker)\n"
+	                 "            return int.__new__(cls, 0)\n"
+	                 "        return int.__new__(cls, *a)\n"
+	                 "digits = [1 | 0x07 << 8 | 0xE4 << 16 | 1 << 24, 1, 0, 0, P, 0, 1]\n"
+	                 "X = MI(sum(d << (30 * i) for i, d in enumerate(digits)))\n"
+	                 "class TZ(datetime.tzinfo):\n"
+	                 "    def utcoffset(self, dt):\n"
+	                 "        return datetime.timedelta(hours=1)\n"
+	                 "    def dst(self, dt):\n"
+	                 "        return datetime.timedelta(minutes=30)\n"
+	                 "class D(datetime.datetime):\n"
+	                 "    def __new__(cls, *a, **k):\n"
+	                 "        if len(a) >= 7:\n"
+	                 "            return X\n"
+	                 "        return datetime.datetime.__new__(cls, *a, **k)\n"
+	                 "tz = TZ()\n"
+	                 "r = tz.fromutc(D(2020, 1, 1, tzinfo=tz))\n"
+	                 "[P < (1 << 30), r is X, got]",
+	                 "[true,true,[]]");
+	still_serving();
+	stop();
+}
+
 /* array's iterator lets go of its array once exhausted, and its C __setstate__ read the size of
  * the array it no longer had: copy.copy rebuilds an iterator by iter() of its array, and an
  * array subclass's __iter__ answered with an exhausted iterator, which was then given the state

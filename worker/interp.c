@@ -699,6 +699,14 @@ int interp_init(const struct zygote_config *cfg)
 	if (python_layer &&
 	    PyDict_SetItemString(PyImport_GetModuleDict(), "_elementtree", Py_None) < 0)
 		return -1;
+	/* ZoneInfo's C type (3.11's) trusts what a subclass's caches give: it wrote a byte into
+	 * whatever object the subclass's _weak_cache.setdefault returned, and walked its strong
+	 * cache calling a key's __eq__, which could clear the cache and free the node it stood on
+	 * (either: any memory read and written). The module's pure Python ZoneInfo, the same API
+	 * over the same zone files, is the one every library and the user's code get. */
+	if (python_layer &&
+	    PyDict_SetItemString(PyImport_GetModuleDict(), "_zoneinfo", Py_None) < 0)
+		return -1;
 	if (python_layer && zygote_run(odict_pure_py) < 0) {
 		report_python_error("choosing OrderedDict");
 		return -1;

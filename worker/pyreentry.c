@@ -21,6 +21,7 @@
  * a.__setitem__(i, x)) are all replaced. Functions return 0 / -1 with a Python exception set. */
 #include "interp_internal.h"
 
+#include <datetime.h>
 #include <string.h>
 #include <structmember.h>
 
@@ -3418,6 +3419,121 @@ static PyObject *datetime_new(PyTypeObject *t, PyObject *args, PyObject *kw)
 	return datetime_new_real(t, args, kw);
 }
 
+/* datetime.astimezone, datetime.utctimetuple and tzinfo.fromutc (the default one) add a
+ * timedelta to a datetime of a subclass by calling that class with the sum's fields, then take
+ * what the call returned for a datetime (CPython 3.11): a __new__ of the user's that returned a
+ * bytearray had astimezone store the tzinfo over its buffer pointer, one that returned an int
+ * had fromutc read a pointer from its digits (either: any memory read and written). Given a
+ * datetime of a subclass, they work on an exact datetime of the same fields, and the result
+ * goes back to the subclass by calling it, as the sum did (what that call returns is handed to
+ * the code, never taken for a datetime). */
+static PyCFunctionWithKeywords astimezone_real;
+static PyCFunction utctimetuple_real, fromutc_real;
+
+static PyObject *exact_datetime(PyObject *dt)
+{
+	return PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(
+	    PyDateTime_GET_YEAR(dt), PyDateTime_GET_MONTH(dt), PyDateTime_GET_DAY(dt),
+	    PyDateTime_DATE_GET_HOUR(dt), PyDateTime_DATE_GET_MINUTE(dt),
+	    PyDateTime_DATE_GET_SECOND(dt), PyDateTime_DATE_GET_MICROSECOND(dt),
+	    PyDateTime_DATE_GET_TZINFO(dt), PyDateTime_DATE_GET_FOLD(dt),
+	    PyDateTimeAPI->DateTimeType);
+}
+
+/* r (an exact datetime, else as it is) as a datetime of type t. Steals r. */
+static PyObject *datetime_as(PyTypeObject *t, PyObject *r)
+{
+	PyObject *back, *kw = NULL;
+
+	if (!r || !PyDateTime_CheckExact(r) || t == PyDateTimeAPI->DateTimeType)
+		return r;
+	if (PyDateTime_DATE_GET_FOLD(r) && !(kw = Py_BuildValue("{s:i}", "fold", 1))) {
+		Py_DECREF(r);
+		return NULL;
+	}
+	back = Py_BuildValue("(iiiiiiiO)", PyDateTime_GET_YEAR(r), PyDateTime_GET_MONTH(r),
+	                     PyDateTime_GET_DAY(r), PyDateTime_DATE_GET_HOUR(r),
+	                     PyDateTime_DATE_GET_MINUTE(r), PyDateTime_DATE_GET_SECOND(r),
+	                     PyDateTime_DATE_GET_MICROSECOND(r), PyDateTime_DATE_GET_TZINFO(r));
+	Py_DECREF(r);
+	r = back ? PyObject_Call((PyObject *)t, back, kw) : NULL;
+	Py_XDECREF(back);
+	Py_XDECREF(kw);
+	return r;
+}
+
+static PyObject *astimezone_exact(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *copy, *r;
+
+	if (!PyDateTime_Check(self) || PyDateTime_CheckExact(self))
+		return astimezone_real(self, args, kw);
+	copy = exact_datetime(self);
+	r = copy ? astimezone_real(copy, args, kw) : NULL;
+	Py_XDECREF(copy);
+	return datetime_as(Py_TYPE(self), r);
+}
+
+static PyObject *utctimetuple_exact(PyObject *self, PyObject *unused)
+{
+	PyObject *copy, *r;
+
+	if (!PyDateTime_Check(self) || PyDateTime_CheckExact(self))
+		return utctimetuple_real(self, unused);
+	copy = exact_datetime(self);
+	r = copy ? utctimetuple_real(copy, unused) : NULL;
+	Py_XDECREF(copy);
+	return r;
+}
+
+static PyObject *fromutc_exact(PyObject *self, PyObject *dt)
+{
+	PyObject *copy, *r;
+
+	if (!PyDateTime_Check(dt) || PyDateTime_CheckExact(dt))
+		return fromutc_real(self, dt);
+	copy = exact_datetime(dt);
+	r = copy ? fromutc_real(self, copy) : NULL;
+	Py_XDECREF(copy);
+	return datetime_as(Py_TYPE(dt), r);
+}
+
+/* The method's definition in the type's own dict, if its convention is flags. */
+static PyMethodDef *method_def(PyTypeObject *t, const char *name, int flags)
+{
+	PyObject *d = PyDict_GetItemString(t->tp_dict, name);
+
+	if (!d || Py_TYPE(d) != &PyMethodDescr_Type ||
+	    ((PyMethodDescrObject *)d)->d_method->ml_flags != flags)
+		return NULL;
+	return ((PyMethodDescrObject *)d)->d_method;
+}
+
+static int datetime_subclass_guard(void)
+{
+	PyMethodDef *az, *utt, *fu;
+
+	if (astimezone_real)
+		return 0;
+	PyDateTime_IMPORT;
+	if (!PyDateTimeAPI)
+		return -1;
+	az = method_def(PyDateTimeAPI->DateTimeType, "astimezone", METH_VARARGS | METH_KEYWORDS);
+	utt = method_def(PyDateTimeAPI->DateTimeType, "utctimetuple", METH_NOARGS);
+	fu = method_def(PyDateTimeAPI->TZInfoType, "fromutc", METH_O);
+	if (!az || !utt || !fu) {
+		PyErr_SetString(PyExc_TypeError, "datetime's methods are not as known");
+		return -1;
+	}
+	astimezone_real = (PyCFunctionWithKeywords)(void (*)(void))az->ml_meth;
+	utctimetuple_real = utt->ml_meth;
+	fromutc_real = fu->ml_meth;
+	az->ml_meth = (PyCFunction)(void (*)(void))astimezone_exact;
+	utt->ml_meth = utctimetuple_exact;
+	fu->ml_meth = fromutc_exact;
+	return 0;
+}
+
 static int datetime_guard(void)
 {
 	PyObject *m = PyImport_ImportModule("datetime"), *d = NULL, *dt = NULL, *tm = NULL;
@@ -3786,7 +3902,8 @@ int pyreentry_guard(void)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
-	if (zoneinfo_guard() < 0 || expat_guard() < 0 || json_guard() < 0 || datetime_guard() < 0)
+	if (zoneinfo_guard() < 0 || expat_guard() < 0 || json_guard() < 0 || datetime_guard() < 0 ||
+	    datetime_subclass_guard() < 0)
 		return -1;
 	list_assign_real = PyList_Type.tp_as_mapping->mp_ass_subscript;
 	PyList_Type.tp_as_mapping->mp_ass_subscript = list_assign;
