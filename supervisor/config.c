@@ -26,9 +26,10 @@ static const char *const seed_imports[] = {
  * as its collections only (pyproxy.c), in-memory streams (io without its file-opening parts:
  * pyproxy.c) and the formats and compressors that work on them, zoneinfo with its database
  * read in the zygote and uuid with a random node (pydata.py), concurrent.futures whose
- * executors run each task as it is submitted (interp.c), platform's facts, timeit of callables
- * and importlib's import_module, util.find_spec and metadata.version as the sandbox makes
- * them, and yaml (Debian's python3-yaml) with its safe loader and dumper only (interp.c). */
+ * executors run each task as it is submitted (interp.c), platform's facts, timeit of callables,
+ * tempfile's files in memory or in the workspace, importlib's import_module, util.find_spec
+ * and metadata.version as the sandbox makes them, and yaml (Debian's python3-yaml) with its
+ * safe loader and dumper only (interp.c). */
 static const char *const default_extra[] = {
     "json",
     "string",
@@ -86,6 +87,7 @@ static const char *const default_extra[] = {
     "importlib",
     "yaml",
     "timeit",
+    "tempfile",
     NULL,
 };
 

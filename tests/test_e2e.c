@@ -1337,7 +1337,7 @@ Test(old_product, import_refusal_keeps_its_wording)
 	e2e_stop();
 }
 
-/* The refusal of a module code often reaches for (temporary files, processes, the network,
+/* The refusal of a module code often reaches for (tar archives, processes, the network,
  * pickle, os without a workspace) keeps its wording and its list, then says what to do
  * instead. */
 Test(old_product, import_refusal_says_what_to_use_instead)
@@ -1353,7 +1353,7 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "% "
 	    "name),\n"
 	    "                m[m.index(']') + 1:][:40]]\n"
-	    "def a():\n    import tempfile\n"
+	    "def a():\n    import tarfile\n"
 	    "def b():\n    import subprocess\n"
 	    "def c():\n    import socket\n"
 	    "def d():\n    import urllib.request\n"
@@ -1362,10 +1362,10 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "def g():\n    import locale\n"
 	    "def h():\n    import mmap\n"
 	    "def i():\n    import statsmodels.api as sm\n"
-	    "[refusal('tempfile', a), refusal('subprocess', b), refusal('socket', c),\n"
+	    "[refusal('tarfile', a), refusal('subprocess', b), refusal('socket', c),\n"
 	    " refusal('urllib.request', d), refusal('pickle', e), refusal('os', f),\n"
 	    " refusal('locale', g), refusal('mmap', h), refusal('statsmodels.api', i)]",
-	    "[[true,\". The sandbox has no temporary files: ke\"],"
+	    "[[true,\". Tar archives are not read or made in t\"],"
 	    "[true,\". The code runs in one process: no progr\"],"
 	    "[true,\". The sandbox has no network: data must \"],"
 	    "[true,\". The sandbox has no network: data must \"],"

@@ -528,7 +528,7 @@ Test(python_layer, refused_modules_stay_refused)
 	                                   "mmap",
 	                                   "pickle",
 	                                   "marshal",
-	                                   "tempfile",
+	                                   "tarfile",
 	                                   "shutil",
 	                                   "importlib.abc",
 	                                   "importlib.resources",

@@ -474,7 +474,8 @@ Test(pylayer, platform_and_importlib_answer_as_the_sandbox_imports)
 	    "    out.append('not reloaded')\n"
 	    "out",
 	    "[\"ImportError\",\"ImportError\",\"ImportError\",\"ImportError\",\"ImportError\","
-	    "\"ImportError\",\"ImportError\",\"TypeError\",\"-\",\"-\",\"-\",\"-\",\"-\",\"-\",\"-"
+	    "\"ImportError\",\"ImportError\",\"imported "
+	    "json\",\"-\",\"-\",\"-\",\"-\",\"-\",\"-\",\"-"
 	    "\","
 	    "\"ImportError\",\"not reloaded\"]");
 	e2e_expect_error("import importlib.machinery", "ImportError");

@@ -1636,6 +1636,55 @@ Test(ws_read, os_environ_takes_the_codes_changes)
 	e2e_stop();
 }
 
+/* tempfile was refused. Its named files and directories are made in the workspace's working
+ * directory through the workspace's own functions and removed as tempfile removes them (a
+ * with block, close(), cleanup()): nothing is left, and what delete=False keeps stays. A
+ * prefix, suffix or dir that points outside is refused as any path outside is; TemporaryFile
+ * keeps its data in memory; mkstemp's descriptor is not given. */
+Test(ws_write, tempfile_makes_its_files_in_the_workspace_and_removes_them)
+{
+	struct stat st;
+
+	start(RW);
+	ok_result(
+	    "import tempfile, os\n"
+	    "with tempfile.TemporaryDirectory() as d:\n"
+	    "    with open(os.path.join(d, 'part.csv'), 'w') as f:\n"
+	    "        f.write('a,b\\n1,2\\n')\n"
+	    "    inside = [os.listdir(d), open(os.path.join(d, 'part.csv')).read(),\n"
+	    "              os.path.dirname(d) == os.getcwd()]\n"
+	    "with tempfile.NamedTemporaryFile('w+', suffix='.txt') as f:\n"
+	    "    f.write('hello')\n"
+	    "    f.flush()\n"
+	    "    named = [open(f.name).read(), f.name.endswith('.txt'), os.path.exists(f.name)]\n"
+	    "t = tempfile.TemporaryFile()\n"
+	    "t.write(b'abc')\n"
+	    "t.seek(0)\n"
+	    "k = tempfile.NamedTemporaryFile(delete=False, prefix='kept_', suffix='.bin')\n"
+	    "k.write(b'1')\n"
+	    "k.close()\n"
+	    "os.rename(k.name, 'kept.bin')\n"
+	    "[inside, named, os.path.exists(d), os.path.exists(f.name), t.read().decode(),\n"
+	    " tempfile.gettempdir() == os.getcwd(), sorted(os.listdir('.'))]",
+	    "[[[\"part.csv\"],\"a,b\\n1,2\\n\",true],[\"hello\",true,true],false,false,"
+	    "\"abc\",true,[\"data.csv\",\"kept.bin\",\"nums.txt\",\"sub\"]]");
+	cr_assert_str_eq(slurp(in_ws("kept.bin")), "1");
+	ok_result(
+	    TRY_EACH
+	    "import tempfile\n"
+	    "[attempt(tempfile.mkdtemp, prefix='../'), attempt(tempfile.mkdtemp, dir='/tmp'),\n"
+	    " attempt(tempfile.NamedTemporaryFile, prefix='../../x'),\n"
+	    " attempt(tempfile.NamedTemporaryFile, dir='/etc'),\n"
+	    " attempt(tempfile.TemporaryDirectory, suffix='/../../y'), attempt(tempfile.mkstemp)]",
+	    "[[\"PermissionError\",13,true],[\"PermissionError\",13,true],"
+	    "[\"PermissionError\",13,true],[\"PermissionError\",13,true],"
+	    "[\"PermissionError\",13,true],[\"PermissionError\",1,false]]");
+	cr_assert_eq(stat(in_ws("sub"), &st), 0);
+	outside_unchanged();
+	no_hidden_files();
+	e2e_stop();
+}
+
 /* A file a call leaves open is closed when it ends: a logging.FileHandler set up in one call
  * (basicConfig(filename=...) too) lost every later call's lines, each call answering ok. The
  * handler opens its file again, appending (its mode 'w' truncated once, when it was made). */

@@ -397,7 +397,7 @@ static const char made_py[] =
     "def import_module(name, package=None):\n"
     "    \"\"\"Import a module: what \"import name as m\" binds to m.\"\"\"\n"
     "    relative(name, package)\n"
-    "    return import_view(name)\n"
+    "    return import_view(str.__str__(name))\n"
     "def reload(module):\n"
     "    \"\"\"Modules are not reloaded in the sandbox: they stay as first imported.\"\"\"\n"
     "    raise ImportError('Modules are not reloaded in the sandbox: they stay as first '\n"
@@ -420,7 +420,7 @@ static const char made_py[] =
     "    \"\"\"A spec of the module when \"import name\" works here, else None.\"\"\"\n"
     "    relative(name, package)\n"
     "    try:\n"
-    "        import_view(name)\n"
+    "        import_view(str.__str__(name))\n"
     "    except ImportError:\n"
     "        return None\n"
     "    return ModuleSpec(name)\n"
@@ -500,9 +500,152 @@ static const char made_py[] =
     "       dict(Timer=Timer, timeit=timeit, repeat=repeat, default_timer=time.perf_counter,\n"
     "            default_number=1000000, default_repeat=5))\n"
     "del time, T\n"
+    "tempfile_py()\n"
     "if want_yaml:\n"
     "    yaml_py()\n"
     "del sys, os, P, struct, types, collections, u, names\n";
+
+/* tempfile as the user's code has it: TemporaryFile and SpooledTemporaryFile keep their data in
+ * memory (no workspace needed); NamedTemporaryFile, TemporaryDirectory and mkdtemp make their
+ * file or directory in the workspace's working directory through the workspace's own os and
+ * io (what the code could make itself), and remove it as tempfile does. mkstemp's file
+ * descriptor is not given. */
+static const char tempfile_py[] =
+    "def tempfile_py():\n"
+    "    import io, errno, random, tempfile as T\n"
+    "    rng = random.Random()\n"
+    "    letters = 'abcdefghijklmnopqrstuvwxyz0123456789_'\n"
+    "    def views():\n"
+    "        try:\n"
+    "            return import_view('os'), import_view('io')\n"
+    "        except ImportError:\n"
+    "            raise FileNotFoundError(errno.ENOENT,\n"
+    "                'No temporary directory: files come only with a workspace (the '\n"
+    "                \"server's --workspace DIR option); TemporaryFile() and \"\n"
+    "                'SpooledTemporaryFile() keep their data in memory') from None\n"
+    "    def candidates(os, dir, prefix, suffix):\n"
+    "        dir = os.getcwd() if dir is None else dir\n"
+    "        for _ in range(T.TMP_MAX):\n"
+    "            name = ''.join(rng.choice(letters) for _ in range(8))\n"
+    "            yield os.path.abspath(os.path.join(dir, (prefix or 'tmp') + name + (suffix or "
+    "'')))\n"
+    "        raise FileExistsError(errno.EEXIST, 'No usable temporary file name found')\n"
+    "    def gettempdir():\n"
+    "        return views()[0].getcwd()\n"
+    "    def gettempdirb():\n"
+    "        return views()[0].fsencode(gettempdir())\n"
+    "    def gettempprefix():\n"
+    "        return 'tmp'\n"
+    "    def gettempprefixb():\n"
+    "        return b'tmp'\n"
+    "    def mkdtemp(suffix=None, prefix=None, dir=None):\n"
+    "        os = views()[0]\n"
+    "        for path in candidates(os, dir, prefix, suffix):\n"
+    "            try:\n"
+    "                os.mkdir(path, 0o700)\n"
+    "            except FileExistsError:\n"
+    "                continue\n"
+    "            return path\n"
+    "    def mkstemp(suffix=None, prefix=None, dir=None, text=False):\n"
+    "        raise OSError(errno.EPERM, 'mkstemp hands out a file descriptor, which the sandbox '\n"
+    "                      'does not: NamedTemporaryFile(delete=False) gives a file and its "
+    "name')\n"
+    "    def remove_tree(os, path):\n"
+    "        for root, dirs, files in os.walk(path, topdown=False):\n"
+    "            for name in files:\n"
+    "                os.remove(os.path.join(root, name))\n"
+    "            for name in dirs:\n"
+    "                os.rmdir(os.path.join(root, name))\n"
+    "        os.rmdir(path)\n"
+    "    class TemporaryDirectory:\n"
+    "        \"\"\"A directory made in the workspace, removed with what it holds by cleanup() or\n"
+    "        at the end of a with block.\"\"\"\n"
+    "        def __init__(self, suffix=None, prefix=None, dir=None, ignore_cleanup_errors=False):\n"
+    "            self.name = mkdtemp(suffix, prefix, dir)\n"
+    "            self._ignore_errors = ignore_cleanup_errors\n"
+    "        def __repr__(self):\n"
+    "            return '<TemporaryDirectory %r>' % (self.name,)\n"
+    "        def __enter__(self):\n"
+    "            return self.name\n"
+    "        def __exit__(self, *exc):\n"
+    "            self.cleanup()\n"
+    "        def cleanup(self):\n"
+    "            os = views()[0]\n"
+    "            if not os.path.exists(self.name):\n"
+    "                return\n"
+    "            try:\n"
+    "                remove_tree(os, self.name)\n"
+    "            except OSError:\n"
+    "                if not self._ignore_errors:\n"
+    "                    raise\n"
+    "    class NamedFile:\n"
+    "        \"\"\"A file made in the workspace, with its name; removed when closed "
+    "(delete=True).\"\"\"\n"
+    "        def __init__(self, file, name, delete):\n"
+    "            self.file, self.name, self.delete, self._open = file, name, delete, True\n"
+    "        def __getattr__(self, name):\n"
+    "            return getattr(self.file, name)\n"
+    "        def __iter__(self):\n"
+    "            return iter(self.file)\n"
+    "        def __enter__(self):\n"
+    "            self.file.__enter__()\n"
+    "            return self\n"
+    "        def __exit__(self, *exc):\n"
+    "            self.close()\n"
+    "        def __repr__(self):\n"
+    "            return '<tempfile.NamedTemporaryFile %r>' % (self.name,)\n"
+    "        def close(self):\n"
+    "            if not self._open:\n"
+    "                return\n"
+    "            self._open = False\n"
+    "            try:\n"
+    "                self.file.close()\n"
+    "            finally:\n"
+    "                if self.delete:\n"
+    "                    try:\n"
+    "                        views()[0].remove(self.name)\n"
+    "                    except FileNotFoundError:\n"
+    "                        pass\n"
+    "    def NamedTemporaryFile(mode='w+b', buffering=-1, encoding=None, newline=None,\n"
+    "                           suffix=None, prefix=None, dir=None, delete=True, *, errors=None):\n"
+    "        os, io_ = views()\n"
+    "        for path in candidates(os, dir, prefix, suffix):\n"
+    "            try:\n"
+    "                io_.open(path, 'xb').close()\n"
+    "            except FileExistsError:\n"
+    "                continue\n"
+    "            try:\n"
+    "                f = io_.open(path, mode, buffering, encoding=encoding, newline=newline,\n"
+    "                             errors=errors)\n"
+    "            except BaseException:\n"
+    "                os.remove(path)\n"
+    "                raise\n"
+    "            return NamedFile(f, path, delete)\n"
+    "    class SpooledBytes(io.BytesIO):\n"
+    "        def rollover(self):\n"
+    "            \"\"\"Kept in memory: nothing to do.\"\"\"\n"
+    "    class SpooledText(io.StringIO):\n"
+    "        def rollover(self):\n"
+    "            \"\"\"Kept in memory: nothing to do.\"\"\"\n"
+    "    def TemporaryFile(mode='w+b', buffering=-1, encoding=None, newline=None, suffix=None,\n"
+    "                      prefix=None, dir=None, *, errors=None):\n"
+    "        return SpooledBytes() if 'b' in mode else SpooledText(newline=newline)\n"
+    "    def SpooledTemporaryFile(max_size=0, mode='w+b', buffering=-1, encoding=None,\n"
+    "                             newline=None, suffix=None, prefix=None, dir=None, *,\n"
+    "                             errors=None):\n"
+    "        return TemporaryFile(mode, newline=newline)\n"
+    "    names = dict(TemporaryFile=TemporaryFile, SpooledTemporaryFile=SpooledTemporaryFile,\n"
+    "                 NamedTemporaryFile=NamedTemporaryFile, "
+    "TemporaryDirectory=TemporaryDirectory,\n"
+    "                 mkdtemp=mkdtemp, mkstemp=mkstemp, gettempdir=gettempdir,\n"
+    "                 gettempdirb=gettempdirb, gettempprefix=gettempprefix,\n"
+    "                 gettempprefixb=gettempprefixb, TMP_MAX=T.TMP_MAX, tempdir=None)\n"
+    "    for k in ('TemporaryFile', 'SpooledTemporaryFile', 'NamedTemporaryFile', 'mkdtemp',\n"
+    "              'mkstemp', 'gettempdir'):\n"
+    "        names[k].__doc__ = getattr(T, k).__doc__\n"
+    "    NamedFile.__name__ = NamedFile.__qualname__ = '_TemporaryFileWrapper'\n"
+    "    module('tempfile', 'Temporary files: in memory (TemporaryFile), or in the workspace '\n"
+    "           '(NamedTemporaryFile, TemporaryDirectory), removed as they are closed.', names)\n";
 
 /* yaml as the user's code has it: what it reads and writes is YAML's plain data (mappings,
  * sequences, strings, numbers, dates, sets), the safe loader's and dumper's; a loader or dumper
@@ -587,13 +730,16 @@ static int made_modules(int want_yaml)
 	    PyDict_SetItemString(g, "import_view", imp) < 0 ||
 	    PyDict_SetItemString(g, "want_yaml", want_yaml ? Py_True : Py_False) < 0)
 		goto out;
-	/* yaml_py defines yaml_py(), which made_py calls when yaml is allowed. */
-	code = Py_CompileString(yaml_py, "<sandbox's modules>", Py_file_input);
-	r = code ? PyEval_EvalCode(code, g, g) : NULL;
-	if (!r)
-		goto out;
-	Py_CLEAR(r);
-	Py_CLEAR(code);
+	/* These define yaml_py() and tempfile_py(), which made_py calls. */
+	for (size_t i = 0; i < 2; i++) {
+		code = Py_CompileString(i ? tempfile_py : yaml_py, "<sandbox's modules>",
+		                        Py_file_input);
+		r = code ? PyEval_EvalCode(code, g, g) : NULL;
+		if (!r)
+			goto out;
+		Py_CLEAR(r);
+		Py_CLEAR(code);
+	}
 	/* Named so in tracebacks: the sandbox's module, not the code's. */
 	code = Py_CompileString(made_py, "<sandbox's modules>", Py_file_input);
 	r = code ? PyEval_EvalCode(code, g, g) : NULL;

@@ -2947,10 +2947,22 @@ static int library_attrs_guard(PyObject *g)
 		return -1;
 	}
 	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); i++) {
-		PyObject *pair = PyList_GET_ITEM(names, i), *inner;
+		PyObject *pair = PyList_GET_ITEM(names, i), *inner, *why_obj;
 		PyTypeObject *t;
-		if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
-		    !PyType_Check(PyTuple_GET_ITEM(pair, 0)) ||
+		const char *why = "this attribute of a compiled library class is used by the "
+		                  "library itself only in the sandbox (it keeps objects without "
+		                  "holding them)";
+		/* (class, name), or (class, name, why): the refusal's own reason. */
+		if (PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) == 3 &&
+		    PyUnicode_Check(why_obj = PyTuple_GET_ITEM(pair, 2))) {
+			if (!(why = PyUnicode_AsUTF8(why_obj)))
+				return -1;
+			/* Its text lives as long as the tuple, kept in library_only for good. */
+		} else if (PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) != 2) {
+			PyErr_SetString(PyExc_TypeError, "library_only holds (class, name[, why])");
+			return -1;
+		}
+		if (!PyTuple_Check(pair) || !PyType_Check(PyTuple_GET_ITEM(pair, 0)) ||
 		    !(t = (PyTypeObject *)PyTuple_GET_ITEM(pair, 0))->tp_dict ||
 		    !(inner = PyDict_GetItemWithError(t->tp_dict, PyTuple_GET_ITEM(pair, 1)))) {
 			if (!PyErr_Occurred())
@@ -2958,10 +2970,7 @@ static int library_attrs_guard(PyObject *g)
 				                "library_only names an attribute a class has not");
 			return -1;
 		}
-		if (library_only_put(t, PyTuple_GET_ITEM(pair, 1), inner,
-		                     "this attribute of a compiled library class is used by the "
-		                     "library itself only in the sandbox (it keeps objects without "
-		                     "holding them)") < 0)
+		if (library_only_put(t, PyTuple_GET_ITEM(pair, 1), inner, why) < 0)
 			return -1;
 	}
 	return 0;

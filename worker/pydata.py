@@ -45,8 +45,8 @@ type_patches = {}
 # kwargs) to construct with} (pydata.c).
 init_checks = {}
 new_checks = {}  # {C class: check(args, kw) -> (args, kw)}, for classes made in tp_new
-# Attributes of C classes given to library code only, [(class, name)] (pydata.c: the user's
-# code reading one is refused).
+# Attributes of C classes given to library code only, [(class, name[, why])] (pydata.c: the
+# user's code reading one is refused, saying why).
 library_only = []
 # C classes whose item is a point, p[i] = (x, y), [class] (pydata.c: the point is read into a
 # tuple of two floats before the class's own assignment runs).
@@ -4574,10 +4574,45 @@ def _agg_checks():
                                offset_trans, facecolors, edgecolors, linewidths, dashes, aa,
                                *args)
 
+    # restore_region(region, x1, y1, x2, y2, x, y) copies the region's box x1..x2, y1..y2 to
+    # x, y of the canvas: agg's clipping added the sizes in C ints, and a box put at 2**31 - 1
+    # wrapped round and was drawn outside the canvas. The box lies in the region, and its copy
+    # on the canvas.
+    restore = methods['restore_region']
+
+    def restore_region(self, region, *box):
+        if not box:
+            return restore(self, region)
+        if len(box) != 6:
+            raise TypeError('restore_region takes a region, or a region, a box x1, y1, x2, y2 '
+                            'in it and the x, y of the canvas to copy it to')
+        x1, y1, x2, y2, x, y = (operator.index(v) for v in box)
+        rx1, ry1, rx2, ry2 = region.get_extents()
+        h, w = np.asarray(self).shape[:2]
+        if not (rx1 <= x1 <= x2 <= rx2 and ry1 <= y1 <= y2 <= ry2 and 0 <= x and 0 <= y and
+                x + (x2 - x1) <= w and y + (y2 - y1) <= h):
+            raise ValueError('the box %r must lie in the region %r, and its copy at (%d, %d) '
+                             'in the canvas (%d by %d)' % ((x1, y1, x2, y2),
+                                                           (rx1, ry1, rx2, ry2), x, y, w, h))
+        return restore(self, region, x1, y1, x2, y2, x, y)
+
     for f, orig in ((draw_quad_mesh, quad_mesh), (draw_image, image),
-                    (draw_path_collection, path_collection)):
+                    (draw_path_collection, path_collection), (restore_region, restore)):
         f.__doc__ = orig.__doc__
         type_patches[(RendererAgg, orig.__name__)] = f
+
+    # matplotlib.image.resample of an empty array divided by its size (SIGFPE): refused as
+    # the image functions refuse an empty image.
+    from matplotlib import image as mimage
+    resample_real = mimage.resample
+
+    def resample(input_array, output_array, transform, *args, **kwargs):
+        if not np.asarray(input_array).size or not np.asarray(output_array).size:
+            raise ValueError('resample needs a non-empty input and output array')
+        return resample_real(input_array, output_array, transform, *args, **kwargs)
+
+    resample.__doc__ = resample_real.__doc__
+    mimage.resample = resample
 
 
 def _matplotlib():
@@ -4797,6 +4832,7 @@ def _pil():
     _pil_sequences(Image)
     _pil_fonts()
     _pil_mapped(Image)
+    _pil_core(Image)
 
     def show(self, title=None):
         """Display this image: it becomes an image of this call's result."""
@@ -5101,6 +5137,48 @@ def _pil_mapped(Image):
     _replace_everywhere(frombuffer_real, frombuffer)
 
 
+def _pil_core(Image):
+    """PIL's C image (an Image's .im, what getdata() returns) and its codecs take what their
+    callers checked: expand with a negative margin copied each row before and past the new
+    image's memory, a decoder set on an image with a negative tile origin wrote the data before
+    it, a codec of the user's choosing took arguments it trusted (any memory written, or the
+    worker crashed; the host's too). The C image's methods and fields are library code's only
+    (the Image's methods are the user's); a codec is set on an image only inside it, whoever
+    asks; an image's bytes are decoded by the codecs PIL's own files use ('raw', 'hex')."""
+    import operator
+    core_type = type(Image.new('L', (1, 1)).im)
+    for name in list(core_type.__dict__):
+        if not name.startswith('__'):
+            library_only.append((core_type, name,
+                                 "PIL's C image is used by PIL itself only in the sandbox: "
+                                 "the Image's own methods do the same work"))
+    for made in (Image._getdecoder('L', 'raw', 'L'), Image._getencoder('L', 'raw', 'L')):
+        codec = type(made)
+        setimage = codec.__dict__['setimage']
+
+        def checked(self, im, extents=None, _setimage=setimage):
+            if extents is not None:
+                box = tuple(operator.index(v) for v in extents)
+                if len(box) != 4 or min(box) < 0 or box[0] > box[2] or box[1] > box[3]:
+                    raise ValueError('a tile must lie inside its image: %r' % (extents,))
+                extents = box
+                return _setimage(self, im, extents)
+            return _setimage(self, im)
+        checked.__name__ = checked.__qualname__ = 'setimage'
+        checked.__doc__ = setimage.__doc__
+        type_patches[(codec, 'setimage')] = checked
+    frombytes_real = Image.Image.frombytes
+
+    def frombytes(self, data, decoder_name='raw', *args):
+        if type(decoder_name) is not str or decoder_name not in ('raw', 'hex'):
+            raise ValueError("images are decoded from bytes with the 'raw' or 'hex' codec "
+                             "in the sandbox (Image.open reads any format PIL knows)")
+        return frombytes_real(self, data, decoder_name, *args)
+
+    frombytes.__doc__ = frombytes_real.__doc__
+    Image.Image.frombytes = frombytes
+
+
 def _pil_fonts():
     """ImageFont.truetype('DejaVuSans.ttf', 20): FreeType opens a font's file itself, which a
     worker cannot ('cannot open resource'). The fonts read for matplotlib (DejaVu, STIX,
@@ -5181,8 +5259,9 @@ def _pil_pointers(Image):
     # it (1e12) crashed the worker. A radius is at most 1e8 pixels here (more than any image
     # the worker can hold is wide).
     def radius(r):
+        # (and not below 0: a negative box blur ran its window backwards, out of the rows)
         if isinstance(r, (int, float)):
-            return max(min(r, 1e8), -1e8)
+            return max(min(r, 1e8), 0)
         if isinstance(r, (tuple, list)):
             return type(r)(radius(v) for v in r)
         return r

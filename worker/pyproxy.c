@@ -34,7 +34,7 @@ static const struct {
 static const char *const no_submodules[] = {"logging", "traceback", "importlib", "yaml", NULL};
 
 /* Modules the sandbox makes in place of the real one of their name (interp.c: platform,
- * importlib, importlib.util, importlib.metadata, timeit, yaml): the libraries keep the real
+ * importlib, importlib.util, importlib.metadata, timeit, tempfile, yaml): the libraries keep the real
  * module; the user's code gets the made one's proxy, and nothing of the real one (importlib's
  * loaders read any file, yaml's build objects of any class). */
 static PyObject *made;
@@ -89,10 +89,6 @@ static const struct {
 	const char *const *modules;
 	const char *hint;
 } refusal_hints[] = {
-    {(const char *const[]){"tempfile", NULL},
-     "The sandbox has no temporary files: keep data in memory with io.BytesIO or io.StringIO "
-     "(most libraries take one where they take a file name), or, with a writable workspace, "
-     "write a file in the working directory."},
     {(const char *const[]){"tarfile", NULL},
      "Tar archives are not read or made in the sandbox: zipfile is (and gzip, bz2 and lzma "
      "for single compressed files)."},
