@@ -27,7 +27,8 @@ static const char *const seed_imports[] = {
  * pyproxy.c) and the formats and compressors that work on them, zoneinfo with its database
  * read in the zygote and uuid with a random node (pydata.py), concurrent.futures whose
  * executors run each task as it is submitted (interp.c), platform's facts, timeit of callables,
- * tempfile's files in memory or in the workspace, importlib's import_module, util.find_spec
+ * tempfile's files in memory or in the workspace, argparse (its setattr by a destination's
+ * name meets the guards a library's write meets), importlib's import_module, util.find_spec
  * and metadata.version as the sandbox makes them, and yaml (Debian's python3-yaml) with its
  * safe loader and dumper only (interp.c). */
 static const char *const default_extra[] = {
@@ -88,6 +89,7 @@ static const char *const default_extra[] = {
     "yaml",
     "timeit",
     "tempfile",
+    "argparse",
     NULL,
 };
 

@@ -1027,15 +1027,18 @@ Test(data, an_image_on_a_read_only_buffer_writes_nothing_into_it)
 	    "im.readonly = 0\n"
 	    "im.putpixel((0, 0), 255)\n"
 	    "im1 = Image.frombuffer('L', (1, 1), one, 'raw', 'L', 0, 1)\n"
-	    "im1.im.putpixel((0, 0), 66)\n"
+	    "im1.readonly = 0\n"
+	    "im1.putpixel((0, 0), 66)\n"
 	    "a = np.arange(16, dtype=np.uint8)\n"
 	    "a.flags.writeable = False\n"
 	    "im2 = Image.frombuffer('L', (4, 4), a, 'raw', 'L', 0, 1)\n"
-	    "im2.im.putpixel((0, 0), 99)\n"
+	    "im2.readonly = 0\n"
+	    "im2.putpixel((0, 0), 99)\n"
 	    "m = Image.frombuffer('L', (4, 1), memoryview(b'wxyz'), 'raw', 'L', 0, 1)\n"
 	    "ba = bytearray(4)\n"
 	    "shared = Image.frombuffer('L', (4, 1), ba, 'raw', 'L', 0, 1)\n"
-	    "shared.im.putpixel((1, 0), 7)\n"
+	    "shared.readonly = 0\n"
+	    "shared.putpixel((1, 0), 7)\n"
 	    "repr([b[:2], one, b'A', bytes([65]), a[:2].tolist(), im.getpixel((0, 0)),\n"
 	    "      im1.getpixel((0, 0)), im2.getpixel((0, 0)), list(m.getdata()), bytes(ba)])",
 	    "\"[b'\\\\x00\\\\x00', b'A', b'A', b'A', [0, 1], 255, 66, 99, [119, 120, 121, 122], "
@@ -2747,8 +2750,9 @@ Test(data, a_callable_metric_gets_copies_of_the_rows)
 	e2e_stop();
 }
 
-/* PIL's putdata, and point (filter, color_lut_3d, transform2) of an image's C object, took a
- * list's length once, then read its items by index while an item's __float__ or __index__ ran:
+/* PIL's putdata, and point (filter, color_lut_3d, transform2) of an image's C object (PIL's
+ * own now), took a list's length once, then read its items by index while an item's __float__ or
+ * __index__ ran:
  * one emptying the list made them read freed items (SIGSEGV). The sequence is read first into
  * plain numbers (tuples of ints for pixels of several bands); ordinary data and lookup tables
  * give what they gave. */
@@ -2764,11 +2768,13 @@ Test(data, image_sequences_are_read_before_the_c_methods_run)
 	    "    def __index__(self):\n"
 	    "        L.clear()\n"
 	    "        return 1\n"
+	    "    def __round__(self, n=None):\n"
+	    "        return 1\n"
 	    "L = [V()] + [0.0] * 3999\n"
 	    "im = Image.new('F', (100, 40))\n"
 	    "im.putdata(L)\n"
 	    "L = [V()] + [1] * 255\n"
-	    "p = Image.new('L', (8, 8)).im.point(L, None)\n"
+	    "p = Image.new('L', (8, 8)).point(L)\n"
 	    "L = [(1, 2, V())] + [(0, 0, 0)] * 3\n"
 	    "rgb = Image.new('RGB', (2, 2))\n"
 	    "rgb.putdata(L)\n"

@@ -482,6 +482,49 @@ Test(pylayer, platform_and_importlib_answer_as_the_sandbox_imports)
 	e2e_stop();
 }
 
+/* argparse was refused (its parse_args sets each destination by name, on the namespace it is
+ * given). It parses what scripts hand it: vars() of its Namespace gives the values; a library
+ * class as the namespace is refused by the guard every library's write meets, and left
+ * unchanged; FileType's '-' reads an empty standard input (it was the worker's fd 0: the
+ * sandbox ended the call), a path none without a workspace. */
+Test(pylayer, argparse_parses_what_scripts_hand_it)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	e2e_expect_result("import argparse, collections\n"
+	                  "p = argparse.ArgumentParser(description='demo')\n"
+	                  "p.add_argument('--n', type=int, default=3)\n"
+	                  "p.add_argument('--flag', action='store_true')\n"
+	                  "p.add_argument('name', nargs='?', default='x')\n"
+	                  "a = p.parse_args(['--n', '5', '--flag', 'bob'])\n"
+	                  "out = [vars(a), vars(p.parse_args()), 'usage:' in p.format_help()]\n"
+	                  "try:\n"
+	                  "    p.parse_args(['--n', '1'], namespace=collections.OrderedDict)\n"
+	                  "except PermissionError:\n"
+	                  "    out.append('refused')\n"
+	                  "out.append(hasattr(collections.OrderedDict, 'n'))\n"
+	                  "out.append(argparse.FileType('r')('-').read())\n"
+	                  "try:\n"
+	                  "    argparse.FileType('r')('/etc/hostname')\n"
+	                  "except argparse.ArgumentTypeError:\n"
+	                  "    out.append('no file')\n"
+	                  "try:\n"
+	                  "    vars(p)\n"
+	                  "except AttributeError:\n"
+	                  "    out.append('parser refused')\n"
+	                  "out",
+	                  "[{\"n\":5,\"flag\":true,\"name\":\"bob\"},{\"n\":3,\"flag\":false,"
+	                  "\"name\":\"x\"},true,"
+	                  "\"refused\",false,\"\",\"no file\",\"parser refused\"]");
+	r = e2e_expect_error("import argparse\np = argparse.ArgumentParser()\n"
+	                     "p.add_argument('--n', type=int)\np.parse_args(['--n', 'x'])",
+	                     "SystemExit");
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "error: argument --n: invalid int value: 'x'"),
+	          "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* timeit was refused: it compiles its statements from text. It times callables, as its
  * functions and Timer do; a statement as text is refused saying how to pass a callable. */
 Test(pylayer, timeit_times_callables)

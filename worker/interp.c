@@ -796,7 +796,7 @@ int interp_init(const struct zygote_config *cfg)
 	PyPreConfig pre;
 	PyConfig config;
 	PyStatus st;
-	PyObject *sys;
+	PyObject *sys, *stdin_empty;
 
 	zcfg = cfg;
 	python_layer = !cfg->unsafe_no_python_layer;
@@ -906,11 +906,20 @@ int interp_init(const struct zygote_config *cfg)
 		return -1;
 	}
 	sys = PyImport_ImportModule("sys");
-	if (!sys || PyObject_SetAttrString(sys, "stdout", capture_stream(CAPTURE_STDOUT)) < 0 ||
+	/* The code has no console: what a library reads as standard input (argparse's
+	 * FileType('r') of '-') is an empty text stream, not a file object over the worker's fd 0. */
+	stdin_empty =
+	    python_layer ? PyObject_CallMethod(PyImport_AddModule("io"), "StringIO", NULL) : NULL;
+	if (!sys ||
+	    (python_layer &&
+	     (!stdin_empty || PyObject_SetAttrString(sys, "stdin", stdin_empty) < 0)) ||
+	    PyObject_SetAttrString(sys, "stdout", capture_stream(CAPTURE_STDOUT)) < 0 ||
 	    PyObject_SetAttrString(sys, "stderr", capture_stream(CAPTURE_STDERR)) < 0) {
+		Py_XDECREF(stdin_empty);
 		report_python_error("redirecting sys.stdout");
 		return -1;
 	}
+	Py_XDECREF(stdin_empty);
 	Py_DECREF(sys);
 	if (pysqlite_init() < 0) {
 		report_python_error("setting up SQLite");

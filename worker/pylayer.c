@@ -1331,10 +1331,15 @@ static int python_classes_only(PyTypeObject *t)
 	return mro != NULL;
 }
 
+/* argparse's Namespace: a plain object of the attributes parse_args set (vars(args) is how
+ * scripts read them all). Taken in the zygote when argparse is among the imports. */
+static PyTypeObject *argparse_namespace;
+
 static PyObject *object_dict(PyObject *obj)
 {
 	if (!PyType_Check(obj) && !PyModule_Check(obj) &&
-	    pyguard_user_class((PyObject *)Py_TYPE(obj)) && python_classes_only(Py_TYPE(obj)))
+	    ((pyguard_user_class((PyObject *)Py_TYPE(obj)) && python_classes_only(Py_TYPE(obj))) ||
+	     (argparse_namespace && Py_IS_TYPE(obj, argparse_namespace))))
 		return PyObject_GenericGetDict(obj, NULL);
 	PyErr_Format(PyExc_AttributeError,
 	             "Forbidden access to dunder attribute: __dict__ of a '%.100s' object; an "
@@ -1344,6 +1349,22 @@ static PyObject *object_dict(PyObject *obj)
 	             "(dataclasses.asdict for a dataclass, get_params() for a model)",
 	             Py_TYPE(obj)->tp_name);
 	return NULL;
+}
+
+static int argparse_fix(void)
+{
+	PyObject *m = PyDict_GetItemString(PyImport_GetModuleDict(), "argparse");
+	PyObject *ns = m ? PyObject_GetAttrString(m, "Namespace") : NULL;
+
+	if (!m)
+		return 0;
+	if (!ns || !PyType_Check(ns) || !python_classes_only((PyTypeObject *)ns)) {
+		Py_XDECREF(ns);
+		PyErr_SetString(PyExc_RuntimeError, "argparse.Namespace is not as known");
+		return -1;
+	}
+	argparse_namespace = (PyTypeObject *)ns; /* kept for good */
+	return 0;
 }
 
 static PyObject *dict_of(PyObject *self, PyObject *obj)
@@ -3137,7 +3158,7 @@ int pylayer_init(const struct zygote_config *cfg)
 			return -1;
 	}
 	if (!real_attrgetter || !real_methodcaller || operator_classes_fix() < 0 ||
-	    str_format_fix() < 0 || print_fix() < 0 || getattr_fix() < 0 ||
+	    str_format_fix() < 0 || print_fix() < 0 || getattr_fix() < 0 || argparse_fix() < 0 ||
 	    builtins_build(cfg) < 0 || method_reduce_fix() < 0 || library_fix() < 0 ||
 	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0 ||
 	    importers_seal() < 0)
