@@ -853,6 +853,11 @@ int interp_init(const struct zygote_config *cfg)
 	if (python_layer &&
 	    PyDict_SetItemString(PyImport_GetModuleDict(), "_zoneinfo", Py_None) < 0)
 		return -1;
+	/* yaml's libyaml binding is not used (its composer recursed in C until the stack ran
+	 * out; the worker's yaml loads and dumps in Python) and cost every worker 7 MB. */
+	if (PyDict_SetItemString(PyImport_GetModuleDict(), "yaml._yaml", Py_None) < 0 ||
+	    PyDict_SetItemString(PyImport_GetModuleDict(), "_yaml", Py_None) < 0)
+		return -1;
 	if (python_layer && zygote_run(odict_pure_py) < 0) {
 		report_python_error("choosing OrderedDict");
 		return -1;

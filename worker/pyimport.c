@@ -161,9 +161,10 @@ static PyMethodDef helper_defs[] = {
 
 /* ---- the zygote's part, in Python (run unarmed, before any fork) ------------------------ */
 
-/* Finds the package roots, maps their extension modules (and the standard library's, which
- * their lazy imports reach), and puts the finder before the path finder. Test directories are
- * skipped: user code cannot import them. */
+/* Finds the package roots, maps their extension modules (and, when they have some, the
+ * standard library's, which their lazy imports reach: a package of Python alone, such as yaml
+ * without its libyaml binding, imports what it needs when it is imported), and puts the finder
+ * before the path finder. Test directories are skipped: user code cannot import them. */
 static const char setup_py[] =
     "import sys, os\n"
     "from _frozen_importlib import ModuleSpec\n"
@@ -200,7 +201,7 @@ static const char setup_py[] =
     "                    extensions[full] = path\n"
     "for name, d in sorted(roots.items()):\n"
     "    map_tree(d, name)\n"
-    "if roots:\n"
+    "if extensions:\n"
     "    for p in sys.path:\n"
     "        if p.endswith('/lib-dynload'):\n"
     "            for f in sorted(os.listdir(p)):\n"
