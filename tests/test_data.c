@@ -4211,7 +4211,7 @@ Test(data, pictures_hand_no_address_of_the_users_to_c)
 	    "    return np.asarray(im)[0].tolist()\n"
 	    "got.append(lying())\n"
 	    "got.append(Image.new('RGB', (64, 64)).filter(ImageFilter.GaussianBlur(1e12)).size)\n"
-	    "got.append(Image.new('RGB', (8, 8)).im.box_blur(1e12).size)\n"
+	    "got.append(Image.new('RGB', (8, 8)).filter(ImageFilter.BoxBlur(1e12)).size)\n"
 	    "a, b = Image.new('L', (4, 4), 10), Image.new('L', (4, 4), 3)\n"
 	    "got += [list(ImageMath.eval(\"convert(a + b * 2, 'L')\", a=a, b=b).getdata())[:3],\n"
 	    "        op.apply(Image.new('L', (5, 5), 255))[0], len(op.match(Image.new('L', (5, 5), "
