@@ -115,8 +115,14 @@ static int by_signal(const struct verdict_in *in, struct verdict *v)
 		    "The process running the code was killed from outside the sandbox (SIGKILL).");
 		return 1;
 	}
-	set(v, RUN_CRASHED, "InterpreterCrash", "The interpreter crashed (signal %d, %s).", sig,
-	    sigabbrev_np(sig) ? sigabbrev_np(sig) : "unknown");
+	/* The commonest cause of a SIGSEGV the code can give is its C stack running out: CPython
+	 * 3.11 recurses in C without a bound through some nestings (hashing nested tuples,
+	 * stepping or freeing nested iterators), deeper than any stack the memory limit allows. */
+	set(v, RUN_CRASHED, "InterpreterCrash", "The interpreter crashed (signal %d, %s).%s", sig,
+	    sigabbrev_np(sig) ? sigabbrev_np(sig) : "unknown",
+	    sig == SIGSEGV ? " Data nested hundreds of thousands of levels deep (tuples, "
+	                     "iterators wrapping iterators) runs the C stack out this way."
+	                   : "");
 	return 1;
 }
 

@@ -160,6 +160,8 @@ Test(verdict, other_signals_are_crashes_named)
 
 	in.status = KILLED(SIGSEGV);
 	expect(&in, RUN_CRASHED, "InterpreterCrash", "signal 11, SEGV");
+	/* A segmentation fault says the commonest cause the code can give: deep nesting. */
+	expect(&in, RUN_CRASHED, "InterpreterCrash", "runs the C stack out");
 	in.status = KILLED(SIGBUS);
 	expect(&in, RUN_CRASHED, "InterpreterCrash", "BUS");
 }
