@@ -3166,22 +3166,35 @@ int pylayer_init(const struct zygote_config *cfg)
 	return 0;
 }
 
+/* f's code (*co, a new reference) and its bytecode (new; NULL, with *co released and no
+ * exception set, when it cannot be had). */
+static PyObject *frame_bytecode(PyFrameObject *f, PyCodeObject **co)
+{
+	PyObject *code;
+
+	*co = PyFrame_GetCode(f);
+	code = PyCode_GetCode(*co);
+	if (!code) {
+		PyErr_Clear();
+		Py_CLEAR(*co);
+	}
+	return code;
+}
+
 /* Is f's current instruction one of op1, op2 on the attribute name (its own bytecode, as
  * opposed to a call that reaches the attribute in C)? */
 static int frame_attr_op(PyFrameObject *f, PyObject *name, int op1, int op2)
 {
-	PyCodeObject *co = PyFrame_GetCode(f);
-	PyObject *code = PyCode_GetCode(co), *names = co->co_names;
+	PyCodeObject *co;
+	PyObject *code = frame_bytecode(f, &co), *names;
 	int lasti = PyFrame_GetLasti(f), match = 0;
 	const unsigned char *p;
 	Py_ssize_t n;
 	unsigned int arg;
 
-	if (!code) {
-		PyErr_Clear();
-		Py_DECREF(co);
+	if (!code)
 		return 0;
-	}
+	names = co->co_names;
 	p = (const unsigned char *)PyBytes_AS_STRING(code);
 	n = PyBytes_GET_SIZE(code);
 	if (lasti >= 0 && lasti + 1 < n && !(lasti & 1) && (p[lasti] == op1 || p[lasti] == op2)) {
@@ -3332,18 +3345,15 @@ static int jumps_into(const unsigned char *p, Py_ssize_t n, Py_ssize_t from, Py_
 
 int pylayer_call_passes_const(PyFrameObject *f, PyObject *name, int argi)
 {
-	PyCodeObject *co = PyFrame_GetCode(f);
-	PyObject *code = PyCode_GetCode(co), *k;
+	PyCodeObject *co;
+	PyObject *code = frame_bytecode(f, &co), *k;
 	int lasti = PyFrame_GetLasti(f), passes = 0;
 	const unsigned char *p;
 	Py_ssize_t n, i, konst;
 	unsigned int arg = 0, nargs;
 
-	if (!code) {
-		PyErr_Clear();
-		Py_DECREF(co);
+	if (!code)
 		return 0;
-	}
 	p = (const unsigned char *)PyBytes_AS_STRING(code);
 	n = PyBytes_GET_SIZE(code);
 	i = lasti;
