@@ -771,6 +771,57 @@ Test(data, pil_core_and_codecs_take_only_what_fits)
 	    "[\"AttributeError\",\"AttributeError\",\"AttributeError\",\"ValueError\",\"7\","
 	    "\"ValueError\",\"[9, 7, 7, 256, "
 	    "2]\",\"ValueError\",\"None\",\"None\",\"ValueError\"]");
+	/* PIL's own code handed the C image the user's values: Image._expand and RankFilter a
+	 * negative margin, frombytes and tobytes a codec of the mode attribute the code set over a
+	 * C image of another (4 bytes a pixel into rows of 1), a font's getmask2 its fill='s image
+	 * address (and the C font's render any address), ImageMath an operand's image set again
+	 * after its check; UnsharpMask's radius reached the blur unclamped. */
+	e2e_expect_result(
+	    "from PIL import Image, ImageFilter, ImageFont, ImageMath\n"
+	    "out, filled = [], []\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        out.append(repr(f()))\n"
+	    "    except (AttributeError, ValueError, TypeError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "im = Image.new('L', (8, 4), 7)\n"
+	    "t(lambda: im._expand(-16, 0))\n"
+	    "class Size:\n"
+	    "    def __floordiv__(self, n):\n"
+	    "        return -16\n"
+	    "rank = ImageFilter.RankFilter(3, 0)\n"
+	    "rank.size = Size()\n"
+	    "t(lambda: im.filter(rank))\n"
+	    "m = Image.new('L', (8, 74))\n"
+	    "m.mode = 'RGBA'\n"
+	    "t(lambda: m.frombytes(b'A' * (8 * 74 * 4)))\n"
+	    "t(lambda: len(m.tobytes()))\n"
+	    "font = ImageFont.truetype('DejaVuSans.ttf', 20)\n"
+	    "class Fake:\n"
+	    "    id = 0x4141414141\n"
+	    "def fill(mode, size, color):\n"
+	    "    filled.append(mode)\n"
+	    "    return Fake()\n"
+	    "t(lambda: font.getmask2('A', fill=fill))\n"
+	    "t(lambda: font.font.render('A', 0x4141414141, 'L'))\n"
+	    "class Core:\n"
+	    "    id = 0x4141414141\n"
+	    "    mode, size = 'I', (4, 4)\n"
+	    "class Img:\n"
+	    "    im = Core()\n"
+	    "    mode, size = 'I', (4, 4)\n"
+	    "    def load(self):\n"
+	    "        pass\n"
+	    "def f(op):\n"
+	    "    op.im = Img()\n"
+	    "    return op + op\n"
+	    "t(lambda: ImageMath.eval('f(a)', f=f, a=Image.new('L', (4, 4))))\n"
+	    "t(lambda: im.filter(ImageFilter.UnsharpMask(radius=-2**31)).size)\n"
+	    "t(lambda: [font.getmask('A').size, im.filter(ImageFilter.MaxFilter(3)).size,\n"
+	    "           Image.new('L', (2, 1), 5).tobytes()])\n"
+	    "out + [filled]",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"TypeError\","
+	    "\"AttributeError\",\"TypeError\",\"(8, 4)\",\"[(14, 15), (8, 4), b'\\\\x05\\\\x05']\",[]]");
 	e2e_stop();
 }
 

@@ -5147,11 +5147,52 @@ def _pil_core(Image):
     asks; an image's bytes are decoded by the codecs PIL's own files use ('raw', 'hex')."""
     import operator
     core_type = type(Image.new('L', (1, 1)).im)
+    # (what describes it stays readable: a font's getmask returns a C image, whose size code
+    # asks for; these read within the image)
+    described = ('mode', 'size', 'bands', 'getbbox', 'getextrema', 'getpixel')
     for name in list(core_type.__dict__):
-        if not name.startswith('__'):
+        if not name.startswith('__') and name not in described:
             library_only.append((core_type, name,
                                  "PIL's C image is used by PIL itself only in the sandbox: "
                                  "the Image's own methods do the same work"))
+    # expand refused only two negative margins: one copied each row before and past the new
+    # image (PIL's Image._expand and RankFilter hand it what they are given).
+    expand = core_type.__dict__['expand']
+
+    def checked_expand(self, xmargin, ymargin=0, *args):
+        x, y = operator.index(xmargin), operator.index(ymargin)
+        if x < 0 or y < 0:
+            raise ValueError('an image is expanded by margins of 0 or more, not %d, %d' % (x, y))
+        return expand(self, x, y, *args)
+
+    checked_expand.__name__ = checked_expand.__qualname__ = 'expand'
+    type_patches[(core_type, 'expand')] = checked_expand
+    # The fonts' C objects draw into the image whose address they are given (render(text,
+    # im.id, ...): any address of the user's choosing, through getmask2's fill= too): their
+    # methods are PIL's own, and getmask2 draws into an image it makes itself.
+    from PIL import ImageFont
+    font_types = [type(ImageFont.load_default().font)]
+    try:
+        font_types.append(type(ImageFont.truetype(io.BytesIO(next(iter(_font_files.values()))),
+                                                  10).font))
+    except (StopIteration, OSError, ImportError, AttributeError):
+        pass
+    for font_type in font_types:
+        for name in list(font_type.__dict__):
+            if not name.startswith('__'):
+                library_only.append((font_type, name,
+                                     "PIL's C font is used by PIL itself only in the sandbox: "
+                                     "the font's own methods do the same work"))
+    getmask2 = ImageFont.FreeTypeFont.getmask2
+
+    def checked_getmask2(self, text, mode='', *args, **kwargs):
+        if 'fill' in kwargs or len(args) >= 1:
+            raise TypeError("getmask2's fill is not taken in the sandbox (deprecated: the font "
+                            "draws into an image it makes)")
+        return getmask2(self, text, mode, **kwargs)
+
+    checked_getmask2.__doc__ = getmask2.__doc__
+    ImageFont.FreeTypeFont.getmask2 = checked_getmask2
     for made in (Image._getdecoder('L', 'raw', 'L'), Image._getencoder('L', 'raw', 'L')):
         codec = type(made)
         setimage = codec.__dict__['setimage']
@@ -5167,6 +5208,34 @@ def _pil_core(Image):
         checked.__name__ = checked.__qualname__ = 'setimage'
         checked.__doc__ = setimage.__doc__
         type_patches[(codec, 'setimage')] = checked
+    # A codec set on an image of another mode than its own wrote (read) each pixel at its
+    # mode's size: 4 bytes a pixel into rows of 1 (an image's mode attribute changed, a
+    # PyDecoder made for another mode). The codecs PIL makes remember their mode, and are set
+    # only on a C image of that mode.
+    def remembering(factory):
+        def make(mode, *args, **kwargs):
+            real = factory(mode, *args, **kwargs)
+
+            class Codec:
+                __slots__ = ()
+
+                def setimage(self, im, extents=None):
+                    if type(im) is not core_type or im.mode != mode:
+                        raise ValueError('a codec for %s images is set on a %s image'
+                                         % (mode, getattr(im, 'mode', type(im).__name__)))
+                    if extents is None:
+                        return real.setimage(im)
+                    return real.setimage(im, extents)
+
+                def __getattr__(self, name):
+                    return getattr(real, name)
+            return Codec()
+        make.__name__ = make.__qualname__ = factory.__name__
+        make.__doc__ = factory.__doc__
+        return make
+
+    Image._getdecoder = remembering(Image._getdecoder)
+    Image._getencoder = remembering(Image._getencoder)
     frombytes_real = Image.Image.frombytes
 
     def frombytes(self, data, decoder_name='raw', *args):
@@ -5241,6 +5310,19 @@ def _pil_pointers(Image):
         operand_init(self, genuine(im))
 
     ImageMath._Operand.__init__ = __init__
+    # (and again at each operation: the user's function called inside ImageMath.eval could
+    # set an operand's image after it was checked)
+    apply_real = ImageMath._Operand.apply
+
+    def operand(x):
+        return ImageMath._Operand(x.im) if isinstance(x, ImageMath._Operand) else x
+
+    def apply(self, op, im1, im2=None, mode=None):
+        return apply_real(operand(self), op, operand(im1),
+                          None if im2 is None else operand(im2), mode)
+
+    apply.__doc__ = apply_real.__doc__
+    ImageMath._Operand.apply = apply
 
     # numpy reads an image through its __array_interface__, whose shape and type come from
     # the image's mode and size and whose bytes from its tobytes(): an image of the user's
@@ -5266,11 +5348,13 @@ def _pil_pointers(Image):
             return type(r)(radius(v) for v in r)
         return r
 
-    for name in ('gaussian_blur', 'box_blur'):
+    for name in ('gaussian_blur', 'box_blur', 'unsharp_mask'):
         blur = getattr(core_type, name)
 
-        def clamped(self, *args, _blur=blur):
-            return _blur(self, *(radius(a) for a in args))
+        # (unsharp_mask's radius only: its percent and threshold are its own)
+        def clamped(self, *args, _blur=blur, _all=name != 'unsharp_mask'):
+            return _blur(self, *(radius(a) if _all or i == 0 else a
+                                 for i, a in enumerate(args)))
         clamped.__name__ = clamped.__qualname__ = name
         type_patches[(core_type, name)] = clamped
 
