@@ -821,7 +821,8 @@ Test(data, pil_core_and_codecs_take_only_what_fits)
 	    "           Image.new('L', (2, 1), 5).tobytes()])\n"
 	    "out + [filled]",
 	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"TypeError\","
-	    "\"AttributeError\",\"TypeError\",\"(8, 4)\",\"[(14, 15), (8, 4), b'\\\\x05\\\\x05']\",[]]");
+	    "\"AttributeError\",\"TypeError\",\"(8, 4)\",\"[(14, 15), (8, 4), "
+	    "b'\\\\x05\\\\x05']\",[]]");
 	e2e_stop();
 }
 
