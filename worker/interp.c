@@ -437,7 +437,7 @@ static const char made_py[] =
     "         'matplotlib': 'matplotlib', 'seaborn': 'seaborn', 'scikit-learn': 'sklearn',\n"
     "         'sklearn': 'sklearn', 'mpmath': 'mpmath', 'tabulate': 'tabulate',\n"
     "         'openpyxl': 'openpyxl', 'pytz': 'pytz', 'python-dateutil': 'dateutil',\n"
-    "         'pillow': 'PIL', 'tqdm': 'tqdm'}\n"
+    "         'pillow': 'PIL', 'tqdm': 'tqdm', 'pyyaml': 'yaml'}\n"
     "def version(distribution_name):\n"
     "    \"\"\"The version of an installed package the code can import here.\"\"\"\n"
     "    if not isinstance(distribution_name, str):\n"
@@ -650,8 +650,9 @@ static const char tempfile_py[] =
 /* yaml as the user's code has it: what it reads and writes is YAML's plain data (mappings,
  * sequences, strings, numbers, dates, sets), the safe loader's and dumper's; a loader or dumper
  * that makes or writes any other object (the full and unsafe ones: an object of any class,
- * built by calling it) is refused, and the real classes stay out of reach (the names the code
- * passes as Loader= and Dumper= stand for them). */
+ * built by calling it) is refused (FullLoader, the one code most often names, loads with the
+ * safe one: the same result for plain data), and the real classes stay out of reach (the names
+ * the code passes as Loader= and Dumper= stand for them). */
 static const char yaml_py[] =
     "def yaml_py():\n"
     "    try:\n"
@@ -670,7 +671,10 @@ static const char yaml_py[] =
     "        \"\"\"A loader or dumper of objects of any class: refused here.\"\"\"\n"
     "    # The pure Python ones: libyaml's composer recurses in C on nested collections\n"
     "    # (a few hundred thousand '[' overflowed the stack); these raise RecursionError.\n"
-    "    loaders = {SafeLoader: Y.SafeLoader, BaseLoader: Y.BaseLoader}\n"
+    "    class FullLoader:\n"
+    "        \"\"\"The safe loader here: the full one also makes Python objects.\"\"\"\n"
+    "    loaders = {SafeLoader: Y.SafeLoader, BaseLoader: Y.BaseLoader,\n"
+    "               FullLoader: Y.SafeLoader}\n"
     "    dumper = Y.SafeDumper\n"
     "    def loader(Loader):\n"
     "        if Loader is None:\n"
@@ -708,8 +712,8 @@ static const char yaml_py[] =
     "                 dump=dump, dump_all=dump_all, SafeLoader=SafeLoader,\n"
     "                 CSafeLoader=SafeLoader, BaseLoader=BaseLoader, CBaseLoader=BaseLoader,\n"
     "                 SafeDumper=SafeDumper, CSafeDumper=SafeDumper)\n"
-    "    for k in ('Loader', 'FullLoader', 'UnsafeLoader', 'CLoader', 'CFullLoader',\n"
-    "              'CUnsafeLoader', 'Dumper', 'CDumper'):\n"
+    "    names.update(FullLoader=FullLoader, CFullLoader=FullLoader)\n"
+    "    for k in ('Loader', 'UnsafeLoader', 'CLoader', 'CUnsafeLoader', 'Dumper', 'CDumper'):\n"
     "        names[k] = type(k, (Refused,), {'__doc__': Refused.__doc__})\n"
     "    for k in ('safe_load', 'safe_load_all', 'safe_dump', 'safe_dump_all', 'load',\n"
     "              'load_all', 'dump', 'dump_all'):\n"
