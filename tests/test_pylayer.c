@@ -486,7 +486,8 @@ Test(pylayer, platform_and_importlib_answer_as_the_sandbox_imports)
  * given). It parses what scripts hand it: vars() of its Namespace gives the values; a library
  * class as the namespace is refused by the guard every library's write meets, and left
  * unchanged; FileType's '-' reads an empty standard input (it was the worker's fd 0: the
- * sandbox ended the call), a path none without a workspace. */
+ * sandbox ended the call), a path none without a workspace. sys.argv set or changed by the
+ * code is what parse_args() reads (the view's list was its own: ignored without a word). */
 Test(pylayer, argparse_parses_what_scripts_hand_it)
 {
 	json_object *r;
@@ -499,6 +500,13 @@ Test(pylayer, argparse_parses_what_scripts_hand_it)
 	                  "p.add_argument('name', nargs='?', default='x')\n"
 	                  "a = p.parse_args(['--n', '5', '--flag', 'bob'])\n"
 	                  "out = [vars(a), vars(p.parse_args()), 'usage:' in p.format_help()]\n"
+	                  "import sys\n"
+	                  "out.append(sys.argv)\n"
+	                  "sys.argv = ['job.py', '--n', '7']\n"
+	                  "out.append(p.parse_args().n)\n"
+	                  "sys.argv[1:] = ['--n', '8', 'ann']\n"
+	                  "out.append(vars(p.parse_args()))\n"
+	                  "sys.argv = ['']\n"
 	                  "try:\n"
 	                  "    p.parse_args(['--n', '1'], namespace=collections.OrderedDict)\n"
 	                  "except PermissionError:\n"
@@ -515,7 +523,7 @@ Test(pylayer, argparse_parses_what_scripts_hand_it)
 	                  "    out.append('parser refused')\n"
 	                  "out",
 	                  "[{\"n\":5,\"flag\":true,\"name\":\"bob\"},{\"n\":3,\"flag\":false,"
-	                  "\"name\":\"x\"},true,"
+	                  "\"name\":\"x\"},true,[\"\"],7,{\"n\":8,\"flag\":false,\"name\":\"ann\"},"
 	                  "\"refused\",false,\"\",\"no file\",\"parser refused\"]");
 	r = e2e_expect_error("import argparse\np = argparse.ArgumentParser()\n"
 	                     "p.add_argument('--n', type=int)\np.parse_args(['--n', 'x'])",

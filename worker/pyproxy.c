@@ -193,13 +193,14 @@ static int streams_set(PyObject *name, PyObject *value)
 }
 
 /* sys.stdout = io.StringIO() (code that captures what it prints) sets the stream print() and
- * the interpreter write to, as contextlib.redirect_stdout does; any other name is the proxy's
- * own. */
+ * the interpreter write to, as contextlib.redirect_stdout does; sys.argv = [...] the arguments
+ * argparse reads; any other name is the proxy's own. */
 static int sys_proxy_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
 	if (self == sys_proxy && value && PyUnicode_CheckExact(name) &&
 	    (PyUnicode_CompareWithASCIIString(name, "stdout") == 0 ||
-	     PyUnicode_CompareWithASCIIString(name, "stderr") == 0))
+	     PyUnicode_CompareWithASCIIString(name, "stderr") == 0 ||
+	     PyUnicode_CompareWithASCIIString(name, "argv") == 0))
 		return streams_set(name, value);
 	return PyObject_GenericSetAttr(self, name, value);
 }
@@ -300,9 +301,11 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 
 	if (copy_names(proxy, sys, keep) < 0)
 		return -1;
-	/* A script's habits: its arguments (none), its import path (a list of its own: nothing is
-	 * imported from a path), the interpreter's path (not known: none to start). */
-	if (add_new(proxy, "argv", PyList_New(0)) < 0 ||
+	/* A script's habits: its arguments (the real list, [''] as in the interactive interpreter:
+	 * what the code puts there, or sets as sys.argv, is what argparse reads), its import path
+	 * (a list of its own: nothing is imported from a path), the interpreter's path (not known:
+	 * none to start). */
+	if (add_new(proxy, "argv", Py_XNewRef(PySys_GetObject("argv"))) < 0 ||
 	    add_new(proxy, "path", PyList_New(0)) < 0 ||
 	    add_new(proxy, "executable", PyUnicode_FromString("")) < 0)
 		return -1;
