@@ -530,6 +530,9 @@ Test(pylayer, argparse_parses_what_scripts_hand_it)
 	                     "SystemExit");
 	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "error: argument --n: invalid int value: 'x'"),
 	          "%s", mcpc_json(r));
+	/* As CPython prints it: SystemExit's line, none of the parser's frames or the exceptions
+	 * it handled on the way. */
+	cr_assert_str_eq(mcpc_err_str(r, "traceback"), "SystemExit: 2\n", "%s", mcpc_json(r));
 	e2e_stop();
 }
 

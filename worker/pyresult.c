@@ -656,8 +656,13 @@ void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, siz
 	exc_message(exc, &out->error_message);
 	not_here_hint(exc, &out->error_message);
 	/* The call's error: its library frames with their lines, as CPython prints them (the
-	 * traceback module's text, which code may ask for in a loop, shows none). */
-	format_chain(exc, src, &out->error_message, TRACEBACK_ALL, 0, &lib, &tb);
+	 * traceback module's text, which code may ask for in a loop, shows none). SystemExit has
+	 * its line alone, as CPython prints no traceback for it: argparse's usage error (said on
+	 * stderr) ends so, not with the parser's frames and the exceptions it handled. */
+	if (PyErr_GivenExceptionMatches(exc, PyExc_SystemExit))
+		format_one(exc, src, &out->error_message, 0, &lib, &tb);
+	else
+		format_chain(exc, src, &out->error_message, TRACEBACK_ALL, 0, &lib, &tb);
 	tb_sources_clear(&lib);
 	if (sb_take_text(&tb, &out->error_traceback) < 0)
 		text_set_str(&out->error_traceback, "");
