@@ -823,6 +823,42 @@ Test(data, pil_core_and_codecs_take_only_what_fits)
 	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"TypeError\","
 	    "\"AttributeError\",\"TypeError\",\"(8, 4)\",\"[(14, 15), (8, 4), "
 	    "b'\\\\x05\\\\x05']\",[]]");
+	/* Tiles the code sets name a codec and arguments PIL's plugins trusted (pcd writes RGB into
+	 * any mode, a jpeg tile narrower than its lines): they decode with 'raw' or 'hex' only, and
+	 * what the code reads of an opened image's tiles is a copy. ImageCms wrote the pixels of
+	 * the modes a transform was built for into images of others, ImageMath an operation's
+	 * pixels into a result of the mode the code named. */
+	e2e_expect_result(
+	    "from PIL import Image, ImageCms, ImageMath\n"
+	    "import io\n"
+	    "out = []\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        out.append(repr(f()))\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e)[:30])\n"
+	    "b = io.BytesIO()\n"
+	    "Image.new('L', (600, 20), 3).save(b, 'BMP')\n"
+	    "im = Image.open(io.BytesIO(b.getvalue()))\n"
+	    "im.tile = [('pcd', (0, 0, 21, 8), 0, None)]\n"
+	    "t(im.load)\n"
+	    "ok = Image.open(io.BytesIO(b.getvalue()))\n"
+	    "ok.tile[0] = ('jpeg', (0, 0, 8, 20), 0, ('L', ''))\n"
+	    "t(lambda: [ok.tile[0][0], ok.load() is not None, ok.getpixel((599, 19))])\n"
+	    "srgb = ImageCms.createProfile('sRGB')\n"
+	    "tr = ImageCms.buildTransform(srgb, srgb, 'RGBA', 'RGBA',\n"
+	    "                             flags=ImageCms.FLAGS['NULLTRANSFORM'])\n"
+	    "t(lambda: tr.apply(Image.new('RGBA', (4, 4)), Image.new('L', (4, 4))))\n"
+	    "t(lambda: tr.apply(Image.new('RGBA', (4, 4), 'red')).getpixel((0, 0)))\n"
+	    "def f(a, b):\n"
+	    "    return a.apply('add', a, b, 'L')\n"
+	    "I = Image.new('I', (4, 4), 5)\n"
+	    "t(lambda: ImageMath.eval('f(a, b)', f=f, a=I, b=I))\n"
+	    "t(lambda: ImageMath.eval('a + b', a=I, b=I).getpixel((0, 0)))\n"
+	    "out",
+	    "[\"tiles the code sets decode wit\",\"['raw', True, 3]\","
+	    "\"this transform takes RGBA imag\",\"(255, 0, 0, 255)\","
+	    "\"ImageMath's operations make an\",\"10\"]");
 	e2e_stop();
 }
 

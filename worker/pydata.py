@@ -5146,6 +5146,7 @@ def _pil_core(Image):
     (the Image's methods are the user's); a codec is set on an image only inside it, whoever
     asks; an image's bytes are decoded by the codecs PIL's own files use ('raw', 'hex')."""
     import operator
+    import os
     core_type = type(Image.new('L', (1, 1)).im)
     # (what describes it stays readable: a font's getmask returns a C image, whose size code
     # asks for; these read within the image)
@@ -5236,6 +5237,52 @@ def _pil_core(Image):
 
     Image._getdecoder = remembering(Image._getdecoder)
     Image._getencoder = remembering(Image._getencoder)
+    # An image file's tiles name a codec and its arguments, which PIL's plugins read from the
+    # file and trust (a pcd decoder writes RGB whatever the image's mode, a tga depth of -16
+    # copied a negative length, a jpeg tile narrower than its lines overran them). Tiles the
+    # user's code sets (on an opened image, in an ImageFile subclass's _open) decode with
+    # 'raw' or 'hex' only, whose arguments are checked; what it reads of an image's tiles is a
+    # copy (a change in place would be PIL's list).
+    import weakref
+    from PIL import ImageFile
+    pil_dir = os.path.dirname(Image.__file__) + os.sep
+    # id(image): (a reference to it, [its tiles, set by code not PIL's]); images compare by
+    # their pixels, so they are not hashed
+    tiles = {}
+
+    def by_pil():
+        return sys._getframe(2).f_code.co_filename.startswith(pil_dir)
+
+    def entry(self):
+        got = tiles.get(id(self))
+        return got[1] if got and got[0]() is self else None
+
+    def tile_get(self):
+        got = entry(self)
+        value = got[0] if got else None
+        if not by_pil():
+            return list(value) if isinstance(value, list) else value
+        if got and got[1] and value:
+            for t in value:
+                if type(t) is not tuple or not t or t[0] not in ('raw', 'hex'):
+                    raise ValueError("tiles the code sets decode with 'raw' or 'hex' in the "
+                                     "sandbox, not %r" % (t[0] if type(t) is tuple and t else t,))
+        return value
+
+    def tile_set(self, value):
+        got = entry(self)
+        if got is not None:
+            got[:] = [value, not by_pil()]
+            return
+        key = id(self)
+
+        def gone(ref, key=key):
+            if tiles.get(key, (None,))[0] is ref:
+                del tiles[key]
+        tiles[key] = (weakref.ref(self, gone), [value, not by_pil()])
+
+    ImageFile.ImageFile.tile = property(tile_get, tile_set,
+                                        doc='A list of tile descriptors, or None.')
     frombytes_real = Image.Image.frombytes
 
     def frombytes(self, data, decoder_name='raw', *args):
@@ -5318,8 +5365,13 @@ def _pil_pointers(Image):
         return ImageMath._Operand(x.im) if isinstance(x, ImageMath._Operand) else x
 
     def apply(self, op, im1, im2=None, mode=None):
+        # (the result's mode is the operands': another wrote the op's pixels into rows of
+        # another size)
+        if mode is not None:
+            raise ValueError("ImageMath's operations make an image of their operands' mode "
+                             "(convert the result instead)")
         return apply_real(operand(self), op, operand(im1),
-                          None if im2 is None else operand(im2), mode)
+                          None if im2 is None else operand(im2))
 
     apply.__doc__ = apply_real.__doc__
     ImageMath._Operand.apply = apply
@@ -5374,13 +5426,52 @@ def _pil_pointers(Image):
         return
     transform = ImageCms.ImageCmsTransform
     apply_, in_place = transform.apply, transform.apply_in_place
+    # The C transform writes pixels of the modes it was built for, whatever the images' are (an
+    # RGBA transform applied into an 'L' image wrote 4 bytes a pixel into rows of 1): the modes
+    # it was built with are kept here (its mode attributes are the code's to change), each
+    # image must be of them, and its C object's methods are PIL's own.
+    import weakref
+    built = weakref.WeakKeyDictionary()
+    init_ = transform.__init__
+
+    def __init__(self, input, output, input_mode, output_mode, *args, **kwargs):
+        init_(self, input, output, input_mode, output_mode, *args, **kwargs)
+        built[self] = (input_mode, output_mode)
+
+    def modes(self, src, dst):
+        want = built.get(self)
+        if want is None or (src.mode, dst.mode) != want:
+            raise ValueError('this transform takes %s images to %s images, not %s to %s'
+                             % (want + (src.mode, dst.mode) if want else
+                                ('?', '?', src.mode, dst.mode)))
 
     def apply(self, im, imOut=None):
-        return apply_(self, genuine(im), None if imOut is None else genuine(imOut))
+        im = genuine(im)
+        if imOut is None:
+            imOut = Image.new(self.output_mode, im.size, None)
+        imOut = genuine(imOut)
+        modes(self, im, imOut)
+        return apply_(self, im, imOut)
 
     def apply_in_place(self, im):
-        im.info['icc_profile'] = in_place(self, genuine(im)).info.get('icc_profile')
+        plain = genuine(im)
+        modes(self, plain, plain)
+        im.info['icc_profile'] = in_place(self, plain).info.get('icc_profile')
         return im
+
+    __init__.__doc__ = init_.__doc__
+    transform.__init__ = __init__
+    try:
+        srgb = ImageCms.createProfile('sRGB')
+        core_transform = type(ImageCms.buildTransform(srgb, srgb, 'RGB', 'RGB').transform)
+        for name in list(core_transform.__dict__):
+            if not name.startswith('__'):
+                library_only.append((core_transform, name,
+                                     "PIL's C color transform is used by PIL itself only in "
+                                     "the sandbox: the transform's own methods do the same "
+                                     "work"))
+    except (ImageCms.PyCMSError, OSError, AttributeError):
+        pass
 
     apply.__doc__, apply_in_place.__doc__ = apply_.__doc__, in_place.__doc__
     transform.apply, transform.apply_in_place = apply, apply_in_place
