@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 /* Newer than Debian 12's uapi headers (Linux 5.19). */
@@ -142,6 +143,7 @@ const struct policy_rule policy_table[] = {
 	ALLOW("sched_yield", "lock back-off"),
 	ALLOW("getrusage", "its own resource use, or its threads' or reaped children's (scipy's dual_annealing)"),
 	ALLOW("times", "os.times(): its own CPU times"),
+	ALLOW_IF("setitimer", ARG_EQ(0, ITIMER_PROF), "the cyclic collector's tick (worker/pygc.c): a timer of its own CPU time"),
 	ALLOW_IF("sched_getaffinity", ARG_EQ(0, 0), "glibc counts the CPUs it may use (malloc arenas): its own mask"),
 	ERRNO_IF("sched_getaffinity", ARG_GT(0, 0), EPERM, "another process's CPU mask"),
 

@@ -249,7 +249,7 @@ const struct e2e_refusal E2E_DUNDER = {"error", "AttributeError",
                                        "Forbidden access to dunder attribute: "};
 const struct e2e_refusal E2E_INTERNAL = {"error", "AttributeError",
                                          "Forbidden access to attribute: "};
-const struct e2e_refusal E2E_IMPORT = {"error", "ImportError",
+const struct e2e_refusal E2E_IMPORT = {"error", "ModuleNotFoundError",
                                        " is not allowed. Authorized imports are: "};
 const struct e2e_refusal E2E_EACCES = {"error", "PermissionError", "[Errno 13] Permission denied"};
 const struct e2e_refusal E2E_EPERM = {"error", "PermissionError",

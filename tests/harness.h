@@ -93,9 +93,9 @@ struct e2e_refusal {
 /* The refusals of the Python layer and of the kernel that the suites expect most. */
 extern const struct e2e_refusal E2E_DUNDER;   /* AttributeError: a dunder attribute */
 extern const struct e2e_refusal E2E_INTERNAL; /* AttributeError: frame or code internals */
-extern const struct e2e_refusal E2E_IMPORT;   /* ImportError: a module not on the allowlist */
-extern const struct e2e_refusal E2E_EACCES;   /* PermissionError: a file the filter denies */
-extern const struct e2e_refusal E2E_EPERM;    /* PermissionError: a fork the gate refused */
+extern const struct e2e_refusal E2E_IMPORT; /* ModuleNotFoundError: a module not on the allowlist */
+extern const struct e2e_refusal E2E_EACCES; /* PermissionError: a file the filter denies */
+extern const struct e2e_refusal E2E_EPERM;  /* PermissionError: a fork the gate refused */
 
 /* NULL when r came back as want says (isError set too), else what differs (held until
  * e2e_release). A predicate, not an assertion: the suites check it is not vacuous. */

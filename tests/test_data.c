@@ -859,6 +859,39 @@ Test(data, pil_core_and_codecs_take_only_what_fits)
 	    "[\"tiles the code sets decode wit\",\"['raw', True, 3]\","
 	    "\"this transform takes RGBA imag\",\"(255, 0, 0, 255)\","
 	    "\"ImageMath's operations make an\",\"10\"]");
+	/* Boxes are C ints whose sizes the C code works out in int: a paste box from 2**31-1 to
+	 * past 2**32 wrapped round to a width of 8 and wrote before the image's rows (row 1's
+	 * paste landed in row 0); fills and crops the same. */
+	e2e_expect_result(
+	    "from PIL import Image\nM = 2**31 - 1\nout = []\n"
+	    "dst = Image.new('RGBA', (16, 4), (1, 2, 3, 4))\n"
+	    "src = Image.new('RGBA', (8, 1), (65, 65, 65, 65))\n"
+	    "def t(f):\n    try:\n        f()\n        out.append('ran')\n"
+	    "    except ValueError:\n        out.append('ValueError')\n"
+	    "t(lambda: dst.paste(src, (M, 1, M + 8 - 2**32, 2)))\n"
+	    "t(lambda: dst.paste((65, 65, 65, 65), (M, 1, M + 8 - 2**32, 2)))\n"
+	    "t(lambda: dst.crop((-M, 0, 4 - M, 1)).load())\n"
+	    "t(lambda: dst.reduce(2, (M, 0, M + 8 - 2**32, 2)))\n"
+	    "dst.paste(src, (-4, 1))\ndst.paste((9, 9, 9, 9), (0, 3, 2, 4))\n"
+	    "out + [dst.getpixel((15, 0)), dst.getpixel((3, 1)), dst.getpixel((4, 1)),\n"
+	    "       dst.getpixel((1, 3)), dst.crop((-2, -2, 2, 2)).getpixel((0, 0))]",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",[1,2,3,4],[65,65,65,65],"
+	    "[1,2,3,4],[9,9,9,9],[0,0,0,0]]");
+	/* The codec PIL hands out (an ImageFile.Parser's decoder) keeps the real one and its mode
+	 * where no attribute reaches them, and is set only on a C image of its mode. */
+	e2e_expect_result(
+	    "from PIL import Image, ImageFile\nimport copy, io\n"
+	    "b = io.BytesIO()\nImage.new('L', (4, 4), 9).save(b, 'PPM')\n"
+	    "p = ImageFile.Parser()\np.feed(b.getvalue()[:18])\nd = p.decoder\nr = []\n"
+	    "for f in (lambda: d.real, lambda: type(d).real, lambda: d.mode,\n"
+	    "          lambda: copy.copy(d).decode(b''), lambda: type(d)().setimage(None),\n"
+	    "          lambda: d.setimage(Image.new('RGBA', (2, 2)))):\n"
+	    "    try:\n        r.append(repr(f()))\n"
+	    "    except (AttributeError, TypeError, ValueError) as e:\n"
+	    "        r.append(type(e).__name__)\n"
+	    "p.feed(b.getvalue()[18:])\nr + [p.close().tobytes() == bytes([9] * 16)]",
+	    "[\"AttributeError\",\"AttributeError\",\"AttributeError\",\"AttributeError\","
+	    "\"AttributeError\",\"ValueError\",true]");
 	e2e_stop();
 }
 
@@ -3387,8 +3420,9 @@ Test(data, raw_native_wrappers_are_not_given)
 	    " len(si.sproot(tck)), si.splder(tck)[2], f'{float(si.UnivariateSpline(x, "
 	    "np.sin(x))(1.0)):.2f}',\n"
 	    " bool(np.allclose(np.linalg.inv(A) @ A, np.eye(4)))]",
-	    "[[\"ImportError\",\"ImportError\",\"ImportError\",\"ImportError\",\"ImportError\","
-	    "\"ImportError\",\"AttributeError\",\"AttributeError\",\"AttributeError\","
+	    "[[\"ModuleNotFoundError\",\"ImportError\",\"ModuleNotFoundError\",\"ImportError\","
+	    "\"ModuleNotFoundError\",\"ImportError\",\"AttributeError\",\"AttributeError\","
+	    "\"AttributeError\","
 	    "\"AttributeError\","
 	    "\"ValueError\",\"ValueError\",\"ValueError\"],true,true,\"0.598\",\"0.717\",4,2,\"0."
 	    "39\",true]");
@@ -4342,11 +4376,13 @@ Test(data, library_importers_hand_out_only_allowed_modules)
 	    "import sympy\nC = type('__call__', (str,), {})\n"
 	    "t(lambda: sympy.Predicate('P', ['importlib.import_module']).eval([C('builtins')]))\n"
 	    "r",
-	    "[\"ImportError Import of builtins is \",\"ImportError Import of importlib.ma\","
-	    "\"ImportError Import of os is not al\","
-	    "\"AttributeError module 'numpy.core' ha\",\"ImportError Import of builtins is \","
+	    "[\"ModuleNotFoundError Import of builtins is \","
+	    "\"ModuleNotFoundError Import of importlib.ma\","
+	    "\"ModuleNotFoundError Import of os is not al\","
+	    "\"AttributeError module 'numpy.core' ha\","
+	    "\"ModuleNotFoundError Import of builtins is \","
 	    "\"[None]\",3.1416,5.0,\"scipy\","
-	    "\"ImportError Import of builtins is \"]");
+	    "\"ModuleNotFoundError Import of builtins is \"]");
 	e2e_stop();
 }
 

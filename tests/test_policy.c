@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/times.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -252,6 +253,7 @@ static const struct {
     {"gettimeofday", POLICY_ALLOW, 0},
     {"clock_nanosleep", POLICY_ALLOW_IF, 0},
     {"sched_getaffinity", POLICY_ALLOW_IF, 0},
+    {"setitimer", POLICY_ALLOW_IF, 0},
     {"nanosleep", POLICY_ALLOW, 0},
     {"rt_sigreturn", POLICY_ALLOW, 0},
     {"rt_sigaction", POLICY_ALLOW, 0},
@@ -1493,6 +1495,12 @@ Test(policy, bpf_shared_mappings_foreign_clocks_and_affinity)
 	    {"own affinity", SYS_sched_getaffinity, {0, 128}, SECCOMP_RET_ALLOW},
 	    {"pid 1's affinity", SYS_sched_getaffinity, {1, 128}, SECCOMP_RET_ERRNO | EPERM},
 	    {"setting affinity", SYS_sched_setaffinity, {0, 128}, SECCOMP_RET_KILL_PROCESS},
+	    {"a timer of its CPU time", SYS_setitimer, {ITIMER_PROF, 0}, SECCOMP_RET_ALLOW},
+	    {"a wall-clock timer", SYS_setitimer, {ITIMER_REAL, 0}, SECCOMP_RET_KILL_PROCESS},
+	    {"a timer of its user time",
+	     SYS_setitimer,
+	     {ITIMER_VIRTUAL, 0},
+	     SECCOMP_RET_KILL_PROCESS},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)

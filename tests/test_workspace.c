@@ -305,6 +305,40 @@ Test(ws_read, relative_paths_start_at_the_workspace)
 	e2e_stop();
 }
 
+/* The workspace's own modules are not imported (their code would run as a library's); the
+ * refusal says so, and the file is not run. A link to a file outside says nothing of it. */
+Test(ws_read, a_workspace_module_is_not_imported_and_the_refusal_says_why)
+{
+	json_object *r;
+
+	start(NULL);
+	put_file(in_ws("helpers.py"), "print('ran')\n");
+	cr_assert_eq(mkdir(in_ws("pkg"), 0755), 0);
+	put_file(in_ws("pkg/__init__.py"), "print('ran')\n");
+	cr_assert_eq(mkdir(in_ws("notmod"), 0755), 0);
+	cr_assert_eq(symlink(e2e_fmt("%s/secret.txt", outside), in_ws("link.py")), 0);
+	r = ok_result(
+	    "out = []\n"
+	    "try:\n    import helpers\nexcept ModuleNotFoundError as e:\n"
+	    "    out.append(str(e))\n"
+	    "try:\n    from pkg.sub import x\nexcept ModuleNotFoundError as e:\n"
+	    "    out.append(str(e)[:58])\n"
+	    "try:\n    import link\nexcept ModuleNotFoundError as e:\n"
+	    "    out.append(str(e)[:40])\n"
+	    "try:\n    import notmod\nexcept ModuleNotFoundError as e:\n"
+	    "    out.append(str(e)[:40])\n"
+	    "out",
+	    "[\"Import of helpers is not allowed: helpers is a module of the workspace's "
+	    "files, and the sandbox imports installed modules only. Run its code in a call "
+	    "of the session (what a call defines stays for its next calls)\","
+	    "\"Import from pkg.sub is not allowed: pkg is a module of the\","
+	    "\"Import of link is not allowed. Authorize\","
+	    "\"Import of notmod is not allowed. Authori\"]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "", "%s", mcpc_json(r));
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* A file's buffered stream calls its raw FileIO's readinto with a view of the stream's own
  * buffer: a readinto put in the FileIO's dict (by setattr, or by copy setting a state on it)
  * would have kept the view past the buffer. Its methods are not replaced; reading, line by

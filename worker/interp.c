@@ -167,29 +167,34 @@ static int signals_warm;
 
 /* The handler of sig, installed unless it is (the signal module says which handler it runs;
  * code reaches the disposition in the kernel only through it). Returns 0 or -1. */
-static int signal_arm(int sig)
+static int signal_arm(int sig, PyObject *handler)
 {
 	PyObject *now = PyObject_CallFunction(getsignal_fn, "i", sig), *r;
 
-	if (now == deadline_h) {
+	if (now == handler) {
 		Py_DECREF(now);
 		return 0;
 	}
 	Py_XDECREF(now);
-	r = PyObject_CallFunction(signal_fn, "iO", sig, deadline_h);
+	r = PyObject_CallFunction(signal_fn, "iO", sig, handler);
 	Py_XDECREF(r);
 	return r ? 0 : -1;
 }
 
-/* Install the handler for both signals and unblock them. Returns 0, or -1 with an error. */
+/* Install the handlers of both signals and of the collector's tick (SIGPROF, pygc.c), and
+ * unblock them. Returns 0, or -1 with an error. */
 static int signals_arm(void)
 {
 	sigset_t both;
-	int rc = signal_arm(SIGUSR1) < 0 || signal_arm(SIGXCPU) < 0 ? -1 : 0;
+	int rc = signal_arm(SIGUSR1, deadline_h) < 0 || signal_arm(SIGXCPU, deadline_h) < 0 ||
+	                 signal_arm(SIGPROF, pygc_tick_handler()) < 0
+	             ? -1
+	             : 0;
 
 	sigemptyset(&both);
 	sigaddset(&both, SIGUSR1);
 	sigaddset(&both, SIGXCPU);
+	sigaddset(&both, SIGPROF);
 	(void)pthread_sigmask(SIG_UNBLOCK, &both, NULL);
 	return rc;
 }
@@ -910,7 +915,7 @@ int interp_init(const struct zygote_config *cfg)
 	}
 	Py_INCREF(real_compile);
 	if (capture_init(cfg->max_output, (uint64_t)cfg->max_output * OUTPUT_FLOOD_FACTOR) < 0 ||
-	    signals_setup() < 0) {
+	    pygc_init() < 0 || signals_setup() < 0) {
 		report_python_error("setting up output capture");
 		return -1;
 	}
@@ -958,6 +963,8 @@ int interp_init(const struct zygote_config *cfg)
 		}
 		pymodguard_seal_all();
 	}
+	/* From here on collections run only where pygc.c's tick runs them. */
+	pygc_zygote_ready();
 	return 0;
 }
 
@@ -1939,6 +1946,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	if (PyErr_CheckSignals() < 0)
 		PyErr_Clear();
 	deadline_hit = 0;
+	pygc_call_begin();
 	pyfiles_call_begin();
 	pyguard_call_begin();
 	/* What the session's code set as sys.stdout and sys.stderr last call stays its: this
@@ -2011,6 +2019,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	 * SQL first. */
 	pysqlite_call_end();
 	pyfiles_call_end();
+	pygc_call_end();
 	pyresult_call_source(NULL);
 	if (failed) {
 		if (deadline_hit)

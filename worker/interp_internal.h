@@ -229,12 +229,29 @@ void pyguard_call_begin(void);
  * session's process must not run on: a version given twice confuses two classes). */
 int pyguard_versions_left(void);
 
+/* ---- pygc.c: the cyclic collector ---- */
+
+/* In the zygote: gc.enable, disable and isenabled become the switch of the tick's collections
+ * (for every caller), and the tick's handler is made. 0 or -1. */
+int pygc_init(void);
+/* SIGPROF's handler (borrowed), installed with the deadline's. */
+PyObject *pygc_tick_handler(void);
+/* The zygote is ready to fork: the interpreter's own collection, at allocations, is off for
+ * good. */
+void pygc_zygote_ready(void);
+/* A call begins and ends: its CPU-time tick runs collections while it runs. */
+void pygc_call_begin(void);
+void pygc_call_end(void);
+
 /* ---- pyfiles.c: the workspace ---- */
 
 /* With a workspace (zygote, after the Python layer is built): open, os.open, os.stat, lstat,
  * fstat, listdir, scandir, access and getcwd answer from the workspace through the supervisor,
  * os.dup refuses, for every caller. Returns 0 or -1. */
 int pyfiles_init(const struct zygote_config *cfg);
+/* Is there a module's file for top, a top-level module name, in the workspace (top.py or
+ * top/__init__.py)? 1 or 0 (0 without a workspace), no exception set. */
+int pyfiles_has_module(const char *top);
 /* The built-in open (new reference), once pyfiles_init has made it the workspace's. */
 PyObject *pyfiles_open(void);
 /* A call starts; it ends: every file object it opened is closed (what it buffered is written,

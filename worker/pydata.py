@@ -5168,6 +5168,31 @@ def _pil_core(Image):
 
     checked_expand.__name__ = checked_expand.__qualname__ = 'expand'
     type_patches[(core_type, 'expand')] = checked_expand
+    # Boxes are C ints, whose sizes and clips the C code works out in int: a paste box from
+    # 2**31-4 to past 2**32 made a width of 4 and a start that wrapped round to -16 bytes, a
+    # write before the image's rows (fills and crops the same). Coordinates stay within 2**29
+    # either way, where no sum or difference of two wraps; they are plain ints from here on.
+    box_limit = 1 << 29
+
+    def plain_box(box):
+        box = tuple(operator.index(v) for v in box)
+        if len(box) != 4 or any(not -box_limit <= v <= box_limit for v in box):
+            raise ValueError('a box is four coordinates within %d of the image: %r'
+                             % (box_limit, box))
+        return box
+
+    def box_checked(name, at):
+        real = core_type.__dict__[name]
+
+        def checked(self, *args):
+            if len(args) > at:
+                args = args[:at] + (plain_box(args[at]),) + args[at + 1:]
+            return real(self, *args)
+        checked.__name__ = checked.__qualname__ = name
+        type_patches[(core_type, name)] = checked
+
+    for name, at in (('paste', 1), ('crop', 0), ('reduce', 1), ('transform2', 0)):
+        box_checked(name, at)
     # The fonts' C objects draw into the image whose address they are given (render(text,
     # im.id, ...): any address of the user's choosing, through getmask2's fill= too): their
     # methods are PIL's own, and getmask2 draws into an image it makes itself.
@@ -5213,24 +5238,32 @@ def _pil_core(Image):
     # mode's size: 4 bytes a pixel into rows of 1 (an image's mode attribute changed, a
     # PyDecoder made for another mode). The codecs PIL makes remember their mode, and are set
     # only on a C image of that mode.
+    # One class for all: what a codec remembers sits in slots whose descriptors are taken out
+    # of the class (only these functions hold them), so no attribute reaches the real codec.
+    class Codec:
+        __slots__ = ('real', 'mode')
+
+        def setimage(self, im, extents=None):
+            mode = codec_mode.__get__(self)
+            if type(im) is not core_type or im.mode != mode:
+                raise ValueError('a codec for %s images is set on a %s image'
+                                 % (mode, getattr(im, 'mode', type(im).__name__)))
+            if extents is None:
+                return codec_real.__get__(self).setimage(im)
+            return codec_real.__get__(self).setimage(im, extents)
+
+        def __getattr__(self, name):
+            return getattr(codec_real.__get__(self), name)
+
+    codec_real, codec_mode = Codec.__dict__['real'], Codec.__dict__['mode']
+    del Codec.real, Codec.mode
+
     def remembering(factory):
         def make(mode, *args, **kwargs):
-            real = factory(mode, *args, **kwargs)
-
-            class Codec:
-                __slots__ = ()
-
-                def setimage(self, im, extents=None):
-                    if type(im) is not core_type or im.mode != mode:
-                        raise ValueError('a codec for %s images is set on a %s image'
-                                         % (mode, getattr(im, 'mode', type(im).__name__)))
-                    if extents is None:
-                        return real.setimage(im)
-                    return real.setimage(im, extents)
-
-                def __getattr__(self, name):
-                    return getattr(real, name)
-            return Codec()
+            codec = Codec()
+            codec_real.__set__(codec, factory(mode, *args, **kwargs))
+            codec_mode.__set__(codec, mode)
+            return codec
         make.__name__ = make.__qualname__ = factory.__name__
         make.__doc__ = factory.__doc__
         return make

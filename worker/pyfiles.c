@@ -388,6 +388,34 @@ static PyObject *stat_path(PyObject *pathobj, int follow)
 	return r;
 }
 
+/* Is there a module's file for top, a top-level module name, in the workspace (top.py, or
+ * top/__init__.py)? 1 or 0, no exception set (asked when an import is refused, to say why). */
+int pyfiles_has_module(const char *top)
+{
+	static const char *const ends[] = {".py", "/__init__.py"};
+	int found = 0;
+
+	if (!ws_path || !top[0] || strchr(top, '/') || strlen(top) > NAME_MAX - 12)
+		return 0;
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]) && !found; i++) {
+		PyObject *path = PyBytes_FromFormat("%s%s", top, ends[i]);
+		struct ipc_stat st;
+		char *reply = NULL;
+		size_t rlen = 0;
+		int status;
+
+		if (!path)
+			break;
+		status = ask(IPC_REQ_STAT, 1, 0, path, &reply, &rlen, NULL);
+		Py_DECREF(path);
+		found = status == 0 && ipc_stat_get((unsigned char *)reply, rlen, &st) == 0 &&
+		        S_ISREG(st.mode);
+		free(reply);
+	}
+	PyErr_Clear();
+	return found;
+}
+
 /* fstat of an fd the supervisor passed: what it said, with the size the file has now. */
 static PyObject *stat_fd(int fd)
 {

@@ -64,7 +64,8 @@ static PyObject *module_request(PyObject *self, PyObject *arg)
 	/* The debugger: loaded in the zygote it is disarmed (pylayer.c), loaded late it would
 	 * not be. */
 	if (strcmp(name, "pdb") == 0 || strcmp(name, "bdb") == 0)
-		return PyErr_Format(PyExc_ImportError, "%s is not available in the sandbox", name);
+		return PyErr_Format(PyExc_ModuleNotFoundError, "%s is not available in the sandbox",
+		                    name);
 	rc = runner_request(IPC_REQ_MODULE_CODE, name, (size_t)n, &status, &reply, &rlen, NULL);
 	if (rc < 0)
 		return PyErr_Format(PyExc_ImportError, "%s: the supervisor did not answer (%s)",

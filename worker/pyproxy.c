@@ -4,6 +4,7 @@
  * imported later. Functions return borrowed references (NULL with an exception set on error). */
 #include "interp_internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -553,9 +554,22 @@ int pyproxy_allowed(const char *name)
 	return 0;
 }
 
+/* Is s (a module name) that of a module file in the workspace? */
+static int workspace_file(const char *s, char top[NAME_MAX + 1])
+{
+	size_t n = strcspn(s, ".");
+
+	if (!workspace_os || n == 0 || n > NAME_MAX)
+		return 0;
+	memcpy(top, s, n);
+	top[n] = '\0';
+	return pyfiles_has_module(top);
+}
+
 PyObject *pyproxy_refuse(PyObject *name, int from)
 {
 	const char *s = PyUnicode_AsUTF8(name);
+	char top[NAME_MAX + 1];
 	PyObject *msg;
 
 	if (!s)
@@ -567,6 +581,12 @@ PyObject *pyproxy_refuse(PyObject *name, int from)
 		    "unchecked; use the package's own functions (scipy.linalg.solve, lu_solve, "
 		    "scipy.interpolate.splev, numpy.linalg)",
 		    from ? "from" : "of", s);
+	else if (workspace_file(s, top))
+		msg = PyUnicode_FromFormat(
+		    "Import %s %s is not allowed: %s is a module of the workspace's files, and the "
+		    "sandbox imports installed modules only. Run its code in a call of the session "
+		    "(what a call defines stays for its next calls)",
+		    from ? "from" : "of", s, top);
 	else {
 		const char *hint = NULL;
 
@@ -580,7 +600,9 @@ PyObject *pyproxy_refuse(PyObject *name, int from)
 	}
 	if (!msg)
 		return NULL;
-	PyErr_SetImportError(msg, name, NULL);
+	/* ModuleNotFoundError, as for a module this machine lacks: the optional-dependency
+	 * idiom (try: import x / except ModuleNotFoundError:) takes its fallback. */
+	PyErr_SetImportErrorSubclass(PyExc_ModuleNotFoundError, msg, name, NULL);
 	Py_DECREF(msg);
 	return NULL;
 }

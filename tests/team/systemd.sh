@@ -173,8 +173,8 @@ check "the socket is root:safepy, mode 0660" \
 client() { inside "$@" python3 /tmp/mcp_client.py 'x = 41' 'x + 1' 'import os' -- /usr/bin/safepy connect; }
 out=$(client 2>&1)
 check "a full MCP exchange through safepy connect" \
-  test "$out" = "$(printf 'server safepy\nok 41\nok 42\nerror ImportError')"
-[ "$out" = "$(printf 'server safepy\nok 41\nok 42\nerror ImportError')" ] || echo "$out" | sed 's/^/      | /'
+  test "$out" = "$(printf 'server safepy\nok 41\nok 42\nerror ModuleNotFoundError')"
+[ "$out" = "$(printf 'server safepy\nok 41\nok 42\nerror ModuleNotFoundError')" ] || echo "$out" | sed 's/^/      | /'
 
 inside useradd -u 4201 -M outsider
 inside useradd -u 4202 -M -G safepy member

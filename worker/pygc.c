@@ -1,0 +1,195 @@
+/* pygc.c - the cyclic collector runs where Python code may run, never inside an allocation.
+ *
+ * CPython 3.11 collects when an allocation of a tracked object takes generation 0 past its
+ * threshold: inside whatever C code allocated. A collection runs finalizers (a class's __del__,
+ * weakref callbacks, a generator's finally block): the user's code, at a point where the C code
+ * holds pointers and sizes across its allocation. tuple(list) makes the tuple, then copies the
+ * list's items: a __del__ run by the tuple's allocation that emptied the list and refilled its
+ * freed array had the copy take any pointer for an object. No guard of a hook covers that: any
+ * allocation is such a point.
+ *
+ * So in a worker the interpreter's own collection is off for good (the zygote turns it off
+ * before it forks). A CPU-time timer (ITIMER_PROF, every TICK_US of the call's CPU time) asks
+ * for a collection instead; its signal handler is run by the signal module where it runs
+ * handlers, between bytecodes or where C code checks for signals (PyErr_CheckSignals: a point
+ * made to run any Python code). There the generation is chosen as CPython chooses it: none
+ * unless generation 0 is past its threshold, then the oldest past its own, a full collection
+ * only when the last one's CPU time is small against the time since (CPython weighs the
+ * objects a full collection would look at, which it does not expose).
+ *
+ * gc.enable, gc.disable and gc.isenabled are that switch, for the code and for the libraries
+ * (timeit turns collection off while it times): they never turn the interpreter's own
+ * collection back on. gc.collect() collects where it is called, as before. */
+#include "interp_internal.h"
+
+#include <signal.h>
+#include <sys/time.h>
+#include <time.h>
+
+#define TICK_US      10000
+/* A full collection waits until FULL_SPACING times its last CPU time has passed. */
+#define FULL_SPACING 8
+
+static PyObject *collect_fn, *get_count_fn, *get_threshold_fn, *tick_fn;
+static int wanted = 1;   /* gc.enable()d: collections are the code's wish */
+static int in_call;      /* a call runs: ticks collect */
+static double full_cost; /* CPU seconds of the last full collection of this call */
+static double full_end;  /* this process's CPU clock when it ended (0: none yet) */
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Three ints from f(): gc.get_count() or gc.get_threshold(). 0 or -1 (no exception left). */
+static int three(PyObject *f, long v[3])
+{
+	PyObject *t = PyObject_CallNoArgs(f);
+	int rc = -1;
+
+	if (t && PyTuple_CheckExact(t) && PyTuple_GET_SIZE(t) == 3) {
+		rc = 0;
+		for (Py_ssize_t i = 0; i < 3 && rc == 0; i++) {
+			v[i] = PyLong_AsLong(PyTuple_GET_ITEM(t, i));
+			if (v[i] == -1 && PyErr_Occurred())
+				rc = -1;
+		}
+	}
+	Py_XDECREF(t);
+	PyErr_Clear();
+	return rc;
+}
+
+static void collect(int generation)
+{
+	double t0 = generation == 2 ? cpu_now() : 0;
+	PyObject *r = PyObject_CallFunction(collect_fn, "i", generation);
+
+	Py_XDECREF(r);
+	PyErr_Clear();
+	if (generation == 2) {
+		full_end = cpu_now();
+		full_cost = full_end - t0;
+	}
+}
+
+/* SIGPROF's handler: a collection of the generation CPython would collect now, if any. */
+static PyObject *tick(PyObject *self, PyObject *args)
+{
+	long count[3], threshold[3];
+	PyObject *t, *v, *tb;
+
+	(void)self;
+	(void)args;
+	if (!in_call || !wanted)
+		Py_RETURN_NONE;
+	/* Run between C code's checks for signals, which may hold an exception of their own. */
+	PyErr_Fetch(&t, &v, &tb);
+	if (three(get_count_fn, count) == 0 && three(get_threshold_fn, threshold) == 0 &&
+	    threshold[0] > 0 && count[0] > threshold[0]) {
+		for (int gen = 2; gen >= 0; gen--) {
+			if (count[gen] <= threshold[gen])
+				continue;
+			if (gen == 2 && full_end > 0 &&
+			    cpu_now() - full_end < FULL_SPACING * full_cost)
+				continue;
+			collect(gen);
+			break;
+		}
+	}
+	PyErr_Restore(t, v, tb);
+	Py_RETURN_NONE;
+}
+
+static PyObject *gc_enable(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	wanted = 1;
+	Py_RETURN_NONE;
+}
+
+static PyObject *gc_disable(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	wanted = 0;
+	Py_RETURN_NONE;
+}
+
+static PyObject *gc_isenabled(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return PyBool_FromLong(wanted);
+}
+
+static PyMethodDef tick_def = {"_collect_tick", tick, METH_VARARGS,
+                               "Collect what the generations' thresholds ask for."};
+static PyMethodDef switches[] = {
+    {"enable", gc_enable, METH_NOARGS, "Enable automatic garbage collection."},
+    {"disable", gc_disable, METH_NOARGS, "Disable automatic garbage collection."},
+    {"isenabled", gc_isenabled, METH_NOARGS, "Returns true if automatic collection is enabled."},
+};
+
+int pygc_init(void)
+{
+	PyObject *gc = PyImport_ImportModule("gc"), *name;
+	int rc = -1;
+
+	if (!gc)
+		return -1;
+	collect_fn = PyObject_GetAttrString(gc, "collect");
+	get_count_fn = PyObject_GetAttrString(gc, "get_count");
+	get_threshold_fn = PyObject_GetAttrString(gc, "get_threshold");
+	tick_fn = PyCFunction_New(&tick_def, NULL);
+	name = PyUnicode_FromString("gc");
+	if (collect_fn && get_count_fn && get_threshold_fn && tick_fn && name) {
+		rc = 0;
+		for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]) && rc == 0; i++) {
+			PyObject *f = PyCFunction_NewEx(&switches[i], NULL, name);
+
+			rc = f ? PyObject_SetAttrString(gc, switches[i].ml_name, f) : -1;
+			Py_XDECREF(f);
+		}
+	}
+	Py_XDECREF(name);
+	Py_DECREF(gc);
+	return rc;
+}
+
+PyObject *pygc_tick_handler(void)
+{
+	return tick_fn;
+}
+
+void pygc_zygote_ready(void)
+{
+	PyGC_Disable();
+}
+
+static void timer_set(long us)
+{
+	struct itimerval it = {{0, us}, {0, us}};
+
+	(void)setitimer(ITIMER_PROF, &it, NULL);
+}
+
+void pygc_call_begin(void)
+{
+	/* A new process's CPU clock starts again: a full collection may come at once. */
+	PyGC_Disable();
+	full_end = full_cost = 0;
+	in_call = 1;
+	timer_set(TICK_US);
+}
+
+void pygc_call_end(void)
+{
+	timer_set(0);
+	in_call = 0;
+}
