@@ -877,6 +877,35 @@ Test(data, pil_core_and_codecs_take_only_what_fits)
 	    "       dst.getpixel((1, 3)), dst.crop((-2, -2, 2, 2)).getpixel((0, 0))]",
 	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",[1,2,3,4],[65,65,65,65],"
 	    "[1,2,3,4],[9,9,9,9],[0,0,0,0]]");
+	/* What PIL's Python hands its C code from the code's values: a profile's object
+	 * (profile_tobytes took a float's value for an lcms profile's address), a TIFF tag's
+	 * value (an int for DocumentName read as a string's address), a list subclass's length
+	 * (FreeType's axes and JPEG's qtables read items past the list), a reduce factor and an
+	 * expand margin that wrapped the new size round. Each crashed the worker on 60c888c. */
+	e2e_expect_result(
+	    "from PIL import Image, ImageCms, ImageFont\nimport io\nout = []\n"
+	    "def t(f):\n    try:\n        f()\n        out.append('ran')\n"
+	    "    except (ValueError, TypeError, OSError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "p = ImageCms.ImageCmsProfile(ImageCms.createProfile('sRGB'))\n"
+	    "good = len(p.tobytes()) > 100\np.profile = 1.5\nt(p.tobytes)\n"
+	    "im = Image.new('RGB', (8, 8), (1, 2, 3))\n"
+	    "t(lambda: im.save(io.BytesIO(), 'TIFF', compression='tiff_lzw', "
+	    "tiffinfo={269: 0x400000}))\n"
+	    "class L(list):\n    def __len__(self):\n        return 65536\n"
+	    "font = ImageFont.truetype('DejaVuSans.ttf', 12)\n"
+	    "t(lambda: font.set_variation_by_axes(L([1.0])))\n"
+	    "class Q(list):\n    def __len__(self):\n        return 64\n"
+	    "t(lambda: im.save(io.BytesIO(), 'JPEG', qtables=[Q([1])]))\n"
+	    "t(lambda: im.reduce(2**31 - 1))\nt(lambda: im._expand(2**31 - 7, 0))\n"
+	    "b = io.BytesIO()\n"
+	    "im.save(b, 'TIFF', compression='tiff_lzw', description='d', dpi=(72, 72))\n"
+	    "back = Image.open(b)\nj = io.BytesIO()\nim.save(j, 'JPEG', qtables='web_low')\n"
+	    "out + [good, back.tag_v2[270], back.getpixel((0, 0)), Image.open(j).size,\n"
+	    "       im.reduce(2).size, im._expand(2, 1).size]",
+	    "[\"TypeError\",\"ValueError\",\"OSError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\","
+	    "true,\"d\",[1,2,3],[8,8],[4,4],[12,10]]");
 	/* The codec PIL hands out (an ImageFile.Parser's decoder) keeps the real one and its mode
 	 * where no attribute reaches them, and is set only on a C image of its mode. */
 	e2e_expect_result(

@@ -910,12 +910,12 @@ Test(run_python, ordinary_dunders_work)
 	e2e_stop();
 }
 
-Test(run_python, forbidden_builtins_are_name_errors)
+Test(run_python, forbidden_builtins_are_name_errors_and_open_says_why)
 {
 	/* input() is there, and raises EOFError; globals(), locals() and vars() answer a snapshot
 	 * of the code's own names (test_pylayer.c). The call's error says why eval, exec and
 	 * compile are not there. */
-	static const char *const names[] = {"open", "eval", "exec", "compile", "breakpoint"};
+	static const char *const names[] = {"eval", "exec", "compile", "breakpoint"};
 	char code[2048] = "missing = []\n";
 	json_object *r;
 
@@ -928,8 +928,17 @@ Test(run_python, forbidden_builtins_are_name_errors)
 	}
 	strcat(code, "missing");
 	e2e_start(NULL);
-	e2e_expect_result(code, "[\"open\",\"eval\",\"exec\",\"compile\",\"breakpoint\"]");
-	e2e_expect_error("open('/etc/passwd')", "NameError");
+	e2e_expect_result(code, "[\"eval\",\"exec\",\"compile\",\"breakpoint\"]");
+	/* Without a workspace open says why no file can be had; its error is a FileNotFoundError
+	 * too, so that code that reads a file or else makes its data goes on. */
+	r = e2e_expect_error("open('/etc/passwd')", "PermissionError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "no workspace was given"), "%s", mcpc_json(r));
+	e2e_expect_result(
+	    "try:\n    with open('settings.json') as f:\n        r = f.read()\n"
+	    "except FileNotFoundError as e:\n"
+	    "    r = ['defaults', isinstance(e, PermissionError), isinstance(e, OSError)]\n"
+	    "r",
+	    "[\"defaults\",true,true]");
 	r = e2e_expect_error("eval('1 + 1')", "NameError");
 	cr_assert(strstr(mcpc_err_str(r, "message"),
 	                 "name 'eval' is not defined: the sandbox runs code as code"),
@@ -1185,7 +1194,12 @@ Test(run_python, a_call_that_waits_for_a_cold_worker_keeps_every_guarantee)
 	b = e2e_expect_status("import random\nrandom.random()", new_session, "ok");
 	cr_assert(strcmp(mcpc_sc_str(a, "result_repr"), mcpc_sc_str(b, "result_repr")),
 	          "two cold workers drew the same numbers: %s", mcpc_sc_str(a, "result_repr"));
-	e2e_expect_error("open('/etc/passwd')", "NameError");
+	e2e_expect_error("open('/etc/passwd')", "PermissionError");
+	r = e2e_expect_error("__import__('sys').stderr", "NameError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "__import__ is not available in the sandbox: use the import statement "
+	                 "(import sys), or importlib.import_module('sys')",
+	                 "%s", mcpc_json(r));
 	e2e_expect_result("x", "6");
 	e2e_stop();
 }

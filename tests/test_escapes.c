@@ -624,6 +624,10 @@ Test(python_layer, stdlib_eval_reaches_nothing)
 #define NO_MODULE_DICT(module)                                                                     \
 	((const struct e2e_refusal){"error", "AttributeError",                                     \
 	                            "module '" module "' has no attribute '__dict__'"})
+/* open() without a workspace: the sandbox's, which opens nothing. */
+static const struct e2e_refusal NO_FILES = {"error", "PermissionError",
+                                            "open is not allowed in the sandbox: no workspace "
+                                            "was given"};
 #define NOT_DEFINED(name)                                                                          \
 	((const struct e2e_refusal){"error", "NameError", "name '" name "' is not defined"})
 
@@ -788,7 +792,7 @@ Test(python_layer, library_evaluated_code_gets_the_sandbox_builtins)
 	/* eval() with a fresh namespace used to put in the caller's builtins: typing's, the real
 	 * ones. */
 	refused(e2e_fmt("%sE('__import__')('os')", ev), &E2E_IMPORT);
-	refused(e2e_fmt("%sE('open')", ev), &NOT_DEFINED("open"));
+	refused(e2e_fmt("%sE('open')('/etc/passwd')", ev), &NO_FILES);
 	refused(e2e_fmt("%sE('exec')", ev), &NOT_DEFINED("exec"));
 	refused("import typing\ntyping.ForwardRef('system', module='os')._evaluate(None, None, "
 	        "frozenset())",
@@ -3832,7 +3836,7 @@ Test(python_layer, deleting_builtins_gives_nothing_real)
 {
 	start(NULL);
 	/* With no __builtins__ in the namespace CPython ran the next code with the real ones. */
-	refused("del __builtins__\nopen", &NOT_DEFINED("open"));
+	refused("del __builtins__\nopen('/etc/passwd')", &NO_FILES);
 	refused("exec", &NOT_DEFINED("exec"));
 	cr_assert_str_eq(mcpc_status(run("__builtins__ = {}\nx = 1")), "ok");
 	refused("compile", &NOT_DEFINED("compile"));
@@ -5183,6 +5187,29 @@ Test(escapes, no_finalizer_runs_inside_an_allocation)
 	                 "    bad += t != (None,) * 21\n"
 	                 "bad",
 	                 "0");
+	/* Nor where C code checks for signals: PyObject_Repr does, on each item a list's repr
+	 * holds without a reference of its own (a finalizer there could free it). A finalizer that
+	 * ran inside the list's repr would see the list's repr under way ('[...]'). */
+	expect_ok_result("import gc\nstate = {'inside': 0, 'ran': 0, 'checked': False}\n"
+	                 "class D:\n"
+	                 "    def __del__(self):\n"
+	                 "        state['ran'] += 1\n"
+	                 "        if not state['checked']:\n"
+	                 "            state['checked'] = True\n"
+	                 "            if repr(target) == '[...]':\n"
+	                 "                state['inside'] += 1\n"
+	                 "target = list(range(10**6, 2 * 10**6))\n"
+	                 "for k in range(8):\n"
+	                 "    gc.disable()\n"
+	                 "    for i in range(2000):\n"
+	                 "        d = D(); d.me = d\n"
+	                 "    del d\n"
+	                 "    state['checked'] = False\n"
+	                 "    gc.enable()\n"
+	                 "    s = repr(target)\n"
+	                 "gc.collect()\n"
+	                 "[state['inside'], state['ran'] > 0, len(s)]",
+	                 "[0,true,9000000]");
 	still_serving();
 	stop();
 }

@@ -565,6 +565,29 @@ Test(pylayer, cyclic_garbage_is_collected_while_a_call_runs)
 	e2e_stop();
 }
 
+/* Notebook commands (%matplotlib inline, !pip install x, %time stmt) on lines the parser
+ * refuses are skipped, with a note; valid Python (a % at a continued line's start, a string's
+ * line) is never touched. */
+Test(pylayer, notebook_commands_are_skipped_with_a_note)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("%matplotlib inline\n!pip install polars\n%time x = sum(range(10))\n"
+	           "s = '''\n%s stays\n'''\nif x:\n    %timeit y = 2\n[x, y, s]");
+	e2e_assert_result(r, "notebook commands", "[45,2,\"\\n%s stays\\n\"]");
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"),
+	                 "[line 1: %matplotlib inline is a notebook command, not Python: skipped]\n"
+	                 "[line 2: !pip install polars is a notebook command, not Python: skipped "
+	                 "(packages cannot be installed in the sandbox)]\n"
+	                 "[line 3: %time x = sum(range(10)) is a notebook command, not Python: its "
+	                 "statement runs, untimed]\n"),
+	          "%s", mcpc_json(r));
+	e2e_expect_result("x = (5\n%2)\nx", "1");
+	e2e_expect_error("x = 1 +\n%time y", "SyntaxError");
+	e2e_stop();
+}
+
 Test(pylayer, timeit_times_callables)
 {
 	e2e_start(NULL);

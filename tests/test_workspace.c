@@ -425,7 +425,7 @@ Test(ws_read, without_a_workspace_nothing_changes)
 
 	tree();
 	e2e_start(NULL);
-	r = e2e_expect_error("open('data.csv')", "NameError");
+	r = e2e_expect_error("open('data.csv')", "PermissionError");
 	r = e2e_call("import os", NULL);
 	cr_assert_null(e2e_refusal_mismatch(r, &E2E_IMPORT), "%s", mcpc_json(r));
 	r = e2e_hold(mcpc_request(&e2e_srv, "tools/list", NULL, 5000));

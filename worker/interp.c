@@ -1919,6 +1919,82 @@ void interp_warm_up(void)
 		PyGC_Enable();
 }
 
+/* Notebook commands an assistant writes as a cell's first lines (%matplotlib inline, !pip
+ * install x, %time f()) are no Python: the whole cell failed with a SyntaxError. A line the
+ * parser refuses that starts (after its indentation) with % or %% and a letter, or with ! and
+ * a letter, becomes "pass" (a timing command its statement), and a note on stderr says so.
+ * Returns the new text (malloc'd), or NULL when line lineno of code is no such command. */
+static char *magic_out(const char *code, long lineno)
+{
+	static const char *const timing[] = {"%%timeit", "%%time", "%timeit", "%time", NULL};
+	const char *line = code, *p, *end, *keep = NULL;
+	char *out, *at, note[256];
+	size_t len, n = strlen(code);
+	PyObject *msg, *w;
+
+	for (long i = 1; i < lineno && line; i++)
+		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+	if (!line || lineno < 1)
+		return NULL;
+	p = line + strspn(line, " \t");
+	end = p + strcspn(p, "\n");
+	len = (size_t)(end - p);
+	if (!((p[0] == '%' &&
+	       (isalpha((unsigned char)p[1]) || (p[1] == '%' && isalpha((unsigned char)p[2])))) ||
+	      (p[0] == '!' && isalpha((unsigned char)p[1]))))
+		return NULL;
+	for (const char *const *t = timing; *t && !keep; t++) {
+		size_t k = strlen(*t);
+		if (len > k && strncmp(p, *t, k) == 0 && (p[k] == ' ' || p[k] == '\t'))
+			keep = p + k + strspn(p + k, " \t");
+	}
+	snprintf(note, sizeof(note), "[line %ld: %.*s is a notebook command, not Python: %s]\n",
+	         lineno, (int)(len > 120 ? 120 : len), p,
+	         keep                                           ? "its statement runs, untimed"
+	         : strstr(p, "pip ") && strstr(p, "pip ") < end ? "skipped (packages cannot be "
+	                                                          "installed in the sandbox)"
+	                                                        : "skipped");
+	msg = PyUnicode_DecodeUTF8(note, (Py_ssize_t)strlen(note), "replace");
+	w = msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR), "write", "O", msg) : NULL;
+	Py_XDECREF(w);
+	Py_XDECREF(msg);
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, code, n + 1);
+	at = out + (p - code);
+	if (keep) {
+		size_t k = (size_t)(end - keep);
+		memmove(at, keep - code + out, k);
+		memset(at + k, ' ', (size_t)(keep - p));
+	} else if (len < 4) {
+		memset(at, ' ', len);
+	} else {
+		memcpy(at, "pass", 4);
+		memset(at + 4, ' ', len - 4);
+	}
+	return out;
+}
+
+/* The line of the SyntaxError raised, or 0. The error stays raised. */
+static long syntax_lineno(void)
+{
+	PyObject *t, *v, *tb, *l;
+	long n = 0;
+
+	if (!PyErr_ExceptionMatches(PyExc_SyntaxError))
+		return 0;
+	PyErr_Fetch(&t, &v, &tb);
+	PyErr_NormalizeException(&t, &v, &tb);
+	l = v ? PyObject_GetAttrString(v, "lineno") : NULL;
+	if (l && PyLong_Check(l))
+		n = PyLong_AsLong(l);
+	Py_XDECREF(l);
+	PyErr_Clear();
+	PyErr_Restore(t, v, tb);
+	return n;
+}
+
 void interp_run(const char *code, struct run_outcome *out)
 {
 	struct program prog = {0};
@@ -1960,9 +2036,24 @@ void interp_run(const char *code, struct run_outcome *out)
 	Py_XINCREF(g);
 	pyresult_call_source(code);
 	specialising_off();
-	if (g && pyguard_versions_left() == 0 && program_build(code, &prog) == 0) {
-		pyresult_call_codes(code, prog.body, prog.last_expr, prog.assign);
-		value = program_run(&prog, g, builtins_for(0));
+	if (g && pyguard_versions_left() == 0) {
+		int built = program_build(code, &prog);
+		char *plain = NULL, *next;
+
+		for (int i = 0; built < 0 && i < 64; i++) {
+			next = magic_out(plain ? plain : code, syntax_lineno());
+			if (!next)
+				break;
+			PyErr_Clear();
+			free(plain);
+			plain = next;
+			built = program_build(plain, &prog);
+		}
+		free(plain);
+		if (built == 0) {
+			pyresult_call_codes(code, prog.body, prog.last_expr, prog.assign);
+			value = program_run(&prog, g, builtins_for(0));
+		}
 	}
 	if (!value) {
 		exc = exception_take();

@@ -5162,8 +5162,11 @@ def _pil_core(Image):
 
     def checked_expand(self, xmargin, ymargin=0, *args):
         x, y = operator.index(xmargin), operator.index(ymargin)
-        if x < 0 or y < 0:
-            raise ValueError('an image is expanded by margins of 0 or more, not %d, %d' % (x, y))
+        w, h = self.size
+        # (a margin of 2**31-7 wrapped the new width round to 2 pixels)
+        if x < 0 or y < 0 or w + 2 * x >= 1 << 31 or h + 2 * y >= 1 << 31:
+            raise ValueError('an image is expanded by margins of 0 or more, within its '
+                             'largest size, not %d, %d' % (x, y))
         return expand(self, x, y, *args)
 
     checked_expand.__name__ = checked_expand.__qualname__ = 'expand'
@@ -5193,6 +5196,18 @@ def _pil_core(Image):
 
     for name, at in (('paste', 1), ('crop', 0), ('reduce', 1), ('transform2', 0)):
         box_checked(name, at)
+    # reduce's factor: a factor of 2**31-1 wrapped its output size round to 0 pixels wide.
+    reduce = type_patches[(core_type, 'reduce')]
+
+    def checked_reduce(self, factor, *args):
+        factor = tuple(operator.index(v) for v in tuple(factor))
+        if len(factor) != 2 or not all(1 <= v <= box_limit for v in factor):
+            raise ValueError('an image is reduced by factors from 1 to %d, not %r'
+                             % (box_limit, factor))
+        return reduce(self, factor, *args)
+
+    checked_reduce.__name__ = checked_reduce.__qualname__ = 'reduce'
+    type_patches[(core_type, 'reduce')] = checked_reduce
     # The fonts' C objects draw into the image whose address they are given (render(text,
     # im.id, ...): any address of the user's choosing, through getmask2's fill= too): their
     # methods are PIL's own, and getmask2 draws into an image it makes itself.
@@ -5268,8 +5283,114 @@ def _pil_core(Image):
         make.__doc__ = factory.__doc__
         return make
 
+    # What an encoder is handed comes from the image's encoderconfig and the save's options,
+    # which the code sets; the C code took it for what it claims. JPEG's qtables: each table's
+    # length from a list subclass's __len__, its items from what its iteration gave (words past
+    # them read as objects). libtiff's tags: each value handed to libtiff as the C type its
+    # Python type suggests, while libtiff reads the type of the tag's definition (an int for
+    # DocumentName read as a string's address). Here they are plain values of the types the
+    # tags take, or refused.
+    tiff_ints = {256, 257, 258, 259, 262, 263, 266, 274, 277, 278, 280, 281, 284, 296, 339,
+                 531, 32995, 32996, 32997, 32998}
+    tiff_floats = {282, 283, 286, 287, 340, 341}
+    tiff_tuples = {297: (2, 2), 321: (2, 2), 530: (2, 2), 320: (768, 768), 338: (1, 8)}
+    tiff_c_core = tiff_ints | tiff_floats | set(tiff_tuples) | {269, 330, 531, 65537, 301, 532}
+    tiff_int_types = {3, 4, 6, 8, 9}
+    tiff_float_types = {5, 10, 11, 12}
+
+    def plain_ints(value, low=1, high=1 << 20):
+        items = tuple(operator.index(v) for v in tuple(value))
+        if not low <= len(items) <= high:
+            raise ValueError('a TIFF tag takes %d to %d values, not %d' % (low, high, len(items)))
+        return items
+
+    def tiff_tag(tag, value, kind):
+        refused = ValueError('TIFF tag %d: a value of type %s is not taken in the sandbox'
+                             % (tag, type(value).__name__))
+        if tag in tiff_c_core:
+            if tag in tiff_ints and type(value) in (int, bool):
+                return int(value)
+            if tag in tiff_floats and type(value) in (int, float):
+                return float(value)
+            if tag in tiff_tuples and isinstance(value, tuple):
+                return plain_ints(value, *tiff_tuples[tag])
+            if tag == 269 and isinstance(value, bytes):
+                return bytes(value)
+            raise refused
+        if kind is not None and not 1 <= kind <= 12:
+            kind = None
+        if kind in (1, 2, 7) or (kind is None and isinstance(value, bytes)):
+            if isinstance(value, bytes):
+                return bytes(value)
+            raise refused
+        if isinstance(value, tuple):
+            items = tuple(value)
+            if kind in tiff_float_types or (kind is None and items and type(items[0]) is float):
+                return tuple(float(v) for v in items)
+            return tuple(operator.index(v) for v in items)
+        if kind in tiff_float_types or (kind is None and type(value) is float):
+            return float(value)
+        if type(value) in (int, bool):
+            return int(value)
+        raise refused
+
+    def encoder_args(name, args):
+        if name == 'jpeg' and len(args) > 9 and args[9] is not None:
+            tables = [list(operator.index(v) for v in list(t)) for t in list(args[9])]
+            if not 1 <= len(tables) <= 4 or any(len(t) != 64 for t in tables):
+                raise ValueError('JPEG qtables are 1 to 4 tables of 64 values')
+            return args[:9] + (tables,) + args[10:]
+        if name == 'libtiff':
+            if len(args) != 6:
+                raise ValueError('the libtiff encoder takes six arguments')
+            kinds = {operator.index(k): operator.index(v) for k, v in dict(args[5]).items()}
+            tags = []
+            for item in list(args[4]):
+                tag, value = tuple(item)
+                tag = operator.index(tag)
+                tags.append((tag, tiff_tag(tag, value, kinds.get(tag))))
+            return args[:4] + (tags, kinds)
+        return args
+
+    getencoder = Image._getencoder
+
+    def checked_getencoder(mode, encoder_name, args, extra=()):
+        if args is None:
+            args = ()
+        elif not isinstance(args, tuple):
+            args = (args,)
+        return getencoder(mode, encoder_name, encoder_args(encoder_name, tuple(args) + tuple(extra)))
+
+    checked_getencoder.__name__ = checked_getencoder.__qualname__ = '_getencoder'
     Image._getdecoder = remembering(Image._getdecoder)
-    Image._getencoder = remembering(Image._getencoder)
+    Image._getencoder = remembering(checked_getencoder)
+    # FreeType's setvaraxes took its count from a list subclass's __len__ and read the list's
+    # slots past its items as objects: it is handed a plain list of floats.
+    set_axes = ImageFont.FreeTypeFont.set_variation_by_axes
+
+    def set_variation_by_axes(self, axes):
+        return set_axes(self, [float(a) for a in list(axes)])
+
+    set_variation_by_axes.__doc__ = set_axes.__doc__
+    ImageFont.FreeTypeFont.set_variation_by_axes = set_variation_by_axes
+    # ImageCms' profile_tobytes took any object for a profile (a float's value read as the
+    # address of an lcms profile, whose IO handler it called).
+    try:
+        from PIL import ImageCms
+        profile_type = type(ImageCms.core.createProfile('sRGB'))
+        profile_tobytes = ImageCms.core.profile_tobytes
+    except (ImportError, AttributeError, OSError):
+        profile_type = None
+    if profile_type is not None:
+        def tobytes(self):
+            profile = self.profile
+            if type(profile) is not profile_type:
+                raise TypeError('an ImageCmsProfile holds a profile ImageCms made, not %s'
+                                % type(profile).__name__)
+            return profile_tobytes(profile)
+
+        tobytes.__doc__ = ImageCms.ImageCmsProfile.tobytes.__doc__
+        ImageCms.ImageCmsProfile.tobytes = tobytes
     # An image file's tiles name a codec and its arguments, which PIL's plugins read from the
     # file and trust (a pcd decoder writes RGB whatever the image's mode, a tga depth of -16
     # copied a negative length, a jpeg tile narrower than its lines overran them). Tiles the

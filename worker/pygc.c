@@ -1,4 +1,5 @@
-/* pygc.c - the cyclic collector runs where Python code may run, never inside an allocation.
+/* pygc.c - the cyclic collector runs where the interpreter runs Python code, never inside an
+ * allocation or another C function's work.
  *
  * CPython 3.11 collects when an allocation of a tracked object takes generation 0 past its
  * threshold: inside whatever C code allocated. A collection runs finalizers (a class's __del__,
@@ -10,12 +11,14 @@
  *
  * So in a worker the interpreter's own collection is off for good (the zygote turns it off
  * before it forks). A CPU-time timer (ITIMER_PROF, every TICK_US of the call's CPU time) asks
- * for a collection instead; its signal handler is run by the signal module where it runs
- * handlers, between bytecodes or where C code checks for signals (PyErr_CheckSignals: a point
- * made to run any Python code). There the generation is chosen as CPython chooses it: none
- * unless generation 0 is past its threshold, then the oldest past its own, a full collection
- * only when the last one's CPU time is small against the time since (CPython weighs the
- * objects a full collection would look at, which it does not expose).
+ * for a collection instead. Its signal handler only queues a pending call: the signal module
+ * also runs handlers where C code checks for signals (PyObject_Repr and PyObject_Str do, on an
+ * item a list's repr holds without a reference of its own; numpy does), while pending calls
+ * run where the evaluation loop checks for them, between two instructions of a Python frame
+ * (and in a lock's wait). There the generation is chosen as CPython chooses it: none unless
+ * generation 0 is past its threshold, then the oldest past its own, a full collection only
+ * when the last one's CPU time is small against the time since (CPython weighs the objects a
+ * full collection would look at, which it does not expose).
  *
  * gc.enable, gc.disable and gc.isenabled are that switch, for the code and for the libraries
  * (timeit turns collection off while it times): they never turn the interpreter's own
@@ -33,6 +36,7 @@
 static PyObject *collect_fn, *get_count_fn, *get_threshold_fn, *tick_fn;
 static int wanted = 1;   /* gc.enable()d: collections are the code's wish */
 static int in_call;      /* a call runs: ticks collect */
+static int queued;       /* a collection waits among the pending calls */
 static double full_cost; /* CPU seconds of the last full collection of this call */
 static double full_end;  /* this process's CPU clock when it ended (0: none yet) */
 
@@ -77,18 +81,16 @@ static void collect(int generation)
 	}
 }
 
-/* SIGPROF's handler: a collection of the generation CPython would collect now, if any. */
-static PyObject *tick(PyObject *self, PyObject *args)
+/* The pending call: a collection of the generation CPython would collect now, if any. Run by
+ * the evaluation loop between instructions, with no exception set. */
+static int collect_due(void *unused)
 {
 	long count[3], threshold[3];
-	PyObject *t, *v, *tb;
 
-	(void)self;
-	(void)args;
+	(void)unused;
+	queued = 0;
 	if (!in_call || !wanted)
-		Py_RETURN_NONE;
-	/* Run between C code's checks for signals, which may hold an exception of their own. */
-	PyErr_Fetch(&t, &v, &tb);
+		return 0;
 	if (three(get_count_fn, count) == 0 && three(get_threshold_fn, threshold) == 0 &&
 	    threshold[0] > 0 && count[0] > threshold[0]) {
 		for (int gen = 2; gen >= 0; gen--) {
@@ -101,7 +103,19 @@ static PyObject *tick(PyObject *self, PyObject *args)
 			break;
 		}
 	}
-	PyErr_Restore(t, v, tb);
+	return 0;
+}
+
+/* SIGPROF's handler, wherever the signal module runs it: the collection is queued. */
+static PyObject *tick(PyObject *self, PyObject *args)
+{
+	(void)self;
+	(void)args;
+	if (in_call && wanted && !queued) {
+		queued = 1;
+		if (Py_AddPendingCall(collect_due, NULL) < 0)
+			queued = 0;
+	}
 	Py_RETURN_NONE;
 }
 
@@ -129,7 +143,7 @@ static PyObject *gc_isenabled(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef tick_def = {"_collect_tick", tick, METH_VARARGS,
-                               "Collect what the generations' thresholds ask for."};
+                               "Queue a collection of what the generations' thresholds ask for."};
 static PyMethodDef switches[] = {
     {"enable", gc_enable, METH_NOARGS, "Enable automatic garbage collection."},
     {"disable", gc_disable, METH_NOARGS, "Disable automatic garbage collection."},

@@ -1529,6 +1529,35 @@ static PyMethodDef get_field_def = {"get_field", (PyCFunction)(void (*)(void))ch
 
 /* Was the code given a workspace? (Without one, every open is refused: said so.) */
 static int files_given;
+/* Without a workspace a file is refused with a PermissionError that is a FileNotFoundError
+ * too: code that reads a file or else makes its data (except FileNotFoundError:) goes on. */
+static PyObject *no_files_error;
+
+static int no_files(void)
+{
+	PyErr_SetString(
+	    no_files_error ? no_files_error : PyExc_PermissionError,
+	    "open is not allowed in the sandbox: no workspace was given, so no file can "
+	    "be read or written (the server's --workspace DIR option gives the code the "
+	    "files of one directory). Keep data in memory instead: io.StringIO or "
+	    "io.BytesIO where a file is asked for; a figure comes back as an image with "
+	    "plt.show(), savefig(io.BytesIO()) gives its bytes");
+	return -1;
+}
+
+/* The builtin open of the user's code without a workspace: says so (a NameError did not). */
+static PyObject *open_refused(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	(void)args;
+	(void)kw;
+	no_files();
+	return NULL;
+}
+
+static PyMethodDef open_refused_def = {"open", (PyCFunction)(void (*)(void))open_refused,
+                                       METH_VARARGS | METH_KEYWORDS,
+                                       "No file can be opened: no workspace was given."};
 
 /* Events refused while user code runs (prefixes end with '.'). */
 static const char *const audit_refused[] = {
@@ -1669,16 +1698,8 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 		                "sqlite3.connect(':memory:'), or a workspace file by its name");
 		return -1;
 	}
-	if (strcmp(event, "open") == 0 && !files_given) {
-		PyErr_SetString(
-		    PyExc_PermissionError,
-		    "open is not allowed in the sandbox: no workspace was given, so no file can be "
-		    "read or written (the server's --workspace DIR option gives the code the files "
-		    "of one directory). Keep data in memory instead: io.StringIO or io.BytesIO "
-		    "where a file is asked for; a figure comes back as an image with plt.show(), "
-		    "savefig(io.BytesIO()) gives its bytes");
-		return -1;
-	}
+	if (strcmp(event, "open") == 0 && !files_given)
+		return no_files();
 	for (const char *const *p = audit_refused; *p; p++) {
 		size_t n = strlen(*p);
 		if ((*p)[n - 1] == '.' ? strncmp(event, *p, n) == 0 : strcmp(event, *p) == 0) {
@@ -2090,6 +2111,19 @@ static int builtins_build(const struct zygote_config *cfg)
 	for (PyMethodDef *d = checked_defs; d->ml_name; d++) {
 		PyObject *f = PyCFunction_New(d, NULL);
 		if (!f || PyDict_SetItemString(safe_builtins, d->ml_name, f) < 0) {
+			Py_XDECREF(f);
+			return -1;
+		}
+		Py_DECREF(f);
+	}
+	if (!files_given) {
+		PyObject *bases = PyTuple_Pack(2, PyExc_PermissionError, PyExc_FileNotFoundError);
+		PyObject *f = PyCFunction_New(&open_refused_def, NULL);
+
+		no_files_error =
+		    bases ? PyErr_NewException("builtins.PermissionError", bases, NULL) : NULL;
+		Py_XDECREF(bases);
+		if (!no_files_error || !f || PyDict_SetItemString(safe_builtins, "open", f) < 0) {
 			Py_XDECREF(f);
 			return -1;
 		}

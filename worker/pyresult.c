@@ -634,6 +634,12 @@ static void not_here_hint(PyObject *exc, struct text *msg)
 
 	if (!Py_IS_TYPE(exc, (PyTypeObject *)PyExc_NameError) || !msg->s)
 		return;
+	/* The name interp.c gives a read of __import__ in the code. */
+	if (strcmp(msg->s, "name '__import__ (not available)' is not defined") == 0) {
+		text_set_str(msg, "__import__ is not available in the sandbox: use the import "
+		                  "statement (import sys), or importlib.import_module('sys')");
+		return;
+	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(want, sizeof(want), "name '%s' is not defined", names[i].name);
 		if (strcmp(msg->s, want) != 0)
