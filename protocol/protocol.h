@@ -384,6 +384,10 @@ json_object *mcp_log_notification(const struct mcp_conn *c, const char *level, c
  * gives the limits a stopped call's line names. Returns 0 or -ENOMEM (out unchanged). */
 int mcp_outcome_text(const struct run_outcome *o, const struct mcp_server_config *cfg,
                      struct text *out);
+/* The line that text adds for a call stopped by a limit, the sandbox or a crash (empty for ok
+ * and a plain error) into *out. Returns 0 or -ENOMEM. */
+int mcp_status_note(const struct run_outcome *o, const struct mcp_server_config *cfg,
+                    struct text *out);
 /* Files written by a call are given to the client with the answer when they are this small
  * (each, and in all) and of a text type (mcp_text_mime). */
 #define MCP_FILE_EMBED_MAX  (8u << 10)

@@ -628,6 +628,19 @@ static void memory_line(struct strbuf *b, uint64_t m)
 	          "or ask for a larger limit.");
 }
 
+int mcp_status_note(const struct run_outcome *o, const struct mcp_server_config *cfg,
+                    struct text *out)
+{
+	struct strbuf b = {0};
+	const char *line = status_line(o);
+
+	if (o->status == RUN_MEMORY_LIMIT && cfg && cfg->memory_bytes)
+		memory_line(&b, cfg->memory_bytes);
+	else if (line)
+		sb_str(&b, line);
+	return sb_take_text(&b, out);
+}
+
 int mcp_outcome_text(const struct run_outcome *o, const struct mcp_server_config *cfg,
                      struct text *out)
 {

@@ -159,7 +159,7 @@ static const char usage[] =
     "  -V, --version         the version\n"
     "\n"
     "safepy run prints the code's output, then the repr of its result or, on failure, the\n"
-    "error. Its exit status says how the call ended:\n"
+    "error (and which limit stopped it). Its exit status says how the call ended:\n"
     "  0 ok                  1 the code raised an exception   2 usage or configuration\n"
     "  3 timeout             4 memory limit                   5 output limit\n"
     "  6 the worker crashed  7 sandbox violation              8 interrupted\n"

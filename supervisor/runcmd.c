@@ -17,6 +17,7 @@
 
 struct run_state {
 	struct engine *engine;
+	uint64_t memory; /* --memory: the limit a memory failure's note names */
 	int finished;
 	int status;
 	int interrupted;
@@ -49,8 +50,9 @@ static void put_text(FILE *f, const struct text *t)
 }
 
 /* The code's stdout on stdout and its stderr on stderr, then the result's repr on stdout, or
- * the error on stderr: its traceback, or its type and message. Nothing else: the exit status
- * says how the call ended. */
+ * the error on stderr: its traceback, or its type and message, and for a call a limit, the
+ * sandbox or a crash stopped, the line an MCP client gets (which limit, and what to do).
+ * The exit status says how the call ended. */
 static void print_outcome(const struct run_outcome *o)
 {
 	put_text(stdout, &o->stdout_text);
@@ -75,6 +77,16 @@ static void print_outcome(const struct run_outcome *o)
 			put_text(stderr, &o->error_message);
 		}
 		fputc('\n', stderr);
+	}
+	if (o->status != RUN_OK) {
+		struct mcp_server_config mcfg = {.memory_bytes = R.memory};
+		struct text note = {0};
+
+		if (mcp_status_note(o, &mcfg, &note) == 0 && note.len > 0) {
+			put_text(stderr, &note);
+			fputc('\n', stderr);
+		}
+		text_clear(&note);
 	}
 	for (size_t i = 0; i < o->n_files; i++) {
 		/* The server's own line: a name the code chose is escaped in it. */
@@ -186,6 +198,7 @@ int runcmd_main(const struct config *cfg, const char *zygote_exe)
 	call.code_len = len;
 	call.done = done;
 	memset(&R, 0, sizeof(R));
+	R.memory = cfg->memory;
 	sfd = signals_block();
 	if (sfd < 0 || loop_init() < 0) {
 		fprintf(stderr, "safepy: cannot set up signals\n");

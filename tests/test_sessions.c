@@ -1232,6 +1232,33 @@ static int has_handle(const char *s)
 	return 0;
 }
 
+/* safepy run prints, after the error, the line an MCP client gets for a call a limit stopped:
+ * which limit, and what to do (a library's own message, "Unable to allocate 38 MiB", read as
+ * absurd); a plain error has none. */
+Test(session_cli, run_says_which_limit_stopped_the_code)
+{
+	char *out = NULL, *err = NULL;
+	int st = 0;
+
+	cr_assert_eq(mcpc_run_cmd(SAFEPY_BIN, ARGS("run", "-c", "b = bytearray(10**10)"), NULL,
+	                          30000, &out, &err, &st),
+	             0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 4, "status 0x%x, stderr: %s", st, err);
+	cr_assert(strstr(err, "MemoryError\n[memory_limit] The code ran out of memory and was "
+	                      "stopped: the sandbox allows 512 MiB of address space per call"),
+	          "stderr: %s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(
+	    mcpc_run_cmd(SAFEPY_BIN, ARGS("run", "-c", "1 / 0"), NULL, 30000, &out, &err, &st), 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status 0x%x", st);
+	cr_assert(strstr(err, "ZeroDivisionError: division by zero\n"), "stderr: %s", err);
+	cr_assert_null(strstr(err, "[error]"), "stderr: %s", err);
+	cr_assert_null(strstr(err, "[memory_limit]"), "stderr: %s", err);
+	free(out);
+	free(err);
+}
+
 Test(session_cli, run_c_stays_one_shot)
 {
 	char *out = NULL, *err = NULL;
