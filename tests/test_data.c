@@ -879,7 +879,8 @@ Test(data, pil_core_and_codecs_take_only_what_fits)
 	    "[1,2,3,4],[9,9,9,9],[0,0,0,0]]");
 	/* What PIL's Python hands its C code from the code's values: a profile's object
 	 * (profile_tobytes took a float's value for an lcms profile's address), a TIFF tag's
-	 * value (an int for DocumentName read as a string's address), a list subclass's length
+	 * value (an int for DocumentName, or for ImageDescription typed LONG by the code, read as a
+	 * string's address), a list subclass's length
 	 * (FreeType's axes and JPEG's qtables read items past the list), a reduce factor and an
 	 * expand margin that wrapped the new size round. Each crashed the worker on 60c888c. */
 	e2e_expect_result(
@@ -892,6 +893,9 @@ Test(data, pil_core_and_codecs_take_only_what_fits)
 	    "im = Image.new('RGB', (8, 8), (1, 2, 3))\n"
 	    "t(lambda: im.save(io.BytesIO(), 'TIFF', compression='tiff_lzw', "
 	    "tiffinfo={269: 0x400000}))\n"
+	    "from PIL import TiffImagePlugin\nifd = TiffImagePlugin.ImageFileDirectory_v2()\n"
+	    "ifd[270] = 0x400000\nifd.tagtype[270] = 4\n"
+	    "t(lambda: im.save(io.BytesIO(), 'TIFF', compression='tiff_lzw', tiffinfo=ifd))\n"
 	    "class L(list):\n    def __len__(self):\n        return 65536\n"
 	    "font = ImageFont.truetype('DejaVuSans.ttf', 12)\n"
 	    "t(lambda: font.set_variation_by_axes(L([1.0])))\n"
@@ -903,7 +907,8 @@ Test(data, pil_core_and_codecs_take_only_what_fits)
 	    "back = Image.open(b)\nj = io.BytesIO()\nim.save(j, 'JPEG', qtables='web_low')\n"
 	    "out + [good, back.tag_v2[270], back.getpixel((0, 0)), Image.open(j).size,\n"
 	    "       im.reduce(2).size, im._expand(2, 1).size]",
-	    "[\"TypeError\",\"ValueError\",\"OSError\",\"ValueError\",\"ValueError\","
+	    "[\"TypeError\",\"ValueError\",\"ValueError\",\"OSError\",\"ValueError\","
+	    "\"ValueError\","
 	    "\"ValueError\","
 	    "true,\"d\",[1,2,3],[8,8],[4,4],[12,10]]");
 	/* The codec PIL hands out (an ImageFile.Parser's decoder) keeps the real one and its mode
@@ -2958,9 +2963,9 @@ Test(data, the_debugger_is_not_available)
 	cr_assert(strstr(mcpc_err_str(r, "message"), "debugger is not available"), "%s",
 	          mcpc_json(r));
 	e2e_expect_result(
-	    "[sorted(n for n in ('open', 'exec', 'eval', 'compile') if n in __builtins__),\n"
-	    " __builtins__['abs'] is abs]",
-	    "[[],true]");
+	    "[sorted(n for n in ('exec', 'eval', 'compile') if n in __builtins__),\n"
+	    " __builtins__['abs'] is abs, __builtins__['open'] is open]",
+	    "[[],true,true]");
 	e2e_stop();
 }
 

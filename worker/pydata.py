@@ -5304,34 +5304,46 @@ def _pil_core(Image):
             raise ValueError('a TIFF tag takes %d to %d values, not %d' % (low, high, len(items)))
         return items
 
-    def tiff_tag(tag, value, kind):
+    from PIL import TiffTags
+
+    def tiff_tag(tag, value):
+        """(value, its TIFF type) as the encoder gets them, or None to leave the tag out."""
         refused = ValueError('TIFF tag %d: a value of type %s is not taken in the sandbox'
                              % (tag, type(value).__name__))
         if tag in tiff_c_core:
             if tag in tiff_ints and type(value) in (int, bool):
-                return int(value)
+                return int(value), None
             if tag in tiff_floats and type(value) in (int, float):
-                return float(value)
+                return float(value), None
             if tag in tiff_tuples and isinstance(value, tuple):
-                return plain_ints(value, *tiff_tuples[tag])
+                return plain_ints(value, *tiff_tuples[tag]), None
             if tag == 269 and isinstance(value, bytes):
-                return bytes(value)
+                return bytes(value), None
             raise refused
-        if kind is not None and not 1 <= kind <= 12:
-            kind = None
-        if kind in (1, 2, 7) or (kind is None and isinstance(value, bytes)):
+        # The type is the tag's own, as PIL knows it (libtiff reads what its definition says:
+        # the caller's type, which code sets, made ImageDescription's string an int); a tag
+        # PIL does not know is left out, as PIL leaves out values it cannot type.
+        info = TiffTags.lookup(tag)
+        kind = info.type
+        if kind is None or not 1 <= kind <= 12:
+            return None
+        if kind in (1, 2, 7):
             if isinstance(value, bytes):
-                return bytes(value)
+                return bytes(value), kind
             raise refused
-        if isinstance(value, tuple):
-            items = tuple(value)
-            if kind in tiff_float_types or (kind is None and items and type(items[0]) is float):
-                return tuple(float(v) for v in items)
-            return tuple(operator.index(v) for v in items)
-        if kind in tiff_float_types or (kind is None and type(value) is float):
-            return float(value)
-        if type(value) in (int, bool):
-            return int(value)
+        # A number, or a count and an array: the encoder passes a tuple as both, which a tag
+        # of a fixed count of several (libtiff takes the array alone) would read as its
+        # address. Those are left out too.
+        if info.length == 0 and isinstance(value, tuple):
+            if kind in tiff_float_types:
+                return tuple(float(v) for v in tuple(value)), kind
+            return tuple(operator.index(v) for v in tuple(value)), kind
+        if info.length != 1:
+            return None
+        if kind in tiff_float_types and type(value) in (int, float):
+            return float(value), kind
+        if kind in tiff_int_types and type(value) in (int, bool):
+            return int(value), kind
         raise refused
 
     def encoder_args(name, args):
@@ -5343,12 +5355,15 @@ def _pil_core(Image):
         if name == 'libtiff':
             if len(args) != 6:
                 raise ValueError('the libtiff encoder takes six arguments')
-            kinds = {operator.index(k): operator.index(v) for k, v in dict(args[5]).items()}
-            tags = []
+            tags, kinds = [], {}
             for item in list(args[4]):
                 tag, value = tuple(item)
                 tag = operator.index(tag)
-                tags.append((tag, tiff_tag(tag, value, kinds.get(tag))))
+                got = tiff_tag(tag, value)
+                if got is not None:
+                    tags.append((tag, got[0]))
+                    if got[1] is not None:
+                        kinds[tag] = got[1]
             return args[:4] + (tags, kinds)
         return args
 
