@@ -2962,10 +2962,9 @@ Test(data, the_debugger_is_not_available)
 	    "RuntimeError");
 	cr_assert(strstr(mcpc_err_str(r, "message"), "debugger is not available"), "%s",
 	          mcpc_json(r));
-	e2e_expect_result(
-	    "[sorted(n for n in ('exec', 'eval', 'compile') if n in __builtins__),\n"
-	    " __builtins__['abs'] is abs, __builtins__['open'] is open]",
-	    "[[],true,true]");
+	e2e_expect_result("[sorted(n for n in ('exec', 'eval', 'compile') if n in __builtins__),\n"
+	                  " __builtins__['abs'] is abs, __builtins__['open'] is open]",
+	                  "[[],true,true]");
 	e2e_stop();
 }
 
