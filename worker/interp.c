@@ -1868,9 +1868,8 @@ void interp_warm_up(void)
 	                                   "_x = {'a': _f(3), 'b': 'text'}\n_x\n";
 	struct program prog = {0};
 	PyObject *g = PyDict_New(), *v = NULL;
-	/* No collection here: it would run the finalizers of what the user's code left behind,
-	 * outside any call. The next call collects it. */
-	int gc_was = PyGC_Disable();
+	/* No collection here (it would run the finalizers of what the user's code left behind,
+	 * outside any call): a worker collects only while a call runs (pygc.c). */
 	/* Nor the trace or profile function a call may have set: they are the user's code, and
 	 * this runs outside any call. They are back for the next call. */
 	PyThreadState *ts = PyThreadState_Get();
@@ -1915,8 +1914,6 @@ void interp_warm_up(void)
 	Py_XDECREF(trace_obj);
 	PyErr_Clear();
 	specialising_off();
-	if (gc_was)
-		PyGC_Enable();
 }
 
 /* Notebook commands an assistant writes as a cell's first lines (%matplotlib inline, !pip
