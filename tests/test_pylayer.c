@@ -565,6 +565,29 @@ Test(pylayer, cyclic_garbage_is_collected_while_a_call_runs)
 	e2e_stop();
 }
 
+/* A thread the code starts makes its garbage while the main thread waits for it, in a join or
+ * in time.sleep: the collector's tick goes to the main thread, which collects in its wait (the
+ * garbage is five times the memory limit). time.sleep takes what it took before. */
+Test(pylayer, cyclic_garbage_a_thread_makes_is_collected_while_the_main_thread_waits)
+{
+	e2e_start(ARGS("--allow-import", "threading"));
+	e2e_expect_result("import threading, time\nclass C:\n    pass\n"
+	                  "def work(out):\n    try:\n        for i in range(20000):\n"
+	                  "            a = C(); a.me = a; a.buf = bytearray(1 << 17)\n"
+	                  "        out.append('done')\n    except MemoryError:\n"
+	                  "        out.append('MemoryError')\n"
+	                  "joined, slept = [], []\n"
+	                  "t = threading.Thread(target=work, args=(joined,))\nt.start(); t.join()\n"
+	                  "t = threading.Thread(target=work, args=(slept,))\nt.start()\n"
+	                  "time.sleep(4); t.join()\n"
+	                  "class I:\n    def __index__(self):\n        return 0\n"
+	                  "time.sleep(I())\ntry:\n    time.sleep('1')\nexcept TypeError as e:\n"
+	                  "    err = str(e)\n[joined, slept, err]",
+	                  "[[\"done\"],[\"done\"],\"'str' object cannot be interpreted as an "
+	                  "integer\"]");
+	e2e_stop();
+}
+
 /* Notebook commands (%matplotlib inline, !pip install x, %time stmt) on lines the parser
  * refuses are skipped, with a note; valid Python (a % at a continued line's start, a string's
  * line) is never touched. */

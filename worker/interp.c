@@ -30,7 +30,7 @@ static volatile sig_atomic_t deadline_hit;
 
 static PyObject *real_compile; /* builtins.compile */
 static int ast_classes_take(void);
-static int threads_start_unspecialised(void);
+static int threads_start_through_entry(void);
 static PyObject *timeout_error; /* raised in the code by the deadline handler */
 static PyObject *user_globals;  /* the user's namespace, created by the first run */
 static PyObject *user_module;   /* its module, sys.modules['__main__'] */
@@ -948,7 +948,7 @@ int interp_init(const struct zygote_config *cfg)
 		return -1;
 	}
 	if (python_layer &&
-	    (pylayer_init(cfg) < 0 || pyguard_install() < 0 || threads_start_unspecialised() < 0)) {
+	    (pylayer_init(cfg) < 0 || pyguard_install() < 0 || threads_start_through_entry() < 0)) {
 		report_python_error("building the Python layer");
 		return -1;
 	}
@@ -1775,11 +1775,6 @@ static void warm_ast_objects(void)
 static void specialising_off(void)
 {
 }
-
-static int threads_start_unspecialised(void)
-{
-	return 0;
-}
 #else
 #define TRACING_SWITCH_ON 255
 
@@ -1788,11 +1783,13 @@ static void specialising_off(void)
 	if (python_layer)
 		PyThreadState_Get()->cframe->use_tracing = TRACING_SWITCH_ON;
 }
+#endif
 
 /* A thread the code starts (with threading among --allow-import's modules) begins with a
  * frame record of its own: its entry sets the switch there before any of the thread's Python
- * runs. _thread.start_new_thread, and threading's own reference to it, start threads through
- * the entry. */
+ * runs. It starts with the collector's tick blocked (pygc_thread_start): the tick goes to the
+ * main thread, which takes it even while it waits for the thread. _thread.start_new_thread,
+ * and threading's own reference to it, start threads through the entry. */
 static PyObject *real_start_new_thread;
 
 static PyObject *thread_entry(PyObject *self, PyObject *unused)
@@ -1819,8 +1816,15 @@ static PyObject *start_new_thread(PyObject *self, PyObject *args)
 	bound = PyTuple_Pack(3, func, fargs, kw);
 	entry = bound ? PyCFunction_New(&thread_entry_def, bound) : NULL;
 	Py_XDECREF(bound);
-	r = entry ? PyObject_CallFunction(real_start_new_thread, "O()", entry) : NULL;
-	Py_XDECREF(entry);
+	r = NULL;
+	if (entry) {
+		sigset_t was;
+
+		pygc_thread_start(&was);
+		r = PyObject_CallFunction(real_start_new_thread, "O()", entry);
+		pygc_thread_started(&was);
+		Py_DECREF(entry);
+	}
 	return r;
 }
 
@@ -1828,7 +1832,7 @@ static PyMethodDef start_new_thread_def = {
     "start_new_thread", start_new_thread, METH_VARARGS,
     "Start a new thread and return its identifier (its code runs unspecialised)."};
 
-static int threads_start_unspecialised(void)
+static int threads_start_through_entry(void)
 {
 	PyObject *thread = PyImport_ImportModule("_thread"), *name, *threading = NULL, *fn;
 	int rc = -1;
@@ -1852,7 +1856,6 @@ static int threads_start_unspecialised(void)
 	Py_DECREF(thread);
 	return rc;
 }
-#endif
 
 /* Touch, in a fresh worker, the pages a call touches (compiler, evaluator, result
  * encoding), so their copy-on-write faults happen before the code arrives rather than on

@@ -6,6 +6,8 @@
 #ifndef SAFEPY_INTERP_INTERNAL_H
 #define SAFEPY_INTERP_INTERNAL_H
 
+#include <signal.h>
+
 #include "worker_internal.h"
 
 /* The file name of the user's code in its code objects and tracebacks. */
@@ -242,6 +244,10 @@ void pygc_zygote_ready(void);
 /* A call begins and ends: its CPU-time tick runs collections while it runs. */
 void pygc_call_begin(void);
 void pygc_call_end(void);
+/* Around the start of a thread of the code's: the thread starts with the tick's signal
+ * blocked, so that it goes to the main thread. */
+void pygc_thread_start(sigset_t *was);
+void pygc_thread_started(const sigset_t *was);
 
 /* ---- pyfiles.c: the workspace ---- */
 

@@ -25,6 +25,7 @@
  * collection back on. gc.collect() collects where it is called, as before. */
 #include "interp_internal.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/time.h>
 #include <time.h>
@@ -34,9 +35,12 @@
 #define FULL_SPACING 8
 
 static PyObject *collect_fn, *get_count_fn, *get_threshold_fn, *tick_fn;
-static int wanted = 1;   /* gc.enable()d: collections are the code's wish */
-static int in_call;      /* a call runs: ticks collect */
-static int queued;       /* a collection waits among the pending calls */
+static int wanted = 1; /* gc.enable()d: collections are the code's wish */
+static int in_call;    /* a call runs: ticks collect */
+static int queued;     /* a collection waits among the pending calls */
+static int sleeping;   /* the main thread waits in time.sleep */
+static pthread_t main_thread;
+static PyObject *real_sleep;
 static double full_cost; /* CPU seconds of the last full collection of this call */
 static double full_end;  /* this process's CPU clock when it ended (0: none yet) */
 
@@ -106,17 +110,47 @@ static int collect_due(void *unused)
 	return 0;
 }
 
-/* SIGPROF's handler, wherever the signal module runs it: the collection is queued. */
+/* SIGPROF's handler, wherever the signal module runs it (in the main thread): the collection
+ * is queued, or, while the main thread waits in time.sleep, made there. */
 static PyObject *tick(PyObject *self, PyObject *args)
 {
 	(void)self;
 	(void)args;
-	if (in_call && wanted && !queued) {
+	if (sleeping) {
+		sleeping = 0; /* what the collection runs is not the sleep */
+		collect_due(NULL);
+		sleeping = 1;
+	} else if (in_call && wanted && !queued) {
 		queued = 1;
 		if (Py_AddPendingCall(collect_due, NULL) < 0)
 			queued = 0;
 	}
 	Py_RETURN_NONE;
+}
+
+/* time.sleep. Pending calls run in a lock's wait (a thread's join, a queue's get) but not in
+ * time.sleep, whose wait only runs the signals' handlers: while the main thread sleeps in it, a
+ * tick collects where it comes, in the sleep, which holds nothing (the collection's
+ * finalizers run as if the sleep had called them). Only the main thread's sleep (the handler
+ * runs there, and only there), and only from the moment the argument is a number: the real
+ * sleep would ask an object for its __index__, the code's, in the sleep. */
+static PyObject *sleep_(PyObject *self, PyObject *arg)
+{
+	PyObject *secs, *r;
+	int was = sleeping;
+
+	(void)self;
+	if (!in_call || !pthread_equal(pthread_self(), main_thread))
+		return PyObject_CallOneArg(real_sleep, arg);
+	if (PyFloat_Check(arg) || PyLong_Check(arg))
+		secs = Py_NewRef(arg);
+	else if (!(secs = PyNumber_Index(arg)))
+		return NULL;
+	sleeping = 1;
+	r = PyObject_CallOneArg(real_sleep, secs);
+	sleeping = was;
+	Py_DECREF(secs);
+	return r;
 }
 
 static PyObject *gc_enable(PyObject *self, PyObject *unused)
@@ -149,6 +183,23 @@ static PyMethodDef switches[] = {
     {"disable", gc_disable, METH_NOARGS, "Disable automatic garbage collection."},
     {"isenabled", gc_isenabled, METH_NOARGS, "Returns true if automatic collection is enabled."},
 };
+static PyMethodDef sleep_def = {"sleep", sleep_, METH_O,
+                                "sleep(seconds)\n\nDelay execution for a given number of seconds."};
+
+static int sleep_init(void)
+{
+	PyObject *time = PyImport_ImportModule("time"), *name = PyUnicode_FromString("time"), *f;
+	int rc = -1;
+
+	if (time && name && (real_sleep = PyObject_GetAttrString(time, "sleep"))) {
+		f = PyCFunction_NewEx(&sleep_def, NULL, name);
+		rc = f ? PyObject_SetAttrString(time, "sleep", f) : -1;
+		Py_XDECREF(f);
+	}
+	Py_XDECREF(name);
+	Py_XDECREF(time);
+	return rc;
+}
 
 int pygc_init(void)
 {
@@ -173,7 +224,7 @@ int pygc_init(void)
 	}
 	Py_XDECREF(name);
 	Py_DECREF(gc);
-	return rc;
+	return rc < 0 ? -1 : sleep_init();
 }
 
 PyObject *pygc_tick_handler(void)
@@ -198,6 +249,8 @@ void pygc_call_begin(void)
 	/* A new process's CPU clock starts again: a full collection may come at once. */
 	PyGC_Disable();
 	full_end = full_cost = 0;
+	main_thread = pthread_self();
+	sleeping = 0;
 	in_call = 1;
 	timer_set(TICK_US);
 }
@@ -206,4 +259,25 @@ void pygc_call_end(void)
 {
 	timer_set(0);
 	in_call = 0;
+}
+
+/* ITIMER_PROF's signal goes to a thread of the process that does not block it, the one
+ * running if it can: to a thread the code started, whose handler only marks the signal for the
+ * main thread, which sees it when it next runs Python. A main thread waiting for that thread
+ * (join, a queue) would not collect the thread's garbage until the thread ended. The code's
+ * threads start with it blocked (a thread takes its creator's mask), so it goes to the main
+ * thread, and wakes it in its wait: a lock's wait runs the handler and pending calls, time.sleep
+ * runs the handler (above). */
+void pygc_thread_start(sigset_t *was)
+{
+	sigset_t prof;
+
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	pthread_sigmask(SIG_BLOCK, &prof, was);
+}
+
+void pygc_thread_started(const sigset_t *was)
+{
+	pthread_sigmask(SIG_SETMASK, was, NULL);
 }
