@@ -825,7 +825,7 @@ Test(pylayer, logging_writes_to_the_calls_stderr)
 
 /* traceback gives the text of tracebacks as an uncaught exception's is printed: the exception
  * being handled, one given, its chain, a limit; and nothing that reaches a frame (the real
- * module's walk_tb, extract_stack, StackSummary are not there). */
+ * module's walk_tb and walk_stack are not there). */
 Test(pylayer, traceback_formats_exceptions_and_holds_no_frame)
 {
 	json_object *r;
@@ -859,8 +859,10 @@ Test(pylayer, traceback_formats_exceptions_and_holds_no_frame)
 	    "    raise ValueError('wrapped') from e\\nValueError: wrapped\\n\","
 	    "\"KeyError: 'k'\\n\\nThe above exception was the direct cause of the following "
 	    "exception:\\n\\nValueError: wrapped\\n\",\"KeyError\",13,\"NoneType: None\\n\","
-	    "[\"format_exc\",\"format_exception\",\"format_exception_only\",\"print_exc\","
-	    "\"print_exception\"]]");
+	    "[\"FrameSummary\",\"StackSummary\",\"extract_stack\",\"extract_tb\",\"format_exc\","
+	    "\"format_exception\",\"format_exception_only\",\"format_list\",\"format_stack\","
+	    "\"format_tb\",\"print_exc\",\"print_exception\",\"print_list\",\"print_stack\","
+	    "\"print_tb\"]]");
 	cr_assert_str_eq(mcpc_sc_str(r, "stderr"),
 	                 "Traceback (most recent call last):\n"
 	                 "  File \"<code>\", line 11, in <module>\n"
@@ -880,6 +882,52 @@ Test(pylayer, traceback_formats_exceptions_and_holds_no_frame)
 	    "t.tb_frame",
 	    "AttributeError");
 	e2e_expect_error("import traceback\ntraceback.walk_tb", "AttributeError");
+	e2e_stop();
+}
+
+/* The entries of a traceback and of the caller's stack, as the real module gives them:
+ * FrameSummary (file, line, name, source line; a 4-tuple) in a StackSummary, limits as its,
+ * repeats counted; the code's own objects in a list to format are copied first (an __eq__
+ * that empties the list changes nothing), and no frame is taken or handed out. */
+Test(pylayer, traceback_gives_the_entries_of_a_traceback_and_of_the_stack)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok(
+	    "import traceback\n"
+	    "def g(n):\n    if n == 0:\n        raise ValueError('deep')\n    g(n - 1)\n"
+	    "try:\n    g(5)\nexcept ValueError as e:\n    tb = e.__traceback__\n"
+	    "es = traceback.extract_tb(tb)\n"
+	    "first = [(f, n, name, line) for f, n, name, line in es[:2]]\n"
+	    "last = traceback.extract_tb(tb, limit=-1)[0]\n"
+	    "text = traceback.format_tb(tb)\n"
+	    "traceback.print_tb(tb, 1)\n"
+	    "def h():\n    return traceback.format_stack(), traceback.extract_stack(limit=1)\n"
+	    "st, lim = h()\n"
+	    "L = []\nclass E(str):\n"
+	    "    def __eq__(self, other):\n        L.clear(); L.extend([None] * 5)\n"
+	    "        return True\n    __hash__ = str.__hash__\n"
+	    "L.extend([(E('a.py'), 1, 'n', ' x ')] * 5)\n"
+	    "try:\n    traceback.extract_stack(f=1)\nexcept TypeError:\n    refused = True\n"
+	    "[type(es).__name__, len(es), first, repr(last), last.line, text[0], len(text),\n"
+	    " text[-1], st, repr(lim), traceback.format_list(L), len(L), refused,\n"
+	    " es.format() == text, list(traceback.extract_tb(None))]");
+	e2e_assert_result(
+	    r, "entries",
+	    "[\"StackSummary\",7,[[\"<code>\",7,\"<module>\",\"g(5)\"],[\"<code>\",5,\"g\","
+	    "\"g(n - 1)\"]],\"<FrameSummary file <code>, line 4 in g>\",\"raise ValueError('deep')"
+	    "\",\"  File \\\"<code>\\\", line 7, in <module>\\n    g(5)\\n\",6,"
+	    "\"  File \\\"<code>\\\", line 4, in g\\n    raise ValueError('deep')\\n\","
+	    "[\"  File \\\"<code>\\\", line 17, in <module>\\n    st, lim = h()\\n\","
+	    "\"  File \\\"<code>\\\", line 16, in h\\n    return traceback.format_stack(), "
+	    "traceback.extract_stack(limit=1)\\n\"],"
+	    "\"[<FrameSummary file <code>, line 16 in h>]\","
+	    "[\"  File \\\"a.py\\\", line 1, in n\\n    x\\n\",\"  File \\\"a.py\\\", line 1, in "
+	    "n\\n    x\\n\",\"  File \\\"a.py\\\", line 1, in n\\n    x\\n\","
+	    "\"  [Previous line repeated 2 more times]\\n\"],5,true,true,[]]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"),
+	                 "  File \"<code>\", line 7, in <module>\n    g(5)\n", "%s", mcpc_json(r));
 	e2e_stop();
 }
 

@@ -174,7 +174,8 @@ def _library_tracebacks():
     import traceback
     swaps = {}
     for name in ('format_exc', 'print_exc', 'format_exception', 'print_exception',
-                 'format_exception_only'):
+                 'format_exception_only', 'extract_tb', 'format_tb', 'print_tb',
+                 'extract_stack', 'format_stack', 'print_stack', 'format_list', 'print_list'):
         real = traceback.__dict__.get(name)
         if real is not None:
             swaps[id(real)] = (real, getattr(sandbox_traceback, name))

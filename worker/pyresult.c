@@ -880,6 +880,468 @@ static PyObject *tb_print_exc(PyObject *self, PyObject *args, PyObject *kw)
 	return tb_print(text, file);
 }
 
+/* ---- traceback's entries: extract_tb, format_tb, extract_stack, format_list ... --------------- */
+
+/* traceback.FrameSummary: an entry as a named 4-tuple (filename, lineno, name, line), and
+ * traceback.StackSummary: a list of them with format(). Made once, immutable. */
+static PyTypeObject *frame_summary;
+static PyTypeObject *stack_summary;
+
+static PyStructSequence_Field frame_summary_fields[] = {
+    {"filename", "the file of the entry's code"},
+    {"lineno", "the line the entry was at"},
+    {"name", "the entry's function"},
+    {"line", "the line's text, stripped ('' when its source is not at hand)"},
+    {"locals", "None: locals are not captured"},
+    {NULL, NULL},
+};
+static PyStructSequence_Desc frame_summary_desc = {
+    "traceback.FrameSummary", "An entry of a traceback or a stack.", frame_summary_fields, 4};
+
+/* As the real one shows an entry: <FrameSummary file F, line N in NAME>. */
+static PyObject *frame_summary_repr(PyObject *self)
+{
+	return PyUnicode_FromFormat("<FrameSummary file %S, line %S in %S>",
+	                            PyTuple_GET_ITEM(self, 0), PyTuple_GET_ITEM(self, 1),
+	                            PyTuple_GET_ITEM(self, 2));
+}
+
+/* The entry of code co at lineno. Runs no Python code. */
+static PyObject *summary_of(PyCodeObject *co, long lineno)
+{
+	PyObject *fs = PyStructSequence_New(frame_summary), *line = NULL;
+	const char *file = PyUnicode_AsUTF8(co->co_filename);
+	struct strbuf b = {0};
+
+	PyErr_Clear();
+	if (!fs)
+		return NULL;
+	if (file && strcmp(file, INTERP_FILENAME) == 0)
+		source_line(source_of(co, call_source ? call_source : ""), lineno, &b);
+	if (b.failed) {
+		free(b.s);
+		Py_DECREF(fs);
+		return PyErr_NoMemory();
+	}
+	/* source_line's "    text\n": the text, stripped as the real one strips it. */
+	while (b.len > 4 &&
+	       (b.s[b.len - 1] == '\n' || b.s[b.len - 1] == ' ' || b.s[b.len - 1] == '\t'))
+		b.len--;
+	line = PyUnicode_DecodeUTF8(b.len > 4 ? b.s + 4 : "", b.len > 4 ? (Py_ssize_t)b.len - 4 : 0,
+	                            "replace");
+	free(b.s);
+	if (!line) {
+		Py_DECREF(fs);
+		return NULL;
+	}
+	PyStructSequence_SetItem(fs, 0, Py_NewRef(co->co_filename));
+	PyStructSequence_SetItem(fs, 1, PyLong_FromLong(lineno));
+	PyStructSequence_SetItem(fs, 2, Py_NewRef(co->co_name));
+	PyStructSequence_SetItem(fs, 3, line);
+	PyStructSequence_SetItem(fs, 4, Py_NewRef(Py_None));
+	if (!PyStructSequence_GetItem(fs, 1))
+		Py_CLEAR(fs);
+	return fs;
+}
+
+/* limit as the module takes it: NULL or None for all (TRACEBACK_ALL). 0, or -1 with an error. */
+static int tb_limit(PyObject *obj, long *limit)
+{
+	*limit = TRACEBACK_ALL;
+	if (!obj || obj == Py_None)
+		return 0;
+	*limit = PyLong_AsLong(obj);
+	if (*limit == -1 && PyErr_Occurred())
+		return -1;
+	if (*limit == TRACEBACK_ALL)
+		(*limit)++;
+	return 0;
+}
+
+/* entries (a list, stolen) cut to limit as the real extract does (limit >= 0: the first limit
+ * of them; < 0: the last -limit), reversed when asked, as a StackSummary. */
+static PyObject *summary_list(PyObject *entries, long limit, int reverse)
+{
+	Py_ssize_t n;
+	PyObject *r;
+
+	if (!entries)
+		return NULL;
+	n = PyList_GET_SIZE(entries);
+	if (limit != TRACEBACK_ALL) {
+		Py_ssize_t from = 0, to = n;
+		if (limit >= 0)
+			to = limit < n ? (Py_ssize_t)limit : n;
+		else
+			from = -limit < n ? n + (Py_ssize_t)limit : 0;
+		if (PyList_SetSlice(entries, to, n, NULL) < 0 ||
+		    PyList_SetSlice(entries, 0, from, NULL) < 0) {
+			Py_DECREF(entries);
+			return NULL;
+		}
+	}
+	if (reverse && PyList_Reverse(entries) < 0) {
+		Py_DECREF(entries);
+		return NULL;
+	}
+	r = PyObject_CallOneArg((PyObject *)stack_summary, entries);
+	Py_DECREF(entries);
+	return r;
+}
+
+/* The entries of traceback tb (None: none), oldest first. */
+static PyObject *tb_entries(PyObject *tb)
+{
+	PyObject *entries = PyList_New(0);
+
+	if (!entries || tb == Py_None)
+		return entries;
+	if (!PyTraceBack_Check(tb)) {
+		Py_DECREF(entries);
+		PyErr_Format(PyExc_TypeError, "a traceback is expected, not %.200s",
+		             Py_TYPE(tb)->tp_name);
+		return NULL;
+	}
+	/* The C structures, not the attributes: tb_frame and tb_next are refused while armed. A
+	 * traceback's chain is fixed once made (tb_next is refused), and the list holds tb. */
+	for (PyTracebackObject *t = (PyTracebackObject *)tb; t; t = t->tb_next) {
+		PyCodeObject *co = PyFrame_GetCode(t->tb_frame);
+		PyObject *fs = summary_of(co, t->tb_lineno);
+		Py_DECREF(co);
+		if (!fs || PyList_Append(entries, fs) < 0) {
+			Py_XDECREF(fs);
+			Py_DECREF(entries);
+			return NULL;
+		}
+		Py_DECREF(fs);
+	}
+	return entries;
+}
+
+/* The entries of the caller's stack, most recent first. f: None only (frames are out of the
+ * code's reach). */
+static PyObject *stack_entries(PyObject *f)
+{
+	PyObject *entries;
+	PyFrameObject *frame;
+
+	if (f && f != Py_None) {
+		PyErr_SetString(
+		    PyExc_TypeError,
+		    "frames are not available in the sandbox: leave f out (the stack of "
+		    "the caller)");
+		return NULL;
+	}
+	if (!(entries = PyList_New(0)))
+		return NULL;
+	frame = PyEval_GetFrame();
+	Py_XINCREF(frame);
+	while (frame) {
+		PyCodeObject *co = PyFrame_GetCode(frame);
+		PyObject *fs = summary_of(co, PyFrame_GetLineNumber(frame));
+		PyFrameObject *back = PyFrame_GetBack(frame);
+		Py_DECREF(co);
+		Py_DECREF(frame);
+		frame = back;
+		if (!fs || PyList_Append(entries, fs) < 0) {
+			Py_XDECREF(fs);
+			Py_XDECREF(frame);
+			Py_DECREF(entries);
+			return NULL;
+		}
+		Py_DECREF(fs);
+	}
+	return entries;
+}
+
+/* The four fields of an entry (a FrameSummary or any 4-item sequence), new references. */
+static int entry_fields(PyObject *e, PyObject *out[4])
+{
+	PyObject *t = Py_IS_TYPE(e, frame_summary) ? Py_NewRef(e) : PySequence_Tuple(e);
+
+	if (!t)
+		return -1;
+	if (!Py_IS_TYPE(e, frame_summary) && PyTuple_GET_SIZE(t) != 4) {
+		PyErr_Format(PyExc_ValueError,
+		             "an entry is (filename, lineno, name, line): %zd "
+		             "values",
+		             PyTuple_GET_SIZE(t));
+		Py_DECREF(t);
+		return -1;
+	}
+	for (int i = 0; i < 4; i++)
+		out[i] = Py_NewRef(PyTuple_GET_ITEM(t, i));
+	Py_DECREF(t);
+	return 0;
+}
+
+/* The real StackSummary.format: a string per entry, a run of more than three of the same
+ * (file, line, name) counted. list is any sequence of entries (copied first: the code's
+ * __eq__ or __str__ may change it). */
+static PyObject *format_entries(PyObject *list)
+{
+	PyObject *items = PySequence_Tuple(list), *out = NULL, *last[4] = {NULL};
+	long same = 0;
+
+	if (!items || !(out = PyList_New(0)))
+		goto fail;
+	for (Py_ssize_t i = 0; i <= PyTuple_GET_SIZE(items); i++) {
+		PyObject *f[4] = {NULL}, *s = NULL;
+		int eq = 0;
+
+		if (i < PyTuple_GET_SIZE(items)) {
+			if (entry_fields(PyTuple_GET_ITEM(items, i), f) < 0)
+				goto fail;
+			eq = last[0] != NULL;
+			for (int k = 0; k < 3 && eq == 1; k++)
+				eq = PyObject_RichCompareBool(f[k], last[k], Py_EQ);
+		}
+		if (eq < 0) {
+			for (int k = 0; k < 4; k++)
+				Py_XDECREF(f[k]);
+			goto fail;
+		}
+		if (!eq && same > TRACEBACK_REPEATS_SHOWN) {
+			long more = same - TRACEBACK_REPEATS_SHOWN;
+			s = PyUnicode_FromFormat("  [Previous line repeated %ld more time%s]\n",
+			                         more, more > 1 ? "s" : "");
+			if (!s || PyList_Append(out, s) < 0) {
+				Py_XDECREF(s);
+				for (int k = 0; k < 4; k++)
+					Py_XDECREF(f[k]);
+				goto fail;
+			}
+			Py_CLEAR(s);
+		}
+		if (i == PyTuple_GET_SIZE(items))
+			break;
+		same = eq ? same + 1 : 1;
+		if (same <= TRACEBACK_REPEATS_SHOWN) {
+			PyObject *line = f[3] == Py_None ? NULL : PyObject_Str(f[3]), *stripped;
+			/* str's own strip: a subclass's could give anything. */
+			stripped = line ? PyObject_CallMethod((PyObject *)&PyUnicode_Type, "strip",
+			                                      "O", line)
+			                : NULL;
+			Py_XDECREF(line);
+			if (f[3] != Py_None && !stripped)
+				s = NULL;
+			else if (stripped && PyUnicode_GET_LENGTH(stripped) > 0)
+				s = PyUnicode_FromFormat("  File \"%S\", line %S, in %S\n    %U\n",
+				                         f[0], f[1], f[2], stripped);
+			else
+				s = PyUnicode_FromFormat("  File \"%S\", line %S, in %S\n", f[0],
+				                         f[1], f[2]);
+			Py_XDECREF(stripped);
+			if (!s || PyList_Append(out, s) < 0) {
+				Py_XDECREF(s);
+				for (int k = 0; k < 4; k++)
+					Py_XDECREF(f[k]);
+				goto fail;
+			}
+			Py_DECREF(s);
+		}
+		for (int k = 0; k < 4; k++)
+			Py_XSETREF(last[k], f[k]);
+	}
+	for (int k = 0; k < 4; k++)
+		Py_XDECREF(last[k]);
+	Py_DECREF(items);
+	return out;
+fail:
+	for (int k = 0; k < 4; k++)
+		Py_XDECREF(last[k]);
+	Py_XDECREF(items);
+	Py_XDECREF(out);
+	return NULL;
+}
+
+/* The strings of format_entries joined, written to file as print_exception writes. */
+static PyObject *print_entries(PyObject *lines, PyObject *file)
+{
+	PyObject *empty, *text;
+
+	if (!lines)
+		return NULL;
+	empty = PyUnicode_New(0, 0);
+	text = empty ? PyUnicode_Join(empty, lines) : NULL;
+	Py_XDECREF(empty);
+	Py_DECREF(lines);
+	return tb_print(text, file);
+}
+
+static PyObject *tb_extract_tb(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"tb", "limit", NULL};
+	PyObject *tb, *limit_obj = NULL;
+	long limit;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:extract_tb", names, &tb, &limit_obj) ||
+	    tb_limit(limit_obj, &limit) < 0)
+		return NULL;
+	return summary_list(tb_entries(tb), limit, 0);
+}
+
+static PyObject *tb_format_tb(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *s = tb_extract_tb(self, args, kw), *r;
+
+	r = s ? format_entries(s) : NULL;
+	Py_XDECREF(s);
+	return r;
+}
+
+static PyObject *tb_print_tb(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"tb", "limit", "file", NULL};
+	PyObject *tb, *limit_obj = NULL, *file = NULL, *s;
+	long limit;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO:print_tb", names, &tb, &limit_obj,
+	                                 &file) ||
+	    tb_limit(limit_obj, &limit) < 0)
+		return NULL;
+	s = summary_list(tb_entries(tb), limit, 0);
+	if (!s)
+		return NULL;
+	Py_SETREF(s, format_entries(s));
+	return print_entries(s, file);
+}
+
+static PyObject *tb_extract_stack(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"f", "limit", NULL};
+	PyObject *f = NULL, *limit_obj = NULL;
+	long limit;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:extract_stack", names, &f, &limit_obj) ||
+	    tb_limit(limit_obj, &limit) < 0)
+		return NULL;
+	return summary_list(stack_entries(f), limit, 1);
+}
+
+static PyObject *tb_format_stack(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *s = tb_extract_stack(self, args, kw), *r;
+
+	r = s ? format_entries(s) : NULL;
+	Py_XDECREF(s);
+	return r;
+}
+
+static PyObject *tb_print_stack(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"f", "limit", "file", NULL};
+	PyObject *f = NULL, *limit_obj = NULL, *file = NULL, *s;
+	long limit;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO:print_stack", names, &f, &limit_obj,
+	                                 &file) ||
+	    tb_limit(limit_obj, &limit) < 0)
+		return NULL;
+	s = summary_list(stack_entries(f), limit, 1);
+	if (!s)
+		return NULL;
+	Py_SETREF(s, format_entries(s));
+	return print_entries(s, file);
+}
+
+static PyObject *tb_format_list(PyObject *self, PyObject *list)
+{
+	(void)self;
+	return format_entries(list);
+}
+
+static PyObject *tb_print_list(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"extracted_list", "file", NULL};
+	PyObject *list, *file = NULL;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:print_list", names, &list, &file))
+		return NULL;
+	return print_entries(format_entries(list), file);
+}
+
+static PyObject *stack_format(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	return format_entries(self);
+}
+
+static PyObject *stack_from_list(PyObject *cls, PyObject *list)
+{
+	PyObject *items = PySequence_List(list), *r;
+
+	if (!items)
+		return NULL;
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+		PyObject *f[4], *fs;
+		if (entry_fields(PyList_GET_ITEM(items, i), f) < 0) {
+			Py_DECREF(items);
+			return NULL;
+		}
+		if (!(fs = PyStructSequence_New(frame_summary))) {
+			for (int k = 0; k < 4; k++)
+				Py_DECREF(f[k]);
+			Py_DECREF(items);
+			return NULL;
+		}
+		for (int k = 0; k < 4; k++)
+			PyStructSequence_SetItem(fs, k, f[k]);
+		PyStructSequence_SetItem(fs, 4, Py_NewRef(Py_None));
+		PyList_SetItem(items, i, fs);
+	}
+	r = PyObject_CallOneArg(cls, items);
+	Py_DECREF(items);
+	return r;
+}
+
+static PyMethodDef stack_summary_methods[] = {
+    {"format", stack_format, METH_NOARGS,
+     PyDoc_STR("format()\n--\n\nA string per entry, as a traceback shows it.")},
+    {"from_list", stack_from_list, METH_O | METH_CLASS,
+     PyDoc_STR("from_list(a_list)\n--\n\nA StackSummary of FrameSummary entries or "
+               "(filename, lineno, name, line) tuples.")},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot stack_summary_slots[] = {
+    {Py_tp_doc, (void *)"A list of FrameSummary entries of a traceback or a stack."},
+    {Py_tp_methods, stack_summary_methods},
+    {0, NULL},
+};
+
+static PyType_Spec stack_summary_spec = {"traceback.StackSummary", 0, 0,
+                                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+                                         stack_summary_slots};
+
+/* Both types, once (the zygote fills the module). 0 or -1. */
+static int summary_types(void)
+{
+	if (!frame_summary) {
+		frame_summary = PyStructSequence_NewType(&frame_summary_desc);
+		if (!frame_summary)
+			return -1;
+		frame_summary->tp_repr = frame_summary_repr;
+		frame_summary->tp_flags |= Py_TPFLAGS_IMMUTABLETYPE;
+		PyType_Modified(frame_summary);
+	}
+	if (!stack_summary) {
+		PyObject *bases = PyTuple_Pack(1, (PyObject *)&PyList_Type);
+		stack_summary =
+		    bases ? (PyTypeObject *)PyType_FromSpecWithBases(&stack_summary_spec, bases)
+		          : NULL;
+		Py_XDECREF(bases);
+		if (!stack_summary)
+			return -1;
+	}
+	return 0;
+}
+
 #define TB_FN(name, fn, doc)                                                                       \
 	{                                                                                          \
 		name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS,               \
@@ -902,12 +1364,39 @@ static PyMethodDef traceback_functions[] = {
     TB_FN("format_exception_only", tb_format_exception_only,
           "format_exception_only(exc, /, value)\n--\n\nThe line naming an exception's type "
           "and message."),
+    TB_FN("extract_tb", tb_extract_tb,
+          "extract_tb(tb, limit=None)\n--\n\nThe entries of a traceback (FrameSummary: "
+          "filename, lineno, name, line), oldest first."),
+    TB_FN("format_tb", tb_format_tb,
+          "format_tb(tb, limit=None)\n--\n\nA string per entry of a traceback."),
+    TB_FN("print_tb", tb_print_tb,
+          "print_tb(tb, limit=None, file=None)\n--\n\nPrint a traceback's entries to file "
+          "(default: sys.stderr)."),
+    TB_FN("extract_stack", tb_extract_stack,
+          "extract_stack(f=None, limit=None)\n--\n\nThe entries of the caller's stack, "
+          "oldest first."),
+    TB_FN("format_stack", tb_format_stack,
+          "format_stack(f=None, limit=None)\n--\n\nA string per entry of the caller's "
+          "stack."),
+    TB_FN("print_stack", tb_print_stack,
+          "print_stack(f=None, limit=None, file=None)\n--\n\nPrint the caller's stack to "
+          "file (default: sys.stderr)."),
+    TB_FN("print_list", tb_print_list,
+          "print_list(extracted_list, file=None)\n--\n\nPrint format_list(extracted_list) to "
+          "file (default: sys.stderr)."),
+    {"format_list", tb_format_list, METH_O,
+     PyDoc_STR("format_list(extracted_list)\n--\n\nA string per entry of a list of "
+               "FrameSummary entries or (filename, lineno, name, line) tuples.")},
     {NULL, NULL, 0, NULL},
 };
 
 int pyresult_traceback_fill(PyObject *module)
 {
-	return PyModule_AddFunctions(module, traceback_functions);
+	if (summary_types() < 0 || PyModule_AddFunctions(module, traceback_functions) < 0 ||
+	    PyModule_AddObjectRef(module, "FrameSummary", (PyObject *)frame_summary) < 0 ||
+	    PyModule_AddObjectRef(module, "StackSummary", (PyObject *)stack_summary) < 0)
+		return -1;
+	return 0;
 }
 
 /* ---- logging's tracebacks ------------------------------------------------------------------ */
