@@ -1051,6 +1051,40 @@ Test(run_python, concurrent_futures_run_each_task_as_it_is_submitted)
 	e2e_stop();
 }
 
+/* A task that waits for one submitted after it (a queue's consumer) waited until the time
+ * limit: a wait on a condition with no timeout while no other thread runs raises, saying why.
+ * A wait with a timeout still waits; with threads allowed, a thread that sets an event (or is
+ * starting, the Thread's own start waits for it) is waited for. */
+Test(run_python, a_wait_no_thread_can_end_is_refused)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_expect_error("import queue\nfrom concurrent.futures import ThreadPoolExecutor\n"
+	                     "q = queue.Queue()\n"
+	                     "def consumer():\n    return [q.get() for i in range(2)]\n"
+	                     "with ThreadPoolExecutor(2) as ex:\n    f = ex.submit(consumer)\n"
+	                     "    q.put(1); q.put(2)\nf.result()",
+	                     "RuntimeError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "this wait would never end"), "%s",
+	          mcpc_json(r));
+	e2e_expect_result("import time, queue\nq = queue.Queue()\nt0 = time.monotonic()\n"
+	                  "try:\n    q.get(timeout=0.2)\nexcept queue.Empty:\n    e = 'empty'\n"
+	                  "[time.monotonic() - t0 >= 0.2, e]",
+	                  "[true,\"empty\"]");
+	e2e_stop();
+	e2e_start(ARGS("--allow-import", "threading"));
+	e2e_expect_result("import threading, queue, time\nev = threading.Event()\n"
+	                  "def later():\n    time.sleep(0.2); ev.set()\n"
+	                  "lt = threading.Thread(target=later)\nlt.start()\n"
+	                  "q = queue.Queue()\nt = threading.Thread(target=lambda: q.put(5))\n"
+	                  "t.start()\ngot = q.get()\nt.join()\nset = ev.wait()\nlt.join()\n"
+	                  "try:\n    q.get()\n    alone = 'waited'\nexcept RuntimeError:\n"
+	                  "    alone = 'refused'\n[set, got, alone]",
+	                  "[true,5,\"refused\"]");
+	e2e_stop();
+}
+
 /* A recursion's traceback repeated its one entry a thousand times, past the output bound
  * (the error's own line lost): shown three times, then counted, as CPython shows it. */
 Test(run_python, a_recursions_traceback_counts_its_repeats)

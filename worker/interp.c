@@ -269,7 +269,10 @@ static int zygote_run(const char *src)
  * executors run each task when it is submitted, in the call's own thread (scikit-learn's n_jobs
  * does the same), and hand back done futures: map(), submit(), as_completed() and wait() answer
  * as a pool's would, the tasks taking turns. Its futures, waits and exceptions are the real
- * module's; its pools, threads and process machinery are not reached. */
+ * module's; its pools, threads and process machinery are not reached. A task that waits for
+ * one submitted after it (a queue's get) would wait until the time limit: a wait on a
+ * condition (queue.Queue, threading.Event, Semaphore, Barrier) with no timeout, while no other
+ * thread runs, raises RuntimeError saying so. */
 static const char futures_py[] =
     "import sys, types\n"
     "import concurrent\n"
@@ -322,7 +325,20 @@ static const char futures_py[] =
     "    setattr(m, cls.__name__, cls)\n"
     "for name in m.__all__[:11]:\n"
     "    setattr(m, name, getattr(real, name))\n"
-    "sys.modules['concurrent.futures'] = concurrent.futures = m\n";
+    "sys.modules['concurrent.futures'] = concurrent.futures = m\n"
+    "import threading, _thread\n"
+    "real_wait = threading.Condition.wait\n"
+    "def wait(self, timeout=None):\n"
+    "    if (timeout is None and _thread._count() == 0 and not threading._limbo and\n"
+    "            len(threading._active) <= 1):\n"
+    "        raise RuntimeError('this wait would never end: no other thread runs to notify it '\n"
+    "                           '(in the sandbox an executor runs each task when it is '\n"
+    "                           'submitted, in the call\\'s own thread: a task cannot wait '\n"
+    "                           'for one submitted after it)')\n"
+    "    return real_wait(self, timeout)\n"
+    "wait.__doc__, wait.__module__, wait.__qualname__ = real_wait.__doc__, 'threading', \\\n"
+    "    'Condition.wait'\n"
+    "threading.Condition.wait = wait\n";
 
 /* Is name among the modules the configuration allows? */
 static int config_imports(const struct zygote_config *cfg, const char *name)
