@@ -1533,16 +1533,35 @@ static int files_given;
  * too: code that reads a file or else makes its data (except FileNotFoundError:) goes on. */
 static PyObject *no_files_error;
 
-static int no_files(void)
+static int no_files(const char *event)
 {
-	PyErr_SetString(
-	    no_files_error ? no_files_error : PyExc_PermissionError,
-	    "open is not allowed in the sandbox: no workspace was given, so no file can "
-	    "be read or written (the server's --workspace DIR option gives the code the "
-	    "files of one directory). Keep data in memory instead: io.StringIO or "
-	    "io.BytesIO where a file is asked for; a figure comes back as an image with "
-	    "plt.show(), savefig(io.BytesIO()) gives its bytes");
+	PyErr_Format(no_files_error ? no_files_error : PyExc_PermissionError,
+	             "%s is not allowed in the sandbox: no workspace was given, so no file can "
+	             "be read or written (the server's --workspace DIR option gives the code the "
+	             "files of one directory). Keep data in memory instead: io.StringIO or "
+	             "io.BytesIO where a file is asked for; a figure comes back as an image with "
+	             "plt.show(), savefig(io.BytesIO()) gives its bytes",
+	             event);
 	return -1;
+}
+
+/* Events of files and directories (prefixes end with '.'): without a workspace, a library's
+ * temporary directory (an animation's frames), listing or copy says that there are no files,
+ * as open does. */
+static const char *const audit_file_events[] = {
+    "open",        "tempfile.", "shutil.",    "glob.",     "os.listdir", "os.scandir",
+    "os.mkdir",    "os.remove", "os.rmdir",   "os.rename", "os.chmod",   "os.utime",
+    "os.truncate", "os.link",   "os.symlink", "os.chdir",  NULL,
+};
+
+static int audit_file_event(const char *event)
+{
+	for (const char *const *p = audit_file_events; *p; p++) {
+		size_t n = strlen(*p);
+		if ((*p)[n - 1] == '.' ? strncmp(event, *p, n) == 0 : strcmp(event, *p) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* The builtin open of the user's code without a workspace: says so (a NameError did not). */
@@ -1551,7 +1570,7 @@ static PyObject *open_refused(PyObject *self, PyObject *args, PyObject *kw)
 	(void)self;
 	(void)args;
 	(void)kw;
-	no_files();
+	no_files("open");
 	return NULL;
 }
 
@@ -1698,8 +1717,8 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 		                "sqlite3.connect(':memory:'), or a workspace file by its name");
 		return -1;
 	}
-	if (strcmp(event, "open") == 0 && !files_given)
-		return no_files();
+	if (!files_given && audit_file_event(event))
+		return no_files(event);
 	for (const char *const *p = audit_refused; *p; p++) {
 		size_t n = strlen(*p);
 		if ((*p)[n - 1] == '.' ? strncmp(event, *p, n) == 0 : strcmp(event, *p) == 0) {
