@@ -29,8 +29,9 @@ static const char *const seed_imports[] = {
  * executors run each task as it is submitted (interp.c), platform's facts, timeit of callables,
  * tempfile's files in memory or in the workspace, argparse (its setattr by a destination's
  * name meets the guards a library's write meets), importlib's import_module, util.find_spec
- * and metadata.version as the sandbox makes them, and yaml (Debian's python3-yaml) with its
- * safe loader and dumper only (interp.c). */
+ * and metadata.version as the sandbox makes them, yaml (Debian's python3-yaml) with its
+ * safe loader and dumper only, and asyncio with an event loop of timers and tasks, no I/O
+ * (interp.c). */
 static const char *const default_extra[] = {
     "json",
     "string",
@@ -90,6 +91,7 @@ static const char *const default_extra[] = {
     "timeit",
     "tempfile",
     "argparse",
+    "asyncio",
     NULL,
 };
 

@@ -1085,6 +1085,55 @@ Test(run_python, a_wait_no_thread_can_end_is_refused)
 	e2e_stop();
 }
 
+/* asyncio runs coroutines, tasks and timers on the sandbox's event loop, which watches no file
+ * descriptor: gather, sleep, queues, timeouts, task groups, to_thread (in the call's thread) as
+ * on the host; a loop that could never wake raises RuntimeError (not the time limit); the
+ * loop classes code names are that loop (the real selector loop's epoll was killed); no
+ * connection is made; the tasks are the pure Python ones. */
+Test(run_python, asyncio_runs_tasks_and_timers_on_a_loop_without_io)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import asyncio, time\n"
+	    "async def fetch(i, d):\n    await asyncio.sleep(d)\n    return i * 10\n"
+	    "async def main():\n"
+	    "    t0 = time.monotonic()\n"
+	    "    r = await asyncio.gather(*(fetch(i, 0.1 * (3 - i)) for i in range(3)))\n"
+	    "    took = time.monotonic() - t0\n"
+	    "    q = asyncio.Queue()\n"
+	    "    async def prod():\n        for i in range(3):\n            await q.put(i)\n"
+	    "        await q.put(None)\n"
+	    "    async def cons():\n        out = []\n"
+	    "        while (x := await q.get()) is not None:\n            out.append(x)\n"
+	    "        return out\n"
+	    "    _, c = await asyncio.gather(prod(), cons())\n"
+	    "    try:\n        await asyncio.wait_for(asyncio.sleep(5), 0.05)\n"
+	    "    except asyncio.TimeoutError:\n        c.append('timeout')\n"
+	    "    async with asyncio.TaskGroup() as tg:\n        t = tg.create_task(fetch(7, 0))\n"
+	    "    x = await asyncio.to_thread(sum, [1, 2, 3])\n"
+	    "    return [r, 0.3 <= took < 0.6, c, t.result(), x]\n"
+	    "out = asyncio.run(main())\n"
+	    "loop = asyncio.SelectorEventLoop()\n"
+	    "out.append(loop.run_until_complete(fetch(2, 0)))\nloop.close()\n"
+	    "asyncio.set_event_loop_policy(None)\n"
+	    "out.append(asyncio.run(fetch(3, 0)))\n"
+	    "out + [asyncio.Task.__module__, asyncio.Future.__module__]",
+	    "[[0,10,20],true,[0,1,2,\"timeout\"],70,6,20,30,\"asyncio.tasks\","
+	    "\"asyncio.futures\"]");
+	r = e2e_expect_error("import asyncio\n"
+	                     "async def stuck():\n"
+	                     "    await asyncio.get_running_loop().create_future()\n"
+	                     "asyncio.run(stuck())",
+	                     "RuntimeError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "the event loop would wait forever"), "%s",
+	          mcpc_json(r));
+	e2e_expect_error("import asyncio\nasyncio.run(asyncio.open_connection('127.0.0.1', 80))",
+	                 "PermissionError");
+	e2e_stop();
+}
+
 /* A recursion's traceback repeated its one entry a thousand times, past the output bound
  * (the error's own line lost): shown three times, then counted, as CPython shows it. */
 Test(run_python, a_recursions_traceback_counts_its_repeats)

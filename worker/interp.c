@@ -340,6 +340,65 @@ static const char futures_py[] =
     "    'Condition.wait'\n"
     "threading.Condition.wait = wait\n";
 
+/* asyncio as the sandbox has it: an event loop of callbacks, timers, futures and tasks, with
+ * no file descriptor to watch (a worker has no sockets, pipes, subprocesses or signals to
+ * wait for). Its selector waits for the next timer; a loop with nothing ready and no timer
+ * would wait forever, and raises RuntimeError saying so. The default executor is the sandbox's
+ * (concurrent.futures above: each task runs when it is submitted), so run_in_executor and
+ * to_thread run the function in the call's own thread, and the loop's shutdown waits for no
+ * thread. asyncio.SelectorEventLoop and DefaultEventLoopPolicy are these, so
+ * set_event_loop_policy(None) comes back to them. The tasks and futures are asyncio's pure
+ * Python ones: its C accelerator's are not loaded (their callbacks' lists and a task's step
+ * trusted state across the code's __eq__ and __del__). asyncio is imported without ssl, as on a
+ * build without it (a third of its import time; there is no network to speak TLS on). */
+static const char asyncio_py[] =
+    "import sys, time\n"
+    "had_ssl = sys.modules.get('ssl', False)\n"
+    "sys.modules['ssl'] = None\n"
+    "try:\n"
+    "    import asyncio\n"
+    "finally:\n"
+    "    if had_ssl is False:\n"
+    "        del sys.modules['ssl']\n"
+    "    else:\n"
+    "        sys.modules['ssl'] = had_ssl\n"
+    "from asyncio import base_events, events\n"
+    "class _Timers:\n"
+    "    def select(self, timeout=None):\n"
+    "        if timeout is None:\n"
+    "            raise RuntimeError('the event loop would wait forever: no callback is ready '\n"
+    "                               'and no timer is set, and nothing else can wake it in the '\n"
+    "                               'sandbox (no sockets, pipes, subprocesses, signals or '\n"
+    "                               'threads): a future nothing will set, or a task that '\n"
+    "                               'waits for itself?')\n"
+    "        if timeout > 0:\n"
+    "            time.sleep(timeout)\n"
+    "        return []\n"
+    "    def close(self):\n"
+    "        pass\n"
+    "class TimerEventLoop(base_events.BaseEventLoop):\n"
+    "    \"\"\"The sandbox's event loop: callbacks, timers, futures and tasks; no I/O.\"\"\"\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self._selector = _Timers()\n"
+    "    def _process_events(self, event_list):\n"
+    "        pass\n"
+    "    def _write_to_self(self):\n"
+    "        pass\n"
+    "    async def shutdown_default_executor(self):\n"
+    "        self._executor_shutdown_called = True\n"
+    "        if self._default_executor is not None:\n"
+    "            self._default_executor.shutdown(wait=True)\n"
+    "    shutdown_default_executor.__doc__ = \\\n"
+    "        base_events.BaseEventLoop.shutdown_default_executor.__doc__\n"
+    "class TimerEventLoopPolicy(events.BaseDefaultEventLoopPolicy):\n"
+    "    _loop_factory = TimerEventLoop\n"
+    "for cls in (TimerEventLoop, TimerEventLoopPolicy):\n"
+    "    cls.__module__ = 'asyncio'\n"
+    "asyncio.SelectorEventLoop, asyncio.DefaultEventLoopPolicy = (TimerEventLoop,\n"
+    "                                                             TimerEventLoopPolicy)\n"
+    "asyncio.set_event_loop_policy(TimerEventLoopPolicy())\n";
+
 /* Is name among the modules the configuration allows? */
 static int config_imports(const struct zygote_config *cfg, const char *name)
 {
@@ -889,6 +948,13 @@ int interp_init(const struct zygote_config *cfg)
 	}
 	if (python_layer && zygote_run(futures_py) < 0) {
 		report_python_error("making concurrent.futures");
+		return -1;
+	}
+	/* asyncio's C tasks and futures are never loaded (asyncio_py): its pure Python ones. */
+	if (python_layer && PyDict_SetItemString(PyImport_GetModuleDict(), "_asyncio", Py_None) < 0)
+		return -1;
+	if (python_layer && config_imports(cfg, "asyncio") && zygote_run(asyncio_py) < 0) {
+		report_python_error("making asyncio's event loop");
 		return -1;
 	}
 	if (python_layer && made_modules(config_imports(cfg, "yaml")) < 0) {
