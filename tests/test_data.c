@@ -827,7 +827,8 @@ Test(data, pil_core_and_codecs_take_only_what_fits)
 	 * any mode, a jpeg tile narrower than its lines): they decode with 'raw' or 'hex' only, and
 	 * what the code reads of an opened image's tiles is a copy. ImageCms wrote the pixels of
 	 * the modes a transform was built for into images of others, ImageMath an operation's
-	 * pixels into a result of the mode the code named. */
+	 * pixels into a result of the mode the code named. ImageMath's integer division of INT_MIN
+	 * by -1 trapped (SIGFPE, the host's too): it gives what the division wraps to. */
 	e2e_expect_result(
 	    "from PIL import Image, ImageCms, ImageMath\n"
 	    "import io\n"
@@ -855,10 +856,15 @@ Test(data, pil_core_and_codecs_take_only_what_fits)
 	    "I = Image.new('I', (4, 4), 5)\n"
 	    "t(lambda: ImageMath.eval('f(a, b)', f=f, a=I, b=I))\n"
 	    "t(lambda: ImageMath.eval('a + b', a=I, b=I).getpixel((0, 0)))\n"
+	    "a = Image.new('I', (3, 1))\na.putdata([-2**31, 7, -9])\n"
+	    "b = Image.new('I', (3, 1))\nb.putdata([-1, -1, 2])\n"
+	    "for e in ('a / b', 'a % b', 'a / -1', 'a % -1'):\n"
+	    "    t(lambda: list(ImageMath.eval(e, a=a, b=b).getdata()))\n"
 	    "out",
 	    "[\"tiles the code sets decode wit\",\"['raw', True, 3]\","
 	    "\"this transform takes RGBA imag\",\"(255, 0, 0, 255)\","
-	    "\"ImageMath's operations make an\",\"10\"]");
+	    "\"ImageMath's operations make an\",\"10\",\"[-2147483648, -7, -4]\","
+	    "\"[0, 0, -1]\",\"[-2147483648, -7, 9]\",\"[0, 0, 0]\"]");
 	/* Boxes are C ints whose sizes the C code works out in int: a paste box from 2**31-1 to
 	 * past 2**32 wrapped round to a width of 8 and wrote before the image's rows (row 1's
 	 * paste landed in row 0); fills and crops the same. */

@@ -5534,14 +5534,35 @@ def _pil_pointers(Image):
     def operand(x):
         return ImageMath._Operand(x.im) if isinstance(x, ImageMath._Operand) else x
 
+    def int_min_by_minus_one(self, im1, im2):
+        # Integer images of which the first has INT_MIN and the second -1: C's division of
+        # one by the other traps (SIGFPE), as the host's does.
+        a, b = self._Operand__fixup(im1), self._Operand__fixup(im2)
+        if a.mode != 'I' or b.mode != 'I':
+            return False
+        low, high = b.getextrema()
+        return a.getextrema()[0] == -2**31 and low <= -1 <= high
+
     def apply(self, op, im1, im2=None, mode=None):
         # (the result's mode is the operands': another wrote the op's pixels into rows of
         # another size)
         if mode is not None:
             raise ValueError("ImageMath's operations make an image of their operands' mode "
                              "(convert the result instead)")
-        return apply_real(operand(self), op, operand(im1),
-                          None if im2 is None else operand(im2))
+        self, im1 = operand(self), operand(im1)
+        im2 = None if im2 is None else operand(im2)
+        if op not in ('div', 'mod') or im2 is None or not int_min_by_minus_one(self, im1, im2):
+            return apply_real(self, op, im1, im2)
+        # x / -1 is -x (INT_MIN's wraps to itself) and x % -1 is 0: the divisor's -1s become
+        # 1s, then the quotient's sign is turned where they were.
+        a = ImageMath._Operand(self._Operand__fixup(im1))
+        b = ImageMath._Operand(self._Operand__fixup(im2))
+        twice = apply_real(b, 'eq', b, -1)
+        twice = apply_real(twice, 'add', twice, twice)
+        q = apply_real(a, op, a, apply_real(b, 'add', b, twice))
+        if op == 'mod':
+            return q
+        return apply_real(q, 'sub', q, apply_real(q, 'mul', q, twice))
 
     apply.__doc__ = apply_real.__doc__
     ImageMath._Operand.apply = apply
