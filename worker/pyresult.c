@@ -1075,84 +1075,77 @@ static int entry_fields(PyObject *e, PyObject *out[4])
 	return 0;
 }
 
+/* Append s (stolen; NULL: an error already set) to list. 0 or -1. */
+static int append_new(PyObject *list, PyObject *s)
+{
+	int rc = s ? PyList_Append(list, s) : -1;
+
+	Py_XDECREF(s);
+	return rc;
+}
+
+/* An entry's lines: '  File "F", line N, in NAME' and its stripped source line, if any. */
+static PyObject *entry_text(PyObject *const f[4])
+{
+	PyObject *line, *stripped, *s;
+
+	if (f[3] == Py_None)
+		return PyUnicode_FromFormat("  File \"%S\", line %S, in %S\n", f[0], f[1], f[2]);
+	line = PyObject_Str(f[3]);
+	/* str's own strip: a subclass's could give anything. */
+	stripped =
+	    line ? PyObject_CallMethod((PyObject *)&PyUnicode_Type, "strip", "O", line) : NULL;
+	Py_XDECREF(line);
+	if (!stripped)
+		return NULL;
+	s = PyUnicode_GET_LENGTH(stripped) > 0
+	        ? PyUnicode_FromFormat("  File \"%S\", line %S, in %S\n    %U\n", f[0], f[1], f[2],
+	                               stripped)
+	        : PyUnicode_FromFormat("  File \"%S\", line %S, in %S\n", f[0], f[1], f[2]);
+	Py_DECREF(stripped);
+	return s;
+}
+
 /* The real StackSummary.format: a string per entry, a run of more than three of the same
  * (file, line, name) counted. list is any sequence of entries (copied first: the code's
  * __eq__ or __str__ may change it). */
 static PyObject *format_entries(PyObject *list)
 {
-	PyObject *items = PySequence_Tuple(list), *out = NULL, *last[4] = {NULL};
+	PyObject *items = PySequence_Tuple(list), *out = items ? PyList_New(0) : NULL;
+	PyObject *last[4] = {NULL};
 	long same = 0;
+	int rc = out ? 0 : -1;
 
-	if (!items || !(out = PyList_New(0)))
-		goto fail;
-	for (Py_ssize_t i = 0; i <= PyTuple_GET_SIZE(items); i++) {
-		PyObject *f[4] = {NULL}, *s = NULL;
-		int eq = 0;
+	for (Py_ssize_t i = 0; rc == 0 && i <= PyTuple_GET_SIZE(items); i++) {
+		PyObject *f[4] = {NULL};
+		int eq = 0, end = i == PyTuple_GET_SIZE(items);
 
-		if (i < PyTuple_GET_SIZE(items)) {
-			if (entry_fields(PyTuple_GET_ITEM(items, i), f) < 0)
-				goto fail;
-			eq = last[0] != NULL;
-			for (int k = 0; k < 3 && eq == 1; k++)
-				eq = PyObject_RichCompareBool(f[k], last[k], Py_EQ);
-		}
-		if (eq < 0) {
-			for (int k = 0; k < 4; k++)
-				Py_XDECREF(f[k]);
-			goto fail;
-		}
-		if (!eq && same > TRACEBACK_REPEATS_SHOWN) {
-			long more = same - TRACEBACK_REPEATS_SHOWN;
-			s = PyUnicode_FromFormat("  [Previous line repeated %ld more time%s]\n",
-			                         more, more > 1 ? "s" : "");
-			if (!s || PyList_Append(out, s) < 0) {
-				Py_XDECREF(s);
-				for (int k = 0; k < 4; k++)
-					Py_XDECREF(f[k]);
-				goto fail;
-			}
-			Py_CLEAR(s);
-		}
-		if (i == PyTuple_GET_SIZE(items))
+		if (!end && entry_fields(PyTuple_GET_ITEM(items, i), f) < 0)
 			break;
-		same = eq ? same + 1 : 1;
-		if (same <= TRACEBACK_REPEATS_SHOWN) {
-			PyObject *line = f[3] == Py_None ? NULL : PyObject_Str(f[3]), *stripped;
-			/* str's own strip: a subclass's could give anything. */
-			stripped = line ? PyObject_CallMethod((PyObject *)&PyUnicode_Type, "strip",
-			                                      "O", line)
-			                : NULL;
-			Py_XDECREF(line);
-			if (f[3] != Py_None && !stripped)
-				s = NULL;
-			else if (stripped && PyUnicode_GET_LENGTH(stripped) > 0)
-				s = PyUnicode_FromFormat("  File \"%S\", line %S, in %S\n    %U\n",
-				                         f[0], f[1], f[2], stripped);
-			else
-				s = PyUnicode_FromFormat("  File \"%S\", line %S, in %S\n", f[0],
-				                         f[1], f[2]);
-			Py_XDECREF(stripped);
-			if (!s || PyList_Append(out, s) < 0) {
-				Py_XDECREF(s);
-				for (int k = 0; k < 4; k++)
-					Py_XDECREF(f[k]);
-				goto fail;
-			}
-			Py_DECREF(s);
+		eq = !end && last[0] != NULL;
+		for (int k = 0; k < 3 && eq == 1; k++)
+			eq = PyObject_RichCompareBool(f[k], last[k], Py_EQ);
+		if (eq < 0)
+			rc = -1;
+		else if (!eq && same > TRACEBACK_REPEATS_SHOWN)
+			rc = append_new(out, PyUnicode_FromFormat(
+			                         "  [Previous line repeated %ld more time%s]\n",
+			                         same - TRACEBACK_REPEATS_SHOWN,
+			                         same - TRACEBACK_REPEATS_SHOWN > 1 ? "s" : ""));
+		if (rc == 0 && !end) {
+			same = eq ? same + 1 : 1;
+			if (same <= TRACEBACK_REPEATS_SHOWN)
+				rc = append_new(out, entry_text(f));
 		}
 		for (int k = 0; k < 4; k++)
 			Py_XSETREF(last[k], f[k]);
 	}
 	for (int k = 0; k < 4; k++)
 		Py_XDECREF(last[k]);
-	Py_DECREF(items);
-	return out;
-fail:
-	for (int k = 0; k < 4; k++)
-		Py_XDECREF(last[k]);
 	Py_XDECREF(items);
-	Py_XDECREF(out);
-	return NULL;
+	if (rc < 0 || PyErr_Occurred())
+		Py_CLEAR(out);
+	return out;
 }
 
 /* The strings of format_entries joined, written to file as print_exception writes. */
@@ -1169,85 +1162,49 @@ static PyObject *print_entries(PyObject *lines, PyObject *file)
 	return tb_print(text, file);
 }
 
-static PyObject *tb_extract_tb(PyObject *self, PyObject *args, PyObject *kw)
+/* extract_tb, format_tb and print_tb (stack 0: of a traceback), extract_stack, format_stack
+ * and print_stack (1: of the caller's stack), as their arguments ask. */
+enum { ENTRIES_EXTRACT, ENTRIES_FORMAT, ENTRIES_PRINT };
+
+static PyObject *entries_call(PyObject *args, PyObject *kw, int stack, int what)
 {
-	static char *names[] = {"tb", "limit", NULL};
-	PyObject *tb, *limit_obj = NULL;
+	static char *tb_names[] = {"tb", "limit", "file", NULL};
+	static char *tb_names2[] = {"tb", "limit", NULL};
+	static char *stack_names[] = {"f", "limit", "file", NULL};
+	static char *stack_names2[] = {"f", "limit", NULL};
+	static const char *const formats[2][3] = {
+	    {"O|O:extract_tb", "O|O:format_tb", "O|OO:print_tb"},
+	    {"|OO:extract_stack", "|OO:format_stack", "|OOO:print_stack"},
+	};
+	char **names = what == ENTRIES_PRINT ? (stack ? stack_names : tb_names)
+	                                     : (stack ? stack_names2 : tb_names2);
+	PyObject *from = NULL, *limit_obj = NULL, *file = NULL, *s;
 	long limit;
 
-	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:extract_tb", names, &tb, &limit_obj) ||
-	    tb_limit(limit_obj, &limit) < 0)
-		return NULL;
-	return summary_list(tb_entries(tb), limit, 0);
-}
-
-static PyObject *tb_format_tb(PyObject *self, PyObject *args, PyObject *kw)
-{
-	PyObject *s = tb_extract_tb(self, args, kw), *r;
-
-	r = s ? format_entries(s) : NULL;
-	Py_XDECREF(s);
-	return r;
-}
-
-static PyObject *tb_print_tb(PyObject *self, PyObject *args, PyObject *kw)
-{
-	static char *names[] = {"tb", "limit", "file", NULL};
-	PyObject *tb, *limit_obj = NULL, *file = NULL, *s;
-	long limit;
-
-	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO:print_tb", names, &tb, &limit_obj,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, formats[stack][what], names, &from, &limit_obj,
 	                                 &file) ||
 	    tb_limit(limit_obj, &limit) < 0)
 		return NULL;
-	s = summary_list(tb_entries(tb), limit, 0);
-	if (!s)
-		return NULL;
+	s = summary_list(stack ? stack_entries(from) : tb_entries(from), limit, stack);
+	if (!s || what == ENTRIES_EXTRACT)
+		return s;
 	Py_SETREF(s, format_entries(s));
-	return print_entries(s, file);
+	return what == ENTRIES_FORMAT ? s : print_entries(s, file);
 }
 
-static PyObject *tb_extract_stack(PyObject *self, PyObject *args, PyObject *kw)
-{
-	static char *names[] = {"f", "limit", NULL};
-	PyObject *f = NULL, *limit_obj = NULL;
-	long limit;
+#define ENTRIES_FN(fn, stack, what)                                                                \
+	static PyObject *fn(PyObject *self, PyObject *args, PyObject *kw)                          \
+	{                                                                                          \
+		(void)self;                                                                        \
+		return entries_call(args, kw, stack, what);                                        \
+	}
 
-	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:extract_stack", names, &f, &limit_obj) ||
-	    tb_limit(limit_obj, &limit) < 0)
-		return NULL;
-	return summary_list(stack_entries(f), limit, 1);
-}
-
-static PyObject *tb_format_stack(PyObject *self, PyObject *args, PyObject *kw)
-{
-	PyObject *s = tb_extract_stack(self, args, kw), *r;
-
-	r = s ? format_entries(s) : NULL;
-	Py_XDECREF(s);
-	return r;
-}
-
-static PyObject *tb_print_stack(PyObject *self, PyObject *args, PyObject *kw)
-{
-	static char *names[] = {"f", "limit", "file", NULL};
-	PyObject *f = NULL, *limit_obj = NULL, *file = NULL, *s;
-	long limit;
-
-	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO:print_stack", names, &f, &limit_obj,
-	                                 &file) ||
-	    tb_limit(limit_obj, &limit) < 0)
-		return NULL;
-	s = summary_list(stack_entries(f), limit, 1);
-	if (!s)
-		return NULL;
-	Py_SETREF(s, format_entries(s));
-	return print_entries(s, file);
-}
+ENTRIES_FN(tb_extract_tb, 0, ENTRIES_EXTRACT)
+ENTRIES_FN(tb_format_tb, 0, ENTRIES_FORMAT)
+ENTRIES_FN(tb_print_tb, 0, ENTRIES_PRINT)
+ENTRIES_FN(tb_extract_stack, 1, ENTRIES_EXTRACT)
+ENTRIES_FN(tb_format_stack, 1, ENTRIES_FORMAT)
+ENTRIES_FN(tb_print_stack, 1, ENTRIES_PRINT)
 
 static PyObject *tb_format_list(PyObject *self, PyObject *list)
 {
