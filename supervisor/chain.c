@@ -395,6 +395,17 @@ static void violation(struct chain *c, struct proc *p, const char *what)
 		lose(c, "a process of the session broke the protocol");
 }
 
+void chain_signal_storm(struct chain *c, struct proc *p)
+{
+	if (p == c->runner && c->state != CH_WARMING && c->state != CH_BOOTING) {
+		log_msg(LOG_WARN, "chain %u: runner %d took more than %d signals; killing it",
+		        c->id, (int)p->pid, ENGINE_SIGNALS_MAX);
+		chain_kill_runner(c, KILL_SIGNALS);
+	} else {
+		violation(c, p, "took signals without end");
+	}
+}
+
 void chain_kill(struct chain *c, enum kill_reason why)
 {
 	if (c->state == CH_DEAD)

@@ -24,6 +24,11 @@
 /* Between the soft deadline (SIGUSR1: TimeoutError inside the code, so what it printed
  * comes back) and SIGKILL. */
 #define ENGINE_SOFT_KILL_GRACE_MS   500
+/* Signal-delivery stops a process may take, the collector's SIGPROF aside: the deadline's
+ * and the CPU limit's are a few, and a fault without a handler ends the process. A process
+ * past it is taking faults under a handler of its own without end, each one a stop the
+ * supervisor serves before other sessions' work. */
+#define ENGINE_SIGNALS_MAX          256
 /* A process the supervisor resumed outside a call (a new runner warming up, a holder
  * forking or reaping, a runner making the copy that keeps its state) must park again within
  * this, or its chain is taken for hostile. */
@@ -130,6 +135,7 @@ struct proc {
 	int killed;     /* SIGKILL sent */
 	int cpu_ms;     /* CPU time at its exit stop, -1 unknown */
 	int step_cpu0;  /* its CPU time when let go for a step (a newborn: 0), -1 none */
+	int signals;    /* its signal-delivery stops but the collector's tick (trace.c) */
 	struct sysreport sys;
 };
 
@@ -164,6 +170,7 @@ enum kill_reason {
 	KILL_LOST,     /* the chain's state is gone (its holder died, or misbehaved) */
 	KILL_RESOURCE, /* the supervisor ran out of memory or fds serving the call */
 	KILL_QUOTA,    /* it wrote more to the workspace than a call may */
+	KILL_SIGNALS,  /* it took signals without end (faults under a handler of its own) */
 };
 
 /* The chain's socket: frames in (bounded work per turn), frames out (queued). */
@@ -504,6 +511,9 @@ void chain_cancel(struct chain *c);
 void chain_prepare(struct chain *c);
 /* Kill the runner of the chain's call; its answer says why (the holder stays). */
 void chain_kill_runner(struct chain *c, enum kill_reason why);
+/* Process p of c took more than ENGINE_SIGNALS_MAX signals: it is ended (a runner's call with
+ * KILL_SIGNALS). */
+void chain_signal_storm(struct chain *c, struct proc *p);
 /* Kill every process of the chain; it is freed once all are gone. Its call, if any, is
  * answered per why. */
 void chain_kill(struct chain *c, enum kill_reason why);

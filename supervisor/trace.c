@@ -324,6 +324,19 @@ static void exit_stop(struct engine *e, pid_t tid)
 	p->sys = r;
 }
 
+/* A signal-delivery stop of task tid, counted against its process's ENGINE_SIGNALS_MAX. */
+static void signal_stop(struct engine *e, pid_t tid)
+{
+	struct proc *p = NULL;
+	struct chain *c = engine_chain_of(e, tid, &p);
+	pid_t tgid = 0;
+
+	if (!c && proc_status(tid, &tgid, NULL, NULL) == 0)
+		c = engine_chain_of(e, tgid, &p);
+	if (c && p && ++p->signals == ENGINE_SIGNALS_MAX + 1)
+		chain_signal_storm(c, p);
+}
+
 void trace_stop(struct engine *e, pid_t pid, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16, inject = 0;
@@ -364,6 +377,8 @@ void trace_stop(struct engine *e, pid_t pid, int status)
 	case 0:
 		/* A signal on its way to the task: deliver it, but for SIGCHLD. */
 		inject = sig == SIGCHLD ? 0 : sig;
+		if (sig != SIGCHLD && sig != SIGPROF)
+			signal_stop(e, pid);
 		break;
 	default:
 		break;

@@ -63,6 +63,13 @@ static int by_kill(const struct verdict_in *in, struct verdict *v)
 		    "stopped: no file was written.",
 		    (unsigned long long)(ENGINE_WS_BYTES_PER_CALL >> 20));
 		return 1;
+	case KILL_SIGNALS:
+		set(v, RUN_CRASHED, "InterpreterCrash",
+		    "The code took more than %d signals (faults it handled itself, again and "
+		    "again) "
+		    "and was stopped.",
+		    ENGINE_SIGNALS_MAX);
+		return 1;
 	case KILL_DONE:
 	case KILL_NONE:
 		break;

@@ -3005,6 +3005,22 @@ Test(ws_attack, a_socket_is_refused)
 	e2e_stop();
 }
 
+/* A write past the file size limit fails with EFBIG and its SIGXFSZ stays pending: a loop of
+ * such writes (2000, past ENGINE_SIGNALS_MAX) is not a signal-delivery stop each for the
+ * supervisor to serve, and the call goes on. */
+Test(ws_attack, writes_past_the_file_size_limit_fail_without_a_signal_each)
+{
+	start(RW);
+	ok_result("f = open('past.bin', 'wb', buffering=0)\nf.seek(300 << 20)\nn = 0\n"
+	          "for i in range(2000):\n    try:\n        f.write(b'x')\n"
+	          "    except OSError as e:\n        n += e.errno == " E_EFBIG "\n"
+	          "f.close()\nn",
+	          "2000");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* A 10 GB sparse file: refused at once (larger than a call may read), its size still known. */
 Test(ws_attack, a_10_gb_sparse_file_is_refused_at_once)
 {

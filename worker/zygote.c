@@ -88,11 +88,15 @@ static void worker_start(const struct sandbox_config *sb, int channel, pid_t zyg
 	struct sandbox_report report;
 	json_object *rep;
 	const char *text;
-	sigset_t none;
+	sigset_t xfsz;
 
-	/* The zygote blocks SIGCHLD for its signalfd; a worker must not inherit that. */
-	sigemptyset(&none);
-	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+	/* The zygote blocks SIGCHLD for its signalfd; a worker must not inherit that. It blocks
+	 * SIGXFSZ: a write past RLIMIT_FSIZE fails with EFBIG, and the signal stays pending
+	 * rather than stopping the worker for its tracer at each such write (the supervisor
+	 * ends a process that takes signals without end). */
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	if (sigprocmask(SIG_SETMASK, &xfsz, NULL) < 0)
 		_exit(WORKER_EXIT_SIGMASK);
 	sandbox_enter(sb, channel, zygote, &report);
 	/* From here on only the seccomp allowlist works. */
