@@ -128,7 +128,9 @@ static int by_signal(const struct verdict_in *in, struct verdict *v)
 	set(v, RUN_CRASHED, "InterpreterCrash", "The interpreter crashed (signal %d, %s).%s", sig,
 	    sigabbrev_np(sig) ? sigabbrev_np(sig) : "unknown",
 	    sig == SIGSEGV ? " Data nested hundreds of thousands of levels deep (tuples, "
-	                     "iterators wrapping iterators) runs the C stack out this way."
+	                     "iterators wrapping iterators) runs the C stack out this way; a "
+	                     "library's compiled code given a value it does not check (a NaN "
+	                     "coordinate, a huge size) can fail so too."
 	                   : "");
 	return 1;
 }

@@ -4727,6 +4727,51 @@ Test(data, the_agg_renderer_checks_its_arrays)
 	e2e_stop();
 }
 
+/* Sizes and coordinates compiled code took as they came: the Agg renderer's copy_from_bbox sized
+ * a region width * height * 4 in C ints (2**30 wide wrapped to an empty block still exported as
+ * 4 GiB, read and written through numpy: a full escape shown), FT2Image(2**32, 2**32) wrapped to
+ * a NULL buffer exported as 2**64 bytes (memoryview read and wrote any address), an image
+ * filter's radius of 2**23 sized a table to nothing (SIGSEGV), ndimage read a NaN coordinate of
+ * the wrap, reflect and mirror modes as an index and sized a filter's line buffer 8 * (length +
+ * size) in 64 bits (a size of 2**62: a few bytes, written far past). Each is refused; blitting,
+ * mathtext, sinc images, ndimage's shifts, maps and filters answer as before. */
+Test(data, compiled_sizes_and_coordinates_are_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, matplotlib.pyplot as plt\n"
+	    "from matplotlib import ft2font\nfrom scipy import ndimage\n"
+	    "out = []\n"
+	    "def t(f):\n    try:\n        out.append(f())\n"
+	    "    except ValueError:\n        out.append('ValueError')\n"
+	    "fig, ax = plt.subplots(figsize=(2, 2), dpi=50)\n"
+	    "ax.set_title(r'$\\frac{a}{b}$')\nax.imshow(np.eye(8), interpolation='sinc')\n"
+	    "fig.canvas.draw()\n"
+	    "bg = fig.canvas.copy_from_bbox(ax.bbox)\nfig.canvas.restore_region(bg)\n"
+	    "r = fig.canvas.get_renderer()._renderer\n"
+	    "t(lambda: list(np.asarray(bg).shape[2:]))\n"
+	    "t(lambda: r.copy_from_bbox([0, 0, 2**30, 1]))\n"
+	    "t(lambda: r.copy_from_bbox([-2**29, 0, 2**29, 1]))\n"
+	    "t(lambda: r.copy_from_bbox([0, 0, float('nan'), 1]))\n"
+	    "t(lambda: list(np.asarray(ft2font.FT2Image(3, 2)).shape))\n"
+	    "t(lambda: ft2font.FT2Image(2**32, 2**32))\n"
+	    "ax.images[0].set_filterrad(2**23)\n"
+	    "t(lambda: fig.canvas.draw())\n"
+	    "plt.close('all')\n"
+	    "a = np.arange(20.0).reshape(4, 5)\n"
+	    "t(lambda: ndimage.shift(a, (0, 1), order=0, mode='wrap')[0, 0])\n"
+	    "t(lambda: ndimage.shift(a, (0, np.nan), mode='wrap'))\n"
+	    "t(lambda: ndimage.map_coordinates(a, [[np.nan], [1]], mode='reflect'))\n"
+	    "t(lambda: ndimage.geometric_transform(a, lambda c: (np.nan, c[1]), mode='mirror'))\n"
+	    "t(lambda: ndimage.uniform_filter1d(np.arange(5.0), 3)[1])\n"
+	    "t(lambda: ndimage.uniform_filter1d(np.arange(5.0), 2**62))\n"
+	    "t(lambda: ndimage.maximum_filter1d(np.arange(5.0), 2**62))\n"
+	    "out",
+	    "[[4],\"ValueError\",\"ValueError\",\"ValueError\",[2,3],\"ValueError\",\"ValueError\","
+	    "3.0,\"ValueError\",\"ValueError\",\"ValueError\",1.0,\"ValueError\",\"ValueError\"]");
+	e2e_stop();
+}
+
 /* PIL's coordinate reader (ImagePath.Path, ImageDraw's line, polygon...) took a list's length
  * once and read its items unheld while their __float__ ran: one that emptied the list made it
  * read freed items (SIGSEGV); Path.map kept the path's array across the function, which could

@@ -1957,6 +1957,83 @@ def _scipy():
     _peak_maxima()
     _map_in_process()
     _mat_streams()
+    _ndimage_checks()
+
+
+def _ndimage_checks():
+    """scipy.ndimage's C code trusted two things it was given. A coordinate that is not a number
+    (a NaN shift, offset, matrix entry or coordinate, or one a mapping returned) stayed NaN
+    through the folding of the wrap, reflect and mirror modes and was read as an index
+    (SIGSEGV; the host's too). A 1-D filter's line buffer was sized 8 * (length + size) bytes in
+    64 bits: a size of 2**62 wrapped to a few bytes, and the line's borders were written far past
+    them. Coordinates in those modes must be finite, and a filter's size at most 2**30 (more
+    is more memory than a worker has anyway)."""
+    import math
+    import operator
+    import numpy as np
+    from scipy.ndimage import _nd_image
+
+    folding = (1, 2, 3, 5)  # wrap, reflect and grid-mirror, mirror, grid-wrap
+
+    def finite(what, v):
+        if v is not None and not np.isfinite(np.asarray(v, dtype=np.float64)).all():
+            raise ValueError('%s must be finite numbers in the wrap, reflect and mirror modes'
+                             % what)
+
+    def mode_of(m):
+        return operator.index(m)
+
+    real_geometric = _nd_image.geometric_transform
+
+    def geometric_transform(input, fnc, coordinates, matrix, shift, output, order, mode,
+                            *args):
+        if mode_of(mode) in folding:
+            finite('coordinates', coordinates)
+            finite('the matrix', matrix)
+            finite('the offset', shift)
+            if fnc is not None:
+                mapping = fnc
+
+                def fnc(*a, **k):
+                    r = tuple(float(v) for v in mapping(*a, **k))
+                    if not all(math.isfinite(v) for v in r):
+                        raise ValueError('the mapping must give finite coordinates in the '
+                                         'wrap, reflect and mirror modes')
+                    return r
+        return real_geometric(input, fnc, coordinates, matrix, shift, output, order, mode,
+                              *args)
+
+    real_zoom_shift = _nd_image.zoom_shift
+
+    def zoom_shift(input, zoom, shift, output, order, mode, *args):
+        if mode_of(mode) in folding:
+            finite('the zoom', zoom)
+            finite('the shift', shift)
+        return real_zoom_shift(input, zoom, shift, output, order, mode, *args)
+
+    def sized(size):
+        size = operator.index(size)
+        if size > 2**30:
+            raise ValueError('a filter is at most 2**30 long, not %d' % size)
+        return size
+
+    real_uniform, real_min_max = _nd_image.uniform_filter1d, _nd_image.min_or_max_filter1d
+    real_generic = _nd_image.generic_filter1d
+
+    def uniform_filter1d(input, filter_size, *args):
+        return real_uniform(input, sized(filter_size), *args)
+
+    def min_or_max_filter1d(input, filter_size, *args):
+        return real_min_max(input, sized(filter_size), *args)
+
+    def generic_filter1d(input, fnc, filter_size, *args):
+        return real_generic(input, fnc, sized(filter_size), *args)
+
+    for f, orig in ((geometric_transform, real_geometric), (zoom_shift, real_zoom_shift),
+                    (uniform_filter1d, real_uniform), (min_or_max_filter1d, real_min_max),
+                    (generic_filter1d, real_generic)):
+        f.__doc__ = orig.__doc__
+        setattr(_nd_image, orig.__name__, f)
 
 
 def _map_in_process():
@@ -4241,6 +4318,21 @@ def _ft2font_checks():
 
     set_charmap.__doc__ = real_set_charmap.__doc__
     init_checks[font] = made
+
+    # FT2Image(width, height) allocated width * height bytes in 64 bits: 2**32 by 2**32 wrapped
+    # to nothing, and its buffer, NULL, was still given as 2**32 by 2**32 bytes (memoryview read
+    # and wrote any address). A text image is a size the C code holds.
+    def image_made(args, kwargs):
+        args = tuple(() if args is None else args)
+        if kwargs or len(args) != 2:
+            return args, kwargs  # the constructor's own TypeError
+        w, h = (float(v) for v in args)
+        if not (0 <= w < 2**24 and 0 <= h < 2**24 and w * h < 2**30):
+            raise ValueError('an FT2Image is at most 2**24 pixels each way and 2**30 in all, not '
+                             '%r by %r' % (w, h))
+        return (w, h), {}
+
+    init_checks[ft2font.FT2Image] = image_made
     type_patches[(font, '__init__')] = __init__
     type_patches[(font, 'set_charmap')] = set_charmap
 
@@ -4597,8 +4689,29 @@ def _agg_checks():
                                                            (rx1, ry1, rx2, ry2), x, y, w, h))
         return restore(self, region, x1, y1, x2, y2, x, y)
 
+    # copy_from_bbox(bbox) sized its region width * height * 4 in C ints: a box 2**30 pixels
+    # wide wrapped round to an empty block whose buffer still said 4 GiB, read and written
+    # through numpy (a full escape). The box is taken once, as the C++ reads it (two corners,
+    # or x1, y1, x2, y2), and its region must be a size a C int holds.
+    copy_from = methods['copy_from_bbox']
+
+    def copy_from_bbox(self, bbox):
+        if bbox is None:
+            return copy_from(self, bbox)
+        r = np.array(bbox, dtype=np.float64)
+        if r.shape == (2, 2):
+            r = r.reshape(4)
+        if r.shape != (4,) or not np.isfinite(r).all() or (np.abs(r) >= 2**30).any():
+            raise ValueError('the box must be x1, y1, x2, y2 (or two corners) of finite numbers '
+                             'within 2**30')
+        x1, y1, x2, y2 = (int(v) for v in r)  # C's casts, toward zero
+        if x2 < x1 or y2 < y1 or (x2 - x1) * (y2 - y1) * 4 >= 2**31:
+            raise ValueError('the box %r is not a region a canvas can hold' % ((x1, y1, x2, y2),))
+        return copy_from(self, r)
+
     for f, orig in ((draw_quad_mesh, quad_mesh), (draw_image, image),
-                    (draw_path_collection, path_collection), (restore_region, restore)):
+                    (draw_path_collection, path_collection), (restore_region, restore),
+                    (copy_from_bbox, copy_from)):
         f.__doc__ = orig.__doc__
         type_patches[(RendererAgg, orig.__name__)] = f
 
@@ -4607,13 +4720,27 @@ def _agg_checks():
     from matplotlib import image as mimage
     resample_real = mimage.resample
 
+    # Its filter's radius sized a table in C unsigned ints (2**23 wrapped to none, which the
+    # filter's weights were then written around: SIGSEGV, the host's too): at most 4096.
     def resample(input_array, output_array, transform, *args, **kwargs):
         if not np.asarray(input_array).size or not np.asarray(output_array).size:
             raise ValueError('resample needs a non-empty input and output array')
+        args = list(args)
+        if len(args) > 4 or 'radius' in kwargs:
+            r = float(args[4] if len(args) > 4 else kwargs['radius'])
+            if not 0 < r <= 4096:
+                raise ValueError('the filter radius must be above 0 and at most 4096, not %r'
+                                 % r)
+            if len(args) > 4:
+                args[4] = r
+            else:
+                kwargs['radius'] = r
         return resample_real(input_array, output_array, transform, *args, **kwargs)
 
     resample.__doc__ = resample_real.__doc__
-    mimage.resample = resample
+    # (matplotlib's images call it in the C module: both names are the wrapper)
+    from matplotlib import _image
+    mimage.resample = _image.resample = resample
 
 
 def _matplotlib():
