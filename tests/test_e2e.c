@@ -1131,6 +1131,20 @@ Test(run_python, asyncio_runs_tasks_and_timers_on_a_loop_without_io)
 	          mcpc_json(r));
 	e2e_expect_error("import asyncio\nasyncio.run(asyncio.open_connection('127.0.0.1', 80))",
 	                 "PermissionError");
+	/* A top level that awaits, as a notebook's cell: run on one loop for the call (a task
+	 * made in the body is awaited by the last expression), its error's traceback from the
+	 * code's own frames. */
+	e2e_expect_result("import asyncio\nasync def f(x):\n    await asyncio.sleep(0)\n"
+	                  "    return x * 2\nt = asyncio.create_task(f(4))\nr = await f(5)\n"
+	                  "[r, await t]",
+	                  "[10,8]");
+	r = e2e_expect_error("import asyncio\nasync def f():\n    1/0\nawait f()",
+	                     "ZeroDivisionError");
+	cr_assert(!strncmp(mcpc_err_str(r, "traceback"),
+	                   "Traceback (most recent call last):\n  File \"<code>\", line 4, in "
+	                   "<module>\n",
+	                   72),
+	          "%s", mcpc_json(r));
 	e2e_stop();
 }
 

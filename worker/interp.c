@@ -250,17 +250,17 @@ static const char odict_pure_py[] =
     "if collections.OrderedDict is c_type or type(collections.OrderedDict) is not type:\n"
     "    raise RuntimeError('collections kept the C OrderedDict')\n";
 
-/* Run the zygote's own Python source src in a namespace of its own. 0 or -1. */
+/* Run the zygote's own Python source src in a namespace of its own (its frames, in a
+ * traceback, are "<sandbox>"'s). 0 or -1. */
 static int zygote_run(const char *src)
 {
-	PyObject *g = PyDict_New(), *r;
+	PyObject *g = PyDict_New(), *code = NULL, *r = NULL;
 
-	if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0) {
-		Py_XDECREF(g);
-		return -1;
-	}
-	r = PyRun_String(src, Py_file_input, g, g);
-	Py_DECREF(g);
+	if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
+	    (code = Py_CompileString(src, "<sandbox>", Py_file_input)))
+		r = PyEval_EvalCode(code, g, g);
+	Py_XDECREF(code);
+	Py_XDECREF(g);
 	Py_XDECREF(r);
 	return r ? 0 : -1;
 }
@@ -1103,8 +1103,8 @@ static void program_clear(struct program *p)
 
 static PyObject *compile_node(PyObject *node, const char *mode)
 {
-	PyObject *code =
-	    PyObject_CallFunction(real_compile, "Ossii", node, INTERP_FILENAME, mode, 0, 1);
+	PyObject *code = PyObject_CallFunction(real_compile, "Ossii", node, INTERP_FILENAME, mode,
+	                                       PyCF_ALLOW_TOP_LEVEL_AWAIT, 1);
 
 	if (code && python_layer && pylayer_code_check((PyCodeObject *)code) < 0)
 		Py_CLEAR(code);
@@ -1770,6 +1770,79 @@ static PyObject *user_namespace_new(void)
 	return Py_NewRef(g);
 }
 
+/* A program that awaits at its top level (as a notebook's cell may: await main()) is compiled
+ * as a coroutine; its parts run on one asyncio.Runner for the call, made at the first of them
+ * and closed when the program ends (its tasks still pending are cancelled, as asyncio.run
+ * cancels them). */
+static PyObject *top_runner;
+
+/* The error of a top level the runner ran starts at the code's frames, as the error of a
+ * program run straight does: the runner's and the loop's frames before them are left out. */
+static void from_the_code(void)
+{
+	PyObject *t, *v, *tb;
+
+	PyErr_Fetch(&t, &v, &tb);
+	PyErr_NormalizeException(&t, &v, &tb);
+	for (PyObject *at = tb; at && PyTraceBack_Check(at);
+	     at = (PyObject *)((PyTracebackObject *)at)->tb_next) {
+		PyCodeObject *co = PyFrame_GetCode(((PyTracebackObject *)at)->tb_frame);
+		const char *file = PyUnicode_AsUTF8(co->co_filename);
+		int ours = file && strcmp(file, INTERP_FILENAME) == 0;
+
+		Py_DECREF(co);
+		PyErr_Clear();
+		if (ours) {
+			Py_INCREF(at);
+			Py_SETREF(tb, at);
+			if (v)
+				PyException_SetTraceback(v, at);
+			break;
+		}
+	}
+	PyErr_Restore(t, v, tb);
+}
+
+static PyObject *top_await(PyObject *coro)
+{
+	PyObject *r = NULL;
+
+	if (!top_runner && (!python_layer || config_imports(zcfg, "asyncio"))) {
+		PyObject *asyncio = PyImport_ImportModule("asyncio");
+		top_runner = asyncio ? PyObject_CallMethod(asyncio, "Runner", NULL) : NULL;
+		Py_XDECREF(asyncio);
+	}
+	if (top_runner) {
+		r = PyObject_CallMethod(top_runner, "run", "O", coro);
+		if (!r)
+			from_the_code();
+		return r;
+	}
+	/* (a coroutine never started, closed: no "never awaited" warning) */
+	r = PyObject_CallMethod(coro, "close", NULL);
+	Py_XDECREF(r);
+	if (!PyErr_Occurred())
+		PyErr_SetString(
+		    PyExc_RuntimeError,
+		    "'await' at the top level runs on asyncio's event loop, and asyncio is "
+		    "not among the allowed imports");
+	return NULL;
+}
+
+static void top_runner_close(void)
+{
+	PyObject *t, *v, *tb, *r;
+
+	if (!top_runner)
+		return;
+	PyErr_Fetch(&t, &v, &tb);
+	r = PyObject_CallMethod(top_runner, "close", NULL);
+	Py_XDECREF(r);
+	PyErr_Clear();
+	Py_CLEAR(top_runner);
+	PyErr_Restore(t, v, tb);
+}
+
 /* Run code in g with the builtins b. b is put back first: when g names no __builtins__ (the
  * user's code can delete the name), CPython runs the code with the interpreter's own, the
  * real builtins. */
@@ -1780,13 +1853,25 @@ static PyObject *eval_in(PyObject *code, PyObject *g, PyObject *b)
 	if (PyDict_SetItemString(g, "__builtins__", b) < 0)
 		return NULL;
 	r = PyEval_EvalCode(code, g, g);
+	if (r && (((PyCodeObject *)code)->co_flags & CO_COROUTINE) && PyCoro_CheckExact(r))
+		Py_SETREF(r, top_await(r));
 	pyreentry_release_held();
 	return r;
 }
 
 /* Run the program in g with the builtins b; returns the last value (new ref, may be None) or
  * NULL with an error. */
+static PyObject *program_steps(struct program *p, PyObject *g, PyObject *b);
+
 static PyObject *program_run(struct program *p, PyObject *g, PyObject *b)
+{
+	PyObject *value = program_steps(p, g, b);
+
+	top_runner_close();
+	return value;
+}
+
+static PyObject *program_steps(struct program *p, PyObject *g, PyObject *b)
 {
 	PyObject *r, *value = NULL;
 

@@ -21,10 +21,12 @@
 #error "pycompile.c builds on CPython 3.11's syntax tree"
 #endif
 
-/* compile(tree, filename, mode, 0, dont_inherit=True) of a tree already in C. */
+/* compile(tree, filename, mode, PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True) of a tree
+ * already in C (interp.c runs a program that awaits at its top level on an event loop). */
 static PyObject *compile_mod(mod_ty mod, PyObject *filename, PyArena *arena)
 {
-	PyCompilerFlags flags = {PyCF_SOURCE_IS_UTF8, PY_MINOR_VERSION};
+	PyCompilerFlags flags = {PyCF_SOURCE_IS_UTF8 | PyCF_ALLOW_TOP_LEVEL_AWAIT,
+	                         PY_MINOR_VERSION};
 
 	return (PyObject *)_PyAST_Compile(mod, filename, &flags, -1, arena);
 }
