@@ -956,6 +956,57 @@ Test(python_layer, c_callables_do_not_pass_for_an_import)
 	stop();
 }
 
+/* type(name, bases, ns) hands the call to the bases' metaclass when it has a __new__ of its
+ * own; the code's __new__ that returned an existing library class had it recorded as a class
+ * made in the call, which library frames (the executor's submit, asyncio's call_soon) could
+ * then change for the code: a library class rewritten, the sandbox's own fixes to classes
+ * undone, memory read and written through PIL, the real sys.modules reached. Only a class
+ * type.__new__ makes is the call's; the code's own metaclasses work as ever. */
+Test(python_layer, a_metaclass_cannot_pass_a_library_class_for_a_new_one)
+{
+	start(NULL);
+	refused(LIB_SET "import json, concurrent.futures\n"
+	                "class M(type):\n"
+	                "    def __new__(mcls, name, bases, ns, **kw):\n"
+	                "        if name == 'Trick':\n            return json.JSONEncoder\n"
+	                "        return super().__new__(mcls, name, bases, ns)\n"
+	                "class B(metaclass=M):\n    pass\n"
+	                "type('Trick', (B,), {})\n"
+	                "def evil(self, o):\n    return 'evil'\n"
+	                "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
+	                "    ex.submit(setattr, json.JSONEncoder, 'default', evil).result()",
+	        &LIB_CHANGE);
+	refused("import json, asyncio\n"
+	        "class M(type):\n"
+	        "    def __new__(mcls, name, bases, ns, **kw):\n"
+	        "        if name == 'Trick':\n            return json.JSONEncoder\n"
+	        "        return super().__new__(mcls, name, bases, ns)\n"
+	        "class B(metaclass=M):\n    pass\n"
+	        "type('Trick', (B,), {})\n"
+	        "async def main():\n"
+	        "    asyncio.get_running_loop().call_soon(setattr, json.JSONEncoder, 'default',\n"
+	        "                                         lambda self, o: 'evil')\n"
+	        "    await asyncio.sleep(0)\n"
+	        "asyncio.run(main())\n"
+	        "import json\njson.dumps(object())",
+	        &(struct e2e_refusal){"error", "TypeError", "is not JSON serializable"});
+	/* The code's metaclasses make its classes, which it changes as it likes. */
+	expect_ok_result("import abc, concurrent.futures\n"
+	                 "class M(type):\n"
+	                 "    def __new__(mcls, name, bases, ns, **kw):\n"
+	                 "        ns['tag'] = name.lower()\n"
+	                 "        return super().__new__(mcls, name, bases, ns)\n"
+	                 "class B(metaclass=M):\n    pass\n"
+	                 "C = type('C', (B,), {})\nD = type('D', (abc.ABC,), {})\n"
+	                 "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
+	                 "    ex.submit(setattr, C, 'x', 1).result()\n"
+	                 "    ex.submit(setattr, D, 'y', 2).result()\n"
+	                 "[C.tag, C.x, type(C).__name__, D.y]",
+	                 "[\"c\",1,\"M\",2]");
+	still_serving();
+	stop();
+}
+
 /* The user's code changes its own classes, not the libraries' (whose code runs with the
  * interpreter's builtins and reads their attributes in C); subclasses, and the classes that
  * library helpers make for the user, are the user's. */

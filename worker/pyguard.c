@@ -2164,6 +2164,18 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 		if (PyErr_Occurred())
 			return NULL;
 	}
+	/* type.__new__ hands the call to the bases' most derived metaclass when that one has a
+	 * __new__ of its own (the user's, or a library's, which comes back here): whatever that
+	 * gives is not made here. A __new__ of the code's that returned an existing class (a
+	 * library's) had it recorded as made in this call, and library frames could then change
+	 * it for the code. */
+	if (ns && PyTuple_Check(PyTuple_GET_ITEM(args, 1))) {
+		PyTypeObject *winner = _PyType_CalculateMetaclass(meta, PyTuple_GET_ITEM(args, 1));
+		if (!winner)
+			PyErr_Clear(); /* type.__new__ raises it again */
+		else if (winner != meta && winner->tp_new != real_type_new)
+			return real_type_new(meta, args, kw);
+	}
 	if (depth < MAKING_MAX)
 		type_new_args[depth] = args;
 	type_new_depth++;
