@@ -19,6 +19,8 @@
 
 void ipc_put_u32(unsigned char *p, uint32_t v);
 uint32_t ipc_get_u32(const unsigned char *p);
+void ipc_put_u64(unsigned char *p, uint64_t v);
+uint64_t ipc_get_u64(const unsigned char *p);
 
 /* ---- Frames on a worker's channel ------------------------------------------------------
  * A frame is a header of IPC_FRAME_HEADER bytes, u32 payload length then one type byte,
@@ -64,8 +66,10 @@ enum ipc_request_kind {
 	/* what a path of the workspace is: u32 flags (IPC_STAT_NOFOLLOW), then the path; the reply
 	 * is a struct ipc_stat */
 	IPC_REQ_STAT = 3,
-	/* the entries of a directory of the workspace: the path; the reply is, for each entry,
-	 * one type byte (IPC_ENTRY_*) then its name and a NUL */
+	/* the entries of a directory of the workspace: u64 where to go on from (0: its start),
+	 * then the path; the reply is the u64 to ask from next (0: all were given), then, for
+	 * each entry, one type byte (IPC_ENTRY_*), its name and a NUL, IPC_WS_LIST_CHUNK bytes of
+	 * them at most */
 	IPC_REQ_LIST = 4,
 	/* a module, compiled if it can be: the request is its dotted name; the reply is its
 	 * file's path, a NUL, then IPC_MODULE_CODE and the marshalled code of its cached bytecode
@@ -128,6 +132,9 @@ enum ipc_open_mode {
 #define IPC_WS_BYTES_PER_CALL    (256ull << 20) /* bytes of the files written, in all */
 #define IPC_WS_FDS_PER_CALL      1000           /* files opened to write, in all */
 #define IPC_WS_LIST_MAX          100000         /* entries of one directory listed */
+/* bytes of entries in one LIST reply: a listing of a large directory is served in turns of
+ * the supervisor's loop, each short */
+#define IPC_WS_LIST_CHUNK        (128u << 10)
 /* directories a path names beneath the workspace: each costs the supervisor a walk on every
  * request (the left-out directory is looked for above it) */
 #define IPC_WS_DEPTH_MAX         64

@@ -21,6 +21,17 @@ uint32_t ipc_get_u32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+void ipc_put_u64(unsigned char *p, uint64_t v)
+{
+	ipc_put_u32(p, (uint32_t)v);
+	ipc_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+uint64_t ipc_get_u64(const unsigned char *p)
+{
+	return (uint64_t)ipc_get_u32(p) | (uint64_t)ipc_get_u32(p + 4) << 32;
+}
+
 void ipc_frame_header_put(unsigned char h[IPC_FRAME_HEADER], char type, uint32_t payload_len)
 {
 	ipc_put_u32(h, payload_len);

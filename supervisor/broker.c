@@ -1398,29 +1398,52 @@ static char entry_type(int dirfd, const struct dirent *d)
 	                     : IPC_ENTRY_OTHER;
 }
 
-/* Add one entry to a listing; -EOVERFLOW when the listing would not fit in a reply. */
-static int list_add(struct strbuf *out, size_t *count, char type, const char *name)
+/* A LIST reply's next place: the directory's own offset (telldir), or, among the files the
+ * call made there, this bit with the index of the next. */
+#define LIST_IN_WRITES (1ull << 63)
+
+/* One chunk of a listing. */
+struct listing {
+	struct strbuf out;
+	size_t count;
+	uint64_t next; /* where the next chunk starts; 0: none */
+};
+
+/* Add one entry to the chunk; 0 once it is full (the entry left for the next), else 1. */
+static int list_add(struct listing *l, char type, const char *name)
 {
 	size_t n = strlen(name) + 1;
 
-	if (++*count > ENGINE_WS_LIST_MAX || out->len + 1 + n > IPC_FRAME_MAX - IPC_REPLY_HEADER)
-		return -EOVERFLOW;
-	sb_add(out, &type, 1);
-	sb_add(out, name, n);
-	return 0;
+	if (l->count > 0 && (l->count >= ENGINE_WS_LIST_MAX ||
+	                     l->out.len + 1 + n > IPC_WS_LIST_CHUNK - sizeof(uint64_t)))
+		return 0;
+	l->count++;
+	sb_add(&l->out, &type, 1);
+	sb_add(&l->out, name, n);
+	return 1;
 }
 
+/* os.listdir and os.scandir: a directory's entries, a chunk a request, each chunk one short
+ * turn of the loop (a listing of 30000 long names in one reply held it for a quarter of a
+ * second). A chunk goes on from the directory's own offset, as readdir does, so no entry is
+ * read twice. */
 static int request_list(struct chain *c, uint32_t id, const char *data, size_t len)
 {
 	const struct workspace *ws = &c->e->ws;
 	struct stat st;
-	struct strbuf out = {0};
+	struct listing l = {0};
+	unsigned char next[8];
 	char rel[PATH_MAX];
 	struct dirent *d;
-	size_t count = 0;
 	DIR *dir = NULL;
+	uint64_t from;
 	int fd, rc;
 
+	if (len < 8)
+		return -EINVAL;
+	from = ipc_get_u64((const unsigned char *)data);
+	data += 8;
+	len -= 8;
 	rc = ws->fd < 0 ? -EACCES : ws_relative(ws, data, len, rel, sizeof(rel));
 	/* Listings count against the bytes served to the call, as modules do: a call listing a
 	 * huge directory again and again spends the supervisor's time, not its own. */
@@ -1448,32 +1471,45 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	} else {
 		rc = fd;
 	}
-	while (rc == 0 && dir && (d = readdir(dir)) != NULL) {
+	if (dir && from && !(from & LIST_IN_WRITES))
+		seekdir(dir, (long)from);
+	while (dir && !(from & LIST_IN_WRITES)) {
+		long at = telldir(dir);
+		if (!(d = readdir(dir))) {
+			from = LIST_IN_WRITES;
+			break;
+		}
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
 		    strncmp(d->d_name, WS_TMP_PREFIX, strlen(WS_TMP_PREFIX)) == 0 ||
 		    gone_in(c, dirfd(dir), d->d_name))
 			continue;
-		rc = list_add(&out, &count, entry_type(dirfd(dir), d), d->d_name);
+		if (!list_add(&l, entry_type(dirfd(dir), d), d->d_name)) {
+			/* (an offset of 0 is the start: an entry there is the first, always given) */
+			l.next = (uint64_t)at;
+			break;
+		}
 	}
 	if (dir) {
 		/* Files the call created there (the directory by its identity), not on disk yet. */
-		for (size_t i = 0; rc == 0 && i < c->n_writes; i++) {
+		for (size_t i = from & ~LIST_IN_WRITES; !l.next && i < c->n_writes; i++) {
 			if (same_dir(c->writes[i].dirfd, dirfd(dir)) &&
 			    (removal_in(c, c->writes[i].dirfd, c->writes[i].name) ||
 			     fstatat(c->writes[i].dirfd, c->writes[i].name, &st,
-			             AT_SYMLINK_NOFOLLOW) < 0))
-				rc = list_add(&out, &count, IPC_ENTRY_FILE, c->writes[i].name);
+			             AT_SYMLINK_NOFOLLOW) < 0) &&
+			    !list_add(&l, IPC_ENTRY_FILE, c->writes[i].name))
+				l.next = LIST_IN_WRITES | i;
 		}
 		closedir(dir);
 	}
-	if (rc == 0 && out.failed)
+	if (rc == 0 && l.out.failed)
 		rc = -ENOMEM;
-	c->served += out.len;
+	c->served += l.out.len;
+	ipc_put_u64(next, l.next);
 	if (rc < 0)
 		reply(c, id, rc, NULL, 0, NULL, 0);
 	else
-		reply(c, id, 0, NULL, 0, out.s, out.len);
-	free(out.s);
+		reply(c, id, 0, next, sizeof(next), l.out.s, l.out.len);
+	free(l.out.s);
 	return 0;
 }
 

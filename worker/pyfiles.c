@@ -749,41 +749,68 @@ static PyObject *ws_fstat(PyObject *self, PyObject *const *args, Py_ssize_t narg
 }
 
 /* The entries of a directory of the workspace: a list of (name, kind) with names as str, or as
- * bytes when the path was. */
+ * bytes when the path was. The supervisor serves a large directory's in chunks, each telling
+ * where the next goes on from. */
 static PyObject *list_dir(PyObject *pathobj, int *as_bytes)
 {
-	PyObject *path = path_take(pathobj, as_bytes), *out = NULL;
-	char *reply = NULL;
-	size_t rlen = 0;
-	int status;
+	PyObject *path = path_take(pathobj, as_bytes), *out = path ? PyList_New(0) : NULL;
+	PyObject *req = NULL;
+	uint64_t from = 0;
 
-	if (!path)
-		return NULL;
-	status = ask(IPC_REQ_LIST, 0, 0, path, &reply, &rlen, NULL);
-	Py_DECREF(path);
-	if (status == INT_MIN)
-		return NULL;
-	if (status < 0)
-		return raise_errno(-status, pathobj);
-	out = PyList_New(0);
-	for (size_t i = 0; out && i < rlen;) {
-		char kind = reply[i];
-		const char *name = reply + i + 1, *end = memchr(name, '\0', rlen - i - 1);
-		PyObject *n, *item;
-		if (i + 1 >= rlen || !end) {
+	do {
+		char *reply = NULL;
+		size_t rlen = 0;
+		int status;
+
+		/* the place to go on from, then the path */
+		Py_XSETREF(req, out ? PyBytes_FromStringAndSize(NULL, 8 + PyBytes_GET_SIZE(path))
+		                    : NULL);
+		if (!req) {
 			Py_CLEAR(out);
-			raise_errno(EIO, pathobj);
 			break;
 		}
-		n = *as_bytes ? PyBytes_FromStringAndSize(name, end - name)
-		              : PyUnicode_DecodeFSDefaultAndSize(name, end - name);
-		item = n ? Py_BuildValue("(NC)", n, kind) : NULL;
-		if (!item || PyList_Append(out, item) < 0)
+		ipc_put_u64((unsigned char *)PyBytes_AS_STRING(req), from);
+		memcpy(PyBytes_AS_STRING(req) + 8, PyBytes_AS_STRING(path),
+		       (size_t)PyBytes_GET_SIZE(path));
+		status = ask(IPC_REQ_LIST, 0, 0, req, &reply, &rlen, NULL);
+		if (status == INT_MIN || status < 0 || rlen < 8) {
 			Py_CLEAR(out);
-		Py_XDECREF(item);
-		i = (size_t)(end - reply) + 1;
-	}
-	free(reply);
+			if (status != INT_MIN)
+				raise_errno(status < 0 ? -status : EIO, pathobj);
+			free(reply);
+			break;
+		}
+		from = ipc_get_u64((const unsigned char *)reply);
+		/* (a chunk that leaves more to come has an entry: it never goes on from itself) */
+		if (from && rlen == 8) {
+			Py_CLEAR(out);
+			raise_errno(EIO, pathobj);
+		}
+		for (size_t i = 8; out && i < rlen;) {
+			char kind = reply[i];
+			const char *name = reply + i + 1, *end = memchr(name, '\0', rlen - i - 1);
+			PyObject *n, *item;
+			if (i + 1 >= rlen || !end) {
+				Py_CLEAR(out);
+				raise_errno(EIO, pathobj);
+				break;
+			}
+			n = *as_bytes ? PyBytes_FromStringAndSize(name, end - name)
+			              : PyUnicode_DecodeFSDefaultAndSize(name, end - name);
+			item = n ? Py_BuildValue("(NC)", n, kind) : NULL;
+			if (!item || PyList_Append(out, item) < 0)
+				Py_CLEAR(out);
+			Py_XDECREF(item);
+			i = (size_t)(end - reply) + 1;
+		}
+		free(reply);
+		if (out && from && PyList_GET_SIZE(out) > IPC_WS_LIST_MAX) {
+			Py_CLEAR(out);
+			raise_errno(EOVERFLOW, pathobj);
+		}
+	} while (out && from);
+	Py_XDECREF(req);
+	Py_XDECREF(path);
 	return out;
 }
 
