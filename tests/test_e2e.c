@@ -1131,6 +1131,21 @@ Test(run_python, asyncio_runs_tasks_and_timers_on_a_loop_without_io)
 	          mcpc_json(r));
 	e2e_expect_error("import asyncio\nasyncio.run(asyncio.open_connection('127.0.0.1', 80))",
 	                 "PermissionError");
+	/* The system's own loops and child watchers (a real selector loop set any signal's
+	 * handler, a watcher started a thread) are out of reach; a task's stack is empty. */
+	e2e_expect_result(
+	    "import asyncio\nout = []\n"
+	    "for f in (lambda: asyncio.unix_events, lambda: asyncio.ThreadedChildWatcher,\n"
+	    "          lambda: asyncio.selector_events):\n"
+	    "    try:\n        f()\n        out.append('reached')\n"
+	    "    except AttributeError:\n        out.append('AttributeError')\n"
+	    "try:\n    import asyncio.unix_events\nexcept ImportError:\n"
+	    "    out.append('ImportError')\n"
+	    "async def bad():\n    raise ValueError('x')\n"
+	    "async def main():\n    t = asyncio.create_task(bad())\n"
+	    "    await asyncio.sleep(0)\n    return t.get_stack()\n"
+	    "out + [asyncio.run(main())]",
+	    "[\"AttributeError\",\"AttributeError\",\"AttributeError\",\"ImportError\",[]]");
 	/* A top level that awaits, as a notebook's cell: run on one loop for the call (a task
 	 * made in the body is awaited by the last expression), its error's traceback from the
 	 * code's own frames. */

@@ -349,7 +349,9 @@ static const char futures_py[] =
  * thread. asyncio.SelectorEventLoop and DefaultEventLoopPolicy are these, so
  * set_event_loop_policy(None) comes back to them. The tasks and futures are asyncio's pure
  * Python ones: its C accelerator's are not loaded (their callbacks' lists and a task's step
- * trusted state across the code's __eq__ and __del__). asyncio is imported without ssl, as on a
+ * trusted state across the code's __eq__ and __del__); a task's stack is empty (frames are
+ * out of reach). With threads allowed, a thread may hand the loop work (call_soon_threadsafe):
+ * while one runs, the loop looks every 5 ms. asyncio is imported without ssl, as on a
  * build without it (a third of its import time; there is no network to speak TLS on). */
 static const char asyncio_py[] =
     "import sys, time\n"
@@ -362,9 +364,16 @@ static const char asyncio_py[] =
     "        del sys.modules['ssl']\n"
     "    else:\n"
     "        sys.modules['ssl'] = had_ssl\n"
-    "from asyncio import base_events, events\n"
+    "from asyncio import base_events, events, tasks\n"
+    "import threading, _thread\n"
+    "def others():\n"
+    "    return _thread._count() > 0 or threading._limbo or len(threading._active) > 1\n"
     "class _Timers:\n"
     "    def select(self, timeout=None):\n"
+    "        # (a thread the code started may hand the loop work: looked for every 5 ms)\n"
+    "        if (timeout is None or timeout > 0.005) and others():\n"
+    "            time.sleep(0.005)\n"
+    "            return []\n"
     "        if timeout is None:\n"
     "            raise RuntimeError('the event loop would wait forever: no callback is ready '\n"
     "                               'and no timer is set, and nothing else can wake it in the '\n"
@@ -397,7 +406,12 @@ static const char asyncio_py[] =
     "    cls.__module__ = 'asyncio'\n"
     "asyncio.SelectorEventLoop, asyncio.DefaultEventLoopPolicy = (TimerEventLoop,\n"
     "                                                             TimerEventLoopPolicy)\n"
-    "asyncio.set_event_loop_policy(TimerEventLoopPolicy())\n";
+    "asyncio.set_event_loop_policy(TimerEventLoopPolicy())\n"
+    "def get_stack(self, *, limit=None):\n"
+    "    return []\n"
+    "get_stack.__doc__ = tasks.Task.get_stack.__doc__ + '\\n(Frames are out of reach in the '\\\n"
+    "    'sandbox: none.)'\n"
+    "tasks.Task.get_stack = get_stack\n";
 
 /* Is name among the modules the configuration allows? */
 static int config_imports(const struct zygote_config *cfg, const char *name)

@@ -26,13 +26,23 @@ static const struct {
     {"io", "open_code", "files cannot be opened in the sandbox"},
     {"io", "FileIO", "files cannot be opened in the sandbox; use io.BytesIO"},
     {"logging", "currentframe", "frames are out of reach in the sandbox"},
+    /* (their threads and waits are for child processes, which a worker never has) */
+    {"asyncio", "AbstractChildWatcher", "the sandbox has no child processes to watch"},
+    {"asyncio", "SafeChildWatcher", "the sandbox has no child processes to watch"},
+    {"asyncio", "FastChildWatcher", "the sandbox has no child processes to watch"},
+    {"asyncio", "PidfdChildWatcher", "the sandbox has no child processes to watch"},
+    {"asyncio", "MultiLoopChildWatcher", "the sandbox has no child processes to watch"},
+    {"asyncio", "ThreadedChildWatcher", "the sandbox has no child processes to watch"},
 };
 
 /* Allowed without their submodules: logging.config builds any object a name names, and
  * logging.handlers reaches sockets, processes and files; importlib's load any file, yaml's
  * loaders and constructors make objects of any class (the modules the worker makes stand for
- * importlib and yaml: interp.c). */
-static const char *const no_submodules[] = {"logging", "traceback", "importlib", "yaml", NULL};
+ * importlib and yaml: interp.c); asyncio's hold the real loops of the system (its Unix
+ * selector loop set any signal's handler, its child watchers started threads), while the
+ * package has the sandbox's loop (interp.c). */
+static const char *const no_submodules[] = {"logging", "traceback", "importlib",
+                                            "yaml",    "asyncio",   NULL};
 
 /* Modules the sandbox makes in place of the real one of their name (interp.c: platform,
  * importlib, importlib.util, importlib.metadata, timeit, tempfile, yaml): the libraries keep the real
