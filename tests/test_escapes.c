@@ -4415,7 +4415,9 @@ Test(kernel, thread_bomb_and_memory_are_bounded)
 
 	start(ARGS(UNSAFE_ARGS, "--timeout", "10"));
 	n = steady_in_use();
-	refused("import threading, time\nts = []\nwhile True:\n"
+	/* (stacks of 1 MiB: 8 MiB ones fill the address space near the task limit, where a
+	 * thread may fail in its start-up, after its stack, and its starter wait for ever) */
+	refused("import threading, time\nts = []\nthreading.stack_size(1 << 20)\nwhile True:\n"
 	        "    t = threading.Thread(target=time.sleep, args=(60,), daemon=True)\n"
 	        "    t.start()\n    ts.append(t)",
 	        &THREAD_LIMIT);
