@@ -4772,6 +4772,42 @@ Test(data, compiled_sizes_and_coordinates_are_checked)
 	e2e_stop();
 }
 
+/* Compiled code worked on arrays an object keeps where the code reaches them: SuperLU's
+ * perm_r and perm_c were its own C arrays (solve() wrote and read at the indices they held: a
+ * full escape shown), cKDTree's data and indices the very arrays its queries read (any address
+ * read), Sobol's state plain attributes its compiled _draw trusted (an XOR past _quasi: a full
+ * escape shown). They are copies now, or checked; splu's panel_size, a query's k and qmc's
+ * workers are bounded. Factorising, trees and Sobol' sequences answer as before. */
+Test(data, compiled_state_is_copied_or_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.sparse as sp\n"
+	    "from scipy.sparse.linalg import splu\nfrom scipy.spatial import cKDTree\n"
+	    "from scipy.stats import qmc\n"
+	    "out = []\n"
+	    "def t(f):\n    try:\n        out.append(f())\n"
+	    "    except ValueError:\n        out.append('ValueError')\n"
+	    "A = sp.csc_matrix(np.array([[4.0, 1, 0], [1, 3, 1], [0, 1, 2]]))\n"
+	    "lu = splu(A)\nlu.perm_r[:] = 2**30\nlu.perm_c[:] = -2**30\n"
+	    "t(lambda: [lu.perm_r.tolist(), lu.solve(np.array([1.0, 2, 3])).round(4).tolist()])\n"
+	    "t(lambda: splu(A, panel_size=2**28))\n"
+	    "tree = cKDTree(np.arange(10.0).reshape(5, 2))\n"
+	    "tree.indices[:] = 10**6\ntree.data[:] = 7\n"
+	    "t(lambda: [tree.indices.tolist(), tree.query([2.0, 3.0])[1]])\n"
+	    "t(lambda: tree.query([2.0, 3.0], k=[0, 2]))\n"
+	    "s = qmc.Sobol(d=2, seed=1)\nfirst = s.random(4)\n"
+	    "s._quasi = np.zeros(1, np.uint64)\ns.d = 50\n"
+	    "t(lambda: s.random(4))\n"
+	    "t(lambda: qmc.Sobol(d=2, seed=1).random(4).tolist() == first.tolist())\n"
+	    "t(lambda: round(qmc.discrepancy(first, method='WD', workers=2**31), 9) ==\n"
+	    "          round(qmc.discrepancy(first, method='WD'), 9))\n"
+	    "out",
+	    "[[[0,1,2],[0.2222,0.1111,1.4444]],\"ValueError\",[[0,1,2,3,4],1],\"ValueError\","
+	    "\"ValueError\",true,true]");
+	e2e_stop();
+}
+
 /* PIL's coordinate reader (ImagePath.Path, ImageDraw's line, polygon...) took a list's length
  * once and read its items unheld while their __float__ ran: one that emptied the list made it
  * read freed items (SIGSEGV); Path.map kept the path's array across the function, which could

@@ -1958,6 +1958,149 @@ def _scipy():
     _map_in_process()
     _mat_streams()
     _ndimage_checks()
+    _compiled_state()
+
+
+def _compiled_state():
+    """Compiled code that works on arrays an object keeps where the code can reach them, or on
+    sizes given with no bound. SuperLU's perm_r and perm_c were its own C arrays, writable:
+    solve() wrote and read at the indices they held (any address: a full escape shown).
+    cKDTree's data, indices, mins and maxes were the very arrays its queries read (indices set
+    to any distance read any address). Sobol's state (d, _quasi, _sv, num_generated) is plain
+    attributes its compiled _draw trusted (an XOR written past _quasi: a full escape shown).
+    splu's panel_size and relax sized SuperLU's work arrays in C ints (a heap overflow), a
+    query's k of 0 read before its buffer, and qmc's workers= started that many threads (2**31:
+    the worker aborted). Those arrays are given as copies; Sobol's compiled functions take
+    only a state that fits; the sizes are bounded."""
+    import operator
+    import os
+    import numpy as np
+    from scipy.sparse.linalg._dsolve import _superlu
+    from scipy.spatial import _ckdtree
+    from scipy.stats import _qmc, _sobol
+
+    def copies(cls, names):
+        for name in names:
+            d = cls.__dict__[name]
+
+            def get(self, d=d, cls=cls):
+                v = d.__get__(self, cls)
+                return np.array(v) if isinstance(v, np.ndarray) else v
+
+            def refuse(self, value, name=name, cls=cls):
+                raise AttributeError('%s.%s is not set in the sandbox' % (cls.__name__, name))
+
+            type_patches[(cls, name)] = property(get, refuse, None, d.__doc__)
+
+    copies(_superlu.SuperLU, ('perm_r', 'perm_c'))
+    copies(_ckdtree.cKDTree, ('data', 'indices', 'maxes', 'mins', 'boxsize'))
+
+    query = _ckdtree.cKDTree.__dict__['query']
+
+    def checked_query(self, x, k=1, *args, **kwargs):
+        ks = np.asarray(k)
+        if ks.dtype.kind in 'iu' and ks.size and int(ks.min()) < 1:
+            raise ValueError("k must be at least 1: the neighbours are counted from 1")
+        return query(self, x, k, *args, **kwargs)
+
+    checked_query.__doc__ = query.__doc__
+    type_patches[(_ckdtree.cKDTree, 'query')] = checked_query
+
+    def ints(a, kinds=('uint32', 'uint64'), ndim=1):
+        if type(a) is not np.ndarray or a.dtype.name not in kinds or a.ndim != ndim or \
+                not a.flags.c_contiguous or not a.flags.writeable:
+            raise ValueError("the Sobol' engine's state is not its own")
+        return a
+
+    def span(n, num_gen, sv):
+        n, num_gen = operator.index(n), operator.index(num_gen)
+        # (the point drawn last is number n + num_gen - 1, whose lowest 0 bit picks a
+        # column of sv: below 2**bits - 1, it is one of its bits columns)
+        if n < 0 or num_gen < 0 or n + num_gen >= 2 ** sv.shape[1]:
+            raise ValueError("the Sobol' engine's state is not its own")
+        return n, num_gen
+
+    real = {name: getattr(_sobol, name)
+            for name in ('_draw', '_fast_forward', '_cscramble', '_initialize_v')}
+
+    def _draw(n, num_gen, dim, scale, sv, quasi, sample):
+        dim = operator.index(dim)
+        sv, quasi = ints(sv, ndim=2), ints(quasi)
+        n, num_gen = span(n, num_gen, sv)
+        if type(sample) is not np.ndarray or sample.dtype != np.float64 or \
+                sample.ndim != 2 or not sample.flags.c_contiguous or \
+                sv.dtype != quasi.dtype or not (sv.shape[0] == quasi.shape[0] == dim ==
+                                               sample.shape[1]) or sample.shape[0] < n:
+            raise ValueError("the Sobol' engine's state is not its own")
+        return real['_draw'](n=n, num_gen=num_gen, dim=dim, scale=scale, sv=sv, quasi=quasi,
+                             sample=sample)
+
+    def _fast_forward(n, num_gen, dim, sv, quasi):
+        dim = operator.index(dim)
+        sv, quasi = ints(sv, ndim=2), ints(quasi)
+        n, num_gen = span(n, num_gen, sv)
+        if sv.dtype != quasi.dtype or not sv.shape[0] == quasi.shape[0] == dim:
+            raise ValueError("the Sobol' engine's state is not its own")
+        return real['_fast_forward'](n=n, num_gen=num_gen, dim=dim, sv=sv, quasi=quasi)
+
+    def _cscramble(dim, bits, ltm, sv):
+        dim, bits = operator.index(dim), operator.index(bits)
+        sv, ltm = ints(sv, ndim=2), ints(ltm, ndim=3)
+        if sv.dtype != ltm.dtype or sv.shape != (dim, bits) or ltm.shape != (dim, bits, bits):
+            raise ValueError("the Sobol' engine's state is not its own")
+        return real['_cscramble'](dim=dim, bits=bits, ltm=ltm, sv=sv)
+
+    def _initialize_v(v, dim, bits):
+        dim, bits = operator.index(dim), operator.index(bits)
+        v = ints(v, ndim=2)
+        if v.shape != (dim, bits) or not 0 < dim <= _sobol._MAXDIM or not 0 < bits <= 64:
+            raise ValueError("the Sobol' engine's state is not its own")
+        return real['_initialize_v'](v, dim=dim, bits=bits)
+
+    replacements = {}
+    for f in (_draw, _fast_forward, _cscramble, _initialize_v):
+        orig = real[f.__name__]
+        f.__doc__ = orig.__doc__
+        replacements[id(orig)] = (orig, f)
+
+    # qmc's workers= is a count of threads (2**31 of them aborted the worker): at most the
+    # machine's processors, as -1 asks.
+    validate = _qmc._validate_workers
+
+    def _validate_workers(workers=1):
+        n = validate(workers)
+        return min(n, os.cpu_count() or 1)
+
+    _validate_workers.__doc__ = validate.__doc__
+    replacements[id(validate)] = (validate, _validate_workers)
+
+    # SuperLU's panel_size and relax size its work arrays in C ints.
+    from scipy.sparse import linalg as sla
+
+    def bounded(f):
+        def g(A, *args, **kwargs):
+            names = ('permc_spec', 'diag_pivot_thresh', 'relax', 'panel_size') \
+                if f.__name__ == 'splu' else \
+                ('drop_tol', 'fill_factor', 'drop_rule', 'permc_spec', 'diag_pivot_thresh',
+                 'relax', 'panel_size')
+            given = dict(zip(names, args))
+            given.update(kwargs)
+            options = given.get('options')
+            options = options if isinstance(options, dict) else {}
+            for key, v in (('relax', given.get('relax')), ('panel_size', given.get('panel_size')),
+                           ('Relax', options.get('Relax')),
+                           ('PanelSize', options.get('PanelSize'))):
+                if v is not None and not 1 <= operator.index(v) <= 4096:
+                    raise ValueError('%s must be between 1 and 4096' % key)
+            return f(A, *args, **kwargs)
+        g.__name__, g.__qualname__ = f.__name__, f.__qualname__
+        g.__doc__, g.__module__ = f.__doc__, f.__module__
+        return g
+
+    for name in ('splu', 'spilu'):
+        f = getattr(sla, name)
+        replacements[id(f)] = (f, bounded(f))
+    _replace_all(replacements)
 
 
 def _ndimage_checks():
