@@ -4777,7 +4777,9 @@ Test(data, compiled_sizes_and_coordinates_are_checked)
  * full escape shown), cKDTree's data and indices the very arrays its queries read (any address
  * read), Sobol's state plain attributes its compiled _draw trusted (an XOR past _quasi: a full
  * escape shown). They are copies now, or checked; splu's panel_size, a query's k and qmc's
- * workers are bounded. Factorising, trees and Sobol' sequences answer as before. */
+ * workers are bounded. A BufferRegion made by its class, and a C++ trifinder made by the code
+ * before its tree was built, read through NULL: neither is made by the code. Factorising,
+ * trees, Sobol' sequences and trifinders answer as before. */
 Test(data, compiled_state_is_copied_or_checked)
 {
 	start_data(NULL);
@@ -4802,9 +4804,17 @@ Test(data, compiled_state_is_copied_or_checked)
 	    "t(lambda: qmc.Sobol(d=2, seed=1).random(4).tolist() == first.tolist())\n"
 	    "t(lambda: round(qmc.discrepancy(first, method='WD', workers=2**31), 9) ==\n"
 	    "          round(qmc.discrepancy(first, method='WD'), 9))\n"
-	    "out",
+	    "import matplotlib.pyplot as plt, matplotlib.tri as mtri\n"
+	    "fig = plt.figure(figsize=(1, 1), dpi=20)\nfig.canvas.draw()\n"
+	    "tri = mtri.Triangulation(np.array([0.0, 1, 0, 1]), np.array([0.0, 0, 1, 1]))\n"
+	    "for f in (lambda: type(fig.canvas.copy_from_bbox(fig.bbox))(),\n"
+	    "          lambda: type(tri.get_trifinder()._cpp_trifinder)(\n"
+	    "              tri.get_cpp_triangulation()).find_many(np.zeros(1), np.zeros(1))):\n"
+	    "    try:\n        f()\n        out.append('made')\n"
+	    "    except TypeError:\n        out.append('TypeError')\n"
+	    "out + [int(tri.get_trifinder()(0.7, 0.1))]",
 	    "[[[0,1,2],[0.2222,0.1111,1.4444]],\"ValueError\",[[0,1,2,3,4],1],\"ValueError\","
-	    "\"ValueError\",true,true]");
+	    "\"ValueError\",true,true,\"TypeError\",\"TypeError\",1]");
 	e2e_stop();
 }
 

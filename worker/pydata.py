@@ -4614,6 +4614,35 @@ def _type42_fonts():
     _replace_everywhere(backend_ps._font_to_ps_type42, _font_to_ps_type42)
 
 
+def _unmade_c_objects():
+    """C objects whose C++ part their constructor leaves to another step: a BufferRegion made
+    by calling its class (copy_from_bbox makes them) had none, and a C++ TrapezoidMapTriFinder
+    searched its tree before initialize() built it; both read through NULL (SIGSEGV). The
+    region's class is not called by the code; the finder is made by matplotlib's own
+    TrapezoidMapTriFinder, which initializes it at once."""
+    import os
+    import matplotlib
+    from matplotlib import _tri
+    from matplotlib.backends import _backend_agg
+
+    region = type(_backend_agg.RendererAgg(1, 1, 72).copy_from_bbox([0, 0, 1, 1]))
+
+    def refuse(args, kwargs):
+        raise TypeError('a BufferRegion is made by copy_from_bbox, not by its class')
+
+    new_checks[region] = refuse
+
+    tri_dir = os.path.join(os.path.dirname(matplotlib.__file__), 'tri') + os.sep
+
+    def by_matplotlib(args, kwargs):
+        if not sys._getframe(1).f_code.co_filename.startswith(tri_dir):
+            raise TypeError('the C++ trifinder is made by Triangulation.get_trifinder(), '
+                            'not by its class')
+        return tuple(args), kwargs
+
+    new_checks[_tri.TrapezoidMapTriFinder] = by_matplotlib
+
+
 def _tri_checks():
     """matplotlib's Triangulation checks its triangles when it is made, but they stay a plain
     array (tr.triangles), and the C++ triangulation made from it later kept a view of the same
@@ -4722,6 +4751,7 @@ def _triangulation():
     # (scipy's is opposite point j). The C++ triangulation is made from checked copies
     # (_tri_checks).
     _tri_checks()
+    _unmade_c_objects()
     if 'scipy.spatial' not in sys.modules:
         return
     import numpy as np
