@@ -4818,6 +4818,34 @@ Test(data, compiled_state_is_copied_or_checked)
 	e2e_stop();
 }
 
+/* The classes made during a call are known by their addresses: a class of the code's, freed,
+ * left its address behind, and a class a late import made there (scipy.odr's, served in the
+ * call) passed for one of the call's, which library frames (the executor) could then change
+ * for the code. A class leaves the set when it is freed. */
+Test(data, a_late_librarys_class_at_a_freed_address_stays_the_librarys)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import gc, concurrent.futures\ncs = []\n"
+	    "for i in range(3000):\n    class C:\n        pass\n    cs.append(C)\n"
+	    "ids = {id(c) for c in cs}\ndel cs, C\ngc.collect()\n"
+	    "import scipy.odr\n"
+	    "cands = [scipy.odr.Data, scipy.odr.Model, scipy.odr.ODR, scipy.odr.Output,\n"
+	    "         scipy.odr.RealData, scipy.odr.OdrError, scipy.odr.OdrWarning,\n"
+	    "         scipy.odr.OdrStop]\n"
+	    "written = []\n"
+	    "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
+	    "    for t in cands:\n"
+	    "        try:\n"
+	    "            ex.submit(setattr, t, 'mark', 1).result()\n"
+	    "            written.append(t.__name__)\n"
+	    "        except PermissionError:\n"
+	    "            pass\n"
+	    "[written, any(id(t) in ids for t in cands) or 'no class at a freed address']",
+	    "[[],true]");
+	e2e_stop();
+}
+
 /* PIL's coordinate reader (ImagePath.Path, ImageDraw's line, polygon...) took a list's length
  * once and read its items unheld while their __float__ ran: one that emptied the list made it
  * read freed items (SIGSEGV); Path.map kept the path's array across the function, which could

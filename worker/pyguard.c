@@ -1538,8 +1538,8 @@ static int sealed_class(PyObject *t)
  * addresses, emptied when a call begins. A library finishes such a class after making it: abc,
  * enum and sympy's metaclasses set its attributes from C, in their __new__ and __init__ that
  * type() calls (so with no frame of the import under them). The addresses are not references:
- * one freed and reused during the call is taken by a class made during the call, or by no
- * class. */
+ * a class leaves the set when it is freed (type_dealloc_checked), so that a class made at its
+ * address later (a late import's, which is a library's) is not taken for one of the call's. */
 static PyObject **fresh;
 static size_t fresh_cap, n_fresh;
 
@@ -1586,6 +1586,35 @@ static int fresh_add(PyObject *t)
 			return 0;
 		}
 	}
+}
+
+/* t leaves the set (its entry's cluster placed again after it, as linear probing needs). */
+static void fresh_remove(PyObject *t)
+{
+	size_t i, j;
+
+	if (!n_fresh)
+		return;
+	for (i = fresh_slot(t); fresh[i] != t; i = (i + 1) & (fresh_cap - 1))
+		if (!fresh[i])
+			return;
+	fresh[i] = NULL;
+	n_fresh--;
+	for (j = (i + 1) & (fresh_cap - 1); fresh[j]; j = (j + 1) & (fresh_cap - 1)) {
+		PyObject *e = fresh[j];
+		fresh[j] = NULL;
+		n_fresh--;
+		(void)fresh_add(e); /* (the set is not fuller than before: no allocation) */
+	}
+}
+
+/* Every class's deallocation (subclasses of type reach it through subtype_dealloc). */
+static destructor real_type_dealloc;
+
+static void type_dealloc_checked(PyObject *t)
+{
+	fresh_remove(t);
+	real_type_dealloc(t);
 }
 
 void pyguard_call_begin(void)
@@ -2262,6 +2291,8 @@ static int held_values_install(void)
 	real_type_new = PyType_Type.tp_new;
 	real_type_call = PyType_Type.tp_call;
 	PyType_Type.tp_call = type_call_checked;
+	real_type_dealloc = PyType_Type.tp_dealloc;
+	PyType_Type.tp_dealloc = type_dealloc_checked;
 	rc = held_values_sweep(&PyBaseObject_Type, seen, 0);
 	if (rc == 0)
 		rc = sealed_record(seen);
