@@ -4775,8 +4775,9 @@ Test(data, compiled_sizes_and_coordinates_are_checked)
 /* Compiled code worked on arrays an object keeps where the code reaches them: SuperLU's
  * perm_r and perm_c were its own C arrays (solve() wrote and read at the indices they held: a
  * full escape shown), cKDTree's data and indices the very arrays its queries read (any address
- * read), Sobol's state plain attributes its compiled _draw trusted (an XOR past _quasi: a full
- * escape shown). They are copies now, or checked; splu's panel_size, a query's k and qmc's
+ * read; its nodes' indices were views of the same), Sobol's state plain attributes its compiled
+ * _draw trusted (an XOR past _quasi: a full escape shown). They are copies now, read-only, or
+ * checked; splu's panel_size, a query's k and qmc's
  * workers are bounded. A BufferRegion made by its class, and a C++ trifinder made by the code
  * before its tree was built, read through NULL: neither is made by the code. Factorising,
  * trees, Sobol' sequences and trifinders answer as before. */
@@ -4798,6 +4799,7 @@ Test(data, compiled_state_is_copied_or_checked)
 	    "tree.indices[:] = 10**6\ntree.data[:] = 7\n"
 	    "t(lambda: [tree.indices.tolist(), tree.query([2.0, 3.0])[1]])\n"
 	    "t(lambda: tree.query([2.0, 3.0], k=[0, 2]))\n"
+	    "t(lambda: tree.tree.indices.__setitem__(slice(None), 10**6))\n"
 	    "s = qmc.Sobol(d=2, seed=1)\nfirst = s.random(4)\n"
 	    "s._quasi = np.zeros(1, np.uint64)\ns.d = 50\n"
 	    "t(lambda: s.random(4))\n"
@@ -4814,7 +4816,7 @@ Test(data, compiled_state_is_copied_or_checked)
 	    "    except TypeError:\n        out.append('TypeError')\n"
 	    "out + [int(tri.get_trifinder()(0.7, 0.1))]",
 	    "[[[0,1,2],[0.2222,0.1111,1.4444]],\"ValueError\",[[0,1,2,3,4],1],\"ValueError\","
-	    "\"ValueError\",true,true,\"TypeError\",\"TypeError\",1]");
+	    "\"ValueError\",\"ValueError\",true,true,\"TypeError\",\"TypeError\",1]");
 	e2e_stop();
 }
 

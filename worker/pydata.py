@@ -1993,6 +1993,16 @@ def _compiled_state():
             type_patches[(cls, name)] = property(get, refuse, None, d.__doc__)
 
     copies(_superlu.SuperLU, ('perm_r', 'perm_c'))
+    # The tree's nodes (t.tree) are views of its own indices: the array is made read-only
+    # when they are asked for (a view of it cannot be made writable again).
+    tree_real = _ckdtree.cKDTree.__dict__['tree']
+    indices_real = _ckdtree.cKDTree.__dict__['indices']
+
+    def tree(self):
+        indices_real.__get__(self, _ckdtree.cKDTree).flags.writeable = False
+        return tree_real.__get__(self, _ckdtree.cKDTree)
+
+    type_patches[(_ckdtree.cKDTree, 'tree')] = property(tree, None, None, tree_real.__doc__)
     copies(_ckdtree.cKDTree, ('data', 'indices', 'maxes', 'mins', 'boxsize'))
 
     query = _ckdtree.cKDTree.__dict__['query']
