@@ -4732,7 +4732,8 @@ Test(data, the_agg_renderer_checks_its_arrays)
  * 4 GiB, read and written through numpy: a full escape shown), FT2Image(2**32, 2**32) wrapped to
  * a NULL buffer exported as 2**64 bytes (memoryview read and wrote any address), an image
  * filter's radius of 2**23 sized a table to nothing (SIGSEGV), ndimage read a NaN coordinate of
- * the wrap, reflect and mirror modes as an index and sized a filter's line buffer 8 * (length +
+ * the wrap, reflect and mirror modes as an index (1e300 in 'nearest' mode read beside the
+ * input) and sized a filter's line buffer 8 * (length +
  * size) in 64 bits (a size of 2**62: a few bytes, written far past). Each is refused; blitting,
  * mathtext, sinc images, ndimage's shifts, maps and filters answer as before. */
 Test(data, compiled_sizes_and_coordinates_are_checked)
@@ -4762,13 +4763,15 @@ Test(data, compiled_sizes_and_coordinates_are_checked)
 	    "t(lambda: ndimage.shift(a, (0, 1), order=0, mode='wrap')[0, 0])\n"
 	    "t(lambda: ndimage.shift(a, (0, np.nan), mode='wrap'))\n"
 	    "t(lambda: ndimage.map_coordinates(a, [[np.nan], [1]], mode='reflect'))\n"
+	    "t(lambda: ndimage.map_coordinates(a, [[1e300], [1]], order=5, mode='nearest'))\n"
 	    "t(lambda: ndimage.geometric_transform(a, lambda c: (np.nan, c[1]), mode='mirror'))\n"
 	    "t(lambda: ndimage.uniform_filter1d(np.arange(5.0), 3)[1])\n"
 	    "t(lambda: ndimage.uniform_filter1d(np.arange(5.0), 2**62))\n"
 	    "t(lambda: ndimage.maximum_filter1d(np.arange(5.0), 2**62))\n"
 	    "out",
 	    "[[4],\"ValueError\",\"ValueError\",\"ValueError\",[2,3],\"ValueError\",\"ValueError\","
-	    "3.0,\"ValueError\",\"ValueError\",\"ValueError\",1.0,\"ValueError\",\"ValueError\"]");
+	    "3.0,\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",1.0,\"ValueError\","
+	    "\"ValueError\"]");
 	e2e_stop();
 }
 
@@ -4814,9 +4817,10 @@ Test(data, compiled_state_is_copied_or_checked)
 	    "              tri.get_cpp_triangulation()).find_many(np.zeros(1), np.zeros(1))):\n"
 	    "    try:\n        f()\n        out.append('made')\n"
 	    "    except TypeError:\n        out.append('TypeError')\n"
-	    "out + [int(tri.get_trifinder()(0.7, 0.1))]",
+	    "class Lazy(mtri.TrapezoidMapTriFinder):\n    def _initialize(self):\n        pass\n"
+	    "out + [int(tri.get_trifinder()(0.7, 0.1)), int(Lazy(tri)(0.7, 0.1))]",
 	    "[[[0,1,2],[0.2222,0.1111,1.4444]],\"ValueError\",[[0,1,2,3,4],1],\"ValueError\","
-	    "\"ValueError\",\"ValueError\",true,true,\"TypeError\",\"TypeError\",1]");
+	    "\"ValueError\",\"ValueError\",true,true,\"TypeError\",\"TypeError\",1,1]");
 	e2e_stop();
 }
 

@@ -2114,54 +2114,51 @@ def _compiled_state():
 
 
 def _ndimage_checks():
-    """scipy.ndimage's C code trusted two things it was given. A coordinate that is not a number
-    (a NaN shift, offset, matrix entry or coordinate, or one a mapping returned) stayed NaN
-    through the folding of the wrap, reflect and mirror modes and was read as an index
-    (SIGSEGV; the host's too). A 1-D filter's line buffer was sized 8 * (length + size) bytes in
-    64 bits: a size of 2**62 wrapped to a few bytes, and the line's borders were written far past
-    them. Coordinates in those modes must be finite, and a filter's size at most 2**30 (more
-    is more memory than a worker has anyway)."""
+    """scipy.ndimage's C code trusted two things it was given. A coordinate that is not a
+    number, or one past any index (a NaN shift, offset, matrix entry or coordinate, or one a
+    mapping returned; 1e300 in 'nearest' mode) was cast to an index and read around (SIGSEGV
+    with NaN in the wrap, reflect and mirror modes; memory beside the input read with a spline
+    of order 4 or 5; the host's too). A 1-D filter's line buffer was sized 8 * (length + size)
+    bytes in 64 bits: a size of 2**62 wrapped to a few bytes, and the line's borders were
+    written far past them. Coordinates must be finite and within 2**40, and a filter's size at
+    most 2**30 (more is more memory than a worker has anyway)."""
     import math
     import operator
     import numpy as np
     from scipy.ndimage import _nd_image
 
-    folding = (1, 2, 3, 5)  # wrap, reflect and grid-mirror, mirror, grid-wrap
+    bound = 2.0 ** 40
 
     def finite(what, v):
-        if v is not None and not np.isfinite(np.asarray(v, dtype=np.float64)).all():
-            raise ValueError('%s must be finite numbers in the wrap, reflect and mirror modes'
-                             % what)
-
-    def mode_of(m):
-        return operator.index(m)
+        if v is None:
+            return
+        a = np.asarray(v, dtype=np.float64)
+        if not (np.isfinite(a).all() and (np.abs(a) < bound).all()):
+            raise ValueError('%s must be finite numbers within 2**40' % what)
 
     real_geometric = _nd_image.geometric_transform
 
     def geometric_transform(input, fnc, coordinates, matrix, shift, output, order, mode,
                             *args):
-        if mode_of(mode) in folding:
-            finite('coordinates', coordinates)
-            finite('the matrix', matrix)
-            finite('the offset', shift)
-            if fnc is not None:
-                mapping = fnc
+        finite('coordinates', coordinates)
+        finite('the matrix', matrix)
+        finite('the offset', shift)
+        if fnc is not None:
+            mapping = fnc
 
-                def fnc(*a, **k):
-                    r = tuple(float(v) for v in mapping(*a, **k))
-                    if not all(math.isfinite(v) for v in r):
-                        raise ValueError('the mapping must give finite coordinates in the '
-                                         'wrap, reflect and mirror modes')
-                    return r
+            def fnc(*a, **k):
+                r = tuple(float(v) for v in mapping(*a, **k))
+                if not all(math.isfinite(v) and abs(v) < bound for v in r):
+                    raise ValueError('the mapping must give finite coordinates within 2**40')
+                return r
         return real_geometric(input, fnc, coordinates, matrix, shift, output, order, mode,
                               *args)
 
     real_zoom_shift = _nd_image.zoom_shift
 
     def zoom_shift(input, zoom, shift, output, order, mode, *args):
-        if mode_of(mode) in folding:
-            finite('the zoom', zoom)
-            finite('the shift', shift)
+        finite('the zoom', zoom)
+        finite('the shift', shift)
         return real_zoom_shift(input, zoom, shift, output, order, mode, *args)
 
     def sized(size):
@@ -4651,6 +4648,21 @@ def _unmade_c_objects():
         return tuple(args), kwargs
 
     new_checks[_tri.TrapezoidMapTriFinder] = by_matplotlib
+    # (a subclass of the code's may leave _initialize out: the C++ finder's tree is built all
+    # the same)
+    from matplotlib.tri import trifinder
+    finder, finder_init = trifinder.TrapezoidMapTriFinder, trifinder.TrapezoidMapTriFinder.__init__
+    own_initialize, cpp_initialize = finder._initialize, _tri.TrapezoidMapTriFinder.initialize
+
+    def __init__(self, triangulation):
+        finder_init(self, triangulation)
+        if type(self)._initialize is not own_initialize:
+            cpp = self.__dict__.get('_cpp_trifinder')
+            if type(cpp) is _tri.TrapezoidMapTriFinder:
+                cpp_initialize(cpp)
+
+    __init__.__doc__ = finder_init.__doc__
+    finder.__init__ = __init__
 
 
 def _tri_checks():
