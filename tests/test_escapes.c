@@ -962,27 +962,24 @@ Test(python_layer, c_callables_do_not_pass_for_an_import)
  * then change for the code: a library class rewritten, the sandbox's own fixes to classes
  * undone, memory read and written through PIL, the real sys.modules reached. Only a class
  * type.__new__ makes is the call's; the code's own metaclasses work as ever. */
+#define TRICK_CLASS                                                                                \
+	"import json\n"                                                                            \
+	"class M(type):\n"                                                                         \
+	"    def __new__(mcls, name, bases, ns, **kw):\n"                                          \
+	"        if name == 'Trick':\n            return json.JSONEncoder\n"                       \
+	"        return super().__new__(mcls, name, bases, ns)\n"                                  \
+	"class B(metaclass=M):\n    pass\n"                                                        \
+	"type('Trick', (B,), {})\n"
 Test(python_layer, a_metaclass_cannot_pass_a_library_class_for_a_new_one)
 {
 	start(NULL);
-	refused(LIB_SET "import json, concurrent.futures\n"
-	                "class M(type):\n"
-	                "    def __new__(mcls, name, bases, ns, **kw):\n"
-	                "        if name == 'Trick':\n            return json.JSONEncoder\n"
-	                "        return super().__new__(mcls, name, bases, ns)\n"
-	                "class B(metaclass=M):\n    pass\n"
-	                "type('Trick', (B,), {})\n"
-	                "def evil(self, o):\n    return 'evil'\n"
-	                "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
-	                "    ex.submit(setattr, json.JSONEncoder, 'default', evil).result()",
+	refused(TRICK_CLASS "import concurrent.futures\n"
+	                    "def evil(self, o):\n    return 'evil'\n"
+	                    "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
+	                    "    ex.submit(setattr, json.JSONEncoder, 'default', evil).result()",
 	        &LIB_CHANGE);
-	refused("import json, asyncio\n"
-	        "class M(type):\n"
-	        "    def __new__(mcls, name, bases, ns, **kw):\n"
-	        "        if name == 'Trick':\n            return json.JSONEncoder\n"
-	        "        return super().__new__(mcls, name, bases, ns)\n"
-	        "class B(metaclass=M):\n    pass\n"
-	        "type('Trick', (B,), {})\n"
+	refused(TRICK_CLASS
+	        "import asyncio\n"
 	        "async def main():\n"
 	        "    asyncio.get_running_loop().call_soon(setattr, json.JSONEncoder, 'default',\n"
 	        "                                         lambda self, o: 'evil')\n"
