@@ -4798,10 +4798,12 @@ Test(data, compiled_state_is_copied_or_checked)
 	    "lu = splu(A)\nlu.perm_r[:] = 2**30\nlu.perm_c[:] = -2**30\n"
 	    "t(lambda: [lu.perm_r.tolist(), lu.solve(np.array([1.0, 2, 3])).round(4).tolist()])\n"
 	    "t(lambda: splu(A, panel_size=2**28))\n"
+	    "t(lambda: splu(A, None, None, None, None, {'PanelSize': 2**28}))\n"
 	    "tree = cKDTree(np.arange(10.0).reshape(5, 2))\n"
 	    "tree.indices[:] = 10**6\ntree.data[:] = 7\n"
 	    "t(lambda: [tree.indices.tolist(), tree.query([2.0, 3.0])[1]])\n"
 	    "t(lambda: tree.query([2.0, 3.0], k=[0, 2]))\n"
+	    "t(lambda: tree.query([2.0, 3.0], k=[0.5]))\n"
 	    "t(lambda: tree.tree.indices.__setitem__(slice(None), 10**6))\n"
 	    "s = qmc.Sobol(d=2, seed=1)\nfirst = s.random(4)\n"
 	    "s._quasi = np.zeros(1, np.uint64)\ns.d = 50\n"
@@ -4819,8 +4821,9 @@ Test(data, compiled_state_is_copied_or_checked)
 	    "    except TypeError:\n        out.append('TypeError')\n"
 	    "class Lazy(mtri.TrapezoidMapTriFinder):\n    def _initialize(self):\n        pass\n"
 	    "out + [int(tri.get_trifinder()(0.7, 0.1)), int(Lazy(tri)(0.7, 0.1))]",
-	    "[[[0,1,2],[0.2222,0.1111,1.4444]],\"ValueError\",[[0,1,2,3,4],1],\"ValueError\","
-	    "\"ValueError\",\"ValueError\",true,true,\"TypeError\",\"TypeError\",1,1]");
+	    "[[[0,1,2],[0.2222,0.1111,1.4444]],\"ValueError\",\"ValueError\",[[0,1,2,3,4],1],"
+	    "\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",true,true,\"TypeError\","
+	    "\"TypeError\",1,1]");
 	e2e_stop();
 }
 

@@ -1004,6 +1004,24 @@ Test(python_layer, a_metaclass_cannot_pass_a_library_class_for_a_new_one)
 	stop();
 }
 
+/* The classes made in a call are known by their addresses: a freed class of the code's left
+ * its address, and a class a late import made there (html.parser's, served in the call)
+ * passed for one of the call's, which the executor's frame could then change for the code
+ * (the library's feed() ran the code's handle_data). A class leaves the set when it is freed. */
+Test(python_layer, a_late_librarys_class_at_a_freed_address_stays_the_librarys)
+{
+	start(NULL);
+	refused("import gc, concurrent.futures\ncs = []\n"
+	        "for i in range(3000):\n    class C:\n        pass\n    cs.append(C)\n"
+	        "del cs, C\ngc.collect()\n"
+	        "import html.parser\n"
+	        "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
+	        "    ex.submit(setattr, html.parser.HTMLParser, 'handle_data', print).result()",
+	        &LIB_CHANGE);
+	still_serving();
+	stop();
+}
+
 /* The user's code changes its own classes, not the libraries' (whose code runs with the
  * interpreter's builtins and reads their attributes in C); subclasses, and the classes that
  * library helpers make for the user, are the user's. */

@@ -2008,8 +2008,11 @@ def _compiled_state():
     query = _ckdtree.cKDTree.__dict__['query']
 
     def checked_query(self, x, k=1, *args, **kwargs):
-        ks = np.asarray(k)
-        if ks.dtype.kind in 'iu' and ks.size and int(ks.min()) < 1:
+        try:
+            ks = np.array(k, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError('k must be a number of neighbours, or a list of them') from None
+        if ks.size and not (ks >= 1).all():
             raise ValueError("k must be at least 1: the neighbours are counted from 1")
         return query(self, x, k, *args, **kwargs)
 
@@ -2089,10 +2092,10 @@ def _compiled_state():
 
     def bounded(f):
         def g(A, *args, **kwargs):
-            names = ('permc_spec', 'diag_pivot_thresh', 'relax', 'panel_size') \
+            names = ('permc_spec', 'diag_pivot_thresh', 'relax', 'panel_size', 'options') \
                 if f.__name__ == 'splu' else \
                 ('drop_tol', 'fill_factor', 'drop_rule', 'permc_spec', 'diag_pivot_thresh',
-                 'relax', 'panel_size')
+                 'relax', 'panel_size', 'options')
             given = dict(zip(names, args))
             given.update(kwargs)
             options = given.get('options')
