@@ -66,10 +66,11 @@ enum ipc_request_kind {
 	/* what a path of the workspace is: u32 flags (IPC_STAT_NOFOLLOW), then the path; the reply
 	 * is a struct ipc_stat */
 	IPC_REQ_STAT = 3,
-	/* the entries of a directory of the workspace: u64 where to go on from (0: its start),
-	 * then the path; the reply is the u64 to ask from next (0: all were given), then, for
-	 * each entry, one type byte (IPC_ENTRY_*), its name and a NUL, IPC_WS_LIST_CHUNK bytes of
-	 * them at most */
+	/* the entries of a directory of the workspace: the place to go on from (IPC_LIST_PLACE
+	 * bytes: u32 0, u32 0 for the directory or 1 + an index among the files the call made
+	 * there, u64 the directory's offset; all 0: the start), then the path; the reply is u32 1
+	 * if entries are left, and the place to ask from next (u32, u64), then, for each entry,
+	 * one type byte (IPC_ENTRY_*), its name and a NUL, IPC_WS_LIST_CHUNK bytes at most */
 	IPC_REQ_LIST = 4,
 	/* a module, compiled if it can be: the request is its dotted name; the reply is its
 	 * file's path, a NUL, then IPC_MODULE_CODE and the marshalled code of its cached bytecode
@@ -135,6 +136,7 @@ enum ipc_open_mode {
 /* bytes of entries in one LIST reply: a listing of a large directory is served in turns of
  * the supervisor's loop, each short */
 #define IPC_WS_LIST_CHUNK        (128u << 10)
+#define IPC_LIST_PLACE           16 /* a LIST place: u32 (more, or 0), u32, u64 */
 /* directories a path names beneath the workspace: each costs the supervisor a walk on every
  * request (the left-out directory is looked for above it) */
 #define IPC_WS_DEPTH_MAX         64

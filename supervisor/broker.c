@@ -1398,15 +1398,19 @@ static char entry_type(int dirfd, const struct dirent *d)
 	                     : IPC_ENTRY_OTHER;
 }
 
-/* A LIST reply's next place: the directory's own offset (telldir), or, among the files the
- * call made there, this bit with the index of the next. */
-#define LIST_IN_WRITES (1ull << 63)
+/* A listing's place: in the directory at its own offset (telldir: any 64 bits, a network file
+ * system's cookie included), or among the files the call made there, at an index. */
+struct list_place {
+	uint32_t in_writes; /* 0: in the directory; else 1 + the index among the call's files */
+	uint64_t offset;    /* the directory's offset (0: its start) */
+};
 
 /* One chunk of a listing. */
 struct listing {
 	struct strbuf out;
 	size_t count;
-	uint64_t next; /* where the next chunk starts; 0: none */
+	int more; /* the chunk is full: the listing goes on at next */
+	struct list_place next;
 };
 
 /* Add one entry to the chunk; 0 once it is full (the entry left for the next), else 1. */
@@ -1415,7 +1419,7 @@ static int list_add(struct listing *l, char type, const char *name)
 	size_t n = strlen(name) + 1;
 
 	if (l->count > 0 && (l->count >= ENGINE_WS_LIST_MAX ||
-	                     l->out.len + 1 + n > IPC_WS_LIST_CHUNK - sizeof(uint64_t)))
+	                     l->out.len + 1 + n > IPC_WS_LIST_CHUNK - IPC_LIST_PLACE))
 		return 0;
 	l->count++;
 	sb_add(&l->out, &type, 1);
@@ -1432,18 +1436,19 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	const struct workspace *ws = &c->e->ws;
 	struct stat st;
 	struct listing l = {0};
-	unsigned char next[8];
+	struct list_place from;
+	unsigned char next[IPC_LIST_PLACE];
 	char rel[PATH_MAX];
 	struct dirent *d;
 	DIR *dir = NULL;
-	uint64_t from;
 	int fd, rc;
 
-	if (len < 8)
+	if (len < IPC_LIST_PLACE)
 		return -EINVAL;
-	from = ipc_get_u64((const unsigned char *)data);
-	data += 8;
-	len -= 8;
+	from.in_writes = ipc_get_u32((const unsigned char *)data + 4);
+	from.offset = ipc_get_u64((const unsigned char *)data + 8);
+	data += IPC_LIST_PLACE;
+	len -= IPC_LIST_PLACE;
 	rc = ws->fd < 0 ? -EACCES : ws_relative(ws, data, len, rel, sizeof(rel));
 	/* Listings count against the bytes served to the call, as modules do: a call listing a
 	 * huge directory again and again spends the supervisor's time, not its own. */
@@ -1471,12 +1476,12 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 	} else {
 		rc = fd;
 	}
-	if (dir && from && !(from & LIST_IN_WRITES))
-		seekdir(dir, (long)from);
-	while (dir && !(from & LIST_IN_WRITES)) {
+	if (dir && !from.in_writes && from.offset)
+		seekdir(dir, (long)from.offset);
+	while (dir && !from.in_writes) {
 		long at = telldir(dir);
 		if (!(d = readdir(dir))) {
-			from = LIST_IN_WRITES;
+			from.in_writes = 1;
 			break;
 		}
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
@@ -1484,27 +1489,32 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 		    gone_in(c, dirfd(dir), d->d_name))
 			continue;
 		if (!list_add(&l, entry_type(dirfd(dir), d), d->d_name)) {
-			/* (an offset of 0 is the start: an entry there is the first, always given) */
-			l.next = (uint64_t)at;
+			l.more = 1;
+			l.next.offset = (uint64_t)at;
 			break;
 		}
 	}
 	if (dir) {
 		/* Files the call created there (the directory by its identity), not on disk yet. */
-		for (size_t i = from & ~LIST_IN_WRITES; !l.next && i < c->n_writes; i++) {
+		for (size_t i = from.in_writes ? from.in_writes - 1 : 0; !l.more && i < c->n_writes;
+		     i++) {
 			if (same_dir(c->writes[i].dirfd, dirfd(dir)) &&
 			    (removal_in(c, c->writes[i].dirfd, c->writes[i].name) ||
 			     fstatat(c->writes[i].dirfd, c->writes[i].name, &st,
 			             AT_SYMLINK_NOFOLLOW) < 0) &&
-			    !list_add(&l, IPC_ENTRY_FILE, c->writes[i].name))
-				l.next = LIST_IN_WRITES | i;
+			    !list_add(&l, IPC_ENTRY_FILE, c->writes[i].name)) {
+				l.more = 1;
+				l.next.in_writes = (uint32_t)i + 1;
+			}
 		}
 		closedir(dir);
 	}
 	if (rc == 0 && l.out.failed)
 		rc = -ENOMEM;
 	c->served += l.out.len;
-	ipc_put_u64(next, l.next);
+	ipc_put_u32(next, (uint32_t)l.more);
+	ipc_put_u32(next + 4, l.next.in_writes);
+	ipc_put_u64(next + 8, l.next.offset);
 	if (rc < 0)
 		reply(c, id, rc, NULL, 0, NULL, 0);
 	else

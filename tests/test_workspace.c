@@ -3314,7 +3314,7 @@ Test(ws_native, malformed_requests_are_answered_with_an_errno)
 	r = e2e_ok(
 	    e2e_fmt("%s"
 	            "ws = b'%s'\n"
-	            "at0 = struct.pack('<Q', 0)\n"
+	            "at0 = struct.pack('<IIQ', 0, 0, 0)\n"
 	            "[req(2, w(0) + b'data\\0.csv'), req(2, w(0) + b'a' * 5000),\n"
 	            " req(2, w(0) + b'\\xff\\xfe.csv'), req(2, w(0) + b'\\xc0\\xaf'),\n"
 	            " req(2, w(9) + b'data.csv'), req(2, w(0xffffffff) + b'data.csv'),\n"

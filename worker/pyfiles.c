@@ -750,12 +750,13 @@ static PyObject *ws_fstat(PyObject *self, PyObject *const *args, Py_ssize_t narg
 
 /* The entries of a directory of the workspace: a list of (name, kind) with names as str, or as
  * bytes when the path was. The supervisor serves a large directory's in chunks, each telling
- * where the next goes on from. */
+ * the place the next goes on from, which is asked for as it was given. */
 static PyObject *list_dir(PyObject *pathobj, int *as_bytes)
 {
 	PyObject *path = path_take(pathobj, as_bytes), *out = path ? PyList_New(0) : NULL;
 	PyObject *req = NULL;
-	uint64_t from = 0;
+	unsigned char place[IPC_LIST_PLACE] = {0};
+	uint32_t more = 0;
 
 	do {
 		char *reply = NULL;
@@ -763,30 +764,32 @@ static PyObject *list_dir(PyObject *pathobj, int *as_bytes)
 		int status;
 
 		/* the place to go on from, then the path */
-		Py_XSETREF(req, out ? PyBytes_FromStringAndSize(NULL, 8 + PyBytes_GET_SIZE(path))
+		Py_XSETREF(req, out ? PyBytes_FromStringAndSize(NULL, IPC_LIST_PLACE +
+		                                                          PyBytes_GET_SIZE(path))
 		                    : NULL);
 		if (!req) {
 			Py_CLEAR(out);
 			break;
 		}
-		ipc_put_u64((unsigned char *)PyBytes_AS_STRING(req), from);
-		memcpy(PyBytes_AS_STRING(req) + 8, PyBytes_AS_STRING(path),
+		memcpy(PyBytes_AS_STRING(req), place, IPC_LIST_PLACE);
+		memcpy(PyBytes_AS_STRING(req) + IPC_LIST_PLACE, PyBytes_AS_STRING(path),
 		       (size_t)PyBytes_GET_SIZE(path));
 		status = ask(IPC_REQ_LIST, 0, 0, req, &reply, &rlen, NULL);
-		if (status == INT_MIN || status < 0 || rlen < 8) {
+		if (status == INT_MIN || status < 0 || rlen < IPC_LIST_PLACE) {
 			Py_CLEAR(out);
 			if (status != INT_MIN)
 				raise_errno(status < 0 ? -status : EIO, pathobj);
 			free(reply);
 			break;
 		}
-		from = ipc_get_u64((const unsigned char *)reply);
+		memcpy(place, reply, IPC_LIST_PLACE);
+		more = ipc_get_u32(place);
 		/* (a chunk that leaves more to come has an entry: it never goes on from itself) */
-		if (from && rlen == 8) {
+		if (more && rlen == IPC_LIST_PLACE) {
 			Py_CLEAR(out);
 			raise_errno(EIO, pathobj);
 		}
-		for (size_t i = 8; out && i < rlen;) {
+		for (size_t i = IPC_LIST_PLACE; out && i < rlen;) {
 			char kind = reply[i];
 			const char *name = reply + i + 1, *end = memchr(name, '\0', rlen - i - 1);
 			PyObject *n, *item;
@@ -804,11 +807,11 @@ static PyObject *list_dir(PyObject *pathobj, int *as_bytes)
 			i = (size_t)(end - reply) + 1;
 		}
 		free(reply);
-		if (out && from && PyList_GET_SIZE(out) > IPC_WS_LIST_MAX) {
+		if (out && more && PyList_GET_SIZE(out) > IPC_WS_LIST_MAX) {
 			Py_CLEAR(out);
 			raise_errno(EOVERFLOW, pathobj);
 		}
-	} while (out && from);
+	} while (out && more);
 	Py_XDECREF(req);
 	Py_XDECREF(path);
 	return out;
