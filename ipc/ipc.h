@@ -108,8 +108,9 @@ enum ipc_request_kind {
 #define IPC_PYC_HEADER    16
 
 #define IPC_REQUEST_HEADER    5 /* u32 id, u8 kind */
-/* Requests one call may make. */
+/* Requests one call may make, and the bytes of modules and listings served to it in all. */
 #define IPC_REQUESTS_PER_CALL 20000
+#define IPC_SERVED_PER_CALL   (256u << 20)
 #define IPC_REPLY_HEADER      8 /* u32 id, i32 status */
 
 /* How a workspace file is opened (the first u32 of an OPEN request). Writing goes to a hidden

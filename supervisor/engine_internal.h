@@ -71,7 +71,7 @@
 #define ENGINE_IMAGES_KEPT_MAX      (32u << 20)
 /* What a runner may ask for during one call (broker.c): requests, and bytes served. */
 #define ENGINE_REQUESTS_PER_CALL    IPC_REQUESTS_PER_CALL
-#define ENGINE_SERVED_PER_CALL      (256u << 20)
+#define ENGINE_SERVED_PER_CALL      IPC_SERVED_PER_CALL
 /* The largest module source served. */
 #define ENGINE_MODULE_MAX           (4u << 20)
 /* The workspace (broker.c): the largest file a call may open to read, the files a call may

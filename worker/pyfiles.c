@@ -79,10 +79,12 @@ static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 		snprintf(
 		    msg, sizeof(msg),
 		    "Disk quota exceeded: one call may write (or rename) at most %d files of the "
-		    "workspace, make at most %d directories, remove at most %d files and "
-		    "directories and ask for files at most %d times",
-		    IPC_WS_FILES_PER_CALL, IPC_WS_DIRS_PER_CALL, IPC_WS_REMOVALS_PER_CALL,
-		    IPC_REQUESTS_PER_CALL);
+		    "workspace, %llu MiB in all (files it changes are copied first, and count), "
+		    "make at most %d directories, remove at most %d files and directories, ask "
+		    "for files at most %d times and be sent at most %u MiB of listings and "
+		    "modules; a later call may go on",
+		    IPC_WS_FILES_PER_CALL, IPC_WS_BYTES_PER_CALL >> 20, IPC_WS_DIRS_PER_CALL,
+		    IPC_WS_REMOVALS_PER_CALL, IPC_REQUESTS_PER_CALL, IPC_SERVED_PER_CALL >> 20);
 		break;
 	case EMFILE:
 		snprintf(msg, sizeof(msg),
