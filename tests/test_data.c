@@ -4827,6 +4827,135 @@ Test(data, compiled_state_is_copied_or_checked)
 	e2e_stop();
 }
 
+/* State compiled kernels read that the code may set: gaussian_kde's weights and pandas' ewm
+ * time gaps (plain attributes; a short view of the code's own array read the memory past it,
+ * any heap bytes read back), SphericalVoronoi's regions (rows read past the simplices), a
+ * FeatureHasher's n_features of 0 (SIGFPE: transform needs no fit, which checks it), and a
+ * bit generator's capsule kept past its bit generator and answered by a Generator subclass's
+ * bit_generator to scipy's samplers (which drew through function pointers of what was laid in
+ * the freed object: any native call). Each is checked or held; ordinary uses answer as
+ * before. */
+Test(data, state_the_code_may_set_is_checked_before_kernels_read_it)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "from scipy import stats\n"
+	    "from scipy.spatial import SphericalVoronoi\n"
+	    "from sklearn.feature_extraction import FeatureHasher\n"
+	    "out = []\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        out.append(f())\n"
+	    "    except (ValueError, TypeError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "kde = stats.gaussian_kde(np.array([0.0, 1.0, 2.0]))\n"
+	    "a = np.zeros(4096)\n"
+	    "kde._weights = a[::100][:2]\n"
+	    "t(lambda: kde([0.0]))\n"
+	    "t(lambda: round(float(stats.gaussian_kde(np.array([0.0, 1.0, 2.0]))(1.0)[0]), 6))\n"
+	    "t(lambda: round(float(stats.gaussian_kde(np.array([0.0, 1.0, 2.0]), weights=[1, 2, "
+	    "1]).logpdf(1.0)[0]), 6))\n"
+	    "times = pd.to_datetime(['2024-01-01', '2024-01-02', '2024-01-04', '2024-01-05'])\n"
+	    "s = pd.Series([0.0, 0.0, 0.0, 1.0])\n"
+	    "e = s.ewm(halflife='1 day', times=times)\n"
+	    "e._deltas = a[::100][:2]\n"
+	    "t(lambda: e.mean())\n"
+	    "t(lambda: s.ewm(halflife='1 day', times=times).mean().round(6).tolist())\n"
+	    "t(lambda: s.ewm(com=1).std().fillna(-1).round(6).tolist())\n"
+	    "p = np.random.default_rng(0).normal(size=(20, 3))\n"
+	    "sv = SphericalVoronoi(p / np.linalg.norm(p, axis=1)[:, None])\n"
+	    "sv.regions[0] = [10**8, 1, 2]\n"
+	    "t(lambda: sv.calculate_areas())\n"
+	    "sv2 = SphericalVoronoi(p / np.linalg.norm(p, axis=1)[:, None])\n"
+	    "t(lambda: round(float(sv2.calculate_areas().sum()), 6))\n"
+	    "t(lambda: FeatureHasher(n_features=0).transform([{'a': 1}]))\n"
+	    "t(lambda: FeatureHasher(n_features=4).transform([{'a': 1}]).shape)\n"
+	    "class G(np.random.Generator):\n"
+	    "    @property\n"
+	    "    def bit_generator(self):\n"
+	    "        return fake\n"
+	    "class Fake:\n"
+	    "    pass\n"
+	    "fake = Fake()\n"
+	    "src = np.random.MT19937(5)\n"
+	    "fake.capsule, fake.lock = src.capsule, src.lock\n"
+	    "del src\n"
+	    "junk = [bytes(5000) for i in range(50)]\n"
+	    "g = G(np.random.PCG64(1))\n"
+	    "t(lambda: stats.random_table([3, 2], [2, 3]).rvs(random_state=g).sum().tolist())\n"
+	    "t(lambda: type(np.random.MT19937(0).capsule).__name__)\n"
+	    "out",
+	    "[\"ValueError\",0.318156,-0.970433,\"ValueError\",[0.0,0.0,0.0,0.592593],[-1.0,0.0,0."
+	    "0,0.632456],\"ValueError\",12.566371,\"ValueError\",[1,4],5,\"PyCapsule\"]");
+	e2e_stop();
+}
+
+/* Checks in front of compiled code pass on what they checked: splu's options given as pairs
+ * (dict.update takes them) reached SuperLU unchecked, and its Fact option made it read its
+ * work arrays unset; a k that is 3 as a float and 0 as an int passed the check of the one and
+ * reached the query as the other; 'mah' and 'MAHAL' name the Mahalanobis metric as well
+ * (VI read past its end: any heap bytes read back); a sparse matrix's format attribute (a
+ * subclass's property, an instance's own) answered the check one thing and scipy another.
+ * Ordinary uses of each answer as before. */
+Test(data, checks_pass_on_what_they_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.sparse as sp\n"
+	    "from scipy.sparse import csgraph\nfrom scipy.sparse.linalg import splu, spilu\n"
+	    "from scipy.spatial import cKDTree\nfrom scipy.spatial.distance import cdist, pdist\n"
+	    "out = []\n"
+	    "def t(f):\n    try:\n        out.append(f())\n"
+	    "    except (ValueError, TypeError) as e:\n        out.append(type(e).__name__)\n"
+	    "A = sp.csc_matrix(np.array([[4.0, 1, 0], [1, 3, 1], [0, 1, 2]]))\n"
+	    "b = np.array([1.0, 2, 3])\n"
+	    "t(lambda: splu(A, options=[('PanelSize', 2**28)]))\n"
+	    "t(lambda: spilu(A, options=[('Relax', 2**28)]))\n"
+	    "t(lambda: splu(A, options={'Fact': 'FACTORED'}))\n"
+	    "t(lambda: splu(A, options={'Fact': 3}))\n"
+	    "class N(int):\n    pass\n"
+	    "t(lambda: splu(A, options={'PanelSize': N(8)}))\n"
+	    "t(lambda: splu(A, options=[('PanelSize', 8)]).solve(b).round(4).tolist())\n"
+	    "t(lambda: splu(A, 'NATURAL', 1.0, 10, 8, {'Fact': 'DOFACT'}).solve(b).round(4)"
+	    ".tolist())\n"
+	    "class K:\n"
+	    "    def __float__(self):\n        return 3.0\n"
+	    "    def __int__(self):\n        return 0\n"
+	    "    __index__ = __int__\n"
+	    "    def __ge__(self, o):\n        return True\n"
+	    "    __le__ = __ge__\n"
+	    "tree = cKDTree(np.arange(10.0).reshape(5, 2))\n"
+	    "t(lambda: tree.query([2.0, 3.0], k=[3, K()]))\n"
+	    "t(lambda: tree.query([2.0, 3.0], k=[float('nan')]))\n"
+	    "t(lambda: [tree.query([2.0, 3.0], k=2.0)[1].tolist(),\n"
+	    "           tree.query([2.0, 3.0], k=[2.5])[1].tolist(), int(tree.query([2.0, "
+	    "3.0])[1])])\n"
+	    "X = np.arange(12.0).reshape(3, 4) ** 1.5\n"
+	    "t(lambda: cdist(X, X, 'mah', VI=np.eye(1)))\n"
+	    "t(lambda: pdist(X, 'MAHAL', VI=np.eye(1)))\n"
+	    "t(lambda: np.allclose(cdist(X, X, 'MAH', VI=np.eye(4)), cdist(X, X, 'euclidean')))\n"
+	    "class M(sp.csr_matrix):\n    reads = 0\n"
+	    "    @property\n"
+	    "    def format(self):\n"
+	    "        M.reads += 1\n"
+	    "        return 'csr' if M.reads > 1 else 'unchecked'\n"
+	    "g = sp.csr_matrix(np.ones((4, 4)))\ng.indices[1] = 10**8\n"
+	    "t(lambda: csgraph.minimum_spanning_tree(M(g)))\n"
+	    "g.format = 'dia'\n"
+	    "t(lambda: csgraph.minimum_spanning_tree(g))\n"
+	    "class Plain(sp.csr_matrix):\n    pass\n"
+	    "h = sp.csr_matrix(np.array([[0, 1, 0], [0, 0, 2], [3, 0, 0.0]]))\n"
+	    "t(lambda: [csgraph.shortest_path(Plain(h))[0].tolist(), "
+	    "csgraph.minimum_spanning_tree(h).nnz])\n"
+	    "out",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"TypeError\","
+	    "[0.2222,0.1111,1.4444],[0.2222,0.1111,1.4444],\"ValueError\",\"ValueError\","
+	    "[[1,0],[0],1],\"ValueError\",\"ValueError\",true,\"ValueError\",\"ValueError\","
+	    "[[0.0,1.0,3.0],2]]");
+	e2e_stop();
+}
+
 /* The classes made during a call are known by their addresses: a class of the code's, freed,
  * left its address behind, and a class a late import made there (scipy.odr's, served in the
  * call) passed for one of the call's, which library frames (the executor) could then change

@@ -1700,6 +1700,45 @@ Test(python_layer, a_codec_reads_the_input_its_error_handler_left)
 	stop();
 }
 
+/* b[i] = v took the bytearray's buffer address before v's __index__ ran, and wrote the byte
+ * there after: an __index__ that grew the bytearray (its buffer moved, the old block freed)
+ * and made new bytearrays put their headers where the byte went (a size of 0x5a000008: any
+ * memory, then the real builtins). The value is read first, as the subscript is; ordinary
+ * assignments answer as before. */
+Test(python_layer, a_bytearray_items_value_is_read_before_its_buffer)
+{
+	start(NULL);
+	expect_ok_result("ba = bytearray(b'a' * 56)\n"
+	                 "keep = []\n"
+	                 "class I:\n"
+	                 "    def __index__(self):\n"
+	                 "        ba.extend(b'x' * 100000)\n"
+	                 "        keep.extend(bytearray(b'W' * 8) for _ in range(20))\n"
+	                 "        return 0x5A\n"
+	                 "ba[19] = I()\n"
+	                 "r = [sorted({len(b) for b in keep}), ba[19], len(ba)]\n"
+	                 "class J:\n"
+	                 "    def __index__(self):\n"
+	                 "        ba.clear()\n"
+	                 "        return 7\n"
+	                 "def t(f):\n"
+	                 "    try:\n"
+	                 "        return f()\n"
+	                 "    except Exception as e:\n"
+	                 "        return type(e).__name__\n"
+	                 "r.append(t(lambda: ba.__setitem__(150, J())))\n"
+	                 "b = bytearray(3)\n"
+	                 "b[1] = 65\n"
+	                 "b[-1] = True\n"
+	                 "r += [b.decode('latin-1'), t(lambda: b.__setitem__(0, 'x')), "
+	                 "t(lambda: b.__setitem__(0, 256))]\n"
+	                 "r",
+	                 "[[8],90,100056,\"IndexError\",\"\\u0000A\\u0001\",\"TypeError\","
+	                 "\"ValueError\"]");
+	still_serving();
+	stop();
+}
+
 /* Fields C code read before the user's code ran and used after: str() of an OSError formatted a
  * filename the errno's __str__ had freed; cmp_to_key's keys handed their comparison the objects
  * they wrap, one freed from inside it (dict.get's default); a UnicodeDecodeError's reason moved

@@ -2679,6 +2679,76 @@ static int entries_copy(PyObject *np, PyTypeObject *nd)
  * write its state there). While armed the bit generator is one of numpy's own, its capsule and
  * lock its class's (held with it); a seed is a value of a built-in type (no capsule of its own
  * to answer with). */
+/* A bit generator's capsule points into the bit generator (its state and its functions)
+ * without holding it: kept by the code past the bit generator's end, and answered by a
+ * Generator subclass's bit_generator (or an object passing for a Generator) to scipy's
+ * samplers, which read it by attribute, it had them draw through the function pointers of
+ * whatever was laid in the freed object (any native call). The capsule a bit generator hands
+ * out is now a new one over the same pointer, holding the bit generator while it lives. */
+static const char capsule_name[] = "BitGenerator";
+static PyObject *capsule_get_real; /* the class's own descriptor */
+
+static void held_capsule_free(PyObject *capsule)
+{
+	Py_XDECREF((PyObject *)PyCapsule_GetContext(capsule));
+}
+
+static PyObject *held_capsule_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	PyObject *real, *held;
+	void *p;
+
+	if (!obj || obj == Py_None)
+		return Py_NewRef(self);
+	if (!(real = Py_TYPE(capsule_get_real)->tp_descr_get(capsule_get_real, obj, type)))
+		return NULL;
+	p = PyCapsule_CheckExact(real) ? PyCapsule_GetPointer(real, capsule_name) : NULL;
+	Py_DECREF(real);
+	if (!p) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "the bit generator has no capsule");
+		return NULL;
+	}
+	if (!(held = PyCapsule_New(p, capsule_name, held_capsule_free)))
+		return NULL;
+	if (PyCapsule_SetContext(held, Py_NewRef(obj)) < 0) {
+		Py_DECREF(obj);
+		Py_DECREF(held);
+		return NULL;
+	}
+	return held;
+}
+
+static PyTypeObject held_capsule_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.HeldCapsule",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_descr_get = held_capsule_get,
+};
+
+static int capsule_guard(PyTypeObject *bit_generator)
+{
+	PyObject *d;
+
+	if (PyType_Ready(&held_capsule_type) < 0)
+		return -1;
+	capsule_get_real = PyDict_GetItemString(bit_generator->tp_dict, "capsule");
+	if (!capsule_get_real || !Py_TYPE(capsule_get_real)->tp_descr_get) {
+		PyErr_SetString(PyExc_TypeError, "numpy's BitGenerator has no capsule as known");
+		return -1;
+	}
+	Py_INCREF(capsule_get_real);
+	if (!(d = PyType_GenericNew(&held_capsule_type, NULL, NULL)))
+		return -1;
+	if (PyDict_SetItemString(bit_generator->tp_dict, "capsule", d) < 0) {
+		Py_DECREF(d);
+		return -1;
+	}
+	Py_DECREF(d);
+	PyType_Modified(bit_generator);
+	return 0;
+}
+
 static initproc random_init_real[2];
 static PyTypeObject *random_types[2];
 static PyObject *bit_generator_type, *bit_generator_attr[2], *bit_generator_name[2];
@@ -2746,6 +2816,8 @@ static int random_guard(void)
 	bit_generator_type = PyObject_GetAttrString(random, "BitGenerator");
 	if (!bit_generator_type || !PyType_Check(bit_generator_type))
 		goto unknown;
+	if (capsule_guard((PyTypeObject *)bit_generator_type) < 0)
+		return -1;
 	for (int i = 0; i < 2; i++) {
 		PyObject *t = PyObject_GetAttrString(random, classes[i]);
 		if (!(bit_generator_name[i] = PyUnicode_InternFromString(attrs[i])) ||

@@ -249,7 +249,7 @@ def _random_states(np):
     Generator's state all go through) has its arrays at their lengths (copied) and its
     positions within them. A RandomState's or Generator's bit generator is not replaced
     either: the object draws from the state it was made over, and the one it named instead
-    was freed under it."""
+    was freed under it. (A bit generator's capsule holds the bit generator: pydata.c.)"""
     import operator
     from numpy.random import MT19937, Philox, RandomState, Generator
 
@@ -825,6 +825,7 @@ def _pandas():
     _pandas_takes(np)
     _window_bounds(np)
     _variable_window_bounds(np)
+    _ewm_kernels(np)
     _sas_reader()
     _csv_reads()
     _csv_memory_map()
@@ -1214,6 +1215,55 @@ def _window_bounds(np):
 
     _get_window_indexer.__doc__ = own.__doc__
     rolling.BaseWindow._get_window_indexer = _get_window_indexer
+
+
+def _ewm_kernels(np):
+    """The exponentially weighted windows' compiled kernels (ewm: mean and sum; ewmcov: var,
+    std, cov, corr) read one time gap a value and the values of each window without bounds
+    checks: the gaps are an attribute of the window object (_deltas), which the user may set,
+    and a short view of the user's own array read the memory beyond it (doubles near it read
+    back). Each kernel takes numpy's own contiguous copies of its arrays, checked first: the
+    windows within the values and none empty (its first value is read), a gap for each value
+    after the first, the second series as long as the first."""
+    from pandas._libs.window import aggregations
+
+    def floats(a, what):
+        a = np.array(a, dtype=np.float64)
+        if a.ndim != 1:
+            raise ValueError('the %s should be 1-dimensional' % what)
+        return a
+
+    def bounds(n, start, end):
+        start, end = np.array(start, dtype=np.int64), np.array(end, dtype=np.int64)
+        if start.ndim != 1 or start.shape != end.shape:
+            raise ValueError('the window bounds should be two 1-D arrays of one length')
+        if n and len(start) and ((start < 0).any() or (end > n).any() or
+                                 (start >= end).any()):
+            raise ValueError('the window bounds lie outside the %d values' % n)
+        return start, end
+
+    ewm_real, ewmcov_real = aggregations.ewm, aggregations.ewmcov
+
+    def ewm(vals, start, end, minp, com, adjust, ignore_na, deltas=None, normalize=True):
+        vals = floats(vals, 'values')
+        start, end = bounds(len(vals), start, end)
+        if deltas is not None:
+            deltas = floats(deltas, 'time gaps')
+            if len(vals) and len(deltas) < len(vals) - 1:
+                raise ValueError('the window needs a time gap for each value after the first '
+                                 '(%d values, %d gaps)' % (len(vals), len(deltas)))
+        return ewm_real(vals, start, end, minp, com, adjust, ignore_na, deltas, normalize)
+
+    def ewmcov(input_x, start, end, minp, input_y, com, adjust, ignore_na, bias):
+        input_x, input_y = floats(input_x, 'values'), floats(input_y, 'values')
+        if len(input_x) != len(input_y):
+            raise ValueError('the two series should be of one length')
+        start, end = bounds(len(input_x), start, end)
+        return ewmcov_real(input_x, start, end, minp, input_y, com, adjust, ignore_na, bias)
+
+    for f, real in ((ewm, ewm_real), (ewmcov, ewmcov_real)):
+        f.__doc__, f.__module__ = real.__doc__, getattr(real, '__module__', None)
+    _replace_all({id(ewm_real): (ewm_real, ewm), id(ewmcov_real): (ewmcov_real, ewmcov)})
 
 
 def _variable_window_bounds(np):
@@ -1940,12 +1990,14 @@ def _scipy():
     _lapack_inputs()
     _spline_inputs()
     _distance_inputs()
+    _kde_kernels()
     _linkage_checks()
     _low_level_callables()
     _stats_integrals()
     _bspline_checks()
     _ode_integrators()
     _delaunay_checks()
+    _voronoi_regions()
     _grid_kernels()
     _sepfir2d_checks()
     _sparse_kernels()
@@ -2007,14 +2059,20 @@ def _compiled_state():
 
     query = _ckdtree.cKDTree.__dict__['query']
 
+    # k is converted once, here, and what was checked is what the C query gets: an item that
+    # is one number as a float and another as an int would pass a check of the one.
     def checked_query(self, x, k=1, *args, **kwargs):
         try:
-            ks = np.array(k, dtype=np.float64)
-        except (TypeError, ValueError):
+            ks = np.array(k)
+            if ks.dtype.kind not in 'biuf' or (ks.dtype.kind == 'f' and
+                                               not np.isfinite(ks).all()):
+                raise TypeError
+            ks = ks.astype(np.intp)
+        except (TypeError, ValueError, OverflowError):
             raise ValueError('k must be a number of neighbours, or a list of them') from None
         if ks.size and not (ks >= 1).all():
             raise ValueError("k must be at least 1: the neighbours are counted from 1")
-        return query(self, x, k, *args, **kwargs)
+        return query(self, x, int(ks) if ks.ndim == 0 else ks, *args, **kwargs)
 
     checked_query.__doc__ = query.__doc__
     type_patches[(_ckdtree.cKDTree, 'query')] = checked_query
@@ -2087,25 +2145,49 @@ def _compiled_state():
     _validate_workers.__doc__ = validate.__doc__
     replacements[id(validate)] = (validate, _validate_workers)
 
-    # SuperLU's panel_size and relax size its work arrays in C ints.
+    # SuperLU's panel_size and relax size its work arrays in C ints, and its Fact option says
+    # the factors are already there (its work arrays are then read unset). What the C code
+    # gets is checked and passed on as plain values: scipy builds the options with
+    # dict.update, which takes any pairs, and converts each value again.
     from scipy.sparse import linalg as sla
 
+    def plain(key, v):
+        if v is not None and type(v) not in (str, bool, int, float):
+            raise TypeError('%s must be a string, a bool or a number, not %s'
+                            % (key, type(v).__name__))
+        return v
+
     def bounded(f):
+        names = ('permc_spec', 'diag_pivot_thresh', 'relax', 'panel_size', 'options') \
+            if f.__name__ == 'splu' else \
+            ('drop_tol', 'fill_factor', 'drop_rule', 'permc_spec', 'diag_pivot_thresh',
+             'relax', 'panel_size', 'options')
+
         def g(A, *args, **kwargs):
-            names = ('permc_spec', 'diag_pivot_thresh', 'relax', 'panel_size', 'options') \
-                if f.__name__ == 'splu' else \
-                ('drop_tol', 'fill_factor', 'drop_rule', 'permc_spec', 'diag_pivot_thresh',
-                 'relax', 'panel_size', 'options')
+            if len(args) > len(names) or not set(kwargs) <= set(names[len(args):]):
+                return f(A, *args, **kwargs)  # (refused by its signature: it reads nothing)
             given = dict(zip(names, args))
             given.update(kwargs)
-            options = given.get('options')
-            options = options if isinstance(options, dict) else {}
+            options = {}
+            if given.get('options') is not None:
+                options.update(given['options'])
+            for key in list(options):
+                if type(key) is not str:
+                    raise TypeError('an option\'s name must be a string')
+                options[key] = plain(key, options[key])
+            for key in names[:-1]:
+                given[key] = plain(key, given.get(key))
             for key, v in (('relax', given.get('relax')), ('panel_size', given.get('panel_size')),
                            ('Relax', options.get('Relax')),
                            ('PanelSize', options.get('PanelSize'))):
                 if v is not None and not 1 <= operator.index(v) <= 4096:
                     raise ValueError('%s must be between 1 and 4096' % key)
-            return f(A, *args, **kwargs)
+            fact = options.get('Fact', 'DOFACT')
+            if type(fact) is not str or fact.upper() != 'DOFACT':
+                raise ValueError("options['Fact'] must be 'DOFACT': %s factorizes the matrix "
+                                 "it is given" % f.__name__)
+            given['options'] = options
+            return f(A, **given)
         g.__name__, g.__qualname__ = f.__name__, f.__qualname__
         g.__doc__, g.__module__ = f.__doc__, f.__module__
         return g
@@ -3028,34 +3110,43 @@ def _lil_checks():
 def _checked_sparse(m):
     """m, when it is a scipy sparse matrix whose arrays compiled code reads as they are (CSR,
     CSC, BSR, COO), checked whole: index pointers rising from 0 within the indices and values,
-    indices within the shape. A subclass (whose arrays could answer otherwise at each read) is
-    first made its scipy class, as compiled code would see it. Anything else as it is."""
-    sp = sys.modules['scipy.sparse']
-    if not sp.issparse(m) or getattr(m, 'format', None) not in ('csr', 'csc', 'bsr', 'coo'):
-        return m
+    indices within the shape. What decides is the object's type, not what its attributes
+    answer: a subclass is first made its scipy class, through its own methods, as scipy would;
+    then the arrays and shape are read once, as numpy's own arrays (a subclass answers its own
+    len, size and shape), and a new matrix of the scipy class is made of them, checked, and
+    passed on: none of the object's own attributes (its format, its methods set on it) is
+    there to answer otherwise at the next read. Anything else as it is."""
+    import operator
     exact = _sparse_classes()
-    if type(m) not in exact:
-        m = next(c for c in type(m).__mro__ if c in exact)(m)
-    # numpy's own arrays over the same memory (a subclass answers its own len, size and
-    # shape), on a shallow copy: those are what is checked and what is passed on.
+    cls = next((c for c in type(m).__mro__ if c in exact), None)
+    if cls is None:
+        if any(isinstance(m, c) for c in exact):
+            raise TypeError('the object passes for a sparse matrix and is none')
+        return m
+    if type(m) is not cls:
+        m = cls(m)
     np = sys.modules['numpy']
-    names = ('row', 'col', 'data') if m.format == 'coo' else ('data', 'indices', 'indptr')
-    if any(type(getattr(m, k, None)) is not np.ndarray for k in names):
-        copy = object.__new__(type(m))
-        copy.__dict__.update(m.__dict__)
-        m = copy
-        for k in names:
-            a = getattr(m, k, None)
-            if not isinstance(a, np.ndarray):
-                raise TypeError('the sparse matrix\'s %s is not a numpy array' % k)
-            setattr(m, k, np.asarray(a))
-    if m.format == 'coo':
-        m._check()
+    fmt = cls.format
+    d = vars(m)
+    names = ('data', 'row', 'col') if fmt == 'coo' else ('data', 'indices', 'indptr')
+    arrays = []
+    for k in names:
+        a = d.get(k)
+        if not isinstance(a, np.ndarray):
+            raise TypeError('the sparse matrix\'s %s is not a numpy array' % k)
+        arrays.append(np.asarray(a))
+    shape = d.get('_shape')
+    if type(shape) is not tuple or len(shape) != 2:
+        raise TypeError('the sparse matrix\'s shape is not two numbers')
+    shape = (operator.index(shape[0]), operator.index(shape[1]))
+    if fmt == 'coo':
+        m = cls((arrays[0], (arrays[1], arrays[2])), shape=shape, copy=False)
         if m.nnz and (m.row.min() < 0 or m.col.min() < 0):
             raise ValueError('negative index in the sparse matrix')
         return m
+    m = cls(tuple(arrays), shape=shape, copy=False)
     m.check_format(full_check=True)
-    block = m.blocksize[0] * m.blocksize[1] if m.format == 'bsr' else 1
+    block = m.blocksize[0] * m.blocksize[1] if fmt == 'bsr' else 1
     if m.data.size < m.indptr[-1] * block:
         raise ValueError('the sparse matrix has fewer values than its index pointers say')
     return m
@@ -3094,6 +3185,26 @@ def _sparse_consumers():
                 continue
             replacements[id(f)] = (f, checked(f))
     _replace_all(replacements)
+
+
+def _feature_hashing():
+    """FeatureHasher checks its n_features when it is fitted; transform, which needs no fit,
+    handed it to compiled code as it was, which took each hash modulo it: 0 divided by zero
+    (SIGFPE). The compiled transform now takes a number of features of 1 or more only."""
+    import operator
+    from sklearn.feature_extraction import _hashing_fast
+
+    real = _hashing_fast.transform
+
+    def transform(raw_X, n_features, dtype, alternate_sign=True, seed=0):
+        n_features = operator.index(n_features)
+        if n_features < 1:
+            raise ValueError('n_features must be at least 1, not %d' % n_features)
+        return real(raw_X, n_features, dtype, alternate_sign, seed)
+
+    transform.__doc__ = real.__doc__
+    transform.__module__ = getattr(real, '__module__', None)
+    _replace_everywhere(real, transform)
 
 
 def _sklearn_sparse_inputs():
@@ -3543,6 +3654,53 @@ def _stats_integrals():
         setattr(gen, name, f)
 
 
+def _kde_kernels():
+    """gaussian_kde's compiled kernels read one weight a dataset point without checking there
+    are as many weights as points: the kde's dataset and weights are attributes the user may
+    set, and a short view of the user's own array as weights read memory beyond it (any heap
+    bytes near it read back). Each kernel (either dtype's, as gaussian_kde picks them) now
+    takes numpy's own copies of its arrays, points and weights in equal rows, the points
+    where it is evaluated and the covariance's factor as wide as the points."""
+    import numpy as np
+    from scipy.stats import _stats
+
+    def checked(f):
+        def g(points, values, xi, cho_cov, dtype, *args):
+            points, values, xi, cho_cov = (np.array(a) for a in (points, values, xi, cho_cov))
+            if points.ndim != 2 or values.ndim != 2 or xi.ndim != 2 or cho_cov.ndim != 2:
+                raise ValueError('the kernel estimate takes 2-dimensional arrays')
+            n, d = points.shape
+            if values.shape[0] != n or xi.shape[1] != d or cho_cov.shape != (d, d):
+                raise ValueError('the kernel estimate needs one weight a point (%d points, '
+                                 '%d weights), points of %d dimensions where it is evaluated '
+                                 'and a %d by %d covariance' % (n, values.shape[0], d, d, d))
+            return f(points, values, xi, cho_cov, dtype, *args)
+        g.__name__, g.__qualname__, g.__doc__ = f.__name__, f.__qualname__, f.__doc__
+        g.__module__ = f.__module__
+        return g
+
+    def kernels(real):
+        call = checked(real)
+
+        class Kernels:
+            """A compiled kernel for each dtype, indexed as the real one is, each checked."""
+
+            def __getitem__(self, spec):
+                return checked(real[spec])
+
+            def __call__(self, *args, **kwargs):
+                return call(*args, **kwargs)
+
+        Kernels.__doc__ = real.__doc__
+        return Kernels()
+
+    replacements = {}
+    for name in ('gaussian_kernel_estimate', 'gaussian_kernel_estimate_log'):
+        real = getattr(_stats, name)
+        replacements[id(real)] = (real, kernels(real))
+    _replace_all(replacements)
+
+
 def _distance_inputs():
     """cdist and pdist hand the Mahalanobis metric's VI to C without checking its shape (a 1x1
     VI for 4000 features read past it: SIGSEGV), and fcluster its monocrit and R (read past
@@ -3554,24 +3712,25 @@ def _distance_inputs():
     cdist_real, pdist_real, fcluster_real = distance.cdist, distance.pdist, hierarchy.fcluster
 
     def features(X):
-        X = np.asarray(X)
         return X.shape[1] if X.ndim == 2 else None
 
-    def vi_checked(metric, n, kwargs):
-        if kwargs.get('VI') is not None and (metric == 'mahalanobis' or
-                                             getattr(metric, '__name__', '') == 'mahalanobis'):
-            vi = np.asarray(kwargs['VI'], dtype=float)
+    # (any metric: scipy's names for it are many, 'mah', 'MAHAL' among them, and another
+    # metric refuses a VI anyway; the arrays are converted once, here, and passed on)
+    def vi_checked(n, kwargs):
+        if kwargs.get('VI') is not None:
+            vi = np.array(kwargs['VI'], dtype=float)
             if n is not None and vi.shape != (n, n):
                 raise ValueError('VI must be %d by %d for %d features' % (n, n, n))
             kwargs['VI'] = vi
         return kwargs
 
     def cdist(XA, XB, metric='euclidean', *, out=None, **kwargs):
-        return cdist_real(XA, XB, metric, out=out,
-                          **vi_checked(metric, features(XA), kwargs))
+        XA, XB = np.asarray(XA), np.asarray(XB)
+        return cdist_real(XA, XB, metric, out=out, **vi_checked(features(XA), kwargs))
 
     def pdist(X, metric='euclidean', *, out=None, **kwargs):
-        return pdist_real(X, metric, out=out, **vi_checked(metric, features(X), kwargs))
+        X = np.asarray(X)
+        return pdist_real(X, metric, out=out, **vi_checked(features(X), kwargs))
 
     def fcluster(Z, t, criterion='inconsistent', depth=2, R=None, monocrit=None):
         Z = np.asarray(Z, dtype=float)
@@ -4015,6 +4174,35 @@ def _ode_integrators():
         run_.__name__, run_.__qualname__ = 'run', cls.__name__ + '.run'
         run_.__doc__, run_.__module__ = cls.run.__doc__, cls.__module__
         cls.run = run_
+
+
+def _voronoi_regions():
+    """SphericalVoronoi's sort_vertices_of_regions (and calculate_areas, which sorts first)
+    hands its regions (a plain list, the user's to edit) and simplices to compiled code that
+    reads simplices[v] for each number v a region holds, unchecked (SIGSEGV, or rows read past
+    the array). It now gets copies, checked: the simplices a C-ordered array of int rows of
+    three, each region a list of numbers within them; the sorted regions are put back."""
+    import operator
+    import numpy as np
+    from scipy.spatial import _voronoi
+
+    real = _voronoi.sort_vertices_of_regions
+
+    def sort_vertices_of_regions(simplices, regions):
+        simplices = np.array(simplices, dtype=np.intc, order='C')
+        if simplices.ndim != 2 or simplices.shape[1] != 3:
+            raise ValueError('the simplices should be rows of three vertex numbers')
+        checked = [[operator.index(v) for v in region] for region in regions]
+        n = len(simplices)
+        if any(not 0 <= v < n for region in checked for v in region):
+            raise ValueError('a region names a simplex past the %d there are' % n)
+        real(simplices, checked)
+        for i, region in enumerate(checked):
+            regions[i] = region
+
+    sort_vertices_of_regions.__doc__ = real.__doc__
+    sort_vertices_of_regions.__module__ = getattr(real, '__module__', None)
+    _replace_everywhere(real, sort_vertices_of_regions)
 
 
 def _delaunay_checks():
@@ -6091,6 +6279,7 @@ def _sklearn():
     _svm_models()
     _kmeans_centers()
     _sklearn_sparse_inputs()
+    _feature_hashing()
     _sklearn_sgd()
     _sklearn_coordinate_descent()
     _sklearn_reductions()

@@ -479,6 +479,7 @@ int pyreentry_seal_array(PyObject *module)
 
 static objobjproc bytearray_contains_real;
 static objobjargproc bytearray_assign_real;
+static ssizeobjargproc bytearray_item_real;
 
 /* A subscript made plain: an int, or a slice of ints and None (its __index__ ran here). New
  * reference. */
@@ -498,8 +499,9 @@ static PyObject *key_plain(PyObject *key)
 }
 
 /* b[i] = v, b[i:j:k] = v, del b[...]: the buffer's address was taken before the subscript's
- * __index__ ran, which could resize it (the byte went into the freed buffer: a bytearray's
- * header there, any memory). */
+ * __index__ ran, and before b[i] = v's value's __index__, either of which could resize it (the
+ * byte went into the freed buffer: a bytearray's header there, any memory). Both are made
+ * plain first. */
 static int bytearray_assign(PyObject *self, PyObject *key, PyObject *value)
 {
 	int rc;
@@ -508,8 +510,29 @@ static int bytearray_assign(PyObject *self, PyObject *key, PyObject *value)
 		return bytearray_assign_real(self, key, value);
 	if (!(key = key_plain(key)))
 		return -1;
+	if (value && !PySlice_Check(key) && !(value = position_plain(value))) {
+		Py_DECREF(key);
+		return -1;
+	}
 	rc = bytearray_assign_real(self, key, value);
+	if (value && !PySlice_Check(key))
+		Py_DECREF(value);
 	Py_DECREF(key);
+	return rc;
+}
+
+/* The same through the sequence slot (C code's PySequence_SetItem): the value's __index__ ran
+ * after the index was checked against the length, which it could shrink. */
+static int bytearray_item(PyObject *self, Py_ssize_t i, PyObject *value)
+{
+	int rc;
+
+	if (!pylayer_armed() || !value)
+		return bytearray_item_real(self, i, value);
+	if (!(value = position_plain(value)))
+		return -1;
+	rc = bytearray_item_real(self, i, value);
+	Py_DECREF(value);
 	return rc;
 }
 
@@ -3914,6 +3937,8 @@ int pyreentry_guard(void)
 	t->tp_as_sequence->sq_contains = bytearray_contains;
 	bytearray_assign_real = t->tp_as_mapping->mp_ass_subscript;
 	t->tp_as_mapping->mp_ass_subscript = bytearray_assign;
+	bytearray_item_real = t->tp_as_sequence->sq_ass_item;
+	t->tp_as_sequence->sq_ass_item = bytearray_item;
 	if (rewrap(t, "__setitem__", (void *)bytearray_assign_real, (void *)bytearray_assign) < 0 ||
 	    rewrap(t, "__delitem__", (void *)bytearray_assign_real, (void *)bytearray_assign) < 0)
 		return -1;
