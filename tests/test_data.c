@@ -4827,6 +4827,30 @@ Test(data, compiled_state_is_copied_or_checked)
 	e2e_stop();
 }
 
+/* Compiled code that counts a callback's arguments by its code (f2py's: COBYLA's calcfc, a
+ * function scipy makes and hands it) was refused the read, and called it with none: every
+ * COBYLA minimization failed with a TypeError. The library frame that made the function may
+ * have its code read for it. */
+Test(data, cobyla_and_other_compiled_callbacks_run)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "from scipy.optimize import minimize, fmin_cobyla\n"
+	                  "from scipy.integrate import ode\n"
+	                  "f = lambda x: (x[0] - 1) ** 2 + (x[1] + 2) ** 2\n"
+	                  "r = minimize(f, [0, 0], method='COBYLA')\n"
+	                  "c = minimize(f, [0, 0], method='COBYLA', constraints=[{'type': 'ineq', "
+	                  "'fun': lambda x: 0.5 - x[0]}])\n"
+	                  "g = fmin_cobyla(lambda x: x[0] ** 2 + x[1] ** 2, [1.0, 1.0], "
+	                  "[lambda x: x[0] + x[1] - 1], rhoend=1e-7)\n"
+	                  "o = ode(lambda t, y, k: [-k * y[0]]).set_integrator('vode')\n"
+	                  "o.set_initial_value([1.0], 0).set_f_params(0.5)\n"
+	                  "[r.x.round(3).tolist(), bool(r.success), c.x.round(3).tolist(), "
+	                  "g.round(3).tolist(), o.integrate(1.0).round(5).tolist()]",
+	                  "[[1.0,-2.0],true,[0.5,-2.0],[0.5,0.5],[0.60653]]");
+	e2e_stop();
+}
+
 /* State compiled kernels read that the code may set: gaussian_kde's weights and pandas' ewm
  * time gaps (plain attributes; a short view of the code's own array read the memory past it,
  * any heap bytes read back), SphericalVoronoi's regions (rows read past the simplices), a

@@ -254,13 +254,32 @@ int pyguard_text_from_data(PyObject *text)
 	return f && PyUnicode_Check(text) && !code_names(f, text);
 }
 
+/* Is obj a function the innermost frame, a library's, made (its code is among the frame's
+ * constants: a nested function, a lambda)? Compiled code the frame calls counts its arguments
+ * by its code (f2py's callbacks: COBYLA's calcfc); the frame could have read it itself. */
+static int made_by_reader(PyObject *obj)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+	PyCodeObject *c;
+	int made = 0;
+
+	if (!f || !PyFunction_Check(obj) || reader_is_user())
+		return 0;
+	c = PyFrame_GetCode(f);
+	for (Py_ssize_t i = 0; !made && i < PyTuple_GET_SIZE(c->co_consts); i++)
+		made = PyTuple_GET_ITEM(c->co_consts, i) == PyFunction_GET_CODE(obj);
+	Py_DECREF(c);
+	return made;
+}
+
 /* The library's own read is of an object its bytecode holds: the function whose code is read
  * is on the value stack of the frame whose instruction reads it. A read by a callable the user
  * made run there in C (a __getattr__ or a property's getter that is a partial of
  * object.__getattribute__: no frame of its own) is of another function. */
 static int allow_introspection(PyObject *obj)
 {
-	return allow_user_function(obj) || (library_names_it(0) && pymodguard_frame_holds(obj));
+	return allow_user_function(obj) || (library_names_it(0) && pymodguard_frame_holds(obj)) ||
+	       made_by_reader(obj);
 }
 
 /* A function's defaults are changed by its own code's owner: the user's functions by the
