@@ -318,6 +318,27 @@ Test(data, a_figure_given_as_the_value_is_shown_again)
 	e2e_stop();
 }
 
+/* A seaborn.objects Plot is shown as a notebook shows it: as the call's value, or given to
+ * display() (it came back as its repr only, with no image and no word of why). */
+Test(data, a_seaborn_objects_plot_is_shown_as_a_value_and_by_display)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import pandas as pd, seaborn.objects as so\n"
+	           "df = pd.DataFrame({'x': [1, 2, 3], 'y': [3, 1, 2]})\n"
+	           "p = so.Plot(df, x='x', y='y').add(so.Line())\np");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
+	             mcpc_json(r));
+	r = e2e_ok("display(p)\ndisplay(p.add(so.Dot()))\n1");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
+	             mcpc_json(r));
+	r = e2e_ok("len(p._layers)");
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 0, "%s",
+	             mcpc_json(r));
+	e2e_stop();
+}
+
 /* What a figure's author meets says what to do: text.usetex (latex cannot run) says so and
  * points at mathtext (it was a PermissionError naming the server's cache directory), and
  * plt.show() with no open figure (one an earlier call drew was closed with it) says how to

@@ -7088,10 +7088,22 @@ def _keep(fig, render=_render):
             _shown.append(img)
 
 
+def _objects_plot(value):
+    """The figure of a seaborn.objects Plot (its own class's: a subclass's plot() is not run
+    here), drawn through pyplot; or None."""
+    so = sys.modules.get('seaborn._core.plot')
+    if so is None or type(value) is not so.Plot:
+        return None
+    return value.plot(pyplot=True)._figure
+
+
 def display(value):
-    """display(value) of a figure (shown, then closed, as figure.show()) or a PIL image: an
-    image of this call's result. True when value is one."""
+    """display(value) of a figure (shown, then closed, as figure.show()), a seaborn.objects
+    Plot (drawn and shown, as a notebook shows one) or a PIL image: an image of this call's
+    result. True when value is one."""
     figure = sys.modules.get('matplotlib.figure')
+    if figure is not None and not isinstance(value, figure.Figure):
+        value = _objects_plot(value) or value
     if figure is not None and isinstance(value, figure.Figure):
         _keep(value)
         sys.modules['matplotlib.pyplot'].close(value)
@@ -7131,6 +7143,10 @@ def figures(side, single, total, count, value=None):
             if type(value) is figure and not any(value is f for f in open_figures):
                 _keep(value)
                 plt.close(value)
+            plotted = _objects_plot(value)
+            if plotted is not None:
+                _keep(plotted)
+                plt.close(plotted)
         image = sys.modules.get('PIL.Image')
         if image is not None and isinstance(value, image.Image):
             _keep(value, _picture)
