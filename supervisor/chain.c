@@ -1079,6 +1079,7 @@ static void dispatch(struct chain *c)
 	c->fds_write = 0;
 	c->settle_tries = 0;
 	c->soft_sent = 0;
+	c->soft_asks = 0;
 	c->snap_retries = 0;
 	if (c->has_cg)
 		(void)cgroup_worker_oom_kills(&c->cg, &c->ooms_before);
@@ -1149,9 +1150,13 @@ static void chain_timer(struct timer *t)
 
 	if (t == &c->soft) {
 		/* Ask the code to stop: TimeoutError is raised in it and what it printed comes
-		 * back. */
-		if (c->runner && !c->runner->killed)
-			c->soft_sent = kill(c->runner->pid, SIGUSR1) == 0;
+		 * back. Asked twice: the second is not an Exception (ENGINE_SOFT_AGAIN_MS). */
+		if (c->runner && !c->runner->killed) {
+			if (kill(c->runner->pid, SIGUSR1) == 0)
+				c->soft_sent = 1;
+			if (++c->soft_asks == 1)
+				timer_arm(&c->soft, now_ms() + ENGINE_SOFT_AGAIN_MS);
+		}
 	} else if (t == &c->hard) {
 		chain_kill_runner(c, KILL_TIMEOUT);
 	} else if (t == &c->settle) {

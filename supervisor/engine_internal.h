@@ -24,6 +24,11 @@
 /* Between the soft deadline (SIGUSR1: TimeoutError inside the code, so what it printed
  * comes back) and SIGKILL. */
 #define ENGINE_SOFT_KILL_GRACE_MS   500
+/* The deadline asks again this long after the first time, within the grace: code that caught
+ * the TimeoutError and went on (an except Exception around each item, a library's around each
+ * fit) gets one that is not an Exception, and ends with what it printed rather than at the
+ * kill, which loses it. */
+#define ENGINE_SOFT_AGAIN_MS        200
 /* Signal-delivery stops a process may take, the collector's SIGPROF aside: the deadline's
  * and the CPU limit's are a few, and a fault without a handler ends the process. A process
  * past it is taking faults under a handler of its own without end, each one a stop the
@@ -230,6 +235,7 @@ struct chain {
 	int newborn_gone;       /* the newborn died before it parked */
 	int snap_answer;        /* CH_SNAPSHOT: the call is answered once its copy parks */
 	int soft_sent;          /* the call's soft deadline signalled its runner */
+	int soft_asks;          /* times the soft timer fired for the call */
 	int snap_retries;       /* CH_SNAPSHOT: forks of the copy made again after that signal */
 	unsigned int requests;  /* requests of the call (broker.c) */
 	size_t served;          /* bytes of modules read for the call */

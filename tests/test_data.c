@@ -4878,8 +4878,9 @@ Test(data, cobyla_and_other_compiled_callbacks_run)
  * FeatureHasher's n_features of 0 (SIGFPE: transform needs no fit, which checks it), and a
  * bit generator's capsule kept past its bit generator and answered by a Generator subclass's
  * bit_generator to scipy's samplers (which drew through function pointers of what was laid in
- * the freed object: any native call). Each is checked or held; ordinary uses answer as
- * before. */
+ * the freed object: any native call), and a random_table's sums (_params: column sums past the
+ * total wrote chosen values past the sampler's arrays: any memory). Each is checked or held;
+ * ordinary uses answer as before. */
 Test(data, state_the_code_may_set_is_checked_before_kernels_read_it)
 {
 	start_data(NULL);
@@ -4930,9 +4931,16 @@ Test(data, state_the_code_may_set_is_checked_before_kernels_read_it)
 	    "g = G(np.random.PCG64(1))\n"
 	    "t(lambda: stats.random_table([3, 2], [2, 3]).rvs(random_state=g).sum().tolist())\n"
 	    "t(lambda: type(np.random.MT19937(0).capsule).__name__)\n"
+	    "tab = stats.random_table([2, 3], [1, 4])\n"
+	    "tab._params = (tab._params[0], np.array([1, 400000]), tab._params[2])\n"
+	    "t(lambda: tab.rvs(size=2, method='boyett', random_state=0))\n"
+	    "t(lambda: tab.rvs(size=2, method='patefield', random_state=0))\n"
+	    "t(lambda: stats.random_table([2, 3], [1, 4]).rvs(size=2, method='boyett', "
+	    "random_state=0).sum(axis=2).tolist())\n"
 	    "out",
 	    "[\"ValueError\",0.318156,-0.970433,\"ValueError\",[0.0,0.0,0.0,0.592593],[-1.0,0.0,0."
-	    "0,0.632456],\"ValueError\",12.566371,\"ValueError\",[1,4],5,\"PyCapsule\"]");
+	    "0,0.632456],\"ValueError\",12.566371,\"ValueError\",[1,4],5,\"PyCapsule\","
+	    "\"ValueError\",\"ValueError\",[[2,3],[2,3]]]");
 	e2e_stop();
 }
 

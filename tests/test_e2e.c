@@ -1633,6 +1633,44 @@ Test(limits, infinite_loop_times_out)
 	e2e_stop();
 }
 
+/* Code that catches the TimeoutError and goes on (an except Exception around each item, a
+ * library's around each fit of a search) was killed 0.5 s later, and everything it printed was
+ * lost. The deadline asks again within the grace with one that is not an Exception: the call
+ * ends with what it printed, a timeout that says why. Code that lets the first one through
+ * gets it as before, and a finally clause still runs. */
+Test(limits, code_that_catches_the_timeout_keeps_its_output)
+{
+	json_object *r;
+	const char *out, *msg;
+
+	e2e_start(NULL);
+	r = e2e_call_on(
+	    &e2e_srv,
+	    "import time\nfor i in range(100):\n    try:\n"
+	    "        print('item', i, flush=True)\n        time.sleep(0.3)\n"
+	    "    except Exception as e:\n        print('skipping', i, type(e).__name__)\n",
+	    "{\"timeout_seconds\": 1}", 10000);
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	out = mcpc_sc_str(r, "stdout");
+	msg = mcpc_err_str(r, "message");
+	cr_assert(out && strstr(out, "item 0\n") && strstr(out, "skipping") &&
+	              strstr(out, "TimeoutError"),
+	          "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "TimeoutError", "%s", mcpc_json(r));
+	cr_assert(msg && strstr(msg, "went on after"), "%s", mcpc_json(r));
+	r = e2e_call_on(&e2e_srv,
+	                "try:\n    while True:\n        pass\nexcept TimeoutError as e:\n"
+	                "    print('caught:', e)\n    raise\nfinally:\n    print('cleaned up')",
+	                "{\"timeout_seconds\": 1}", 10000);
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	out = mcpc_sc_str(r, "stdout");
+	cr_assert(out && strstr(out, "caught: wall-clock time limit reached") &&
+	              strstr(out, "cleaned up"),
+	          "%s", mcpc_json(r));
+	e2e_expect_result("'alive'", "\"alive\"");
+	e2e_stop();
+}
+
 Test(limits, timeout_seconds_lowers_the_limit)
 {
 	json_object *r;

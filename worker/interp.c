@@ -32,6 +32,7 @@ static PyObject *real_compile; /* builtins.compile */
 static int ast_classes_take(void);
 static int threads_start_through_entry(void);
 static PyObject *timeout_error; /* raised in the code by the deadline handler */
+static PyObject *timeout_again; /* raised when it asks again: not an Exception */
 static PyObject *user_globals;  /* the user's namespace, created by the first run */
 static PyObject *user_module;   /* its module, sys.modules['__main__'] */
 
@@ -141,16 +142,26 @@ static PyObject *real_builtin(const char *name)
 
 /* SIGUSR1 (the supervisor's deadline) and SIGXCPU (the CPU soft limit) raise TimeoutError in
  * the running code, so what it printed so far comes back; a hard kill follows if it does not
- * end. */
+ * end. The deadline asks again within the grace: code that caught the TimeoutError and went
+ * on (an except Exception around each item; scikit-learn's around each fit of a search) then
+ * gets a TimeoutError that is a BaseException only, as KeyboardInterrupt is, which such
+ * clauses let through: it ends with what it printed, where the kill would lose it. */
 static PyObject *deadline_handler(PyObject *self, PyObject *args)
 {
-	int sig = 0;
+	int sig = 0, again = deadline_hit != 0;
 
 	if (PyTuple_GET_SIZE(args) > 0)
 		sig = (int)PyLong_AsLong(PyTuple_GET_ITEM(args, 0));
 	deadline_hit = sig ? sig : 1;
-	PyErr_SetString(timeout_error, sig == SIGXCPU ? "CPU time limit reached"
-	                                              : "wall-clock time limit reached");
+	if (again)
+		PyErr_SetString(
+		    timeout_again,
+		    "the time limit was reached, and the code went on after the "
+		    "TimeoutError raised in it (an except clause caught it): this one is "
+		    "not an Exception, so except Exception lets it through");
+	else
+		PyErr_SetString(timeout_error, sig == SIGXCPU ? "CPU time limit reached"
+		                                              : "wall-clock time limit reached");
 	return NULL;
 }
 
@@ -212,7 +223,12 @@ static int signals_setup(void)
 	if (!signal_fn || !getsignal_fn || !deadline_h || signals_arm() < 0)
 		return -1;
 	timeout_error = PyExc_TimeoutError;
-	return 0;
+	timeout_again = PyErr_NewExceptionWithDoc(
+	    "builtins.TimeoutError",
+	    "The time limit, asked again after the code caught the first TimeoutError: a "
+	    "BaseException only, as KeyboardInterrupt is.",
+	    PyExc_BaseException, NULL);
+	return timeout_again ? 0 : -1;
 }
 
 static int add_site_packages(void)

@@ -1991,6 +1991,7 @@ def _scipy():
     _spline_inputs()
     _distance_inputs()
     _kde_kernels()
+    _table_samplers()
     _linkage_checks()
     _low_level_callables()
     _stats_integrals()
@@ -3652,6 +3653,35 @@ def _stats_integrals():
         f.__name__, f.__doc__, f.__qualname__, f.__module__ = (
             name, real.__doc__, real.__qualname__, real.__module__)
         setattr(gen, name, f)
+
+
+def _table_samplers():
+    """A frozen random_table keeps its row sums, column sums and total in a plain attribute
+    (_params), which the user may set, and its samplers' compiled code (Boyett's, Patefield's)
+    trusts them to agree: column sums past the total wrote chosen values past its work arrays
+    (any memory read and written). Each sampler takes copies, checked first: the sums 1-D
+    counts of 0 or more, the rows' and the columns' each adding up to the total."""
+    import operator
+    import numpy as np
+    from scipy.stats import _rcont
+
+    def checked(real):
+        def sampler(row, col, ntot, size, random_state):
+            row = np.array(row, dtype=np.int64)
+            col = np.array(col, dtype=np.int64)
+            ntot = operator.index(ntot)
+            if row.ndim != 1 or col.ndim != 1:
+                raise ValueError('the row and column sums should be 1-dimensional')
+            if (row < 0).any() or (col < 0).any() or \
+                    int(row.sum()) != ntot or int(col.sum()) != ntot:
+                raise ValueError('the row and column sums should be counts of 0 or more that '
+                                 'each add up to the total, %d' % ntot)
+            return real(row, col, ntot, operator.index(size), random_state)
+        sampler.__name__, sampler.__qualname__ = real.__name__, real.__qualname__
+        sampler.__doc__, sampler.__module__ = real.__doc__, getattr(real, '__module__', None)
+        return sampler
+
+    _replace_all({id(f): (f, checked(f)) for f in (_rcont.rvs_rcont1, _rcont.rvs_rcont2)})
 
 
 def _kde_kernels():
