@@ -561,22 +561,35 @@ static void sb_sentence(struct strbuf *b, const char *s)
 }
 
 /* structuredContent.error.message when the call's own message does not say it all: for a call
- * stopped at the memory limit, the limit (a client that reads only the structured error learns
- * it too), and for a rolled-back call ROLLBACK_NOTE, each after the message. out stays empty
- * when neither applies. Returns 0 or -ENOMEM. */
+ * stopped at the memory limit, the limit and what to do (a client that reads only the
+ * structured error learns it too); for one stopped at the time limit, the server's limit and
+ * what to do; and for a rolled-back call ROLLBACK_NOTE, each after the message. out stays empty
+ * when none applies. Returns 0 or -ENOMEM. */
 static int error_message(const struct run_outcome *o, const struct mcp_server_config *cfg,
                          struct text *out)
 {
 	struct strbuf b = {0};
 	int memory = o->status == RUN_MEMORY_LIMIT && cfg && cfg->memory_bytes;
+	int timeout = o->status == RUN_TIMEOUT && cfg && cfg->max_timeout_s > 0;
 
-	if (!memory && !o->rolled_back)
+	if (!memory && !timeout && !o->rolled_back)
 		return 0;
 	sb_text(&b, &o->error_message);
 	if (memory) {
 		sb_sentence(&b, "The sandbox allows ");
 		sb_size(&b, cfg->memory_bytes);
-		sb_str(&b, " of address space per call (the server's --memory option).");
+		sb_str(&b, " of address space per call, the interpreter and its libraries included "
+		           "(the server's --memory option). Work in smaller parts (chunks, smaller "
+		           "dtypes) or ask for a larger limit.");
+	}
+	if (timeout) {
+		sb_sentence(&b, "");
+		sb_printf(
+		    &b,
+		    "A call may run at most %g s (the server's --timeout; timeout_seconds may "
+		    "lower it). Split long work across calls (a session keeps its state "
+		    "between them) or make it lighter.",
+		    cfg->max_timeout_s);
 	}
 	if (o->rolled_back)
 		sb_sentence(&b, ROLLBACK_NOTE);

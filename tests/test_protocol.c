@@ -1942,8 +1942,18 @@ Test(tool, memory_limit_line_names_the_limit)
 	text_clear(&t);
 }
 
+/* What a stopped call's structured message says besides its own (a server of 30 s calls). */
+#define MEMORY_NOTE                                                                                \
+	", the interpreter and its libraries included (the server's --memory option). Work in "    \
+	"smaller parts (chunks, smaller dtypes) or ask for a larger limit."
+#define TIMEOUT_NOTE                                                                               \
+	"A call may run at most 30 s (the server's --timeout; timeout_seconds may lower it). "     \
+	"Split long work across calls (a session keeps its state between them) or make it "        \
+	"lighter."
+
 /* A client that reads only structuredContent.error learns the limit too: the message of a call
- * stopped at it (the interpreter's own, or none) ends with it; other statuses keep theirs. */
+ * stopped at it (the interpreter's own, or none) ends with it and what to do; other statuses
+ * keep theirs. */
 Test(tool, memory_limit_message_names_the_limit)
 {
 	static const struct {
@@ -1952,11 +1962,10 @@ Test(tool, memory_limit_message_names_the_limit)
 	} cases[] = {
 	    {RUN_MEMORY_LIMIT, "MemoryError", "Unable to allocate 38.1 MiB for an array",
 	     "Unable to allocate 38.1 MiB for an array. The sandbox allows 512 MiB of address "
-	     "space per call (the server's --memory option)."},
+	     "space per call" MEMORY_NOTE},
 	    {RUN_MEMORY_LIMIT, "MemoryError", "",
-	     "The sandbox allows 512 MiB of address space per call (the server's --memory "
-	     "option)."},
-	    {RUN_TIMEOUT, "TimeoutError", "stopped after 2 s", "stopped after 2 s"},
+	     "The sandbox allows 512 MiB of address space per call" MEMORY_NOTE},
+	    {RUN_TIMEOUT, "TimeoutError", "stopped after 2 s", "stopped after 2 s. " TIMEOUT_NOTE},
 	    {RUN_ERROR, "IndexError", "list index out of range", "list index out of range"},
 	};
 	json_object *id = json_object_new_int(3);
@@ -2089,8 +2098,8 @@ Test(tool, nul_and_every_character_survive_into_the_response)
 	cr_assert_eq(text_set(&o.error_message, "stop\0", 5), 0);
 	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
 	{
-		static const char want[] = "stop\0. The session is unchanged: its state is as it "
-		                           "was before this call.";
+		static const char want[] = "stop\0. " TIMEOUT_NOTE " The session is unchanged: its "
+		                           "state is as it was before this call.";
 		assert_bytes_at(msg, "/result/structuredContent/error/message", want,
 		                sizeof(want) - 1);
 	}
@@ -3663,10 +3672,10 @@ Test(tool, rollback_note_appears_once_in_the_text_and_ends_the_message)
 		const char *want_message;               /* structuredContent.error.message */
 	} cases[] = {
 	    {RUN_TIMEOUT, "TimeoutError", "stopped after 2 s", "",
-	     "stopped after 2 s. " ROLLBACK_NOTE},
+	     "stopped after 2 s. " TIMEOUT_NOTE " " ROLLBACK_NOTE},
 	    {RUN_MEMORY_LIMIT, "MemoryError", "out of memory.", "Traceback ...\nMemoryError\n",
-	     "out of memory. The sandbox allows 512 MiB of address space per call (the server's "
-	     "--memory option). " ROLLBACK_NOTE},
+	     "out of memory. The sandbox allows 512 MiB of address space per call" MEMORY_NOTE
+	     " " ROLLBACK_NOTE},
 	    {RUN_CRASHED, "Crash", "killed by SIGSEGV!", NULL, "killed by SIGSEGV! " ROLLBACK_NOTE},
 	    {RUN_SANDBOX_VIOLATION, "SandboxViolation", "", "", ROLLBACK_NOTE},
 	    {RUN_OUTPUT_LIMIT, NULL, NULL, NULL, ROLLBACK_NOTE},
