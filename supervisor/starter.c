@@ -1,8 +1,8 @@
 /* starter.c - the zygote starter: a process forked at start-up, before the supervisor loads
  * its own seccomp filter, whose only work is to start safepy-zygote when the supervisor asks.
  * The supervisor can then refuse itself execve and fork for good: the one process left that
- * can exec runs one fixed program, with a fixed argv and an empty environment, and reads
- * nothing but a one-byte request with the zygote's control socket.
+ * can exec runs one fixed program, with a fixed argv and an environment of the time zone
+ * only, and reads nothing but a one-byte request with the zygote's control socket.
  *
  * The zygote is created with CLONE_PARENT, so it is the supervisor's child, as if the
  * supervisor had forked it: the supervisor reaps it, its parent-death signal follows the
@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -29,14 +30,34 @@
 #define STARTER_REPLY_MS  5000
 #define STARTER_REQUEST   'Z'
 
+/* The server's time zone, when TZ names one: a zone's name ("Europe/Paris") or a rule
+ * ("CET-1CEST,M3.5.0,M10.5.0/3"), never a file's path (":/x", "/x", ".."). The code's local
+ * time is then the user's, as on the host. NULL otherwise (the system's zone). */
+static char *tz_setting(void)
+{
+	static char setting[80];
+	const char *tz = getenv("TZ");
+	size_t n = tz ? strlen(tz) : 0;
+
+	if (n == 0 || n >= sizeof(setting) - 3 || tz[0] == ':' || tz[0] == '/' || strstr(tz, ".."))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!((tz[i] >= 'A' && tz[i] <= 'Z') || (tz[i] >= 'a' && tz[i] <= 'z') ||
+		      (tz[i] >= '0' && tz[i] <= '9') || strchr("_+-/,.:<>", tz[i])))
+			return NULL;
+	memcpy(setting, "TZ=", 3);
+	memcpy(setting + 3, tz, n + 1);
+	return setting;
+}
+
 /* In the zygote, before exec: stdin and stdout /dev/null, stderr kept (the zygote's start-up
- * errors go to the log), the control socket on fd 3, nothing else, an empty environment,
- * no blocked signals, death with the supervisor. */
+ * errors go to the log), the control socket on fd 3, nothing else, an environment of the time
+ * zone only (tz_setting), no blocked signals, death with the supervisor. */
 static void zygote_exec(const char *exe, int sock, pid_t supervisor) __attribute__((noreturn));
 static void zygote_exec(const char *exe, int sock, pid_t supervisor)
 {
 	char *const argv[] = {(char *)"safepy-zygote", NULL};
-	char *const envp[] = {NULL};
+	char *const envp[] = {tz_setting(), NULL};
 	sigset_t none;
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 

@@ -1085,6 +1085,21 @@ Test(run_python, a_wait_no_thread_can_end_is_refused)
 	e2e_stop();
 }
 
+/* The server's time zone is the code's local time, as on the host (the zygote started with an
+ * empty environment, so a TZ the user set gave UTC); a TZ that names a file is not followed. */
+Test(run_python, local_time_is_the_servers_time_zone)
+{
+	e2e_start_with("2025-11-25", NULL, ARGS("TZ=XYZ-3"));
+	e2e_expect_result("import time, datetime\n"
+	                  "now = datetime.datetime.now().astimezone()\n"
+	                  "[time.strftime('%Z %z'), now.utcoffset().total_seconds()]",
+	                  "[\"XYZ +0300\",10800.0]");
+	e2e_stop();
+	e2e_start_with("2025-11-25", NULL, ARGS("TZ=:/etc/passwd"));
+	e2e_expect_result("import time\ntime.strftime('%z')", "\"+0000\"");
+	e2e_stop();
+}
+
 /* asyncio runs coroutines, tasks and timers on the sandbox's event loop, which watches no file
  * descriptor: gather, sleep, queues, timeouts, task groups, to_thread (in the call's thread) as
  * on the host; a loop that could never wake raises RuntimeError (not the time limit); the
