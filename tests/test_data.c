@@ -5009,6 +5009,38 @@ Test(data, checks_pass_on_what_they_checked)
 	e2e_stop();
 }
 
+/* A class a library makes during a call for itself (matplotlib's polar subplot class, made at
+ * the first polar plot and kept for the worker's later calls) was taken for one made for the
+ * code: the executor (a library frame the code runs anything in) replaced Axes' get_title on
+ * it. What a library's class it derives from defines is not set there by a library frame;
+ * classes libraries make for the code (make_dataclass, functional enums) are finished as
+ * before. */
+Test(data, a_class_a_library_made_for_itself_is_not_changed_for_the_code)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import concurrent.futures, dataclasses, enum\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "fig = plt.figure()\nax = fig.add_subplot(projection='polar')\nC = type(ax)\n"
+	    "def evil(self, *a, **k):\n    return 'EVIL'\n"
+	    "out = []\n"
+	    "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
+	    "    for name in ('get_title', 'set_title', 'draw'):\n"
+	    "        try:\n"
+	    "            ex.submit(setattr, C, name, evil).result()\n"
+	    "            out.append(name)\n"
+	    "        except PermissionError:\n"
+	    "            pass\n"
+	    "    P = dataclasses.make_dataclass('P', [('x', int)], order=True)\n"
+	    "    ex.submit(setattr, P, 'extra', 1).result()\n"
+	    "ax.set_title('t')\n"
+	    "Color = enum.Enum('Color', 'RED GREEN')\n"
+	    "[out, ax.get_title(), P(1) < P(2), P.extra, Color.GREEN.value, "
+	    "C.__module__.startswith('matplotlib')]",
+	    "[[],\"t\",true,1,2,true]");
+	e2e_stop();
+}
+
 /* The classes made during a call are known by their addresses: a class of the code's, freed,
  * left its address behind, and a class a late import made there (scipy.odr's, served in the
  * call) passed for one of the call's, which library frames (the executor) could then change

@@ -1741,6 +1741,35 @@ static int being_made(PyObject *t)
 	return 0;
 }
 
+/* Would setting name on t, a class made during the call, replace what a library's class it
+ * derives from (one the zygote had) defines? A library makes classes during a call for the
+ * user (make_dataclass, a functional enum: a library finishing them sets new names) and for
+ * itself (matplotlib's subplot classes, made at the first polar plot and kept for later
+ * calls): a library frame the code can run anything in (the executor, asyncio's callbacks)
+ * set Axes' get_title on the latter for the code. What every class's own dict holds
+ * (__module__, __doc__) is not the library's. */
+static int overrides_library(PyObject *t, PyObject *name)
+{
+	PyObject *mro = ((PyTypeObject *)t)->tp_mro;
+
+	if (!PyUnicode_Check(name) || !mro || !PyTuple_Check(mro))
+		return 1;
+	if (PyUnicode_CompareWithASCIIString(name, "__module__") == 0 ||
+	    PyUnicode_CompareWithASCIIString(name, "__doc__") == 0)
+		return 0;
+	for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		if (!(base->tp_flags & Py_TPFLAGS_HEAPTYPE) || !sealed_class((PyObject *)base) ||
+		    !base->tp_dict)
+			continue;
+		if (PyDict_GetItemWithError(base->tp_dict, name))
+			return 1;
+		if (PyErr_Occurred())
+			return 1;
+	}
+	return 0;
+}
+
 /* May a library's class be changed now? Not by the user's code; by a library's code: while a
  * served module is imported; in its own statement (a dunder not on a class the zygote had:
  * functools.update_wrapper's own "wrapper.__wrapped__ = wrapped" took any class); while the
@@ -1764,7 +1793,7 @@ static int library_change_allowed(PyObject *t, PyObject *name)
 		why = "";
 	else if (pyguard_for_loading_module() ||
 	         (library_stores(name) && !(hook && sealed_class(t))) || being_made(t) ||
-	         fresh_class(t))
+	         (fresh_class(t) && !overrides_library(t, name)))
 		return 0;
 	else
 		why = ", and a library function changes it for the user's code";
