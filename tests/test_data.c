@@ -84,6 +84,14 @@ static void refused_no_file(const char *code, const struct e2e_refusal *want, co
 
 static const struct e2e_refusal NO_OPEN = {"error", "PermissionError",
                                            "open is not allowed in the sandbox"};
+
+/* The call answered r with n images. */
+static void images_are(json_object *r, size_t n)
+{
+	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), n, "%s",
+	             mcpc_json(r));
+}
+
 /* The audit hook's refusal, or the kernel's (a library may look at the directory first). */
 static const struct e2e_refusal NO_FILE = {"error", "PermissionError", NULL};
 
@@ -306,15 +314,12 @@ Test(data, a_figure_given_as_the_value_is_shown_again)
 	start_data(NULL);
 	r = e2e_ok(
 	    "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 3, 2])\n1");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
-	             mcpc_json(r));
+	images_are(r, 1);
 	r = e2e_ok("ax.set_title('changed later')\nfig");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
-	             mcpc_json(r));
+	images_are(r, 1);
 	r = e2e_ok("ax.get_title()");
 	e2e_assert_result(r, "title", "\"changed later\"");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 0, "%s",
-	             mcpc_json(r));
+	images_are(r, 0);
 	e2e_stop();
 }
 
@@ -328,14 +333,11 @@ Test(data, a_seaborn_objects_plot_is_shown_as_a_value_and_by_display)
 	r = e2e_ok("import pandas as pd, seaborn.objects as so\n"
 	           "df = pd.DataFrame({'x': [1, 2, 3], 'y': [3, 1, 2]})\n"
 	           "p = so.Plot(df, x='x', y='y').add(so.Line())\np");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
-	             mcpc_json(r));
+	images_are(r, 1);
 	r = e2e_ok("display(p)\ndisplay(p.add(so.Dot()))\n1");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
-	             mcpc_json(r));
+	images_are(r, 2);
 	r = e2e_ok("len(p._layers)");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 0, "%s",
-	             mcpc_json(r));
+	images_are(r, 0);
 	e2e_stop();
 }
 
@@ -356,13 +358,11 @@ Test(data, figure_messages_say_what_to_do)
 	           "['LaTeX is not available' in m, 'mathtext' in m, '.cache' in m]");
 	e2e_assert_result(r, "usetex", "[true,true,false]");
 	r = e2e_ok("ax.set_title('changed')\nplt.show()\n1");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 0, "%s",
-	             mcpc_json(r));
+	images_are(r, 0);
 	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "[plt.show(): no open figure."), "%s",
 	          mcpc_json(r));
 	r = e2e_ok("fig");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
-	             mcpc_json(r));
+	images_are(r, 1);
 	e2e_stop();
 }
 
@@ -377,8 +377,7 @@ Test(data, a_figure_that_cannot_be_drawn_loses_only_itself)
 	r = e2e_ok("import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n"
 	           "fig, ax = plt.subplots()\nax.set_title(r'$\\badcommand$')\n"
 	           "fig3, ax3 = plt.subplots()\nax3.plot([3, 1])\n1");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
-	             mcpc_json(r));
+	images_are(r, 2);
 	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "not returned: ValueError"), "%s", mcpc_json(r));
 	r = e2e_ok("f1, a1 = plt.subplots()\na1.plot([1, 2])\n"
 	           "f2, a2 = plt.subplots()\na2.set_title(r'$\\badcommand$')\n"
@@ -386,8 +385,7 @@ Test(data, a_figure_that_cannot_be_drawn_loses_only_itself)
 	           "try:\n    plt.show()\n    raised = None\nexcept ValueError as e:\n"
 	           "    raised = type(e).__name__\n[raised, plt.get_fignums()]");
 	e2e_assert_result(r, "shown", "[\"ValueError\",[]]");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
-	             mcpc_json(r));
+	images_are(r, 2);
 	e2e_stop();
 }
 
@@ -401,13 +399,11 @@ Test(data, a_blank_figure_left_open_is_no_image)
 	start_data(NULL);
 	r = e2e_ok("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\nplt.draw()\n"
 	           "plt.figure()\n1");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
-	             mcpc_json(r));
+	images_are(r, 1);
 	r = e2e_ok("plt.figure().suptitle('a title')\nfig, ax = plt.subplots()\nplt.gcf()\n"
 	           "plt.get_fignums()");
 	e2e_assert_result(r, "numbers", "[1,2]");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
-	             mcpc_json(r));
+	images_are(r, 2);
 	e2e_stop();
 }
 
@@ -446,8 +442,7 @@ Test(data, figures_save_as_pdf_svg_and_eps)
 	/* A backend that draws in a window draws with Agg, saying so; plt.show() after the
 	 * switches still gives the figure as an image. */
 	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "TkAgg draws with Agg"), "%s", mcpc_json(r));
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 1, "%s",
-	             mcpc_json(r));
+	images_are(r, 1);
 	e2e_stop();
 }
 
@@ -554,8 +549,7 @@ Test(data, everyday_data_code_works)
 	           "df.set_index('date').v.plot()\nplt.show()\n"
 	           "[list(np.char.upper(['a'])), str(pd.offsets.Day(2)), plt.cm.viridis.name]");
 	e2e_assert_result(r, "figures", "[[\"A\"],\"<2 * Days>\",\"viridis\"]");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
-	             mcpc_json(r));
+	images_are(r, 2);
 	e2e_expect_result(
 	    "import sympy, numpy as np, scipy.sparse as sp\n"
 	    "from scipy.sparse.linalg import eigsh\n"
@@ -607,8 +601,7 @@ Test(data, seaborn_plots_and_markdown_tables)
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"),
 	                 "| g   |   n |\n|:----|----:|\n| a   | 100 |\n| b   | 100 |\n", "%s",
 	                 mcpc_json(r));
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
-	             mcpc_json(r));
+	images_are(r, 2);
 	e2e_stop();
 }
 
@@ -632,8 +625,7 @@ Test(data, figures_are_laid_out)
 	           "[fig.subplotpars.left != 0.125, type(fig2.get_layout_engine()).__name__,\n"
 	           " fig.subplotpars.bottom != 0.11, len(g.axes)]");
 	e2e_assert_result(r, "layouts", "[true,\"ConstrainedLayoutEngine\",true,2]");
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 3, "%s",
-	             mcpc_json(r));
+	images_are(r, 3);
 	e2e_stop();
 }
 
@@ -669,8 +661,7 @@ Test(data, notebook_habits_work)
 	                  "[\"RED\",\"BLUE\"],true,[]]");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "   a\n0  1\n1  2\n'text'\n", "%s",
 	                 mcpc_json(r));
-	cr_assert_eq(json_object_array_length(e2e_member(mcpc_structured(r), "images")), 2, "%s",
-	             mcpc_json(r));
+	images_are(r, 2);
 	e2e_stop();
 }
 
