@@ -1085,6 +1085,21 @@ Test(run_python, a_wait_no_thread_can_end_is_refused)
 	e2e_stop();
 }
 
+/* Output comes back as a terminal or a notebook shows it: a line redrawn after carriage
+ * returns (a progress bar, a counter) is its last state, not every state one after another. */
+Test(run_python, carriage_returns_leave_what_a_terminal_shows)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import sys\nfor i in range(1000):\n    print(f'\\r{i}/999', end='')\n"
+	           "print()\nprint('a\\r\\nb')\nprint('keep\\rover')\n"
+	           "sys.stderr.write('\\r 0%\\r 50%\\r100%\\n')\nprint('done', end='\\r')\n1");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "999/999\na\nb\nover\ndone", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "100%\n", "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* The server's time zone is the code's local time, as on the host (the zygote started with an
  * empty environment, so a TZ the user set gave UTC); a TZ that names a file is not followed. */
 Test(run_python, local_time_is_the_servers_time_zone)

@@ -80,8 +80,45 @@ static void keep_add(struct keep *k, const char *p, size_t n)
 }
 
 static void flush_pending(int which);
+static int capture_text_raw(int s, int *truncated, struct text *out);
+
+/* Each line as a terminal or a notebook shows it: what its last carriage return left (a
+ * progress bar redrawn a thousand times is its last state, not a thousand copies), a line's
+ * "\r\n" its text. In place. */
+static void returns_collapse(struct text *t)
+{
+	size_t w = 0, r = 0;
+
+	while (r < t->len) {
+		char *nl = memchr(t->s + r, '\n', t->len - r);
+		size_t end = nl ? (size_t)(nl - t->s) : t->len, a = r, b = end;
+
+		/* the last segment between returns that holds anything */
+		while (b > r && t->s[b - 1] == '\r')
+			b--;
+		for (a = b; a > r && t->s[a - 1] != '\r'; a--)
+			;
+		memmove(t->s + w, t->s + a, b - a);
+		w += b - a;
+		if (nl)
+			t->s[w++] = '\n';
+		r = nl ? end + 1 : end;
+	}
+	t->len = w;
+	if (t->s)
+		t->s[w] = '\0';
+}
 
 int capture_text(int s, int *truncated, struct text *out)
+{
+	int rc = capture_text_raw(s, truncated, out);
+
+	if (rc == 0)
+		returns_collapse(out);
+	return rc;
+}
+
+static int capture_text_raw(int s, int *truncated, struct text *out)
 {
 	struct keep *k = &keeps[s];
 	size_t start, first;
