@@ -1151,7 +1151,8 @@ static void chain_timer(struct timer *t)
 	if (t == &c->soft) {
 		/* Ask the code to stop: TimeoutError is raised in it and what it printed comes
 		 * back. Asked twice: the second is not an Exception (ENGINE_SOFT_AGAIN_MS). */
-		if (c->runner && !c->runner->killed) {
+		if (c->runner && !c->runner->killed &&
+		    (c->soft_asks == 0 || c->state == CH_RUNNING)) {
 			if (kill(c->runner->pid, SIGUSR1) == 0)
 				c->soft_sent = 1;
 			if (++c->soft_asks == 1)
