@@ -659,12 +659,14 @@ Test(run_python, nul_and_every_character_come_back_intact)
 	assert_bytes(r, SC "result_repr", BYTES("'c\\x00d'"));
 	assert_bytes(r, "/result/content/0/text", BYTES("a\0b\n\0\nResult: 'c\\x00d'"));
 	cr_assert_not(json_object_get_boolean(e2e_member(mcpc_structured(r), "truncated")));
-	/* A repr that holds a NUL itself; every control character and the C1 range. */
+	/* A repr that holds a NUL itself; every control character but the carriage return (a
+	 * line's last state after one comes back: carriage_returns_leave_what_a_terminal_shows)
+	 * and the C1 range. */
 	r = e2e_ok("class R:\n    def __repr__(self):\n        return 'r\\x00s'\n"
-	           "print(''.join(map(chr, range(32))) + '\\x7f\\x80\\x9f')\nR()");
+	           "print(''.join(chr(i) for i in range(32) if i != 13) + '\\x7f\\x80\\x9f')\nR()");
 	assert_bytes(r, SC "result_repr", BYTES("r\0s"));
 	assert_bytes(r, SC "stdout",
-	             BYTES("\0\1\2\3\4\5\6\a\b\t\n\v\f\r\16\17\20\21\22\23\24\25\26\27\30\31\32"
+	             BYTES("\0\1\2\3\4\5\6\a\b\t\n\v\f\16\17\20\21\22\23\24\25\26\27\30\31\32"
 	                   "\33\34\35\36\37\177\302\200\302\237\n"));
 	/* An exception's message, its type's name and the traceback. */
 	r = e2e_expect_error("raise ValueError('a\\x00b')", "ValueError");
