@@ -4863,6 +4863,74 @@ Test(data, cobyla_and_other_compiled_callbacks_run)
 	e2e_stop();
 }
 
+/* Other ways to the same kernels, found checking the first fixes: a Generator subclass whose
+ * bit_generator is a new MT19937 at each read (freed once the sampler has its pointer: it drew
+ * through function pointers laid there), a DIA subclass whose tocsr answers an edited CSR
+ * (scipy converts through it), scipy's public metric wrappers (the Mahalanobis kernel without
+ * cdist), Halton's num_generated below 0 (the permutations read before their table),
+ * X_norm_squared and Y_norm_squared shorter than the rows (read past them), a weighted window
+ * of 0 (SIGFPE), and the hooks object gives every class (__setattr__, __eq__) set by the
+ * executor on a class matplotlib made for itself. Ordinary uses answer as before. */
+Test(data, other_ways_to_the_same_kernels_are_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, scipy.sparse as sp, concurrent.futures\n"
+	    "from scipy import stats\n"
+	    "from scipy.stats import qmc\n"
+	    "from scipy.sparse import csgraph\n"
+	    "from scipy.spatial.distance import CDistMetricWrapper, PDistMetricWrapper\n"
+	    "from sklearn.metrics import pairwise_distances_argmin_min\n"
+	    "out = []\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        out.append(f())\n"
+	    "    except (ValueError, TypeError, PermissionError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "class G(np.random.Generator):\n"
+	    "    @property\n"
+	    "    def bit_generator(self):\n"
+	    "        return np.random.MT19937(5)\n"
+	    "g = G(np.random.PCG64(1))\n"
+	    "t(lambda: int(stats.random_table([200, 128], [128, 200]).rvs(method='boyett', "
+	    "random_state=g).sum()))\n"
+	    "g2 = G(np.random.PCG64(7))\n"
+	    "t(lambda: stats.norm.rvs(size=2, random_state=g2).round(4).tolist() == "
+	    "stats.norm.rvs(size=2, random_state=np.random.default_rng(7)).round(4).tolist())\n"
+	    "bad = sp.csr_matrix(np.ones((4, 4)))\n"
+	    "bad.indices[1] = 10**8\n"
+	    "class D(sp.dia_matrix):\n"
+	    "    def tocsr(self, copy=False):\n"
+	    "        return bad\n"
+	    "t(lambda: csgraph.minimum_spanning_tree(D(np.eye(4))))\n"
+	    "t(lambda: csgraph.minimum_spanning_tree(sp.dia_matrix(np.eye(4) + np.eye(4, "
+	    "k=1))).nnz)\n"
+	    "X = np.arange(12.0).reshape(3, 4) ** 1.5\n"
+	    "t(lambda: CDistMetricWrapper('mahalanobis')(X, X, VI=np.eye(1)))\n"
+	    "t(lambda: PDistMetricWrapper('mahalanobis')(X, VI=np.eye(1)))\n"
+	    "h = qmc.Halton(d=1, seed=1)\n"
+	    "h.num_generated = -100\n"
+	    "t(lambda: h.random(4))\n"
+	    "t(lambda: qmc.Halton(d=2, seed=1).random(2).shape)\n"
+	    "Y = np.arange(8.0).reshape(4, 2)\n"
+	    "t(lambda: pairwise_distances_argmin_min(Y[:1], Y, metric_kwargs={'Y_norm_squared': "
+	    "np.zeros(1)}))\n"
+	    "t(lambda: pairwise_distances_argmin_min(Y[:1], Y)[0].tolist())\n"
+	    "s = pd.Series(np.arange(10.0))\n"
+	    "t(lambda: s.rolling(0, win_type='boxcar').var())\n"
+	    "t(lambda: s.rolling(3, win_type='boxcar').var().fillna(-1).tolist()[:3])\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "C = type(plt.figure().add_subplot(projection='polar'))\n"
+	    "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
+	    "    for name in ('__setattr__', '__eq__', '__init_subclass__'):\n"
+	    "        t(lambda: ex.submit(setattr, C, name, lambda *a: 42).result())\n"
+	    "out",
+	    "[328,true,\"ValueError\",3,\"ValueError\",\"ValueError\",\"ValueError\",[2,2],"
+	    "\"ValueError\",[0],\"ValueError\",[-1.0,-1.0,1.0],\"PermissionError\","
+	    "\"PermissionError\",\"PermissionError\"]");
+	e2e_stop();
+}
+
 /* State compiled kernels read that the code may set: gaussian_kde's weights and pandas' ewm
  * time gaps (plain attributes; a short view of the code's own array read the memory past it,
  * any heap bytes read back), SphericalVoronoi's regions (rows read past the simplices), a

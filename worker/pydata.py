@@ -1224,7 +1224,7 @@ def _ewm_kernels(np):
     and a short view of the user's own array read the memory beyond it (doubles near it read
     back). Each kernel takes numpy's own contiguous copies of its arrays, checked first: the
     windows within the values and none empty (its first value is read), a gap for each value
-    after the first, the second series as long as the first."""
+    after the first, the second series as long as the first. So do the weighted windows'."""
     from pandas._libs.window import aggregations
 
     def floats(a, what):
@@ -1261,9 +1261,25 @@ def _ewm_kernels(np):
         start, end = bounds(len(input_x), start, end)
         return ewmcov_real(input_x, start, end, minp, input_y, com, adjust, ignore_na, bias)
 
+    # The weighted windows' (win_type=) variance takes an index modulo the window's length:
+    # a window of 0 (pandas takes it) divided by zero (SIGFPE). Their weights are one or more.
+    def weighted(real):
+        def kernel(values, weights, minp, *args, **kwargs):
+            values, weights = floats(values, 'values'), floats(weights, 'window weights')
+            if len(weights) == 0:
+                raise ValueError('a weighted window needs a length of 1 or more')
+            return real(values, weights, minp, *args, **kwargs)
+        kernel.__name__, kernel.__doc__ = real.__name__, real.__doc__
+        kernel.__module__ = getattr(real, '__module__', None)
+        return kernel
+
+    pairs = {id(ewm_real): (ewm_real, ewm), id(ewmcov_real): (ewmcov_real, ewmcov)}
     for f, real in ((ewm, ewm_real), (ewmcov, ewmcov_real)):
         f.__doc__, f.__module__ = real.__doc__, getattr(real, '__module__', None)
-    _replace_all({id(ewm_real): (ewm_real, ewm), id(ewmcov_real): (ewmcov_real, ewmcov)})
+    for name in ('roll_weighted_sum', 'roll_weighted_mean', 'roll_weighted_var'):
+        real = getattr(aggregations, name)
+        pairs[id(real)] = (real, weighted(real))
+    _replace_all(pairs)
 
 
 def _variable_window_bounds(np):
@@ -1992,6 +2008,8 @@ def _scipy():
     _distance_inputs()
     _kde_kernels()
     _table_samplers()
+    _van_der_corput_checks()
+    _exact_random_states()
     _linkage_checks()
     _low_level_callables()
     _stats_integrals()
@@ -3116,16 +3134,24 @@ def _checked_sparse(m):
     then the arrays and shape are read once, as numpy's own arrays (a subclass answers its own
     len, size and shape), and a new matrix of the scipy class is made of them, checked, and
     passed on: none of the object's own attributes (its format, its methods set on it) is
-    there to answer otherwise at the next read. Anything else as it is."""
+    there to answer otherwise at the next read. Any other sparse matrix (DIA, LIL, DOK, a
+    subclass of one, an object passing for one) is made CSR first, as the consumers would make
+    it (through its own tocsr: what that answers is then read and checked like the rest).
+    Anything else as it is."""
     import operator
     exact = _sparse_classes()
     cls = next((c for c in type(m).__mro__ if c in exact), None)
     if cls is None:
-        if any(isinstance(m, c) for c in exact):
-            raise TypeError('the object passes for a sparse matrix and is none')
-        return m
+        sp = sys.modules['scipy.sparse']
+        if not sp.issparse(m) and not any(isinstance(m, c) for c in exact):
+            return m
+        arrays = sys.modules.get('scipy.sparse._arrays')
+        cls = sp.csr_array if arrays is not None and isinstance(m, arrays._sparray) \
+            else sp.csr_matrix
     if type(m) is not cls:
         m = cls(m)
+    if type(m) is not cls:
+        raise TypeError('the sparse matrix did not become a %s' % cls.__name__)
     np = sys.modules['numpy']
     fmt = cls.format
     d = vars(m)
@@ -3482,12 +3508,32 @@ def _sklearn_reductions():
             raise ValueError('the distance reductions take a 2-dimensional %s' % name)
         return a
 
+    # The Euclidean reductions add X_norm_squared[i] and Y_norm_squared[j] (metric_kwargs,
+    # the caller's) for each row, unchecked: a short one was read past (any heap bytes near
+    # it read back). They are copies, one value a row.
+    def norms(metric_kwargs, X, Y):
+        if metric_kwargs is None:
+            return None
+        kw = dict(metric_kwargs)
+        for name, rows in (('X_norm_squared', X.shape[0]), ('Y_norm_squared', Y.shape[0])):
+            if kw.get(name) is not None:
+                v = np.array(kw[name], dtype=np.float64).reshape(-1)
+                if v.shape[0] != rows:
+                    raise ValueError('%s needs one value for each of the %d rows'
+                                     % (name, rows))
+                kw[name] = v
+        return kw
+
     def checked(real):
         def compute(cls, X, Y, *args, **kwargs):
             X, Y = converted(X, 'X'), converted(Y, 'Y')
             if X.shape[1] != Y.shape[1]:
                 raise ValueError('X has %d features, Y has %d: the distances need as many'
                                  % (X.shape[1], Y.shape[1]))
+            if len(args) > 3:
+                args = args[:3] + (norms(args[3], X, Y),) + args[4:]
+            elif 'metric_kwargs' in kwargs:
+                kwargs['metric_kwargs'] = norms(kwargs['metric_kwargs'], X, Y)
             return real.__get__(None, cls)(X, Y, *args, **kwargs)
         compute.__doc__ = real.__doc__
         return classmethod(compute)
@@ -3655,6 +3701,79 @@ def _stats_integrals():
         setattr(gen, name, f)
 
 
+def _exact_random_states():
+    """scipy's compiled samplers (random_table's, the noncentral hypergeometrics', UNU.RAN's)
+    read the bit generator of the random state they are given by attribute, keep the pointer
+    its capsule gives and drop the rest: a Generator subclass whose bit_generator answered a
+    new MT19937 each time had it freed before the first draw, and the sampler drew through
+    function pointers laid in its place. scipy hands them what check_random_state returns:
+    that is now always numpy's own Generator or RandomState, a subclass's made anew over its
+    real bit generator (read from the object, not through the subclass), and an object that
+    only passes for one refused."""
+    import numpy as np
+    from scipy._lib import _util
+
+    real = _util.check_random_state
+    generator_bg = np.random.Generator.__dict__['bit_generator']
+    legacy_bg = np.random.RandomState.__dict__['_bit_generator']
+
+    def check_random_state(seed):
+        r = real(seed)
+        if type(r) is np.random.Generator or type(r) is np.random.RandomState:
+            return r
+        if isinstance(r, np.random.Generator):
+            return np.random.Generator(generator_bg.__get__(r, np.random.Generator))
+        if isinstance(r, np.random.RandomState):
+            return np.random.RandomState(legacy_bg.__get__(r, np.random.RandomState))
+        return r
+
+    check_random_state.__doc__ = real.__doc__
+    check_random_state.__module__ = real.__module__
+    _replace_everywhere(real, check_random_state)
+
+
+def _van_der_corput_checks():
+    """Halton's points come from a compiled van der Corput sequence that takes the index of the
+    first point and, scrambled, a table of digit permutations, and reads permutations[j, d]
+    for each digit d of each index without bounds checks: Halton's num_generated and base are
+    plain attributes, and a negative start read the words before the table (any heap bytes
+    near it read back). Both take checked values: a count and a start of 0 or more, a base
+    of 2 or more, the table an int64 copy of rows as wide as the base, each a permutation."""
+    import operator
+    import numpy as np
+    from scipy.stats import _qmc_cy
+
+    plain_real = _qmc_cy._cy_van_der_corput
+    scrambled_real = _qmc_cy._cy_van_der_corput_scrambled
+
+    def numbers(n, base, start_index):
+        n, base, start_index = (operator.index(v) for v in (n, base, start_index))
+        if n < 0 or base < 2 or start_index < 0 or start_index + n >= 1 << 62:
+            raise ValueError('van der Corput takes a count and a start of 0 or more and a '
+                             'base of 2 or more')
+        return n, base, start_index
+
+    def _cy_van_der_corput(n, base, start_index, workers):
+        n, base, start_index = numbers(n, base, start_index)
+        return plain_real(n, base, start_index, operator.index(workers))
+
+    def _cy_van_der_corput_scrambled(n, base, start_index, permutations, workers):
+        n, base, start_index = numbers(n, base, start_index)
+        permutations = np.array(permutations, dtype=np.int64, order='C')
+        if permutations.ndim != 2 or permutations.shape[1] != base or \
+                (permutations.size and (np.sort(permutations, axis=1) !=
+                                        np.arange(base)).any()):
+            raise ValueError('the permutations should be rows of the digits 0 to %d'
+                             % (base - 1))
+        return scrambled_real(n, base, start_index, permutations, operator.index(workers))
+
+    for f, real in ((_cy_van_der_corput, plain_real),
+                    (_cy_van_der_corput_scrambled, scrambled_real)):
+        f.__doc__, f.__module__ = real.__doc__, getattr(real, '__module__', None)
+    _replace_all({id(plain_real): (plain_real, _cy_van_der_corput),
+                  id(scrambled_real): (scrambled_real, _cy_van_der_corput_scrambled)})
+
+
 def _table_samplers():
     """A frozen random_table keeps its row sums, column sums and total in a plain attribute
     (_params), which the user may set, and its samplers' compiled code (Boyett's, Patefield's)
@@ -3665,8 +3784,11 @@ def _table_samplers():
     import numpy as np
     from scipy.stats import _rcont
 
+    from scipy._lib import _util
+
     def checked(real):
         def sampler(row, col, ntot, size, random_state):
+            random_state = _util.check_random_state(random_state)
             row = np.array(row, dtype=np.int64)
             col = np.array(col, dtype=np.int64)
             ntot = operator.index(ntot)
@@ -3753,6 +3875,24 @@ def _distance_inputs():
                 raise ValueError('VI must be %d by %d for %d features' % (n, n, n))
             kwargs['VI'] = vi
         return kwargs
+
+    # (and at the last step before C, which every entry passes: scipy's CDistMetricWrapper
+    # and PDistMetricWrapper are public and reach the kernel without cdist)
+    validate_real = distance._validate_mahalanobis_kwargs
+
+    def _validate_mahalanobis_kwargs(X, m, n, **kwargs):
+        kwargs = validate_real(X, m, n, **kwargs)
+        vi = np.array(kwargs['VI'], dtype=np.double, order='C')
+        if vi.shape != (n, n):
+            raise ValueError('VI must be %d by %d for %d features' % (n, n, n))
+        kwargs['VI'] = vi
+        return kwargs
+
+    _validate_mahalanobis_kwargs.__doc__ = validate_real.__doc__
+    for info in list(distance._METRICS.values()) + list(distance._METRIC_ALIAS.values()):
+        if info.validator is validate_real:
+            object.__setattr__(info, 'validator', _validate_mahalanobis_kwargs)
+    distance._validate_mahalanobis_kwargs = _validate_mahalanobis_kwargs
 
     def cdist(XA, XB, metric='euclidean', *, out=None, **kwargs):
         XA, XB = np.asarray(XA), np.asarray(XB)
