@@ -30,16 +30,16 @@
 #define STARTER_REPLY_MS  5000
 #define STARTER_REQUEST   'Z'
 
-/* The server's time zone, when TZ names one: a zone's name ("Europe/Paris") or a rule
- * ("CET-1CEST,M3.5.0,M10.5.0/3"), never a file's path (":/x", "/x", ".."). The code's local
- * time is then the user's, as on the host. NULL otherwise (the system's zone). */
+/* The server's time zone, when TZ names one: a zone's name ("Europe/Paris", ":Europe/Paris")
+ * or a rule ("CET-1CEST,M3.5.0,M10.5.0/3"), never a file's path (":/x", "/x", ".."). The
+ * code's local time is then the user's, as on the host. NULL otherwise (the system's zone). */
 static char *tz_setting(void)
 {
 	static char setting[80];
 	const char *tz = getenv("TZ");
 	size_t n = tz ? strlen(tz) : 0;
 
-	if (n == 0 || n >= sizeof(setting) - 3 || tz[0] == ':' || tz[0] == '/' || strstr(tz, ".."))
+	if (n == 0 || n >= sizeof(setting) - 3 || tz[tz[0] == ':'] == '/' || strstr(tz, ".."))
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		if (!((tz[i] >= 'A' && tz[i] <= 'Z') || (tz[i] >= 'a' && tz[i] <= 'z') ||

@@ -4931,6 +4931,46 @@ Test(data, other_ways_to_the_same_kernels_are_checked)
 	e2e_stop();
 }
 
+/* And the next ways: a sparse matrix's arrays edited after the check, while the consumer
+ * converts its other arguments (dijkstra's indices' __array__: the checked matrix now holds
+ * copies), a fitted histogram booster's bin thresholds shorter than X's columns (the words
+ * past the list taken for arrays: any address read), and a class matplotlib made for itself
+ * given the __module__ that the dunder rule trusts. */
+Test(data, the_next_ways_to_the_same_kernels_are_checked)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np, scipy.sparse as sp, concurrent.futures\n"
+	                  "from scipy.sparse import csgraph\n"
+	                  "from sklearn.ensemble import HistGradientBoostingRegressor\n"
+	                  "out = []\n"
+	                  "def t(f):\n"
+	                  "    try:\n"
+	                  "        out.append(f())\n"
+	                  "    except (ValueError, TypeError, PermissionError) as e:\n"
+	                  "        out.append(type(e).__name__)\n"
+	                  "A = sp.csr_matrix(np.ones((4, 4)))\n"
+	                  "ind = A.indices\n"
+	                  "class Late:\n"
+	                  "    def __array__(self, dtype=None):\n"
+	                  "        ind[1] = 10**8\n"
+	                  "        return np.array([0])\n"
+	                  "t(lambda: csgraph.dijkstra(A, indices=Late()).tolist())\n"
+	                  "X = np.random.default_rng(0).normal(size=(100, 3))\n"
+	                  "m = HistGradientBoostingRegressor(max_iter=5).fit(X, X[:, 0])\n"
+	                  "bm = m._bin_mapper\n"
+	                  "bm.bin_thresholds_ = bm.bin_thresholds_[:2]\n"
+	                  "t(lambda: bm.transform(X[:3]))\n"
+	                  "t(lambda: HistGradientBoostingRegressor(max_iter=5).fit(X, X[:, "
+	                  "0])._bin_mapper.transform(X[:2]).shape)\n"
+	                  "import matplotlib.pyplot as plt\n"
+	                  "C = type(plt.figure().add_subplot(projection='polar'))\n"
+	                  "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
+	                  "    t(lambda: ex.submit(setattr, C, '__module__', 'types').result())\n"
+	                  "out",
+	                  "[[[0.0,1.0,1.0,1.0]],\"ValueError\",[2,3],\"PermissionError\"]");
+	e2e_stop();
+}
+
 /* State compiled kernels read that the code may set: gaussian_kde's weights and pandas' ewm
  * time gaps (plain attributes; a short view of the code's own array read the memory past it,
  * any heap bytes read back), SphericalVoronoi's regions (rows read past the simplices), a

@@ -3131,8 +3131,8 @@ def _checked_sparse(m):
     CSC, BSR, COO), checked whole: index pointers rising from 0 within the indices and values,
     indices within the shape. What decides is the object's type, not what its attributes
     answer: a subclass is first made its scipy class, through its own methods, as scipy would;
-    then the arrays and shape are read once, as numpy's own arrays (a subclass answers its own
-    len, size and shape), and a new matrix of the scipy class is made of them, checked, and
+    then the arrays and shape are read once, as copies in numpy's own arrays (a subclass answers
+    its own len, size and shape), and a new matrix of the scipy class is made of them, checked, and
     passed on: none of the object's own attributes (its format, its methods set on it) is
     there to answer otherwise at the next read. Any other sparse matrix (DIA, LIL, DOK, a
     subclass of one, an object passing for one) is made CSR first, as the consumers would make
@@ -3156,12 +3156,14 @@ def _checked_sparse(m):
     fmt = cls.format
     d = vars(m)
     names = ('data', 'row', 'col') if fmt == 'coo' else ('data', 'indices', 'indptr')
+    # (copies: the consumer converts its other arguments after this check, which can run the
+    # code's methods, and an edit of the arrays then was read unchecked)
     arrays = []
     for k in names:
         a = d.get(k)
         if not isinstance(a, np.ndarray):
             raise TypeError('the sparse matrix\'s %s is not a numpy array' % k)
-        arrays.append(np.asarray(a))
+        arrays.append(np.array(a))
     shape = d.get('_shape')
     if type(shape) is not tuple or len(shape) != 2:
         raise TypeError('the sparse matrix\'s shape is not two numbers')
@@ -3212,6 +3214,39 @@ def _sparse_consumers():
                 continue
             replacements[id(f)] = (f, checked(f))
     _replace_all(replacements)
+
+
+def _hist_binning():
+    """Histogram gradient boosting bins X through compiled code that takes one list of
+    thresholds a column and reads the list's items for as many columns as X has, unchecked: a
+    fitted model's _bin_mapper.bin_thresholds_ (a plain list, the user's to set) shorter than
+    X's columns had the words past its items taken for arrays (a fake array read any address).
+    It now takes a list of float64 copies, one a column, and an output of X's shape."""
+    import operator
+    import numpy as np
+    from sklearn.ensemble._hist_gradient_boosting import _binning
+
+    real = _binning._map_to_bins
+
+    def _map_to_bins(data, binning_thresholds, missing_values_bin_idx, n_threads, binned):
+        data = np.asarray(data)
+        if data.ndim != 2:
+            raise ValueError('the data to bin should be 2-dimensional')
+        thresholds = [np.array(t, dtype=np.float64).reshape(-1) for t in binning_thresholds]
+        if len(thresholds) != data.shape[1]:
+            raise ValueError('binning needs one list of thresholds for each of the %d columns '
+                             '(%d given)' % (data.shape[1], len(thresholds)))
+        if type(binned) is not np.ndarray or binned.shape != data.shape or \
+                binned.dtype != np.uint8 or not binned.flags.f_contiguous or \
+                not binned.flags.writeable:
+            raise ValueError('the binned output should be a Fortran-ordered uint8 array of '
+                             'the data\'s shape')
+        return real(data, thresholds, operator.index(missing_values_bin_idx),
+                    operator.index(n_threads), binned)
+
+    _map_to_bins.__doc__ = real.__doc__
+    _map_to_bins.__module__ = getattr(real, '__module__', None)
+    _replace_everywhere(real, _map_to_bins)
 
 
 def _feature_hashing():
@@ -6450,6 +6485,7 @@ def _sklearn():
     _kmeans_centers()
     _sklearn_sparse_inputs()
     _feature_hashing()
+    _hist_binning()
     _sklearn_sgd()
     _sklearn_coordinate_descent()
     _sklearn_reductions()

@@ -1746,8 +1746,8 @@ static int being_made(PyObject *t)
  * user (make_dataclass, a functional enum: a library finishing them sets new names) and for
  * itself (matplotlib's subplot classes, made at the first polar plot and kept for later
  * calls): a library frame the code can run anything in (the executor, asyncio's callbacks)
- * set Axes' get_title on the latter for the code. What every class's own dict holds
- * (__module__, __doc__) is not the library's; a hook is (below). */
+ * set Axes' get_title on the latter for the code. A hook is the library's (below); a
+ * docstring, which every class's own dict holds, is not. */
 static int overrides_library(PyObject *t, PyObject *name)
 {
 	PyObject *mro = ((PyTypeObject *)t)->tp_mro, *m;
@@ -1758,15 +1758,17 @@ static int overrides_library(PyObject *t, PyObject *name)
 		PyErr_Clear();
 		return 1;
 	}
-	if (strcmp(n, "__module__") == 0 || strcmp(n, "__doc__") == 0)
-		return 0;
 	/* A dunder is a hook CPython or a library calls (__setattr__ took every write matplotlib
 	 * made into its polar axes, __eq__ their comparisons): set by a library frame only on a
-	 * class types.new_class made (make_dataclass: its __init__, __eq__, __setattr__). */
+	 * class types.new_class made (make_dataclass: its __init__, __eq__, __setattr__), and
+	 * __module__, which says so, not even there. */
 	m = pyguard_str_item(((PyTypeObject *)t)->tp_dict, "__module__");
 	if (len > 4 && strncmp(n, "__", 2) == 0 && strcmp(n + len - 2, "__") == 0 &&
-	    (!m || !PyUnicode_CheckExact(m) || PyUnicode_CompareWithASCIIString(m, "types") != 0))
+	    (!m || !PyUnicode_CheckExact(m) || PyUnicode_CompareWithASCIIString(m, "types") != 0 ||
+	     strcmp(n, "__module__") == 0))
 		return 1;
+	if (strcmp(n, "__doc__") == 0)
+		return 0;
 	for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(mro); i++) {
 		PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
 		if (!(base->tp_flags & Py_TPFLAGS_HEAPTYPE) || !sealed_class((PyObject *)base) ||
