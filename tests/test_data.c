@@ -4934,8 +4934,9 @@ Test(data, other_ways_to_the_same_kernels_are_checked)
 /* And the next ways: a sparse matrix's arrays edited after the check, while the consumer
  * converts its other arguments (dijkstra's indices' __array__: the checked matrix now holds
  * copies), a fitted histogram booster's bin thresholds shorter than X's columns (the words
- * past the list taken for arrays: any address read), and a class matplotlib made for itself
- * given the __module__ that the dunder rule trusts. */
+ * past the list taken for arrays: any address read), a class matplotlib made for itself
+ * given the __module__ that the dunder rule trusts, and a RandomState subclass whose randint
+ * indexed scikit-learn's compiled sampling pool (any offset read and written). */
 Test(data, the_next_ways_to_the_same_kernels_are_checked)
 {
 	start_data(NULL);
@@ -4966,8 +4967,15 @@ Test(data, the_next_ways_to_the_same_kernels_are_checked)
 	                  "C = type(plt.figure().add_subplot(projection='polar'))\n"
 	                  "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
 	                  "    t(lambda: ex.submit(setattr, C, '__module__', 'types').result())\n"
+	                  "from sklearn.utils.random import sample_without_replacement\n"
+	                  "class R(np.random.RandomState):\n"
+	                  "    def randint(self, *a, **k):\n"
+	                  "        return -5\n"
+	                  "t(lambda: [sorted(sample_without_replacement(10, 3, method='pool', "
+	                  "random_state=s)) for s in (R(0), np.random.RandomState(0))])\n"
 	                  "out",
-	                  "[[[0.0,1.0,1.0,1.0]],\"ValueError\",[2,3],\"PermissionError\"]");
+	                  "[[[0.0,1.0,1.0,1.0]],\"ValueError\",[2,3],\"PermissionError\","
+	                  "[[0,3,5],[0,3,5]]]");
 	e2e_stop();
 }
 

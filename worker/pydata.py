@@ -2009,7 +2009,8 @@ def _scipy():
     _kde_kernels()
     _table_samplers()
     _van_der_corput_checks()
-    _exact_random_states()
+    from scipy._lib import _util
+    _exact_random_states(_util.check_random_state)
     _linkage_checks()
     _low_level_callables()
     _stats_integrals()
@@ -3736,31 +3737,40 @@ def _stats_integrals():
         setattr(gen, name, f)
 
 
-def _exact_random_states():
+def _exact_random_state(r):
+    """r as numpy's own Generator or RandomState: a subclass's made anew over its real bit
+    generator (read through the class's own descriptor, not the subclass's), an object that
+    only passes for one refused (the descriptor does not apply to it); anything else as it
+    is."""
+    np = sys.modules['numpy']
+    if type(r) is np.random.Generator or type(r) is np.random.RandomState:
+        return r
+    if isinstance(r, np.random.Generator):
+        return np.random.Generator(_random_descriptors[0].__get__(r, np.random.Generator))
+    if isinstance(r, np.random.RandomState):
+        return np.random.RandomState(_random_descriptors[1].__get__(r, np.random.RandomState))
+    return r
+
+
+_random_descriptors = []  # Generator's bit_generator, RandomState's _bit_generator
+
+
+def _exact_random_states(real):
     """scipy's compiled samplers (random_table's, the noncentral hypergeometrics', UNU.RAN's)
     read the bit generator of the random state they are given by attribute, keep the pointer
     its capsule gives and drop the rest: a Generator subclass whose bit_generator answered a
     new MT19937 each time had it freed before the first draw, and the sampler drew through
-    function pointers laid in its place. scipy hands them what check_random_state returns:
-    that is now always numpy's own Generator or RandomState, a subclass's made anew over its
-    real bit generator (read from the object, not through the subclass), and an object that
-    only passes for one refused."""
-    import numpy as np
-    from scipy._lib import _util
-
-    real = _util.check_random_state
-    generator_bg = np.random.Generator.__dict__['bit_generator']
-    legacy_bg = np.random.RandomState.__dict__['_bit_generator']
+    function pointers laid in its place; scikit-learn's compiled sampling without replacement
+    indexed its pool with what a RandomState subclass's randint answered (any number). Both
+    libraries hand them what their check_random_state (real) returns: that is now always
+    numpy's own Generator or RandomState (_exact_random_state)."""
+    np = sys.modules['numpy']
+    if not _random_descriptors:
+        _random_descriptors.extend((np.random.Generator.__dict__['bit_generator'],
+                                    np.random.RandomState.__dict__['_bit_generator']))
 
     def check_random_state(seed):
-        r = real(seed)
-        if type(r) is np.random.Generator or type(r) is np.random.RandomState:
-            return r
-        if isinstance(r, np.random.Generator):
-            return np.random.Generator(generator_bg.__get__(r, np.random.Generator))
-        if isinstance(r, np.random.RandomState):
-            return np.random.RandomState(legacy_bg.__get__(r, np.random.RandomState))
-        return r
+        return _exact_random_state(real(seed))
 
     check_random_state.__doc__ = real.__doc__
     check_random_state.__module__ = real.__module__
@@ -6409,6 +6419,8 @@ def _sklearn():
                  'datasets', 'naive_bayes', 'impute', 'compose', 'feature_extraction',
                  'feature_extraction.text', 'inspection', 'manifold', 'mixture'):
         importlib.import_module('sklearn.' + name)
+    from sklearn.utils import validation
+    _exact_random_states(validation.check_random_state)
     # The datasets it ships (iris, digits, wine, breast cancer, diabetes, linnerud) and their
     # descriptions are files of its package, which a worker cannot open: read here, given from
     # memory by the three functions its loaders read them with.
