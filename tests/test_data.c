@@ -85,6 +85,13 @@ static void refused_no_file(const char *code, const struct e2e_refusal *want, co
 static const struct e2e_refusal NO_OPEN = {"error", "PermissionError",
                                            "open is not allowed in the sandbox"};
 
+/* Python that collects each t(f)'s value, or the name of the ValueError, TypeError or
+ * PermissionError it raised, in out. */
+#define OUT_OR_ERROR                                                                               \
+	"out = []\ndef t(f):\n    try:\n        out.append(f())\n"                                 \
+	"    except (ValueError, TypeError, PermissionError) as e:\n"                              \
+	"        out.append(type(e).__name__)\n"
+
 /* The call answered r with n images. */
 static void images_are(json_object *r, size_t n)
 {
@@ -4880,13 +4887,7 @@ Test(data, other_ways_to_the_same_kernels_are_checked)
 	    "from scipy.stats import qmc\n"
 	    "from scipy.sparse import csgraph\n"
 	    "from scipy.spatial.distance import CDistMetricWrapper, PDistMetricWrapper\n"
-	    "from sklearn.metrics import pairwise_distances_argmin_min\n"
-	    "out = []\n"
-	    "def t(f):\n"
-	    "    try:\n"
-	    "        out.append(f())\n"
-	    "    except (ValueError, TypeError, PermissionError) as e:\n"
-	    "        out.append(type(e).__name__)\n"
+	    "from sklearn.metrics import pairwise_distances_argmin_min\n" OUT_OR_ERROR
 	    "class G(np.random.Generator):\n"
 	    "    @property\n"
 	    "    def bit_generator(self):\n"
@@ -4940,42 +4941,37 @@ Test(data, other_ways_to_the_same_kernels_are_checked)
 Test(data, the_next_ways_to_the_same_kernels_are_checked)
 {
 	start_data(NULL);
-	e2e_expect_result("import numpy as np, scipy.sparse as sp, concurrent.futures\n"
-	                  "from scipy.sparse import csgraph\n"
-	                  "from sklearn.ensemble import HistGradientBoostingRegressor\n"
-	                  "out = []\n"
-	                  "def t(f):\n"
-	                  "    try:\n"
-	                  "        out.append(f())\n"
-	                  "    except (ValueError, TypeError, PermissionError) as e:\n"
-	                  "        out.append(type(e).__name__)\n"
-	                  "A = sp.csr_matrix(np.ones((4, 4)))\n"
-	                  "ind = A.indices\n"
-	                  "class Late:\n"
-	                  "    def __array__(self, dtype=None):\n"
-	                  "        ind[1] = 10**8\n"
-	                  "        return np.array([0])\n"
-	                  "t(lambda: csgraph.dijkstra(A, indices=Late()).tolist())\n"
-	                  "X = np.random.default_rng(0).normal(size=(100, 3))\n"
-	                  "m = HistGradientBoostingRegressor(max_iter=5).fit(X, X[:, 0])\n"
-	                  "bm = m._bin_mapper\n"
-	                  "bm.bin_thresholds_ = bm.bin_thresholds_[:2]\n"
-	                  "t(lambda: bm.transform(X[:3]))\n"
-	                  "t(lambda: HistGradientBoostingRegressor(max_iter=5).fit(X, X[:, "
-	                  "0])._bin_mapper.transform(X[:2]).shape)\n"
-	                  "import matplotlib.pyplot as plt\n"
-	                  "C = type(plt.figure().add_subplot(projection='polar'))\n"
-	                  "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
-	                  "    t(lambda: ex.submit(setattr, C, '__module__', 'types').result())\n"
-	                  "from sklearn.utils.random import sample_without_replacement\n"
-	                  "class R(np.random.RandomState):\n"
-	                  "    def randint(self, *a, **k):\n"
-	                  "        return -5\n"
-	                  "t(lambda: [sorted(sample_without_replacement(10, 3, method='pool', "
-	                  "random_state=s)) for s in (R(0), np.random.RandomState(0))])\n"
-	                  "out",
-	                  "[[[0.0,1.0,1.0,1.0]],\"ValueError\",[2,3],\"PermissionError\","
-	                  "[[0,3,5],[0,3,5]]]");
+	e2e_expect_result(
+	    "import numpy as np, scipy.sparse as sp, concurrent.futures\n"
+	    "from scipy.sparse import csgraph\n"
+	    "from sklearn.ensemble import HistGradientBoostingRegressor\n" OUT_OR_ERROR
+	    "A = sp.csr_matrix(np.ones((4, 4)))\n"
+	    "ind = A.indices\n"
+	    "class Late:\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        ind[1] = 10**8\n"
+	    "        return np.array([0])\n"
+	    "t(lambda: csgraph.dijkstra(A, indices=Late()).tolist())\n"
+	    "X = np.random.default_rng(0).normal(size=(100, 3))\n"
+	    "m = HistGradientBoostingRegressor(max_iter=5).fit(X, X[:, 0])\n"
+	    "bm = m._bin_mapper\n"
+	    "bm.bin_thresholds_ = bm.bin_thresholds_[:2]\n"
+	    "t(lambda: bm.transform(X[:3]))\n"
+	    "t(lambda: HistGradientBoostingRegressor(max_iter=5).fit(X, X[:, "
+	    "0])._bin_mapper.transform(X[:2]).shape)\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "C = type(plt.figure().add_subplot(projection='polar'))\n"
+	    "with concurrent.futures.ThreadPoolExecutor() as ex:\n"
+	    "    t(lambda: ex.submit(setattr, C, '__module__', 'types').result())\n"
+	    "from sklearn.utils.random import sample_without_replacement\n"
+	    "class R(np.random.RandomState):\n"
+	    "    def randint(self, *a, **k):\n"
+	    "        return -5\n"
+	    "t(lambda: [sorted(sample_without_replacement(10, 3, method='pool', "
+	    "random_state=s)) for s in (R(0), np.random.RandomState(0))])\n"
+	    "out",
+	    "[[[0.0,1.0,1.0,1.0]],\"ValueError\",[2,3],\"PermissionError\","
+	    "[[0,3,5],[0,3,5]]]");
 	e2e_stop();
 }
 
