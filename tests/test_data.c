@@ -4936,8 +4936,9 @@ Test(data, other_ways_to_the_same_kernels_are_checked)
  * converts its other arguments (dijkstra's indices' __array__: the checked matrix now holds
  * copies), a fitted histogram booster's bin thresholds shorter than X's columns (the words
  * past the list taken for arrays: any address read), a class matplotlib made for itself
- * given the __module__ that the dunder rule trusts, and a RandomState subclass whose randint
- * indexed scikit-learn's compiled sampling pool (any offset read and written). */
+ * given the __module__ that the dunder rule trusts, a RandomState subclass whose randint
+ * indexed scikit-learn's compiled sampling pool (any offset read and written), and
+ * least_squares' sparsity pattern with an edited index (read past: abort). */
 Test(data, the_next_ways_to_the_same_kernels_are_checked)
 {
 	start_data(NULL);
@@ -4969,9 +4970,15 @@ Test(data, the_next_ways_to_the_same_kernels_are_checked)
 	    "        return -5\n"
 	    "t(lambda: [sorted(sample_without_replacement(10, 3, method='pool', "
 	    "random_state=s)) for s in (R(0), np.random.RandomState(0))])\n"
+	    "from scipy.optimize import least_squares\n"
+	    "f = lambda x: np.r_[x[0] - 1, x[1] - 2 * x[0], x[2] + x[1]]\n"
+	    "S = sp.csc_matrix(np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1]]))\n"
+	    "t(lambda: least_squares(f, np.zeros(3), jac_sparsity=S).x.round(4).tolist())\n"
+	    "S.indices[0] = 10**8\n"
+	    "t(lambda: least_squares(f, np.zeros(3), jac_sparsity=S))\n"
 	    "out",
 	    "[[[0.0,1.0,1.0,1.0]],\"ValueError\",[2,3],\"PermissionError\","
-	    "[[0,3,5],[0,3,5]]]");
+	    "[[0,3,5],[0,3,5]],[1.0,2.0,-2.0],\"ValueError\"]");
 	e2e_stop();
 }
 

@@ -2009,6 +2009,7 @@ def _scipy():
     _kde_kernels()
     _table_samplers()
     _van_der_corput_checks()
+    _group_columns_checks()
     from scipy._lib import _util
     _exact_random_states(_util.check_random_state)
     _linkage_checks()
@@ -3817,6 +3818,41 @@ def _van_der_corput_checks():
         f.__doc__, f.__module__ = real.__doc__, getattr(real, '__module__', None)
     _replace_all({id(plain_real): (plain_real, _cy_van_der_corput),
                   id(scrambled_real): (scrambled_real, _cy_van_der_corput_scrambled)})
+
+
+def _group_columns_checks():
+    """least_squares groups the columns of a sparse Jacobian's pattern (jac_sparsity, the
+    caller's matrix, converted to CSC without a full check) in compiled code that reads its
+    index pointers and row indices as they are (an edited index: read past, abort). The
+    grouping takes checked copies: pointers rising from 0 to the indices' count, one a column
+    and one more, rows within the matrix; a dense pattern of the shape given."""
+    import operator
+    import numpy as np
+    from scipy.optimize import _group_columns
+
+    sparse_real, dense_real = _group_columns.group_sparse, _group_columns.group_dense
+
+    def group_sparse(m, n, indices, indptr):
+        m, n = operator.index(m), operator.index(n)
+        indices = np.array(indices, dtype=np.intc).reshape(-1)
+        indptr = np.array(indptr, dtype=np.intc).reshape(-1)
+        if m < 0 or n < 0 or len(indptr) != n + 1 or (n >= 0 and len(indptr) and (
+                indptr[0] != 0 or indptr[-1] != len(indices) or (np.diff(indptr) < 0).any())) \
+                or (len(indices) and (indices.min() < 0 or indices.max() >= m)):
+            raise ValueError('the sparsity pattern is not a valid %d by %d matrix' % (m, n))
+        return sparse_real(m, n, indices, indptr)
+
+    def group_dense(m, n, A):
+        m, n = operator.index(m), operator.index(n)
+        A = np.array(A, dtype=np.intc)
+        if A.shape != (m, n):
+            raise ValueError('the sparsity pattern should be %d by %d' % (m, n))
+        return dense_real(m, n, A)
+
+    for f, real in ((group_sparse, sparse_real), (group_dense, dense_real)):
+        f.__doc__, f.__module__ = real.__doc__, getattr(real, '__module__', None)
+    _replace_all({id(sparse_real): (sparse_real, group_sparse),
+                  id(dense_real): (dense_real, group_dense)})
 
 
 def _table_samplers():
