@@ -1761,9 +1761,11 @@ static int overrides_library(PyObject *t, PyObject *name)
 	/* A dunder is a hook CPython or a library calls (__setattr__ took every write matplotlib
 	 * made into its polar axes, __eq__ their comparisons): set by a library frame only on a
 	 * class types.new_class made (make_dataclass: its __init__, __eq__, __setattr__), and
-	 * __module__, which says so, not even there. */
+	 * __module__, which says so, not even there; or while a module is imported (typing's
+	 * NamedTuple finishes the class a library's statement makes: __qualname__, __doc__). */
 	m = pyguard_str_item(((PyTypeObject *)t)->tp_dict, "__module__");
 	if (len > 4 && strncmp(n, "__", 2) == 0 && strcmp(n + len - 2, "__") == 0 &&
+	    !pyimport_loading_any() &&
 	    (!m || !PyUnicode_CheckExact(m) || PyUnicode_CompareWithASCIIString(m, "types") != 0 ||
 	     strcmp(n, "__module__") == 0))
 		return 1;
