@@ -1144,6 +1144,9 @@ void chain_prepare(struct chain *c)
 
 /* ---- timers ----------------------------------------------------------------------- */
 
+_Static_assert(ENGINE_SOFT_AGAIN_MS < ENGINE_SOFT_KILL_GRACE_MS,
+               "the deadline asks again before the kill");
+
 static void chain_timer(struct timer *t)
 {
 	struct chain *c = t->data;

@@ -80,7 +80,6 @@ static void keep_add(struct keep *k, const char *p, size_t n)
 }
 
 static void flush_pending(int which);
-static int capture_text_raw(int s, int *truncated, struct text *out);
 
 /* Each line as a terminal or a notebook shows it: what its last carriage return left (a
  * progress bar redrawn a thousand times is its last state, not a thousand copies), a line's
@@ -109,15 +108,6 @@ static void returns_collapse(struct text *t)
 		t->s[w] = '\0';
 }
 
-int capture_text(int s, int *truncated, struct text *out)
-{
-	int rc = capture_text_raw(s, truncated, out);
-
-	if (rc == 0)
-		returns_collapse(out);
-	return rc;
-}
-
 static int capture_text_raw(int s, int *truncated, struct text *out)
 {
 	struct keep *k = &keeps[s];
@@ -143,6 +133,15 @@ static int capture_text_raw(int s, int *truncated, struct text *out)
 	if (rc == 0)
 		rc = text_join_cut(k->head, k->head_len, gap, tail.s, tail.len, out);
 	text_clear(&tail);
+	return rc;
+}
+
+int capture_text(int s, int *truncated, struct text *out)
+{
+	int rc = capture_text_raw(s, truncated, out);
+
+	if (rc == 0)
+		returns_collapse(out);
 	return rc;
 }
 

@@ -3744,16 +3744,13 @@ def _exact_random_state(r):
     only passes for one refused (the descriptor does not apply to it); anything else as it
     is."""
     np = sys.modules['numpy']
-    if type(r) is np.random.Generator or type(r) is np.random.RandomState:
-        return r
-    if isinstance(r, np.random.Generator):
-        return np.random.Generator(_random_descriptors[0].__get__(r, np.random.Generator))
-    if isinstance(r, np.random.RandomState):
-        return np.random.RandomState(_random_descriptors[1].__get__(r, np.random.RandomState))
+    for cls, name in ((np.random.Generator, 'bit_generator'),
+                      (np.random.RandomState, '_bit_generator')):
+        if type(r) is cls:
+            return r
+        if isinstance(r, cls):
+            return cls(cls.__dict__[name].__get__(r, cls))
     return r
-
-
-_random_descriptors = []  # Generator's bit_generator, RandomState's _bit_generator
 
 
 def _exact_random_states(real):
@@ -3765,11 +3762,6 @@ def _exact_random_states(real):
     indexed its pool with what a RandomState subclass's randint answered (any number). Both
     libraries hand them what their check_random_state (real) returns: that is now always
     numpy's own Generator or RandomState (_exact_random_state)."""
-    np = sys.modules['numpy']
-    if not _random_descriptors:
-        _random_descriptors.extend((np.random.Generator.__dict__['bit_generator'],
-                                    np.random.RandomState.__dict__['_bit_generator']))
-
     def check_random_state(seed):
         return _exact_random_state(real(seed))
 

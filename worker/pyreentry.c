@@ -504,18 +504,19 @@ static PyObject *key_plain(PyObject *key)
  * plain first. */
 static int bytearray_assign(PyObject *self, PyObject *key, PyObject *value)
 {
-	int rc;
+	int rc, item;
 
 	if (!pylayer_armed())
 		return bytearray_assign_real(self, key, value);
 	if (!(key = key_plain(key)))
 		return -1;
-	if (value && !PySlice_Check(key) && !(value = position_plain(value))) {
+	item = value && !PySlice_Check(key);
+	if (item && !(value = position_plain(value))) {
 		Py_DECREF(key);
 		return -1;
 	}
 	rc = bytearray_assign_real(self, key, value);
-	if (value && !PySlice_Check(key))
+	if (item)
 		Py_DECREF(value);
 	Py_DECREF(key);
 	return rc;
