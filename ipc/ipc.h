@@ -243,7 +243,8 @@ const char *ipc_zygote_exit_reason(int code);
  *                  the worker's channel end attached as SCM_RIGHTS
  *   spawn reply    zygote -> supervisor: "P" u32 request_id, u32 pid   (worker forked)
  *                                        "E" u32 request_id, u32 errno (fork failed)
- *   ready          zygote -> supervisor: "Z" once, after start-up (interpreter ready)
+ *   ready          zygote -> supervisor: "Z" once, after start-up (interpreter ready): u32
+ *                  the low and u32 the high half of where its capture's keeps are (below)
  *   module roots   zygote -> supervisor: "D" then JSON, once, before "Z": where the modules
  *                  its workers may import later are ({"stdlib": dir, "packages": {name: dir}},
  *                  and optionally "pyc": {"tag": cache tag, "magic": 8 hex digits})
@@ -362,6 +363,37 @@ struct ipc_recv_info {
 /* recvmsg with MSG_CMSG_CLOEXEC and the given flags. Returns bytes (0 at EOF) or -errno. On a
  * unix stream socket with SO_PASSCRED, one call never returns bytes of two writers. */
 ssize_t ipc_recv(int sock, void *buf, size_t len, int flags, struct ipc_recv_info *info);
+
+/* ---- What a runner printed ---------------------------------------------------------------
+ * The worker keeps each of its streams (stdout, stderr, and the two interleaved: the log) as
+ * the first half of its budget and a ring of the last half. The zygote tells the supervisor
+ * where its keeps are (IPC_ZYGOTE_READY), and every worker forked from it has them there: the
+ * supervisor reads a runner's keeps from its memory when the runner cannot send them (killed
+ * at the hard deadline, dead of a crash or of the filter). What it reads there is the runner's
+ * claim about its own call, as a RESULT frame is, and is checked as one. */
+
+enum ipc_capture_stream { IPC_CAPTURE_STDOUT, IPC_CAPTURE_STDERR, IPC_CAPTURE_LOG };
+#define IPC_CAPTURE_KEEPS 3
+
+struct ipc_capture_keep {
+	size_t half; /* bytes kept at each end: ipc_capture_half */
+	char *head;  /* half bytes: the first ones written */
+	size_t head_len;
+	char *ring;      /* half bytes: the last ones, from ring_pos on, oldest first */
+	size_t ring_pos; /* next write position */
+	size_t ring_len; /* bytes held (<= half) */
+	uint64_t total;  /* bytes written */
+};
+
+/* The bytes kept at each end of stream s when a call may print max_output bytes of each. */
+size_t ipc_capture_half(size_t max_output, enum ipc_capture_stream s);
+/* The text of keep k, whose head and ring bytes are head[0..k->head_len) and ring[0..k->half)
+ * (borrowed: the keep's own, or copies the supervisor read): the head, then, when bytes were
+ * dropped between them, a marker counting them (and *truncated set), then the ring, oldest byte
+ * first. Any field's value is safe: lengths beyond half count as half. Into *out (replacing
+ * what it held). */
+int ipc_capture_text(const struct ipc_capture_keep *k, const char *head, const char *ring,
+                     int *truncated, struct text *out);
 
 /* ---- The outcome of a call ----------------------------------------------------------------- */
 

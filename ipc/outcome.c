@@ -31,11 +31,10 @@ static int put_null(json_object *obj, const char *key)
  * ENOMEM or beyond IPC_FRAME_MAX. */
 static json_object *utf8_string(const char *s, size_t n)
 {
-	static const char replacement[] = "\xef\xbf\xbd";
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, k, o = 0;
+	struct text clean = {0};
 	json_object *str;
-	char *clean;
+	size_t i = 0, k;
 
 	if (n > IPC_FRAME_MAX)
 		return NULL;
@@ -46,23 +45,10 @@ static json_object *utf8_string(const char *s, size_t n)
 	}
 	if (i == n)
 		return json_object_new_string_len(s, (int)n);
-	/* Each bad byte becomes 3 bytes at most. */
-	clean = malloc(3 * n + 1);
-	if (!clean)
+	if (text_set_utf8(&clean, s, n) < 0)
 		return NULL;
-	for (i = 0; i < n; i += k) {
-		k = proto_utf8_seq(p + i, n - i);
-		if (k == 0) {
-			memcpy(clean + o, replacement, 3);
-			o += 3;
-			k = 1;
-		} else {
-			memcpy(clean + o, s + i, k);
-			o += k;
-		}
-	}
-	str = json_object_new_string_len(clean, (int)o);
-	free(clean);
+	str = json_object_new_string_len(clean.s, (int)clean.len);
+	text_clear(&clean);
 	return str;
 }
 

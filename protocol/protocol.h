@@ -79,6 +79,13 @@ void text_clear(struct text *t);
 int text_set(struct text *t, const char *s, size_t n);
 /* The same for the C string s. */
 int text_set_str(struct text *t, const char *s);
+/* Replace what t holds with a copy of s[0..n) (any bytes) in which every byte that starts no
+ * UTF-8 character is U+FFFD. Returns 0, or -ENOMEM with t unchanged. */
+int text_set_utf8(struct text *t, const char *s, size_t n);
+/* Each line of t as a terminal or a notebook shows it: what its last carriage return left (a
+ * progress bar redrawn a thousand times is its last state, not a thousand copies), a line's
+ * "\r\n" its text. In place. */
+void text_returns_collapse(struct text *t);
 /* Replace what t holds with s[0..n), taking ownership of s (malloc'd, s[n] == '\0'). */
 void text_take(struct text *t, char *s, size_t n);
 /* Replace what t holds with formatted text. Returns 0, or -ENOMEM with t unchanged. */

@@ -59,6 +59,59 @@ int text_set_str(struct text *t, const char *s)
 	return text_set(t, s, strlen(s));
 }
 
+int text_set_utf8(struct text *t, const char *s, size_t n)
+{
+	static const char replacement[] = "\xef\xbf\xbd";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, k, o = 0;
+	char *clean;
+
+	if (n > (SIZE_MAX - 1) / 3)
+		return -ENOMEM;
+	/* Each byte that starts no character becomes 3 bytes at most. */
+	clean = malloc(3 * n + 1);
+	if (!clean)
+		return -ENOMEM;
+	for (i = 0; i < n; i += k) {
+		k = proto_utf8_seq(p + i, n - i);
+		if (k == 0) {
+			memcpy(clean + o, replacement, 3);
+			o += 3;
+			k = 1;
+		} else {
+			memcpy(clean + o, s + i, k);
+			o += k;
+		}
+	}
+	clean[o] = '\0';
+	text_take(t, clean, o);
+	return 0;
+}
+
+void text_returns_collapse(struct text *t)
+{
+	size_t w = 0, r = 0;
+
+	while (r < t->len) {
+		char *nl = memchr(t->s + r, '\n', t->len - r);
+		size_t end = nl ? (size_t)(nl - t->s) : t->len, a = r, b = end;
+
+		/* the last segment between returns that holds anything */
+		while (b > r && t->s[b - 1] == '\r')
+			b--;
+		for (a = b; a > r && t->s[a - 1] != '\r'; a--)
+			;
+		memmove(t->s + w, t->s + a, b - a);
+		w += b - a;
+		if (nl)
+			t->s[w++] = '\n';
+		r = nl ? end + 1 : end;
+	}
+	t->len = w;
+	if (t->s)
+		t->s[w] = '\0';
+}
+
 int text_printf(struct text *t, const char *fmt, ...)
 {
 	va_list ap;

@@ -106,6 +106,7 @@ const struct policy_rule policy_self_table[] = {
 	ALLOW_IF("ptrace", ARG_EQ(0, PTRACE_GETEVENTMSG), "a fork's new pid, an exit's status"),
 	ALLOW_IF("ptrace", ARG_EQ(0, PTRACE_GETREGS), "the syscall a filter killed (older kernels)"),
 	ALLOW_IF("ptrace", ARG_EQ(0, PTRACE_GET_SYSCALL_INFO), "the syscall a filter killed"),
+	ALLOW("process_vm_readv", "what a runner printed, read when it cannot send it (killed at the hard deadline, dying): Landlock keeps it to its own processes"),
 	ALLOW("pidfd_open", "a handle on a worker"),
 	ALLOW("pidfd_send_signal", "ending a worker by its handle"),
 	ALLOW_IF("ioctl", ARG_EQ(1, SECCOMP_IOCTL_NOTIF_RECV), "the fork gate: a park"),

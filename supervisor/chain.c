@@ -257,6 +257,28 @@ static void note(struct run_outcome *o, const char *sentence)
 
 /* Answer the chain's call with o (consumed). rolled_back: a session call failed and the
  * session is as it was; a lost holder is said instead. */
+static void salvage_clear(struct chain *c)
+{
+	for (int i = 0; i < IPC_CAPTURE_KEEPS; i++)
+		text_clear(&c->salvage[i]);
+	c->have_salvage = 0;
+	c->salvage_cut = 0;
+}
+
+void chain_salvage(struct chain *c, pid_t tid)
+{
+	int rc;
+
+	if (!c->call || !c->dispatched || c->have_claim || c->have_salvage)
+		return;
+	rc = salvage_read(tid, c->capture_at, c->e->cfg->max_output, c->salvage, &c->salvage_cut);
+	if (rc == 0)
+		c->have_salvage = 1;
+	else
+		log_msg(LOG_DEBUG, "chain %u: the output of process %d could not be read (%s)",
+		        c->id, (int)tid, strerror(-rc));
+}
+
 static void answer(struct chain *c, struct run_outcome *o, int rolled_back)
 {
 	struct engine_call *call = c->call;
@@ -293,6 +315,7 @@ static void answer(struct chain *c, struct run_outcome *o, int rolled_back)
 	c->writes_refused = 0;
 	c->call = NULL;
 	c->dispatched = 0;
+	salvage_clear(c);
 	engine_answer(c->e, call, o);
 }
 
@@ -314,6 +337,8 @@ static void answer_commit(struct chain *c)
 		session_committed(c->session, c);
 	answer_claim(c, 0);
 }
+
+static int outcome_bound(struct run_outcome *o, const struct config *cfg);
 
 /* Answer from what the supervisor knows of the runner's end. */
 static void answer_verdict(struct chain *c, int have_status, int status, const struct proc *r)
@@ -348,6 +373,22 @@ static void answer_verdict(struct chain *c, int have_status, int status, const s
 	text_set_str(&o.error_type, v.type);
 	text_set_str(&o.error_message, v.message);
 	text_set_str(&o.error_traceback, "");
+	if (c->have_salvage) {
+		/* What it printed before it was stopped, or died. */
+		text_take(&o.stdout_text, c->salvage[IPC_CAPTURE_STDOUT].s,
+		          c->salvage[IPC_CAPTURE_STDOUT].len);
+		text_take(&o.stderr_text, c->salvage[IPC_CAPTURE_STDERR].s,
+		          c->salvage[IPC_CAPTURE_STDERR].len);
+		text_take(&o.logs, c->salvage[IPC_CAPTURE_LOG].s, c->salvage[IPC_CAPTURE_LOG].len);
+		for (int i = 0; i < IPC_CAPTURE_KEEPS; i++)
+			text_init(&c->salvage[i]);
+		o.truncated = c->salvage_cut;
+		if (outcome_bound(&o, e->cfg) < 0) {
+			text_clear(&o.stdout_text);
+			text_clear(&o.stderr_text);
+			text_clear(&o.logs);
+		}
+	}
 	c->have_claim = 0;
 	run_outcome_clear(&c->claim);
 	answer(c, &o, c->kill != KILL_LOST);
@@ -487,6 +528,7 @@ int chain_spawn(struct engine *e, int for_call, struct chain **out)
 	c->state = CH_BOOTING;
 	c->req_id = ++e->next_req;
 	c->generation = e->generation;
+	c->capture_at = e->zcapture;
 	c->spawned_ms = now_ms();
 	c->listener.fd = -1;
 	c->ch.w.fd = -1;
@@ -1067,6 +1109,7 @@ static void dispatch(struct chain *c)
 	c->step_cpu_used = 0;
 	c->kill = KILL_NONE;
 	c->have_claim = 0;
+	salvage_clear(c);
 	c->holder_lost = 0;
 	c->runner_gone = 0;
 	c->runner->sys.have = 0;
@@ -1162,6 +1205,10 @@ static void chain_timer(struct timer *t)
 				timer_arm(&c->soft, now_ms() + ENGINE_SOFT_AGAIN_MS);
 		}
 	} else if (t == &c->hard) {
+		/* Code inside a long native computation never sees the deadline's asks: what it
+		 * printed is read before it goes. */
+		if (c->runner && !c->runner->killed && c->state == CH_RUNNING)
+			chain_salvage(c, c->runner->pid);
 		chain_kill_runner(c, KILL_TIMEOUT);
 	} else if (t == &c->settle) {
 		if (c->runner && c->runner->parked && !c->runner->killed && c->state == CH_RESULT) {
@@ -1696,5 +1743,6 @@ void chain_free(struct chain *c)
 	}
 	broker_writes_drop(c);
 	run_outcome_clear(&c->claim);
+	salvage_clear(c);
 	free(c);
 }

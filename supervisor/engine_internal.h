@@ -218,7 +218,8 @@ struct chain {
 	int bound;
 	/* booting */
 	uint32_t req_id;
-	int generation; /* the zygote that forks it */
+	int generation;      /* the zygote that forks it */
+	uint64_t capture_at; /* where its processes' capture keeps are (salvage.c) */
 	int got_listener, got_ready;
 	int64_t spawned_ms;
 	/* the call */
@@ -227,6 +228,9 @@ struct chain {
 	uint32_t seq;             /* the call's sequence on this chain */
 	struct run_outcome claim; /* what the runner reported (RESULT) */
 	int have_claim;
+	/* what the runner printed, read from its memory when it did not report (salvage.c) */
+	struct text salvage[IPC_CAPTURE_KEEPS];
+	int have_salvage, salvage_cut;
 	enum kill_reason kill; /* why the runner was killed */
 	int holder_lost;       /* the holder died unasked */
 	int runner_gone;       /* the runner's exit was seen: runner_status, runner_last */
@@ -399,7 +403,8 @@ struct engine {
 	int zready;
 	int zever; /* a zygote was ready once */
 	int generation;
-	int zfailures;                           /* start-ups that failed in a row */
+	uint64_t zcapture; /* where its workers' capture keeps are (ipc.h); 0: not told */
+	int zfailures;     /* start-ups that failed in a row */
 	char zerror[IPC_ZYGOTE_FAIL_TEXT + 320]; /* why the last start-up failed */
 	/* which allowed module the last start-up could not import, and why ("" if none) */
 	char zimport[IPC_ZYGOTE_FAIL_TEXT + 320];
@@ -517,6 +522,9 @@ void chain_cancel(struct chain *c);
 void chain_prepare(struct chain *c);
 /* Kill the runner of the chain's call; its answer says why (the holder stays). */
 void chain_kill_runner(struct chain *c, enum kill_reason why);
+/* The runner will not report: keep what it printed, read from the memory of its thread tid
+ * (once a call; the call's verdict carries it). */
+void chain_salvage(struct chain *c, pid_t tid);
 /* Process p of c took more than ENGINE_SIGNALS_MAX signals: it is ended (a runner's call with
  * KILL_SIGNALS). */
 void chain_signal_storm(struct chain *c, struct proc *p);
@@ -680,6 +688,16 @@ int proc_fds_beyond(pid_t pid, int n, int chan);
  * again. 0 or -errno. */
 int proc_spare_open(void);
 void proc_spare_close(void);
+
+/* ---- salvage.c ---- */
+
+/* What the runner tid (a thread of it whose memory is still there) printed: its keeps at at,
+ * each checked against max_output's sizes, into out (stdout, stderr, the log; replacing what
+ * they held), *truncated set when a stream's middle was cut. Returns 0, or -ENOENT (no
+ * address), -EFAULT (unreadable), -EPROTO (keeps of another size), -ENOMEM; out is empty on
+ * failure. */
+int salvage_read(pid_t tid, uint64_t at, size_t max_output, struct text out[IPC_CAPTURE_KEEPS],
+                 int *truncated);
 
 /* ---- verdict.c: how a call ended, from what the supervisor knows of its process ---- */
 

@@ -295,6 +295,10 @@ static void exit_stop(struct engine *e, pid_t tid)
 		if (!c || !p)
 			return;
 	}
+	/* Its memory is still there: what a dying runner printed is read (the first of its
+	 * threads to stop here; a runner killed at the hard deadline was read before). */
+	if (p == c->runner)
+		chain_salvage(c, tid);
 	if (WTERMSIG(status) == SIGKILL && tid == tgid) {
 		/* How much CPU it used tells a runner killed at its CPU limit; the verdict of no
 		 * other process weighs it. */

@@ -279,10 +279,12 @@ static void zygote_event(struct watch *w, uint32_t events)
 	switch (type) {
 	case IPC_ZYGOTE_READY:
 		e->zready = 1;
+		e->zcapture = (uint64_t)b << 32 | a;
 		e->zever = 1;
 		e->zfailures = 0;
 		e->zoom = 0;
-		log_msg(LOG_DEBUG, "zygote ready");
+		log_msg(LOG_DEBUG, "zygote ready (its workers' output keeps at 0x%llx)",
+		        (unsigned long long)e->zcapture);
 		break;
 	case IPC_ZYGOTE_PID:
 		c = chain_by_req(e, a);

@@ -1703,6 +1703,40 @@ Test(limits, code_that_catches_the_timeout_keeps_its_output)
 	e2e_stop();
 }
 
+/* Code that never lets the deadline's asks end it (it catches BaseException, or sits in a long
+ * native computation) is killed at the hard deadline: what it printed until then is read from
+ * its process and comes back with the timeout (it was lost with the process). */
+Test(limits, a_call_killed_at_the_hard_deadline_keeps_what_it_printed)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_call_on(&e2e_srv,
+	                "import sys\nprint('before')\nprint('to stderr', file=sys.stderr)\n"
+	                "for i in range(3):\n    print(f'step {i}\\r', end='')\nprint()\n"
+	                "while True:\n    try:\n        while True:\n            pass\n"
+	                "    except BaseException:\n        pass\n",
+	                "{\"timeout_seconds\": 1}", 10000);
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_err_str(r, "type"), "TimeoutError", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "before\nstep 2\n", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "to stderr\n", "%s", mcpc_json(r));
+	/* A session's call killed so keeps its output too, and the session its state. */
+	r = e2e_expect_status("x = 1\nprint('kept')", "{\"session\": \"new\"}", "ok");
+	r = e2e_call_on(
+	    &e2e_srv,
+	    e2e_fmt("print('second', x)\nx = 2\nwhile True:\n    try:\n"
+	            "        while True:\n            pass\n"
+	            "    except BaseException:\n        pass\n"),
+	    e2e_fmt("{\"session\": \"%s\", \"timeout_seconds\": 1}", mcpc_sc_str(r, "session")),
+	    10000);
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "second 1\n", "%s", mcpc_json(r));
+	e2e_assert_result(
+	    e2e_call("x", e2e_fmt("{\"session\": \"%s\"}", mcpc_sc_str(r, "session"))), "x", "1");
+	e2e_stop();
+}
+
 Test(limits, timeout_seconds_lowers_the_limit)
 {
 	json_object *r;

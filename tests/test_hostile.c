@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "ipc.h"
 
 #define VERSION "2025-11-25"
 #define UNSAFE_ARGS                                                                                \
@@ -1342,5 +1344,104 @@ Test(hostile_after, a_call_is_answered_only_once_its_copy_has_parked)
 	r = e2e_expect_status("x + 1", e2e_fmt("{\"session\":\"%s\"}", mcpc_sc_str(r, "session")),
 	                      "ok");
 	cr_assert_str_eq(mcpc_json(e2e_member(mcpc_structured(r), "result")), "6");
+	e2e_stop();
+}
+
+/* ---- What a runner printed, read from its memory ------------------------------------------ */
+
+/* A call's code that ignores the deadline's ask (SIGUSR1), so that only the hard kill ends it,
+ * and may rewrite the keeps of its output (ipc.h) through keep(s), a view of keep s's words. */
+static const char *keeps_code(unsigned long long at, const char *body)
+{
+	return e2e_fmt(
+	    "import ctypes, os\n"
+	    "libc = ctypes.CDLL(None, use_errno=True)\n"
+	    "libc.signal(10, ctypes.c_void_p(1))\n"
+	    "def keep(s):\n"
+	    "    return (ctypes.c_uint64 * %zu).from_address(%llu + %zu * s)\n"
+	    "HALF, HEAD, HEAD_LEN, RING, RING_POS, RING_LEN, TOTAL = %zu, %zu, %zu, %zu, "
+	    "%zu, %zu, %zu\n"
+	    "%s",
+	    sizeof(struct ipc_capture_keep) / 8, at, sizeof(struct ipc_capture_keep),
+	    offsetof(struct ipc_capture_keep, half) / 8,
+	    offsetof(struct ipc_capture_keep, head) / 8,
+	    offsetof(struct ipc_capture_keep, head_len) / 8,
+	    offsetof(struct ipc_capture_keep, ring) / 8,
+	    offsetof(struct ipc_capture_keep, ring_pos) / 8,
+	    offsetof(struct ipc_capture_keep, ring_len) / 8,
+	    offsetof(struct ipc_capture_keep, total) / 8, body);
+}
+
+#define SPIN "while True:\n    pass\n"
+
+/* A runner killed at the hard deadline, or dying, cannot send what it printed: the supervisor
+ * reads it from its memory. Keeps the runner rewrote change only its own call's output, held to
+ * the output limit; keeps it made unreadable or of another size give no output; the server
+ * answers on time, a ping at once, and another session's state stays. */
+Test(hostile_after, keeps_a_runner_rewrote_change_only_its_own_output)
+{
+	static const struct {
+		const char *name, *body, *status, *out;
+	} cases[] = {
+	    {"honest, killed at the hard deadline", "print('MARK-A')\n" SPIN, "timeout",
+	     "MARK-A\n"},
+	    {"its stdout pointed at its own bytes",
+	     "print('MARK-B')\nb = ctypes.create_string_buffer(b'FORGED\\xff')\nk = keep(0)\n"
+	     "k[HEAD] = ctypes.addressof(b)\nk[HEAD_LEN] = 7\nk[RING_LEN] = 0\nk[TOTAL] = 7\n" SPIN,
+	     "timeout", "FORGED\xef\xbf\xbd"},
+	    {"lengths and positions beyond any keep",
+	     "print('MARK-C')\nk = keep(0)\nk[HEAD_LEN] = 1 << 63\nk[RING_POS] = (1 << 64) - 1\n"
+	     "k[RING_LEN] = 1 << 62\nk[TOTAL] = (1 << 64) - 1\n" SPIN,
+	     "timeout", NULL},
+	    {"a keep at an address not mapped",
+	     "print('MARK-D')\nk = keep(1)\nk[HEAD] = 8\nk[HEAD_LEN] = 4\nk[TOTAL] = 4\n" SPIN,
+	     "timeout", ""},
+	    {"a keep of another size", "print('MARK-E')\nkeep(2)[HALF] = 12345\n" SPIN, "timeout",
+	     ""},
+	    {"honest, aborted", "print('MARK-F')\nos.abort()\n", "crashed", "MARK-F\n"},
+	    {"honest, killed by the filter", "print('MARK-G')\nlibc.socket(2, 1, 0)\n" SPIN,
+	     "sandbox_violation", "MARK-G\n"},
+	};
+	unsigned long long at = 0;
+	const char *w, *at_text;
+	char *log = NULL;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS, "--log-level", "debug"), NULL);
+	w = e2e_fmt("%s",
+	            mcpc_sc_str(e2e_expect_status("w = 'witness'", "{\"session\":\"new\"}", "ok"),
+	                        "session"));
+	log = mcpc_stderr(&e2e_srv);
+	at_text = strstr(log, "output keeps at 0x");
+	cr_assert_not_null(at_text, "the log does not say where the keeps are:\n%s", log);
+	at = strtoull(at_text + strlen("output keeps at "), NULL, 16);
+	free(log);
+	cr_assert_neq(at, 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t t0 = mcpc_now_ms(), took;
+		json_object *r =
+		    e2e_call_on(&e2e_srv, keeps_code(at, cases[i].body),
+		                e2e_fmt("{\"session\":\"new\",\"timeout_seconds\":%g}", LIMIT_S),
+		                (int)(LIMIT_S * 1000) + 5000);
+		const char *out = mcpc_sc_str(r, "stdout");
+		size_t n = out ? (size_t)json_object_get_string_len(
+		                     e2e_member(mcpc_structured(r), "stdout"))
+		               : 0;
+
+		took = mcpc_now_ms() - t0;
+		cr_assert_leq(took, (int64_t)(LIMIT_S * 1000) + DEADLINE_SLACK_MS,
+		              "%s: answered after %lld ms", cases[i].name, (long long)took);
+		ping_within("after the case", cases[i].name);
+		cr_assert_str_eq(mcpc_status(r), cases[i].status, "%s: %s", cases[i].name,
+		                 mcpc_json(r));
+		cr_assert_not_null(out, "%s: %s", cases[i].name, mcpc_json(r));
+		if (cases[i].out)
+			cr_assert_str_eq(out, cases[i].out, "%s: %s", cases[i].name, mcpc_json(r));
+		else /* the head's stale bytes after the text: NULs, other bytes of its own */
+			cr_assert(n <= 65536 + 64 && memmem(out, n, " bytes cut]", 11) &&
+			              strncmp(out, "MARK-C\n", 7) == 0,
+			          "%s: %zu bytes: %.300s", cases[i].name, n, out);
+		e2e_assert_result(e2e_call("w", session_args(w, NULL)), "w", "\"witness\"");
+	}
+	e2e_expect_result("6 * 7", "42");
 	e2e_stop();
 }

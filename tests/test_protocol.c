@@ -4507,3 +4507,53 @@ Test(mcp, show_figures_is_offered_with_matplotlib_and_answers_content_only)
 	free(img.png);
 	json_object_put(id);
 }
+
+Test(text, utf8_copies_keep_every_character_and_replace_every_byte_that_starts_none)
+{
+	static const struct {
+		const char *in, *out;
+		size_t in_n, out_n;
+	} cases[] = {
+	    {"plain \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+	     "plain \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 16, 16},
+	    {"a\0b", "a\0b", 3, 3},
+	    {"\xff", "\xef\xbf\xbd", 1, 3},
+	    /* a sequence cut short: each of its bytes */
+	    {"x\xe2\x82", "x\xef\xbf\xbd\xef\xbf\xbd", 3, 7},
+	    /* an overlong form and a surrogate are no characters */
+	    {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd", 2, 6},
+	    {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 3, 9},
+	    {"", "", 0, 0},
+	};
+	struct text t = {0};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(text_set_utf8(&t, cases[i].in, cases[i].in_n), 0);
+		cr_assert_eq(t.len, cases[i].out_n, "case %zu: %zu bytes", i, t.len);
+		cr_assert_eq(memcmp(t.s, cases[i].out, t.len), 0, "case %zu", i);
+		cr_assert_eq(t.s[t.len], '\0');
+	}
+	text_clear(&t);
+}
+
+Test(text, returns_leave_each_lines_last_state)
+{
+	static const char *const cases[][2] = {
+	    {"a\rb\n", "b\n"},
+	    {"10%\r50%\r100%\ndone\n", "100%\ndone\n"},
+	    {"line\r\n", "line\n"},
+	    {"kept\r\r", "kept"},
+	    {"\r\n\r", "\n"},
+	    {"no returns", "no returns"},
+	    {"", ""},
+	};
+	struct text t = {0};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(text_set_str(&t, cases[i][0]), 0);
+		text_returns_collapse(&t);
+		cr_assert_eq(t.len, strlen(cases[i][1]), "case %zu: %s", i, t.s);
+		cr_assert_str_eq(t.s, cases[i][1], "case %zu", i);
+	}
+	text_clear(&t);
+}

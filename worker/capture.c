@@ -8,21 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A stream's kept bytes: the first half of the budget, then a ring of the last half. */
-struct keep {
-	size_t half; /* bytes kept at each end */
-	char *head;  /* owned, half bytes */
-	size_t head_len;
-	char *ring;      /* owned, half bytes */
-	size_t ring_pos; /* next write position */
-	size_t ring_len; /* bytes held (<= half) */
-	uint64_t total;  /* bytes written */
-};
+#define N_STREAMS 2                 /* stdout, stderr */
+#define N_KEEPS   IPC_CAPTURE_KEEPS /* the streams and the log */
 
-#define N_STREAMS 2 /* stdout, stderr */
-#define N_KEEPS   3 /* the streams and the log */
-
-static struct keep keeps[N_KEEPS]; /* indexed by enum capture_stream */
+/* Each stream's kept bytes (ipc.h), indexed by enum capture_stream. */
+static struct ipc_capture_keep keeps[N_KEEPS];
 _Static_assert(CAPTURE_STDERR + 1 == N_STREAMS && CAPTURE_LOG + 1 == N_KEEPS,
                "keeps[] and streams[] are indexed by enum capture_stream");
 /* Bytes written to a stream's buffer that end inside a UTF-8 sequence: the next bytes may
@@ -40,7 +30,7 @@ static PyObject *buffers[N_STREAMS];
 static struct pending pending[N_STREAMS];
 static PyObject *output_limit_error;
 
-static int keep_init(struct keep *k, size_t half)
+static int keep_init(struct ipc_capture_keep *k, size_t half)
 {
 	k->half = half;
 	k->head = malloc(half ? half : 1);
@@ -50,7 +40,7 @@ static int keep_init(struct keep *k, size_t half)
 	return 0;
 }
 
-static void keep_add(struct keep *k, const char *p, size_t n)
+static void keep_add(struct ipc_capture_keep *k, const char *p, size_t n)
 {
 	k->total += n;
 	if (k->head_len < k->half) {
@@ -81,68 +71,21 @@ static void keep_add(struct keep *k, const char *p, size_t n)
 
 static void flush_pending(int which);
 
-/* Each line as a terminal or a notebook shows it: what its last carriage return left (a
- * progress bar redrawn a thousand times is its last state, not a thousand copies), a line's
- * "\r\n" its text. In place. */
-static void returns_collapse(struct text *t)
+int capture_text(int s, int *truncated, struct text *out)
 {
-	size_t w = 0, r = 0;
-
-	while (r < t->len) {
-		char *nl = memchr(t->s + r, '\n', t->len - r);
-		size_t end = nl ? (size_t)(nl - t->s) : t->len, a = r, b = end;
-
-		/* the last segment between returns that holds anything */
-		while (b > r && t->s[b - 1] == '\r')
-			b--;
-		for (a = b; a > r && t->s[a - 1] != '\r'; a--)
-			;
-		memmove(t->s + w, t->s + a, b - a);
-		w += b - a;
-		if (nl)
-			t->s[w++] = '\n';
-		r = nl ? end + 1 : end;
-	}
-	t->len = w;
-	if (t->s)
-		t->s[w] = '\0';
-}
-
-static int capture_text_raw(int s, int *truncated, struct text *out)
-{
-	struct keep *k = &keeps[s];
-	size_t start, first;
-	uint64_t gap;
-	struct strbuf b = {0};
-	struct text tail = {0};
 	int rc;
 
 	for (int i = 0; i < N_STREAMS; i++)
 		flush_pending(i);
-	start = k->half ? (k->ring_pos + k->half - k->ring_len) % k->half : 0;
-	first = k->ring_len < k->half - start ? k->ring_len : k->half - start;
-	gap = k->total - k->head_len - k->ring_len;
-	if (gap == 0) /* the head and the ring meet: nothing was dropped */
-		sb_add(&b, k->head, k->head_len);
-	sb_add(&b, k->ring + start, first); /* the ring, oldest byte first */
-	sb_add(&b, k->ring, k->ring_len - first);
-	if (gap == 0)
-		return sb_take_text(&b, out);
-	*truncated = 1;
-	rc = sb_take_text(&b, &tail);
+	rc = ipc_capture_text(&keeps[s], keeps[s].head, keeps[s].ring, truncated, out);
 	if (rc == 0)
-		rc = text_join_cut(k->head, k->head_len, gap, tail.s, tail.len, out);
-	text_clear(&tail);
+		text_returns_collapse(out);
 	return rc;
 }
 
-int capture_text(int s, int *truncated, struct text *out)
+uintptr_t capture_keeps_at(void)
 {
-	int rc = capture_text_raw(s, truncated, out);
-
-	if (rc == 0)
-		returns_collapse(out);
-	return rc;
+	return (uintptr_t)keeps;
 }
 
 void capture_reset(void)
@@ -450,10 +393,9 @@ static PyTypeObject buffer_type = {
 
 int capture_init(size_t max, uint64_t flood)
 {
-	size_t half = max / 2;
-
-	if (keep_init(&keeps[CAPTURE_STDOUT], half) || keep_init(&keeps[CAPTURE_STDERR], half) ||
-	    keep_init(&keeps[CAPTURE_LOG], max)) {
+	if (keep_init(&keeps[CAPTURE_STDOUT], ipc_capture_half(max, IPC_CAPTURE_STDOUT)) ||
+	    keep_init(&keeps[CAPTURE_STDERR], ipc_capture_half(max, IPC_CAPTURE_STDERR)) ||
+	    keep_init(&keeps[CAPTURE_LOG], ipc_capture_half(max, IPC_CAPTURE_LOG))) {
 		PyErr_NoMemory();
 		return -1;
 	}

@@ -2338,6 +2338,9 @@ void interp_run(const char *code, struct run_outcome *out)
 	capture_text(CAPTURE_STDOUT, &trunc, &out->stdout_text);
 	capture_text(CAPTURE_STDERR, &trunc, &out->stderr_text);
 	capture_text(CAPTURE_LOG, &trunc, &out->logs);
+	/* Nothing of this call stays in the keeps, where the supervisor may read a runner's
+	 * output when it cannot send it: a session's next call starts with none. */
+	capture_reset();
 	out->truncated = out->truncated || trunc;
 	Py_XDECREF(g);
 	if (reserve != MAP_FAILED)

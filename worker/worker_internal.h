@@ -12,7 +12,11 @@
 /* ---- capture.c: sys.stdout / sys.stderr replacements ---- */
 
 /* CAPTURE_LOG, both streams in the order written, is only read (capture_text). */
-enum capture_stream { CAPTURE_STDOUT = 0, CAPTURE_STDERR = 1, CAPTURE_LOG = 2 };
+enum capture_stream {
+	CAPTURE_STDOUT = IPC_CAPTURE_STDOUT,
+	CAPTURE_STDERR = IPC_CAPTURE_STDERR,
+	CAPTURE_LOG = IPC_CAPTURE_LOG,
+};
 
 /* Create the two stream objects (zygote). Each keeps max bytes (head and tail); the shared
  * log keeps 2*max. Writing more than flood bytes in all raises OutputLimitExceeded.
@@ -28,6 +32,8 @@ int capture_text(int s, int *truncated, struct text *out);
 void capture_reset(void);
 /* Did the code write more than the flood limit? */
 int capture_flooded(void);
+/* Where the keeps are (ipc.h: the supervisor may read them from a worker's memory). */
+uintptr_t capture_keeps_at(void);
 
 /* ---- runner.c ---- */
 

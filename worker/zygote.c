@@ -309,7 +309,8 @@ void zygote_main(const struct zygote_config *cfg)
 		fprintf(stderr, "safepy zygote: cannot tell where the modules are\n");
 		exit(ZYGOTE_EXIT_PYTHON);
 	}
-	if (rc < 0 || control_send(fd, IPC_ZYGOTE_READY, 0, 0) < 0)
+	if (rc < 0 || control_send(fd, IPC_ZYGOTE_READY, (uint32_t)capture_keeps_at(),
+	                           (uint32_t)((uint64_t)capture_keeps_at() >> 32)) < 0)
 		exit(0);
 	for (;;) {
 		struct pollfd pfd[2] = {{fd, POLLIN, 0}, {sfd, POLLIN, 0}};
