@@ -4982,6 +4982,178 @@ Test(data, the_next_ways_to_the_same_kernels_are_checked)
 	e2e_stop();
 }
 
+/* What a check saw is what the compiled code reads. Wrappers checked the caller's own arrays
+ * and passed them on with the other arguments unconverted, and the compiled function then ran
+ * the code's __float__ or __int__ on one of those: enet_path's alpha reshaped X (w written
+ * past: any memory), SVR's degree rewrote support_ (a read by address), the reductions' k,
+ * gradient boosting's scale and the histogram predictor's n_threads the same; a check asked
+ * the object itself (a sparse matrix's own check_format, a SparseArray index's npoints, an
+ * ndarray subclass's shape: cdist's out and ndimage's outputs written past); a BSpline
+ * subclass unpacked to any (t, c, k); a connectivity graph's own __add__ and rows reached the
+ * clustering kernels; GradientBoosting's sample mask took any random state. Each is refused
+ * now, or works on what was checked, with the honest use unchanged. */
+Test(data, what_a_check_saw_is_what_the_compiled_code_reads)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import warnings\n"
+	    "import numpy as np, scipy.sparse as sp\n"
+	    "from sklearn.linear_model import enet_path\n"
+	    "warnings.filterwarnings('ignore')\n" OUT_OR_ERROR "buf = np.zeros(16)\n"
+	    "w = buf[:1]\n"
+	    "n = 6\n"
+	    "X = np.zeros((n, 1), order='F')\n"
+	    "X[5, 0] = 1.0\n"
+	    "y = np.zeros(n)\n"
+	    "y[0] = 1234.5\n"
+	    "class Reg:\n"
+	    "    def __float__(self):\n"
+	    "        X.shape = (1, n)\n"
+	    "        return 0.0\n"
+	    "    def __mul__(self, o):\n"
+	    "        return self\n"
+	    "    __rmul__ = __mul__\n"
+	    "    def __rsub__(self, o):\n"
+	    "        return self\n"
+	    "try:\n"
+	    "    enet_path(X, y, l1_ratio=Reg(), alphas=[1.0], precompute=False, "
+	    "check_input=False, coef_init=w, max_iter=1)\n"
+	    "except Exception:\n"
+	    "    pass\n"
+	    "out.append(buf[1:].tolist() == [0.0] * 15)\n"
+	    "from sklearn.utils import sparsefuncs_fast as f\n"
+	    "o = np.zeros((1, 4))\n"
+	    "M = sp.csr_matrix(np.ones((1, 1)))\n"
+	    "M.check_format = lambda *a, **k: None\n"
+	    "M.indices[0] = 10**6\n"
+	    "t(lambda: f.assign_rows_csr(M, np.array([0]), np.array([0]), o))\n"
+	    "M = sp.csr_matrix(np.ones((1, 1)))\n"
+	    "M._swap = lambda x: x\n"
+	    "t(lambda: f.csr_row_norms(M))\n"
+	    "t(lambda: f.csr_row_norms(sp.csr_matrix(np.array([[3.0, 4.0]]))).tolist())\n"
+	    "def lie():\n"
+	    "    class Lie(np.ndarray):\n"
+	    "        @property\n"
+	    "        def shape(self):\n"
+	    "            return (2, 2)\n"
+	    "    return 'made'\n"
+	    "t(lie)\n"
+	    "class Fine(np.ndarray):\n"
+	    "    def __array_finalize__(self, obj):\n"
+	    "        self.info = getattr(obj, 'info', 'x')\n"
+	    "out.append(np.arange(3).view(Fine)[1:].info)\n"
+	    "import pandas as pd\n"
+	    "a = pd.arrays.SparseArray([1.0, 0.0, 2.0, 3.0], fill_value=0.0)\n"
+	    "b = pd.arrays.SparseArray([0.0, 1.0, 0.0, 0.0], fill_value=0.0)\n"
+	    "t(lambda: (a + b).tolist())\n"
+	    "class Idx(type(a.sp_index)):\n"
+	    "    @property\n"
+	    "    def npoints(self):\n"
+	    "        return 2\n"
+	    "a._sparse_index = Idx(4, np.array([0, 2, 3], dtype=np.int32))\n"
+	    "a._sparse_values = np.array([1.0, 2.0])\n"
+	    "t(lambda: (a + b).tolist())\n"
+	    "from scipy.interpolate import BSpline, UnivariateSpline\n"
+	    "class B(BSpline):\n"
+	    "    def __iter__(self):\n"
+	    "        return iter((np.linspace(0, 1, 8), np.ones(4), 50))\n"
+	    "xs = np.linspace(0, 1, 20)\n"
+	    "s = UnivariateSpline(xs, xs ** 2)\n"
+	    "t(lambda: round(float(s(0.5)), 6))\n"
+	    "s._eval_args = B(np.linspace(0, 1, 8), np.ones(4), 3)\n"
+	    "t(lambda: s(0.5))\n"
+	    "from sklearn.cluster import ward_tree\n"
+	    "Xc = np.random.default_rng(0).normal(size=(5, 2))\n"
+	    "class C:\n"
+	    "    shape = (5, 5)\n"
+	    "    def __add__(self, o):\n"
+	    "        L = sp.lil_matrix((5, 5))\n"
+	    "        L.rows[0] = [10**6]\n"
+	    "        L.data[0] = [1.0]\n"
+	    "        return L\n"
+	    "    T = property(lambda self: self)\n"
+	    "t(lambda: ward_tree(Xc, connectivity=C())[1])\n"
+	    "t(lambda: ward_tree(Xc, connectivity=sp.eye(5, 5, 1) + sp.eye(5, 5, -1))[1])\n"
+	    "from sklearn.ensemble import GradientBoostingRegressor\n"
+	    "class Stop(Exception):\n"
+	    "    pass\n"
+	    "class Xs:\n"
+	    "    shape = (64,)\n"
+	    "class Ys:\n"
+	    "    def __getitem__(self, k):\n"
+	    "        raise Stop\n"
+	    "class U:\n"
+	    "    def uniform(self, size=None):\n"
+	    "        return np.zeros(1)\n"
+	    "gb = GradientBoostingRegressor(subsample=0.5, n_estimators=1)\n"
+	    "gb._loss = None\n"
+	    "def fit():\n"
+	    "    try:\n"
+	    "        gb._fit_stages(Xs(), Ys(), None, None, U(), None, None, None)\n"
+	    "    except Stop:\n"
+	    "        return 'read'\n"
+	    "t(fit)\n"
+	    "t(lambda: GradientBoostingRegressor(subsample=0.5, n_estimators=3, "
+	    "random_state=0).fit(Xc, Xc[:, 0]).n_estimators_)\n"
+	    "out",
+	    "[true,\"TypeError\",\"TypeError\",[25.0],\"TypeError\",\"x\",[1.0,1.0,2.0,3.0],"
+	    "\"ValueError\",0.25,\"ValueError\",\"TypeError\",1,\"ValueError\",3]");
+	e2e_stop();
+}
+
+/* A finalizer of the code's runs wherever its object dies: inside a late import too (the
+ * collector's tick between two instructions of the imported module). One that is C code (a
+ * partial of setattr) has no frame, and its write was taken for the imported module's (Axes'
+ * get_title replaced); one that hands the write to a library frame (contextlib's callbacks)
+ * set hooks on a class matplotlib made for itself, under the exemption for classes an import
+ * finishes. Neither changes the class now, and the imports work. */
+Test(data, a_finalizer_run_inside_an_import_changes_no_library_class)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import gc, importlib, functools, contextlib\n"
+	    "import matplotlib\n"
+	    "matplotlib.use('Agg')\n"
+	    "import matplotlib.axes\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "A = matplotlib.axes.Axes\n"
+	    "P = type(plt.figure().add_subplot(projection='polar'))\n"
+	    "def mine(self, *a, **k):\n"
+	    "    return 'the code'\n"
+	    "class PB:\n"
+	    "    __del__ = functools.partial(setattr, A, 'get_title', mine)\n"
+	    "class Hook:\n"
+	    "    def __del__(self):\n"
+	    "        with contextlib.ExitStack() as s:\n"
+	    "            s.callback(setattr, P, '__eq__', lambda a, b: True)\n"
+	    "n = [0]\n"
+	    "class Bomb:\n"
+	    "    def __del__(self):\n"
+	    "        if n[0] > 100:\n"
+	    "            return\n"
+	    "        n[0] += 1\n"
+	    "        p = PB()\n"
+	    "        p.me = p\n"
+	    "        h = Hook()\n"
+	    "        h.me = h\n"
+	    "        b = Bomb()\n"
+	    "        b.me = b\n"
+	    "gc.collect()\n"
+	    "b = Bomb()\n"
+	    "b.me = b\n"
+	    "del b\n"
+	    "gc.set_threshold(1)\n"
+	    "for m in ('sympy.stats', 'seaborn.objects', 'sympy.physics.mechanics'):\n"
+	    "    importlib.import_module(m)\n"
+	    "gc.set_threshold(700)\n"
+	    "fig, ax = plt.subplots()\n"
+	    "ax.set_title('a real title')\n"
+	    "[n[0] > 0, A.get_title is mine, ax.get_title(), P.__eq__ is object.__eq__,\n"
+	    " plt.figure().add_subplot(projection='polar') == 42]",
+	    "[true,false,\"a real title\",true,false]");
+	e2e_stop();
+}
+
 /* State compiled kernels read that the code may set: gaussian_kde's weights and pandas' ewm
  * time gaps (plain attributes; a short view of the code's own array read the memory past it,
  * any heap bytes read back), SphericalVoronoi's regions (rows read past the simplices), a

@@ -55,6 +55,11 @@ int pyreentry_guard(void);
 /* Hold the operands of a class's Python comparisons while they run (its slot as CPython made
  * it: a class made, or its comparisons set, later too). */
 void pyreentry_class_guard(PyTypeObject *t);
+/* Is a finalizer of a class made in a call running (its writes are never an import's)? */
+int pyreentry_finalizing(void);
+/* A class made in a call beneath numpy.ndarray defines none of an array's own attributes
+ * (shape, dtype, ...): 0, or -1 with TypeError. */
+int pyreentry_array_class_checked(PyTypeObject *t);
 /* Release the operands of the last comparisons (held until the C code that asked went on). */
 void pyreentry_release_held(void);
 /* May the user's code set name on class cls (an exception group's split is its own)? 0, or -1
@@ -276,6 +281,8 @@ int pyfiles_audit_allows(const char *event, PyObject *args);
 /* In the zygote, after the allowed modules are imported: run pydata.py's prepare() (imports and
  * exercises the data stack that is loaded, makes matplotlib render with no file). 0 or -1. */
 int pydata_init(void);
+/* numpy.ndarray once the data stack is guarded, else NULL. */
+PyTypeObject *pydata_ndarray(void);
 /* Is v one of the libraries' raw Fortran wrappers (f2py's)? */
 int pydata_is_fortran(PyObject *v);
 /* In a worker at the end of a call, armed: the figures the call showed or left open, and its

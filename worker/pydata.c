@@ -541,6 +541,11 @@ static int setstate_guard(PyTypeObject *nd)
  * references and freed the memory the method went on writing. While they run they hold the
  * array, so that check refuses such a resize. */
 static PyTypeObject *ndarray_type; /* numpy's, once guarded */
+
+PyTypeObject *pydata_ndarray(void)
+{
+	return ndarray_type;
+}
 static objobjargproc ndarray_assign_real;
 static PyCFunction held_write_real[4];
 static const char *const held_write_names[] = {"put", "itemset", "fill", "setfield"};

@@ -1723,37 +1723,46 @@ def _sparse_array_ops(np):
     them contiguous."""
     from pandas._libs import sparse as splib
 
+    # An index's fields as the kernels read them: through the classes' own descriptors (a
+    # subclass's property answered npoints itself, and the kernel read the real count)
+    block = {k: splib.BlockIndex.__dict__[k].__get__ for k in ('blocs', 'blengths', 'length',
+                                                              'npoints')}
+    ints = splib.IntIndex.__dict__['npoints'].__get__
+
     def points(index, n):
         # A BlockIndex's blocks are read by the kernels themselves: their starts and lengths
         # (arrays the user can change) in order, within the length, as many points as values.
         if isinstance(index, splib.BlockIndex):
-            b = np.asarray(index.blocs, dtype=np.int64)
-            ln = np.asarray(index.blengths, dtype=np.int64)
+            b = np.asarray(block['blocs'](index), dtype=np.int64)
+            ln = np.asarray(block['blengths'](index), dtype=np.int64)
             if b.shape != ln.shape or b.ndim != 1 or (len(b) and (
-                    b.min() < 0 or ln.min() < 0 or (b + ln).max() > index.length or
+                    b.min() < 0 or ln.min() < 0 or (b + ln).max() > block['length'](index) or
                     (b[1:] < b[:-1] + ln[:-1]).any())) or ln.sum() != n:
                 return False
-        elif not isinstance(index, splib.IntIndex):
+            return block['npoints'](index) == n
+        if not isinstance(index, splib.IntIndex):
             return False
-        return index.npoints == n
+        return ints(index) == n
 
     def checked(name, f):
         def op(x, xindex, xfill, y, yindex, yfill):
             operands = []
-            for v, index in ((x, xindex), (y, yindex)):
-                # numpy's own array (a subclass answers its own len and ndim), contiguous
+            for v in (x, y):
+                # numpy's own array (a subclass answers its own len and ndim), contiguous,
+                # a new object (no code of the call holds it to change its shape)
                 if not isinstance(v, np.ndarray):
                     raise ValueError('a sparse array holds one value for each point of its '
                                      'index')
-                v = np.ascontiguousarray(np.asarray(v))
+                operands.append(np.ndarray.view(np.ascontiguousarray(np.asarray(v))))
+            # Fill values as numbers of their arrays' types, converted before the indexes are
+            # checked (not by the kernel after the check: a conversion runs the code's methods,
+            # which could change an index's blocks), and nothing of the code's runs after.
+            xfill = operands[0].dtype.type(xfill)
+            yfill = operands[1].dtype.type(yfill)
+            for v, index in zip(operands, (xindex, yindex)):
                 if v.ndim != 1 or not points(index, v.shape[0]):
                     raise ValueError('a sparse array holds one value for each point of its '
                                      'index')
-                operands.append(v)
-            # Fill values as numbers of their arrays' types (converted here, not by the
-            # kernel after the check).
-            xfill = operands[0].dtype.type(xfill)
-            yfill = operands[1].dtype.type(yfill)
             return f(operands[0], xindex, xfill, operands[1], yindex, yfill)
         op.__name__ = op.__qualname__ = name
         return op
@@ -2285,9 +2294,29 @@ def _ndimage_checks():
     def generic_filter1d(input, fnc, filter_size, *args):
         return real_generic(input, fnc, sized(filter_size), *args)
 
+    real_feature = _nd_image.euclidean_feature_transform
+    nd = np.ndarray
+
+    def euclidean_feature_transform(input, sampling, features):
+        # The features are written with the input's dimensions through their own strides:
+        # numpy's own arrays (an ndarray subclass's shape property answered another shape
+        # than its memory has: a write anywhere), new objects whose shape no code holds, the
+        # features one int32 index for each dimension of each point of the input.
+        if not isinstance(input, nd) or not isinstance(features, nd):
+            raise TypeError('the input and the indices must be numpy arrays')
+        if sampling is not None:
+            sampling = np.array(sampling, dtype=np.float64)
+        input, features = nd.view(input, nd), nd.view(features, nd)
+        if features.shape != (input.ndim,) + input.shape or features.dtype != np.int32 or \
+                not features.flags.writeable or \
+                (sampling is not None and sampling.shape != (input.ndim,)):
+            raise RuntimeError('indices array has wrong shape')
+        return real_feature(input, sampling, features)
+
     for f, orig in ((geometric_transform, real_geometric), (zoom_shift, real_zoom_shift),
                     (uniform_filter1d, real_uniform), (min_or_max_filter1d, real_min_max),
-                    (generic_filter1d, real_generic)):
+                    (generic_filter1d, real_generic),
+                    (euclidean_feature_transform, real_feature)):
         f.__doc__ = orig.__doc__
         setattr(_nd_image, orig.__name__, f)
 
@@ -3231,7 +3260,11 @@ def _hist_binning():
     real = _binning._map_to_bins
 
     def _map_to_bins(data, binning_thresholds, missing_values_bin_idx, n_threads, binned):
-        data = np.asarray(data)
+        # the numbers first (their conversions run the code's methods), then new array
+        # objects whose shape no code holds
+        missing_values_bin_idx = operator.index(missing_values_bin_idx)
+        n_threads = operator.index(n_threads)
+        data = np.ndarray.view(np.asarray(data))
         if data.ndim != 2:
             raise ValueError('the data to bin should be 2-dimensional')
         thresholds = [np.array(t, dtype=np.float64).reshape(-1) for t in binning_thresholds]
@@ -3243,12 +3276,62 @@ def _hist_binning():
                 not binned.flags.writeable:
             raise ValueError('the binned output should be a Fortran-ordered uint8 array of '
                              'the data\'s shape')
-        return real(data, thresholds, operator.index(missing_values_bin_idx),
-                    operator.index(n_threads), binned)
+        return real(data, thresholds, missing_values_bin_idx, n_threads,
+                    np.ndarray.view(binned))
 
     _map_to_bins.__doc__ = real.__doc__
     _map_to_bins.__module__ = getattr(real, '__module__', None)
     _replace_everywhere(real, _map_to_bins)
+
+
+def _gb_sample_mask():
+    """Gradient boosting's subsampling mask is drawn by compiled code that reads as many
+    uniform draws as there are samples from what random_state.uniform answers, unchecked: a
+    random state of the code's (GradientBoosting's _fit_stages takes one as it is) answered a
+    short array, and the words past it were read (SIGSEGV for a large count). It takes numpy's
+    own RandomState (check_random_state's: an object only passing for one is refused) and
+    counts of 0 <= in bag <= samples."""
+    import operator
+    from sklearn.ensemble import _gradient_boosting
+    from sklearn.utils import check_random_state
+
+    real = _gradient_boosting._random_sample_mask
+
+    def _random_sample_mask(n_total_samples, n_total_in_bag, random_state):
+        n, k = operator.index(n_total_samples), operator.index(n_total_in_bag)
+        random_state = check_random_state(random_state)
+        if not 0 <= k <= n:
+            raise ValueError('the samples in the bag should be between 0 and the %d samples'
+                             % n)
+        return real(n, k, random_state)
+
+    _random_sample_mask.__doc__ = real.__doc__
+    _random_sample_mask.__module__ = getattr(real, '__module__', None)
+    _replace_everywhere(real, _random_sample_mask)
+
+
+def _agglomerative_connectivity():
+    """Agglomerative clustering (ward_tree, linkage_tree, AgglomerativeClustering) takes a
+    connectivity graph of the code's, checks its shape, then adds it to its transpose by the
+    object's own __add__ and keeps a LIL result as it is (its rows, its own tocsr and tocoo):
+    compiled code then read and wrote moments, parents and union-find entries at any node
+    number the rows named (SIGSEGV). The graph is made a checked scipy matrix of copies first
+    (a dense one CSR), so every later step is scipy's on what was checked."""
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.cluster import _agglomerative
+
+    real = _agglomerative._fix_connectivity
+
+    def _fix_connectivity(X, connectivity, affinity):
+        checked = _checked_sparse(connectivity)
+        if checked is connectivity:
+            checked = sp.csr_matrix(np.array(connectivity, dtype=np.float64))
+        return real(X, checked, affinity)
+
+    _fix_connectivity.__doc__ = real.__doc__
+    _fix_connectivity.__module__ = getattr(real, '__module__', None)
+    _replace_everywhere(real, _fix_connectivity)
 
 
 def _feature_hashing():
@@ -3446,17 +3529,22 @@ def _sklearn_coordinate_descent():
     the Gram matrix's, the index pointers' and the means' entries for each feature, y's for
     each sample) with no bounds checks: with warm_start, coef_ (an instance attribute, the
     user's to set) shorter than X's features was written past (SIGSEGV). Each solver takes
-    numpy's own arrays of sizes consistent with each other, and works on those."""
+    numpy's own arrays of sizes consistent with each other, and works on those: new array
+    objects over the same memory, whose shape no code of the call holds (the solver converts
+    its other arguments after the check, alpha by its __float__, which set X.shape in place:
+    w was written past), and copies of the index arrays (whose values the same conversions
+    could change)."""
     import numpy as np
     from sklearn.linear_model import _cd_fast
 
-    def arrays(f, given, names):
+    def arrays(f, given, names, copies=()):
         out = []
         for name in names:
             a = given[name]
             if not isinstance(a, np.ndarray):
                 raise TypeError('%s takes %s as a numpy array' % (f, name))
-            out.append(np.asarray(a))
+            a = np.asarray(a)
+            out.append(np.array(a) if name in copies else np.ndarray.view(a))
         return out
 
     def require(ok, f, what):
@@ -3474,7 +3562,8 @@ def _sklearn_coordinate_descent():
                **kw):
         f = 'sparse_enet_coordinate_descent'
         w, X_data, X_indices, X_indptr, y, X_mean = arrays(
-            f, locals(), ('w', 'X_data', 'X_indices', 'X_indptr', 'y', 'X_mean'))
+            f, locals(), ('w', 'X_data', 'X_indices', 'X_indptr', 'y', 'X_mean'),
+            ('X_indices', 'X_indptr'))
         if sample_weight is not None:
             sample_weight, = arrays(f, locals(), ('sample_weight',))
         require(all(a.ndim == 1 for a in (w, X_data, X_indices, X_indptr, y, X_mean)), f,
@@ -3540,7 +3629,10 @@ def _sklearn_reductions():
         if not isinstance(a, np.ndarray):
             raise TypeError('the distance reductions take %s as a numpy array or a sparse '
                             'matrix' % name)
-        a = np.asarray(a)
+        # a new object over the same memory: k's conversion (the compiled compute's, after
+        # this check) set the code's X.shape in place, and the rows were read for as many
+        # features as the other set has
+        a = np.ndarray.view(np.asarray(a))
         if a.ndim != 2:
             raise ValueError('the distance reductions take a 2-dimensional %s' % name)
         return a
@@ -4081,7 +4173,9 @@ def _spline_inputs():
         return c
 
     def tck_checked(tck):
-        if isinstance(tck, interpolate.BSpline):
+        # scipy's own BSpline only (its attributes are checked as they are read): a
+        # subclass's __iter__ unpacked to any (t, c, k) for FITPACK, and is checked as that
+        if type(tck) is interpolate.BSpline:
             return tck
         t, c, k = tck
         k = degree(k)
@@ -6526,6 +6620,8 @@ def _sklearn():
     _sklearn_sparse_inputs()
     _feature_hashing()
     _hist_binning()
+    _gb_sample_mask()
+    _agglomerative_connectivity()
     _sklearn_sgd()
     _sklearn_coordinate_descent()
     _sklearn_reductions()
@@ -6692,8 +6788,11 @@ def _gradient_boosting_stages(Tree):
             stage.tree_ = tree
             need = max(need, tree.n_features)
         X = _tree_rows(X, need, stages=True)
+        if isinstance(X, np.ndarray):
+            X = np.ndarray.view(X)  # a new object: no code of the call holds it to reshape
         if isinstance(out, np.ndarray):
-            out = np.asarray(out)  # exact, over the same memory: written in place
+            # exact, over the same memory (written in place), a new object
+            out = np.ndarray.view(np.asarray(out))
         if (not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.ndim != 2 or
                 not out.flags.c_contiguous or out.shape != (X.shape[0], estimators.shape[1])):
             raise ValueError('out should be a C-ordered float64 array with a row for each row '
@@ -6704,6 +6803,9 @@ def _gradient_boosting_stages(Tree):
     real_stage = _gradient_boosting.predict_stage
 
     def predict_stages(estimators, X, scale, out):
+        # scale converted first: its __float__ (the compiled function's, after the check)
+        # reshaped X in place, and out was written past its rows
+        scale = float(scale)
         estimators, X, out = stages(estimators, X, out)
         return real_stages(estimators, X, scale, out)
 
@@ -6876,6 +6978,23 @@ def _svm_models():
             raise ValueError('%s should be a 1-D array' % what)
         return a
 
+    # Every argument is made plain before anything is checked, and what was checked is what
+    # the compiled function gets: it converts its arguments itself after taking the arrays,
+    # and a conversion runs the code's methods (degree's __int__ rewrote support after its
+    # check; a str subclass's __eq__ answered 'precomputed' to libsvm only). Arrays are new
+    # objects (no code of the call holds them to change their shape), index arrays copies.
+    def plain(v, index=False):
+        if v is None or type(v) in (bool, int, float, str):
+            return v
+        if isinstance(v, str):
+            return ''.join([v])  # an exact copy: nothing of the subclass runs
+        if isinstance(v, (np.ndarray, list, tuple)):
+            return np.array(v) if index else np.ndarray.view(np.asarray(v))
+        try:
+            return operator.index(v)
+        except TypeError:
+            return float(v)
+
     def model(svm_type, n_sv, nSV, sv_coef_size, intercept, probA, probB, proba):
         svm_type = operator.index(svm_type)
         if not 0 <= svm_type <= 4:
@@ -6902,7 +7021,11 @@ def _svm_models():
     def dense(f, proba):
         def checked(X, support, SV, nSV, sv_coef, intercept, probA=np.empty(0),
                     probB=np.empty(0), svm_type=0, kernel='rbf', **kwargs):
-            X, support, SV, sv_coef = (np.asarray(a) for a in (X, support, SV, sv_coef))
+            kwargs = {k: plain(v) for k, v in kwargs.items()}
+            svm_type, kernel = plain(svm_type), plain(kernel)
+            X, SV, sv_coef, intercept, probA, probB = (plain(a) for a in (
+                X, SV, sv_coef, intercept, probA, probB))
+            support, nSV = plain(support, True), plain(nSV, True)
             support = vec(support, 'support')
             n_sv = len(support)
             if X.ndim != 2 or SV.ndim != 2 or sv_coef.ndim != 2:
@@ -6933,7 +7056,7 @@ def _svm_models():
         def checked(*args):
             if len(args) != 23:
                 raise TypeError('%s takes 23 arguments' % f.__name__)
-            args = list(args)
+            args = [plain(a, i in (1, 2, 4, 5, 20)) for i, a in enumerate(args)]
             args[0], args[1], args[2], _ = csr(*args[0:3], what='X')
             args[3], args[4], args[5], n_sv = csr(*args[3:6], what='the support vectors')
             if operator.index(args[9]) == 4:
@@ -6976,19 +7099,24 @@ def _kmeans_centers():
     import scipy.sparse as sp
     from sklearn.cluster import _kmeans
 
+    def private(a):
+        # numpy's own array object over the same memory: a subclass answers its own shape,
+        # and no code of the call holds this one to set its shape after the check
+        return np.ndarray.view(np.asarray(a))
+
     def inputs(X, sample_weight, centers):
+        # (the others converted first: their conversions run the code's methods)
+        centers, sample_weight = private(centers), private(sample_weight)
         if sp.issparse(X):
-            X.check_format(full_check=True)
+            X = _checked_sparse(X)
         elif not isinstance(X, np.ndarray):
             raise TypeError('X should be an array')
         else:
-            X = np.asarray(X)  # numpy's own: a subclass answers its own shape
-        centers = np.asarray(centers)
+            X = private(X)
         if X.ndim != 2 or centers.ndim != 2 or centers.shape[0] < 1 or \
                 centers.shape[1] != X.shape[1]:
             raise ValueError('the centers should be a 2-D array of at least one center with '
                              "X's %d features" % X.shape[1])
-        sample_weight = np.asarray(sample_weight)
         if sample_weight.shape != (X.shape[0],):
             raise ValueError('sample_weight should hold a weight for each sample')
         return X, sample_weight, centers
@@ -7002,13 +7130,12 @@ def _kmeans_centers():
     def _mini_batch_step(X, sample_weight, centers, centers_new, weight_sums, random_state,
                          random_reassign=False, reassignment_ratio=0.01, verbose=False,
                          n_threads=1):
+        if not isinstance(centers_new, np.ndarray) or not isinstance(weight_sums, np.ndarray):
+            raise ValueError('the new centers and the counts should be arrays')
+        # written in place: new array objects over the same memory
+        centers_new, weight_sums = private(centers_new), private(weight_sums)
         X, sample_weight, centers = inputs(X, sample_weight, centers)
-        if isinstance(centers_new, np.ndarray) and isinstance(weight_sums, np.ndarray):
-            # exact arrays over the same memory: written in place
-            centers_new, weight_sums = np.asarray(centers_new), np.asarray(weight_sums)
-        if not isinstance(centers_new, np.ndarray) or centers_new.shape != centers.shape or \
-                not isinstance(weight_sums, np.ndarray) or \
-                weight_sums.shape != (centers.shape[0],):
+        if centers_new.shape != centers.shape or weight_sums.shape != (centers.shape[0],):
             raise ValueError('the new centers and the counts should match the centers')
         return real_step(X, sample_weight, centers, centers_new, weight_sums, random_state,
                          random_reassign, reassignment_ratio, verbose, n_threads)
@@ -7026,11 +7153,16 @@ def _sklearn_predictors():
     (nodes['left'][:] = 10**8, then predict) read any memory, and a node reached twice
     overflowed partial dependence's stack. The nodes are checked first: a tree, each child
     after its parent and reached once, features and category sets within what is given."""
+    import operator
     import numpy as np
     from sklearn.ensemble._hist_gradient_boosting import _predictor
 
+    # Everything is made plain before it is checked, and what was checked is passed on: the
+    # numbers converted first (n_threads' __int__, the compiled function's, after the check,
+    # repointed the nodes' children), the nodes and index arrays copies, the data and the
+    # output new array objects over the same memory (no code of the call holds them).
     def tree(nodes, n_features, bitsets):
-        nodes = np.asarray(nodes)
+        nodes = np.array(nodes)
         if nodes.ndim != 1 or nodes.dtype.names is None or not {
                 'left', 'right', 'feature_idx', 'is_leaf', 'is_categorical',
                 'bitset_idx'} <= set(nodes.dtype.names):
@@ -7053,19 +7185,22 @@ def _sklearn_predictors():
         return nodes
 
     def samples(X, out):
-        X, out = np.asarray(X), np.asarray(out)
+        X, out = np.ndarray.view(np.asarray(X)), np.ndarray.view(np.asarray(out))
         if X.ndim != 2 or out.ndim != 1 or len(out) < X.shape[0]:
             raise ValueError('X should be 2-D and out have a value for each of its rows')
-        return X.shape[1]
+        return X, out
 
     real = {name: getattr(_predictor, name) for name in (
         '_predict_from_raw_data', '_predict_from_binned_data', '_compute_partial_dependence')}
 
     def _predict_from_raw_data(nodes, numeric_data, raw_left_cat_bitsets, known_cat_bitsets,
                                f_idx_map, n_threads, out):
-        n_features = samples(numeric_data, out)
-        nodes = tree(nodes, n_features, np.asarray(raw_left_cat_bitsets))
-        f_idx_map, known = np.asarray(f_idx_map), np.asarray(known_cat_bitsets)
+        n_threads = operator.index(n_threads)
+        numeric_data, out = samples(numeric_data, out)
+        raw_left_cat_bitsets = np.array(raw_left_cat_bitsets)
+        nodes = tree(nodes, numeric_data.shape[1], raw_left_cat_bitsets)
+        f_idx_map = np.array(f_idx_map)
+        known = known_cat_bitsets = np.array(known_cat_bitsets)
         inner = nodes[nodes['is_leaf'] == 0]
         used = inner['feature_idx'][inner['is_categorical'] != 0].astype(np.int64)
         if len(used):
@@ -7079,13 +7214,17 @@ def _sklearn_predictors():
 
     def _predict_from_binned_data(nodes, binned_data, binned_left_cat_bitsets,
                                   missing_values_bin_idx, n_threads, out):
-        nodes = tree(nodes, samples(binned_data, out), np.asarray(binned_left_cat_bitsets))
+        n_threads = operator.index(n_threads)
+        missing_values_bin_idx = operator.index(missing_values_bin_idx)
+        binned_data, out = samples(binned_data, out)
+        binned_left_cat_bitsets = np.array(binned_left_cat_bitsets)
+        nodes = tree(nodes, binned_data.shape[1], binned_left_cat_bitsets)
         return real['_predict_from_binned_data'](nodes, binned_data, binned_left_cat_bitsets,
                                                  missing_values_bin_idx, n_threads, out)
 
     def _compute_partial_dependence(nodes, X, target_features, out):
-        X, target_features = np.asarray(X), np.asarray(target_features)
-        samples(X, out)
+        target_features = np.array(target_features)
+        X, out = samples(X, out)
         if target_features.ndim != 1 or len(target_features) > X.shape[1]:
             raise ValueError('X should have a column for each target feature')
         nodes = tree(nodes, np.iinfo(np.int32).max, None)
@@ -7120,15 +7259,23 @@ def _sklearn_inputs():
         # An exact scipy class (a subclass could answer its arrays otherwise at each read),
         # its arrays checked whole: pointers rising within the indices, indices within the
         # shape. The arrays are read again only by the compiled code, which runs next.
-        if type(X) not in sparse or X.format not in formats:
+        # (the class's format and check_format: an instance's own would answer for them, as
+        # would an instance's own of anything the check calls, such as _swap)
+        if type(X) not in sparse or type(X).format not in formats:
             raise TypeError('expected a scipy.sparse %s matrix' % ' or '.join(formats))
-        X.check_format(full_check=True)
+        for name in vars(X):
+            if name not in ('data', 'indices', 'indptr', '_shape', 'maxprint') and \
+                    hasattr(type(X), name):
+                raise TypeError('the sparse matrix has its own %s' % name)
+        type(X).check_format(X, full_check=True)
         if len(X.data) < X.indptr[-1]:
             raise ValueError('the sparse matrix has fewer values than its index pointers say')
         return X
 
+    # The other arguments are converted before X is checked, and the checked X is passed on
+    # at once: their conversions run the code's methods, which could edit X.
     def vector(v, n, what):
-        v = np.asarray(v)
+        v = np.asarray(v)  # numpy's own by now: nothing of the code's runs
         if get['ndim'](v) != 1 or get['shape'](v)[0] != n:
             raise ValueError('%s should be a 1-D array of %d values' % (what, n))
         return v
@@ -7171,6 +7318,8 @@ def _sklearn_inputs():
 
     @checked
     def csr_mean_variance_axis0(X, weights=None, return_sum_weights=False):
+        weights = None if weights is None else np.asarray(weights)
+        return_sum_weights = bool(return_sum_weights)
         matrix(X, ('csr',))
         if weights is not None:
             weights = vector(weights, X.shape[0], 'weights')
@@ -7178,6 +7327,8 @@ def _sklearn_inputs():
 
     @checked
     def csc_mean_variance_axis0(X, weights=None, return_sum_weights=False):
+        weights = None if weights is None else np.asarray(weights)
+        return_sum_weights = bool(return_sum_weights)
         matrix(X, ('csc',))
         if weights is not None:
             weights = vector(weights, X.shape[0], 'weights')
@@ -7185,6 +7336,8 @@ def _sklearn_inputs():
 
     @checked
     def incr_mean_variance_axis0(X, last_mean, last_var, last_n, weights=None):
+        last_mean, last_var, last_n = (np.asarray(a) for a in (last_mean, last_var, last_n))
+        weights = None if weights is None else np.asarray(weights)
         matrix(X)
         n = X.shape[1]
         last_mean = vector(last_mean, n, 'last_mean')
@@ -7196,10 +7349,11 @@ def _sklearn_inputs():
 
     @checked
     def assign_rows_csr(X, X_rows, out_rows, out):
-        matrix(X, ('csr',))
-        X_rows, out_rows = np.asarray(X_rows, np.intp), np.asarray(out_rows, np.intp)
+        X_rows, out_rows = np.array(X_rows, np.intp), np.array(out_rows, np.intp)
         if not issubclass(type(out), nd) or get['ndim'](out) != 2:
             raise ValueError('out should be a 2-D array')
+        out = nd.view(out, nd)  # new array object over the same memory
+        matrix(X, ('csr',))
         rows, cols = get['shape'](out)
         if get['ndim'](X_rows) != 1 or get['shape'](X_rows) != get['shape'](out_rows):
             raise ValueError('X_rows and out_rows should be 1-D arrays of one length')

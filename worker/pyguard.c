@@ -75,7 +75,8 @@ static int frame_is_user(PyFrameObject *f)
  * what either asks for is refused. */
 int pyguard_for_loading_module(void)
 {
-	PyFrameObject *f = pyimport_loading_any() ? PyEval_GetFrame() : NULL;
+	PyFrameObject *f =
+	    pyimport_loading_any() && !pyreentry_finalizing() ? PyEval_GetFrame() : NULL;
 	int allow = 0;
 
 	Py_XINCREF(f);
@@ -1761,11 +1762,15 @@ static int overrides_library(PyObject *t, PyObject *name)
 	/* A dunder is a hook CPython or a library calls (__setattr__ took every write matplotlib
 	 * made into its polar axes, __eq__ their comparisons): set by a library frame only on a
 	 * class types.new_class made (make_dataclass: its __init__, __eq__, __setattr__), and
-	 * __module__, which says so, not even there; or while a module is imported (typing's
-	 * NamedTuple finishes the class a library's statement makes: __qualname__, __doc__). */
+	 * __module__, which says so, not even there; while a module is imported, its names only
+	 * (typing's NamedTuple finishes the class a library's statement makes: __qualname__,
+	 * __doc__, __orig_bases__). No hook then: the code's finalizers run inside an import too (the collector),
+	 * and handed such a write to a library frame (contextlib's callbacks). */
 	m = pyguard_str_item(((PyTypeObject *)t)->tp_dict, "__module__");
 	if (len > 4 && strncmp(n, "__", 2) == 0 && strcmp(n + len - 2, "__") == 0 &&
-	    !pyimport_loading_any() &&
+	    !(pyimport_loading_any() &&
+	      (strcmp(n, "__qualname__") == 0 || strcmp(n, "__doc__") == 0 ||
+	       strcmp(n, "__annotations__") == 0 || strcmp(n, "__orig_bases__") == 0)) &&
 	    (!m || !PyUnicode_CheckExact(m) || PyUnicode_CompareWithASCIIString(m, "types") != 0 ||
 	     strcmp(n, "__module__") == 0))
 		return 1;
@@ -1925,7 +1930,7 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 	     PyUnicode_CompareWithASCIIString(name, "__getattribute__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__setattr__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0 ||
-	     pyguard_operator_name(name)))
+	     PyUnicode_CompareWithASCIIString(name, "__del__") == 0 || pyguard_operator_name(name)))
 		rc = interface_guard_tree((PyTypeObject *)self);
 	return rc;
 }
@@ -2237,6 +2242,26 @@ static PyObject *type_call_checked(PyObject *callee, PyObject *args, PyObject *k
 	return r;
 }
 
+/* A class's names are plain str. A key of a str subclass (type(name, bases, ns), a
+ * metaclass's __prepare__) hashing as '__repr__' ran its __eq__ inside every lookup of that
+ * name in the class, where CPython's slot functions hold the object they were called for
+ * borrowed: the __eq__ freed it, and the method ran on a fake object made in its memory. Names
+ * set later are plain already (type's setattr copies a subclass's). 0 with TypeError set. */
+static int names_plain(PyObject *ns)
+{
+	Py_ssize_t pos = 0;
+	PyObject *k, *v;
+
+	while (PyDict_Next(ns, &pos, &k, &v))
+		if (!PyUnicode_CheckExact(k)) {
+			PyErr_Format(PyExc_TypeError,
+			             "a class's attribute names must be plain str, not %.100s",
+			             Py_TYPE(k)->tp_name);
+			return 0;
+		}
+	return 1;
+}
+
 /* Classes made later (matplotlib makes one of a backend module's variables when the backend
  * is switched): held as they are made. */
 static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *kw)
@@ -2246,6 +2271,8 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 
 	/* Refused before the class exists: __init_subclass__ and __set_name__ see it made. */
 	ns = PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 3 ? PyTuple_GET_ITEM(args, 2) : NULL;
+	if (pylayer_armed() && ns && PyDict_Check(ns) && !names_plain(ns))
+		return NULL;
 	if (pylayer_armed() && ns && PyDict_Check(ns)) {
 		PyObject *a = PyDict_GetItemWithError(ns, str_interface);
 		PyObject *b =
@@ -2276,6 +2303,8 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 		constructing[n_constructing - 1] = t;
 
 	if (t && PyType_Check(t) && held_values_guard((PyTypeObject *)t) < 0)
+		Py_CLEAR(t);
+	if (t && PyType_Check(t) && pyreentry_array_class_checked((PyTypeObject *)t) < 0)
 		Py_CLEAR(t);
 	if (t && PyType_Check(t) && pylayer_armed() && !pyguard_for_loading_module() &&
 	    fresh_add(t) < 0)

@@ -750,6 +750,9 @@ static PyObject *list_compare(PyObject *v, PyObject *w, int op)
 }
 
 static void binops_guard(PyTypeObject *t);
+static int plain_names_swap(PyTypeObject *t, void *unused);
+static destructor finalize_real; /* CPython's slot that calls a class's __del__ */
+static void finalize_counted(PyObject *self);
 
 /* A class's comparison slot and binary operators, held (a class made, or its comparisons or
  * operators set, later: again). */
@@ -757,6 +760,9 @@ static void eg_class_guard(PyTypeObject *t);
 
 void pyreentry_class_guard(PyTypeObject *t)
 {
+	(void)plain_names_swap(t, NULL);
+	if (finalize_real && t->tp_finalize == finalize_real)
+		t->tp_finalize = finalize_counted;
 	binops_guard(t);
 	eg_class_guard(t);
 	for (size_t i = 0; i < N_HELD_COMPARES; i++)
@@ -2152,6 +2158,212 @@ out:
 	return rc;
 }
 
+/* ---- generators thrown into from inside their own throw ----------------------------------- */
+
+/* A generator or coroutine suspended in `yield from` / `await` hands throw() (and close()) to
+ * the iterator it waits on, marked running meanwhile; CPython 3.11 does not ask whether it is
+ * running first. That iterator's own throw() calling the generator's throw() again popped the
+ * generator's stack once more at each level: its local variables were freed while its frame
+ * still held them, and the generator returned a fake object made in their memory. A running
+ * generator, coroutine, or one driven by a coroutine's __await__ or an asynchronous
+ * generator's asend/athrow, is refused, as later CPython refuses it. */
+#define GEN_EXECUTING 0 /* PyGenObject's frame state while it runs (FRAME_EXECUTING) */
+
+enum { RUN_GEN, RUN_CORO, RUN_WRAPPER, RUN_ASEND, RUN_ATHROW, N_RUN };
+
+/* The coroutine wrapper, asend and athrow objects: the generator they drive, first. */
+struct gen_driver {
+	PyObject_HEAD PyObject *gen;
+};
+
+static PyTypeObject *const run_types[N_RUN] = {
+    &PyGen_Type,
+    &PyCoro_Type,
+    &_PyCoroWrapper_Type,
+    &_PyAsyncGenASend_Type,
+    &_PyAsyncGenAThrow_Type,
+};
+static PyObject *run_real[N_RUN][2]; /* throw, close */
+
+static PyObject *run_call(int k, int close, PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *g = k <= RUN_CORO ? self : ((struct gen_driver *)self)->gen;
+
+	/* (a generator, coroutine and asynchronous generator share their head) */
+	if (g && ((PyGenObject *)g)->gi_frame_state == GEN_EXECUTING) {
+		PyErr_SetString(PyExc_ValueError, "generator already executing");
+		return NULL;
+	}
+	return call_on(run_real[k][close], self, args, kw);
+}
+
+#define RUN_GUARDS(k)                                                                              \
+	static PyObject *run_throw_##k(PyObject *self, PyObject *args, PyObject *kw)               \
+	{                                                                                          \
+		return run_call(k, 0, self, args, kw);                                             \
+	}                                                                                          \
+	static PyObject *run_close_##k(PyObject *self, PyObject *args, PyObject *kw)               \
+	{                                                                                          \
+		return run_call(k, 1, self, args, kw);                                             \
+	}
+RUN_GUARDS(0)
+RUN_GUARDS(1)
+RUN_GUARDS(2)
+RUN_GUARDS(3)
+RUN_GUARDS(4)
+
+#define RUN_DEFS(k)                                                                                \
+	{                                                                                          \
+		{"throw", (PyCFunction)(void (*)(void))run_throw_##k,                              \
+		 METH_VARARGS | METH_KEYWORDS, NULL},                                              \
+		{                                                                                  \
+			"close", (PyCFunction)(void (*)(void))run_close_##k,                       \
+			    METH_VARARGS | METH_KEYWORDS, NULL                                     \
+		}                                                                                  \
+	}
+static PyMethodDef run_defs[N_RUN][2] = {RUN_DEFS(0), RUN_DEFS(1), RUN_DEFS(2), RUN_DEFS(3),
+                                         RUN_DEFS(4)};
+
+static int generators_guard(void)
+{
+	for (int k = 0; k < N_RUN; k++) {
+		if (run_types[k]->tp_basicsize < (Py_ssize_t)sizeof(struct gen_driver)) {
+			PyErr_Format(PyExc_TypeError, "%s is not as known", run_types[k]->tp_name);
+			return -1;
+		}
+		for (int m = 0; m < 2; m++)
+			if (replace_method(run_types[k], run_defs[k][m].ml_name, &run_defs[k][m],
+			                   &run_real[k][m]) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* ---- finalizers of classes made in a call ---------------------------------------------------
+ * A class's __del__ runs wherever its object dies: in the middle of a late import too (the
+ * collector between two of its module's instructions; an entry evicted from a library's
+ * cache by the module's own code), with the module's frame the current one. One that is C
+ * code (a partial of setattr) has no frame of its own, and its writes were taken for the
+ * module's. While a finalizer of a class made in a call runs, nothing is the import's. */
+static int finalizing; /* finalizers of classes made in a call running */
+
+static void finalize_counted(PyObject *self)
+{
+	finalizing++;
+	finalize_real(self);
+	finalizing--;
+}
+
+int pyreentry_finalizing(void)
+{
+	return finalizing > 0;
+}
+
+/* CPython's __del__ slot, from a class that has one. */
+static int finalizers_guard(void)
+{
+	PyObject *t = PyObject_CallFunction((PyObject *)&PyType_Type, "s(){sO}", "probe", "__del__",
+	                                    (PyObject *)&PyLong_Type);
+
+	if (!t)
+		return -1;
+	finalize_real = ((PyTypeObject *)t)->tp_finalize;
+	Py_DECREF(t);
+	if (!finalize_real) {
+		PyErr_SetString(PyExc_TypeError, "a class's __del__ slot is not as known");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- numpy arrays' own attributes ------------------------------------------------------------
+ * Checks of the libraries' Python code read an array's shape (and dtype, strides, len) by
+ * attribute, and their C code then uses the array's own: an ndarray subclass of the code's
+ * whose shape property answered another shape than its memory has (scipy.ndimage's indices
+ * and outputs, cdist's out) had the C code write past it (any address). A class made in a call
+ * beneath numpy.ndarray may not define them, nor the lookup itself. */
+static const char *const array_own[] = {
+    "shape", "dtype", "strides", "ndim",   "size",    "itemsize",         "nbytes",      "flags",
+    "data",  "base",  "T",       "ctypes", "__len__", "__getattribute__", "__getattr__", NULL,
+};
+
+static int array_own_name(PyObject *name)
+{
+	for (const char *const *n = array_own; PyUnicode_Check(name) && *n; n++)
+		if (PyUnicode_CompareWithASCIIString(name, *n) == 0)
+			return 1;
+	return 0;
+}
+
+static int array_own_refused(PyTypeObject *t, PyObject *name)
+{
+	PyErr_Format(PyExc_TypeError,
+	             "%s cannot define %S in the sandbox: numpy's checks read it of a subclass, "
+	             "and its C code uses the array's own",
+	             t->tp_name, name);
+	return -1;
+}
+
+int pyreentry_array_class_checked(PyTypeObject *t)
+{
+	PyTypeObject *nd = pydata_ndarray();
+	Py_ssize_t pos = 0;
+	PyObject *k, *v;
+
+	if (!pylayer_armed() || !nd || !PyType_IsSubtype(t, nd) || t == nd || !t->tp_dict)
+		return 0;
+	while (PyDict_Next(t->tp_dict, &pos, &k, &v))
+		if (array_own_name(k))
+			return array_own_refused(t, k);
+	return 0;
+}
+
+/* ---- attribute names of str subclasses ----------------------------------------------------- */
+
+/* The generic setattr keeps the instance's dict borrowed while it calls the name's __hash__: a
+ * str subclass's __hash__ that replaced the dict (object.__setattr__(o, '__dict__', d)) had the
+ * entry written into the freed dict (a fake dict's keys: a write anywhere). Every class whose
+ * setattr is the generic one, and object.__setattr__ and __delattr__, take the name as a plain
+ * str first (the builtin setattr passes one already); other names go on as they are. */
+static int generic_setattr_plain(PyObject *self, PyObject *name, PyObject *value)
+{
+	PyObject *plain;
+	int rc;
+
+	if (!PyUnicode_Check(name) || PyUnicode_CheckExact(name))
+		return PyObject_GenericSetAttr(self, name, value);
+	plain = PyUnicode_FromObject(name); /* an exact copy: nothing of the subclass runs */
+	if (!plain)
+		return -1;
+	rc = PyObject_GenericSetAttr(self, plain, value);
+	Py_DECREF(plain);
+	return rc;
+}
+
+/* t's setattr slot and the wrappers in its dict that call the generic one. */
+static int plain_names_swap(PyTypeObject *t, void *unused)
+{
+	static const char *const names[] = {"__setattr__", "__delattr__"};
+
+	(void)unused;
+	if (t->tp_setattro == PyObject_GenericSetAttr) {
+		t->tp_setattro = generic_setattr_plain;
+		PyType_Modified(t);
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		PyObject *w = t->tp_dict ? PyDict_GetItemString(t->tp_dict, names[i]) : NULL;
+		if (w && PyObject_TypeCheck(w, &PyWrapperDescr_Type) &&
+		    ((PyWrapperDescrObject *)w)->d_wrapped == (void *)PyObject_GenericSetAttr)
+			((PyWrapperDescrObject *)w)->d_wrapped = (void *)generic_setattr_plain;
+	}
+	return 0;
+}
+
+static int plain_names_guard(void)
+{
+	return pyguard_walk(&PyBaseObject_Type, plain_names_swap, NULL);
+}
+
 /* ---- decimal's signal maps ----------------------------------------------------------------
  *
  * A decimal Context's traps and flags are maps over bits inside the Context, which they do not
@@ -2825,6 +3037,11 @@ int pyreentry_class_attr_checked(PyObject *cls, PyObject *name)
 {
 	int found;
 
+	PyTypeObject *nd = pydata_ndarray();
+
+	if (pylayer_armed() && PyType_Check(cls) && nd && cls != (PyObject *)nd &&
+	    PyType_IsSubtype((PyTypeObject *)cls, nd) && array_own_name(name))
+		return array_own_refused((PyTypeObject *)cls, name);
 	if (!pylayer_armed() || !PyType_Check(cls) || !eg_name(name, eg_class_set))
 		return 0;
 	if ((found = group_or_beneath((PyTypeObject *)cls, 0)) != 0)
@@ -3922,7 +4139,8 @@ int pyreentry_guard(void)
 	    itertools_states_guard() < 0 || partial_guard() < 0 || deque_guard() < 0 ||
 	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0 ||
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0 ||
-	    odict_guard() < 0 || counts_guard() < 0 || codecs_guard() < 0)
+	    odict_guard() < 0 || counts_guard() < 0 || codecs_guard() < 0 ||
+	    generators_guard() < 0 || plain_names_guard() < 0 || finalizers_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
