@@ -1854,6 +1854,165 @@ Test(python_layer, freed_memory_is_not_reached_through_names_or_generators)
 	stop();
 }
 
+/* The next ways into freed memory, around the fixes above: a key of the code's already in the
+ * instance dict (its __eq__, not the name's __hash__) freed the dict inside the generic
+ * setattr; a function's keyword defaults replaced from inside their own lookup at a call;
+ * a generator suspended in `yield from outer` took a throw() into the running outer; a bound
+ * method's repr held its function and object borrowed across a lookup on the function, where
+ * a planted key's __eq__ freed them. The dict and the defaults are held (what replaced them
+ * lands nowhere else), the chain is refused, the method's parts are held. */
+Test(python_layer, the_next_ways_to_freed_memory_are_closed)
+{
+	start(NULL);
+	expect_ok_result("class T:\n"
+	                 "    pass\n"
+	                 "t = T()\n"
+	                 "t.a = 1\n"
+	                 "ST = {'armed': False, 'spray': []}\n"
+	                 "class K(str):\n"
+	                 "    def __hash__(self):\n"
+	                 "        return hash('marker')\n"
+	                 "    def __eq__(self, other):\n"
+	                 "        if ST['armed']:\n"
+	                 "            ST['armed'] = False\n"
+	                 "            object.__setattr__(t, '__dict__', {})\n"
+	                 "            ST['spray'] += [{'unrelated': i} for i in range(50)]\n"
+	                 "        return False\n"
+	                 "    __ne__ = str.__ne__\n"
+	                 "vars(t)[K('zz')] = 0\n"
+	                 "ST['armed'] = True\n"
+	                 "t.marker = 123\n"
+	                 "r = [sorted(vars(t)), any('marker' in d for d in ST['spray'])]\n"
+	                 "KW = {'armed': False}\n"
+	                 "class KK:\n"
+	                 "    def __hash__(self):\n"
+	                 "        return hash('b')\n"
+	                 "    def __eq__(self, other):\n"
+	                 "        if KW['armed']:\n"
+	                 "            KW['armed'] = False\n"
+	                 "            object.__setattr__(f, '__kwdefaults__', None)\n"
+	                 "            KW['spray'] = [{'b': 'UNRELATED'} for i in range(100)]\n"
+	                 "        return False\n"
+	                 "def f(*, b):\n"
+	                 "    return b\n"
+	                 "object.__setattr__(f, '__kwdefaults__', {KK(): 0})\n"
+	                 "KW['armed'] = True\n"
+	                 "try:\n"
+	                 "    r.append(f())\n"
+	                 "except TypeError as e:\n"
+	                 "    r.append(type(e).__name__)\n"
+	                 "def h():\n"
+	                 "    yield from hh\n"
+	                 "def hh_():\n"
+	                 "    try:\n"
+	                 "        yield 1\n"
+	                 "    except Exception:\n"
+	                 "        yield wrap.throw(ValueError)\n"
+	                 "def wr():\n"
+	                 "    yield from outer\n"
+	                 "hh = hh_()\n"
+	                 "outer = h()\n"
+	                 "wrap = wr()\n"
+	                 "next(wrap)\n"
+	                 "try:\n"
+	                 "    outer.throw(KeyError)\n"
+	                 "except Exception as e:\n"
+	                 "    r.append(str(e))\n"
+	                 "MR = {'arm': False}\n"
+	                 "class S:\n"
+	                 "    __slots__ = tuple('s%d' % i for i in range(80))\n"
+	                 "    def __repr__(self):\n"
+	                 "        MR['got'] = type(self).__name__\n"
+	                 "        return 's'\n"
+	                 "class Q(str):\n"
+	                 "    def __hash__(self):\n"
+	                 "        return hash('__qualname__')\n"
+	                 "    def __eq__(self, other):\n"
+	                 "        if MR['arm']:\n"
+	                 "            MR['arm'] = False\n"
+	                 "            L.clear()\n"
+	                 "            MR['buf'] = [bytearray(672) for i in range(20)]\n"
+	                 "        return False\n"
+	                 "    __ne__ = str.__ne__\n"
+	                 "class C:\n"
+	                 "    def __call__(self, *a):\n"
+	                 "        pass\n"
+	                 "func = C()\n"
+	                 "vars(func)[Q('zz')] = 1\n"
+	                 "L = [type(C().__call__)(func, S())]\n"
+	                 "MR['arm'] = True\n"
+	                 "r += [repr(L), MR.get('got')]\n"
+	                 "r",
+	                 "[[],false,\"TypeError\",\"generator already "
+	                 "executing\",\"[<bound method ? of s>]\",\"S\"]");
+	still_serving();
+	stop();
+}
+
+/* A finalizer that CPython's collector runs is the code's, wherever it lands: io.IOBase's own C
+ * finalizer calls the object's close, which the code made a partial of setattr (no frame of its
+ * own); run while a late-imported codec module's frame was innermost, its write was taken for
+ * the import's (json's encoder's default replaced). Collections the tick runs, and finalizers
+ * inherited from C bases, count as the code's. */
+Test(python_layer, a_collection_inside_an_import_changes_no_library_class)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import gc, io, functools, json\n"
+	    "\n"
+	    "def mine(self, o):\n"
+	    "    return 'user code ran as JSONEncoder.default'\n"
+	    "\n"
+	    "ENCS = ['big5', 'big5hkscs', 'cp037', 'cp1006', 'cp1026', 'cp1125', 'cp1140', "
+	    "'cp1250',\n"
+	    "        'cp1251', 'cp1253', 'cp1254', 'cp1255', 'cp1256', 'cp1257', 'cp1258', "
+	    "'cp273',\n"
+	    "        'cp424', 'cp500', 'cp720', 'cp737', 'cp775', 'cp850', 'cp852', 'cp855', "
+	    "'cp856',\n"
+	    "        'cp857', 'cp858', 'cp860', 'cp861', 'cp862', 'cp863', 'cp864', 'cp865', "
+	    "'cp866',\n"
+	    "        'cp869', 'cp874', 'cp875', 'cp932', 'cp949', 'cp950', 'euc_jis_2004', "
+	    "'euc_jisx0213',\n"
+	    "        'euc_jp', 'euc_kr', 'gb18030', 'gb2312', 'gbk', 'hp_roman8', 'hz', "
+	    "'iso2022_jp',\n"
+	    "        'iso2022_jp_1', 'iso2022_jp_2', 'iso2022_jp_2004', 'iso2022_jp_3', "
+	    "'iso2022_jp_ext',\n"
+	    "        'iso2022_kr', 'iso8859_10', 'iso8859_11', 'iso8859_13', 'iso8859_14', "
+	    "'iso8859_16',\n"
+	    "        'iso8859_2', 'iso8859_3', 'iso8859_4', 'iso8859_5', 'iso8859_6', "
+	    "'iso8859_7',\n"
+	    "        'iso8859_8', 'iso8859_9', 'johab', 'koi8_r', 'koi8_t', 'koi8_u', 'kz1048',\n"
+	    "        'mac_arabic', 'mac_croatian', 'mac_cyrillic', 'mac_farsi', 'mac_greek', "
+	    "'mac_iceland',\n"
+	    "        'mac_latin2', 'mac_roman', 'mac_romanian', 'mac_turkish', 'palmos', "
+	    "'ptcp154',\n"
+	    "        'shift_jis', 'shift_jis_2004', 'shift_jisx0213', 'tis_620', 'utf_16_be', "
+	    "'utf_16_le',\n"
+	    "        'utf_32_be', 'utf_32_le', 'utf_7']\n"
+	    "\n"
+	    "class F(io.IOBase):\n"
+	    "    close = functools.partial(setattr, json.JSONEncoder, 'default', mine)\n"
+	    "\n"
+	    "for i, enc in enumerate(ENCS):\n"
+	    "    T = 1 + i % 12\n"
+	    "    gc.collect()\n"
+	    "    for _ in range(5):\n"
+	    "        f = F(); f.cyc = f; del f           # garbage the collector will finalize\n"
+	    "    gc.set_threshold(T)\n"
+	    "    try:\n"
+	    "        'a'.encode(enc)                     # imports encodings.<enc> late\n"
+	    "    except Exception:\n"
+	    "        pass\n"
+	    "    gc.set_threshold(700)\n"
+	    "    gc.collect()\n"
+	    "    if json.JSONEncoder.default is mine:\n"
+	    "        break\n"
+	    "[json.JSONEncoder.default is mine, json.dumps({'x': 1})]",
+	    "[false,\"{\\\"x\\\": 1}\"]");
+	still_serving();
+	stop();
+}
+
 /* Fields C code read before the user's code ran and used after: str() of an OSError formatted a
  * filename the errno's __str__ had freed; cmp_to_key's keys handed their comparison the objects
  * they wrap, one freed from inside it (dict.get's default); a UnicodeDecodeError's reason moved

@@ -35,6 +35,8 @@ int pylayer_armed(void);
 /* fn(t, arg) on t and every class beneath it (a class with several bases, once for each);
  * fn returns 0 to go on, 1 to skip what is beneath t, -1 on error. 0 or -1. */
 int pyguard_walk(PyTypeObject *t, int (*fn)(PyTypeObject *, void *), void *arg);
+/* Is t a library's class the zygote had (sealed)? */
+int pyguard_sealed_class(PyObject *t);
 /* Give t, and every class beneath it whose constructor is old (it copied it when it was
  * made), the constructor new. 0 or -1. */
 int pyguard_replace_new(PyTypeObject *t, newfunc old, newfunc new);
@@ -248,6 +250,8 @@ PyObject *pygc_tick_handler(void);
 void pygc_zygote_ready(void);
 /* A call begins and ends: its CPU-time tick runs collections while it runs. */
 void pygc_call_begin(void);
+/* Is a collection the tick asked for running (what its finalizers do is never an import's)? */
+int pygc_collecting(void);
 void pygc_call_end(void);
 /* Around the start of a thread of the code's: the thread starts with the tick's signal
  * blocked, so that it goes to the main thread. */

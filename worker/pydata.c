@@ -3380,6 +3380,24 @@ static char *source_for_these_modules(void)
 	return cut ? strndup(pydata_py, (size_t)(cut - pydata_py) + 1) : NULL;
 }
 
+/* The classes pydata.py names in final_classes may not be subclassed by the code. */
+static int final_guard(PyObject *g)
+{
+	PyObject *list = PyDict_GetItemString(g, "final_classes");
+
+	if (!list || !PyList_Check(list))
+		return 0;
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+		PyObject *t = PyList_GET_ITEM(list, i);
+		if (!PyType_Check(t)) {
+			PyErr_SetString(PyExc_TypeError, "final_classes holds a class only");
+			return -1;
+		}
+		((PyTypeObject *)t)->tp_flags &= ~Py_TPFLAGS_BASETYPE;
+	}
+	return 0;
+}
+
 int pydata_init(void)
 {
 	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
@@ -3401,7 +3419,7 @@ int pydata_init(void)
 	if (!r || types_patch(g) < 0 || inits_check(g) < 0 || news_check(g) < 0 ||
 	    numpy_guard() < 0 || fortran_guard() < 0 || random_guard() < 0 ||
 	    library_attrs_guard(g) < 0 || pair_items_guard(g) < 0 || mat_reader_guard(g) < 0 ||
-	    rewrap_all() < 0)
+	    final_guard(g) < 0 || rewrap_all() < 0)
 		goto out;
 	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");
 	if (pyplot) {

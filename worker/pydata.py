@@ -1728,6 +1728,18 @@ def _sparse_array_ops(np):
     block = {k: splib.BlockIndex.__dict__[k].__get__ for k in ('blocs', 'blengths', 'length',
                                                               'npoints')}
     ints = splib.IntIndex.__dict__['npoints'].__get__
+    int_length = splib.IntIndex.__dict__['length'].__get__
+    int_indices = splib.IntIndex.__dict__['indices'].__get__
+
+    # The kernels call the index's own methods (to_int_index): a subclass answered another index
+    # than the one checked. They get new indexes of pandas' classes, made of copies of what was
+    # checked.
+    def exact_index(index):
+        if isinstance(index, splib.BlockIndex):
+            return splib.BlockIndex(block['length'](index),
+                                    np.array(block['blocs'](index), dtype=np.int32),
+                                    np.array(block['blengths'](index), dtype=np.int32))
+        return splib.IntIndex(int_length(index), np.array(int_indices(index), dtype=np.int32))
 
     def points(index, n):
         # A BlockIndex's blocks are read by the kernels themselves: their starts and lengths
@@ -1759,11 +1771,13 @@ def _sparse_array_ops(np):
             # which could change an index's blocks), and nothing of the code's runs after.
             xfill = operands[0].dtype.type(xfill)
             yfill = operands[1].dtype.type(yfill)
+            indexes = []
             for v, index in zip(operands, (xindex, yindex)):
                 if v.ndim != 1 or not points(index, v.shape[0]):
                     raise ValueError('a sparse array holds one value for each point of its '
                                      'index')
-            return f(operands[0], xindex, xfill, operands[1], yindex, yfill)
+                indexes.append(exact_index(index))
+            return f(operands[0], indexes[0], xfill, operands[1], indexes[1], yfill)
         op.__name__ = op.__qualname__ = name
         return op
 
@@ -2266,15 +2280,17 @@ def _ndimage_checks():
                 if not all(math.isfinite(v) and abs(v) < bound for v in r):
                     raise ValueError('the mapping must give finite coordinates within 2**40')
                 return r
-        return real_geometric(input, fnc, coordinates, matrix, shift, output, order, mode,
-                              *args)
+        return real_geometric(plain(input), fnc, plain(coordinates), plain(matrix), plain(shift),
+                              plain(output), plain(order), plain(mode),
+                              *[plain(a) for a in args])
 
     real_zoom_shift = _nd_image.zoom_shift
 
     def zoom_shift(input, zoom, shift, output, order, mode, *args):
         finite('the zoom', zoom)
         finite('the shift', shift)
-        return real_zoom_shift(input, zoom, shift, output, order, mode, *args)
+        return real_zoom_shift(plain(input), plain(zoom), plain(shift), plain(output),
+                               plain(order), plain(mode), *[plain(a) for a in args])
 
     def sized(size):
         size = operator.index(size)
@@ -2286,16 +2302,46 @@ def _ndimage_checks():
     real_generic = _nd_image.generic_filter1d
 
     def uniform_filter1d(input, filter_size, *args):
-        return real_uniform(input, sized(filter_size), *args)
+        return real_uniform(plain(input), sized(filter_size), *[plain(a) for a in args])
 
     def min_or_max_filter1d(input, filter_size, *args):
-        return real_min_max(input, sized(filter_size), *args)
+        return real_min_max(plain(input), sized(filter_size), *[plain(a) for a in args])
 
     def generic_filter1d(input, fnc, filter_size, *args):
-        return real_generic(input, fnc, sized(filter_size), *args)
+        return real_generic(plain(input), fnc, sized(filter_size), *[plain(a) for a in args])
 
     real_feature = _nd_image.euclidean_feature_transform
     nd = np.ndarray
+
+    # Every other function of the C module converts its arguments itself after it has taken
+    # the arrays (correlate1d's cval by its __float__, which reshaped the input in place: the
+    # filter wrote past its line buffer): each gets numbers converted here and new array
+    # objects no code of the call holds.
+    def plain(a):
+        if a is None or type(a) in (bool, int, float, complex, str, tuple, list, dict):
+            return a
+        if isinstance(a, nd):
+            return nd.view(a, nd)
+        if callable(a) or hasattr(a, '__array__'):
+            return a
+        try:
+            return operator.index(a)
+        except TypeError:
+            return float(a)
+
+    def plain_args(real):
+        def f(*args):
+            return real(*[plain(a) for a in args])
+        f.__name__ = f.__qualname__ = real.__name__
+        f.__doc__ = real.__doc__
+        return f
+
+    for name in dir(_nd_image):
+        real = getattr(_nd_image, name)
+        if not name.startswith('_') and callable(real) and real not in (
+                real_geometric, real_zoom_shift, real_uniform, real_min_max, real_generic,
+                real_feature):
+            setattr(_nd_image, name, plain_args(real))
 
     def euclidean_feature_transform(input, sampling, features):
         # The features are written with the input's dimensions through their own strides:
@@ -3282,6 +3328,25 @@ def _hist_binning():
     _map_to_bins.__doc__ = real.__doc__
     _map_to_bins.__module__ = getattr(real, '__module__', None)
     _replace_everywhere(real, _map_to_bins)
+
+
+# Library classes the code may not subclass (pydata.c clears their base flag after prepare()).
+final_classes = []
+
+
+def _final_metrics():
+    """scikit-learn's distance metrics check the data's features against their own vectors
+    (Mahalanobis' VI, Minkowski's w, SEuclidean's V) only in _validate_data, a Python method
+    a subclass of the code's could answer for: the compiled distances then wrote past
+    Mahalanobis' scratch vector and read past w. The metric classes are not subclassed in the
+    sandbox (their instances, from DistanceMetric.get_metric, work as before)."""
+    from sklearn.metrics import _dist_metrics as dm
+    roots = tuple(getattr(dm, n) for n in ('DistanceMetric', 'DistanceMetric32')
+                  if hasattr(dm, n))
+    for name in dir(dm):
+        c = getattr(dm, name)
+        if isinstance(c, type) and issubclass(c, roots):
+            final_classes.append(c)
 
 
 def _gb_sample_mask():
@@ -4660,20 +4725,22 @@ def _delaunay_checks():
         evaluate = cls.__dict__['_do_evaluate']
 
         def _do_evaluate(self, xi, dummy):
+            # the fill value converted first (its __float__ reshaped the values after their
+            # check), the arrays new objects no code holds
+            fill = complex(self.fill_value) if isinstance(dummy, complex) \
+                else float(self.fill_value)
             tri = own(self.tri, transform=True, vertex_to_simplex=cubic)
-            xi = np.ascontiguousarray(xi, dtype=np.double)
-            values = np.ascontiguousarray(self.values)
+            xi = np.ndarray.view(np.ascontiguousarray(xi, dtype=np.double))
+            values = np.ndarray.view(np.ascontiguousarray(self.values))
             if xi.ndim != 2 or xi.shape[1] != tri.ndim or (cubic and tri.ndim != 2):
                 raise ValueError('the points must have the dimension of the triangulation')
             if values.ndim != 2 or len(values) < tri.npoints:
                 raise ValueError('values must hold a row for each point of the triangulation')
-            fill = complex(self.fill_value) if isinstance(dummy, complex) \
-                else float(self.fill_value)
             me = types.SimpleNamespace(tri=tri, values=values, fill_value=fill,
                                        points=np.ascontiguousarray(self.points,
                                                                    dtype=np.double))
             if cubic:
-                grad = np.asarray(self.grad)
+                grad = np.ndarray.view(np.asarray(self.grad))
                 if grad.ndim != 3 or len(grad) < tri.npoints or \
                         grad.shape[1] < values.shape[1] or grad.shape[2] < 2:
                     raise ValueError('the gradients must hold one for each point and value')
@@ -6622,6 +6689,7 @@ def _sklearn():
     _hist_binning()
     _gb_sample_mask()
     _agglomerative_connectivity()
+    _final_metrics()
     _sklearn_sgd()
     _sklearn_coordinate_descent()
     _sklearn_reductions()

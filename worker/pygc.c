@@ -72,10 +72,21 @@ static int three(PyObject *f, long v[3])
 	return rc;
 }
 
+static int collecting; /* a collection of the tick's runs (its finalizers are the code's) */
+
+int pygc_collecting(void)
+{
+	return collecting > 0;
+}
+
 static void collect(int generation)
 {
 	double t0 = generation == 2 ? cpu_now() : 0;
-	PyObject *r = PyObject_CallFunction(collect_fn, "i", generation);
+	PyObject *r;
+
+	collecting++;
+	r = PyObject_CallFunction(collect_fn, "i", generation);
+	collecting--;
 
 	Py_XDECREF(r);
 	PyErr_Clear();

@@ -75,8 +75,9 @@ static int frame_is_user(PyFrameObject *f)
  * what either asks for is refused. */
 int pyguard_for_loading_module(void)
 {
-	PyFrameObject *f =
-	    pyimport_loading_any() && !pyreentry_finalizing() ? PyEval_GetFrame() : NULL;
+	PyFrameObject *f = pyimport_loading_any() && !pyreentry_finalizing() && !pygc_collecting()
+	                       ? PyEval_GetFrame()
+	                       : NULL;
 	int allow = 0;
 
 	Py_XINCREF(f);
@@ -1551,6 +1552,11 @@ static int ptr_cmp(const void *a, const void *b)
 static int sealed_class(PyObject *t)
 {
 	return n_sealed && bsearch(&t, sealed, n_sealed, sizeof(*sealed), ptr_cmp) != NULL;
+}
+
+int pyguard_sealed_class(PyObject *t)
+{
+	return sealed_class(t);
 }
 
 /* The classes made during the current call (by the user's code, by a library for it: a

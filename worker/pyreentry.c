@@ -753,6 +753,7 @@ static void binops_guard(PyTypeObject *t);
 static int plain_names_swap(PyTypeObject *t, void *unused);
 static destructor finalize_real; /* CPython's slot that calls a class's __del__ */
 static void finalize_counted(PyObject *self);
+static void finalize_inherited(PyObject *self);
 
 /* A class's comparison slot and binary operators, held (a class made, or its comparisons or
  * operators set, later: again). */
@@ -763,6 +764,8 @@ void pyreentry_class_guard(PyTypeObject *t)
 	(void)plain_names_swap(t, NULL);
 	if (finalize_real && t->tp_finalize == finalize_real)
 		t->tp_finalize = finalize_counted;
+	else if (finalize_real && t->tp_finalize && t->tp_finalize != finalize_counted)
+		t->tp_finalize = finalize_inherited;
 	binops_guard(t);
 	eg_class_guard(t);
 	for (size_t i = 0; i < N_HELD_COMPARES; i++)
@@ -2185,15 +2188,58 @@ static PyTypeObject *const run_types[N_RUN] = {
 };
 static PyObject *run_real[N_RUN][2]; /* throw, close */
 
-static PyObject *run_call(int k, int close, PyObject *self, PyObject *args, PyObject *kw)
+static int gen_like(PyObject *o)
 {
-	PyObject *g = k <= RUN_CORO ? self : ((struct gen_driver *)self)->gen;
+	return PyGen_CheckExact(o) || PyCoro_CheckExact(o) || PyAsyncGen_CheckExact(o);
+}
 
-	/* (a generator, coroutine and asynchronous generator share their head) */
-	if (g && ((PyGenObject *)g)->gi_frame_state == GEN_EXECUTING) {
-		PyErr_SetString(PyExc_ValueError, "generator already executing");
+static int gen_driver(PyObject *o)
+{
+	return Py_IS_TYPE(o, &_PyCoroWrapper_Type) || Py_IS_TYPE(o, &_PyAsyncGenASend_Type) ||
+	       Py_IS_TYPE(o, &_PyAsyncGenAThrow_Type);
+}
+
+/* The generator g waits on (yield from, await) when it is one too, or NULL (a new reference).
+ * The getters are C: nothing of the code's runs. */
+static PyObject *delegate_of(PyObject *g)
+{
+	const char *name = PyCoro_CheckExact(g)       ? "cr_await"
+	                   : PyAsyncGen_CheckExact(g) ? "ag_await"
+	                                              : "gi_yieldfrom";
+	PyObject *d = PyObject_GetAttrString(g, name), *inner;
+
+	if (!d) {
+		PyErr_Clear();
 		return NULL;
 	}
+	if (gen_like(d))
+		return d;
+	inner = gen_driver(d) ? Py_XNewRef(((struct gen_driver *)d)->gen) : NULL;
+	Py_DECREF(d);
+	if (inner && !gen_like(inner))
+		Py_CLEAR(inner);
+	return inner;
+}
+
+/* CPython hands a throw() or close() down the chain of generators waiting on each other
+ * itself, without a method or a check: the generator called and every one it waits on must be
+ * at rest (a generator suspended in `yield from outer` took a throw() into the running outer). */
+static PyObject *run_call(int k, int close, PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *g = Py_XNewRef(k <= RUN_CORO ? self : ((struct gen_driver *)self)->gen), *next;
+
+	for (int depth = 0; g && gen_like(g) && depth < 100000; depth++) {
+		/* (a generator, coroutine and asynchronous generator share their head) */
+		if (((PyGenObject *)g)->gi_frame_state == GEN_EXECUTING) {
+			Py_DECREF(g);
+			PyErr_SetString(PyExc_ValueError, "generator already executing");
+			return NULL;
+		}
+		next = delegate_of(g);
+		Py_DECREF(g);
+		g = next;
+	}
+	Py_XDECREF(g);
 	return call_on(run_real[k][close], self, args, kw);
 }
 
@@ -2254,6 +2300,24 @@ static void finalize_counted(PyObject *self)
 	finalizing--;
 }
 
+/* A class made in a call that inherits a C base's finalizer (io.IOBase's calls the object's
+ * close, which the code may have made anything): that one, counted the same. */
+static void finalize_inherited(PyObject *self)
+{
+	PyObject *mro = Py_TYPE(self)->tp_mro;
+	destructor f = NULL;
+
+	for (Py_ssize_t i = 1; mro && i < PyTuple_GET_SIZE(mro) && !f; i++) {
+		destructor b = ((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_finalize;
+		if (b && b != finalize_inherited)
+			f = b == finalize_counted ? finalize_real : b;
+	}
+	finalizing++;
+	if (f)
+		f(self);
+	finalizing--;
+}
+
 int pyreentry_finalizing(void)
 {
 	return finalizing > 0;
@@ -2304,39 +2368,171 @@ static int array_own_refused(PyTypeObject *t, PyObject *name)
 	return -1;
 }
 
+/* The class of t's MRO that defines name, or NULL. */
+static PyTypeObject *defined_by(PyTypeObject *t, const char *name)
+{
+	PyObject *mro = t->tp_mro;
+
+	for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		if (b->tp_dict && PyDict_GetItemString(b->tp_dict, name))
+			return b;
+	}
+	return NULL;
+}
+
+/* Is b numpy's own (ndarray, or one of numpy's subclasses the zygote had: MaskedArray,
+ * matrix, recarray answer honestly), or object (its __getattribute__)? */
+static int numpy_own(PyTypeObject *b, PyTypeObject *nd)
+{
+	PyObject *m;
+
+	if (b == nd || b == &PyBaseObject_Type)
+		return 1;
+	if (!pyguard_sealed_class((PyObject *)b) || !b->tp_dict)
+		return 0;
+	m = PyDict_GetItemString(b->tp_dict, "__module__");
+	const char *s = m && PyUnicode_CheckExact(m) ? PyUnicode_AsUTF8(m) : NULL;
+	if (!s)
+		PyErr_Clear();
+	return s && (strcmp(s, "numpy") == 0 || strncmp(s, "numpy.", 6) == 0);
+}
+
 int pyreentry_array_class_checked(PyTypeObject *t)
 {
 	PyTypeObject *nd = pydata_ndarray();
-	Py_ssize_t pos = 0;
-	PyObject *k, *v;
 
-	if (!pylayer_armed() || !nd || !PyType_IsSubtype(t, nd) || t == nd || !t->tp_dict)
+	if (!pylayer_armed() || !nd || !PyType_IsSubtype(t, nd) || t == nd)
 		return 0;
-	while (PyDict_Next(t->tp_dict, &pos, &k, &v))
-		if (array_own_name(k))
-			return array_own_refused(t, k);
+	/* what the class answers, from wherever in its MRO (a mixin's, scipy's spmatrix's) */
+	for (const char *const *n = array_own; *n; n++) {
+		PyTypeObject *b = defined_by(t, *n);
+		if (b && !numpy_own(b, nd)) {
+			PyObject *name = PyUnicode_FromString(*n);
+			if (name)
+				array_own_refused(t, name);
+			Py_XDECREF(name);
+			return -1;
+		}
+	}
 	return 0;
+}
+
+/* Is t, or any class beneath it, an array class? 1, 0 (or -1 with an exception). */
+static int array_beneath(PyTypeObject *t, PyTypeObject *nd, int depth)
+{
+	PyObject *subs;
+	int found = 0;
+
+	if (PyType_IsSubtype(t, nd))
+		return 1;
+	if (depth > 64)
+		return 0;
+	subs = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", t);
+	if (!subs)
+		return -1;
+	for (Py_ssize_t i = 0; found == 0 && PyList_Check(subs) && i < PyList_GET_SIZE(subs); i++)
+		if (PyType_Check(PyList_GET_ITEM(subs, i)))
+			found =
+			    array_beneath((PyTypeObject *)PyList_GET_ITEM(subs, i), nd, depth + 1);
+	Py_DECREF(subs);
+	return found;
+}
+
+/* ---- a bound method's repr ------------------------------------------------------------------
+ * A bound method's repr looks up its function's __qualname__ (and __name__) while it holds
+ * the method, its function and its object borrowed (a list's repr hands it the method the same
+ * way): a key of the code's in the function's instance dict, hashing as the name, ran its
+ * __eq__ there, which freed them, and the object's __repr__ ran on a fake made in their memory.
+ * They are held while it runs. */
+static reprfunc method_repr_real;
+
+static PyObject *method_repr_held(PyObject *m)
+{
+	PyObject *f = Py_XNewRef(PyMethod_GET_FUNCTION(m)),
+	         *self = Py_XNewRef(PyMethod_GET_SELF(m));
+	PyObject *r;
+
+	Py_INCREF(m);
+	r = method_repr_real(m);
+	Py_XDECREF(f);
+	Py_XDECREF(self);
+	Py_DECREF(m);
+	return r;
+}
+
+static int method_repr_guard(void)
+{
+	method_repr_real = PyMethod_Type.tp_repr;
+	PyMethod_Type.tp_repr = method_repr_held;
+	return rewrap(&PyMethod_Type, "__repr__", (void *)method_repr_real,
+	              (void *)method_repr_held);
 }
 
 /* ---- attribute names of str subclasses ----------------------------------------------------- */
 
-/* The generic setattr keeps the instance's dict borrowed while it calls the name's __hash__: a
- * str subclass's __hash__ that replaced the dict (object.__setattr__(o, '__dict__', d)) had the
- * entry written into the freed dict (a fake dict's keys: a write anywhere). Every class whose
- * setattr is the generic one, and object.__setattr__ and __delattr__, take the name as a plain
- * str first (the builtin setattr passes one already); other names go on as they are. */
+/* The generic setattr keeps the instance's dict borrowed while it calls the name's __hash__
+ * and the __eq__ of the keys it meets: a str subclass's that replaced the dict
+ * (object.__setattr__(o, '__dict__', d)) had the entry written into the freed dict (a fake
+ * dict's keys: a write anywhere). Every class whose setattr is the generic one, and
+ * object.__setattr__ and __delattr__, take the name as a plain str first (the builtin setattr
+ * passes one already) and hold the instance's dict while they set. */
+
+/* The instance's dict when it has one made (borrowed), else NULL: a Python class's is beside
+ * the object (3.11's managed dict; NULL while its values are inline, whose keys are plain str),
+ * another's at its dict offset. Nothing is made. */
+static PyObject *instance_dict(PyObject *self)
+{
+	PyTypeObject *t = Py_TYPE(self);
+	PyObject **p;
+
+	if (t->tp_flags & Py_TPFLAGS_MANAGED_DICT)
+		return ((PyObject **)self)[-3];
+	if (!t->tp_dictoffset)
+		return NULL;
+	p = _PyObject_GetDictPtr(self);
+	return p ? *p : NULL;
+}
+
+/* A field C code reads borrowed while the code's own runs (a key's __eq__ in the lookup):
+ * an instance's dict, a function's defaults (a call looks its keyword defaults up in the dict
+ * it holds borrowed). What one held is kept until the code that ran ends when it is replaced. */
+static void replaced_kept(PyObject *self, PyObject *name)
+{
+	PyObject *old;
+
+	if (PyUnicode_CompareWithASCIIString(name, "__dict__") != 0 &&
+	    (!PyFunction_Check(self) ||
+	     (PyUnicode_CompareWithASCIIString(name, "__kwdefaults__") != 0 &&
+	      PyUnicode_CompareWithASCIIString(name, "__defaults__") != 0)))
+		return;
+	old = PyObject_GenericGetAttr(self, name);
+	if (old)
+		hold_until_end(old);
+	else
+		PyErr_Clear();
+}
+
 static int generic_setattr_plain(PyObject *self, PyObject *name, PyObject *value)
 {
-	PyObject *plain;
+	/* held: a key of the code's in it (a str subclass's __eq__) runs inside the insertion */
+	PyObject *plain = NULL, *dict = Py_XNewRef(instance_dict(self));
 	int rc;
 
-	if (!PyUnicode_Check(name) || PyUnicode_CheckExact(name))
-		return PyObject_GenericSetAttr(self, name, value);
-	plain = PyUnicode_FromObject(name); /* an exact copy: nothing of the subclass runs */
-	if (!plain)
-		return -1;
-	rc = PyObject_GenericSetAttr(self, plain, value);
-	Py_DECREF(plain);
+	if (PyUnicode_Check(name) && !PyUnicode_CheckExact(name)) {
+		plain =
+		    PyUnicode_FromObject(name); /* an exact copy: nothing of the subclass runs */
+		if (!plain) {
+			Py_XDECREF(dict);
+			return -1;
+		}
+		name = plain;
+	}
+	if (PyUnicode_CheckExact(name))
+		replaced_kept(self, name);
+	rc = PyObject_GenericSetAttr(self, name, value);
+	Py_XDECREF(plain);
+	Py_XDECREF(dict);
 	return rc;
 }
 
@@ -3039,9 +3235,10 @@ int pyreentry_class_attr_checked(PyObject *cls, PyObject *name)
 
 	PyTypeObject *nd = pydata_ndarray();
 
+	/* (on a class beneath ndarray, or a mixin of one) */
 	if (pylayer_armed() && PyType_Check(cls) && nd && cls != (PyObject *)nd &&
-	    PyType_IsSubtype((PyTypeObject *)cls, nd) && array_own_name(name))
-		return array_own_refused((PyTypeObject *)cls, name);
+	    array_own_name(name) && array_beneath((PyTypeObject *)cls, nd, 0) != 0)
+		return PyErr_Occurred() ? -1 : array_own_refused((PyTypeObject *)cls, name);
 	if (!pylayer_armed() || !PyType_Check(cls) || !eg_name(name, eg_class_set))
 		return 0;
 	if ((found = group_or_beneath((PyTypeObject *)cls, 0)) != 0)
@@ -4140,7 +4337,8 @@ int pyreentry_guard(void)
 	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0 ||
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0 ||
 	    odict_guard() < 0 || counts_guard() < 0 || codecs_guard() < 0 ||
-	    generators_guard() < 0 || plain_names_guard() < 0 || finalizers_guard() < 0)
+	    generators_guard() < 0 || plain_names_guard() < 0 || finalizers_guard() < 0 ||
+	    method_repr_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
