@@ -2501,6 +2501,9 @@ static void replaced_kept(PyObject *self, PyObject *name)
 {
 	PyObject *old;
 
+	/* (the names are dunders of 8 characters or more: most sets stop here) */
+	if (PyUnicode_GET_LENGTH(name) < 8 || PyUnicode_READ_CHAR(name, 0) != '_')
+		return;
 	if (PyUnicode_CompareWithASCIIString(name, "__dict__") != 0 &&
 	    (!PyFunction_Check(self) ||
 	     (PyUnicode_CompareWithASCIIString(name, "__kwdefaults__") != 0 &&
