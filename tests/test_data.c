@@ -5165,8 +5165,9 @@ Test(data, a_finalizer_run_inside_an_import_changes_no_library_class)
  * the mixin later, too) or from scipy's spmatrix (cdist's out written past: a full escape);
  * a SparseArray index's to_int_index, which the kernel calls after the check, answered a bigger
  * index; a distance metric subclass answered its only size check itself; the interpolator's
- * fill value and correlate1d's cval ran the code's __float__ after the arrays were checked or
- * taken, and reshaped them. Each is refused, or works on what was checked. */
+ * fill value, correlate1d's cval and matplotlib's points_in_path radius ran the code's __float__
+ * after the arrays were checked or taken, and reshaped them; numpy's Arrayterator (numpy's
+ * own, not an array) answered a shape the code set. Each is refused, or works on what was checked. */
 Test(data, what_answers_a_check_is_the_librarys_own)
 {
 	start_data(NULL);
@@ -5223,9 +5224,24 @@ Test(data, what_answers_a_check_is_the_librarys_own)
 	    "t(lambda: ndimage.correlate1d(x, [1.0, 1.0], cval=Cv(), mode='constant').tolist())\n"
 	    "t(lambda: ndimage.correlate1d(np.arange(4.0), [1.0, 1.0], cval=0.0, "
 	    "mode='constant').tolist())\n"
+	    "from numpy.lib.arrayterator import Arrayterator\n"
+	    "def arrayterator():\n"
+	    "    class Lie(Arrayterator, np.ndarray):\n"
+	    "        pass\n"
+	    "t(arrayterator)\n"
+	    "from matplotlib.path import Path\n"
+	    "P = np.zeros((4, 2))\n"
+	    "class R:\n"
+	    "    def __float__(self):\n"
+	    "        P.shape = (8, 1)\n"
+	    "        keep = [np.array([5000, 2, 16, 8], dtype=np.intp) for i in range(40)]\n"
+	    "        return 0.0\n"
+	    "box = Path([(-1, -1), (1, -1), (1, 1), (-1, 1), (-1, -1)])\n"
+	    "t(lambda: box.contains_points(P, radius=R()).tolist())\n"
 	    "out",
 	    "[\"TypeError\",\"TypeError\",\"TypeError\",[2],[1.5,2.5],\"TypeError\",[[2.0]],"
-	    "\"ValueError\",[0.0,1.0,3.0,5.0,7.0,9.0,11.0,13.0],[0.0,1.0,3.0,5.0]]");
+	    "\"ValueError\",[0.0,1.0,3.0,5.0,7.0,9.0,11.0,13.0],[0.0,1.0,3.0,5.0],\"TypeError\","
+	    "[true,true,true,true]]");
 	e2e_stop();
 }
 

@@ -2013,6 +2013,63 @@ Test(python_layer, a_collection_inside_an_import_changes_no_library_class)
 	stop();
 }
 
+/* More C code holding objects borrowed across the code's own: a list's repr hands each item
+ * over borrowed (a slice's, a GenericAlias's repr whose fields' __repr__
+ * emptied the list had the next field freed under it: a fake object, the real builtins), and a
+ * module's lookup calls its __getattr__ borrowed (a bound dict.get whose key's __eq__ deleted
+ * the hook freed it, and its dict, while it ran). Each item and the hook are held now: the
+ * objects stay what they were, and the freed memory is taken by nothing. */
+Test(python_layer, reprs_and_module_hooks_hold_what_they_use)
+{
+	start(NULL);
+	expect_ok_result("import json, itertools\n"
+	                 "ST = {}\n"
+	                 "class S:\n"
+	                 "    __slots__ = tuple('s%d' % i for i in range(80))\n"
+	                 "    def __repr__(self):\n"
+	                 "        ST.setdefault('got', []).append(type(self).__name__)\n"
+	                 "        return 's'\n"
+	                 "class A:\n"
+	                 "    def __repr__(self):\n"
+	                 "        L.clear()\n"
+	                 "        ST['buf'] = [bytearray(672) for i in range(20)]\n"
+	                 "        return 'a'\n"
+	                 "L = [slice(A(), S(), None)]\n"
+	                 "r = [repr(L)]\n"
+	                 "class P:\n"
+	                 "    @property\n"
+	                 "    def __origin__(self):\n"
+	                 "        L.clear()\n"
+	                 "        ST['buf'] = [bytearray(672) for i in range(20)]\n"
+	                 "        raise AttributeError\n"
+	                 "    __slots__ = tuple('s%d' % i for i in range(80))\n"
+	                 "    def __repr__(self):\n"
+	                 "        ST.setdefault('got', []).append(type(self).__name__)\n"
+	                 "        return 'p'\n"
+	                 "L = [list[P()]]\n"
+	                 "r += [repr(L), ST['got']]\n"
+	                 "KS = {'armed': False}\n"
+	                 "class K:\n"
+	                 "    def __hash__(self):\n"
+	                 "        return hash('b')\n"
+	                 "    def __eq__(self, other):\n"
+	                 "        if KS['armed']:\n"
+	                 "            KS['armed'] = False\n"
+	                 "            object.__delattr__(M, '__getattr__')\n"
+	                 "            KS['spray'] = [{'b': 'UNRELATED'} for i in range(100)]\n"
+	                 "        return False\n"
+	                 "M = type(json)('m')\n"
+	                 "D = {K(): 0}\n"
+	                 "object.__setattr__(M, '__getattr__', D.get)\n"
+	                 "del D\n"
+	                 "KS['armed'] = True\n"
+	                 "r.append(M.b)\n"
+	                 "r",
+	                 "[\"[slice(a, s, None)]\",\"[list[p]]\",[\"S\",\"P\"],null]");
+	still_serving();
+	stop();
+}
+
 /* Fields C code read before the user's code ran and used after: str() of an OSError formatted a
  * filename the errno's __str__ had freed; cmp_to_key's keys handed their comparison the objects
  * they wrap, one freed from inside it (dict.get's default); a UnicodeDecodeError's reason moved

@@ -2367,6 +2367,43 @@ def _ndimage_checks():
         setattr(_nd_image, orig.__name__, f)
 
 
+def _mpl_path_checks():
+    """matplotlib's compiled path functions take the arrays they are given, then convert a
+    number of the code's (points_in_path's radius by its __float__, which reshaped the points
+    in place: numpy freed the old shape, and the loop read a count and strides the code laid
+    there). Each gets its numbers converted first and new array objects no code holds."""
+    import operator
+    import numpy as np
+    from matplotlib import _path
+
+    nd = np.ndarray
+
+    def plain(a):
+        if a is None or type(a) in (bool, int, float, complex, str, tuple, list, dict):
+            return a
+        if isinstance(a, nd):
+            return nd.view(a, nd)
+        if callable(a) or hasattr(a, '__array__') or not (
+                hasattr(a, '__float__') or hasattr(a, '__index__')):
+            return a
+        try:
+            return operator.index(a)
+        except TypeError:
+            return float(a)
+
+    def plain_args(real):
+        def f(*args):
+            return real(*[plain(a) for a in args])
+        f.__name__ = f.__qualname__ = real.__name__
+        f.__doc__ = real.__doc__
+        return f
+
+    for name in dir(_path):
+        real = getattr(_path, name)
+        if not name.startswith('_') and callable(real) and not isinstance(real, type):
+            setattr(_path, name, plain_args(real))
+
+
 def _map_in_process():
     """workers=N (differential_evolution, brute, quad_vec, ...) made a multiprocessing Pool,
     whose pipes the kernel sandbox refuses by ending the call (its output lost, nothing to
@@ -5558,6 +5595,7 @@ def _matplotlib():
             continue
 
     _ft2font_checks()
+    _mpl_path_checks()
     _fonts_in_memory(mpl)
     _type42_fonts()
     _triangulation()

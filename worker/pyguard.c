@@ -2116,11 +2116,25 @@ static PyObject *interface_getattro_hook(PyObject *obj, PyObject *name)
 	return getattr_hook(obj, name);
 }
 
+/* A module's lookup calls its __getattr__ when the name is not there, holding the hook
+ * borrowed from the module's dict: a hook whose own work removed it from the dict (a bound
+ * dict.get whose key's __eq__ deleted it) was freed while it ran. It is held. */
 static PyObject *interface_module_getattro(PyObject *m, PyObject *name)
 {
+	static PyObject *hook_name;
+	PyObject *d, *hook, *r;
+
 	if (interface_name(name))
 		return interface_refused(name);
-	return module_getattro_real(m, name);
+	if (!hook_name && !(hook_name = PyUnicode_InternFromString("__getattr__")))
+		return NULL;
+	d = PyModule_Check(m) ? PyModule_GetDict(m) : NULL;
+	hook = d ? Py_XNewRef(PyDict_GetItemWithError(d, hook_name)) : NULL;
+	if (!hook && PyErr_Occurred())
+		return NULL;
+	r = module_getattro_real(m, name);
+	Py_XDECREF(hook);
+	return r;
 }
 
 /* t's lookup, wrapped when it goes on after an AttributeError; and its comparison slot held

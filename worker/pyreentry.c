@@ -762,10 +762,14 @@ static void eg_class_guard(PyTypeObject *t);
 void pyreentry_class_guard(PyTypeObject *t)
 {
 	(void)plain_names_swap(t, NULL);
-	if (finalize_real && t->tp_finalize == finalize_real)
-		t->tp_finalize = finalize_counted;
-	else if (finalize_real && t->tp_finalize && t->tp_finalize != finalize_counted)
-		t->tp_finalize = finalize_inherited;
+	/* (Python classes only: a built-in type keeps its own, which finalize_inherited finds
+	 * beneath the Python classes of an MRO) */
+	if (finalize_real && (t->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+		if (t->tp_finalize == finalize_real)
+			t->tp_finalize = finalize_counted;
+		else if (t->tp_finalize && t->tp_finalize != finalize_counted)
+			t->tp_finalize = finalize_inherited;
+	}
 	binops_guard(t);
 	eg_class_guard(t);
 	for (size_t i = 0; i < N_HELD_COMPARES; i++)
@@ -2389,7 +2393,9 @@ static int numpy_own(PyTypeObject *b, PyTypeObject *nd)
 
 	if (b == nd || b == &PyBaseObject_Type)
 		return 1;
-	if (!pyguard_sealed_class((PyObject *)b) || !b->tp_dict)
+	/* (an array class: numpy.lib's Arrayterator is numpy's too, and answers the shape the
+	 * code set on it) */
+	if (!PyType_IsSubtype(b, nd) || !pyguard_sealed_class((PyObject *)b) || !b->tp_dict)
 		return 0;
 	m = PyDict_GetItemString(b->tp_dict, "__module__");
 	const char *s = m && PyUnicode_CheckExact(m) ? PyUnicode_AsUTF8(m) : NULL;
@@ -2477,6 +2483,50 @@ static int method_repr_guard(void)
  * dict's keys: a write anywhere). Every class whose setattr is the generic one, and
  * object.__setattr__ and __delattr__, take the name as a plain str first (the builtin setattr
  * passes one already) and hold the instance's dict while they set. */
+
+/* ---- a list's repr ---------------------------------------------------------------------------
+ * A list's repr hands each item to repr() borrowed from the list: an item's __repr__ (or
+ * something it reads, a property of a GenericAlias's argument, a slice's field) that emptied
+ * the list freed the item, or the object whose repr was running, under it (a fake object in
+ * its memory, the real builtins). The same text, each item held while it is turned to text. */
+static PyObject *list_repr_held(PyObject *v)
+{
+	PyObject *parts, *sep = NULL, *joined = NULL, *r = NULL;
+	int rc = Py_ReprEnter(v);
+
+	if (rc != 0)
+		return rc > 0 ? PyUnicode_FromString("[...]") : NULL;
+	parts = PyList_New(0);
+	for (Py_ssize_t i = 0; parts && i < PyList_GET_SIZE(v); i++) {
+		PyObject *item = Py_NewRef(PyList_GET_ITEM(v, i)), *s = NULL;
+		if (Py_EnterRecursiveCall(" while getting the repr of an object") == 0) {
+			s = PyObject_Repr(item);
+			Py_LeaveRecursiveCall();
+		}
+		Py_DECREF(item);
+		if (!s || PyList_Append(parts, s) < 0)
+			Py_CLEAR(parts);
+		Py_XDECREF(s);
+	}
+	if (parts && (sep = PyUnicode_FromString(", ")) && (joined = PyUnicode_Join(sep, parts)))
+		r = PyUnicode_FromFormat("[%U]", joined);
+	Py_XDECREF(joined);
+	Py_XDECREF(sep);
+	Py_XDECREF(parts);
+	Py_ReprLeave(v);
+	return r;
+}
+
+static int list_repr_guard(void)
+{
+	void *real;
+
+	/* (list and the subclasses made before, which copied its slot) */
+	if (held_slot(&PyList_Type, offsetof(PyTypeObject, tp_repr), (void *)list_repr_held,
+	              &real) < 0)
+		return -1;
+	return rewrap(&PyList_Type, "__repr__", real, (void *)list_repr_held);
+}
 
 /* The instance's dict when it has one made (borrowed), else NULL: a Python class's is beside
  * the object (3.11's managed dict; NULL while its values are inline, whose keys are plain str),
@@ -4341,7 +4391,7 @@ int pyreentry_guard(void)
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0 ||
 	    odict_guard() < 0 || counts_guard() < 0 || codecs_guard() < 0 ||
 	    generators_guard() < 0 || plain_names_guard() < 0 || finalizers_guard() < 0 ||
-	    method_repr_guard() < 0)
+	    method_repr_guard() < 0 || list_repr_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
