@@ -2242,6 +2242,35 @@ def _compiled_state():
     _replace_all(replacements)
 
 
+def _plain_arg(a):
+    """a as a compiled function may take it without running the code's methods inside: a
+    number of the code's converted now (its __index__, else its __float__), an array a new
+    object over the same memory (no code of the call holds it to reshape it); plain values,
+    callables, objects with __array__ and anything else as they are."""
+    import operator
+    nd = sys.modules['numpy'].ndarray
+    if a is None or type(a) in (bool, int, float, complex, str, tuple, list, dict):
+        return a
+    if isinstance(a, nd):
+        return nd.view(a, nd)
+    if callable(a) or hasattr(a, '__array__') or not (
+            hasattr(a, '__float__') or hasattr(a, '__index__')):
+        return a
+    try:
+        return operator.index(a)
+    except TypeError:
+        return float(a)
+
+
+def _plain_args(real):
+    """real, called with each positional argument made plain (_plain_arg) first."""
+    def f(*args):
+        return real(*[_plain_arg(a) for a in args])
+    f.__name__ = f.__qualname__ = real.__name__
+    f.__doc__ = real.__doc__
+    return f
+
+
 def _ndimage_checks():
     """scipy.ndimage's C code trusted two things it was given. A coordinate that is not a
     number, or one past any index (a NaN shift, offset, matrix entry or coordinate, or one a
@@ -2317,25 +2346,7 @@ def _ndimage_checks():
     # the arrays (correlate1d's cval by its __float__, which reshaped the input in place: the
     # filter wrote past its line buffer): each gets numbers converted here and new array
     # objects no code of the call holds.
-    def plain(a):
-        if a is None or type(a) in (bool, int, float, complex, str, tuple, list, dict):
-            return a
-        if isinstance(a, nd):
-            return nd.view(a, nd)
-        if callable(a) or hasattr(a, '__array__'):
-            return a
-        try:
-            return operator.index(a)
-        except TypeError:
-            return float(a)
-
-    def plain_args(real):
-        def f(*args):
-            return real(*[plain(a) for a in args])
-        f.__name__ = f.__qualname__ = real.__name__
-        f.__doc__ = real.__doc__
-        return f
-
+    plain, plain_args = _plain_arg, _plain_args
     for name in dir(_nd_image):
         real = getattr(_nd_image, name)
         if not name.startswith('_') and callable(real) and real not in (
@@ -2372,36 +2383,12 @@ def _mpl_path_checks():
     number of the code's (points_in_path's radius by its __float__, which reshaped the points
     in place: numpy freed the old shape, and the loop read a count and strides the code laid
     there). Each gets its numbers converted first and new array objects no code holds."""
-    import operator
-    import numpy as np
     from matplotlib import _path
-
-    nd = np.ndarray
-
-    def plain(a):
-        if a is None or type(a) in (bool, int, float, complex, str, tuple, list, dict):
-            return a
-        if isinstance(a, nd):
-            return nd.view(a, nd)
-        if callable(a) or hasattr(a, '__array__') or not (
-                hasattr(a, '__float__') or hasattr(a, '__index__')):
-            return a
-        try:
-            return operator.index(a)
-        except TypeError:
-            return float(a)
-
-    def plain_args(real):
-        def f(*args):
-            return real(*[plain(a) for a in args])
-        f.__name__ = f.__qualname__ = real.__name__
-        f.__doc__ = real.__doc__
-        return f
 
     for name in dir(_path):
         real = getattr(_path, name)
         if not name.startswith('_') and callable(real) and not isinstance(real, type):
-            setattr(_path, name, plain_args(real))
+            setattr(_path, name, _plain_args(real))
 
 
 def _map_in_process():
