@@ -255,8 +255,7 @@ static void note(struct run_outcome *o, const char *sentence)
 	sb_take_text(&b, m);
 }
 
-/* Answer the chain's call with o (consumed). rolled_back: a session call failed and the
- * session is as it was; a lost holder is said instead. */
+/* What the runner printed, read from its memory (chain_salvage): forgotten. */
 static void salvage_clear(struct chain *c)
 {
 	for (int i = 0; i < IPC_CAPTURE_KEEPS; i++)
@@ -279,6 +278,8 @@ void chain_salvage(struct chain *c, pid_t tid)
 		        c->id, (int)tid, strerror(-rc));
 }
 
+/* Answer the chain's call with o (consumed). rolled_back: a session call failed and the
+ * session is as it was; a lost holder is said instead. */
 static void answer(struct chain *c, struct run_outcome *o, int rolled_back)
 {
 	struct engine_call *call = c->call;

@@ -2173,7 +2173,8 @@ out:
  * generator's stack once more at each level: its local variables were freed while its frame
  * still held them, and the generator returned a fake object made in their memory. A running
  * generator, coroutine, or one driven by a coroutine's __await__ or an asynchronous
- * generator's asend/athrow, is refused, as later CPython refuses it. */
+ * generator's asend/athrow, is refused, as later CPython refuses it, and so is one that waits
+ * on a running one (run_call). */
 #define GEN_EXECUTING 0 /* PyGenObject's frame state while it runs (FRAME_EXECUTING) */
 
 enum { RUN_GEN, RUN_CORO, RUN_WRAPPER, RUN_ASEND, RUN_ATHROW, N_RUN };
@@ -2197,7 +2198,7 @@ static int gen_like(PyObject *o)
 	return PyGen_CheckExact(o) || PyCoro_CheckExact(o) || PyAsyncGen_CheckExact(o);
 }
 
-static int gen_driver(PyObject *o)
+static int gen_driven_by(PyObject *o)
 {
 	return Py_IS_TYPE(o, &_PyCoroWrapper_Type) || Py_IS_TYPE(o, &_PyAsyncGenASend_Type) ||
 	       Py_IS_TYPE(o, &_PyAsyncGenAThrow_Type);
@@ -2218,7 +2219,7 @@ static PyObject *delegate_of(PyObject *g)
 	}
 	if (gen_like(d))
 		return d;
-	inner = gen_driver(d) ? Py_XNewRef(((struct gen_driver *)d)->gen) : NULL;
+	inner = gen_driven_by(d) ? Py_XNewRef(((struct gen_driver *)d)->gen) : NULL;
 	Py_DECREF(d);
 	if (inner && !gen_like(inner))
 		Py_CLEAR(inner);
@@ -2390,6 +2391,7 @@ static PyTypeObject *defined_by(PyTypeObject *t, const char *name)
 static int numpy_own(PyTypeObject *b, PyTypeObject *nd)
 {
 	PyObject *m;
+	const char *s;
 
 	if (b == nd || b == &PyBaseObject_Type)
 		return 1;
@@ -2398,7 +2400,7 @@ static int numpy_own(PyTypeObject *b, PyTypeObject *nd)
 	if (!PyType_IsSubtype(b, nd) || !pyguard_sealed_class((PyObject *)b) || !b->tp_dict)
 		return 0;
 	m = PyDict_GetItemString(b->tp_dict, "__module__");
-	const char *s = m && PyUnicode_CheckExact(m) ? PyUnicode_AsUTF8(m) : NULL;
+	s = m && PyUnicode_CheckExact(m) ? PyUnicode_AsUTF8(m) : NULL;
 	if (!s)
 		PyErr_Clear();
 	return s && (strcmp(s, "numpy") == 0 || strncmp(s, "numpy.", 6) == 0);
@@ -2475,15 +2477,6 @@ static int method_repr_guard(void)
 	              (void *)method_repr_held);
 }
 
-/* ---- attribute names of str subclasses ----------------------------------------------------- */
-
-/* The generic setattr keeps the instance's dict borrowed while it calls the name's __hash__
- * and the __eq__ of the keys it meets: a str subclass's that replaced the dict
- * (object.__setattr__(o, '__dict__', d)) had the entry written into the freed dict (a fake
- * dict's keys: a write anywhere). Every class whose setattr is the generic one, and
- * object.__setattr__ and __delattr__, take the name as a plain str first (the builtin setattr
- * passes one already) and hold the instance's dict while they set. */
-
 /* ---- a list's repr ---------------------------------------------------------------------------
  * A list's repr hands each item to repr() borrowed from the list: an item's __repr__ (or
  * something it reads, a property of a GenericAlias's argument, a slice's field) that emptied
@@ -2527,6 +2520,15 @@ static int list_repr_guard(void)
 		return -1;
 	return rewrap(&PyList_Type, "__repr__", real, (void *)list_repr_held);
 }
+
+/* ---- attribute names of str subclasses ----------------------------------------------------- */
+
+/* The generic setattr keeps the instance's dict borrowed while it calls the name's __hash__
+ * and the __eq__ of the keys it meets: a str subclass's that replaced the dict
+ * (object.__setattr__(o, '__dict__', d)) had the entry written into the freed dict (a fake
+ * dict's keys: a write anywhere). Every class whose setattr is the generic one, and
+ * object.__setattr__ and __delattr__, take the name as a plain str first (the builtin setattr
+ * passes one already) and hold the instance's dict while they set. */
 
 /* The instance's dict when it has one made (borrowed), else NULL: a Python class's is beside
  * the object (3.11's managed dict; NULL while its values are inline, whose keys are plain str),
