@@ -6500,3 +6500,50 @@ Test(data, multiindex_codes_of_different_lengths_are_refused_before_is_lexsorted
 	    "l\"],[false,1,true,2,[1,0,2,3],[2,3],[[0,1],[2,3]]]]");
 	e2e_stop();
 }
+
+/* Red team 18A: matplotlib's resample with a transform that is not affine takes one source
+ * point per output pixel from the transform's inverse and used that answer as its lookup table
+ * whatever its length: a (1, 2) answer was read for every pixel of a 4000 x 4000 output
+ * (SIGSEGV; smaller outputs sampled other memory). The answer must have a point for each
+ * pixel; a transform of the code's that answers one still resamples as an affine one does, and
+ * a polar image (a transform that is not affine, an empty first pass) draws as on the host. */
+Test(data, a_resampling_transform_answers_one_point_for_each_pixel)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, matplotlib.pyplot as plt\n"
+	    "from matplotlib import image as mi, transforms as mt\n"
+	    "class Short:\n"
+	    "    def transform(self, mesh):\n"
+	    "        return np.full((1, 2), 0.5)\n"
+	    "class Half:\n"
+	    "    def transform(self, mesh):\n"
+	    "        return mesh / 2.0\n"
+	    "class T:\n"
+	    "    is_affine = False\n"
+	    "    input_dims = output_dims = 2\n"
+	    "    def __init__(self, inv):\n"
+	    "        self.inv = inv\n"
+	    "    def inverted(self):\n"
+	    "        return self.inv\n"
+	    "inp = np.arange(100, dtype=np.float64).reshape(10, 10)\n"
+	    "big = np.zeros((4000, 4000))\n"
+	    "try:\n"
+	    "    mi.resample(inp, big, T(Short()))\n"
+	    "    refused = 'resampled'\n"
+	    "except ValueError as e:\n"
+	    "    refused = str(e)[-60:]\n"
+	    "a, b = np.zeros((20, 20)), np.zeros((20, 20))\n"
+	    "mi.resample(inp, a, mt.Affine2D().scale(2))\n"
+	    "mi.resample(inp, b, T(Half()))\n"
+	    "fig = plt.figure(figsize=(2, 2), dpi=50)\n"
+	    "ax = fig.add_subplot(projection='polar')\n"
+	    "ax.imshow(np.arange(400.0).reshape(20, 20), extent=(0, 6.28, 0, 1))\n"
+	    "fig.canvas.draw()\n"
+	    "drawn = int(np.asarray(fig.canvas.buffer_rgba())[..., :3].std() > 0)\n"
+	    "plt.close('all')\n"
+	    "[refused, int(np.count_nonzero(big)), bool((a == b).all()), float(b.sum()), drawn]",
+	    "[\" array of shape (16000000, 2)), not an array of shape (1, 2)\",0,true,19800.0,"
+	    "1]");
+	e2e_stop();
+}

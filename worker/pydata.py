@@ -5529,16 +5529,71 @@ def _agg_checks():
         f.__doc__ = orig.__doc__
         type_patches[(RendererAgg, orig.__name__)] = f
 
-    # matplotlib.image.resample of an empty array divided by its size (SIGFPE): refused as
-    # the image functions refuse an empty image.
+    # matplotlib.image.resample of an empty input divided by its size (SIGFPE): refused as
+    # the image functions refuse an empty image; an empty output has nothing to be written.
     from matplotlib import image as mimage
     resample_real = mimage.resample
 
     # Its filter's radius sized a table in C unsigned ints (2**23 wrapped to none, which the
     # filter's weights were then written around: SIGSEGV, the host's too): at most 4096.
+    # A transform that is not affine answers, through its inverse, one source point per output
+    # pixel, which the C code used as its lookup table whatever its length (a (1, 2) answer was
+    # read for every pixel of a large output: SIGSEGV, or other memory sampled). The C code is
+    # given a transform of ours that asks the code's and checks the answer, and new array
+    # objects over the code's memory (the code's transform runs while the C code holds them:
+    # none of its code holds them to reshape them).
+    class _ResampleInverse:
+        __slots__ = ('inverse',)
+
+        def __init__(self, inverse):
+            self.inverse = inverse
+
+        def transform(self, mesh):
+            n = mesh.shape[0]
+            out = np.array(self.inverse.transform(np.array(mesh)), dtype=np.float64,
+                           order='C')
+            if out.shape != (n, 2):
+                raise ValueError('the inverse of a transform that is not affine must map the '
+                                 '%d pixel centres of the output to %d points (an array of '
+                                 'shape (%d, 2)), not an array of shape %r'
+                                 % (n, n, n, out.shape))
+            return out
+
+    class _ResampleTransform:
+        __slots__ = ('is_affine', 'matrix', 'transform')
+
+        def __init__(self, transform):
+            self.is_affine = bool(transform.is_affine)
+            self.transform = transform
+            # an affine one is read as its 3 x 3 matrix (numpy's conversion of it)
+            self.matrix = (np.array(transform, dtype=np.float64) if self.is_affine
+                           else None)
+
+        def __array__(self, dtype=None):
+            return self.matrix if dtype is None else self.matrix.astype(dtype)
+
+        def inverted(self):
+            return _ResampleInverse(self.transform.inverted())
+
+    for c in (_ResampleInverse, _ResampleTransform):
+        c.__module__ = mimage.__name__
+
+    def private(a):
+        a = np.asarray(a)
+        return np.ndarray.view(a, np.ndarray)
+
     def resample(input_array, output_array, transform, *args, **kwargs):
-        if not np.asarray(input_array).size or not np.asarray(output_array).size:
-            raise ValueError('resample needs a non-empty input and output array')
+        input_array = private(input_array)
+        if isinstance(output_array, np.ndarray):
+            output_array = private(output_array)
+        else:
+            output_array = private(np.array(output_array))
+        if not input_array.size:
+            raise ValueError('resample needs a non-empty input array')
+        if not output_array.size:
+            return None  # nothing to write (a polar image's first pass has no rows)
+        if transform is not None:
+            transform = _ResampleTransform(transform)
         args = list(args)
         if len(args) > 4 or 'radius' in kwargs:
             r = float(args[4] if len(args) > 4 else kwargs['radius'])
