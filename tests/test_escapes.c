@@ -5656,3 +5656,46 @@ Test(escapes, no_finalizer_runs_inside_an_allocation)
 	still_serving();
 	stop();
 }
+
+/* An object freed while its own C repr or str runs: a classmethod's callable, an exception's
+ * args (its repr and its str) hand their field over borrowed, and the field's repr (a slice's,
+ * a tuple's: C code turning its own fields to text) went on after an earlier field's __repr__
+ * had the holder drop it (the classmethod's __init__ called again, args set): its next field
+ * was read from freed memory (a crash; a fake object's __repr__ with memory laid over it).
+ * Every C repr and str holds its object now: each field is turned to text before it is
+ * freed, and the texts are the host's. */
+Test(python_layer, an_object_is_held_while_its_own_repr_runs)
+{
+	start(NULL);
+	expect_ok_result("log = []\n"
+	                 "class B:\n"
+	                 "    def __repr__(self):\n"
+	                 "        log.append('B repr')\n"
+	                 "        return 'b'\n"
+	                 "    def __del__(self):\n"
+	                 "        log.append('B freed')\n"
+	                 "class A:\n"
+	                 "    def __repr__(self):\n"
+	                 "        holder.__init__(len)\n"
+	                 "        junk = [bytearray(64) for i in range(200)]\n"
+	                 "        return 'a'\n"
+	                 "s = slice(A(), B(), None)\n"
+	                 "holder = classmethod(s)\n"
+	                 "del s\n"
+	                 "out = [repr(holder), log[:]]\n"
+	                 "class C:\n"
+	                 "    def __repr__(self):\n"
+	                 "        e.args = ()\n"
+	                 "        junk = [bytearray(64) for i in range(200)]\n"
+	                 "        return 'c'\n"
+	                 "for f in (repr, str):\n"
+	                 "    log.clear()\n"
+	                 "    e = ValueError(C(), B())\n"
+	                 "    out += [f(e), log[:], e.args]\n"
+	                 "out",
+	                 "[\"<classmethod(slice(a, b, None))>\",[\"B repr\",\"B freed\"],"
+	                 "\"ValueError(c, b)\",[\"B repr\",\"B freed\"],[],\"(c, b)\","
+	                 "[\"B repr\",\"B freed\"],[]]");
+	still_serving();
+	stop();
+}

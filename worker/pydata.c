@@ -3419,7 +3419,7 @@ int pydata_init(void)
 	if (!r || types_patch(g) < 0 || inits_check(g) < 0 || news_check(g) < 0 ||
 	    numpy_guard() < 0 || fortran_guard() < 0 || random_guard() < 0 ||
 	    library_attrs_guard(g) < 0 || pair_items_guard(g) < 0 || mat_reader_guard(g) < 0 ||
-	    final_guard(g) < 0 || rewrap_all() < 0)
+	    final_guard(g) < 0 || rewrap_all() < 0 || pyreentry_texts_hold_all() < 0)
 		goto out;
 	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");
 	if (pyplot) {

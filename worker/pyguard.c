@@ -1936,7 +1936,9 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 	     PyUnicode_CompareWithASCIIString(name, "__getattribute__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__setattr__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0 ||
-	     PyUnicode_CompareWithASCIIString(name, "__del__") == 0 || pyguard_operator_name(name)))
+	     PyUnicode_CompareWithASCIIString(name, "__del__") == 0 ||
+	     PyUnicode_CompareWithASCIIString(name, "__repr__") == 0 ||
+	     PyUnicode_CompareWithASCIIString(name, "__str__") == 0 || pyguard_operator_name(name)))
 		rc = interface_guard_tree((PyTypeObject *)self);
 	return rc;
 }

@@ -759,6 +759,8 @@ static void finalize_inherited(PyObject *self);
  * operators set, later: again). */
 static void eg_class_guard(PyTypeObject *t);
 
+static void texts_hold(PyTypeObject *t);
+
 void pyreentry_class_guard(PyTypeObject *t)
 {
 	(void)plain_names_swap(t, NULL);
@@ -772,6 +774,7 @@ void pyreentry_class_guard(PyTypeObject *t)
 	}
 	binops_guard(t);
 	eg_class_guard(t);
+	texts_hold(t);
 	for (size_t i = 0; i < N_HELD_COMPARES; i++)
 		if (held_compares[i].real && t->tp_richcompare == held_compares[i].real)
 			t->tp_richcompare = held_compares[i].held;
@@ -2519,6 +2522,129 @@ static int list_repr_guard(void)
 	              &real) < 0)
 		return -1;
 	return rewrap(&PyList_Type, "__repr__", real, (void *)list_repr_held);
+}
+
+/* ---- an object held while its own repr or str runs -----------------------------------------
+ * repr() and str() of a value C code holds borrowed (a field of an exception, a classmethod, a
+ * slice, an item of a tuple) hand it over as it is: when the value's repr is C code that turns
+ * its own fields to text (a slice's, a tuple's), and a field's __repr__ drops the holder's
+ * reference (sets the exception's args, calls the classmethod's __init__ again), the value is
+ * freed while its repr runs, and the next field is read from freed memory (a fake object's
+ * __repr__ called). Every C repr and str but those of the plain values (which run no code) is
+ * reached through one function that holds the object while the type's own runs: the one the
+ * type's __repr__ (__str__) wrapper names, as CPython itself would have called. */
+static reprfunc repr_of_python, str_of_python; /* CPython's slot for a class's own method */
+static PyObject *dunder_repr, *dunder_str;
+
+static PyObject *text_held(PyObject *self, PyObject *name, size_t offset, reprfunc held)
+{
+	PyObject *d, *r;
+
+	Py_INCREF(self);
+	d = Py_XNewRef(_PyType_Lookup(Py_TYPE(self), name));
+	if (d && Py_IS_TYPE(d, &PyWrapperDescr_Type) &&
+	    (size_t)((PyWrapperDescrObject *)d)->d_base->offset == offset &&
+	    ((PyWrapperDescrObject *)d)->d_wrapped != (void *)held &&
+	    PyObject_TypeCheck(self, PyDescr_TYPE(d)))
+		r = ((reprfunc)((PyWrapperDescrObject *)d)->d_wrapped)(self);
+	else if (d)
+		r = PyObject_CallOneArg(d, self);
+	else
+		r = PyErr_Format(PyExc_TypeError, "%s has no %U", Py_TYPE(self)->tp_name, name);
+	Py_XDECREF(d);
+	Py_DECREF(self);
+	return r;
+}
+
+static PyObject *repr_held(PyObject *self)
+{
+	return text_held(self, dunder_repr, offsetof(PyTypeObject, tp_repr), repr_held);
+}
+
+static PyObject *str_held(PyObject *self)
+{
+	return text_held(self, dunder_str, offsetof(PyTypeObject, tp_str), str_held);
+}
+
+/* Is f one of the plain values' reprs or strs, which run no code of anyone's? */
+static int text_plain(reprfunc f)
+{
+	PyTypeObject *plain[] = {&PyLong_Type,     &PyFloat_Type,     &PyUnicode_Type,
+	                         &PyBytes_Type,    &PyBool_Type,      &PyComplex_Type,
+	                         Py_TYPE(Py_None), &PyBaseObject_Type};
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (f == plain[i]->tp_repr || f == plain[i]->tp_str)
+			return 1;
+	return 0;
+}
+
+/* t's slot at offset, when it is the C function its wrapper names, becomes held. */
+static void text_hold_slot(PyTypeObject *t, size_t offset, PyObject *name, reprfunc python,
+                           reprfunc held)
+{
+	reprfunc *slot = (reprfunc *)((char *)t + offset);
+	PyObject *d;
+
+	if (!*slot || *slot == held || *slot == python || text_plain(*slot))
+		return;
+	d = _PyType_Lookup(t, name);
+	if (d && Py_IS_TYPE(d, &PyWrapperDescr_Type) &&
+	    (size_t)((PyWrapperDescrObject *)d)->d_base->offset == offset &&
+	    ((PyWrapperDescrObject *)d)->d_wrapped == (void *)*slot)
+		*slot = held;
+}
+
+static void texts_hold(PyTypeObject *t)
+{
+	if (!dunder_repr)
+		return;
+	text_hold_slot(t, offsetof(PyTypeObject, tp_repr), dunder_repr, repr_of_python, repr_held);
+	text_hold_slot(t, offsetof(PyTypeObject, tp_str), dunder_str, str_of_python, str_held);
+}
+
+static int texts_hold_one(PyTypeObject *t, void *unused)
+{
+	(void)unused;
+	texts_hold(t);
+	return 0;
+}
+
+int pyreentry_texts_hold_all(void)
+{
+	return dunder_repr ? pyguard_walk(&PyBaseObject_Type, texts_hold_one, NULL) : 0;
+}
+
+static int texts_guard(void)
+{
+	static const char src[] = "class Texts:\n"
+	                          "    def __repr__(self): return ''\n"
+	                          "    def __str__(self): return ''\n";
+	PyObject *g = PyDict_New(), *code, *r = NULL, *cls;
+	int rc = -1;
+
+	code = g ? Py_CompileString(src, "<sandbox texts>", Py_file_input) : NULL;
+	if (!code || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0)
+		goto out;
+	r = PyEval_EvalCode(code, g, g);
+	cls = r ? PyDict_GetItemString(g, "Texts") : NULL;
+	if (!cls || !PyType_Check(cls)) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_RuntimeError, "no class with Python texts was made");
+		goto out;
+	}
+	repr_of_python = ((PyTypeObject *)cls)->tp_repr;
+	str_of_python = ((PyTypeObject *)cls)->tp_str;
+	dunder_repr = PyUnicode_InternFromString("__repr__");
+	dunder_str = PyUnicode_InternFromString("__str__");
+	if (!repr_of_python || !str_of_python || !dunder_repr || !dunder_str)
+		goto out;
+	rc = pyreentry_texts_hold_all();
+out:
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(g);
+	return rc;
 }
 
 /* ---- attribute names of str subclasses ----------------------------------------------------- */
@@ -4393,7 +4519,7 @@ int pyreentry_guard(void)
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0 ||
 	    odict_guard() < 0 || counts_guard() < 0 || codecs_guard() < 0 ||
 	    generators_guard() < 0 || plain_names_guard() < 0 || finalizers_guard() < 0 ||
-	    method_repr_guard() < 0 || list_repr_guard() < 0)
+	    method_repr_guard() < 0 || list_repr_guard() < 0 || texts_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
