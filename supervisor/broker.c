@@ -967,21 +967,58 @@ static struct ws_file *pending_named(struct chain *c, const char *rel)
 	return w;
 }
 
-/* Copy at most max bytes of src into dst (what src held when it was measured: a file still
- * growing gives no more). */
-static int copy_into(int dst, int src, uint64_t max)
+/* Copy bytes [from, to) of src into dst at the same offsets; 1 when src ended before to. */
+static int copy_range(int dst, int src, off_t from, off_t to)
 {
-	while (max > 0) {
-		ssize_t n =
-		    copy_file_range(src, NULL, dst, NULL, max < (1u << 30) ? max : 1u << 30, 0);
+	loff_t in = from, out = from;
+
+	while (in < to) {
+		size_t want = (uint64_t)(to - in) < (1u << 30) ? (size_t)(to - in) : 1u << 30;
+		ssize_t n = copy_file_range(src, &in, dst, &out, want, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
 		if (n == 0)
-			break;
-		max -= (uint64_t)n;
+			return 1;
 	}
+	return 0;
+}
+
+/* Copy the first size bytes of src into the empty dst (what src held when it was measured: a
+ * file still growing gives no more). Only src's data is copied, its holes stay holes: a
+ * sparse file of the code's (made in an instant) costs the supervisor's loop nothing to copy,
+ * and the copy is as sparse. */
+static int copy_into(int dst, int src, uint64_t size)
+{
+	off_t pos = 0, end = (off_t)size;
+	int rc = 0;
+
+	while (rc == 0 && pos < end) {
+		off_t data = lseek(src, pos, SEEK_DATA), hole;
+		if (data < 0 && errno == ENXIO)
+			break; /* holes to the end */
+		if (data < 0 && errno == EINVAL) {
+			rc = copy_range(dst, src, pos, end); /* no holes known here */
+			break;
+		}
+		if (data < 0)
+			return -errno;
+		if (data >= end)
+			break;
+		hole = lseek(src, data, SEEK_HOLE);
+		if (hole < 0)
+			return -errno;
+		if (hole > end)
+			hole = end;
+		rc = copy_range(dst, src, data, hole);
+		pos = hole;
+	}
+	if (rc < 0)
+		return rc;
+	/* as long as src was measured, or as long as it was when it ended sooner */
+	if (rc == 0 && ftruncate(dst, end) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -1226,7 +1263,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		struct stat src_st;
 		if (exists) {
 			src = ws_open_regular(f.dirfd, f.name, ENGINE_WS_BYTES_PER_CALL, &src_st);
-			rc = src;
+			rc = src == -EFBIG ? -EDQUOT : src; /* more than a call may copy */
 			if (src < 0)
 				goto fail;
 			/* Every copy counts against what the call may write, a file copied

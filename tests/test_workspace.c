@@ -623,6 +623,58 @@ Test(ws_write, append_update_and_exclusive_create_follow_open)
 	e2e_stop();
 }
 
+/* A file opened to append or update is copied first, by the supervisor, while every session
+ * waits: a sparse file of 255 MiB, made in an instant, was copied byte by byte (zeros written)
+ * at each open. Only its data is copied now, its holes stay holes, and the bytes are the
+ * same. A file over what a call may copy is refused with the quota's message, not a size
+ * limit the call's reads do not have. */
+Test(ws_write, a_sparse_file_is_copied_as_it_is)
+{
+	struct stat st;
+	int fd;
+
+	start(RW);
+	fd = open(in_ws("big"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, 300 << 20), 0);
+	close(fd);
+	ok_result("import os\n"
+	          "f = open('s.bin', 'wb')\n"
+	          "f.write(b'A' * 5000)\n"
+	          "f.seek(1 << 20)\n"
+	          "f.write(b'B' * 70000)\n"
+	          "f.truncate(255 << 20)\n"
+	          "f.close()\n"
+	          "os.path.getsize('s.bin')",
+	          "267386880");
+	ok_result("f = open('s.bin', 'r+b')\n"
+	          "f.seek(3)\n"
+	          "f.write(b'x')\n"
+	          "f.close()\n"
+	          "with open('s.bin', 'ab') as f:\n"
+	          "    f.write(b'END')\n"
+	          "d = open('s.bin', 'rb').read()\n"
+	          "out = [len(d), d[:6], d.count(b'B'), d.count(b'A'), d[-4:]]\n"
+	          "for mode in ('r+', 'a'):\n"
+	          "    try:\n"
+	          "        open('big', mode).close()\n"
+	          "    except OSError as e:\n"
+	          "        out.append([e.errno, str(e)[:60]])\n"
+	          "out.append(len(open('big', 'rb').read(10)))\n"
+	          "[str(x) for x in out]",
+	          "[\"267386883\",\"b'AAAxAA'\",\"70000\",\"4999\",\"b'\\\\x00END'\","
+	          "\"[122, '[Errno 122] Disk quota exceeded: one call may write (or rena']\","
+	          "\"[122, '[Errno 122] Disk quota exceeded: one call may write (or rena']\",\"10\"]");
+	cr_assert_eq(stat(in_ws("s.bin"), &st), 0);
+	cr_assert_eq(st.st_size, (255 << 20) + 3);
+	cr_assert_lt((long long)st.st_blocks * 512, 4 << 20,
+	             "the copy of a sparse file took %lld bytes on disk",
+	             (long long)st.st_blocks * 512);
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* What the real open refuses before it opens anything creates and empties nothing. */
 Test(ws_write, an_open_refused_for_its_arguments_changes_no_file)
 {
