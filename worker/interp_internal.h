@@ -58,6 +58,7 @@ int pyreentry_guard(void);
  * it: a class made, or its comparisons set, later too). */
 void pyreentry_class_guard(PyTypeObject *t);
 int pyreentry_texts_hold_all(void);
+void pyreentry_hold_until_end(PyObject *o);
 /* Is a finalizer of a class made in a call running (its writes are never an import's)? */
 int pyreentry_finalizing(void);
 /* A class made in a call beneath numpy.ndarray defines none of an array's own attributes

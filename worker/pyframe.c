@@ -3,6 +3,7 @@
  * from one that C code called (a slot, a property's getter, a partial). */
 #define Py_BUILD_CORE 1
 #include <Python.h>
+#include "internal/pycore_code.h"
 #include "internal/pycore_frame.h"
 
 #include "worker_internal.h"
@@ -16,4 +17,38 @@ int pyframe_called_from_c(PyFrameObject *f)
 	/* The interpreter runs a Python function that bytecode calls in the caller's own loop; a
 	 * frame that starts a loop of its own was called from C. */
 	return f->f_frame && f->f_frame->is_entry;
+}
+
+/* What a super() without arguments takes from its caller's frame (CPython reads them borrowed):
+ * the frame's first argument (a cell's contents when it is one) and the class of its __class__
+ * cell, each a new reference, or NULL where the frame has none (CPython's own init then says
+ * why). */
+void pyframe_super_parts(PyObject **first, PyObject **cls)
+{
+	PyThreadState *ts = PyThreadState_Get();
+	_PyInterpreterFrame *f = ts->cframe ? ts->cframe->current_frame : NULL;
+	PyCodeObject *co;
+	PyObject **locals, *a;
+
+	*first = *cls = NULL;
+	if (!f)
+		return;
+	co = f->f_code;
+	if (co->co_argcount == 0 || co->co_nlocalsplus == 0)
+		return;
+	locals = _PyFrame_GetLocalsArray(f);
+	a = locals[0];
+	if (a && (_PyLocals_GetKind(co->co_localspluskinds, 0) & CO_FAST_CELL) &&
+	    _PyInterpreterFrame_LASTI(f) >= 0 && PyCell_Check(a))
+		a = PyCell_GET(a);
+	*first = Py_XNewRef(a);
+	for (int i = co->co_nlocals + co->co_nplaincellvars; i < co->co_nlocalsplus; i++) {
+		PyObject *name = PyTuple_GET_ITEM(co->co_localsplusnames, i);
+		if (PyUnicode_Check(name) &&
+		    PyUnicode_CompareWithASCIIString(name, "__class__") == 0) {
+			if (locals[i] && PyCell_Check(locals[i]))
+				*cls = Py_XNewRef(PyCell_GET(locals[i]));
+			break;
+		}
+	}
 }

@@ -1928,6 +1928,17 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 		interface_refused(name);
 		return -1;
 	}
+	/* The bases and the MRO a class had are kept until the code ends: C code walking them
+	 * (abc's subclass check reads the MRO after the code's __subclasshook__, which may set
+	 * __bases__) holds them borrowed. */
+	if (pylayer_armed() && PyUnicode_Check(name) &&
+	    PyUnicode_CompareWithASCIIString(name, "__bases__") == 0) {
+		PyTypeObject *t = (PyTypeObject *)self;
+		if (t->tp_bases)
+			pyreentry_hold_until_end(Py_NewRef(t->tp_bases));
+		if (t->tp_mro)
+			pyreentry_hold_until_end(Py_NewRef(t->tp_mro));
+	}
 	rc = real_type_setattro(self, name, value);
 	/* CPython gives the class (and its subclasses) a new attribute lookup for these: the
 	 * guard goes back on each (typing.NamedTuple sets __bases__ of the class it makes). */
@@ -1938,7 +1949,8 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__del__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__repr__") == 0 ||
-	     PyUnicode_CompareWithASCIIString(name, "__str__") == 0 || pyguard_operator_name(name)))
+	     PyUnicode_CompareWithASCIIString(name, "__str__") == 0 ||
+	     PyUnicode_CompareWithASCIIString(name, "__get__") == 0 || pyguard_operator_name(name)))
 		rc = interface_guard_tree((PyTypeObject *)self);
 	return rc;
 }

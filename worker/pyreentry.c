@@ -658,6 +658,11 @@ static void hold_until_end(PyObject *o)
 	hold(&ended, o);
 }
 
+void pyreentry_hold_until_end(PyObject *o)
+{
+	hold_until_end(o);
+}
+
 /* Keep o (a reference handed over) until release_held. */
 static void hold_until_later(PyObject *o)
 {
@@ -760,6 +765,7 @@ static void finalize_inherited(PyObject *self);
 static void eg_class_guard(PyTypeObject *t);
 
 static void texts_hold(PyTypeObject *t);
+static void descr_get_hold(PyTypeObject *t);
 
 void pyreentry_class_guard(PyTypeObject *t)
 {
@@ -775,6 +781,7 @@ void pyreentry_class_guard(PyTypeObject *t)
 	binops_guard(t);
 	eg_class_guard(t);
 	texts_hold(t);
+	descr_get_hold(t);
 	for (size_t i = 0; i < N_HELD_COMPARES; i++)
 		if (held_compares[i].real && t->tp_richcompare == held_compares[i].real)
 			t->tp_richcompare = held_compares[i].held;
@@ -2640,6 +2647,139 @@ static int texts_guard(void)
 	if (!repr_of_python || !str_of_python || !dunder_repr || !dunder_str)
 		goto out;
 	rc = pyreentry_texts_hold_all();
+out:
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(g);
+	return rc;
+}
+
+/* ---- a class's __get__, super()'s object, a replaced class ----------------------------------
+ * Three places CPython 3.11 keeps an object borrowed while the code's runs:
+ *   a class's __get__ is called as it is found in the class's dict: a __get__ that is a bound
+ *   method of a list (L.index), whose comparisons deleted the class's __get__, had the method,
+ *   the list and its items freed while list.index walked them (a fake item compared);
+ *   a super() without arguments takes its object from the caller's frame and asks its
+ *   __class__, a property of the code's, which emptied the cell that held it: super kept a
+ *   freed object (a fake one's methods called);
+ *   an object's class replaced (its __class__ set) loses that reference, and a collection the
+ *   code ran freed the old class while C code still used it (abc's instance check, an object's
+ *   dealloc across its __del__, which then called a fake class's slots: any function).
+ * The __get__ is held while it runs, super()'s object and class while super is made, and a
+ * replaced class until the code ends. */
+static descrgetfunc descr_get_real; /* CPython's slot for a class's Python __get__ */
+static PyObject *dunder_get;
+
+static PyObject *descr_get_held(PyObject *self, PyObject *obj, PyObject *type)
+{
+	PyObject *get = Py_XNewRef(_PyType_Lookup(Py_TYPE(self), dunder_get)), *r;
+
+	if (!get)
+		return descr_get_real(self, obj, type);
+	Py_INCREF(self);
+	r = PyObject_CallFunctionObjArgs(get, self, obj ? obj : Py_None, type ? type : Py_None,
+	                                 NULL);
+	Py_DECREF(self);
+	Py_DECREF(get);
+	return r;
+}
+
+static void descr_get_hold(PyTypeObject *t)
+{
+	if (descr_get_real && t->tp_descr_get == descr_get_real)
+		t->tp_descr_get = descr_get_held;
+}
+
+static int descr_get_hold_one(PyTypeObject *t, void *unused)
+{
+	(void)unused;
+	descr_get_hold(t);
+	return 0;
+}
+
+static initproc super_init_real;
+
+static int super_init_held(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *first = NULL, *cls = NULL;
+	int rc;
+
+	if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 0 && (!kw || !PyDict_Size(kw)))
+		pyframe_super_parts(&first, &cls);
+	rc = super_init_real(self, args, kw);
+	Py_XDECREF(first);
+	Py_XDECREF(cls);
+	return rc;
+}
+
+/* super(): the call of the class itself, which does the init's work */
+static vectorcallfunc super_call_real;
+
+static PyObject *super_call_held(PyObject *t, PyObject *const *args, size_t nargsf,
+                                 PyObject *kwnames)
+{
+	PyObject *first = NULL, *cls = NULL, *r;
+
+	if (PyVectorcall_NARGS(nargsf) == 0 && !kwnames)
+		pyframe_super_parts(&first, &cls);
+	r = super_call_real(t, args, nargsf, kwnames);
+	Py_XDECREF(first);
+	Py_XDECREF(cls);
+	return r;
+}
+
+static setter class_set_real;
+
+static int class_set_held(PyObject *self, PyObject *value, void *closure)
+{
+	PyObject *old = Py_NewRef((PyObject *)Py_TYPE(self));
+	int rc = class_set_real(self, value, closure);
+
+	if (rc == 0 && pylayer_armed())
+		hold_until_end(old);
+	else
+		Py_DECREF(old);
+	return rc;
+}
+
+static int kept_objects_guard(void)
+{
+	static const char src[] = "class Descriptor:\n"
+	                          "    def __get__(self, obj, type=None): return self\n";
+	PyObject *g = PyDict_New(), *code, *r = NULL, *cls, *d;
+	int rc = -1;
+
+	code = g ? Py_CompileString(src, "<sandbox descriptors>", Py_file_input) : NULL;
+	if (!code || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0)
+		goto out;
+	r = PyEval_EvalCode(code, g, g);
+	cls = r ? PyDict_GetItemString(g, "Descriptor") : NULL;
+	dunder_get = PyUnicode_InternFromString("__get__");
+	if (!cls || !PyType_Check(cls) || !((PyTypeObject *)cls)->tp_descr_get || !dunder_get) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_RuntimeError,
+			                "no class with a Python __get__ was made");
+		goto out;
+	}
+	descr_get_real = ((PyTypeObject *)cls)->tp_descr_get;
+	if (pyguard_walk(&PyBaseObject_Type, descr_get_hold_one, NULL) < 0)
+		goto out;
+	super_call_real = PySuper_Type.tp_vectorcall;
+	if (super_call_real)
+		PySuper_Type.tp_vectorcall = super_call_held;
+	super_init_real = PySuper_Type.tp_init;
+	PySuper_Type.tp_init = super_init_held;
+	if (rewrap(&PySuper_Type, "__init__", (void *)super_init_real, (void *)super_init_held) < 0)
+		goto out;
+	d = PyDict_GetItemString(PyBaseObject_Type.tp_dict, "__class__");
+	if (!d || !Py_IS_TYPE(d, &PyGetSetDescr_Type) ||
+	    !((PyGetSetDescrObject *)d)->d_getset->set) {
+		PyErr_SetString(PyExc_TypeError, "object.__class__ is not as known");
+		goto out;
+	}
+	class_set_real = ((PyGetSetDescrObject *)d)->d_getset->set;
+	((PyGetSetDescrObject *)d)->d_getset->set = class_set_held;
+	rc = 0;
 out:
 	Py_XDECREF(r);
 	Py_XDECREF(code);
@@ -4519,7 +4659,8 @@ int pyreentry_guard(void)
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0 ||
 	    odict_guard() < 0 || counts_guard() < 0 || codecs_guard() < 0 ||
 	    generators_guard() < 0 || plain_names_guard() < 0 || finalizers_guard() < 0 ||
-	    method_repr_guard() < 0 || list_repr_guard() < 0 || texts_guard() < 0)
+	    method_repr_guard() < 0 || list_repr_guard() < 0 || texts_guard() < 0 ||
+	    kept_objects_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;

@@ -101,6 +101,7 @@ int pyfork_zygote_hooks(void);
 /* Was the running frame f called from C code (a slot, a built-in function, a property's
  * getter) rather than by its caller's bytecode? */
 int pyframe_called_from_c(PyFrameObject *f);
+void pyframe_super_parts(PyObject **first, PyObject **cls);
 
 /* ---- pycompile.c (built with CPython linked statically: SAFEPY_C_PARSER) ---- */
 
