@@ -589,6 +589,7 @@ static int on_tools_call(struct mcp_conn *c, const struct mcp_request_ctx *ctx,
 	ev->progress_token = json_object_get(progress_token(params));
 	ev->args = ra;
 	ev->args.ctx = *ctx;
+	ev->args.ctx.timeout_s = ev->args.timeout_s;
 	return 0;
 }
 

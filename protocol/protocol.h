@@ -193,7 +193,8 @@ struct mcp_request_ctx {
 	 * (the latest, 2025-11-25, before initialize); in the modern era the request's
 	 * io.modelcontextprotocol/protocolVersion. */
 	char version[16];
-	int modern; /* modern era: results carry resultType and _meta serverInfo */
+	int modern;       /* modern era: results carry resultType and _meta serverInfo */
+	double timeout_s; /* a tools/call's own timeout_seconds; 0: none given */
 };
 
 /* ---- run_python ---------------------------------------------------------------------- */

@@ -566,7 +566,7 @@ static void sb_sentence(struct strbuf *b, const char *s)
  * what to do; and for a rolled-back call ROLLBACK_NOTE, each after the message. out stays empty
  * when none applies. Returns 0 or -ENOMEM. */
 static int error_message(const struct run_outcome *o, const struct mcp_server_config *cfg,
-                         struct text *out)
+                         double call_timeout_s, struct text *out)
 {
 	struct strbuf b = {0};
 	int memory = o->status == RUN_MEMORY_LIMIT && cfg && cfg->memory_bytes;
@@ -584,12 +584,19 @@ static int error_message(const struct run_outcome *o, const struct mcp_server_co
 	}
 	if (timeout) {
 		sb_sentence(&b, "");
-		sb_printf(
-		    &b,
-		    "A call may run at most %g s (the server's --timeout; timeout_seconds may "
-		    "lower it). Split long work across calls (a session keeps its state "
-		    "between them) or make it lighter.",
-		    cfg->max_timeout_s);
+		if (call_timeout_s > 0 && call_timeout_s < cfg->max_timeout_s)
+			sb_printf(
+			    &b,
+			    "This call's limit was %g s (its timeout_seconds); a call may run "
+			    "at most %g s (the server's --timeout). ",
+			    call_timeout_s, cfg->max_timeout_s);
+		else
+			sb_printf(&b,
+			          "A call may run at most %g s (the server's --timeout; "
+			          "timeout_seconds may lower it). ",
+			          cfg->max_timeout_s);
+		sb_str(&b, "Split long work across calls (a session keeps its state between them) "
+		           "or make it lighter.");
 	}
 	if (o->rolled_back)
 		sb_sentence(&b, ROLLBACK_NOTE);
@@ -1095,7 +1102,7 @@ json_object *mcp_tool_response(const struct mcp_conn *c, const struct mcp_reques
 
 	if (mcp_outcome_text(o, c->cfg, &text) < 0)
 		return NULL;
-	if (error_message(o, c->cfg, &emsg) < 0)
+	if (error_message(o, c->cfg, ctx->timeout_s, &emsg) < 0)
 		goto out;
 	if (o->session && !mcp_since(ctx, "2025-06-18")) {
 		/* Without structuredContent the handle has no other way to reach the client. */

@@ -1952,34 +1952,48 @@ Test(tool, memory_limit_line_names_the_limit)
 	"lighter."
 
 /* A client that reads only structuredContent.error learns the limit too: the message of a call
- * stopped at it (the interpreter's own, or none) ends with it and what to do; other statuses
- * keep theirs. */
+ * stopped at it (the interpreter's own, or none) ends with it and what to do (a call stopped
+ * at its own timeout_seconds is told that limit, not only the server's); other statuses keep
+ * theirs. */
 Test(tool, memory_limit_message_names_the_limit)
 {
 	static const struct {
 		enum run_status status;
 		const char *type, *message, *want;
+		double timeout_s;
 	} cases[] = {
 	    {RUN_MEMORY_LIMIT, "MemoryError", "Unable to allocate 38.1 MiB for an array",
 	     "Unable to allocate 38.1 MiB for an array. The sandbox allows 512 MiB of address "
-	     "space per call" MEMORY_NOTE},
+	     "space per call" MEMORY_NOTE,
+	     0},
 	    {RUN_MEMORY_LIMIT, "MemoryError", "",
-	     "The sandbox allows 512 MiB of address space per call" MEMORY_NOTE},
-	    {RUN_TIMEOUT, "TimeoutError", "stopped after 2 s", "stopped after 2 s. " TIMEOUT_NOTE},
-	    {RUN_ERROR, "IndexError", "list index out of range", "list index out of range"},
+	     "The sandbox allows 512 MiB of address space per call" MEMORY_NOTE, 0},
+	    {RUN_TIMEOUT, "TimeoutError", "stopped after 2 s", "stopped after 2 s. " TIMEOUT_NOTE,
+	     0},
+	    {RUN_TIMEOUT, "TimeoutError", "stopped after 3 s",
+	     "stopped after 3 s. This call's limit was 3 s (its timeout_seconds); a call may run "
+	     "at most 30 s (the server's --timeout). Split long work across calls (a session keeps "
+	     "its state between them) or make it lighter.",
+	     3},
+	    {RUN_TIMEOUT, "TimeoutError", "stopped after 30 s", "stopped after 30 s. " TIMEOUT_NOTE,
+	     30},
+	    {RUN_ERROR, "IndexError", "list index out of range", "list index out of range", 0},
 	};
 	json_object *id = json_object_new_int(3);
 
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		struct run_outcome o;
 		struct mcp_conn c;
+		struct mcp_request_ctx ctx;
 		json_object *msg;
 
 		conn_at(&c, "2025-11-25");
 		run_outcome_init(&o);
 		o.status = cases[i].status;
 		outcome_error(&o, cases[i].type, cases[i].message, NULL);
-		msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+		ctx = *ctx_of(&c);
+		ctx.timeout_s = cases[i].timeout_s;
+		msg = mcp_tool_response(&c, &ctx, id, &o);
 		cr_assert_str_eq(str_at(msg, "/result/structuredContent/error/message"),
 		                 cases[i].want);
 		assert_valid_structured(msg);
