@@ -6547,3 +6547,113 @@ Test(data, a_resampling_transform_answers_one_point_for_each_pixel)
 	    "1]");
 	e2e_stop();
 }
+
+/* An ndimage output that is not an array was checked by its own .shape, and the C code
+ * wrote the input's lines into the array its __array__ returned (1 element here: a heap
+ * overflow). It is converted before the check; honest outputs get the host's values. */
+Test(data, ndimage_outputs_are_arrays_before_their_shape_is_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy import ndimage as ndi\n"
+	    "x = np.arange(1000, dtype=np.float64) % 7\n"
+	    "class Out:\n"
+	    "    shape = x.shape\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        return np.zeros(1)\n"
+	    "class Wrap:\n"
+	    "    def __init__(self, a):\n"
+	    "        self.a = a\n"
+	    "        self.shape = a.shape\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        return self.a\n"
+	    "refused = []\n"
+	    "for f in (ndi.correlate1d, ndi.convolve1d):\n"
+	    "    try:\n"
+	    "        f(x, [1.0], output=Out())\n"
+	    "        refused.append('ran')\n"
+	    "    except RuntimeError as e:\n"
+	    "        refused.append(str(e))\n"
+	    "for f in (ndi.uniform_filter1d, ndi.minimum_filter1d):\n"
+	    "    try:\n"
+	    "        f(x, 3, output=Out())\n"
+	    "        refused.append('ran')\n"
+	    "    except RuntimeError as e:\n"
+	    "        refused.append(str(e))\n"
+	    "out, w = np.zeros(1000), np.zeros(1000)\n"
+	    "ndi.correlate1d(x, [1.0, 2.0, 1.0], output=out)\n"
+	    "ndi.uniform_filter1d(x, 5, output=Wrap(w))\n"
+	    "img = np.arange(48.0).reshape(6, 8)\n"
+	    "o2 = np.zeros((6, 8), np.float32)\n"
+	    "ndi.gaussian_filter(img, 1.5, output=o2)\n"
+	    "[refused, float(out.sum()), float(out[:6].sum()), float(w.sum()), float(w[3]), "
+	    "round(float(o2.sum()), 3)]",
+	    "[[\"output shape not correct\",\"output shape not correct\",\"output shape not "
+	    "correct\",\"output shape not correct\"],11988.0,61.0,2997.0,3.0,1128.0]");
+	e2e_stop();
+}
+
+/* A path's vertices re-strided by a later converter's __float__ were read at any address
+ * (here: another array's 7.5), and FT2Image.draw_rect drew a row past its buffer. Paths
+ * reach the C code as private copies and draw_rect's corners must be in the image; honest
+ * paths, points with __array__ and rectangles get the host's answers. */
+Test(data, paths_reach_compiled_code_as_copies_and_text_rects_stay_in_the_image)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from matplotlib.path import Path\n"
+	    "from matplotlib.transforms import Bbox\n"
+	    "from matplotlib.collections import PathCollection\n"
+	    "from matplotlib import ft2font\n"
+	    "from matplotlib.transforms import IdentityTransform\n"
+	    "v = np.array([[1.0, 2.0]])\n"
+	    "far = np.full(4, 7.5)\n"
+	    "class Evil:\n"
+	    "    def __float__(self):\n"
+	    "        v.shape = (2, 1)\n"
+	    "        v.strides = (0, far.ctypes.data - v.ctypes.data)\n"
+	    "        return 0.0\n"
+	    "class P:\n"
+	    "    vertices, codes, should_simplify, simplify_threshold = v, None, False, 0.0\n"
+	    "got = []\n"
+	    "class L(list):\n"
+	    "    def __setitem__(self, k, val):\n"
+	    "        got.append(np.array(val).tolist())\n"
+	    "b = Bbox([[0, 0], [1, 1]])\n"
+	    "b._points = L([[Evil(), 0.0], [1.0, 1.0]])\n"
+	    "b.update_from_path(P(), ignore=True)\n"
+	    "pts = np.array([[0.5, 0.5], [2.0, 2.0], [0.1, 0.9]])\n"
+	    "class Pts:\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        return pts\n"
+	    "class Sq(Path):\n"
+	    "    pass\n"
+	    "sq = Sq([(0, 0), (1, 0), (1, 1), (0, 1), (0, 0)], closed=True)\n"
+	    "b2 = Bbox([[0, 0], [1, 1]])\n"
+	    "b2.update_from_path(Path([(3, 4), (-1, 2)]), ignore=False)\n"
+	    "class Paths(list):\n"
+	    "    pass\n"
+	    "ext = PathCollection(Paths([sq, Path([(2, 3), (4, "
+	    "5)])])).get_datalim(IdentityTransform())\n"
+	    "img = ft2font.FT2Image(16, 4)\n"
+	    "refused = []\n"
+	    "for c in ((0, 0, 15, 4), (0, 0, 16, 3), (3, 2, 1, 1), (-1, 0, 2, 2), (1.5, 0, 2, "
+	    "2)):\n"
+	    "    try:\n"
+	    "        img.draw_rect(*c)\n"
+	    "        refused.append('drawn')\n"
+	    "    except (ValueError, TypeError, RuntimeError) as e:\n"
+	    "        refused.append(type(e).__name__)\n"
+	    "img.draw_rect(2, 1, 10, 3)\n"
+	    "img.draw_rect_filled(12, 0, 100, 100)\n"
+	    "a = np.asarray(img)\n"
+	    "R = [got[1], refused, sq.contains_points(Pts()).tolist(), "
+	    "list(sq.get_extents().bounds),\n"
+	    " list(b2.bounds), list(ext.bounds), int(np.count_nonzero(a)), int(a[:, 12:].sum())]\n"
+	    "R",
+	    "[[2.0,2.0],[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"TypeError\"]"
+	    ",[true,false,true],[0.0,0.0,1.0,1.0],[-1.0,0.0,4.0,4.0],[0.0,0.0,4.0,5.0],36,4080]");
+	e2e_stop();
+}

@@ -2242,19 +2242,63 @@ def _compiled_state():
     _replace_all(replacements)
 
 
-def _plain_arg(a):
-    """a as a compiled function may take it without running the code's methods inside: a
-    number of the code's converted now (its __index__, else its __float__), an array a new
-    object over the same memory (no code of the call holds it to reshape it); plain values,
-    callables, objects with __array__ and anything else as they are."""
+class _PlainPath:
+    """A path as matplotlib's compiled functions read it (vertices, codes, should_simplify,
+    simplify_threshold), holding copies _plain_arg made: no code of the caller's holds its
+    arrays or runs when they are read."""
+    __slots__ = ('vertices', 'codes', 'should_simplify', 'simplify_threshold')
+
+
+def _plain_arg(a, depth=0):
+    """a as a compiled function may take it without running the code's methods inside, and
+    with no object the code holds. Objects with __array__ (or an array interface) were passed as
+    they were: the C code's conversion called __array__ and took the array it returned, of any
+    shape (scipy.ndimage had checked only the object's own .shape: an output line written past
+    its buffer), and kept the code's own array, which a later callback of the same call
+    reshaped under it. A matplotlib Path (any object with vertices) was passed as it was: the
+    path iterator kept its vertices, the code's array, whose shape and strides a later
+    converter's __float__ changed (a read at any address). Lists and tuples (and their
+    subclasses) were passed as they were, their items' __float__ run inside the C conversion.
+    Now: a number of the code's is converted here (its __index__, else its __float__); an
+    array is a new object over the same memory; an object with __array__ is converted
+    (numpy.asarray) and given as such an array (a numpy scalar of a number type as a Python
+    number); a path is a _PlainPath of copies (vertices a new float64 array, codes a new
+    uint8 array or None, should_simplify a bool, simplify_threshold a float); a list or tuple
+    is an exact list or tuple of plain items, at most 32 deep; callables without __array__,
+    plain values and anything else as they are."""
     import operator
-    nd = sys.modules['numpy'].ndarray
-    if a is None or type(a) in (bool, int, float, complex, str, tuple, list, dict):
+    np = sys.modules['numpy']
+    nd = np.ndarray
+    if a is None or type(a) in (bool, int, float, complex, str, bytes, dict):
         return a
     if isinstance(a, nd):
         return nd.view(a, nd)
-    if callable(a) or hasattr(a, '__array__') or not (
-            hasattr(a, '__float__') or hasattr(a, '__index__')):
+    if isinstance(a, (list, tuple)):
+        ccallback = sys.modules.get('scipy._lib._ccallback')
+        if ccallback is not None and type(a) is ccallback.LowLevelCallable:
+            return a  # (made by the sandbox's constructor; the C code checks its type)
+        if depth >= 32:
+            raise ValueError('a sequence given to compiled code is at most 32 deep')
+        exact = list if isinstance(a, list) else tuple
+        items = exact(exact.__iter__(a))
+        if all(type(v) in (float, int) for v in items):
+            return items
+        return exact(_plain_arg(v, depth + 1) for v in items)
+    if hasattr(a, 'vertices'):
+        p = _PlainPath()
+        p.vertices = np.array(a.vertices, dtype=np.float64, order='C')
+        codes = a.codes
+        p.codes = None if codes is None else np.array(codes, dtype=np.uint8)
+        p.should_simplify = bool(a.should_simplify)
+        p.simplify_threshold = float(a.simplify_threshold)
+        return p
+    if any(hasattr(a, name) for name in ('__array__', '__array_interface__',
+                                         '__array_struct__')):
+        arr = np.asarray(a)
+        if isinstance(a, np.generic) and arr.ndim == 0 and arr.dtype.kind in 'biufc':
+            return arr.item()
+        return nd.view(arr, nd)
+    if callable(a) or not (hasattr(a, '__float__') or hasattr(a, '__index__')):
         return a
     try:
         return operator.index(a)
@@ -2327,32 +2371,73 @@ def _ndimage_checks():
             raise ValueError('a filter is at most 2**30 long, not %d' % size)
         return size
 
+    # An output that was not an ndarray was checked by its own .shape (scipy's _get_output)
+    # and then converted by the C code, whose array (from __array__) had any size: the filters
+    # sized their output line buffer by that array and wrote the input's line into it (a heap
+    # overflow of the input's words). The output is an array before the check reads its shape
+    # (numpy.asarray, then a new object no code holds), and a function whose output has the
+    # input's shape gets them only when their shapes (those the C code reads) are equal.
+    from scipy.ndimage import _ni_support
+    real_get_output = _ni_support._get_output
+    nd = np.ndarray
+
+    def _get_output(output, input, *args, **kwargs):
+        if output is not None and not isinstance(output, (type, np.dtype, str)):
+            output = nd.view(np.asarray(output), nd)
+        return real_get_output(output, input, *args, **kwargs)
+
+    _get_output.__doc__ = real_get_output.__doc__
+    _ni_support._get_output = _get_output
+
+    # {function: index of its output}, for those whose output has the input's shape
+    output_at = {'correlate1d': 3, 'correlate': 2, 'uniform_filter1d': 3,
+                 'min_or_max_filter1d': 3, 'min_or_max_filter': 3, 'rank_filter': 3,
+                 'generic_filter1d': 4, 'generic_filter': 3, 'fourier_filter': 4,
+                 'fourier_shift': 4, 'spline_filter1d': 3, 'watershed_ift': 3,
+                 'binary_erosion': 3}
+
+    def same_shape(name, args):
+        at = output_at.get(name)
+        if at is not None and len(args) > at and isinstance(args[at], nd) and \
+                (not isinstance(args[0], nd) or args[at].shape != args[0].shape):
+            raise RuntimeError('output shape not correct')
+        return args
+
+    def plain_shaped(real):
+        def f(*args):
+            return real(*same_shape(real.__name__, [plain(a) for a in args]))
+        f.__name__ = f.__qualname__ = real.__name__
+        f.__doc__ = real.__doc__
+        return f
+
     real_uniform, real_min_max = _nd_image.uniform_filter1d, _nd_image.min_or_max_filter1d
     real_generic = _nd_image.generic_filter1d
 
     def uniform_filter1d(input, filter_size, *args):
-        return real_uniform(plain(input), sized(filter_size), *[plain(a) for a in args])
+        return real_uniform(*same_shape('uniform_filter1d', [
+            plain(input), sized(filter_size)] + [plain(a) for a in args]))
 
     def min_or_max_filter1d(input, filter_size, *args):
-        return real_min_max(plain(input), sized(filter_size), *[plain(a) for a in args])
+        return real_min_max(*same_shape('min_or_max_filter1d', [
+            plain(input), sized(filter_size)] + [plain(a) for a in args]))
 
     def generic_filter1d(input, fnc, filter_size, *args):
-        return real_generic(plain(input), fnc, sized(filter_size), *[plain(a) for a in args])
+        return real_generic(*same_shape('generic_filter1d', [
+            plain(input), fnc, sized(filter_size)] + [plain(a) for a in args]))
 
     real_feature = _nd_image.euclidean_feature_transform
-    nd = np.ndarray
 
     # Every other function of the C module converts its arguments itself after it has taken
     # the arrays (correlate1d's cval by its __float__, which reshaped the input in place: the
     # filter wrote past its line buffer): each gets numbers converted here and new array
     # objects no code of the call holds.
-    plain, plain_args = _plain_arg, _plain_args
+    plain = _plain_arg
     for name in dir(_nd_image):
         real = getattr(_nd_image, name)
         if not name.startswith('_') and callable(real) and real not in (
                 real_geometric, real_zoom_shift, real_uniform, real_min_max, real_generic,
                 real_feature):
-            setattr(_nd_image, name, plain_args(real))
+            setattr(_nd_image, name, plain_shaped(real))
 
     def euclidean_feature_transform(input, sampling, features):
         # The features are written with the input's dimensions through their own strides:
@@ -2382,13 +2467,20 @@ def _mpl_path_checks():
     """matplotlib's compiled path functions take the arrays they are given, then convert a
     number of the code's (points_in_path's radius by its __float__, which reshaped the points
     in place: numpy freed the old shape, and the loop read a count and strides the code laid
-    there). Each gets its numbers converted first and new array objects no code holds."""
+    there). Each gets its numbers converted first and new array objects no code holds; paths
+    (a Path's vertices, re-strided by a later converter's __float__, were read at any address)
+    and lists of paths as _PlainPath copies, points with __array__ as arrays (_plain_arg).
+    matplotlib.transforms had imported update_path_extents, affine_transform and
+    count_bboxes_overlapping_bbox by name before they were replaced in _path (Bbox.update_from_path
+    called the unchecked one): every loaded module's name for one is replaced too."""
     from matplotlib import _path
 
+    replacements = {}
     for name in dir(_path):
         real = getattr(_path, name)
         if not name.startswith('_') and callable(real) and not isinstance(real, type):
-            setattr(_path, name, _plain_args(real))
+            replacements[id(real)] = (real, _plain_args(real))
+    _replace_all(replacements)
 
 
 def _map_in_process():
@@ -5102,6 +5194,28 @@ def _ft2font_checks():
         return (w, h), {}
 
     init_checks[ft2font.FT2Image] = image_made
+
+    # FT2Image.draw_rect(x0, y0, x1, y1) refused only corners past the width or height, and
+    # drew the bottom edge on row y1 and the right edge on column x1: y1 == height set a row
+    # past the image's buffer to 255 (a heap overflow: full escape). The corners are indices
+    # (operator.index) with 0 <= x0 <= x1 < width and 0 <= y0 <= y1 < height.
+    # (draw_rect_filled clamps its corners to the image.)
+    image = ft2font.FT2Image
+    real_draw_rect = image.__dict__['draw_rect']
+
+    def draw_rect(self, x0, y0, x1, y1):
+        x0, y0, x1, y1 = (operator.index(v) for v in (x0, y0, x1, y1))
+        if not isinstance(self, image):
+            return real_draw_rect(self, x0, y0, x1, y1)  # (its own TypeError)
+        height, width = memoryview(self).shape
+        if not (0 <= x0 <= x1 < width and 0 <= y0 <= y1 < height):
+            raise ValueError('draw_rect needs 0 <= x0 <= x1 < width and 0 <= y0 <= y1 < '
+                             'height: (%d, %d, %d, %d) in an image of %d by %d'
+                             % (x0, y0, x1, y1, width, height))
+        return real_draw_rect(self, x0, y0, x1, y1)
+
+    draw_rect.__doc__ = real_draw_rect.__doc__
+    type_patches[(image, 'draw_rect')] = draw_rect
     type_patches[(font, '__init__')] = __init__
     type_patches[(font, 'set_charmap')] = set_charmap
 
