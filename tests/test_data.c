@@ -6657,3 +6657,41 @@ Test(data, paths_reach_compiled_code_as_copies_and_text_rects_stay_in_the_image)
 	    ",[true,false,true],[0.0,0.0,1.0,1.0],[-1.0,0.0,4.0,4.0],[0.0,0.0,4.0,5.0],36,4080]");
 	e2e_stop();
 }
+
+/* Ordinary data work that failed where the host works: Image.fromarray of np.asarray(img) (a
+ * read-only RGB array, and its crops, flips and channel swaps) was refused by PIL's decoder,
+ * which the copy of every read-only buffer handed a bytearray; scikit-learn's sample pictures,
+ * scipy.misc's sample data and matplotlib's get_sample_data were files of their packages a
+ * worker cannot open; sklearn.show_versions said numpy and pandas were missing. */
+Test(data, bundled_samples_and_image_round_trips_work_as_on_the_host)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, warnings, io, contextlib\n"
+	    "from PIL import Image\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "from matplotlib import cbook\n"
+	    "from scipy import misc\n"
+	    "from sklearn.datasets import load_sample_image, load_sample_images\n"
+	    "import sklearn\n"
+	    "warnings.simplefilter('ignore')\n"
+	    "a = np.asarray(Image.new('RGB', (8, 6), (250, 10, 5)))\n"
+	    "trips = [Image.fromarray(a).size, Image.fromarray(a[::-1]).getpixel((0, 0)),\n"
+	    "         Image.fromarray(a[1:3, 2:7]).size, Image.fromarray(a[:, :, "
+	    "::-1]).getpixel((1, 1)),\n"
+	    "         Image.fromarray(np.asarray(Image.new('F', (3, 2), 1.5))).getpixel((0, 0))]\n"
+	    "imgs = load_sample_images()\n"
+	    "out = io.StringIO()\n"
+	    "with contextlib.redirect_stdout(out):\n"
+	    "    sklearn.show_versions()\n"
+	    "deps = [l.split()[0] for l in out.getvalue().splitlines() if l.endswith(': None')]\n"
+	    "[trips, imgs.filenames, load_sample_image('china.jpg').shape,\n"
+	    " misc.face().shape, misc.ascent().shape, misc.electrocardiogram().shape,\n"
+	    " plt.imread(cbook.get_sample_data('grace_hopper.jpg')).shape,\n"
+	    " pd.read_csv(cbook.get_sample_data('msft.csv')).shape,\n"
+	    " sorted(cbook.get_sample_data('goog.npz', np_load=True).keys()), deps]",
+	    "[[[8,6],[250,10,5],[5,2],[5,10,250],1.5],[\"china.jpg\",\"flower.jpg\"],[427,640,3],["
+	    "768,1024,3],[512,512],[108000],[600,512,3],[65,7],[\"price_data\"],[\"pip:\","
+	    "\"setuptools:\",\"Cython:\"]]");
+	e2e_stop();
+}

@@ -647,24 +647,25 @@ Test(ws_write, a_sparse_file_is_copied_as_it_is)
 	          "f.close()\n"
 	          "os.path.getsize('s.bin')",
 	          "267386880");
-	ok_result("f = open('s.bin', 'r+b')\n"
-	          "f.seek(3)\n"
-	          "f.write(b'x')\n"
-	          "f.close()\n"
-	          "with open('s.bin', 'ab') as f:\n"
-	          "    f.write(b'END')\n"
-	          "d = open('s.bin', 'rb').read()\n"
-	          "out = [len(d), d[:6], d.count(b'B'), d.count(b'A'), d[-4:]]\n"
-	          "for mode in ('r+', 'a'):\n"
-	          "    try:\n"
-	          "        open('big', mode).close()\n"
-	          "    except OSError as e:\n"
-	          "        out.append([e.errno, str(e)[:60]])\n"
-	          "out.append(len(open('big', 'rb').read(10)))\n"
-	          "[str(x) for x in out]",
-	          "[\"267386883\",\"b'AAAxAA'\",\"70000\",\"4999\",\"b'\\\\x00END'\","
-	          "\"[122, '[Errno 122] Disk quota exceeded: one call may write (or rena']\","
-	          "\"[122, '[Errno 122] Disk quota exceeded: one call may write (or rena']\",\"10\"]");
+	ok_result(
+	    "f = open('s.bin', 'r+b')\n"
+	    "f.seek(3)\n"
+	    "f.write(b'x')\n"
+	    "f.close()\n"
+	    "with open('s.bin', 'ab') as f:\n"
+	    "    f.write(b'END')\n"
+	    "d = open('s.bin', 'rb').read()\n"
+	    "out = [len(d), d[:6], d.count(b'B'), d.count(b'A'), d[-4:]]\n"
+	    "for mode in ('r+', 'a'):\n"
+	    "    try:\n"
+	    "        open('big', mode).close()\n"
+	    "    except OSError as e:\n"
+	    "        out.append([e.errno, str(e)[:60]])\n"
+	    "out.append(len(open('big', 'rb').read(10)))\n"
+	    "[str(x) for x in out]",
+	    "[\"267386883\",\"b'AAAxAA'\",\"70000\",\"4999\",\"b'\\\\x00END'\","
+	    "\"[122, '[Errno 122] Disk quota exceeded: one call may write (or rena']\","
+	    "\"[122, '[Errno 122] Disk quota exceeded: one call may write (or rena']\",\"10\"]");
 	cr_assert_eq(stat(in_ws("s.bin"), &st), 0);
 	cr_assert_eq(st.st_size, (255 << 20) + 3);
 	cr_assert_lt((long long)st.st_blocks * 512, 4 << 20,
@@ -2525,6 +2526,53 @@ Test(ws_write, matplotlib_saves_a_figure)
 	cr_assert(strstr(mcpc_json(e2e_member(mcpc_structured(r), "files")), "plot.pdf"), "%s",
 	          mcpc_json(r));
 	cr_assert(strstr(slurp(in_ws("plot.svg")), "<svg"), "no SVG written");
+	no_hidden_files();
+	e2e_stop();
+}
+
+/* A font file of the user's in the workspace (a label in a script matplotlib's own fonts lack,
+ * a house font): matplotlib read only the fonts it was started with, and a figure using another
+ * failed to draw (not saved, not returned). A workspace's font is read with the sandbox's open:
+ * drawn, saved as PNG and PDF (which embeds it), and one that is not there says so. */
+Test(ws_write, matplotlib_draws_with_a_font_of_the_workspace)
+{
+	static const char *const fonts[] = {
+	    "/usr/share/matplotlib/mpl-data/fonts/ttf/DejaVuSerif-Bold.ttf",
+	    "/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf"};
+	char buf[65536];
+	int in = -1, out;
+	ssize_t n;
+
+	start(ARGS("--workspace-write", "--imports", "data"));
+	for (size_t i = 0; in < 0 && i < sizeof(fonts) / sizeof(fonts[0]); i++)
+		in = open(fonts[i], O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(in, 0, "no DejaVu Serif Bold font file on this machine");
+	out = open(in_ws("House.ttf"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cr_assert_geq(out, 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+	ok_result("import os\n"
+	          "import matplotlib.pyplot as plt\n"
+	          "from matplotlib import font_manager as fm\n"
+	          "prop = fm.FontProperties(fname='House.ttf')\n"
+	          "fig, ax = plt.subplots(figsize=(2, 2))\n"
+	          "ax.set_title('Title', fontproperties=prop)\n"
+	          "fig.savefig('t.png')\n"
+	          "fig.savefig('t.pdf')\n"
+	          "pdf = open('t.pdf', 'rb').read()\n"
+	          "try:\n"
+	          "    ax.set_xlabel('x', fontproperties=fm.FontProperties(fname='none.ttf'))\n"
+	          "    fig.savefig('u.png')\n"
+	          "    missing = 'drawn'\n"
+	          "except OSError as e:\n"
+	          "    missing = str(e).replace(os.path.realpath(os.getcwd()), '.')[:47]\n"
+	          "plt.close('all')\n"
+	          "[prop.get_name(), open('t.png', 'rb').read(4) == b'\\x89PNG', "
+	          "b'DejaVuSerif-Bold' in pdf, missing, os.path.exists('u.png')]",
+	          "[\"DejaVu Serif\",true,true,\"font ./none.ttf is not available in the "
+	          "sandbox\",false]");
 	no_hidden_files();
 	e2e_stop();
 }

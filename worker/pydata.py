@@ -151,7 +151,7 @@ def prepare():
     steps = (('numpy', '_numpy'), ('pandas', '_pandas'), ('scipy', '_scipy'),
              ('sympy', '_sympy'), ('matplotlib', '_matplotlib'), ('openpyxl', '_openpyxl'),
              ('sklearn', '_sklearn'), ('seaborn', '_seaborn'), ('PIL', '_pil'),
-             ('tqdm', '_tqdm'),
+             ('tqdm', '_tqdm'), ('scipy', '_scipy_samples'), ('matplotlib', '_mpl_samples'),
              ('zoneinfo', '_zoneinfo'), ('uuid', '_uuid'), ('shutil', '_shutil'))
     import warnings
     with warnings.catch_warnings():
@@ -5252,10 +5252,20 @@ def _fonts_in_memory(mpl):
         def fname(self):
             return self._path
 
-    def load(path, hinting, kerning, fallback=()):
+    def read(path):
+        """matplotlib's font file, or one of the workspace's (read with the sandbox's open)."""
         blob = data.get(path)
         if blob is None:
-            raise OSError(f'font {path} is not available in the sandbox')
+            try:
+                with open(path, 'rb') as f:
+                    blob = f.read()
+            except OSError as e:
+                raise OSError(f'font {path} is not available in the sandbox: matplotlib\'s '
+                              f'own fonts and those of the workspace are ({e})') from None
+        return blob
+
+    def load(path, hinting, kerning, fallback=()):
+        blob = read(path)
         kw = {'_fallback_list': list(fallback)} if fallback else {}
         return MemoryFont(path, blob, hinting, _kerning_factor=kerning, **kw)
 
@@ -5286,9 +5296,7 @@ def _fonts_in_memory(mpl):
     def get_glyphs_subset(fontfile, characters):
         """The font's file restricted to the characters, as a file object: the PDF and
         PostScript backends embed it (matplotlib's own reads the file by its path)."""
-        blob = data.get(fontfile)
-        if blob is None:
-            raise OSError(f'font {fontfile} is not available in the sandbox')
+        blob = read(fontfile)
         options = subset.Options(glyph_names=True, recommended_glyphs=True)
         options.drop_tables += ['FFTM', 'PfEd', 'BDF']
         with subset.load_font(io.BytesIO(blob), options) as font:
@@ -6236,11 +6244,14 @@ def _pil_mapped(Image):
             view = memoryview(data)
         except TypeError:
             view = None
-        if view is not None and view.readonly:
+        maps = decoder_name == 'raw' and (given[0] if given else mode) in Image._MAPMODES
+        if view is not None and view.readonly and maps:
             # The image's core writes into the memory it maps whatever its readonly says
             # (im.im.putpixel, or readonly set back to 0): into an immutable bytes object,
             # even a one-byte one CPython shares with every module's literals. A read-only
-            # buffer is mapped as a private copy.
+            # buffer is mapped as a private copy. (One PIL does not map, an RGB or F image's,
+            # is decoded into the image's own memory as it is: its decoder takes read-only
+            # bytes only.)
             data = bytearray(view)
         return frombuffer_real(mode, size, data, decoder_name, given)
 
@@ -6793,6 +6804,78 @@ def _tqdm():
         pass
 
 
+def _scipy_samples():
+    """scipy.misc's example data (face, ascent, the electrocardiogram: 2.2 MB) are files of its
+    package, which a worker cannot open (the message sent the model to the workspace, which
+    cannot help): read here, shared by every worker, given from memory."""
+    import io
+    import os
+    import numpy as np
+    try:
+        from scipy.misc import _common
+    except ImportError:
+        return
+    where = os.path.dirname(_common.__file__)
+    blobs = {}
+    for name in ('face.dat', 'ascent.dat', 'ecg.dat'):
+        path = os.path.join(where, name)
+        if os.path.isfile(path):
+            with open(path, 'rb') as f:
+                blobs[path] = f.read()
+
+    def known(file):
+        return blobs.get(file) if type(file) is str else None
+
+    def open_data(file, mode='r', *args, **kwargs):
+        blob = known(file)
+        if blob is None or mode != 'rb' or args or kwargs:
+            return open(file, mode, *args, **kwargs)
+        return io.BytesIO(blob)
+
+    def load_data(file, *args, **kwargs):
+        blob = known(file)
+        return np.load(io.BytesIO(blob) if blob is not None else file, *args, **kwargs)
+
+    _common.open, _common.load = open_data, load_data
+
+
+def _mpl_samples():
+    """matplotlib's sample data (get_sample_data: the examples' pictures, tables and arrays,
+    0.6 MB) are files of its package, which a worker cannot open: read here, and a file object
+    asked for is one over the bytes in memory, as the real one would read them."""
+    import gzip
+    import io
+    import os
+    import numpy as np
+    from matplotlib import cbook
+    real = cbook.get_sample_data
+    base = cbook._get_data_path('sample_data')
+    blobs = {}
+    for top, _dirs, names in os.walk(base):
+        for name in names:
+            with open(os.path.join(top, name), 'rb') as f:
+                blobs[os.path.join(top, name)] = f.read()
+
+    def get_sample_data(fname, asfileobj=True, *, np_load=False):
+        path = cbook._get_data_path('sample_data', fname)
+        blob = blobs.get(str(path))
+        if not asfileobj or blob is None:
+            return real(fname, asfileobj, np_load=np_load)
+        suffix = path.suffix.lower()
+        f = io.BytesIO(blob)
+        f.name = str(path)  # (imread tells the format by it)
+        if suffix == '.gz':
+            return gzip.GzipFile(fileobj=f)
+        if suffix in ('.npy', '.npz') and np_load:
+            return np.load(f)
+        if suffix in ('.csv', '.xrc', '.txt'):
+            return io.TextIOWrapper(f)
+        return f
+
+    get_sample_data.__doc__ = real.__doc__
+    cbook.get_sample_data = get_sample_data
+
+
 def _sklearn():
     # Its estimators live in submodules that load Cython extensions: those load here, in the
     # zygote, with the rest of the stack.
@@ -6804,20 +6887,43 @@ def _sklearn():
         importlib.import_module('sklearn.' + name)
     from sklearn.utils import validation
     _exact_random_states(validation.check_random_state)
-    # The datasets it ships (iris, digits, wine, breast cancer, diabetes, linnerud) and their
-    # descriptions are files of its package, which a worker cannot open: read here, given from
-    # memory by the three functions its loaders read them with.
+    # The datasets it ships (iris, digits, wine, breast cancer, diabetes, linnerud), their
+    # descriptions and its two sample pictures are files of its package, which a worker cannot
+    # open: read here, given from memory by the three functions its loaders read them with
+    # (and the list of the pictures' package by the one load_sample_images lists it with).
     import io
     import os
+    import types
     from sklearn.datasets import _base
     from sklearn.utils import fixes
     files = {}
-    for package in ('sklearn.datasets.data', 'sklearn.datasets.descr'):
+    for package in ('sklearn.datasets.data', 'sklearn.datasets.descr', 'sklearn.datasets.images'):
         where = os.path.dirname(importlib.import_module(package).__file__)
         for name in os.listdir(where):
-            if name.endswith(('.csv', '.csv.gz', '.rst')):
+            if name.endswith(('.csv', '.csv.gz', '.rst', '.jpg', '.txt')):
                 with open(os.path.join(where, name), 'rb') as f:
                     files[package, name] = f.read()
+
+    def contents(package):
+        package = package if isinstance(package, str) else package.__name__
+        return [name for p, name in files if p == package]
+
+    _base.resources = types.SimpleNamespace(contents=contents)
+    # show_versions reads the versions from the packages' metadata files, which a worker
+    # cannot open (numpy, pandas, ... said None): the loaded modules' own, taken here.
+    from sklearn.utils import _show_versions
+    import sklearn
+    deps = {'sklearn': sklearn.__version__}
+    for name in ('pip', 'setuptools', 'numpy', 'scipy', 'Cython', 'pandas', 'matplotlib',
+                 'joblib', 'threadpoolctl'):
+        v = getattr(sys.modules.get(name), '__version__', None)
+        deps[name] = v if type(v) is str else None
+
+    def _get_deps_info():
+        return dict(deps)
+
+    _get_deps_info.__doc__ = _show_versions._get_deps_info.__doc__
+    _show_versions._get_deps_info = _get_deps_info
 
     def data(package, name):
         key = (package if isinstance(package, str) else package.__name__, name)
