@@ -5738,6 +5738,15 @@ def _matplotlib():
     import matplotlib as mpl
     mpl.__version__  # computed late from the package's files: now
     mpl.use('Agg')
+    # matplotlib_fname() looks for the configuration file on disk, which a worker cannot
+    # ("your Matplotlib install is broken"): the one found here.
+    rc_file = mpl.matplotlib_fname()
+
+    def matplotlib_fname():
+        return rc_file
+
+    matplotlib_fname.__doc__ = mpl.matplotlib_fname.__doc__
+    mpl.matplotlib_fname = matplotlib_fname
     import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib import font_manager as fm
