@@ -6662,14 +6662,14 @@ Test(data, paths_reach_compiled_code_as_copies_and_text_rects_stay_in_the_image)
  * read-only RGB array, and its crops, flips and channel swaps) was refused by PIL's decoder,
  * which the copy of every read-only buffer handed a bytearray; scikit-learn's sample pictures,
  * scipy.misc's sample data and matplotlib's get_sample_data were files of their packages a
- * worker cannot open; sklearn.show_versions said numpy and pandas were missing, and
- * matplotlib_fname() that the install was broken. */
+ * worker cannot open; sklearn.show_versions said numpy and pandas were missing,
+ * matplotlib_fname() that the install was broken, PIL's features.check('jpg') raised. */
 Test(data, bundled_samples_and_image_round_trips_work_as_on_the_host)
 {
 	start_data(NULL);
 	e2e_expect_result(
 	    "import numpy as np, pandas as pd, warnings, io, contextlib\n"
-	    "from PIL import Image\n"
+	    "from PIL import Image, features\n"
 	    "import matplotlib, matplotlib.pyplot as plt\n"
 	    "from matplotlib import cbook\n"
 	    "from scipy import misc\n"
@@ -6691,9 +6691,10 @@ Test(data, bundled_samples_and_image_round_trips_work_as_on_the_host)
 	    " plt.imread(cbook.get_sample_data('grace_hopper.jpg')).shape,\n"
 	    " pd.read_csv(cbook.get_sample_data('msft.csv')).shape,\n"
 	    " sorted(cbook.get_sample_data('goog.npz', np_load=True).keys()), deps,\n"
-	    " matplotlib.matplotlib_fname().endswith('matplotlibrc')]",
+	    " matplotlib.matplotlib_fname().endswith('matplotlibrc'), features.check('jpg'),\n"
+	    " features.check('zlib')]",
 	    "[[[8,6],[250,10,5],[5,2],[5,10,250],1.5],[\"china.jpg\",\"flower.jpg\"],[427,640,3],["
 	    "768,1024,3],[512,512],[108000],[600,512,3],[65,7],[\"price_data\"],[\"pip:\","
-	    "\"setuptools:\",\"Cython:\"],true]");
+	    "\"setuptools:\",\"Cython:\"],true,true,true]");
 	e2e_stop();
 }
