@@ -5663,7 +5663,8 @@ Test(escapes, no_finalizer_runs_inside_an_allocation)
  * had the holder drop it (the classmethod's __init__ called again, args set): its next field
  * was read from freed memory (a crash; a fake object's __repr__ with memory laid over it).
  * Every C repr and str holds its object now: each field is turned to text before it is
- * freed, and the texts are the host's. */
+ * freed, and the texts are the host's (a defaultdict's repr, which calls dict's slot itself,
+ * recursed for ever through the held slot: every print of one crashed the worker). */
 Test(python_layer, an_object_is_held_while_its_own_repr_runs)
 {
 	start(NULL);
@@ -5692,10 +5693,18 @@ Test(python_layer, an_object_is_held_while_its_own_repr_runs)
 	                 "    log.clear()\n"
 	                 "    e = ValueError(C(), B())\n"
 	                 "    out += [f(e), log[:], e.args]\n"
+	                 "import collections\n"
+	                 "d = collections.defaultdict(list)\n"
+	                 "d['x'] = d\n"
+	                 "class DD(collections.defaultdict):\n"
+	                 "    pass\n"
+	                 "out += [repr(d), str(collections.defaultdict(int)), repr(DD(int, a=1))]\n"
 	                 "out",
 	                 "[\"<classmethod(slice(a, b, None))>\",[\"B repr\",\"B freed\"],"
 	                 "\"ValueError(c, b)\",[\"B repr\",\"B freed\"],[],\"(c, b)\","
-	                 "[\"B repr\",\"B freed\"],[]]");
+	                 "[\"B repr\",\"B freed\"],[],\"defaultdict(<class 'list'>, {'x': "
+	                 "defaultdict(<class 'list'>, {...})})\",\"defaultdict(<class 'int'>, "
+	                 "{})\",\"DD(<class 'int'>, {'a': 1})\"]");
 	still_serving();
 	stop();
 }

@@ -2543,21 +2543,67 @@ static int list_repr_guard(void)
 static reprfunc repr_of_python, str_of_python; /* CPython's slot for a class's own method */
 static PyObject *dunder_repr, *dunder_str;
 
+/* The texts being made through text_held, innermost last: C code that calls its base type's
+ * slot itself (a defaultdict's repr calls dict's) comes back for the same object with no
+ * repr() in between (the interpreter's recursion depth as it was), and is given the next one
+ * along the MRO, as its direct call meant (the type's own again recursed for ever); a repr()
+ * of the object from inside its own (a dict holding itself) is a repr as any other. */
+#define TEXTS_MAKING_MAX 1024
+static _Thread_local struct {
+	PyObject *self;
+	size_t offset;
+	Py_ssize_t at; /* where in the MRO of self's type the function called was found */
+	int depth;     /* the thread's recursion_remaining when it was called */
+} texts_making[TEXTS_MAKING_MAX];
+static _Thread_local int n_texts_making;
+
 static PyObject *text_held(PyObject *self, PyObject *name, size_t offset, reprfunc held)
 {
-	PyObject *d, *r;
+	PyObject *mro = Py_XNewRef(Py_TYPE(self)->tp_mro), *d = NULL, *r;
+	Py_ssize_t from = 0, at = -1;
+	int top = n_texts_making - 1, depth = PyThreadState_Get()->recursion_remaining;
 
+	if (top >= 0 && texts_making[top].self == self && texts_making[top].offset == offset &&
+	    texts_making[top].depth == depth)
+		from = texts_making[top].at + 1;
 	Py_INCREF(self);
-	d = Py_XNewRef(_PyType_Lookup(Py_TYPE(self), name));
-	if (d && Py_IS_TYPE(d, &PyWrapperDescr_Type) &&
-	    (size_t)((PyWrapperDescrObject *)d)->d_base->offset == offset &&
-	    ((PyWrapperDescrObject *)d)->d_wrapped != (void *)held &&
-	    PyObject_TypeCheck(self, PyDescr_TYPE(d)))
-		r = ((reprfunc)((PyWrapperDescrObject *)d)->d_wrapped)(self);
-	else if (d)
+	/* the first type along the MRO whose dict names it (names are plain str: no code runs) */
+	for (Py_ssize_t i = from; mro && PyTuple_Check(mro) && !d && i < PyTuple_GET_SIZE(mro);
+	     i++) {
+		PyObject *t = PyTuple_GET_ITEM(mro, i);
+		PyObject *dict = PyType_Check(t) ? ((PyTypeObject *)t)->tp_dict : NULL;
+		d = dict ? Py_XNewRef(PyDict_GetItemWithError(dict, name)) : NULL;
+		if (d)
+			at = i;
+		else if (PyErr_Occurred())
+			break;
+	}
+	Py_XDECREF(mro);
+	if (PyErr_Occurred()) {
+		r = NULL;
+	} else if (d && Py_IS_TYPE(d, &PyWrapperDescr_Type) &&
+	           (size_t)((PyWrapperDescrObject *)d)->d_base->offset == offset &&
+	           ((PyWrapperDescrObject *)d)->d_wrapped != (void *)held &&
+	           PyObject_TypeCheck(self, PyDescr_TYPE(d))) {
+		if (n_texts_making == TEXTS_MAKING_MAX) {
+			r = PyErr_Format(
+			    PyExc_RecursionError,
+			    "maximum recursion depth exceeded while getting the %U of an "
+			    "object",
+			    name);
+		} else {
+			texts_making[n_texts_making].self = self;
+			texts_making[n_texts_making].offset = offset;
+			texts_making[n_texts_making].depth = depth;
+			texts_making[n_texts_making++].at = at;
+			r = ((reprfunc)((PyWrapperDescrObject *)d)->d_wrapped)(self);
+			n_texts_making--;
+		}
+	} else if (d) {
 		r = PyObject_CallOneArg(d, self);
-	else
+	} else {
 		r = PyErr_Format(PyExc_TypeError, "%s has no %U", Py_TYPE(self)->tp_name, name);
+	}
 	Py_XDECREF(d);
 	Py_DECREF(self);
 	return r;
