@@ -1550,7 +1550,8 @@ Test(python_layer, deque_searches_and_unicode_errors_read_what_they_own)
  * bound. The user's code inside the call cleared the field (the iterator finished from inside,
  * the factory set to None, __init__ called again): a bound list.sort freed while it ran wrote
  * its size and item array into an object laid over the list (any memory, the real builtins).
- * Each is held for its call: the list is not freed, nothing is laid over it. Arguments taken
+ * Each is held for its call: the list is not freed, nothing is laid over it (a property's or a
+ * classmethod's __init__ called again is refused now: TypeError). Arguments taken
  * for what they are not: TextIOWrapper.reconfigure read a bytes encoding as a string and freed
  * an address its contents gave; bytearray.join copied from its own buffer after the iterable
  * had cleared it; except* used whatever split() answered as its pair (an int's digits: any
@@ -1661,7 +1662,8 @@ Test(python_layer, callables_and_arguments_are_what_the_c_code_takes_them_for)
 	    "r += [caught, dict(d), list(calls), staticmethod(len)('abc'), "
 	    "io.TextIOWrapper(io.BytesIO(), encoding='utf-8').encoding]\n"
 	    "r",
-	    "[null,false,\"StopIteration\",false,null,false,null,false,\"kept\",false,"
+	    "[null,false,\"StopIteration\",false,null,false,\"TypeError\",false,\"TypeError\","
+	    "false,"
 	    "\"TypeError\",64,2,\"TypeError\",\"TypeError\",\"TypeError\",[[\"Mine\",2],[\"Mine\","
 	    "1]],{\"a\":[1]},[4,null],3,\"utf-8\"]");
 	still_serving();
@@ -5657,10 +5659,10 @@ Test(escapes, no_finalizer_runs_inside_an_allocation)
 	stop();
 }
 
-/* An object freed while its own C repr or str runs: a classmethod's callable, an exception's
- * args (its repr and its str) hand their field over borrowed, and the field's repr (a slice's,
- * a tuple's: C code turning its own fields to text) went on after an earlier field's __repr__
- * had the holder drop it (the classmethod's __init__ called again, args set): its next field
+/* An object freed while its own C repr or str runs: a namespace's value, an exception's args
+ * (its repr and its str) hand their field over borrowed, and the field's repr (a slice's, a
+ * tuple's: C code turning its own fields to text) went on after an earlier field's __repr__
+ * had the holder drop it (the attribute deleted, args set): its next field
  * was read from freed memory (a crash; a fake object's __repr__ with memory laid over it).
  * Every C repr and str holds its object now: each field is turned to text before it is
  * freed, and the texts are the host's (a defaultdict's repr, which calls dict's slot itself,
@@ -5677,12 +5679,11 @@ Test(python_layer, an_object_is_held_while_its_own_repr_runs)
 	                 "        log.append('B freed')\n"
 	                 "class A:\n"
 	                 "    def __repr__(self):\n"
-	                 "        holder.__init__(len)\n"
+	                 "        del holder.s\n"
 	                 "        junk = [bytearray(64) for i in range(200)]\n"
 	                 "        return 'a'\n"
-	                 "s = slice(A(), B(), None)\n"
-	                 "holder = classmethod(s)\n"
-	                 "del s\n"
+	                 "import sys\n"
+	                 "holder = type(sys.implementation)(s=slice(A(), B(), None))\n"
 	                 "out = [repr(holder), log[:]]\n"
 	                 "class C:\n"
 	                 "    def __repr__(self):\n"
@@ -5700,7 +5701,7 @@ Test(python_layer, an_object_is_held_while_its_own_repr_runs)
 	                 "    pass\n"
 	                 "out += [repr(d), str(collections.defaultdict(int)), repr(DD(int, a=1))]\n"
 	                 "out",
-	                 "[\"<classmethod(slice(a, b, None))>\",[\"B repr\",\"B freed\"],"
+	                 "[\"namespace(s=slice(a, b, None))\",[\"B repr\",\"B freed\"],"
 	                 "\"ValueError(c, b)\",[\"B repr\",\"B freed\"],[],\"(c, b)\","
 	                 "[\"B repr\",\"B freed\"],[],\"defaultdict(<class 'list'>, {'x': "
 	                 "defaultdict(<class 'list'>, {...})})\",\"defaultdict(<class 'int'>, "
@@ -5817,6 +5818,96 @@ Test(python_layer, descriptors_super_and_replaced_classes_keep_what_they_use)
 	                 "out.append('survived')\n"
 	                 "out",
 	                 "[\"ValueError\",\"NoneType\",\"X\",false,true,\"X\",\"survived\"]");
+	still_serving();
+	stop();
+}
+
+/* super, property, staticmethod and classmethod initialised again on a live one replaced what
+ * they held while C code used it borrowed (super's lookup hands its object to a descriptor, a
+ * property's __isabstractmethod__ asks its getter, which abc's class creation does): freed
+ * under it, a fake object. They are initialised once; a property subclass's own __init__,
+ * getter/setter copies and super() work as before. A class's __get__ was held only once the
+ * class was guarded, after type() returned, but __init_subclass__ runs inside it: the class
+ * has the held slot from the start (the bound method's list lives until its call returns). */
+Test(python_layer, live_descriptors_are_not_initialised_again)
+{
+	start(NULL);
+	expect_ok_result("ST = {}\n"
+	                 "out = []\n"
+	                 "def attempt(f):\n"
+	                 "    try:\n"
+	                 "        f()\n"
+	                 "        return 'ran'\n"
+	                 "    except TypeError as e:\n"
+	                 "        return str(e)\n"
+	                 "class B:\n"
+	                 "    def m(self):\n"
+	                 "        return 'B.m'\n"
+	                 "class C(B):\n"
+	                 "    pass\n"
+	                 "SU = super(C, C())\n"
+	                 "out.append(attempt(lambda: super.__init__(SU, C, C())))\n"
+	                 "P = property(lambda s: 1)\n"
+	                 "SM, CM = staticmethod(len), classmethod(len)\n"
+	                 "out += [attempt(lambda: property.__init__(P, None)), attempt(lambda: "
+	                 "staticmethod.__init__(SM, None)),\n"
+	                 "        attempt(lambda: classmethod.__init__(CM, None))]\n"
+	                 "class Prop(property):\n"
+	                 "    def __init__(self, f):\n"
+	                 "        super().__init__(f)\n"
+	                 "class H:\n"
+	                 "    @Prop\n"
+	                 "    def v(self):\n"
+	                 "        return 7\n"
+	                 "    @property\n"
+	                 "    def w(self):\n"
+	                 "        return 8\n"
+	                 "    @w.setter\n"
+	                 "    def w(self, value):\n"
+	                 "        ST['w'] = value\n"
+	                 "h = H()\n"
+	                 "h.w = 9\n"
+	                 "out += [SU.m(), h.v, h.w, ST['w'], P.getter(lambda s: 2).fget(None)]\n"
+	                 "class M(type):\n"
+	                 "    def __index__(cls):\n"
+	                 "        return 5\n"
+	                 "NS = []\n"
+	                 "class PM(type):\n"
+	                 "    @classmethod\n"
+	                 "    def __prepare__(mcs, name, bases, **kw):\n"
+	                 "        d = {}\n"
+	                 "        NS.append(d)\n"
+	                 "        return d\n"
+	                 "class Base(metaclass=PM):\n"
+	                 "    def __init_subclass__(D, **kw):\n"
+	                 "        class Own(metaclass=M):\n"
+	                 "            a = D()\n"
+	                 "            def __index__(self):\n"
+	                 "                NS[-1].clear()\n"
+	                 "                type.__delattr__(D, '__get__')\n"
+	                 "                EV.append('deleted')\n"
+	                 "                return 4\n"
+	                 "        try:\n"
+	                 "            Own().a\n"
+	                 "        except ValueError as e:\n"
+	                 "            out.append(type(e).__name__)\n"
+	                 "EV = []\n"
+	                 "class L(list):\n"
+	                 "    def __del__(self):\n"
+	                 "        EV.append('list freed')\n"
+	                 "class D(Base):\n"
+	                 "    __get__ = L([None] * 10).index\n"
+	                 "    def __eq__(self, other):\n"
+	                 "        ST['compared'] = type(other).__name__\n"
+	                 "        return False\n"
+	                 "    __hash__ = object.__hash__\n"
+	                 "out.append(EV)\n"
+	                 "out",
+	                 "[\"a super is initialised once in the sandbox (make a new one)\",\"a "
+	                 "property is initialised once in the sandbox (make a new one)\",\"a "
+	                 "staticmethod is initialised once in the sandbox (make a new one)\",\"a "
+	                 "classmethod is initialised once in the sandbox (make a new "
+	                 "one)\",\"B.m\",7,8,9,2,\"ValueError\",[\"deleted\",\"list freed\"]]");
 	still_serving();
 	stop();
 }

@@ -2123,11 +2123,19 @@ static int interface_defined(PyObject *obj, PyObject *name)
 	return d && Py_TYPE(d) != &refusal_type;
 }
 
+/* (obj is held: the lookup runs the code's __getattribute__ and properties before it calls
+ * __getattr__ with obj, and C code may have handed obj over borrowed from a field that code
+ * emptied: __getattr__ got a freed object) */
 static PyObject *interface_getattro_hook(PyObject *obj, PyObject *name)
 {
+	PyObject *r;
+
 	if (interface_name(name) && !interface_defined(obj, name))
 		return interface_refused(name);
-	return getattr_hook(obj, name);
+	Py_INCREF(obj);
+	r = getattr_hook(obj, name);
+	Py_DECREF(obj);
+	return r;
 }
 
 /* A module's lookup calls its __getattr__ when the name is not there, holding the hook

@@ -2745,11 +2745,82 @@ static int descr_get_hold_one(PyTypeObject *t, void *unused)
 
 static initproc super_init_real;
 
+/* super, property, staticmethod and classmethod are initialised once while armed: __init__
+ * again on a live one replaced the object or callable it holds, which C code using it held
+ * borrowed (super's attribute lookup hands its object to the descriptor; a property's
+ * __isabstractmethod__ asks its getter): freed under that code. */
+typedef struct {
+	PyObject_HEAD PyTypeObject *type;
+	PyObject *obj;
+	PyTypeObject *obj_type;
+} super_layout;
+
+static int init_once(int made, const char *what)
+{
+	if (made && pylayer_armed()) {
+		PyErr_Format(PyExc_TypeError,
+		             "a %s is initialised once in the sandbox (make a new one)", what);
+		return -1;
+	}
+	return 0;
+}
+
+static initproc property_init_real, staticmethod_init_real, classmethod_init_real;
+
+static int property_init_once(PyObject *self, PyObject *args, PyObject *kw)
+{
+	property_layout *p = (property_layout *)self;
+
+	if (init_once(p->prop_get || p->prop_set || p->prop_del || p->prop_doc, "property") < 0)
+		return -1;
+	return property_init_real(self, args, kw);
+}
+
+static int staticmethod_init_once(PyObject *self, PyObject *args, PyObject *kw)
+{
+	if (init_once(((method_wrapper_layout *)self)->callable != NULL, "staticmethod") < 0)
+		return -1;
+	return staticmethod_init_real(self, args, kw);
+}
+
+static int classmethod_init_once(PyObject *self, PyObject *args, PyObject *kw)
+{
+	if (init_once(((method_wrapper_layout *)self)->callable != NULL, "classmethod") < 0)
+		return -1;
+	return classmethod_init_real(self, args, kw);
+}
+
+static int inits_once_guard(void)
+{
+	struct {
+		PyTypeObject *t;
+		initproc *real, once;
+	} inits[] = {{&PyProperty_Type, &property_init_real, property_init_once},
+	             {&PyStaticMethod_Type, &staticmethod_init_real, staticmethod_init_once},
+	             {&PyClassMethod_Type, &classmethod_init_real, classmethod_init_once}};
+
+	if (PySuper_Type.tp_basicsize != (Py_ssize_t)sizeof(super_layout)) {
+		PyErr_SetString(PyExc_TypeError, "super is not as known");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(inits) / sizeof(inits[0]); i++) {
+		void *real;
+		if (held_slot(inits[i].t, offsetof(PyTypeObject, tp_init), (void *)inits[i].once,
+		              &real) < 0 ||
+		    rewrap(inits[i].t, "__init__", real, (void *)inits[i].once) < 0)
+			return -1;
+		*inits[i].real = (initproc)real;
+	}
+	return 0;
+}
+
 static int super_init_held(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *first = NULL, *cls = NULL;
 	int rc;
 
+	if (init_once(((super_layout *)self)->type != NULL, "super") < 0)
+		return -1;
 	if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 0 && (!kw || !PyDict_Size(kw)))
 		pyframe_super_parts(&first, &cls);
 	rc = super_init_real(self, args, kw);
@@ -2809,6 +2880,18 @@ static int kept_objects_guard(void)
 	}
 	descr_get_real = ((PyTypeObject *)cls)->tp_descr_get;
 	if (pyguard_walk(&PyBaseObject_Type, descr_get_hold_one, NULL) < 0)
+		goto out;
+	/* A class made later gets CPython's slot for its __get__ from the table of slots its
+	 * wrappers point into: that entry names the held one, so the class has it from the start
+	 * (its __init_subclass__ and __set_name__ run inside type() before the class is guarded). */
+	d = PyDict_GetItemString(PyProperty_Type.tp_dict, "__get__");
+	if (!d || !Py_IS_TYPE(d, &PyWrapperDescr_Type) ||
+	    ((PyWrapperDescrObject *)d)->d_base->function != (void *)descr_get_real) {
+		PyErr_SetString(PyExc_TypeError, "property.__get__ is not as known");
+		goto out;
+	}
+	((PyWrapperDescrObject *)d)->d_base->function = (void *)descr_get_held;
+	if (inits_once_guard() < 0)
 		goto out;
 	super_call_real = PySuper_Type.tp_vectorcall;
 	if (super_call_real)
