@@ -6698,3 +6698,60 @@ Test(data, bundled_samples_and_image_round_trips_work_as_on_the_host)
 	    "\"setuptools:\",\"Cython:\"],true,true,true]");
 	e2e_stop();
 }
+
+/* Red team 21B: the Agg renderer's drawing methods took the code's paths and graphics context
+ * as they were: a path's vertices, kept by the C++, were re-strided by the transform's
+ * __float__ and read at any address (drawn, then read back: a float object's value leaked, an
+ * unmapped address crashed). A region moved by set_x to 2**31 - 6 and restored whole, or an
+ * image drawn there, wrapped round in agg's C ints and was written before the canvas (a full
+ * escape). Paths reach the C++ as copies (the line is drawn at the path's own point), a region
+ * restored whole lies in the canvas, an image is drawn near it; blitting works as before. */
+Test(data, agg_drawing_takes_copies_and_stays_on_the_canvas)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "from matplotlib.backends.backend_agg import RendererAgg\n"
+	    "out = []\n"
+	    "def read_double(addr):\n"
+	    "    R = RendererAgg(100, 1100, 72)\n"
+	    "    r, gc = R._renderer, R.new_gc()\n"
+	    "    v = np.array([[10.0, 90.0], [0.0, 0.0]])\n"
+	    "    base = v.ctypes.data\n"
+	    "    class Evil:\n"
+	    "        def __float__(self):\n"
+	    "            v.shape = (4, 1)\n"
+	    "            v.strides = (8, addr - base)\n"
+	    "            return 1.0\n"
+	    "    class P:\n"
+	    "        vertices, codes, should_simplify, simplify_threshold = v, None, False, 0.0\n"
+	    "    r.draw_path(gc, P(), [[Evil(), 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], "
+	    "None)\n"
+	    "    rows = np.nonzero(np.asarray(r)[:, 10, 3])[0]\n"
+	    "    return float(1100 - rows.mean()) if len(rows) else None\n"
+	    "secret = 512.0 * 1.0\n"
+	    "out.append(read_double(id(secret) + 16))\n"
+	    "fig = plt.figure(figsize=(2, 1), dpi=20)\n"
+	    "fig.canvas.draw()\n"
+	    "r = fig.canvas.get_renderer()._renderer\n"
+	    "before = np.asarray(r).copy()\n"
+	    "reg = r.copy_from_bbox(fig.bbox)\n"
+	    "reg.set_x(2**31 - 6)\n"
+	    "for f in (lambda: r.restore_region(reg),\n"
+	    "          lambda: r.draw_image(r.new_gc() if hasattr(r, 'new_gc') else "
+	    "fig.canvas.get_renderer().new_gc(),\n"
+	    "                               2**31 - 1, 1, np.zeros((2, 2, 4), np.uint8))):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        out.append('drawn')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e)[:24])\n"
+	    "good = r.copy_from_bbox(fig.bbox)\n"
+	    "r.restore_region(good)\n"
+	    "out.append(bool((np.asarray(r) == before).all()))\n"
+	    "plt.close('all')\n"
+	    "out",
+	    "[88.0,\"the region (2147483642, \",\"an image is drawn within\",true]");
+	e2e_stop();
+}

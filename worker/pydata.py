@@ -5560,6 +5560,82 @@ def _no_tex():
     texmanager.TexManager.__new__ = __new__
 
 
+class _PlainGC:
+    """A graphics context as matplotlib's Agg renderer reads it, of plain values read from the
+    code's one before the C++ runs (_plain_gc)."""
+    __slots__ = ('_linewidth', '_alpha', '_forced_alpha', '_rgb', '_antialiased', '_capstyle',
+                 '_joinstyle', '_cliprect', 'dashes', 'clip_path', 'snap', 'hatch_path',
+                 'hatch_color', 'hatch_linewidth', 'sketch_params')
+
+    def get_dashes(self):
+        return self.dashes
+
+    def get_clip_path(self):
+        return self.clip_path
+
+    def get_snap(self):
+        return self.snap
+
+    def get_hatch_path(self):
+        return self.hatch_path
+
+    def get_hatch_color(self):
+        return self.hatch_color
+
+    def get_hatch_linewidth(self):
+        return self.hatch_linewidth
+
+    def get_sketch_params(self):
+        return self.sketch_params
+
+
+def _plain_gc(gc):
+    """gc's values as the C++ reads them, taken now: numbers, colours and boxes converted,
+    paths copied (_plain_arg), transforms as arrays."""
+    np = sys.modules['numpy']
+
+    def floats(v):
+        return None if v is None else tuple(float(x) for x in v)
+
+    def text(v):
+        return str.__str__(v) if isinstance(v, str) else v
+
+    p = _PlainGC()
+    p._linewidth, p._alpha = float(gc._linewidth), float(gc._alpha)
+    p._forced_alpha, p._antialiased = bool(gc._forced_alpha), bool(gc._antialiased)
+    p._rgb = floats(gc._rgb)
+    p._capstyle, p._joinstyle = text(gc._capstyle), text(gc._joinstyle)
+    rect = gc._cliprect
+    p._cliprect = None if rect is None else np.array(rect, dtype=np.float64)
+    offset, dashes = gc.get_dashes()
+    p.dashes = (None if offset is None else float(offset), floats(dashes))
+    clip = gc.get_clip_path()
+    if clip is None or clip[0] is None:
+        p.clip_path = None
+    else:
+        path, trans = clip
+        p.clip_path = (_plain_arg(path), np.array(trans, dtype=np.float64))
+    snap = gc.get_snap()
+    p.snap = None if snap is None else bool(snap)
+    hatch = gc.get_hatch_path()
+    p.hatch_path = None if hatch is None else _plain_arg(hatch)
+    p.hatch_color = floats(gc.get_hatch_color())
+    p.hatch_linewidth = float(gc.get_hatch_linewidth())
+    p.sketch_params = floats(gc.get_sketch_params())
+    return p
+
+
+def _plain_drawing(real, at):
+    """real, a drawing method of the Agg renderer, called with plain arguments and the graphics
+    context at position at made a _PlainGC."""
+    def draw(self, *args):
+        args = [_plain_gc(a) if i == at else _plain_arg(a) for i, a in enumerate(args)]
+        return real(self, *args)
+    draw.__name__ = draw.__qualname__ = real.__name__
+    draw.__doc__ = real.__doc__
+    return draw
+
+
 def _agg_checks():
     """matplotlib's Agg renderer (fig.canvas.get_renderer()._renderer) trusted some sizes its
     draw methods were given: draw_quad_mesh read the coordinates for the mesh width and height
@@ -5591,6 +5667,12 @@ def _agg_checks():
         if im.ndim != 3 or im.shape[2] != 4:
             raise ValueError('the image must be an RGBA array of shape (height, width, 4), '
                              'not %s' % (im.shape,))
+        # (agg adds the position and the sizes in C ints: at 2**31 - 6 it wrapped round and
+        # the image was written before the canvas)
+        x, y = float(x), float(y)
+        if not (-2**30 < x < 2**30 and -2**30 < y < 2**30):
+            raise ValueError('an image is drawn within 2**30 pixels of the canvas, not at '
+                             '(%r, %r)' % (x, y))
         return image(self, gc, x, y, im)
 
     def draw_path_collection(self, gc, master_transform, paths, transforms, offsets,
@@ -5609,15 +5691,27 @@ def _agg_checks():
     # on the canvas.
     restore = methods['restore_region']
 
+    # A region restored whole goes back where it says it was (set_x and set_y move it): one
+    # moved to 2**31 - 6 was written before the canvas. It must lie in the canvas. Its
+    # extents are its class's answer (a subclass's get_extents lied).
+    BufferRegion = type(methods['copy_from_bbox'](RendererAgg(4, 4, 72),
+                                                  np.array([[0., 0.], [1., 1.]])))
+    extents = BufferRegion.__dict__['get_extents']
+
     def restore_region(self, region, *box):
+        if not isinstance(region, BufferRegion):
+            return restore(self, region, *box)  # (its own TypeError)
+        rx1, ry1, rx2, ry2 = extents(region)
+        h, w = np.asarray(self).shape[:2]
         if not box:
+            if not (0 <= rx1 <= rx2 <= w and 0 <= ry1 <= ry2 <= h):
+                raise ValueError('the region %r must lie in the canvas (%d by %d)'
+                                 % ((rx1, ry1, rx2, ry2), w, h))
             return restore(self, region)
         if len(box) != 6:
             raise TypeError('restore_region takes a region, or a region, a box x1, y1, x2, y2 '
                             'in it and the x, y of the canvas to copy it to')
         x1, y1, x2, y2, x, y = (operator.index(v) for v in box)
-        rx1, ry1, rx2, ry2 = region.get_extents()
-        h, w = np.asarray(self).shape[:2]
         if not (rx1 <= x1 <= x2 <= rx2 and ry1 <= y1 <= y2 <= ry2 and 0 <= x and 0 <= y and
                 x + (x2 - x1) <= w and y + (y2 - y1) <= h):
             raise ValueError('the box %r must lie in the region %r, and its copy at (%d, %d) '
@@ -5650,6 +5744,19 @@ def _agg_checks():
                     (copy_from_bbox, copy_from)):
         f.__doc__ = orig.__doc__
         type_patches[(RendererAgg, orig.__name__)] = f
+
+    # The drawing methods took the code's paths and graphics context as they were: a path's
+    # vertices, kept by the C++, were re-strided by a later conversion's __float__ (a
+    # transform's), and read at any address (drawn, then read back from the canvas). Each
+    # gets plain arguments (_plain_arg: paths as copies, arrays as new objects) and a graphics
+    # context of plain values read first (_PlainGC), at its place in the arguments.
+    for name, at in (('draw_path', 0), ('draw_markers', 0), ('draw_path_collection', 0),
+                     ('draw_quad_mesh', 0), ('draw_image', 0), ('draw_gouraud_triangle', 0),
+                     ('draw_gouraud_triangles', 0), ('draw_text_image', 4)):
+        if name not in methods:
+            continue
+        type_patches[(RendererAgg, name)] = _plain_drawing(
+            type_patches.get((RendererAgg, name), methods[name]), at)
 
     # matplotlib.image.resample of an empty input divided by its size (SIGFPE): refused as
     # the image functions refuse an empty image; an empty output has nothing to be written.
