@@ -994,9 +994,32 @@ static void binops_guard(PyTypeObject *t)
 }
 
 /* CPython's operator slots, read off a class made here with every operator. */
+/* A class made here from src, Python source that defines it as name: CPython's slots for
+ * the methods it defines are read off it. A new reference, or NULL with an error set. */
+static PyObject *probe_class(const char *src, const char *name)
+{
+	PyObject *g = PyDict_New(), *code = NULL, *r = NULL, *cls = NULL;
+
+	if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+		code = Py_CompileString(src, "<sandbox probe>", Py_file_input);
+	if (code)
+		r = PyEval_EvalCode(code, g, g);
+	if (r) {
+		cls = Py_XNewRef(PyDict_GetItemString(g, name));
+		if (!cls || !PyType_Check(cls)) {
+			Py_CLEAR(cls);
+			PyErr_Format(PyExc_RuntimeError, "no class %s was made", name);
+		}
+	}
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(g);
+	return cls;
+}
+
 static int held_binops_init(void)
 {
-	PyObject *g = PyDict_New(), *code = NULL, *r = NULL, *cls;
+	PyObject *cls = NULL;
 	PyTypeObject *t;
 	char src[2048];
 	size_t n;
@@ -1011,14 +1034,8 @@ static int held_binops_init(void)
 		n += (size_t)snprintf(
 		    src + n, sizeof(src) - n,
 		    "    def __pow__(self, other, mod=None): return NotImplemented\n");
-	if (!g || n >= sizeof(src))
-		goto out;
-	code = Py_CompileString(src, "<sandbox operators>", Py_file_input);
-	if (!code || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0)
-		goto out;
-	r = PyEval_EvalCode(code, g, g);
-	cls = r ? PyDict_GetItemString(g, "Operators") : NULL;
-	if (!cls || !PyType_Check(cls) || !((PyTypeObject *)cls)->tp_as_number) {
+	cls = n < sizeof(src) ? probe_class(src, "Operators") : NULL;
+	if (!cls || !((PyTypeObject *)cls)->tp_as_number) {
 		if (!PyErr_Occurred())
 			PyErr_SetString(PyExc_RuntimeError,
 			                "no class with Python operators was made");
@@ -1041,9 +1058,7 @@ static int held_binops_init(void)
 out:
 	if (rc < 0 && !PyErr_Occurred())
 		PyErr_SetString(PyExc_RuntimeError, "an operator to hold is missing");
-	Py_XDECREF(r);
-	Py_XDECREF(code);
-	Py_XDECREF(g);
+	Py_XDECREF(cls);
 	return rc;
 }
 
@@ -1053,21 +1068,14 @@ static int held_operands_init(void)
 {
 	static const char src[] = "class Operators:\n"
 	                          "    def __eq__(self, other): return NotImplemented\n";
-	PyObject *g = PyDict_New(), *code, *r = NULL, *cls = NULL;
+	PyObject *cls = probe_class(src, "Operators");
 	PyTypeObject *t,
 	    *statics[] = {&PyList_Type,  &PyTuple_Type,    &PyDict_Type,     &PySet_Type,
 	                  &PyODict_Type, &PyDictKeys_Type, &PyDictItems_Type};
 	int rc = -1;
 
-	code = g ? Py_CompileString(src, "<sandbox operators>", Py_file_input) : NULL;
-	if (!code || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0)
-		goto out;
-	r = PyEval_EvalCode(code, g, g);
-	cls = r ? PyDict_GetItemString(g, "Operators") : NULL;
-	if (!cls || !PyType_Check(cls)) {
-		PyErr_SetString(PyExc_RuntimeError, "no class with Python comparisons was made");
-		goto out;
-	}
+	if (!cls)
+		return -1;
 	t = (PyTypeObject *)cls;
 	held_compares[0].real = held_compares[0].call = t->tp_richcompare;
 	for (size_t i = 0; i < sizeof(statics) / sizeof(statics[0]); i++) {
@@ -1090,9 +1098,7 @@ static int held_operands_init(void)
 		}
 	rc = 0;
 out:
-	Py_XDECREF(r);
-	Py_XDECREF(code);
-	Py_XDECREF(g);
+	Py_DECREF(cls);
 	return rc;
 }
 
@@ -2673,19 +2679,11 @@ static int texts_guard(void)
 	static const char src[] = "class Texts:\n"
 	                          "    def __repr__(self): return ''\n"
 	                          "    def __str__(self): return ''\n";
-	PyObject *g = PyDict_New(), *code, *r = NULL, *cls;
+	PyObject *cls = probe_class(src, "Texts");
 	int rc = -1;
 
-	code = g ? Py_CompileString(src, "<sandbox texts>", Py_file_input) : NULL;
-	if (!code || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0)
-		goto out;
-	r = PyEval_EvalCode(code, g, g);
-	cls = r ? PyDict_GetItemString(g, "Texts") : NULL;
-	if (!cls || !PyType_Check(cls)) {
-		if (!PyErr_Occurred())
-			PyErr_SetString(PyExc_RuntimeError, "no class with Python texts was made");
-		goto out;
-	}
+	if (!cls)
+		return -1;
 	repr_of_python = ((PyTypeObject *)cls)->tp_repr;
 	str_of_python = ((PyTypeObject *)cls)->tp_str;
 	dunder_repr = PyUnicode_InternFromString("__repr__");
@@ -2694,9 +2692,7 @@ static int texts_guard(void)
 		goto out;
 	rc = pyreentry_texts_hold_all();
 out:
-	Py_XDECREF(r);
-	Py_XDECREF(code);
-	Py_XDECREF(g);
+	Py_DECREF(cls);
 	return rc;
 }
 
@@ -2863,16 +2859,11 @@ static int kept_objects_guard(void)
 {
 	static const char src[] = "class Descriptor:\n"
 	                          "    def __get__(self, obj, type=None): return self\n";
-	PyObject *g = PyDict_New(), *code, *r = NULL, *cls, *d;
+	PyObject *cls = probe_class(src, "Descriptor"), *d;
 	int rc = -1;
 
-	code = g ? Py_CompileString(src, "<sandbox descriptors>", Py_file_input) : NULL;
-	if (!code || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0)
-		goto out;
-	r = PyEval_EvalCode(code, g, g);
-	cls = r ? PyDict_GetItemString(g, "Descriptor") : NULL;
 	dunder_get = PyUnicode_InternFromString("__get__");
-	if (!cls || !PyType_Check(cls) || !((PyTypeObject *)cls)->tp_descr_get || !dunder_get) {
+	if (!cls || !((PyTypeObject *)cls)->tp_descr_get || !dunder_get) {
 		if (!PyErr_Occurred())
 			PyErr_SetString(PyExc_RuntimeError,
 			                "no class with a Python __get__ was made");
@@ -2910,9 +2901,7 @@ static int kept_objects_guard(void)
 	((PyGetSetDescrObject *)d)->d_getset->set = class_set_held;
 	rc = 0;
 out:
-	Py_XDECREF(r);
-	Py_XDECREF(code);
-	Py_XDECREF(g);
+	Py_XDECREF(cls);
 	return rc;
 }
 
