@@ -5911,3 +5911,45 @@ Test(python_layer, live_descriptors_are_not_initialised_again)
 	still_serving();
 	stop();
 }
+
+/* type() runs the code's __set_name__ and the bases' __init_subclass__ before it returns the
+ * class, and the class was guarded only after: those hooks used it with CPython's own slots.
+ * The class is guarded before either runs (an entry of the sandbox's, first in the namespace,
+ * does it from its own __set_name__ and leaves): the hooks, enums, dataclasses and named
+ * tuples see the class as before, and the entry's name is the sandbox's own. */
+Test(python_layer, a_class_is_guarded_before_its_hooks_run)
+{
+	start(NULL);
+	expect_ok_result("import enum, dataclasses, typing\n"
+	                 "seen = []\n"
+	                 "class Base:\n"
+	                 "    def __init_subclass__(cls, **kw):\n"
+	                 "        seen.append([k for k in dir(cls) if not k.startswith('__')])\n"
+	                 "class Desc:\n"
+	                 "    def __set_name__(self, owner, name):\n"
+	                 "        seen.append([name, [k for k in dir(owner) if 'guard' in k]])\n"
+	                 "class D(Base):\n"
+	                 "    d = Desc()\n"
+	                 "    def m(self):\n"
+	                 "        return 1\n"
+	                 "class Color(enum.Enum):\n"
+	                 "    RED = 1\n"
+	                 "@dataclasses.dataclass\n"
+	                 "class P:\n"
+	                 "    x: int\n"
+	                 "class NT(typing.NamedTuple):\n"
+	                 "    a: int\n"
+	                 "try:\n"
+	                 "    class Bad:\n"
+	                 "        __sandbox_class_guard__ = 1\n"
+	                 "    bad = 'made'\n"
+	                 "except TypeError as e:\n"
+	                 "    bad = str(e)\n"
+	                 "[seen, [k for k in dir(D) if not k.startswith('__')], repr(Color.RED), "
+	                 "repr(P(1)), repr(NT(2)), bad]",
+	                 "[[[\"d\",[]],[\"d\",\"m\"]],[\"d\",\"m\"],\"<Color.RED: 1>\",\"P(x=1)\","
+	                 "\"NT(a=2)\",\"a class may not name __sandbox_class_guard__: the sandbox "
+	                 "uses that name\"]");
+	still_serving();
+	stop();
+}

@@ -2220,6 +2220,8 @@ static int interface_guard_tree(PyTypeObject *t)
 
 /* slot_tp_getattr_hook (the lookup of a class with __getattr__, made here), module_getattro,
  * and object's two refusals. */
+static int early_guard_init(void);
+
 static int interface_init(void)
 {
 	PyObject *ns = PyDict_New(), *fn = NULL, *cls = NULL;
@@ -2227,7 +2229,8 @@ static int interface_init(void)
 
 	str_interface = PyUnicode_InternFromString("__array_interface__");
 	str_struct = PyUnicode_InternFromString("__array_struct__");
-	if (!ns || !str_interface || !str_struct || PyType_Ready(&refusal_type) < 0)
+	if (!ns || !str_interface || !str_struct || PyType_Ready(&refusal_type) < 0 ||
+	    early_guard_init() < 0)
 		goto out;
 	fn = PyObject_GetAttrString((PyObject *)&PyBaseObject_Type, "__repr__");
 	if (!fn || PyDict_SetItemString(ns, "__getattr__", fn) < 0)
@@ -2304,6 +2307,80 @@ static int names_plain(PyObject *ns)
 	return 1;
 }
 
+/* ---- a class guarded before its __set_name__ and __init_subclass__ run ----------------------
+ * type() runs the code's __set_name__ of each value and the bases' __init_subclass__ before it
+ * returns the class it made, and this file's guard of the class (its held slots) came only
+ * after: code in those hooks used the class with CPython's own slots (a __get__ called
+ * borrowed). The namespace type() is given starts with an entry of ours whose __set_name__,
+ * run before every other (in the namespace's order), guards the class and takes the entry out
+ * of it again. */
+static PyObject *early_guard_key, *early_guard;
+
+static PyObject *early_guard_set_name(PyObject *self, PyObject *args)
+{
+	PyObject *owner, *name;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "OO:__set_name__", &owner, &name))
+		return NULL;
+	if (PyType_Check(owner) && name == early_guard_key) {
+		PyTypeObject *t = (PyTypeObject *)owner;
+		if (t->tp_dict && PyDict_DelItem(t->tp_dict, name) < 0)
+			return NULL;
+		PyType_Modified(t);
+		interface_guard(t);
+	}
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef early_guard_methods[] = {
+    {"__set_name__", early_guard_set_name, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static int early_guard_init(void)
+{
+	PyType_Slot slots[] = {{Py_tp_methods, early_guard_methods}, {0, NULL}};
+	PyType_Spec spec = {"sandbox.ClassGuard", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, slots};
+	PyObject *t = PyType_FromSpec(&spec);
+
+	early_guard_key = PyUnicode_InternFromString("__sandbox_class_guard__");
+	early_guard = t ? PyObject_CallNoArgs(t) : NULL;
+	Py_XDECREF(t);
+	return early_guard && early_guard_key ? 0 : -1;
+}
+
+/* args of type(name, bases, ns) with ns a new dict that starts with the guard's entry, or
+ * args itself (a new reference either way; NULL with an error). */
+static PyObject *early_guarded_args(PyObject *args)
+{
+	PyObject *ns, *ns2, *r;
+
+	if (!early_guard || !pylayer_armed() || !PyTuple_Check(args) ||
+	    PyTuple_GET_SIZE(args) != 3 || !PyDict_Check(PyTuple_GET_ITEM(args, 2)))
+		return Py_NewRef(args);
+	ns = PyTuple_GET_ITEM(args, 2);
+	switch (PyDict_Contains(ns, early_guard_key)) {
+	case 0:
+		break;
+	case 1:
+		PyErr_Format(PyExc_TypeError, "a class may not name %U: the sandbox uses that name",
+		             early_guard_key);
+		/* fall through */
+	default:
+		return NULL;
+	}
+	ns2 = PyDict_New();
+	if (!ns2 || PyDict_SetItem(ns2, early_guard_key, early_guard) < 0 ||
+	    PyDict_Update(ns2, ns) < 0) {
+		Py_XDECREF(ns2);
+		return NULL;
+	}
+	r = PyTuple_Pack(3, PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1), ns2);
+	Py_DECREF(ns2);
+	return r;
+}
+
 /* Classes made later (matplotlib makes one of a backend module's variables when the backend
  * is switched): held as they are made. */
 static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *kw)
@@ -2339,7 +2416,11 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	if (depth < MAKING_MAX)
 		type_new_args[depth] = args;
 	type_new_depth++;
-	t = real_type_new(meta, args, kw);
+	{
+		PyObject *guarded = early_guarded_args(args);
+		t = guarded ? real_type_new(meta, guarded, kw) : NULL;
+		Py_XDECREF(guarded);
+	}
 	type_new_depth = depth;
 	if (t && n_constructing > 0 && !constructing[n_constructing - 1])
 		constructing[n_constructing - 1] = t;
