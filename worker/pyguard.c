@@ -1949,8 +1949,7 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__del__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__repr__") == 0 ||
-	     PyUnicode_CompareWithASCIIString(name, "__str__") == 0 ||
-	     PyUnicode_CompareWithASCIIString(name, "__get__") == 0 || pyguard_operator_name(name)))
+	     PyUnicode_CompareWithASCIIString(name, "__str__") == 0 || pyguard_operator_name(name)))
 		rc = interface_guard_tree((PyTypeObject *)self);
 	return rc;
 }

@@ -765,7 +765,6 @@ static void finalize_inherited(PyObject *self);
 static void eg_class_guard(PyTypeObject *t);
 
 static void texts_hold(PyTypeObject *t);
-static void descr_get_hold(PyTypeObject *t);
 
 void pyreentry_class_guard(PyTypeObject *t)
 {
@@ -781,7 +780,6 @@ void pyreentry_class_guard(PyTypeObject *t)
 	binops_guard(t);
 	eg_class_guard(t);
 	texts_hold(t);
-	descr_get_hold(t);
 	for (size_t i = 0; i < N_HELD_COMPARES; i++)
 		if (held_compares[i].real && t->tp_richcompare == held_compares[i].real)
 			t->tp_richcompare = held_compares[i].held;
@@ -2442,23 +2440,23 @@ int pyreentry_array_class_checked(PyTypeObject *t)
 	return 0;
 }
 
-/* Is t, or any class beneath it, an array class? 1, 0 (or -1 with an exception). */
-static int array_beneath(PyTypeObject *t, PyTypeObject *nd, int depth)
+/* Is t, or any class beneath it, a subclass of base (an array class, an exception group: a
+ * mixin is beneath one when such a class is made of it, and that class finds its attributes)?
+ * 1 (also past 64 levels, where a guard would rather refuse), 0, or -1 with an exception. */
+static int subclass_beneath(PyTypeObject *t, PyTypeObject *base, int depth)
 {
 	PyObject *subs;
 	int found = 0;
 
-	if (PyType_IsSubtype(t, nd))
+	if (PyType_IsSubtype(t, base) || depth > 64)
 		return 1;
-	if (depth > 64)
-		return 0;
 	subs = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", t);
 	if (!subs)
 		return -1;
 	for (Py_ssize_t i = 0; found == 0 && PyList_Check(subs) && i < PyList_GET_SIZE(subs); i++)
 		if (PyType_Check(PyList_GET_ITEM(subs, i)))
-			found =
-			    array_beneath((PyTypeObject *)PyList_GET_ITEM(subs, i), nd, depth + 1);
+			found = subclass_beneath((PyTypeObject *)PyList_GET_ITEM(subs, i), base,
+			                         depth + 1);
 	Py_DECREF(subs);
 	return found;
 }
@@ -2726,16 +2724,12 @@ static PyObject *descr_get_held(PyObject *self, PyObject *obj, PyObject *type)
 	return r;
 }
 
-static void descr_get_hold(PyTypeObject *t)
-{
-	if (descr_get_real && t->tp_descr_get == descr_get_real)
-		t->tp_descr_get = descr_get_held;
-}
-
+/* (the classes made before the table below names the held slot) */
 static int descr_get_hold_one(PyTypeObject *t, void *unused)
 {
 	(void)unused;
-	descr_get_hold(t);
+	if (t->tp_descr_get == descr_get_real)
+		t->tp_descr_get = descr_get_held;
 	return 0;
 }
 
@@ -3648,26 +3642,6 @@ static int eg_refused(PyObject *name)
 	return -1;
 }
 
-/* Is t an exception group class, or a class one of them is made of (a mixin whose split an
- * exception group would find)? 1, 0, or -1 with an exception. */
-static int group_or_beneath(PyTypeObject *t, int depth)
-{
-	PyObject *subs;
-	int found = 0;
-
-	if (PyType_IsSubtype(t, (PyTypeObject *)PyExc_BaseExceptionGroup))
-		return 1;
-	if (depth > 64 || !(subs = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__",
-	                                               "O", (PyObject *)t)))
-		return depth > 64 ? 1 : -1;
-	for (Py_ssize_t i = 0; !found && i < PyList_GET_SIZE(subs); i++)
-		if (PyType_Check(PyList_GET_ITEM(subs, i)))
-			found =
-			    group_or_beneath((PyTypeObject *)PyList_GET_ITEM(subs, i), depth + 1);
-	Py_DECREF(subs);
-	return found;
-}
-
 int pyreentry_class_attr_checked(PyObject *cls, PyObject *name)
 {
 	int found;
@@ -3676,11 +3650,12 @@ int pyreentry_class_attr_checked(PyObject *cls, PyObject *name)
 
 	/* (on a class beneath ndarray, or a mixin of one) */
 	if (pylayer_armed() && PyType_Check(cls) && nd && cls != (PyObject *)nd &&
-	    array_own_name(name) && array_beneath((PyTypeObject *)cls, nd, 0) != 0)
+	    array_own_name(name) && subclass_beneath((PyTypeObject *)cls, nd, 0) != 0)
 		return PyErr_Occurred() ? -1 : array_own_refused((PyTypeObject *)cls, name);
 	if (!pylayer_armed() || !PyType_Check(cls) || !eg_name(name, eg_class_set))
 		return 0;
-	if ((found = group_or_beneath((PyTypeObject *)cls, 0)) != 0)
+	if ((found = subclass_beneath((PyTypeObject *)cls, (PyTypeObject *)PyExc_BaseExceptionGroup,
+	                              0)) != 0)
 		return found < 0 ? -1 : eg_refused(name);
 	return 0;
 }
