@@ -2217,10 +2217,10 @@ static int interface_guard_tree(PyTypeObject *t)
 	return pyguard_walk(t, interface_guard_one, NULL);
 }
 
-/* slot_tp_getattr_hook (the lookup of a class with __getattr__, made here), module_getattro,
- * and object's two refusals. */
 static int early_guard_init(void);
 
+/* slot_tp_getattr_hook (the lookup of a class with __getattr__, made here), module_getattro,
+ * and object's two refusals. */
 static int interface_init(void)
 {
 	PyObject *ns = PyDict_New(), *fn = NULL, *cls = NULL;
