@@ -1122,9 +1122,7 @@ static void dispatch(struct chain *c)
 	c->fds_given = 0;
 	c->fds_write = 0;
 	c->settle_tries = 0;
-	c->soft_sent = 0;
 	c->soft_asks = 0;
-	c->snap_retries = 0;
 	if (c->has_cg)
 		(void)cgroup_worker_oom_kills(&c->cg, &c->ooms_before);
 	proc_prefer_oom(c->runner->pid);
@@ -1200,8 +1198,7 @@ static void chain_timer(struct timer *t)
 		 * back. Asked twice: the second is not an Exception (ENGINE_SOFT_AGAIN_MS). */
 		if (c->runner && !c->runner->killed &&
 		    (c->soft_asks == 0 || c->state == CH_RUNNING)) {
-			if (kill(c->runner->pid, SIGUSR1) == 0)
-				c->soft_sent = 1;
+			(void)kill(c->runner->pid, SIGUSR1);
 			if (++c->soft_asks == 1)
 				timer_arm(&c->soft, now_ms() + ENGINE_SOFT_AGAIN_MS);
 		}
@@ -1472,16 +1469,6 @@ static void snapshot_failed(struct chain *c)
 {
 	struct proc *r = c->runner;
 
-	if (r->threads > 1 && c->soft_sent && c->snap_retries < ENGINE_SNAP_RETRIES) {
-		/* The deadline's signal reached the runner as it forked its copy: the kernel starts
-		 * the fork again after the handler, and it parks here again without a child. The
-		 * signal is sent once per call, so the fork is let through again a bounded number of
-		 * times; the hard deadline still bounds the whole. */
-		c->snap_retries++;
-		if (gate_continue(c, r) < 0)
-			chain_kill_runner(c, KILL_DONE);
-		return;
-	}
 	if (r->threads == 1) {
 		/* Alone in its process: it keeps the state itself. */
 		if (c->snap_answer)

@@ -106,9 +106,6 @@
 /* After the zygote could not fork a worker, ready workers are not made again for this long
  * (calls still try at once); doubling up to ENGINE_ZYGOTE_RETRY_MAX. */
 #define ENGINE_SPAWN_RETRY_MS       1000
-/* A runner's fork of its one-thread copy let through again after the call's deadline signal
- * restarted it, at most this many times. */
-#define ENGINE_SNAP_RETRIES         2
 
 /* ---- Processes and chains ------------------------------------------------------------ */
 
@@ -238,9 +235,7 @@ struct chain {
 	struct proc runner_last;
 	int newborn_gone;       /* the newborn died before it parked */
 	int snap_answer;        /* CH_SNAPSHOT: the call is answered once its copy parks */
-	int soft_sent;          /* the call's soft deadline signalled its runner */
 	int soft_asks;          /* times the soft timer fired for the call */
-	int snap_retries;       /* CH_SNAPSHOT: forks of the copy made again after that signal */
 	unsigned int requests;  /* requests of the call (broker.c) */
 	size_t served;          /* bytes of modules read for the call */
 	uint64_t ws_copied;     /* bytes of workspace files copied for its "a" and "r+" opens */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -479,6 +480,81 @@ Test(inject_fds, code_waiting_for_its_session_is_bounded)
 	cr_log_info("the supervisor's peak while the calls were sent: %ld KiB", peak);
 	/* The bounds: 64 MiB started, 64 MiB deferred, a line being read, the allocator's own. */
 	cr_assert_lt(peak, 220 * 1024, "the supervisor grew to %ld KiB", peak);
+	end_server();
+}
+
+/* ---- Signals as processes park -------------------------------------------------------------
+ * The supervisor signals a runner at its call's deadline (SIGUSR1), which may reach it just as
+ * the call ends and the process waits at the fork gate (to park as the session's holder, or to
+ * fork the one-thread copy of a process with threads left). Such a signal ended the wait with
+ * EINTR: the process exited as if the gate had failed, the call was answered "SandboxError"
+ * and a session lost what it made. Here a process of the test sends SIGUSR1 to every process
+ * of the server's chains about every millisecond while calls run: a call may end with the
+ * TimeoutError the signal raises in its code (its session then as it was before), but every
+ * call is answered, none crashed, and a session keeps what each call that succeeded made (and
+ * is there at the end, even if none of its calls ran between two signals). */
+
+TestSuite(inject_signals, .timeout = 240, .fini = inject_fini);
+
+Test(inject_signals, a_signal_as_a_process_parks_loses_nothing)
+{
+	const char *session;
+	pid_t starter, zygote, pester;
+	int x = 0, kept = 0, fresh = 0, status;
+
+	e2e_start_with(VERSION, ARGS("--allow-import", "threading"), NULL);
+	session = e2e_fmt(
+	    "{\"session\":\"%s\"}",
+	    mcpc_sc_str(e2e_expect_status("x = 0", "{\"session\":\"new\"}", "ok"), "session"));
+	starter = e2e_starter();
+	zygote = e2e_zygote();
+	cr_assert(starter > 0 && zygote > 0, "no zygote; log:\n%s", e2e_log());
+	pester = fork();
+	cr_assert_geq(pester, 0);
+	if (pester == 0) {
+		/* It ends with the test, whatever its end, or with the server. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1)
+			_exit(1);
+		for (;;) {
+			struct mcpc_proc p[MAXP];
+			int n = mcpc_descendants(e2e_srv.pid, p, MAXP);
+
+			if (n <= 0)
+				_exit(0);
+			for (int i = 0; i < n; i++)
+				if (p[i].pid != starter && p[i].pid != zygote)
+					(void)kill(p[i].pid, SIGUSR1);
+			usleep(500 + (useconds_t)(random() % 4000));
+		}
+	}
+	for (int i = 0; i < 90; i++) {
+		/* Every third call leaves a thread sleeping: its process forks a one-thread copy. */
+		const char *code = i % 3 == 2 ? "import threading, time\n"
+		                                "threading.Thread(target=time.sleep, args=(0.3,), "
+		                                "daemon=True).start()\nx += 1\nx"
+		                              : "x += 1\nx";
+		json_object *r =
+		    i % 2 ? e2e_call("'done'", "{\"session\":\"new\"}") : e2e_call(code, session);
+		const char *st = mcpc_status(r);
+
+		cr_assert(strcmp(st, "ok") == 0 || strcmp(st, "timeout") == 0,
+		          "call %d was answered %s: %s", i, st, mcpc_json(r));
+		if (strcmp(st, "ok") != 0)
+			continue;
+		if (i % 2) {
+			e2e_assert_result(r, "'done'", "\"done\"");
+			fresh++;
+		} else {
+			e2e_assert_result(r, "x", e2e_fmt("%d", ++x));
+			kept++;
+		}
+	}
+	(void)kill(pester, SIGKILL);
+	cr_assert_eq(waitpid(pester, &status, 0), pester);
+	cr_log_info("%d calls of the session and %d new sessions succeeded of 45 each", kept,
+	            fresh);
+	cr_assert_gt(fresh, 0, "no call succeeded; log:\n%s", e2e_log());
+	e2e_assert_result(e2e_call("x", session), "x", e2e_fmt("%d", x));
 	end_server();
 }
 

@@ -8,6 +8,8 @@
 #include "worker_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -22,18 +24,28 @@ extern pid_t _Fork(void);
  * word, or -errno. No Python code runs around it. */
 static long park(void)
 {
+	sigset_t all, was;
 	pid_t v;
 	int err;
 
+	/* No signal reaches this thread while it parks: the deadline's SIGUSR1 (sent as a call
+	 * ends, or to a runner with threads forking its one-thread copy) would end the wait at
+	 * the gate with EINTR, the supervisor's answer finding no one, or start the fork again.
+	 * Held until the park returns, it arrives as if sent a moment later: in the code, or at
+	 * the next call's start, which drops it. SIGKILL still ends the wait. */
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &was);
 	pyfork_drop_hooks();
 	PyOS_BeforeFork();
 	v = _Fork();
 	err = errno;
-	if (v == 0) {
+	if (v == 0)
 		PyOS_AfterFork_Child();
+	else
+		PyOS_AfterFork_Parent();
+	(void)pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (v == 0)
 		return 0;
-	}
-	PyOS_AfterFork_Parent();
 	return v < 0 ? -err : v;
 }
 
