@@ -2530,6 +2530,31 @@ Test(ws_write, matplotlib_saves_a_figure)
 	e2e_stop();
 }
 
+/* A dataset a library downloads and caches (seaborn's load_dataset, sklearn's fetch_*), whose
+ * file the user put in the workspace and named with data_home='.': the library reads it, with
+ * the dtypes it gives the dataset (seaborn's tips: ordered days), as on the host. It was
+ * refused as a download. One not there, or a cache directory that does not exist, still says
+ * there is no network. */
+Test(ws_read, a_dataset_cached_in_the_workspace_loads_as_on_the_host)
+{
+	start(ARGS("--imports", "data"));
+	cr_assert_eq(mkdir(in_ws("cache"), 0755), 0, "%s", strerror(errno));
+	put_file(in_ws("cache/tips.csv"), "total_bill,tip,sex,smoker,day,time,size\n"
+	                                  "16.99,1.01,Female,No,Sun,Dinner,2\n"
+	                                  "10.34,1.66,Male,No,Thur,Lunch,3\n");
+	ok_result("import seaborn as sns\n"
+	          "df = sns.load_dataset('tips', data_home='cache')\n"
+	          "out = [df.shape, list(df['day'].cat.categories), str(df['tip'].dtype)]\n"
+	          "for home in ('cache', 'nowhere'):\n"
+	          "    try:\n"
+	          "        sns.load_dataset('iris', data_home=home)\n"
+	          "    except PermissionError as e:\n"
+	          "        out.append('no network' in str(e))\n"
+	          "out",
+	          "[[2,7],[\"Thur\",\"Fri\",\"Sat\",\"Sun\"],\"float64\",true,true]");
+	e2e_stop();
+}
+
 /* A font file of the user's in the workspace (a label in a script matplotlib's own fonts lack,
  * a house font): matplotlib read only the fonts it was started with, and a figure using another
  * failed to draw (not saved, not returned). A workspace's font is read with the sandbox's open:

@@ -7141,8 +7141,16 @@ def _seaborn():
 def _no_downloads(get_data_home):
     """The datasets a library downloads (sklearn's fetch_*, seaborn's load_dataset) first make
     their cache directory in the home, which failed with 'os.mkdir is not allowed': they say
-    what is wrong instead."""
+    what is wrong instead. A cache directory named by the code that exists (data_home='.', the
+    workspace holding the dataset's file) is the library's to read, as on the host; a download
+    it would then start finds no network."""
+    import os
+
     def no_data_home(data_home=None, *args, **kwargs):
+        if data_home is not None:
+            path = os.path.expanduser(os.fspath(data_home))
+            if isinstance(path, str) and os.path.isdir(path):
+                return path
         raise PermissionError('datasets are downloaded, and the sandbox has no network: '
                               'give the file in the workspace and read it from there '
                               "(e.g. pd.read_csv('iris.csv'))")
