@@ -5953,3 +5953,81 @@ Test(python_layer, a_class_is_guarded_before_its_hooks_run)
 	still_serving();
 	stop();
 }
+
+/* Two ways around that early guard. type() copied a namespace of a dict subclass through the
+ * code's keys() and __getitem__ (the entry and the names were checked in its storage): they
+ * replaced the guard's entry, and the names were never checked. A metaclass's own mro(), which
+ * type() runs with the class half made, took the entry out of the class. Either way the hooks
+ * ran with CPython's slots: a list subclass's comparison compared an item freed by the other's
+ * __lt__, and its reflected __gt__ ran on freed memory (a fake object, then all memory). The
+ * namespace is copied from its storage (the code's keys() is not asked; names checked there),
+ * and a metaclass's own mro() is refused: the comparison finds the item alive. */
+Test(python_layer, the_early_class_guard_is_not_taken_out_by_the_namespace_or_the_metaclass)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import struct, sys\n"
+	    "out = []\n"
+	    "ST = {}\n"
+	    "class NSD(dict):\n"
+	    "    def __init__(self, kv):\n"
+	    "        super().__init__()\n"
+	    "        self.kv = dict(kv, __sandbox_class_guard__=None)\n"
+	    "    def __iter__(self): return iter(self.kv)\n"
+	    "    def keys(self): return list(self.kv)\n"
+	    "    def __getitem__(self, k): return self.kv[k]\n"
+	    "class S:\n"
+	    "    __slots__ = tuple('s%d' % i for i in range(80))\n"
+	    "    def __gt__(self, other):\n"
+	    "        ST['buf'] = bytearray(PAYLOAD)\n"
+	    "        ST['got'] = self\n"
+	    "        return False\n"
+	    "KEEP = S()\n"
+	    "OFF = 32\n"
+	    "PAYLOAD = b'\\0' * OFF + struct.pack('<qq', 1 << 32, id(S)) + b'\\0' * "
+	    "(sys.getsizeof(KEEP) - 1 - OFF - 16)\n"
+	    "def w2_lt(self, other):\n"
+	    "    ST['L2'].clear()\n"
+	    "    return NotImplemented\n"
+	    "def w1_hook(W1, **kw):\n"
+	    "    def w2_hook(W2, **kw):\n"
+	    "        ST['L1'], ST['L2'] = W1([W2()]), W1([S()])\n"
+	    "        ST['lt'] = ST['L1'] < ST['L2']\n"
+	    "    IBase = type('IBase', (), {'__init_subclass__': classmethod(w2_hook)})\n"
+	    "    type('W2', (IBase,), NSD({'__eq__': lambda a, b: False, '__lt__': w2_lt, "
+	    "'__hash__': None}))\n"
+	    "LBase = type('LBase', (list,), {'__init_subclass__': classmethod(w1_hook)})\n"
+	    "W1 = type('W1', (LBase,), NSD({'x': 1}))\n"
+	    "F = ST['got']\n"
+	    "ST['buf'][OFF:OFF + 56] = struct.pack('<qqqqqqq', 1 << 32, id(bytearray), 1 << 62, (1 "
+	    "<< 62) + 1, 0, 0, 1)\n"
+	    "out.append([type(F).__name__, ST['lt'], hasattr(W1, 'x'), '__sandbox_class_guard__' "
+	    "in dir(W1)])\n"
+	    "class SS(str):\n"
+	    "    __hash__ = str.__hash__\n"
+	    "ns = {SS('a'): 1}\n"
+	    "class N(dict):\n"
+	    "    def keys(self): return list(ns)\n"
+	    "    def __getitem__(self, k): return ns[k]\n"
+	    "    def __iter__(self): return iter(ns)\n"
+	    "out.append('a' in dir(type('D', (), N())))\n"
+	    "try:\n"
+	    "    type('D', (), dict(ns))\n"
+	    "except TypeError as e:\n"
+	    "    out.append(str(e))\n"
+	    "class M(type):\n"
+	    "    def mro(cls):\n"
+	    "        ST['mro'] = 'ran'\n"
+	    "        return type.mro(cls)\n"
+	    "try:\n"
+	    "    class C(metaclass=M):\n"
+	    "        pass\n"
+	    "except TypeError as e:\n"
+	    "    out.append(str(e))\n"
+	    "out + [ST.get('mro', 'not run')]",
+	    "[[\"S\",false,false,false],false,\"a class's attribute names must be plain str, not "
+	    "SS\",\"a metaclass's own mro() is not run in the sandbox (M defines one): classes "
+	    "get the usual order of their bases\",\"not run\"]");
+	still_serving();
+	stop();
+}

@@ -2286,26 +2286,6 @@ static PyObject *type_call_checked(PyObject *callee, PyObject *args, PyObject *k
 	return r;
 }
 
-/* A class's names are plain str. A key of a str subclass (type(name, bases, ns), a
- * metaclass's __prepare__) hashing as '__repr__' ran its __eq__ inside every lookup of that
- * name in the class, where CPython's slot functions hold the object they were called for
- * borrowed: the __eq__ freed it, and the method ran on a fake object made in its memory. Names
- * set later are plain already (type's setattr copies a subclass's). 0 with TypeError set. */
-static int names_plain(PyObject *ns)
-{
-	Py_ssize_t pos = 0;
-	PyObject *k, *v;
-
-	while (PyDict_Next(ns, &pos, &k, &v))
-		if (!PyUnicode_CheckExact(k)) {
-			PyErr_Format(PyExc_TypeError,
-			             "a class's attribute names must be plain str, not %.100s",
-			             Py_TYPE(k)->tp_name);
-			return 0;
-		}
-	return 1;
-}
-
 /* ---- a class guarded before its __set_name__ and __init_subclass__ run ----------------------
  * type() runs the code's __set_name__ of each value and the bases' __init_subclass__ before it
  * returns the class it made, and this file's guard of the class (its held slots) came only
@@ -2349,35 +2329,75 @@ static int early_guard_init(void)
 	return early_guard && early_guard_key ? 0 : -1;
 }
 
-/* args of type(name, bases, ns) with ns a new dict that starts with the guard's entry, or
- * args itself (a new reference either way; NULL with an error). */
+/* args of type(name, bases, ns) with ns replaced by a dict of ours: the guard's entry first,
+ * then ns's entries as its storage holds them, each name a plain str and none of numpy's
+ * interface names (refused before the class exists). type() would copy a dict subclass through
+ * its keys() and __getitem__, the code's: they could replace or drop the guard's entry, or give
+ * names never checked. args itself when the guard is not armed (a new reference either way;
+ * NULL with an error). */
 static PyObject *early_guarded_args(PyObject *args)
 {
-	PyObject *ns, *ns2, *r;
+	PyObject *ns, *ns2, *k, *v, *r;
+	Py_ssize_t pos = 0;
 
 	if (!early_guard || !pylayer_armed() || !PyTuple_Check(args) ||
 	    PyTuple_GET_SIZE(args) != 3 || !PyDict_Check(PyTuple_GET_ITEM(args, 2)))
 		return Py_NewRef(args);
 	ns = PyTuple_GET_ITEM(args, 2);
-	switch (PyDict_Contains(ns, early_guard_key)) {
-	case 0:
-		break;
-	case 1:
-		PyErr_Format(PyExc_TypeError, "a class may not name %U: the sandbox uses that name",
-		             early_guard_key);
-		/* fall through */
-	default:
-		return NULL;
-	}
 	ns2 = PyDict_New();
-	if (!ns2 || PyDict_SetItem(ns2, early_guard_key, early_guard) < 0 ||
-	    PyDict_Update(ns2, ns) < 0) {
-		Py_XDECREF(ns2);
-		return NULL;
+	if (!ns2 || PyDict_SetItem(ns2, early_guard_key, early_guard) < 0)
+		goto fail;
+	/* Plain str keys only, and no code of the user's runs while the entries are copied. A key
+	 * of a str subclass hashing as '__repr__' ran its __eq__ inside every lookup of that name
+	 * in the class, where CPython's slot functions hold the object they were called for
+	 * borrowed: the __eq__ freed it, and the method ran on a fake object made in its memory.
+	 * (Names set later are plain already: type's setattr copies a subclass's.) */
+	while (PyDict_Next(ns, &pos, &k, &v)) {
+		if (!PyUnicode_CheckExact(k)) {
+			PyErr_Format(PyExc_TypeError,
+			             "a class's attribute names must be plain str, not %.100s",
+			             Py_TYPE(k)->tp_name);
+			goto fail;
+		}
+		if (PyUnicode_Compare(k, early_guard_key) == 0) {
+			PyErr_Format(PyExc_TypeError,
+			             "a class may not name %U: the sandbox uses that name",
+			             early_guard_key);
+			goto fail;
+		}
+		if (interface_name(k)) {
+			interface_refused(k);
+			goto fail;
+		}
+		if (PyDict_SetItem(ns2, k, v) < 0)
+			goto fail;
 	}
 	r = PyTuple_Pack(3, PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1), ns2);
 	Py_DECREF(ns2);
 	return r;
+fail:
+	Py_XDECREF(ns2);
+	return NULL;
+}
+
+/* Does a class of metaclass m get its MRO from a metaclass's own mro()? type() calls it with
+ * the class half made, before anything of the sandbox's runs for it: it could take the
+ * guard's entry out of the class's dict (nothing of CPython's or the libraries' does). */
+static int mro_of_its_own(PyTypeObject *m)
+{
+	static PyObject *str_mro, *type_mro;
+	PyObject *f;
+
+	if (!str_mro) {
+		str_mro = PyUnicode_InternFromString("mro");
+		type_mro = str_mro ? PyDict_GetItemWithError(PyType_Type.tp_dict, str_mro) : NULL;
+		if (!type_mro) {
+			PyErr_Clear();
+			return 1;
+		}
+	}
+	f = _PyType_Lookup(m, str_mro);
+	return f != type_mro;
 }
 
 /* Classes made later (matplotlib makes one of a backend module's variables when the backend
@@ -2387,19 +2407,7 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	PyObject *t, *ns;
 	int depth = type_new_depth;
 
-	/* Refused before the class exists: __init_subclass__ and __set_name__ see it made. */
 	ns = PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 3 ? PyTuple_GET_ITEM(args, 2) : NULL;
-	if (pylayer_armed() && ns && PyDict_Check(ns) && !names_plain(ns))
-		return NULL;
-	if (pylayer_armed() && ns && PyDict_Check(ns)) {
-		PyObject *a = PyDict_GetItemWithError(ns, str_interface);
-		PyObject *b =
-		    a || PyErr_Occurred() ? NULL : PyDict_GetItemWithError(ns, str_struct);
-		if (a || b)
-			return interface_refused(a ? str_interface : str_struct);
-		if (PyErr_Occurred())
-			return NULL;
-	}
 	/* type.__new__ hands the call to the bases' most derived metaclass when that one has a
 	 * __new__ of its own (the user's, or a library's, which comes back here): whatever that
 	 * gives is not made here. A __new__ of the code's that returned an existing class (a
@@ -2411,6 +2419,13 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 			PyErr_Clear(); /* type.__new__ raises it again */
 		else if (winner != meta && winner->tp_new != real_type_new)
 			return real_type_new(meta, args, kw);
+		if (winner && pylayer_armed() && mro_of_its_own(winner)) {
+			PyErr_Format(PyExc_TypeError,
+			             "a metaclass's own mro() is not run in the sandbox (%.100s "
+			             "defines one): classes get the usual order of their bases",
+			             winner->tp_name);
+			return NULL;
+		}
 	}
 	if (depth < MAKING_MAX)
 		type_new_args[depth] = args;
