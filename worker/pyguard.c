@@ -2404,7 +2404,8 @@ static int mro_of_its_own(PyTypeObject *m)
  * is switched): held as they are made. */
 static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *kw)
 {
-	PyObject *t, *ns;
+	PyObject *t, *ns, *guarded;
+	PyTypeObject *winner = NULL;
 	int depth = type_new_depth;
 
 	ns = PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 3 ? PyTuple_GET_ITEM(args, 2) : NULL;
@@ -2414,27 +2415,28 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	 * library's) had it recorded as made in this call, and library frames could then change
 	 * it for the code. */
 	if (ns && PyTuple_Check(PyTuple_GET_ITEM(args, 1))) {
-		PyTypeObject *winner = _PyType_CalculateMetaclass(meta, PyTuple_GET_ITEM(args, 1));
+		winner = _PyType_CalculateMetaclass(meta, PyTuple_GET_ITEM(args, 1));
 		if (!winner)
 			PyErr_Clear(); /* type.__new__ raises it again */
 		else if (winner != meta && winner->tp_new != real_type_new)
 			return real_type_new(meta, args, kw);
-		if (winner && pylayer_armed() && mro_of_its_own(winner)) {
-			PyErr_Format(PyExc_TypeError,
-			             "a metaclass's own mro() is not run in the sandbox (%.100s "
-			             "defines one): classes get the usual order of their bases",
-			             winner->tp_name);
-			return NULL;
-		}
 	}
+	/* Refused before the class exists: its names, then a metaclass's own mro(). */
+	guarded = early_guarded_args(args);
+	if (guarded && winner && pylayer_armed() && mro_of_its_own(winner)) {
+		PyErr_Format(PyExc_TypeError,
+		             "a metaclass's own mro() is not run in the sandbox (%.100s defines "
+		             "one): classes get the usual order of their bases",
+		             winner->tp_name);
+		Py_CLEAR(guarded);
+	}
+	if (!guarded)
+		return NULL;
 	if (depth < MAKING_MAX)
 		type_new_args[depth] = args;
 	type_new_depth++;
-	{
-		PyObject *guarded = early_guarded_args(args);
-		t = guarded ? real_type_new(meta, guarded, kw) : NULL;
-		Py_XDECREF(guarded);
-	}
+	t = real_type_new(meta, guarded, kw);
+	Py_DECREF(guarded);
 	type_new_depth = depth;
 	if (t && n_constructing > 0 && !constructing[n_constructing - 1])
 		constructing[n_constructing - 1] = t;
