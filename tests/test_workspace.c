@@ -914,10 +914,9 @@ Test(ws_write, a_session_keeps_files_and_closes_them_between_calls)
 	e2e_stop();
 }
 
-/* An object of an earlier call that reads its file later (zipfile.ZipFile, PIL's Image.open,
- * np.load of an .npz), or a binary file's readline and seek, failed with CPython's bare
- * "seek of closed file" or "readline of closed file": only "I/O operation on closed file." said
- * why. Each message of a closed file says it now, also when a library raised its own error
+/* An object of an earlier call that reads its file later (zipfile.ZipFile), or a binary file's
+ * readline and seek, failed with CPython's bare "seek of closed file" or "readline of closed
+ * file": only "I/O operation on closed file." said why. Each message of a closed file says it now, also when a library raised its own error
  * from it; a file opened again in this call reads as before. */
 Test(ws_write, every_use_of_a_file_closed_with_its_call_says_why)
 {
@@ -946,6 +945,45 @@ Test(ws_write, every_use_of_a_file_closed_with_its_call_says_why)
 	ok_result("[zipfile.ZipFile('z.zip').read('a.txt').decode(), open('data.csv', "
 	          "'rb').readline().decode()]",
 	          "[\"hi\",\"a,b\\n\"]");
+	e2e_stop();
+}
+
+/* A notebook's habit: an image, an .npz or an Excel file opened by name in one call and used
+ * in the next. Each reads its file later (pixels, another frame, an array, a sheet), and the
+ * file closed with its call: the next call failed with "seek of closed file". The file's bytes
+ * are kept in memory at the end of the call that opened it: the next call reads them as the
+ * file, with the values written (a zipfile.ZipFile of the code's still says its file closed). */
+Test(ws_write, lazily_read_files_serve_the_sessions_next_call)
+{
+	json_object *r;
+
+	start(ARGS("--workspace-write", "--imports", "data"));
+	e2e_ok("import numpy as np, pandas as pd, zipfile\n"
+	       "from PIL import Image\n"
+	       "a = np.arange(48, dtype=np.uint8).reshape(4, 4, 3)\n"
+	       "Image.fromarray(a).save('img.png')\n"
+	       "Image.fromarray(a).save('img.jpg', quality=95)\n"
+	       "frames = [Image.fromarray(np.full((3, 5), v, np.uint8)) for v in (10, 200)]\n"
+	       "frames[0].save('anim.gif', save_all=True, append_images=frames[1:])\n"
+	       "np.savez('arrs.npz', a=np.arange(3), b=np.eye(2))\n"
+	       "with pd.ExcelWriter('book.xlsx') as w:\n"
+	       "    pd.DataFrame({'x': [1, 2]}).to_excel(w, sheet_name='s1', index=False)\n"
+	       "    pd.DataFrame({'y': [3, 4, 5]}).to_excel(w, sheet_name='s2', index=False)");
+	e2e_ok(
+	    "im, jpg, gif = Image.open('img.png'), Image.open('img.jpg'), Image.open('anim.gif')\n"
+	    "z, xl = np.load('arrs.npz'), pd.ExcelFile('book.xlsx')\n"
+	    "zf = zipfile.ZipFile('arrs.npz')\n"
+	    "[im.size, gif.n_frames, z.files, xl.sheet_names]");
+	ok_result(
+	    "gif.seek(1)\n"
+	    "[int(np.asarray(im).sum()), im.resize((2, 2)).size, jpg.size, np.asarray(jpg).shape,\n"
+	    " int(np.asarray(gif.convert('L')).max()), z['b'].tolist(), z['a'].tolist(),\n"
+	    " xl.parse('s2')['y'].tolist(), xl.parse('s1')['x'].tolist()]",
+	    "[1128,[2,2],[4,4],[4,4,3],200,[[1.0,0.0],[0.0,1.0]],[0,1,2],[3,4,5],[1,2]]");
+	r = e2e_expect_error("zf.read('a.npy')", "ValueError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "closed when the call that opened them ends"),
+	          "%s", mcpc_json(r));
+	no_hidden_files();
 	e2e_stop();
 }
 

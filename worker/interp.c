@@ -2304,7 +2304,8 @@ void interp_run(const char *code, struct run_outcome *out)
 	program_clear(&prog);
 	/* The files it opened end with it, what they buffered written, before its output is
 	 * taken (a file that could not be written says so there); the databases' commits made in
-	 * SQL first. */
+	 * SQL first, and the objects that read their file later given its bytes. */
+	pydata_keep_files();
 	pysqlite_call_end();
 	pyfiles_call_end();
 	pygc_call_end();

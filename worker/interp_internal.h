@@ -297,6 +297,10 @@ int pydata_is_fortran(PyObject *v);
  * stderr counts those left out) and are closed. value may be NULL. 0, or -1 with the
  * exception rendering raised. */
 int pydata_figures(struct run_outcome *out, PyObject *value);
+/* At the end of a call, before its files close: the objects made in it that read their
+ * workspace file later (an image opened lazily, an .npz, an Excel file) read its bytes from
+ * memory from now on (pydata.py keep_files). Still armed. */
+void pydata_keep_files(void);
 /* display(obj) of a figure or a picture: it becomes an image of this call's result. 1 when
  * obj is one, 0 when not (or without the data stack), -1 on error. Armed. */
 int pydata_display(PyObject *obj);

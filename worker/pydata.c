@@ -13,6 +13,7 @@
 static PyObject *figures_fn; /* pydata.py's figures(), or NULL when matplotlib is not loaded */
 static PyObject *natural_fn; /* pydata.py's natural(), or NULL when neither numpy nor pandas is */
 static PyObject *display_fn; /* pydata.py's display(), or NULL when neither matplotlib nor PIL is */
+static PyObject *keep_files_fn; /* pydata.py's keep_files(), or NULL */
 
 /* vars() for pyplot's code. pyplot.switch_backend makes a class of a backend module's variables,
  * read with vars(): a real module's namespace, which the sandbox gives no code (it holds the real
@@ -3431,6 +3432,7 @@ int pydata_init(void)
 	if (PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot") ||
 	    PyDict_GetItemString(PyImport_GetModuleDict(), "PIL.Image"))
 		display_fn = Py_XNewRef(PyDict_GetItemString(g, "display"));
+	keep_files_fn = Py_XNewRef(PyDict_GetItemString(g, "keep_files"));
 	if (PyDict_GetItemString(PyImport_GetModuleDict(), "numpy") ||
 	    PyDict_GetItemString(PyImport_GetModuleDict(), "pandas"))
 		natural_fn = Py_XNewRef(PyDict_GetItemString(g, "natural"));
@@ -3475,6 +3477,18 @@ static int image_take(PyObject *t, struct run_image *im)
 	im->width = w;
 	im->height = h;
 	return 0;
+}
+
+void pydata_keep_files(void)
+{
+	PyObject *r;
+
+	if (!keep_files_fn)
+		return;
+	r = PyObject_CallNoArgs(keep_files_fn);
+	if (!r)
+		PyErr_Clear(); /* the files close as they would have: their use says so */
+	Py_XDECREF(r);
 }
 
 int pydata_figures(struct run_outcome *out, PyObject *value)

@@ -486,6 +486,27 @@ def _array_files(np):
     fromfile.__module__ = 'numpy'
     _replace_everywhere(fromfile_real, fromfile)
     type_patches[(np.ndarray, 'tofile')] = tofile
+    # An .npz np.load opened reads each array when it is asked for: kept in memory at the
+    # call's end (keep_files), it is read in the session's next calls too.
+    import zipfile
+    load_real = np.load
+
+    def npz_in_memory(z, room):
+        mem = _in_memory(z.fid, room) if z.zip is not None else None
+        if mem is None:
+            return 0
+        old, z.zip, z.fid = z.zip, zipfile.ZipFile(mem), None
+        old.close()
+        return len(mem.getbuffer())
+
+    def load(file, *args, **kwargs):
+        r = load_real(file, *args, **kwargs)
+        if isinstance(r, np.lib.npyio.NpzFile) and r.fid is not None:
+            _later(r, npz_in_memory)
+        return r
+
+    load.__doc__, load.__module__ = load_real.__doc__, 'numpy'
+    _replace_everywhere(load_real, load)
 
 
 def _strided_views(np):
@@ -778,6 +799,36 @@ def _zone_readers(np, timezones, cache):
     _replace_all(replacements)
 
 
+def _excel_read_later(pd):
+    """pd.ExcelFile reads a sheet when it is parsed, from the file the workbook keeps open: one
+    made from a file's name and parsed in the session's next call reads the file's bytes, kept
+    in memory at the end of the call that made it (openpyxl's workbook reads its archive)."""
+    init_real = pd.ExcelFile.__init__
+
+    def excel_in_memory(xl, room):
+        book = getattr(getattr(xl, '_reader', None), 'book', None)
+        handles = getattr(xl._reader, 'handles', None)
+        archive = getattr(book, '_archive', None)
+        f = getattr(handles, 'handle', None)
+        if archive is None or getattr(archive, 'fp', None) is not f:
+            return 0
+        mem = _in_memory(f, room)
+        if mem is None:
+            return 0
+        import zipfile
+        book._archive = zipfile.ZipFile(mem)
+        archive.close()
+        return len(mem.getbuffer())
+
+    def __init__(self, path_or_buffer, engine=None, storage_options=None):
+        init_real(self, path_or_buffer, engine, storage_options)
+        if getattr(getattr(self, '_reader', None), 'handles', None) is not None:
+            _later(self, excel_in_memory)
+
+    __init__.__doc__ = init_real.__doc__
+    pd.ExcelFile.__init__ = __init__
+
+
 def _pandas():
     import numpy as np
     import pandas as pd
@@ -795,6 +846,7 @@ def _pandas():
         return n
 
     _replace_everywhere(_exceptions.find_stack_level, find_stack_level)
+    _excel_read_later(pd)
 
     # Setting values on a frame taken from another (sub = df[df.x > 0]; sub['y'] = 1) asks
     # gc.get_referents whether the frame it came from still exists (a dead reference gives
@@ -6083,6 +6135,7 @@ def _pil():
 
     PdfParser.PdfParser.get_buf_from_file = staticmethod(get_buf_from_file)
     _pil_pointers(Image)
+    _pil_read_later(Image)
     _pil_paths(Image)
     _pil_path_points(Image)
     _pil_sequences(Image)
@@ -6095,6 +6148,37 @@ def _pil():
         _keep(self, _picture)
 
     Image.Image.show = show
+
+
+def _pil_read_later(Image):
+    """Image.open reads a file's header and decodes its pixels when they are first used (or
+    another frame is asked for): an image opened by name and used in the session's next call
+    reads the file's bytes, kept in memory at the end of the call that opened it."""
+    from PIL.PngImagePlugin import PngStream
+    open_real = Image.open
+
+    def image_in_memory(im, room):
+        fp = im.fp
+        mem = _in_memory(fp, room)
+        if mem is None:
+            return 0
+        # The plugins keep the file under other names too (_fp), and in their readers (PNG's
+        # chunk stream).
+        for name, value in list(vars(im).items()):
+            if value is fp:
+                setattr(im, name, mem)
+            elif type(value) is PngStream and value.fp is fp:
+                value.fp = mem
+        return len(mem.getbuffer())
+
+    def open(fp, mode='r', formats=None):
+        im = open_real(fp, mode, formats)
+        if getattr(im, '_exclusive_fp', False) and getattr(im, 'fp', None) is not None:
+            _later(im, image_in_memory)
+        return im
+
+    open.__doc__, open.__module__ = open_real.__doc__, open_real.__module__
+    _replace_everywhere(open_real, open)
 
 
 def _pil_paths(Image):
@@ -7984,6 +8068,50 @@ def _picture(im, side, budget):
         shrink = 0.9 * min(1.0, (budget / len(png)) ** 0.5)
         bound = min(bound - 1, int(max(im.width, im.height) * shrink))
     return None
+
+
+# Objects that read their workspace file later (an image opened lazily, an .npz's arrays): the
+# call's files close when it ends, and such an object then failed in the session's next call
+# ("seek of closed file"). Each is given its file's bytes at the call's end instead.
+_read_later = []          # [(weak reference, move)]: move(obj, room) -> bytes it took
+_READ_LATER_MAX = 256 << 20  # bytes kept so at the end of one call
+
+
+def _later(obj, move):
+    import weakref
+    _read_later.append((weakref.ref(obj), move))
+
+
+def _in_memory(f, room):
+    """The bytes of the open file f, read whole, as a BytesIO at f's position; None when f is
+    closed, not a workspace file read by the sandbox's open, or larger than room."""
+    if f is None or not isinstance(f, io.BufferedReader) or f.closed:
+        return None
+    at = f.tell()
+    size = f.seek(0, 2)
+    if size > room:
+        f.seek(at)
+        return None
+    f.seek(0)
+    mem = io.BytesIO(f.read())
+    mem.seek(at)
+    return mem
+
+
+def keep_files():
+    """At the end of a call, before its files close: the objects made in it that read their
+    file later read its bytes from memory from now on (up to _READ_LATER_MAX in all; one past
+    that says, when used, that its file was closed)."""
+    todo = list(_read_later)
+    del _read_later[:]
+    room = _READ_LATER_MAX
+    for ref, move in todo:
+        obj = ref()
+        if obj is not None and room > 0:
+            try:
+                room -= move(obj, room)
+            except Exception:
+                pass
 
 
 def _keep(fig, render=_render):

@@ -1605,9 +1605,10 @@ void pyfiles_explain(PyObject *exc)
 		PyObject *args = m ? PyUnicode_FromFormat(
 		                         "%s. Files of the workspace are closed when the call that "
 		                         "opened them ends, and so are the files of objects that "
-		                         "read theirs later (Image.open, np.load of an .npz, "
-		                         "pd.ExcelFile, zipfile.ZipFile): open the file again in "
-		                         "this call.",
+		                         "read theirs later (zipfile.ZipFile, a file object given "
+		                         "to a library; an image, .npz or Excel file opened by name "
+		                         "keeps its file's bytes, up to 256 MiB a call): open the "
+		                         "file again in this call.",
 		                         strcmp(m, "I/O operation on closed file.") == 0
 		                             ? "I/O operation on closed file"
 		                             : m)
