@@ -1316,6 +1316,58 @@ Test(session_limits, the_deadline_signal_during_a_copy_does_not_lose_the_call)
 	e2e_stop();
 }
 
+/* A call that leaves threads running keeps its state in a one-thread copy of its process. The
+ * copy was a plain clone with every fork hook dropped: a thread inside malloc (a sqlite3 query
+ * in the background) left the allocator's lock held for good, and the session's next call that
+ * freed that thread's memory hung until killed; a thread logging left logging's lock held, and
+ * every later logging call hung; threading still listed the threads gone. The copy is made as
+ * os.fork makes its child (the allocator's locks taken around it, threading's and logging's
+ * clean-up run in it): the session's next calls free, log and count threads as on the host. */
+Test(session_limits, threads_running_as_the_call_ends_leave_no_lock_held)
+{
+	e2e_start_with(VERSION, ARGS("--allow-import", "threading", "--timeout", "3"), NULL);
+	for (int i = 0; i < 4; i++) {
+		const char *h = mcpc_sc_str(
+		    expect_status_in(
+		        "new", NULL,
+		        "import threading, logging, sqlite3, time\n"
+		        "class Slow:\n"
+		        "    def __str__(self):\n"
+		        "        sum(range(20000))\n"
+		        "        return 'slow'\n"
+		        "def logs():\n"
+		        "    while True:\n"
+		        "        logging.getLogger('bg').warning('tick %s', Slow())\n"
+		        "G = []\n"
+		        "def allocs():\n"
+		        "    G.append([bytes(5000) for i in range(2000)])\n"
+		        "    sqlite3.connect(':memory:', check_same_thread=False).execute(\n"
+		        "        'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c "
+		        "WHERE '\n"
+		        "        'x<100000000) SELECT count(*) FROM (SELECT randomblob(300) b FROM "
+		        "c '\n"
+		        "        'ORDER BY b)').fetchall()\n"
+		        "for f in (logs, allocs):\n"
+		        "    threading.Thread(target=f, daemon=True).start()\n"
+		        "while not G:\n"
+		        "    time.sleep(0.001)\n"
+		        "time.sleep(0.05)\n"
+		        "'started'",
+		        "ok"),
+		    "session");
+
+		cr_assert_not_null(h);
+		h = e2e_fmt("%s", h);
+		expect_result_in(
+		    h,
+		    "logging.getLogger('main').warning('hello')\n"
+		    "G.clear()\n"
+		    "[threading.active_count(), [t.name for t in threading.enumerate()]]",
+		    "[1,[\"MainThread\"]]");
+	}
+	e2e_stop();
+}
+
 /* A call that starts threads and joins them ends with its process alone once the threads'
  * last steps in the C library are done, a little after join() returned: the engine asks again
  * before it makes a one-thread copy (a copy made while a thread still held a C library lock

@@ -492,7 +492,9 @@ def _array_files(np):
     load_real = np.load
 
     def npz_in_memory(z, room):
-        mem = _in_memory(z.fid, room) if z.zip is not None else None
+        if type(z) is not np.lib.npyio.NpzFile or type(z.zip) is not zipfile.ZipFile:
+            return 0
+        mem = _in_memory(z.fid, room)
         if mem is None:
             return 0
         old, z.zip, z.fid = z.zip, zipfile.ZipFile(mem), None
@@ -803,26 +805,37 @@ def _excel_read_later(pd):
     """pd.ExcelFile reads a sheet when it is parsed, from the file the workbook keeps open: one
     made from a file's name and parsed in the session's next call reads the file's bytes, kept
     in memory at the end of the call that made it (openpyxl's workbook reads its archive)."""
+    import zipfile
+    try:
+        from openpyxl.workbook.workbook import Workbook
+        from pandas.io.common import IOHandles
+        from pandas.io.excel._openpyxl import OpenpyxlReader
+    except ImportError:
+        return
     init_real = pd.ExcelFile.__init__
 
     def excel_in_memory(xl, room):
-        book = getattr(getattr(xl, '_reader', None), 'book', None)
-        handles = getattr(xl._reader, 'handles', None)
-        archive = getattr(book, '_archive', None)
-        f = getattr(handles, 'handle', None)
-        if archive is None or getattr(archive, 'fp', None) is not f:
+        # openpyxl's read-only workbook, reading the file pandas opened (the library's own
+        # objects only: nothing of the code's runs here).
+        reader = xl.__dict__.get('_reader')
+        if type(reader) is not OpenpyxlReader:
             return 0
-        mem = _in_memory(f, room)
+        book, handles = reader.__dict__.get('book'), reader.__dict__.get('handles')
+        if type(book) is not Workbook or type(handles) is not IOHandles:
+            return 0
+        archive = book.__dict__.get('_archive')
+        if type(archive) is not zipfile.ZipFile or archive.fp is not handles.handle:
+            return 0
+        mem = _in_memory(handles.handle, room)
         if mem is None:
             return 0
-        import zipfile
         book._archive = zipfile.ZipFile(mem)
         archive.close()
         return len(mem.getbuffer())
 
     def __init__(self, path_or_buffer, engine=None, storage_options=None):
         init_real(self, path_or_buffer, engine, storage_options)
-        if getattr(getattr(self, '_reader', None), 'handles', None) is not None:
+        if type(self.__dict__.get('_reader')) is OpenpyxlReader:
             _later(self, excel_in_memory)
 
     __init__.__doc__ = init_real.__doc__
@@ -8085,7 +8098,7 @@ def _later(obj, move):
 def _in_memory(f, room):
     """The bytes of the open file f, read whole, as a BytesIO at f's position; None when f is
     closed, not a workspace file read by the sandbox's open, or larger than room."""
-    if f is None or not isinstance(f, io.BufferedReader) or f.closed:
+    if type(f) is not io.BufferedReader or f.closed:
         return None
     at = f.tell()
     size = f.seek(0, 2)

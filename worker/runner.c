@@ -20,13 +20,49 @@
  * which is what the gate and the session policy expect. */
 extern pid_t _Fork(void);
 
+/* Does the interpreter have threads besides this one (the code's, still running: the fork is
+ * the one-thread copy of a call's process)? */
+static int other_threads(void)
+{
+	PyThreadState *t = PyInterpreterState_ThreadHead(PyInterpreterState_Get());
+
+	return t && PyThreadState_Next(t) != NULL;
+}
+
+/* In the one-thread copy of a process that had other threads: what they held of Python's own
+ * is let go, as in the child of os.fork: threading forgets them (threading.enumerate() listed
+ * them in the session's next calls), logging's locks are made anew (one a thread held as it
+ * logged blocked every later logging call of the session). The other fork hooks (the random
+ * generators' reseeds) stay dropped: the copy is the session, with its state as it was. Runs
+ * the libraries' code, armed, under the call's deadline. */
+static void after_copy(void)
+{
+	static const char *const hooks[][2] = {
+	    {"threading", "_after_fork"},
+	    {"logging", "_after_at_fork_child_reinit_locks"},
+	};
+
+	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		PyObject *name = PyUnicode_FromString(hooks[i][0]);
+		PyObject *m = name ? PyImport_GetModule(name) : NULL;
+		PyObject *f = m ? PyObject_GetAttrString(m, hooks[i][1]) : NULL;
+		PyObject *r = f ? PyObject_CallNoArgs(f) : NULL;
+
+		Py_XDECREF(r);
+		Py_XDECREF(f);
+		Py_XDECREF(m);
+		Py_XDECREF(name);
+		PyErr_Clear();
+	}
+}
+
 /* Fork, or be told what to do: returns 0 in a new child, a pid in the parent, a command
- * word, or -errno. No Python code runs around it. */
+ * word, or -errno. No Python code runs around it (but in a one-thread copy: after_copy). */
 static long park(void)
 {
 	sigset_t all, was;
 	pid_t v;
-	int err;
+	int err, copy;
 
 	/* No signal reaches this thread while it parks: the deadline's SIGUSR1 (sent as a call
 	 * ends, or to a runner with threads forking its one-thread copy) would end the wait at
@@ -36,16 +72,23 @@ static long park(void)
 	sigfillset(&all);
 	(void)pthread_sigmask(SIG_SETMASK, &all, &was);
 	pyfork_drop_hooks();
+	/* With other threads, glibc's own fork: it takes the allocator's and stdio's locks
+	 * around the clone, so no lock another thread held (a thread inside malloc) is held for
+	 * good in the copy. Alone, no lock can be held: the plain clone. */
+	copy = other_threads();
 	PyOS_BeforeFork();
-	v = _Fork();
+	v = copy ? fork() : _Fork();
 	err = errno;
 	if (v == 0)
 		PyOS_AfterFork_Child();
 	else
 		PyOS_AfterFork_Parent();
 	(void)pthread_sigmask(SIG_SETMASK, &was, NULL);
-	if (v == 0)
+	if (v == 0) {
+		if (copy)
+			after_copy();
 		return 0;
+	}
 	return v < 0 ? -err : v;
 }
 
