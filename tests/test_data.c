@@ -3350,6 +3350,54 @@ Test(data, arrays_of_objects_hand_out_no_bytes)
 	e2e_stop();
 }
 
+/* A class of arrays that defines shape (or dtype, ...) is refused: numpy's checks read it of a
+ * subclass (scipy's cdist(out=) wrote past the array by a lying shape). The check came after
+ * type() made the class: one kept by a base's __init_subclass__ that then failed type() was
+ * never checked. It comes before the class exists, over its namespace, its __slots__ (plain
+ * names only) and its bases' classes; ordinary subclasses with slots and views work. */
+Test(data, a_class_of_arrays_is_checked_before_it_is_made)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "K = []\n"
+	    "class Keep:\n"
+	    "    def __init_subclass__(cls, **kw):\n"
+	    "        K.append(cls)\n"
+	    "        raise ValueError('not made')\n"
+	    "out = []\n"
+	    "def t(make):\n"
+	    "    try:\n"
+	    "        make()\n"
+	    "        return 'made'\n"
+	    "    except (TypeError, ValueError) as e:\n"
+	    "        return str(e)\n"
+	    "def kept():\n"
+	    "    class Lie(np.ndarray, Keep):\n"
+	    "        shape = property(lambda s: (1, 10 ** 6))\n"
+	    "def slot():\n"
+	    "    class S(np.ndarray):\n"
+	    "        __slots__ = ('extra', 'shape')\n"
+	    "def odd_slots():\n"
+	    "    class O(np.ndarray):\n"
+	    "        __slots__ = iter(['a'])\n"
+	    "def fine():\n"
+	    "    class Fine(np.ndarray):\n"
+	    "        __slots__ = ('extra',)\n"
+	    "        def __array_finalize__(self, obj):\n"
+	    "            self.extra = 1\n"
+	    "    return np.arange(3).view(Fine)\n"
+	    "out = [t(kept), K, t(slot), t(odd_slots), fine().extra, fine().shape, "
+	    "type(np.ma.masked_array([1])).__name__]\n"
+	    "out",
+	    "[\"Lie cannot define shape in the sandbox: numpy's checks read it of a subclass, and "
+	    "its C code uses the array's own\",[],\"S cannot define shape in the sandbox: numpy's "
+	    "checks read it of a subclass, and its C code uses the array's own\",\"O: the "
+	    "__slots__ of a class of arrays are a str, or a tuple or list of str, in the "
+	    "sandbox\",1,[3],\"MaskedArray\"]");
+	e2e_stop();
+}
+
 /* sklearn's compiled helpers trust their inputs (its Python code checks them first), and they
  * are public: cholesky_delete with a row before the matrix wrote before its memory (with a
  * strided view, any memory: the real builtins); the sparse helpers took any object with

@@ -5287,10 +5287,10 @@ Test(escapes, no_specialised_instruction_runs)
 	static const struct e2e_refusal want = {"error", "AttributeError",
 	                                        "'B' object has no attribute"};
 
-	/* The second route's half-made class needs a key whose __eq__ fails PyType_Ready's
-	 * lookups: a class's names are plain str now, and it stops there. */
+	/* The second route's half-made class needs a metaclass's own mro() and a key whose __eq__
+	 * fails PyType_Ready's lookups: neither is made now (the metaclass is refused first). */
 	static const struct e2e_refusal names = {"error", "TypeError",
-	                                         "a class's attribute names must be plain str"};
+	                                         "a metaclass's own mro() is not run"};
 
 	start(NULL);
 	refused(e2e_fmt("%sattack()", VERSION_ZERO_BY_EQ), &want);
@@ -5954,14 +5954,16 @@ Test(python_layer, a_class_is_guarded_before_its_hooks_run)
 	stop();
 }
 
-/* Two ways around that early guard. type() copied a namespace of a dict subclass through the
+/* Ways around that early guard. type() copied a namespace of a dict subclass through the
  * code's keys() and __getitem__ (the entry and the names were checked in its storage): they
  * replaced the guard's entry, and the names were never checked. A metaclass's own mro(), which
- * type() runs with the class half made, took the entry out of the class. Either way the hooks
+ * type() runs with the class half made, took the entry out of the class (also one set on the
+ * metaclass by the class's __slots__ iterator, after type() had checked the metaclass). Either way the hooks
  * ran with CPython's slots: a list subclass's comparison compared an item freed by the other's
  * __lt__, and its reflected __gt__ ran on freed memory (a fake object, then all memory). The
  * namespace is copied from its storage (the code's keys() is not asked; names checked there),
- * and a metaclass's own mro() is refused: the comparison finds the item alive. */
+ * and a metaclass's own mro() is refused (defined, set or deleted): the comparison finds the
+ * item alive. */
 Test(python_layer, the_early_class_guard_is_not_taken_out_by_the_namespace_or_the_metaclass)
 {
 	start(NULL);
@@ -6015,19 +6017,54 @@ Test(python_layer, the_early_class_guard_is_not_taken_out_by_the_namespace_or_th
 	    "    type('D', (), dict(ns))\n"
 	    "except TypeError as e:\n"
 	    "    out.append(str(e))\n"
-	    "class M(type):\n"
-	    "    def mro(cls):\n"
-	    "        ST['mro'] = 'ran'\n"
-	    "        return type.mro(cls)\n"
 	    "try:\n"
+	    "    class M(type):\n"
+	    "        def mro(cls):\n"
+	    "            ST['mro'] = 'ran'\n"
+	    "            return type.mro(cls)\n"
 	    "    class C(metaclass=M):\n"
 	    "        pass\n"
 	    "except TypeError as e:\n"
 	    "    out.append(str(e))\n"
 	    "out + [ST.get('mro', 'not run')]",
 	    "[[\"S\",false,false,false],false,\"a class's attribute names must be plain str, not "
-	    "SS\",\"a metaclass's own mro() is not run in the sandbox (M defines one): classes "
-	    "get the usual order of their bases\",\"not run\"]");
+	    "SS\",\"a metaclass's own mro() is not run in the sandbox (M would have one): "
+	    "classes get the usual order of their bases\",\"not run\"]");
+	/* Nor set on a metaclass later, deleted (which would show a base's), or set while type()
+	 * runs the code's __slots__ iterator, after the metaclass was checked. */
+	expect_ok_result(
+	    "out = []\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'made'\n"
+	    "    except TypeError as e:\n"
+	    "        return str(e)[:44]\n"
+	    "def own():\n"
+	    "    class M0(type):\n"
+	    "        def mro(cls):\n"
+	    "            return type.mro(cls)\n"
+	    "class M(type):\n"
+	    "    pass\n"
+	    "def set_mro():\n"
+	    "    M.mro = lambda cls: type.mro(cls)\n"
+	    "def del_mro():\n"
+	    "    del M.mro\n"
+	    "def late():\n"
+	    "    class Slots:\n"
+	    "        def __iter__(self):\n"
+	    "            M.mro = lambda cls: type.mro(cls)\n"
+	    "            yield 'a'\n"
+	    "    class X(metaclass=M):\n"
+	    "        __slots__ = Slots()\n"
+	    "def plain():\n"
+	    "    class Y(metaclass=M):\n"
+	    "        __slots__ = ('a',)\n"
+	    "    return [type(Y).__name__, Y().__class__.__name__]\n"
+	    "[t(own), t(set_mro), t(del_mro), t(late), plain(), M.mro is type.mro]",
+	    "[\"a metaclass's own mro() is not run in the sa\",\"a metaclass's own mro() is not "
+	    "run in the sa\",\"a metaclass's own mro() is not run in the sa\",\"a metaclass's "
+	    "own mro() is not run in the sa\",[\"M\",\"Y\"],true]");
 	still_serving();
 	stop();
 }

@@ -64,6 +64,8 @@ int pyreentry_finalizing(void);
 /* A class made in a call beneath numpy.ndarray defines none of an array's own attributes
  * (shape, dtype, ...): 0, or -1 with TypeError. */
 int pyreentry_array_class_checked(PyTypeObject *t);
+/* The same before type() makes a class of name, bases and namespace ns (plain str keys). */
+int pyreentry_array_class_planned(PyObject *name, PyObject *bases, PyObject *ns);
 /* Release the operands of the last comparisons (held until the C code that asked went on). */
 void pyreentry_release_held(void);
 /* May the user's code set name on class cls (an exception group's split is its own)? 0, or -1

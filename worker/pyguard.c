@@ -1537,6 +1537,8 @@ out:
 /* ---- libraries' classes ------------------------------------------------------------------ */
 
 static setattrofunc real_type_setattro; /* CPython's type.__setattr__ */
+static PyObject *str_mro, *type_mro;    /* "mro", and type.mro (a metaclass's own: below) */
+static int mro_refused(const char *whose);
 
 /* The classes that existed when the zygote was sealed, sorted by address: all libraries'. */
 static PyObject **sealed;
@@ -1928,6 +1930,9 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 		interface_refused(name);
 		return -1;
 	}
+	if (pylayer_armed() && PyType_IsSubtype((PyTypeObject *)self, &PyType_Type) &&
+	    PyUnicode_Check(name) && PyUnicode_Compare(name, str_mro) == 0)
+		return mro_refused(((PyTypeObject *)self)->tp_name);
 	/* The bases and the MRO a class had are kept until the code ends: C code walking them
 	 * (abc's subclass check reads the MRO after the code's __subclasshook__, which may set
 	 * __bases__) holds them borrowed. */
@@ -2218,6 +2223,7 @@ static int interface_guard_tree(PyTypeObject *t)
 }
 
 static int early_guard_init(void);
+static int mro_init(void);
 
 /* slot_tp_getattr_hook (the lookup of a class with __getattr__, made here), module_getattro,
  * and object's two refusals. */
@@ -2229,7 +2235,7 @@ static int interface_init(void)
 	str_interface = PyUnicode_InternFromString("__array_interface__");
 	str_struct = PyUnicode_InternFromString("__array_struct__");
 	if (!ns || !str_interface || !str_struct || PyType_Ready(&refusal_type) < 0 ||
-	    early_guard_init() < 0)
+	    early_guard_init() < 0 || mro_init() < 0)
 		goto out;
 	fn = PyObject_GetAttrString((PyObject *)&PyBaseObject_Type, "__repr__");
 	if (!fn || PyDict_SetItemString(ns, "__getattr__", fn) < 0)
@@ -2329,6 +2335,35 @@ static int early_guard_init(void)
 	return early_guard && early_guard_key ? 0 : -1;
 }
 
+/* ---- a metaclass's own mro() --------------------------------------------------------------
+ * type() calls the metaclass's mro() with the class half made, before anything of the
+ * sandbox's runs for it: it could take the guard's entry out of the class's dict. No class of
+ * CPython's or the libraries' defines one: a metaclass made or changed in the sandbox may not
+ * (defined in its namespace, set or deleted later, which would show a base's), and a class
+ * whose metaclass has one anyway is refused before it is made. */
+static int mro_refused(const char *whose)
+{
+	PyErr_Format(PyExc_TypeError,
+	             "a metaclass's own mro() is not run in the sandbox (%.100s would have one): "
+	             "classes get the usual order of their bases",
+	             whose ? whose : "?");
+	return -1;
+}
+
+/* Does a class of metaclass m get its MRO from anything but type.mro? */
+static int mro_of_its_own(PyTypeObject *m)
+{
+	return !type_mro || _PyType_Lookup(m, str_mro) != type_mro;
+}
+
+static int mro_init(void)
+{
+	str_mro = PyUnicode_InternFromString("mro");
+	type_mro = str_mro ? PyDict_GetItemWithError(PyType_Type.tp_dict, str_mro) : NULL;
+	Py_XINCREF(type_mro);
+	return type_mro ? 0 : -1;
+}
+
 /* args of type(name, bases, ns) with ns replaced by a dict of ours: the guard's entry first,
  * then ns's entries as its storage holds them, each name a plain str and none of numpy's
  * interface names (refused before the class exists). type() would copy a dict subclass through
@@ -2337,13 +2372,19 @@ static int early_guard_init(void)
  * NULL with an error). */
 static PyObject *early_guarded_args(PyObject *args)
 {
-	PyObject *ns, *ns2, *k, *v, *r;
+	PyObject *ns, *ns2, *bases, *k, *v, *r;
 	Py_ssize_t pos = 0;
+	int metaclass = 0;
 
 	if (!early_guard || !pylayer_armed() || !PyTuple_Check(args) ||
 	    PyTuple_GET_SIZE(args) != 3 || !PyDict_Check(PyTuple_GET_ITEM(args, 2)))
 		return Py_NewRef(args);
 	ns = PyTuple_GET_ITEM(args, 2);
+	bases = PyTuple_GET_ITEM(args, 1);
+	for (Py_ssize_t i = 0; PyTuple_Check(bases) && i < PyTuple_GET_SIZE(bases); i++)
+		if (PyType_Check(PyTuple_GET_ITEM(bases, i)) &&
+		    PyType_IsSubtype((PyTypeObject *)PyTuple_GET_ITEM(bases, i), &PyType_Type))
+			metaclass = 1;
 	ns2 = PyDict_New();
 	if (!ns2 || PyDict_SetItem(ns2, early_guard_key, early_guard) < 0)
 		goto fail;
@@ -2369,35 +2410,24 @@ static PyObject *early_guarded_args(PyObject *args)
 			interface_refused(k);
 			goto fail;
 		}
+		if (metaclass && PyUnicode_Compare(k, str_mro) == 0) {
+			mro_refused(PyUnicode_Check(PyTuple_GET_ITEM(args, 0))
+			                ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 0))
+			                : NULL);
+			goto fail;
+		}
 		if (PyDict_SetItem(ns2, k, v) < 0)
 			goto fail;
 	}
+	if (pyreentry_array_class_planned(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
+	                                  ns2) < 0)
+		goto fail;
 	r = PyTuple_Pack(3, PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1), ns2);
 	Py_DECREF(ns2);
 	return r;
 fail:
 	Py_XDECREF(ns2);
 	return NULL;
-}
-
-/* Does a class of metaclass m get its MRO from a metaclass's own mro()? type() calls it with
- * the class half made, before anything of the sandbox's runs for it: it could take the
- * guard's entry out of the class's dict (nothing of CPython's or the libraries' does). */
-static int mro_of_its_own(PyTypeObject *m)
-{
-	static PyObject *str_mro, *type_mro;
-	PyObject *f;
-
-	if (!str_mro) {
-		str_mro = PyUnicode_InternFromString("mro");
-		type_mro = str_mro ? PyDict_GetItemWithError(PyType_Type.tp_dict, str_mro) : NULL;
-		if (!type_mro) {
-			PyErr_Clear();
-			return 1;
-		}
-	}
-	f = _PyType_Lookup(m, str_mro);
-	return f != type_mro;
 }
 
 /* Classes made later (matplotlib makes one of a backend module's variables when the backend
@@ -2424,10 +2454,7 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	/* Refused before the class exists: its names, then a metaclass's own mro(). */
 	guarded = early_guarded_args(args);
 	if (guarded && winner && pylayer_armed() && mro_of_its_own(winner)) {
-		PyErr_Format(PyExc_TypeError,
-		             "a metaclass's own mro() is not run in the sandbox (%.100s defines "
-		             "one): classes get the usual order of their bases",
-		             winner->tp_name);
+		mro_refused(winner->tp_name);
 		Py_CLEAR(guarded);
 	}
 	if (!guarded)

@@ -2440,6 +2440,73 @@ int pyreentry_array_class_checked(PyTypeObject *t)
 	return 0;
 }
 
+/* The same rule before type() makes the class (name, bases, its namespace ns, a dict of plain
+ * str keys): a class kept after type() failed (its __classcell__ holds it) was never checked.
+ * Refused when one of the bases is an array class and the namespace, its __slots__ or a class
+ * of a base's MRO other than numpy's defines one of the names (wherever it would come in the
+ * class's MRO: more than the check above, never less). */
+int pyreentry_array_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
+{
+	PyTypeObject *nd = pydata_ndarray();
+	PyObject *slots;
+	int array = 0;
+
+	if (!pylayer_armed() || !nd || !PyTuple_Check(bases) || !PyDict_Check(ns))
+		return 0;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++)
+		if (PyType_Check(PyTuple_GET_ITEM(bases, i)) &&
+		    PyType_IsSubtype((PyTypeObject *)PyTuple_GET_ITEM(bases, i), nd))
+			array = 1;
+	if (!array)
+		return 0;
+	/* Slots become descriptors of the class: plain names only, read without its code. */
+	slots = PyDict_GetItemString(ns, "__slots__");
+	if (slots && !PyUnicode_CheckExact(slots)) {
+		int plain = PyTuple_CheckExact(slots) || PyList_CheckExact(slots);
+
+		for (Py_ssize_t i = 0; plain && i < PySequence_Fast_GET_SIZE(slots); i++)
+			plain = PyUnicode_CheckExact(PySequence_Fast_GET_ITEM(slots, i));
+		if (!plain) {
+			PyErr_Format(
+			    PyExc_TypeError,
+			    "%U: the __slots__ of a class of arrays are a str, or a tuple or "
+			    "list of str, in the sandbox",
+			    name);
+			return -1;
+		}
+	}
+	for (const char *const *n = array_own; *n; n++) {
+		int defined = PyDict_GetItemString(ns, *n) != NULL;
+
+		if (slots && PyUnicode_CheckExact(slots))
+			defined = defined || PyUnicode_CompareWithASCIIString(slots, *n) == 0;
+		for (Py_ssize_t i = 0; slots && !PyUnicode_CheckExact(slots) && !defined &&
+		                       i < PySequence_Fast_GET_SIZE(slots);
+		     i++)
+			defined = PyUnicode_CompareWithASCIIString(
+			              PySequence_Fast_GET_ITEM(slots, i), *n) == 0;
+		for (Py_ssize_t i = 0; !defined && i < PyTuple_GET_SIZE(bases); i++) {
+			PyObject *mro = PyType_Check(PyTuple_GET_ITEM(bases, i))
+			                    ? ((PyTypeObject *)PyTuple_GET_ITEM(bases, i))->tp_mro
+			                    : NULL;
+			for (Py_ssize_t k = 0; mro && !defined && k < PyTuple_GET_SIZE(mro); k++) {
+				PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, k);
+				defined = b->tp_dict && PyDict_GetItemString(b->tp_dict, *n) &&
+				          !numpy_own(b, nd);
+			}
+		}
+		if (defined) {
+			PyErr_Format(
+			    PyExc_TypeError,
+			    "%U cannot define %s in the sandbox: numpy's checks read it of a "
+			    "subclass, and its C code uses the array's own",
+			    name, *n);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Is t, or any class beneath it, a subclass of base (an array class, an exception group: a
  * mixin is beneath one when such a class is made of it, and that class finds its attributes)?
  * 1 (also past 64 levels, where a guard would rather refuse), 0, or -1 with an exception. */
