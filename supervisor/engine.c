@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine_internal.h"
@@ -515,40 +516,77 @@ static int engine_confine(struct engine *e)
 
 /* ---- the API ------------------------------------------------------------------------ */
 
-/* Make (mode 0700) and hold the one directory the zygote may write, before the supervisor
- * confines itself: systemd's $CACHE_DIRECTORY, else $XDG_CACHE_HOME/safepy, else
- * ~/.cache/safepy; then matplotlib in it. Without it matplotlib cannot start, so a failure is
- * said, and the rest of the server works on. */
-static void engine_cache_open(struct engine *e)
+/* The directory of safepy's cache: systemd's $CACHE_DIRECTORY, else $XDG_CACHE_HOME/safepy,
+ * else ~/.cache/safepy, in base (PATH_MAX). 0, or -1 when there is none (no home directory). */
+static int cache_base(char *base)
 {
 	const char *sd = getenv("CACHE_DIRECTORY"), *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
 	struct passwd *pw = NULL;
-	char base[PATH_MAX], dir[PATH_MAX];
-	struct stat st;
-	int fd, n;
+	int n;
 
-	/* Only matplotlib keeps a cache on disk (its font list). */
-	if (!config_allows_matplotlib(e->cfg))
-		return;
 	if (!home || home[0] != '/')
 		home = (pw = getpwuid(geteuid())) ? pw->pw_dir : NULL;
 	if (sd && sd[0] == '/' && !strchr(sd, ':'))
-		n = snprintf(base, sizeof(base), "%s", sd);
+		n = snprintf(base, PATH_MAX, "%s", sd);
 	else if (xdg && xdg[0] == '/')
-		n = snprintf(base, sizeof(base), "%s/safepy", xdg);
+		n = snprintf(base, PATH_MAX, "%s/safepy", xdg);
 	else if (home && home[0] == '/' && strcmp(home, "/") != 0)
-		n = snprintf(base, sizeof(base), "%s/.cache/safepy", home);
+		n = snprintf(base, PATH_MAX, "%s/.cache/safepy", home);
 	else
 		n = -1;
-	if (n < 0 || (size_t)n >= sizeof(base) - 16) {
-		log_msg(LOG_WARN, "no cache directory for matplotlib (no home directory): it "
-		                  "cannot be imported");
+	return n < 0 || n >= PATH_MAX - 16 ? -1 : 0;
+}
+
+/* Does the directory dirfd (O_PATH) hold nothing but what matplotlib writes in its cache (its
+ * font list, "fontlist-*" files)? Else the name of the first other entry, in other (NAME_MAX). */
+static int cache_only_matplotlib(int dirfd, char *other)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ok = 1;
+	struct dirent *de;
+	struct stat st;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(other, NAME_MAX + 1, "(unreadable: %s)", strerror(errno));
+		return 0;
+	}
+	while (ok && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		ok = strncmp(de->d_name, "fontlist-", 9) == 0 &&
+		     fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		     S_ISREG(st.st_mode);
+		if (!ok)
+			snprintf(other, NAME_MAX + 1, "%s", de->d_name);
+	}
+	closedir(d);
+	return ok;
+}
+
+/* Make (mode 0700) and hold safepy's cache directory, before the supervisor confines itself:
+ * it is left out of the workspace whatever this server imports (a server without matplotlib
+ * served it as any workspace directory, and a call of its code wrote a matplotlibrc there that
+ * every later zygote with matplotlib read, and evaluated, before its sandbox). With matplotlib,
+ * its directory in it is the one the zygote may write: refused when it holds anything but
+ * matplotlib's font list (a configuration or a style matplotlib would read there). Without it
+ * matplotlib cannot start, so a failure is said, and the rest of the server works on. */
+static void engine_cache_open(struct engine *e)
+{
+	char base[PATH_MAX], other[NAME_MAX + 1];
+	int matplotlib = config_allows_matplotlib(e->cfg), bfd, fd;
+	struct stat st;
+
+	if (!matplotlib && !e->cfg->workspace)
+		return;
+	if (cache_base(base) < 0) {
+		if (matplotlib)
+			log_msg(LOG_WARN, "no cache directory for matplotlib (no home directory): "
+			                  "it cannot be imported");
 		return;
 	}
-	if ((size_t)snprintf(dir, sizeof(dir), "%.*s/matplotlib", (int)(sizeof(dir) - 16), base) >=
-	    sizeof(dir))
-		return;
 	/* The parents of base are the user's: made if missing, like any program's cache. */
 	for (char *s = strchr(base + 1, '/');; s = strchr(s + 1, '/')) {
 		if (s)
@@ -559,21 +597,60 @@ static void engine_cache_open(struct engine *e)
 			break;
 		*s = '/';
 	}
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		log_msg(LOG_WARN, "cannot make %s: %s (matplotlib cannot be imported)", dir,
-		        strerror(errno));
+	bfd = open(base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (bfd < 0 || fstat(bfd, &st) < 0 || st.st_uid != geteuid()) {
+		log_msg(LOG_WARN, "the cache directory %s: %s%s", base,
+		        bfd < 0 ? strerror(errno) : "not ours",
+		        matplotlib ? " (matplotlib cannot be imported)" : "");
+		if (bfd >= 0)
+			close(bfd);
 		return;
 	}
-	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
-		log_msg(LOG_WARN, "%s: %s (matplotlib cannot be imported)", dir,
-		        fd < 0 ? strerror(errno) : "not ours");
-		if (fd >= 0)
-			close(fd);
+	e->cache_base_fd = bfd;
+	if (!matplotlib)
 		return;
+	for (int tries = 0;; tries++) {
+		char aside[64];
+
+		if (mkdirat(bfd, "matplotlib", 0700) < 0 && errno != EEXIST) {
+			log_msg(LOG_WARN,
+			        "cannot make %s/matplotlib: %s (matplotlib cannot be imported)",
+			        base, strerror(errno));
+			return;
+		}
+		fd = openat(bfd, "matplotlib", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+			log_msg(LOG_WARN, "%s/matplotlib: %s (matplotlib cannot be imported)", base,
+			        fd < 0 ? strerror(errno) : "not ours");
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+		if (cache_only_matplotlib(fd, other))
+			break;
+		close(fd);
+		/* Kept for the user to see, out of matplotlib's way: it starts with a new cache. */
+		snprintf(aside, sizeof(aside), "matplotlib.refused-%lld-%d", (long long)time(NULL),
+		         (int)getpid());
+		if (tries > 0 || renameat(bfd, "matplotlib", bfd, aside) < 0) {
+			log_msg(
+			    LOG_WARN,
+			    "%s/matplotlib holds %s, which safepy does not write there, and could "
+			    "not be moved aside (%s): matplotlib would read it as its "
+			    "configuration, "
+			    "so it cannot be imported",
+			    base, other, tries > 0 ? "it came back" : strerror(errno));
+			return;
+		}
+		log_msg(
+		    LOG_WARN,
+		    "%s/matplotlib held %s, which safepy does not write there (matplotlib would "
+		    "have read it as its configuration): moved aside to %s/%s; matplotlib starts "
+		    "with a new cache",
+		    base, other, base, aside);
 	}
-	e->cache = strdup(dir);
-	if (!e->cache) {
+	if (asprintf(&e->cache, "%s/matplotlib", base) < 0) {
+		e->cache = NULL;
 		close(fd);
 		return;
 	}
@@ -585,6 +662,9 @@ static void engine_cache_close(struct engine *e)
 	if (e->cache_fd >= 0)
 		close(e->cache_fd);
 	e->cache_fd = -1;
+	if (e->cache_base_fd >= 0)
+		close(e->cache_base_fd);
+	e->cache_base_fd = -1;
 	free(e->cache);
 	e->cache = NULL;
 }
@@ -602,6 +682,7 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 	e->can_trace = -1;
 	e->modules.stdlib_fd = -1;
 	e->cache_fd = -1;
+	e->cache_base_fd = -1;
 	TAILQ_INIT(&e->queue);
 	TAILQ_INIT(&e->chains);
 	TAILQ_INIT(&e->sessions);
@@ -627,9 +708,9 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		return -ESTALE;
 	}
 	engine_cache_open(e);
-	rc = broker_workspace_exclude(&e->ws, e->cache_fd);
+	rc = broker_workspace_exclude(&e->ws, e->cache_base_fd);
 	if (rc < 0) {
-		log_msg(LOG_ERROR, "cannot tell whether the workspace holds %s: %s", e->cache,
+		log_msg(LOG_ERROR, "cannot tell whether the workspace holds safepy's cache: %s",
 		        strerror(-rc));
 		broker_workspace_close(&e->ws);
 		engine_cache_close(e);

@@ -424,7 +424,8 @@ struct engine {
 	 * O_PATH fd of it for the supervisor's Landlock rule, -1 */
 	char *cache;
 	int cache_fd;
-	int can_trace; /* -1 unknown */
+	int cache_base_fd; /* safepy's cache directory (O_PATH), left out of the workspace, -1 */
+	int can_trace;     /* -1 unknown */
 	int warned_trace;
 	int stopping;
 	/* the supervisor's own resources */

@@ -3846,7 +3846,8 @@ Test(ws_native, a_file_kept_on_the_channels_fd_keeps_nothing)
 }
 
 /* The zygote's cache (matplotlib's font list, which every later zygote reads) is not part of
- * a workspace that holds it: what a call could write there would reach every later start. */
+ * a workspace that holds it, nor is safepy's cache directory above it: what a call could write
+ * there would reach every later start. */
 Test(ws_attack, the_zygotes_cache_is_not_part_of_the_workspace)
 {
 	char cache[192], xdg[256];
@@ -3875,13 +3876,14 @@ Test(ws_attack, the_zygotes_cache_is_not_part_of_the_workspace)
 	    "'a'),\n"
 	    " attempt(os.listdir, d), attempt(os.stat, d), attempt(open, d + "
 	    "'/fontlist-v330.json'),\n"
-	    " attempt(open, os.getcwd() + '/' + d + '/y', 'w'), os.listdir('.cache/safepy'),\n"
+	    " attempt(open, os.getcwd() + '/' + d + '/y', 'w'), attempt(os.listdir, "
+	    "'.cache/safepy'),\n"
 	    " attempt(os.listdir, 'dlink'), attempt(os.stat, 'dlink'), attempt(os.stat, 'flink'),\n"
 	    " attempt(os.listdir, 'dlink/.'), attempt(os.mkdir, d + '/new'),\n"
 	    " attempt(os.makedirs, 'dlink/new/deeper')]");
 	e2e_assert_result(r, "the cache",
 	                  "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
-	                  ",[\"matplotlib\"]," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+	                  "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
 	                  "," DENIED "]");
 	{
 		char path[256];
@@ -3940,6 +3942,55 @@ Test(ws_attack, the_zygotes_cache_is_not_part_of_the_workspace)
 	e2e_stop();
 }
 
+/* A server that does not import matplotlib left the cache out of its workspace only when it
+ * used it: one with the default imports served ~/.cache/safepy as any directory, and a call
+ * wrote a matplotlibrc (or a style) there that every later zygote with matplotlib read, and
+ * evaluated, before its sandbox (as the user, with the capabilities it had). Every server
+ * leaves safepy's cache directory out of its workspace; and a zygote's matplotlib directory
+ * that holds anything but matplotlib's font list is moved aside, whoever wrote it: matplotlib
+ * starts with a new cache and the defaults, and the log says where the files went. */
+Test(ws_attack, safepy_s_cache_is_left_out_whatever_the_server_imports)
+{
+	char cache[192], xdg[256], path[320];
+	const char *plain[] = {"--workspace", ws, "--workspace-write", NULL};
+	const char *mpl[] = {"--workspace", ws, "--allow-import", "matplotlib", NULL};
+	const char *env[] = {xdg, NULL};
+	json_object *r;
+	char *log;
+
+	tree();
+	snprintf(cache, sizeof(cache), "%s", in_ws(".cache"));
+	snprintf(xdg, sizeof(xdg), "XDG_CACHE_HOME=%s", cache);
+	e2e_start_with("2025-11-25", plain, env);
+	r = e2e_ok("import os, shutil\n" TRY_EACH "d = '.cache/safepy'\n"
+	           "[attempt(os.makedirs, d + '/matplotlib/stylelib'), attempt(os.listdir, d),\n"
+	           " attempt(open, d + '/matplotlibrc', 'w'), attempt(os.mkdir, d + '/x'),\n"
+	           " attempt(shutil.rmtree, d), attempt(os.rmdir, d), os.listdir('.cache')]");
+	e2e_assert_result(r, "safepy's cache",
+	                  "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+	                  ",[\"safepy\"]]");
+	e2e_stop();
+	snprintf(path, sizeof(path), "%s/safepy/matplotlib", cache);
+	cr_assert(!is_dir(path), "a call made %s", path);
+	/* Files there by other means (an older server's workspace): moved aside, not read. */
+	cr_assert_eq(mkdir(path, 0700), 0, "%s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/safepy/matplotlib/matplotlibrc", cache);
+	put_file(path, "savefig.dpi: 7\nlines.linewidth: 9\n");
+	e2e_start_with("2025-11-25", mpl, env);
+	e2e_expect_result(
+	    "import matplotlib\n"
+	    "[matplotlib.rcParams['savefig.dpi'], matplotlib.rcParams['lines.linewidth']]",
+	    "[\"figure\",1.5]");
+	log = mcpc_stderr(&e2e_srv);
+	cr_assert(log && strstr(log, "held matplotlibrc") && strstr(log, "moved aside to"),
+	          "the log does not say the file was moved aside: %s", log ? log : "");
+	free(log);
+	e2e_stop();
+	snprintf(path, sizeof(path), "%s/safepy/matplotlib/matplotlibrc", cache);
+	cr_assert_null(slurp(path));
+	outside_unchanged();
+}
+
 /* The same cache reached through a bind mount inside the workspace (a home bound into a
  * container, a second path to one filesystem) is left out as well: it is known by identity,
  * not by path. Needs a mount namespace of the test's own (root, or skipped). */
@@ -3970,10 +4021,11 @@ Test(ws_attack, the_zygotes_cache_is_left_out_through_a_bind_mount_too)
 	           "[attempt(open, d + '/matplotlibrc', 'w'),\n"
 	           " attempt(open, d + '/fontlist-v330.json', 'a'),\n"
 	           " attempt(open, d + '/fontlist-v330.json'), attempt(os.listdir, d),\n"
-	           " attempt(os.stat, d), os.listdir('bound/.cache/safepy')]");
+	           " attempt(os.stat, d), attempt(os.listdir, 'bound/.cache/safepy'),\n"
+	           " os.listdir('bound/.cache')]");
 	e2e_assert_result(r, "the cache through a bind mount",
-	                  "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED
-	                  ",[\"matplotlib\"]]");
+	                  "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED
+	                  ",[\"safepy\"]]");
 	cr_assert_str_eq(slurp(font), "{}");
 	cr_assert_null(slurp(e2e_fmt("%s/.cache/safepy/matplotlib/matplotlibrc", home)));
 	no_hidden_files();
