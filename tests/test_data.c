@@ -3398,6 +3398,62 @@ Test(data, a_class_of_arrays_is_checked_before_it_is_made)
 	e2e_stop();
 }
 
+/* Arrays over memory their C code frees. A font's get_image() viewed the font's own buffer,
+ * which its next draw freed (a writable array over freed memory); set_text() and get_xys()
+ * answered arrays over a vector freed as they returned. scipy.signal's order_filter and
+ * medfilt sorted an array of objects by pointers it held no reference to, and an item's __lt__
+ * that emptied the array freed them mid-sort. The image is a copy, set_text answers None,
+ * get_xys is refused, and the filters sort a private copy: the values are the host's (there,
+ * without the __lt__ that empties the array, which crashes it too). */
+Test(data, fonts_and_order_filters_hand_out_no_freed_memory)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from matplotlib import ft2font\n"
+	    "from matplotlib.font_manager import findfont\n"
+	    "from scipy import signal\n"
+	    "font = ft2font.FT2Font(findfont('DejaVu Sans'))\n"
+	    "font.set_size(12, 72)\n"
+	    "answer = font.set_text('ab', 0.0)\n"
+	    "font.draw_glyphs_to_bitmap()\n"
+	    "img = font.get_image()\n"
+	    "shape = img.shape\n"
+	    "img[:] = 7\n"
+	    "font.set_text('a' * 64, 0.0)\n"
+	    "font.draw_glyphs_to_bitmap()\n"
+	    "try:\n"
+	    "    font.get_xys()\n"
+	    "    xys = 'given'\n"
+	    "except RuntimeError as e:\n"
+	    "    xys = str(e)[:40]\n"
+	    "class V:\n"
+	    "    def __init__(self, v):\n"
+	    "        self.v = v\n"
+	    "    def _o(self, o):\n"
+	    "        if MUTATE:\n"
+	    "            a[:] = None\n"
+	    "        return o.v if isinstance(o, V) else o\n"
+	    "    def __lt__(self, o): return self.v < self._o(o)\n"
+	    "    def __gt__(self, o): return self.v > self._o(o)\n"
+	    "    def __le__(self, o): return self.v <= self._o(o)\n"
+	    "    def __ge__(self, o): return self.v >= self._o(o)\n"
+	    "    def __eq__(self, o): return self.v == self._o(o)\n"
+	    "    __hash__ = None\n"
+	    "MUTATE = True\n"
+	    "a = np.array([V(i) for i in (5, 1, 4, 2, 3, 9, 7)], dtype=object)\n"
+	    "r = signal.order_filter(a, np.ones(3), 1)\n"
+	    "a = np.array([V(i) for i in (5, 1, 4, 2, 3, 9, 7)], dtype=object)\n"
+	    "m = signal.medfilt(a, 3)\n"
+	    "[answer, img.shape == shape, bool((img == 7).all()), font.get_image().shape[1] > "
+	    "shape[1], xys,\n"
+	    " [x.v if isinstance(x, V) else x for x in r], [x.v if isinstance(x, V) else x for x "
+	    "in m]]",
+	    "[null,true,true,true,\"FT2Font.get_xys is not available in the \",[1,4,2,3,3,7,7],"
+	    "[1,4,2,3,3,7,7]]");
+	e2e_stop();
+}
+
 /* sklearn's compiled helpers trust their inputs (its Python code checks them first), and they
  * are public: cholesky_delete with a row before the matrix wrote before its memory (with a
  * strided view, any memory: the real builtins); the sparse helpers took any object with

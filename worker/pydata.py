@@ -2116,6 +2116,7 @@ def _scipy():
     _lil_checks()
     _library_data()
     _peak_maxima()
+    _order_filters()
     _map_in_process()
     _mat_streams()
     _ndimage_checks()
@@ -2692,6 +2693,27 @@ def _library_data():
     from scipy.stats import _sobol
     for dtype in (np.uint32, np.uint64):
         _sobol.get_poly_vinit('poly', dtype)
+
+
+def _order_filters():
+    """scipy.signal's order_filter and medfilt sort each window's values in C by their
+    pointers, taken from the array without references: on an array of objects, an item's
+    __lt__ that replaced the array's items freed the others while the sort still compared them
+    (a fake object made in their memory: any memory). The C code gets a private copy of an
+    array of objects (the copy holds every item until it returns)."""
+    import numpy as np
+    from scipy.signal import _sigtools
+    real = _sigtools._order_filterND
+
+    def private(a):
+        a = np.asarray(a)
+        return np.array(a, copy=True) if a.dtype.hasobject else a
+
+    def _order_filterND(a, domain, order=0):
+        return real(private(a), private(domain), order)
+
+    _order_filterND.__doc__ = real.__doc__
+    _replace_everywhere(real, _order_filterND)
 
 
 def _peak_maxima():
@@ -5283,6 +5305,34 @@ def _ft2font_checks():
     type_patches[(image, 'draw_rect')] = draw_rect
     type_patches[(font, '__init__')] = __init__
     type_patches[(font, 'set_charmap')] = set_charmap
+
+    # A font's text image (get_image) was an array over the font's own buffer that kept
+    # nothing alive: the next draw_glyphs_to_bitmap freed the buffer under it (a writable array
+    # over freed memory: any memory). It is a copy. The glyph positions set_text answers and
+    # get_xys gives were arrays over a C++ vector freed as the call returned (read at once,
+    # already someone else's): set_text answers None (matplotlib drops its answer), and
+    # get_xys is refused.
+    import numpy as np
+    real_get_image, real_set_text = font.__dict__['get_image'], font.__dict__['set_text']
+
+    def get_image(self):
+        return np.array(real_get_image(self), copy=True)
+
+    def set_text(self, *args, **kwargs):
+        real_set_text(self, *args, **kwargs)
+
+    def get_xys(self, *args, **kwargs):
+        raise RuntimeError("FT2Font.get_xys is not available in the sandbox: its array "
+                           "names memory freed as it returns (get_bitmap_offset and "
+                           "get_width_height give the text's extent)")
+
+    get_image.__doc__ = real_get_image.__doc__
+    set_text.__doc__ = (real_set_text.__doc__ or '') + ('\n\nIn the sandbox it answers None: '
+                                                         'the positions were freed memory.')
+    get_xys.__doc__ = font.__dict__['get_xys'].__doc__
+    type_patches[(font, 'get_image')] = get_image
+    type_patches[(font, 'set_text')] = set_text
+    type_patches[(font, 'get_xys')] = get_xys
 
 
 # Fonts read in the zygote (matplotlib's), by path: {path: bytes}.
