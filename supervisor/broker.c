@@ -810,15 +810,16 @@ static int ws_rel_left_out(const struct workspace *ws, const char *rel)
 /* Open for reading the regular file rel is beneath dirfd, of at most max bytes. It is resolved
  * to a handle first (O_PATH: nothing is opened), its kind and size are checked, and only then
  * is it opened, through the handle: a FIFO, a device or a socket is never opened, not even by
- * a race that swaps one in. Returns the fd with *st, or -errno (-EISDIR; -EACCES for a link,
- * a FIFO, a device, a socket; -EFBIG). */
-static int ws_open_regular(int dirfd, const char *rel, uint64_t max, struct stat *st)
+ * a race that swaps one in. A link rel names is followed when follow is set (beneath dirfd, as
+ * every link of its path). Returns the fd with *st, or -errno (-EISDIR; -EACCES for a link not
+ * followed, a FIFO, a device, a socket; -EFBIG). */
+static int ws_open_regular(int dirfd, const char *rel, uint64_t max, struct stat *st, int follow)
 {
 	char proc[64];
 	struct stat now;
 	int pfd, fd, rc;
 
-	pfd = ws_resolve(dirfd, rel, O_PATH | O_NOFOLLOW);
+	pfd = ws_resolve(dirfd, rel, O_PATH | (follow ? 0 : O_NOFOLLOW));
 	if (pfd < 0)
 		return pfd;
 	if (fstat(pfd, st) < 0) {
@@ -834,8 +835,9 @@ static int ws_open_regular(int dirfd, const char *rel, uint64_t max, struct stat
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
 	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) /* without procfs: by name again, and compared below */
-		fd = errno == ENOENT ? ws_resolve(dirfd, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
-		                     : -errno;
+		fd = errno == ENOENT
+		         ? ws_resolve(dirfd, rel, O_RDONLY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW))
+		         : -errno;
 	if (fd < 0) {
 		rc = fd;
 		goto out;
@@ -1109,7 +1111,7 @@ static int hidden_copy(struct chain *c, int sdir, const char *sname, int ddir, c
 	if ((rc = hidden_name(c, tmp, 64)) < 0)
 		return rc;
 	if (with_bytes) {
-		src = ws_open_regular(sdir, sname, ENGINE_WS_BYTES_PER_CALL, &st);
+		src = ws_open_regular(sdir, sname, ENGINE_WS_BYTES_PER_CALL, &st, 0);
 		if (src < 0)
 			return src == -EFBIG ? -EDQUOT : src;
 		if ((uint64_t)st.st_size > ENGINE_WS_BYTES_PER_CALL - c->ws_copied) {
@@ -1262,7 +1264,8 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		/* What the file holds: no more than a call may write, as the copy counts. */
 		struct stat src_st;
 		if (exists) {
-			src = ws_open_regular(f.dirfd, f.name, ENGINE_WS_BYTES_PER_CALL, &src_st);
+			src =
+			    ws_open_regular(f.dirfd, f.name, ENGINE_WS_BYTES_PER_CALL, &src_st, 0);
 			rc = src == -EFBIG ? -EDQUOT : src; /* more than a call may copy */
 			if (src < 0)
 				goto fail;
@@ -1363,10 +1366,18 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 	} else if (rc == 0) {
 		/* What the call itself wrote, or the file (unless the call removed it). */
 		w = pending_named(c, rel);
-		fd = w ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st)
-		     : gone_named(c, rel) ? -ENOENT
-		                          : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st);
+		fd = w ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st, 0)
+		     : gone_named(c, rel)
+		         ? -ENOENT
+		         : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st, 1);
 		rc = fd < 0 ? fd : 0;
+		/* A link followed (a file's link to another of the workspace, as stat and a listing
+		 * follow them): what it led to, not only its name, is outside the cache. */
+		if (rc == 0 && !w && ws->excluded &&
+		    ws_object_left_out(ws, fd, ws_excluded_depth(ws))) {
+			close(fd);
+			rc = -EACCES;
+		}
 		if (rc == 0 && !w && !ws_may(ws, &st, R_OK)) {
 			close(fd);
 			rc = -EACCES;
@@ -2503,7 +2514,7 @@ static char *file_text(const struct workspace *ws, const struct ws_file *f, size
 
 	if (!mcp_text_mime(f->rel))
 		return NULL;
-	fd = ws_open_regular(f->dirfd, f->tmp, cap, &st);
+	fd = ws_open_regular(f->dirfd, f->tmp, cap, &st, 0);
 	if (fd < 0)
 		return NULL;
 	/* Read at the commit, as the supervisor: a file the owner cannot read (their own, renamed)

@@ -2568,6 +2568,37 @@ Test(ws_write, matplotlib_saves_a_figure)
 	e2e_stop();
 }
 
+/* A link to a file of the workspace (current.csv -> runs/2/data.csv, the usual way to name the
+ * latest of a series) was refused to open ("only regular files and directories"), while stat,
+ * isfile and glob followed it and said it was a file. It opens its file, as a link to a
+ * directory of the workspace did; one that leads out of the workspace, whether absolute or
+ * by "..", is refused as before, and so is one to the workspace's outside through a link to
+ * a directory. */
+Test(ws_read, a_link_to_a_file_of_the_workspace_opens_its_file)
+{
+	json_object *r;
+
+	start(ARGS("--imports", "data"));
+	cr_assert_eq(mkdir(in_ws("runs"), 0755), 0, "%s", strerror(errno));
+	cr_assert_eq(mkdir(in_ws("runs/2"), 0755), 0, "%s", strerror(errno));
+	put_file(in_ws("runs/2/data.csv"), "a,b\n1,2\n");
+	cr_assert_eq(symlink("runs/2/data.csv", in_ws("current.csv")), 0);
+	cr_assert_eq(symlink("2/data.csv", in_ws("runs/latest.csv")), 0);
+	cr_assert_eq(symlink("/etc/hostname", in_ws("abs.txt")), 0);
+	cr_assert_eq(symlink("../../etc/hostname", in_ws("up.txt")), 0);
+	cr_assert_eq(symlink("/etc", in_ws("etc")), 0);
+	r = e2e_ok("import os, pandas as pd\n" TRY_EACH
+	           "[open('current.csv').read(), open('runs/latest.csv', 'rb').read().decode(),\n"
+	           " pd.read_csv('current.csv').to_dict('list'), os.path.islink('current.csv'),\n"
+	           " attempt(open, 'abs.txt'), attempt(open, 'up.txt'), attempt(open, "
+	           "'etc/hostname')]");
+	e2e_assert_result(r, "links",
+	                  "[\"a,b\\n1,2\\n\",\"a,b\\n1,2\\n\",{\"a\":[1],\"b\":[2]},true,"
+	                  "[\"PermissionError\",13,true],[\"PermissionError\",13,true],"
+	                  "[\"PermissionError\",13,true]]");
+	e2e_stop();
+}
+
 /* A dataset a library downloads and caches (seaborn's load_dataset, sklearn's fetch_*), whose
  * file the user put in the workspace and named with data_home='.': the library reads it, with
  * the dtypes it gives the dataset (seaborn's tips: ordered days), as on the host. It was
