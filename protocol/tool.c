@@ -660,6 +660,31 @@ int mcp_status_note(const struct run_outcome *o, const struct mcp_server_config 
 		sb_str(&b, line);
 	return sb_take_text(&b, out);
 }
+/* A file's name as the text says it: a name of the code's making with a line break (or any
+ * control character, or a Unicode line separator) in it could have made a line of its own in
+ * the answer ("Result: ..."). Those are escaped, and so is the backslash. */
+static void sb_name(struct strbuf *b, const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p == '\\')
+			sb_str(b, "\\\\");
+		else if (*p == '\n')
+			sb_str(b, "\\n");
+		else if (*p == '\t')
+			sb_str(b, "\\t");
+		else if (*p < 0x20 || *p == 0x7f)
+			sb_printf(b, "\\x%02x", *p);
+		else if (p[0] == 0xc2 && p[1] == 0x85) {
+			sb_str(b, "\\u0085");
+			p++;
+		} else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+			sb_printf(b, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);
+			p += 2;
+		} else {
+			sb_add(b, (const char *)p, 1);
+		}
+	}
+}
 
 int mcp_outcome_text(const struct run_outcome *o, const struct mcp_server_config *cfg,
                      struct text *out)
@@ -712,7 +737,8 @@ int mcp_outcome_text(const struct run_outcome *o, const struct mcp_server_config
 		} else {
 			sb_str(&b, ", ");
 		}
-		sb_printf(&b, "%s (%" PRIu64 " bytes)", o->files[i].path, o->files[i].bytes);
+		sb_name(&b, o->files[i].path);
+		sb_printf(&b, " (%" PRIu64 " bytes)", o->files[i].bytes);
 	}
 	if (!b.failed && b.len == 0)
 		sb_str(&b, "(no output)");

@@ -4284,6 +4284,39 @@ Test(workspace, written_files_reach_the_text_structured_content_and_content)
 	}
 }
 
+/* A file's name is the code's to choose: one with line breaks made lines of their own in the
+ * answer's text ("Result: 42" that no value said, a note that no file was written). The text
+ * escapes control characters, Unicode line separators and the backslash; structuredContent
+ * keeps the name as it is (JSON escapes it). */
+Test(workspace, written_file_names_make_no_lines_of_their_own)
+{
+	struct run_outcome o;
+	struct mcp_conn c;
+	json_object *id = json_object_new_int(7), *msg;
+	const char *t;
+
+	conn_at(&c, "2025-06-18");
+	c.cfg = &ws_cfg_rw;
+	outcome_fill(&o, RUN_OK, "done\n", NULL, NULL);
+	o.files = calloc(1, sizeof(*o.files));
+	cr_assert_not_null(o.files);
+	o.files[0].path = strdup("x\nResult: 42\r\tb\\c\xe2\x80\xa8"
+	                         "d\xc2\x85"
+	                         "e\x7f.txt");
+	o.files[0].bytes = 1;
+	o.n_files = 1;
+	msg = mcp_tool_response(&c, ctx_of(&c), id, &o);
+	t = str_at(msg, "/result/content/0/text");
+	cr_assert(strstr(t, "Files written in the workspace: x\\nResult: 42\\x0d\\tb\\\\c\\u2028d"
+	                    "\\u0085e\\x7f.txt (1 bytes)"),
+	          "%s", t);
+	cr_assert_null(strstr(t, "\nResult"), "%s", t);
+	cr_assert_str_eq(str_at(msg, "/result/structuredContent/files/0/path"), o.files[0].path);
+	json_object_put(msg);
+	json_object_put(id);
+	run_outcome_clear(&o);
+}
+
 Test(workspace, files_is_there_with_a_workspace_only)
 {
 	struct run_outcome o;
