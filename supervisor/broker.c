@@ -969,6 +969,61 @@ static struct ws_file *pending_named(struct chain *c, const char *rel)
 	return w;
 }
 
+/* How many links to a file a read follows through the call's own writes and removals. */
+#define WS_LINKS_FOLLOWED 8
+
+/* rel names a link (its last component): the path it leads to, as the call's writes and
+ * removals are named (the link's directory, then its target), in out (PATH_MAX). 1 when it is
+ * a link, 0 when not (or when it cannot be read: the request fails on its own), -errno for a
+ * target that cannot be named so (absolute: it leads out). */
+static int ws_link_target(const struct workspace *ws, const char *rel, char *out)
+{
+	char target[PATH_MAX], *name = NULL;
+	const char *slash = strrchr(rel, '/');
+	int fd = ws_parent(ws, rel, &name), n;
+	ssize_t len;
+
+	if (fd < 0)
+		return 0;
+	len = readlinkat(fd, name, target, sizeof(target) - 1);
+	close(fd);
+	free(name);
+	if (len <= 0)
+		return 0;
+	target[len] = '\0';
+	if (target[0] == '/')
+		return -EACCES;
+	n = slash ? snprintf(out, PATH_MAX, "%.*s/%s", (int)(slash - rel), rel, target)
+	          : snprintf(out, PATH_MAX, "%s", target);
+	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 1;
+}
+
+/* What reading rel (following links to files) finds of the call's own: its pending write
+ * (*w), or a removal (1); 0 for the file on disk. A link's target the call wrote or removed is
+ * what the link reads (the file on disk was read: the old bytes, a removed file). */
+static int ws_read_pending(struct chain *c, const char *rel, struct ws_file **w)
+{
+	char cur[PATH_MAX], next[PATH_MAX];
+
+	*w = pending_named(c, rel);
+	if (*w)
+		return 0;
+	if (gone_named(c, rel))
+		return 1;
+	if (c->n_writes == 0 && c->n_removals == 0)
+		return 0;
+	snprintf(cur, sizeof(cur), "%s", rel);
+	for (int k = 0; k < WS_LINKS_FOLLOWED && ws_link_target(&c->e->ws, cur, next) == 1; k++) {
+		memcpy(cur, next, sizeof(cur));
+		*w = pending_named(c, cur);
+		if (*w)
+			return 0;
+		if (gone_named(c, cur))
+			return 1;
+	}
+	return 0;
+}
+
 /* Copy bytes [from, to) of src into dst at the same offsets; 1 when src ended before to. */
 static int copy_range(int dst, int src, off_t from, off_t to)
 {
@@ -1365,11 +1420,11 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 		rc = ws_open_write(c, rel, (enum ipc_open_mode)mode, 1, &fd, &st);
 	} else if (rc == 0) {
 		/* What the call itself wrote, or the file (unless the call removed it). */
-		w = pending_named(c, rel);
-		fd = w ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st, 0)
-		     : gone_named(c, rel)
-		         ? -ENOENT
-		         : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st, 1);
+		int gone = ws_read_pending(c, rel, &w);
+
+		fd = w      ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st, 0)
+		     : gone ? -ENOENT
+		            : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st, 1);
 		rc = fd < 0 ? fd : 0;
 		/* A link followed (a file's link to another of the workspace, as stat and a listing
 		 * follow them): what it led to, not only its name, is outside the cache. */
@@ -1399,9 +1454,9 @@ static int request_stat(struct chain *c, uint32_t id, const char *data, size_t l
 	const struct workspace *ws = &c->e->ws;
 	char rel[PATH_MAX];
 	struct stat st;
-	struct ws_file *w;
+	struct ws_file *w = NULL;
 	uint32_t flags;
-	int fd, rc;
+	int fd, rc, gone = 0;
 
 	if (len < 4)
 		return -EINVAL;
@@ -1411,9 +1466,18 @@ static int request_stat(struct chain *c, uint32_t id, const char *data, size_t l
 	                                  : ws_relative(ws, data + 4, len - 4, rel, sizeof(rel));
 	if (rc == 0 && ws_rel_left_out(ws, rel))
 		rc = -EACCES;
-	if (rc == 0 && (w = pending_named(c, rel)) != NULL) {
+	if (rc == 0) {
+		/* Followed, a link leads to what the call wrote or removed, as a read does. */
+		if (flags & IPC_STAT_NOFOLLOW) {
+			w = pending_named(c, rel);
+			gone = !w && gone_named(c, rel);
+		} else {
+			gone = ws_read_pending(c, rel, &w);
+		}
+	}
+	if (rc == 0 && w) {
 		rc = fstatat(w->dirfd, w->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
-	} else if (rc == 0 && gone_named(c, rel)) {
+	} else if (rc == 0 && gone) {
 		rc = -ENOENT;
 	} else if (rc == 0) {
 		fd = ws_resolve(ws->fd, rel, O_PATH | (flags & IPC_STAT_NOFOLLOW ? O_NOFOLLOW : 0));

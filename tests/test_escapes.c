@@ -6065,6 +6065,32 @@ Test(python_layer, the_early_class_guard_is_not_taken_out_by_the_namespace_or_th
 	    "[\"a metaclass's own mro() is not run in the sa\",\"a metaclass's own mro() is not "
 	    "run in the sa\",\"a metaclass's own mro() is not run in the sa\",\"a metaclass's "
 	    "own mro() is not run in the sa\",[\"M\",\"Y\"],true]");
+	/* Nor on any class (a metaclass made of a mixin finds the mixin's mro: set on the mixin
+	 * from the __slots__ iterator, or found when a class a failed type() left half made is
+	 * readied again), and the guard's entry is set or deleted by the sandbox alone. */
+	expect_ok_result(
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'made'\n"
+	    "    except TypeError as e:\n"
+	    "        return str(e)[:44]\n"
+	    "class Plain:\n"
+	    "    pass\n"
+	    "def mixin_defines():\n"
+	    "    class MixMro:\n"
+	    "        def mro(cls):\n"
+	    "            return type.mro(cls)\n"
+	    "def mixin_set():\n"
+	    "    Plain.mro = lambda cls: type.mro(cls)\n"
+	    "def guard_name():\n"
+	    "    type.__setattr__(Plain, '__sandbox_class_guard__', 1)\n"
+	    "def guard_del():\n"
+	    "    type.__delattr__(Plain, '__sandbox_class_guard__')\n"
+	    "[t(mixin_defines), t(mixin_set), t(guard_name), t(guard_del)]",
+	    "[\"a metaclass's own mro() is not run in the sa\",\"a metaclass's own mro() is not "
+	    "run in the sa\",\"__sandbox_class_guard__ is the sandbox's own\",\"__sandbox_class_"
+	    "guard__ is the sandbox's own\"]");
 	still_serving();
 	stop();
 }

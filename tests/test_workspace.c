@@ -2599,6 +2599,35 @@ Test(ws_read, a_link_to_a_file_of_the_workspace_opens_its_file)
 	e2e_stop();
 }
 
+/* A link leads to what the call itself wrote or removed of its target (the call's changes are
+ * kept aside until it ends, by the target's name): it read the old bytes from disk, and a
+ * removed target's link still existed. It reads what the target's name reads, as on the host;
+ * the link itself stays as it was. */
+Test(ws_write, a_link_reads_what_the_call_wrote_of_its_target)
+{
+	json_object *r;
+
+	start(RW);
+	put_file(in_ws("data.csv"), "v1\n");
+	cr_assert_eq(symlink("data.csv", in_ws("latest.csv")), 0);
+	cr_assert_eq(symlink("latest.csv", in_ws("link2.csv")), 0);
+	r = e2e_ok("import os\n"
+	           "with open('data.csv', 'w') as f:\n"
+	           "    f.write('v2\\n')\n"
+	           "out = [open('latest.csv').read(), open('link2.csv').read(),\n"
+	           "       os.path.getsize('latest.csv')]\n"
+	           "os.remove('data.csv')\n"
+	           "out + [os.path.exists('latest.csv'), os.path.exists('link2.csv'),\n"
+	           "       os.path.lexists('latest.csv')]");
+	e2e_assert_result(r, "links", "[\"v2\\n\",\"v2\\n\",3,false,false,true]");
+	cr_assert_null(slurp(in_ws("data.csv")));
+	{
+		struct stat st;
+		cr_assert(lstat(in_ws("latest.csv"), &st) == 0 && S_ISLNK(st.st_mode));
+	}
+	e2e_stop();
+}
+
 /* A dataset a library downloads and caches (seaborn's load_dataset, sklearn's fetch_*), whose
  * file the user put in the workspace and named with data_home='.': the library reads it, with
  * the dtypes it gives the dataset (seaborn's tips: ordered days), as on the host. It was

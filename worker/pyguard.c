@@ -1536,8 +1536,9 @@ out:
 
 /* ---- libraries' classes ------------------------------------------------------------------ */
 
-static setattrofunc real_type_setattro; /* CPython's type.__setattr__ */
-static PyObject *str_mro, *type_mro;    /* "mro", and type.mro (a metaclass's own: below) */
+static setattrofunc real_type_setattro;         /* CPython's type.__setattr__ */
+static PyObject *str_mro, *type_mro;            /* "mro", and type.mro (a metaclass's own: below) */
+static PyObject *early_guard_key, *early_guard; /* the early class guard's entry (below) */
 static int mro_refused(const char *whose);
 
 /* The classes that existed when the zygote was sealed, sorted by address: all libraries'. */
@@ -1930,9 +1931,15 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 		interface_refused(name);
 		return -1;
 	}
-	if (pylayer_armed() && PyType_IsSubtype((PyTypeObject *)self, &PyType_Type) &&
-	    PyUnicode_Check(name) && PyUnicode_Compare(name, str_mro) == 0)
+	/* On any class: a metaclass finds mro through its bases, a mixin's among them. The
+	 * guard's entry is the sandbox's alone. */
+	if (pylayer_armed() && PyUnicode_Check(name) && PyUnicode_Compare(name, str_mro) == 0)
 		return mro_refused(((PyTypeObject *)self)->tp_name);
+	if (pylayer_armed() && PyUnicode_Check(name) && early_guard_key &&
+	    PyUnicode_Compare(name, early_guard_key) == 0) {
+		PyErr_Format(PyExc_TypeError, "%U is the sandbox's own name", early_guard_key);
+		return -1;
+	}
 	/* The bases and the MRO a class had are kept until the code ends: C code walking them
 	 * (abc's subclass check reads the MRO after the code's __subclasshook__, which may set
 	 * __bases__) holds them borrowed. */
@@ -2299,7 +2306,6 @@ static PyObject *type_call_checked(PyObject *callee, PyObject *args, PyObject *k
  * borrowed). The namespace type() is given starts with an entry of ours whose __set_name__,
  * run before every other (in the namespace's order), guards the class and takes the entry out
  * of it again. */
-static PyObject *early_guard_key, *early_guard;
 
 static PyObject *early_guard_set_name(PyObject *self, PyObject *args)
 {
@@ -2337,10 +2343,12 @@ static int early_guard_init(void)
 
 /* ---- a metaclass's own mro() --------------------------------------------------------------
  * type() calls the metaclass's mro() with the class half made, before anything of the
- * sandbox's runs for it: it could take the guard's entry out of the class's dict. No class of
- * CPython's or the libraries' defines one: a metaclass made or changed in the sandbox may not
- * (defined in its namespace, set or deleted later, which would show a base's), and a class
- * whose metaclass has one anyway is refused before it is made. */
+ * sandbox's runs for it (and again when a class a failed type() left half made is readied at
+ * its next use): it could take the guard's entry out of the class's dict. No class of
+ * CPython's or the libraries' defines one; a class made or changed in the sandbox may not
+ * (defined in its namespace, set or deleted later: a metaclass finds mro through its bases, a
+ * mixin's among them), and a class whose metaclass has one anyway is refused before it is
+ * made. */
 static int mro_refused(const char *whose)
 {
 	PyErr_Format(PyExc_TypeError,
@@ -2372,19 +2380,13 @@ static int mro_init(void)
  * NULL with an error). */
 static PyObject *early_guarded_args(PyObject *args)
 {
-	PyObject *ns, *ns2, *bases, *k, *v, *r;
+	PyObject *ns, *ns2, *k, *v, *r;
 	Py_ssize_t pos = 0;
-	int metaclass = 0;
 
 	if (!early_guard || !pylayer_armed() || !PyTuple_Check(args) ||
 	    PyTuple_GET_SIZE(args) != 3 || !PyDict_Check(PyTuple_GET_ITEM(args, 2)))
 		return Py_NewRef(args);
 	ns = PyTuple_GET_ITEM(args, 2);
-	bases = PyTuple_GET_ITEM(args, 1);
-	for (Py_ssize_t i = 0; PyTuple_Check(bases) && i < PyTuple_GET_SIZE(bases); i++)
-		if (PyType_Check(PyTuple_GET_ITEM(bases, i)) &&
-		    PyType_IsSubtype((PyTypeObject *)PyTuple_GET_ITEM(bases, i), &PyType_Type))
-			metaclass = 1;
 	ns2 = PyDict_New();
 	if (!ns2 || PyDict_SetItem(ns2, early_guard_key, early_guard) < 0)
 		goto fail;
@@ -2410,7 +2412,7 @@ static PyObject *early_guarded_args(PyObject *args)
 			interface_refused(k);
 			goto fail;
 		}
-		if (metaclass && PyUnicode_Compare(k, str_mro) == 0) {
+		if (PyUnicode_Compare(k, str_mro) == 0) {
 			mro_refused(PyUnicode_Check(PyTuple_GET_ITEM(args, 0))
 			                ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 0))
 			                : NULL);
