@@ -4051,6 +4051,44 @@ Test(ws_attack, safepy_s_cache_is_left_out_whatever_the_server_imports)
 	outside_unchanged();
 }
 
+/* The font list in the cache is a file an earlier server wrote (or a call of one whose
+ * workspace held the cache under another path): a list of another shape ("ttflist": 5) made
+ * every later zygote with matplotlib fail to start. One that is not what matplotlib writes is
+ * made again (and written again): the server starts and draws text. */
+Test(ws_attack, a_font_list_of_another_shape_is_made_again)
+{
+	char cache[192], xdg[256], path[320];
+	const char *mpl[] = {"--allow-import", "matplotlib", NULL};
+	const char *env[] = {xdg, NULL};
+	char *list;
+
+	tree();
+	snprintf(cache, sizeof(cache), "%s", in_ws(".cache"));
+	snprintf(xdg, sizeof(xdg), "XDG_CACHE_HOME=%s", cache);
+	snprintf(path, sizeof(path), "%s", cache);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/safepy", cache);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/safepy/matplotlib", cache);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/safepy/matplotlib/fontlist-v330.json", cache);
+	put_file(path, "{\"_version\": 330, \"_FontManager__default_weight\": \"normal\", "
+	               "\"default_size\": null, \"defaultFamily\": {\"ttf\": \"DejaVu Sans\"}, "
+	               "\"afmlist\": [], \"ttflist\": 5, \"__class__\": \"FontManager\"}");
+	e2e_start_with("2025-11-25", mpl, env);
+	e2e_expect_result("import matplotlib.pyplot as plt\n"
+	                  "fig, ax = plt.subplots()\n"
+	                  "ax.set_title('text')\n"
+	                  "fig.canvas.draw()\n"
+	                  "plt.close(fig)\n"
+	                  "type(plt.matplotlib.font_manager.fontManager.ttflist).__name__",
+	                  "\"list\"");
+	e2e_stop();
+	list = slurp(path);
+	cr_assert(list && strstr(list, "\"ttflist\": ["), "the list was not written again: %.200s",
+	          list ? list : "(none)");
+}
+
 /* The same cache reached through a bind mount inside the workspace (a home bound into a
  * container, a second path to one filesystem) is left out as well: it is known by identity,
  * not by path. Needs a mount namespace of the test's own (root, or skipped). */

@@ -5956,10 +5956,49 @@ def _agg_checks():
     mimage.resample = _image.resample = resample
 
 
+def _font_list_checked():
+    """matplotlib reads its font list from the zygote's cache, a file an earlier server wrote
+    (or, through a workspace of another server's, a call): a list of another shape made every
+    later zygote fail to start ("ttflist": 5), and one whose entries carried other fields, or
+    named files that are not there, would reach the drawing code. A list that is not what
+    matplotlib writes (its version; its six fields, of their types; font entries of their seven
+    fields, each naming a file) is made again here, and written again."""
+    import os
+    from matplotlib import font_manager as fm
+
+    fields = {'fname': str, 'name': str, 'style': str, 'variant': str, 'weight': (int, str),
+              'stretch': str, 'size': str}
+
+    def entry_ok(e):
+        d = vars(e) if type(e) is fm.FontEntry else {}
+        return (set(d) == set(fields) and all(isinstance(d[k], t) for k, t in fields.items())
+                and os.path.isfile(d['fname']))
+
+    m = fm.fontManager
+    d = vars(m) if type(m) is fm.FontManager else {}
+    ok = (set(d) == {'_version', '_FontManager__default_weight', 'default_size',
+                     'defaultFamily', 'afmlist', 'ttflist'}
+          and d['_version'] == fm.FontManager.__version__
+          and isinstance(d['_FontManager__default_weight'], str)
+          and (d['default_size'] is None or type(d['default_size']) in (int, float))
+          and type(d['defaultFamily']) is dict
+          and all(type(k) is str and type(v) is str for k, v in d['defaultFamily'].items())
+          and type(d['afmlist']) is list and type(d['ttflist']) is list
+          and all(entry_ok(e) for e in d['afmlist'] + d['ttflist']))
+    if ok:
+        return
+    sys.stderr.write('safepy zygote: matplotlib\'s font list in its cache is not one matplotlib '
+                     'wrote: made again\n')
+    new = fm._load_fontmanager(try_read_cache=False)
+    _replace_all({id(m): (m, new), id(fm.findfont): (fm.findfont, new.findfont),
+                  id(fm.get_font_names): (fm.get_font_names, new.get_font_names)})
+
+
 def _matplotlib():
     import matplotlib as mpl
     mpl.__version__  # computed late from the package's files: now
     mpl.use('Agg')
+    _font_list_checked()
     # matplotlib_fname() looks for the configuration file on disk, which a worker cannot
     # ("your Matplotlib install is broken"): the one found here.
     rc_file = mpl.matplotlib_fname()
