@@ -5954,6 +5954,15 @@ Test(python_layer, a_class_is_guarded_before_its_hooks_run)
 	stop();
 }
 
+/* t(f): 'made', or the start of the TypeError f raised. */
+#define TYPE_ERROR_OF                                                                              \
+	"def t(f):\n"                                                                              \
+	"    try:\n"                                                                               \
+	"        f()\n"                                                                            \
+	"        return 'made'\n"                                                                  \
+	"    except TypeError as e:\n"                                                             \
+	"        return str(e)[:44]\n"
+
 /* Ways around that early guard. type() copied a namespace of a dict subclass through the
  * code's keys() and __getitem__ (the entry and the names were checked in its storage): they
  * replaced the guard's entry, and the names were never checked. A metaclass's own mro(), which
@@ -6033,14 +6042,7 @@ Test(python_layer, the_early_class_guard_is_not_taken_out_by_the_namespace_or_th
 	/* Nor set on a metaclass later, deleted (which would show a base's), or set while type()
 	 * runs the code's __slots__ iterator, after the metaclass was checked. */
 	expect_ok_result(
-	    "out = []\n"
-	    "def t(f):\n"
-	    "    try:\n"
-	    "        f()\n"
-	    "        return 'made'\n"
-	    "    except TypeError as e:\n"
-	    "        return str(e)[:44]\n"
-	    "def own():\n"
+	    "out = []\n" TYPE_ERROR_OF "def own():\n"
 	    "    class M0(type):\n"
 	    "        def mro(cls):\n"
 	    "            return type.mro(cls)\n"
@@ -6069,25 +6071,19 @@ Test(python_layer, the_early_class_guard_is_not_taken_out_by_the_namespace_or_th
 	 * from the __slots__ iterator, or found when a class a failed type() left half made is
 	 * readied again), and the guard's entry is set or deleted by the sandbox alone. */
 	expect_ok_result(
-	    "def t(f):\n"
-	    "    try:\n"
-	    "        f()\n"
-	    "        return 'made'\n"
-	    "    except TypeError as e:\n"
-	    "        return str(e)[:44]\n"
-	    "class Plain:\n"
-	    "    pass\n"
-	    "def mixin_defines():\n"
-	    "    class MixMro:\n"
-	    "        def mro(cls):\n"
-	    "            return type.mro(cls)\n"
-	    "def mixin_set():\n"
-	    "    Plain.mro = lambda cls: type.mro(cls)\n"
-	    "def guard_name():\n"
-	    "    type.__setattr__(Plain, '__sandbox_class_guard__', 1)\n"
-	    "def guard_del():\n"
-	    "    type.__delattr__(Plain, '__sandbox_class_guard__')\n"
-	    "[t(mixin_defines), t(mixin_set), t(guard_name), t(guard_del)]",
+	    TYPE_ERROR_OF "class Plain:\n"
+	                  "    pass\n"
+	                  "def mixin_defines():\n"
+	                  "    class MixMro:\n"
+	                  "        def mro(cls):\n"
+	                  "            return type.mro(cls)\n"
+	                  "def mixin_set():\n"
+	                  "    Plain.mro = lambda cls: type.mro(cls)\n"
+	                  "def guard_name():\n"
+	                  "    type.__setattr__(Plain, '__sandbox_class_guard__', 1)\n"
+	                  "def guard_del():\n"
+	                  "    type.__delattr__(Plain, '__sandbox_class_guard__')\n"
+	                  "[t(mixin_defines), t(mixin_set), t(guard_name), t(guard_del)]",
 	    "[\"a metaclass's own mro() is not run in the sa\",\"a metaclass's own mro() is not "
 	    "run in the sa\",\"__sandbox_class_guard__ is the sandbox's own\",\"__sandbox_class_"
 	    "guard__ is the sandbox's own\"]");
