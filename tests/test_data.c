@@ -3454,6 +3454,33 @@ Test(data, fonts_and_order_filters_hand_out_no_freed_memory)
 	e2e_stop();
 }
 
+/* pandas' JSON reader with numpy=True decoded '[[],[1]]' past the empty row's one-byte block
+ * and freed it twice: two live arrays over one block (any memory). The option (deprecated by
+ * pandas) is refused, by its keyword or its place; the plain reader reads the same JSON. */
+Test(data, the_numpy_json_decoder_is_refused)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io, warnings\n"
+	    "import pandas as pd\n"
+	    "warnings.simplefilter('ignore')\n"
+	    "text = '{\"a\": {\"0\": 1, \"1\": 2}, \"b\": {\"0\": 3, \"1\": 4}}'\n"
+	    "out = []\n"
+	    "for f in (lambda: pd.io.json.loads('[[],[1]]', numpy=True),\n"
+	    "          lambda: pd.io.json.loads('[1]', False, True),\n"
+	    "          lambda: pd.read_json(io.StringIO(text), numpy=True)):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        out.append('decoded')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e)[:40])\n"
+	    "out + [pd.read_json(io.StringIO(text)).to_dict('list'), pd.io.json.loads('[[],[1]]')]",
+	    "[\"numpy=True is not available in the sandb\",\"numpy=True is not available in the "
+	    "sandb\",\"numpy=True is not available in the sandb\",{\"a\":[1,2],\"b\":[3,4]},"
+	    "[[],[1]]]");
+	e2e_stop();
+}
+
 /* sklearn's compiled helpers trust their inputs (its Python code checks them first), and they
  * are public: cholesky_delete with a row before the matrix wrote before its memory (with a
  * strided view, any memory: the real builtins); the sparse helpers took any object with
