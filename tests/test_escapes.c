@@ -5954,6 +5954,61 @@ Test(python_layer, a_class_is_guarded_before_its_hooks_run)
 	stop();
 }
 
+/* Just under the recursion limit, the guards that run after CPython made or changed a class
+ * (the early guard's __set_name__, which type() calls; the walk that guards a changed class's
+ * subclasses) failed with RecursionError after the work was done: a class kept through its
+ * __classcell__ never guarded, a comparison set on a class while its subclasses kept CPython's
+ * slots. Making or changing a class needs the guards' levels first (RecursionError before
+ * anything is done), and a class a failed type() made is not left in its cell. At every depth
+ * the class is made whole or not at all (its methods' __class__ then empty), and a set is done
+ * whole or not at all. */
+Test(python_layer, a_class_is_made_or_changed_whole_at_any_depth)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import sys\n"
+	    "out = {'kept': 0, 'made': 0, 'refused': 0, 'applied': 0}\n"
+	    "def deep(n, f):\n"
+	    "    if n == 0:\n"
+	    "        return f()\n"
+	    "    return deep(n - 1, f)\n"
+	    "F = []\n"
+	    "def make():\n"
+	    "    class K(list):\n"
+	    "        def f(self):\n"
+	    "            return __class__\n"
+	    "        F.append(f)\n"
+	    "    return K\n"
+	    "for n in range(sys.getrecursionlimit(), 0, -1):\n"
+	    "    F.clear()\n"
+	    "    try:\n"
+	    "        deep(n, make)\n"
+	    "        out['made'] += 1\n"
+	    "        break\n"
+	    "    except (RecursionError, RuntimeError):\n"
+	    "        if F:\n"
+	    "            try:\n"
+	    "                F[0](None)\n"
+	    "                out['kept'] += 1\n"
+	    "            except NameError:\n"
+	    "                out['refused'] += 1\n"
+	    "class C:\n"
+	    "    pass\n"
+	    "def g(self, o):\n"
+	    "    return NotImplemented\n"
+	    "for n in range(sys.getrecursionlimit(), 0, -1):\n"
+	    "    try:\n"
+	    "        deep(n, lambda: type.__setattr__(C, '__lt__', g))\n"
+	    "        break\n"
+	    "    except RecursionError:\n"
+	    "        if C.__lt__ is g:\n"
+	    "            out['applied'] += 1\n"
+	    "[out['kept'], out['applied'], out['made'], out['refused'] > 0, C.__lt__ is g]",
+	    "[0,0,1,true,true]");
+	still_serving();
+	stop();
+}
+
 /* t(f): 'made', or the start of the TypeError f raised. */
 #define TYPE_ERROR_OF                                                                              \
 	"def t(f):\n"                                                                              \

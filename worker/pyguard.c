@@ -1919,10 +1919,28 @@ int pyguard_versions_left(void)
 	return -1;
 }
 
+/* The recursion levels a class's guard may use after CPython has made or changed the class (a
+ * walk of its subclasses, the early guard's __set_name__ called by type()): code that made
+ * or changed a class just under the recursion limit had the guard fail with RecursionError
+ * after the change was done, the class (or its subclasses) left with CPython's own slots. */
+#define GUARD_HEADROOM 64
+
+/* 0 when the guard has its recursion levels left, else -1 with RecursionError (nothing was
+ * done yet). */
+static int guard_headroom(const char *doing)
+{
+	if (PyThreadState_Get()->recursion_remaining >= GUARD_HEADROOM)
+		return 0;
+	PyErr_Format(PyExc_RecursionError, "maximum recursion depth exceeded while %s", doing);
+	return -1;
+}
+
 static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
 {
 	int rc;
 
+	if (pylayer_armed() && guard_headroom("changing a class") < 0)
+		return -1;
 	if (library_change_allowed(self, name) < 0 || pyreentry_class_attr_checked(self, name) < 0)
 		return -1;
 	if (++changes_unprobed >= VERSION_PROBE_EVERY && pyguard_versions_left() < 0)
@@ -2432,6 +2450,18 @@ fail:
 	return NULL;
 }
 
+/* type() failed: the class it made, if it got that far, was left in the namespace's
+ * __classcell__, where the class's methods (super(), __class__) hand it to the code, half made
+ * (readied again at its next use, past every check made before type()) or never guarded. The
+ * cell is emptied: those methods fail as they do when a class body's cell was never set. */
+static void half_made_dropped(PyObject *ns)
+{
+	PyObject *cell = PyDict_GetItemString(ns, "__classcell__");
+
+	if (cell && PyCell_Check(cell) && PyCell_GET(cell) && PyCell_Set(cell, NULL) < 0)
+		PyErr_Clear();
+}
+
 /* Classes made later (matplotlib makes one of a backend module's variables when the backend
  * is switched): held as they are made. */
 static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *kw)
@@ -2440,6 +2470,8 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	PyTypeObject *winner = NULL;
 	int depth = type_new_depth;
 
+	if (pylayer_armed() && guard_headroom("making a class") < 0)
+		return NULL;
 	ns = PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 3 ? PyTuple_GET_ITEM(args, 2) : NULL;
 	/* type.__new__ hands the call to the bases' most derived metaclass when that one has a
 	 * __new__ of its own (the user's, or a library's, which comes back here): whatever that
@@ -2465,6 +2497,8 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 		type_new_args[depth] = args;
 	type_new_depth++;
 	t = real_type_new(meta, guarded, kw);
+	if (!t && guarded != args)
+		half_made_dropped(PyTuple_GET_ITEM(guarded, 2));
 	Py_DECREF(guarded);
 	type_new_depth = depth;
 	if (t && n_constructing > 0 && !constructing[n_constructing - 1])
