@@ -810,21 +810,33 @@ static int ws_rel_left_out(const struct workspace *ws, const char *rel)
 /* Open for reading the regular file rel is beneath dirfd, of at most max bytes. It is resolved
  * to a handle first (O_PATH: nothing is opened), its kind and size are checked, and only then
  * is it opened, through the handle: a FIFO, a device or a socket is never opened, not even by
- * a race that swaps one in. A link rel names is followed when follow is set (beneath dirfd, as
- * every link of its path). Returns the fd with *st, or -errno (-EISDIR; -EACCES for a link not
- * followed, a FIFO, a device, a socket; -EFBIG). */
-static int ws_open_regular(int dirfd, const char *rel, uint64_t max, struct stat *st, int follow)
+ * a race that swaps one in. With followed, a link rel names is followed (beneath dirfd, as
+ * every link of its path) and *followed says so. Returns the fd with *st, or -errno (-EISDIR;
+ * -EACCES for a link not followed, a FIFO, a device, a socket; -EFBIG). */
+static int ws_open_regular(int dirfd, const char *rel, uint64_t max, struct stat *st, int *followed)
 {
 	char proc[64];
 	struct stat now;
-	int pfd, fd, rc;
+	int pfd, fd, rc, follow = 0;
 
-	pfd = ws_resolve(dirfd, rel, O_PATH | (follow ? 0 : O_NOFOLLOW));
+	pfd = ws_resolve(dirfd, rel, O_PATH | O_NOFOLLOW);
 	if (pfd < 0)
 		return pfd;
 	if (fstat(pfd, st) < 0) {
 		rc = -errno;
 		goto out;
+	}
+	if (S_ISLNK(st->st_mode) && followed) {
+		/* (a link only: a file named as it is costs one resolution) */
+		close(pfd);
+		pfd = ws_resolve(dirfd, rel, O_PATH);
+		if (pfd < 0)
+			return pfd;
+		if (fstat(pfd, st) < 0) {
+			rc = -errno;
+			goto out;
+		}
+		follow = *followed = 1;
 	}
 	rc = S_ISDIR(st->st_mode)          ? -EISDIR
 	     : !S_ISREG(st->st_mode)       ? -EACCES
@@ -1166,7 +1178,7 @@ static int hidden_copy(struct chain *c, int sdir, const char *sname, int ddir, c
 	if ((rc = hidden_name(c, tmp, 64)) < 0)
 		return rc;
 	if (with_bytes) {
-		src = ws_open_regular(sdir, sname, ENGINE_WS_BYTES_PER_CALL, &st, 0);
+		src = ws_open_regular(sdir, sname, ENGINE_WS_BYTES_PER_CALL, &st, NULL);
 		if (src < 0)
 			return src == -EFBIG ? -EDQUOT : src;
 		if ((uint64_t)st.st_size > ENGINE_WS_BYTES_PER_CALL - c->ws_copied) {
@@ -1319,8 +1331,8 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		/* What the file holds: no more than a call may write, as the copy counts. */
 		struct stat src_st;
 		if (exists) {
-			src =
-			    ws_open_regular(f.dirfd, f.name, ENGINE_WS_BYTES_PER_CALL, &src_st, 0);
+			src = ws_open_regular(f.dirfd, f.name, ENGINE_WS_BYTES_PER_CALL, &src_st,
+			                      NULL);
 			rc = src == -EFBIG ? -EDQUOT : src; /* more than a call may copy */
 			if (src < 0)
 				goto fail;
@@ -1420,15 +1432,15 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 		rc = ws_open_write(c, rel, (enum ipc_open_mode)mode, 1, &fd, &st);
 	} else if (rc == 0) {
 		/* What the call itself wrote, or the file (unless the call removed it). */
-		int gone = ws_read_pending(c, rel, &w);
+		int gone = ws_read_pending(c, rel, &w), followed = 0;
 
-		fd = w      ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st, 0)
+		fd = w      ? ws_open_regular(w->dirfd, w->tmp, ENGINE_WS_READ_MAX, &st, NULL)
 		     : gone ? -ENOENT
-		            : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st, 1);
+		            : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st, &followed);
 		rc = fd < 0 ? fd : 0;
 		/* A link followed (a file's link to another of the workspace, as stat and a listing
 		 * follow them): what it led to, not only its name, is outside the cache. */
-		if (rc == 0 && !w && ws->excluded &&
+		if (rc == 0 && followed && ws->excluded &&
 		    ws_object_left_out(ws, fd, ws_excluded_depth(ws))) {
 			close(fd);
 			rc = -EACCES;
@@ -2578,7 +2590,7 @@ static char *file_text(const struct workspace *ws, const struct ws_file *f, size
 
 	if (!mcp_text_mime(f->rel))
 		return NULL;
-	fd = ws_open_regular(f->dirfd, f->tmp, cap, &st, 0);
+	fd = ws_open_regular(f->dirfd, f->tmp, cap, &st, NULL);
 	if (fd < 0)
 		return NULL;
 	/* Read at the commit, as the supervisor: a file the owner cannot read (their own, renamed)

@@ -553,7 +553,7 @@ static int cache_only_matplotlib(int dirfd, char *other)
 		snprintf(other, NAME_MAX + 1, "(unreadable: %s)", strerror(errno));
 		return 0;
 	}
-	while (ok && (de = readdir(d))) {
+	for (errno = 0; ok && (de = readdir(d)); errno = 0) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		ok = strncmp(de->d_name, "fontlist-", 9) == 0 &&
@@ -561,6 +561,10 @@ static int cache_only_matplotlib(int dirfd, char *other)
 		     S_ISREG(st.st_mode);
 		if (!ok)
 			snprintf(other, NAME_MAX + 1, "%s", de->d_name);
+	}
+	if (ok && errno != 0) {
+		snprintf(other, NAME_MAX + 1, "(unreadable: %s)", strerror(errno));
+		ok = 0;
 	}
 	closedir(d);
 	return ok;
@@ -570,9 +574,10 @@ static int cache_only_matplotlib(int dirfd, char *other)
  * it is left out of the workspace whatever this server imports (a server without matplotlib
  * served it as any workspace directory, and a call of its code wrote a matplotlibrc there that
  * every later zygote with matplotlib read, and evaluated, before its sandbox). With matplotlib,
- * its directory in it is the one the zygote may write: refused when it holds anything but
- * matplotlib's font list (a configuration or a style matplotlib would read there). Without it
- * matplotlib cannot start, so a failure is said, and the rest of the server works on. */
+ * its directory in it is the one the zygote may write: one that holds anything but matplotlib's
+ * font list (a configuration or a style matplotlib would read there) is moved aside and made
+ * anew. Without it matplotlib cannot start, so a failure is said, and the rest of the server
+ * works on. */
 static void engine_cache_open(struct engine *e)
 {
 	char base[PATH_MAX], other[NAME_MAX + 1];
@@ -637,8 +642,7 @@ static void engine_cache_open(struct engine *e)
 			    LOG_WARN,
 			    "%s/matplotlib holds %s, which safepy does not write there, and could "
 			    "not be moved aside (%s): matplotlib would read it as its "
-			    "configuration, "
-			    "so it cannot be imported",
+			    "configuration, so it cannot be imported",
 			    base, other, tries > 0 ? "it came back" : strerror(errno));
 			return;
 		}

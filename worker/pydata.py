@@ -8225,6 +8225,8 @@ def keep_files():
     """At the end of a call, before its files close: the objects made in it that read their
     file later read its bytes from memory from now on (up to _READ_LATER_MAX in all; one past
     that says, when used, that its file was closed)."""
+    if not _read_later:
+        return
     todo = list(_read_later)
     del _read_later[:]
     room = _READ_LATER_MAX

@@ -1602,17 +1602,18 @@ void pyfiles_explain(PyObject *exc)
 	 * the file's error into its own): a few links of its chain. */
 	for (int depth = 0; closed_at_end && exc && depth < 8; depth++) {
 		const char *m = closed_file_message(exc);
-		PyObject *args = m ? PyUnicode_FromFormat(
-		                         "%s. Files of the workspace are closed when the call that "
-		                         "opened them ends, and so are the files of objects that "
-		                         "read theirs later (zipfile.ZipFile, a file object given "
-		                         "to a library; an image, .npz or Excel file opened by name "
-		                         "keeps its file's bytes, up to 256 MiB a call): open the "
-		                         "file again in this call.",
-		                         strcmp(m, "I/O operation on closed file.") == 0
-		                             ? "I/O operation on closed file"
-		                             : m)
-		                   : NULL;
+		PyObject *args =
+		    m ? PyUnicode_FromFormat(
+		            "%s. Files of the workspace are closed when the call that "
+		            "opened them ends, and so are the files of objects that "
+		            "read theirs later (zipfile.ZipFile, a file object given "
+		            "to a library; an image, .npz or Excel file opened by name "
+		            "keeps its file's bytes, up to 256 MiB a call): open the "
+		            "file again in this call.",
+		            strcmp(m, "I/O operation on closed file.") == 0
+		                ? "I/O operation on closed file"
+		                : m)
+		      : NULL;
 		PyObject *tuple = args ? PyTuple_Pack(1, args) : NULL;
 
 		if (tuple && PyObject_SetAttrString(exc, "args", tuple) < 0)
