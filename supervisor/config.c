@@ -69,6 +69,7 @@ static const char *const default_extra[] = {
     "bz2",
     "lzma",
     "zipfile",
+    "tarfile",
     "zoneinfo",
     "uuid",
     "secrets",

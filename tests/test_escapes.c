@@ -528,7 +528,7 @@ Test(python_layer, refused_modules_stay_refused)
 	                                   "mmap",
 	                                   "pickle",
 	                                   "marshal",
-	                                   "tarfile",
+	                                   "fcntl",
 	                                   "shutil",
 	                                   "importlib.abc",
 	                                   "importlib.resources",

@@ -1044,6 +1044,26 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 	    "c\"],16,"
 	    "[0.0,1.0,1],[\"a\",\"b\",\"c\"],\"ZoneInfoNotFoundError\",\"PermissionError\","
 	    "\"PermissionError\"]");
+	/* Tar archives as zip archives: made and read in memory; without a workspace nothing is
+	 * unpacked or opened by name. */
+	e2e_expect_result("import tarfile, io\n"
+	                  "def attempt(f):\n"
+	                  "    try:\n"
+	                  "        return repr(f())\n"
+	                  "    except Exception as e:\n"
+	                  "        return type(e).__name__\n"
+	                  "b = io.BytesIO()\n"
+	                  "with tarfile.open(fileobj=b, mode='w:xz') as t:\n"
+	                  "    i = tarfile.TarInfo('d/a.csv')\n"
+	                  "    i.size = 8\n"
+	                  "    t.addfile(i, io.BytesIO(b'x,y\\n1,2\\n'))\n"
+	                  "t = tarfile.open(fileobj=io.BytesIO(b.getvalue()))\n"
+	                  "[t.getnames(), t.extractfile('d/a.csv').read().decode(), "
+	                  "t.getmember('d/a.csv').uname,\n"
+	                  " attempt(lambda: t.extractall('q')), attempt(lambda: tarfile.open('/etc/"
+	                  "x.tar'))]",
+	                  "[[\"d/a.csv\"],\"x,y\\n1,2\\n\",\"\",\"PermissionError\","
+	                  "\"PermissionError\"]");
 	e2e_stop();
 }
 

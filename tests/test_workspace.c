@@ -3128,6 +3128,81 @@ Test(ws_attack, symbolic_links_leading_out_are_refused)
 	e2e_stop();
 }
 
+/* Tar archives are made and unpacked as on the host, within the workspace: an archive's links
+ * (absolute, relative, hard; to the secret outside, or to a directory outside followed by a
+ * member beneath it), paths leading out, FIFOs, devices and set-user-ID bits make nothing
+ * outside, no link and no special file; a link to a member of the archive becomes a copy of it
+ * (tarfile's way where links cannot be made), and what is made stays in the workspace. */
+Test(ws_attack, a_tar_archive_unpacks_only_into_the_workspace)
+{
+	json_object *r;
+
+	start(RW);
+	r = ok_result(
+	    e2e_fmt("import tarfile, io, os, shutil\n"
+	            "o = '%s'\n"
+	            "def add(t, name, kind, data=b'', link='', mode=0o644):\n"
+	            "    ti = tarfile.TarInfo(name)\n"
+	            "    ti.type, ti.linkname, ti.mode, ti.size = kind, link, mode, len(data)\n"
+	            "    t.addfile(ti, io.BytesIO(data))\n"
+	            "b = io.BytesIO()\n"
+	            "with tarfile.open(fileobj=b, mode='w:gz') as t:\n"
+	            "    add(t, 'ok.txt', tarfile.REGTYPE, b'fine')\n"
+	            "    add(t, 'abs_sym', tarfile.SYMTYPE, link=o + '/secret.txt')\n"
+	            "    add(t, 'rel_sym', tarfile.SYMTYPE, link='../../out/secret.txt')\n"
+	            "    add(t, 'hard_out', tarfile.LNKTYPE, link=o + '/secret.txt')\n"
+	            "    add(t, 'hard_in', tarfile.LNKTYPE, link='ok.txt')\n"
+	            "    add(t, 'sym_in', tarfile.SYMTYPE, link='ok.txt')\n"
+	            "    add(t, 'dirlink', tarfile.SYMTYPE, link=o)\n"
+	            "    add(t, 'dirlink/evil.txt', tarfile.REGTYPE, b'evil')\n"
+	            "    add(t, '../../out/evil.txt', tarfile.REGTYPE, b'evil')\n"
+	            "    add(t, o + '/evil2.txt', tarfile.REGTYPE, b'evil')\n"
+	            "    add(t, 'fifo', tarfile.FIFOTYPE)\n"
+	            "    add(t, 'dev', tarfile.CHRTYPE)\n"
+	            "    add(t, 'suid', tarfile.REGTYPE, b'#!/bin/sh\\n', mode=0o4755)\n"
+	            "    add(t, 'run.sh', tarfile.REGTYPE, b'echo hi\\n', mode=0o755)\n"
+	            "b.seek(0)\n"
+	            "t = tarfile.open(fileobj=b)\n"
+	            "t.errorlevel = 2\n"
+	            "res = []\n"
+	            "for m in t.getmembers():\n"
+	            "    try:\n"
+	            "        t.extract(m, 'x')\n"
+	            "        res.append('ok')\n"
+	            "    except Exception as e:\n"
+	            "        res.append(type(e).__name__)\n"
+	            "def tree(top):\n"
+	            "    return sorted([os.path.relpath(os.path.join(d, f), top), "
+	            "open(os.path.join(d, f)).read()]\n"
+	            "                  for d, _, fs in os.walk(top) for f in fs)\n"
+	            "shutil.unpack_archive(shutil.make_archive('arch', 'gztar', 'x'), 'u')\n"
+	            "[res, tree('x'), tree('u') == tree('x'), oct(os.stat('u/run.sh').st_mode & "
+	            "0o7777),\n"
+	            " oct(os.stat('x/suid').st_mode & 0o7777), "
+	            "tarfile.open('arch.tar.gz').getmember('./run.sh').uname]\n",
+	            outside),
+	    "[[\"ok\",\"ExtractError\",\"ExtractError\",\"KeyError\",\"ok\",\"ok\","
+	    "\"ExtractError\",\"ok\",\"PermissionError\",\"PermissionError\",\"ExtractError\","
+	    "\"ExtractError\",\"ExtractError\",\"ok\"],"
+	    "[[\"dirlink/evil.txt\",\"evil\"],[\"hard_in\",\"fine\"],[\"ok.txt\",\"fine\"],"
+	    "[\"run.sh\",\"echo hi\\n\"],[\"suid\",\"#!/bin/sh\\n\"],[\"sym_in\",\"fine\"]],"
+	    "true,\"0o755\",\"0o644\",\"\"]");
+	no_secret(r);
+	outside_unchanged();
+	{
+		struct stat st;
+		cr_assert_eq(lstat(in_ws("x/dirlink"), &st), 0);
+		cr_assert(S_ISDIR(st.st_mode), "x/dirlink is a directory of the workspace");
+		cr_assert_eq(stat(in_ws("x/suid"), &st), 0);
+		cr_assert_eq(st.st_mode & 07777, 0644);
+		cr_assert_neq(lstat(in_ws("x/fifo"), &st), 0);
+		cr_assert_neq(lstat(in_ws("x/dev"), &st), 0);
+		cr_assert_neq(lstat(in_ws("x/abs_sym"), &st), 0);
+	}
+	no_hidden_files();
+	e2e_stop();
+}
+
 /* While the worker opens, lists and writes through ws/race, another process keeps swapping
  * ws/race, a directory of the workspace, with a symbolic link to the directory outside
  * (renameat2 RENAME_EXCHANGE). Every request resolves either to the directory inside or to a

@@ -126,12 +126,42 @@ def _shutil():
         raise PermissionError('shutil.disk_usage is not allowed in the sandbox')
 
     shutil.disk_usage = disk_usage
-    # Its tar archives ask who owns each file (a lookup of the user's name, its uid: calls
-    # the sandbox ends a call for) and tarfile is not among the imports: zip archives only,
-    # the others an unknown format (ValueError).
+    # Tar archives are made and unpacked by tarfile, made ready for the sandbox where it is
+    # among the imports (_tarfile); where it is not, zip archives only, the others an unknown
+    # format (ValueError), as tarfile would ask who owns each file (a lookup of the user's
+    # name: calls the sandbox ends a call for).
+    if 'tarfile' in sys.modules:
+        return
     for formats in (shutil._ARCHIVE_FORMATS, shutil._UNPACK_FORMATS):
         for name in [n for n in formats if n != 'zip']:
             del formats[name]
+
+
+def _tarfile():
+    # tarfile reads and writes archives through file objects and the workspace's files. A
+    # worker has no user or group database (a lookup of a name asks a daemon over a socket,
+    # which the sandbox ends a call for): members get the numbers of their owners, no names.
+    # Extracting keeps what the workspace can hold: files and directories (and their bits and
+    # times); a link becomes a copy of its target in the archive (where tarfile cannot make
+    # links), and a FIFO or a device is skipped with the error tarfile gives where its system
+    # makes none (raised with errorlevel 2). The workspace's files keep their owners.
+    import tarfile
+
+    tarfile.pwd = tarfile.grp = None
+
+    def makefifo(self, tarinfo, targetpath):
+        raise tarfile.ExtractError('fifo not supported by system')
+
+    def makedev(self, tarinfo, targetpath):
+        raise tarfile.ExtractError('special devices not supported by system')
+
+    def chown(self, tarinfo, targetpath, numeric_owner):
+        pass
+
+    for f in (makefifo, makedev, chown):
+        f.__doc__ = getattr(tarfile.TarFile, f.__name__).__doc__
+        f.__qualname__ = 'TarFile.' + f.__name__
+        setattr(tarfile.TarFile, f.__name__, f)
 
 
 def _uuid():
@@ -152,7 +182,8 @@ def prepare():
              ('sympy', '_sympy'), ('matplotlib', '_matplotlib'), ('openpyxl', '_openpyxl'),
              ('sklearn', '_sklearn'), ('seaborn', '_seaborn'), ('PIL', '_pil'),
              ('tqdm', '_tqdm'), ('scipy', '_scipy_samples'), ('matplotlib', '_mpl_samples'),
-             ('zoneinfo', '_zoneinfo'), ('uuid', '_uuid'), ('shutil', '_shutil'))
+             ('zoneinfo', '_zoneinfo'), ('uuid', '_uuid'), ('tarfile', '_tarfile'),
+             ('shutil', '_shutil'))
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')

@@ -100,9 +100,6 @@ static const struct {
 	const char *const *modules;
 	const char *hint;
 } refusal_hints[] = {
-    {(const char *const[]){"tarfile", NULL},
-     "Tar archives are not read or made in the sandbox: zipfile is (and gzip, bz2 and lzma "
-     "for single compressed files)."},
     {(const char *const[]){"subprocess", "multiprocessing", "pty", "signal", NULL},
      "The code runs in one process: no program or other process can be started (numpy and "
      "pandas do their work in vectorised calls instead)."},
