@@ -1608,9 +1608,11 @@ static int request_list(struct chain *c, uint32_t id, const char *data, size_t l
 			from.in_writes = 1;
 			break;
 		}
+		/* A name the call removed is gone, or listed below with the file the call
+		 * wrote there since (a rename away, then a new file by that name). */
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
 		    strncmp(d->d_name, WS_TMP_PREFIX, strlen(WS_TMP_PREFIX)) == 0 ||
-		    gone_in(c, dirfd(dir), d->d_name))
+		    (c->n_removals > 0 && removal_in(c, dirfd(dir), d->d_name)))
 			continue;
 		if (!list_add(&l, entry_type(dirfd(dir), d), d->d_name)) {
 			l.more = 1;

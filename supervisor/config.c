@@ -96,10 +96,11 @@ static const char *const default_extra[] = {
     NULL,
 };
 
-/* With a workspace the code also gets these: files in, files out, paths (csv and io are in the
- * default set already; --imports seed gets them here). */
+/* With a workspace the code also gets these: files in, files out, paths, comparisons of files
+ * and directories, lines of files edited in place (csv and io are in the default set already;
+ * --imports seed gets them here). */
 static const char *const workspace_imports[] = {
-    "csv", "fnmatch", "glob", "io", "os", "pathlib", "shutil", NULL,
+    "csv", "fnmatch", "glob", "io", "os", "pathlib", "shutil", "filecmp", "fileinput", NULL,
 };
 
 /* --imports data adds the data stack (Debian's python3-numpy, python3-pandas, python3-scipy,

@@ -594,6 +594,32 @@ Test(ws_write, a_large_directory_is_listed_whole_in_chunks)
 	e2e_stop();
 }
 
+/* filecmp compares files and directories, fileinput reads lines across files and edits a file
+ * in place (the file renamed to its backup, a new file by its name, the backup removed), as on
+ * the host; the directory then lists each name once (a name renamed away and written again was
+ * listed twice, from the disk and from the call's files). */
+Test(ws_write, files_are_compared_and_edited_in_place)
+{
+	start(RW);
+	put_file(in_ws("copy.csv"), "a,b\n1,2\n3,4\n");
+	ok_result("import filecmp, fileinput, os\n"
+	          "lines = list(fileinput.input(['nums.txt', 'data.csv']))\n"
+	          "with fileinput.input('nums.txt', inplace=True) as f:\n"
+	          "    for line in f:\n"
+	          "        print(f'{fileinput.filelineno()}: {line}', end='')\n"
+	          "d = filecmp.dircmp('.', 'sub')\n"
+	          "[lines, filecmp.cmp('data.csv', 'copy.csv', shallow=False),\n"
+	          " filecmp.cmp('data.csv', 'nums.txt', shallow=False), open('nums.txt').read(),\n"
+	          " sorted(d.left_only), d.right_only, sorted(os.listdir('.'))]",
+	          "[[\"1 2\\n\",\"3 4\\n\",\"a,b\\n\",\"1,2\\n\",\"3,4\\n\"],true,false,"
+	          "\"1: 1 2\\n2: 3 4\\n\",[\"copy.csv\",\"data.csv\",\"nums.txt\",\"sub\"],"
+	          "[\"x.json\"],[\"copy.csv\",\"data.csv\",\"nums.txt\",\"sub\"]]");
+	cr_assert_str_eq(slurp(in_ws("nums.txt")), "1: 1 2\n2: 3 4\n");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 Test(ws_write, append_update_and_exclusive_create_follow_open)
 {
 	start(RW);

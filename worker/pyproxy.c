@@ -118,7 +118,7 @@ static const struct {
      "np.save without allow_pickle); a fitted model stays in the session's memory between "
      "calls."},
     {(const char *const[]){"ctypes", "cffi", NULL}, "Native code cannot be loaded in the sandbox."},
-    {(const char *const[]){"os", "pathlib", "shutil", "glob", NULL},
+    {(const char *const[]){"os", "pathlib", "shutil", "glob", "filecmp", "fileinput", NULL},
      "Files come only with a workspace (the server's --workspace DIR option), and there is "
      "none: no file or process can be reached. Keep data in memory (io.StringIO, io.BytesIO)."},
     {(const char *const[]){"IPython", NULL},
