@@ -224,6 +224,9 @@ int ipc_park_decode(long v, enum ipc_park_cmd *cmd, uint32_t *arg);
 /* the supervisor refused its park: it had not taken the worker's result (the worker broke
  * the protocol) */
 #define WORKER_EXIT_REFUSED   105
+/* a class CPython had made or changed could not be guarded (memory ran out as the sandbox
+ * guarded it): the process ended rather than run the code on with the class unguarded */
+#define WORKER_EXIT_GUARD     106
 
 /* Describe a worker exit code, e.g. "seccomp could not be loaded". NULL if not ours. */
 const char *ipc_worker_exit_reason(int code);

@@ -292,6 +292,9 @@ const char *ipc_worker_exit_reason(int code)
 		return "the signal mask could not be cleared";
 	case WORKER_EXIT_REFUSED:
 		return "the supervisor refused to let it wait: it had not taken its result";
+	case WORKER_EXIT_GUARD:
+		return "a class the code made or changed could not be guarded (memory ran out), "
+		       "and the process ended rather than run on with it";
 	}
 	return NULL;
 }

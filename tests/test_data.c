@@ -3454,6 +3454,60 @@ Test(data, fonts_and_order_filters_hand_out_no_freed_memory)
 	e2e_stop();
 }
 
+/* numpy checks an array made over a buffer, or given new strides, against its memory by sums
+ * in npy_intp without overflow checks: strides of 2**63 wrapped them back into range, and an
+ * element lay at any address (an object's bytes read and written through the array); a huge
+ * shape with an offset wrapped the size check. Shapes and strides are read once, as plain ints,
+ * and must keep numpy's sums far from the limits; arrays within their buffer are made as on the
+ * host. */
+Test(data, strides_and_offsets_keep_an_array_within_its_buffer)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "buf = bytearray(32)\n"
+	    "other = b'SECRET: not in buf'\n"
+	    "base = np.frombuffer(buf, np.uint8).ctypes.data\n"
+	    "def wrap(d):\n"
+	    "    return (-2**63, d - 2**63) if d >= 0 else (2**63 - 1, d + 2**63 + 1)\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'made'\n"
+	    "    except ValueError as e:\n"
+	    "        return str(e)[:30]\n"
+	    "def setter(d):\n"
+	    "    a = np.frombuffer(buf, np.uint8)[:4].reshape(2, 2)\n"
+	    "    a.strides = wrap(d)\n"
+	    "out = []\n"
+	    "for d in (id(other) + 32 - base, 64, -64):\n"
+	    "    out.append(attempt(lambda: np.ndarray((2, 2, 18), np.uint8, buffer=buf, "
+	    "strides=wrap(d) + (1,))))\n"
+	    "    out.append(attempt(lambda: setter(d)))\n"
+	    "out.append(attempt(lambda: np.ndarray((2**63 - 64,), np.uint8, buffer=buf, "
+	    "offset=64)))\n"
+	    "out.append(attempt(lambda: np.ndarray((2**62,), np.uint64, buffer=buf)))\n"
+	    "class I:\n"
+	    "    n = 0\n"
+	    "    def __index__(self):\n"
+	    "        I.n += 1\n"
+	    "        return 2 if I.n == 1 else 2**62\n"
+	    "out.append(attempt(lambda: np.ndarray((I(),), np.uint8, buffer=buf, strides=(8,))))\n"
+	    "# within the buffer, as on the host\n"
+	    "a = np.ndarray((2, 3), np.uint8, buffer=bytearray(range(32)), offset=4, strides=(8, "
+	    "-1))\n"
+	    "b = np.arange(12, dtype=np.int16).reshape(3, 4)\n"
+	    "b.strides = (2, 6)\n"
+	    "c = np.ndarray((4,), np.int32, bytearray(16))\n"
+	    "out + [a.tolist(), b.tolist(), c.shape, other.decode()]\n",
+	    "[\"strides is incompatible with s\",\"strides is not compatible with\","
+	    "\"strides is incompatible with s\",\"strides is not compatible with\","
+	    "\"strides is incompatible with s\",\"strides is not compatible with\","
+	    "\"buffer is too small for reques\",\"buffer is too small for reques\",\"made\","
+	    "[[4,3,2],[12,11,10]],[[0,3,6,9],[1,4,7,10],[2,5,8,11]],[4],\"SECRET: not in buf\"]");
+	e2e_stop();
+}
+
 /* pandas' JSON reader with numpy=True decoded '[[],[1]]' past the empty row's one-byte block
  * and freed it twice: two live arrays over one block (any memory). The option (deprecated by
  * pandas) is refused, by its keyword or its place; the plain reader reads the same JSON. */

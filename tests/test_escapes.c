@@ -6009,6 +6009,109 @@ Test(python_layer, a_class_is_made_or_changed_whole_at_any_depth)
 	stop();
 }
 
+/* Out of memory where the guards follow CPython. The code fills the address space to within a
+ * few KiB and steps the room down until the allocation it aims at fails: (1) in type(), after
+ * the class was readied with CPython's slots and listed under its base, before the early
+ * guard's __set_name__ (a 10000-name dict copied there): the class stayed alive, never
+ * guarded, and abc's subclass check handed it to the metaclass's __subclasscheck__; (2) in the
+ * walk that guards a changed class's 20000 subclasses again (a list of them was made after the
+ * change): the deletion of __lt__ was done and the subclasses kept CPython's slot. Now a class
+ * type() readied and could not guard ends the process (exit 106), and the walk allocates
+ * nothing. Either way the code never holds such a class. */
+Test(python_layer, a_class_is_guarded_whole_when_memory_runs_out)
+{
+	json_object *r;
+
+	start(ARGS("--timeout", "60", "--cpu", "60"));
+	r = e2e_call("import abc\n"
+	             "GOT = []\n"
+	             "class M(abc.ABCMeta):\n"
+	             "    def __subclasscheck__(cls, sub):\n"
+	             "        GOT.append(cls)\n"
+	             "        return False\n"
+	             "class B(list, metaclass=abc.ABCMeta):\n"
+	             "    pass\n"
+	             "NS = {'n%d' % i: i for i in range(10000)}\n"
+	             "NS['__module__'] = '__main__'\n"
+	             "fill, n = [], 1 << 28\n"
+	             "while n >= 4096:\n"
+	             "    try:\n"
+	             "        fill.append(bytearray(n))\n"
+	             "    except MemoryError:\n"
+	             "        n //= 2\n"
+	             "freed = 0\n"
+	             "while freed < (24 << 20) and fill:\n"
+	             "    freed += len(fill.pop())\n"
+	             "out = {'failed': 0, 'kept': 0}\n"
+	             "for F in range(256 << 10, 12 << 20, 8 << 10):\n"
+	             "    adj = None\n"
+	             "    try:\n"
+	             "        adj = bytearray(max(0, freed - F))\n"
+	             "    except MemoryError:\n"
+	             "        continue\n"
+	             "    try:\n"
+	             "        M('K', (B,), NS)\n"
+	             "        made = True\n"
+	             "    except MemoryError:\n"
+	             "        made = False\n"
+	             "    adj = None\n"
+	             "    if made:\n"
+	             "        break\n"
+	             "    out['failed'] += 1\n"
+	             "    B._abc_caches_clear()\n"
+	             "    GOT.clear()\n"
+	             "    issubclass(int, B)\n"
+	             "    out['kept'] += sum(1 for c in GOT if c is not B)\n"
+	             "    GOT.clear()\n"
+	             "    if out['kept']:\n"
+	             "        break\n"
+	             "fill.clear()\n"
+	             "out['kept']\n",
+	             NULL);
+	if (strcmp(mcpc_status(r), "ok") == 0)
+		e2e_assert_result(r, "kept", "0");
+	else
+		cr_assert(strstr(mcpc_err_str(r, "message"), "could not be guarded"), "%s",
+		          mcpc_json(r));
+	expect_ok_result("class V(list):\n"
+	                 "    def __lt__(self, o):\n"
+	                 "        return NotImplemented\n"
+	                 "class W(V):\n"
+	                 "    pass\n"
+	                 "KEEP = [type('S%d' % i, (W,), {}) for i in range(20000)]\n"
+	                 "fill, n = [], 1 << 28\n"
+	                 "while n >= 4096:\n"
+	                 "    try:\n"
+	                 "        fill.append(bytearray(n))\n"
+	                 "    except MemoryError:\n"
+	                 "        n //= 2\n"
+	                 "i = min((j for j in range(len(fill)) if len(fill[j]) >= (4 << 20)), "
+	                 "key=lambda j: len(fill[j]))\n"
+	                 "L = len(fill[i])\n"
+	                 "fill[i] = None\n"
+	                 "out = {'failed_after_change': 0}\n"
+	                 "for F in range(8 << 10, 4 << 20, 4 << 10):\n"
+	                 "    adj = None\n"
+	                 "    try:\n"
+	                 "        adj = bytearray(L - F)\n"
+	                 "    except MemoryError:\n"
+	                 "        continue\n"
+	                 "    try:\n"
+	                 "        del V.__lt__\n"
+	                 "        adj = None\n"
+	                 "        break\n"
+	                 "    except MemoryError:\n"
+	                 "        adj = None\n"
+	                 "        if V.__lt__ is list.__lt__:\n"
+	                 "            out['failed_after_change'] += 1\n"
+	                 "            break\n"
+	                 "fill.clear()\n"
+	                 "[out['failed_after_change'], V.__lt__ is list.__lt__]\n",
+	                 "[0,true]");
+	still_serving();
+	stop();
+}
+
 /* t(f): 'made', or the start of the TypeError f raised. */
 #define TYPE_ERROR_OF                                                                              \
 	"def t(f):\n"                                                                              \

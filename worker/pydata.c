@@ -164,9 +164,120 @@ static PyObject *pinned(PyObject *buffer)
 	return (PyObject *)p;
 }
 
+/* numpy 1.x's PyArrayObject, as far as its shape. */
+struct np_array {
+	PyObject_HEAD char *data;
+	int nd;
+	Py_ssize_t *dimensions, *strides;
+	PyObject *base, *descr;
+};
+#define NP_MAXDIMS 32
+static int descr_elsize(PyObject *descr);
+
+/* Does the memory an array of these dimensions and strides (NULL: contiguous) reaches stay
+ * far from npy_intp's limits? numpy checks an array made over a buffer, or given new strides,
+ * against its memory by sums in npy_intp, unchecked: strides of 2**63 wrapped the sums back
+ * into range, and an element of the array lay at any address. Within 2**62 each way, no sum
+ * of numpy's overflows and its own check is exact. An empty array reaches nothing. */
+static int extent_bounded(Py_ssize_t elsize, int nd, const Py_ssize_t *dims,
+                          const Py_ssize_t *strides)
+{
+	const __int128 limit = (__int128)1 << 62;
+	__int128 lower = 0, upper = elsize;
+
+	if (elsize < 0)
+		return 0;
+	for (int i = 0; i < nd; i++)
+		if (dims[i] <= 0)
+			return 1; /* empty, or refused by numpy */
+	for (int i = 0; i < nd; i++) {
+		if (!strides) {
+			upper *= dims[i];
+		} else {
+			__int128 step = (__int128)strides[i] * (dims[i] - 1);
+			if (step > 0)
+				upper += step;
+			else
+				lower += step;
+		}
+		if (upper > limit || lower < -limit)
+			return 0;
+	}
+	return 1;
+}
+
+/* o, an int or a sequence of ints (a shape, strides), into out: their number, or -1 with an
+ * error. Each item is read once, here: numpy is handed the tuple made of them, so an item's
+ * __index__ cannot answer it otherwise. */
+static int intp_values(PyObject *o, Py_ssize_t *out, PyObject **tuple)
+{
+	PyObject *items = PyIndex_Check(o) ? PyTuple_Pack(1, o) : PySequence_Tuple(o);
+	Py_ssize_t n = items ? PyTuple_GET_SIZE(items) : -1;
+
+	*tuple = NULL;
+	if (n > NP_MAXDIMS) {
+		PyErr_Format(PyExc_ValueError,
+		             "maximum supported dimension for an ndarray is %d, found %zd",
+		             NP_MAXDIMS, n);
+		n = -1;
+	}
+	if (n >= 0 && !(*tuple = PyTuple_New(n)))
+		n = -1;
+	for (Py_ssize_t i = 0; n >= 0 && i < n; i++) {
+		PyObject *v = PyNumber_Index(PyTuple_GET_ITEM(items, i));
+		out[i] = v ? PyLong_AsSsize_t(v) : -1;
+		if (!v || (out[i] == -1 && PyErr_Occurred())) {
+			Py_XDECREF(v);
+			Py_CLEAR(*tuple);
+			n = -1;
+			break;
+		}
+		PyTuple_SET_ITEM(*tuple, i, v);
+	}
+	Py_XDECREF(items);
+	return (int)n;
+}
+
 /* The constructor's arguments by position: shape, dtype, buffer, offset, strides, order. */
-enum { ND_SHAPE, ND_DTYPE, ND_BUFFER, ND_OFFSET, ND_ARGS };
-static const char *const nd_names[ND_ARGS] = {"shape", "dtype", "buffer", "offset"};
+enum { ND_SHAPE, ND_DTYPE, ND_BUFFER, ND_OFFSET, ND_STRIDES, ND_ARGS };
+static const char *const nd_names[ND_ARGS] = {"shape", "dtype", "buffer", "offset", "strides"};
+
+/* The shape and strides of an array made over a buffer, put in given[] as plain tuples (new
+ * references; NULL where the caller's stands), checked to stay far from npy_intp's limits with
+ * the data type's size: numpy checks them against the buffer and the offset, exactly then.
+ * 0, or -1 with an error and both NULL. */
+static int nd_extent_given(PyObject **given, PyObject *dtype)
+{
+	Py_ssize_t dims[NP_MAXDIMS], strides[NP_MAXDIMS], elsize = dtype ? descr_elsize(dtype) : 8;
+	PyObject *shape_t = NULL, *strides_t = NULL;
+	int nd, ns = -2; /* -2: contiguous */
+
+	if (!given[ND_SHAPE]) {
+		given[ND_STRIDES] = NULL; /* no shape: numpy's error */
+		return 0;
+	}
+	if ((nd = intp_values(given[ND_SHAPE], dims, &shape_t)) < 0)
+		goto fail;
+	if (given[ND_STRIDES] && given[ND_STRIDES] != Py_None &&
+	    (ns = intp_values(given[ND_STRIDES], strides, &strides_t)) < 0)
+		goto fail;
+	/* strides of another length than the shape: numpy's error */
+	if ((ns < 0 || ns == nd) && !extent_bounded(elsize, nd, dims, ns >= 0 ? strides : NULL)) {
+		PyErr_SetString(PyExc_ValueError, ns >= 0
+		                                      ? "strides is incompatible with shape of "
+		                                        "requested array and size of buffer"
+		                                      : "buffer is too small for requested array");
+		goto fail;
+	}
+	given[ND_SHAPE] = shape_t;
+	given[ND_STRIDES] = strides_t;
+	return 0;
+fail:
+	Py_XDECREF(shape_t);
+	Py_XDECREF(strides_t);
+	given[ND_SHAPE] = given[ND_STRIDES] = NULL;
+	return -1;
+}
 
 static PyObject *ndarray_new_over(PyTypeObject *t, PyObject *args, PyObject *kw)
 {
@@ -204,7 +315,7 @@ static PyObject *ndarray_new_over(PyTypeObject *t, PyObject *args, PyObject *kw)
 	given[ND_DTYPE] = v; /* NULL: not given */
 	given[ND_BUFFER] = pinned(given[ND_BUFFER]);
 	if (!given[ND_BUFFER]) {
-		given[ND_OFFSET] = NULL;
+		given[ND_OFFSET] = given[ND_SHAPE] = given[ND_STRIDES] = NULL;
 		goto out;
 	}
 	if (given[ND_OFFSET] && given[ND_OFFSET] != Py_None) {
@@ -213,29 +324,35 @@ static PyObject *ndarray_new_over(PyTypeObject *t, PyObject *args, PyObject *kw)
 		off = v ? PyLong_AsSsize_t(v) : -1;
 		if (v && off < 0 && !PyErr_Occurred())
 			PyErr_SetString(PyExc_ValueError, "offset must be non-negative");
+		/* numpy adds it to the array's size unchecked: no buffer is that large */
+		if (v && off > ((Py_ssize_t)1 << 62) && !PyErr_Occurred())
+			PyErr_SetString(PyExc_ValueError, "offset is larger than the buffer");
 		if (PyErr_Occurred())
 			Py_CLEAR(v);
 		given[ND_OFFSET] = v;
-		if (!v)
+		if (!v) {
+			given[ND_SHAPE] = given[ND_STRIDES] = NULL;
 			goto out;
+		}
 	} else {
 		given[ND_OFFSET] = NULL;
 	}
+	if (nd_extent_given(given, given[ND_DTYPE]) < 0)
+		goto out;
 	args2 = PyTuple_New(n);
 	kw2 = kw && PyDict_Check(kw) ? PyDict_Copy(kw) : PyDict_New();
 	if (!args2 || !kw2)
 		goto out;
 	for (Py_ssize_t i = 0; i < n; i++)
-		PyTuple_SET_ITEM(args2, i,
-		                 Py_NewRef(i < ND_ARGS && i > ND_SHAPE && given[i]
-		                               ? given[i]
-		                               : PyTuple_GET_ITEM(args, i)));
-	for (int i = ND_DTYPE; i < ND_ARGS; i++)
+		PyTuple_SET_ITEM(
+		    args2, i,
+		    Py_NewRef(i < ND_ARGS && given[i] ? given[i] : PyTuple_GET_ITEM(args, i)));
+	for (int i = 0; i < ND_ARGS; i++)
 		if (i >= n && given[i] && PyDict_SetItemString(kw2, nd_names[i], given[i]) < 0)
 			goto out;
 	r = ndarray_new_real(t, args2, kw2);
 out:
-	for (int i = ND_DTYPE; i < ND_ARGS; i++)
+	for (int i = 0; i < ND_ARGS; i++)
 		Py_XDECREF(given[i]);
 	Py_XDECREF(args2);
 	Py_XDECREF(kw2);
@@ -1352,6 +1469,11 @@ struct np_descr { /* numpy 1.x's PyArray_Descr, as far as its functions */
 	PyObject *fields, *names;
 	struct np_arrfuncs *f;
 };
+static int descr_elsize(PyObject *descr)
+{
+	return ((struct np_descr *)descr)->elsize;
+}
+
 typedef int (*np_setitem)(PyObject *, void *, void *);
 #define NP_TYPES 24 /* NPY_NTYPES: the built-in types */
 static np_setitem setitem_real[NP_TYPES];
@@ -2596,6 +2718,31 @@ static PyObject *getter_copied(PyObject *self, void *closure)
 	return s->get(self, s->closure);
 }
 
+/* ndarray's strides setter (its pair above). */
+static struct setter_copied *strides_setter;
+
+/* The strides set on the array a, *value, as a plain tuple of ints (the reference replaced),
+ * checked to stay far from npy_intp's limits with a's shape (numpy checks them against the
+ * memory under a, exactly then). 0, or -1 with an error. */
+static int strides_checked(PyObject *a, PyObject **value)
+{
+	const struct np_array *arr = (const struct np_array *)a;
+	Py_ssize_t strides[NP_MAXDIMS];
+	PyObject *t;
+	int n = intp_values(*value, strides, &t);
+
+	if (n < 0)
+		return -1;
+	Py_SETREF(*value, t);
+	if (n == arr->nd &&
+	    !extent_bounded(descr_elsize(arr->descr), arr->nd, arr->dimensions, strides)) {
+		PyErr_SetString(PyExc_ValueError,
+		                "strides is not compatible with available memory");
+		return -1;
+	}
+	return 0;
+}
+
 static int setter_copied(PyObject *self, PyObject *value, void *closure)
 {
 	struct setter_copied *s = closure;
@@ -2605,6 +2752,10 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 		return s->set(self, value, s->closure);
 	if (!(value = private_lists(value, 0)))
 		return -1;
+	if (s == strides_setter && strides_checked(self, &value) < 0) {
+		Py_DECREF(value);
+		return -1;
+	}
 	rc = s->set(self, value, s->closure);
 	Py_DECREF(value);
 	return rc;
@@ -2635,6 +2786,8 @@ static int setters_copy(PyTypeObject *t)
 		def->set = setter_copied;
 		def->closure = s;
 		d->d_getset = def;
+		if (strcmp(t->tp_name, "numpy.ndarray") == 0 && strcmp(def->name, "strides") == 0)
+			strides_setter = s;
 	}
 	return 0;
 }
@@ -2674,6 +2827,10 @@ static int entries_copy(PyObject *np, PyTypeObject *nd)
 	if (functions_copy() < 0 || methods_copy(nd) < 0 || setters_copy(nd) < 0 ||
 	    setters_copy(ft) < 0 || slots_copy(np, nd) < 0)
 		return -1;
+	if (!strides_setter) {
+		PyErr_SetString(PyExc_RuntimeError, "numpy's strides setter is not as known");
+		return -1;
+	}
 	return api_copies();
 }
 

@@ -1925,6 +1925,15 @@ int pyguard_versions_left(void)
  * after the change was done, the class (or its subclasses) left with CPython's own slots. */
 #define GUARD_HEADROOM 64
 
+/* A class CPython made or changed whose guard could not be put on (memory ran out in the
+ * guard's walk, or in type() after the class had its slots and before the early guard ran): the
+ * code could reach it still (a half-made class stays in its bases' subclass lists, which abc's
+ * subclass check walks), so the process ends instead, failing closed. */
+_Noreturn static void guard_failed_closed(void)
+{
+	_exit(WORKER_EXIT_GUARD);
+}
+
 /* 0 when the guard has its recursion levels left, else -1 with RecursionError (nothing was
  * done yet). */
 static int guard_headroom(const char *doing)
@@ -1971,16 +1980,20 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 	}
 	rc = real_type_setattro(self, name, value);
 	/* CPython gives the class (and its subclasses) a new attribute lookup for these: the
-	 * guard goes back on each (typing.NamedTuple sets __bases__ of the class it makes). */
-	if (rc == 0 && pylayer_armed() && PyUnicode_Check(name) &&
+	 * guard goes back on each (typing.NamedTuple sets __bases__ of the class it makes). The
+	 * change is made (or partly, when CPython failed after it): a guard that cannot follow it
+	 * ends the process. */
+	if (pylayer_armed() && PyUnicode_Check(name) &&
 	    (PyUnicode_CompareWithASCIIString(name, "__getattr__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__getattribute__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__setattr__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__bases__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__del__") == 0 ||
 	     PyUnicode_CompareWithASCIIString(name, "__repr__") == 0 ||
-	     PyUnicode_CompareWithASCIIString(name, "__str__") == 0 || pyguard_operator_name(name)))
-		rc = interface_guard_tree((PyTypeObject *)self);
+	     PyUnicode_CompareWithASCIIString(name, "__str__") == 0 ||
+	     pyguard_operator_name(name)) &&
+	    interface_guard_tree((PyTypeObject *)self) < 0)
+		guard_failed_closed();
 	return rc;
 }
 
@@ -2234,17 +2247,32 @@ int pyguard_replace_new(PyTypeObject *t, newfunc old, newfunc new)
 	return pyguard_walk(t, replace_new, pair);
 }
 
-static int interface_guard_one(PyTypeObject *t, void *arg)
+/* t and the classes beneath it, through the subclass lists CPython keeps (weak references by
+ * address): nothing is allocated, so a walk run after a class was changed cannot fail for
+ * memory (a list of the subclasses could, with the change made). -1 only past any depth a
+ * hierarchy reaches. */
+static int interface_guard_walk(PyTypeObject *t, int depth)
 {
-	(void)arg;
+	PyObject *key, *ref;
+	Py_ssize_t pos = 0;
+
+	if (depth > 10000)
+		return -1;
 	interface_guard(t);
+	if (!t->tp_subclasses || !PyDict_Check(t->tp_subclasses))
+		return 0;
+	while (PyDict_Next(t->tp_subclasses, &pos, &key, &ref)) {
+		PyObject *sub = PyWeakref_Check(ref) ? PyWeakref_GET_OBJECT(ref) : NULL;
+		if (sub && PyType_Check(sub) &&
+		    interface_guard_walk((PyTypeObject *)sub, depth + 1) < 0)
+			return -1;
+	}
 	return 0;
 }
 
-/* t and the classes beneath it. */
 static int interface_guard_tree(PyTypeObject *t)
 {
-	return pyguard_walk(t, interface_guard_one, NULL);
+	return interface_guard_walk(t, 0);
 }
 
 static int early_guard_init(void);
@@ -2335,7 +2363,7 @@ static PyObject *early_guard_set_name(PyObject *self, PyObject *args)
 	if (PyType_Check(owner) && name == early_guard_key) {
 		PyTypeObject *t = (PyTypeObject *)owner;
 		if (t->tp_dict && PyDict_DelItem(t->tp_dict, name) < 0)
-			return NULL;
+			guard_failed_closed(); /* the class is made: it is guarded, or nothing runs */
 		PyType_Modified(t);
 		interface_guard(t);
 	}
@@ -2462,6 +2490,34 @@ static void half_made_dropped(PyObject *ns)
 		PyErr_Clear();
 }
 
+/* Is a class that still holds the guard's entry among the subclasses of bases (a tuple: the
+ * classes a class made with them is listed under; object's when it is empty)? Read without
+ * allocating or running code (an error is pending). */
+static int half_made_reachable(PyObject *bases)
+{
+	Py_ssize_t n = PyTuple_Check(bases) ? PyTuple_GET_SIZE(bases) : 0;
+
+	for (Py_ssize_t i = 0; i < (n ? n : 1); i++) {
+		PyObject *b = n ? PyTuple_GET_ITEM(bases, i) : (PyObject *)&PyBaseObject_Type;
+		PyObject *subs = PyType_Check(b) ? ((PyTypeObject *)b)->tp_subclasses : NULL;
+		PyObject *key, *ref;
+		Py_ssize_t pos = 0;
+		if (!subs || !PyDict_Check(subs))
+			continue;
+		while (PyDict_Next(subs, &pos, &key, &ref)) {
+			PyObject *sub = PyWeakref_Check(ref) ? PyWeakref_GET_OBJECT(ref) : NULL;
+			PyObject *d =
+			    sub && PyType_Check(sub) ? ((PyTypeObject *)sub)->tp_dict : NULL;
+			if (d && PyDict_Check(d) &&
+			    _PyDict_GetItem_KnownHash(d, early_guard_key,
+			                              ((PyASCIIObject *)early_guard_key)->hash) ==
+			        early_guard)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* Classes made later (matplotlib makes one of a backend module's variables when the backend
  * is switched): held as they are made. */
 static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *kw)
@@ -2469,6 +2525,7 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	PyObject *t, *ns, *guarded;
 	PyTypeObject *winner = NULL;
 	int depth = type_new_depth;
+	Py_ssize_t guard_refs;
 
 	if (pylayer_armed() && guard_headroom("making a class") < 0)
 		return NULL;
@@ -2496,7 +2553,17 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	if (depth < MAKING_MAX)
 		type_new_args[depth] = args;
 	type_new_depth++;
+	/* The guard's entry is one object: each class made holds it in its dict until the entry's
+	 * __set_name__ guards the class and takes it out. */
+	guard_refs = early_guard ? Py_REFCNT(early_guard) : 0;
 	t = real_type_new(meta, guarded, kw);
+	/* type() failed with the class readied, its slots in place, and the entry still in it (an
+	 * allocation between the two failed): the class is alive, in its bases' subclass lists,
+	 * and never guarded. (One that failed before it was readied, an inconsistent MRO, is in
+	 * no list and is freed with its cycle.) */
+	if (!t && pylayer_armed() && early_guard && Py_REFCNT(early_guard) > guard_refs &&
+	    half_made_reachable(PyTuple_GET_ITEM(guarded, 1)))
+		guard_failed_closed();
 	if (!t && guarded != args)
 		half_made_dropped(PyTuple_GET_ITEM(guarded, 2));
 	Py_DECREF(guarded);
@@ -2504,13 +2571,16 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	if (t && n_constructing > 0 && !constructing[n_constructing - 1])
 		constructing[n_constructing - 1] = t;
 
+	/* The class is made and guarded: a check after it that cannot be made (memory ran out)
+	 * ends the process, as the class stays reachable through its bases whatever is
+	 * returned. The array rule's refusal, made before type() already, is not expected here. */
 	if (t && PyType_Check(t) && held_values_guard((PyTypeObject *)t) < 0)
-		Py_CLEAR(t);
+		guard_failed_closed();
 	if (t && PyType_Check(t) && pyreentry_array_class_checked((PyTypeObject *)t) < 0)
-		Py_CLEAR(t);
+		guard_failed_closed();
 	if (t && PyType_Check(t) && pylayer_armed() && !pyguard_for_loading_module() &&
 	    fresh_add(t) < 0)
-		Py_CLEAR(t);
+		guard_failed_closed();
 	if (t && PyType_Check(t))
 		interface_guard((PyTypeObject *)t);
 	return t;
