@@ -3508,6 +3508,45 @@ Test(data, strides_and_offsets_keep_an_array_within_its_buffer)
 	e2e_stop();
 }
 
+/* COBYLA handed each constraint x as an array over the Fortran routine's work memory, freed
+ * when it returned (kept by the constraint: read and written after, a list's items laid
+ * there); np.repeat summed its counts unchecked (2**62 four times wrapped the total to 0 and the
+ * copy wrote past an empty result). Constraints get a copy of x, and a total past any memory is
+ * refused, counts given as floats too; ordinary uses answer as on the host. */
+Test(data, callbacks_and_repeats_get_memory_of_their_own)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy import optimize\n"
+	    "kept = []\n"
+	    "def con(x):\n"
+	    "    kept.append(x)\n"
+	    "    return 1 - x[0]\n"
+	    "r = optimize.minimize(lambda x: float(((x - 2) ** 2).sum()), np.zeros(2), "
+	    "method='COBYLA',\n"
+	    "                      constraints=[{'type': 'ineq', 'fun': con}])\n"
+	    "f = optimize.fmin_cobyla(lambda x: float(x @ x), [1.0, 1.0], [lambda x: "
+	    "kept.append(x) or x[0] - 0.5],\n"
+	    "                         rhoend=1e-6, disp=0)\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return f().tolist()\n"
+	    "    except ValueError as e:\n"
+	    "        return type(e).__name__\n"
+	    "a = np.arange(4, dtype=np.uint8)\n"
+	    "m = np.arange(6).reshape(2, 3)\n"
+	    "[len(kept) > 10, all(k.base is not None or k.flags.owndata for k in kept),\n"
+	    " np.round(r.x, 3).tolist(), np.round(f, 3).tolist(),\n"
+	    " attempt(lambda: np.repeat(a, [2**62] * 4)), attempt(lambda: a.repeat(2**62)),\n"
+	    " attempt(lambda: np.repeat(a, [2.0**62] * 4)),\n"
+	    " np.repeat(a, [1, 0, 2, 1]).tolist(), m.repeat(2, axis=1).tolist(), a.repeat([1.5, 1, "
+	    "1, 1]).tolist()]\n",
+	    "[true,true,[1.0,2.0],[0.5,0.0],\"ValueError\",\"ValueError\",\"ValueError\","
+	    "[0,2,2,3],[[0,0,1,1,2,2],[3,3,4,4,5,5]],[0,1,2,3]]");
+	e2e_stop();
+}
+
 /* pandas' JSON reader with numpy=True decoded '[[],[1]]' past the empty row's one-byte block
  * and freed it twice: two live arrays over one block (any memory). The option (deprecated by
  * pandas) is refused, by its keyword or its place; the plain reader reads the same JSON. */

@@ -254,6 +254,7 @@ def _numpy():
     _array_files(np)
     _random_states(np)
     _object_sorts(np)
+    _repeat_counts(np)
     _vectorize_shapes(np)
     # recfunctions' functions are made at import by a decorator that rewrites their code
     # objects, which a worker refuses: imported here, it imports in calls.
@@ -423,6 +424,40 @@ def _object_sorts(np):
     lexsort_impl.__doc__ = lexsort_c.__doc__
     _replace_all({id(lexsort_real): (lexsort_real, lexsort),
                   id(lexsort_c): (lexsort_c, lexsort_impl)})
+
+
+def _repeat_counts(np):
+    # ndarray.repeat (np.repeat's) sums its counts in npy_intp unchecked: four counts of 2**62
+    # wrapped the total to 0, a result of no items was made and the copy wrote past it until
+    # the worker crashed. A total past any memory is refused first (numpy's own error for a
+    # result too large); the counts are read once, as an array handed on.
+    import operator
+    nd = np.ndarray
+    real = nd.__dict__['repeat']
+
+    def repeat(self, repeats, axis=None):
+        counts = np.asarray(repeats)
+        if counts.dtype.kind in 'fO':
+            counts = counts.astype(np.intp)  # numpy's own conversion of the counts
+        if counts.dtype.kind not in 'iub':
+            return real(self, repeats, axis)  # numpy's error
+        if self.size:
+            if axis is None:
+                n, rest = self.size, 1
+            else:
+                axis = operator.index(axis)
+                shape = self.shape
+                n = shape[axis] if -len(shape) <= axis < len(shape) else 0
+                rest = self.size // n if n else 0
+            total = float(counts.sum(dtype=np.float64)) if counts.size > 1 else \
+                float(counts.reshape(-1)[0]) * n if counts.size else 0.0
+            if total * rest * self.itemsize >= 2.0 ** 62:
+                raise ValueError('array is too big; the repeated array would be larger than '
+                                 'any memory')
+        return real(self, counts, axis)
+
+    repeat.__doc__ = real.__doc__
+    type_patches[(nd, 'repeat')] = repeat
 
 
 def _nditer_close(np):
@@ -2165,6 +2200,7 @@ def _scipy():
     _sparse_consumers()
     _odeint_copies()
     _minpack_copies()
+    _cobyla_copies()
     _lil_checks()
     _library_data()
     _peak_maxima()
@@ -3407,6 +3443,32 @@ def _minpack_copies():
 
     pairs = [driver('_hybrd', 1), driver('_hybrj', 2), driver('_lmdif', 1), driver('_lmder', 2)]
     _replace_all({id(real): (real, run) for real, run in pairs})
+
+
+def _cobyla_copies():
+    """COBYLA's Fortran routine hands its function x as an array over its own work memory,
+    freed when it returns; scipy gives the objective a copy, and each constraint that x: a
+    constraint that kept it read and wrote the freed memory afterwards (a list's items laid
+    there: any memory). The constraints get a copy of x."""
+    from scipy.optimize import _cobyla_py
+    real = _cobyla_py._minimize_cobyla
+
+    def copied(c):
+        if not isinstance(c, dict) or not callable(c.get('fun')):
+            return c
+        c = dict(c)
+        c['fun'] = _copying(c['fun'], 0)
+        return c
+
+    def _minimize_cobyla(fun, x0, args=(), constraints=(), **options):
+        if isinstance(constraints, dict):
+            constraints = copied(constraints)
+        else:
+            constraints = [copied(c) for c in constraints]
+        return real(fun, x0, args, constraints, **options)
+
+    _minimize_cobyla.__doc__ = real.__doc__
+    _replace_everywhere(real, _minimize_cobyla)
 
 
 def _lil_checks():
