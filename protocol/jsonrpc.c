@@ -179,9 +179,16 @@ static size_t lex_number(const unsigned char *p, size_t n, size_t i)
 static int lex_check(const unsigned char *p, size_t n)
 {
 	static const char outside[] = " \t\r\n{}[],:truefalsn";
-	size_t i = 0;
+	size_t i = 0, values = 0;
 
 	while (i < n) {
+		/* a value starts: a number, a string (a key too), an object, an array, a literal */
+		if ((memchr("-0123456789\"{[", p[i], 14) && p[i]) ||
+		    ((p[i] == 't' || p[i] == 'f' || p[i] == 'n') &&
+		     (i == 0 || !memchr("truefalsn", p[i - 1], 9)))) {
+			if (++values > PROTO_MAX_VALUES)
+				return -EMSGSIZE;
+		}
 		if (p[i] == '-' || (p[i] >= '0' && p[i] <= '9')) {
 			i = lex_number(p, n, i);
 			if (i == 0)
@@ -219,8 +226,8 @@ int proto_parse(const char *buf, size_t len, json_object **out)
 
 	if (len > PROTO_MAX_JSON || len > INT_MAX)
 		return -EINVAL;
-	if (lex_check((const unsigned char *)buf, len) < 0)
-		return -EINVAL;
+	if ((rc = lex_check((const unsigned char *)buf, len)) < 0)
+		return rc;
 	tok = json_tokener_new_ex(PROTO_MAX_DEPTH);
 	if (!tok)
 		return -ENOMEM;

@@ -803,6 +803,10 @@ int mcp_handle_line(struct mcp_conn *c, const char *line, size_t len, struct mcp
 		         ? reply_error(out, NULL, JSONRPC_PARSE_ERROR,
 		                       "Parse error: nested deeper than " PROTO_MAX_DEPTH_TEXT
 		                       " levels")
+		     : rc == -EMSGSIZE
+		         ? reply_error(out, NULL, JSONRPC_INVALID_REQUEST,
+		                       "Invalid Request: more than " PROTO_MAX_VALUES_TEXT
+		                       " values in one message")
 		         : reply_error(out, NULL, JSONRPC_PARSE_ERROR,
 		                       "Parse error: not a valid UTF-8 JSON text");
 	else if ((rc = jsonrpc_keep_id_texts(msg, line, len)) == 0)

@@ -411,7 +411,13 @@ int mcp_id_equal(json_object *a, json_object *b);
 /* ---- JSON and text ------------------------------------------------------------------- */
 
 /* Largest JSON text proto_parse_json accepts. */
-#define PROTO_MAX_JSON (8u << 20)
+#define PROTO_MAX_JSON        (8u << 20)
+/* Most values (numbers, strings, literals, objects, arrays) in one JSON text: json-c makes an
+ * object of each (about 800 bytes for "{}", three bytes of text), and a line of 4 MiB of empty
+ * objects held a gigabyte and the loop for seconds. (A worker's result holds fewer, its own
+ * bound.) */
+#define PROTO_MAX_VALUES      65536
+#define PROTO_MAX_VALUES_TEXT "65536" /* the same, for messages */
 
 /* Length of the valid UTF-8 sequence at p (1-4), or 0 if p[0..n) does not start with one. */
 size_t proto_utf8_seq(const unsigned char *p, size_t n);
@@ -420,7 +426,8 @@ size_t proto_utf8_seq(const unsigned char *p, size_t n);
 json_object *proto_parse_json(const char *buf, size_t len);
 /* The same, telling why it failed: UTF-8 and lexical pre-check, depth-limited tokener, only
  * whitespace after the value. Returns 0 with *out a new object (NULL for a JSON null) or
- * -EINVAL / -ENOMEM, or -E2BIG when nested deeper than PROTO_MAX_DEPTH. */
+ * -EINVAL / -ENOMEM, -E2BIG when nested deeper than PROTO_MAX_DEPTH, or -EMSGSIZE with more
+ * than PROTO_MAX_VALUES values. */
 int proto_parse(const char *buf, size_t len, json_object **out);
 
 #endif

@@ -1030,6 +1030,52 @@ Test(mcp, a_message_too_deep_is_told_so)
 	json_object_put(r);
 }
 
+/* json-c makes an object of every value (about 800 bytes for "{}"): a 4 MiB line of empty
+ * objects held a gigabyte and the loop for seconds. A message of more than 65536 values is
+ * refused before it is parsed, counted as values (a string, a number, a literal, an object,
+ * an array, a key); one of 65536 is parsed. */
+Test(mcp, a_message_of_too_many_values_is_refused_unparsed)
+{
+	static const char *const kinds[] = {"{}", "[]", "0", "\"\"", "null", "true"};
+	size_t cap = 70000 * 8 + 128;
+	char *line = malloc(cap);
+	struct mcp_conn c;
+	json_object *r, *o;
+
+	cr_assert_not_null(line);
+	conn_at(&c, "2025-11-25");
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++) {
+		for (int over = 0; over < 2; over++) {
+			/* the message's own values: the object, 4 keys, 3 values and the array */
+			int values = over ? 70000 : 65536 - 9;
+			size_t n =
+			    (size_t)snprintf(line, cap,
+			                     "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\","
+			                     "\"params\":[");
+			for (int i = 0; i < values; i++)
+				n += (size_t)snprintf(line + n, cap - n, "%s%s", i ? "," : "",
+				                      kinds[k]);
+			n += (size_t)snprintf(line + n, cap - n, "]}");
+			cr_assert_eq(proto_parse(line, n, &o), over ? -EMSGSIZE : 0, "%s",
+			             kinds[k]);
+			if (!over)
+				json_object_put(o);
+			r = reply_of(&c, line);
+			if (over) {
+				assert_error(r, JSONRPC_INVALID_REQUEST, "null");
+				cr_assert_str_eq(
+				    json_object_get_string(at(r, "/error/message")),
+				    "Invalid Request: more than 65536 values in one message");
+			} else {
+				cr_assert_not_null(at(r, "/result"), "%s: %s", kinds[k],
+				                   json_object_to_json_string(r));
+			}
+			json_object_put(r);
+		}
+	}
+	free(line);
+}
+
 /* ---- mcp: lifecycle ------------------------------------------------------------------ */
 
 static json_object *initialize(struct mcp_conn *c, const char *params_json)
