@@ -1439,8 +1439,10 @@ static int request_open(struct chain *c, uint32_t id, const char *data, size_t l
 		            : ws_open_regular(ws->fd, rel, ENGINE_WS_READ_MAX, &st, &followed);
 		rc = fd < 0 ? fd : 0;
 		/* A link followed (a file's link to another of the workspace, as stat and a listing
-		 * follow them): what it led to, not only its name, is outside the cache. */
-		if (rc == 0 && followed && ws->excluded &&
+		 * follow them), or a path through directories (a host process may swap one for a
+		 * link between the name's check and this open): what was opened, not only its
+		 * name, is outside the cache. A name in the workspace's own directory is neither. */
+		if (rc == 0 && (followed || strchr(rel, '/')) && ws->excluded &&
 		    ws_object_left_out(ws, fd, ws_excluded_depth(ws))) {
 			close(fd);
 			rc = -EACCES;
