@@ -3547,6 +3547,134 @@ Test(data, callbacks_and_repeats_get_memory_of_their_own)
 	e2e_stop();
 }
 
+/* numpy adds a structure's field offsets and sizes, and reads a type string's size, in C int
+ * unchecked: a 16-byte type with a field 2 GiB long (its view reached the memory past any
+ * array: all memory), negative sizes from 'V2147483648' or a list of large fields. Every way
+ * the code gives numpy a new data type (np.dtype, dtype= of a function, astype, view, a
+ * comma string, a dict of fields, an object's dtype attribute read twice, op_dtypes, copy's
+ * setstate) makes a whole type or is refused; ordinary types are made as on the host. */
+Test(data, every_data_type_made_lies_within_its_size)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, warnings\n"
+	    "warnings.simplefilter('ignore')\n"
+	    "bad = {'names': ['a', 'b'], 'formats': ['u1', 'V2147483647'], 'offsets': [0, 1], "
+	    "'itemsize': 16}\n"
+	    "class X:\n"
+	    "    dtype = bad\n"
+	    "class Y:\n"
+	    "    n = 0\n"
+	    "    @property\n"
+	    "    def dtype(self):\n"
+	    "        Y.n += 1\n"
+	    "        return np.dtype('u1') if Y.n == 1 else np.dtype('V2147483647')\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        r = f()\n"
+	    "        d = r if isinstance(r, np.dtype) else r.dtype\n"
+	    "        return 'made %d' % d.itemsize\n"
+	    "    except (ValueError, TypeError) as e:\n"
+	    "        return str(e)[:22]\n"
+	    "one = np.zeros(1, np.uint8)\n"
+	    "cases = [\n"
+	    "    lambda: np.dtype(bad),\n"
+	    "    lambda: np.zeros(1, bad),\n"
+	    "    lambda: np.zeros(1, dtype=bad),\n"
+	    "    lambda: one.astype(bad),\n"
+	    "    lambda: np.zeros(16, np.uint8).view(bad),\n"
+	    "    lambda: np.dtype([('a', 'V1073741824'), ('b', 'V1073741824')]),\n"
+	    "    lambda: np.zeros(1, [('a', 'V1073741824'), ('b', 'V1073741824')]),\n"
+	    "    lambda: np.dtype('V2147483648'),\n"
+	    "    lambda: np.empty(0, 'S2147483648'),\n"
+	    "    lambda: np.dtype({'a': ('u1', 0), 'b': ('V2147483647', 1)}),\n"
+	    "    lambda: np.array([], dtype={'names': ['a', 'b'], 'formats': ['u1', 'u8'], "
+	    "'offsets': [0, 2**31 - 2], 'itemsize': 16}),\n"
+	    "    lambda: np.zeros(1, X()),\n"
+	    "    lambda: np.zeros(1, {'names': ['a', 'b'], 'formats': ['u1', Y()], 'offsets': [0, "
+	    "1], 'itemsize': 16}),\n"
+	    "    lambda: np.frombuffer(bytearray(16), 'u1,V2147483647'),\n"
+	    "    lambda: np.nditer([one], op_dtypes=[bad], flags=['buffered']),\n"
+	    "]\n"
+	    "import copy\n"
+	    "class Z:\n"
+	    "    def __reduce_ex__(self, protocol):\n"
+	    "        return (np.dtype, ('V16', False, True),\n"
+	    "                (3, '|', None, ('a', 'b'), {'a': (np.dtype('u1'), 0), 'b': "
+	    "(np.dtype('V2147483647'), 1)}, 16, 1, 16))\n"
+	    "def setstate():\n"
+	    "    try:\n"
+	    "        d = copy.copy(Z())\n"
+	    "        return ['set', d.itemsize, d.fields['b'][0].itemsize]\n"
+	    "    except (ValueError, TypeError) as e:\n"
+	    "        return str(e)[:22]\n"
+	    "out = [attempt(c) for c in cases] + [setstate()]\n"
+	    "# ordinary types as on the host\n"
+	    "ok = np.zeros(2, [('x', 'f8'), ('y', 'i4', (2,))])\n"
+	    "ok['x'] = [1.5, 2]\n"
+	    "rec = np.rec.fromarrays([[1, 2], ['a', 'b']], names='n,s')\n"
+	    "s = np.array(['2024-01-05', 'x12'])\n"
+	    "out + [ok.dtype.itemsize, ok['x'].tolist(), rec.n.tolist(), "
+	    "np.dtype('U12').itemsize,\n"
+	    "       np.array([1, 2], dtype='float32').dtype.str, s.tolist(), np.dtype({'names': "
+	    "['a'], 'formats': ['<i4'], 'offsets': [4], 'itemsize': 8}).itemsize,\n"
+	    "       np.zeros(3, dtype='datetime64[D]').dtype.str]\n",
+	    "[\"this data type is not \",\"this data type is not \",\"this data type is not \","
+	    "\"this data type is not \",\"this data type is not \",\"this data type is not \","
+	    "\"this data type is not \",\"this data type is not \",\"this data type is not \","
+	    "\"this data type is not \",\"this data type is not \",\"Cannot interpret '<__m\","
+	    "\"Cannot interpret '<__m\",\"this data type is not \",\"this data type is not \","
+	    "\"copy sets the state of\",16,[1.5,2.0],[1,2],48,\"<f4\",[\"2024-01-05\",\"x12\"],8,"
+	    "\"<M8[D]\"]");
+	e2e_stop();
+}
+
+/* The interpolative decomposition's Fortran routines handed a LinearOperator's matvec and
+ * rmatvec x as an array over their work memory (kept: read and written after it was freed), and
+ * f2py, unable to count a callback's arguments in a worker, called them with none or eight:
+ * interp_decomp, estimate_rank and estimate_spectral_norm of an operator failed. Each gets a
+ * copy of x alone, and answers as on the host. */
+Test(data, an_operator_s_products_get_vectors_of_their_own)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "import scipy.linalg.interpolative as sli\n"
+	                  "from scipy.sparse.linalg import aslinearoperator, LinearOperator\n"
+	                  "rng = np.random.default_rng(0)\n"
+	                  "A = rng.normal(size=(30, 5)) @ rng.normal(size=(5, 20))\n"
+	                  "L = aslinearoperator(A)\n"
+	                  "kept = []\n"
+	                  "class K(LinearOperator):\n"
+	                  "    def __init__(self):\n"
+	                  "        super().__init__(A.dtype, A.shape)\n"
+	                  "    def _matvec(self, x):\n"
+	                  "        return A @ x\n"
+	                  "    def rmatvec(self, x, *rest):\n"
+	                  "        kept.append(x)\n"
+	                  "        return A.T @ x\n"
+	                  "k, idx, proj = sli.interp_decomp(L, 1e-8)\n"
+	                  "k2 = sli.estimate_rank(K(), 1e-8)\n"
+	                  "n = sli.estimate_spectral_norm(L)\n"
+	                  "[k, k2, round(n / np.linalg.norm(A, 2), 3), len(kept) > 0, all(x.base "
+	                  "is not None or x.flags.owndata for x in kept)]\n",
+	                  "[5,6,1.0,true,true]");
+	e2e_stop();
+}
+
+/* matplotlib asked ImageMagick for its version (a pipe and a process) when animation's writers
+ * were listed: the sandbox ended the call. No program is found, as on a machine without them;
+ * the in-process writers stay. */
+Test(data, matplotlib_finds_no_program_to_run)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import matplotlib.animation as animation\n"
+	    "[animation.writers.list(), animation.writers.is_available('imagemagick'),\n"
+	    " animation.writers.is_available('ffmpeg')]",
+	    "[[\"pillow\",\"html\"],false,false]");
+	e2e_stop();
+}
+
 /* pandas' JSON reader with numpy=True decoded '[[],[1]]' past the empty row's one-byte block
  * and freed it twice: two live arrays over one block (any memory). The option (deprecated by
  * pandas) is refused, by its keyword or its place; the plain reader reads the same JSON. */

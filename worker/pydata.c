@@ -4,9 +4,13 @@
  * Python exception set, unless they say otherwise. */
 #include "interp_internal.h"
 
+#include <elf.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "pydata_py.h"
 
@@ -173,6 +177,7 @@ struct np_array {
 };
 #define NP_MAXDIMS 32
 static int descr_elsize(PyObject *descr);
+static int dtypes_whole_guard(void);
 
 /* Does the memory an array of these dimensions and strides (NULL: contiguous) reaches stay
  * far from npy_intp's limits? numpy checks an array made over a buffer, or given new strides,
@@ -283,7 +288,7 @@ static PyObject *ndarray_new_over(PyTypeObject *t, PyObject *args, PyObject *kw)
 {
 	Py_ssize_t n = args && PyTuple_Check(args) ? PyTuple_GET_SIZE(args) : 0;
 	PyObject *given[ND_ARGS] = {NULL}, *args2 = NULL, *kw2 = NULL, *r = NULL, *v, *has;
-	int objects;
+	int objects, buffer;
 
 	if (!pylayer_armed())
 		return ndarray_new_real(t, args, kw);
@@ -292,13 +297,18 @@ static PyObject *ndarray_new_over(PyTypeObject *t, PyObject *args, PyObject *kw)
 		if (!given[i] && kw && PyDict_Check(kw))
 			given[i] = PyDict_GetItemString(kw, nd_names[i]);
 	}
-	if (!given[ND_BUFFER] || given[ND_BUFFER] == Py_None)
+	/* Without a buffer numpy checks strides given against the memory it makes, by the same
+	 * unchecked sums. */
+	buffer = given[ND_BUFFER] && given[ND_BUFFER] != Py_None;
+	if (!buffer && (!given[ND_STRIDES] || given[ND_STRIDES] == Py_None))
 		return ndarray_new_real(t, args, kw);
 	/* What is handed on: new references, put back by position or name. */
 	v = given[ND_DTYPE] && given[ND_DTYPE] != Py_None
 	        ? PyObject_CallOneArg(np_dtype, given[ND_DTYPE])
 	        : NULL;
-	if (given[ND_DTYPE] && given[ND_DTYPE] != Py_None) {
+	if (given[ND_DTYPE] && given[ND_DTYPE] != Py_None && !buffer && !v)
+		return NULL;
+	if (given[ND_DTYPE] && given[ND_DTYPE] != Py_None && buffer) {
 		has = v ? PyObject_GetAttrString(v, "hasobject") : NULL;
 		objects = has ? PyObject_IsTrue(has) : -1;
 		Py_XDECREF(has);
@@ -313,12 +323,14 @@ static PyObject *ndarray_new_over(PyTypeObject *t, PyObject *args, PyObject *kw)
 		}
 	}
 	given[ND_DTYPE] = v; /* NULL: not given */
-	given[ND_BUFFER] = pinned(given[ND_BUFFER]);
-	if (!given[ND_BUFFER]) {
+	given[ND_BUFFER] = buffer ? pinned(given[ND_BUFFER]) : NULL;
+	if (buffer && !given[ND_BUFFER]) {
 		given[ND_OFFSET] = given[ND_SHAPE] = given[ND_STRIDES] = NULL;
 		goto out;
 	}
-	if (given[ND_OFFSET] && given[ND_OFFSET] != Py_None) {
+	if (!buffer) {
+		given[ND_OFFSET] = NULL; /* numpy's, unread without a buffer */
+	} else if (given[ND_OFFSET] && given[ND_OFFSET] != Py_None) {
 		Py_ssize_t off;
 		v = PyNumber_Index(given[ND_OFFSET]);
 		off = v ? PyLong_AsSsize_t(v) : -1;
@@ -365,6 +377,24 @@ static PyObject *private_lists(PyObject *o, int depth);
 static PyObject *private_kw(PyObject *kw);
 
 /* real(t, args, kw) with private copies of the lists in args and kw's values. */
+static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n);
+
+/* The type-like arguments among a constructor's copies (args a tuple, kw a dict or NULL) checked
+ * (the data types made whole, below). */
+static int copies_checked(PyObject *args, PyObject *kw)
+{
+	PyObject *key, *value;
+	Py_ssize_t pos = 0;
+
+	if (PyTuple_Check(args) &&
+	    dtype_args_checked(&PyTuple_GET_ITEM(args, 0), 0, PyTuple_GET_SIZE(args)) < 0)
+		return -1;
+	while (kw && PyDict_Check(kw) && PyDict_Next(kw, &pos, &key, &value))
+		if (dtype_args_checked(&value, 0, 1) < 0)
+			return -1;
+	return 0;
+}
+
 static PyObject *new_with_copies(newfunc real, PyTypeObject *t, PyObject *args, PyObject *kw)
 {
 	PyObject *args2, *kw2, *r;
@@ -373,6 +403,12 @@ static PyObject *new_with_copies(newfunc real, PyTypeObject *t, PyObject *args, 
 		return NULL;
 	if (!(kw2 = private_kw(kw)) && kw) {
 		Py_DECREF(args2);
+		return NULL;
+	}
+	/* np.dtype's own: the type it makes is checked (new_copied) */
+	if (!PyType_IsSubtype(t, (PyTypeObject *)np_dtype) && copies_checked(args2, kw2) < 0) {
+		Py_DECREF(args2);
+		Py_XDECREF(kw2);
 		return NULL;
 	}
 	r = real(t, args2, kw2);
@@ -1037,6 +1073,8 @@ static int numpy_guard(void)
 	if (rc == 0)
 		rc = type_funcs_guard();
 	if (rc == 0)
+		rc = dtypes_whole_guard();
+	if (rc == 0)
 		rc = entries_copy(np, (PyTypeObject *)nd);
 	Py_DECREF(nd);
 	return rc;
@@ -1196,6 +1234,9 @@ static PyCFunction ufunc_method_real[N_UFUNC_METHODS];
 
 /* args (n of them) with their lists copied (the first skip as they are), or NULL (no list:
  * *none set) */
+static void private_args_free(PyObject **copy, Py_ssize_t n, Py_ssize_t skip);
+static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n);
+
 static PyObject **private_args(PyObject *const *args, Py_ssize_t n, Py_ssize_t skip, int *none)
 {
 	PyObject **copy;
@@ -1223,6 +1264,10 @@ static PyObject **private_args(PyObject *const *args, Py_ssize_t n, Py_ssize_t s
 			PyMem_Free(copy);
 			return NULL;
 		}
+	if (dtype_args_checked(copy, skip, n) < 0) {
+		private_args_free(copy, n, skip);
+		return NULL;
+	}
 	return copy;
 }
 
@@ -1472,6 +1517,329 @@ struct np_descr { /* numpy 1.x's PyArray_Descr, as far as its functions */
 static int descr_elsize(PyObject *descr)
 {
 	return ((struct np_descr *)descr)->elsize;
+}
+
+/* ---- data types whole ----------------------------------------------------------------------
+ *
+ * numpy adds a structure's field offsets and sizes, and reads the sizes in type strings, in C
+ * int without overflow checks: {'offsets': [0, 1], 'formats': ['u1', 'V2147483647'],
+ * 'itemsize': 16} made a 16-byte type with a field 2 GiB long (a view of it reached the memory
+ * past any array: a bytearray's header rewritten, all memory), and 'V2147483648', lists of
+ * large fields and dtype.__setstate__ made negative sizes. A data type is whole when its size
+ * is not negative and each field (at an exact int offset) and subarray lies within it, and
+ * theirs are whole too. Every way the code hands numpy a new one is checked:
+ *   - np.dtype(...) and dtype.__setstate__ check the type made (the state is put back when it
+ *     is not whole);
+ *   - numpy's functions, methods and constructors convert the type-like arguments they are
+ *     given themselves (dtype=, astype, view, zeros...): each string (with a digit: no size
+ *     is given without one), list, tuple or dict among the arguments (and in a list or tuple
+ *     of at most 32) is converted here first as numpy would, and refused when the type it
+ *     makes is not whole (made of plain values, numpy's conversion makes the same one);
+ *   - numpy reads no data type from an object of the code's (its dtype attribute, read
+ *     twice, could answer otherwise the second time): the conversion sees none;
+ *   - the compiled libraries' conversions through numpy's C interface check what they get. */
+struct np_subarray {
+	PyObject *base, *shape;
+};
+
+static int descr_refused; /* set when a data type was refused below */
+
+static int descr_refuse(void)
+{
+	descr_refused = 1;
+	PyErr_SetString(PyExc_ValueError,
+	                "this data type is not made in the sandbox: its size, or a field's offset "
+	                "and size, is past what numpy counts in a C int (2**31 - 1 bytes)");
+	return -1;
+}
+
+static int descr_whole(PyObject *o, int depth)
+{
+	const struct np_descr *d = (const struct np_descr *)o;
+	PyObject *key, *value;
+	Py_ssize_t pos = 0;
+
+	if (depth > 64 || !PyObject_TypeCheck(o, (PyTypeObject *)np_dtype) || d->elsize < 0)
+		return 0;
+	if (d->subarray) {
+		const struct np_subarray *s = d->subarray;
+		long long n = 1;
+		if (!s->base || !descr_whole(s->base, depth + 1) || !s->shape ||
+		    !PyTuple_Check(s->shape))
+			return 0;
+		for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(s->shape); i++) {
+			PyObject *k = PyTuple_GET_ITEM(s->shape, i);
+			long long v = PyLong_CheckExact(k) ? PyLong_AsLongLong(k) : -1;
+			if (v < 0 || v > INT32_MAX || (n *= v) > INT32_MAX) {
+				PyErr_Clear();
+				return 0;
+			}
+		}
+		if (n * descr_elsize(s->base) > d->elsize)
+			return 0;
+	}
+	if (!d->names || d->names == Py_None)
+		return 1;
+	if (!d->fields || !PyDict_Check(d->fields))
+		return 0;
+	while (PyDict_Next(d->fields, &pos, &key, &value)) {
+		PyObject *off = PyTuple_Check(value) && PyTuple_GET_SIZE(value) >= 2
+		                    ? PyTuple_GET_ITEM(value, 1)
+		                    : NULL;
+		long long at = off && PyLong_CheckExact(off) ? PyLong_AsLongLong(off) : -1;
+		if (at < 0 || !descr_whole(PyTuple_GET_ITEM(value, 0), depth + 1) ||
+		    at + descr_elsize(PyTuple_GET_ITEM(value, 0)) > d->elsize) {
+			PyErr_Clear();
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static newfunc dtype_new_real; /* numpy's own, the sandbox's private copies aside */
+
+/* o converted as numpy converts a data type argument: -1 with an error when the type made is not
+ * whole, else 0 (o is no data type, or a whole one). An error of the conversion that is not a
+ * refusal of o as a type (the call's deadline, memory) goes on. */
+static int dtype_like_whole(PyObject *o)
+{
+	PyObject *args = PyTuple_Pack(1, o), *d;
+	int whole;
+
+	if (!args)
+		return -1;
+	descr_refused = 0;
+	d = dtype_new_real((PyTypeObject *)np_dtype, args, NULL);
+	Py_DECREF(args);
+	if (!d) {
+		if (descr_refused || !PyErr_ExceptionMatches(PyExc_Exception) ||
+		    PyErr_ExceptionMatches(PyExc_MemoryError) ||
+		    PyErr_ExceptionMatches(PyExc_TimeoutError))
+			return -1;
+		PyErr_Clear();
+		return 0;
+	}
+	whole = descr_whole(d, 0);
+	Py_DECREF(d);
+	return whole ? 0 : descr_refuse();
+}
+
+static int has_digit(PyObject *s)
+{
+	if (PyBytes_CheckExact(s)) {
+		for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(s); i++)
+			if (PyBytes_AS_STRING(s)[i] >= '0' && PyBytes_AS_STRING(s)[i] <= '9')
+				return 1;
+		return 0;
+	}
+	for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(s); i++) {
+		Py_UCS4 c = PyUnicode_READ_CHAR(s, i);
+		if (c >= '0' && c <= '9')
+			return 1;
+	}
+	return 0;
+}
+
+/* Strings checked already (whole, or no type), at most 4096. */
+static PyObject *dtype_strs_seen;
+
+/* An argument handed to numpy (its private copy): 0, or -1 with an error when numpy would make a
+ * data type of it that is not whole. */
+static int dtype_arg_checked(PyObject *o, int depth)
+{
+	if (PyUnicode_CheckExact(o) || PyBytes_CheckExact(o)) {
+		int seen = dtype_strs_seen ? PySet_Contains(dtype_strs_seen, o) : 0;
+		if (seen != 0 || !has_digit(o))
+			return seen < 0 ? -1 : 0;
+		if (dtype_like_whole(o) < 0)
+			return -1;
+		if (!dtype_strs_seen || PySet_GET_SIZE(dtype_strs_seen) >= 4096)
+			Py_XSETREF(dtype_strs_seen, PySet_New(NULL));
+		if (dtype_strs_seen && PySet_Add(dtype_strs_seen, o) < 0)
+			PyErr_Clear();
+		return 0;
+	}
+	if (PyDict_CheckExact(o))
+		return dtype_like_whole(o);
+	if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+		Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+		PyObject *first = n ? PySequence_Fast_GET_ITEM(o, 0) : NULL;
+		/* a structure as a list of (name, type) fields; (type, shape) or (type, size) */
+		int type_like = first && (PyList_CheckExact(o) ? PyTuple_Check(first)
+		                                               : n == 2 && !PyLong_Check(first) &&
+		                                                     !PyFloat_Check(first));
+		if (type_like && dtype_like_whole(o) < 0)
+			return -1;
+		for (Py_ssize_t i = 0; depth == 0 && n <= 32 && i < n; i++)
+			if (dtype_arg_checked(PySequence_Fast_GET_ITEM(o, i), 1) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n)
+{
+	for (Py_ssize_t i = from; i < n; i++)
+		if (dtype_arg_checked(args[i], 0) < 0)
+			return -1;
+	return 0;
+}
+
+/* dtype.__setstate__ and __reduce__ (numpy's method descriptors); the sandbox's __setstate__
+ * in the first's place. */
+static PyObject *dtype_setstate_real, *dtype_reduce_real;
+
+static PyObject *dtype_setstate_checked(PyObject *self, PyObject *state)
+{
+	PyObject *reduced, *old = NULL, *r, *back, *et, *ev, *tb;
+
+	if (!pylayer_armed())
+		return PyObject_CallFunctionObjArgs(dtype_setstate_real, self, state, NULL);
+	/* the state numpy gives of the type as it is: put back when the new one is not whole */
+	reduced = PyObject_CallOneArg(dtype_reduce_real, self);
+	if (reduced && PyTuple_Check(reduced) && PyTuple_GET_SIZE(reduced) >= 3)
+		old = Py_NewRef(PyTuple_GET_ITEM(reduced, 2));
+	Py_XDECREF(reduced);
+	if (!old)
+		return NULL;
+	r = PyObject_CallFunctionObjArgs(dtype_setstate_real, self, state, NULL);
+	if (descr_whole(self, 0)) {
+		Py_DECREF(old);
+		return r;
+	}
+	PyErr_Fetch(&et, &ev, &tb);
+	back = PyObject_CallFunctionObjArgs(dtype_setstate_real, self, old, NULL);
+	Py_XDECREF(r);
+	Py_XDECREF(back);
+	Py_DECREF(old);
+	Py_XDECREF(et);
+	Py_XDECREF(ev);
+	Py_XDECREF(tb);
+	PyErr_Clear();
+	if (!descr_whole(self, 0))
+		Py_FatalError("a data type could not be put back whole");
+	descr_refuse();
+	return NULL;
+}
+
+static PyMethodDef dtype_setstate_def = {"__setstate__", dtype_setstate_checked, METH_O, NULL};
+
+/* numpy's reads of an attribute by name (its PyObject_GetAttrString, through the entry the
+ * dynamic linker filled): a data type's "dtype" of an object whose class was made after the
+ * libraries (the code's) is none. */
+static PyObject *numpy_getattr_string(PyObject *o, const char *name)
+{
+	PyObject *t = PyType_Check(o) ? o : (PyObject *)Py_TYPE(o);
+
+	if (pylayer_armed() && name[0] == 'd' && strcmp(name, "dtype") == 0 && !PyModule_Check(o) &&
+	    (((PyTypeObject *)t)->tp_flags & Py_TPFLAGS_HEAPTYPE) && !pyguard_sealed_class(t)) {
+		PyErr_SetString(PyExc_AttributeError,
+		                "numpy reads no data type from an object of a class made in the "
+		                "sandbox: give a dtype (np.dtype(...)) or a type's name");
+		return NULL;
+	}
+	return PyObject_GetAttrString(o, name);
+}
+
+#if defined(__x86_64__)
+#define JUMP_SLOT R_X86_64_JUMP_SLOT
+#elif defined(__aarch64__)
+#define JUMP_SLOT R_AARCH64_JUMP_SLOT
+#endif
+
+struct slot_patch {
+	const char *object, *symbol;
+	void *fn;
+	int done;
+};
+
+/* In the loaded object whose name holds p->object, the entries of its calls of p->symbol (the
+ * dynamic linker's jump slots) point to p->fn. */
+static int slot_patch_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct slot_patch *p = arg;
+	const ElfW(Dyn) *dyn = NULL;
+	const ElfW(Sym) *symtab = NULL;
+	const ElfW(Rela) *rela = NULL;
+	const char *strtab = NULL;
+	size_t relsz = 0;
+	uintptr_t base = info->dlpi_addr, relro = 0, relro_end = 0;
+	long page = sysconf(_SC_PAGESIZE);
+
+	(void)size;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, p->object))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(base + info->dlpi_phdr[i].p_vaddr);
+		if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+			relro = base + info->dlpi_phdr[i].p_vaddr;
+			relro_end = relro + info->dlpi_phdr[i].p_memsz;
+		}
+	}
+	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+		/* the linker made these addresses absolute where it could write them */
+		uintptr_t at = dyn->d_un.d_ptr < base ? base + dyn->d_un.d_ptr : dyn->d_un.d_ptr;
+		if (dyn->d_tag == DT_SYMTAB)
+			symtab = (const ElfW(Sym) *)at;
+		else if (dyn->d_tag == DT_STRTAB)
+			strtab = (const char *)at;
+		else if (dyn->d_tag == DT_JMPREL)
+			rela = (const ElfW(Rela) *)at;
+		else if (dyn->d_tag == DT_PLTRELSZ)
+			relsz = dyn->d_un.d_val;
+	}
+	if (!symtab || !strtab || !rela)
+		return 1;
+	for (size_t i = 0; i < relsz / sizeof(*rela); i++) {
+		void **slot = (void **)(base + rela[i].r_offset);
+		uintptr_t first = (uintptr_t)slot & ~(uintptr_t)(page - 1);
+		int ro = (uintptr_t)slot >= relro && (uintptr_t)slot < relro_end;
+		if (ELF64_R_TYPE(rela[i].r_info) != JUMP_SLOT ||
+		    strcmp(strtab + symtab[ELF64_R_SYM(rela[i].r_info)].st_name, p->symbol) != 0)
+			continue;
+		if (ro && mprotect((void *)first, (size_t)page, PROT_READ | PROT_WRITE) < 0)
+			return 1;
+		*slot = p->fn;
+		if (ro && mprotect((void *)first, (size_t)page, PROT_READ) < 0)
+			return 1;
+		p->done++;
+	}
+	return 1;
+}
+
+static int dtypes_whole_guard(void)
+{
+	struct slot_patch p = {"numpy/core/_multiarray_umath", "PyObject_GetAttrString",
+	                       (void *)numpy_getattr_string, 0};
+	PyObject *m, *d = ((PyTypeObject *)np_dtype)->tp_dict;
+
+	dtype_new_real = ((PyTypeObject *)np_dtype)->tp_new;
+	dtype_setstate_real = PyDict_GetItemString(d, "__setstate__");
+	dtype_reduce_real = PyDict_GetItemString(d, "__reduce__");
+	if (!dtype_setstate_real || !PyObject_TypeCheck(dtype_setstate_real, &PyMethodDescr_Type) ||
+	    !dtype_reduce_real || !PyObject_TypeCheck(dtype_reduce_real, &PyMethodDescr_Type)) {
+		PyErr_SetString(PyExc_RuntimeError, "numpy's dtype.__setstate__ is not as known");
+		return -1;
+	}
+	Py_INCREF(dtype_setstate_real);
+	Py_INCREF(dtype_reduce_real);
+	m = PyDescr_NewMethod((PyTypeObject *)np_dtype, &dtype_setstate_def);
+	if (!m || PyDict_SetItemString(d, "__setstate__", m) < 0) {
+		Py_XDECREF(m);
+		return -1;
+	}
+	Py_DECREF(m);
+	PyType_Modified((PyTypeObject *)np_dtype);
+#ifdef JUMP_SLOT
+	dl_iterate_phdr(slot_patch_object, &p);
+#endif
+	if (p.done == 0) {
+		PyErr_SetString(PyExc_RuntimeError,
+		                "numpy's reads of a data type from an object could not be guarded");
+		return -1;
+	}
+	return 0;
 }
 
 typedef int (*np_setitem)(PyObject *, void *, void *);
@@ -2045,15 +2413,25 @@ static int made_real(PyTypeObject *t, newfunc *new, initproc *init)
 	return -1;
 }
 
+static int descr_whole(PyObject *o, int depth);
+static int descr_refuse(void);
+
 static PyObject *new_copied(PyTypeObject *t, PyObject *args, PyObject *kw)
 {
 	newfunc real;
+	PyObject *r;
 
 	if (made_real(t, &real, NULL) < 0)
 		return NULL;
 	if (!pylayer_armed())
 		return real(t, args, kw);
-	return new_with_copies(real, t, args, kw);
+	r = new_with_copies(real, t, args, kw);
+	if (r && PyObject_TypeCheck(r, (PyTypeObject *)np_dtype) && !descr_whole(r, 0)) {
+		Py_DECREF(r);
+		descr_refuse();
+		return NULL;
+	}
+	return r;
 }
 
 static int init_copied(PyObject *self, PyObject *args, PyObject *kw)
@@ -2070,6 +2448,11 @@ static int init_copied(PyObject *self, PyObject *args, PyObject *kw)
 		return -1;
 	if (!(kw2 = private_kw(kw)) && kw) {
 		Py_DECREF(args2);
+		return -1;
+	}
+	if (copies_checked(args2, kw2) < 0) {
+		Py_DECREF(args2);
+		Py_XDECREF(kw2);
 		return -1;
 	}
 	rc = real(self, args2, kw2);
@@ -2222,14 +2605,28 @@ static int api_intp_converter(PyObject *o, void *out)
 	return api_converter_copied(API_INTP_CONVERTER, o, out);
 }
 
+/* A data type the compiled libraries convert through numpy's C interface: whole, or refused
+ * (a converter's failure). */
+static int api_descr_whole(int rc, void *out)
+{
+	PyObject **d = out;
+
+	if (rc && *d && !descr_whole(*d, 0)) {
+		Py_CLEAR(*d);
+		descr_refuse();
+		return 0;
+	}
+	return rc;
+}
+
 static int api_descr_converter(PyObject *o, void *out)
 {
-	return api_converter_copied(API_DESCR_CONVERTER, o, out);
+	return api_descr_whole(api_converter_copied(API_DESCR_CONVERTER, o, out), out);
 }
 
 static int api_descr_converter2(PyObject *o, void *out)
 {
-	return api_converter_copied(API_DESCR_CONVERTER2, o, out);
+	return api_descr_whole(api_converter_copied(API_DESCR_CONVERTER2, o, out), out);
 }
 
 static int api_intp_from_sequence(PyObject *o, void *vals, int n)

@@ -2201,6 +2201,7 @@ def _scipy():
     _odeint_copies()
     _minpack_copies()
     _cobyla_copies()
+    _interpolative_copies()
     _lil_checks()
     _library_data()
     _peak_maxima()
@@ -3469,6 +3470,48 @@ def _cobyla_copies():
 
     _minimize_cobyla.__doc__ = real.__doc__
     _replace_everywhere(real, _minimize_cobyla)
+
+
+def _interpolative_copies():
+    """The interpolative decomposition's Fortran routines (interp_decomp, svd, estimate_rank,
+    estimate_spectral_norm of a LinearOperator) hand the operator's matvec and rmatvec x as an
+    array over their work memory, freed when they return: kept, it read and wrote what was
+    laid there. Each function gets a copy of x alone. (f2py counts a callback's arguments by
+    its code, which it cannot read in a worker: a function was called with none, a bound
+    method with all of the routine's, and these failed with a LinearOperator. The copying
+    callable takes them all.)"""
+    import inspect
+    import numpy as np
+    from scipy.linalg import _interpolative_backend as backend
+
+    class Copying:
+        __slots__ = ('f',)
+
+        def __init__(self, f):
+            self.f = f
+
+        def __call__(self, x, *rest):
+            return self.f(np.array(x))
+
+    one = Copying
+
+    for name, real in list(vars(backend).items()):
+        if not inspect.isfunction(real) or real.__module__ != backend.__name__:
+            continue
+        params = list(inspect.signature(real).parameters)
+        at = [i for i, p in enumerate(params) if p.startswith('matvec')]
+        if not at:
+            continue
+
+        def run(*args, _real=real, _at=tuple(at), **kwargs):
+            args = [one(a) if i in _at and callable(a) else a for i, a in enumerate(args)]
+            return _real(*args, **kwargs)
+
+        run.__name__ = run.__qualname__ = name
+        run.__doc__ = real.__doc__
+        run.__module__ = real.__module__
+        run.__signature__ = inspect.signature(real)
+        setattr(backend, name, run)
 
 
 def _lil_checks():
@@ -5787,6 +5830,23 @@ def _no_tex():
                            "formulas in $...$ in any text without it (r'$\\alpha^2$')")
 
     texmanager.TexManager.__new__ = __new__
+    # matplotlib asks programs for their versions (ImageMagick's, when animation.writers lists
+    # the writers; ghostscript's, dvipng's) through a pipe and a process, which the sandbox ends
+    # a call for: no program is found, as on a machine without them (PillowWriter and
+    # HTMLWriter, in-process, stay).
+    import matplotlib as mpl
+
+    def _get_executable_info(name):
+        raise mpl.ExecutableNotFoundError(f'{name} is not run in the sandbox (no program is)')
+
+    _get_executable_info.__doc__ = mpl._get_executable_info.__doc__
+    mpl._get_executable_info = _get_executable_info
+    from matplotlib import animation
+
+    def isAvailable(cls):
+        return False
+
+    animation.MovieWriter.isAvailable = classmethod(isAvailable)
 
 
 class _PlainGC:
