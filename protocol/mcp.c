@@ -181,13 +181,21 @@ static int reply_error(struct mcp_events *out, json_object *id, int code, const 
 	return reply(out, mcp_error_response(id, code, message));
 }
 
-/* An error whose message quotes client text, clipped to QUOTE_MAX bytes. */
+/* An error whose message quotes client text, clipped to QUOTE_MAX bytes; a control character
+ * in it (a NUL cut the quote short: "ping\u0000x" was quoted as "ping", a method that exists)
+ * is shown as '?'. */
 static int reply_error_quoting(struct mcp_events *out, json_object *id, int code,
                                const char *prefix, const char *text, size_t len)
 {
 	char msg[256];
+	size_t at = strlen(prefix), n = proto_clip(text, len, QUOTE_MAX);
 
-	snprintf(msg, sizeof(msg), "%s%.*s", prefix, (int)proto_clip(text, len, QUOTE_MAX), text);
+	if (at > sizeof(msg) - 1)
+		at = sizeof(msg) - 1;
+	memcpy(msg, prefix, at);
+	for (size_t i = 0; i < n && at + 1 < sizeof(msg); i++)
+		msg[at++] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+	msg[at] = '\0';
 	return reply_error(out, id, code, msg);
 }
 

@@ -447,6 +447,20 @@ Test(jsonrpc, unknown_method_message_is_bounded)
 	free(method);
 }
 
+/* A name with a NUL was quoted up to it: "ping\u0000x" answered "Method not found: ping", naming
+ * a method that exists. Control characters show as '?'. */
+Test(jsonrpc, a_name_with_control_characters_is_quoted_whole)
+{
+	struct mcp_conn c;
+	json_object *msg;
+
+	conn_at(&c, NULL);
+	msg = reply_of(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\\u0000x\\n\"}");
+	assert_error(msg, JSONRPC_METHOD_NOT_FOUND, "1");
+	cr_assert_str_eq(str_at(msg, "/error/message"), "Method not found: ping?x?");
+	json_object_put(msg);
+}
+
 Test(jsonrpc, echoes_ids_with_their_type)
 {
 	static const char *const ids[] = {
