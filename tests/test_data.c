@@ -1512,7 +1512,9 @@ Test(data, object_dot_and_vdot_hold_the_items_they_multiply)
  * a.__setitem__, __getitem__, dtype.__eq__, whose wrappers called numpy's functions) read a list of the user's where it was while an item's
  * attribute lookup, __index__ or __float__ emptied it: a freed item used (SIGSEGV). Each reads
  * a private copy now: the user's list is emptied, numpy's copy is not; ordinary use answers as
- * numpy does (the host's results). */
+ * numpy does (the host's results). A type in a list of fields given as an object of the code's
+ * with a dtype attribute is refused now (numpy reads no data type from such an object: read
+ * twice, it could answer otherwise the second time). */
 Test(data, numpy_entries_read_private_copies_of_lists)
 {
 	start_data(NULL);
@@ -1611,7 +1613,7 @@ Test(data, numpy_entries_read_private_copies_of_lists)
 	    "\"empty_like\":\"ok\",\"reshape\":\"ok\",\"ndarray\":\"ok\",\"float64\":\"ok\","
 	    "\"choice\":\"ValueError\",\"shape\":\"ok\",\"strides\":\"ok\",\"multi_index\":\"ok\","
 	    "\"scalar_index\":\"IndexError\",\"dtype_eq\":\"ok\",\"struct_eq\":\"TypeError\","
-	    "\"failed_eq\":\"ok\",\"nditer_item\":\"ValueError\",\"fields\":\"ok\",\"deep\":"
+	    "\"failed_eq\":\"ok\",\"nditer_item\":\"ValueError\",\"fields\":\"TypeError\",\"deep\":"
 	    "\"ValueError\",\"dunder_setitem\":\"ok\",\"dunder_getitem\":\"IndexError\",\"dunder_"
 	    "scalar\":\"IndexError\",\"dunder_flat\":\"ok\",\"dunder_eq\":\"ok\"},[[1,2,3],[1,4],[["
 	    "0,2],[4,6],[8,10]],[1,5],[100,200],[1,2],[5.0],[2,3],[4,3],[2,3],2.5,\"[('a', "
