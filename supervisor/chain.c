@@ -918,6 +918,16 @@ static void chain_channel_event(struct watch *w, uint32_t events)
 
 /* ---- parks -------------------------------------------------------------------------- */
 
+/* The runner's code had a fork refused: past ENGINE_FORKS_MAX its call ends. */
+static void fork_refused(struct chain *c, struct proc *p)
+{
+	if (++p->forks != ENGINE_FORKS_MAX + 1)
+		return;
+	log_msg(LOG_WARN, "chain %u: runner %d tried to fork more than %d times; killing it", c->id,
+	        (int)p->pid, ENGINE_FORKS_MAX);
+	chain_kill_runner(c, KILL_FORKS);
+}
+
 void chain_on_park(struct chain *c, pid_t tid, uint64_t id)
 {
 	struct proc *p = proc_find(c, tid);
@@ -934,8 +944,10 @@ void chain_on_park(struct chain *c, pid_t tid, uint64_t id)
 			owner = proc_find(c, tgid);
 		gate_refuse(c, id);
 		if (owner && owner == c->runner &&
-		    (c->state == CH_RUNNING || c->state == CH_RESULT))
+		    (c->state == CH_RUNNING || c->state == CH_RESULT)) {
+			fork_refused(c, owner);
 			return;
+		}
 		if (owner)
 			violation(c, owner, "forked from a thread");
 		return;
@@ -945,6 +957,7 @@ void chain_on_park(struct chain *c, pid_t tid, uint64_t id)
 	if (p == c->runner && c->state == CH_RUNNING) {
 		/* User code forking: sessions create processes only on the supervisor's word. */
 		gate_refuse(c, id);
+		fork_refused(c, p);
 		return;
 	}
 	threads = proc_threads(tid);

@@ -34,6 +34,9 @@
  * past it is taking faults under a handler of its own without end, each one a stop the
  * supervisor serves before other sessions' work. */
 #define ENGINE_SIGNALS_MAX          256
+/* Fork attempts of a call's code refused (the gate's notifications the loop answers), a process
+ * at most: code that retried without end kept the supervisor's loop answering 20000 a second. */
+#define ENGINE_FORKS_MAX            256
 /* A process the supervisor resumed outside a call (a new runner warming up, a holder
  * forking or reaping, a runner making the copy that keeps its state) must park again within
  * this, or its chain is taken for hostile. */
@@ -138,6 +141,7 @@ struct proc {
 	int cpu_ms;     /* CPU time at its exit stop, -1 unknown */
 	int step_cpu0;  /* its CPU time when let go for a step (a newborn: 0), -1 none */
 	int signals;    /* its signal-delivery stops but the collector's tick (trace.c) */
+	int forks;      /* its code's fork attempts refused (its threads' included) */
 	struct sysreport sys;
 };
 
@@ -173,6 +177,7 @@ enum kill_reason {
 	KILL_RESOURCE, /* the supervisor ran out of memory or fds serving the call */
 	KILL_QUOTA,    /* it wrote more to the workspace than a call may */
 	KILL_SIGNALS,  /* it took signals without end (faults under a handler of its own) */
+	KILL_FORKS,    /* its code tried to fork without end */
 };
 
 /* The chain's socket: frames in (bounded work per turn), frames out (queued). */

@@ -70,6 +70,12 @@ static int by_kill(const struct verdict_in *in, struct verdict *v)
 		    "and was stopped.",
 		    ENGINE_SIGNALS_MAX);
 		return 1;
+	case KILL_FORKS:
+		set(v, RUN_CRASHED, "SandboxError",
+		    "The code tried to start a process more than %d times and was stopped: no "
+		    "process can be started in the sandbox.",
+		    ENGINE_FORKS_MAX);
+		return 1;
 	case KILL_DONE:
 	case KILL_NONE:
 		break;
