@@ -3677,6 +3677,27 @@ Test(data, matplotlib_finds_no_program_to_run)
 	e2e_stop();
 }
 
+/* A number as distance_transform_cdt's metric became a structure of no dimensions that the C
+ * code read as one of the input's: the worker crashed (the host too). It is refused as a
+ * structure of another rank; the named metrics answer as on the host. */
+Test(data, a_distance_transform_s_metric_has_the_input_s_rank)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "from scipy import ndimage\n"
+	                  "a = np.ones((5, 5))\n"
+	                  "a[2, 2] = 0\n"
+	                  "try:\n"
+	                  "    ndimage.distance_transform_cdt(np.ones(10), 3)\n"
+	                  "    got = 'made'\n"
+	                  "except RuntimeError as e:\n"
+	                  "    got = str(e)\n"
+	                  "[got, ndimage.distance_transform_cdt(a).tolist()[0],\n"
+	                  " int(ndimage.distance_transform_cdt(a, 'taxicab').max())]",
+	                  "[\"structure and input must have the same rank\",[2,2,2,2,2],4]");
+	e2e_stop();
+}
+
 /* pandas' JSON reader with numpy=True decoded '[[],[1]]' past the empty row's one-byte block
  * and freed it twice: two live arrays over one block (any memory). The option (deprecated by
  * pandas) is refused, by its keyword or its place; the plain reader reads the same JSON. */

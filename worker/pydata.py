@@ -2581,6 +2581,7 @@ def _ndimage_checks():
             plain(input), fnc, sized(filter_size)] + [plain(a) for a in args]))
 
     real_feature = _nd_image.euclidean_feature_transform
+    real_cdt = _nd_image.distance_transform_op
 
     # Every other function of the C module converts its arguments itself after it has taken
     # the arrays (correlate1d's cval by its __float__, which reshaped the input in place: the
@@ -2591,7 +2592,7 @@ def _ndimage_checks():
         real = getattr(_nd_image, name)
         if not name.startswith('_') and callable(real) and real not in (
                 real_geometric, real_zoom_shift, real_uniform, real_min_max, real_generic,
-                real_feature):
+                real_feature, real_cdt):
             setattr(_nd_image, name, plain_shaped(real))
 
     def euclidean_feature_transform(input, sampling, features):
@@ -2610,10 +2611,20 @@ def _ndimage_checks():
             raise RuntimeError('indices array has wrong shape')
         return real_feature(input, sampling, features)
 
+    cdt_plain = plain_shaped(real_cdt)
+
+    def distance_transform_op(structure, distances, features):
+        # A number as distance_transform_cdt's metric became a structure of no dimensions,
+        # which the C code read as one of the input's: the worker crashed (the host too).
+        if np.ndim(structure) != np.ndim(distances):
+            raise RuntimeError('structure and input must have the same rank')
+        return cdt_plain(structure, distances, features)
+
     for f, orig in ((geometric_transform, real_geometric), (zoom_shift, real_zoom_shift),
                     (uniform_filter1d, real_uniform), (min_or_max_filter1d, real_min_max),
                     (generic_filter1d, real_generic),
-                    (euclidean_feature_transform, real_feature)):
+                    (euclidean_feature_transform, real_feature),
+                    (distance_transform_op, real_cdt)):
         f.__doc__ = orig.__doc__
         setattr(_nd_image, orig.__name__, f)
 
