@@ -2451,7 +2451,8 @@ Test(python_layer, a_dates_state_names_a_date)
  * cleared the dict (move_to_end, item assignment) left it on a freed node (a bytearray laid
  * there: any memory read and written, the real builtins reached). The sandbox's OrderedDict is
  * collections' own pure Python one, the same API: the same __eq__ ends in a KeyError, and
- * ordinary use answers as before (typing's alias included). */
+ * ordinary use answers as before (typing's alias included; a subclass whose __init__ does not
+ * call OrderedDict's, as scipy's LRUDict under quad_vec, gets its links when it is made). */
 Test(python_layer, ordered_dicts_are_not_left_on_a_freed_node)
 {
 	start(NULL);
@@ -2492,9 +2493,18 @@ Test(python_layer, ordered_dicts_are_not_left_on_a_freed_node)
 	    "o.move_to_end('a'); o.move_to_end('c', last=False)\n"
 	    "out += [list(o), o.popitem(), o.popitem(last=False), repr(o), o == OrderedDict(b=2),\n"
 	    "        type(typing.OrderedDict()) is OrderedDict, type(OrderedDict()).__module__]\n"
-	    "out",
+	    "class Lru(OrderedDict):\n"
+	    "    def __init__(self, size):\n"
+	    "        self.size = size\n"
+	    "lru = Lru(2)\n"
+	    "lru['x'] = 1\n"
+	    "lru['y'] = 2\n"
+	    "lru.move_to_end('x')\n"
+	    "out + [list(lru), lru.size]",
 	    "[[\"KeyError\"],1,[\"KeyError\"],0,[\"ok\",\"None\"],1,[\"c\",\"b\",\"a\"],[\"a\",1],["
-	    "\"c\",3],\"OrderedDict([(\\u0027b\\u0027, 2)])\",true,true,\"collections\"]");
+	    "\"c\",3],\"OrderedDict([(\\u0027b\\u0027, "
+	    "2)])\",true,true,\"collections\",[\"y\",\"x\"],"
+	    "2]");
 	still_serving();
 	stop();
 }

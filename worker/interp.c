@@ -255,7 +255,9 @@ static int add_site_packages(void)
  * or cleared the dict left pop, move_to_end and item assignment on a freed node (any memory
  * read and written). collections is imported with the C type hidden, so its own pure Python
  * OrderedDict, the same API over a dict and links of its own, is the one every library and
- * the user's code get; the C type is then nowhere to be found. */
+ * the user's code get; the C type is then nowhere to be found. Its links are made when an
+ * OrderedDict is made, as the C type's are, not in __init__ alone: a subclass whose __init__
+ * does not call OrderedDict's (scipy's LRUDict, under quad_vec) failed at its first item. */
 static const char odict_pure_py[] =
     "import sys, _collections\n"
     "if 'collections' in sys.modules:\n"
@@ -264,7 +266,15 @@ static const char odict_pure_py[] =
     "del _collections.OrderedDict\n"
     "import collections\n"
     "if collections.OrderedDict is c_type or type(collections.OrderedDict) is not type:\n"
-    "    raise RuntimeError('collections kept the C OrderedDict')\n";
+    "    raise RuntimeError('collections kept the C OrderedDict')\n"
+    "def __new__(cls, /, *args, **kwds):\n"
+    "    self = dict.__new__(cls)\n"
+    "    self._OrderedDict__hardroot = collections._Link()\n"
+    "    self._OrderedDict__root = root = collections._proxy(self._OrderedDict__hardroot)\n"
+    "    root.prev = root.next = root\n"
+    "    self._OrderedDict__map = {}\n"
+    "    return self\n"
+    "collections.OrderedDict.__new__ = __new__\n";
 
 /* Run the zygote's own Python source src in a namespace of its own (its frames, in a
  * traceback, are "<sandbox>"'s). 0 or -1. */
