@@ -3554,7 +3554,10 @@ Test(data, callbacks_and_repeats_get_memory_of_their_own)
  * array: all memory), negative sizes from 'V2147483648' or a list of large fields. Every way
  * the code gives numpy a new data type (np.dtype, dtype= of a function, astype, view, a
  * comma string, a dict of fields, an object's dtype attribute read twice, op_dtypes, copy's
- * setstate) makes a whole type or is refused; ordinary types are made as on the host. */
+ * setstate) makes a whole type or is refused; ordinary types are made as on the host. Second
+ * round: a str subclass or numpy's bytes scalar, a function's or a partial's dtype attribute,
+ * an offset or a shape whose __index__ answers otherwise the second time, a string first tried
+ * at the recursion limit, an offset of 2**62 with a size of 2**62 (numpy's sum wrapped). */
 Test(data, every_data_type_made_lies_within_its_size)
 {
 	start_data(NULL);
@@ -3571,6 +3574,33 @@ Test(data, every_data_type_made_lies_within_its_size)
 	    "    def dtype(self):\n"
 	    "        Y.n += 1\n"
 	    "        return np.dtype('u1') if Y.n == 1 else np.dtype('V2147483647')\n"
+	    "import functools\n"
+	    "wrap = 'V2147483647,V2147483647,V18'\n"
+	    "class S(str):\n"
+	    "    pass\n"
+	    "def f():\n"
+	    "    pass\n"
+	    "f.dtype = wrap\n"
+	    "part = functools.partial(int)\n"
+	    "part.dtype = wrap\n"
+	    "class Flip:\n"
+	    "    n = 0\n"
+	    "    def __index__(self):\n"
+	    "        Flip.n += 1\n"
+	    "        if Flip.n == 1:\n"
+	    "            raise TypeError('first read')\n"
+	    "        return 1\n"
+	    "def deep_then(spec):\n"
+	    "    def deep():\n"
+	    "        try:\n"
+	    "            deep()\n"
+	    "        except RecursionError:\n"
+	    "            try:\n"
+	    "                np.zeros(1, spec)\n"
+	    "            except RecursionError:\n"
+	    "                pass\n"
+	    "    deep()\n"
+	    "    return np.zeros(1, spec)\n"
 	    "def attempt(f):\n"
 	    "    try:\n"
 	    "        r = f()\n"
@@ -3597,6 +3627,15 @@ Test(data, every_data_type_made_lies_within_its_size)
 	    "1], 'itemsize': 16}),\n"
 	    "    lambda: np.frombuffer(bytearray(16), 'u1,V2147483647'),\n"
 	    "    lambda: np.nditer([one], op_dtypes=[bad], flags=['buffered']),\n"
+	    "    lambda: np.zeros(1, S(wrap)),\n"
+	    "    lambda: np.zeros(1, np.array([wrap.encode()])[0]),\n"
+	    "    lambda: np.zeros(1, f),\n"
+	    "    lambda: np.zeros(1, part),\n"
+	    "    lambda: np.zeros(1, {'names': ['a', 'b'], 'formats': ['u1', 'V2147483647'], "
+	    "'offsets': [0, Flip()], 'itemsize': 16}),\n"
+	    "    lambda: np.zeros(1, [('a', 'u1', Flip())]),\n"
+	    "    lambda: deep_then(wrap),\n"
+	    "    lambda: np.ndarray((2**62,), np.uint8, buffer=bytearray(32), offset=2**62),\n"
 	    "]\n"
 	    "import copy\n"
 	    "class Z:\n"
@@ -3621,13 +3660,18 @@ Test(data, every_data_type_made_lies_within_its_size)
 	    "       np.array([1, 2], dtype='float32').dtype.str, s.tolist(), np.dtype({'names': "
 	    "['a'], 'formats': ['<i4'], 'offsets': [4], 'itemsize': 8}).itemsize,\n"
 	    "       np.zeros(3, dtype='datetime64[D]').dtype.str]\n",
-	    "[\"this data type is not \",\"this data type is not \",\"this data type is not \","
-	    "\"this data type is not \",\"this data type is not \",\"this data type is not \","
-	    "\"this data type is not \",\"this data type is not \",\"this data type is not \","
-	    "\"this data type is not \",\"this data type is not \",\"Cannot interpret '<__m\","
-	    "\"Cannot interpret '<__m\",\"this data type is not \",\"this data type is not \","
-	    "\"copy sets the state of\",16,[1.5,2.0],[1,2],48,\"<f4\",[\"2024-01-05\",\"x12\"],8,"
-	    "\"<M8[D]\"]");
+	    "[\"this data type is not \",\"this data type is not \",\"this data type is not "
+	    "\",\"thi"
+	    "s data type is not \",\"this data type is not \",\"this data type is not \",\"this dat"
+	    "a type is not \",\"this data type is not \",\"this data type is not \",\"this data typ"
+	    "e is not \",\"this data type is not \",\"Cannot interpret '<__m\",\"a data type is mad"
+	    "e he\",\"this data type is not \",\"this data type is not \",\"this data type is not "
+	    "\""
+	    ",\"this data type is not \",\"Cannot interpret '<fun\",\"Cannot interpret 'func\",\"a "
+	    "d"
+	    "ata type is made he\",\"a data type is made he\",\"this data type is not \",\"offset i"
+	    "s larger than \",\"copy sets the state of\",16,[1.5,2.0],[1,2],48,\"<f4\",[\"2024-01-0"
+	    "5\",\"x12\"],8,\"<M8[D]\"]");
 	e2e_stop();
 }
 

@@ -182,12 +182,13 @@ static int dtypes_whole_guard(void);
 /* Does the memory an array of these dimensions and strides (NULL: contiguous) reaches stay
  * far from npy_intp's limits? numpy checks an array made over a buffer, or given new strides,
  * against its memory by sums in npy_intp, unchecked: strides of 2**63 wrapped the sums back
- * into range, and an element of the array lay at any address. Within 2**62 each way, no sum
- * of numpy's overflows and its own check is exact. An empty array reaches nothing. */
+ * into range, and an element of the array lay at any address. Below 2**61 each way (and an
+ * offset below it), no sum of numpy's overflows, its offset's included, and its own check is
+ * exact. An empty array reaches nothing. */
 static int extent_bounded(Py_ssize_t elsize, int nd, const Py_ssize_t *dims,
                           const Py_ssize_t *strides)
 {
-	const __int128 limit = (__int128)1 << 62;
+	const __int128 limit = (__int128)1 << 61;
 	__int128 lower = 0, upper = elsize;
 
 	if (elsize < 0)
@@ -205,7 +206,7 @@ static int extent_bounded(Py_ssize_t elsize, int nd, const Py_ssize_t *dims,
 			else
 				lower += step;
 		}
-		if (upper > limit || lower < -limit)
+		if (upper >= limit || lower <= -limit)
 			return 0;
 	}
 	return 1;
@@ -337,7 +338,7 @@ static PyObject *ndarray_new_over(PyTypeObject *t, PyObject *args, PyObject *kw)
 		if (v && off < 0 && !PyErr_Occurred())
 			PyErr_SetString(PyExc_ValueError, "offset must be non-negative");
 		/* numpy adds it to the array's size unchecked: no buffer is that large */
-		if (v && off > ((Py_ssize_t)1 << 62) && !PyErr_Occurred())
+		if (v && off >= ((Py_ssize_t)1 << 61) && !PyErr_Occurred())
 			PyErr_SetString(PyExc_ValueError, "offset is larger than the buffer");
 		if (PyErr_Occurred())
 			Py_CLEAR(v);
@@ -377,7 +378,8 @@ static PyObject *private_lists(PyObject *o, int depth);
 static PyObject *private_kw(PyObject *kw);
 
 /* real(t, args, kw) with private copies of the lists in args and kw's values. */
-static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n);
+static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n,
+                              Py_ssize_t data);
 
 /* The type-like arguments among a constructor's copies (args a tuple, kw a dict or NULL) checked
  * (the data types made whole, below). */
@@ -387,10 +389,10 @@ static int copies_checked(PyObject *args, PyObject *kw)
 	Py_ssize_t pos = 0;
 
 	if (PyTuple_Check(args) &&
-	    dtype_args_checked(&PyTuple_GET_ITEM(args, 0), 0, PyTuple_GET_SIZE(args)) < 0)
+	    dtype_args_checked(&PyTuple_GET_ITEM(args, 0), 0, PyTuple_GET_SIZE(args), 0) < 0)
 		return -1;
 	while (kw && PyDict_Check(kw) && PyDict_Next(kw, &pos, &key, &value))
-		if (dtype_args_checked(&value, 0, 1) < 0)
+		if (dtype_args_checked(&value, 0, 1, 0) < 0)
 			return -1;
 	return 0;
 }
@@ -978,6 +980,8 @@ static const char *const array_maker_names[N_ARRAY_MAKERS] = {
 static _PyCFunctionFastWithKeywords array_maker_real[N_ARRAY_MAKERS];
 
 static PyObject **private_args(PyObject *const *args, Py_ssize_t n, Py_ssize_t skip, int *none);
+static PyObject **private_args_data(PyObject *const *args, Py_ssize_t n, Py_ssize_t skip,
+                                    Py_ssize_t data, int *none);
 static void private_args_free(PyObject **copy, Py_ssize_t n, Py_ssize_t skip);
 
 static PyObject *array_made(int k, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -989,7 +993,7 @@ static PyObject *array_made(int k, PyObject *self, PyObject *const *args, Py_ssi
 
 	if (!pylayer_armed())
 		return array_maker_real[k](self, args, nargs, kwnames);
-	copy = private_args(args, n, 0, &none);
+	copy = private_args_data(args, n, 0, nargs > 0, &none); /* np.array(data, dtype...) */
 	if (none)
 		return array_maker_real[k](self, args, nargs, kwnames);
 	if (!copy)
@@ -1235,9 +1239,20 @@ static PyCFunction ufunc_method_real[N_UFUNC_METHODS];
 /* args (n of them) with their lists copied (the first skip as they are), or NULL (no list:
  * *none set) */
 static void private_args_free(PyObject **copy, Py_ssize_t n, Py_ssize_t skip);
-static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n);
+static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n,
+                              Py_ssize_t data);
+
+/* Private copies of args[skip, n) (the first data of them an array maker's data). */
+static PyObject **private_args_data(PyObject *const *args, Py_ssize_t n, Py_ssize_t skip,
+                                    Py_ssize_t data, int *none);
 
 static PyObject **private_args(PyObject *const *args, Py_ssize_t n, Py_ssize_t skip, int *none)
+{
+	return private_args_data(args, n, skip, 0, none);
+}
+
+static PyObject **private_args_data(PyObject *const *args, Py_ssize_t n, Py_ssize_t skip,
+                                    Py_ssize_t data, int *none)
 {
 	PyObject **copy;
 	Py_ssize_t i, any = 0;
@@ -1264,7 +1279,7 @@ static PyObject **private_args(PyObject *const *args, Py_ssize_t n, Py_ssize_t s
 			PyMem_Free(copy);
 			return NULL;
 		}
-	if (dtype_args_checked(copy, skip, n) < 0) {
+	if (dtype_args_checked(copy, skip, n, data) < 0) {
 		private_args_free(copy, n, skip);
 		return NULL;
 	}
@@ -1599,13 +1614,15 @@ static int descr_whole(PyObject *o, int depth)
 static newfunc dtype_new_real; /* numpy's own, the sandbox's private copies aside */
 
 /* o converted as numpy converts a data type argument: -1 with an error when the type made is not
- * whole, else 0 (o is no data type, or a whole one). An error of the conversion that is not a
- * refusal of o as a type (the call's deadline, memory) goes on. */
-static int dtype_like_whole(PyObject *o)
+ * whole, or when the conversion failed for a reason that is not o's (recursion, memory, the
+ * call's deadline: numpy's own conversion could succeed); 0 when o is no data type (*made 0)
+ * or a whole one (*made 1). */
+static int dtype_like_whole(PyObject *o, int *made)
 {
 	PyObject *args = PyTuple_Pack(1, o), *d;
 	int whole;
 
+	*made = 0;
 	if (!args)
 		return -1;
 	descr_refused = 0;
@@ -1614,73 +1631,164 @@ static int dtype_like_whole(PyObject *o)
 	if (!d) {
 		if (descr_refused || !PyErr_ExceptionMatches(PyExc_Exception) ||
 		    PyErr_ExceptionMatches(PyExc_MemoryError) ||
+		    PyErr_ExceptionMatches(PyExc_RecursionError) ||
 		    PyErr_ExceptionMatches(PyExc_TimeoutError))
 			return -1;
 		PyErr_Clear();
 		return 0;
 	}
+	*made = 1;
 	whole = descr_whole(d, 0);
 	Py_DECREF(d);
 	return whole ? 0 : descr_refuse();
 }
 
-static int has_digit(PyObject *s)
+static int has_digit(const char *s, Py_ssize_t n)
 {
-	if (PyBytes_CheckExact(s)) {
-		for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(s); i++)
-			if (PyBytes_AS_STRING(s)[i] >= '0' && PyBytes_AS_STRING(s)[i] <= '9')
-				return 1;
-		return 0;
-	}
-	for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(s); i++) {
-		Py_UCS4 c = PyUnicode_READ_CHAR(s, i);
-		if (c >= '0' && c <= '9')
+	for (Py_ssize_t i = 0; i < n; i++)
+		if (s[i] >= '0' && s[i] <= '9')
 			return 1;
-	}
 	return 0;
 }
 
-/* Strings checked already (whole, or no type), at most 4096. */
+/* Are o's values all plain (exact str, bytes, int, float, bool, None, data types, classes, and
+ * exact lists, tuples and dicts of them)? numpy reads those the same each time; anything else
+ * runs code of the call's while it is read (an __index__ answering 0, then 1). */
+static int plain_tree(PyObject *o, int depth)
+{
+	PyObject *key, *value;
+	Py_ssize_t pos = 0;
+
+	if (depth > 64)
+		return 0;
+	if (o == Py_None || PyUnicode_CheckExact(o) || PyBytes_CheckExact(o) ||
+	    PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o) || PyType_Check(o) ||
+	    Py_IS_TYPE(o, (PyTypeObject *)np_dtype) ||
+	    PyType_IsSubtype(Py_TYPE(o), (PyTypeObject *)np_dtype))
+		return 1;
+	if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+		for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
+			if (!plain_tree(PySequence_Fast_GET_ITEM(o, i), depth + 1))
+				return 0;
+		return 1;
+	}
+	if (!PyDict_CheckExact(o))
+		return 0;
+	while (PyDict_Next(o, &pos, &key, &value))
+		if (!plain_tree(key, depth + 1) || !plain_tree(value, depth + 1))
+			return 0;
+	return 1;
+}
+
+static PyObject *str_dtype; /* "dtype" */
+
+/* Strings checked already, whole or no type (their exact text), at most 4096. */
 static PyObject *dtype_strs_seen;
 
-/* An argument handed to numpy (its private copy): 0, or -1 with an error when numpy would make a
- * data type of it that is not whole. */
-static int dtype_arg_checked(PyObject *o, int depth)
+/* A string numpy may read as a type (a str or bytes, subclasses too: numpy reads their text):
+ * 0, or -1 with an error when the type it names is not whole. */
+static int dtype_str_checked(PyObject *o)
 {
-	if (PyUnicode_CheckExact(o) || PyBytes_CheckExact(o)) {
-		int seen = dtype_strs_seen ? PySet_Contains(dtype_strs_seen, o) : 0;
-		if (seen != 0 || !has_digit(o))
-			return seen < 0 ? -1 : 0;
-		if (dtype_like_whole(o) < 0)
-			return -1;
-		if (!dtype_strs_seen || PySet_GET_SIZE(dtype_strs_seen) >= 4096)
-			Py_XSETREF(dtype_strs_seen, PySet_New(NULL));
-		if (dtype_strs_seen && PySet_Add(dtype_strs_seen, o) < 0)
-			PyErr_Clear();
-		return 0;
+	PyObject *text = PyUnicode_Check(o)
+	                     ? PyUnicode_FromObject(o)
+	                     : PyBytes_FromStringAndSize(PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o));
+	const char *s;
+	Py_ssize_t n;
+	int seen, made, rc = 0;
+
+	if (!text)
+		return -1;
+	if (PyUnicode_Check(text)) {
+		s = PyUnicode_AsUTF8AndSize(text, &n);
+	} else {
+		s = PyBytes_AS_STRING(text);
+		n = PyBytes_GET_SIZE(text);
 	}
-	if (PyDict_CheckExact(o))
-		return dtype_like_whole(o);
+	seen = s ? (dtype_strs_seen ? PySet_Contains(dtype_strs_seen, text) : 0) : -1;
+	if (seen == 0 && has_digit(s, n)) {
+		rc = dtype_like_whole(text, &made);
+		if (rc == 0 && (!dtype_strs_seen || PySet_GET_SIZE(dtype_strs_seen) >= 4096))
+			Py_XSETREF(dtype_strs_seen, PySet_New(NULL));
+		if (rc == 0 && dtype_strs_seen && PySet_Add(dtype_strs_seen, text) < 0)
+			PyErr_Clear();
+	}
+	Py_DECREF(text);
+	return seen < 0 ? -1 : rc;
+}
+
+/* The keys of a dict numpy reads as a structure by its parts (names, formats, offsets...). */
+static int dict_of_parts(PyObject *o)
+{
+	static const char *const parts[] = {"names",    "formats", "offsets", "titles",
+	                                    "itemsize", "aligned", NULL};
+
+	for (const char *const *k = parts; *k; k++)
+		if (PyDict_GetItemString(o, *k))
+			return 1;
+	return 0;
+}
+
+static int dtype_not_plain(void)
+{
+	descr_refused = 1;
+	PyErr_SetString(
+	    PyExc_TypeError,
+	    "a data type is made here of strings, numbers, lists, tuples, dicts, numpy's "
+	    "types and dtypes (an object of the code's within it is read by numpy "
+	    "again, and could answer otherwise)");
+	return -1;
+}
+
+/* An argument handed to numpy (its private copy): 0, or -1 with an error when numpy would make a
+ * data type of it that is not whole, or of values that are not plain. data: an array maker's
+ * data, never read as a type itself (its strings and lists are values). */
+static int dtype_arg_checked(PyObject *o, int depth, int data)
+{
+	int made;
+
+	if (PyUnicode_Check(o) || PyBytes_Check(o))
+		return data ? 0 : dtype_str_checked(o);
+	if (PyDict_Check(o)) {
+		if (dict_of_parts(o) && !plain_tree(o, 0))
+			return dtype_not_plain();
+		return data ? 0 : dtype_like_whole(o, &made);
+	}
 	if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
 		Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-		PyObject *first = n ? PySequence_Fast_GET_ITEM(o, 0) : NULL;
-		/* a structure as a list of (name, type) fields; (type, shape) or (type, size) */
-		int type_like = first && (PyList_CheckExact(o) ? PyTuple_Check(first)
-		                                               : n == 2 && !PyLong_Check(first) &&
-		                                                     !PyFloat_Check(first));
-		if (type_like && dtype_like_whole(o) < 0)
-			return -1;
+		PyObject *first = n ? PySequence_Fast_GET_ITEM(o, 0) : NULL, *name;
+		int type_like;
+		/* a structure as a list of (name, type[, shape]) fields, the name a string or a
+		 * (title, name) pair; a (type, shape), (type, size) or (type, metadata) pair */
+		if (PyList_CheckExact(o)) {
+			name = first && PyTuple_Check(first) && PyTuple_GET_SIZE(first) >= 2
+			           ? PyTuple_GET_ITEM(first, 0)
+			           : NULL;
+			type_like = name && (PyUnicode_Check(name) || PyBytes_Check(name) ||
+			                     PyTuple_Check(name));
+		} else {
+			type_like = n == 2 && (PyUnicode_Check(first) || PyBytes_Check(first) ||
+			                       PyType_Check(first) || PyList_Check(first) ||
+			                       PyDict_Check(first) || PyTuple_Check(first) ||
+			                       PyObject_TypeCheck(first, (PyTypeObject *)np_dtype));
+		}
+		if (type_like && !data) {
+			if (!plain_tree(o, 0))
+				return dtype_not_plain();
+			if (dtype_like_whole(o, &made) < 0)
+				return -1;
+		}
 		for (Py_ssize_t i = 0; depth == 0 && n <= 32 && i < n; i++)
-			if (dtype_arg_checked(PySequence_Fast_GET_ITEM(o, i), 1) < 0)
+			if (dtype_arg_checked(PySequence_Fast_GET_ITEM(o, i), 1, data) < 0)
 				return -1;
 	}
 	return 0;
 }
 
-static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n)
+/* args[from, n) handed to numpy, the first data of them an array maker's data. */
+static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n, Py_ssize_t data)
 {
 	for (Py_ssize_t i = from; i < n; i++)
-		if (dtype_arg_checked(args[i], 0) < 0)
+		if (dtype_arg_checked(args[i], 0, i - from < data) < 0)
 			return -1;
 	return 0;
 }
@@ -1724,18 +1832,53 @@ static PyObject *dtype_setstate_checked(PyObject *self, PyObject *state)
 
 static PyMethodDef dtype_setstate_def = {"__setstate__", dtype_setstate_checked, METH_O, NULL};
 
+/* May numpy read o's dtype attribute as a data type? Only one a library defines, which reads
+ * the same each time: a module's of the interpreter's (numpy's own, by name), a library class's
+ * (a class made before any code ran), or what a library class defines for its objects as a
+ * data descriptor (ndarray's, a pandas Series' property), or as a class attribute no object's
+ * own dict shadows. Not a function's or a namespace's attribute the code set, nor anything of a
+ * class the code made. */
+static int dtype_attr_library(PyObject *o)
+{
+	PyTypeObject *t = Py_TYPE(o);
+	PyObject *attr, *name, *dict, **dictp;
+
+	if (PyModule_Check(o)) {
+		name = PyModule_GetNameObject(o);
+		attr = name ? PyDict_GetItemWithError(PyImport_GetModuleDict(), name) : NULL;
+		Py_XDECREF(name);
+		PyErr_Clear();
+		return attr == o;
+	}
+	if (PyType_Check(o))
+		return !(((PyTypeObject *)o)->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
+		       pyguard_sealed_class(o);
+	if ((t->tp_flags & Py_TPFLAGS_HEAPTYPE) && !pyguard_sealed_class((PyObject *)t))
+		return 0;
+	if (!(attr = _PyType_Lookup(t, str_dtype)))
+		return 0;
+	if (Py_TYPE(attr)->tp_descr_set)
+		return 1;
+	dictp = _PyObject_GetDictPtr(o);
+	dict = dictp ? *dictp : NULL;
+	if (!dict || !PyDict_Check(dict))
+		return 1;
+	attr = PyDict_GetItemWithError(dict, str_dtype);
+	PyErr_Clear();
+	return !attr && !PyErr_Occurred();
+}
+
 /* numpy's reads of an attribute by name (its PyObject_GetAttrString, through the entry the
- * dynamic linker filled): a data type's "dtype" of an object whose class was made after the
- * libraries (the code's) is none. */
+ * dynamic linker filled): a data type's "dtype" that is not a library's is none. */
 static PyObject *numpy_getattr_string(PyObject *o, const char *name)
 {
-	PyObject *t = PyType_Check(o) ? o : (PyObject *)Py_TYPE(o);
-
-	if (pylayer_armed() && name[0] == 'd' && strcmp(name, "dtype") == 0 && !PyModule_Check(o) &&
-	    (((PyTypeObject *)t)->tp_flags & Py_TPFLAGS_HEAPTYPE) && !pyguard_sealed_class(t)) {
-		PyErr_SetString(PyExc_AttributeError,
-		                "numpy reads no data type from an object of a class made in the "
-		                "sandbox: give a dtype (np.dtype(...)) or a type's name");
+	if (pylayer_armed() && name[0] == 'd' && strcmp(name, "dtype") == 0 &&
+	    !dtype_attr_library(o)) {
+		PyErr_Clear();
+		PyErr_SetString(
+		    PyExc_AttributeError,
+		    "numpy reads a data type from an object's dtype attribute only where "
+		    "a library defines it: give a dtype (np.dtype(...)) or a type's name");
 		return NULL;
 	}
 	return PyObject_GetAttrString(o, name);
@@ -1810,6 +1953,8 @@ static int slot_patch_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int dtypes_whole_guard(void)
 {
+	if (!(str_dtype = PyUnicode_InternFromString("dtype")))
+		return -1;
 	struct slot_patch p = {"numpy/core/_multiarray_umath", "PyObject_GetAttrString",
 	                       (void *)numpy_getattr_string, 0};
 	PyObject *m, *d = ((PyTypeObject *)np_dtype)->tp_dict;
