@@ -2525,7 +2525,6 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	PyObject *t, *ns, *guarded;
 	PyTypeObject *winner = NULL;
 	int depth = type_new_depth;
-	Py_ssize_t guard_refs;
 
 	if (pylayer_armed() && guard_headroom("making a class") < 0)
 		return NULL;
@@ -2553,15 +2552,13 @@ static PyObject *type_new_checked(PyTypeObject *meta, PyObject *args, PyObject *
 	if (depth < MAKING_MAX)
 		type_new_args[depth] = args;
 	type_new_depth++;
-	/* The guard's entry is one object: each class made holds it in its dict until the entry's
-	 * __set_name__ guards the class and takes it out. */
-	guard_refs = early_guard ? Py_REFCNT(early_guard) : 0;
 	t = real_type_new(meta, guarded, kw);
 	/* type() failed with the class readied, its slots in place, and the entry still in it (an
 	 * allocation between the two failed): the class is alive, in its bases' subclass lists,
 	 * and never guarded. (One that failed before it was readied, an inconsistent MRO, is in
-	 * no list and is freed with its cycle.) */
-	if (!t && pylayer_armed() && early_guard && Py_REFCNT(early_guard) > guard_refs &&
+	 * no list and is freed with its cycle.) The lists are read whatever the entry's count did:
+	 * the code can free another holder of it during the call. */
+	if (!t && pylayer_armed() && early_guard &&
 	    half_made_reachable(PyTuple_GET_ITEM(guarded, 1)))
 		guard_failed_closed();
 	if (!t && guarded != args)
