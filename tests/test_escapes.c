@@ -6035,6 +6035,15 @@ Test(python_layer, a_class_is_made_or_changed_whole_at_any_depth)
  * change): the deletion of __lt__ was done and the subclasses kept CPython's slot. Now a class
  * type() readied and could not guard ends the process (exit 106), and the walk allocates
  * nothing. Either way the code never holds such a class. */
+/* The address space filled with bytearrays, halving their size down to a page (in fill). */
+#define FILL_ADDRESS_SPACE                                                                         \
+	"fill, n = [], 1 << 28\n"                                                                  \
+	"while n >= 4096:\n"                                                                       \
+	"    try:\n"                                                                               \
+	"        fill.append(bytearray(n))\n"                                                      \
+	"    except MemoryError:\n"                                                                \
+	"        n //= 2\n"
+
 Test(python_layer, a_class_is_guarded_whole_when_memory_runs_out)
 {
 	json_object *r;
@@ -6049,14 +6058,7 @@ Test(python_layer, a_class_is_guarded_whole_when_memory_runs_out)
 	             "class B(list, metaclass=abc.ABCMeta):\n"
 	             "    pass\n"
 	             "NS = {'n%d' % i: i for i in range(10000)}\n"
-	             "NS['__module__'] = '__main__'\n"
-	             "fill, n = [], 1 << 28\n"
-	             "while n >= 4096:\n"
-	             "    try:\n"
-	             "        fill.append(bytearray(n))\n"
-	             "    except MemoryError:\n"
-	             "        n //= 2\n"
-	             "freed = 0\n"
+	             "NS['__module__'] = '__main__'\n" FILL_ADDRESS_SPACE "freed = 0\n"
 	             "while freed < (24 << 20) and fill:\n"
 	             "    freed += len(fill.pop())\n"
 	             "out = {'failed': 0, 'kept': 0}\n"
@@ -6090,41 +6092,36 @@ Test(python_layer, a_class_is_guarded_whole_when_memory_runs_out)
 	else
 		cr_assert(strstr(mcpc_err_str(r, "message"), "could not be guarded"), "%s",
 		          mcpc_json(r));
-	expect_ok_result("class V(list):\n"
-	                 "    def __lt__(self, o):\n"
-	                 "        return NotImplemented\n"
-	                 "class W(V):\n"
-	                 "    pass\n"
-	                 "KEEP = [type('S%d' % i, (W,), {}) for i in range(20000)]\n"
-	                 "fill, n = [], 1 << 28\n"
-	                 "while n >= 4096:\n"
-	                 "    try:\n"
-	                 "        fill.append(bytearray(n))\n"
-	                 "    except MemoryError:\n"
-	                 "        n //= 2\n"
-	                 "i = min((j for j in range(len(fill)) if len(fill[j]) >= (4 << 20)), "
-	                 "key=lambda j: len(fill[j]))\n"
-	                 "L = len(fill[i])\n"
-	                 "fill[i] = None\n"
-	                 "out = {'failed_after_change': 0}\n"
-	                 "for F in range(8 << 10, 4 << 20, 4 << 10):\n"
-	                 "    adj = None\n"
-	                 "    try:\n"
-	                 "        adj = bytearray(L - F)\n"
-	                 "    except MemoryError:\n"
-	                 "        continue\n"
-	                 "    try:\n"
-	                 "        del V.__lt__\n"
-	                 "        adj = None\n"
-	                 "        break\n"
-	                 "    except MemoryError:\n"
-	                 "        adj = None\n"
-	                 "        if V.__lt__ is list.__lt__:\n"
-	                 "            out['failed_after_change'] += 1\n"
-	                 "            break\n"
-	                 "fill.clear()\n"
-	                 "[out['failed_after_change'], V.__lt__ is list.__lt__]\n",
-	                 "[0,true]");
+	expect_ok_result(
+	    "class V(list):\n"
+	    "    def __lt__(self, o):\n"
+	    "        return NotImplemented\n"
+	    "class W(V):\n"
+	    "    pass\n"
+	    "KEEP = [type('S%d' % i, (W,), {}) for i in range(20000)]\n" FILL_ADDRESS_SPACE
+	    "i = min((j for j in range(len(fill)) if len(fill[j]) >= (4 << 20)), "
+	    "key=lambda j: len(fill[j]))\n"
+	    "L = len(fill[i])\n"
+	    "fill[i] = None\n"
+	    "out = {'failed_after_change': 0}\n"
+	    "for F in range(8 << 10, 4 << 20, 4 << 10):\n"
+	    "    adj = None\n"
+	    "    try:\n"
+	    "        adj = bytearray(L - F)\n"
+	    "    except MemoryError:\n"
+	    "        continue\n"
+	    "    try:\n"
+	    "        del V.__lt__\n"
+	    "        adj = None\n"
+	    "        break\n"
+	    "    except MemoryError:\n"
+	    "        adj = None\n"
+	    "        if V.__lt__ is list.__lt__:\n"
+	    "            out['failed_after_change'] += 1\n"
+	    "            break\n"
+	    "fill.clear()\n"
+	    "[out['failed_after_change'], V.__lt__ is list.__lt__]\n",
+	    "[0,true]");
 	still_serving();
 	stop();
 }
