@@ -222,12 +222,12 @@ int proto_parse(const char *buf, size_t len, json_object **out)
 	enum json_tokener_error err;
 	json_object *obj = NULL;
 	size_t end;
-	int rc = -EINVAL;
+	int rc = -EINVAL, lex;
 
 	if (len > PROTO_MAX_JSON || len > INT_MAX)
 		return -EINVAL;
-	if ((rc = lex_check((const unsigned char *)buf, len)) < 0)
-		return rc;
+	if ((lex = lex_check((const unsigned char *)buf, len)) < 0)
+		return lex;
 	tok = json_tokener_new_ex(PROTO_MAX_DEPTH);
 	if (!tok)
 		return -ENOMEM;
