@@ -2484,10 +2484,15 @@ fail:
  * cell is emptied: those methods fail as they do when a class body's cell was never set. */
 static void half_made_dropped(PyObject *ns)
 {
-	PyObject *cell = PyDict_GetItemString(ns, "__classcell__");
+	PyObject *cell, *et, *ev, *tb;
 
-	if (cell && PyCell_Check(cell) && PyCell_GET(cell) && PyCell_Set(cell, NULL) < 0)
-		PyErr_Clear();
+	/* type()'s error stays the call's (a lookup that cannot allocate would clear it) */
+	PyErr_Fetch(&et, &ev, &tb);
+	cell = PyDict_GetItemString(ns, "__classcell__");
+	if (cell && PyCell_Check(cell) && PyCell_GET(cell))
+		(void)PyCell_Set(cell, NULL);
+	PyErr_Clear();
+	PyErr_Restore(et, ev, tb);
 }
 
 /* Is a class that still holds the guard's entry among the subclasses of bases (a tuple: the
