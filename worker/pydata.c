@@ -1728,6 +1728,24 @@ static int dict_of_parts(PyObject *o)
 	return 0;
 }
 
+/* Is o a list numpy reads as a structure's fields: each item a (name, type[, shape]) tuple, its
+ * name a string or a (title, name) pair? */
+static int fields_list(PyObject *o)
+{
+	if (!PyList_CheckExact(o) || PyList_GET_SIZE(o) == 0)
+		return 0;
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); i++) {
+		PyObject *f = PyList_GET_ITEM(o, i), *name;
+		if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) < 2 || PyTuple_GET_SIZE(f) > 3)
+			return 0;
+		name = PyTuple_GET_ITEM(f, 0);
+		if (!PyUnicode_Check(name) && !PyBytes_Check(name) &&
+		    !(PyTuple_Check(name) && PyTuple_GET_SIZE(name) == 2))
+			return 0;
+	}
+	return 1;
+}
+
 static int dtype_not_plain(void)
 {
 	descr_refused = 1;
@@ -1755,22 +1773,17 @@ static int dtype_arg_checked(PyObject *o, int depth, int data)
 	}
 	if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
 		Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-		PyObject *first = n ? PySequence_Fast_GET_ITEM(o, 0) : NULL, *name;
-		int type_like;
-		/* a structure as a list of (name, type[, shape]) fields, the name a string or a
-		 * (title, name) pair; a (type, shape), (type, size) or (type, metadata) pair */
-		if (PyList_CheckExact(o)) {
-			name = first && PyTuple_Check(first) && PyTuple_GET_SIZE(first) >= 2
-			           ? PyTuple_GET_ITEM(first, 0)
-			           : NULL;
-			type_like = name && (PyUnicode_Check(name) || PyBytes_Check(name) ||
-			                     PyTuple_Check(name));
-		} else {
-			type_like = n == 2 && (PyUnicode_Check(first) || PyBytes_Check(first) ||
-			                       PyType_Check(first) || PyList_Check(first) ||
-			                       PyDict_Check(first) || PyTuple_Check(first) ||
-			                       PyObject_TypeCheck(first, (PyTypeObject *)np_dtype));
-		}
+		PyObject *first = n ? PySequence_Fast_GET_ITEM(o, 0) : NULL;
+		/* a structure as a list of (name, type[, shape]) fields; a (type, shape), (type,
+		 * size) or (type, metadata) pair, the type a name, a class, a dtype, a list of fields
+		 * or a dict of parts (a pair of a list of values and an array is data) */
+		int type_like =
+		    PyList_CheckExact(o)
+		        ? fields_list(o)
+		        : n == 2 && (PyUnicode_Check(first) || PyBytes_Check(first) ||
+		                     PyType_Check(first) || fields_list(first) ||
+		                     (PyDict_Check(first) && dict_of_parts(first)) ||
+		                     PyObject_TypeCheck(first, (PyTypeObject *)np_dtype));
 		if (type_like && !data) {
 			if (!plain_tree(o, 0))
 				return dtype_not_plain();
