@@ -1680,8 +1680,6 @@ static int plain_tree(PyObject *o, int depth)
 	return 1;
 }
 
-static PyObject *str_dtype; /* "dtype" */
-
 /* Strings checked already, whole or no type (their exact text), at most 4096. */
 static PyObject *dtype_strs_seen;
 
@@ -1845,56 +1843,66 @@ static PyObject *dtype_setstate_checked(PyObject *self, PyObject *state)
 
 static PyMethodDef dtype_setstate_def = {"__setstate__", dtype_setstate_checked, METH_O, NULL};
 
-/* May numpy read o's dtype attribute as a data type? Only one a library defines, which reads
- * the same each time: a module's of the interpreter's (numpy's own, by name), a library class's
- * (a class made before any code ran), or what a library class defines for its objects as a
- * data descriptor (ndarray's, a pandas Series' property), or as a class attribute no object's
- * own dict shadows. Not a function's or a namespace's attribute the code set, nor anything of a
- * class the code made. */
-static int dtype_attr_library(PyObject *o)
+/* Is o's dtype attribute one numpy may read at all: not of a class the code made (its
+ * attribute could answer otherwise each time), and of a module only a library's (numpy reads
+ * its own module's "dtype", the class)? */
+static int dtype_attr_readable(PyObject *o)
 {
-	PyTypeObject *t = Py_TYPE(o);
-	PyObject *attr, *name, *dict, **dictp;
+	PyTypeObject *t = PyType_Check(o) ? (PyTypeObject *)o : Py_TYPE(o);
+	PyObject *name, *known;
 
 	if (PyModule_Check(o)) {
 		name = PyModule_GetNameObject(o);
-		attr = name ? PyDict_GetItemWithError(PyImport_GetModuleDict(), name) : NULL;
+		known = name ? PyDict_GetItemWithError(PyImport_GetModuleDict(), name) : NULL;
 		Py_XDECREF(name);
 		PyErr_Clear();
-		return attr == o;
+		return known == o;
 	}
-	if (PyType_Check(o))
-		return !(((PyTypeObject *)o)->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
-		       pyguard_sealed_class(o);
-	if ((t->tp_flags & Py_TPFLAGS_HEAPTYPE) && !pyguard_sealed_class((PyObject *)t))
-		return 0;
-	if (!(attr = _PyType_Lookup(t, str_dtype)))
-		return 0;
-	if (Py_TYPE(attr)->tp_descr_set)
-		return 1;
-	dictp = _PyObject_GetDictPtr(o);
-	dict = dictp ? *dictp : NULL;
-	if (!dict || !PyDict_Check(dict))
-		return 1;
-	attr = PyDict_GetItemWithError(dict, str_dtype);
-	PyErr_Clear();
-	return !attr && !PyErr_Occurred();
+	return !(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || pyguard_sealed_class((PyObject *)t);
 }
 
 /* numpy's reads of an attribute by name (its PyObject_GetAttrString, through the entry the
- * dynamic linker filled): a data type's "dtype" that is not a library's is none. */
+ * dynamic linker filled). An object's "dtype", which numpy converts into a data type
+ * unchecked, is read once here and handed on as a data type of its own (whole), or as it is
+ * when no type is made of it (a plain value numpy cannot read as one either): a string a
+ * function's or a library object's attribute the code set is checked as any argument. An
+ * object of a class the code made gives none. */
 static PyObject *numpy_getattr_string(PyObject *o, const char *name)
 {
-	if (pylayer_armed() && name[0] == 'd' && strcmp(name, "dtype") == 0 &&
-	    !dtype_attr_library(o)) {
-		PyErr_Clear();
-		PyErr_SetString(
-		    PyExc_AttributeError,
-		    "numpy reads a data type from an object's dtype attribute only where "
-		    "a library defines it: give a dtype (np.dtype(...)) or a type's name");
+	PyObject *v, *d;
+
+	if (!pylayer_armed() || name[0] != 'd' || strcmp(name, "dtype") != 0)
+		return PyObject_GetAttrString(o, name);
+	if (!dtype_attr_readable(o)) {
+		PyErr_SetString(PyExc_AttributeError,
+		                "numpy reads no data type from an object of a class made in the "
+		                "sandbox: give a dtype (np.dtype(...)) or a type's name");
 		return NULL;
 	}
-	return PyObject_GetAttrString(o, name);
+	if (PyModule_Check(o))
+		return PyObject_GetAttrString(o, name);
+	if (!(v = PyObject_GetAttrString(o, name)) ||
+	    PyObject_TypeCheck(v, (PyTypeObject *)np_dtype))
+		return v;
+	if (!plain_tree(v, 0)) {
+		Py_DECREF(v);
+		dtype_not_plain();
+		return NULL;
+	}
+	descr_refused = 0;
+	if ((d = PyObject_CallOneArg(np_dtype, v))) {
+		Py_DECREF(v);
+		return d;
+	}
+	if (descr_refused || !PyErr_ExceptionMatches(PyExc_Exception) ||
+	    PyErr_ExceptionMatches(PyExc_MemoryError) ||
+	    PyErr_ExceptionMatches(PyExc_RecursionError) ||
+	    PyErr_ExceptionMatches(PyExc_TimeoutError)) {
+		Py_DECREF(v);
+		return NULL;
+	}
+	PyErr_Clear();
+	return v;
 }
 
 #if defined(__x86_64__)
@@ -1966,8 +1974,6 @@ static int slot_patch_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int dtypes_whole_guard(void)
 {
-	if (!(str_dtype = PyUnicode_InternFromString("dtype")))
-		return -1;
 	struct slot_patch p = {"numpy/core/_multiarray_umath", "PyObject_GetAttrString",
 	                       (void *)numpy_getattr_string, 0};
 	PyObject *m, *d = ((PyTypeObject *)np_dtype)->tp_dict;
