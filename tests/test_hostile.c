@@ -433,7 +433,7 @@ static const struct hcase fork_cases[] = {
      "        except OSError:\n            pass\n"
      "for i in range(4):\n    threading.Thread(target=w, daemon=True).start()\n"
      "time.sleep(30)",
-     "timeout", "TimeoutError", NULL, NULL, NEXT_NONE},
+     "crashed", "SandboxError", "tried to start a process more than 256 times", NULL, NEXT_NONE},
     {"fork in a later call of a session", OLD_SESSION, "pid = os.fork()\n't@ID@'", "error",
      "PermissionError", "[Errno 1] Operation not permitted", NULL, NEXT_STATE},
     {"clone with fork flags in a later call of a session", OLD_SESSION, CLONE_FORK_FLAGS, "ok",
