@@ -377,7 +377,6 @@ out:
 static PyObject *private_lists(PyObject *o, int depth);
 static PyObject *private_kw(PyObject *kw);
 
-/* real(t, args, kw) with private copies of the lists in args and kw's values. */
 static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n,
                               Py_ssize_t data);
 
@@ -397,6 +396,7 @@ static int copies_checked(PyObject *args, PyObject *kw)
 	return 0;
 }
 
+/* real(t, args, kw) with private copies of the lists in args and kw's values. */
 static PyObject *new_with_copies(newfunc real, PyTypeObject *t, PyObject *args, PyObject *kw)
 {
 	PyObject *args2, *kw2, *r;
@@ -1237,15 +1237,7 @@ static PyMethodDef *ufunc_method_defs[N_UFUNC_METHODS];
 static PyCFunction ufunc_method_real[N_UFUNC_METHODS];
 
 /* args (n of them) with their lists copied (the first skip as they are), or NULL (no list:
- * *none set) */
-static void private_args_free(PyObject **copy, Py_ssize_t n, Py_ssize_t skip);
-static int dtype_args_checked(PyObject *const *args, Py_ssize_t from, Py_ssize_t n,
-                              Py_ssize_t data);
-
-/* Private copies of args[skip, n) (the first data of them an array maker's data). */
-static PyObject **private_args_data(PyObject *const *args, Py_ssize_t n, Py_ssize_t skip,
-                                    Py_ssize_t data, int *none);
-
+ * *none set); the type-like ones checked, but the first data (an array maker's data). */
 static PyObject **private_args(PyObject *const *args, Py_ssize_t n, Py_ssize_t skip, int *none)
 {
 	return private_args_data(args, n, skip, 0, none);
@@ -2576,9 +2568,6 @@ static int made_real(PyTypeObject *t, newfunc *new, initproc *init)
 	PyErr_SetString(PyExc_RuntimeError, "a class of numpy's without its constructor");
 	return -1;
 }
-
-static int descr_whole(PyObject *o, int depth);
-static int descr_refuse(void);
 
 static PyObject *new_copied(PyTypeObject *t, PyObject *args, PyObject *kw)
 {
