@@ -134,6 +134,8 @@ char *ipc_outcome_encode(const struct run_outcome *o, size_t *len)
 		rc = put(obj, "truncated", json_object_new_boolean(o->truncated));
 	if (rc == 0 && o->n_images > 0)
 		rc = put_images(obj, o);
+	if (rc == 0 && o->threads > 0)
+		rc = put(obj, "threads", json_object_new_int(o->threads));
 	if (rc < 0)
 		goto out;
 	json = json_object_to_json_string_length(
@@ -308,6 +310,14 @@ int ipc_outcome_decode(const char *buf, size_t len, struct run_outcome *out)
 	}
 	if (rc == 0)
 		rc = take_images(root, &o);
+	if (rc == 0 && json_object_object_get_ex(root, "threads", &v)) {
+		int64_t n = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+
+		if (n < 0 || n > RUN_THREADS_MAX)
+			rc = -EINVAL;
+		else
+			o.threads = (int)n;
+	}
 	if (rc < 0)
 		goto out;
 	/* Optional and any JSON value; it outlives root through its own reference. */

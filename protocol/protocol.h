@@ -249,6 +249,8 @@ int run_image_png_size(const unsigned char *png, size_t n, uint32_t *width, uint
  * Caller-owned: run_outcome_init/run_outcome_clear. Every text is owned, UTF-8, may hold any
  * character (NUL included) and may be absent (s NULL: reported as "" for the streams, null for
  * the others). */
+#define RUN_THREADS_MAX 4096
+
 struct run_outcome {
 	enum run_status status;
 	struct text stdout_text;
@@ -264,6 +266,10 @@ struct run_outcome {
 	size_t n_images;
 	int64_t duration_ms;
 	char *session; /* the handle of the session the call ran in; NULL for one-shot calls */
+	/* Threads of the interpreter's besides the call's own when its report was made (started
+	 * by the code's Python), as its worker counts them: a claim, which decides no more than
+	 * whether that call's state can be kept. At most RUN_THREADS_MAX. */
+	int threads;
 	/* The call did not complete and its session was put back as it was before it (set by
 	 * the engine, not carried in result frames). mcp_tool_response says so once in the text
 	 * and at the end of structuredContent.error.message; error_message never says it. */

@@ -1369,6 +1369,39 @@ static void claim_refused(struct chain *c, enum run_status st, const char *why)
 		c->kill = KILL_DONE;
 }
 
+/* A call that ends with threads its interpreter does not know (a compiled library's pool:
+ * OpenMP's, when a function is asked for more than one thread) cannot be kept: a one-thread
+ * copy of its process would lack them, and the library, which believes they wait for work,
+ * would wait for them for ever in the session's next call that uses it. Said after the
+ * call's own error, if it raised one. The count of the interpreter's threads is the worker's
+ * claim: a false one loses, or hangs, that session only. */
+static void foreign_threads_refused(struct chain *c, int n)
+{
+	struct run_outcome *o = &c->claim;
+	char why[512];
+
+	snprintf(why, sizeof(why),
+	         "The call finished, but its state could not be kept: it left %d thread%s of a "
+	         "compiled library running (a pool such as OpenMP's, made when a function is asked "
+	         "for more than one thread), which a later call would wait for for ever. Ask the "
+	         "library for one thread (n_threads=1, n_jobs=1).%s",
+	         n, n == 1 ? "" : "s",
+	         c->n_writes > 0 || c->n_removals > 0 || c->n_dirs > 0
+	             ? " Nothing it changed in the workspace was kept."
+	             : "");
+	if (o->error_type.s) {
+		note(o, why);
+	} else {
+		o->status = RUN_ERROR;
+		if (text_set_str(&o->error_type, "SessionError") < 0 ||
+		    text_set_str(&o->error_traceback, "") < 0 ||
+		    text_set_str(&o->error_message, why) < 0)
+			log_msg(LOG_WARN, "out of memory while refusing a call's state");
+	}
+	if (c->kill == KILL_NONE)
+		c->kill = KILL_DONE;
+}
+
 static void decide(struct chain *c)
 {
 	struct proc *r = c->runner;
@@ -1389,6 +1422,10 @@ static void decide(struct chain *c)
 		timer_arm(&c->settle, now_ms() + (1 << c->settle_tries));
 		c->settle_tries++;
 		return;
+	}
+	if (commit && r->threads - 1 > c->claim.threads) {
+		foreign_threads_refused(c, r->threads - 1 - c->claim.threads);
+		commit = 0;
 	}
 
 	if (!commit) {

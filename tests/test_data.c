@@ -2797,6 +2797,34 @@ Test(data, scikit_learn_fits_and_scores)
 	e2e_stop();
 }
 
+/* A compiled function asked for more than one thread (the histogram predictor's n_threads)
+ * runs in the calling thread (OMP_THREAD_LIMIT): OpenMP's pool, made in a call, was missing
+ * from the copy of its process that kept the session, and the session's every later call
+ * that used it waited for it until killed. Each call is kept, and the next one runs. */
+Test(data, a_function_asked_for_threads_runs_in_one_and_keeps_the_session)
+{
+	const char *h;
+
+	start_data(ARGS("--timeout", "10"));
+	h = mcpc_sc_str(
+	    e2e_expect_status("import numpy as np\n"
+	                      "from sklearn.ensemble import HistGradientBoostingRegressor\n"
+	                      "X = np.random.default_rng(0).random((2000, 4))\n"
+	                      "m = HistGradientBoostingRegressor(max_iter=5).fit(X, X.sum(1))\n"
+	                      "calls = 0",
+	                      "{\"session\":\"new\"}", "ok"),
+	    "session");
+	cr_assert_not_null(h);
+	h = e2e_fmt("{\"session\":\"%s\"}", h);
+	for (int i = 1; i <= 3; i++)
+		e2e_assert_result(e2e_expect_status("calls += 1\n"
+		                                    "bool((m._raw_predict(X, n_threads=4) == "
+		                                    "m._raw_predict(X, n_threads=1)).all()), calls",
+		                                    h, "ok"),
+		                  "a prediction asked for four threads", e2e_fmt("[true,%d]", i));
+	e2e_stop();
+}
+
 /* A library that re-exports a function of a module the sandbox refuses (sympy's autowrap
  * holds subprocess.check_output, seaborn's utils urllib's urlopen) does not hand it on:
  * only the kernel stood between it and a process (old build: sandbox_violation at pipe2). */

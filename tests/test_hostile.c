@@ -51,7 +51,8 @@ TestSuite(hostile_replies, .timeout = 240, .fini = ws_fini);
 
 /* Every case's code starts with this: frame() and result() build frames as ipc.h says (u32 LE
  * payload length, a type byte; a RESULT payload is the u32 call sequence and the outcome's
- * JSON), put() writes them to the channel whole. */
+ * JSON, which counts the interpreter's other threads as a worker does), put() writes them to
+ * the channel whole. */
 static const char prelude[] =
     "import os, struct, json, time, threading, ctypes\n"
     "libc = ctypes.CDLL(None, use_errno=True)\n"
@@ -60,7 +61,8 @@ static const char prelude[] =
     "def outcome(res):\n"
     "    return json.dumps({'status': 'ok', 'stdout': '', 'stderr': '', 'logs': '',\n"
     "                       'result': res, 'result_repr': repr(res), 'error': None,\n"
-    "                       'truncated': False}).encode()\n"
+    "                       'truncated': False,\n"
+    "                       'threads': threading.active_count() - 1}).encode()\n"
     "def result(seq, res):\n"
     "    return frame('J', struct.pack('<I', seq & 0xffffffff) + outcome(res))\n"
     "def put(b):\n"

@@ -491,12 +491,14 @@ Test(outcome, encode_decode_round_trip)
 	text_set_str(&o.error_message, "'k'");
 	text_set_str(&o.error_traceback, "Traceback (most recent call last):\nKeyError: 'k'\n");
 	o.truncated = 1;
+	o.threads = 3;
 	json = ipc_outcome_encode(&o, &len);
 	cr_assert_not_null(json);
 	cr_assert_eq(strlen(json), len);
 	run_outcome_init(&back);
 	cr_assert_eq(ipc_outcome_decode(json, len, &back), 0);
 	cr_assert_eq(back.status, RUN_ERROR);
+	cr_assert_eq(back.threads, 3);
 	cr_assert_str_eq(back.stdout_text.s, o.stdout_text.s);
 	cr_assert_str_eq(back.stderr_text.s, o.stderr_text.s);
 	cr_assert_str_eq(back.logs.s, o.logs.s);
@@ -621,6 +623,8 @@ Test(outcome, decode_accepts_minimal_frames_and_ignores_unknown_keys)
 	    "{\"status\":\"ok\"," GOOD_TAIL "}",
 	    " {\"status\":\"timeout\"," GOOD_TAIL ",\"future\":{\"x\":[1]}}\n",
 	    "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":\"a\\u0000b\"}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"threads\":0}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"threads\":4096}",
 	    "{\"status\":\"ok\",\"stdout\":\"a\\u0000b\",\"stderr\":\"\\u0000\",\"logs\":\"\","
 	    "\"result_repr\":\"\\u0000\",\"error\":null,\"truncated\":false}",
 	    "{\"status\":\"error\",\"stdout\":\"\",\"stderr\":\"\",\"logs\":\"\","
@@ -682,6 +686,12 @@ Test(outcome, decode_rejects_hostile_frames)
 	    "null,\"error\":null}",
 	    "{\"status\":\"ok\"," GOOD_TAIL ",\"result\":NaN}",
 	    "{\"status\":'ok'," GOOD_TAIL "}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"threads\":-1}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"threads\":4097}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"threads\":9223372036854775807}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"threads\":1.0}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"threads\":\"1\"}",
+	    "{\"status\":\"ok\"," GOOD_TAIL ",\"threads\":null}",
 	};
 
 	for (size_t i = 0; i < N_OF(frames); i++) {

@@ -104,6 +104,46 @@ Test(kernel_tasks, a_call_ending_with_the_bound_running_is_not_kept)
 	e2e_stop();
 }
 
+/* A thread the interpreter does not know (started by native code: a compiled library's pool)
+ * would be missing from a one-thread copy of the call's process, and the library would wait
+ * for it for ever in the session's later calls: such a call is not kept, and says so after
+ * its own error if it raised one; what it printed and returned still comes back. Threads the
+ * code's Python started are kept as before (the copy's threading forgets them). */
+#define NATIVE_THREAD                                                                              \
+	"import ctypes\nlibc = ctypes.CDLL(None)\nt = ctypes.c_ulong()\n"                          \
+	"assert libc.pthread_create(ctypes.byref(t), None, libc.sleep, ctypes.c_void_p(30)) == "   \
+	"0\n"
+
+Test(kernel_tasks, a_call_leaving_threads_python_does_not_know_is_not_kept)
+{
+	json_object *r;
+	const char *h;
+
+	e2e_start(ARGS(UNSAFE));
+	h = new_session("kept = 'before'");
+	r = e2e_call(NATIVE_THREAD "kept = 'after'\nprint('printed')\n'returned'", in_session(h));
+	cr_assert_null(e2e_refusal_mismatch(
+	                   r, &(struct e2e_refusal){"error", "SessionError", "left 1 thread of a"}),
+	               "%s", mcpc_json(r));
+	cr_assert_str_eq(result_of(r), "'returned'", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "printed\n", "%s", mcpc_json(r));
+	r = e2e_call(NATIVE_THREAD "kept = 'raised'\nraise ValueError('its own')", in_session(h));
+	cr_assert_null(
+	    e2e_refusal_mismatch(r, &(struct e2e_refusal){"error", "ValueError", "its own"}), "%s",
+	    mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), "could not be kept"), "%s", mcpc_json(r));
+	r = e2e_expect_status("kept", in_session(h), "ok");
+	cr_assert_str_eq(result_of(r), "'before'");
+	/* The control: a thread of the code's Python, still sleeping as the call ends. */
+	e2e_expect_status("import threading, time\n"
+	                  "threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n"
+	                  "kept = 'python'",
+	                  in_session(h), "ok");
+	r = e2e_expect_status("kept, threading.active_count()", in_session(h), "ok");
+	cr_assert_str_eq(result_of(r), "('python', 1)");
+	e2e_stop();
+}
+
 /* Without a user namespace (and without a cgroup) nothing would count a worker's tasks:
  * threads are refused. */
 Test(kernel_tasks, without_a_user_namespace_threads_are_refused)

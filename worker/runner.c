@@ -29,6 +29,19 @@ static int other_threads(void)
 	return t && PyThreadState_Next(t) != NULL;
 }
 
+/* How many threads the interpreter has besides this one (the code's, started by its Python):
+ * with the GIL held, none is added or removed as the list is read. Threads the kernel has
+ * beyond these are a compiled library's own, which a one-thread copy would lack. */
+static int python_threads(void)
+{
+	PyThreadState *t = PyInterpreterState_ThreadHead(PyInterpreterState_Get());
+	int n = -1;
+
+	for (; t && n < RUN_THREADS_MAX; t = PyThreadState_Next(t))
+		n++;
+	return n < 0 ? 0 : n;
+}
+
 /* In the one-thread copy of a process that had other threads: what they held of Python's own
  * is let go, as in the child of os.fork: threading forgets them (threading.enumerate() listed
  * them in the session's next calls), logging's locks are made anew (one a thread held as it
@@ -133,6 +146,7 @@ static void run_call(uint32_t seq)
 	/* The workspace's files the code opened end with the call: none reaches the session's
 	 * state (the supervisor checks). */
 	(void)syscall(SYS_close_range, POLICY_FD_CHANNEL + 1, ~0U, 0);
+	out.threads = python_threads();
 	result = ipc_outcome_encode(&out, &rlen);
 	if (!result || ipc_frame_write(POLICY_FD_CHANNEL, IPC_FRAME_RESULT, echo, sizeof(echo),
 	                               result, rlen) < 0)

@@ -265,13 +265,18 @@ void zygote_main(const struct zygote_config *cfg)
 		fprintf(stderr, "safepy zygote: chdir /: %s\n", strerror(errno));
 		exit(ZYGOTE_EXIT_SETUP);
 	}
-	/* Numeric libraries must not start thread pools in the zygote: fork keeps one thread. */
 	/* matplotlib keeps its font list in the one directory the supervisor lets us write; it
 	 * builds it once, and later zygotes read it. */
 	if (cfg->cache)
 		setenv("MPLCONFIGDIR", cfg->cache, 1);
+	/* Numeric libraries run in the calling thread: a pool made in the zygote would be lost at
+	 * each fork, and one made in a call would be missing from the copy of its process that
+	 * keeps the session's state (the library would wait for it for ever: such a call is not
+	 * kept, chain.c). OMP_THREAD_LIMIT holds even where a function asks OpenMP for more
+	 * threads (scikit-learn's n_threads). */
 	setenv("OPENBLAS_NUM_THREADS", "1", 1);
 	setenv("OMP_NUM_THREADS", "1", 1);
+	setenv("OMP_THREAD_LIMIT", "1", 1);
 	setenv("MKL_NUM_THREADS", "1", 1);
 	/* matplotlib renders without a display, into memory (pydata.py). */
 	setenv("MPLBACKEND", "Agg", 1);
