@@ -1319,6 +1319,52 @@ Test(data, compiled_losses_and_group_kernels_check_their_arrays)
 	e2e_stop();
 }
 
+/* A frame's columns are placed by arrays the user's code may set: DataFrame.insert's compiled
+ * kernel copied a manager's blklocs (a short view) up to the position asked into an array one
+ * longer (what the code chose, written past it), and a manager's rebuild wrote each block's
+ * placements into arrays of the frame's width (a placement of 2**40: a write at any offset).
+ * Both are refused and write nothing; inserts, deletes and concatenations place as before. */
+Test(data, a_frame_s_column_placements_are_checked)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np, pandas as pd\n"
+	                  "def t(f):\n"
+	                  "    try:\n"
+	                  "        return f()\n"
+	                  "    except Exception as e:\n"
+	                  "        return type(e).__name__\n"
+	                  "victim = np.full(512, 7, dtype=np.intp)\n"
+	                  "df = pd.DataFrame({'a': [1, 2]})\n"
+	                  "m = df._mgr\n"
+	                  "big = np.full(200, 0x4141414141414141, dtype=np.intp)\n"
+	                  "m._blklocs = big[:4]\n"
+	                  "m._blknos = big[:4]\n"
+	                  "m.axes[0] = pd.Index(range(100))\n"
+	                  "r = [t(lambda: m.insert(68, 'zz', np.zeros(2)))]\n"
+	                  "df2 = pd.DataFrame({'a': [1, 2], 'b': [3, 4]})\n"
+	                  "m2 = df2._mgr\n"
+	                  "bp = type(m2.blocks[0].mgr_locs)\n"
+	                  "m2.blocks[0].mgr_locs = bp(np.array([0, 1, 1 << 40], dtype=np.intp))\n"
+	                  "m2._blknos = m2._blklocs = None\n"
+	                  "r.append(t(lambda: m2.blknos))\n"
+	                  "m2.blocks[0].mgr_locs = bp(np.array([0, -3], dtype=np.intp))\n"
+	                  "r.append(t(lambda: m2.blknos))\n"
+	                  "r.append(bool((victim == 7).all()))\n"
+	                  "d = pd.DataFrame({'a': [1, 2], 'b': [3.0, 4.0], 'c': ['x', 'y']})\n"
+	                  "d.insert(1, 'i', [5, 6])\n"
+	                  "d.insert(0, 'j', [7, 8])\n"
+	                  "d['e'] = d['a'] * 2\n"
+	                  "del d['b']\n"
+	                  "d2 = pd.concat([d, d], axis=1)\n"
+	                  "r += [list(d.columns), d.iloc[1].tolist(), d2.shape, "
+	                  "d._mgr.blknos.tolist(), d._mgr.blklocs.tolist()]\n"
+	                  "r\n",
+	                  "[\"IndexError\",\"AssertionError\",\"AssertionError\",true,[\"j\",\"a\","
+	                  "\"i\",\"c\",\"e\"],"
+	                  "[8,2,6,\"y\",4],[2,10],[0,1,2,3,4],[0,0,0,0,0]]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's

@@ -968,6 +968,7 @@ def _pandas():
     _hash_tables(np)
     _masked_kernels(np)
     _lexsort_check(np)
+    _block_placements(np)
     _json_snapshots()
     _json_numpy_decoder()
 
@@ -1963,6 +1964,54 @@ def _lexsort_check(np):
 
     is_lexsorted.__doc__ = real.__doc__
     _replace_everywhere(real, is_lexsorted)
+
+
+def _block_placements(np):
+    """A frame's columns are placed in its blocks by arrays the user's code may set (the
+    manager's _blknos and _blklocs, a block's mgr_locs, a manager made with
+    verify_integrity=False): pandas' compiled placement kernels read and wrote them with
+    bounds checks off. update_blklocs_and_blknos (DataFrame.insert) copied the old arrays up
+    to the position asked into arrays one longer than the first (a view cut short wrote past
+    them what the code chose), and a manager's rebuild wrote each block's placements into
+    arrays of the frame's width (a placement past it: a write at any offset). Both are numpy
+    here: the position and every placement are checked, and what is read is read once."""
+    import operator
+    from pandas._libs import internals as libinternals
+
+    def update_blklocs_and_blknos(blklocs, blknos, loc, nblocks):
+        blklocs = np.array(blklocs, dtype=np.intp, copy=True)
+        blknos = np.array(blknos, dtype=np.intp, copy=True)
+        loc, nblocks = operator.index(loc), operator.index(nblocks)
+        if blklocs.ndim != 1 or blknos.shape != blklocs.shape:
+            raise ValueError('blklocs and blknos should be 1-D arrays of one length')
+        if not 0 <= loc <= len(blklocs):
+            raise IndexError('loc %d is outside the %d columns' % (loc, len(blklocs)))
+        return np.insert(blklocs, loc, 0), np.insert(blknos, loc, nblocks)
+
+    update_blklocs_and_blknos.__doc__ = libinternals.update_blklocs_and_blknos.__doc__
+    _replace_everywhere(libinternals.update_blklocs_and_blknos, update_blklocs_and_blknos)
+
+    def _rebuild_blknos_and_blklocs(self):
+        """Update mgr._blknos / mgr._blklocs."""
+        length = operator.index(self.shape[0])
+        blknos = np.full(length, -1, dtype=np.intp)
+        blklocs = np.full(length, -1, dtype=np.intp)
+        for blkno, blk in enumerate(tuple(self.blocks)):
+            locs = np.array(blk._mgr_locs.as_array, dtype=np.intp, copy=True)
+            if locs.ndim != 1:
+                raise AssertionError('a block\'s placements should be 1-D')
+            if len(locs) and (locs.min() < 0 or locs.max() >= length):
+                raise AssertionError('a block is placed outside its manager\'s %d columns'
+                                     % length)
+            blknos[locs] = blkno
+            blklocs[locs] = np.arange(len(locs), dtype=np.intp)
+        if (blknos == -1).any():
+            raise AssertionError('Gaps in blk ref_locs')
+        self._blknos = blknos
+        self._blklocs = blklocs
+
+    type_patches[(libinternals.BlockManager, '_rebuild_blknos_and_blklocs')] = \
+        _rebuild_blknos_and_blklocs
 
 
 def _masked_kernels(np):
