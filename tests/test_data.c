@@ -4770,7 +4770,8 @@ Test(data, fitted_trees_keep_their_sizes_and_links)
 }
 
 /* numpy makes arrays over memory an address names: an __array_interface__ ('data':
- * (address, read-only)), as_strided's strides, ctypes pointers (ndpointer(...)(address)
+ * (address, read-only); also as a __getattribute__ of the code's answers it, once CPython has
+ * put its plain dispatcher in the class's slot), as_strided's strides, ctypes pointers (ndpointer(...)(address)
  * .contents, a ctypes class reached through mro() and subclassed with a py_object field): each
  * read and wrote any address of the worker, the real builtins and sys.modules among them, and
  * so did objects that keep what they are given (sklearn's Bunch, scipy's OptimizeResult,
@@ -4817,6 +4818,11 @@ Test(data, numpy_views_no_memory_outside_its_arrays)
 	    "got.append(len(kept))\n"
 	    "attempt(lambda: type('D', (), {k: iface})())\n"
 	    "attempt(lambda: np.asarray(B()).dtype)\n"
+	    "class G:\n    def __getattribute__(self, n):\n"
+	    "        if n == k:\n            return iface\n        raise AttributeError(n)\n"
+	    "def plain():\n    g = G()\n    try:\n        g.x\n    except AttributeError:\n"
+	    "        pass\n    return g\n"
+	    "attempt(plain)\n"
 	    "attempt(lambda: (type.__setattr__(C, '__getattr__', lambda s, n: iface), C())[1])\n"
 	    "attempt(lambda: Bunch(**{k: iface}))\n"
 	    "attempt(lambda: OptimizeResult(**{k: iface}))\n"
@@ -4853,7 +4859,7 @@ Test(data, numpy_views_no_memory_outside_its_arrays)
 	    "        st.as_strided(ob, shape=(2,), strides=(16,)).tolist()]\n"
 	    "got",
 	    "[\"AttributeError\",\"AttributeError\",0,\"AttributeError\",\"TypeError\","
-	    "\"TypeError\",\"object\","
+	    "\"object\",\"TypeError\",\"object\","
 	    "\"object\","
 	    "\"object\",\"TypeError\",\"ValueError\",\"ValueError\",\"ValueError\","
 	    "\"ValueError\","

@@ -5971,6 +5971,100 @@ Test(python_layer, a_class_is_guarded_before_its_hooks_run)
 	stop();
 }
 
+/* A class pattern's positional sub-patterns read, in C, the attributes its class's
+ * __match_args__ names: a class whose metaclass claimed any object as an instance and named
+ * __subclasses__ there walked the subclasses of public library classes to those of refused
+ * modules (os._Environ, asyncio's pipe transports, whose write() wrote any fd: the worker's
+ * channel). __match_args__ holds names the rules allow, however the class gets it: in its
+ * body, set later, answered by a metaclass's __getattribute__ or __getattr__, a descriptor, a
+ * metaclass's property, a str subclass. Dataclasses, named tuples, classes of the code's and
+ * the built-in types match as before. */
+Test(python_layer, class_patterns_read_only_names_the_rules_allow)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import collections.abc, dataclasses, collections\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__ + ': ' + str(e)[:48]\n"
+	    "target = collections.abc.MutableMapping\n"
+	    "def attempt(M):\n"
+	    "    match target:\n"
+	    "        case M(v):\n"
+	    "            return repr(v)[:40]\n"
+	    "    return 'no match'\n"
+	    "out = []\n"
+	    "class Meta1(type):\n"
+	    "    def __instancecheck__(cls, o): return True\n"
+	    "    def __getattribute__(cls, name):\n"
+	    "        if name == '__match_args__': return ('__subclasses__',)\n"
+	    "        raise AttributeError(name)\n"
+	    "out.append(t(lambda: attempt(Meta1('M1', (), {}))))\n"
+	    "class Meta2(type):\n"
+	    "    def __instancecheck__(cls, o): return True\n"
+	    "    def __getattr__(cls, name):\n"
+	    "        if name == '__match_args__': return ('__subclasses__',)\n"
+	    "        raise AttributeError(name)\n"
+	    "out.append(t(lambda: attempt(Meta2('M2', (), {}))))\n"
+	    "class Meta3(type):\n"
+	    "    def __instancecheck__(cls, o): return True\n"
+	    "M3 = Meta3('M3', (), {})\n"
+	    "def set3():\n"
+	    "    M3.__match_args__ = ('__subclasses__',)\n"
+	    "    return attempt(M3)\n"
+	    "out.append(t(set3))\n"
+	    "class D:\n"
+	    "    def __get__(self, o, c): return ('__subclasses__',)\n"
+	    "out.append(t(lambda: attempt(Meta3('M4', (), {'__match_args__': D()}))))\n"
+	    "def m5():\n"
+	    "    class Meta5(type):\n"
+	    "        __match_args__ = property(lambda c: ('__subclasses__',))\n"
+	    "        def __instancecheck__(cls, o): return True\n"
+	    "    return attempt(Meta5('M5', (), {}))\n"
+	    "out.append(t(m5))\n"
+	    "out.append(t(lambda: dataclasses.make_dataclass('X', ['__subclasses__'])))\n"
+	    "def set6():\n"
+	    "    type.__setattr__(M3, '__match_args__', ('__mro__',))\n"
+	    "    return attempt(M3)\n"
+	    "out.append(t(set6))\n"
+	    "class S(str): pass\n"
+	    "out.append(t(lambda: attempt(Meta3('M7', (), {'__match_args__': (S('__mro__'),)}))))\n"
+	    "out.append(t(lambda: attempt(Meta3('M8', (), {'__match_args__': ['__mro__']}))))\n"
+	    "# legit\n"
+	    "@dataclasses.dataclass\n"
+	    "class P:\n"
+	    "    x: int\n"
+	    "    y: int\n"
+	    "P2 = collections.namedtuple('P2', 'a b')\n"
+	    "class Q:\n"
+	    "    __match_args__ = ('u', 'v')\n"
+	    "    def __init__(self): self.u, self.v = 1, 2\n"
+	    "def legit(o):\n"
+	    "    match o:\n"
+	    "        case P(x, y): return ('P', x, y)\n"
+	    "        case P2(a, b): return ('P2', a, b)\n"
+	    "        case Q(u, v): return ('Q', u, v)\n"
+	    "        case int(n): return ('int', n)\n"
+	    "        case str(s): return ('str', s)\n"
+	    "    return None\n"
+	    "out += [legit(P(1, 2)), legit(P2(3, 4)), legit(Q()), legit(5), legit('s')]\n"
+	    "out\n",
+	    "[\"TypeError: __match_args__ names an attribute the sandbox re\","
+	    "\"TypeError: __match_args__ names an attribute the sandbox re\","
+	    "\"TypeError: __match_args__ names an attribute the sandbox re\","
+	    "\"TypeError: __match_args__ must be a tuple of attribute name\","
+	    "\"TypeError: __match_args__ must be a tuple of attribute name\","
+	    "\"AttributeError: Forbidden access to dunder attribute: __subclass\","
+	    "\"TypeError: __match_args__ names an attribute the sandbox re\","
+	    "\"TypeError: __match_args__ must name attributes by plain str\","
+	    "\"TypeError: __match_args__ must be a tuple of attribute name\","
+	    "[\"P\",1,2],[\"P2\",3,4],[\"Q\",1,2],[\"int\",5],[\"str\",\"s\"]]");
+	still_serving();
+	stop();
+}
+
 /* Just under the recursion limit, the guards that run after CPython made or changed a class
  * (the early guard's __set_name__, which type() calls; the walk that guards a changed class's
  * subclasses) failed with RecursionError after the work was done: a class kept through its

@@ -84,6 +84,10 @@ int pylayer_init(const struct zygote_config *cfg);
 int pylayer_code_check(PyCodeObject *co);
 /* Do the attribute rules refuse the name (a dunder beyond the allowed ones, an internal)? */
 int pylayer_attr_refused(const char *name);
+/* A class pattern's positional sub-patterns read, in C, the attributes its class's
+ * __match_args__ names (MATCH_CLASS): as the code's own attribute reads, they must be names the
+ * rules allow, in an exact tuple of exact str. 0, or -1 with TypeError. */
+int pylayer_match_args_checked(PyObject *v);
 /* A module loaded late whose functions read attributes by names their callers give: it reads
  * with the user's getattr and hasattr. */
 void pylayer_reads_with_rules(PyObject *module, const char *name);

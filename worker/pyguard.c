@@ -1840,6 +1840,7 @@ static int library_change_allowed(PyObject *t, PyObject *name)
 static int interface_guard_tree(PyTypeObject *t);
 static int interface_name(PyObject *name);
 static PyObject *interface_refused(PyObject *name);
+static int match_args_name(PyObject *name);
 
 /* A comparison: setting one gives the class CPython's slot again. */
 static int pyguard_operator_name(PyObject *name)
@@ -1958,6 +1959,9 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 		interface_refused(name);
 		return -1;
 	}
+	if (pylayer_armed() && value && match_args_name(name) &&
+	    pylayer_match_args_checked(value) < 0)
+		return -1;
 	/* On any class: a metaclass finds mro through its bases, a mixin's among them. The
 	 * guard's entry is the sandbox's alone. */
 	if (pylayer_armed() && PyUnicode_Check(name) && PyUnicode_Compare(name, str_mro) == 0)
@@ -2103,8 +2107,9 @@ static int held_values_guard(PyTypeObject *t)
  * the names, nor get them set later. The generic lookup of other classes stays as it is (the
  * interpreter specializes attribute reads on it). */
 static getattrofunc getattr_hook;         /* slot_tp_getattr_hook */
+static getattrofunc plain_getattro;       /* slot_tp_getattro: __getattribute__ alone */
 static getattrofunc module_getattro_real; /* module_getattro */
-static PyObject *str_interface, *str_struct;
+static PyObject *str_interface, *str_struct, *str_match_args;
 
 typedef struct {
 	PyObject_HEAD PyObject *name;
@@ -2165,17 +2170,55 @@ static int interface_defined(PyObject *obj, PyObject *name)
 	return d && Py_TYPE(d) != &refusal_type;
 }
 
+static int match_args_name(PyObject *name)
+{
+	return name == str_match_args ||
+	       (PyUnicode_Check(name) && PyUnicode_Compare(name, str_match_args) == 0);
+}
+
+/* A class's __match_args__ as a metaclass's __getattribute__ or __getattr__ answers it (the
+ * lookup MATCH_CLASS makes): names the rules allow, or an error (r consumed). */
+static PyObject *match_args_answer(PyObject *obj, PyObject *name, PyObject *r)
+{
+	if (r && PyType_Check(obj) && pylayer_armed() && match_args_name(name) &&
+	    pylayer_match_args_checked(r) < 0)
+		Py_CLEAR(r);
+	return r;
+}
+
+static PyObject *interface_getattro_plain(PyObject *obj, PyObject *name);
+
 /* (obj is held: the lookup runs the code's __getattribute__ and properties before it calls
  * __getattr__ with obj, and C code may have handed obj over borrowed from a field that code
- * emptied: __getattr__ got a freed object) */
+ * emptied: __getattr__ got a freed object) CPython's hook puts the plain dispatcher in the
+ * class's slot at its first lookup when the class has __getattribute__ and no __getattr__: it
+ * is wrapped in turn (a __getattribute__ of the code's answered numpy's __array_interface__
+ * with any address once the hook had gone). */
 static PyObject *interface_getattro_hook(PyObject *obj, PyObject *name)
 {
+	PyTypeObject *t;
 	PyObject *r;
 
 	if (interface_name(name) && !interface_defined(obj, name))
 		return interface_refused(name);
 	Py_INCREF(obj);
 	r = getattr_hook(obj, name);
+	t = Py_TYPE(obj);
+	if (plain_getattro && t->tp_getattro == plain_getattro)
+		t->tp_getattro = interface_getattro_plain;
+	r = match_args_answer(obj, name, r);
+	Py_DECREF(obj);
+	return r;
+}
+
+static PyObject *interface_getattro_plain(PyObject *obj, PyObject *name)
+{
+	PyObject *r;
+
+	if (interface_name(name) && !interface_defined(obj, name))
+		return interface_refused(name);
+	Py_INCREF(obj);
+	r = match_args_answer(obj, name, plain_getattro(obj, name));
 	Py_DECREF(obj);
 	return r;
 }
@@ -2208,6 +2251,8 @@ static void interface_guard(PyTypeObject *t)
 	pyreentry_class_guard(t);
 	if (getattr_hook && t->tp_getattro == getattr_hook)
 		t->tp_getattro = interface_getattro_hook;
+	else if (plain_getattro && t->tp_getattro == plain_getattro)
+		t->tp_getattro = interface_getattro_plain;
 	else if (module_getattro_real && t->tp_getattro == module_getattro_real)
 		t->tp_getattro = interface_module_getattro;
 }
@@ -2278,8 +2323,40 @@ static int interface_guard_tree(PyTypeObject *t)
 static int early_guard_init(void);
 static int mro_init(void);
 
-/* slot_tp_getattr_hook (the lookup of a class with __getattr__, made here), module_getattro,
- * and object's two refusals. */
+/* slot_tp_getattro: the lookup CPython's hook leaves in the slot of a class with
+ * __getattribute__ and no __getattr__, at its first lookup (made here: a class whose
+ * __getattribute__ is fn, looked up once). */
+static int plain_getattro_find(PyObject *fn)
+{
+	PyObject *ns = PyDict_New(), *cls = NULL, *obj = NULL, *v;
+	int rc = -1;
+
+	if (!ns || PyDict_SetItemString(ns, "__getattribute__", fn) < 0)
+		goto out;
+	cls = PyObject_CallFunction((PyObject *)&PyType_Type, "s(O)O", "safepy_getattribute",
+	                            (PyObject *)&PyBaseObject_Type, ns);
+	obj = cls ? PyObject_CallNoArgs(cls) : NULL;
+	if (!obj)
+		goto out;
+	v = PyObject_GetAttrString(obj, "x"); /* fn (object.__repr__) refuses the name */
+	Py_XDECREF(v);
+	PyErr_Clear();
+	plain_getattro = ((PyTypeObject *)cls)->tp_getattro;
+	if (!plain_getattro || plain_getattro == getattr_hook ||
+	    plain_getattro == PyObject_GenericGetAttr) {
+		PyErr_SetString(PyExc_RuntimeError, "no attribute dispatcher found for classes");
+		goto out;
+	}
+	rc = 0;
+out:
+	Py_XDECREF(ns);
+	Py_XDECREF(cls);
+	Py_XDECREF(obj);
+	return rc;
+}
+
+/* slot_tp_getattr_hook (the lookup of a class with __getattr__, made here), slot_tp_getattro,
+ * module_getattro, and object's two refusals. */
 static int interface_init(void)
 {
 	PyObject *ns = PyDict_New(), *fn = NULL, *cls = NULL;
@@ -2287,8 +2364,9 @@ static int interface_init(void)
 
 	str_interface = PyUnicode_InternFromString("__array_interface__");
 	str_struct = PyUnicode_InternFromString("__array_struct__");
-	if (!ns || !str_interface || !str_struct || PyType_Ready(&refusal_type) < 0 ||
-	    early_guard_init() < 0 || mro_init() < 0)
+	str_match_args = PyUnicode_InternFromString("__match_args__");
+	if (!ns || !str_interface || !str_struct || !str_match_args ||
+	    PyType_Ready(&refusal_type) < 0 || early_guard_init() < 0 || mro_init() < 0)
 		goto out;
 	fn = PyObject_GetAttrString((PyObject *)&PyBaseObject_Type, "__repr__");
 	if (!fn || PyDict_SetItemString(ns, "__getattr__", fn) < 0)
@@ -2303,6 +2381,8 @@ static int interface_init(void)
 		PyErr_SetString(PyExc_RuntimeError, "no attribute hook found for classes");
 		goto out;
 	}
+	if (plain_getattro_find(fn) < 0)
+		goto out;
 	PyModule_Type.tp_getattro = interface_module_getattro;
 	PyType_Modified(&PyModule_Type);
 	for (int i = 0; i < 2; i++) {
@@ -2458,6 +2538,8 @@ static PyObject *early_guarded_args(PyObject *args)
 			interface_refused(k);
 			goto fail;
 		}
+		if (match_args_name(k) && pylayer_match_args_checked(v) < 0)
+			goto fail;
 		if (PyUnicode_Compare(k, str_mro) == 0) {
 			mro_refused(PyUnicode_Check(PyTuple_GET_ITEM(args, 0))
 			                ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 0))

@@ -1391,6 +1391,48 @@ int pylayer_attr_refused(const char *name)
 	return attr_refusal(name) != NULL;
 }
 
+int pylayer_match_args_checked(PyObject *v)
+{
+	const char *s, *why;
+
+	if (!PyTuple_CheckExact(v)) {
+		PyErr_Format(
+		    PyExc_TypeError,
+		    "__match_args__ must be a tuple of attribute names in the sandbox, not "
+		    "'%.100s'",
+		    Py_TYPE(v)->tp_name);
+		return -1;
+	}
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v); i++) {
+		PyObject *name = PyTuple_GET_ITEM(v, i);
+		if (!PyUnicode_CheckExact(name)) {
+			PyErr_Format(
+			    PyExc_TypeError,
+			    "__match_args__ must name attributes by plain str, not '%.100s'",
+			    Py_TYPE(name)->tp_name);
+			return -1;
+		}
+		/* TypeError: MATCH_CLASS takes an AttributeError for a class without the names */
+		if (PyUnicode_GET_LENGTH(name) > ATTR_NAME_MAX) {
+			PyErr_Format(PyExc_TypeError,
+			             "__match_args__ names an attribute longer than %d characters, "
+			             "which the sandbox refuses",
+			             ATTR_NAME_MAX);
+			return -1;
+		}
+		if (!(s = PyUnicode_AsUTF8(name)))
+			return -1;
+		if ((why = attr_refusal(s))) {
+			PyErr_Format(PyExc_TypeError,
+			             "__match_args__ names an attribute the sandbox "
+			             "refuses (%s: %s)",
+			             why, s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Modules whose functions read an attribute by a name their caller gives (sklearn's
  * get_params of a kernel, a meta-estimator's), loaded late: they read with the user's getattr
  * and hasattr (the attribute rules apply), as library_fixes gives the ones loaded at start. */
