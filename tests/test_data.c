@@ -1365,6 +1365,96 @@ Test(data, a_frame_s_column_placements_are_checked)
 	e2e_stop();
 }
 
+/* Index.join of sorted object indexes ran pandas' two-pass join kernels (bounds checks off):
+ * items whose comparisons answered otherwise in the second pass (counted one row, wrote 64)
+ * wrote past the kernels' arrays, and dropped a reference on a word past the values'. Such
+ * items are joined as ranks fixed once: the join ends with arrays of one length and writes
+ * nothing past them; strings, fractions, tuples and numbers join as on the host. */
+Test(data, joins_of_objects_compare_each_pair_once)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import pandas as pd, numpy as np\n"
+	    "from fractions import Fraction as F\n"
+	    "N = 64\n"
+	    "state = {'armed': False, 'calls': 0}\n"
+	    "class K:\n"
+	    "    def __init__(self, v):\n"
+	    "        self.v = v\n"
+	    "    def __hash__(self):\n"
+	    "        return hash(self.v)\n"
+	    "    def __eq__(self, o):\n"
+	    "        if not state['armed']:\n"
+	    "            return self.v == o.v\n"
+	    "        state['calls'] += 1\n"
+	    "        return state['calls'] >= 2 * N - 1\n"
+	    "    def __ne__(self, o):\n"
+	    "        if state['armed']:\n"
+	    "            state['calls'] += 1\n"
+	    "        return False if state['armed'] else self.v != o.v\n"
+	    "    def __lt__(self, o):\n"
+	    "        if state['armed']:\n"
+	    "            state['calls'] += 1\n"
+	    "        return False if state['armed'] else self.v < o.v\n"
+	    "    def __gt__(self, o):\n"
+	    "        if state['armed']:\n"
+	    "            state['calls'] += 1\n"
+	    "        return True if state['armed'] else self.v > o.v\n"
+	    "    def __le__(self, o):\n"
+	    "        return self == o or self < o\n"
+	    "    def __ge__(self, o):\n"
+	    "        return self == o or self > o\n"
+	    "got = []\n"
+	    "for how in ('left', 'inner', 'outer'):\n"
+	    "    state['armed'], state['calls'] = False, 0\n"
+	    "    left, right = pd.Index([K(0)], dtype=object), pd.Index([K(0)] * N, dtype=object)\n"
+	    "    [left.is_monotonic_increasing, left.is_unique, right.is_monotonic_increasing,\n"
+	    "     right.is_unique]\n"
+	    "    state['armed'] = True\n"
+	    "    j, li, ri = left.join(right, how=how, return_indexers=True)\n"
+	    "    got.append(len(j) == len(li) == len(ri) and len(j) <= N + 1)\n"
+	    "cases = [\n"
+	    "    (['a', 'b', 'b', 'd'], ['b', 'c', 'd', 'd']),\n"
+	    "    ([F(1, 2), F(1, 2), F(3, 2)], [F(1, 2), F(2, 1), F(3, 2)]),\n"
+	    "    ([(1, 'a'), (1, 'b'), (2, 'a')], [(1, 'b'), (1, 'b'), (3, 'c')]),\n"
+	    "    ([1, 2, 2, 5], [2, 3, 5, 5]),\n"
+	    "]\n"
+	    "for l, r in cases:\n"
+	    "    L, R = pd.Index(l, dtype=object), pd.Index(r, dtype=object)\n"
+	    "    for how in ('left', 'inner', 'outer', 'right'):\n"
+	    "        j, li, ri = L.join(R, how=how, return_indexers=True)\n"
+	    "        got.append([str(x) for x in j] + (li.tolist() if li is not None else []) +\n"
+	    "                   (ri.tolist() if ri is not None else []))\n"
+	    "    got.append([str(x) for x in L.unique().join(R.unique(), how='left')])\n"
+	    "df1 = pd.DataFrame({'v': [1, 2, 3]}, index=pd.Index([F(1), F(2), F(3)], "
+	    "dtype=object))\n"
+	    "df2 = pd.DataFrame({'w': [4, 5]}, index=pd.Index([F(2), F(3)], dtype=object))\n"
+	    "got.append(df1.join(df2).fillna(-1).values.tolist())\n"
+	    "got\n",
+	    "[true,true,true,[\"a\",\"b\",\"b\",\"d\",\"d\",0,1,2,3,3,-1,0,0,2,3],[\"b\",\"b\","
+	    "\"d\",\"d\",1,2,"
+	    "3,3,0,0,2,3],[\"a\",\"b\",\"b\",\"c\",\"d\",\"d\",0,1,2,-1,3,3,-1,0,0,1,2,3],[\"b\","
+	    "\"b\",\"c\",\"d"
+	    "\",\"d\",1,2,-1,3,3,0,0,1,2,3],[\"a\",\"b\",\"d\"],[\"1/2\",\"1/2\",\"3/"
+	    "2\",0,1,2,0,0,2],[\"1/2\""
+	    ",\"1/2\",\"3/2\",0,1,2,0,0,2],[\"1/2\",\"1/2\",\"3/2\",\"2\",0,1,2,-1,0,0,2,1],[\"1/"
+	    "2\",\"1/2\","
+	    "\"3/2\",\"2\",0,1,2,-1,0,0,2,1],[\"1/2\",\"3/2\"],[\"(1, 'a')\",\"(1, 'b')\",\"(1, "
+	    "'b')\",\"(2,"
+	    " 'a')\",0,1,1,2,-1,0,1,-1],[\"(1, 'b')\",\"(1, 'b')\",1,1,0,1],[\"(1, 'a')\",\"(1, "
+	    "'b')\""
+	    ",\"(1, 'b')\",\"(2, 'a')\",\"(3, 'c')\",0,1,1,2,-1,-1,0,1,-1,2],[\"(1, 'b')\",\"(1, "
+	    "'b')\""
+	    ",\"(3, 'c')\",1,1,-1,0,1,2],[\"(1, 'a')\",\"(1, 'b')\",\"(2, "
+	    "'a')\"],[\"1\",\"2\",\"2\",\"5\",\"5"
+	    "\",0,1,2,3,3,-1,0,0,2,3],[\"2\",\"2\",\"5\",\"5\",1,2,3,3,0,0,2,3],[\"1\",\"2\",\"2\","
+	    "\"3\",\"5\",\""
+	    "5\",0,1,2,-1,3,3,-1,0,0,1,2,3],[\"2\",\"2\",\"3\",\"5\",\"5\",1,2,-1,3,3,0,0,1,2,3],["
+	    "\"1\",\"2"
+	    "\",\"5\"],[[1.0,-1.0],[2.0,4.0],[3.0,5.0]]]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's

@@ -969,6 +969,7 @@ def _pandas():
     _masked_kernels(np)
     _lexsort_check(np)
     _block_placements(np)
+    _join_orders(np)
     _json_snapshots()
     _json_numpy_decoder()
 
@@ -2012,6 +2013,74 @@ def _block_placements(np):
 
     type_patches[(libinternals.BlockManager, '_rebuild_blknos_and_blklocs')] = \
         _rebuild_blknos_and_blklocs
+
+
+def _join_orders(np):
+    """Index.join of two sorted indexes runs pandas' join kernels (bounds checks off): a first
+    pass over both counts the rows, a second writes them, each comparing the items. Items of
+    the code's classes whose comparisons answered otherwise in the second pass wrote rows past
+    the arrays the first had made. Object values of other than plain types (str, int, float,
+    ..., which compare the same every time) are joined as ranks fixed once: the items of both
+    sides sorted by their own comparisons, equal neighbours one rank, so that the kernels
+    compare integers; the joined values are taken back from the items."""
+    import datetime
+    import decimal
+    from pandas._libs import join as libjoin
+
+    plain = frozenset((str, int, float, bool, complex, bytes, type(None), datetime.date,
+                       datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal))
+
+    def needs_ranks(*arrays):
+        for a in arrays:
+            if isinstance(a, np.ndarray) and a.dtype == object:
+                for x in a.ravel():
+                    if type(x) not in plain:
+                        return True
+        return False
+
+    def ranked(left, right):
+        items = list(left) + list(right)
+        order = sorted(range(len(items)), key=items.__getitem__)
+        ranks = np.empty(len(items), dtype=np.int64)
+        rank, prev = 0, None
+        for i in order:
+            if prev is not None and not (items[prev] == items[i]):
+                rank += 1
+            ranks[i] = rank
+            prev = i
+        return ranks[:len(left)], ranks[len(left):]
+
+    def unique(real):
+        def join(left, right):
+            if not needs_ranks(left, right):
+                return real(left, right)
+            return real(*ranked(np.asarray(left), np.asarray(right)))
+        return join
+
+    def with_values(real):
+        def join(left, right):
+            if not needs_ranks(left, right):
+                return real(left, right)
+            left = np.array(left, dtype=object, copy=True)
+            right = np.array(right, dtype=object, copy=True)
+            _, lidx, ridx = real(*ranked(left, right))
+            values = np.empty(len(lidx), dtype=object)
+            from_left = lidx != -1
+            values[from_left] = left[lidx[from_left]]
+            values[~from_left] = right[ridx[~from_left]]
+            return values, lidx, ridx
+        return join
+
+    pairs = {}
+    for name, make in (('left_join_indexer_unique', unique), ('left_join_indexer', with_values),
+                       ('inner_join_indexer', with_values), ('outer_join_indexer', with_values)):
+        real = getattr(libjoin, name)
+        f = make(real)
+        f.__name__ = f.__qualname__ = name
+        f.__doc__ = real.__doc__
+        f.__module__ = getattr(real, '__module__', None)
+        pairs[id(real)] = (real, f)
+    _replace_all(pairs)
 
 
 def _masked_kernels(np):
