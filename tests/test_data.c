@@ -1455,6 +1455,72 @@ Test(data, joins_of_objects_compare_each_pair_once)
 	e2e_stop();
 }
 
+/* Compiled kernels that sized their output by one answer of the code's objects and wrote by
+ * another: Series.explode (an item whose len() was 1 and whose iteration gave 4096 wrote past
+ * the result), ensure_string_array (StringArray._from_sequence of an object whose len() was
+ * 10**6 and whose to_numpy() gave one string read a million slots past a list), and ndarray's
+ * dtype setter, which converted a 16-byte type with a 2 GiB field with numpy's own converter
+ * (none of the data type checks saw it). Each reads the objects once; explode, strings and
+ * dtype changes answer as on the host. */
+Test(data, compiled_kernels_read_the_code_s_objects_once)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "from pandas.core.arrays.string_ import StringArray\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "class Liar:\n"
+	    "    def __len__(self):\n"
+	    "        return 1\n"
+	    "    def __iter__(self):\n"
+	    "        return iter(range(4096))\n"
+	    "class Short:\n"
+	    "    def __len__(self):\n"
+	    "        return 10 ** 6\n"
+	    "    def to_numpy(self):\n"
+	    "        return ['a']\n"
+	    "spec = {'names': ['x', 'y'], 'formats': ['u1', 'V2147483647'], 'offsets': [0, 1],\n"
+	    "        'itemsize': 16}\n"
+	    "b = np.zeros(256, 'u1')\n"
+	    "r = [len(pd.Series([Liar(), [1]]).explode()), t(lambda: "
+	    "len(StringArray._from_sequence(Short()))),\n"
+	    "     t(lambda: setattr(b, 'dtype', spec)), b.dtype.str]\n"
+	    "class Bag:\n"
+	    "    def __init__(self, n): self.n = n\n"
+	    "    def __iter__(self): return iter(range(self.n))\n"
+	    "    def __len__(self): return self.n\n"
+	    "s = pd.Series([[1, 2], (3,), [], 'ab', None, np.array([4, 5]), {6}, Bag(2), 7])\n"
+	    "e = s.explode()\n"
+	    "r += [[None if (isinstance(x, float) and x != x) else str(x) for x in e.tolist()], "
+	    "e.index.tolist()]\n"
+	    "df = pd.DataFrame({'a': [[1, 2], [3]], 'b': ['x', 'y']})\n"
+	    "r += [df.explode('a').values.tolist(), list(map(str, StringArray._from_sequence(['a', "
+	    "None, 'c']))),\n"
+	    "      pd.array(['x', 'y'], dtype='string').tolist(), pd.Series([1, 2.5, "
+	    "None]).astype(str).tolist(),\n"
+	    "      str(pd.Series(pd.to_datetime(['2020-01-01', "
+	    "None])).astype('string').tolist())]\n"
+	    "a = np.zeros(4, dtype='f8')\n"
+	    "a.dtype = 'i8'\n"
+	    "r.append(a.dtype.str)\n"
+	    "a.dtype = np.dtype([('x', 'i4'), ('y', 'i4')])\n"
+	    "r.append(a.shape)\n"
+	    "c = np.zeros((2, 4), 'u1')\n"
+	    "c.dtype = [('p', 'u1'), ('q', 'u1')]\n"
+	    "r += [c.shape, c.dtype.names]\n"
+	    "r\n",
+	    "[4097,1,\"ValueError\",\"|u1\",[\"1\",\"2\",\"3\",null,\"ab\",\"None\",\"4\",\"5\","
+	    "\"6\",\"0\",\"1\",\"7\""
+	    "],[0,0,1,2,3,4,5,5,6,7,7,8],[[1,\"x\"],[2,\"x\"],[3,\"y\"]],[\"a\",\"<NA>\",\"c\"],["
+	    "\"x\",\"y\"]"
+	    ",[\"1.0\",\"2.5\",\"nan\"],\"['2020-01-01', <NA>]\",\"<i8\",[4],[2,2],[\"p\",\"q\"]]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's

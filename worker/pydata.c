@@ -3268,8 +3268,8 @@ static PyObject *getter_copied(PyObject *self, void *closure)
 	return s->get(self, s->closure);
 }
 
-/* ndarray's strides setter (its pair above). */
-static struct setter_copied *strides_setter;
+/* ndarray's strides and dtype setters (their pairs above). */
+static struct setter_copied *strides_setter, *dtype_setter;
 
 /* The strides set on the array a, *value, as a plain tuple of ints (the reference replaced),
  * checked to stay far from npy_intp's limits with a's shape (numpy checks them against the
@@ -3306,6 +3306,16 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 		Py_DECREF(value);
 		return -1;
 	}
+	/* numpy's setter converts the value with its own converter, inside, which none of the
+	 * checks of a data type sees: it is given the data type np.dtype makes of the value
+	 * (checked whole), which it takes as it is. */
+	if (s == dtype_setter) {
+		PyObject *d = PyObject_CallOneArg(np_dtype, value);
+		Py_DECREF(value);
+		if (!d)
+			return -1;
+		value = d;
+	}
 	rc = s->set(self, value, s->closure);
 	Py_DECREF(value);
 	return rc;
@@ -3338,6 +3348,8 @@ static int setters_copy(PyTypeObject *t)
 		d->d_getset = def;
 		if (strcmp(t->tp_name, "numpy.ndarray") == 0 && strcmp(def->name, "strides") == 0)
 			strides_setter = s;
+		if (strcmp(t->tp_name, "numpy.ndarray") == 0 && strcmp(def->name, "dtype") == 0)
+			dtype_setter = s;
 	}
 	return 0;
 }
@@ -3377,8 +3389,9 @@ static int entries_copy(PyObject *np, PyTypeObject *nd)
 	if (functions_copy() < 0 || methods_copy(nd) < 0 || setters_copy(nd) < 0 ||
 	    setters_copy(ft) < 0 || slots_copy(np, nd) < 0)
 		return -1;
-	if (!strides_setter) {
-		PyErr_SetString(PyExc_RuntimeError, "numpy's strides setter is not as known");
+	if (!strides_setter || !dtype_setter) {
+		PyErr_SetString(PyExc_RuntimeError,
+		                "numpy's strides and dtype setters are not as known");
 		return -1;
 	}
 	return api_copies();

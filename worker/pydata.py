@@ -970,6 +970,7 @@ def _pandas():
     _lexsort_check(np)
     _block_placements(np)
     _join_orders(np)
+    _object_passes(np)
     _json_snapshots()
     _json_numpy_decoder()
 
@@ -2081,6 +2082,67 @@ def _join_orders(np):
         f.__module__ = getattr(real, '__module__', None)
         pairs[id(real)] = (real, f)
     _replace_all(pairs)
+
+
+def _object_passes(np):
+    """Two of pandas' compiled kernels (bounds checks off) sized their output from one answer of
+    the user's objects and wrote by another: Series.explode counted each list-like item's len()
+    then wrote the items its iteration gave (a len of 1 and 4096 items wrote past the result),
+    and ensure_string_array (StringArray._from_sequence, pd.array(..., dtype='string'), astype
+    to str) took the length of the object it was given and read the items of what its to_numpy()
+    answered (a shorter list: the slots past its end, read as objects). Each reads the objects
+    once: explode's items become lists (a column of plain lists, tuples, arrays and scalars
+    goes to the kernel as it is), and the strings are made of a numpy array of the values."""
+    import datetime
+    import decimal
+    from pandas._libs import lib as libpandas
+    from pandas._libs import reshape
+
+    plain = frozenset((list, tuple, np.ndarray, str, int, float, bool, complex, bytes,
+                       type(None), datetime.date, datetime.datetime, datetime.time,
+                       datetime.timedelta, decimal.Decimal))
+    real_explode = reshape.explode
+
+    def explode(values):
+        values = np.array(values, dtype=object, copy=True)
+        if values.ndim != 1:
+            raise ValueError('Buffer has wrong number of dimensions (expected 1, got %d)'
+                             % values.ndim)
+        if all(type(v) in plain for v in values):
+            return real_explode(values)
+        counts = np.zeros(len(values), dtype=np.int64)
+        out = []
+        for i, v in enumerate(values):
+            items = list(v) if libpandas.is_list_like(v) else [v]
+            if not items:
+                items = [np.nan]
+            out.extend(items)
+            counts[i] = len(items)
+        result = np.empty(len(out), dtype=object)
+        for k, item in enumerate(out):
+            result[k] = item
+        return result, counts
+
+    explode.__doc__ = real_explode.__doc__
+    _replace_everywhere(real_explode, explode)
+
+    real_strings = libpandas.ensure_string_array
+
+    def ensure_string_array(arr, na_value=np.nan, convert_na_value=True, copy=True,
+                            skipna=True):
+        if type(arr) is not np.ndarray:
+            if hasattr(arr, 'to_numpy'):
+                if hasattr(arr, 'dtype') and arr.dtype.kind in ('m', 'M'):
+                    out = arr.astype(str).astype(object)
+                    out[arr.isna()] = na_value
+                    return out
+                arr = arr.to_numpy()
+            if type(arr) is not np.ndarray:
+                arr = np.array(arr, dtype=object)
+        return real_strings(arr, na_value, convert_na_value, copy, skipna)
+
+    ensure_string_array.__doc__ = real_strings.__doc__
+    _replace_everywhere(real_strings, ensure_string_array)
 
 
 def _masked_kernels(np):
