@@ -1119,9 +1119,11 @@ static int pending_reopen(const struct ws_file *w, enum ipc_open_mode mode, int 
 }
 
 /* The path of the file name in the directory dirfd, relative to the workspace, as the
- * directory resolved (no "..", one spelling for one file), into out; 0, -ENAMETOOLONG, or
- * -ESTALE when the directory is not found beneath the workspace's path (the workspace moved or
- * removed, another mount of it). */
+ * directory resolved (no "..", one spelling for one file), into out; 0, -ENAMETOOLONG, -ESTALE
+ * when the directory is not found beneath the workspace's path (the workspace moved or
+ * removed, another mount of it), or -EINVAL when the path is not UTF-8 (a link of the host's
+ * with a UTF-8 name led to a directory whose name is not: the name goes into the answer's
+ * JSON, and into later calls' comparisons, only as UTF-8, as a call's own names do). */
 static int ws_canonical(const struct workspace *ws, int dirfd, const char *name, char *out,
                         size_t cap)
 {
@@ -1151,7 +1153,9 @@ static int ws_canonical(const struct workspace *ws, int dirfd, const char *name,
 	/* In the workspace's own directory (also when it is "/"), the name alone. */
 	w = dir[n] && dir[n + 1] ? snprintf(out, cap, "%s/%s", dir + n + 1, name)
 	                         : snprintf(out, cap, "%s", name);
-	return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
+	if (w < 0 || (size_t)w >= cap)
+		return -ENAMETOOLONG;
+	return valid_utf8(out, (size_t)w) ? 0 : -EINVAL;
 }
 
 /* A new hidden name (the supervisor's, never a call's: ws_relative) into buf. */

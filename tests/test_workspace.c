@@ -3154,6 +3154,30 @@ Test(ws_attack, symbolic_links_leading_out_are_refused)
 	e2e_stop();
 }
 
+/* A link of the host's with a UTF-8 name that leads to a directory whose name is not UTF-8:
+ * the file written there was named in the answer by the directory's own bytes, which made the
+ * JSON-RPC line invalid UTF-8 (a strict client drops the connection, and every session on it).
+ * Writing, making a directory and renaming there are refused (EINVAL, as a name of the call's
+ * that is not UTF-8); other files are written. */
+Test(ws_attack, a_path_that_is_not_utf8_is_not_written)
+{
+	start(RW);
+	cr_assert_eq(mkdir(in_ws("\xff\xfe"), 0755), 0);
+	cr_assert_eq(symlink("\xff\xfe", in_ws("good")), 0);
+	ok_result(
+	    "import os\n" TRY_EACH
+	    "[attempt(lambda: open('good/out.txt', 'w').write('hello')), attempt(os.mkdir, "
+	    "'good/d'),\n"
+	    " attempt(os.rename, 'nums.txt', 'good/n.txt'), open('plain.txt', 'w').write('x')]",
+	    "[[\"OSError\",22,false],[\"OSError\",22,false],[\"OSError\",22,false],1]");
+	cr_assert_null(slurp(in_ws("\xff\xfe/out.txt")));
+	cr_assert_null(slurp(in_ws("\xff\xfe/n.txt")));
+	cr_assert_not_null(slurp(in_ws("nums.txt")));
+	cr_assert_str_eq(slurp(in_ws("plain.txt")), "x");
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* Tar archives are made and unpacked as on the host, within the workspace: an archive's links
  * (absolute, relative, hard; to the secret outside, or to a directory outside followed by a
  * member beneath it), paths leading out, FIFOs, devices and set-user-ID bits make nothing
