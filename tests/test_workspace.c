@@ -1815,7 +1815,8 @@ Test(ws_read, os_environ_takes_the_codes_changes)
 
 /* tempfile was refused. Its named files and directories are made in the workspace's working
  * directory through the workspace's own functions and removed as tempfile removes them (a
- * with block, close(), cleanup()): nothing is left, and what delete=False keeps stays. A
+ * with block, close(), cleanup(), or the object dropped: those were kept as the call's files):
+ * nothing is left, and what delete=False keeps stays. A
  * prefix, suffix or dir that points outside is refused as any path outside is; TemporaryFile
  * keeps its data in memory; mkstemp's descriptor is not given. */
 Test(ws_write, tempfile_makes_its_files_in_the_workspace_and_removes_them)
@@ -1841,10 +1842,16 @@ Test(ws_write, tempfile_makes_its_files_in_the_workspace_and_removes_them)
 	    "k.write(b'1')\n"
 	    "k.close()\n"
 	    "os.rename(k.name, 'kept.bin')\n"
+	    "dropped = [tempfile.NamedTemporaryFile().name, tempfile.TemporaryDirectory().name]\n"
+	    "g = tempfile.NamedTemporaryFile('w')\n"
+	    "g.write('x')\n"
+	    "dropped.append(g.name)\n"
+	    "del g\n"
 	    "[inside, named, os.path.exists(d), os.path.exists(f.name), t.read().decode(),\n"
-	    " tempfile.gettempdir() == os.getcwd(), sorted(os.listdir('.'))]",
+	    " tempfile.gettempdir() == os.getcwd(), [os.path.exists(n) for n in dropped],\n"
+	    " sorted(os.listdir('.'))]",
 	    "[[[\"part.csv\"],\"a,b\\n1,2\\n\",true],[\"hello\",true,true],false,false,"
-	    "\"abc\",true,[\"data.csv\",\"kept.bin\",\"nums.txt\",\"sub\"]]");
+	    "\"abc\",true,[false,false,false],[\"data.csv\",\"kept.bin\",\"nums.txt\",\"sub\"]]");
 	cr_assert_str_eq(slurp(in_ws("kept.bin")), "1");
 	ok_result(
 	    TRY_EACH

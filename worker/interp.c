@@ -628,8 +628,9 @@ static const char made_py[] =
 /* tempfile as the user's code has it: TemporaryFile and SpooledTemporaryFile keep their data in
  * memory (no workspace needed); NamedTemporaryFile, TemporaryDirectory and mkdtemp make their
  * file or directory in the workspace's working directory through the workspace's own os and
- * io (what the code could make itself), and remove it as tempfile does. mkstemp's file
- * descriptor is not given. */
+ * io (what the code could make itself), and remove it as tempfile does (closed, cleaned up,
+ * or dropped: a file or directory the code let go of is removed with its object). mkstemp's
+ * file descriptor is not given. */
 static const char tempfile_py[] =
     "def tempfile_py():\n"
     "    import io, errno, random, tempfile as T\n"
@@ -698,11 +699,22 @@ static const char tempfile_py[] =
     "            except OSError:\n"
     "                if not self._ignore_errors:\n"
     "                    raise\n"
+    "        def __del__(self):\n"
+    "            try:\n"
+    "                self.cleanup()\n"
+    "            except Exception:\n"
+    "                pass\n"
     "    class NamedFile:\n"
     "        \"\"\"A file made in the workspace, with its name; removed when closed "
     "(delete=True).\"\"\"\n"
+    "        _open = False\n"
     "        def __init__(self, file, name, delete):\n"
     "            self.file, self.name, self.delete, self._open = file, name, delete, True\n"
+    "        def __del__(self):\n"
+    "            try:\n"
+    "                self.close()\n"
+    "            except Exception:\n"
+    "                pass\n"
     "        def __getattr__(self, name):\n"
     "            return getattr(self.file, name)\n"
     "        def __iter__(self):\n"
