@@ -3260,6 +3260,31 @@ Test(ws_attack, a_tar_archive_unpacks_only_into_the_workspace)
 	e2e_stop();
 }
 
+/* An archive of a folder that holds symbolic links (the host's): a link's own target is not
+ * read in a worker, so the file it leads to is added in its place (as zip archives do); one
+ * that leads outside is left out. make_archive stopped at the first link before, leaving an
+ * archive without the members after it. */
+Test(ws_attack, an_archive_of_a_folder_with_links_holds_what_they_lead_to)
+{
+	start(RW);
+	cr_assert_eq(mkdir(in_ws("proj"), 0755), 0);
+	put_file(in_ws("proj/a.txt"), "one\n");
+	put_file(in_ws("proj/z.txt"), "two\n");
+	cr_assert_eq(symlink("a.txt", in_ws("proj/link")), 0);
+	cr_assert_eq(symlink(e2e_fmt("%s/secret.txt", outside), in_ws("proj/out")), 0);
+	ok_result("import shutil, tarfile\n"
+	          "name = shutil.make_archive('proj', 'gztar', root_dir='.', base_dir='proj')\n"
+	          "with tarfile.open(name) as t:\n"
+	          "    got = [[m.name, m.isfile() and t.extractfile(m).read().decode()]\n"
+	          "           for m in t.getmembers()]\n"
+	          "got",
+	          "[[\"proj\",false],[\"proj/a.txt\",\"one\\n\"],[\"proj/link\",\"one\\n\"],"
+	          "[\"proj/z.txt\",\"two\\n\"]]");
+	outside_unchanged();
+	no_hidden_files();
+	e2e_stop();
+}
+
 /* While the worker opens, lists and writes through ws/race, another process keeps swapping
  * ws/race, a directory of the workspace, with a symbolic link to the directory outside
  * (renameat2 RENAME_EXCHANGE). Every request resolves either to the directory inside or to a

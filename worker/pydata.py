@@ -158,7 +158,28 @@ def _tarfile():
     def chown(self, tarinfo, targetpath, numeric_owner):
         pass
 
-    for f in (makefifo, makedev, chown):
+    # A symbolic link's own target is not read in a worker (os.readlink is refused): the file
+    # or directory it leads to is added in its place, as with dereference=True (zip archives
+    # do the same); one that leads outside the workspace is left out. An archive of a folder
+    # holding a link stopped at it before, with the members after it missing.
+    real_gettarinfo = tarfile.TarFile.gettarinfo
+
+    def gettarinfo(self, name=None, arcname=None, fileobj=None):
+        try:
+            return real_gettarinfo(self, name, arcname, fileobj)
+        except PermissionError:
+            if fileobj is not None or name is None or self.dereference or \
+                    not tarfile.os.path.islink(name):
+                raise
+        self.dereference = True
+        try:
+            return real_gettarinfo(self, name, arcname, fileobj)
+        except OSError:
+            return None
+        finally:
+            self.dereference = False
+
+    for f in (makefifo, makedev, chown, gettarinfo):
         f.__doc__ = getattr(tarfile.TarFile, f.__name__).__doc__
         f.__qualname__ = 'TarFile.' + f.__name__
         setattr(tarfile.TarFile, f.__name__, f)
