@@ -677,7 +677,9 @@ Test(data, notebook_habits_work)
  * bytearray cleared after left the array over freed memory: a bytearray's header laid there,
  * any memory), as `a.data = buffer` did; PIL's frombuffer a stride shorter than a row (each
  * row ran past the buffer); scipy's LowLevelCallable any capsule labelled as any function
- * (datetime's C interface called: SIGSEGV); pandas' take kernels an index past the values
+ * (datetime's C interface called: SIGSEGV), also when wrapped in another; a PeriodArray's
+ * asfreq walked an int64 view of a -1 byte stride 8 bytes a step (below its memory, when
+ * longer); pandas' take kernels an index past the values
  * (take_nd, or a Categorical's codes changed in place: SIGSEGV); gradient boosting's compiled
  * prediction its nodes' links as they were set. Each is refused with a clear error, and the
  * same functions used as meant answer as before. */
@@ -692,16 +694,23 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	    "from pandas.core.algorithms import take_nd\n"
 	    "from pandas.core.array_algos import take\n"
 	    "from sklearn.ensemble import HistGradientBoostingRegressor as H\n"
+	    "from numpy.lib.stride_tricks import as_strided\n"
 	    "def t(f):\n"
 	    "    try:\n"
 	    "        return f()\n"
 	    "    except Exception as e:\n"
 	    "        return type(e).__name__\n"
+	    "x = np.arange(64, dtype=np.int64)\n"
+	    "v = as_strided(x[-1:], shape=(57,), strides=(-1,))\n"
 	    "r = [t(lambda: np.ndarray(8, np.uint8, buffer=b\"x\", offset=-7)),\n"
 	    "     t(lambda: np.zeros(4, np.uint8).__setattr__('data', bytearray(4))),\n"
 	    "     t(lambda: Image.frombuffer(\"L\", (1 << 26, 1), b\"a\", \"raw\", \"L\", 1, 1)),\n"
 	    "     t(lambda: integ.quad(L(datetime.datetime_CAPI, signature=\"double (double)\"), "
 	    "0, 1)),\n"
+	    "     t(lambda: integ.quad(L(L(datetime.datetime_CAPI), signature=\"double "
+	    "(double)\"), 0, 1)),\n"
+	    "     t(lambda: bool((pd.arrays.PeriodArray(v, freq='D').asfreq('D', 'S').asi8 ==\n"
+	    "                     np.ascontiguousarray(v)).all())),\n"
 	    "     t(lambda: take_nd(np.arange(4), np.array([1 << 40]), allow_fill=False)),\n"
 	    "     t(lambda: take.take_1d(np.arange(4), np.array([9]), allow_fill=False)),\n"
 	    "     t(lambda: take.take_2d_multi(np.ones((2, 2)), (np.array([0]), np.array([7]))))]\n"
@@ -731,8 +740,9 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	    "5]).fillna(0).values.tolist(),\n"
 	    "      integ.quad(lambda x: x * x, 0, 1)[0] > 0.33]\n"
 	    "r",
-	    "[\"ValueError\",\"AttributeError\",\"ValueError\",\"ValueError\",\"IndexError\","
-	    "\"IndexError\",\"IndexError\",\"IndexError\",\"ValueError\",\"BufferError\","
+	    "[\"ValueError\",\"AttributeError\",\"ValueError\",\"ValueError\",\"ValueError\",true,"
+	    "\"IndexError\",\"IndexError\",\"IndexError\",\"IndexError\",\"ValueError\","
+	    "\"BufferError\","
 	    "[1048576,7],[0,1,2,3,4,5,6,7],[4,5,6,7],90.75,[3,-9,0],[3,1],[\"b\",\"a\",\"b\"],"
 	    "[[2.0,false],[1.0,true],[0.0,0]],true]");
 	e2e_stop();

@@ -992,6 +992,7 @@ def _pandas():
     _block_placements(np)
     _join_orders(np)
     _object_passes(np)
+    _period_steps(np)
     _json_snapshots()
     _json_numpy_decoder()
 
@@ -2164,6 +2165,23 @@ def _object_passes(np):
 
     ensure_string_array.__doc__ = real_strings.__doc__
     _replace_everywhere(real_strings, ensure_string_array)
+
+
+def _period_steps(np):
+    """period_asfreq_arr (PeriodArray.asfreq) walks its array by strides[0] // 8 items from its
+    data pointer: an int64 view whose stride is not a multiple of 8 (as_strided's -1 byte, a
+    reversed field of a packed record) was walked further than it reaches, below its memory.
+    It is given a contiguous array."""
+    from pandas._libs.tslibs import period as libperiod
+    real = libperiod.period_asfreq_arr
+
+    def period_asfreq_arr(arr, freq1, freq2, end):
+        if isinstance(arr, np.ndarray):
+            arr = np.ascontiguousarray(arr)
+        return real(arr, freq1, freq2, end)
+
+    period_asfreq_arr.__doc__ = real.__doc__
+    _replace_everywhere(real, period_asfreq_arr)
 
 
 def _masked_kernels(np):
@@ -4367,13 +4385,14 @@ def _low_level_callables():
     capsule of datetime's C interface, a table of data, called as a function by quad or
     generic_filter: SIGSEGV), and user_data any capsule as the C function's data. The
     functions a sandbox can name are capsules already labelled by their makers: their own
-    label, and no data of the user's."""
+    label, and no data of the user's; a LowLevelCallable wrapped in another keeps its own (a
+    new label on a wrapped one called the same table as a function)."""
     from scipy._lib import _ccallback
     cls = _ccallback.LowLevelCallable
     parse = cls.__dict__['_parse_callback'].__func__
 
     def _parse_callback(cls_, obj, user_data=None, signature=None):
-        if not isinstance(obj, cls) and (signature is not None or user_data is not None):
+        if signature is not None or user_data is not None:
             raise ValueError('a LowLevelCallable in the sandbox takes a function with its '
                              'own signature and no user_data')
         return parse(cls_, obj, user_data, signature)
