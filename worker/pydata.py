@@ -2054,12 +2054,8 @@ def _join_orders(np):
                        datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal))
 
     def needs_ranks(*arrays):
-        for a in arrays:
-            if isinstance(a, np.ndarray) and a.dtype == object:
-                for x in a.ravel():
-                    if type(x) not in plain:
-                        return True
-        return False
+        return any(isinstance(a, np.ndarray) and a.dtype == object and
+                   not plain.issuperset(map(type, a.ravel())) for a in arrays)
 
     def ranked(left, right):
         items = list(left) + list(right)
@@ -2130,7 +2126,7 @@ def _object_passes(np):
         if values.ndim != 1:
             raise ValueError('Buffer has wrong number of dimensions (expected 1, got %d)'
                              % values.ndim)
-        if all(type(v) in plain for v in values):
+        if plain.issuperset(map(type, values)):
             return real_explode(values)
         counts = np.zeros(len(values), dtype=np.int64)
         out = []
