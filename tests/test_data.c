@@ -4937,7 +4937,8 @@ Test(data, fitted_trees_keep_their_sizes_and_links)
 
 /* numpy makes arrays over memory an address names: an __array_interface__ ('data':
  * (address, read-only); also as a __getattribute__ of the code's answers it, once CPython has
- * put its plain dispatcher in the class's slot), as_strided's strides, ctypes pointers (ndpointer(...)(address)
+ * put its plain dispatcher in the class's slot, or while it does, in the class's first lookup),
+ * as_strided's strides, ctypes pointers (ndpointer(...)(address)
  * .contents, a ctypes class reached through mro() and subclassed with a py_object field): each
  * read and wrote any address of the worker, the real builtins and sys.modules among them, and
  * so did objects that keep what they are given (sklearn's Bunch, scipy's OptimizeResult,
@@ -4989,6 +4990,10 @@ Test(data, numpy_views_no_memory_outside_its_arrays)
 	    "def plain():\n    g = G()\n    try:\n        g.x\n    except AttributeError:\n"
 	    "        pass\n    return g\n"
 	    "attempt(plain)\n"
+	    "class H:\n    def __getattribute__(self, n):\n        if n == 'first':\n"
+	    "            return np.asarray(H()).dtype.kind\n"
+	    "        if n == k:\n            return iface\n        raise AttributeError(n)\n"
+	    "attempt(lambda: H().first)\n"
 	    "attempt(lambda: (type.__setattr__(C, '__getattr__', lambda s, n: iface), C())[1])\n"
 	    "attempt(lambda: Bunch(**{k: iface}))\n"
 	    "attempt(lambda: OptimizeResult(**{k: iface}))\n"
@@ -5025,7 +5030,7 @@ Test(data, numpy_views_no_memory_outside_its_arrays)
 	    "        st.as_strided(ob, shape=(2,), strides=(16,)).tolist()]\n"
 	    "got",
 	    "[\"AttributeError\",\"AttributeError\",0,\"AttributeError\",\"TypeError\","
-	    "\"object\",\"TypeError\",\"object\","
+	    "\"object\",\"O\",\"TypeError\",\"object\","
 	    "\"object\","
 	    "\"object\",\"TypeError\",\"ValueError\",\"ValueError\",\"ValueError\","
 	    "\"ValueError\","

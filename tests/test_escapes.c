@@ -5976,9 +5976,11 @@ Test(python_layer, a_class_is_guarded_before_its_hooks_run)
  * __subclasses__ there walked the subclasses of public library classes to those of refused
  * modules (os._Environ, asyncio's pipe transports, whose write() wrote any fd: the worker's
  * channel). __match_args__ holds names the rules allow, however the class gets it: in its
- * body, set later, answered by a metaclass's __getattribute__ or __getattr__, a descriptor, a
- * metaclass's property, a str subclass. Dataclasses, named tuples, classes of the code's and
- * the built-in types match as before. */
+ * body, set later, answered by a metaclass's __getattribute__ or __getattr__ (also while its
+ * first lookup runs, when CPython's hook had already put its unchecked dispatcher in the slot,
+ * and in a class whose metaclass that lookup changed), a descriptor, a metaclass's property, a
+ * str subclass. Dataclasses, named tuples, classes of the code's and the built-in types match
+ * as before. */
 Test(python_layer, class_patterns_read_only_names_the_rules_allow)
 {
 	start(NULL);
@@ -6032,6 +6034,37 @@ Test(python_layer, class_patterns_read_only_names_the_rules_allow)
 	    "class S(str): pass\n"
 	    "out.append(t(lambda: attempt(Meta3('M7', (), {'__match_args__': (S('__mro__'),)}))))\n"
 	    "out.append(t(lambda: attempt(Meta3('M8', (), {'__match_args__': ['__mro__']}))))\n"
+	    "res = []\n"
+	    "class A9(type):\n"
+	    "    def __getattribute__(cls, name):\n"
+	    "        if name == 'first':\n"
+	    "            match target:\n"
+	    "                case D9(v):\n"
+	    "                    res.append(repr(v)[:40])\n"
+	    "            return 'first'\n"
+	    "        if name == '__match_args__':\n"
+	    "            return ('__subclasses__',)\n"
+	    "        raise AttributeError(name)\n"
+	    "    def __instancecheck__(cls, o): return True\n"
+	    "class D9(metaclass=A9):\n"
+	    "    pass\n"
+	    "out.append(t(lambda: [D9.first, res]))\n"
+	    "class B10(type):\n"
+	    "    pass\n"
+	    "class A10(type):\n"
+	    "    def __getattribute__(cls, name):\n"
+	    "        if name == 'flip':\n"
+	    "            cls.__class__ = B10\n"
+	    "            return 'flipped'\n"
+	    "        if name == '__match_args__':\n"
+	    "            return ('__subclasses__',)\n"
+	    "        raise AttributeError(name)\n"
+	    "    def __instancecheck__(cls, o): return True\n"
+	    "class X10(metaclass=A10):\n"
+	    "    pass\n"
+	    "class D10(metaclass=A10):\n"
+	    "    pass\n"
+	    "out.append(t(lambda: [X10.flip, attempt(D10)]))\n"
 	    "# legit\n"
 	    "@dataclasses.dataclass\n"
 	    "class P:\n"
@@ -6060,6 +6093,8 @@ Test(python_layer, class_patterns_read_only_names_the_rules_allow)
 	    "\"TypeError: __match_args__ names an attribute the sandbox re\","
 	    "\"TypeError: __match_args__ must name attributes by plain str\","
 	    "\"TypeError: __match_args__ must be a tuple of attribute name\","
+	    "\"TypeError: __match_args__ names an attribute the sandbox re\","
+	    "\"TypeError: __match_args__ names an attribute the sandbox re\","
 	    "[\"P\",1,2],[\"P2\",3,4],[\"Q\",1,2],[\"int\",5],[\"str\",\"s\"]]");
 	still_serving();
 	stop();

@@ -2190,23 +2190,33 @@ static PyObject *interface_getattro_plain(PyObject *obj, PyObject *name);
 
 /* (obj is held: the lookup runs the code's __getattribute__ and properties before it calls
  * __getattr__ with obj, and C code may have handed obj over borrowed from a field that code
- * emptied: __getattr__ got a freed object) CPython's hook puts the plain dispatcher in the
- * class's slot at its first lookup when the class has __getattribute__ and no __getattr__: it
- * is wrapped in turn (a __getattribute__ of the code's answered numpy's __array_interface__
- * with any address once the hook had gone). */
+ * emptied: __getattr__ got a freed object) CPython's hook puts its plain dispatcher in the
+ * slot of a class with __getattribute__ and no __getattr__, before it runs that
+ * __getattribute__: the lookups the code made meanwhile, and every later one when it moved the
+ * object to another class, went unchecked (a __getattribute__ of the code's answered numpy's
+ * __array_interface__ with any address, a class pattern's __match_args__ any name). For such a
+ * class the wrapped dispatcher goes into the slot first, and the lookup is made through it:
+ * the hook is called only for classes with __getattr__, where it leaves the slot as it is. */
 static PyObject *interface_getattro_hook(PyObject *obj, PyObject *name)
 {
-	PyTypeObject *t;
+	static PyObject *str_getattr;
+	PyTypeObject *t = Py_TYPE(obj);
 	PyObject *r;
 
+	if (!str_getattr && !(str_getattr = PyUnicode_InternFromString("__getattr__")))
+		return NULL;
+	if (plain_getattro && !_PyType_Lookup(t, str_getattr)) {
+		t->tp_getattro = interface_getattro_plain;
+		return interface_getattro_plain(obj, name);
+	}
 	if (interface_name(name) && !interface_defined(obj, name))
 		return interface_refused(name);
 	Py_INCREF(obj);
-	r = getattr_hook(obj, name);
-	t = Py_TYPE(obj);
+	Py_INCREF(t);
+	r = match_args_answer(obj, name, getattr_hook(obj, name));
 	if (plain_getattro && t->tp_getattro == plain_getattro)
 		t->tp_getattro = interface_getattro_plain;
-	r = match_args_answer(obj, name, r);
+	Py_DECREF(t);
 	Py_DECREF(obj);
 	return r;
 }
