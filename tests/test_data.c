@@ -2916,9 +2916,11 @@ Test(data, contours_fonts_pretty_printing_date_parsing_and_triangles)
 	e2e_stop();
 }
 
-/* Progress bars (tqdm): drawn on stderr, in loops, over pandas' apply, in a with block; its
- * monitor thread and multiprocessing lock are not made (the first warned at every call, the
- * second opened a file in /dev/shm, which ended the call). */
+/* Progress bars (tqdm): drawn on stderr, in loops, over pandas' apply, in a with block, over
+ * process_map and thread_map (their pools run each task in the call's thread); its monitor
+ * thread and multiprocessing lock are not made (the first warned at every call, the second
+ * opened a file in /dev/shm, which ended the call; with no lock at all, process_map failed and
+ * left every later bar of the session without one, failing too). */
 Test(data, progress_bars_draw_on_stderr)
 {
 	json_object *r;
@@ -2932,8 +2934,12 @@ Test(data, progress_bars_draw_on_stderr)
 	           "doubled = pd.Series(range(5)).progress_apply(lambda x: x * 2).tolist()\n"
 	           "with tqdm(total=10) as bar:\n"
 	           "    bar.update(10)\n"
-	           "[s, doubled, list(auto([1, 2])), len(list(trange(3)))]");
-	e2e_assert_result(r, "tqdm", "[499500,[0,2,4,6,8],[1,2],3]");
+	           "from tqdm.contrib.concurrent import process_map, thread_map\n"
+	           "def sq(x):\n"
+	           "    return x * x\n"
+	           "maps = [process_map(sq, range(5), max_workers=2), thread_map(sq, range(3))]\n"
+	           "[s, doubled, list(auto([1, 2])), len(list(trange(3))), maps]");
+	e2e_assert_result(r, "tqdm", "[499500,[0,2,4,6,8],[1,2],3,[[0,1,4,9,16],[0,1,4]]]");
 	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "summing: 100%|"), "%s", mcpc_json(r));
 	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "10/10"), "%s", mcpc_json(r));
 	cr_assert_null(strstr(mcpc_sc_str(r, "stderr"), "Warning"), "%s", mcpc_json(r));

@@ -7517,10 +7517,13 @@ def _tqdm():
     # A bar's first update starts a monitor thread (a worker starts none: tqdm warned and gave
     # up at every call) and makes a multiprocessing lock (a named semaphore: a file in
     # /dev/shm, which the sandbox ends the call for opening; made here it would be shared by
-    # every worker). Neither: one process draws its bars, with the threading lock.
+    # every worker). Neither: one process draws its bars, with the threading lock, which
+    # stands for the multiprocessing one too (create_mp_lock makes none once it is set; set to
+    # None, process_map's ensure_lock gave the bars no lock at all, and left it so for the
+    # session's later bars).
     import tqdm.std
     tqdm.std.tqdm.monitor_interval = 0
-    tqdm.std.TqdmDefaultWriteLock.mp_lock = None  # create_mp_lock makes none once it is set
+    tqdm.std.TqdmDefaultWriteLock.mp_lock = tqdm.std.TqdmDefaultWriteLock.th_lock
     try:
         import tqdm.auto  # noqa: F401 (the console bars: no notebook here)
     except ImportError:
