@@ -30,8 +30,9 @@ static const char *const seed_imports[] = {
  * tempfile's files in memory or in the workspace, argparse (its setattr by a destination's
  * name meets the guards a library's write meets), importlib's import_module, util.find_spec
  * and metadata.version as the sandbox makes them, yaml (Debian's python3-yaml) with its
- * safe loader and dumper only, and asyncio with an event loop of timers and tasks, no I/O
- * (interp.c). */
+ * safe loader and dumper only, asyncio with an event loop of timers and tasks, no I/O
+ * (interp.c), types as the classes and helpers a class statement or type() gives anyway (no
+ * CodeType, FrameType or CellType: interp.c), errno's codes, keyword's lists and ipaddress. */
 static const char *const default_extra[] = {
     "json",
     "string",
@@ -93,6 +94,10 @@ static const char *const default_extra[] = {
     "tempfile",
     "argparse",
     "asyncio",
+    "types",
+    "errno",
+    "keyword",
+    "ipaddress",
     NULL,
 };
 

@@ -969,8 +969,8 @@ Test(pylayer, make_dataclass_makes_the_users_class)
  * (the zone database is read in the zygote: a worker cannot open its files, and a path given
  * to reset_tzpath finds nothing), time-based and random UUIDs (libuuid asks a daemon over a
  * socket, which the sandbox ends: the node is a random one), in-memory streams with csv and the
- * compressors and zip archives on them, XML, HTML escaping, URL parsing, shell quoting. No file
- * is opened without a workspace. */
+ * compressors and zip archives on them, XML, HTML escaping, URL parsing, shell quoting, IP
+ * addresses, SimpleNamespace. No file is opened without a workspace. */
 Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 {
 	e2e_start(NULL);
@@ -1064,6 +1064,26 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 	                  "x.tar'))]",
 	                  "[[\"d/a.csv\"],\"x,y\\n1,2\\n\",\"\",\"PermissionError\","
 	                  "\"PermissionError\"]");
+	/* Addresses, namespaces, error codes and keywords; types without the classes that make
+	 * code objects, frames and cells of parts. */
+	e2e_expect_result(
+	    "import ipaddress, errno, keyword, types\n"
+	    "from types import SimpleNamespace\n"
+	    "ns = SimpleNamespace(a=1, b=2)\n"
+	    "def f(): pass\n"
+	    "def g(): yield 1\n"
+	    "[ipaddress.ip_address('10.1.2.3') in ipaddress.ip_network('10.0.0.0/8'),\n"
+	    "       str(ipaddress.ip_network('192.168.0.0/30').broadcast_address), ns.a + ns.b, "
+	    "repr(ns),\n"
+	    "       errno.ENOENT, errno.errorcode[2], keyword.iskeyword('for'), 'match' in "
+	    "keyword.softkwlist,\n"
+	    "       isinstance(f, types.FunctionType), isinstance(g(), types.GeneratorType),\n"
+	    "       types.MappingProxyType({'x': 1})['x'], hasattr(types, 'CodeType'), "
+	    "hasattr(types, 'FrameType'),\n"
+	    "       types.new_class('K', (object,)).__name__, "
+	    "list(ipaddress.ip_network('10.0.0.0/30').hosts())[0].exploded]\n",
+	    "[true,\"192.168.0.3\",3,\"namespace(a=1, b=2)\",2,\"ENOENT\",true,true,true,true,1,"
+	    "false,false,\"K\",\"10.0.0.1\"]");
 	e2e_stop();
 }
 

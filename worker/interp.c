@@ -448,12 +448,14 @@ static int config_imports(const struct zygote_config *cfg, const char *name)
 	return 0;
 }
 
-/* platform, importlib, importlib.util, importlib.metadata and timeit as the user's code has them: the
- * facts platform gives, taken in the zygote (no program is run, no file read later); the
- * "is it installed" checks (import_module, find_spec, metadata.version) answered by the
- * sandbox's own import, which gives what "import name" gives, or its refusal; timeit of
- * callables (statements as text would be compiled from text). The real modules stay the
- * libraries'. */
+/* platform, importlib, importlib.util, importlib.metadata, timeit and types as the user's code
+ * has them: the facts platform gives, taken in the zygote (no program is run, no file read
+ * later); the "is it installed" checks (import_module, find_spec, metadata.version) answered
+ * by the sandbox's own import, which gives what "import name" gives, or its refusal; timeit of
+ * callables (statements as text would be compiled from text); types' classes and helpers that
+ * type() of an object or a class statement gives anyway (SimpleNamespace, FunctionType for
+ * isinstance, new_class), without CodeType, FrameType and CellType (code objects, frames and
+ * cells made of parts). The real modules stay the libraries'. */
 static const char made_py[] =
     "import sys, types, struct, collections, os\n"
     "import platform as P\n"
@@ -620,6 +622,16 @@ static const char made_py[] =
     "       dict(Timer=Timer, timeit=timeit, repeat=repeat, default_timer=time.perf_counter,\n"
     "            default_number=1000000, default_repeat=5))\n"
     "del time, T\n"
+    "T = types\n"
+    "m = types.ModuleType('types', T.__doc__)\n"
+    "for k in ('SimpleNamespace', 'MappingProxyType', 'MethodType', 'FunctionType',\n"
+    "          'LambdaType', 'GeneratorType', 'CoroutineType', 'AsyncGeneratorType',\n"
+    "          'BuiltinFunctionType', 'BuiltinMethodType', 'ModuleType', 'TracebackType',\n"
+    "          'NoneType', 'EllipsisType', 'NotImplementedType', 'GenericAlias', 'UnionType',\n"
+    "          'DynamicClassAttribute', 'new_class', 'resolve_bases', 'prepare_class'):\n"
+    "    setattr(m, k, getattr(T, k))\n"
+    "made['types'] = m\n"
+    "del T, m\n"
     "tempfile_py()\n"
     "if want_yaml:\n"
     "    yaml_py()\n"
