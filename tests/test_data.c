@@ -1531,6 +1531,111 @@ Test(data, compiled_kernels_read_the_code_s_objects_once)
 	e2e_stop();
 }
 
+/* pandas' compiled kernels that took positions or lengths from one object and the data from
+ * another (bounds checks off): count_level_2d and generate_slices counted and placed at a
+ * groupby's labels (its cached group_info, writable, edited: a write at any offset), the
+ * fill kernels walked the values' length over a shorter mask (an Int64 array's _mask), to_csv
+ * read one column per label its columns gave (100000 for a frame of 2), tz_localize read the
+ * array of one False an ambiguous of length 16 gave, a string array's str methods a mask of
+ * one byte for 1000 strings. Each is refused; counts, groupby applies, fills, string methods,
+ * CSV with index levels, ambiguous times and converters answer as on the host. */
+Test(data, kernels_take_positions_and_lengths_they_can_hold)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io, warnings, numpy as np, pandas as pd\n"
+	    "warnings.simplefilter('ignore')\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "gb = pd.DataFrame({'k': [1, 2, 1, 2], 'v': [1.0, 2.0, 3.0, 4.0]}).groupby('k')\n"
+	    "gb.grouper.group_info[0][0] = 1 << 40\n"
+	    "gb2 = pd.DataFrame({'k': [1, 2], 'v': [1.0, 2.0]}).groupby('k')\n"
+	    "gb2.grouper.group_info[0][1] = 1 << 40\n"
+	    "a = pd.array(np.arange(4096), dtype='Int64')\n"
+	    "a._mask = np.array([False, True])\n"
+	    "class MI(pd.MultiIndex):\n"
+	    "    def _format_native_types(self, **kw):\n"
+	    "        return np.array(['c%d' % i for i in range(100000)], dtype=object)\n"
+	    "wide = pd.DataFrame([[1, 2], [3, 4]], columns=MI(levels=[['a', 'b']], codes=[[0, "
+	    "1]]))\n"
+	    "pattern = np.array([0, 1] * 64, dtype=bool)\n"
+	    "class Amb:\n"
+	    "    def __len__(self): return 16\n"
+	    "    def __iter__(self): return iter([False])\n"
+	    "    def __array__(self, dtype=None): return pattern[:1]\n"
+	    "class S(pd.arrays.StringArray):\n"
+	    "    def isna(self):\n"
+	    "        return np.zeros(1, dtype=bool)\n"
+	    "r = [t(gb.count), t(lambda: gb2.apply(lambda g: g.v.sum())), t(lambda: "
+	    "a.fillna(method='pad')),\n"
+	    "     t(lambda: wide.to_csv(io.StringIO(), header=False)),\n"
+	    "     t(lambda: pd.DatetimeIndex(['2018-11-04 01:30'] * 16).tz_localize('US/Eastern', "
+	    "ambiguous=Amb())),\n"
+	    "     t(lambda: pd.Series(S(np.array(['x'] * 1000, dtype=object))).str.upper())]\n"
+	    "\n"
+	    "df = pd.DataFrame({'k': list('abcab'), 'v': [1.0, None, 3, 4, 5], 'w': [1, 2, None, "
+	    "4, 5]})\n"
+	    "g = df.groupby('k')\n"
+	    "r.append(g.count().values.tolist())\n"
+	    "r.append(g.apply(lambda x: x.v.sum()).tolist())\n"
+	    "r.append(g.v.transform(lambda x: x - x.mean()).round(3).fillna(-1).tolist())\n"
+	    "r.append(g.filter(lambda x: len(x) > 1).k.tolist())\n"
+	    "r.append([(k, len(x)) for k, x in g])\n"
+	    "r.append(g.agg(lambda x: x.max()).fillna(-1).values.tolist())\n"
+	    "mi = pd.MultiIndex.from_tuples([('x', 1), ('x', 2), ('y', 1)])\n"
+	    "d2 = pd.DataFrame({'a': [1, None, 3]}, index=mi)\n"
+	    "r.append(d2.count(level=0).values.tolist())\n"
+	    "r.append(pd.array([1, None, 3, None], "
+	    "dtype='Int64').fillna(method='ffill').tolist())\n"
+	    "r.append(pd.array([None, 2, None, 4], "
+	    "dtype='Int64').fillna(method='bfill').tolist())\n"
+	    "r.append(pd.Series(pd.to_datetime(['2020-01-01', None, "
+	    "'2020-01-03'])).fillna(method='ffill').astype(str).tolist())\n"
+	    "r.append(pd.Series(pd.Categorical(['a', None, "
+	    "'b'])).fillna(method='bfill').tolist())\n"
+	    "r.append(pd.DataFrame({'a': [1, None, 3], 'b': [None, 2.0, "
+	    "None]}).fillna(method='ffill').fillna(-1).values.tolist())\n"
+	    "r.append(pd.DataFrame({'a': pd.array([1, None, 3], "
+	    "dtype='Int64')}).fillna(method='ffill').a.tolist())\n"
+	    "s = pd.Series(['ab', None, 'Cd'], dtype='string')\n"
+	    "r.append([str(x) for x in s.str.upper().tolist()])\n"
+	    "r.append([str(x) for x in pd.Series(['ab', None, 'Cd']).str.len().tolist()])\n"
+	    "r.append(pd.Series(['a', None]).map(lambda x: x + '!', na_action='ignore').tolist())\n"
+	    "buf = io.StringIO()\n"
+	    "dfm = pd.DataFrame([[1, 2], [3, 4]], index=mi[:2], "
+	    "columns=pd.MultiIndex.from_tuples([('p', 'q'), ('p', 'r')]))\n"
+	    "dfm.to_csv(buf)\n"
+	    "r.append(buf.getvalue())\n"
+	    "r.append(df.to_csv(index=False))\n"
+	    "idx = pd.DatetimeIndex(['2020-11-01 01:30', '2020-11-01 01:30'])\n"
+	    "r.append(idx.tz_localize('US/Eastern', ambiguous=np.array([True, "
+	    "False])).astype(str).tolist())\n"
+	    "r.append(idx.tz_localize('US/Eastern', ambiguous=[True, "
+	    "False]).astype(str).tolist())\n"
+	    "r.append(pd.read_csv(io.StringIO('a,b\\n1,x\\n2,y\\n'), converters={'b': "
+	    "str.upper}).b.tolist())\n"
+	    "r\n",
+	    "[\"IndexError\",\"IndexError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\",["
+	    "[2,2],[1,2],[1,0]],[5.0,5.0,3.0],[-1.5,-1.0,0.0,1.5,0.0],[\"a\",\"b\",\"a\",\"b\"],[["
+	    "\"a\""
+	    ",2],[\"b\",2],[\"c\",1]],[[4.0,4.0],[5.0,5.0],[3.0,-1.0]],[[1],[1]],[1,1,3,3],[2,2,4"
+	    ",4],[\"2020-01-01\",\"2020-01-01\",\"2020-01-03\"],[\"a\",\"b\",\"b\"],[[1.0,-1.0],[1."
+	    "0,2.0]"
+	    ",[3.0,2.0]],[1,1,3],[\"AB\",\"<NA>\",\"CD\"],[\"2.0\",\"nan\",\"2.0\"],[\"a!\",null],"
+	    "\",,p,p\\n,"
+	    ",q,r\\nx,1,1,2\\nx,2,3,4\\n\",\"k,v,w\\na,1.0,1.0\\nb,,2.0\\nc,3.0,\\na,4.0,4.0\\nb,5."
+	    "0,5."
+	    "0\\n\",[\"2020-11-01 01:30:00-04:00\",\"2020-11-01 01:30:00-05:00\"],[\"2020-11-01 "
+	    "01:3"
+	    "0:00-04:00\",\"2020-11-01 01:30:00-05:00\"],[\"X\",\"Y\"]]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's
@@ -1597,10 +1702,20 @@ Test(data, random_states_and_fitted_models_are_checked)
 	    "k2 = KMeans(2, n_init=2, random_state=0).fit(X)\n"
 	    "r += [sorted(np.bincount(k2.predict(X)).tolist()), round(float(k2.score(X)), 3)]\n"
 	    "r",
-	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
-	    "\"AttributeError\",\"AttributeError\",\"ValueError\",\"ValueError\",\"ValueError\","
-	    "\"ValueError\",[867,206,701],[944,625,684],[874,664,249],true,[2606108953],["
-	    "259491006799949737],[1649717886,2919053981],[0,0,0,1,0,1],0.9833,[150,150],-54.017]");
+	    "[\"IndexError\",\"IndexError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\",["
+	    "[2,2],[1,2],[1,0]],[5.0,5.0,3.0],[-1.5,-1.0,0.0,1.5,0.0],[\"a\",\"b\",\"a\",\"b\"],[["
+	    "\"a\""
+	    ",2],[\"b\",2],[\"c\",1]],[[4.0,4.0],[5.0,5.0],[3.0,-1.0]],[[1],[1]],[1,1,3,3],[2,2,4"
+	    ",4],[\"2020-01-01\",\"2020-01-01\",\"2020-01-03\"],[\"a\",\"b\",\"b\"],[[1.0,-1.0],[1."
+	    "0,2.0]"
+	    ",[3.0,2.0]],[1,1,3],[\"AB\",\"<NA>\",\"CD\"],[\"2.0\",\"nan\",\"2.0\"],[\"a!\",null],"
+	    "\",,p,p\\n,"
+	    ",q,r\\nx,1,1,2\\nx,2,3,4\\n\",\"k,v,w\\na,1.0,1.0\\nb,,2.0\\nc,3.0,\\na,4.0,4.0\\nb,5."
+	    "0,5."
+	    "0\\n\",[\"2020-11-01 01:30:00-04:00\",\"2020-11-01 01:30:00-05:00\"],[\"2020-11-01 "
+	    "01:3"
+	    "0:00-04:00\",\"2020-11-01 01:30:00-05:00\"],[\"X\",\"Y\"]]");
 	e2e_stop();
 }
 

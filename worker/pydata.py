@@ -872,6 +872,10 @@ def _zone_readers(np, timezones, cache):
 
     def tz_localize_to_utc(vals, tz, ambiguous=None, nonexistent=None, reso=NS):
         coarse(vals, tz, reso)
+        # The kernel checks the length of ambiguous, then reads the array numpy makes of it
+        # (the object's other answer: a shorter one was read past): one array, made here.
+        if not isinstance(ambiguous, (str, bool)) and hasattr(ambiguous, '__iter__'):
+            ambiguous = np.array(ambiguous, dtype=bool).ravel()
         return real['tz_localize_to_utc'](vals, tz, ambiguous, nonexistent, reso)
 
     def tz_convert_from_utc_single(utc_val, tz, reso=NS):
@@ -993,6 +997,7 @@ def _pandas():
     _join_orders(np)
     _object_passes(np)
     _period_steps(np)
+    _pandas_counts(np)
     _json_snapshots()
     _json_numpy_decoder()
 
@@ -2178,6 +2183,111 @@ def _period_steps(np):
 
     period_asfreq_arr.__doc__ = real.__doc__
     _replace_everywhere(real, period_asfreq_arr)
+
+
+def _pandas_counts(np):
+    """pandas' compiled kernels (bounds checks off) that took positions or lengths from one
+    object and the data from another: count_level_2d (GroupBy.count, DataFrame.count(level=))
+    and generate_slices (a groupby's apply, agg, transform, iteration) counted and placed at
+    labels unchecked (a grouper's group_info, writable and cached, edited: a write at any
+    offset); pad_inplace and backfill_inplace (fillna(method='ffill'/'bfill') of extension
+    arrays) walked the values' length over a mask of the array's own (its _mask, its isna()),
+    read and zeroed past a shorter one; map_infer_mask (the str accessor of a string array)
+    read a mask of isna()'s length for every value; write_csv_rows (to_csv) read one column
+    per label of the columns' own answer from a list of the frame's columns, and wrote each
+    row's index levels into a row list sized for them. Each is checked first: labels within
+    their groups, the mask of the values' shape (as the kernels' buffers see both), a private
+    array of the values, one column per label, index levels of their number."""
+    import operator
+    from pandas._libs import algos, lib as libpandas, writers
+
+    def labels_of(labels, what):
+        labels = np.array(labels, dtype=np.intp, copy=True)
+        if labels.ndim != 1:
+            raise ValueError('%s should be a 1-D array of intp labels' % what)
+        return labels
+
+    real_count = libpandas.count_level_2d
+
+    def count_level_2d(mask, labels, max_bin, axis):
+        mask = np.array(mask, dtype=bool, copy=True)
+        labels = labels_of(labels, 'labels')
+        max_bin, axis = operator.index(max_bin), operator.index(axis)
+        if mask.ndim != 2 or axis not in (0, 1) or max_bin < 0:
+            raise ValueError('count_level_2d takes a 2-D mask, an axis 0 or 1 and max_bin >= 0')
+        if len(labels) != mask.shape[axis]:
+            raise ValueError('the labels should be one per item of the mask\'s axis %d' % axis)
+        used = labels[mask.any(axis=1 - axis)]
+        if len(used) and (used.min() < 0 or used.max() >= max_bin):
+            raise IndexError('a label of a counted item is outside the %d bins' % max_bin)
+        return real_count(mask, labels, max_bin, axis)
+
+    real_slices = libpandas.generate_slices
+
+    def generate_slices(labels, ngroups):
+        labels = labels_of(labels, 'labels')
+        ngroups = operator.index(ngroups)
+        if ngroups < 0:
+            raise ValueError('ngroups should not be negative')
+        if len(labels) and labels.max() >= ngroups:
+            raise IndexError('a label is outside the %d groups' % ngroups)
+        return real_slices(labels, ngroups)
+
+    def shape_of(a):
+        with memoryview(a) as m:
+            return m.shape
+
+    def same_shape(real, ndim):
+        def fill(values, mask, limit=None):
+            shape = shape_of(values)
+            if len(shape) != ndim or shape_of(mask) != shape:
+                raise ValueError('the mask should have the values\' shape')
+            return real(values, mask, limit=limit)
+        fill.__name__ = fill.__qualname__ = real.__name__
+        fill.__doc__ = real.__doc__
+        return fill
+
+    real_map = libpandas.map_infer_mask
+
+    def map_infer_mask(arr, f, mask, convert=True, na_value=libpandas.no_default,
+                       dtype=np.dtype(object)):
+        if isinstance(arr, np.ndarray):
+            arr = arr.view(np.ndarray)
+        if shape_of(mask)[:1] != (len(arr),):
+            raise ValueError('the mask should have one item per value')
+        return real_map(arr, f, mask, convert, na_value, dtype)
+
+    real_rows = writers.write_csv_rows
+
+    def write_csv_rows(data, data_index, nlevels, cols, writer):
+        data = list.__getitem__(data, slice(None)) if isinstance(data, list) else data
+        data_index = np.ndarray.view(np.asarray(data_index), np.ndarray)
+        cols = np.ndarray.view(np.asarray(cols), np.ndarray)
+        nlevels = operator.index(nlevels)
+        if isinstance(data, list) and len(data) < len(cols):
+            raise ValueError('to_csv has %d columns of data for %d labels'
+                             % (len(data), len(cols)))
+        if nlevels > 1:
+            levels = np.empty(len(data_index), dtype=object)
+            for j, v in enumerate(data_index):
+                v = tuple(v)
+                if len(v) != nlevels:
+                    raise ValueError('an index entry should have %d levels' % nlevels)
+                levels[j] = v
+            data_index = levels
+        return real_rows(data, data_index, nlevels, cols, writer)
+
+    pairs = {}
+    for real, new in ((real_count, count_level_2d), (real_slices, generate_slices),
+                      (algos.pad_inplace, same_shape(algos.pad_inplace, 1)),
+                      (algos.backfill_inplace, same_shape(algos.backfill_inplace, 1)),
+                      (algos.pad_2d_inplace, same_shape(algos.pad_2d_inplace, 2)),
+                      (algos.backfill_2d_inplace, same_shape(algos.backfill_2d_inplace, 2)),
+                      (real_map, map_infer_mask), (real_rows, write_csv_rows)):
+        if new.__doc__ is None:
+            new.__doc__ = real.__doc__
+        pairs[id(real)] = (real, new)
+    _replace_all(pairs)
 
 
 def _masked_kernels(np):
