@@ -1799,7 +1799,8 @@ Test(ws_write, a_file_dropped_while_open_still_counts_in_the_quota)
 
 /* os.environ['X'] = '1' (a script setting its libraries' options) raised PermissionError (the
  * sandbox refuses os.putenv): the mapping changes for the code's own reads, not the process's
- * environment. */
+ * environment. os.get_terminal_size() and sys.stdout.fileno() raised AttributeError, past the
+ * fallbacks scripts write for them. */
 Test(ws_read, os_environ_takes_the_codes_changes)
 {
 	start(NULL);
@@ -1810,6 +1811,15 @@ Test(ws_read, os_environ_takes_the_codes_changes)
 	                  "del os.environ['SAFEPY_X']\n"
 	                  "r + [os.getenv('SAFEPY_X'), 'SAFEPY_X' in os.environ]",
 	                  "[\"1\",\"y\",null,false]");
+	/* No terminal, as when the output is piped: an OSError for the usual fallback, and no
+	 * descriptor under sys.stdout (io.UnsupportedOperation, as an in-memory stream). */
+	e2e_expect_result("import os, sys, io, shutil\n"
+	                  "try:\n    os.get_terminal_size()\n    t = 'terminal'\n"
+	                  "except OSError:\n    t = 'none'\n"
+	                  "try:\n    sys.stdout.fileno()\n    f = 'fd'\n"
+	                  "except io.UnsupportedOperation:\n    f = 'none'\n"
+	                  "[t, f, shutil.get_terminal_size().columns]",
+	                  "[\"none\",\"none\",80]");
 	e2e_stop();
 }
 

@@ -317,6 +317,18 @@ static PyObject *buffer_repr(StreamObject *self)
 	                            self->which == CAPTURE_STDOUT ? "stdout" : "stderr");
 }
 
+/* No file descriptor underneath: io.UnsupportedOperation, as an in-memory stream raises (the
+ * fallbacks of code that asks, except OSError or except io.UnsupportedOperation, catch it). */
+static PyObject *unsupported_operation; /* io.UnsupportedOperation */
+
+static PyObject *stream_fileno(StreamObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	PyErr_SetString(unsupported_operation, "fileno");
+	return NULL;
+}
+
 /* sys.stdout.reconfigure(encoding='utf-8'), which scripts call first thing: the captured
  * output is UTF-8 text already, written whole; the keywords a text stream takes are taken and
  * change nothing. */
@@ -338,6 +350,7 @@ static PyMethodDef stream_methods[] = {
     {"writelines", (PyCFunction)stream_writelines, METH_O, "Write each string."},
     {"flush", (PyCFunction)stream_none, METH_NOARGS, "Nothing to flush."},
     {"isatty", (PyCFunction)stream_false, METH_NOARGS, "Not a terminal."},
+    {"fileno", (PyCFunction)stream_fileno, METH_NOARGS, "No file descriptor: raises."},
     {"readable", (PyCFunction)stream_false, METH_NOARGS, "Not readable."},
     {"seekable", (PyCFunction)stream_false, METH_NOARGS, "Not seekable."},
     {"writable", (PyCFunction)stream_true, METH_NOARGS, "Writable."},
@@ -351,6 +364,7 @@ static PyMethodDef buffer_methods[] = {
     {"write", (PyCFunction)buffer_write, METH_O, "Write bytes to the captured output."},
     {"flush", (PyCFunction)stream_none, METH_NOARGS, "Nothing to flush."},
     {"isatty", (PyCFunction)stream_false, METH_NOARGS, "Not a terminal."},
+    {"fileno", (PyCFunction)stream_fileno, METH_NOARGS, "No file descriptor: raises."},
     {"readable", (PyCFunction)stream_false, METH_NOARGS, "Not readable."},
     {"seekable", (PyCFunction)stream_false, METH_NOARGS, "Not seekable."},
     {"writable", (PyCFunction)stream_true, METH_NOARGS, "Writable."},
@@ -402,6 +416,14 @@ int capture_init(size_t max, uint64_t flood)
 	flood_limit = flood;
 	if (PyType_Ready(&stream_type) < 0 || PyType_Ready(&buffer_type) < 0)
 		return -1;
+	{
+		PyObject *io = PyImport_ImportModule("io");
+		unsupported_operation =
+		    io ? PyObject_GetAttrString(io, "UnsupportedOperation") : NULL;
+		Py_XDECREF(io);
+		if (!unsupported_operation)
+			return -1;
+	}
 	output_limit_error = PyErr_NewExceptionWithDoc(
 	    "builtins.OutputLimitExceeded", "The code wrote more output than the sandbox accepts.",
 	    PyExc_BaseException, NULL);

@@ -340,19 +340,22 @@ static int fill_gc(PyObject *proxy, PyObject *gc)
 
 /* os as user code sees it with a workspace: its files and directories (answered from the
  * workspace, pyfiles.c: opened, listed, made, removed, renamed, their permissions and times
- * changed), path handling, and facts; no
+ * changed), path handling, and facts (get_terminal_size: no terminal, OSError as when piped); no
  * fds, processes or signals, and nothing more later (its __getattr__ gives only os.path). */
 static int fill_os(PyObject *proxy, PyObject *os)
 {
 	static const char *const keep[] = {
-	    "getcwd",  "getcwdb", "listdir",    "scandir",  "walk",      "stat",     "lstat",
-	    "fstat",   "access",  "fspath",     "fsencode", "fsdecode",  "PathLike", "stat_result",
-	    "sep",     "altsep",  "extsep",     "pathsep",  "linesep",   "curdir",   "pardir",
-	    "defpath", "devnull", "name",       "error",    "strerror",  "F_OK",     "R_OK",
-	    "W_OK",    "X_OK",    "SEEK_SET",   "SEEK_CUR", "SEEK_END",  "environ",  "getenv",
-	    "getpid",  "urandom", "makedirs",   "mkdir",    "remove",    "unlink",   "rename",
-	    "replace", "rmdir",   "removedirs", "renames",  "cpu_count", "chmod",    "utime",
-	    NULL,
+	    "getcwd",        "getcwdb",   "listdir",  "scandir",     "walk",
+	    "stat",          "lstat",     "fstat",    "access",      "fspath",
+	    "fsencode",      "fsdecode",  "PathLike", "stat_result", "sep",
+	    "altsep",        "extsep",    "pathsep",  "linesep",     "curdir",
+	    "pardir",        "defpath",   "devnull",  "name",        "error",
+	    "strerror",      "F_OK",      "R_OK",     "W_OK",        "X_OK",
+	    "SEEK_SET",      "SEEK_CUR",  "SEEK_END", "environ",     "getenv",
+	    "getpid",        "urandom",   "makedirs", "mkdir",       "remove",
+	    "unlink",        "rename",    "replace",  "rmdir",       "removedirs",
+	    "renames",       "cpu_count", "chmod",    "utime",       "get_terminal_size",
+	    "terminal_size", NULL,
 	};
 
 	return copy_names(proxy, os, keep);
