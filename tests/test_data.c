@@ -1636,6 +1636,58 @@ Test(data, kernels_take_positions_and_lengths_they_can_hold)
 	e2e_stop();
 }
 
+/* pandas' kernels over the code's lists and arrays: the unique values of several lists
+ * (union_indexes) read each list by a length taken once while its items' __hash__ ran (one
+ * that emptied the list had three freed floats read and handed out: new objects made in their
+ * memory came back), and fast_zip (MultiIndex.values) walked a level of shape (3, 0) for three
+ * items past its empty memory. They get private copies: the union holds the items it was
+ * given, the empty level is refused, and unions, MultiIndex values and frames of dicts answer
+ * as on the host. */
+Test(data, kernels_over_the_code_s_lists_hold_private_copies)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import pandas as pd, numpy as np\n"
+	    "from pandas.core.indexes.api import union_indexes\n"
+	    "keep = []\n"
+	    "class First:\n"
+	    "    def __hash__(self):\n"
+	    "        del L[1:]\n"
+	    "        keep.extend([float('1337.5'), float('1338.5'), float('1339.5')])\n"
+	    "        return 1\n"
+	    "    def __eq__(self, o): return self is o\n"
+	    "    def __lt__(self, o): return False\n"
+	    "L = [First(), float('0.25'), float('0.5'), float('0.75')]\n"
+	    "u = list(union_indexes([L, []], sort=False))\n"
+	    "r = [u[1:], len(L)]\n"
+	    "try:\n"
+	    "    idx = pd.Index._simple_new(np.empty((3, 0), dtype=object))\n"
+	    "    mi = pd.MultiIndex(levels=[idx, ['a', 'b', 'c']], codes=[[0, 1, 2], [0, 1, 2]],\n"
+	    "                       verify_integrity=False)\n"
+	    "    r.append(len(mi.values))\n"
+	    "except ValueError as e:\n"
+	    "    r.append('ValueError')\n"
+	    "mi = pd.MultiIndex.from_product([['a', 'b'], [1, 2]])\n"
+	    "mi2 = pd.MultiIndex.from_tuples([('a', 1), ('c', 3)])\n"
+	    "r += [list(mi.values), list(union_indexes([[3, 1], [2, 1]])), list(mi.union(mi2)), "
+	    "list(mi.union(mi2, sort=False)),\n"
+	    "      pd.DataFrame([{'x': 1, 'y': 2}, {'y': 3, 'z': 4}]).columns.tolist(),\n"
+	    "      pd.DataFrame([{'b': 1}, {'a': 2}]).columns.tolist(),\n"
+	    "      pd.concat([pd.Series([1], index=['q']), pd.Series([2], index=['p'])], "
+	    "axis=1).index.tolist(),\n"
+	    "      mi.to_frame().values.tolist(), pd.MultiIndex.from_arrays([[1, 2], ['x', "
+	    "'y']]).to_list()]\n"
+	    "r\n",
+	    "[[0.25,0.5,0.75],1,\"ValueError\",[[\"a\",1],[\"a\",2],[\"b\",1],[\"b\",2]],[1,2,3],[["
+	    "\"a\","
+	    "1],[\"a\",2],[\"b\",1],[\"b\",2],[\"c\",3]],[[\"a\",1],[\"a\",2],[\"b\",1],[\"b\",2],["
+	    "\"c\",3]],[\""
+	    "x\",\"y\",\"z\"],[\"b\",\"a\"],[\"q\",\"p\"],[[\"a\",1],[\"a\",2],[\"b\",1],[\"b\",2]]"
+	    ",[[1,\"x\"],[2,\"y"
+	    "\"]]]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's

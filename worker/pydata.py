@@ -998,6 +998,7 @@ def _pandas():
     _object_passes(np)
     _period_steps(np)
     _pandas_counts(np)
+    _unique_lists(np)
     _json_snapshots()
     _json_numpy_decoder()
 
@@ -2286,6 +2287,54 @@ def _pandas_counts(np):
                       (real_map, map_infer_mask), (real_rows, write_csv_rows)):
         if new.__doc__ is None:
             new.__doc__ = real.__doc__
+        pairs[id(real)] = (real, new)
+    _replace_all(pairs)
+
+
+def _unique_lists(np):
+    """pandas' kernels over the user's lists and arrays (bounds checks off): the unique values
+    of several lists (union_indexes, MultiIndex.union, a frame of dicts' columns) read each
+    list's items by a length taken once while the items' __hash__ and __eq__ ran (one that
+    emptied the list had freed items read and handed out), and fast_zip (MultiIndex.values)
+    walked each array for the first one's length (a level of shape (3, 0): bytes past its
+    empty memory read as objects). Each gets private copies: lists of the items, 1-D object
+    arrays of one length."""
+    from pandas._libs import lib as libpandas
+
+    real_lists = libpandas.fast_unique_multiple_list
+
+    def fast_unique_multiple_list(lists, sort=True):
+        return real_lists([list(x) for x in lists], sort)
+
+    real_gen = libpandas.fast_unique_multiple_list_gen
+
+    def fast_unique_multiple_list_gen(gen, sort=True):
+        return real_gen([list(x) for x in gen], sort)
+
+    def flat(a):
+        a = np.array(a, dtype=object, copy=True)
+        if a.ndim != 1:
+            raise ValueError('the arrays should be 1-D')
+        return a
+
+    real_multiple = libpandas.fast_unique_multiple
+
+    def fast_unique_multiple(arrays, sort=True):
+        return real_multiple([flat(a) for a in arrays], sort)
+
+    real_zip = libpandas.fast_zip
+
+    def fast_zip(ndarrays):
+        ndarrays = [flat(a) for a in ndarrays]
+        if not ndarrays or any(len(a) != len(ndarrays[0]) for a in ndarrays):
+            raise ValueError('all arrays must be same length')
+        return real_zip(ndarrays)
+
+    pairs = {}
+    for real, new in ((real_lists, fast_unique_multiple_list),
+                      (real_gen, fast_unique_multiple_list_gen),
+                      (real_multiple, fast_unique_multiple), (real_zip, fast_zip)):
+        new.__doc__ = real.__doc__
         pairs[id(real)] = (real, new)
     _replace_all(pairs)
 
