@@ -2333,66 +2333,51 @@ static int interface_guard_tree(PyTypeObject *t)
 static int early_guard_init(void);
 static int mro_init(void);
 
-/* slot_tp_getattro: the lookup CPython's hook leaves in the slot of a class with
- * __getattribute__ and no __getattr__, at its first lookup (made here: a class whose
- * __getattribute__ is fn, looked up once). */
-static int plain_getattro_find(PyObject *fn)
+/* A class of object's whose method name is fn (object.__repr__, which takes no name: its
+ * lookups fail), made to read the lookup CPython gives such a class. */
+static PyObject *probe_class(const char *name, PyObject *fn)
 {
-	PyObject *ns = PyDict_New(), *cls = NULL, *obj = NULL, *v;
-	int rc = -1;
+	PyObject *ns = PyDict_New(), *cls = NULL;
 
-	if (!ns || PyDict_SetItemString(ns, "__getattribute__", fn) < 0)
-		goto out;
-	cls = PyObject_CallFunction((PyObject *)&PyType_Type, "s(O)O", "safepy_getattribute",
-	                            (PyObject *)&PyBaseObject_Type, ns);
-	obj = cls ? PyObject_CallNoArgs(cls) : NULL;
-	if (!obj)
-		goto out;
-	v = PyObject_GetAttrString(obj, "x"); /* fn (object.__repr__) refuses the name */
-	Py_XDECREF(v);
-	PyErr_Clear();
-	plain_getattro = ((PyTypeObject *)cls)->tp_getattro;
-	if (!plain_getattro || plain_getattro == getattr_hook ||
-	    plain_getattro == PyObject_GenericGetAttr) {
-		PyErr_SetString(PyExc_RuntimeError, "no attribute dispatcher found for classes");
-		goto out;
-	}
-	rc = 0;
-out:
+	if (ns && PyDict_SetItemString(ns, name, fn) == 0)
+		cls = PyObject_CallFunction((PyObject *)&PyType_Type, "s(O)O", "safepy_probe",
+		                            (PyObject *)&PyBaseObject_Type, ns);
 	Py_XDECREF(ns);
-	Py_XDECREF(cls);
-	Py_XDECREF(obj);
-	return rc;
+	return cls;
 }
 
-/* slot_tp_getattr_hook (the lookup of a class with __getattr__, made here), slot_tp_getattro,
- * module_getattro, and object's two refusals. */
+/* slot_tp_getattr_hook (the lookup of a class with __getattr__), slot_tp_getattro (the one its
+ * hook leaves in the slot of a class with __getattribute__ and no __getattr__ at its first
+ * lookup), module_getattro, and object's two refusals. */
 static int interface_init(void)
 {
-	PyObject *ns = PyDict_New(), *fn = NULL, *cls = NULL;
+	PyObject *fn = NULL, *cls = NULL, *obj = NULL, *v;
 	int rc = -1;
 
 	str_interface = PyUnicode_InternFromString("__array_interface__");
 	str_struct = PyUnicode_InternFromString("__array_struct__");
 	str_match_args = PyUnicode_InternFromString("__match_args__");
-	if (!ns || !str_interface || !str_struct || !str_match_args ||
-	    PyType_Ready(&refusal_type) < 0 || early_guard_init() < 0 || mro_init() < 0)
+	if (!str_interface || !str_struct || !str_match_args || PyType_Ready(&refusal_type) < 0 ||
+	    early_guard_init() < 0 || mro_init() < 0)
 		goto out;
 	fn = PyObject_GetAttrString((PyObject *)&PyBaseObject_Type, "__repr__");
-	if (!fn || PyDict_SetItemString(ns, "__getattr__", fn) < 0)
-		goto out;
-	cls = PyObject_CallFunction((PyObject *)&PyType_Type, "s(O)O", "safepy_getattr_hook",
-	                            (PyObject *)&PyBaseObject_Type, ns);
-	if (!cls)
+	if (!fn || !(cls = probe_class("__getattr__", fn)))
 		goto out;
 	getattr_hook = ((PyTypeObject *)cls)->tp_getattro;
 	module_getattro_real = PyModule_Type.tp_getattro;
-	if (!getattr_hook || getattr_hook == PyObject_GenericGetAttr || !module_getattro_real) {
+	Py_CLEAR(cls);
+	if (!(cls = probe_class("__getattribute__", fn)) || !(obj = PyObject_CallNoArgs(cls)))
+		goto out;
+	v = PyObject_GetAttrString(obj, "x");
+	Py_XDECREF(v);
+	PyErr_Clear();
+	plain_getattro = ((PyTypeObject *)cls)->tp_getattro;
+	if (!getattr_hook || getattr_hook == PyObject_GenericGetAttr || !module_getattro_real ||
+	    !plain_getattro || plain_getattro == getattr_hook ||
+	    plain_getattro == PyObject_GenericGetAttr) {
 		PyErr_SetString(PyExc_RuntimeError, "no attribute hook found for classes");
 		goto out;
 	}
-	if (plain_getattro_find(fn) < 0)
-		goto out;
 	PyModule_Type.tp_getattro = interface_module_getattro;
 	PyType_Modified(&PyModule_Type);
 	for (int i = 0; i < 2; i++) {
@@ -2409,9 +2394,9 @@ static int interface_init(void)
 	PyType_Modified(&PyBaseObject_Type);
 	rc = 0;
 out:
-	Py_XDECREF(ns);
 	Py_XDECREF(fn);
 	Py_XDECREF(cls);
+	Py_XDECREF(obj);
 	return rc;
 }
 
