@@ -1378,8 +1378,9 @@ Test(data, a_frame_s_column_placements_are_checked)
 /* Index.join of sorted object indexes ran pandas' two-pass join kernels (bounds checks off):
  * items whose comparisons answered otherwise in the second pass (counted one row, wrote 64)
  * wrote past the kernels' arrays, and dropped a reference on a word past the values'. Such
- * items are joined as ranks fixed once: the join ends with arrays of one length and writes
- * nothing past them; strings, fractions, tuples and numbers join as on the host. */
+ * items are joined as ranks fixed once (aware datetimes too: their comparisons call their
+ * tzinfo's utcoffset, the code's): the join ends with arrays of one length and writes nothing
+ * past them; strings, fractions, tuples and numbers join as on the host. */
 Test(data, joins_of_objects_compare_each_pair_once)
 {
 	start_data(NULL);
@@ -1423,6 +1424,24 @@ Test(data, joins_of_objects_compare_each_pair_once)
 	    "    state['armed'] = True\n"
 	    "    j, li, ri = left.join(right, how=how, return_indexers=True)\n"
 	    "    got.append(len(j) == len(li) == len(ri) and len(j) <= N + 1)\n"
+	    "import datetime as dt\n"
+	    "tz = {'seen_last': False, 'phase': 1}\n"
+	    "class LTz(dt.tzinfo):\n"
+	    "    def __init__(self, i): self.i = i\n"
+	    "    def utcoffset(self, d):\n"
+	    "        if self.i == 2: tz['seen_last'] = True\n"
+	    "        elif self.i == 0 and tz['seen_last']: tz['phase'] = 2\n"
+	    "        return dt.timedelta(0)\n"
+	    "    def dst(self, d): return dt.timedelta(0)\n"
+	    "class RTz(dt.tzinfo):\n"
+	    "    def utcoffset(self, d):\n"
+	    "        return dt.timedelta(hours=-1) if tz['phase'] == 1 else dt.timedelta(0)\n"
+	    "    def dst(self, d): return dt.timedelta(0)\n"
+	    "base = dt.datetime(2024, 1, 1)\n"
+	    "left = pd.Index([base.replace(tzinfo=LTz(i)) for i in range(3)], dtype=object)\n"
+	    "right = pd.Index([base.replace(tzinfo=RTz())], dtype=object)\n"
+	    "j, li, ri = left._inner_indexer(right)\n"
+	    "got.append(len(j) == len(li) == len(ri))\n"
 	    "cases = [\n"
 	    "    (['a', 'b', 'b', 'd'], ['b', 'c', 'd', 'd']),\n"
 	    "    ([F(1, 2), F(1, 2), F(3, 2)], [F(1, 2), F(2, 1), F(3, 2)]),\n"
@@ -1441,7 +1460,8 @@ Test(data, joins_of_objects_compare_each_pair_once)
 	    "df2 = pd.DataFrame({'w': [4, 5]}, index=pd.Index([F(2), F(3)], dtype=object))\n"
 	    "got.append(df1.join(df2).fillna(-1).values.tolist())\n"
 	    "got\n",
-	    "[true,true,true,[\"a\",\"b\",\"b\",\"d\",\"d\",0,1,2,3,3,-1,0,0,2,3],[\"b\",\"b\","
+	    "[true,true,true,true,[\"a\",\"b\",\"b\",\"d\",\"d\",0,1,2,3,3,-1,0,0,2,3],[\"b\","
+	    "\"b\","
 	    "\"d\",\"d\",1,2,"
 	    "3,3,0,0,2,3],[\"a\",\"b\",\"b\",\"c\",\"d\",\"d\",0,1,2,-1,3,3,-1,0,0,1,2,3],[\"b\","
 	    "\"b\",\"c\",\"d"
@@ -1685,6 +1705,43 @@ Test(data, kernels_over_the_code_s_lists_hold_private_copies)
 	    "x\",\"y\",\"z\"],[\"b\",\"a\"],[\"q\",\"p\"],[[\"a\",1],[\"a\",2],[\"b\",1],[\"b\",2]]"
 	    ",[[1,\"x\"],[2,\"y"
 	    "\"]]]");
+	e2e_stop();
+}
+
+/* Compiled kernels take an array's size of the array and its memory of what its view() (or
+ * astype, ravel, reshape, ...) answers: an ndarray subclass whose view('i8') answered a shorter
+ * array had pandas' date offsets (SemiMonthEnd()._apply_array) write past it, and
+ * ints_to_pytimedelta read heap words past it. A class the code makes beneath ndarray may not
+ * define them (as it may not define shape or __len__); a subclass with its own
+ * __array_finalize__ works, and date offsets and timedeltas answer as on the host. */
+Test(data, an_array_subclass_answers_only_with_its_own_memory)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "refused = []\n"
+	    "for name in ('view', 'astype', 'ravel', 'reshape', 'copy', 'flatten', 'squeeze', "
+	    "'transpose',\n"
+	    "             '__array__'):\n"
+	    "    try:\n"
+	    "        type('S', (np.ndarray,), {name: lambda self, *a, **k: np.zeros(1)})\n"
+	    "        refused.append(name + ' made')\n"
+	    "    except TypeError:\n"
+	    "        refused.append(name)\n"
+	    "class Fine(np.ndarray):\n"
+	    "    def __array_finalize__(self, obj):\n"
+	    "        self.tag = getattr(obj, 'tag', 'fine')\n"
+	    "f = np.arange(4.0).view(Fine)\n"
+	    "dti = pd.DatetimeIndex(['2020-01-10', '2020-02-20'])\n"
+	    "r = [refused, type(f.reshape(2, 2)).__name__, f.reshape(2, 2).tag, float(f.sum()),\n"
+	    "     [str(x.date()) for x in dti + pd.offsets.SemiMonthEnd()],\n"
+	    "     pd.TimedeltaIndex(['1 day', '2 hours']).astype(object).map(str).tolist()]\n"
+	    "r\n",
+	    "[[\"view\",\"astype\",\"ravel\",\"reshape\",\"copy\",\"flatten\",\"squeeze\","
+	    "\"transpose\",\"__ar"
+	    "ray__\"],\"Fine\",\"fine\",6.0,[\"2020-01-15\",\"2020-02-29\"],[\"1 days "
+	    "00:00:00\",\"0 days"
+	    " 02:00:00\"]]");
 	e2e_stop();
 }
 
@@ -7143,9 +7200,14 @@ Test(data, lil_frombuffer_sparse_and_spline_arguments_are_converted_before_the_c
 	    "m.data = np.ones(1).view(D)\n"
 	    "refused.append(t(lambda: normalize(m, copy=False)))\n"
 	    "small = np.zeros((1, 1))\n"
-	    "class C(np.ndarray):\n"
-	    "    def reshape(self, *a, **k):\n"
-	    "        return small\n"
+	    "try:\n"
+	    "    class C(np.ndarray):\n"
+	    "        def reshape(self, *a, **k):\n"
+	    "            return small\n"
+	    "    made.append('C')\n"
+	    "except TypeError:\n"
+	    "    class C(np.ndarray):\n"
+	    "        pass\n"
 	    "b = BSpline(np.arange(68.0), np.ones(64), 3, extrapolate=False)\n"
 	    "b.c = np.ones(64).view(C)\n"
 	    "refused.append(np.round(b(np.array([5.5, 30.5, 60.5])), 6).tolist())\n"

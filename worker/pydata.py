@@ -2049,15 +2049,18 @@ def _join_orders(np):
     pass over both counts the rows, a second writes them, each comparing the items. Items of
     the code's classes whose comparisons answered otherwise in the second pass wrote rows past
     the arrays the first had made. Object values of other than plain types (str, int, float,
-    ..., which compare the same every time) are joined as ranks fixed once: the items of both
+    ..., which compare the same every time, running no code of the user's) are joined as ranks
+    fixed once: the items of both
     sides sorted by their own comparisons, equal neighbours one rank, so that the kernels
     compare integers; the joined values are taken back from the items."""
     import datetime
     import decimal
     from pandas._libs import join as libjoin
 
+    # (not datetime.datetime nor datetime.time: an aware one's comparison calls its tzinfo's
+    # utcoffset, the code's)
     plain = frozenset((str, int, float, bool, complex, bytes, type(None), datetime.date,
-                       datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal))
+                       datetime.timedelta, decimal.Decimal))
 
     def needs_ranks(*arrays):
         return any(isinstance(a, np.ndarray) and a.dtype == object and

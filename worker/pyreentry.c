@@ -2363,11 +2363,15 @@ static int finalizers_guard(void)
  * Checks of the libraries' Python code read an array's shape (and dtype, strides, len) by
  * attribute, and their C code then uses the array's own: an ndarray subclass of the code's
  * whose shape property answered another shape than its memory has (scipy.ndimage's indices
- * and outputs, cdist's out) had the C code write past it (any address). A class made in a call
- * beneath numpy.ndarray may not define them, nor the lookup itself. */
+ * and outputs, cdist's out) had the C code write past it (any address). Compiled kernels also
+ * take an array's size of the array and its memory of what its view() or astype() answers
+ * (pandas' date offsets walked the size over a shorter array: writes past it). A class made in
+ * a call beneath numpy.ndarray may not define them, nor the lookup itself. */
 static const char *const array_own[] = {
-    "shape", "dtype", "strides", "ndim",   "size",    "itemsize",         "nbytes",      "flags",
-    "data",  "base",  "T",       "ctypes", "__len__", "__getattribute__", "__getattr__", NULL,
+    "shape",       "dtype",     "strides",   "ndim",  "size",    "itemsize", "nbytes",
+    "flags",       "data",      "base",      "T",     "ctypes",  "__len__",  "__getattribute__",
+    "__getattr__", "view",      "astype",    "ravel", "reshape", "copy",     "flatten",
+    "squeeze",     "transpose", "__array__", NULL,
 };
 
 static int array_own_name(PyObject *name)
