@@ -6103,6 +6103,74 @@ Test(python_layer, class_patterns_read_only_names_the_rules_allow)
 	stop();
 }
 
+/* A class the code makes gives itself none of the names C code reads for the sandbox's checks,
+ * in its namespace or as a slot (a member descriptor): __class__ (a property or a slot answering
+ * str made isinstance() take its objects for strings, past the data stack's wrappers, whose
+ * compiled kernels check the real type), numpy's interface names (a slot named
+ * __array_interface__, filled with object.__setattr__, had numpy make an array over any
+ * address), a metaclass's mro; and __slots__ are plain names (type() would run the code's
+ * iterator while it makes the class). Ordinary slots, a dict of them, __dict__ and __weakref__
+ * slots, slotted dataclasses and named tuples work. */
+Test(python_layer, a_class_gives_itself_no_name_the_sandbox_reads_in_c)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import dataclasses, collections\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "def a():\n"
+	    "    return isinstance(type('F', (), {'__class__': property(lambda s: str)})(), str)\n"
+	    "def b():\n"
+	    "    class G:\n"
+	    "        __slots__ = ('__class__',)\n"
+	    "    g = G()\n"
+	    "    object.__setattr__(g, '__class__', str)\n"
+	    "    return isinstance(g, str)\n"
+	    "def c():\n"
+	    "    class H:\n"
+	    "        @property\n"
+	    "        def __class__(self):\n"
+	    "            return str\n"
+	    "    return isinstance(H(), str)\n"
+	    "def d():\n"
+	    "    class P:\n"
+	    "        __slots__ = ('__array_interface__',)\n"
+	    "    return 'made'\n"
+	    "def e():\n"
+	    "    class Q:\n"
+	    "        __slots__ = (n for n in ('x',))\n"
+	    "    return 'made'\n"
+	    "def f():\n"
+	    "    class R:\n"
+	    "        __slots__ = 'mro'\n"
+	    "    return 'made'\n"
+	    "refused = [t(a), t(b), t(c), t(d), t(e), t(f)]\n"
+	    "class S1:\n"
+	    "    __slots__ = ('a', 'b')\n"
+	    "class S2:\n"
+	    "    __slots__ = 'x'\n"
+	    "class S3:\n"
+	    "    __slots__ = {'a': 'the a'}\n"
+	    "class S4:\n"
+	    "    __slots__ = ['__dict__', '__weakref__', 'c']\n"
+	    "@dataclasses.dataclass(slots=True)\n"
+	    "class D:\n"
+	    "    x: int\n"
+	    "    y: int = 2\n"
+	    "N = collections.namedtuple('N', 'p q')\n"
+	    "s1, s4 = S1(), S4()\n"
+	    "s1.a, s4.c, s4.other = 1, 3, 4\n"
+	    "[refused, s1.a, S3.__doc__, s4.c + s4.other, repr(D(1)), N(1, 2).q, isinstance(D(1), "
+	    "D)]\n",
+	    "[[\"TypeError\",\"TypeError\",\"TypeError\",\"AttributeError\",\"TypeError\","
+	    "\"TypeError\"],1,null,7,\"D(x=1, y=2)\",2,true]");
+	still_serving();
+	stop();
+}
+
 /* Just under the recursion limit, the guards that run after CPython made or changed a class
  * (the early guard's __set_name__, which type() calls; the walk that guards a changed class's
  * subclasses) failed with RecursionError after the work was done: a class kept through its

@@ -874,7 +874,7 @@ def _zone_readers(np, timezones, cache):
         coarse(vals, tz, reso)
         # The kernel checks the length of ambiguous, then reads the array numpy makes of it
         # (the object's other answer: a shorter one was read past): one array, made here.
-        if not isinstance(ambiguous, (str, bool)) and hasattr(ambiguous, '__iter__'):
+        if not issubclass(type(ambiguous), (str, bool)) and hasattr(ambiguous, '__iter__'):
             ambiguous = np.array(ambiguous, dtype=bool).ravel()
         return real['tz_localize_to_utc'](vals, tz, ambiguous, nonexistent, reso)
 

@@ -2493,6 +2493,67 @@ static int mro_init(void)
 	return type_mro ? 0 : -1;
 }
 
+/* A name a class the code makes may not give itself, in its namespace or as a slot (a member
+ * descriptor of the class): numpy's interface names, the guard's entry, a metaclass's mro, and
+ * __class__, which isinstance() reads of an object whose type is not the class asked (a
+ * property or a slot answering str made the checks of the data stack's wrappers, which ask
+ * isinstance(), take an object for what the compiled code, which checks its type, does not).
+ * 0, or -1 with the error. */
+static int class_name_refused(PyObject *k, PyObject *cls_name)
+{
+	if (PyUnicode_Compare(k, early_guard_key) == 0) {
+		PyErr_Format(PyExc_TypeError, "a class may not name %U: the sandbox uses that name",
+		             early_guard_key);
+		return -1;
+	}
+	if (interface_name(k)) {
+		interface_refused(k);
+		return -1;
+	}
+	if (PyUnicode_Compare(k, str_mro) == 0)
+		return mro_refused(PyUnicode_Check(cls_name) ? PyUnicode_AsUTF8(cls_name) : NULL);
+	if (PyUnicode_CompareWithASCIIString(k, "__class__") == 0) {
+		PyErr_SetString(
+		    PyExc_TypeError,
+		    "a class may not define __class__ in the sandbox (isinstance() would "
+		    "take its objects for another class's)");
+		return -1;
+	}
+	return 0;
+}
+
+/* A class's __slots__: a str, or an exact tuple, list or dict of them (type() would iterate
+ * anything else, running the code's iterator while it makes the class), none a name
+ * class_name_refused refuses. */
+static int slots_checked(PyObject *slots, PyObject *cls_name)
+{
+	PyObject *key, *v;
+	Py_ssize_t pos = 0;
+
+	if (PyUnicode_CheckExact(slots))
+		return class_name_refused(slots, cls_name);
+	if (PyDict_CheckExact(slots)) {
+		while (PyDict_Next(slots, &pos, &key, &v))
+			if (!PyUnicode_CheckExact(key) || class_name_refused(key, cls_name) < 0)
+				goto plain;
+		return 0;
+	}
+	if (!PyTuple_CheckExact(slots) && !PyList_CheckExact(slots))
+		goto plain;
+	for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(slots); i++) {
+		key = PySequence_Fast_GET_ITEM(slots, i);
+		if (!PyUnicode_CheckExact(key) || class_name_refused(key, cls_name) < 0)
+			goto plain;
+	}
+	return 0;
+plain:
+	if (!PyErr_Occurred())
+		PyErr_SetString(PyExc_TypeError,
+		                "a class's __slots__ are a str, or a tuple, list or "
+		                "dict of str, in the sandbox");
+	return -1;
+}
+
 /* args of type(name, bases, ns) with ns replaced by a dict of ours: the guard's entry first,
  * then ns's entries as its storage holds them, each name a plain str and none of numpy's
  * interface names (refused before the class exists). type() would copy a dict subclass through
@@ -2523,24 +2584,13 @@ static PyObject *early_guarded_args(PyObject *args)
 			             Py_TYPE(k)->tp_name);
 			goto fail;
 		}
-		if (PyUnicode_Compare(k, early_guard_key) == 0) {
-			PyErr_Format(PyExc_TypeError,
-			             "a class may not name %U: the sandbox uses that name",
-			             early_guard_key);
+		if (class_name_refused(k, PyTuple_GET_ITEM(args, 0)) < 0)
 			goto fail;
-		}
-		if (interface_name(k)) {
-			interface_refused(k);
-			goto fail;
-		}
 		if (match_args_name(k) && pylayer_match_args_checked(v) < 0)
 			goto fail;
-		if (PyUnicode_Compare(k, str_mro) == 0) {
-			mro_refused(PyUnicode_Check(PyTuple_GET_ITEM(args, 0))
-			                ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 0))
-			                : NULL);
+		if (PyUnicode_CompareWithASCIIString(k, "__slots__") == 0 &&
+		    slots_checked(v, PyTuple_GET_ITEM(args, 0)) < 0)
 			goto fail;
-		}
 		if (PyDict_SetItem(ns2, k, v) < 0)
 			goto fail;
 	}
