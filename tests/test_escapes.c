@@ -6109,7 +6109,8 @@ Test(python_layer, class_patterns_read_only_names_the_rules_allow)
  * compiled kernels check the real type), numpy's interface names (a slot named
  * __array_interface__, filled with object.__setattr__, had numpy make an array over any
  * address), a metaclass's mro; and __slots__ are plain names (type() would run the code's
- * iterator while it makes the class). Ordinary slots, a dict of them, __dict__ and __weakref__
+ * iterator while it makes the class). A __getattribute__ answering __class__ is not asked:
+ * the object's type answers. Ordinary slots, a dict of them, __dict__ and __weakref__
  * slots, slotted dataclasses and named tuples work. */
 Test(python_layer, a_class_gives_itself_no_name_the_sandbox_reads_in_c)
 {
@@ -6148,6 +6149,12 @@ Test(python_layer, a_class_gives_itself_no_name_the_sandbox_reads_in_c)
 	    "        __slots__ = 'mro'\n"
 	    "    return 'made'\n"
 	    "refused = [t(a), t(b), t(c), t(d), t(e), t(f)]\n"
+	    "class Claims:\n"
+	    "    def __getattribute__(self, n):\n"
+	    "        if n == '__class__':\n"
+	    "            return str\n"
+	    "        raise AttributeError(n)\n"
+	    "refused.append(isinstance(Claims(), str))\n"
 	    "class S1:\n"
 	    "    __slots__ = ('a', 'b')\n"
 	    "class S2:\n"
@@ -6166,7 +6173,7 @@ Test(python_layer, a_class_gives_itself_no_name_the_sandbox_reads_in_c)
 	    "[refused, s1.a, S3.__doc__, s4.c + s4.other, repr(D(1)), N(1, 2).q, isinstance(D(1), "
 	    "D)]\n",
 	    "[[\"TypeError\",\"TypeError\",\"TypeError\",\"AttributeError\",\"TypeError\","
-	    "\"TypeError\"],1,null,7,\"D(x=1, y=2)\",2,true]");
+	    "\"TypeError\",false],1,null,7,\"D(x=1, y=2)\",2,true]");
 	still_serving();
 	stop();
 }

@@ -2188,6 +2188,24 @@ static PyObject *match_args_answer(PyObject *obj, PyObject *name, PyObject *r)
 
 static PyObject *interface_getattro_plain(PyObject *obj, PyObject *name);
 
+/* An object of a class made after the zygote answers __class__ with its type, whatever its
+ * __getattribute__ says: isinstance() reads __class__ of an object whose type is not the class
+ * asked, and a __getattribute__ answering str for it had the data stack's wrappers take the
+ * object for a string (their compiled kernels check the type). 1 when *r is that answer. */
+static int class_answered(PyObject *obj, PyObject *name, PyObject **r)
+{
+	static PyObject *str_class;
+
+	if (!str_class && !(str_class = PyUnicode_InternFromString("__class__")))
+		return 0; /* the lookup goes on: it checks nothing of its own */
+	if ((name != str_class &&
+	     (!PyUnicode_Check(name) || PyUnicode_Compare(name, str_class) != 0)) ||
+	    sealed_class((PyObject *)Py_TYPE(obj)))
+		return 0;
+	*r = Py_NewRef((PyObject *)Py_TYPE(obj));
+	return 1;
+}
+
 /* (obj is held: the lookup runs the code's __getattribute__ and properties before it calls
  * __getattr__ with obj, and C code may have handed obj over borrowed from a field that code
  * emptied: __getattr__ got a freed object) CPython's hook puts its plain dispatcher in the
@@ -2205,6 +2223,8 @@ static PyObject *interface_getattro_hook(PyObject *obj, PyObject *name)
 
 	if (!str_getattr && !(str_getattr = PyUnicode_InternFromString("__getattr__")))
 		return NULL;
+	if (class_answered(obj, name, &r))
+		return r;
 	if (plain_getattro && !_PyType_Lookup(t, str_getattr)) {
 		t->tp_getattro = interface_getattro_plain;
 		return interface_getattro_plain(obj, name);
@@ -2225,6 +2245,8 @@ static PyObject *interface_getattro_plain(PyObject *obj, PyObject *name)
 {
 	PyObject *r;
 
+	if (class_answered(obj, name, &r))
+		return r;
 	if (interface_name(name) && !interface_defined(obj, name))
 		return interface_refused(name);
 	Py_INCREF(obj);
