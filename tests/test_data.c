@@ -1745,6 +1745,46 @@ Test(data, an_array_subclass_answers_only_with_its_own_memory)
 	e2e_stop();
 }
 
+/* The sandbox's collector ran the code's finalizers between any two instructions of Python
+ * code, a library's too: explode's kernel sized its result, called numpy's sum (a Python frame),
+ * and a __del__ run there grew the list the kernel then wrote past its result. Collections run
+ * while the code's own frame is innermost: the finalizer grows and shrinks the list between
+ * explodes, never inside one, and each result has the rows its list had. */
+Test(data, finalizers_run_in_the_code_s_own_frames)
+{
+	start_data(NULL);
+	e2e_expect_result("import pandas as pd\n"
+	                  "L = [0]\n"
+	                  "GROW = 64\n"
+	                  "pad = [L] * GROW\n"
+	                  "keep = []\n"
+	                  "log = []\n"
+	                  "class G:\n"
+	                  "    def __del__(self):\n"
+	                  "        if len(L) == 1:\n"
+	                  "            L.extend(pad)\n"
+	                  "        else:\n"
+	                  "            del L[1:]\n"
+	                  "        log.append(len(L))\n"
+	                  "        keep.append([[] for _ in range(800)])\n"
+	                  "        g = G()\n"
+	                  "        g.me = g\n"
+	                  "g = G(); g.me = g; del g\n"
+	                  "s = pd.Series([0] * 300000 + [L], dtype=object)\n"
+	                  "L = s.iloc[-1]\n"
+	                  "pad = [L] * GROW\n"
+	                  "same = []\n"
+	                  "for k in range(40):\n"
+	                  "    before = len(L)\n"
+	                  "    r = s.explode()\n"
+	                  "    same.append(len(r) == 300000 + before)\n"
+	                  "    keep.clear()\n"
+	                  "    keep.append([[] for _ in range(800)])\n"
+	                  "[all(same), len(same)]\n",
+	                  "[true,40]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's

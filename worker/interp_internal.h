@@ -212,6 +212,8 @@ int pyguard_install(void);
 int pyguard_function_types(PyObject *ns);
 /* Is the innermost frame the user's code? */
 int pyguard_reader_is_user(void);
+/* Is the innermost frame the user's own code (a function or module it wrote)? */
+int pyguard_frame_is_users(void);
 /* Does the running code act for a served module's import (its code is on the stack, with no
  * frame of the user's code above it)? Such code is treated as the zygote's imports were. */
 int pyguard_for_loading_module(void);

@@ -1295,7 +1295,7 @@ def _group_kernels(np):
     from pandas.core.groupby import ops
 
     def labels(codes, n, ngroups, what):
-        codes = np.asarray(codes)
+        codes = np.array(codes, copy=True)  # what is checked is what the kernel reads
         if codes.dtype != np.intp or codes.ndim != 1:
             raise TypeError('%s should be a 1-D array of intp group labels' % what)
         if n is not None and len(codes) != n:
@@ -1385,7 +1385,11 @@ def _window_bounds(np):
             start, end = self.inner.get_window_bounds(num_values=num_values,
                                                       min_periods=min_periods, center=center,
                                                       closed=closed, step=step)
-            start, end = np.asarray(start), np.asarray(end)
+            # copies: what is checked is what the kernels read
+            start = np.array(start, dtype=np.int64, copy=True)
+            end = np.array(end, dtype=np.int64, copy=True)
+            if start.shape != end.shape or start.ndim != 1:
+                raise ValueError('the window bounds are two 1-D arrays of one length')
             if len(start) and ((start < 0).any() or (end > num_values).any() or
                                (start > end).any()):
                 raise ValueError('the window bounds lie outside the %d values' % num_values)
@@ -1954,12 +1958,15 @@ def _sparse_array_ops(np):
             # which could change an index's blocks), and nothing of the code's runs after.
             xfill = operands[0].dtype.type(xfill)
             yfill = operands[1].dtype.type(yfill)
+            # The index checked is the new one, made of copies, the kernel's: nothing read
+            # of the user's index after the check.
             indexes = []
             for v, index in zip(operands, (xindex, yindex)):
+                index = exact_index(index)
                 if v.ndim != 1 or not points(index, v.shape[0]):
                     raise ValueError('a sparse array holds one value for each point of its '
                                      'index')
-                indexes.append(exact_index(index))
+                indexes.append(index)
             return f(operands[0], indexes[0], xfill, operands[1], indexes[1], yfill)
         op.__name__ = op.__qualname__ = name
         return op

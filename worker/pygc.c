@@ -18,7 +18,12 @@
  * (and in a lock's wait). There the generation is chosen as CPython chooses it: none unless
  * generation 0 is past its threshold, then the oldest past its own, a full collection only
  * when the last one's CPU time is small against the time since (CPython weighs the objects a
- * full collection would look at, which it does not expose).
+ * full collection would look at, which it does not expose). Only while the innermost frame is
+ * the user's own code: a collection runs the code's finalizers, and between two instructions
+ * of a library's Python code (numpy's sum inside a compiled kernel, a check of the sandbox's
+ * between its test and the kernel it guards) a __del__ changed what had been checked (a list
+ * grown between explode's two passes, labels written after their check). A tick that comes
+ * while a library's frame is innermost collects at a later one, in the user's code.
  *
  * gc.enable, gc.disable and gc.isenabled are that switch, for the code and for the libraries
  * (timeit turns collection off while it times): they never turn the interpreter's own
@@ -104,7 +109,7 @@ static int collect_due(void *unused)
 
 	(void)unused;
 	queued = 0;
-	if (!in_call || !wanted)
+	if (!in_call || !wanted || !pyguard_frame_is_users())
 		return 0;
 	if (three(get_count_fn, count) == 0 && three(get_threshold_fn, threshold) == 0 &&
 	    threshold[0] > 0 && count[0] > threshold[0]) {

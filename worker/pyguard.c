@@ -149,6 +149,13 @@ int pyguard_reader_is_user(void)
 	return reader_is_user();
 }
 
+int pyguard_frame_is_users(void)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+
+	return f && frame_is_user(f);
+}
+
 /* What a function's code and defaults say of it: read by library code, of any function
  * (inspect.signature: matplotlib's savefig, pandas, scipy and sympy decorators). A code object
  * reaches constants and names only; defaults are objects the library holds. The user's own
