@@ -245,12 +245,13 @@ struct run_image {
  * start with a PNG signature and an IHDR chunk, or a side is 0. */
 int run_image_png_size(const unsigned char *png, size_t n, uint32_t *width, uint32_t *height);
 
+/* The most threads a worker's outcome may say its interpreter has besides the call's own. */
+#define RUN_THREADS_MAX 4096
+
 /* The outcome of one call, as the worker reports it and the client receives it.
  * Caller-owned: run_outcome_init/run_outcome_clear. Every text is owned, UTF-8, may hold any
  * character (NUL included) and may be absent (s NULL: reported as "" for the streams, null for
  * the others). */
-#define RUN_THREADS_MAX 4096
-
 struct run_outcome {
 	enum run_status status;
 	struct text stdout_text;
