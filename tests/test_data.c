@@ -1785,6 +1785,53 @@ Test(data, finalizers_run_in_the_code_s_own_frames)
 	e2e_stop();
 }
 
+/* What a wrapper checks is what the kernel reads: period_asfreq_arr converted its frequency
+ * (the code's __int__, which gave the checked array a stride of -1 byte) after the wrapper
+ * had checked the array's layout, and tz_localize ran a nonexistent's __eq__ (which rewrote
+ * the checked times to before 1677) before it read the times. The numbers are converted first,
+ * and the kernels get private copies; period frequencies and zones answer as on the host. */
+Test(data, checked_arrays_are_the_ones_the_kernels_read)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import pandas as pd, numpy as np\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "period_asfreq_arr = pd.core.arrays.period.period_asfreq_arr\n"
+	    "base = np.full(1000, 0x4141414141414141, dtype=np.int64)\n"
+	    "v = base[112:]\n"
+	    "class Freq:\n"
+	    "    def __int__(self):\n"
+	    "        v.strides = (-1,)\n"
+	    "        return 6000\n"
+	    "r = [t(lambda: len(period_asfreq_arr(v, Freq(), 6000, False)))]\n"
+	    "a = np.array(['2000-01-01'] * 4, dtype='M8[s]')\n"
+	    "da = pd.arrays.DatetimeArray._simple_new(a, dtype=a.dtype)\n"
+	    "calls = []\n"
+	    "class NE:\n"
+	    "    def __eq__(self, other):\n"
+	    "        calls.append(other)\n"
+	    "        if other == 'NaT' and 'shift_backward' in calls:\n"
+	    "            a.view('i8')[:] = -10**12\n"
+	    "        return other == 'shift_backward'\n"
+	    "    def __hash__(self):\n"
+	    "        return 0\n"
+	    "res = da.tz_localize('US/Eastern', nonexistent=NE())\n"
+	    "r.append([str(x) for x in res])\n"
+	    "pa = pd.period_range('2020-01', periods=3, freq='M')\n"
+	    "r += [pa.asfreq('D', 'S').astype(str).tolist(), pa.asfreq('Y').astype(str).tolist()]\n"
+	    "r\n",
+	    "[\"TypeError\",[\"2000-01-01 00:00:00-05:00\",\"2000-01-01 "
+	    "00:00:00-05:00\",\"2000-01-0"
+	    "1 00:00:00-05:00\",\"2000-01-01 "
+	    "00:00:00-05:00\"],[\"2020-01-01\",\"2020-02-01\",\"2020-"
+	    "03-01\"],[\"2020\",\"2020\",\"2020\"]]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's

@@ -826,17 +826,22 @@ def _zone_readers(np, timezones, cache):
         return v
 
     def coarse(stamps, tz, reso):
-        if tz is None or reso is None or operator.index(reso) not in per_second:
-            return
-        scale = 1000000000 // per_second[operator.index(reso)]
-        day = 86400 * per_second[operator.index(reso)]
-        a = np.asarray(stamps)
-        if a.dtype.kind not in 'iu' or a.size == 0:
-            return
-        a = a[a != nat]
+        # The stamps and the resolution the kernel gets, as checked: a private copy of the
+        # stamps (the kernel runs the code's __eq__ of other arguments before it reads them,
+        # which could rewrite an array the code holds) and the resolution as an int.
+        reso = operator.index(reso) if reso is not None else None
+        if tz is None or reso is None or reso not in per_second:
+            return stamps, reso
+        scale = 1000000000 // per_second[reso]
+        day = 86400 * per_second[reso]
+        stamps = np.array(stamps, copy=True)
+        if stamps.dtype.kind not in 'iu' or stamps.size == 0:
+            return stamps, reso
+        a = stamps[stamps != nat]
         if a.size and int(a.min()) < earliest // scale + 2 * day:
             raise ValueError('times before 1677 are not converted to a time zone at this '
                              'resolution in the sandbox (pandas reads before its offsets)')
+        return stamps, reso
 
     NS = 10  # pandas' NPY_FR_ns
 
@@ -847,31 +852,31 @@ def _zone_readers(np, timezones, cache):
         'tz_localize_to_utc', 'tz_convert_from_utc_single')})
 
     def ints_to_pydatetime(stamps, tz=None, freq=None, fold=False, box='datetime', reso=NS):
-        coarse(stamps, tz, reso)
+        stamps, reso = coarse(stamps, tz, reso)
         return real['ints_to_pydatetime'](stamps, view(tz), freq, fold, box, reso)
 
     def tz_convert_from_utc(stamps, tz, reso=NS):
-        coarse(stamps, tz, reso)
+        stamps, reso = coarse(stamps, tz, reso)
         return real['tz_convert_from_utc'](stamps, tz, reso)
 
     def get_resolution(stamps, tz=None, reso=NS):
-        coarse(stamps, tz, reso)
+        stamps, reso = coarse(stamps, tz, reso)
         return real['get_resolution'](stamps, tz, reso)
 
     def normalize_i8_timestamps(stamps, tz, reso):
-        coarse(stamps, tz, reso)
+        stamps, reso = coarse(stamps, tz, reso)
         return real['normalize_i8_timestamps'](stamps, tz, reso)
 
     def is_date_array_normalized(stamps, tz, reso):
-        coarse(stamps, tz, reso)
+        stamps, reso = coarse(stamps, tz, reso)
         return real['is_date_array_normalized'](stamps, tz, reso)
 
     def dt64arr_to_periodarr(stamps, freq, tz, reso=NS):
-        coarse(stamps, tz, reso)
+        stamps, reso = coarse(stamps, tz, reso)
         return real['dt64arr_to_periodarr'](stamps, freq, tz, reso)
 
     def tz_localize_to_utc(vals, tz, ambiguous=None, nonexistent=None, reso=NS):
-        coarse(vals, tz, reso)
+        vals, reso = coarse(vals, tz, reso)
         # The kernel checks the length of ambiguous, then reads the array numpy makes of it
         # (the object's other answer: a shorter one was read past): one array, made here.
         if not issubclass(type(ambiguous), (str, bool)) and hasattr(ambiguous, '__iter__'):
@@ -879,7 +884,8 @@ def _zone_readers(np, timezones, cache):
         return real['tz_localize_to_utc'](vals, tz, ambiguous, nonexistent, reso)
 
     def tz_convert_from_utc_single(utc_val, tz, reso=NS):
-        coarse([utc_val], tz, reso)
+        utc_val = operator.index(utc_val)
+        _, reso = coarse(np.array([utc_val], dtype=np.int64), tz, reso)
         return real['tz_convert_from_utc_single'](utc_val, tz, reso)
 
     replacements = {}
@@ -2184,12 +2190,16 @@ def _period_steps(np):
     data pointer: an int64 view whose stride is not a multiple of 8 (as_strided's -1 byte, a
     reversed field of a packed record) was walked further than it reaches, below its memory.
     It is given a contiguous array."""
+    import operator
     from pandas._libs.tslibs import period as libperiod
     real = libperiod.period_asfreq_arr
 
     def period_asfreq_arr(arr, freq1, freq2, end):
+        # the numbers first (their __index__ is the code's), then a private contiguous copy:
+        # the code's array could be given other strides while the kernel converted them
+        freq1, freq2, end = operator.index(freq1), operator.index(freq2), bool(end)
         if isinstance(arr, np.ndarray):
-            arr = np.ascontiguousarray(arr)
+            arr = np.array(arr, order='C', copy=True)
         return real(arr, freq1, freq2, end)
 
     period_asfreq_arr.__doc__ = real.__doc__
