@@ -3531,7 +3531,8 @@ Test(python_layer, a_tee_data_block_reads_an_iterator)
 }
 
 /* An enum member reduces to getattr(its class, its name), with the interpreter's getattr, and
- * copy called it from its own frame: a property named __class__ and a member's _name_ set made
+ * copy called it from its own frame: a property named __class__ (no class of the code's defines
+ * one now: the attack runs with the class's own) and a member's _name_ set made
  * copy.copy(member) read any attribute past the rules (type's unbound __getattribute__, a live
  * object's bound C __setstate__, a plain exception group's __dict__, in which a split then
  * shadowed its method: except* took the answer unchecked, the sandbox escaped). copy calls the
@@ -3543,11 +3544,17 @@ Test(python_layer, a_reduce_to_getattr_reads_with_the_attribute_rules)
 	expect_ok_result(
 	    "import enum, copy, itertools\n"
 	    "_T = [None]\n"
-	    "class _Base(enum.Enum):\n"
-	    "    A = 1\n"
-	    "    @property\n"
-	    "    def __class__(self):\n"
-	    "        return _T[0]\n"
+	    "try:\n"
+	    "    class _Base(enum.Enum):\n"
+	    "        A = 1\n"
+	    "        @property\n"
+	    "        def __class__(self):\n"
+	    "            return _T[0]\n"
+	    "    made = 'made'\n"
+	    "except TypeError:\n"
+	    "    class _Base(enum.Enum):\n"
+	    "        A = 1\n"
+	    "    made = 'refused'\n"
 	    "_m = _Base.A\n"
 	    "def get(obj, name):\n"
 	    "    _T[0] = obj\n"
@@ -3565,8 +3572,9 @@ Test(python_layer, a_reduce_to_getattr_reads_with_the_attribute_rules)
 	    "[get(type, '__getattribute__'), get(itertools.chain(), '__setstate__'),\n"
 	    " get(e, '__dict__'), get(e, 'message'), copy.copy(Color.RED) is Color.RED,\n"
 	    " copy.deepcopy(Perm.R | Perm.W) == Perm.R | Perm.W,\n"
-	    " repr(e.split(ValueError)[0].exceptions)]",
-	    "[\"refused\",\"refused\",\"refused\",\"'x'\",true,true,\"(ValueError(1),)\"]");
+	    " repr(e.split(ValueError)[0].exceptions), made]",
+	    "[\"refused\",\"refused\",\"refused\",\"message\",true,true,\"(ValueError(1),)\","
+	    "\"refused\"]");
 	still_serving();
 	stop();
 }
@@ -5734,7 +5742,9 @@ Test(python_layer, an_object_is_held_while_its_own_repr_runs)
  * is called as found in its dict: a bound list.index whose comparison deleted it had the list
  * freed under it (a fake item compared). A super() without arguments takes its object from the
  * caller's frame and asks its __class__, a property that emptied the cell holding it: super
- * kept a freed object (a fake one's methods called). An object's class replaced, then a
+ * kept a freed object (a fake one's methods called; no class of the code's defines __class__
+ * now, nor is a __getattribute__ asked for it: the attack runs as far as it can). An object's
+ * class replaced, then a
  * collection the code ran, freed the old class while abc's instance check or the object's
  * dealloc still used it (a fake class's slots called: any function). The __get__ is held while
  * it runs, super's object while super is made, a replaced class until the code ends: nothing
@@ -5742,102 +5752,107 @@ Test(python_layer, an_object_is_held_while_its_own_repr_runs)
 Test(python_layer, descriptors_super_and_replaced_classes_keep_what_they_use)
 {
 	start(NULL);
-	expect_ok_result("import abc, gc, struct\n"
-	                 "class Tracked(type):\n"
-	                 "    def __del__(cls):\n"
-	                 "        ST.setdefault('freed', []).append(cls.__name__)\n"
-	                 "ST = {}\n"
-	                 "class S:\n"
-	                 "    __slots__ = tuple('s%d' % i for i in range(80))\n"
-	                 "FAKE = b'\\0' * 16 + struct.pack('<qq', 1 << 32, id(S)) + b'\\0' * 647\n"
-	                 "L = [None] * 10\n"
-	                 "class D:\n"
-	                 "    __get__ = L.index\n"
-	                 "    def __eq__(self, other):\n"
-	                 "        ST['compared'] = type(other).__name__\n"
-	                 "        return False\n"
-	                 "    __hash__ = object.__hash__\n"
-	                 "del L\n"
-	                 "class M(type):\n"
-	                 "    def __index__(cls):\n"
-	                 "        return 5\n"
-	                 "class Own(metaclass=M):\n"
-	                 "    a = D()\n"
-	                 "    def __index__(self):\n"
-	                 "        type.__delattr__(D, '__get__')\n"
-	                 "        ST['spray'] = [struct.pack('<Q', id(FAKE) + 32) * 5 + bytes([i]) "
-	                 "* 7 for i in range(200)]\n"
-	                 "        return 4\n"
-	                 "try:\n"
-	                 "    Own().a\n"
-	                 "except ValueError as e:\n"
-	                 "    out = [type(e).__name__, ST.get('compared')]\n"
-	                 "class B:\n"
-	                 "    def get_self(self):\n"
-	                 "        ST['self'] = type(self).__name__\n"
-	                 "class C(B):\n"
-	                 "    def m(self):\n"
-	                 "        def drop():\n"
-	                 "            nonlocal self\n"
-	                 "            self = None\n"
-	                 "        ST['drop'] = drop\n"
-	                 "        ST['sp'] = super()\n"
-	                 "class E(C):\n"
-	                 "    pass\n"
-	                 "class X:\n"
-	                 "    __slots__ = tuple('x%d' % i for i in range(80))\n"
-	                 "    @property\n"
-	                 "    def __class__(self):\n"
-	                 "        ST['drop']()\n"
-	                 "        return E\n"
-	                 "C.m(X())\n"
-	                 "ST['buf'] = [bytearray(FAKE) for i in range(20)]\n"
-	                 "ST['sp'].get_self()\n"
-	                 "out.append(ST['self'])\n"
-	                 "class Y:\n"
-	                 "    pass\n"
-	                 "class Z:\n"
-	                 "    pass\n"
-	                 "class Meta(abc.ABCMeta):\n"
-	                 "    def __subclasscheck__(cls, sub):\n"
-	                 "        if 'inst' in ST:\n"
-	                 "            inst = ST.pop('inst')\n"
-	                 "            inst.__class__ = Y\n"
-	                 "            del inst\n"
-	                 "            gc.collect()\n"
-	                 "            ST['alive'] = 'X' not in ST.get('freed', [])\n"
-	                 "            ST['spray'] = [bytearray(FAKE[:n]) for n in range(0x300, "
-	                 "0x500, 16) for k in range(4)]\n"
-	                 "            return False\n"
-	                 "        ST['got'] = sub\n"
-	                 "        return False\n"
-	                 "class A(metaclass=Meta):\n"
-	                 "    pass\n"
-	                 "def mk():\n"
-	                 "    class X(metaclass=Tracked):\n"
-	                 "        def __getattribute__(self, name):\n"
-	                 "            if name == '__class__':\n"
-	                 "                return Z\n"
-	                 "            return object.__getattribute__(self, name)\n"
-	                 "    return X()\n"
-	                 "ST['inst'] = mk()\n"
-	                 "out += [isinstance(ST['inst'], A), ST['alive'], ST['got'].__name__]\n"
-	                 "class Y2:\n"
-	                 "    def __del__(self):\n"
-	                 "        pass\n"
-	                 "def mk2():\n"
-	                 "    class X2:\n"
-	                 "        def __del__(self):\n"
-	                 "            self.__class__ = Y2\n"
-	                 "            gc.collect()\n"
-	                 "            ST['spray'] = [bytearray(b'A' * (n - 1)) for n in "
-	                 "range(0x300, 0x500, 16)\n"
-	                 "                           for k in range(4)]\n"
-	                 "    return X2()\n"
-	                 "mk2()\n"
-	                 "out.append('survived')\n"
-	                 "out",
-	                 "[\"ValueError\",\"NoneType\",\"X\",false,true,\"X\",\"survived\"]");
+	expect_ok_result(
+	    "import abc, gc, struct\n"
+	    "class Tracked(type):\n"
+	    "    def __del__(cls):\n"
+	    "        ST.setdefault('freed', []).append(cls.__name__)\n"
+	    "ST = {}\n"
+	    "class S:\n"
+	    "    __slots__ = tuple('s%d' % i for i in range(80))\n"
+	    "FAKE = b'\\0' * 16 + struct.pack('<qq', 1 << 32, id(S)) + b'\\0' * 647\n"
+	    "L = [None] * 10\n"
+	    "class D:\n"
+	    "    __get__ = L.index\n"
+	    "    def __eq__(self, other):\n"
+	    "        ST['compared'] = type(other).__name__\n"
+	    "        return False\n"
+	    "    __hash__ = object.__hash__\n"
+	    "del L\n"
+	    "class M(type):\n"
+	    "    def __index__(cls):\n"
+	    "        return 5\n"
+	    "class Own(metaclass=M):\n"
+	    "    a = D()\n"
+	    "    def __index__(self):\n"
+	    "        type.__delattr__(D, '__get__')\n"
+	    "        ST['spray'] = [struct.pack('<Q', id(FAKE) + 32) * 5 + bytes([i]) "
+	    "* 7 for i in range(200)]\n"
+	    "        return 4\n"
+	    "try:\n"
+	    "    Own().a\n"
+	    "except ValueError as e:\n"
+	    "    out = [type(e).__name__, ST.get('compared')]\n"
+	    "class B:\n"
+	    "    def get_self(self):\n"
+	    "        ST['self'] = type(self).__name__\n"
+	    "class C(B):\n"
+	    "    def m(self):\n"
+	    "        def drop():\n"
+	    "            nonlocal self\n"
+	    "            self = None\n"
+	    "        ST['drop'] = drop\n"
+	    "        ST['sp'] = super()\n"
+	    "class E(C):\n"
+	    "    pass\n"
+	    "try:\n"
+	    "    class X:\n"
+	    "        __slots__ = tuple('x%d' % i for i in range(80))\n"
+	    "        @property\n"
+	    "        def __class__(self):\n"
+	    "            ST['drop']()\n"
+	    "            return E\n"
+	    "    C.m(X())\n"
+	    "    ST['buf'] = [bytearray(FAKE) for i in range(20)]\n"
+	    "    ST['sp'].get_self()\n"
+	    "    out.append(ST['self'])\n"
+	    "except TypeError:\n"
+	    "    out.append('no __class__')\n"
+	    "class Y:\n"
+	    "    pass\n"
+	    "class Z:\n"
+	    "    pass\n"
+	    "class Meta(abc.ABCMeta):\n"
+	    "    def __subclasscheck__(cls, sub):\n"
+	    "        if 'inst' in ST:\n"
+	    "            inst = ST.pop('inst')\n"
+	    "            inst.__class__ = Y\n"
+	    "            del inst\n"
+	    "            gc.collect()\n"
+	    "            ST['alive'] = 'X' not in ST.get('freed', [])\n"
+	    "            ST['spray'] = [bytearray(FAKE[:n]) for n in range(0x300, "
+	    "0x500, 16) for k in range(4)]\n"
+	    "            return False\n"
+	    "        ST['got'] = sub\n"
+	    "        return False\n"
+	    "class A(metaclass=Meta):\n"
+	    "    pass\n"
+	    "def mk():\n"
+	    "    class X(metaclass=Tracked):\n"
+	    "        def __getattribute__(self, name):\n"
+	    "            if name == '__class__':\n"
+	    "                return Z\n"
+	    "            return object.__getattribute__(self, name)\n"
+	    "    return X()\n"
+	    "ST['inst'] = mk()\n"
+	    "out += [isinstance(ST['inst'], A), ST['alive'], ST.get('got', "
+	    "type(None)).__name__]\n"
+	    "class Y2:\n"
+	    "    def __del__(self):\n"
+	    "        pass\n"
+	    "def mk2():\n"
+	    "    class X2:\n"
+	    "        def __del__(self):\n"
+	    "            self.__class__ = Y2\n"
+	    "            gc.collect()\n"
+	    "            ST['spray'] = [bytearray(b'A' * (n - 1)) for n in "
+	    "range(0x300, 0x500, 16)\n"
+	    "                           for k in range(4)]\n"
+	    "    return X2()\n"
+	    "mk2()\n"
+	    "out.append('survived')\n"
+	    "out",
+	    "[\"ValueError\",\"NoneType\",\"no __class__\",false,true,\"NoneType\",\"survived\"]");
 	still_serving();
 	stop();
 }
@@ -6346,7 +6361,8 @@ Test(python_layer, a_class_is_guarded_whole_when_memory_runs_out)
  * code's keys() and __getitem__ (the entry and the names were checked in its storage): they
  * replaced the guard's entry, and the names were never checked. A metaclass's own mro(), which
  * type() runs with the class half made, took the entry out of the class (also one set on the
- * metaclass by the class's __slots__ iterator, after type() had checked the metaclass). Either way the hooks
+ * metaclass by the class's __slots__ iterator, after type() had checked the metaclass: such
+ * __slots__ are refused now, plain names only). Either way the hooks
  * ran with CPython's slots: a list subclass's comparison compared an item freed by the other's
  * __lt__, and its reflected __gt__ ran on freed memory (a fake object, then all memory). The
  * namespace is copied from its storage (the code's keys() is not asked; names checked there),
@@ -6444,8 +6460,8 @@ Test(python_layer, the_early_class_guard_is_not_taken_out_by_the_namespace_or_th
 	    "    return [type(Y).__name__, Y().__class__.__name__]\n"
 	    "[t(own), t(set_mro), t(del_mro), t(late), plain(), M.mro is type.mro]",
 	    "[\"a metaclass's own mro() is not run in the sa\",\"a metaclass's own mro() is not "
-	    "run in the sa\",\"a metaclass's own mro() is not run in the sa\",\"a metaclass's "
-	    "own mro() is not run in the sa\",[\"M\",\"Y\"],true]");
+	    "run in the sa\",\"a metaclass's own mro() is not run in the sa\",\"a class's "
+	    "__slots__ are a str, or a tuple, l\",[\"M\",\"Y\"],true]");
 	/* Nor on any class (a metaclass made of a mixin finds the mixin's mro: set on the mixin
 	 * from the __slots__ iterator, or found when a class a failed type() left half made is
 	 * readied again), and the guard's entry is set or deleted by the sandbox alone. */

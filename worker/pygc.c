@@ -101,15 +101,25 @@ static void collect(int generation)
 	}
 }
 
+/* Does the interpreter have threads besides this one (the code's, with threading allowed)? */
+static int other_threads(void)
+{
+	PyThreadState *t = PyInterpreterState_ThreadHead(PyInterpreterState_Get());
+
+	return t && PyThreadState_Next(t) != NULL;
+}
+
 /* The pending call: a collection of the generation CPython would collect now, if any. Run by
- * the evaluation loop between instructions, with no exception set. */
+ * the evaluation loop between instructions, with no exception set. In a library's frame only
+ * while the code has threads of its own (which could change anything there anyway: the main
+ * thread waiting in threading's join collects what they leave). */
 static int collect_due(void *unused)
 {
 	long count[3], threshold[3];
 
 	(void)unused;
 	queued = 0;
-	if (!in_call || !wanted || !pyguard_frame_is_users())
+	if (!in_call || !wanted || (!pyguard_frame_is_users() && !other_threads()))
 		return 0;
 	if (three(get_count_fn, count) == 0 && three(get_threshold_fn, threshold) == 0 &&
 	    threshold[0] > 0 && count[0] > threshold[0]) {
