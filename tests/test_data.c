@@ -1832,6 +1832,112 @@ Test(data, checked_arrays_are_the_ones_the_kernels_read)
 	e2e_stop();
 }
 
+/* The wrappers decide by an object's type, not by what it answers: an object whose
+ * __getattr__ said "no __iter__" (tz_localize's ambiguous), "no read" (a TextReader's source),
+ * "no vertices" (Agg's draw_path) or "no __array__" (ndimage's output) to a check, and "yes"
+ * to the compiled code after it, had the kernels read past a one-item array, parse past a
+ * bytes of a lying length, iterate a path whose array a later callback reshaped, and write a
+ * 64x64 result through a 1x1 array. Such objects are converted once or refused; a CSV
+ * formatter's nlevels of -7 is refused (rows written past their lists). CSV, ambiguous times,
+ * read_csv and Fourier filters answer as on the host. */
+Test(data, wrappers_decide_by_type_not_by_what_an_object_answers)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io, numpy as np, pandas as pd\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "from scipy import ndimage\n"
+	    "from pandas.io.formats import csvs\n"
+	    "from pandas.io.formats.format import DataFrameFormatter\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "class F(csvs.CSVFormatter):\n"
+	    "    @property\n"
+	    "    def nlevels(self):\n"
+	    "        return -7\n"
+	    "df = pd.DataFrame({('c%d' % i): ['x'] * 3 for i in range(8)})\n"
+	    "r = [t(lambda: F(DataFrameFormatter(df), path_or_buf=io.StringIO()).save())]\n"
+	    "class Amb:\n"
+	    "    seen = 0\n"
+	    "    def __getattr__(self, name):\n"
+	    "        if name == '__iter__':\n"
+	    "            Amb.seen += 1\n"
+	    "            if Amb.seen == 1:\n"
+	    "                raise AttributeError(name)\n"
+	    "            return lambda: iter([True])\n"
+	    "        raise AttributeError(name)\n"
+	    "    def __len__(self):\n"
+	    "        return 4000\n"
+	    "    def __getitem__(self, i):\n"
+	    "        if i >= 1:\n"
+	    "            raise IndexError(i)\n"
+	    "        return True\n"
+	    "vals = pd.DatetimeIndex(['2018-11-04 01:30'] * 4000)\n"
+	    "r.append(t(lambda: vals.tz_localize('US/Eastern', ambiguous=Amb())))\n"
+	    "tfr = pd.read_csv(io.StringIO('a\\n1\\n'), iterator=True)\n"
+	    "TR = type(tfr._engine._reader)\n"
+	    "class LongBytes(bytes):\n"
+	    "    def __len__(self):\n"
+	    "        return 4096\n"
+	    "class Src:\n"
+	    "    calls = 0\n"
+	    "    def __getattr__(self, name):\n"
+	    "        if name == 'read':\n"
+	    "            Src.calls += 1\n"
+	    "            if Src.calls == 1:\n"
+	    "                raise AttributeError(name)\n"
+	    "            return lambda n: LongBytes(b'1\\n') if Src.calls == 2 else b''\n"
+	    "        raise AttributeError(name)\n"
+	    "r.append(t(lambda: TR(Src(), header=None).read()))\n"
+	    "fig = plt.figure(figsize=(2, 2), dpi=50)\n"
+	    "R = fig.canvas.get_renderer()\n"
+	    "class PathTog:\n"
+	    "    n = 0\n"
+	    "    def __getattr__(self, name):\n"
+	    "        if name == 'vertices':\n"
+	    "            PathTog.n += 1\n"
+	    "            if PathTog.n == 1:\n"
+	    "                raise AttributeError(name)\n"
+	    "            return np.zeros((8, 2))\n"
+	    "        if name == 'codes':\n"
+	    "            return None\n"
+	    "        raise AttributeError(name)\n"
+	    "r.append(t(lambda: R._renderer.draw_path(R.new_gc(), PathTog(), np.eye(3), None)))\n"
+	    "class Out:\n"
+	    "    n = 0\n"
+	    "    def __getattr__(self, name):\n"
+	    "        if name == 'shape':\n"
+	    "            return (64, 64)\n"
+	    "        if name == '__array__':\n"
+	    "            Out.n += 1\n"
+	    "            if Out.n == 1:\n"
+	    "                raise AttributeError(name)\n"
+	    "            return lambda *a, **k: np.zeros((1, 1))\n"
+	    "        raise AttributeError(name)\n"
+	    "r.append(t(lambda: ndimage.fourier_gaussian(np.ones((64, 64)), 0.0, output=Out())))\n"
+	    "buf = io.StringIO()\n"
+	    "pd.DataFrame({'a': [1, 2]}, index=pd.MultiIndex.from_tuples([('x', 1), ('y', "
+	    "2)])).to_csv(buf)\n"
+	    "idx = pd.DatetimeIndex(['2020-11-01 01:30', '2020-11-01 01:30'])\n"
+	    "out = np.zeros((8, 8))\n"
+	    "ndimage.fourier_gaussian(np.ones((8, 8)), 1.0, output=out)\n"
+	    "r += [buf.getvalue(), idx.tz_localize('US/Eastern', ambiguous=np.array([True, "
+	    "False])).astype(str).tolist(),\n"
+	    "      pd.read_csv(io.StringIO('a,b\\n1,2\\n')).values.tolist(), "
+	    "round(float(out.sum()), 6)]\n"
+	    "plt.close('all')\n"
+	    "r\n",
+	    "[\"ValueError\",\"ValueError\",\"AttributeError\",\"TypeError\",\"TypeError\",\",,"
+	    "a\\nx,1,1\\"
+	    "ny,2,2\\n\",[\"2020-11-01 01:30:00-04:00\",\"2020-11-01 01:30:00-05:00\"],[[1,2]],10.1"
+	    "3416]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's

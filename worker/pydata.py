@@ -879,7 +879,9 @@ def _zone_readers(np, timezones, cache):
         vals, reso = coarse(vals, tz, reso)
         # The kernel checks the length of ambiguous, then reads the array numpy makes of it
         # (the object's other answer: a shorter one was read past): one array, made here.
-        if not issubclass(type(ambiguous), (str, bool)) and hasattr(ambiguous, '__iter__'):
+        # (by its type: an object's own __getattr__ could answer hasattr one way here and
+        # the other way to the kernel)
+        if ambiguous is not None and not issubclass(type(ambiguous), (str, bool, np.bool_)):
             ambiguous = np.array(ambiguous, dtype=bool).ravel()
         return real['tz_localize_to_utc'](vals, tz, ambiguous, nonexistent, reso)
 
@@ -1590,10 +1592,11 @@ def _csv_reads():
     # pandas only: the parser keeps skiprows' callable without holding it.
     reader = c_parser_wrapper.parsers.TextReader
 
+    # (always: a source's read could be there for the parser and not for a check before it)
     def made(args, kw):
-        if args and hasattr(args[0], 'read') and type(args[0]) is not ExactReads:
+        if args and type(args[0]) is not ExactReads:
             args = (ExactReads(args[0]),) + tuple(args[1:])
-        elif kw and 'source' in kw and hasattr(kw['source'], 'read'):
+        elif kw and 'source' in kw and type(kw['source']) is not ExactReads:
             kw = dict(kw, source=ExactReads(kw['source']))
         return tuple(args), kw
 
@@ -2285,6 +2288,8 @@ def _pandas_counts(np):
         data_index = np.ndarray.view(np.asarray(data_index), np.ndarray)
         cols = np.ndarray.view(np.asarray(cols), np.ndarray)
         nlevels = operator.index(nlevels)
+        if nlevels < 0:
+            raise ValueError('an index has no fewer than 0 levels')
         if isinstance(data, list) and len(data) < len(cols):
             raise ValueError('to_csv has %d columns of data for %d labels'
                              % (len(data), len(cols)))
@@ -2833,7 +2838,22 @@ def _plain_arg(a, depth=0):
         if all(type(v) in (float, int) for v in items):
             return items
         return exact(_plain_arg(v, depth + 1) for v in items)
-    if hasattr(a, 'vertices'):
+    # An object whose class answers attributes by code of its own (__getattr__, or a
+    # __getattribute__ of its own) could answer hasattr one way here and the other way to the C
+    # code: what it is, as an array or a number, is taken once, or it is refused.
+    t = type(a)
+    if hasattr(t, '__getattr__') or t.__getattribute__ is not object.__getattribute__:
+        if any(hasattr(t, name) for name in ('__array__', '__array_interface__',
+                                             '__array_struct__')):
+            return nd.view(np.asarray(a), nd)
+        if hasattr(t, '__index__'):
+            return operator.index(a)
+        if hasattr(t, '__float__'):
+            return float(a)
+        raise TypeError('an object of %.100s, whose attributes its own code answers, is not '
+                        'given to compiled code in the sandbox: give an array, a number or a '
+                        'list' % t.__name__)
+    if hasattr(t, 'vertices') or hasattr(a, 'vertices'):
         p = _PlainPath()
         p.vertices = np.array(a.vertices, dtype=np.float64, order='C')
         codes = a.codes
@@ -2947,8 +2967,9 @@ def _ndimage_checks():
 
     def same_shape(name, args):
         at = output_at.get(name)
-        if at is not None and len(args) > at and isinstance(args[at], nd) and \
-                (not isinstance(args[0], nd) or args[at].shape != args[0].shape):
+        if at is not None and len(args) > at and (
+                not isinstance(args[at], nd) or not isinstance(args[0], nd) or
+                args[at].shape != args[0].shape):
             raise RuntimeError('output shape not correct')
         return args
 
