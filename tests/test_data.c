@@ -6196,7 +6196,9 @@ Test(data, what_a_check_saw_is_what_the_compiled_code_reads)
  * partial of setattr) has no frame, and its write was taken for the imported module's (Axes'
  * get_title replaced); one that hands the write to a library frame (contextlib's callbacks)
  * set hooks on a class matplotlib made for itself, under the exemption for classes an import
- * finishes. Neither changes the class now, and the imports work. */
+ * finishes. The collector's ticks now collect in the code's own frames only (the finalizers run
+ * after the imports, at the code's gc.collect() at the latest): neither changes the class, and
+ * the imports work. */
 Test(data, a_finalizer_run_inside_an_import_changes_no_library_class)
 {
 	start_data(NULL);
@@ -6236,6 +6238,7 @@ Test(data, a_finalizer_run_inside_an_import_changes_no_library_class)
 	    "for m in ('sympy.stats', 'seaborn.objects', 'sympy.physics.mechanics'):\n"
 	    "    importlib.import_module(m)\n"
 	    "gc.set_threshold(700)\n"
+	    "gc.collect()\n"
 	    "fig, ax = plt.subplots()\n"
 	    "ax.set_title('a real title')\n"
 	    "[n[0] > 0, A.get_title is mine, ax.get_title(), P.__eq__ is object.__eq__,\n"

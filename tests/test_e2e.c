@@ -2479,7 +2479,7 @@ Test(backpressure, a_client_that_stops_reading_stops_no_deadline)
  * client reads again everything comes, in order, and the server reads again. */
 Test(backpressure, past_the_bound_nothing_is_read_or_started_until_it_drains)
 {
-	const int n = 120;
+	const int n = 300;
 	int reads_paused = 0, last_ok = 0, got = 0, pings = 0;
 	size_t written = 0;
 	char line[128];
@@ -2487,8 +2487,9 @@ Test(backpressure, past_the_bound_nothing_is_read_or_started_until_it_drains)
 
 	e2e_start(ARGS("--max-output", "512K"));
 	e2e_expect_result("1", "1");
-	/* About 1.3 MB of answer each (stdout, logs and the text: three copies, cut to the
-	 * response budget): 120 of them are far more than 64 MiB. */
+	/* Stdout, logs and the text (three copies of 0.5 MB) cut to the response budget: about
+	 * 0.6 MB of answer each, 300 of them far more than 64 MiB (120 were barely more: all of
+	 * them could run before the queue passed the bound). */
 	for (int i = 1; i <= n; i++)
 		call_without_reading(i, "s = 'y' * 500000\nprint(s)\n1", NULL, NULL);
 	cr_assert(log_has("the client is not reading", 60000),
