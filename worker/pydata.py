@@ -2803,6 +2803,10 @@ class _PlainPath:
     __slots__ = ('vertices', 'codes', 'should_simplify', 'simplify_threshold')
 
 
+_class_mro = type.__dict__['__mro__'].__get__
+_class_dict = type.__dict__['__dict__'].__get__
+
+
 def _plain_arg(a, depth=0):
     """a as a compiled function may take it without running the code's methods inside, and
     with no object the code holds. Objects with __array__ (or an array interface) were passed as
@@ -2841,14 +2845,18 @@ def _plain_arg(a, depth=0):
     # An object whose class answers attributes by code of its own (__getattr__, or a
     # __getattribute__ of its own) could answer hasattr one way here and the other way to the C
     # code: what it is, as an array or a number, is taken once, or it is refused.
+    # (what the class defines, from the dicts of its real MRO: a metaclass could answer
+    # hasattr of the class itself)
     t = type(a)
-    if hasattr(t, '__getattr__') or t.__getattribute__ is not object.__getattribute__:
-        if any(hasattr(t, name) for name in ('__array__', '__array_interface__',
-                                             '__array_struct__')):
+    dicts = [_class_dict(c) for c in _class_mro(t) if c is not object]
+    if any('__getattr__' in d or '__getattribute__' in d for d in dicts):
+        def defines(*names):
+            return any(n in d for d in dicts for n in names)
+        if defines('__array__', '__array_interface__', '__array_struct__'):
             return nd.view(np.asarray(a), nd)
-        if hasattr(t, '__index__'):
+        if defines('__index__'):
             return operator.index(a)
-        if hasattr(t, '__float__'):
+        if defines('__float__'):
             return float(a)
         raise TypeError('an object of %.100s, whose attributes its own code answers, is not '
                         'given to compiled code in the sandbox: give an array, a number or a '

@@ -101,14 +101,6 @@ static void collect(int generation)
 	}
 }
 
-/* Does the interpreter have threads besides this one (the code's, with threading allowed)? */
-static int other_threads(void)
-{
-	PyThreadState *t = PyInterpreterState_ThreadHead(PyInterpreterState_Get());
-
-	return t && PyThreadState_Next(t) != NULL;
-}
-
 /* The pending call: a collection of the generation CPython would collect now, if any. Run by
  * the evaluation loop between instructions, with no exception set. In a library's frame only
  * while the code has threads of its own (which could change anything there anyway: the main
@@ -119,7 +111,7 @@ static int collect_due(void *unused)
 
 	(void)unused;
 	queued = 0;
-	if (!in_call || !wanted || (!pyguard_frame_is_users() && !other_threads()))
+	if (!in_call || !wanted || (!pyguard_frame_is_users() && worker_python_threads() == 0))
 		return 0;
 	if (three(get_count_fn, count) == 0 && three(get_threshold_fn, threshold) == 0 &&
 	    threshold[0] > 0 && count[0] > threshold[0]) {

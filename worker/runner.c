@@ -20,19 +20,7 @@
  * which is what the gate and the session policy expect. */
 extern pid_t _Fork(void);
 
-/* Does the interpreter have threads besides this one (the code's, still running: the fork is
- * the one-thread copy of a call's process)? */
-static int other_threads(void)
-{
-	PyThreadState *t = PyInterpreterState_ThreadHead(PyInterpreterState_Get());
-
-	return t && PyThreadState_Next(t) != NULL;
-}
-
-/* How many threads the interpreter has besides this one (the code's, started by its Python):
- * with the GIL held, none is added or removed as the list is read. Threads the kernel has
- * beyond these are a compiled library's own, which a one-thread copy would lack. */
-static int python_threads(void)
+int worker_python_threads(void)
 {
 	PyThreadState *t = PyInterpreterState_ThreadHead(PyInterpreterState_Get());
 	int n = -1;
@@ -88,7 +76,7 @@ static long park(void)
 	/* With other threads, glibc's own fork: it takes the allocator's and stdio's locks
 	 * around the clone, so no lock another thread held (a thread inside malloc) is held for
 	 * good in the copy. Alone, no lock can be held: the plain clone. */
-	copy = other_threads();
+	copy = worker_python_threads() > 0;
 	PyOS_BeforeFork();
 	v = copy ? fork() : _Fork();
 	err = errno;
@@ -146,7 +134,7 @@ static void run_call(uint32_t seq)
 	/* The workspace's files the code opened end with the call: none reaches the session's
 	 * state (the supervisor checks). */
 	(void)syscall(SYS_close_range, POLICY_FD_CHANNEL + 1, ~0U, 0);
-	out.threads = python_threads();
+	out.threads = worker_python_threads();
 	result = ipc_outcome_encode(&out, &rlen);
 	if (!result || ipc_frame_write(POLICY_FD_CHANNEL, IPC_FRAME_RESULT, echo, sizeof(echo),
 	                               result, rlen) < 0)

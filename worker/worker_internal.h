@@ -44,6 +44,11 @@ uintptr_t capture_keeps_at(void);
  * broke or carried something else (-EPROTO). */
 int runner_request(enum ipc_request_kind kind, const void *data, size_t len, int *status,
                    char **reply, size_t *rlen, int *fd);
+/* How many threads the interpreter has besides this one (the code's, started by its Python; at
+ * most RUN_THREADS_MAX): with the GIL held, none is added or removed as the list is read.
+ * Threads the kernel has beyond these are a compiled library's own, which a one-thread copy of
+ * the process would lack. */
+int worker_python_threads(void);
 
 /* ---- zygote.c ---- */
 
