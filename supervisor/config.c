@@ -98,6 +98,7 @@ static const char *const default_extra[] = {
     "errno",
     "keyword",
     "ipaddress",
+    "warnings",
     NULL,
 };
 
@@ -110,7 +111,7 @@ static const char *const workspace_imports[] = {
 
 /* --imports data adds the data stack (Debian's python3-numpy, python3-pandas, python3-scipy,
  * python3-sympy, python3-matplotlib, python3-seaborn, python3-sklearn) and the modules ordinary data code uses
- * next to it: io (in-memory streams; its file-opening parts are left out of it), csv, warnings,
+ * next to it: io (in-memory streams; its file-opening parts are left out of it), csv,
  * mpmath (sympy's arbitrary precision, which nsolve and lambdify(..., 'mpmath') import as the
  * user's code would), tabulate (python3-tabulate: what DataFrame.to_markdown prints with) and
  * openpyxl (python3-openpyxl: Excel workbooks for read_excel and to_excel); pytz and dateutil
@@ -118,9 +119,9 @@ static const char *const workspace_imports[] = {
  * which matplotlib draws its images with: opening, converting and saving pictures); tqdm
  * (python3-tqdm: the progress bars data loops are wrapped in, drawn on stderr). */
 static const char *const data_extra[] = {
-    "numpy",    "pandas",       "scipy",  "sympy",   "matplotlib", "io",       "csv",
-    "warnings", "mpl_toolkits", "mpmath", "seaborn", "tabulate",   "openpyxl", "sklearn",
-    "pytz",     "dateutil",     "PIL",    "tqdm",    NULL,
+    "numpy",   "pandas",       "scipy",    "sympy",   "matplotlib", "io",
+    "csv",     "mpl_toolkits", "mpmath",   "seaborn", "tabulate",   "openpyxl",
+    "sklearn", "pytz",         "dateutil", "PIL",     "tqdm",       NULL,
 };
 
 static const char usage[] =
@@ -147,7 +148,7 @@ static const char usage[] =
     "  --imports SET         default; seed (only the eleven classic modules); or data\n"
     "                        (the default and numpy, pandas, scipy, sympy, matplotlib,\n"
     "                        seaborn, sklearn, mpmath, tabulate, openpyxl, pytz,\n"
-    "                        dateutil, PIL, tqdm, warnings)\n"
+    "                        dateutil, PIL, tqdm)\n"
     "  --workspace DIR       the code may read the files under DIR, its working directory\n"
     "                        (off by default: no file can be reached); adds csv, filecmp,\n"
     "                        fileinput, fnmatch, glob, io, os (its file functions), pathlib\n"
@@ -757,7 +758,7 @@ int config_import_is_package(const char *name)
 		for (const char *const *m = sets[i]; *m; m++)
 			if (strcmp(*m, name) == 0)
 				return sets[i] == data_extra && strcmp(name, "io") != 0 &&
-				       strcmp(name, "csv") != 0 && strcmp(name, "warnings") != 0;
+				       strcmp(name, "csv") != 0;
 	return 1;
 }
 

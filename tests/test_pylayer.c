@@ -1084,6 +1084,34 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 	    "list(ipaddress.ip_network('10.0.0.0/30').hosts())[0].exploded]\n",
 	    "[true,\"192.168.0.3\",3,\"namespace(a=1, b=2)\",2,\"ENOENT\",true,true,true,true,1,"
 	    "false,false,\"K\",\"10.0.0.1\"]");
+	/* warnings, as code written for any Python starts with: filters, records, the category a
+	 * warning was made with; the module's own internals (its printer, linecache, loader,
+	 * builtins) stay out of reach, and catch_warnings holds a view of it, not the module. */
+	e2e_expect_result(
+	    "import warnings\n"
+	    "r = []\n"
+	    "warnings.filterwarnings('ignore', category=DeprecationWarning)\n"
+	    "with warnings.catch_warnings(record=True) as w:\n"
+	    "    warnings.simplefilter('always')\n"
+	    "    warnings.warn('hello', UserWarning)\n"
+	    "    warnings.warn('old', DeprecationWarning, stacklevel=2)\n"
+	    "warnings.warn('ignored', DeprecationWarning)\n"
+	    "r.append([(str(x.message), x.category.__name__) for x in w])\n"
+	    "for name in ('_showwarnmsg_impl', 'linecache', '__loader__', '__builtins__'):\n"
+	    "    try:\n"
+	    "        getattr(warnings, name)\n"
+	    "        r.append('has ' + name)\n"
+	    "    except AttributeError:\n"
+	    "        r.append('no ' + name)\n"
+	    "try:\n"
+	    "    warnings.catch_warnings()._module.__dict__\n"
+	    "    r.append('module')\n"
+	    "except AttributeError:\n"
+	    "    r.append('view')\n"
+	    "r\n",
+	    "[[[\"hello\",\"UserWarning\"],[\"old\",\"DeprecationWarning\"]],\"no "
+	    "_showwarnmsg_impl\","
+	    "\"no linecache\",\"no __loader__\",\"no __builtins__\",\"view\"]");
 	e2e_stop();
 }
 
