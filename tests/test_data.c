@@ -1938,6 +1938,303 @@ Test(data, wrappers_decide_by_type_not_by_what_an_object_answers)
 	e2e_stop();
 }
 
+/* The wrappers' checks asked each object once whether it was a path, an array or a number, and
+ * handed on the objects that said no: a data descriptor of the code's (absent when asked, present
+ * when matplotlib's C++ read it) had the renderer keep the code's vertices, which the transform's
+ * __array__ (absent, then present, the same way) reshaped under the path iterator (a read 256
+ * MiB past them: SIGSEGV). Each feature is read once, what it gives is converted, and an object
+ * of the code's is never handed on (a function is called through one of the sandbox's; the
+ * extra arguments of scipy.ndimage's callbacks are bound to it). */
+Test(data, compiled_code_reads_only_what_the_wrappers_made)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "from scipy import ndimage\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "fig = plt.figure(figsize=(2, 2), dpi=50)\n"
+	    "R = fig.canvas.get_renderer()\n"
+	    "N = 4096\n"
+	    "V = np.zeros((N, 2)) + 10.0\n"
+	    "seen = {}\n"
+	    "class Toggle:\n"
+	    "    def __init__(self, key, value):\n"
+	    "        self.key, self.value = key, value\n"
+	    "    def __get__(self, obj, owner=None):\n"
+	    "        if obj is None:\n"
+	    "            raise AttributeError(self.key)\n"
+	    "        seen[self.key] = seen.get(self.key, 0) + 1\n"
+	    "        if seen[self.key] == 1:\n"
+	    "            raise AttributeError(self.key)\n"
+	    "        return self.value\n"
+	    "def arr(*a, **k):\n"
+	    "    V.shape = (1, 2 * N)\n"
+	    "    return np.eye(3)\n"
+	    "class PathTog:\n"
+	    "    vertices = Toggle('v', V)\n"
+	    "    codes = None\n"
+	    "    should_simplify = False\n"
+	    "    simplify_threshold = 0.0\n"
+	    "class TransTog:\n"
+	    "    __array__ = Toggle('a', arr)\n"
+	    "r = [t(lambda: R._renderer.draw_path(R.new_gc(), PathTog(), TransTog(), (1.0, 0.0, "
+	    "0.0, 1.0)))]\n"
+	    "class W:\n"
+	    "    k = 2\n"
+	    "a = np.arange(16.0).reshape(4, 4)\n"
+	    "r.append(ndimage.generic_filter(a, lambda b, w, s=1: b.sum() * w.k * s, 3,\n"
+	    "                                extra_arguments=(W(),), extra_keywords={'s': "
+	    "3})[0].tolist())\n"
+	    "r.append(ndimage.generic_filter1d(a, lambda i, o, w: o.__setitem__(slice(None), "
+	    "i[1:-1] * w.k),\n"
+	    "                                  3, extra_arguments=(W(),))[1].tolist())\n"
+	    "r.append(ndimage.geometric_transform(a, lambda c, d: (c[0] + d, c[1]), "
+	    "extra_arguments=(1,),\n"
+	    "                                     order=1)[0].tolist())\n"
+	    "fig.text(0.5, 0.5, 'text')\n"
+	    "fig.canvas.draw()\n"
+	    "r.append(int(np.asarray(fig.canvas.buffer_rgba())[..., :3].min()) < 255)\n"
+	    "plt.close('all')\n"
+	    "r\n",
+	    "[\"TypeError\",[90.0,126.0,180.0,216.0],[8.0,10.0,12.0,14.0],[4.0,5.0,6.0,7.0],true]");
+	e2e_stop();
+}
+
+/* Kernels checked their arrays and then converted a number of the code's (Sobol's scale by its
+ * __float__, fcluster's t, inconsistent's depth by __int__): the code's method reshaped the
+ * checked array or edited the checked linkage before the kernel read it (rows whole arrays past
+ * the state; a tree walked by a cluster number 2**26 past its rows: SIGSEGV), and
+ * from_mlab_linkage counted cluster sizes by numbers it had not checked. Numbers are converted
+ * first; the kernels read what was checked (the linkage a copy checked at the kernel). */
+Test(data, numbers_of_the_code_run_before_the_kernels_checks)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy.stats import qmc\n"
+	    "from scipy.cluster import hierarchy\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "D = 64\n"
+	    "eng = qmc.Sobol(d=D, scramble=False, bits=32)\n"
+	    "eng._quasi = np.zeros(D, dtype=np.uint32)\n"
+	    "eng._sv = sv = np.zeros((D, 32), dtype=np.uint32)\n"
+	    "class Scale:\n"
+	    "    def __float__(self):\n"
+	    "        sv.shape = (1, D * 32)\n"
+	    "        return 1.0\n"
+	    "eng._scale = Scale()\n"
+	    "r = [t(lambda: int(eng.random(2).astype(np.uint64).sum()))]\n"
+	    "X = np.array([[0.0], [1.0], [3.0], [7.0]])\n"
+	    "Z = hierarchy.linkage(X, 'single')\n"
+	    "class T:\n"
+	    "    def __float__(self):\n"
+	    "        Z[-1, 0] = 5 + (1 << 26)\n"
+	    "        return 2.0\n"
+	    "    def __int__(self):\n"
+	    "        Z[-1, 0] = 5 + (1 << 26)\n"
+	    "        return 2\n"
+	    "r.append(t(lambda: hierarchy.fcluster(Z, T(), criterion='distance').tolist()))\n"
+	    "Z = hierarchy.linkage(X, 'single')\n"
+	    "r.append(t(lambda: hierarchy.fcluster(Z, T(), criterion='maxclust').tolist()))\n"
+	    "Z = hierarchy.linkage(X, 'single')\n"
+	    "r.append(t(lambda: hierarchy.inconsistent(Z, T()).tolist()))\n"
+	    "r.append(t(lambda: hierarchy.from_mlab_linkage(np.array([[1., 2., 0.5], [3., 1e6, "
+	    "1.0]])).tolist()))\n"
+	    "Z = hierarchy.linkage(X, 'single')\n"
+	    "r += [hierarchy.fcluster(Z, 2.0, criterion='distance').tolist(),\n"
+	    "      hierarchy.inconsistent(Z, 2).round(6).tolist(),\n"
+	    "      hierarchy.from_mlab_linkage(hierarchy.to_mlab_linkage(Z)).tolist(),\n"
+	    "      qmc.Sobol(d=2, scramble=False).random(4).tolist()]\n"
+	    "r\n",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",[1,1,1,2],"
+	    "[[1.0,0.0,1.0,0.0],[1.5,0.707107,2.0,0.707107],[3.0,1.414214,2.0,0.707107]],[[0.0,1.0,"
+	    "1.0,2.0],[2.0,4.0,2.0,3.0],[3.0,5.0,4.0,4.0]],[[0.0,0.0],[0.5,0.5],[0.75,0.25],[0.25,"
+	    "0.75]]]");
+	e2e_stop();
+}
+
+/* matplotlib's C++ keeps the arrays it is given and reads their shape and strides through
+ * numpy's pointers at each item: a TriContourGenerator over the code's z, whose shape the code
+ * then set (numpy freed the block; the next array made took it, with a stride of 2**40 bytes),
+ * read z at any distance (SIGSEGV); a dtype of one byte and strides checked for it had it read
+ * doubles past z. An array others hold keeps the block they read: a shape, dtype or strides set
+ * later is the array's own, in a new block, and what was handed on reads the old one. */
+Test(data, an_array_reshaped_under_compiled_code_keeps_the_shape_it_read)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "from matplotlib.tri import Triangulation\n"
+	    "x = np.array([0., 1., 0., 1.])\n"
+	    "y = np.array([0., 0., 1., 1.])\n"
+	    "tri = Triangulation(x, y, [[0, 1, 2], [1, 3, 2]])\n"
+	    "cs = plt.tricontour(tri, np.array([0., 1., 2., 3.]))\n"
+	    "G = type(cs._contour_generator)\n"
+	    "cpp = tri.get_cpp_triangulation()\n"
+	    "def contour(g):\n"
+	    "    lines, codes = g.create_contour(1.5)\n"
+	    "    return [np.round(v, 6).tolist() for v in lines], [c.tolist() for c in codes]\n"
+	    "z = np.array([0., 1., 2., 3.])\n"
+	    "g = G(cpp, z)\n"
+	    "a = np.zeros(1)\n"
+	    "z.shape = (2, 2)\n"
+	    "v = a[::1 << 37]\n"
+	    "w = np.zeros(4)[::-1]\n"
+	    "r = [contour(g), contour(G(cpp, np.array([0., 1., 2., 3.])))]\n"
+	    "z2 = np.array([0., 1., 2., 3.])\n"
+	    "g2 = G(cpp, z2)\n"
+	    "z2.dtype = np.int8\n"
+	    "z2.strides = (1,)\n"
+	    "r.append(contour(g2))\n"
+	    "b = np.arange(6.0)\n"
+	    "c = b.view()\n"
+	    "b.shape = (2, 3)\n"
+	    "b.strides = (8, 16)\n"
+	    "r += [b.tolist(), c.tolist(), b.T.shape]\n"
+	    "plt.close('all')\n"
+	    "r\n",
+	    "[[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],[[1,2,2]]],[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],"
+	    "[[1,2,2]]],[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],[[1,2,2]]],[[0.0,2.0,4.0],[1.0,3.0,5."
+	    "0]],[0.0,1.0,2.0,3.0,4.0,5.0],[3,2]]");
+	e2e_stop();
+}
+
+/* Kernels that took lengths from one object and read another: LatentDirichletAllocation's
+ * _dirichlet_expectation_1d wrote a value for each of doc_topic's into out, of one value (a
+ * fitted exp_dirichlet_component_ whose slices answered other shapes: a heap write of chosen
+ * values); grouped rolling windows were bounded by the grouper's indices, which the code's
+ * indexer edited while the bounds were made (windows 64 MiB past the values: SIGSEGV);
+ * to_csv read a column given as a list of one item for every row, and its writer's writerows
+ * (the code's) emptied the rows the kernel then wrote past. Each kernel checks the lengths of
+ * what it is given, to_csv's columns are arrays and its rows copies for a writer of the code's;
+ * the same APIs used as meant answer as on the host. */
+Test(data, kernels_check_the_lengths_they_are_given)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io\n"
+	    "import numpy as np\n"
+	    "import pandas as pd\n"
+	    "from pandas.api.indexers import BaseIndexer\n"
+	    "from pandas.io.formats import csvs\n"
+	    "from pandas.io.formats.format import DataFrameFormatter\n"
+	    "from sklearn.decomposition import LatentDirichletAllocation\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "X = np.random.RandomState(0).randint(0, 3, size=(5, 4)).astype(float)\n"
+	    "lda = LatentDirichletAllocation(n_components=1, max_iter=2, random_state=0).fit(X)\n"
+	    "class W:\n"
+	    "    shape = (1, 4)\n"
+	    "    def __getitem__(self, key):\n"
+	    "        return Word()\n"
+	    "class Word:\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        return np.ones((1, 4)) if dtype is None else np.ones((1, 4), dtype)\n"
+	    "    @property\n"
+	    "    def T(self):\n"
+	    "        return np.full((4, 4096), 1.0)\n"
+	    "good = lda.exp_dirichlet_component_\n"
+	    "lda.exp_dirichlet_component_ = W()\n"
+	    "r = [t(lambda: lda.transform(np.ones((1, 4))))]\n"
+	    "lda.exp_dirichlet_component_ = good\n"
+	    "r.append(np.round(lda.transform(X[:2]), 6).tolist())\n"
+	    "df = pd.DataFrame({'g': ['a', 'b', 'b'], 'x': [1.0, 2.0, 3.0]})\n"
+	    "gb = df.groupby('g')\n"
+	    "ind = gb.grouper.indices\n"
+	    "orig_b = ind['b']\n"
+	    "BIG = 1 << 23\n"
+	    "class Long:\n"
+	    "    def __len__(self):\n"
+	    "        return BIG\n"
+	    "calls = []\n"
+	    "class Evil(BaseIndexer):\n"
+	    "    def get_window_bounds(self, num_values=0, min_periods=None, center=None, "
+	    "closed=None,\n"
+	    "                          step=None):\n"
+	    "        calls.append(num_values)\n"
+	    "        if len(calls) == 1:\n"
+	    "            ind['b'] = Long()\n"
+	    "            return np.array([0]), np.array([1])\n"
+	    "        ind['b'] = orig_b\n"
+	    "        return np.array([BIG - 2, BIG - 1]), np.array([BIG - 1, BIG])\n"
+	    "r.append(t(lambda: gb.rolling(Evil(window_size=1), min_periods=1).x.sum()))\n"
+	    "class Prev(BaseIndexer):\n"
+	    "    def get_window_bounds(self, num_values=0, min_periods=None, center=None, "
+	    "closed=None,\n"
+	    "                          step=None):\n"
+	    "        end = np.arange(1, num_values + 1, dtype=np.int64)\n"
+	    "        return np.maximum(end - 2, 0), end\n"
+	    "g2 = pd.DataFrame({'g': list('aabbab'), 'x': [1.0, 2, 3, 4, 5, 6]}).groupby('g')\n"
+	    "r.append(g2.rolling(Prev(window_size=2), min_periods=1).x.sum().tolist())\n"
+	    "r.append(g2.x.expanding().mean().tolist())\n"
+	    "r.append(g2.x.rolling(2).apply(lambda w: w.max(), raw=True).fillna(-1).tolist())\n"
+	    "K = 4000\n"
+	    "frame = pd.DataFrame({'c0': ['x'] * K})\n"
+	    "class Res:\n"
+	    "    items = ['c0']\n"
+	    "    def iget_values(self, i):\n"
+	    "        return ['first']\n"
+	    "class Mgr:\n"
+	    "    def to_native_types(self, **kw):\n"
+	    "        return Res()\n"
+	    "class Chunk:\n"
+	    "    _mgr = Mgr()\n"
+	    "class ILoc:\n"
+	    "    def __getitem__(self, s):\n"
+	    "        return Chunk()\n"
+	    "class Obj:\n"
+	    "    index = frame.index\n"
+	    "    columns = frame.columns\n"
+	    "    iloc = ILoc()\n"
+	    "f = csvs.CSVFormatter(DataFrameFormatter(frame), path_or_buf=io.StringIO(), "
+	    "chunksize=K)\n"
+	    "f.obj = Obj()\n"
+	    "r.append(t(f.save))\n"
+	    "class Emptying:\n"
+	    "    written = 0\n"
+	    "    def writerow(self, row):\n"
+	    "        pass\n"
+	    "    def writerows(self, rows):\n"
+	    "        Emptying.written += len(rows)\n"
+	    "        for i in range(len(rows)):\n"
+	    "            rows[i] = []\n"
+	    "class F(csvs.CSVFormatter):\n"
+	    "    writer = property(lambda self: Emptying(), lambda self, v: None)\n"
+	    "big = pd.DataFrame({'c%d' % i: range(1000) for i in range(50)})\n"
+	    "r.append(t(lambda: F(DataFrameFormatter(big), path_or_buf=io.StringIO()).save()))\n"
+	    "r.append(Emptying.written)\n"
+	    "buf = io.StringIO()\n"
+	    "pd.DataFrame({'a': [1, 2], 'b': ['x', None]},\n"
+	    "             index=pd.MultiIndex.from_tuples([('p', 1), ('q', 2)])).to_csv(buf, "
+	    "chunksize=1)\n"
+	    "r.append(buf.getvalue())\n"
+	    "r.append(pd.DataFrame({'d': pd.date_range('2020', periods=3), 'c': "
+	    "pd.Categorical(['a', 'b', 'a']),\n"
+	    "                       'n': pd.array([1, None, 3], "
+	    "dtype='Int64')}).to_csv(index=False))\n"
+	    "r\n",
+	    "[\"ValueError\",[[1.0],[1.0]],\"ValueError\",[1.0,3.0,7.0,3.0,7.0,10.0],[1.0,1.5,2."
+	    "6666666666666665,3.0,3.5,4.333333333333333],[-1.0,2.0,5.0,-1.0,4.0,6.0],"
+	    "\"ValueError\",\"done\",1000,\",,a,b\\np,1,1,x\\nq,2,2,\\n\",\"d,c,n\\n2020-01-01,a,"
+	    "1\\n2020-01-02,b,\\n2020-01-03,a,3\\n\"]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's

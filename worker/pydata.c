@@ -3268,8 +3268,35 @@ static PyObject *getter_copied(PyObject *self, void *closure)
 	return s->get(self, s->closure);
 }
 
-/* ndarray's strides and dtype setters (their pairs above). */
-static struct setter_copied *strides_setter, *dtype_setter;
+/* ndarray's shape, strides and dtype setters (their pairs above). */
+static struct setter_copied *shape_setter, *strides_setter, *dtype_setter;
+
+/* Compiled code keeps the pointer to an array's dimensions and strides it was given
+ * (matplotlib's C++ array views hold the array and read PyArray_DIMS and PyArray_STRIDES at
+ * each item), and a later conversion may run the code's own, which can set the array's shape
+ * (numpy frees that block and makes another: the next array made took the freed one, its
+ * strides read as the kept array's, an item read at any distance), its dtype or its strides
+ * (written in place: a double read at strides checked for one byte). An array held by anything
+ * beside the code that sets it gets a copy of the block, which numpy replaces or rewrites;
+ * the block the holder read stays as it was, never freed: an old shape of the same memory.
+ * (2 references: the code's name and the one of the statement setting it.) */
+static void dims_kept(PyObject *a)
+{
+	struct np_array *arr = (struct np_array *)a;
+	size_t n = 2 * (size_t)(arr->nd < 1 ? 1 : arr->nd);
+	Py_ssize_t *copy;
+
+	if (Py_REFCNT(a) <= 2 || arr->nd < 1 || !arr->dimensions ||
+	    arr->strides != arr->dimensions + arr->nd)
+		return;
+	/* numpy's own allocator of these blocks (npy_alloc_cache_dim) takes them from
+	 * PyMem_RawMalloc and gives them back to it. */
+	if (!(copy = PyMem_RawMalloc(n * sizeof(*copy))))
+		return; /* (no memory: numpy's setter fails the same way) */
+	memcpy(copy, arr->dimensions, n * sizeof(*copy));
+	arr->dimensions = copy;
+	arr->strides = copy + arr->nd;
+}
 
 /* The strides set on the array a, *value, as a plain tuple of ints (the reference replaced),
  * checked to stay far from npy_intp's limits with a's shape (numpy checks them against the
@@ -3316,6 +3343,8 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 			return -1;
 		value = d;
 	}
+	if (s == shape_setter || s == strides_setter || s == dtype_setter)
+		dims_kept(self);
 	rc = s->set(self, value, s->closure);
 	Py_DECREF(value);
 	return rc;
@@ -3346,6 +3375,8 @@ static int setters_copy(PyTypeObject *t)
 		def->set = setter_copied;
 		def->closure = s;
 		d->d_getset = def;
+		if (strcmp(t->tp_name, "numpy.ndarray") == 0 && strcmp(def->name, "shape") == 0)
+			shape_setter = s;
 		if (strcmp(t->tp_name, "numpy.ndarray") == 0 && strcmp(def->name, "strides") == 0)
 			strides_setter = s;
 		if (strcmp(t->tp_name, "numpy.ndarray") == 0 && strcmp(def->name, "dtype") == 0)

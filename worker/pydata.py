@@ -990,6 +990,7 @@ def _pandas():
     _window_bounds(np)
     _variable_window_bounds(np)
     _ewm_kernels(np)
+    _window_kernels(np)
     _sas_reader()
     _csv_reads()
     _csv_memory_map()
@@ -1474,6 +1475,51 @@ def _ewm_kernels(np):
     for name in ('roll_weighted_sum', 'roll_weighted_mean', 'roll_weighted_var'):
         real = getattr(aggregations, name)
         pairs[id(real)] = (real, weighted(real))
+    _replace_all(pairs)
+
+
+def _window_kernels(np):
+    """The rolling kernels (roll_sum, mean, var, skew, kurt, median_c, max, min, quantile,
+    rank, apply) read values[start[i]:end[i]] for each window unchecked. _window_bounds checks
+    the bounds BaseWindow's indexer makes, but grouped and expanding windows make their own
+    (a RollingGroupby mapped each group's bounds through the grouper's indices, a dict the
+    code's indexer edited while the bounds were made: windows 64 MiB past the values, read
+    back as the result). Each kernel checks the bounds it is given against the values it is
+    given: copies of both, start <= end within the values."""
+    from pandas._libs.window import aggregations
+
+    def bounds(n, start, end):
+        start, end = np.array(start, dtype=np.int64), np.array(end, dtype=np.int64)
+        if start.ndim != 1 or start.shape != end.shape:
+            raise ValueError('the window bounds should be two 1-D arrays of one length')
+        if len(start) and ((start < 0).any() or (end > n).any() or (start > end).any()):
+            raise ValueError('the window bounds lie outside the %d values' % n)
+        return start, end
+
+    def checked(real):
+        def kernel(values, start, end, *args, **kwargs):
+            values = np.array(values, dtype=np.float64)
+            if values.ndim != 1:
+                raise ValueError('a window kernel reads 1-D values')
+            start, end = bounds(len(values), start, end)
+            return real(values, start, end, *args, **kwargs)
+        return kernel
+
+    real_apply = aggregations.roll_apply
+
+    def roll_apply(obj, start, end, *args, **kwargs):
+        # (the windows of the values are sliced, and counted by roll_sum)
+        start, end = bounds(len(np.asarray(obj)), start, end)
+        return real_apply(obj, start, end, *args, **kwargs)
+
+    pairs = {id(real_apply): (real_apply, roll_apply)}
+    for name in ('roll_sum', 'roll_mean', 'roll_var', 'roll_skew', 'roll_kurt',
+                 'roll_median_c', 'roll_max', 'roll_min', 'roll_quantile', 'roll_rank'):
+        real = getattr(aggregations, name)
+        pairs[id(real)] = (real, checked(real))
+    for real, new in pairs.values():
+        new.__name__ = new.__qualname__ = real.__name__
+        new.__doc__ = real.__doc__
     _replace_all(pairs)
 
 
@@ -2283,16 +2329,41 @@ def _pandas_counts(np):
 
     real_rows = writers.write_csv_rows
 
+    import _csv
+    csv_writer = type(_csv.writer(io.StringIO()))
+
+    # The kernel reads data[i][j] of a list or tuple unchecked (a column of one item read for
+    # every row: the pointers past it used as objects), and hands its own rows to the writer,
+    # whose writerows may be the code's (a row emptied there was written past next): each column
+    # is an array no code holds, and a writer other than csv's gets copies of the rows.
     def write_csv_rows(data, data_index, nlevels, cols, writer):
-        data = list.__getitem__(data, slice(None)) if isinstance(data, list) else data
+        if not isinstance(data, list):
+            raise TypeError('to_csv writes a list of columns')
         data_index = np.ndarray.view(np.asarray(data_index), np.ndarray)
         cols = np.ndarray.view(np.asarray(cols), np.ndarray)
         nlevels = operator.index(nlevels)
         if nlevels < 0:
             raise ValueError('an index has no fewer than 0 levels')
-        if isinstance(data, list) and len(data) < len(cols):
+        data = list.__getitem__(data, slice(None))
+        if len(data) < len(cols):
             raise ValueError('to_csv has %d columns of data for %d labels'
                              % (len(data), len(cols)))
+        for i, column in enumerate(data):
+            if type(column) is not np.ndarray:
+                column = np.asarray(column, dtype=object)
+            data[i] = column = np.ndarray.view(column, np.ndarray)
+            if column.ndim != 1 or len(column) < len(data_index):
+                raise ValueError('to_csv has a column of %d values for %d rows'
+                                 % (len(column), len(data_index)))
+        if type(writer) is not csv_writer:
+            writerows = writer.writerows
+
+            class Rows:
+                __slots__ = ()
+
+                def writerows(self, rows):
+                    return writerows([list(row) for row in rows])
+            writer = Rows()
         if nlevels > 1:
             levels = np.empty(len(data_index), dtype=object)
             for j, v in enumerate(data_index):
@@ -2587,6 +2658,7 @@ def _scipy():
     from scipy._lib import _util
     _exact_random_states(_util.check_random_state)
     _linkage_checks()
+    _hierarchy_kernels()
     _low_level_callables()
     _stats_integrals()
     _bspline_checks()
@@ -2675,11 +2747,14 @@ def _compiled_state():
     checked_query.__doc__ = query.__doc__
     type_patches[(_ckdtree.cKDTree, 'query')] = checked_query
 
+    # Each array is checked as a new object over the same memory, the one the kernel gets: the
+    # kernel converts numbers of the code's too (a scale's __float__ reshaped sv after it was
+    # checked: rows read whole arrays past it), and a shape set then is the code's array's.
     def ints(a, kinds=('uint32', 'uint64'), ndim=1):
         if type(a) is not np.ndarray or a.dtype.name not in kinds or a.ndim != ndim or \
                 not a.flags.c_contiguous or not a.flags.writeable:
             raise ValueError("the Sobol' engine's state is not its own")
-        return a
+        return np.ndarray.view(a)
 
     def span(n, num_gen, sv):
         n, num_gen = operator.index(n), operator.index(num_gen)
@@ -2693,19 +2768,23 @@ def _compiled_state():
             for name in ('_draw', '_fast_forward', '_cscramble', '_initialize_v')}
 
     def _draw(n, num_gen, dim, scale, sv, quasi, sample):
-        dim = operator.index(dim)
+        dim, scale = operator.index(dim), float(scale)
+        n, num_gen = operator.index(n), operator.index(num_gen)
         sv, quasi = ints(sv, ndim=2), ints(quasi)
         n, num_gen = span(n, num_gen, sv)
         if type(sample) is not np.ndarray or sample.dtype != np.float64 or \
-                sample.ndim != 2 or not sample.flags.c_contiguous or \
-                sv.dtype != quasi.dtype or not (sv.shape[0] == quasi.shape[0] == dim ==
-                                               sample.shape[1]) or sample.shape[0] < n:
+                sample.ndim != 2 or not sample.flags.c_contiguous:
+            raise ValueError("the Sobol' engine's state is not its own")
+        sample = np.ndarray.view(sample)
+        if sv.dtype != quasi.dtype or not (sv.shape[0] == quasi.shape[0] == dim ==
+                                           sample.shape[1]) or sample.shape[0] < n:
             raise ValueError("the Sobol' engine's state is not its own")
         return real['_draw'](n=n, num_gen=num_gen, dim=dim, scale=scale, sv=sv, quasi=quasi,
                              sample=sample)
 
     def _fast_forward(n, num_gen, dim, sv, quasi):
         dim = operator.index(dim)
+        n, num_gen = operator.index(n), operator.index(num_gen)
         sv, quasi = ints(sv, ndim=2), ints(quasi)
         n, num_gen = span(n, num_gen, sv)
         if sv.dtype != quasi.dtype or not sv.shape[0] == quasi.shape[0] == dim:
@@ -2805,6 +2884,9 @@ class _PlainPath:
 
 _class_mro = type.__dict__['__mro__'].__get__
 _class_dict = type.__dict__['__dict__'].__get__
+_class_flags = type.__dict__['__flags__'].__get__
+_class_dictoffset = type.__dict__['__dictoffset__'].__get__
+_HEAPTYPE = 1 << 9  # a class made at run time (Py_TPFLAGS_HEAPTYPE)
 
 
 def _plain_arg(a, depth=0):
@@ -2822,8 +2904,12 @@ def _plain_arg(a, depth=0):
     (numpy.asarray) and given as such an array (a numpy scalar of a number type as a Python
     number); a path is a _PlainPath of copies (vertices a new float64 array, codes a new
     uint8 array or None, should_simplify a bool, simplify_threshold a float); a list or tuple
-    is an exact list or tuple of plain items, at most 32 deep; callables without __array__,
-    plain values and anything else as they are."""
+    is an exact list or tuple of plain items, at most 32 deep; a str, bytes or dict of a
+    subclass an exact copy; an object of C with no dict, and a class of C, as they are; an
+    object with a buffer a copy of it as an array; a function a function of the sandbox's that
+    calls it; anything else is refused (an object the code made, whose
+    attributes its descriptors answer: a path's vertices absent when checked, present when
+    the C code read them)."""
     import operator
     np = sys.modules['numpy']
     nd = np.ndarray
@@ -2849,38 +2935,70 @@ def _plain_arg(a, depth=0):
     # hasattr of the class itself)
     t = type(a)
     dicts = [_class_dict(c) for c in _class_mro(t) if c is not object]
-    if any('__getattr__' in d or '__getattribute__' in d for d in dicts):
-        def defines(*names):
-            return any(n in d for d in dicts for n in names)
+
+    def defines(*names):
+        return any(n in d for d in dicts for n in names)
+
+    if isinstance(a, np.generic):
+        arr = np.asarray(a)
+        if arr.ndim == 0 and arr.dtype.kind in 'biufc':
+            return arr.item()
+        return nd.view(arr, nd)
+    if defines('__getattr__', '__getattribute__'):
         if defines('__array__', '__array_interface__', '__array_struct__'):
             return nd.view(np.asarray(a), nd)
         if defines('__index__'):
-            return operator.index(a)
+            return int.__index__(operator.index(a))
         if defines('__float__'):
             return float(a)
         raise TypeError('an object of %.100s, whose attributes its own code answers, is not '
                         'given to compiled code in the sandbox: give an array, a number or a '
                         'list' % t.__name__)
-    if hasattr(t, 'vertices') or hasattr(a, 'vertices'):
+    if not _class_flags(t) & _HEAPTYPE and not _class_dictoffset(t):
+        return a  # an object of C with no dict: reading its attributes runs no code of the call
+    # Any other attribute read may run the code's own code too (a descriptor or property of
+    # its class; a name in a dict whose key is a str of the code's, compared by its __eq__):
+    # each is read once, what it gives is converted, and the object itself is not handed on,
+    # so that what the C code reads is only what was made here.
+    missing = object()
+    vertices = getattr(a, 'vertices', missing)
+    if vertices is not missing:
         p = _PlainPath()
-        p.vertices = np.array(a.vertices, dtype=np.float64, order='C')
+        p.vertices = np.array(vertices, dtype=np.float64, order='C')
         codes = a.codes
         p.codes = None if codes is None else np.array(codes, dtype=np.uint8)
         p.should_simplify = bool(a.should_simplify)
         p.simplify_threshold = float(a.simplify_threshold)
         return p
-    if any(hasattr(a, name) for name in ('__array__', '__array_interface__',
-                                         '__array_struct__')):
-        arr = np.asarray(a)
-        if isinstance(a, np.generic) and arr.ndim == 0 and arr.dtype.kind in 'biufc':
-            return arr.item()
-        return nd.view(arr, nd)
-    if callable(a) or not (hasattr(a, '__float__') or hasattr(a, '__index__')):
-        return a
-    try:
-        return operator.index(a)
-    except TypeError:
+    if defines('__array__') or any(getattr(a, name, missing) is not missing for name in (
+            '__array_interface__', '__array_struct__')):
+        return nd.view(np.asarray(a), nd)
+    if defines('__index__'):
+        return int.__index__(operator.index(a))
+    if defines('__float__'):
         return float(a)
+    if isinstance(a, str):
+        return str.__str__(a)
+    if isinstance(a, bytes):
+        return bytes.__getitem__(a, slice(None))
+    if isinstance(a, dict):
+        return dict.copy(a)
+    try:
+        view = memoryview(a)  # (a buffer is C's: no code of the call runs)
+    except TypeError:
+        pass
+    else:
+        with view:
+            return np.array(view)  # a copy: the code's object may change its memory later
+    if isinstance(a, type):
+        if not _class_flags(a) & _HEAPTYPE:
+            return a  # a class of C: its dict is C's
+    elif callable(a):
+        def call(*args, **kwargs):
+            return a(*args, **kwargs)
+        return call  # a function of the sandbox's: the C code reads none of the code's
+    raise TypeError('an object of %.100s is not given to compiled code in the sandbox: give '
+                    'an array, a number, a list or a function' % t.__name__)
 
 
 def _plain_args(real):
@@ -2906,33 +3024,51 @@ def _ndimage_checks():
     import numpy as np
     from scipy.ndimage import _nd_image
 
-    bound = 2.0 ** 40
+    bound_of_coordinates = 2.0 ** 40
 
     def finite(what, v):
         if v is None:
             return
         a = np.asarray(v, dtype=np.float64)
-        if not (np.isfinite(a).all() and (np.abs(a) < bound).all()):
+        if not (np.isfinite(a).all() and (np.abs(a) < bound_of_coordinates).all()):
             raise ValueError('%s must be finite numbers within 2**40' % what)
+
+    from scipy._lib._ccallback import LowLevelCallable
+
+    def bound(fnc, extra_arguments, extra_keywords):
+        """fnc with the code's extra arguments bound: a function of the sandbox's, which the
+        C code calls with its own arguments only (the extra ones are the code's objects, any
+        kind of them, that only fnc reads), and no extra arguments for the C code."""
+        if not isinstance(extra_arguments, tuple):
+            raise RuntimeError('extra_arguments must be a tuple')
+        if not isinstance(extra_keywords, dict):
+            raise RuntimeError('extra_keywords must be a dictionary')
+        if type(fnc) is LowLevelCallable:
+            return fnc, (), {}  # (a compiled function: it takes no extra arguments)
+        extra_arguments, extra_keywords = tuple(extra_arguments), dict.copy(extra_keywords)
+
+        def call(*args):
+            return fnc(*args, *extra_arguments, **extra_keywords)
+        return call, (), {}
 
     real_geometric = _nd_image.geometric_transform
 
-    def geometric_transform(input, fnc, coordinates, matrix, shift, output, order, mode,
-                            *args):
+    def geometric_transform(input, fnc, coordinates, matrix, shift, output, order, mode, cval,
+                            npad, extra_arguments, extra_keywords):
         finite('coordinates', coordinates)
         finite('the matrix', matrix)
         finite('the offset', shift)
         if fnc is not None:
-            mapping = fnc
+            mapping, _, _ = bound(fnc, extra_arguments, extra_keywords)
 
-            def fnc(*a, **k):
-                r = tuple(float(v) for v in mapping(*a, **k))
-                if not all(math.isfinite(v) and abs(v) < bound for v in r):
+            def fnc(*a):
+                r = tuple(float(v) for v in mapping(*a))
+                if not all(math.isfinite(v) and abs(v) < bound_of_coordinates for v in r):
                     raise ValueError('the mapping must give finite coordinates within 2**40')
                 return r
         return real_geometric(plain(input), fnc, plain(coordinates), plain(matrix), plain(shift),
-                              plain(output), plain(order), plain(mode),
-                              *[plain(a) for a in args])
+                              plain(output), plain(order), plain(mode), plain(cval),
+                              plain(npad), (), {})
 
     real_zoom_shift = _nd_image.zoom_shift
 
@@ -2999,9 +3135,21 @@ def _ndimage_checks():
         return real_min_max(*same_shape('min_or_max_filter1d', [
             plain(input), sized(filter_size)] + [plain(a) for a in args]))
 
-    def generic_filter1d(input, fnc, filter_size, *args):
+    def generic_filter1d(input, fnc, filter_size, axis, output, mode, cval, origin,
+                         extra_arguments, extra_keywords):
+        fnc, extra_arguments, extra_keywords = bound(fnc, extra_arguments, extra_keywords)
         return real_generic(*same_shape('generic_filter1d', [
-            plain(input), fnc, sized(filter_size)] + [plain(a) for a in args]))
+            plain(input), fnc, sized(filter_size)] + [plain(a) for a in (
+                axis, output, mode, cval, origin)] + [extra_arguments, extra_keywords]))
+
+    real_generic_nd = _nd_image.generic_filter
+
+    def generic_filter(input, fnc, footprint, output, mode, cval, origins, extra_arguments,
+                       extra_keywords):
+        fnc, extra_arguments, extra_keywords = bound(fnc, extra_arguments, extra_keywords)
+        return real_generic_nd(*same_shape('generic_filter', [plain(a) for a in (
+            input, fnc, footprint, output, mode, cval, origins)] + [extra_arguments,
+                                                                     extra_keywords]))
 
     real_feature = _nd_image.euclidean_feature_transform
     real_cdt = _nd_image.distance_transform_op
@@ -3015,7 +3163,7 @@ def _ndimage_checks():
         real = getattr(_nd_image, name)
         if not name.startswith('_') and callable(real) and real not in (
                 real_geometric, real_zoom_shift, real_uniform, real_min_max, real_generic,
-                real_feature, real_cdt):
+                real_generic_nd, real_feature, real_cdt):
             setattr(_nd_image, name, plain_shaped(real))
 
     def euclidean_feature_transform(input, sampling, features):
@@ -3045,7 +3193,7 @@ def _ndimage_checks():
 
     for f, orig in ((geometric_transform, real_geometric), (zoom_shift, real_zoom_shift),
                     (uniform_filter1d, real_uniform), (min_or_max_filter1d, real_min_max),
-                    (generic_filter1d, real_generic),
+                    (generic_filter1d, real_generic), (generic_filter, real_generic_nd),
                     (euclidean_feature_transform, real_feature),
                     (distance_transform_op, real_cdt)):
         f.__doc__ = orig.__doc__
@@ -4991,6 +5139,136 @@ def _linkage_checks():
     is_valid_linkage.__doc__ = real.__doc__
     is_valid_linkage.__module__ = real.__module__
     _replace_everywhere(real, is_valid_linkage)
+
+
+def _hierarchy_kernels():
+    """scipy.cluster.hierarchy checks a linkage (is_valid_linkage, the sandbox's) and then
+    converts numbers of the code's (fcluster's t by its __float__, inconsistent's d by its
+    __int__) before its compiled kernels walk the same array, the code's own: a linkage edited
+    in between (a cluster number 2**26 past the last) had fcluster's walk read and write at
+    that index (SIGSEGV). from_mlab_linkage checked its cluster numbers by their minimum or
+    their maximum, and calculate_cluster_sizes read sizes at any of them. Each kernel gets
+    numbers converted first and copies of what it reads (the linkage, R, monocrit, T, the
+    distances), checked as they are; the arrays it writes are scipy's, of the sizes it writes."""
+    import operator
+    import numpy as np
+    from scipy.cluster import _hierarchy, hierarchy
+
+    def count(n):
+        n = operator.index(n)
+        if not 2 <= n < 2 ** 31:
+            raise ValueError('the number of observations must be from 2 to 2**31 - 1')
+        return n
+
+    def read(a, shape, dtype):
+        a = np.array(a, dtype=dtype, order='C')
+        if a.shape != shape:
+            raise ValueError('an array of shape %s was given where %s is read' % (a.shape,
+                                                                                  shape))
+        return a
+
+    def written(a, shape, dtype):
+        if type(a) is not np.ndarray or a.dtype != dtype or a.shape != shape or \
+                not a.flags.c_contiguous or not a.flags.writeable:
+            raise ValueError('the result array must be %s of shape %s' % (np.dtype(dtype),
+                                                                          shape))
+        return np.ndarray.view(a)
+
+    def tree(Z, n):
+        Z = read(Z, (n - 1, 4), np.float64)
+        hierarchy.is_valid_linkage(Z, throw=True, name='Z')
+        return Z
+
+    def merges(Z, n):
+        # (sizes not yet counted: each merge joins two clusters made before it)
+        Z = np.array(Z, dtype=np.float64, order='C')
+        if Z.ndim != 2 or Z.shape[0] != n - 1 or Z.shape[1] < 2:
+            raise ValueError('the linkage must have %d rows' % (n - 1))
+        ids = Z[:, :2]
+        if not (np.isfinite(ids).all() and (ids == np.floor(ids)).all() and (ids >= 0).all()
+                and (ids < n + np.arange(n - 1)[:, None]).all()):
+            raise ValueError('each merge must join two clusters made before it')
+        return Z
+
+    f8, i4 = np.float64, np.intc
+
+    def cophenetic_distances(Z, d, n):
+        n = count(n)
+        return k['cophenetic_distances'](tree(Z, n), written(d, (n * (n - 1) // 2,), f8), n)
+
+    def inconsistent(Z, R, n, d):
+        n, d = count(n), operator.index(d)
+        return k['inconsistent'](tree(Z, n), written(R, (n - 1, 4), f8), n, d)
+
+    def calculate_cluster_sizes(Z, cs, n):
+        n = count(n)
+        return k['calculate_cluster_sizes'](merges(Z, n), written(cs, (n - 1,), f8), n)
+
+    def cluster_in(Z, R, T, cutoff, n):
+        cutoff, n = float(cutoff), count(n)
+        return k['cluster_in'](tree(Z, n), read(R, (n - 1, 4), f8), written(T, (n,), i4),
+                               cutoff, n)
+
+    def cluster_dist(Z, T, cutoff, n):
+        cutoff, n = float(cutoff), count(n)
+        return k['cluster_dist'](tree(Z, n), written(T, (n,), i4), cutoff, n)
+
+    def cluster_maxclust_dist(Z, T, n, mc):
+        n, mc = count(n), operator.index(mc)
+        return k['cluster_maxclust_dist'](tree(Z, n), written(T, (n,), i4), n, mc)
+
+    def cluster_monocrit(Z, MC, T, cutoff, n):
+        cutoff, n = float(cutoff), count(n)
+        return k['cluster_monocrit'](tree(Z, n), read(MC, (n - 1,), f8),
+                                     written(T, (n,), i4), cutoff, n)
+
+    def cluster_maxclust_monocrit(Z, MC, T, n, max_nc):
+        n, max_nc = count(n), operator.index(max_nc)
+        return k['cluster_maxclust_monocrit'](tree(Z, n), read(MC, (n - 1,), f8),
+                                              written(T, (n,), i4), n, max_nc)
+
+    def prelist(Z, members, n):
+        n = count(n)
+        return k['prelist'](tree(Z, n), written(members, (n,), i4), n)
+
+    def get_max_dist_for_each_cluster(Z, MD, n):
+        n = count(n)
+        return k['get_max_dist_for_each_cluster'](tree(Z, n), written(MD, (n - 1,), f8), n)
+
+    def get_max_Rfield_for_each_cluster(Z, R, max_rfs, n, rf):
+        n, rf = count(n), operator.index(rf)
+        if not 0 <= rf <= 3:
+            raise ValueError('the column of R must be from 0 to 3')
+        return k['get_max_Rfield_for_each_cluster'](
+            tree(Z, n), read(R, (n - 1, 4), f8), written(max_rfs, (n - 1,), f8), n, rf)
+
+    def leaders(Z, T, L, M, nc, n):
+        n, nc = count(n), operator.index(nc)
+        T = read(T, (n,), i4)
+        if nc != len(np.unique(T)):
+            raise ValueError('the number of flat clusters is not the number in T')
+        return k['leaders'](tree(Z, n), T, written(L, (nc,), i4), written(M, (nc,), i4), nc,
+                            n)
+
+    def distances(name):
+        def f(dists, n, *method):
+            n = count(n)
+            method = [operator.index(m) for m in method]
+            if method and not 0 <= method[0] <= 6:
+                raise ValueError('the method must be from 0 to 6')
+            return k[name](read(dists, (n * (n - 1) // 2,), f8), n, *method)
+        f.__name__ = f.__qualname__ = name
+        return f
+
+    checked = [cophenetic_distances, inconsistent, calculate_cluster_sizes, cluster_in,
+               cluster_dist, cluster_maxclust_dist, cluster_monocrit, cluster_maxclust_monocrit,
+               prelist, get_max_dist_for_each_cluster, get_max_Rfield_for_each_cluster,
+               leaders] + [distances(name) for name in ('linkage', 'nn_chain', 'fast_linkage',
+                                                         'mst_single_linkage')]
+    k = {f.__name__: getattr(_hierarchy, f.__name__) for f in checked}
+    for f in checked:
+        f.__doc__ = k[f.__name__].__doc__
+        setattr(_hierarchy, f.__name__, f)
 
 
 def _spline_inputs():
@@ -7928,7 +8206,53 @@ def _sklearn():
     _sklearn_coordinate_descent()
     _sklearn_reductions()
     _pyfunc_metrics()
+    _lda_kernels()
     _no_downloads(_base.get_data_home)
+
+
+def _lda_kernels():
+    """LatentDirichletAllocation's E-step (transform, fit) hands its compiled kernels arrays
+    whose lengths come from the model's fitted attributes, which the code may set:
+    _dirichlet_expectation_1d wrote one value for each of doc_topic's into out, whatever out's
+    length (an exp_dirichlet_component_ whose slices answered other shapes made doc_topic
+    longer than out: a heap write of chosen values), and mean_change read arr_2 for each
+    of arr_1's. Each gets arrays of one length, checked (doc_topic and out, written in place,
+    the arrays themselves; those only read, copies)."""
+    import numpy as np
+    from sklearn.decomposition import _lda, _online_lda_fast
+
+    def kernels(ctype, dtype):
+        real_change = _online_lda_fast.mean_change[ctype]
+        real_1d = _online_lda_fast._dirichlet_expectation_1d[ctype]
+
+        def written(a, what):
+            if type(a) is not np.ndarray or a.dtype != dtype or a.ndim != 1 or \
+                    not a.flags.writeable:
+                raise ValueError('%s must be a 1-D %s array' % (what, np.dtype(dtype)))
+            return np.ndarray.view(a)
+
+        def mean_change(arr_1, arr_2):
+            arr_1, arr_2 = np.array(arr_1, dtype=dtype), np.array(arr_2, dtype=dtype)
+            if arr_1.ndim != 1 or arr_1.shape != arr_2.shape:
+                raise ValueError('mean_change compares two 1-D arrays of one length')
+            return real_change(arr_1, arr_2)
+
+        def dirichlet_expectation_1d(doc_topic, doc_topic_prior, out):
+            doc_topic_prior = float(doc_topic_prior)
+            doc_topic, out = written(doc_topic, 'doc_topic'), written(out, 'out')
+            if len(doc_topic) != len(out):
+                raise ValueError('doc_topic has %d values and out %d: the model\'s topics '
+                                 'are not its own' % (len(doc_topic), len(out)))
+            return real_1d(doc_topic, doc_topic_prior, out)
+
+        mean_change.__doc__, dirichlet_expectation_1d.__doc__ = (real_change.__doc__,
+                                                                  real_1d.__doc__)
+        return mean_change, dirichlet_expectation_1d
+
+    checked = {ctype: kernels(ctype, dtype)
+               for ctype, dtype in (('float', np.float32), ('double', np.float64))}
+    _lda.cy_mean_change = {ctype: pair[0] for ctype, pair in checked.items()}
+    _lda.cy_dirichlet_expectation_1d = {ctype: pair[1] for ctype, pair in checked.items()}
 
 
 def _seaborn():
