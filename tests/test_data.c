@@ -2066,9 +2066,10 @@ Test(data, numbers_of_the_code_run_before_the_kernels_checks)
 /* matplotlib's C++ keeps the arrays it is given and reads their shape and strides through
  * numpy's pointers at each item: a TriContourGenerator over the code's z, whose shape the code
  * then set (numpy freed the block; the next array made took it, with a stride of 2**40 bytes),
- * read z at any distance (SIGSEGV); a dtype of one byte and strides checked for it had it read
- * doubles past z. An array others hold keeps the block they read: a shape, dtype or strides set
- * later is the array's own, in a new block, and what was handed on reads the old one. */
+ * read z at any distance (SIGSEGV); a flat iterator read items of a new dtype's size with the
+ * strides of the old one (4095 bytes past the array). An array others hold keeps the block they
+ * read: a shape or strides set later is the array's own, in a new block, and what was handed on
+ * reads the old one; its dtype keeps the size of its items. */
 Test(data, an_array_reshaped_under_compiled_code_keeps_the_shape_it_read)
 {
 	start_data(NULL);
@@ -2094,8 +2095,15 @@ Test(data, an_array_reshaped_under_compiled_code_keeps_the_shape_it_read)
 	    "r = [contour(g), contour(G(cpp, np.array([0., 1., 2., 3.])))]\n"
 	    "z2 = np.array([0., 1., 2., 3.])\n"
 	    "g2 = G(cpp, z2)\n"
-	    "z2.dtype = np.int8\n"
-	    "z2.strides = (1,)\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "r.append(t(lambda: setattr(z2, 'dtype', np.int8)))\n"
+	    "it = z2.flat\n"
+	    "r.append(t(lambda: setattr(z2, 'dtype', np.dtype('V32'))))\n"
 	    "r.append(contour(g2))\n"
 	    "b = np.arange(6.0)\n"
 	    "c = b.view()\n"
@@ -2105,8 +2113,8 @@ Test(data, an_array_reshaped_under_compiled_code_keeps_the_shape_it_read)
 	    "plt.close('all')\n"
 	    "r\n",
 	    "[[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],[[1,2,2]]],[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],"
-	    "[[1,2,2]]],[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],[[1,2,2]]],[[0.0,2.0,4.0],[1.0,3.0,5."
-	    "0]],[0.0,1.0,2.0,3.0,4.0,5.0],[3,2]]");
+	    "[[1,2,2]]],\"ValueError\",\"ValueError\",[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],[[1,2,2]"
+	    "]],[[0.0,2.0,4.0],[1.0,3.0,5.0]],[0.0,1.0,2.0,3.0,4.0,5.0],[3,2]]");
 	e2e_stop();
 }
 
@@ -2232,6 +2240,155 @@ Test(data, kernels_check_the_lengths_they_are_given)
 	    "6666666666666665,3.0,3.5,4.333333333333333],[-1.0,2.0,5.0,-1.0,4.0,6.0],"
 	    "\"ValueError\",\"done\",1000,\",,a,b\\np,1,1,x\\nq,2,2,\\n\",\"d,c,n\\n2020-01-01,a,"
 	    "1\\n2020-01-02,b,\\n2020-01-03,a,3\\n\"]");
+	e2e_stop();
+}
+
+/* read_csv's C reader freed its parser's buffers and source on close() and stayed usable:
+ * get_chunk() after close() read through the freed source (the code's number taken for the
+ * source object's address), and a converter or a source's read() that read from their own
+ * reader had it tokenize under the column being converted (freed words parsed as text). The
+ * reader's memory is freed with it; it reads once at a time and not from the code it runs. */
+Test(data, a_csv_reader_reads_once_at_a_time_and_not_after_it_is_freed)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io\n"
+	    "import pandas as pd\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "data = 'a\\n' + ''.join('row%06d\\n' % i for i in range(40000))\n"
+	    "calls = []\n"
+	    "def reader_of(it):\n"
+	    "    return it._engine._reader\n"
+	    "def conv(v):\n"
+	    "    if not calls:\n"
+	    "        calls.append(t(lambda: rd.read()))\n"
+	    "        calls.append(t(lambda: rd.read_low_memory(5)))\n"
+	    "        calls.append(t(lambda: rd._convert_column_data(5)))\n"
+	    "        calls.append(t(lambda: rd.close()))\n"
+	    "    return v\n"
+	    "it = pd.read_csv(io.StringIO(data), iterator=True, converters={'a': conv})\n"
+	    "rd = reader_of(it)\n"
+	    "first = it.get_chunk(1000)\n"
+	    "r = [calls, len(first), first['a'].iloc[-1]]\n"
+	    "class Src:\n"
+	    "    def __init__(self):\n"
+	    "        self.inner = io.StringIO(data)\n"
+	    "        self.seen = []\n"
+	    "    def read(self, n=-1):\n"
+	    "        if len(self.seen) == 1:\n"
+	    "            self.seen.append(t(lambda: r2.read(3)))\n"
+	    "        else:\n"
+	    "            self.seen.append('read')\n"
+	    "        return self.inner.read(n)\n"
+	    "src = Src()\n"
+	    "it2 = pd.read_csv(src, iterator=True)\n"
+	    "r2 = reader_of(it2)\n"
+	    "r += [len(it2.get_chunk(40000)), src.seen[:3]]\n"
+	    "it3 = pd.read_csv(io.StringIO('a,b\\n1,2\\n3,4\\n5,6\\n'), iterator=True)\n"
+	    "it3.close()\n"
+	    "r.append(t(lambda: it3.get_chunk(1)))\n"
+	    "r3 = reader_of(it3)\n"
+	    "r.append(t(lambda: r3._convert_column_data(1)))\n"
+	    "r.append(pd.read_csv(io.StringIO('a,b\\n1,2\\n3,4\\n5,6\\n7,8\\n'), skiprows=lambda "
+	    "i: i % 2 == 1,\n"
+	    "                       converters={'b': lambda v: int(v) * 10}).values.tolist())\n"
+	    "r.append([len(c) for c in pd.read_csv(io.StringIO(data), chunksize=15000)])\n"
+	    "r\n",
+	    "[[\"RuntimeError\",\"RuntimeError\",\"RuntimeError\",\"done\"],1000,\"row000999\","
+	    "40000,[\"read\",\"RuntimeError\"],\"done\",\"TypeError\",[[3,40],[7,80]],[15000,15000,"
+	    "10000]]");
+	e2e_stop();
+}
+
+/* scikit-learn's compiled kernels took sizes from one array and wrote another: hc_get_heads
+ * followed a parent index the cache of a memory= object of the code's answered (words read
+ * 8 TB away), log_logistic wrote X's cells through out's strides whatever out's shape, NMF's
+ * coordinate descent read its permutation for each of W's columns (a components_ whose .T had
+ * one), the gradient boosting's histogram builder copied gradients of fewer samples than X from
+ * a loss of the code's and wrote the rest past the copy; an int subclass answered range checks
+ * (a cluster count of 0). Each is refused; the same estimators answer as on the host. */
+Test(data, scikit_learn_kernels_check_what_they_are_given)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from sklearn.cluster import AgglomerativeClustering, KMeans\n"
+	    "from sklearn.decomposition import NMF\n"
+	    "from sklearn.ensemble import HistGradientBoostingRegressor\n"
+	    "from sklearn.utils.extmath import log_logistic\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "rng = np.random.RandomState(0)\n"
+	    "X = rng.rand(40, 2)\n"
+	    "class Cache:\n"
+	    "    def cache(self, f):\n"
+	    "        def tree(*a, **k):\n"
+	    "            children, n_cc, n_leaves, parents = f(*a, **k)\n"
+	    "            parents = np.array(parents)\n"
+	    "            parents[0] = 10 ** 12\n"
+	    "            return children, n_cc, n_leaves, parents\n"
+	    "        return tree\n"
+	    "conn = np.eye(40, k=1) + np.eye(40, k=-1)\n"
+	    "r = [t(lambda: AgglomerativeClustering(3, memory=Cache(), connectivity=conn,\n"
+	    "                                       compute_full_tree=False).fit(X))]\n"
+	    "big = np.zeros(64)\n"
+	    "out = big[0:3:2].reshape(1, 2)[::1 << 20]\n"
+	    "r.append(t(lambda: log_logistic(np.ones((2, 2)), out=out)))\n"
+	    "m = NMF(n_components=2, solver='cd', init='random', random_state=0, "
+	    "max_iter=50).fit(X)\n"
+	    "m.n_components = 64\n"
+	    "class H:\n"
+	    "    dtype = np.dtype(np.float64)\n"
+	    "    shape = (64, 2)\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        return np.ones((64, 2))\n"
+	    "    @property\n"
+	    "    def T(self):\n"
+	    "        return np.ones((2, 1))\n"
+	    "good = m.components_\n"
+	    "m.components_, m.max_iter = H(), 1\n"
+	    "r.append(t(lambda: m.transform(X)))\n"
+	    "y = X[:, 0] + rng.rand(40) * 0.1\n"
+	    "base = type(HistGradientBoostingRegressor(max_iter=1).fit(X, y)._loss)\n"
+	    "class Loss(base):\n"
+	    "    def init_gradient_and_hessian(self, n_samples, dtype=np.float32, order='F'):\n"
+	    "        return (np.zeros((20, 1), dtype=np.float32, order='F'),\n"
+	    "                np.ones((1, 1), dtype=np.float32, order='F'))\n"
+	    "    def gradient(self, *args, **kwargs):\n"
+	    "        return None\n"
+	    "r.append(t(lambda: HistGradientBoostingRegressor(loss=Loss(), max_iter=1,\n"
+	    "                                                 early_stopping=False).fit(X, y)))\n"
+	    "def lie():\n"
+	    "    class N(int):\n"
+	    "        def __lt__(self, o):\n"
+	    "            return True\n"
+	    "    return N\n"
+	    "r.append(t(lie))\n"
+	    "r.append(t(lambda: KMeans(n_clusters=0, n_init=1).fit(X)))\n"
+	    "r.append(AgglomerativeClustering(3, connectivity=conn, "
+	    "compute_full_tree=False).fit(X).labels_.tolist())\n"
+	    "r.append(np.round(log_logistic(np.array([[-1.0, 0.0], [2.0, 30.0]])), 6).tolist())\n"
+	    "m.components_, m.n_components, m.max_iter = good, 2, 50\n"
+	    "r.append(np.round(m.transform(X[:2]), 4).shape)\n"
+	    "h = HistGradientBoostingRegressor(max_iter=15, random_state=0, interaction_cst=[[0], "
+	    "[1]]).fit(X, y)\n"
+	    "r.append(round(float(h.score(X, y)), 6))\n"
+	    "r.append(sorted(np.bincount(KMeans(n_clusters=3, n_init=3, "
+	    "random_state=0).fit(X).labels_).tolist()))\n"
+	    "r\n",
+	    "[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"TypeError\","
+	    "\"InvalidParameterError\",[2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,"
+	    "1,1,1,1,1,1,1,1,1,1,1],[[-1.313262,-0.693147],[-0.126928,-0.0]],[2,2],0.680832,[11,13,"
+	    "16]]");
 	e2e_stop();
 }
 

@@ -1115,6 +1115,71 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 	e2e_stop();
 }
 
+/* A class beneath int, float or complex is a number to compiled code, which reads its value:
+ * one whose comparisons answered a range check (an index 10**7 taken for one below 3), whose
+ * __float__ answered another value than the one checked, or whose mixin or later assignment
+ * gave it either, is refused; int subclasses with methods of their own, IntEnum and IntFlag
+ * (enum gives each flag class Flag's own operators), and dataclass ordering work as before. */
+Test(pylayer, a_number_s_class_answers_with_its_value)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import enum\n"
+	    "from enum import IntEnum, IntFlag\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "class Color(IntEnum):\n"
+	    "    RED = 1\n"
+	    "    GREEN = 2\n"
+	    "class Perm(IntFlag):\n"
+	    "    R = 4\n"
+	    "    W = 2\n"
+	    "class Nice(int):\n"
+	    "    def __repr__(self):\n"
+	    "        return 'Nice(%d)' % self\n"
+	    "    def double(self):\n"
+	    "        return Nice(self * 2)\n"
+	    "r = [Color.RED + 1, Color.GREEN > Color.RED, (Perm.R | Perm.W).value, "
+	    "repr(Nice(3).double()), [c.name for c in sorted([Color.GREEN, Color.RED])]]\n"
+	    "def mk1():\n"
+	    "    class Evil(int):\n"
+	    "        def __ge__(self, o):\n"
+	    "            return True\n"
+	    "def mk2():\n"
+	    "    class Mixin:\n"
+	    "        def __lt__(self, o):\n"
+	    "            return True\n"
+	    "    class Evil(Mixin, float):\n"
+	    "        pass\n"
+	    "def mk3():\n"
+	    "    class F(float):\n"
+	    "        pass\n"
+	    "    F.__float__ = lambda self: 1e300\n"
+	    "def mk4():\n"
+	    "    class Mixin:\n"
+	    "        pass\n"
+	    "    class E(Mixin, int):\n"
+	    "        pass\n"
+	    "    Mixin.__index__ = lambda self: 5\n"
+	    "def mk5():\n"
+	    "    return type('E', (int,), {'__add__': lambda a, b: 0})\n"
+	    "r += [t(mk1), t(mk2), t(mk3), t(mk4), t(mk5)]\n"
+	    "C2 = IntEnum('C2', 'A B')\n"
+	    "r.append([C2.A + C2.B, enum.IntEnum('X', {'a': 5}).a * 2])\n"
+	    "from dataclasses import dataclass\n"
+	    "@dataclass(frozen=True, order=True)\n"
+	    "class P:\n"
+	    "    x: int\n"
+	    "r.append(P(1) < P(2))\n"
+	    "r\n",
+	    "[2,true,6,\"Nice(6)\",[\"RED\",\"GREEN\"],\"TypeError\",\"TypeError\",\"TypeError\","
+	    "\"TypeError\",\"TypeError\",[3,10],true]");
+	e2e_stop();
+}
+
 /* ElementTree's C accelerator read freed memory when a comparison of the user's emptied the
  * element it searched (find with a str whose __eq__ clears it, remove with an element whose
  * __eq__ does): the worker crashed. The module's own Python elements do the same work. */

@@ -68,9 +68,9 @@ int pyreentry_array_class_checked(PyTypeObject *t);
 int pyreentry_array_class_planned(PyObject *name, PyObject *bases, PyObject *ns);
 /* Release the operands of the last comparisons (held until the C code that asked went on). */
 void pyreentry_release_held(void);
-/* May the user's code set name on class cls (an exception group's split is its own)? 0, or -1
- * with TypeError. */
-int pyreentry_class_attr_checked(PyObject *cls, PyObject *name);
+/* May the user's code set name on class cls to value (NULL: deleted; an exception group's split
+ * is its own, a number's comparisons are its own)? 0, or -1 with TypeError. */
+int pyreentry_class_attr_checked(PyObject *cls, PyObject *name, PyObject *value);
 /* The raw stream behind the one a buffered stream was given while armed (steals raw; a new
  * reference, or NULL with an exception set). */
 PyObject *pyreentry_raw_inner(PyObject *raw);

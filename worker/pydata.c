@@ -3275,8 +3275,9 @@ static struct setter_copied *shape_setter, *strides_setter, *dtype_setter;
  * (matplotlib's C++ array views hold the array and read PyArray_DIMS and PyArray_STRIDES at
  * each item), and a later conversion may run the code's own, which can set the array's shape
  * (numpy frees that block and makes another: the next array made took the freed one, its
- * strides read as the kept array's, an item read at any distance), its dtype or its strides
- * (written in place: a double read at strides checked for one byte). An array held by anything
+ * strides read as the kept array's, an item read at any distance) or its strides (written in
+ * place; with a dtype of one byte, strides checked for one byte had doubles read past the
+ * array: its dtype keeps its item size while others hold it). An array held by anything
  * beside the code that sets it gets a copy of the block, which numpy replaces or rewrites;
  * the block the holder read stays as it was, never freed: an old shape of the same memory.
  * (2 references: the code's name and the one of the statement setting it.) */
@@ -3342,8 +3343,21 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 		if (!d)
 			return -1;
 		value = d;
+		/* A flat iterator copied the array's dimensions and strides when made, and reads
+		 * items of the array's current size with them (a byte array made one item of 4096
+		 * bytes: each item read and written 4095 bytes past it). */
+		if (Py_REFCNT(self) > 2 &&
+		    descr_elsize(value) != descr_elsize(((struct np_array *)self)->descr)) {
+			PyErr_SetString(
+			    PyExc_ValueError,
+			    "an array that other objects hold (a view, an iterator) "
+			    "keeps the size of its items: a.view(dtype) makes a new array "
+			    "of another");
+			Py_DECREF(value);
+			return -1;
+		}
 	}
-	if (s == shape_setter || s == strides_setter || s == dtype_setter)
+	if (s == shape_setter || s == strides_setter)
 		dims_kept(self);
 	rc = s->set(self, value, s->closure);
 	Py_DECREF(value);

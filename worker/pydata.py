@@ -1609,6 +1609,8 @@ def _csv_reads():
     handed on as it is (the parser refuses it)."""
     from pandas.io.parsers import c_parser_wrapper
 
+    calling_out = [0]  # calls of the code's a reader is making (its source's read, skiprows)
+
     class ExactReads:
         __slots__ = ('source',)
 
@@ -1616,7 +1618,11 @@ def _csv_reads():
             self.source = source
 
         def read(self, *args):
-            r = self.source.read(*args)
+            calling_out[0] += 1
+            try:
+                r = self.source.read(*args)
+            finally:
+                calling_out[0] -= 1
             if type(r) is bytes or type(r) is str:
                 return r
             if isinstance(r, bytes):
@@ -1644,11 +1650,72 @@ def _csv_reads():
             args = (ExactReads(args[0]),) + tuple(args[1:])
         elif kw and 'source' in kw and type(kw['source']) is not ExactReads:
             kw = dict(kw, source=ExactReads(kw['source']))
+        skip = kw.get('skiprows') if kw else None
+        if callable(skip):
+            def skiprows(*a, **k):
+                calling_out[0] += 1
+                try:
+                    return skip(*a, **k)
+                finally:
+                    calling_out[0] -= 1
+            kw = dict(kw, skiprows=skiprows)
         return tuple(args), kw
 
     new_checks[reader] = made
     library_only.extend((reader, n) for n, v in vars(reader).items()
                         if type(v).__name__ == 'getset_descriptor' and v.__set__ is not None)
+
+    # close() freed the parser's buffers and its source of a reader that stayed usable (a
+    # later get_chunk() read through the freed source: the code's number taken for the source
+    # object's address), and a converter, a source's read() or a skiprows callable that read
+    # from their own reader had it tokenize under the columns being converted (their freed
+    # words parsed as text). The reader's memory is freed with it; one read at a time, and
+    # none from the code it runs. (The column conversion is read's own step, called from it,
+    # not from a call of the code's the reader makes.)
+    real = {name: vars(reader)[name] for name in ('read', 'read_low_memory',
+                                                  '_convert_column_data')}
+    busy = {}  # {id(reader): [converting]} while it reads
+
+    def refused():
+        return RuntimeError('the CSV reader is reading: code it runs (a converter, its '
+                            'source, skiprows) may not read from it')
+
+    def reading(name):
+        f = real[name]
+
+        def method(self, *args, **kwargs):
+            key = id(self)
+            if key in busy:
+                raise refused()
+            busy[key] = [False]
+            try:
+                return f(self, *args, **kwargs)
+            finally:
+                del busy[key]
+        method.__name__ = method.__qualname__ = name
+        method.__doc__ = f.__doc__
+        return method
+
+    def _convert_column_data(self, *args, **kwargs):
+        state = busy.get(id(self))
+        if state is None or state[0] or calling_out[0]:
+            raise refused() if state else TypeError('a CSV reader converts its columns as it '
+                                                    'reads them')
+        state[0] = True
+        try:
+            return real['_convert_column_data'](self, *args, **kwargs)
+        finally:
+            state[0] = False
+
+    def close(self):
+        pass
+
+    _convert_column_data.__doc__ = real['_convert_column_data'].__doc__
+    close.__doc__ = vars(reader)['close'].__doc__
+    for name in ('read', 'read_low_memory'):
+        type_patches[(reader, name)] = reading(name)
+    type_patches[(reader, '_convert_column_data')] = _convert_column_data
+    type_patches[(reader, 'close')] = close
 
 
 def _csv_memory_map():
@@ -1839,6 +1906,7 @@ def _groupby_kernels(np):
         'group_median_float64': ('out', 'counts', 'values', 'labels', 'min_count'),
         'group_shift_indexer': ('out', 'labels', 'ngroups', 'periods'),
     }
+    positions = ('labels', 'sorted_labels', 'sort_indexer', 'qs', 'mask')
     # Kernels whose output has a row for each row of values (the rest: one for each group).
     per_row = {'group_cummax', 'group_cummin', 'group_cumprod_float64', 'group_cumsum',
                'group_fillna_indexer', 'group_rank', 'group_shift_indexer'}
@@ -1897,6 +1965,10 @@ def _groupby_kernels(np):
         values = shape(given['values'], 'values') if 'values' in given else None
         if values is not None and len(values) == 2 and (len(out) != 2 or out[1] < values[1]):
             fail('out has too few columns')
+        # (any_all walks the output's columns of the values)
+        if name == 'group_any_all' and values is not None and len(values) == 2 and \
+                out[1] != values[1]:
+            fail('out must have the columns of the values')
         if 'counts' in given and shape(given['counts'], 'counts')[0] < groups:
             fail('counts has too few groups')
         mask = given.get('mask')
@@ -1927,9 +1999,18 @@ def _groupby_kernels(np):
 
         def kernel(*args, **kwargs):
             # Scalars made plain first (a kernel converting an object's __index__ or __bool__
-            # ran the user's code after the check: it edited the labels), then checked.
+            # ran the user's code after the check: it edited the labels), then checked. What
+            # the kernel reads as positions is a private copy, the one checked: an object
+            # value's methods run inside the kernel (a Decimal's __ne__ in its null check, an
+            # object's __add__ in a sum), and rewrote the code's labels between rows.
             args = [plain(v) for v in args]
             kwargs = {k: plain(v) for k, v in kwargs.items()}
+            for i, p in enumerate(params[:len(args)]):
+                if p in positions and isinstance(args[i], np.ndarray):
+                    args[i] = args[i].copy()
+            for k in kwargs:
+                if k in positions and isinstance(kwargs[k], np.ndarray):
+                    kwargs[k] = kwargs[k].copy()
             given = dict(zip(params, args))
             given.update(kwargs)
             check(name, given)
@@ -3055,6 +3136,11 @@ def _ndimage_checks():
 
     def geometric_transform(input, fnc, coordinates, matrix, shift, output, order, mode, cval,
                             npad, extra_arguments, extra_keywords):
+        # (everything converted first, checked after: a cval's __float__ wrote NaN into the
+        # matrix after the check)
+        input, coordinates, matrix, shift, output, order, mode, cval, npad = (
+            plain(a) for a in (input, coordinates, matrix, shift, output, order, mode, cval,
+                               npad))
         finite('coordinates', coordinates)
         finite('the matrix', matrix)
         finite('the offset', shift)
@@ -3066,17 +3152,18 @@ def _ndimage_checks():
                 if not all(math.isfinite(v) and abs(v) < bound_of_coordinates for v in r):
                     raise ValueError('the mapping must give finite coordinates within 2**40')
                 return r
-        return real_geometric(plain(input), fnc, plain(coordinates), plain(matrix), plain(shift),
-                              plain(output), plain(order), plain(mode), plain(cval),
-                              plain(npad), (), {})
+        return real_geometric(input, fnc, coordinates, matrix, shift, output, order, mode, cval,
+                              npad, (), {})
 
     real_zoom_shift = _nd_image.zoom_shift
 
     def zoom_shift(input, zoom, shift, output, order, mode, *args):
+        input, zoom, shift, output, order, mode = (plain(a) for a in (input, zoom, shift,
+                                                                      output, order, mode))
+        args = [plain(a) for a in args]
         finite('the zoom', zoom)
         finite('the shift', shift)
-        return real_zoom_shift(plain(input), plain(zoom), plain(shift), plain(output),
-                               plain(order), plain(mode), *[plain(a) for a in args])
+        return real_zoom_shift(input, zoom, shift, output, order, mode, *args)
 
     def sized(size):
         size = operator.index(size)
@@ -5321,9 +5408,12 @@ def _spline_inputs():
         return (t, coefficients(c, len(t) - k - 1), k)
 
     def finite(v, what):
-        if not np.isfinite(np.asarray(v, dtype=float)).all():
+        # (the value checked is the one handed on: a bound's __float__ answered 1.0 to the
+        # check and NaN to FITPACK)
+        a = np.array(v, dtype=float)
+        if not np.isfinite(a).all():
             raise ValueError('%s must be finite' % what)
-        return v
+        return a.item() if a.ndim == 0 else a
 
     names = ('splev', 'splint', 'sproot', 'spalde', 'splder', 'splantider', 'insert')
     bisplev_real = _fitpack_impl.bisplev
@@ -8207,6 +8297,8 @@ def _sklearn():
     _sklearn_reductions()
     _pyfunc_metrics()
     _lda_kernels()
+    _small_kernels()
+    _hgb_kernels()
     _no_downloads(_base.get_data_home)
 
 
@@ -8253,6 +8345,230 @@ def _lda_kernels():
                for ctype, dtype in (('float', np.float32), ('double', np.float64))}
     _lda.cy_mean_change = {ctype: pair[0] for ctype, pair in checked.items()}
     _lda.cy_dirichlet_expectation_1d = {ctype: pair[1] for ctype, pair in checked.items()}
+
+
+def _small_kernels():
+    """Kernels that wrote or read by sizes from one array into another: hc_get_heads followed
+    parents[parents[i]] unchecked (a tree AgglomerativeClustering took from the cache of the
+    code's memory= object: words read at any offset from the array), log_logistic(X, out=)
+    wrote X's rows and columns through out's strides whatever out's shape (chosen doubles at
+    any address), and NMF's coordinate descent read its permutation for each of W's columns
+    (a components_ whose .T had fewer: W written at an index past it). Each checks its arrays'
+    shapes and indices first; memory= is a folder's name, None or a joblib.Memory (its cache's
+    answers were taken as computed)."""
+    import operator
+    import numpy as np
+    import joblib
+    from sklearn.cluster import _agglomerative, _hierarchical_fast
+    from sklearn.decomposition import _nmf
+    from sklearn.utils import extmath, validation
+
+    real_heads = _hierarchical_fast.hc_get_heads
+
+    def hc_get_heads(parents, copy=True):
+        if type(parents) is not np.ndarray or parents.dtype != np.intp or parents.ndim != 1:
+            parents = np.array(parents, dtype=np.intp)
+        elif copy:
+            parents = parents.copy()
+        parents = np.ndarray.view(parents)
+        if len(parents) and (parents.min() < 0 or parents.max() >= len(parents)):
+            raise ValueError('a parent is a node of the tree: from 0 to %d' % (len(parents) - 1))
+        return real_heads(parents, copy=False)
+
+    real_check_memory = validation.check_memory
+
+    def check_memory(memory):
+        if memory is not None and not isinstance(memory, (str, joblib.Memory)):
+            raise ValueError("memory is a folder's name, None or a joblib.Memory in the sandbox "
+                             '(what a cache of another kind answers would be taken as computed)')
+        return real_check_memory(memory)
+
+    real_sigmoid = extmath._log_logistic_sigmoid
+
+    def _log_logistic_sigmoid(n_samples, n_features, X, out):
+        n_samples, n_features = operator.index(n_samples), operator.index(n_features)
+        if type(X) is not np.ndarray or type(out) is not np.ndarray or \
+                X.shape != (n_samples, n_features) or out.shape != X.shape or \
+                X.dtype != np.float64 or out.dtype != np.float64 or not out.flags.writeable:
+            raise ValueError('out must be a float64 array of the shape of X, %r' % (X.shape,))
+        return real_sigmoid(n_samples, n_features, np.ndarray.view(X), np.ndarray.view(out))
+
+    real_cdnmf = _nmf._update_cdnmf_fast
+
+    def _update_cdnmf_fast(W, HHt, XHt, permutation):
+        if type(W) is not np.ndarray or W.ndim != 2 or not W.flags.writeable:
+            raise ValueError('W must be a 2-D array')
+        W = np.ndarray.view(W)
+        k = W.shape[1]
+        HHt, XHt = np.array(HHt, dtype=W.dtype), np.array(XHt, dtype=W.dtype)
+        permutation = np.array(permutation, dtype=np.intp)
+        if HHt.shape != (k, k) or XHt.shape != W.shape or permutation.shape != (k,) or \
+                (k and (permutation.min() < 0 or permutation.max() >= k)):
+            raise ValueError('the components do not match W: %d of them' % k)
+        return real_cdnmf(W, HHt, XHt, permutation)
+
+    for real, new in ((real_heads, hc_get_heads), (real_check_memory, check_memory),
+                      (real_sigmoid, _log_logistic_sigmoid), (real_cdnmf, _update_cdnmf_fast)):
+        new.__doc__ = real.__doc__
+        _replace_everywhere(real, new)
+    _agglomerative._hierarchical.hc_get_heads = hc_get_heads
+
+
+def _hgb_kernels():
+    """The gradient boosting's compiled histogram builder and splitter took their sizes from
+    what they were given: an interaction constraint of an int subclass that answered the range
+    check (feature 10**7 of 3: histograms written past), gradients of fewer samples than X
+    from a loss of the code's (its values written past the builder's copy of them). They are
+    made by the grower only, their attributes are the library's, and each call checks its
+    arrays against theirs: X_binned a private copy whose bins are within the histograms, one
+    gradient (and hessian, or one for all) a sample, sample indices within the samples,
+    features within the features, the split's feature and bins within them."""
+    import operator
+    import os
+    import numpy as np
+    import sklearn
+    from sklearn.ensemble._hist_gradient_boosting import histogram, splitting, common
+
+    hgb_dir = os.path.join(os.path.dirname(sklearn.__file__), 'ensemble',
+                           '_hist_gradient_boosting') + os.sep
+    Builder, Splitter, SplitInfo = (histogram.HistogramBuilder, splitting.Splitter,
+                                    splitting.SplitInfo)
+
+    def by_grower(what, kwargs):
+        if not sys._getframe(2).f_code.co_filename.startswith(hgb_dir) or kwargs:
+            raise TypeError('the %s is made by the gradient boosting\'s grower, not by its '
+                            'class' % what)
+
+    def binned(X, n_bins):
+        X = np.array(X, dtype=common.X_BINNED_DTYPE, order='F')  # a copy no code holds
+        if X.ndim != 2 or (X.size and int(X.max()) >= n_bins):
+            raise ValueError('X_binned must be 2-D with bins below %d' % n_bins)
+        return X
+
+    def builder_made(args, kwargs):
+        by_grower('histogram builder', kwargs)
+        X, n_bins, gradients, hessians, constant, n_threads = args
+        n_bins, constant = operator.index(n_bins), bool(constant)
+        if not 1 <= n_bins <= 256:
+            raise ValueError('n_bins must be from 1 to 256')
+        X = binned(X, n_bins)
+        gradients = np.array(gradients, dtype=common.G_H_DTYPE)
+        hessians = np.array(hessians, dtype=common.G_H_DTYPE)
+        if gradients.shape != (X.shape[0],) or hessians.shape != ((1,) if constant else
+                                                                  (X.shape[0],)):
+            raise ValueError('the gradients and hessians must be one a sample (the hessians '
+                             'one for all when constant)')
+        return (X, n_bins, gradients, hessians, constant, n_threads), kwargs
+
+    def splitter_made(args, kwargs):
+        by_grower('splitter', kwargs)
+        args = list(args)
+        missing_bin = operator.index(args[2])
+        if not 0 <= missing_bin <= 255:
+            raise ValueError('missing_values_bin_idx must be from 0 to 255')
+        X = binned(args[0], missing_bin + 1)
+        f = X.shape[1]
+        args[0], args[2] = X, missing_bin
+        for i, dtype in ((1, np.uint32), (3, np.uint8), (4, np.uint8), (5, np.int8)):
+            a = np.array(args[i], dtype=dtype)
+            if a.shape != (f,):
+                raise ValueError('the splitter needs one value a feature')
+            args[i] = a
+        if (args[1] > missing_bin).any():
+            raise ValueError('the bins of a feature are below the bin of missing values')
+        return tuple(args), kwargs
+
+    new_checks[Builder] = builder_made
+    new_checks[Splitter] = splitter_made
+    for cls in (Builder, Splitter):
+        library_only.extend((cls, n) for n, v in vars(cls).items()
+                            if type(v).__name__ == 'getset_descriptor' and
+                            v.__set__ is not None)
+
+    def features(allowed, f):
+        if allowed is None:
+            return None
+        allowed = np.array(allowed, dtype=np.uint32)
+        if allowed.ndim != 1 or (allowed.size and int(allowed.max()) >= f):
+            raise ValueError('allowed features must be among the %d features' % f)
+        return allowed
+
+    def samples(indices, n):
+        # (the grower's are views of the splitter's partition, a typed memoryview)
+        indices = np.ndarray.view(np.asarray(indices), np.ndarray)
+        if indices.dtype != np.uint32 or indices.ndim != 1 or len(indices) > n or \
+                (indices.size and int(indices.max()) >= n):
+            raise ValueError('sample indices must be a uint32 array of samples below %d' % n)
+        return indices
+
+    def hist_checked(h, f, n_bins):
+        # (the builder's are typed memoryviews)
+        h = np.ndarray.view(np.asarray(h), np.ndarray)
+        if h.dtype != common.HISTOGRAM_DTYPE or h.shape != (f, n_bins):
+            raise ValueError('histograms must be of shape (%d, %d)' % (f, n_bins))
+        return h
+
+    brute, subtraction = vars(Builder)['compute_histograms_brute'], \
+        vars(Builder)['compute_histograms_subtraction']
+    find_split, split = vars(Splitter)['find_node_split'], vars(Splitter)['split_indices']
+
+    def compute_histograms_brute(self, sample_indices, allowed_features=None):
+        n, f = self.X_binned.shape
+        return brute(self, samples(sample_indices, n), features(allowed_features, f))
+
+    def compute_histograms_subtraction(self, parent_histograms, sibling_histograms,
+                                       allowed_features=None):
+        f, n_bins = self.X_binned.shape[1], self.n_bins
+        return subtraction(self, hist_checked(parent_histograms, f, n_bins),
+                           hist_checked(sibling_histograms, f, n_bins),
+                           features(allowed_features, f))
+
+    def find_node_split(self, n_samples, histograms, sum_gradients, sum_hessians, value,
+                        lower_bound=-np.inf, upper_bound=np.inf, allowed_features=None):
+        n, f = self.X_binned.shape
+        n_samples = operator.index(n_samples)
+        if not 0 <= n_samples <= n:
+            raise ValueError('a node has from 0 to %d samples' % n)
+        histograms = hist_checked(histograms, f, self.missing_values_bin_idx + 1)
+        return find_split(self, n_samples, histograms,
+                          float(sum_gradients), float(sum_hessians), float(value),
+                          float(lower_bound), float(upper_bound), features(allowed_features, f))
+
+    def split_indices(self, split_info, sample_indices):
+        n, f = self.X_binned.shape
+        if type(split_info) is not SplitInfo:
+            raise TypeError('split_indices takes the SplitInfo find_node_split made')
+        s = split_info
+        feature, bin_idx = operator.index(s.feature_idx), operator.index(s.bin_idx)
+        bitset = s.left_cat_bitset
+        if bitset is not None:
+            bitset = np.array(bitset, dtype=common.X_BITSET_INNER_DTYPE)
+            if bitset.shape != (8,):
+                raise ValueError('a split\'s categories are a bitset of 8 words')
+        if not 0 <= feature < f or not 0 <= bin_idx <= 255:
+            raise ValueError('the split is not of these features and bins')
+        info = SplitInfo(float(s.gain), feature, bin_idx, bool(s.missing_go_to_left),
+                         float(s.sum_gradient_left), float(s.sum_hessian_left),
+                         float(s.sum_gradient_right), float(s.sum_hessian_right),
+                         operator.index(s.n_samples_left), operator.index(s.n_samples_right),
+                         float(s.value_left), float(s.value_right), bool(s.is_categorical),
+                         bitset)
+        partition = np.asarray(self.partition)
+        indices = samples(sample_indices, n)
+        # (a view of the splitter's own partition, which it rewrites in place)
+        if not (np.byte_bounds(partition)[0] <=
+                                        np.byte_bounds(indices)[0] and
+                                        np.byte_bounds(indices)[1] <=
+                                        np.byte_bounds(partition)[1]):
+            raise ValueError('sample indices are a view of the splitter\'s partition')
+        return split(self, info, indices)
+
+    for cls, f, real in ((Builder, compute_histograms_brute, brute),
+                         (Builder, compute_histograms_subtraction, subtraction),
+                         (Splitter, find_node_split, find_split),
+                         (Splitter, split_indices, split)):
+        f.__doc__ = real.__doc__
+        type_patches[(cls, f.__name__)] = f
 
 
 def _seaborn():

@@ -1958,7 +1958,8 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 
 	if (pylayer_armed() && guard_headroom("changing a class") < 0)
 		return -1;
-	if (library_change_allowed(self, name) < 0 || pyreentry_class_attr_checked(self, name) < 0)
+	if (library_change_allowed(self, name) < 0 ||
+	    pyreentry_class_attr_checked(self, name, value) < 0)
 		return -1;
 	if (++changes_unprobed >= VERSION_PROBE_EVERY && pyguard_versions_left() < 0)
 		return -1;

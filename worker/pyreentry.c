@@ -2424,10 +2424,100 @@ static int numpy_own(PyTypeObject *b, PyTypeObject *nd)
 	return s && (strcmp(s, "numpy") == 0 || strncmp(s, "numpy.", 6) == 0);
 }
 
+/* ---- numbers of the code's -------------------------------------------------------------
+ * A class beneath int, float or complex is a number to C code, which reads its value; the
+ * checks in Python before it read what the class answers: an int subclass whose comparisons
+ * answered the range check (scikit-learn's interaction constraints, scipy's B-spline degree,
+ * a blur radius) had compiled code index by its real value (histograms written past, knots
+ * read past), and one whose __float__ answered another value than the one checked gave C code
+ * that value. A class made in a call beneath them may not define the comparisons, the
+ * arithmetic or the conversions: its numbers are what they are. */
+static const char *const number_own[] = {
+    "__lt__",       "__le__",        "__eq__",        "__ne__",      "__gt__",       "__ge__",
+    "__add__",      "__radd__",      "__iadd__",      "__sub__",     "__rsub__",     "__isub__",
+    "__mul__",      "__rmul__",      "__imul__",      "__truediv__", "__rtruediv__", "__itruediv__",
+    "__floordiv__", "__rfloordiv__", "__ifloordiv__", "__mod__",     "__rmod__",     "__imod__",
+    "__divmod__",   "__rdivmod__",   "__pow__",       "__rpow__",    "__ipow__",     "__lshift__",
+    "__rlshift__",  "__ilshift__",   "__rshift__",    "__rrshift__", "__irshift__",  "__and__",
+    "__rand__",     "__iand__",      "__or__",        "__ror__",     "__ior__",      "__xor__",
+    "__rxor__",     "__ixor__",      "__neg__",       "__pos__",     "__abs__",      "__invert__",
+    "__int__",      "__float__",     "__index__",     "__complex__", "__bool__",     "__round__",
+    "__trunc__",    "__floor__",     "__ceil__",      NULL,
+};
+
+static PyTypeObject *const number_types[] = {&PyLong_Type, &PyFloat_Type, &PyComplex_Type};
+
+static int number_class(PyTypeObject *t)
+{
+	for (size_t i = 0; i < sizeof(number_types) / sizeof(number_types[0]); i++)
+		if (PyType_IsSubtype(t, number_types[i]))
+			return 1;
+	return 0;
+}
+
+static int number_own_name(PyObject *name)
+{
+	for (const char *const *n = number_own; PyUnicode_Check(name) && *n; n++)
+		if (PyUnicode_CompareWithASCIIString(name, *n) == 0)
+			return 1;
+	return 0;
+}
+
+static int number_own_refused(PyObject *cls_name, const char *name)
+{
+	PyErr_Format(PyExc_TypeError,
+	             "%S cannot define %s in the sandbox: a class beneath int, float or complex "
+	             "is a number to compiled code, which reads its value, not what the class "
+	             "answers",
+	             cls_name, name);
+	return -1;
+}
+
+/* Is b a class the code (or a library for it) made in this process's calls: one whose
+ * definitions are not the libraries'? */
+static int made_in_a_call(PyTypeObject *b)
+{
+	return (b->tp_flags & Py_TPFLAGS_HEAPTYPE) && !pyguard_sealed_class((PyObject *)b);
+}
+
+/* Is v what a library's class of t's MRO defines as name (enum's Flag gives each flag class
+ * its own __or__ and the like, its functions)? */
+static int library_value(PyTypeObject *t, const char *name, PyObject *v)
+{
+	PyObject *mro = t->tp_mro;
+
+	for (Py_ssize_t i = 0; v && mro && i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		if (!made_in_a_call(b) && b->tp_dict && PyDict_GetItemString(b->tp_dict, name) == v)
+			return 1;
+	}
+	return 0;
+}
+
+static int number_class_checked(PyTypeObject *t)
+{
+	if (!number_class(t))
+		return 0;
+	for (const char *const *n = number_own; *n; n++) {
+		PyTypeObject *b = defined_by(t, *n);
+		if (b && made_in_a_call(b) &&
+		    !library_value(t, *n, PyDict_GetItemString(b->tp_dict, *n))) {
+			PyObject *name = PyUnicode_FromString(t->tp_name);
+			if (name)
+				number_own_refused(name, *n);
+			Py_XDECREF(name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int pyreentry_array_class_checked(PyTypeObject *t)
 {
 	PyTypeObject *nd = pydata_ndarray();
 
+	if (pylayer_armed() && number_class_checked(t) < 0)
+		return -1;
 	if (!pylayer_armed() || !nd || !PyType_IsSubtype(t, nd) || t == nd)
 		return 0;
 	/* what the class answers, from wherever in its MRO (a mixin's, scipy's spmatrix's) */
@@ -2449,13 +2539,43 @@ int pyreentry_array_class_checked(PyTypeObject *t)
  * Refused when one of the bases is an array class and the namespace, its __slots__ or a class
  * of a base's MRO other than numpy's defines one of the names (wherever it would come in the
  * class's MRO: more than the check above, never less). */
+static int number_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
+{
+	int number = 0;
+
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++)
+		if (PyType_Check(PyTuple_GET_ITEM(bases, i)) &&
+		    number_class((PyTypeObject *)PyTuple_GET_ITEM(bases, i)))
+			number = 1;
+	for (const char *const *n = number_own; number && *n; n++) {
+		if (PyDict_GetItemString(ns, *n))
+			return number_own_refused(name, *n);
+		for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++) {
+			PyObject *mro = PyType_Check(PyTuple_GET_ITEM(bases, i))
+			                    ? ((PyTypeObject *)PyTuple_GET_ITEM(bases, i))->tp_mro
+			                    : NULL;
+			for (Py_ssize_t k = 0; mro && k < PyTuple_GET_SIZE(mro); k++) {
+				PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, k);
+				if (made_in_a_call(b) && b->tp_dict &&
+				    PyDict_GetItemString(b->tp_dict, *n))
+					return number_own_refused(name, *n);
+			}
+		}
+	}
+	return 0;
+}
+
 int pyreentry_array_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 {
 	PyTypeObject *nd = pydata_ndarray();
 	PyObject *slots;
 	int array = 0;
 
-	if (!pylayer_armed() || !nd || !PyTuple_Check(bases) || !PyDict_Check(ns))
+	if (!pylayer_armed() || !PyTuple_Check(bases) || !PyDict_Check(ns))
+		return 0;
+	if (number_class_planned(name, bases, ns) < 0)
+		return -1;
+	if (!nd)
 		return 0;
 	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++)
 		if (PyType_Check(PyTuple_GET_ITEM(bases, i)) &&
@@ -3713,7 +3833,7 @@ static int eg_refused(PyObject *name)
 	return -1;
 }
 
-int pyreentry_class_attr_checked(PyObject *cls, PyObject *name)
+int pyreentry_class_attr_checked(PyObject *cls, PyObject *name, PyObject *value)
 {
 	int found;
 
@@ -3723,6 +3843,21 @@ int pyreentry_class_attr_checked(PyObject *cls, PyObject *name)
 	if (pylayer_armed() && PyType_Check(cls) && nd && cls != (PyObject *)nd &&
 	    array_own_name(name) && subclass_beneath((PyTypeObject *)cls, nd, 0) != 0)
 		return PyErr_Occurred() ? -1 : array_own_refused((PyTypeObject *)cls, name);
+	/* (on a class beneath int, float or complex, or a mixin of one) */
+	for (size_t i = 0; pylayer_armed() && PyType_Check(cls) && number_own_name(name) &&
+	                   !library_value((PyTypeObject *)cls, PyUnicode_AsUTF8(name), value) &&
+	                   i < sizeof(number_types) / sizeof(number_types[0]);
+	     i++) {
+		if ((found = subclass_beneath((PyTypeObject *)cls, number_types[i], 0)) != 0) {
+			if (found < 0)
+				return -1;
+			PyObject *cls_name = PyUnicode_FromString(((PyTypeObject *)cls)->tp_name);
+			if (cls_name)
+				number_own_refused(cls_name, PyUnicode_AsUTF8(name));
+			Py_XDECREF(cls_name);
+			return -1;
+		}
+	}
 	if (!pylayer_armed() || !PyType_Check(cls) || !eg_name(name, eg_class_set))
 		return 0;
 	if ((found = subclass_beneath((PyTypeObject *)cls, (PyTypeObject *)PyExc_BaseExceptionGroup,
