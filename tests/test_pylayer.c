@@ -1180,6 +1180,120 @@ Test(pylayer, a_number_s_class_answers_with_its_value)
 	e2e_stop();
 }
 
+/* The C warn loop walks the warnings module's filters list borrowed and runs the code's there
+ * (a category's metaclass __subclasscheck__, a message pattern's match): a catch_warnings exit
+ * had made the code's own list the module's filters, a nested warn() in the callback replaced
+ * it and freed it under the loop, and the code's bytes laid in its memory became a filter whose
+ * pattern's match() got a fake bytearray over all memory. The filters list stays the one list
+ * (catch_warnings sets it in place). */
+Test(pylayer, a_warning_s_filters_live_while_they_are_walked)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import warnings, struct\n"
+	    "grab = []\n"
+	    "class C(bytearray):\n"
+	    "    __slots__ = ()\n"
+	    "    def match(self, text):\n"
+	    "        if not grab:\n"
+	    "            grab.append(self)\n"
+	    "        return None\n"
+	    "P = lambda *a: struct.pack('<%dQ' % len(a), *a)\n"
+	    "ACTION = 'ignore'\n"
+	    "# fake bytearray: 16 zero bytes (GC head), then the object\n"
+	    "fake_ba_bytes = bytes(16) + P(1 << 40, id(C), 1 << 62, 1 << 62, 0, 0, 0)\n"
+	    "FB = fake_ba_bytes\n"
+	    "FB_addr = id(FB) + 32 + 16\n"
+	    "fake_tuple_bytes = bytes(16) + P(1 << 40, id(tuple), 5, id(ACTION), FB_addr, "
+	    "id(DeprecationWarning), id(None), id(0))\n"
+	    "FT = fake_tuple_bytes\n"
+	    "FT_addr = id(FT) + 32 + 16\n"
+	    "spray_src = P(*([FT_addr] * 12))[:95]\n"
+	    "spray = [None] * 64\n"
+	    "IGN = [('ignore', None, Warning, None, 0)]\n"
+	    "log = []\n"
+	    "class M(type):\n"
+	    "    def __subclasscheck__(cls, sub):\n"
+	    "        log.append('called')\n"
+	    "        if len(log) == 1:\n"
+	    "            cw2 = warnings.catch_warnings()\n"
+	    "            cw2.__enter__()\n"
+	    "            cw2._filters = IGN\n"
+	    "            cw2.__exit__(None, None, None)\n"
+	    "            warnings.warn('inner', RuntimeWarning)\n"
+	    "            for i in range(64):\n"
+	    "                spray[i] = bytearray(spray_src)\n"
+	    "        return False\n"
+	    "class Evil(Warning, metaclass=M):\n"
+	    "    pass\n"
+	    "L = [('ignore', None, Evil, None, 0)] * 12\n"
+	    "cw = warnings.catch_warnings()\n"
+	    "cw.__enter__()\n"
+	    "cw._filters = L\n"
+	    "cw.__exit__(None, None, None)\n"
+	    "del L\n"
+	    "cw._filters = None\n"
+	    "del cw\n"
+	    "try:\n"
+	    "    warnings.warn('outer', UserWarning)\n"
+	    "    outcome = 'warned'\n"
+	    "except Exception as e:\n"
+	    "    outcome = type(e).__name__\n"
+	    "with warnings.catch_warnings(record=True) as w:\n"
+	    "    warnings.simplefilter('always')\n"
+	    "    warnings.warn('kept', UserWarning)\n"
+	    "r = [len(grab), outcome, len(log) > 0, [str(x.message) for x in w]]\n"
+	    "r\n",
+	    "[0,\"warned\",true,[\"kept\"]]");
+	e2e_stop();
+}
+
+/* Decimal's comparisons take the current Context borrowed and then read a Rational's numerator
+ * (a property of the code's): decimal.setcontext() there freed the Context in use, and the
+ * comparison's status bit was written into the bytes object that took its memory. The
+ * comparison (and format) holds the Context while it runs: the trap raises as for any NaN. */
+Test(pylayer, a_decimal_comparison_keeps_its_context)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "# default mode: decimal's C code holds the current Context borrowed (CURRENT_CONTEXT) "
+	    "across\n"
+	    "# the code's numerator property; setcontext() inside it frees that Context, the code "
+	    "reuses its\n"
+	    "# 96-byte block for an immutable bytes object, and dec_richcompare's dec_addstatus() "
+	    "then ORs\n"
+	    "# MPD_Invalid_operation (0x100) into it: the bytes object changes.\n"
+	    "import decimal, fractions\n"
+	    "decimal.setcontext(decimal.Context())\n"
+	    "spray = [None] * 2000\n"
+	    "class W(fractions.Fraction):\n"
+	    "    @property\n"
+	    "    def numerator(self):\n"
+	    "        decimal.setcontext(decimal.Context())   # drops the only owner of the Context "
+	    "in use\n"
+	    "        for i in range(2000):\n"
+	    "            spray[i] = bytes([64]) * 63         # 96-byte blocks, '@' = 0x40\n"
+	    "        return 3\n"
+	    "    @property\n"
+	    "    def denominator(self):\n"
+	    "        return 1\n"
+	    "try:\n"
+	    "    outcome = decimal.Decimal('NaN') < W(3, 1)\n"
+	    "except decimal.InvalidOperation:\n"
+	    "    outcome = 'InvalidOperation'\n"
+	    "changed = [s for s in spray if s != b'@' * 63]\n"
+	    "decimal.setcontext(decimal.Context(prec=6))\n"
+	    "with decimal.localcontext() as c:\n"
+	    "    c.prec = 3\n"
+	    "    third = str(decimal.Decimal(1) / 3)\n"
+	    "r = [outcome, len(changed), third, str(decimal.Decimal(2) / 3), "
+	    "decimal.Decimal('1.5') <= fractions.Fraction(3, 2),\n"
+	    "     format(decimal.Decimal('1234.5'), ',.1f')]\n"
+	    "r\n",
+	    "[\"InvalidOperation\",0,\"0.333\",\"0.666667\",true,\"1,234.5\"]");
+	e2e_stop();
+}
+
 /* ElementTree's C accelerator read freed memory when a comparison of the user's emptied the
  * element it searched (find with a str whose __eq__ clears it, remove with an element whose
  * __eq__ does): the worker crashed. The module's own Python elements do the same work. */

@@ -2406,7 +2406,12 @@ static const char library_fixes[] =
     "        if type(o) is PrintFunction:\n"
     "            vars(o).pop('__globals__', None)\n"
     /* catch_warnings kept sys.modules['warnings'] as an attribute of each instance: the real
-     * module, and its sys. It gets a stand-in that reaches only what the class uses. */
+     * module, and its sys. It gets a stand-in that reaches only what the class uses. The
+     * module's filters list stays the one list: the C warn loop walks it borrowed, running the
+     * code's (a category's __subclasscheck__, a message pattern's match), and a warning there
+     * that found another list in the module freed the one being walked (catch_warnings' exit
+     * set the code's own list as the filters). The stand-in answers a copy and sets the
+     * filters in place. */
     "warnings = sys.modules.get('warnings')\n"
     "def _warnings_view(module, names):\n"
     "    class WarningsModule:\n"
@@ -2414,11 +2419,16 @@ static const char library_fixes[] =
     "        def __getattr__(self, name):\n"
     "            if name not in names:\n"
     "                raise AttributeError(name)\n"
+    "            if name == 'filters':\n"
+    "                return list(module.filters)\n"
     "            return getattr(module, name)\n"
     "        def __setattr__(self, name, value):\n"
     "            if name not in names:\n"
     "                raise AttributeError(name)\n"
-    "            setattr(module, name, value)\n"
+    "            if name == 'filters':\n"
+    "                module.filters[:] = [tuple(f) for f in value]\n"
+    "            else:\n"
+    "                setattr(module, name, value)\n"
     "        def __repr__(self):\n"
     "            return \"<module 'warnings'>\"\n"
     "    return WarningsModule()\n"

@@ -3396,6 +3396,72 @@ static PyObject *context_getattro(PyObject *self, PyObject *name)
 	return context_getattro_real(self, name);
 }
 
+/* Decimal's comparisons and __format__ take the thread's current Context borrowed (the context
+ * variable holds it), then run the code's: a comparison with a Rational reads its numerator
+ * and denominator, asks isinstance() (a metaclass's __subclasscheck__), format reads its
+ * override dict. There decimal.setcontext(), or a localcontext's exit, freed the Context in use,
+ * and the comparison wrote its status into whatever took the memory. They hold it while they
+ * run. */
+static PyMethodDef *method_def(PyTypeObject *t, const char *name, int flags);
+static richcmpfunc dec_richcompare_real;
+static PyCFunction dec_format_real;
+static PyObject *decimal_getcontext;
+
+static PyObject *dec_richcompare_holding(PyObject *v, PyObject *w, int op)
+{
+	PyObject *ctx = PyObject_CallNoArgs(decimal_getcontext), *r;
+
+	if (!ctx)
+		return NULL;
+	r = dec_richcompare_real(v, w, op);
+	Py_DECREF(ctx);
+	return r;
+}
+
+static PyObject *dec_format_holding(PyObject *self, PyObject *args)
+{
+	PyObject *ctx = PyObject_CallNoArgs(decimal_getcontext), *r;
+
+	if (!ctx)
+		return NULL;
+	r = dec_format_real(self, args);
+	Py_DECREF(ctx);
+	return r;
+}
+
+static int decimal_context_held(PyObject *d)
+{
+	static const char *const compare[] = {"__lt__", "__le__", "__eq__",
+	                                      "__ne__", "__gt__", "__ge__"};
+	PyObject *dec = PyObject_GetAttrString(d, "Decimal");
+	PyMethodDef *format;
+	void *real;
+	int rc = -1;
+
+	decimal_getcontext = PyObject_GetAttrString(d, "getcontext");
+	if (!dec || !PyType_Check(dec) || !decimal_getcontext ||
+	    !(format = method_def((PyTypeObject *)dec, "__format__", METH_VARARGS)) ||
+	    !((PyTypeObject *)dec)->tp_richcompare) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "decimal.Decimal is not as known");
+		goto out;
+	}
+	if (held_slot((PyTypeObject *)dec, offsetof(PyTypeObject, tp_richcompare),
+	              (void *)dec_richcompare_holding, &real) < 0)
+		goto out;
+	dec_richcompare_real = (richcmpfunc)real;
+	for (size_t i = 0; i < sizeof(compare) / sizeof(compare[0]); i++)
+		if (rewrap((PyTypeObject *)dec, compare[i], real, (void *)dec_richcompare_holding) <
+		    0)
+			goto out;
+	dec_format_real = format->ml_meth;
+	format->ml_meth = dec_format_holding;
+	rc = 0;
+out:
+	Py_XDECREF(dec);
+	return rc;
+}
+
 static int decimal_guard(void)
 {
 	PyObject *d = PyImport_GetModule(PyUnicode_InternFromString("decimal")), *c;
@@ -3405,7 +3471,6 @@ static int decimal_guard(void)
 	if (!d) /* not among the allowed modules: never loaded in a worker */
 		return PyErr_Occurred() ? -1 : 0;
 	c = PyObject_GetAttrString(d, "Context");
-	Py_XDECREF(d);
 	if (!c || !PyType_Check(c) || !((PyTypeObject *)c)->tp_getattro ||
 	    ((PyTypeObject *)c)->tp_getattro == PyObject_GenericGetAttr) {
 		if (!PyErr_Occurred())
@@ -3420,9 +3485,12 @@ static int decimal_guard(void)
 	              (void *)context_getattro, &real) < 0)
 		goto out;
 	context_getattro_real = (getattrofunc)real;
-	rc = rewrap((PyTypeObject *)c, "__getattribute__", real, (void *)context_getattro);
+	if (rewrap((PyTypeObject *)c, "__getattribute__", real, (void *)context_getattro) < 0)
+		goto out;
+	rc = decimal_context_held(d);
 out:
 	Py_XDECREF(c);
+	Py_XDECREF(d);
 	return rc;
 }
 
