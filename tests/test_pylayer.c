@@ -1166,7 +1166,11 @@ Test(pylayer, a_number_s_class_answers_with_its_value)
 	    "    Mixin.__index__ = lambda self: 5\n"
 	    "def mk5():\n"
 	    "    return type('E', (int,), {'__add__': lambda a, b: 0})\n"
-	    "r += [t(mk1), t(mk2), t(mk3), t(mk4), t(mk5)]\n"
+	    "def mk6():\n"
+	    "    from collections import UserString\n"
+	    "    class N(UserString, int):\n"
+	    "        pass\n"
+	    "r += [t(mk1), t(mk2), t(mk3), t(mk4), t(mk5), t(mk6)]\n"
 	    "C2 = IntEnum('C2', 'A B')\n"
 	    "r.append([C2.A + C2.B, enum.IntEnum('X', {'a': 5}).a * 2])\n"
 	    "from dataclasses import dataclass\n"
@@ -1176,7 +1180,7 @@ Test(pylayer, a_number_s_class_answers_with_its_value)
 	    "r.append(P(1) < P(2))\n"
 	    "r\n",
 	    "[2,true,6,\"Nice(6)\",[\"RED\",\"GREEN\"],\"TypeError\",\"TypeError\",\"TypeError\","
-	    "\"TypeError\",\"TypeError\",[3,10],true]");
+	    "\"TypeError\",\"TypeError\",\"TypeError\",[3,10],true]");
 	e2e_stop();
 }
 

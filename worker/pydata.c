@@ -566,49 +566,29 @@ static int buffers_guard(PyObject *np, PyTypeObject *nd)
  * refcheck is dropped from the keywords (its default is to check). A method of C, so that it
  * adds no reference of its own to the array the check counts.
  *
- * numpy's compiled loops keep an array's data pointer while they run the user's code (put
- * releasing the item it replaces: its __del__; a conversion's __float__ or __index__): a
- * resize there, which the check of references let through (the loop's reference and the
- * user's), freed the memory the loop went on writing. While armed an array is not resized in
- * place by the user's code that C code called: any frame of the chain but the outermost (the
- * program's own) called from C refuses it (ValueError, as numpy's own refusal; scipy's netcdf
- * falls back to np.resize on it). The libraries' own resizes (pandas' hash tables grow their
- * private arrays from compiled code) keep the check of references. */
+ * The check of references cannot tell the holders numpy does not count: a compiled loop keeps
+ * an array's data pointer while it runs the code's (put releasing the item it replaces: its
+ * __del__ resized the array it went on writing), and a view or a flat iterator holds its array
+ * and hands it back (v.base.resize(...) with the code's own name dropped: the view read and
+ * wrote the freed block). While armed, the code's own code does not resize an array in place
+ * (ValueError, as numpy's own refusal; scipy's netcdf falls back to np.resize on it); the
+ * libraries' own resizes (pandas' hash tables grow their private arrays from compiled code)
+ * keep the check of references. */
 static PyCFunctionWithKeywords resize_real;
-
-/* Is a frame of the running chain, other than the outermost (the program's own module), one
- * that C code called (a __del__, __float__, __index__, a callback handed to a library)? (A
- * resize that C code calls with no frame of the user's between, a partial made a __del__, is
- * not told from a library's compiled code resizing its own array, scipy's qhull: left to the
- * check of references.) */
-static int resize_from_callback(void)
-{
-	PyFrameObject *f = PyEval_GetFrame();
-
-	Py_XINCREF(f);
-	while (f) {
-		PyFrameObject *back = PyFrame_GetBack(f);
-		int from_c = back && pyframe_called_from_c(f);
-
-		Py_DECREF(f);
-		if (from_c) {
-			Py_DECREF(back);
-			return 1;
-		}
-		f = back;
-	}
-	return 0;
-}
 
 static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *kw2, *r;
 
-	if (pylayer_armed() && pyguard_reader_is_user() && resize_from_callback()) {
-		PyErr_SetString(
-		    PyExc_ValueError,
-		    "an array is not resized in place from code that compiled code called "
-		    "(a __del__, __float__, a callback...): use np.resize or a copy");
+	/* numpy frees the memory it resizes unless references beside the caller's hold the array;
+	 * a view, or a flat iterator, holding it and handing it back (v.base, it.base) is one:
+	 * the view then read and wrote the freed memory. The code's resizes are refused; the
+	 * libraries' own (their arrays) go on. */
+	if (pylayer_armed() && pyguard_reader_is_user()) {
+		PyErr_SetString(PyExc_ValueError,
+		                "an array is not resized in place in the sandbox (its views and "
+		                "iterators would read freed memory): np.resize(a, shape), "
+		                "np.pad or np.concatenate make a new one");
 		return NULL;
 	}
 	if (!pylayer_armed() || !kw || !PyDict_Check(kw) || !PyDict_GetItemString(kw, "refcheck"))
@@ -3280,14 +3260,16 @@ static struct setter_copied *shape_setter, *strides_setter, *dtype_setter;
  * array: its dtype keeps its item size while others hold it). An array held by anything
  * beside the code that sets it gets a copy of the block, which numpy replaces or rewrites;
  * the block the holder read stays as it was, never freed: an old shape of the same memory.
- * (2 references: the code's name and the one of the statement setting it.) */
+ * Any array the code sets so (a holder that hands its array back, it.base, leaves no reference
+ * to count: 16 bytes a dimension kept each time); a library's when more than its name and the
+ * statement's reference hold it. */
 static void dims_kept(PyObject *a)
 {
 	struct np_array *arr = (struct np_array *)a;
 	size_t n = 2 * (size_t)(arr->nd < 1 ? 1 : arr->nd);
 	Py_ssize_t *copy;
 
-	if (Py_REFCNT(a) <= 2 || arr->nd < 1 || !arr->dimensions ||
+	if ((Py_REFCNT(a) <= 2 && !pyguard_reader_is_user()) || arr->nd < 1 || !arr->dimensions ||
 	    arr->strides != arr->dimensions + arr->nd)
 		return;
 	/* numpy's own allocator of these blocks (npy_alloc_cache_dim) takes them from
@@ -3345,14 +3327,17 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 		value = d;
 		/* A flat iterator copied the array's dimensions and strides when made, and reads
 		 * items of the array's current size with them (a byte array made one item of 4096
-		 * bytes: each item read and written 4095 bytes past it). */
-		if (Py_REFCNT(self) > 2 &&
+		 * bytes: each item read and written 4095 bytes past it); the iterator hands the
+		 * array back (it.base) with no reference to tell it holds it. The code's arrays keep
+		 * the size of their items (a.view(dtype) sets it on an array no one else holds yet);
+		 * the libraries' change when nothing else holds them. */
+		if (Py_REFCNT(self) > (pyguard_reader_is_user() ? 1 : 2) &&
 		    descr_elsize(value) != descr_elsize(((struct np_array *)self)->descr)) {
 			PyErr_SetString(
 			    PyExc_ValueError,
-			    "an array that other objects hold (a view, an iterator) "
-			    "keeps the size of its items: a.view(dtype) makes a new array "
-			    "of another");
+			    "an array keeps the size of its items in the sandbox (views "
+			    "and iterators of it read items of the new size at the old "
+			    "places): a.view(dtype) makes a new array of another");
 			Py_DECREF(value);
 			return -1;
 		}

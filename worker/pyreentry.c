@@ -2425,13 +2425,14 @@ static int numpy_own(PyTypeObject *b, PyTypeObject *nd)
 }
 
 /* ---- numbers of the code's -------------------------------------------------------------
- * A class beneath int, float or complex is a number to C code, which reads its value; the
- * checks in Python before it read what the class answers: an int subclass whose comparisons
- * answered the range check (scikit-learn's interaction constraints, scipy's B-spline degree,
- * a blur radius) had compiled code index by its real value (histograms written past, knots
- * read past), and one whose __float__ answered another value than the one checked gave C code
- * that value. A class made in a call beneath them may not define the comparisons, the
- * arithmetic or the conversions: its numbers are what they are. */
+ * A class beneath int, float, complex or numpy's scalars is a number to C code, which reads its
+ * value; the checks in Python before it read what the class answers: an int subclass whose
+ * comparisons answered the range check (scikit-learn's interaction constraints, scipy's
+ * B-spline degree, a blur radius) had compiled code index by its real value (histograms
+ * written past, knots read past), and one whose __float__ answered another value than the one
+ * checked gave C code that value. A class made in a call beneath them takes its comparisons,
+ * arithmetic and conversions only from classes that answer by the value (C's, enum's): not
+ * from its own namespace, a mixin (UserString compares its data), or a later assignment. */
 static const char *const number_own[] = {
     "__lt__",       "__le__",        "__eq__",        "__ne__",      "__gt__",       "__ge__",
     "__add__",      "__radd__",      "__iadd__",      "__sub__",     "__rsub__",     "__isub__",
@@ -2445,12 +2446,39 @@ static const char *const number_own[] = {
     "__trunc__",    "__floor__",     "__ceil__",      NULL,
 };
 
-static PyTypeObject *const number_types[] = {&PyLong_Type, &PyFloat_Type, &PyComplex_Type};
+#define NUMBER_TYPES 4
+
+/* The i-th class of numbers: int, float, complex, and numpy's scalars (numpy.generic: its
+ * integers are not beneath int) when numpy is loaded; NULL past them. */
+static PyTypeObject *number_type(size_t i)
+{
+	static PyTypeObject *generic;
+
+	if (i < 3)
+		return (PyTypeObject *[]){&PyLong_Type, &PyFloat_Type, &PyComplex_Type}[i];
+	if (i > 3)
+		return NULL;
+	if (!generic) {
+		PyObject *name = PyUnicode_FromString("numpy"), *np, *g = NULL;
+		np = name ? PyImport_GetModule(name) : NULL;
+		Py_XDECREF(name);
+		if (np) {
+			g = PyObject_GetAttrString(np, "generic");
+			Py_DECREF(np);
+		}
+		if (g && PyType_Check(g))
+			generic = (PyTypeObject *)g; /* kept: numpy stays loaded */
+		else
+			Py_XDECREF(g);
+		PyErr_Clear();
+	}
+	return generic;
+}
 
 static int number_class(PyTypeObject *t)
 {
-	for (size_t i = 0; i < sizeof(number_types) / sizeof(number_types[0]); i++)
-		if (PyType_IsSubtype(t, number_types[i]))
+	for (size_t i = 0; i < NUMBER_TYPES; i++)
+		if (number_type(i) && PyType_IsSubtype(t, number_type(i)))
 			return 1;
 	return 0;
 }
@@ -2466,29 +2494,42 @@ static int number_own_name(PyObject *name)
 static int number_own_refused(PyObject *cls_name, const char *name)
 {
 	PyErr_Format(PyExc_TypeError,
-	             "%S cannot define %s in the sandbox: a class beneath int, float or complex "
-	             "is a number to compiled code, which reads its value, not what the class "
-	             "answers",
+	             "%S cannot define %s in the sandbox: a class beneath int, float, complex "
+	             "or a numpy scalar is a number to compiled code, which reads its value, "
+	             "not what the class answers",
 	             cls_name, name);
 	return -1;
 }
 
-/* Is b a class the code (or a library for it) made in this process's calls: one whose
- * definitions are not the libraries'? */
-static int made_in_a_call(PyTypeObject *b)
+/* Does b answer a number's comparisons, arithmetic and conversions by its value: a class of C
+ * (int, float, numpy's scalars, object) or enum's (its Flag's operators work on the values)?
+ * A library's Python class need not (UserString compares its data, which the code sets). */
+static int answers_by_value(PyTypeObject *b)
 {
-	return (b->tp_flags & Py_TPFLAGS_HEAPTYPE) && !pyguard_sealed_class((PyObject *)b);
+	PyObject *m;
+	const char *s;
+
+	if (!(b->tp_flags & Py_TPFLAGS_HEAPTYPE))
+		return 1;
+	if (!pyguard_sealed_class((PyObject *)b) || !b->tp_dict)
+		return 0;
+	m = PyDict_GetItemString(b->tp_dict, "__module__");
+	s = m && PyUnicode_CheckExact(m) ? PyUnicode_AsUTF8(m) : NULL;
+	if (!s)
+		PyErr_Clear();
+	return s && strcmp(s, "enum") == 0;
 }
 
-/* Is v what a library's class of t's MRO defines as name (enum's Flag gives each flag class
- * its own __or__ and the like, its functions)? */
+/* Is v what a class of t's MRO that answers by value defines as name (enum gives each flag
+ * class Flag's own __or__ and the like)? */
 static int library_value(PyTypeObject *t, const char *name, PyObject *v)
 {
 	PyObject *mro = t->tp_mro;
 
 	for (Py_ssize_t i = 0; v && mro && i < PyTuple_GET_SIZE(mro); i++) {
 		PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-		if (!made_in_a_call(b) && b->tp_dict && PyDict_GetItemString(b->tp_dict, name) == v)
+		if (answers_by_value(b) && b->tp_dict &&
+		    PyDict_GetItemString(b->tp_dict, name) == v)
 			return 1;
 	}
 	return 0;
@@ -2500,7 +2541,7 @@ static int number_class_checked(PyTypeObject *t)
 		return 0;
 	for (const char *const *n = number_own; *n; n++) {
 		PyTypeObject *b = defined_by(t, *n);
-		if (b && made_in_a_call(b) &&
+		if (b && !answers_by_value(b) &&
 		    !library_value(t, *n, PyDict_GetItemString(b->tp_dict, *n))) {
 			PyObject *name = PyUnicode_FromString(t->tp_name);
 			if (name)
@@ -2556,8 +2597,11 @@ static int number_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 			                    : NULL;
 			for (Py_ssize_t k = 0; mro && k < PyTuple_GET_SIZE(mro); k++) {
 				PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, k);
-				if (made_in_a_call(b) && b->tp_dict &&
-				    PyDict_GetItemString(b->tp_dict, *n))
+				PyObject *v =
+				    b->tp_dict ? PyDict_GetItemString(b->tp_dict, *n) : NULL;
+				if (v && !answers_by_value(b) &&
+				    !library_value((PyTypeObject *)PyTuple_GET_ITEM(bases, i), *n,
+				                   v))
 					return number_own_refused(name, *n);
 			}
 		}
@@ -3912,11 +3956,12 @@ int pyreentry_class_attr_checked(PyObject *cls, PyObject *name, PyObject *value)
 	    array_own_name(name) && subclass_beneath((PyTypeObject *)cls, nd, 0) != 0)
 		return PyErr_Occurred() ? -1 : array_own_refused((PyTypeObject *)cls, name);
 	/* (on a class beneath int, float or complex, or a mixin of one) */
-	for (size_t i = 0; pylayer_armed() && PyType_Check(cls) && number_own_name(name) &&
-	                   !library_value((PyTypeObject *)cls, PyUnicode_AsUTF8(name), value) &&
-	                   i < sizeof(number_types) / sizeof(number_types[0]);
+	for (size_t i = 0;
+	     pylayer_armed() && PyType_Check(cls) && number_own_name(name) &&
+	     !library_value((PyTypeObject *)cls, PyUnicode_AsUTF8(name), value) && i < NUMBER_TYPES;
 	     i++) {
-		if ((found = subclass_beneath((PyTypeObject *)cls, number_types[i], 0)) != 0) {
+		if (number_type(i) &&
+		    (found = subclass_beneath((PyTypeObject *)cls, number_type(i), 0)) != 0) {
 			if (found < 0)
 				return -1;
 			PyObject *cls_name = PyUnicode_FromString(((PyTypeObject *)cls)->tp_name);
