@@ -1516,7 +1516,8 @@ Test(data, compiled_kernels_read_the_code_s_objects_once)
 	    "spec = {'names': ['x', 'y'], 'formats': ['u1', 'V2147483647'], 'offsets': [0, 1],\n"
 	    "        'itemsize': 16}\n"
 	    "b = np.zeros(256, 'u1')\n"
-	    "r = [len(pd.Series([Liar(), [1]]).explode()), t(lambda: len(StringArray._from_sequence(Short()))),\n"
+	    "r = [len(pd.Series([Liar(), [1]]).explode()), t(lambda: "
+	    "len(StringArray._from_sequence(Short()))),\n"
 	    "     t(lambda: setattr(b, 'dtype', spec)), b.dtype.str]\n"
 	    "class Bag:\n"
 	    "    def __init__(self, n): self.n = n\n"
@@ -1524,11 +1525,15 @@ Test(data, compiled_kernels_read_the_code_s_objects_once)
 	    "    def __len__(self): return self.n\n"
 	    "s = pd.Series([[1, 2], (3,), [], 'ab', None, np.array([4, 5]), {6}, Bag(2), 7])\n"
 	    "e = s.explode()\n"
-	    "r += [[None if (isinstance(x, float) and x != x) else str(x) for x in e.tolist()], e.index.tolist()]\n"
+	    "r += [[None if (isinstance(x, float) and x != x) else str(x) for x in e.tolist()], "
+	    "e.index.tolist()]\n"
 	    "df = pd.DataFrame({'a': [[1, 2], [3]], 'b': ['x', 'y']})\n"
-	    "r += [df.explode('a').values.tolist(), list(map(str, StringArray._from_sequence(['a', None, 'c']))),\n"
-	    "      pd.array(['x', 'y'], dtype='string').tolist(), pd.Series([1, 2.5, None]).astype(str).tolist(),\n"
-	    "      str(pd.Series(pd.to_datetime(['2020-01-01', None])).astype('string').tolist())]\n"
+	    "r += [df.explode('a').values.tolist(), list(map(str, StringArray._from_sequence(['a', "
+	    "None, 'c']))),\n"
+	    "      pd.array(['x', 'y'], dtype='string').tolist(), pd.Series([1, 2.5, "
+	    "None]).astype(str).tolist(),\n"
+	    "      str(pd.Series(pd.to_datetime(['2020-01-01', "
+	    "None])).astype('string').tolist())]\n"
 	    "a = np.zeros(4, dtype='f8')\n"
 	    "a.dtype = 'i8'\n"
 	    "r.append(a.dtype.str)\n"
@@ -1539,7 +1544,10 @@ Test(data, compiled_kernels_read_the_code_s_objects_once)
 	    "c = c.view([('p', 'u1'), ('q', 'u1')])\n"
 	    "r += [c.shape, c.dtype.names]\n"
 	    "r\n",
-	    "[4097,1,\"ValueError\",\"|u1\",[\"1\",\"2\",\"3\",null,\"ab\",\"None\",\"4\",\"5\",\"6\",\"0\",\"1\",\"7\"],[0,0,1,2,3,4,5,5,6,7,7,8],[[1,\"x\"],[2,\"x\"],[3,\"y\"]],[\"a\",\"<NA>\",\"c\"],[\"x\",\"y\"],[\"1.0\",\"2.5\",\"nan\"],\"['2020-01-01', <NA>]\",\"<i8\",[4],\"ValueError\",[2,2],[\"p\",\"q\"]]");
+	    "[4097,1,\"ValueError\",\"|u1\",[\"1\",\"2\",\"3\",null,\"ab\",\"None\",\"4\",\"5\","
+	    "\"6\",\"0\",\"1\",\"7\"],[0,0,1,2,3,4,5,5,6,7,7,8],[[1,\"x\"],[2,\"x\"],[3,\"y\"]],["
+	    "\"a\",\"<NA>\",\"c\"],[\"x\",\"y\"],[\"1.0\",\"2.5\",\"nan\"],\"['2020-01-01', "
+	    "<NA>]\",\"<i8\",[4],\"ValueError\",[2,2],[\"p\",\"q\"]]");
 	e2e_stop();
 }
 
@@ -2397,6 +2405,72 @@ Test(data, scikit_learn_kernels_check_what_they_are_given)
 	    "\"TypeError\",\"InvalidParameterError\",[2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,1,1,1,1,"
 	    "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],[[-1.313262,-0.693147],[-0.126928,-0.0]],[2,2],0."
 	    "680832,[11,13,16]]");
+	e2e_stop();
+}
+
+/* A live compiled object initialised again under its own use: a ball tree's metric function
+ * rebuilt the tree on 5000 points while query_radius ran (an index and a distance written for
+ * each into buffers sized for 40), a Mahalanobis metric given a 1x1 VI under a tree of 200
+ * features (its scratch vector written past); PolynomialFeatures' sparse expansion took an
+ * interaction_only of 2 set after fit (it counted fewer values than it wrote). A tree is not
+ * built while a query runs, a metric is initialised when made, the expansion takes 0 or 1. */
+Test(data, live_objects_are_not_initialised_again_under_their_use)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "import scipy.sparse as sp\n"
+	    "from sklearn.neighbors import BallTree, KDTree\n"
+	    "from sklearn.preprocessing import PolynomialFeatures\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "state = {'phase': 'build0', 'tree': None}\n"
+	    "BIG = np.random.RandomState(1).rand(5000, 2)\n"
+	    "class T(BallTree):\n"
+	    "    def again(self, X):\n"
+	    "        super().__init__(X, leaf_size=2, metric=f)\n"
+	    "def f(a, b):\n"
+	    "    p = state['phase']\n"
+	    "    if p == 'query':\n"
+	    "        state['phase'] = 'build1'\n"
+	    "        state['tree'].again(BIG)\n"
+	    "        state['phase'] = 'after'\n"
+	    "        return 5.0\n"
+	    "    if p == 'after':\n"
+	    "        return 0.0\n"
+	    "    return 10.0\n"
+	    "tree = T(np.random.RandomState(0).rand(40, 2), leaf_size=2, metric=f)\n"
+	    "state['tree'] = tree\n"
+	    "state['phase'] = 'query'\n"
+	    "ind = tree.query_radius(np.zeros((1, 2)), r=10.0)\n"
+	    "r = [len(ind[0]) <= 40]\n"
+	    "from sklearn.metrics import DistanceMetric\n"
+	    "dm = DistanceMetric.get_metric('mahalanobis', VI=np.eye(200))\n"
+	    "wide = BallTree(np.random.RandomState(4).rand(20, 200), metric=dm)\n"
+	    "r.append(t(lambda: type(dm).__init__(dm, VI=np.eye(1))))\n"
+	    "r.append(wide.query(np.zeros((1, 200)), k=1)[1].shape)\n"
+	    "X = sp.csr_matrix(np.random.RandomState(2).rand(6, 4) * (np.arange(24).reshape(6, 4) "
+	    "% 3 > 0))\n"
+	    "pf = PolynomialFeatures(2, interaction_only=True).fit(X)\n"
+	    "pf.interaction_only = 2\n"
+	    "r.append(t(lambda: pf.transform(X)))\n"
+	    "pf.interaction_only = True\n"
+	    "pts = np.random.RandomState(3).rand(30, 2)\n"
+	    "bt = BallTree(pts, leaf_size=4, metric=lambda a, b: float(np.abs(a - b).sum()))\n"
+	    "d, i = bt.query(pts[:2], k=3)\n"
+	    "kd = KDTree(pts)\n"
+	    "r += [np.round(d, 6).tolist(), i.tolist(), kd.query_radius(pts[:1], r=0.3, "
+	    "count_only=True).tolist(),\n"
+	    "      np.round(pf.transform(X).toarray()[1], 6).tolist(),\n"
+	    "      np.round(PolynomialFeatures(3).fit_transform(X).toarray()[2], 6).tolist()[:8]]\n"
+	    "r\n",
+	    "[true,\"TypeError\",[1,1],\"ValueError\",[[0.0,0.078316,0.159262],[0.0,0.069133,0."
+	    "127379]],[[0,12,29],[1,24,9]],[10],[1.0,0.420368,0.330335,0.0,0.619271,0.138862,0.0,0."
+	    "260322,0.0,0.204567,0.0],[1.0,0.299655,0.0,0.621134,0.529142,0.089793,0.0,0.186126]]");
 	e2e_stop();
 }
 

@@ -4376,6 +4376,18 @@ def _final_metrics():
         c = getattr(dm, name)
         if isinstance(c, type) and issubclass(c, roots):
             final_classes.append(c)
+    # A metric initialised again (type(m).__init__(m, VI=...)) took new vectors under the trees
+    # built with it, which go on computing the distances of their own features with them (a
+    # 1-value scratch vector written with 2000): a metric is initialised when it is made only.
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError('a distance metric is initialised when it is made: '
+                        'DistanceMetric.get_metric(...) makes another')
+
+    for name in dir(dm):
+        c = getattr(dm, name)
+        if isinstance(c, type) and issubclass(c, roots) and '__init__' in vars(c):
+            type_patches[(c, '__init__')] = __init__
 
 
 def _gb_sample_mask():
@@ -8299,6 +8311,7 @@ def _sklearn():
     _lda_kernels()
     _small_kernels()
     _hgb_kernels()
+    _polynomial_expansion()
     _no_downloads(_base.get_data_home)
 
 
@@ -8412,6 +8425,32 @@ def _small_kernels():
         new.__doc__ = real.__doc__
         _replace_everywhere(real, new)
     _agglomerative._hierarchical.hc_get_heads = hc_get_heads
+
+
+def _polynomial_expansion():
+    """PolynomialFeatures.transform of a sparse X hands its compiled expansion interaction_only
+    and the degree as they are set on the estimator (checked at fit only): the kernel counts
+    its output for interaction_only 0 or 1 and writes every pair at that distance, so 2
+    counted fewer values than it wrote (chosen doubles and column numbers written past its
+    arrays). interaction_only is 0 or 1, the degree 2 or 3, the matrix's arrays checked."""
+    import operator
+    import numpy as np
+    from sklearn.preprocessing import _polynomial
+    sp = sys.modules['scipy.sparse']
+    real = _polynomial._csr_polynomial_expansion
+
+    def _csr_polynomial_expansion(data, indices, indptr, d, interaction_only, degree):
+        d, degree = operator.index(d), operator.index(degree)
+        interaction_only = operator.index(interaction_only)
+        if interaction_only not in (0, 1) or degree not in (2, 3) or d < 0:
+            raise ValueError('interaction_only must be 0 or 1 and the degree 2 or 3')
+        m = _checked_sparse(sp.csr_matrix((data, indices, indptr),
+                                          shape=(len(indptr) - 1, d)))
+        return real(m.data, m.indices.astype(np.int32), m.indptr.astype(np.int32), d,
+                    interaction_only, degree)
+
+    _csr_polynomial_expansion.__doc__ = real.__doc__
+    _replace_everywhere(real, _csr_polynomial_expansion)
 
 
 def _hgb_kernels():
@@ -8640,8 +8679,52 @@ def _sklearn_trees():
 
         get_arrays.__doc__ = arrays.__doc__
         type_patches[(base, 'get_arrays')] = get_arrays
+        _tree_queries(base)
     _tree_methods(Tree)
     _gradient_boosting_stages(Tree)
+
+
+_trees_querying = [0]  # queries of KD and ball trees running (a metric of the code's inside)
+
+
+def _tree_queries(base):
+    """A KD or ball tree's query runs a metric of the code's (metric=f) between the nodes it
+    walks, and re-reads the tree's arrays as it goes: f built the tree again (its __init__, or
+    __setstate__) on more points, and query_radius wrote an index and a distance for each of
+    them into buffers sized for the old tree (a heap write of f's values). While a query runs,
+    no KD or ball tree is built or restored."""
+    def refused():
+        return RuntimeError('a KD or ball tree is not built while a query of one runs (a '
+                            'metric function of the code\'s is running inside it)')
+
+    def querying(real):
+        def method(self, *args, **kwargs):
+            _trees_querying[0] += 1
+            try:
+                return real(self, *args, **kwargs)
+            finally:
+                _trees_querying[0] -= 1
+        method.__name__ = method.__qualname__ = real.__name__
+        method.__doc__ = real.__doc__
+        return method
+
+    for name in ('query', 'query_radius', 'kernel_density', 'two_point_correlation'):
+        type_patches[(base, name)] = querying(base.__dict__[name])
+    setstate = base.__dict__['__setstate__']
+
+    def __setstate__(self, state):
+        if _trees_querying[0]:
+            raise refused()
+        return setstate(self, state)
+
+    def built(args, kwargs):
+        if _trees_querying[0]:
+            raise refused()
+        return tuple(args), kwargs
+
+    __setstate__.__doc__ = setstate.__doc__
+    type_patches[(base, '__setstate__')] = __setstate__
+    init_checks[base] = built
 
 
 def _tree_rows(X, need, stages=False):
