@@ -2474,6 +2474,61 @@ Test(data, live_objects_are_not_initialised_again_under_their_use)
 	e2e_stop();
 }
 
+/* numpy's check of references before a resize cannot count a holder that hands its array back:
+ * v.base.resize() with the code's own name dropped freed the memory the view went on reading
+ * and writing (a bytes object's header read, its data written), it.base.resize() the memory a
+ * flat iterator read; a subarray dtype set, or a resize to the same size, freed the dimensions
+ * a C++ contour generator read (at a stride of 2**40). The code's resizes leave the memory
+ * and dimensions they move away from as they were; a resize by name and groupby work. */
+Test(data, holders_numpy_cannot_count_keep_their_memory)
+{
+	start_data(NULL);
+	e2e_expect_result("import array\n"
+	                  "import numpy as np\n"
+	                  "import pandas as pd\n"
+	                  "import matplotlib.pyplot as plt\n"
+	                  "from matplotlib.tri import Triangulation\n"
+	                  "def t(f):\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "        return 'done'\n"
+	                  "    except Exception as e:\n"
+	                  "        return type(e).__name__\n"
+	                  "v = np.arange(1024.0)[:]\n"
+	                  "v.base.resize(1 << 17, refcheck=True)\n"
+	                  "spray = [b'\\x41' * 8158 for _ in range(16)]\n"
+	                  "before = v[:6].tolist()\n"
+	                  "v[4:8] = 0.0\n"
+	                  "r = [before, sum(s[:32] != b'\\x41' * 32 for s in spray)]\n"
+	                  "it = np.zeros(64, dtype=np.uint8).flat\n"
+	                  "it.base.resize(1 << 16, refcheck=True)\n"
+	                  "r.append([len(it), int(next(it))])\n"
+	                  "tri = Triangulation(np.array([0., 1., 0., 1.]), np.array([0., 0., 1., "
+	                  "1.]), [[0, 1, 2], [1, 3, 2]])\n"
+	                  "cs = plt.tricontour(tri, np.array([0., 1., 2., 3.]))\n"
+	                  "G = type(cs._contour_generator)\n"
+	                  "z = np.array([0., 1., 2., 3.])\n"
+	                  "g = G(tri.get_cpp_triangulation(), z)\n"
+	                  "def subarray():\n"
+	                  "    z.dtype = '(2,)f4'\n"
+	                  "r.append(t(subarray))\n"
+	                  "r.append(t(lambda: z.resize((1, 1, 2, 2), refcheck=False)))\n"
+	                  "far = np.zeros(1)[::1 << 37]\n"
+	                  "lines, codes = g.create_contour(1.5)\n"
+	                  "r.append([np.round(l, 6).tolist() for l in lines])\n"
+	                  "a = np.zeros(3)\n"
+	                  "a.resize(5)\n"
+	                  "r.append(a.tolist())\n"
+	                  "labels = array.array('q', [0, 1, 0, 1])\n"
+	                  "r.append(pd.DataFrame({'g': [0, 1, 0, 1], 'x': [1.0, 2.0, 3.0, "
+	                  "4.0]}).groupby('g').x.sum().tolist())\n"
+	                  "plt.close('all')\n"
+	                  "r\n",
+	                  "[[0.0,1.0,2.0,3.0,4.0,5.0],0,[64,0],\"done\",\"ValueError\",[[[0.0,0.75]"
+	                  ",[0.5,0.5],[1.0,0.25]]],[0.0,0.0,0.0,0.0,0.0],[4.0,6.0]]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's

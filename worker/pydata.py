@@ -2005,12 +2005,13 @@ def _groupby_kernels(np):
             # object's __add__ in a sum), and rewrote the code's labels between rows.
             args = [plain(v) for v in args]
             kwargs = {k: plain(v) for k, v in kwargs.items()}
+            # (any buffer: an array.array of labels is the code's memory too)
             for i, p in enumerate(params[:len(args)]):
-                if p in positions and isinstance(args[i], np.ndarray):
-                    args[i] = args[i].copy()
+                if p in positions and args[i] is not None and not isinstance(args[i], bool):
+                    args[i] = np.array(args[i])
             for k in kwargs:
-                if k in positions and isinstance(kwargs[k], np.ndarray):
-                    kwargs[k] = kwargs[k].copy()
+                if k in positions and kwargs[k] is not None and not isinstance(kwargs[k], bool):
+                    kwargs[k] = np.array(kwargs[k])
             given = dict(zip(params, args))
             given.update(kwargs)
             check(name, given)
@@ -8312,6 +8313,7 @@ def _sklearn():
     _small_kernels()
     _hgb_kernels()
     _polynomial_expansion()
+    _exact_numeric_params()
     _no_downloads(_base.get_data_home)
 
 
@@ -8425,6 +8427,51 @@ def _small_kernels():
         new.__doc__ = real.__doc__
         _replace_everywhere(real, new)
     _agglomerative._hierarchical.hc_get_heads = hc_get_heads
+
+
+def _exact_numeric_params():
+    """An estimator's parameters are checked (Interval(Integral, 1, None) and the like) by
+    comparisons a number of the code's answers itself: a numbers.Integral whose comparisons
+    said 10 was within (1, 3) and whose __index__ said 10 to numpy had t-SNE's quad tree write
+    2**10 children into cells of 8 (the stack smashed). Before they are checked, parameters that
+    are numbers of another class than Python's and numpy's own are made the numbers they convert
+    to, once: what is checked is what the estimator uses. (Quad trees are made of 1 to 3
+    dimensions.)"""
+    import numbers
+    import operator
+    import numpy as np
+    from sklearn import base
+    from sklearn.neighbors import _quad_tree
+
+    def exact(v):
+        if type(v) in (int, float, bool, complex) or isinstance(v, np.generic) or \
+                not isinstance(v, numbers.Number):
+            return v
+        if isinstance(v, numbers.Integral):
+            return int.__index__(operator.index(v))
+        if isinstance(v, numbers.Real):
+            return float(v)
+        return complex(v)
+
+    real = base.BaseEstimator._validate_params
+
+    def _validate_params(self):
+        for name, v in self.get_params(deep=False).items():
+            e = exact(v)
+            if e is not v:
+                setattr(self, name, e)
+        return real(self)
+
+    _validate_params.__doc__ = real.__doc__
+    base.BaseEstimator._validate_params = _validate_params
+
+    def quad_tree(args, kwargs):
+        n = operator.index(args[0] if args else kwargs['n_dimensions'])
+        if not 1 <= n <= 3:
+            raise ValueError('a quad tree has 1 to 3 dimensions, not %d' % n)
+        return tuple(args), kwargs
+
+    new_checks[_quad_tree._QuadTree] = quad_tree
 
 
 def _polynomial_expansion():

@@ -3506,6 +3506,56 @@ out:
 	return rc;
 }
 
+/* contextvars' Context compares two contexts' maps by walking the first one borrowed while it
+ * compares their values, the code's __eq__: a decimal.setcontext() there, inside c1.run(...),
+ * replaced c1's map and freed the one being walked (fake nodes laid in its memory: a fake
+ * bytearray over all memory). Both maps are held while the comparison runs. (CPython 3.11's
+ * layout: the map after the previous context.) */
+struct py_context {
+	PyObject_HEAD PyObject *ctx_prev;
+	PyObject *ctx_vars;
+};
+
+static richcmpfunc context_richcompare_real;
+
+static PyObject *context_richcompare_holding(PyObject *v, PyObject *w, int op)
+{
+	PyObject *vv = NULL, *wv = NULL, *r;
+
+	if (PyContext_CheckExact(v))
+		vv = Py_XNewRef(((struct py_context *)v)->ctx_vars);
+	if (PyContext_CheckExact(w))
+		wv = Py_XNewRef(((struct py_context *)w)->ctx_vars);
+	r = context_richcompare_real(v, w, op);
+	Py_XDECREF(vv);
+	Py_XDECREF(wv);
+	return r;
+}
+
+static int context_compare_guard(void)
+{
+	static const char *const compare[] = {"__lt__", "__le__", "__eq__",
+	                                      "__ne__", "__gt__", "__ge__"};
+	void *real;
+
+	if (!PyContext_Type.tp_richcompare) {
+		PyErr_SetString(PyExc_TypeError, "contextvars.Context is not as known");
+		return -1;
+	}
+	if (held_slot(&PyContext_Type, offsetof(PyTypeObject, tp_richcompare),
+	              (void *)context_richcompare_holding, &real) < 0)
+		return -1;
+	context_richcompare_real = (richcmpfunc)real;
+	for (size_t i = 0; i < sizeof(compare) / sizeof(compare[0]); i++) {
+		PyObject *w = PyDict_GetItemString(PyContext_Type.tp_dict, compare[i]);
+		if (w && PyObject_TypeCheck(w, &PyWrapperDescr_Type) &&
+		    rewrap(&PyContext_Type, compare[i], real, (void *)context_richcompare_holding) <
+		        0)
+			return -1;
+	}
+	return 0;
+}
+
 static int decimal_guard(void)
 {
 	PyObject *d = PyImport_GetModule(PyUnicode_InternFromString("decimal")), *c;
@@ -3989,11 +4039,11 @@ static PyObject *eg_new(PyTypeObject *t, PyObject *args, PyObject *kw)
 			continue;
 		for (const char *const *n = eg_defined; *n; n++)
 			if (PyDict_GetItemString(b->tp_dict, *n)) {
-				PyErr_Format(
-				    PyExc_TypeError,
-				    "an exception group's %s is its class's own in the sandbox "
-				    "(except* reads what split() answers)",
-				    *n);
+				PyErr_Format(PyExc_TypeError,
+				             "an exception group's %s is its class's own "
+				             "in the sandbox "
+				             "(except* reads what split() answers)",
+				             *n);
 				return NULL;
 			}
 	}
@@ -5068,11 +5118,11 @@ int pyreentry_guard(void)
 	if (held_operands_init() < 0 || held_binops_init() < 0 || itertools_guard() < 0 ||
 	    itertools_states_guard() < 0 || partial_guard() < 0 || deque_guard() < 0 ||
 	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0 ||
-	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || compressors_guard() < 0 ||
-	    odict_guard() < 0 || counts_guard() < 0 || codecs_guard() < 0 ||
-	    generators_guard() < 0 || plain_names_guard() < 0 || finalizers_guard() < 0 ||
-	    method_repr_guard() < 0 || list_repr_guard() < 0 || texts_guard() < 0 ||
-	    kept_objects_guard() < 0)
+	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || context_compare_guard() < 0 ||
+	    compressors_guard() < 0 || odict_guard() < 0 || counts_guard() < 0 ||
+	    codecs_guard() < 0 || generators_guard() < 0 || plain_names_guard() < 0 ||
+	    finalizers_guard() < 0 || method_repr_guard() < 0 || list_repr_guard() < 0 ||
+	    texts_guard() < 0 || kept_objects_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
@@ -5187,7 +5237,8 @@ static const char raw_py[] =
     "            del owner\n"
     "    call.__name__ = f.__name__\n"
     "    return call\n"
-    "for _n in ('readinto', 'readall', 'read', 'write', 'readable', 'writable', 'seekable', "
+    "for _n in ('readinto', 'readall', 'read', 'write', 'readable', 'writable', "
+    "'seekable', "
     "'seek',\n"
     "           'tell', 'truncate', 'flush', 'close', 'fileno', 'isatty', '_closed', "
     "'__getattr__',\n"
