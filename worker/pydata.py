@@ -8739,7 +8739,8 @@ def _tree_queries(base):
     walks, and re-reads the tree's arrays as it goes: f built the tree again (its __init__, or
     __setstate__) on more points, and query_radius wrote an index and a distance for each of
     them into buffers sized for the old tree (a heap write of f's values). While a query runs,
-    no KD or ball tree is built or restored."""
+    no KD or ball tree is built. (__setstate__ keeps the copy machinery's own check: the state
+    a tree's C __setstate__ gets is one its own C reduce gave.)"""
     def refused():
         return RuntimeError('a KD or ball tree is not built while a query of one runs (a '
                             'metric function of the code\'s is running inside it)')
@@ -8757,20 +8758,12 @@ def _tree_queries(base):
 
     for name in ('query', 'query_radius', 'kernel_density', 'two_point_correlation'):
         type_patches[(base, name)] = querying(base.__dict__[name])
-    setstate = base.__dict__['__setstate__']
-
-    def __setstate__(self, state):
-        if _trees_querying[0]:
-            raise refused()
-        return setstate(self, state)
 
     def built(args, kwargs):
         if _trees_querying[0]:
             raise refused()
         return tuple(args), kwargs
 
-    __setstate__.__doc__ = setstate.__doc__
-    type_patches[(base, '__setstate__')] = __setstate__
     init_checks[base] = built
 
 
