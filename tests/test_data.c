@@ -2529,6 +2529,88 @@ Test(data, holders_numpy_cannot_count_keep_their_memory)
 	e2e_stop();
 }
 
+/* The second round against the resize and warnings fixes: a Fortran-order array's view read
+ * the memory its base's resize freed (the copy was made for C order only); an array of objects
+ * resized so would own its objects twice (refused); numpy.testing's suppress_warnings set the
+ * real module's filters to another list, freed under the C warn loop; a ball tree was built
+ * again from its own metric while being built (node records written past); a KMeans subclass
+ * that skipped its parameter checks ran Lloyd's step with no centers. Each is refused or
+ * harmless; suppress_warnings and catch_warnings still filter. */
+Test(data, resizes_and_filters_hold_in_every_layout)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import warnings\n"
+	    "import numpy as np\n"
+	    "import scipy.sparse as sp\n"
+	    "from numpy.testing import suppress_warnings\n"
+	    "from sklearn.cluster import KMeans\n"
+	    "from sklearn.neighbors import BallTree\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "v = np.zeros((32, 32), order='F')[:, :]\n"
+	    "v[:] = 1.5\n"
+	    "v.base.resize(1 << 17, refcheck=True)\n"
+	    "spray = [b'\\x41' * 8158 for _ in range(16)]\n"
+	    "col = v[:6, 0].tolist()\n"
+	    "v[4:8, 0] = 0.0\n"
+	    "r = [col, sum(s[:32] != b'\\x41' * 32 for s in spray)]\n"
+	    "o = np.array([object() for _ in range(8)], dtype=object)[:]\n"
+	    "r.append(t(lambda: o.base.resize(4096, refcheck=True)))\n"
+	    "log = []\n"
+	    "class M(type):\n"
+	    "    def __subclasscheck__(cls, sub):\n"
+	    "        log.append('called')\n"
+	    "        if len(log) == 1:\n"
+	    "            s1.__exit__(None, None, None)\n"
+	    "            warnings.warn('inner', RuntimeWarning)\n"
+	    "            junk = [[i] * 12 for i in range(200)]\n"
+	    "        return False\n"
+	    "class Evil(Warning, metaclass=M):\n"
+	    "    pass\n"
+	    "s1 = suppress_warnings()\n"
+	    "s1.__enter__()\n"
+	    "for i in range(12):\n"
+	    "    warnings.filterwarnings('ignore', category=Evil)\n"
+	    "r.append(t(lambda: warnings.warn('outer', UserWarning)))\n"
+	    "r.append(len(log) > 0)\n"
+	    "state = {'n': 0}\n"
+	    "class T(BallTree):\n"
+	    "    def again(self, X):\n"
+	    "        super().__init__(X, leaf_size=1, metric=f)\n"
+	    "def f(a, b):\n"
+	    "    state['n'] += 1\n"
+	    "    if state['n'] == 3:\n"
+	    "        tree.again(np.random.RandomState(1).rand(2000, 2))\n"
+	    "    return float(np.abs(a - b).sum())\n"
+	    "tree = None\n"
+	    "def build():\n"
+	    "    global tree\n"
+	    "    tree = T.__new__(T)\n"
+	    "    T.__init__(tree, np.random.RandomState(0).rand(16, 2), leaf_size=1, metric=f)\n"
+	    "r.append(t(build))\n"
+	    "class K(KMeans):\n"
+	    "    def _validate_params(self):\n"
+	    "        pass\n"
+	    "r.append(t(lambda: K(n_clusters=0, init='random', n_init=1, "
+	    "max_iter=1).fit(sp.csr_matrix(np.ones((3, 4))))))\n"
+	    "with suppress_warnings() as sup:\n"
+	    "    sup.filter(RuntimeWarning)\n"
+	    "    np.log(np.array([-1.0]))\n"
+	    "with warnings.catch_warnings(record=True) as w:\n"
+	    "    warnings.simplefilter('always')\n"
+	    "    np.log(np.array([-1.0]))\n"
+	    "r.append(len(w))\n"
+	    "r\n",
+	    "[[1.5,1.5,1.5,1.5,1.5,1.5],0,\"ValueError\",\"done\",true,\"RuntimeError\","
+	    "\"ValueError\",1]");
+	e2e_stop();
+}
+
 /* numpy's bit generators took their state's positions unchecked: MT19937's pos (its state
  * property, RandomState.set_state, np.random.set_state) and Philox's buffer_pos were where
  * the next draw read (any memory), and MT19937.jumped() wrote through them; a RandomState's

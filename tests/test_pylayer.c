@@ -1369,6 +1369,69 @@ Test(pylayer, a_context_comparison_holds_both_maps)
 	e2e_stop();
 }
 
+/* charmap_decode reads its input from the exception its error handler got (a copy) and calls
+ * the code's mapping between bytes: the mapping dropped the exception's object, and the decoder
+ * read on in freed memory (a tuple laid there came back as text: its item pointers). A mapping
+ * other than a str or dict is read for the 256 bytes first; the text decodes as on the host. */
+Test(pylayer, a_charmap_decoder_reads_only_its_input)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "# codecs.charmap_decode with a mapping of the code's: after the error handler ran, "
+	    "the C decoder\n"
+	    "# reads its input from the exception's `object` (a bytes copy) through raw pointers, "
+	    "\"held\" only\n"
+	    "# by the exception. The mapping's __getitem__ (called for the next byte) drops the "
+	    "exception's\n"
+	    "# object (exc.object and exc.args set to other values): the bytes is freed while the "
+	    "decoder\n"
+	    "# goes on reading it. The code then allocates an object of the same size class in the "
+	    "freed\n"
+	    "# block; the decoder returns that object's memory as the decoded text.\n"
+	    "import codecs\n"
+	    "\n"
+	    "saved = []\n"
+	    "def keep(exc):\n"
+	    "    saved.append(exc)                       # the code keeps the exception the codec "
+	    "made\n"
+	    "    return ('?', exc.end)\n"
+	    "codecs.register_error('keep', keep)\n"
+	    "\n"
+	    "N = 200                                      # input of 202 bytes: bytes object of "
+	    "235 -> 240-byte block\n"
+	    "ITEMS = 25                                   # a tuple of 25 items: 16 + 24 + 8*25 = "
+	    "240-byte block\n"
+	    "state = {'armed': True}\n"
+	    "spray = []\n"
+	    "victims = [object() for _ in range(ITEMS)]\n"
+	    "\n"
+	    "class Mapping:\n"
+	    "    def __getitem__(self, k):\n"
+	    "        if k == 0xff:\n"
+	    "            return None                      # undefined byte -> error handler -> "
+	    "decoder switches to exc.object\n"
+	    "        if saved and state['armed']:\n"
+	    "            state['armed'] = False\n"
+	    "            e = saved[0]\n"
+	    "            freed = id(e.object)\n"
+	    "            e.args = ()                      # the other reference to the bytes\n"
+	    "            e.object = b'x'                  # the decoder's input is freed here\n"
+	    "            t = tuple(victims)               # ... and a tuple of the code's takes "
+	    "its block\n"
+	    "            spray.append(t)\n"
+	    "        return k                             # byte k decodes to U+00k\n"
+	    "\n"
+	    "data = b'\\xff' + b'A' * (N + 1)\n"
+	    "out, n = codecs.charmap_decode(data, 'keep', Mapping())\n"
+	    "raw = bytes(ord(c) % 256 for c in out[1:])\n"
+	    "ptrs = [int.from_bytes(raw[7 + 8 * i: 15 + 8 * i], 'little') for i in range(ITEMS - "
+	    "1)]\n"
+	    "r = [n, out.count('A'), any(p == id(v) for p, v in zip(ptrs, victims)), out[:3]]\n"
+	    "r\n",
+	    "[202,201,false,\"?AA\"]");
+	e2e_stop();
+}
+
 /* ElementTree's C accelerator read freed memory when a comparison of the user's emptied the
  * element it searched (find with a str whose __eq__ clears it, remove with an element whose
  * __eq__ does): the worker crashed. The module's own Python elements do the same work. */

@@ -177,9 +177,11 @@ struct np_array {
 	int flags;
 };
 #define NP_C_CONTIGUOUS 0x0001
+#define NP_F_CONTIGUOUS 0x0002
 #define NP_OWNDATA      0x0004
 #define NP_MAXDIMS      32
 static int descr_elsize(PyObject *descr);
+static int descr_has_objects(PyObject *descr);
 static int dtypes_whole_guard(void);
 
 /* Does the memory an array of these dimensions and strides (NULL: contiguous) reaches stay
@@ -595,7 +597,15 @@ static PyObject *resize_leaving(PyObject *self, PyObject *args, PyObject *kw)
 
 	for (int i = 0; i < arr->nd; i++)
 		nbytes *= (size_t)arr->dimensions[i];
-	if ((arr->flags & (NP_OWNDATA | NP_C_CONTIGUOUS)) == (NP_OWNDATA | NP_C_CONTIGUOUS) &&
+	/* (an array of objects: the copy's pointers would be a second owner of each object, the
+	 * memory left behind the first) */
+	if (descr_has_objects(arr->descr)) {
+		PyErr_SetString(PyExc_ValueError,
+		                "an array of objects is not resized in place in the sandbox: "
+		                "np.resize(a, shape) or np.concatenate make a new one");
+		return NULL;
+	}
+	if ((arr->flags & NP_OWNDATA) && (arr->flags & (NP_C_CONTIGUOUS | NP_F_CONTIGUOUS)) &&
 	    old && nbytes > 0) {
 		if (!(copy = malloc(nbytes)))
 			return PyErr_NoMemory();
@@ -1531,6 +1541,12 @@ struct np_descr { /* numpy 1.x's PyArray_Descr, as far as its functions */
 static int descr_elsize(PyObject *descr)
 {
 	return ((struct np_descr *)descr)->elsize;
+}
+
+/* Does the data type hold references (NPY_ITEM_REFCOUNT: objects, or fields of them)? */
+static int descr_has_objects(PyObject *descr)
+{
+	return ((struct np_descr *)descr)->flags & 0x01;
 }
 
 /* ---- data types whole ----------------------------------------------------------------------

@@ -8919,7 +8919,12 @@ def _pyfunc_metrics():
         def metric(x, y, /, **kwargs):
             a, b = np.array(x), np.array(y)
             del x, y  # the C rows are not left in this frame (a traceback's locals)
-            return func(a, b, **kwargs)
+            # (a tree whose build or query runs the metric is not built again from it)
+            _trees_querying[0] += 1
+            try:
+                return func(a, b, **kwargs)
+            finally:
+                _trees_querying[0] -= 1
 
         return metric
 
@@ -9213,8 +9218,20 @@ def _kmeans_centers():
         return real_step(X, sample_weight, centers, centers_new, weight_sums, random_state,
                          random_reassign, reassignment_ratio, verbose, n_threads)
 
+    # fit's Lloyd and Elkan runs (an estimator of the code's may skip its parameter checks:
+    # n_clusters=0 had the Lloyd step add samples into a block of no centers)
+    def single(real):
+        def run(X, sample_weight, centers_init, *args, **kwargs):
+            X, sample_weight, centers_init = inputs(X, sample_weight, centers_init)
+            return real(X, sample_weight, centers_init, *args, **kwargs)
+        run.__name__ = run.__qualname__ = real.__name__
+        return run
+
+    pairs = [(_labels_inertia, real_labels), (_mini_batch_step, real_step)] + [
+        (single(real), real) for real in (_kmeans._kmeans_single_lloyd,
+                                          _kmeans._kmeans_single_elkan)]
     replacements = {}
-    for f, real in ((_labels_inertia, real_labels), (_mini_batch_step, real_step)):
+    for f, real in pairs:
         f.__doc__, f.__module__ = real.__doc__, real.__module__
         replacements[id(real)] = (real, f)
     _replace_all(replacements)

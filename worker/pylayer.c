@@ -2450,6 +2450,23 @@ static const char library_fixes[] =
     "                                                '_showwarning_orig')))\n"
     "    warnings.catch_warnings.__init__ = _with_view(warnings.catch_warnings.__init__, _view)\n"
     "    warnings.catch_warnings.__repr__ = _repr_with_view(_view)\n"
+    /* Library code sets the module's filters too (numpy.testing's suppress_warnings, with a
+     * list the code may give it): the module itself sets them in place. */
+    "if warnings is not None:\n"
+    "    def _one_filters_list(module_type, kept):\n"
+    "        class WarningsModule(module_type):\n"
+    "            __slots__ = ()\n"
+    "            def __setattr__(self, name, value):\n"
+    "                if name == 'filters':\n"
+    "                    kept[:] = [tuple(f) for f in value]\n"
+    "                else:\n"
+    "                    module_type.__setattr__(self, name, value)\n"
+    "            def __delattr__(self, name):\n"
+    "                if name == 'filters':\n"
+    "                    raise AttributeError('the warnings filters stay one list')\n"
+    "                module_type.__delattr__(self, name)\n"
+    "        return WarningsModule\n"
+    "    warnings.__class__ = _one_filters_list(type(warnings), warnings.filters)\n"
     /* A codec's error handler answers a pair (replacement, position); the codec read its
      * input again from the exception after the handler returned, then dropped the pair: a
      * tuple subclass's __del__ gave the exception another object then, freeing the input the
@@ -2478,6 +2495,27 @@ static const char library_fixes[] =
     "        return _register(name, _plain_answer(error_handler))\n"
     "    register_error.__doc__ = codecs.register_error.__doc__\n"
     "    codecs.register_error = register_error\n"
+    /* charmap_decode called a mapping of the user's between its error handler's calls, while
+     * it read its input from the exception the handler had (a copy): the mapping dropped the
+     * exception's object, and the decoder read on in freed memory. A mapping other than a str
+     * or a dict is read for the 256 bytes first. */
+    "    def _charmap_decode(real):\n"
+    "        def charmap_decode(data, errors=None, mapping=None):\n"
+    "            if mapping is not None and type(mapping) not in (str, dict):\n"
+    "                table = {}\n"
+    "                for b in range(256):\n"
+    "                    try:\n"
+    "                        table[b] = mapping[b]\n"
+    "                    except LookupError:\n"
+    "                        pass\n"
+    "                mapping = table\n"
+    "            return real(data, errors, mapping)\n"
+    "        charmap_decode.__doc__ = real.__doc__\n"
+    "        return charmap_decode\n"
+    "    codecs.charmap_decode = _charmap_decode(codecs.charmap_decode)\n"
+    "    _c = sys.modules.get('_codecs')\n"
+    "    if _c is not None:\n"
+    "        _c.charmap_decode = codecs.charmap_decode\n"
     /* copy rebuilds an object from what its __reduce__ says, then sets the state given on
      * it: a callable of the user's that returned a library class had copy set any attribute on
      * it (an operator, __abstractmethods__), as copy's own change. A class is not rebuilt with
