@@ -2498,10 +2498,10 @@ static const char library_fixes[] =
     /* charmap_decode called a mapping of the user's between its error handler's calls, while
      * it read its input from the exception the handler had (a copy): the mapping dropped the
      * exception's object, and the decoder read on in freed memory. A mapping other than a str
-     * or a dict is read for the 256 bytes first. */
+     * is read for the 256 bytes first (a dict's lookups run its keys' __eq__). */
     "    def _charmap_decode(real):\n"
     "        def charmap_decode(data, errors=None, mapping=None):\n"
-    "            if mapping is not None and type(mapping) not in (str, dict):\n"
+    "            if mapping is not None and type(mapping) is not str:\n"
     "                table = {}\n"
     "                for b in range(256):\n"
     "                    try:\n"

@@ -2459,7 +2459,9 @@ static PyTypeObject *number_type(size_t i)
 	if (i > 3)
 		return NULL;
 	if (!generic) {
-		PyObject *name = PyUnicode_FromString("numpy"), *np, *g = NULL;
+		PyObject *type, *value, *tb, *name, *np, *g = NULL;
+		PyErr_Fetch(&type, &value, &tb);
+		name = PyUnicode_FromString("numpy");
 		np = name ? PyImport_GetModule(name) : NULL;
 		Py_XDECREF(name);
 		if (np) {
@@ -2471,6 +2473,7 @@ static PyTypeObject *number_type(size_t i)
 		else
 			Py_XDECREF(g);
 		PyErr_Clear();
+		PyErr_Restore(type, value, tb); /* (what was pending before the lookup) */
 	}
 	return generic;
 }
