@@ -1432,6 +1432,74 @@ Test(pylayer, a_charmap_decoder_reads_only_its_input)
 	e2e_stop();
 }
 
+/* memoryview's hash took the view's memory and then hashed its exporter (an array.array
+ * subclass's __hash__ of the code's), which released the view and emptied the array: the hash
+ * was computed over the freed block, and byte by byte the code read back the tuple it laid
+ * there (its item pointers: id() of its items). The exporter is hashed first, the view's bytes
+ * after: a released view is refused; hashes equal the bytes' as on the host. */
+Test(pylayer, a_memoryview_hashes_only_its_live_memory)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "# default mode: memoryview.__hash__ takes view->buf, then calls hash() of the "
+	    "exporting object\n"
+	    "# (an array.array subclass's __hash__: the code's). That __hash__ releases the view "
+	    "and empties\n"
+	    "# the array (its buffer freed); the code allocates a tuple in the freed block, and "
+	    "memoryview's\n"
+	    "# hash is then computed over the freed block: each byte of the tuple's memory is "
+	    "recovered by\n"
+	    "# comparing with hash(bytes([x])) -> the tuple's type pointer and item pointers (== "
+	    "id()).\n"
+	    "import array\n"
+	    "TABLE = {hash(bytes([x])): x for x in range(256)}\n"
+	    "keep = []\n"
+	    "class A(array.array):\n"
+	    "    def __hash__(self):\n"
+	    "        global cur\n"
+	    "        v = cur; cur = None\n"
+	    "        v.release()                     # last export of the array's buffer gone\n"
+	    "        del self[:]                     # buffer (224-byte block) freed\n"
+	    "        for i in range(64):             # 23 items: 16+24+8*23 = 224-byte GC blocks, "
+	    "same size class\n"
+	    "            keep.append(tuple(ITEMS))   # (several: the freed block's pool need not "
+	    "be the first)\n"
+	    "        return 1\n"
+	    "ITEMS = [object() for _ in range(23)]\n"
+	    "def read_byte(off):\n"
+	    "    global cur\n"
+	    "    del keep[:]\n"
+	    "    a = A('B', b'\\xee' * 200)              # frombytes over-allocates: 215 bytes, "
+	    "the 224-byte size class\n"
+	    "    cur = memoryview(a).toreadonly()[off:off + 1]\n"
+	    "    h = hash(cur)                       # hashes the freed block's byte at off\n"
+	    "    return TABLE.get(h)\n"
+	    "def read_q(off):\n"
+	    "    bs = [read_byte(off + i) for i in range(8)]\n"
+	    "    if None in bs:\n"
+	    "        return None\n"
+	    "    return int.from_bytes(bytes(bs), 'little')\n"
+	    "# block layout of the tuple: gc(16) refcnt(8) type(8) size(8) items... -> the array's "
+	    "buffer\n"
+	    "# starts at the block start, so offset 24 is the type pointer, 32 the size, 40 item "
+	    "0\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "q = t(lambda: read_q(40))\n"
+	    "r = [q == id(ITEMS[0]) if isinstance(q, int) else q]\n"
+	    "class H(array.array):\n"
+	    "    def __hash__(self):\n"
+	    "        return 5\n"
+	    "r.append(hash(memoryview(H('B', b'xyz')).toreadonly()) == hash(b'xyz'))\n"
+	    "r.append(hash(memoryview(b'abcdef')[::2]) == hash(b'ace'))\n"
+	    "r\n",
+	    "[\"ValueError\",true,true]");
+	e2e_stop();
+}
+
 /* ElementTree's C accelerator read freed memory when a comparison of the user's emptied the
  * element it searched (find with a str whose __eq__ clears it, remove with an element whose
  * __eq__ does): the worker crashed. The module's own Python elements do the same work. */

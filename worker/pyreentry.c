@@ -3559,6 +3559,55 @@ static int context_compare_guard(void)
 	return 0;
 }
 
+/* memoryview's hash took the view's memory, then hashed the object exporting it (the code's
+ * __hash__ of an array.array subclass), which released the view and emptied the array: the
+ * hash was computed over the freed block (a byte at a time, the memory of what the code laid
+ * there). The exporter is hashed first, then the view's bytes are copied (refused if it was
+ * released meanwhile) and hashed: the same value, as bytes hash. */
+static hashfunc memory_hash_real;
+
+static Py_hash_t memory_hash_checked(PyObject *self)
+{
+	PyMemoryViewObject *mv = (PyMemoryViewObject *)self;
+	const char *f = mv->view.format;
+	PyObject *obj, *bytes;
+	Py_hash_t h;
+
+	if (f && (*f == '@' || *f == '=' || *f == '<' || *f == '>' || *f == '!'))
+		f++;
+	/* (its own answer, or its own error before any code runs: writable, released, a format
+	 * other than bytes) */
+	if (!pylayer_armed() || mv->hash != -1 || !mv->view.readonly || !mv->view.obj ||
+	    (mv->flags & _Py_MEMORYVIEW_RELEASED) ||
+	    (f && !((*f == 'B' || *f == 'b' || *f == 'c') && f[1] == '\0')))
+		return memory_hash_real(self);
+	obj = Py_NewRef(mv->view.obj);
+	h = PyObject_Hash(obj);
+	Py_DECREF(obj);
+	if (h == -1)
+		return -1;
+	/* a copy of the view made after the code ran (tobytes refuses a released view) */
+	if (!(bytes = PyObject_CallMethod(self, "tobytes", NULL)))
+		return -1;
+	h = PyObject_Hash(bytes);
+	Py_DECREF(bytes);
+	if (h != -1 && !(mv->flags & _Py_MEMORYVIEW_RELEASED))
+		mv->hash = h;
+	return h;
+}
+
+static int memory_hash_guard(void)
+{
+	memory_hash_real = PyMemoryView_Type.tp_hash;
+	if (!memory_hash_real) {
+		PyErr_SetString(PyExc_TypeError, "memoryview's hash is not as known");
+		return -1;
+	}
+	PyMemoryView_Type.tp_hash = memory_hash_checked;
+	return rewrap(&PyMemoryView_Type, "__hash__", (void *)memory_hash_real,
+	              (void *)memory_hash_checked);
+}
+
 static int decimal_guard(void)
 {
 	PyObject *d = PyImport_GetModule(PyUnicode_InternFromString("decimal")), *c;
@@ -5122,10 +5171,10 @@ int pyreentry_guard(void)
 	    itertools_states_guard() < 0 || partial_guard() < 0 || deque_guard() < 0 ||
 	    unicode_errors_guard() < 0 || callables_guard() < 0 || exception_groups_guard() < 0 ||
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || context_compare_guard() < 0 ||
-	    compressors_guard() < 0 || odict_guard() < 0 || counts_guard() < 0 ||
-	    codecs_guard() < 0 || generators_guard() < 0 || plain_names_guard() < 0 ||
-	    finalizers_guard() < 0 || method_repr_guard() < 0 || list_repr_guard() < 0 ||
-	    texts_guard() < 0 || kept_objects_guard() < 0)
+	    memory_hash_guard() < 0 || compressors_guard() < 0 || odict_guard() < 0 ||
+	    counts_guard() < 0 || codecs_guard() < 0 || generators_guard() < 0 ||
+	    plain_names_guard() < 0 || finalizers_guard() < 0 || method_repr_guard() < 0 ||
+	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
