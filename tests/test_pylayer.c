@@ -4,6 +4,7 @@
  * form of import give what plain CPython 3.11 gives. Each expected result was taken from
  * python3.11 running the same code (a session's calls, one after the other). */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "harness.h"
@@ -1302,10 +1303,27 @@ Test(pylayer, a_decimal_comparison_keeps_its_context)
  * __eq__: a decimal Context subclass's __eq__ set another decimal context inside c1.run(),
  * which replaced c1's map and freed the one being walked (fake nodes laid in its memory led
  * the walk to a fake bytearray over all memory). The comparison holds both maps. */
+/* The address of one of the zygote's static symbols, from its symbol table: the Context test's
+ * fake objects name CPython's static types, which lie at fixed offsets from int's type in the
+ * built (non-PIE) zygote. Read at test time, so the attack reaches its fake object on any build. */
+static unsigned long zygote_symbol(const char *name)
+{
+	char line[512], sym[256];
+	unsigned long addr = 0, a;
+	FILE *p = popen("nm -- '" SAFEPY_BIN "-zygote' 2>/dev/null", "re");
+
+	cr_assert_not_null(p, "nm runs");
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%lx %*c %255s", &a, sym) == 2 && strcmp(sym, name) == 0)
+			addr = a;
+	pclose(p);
+	cr_assert_neq(addr, 0, "%s is in the zygote's symbol table", name);
+	return addr;
+}
+
 Test(pylayer, a_context_comparison_holds_both_maps)
 {
-	e2e_start(NULL);
-	e2e_expect_result(
+	static const char attack[] =
 	    "# default mode: Context.__eq__ (_PyHamt_Eq) walks the first Context's HAMT with "
 	    "borrowed node\n"
 	    "# pointers and compares values by the code's __eq__; decimal.setcontext() there, "
@@ -1318,12 +1336,9 @@ Test(pylayer, a_context_comparison_holds_both_maps)
 	    "read/write.\n"
 	    "import asyncio, decimal, struct, array\n"
 	    "P = lambda *a: struct.pack('<%dQ' % len(a), *a)\n"
-	    "# CPython's static types sit at fixed offsets from int's type in this non-PIE binary\n"
-	    "# (nm build/supervisor/safepy-zygote: PyLong_Type a43700, _PyHamt_ArrayNode_Type "
-	    "a50680,\n"
-	    "# _PyHamt_BitmapNode_Type a504e0)\n"
-	    "ARRAY_NODE = id(int) + (0xa50680 - 0xa43700)\n"
-	    "BITMAP_NODE = id(int) + (0xa504e0 - 0xa43700)\n"
+	    "# (ARRAY_NODE, BITMAP_NODE: CPython's static types, at fixed offsets from int's type "
+	    "in the\n"
+	    "# non-PIE zygote; the test reads them from its symbol table)\n"
 	    "grab = []\n"
 	    "class C(bytearray):\n"
 	    "    __slots__ = ()\n"
@@ -1364,8 +1379,15 @@ Test(pylayer, a_context_comparison_holds_both_maps)
 	    "r = [c1.run(lambda: c1 == c2), len(grab)]\n"
 	    "x = next(iter(c1.values()))\n"
 	    "r.append(type(x).__name__)\n"
-	    "r\n",
-	    "[true,0,\"Context\"]");
+	    "r\n";
+	unsigned long int_type = zygote_symbol("PyLong_Type");
+	char code[sizeof(attack) + 128];
+
+	snprintf(code, sizeof(code), "ARRAY_NODE = id(int) + %ld\nBITMAP_NODE = id(int) + %ld\n%s",
+	         (long)(zygote_symbol("_PyHamt_ArrayNode_Type") - int_type),
+	         (long)(zygote_symbol("_PyHamt_BitmapNode_Type") - int_type), attack);
+	e2e_start(NULL);
+	e2e_expect_result(code, "[true,0,\"Context\"]");
 	e2e_stop();
 }
 
