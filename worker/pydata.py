@@ -1374,6 +1374,19 @@ def _group_codes(np):
     Grouping._codes_and_uniques = cache_readonly(_codes_and_uniques)
 
 
+def _bounds_within(np, n, start, end, empty=True):
+    """Copies of a window kernel's bounds (what is checked is what it reads), checked: two 1-D
+    arrays of one length, start <= end (start < end where no window may be empty) within the
+    n values."""
+    start, end = np.array(start, dtype=np.int64), np.array(end, dtype=np.int64)
+    if start.ndim != 1 or start.shape != end.shape:
+        raise ValueError('the window bounds should be two 1-D arrays of one length')
+    if len(start) and ((start < 0).any() or (end > n).any() or
+                       ((start > end) if empty else (start >= end)).any()):
+        raise ValueError('the window bounds lie outside the %d values' % n)
+    return start, end
+
+
 def _window_bounds(np):
     """A rolling window's bounds come from its indexer, and a BaseIndexer of the user's may
     return any (pandas checks their lengths): the compiled window kernels read
@@ -1391,18 +1404,9 @@ def _window_bounds(np):
 
         def get_window_bounds(self, num_values=0, min_periods=None, center=None,
                               closed=None, step=None):
-            start, end = self.inner.get_window_bounds(num_values=num_values,
-                                                      min_periods=min_periods, center=center,
-                                                      closed=closed, step=step)
-            # copies: what is checked is what the kernels read
-            start = np.array(start, dtype=np.int64, copy=True)
-            end = np.array(end, dtype=np.int64, copy=True)
-            if start.shape != end.shape or start.ndim != 1:
-                raise ValueError('the window bounds are two 1-D arrays of one length')
-            if len(start) and ((start < 0).any() or (end > num_values).any() or
-                               (start > end).any()):
-                raise ValueError('the window bounds lie outside the %d values' % num_values)
-            return start, end
+            return _bounds_within(np, num_values, *self.inner.get_window_bounds(
+                num_values=num_values, min_periods=min_periods, center=center, closed=closed,
+                step=step))
 
     own = rolling.BaseWindow.__dict__['_get_window_indexer']
 
@@ -1430,13 +1434,7 @@ def _ewm_kernels(np):
         return a
 
     def bounds(n, start, end):
-        start, end = np.array(start, dtype=np.int64), np.array(end, dtype=np.int64)
-        if start.ndim != 1 or start.shape != end.shape:
-            raise ValueError('the window bounds should be two 1-D arrays of one length')
-        if n and len(start) and ((start < 0).any() or (end > n).any() or
-                                 (start >= end).any()):
-            raise ValueError('the window bounds lie outside the %d values' % n)
-        return start, end
+        return _bounds_within(np, n, start, end, empty=not n)
 
     ewm_real, ewmcov_real = aggregations.ewm, aggregations.ewmcov
 
@@ -1488,20 +1486,12 @@ def _window_kernels(np):
     given: copies of both, start <= end within the values."""
     from pandas._libs.window import aggregations
 
-    def bounds(n, start, end):
-        start, end = np.array(start, dtype=np.int64), np.array(end, dtype=np.int64)
-        if start.ndim != 1 or start.shape != end.shape:
-            raise ValueError('the window bounds should be two 1-D arrays of one length')
-        if len(start) and ((start < 0).any() or (end > n).any() or (start > end).any()):
-            raise ValueError('the window bounds lie outside the %d values' % n)
-        return start, end
-
     def checked(real):
         def kernel(values, start, end, *args, **kwargs):
             values = np.array(values, dtype=np.float64)
             if values.ndim != 1:
                 raise ValueError('a window kernel reads 1-D values')
-            start, end = bounds(len(values), start, end)
+            start, end = _bounds_within(np, len(values), start, end)
             return real(values, start, end, *args, **kwargs)
         return kernel
 
@@ -1509,7 +1499,7 @@ def _window_kernels(np):
 
     def roll_apply(obj, start, end, *args, **kwargs):
         # (the windows of the values are sliced, and counted by roll_sum)
-        start, end = bounds(len(np.asarray(obj)), start, end)
+        start, end = _bounds_within(np, len(np.asarray(obj)), start, end)
         return real_apply(obj, start, end, *args, **kwargs)
 
     pairs = {id(real_apply): (real_apply, roll_apply)}
