@@ -6485,3 +6485,66 @@ Test(python_layer, the_early_class_guard_is_not_taken_out_by_the_namespace_or_th
 	still_serving();
 	stop();
 }
+
+/* C code imports modules by name (memoryview's comparison its struct module, datetime and time
+ * theirs): CPython's way called the __import__ of the innermost frame's builtins, the code's own
+ * function when it set one (in its builtins dict, or a dict of its own as __builtins__), in the
+ * middle of the C routine: the comparison's buffer was freed there and read on (a tuple's
+ * header read back byte by byte). C code's imports go through the sandbox's import; the code's
+ * function runs for its own import statements only. */
+Test(python_layer, c_code_imports_without_the_code_s_import_function)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import array, datetime, time\n"
+	    "real = __builtins__['__import__']\n"
+	    "calls = []\n"
+	    "hook = []\n"
+	    "def my_import(name, *a, **k):\n"
+	    "    calls.append(name)\n"
+	    "    if hook:\n"
+	    "        hook.pop()()\n"
+	    "    return real(name, *a, **k)\n"
+	    "__builtins__['__import__'] = my_import\n"
+	    "ITEMS = [object() for _ in range(23)]       # a tuple of 23 items: a 224-byte block\n"
+	    "def stale_byte(offset, guess):\n"
+	    "    ba = bytearray(223)                     # a 224-byte block, all zeros\n"
+	    "    base = memoryview(ba)\n"
+	    "    v = base[offset:offset + 1]             # format 'B'\n"
+	    "    w = memoryview(array.array('H', [guess]))   # format 'H': the comparison imports "
+	    "struct\n"
+	    "    keep = []\n"
+	    "    def free_and_refill():\n"
+	    "        v.release(); base.release()\n"
+	    "        ba.clear()                          # frees the block under the comparison\n"
+	    "        for _ in range(30):\n"
+	    "            keep.append(tuple(ITEMS))\n"
+	    "    hook.append(free_and_refill)\n"
+	    "    try:\n"
+	    "        return v == w\n"
+	    "    finally:\n"
+	    "        hook.clear()\n"
+	    "def read_word(offset):\n"
+	    "    out = []\n"
+	    "    for i in range(8):\n"
+	    "        hits = [g for g in range(256) if stale_byte(offset + i, g)]\n"
+	    "        out.append(hits[0] if len(hits) == 1 else -1)\n"
+	    "    return out\n"
+	    "r = [read_word(24) == [0] * 8]\n"
+	    "# the other way to the same hook: a builtins dict of the code's own for what it "
+	    "defines later\n"
+	    "__builtins__ = {'__import__': my_import, 'len': len, 'str': str, 'memoryview': "
+	    "memoryview}\n"
+	    "def later():\n"
+	    "    return [datetime.date(2020, 1, 2).strftime('%Y-%m-%d'), str(time.strptime('2021', "
+	    "'%Y').tm_year),\n"
+	    "            memoryview(b'ab') == memoryview(array.array('H', [1])), len('x')]\n"
+	    "r.append(later())\n"
+	    "import json                                 # the code's own import statement: its "
+	    "own hook\n"
+	    "r.append(sorted(set(calls)))\n"
+	    "r\n",
+	    "[true,[\"2020-01-02\",\"2021\",false,1],[\"json\"]]");
+	still_serving();
+	stop();
+}

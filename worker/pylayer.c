@@ -4,9 +4,12 @@
  * hold behind them. Functions return 0 / -1 (or NULL) with a Python exception set. */
 #include "interp_internal.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Code objects nested deeper than this (functions in functions in ...) are refused. */
 #define CODE_NESTING_MAX 200
@@ -1075,6 +1078,89 @@ static PyObject *safe_import(PyObject *self, PyObject *args, PyObject *kw)
 	if (!from)
 		proxy = pyproxy_binding(name);
 	return Py_XNewRef(proxy);
+}
+
+/* ---- imports made by C code ----------------------------------------------------------------- */
+
+/* C code imports a module it needs by name (PyImport_Import, PyImport_ImportModule): memoryview's
+ * comparison its struct module, datetime its time module, pickle a class's module. CPython's
+ * version calls the __import__ in the builtins of the innermost frame's globals and then takes
+ * the module from sys.modules: under the user's frames, whatever the code put there (its own
+ * function in its builtins dict, or a dict of its own as __builtins__), run in the middle of the
+ * C routine (a comparison's buffer freed by that function and read on). Both are replaced
+ * (their entries jump here): under the user's frames the sandbox's import is called as a C
+ * function (the allowlist, or a module already loaded), elsewhere the interpreter's own; no
+ * object any frame's builtins hold is called. */
+static PyObject *import_for_c(PyObject *name)
+{
+	PyObject *fromlist, *r;
+
+	if (!name || !PyUnicode_Check(name)) {
+		if (name)
+			PyErr_SetString(PyExc_TypeError, "module name must be a str");
+		return NULL;
+	}
+	if (!(fromlist = PyList_New(0)))
+		return NULL;
+	if (audit_armed && pyguard_reader_is_user()) {
+		PyObject *args = Py_BuildValue("(OOOOi)", name, Py_None, Py_None, fromlist, 0);
+		r = args ? safe_import(NULL, args, NULL) : NULL;
+		Py_XDECREF(args);
+	} else {
+		r = PyImport_ImportModuleLevelObject(name, NULL, NULL, fromlist, 0);
+	}
+	Py_DECREF(fromlist);
+	if (!r)
+		return NULL;
+	Py_DECREF(r);
+	r = PyImport_GetModule(name);
+	if (!r && !PyErr_Occurred())
+		PyErr_SetObject(PyExc_KeyError, name);
+	return r;
+}
+
+static PyObject *import_module_for_c(const char *name)
+{
+	PyObject *n = PyUnicode_FromString(name), *r = n ? import_for_c(n) : NULL;
+
+	Py_XDECREF(n);
+	return r;
+}
+
+/* The function at `at` jumps to `to` from its first instruction: an absolute jump through
+ * rax, a scratch register at a call's entry. The zygote's own code (CPython is linked in). */
+static int entry_redirect(void *at, void *to)
+{
+#if defined(__x86_64__)
+	unsigned char jump[12] = {0x48, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xe0};
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t first = (uintptr_t)at & ~(uintptr_t)(page - 1);
+	size_t len =
+	    ((uintptr_t)at + sizeof(jump) - first + (size_t)page - 1) & ~(size_t)(page - 1);
+	uintptr_t target = (uintptr_t)to;
+
+	memcpy(jump + 2, &target, sizeof(target));
+	if (mprotect((void *)first, len, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -1;
+	memcpy(at, jump, sizeof(jump));
+	__builtin___clear_cache((char *)at, (char *)at + sizeof(jump));
+	return mprotect((void *)first, len, PROT_READ | PROT_EXEC);
+#else
+	(void)at;
+	(void)to;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static int imports_by_c_fix(void)
+{
+	if (entry_redirect((void *)PyImport_Import, (void *)import_for_c) < 0 ||
+	    entry_redirect((void *)PyImport_ImportModule, (void *)import_module_for_c) < 0) {
+		PyErr_SetFromErrno(PyExc_OSError);
+		return -1;
+	}
+	return 0;
 }
 
 /* What the user's "from m import a, b" and "import m.a as c" are compiled into (interp.c),
@@ -3304,7 +3390,7 @@ int pylayer_init(const struct zygote_config *cfg)
 	    str_format_fix() < 0 || print_fix() < 0 || getattr_fix() < 0 || argparse_fix() < 0 ||
 	    builtins_build(cfg) < 0 || method_reduce_fix() < 0 || library_fix() < 0 ||
 	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0 ||
-	    importers_seal() < 0)
+	    importers_seal() < 0 || imports_by_c_fix() < 0)
 		return -1;
 	return 0;
 }
