@@ -3608,6 +3608,193 @@ static int memory_hash_guard(void)
 	              (void *)memory_hash_checked);
 }
 
+/* mv[i] = v ran the key's __index__ (the code's) after the view was checked, and mv[i, j] = v
+ * after it had taken the view's memory: the __index__ released the view and emptied the
+ * bytearray under it, and a view of bytes ('c') still wrote the value's byte at the old address,
+ * unchecked (an immutable bytes object laid in the freed block changed; twice over a bytearray's
+ * and a bytes' lengths: all memory, the real builtins). Reads and slices took the memory before
+ * their keys' __index__ the same way. While armed the key is made plain first, as the view
+ * would read it: an int, a tuple of ints, a slice of ints and None, each by its __index__ in the
+ * view's own order and only as far as the view reads it (not for a released or 0-dim view, nor
+ * past an index it refuses); then the view's own subscript runs on the plain key, and nothing
+ * of the code's runs between its check and its use of the address. The value's conversions
+ * (__index__, __float__, __bool__) come after the address too, but the view checks again after
+ * each that it was not released; a bytes value ('c') runs none. */
+static binaryfunc memory_subscript_real;
+static objobjargproc memory_assign_real;
+
+/* Does the view read a key at all, or refuse before it (released, no dimensions)? */
+static int memory_reads_key(PyMemoryViewObject *mv)
+{
+	return !(mv->flags & _Py_MEMORYVIEW_RELEASED) &&
+	       !(mv->mbuf->flags & _Py_MANAGED_BUFFER_RELEASED) && mv->view.ndim > 0;
+}
+
+/* An item format the view reads (one character, after '@'); any other is refused before the
+ * key by an assignment and by a tuple's read. */
+static int memory_format_known(PyMemoryViewObject *mv)
+{
+	const char *f = mv->view.format;
+
+	if (f[0] == '@')
+		f++;
+	return f[0] && !f[1];
+}
+
+/* An index made plain: an int by its __index__; one too large for an index is refused as the
+ * view refuses it, naming the key's own class. New reference. */
+static PyObject *memory_index_plain(PyObject *key)
+{
+	PyObject *r = PyNumber_Index(key);
+
+	if (r && PyLong_AsSsize_t(r) == -1 && PyErr_Occurred()) {
+		PyErr_Clear();
+		PyErr_Format(PyExc_IndexError, "cannot fit '%.200s' into an index-sized integer",
+		             Py_TYPE(key)->tp_name);
+		Py_CLEAR(r);
+	}
+	return r;
+}
+
+/* A tuple of indexes, one for each of the view's dimensions? */
+static int memory_indexes(PyMemoryViewObject *mv, PyObject *key)
+{
+	if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != mv->view.ndim)
+		return 0;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++)
+		if (!PyIndex_Check(PyTuple_GET_ITEM(key, i)))
+			return 0;
+	return 1;
+}
+
+/* Such a tuple made plain in order, up to the first index out of its dimension's bounds (the
+ * view refuses it before it reads the next). New reference. */
+static PyObject *memory_indexes_plain(PyMemoryViewObject *mv, PyObject *key)
+{
+	Py_ssize_t n = PyTuple_GET_SIZE(key), k;
+	PyObject *r = PyTuple_New(n), *x;
+	int read = 1;
+
+	for (Py_ssize_t i = 0; r && i < n; i++) {
+		x = PyTuple_GET_ITEM(key, i);
+		if (!(x = read && !PyLong_CheckExact(x) ? memory_index_plain(x) : Py_NewRef(x))) {
+			Py_CLEAR(r);
+			break;
+		}
+		PyTuple_SET_ITEM(r, i, x);
+		if (!read)
+			continue;
+		if ((k = PyLong_AsSsize_t(x)) == -1 && PyErr_Occurred()) {
+			PyErr_Clear(); /* too large (an int as it was): refused as it is */
+			read = 0;
+			continue;
+		}
+		if (k < 0)
+			k += mv->view.shape[i];
+		read = k >= 0 && k < mv->view.shape[i];
+	}
+	return r;
+}
+
+/* A slice's step, start and stop made plain in the order the view reads them, up to the first
+ * it refuses (not an index; a step of 0). New reference. */
+static PyObject *memory_slice_plain(PyObject *key)
+{
+	PySliceObject *s = (PySliceObject *)key;
+	PyObject *part[3] = {s->step, s->start, s->stop}, *r = NULL;
+	int read = 1, made;
+
+	for (made = 0; made < 3; made++) {
+		PyObject *x = part[made];
+		int plain = x == Py_None || PyLong_CheckExact(x);
+
+		if (!plain && !PyIndex_Check(x))
+			read = 0;
+		if (!(part[made] = read && !plain ? PyNumber_Index(x) : Py_NewRef(x)))
+			goto out;
+		if (made == 0 && PyLong_CheckExact(part[0]) && _PyLong_Sign(part[0]) == 0)
+			read = 0;
+	}
+	r = PySlice_New(part[1], part[2], part[0]);
+out:
+	while (made-- > 0)
+		Py_DECREF(part[made]);
+	return r;
+}
+
+static PyObject *memory_subscript_plain(PyObject *self, PyObject *key)
+{
+	PyMemoryViewObject *mv = (PyMemoryViewObject *)self;
+	PyObject *r;
+
+	if (!pylayer_armed() || !memory_reads_key(mv) || PyLong_CheckExact(key))
+		return memory_subscript_real(self, key);
+	if (PyIndex_Check(key))
+		key = memory_index_plain(key);
+	else if (PySlice_Check(key))
+		key = memory_slice_plain(key);
+	else if (memory_indexes(mv, key) && memory_format_known(mv))
+		key = memory_indexes_plain(mv, key);
+	else
+		return memory_subscript_real(self, key);
+	if (!key)
+		return NULL;
+	r = memory_subscript_real(self, key);
+	Py_DECREF(key);
+	return r;
+}
+
+static int memory_assign_plain(PyObject *self, PyObject *key, PyObject *value)
+{
+	PyMemoryViewObject *mv = (PyMemoryViewObject *)self;
+	Py_buffer src;
+	int rc;
+
+	if (!pylayer_armed() || !value || !memory_reads_key(mv) || !memory_format_known(mv) ||
+	    mv->view.readonly || PyLong_CheckExact(key))
+		return memory_assign_real(self, key, value);
+	if (PyIndex_Check(key) && mv->view.ndim == 1) {
+		key = memory_index_plain(key);
+	} else if (PySlice_Check(key) && mv->view.ndim == 1) {
+		/* (the value's buffer is asked for before the key is read) */
+		if (PyObject_GetBuffer(value, &src, PyBUF_FULL_RO) < 0)
+			return -1;
+		PyBuffer_Release(&src);
+		key = memory_slice_plain(key);
+	} else if (memory_indexes(mv, key)) {
+		key = memory_indexes_plain(mv, key);
+	} else {
+		return memory_assign_real(self, key, value);
+	}
+	if (!key)
+		return -1;
+	rc = memory_assign_real(self, key, value);
+	Py_DECREF(key);
+	return rc;
+}
+
+static int memory_subscripts_guard(void)
+{
+	PyMappingMethods *m = PyMemoryView_Type.tp_as_mapping;
+
+	if (!m || !m->mp_subscript || !m->mp_ass_subscript) {
+		PyErr_SetString(PyExc_TypeError, "memoryview's subscripts are not as known");
+		return -1;
+	}
+	memory_subscript_real = m->mp_subscript;
+	memory_assign_real = m->mp_ass_subscript;
+	m->mp_subscript = memory_subscript_plain;
+	m->mp_ass_subscript = memory_assign_plain;
+	if (rewrap(&PyMemoryView_Type, "__getitem__", (void *)memory_subscript_real,
+	           (void *)memory_subscript_plain) < 0 ||
+	    rewrap(&PyMemoryView_Type, "__setitem__", (void *)memory_assign_real,
+	           (void *)memory_assign_plain) < 0 ||
+	    rewrap(&PyMemoryView_Type, "__delitem__", (void *)memory_assign_real,
+	           (void *)memory_assign_plain) < 0)
+		return -1;
+	return 0;
+}
+
 static int decimal_guard(void)
 {
 	PyObject *d = PyImport_GetModule(PyUnicode_InternFromString("decimal")), *c;
@@ -5177,6 +5364,8 @@ int pyreentry_guard(void)
 	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
+		return -1;
+	if (memory_subscripts_guard() < 0)
 		return -1;
 	if (zoneinfo_guard() < 0 || expat_guard() < 0 || json_guard() < 0 || datetime_guard() < 0 ||
 	    datetime_subclass_guard() < 0)
