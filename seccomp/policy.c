@@ -75,8 +75,14 @@ const struct policy_rule policy_table[] = {
 	ALLOW_FD("lseek", "seek and tell on a workspace file"),
 	ALLOW_FD("ftruncate", "a workspace file it writes"),
 	ALLOW_FD("close", "done with a workspace file"),
-	/* From an fd with its upper half set: killed (the worker's own passes 4). */
-	ALLOW_FD_ONLY("close_range", "the worker closes every workspace file when a call ends"),
+	/* From an fd with its upper half set: killed (the worker's own passes 4). No flags:
+	 * CLOSE_RANGE_UNSHARE gave a thread a table of its own, whose workspace files the check
+	 * of a parked runner's open files (its leader's table) did not see; the thread wrote on
+	 * past the call's quota. */
+	ALLOW_IF2("close_range", ARG_MASKED(0, ~(uint64_t)3, 4), ARG_EQ(2, 0), "the worker closes every workspace file when a call ends (fds 4-7)"),
+	ALLOW_IF2("close_range", ARG_MASKED(0, ~(uint64_t)7, 8), ARG_EQ(2, 0), "the worker closes every workspace file when a call ends (fds 8-15)"),
+	ALLOW_IF2("close_range", ARG_MASKED(0, ~(uint64_t)15, 16), ARG_EQ(2, 0), "the worker closes every workspace file when a call ends (fds 16-31)"),
+	ALLOW_IF2("close_range", ARG_MASKED(0, ~(uint64_t)31, 32), ARG_EQ(2, 0), "the worker closes every workspace file when a call ends (fds 32-63)"),
 	ALLOW_IF2("fcntl", ARG_LE(0, 2), ARG_EQ(1, F_DUPFD_CLOEXEC), "a new handle on /dev/null (fds 0-2): scipy's qhull writes its messages to a stream made on a temporary file"),
 	/* A second handle on a workspace file (numpy's fromfile and tofile read and write one with
 	 * C stdio): the same file, so every fd above the channel stays a workspace file. The fds

@@ -8528,3 +8528,110 @@ Test(data, agg_drawing_takes_copies_and_stays_on_the_canvas)
 	    "[88.0,\"the region (2147483642, \",\"an image is drawn within\",true]");
 	e2e_stop();
 }
+
+/* Private steps of the estimators and tests the code may call itself reached compiled code with
+ * what the public ones check first: multiscale_graphcorr took compute_distance's matrices of two
+ * sizes (the local covariance read past the smaller and added a chosen double at a chosen
+ * offset: all memory), SVC._sparse_fit an X whose row outran its indices (the heap came back
+ * as support vectors), _prune_tree a class count set after fit (160 KB of sample weights
+ * written past an 8-byte block: the sandbox escaped), TSNE._tsne a neighbour past the samples
+ * (SIGSEGV). And a resize a thread pool made for the code was taken for a library's: numpy
+ * freed the block a view went on reading (the sandbox escaped). Each kernel checks its arrays
+ * now, every resize leaves the memory it moves away from, and the public ways give what the
+ * host gives. */
+Test(data, estimators_private_steps_check_what_they_are_given)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.sparse as sp\n"
+	    "from concurrent.futures import ThreadPoolExecutor\n"
+	    "from scipy import stats\n"
+	    "from sklearn.svm import SVC, LinearSVC\n"
+	    "from sklearn.tree import DecisionTreeClassifier\n"
+	    "from sklearn.manifold import TSNE\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__ + ': ' + str(e)[:60]\n"
+	    "r = []\n"
+	    "# multiscale graph correlation: compute_distance of the code's answers matrices of "
+	    "two sizes\n"
+	    "rng = np.random.default_rng(0)\n"
+	    "x, y = rng.random((20, 2)), rng.random((20, 2))\n"
+	    "calls = []\n"
+	    "def cd(a):\n"
+	    "    calls.append(1)\n"
+	    "    n = 300 if len(calls) == 1 else 5\n"
+	    "    return np.random.rand(n, n)\n"
+	    "r.append(t(lambda: stats.multiscale_graphcorr(x, y, compute_distance=cd, reps=1)))\n"
+	    "m = stats.multiscale_graphcorr(x, 2 * x + 0.01 * y, reps=2, random_state=1)\n"
+	    "r.append([round(float(m.statistic), 6), [int(s) for s in m.mgc_dict['opt_scale']]])\n"
+	    "# libsvm's sparse training given an X of the code's whose row outruns its indices\n"
+	    "class FakeX:\n"
+	    "    pass\n"
+	    "X = FakeX()\n"
+	    "X.data, X.indices = np.ones(4096), np.zeros(2, dtype=np.int32)\n"
+	    "X.indptr = np.array([0, 1, 4096], dtype=np.int32)\n"
+	    "X.shape = (2, 2 ** 31 - 1)\n"
+	    "X.sort_indices = lambda: None\n"
+	    "c = SVC(kernel='linear')\n"
+	    "c._gamma = 1.0\n"
+	    "r.append(t(lambda: c._sparse_fit(X, np.array([0.0, 1.0]), np.ones(2), 0, 'linear', "
+	    "0)))\n"
+	    "Xd = rng.random((40, 3)); yd = (Xd[:, 0] > 0.5).astype(int)\n"
+	    "dense = SVC(kernel='rbf').fit(Xd, yd)\n"
+	    "sparse = SVC(kernel='rbf').fit(sp.csr_matrix(Xd), yd)\n"
+	    "lin = LinearSVC(dual=True, random_state=0).fit(sp.csr_matrix(Xd), yd)\n"
+	    "r.append([int(dense.support_.size), bool((dense.predict(Xd) == "
+	    "sparse.predict(Xd)).all()),\n"
+	    "          round(float(lin.score(Xd, yd)), 6)])\n"
+	    "# cost complexity pruning into a tree of another class count than the fitted one\n"
+	    "Xc = rng.random((200, 2)); yc = np.arange(200) % 50\n"
+	    "tree = DecisionTreeClassifier(random_state=0).fit(Xc, yc)\n"
+	    "tree.n_classes_ = 1\n"
+	    "tree.ccp_alpha = 1e300\n"
+	    "r.append(t(lambda: tree._prune_tree()))\n"
+	    "path = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(Xd, yd)\n"
+	    "pruned = DecisionTreeClassifier(random_state=0, "
+	    "ccp_alpha=float(path.ccp_alphas[-2])).fit(Xd, yd)\n"
+	    "r.append([pruned.tree_.node_count, round(float(pruned.score(Xd, yd)), 6)])\n"
+	    "# t-SNE's Barnes-Hut gradient given a neighbour past the samples\n"
+	    "class P:\n"
+	    "    def __imul__(self, k): return self\n"
+	    "    def __itruediv__(self, k): return self\n"
+	    "p = P()\n"
+	    "p.data = np.array([1.0], dtype=np.float32)\n"
+	    "p.indices = np.array([10 ** 10], dtype=np.int64)   # sample 0's neighbour: \"sample\" "
+	    "10**10\n"
+	    "p.indptr = np.array([0, 1, 1], dtype=np.int64)\n"
+	    "ts = TSNE(method='barnes_hut')\n"
+	    "ts.learning_rate_ = 200.0\n"
+	    "r.append(t(lambda: ts._tsne(p, 1, 2, np.eye(2, dtype=np.float32))))\n"
+	    "emb = TSNE(n_components=2, perplexity=5.0, init='pca', random_state=0,\n"
+	    "           method='barnes_hut').fit_transform(Xd)\n"
+	    "r.append([list(emb.shape), bool(np.isfinite(emb).all())])\n"
+	    "# a resize a thread pool makes for the code: the view keeps reading what it read\n"
+	    "v = np.arange(1000.0)[:]\n"
+	    "with ThreadPoolExecutor() as ex:\n"
+	    "    ex.submit(v.base.resize, (2000,)).result()\n"
+	    "lists = [[None] * 1000 for _ in range(4)]\n"
+	    "r.append([v[:3].tolist(), v[-1].item(), int(v.base.shape[0]), float(v.base[999])])\n"
+	    "o = np.array(['a', 'b', None], dtype=object)\n"
+	    "ov = o[:]\n"
+	    "with ThreadPoolExecutor() as ex:\n"
+	    "    ex.submit(ov.base.resize, (5,), refcheck=False).result()\n"
+	    "strs = [str(i) * 30 for i in range(1000)]\n"
+	    "r.append([ov.tolist(), ov.base.tolist()])\n"
+	    "o2 = np.array([[1, 'x']], dtype=object)\n"
+	    "o2.resize((3, 2), refcheck=False)\n"
+	    "r.append(o2.tolist())\n"
+	    "r\n",
+	    "[\"ValueError: the distance matrices should be square matrices of one "
+	    "size\",[1.0,[16,13]],\"ValueError: the sparse arrays of X do not "
+	    "agree\",[18,true,1.0],\"ValueError: the pruned tree is made of the fitted tree's "
+	    "features, outpu\",[3,1.0],\"ValueError: a neighbour of P lies outside the 2 "
+	    "samples\",[[40,2],true],[[0.0,1.0,2.0],999.0,2000,999.0],[[\"a\",\"b\",null],[\"a\","
+	    "\"b\",null,0,0]],[[1,\"x\"],[0,0],[0,0]]]");
+	e2e_stop();
+}

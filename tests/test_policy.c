@@ -614,6 +614,9 @@ Test(policy, bpf_argument_rules)
 	    {"close fd -1", SYS_close, {(uint64_t)-1}, RET_EBADF},
 	    {"close_range from 4", SYS_close_range, {4, ~0u, 0}, RET_ALLOW},
 	    {"close_range from 3", SYS_close_range, {3, ~0u, 0}, RET_KILL},
+	    /* A table of the thread's own: workspace files the check of open files does not see. */
+	    {"close_range unsharing the fd table", SYS_close_range, {63, 63, 2}, RET_KILL},
+	    {"close_range with close-on-exec", SYS_close_range, {4, ~0u, 4}, RET_KILL},
 	    {"close_range from the channel with its upper half set",
 	     SYS_close_range,
 	     {HIGH_FD | 3, ~0u, 0},

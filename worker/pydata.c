@@ -182,6 +182,7 @@ struct np_array {
 #define NP_MAXDIMS      32
 static int descr_elsize(PyObject *descr);
 static int descr_has_objects(PyObject *descr);
+static int descr_is_object(PyObject *descr);
 static int dtypes_whole_guard(void);
 
 /* Does the memory an array of these dimensions and strides (NULL: contiguous) reaches stay
@@ -567,42 +568,41 @@ static int buffers_guard(PyObject *np, PyTypeObject *nd)
 }
 
 /* a.resize(n, refcheck=False) moved the array's memory and freed the old block under its views
- * (a list's items laid there: any memory). While armed, the check of references always runs:
- * refcheck is dropped from the keywords (its default is to check). A method of C, so that it
- * adds no reference of its own to the array the check counts.
- *
- * The check of references cannot tell the holders numpy does not count: a compiled loop keeps
- * an array's data pointer while it runs the code's (put releasing the item it replaces: its
- * __del__ resized the array it went on writing), and a view or a flat iterator holds its array
- * and hands it back (v.base.resize(...) with the code's own name dropped: the view read and
- * wrote the freed block). While armed, the code's own resizes leave the memory and the
- * dimensions they move away from in place, for good (resize_leaving); the libraries' own
- * resizes (pandas' hash tables grow their private arrays from compiled code; scipy's qhull,
- * whose compiled code the code's frame called) are told apart only by that frame: theirs leave
- * it too, and their arrays are their own. */
+ * (a list's items laid there: any memory). The check of references cannot tell the holders
+ * numpy does not count either: a compiled loop keeps an array's data pointer while it runs the
+ * code's (put releasing the item it replaces: its __del__ resized the array it went on
+ * writing), and a view or a flat iterator holds its array and hands it back (v.base.resize()
+ * with the code's own name dropped, or handed to a thread pool to call: the view read and wrote
+ * the freed block). While armed, every resize leaves the memory and the dimensions it moves
+ * away from in place, for good (resize_leaving), whoever calls it; the code's own keep the
+ * check of references (refcheck is dropped from its keywords: numpy's answer stays the same),
+ * the libraries' are as they ask (pandas' hash tables and sklearn's file reader grow private
+ * arrays with refcheck=False). A method of C, so that it adds no reference of its own to the
+ * array the check counts. */
 static PyCFunctionWithKeywords resize_real;
 
 static void dims_kept(PyObject *a);
 
-/* The code's resize: numpy resizes a copy of the array's memory, and the memory its views and
- * iterators read (the check of references cannot count them: v.base.resize() with the code's
- * own name dropped freed it under the view) stays as it was, never freed, as does the block of
- * dimensions they read. (numpy's default allocator is malloc's: its realloc takes the copy.) */
+/* numpy resizes a copy of the array's memory, and the memory its views and iterators read
+ * stays as it was, never freed, as does the block of dimensions they read. (numpy's default
+ * allocator is malloc's: its realloc takes the copy.) An array of objects: the copy holds a
+ * reference of its own to each object (the old block keeps its, for good); a structure with
+ * objects among its fields is not resized in place. */
 static PyObject *resize_leaving(PyObject *self, PyObject *args, PyObject *kw)
 {
 	struct np_array *arr = (struct np_array *)self;
 	size_t nbytes = (size_t)descr_elsize(arr->descr);
+	int objects = descr_has_objects(arr->descr);
 	char *old = arr->data, *copy = NULL;
 	PyObject *r;
 
 	for (int i = 0; i < arr->nd; i++)
 		nbytes *= (size_t)arr->dimensions[i];
-	/* (an array of objects: the copy's pointers would be a second owner of each object, the
-	 * memory left behind the first) */
-	if (descr_has_objects(arr->descr)) {
-		PyErr_SetString(PyExc_ValueError,
-		                "an array of objects is not resized in place in the sandbox: "
-		                "np.resize(a, shape) or np.concatenate make a new one");
+	if (objects && !descr_is_object(arr->descr)) {
+		PyErr_SetString(
+		    PyExc_ValueError,
+		    "an array of structures holding objects is not resized in place in "
+		    "the sandbox: np.resize(a, shape) or np.concatenate make a new one");
 		return NULL;
 	}
 	if ((arr->flags & NP_OWNDATA) && (arr->flags & (NP_C_CONTIGUOUS | NP_F_CONTIGUOUS)) &&
@@ -610,12 +610,16 @@ static PyObject *resize_leaving(PyObject *self, PyObject *args, PyObject *kw)
 		if (!(copy = malloc(nbytes)))
 			return PyErr_NoMemory();
 		memcpy(copy, old, nbytes);
+		for (size_t k = 0; objects && k < nbytes / sizeof(PyObject *); k++)
+			Py_XINCREF(((PyObject **)copy)[k]);
 		arr->data = copy;
 	}
 	dims_kept(self);
 	r = resize_real(self, args, kw);
 	if (!r && copy && arr->data == copy) { /* refused before it was moved: as it was */
 		arr->data = old;
+		for (size_t k = 0; objects && k < nbytes / sizeof(PyObject *); k++)
+			Py_XDECREF(((PyObject **)copy)[k]);
 		free(copy);
 	}
 	return r;
@@ -627,15 +631,15 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 
 	if (!pylayer_armed())
 		return resize_real(self, args, kw);
-	if (!kw || !PyDict_Check(kw) || !PyDict_GetItemString(kw, "refcheck")) {
+	if (!pyguard_reader_is_user() || !kw || !PyDict_Check(kw) ||
+	    !PyDict_GetItemString(kw, "refcheck")) {
 		kw2 = kw;
 		Py_XINCREF(kw2);
 	} else if (!(kw2 = PyDict_Copy(kw)) || PyDict_DelItemString(kw2, "refcheck") < 0) {
 		Py_XDECREF(kw2);
 		return NULL;
 	}
-	r = pyguard_reader_is_user() ? resize_leaving(self, args, kw2)
-	                             : resize_real(self, args, kw2);
+	r = resize_leaving(self, args, kw2);
 	Py_XDECREF(kw2);
 	return r;
 }
@@ -1547,6 +1551,15 @@ static int descr_elsize(PyObject *descr)
 static int descr_has_objects(PyObject *descr)
 {
 	return ((struct np_descr *)descr)->flags & 0x01;
+}
+
+/* Is it the data type of objects itself (an item a pointer to one)? */
+static int descr_is_object(PyObject *descr)
+{
+	const struct np_descr *d = (const struct np_descr *)descr;
+
+	return d->type_num == NP_OBJECT && d->elsize == (int)sizeof(PyObject *) &&
+	       (!d->fields || d->fields == Py_None) && !d->subarray;
 }
 
 /* ---- data types whole ----------------------------------------------------------------------

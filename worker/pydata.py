@@ -2724,6 +2724,7 @@ def _scipy():
     _spline_inputs()
     _distance_inputs()
     _kde_kernels()
+    _mgc_kernels()
     _table_samplers()
     _van_der_corput_checks()
     _group_columns_checks()
@@ -5113,6 +5114,68 @@ def _kde_kernels():
     for name in ('gaussian_kernel_estimate', 'gaussian_kernel_estimate_log'):
         real = getattr(_stats, name)
         replacements[id(real)] = (real, kernels(real))
+    _replace_all(replacements)
+
+
+def _mgc_kernels():
+    """Multiscale graph correlation's compiled kernels (scipy.stats._stats) read both distance
+    matrices, and their ranks, for each of the first's n rows and columns: a compute_distance
+    of the code's that answered a 2000 by 2000 matrix for x and a 5 by 5 one for y had the
+    local covariance read past y's and write at the rank it read there (a chosen double added
+    at a chosen offset: all memory read and written). Each kernel gets copies of its matrices,
+    checked: square, of one size, the ranks from 1 to n."""
+    import numpy as np
+    from scipy.stats import _stats
+
+    def square(what, *mats, dtype=np.float64):
+        mats = [np.array(m, dtype=dtype, order='C') for m in mats]
+        n = mats[0].shape[0] if mats[0].ndim == 2 else -1
+        if any(m.shape != (n, n) for m in mats):
+            raise ValueError('the %s should be square matrices of one size' % what)
+        return mats
+
+    def option(v):
+        if not isinstance(v, str):
+            raise TypeError('global_corr should be a str')
+        return ''.join([v])
+
+    real = {name: getattr(_stats, name) for name in (
+        '_local_correlations', '_local_covariance', '_transform_distance_matrix',
+        '_center_distance_matrix', '_rank_distance_matrix')}
+
+    def _local_correlations(distx, disty, global_corr='mgc'):
+        distx, disty = square('distance matrices', distx, disty)
+        return real['_local_correlations'](distx, disty, global_corr=option(global_corr))
+
+    def _local_covariance(distx, disty, rank_distx, rank_disty):
+        distx, disty = square('distance matrices', distx, disty)
+        ranks = square('distance matrices and their ranks', distx, rank_distx, rank_disty,
+                       dtype=np.int64)[1:]
+        n = len(distx)
+        if n and any(r.min() < 1 or r.max() > n for r in ranks):
+            raise ValueError('the ranks should be from 1 to %d' % n)
+        return real['_local_covariance'](distx, disty, *ranks)
+
+    def _transform_distance_matrix(distx, disty, global_corr='mgc', is_ranked=True):
+        distx, disty = square('distance matrices', distx, disty)
+        return real['_transform_distance_matrix'](distx, disty, global_corr=option(global_corr),
+                                                  is_ranked=bool(is_ranked))
+
+    def _center_distance_matrix(distx, global_corr='mgc', is_ranked=True):
+        distx, = square('distance matrix', distx)
+        return real['_center_distance_matrix'](distx, global_corr=option(global_corr),
+                                               is_ranked=bool(is_ranked))
+
+    def _rank_distance_matrix(distx):
+        distx, = square('distance matrix', distx)
+        return real['_rank_distance_matrix'](distx)
+
+    replacements = {}
+    for f in (_local_correlations, _local_covariance, _transform_distance_matrix,
+              _center_distance_matrix, _rank_distance_matrix):
+        r = real[f.__name__]
+        f.__doc__ = r.__doc__
+        replacements[id(r)] = (r, f)
     _replace_all(replacements)
 
 
@@ -8288,6 +8351,8 @@ def _sklearn():
     _sklearn_predictors()
     _sklearn_losses()
     _svm_models()
+    _svm_training()
+    _tsne_gradient()
     _kmeans_centers()
     _sklearn_sparse_inputs()
     _feature_hashing()
@@ -8718,6 +8783,7 @@ def _sklearn_trees():
         type_patches[(base, 'get_arrays')] = get_arrays
         _tree_queries(base)
     _tree_methods(Tree)
+    _tree_pruning(Tree)
     _gradient_boosting_stages(Tree)
 
 
@@ -8795,7 +8861,10 @@ def _tree_methods(Tree):
         real = Tree.__dict__[name]
 
         def method(self, X):
-            return real(self, _tree_rows(X, self.n_features))
+            # (the features its nodes split on, leaves' being negative, and its own count)
+            feature = self.feature
+            need = max(self.n_features, int(feature.max()) + 1 if len(feature) else 0)
+            return real(self, _tree_rows(X, need))
 
         method.__name__ = method.__qualname__ = name
         method.__doc__ = real.__doc__
@@ -9154,6 +9223,224 @@ def _svm_models():
             g.__module__ = module.__name__
             replacements[id(f)] = (f, g)
     _replace_all(replacements)
+
+
+def _svm_training():
+    """libsvm's and liblinear's training functions (reached by BaseLibSVM._dense_fit and
+    _sparse_fit and _fit_liblinear, methods the code may call with any X) read X's sparse
+    arrays by their pointers (a row of 4095 entries in an index array of 2: the heap past it
+    came back as the support vectors' indices), the targets and sample weights one a row of X,
+    and a precomputed kernel's row at each sample's index. Each gets its arrays as new
+    contiguous copies, checked: targets one a row, sample weights none or one a row, a
+    precomputed kernel square, a sparse X whole with its indices within its features."""
+    import operator
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.svm import _libsvm, _libsvm_sparse, _liblinear
+
+    def floats(a, what, ndim):
+        a = np.array(a, dtype=np.float64, order='C')
+        if a.ndim != ndim:
+            raise ValueError('%s should be a %d-D array' % (what, ndim))
+        return a
+
+    def rows(n, Y, sample_weight):
+        Y = floats(Y, 'Y', 1)
+        if len(Y) != n:
+            raise ValueError('Y should hold a target for each of the %d rows, not %d'
+                             % (n, len(Y)))
+        if sample_weight is not None:
+            sample_weight = floats(sample_weight, 'sample_weight', 1)
+            if len(sample_weight) not in (0, n):
+                raise ValueError('sample_weight should hold a weight for each of the %d rows'
+                                 % n)
+        return Y, sample_weight
+
+    def csr(data, indices, indptr, n_features):
+        data = floats(data, 'the values', 1)
+        indices, indptr = (np.array(a, dtype=np.int32, order='C') for a in (indices, indptr))
+        if indices.ndim != 1 or indptr.ndim != 1 or len(indptr) < 1 or indptr[0] != 0 or \
+                (np.diff(indptr) < 0).any() or indptr[-1] != len(indices) or \
+                len(indices) != len(data):
+            raise ValueError('the sparse arrays of X do not agree')
+        if len(indices) and (indices.min() < 0 or indices.max() >= n_features):
+            raise ValueError('an index of X lies outside its %d features' % n_features)
+        return data, indices, indptr, len(indptr) - 1
+
+    def bind(names, args, kwargs, what):
+        if len(args) > len(names) or set(kwargs) - set(names) or \
+                set(names[:len(args)]) & set(kwargs):
+            raise TypeError('%s takes %s' % (what, ', '.join(names)))
+        bound = dict(zip(names, args))
+        bound.update(kwargs)
+        return bound
+
+    libsvm_names = ('X', 'Y', 'svm_type', 'kernel', 'degree', 'gamma', 'coef0', 'tol', 'C', 'nu',
+                    'epsilon', 'class_weight', 'sample_weight', 'shrinking', 'probability',
+                    'cache_size', 'max_iter', 'random_seed')
+
+    def dense(real, names):
+        def checked(*args, **kwargs):
+            a = bind(names, args, kwargs, real.__name__)
+            a['X'] = X = floats(a.get('X'), 'X', 2)
+            a['Y'], sw = rows(X.shape[0], a.get('Y'), a.get('sample_weight'))
+            if sw is not None:
+                a['sample_weight'] = sw
+            kernel = a.get('kernel', 'rbf')
+            if not isinstance(kernel, str):
+                raise TypeError('kernel should be a str')
+            a['kernel'] = kernel = ''.join([kernel])
+            if kernel == 'precomputed' and X.shape[0] != X.shape[1]:
+                raise ValueError('a precomputed kernel is square: %d rows, %d columns'
+                                 % X.shape)
+            for k in ('svm_type', 'n_fold', 'degree', 'shrinking', 'probability', 'max_iter',
+                      'random_seed'):
+                if k in a:
+                    a[k] = operator.index(a[k])
+            for k in ('gamma', 'coef0', 'tol', 'C', 'nu', 'epsilon', 'cache_size'):
+                if k in a:
+                    a[k] = float(a[k])
+            if 'class_weight' in a:
+                a['class_weight'] = floats(a['class_weight'], 'class_weight', 1)
+            return real(**a)
+        return checked
+
+    real_sparse = _libsvm_sparse.libsvm_sparse_train
+
+    def libsvm_sparse_train(*args):
+        if len(args) != 21:
+            raise TypeError('libsvm_sparse_train takes 21 arguments')
+        args = list(args)
+        n_features = args[0] = operator.index(args[0])
+        args[1], args[2], args[3], n = csr(args[1], args[2], args[3], n_features)
+        args[4], args[13] = rows(n, args[4], args[13])
+        args[12] = floats(args[12], 'class_weight', 1)
+        for i in (5, 6, 7, 17, 18, 19, 20):
+            args[i] = operator.index(args[i])
+        for i in (8, 9, 10, 11, 14, 15, 16):
+            args[i] = float(args[i])
+        if args[6] == 4:
+            raise ValueError('a precomputed kernel is given as a dense array')
+        return real_sparse(*args)
+
+    real_linear = _liblinear.train_wrap
+    linear_names = ('X', 'Y', 'is_sparse', 'solver_type', 'eps', 'bias', 'C', 'class_weight',
+                    'max_iter', 'random_seed', 'epsilon', 'sample_weight')
+
+    def train_wrap(*args, **kwargs):
+        a = bind(linear_names, args, kwargs, 'train_wrap')
+        X, is_sparse = a.get('X'), bool(a.get('is_sparse'))
+        if is_sparse:
+            if not sp.issparse(X):
+                raise TypeError('a sparse X is a scipy sparse matrix')
+            X = sp.csr_matrix(X)
+            n_features = operator.index(X.shape[1])
+            data, indices, indptr, n = csr(X.data, X.indices, X.indptr, n_features)
+            if n != X.shape[0]:
+                raise ValueError('the sparse arrays of X do not agree')
+            X = sp.csr_matrix((data, indices, indptr), shape=(n, n_features))
+        else:
+            X = floats(X, 'X', 2)
+        a['X'], a['is_sparse'] = X, is_sparse
+        a['Y'], a['sample_weight'] = rows(X.shape[0], a.get('Y'), a.get('sample_weight'))
+        if a['sample_weight'] is None or len(a['sample_weight']) != X.shape[0]:
+            raise ValueError('sample_weight should hold a weight for each of the %d rows'
+                             % X.shape[0])
+        a['class_weight'] = floats(a.get('class_weight'), 'class_weight', 1)
+        for k in ('solver_type', 'max_iter', 'random_seed'):
+            a[k] = operator.index(a.get(k))
+        for k in ('eps', 'bias', 'C', 'epsilon'):
+            a[k] = float(a.get(k))
+        return real_linear(**a)
+
+    replacements = {}
+    for real, new in ((_libsvm.fit, dense(_libsvm.fit, libsvm_names)),
+                      (_libsvm.cross_validation,
+                       dense(_libsvm.cross_validation,
+                             libsvm_names[:2] + ('n_fold',) + libsvm_names[2:])),
+                      (real_sparse, libsvm_sparse_train), (real_linear, train_wrap)):
+        new.__name__ = new.__qualname__ = real.__name__
+        new.__doc__ = real.__doc__
+        new.__module__ = getattr(real, '__module__', None)
+        replacements[id(real)] = (real, new)
+    _replace_all(replacements)
+
+
+def _tree_pruning(Tree):
+    """Cost complexity pruning (_prune_tree, a method the code may call after setting the
+    estimator's attributes) makes a new Tree from n_features_in_, n_classes_ and n_outputs_
+    and copies the fitted tree's nodes and values into it, by the fitted tree's sizes: a
+    class count set to 1 for a tree of 20000 classes had 160 KB of the code's sample weights
+    written past an 8-byte block (the sandbox escaped), and a feature count set lower gave a
+    tree whose nodes split on features past the ones it checks X for. The new tree must be
+    empty and of the fitted tree's features, outputs and classes."""
+    import numpy as np
+    from sklearn.tree import _tree, _classes
+
+    real = _tree._build_pruned_tree_ccp
+
+    def _build_pruned_tree_ccp(tree, orig_tree, ccp_alpha):
+        if type(tree) is not Tree or type(orig_tree) is not Tree:
+            raise TypeError('a tree is pruned from a fitted Tree into a new one')
+        if tree.node_count or tree.n_features != orig_tree.n_features or \
+                tree.n_outputs != orig_tree.n_outputs or \
+                tree.max_n_classes != orig_tree.max_n_classes or \
+                not np.array_equal(tree.n_classes, orig_tree.n_classes):
+            raise ValueError('the pruned tree is made of the fitted tree\'s features, outputs '
+                             'and classes (the estimator\'s n_features_in_, n_outputs_ and '
+                             'n_classes_ were changed after fit)')
+        ccp_alpha = float(ccp_alpha)
+        if not ccp_alpha >= 0:
+            raise ValueError('ccp_alpha should be 0 or more')
+        return real(tree, orig_tree, ccp_alpha)
+
+    _build_pruned_tree_ccp.__doc__ = real.__doc__
+    _replace_all({id(real): (real, _build_pruned_tree_ccp)})
+    _classes._build_pruned_tree_ccp = _build_pruned_tree_ccp
+
+
+def _tsne_gradient():
+    """t-SNE's Barnes-Hut gradient reads each sample's neighbours' positions at the indices
+    P gives (_tsne and _kl_divergence_bh, which the code may call with any P: a neighbour
+    index past the samples read memory past the embedding, or SIGSEGV), and writes a force
+    for each sample. Its arrays are checked first: positions (n, d) with d of 1 to 3, forces
+    of the same shape (written in place), P's rows one a sample, its neighbours within the
+    samples, one value each."""
+    import operator
+    import numpy as np
+    from sklearn.manifold import _barnes_hut_tsne
+
+    real = _barnes_hut_tsne.gradient
+
+    def gradient(val_P, pos_output, neighbors, indptr, forces, theta, n_dimensions, verbose,
+                 dof=1.0, compute_error=1, num_threads=1):
+        pos_output = np.array(pos_output, dtype=np.float32, order='C')
+        if pos_output.ndim != 2 or not 1 <= pos_output.shape[1] <= 3:
+            raise ValueError('the embedding should be 2-D with 1 to 3 components')
+        n, d = pos_output.shape
+        n_dimensions = operator.index(n_dimensions)
+        if n_dimensions != d:
+            raise ValueError('n_dimensions should be the embedding\'s %d components' % d)
+        if type(forces) is not np.ndarray or forces.dtype != np.float32 or \
+                forces.shape != (n, d) or not forces.flags.c_contiguous or \
+                not forces.flags.writeable:
+            raise ValueError('forces should be a C-ordered float32 array of the embedding\'s '
+                             'shape')
+        forces = np.ndarray.view(forces)
+        val_P = np.array(val_P, dtype=np.float32)
+        neighbors = np.array(neighbors, dtype=np.int64)
+        indptr = np.array(indptr, dtype=np.int64)
+        if val_P.ndim != 1 or neighbors.shape != val_P.shape or indptr.shape != (n + 1,) or \
+                indptr[0] != 0 or indptr[-1] != len(neighbors) or (np.diff(indptr) < 0).any():
+            raise ValueError('P should hold a row for each of the %d samples' % n)
+        if len(neighbors) and (neighbors.min() < 0 or neighbors.max() >= n):
+            raise ValueError('a neighbour of P lies outside the %d samples' % n)
+        return real(val_P, pos_output, neighbors, indptr, forces, float(theta), n_dimensions,
+                    operator.index(verbose), dof=float(dof),
+                    compute_error=bool(compute_error), num_threads=operator.index(num_threads))
+
+    gradient.__doc__ = real.__doc__
+    _replace_all({id(real): (real, gradient)})
 
 
 def _kmeans_centers():
