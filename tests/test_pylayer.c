@@ -1803,3 +1803,71 @@ Test(pylayer, a_memoryview_s_subscripts_take_their_keys_first)
 	    "\"NotImplementedError\",\"TypeError\",\"TypeError\"]]");
 	e2e_stop();
 }
+
+/* A dict insert chose its table's kind before the lookup, which ran a stored key's __eq__: the
+ * code cleared the dict there, the insert grew a str-only table from the shared empty one for a
+ * bytes key, and str lookups read that key as a str whose data pointer the code wrote (memory
+ * read at any address; SIGSEGV at an unmapped one). The shared empty table is of the general
+ * kind: the key lands in a table for any key, and the dicts answer as dicts do. */
+Test(pylayer, a_dict_cleared_under_its_insert_keeps_a_table_for_its_keys)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "# a stored key's __eq__ clears the dict under an insert's lookup (d[k] = v and "
+	    "setdefault); the\n"
+	    "# new key is a bytes subclass, and str lookups of the dict would read it as a str "
+	    "whose data\n"
+	    "# pointer the code wrote (here: memory it owns, then an unmapped address)\n"
+	    "import array\n"
+	    "def make_table(content, how):\n"
+	    "    armed = [True]\n"
+	    "    class K(bytes):\n"
+	    "        __hash__ = bytes.__hash__\n"
+	    "        def __eq__(s, o):\n"
+	    "            if armed[0] and s is first:\n"
+	    "                armed[0] = False\n"
+	    "                d.clear()\n"
+	    "            return s is o\n"
+	    "    d = {}\n"
+	    "    first = K(content)\n"
+	    "    d[first] = 1\n"
+	    "    if how == 'set':\n"
+	    "        d[K(content)] = 2\n"
+	    "    else:\n"
+	    "        d.setdefault(K(content), 2)\n"
+	    "    return d\n"
+	    "buf = array.array('B', bytes(48))\n"
+	    "X = buf.buffer_info()[0]\n"
+	    "content = bytes([0x84]) + b'A' * 39 + X.to_bytes(8, 'little')\n"
+	    "r = []\n"
+	    "for how in ('set', 'setdefault'):\n"
+	    "    d = make_table(content, how)\n"
+	    "    s = content.decode('latin-1')\n"
+	    "    seen = [s in d]\n"
+	    "    for i, c in enumerate(content):\n"
+	    "        buf[i] = c\n"
+	    "    seen.append(s in d)\n"
+	    "    for i in range(48):\n"
+	    "        buf[i] = 0\n"
+	    "    far_key = bytes([0x84]) + b'A' * 39 + (0x414141414000).to_bytes(8, 'little')\n"
+	    "    far = make_table(far_key, how)\n"
+	    "    seen += [far_key.decode('latin-1') in far, len(d), list(d.values()), 'x' in d]\n"
+	    "    r.append(seen)\n"
+	    "# dicts cleared and filled again, updated from empty, and str-keyed ones work as "
+	    "ever\n"
+	    "a = {'x': 1, 2: 'two'}\n"
+	    "a.clear()\n"
+	    "a['y'] = 3\n"
+	    "a[(1, 2)] = 4\n"
+	    "b = {}\n"
+	    "b.update({'k%d' % i: i for i in range(20)})\n"
+	    "c = dict.fromkeys('abc', 0)\n"
+	    "c.clear()\n"
+	    "c.update(z=1)\n"
+	    "r.append([sorted(map(repr, a)), a.get('y'), a[(1, 2)], sorted(b)[:3], b['k7'], c, "
+	    "{**b}['k19'], 'k3' in b])\n"
+	    "r\n",
+	    "[[false,false,false,1,[2],false],[false,false,false,1,[2],false],[[\"'y'\",\"(1, "
+	    "2)\"],3,4,[\"k0\",\"k1\",\"k10\"],7,{\"z\":1},19,true]]");
+	e2e_stop();
+}

@@ -5350,6 +5350,40 @@ out:
 
 static int buffered_guard(void);
 
+/* A dict insert decides whether its table must become one for keys of any kind before it looks
+ * the key up, and the lookup runs a stored key's __eq__ (the code's): clearing the dict there
+ * gave it the interpreter's shared empty table, which is of the str-only kind, and the insert
+ * grew a table of that kind for a key that is not a str (d[k] = v, setdefault, an lru cache
+ * cleared by its own key): str lookups then read that key as a str, of the length and at the
+ * address the code wrote (any memory read). The shared empty table is made of the general kind:
+ * a table grown from it (an insert after a clear, an update of an empty dict) is general; an
+ * empty dict's first insert makes its table by its key's kind, as before. (CPython 3.11's
+ * layout of a keys table: its reference count, then two sizes and its kind, one byte each.) */
+struct dict_keys_head {
+	Py_ssize_t refcnt;
+	uint8_t log2_size, log2_index_bytes, kind;
+};
+#define DICT_KEYS_GENERAL 0
+#define DICT_KEYS_UNICODE 1
+
+static int dict_empty_keys_general(void)
+{
+	PyObject *d = PyDict_New();
+	struct dict_keys_head *k;
+
+	if (!d)
+		return -1;
+	k = (struct dict_keys_head *)((PyDictObject *)d)->ma_keys;
+	Py_DECREF(d);
+	if (k->log2_size != 0 || (k->kind != DICT_KEYS_UNICODE && k->kind != DICT_KEYS_GENERAL)) {
+		PyErr_SetString(PyExc_RuntimeError,
+		                "the dict's shared empty table is not as known");
+		return -1;
+	}
+	k->kind = DICT_KEYS_GENERAL;
+	return 0;
+}
+
 int pyreentry_guard(void)
 {
 	PyTypeObject *t = &PyByteArray_Type;
@@ -5361,7 +5395,8 @@ int pyreentry_guard(void)
 	    memory_hash_guard() < 0 || compressors_guard() < 0 || odict_guard() < 0 ||
 	    counts_guard() < 0 || codecs_guard() < 0 || generators_guard() < 0 ||
 	    plain_names_guard() < 0 || finalizers_guard() < 0 || method_repr_guard() < 0 ||
-	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0)
+	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
+	    dict_empty_keys_general() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
