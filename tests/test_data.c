@@ -2531,7 +2531,8 @@ Test(data, holders_numpy_cannot_count_keep_their_memory)
 
 /* The second round against the resize and warnings fixes: a Fortran-order array's view read
  * the memory its base's resize freed (the copy was made for C order only); an array of objects
- * resized so would own its objects twice (refused); numpy.testing's suppress_warnings set the
+ * resized so would own its objects twice (each block holds a reference of its own now, and the
+ * view reads live objects); numpy.testing's suppress_warnings set the
  * real module's filters to another list, freed under the C warn loop; a ball tree was built
  * again from its own metric while being built (node records written past); a KMeans subclass
  * that skipped its parameter checks ran Lloyd's step with no centers. Each is refused or
@@ -2561,6 +2562,8 @@ Test(data, resizes_and_filters_hold_in_every_layout)
 	    "r = [col, sum(s[:32] != b'\\x41' * 32 for s in spray)]\n"
 	    "o = np.array([object() for _ in range(8)], dtype=object)[:]\n"
 	    "r.append(t(lambda: o.base.resize(4096, refcheck=True)))\n"
+	    "junk = [object() for _ in range(64)]\n"
+	    "r.append([type(x).__name__ for x in o] == ['object'] * 8)\n"
 	    "log = []\n"
 	    "class M(type):\n"
 	    "    def __subclasscheck__(cls, sub):\n"
@@ -2606,7 +2609,7 @@ Test(data, resizes_and_filters_hold_in_every_layout)
 	    "    np.log(np.array([-1.0]))\n"
 	    "r.append(len(w))\n"
 	    "r\n",
-	    "[[1.5,1.5,1.5,1.5,1.5,1.5],0,\"ValueError\",\"done\",true,\"RuntimeError\","
+	    "[[1.5,1.5,1.5,1.5,1.5,1.5],0,\"done\",true,\"done\",true,\"RuntimeError\","
 	    "\"ValueError\",1]");
 	e2e_stop();
 }
