@@ -1319,6 +1319,9 @@ static void after_call(struct chain *c)
 /* A call that cannot be kept whatever it reported: its writes over the quota (its status is
  * output_limit), files left open by its process or a reply it left unread, which would reach
  * the session's state (error). Returns the reason or NULL. */
+static const char writes_over_quota[] =
+    "The call wrote more to the workspace than one call may (256 MiB): no file was written.";
+
 static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 {
 	int left;
@@ -1344,8 +1347,7 @@ static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 		return NULL;
 	*st = RUN_OUTPUT_LIMIT;
 	if (broker_writes_check(c) < 0)
-		return "The call wrote more to the workspace than one call may (256 MiB): no file "
-		       "was written.";
+		return writes_over_quota;
 	*st = RUN_ERROR;
 	left = proc_fds_beyond(pid, POLICY_FD_CHANNEL, c->ch.peer);
 	if (left < 0)
@@ -1518,9 +1520,20 @@ static void advance_running(struct chain *c)
 static void snapshot_failed(struct chain *c)
 {
 	struct proc *r = c->runner;
+	enum run_status st = RUN_ERROR;
+	const char *why;
 
 	if (r->threads == 1) {
-		/* Alone in its process: it keeps the state itself. */
+		/* Alone in its process: it keeps the state itself, once what its threads did after
+		 * the checks (writes they had in flight into files it had closed) is checked again:
+		 * they are gone, their writes done. */
+		if (c->snap_answer && (why = not_keepable(c, r->pid, &st)) != NULL) {
+			claim_refused(c, st, why);
+			c->snap_answer = 0;
+			answer_claim(c, 1);
+			after_call(c);
+			return;
+		}
 		if (c->snap_answer)
 			answer_commit(c);
 		c->snap_answer = 0;
@@ -1571,6 +1584,23 @@ static void advance_snapshot(struct chain *c)
 		 * of it is kept, and the copy goes now; the verdict is said once it is gone. */
 		proc_kill(n);
 		return;
+	}
+	if (n && n->parked && c->snap_answer && c->runner) {
+		/* The runner's threads may still be writing into files it closed (a write in flight
+		 * keeps its file): it goes first, and the call's files are checked and kept once it
+		 * is gone (its exit brings the chain back here). */
+		proc_kill(c->runner);
+		return;
+	}
+	if (n && n->parked && c->snap_answer) {
+		if (c->e->ws.fd >= 0 && c->fds_given > 0 && broker_writes_check(c) < 0) {
+			claim_refused(c, RUN_OUTPUT_LIMIT, writes_over_quota);
+			c->snap_answer = 0;
+			proc_retire(c, n);
+			answer_claim(c, 1);
+			after_call(c);
+			return;
+		}
 	}
 	if (n && n->parked) {
 		/* The copy is the session's state now. */

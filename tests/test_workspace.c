@@ -4314,3 +4314,81 @@ Test(ws_attack, pathlib_hands_out_no_real_module)
 	    "pathmod", "[\"refused\",\"sub/x.txt\",\"a\"]");
 	e2e_stop();
 }
+
+/* Bytes in the workspace's visible files. */
+static long long ws_bytes_total;
+static int ws_bytes_one(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)path;
+	if (type == FTW_F && strncmp(path + f->base, ".safepy-tmp-", 12) != 0)
+		ws_bytes_total += st->st_size;
+	return 0;
+}
+
+static long long ws_bytes(void)
+{
+	ws_bytes_total = 0;
+	cr_assert_eq(nftw(ws, ws_bytes_one, 16, FTW_PHYS), 0);
+	return ws_bytes_total;
+}
+
+/* A write in flight keeps its file after the call closed it: threads inside one long write each
+ * when the call ended wrote on while its one-thread copy was made (or failed to be), and what
+ * they wrote after the last check of the quota was kept (300 MiB and more for 256). The call's
+ * files are checked and kept once its process and threads are gone: whatever the timing, what
+ * the workspace holds after the call is within the quota. */
+Test(ws_native, writes_in_flight_when_a_call_ends_are_held_to_the_quota)
+{
+	json_object *r;
+	long long before_bytes;
+
+	start(ARGS(NATIVE_ARGS, "--allow-import", "ctypes", "--workspace-write", "--memory", "1G"));
+	for (int round = 0; round < 3; round++) {
+		before_bytes = ws_bytes();
+		r = e2e_call(
+		    "import ctypes, threading, time\n"
+		    "libc = ctypes.CDLL(None, use_errno=True)\n"
+		    "libc.mmap.restype = ctypes.c_void_p\n"
+		    "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, "
+		    "ctypes.c_int, ctypes.c_int, ctypes.c_long]\n"
+		    "libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]\n"
+		    "libc.write.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]\n"
+		    "libc.write.restype = ctypes.c_ssize_t\n"
+		    "M = 1 << 20\n"
+		    "with open('pre.bin', 'wb') as p:\n"
+		    "    for i in range(180):\n"
+		    "        p.write(b'P' * M)\n"
+		    "files = [open('big%d.bin' % i, 'wb', buffering=0) for i in range(2)]\n"
+		    "vmas = libc.mmap(None, 50000 * 4096, 3, 0x22, -1, 0)\n"
+		    "for i in range(50000):\n"
+		    "    ctypes.memset(vmas + i * 4096, 1, 1)\n"
+		    "for i in range(1, 50000, 2):\n"
+		    "    libc.mprotect(vmas + i * 4096, 4096, 1)\n"
+		    "buf = libc.mmap(None, 150 * M, 3, 0x22, -1, 0)\n"
+		    "ctypes.memset(buf, 0x51, 150 * M)\n"
+		    "go = threading.Barrier(3)\n"
+		    "def writer(fd):\n"
+		    "    go.wait()\n"
+		    "    libc.write(fd, buf, 150 * M)\n"
+		    "for f in files:\n"
+		    "    threading.Thread(target=writer, args=(f.fileno(),), "
+		    "daemon=True).start()\n"
+		    "go.wait()\n"
+		    "time.sleep(0.01)\n"
+		    "for f in files:\n"
+		    "    f.close()\n"
+		    "'closed'",
+		    NULL);
+		cr_assert(strcmp(mcpc_status(r), "ok") == 0 ||
+		              strcmp(mcpc_status(r), "output_limit") == 0,
+		          "%s", mcpc_json(r));
+		usleep(500 * 1000); /* a write still in flight would land now */
+		cr_assert_leq(ws_bytes() - before_bytes, 256LL << 20,
+		              "the workspace holds %lld bytes more than before the call (%s)",
+		              ws_bytes() - before_bytes, mcpc_json(r));
+		e2e_expect_result("1 + 1", "2");
+	}
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
