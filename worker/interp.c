@@ -24,6 +24,7 @@
  * malloc'd block could come from the heap's middle). */
 #define MEMORY_RESERVE      (1u << 20)
 
+int zygote_self_mem = -1;
 static const struct zygote_config *zcfg;
 static int python_layer = 1;
 static volatile sig_atomic_t deadline_hit;

@@ -5,6 +5,7 @@
 #include "interp_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1128,7 +1129,10 @@ static PyObject *import_module_for_c(const char *name)
 }
 
 /* The function at `at` jumps to `to` from its first instruction: an absolute jump through
- * rax, a scratch register at a call's entry. The zygote's own code (CPython is linked in). */
+ * rax, a scratch register at a call's entry. The zygote's own code (CPython is linked in), written
+ * through its /proc/self/mem (zygote_self_mem), which writes a read-only page without making any
+ * page writable and executable (a service run with MemoryDenyWriteExecute refuses mprotect with
+ * PROT_EXEC); where the kernel refuses that, the page is made writable for the write. */
 static int entry_redirect(void *at, void *to)
 {
 #if defined(__x86_64__)
@@ -1138,8 +1142,15 @@ static int entry_redirect(void *at, void *to)
 	size_t len =
 	    ((uintptr_t)at + sizeof(jump) - first + (size_t)page - 1) & ~(size_t)(page - 1);
 	uintptr_t target = (uintptr_t)to;
+	ssize_t n = -1;
 
 	memcpy(jump + 2, &target, sizeof(target));
+	if (zygote_self_mem >= 0)
+		n = pwrite(zygote_self_mem, jump, sizeof(jump), (off_t)(uintptr_t)at);
+	if (n == (ssize_t)sizeof(jump)) {
+		__builtin___clear_cache((char *)at, (char *)at + sizeof(jump));
+		return memcmp(at, jump, sizeof(jump)) == 0 ? 0 : (errno = EIO, -1);
+	}
 	if (mprotect((void *)first, len, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
 		return -1;
 	memcpy(at, jump, sizeof(jump));

@@ -127,6 +127,11 @@ int pyspecialise_every_form(int every);
 
 /* ---- interp.c ---- */
 
+/* The zygote's /proc/self/mem, opened while the process is still dumpable (its /proc files are
+ * root's after): the Python layer writes jumps into CPython's code through it (pylayer.c). -1
+ * when it could not be opened; closed by the zygote once the interpreter is initialised. */
+extern int zygote_self_mem;
+
 /* Initialise CPython in the zygote. Returns 0 or -1 (message on stderr). */
 int interp_init(const struct zygote_config *cfg);
 /* Pre-fault what a call touches, in an idle worker (no state is left behind). */

@@ -5,6 +5,7 @@
 #include "worker_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,10 @@ void zygote_main(const struct zygote_config *cfg)
 	int fd = cfg->control_fd, sfd, rc;
 	sigset_t chld;
 
+	/* The layer's writes into our own code go through a handle on our memory, opened while
+	 * the process may (before its namespace, before it is made non-dumpable; a supervisor
+	 * run as root keeps /proc read-only, and the layer writes otherwise then). */
+	zygote_self_mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	/* Before Python: unshare(CLONE_NEWUSER) needs a single-threaded process; and before
 	 * the process is made non-dumpable, which gives its /proc files (uid_map) to root. */
 	rc = sandbox_zygote_namespaces(&sb);
@@ -280,7 +285,11 @@ void zygote_main(const struct zygote_config *cfg)
 	setenv("MKL_NUM_THREADS", "1", 1);
 	/* matplotlib renders without a display, into memory (pydata.py). */
 	setenv("MPLBACKEND", "Agg", 1);
-	if (interp_init(cfg) < 0)
+	rc = interp_init(cfg);
+	if (zygote_self_mem >= 0)
+		close(zygote_self_mem);
+	zygote_self_mem = -1;
+	if (rc < 0)
 		exit(ZYGOTE_EXIT_PYTHON);
 	/* Every worker may hold a session, so it gets the fork gate and the session policy;
 	 * both programs are generated here, once. */
