@@ -8638,3 +8638,95 @@ Test(data, estimators_private_steps_check_what_they_are_given)
 	    "\"b\",null,0,0]],[[1,\"x\"],[0,0],[0,0]]]");
 	e2e_stop();
 }
+
+/* More private steps that reached compiled code with what the code gave them: isotonic
+ * regression's _build_y with a y whose indexing answered 2 values for 40 samples (_make_unique
+ * read the heap past them into the model), a k-means subclass whose second run had 12 centers
+ * for n_clusters=4 (_is_same_clustering wrote past its mapping: a view's strides rewritten, the
+ * sandbox escaped), a warm-started gradient boosting whose _raw_predict answered one row for 9
+ * samples (_update_raw_predictions added a leaf's value past it: the sandbox escaped). Each
+ * kernel checks its arrays against each other now; fitting as documented gives the host's
+ * answers. */
+Test(data, private_steps_of_estimators_reach_kernels_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.sparse as sp\n"
+	    "from sklearn.isotonic import IsotonicRegression\n"
+	    "from sklearn.cluster import KMeans, BisectingKMeans\n"
+	    "from sklearn.ensemble import HistGradientBoostingRegressor\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__ + ': ' + str(e)[:50]\n"
+	    "r = []\n"
+	    "# isotonic regression's _build_y with a y whose indexing answers 2 values for 40 "
+	    "samples\n"
+	    "short = np.zeros(2)\n"
+	    "class Short(np.ndarray):\n"
+	    "    def __getitem__(self, idx):\n"
+	    "        return short\n"
+	    "class Y:\n"
+	    "    def __getitem__(self, idx):\n"
+	    "        return np.zeros(40).view(Short)\n"
+	    "w = np.full(40, 1e-300); w[-1] = 1.0\n"
+	    "r.append(t(lambda: IsotonicRegression()._build_y(np.zeros(40), Y(), w, "
+	    "trim_duplicates=False)))\n"
+	    "rng = np.random.default_rng(0)\n"
+	    "x = rng.random(50); yv = x + 0.1 * rng.standard_normal(50)\n"
+	    "iso = IsotonicRegression().fit(x, yv)\n"
+	    "r.append([round(float(v), 6) for v in iso.predict([0.1, 0.5, 0.9])])\n"
+	    "# k-means: a subclass's second run has more centers than n_clusters\n"
+	    "X = rng.random((60, 2))\n"
+	    "class Evil(KMeans):\n"
+	    "    calls = 0\n"
+	    "    def _init_centroids(self, X, x_squared_norms, init, random_state, "
+	    "init_size=None,\n"
+	    "                        n_centroids=None):\n"
+	    "        Evil.calls += 1\n"
+	    "        k = 4 if Evil.calls == 1 else 12\n"
+	    "        return X[:k].copy()\n"
+	    "r.append(t(lambda: Evil(n_clusters=4, n_init=2, init='random', "
+	    "random_state=0).fit(X)))\n"
+	    "km = KMeans(n_clusters=3, n_init=5, random_state=0).fit(X)\n"
+	    "bk = BisectingKMeans(n_clusters=3, random_state=0).fit(X)\n"
+	    "sk = KMeans(n_clusters=3, n_init=3, random_state=0).fit(sp.csr_matrix(X))\n"
+	    "r.append([round(float(km.inertia_), 6), sorted(np.bincount(km.labels_).tolist()),\n"
+	    "          round(float(bk.inertia_), 6), round(float(sk.inertia_), 6)])\n"
+	    "# gradient boosting's warm start with raw predictions of one row for many samples\n"
+	    "Xh = np.zeros((9, 1)); Xh[7, 0] = 1.0\n"
+	    "est = HistGradientBoostingRegressor(max_iter=1, warm_start=True, "
+	    "early_stopping=False,\n"
+	    "                                    min_samples_leaf=1, learning_rate=1.0).fit(Xh, "
+	    "np.zeros(9))\n"
+	    "class L:\n"
+	    "    constant_hessian = True\n"
+	    "    need_update_leaves_values = False\n"
+	    "    def init_gradient_and_hessian(self, n_samples, dtype=np.float32, order='F'):\n"
+	    "        return np.zeros(n_samples, np.float32), np.ones(1, np.float32)\n"
+	    "    def gradient(self, y_true, raw_prediction, sample_weight=None, "
+	    "gradient_out=None,\n"
+	    "                 n_threads=1):\n"
+	    "        gradient_out[:] = 0.0\n"
+	    "        gradient_out[7] = -1.0\n"
+	    "        return gradient_out\n"
+	    "raw = np.zeros((1, 1))\n"
+	    "est._get_loss = lambda sample_weight=None: L()\n"
+	    "est._raw_predict = lambda X, n_threads=None: raw\n"
+	    "est.set_params(max_iter=2)\n"
+	    "r.append([t(lambda: est.fit(Xh, np.zeros(9))), raw.tolist()])\n"
+	    "Xg = rng.random((200, 3)); yg = Xg @ [1.0, -2.0, 0.5]\n"
+	    "g = HistGradientBoostingRegressor(max_iter=10, warm_start=True, "
+	    "random_state=0).fit(Xg, yg)\n"
+	    "g.set_params(max_iter=20)\n"
+	    "g.fit(Xg, yg)\n"
+	    "r.append([g.n_iter_, round(float(g.score(Xg, yg)), 6)])\n"
+	    "r\n",
+	    "[\"ValueError: X, y and sample_weight should be of one length "
+	    "(40\",[0.068426,0.470769,0.963569],\"ValueError: labels1 should be labels from 0 to "
+	    "3\",[3.339311,[16,20,24],3.833813,3.339311],[\"ValueError: the grower's samples lie "
+	    "outside the 1 raw predict\",[[0.0]]],[20,0.947352]]");
+	e2e_stop();
+}

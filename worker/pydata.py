@@ -8353,6 +8353,7 @@ def _sklearn():
     _svm_models()
     _svm_training()
     _tsne_gradient()
+    _private_step_kernels()
     _kmeans_centers()
     _sklearn_sparse_inputs()
     _feature_hashing()
@@ -9441,6 +9442,133 @@ def _tsne_gradient():
 
     gradient.__doc__ = real.__doc__
     _replace_all({id(real): (real, gradient)})
+
+
+def _private_step_kernels():
+    """Compiled steps that private methods reach with what the code gives them: isotonic
+    regression's _make_unique read y for each of X's samples (a y whose indexing answered two
+    values for 4000 samples: the heap past them came back as the model), k-means'
+    _is_same_clustering wrote mapping[label] for labels of a run with more centers than
+    n_clusters (an _init_centroids of a subclass's: a view's strides rewritten, the sandbox
+    escaped), its inertia kernels read a center and a weight by each sample's label, and
+    gradient boosting's _update_raw_predictions added each leaf's value at the sample indices
+    of its partition, however short the raw predictions (a _raw_predict of the code's set on
+    the estimator: a double added past them, the sandbox escaped). Each takes arrays checked
+    against each other: one value a sample, labels within the centers, the partition within
+    the predictions (and the grower's leaves read once, as plain numbers)."""
+    import operator
+    import types
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn import isotonic
+    from sklearn.cluster import _k_means_common
+    from sklearn.ensemble._hist_gradient_boosting import _gradient_boosting
+
+    def floats_1d(a, what, dtype=None):
+        a = np.array(a, dtype=dtype, order='C')
+        if a.ndim != 1 or a.dtype not in (np.float32, np.float64):
+            raise ValueError('%s should be a 1-D array of floats' % what)
+        return a
+
+    real_unique = isotonic._make_unique
+
+    def _make_unique(X, y, sample_weights):
+        X = floats_1d(X, 'X')
+        y, w = floats_1d(y, 'y', X.dtype), floats_1d(sample_weights, 'sample_weight', X.dtype)
+        if not len(X) == len(y) == len(w):
+            raise ValueError('X, y and sample_weight should be of one length (%d, %d, %d)'
+                             % (len(X), len(y), len(w)))
+        return real_unique(X, y, w)
+
+    real_inplace = isotonic._inplace_contiguous_isotonic_regression
+
+    def _inplace_contiguous_isotonic_regression(y, w):
+        if type(y) is not np.ndarray or y.ndim != 1 or not y.flags.c_contiguous or \
+                not y.flags.writeable or y.dtype not in (np.float32, np.float64):
+            raise ValueError('y should be a writeable contiguous 1-D array of floats')
+        y = np.ndarray.view(y)
+        w = floats_1d(w, 'w', y.dtype)
+        if len(w) != len(y):
+            raise ValueError('y and w should be of one length (%d, %d)' % (len(y), len(w)))
+        return real_inplace(y, w)
+
+    def labels_within(labels, n, what):
+        labels = np.array(labels, dtype=np.int32)
+        if labels.ndim != 1 or (len(labels) and (labels.min() < 0 or labels.max() >= n)):
+            raise ValueError('%s should be labels from 0 to %d' % (what, n - 1))
+        return labels
+
+    real_same = _k_means_common._is_same_clustering
+
+    def _is_same_clustering(labels1, labels2, n_clusters):
+        n_clusters = operator.index(n_clusters)
+        labels1 = labels_within(labels1, n_clusters, 'labels1')
+        labels2 = labels_within(labels2, n_clusters, 'labels2')
+        if len(labels1) != len(labels2):
+            raise ValueError('the two clusterings should label the same samples')
+        return real_same(labels1, labels2, n_clusters)
+
+    def inertia(real, sparse):
+        def kernel(X, sample_weight, centers, labels, n_threads, single_label=-1):
+            if sparse:
+                if not sp.issparse(X):
+                    raise TypeError('X should be a sparse matrix')
+                X = sp.csr_matrix(_checked_sparse(X))
+            else:
+                X = np.ndarray.view(np.asarray(X))
+            if X.ndim != 2 or X.dtype not in (np.float32, np.float64):
+                raise ValueError('X should be a 2-D array of floats')
+            n, f = X.shape
+            centers = np.array(centers, dtype=X.dtype, order='C')
+            sample_weight = np.array(sample_weight, dtype=X.dtype)
+            if centers.ndim != 2 or centers.shape[1] != f or sample_weight.shape != (n,):
+                raise ValueError('the centers should have X\'s %d features and the weights '
+                                 'be one a sample' % f)
+            labels = labels_within(labels, centers.shape[0], 'labels')
+            if len(labels) != n:
+                raise ValueError('labels should be one a sample')
+            return real(X, sample_weight, centers, labels, operator.index(n_threads),
+                        operator.index(single_label))
+        kernel.__name__ = kernel.__qualname__ = real.__name__
+        kernel.__doc__ = real.__doc__
+        return kernel
+
+    real_update = _gradient_boosting._update_raw_predictions
+
+    def _update_raw_predictions(raw_predictions, grower, n_threads):
+        if type(raw_predictions) is not np.ndarray or raw_predictions.ndim != 1 or \
+                raw_predictions.dtype != np.float64 or not raw_predictions.flags.writeable or \
+                not raw_predictions.flags.c_contiguous:
+            raise ValueError('raw_predictions should be a writeable contiguous 1-D float64 '
+                             'array')
+        raw = np.ndarray.view(raw_predictions)
+        partition = np.array(grower.splitter.partition, dtype=np.uint32)
+        if partition.ndim != 1 or (len(partition) and int(partition.max()) >= len(raw)):
+            raise ValueError('the grower\'s samples lie outside the %d raw predictions'
+                             % len(raw))
+        leaves = []
+        for leaf in list(grower.finalized_leaves):
+            start, stop = operator.index(leaf.partition_start), operator.index(leaf.partition_stop)
+            if not 0 <= start <= stop <= len(partition):
+                raise ValueError('a leaf\'s samples lie outside the grower\'s')
+            leaves.append(types.SimpleNamespace(partition_start=start, partition_stop=stop,
+                                                value=float(leaf.value)))
+        plain = types.SimpleNamespace(finalized_leaves=leaves,
+                                      splitter=types.SimpleNamespace(partition=partition))
+        return real_update(raw, plain, operator.index(n_threads))
+
+    replacements = {}
+    for real, new in ((real_unique, _make_unique),
+                      (real_inplace, _inplace_contiguous_isotonic_regression),
+                      (real_same, _is_same_clustering),
+                      (_k_means_common._inertia_dense,
+                       inertia(_k_means_common._inertia_dense, False)),
+                      (_k_means_common._inertia_sparse,
+                       inertia(_k_means_common._inertia_sparse, True)),
+                      (real_update, _update_raw_predictions)):
+        new.__doc__ = real.__doc__
+        replacements[id(real)] = (real, new)
+    _replace_all(replacements)
 
 
 def _kmeans_centers():
