@@ -1316,12 +1316,12 @@ static void after_call(struct chain *c)
 
 /* The runner parked after its result: commit (it becomes the holder, or a copy of it does)
  * or roll back. */
-/* A call that cannot be kept whatever it reported: its writes over the quota (its status is
- * output_limit), files left open by its process or a reply it left unread, which would reach
- * the session's state (error). Returns the reason or NULL. */
 static const char writes_over_quota[] =
     "The call wrote more to the workspace than one call may (256 MiB): no file was written.";
 
+/* A call that cannot be kept whatever it reported: its writes over the quota (its status is
+ * output_limit), files left open by its process or a reply it left unread, which would reach
+ * the session's state (error). Returns the reason or NULL. */
 static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 {
 	int left;
