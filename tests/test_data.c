@@ -8730,3 +8730,83 @@ Test(data, private_steps_of_estimators_reach_kernels_checked)
 	    "outside the 1 raw predict\",[[0.0]]],[20,0.947352]]");
 	e2e_stop();
 }
+
+/* DBSCAN's, the agglomerative clustering's, the pairwise metrics' and the gradient boosting's
+ * compiled helpers (bounds checks off) read and wrote by the numbers they were given: called
+ * with a neighbour, node or key number past their arrays, a metric of other features, a
+ * result or row pointers of other sizes, a one-word bitset or a thread count of -3, they
+ * ended the process (SIGSEGV, OpenMP's abort) or wrote past a view. Their modules are refused
+ * to the code, and library code reaching them gets them checked against each other; the
+ * average and complete linkages with a connectivity graph, which numpy in the sandbox broke
+ * (each node's IntFloatDict read into a list of pairs: TypeError), answer again. The
+ * estimators and metrics that use these kernels answer as on the host. */
+Test(data, clustering_and_metric_kernels_check_their_indices)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import importlib\n"
+	    "import numpy as np, scipy.sparse as sp\n"
+	    "from sklearn.cluster import DBSCAN, AgglomerativeClustering\n"
+	    "from sklearn.manifold import TSNE\n"
+	    "from sklearn.metrics.pairwise import chi2_kernel, manhattan_distances\n"
+	    "from sklearn.ensemble import HistGradientBoostingClassifier\n"
+	    "import sklearn.metrics.pairwise as pw\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__ + ': ' + str(e)[:40]\n"
+	    "r = []\n"
+	    "# the kernels' modules and names, as the attacks reached them on the host\n"
+	    "for m in ('sklearn.cluster._dbscan_inner', 'sklearn.cluster._hierarchical_fast',\n"
+	    "          'sklearn.manifold._utils', 'sklearn.metrics._pairwise_fast',\n"
+	    "          'sklearn.ensemble._hist_gradient_boosting._bitset',\n"
+	    "          'sklearn.ensemble._hist_gradient_boosting.utils'):\n"
+	    "    r.append(t(lambda: importlib.import_module(m)))\n"
+	    "r.append(t(lambda: pw._chi2_kernel_fast))\n"
+	    "rng = np.random.RandomState(0)\n"
+	    "X = np.vstack([rng.randn(15, 2), rng.randn(15, 2) + 5])\n"
+	    "db = DBSCAN(eps=1.0, min_samples=3).fit(X)\n"
+	    "r.append([db.labels_.tolist(), len(db.core_sample_indices_)])\n"
+	    "conn = np.eye(30, k=1) + np.eye(30, k=-1)\n"
+	    "for link in ('single', 'average', 'complete', 'ward'):\n"
+	    "    a = AgglomerativeClustering(3, linkage=link).fit(X)\n"
+	    "    c = AgglomerativeClustering(3, linkage=link, connectivity=conn).fit(X)\n"
+	    "    r.append([a.labels_.tolist(), c.labels_.tolist()])\n"
+	    "d = AgglomerativeClustering(None, distance_threshold=2.0, linkage='single').fit(X)\n"
+	    "r.append([d.n_clusters_, np.round(d.distances_[:3], 6).tolist()])\n"
+	    "e = TSNE(perplexity=5, random_state=0, init='pca', learning_rate=200.0, "
+	    "n_iter=300).fit(X[:20])\n"
+	    "r.append([np.round(e.embedding_[0], 3).tolist(), round(float(e.kl_divergence_), "
+	    "4)])\n"
+	    "P, Q = np.abs(X[:3]), np.abs(X[4:6])\n"
+	    "r.append(np.round(chi2_kernel(P, Q, gamma=0.5), 6).tolist())\n"
+	    "S = sp.random(4, 6, density=0.4, random_state=0, format='csr')\n"
+	    "T = sp.random(2, 6, density=0.5, random_state=1, format='csr')\n"
+	    "r.append(np.round(manhattan_distances(S, T), 6).tolist())\n"
+	    "Xc = np.c_[rng.randint(0, 6, 200), rng.randn(200)]\n"
+	    "yc = ((Xc[:, 0] % 2 == 0) ^ (Xc[:, 1] > 0)).astype(int)\n"
+	    "h = HistGradientBoostingClassifier(categorical_features=[0], max_iter=20, "
+	    "random_state=0).fit(Xc, yc)\n"
+	    "r.append([round(float(h.score(Xc, yc)), 6), h.predict(Xc[:8]).tolist()])\n"
+	    "r\n",
+	    "[\"ModuleNotFoundError: Import of sklearn.cluster._dbscan_inner \","
+	    "\"ModuleNotFoundError: Import of sklearn.cluster._hierarchical_\","
+	    "\"ModuleNotFoundError: Import of sklearn.manifold._utils is not\","
+	    "\"ModuleNotFoundError: Import of sklearn.metrics._pairwise_fast\","
+	    "\"ModuleNotFoundError: Import of sklearn.ensemble._hist_gradien\","
+	    "\"ModuleNotFoundError: Import of sklearn.ensemble._hist_gradien\","
+	    "\"AttributeError: module 'sklearn.metrics.pairwise' has no\",[[0,-1,0,0,0,-1,0,0,0,"
+	    "0,-1,0,0,0,-1,1,1,1,-1,1,1,-1,1,1,1,1,1,1,1,1],22],[[2,2,2,2,2,2,2,2,2,2,1,2,2,2,2,"
+	    "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],[1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,"
+	    "0,0,0,0]],[[1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],[1,1,1,1,1,"
+	    "1,1,1,1,1,1,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]],[[1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,"
+	    "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],[1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,"
+	    "0,0,0,0]],[[0,0,0,0,0,0,0,0,0,0,2,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],[0,0,0,0,0,"
+	    "0,0,0,0,0,0,2,2,2,2,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]],[3,[0.1164,0.145663,0.157508]],"
+	    "[[-93.82599639892578,4.958000183105469],1.5669],[[0.477746,0.372579],[0.373084,"
+	    "0.674361],[0.404359,0.456061]],[[2.190636,2.763434],[2.471695,2.182995],[1.439331,"
+	    "1.683237],[1.736982,1.613464]],[0.99,[0,0,1,0,0,1,1,1]]]");
+	e2e_stop();
+}

@@ -8354,6 +8354,7 @@ def _sklearn():
     _svm_training()
     _tsne_gradient()
     _private_step_kernels()
+    _more_private_kernels()
     _kmeans_centers()
     _sklearn_sparse_inputs()
     _feature_hashing()
@@ -9566,6 +9567,240 @@ def _private_step_kernels():
                       (_k_means_common._inertia_sparse,
                        inertia(_k_means_common._inertia_sparse, True)),
                       (real_update, _update_raw_predictions)):
+        new.__doc__ = real.__doc__
+        replacements[id(real)] = (real, new)
+    _replace_all(replacements)
+
+
+def _more_private_kernels():
+    """More compiled kernels that read and wrote by the numbers they were given, bounds checks
+    off (called directly, outside the sandbox: SIGSEGV, or words past a view): DBSCAN's
+    dbscan_inner labelled each sample's neighbours by their numbers, the agglomerative
+    clustering's compute_ward_dist, _get_parents, max_merge, average_merge and
+    (_)single_linkage_label read moments, parents, masks and union-find entries at the node
+    numbers of their arguments, mst_linkage_core measured the rows with a metric whose
+    vectors were of other features, the chi-squared and sparse Manhattan kernels wrote a
+    result by the samples' counts and read one matrix by the other's features or row
+    pointers, the gradient boosting's bitset helpers set and read bit val // 32 of a bitset
+    of any length, and sum_parallel asked OpenMP for the threads it was told (-3 ended the
+    process, 100000 SIGSEGV). Their modules are not the code's to import; library code
+    reaching them from elsewhere gets each checked: numpy's own arrays, node, neighbour and
+    key numbers within the arrays they index, results of the inputs' shapes, row pointers
+    within the data, bitsets of 8 words, a thread count of 1 or more (the sandbox's at most).
+    t-SNE's _binary_search_perplexity reads and writes within its one array's shape and is
+    left as it is."""
+    import operator
+    import numpy as np
+    from sklearn.cluster import _dbscan_inner, _hierarchical_fast
+    from sklearn.metrics import _pairwise_fast
+    from sklearn.metrics._dist_metrics import DistanceMetric
+    from sklearn.utils._fast_dict import IntFloatDict
+    from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
+    from sklearn.ensemble._hist_gradient_boosting import _bitset, utils as hgb_utils
+
+    def within(a, n, what):
+        a = np.array(a, dtype=np.intp)
+        if a.ndim != 1 or (a.size and (a.min() < 0 or a.max() >= n)):
+            raise ValueError('%s should be numbers from 0 to %d' % (what, n - 1))
+        return a
+
+    def written(a, dtype, ndim, what, contiguous=True):
+        if type(a) is not np.ndarray or a.dtype != dtype or a.ndim != ndim or \
+                not a.flags.writeable or (contiguous and not a.flags.c_contiguous):
+            raise ValueError('%s should be a writeable%s %d-D %s array'
+                             % (what, ' contiguous' if contiguous else '', ndim,
+                                np.dtype(dtype)))
+        return np.ndarray.view(a)
+
+    real_dbscan = _dbscan_inner.dbscan_inner
+
+    def dbscan_inner(is_core, neighborhoods, labels):
+        labels = written(labels, np.intp, 1, 'labels')
+        n = len(labels)
+        is_core = np.array(is_core, dtype=np.uint8)
+        if is_core.shape != (n,) or type(neighborhoods) is not np.ndarray or \
+                neighborhoods.shape != (n,):
+            raise ValueError('is_core and neighborhoods should be one a sample (%d)' % n)
+        hoods = np.empty(n, dtype=object)
+        for i, hood in enumerate(np.ndarray.view(neighborhoods).tolist()):
+            hoods[i] = within(hood, n, 'a neighbour')
+        return real_dbscan(is_core, hoods, labels)
+
+    real_ward = _hierarchical_fast.compute_ward_dist
+
+    def compute_ward_dist(m_1, m_2, coord_row, coord_col, res):
+        m_1 = np.array(m_1, dtype=np.float64)
+        m_2 = np.array(m_2, dtype=np.float64, order='C')
+        if m_1.ndim != 1 or m_2.ndim != 2 or len(m_2) != len(m_1):
+            raise ValueError('the moments should be one a node')
+        row = within(coord_row, len(m_1), 'coord_row')
+        col = within(coord_col, len(m_1), 'coord_col')
+        out = written(res, np.float64, 1, 'res')
+        if len(col) != len(row) or len(out) < len(row):
+            raise ValueError('coord_col and res should be one a pair of coord_row\'s (%d)'
+                             % len(row))
+        real_ward(m_1, m_2, row, col, out)
+        return res
+
+    real_parents = _hierarchical_fast._get_parents
+
+    def _get_parents(nodes, heads, parents, not_visited):
+        parents = np.array(parents, dtype=np.intp)
+        if parents.ndim != 1:
+            raise ValueError('parents should be 1-D')
+        n = len(parents)
+        parents = within(parents, n, 'a parent')
+        nodes = within(list(nodes), n, 'a node')
+        visited = written(not_visited, np.int8, 1, 'not_visited')
+        if len(visited) < n:
+            raise ValueError('not_visited should be one a node (%d)' % n)
+        for head in real_parents(nodes, [], parents, visited):
+            heads.append(head)
+        return heads
+
+    def pairs(d, n):
+        # (an IntFloatDict, or its (key, value) pairs: a fresh one of copies either way)
+        if type(d) is IntFloatDict:
+            keys, values = d.to_arrays()
+        else:
+            d = [(operator.index(k), float(v)) for k, v in d]
+            keys = np.array([k for k, v in d], dtype=np.intp)
+            values = np.array([v for k, v in d], dtype=np.float64)
+        return IntFloatDict(within(keys, n, 'a key'), np.array(values, dtype=np.float64))
+
+    def merge(real):
+        def kernel(a, b, mask, n_a, n_b):
+            mask = np.array(mask, dtype=np.intp)
+            if mask.ndim != 1:
+                raise ValueError('mask should be 1-D')
+            a, b = pairs(a, len(mask)), pairs(b, len(mask))
+            return real(a, b, mask, operator.index(n_a), operator.index(n_b))
+        kernel.__name__ = kernel.__qualname__ = real.__name__
+        return kernel
+
+    def linkage(L):
+        L = np.array(L, dtype=np.float64)
+        if L.ndim != 2 or L.shape[1] < 3:
+            raise ValueError('L should be of shape (n_samples - 1, 3)')
+        ends = L[:, :2]
+        if ends.size and not (np.isfinite(ends).all() and ends.min() >= 0 and
+                              ends.max() < 2 * len(L) + 1):
+            raise ValueError('Input MST array is not a validly formatted MST array')
+        return L
+
+    real_label, real_label_ = (_hierarchical_fast.single_linkage_label,
+                               _hierarchical_fast._single_linkage_label)
+
+    def single_linkage_label(L):
+        return real_label(linkage(L))
+
+    def _single_linkage_label(L):
+        return real_label_(linkage(L))
+
+    real_mst = _hierarchical_fast.mst_linkage_core
+
+    def mst_linkage_core(raw_data, dist_metric):
+        if not isinstance(dist_metric, DistanceMetric):
+            raise TypeError('dist_metric should be a DistanceMetric')
+        raw = np.array(raw_data, dtype=np.float64, order='C')
+        if raw.ndim != 2 or not len(raw):
+            raise ValueError('raw_data should be 2-D with 1 sample or more')
+        dist_metric._validate_data(raw)  # (its vectors against the features)
+        return real_mst(raw, dist_metric)
+
+    real_chi2 = _pairwise_fast._chi2_kernel_fast
+
+    def _chi2_kernel_fast(X, Y, result):
+        if type(result) is not np.ndarray or result.dtype not in (np.float32, np.float64):
+            raise ValueError('result should be an array of floats')
+        out = written(result, result.dtype, 2, 'result', contiguous=False)
+        X, Y = np.array(X, dtype=out.dtype), np.array(Y, dtype=out.dtype)
+        if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1] or \
+                out.shape != (len(X), len(Y)):
+            raise ValueError('X and Y should have the same features and result be of shape '
+                             '(len(X), len(Y))')
+        return real_chi2(X, Y, out)
+
+    real_manhattan = _pairwise_fast._sparse_manhattan
+
+    def csr(data, indices, indptr, rows, dtype, what):
+        data = np.array(data, dtype=dtype)
+        indices, indptr = np.array(indices, dtype=np.intc), np.array(indptr, dtype=np.intc)
+        if data.dtype not in (np.float32, np.float64) or data.ndim != 1 or \
+                indices.shape != data.shape or indptr.shape != (rows + 1,) or \
+                indptr.min() < 0 or (np.diff(indptr) < 0).any() or indptr[-1] > len(data):
+            raise ValueError('%s should be a CSR matrix of %d rows: its row pointers within '
+                             'its data' % (what, rows))
+        return data, indices, indptr
+
+    def _sparse_manhattan(X_data, X_indices, X_indptr, Y_data, Y_indices, Y_indptr, D):
+        D = written(D, np.float64, 2, 'D')
+        X = csr(X_data, X_indices, X_indptr, D.shape[0], None, 'X')
+        Y = csr(Y_data, Y_indices, Y_indptr, D.shape[1], X[0].dtype, 'Y')
+        return real_manhattan(*X, *Y, D)
+
+    def bitset(a, what, write=False):
+        if write:
+            a = written(a, np.uint32, 1, what, contiguous=False)
+        else:
+            a = np.array(a, dtype=np.uint32)
+        if a.ndim != 1 or len(a) < 8:
+            raise ValueError('%s should be a bitset of 8 words' % what)
+        return a
+
+    def value(val):
+        val = int(val)
+        if not 0 <= val <= 255:
+            raise OverflowError('a bitset holds values from 0 to 255')
+        return val
+
+    real_set, real_in, real_raw = (_bitset.set_bitset_memoryview, _bitset.in_bitset_memoryview,
+                                   _bitset.set_raw_bitset_from_binned_bitset)
+
+    def set_bitset_memoryview(bitset_, val):
+        return real_set(bitset(bitset_, 'bitset', True), value(val))
+
+    def in_bitset_memoryview(bitset_, val):
+        return real_in(bitset(bitset_, 'bitset'), value(val))
+
+    def set_raw_bitset_from_binned_bitset(raw_bitset, binned_bitset, categories):
+        categories = np.array(categories, dtype=np.float64)
+        if categories.ndim != 1:
+            raise ValueError('categories should be 1-D')
+        return real_raw(bitset(raw_bitset, 'raw_bitset', True),
+                        bitset(binned_bitset, 'binned_bitset'), categories)
+
+    real_sum = hgb_utils.sum_parallel
+
+    def sum_parallel(array, n_threads):
+        array = np.array(array, dtype=np.float32)
+        n_threads = operator.index(n_threads)
+        if array.ndim != 1 or n_threads < 1:
+            raise ValueError('sum_parallel sums a 1-D array with 1 thread or more')
+        return real_sum(array, min(n_threads, _openmp_effective_n_threads()))
+
+    # The average and complete linkages keep an IntFloatDict a node in an object array: numpy
+    # in the sandbox read one (a sequence) into a private list of its pairs, which the merges
+    # then refused. It is one object to numpy, as for numpy outside the sandbox.
+
+    def __array__(self, dtype=None):
+        a = np.empty((), dtype=object)
+        a[()] = self
+        return a
+
+    type_patches[(IntFloatDict, '__array__')] = __array__
+
+    replacements = {}
+    for real, new in ((real_dbscan, dbscan_inner), (real_ward, compute_ward_dist),
+                      (real_parents, _get_parents),
+                      (_hierarchical_fast.max_merge, merge(_hierarchical_fast.max_merge)),
+                      (_hierarchical_fast.average_merge,
+                       merge(_hierarchical_fast.average_merge)),
+                      (real_label, single_linkage_label), (real_label_, _single_linkage_label),
+                      (real_mst, mst_linkage_core), (real_chi2, _chi2_kernel_fast),
+                      (real_manhattan, _sparse_manhattan), (real_set, set_bitset_memoryview),
+                      (real_in, in_bitset_memoryview),
+                      (real_raw, set_raw_bitset_from_binned_bitset), (real_sum, sum_parallel)):
         new.__doc__ = real.__doc__
         replacements[id(real)] = (real, new)
     _replace_all(replacements)
