@@ -227,6 +227,9 @@ int ipc_park_decode(long v, enum ipc_park_cmd *cmd, uint32_t *arg);
 /* a class CPython had made or changed could not be guarded (memory ran out as the sandbox
  * guarded it): the process ended rather than run the code on with the class unguarded */
 #define WORKER_EXIT_GUARD     106
+/* a dict held a key of another kind than its table's entries (the code changed the dict under
+ * its own insert): the process ended before anything read the table */
+#define WORKER_EXIT_DICT      107
 
 /* Describe a worker exit code, e.g. "seccomp could not be loaded". NULL if not ours. */
 const char *ipc_worker_exit_reason(int code);

@@ -295,6 +295,10 @@ const char *ipc_worker_exit_reason(int code)
 	case WORKER_EXIT_GUARD:
 		return "a class the code made or changed could not be guarded (memory ran out), "
 		       "and the process ended rather than run on with it";
+	case WORKER_EXIT_DICT:
+		return "the code changed a dict under its own insert, leaving a key of another "
+		       "kind "
+		       "than its table's, and the process ended before anything read it";
 	}
 	return NULL;
 }

@@ -6548,3 +6548,112 @@ Test(python_layer, c_code_imports_without_the_code_s_import_function)
 	still_serving();
 	stop();
 }
+
+/* A dict's or a set's lookup ran a stored key's __eq__ (the code's) and trusted what it had
+ * decided before: an insert still wrote the new key as a str entry into the str-only table the
+ * __eq__ had made (cleared, then a str stored: the key read as a str at an address the code
+ * chose), and a lookup checked only that the table was at the same address (cleared and filled
+ * again, the new table took the old one's address: a hash read as an object gave a fake
+ * bytearray over all memory; a set's discard dropped a reference it no longer owned). A key of
+ * another kind left in a str table ends the process before anything reads it, and blocks freed
+ * under a comparison are freed when it returns: no new table takes their address. */
+Test(python_layer, a_container_changed_under_its_own_lookup_leaves_nothing_stale)
+{
+	static const struct e2e_refusal ended = {
+	    "crashed", "SandboxError", "The worker ended without a result (exit status 107"};
+
+	start(NULL);
+	refused("class K(bytes):\n"
+	        "    __hash__ = bytes.__hash__\n"
+	        "    def __eq__(s, o):\n"
+	        "        if armed and s is first:\n"
+	        "            armed.pop()\n"
+	        "            d.clear()\n"
+	        "            d['zz'] = 0\n"
+	        "        return s is o\n"
+	        "armed = [1]\n"
+	        "d = {}\n"
+	        "first = K(b'\\x84' + b'A' * 39 + (0x414141414000).to_bytes(8, 'little'))\n"
+	        "d[first] = 1\n"
+	        "d[K(bytes(first))] = 2\n"
+	        "(b'\\x84' + b'A' * 39 + (0x414141414000).to_bytes(8, 'little')).decode('latin-1') "
+	        "in d\n",
+	        &ended);
+	refused("class K(bytes):\n"
+	        "    __hash__ = bytes.__hash__\n"
+	        "    def __eq__(s, o):\n"
+	        "        if armed and s is first:\n"
+	        "            armed.pop()\n"
+	        "            d.clear()\n"
+	        "            d['zz'] = 0\n"
+	        "        return s is o\n"
+	        "armed = [1]\n"
+	        "d = {}\n"
+	        "first = K(b'\\x84' + b'A' * 39 + (0x414141414000).to_bytes(8, 'little'))\n"
+	        "d[first] = 1\n"
+	        "d.setdefault(K(bytes(first)), 2)\n"
+	        "(b'\\x84' + b'A' * 39 + (0x414141414000).to_bytes(8, 'little')).decode('latin-1') "
+	        "in d\n",
+	        &ended);
+	expect_ok_result(
+	    "def q(v): return v.to_bytes(8, 'little')\n"
+	    "secret = bytes(b'immutable-bytes-object')\n"
+	    "fake_src = bytes(q(1 << 40) + q(id(bytearray)) + q(1 << 47) + q(1 << 47) + q(0) * 4)\n"
+	    "F = id(fake_src) + 32\n"
+	    "S = 'startkey-' + 'x' * 7\n"
+	    "keep = []\n"
+	    "def attempt():\n"
+	    "    d = {'a0': 0, S: 1}\n"
+	    "    for i in range(118):\n"
+	    "        d['k%d' % i] = i\n"
+	    "    G = {1000: S, F: S}\n"
+	    "    for i in range(58):\n"
+	    "        G[2000 + i] = S\n"
+	    "    armed = [True]\n"
+	    "    class P:\n"
+	    "        def __hash__(s): return hash(S)\n"
+	    "        def __eq__(s, o):\n"
+	    "            if armed[0]:\n"
+	    "                armed[0] = False\n"
+	    "                d.clear()                      # the table freed ...\n"
+	    "                d.update(G)                    # ... and another of G's kind made at "
+	    "once\n"
+	    "                return True\n"
+	    "            return False\n"
+	    "    keep.append((G, d))\n"
+	    "    try:\n"
+	    "        return type(d[P()]).__name__\n"
+	    "    except KeyError:\n"
+	    "        return None\n"
+	    "got = [attempt() for _ in range(20)]\n"
+	    "state = {'armed': False}\n"
+	    "class K:\n"
+	    "    __slots__ = ('tag',)\n"
+	    "    def __init__(s, tag): s.tag = tag\n"
+	    "    def __hash__(s): return 3500\n"
+	    "    def __eq__(s, o):\n"
+	    "        if state['armed']:\n"
+	    "            state['armed'] = False\n"
+	    "            st = state['s']\n"
+	    "            st.clear()\n"
+	    "            st.update(state['fill'])\n"
+	    "            return True\n"
+	    "        return s is o\n"
+	    "fill = frozenset(range(5000, 5400))\n"
+	    "lens = []\n"
+	    "for attempt_n in range(20):\n"
+	    "    s = set(frozenset(range(100000, 101500)))\n"
+	    "    victim = K('victim')\n"
+	    "    s.add(victim)\n"
+	    "    state['s'], state['fill'], state['armed'] = s, fill, True\n"
+	    "    s.discard(K('probe'))\n"
+	    "    lens.append(len(s))\n"
+	    "    keep.append((s, victim))\n"
+	    "r = [sorted(set(map(str, got))), sorted(set(lens)), secret == "
+	    "b'immutable-bytes-object', type(victim).__name__,\n"
+	    "     {1: 'a', 'b': 2} == {'b': 2, 1: 'a'}, sorted({3, 1, 2} | {4})]\n"
+	    "r\n",
+	    "[[\"None\"],[400],true,\"K\",true,[1,2,3,4]]");
+	still_serving();
+	stop();
+}

@@ -1128,34 +1128,39 @@ static PyObject *import_module_for_c(const char *name)
 	return r;
 }
 
+/* Write n bytes over the zygote's own code at `at` (CPython is linked in): through its
+ * /proc/self/mem (zygote_self_mem), which writes a read-only page without making any page
+ * writable and executable (a service run with MemoryDenyWriteExecute refuses mprotect with
+ * PROT_EXEC); where the kernel refuses that, the page is made writable for the write. 0 or -1
+ * with errno. */
+int pylayer_code_write(void *at, const void *bytes, size_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t first = (uintptr_t)at & ~(uintptr_t)(page - 1);
+	size_t len = ((uintptr_t)at + n - first + (size_t)page - 1) & ~(size_t)(page - 1);
+
+	if (zygote_self_mem >= 0 &&
+	    pwrite(zygote_self_mem, bytes, n, (off_t)(uintptr_t)at) == (ssize_t)n) {
+		__builtin___clear_cache((char *)at, (char *)at + n);
+		return memcmp(at, bytes, n) == 0 ? 0 : (errno = EIO, -1);
+	}
+	if (mprotect((void *)first, len, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -1;
+	memcpy(at, bytes, n);
+	__builtin___clear_cache((char *)at, (char *)at + n);
+	return mprotect((void *)first, len, PROT_READ | PROT_EXEC);
+}
+
 /* The function at `at` jumps to `to` from its first instruction: an absolute jump through
- * rax, a scratch register at a call's entry. The zygote's own code (CPython is linked in), written
- * through its /proc/self/mem (zygote_self_mem), which writes a read-only page without making any
- * page writable and executable (a service run with MemoryDenyWriteExecute refuses mprotect with
- * PROT_EXEC); where the kernel refuses that, the page is made writable for the write. */
+ * rax, a scratch register at a call's entry. */
 static int entry_redirect(void *at, void *to)
 {
 #if defined(__x86_64__)
 	unsigned char jump[12] = {0x48, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xe0};
-	long page = sysconf(_SC_PAGESIZE);
-	uintptr_t first = (uintptr_t)at & ~(uintptr_t)(page - 1);
-	size_t len =
-	    ((uintptr_t)at + sizeof(jump) - first + (size_t)page - 1) & ~(size_t)(page - 1);
 	uintptr_t target = (uintptr_t)to;
-	ssize_t n = -1;
 
 	memcpy(jump + 2, &target, sizeof(target));
-	if (zygote_self_mem >= 0)
-		n = pwrite(zygote_self_mem, jump, sizeof(jump), (off_t)(uintptr_t)at);
-	if (n == (ssize_t)sizeof(jump)) {
-		__builtin___clear_cache((char *)at, (char *)at + sizeof(jump));
-		return memcmp(at, jump, sizeof(jump)) == 0 ? 0 : (errno = EIO, -1);
-	}
-	if (mprotect((void *)first, len, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
-		return -1;
-	memcpy(at, jump, sizeof(jump));
-	__builtin___clear_cache((char *)at, (char *)at + sizeof(jump));
-	return mprotect((void *)first, len, PROT_READ | PROT_EXEC);
+	return pylayer_code_write(at, jump, sizeof(jump));
 #else
 	(void)at;
 	(void)to;

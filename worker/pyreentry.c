@@ -22,6 +22,10 @@
 #include "interp_internal.h"
 
 #include <datetime.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <stdint.h>
 #include <string.h>
 #include <structmember.h>
 
@@ -684,6 +688,95 @@ struct held_compare {
 	richcmpfunc held;
 };
 
+/* ---- memory freed under a comparison ------------------------------------------------------
+ *
+ * A dict's or a set's lookup compares a stored key with the one asked for and then checks that
+ * the table it walks is still the container's by its address alone: the key's __eq__ (the
+ * code's) cleared the container and filled it again, the allocator gave the new table the old
+ * one's address, and the lookup read the new table's entries at the old one's offsets (a hash
+ * taken for an object: a fake bytearray over all memory; a set's discard dropping a reference
+ * past its new table: a freed object reused). While a comparison of the classes' or the
+ * containers' runs, the blocks the interpreter frees are kept, and freed when the outermost one
+ * returns: no table made inside it takes a freed table's address. */
+static PyMemAllocatorEx alloc_obj_real, alloc_mem_real;
+static int compare_depth;
+static struct {
+	void **p;
+	unsigned char *obj;
+	size_t n, cap;
+} freed_later;
+
+static void freed_flush(void)
+{
+	for (size_t i = 0; i < freed_later.n; i++) {
+		if (freed_later.obj[i])
+			alloc_obj_real.free(alloc_obj_real.ctx, freed_later.p[i]);
+		else
+			alloc_mem_real.free(alloc_mem_real.ctx, freed_later.p[i]);
+	}
+	freed_later.n = 0;
+}
+
+/* Keep p (freed under a comparison); 0, or -1 when there is no room to keep it (then it is
+ * freed now, as the interpreter asked). */
+static int freed_keep(void *p, int obj)
+{
+	if (freed_later.n == freed_later.cap) {
+		size_t cap = freed_later.cap ? 2 * freed_later.cap : 256;
+		void **np = realloc(freed_later.p, cap * sizeof(*np));
+		unsigned char *no;
+
+		if (!np)
+			return -1;
+		freed_later.p = np;
+		if (!(no = realloc(freed_later.obj, cap)))
+			return -1;
+		freed_later.obj = no;
+		freed_later.cap = cap;
+	}
+	freed_later.p[freed_later.n] = p;
+	freed_later.obj[freed_later.n++] = (unsigned char)obj;
+	return 0;
+}
+
+static void free_obj_kept(void *ctx, void *p)
+{
+	if (!compare_depth || !p || freed_keep(p, 1) < 0)
+		alloc_obj_real.free(ctx, p);
+}
+
+static void free_mem_kept(void *ctx, void *p)
+{
+	if (!compare_depth || !p || freed_keep(p, 0) < 0)
+		alloc_mem_real.free(ctx, p);
+}
+
+static int freed_under_compares_install(void)
+{
+	PyMemAllocatorEx a;
+
+	PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &alloc_obj_real);
+	PyMem_GetAllocator(PYMEM_DOMAIN_MEM, &alloc_mem_real);
+	a = alloc_obj_real;
+	a.free = free_obj_kept;
+	PyMem_SetAllocator(PYMEM_DOMAIN_OBJ, &a);
+	a = alloc_mem_real;
+	a.free = free_mem_kept;
+	PyMem_SetAllocator(PYMEM_DOMAIN_MEM, &a);
+	return 0;
+}
+
+static PyObject *compare_counted(richcmpfunc f, PyObject *v, PyObject *w, int op)
+{
+	PyObject *r;
+
+	compare_depth++;
+	r = f(v, w, op);
+	if (--compare_depth == 0 && freed_later.n)
+		freed_flush();
+	return r;
+}
+
 #define HELD_COMPARE(i)                                                                            \
 	static PyObject *held_compare_##i(PyObject *v, PyObject *w, int op);                       \
 	static PyObject *held_compare_##i(PyObject *v, PyObject *w, int op)                        \
@@ -692,7 +785,7 @@ struct held_compare {
 		Py_INCREF(v);                                                                      \
 		Py_INCREF(w);                                                                      \
 		release_held();                                                                    \
-		return compared(held_compares[i].call(v, w, op), v, w);                            \
+		return compared(compare_counted(held_compares[i].call, v, w, op), v, w);           \
 	}
 HELD_COMPARE(0)
 HELD_COMPARE(1)
@@ -5384,6 +5477,185 @@ static int dict_empty_keys_general(void)
 	return 0;
 }
 
+/* The empty table is not the only way to a str-only table under an insert: the __eq__ can
+ * clear the dict and store a str (a new str-only table with room), or empty it and update it
+ * from a dict of str keys (the other's table cloned). insertdict, CPython's one insert into a
+ * table (it is never inlined: each caller calls it), chose the table's kind before the lookup
+ * and writes the key as a str entry then. Every call of it in the zygote's code calls
+ * insertdict_kind_checked instead, which calls it and then looks: a key that is not a str in
+ * a table of str entries (the code made it so; CPython would read it as a str) ends the process,
+ * failing closed, before anything reads the table. dict.setdefault (its own insert) is checked
+ * the same way. */
+static int (*insertdict_real)(PyDictObject *, PyObject *, Py_hash_t, PyObject *);
+
+struct dict_keys_layout {
+	Py_ssize_t refcnt;
+	uint8_t log2_size, log2_index_bytes, kind;
+	uint32_t version;
+	Py_ssize_t usable, nentries;
+	char indices[];
+};
+
+/* Does a table of str entries hold key (a pointer compared only: it may be gone)? */
+static int str_table_holds(PyDictObject *mp, PyObject *key)
+{
+	struct dict_keys_layout *k = (struct dict_keys_layout *)mp->ma_keys;
+	PyObject **entries;
+
+	if (k->kind == DICT_KEYS_GENERAL)
+		return 0;
+	entries = (PyObject **)(k->indices + ((size_t)1 << k->log2_index_bytes));
+	for (Py_ssize_t i = 0; i < k->nentries; i++)
+		if (entries[2 * i] == key) /* {me_key, me_value} */
+			return 1;
+	return 0;
+}
+
+_Noreturn static void dict_kind_failed_closed(void)
+{
+	_exit(WORKER_EXIT_DICT);
+}
+
+static int insertdict_kind_checked(PyDictObject *mp, PyObject *key, Py_hash_t hash, PyObject *value)
+{
+	int str = PyUnicode_CheckExact(key), rc = insertdict_real(mp, key, hash, value);
+
+	if (rc == 0 && !str && str_table_holds(mp, key))
+		dict_kind_failed_closed();
+	return rc;
+}
+
+static PyCFunction dict_setdefault_real;
+
+static PyObject *dict_setdefault_checked(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	PyObject *key = n > 0 ? args[0] : NULL, *r;
+	int str = key && PyUnicode_CheckExact(key);
+
+	r = ((_PyCFunctionFast)(void (*)(void))dict_setdefault_real)(self, args, n);
+	if (r && key && !str && str_table_holds((PyDictObject *)self, key))
+		dict_kind_failed_closed();
+	return r;
+}
+
+static int dict_setdefault_guard(void)
+{
+	PyObject *m = PyDict_GetItemString(PyDict_Type.tp_dict, "setdefault");
+	PyMethodDef *def;
+
+	if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type) ||
+	    (def = ((PyMethodDescrObject *)m)->d_method)->ml_flags != METH_FASTCALL) {
+		PyErr_SetString(PyExc_RuntimeError, "dict.setdefault is not as known");
+		return -1;
+	}
+	dict_setdefault_real = def->ml_meth;
+	def->ml_meth = (PyCFunction)(void (*)(void))dict_setdefault_checked;
+	return 0;
+}
+
+/* The zygote's symbol table (it is not position-independent: a symbol's value is its address):
+ * the local function `name`'s address and the bounds of the code section. 0 or -1. */
+static int self_function(const char *name, uintptr_t *fn, uintptr_t *text_lo, uintptr_t *text_hi)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), rc = -1;
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL;
+	char *names = NULL, *strtab = NULL;
+	Elf64_Sym *syms = NULL;
+	size_t nsyms = 0;
+
+	*fn = *text_lo = *text_hi = 0;
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_type != ET_EXEC ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum)
+		goto out;
+	sh = calloc(eh.e_shnum, sizeof(*sh));
+	if (!sh || pread(fd, sh, eh.e_shnum * sizeof(*sh), (off_t)eh.e_shoff) !=
+	               (ssize_t)(eh.e_shnum * sizeof(*sh)))
+		goto out;
+	names = malloc(sh[eh.e_shstrndx].sh_size + 1);
+	if (!names ||
+	    pread(fd, names, sh[eh.e_shstrndx].sh_size, (off_t)sh[eh.e_shstrndx].sh_offset) !=
+	        (ssize_t)sh[eh.e_shstrndx].sh_size)
+		goto out;
+	names[sh[eh.e_shstrndx].sh_size] = '\0';
+	for (int i = 0; i < eh.e_shnum; i++) {
+		if (sh[i].sh_name < sh[eh.e_shstrndx].sh_size &&
+		    strcmp(names + sh[i].sh_name, ".text") == 0) {
+			*text_lo = sh[i].sh_addr;
+			*text_hi = sh[i].sh_addr + sh[i].sh_size;
+		}
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh.e_shnum || syms)
+			continue;
+		nsyms = sh[i].sh_size / sizeof(Elf64_Sym);
+		syms = malloc(sh[i].sh_size);
+		strtab = malloc(sh[sh[i].sh_link].sh_size + 1);
+		if (!syms || !strtab ||
+		    pread(fd, syms, sh[i].sh_size, (off_t)sh[i].sh_offset) !=
+		        (ssize_t)sh[i].sh_size ||
+		    pread(fd, strtab, sh[sh[i].sh_link].sh_size,
+		          (off_t)sh[sh[i].sh_link].sh_offset) != (ssize_t)sh[sh[i].sh_link].sh_size)
+			goto out;
+		strtab[sh[sh[i].sh_link].sh_size] = '\0';
+		for (size_t j = 0; j < nsyms; j++)
+			if (ELF64_ST_TYPE(syms[j].st_info) == STT_FUNC &&
+			    syms[j].st_name < sh[sh[i].sh_link].sh_size &&
+			    strcmp(strtab + syms[j].st_name, name) == 0)
+				*fn = syms[j].st_value;
+	}
+	rc = *fn && *text_lo < *text_hi && *fn >= *text_lo && *fn < *text_hi ? 0 : -1;
+out:
+	free(sh);
+	free(names);
+	free(syms);
+	free(strtab);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* Every direct call (or jump) to insertdict in the zygote's code is made to the checked one:
+ * a relative call's 32-bit displacement rewritten. */
+static int insertdict_calls_checked(void)
+{
+	uintptr_t fn, lo, hi, to = (uintptr_t)insertdict_kind_checked;
+	int found = 0;
+
+	if (self_function("insertdict", &fn, &lo, &hi) < 0) {
+		PyErr_SetString(PyExc_RuntimeError,
+		                "the dict's insert is not in the zygote's symbols");
+		return -1;
+	}
+	insertdict_real = (int (*)(PyDictObject *, PyObject *, Py_hash_t, PyObject *))fn;
+	for (const unsigned char *p = (const unsigned char *)lo; (uintptr_t)p + 5 <= hi; p++) {
+		int32_t rel, now;
+		int64_t d;
+
+		if (*p != 0xe8 && *p != 0xe9)
+			continue;
+		memcpy(&rel, p + 1, sizeof(rel));
+		if ((uintptr_t)(p + 5) + (intptr_t)rel != fn)
+			continue;
+		d = (int64_t)to - (int64_t)(uintptr_t)(p + 5);
+		if (d != (int32_t)d) {
+			PyErr_SetString(PyExc_RuntimeError,
+			                "the dict's insert check is out of reach");
+			return -1;
+		}
+		now = (int32_t)d;
+		if (pylayer_code_write((void *)((uintptr_t)p + 1), &now, sizeof(now)) < 0) {
+			PyErr_SetFromErrno(PyExc_OSError);
+			return -1;
+		}
+		found++;
+	}
+	if (!found) {
+		PyErr_SetString(PyExc_RuntimeError, "no call of the dict's insert was found");
+		return -1;
+	}
+	return dict_setdefault_guard();
+}
+
 int pyreentry_guard(void)
 {
 	PyTypeObject *t = &PyByteArray_Type;
@@ -5396,7 +5668,8 @@ int pyreentry_guard(void)
 	    counts_guard() < 0 || codecs_guard() < 0 || generators_guard() < 0 ||
 	    plain_names_guard() < 0 || finalizers_guard() < 0 || method_repr_guard() < 0 ||
 	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
-	    dict_empty_keys_general() < 0)
+	    dict_empty_keys_general() < 0 || insertdict_calls_checked() < 0 ||
+	    freed_under_compares_install() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
