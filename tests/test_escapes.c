@@ -6556,7 +6556,9 @@ Test(python_layer, c_code_imports_without_the_code_s_import_function)
  * again, the new table took the old one's address: a hash read as an object gave a fake
  * bytearray over all memory; a set's discard dropped a reference it no longer owned). A key of
  * another kind left in a str table ends the process before anything reads it, and blocks freed
- * under a comparison are freed when it returns: no new table takes their address. */
+ * under a comparison (the whole of PyObject_RichCompareBool: the answer's truth, a C type's
+ * comparison calling the code's, the operands held past it) are freed when it returns: no new
+ * table takes their address. */
 Test(python_layer, a_container_changed_under_its_own_lookup_leaves_nothing_stale)
 {
 	static const struct e2e_refusal ended = {
@@ -6654,6 +6656,70 @@ Test(python_layer, a_container_changed_under_its_own_lookup_leaves_nothing_stale
 	    "     {1: 'a', 'b': 2} == {'b': 2, 1: 'a'}, sorted({3, 1, 2} | {4})]\n"
 	    "r\n",
 	    "[[\"None\"],[400],true,\"K\",true,[1,2,3,4]]");
+	/* The same by what runs of the code's in the comparison's other steps: the truth of its
+	 * answer, an aware datetime's comparison calling its tzinfo. */
+	expect_ok_result(
+	    "import datetime as D\n"
+	    "def q(v): return v.to_bytes(8, 'little')\n"
+	    "fake_src = bytes(q(1 << 40) + q(id(bytearray)) + q(1 << 47) + q(1 << 47) + q(0) * 4)\n"
+	    "F = id(fake_src) + 32\n"
+	    "S = 'startkey-' + 'x' * 7\n"
+	    "keep = []\n"
+	    "def attempt():\n"
+	    "    d = {'a0': 0, S: 1}\n"
+	    "    for i in range(118):\n"
+	    "        d['k%d' % i] = i\n"
+	    "    G = {1000: S, F: S}\n"
+	    "    for i in range(58):\n"
+	    "        G[2000 + i] = S\n"
+	    "    armed = [True]\n"
+	    "    class B:\n"
+	    "        def __bool__(s):\n"
+	    "            if armed[0]:\n"
+	    "                armed[0] = False\n"
+	    "                d.clear()                      # the comparison's answer's truth "
+	    "frees the table\n"
+	    "                d.update(G)\n"
+	    "            return True\n"
+	    "    class P:\n"
+	    "        def __hash__(s): return hash(S)\n"
+	    "        def __eq__(s, o): return B()\n"
+	    "    keep.append((G, d))\n"
+	    "    try:\n"
+	    "        return type(d[P()]).__name__\n"
+	    "    except KeyError:\n"
+	    "        return None\n"
+	    "got = [attempt() for _ in range(20)]\n"
+	    "state = {'armed': False}\n"
+	    "class TZa(D.tzinfo):\n"
+	    "    def utcoffset(self, dt):                   # an aware datetime's comparison calls "
+	    "it in C\n"
+	    "        if state['armed']:\n"
+	    "            state['armed'] = False\n"
+	    "            state['s'].clear()\n"
+	    "            state['s'].update(state['fill'])\n"
+	    "        return D.timedelta(0)\n"
+	    "    def dst(self, dt): return D.timedelta(0)\n"
+	    "class TZb(D.tzinfo):\n"
+	    "    def utcoffset(self, dt): return D.timedelta(0)\n"
+	    "    def dst(self, dt): return D.timedelta(0)\n"
+	    "tza, tzb = TZa(), TZb()\n"
+	    "us = next(u for u in range(10 ** 6)\n"
+	    "          if hash(D.datetime(2020, 1, 1, 0, 0, 0, u, tzinfo=tza)) & 4095 == 3500)\n"
+	    "fill = frozenset(range(5000, 5400))\n"
+	    "lens = []\n"
+	    "for n in range(20):\n"
+	    "    s = set(frozenset(range(100000, 101500)))\n"
+	    "    victim = D.datetime(2020, 1, 1, 0, 0, 0, us, tzinfo=tza)\n"
+	    "    s.add(victim)\n"
+	    "    state['s'], state['fill'], state['armed'] = s, fill, True\n"
+	    "    s.discard(D.datetime(2020, 1, 1, 0, 0, 0, us, tzinfo=tzb))\n"
+	    "    lens.append(len(s))\n"
+	    "    keep.append((s, victim))\n"
+	    "r = [sorted(set(map(str, got))), sorted(set(lens)), type(victim).__name__, "
+	    "victim.microsecond == us]\n"
+	    "r\n",
+	    "[[\"None\"],[400],\"datetime\",true]");
 	still_serving();
 	stop();
 }

@@ -766,11 +766,14 @@ static int freed_under_compares_install(void)
 	return 0;
 }
 
+/* f(v, w, op) with the memory freed meanwhile kept, and the operands held from before the
+ * objects held by earlier comparisons are let go (their __del__ runs inside the window too). */
 static PyObject *compare_counted(richcmpfunc f, PyObject *v, PyObject *w, int op)
 {
 	PyObject *r;
 
 	compare_depth++;
+	release_held();
 	r = f(v, w, op);
 	if (--compare_depth == 0 && freed_later.n)
 		freed_flush();
@@ -784,9 +787,34 @@ static PyObject *compare_counted(richcmpfunc f, PyObject *v, PyObject *w, int op
 		extern struct held_compare held_compares[];                                        \
 		Py_INCREF(v);                                                                      \
 		Py_INCREF(w);                                                                      \
-		release_held();                                                                    \
 		return compared(compare_counted(held_compares[i].call, v, w, op), v, w);           \
 	}
+
+/* A dict's or a set's lookup (and list.index, deque, ...) compares by PyObject_RichCompareBool,
+ * which runs more of the code's than the comparison itself: the truth of its answer (__bool__,
+ * __len__, __del__), a C type's comparison that reads the code's attributes (a Decimal reading a
+ * Rational's numerator). Every call of it in the zygote's code comes here: the whole of it runs
+ * with the memory freed meanwhile kept, and its operands are held past it (the lookup's own
+ * release of the key it compared would run that key's __del__ before the lookup's check). */
+static int (*richcompare_bool_real)(PyObject *, PyObject *, int);
+
+static int richcompare_bool_held(PyObject *v, PyObject *w, int op)
+{
+	int r;
+
+	if (v == w && (op == Py_EQ || op == Py_NE))
+		return op == Py_EQ;
+	Py_INCREF(v);
+	Py_INCREF(w);
+	compare_depth++;
+	release_held();
+	r = richcompare_bool_real(v, w, op);
+	if (--compare_depth == 0 && freed_later.n)
+		freed_flush();
+	hold_until_later(v);
+	hold_until_later(w);
+	return r;
+}
 HELD_COMPARE(0)
 HELD_COMPARE(1)
 HELD_COMPARE(2)
@@ -5614,19 +5642,12 @@ out:
 	return rc;
 }
 
-/* Every direct call (or jump) to insertdict in the zygote's code is made to the checked one:
- * a relative call's 32-bit displacement rewritten. */
-static int insertdict_calls_checked(void)
+/* Every direct call (or jump) in the zygote's code [lo, hi) to fn is made to `to`: a relative
+ * call's 32-bit displacement rewritten. The number made, or -1. */
+static int calls_redirect(uintptr_t fn, uintptr_t to, uintptr_t lo, uintptr_t hi)
 {
-	uintptr_t fn, lo, hi, to = (uintptr_t)insertdict_kind_checked;
 	int found = 0;
 
-	if (self_function("insertdict", &fn, &lo, &hi) < 0) {
-		PyErr_SetString(PyExc_RuntimeError,
-		                "the dict's insert is not in the zygote's symbols");
-		return -1;
-	}
-	insertdict_real = (int (*)(PyDictObject *, PyObject *, Py_hash_t, PyObject *))fn;
 	for (const unsigned char *p = (const unsigned char *)lo; (uintptr_t)p + 5 <= hi; p++) {
 		int32_t rel, now;
 		int64_t d;
@@ -5638,8 +5659,7 @@ static int insertdict_calls_checked(void)
 			continue;
 		d = (int64_t)to - (int64_t)(uintptr_t)(p + 5);
 		if (d != (int32_t)d) {
-			PyErr_SetString(PyExc_RuntimeError,
-			                "the dict's insert check is out of reach");
+			PyErr_SetString(PyExc_RuntimeError, "a checked call is out of reach");
 			return -1;
 		}
 		now = (int32_t)d;
@@ -5649,8 +5669,32 @@ static int insertdict_calls_checked(void)
 		}
 		found++;
 	}
-	if (!found) {
+	return found;
+}
+
+static int insertdict_calls_checked(void)
+{
+	uintptr_t fn, lo, hi;
+	int n;
+
+	if (self_function("insertdict", &fn, &lo, &hi) < 0) {
+		PyErr_SetString(PyExc_RuntimeError,
+		                "the dict's insert is not in the zygote's symbols");
+		return -1;
+	}
+	insertdict_real = (int (*)(PyDictObject *, PyObject *, Py_hash_t, PyObject *))fn;
+	richcompare_bool_real = PyObject_RichCompareBool;
+	if ((n = calls_redirect(fn, (uintptr_t)insertdict_kind_checked, lo, hi)) < 0)
+		return -1;
+	if (!n) {
 		PyErr_SetString(PyExc_RuntimeError, "no call of the dict's insert was found");
+		return -1;
+	}
+	if ((n = calls_redirect((uintptr_t)richcompare_bool_real, (uintptr_t)richcompare_bool_held,
+	                        lo, hi)) < 0)
+		return -1;
+	if (!n) {
+		PyErr_SetString(PyExc_RuntimeError, "no call of the comparison was found");
 		return -1;
 	}
 	return dict_setdefault_guard();
