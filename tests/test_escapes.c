@@ -6549,6 +6549,23 @@ Test(python_layer, c_code_imports_without_the_code_s_import_function)
 	stop();
 }
 
+/* The stored key's __eq__ clears the dict and stores a str (a new str-only table with room)
+ * under the insert of a bytes key (the insert: d[k] = v, setdefault). */
+#define REFILLED(insert)                                                                           \
+	"class K(bytes):\n"                                                                        \
+	"    __hash__ = bytes.__hash__\n"                                                          \
+	"    def __eq__(s, o):\n"                                                                  \
+	"        if armed and s is first:\n"                                                       \
+	"            armed.pop()\n"                                                                \
+	"            d.clear()\n"                                                                  \
+	"            d['zz'] = 0\n"                                                                \
+	"        return s is o\n"                                                                  \
+	"armed = [1]\n"                                                                            \
+	"d = {}\n"                                                                                 \
+	"first = K(b'\\x84' + b'A' * 39 + (0x414141414000).to_bytes(8, 'little'))\n"               \
+	"d[first] = 1\n" insert "\n"                                                               \
+	"(b'\\x84' + b'A' * 39 + (0x414141414000).to_bytes(8, 'little')).decode('latin-1') in d\n"
+
 /* A dict's or a set's lookup ran a stored key's __eq__ (the code's) and trusted what it had
  * decided before: an insert still wrote the new key as a str entry into the str-only table the
  * __eq__ had made (cleared, then a str stored: the key read as a str at an address the code
@@ -6565,46 +6582,19 @@ Test(python_layer, a_container_changed_under_its_own_lookup_leaves_nothing_stale
 	    "crashed", "SandboxError", "The worker ended without a result (exit status 107"};
 
 	start(NULL);
-	refused("class K(bytes):\n"
-	        "    __hash__ = bytes.__hash__\n"
-	        "    def __eq__(s, o):\n"
-	        "        if armed and s is first:\n"
-	        "            armed.pop()\n"
-	        "            d.clear()\n"
-	        "            d['zz'] = 0\n"
-	        "        return s is o\n"
-	        "armed = [1]\n"
-	        "d = {}\n"
-	        "first = K(b'\\x84' + b'A' * 39 + (0x414141414000).to_bytes(8, 'little'))\n"
-	        "d[first] = 1\n"
-	        "d[K(bytes(first))] = 2\n"
-	        "(b'\\x84' + b'A' * 39 + (0x414141414000).to_bytes(8, 'little')).decode('latin-1') "
-	        "in d\n",
-	        &ended);
-	refused("class K(bytes):\n"
-	        "    __hash__ = bytes.__hash__\n"
-	        "    def __eq__(s, o):\n"
-	        "        if armed and s is first:\n"
-	        "            armed.pop()\n"
-	        "            d.clear()\n"
-	        "            d['zz'] = 0\n"
-	        "        return s is o\n"
-	        "armed = [1]\n"
-	        "d = {}\n"
-	        "first = K(b'\\x84' + b'A' * 39 + (0x414141414000).to_bytes(8, 'little'))\n"
-	        "d[first] = 1\n"
-	        "d.setdefault(K(bytes(first)), 2)\n"
-	        "(b'\\x84' + b'A' * 39 + (0x414141414000).to_bytes(8, 'little')).decode('latin-1') "
-	        "in d\n",
-	        &ended);
+	refused(REFILLED("d[K(bytes(first))] = 2"), &ended);
+	refused(REFILLED("d.setdefault(K(bytes(first)), 2)"), &ended);
+	/* The table freed and another made at its address under a lookup's comparison: by the
+	 * __eq__, by the truth of its answer, by an aware datetime's tzinfo. */
 	expect_ok_result(
+	    "import datetime as D\n"
 	    "def q(v): return v.to_bytes(8, 'little')\n"
 	    "secret = bytes(b'immutable-bytes-object')\n"
 	    "fake_src = bytes(q(1 << 40) + q(id(bytearray)) + q(1 << 47) + q(1 << 47) + q(0) * 4)\n"
 	    "F = id(fake_src) + 32\n"
 	    "S = 'startkey-' + 'x' * 7\n"
 	    "keep = []\n"
-	    "def attempt():\n"
+	    "def attempt(by_truth):\n"
 	    "    d = {'a0': 0, S: 1}\n"
 	    "    for i in range(118):\n"
 	    "        d['k%d' % i] = i\n"
@@ -6612,114 +6602,67 @@ Test(python_layer, a_container_changed_under_its_own_lookup_leaves_nothing_stale
 	    "    for i in range(58):\n"
 	    "        G[2000 + i] = S\n"
 	    "    armed = [True]\n"
+	    "    def refill():\n"
+	    "        if armed[0]:\n"
+	    "            armed[0] = False\n"
+	    "            d.clear()                      # the table freed ...\n"
+	    "            d.update(G)                    # ... and another of G's kind made at "
+	    "once\n"
+	    "        return True\n"
+	    "    class B:\n"
+	    "        def __bool__(s): return refill()   # the truth of the comparison's answer\n"
 	    "    class P:\n"
 	    "        def __hash__(s): return hash(S)\n"
-	    "        def __eq__(s, o):\n"
-	    "            if armed[0]:\n"
-	    "                armed[0] = False\n"
-	    "                d.clear()                      # the table freed ...\n"
-	    "                d.update(G)                    # ... and another of G's kind made at "
-	    "once\n"
-	    "                return True\n"
-	    "            return False\n"
+	    "        def __eq__(s, o): return B() if by_truth else refill()\n"
 	    "    keep.append((G, d))\n"
 	    "    try:\n"
 	    "        return type(d[P()]).__name__\n"
 	    "    except KeyError:\n"
 	    "        return None\n"
-	    "got = [attempt() for _ in range(20)]\n"
+	    "got = [attempt(by_truth) for by_truth in (False, True) for _ in range(20)]\n"
 	    "state = {'armed': False}\n"
+	    "def refill_set():\n"
+	    "    if state['armed']:\n"
+	    "        state['armed'] = False\n"
+	    "        state['s'].clear()\n"
+	    "        state['s'].update(state['fill'])\n"
 	    "class K:\n"
 	    "    __slots__ = ('tag',)\n"
 	    "    def __init__(s, tag): s.tag = tag\n"
 	    "    def __hash__(s): return 3500\n"
 	    "    def __eq__(s, o):\n"
-	    "        if state['armed']:\n"
-	    "            state['armed'] = False\n"
-	    "            st = state['s']\n"
-	    "            st.clear()\n"
-	    "            st.update(state['fill'])\n"
-	    "            return True\n"
-	    "        return s is o\n"
-	    "fill = frozenset(range(5000, 5400))\n"
-	    "lens = []\n"
-	    "for attempt_n in range(20):\n"
-	    "    s = set(frozenset(range(100000, 101500)))\n"
-	    "    victim = K('victim')\n"
-	    "    s.add(victim)\n"
-	    "    state['s'], state['fill'], state['armed'] = s, fill, True\n"
-	    "    s.discard(K('probe'))\n"
-	    "    lens.append(len(s))\n"
-	    "    keep.append((s, victim))\n"
-	    "r = [sorted(set(map(str, got))), sorted(set(lens)), secret == "
-	    "b'immutable-bytes-object', type(victim).__name__,\n"
-	    "     {1: 'a', 'b': 2} == {'b': 2, 1: 'a'}, sorted({3, 1, 2} | {4})]\n"
-	    "r\n",
-	    "[[\"None\"],[400],true,\"K\",true,[1,2,3,4]]");
-	/* The same by what runs of the code's in the comparison's other steps: the truth of its
-	 * answer, an aware datetime's comparison calling its tzinfo. */
-	expect_ok_result(
-	    "import datetime as D\n"
-	    "def q(v): return v.to_bytes(8, 'little')\n"
-	    "fake_src = bytes(q(1 << 40) + q(id(bytearray)) + q(1 << 47) + q(1 << 47) + q(0) * 4)\n"
-	    "F = id(fake_src) + 32\n"
-	    "S = 'startkey-' + 'x' * 7\n"
-	    "keep = []\n"
-	    "def attempt():\n"
-	    "    d = {'a0': 0, S: 1}\n"
-	    "    for i in range(118):\n"
-	    "        d['k%d' % i] = i\n"
-	    "    G = {1000: S, F: S}\n"
-	    "    for i in range(58):\n"
-	    "        G[2000 + i] = S\n"
-	    "    armed = [True]\n"
-	    "    class B:\n"
-	    "        def __bool__(s):\n"
-	    "            if armed[0]:\n"
-	    "                armed[0] = False\n"
-	    "                d.clear()                      # the comparison's answer's truth "
-	    "frees the table\n"
-	    "                d.update(G)\n"
-	    "            return True\n"
-	    "    class P:\n"
-	    "        def __hash__(s): return hash(S)\n"
-	    "        def __eq__(s, o): return B()\n"
-	    "    keep.append((G, d))\n"
-	    "    try:\n"
-	    "        return type(d[P()]).__name__\n"
-	    "    except KeyError:\n"
-	    "        return None\n"
-	    "got = [attempt() for _ in range(20)]\n"
-	    "state = {'armed': False}\n"
+	    "        refill_set()\n"
+	    "        return s is o or o.tag == 'probe'\n"
 	    "class TZa(D.tzinfo):\n"
-	    "    def utcoffset(self, dt):                   # an aware datetime's comparison calls "
-	    "it in C\n"
-	    "        if state['armed']:\n"
-	    "            state['armed'] = False\n"
-	    "            state['s'].clear()\n"
-	    "            state['s'].update(state['fill'])\n"
+	    "    def utcoffset(self, dt):               # an aware datetime's comparison calls it "
+	    "in C\n"
+	    "        refill_set()\n"
 	    "        return D.timedelta(0)\n"
 	    "    def dst(self, dt): return D.timedelta(0)\n"
 	    "class TZb(D.tzinfo):\n"
 	    "    def utcoffset(self, dt): return D.timedelta(0)\n"
 	    "    def dst(self, dt): return D.timedelta(0)\n"
-	    "tza, tzb = TZa(), TZb()\n"
 	    "us = next(u for u in range(10 ** 6)\n"
-	    "          if hash(D.datetime(2020, 1, 1, 0, 0, 0, u, tzinfo=tza)) & 4095 == 3500)\n"
+	    "          if hash(D.datetime(2020, 1, 1, 0, 0, 0, u, tzinfo=TZa())) & 4095 == 3500)\n"
 	    "fill = frozenset(range(5000, 5400))\n"
 	    "lens = []\n"
-	    "for n in range(20):\n"
-	    "    s = set(frozenset(range(100000, 101500)))\n"
-	    "    victim = D.datetime(2020, 1, 1, 0, 0, 0, us, tzinfo=tza)\n"
-	    "    s.add(victim)\n"
-	    "    state['s'], state['fill'], state['armed'] = s, fill, True\n"
-	    "    s.discard(D.datetime(2020, 1, 1, 0, 0, 0, us, tzinfo=tzb))\n"
-	    "    lens.append(len(s))\n"
-	    "    keep.append((s, victim))\n"
-	    "r = [sorted(set(map(str, got))), sorted(set(lens)), type(victim).__name__, "
-	    "victim.microsecond == us]\n"
+	    "for make in (lambda: (K('victim'), K('probe')),\n"
+	    "             lambda: (D.datetime(2020, 1, 1, 0, 0, 0, us, tzinfo=TZa()),\n"
+	    "                      D.datetime(2020, 1, 1, 0, 0, 0, us, tzinfo=TZb()))):\n"
+	    "    for n in range(20):\n"
+	    "        s = set(frozenset(range(100000, 101500)))\n"
+	    "        victim, probe = make()\n"
+	    "        s.add(victim)\n"
+	    "        state['s'], state['fill'], state['armed'] = s, fill, True\n"
+	    "        s.discard(probe)\n"
+	    "        lens.append(len(s))\n"
+	    "        keep.append((s, victim))\n"
+	    "r = [sorted(set(map(str, got))), sorted(set(lens)), secret == "
+	    "b'immutable-bytes-object',\n"
+	    "     type(victim).__name__, {1: 'a', 'b': 2} == {'b': 2, 1: 'a'}, sorted({3, 1, 2} | "
+	    "{4})]\n"
 	    "r\n",
-	    "[[\"None\"],[400],\"datetime\",true]");
+	    "[[\"None\"],[400],true,\"datetime\",true,[1,2,3,4]]");
 	still_serving();
 	stop();
 }
