@@ -1871,3 +1871,60 @@ Test(pylayer, a_dict_cleared_under_its_insert_keeps_a_table_for_its_keys)
 	    "2)\"],3,4,[\"k0\",\"k1\",\"k10\"],7,{\"z\":1},19,true]]");
 	e2e_stop();
 }
+
+/* A weak proxy's comparison handed its referent on without a reference of its own: the code made
+ * an OrderedDict link (a weak proxy) point at an aware datetime of its own, whose comparison
+ * called its utcoffset, which cleared the OrderedDict (the referent's last holder) and laid a
+ * fake datetime in the freed block (its tzinfo a fake object handing the code a bytearray over
+ * all memory). The proxies' comparison holds their referents: the comparison answers as on the
+ * host and the fake is never reached. */
+Test(pylayer, a_weak_proxy_s_comparison_holds_its_referent)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "# the pure-Python OrderedDict's links are weak proxies; the code chose what one "
+	    "points to (an aware\n"
+	    "# datetime of its own), and the proxy's comparison handed it on unowned: utcoffset "
+	    "cleared the\n"
+	    "# OrderedDict (the referent's last holder) and laid a fake datetime in its freed "
+	    "block\n"
+	    "import collections, datetime as dtm, struct\n"
+	    "state = {'phase': 0}\n"
+	    "spray = []\n"
+	    "class TZc(dtm.tzinfo):\n"
+	    "    __slots__ = ('x',)\n"
+	    "    def utcoffset(self, dt):\n"
+	    "        state['got'] = type(self.x).__name__\n"
+	    "        return dtm.timedelta(0)\n"
+	    "class TZ(dtm.tzinfo):\n"
+	    "    def __init__(s, n): s.n = n\n"
+	    "    def utcoffset(s, dt):\n"
+	    "        if s.n == 'a' and state['phase'] == 1:\n"
+	    "            state['phase'] = 2\n"
+	    "            od.clear()                         # drops the proxy's referent\n"
+	    "        elif s.n == 'b' and state['phase'] == 2:\n"
+	    "            state['phase'] = 3\n"
+	    "            for _ in range(3000):\n"
+	    "                spray.append(bytearray(FAKE_DT))\n"
+	    "        return dtm.timedelta(0)\n"
+	    "class D(dtm.datetime):\n"
+	    "    __slots__ = ('prev', 'next', 'key', '__weakref__')\n"
+	    "keep_ba = bytes(struct.pack('<QQqqQQq', 0x100000, id(bytearray), 2**47, 2**47, 0, 0, "
+	    "0))\n"
+	    "keep_tz = bytes(struct.pack('<QQQ', 0x100000, id(TZc), id(keep_ba) + 32))\n"
+	    "other = dtm.datetime(2020, 1, 1, tzinfo=TZ('b'))\n"
+	    "data = bytes([2020 >> 8, 2020 & 255, 1, 1, 0, 0, 0, 0, 0, 0])\n"
+	    "body = (struct.pack('<QQq', 0x100000, id(dtm.datetime), -1) + b'\\x01' + data + "
+	    "b'\\x00' * 5 +\n"
+	    "        struct.pack('<Q', id(keep_tz) + 32))\n"
+	    "FAKE_DT = (b'\\x00' * 16 + body).ljust(95, b'\\x00')\n"
+	    "od = collections.OrderedDict()\n"
+	    "tmp = [D(2020, 1, 1, tzinfo=TZ('a'))]\n"
+	    "od.__setitem__('k', 1, Link=lambda: tmp.pop())\n"
+	    "p = od._OrderedDict__root.prev\n"
+	    "state['phase'] = 1\n"
+	    "r = [type(p).__name__, p == other, state['phase'], state.get('got')]\n"
+	    "r\n",
+	    "[\"ProxyType\",true,3,null]");
+	e2e_stop();
+}

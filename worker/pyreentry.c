@@ -688,6 +688,41 @@ struct held_compare {
 	richcmpfunc held;
 };
 
+/* ---- weak proxies' comparison -------------------------------------------------------------
+ *
+ * A weak proxy's comparison handed its referent to the comparison without a reference of its own
+ * (the pure-Python OrderedDict's links are proxies): an aware datetime's comparison called the
+ * code's utcoffset, which dropped the referent's last holder, and the comparison went on in the
+ * freed block, laid over with a fake datetime (all memory read and written). The referents are
+ * held while the proxies' own comparison runs. */
+static richcmpfunc proxy_compare_real;
+
+static PyObject *proxy_compare_held(PyObject *v, PyObject *w, int op)
+{
+	PyObject *a = PyWeakref_CheckProxy(v) ? PyWeakref_GetObject(v) : NULL;
+	PyObject *b = PyWeakref_CheckProxy(w) ? PyWeakref_GetObject(w) : NULL, *r;
+
+	Py_XINCREF(a);
+	Py_XINCREF(b);
+	r = proxy_compare_real(v, w, op);
+	Py_XDECREF(a);
+	Py_XDECREF(b);
+	return r;
+}
+
+static int proxy_compare_guard(void)
+{
+	if (!_PyWeakref_ProxyType.tp_richcompare ||
+	    _PyWeakref_CallableProxyType.tp_richcompare != _PyWeakref_ProxyType.tp_richcompare) {
+		PyErr_SetString(PyExc_RuntimeError, "the weak proxies' comparison is not as known");
+		return -1;
+	}
+	proxy_compare_real = _PyWeakref_ProxyType.tp_richcompare;
+	_PyWeakref_ProxyType.tp_richcompare = proxy_compare_held;
+	_PyWeakref_CallableProxyType.tp_richcompare = proxy_compare_held;
+	return 0;
+}
+
 /* ---- memory freed under a comparison ------------------------------------------------------
  *
  * A dict's or a set's lookup compares a stored key with the one asked for and then checks that
@@ -5713,7 +5748,7 @@ int pyreentry_guard(void)
 	    plain_names_guard() < 0 || finalizers_guard() < 0 || method_repr_guard() < 0 ||
 	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
 	    dict_empty_keys_general() < 0 || insertdict_calls_checked() < 0 ||
-	    freed_under_compares_install() < 0)
+	    freed_under_compares_install() < 0 || proxy_compare_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
