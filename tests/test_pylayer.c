@@ -1928,3 +1928,70 @@ Test(pylayer, a_weak_proxy_s_comparison_holds_its_referent)
 	    "[\"ProxyType\",true,3,null]");
 	e2e_stop();
 }
+
+/* So did a cell's comparison its contents: a class cell the code reached through its metaclass's
+ * namespace and set by `nonlocal __class__` held an aware datetime, emptied by its utcoffset
+ * under the comparison (a fake datetime laid in the freed block). The cells' comparison holds
+ * their contents. */
+Test(pylayer, a_cell_s_comparison_holds_its_contents)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "# a class cell (reached through a metaclass's namespace, set by `nonlocal __class__`) "
+	    "holds an\n"
+	    "# aware datetime of the code's; the cells' comparison handed it on unowned: utcoffset "
+	    "emptied\n"
+	    "# the cell (the datetime's last holder) and laid a fake datetime in its freed block\n"
+	    "import datetime as dtm, struct\n"
+	    "state = {'phase': 0}\n"
+	    "spray = []\n"
+	    "class TZc(dtm.tzinfo):\n"
+	    "    __slots__ = ('x',)\n"
+	    "    def utcoffset(self, dt):\n"
+	    "        state['got'] = type(self.x).__name__\n"
+	    "        return dtm.timedelta(0)\n"
+	    "class TZ(dtm.tzinfo):\n"
+	    "    def __init__(s, n): s.n = n\n"
+	    "    def utcoffset(s, dt):\n"
+	    "        if s.n == 'a' and state['phase'] == 1:\n"
+	    "            state['phase'] = 2\n"
+	    "            X1().put(None)                     # empties the cell\n"
+	    "        elif s.n == 'b' and state['phase'] == 2:\n"
+	    "            state['phase'] = 3\n"
+	    "            for _ in range(3000):\n"
+	    "                spray.append(bytearray(FAKE_DT))\n"
+	    "        return dtm.timedelta(0)\n"
+	    "class D(dtm.datetime):\n"
+	    "    __slots__ = ('prev', 'next', 'key', '__weakref__')\n"
+	    "keep_ba = bytes(struct.pack('<QQqqQQq', 0x100000, id(bytearray), 2**47, 2**47, 0, 0, "
+	    "0))\n"
+	    "keep_tz = bytes(struct.pack('<QQQ', 0x100000, id(TZc), id(keep_ba) + 32))\n"
+	    "other = dtm.datetime(2020, 1, 1, tzinfo=TZ('b'))\n"
+	    "data = bytes([2020 >> 8, 2020 & 255, 1, 1, 0, 0, 0, 0, 0, 0])\n"
+	    "body = (struct.pack('<QQq', 0x100000, id(dtm.datetime), -1) + b'\\x01' + data + "
+	    "b'\\x00' * 5 +\n"
+	    "        struct.pack('<Q', id(keep_tz) + 32))\n"
+	    "FAKE_DT = (b'\\x00' * 16 + body).ljust(95, b'\\x00')\n"
+	    "cells = {}\n"
+	    "class Meta(type):\n"
+	    "    def __new__(mcls, name, bases, ns):\n"
+	    "        if '__classcell__' in ns:\n"
+	    "            cells[name] = ns['__classcell__']\n"
+	    "        return type.__new__(mcls, name, bases, ns)\n"
+	    "class X1(metaclass=Meta):\n"
+	    "    def put(self, v):\n"
+	    "        nonlocal __class__\n"
+	    "        __class__ = v\n"
+	    "class X2(metaclass=Meta):\n"
+	    "    def put(self, v):\n"
+	    "        nonlocal __class__\n"
+	    "        __class__ = v\n"
+	    "c1, c2 = cells['X1'], cells['X2']\n"
+	    "X1().put(D(2020, 1, 1, tzinfo=TZ('a')))\n"
+	    "X2().put(other)\n"
+	    "state['phase'] = 1\n"
+	    "r = [type(c1).__name__, c1 == c2, state['phase'], state.get('got')]\n"
+	    "r\n",
+	    "[\"cell\",true,3,null]");
+	e2e_stop();
+}

@@ -710,8 +710,32 @@ static PyObject *proxy_compare_held(PyObject *v, PyObject *w, int op)
 	return r;
 }
 
+/* So did a cell's comparison its contents (a class cell reached through a metaclass's namespace
+ * and set by `nonlocal __class__`: emptied by an aware datetime's utcoffset under the
+ * comparison). */
+static richcmpfunc cell_compare_real;
+
+static PyObject *cell_compare_held(PyObject *v, PyObject *w, int op)
+{
+	PyObject *a = PyCell_Check(v) ? PyCell_GET(v) : NULL;
+	PyObject *b = PyCell_Check(w) ? PyCell_GET(w) : NULL, *r;
+
+	Py_XINCREF(a);
+	Py_XINCREF(b);
+	r = cell_compare_real(v, w, op);
+	Py_XDECREF(a);
+	Py_XDECREF(b);
+	return r;
+}
+
 static int proxy_compare_guard(void)
 {
+	if (!PyCell_Type.tp_richcompare) {
+		PyErr_SetString(PyExc_RuntimeError, "the cells' comparison is not as known");
+		return -1;
+	}
+	cell_compare_real = PyCell_Type.tp_richcompare;
+	PyCell_Type.tp_richcompare = cell_compare_held;
 	if (!_PyWeakref_ProxyType.tp_richcompare ||
 	    _PyWeakref_CallableProxyType.tp_richcompare != _PyWeakref_ProxyType.tp_richcompare) {
 		PyErr_SetString(PyExc_RuntimeError, "the weak proxies' comparison is not as known");
