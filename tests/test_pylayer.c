@@ -1876,8 +1876,8 @@ Test(pylayer, a_dict_cleared_under_its_insert_keeps_a_table_for_its_keys)
  * an OrderedDict link (a weak proxy) point at an aware datetime of its own, whose comparison
  * called its utcoffset, which cleared the OrderedDict (the referent's last holder) and laid a
  * fake datetime in the freed block (its tzinfo a fake object handing the code a bytearray over
- * all memory). The proxies' comparison holds their referents: the comparison answers as on the
- * host and the fake is never reached. */
+ * all memory). Every comparison holds its operands, whoever hands them over (the proxy's own
+ * slot is CPython's): the comparison answers as on the host and the fake is never reached. */
 Test(pylayer, a_weak_proxy_s_comparison_holds_its_referent)
 {
 	e2e_start(NULL);
@@ -1931,8 +1931,8 @@ Test(pylayer, a_weak_proxy_s_comparison_holds_its_referent)
 
 /* So did a cell's comparison its contents: a class cell the code reached through its metaclass's
  * namespace and set by `nonlocal __class__` held an aware datetime, emptied by its utcoffset
- * under the comparison (a fake datetime laid in the freed block). The cells' comparison holds
- * their contents. */
+ * under the comparison (a fake datetime laid in the freed block). The same holds the contents
+ * (the cell's slot is CPython's). */
 Test(pylayer, a_cell_s_comparison_holds_its_contents)
 {
 	e2e_start(NULL);
@@ -1993,5 +1993,32 @@ Test(pylayer, a_cell_s_comparison_holds_its_contents)
 	    "r = [type(c1).__name__, c1 == c2, state['phase'], state.get('got')]\n"
 	    "r\n",
 	    "[\"cell\",true,3,null]");
+	e2e_stop();
+}
+
+/* The memory freed while a comparison runs is kept until it returns (a lookup's check of its
+ * table's address cannot be fooled), but not what the comparison made itself: a class's __eq__
+ * that makes and drops three million lists, comparing each, reached as an operator, by a dict's
+ * lookup and by a list's `in`, runs in 160 MiB. Keeping every block freed under it ran out of
+ * memory. */
+Test(pylayer, a_comparison_that_makes_and_drops_much_keeps_only_what_it_must)
+{
+	e2e_start(ARGS("--memory", "160M"));
+	e2e_expect_result(
+	    "class Big:\n"
+	    "    def __init__(self, n): self.n = n\n"
+	    "    def __hash__(self): return 1\n"
+	    "    def __eq__(self, other):\n"
+	    "        kept = []\n"
+	    "        for i in range(self.n):\n"
+	    "            x = [i, i * 7]                  # made and dropped at once\n"
+	    "            if x == None:                   # a comparison inside this one\n"
+	    "                kept.append(None)\n"
+	    "            if i % 500000 == 0:\n"
+	    "                kept.append(x)\n"
+	    "        return len(kept) == self.n // 500000\n"
+	    "n = 3000000\n"
+	    "[Big(n) == Big(n), {Big(n): 'found'}[Big(n)], Big(n) in [Big(n)]]\n",
+	    "[true,\"found\",true]");
 	e2e_stop();
 }

@@ -82,6 +82,7 @@ int pylayer_init(const struct zygote_config *cfg);
 /* Write n bytes over the zygote's own code (CPython's, linked in), before any call runs. 0 or
  * -1 with errno. */
 int pylayer_code_write(void *at, const void *bytes, size_t n);
+int pylayer_entry_redirect(void *at, void *to);
 /* Check a code object and the code nested in it against the attribute rules. Returns 0, or
  * -1 with AttributeError naming the attribute and line. */
 int pylayer_code_check(PyCodeObject *co);

@@ -1152,8 +1152,8 @@ int pylayer_code_write(void *at, const void *bytes, size_t n)
 }
 
 /* The function at `at` jumps to `to` from its first instruction: an absolute jump through
- * rax, a scratch register at a call's entry. */
-static int entry_redirect(void *at, void *to)
+ * rax, a scratch register at a call's entry. 0 or -1 with errno. */
+int pylayer_entry_redirect(void *at, void *to)
 {
 #if defined(__x86_64__)
 	unsigned char jump[12] = {0x48, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xe0};
@@ -1171,8 +1171,9 @@ static int entry_redirect(void *at, void *to)
 
 static int imports_by_c_fix(void)
 {
-	if (entry_redirect((void *)PyImport_Import, (void *)import_for_c) < 0 ||
-	    entry_redirect((void *)PyImport_ImportModule, (void *)import_module_for_c) < 0) {
+	if (pylayer_entry_redirect((void *)PyImport_Import, (void *)import_for_c) < 0 ||
+	    pylayer_entry_redirect((void *)PyImport_ImportModule, (void *)import_module_for_c) <
+	        0) {
 		PyErr_SetFromErrno(PyExc_OSError);
 		return -1;
 	}

@@ -630,11 +630,52 @@ static void hold(struct held *h, PyObject *o)
 	h->items[h->n++] = o;
 }
 
+static int compare_depth; /* comparison windows open (below) */
+static int releasing_plain;
+
+static int simple_object(PyObject *o)
+{
+	PyTypeObject *t = Py_TYPE(o);
+
+	return t == &PyLong_Type || t == &PyFloat_Type || t == &PyUnicode_Type ||
+	       t == &PyBytes_Type || t == &PyBool_Type || t == &PyComplex_Type || o == Py_None;
+}
+
+/* Does dropping a reference to o free no more than o's own blocks and those of plain items, with
+ * no code run (no finalizer, no callback: nothing that could clear a container)? */
+static int plain_release(PyObject *o)
+{
+	PyObject **items;
+
+	if (Py_REFCNT(o) > 1 || simple_object(o))
+		return 1;
+	if (PyList_CheckExact(o))
+		items = ((PyListObject *)o)->ob_item;
+	else if (PyTuple_CheckExact(o))
+		items = ((PyTupleObject *)o)->ob_item;
+	else
+		return 0;
+	if (Py_SIZE(o) > 64)
+		return 0;
+	for (Py_ssize_t i = 0; i < Py_SIZE(o); i++)
+		if (items[i] && !simple_object(items[i]))
+			return 0;
+	return 1;
+}
+
+/* Released inside a comparison's window (the next comparison's), an object's memory is kept
+ * until the window closes, like all memory older than the window freed in it; but an object
+ * whose release runs nothing and frees only its own blocks (a list of numbers compared in a
+ * loop) cannot free a table a lookup walks: its memory goes at once. */
 static void release(struct held *h)
 {
 	while (h->n > 0) {
 		PyObject *o = h->items[--h->n];
+		int plain = compare_depth && plain_release(o);
+
+		releasing_plain += plain;
 		Py_DECREF(o); /* a __del__ may compare, and add to the list: taken in this loop */
+		releasing_plain -= plain;
 	}
 }
 
@@ -688,65 +729,6 @@ struct held_compare {
 	richcmpfunc held;
 };
 
-/* ---- weak proxies' comparison -------------------------------------------------------------
- *
- * A weak proxy's comparison handed its referent to the comparison without a reference of its own
- * (the pure-Python OrderedDict's links are proxies): an aware datetime's comparison called the
- * code's utcoffset, which dropped the referent's last holder, and the comparison went on in the
- * freed block, laid over with a fake datetime (all memory read and written). The referents are
- * held while the proxies' own comparison runs. */
-static richcmpfunc proxy_compare_real;
-
-static PyObject *proxy_compare_held(PyObject *v, PyObject *w, int op)
-{
-	PyObject *a = PyWeakref_CheckProxy(v) ? PyWeakref_GetObject(v) : NULL;
-	PyObject *b = PyWeakref_CheckProxy(w) ? PyWeakref_GetObject(w) : NULL, *r;
-
-	Py_XINCREF(a);
-	Py_XINCREF(b);
-	r = proxy_compare_real(v, w, op);
-	Py_XDECREF(a);
-	Py_XDECREF(b);
-	return r;
-}
-
-/* So did a cell's comparison its contents (a class cell reached through a metaclass's namespace
- * and set by `nonlocal __class__`: emptied by an aware datetime's utcoffset under the
- * comparison). */
-static richcmpfunc cell_compare_real;
-
-static PyObject *cell_compare_held(PyObject *v, PyObject *w, int op)
-{
-	PyObject *a = PyCell_Check(v) ? PyCell_GET(v) : NULL;
-	PyObject *b = PyCell_Check(w) ? PyCell_GET(w) : NULL, *r;
-
-	Py_XINCREF(a);
-	Py_XINCREF(b);
-	r = cell_compare_real(v, w, op);
-	Py_XDECREF(a);
-	Py_XDECREF(b);
-	return r;
-}
-
-static int proxy_compare_guard(void)
-{
-	if (!PyCell_Type.tp_richcompare) {
-		PyErr_SetString(PyExc_RuntimeError, "the cells' comparison is not as known");
-		return -1;
-	}
-	cell_compare_real = PyCell_Type.tp_richcompare;
-	PyCell_Type.tp_richcompare = cell_compare_held;
-	if (!_PyWeakref_ProxyType.tp_richcompare ||
-	    _PyWeakref_CallableProxyType.tp_richcompare != _PyWeakref_ProxyType.tp_richcompare) {
-		PyErr_SetString(PyExc_RuntimeError, "the weak proxies' comparison is not as known");
-		return -1;
-	}
-	proxy_compare_real = _PyWeakref_ProxyType.tp_richcompare;
-	_PyWeakref_ProxyType.tp_richcompare = proxy_compare_held;
-	_PyWeakref_CallableProxyType.tp_richcompare = proxy_compare_held;
-	return 0;
-}
-
 /* ---- memory freed under a comparison ------------------------------------------------------
  *
  * A dict's or a set's lookup compares a stored key with the one asked for and then checks that
@@ -754,16 +736,115 @@ static int proxy_compare_guard(void)
  * code's) cleared the container and filled it again, the allocator gave the new table the old
  * one's address, and the lookup read the new table's entries at the old one's offsets (a hash
  * taken for an object: a fake bytearray over all memory; a set's discard dropping a reference
- * past its new table: a freed object reused). While a comparison of the classes' or the
- * containers' runs, the blocks the interpreter frees are kept, and freed when the outermost one
- * returns: no table made inside it takes a freed table's address. */
+ * past its new table: a freed object reused). While a comparison runs (a window is open), the
+ * blocks the interpreter frees are kept, and freed when the outermost window closes: no table
+ * made inside it takes a freed table's address. A block made inside the newest open window is
+ * freed at once (no lookup under way can know its address): a comparison that makes and drops
+ * much (a class's __eq__ running a long loop) keeps no more than what existed before it. */
 static PyMemAllocatorEx alloc_obj_real, alloc_mem_real;
-static int compare_depth;
+
+/* The open windows, oldest first, each by its serial (windows are numbered as they open), and
+ * whether it has closed (threads may close theirs out of order): the newest open one is the
+ * last after the closed ones on top are taken off. A window opened with no room left is not
+ * numbered (serial 0): while one is open, every block freed is kept. */
+#define WINDOWS_MAX 4096
+static struct {
+	unsigned long serial[WINDOWS_MAX];
+	unsigned char closed[WINDOWS_MAX];
+	size_t n, unnumbered;
+	unsigned long last; /* the serial of the newest window opened, open or not */
+} windows;
+
+/* The blocks the interpreter allocated while a window was open and that are still in use, each
+ * with the serial of the newest window opened before it was made: a block made after every open
+ * window opened can be freed at once (no lookup under way knows its address: each took its
+ * table's address before its window opened). Open addressing, linear probing. */
+struct born {
+	uintptr_t p; /* 0: empty */
+	unsigned long serial;
+};
+static struct {
+	struct born *slots;
+	size_t cap, n; /* cap a power of two, or 0 */
+} born;
+
 static struct {
 	void **p;
 	unsigned char *obj;
 	size_t n, cap;
 } freed_later;
+
+static size_t born_home(uintptr_t p)
+{
+	return (size_t)(((uint64_t)p * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (born.cap - 1);
+}
+
+static void born_put(uintptr_t p, unsigned long serial)
+{
+	size_t i;
+
+	if (born.cap == 0 || 2 * (born.n + 1) > born.cap) {
+		size_t cap = born.cap ? 2 * born.cap : 1024;
+		struct born *old = born.slots, *slots = calloc(cap, sizeof(*slots));
+		size_t oldcap = born.cap;
+
+		if (!slots)
+			return; /* not recorded: freed in a window, it is kept (the safe side) */
+		born.slots = slots;
+		born.cap = cap;
+		born.n = 0;
+		for (size_t j = 0; j < oldcap; j++)
+			if (old[j].p)
+				born_put(old[j].p, old[j].serial);
+		free(old);
+	}
+	for (i = born_home(p); born.slots[i].p && born.slots[i].p != p;
+	     i = (i + 1) & (born.cap - 1))
+		;
+	if (!born.slots[i].p)
+		born.n++;
+	born.slots[i].p = p;
+	born.slots[i].serial = serial;
+}
+
+/* The serial p was made under, taking it out; 0 when it was not made in a window. */
+static unsigned long born_take(uintptr_t p)
+{
+	size_t i, j, mask = born.cap - 1;
+	unsigned long serial;
+
+	if (born.n == 0)
+		return 0;
+	for (i = born_home(p); born.slots[i].p != p; i = (i + 1) & mask)
+		if (!born.slots[i].p)
+			return 0;
+	serial = born.slots[i].serial;
+	/* Shift back the entries after it that would no longer be found past the hole. */
+	for (j = (i + 1) & mask; born.slots[j].p; j = (j + 1) & mask) {
+		size_t home = born_home(born.slots[j].p);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			born.slots[i] = born.slots[j];
+			i = j;
+		}
+	}
+	born.slots[i].p = 0;
+	born.n--;
+	return serial;
+}
+
+static void born_clear(void)
+{
+	if (born.n == 0)
+		return;
+	if (born.cap > 65536) {
+		free(born.slots);
+		born.slots = NULL;
+		born.cap = 0;
+	} else {
+		memset(born.slots, 0, born.cap * sizeof(*born.slots));
+	}
+	born.n = 0;
+}
 
 static void freed_flush(void)
 {
@@ -776,9 +857,9 @@ static void freed_flush(void)
 	freed_later.n = 0;
 }
 
-/* Keep p (freed under a comparison); 0, or -1 when there is no room to keep it (then it is
- * freed now, as the interpreter asked). */
-static int freed_keep(void *p, int obj)
+/* Keep p (freed under a comparison) until the outermost window closes; without room to keep
+ * it, it is never freed (a block lost, never one handed out again). */
+static void freed_keep(void *p, int obj)
 {
 	if (freed_later.n == freed_later.cap) {
 		size_t cap = freed_later.cap ? 2 * freed_later.cap : 256;
@@ -786,28 +867,100 @@ static int freed_keep(void *p, int obj)
 		unsigned char *no;
 
 		if (!np)
-			return -1;
+			return;
 		freed_later.p = np;
 		if (!(no = realloc(freed_later.obj, cap)))
-			return -1;
+			return;
 		freed_later.obj = no;
 		freed_later.cap = cap;
 	}
 	freed_later.p[freed_later.n] = p;
 	freed_later.obj[freed_later.n++] = (unsigned char)obj;
-	return 0;
+}
+
+/* The serial of the newest open window (every block made after it opened may go at once). */
+static unsigned long window_newest(void)
+{
+	if (windows.unnumbered)
+		return ULONG_MAX;
+	return windows.n ? windows.serial[windows.n - 1] : 0;
+}
+
+/* p freed while a window is open: freed now if it was made after the newest open window
+ * opened, else kept. */
+static void freed_in_window(const PyMemAllocatorEx *real, void *ctx, void *p, int obj)
+{
+	unsigned long serial = born_take((uintptr_t)p);
+
+	if (serial && serial >= window_newest())
+		real->free(ctx, p);
+	else
+		freed_keep(p, obj);
 }
 
 static void free_obj_kept(void *ctx, void *p)
 {
-	if (!compare_depth || !p || freed_keep(p, 1) < 0)
+	if (!compare_depth || !p || releasing_plain)
 		alloc_obj_real.free(ctx, p);
+	else
+		freed_in_window(&alloc_obj_real, ctx, p, 1);
 }
 
 static void free_mem_kept(void *ctx, void *p)
 {
-	if (!compare_depth || !p || freed_keep(p, 0) < 0)
+	if (!compare_depth || !p || releasing_plain)
 		alloc_mem_real.free(ctx, p);
+	else
+		freed_in_window(&alloc_mem_real, ctx, p, 0);
+}
+
+static void *made(void *p)
+{
+	if (compare_depth && p)
+		born_put((uintptr_t)p, windows.last);
+	return p;
+}
+
+static void *malloc_obj_seen(void *ctx, size_t n)
+{
+	return made(alloc_obj_real.malloc(ctx, n));
+}
+
+static void *calloc_obj_seen(void *ctx, size_t k, size_t n)
+{
+	return made(alloc_obj_real.calloc(ctx, k, n));
+}
+
+static void *malloc_mem_seen(void *ctx, size_t n)
+{
+	return made(alloc_mem_real.malloc(ctx, n));
+}
+
+static void *calloc_mem_seen(void *ctx, size_t k, size_t n)
+{
+	return made(alloc_mem_real.calloc(ctx, k, n));
+}
+
+/* A block moved by realloc is made anew; its old address was freed by the allocator itself
+ * (the tables whose addresses lookups check are never reallocated). */
+static void *moved(void *p, void *q)
+{
+	if (compare_depth && q && q != p) {
+		if (p)
+			born_take((uintptr_t)p);
+		born_put((uintptr_t)q, windows.last);
+	}
+	return q;
+}
+
+static void *realloc_obj_seen(void *ctx, void *p, size_t n)
+{
+	return moved(p, alloc_obj_real.realloc(ctx, p, n));
+}
+
+static void *realloc_mem_seen(void *ctx, void *p, size_t n)
+{
+	return moved(p, alloc_mem_real.realloc(ctx, p, n));
 }
 
 static int freed_under_compares_install(void)
@@ -817,25 +970,66 @@ static int freed_under_compares_install(void)
 	PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &alloc_obj_real);
 	PyMem_GetAllocator(PYMEM_DOMAIN_MEM, &alloc_mem_real);
 	a = alloc_obj_real;
+	a.malloc = malloc_obj_seen;
+	a.calloc = calloc_obj_seen;
+	a.realloc = realloc_obj_seen;
 	a.free = free_obj_kept;
 	PyMem_SetAllocator(PYMEM_DOMAIN_OBJ, &a);
 	a = alloc_mem_real;
+	a.malloc = malloc_mem_seen;
+	a.calloc = calloc_mem_seen;
+	a.realloc = realloc_mem_seen;
 	a.free = free_mem_kept;
 	PyMem_SetAllocator(PYMEM_DOMAIN_MEM, &a);
 	return 0;
 }
 
-/* f(v, w, op) with the memory freed meanwhile kept, and the operands held from before the
- * objects held by earlier comparisons are let go (their __del__ runs inside the window too). */
-static PyObject *compare_counted(richcmpfunc f, PyObject *v, PyObject *w, int op)
+/* Open a window: the memory freed until it closes is kept (but what was made inside it), and
+ * the objects held by earlier comparisons are let go (their __del__ runs inside it too). Its
+ * serial, for window_close. */
+static unsigned long window_open(void)
 {
-	PyObject *r;
+	unsigned long serial = ++windows.last;
 
 	compare_depth++;
+	if (windows.n < WINDOWS_MAX) {
+		windows.serial[windows.n] = serial;
+		windows.closed[windows.n++] = 0;
+	} else {
+		windows.unnumbered++;
+		serial = 0;
+	}
 	release_held();
-	r = f(v, w, op);
-	if (--compare_depth == 0 && freed_later.n)
-		freed_flush();
+	return serial;
+}
+
+static void window_close(unsigned long serial)
+{
+	if (!serial) {
+		windows.unnumbered--;
+	} else {
+		for (size_t i = windows.n; i-- > 0;)
+			if (windows.serial[i] == serial) {
+				windows.closed[i] = 1;
+				break;
+			}
+		while (windows.n && windows.closed[windows.n - 1])
+			windows.n--;
+	}
+	if (--compare_depth == 0) {
+		if (freed_later.n)
+			freed_flush();
+		born_clear();
+	}
+}
+
+/* f(v, w, op) inside a window. */
+static PyObject *compare_counted(richcmpfunc f, PyObject *v, PyObject *w, int op)
+{
+	unsigned long serial = window_open();
+	PyObject *r = f(v, w, op);
+
+	window_close(serial);
 	return r;
 }
 
@@ -849,30 +1043,144 @@ static PyObject *compare_counted(richcmpfunc f, PyObject *v, PyObject *w, int op
 		return compared(compare_counted(held_compares[i].call, v, w, op), v, w);           \
 	}
 
-/* A dict's or a set's lookup (and list.index, deque, ...) compares by PyObject_RichCompareBool,
- * which runs more of the code's than the comparison itself: the truth of its answer (__bool__,
- * __len__, __del__), a C type's comparison that reads the code's attributes (a Decimal reading a
- * Rational's numerator). Every call of it in the zygote's code comes here: the whole of it runs
- * with the memory freed meanwhile kept, and its operands are held past it (the lookup's own
- * release of the key it compared would run that key's __del__ before the lookup's check). */
-static int (*richcompare_bool_real)(PyObject *, PyObject *, int);
+/* ---- every comparison holds its operands ---------------------------------------------------
+ *
+ * C code hands objects it does not own to a comparison: a weak proxy its referent, a cell its
+ * contents, numpy an item of an array of objects, a lookup a key of its table. The comparison
+ * can run the code's (a class's __eq__, an aware datetime's utcoffset, a Decimal reading a
+ * Rational's numerator, the truth of the answer), which dropped the object's last holder: the
+ * comparison went on in a freed block the code had laid a fake object over (V41a, V42a). And a
+ * dict's or a set's lookup, after the comparison, checked that the table it walks was still the
+ * container's by its address alone: the code's __eq__ cleared the container and filled it again,
+ * the allocator gave the new table the old address, and the lookup read the new table's entries
+ * at the old offsets.
+ *
+ * PyObject_RichCompare and PyObject_RichCompareBool, whoever calls them (the interpreter, its
+ * modules, numpy's and every extension's calls through their tables, calls through pointers),
+ * jump from their first instruction to the versions here: they hold both operands while the
+ * comparison runs, run it in a window (the memory freed inside it is kept, but what was made
+ * inside it, until the outermost closes: no new table takes a freed table's address), and hold
+ * the operands past it, until the next comparison starts or the code that ran ends (numpy's
+ * maximum of objects took a reference to the operand chosen after the comparison returned; a
+ * lookup's own release of the key it compared would run its __del__ before the lookup's
+ * check). The order of the slots tried is CPython's. */
+static const char *const compare_op_names[] = {"<", "<=", "==", "!=", ">", ">="};
 
-static int richcompare_bool_held(PyObject *v, PyObject *w, int op)
+static PyObject *compare_slots(PyObject *v, PyObject *w, int op)
 {
-	int r;
+	richcmpfunc f;
+	PyObject *r;
+	int reflected = 0;
 
-	if (v == w && (op == Py_EQ || op == Py_NE))
-		return op == Py_EQ;
+	if (!Py_IS_TYPE(v, Py_TYPE(w)) && PyType_IsSubtype(Py_TYPE(w), Py_TYPE(v)) &&
+	    (f = Py_TYPE(w)->tp_richcompare) != NULL) {
+		reflected = 1;
+		if ((r = f(w, v, _Py_SwappedOp[op])) != Py_NotImplemented)
+			return r;
+		Py_DECREF(r);
+	}
+	if ((f = Py_TYPE(v)->tp_richcompare) != NULL) {
+		if ((r = f(v, w, op)) != Py_NotImplemented)
+			return r;
+		Py_DECREF(r);
+	}
+	if (!reflected && (f = Py_TYPE(w)->tp_richcompare) != NULL) {
+		if ((r = f(w, v, _Py_SwappedOp[op])) != Py_NotImplemented)
+			return r;
+		Py_DECREF(r);
+	}
+	if (op == Py_EQ || op == Py_NE)
+		return Py_NewRef((v == w) == (op == Py_EQ) ? Py_True : Py_False);
+	PyErr_Format(PyExc_TypeError,
+	             "'%s' not supported between instances of '%.100s' and '%.100s'",
+	             compare_op_names[op], Py_TYPE(v)->tp_name, Py_TYPE(w)->tp_name);
+	return NULL;
+}
+
+/* Two objects of one of the types whose comparison runs nothing else and frees nothing. */
+static int plain_pair(PyObject *v, PyObject *w)
+{
+	PyTypeObject *t = Py_TYPE(v);
+
+	return t == Py_TYPE(w) && (t == &PyLong_Type || t == &PyUnicode_Type ||
+	                           t == &PyFloat_Type || t == &PyBytes_Type);
+}
+
+/* The comparison in a window, its operands held by the caller. */
+static PyObject *compare_in_window(PyObject *v, PyObject *w, int op)
+{
+	unsigned long serial;
+	PyObject *r;
+
+	if (Py_EnterRecursiveCall(" in comparison"))
+		return NULL;
+	serial = window_open();
+	r = compare_slots(v, w, op);
+	window_close(serial);
+	Py_LeaveRecursiveCall();
+	return r;
+}
+
+static PyObject *richcompare_held(PyObject *v, PyObject *w, int op)
+{
+	PyObject *r;
+
+	if (!v || !w || op < Py_LT || op > Py_GE) {
+		if (!PyErr_Occurred())
+			PyErr_BadInternalCall();
+		return NULL;
+	}
+	if (plain_pair(v, w))
+		return Py_TYPE(v)->tp_richcompare(v, w, op);
 	Py_INCREF(v);
 	Py_INCREF(w);
-	compare_depth++;
-	release_held();
-	r = richcompare_bool_real(v, w, op);
-	if (--compare_depth == 0 && freed_later.n)
-		freed_flush();
+	r = compare_in_window(v, w, op);
 	hold_until_later(v);
 	hold_until_later(w);
 	return r;
+}
+
+static int richcompare_bool_held(PyObject *v, PyObject *w, int op)
+{
+	unsigned long serial;
+	PyObject *r;
+	int k;
+
+	if (v == w && v && (op == Py_EQ || op == Py_NE))
+		return op == Py_EQ;
+	if (!v || !w || op < Py_LT || op > Py_GE) {
+		if (!PyErr_Occurred())
+			PyErr_BadInternalCall();
+		return -1;
+	}
+	if (plain_pair(v, w)) {
+		if (!(r = Py_TYPE(v)->tp_richcompare(v, w, op)))
+			return -1;
+		k = PyBool_Check(r) ? r == Py_True : PyObject_IsTrue(r);
+		Py_DECREF(r);
+		return k;
+	}
+	Py_INCREF(v);
+	Py_INCREF(w);
+	serial = window_open(); /* the answer's truth runs in it too */
+	r = compare_in_window(v, w, op);
+	k = !r ? -1 : PyBool_Check(r) ? r == Py_True : PyObject_IsTrue(r);
+	Py_XDECREF(r);
+	window_close(serial);
+	hold_until_later(v);
+	hold_until_later(w);
+	return k;
+}
+
+static int comparisons_held(void)
+{
+	if (pylayer_entry_redirect((void *)PyObject_RichCompare, (void *)richcompare_held) < 0 ||
+	    pylayer_entry_redirect((void *)PyObject_RichCompareBool,
+	                           (void *)richcompare_bool_held) < 0) {
+		PyErr_SetFromErrno(PyExc_OSError);
+		return -1;
+	}
+	return 0;
 }
 HELD_COMPARE(0)
 HELD_COMPARE(1)
@@ -5742,18 +6050,10 @@ static int insertdict_calls_checked(void)
 		return -1;
 	}
 	insertdict_real = (int (*)(PyDictObject *, PyObject *, Py_hash_t, PyObject *))fn;
-	richcompare_bool_real = PyObject_RichCompareBool;
 	if ((n = calls_redirect(fn, (uintptr_t)insertdict_kind_checked, lo, hi)) < 0)
 		return -1;
 	if (!n) {
 		PyErr_SetString(PyExc_RuntimeError, "no call of the dict's insert was found");
-		return -1;
-	}
-	if ((n = calls_redirect((uintptr_t)richcompare_bool_real, (uintptr_t)richcompare_bool_held,
-	                        lo, hi)) < 0)
-		return -1;
-	if (!n) {
-		PyErr_SetString(PyExc_RuntimeError, "no call of the comparison was found");
 		return -1;
 	}
 	return dict_setdefault_guard();
@@ -5772,7 +6072,7 @@ int pyreentry_guard(void)
 	    plain_names_guard() < 0 || finalizers_guard() < 0 || method_repr_guard() < 0 ||
 	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
 	    dict_empty_keys_general() < 0 || insertdict_calls_checked() < 0 ||
-	    freed_under_compares_install() < 0 || proxy_compare_guard() < 0)
+	    freed_under_compares_install() < 0 || comparisons_held() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
