@@ -275,6 +275,9 @@ struct run_outcome {
 	 * the engine, not carried in result frames). mcp_tool_response says so once in the text
 	 * and at the end of structuredContent.error.message; error_message never says it. */
 	int rolled_back;
+	/* The call was stopped at the CPU limit of this many seconds (set by the engine, never by
+	 * a worker); 0 otherwise. */
+	unsigned int cpu_limit_s;
 	/* Files of the workspace the call wrote, moved into place when it committed: their paths
 	 * relative to the workspace (owned), sizes, and the text of a small text file (owned,
 	 * valid UTF-8; NULL when it is not given to the client with the answer). Set by the

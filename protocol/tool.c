@@ -562,17 +562,20 @@ static void sb_sentence(struct strbuf *b, const char *s)
 
 /* structuredContent.error.message when the call's own message does not say it all: for a call
  * stopped at the memory limit, the limit and what to do (a client that reads only the
- * structured error learns it too); for one stopped at the time limit, the server's limit and
- * what to do; and for a rolled-back call ROLLBACK_NOTE, each after the message. out stays empty
+ * structured error learns it too); for one stopped at the time limit or the CPU limit, the
+ * server's limit and what to do; and for a rolled-back call ROLLBACK_NOTE, each after the message. out stays empty
  * when none applies. Returns 0 or -ENOMEM. */
 static int error_message(const struct run_outcome *o, const struct mcp_server_config *cfg,
                          double call_timeout_s, struct text *out)
 {
 	struct strbuf b = {0};
 	int memory = o->status == RUN_MEMORY_LIMIT && cfg && cfg->memory_bytes;
-	int timeout = o->status == RUN_TIMEOUT && cfg && cfg->max_timeout_s > 0;
+	int cpu = o->status == RUN_TIMEOUT && o->cpu_limit_s > 0;
+	int timeout = o->status == RUN_TIMEOUT && !cpu && cfg && cfg->max_timeout_s > 0;
+	static const char split[] = "Split long work across calls (a session keeps its state "
+	                            "between them) or make it lighter.";
 
-	if (!memory && !timeout && !o->rolled_back)
+	if (!memory && !timeout && !cpu && !o->rolled_back)
 		return 0;
 	sb_text(&b, &o->error_message);
 	if (memory) {
@@ -595,8 +598,15 @@ static int error_message(const struct run_outcome *o, const struct mcp_server_co
 			          "A call may run at most %g s (the server's --timeout; "
 			          "timeout_seconds may lower it). ",
 			          cfg->max_timeout_s);
-		sb_str(&b, "Split long work across calls (a session keeps its state between them) "
-		           "or make it lighter.");
+		sb_str(&b, split);
+	}
+	if (cpu) {
+		sb_sentence(&b, "");
+		sb_printf(&b,
+		          "A call may use at most %u s of CPU time, its threads' together (the "
+		          "server's --cpu). ",
+		          o->cpu_limit_s);
+		sb_str(&b, split);
 	}
 	if (o->rolled_back)
 		sb_sentence(&b, ROLLBACK_NOTE);

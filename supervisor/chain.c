@@ -88,10 +88,10 @@ static void chain_set_state(struct chain *c, enum chain_state to)
 	        chain_state_name(to));
 	c->state = to;
 	timer_cancel(&c->step);
+	c->copy_cpu_max = -1;
 	if (to == CH_FORKING || to == CH_WARMING || to == CH_REAPING || to == CH_SNAPSHOT) {
 		c->step_end = now_ms() + ENGINE_STEP_MS;
-		timer_arm(&c->step,
-		          to == CH_SNAPSHOT ? c->step_end : now_ms() + ENGINE_STEP_POLL_MS);
+		timer_arm(&c->step, now_ms() + ENGINE_STEP_POLL_MS);
 	}
 }
 
@@ -163,6 +163,31 @@ static void step_check(struct chain *c)
 	timer_arm(&c->step, c->step_end < now_ms() + ENGINE_STEP_POLL_MS
 	                        ? c->step_end
 	                        : now_ms() + ENGINE_STEP_POLL_MS);
+}
+
+/* The step timer while a runner's copy is made: the copy stopped once it has used the CPU
+ * time its call had left (its own count starts at the fork; RLIMIT_CPU gives it a whole new
+ * limit). */
+static void snapshot_check(struct chain *c)
+{
+	struct proc *n = c->newborn;
+	int used, left = ENGINE_STEP_POLL_MS;
+
+	if (n && !n->parked && !n->killed && c->copy_cpu_max >= 0 &&
+	    (used = proc_cpu_ms(n->pid)) >= 0) {
+		if (used >= c->copy_cpu_max) {
+			log_msg(LOG_DEBUG,
+			        "chain %u: the copy %d used %d ms of CPU, the call had %d", c->id,
+			        (int)n->pid, used, c->copy_cpu_max);
+			if (c->kill == KILL_NONE)
+				c->kill = KILL_CPU;
+			proc_kill(n);
+			return;
+		}
+		if (c->copy_cpu_max - used < left)
+			left = c->copy_cpu_max - used;
+	}
+	timer_arm(&c->step, c->step_end < now_ms() + left ? c->step_end : now_ms() + left);
 }
 
 /* ---- processes ------------------------------------------------------------------------ */
@@ -371,6 +396,7 @@ static void answer_verdict(struct chain *c, int have_status, int status, const s
 	}
 	run_outcome_init(&o);
 	o.status = v.status;
+	o.cpu_limit_s = v.cpu ? e->cfg->cpu_s : 0;
 	text_set_str(&o.error_type, v.type);
 	text_set_str(&o.error_message, v.message);
 	text_set_str(&o.error_traceback, "");
@@ -1030,8 +1056,14 @@ int chain_on_birth(struct chain *c, pid_t pid, pid_t parent)
 	if (c->state == CH_FORKING)
 		c->newborn->step_cpu0 = 0; /* a child's count starts at its fork */
 	engine_procs_short(c->e, 0, 0);
-	if (c->state == CH_SNAPSHOT)
+	if (c->state == CH_SNAPSHOT) {
+		/* The copy runs the call's code too (the interpreter's after-fork work calls
+		 * the code's finalizers) on a CPU count of its own: it may use what the call
+		 * had left. */
+		int used = proc_cpu_ms(c->runner->pid), max = (int)c->e->cfg->cpu_s * 1000;
+		c->copy_cpu_max = used < 0 ? max : used < max ? max - used : 0;
 		proc_kill(c->runner); /* its copy exists: its work is done */
+	}
 	chain_advance(c);
 	return 1;
 }
@@ -1240,6 +1272,8 @@ static void chain_timer(struct timer *t)
 		chain_kill(c, KILL_DONE);
 	} else if (step_state(c) && now_ms() < c->step_end) {
 		step_check(c);
+	} else if (c->state == CH_SNAPSHOT && now_ms() < c->step_end) {
+		snapshot_check(c);
 	} else if (c->state == CH_WARMING) {
 		/* The new runner did not park in time: it goes, the holder stays. */
 		if (c->runner)

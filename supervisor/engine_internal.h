@@ -178,6 +178,7 @@ enum kill_reason {
 	KILL_QUOTA,    /* it wrote more to the workspace than a call may */
 	KILL_SIGNALS,  /* it took signals without end (faults under a handler of its own) */
 	KILL_FORKS,    /* its code tried to fork without end */
+	KILL_CPU,      /* its one-thread copy used the CPU time the call had left */
 };
 
 /* The chain's socket: frames in (bounded work per turn), frames out (queued). */
@@ -263,6 +264,8 @@ struct chain {
 	struct timer soft, hard, step;
 	int64_t step_end;   /* a step's deadline (the step timer also fires to check its CPU) */
 	int step_cpu_used;  /* CPU of its finished steps since its last call was dispatched, ms */
+	int copy_cpu_max;   /* SNAPSHOT: the CPU (ms) the runner's copy may use, what the call had
+	                     * left when the copy was made; -1 none */
 	struct timer quota; /* while the call has files to write: their size (broker.c) */
 	/* a runner that parked after its result with threads: asked again for its count, since
 	 * a thread just joined may still be ending (settle_tries so far) */
@@ -717,6 +720,7 @@ struct verdict_in {
 
 struct verdict {
 	enum run_status status;
+	int cpu; /* stopped at the CPU limit */
 	const char *type;
 	char message[512];
 };

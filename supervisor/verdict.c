@@ -18,6 +18,7 @@ static void set(struct verdict *v, enum run_status st, const char *type, const c
 	va_list ap;
 
 	v->status = st;
+	v->cpu = 0;
 	v->type = type;
 	va_start(ap, fmt);
 	vsnprintf(v->message, sizeof(v->message), fmt, ap);
@@ -70,6 +71,11 @@ static int by_kill(const struct verdict_in *in, struct verdict *v)
 		    "and was stopped.",
 		    ENGINE_SIGNALS_MAX);
 		return 1;
+	case KILL_CPU:
+		set(v, RUN_TIMEOUT, "TimeoutError",
+		    "Execution exceeded the CPU time limit of %u s and was stopped.", in->cpu_s);
+		v->cpu = 1;
+		return 1;
 	case KILL_FORKS:
 		set(v, RUN_CRASHED, "SandboxError",
 		    "The code tried to start a process more than %d times and was stopped: no "
@@ -115,6 +121,7 @@ static int by_signal(const struct verdict_in *in, struct verdict *v)
 	    (sig == SIGKILL && in->cpu_ms >= 0 && (uint64_t)in->cpu_ms >= in->cpu_s * 1000ull)) {
 		set(v, RUN_TIMEOUT, "TimeoutError",
 		    "Execution exceeded the CPU time limit of %u s and was stopped.", in->cpu_s);
+		v->cpu = 1;
 		return 1;
 	}
 	if (sig == SIGKILL && in->ooms > 0) {

@@ -1318,6 +1318,60 @@ Test(session_limits, the_deadline_signal_during_a_copy_does_not_lose_the_call)
 	e2e_stop();
 }
 
+/* A call that leaves threads running keeps its state in a one-thread copy of its process, and the
+ * copy runs the call's code too (the interpreter's after-fork clean-up drops a thread's
+ * threading.local, whose __del__ is the code's) on a CPU count of its own: a call used 1.85 s of
+ * its 2 s in the runner and as much again in the copy, and was answered ok with that state kept.
+ * The copy may use only what the call had left: the call is stopped at the CPU limit and the
+ * session keeps its state from before. */
+Test(session_limits, the_copy_of_a_call_with_threads_has_only_the_call_s_cpu_left)
+{
+	json_object *r;
+	const char *h;
+
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS, "--cpu", "2", "--timeout", "60"), NULL);
+	r = expect_status_in("new", NULL, "x = 1", "ok");
+	h = e2e_fmt("%s", mcpc_sc_str(r, "session"));
+	r = expect_status_in(
+	    h, NULL,
+	    "import threading, time, _thread\n"
+	    "def burn(until_cpu, wall_end, done):\n"
+	    "    try:\n"
+	    "        while time.process_time() < until_cpu and time.time() < wall_end:\n"
+	    "            sum(range(1000))\n"
+	    "    finally:\n"
+	    "        done.append(1)\n"
+	    "class InTheCopy:\n"
+	    "    def __del__(self):\n"
+	    "        global burned_in_copy\n"
+	    "        done = []\n"
+	    "        for _ in range(2):\n"
+	    "            _thread.start_new_thread(burn, (1.5, time.time() + 1.2, done))\n"
+	    "        while len(done) < 2:\n"
+	    "            time.sleep(0.01)\n"
+	    "        time.sleep(0.1)\n"
+	    "        burned_in_copy = time.process_time()\n"
+	    "loc = threading.local()\n"
+	    "ev = threading.Event()\n"
+	    "def keeper():\n"
+	    "    loc.v = InTheCopy()\n"
+	    "    ev.wait()\n"
+	    "threading.Thread(target=keeper, daemon=True).start()\n"
+	    "x = 2\n"
+	    "burn(1.85, time.time() + 60, [])\n"
+	    "time.process_time()",
+	    "timeout");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "CPU time limit of 2 s"),
+	          "not stopped at the CPU limit: %s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), "the server's --cpu"),
+	          "the CPU limit's hint is missing: %s", mcpc_json(r));
+	cr_assert_not(strstr(mcpc_err_str(r, "message"), "--timeout"),
+	              "the wall-clock limit's hint given for the CPU limit: %s", mcpc_json(r));
+	says_unchanged(r);
+	expect_result_in(h, "[x, 'burned_in_copy' in globals()]", "[1,false]");
+	e2e_stop();
+}
+
 /* A call that leaves threads running keeps its state in a one-thread copy of its process. The
  * copy was a plain clone with every fork hook dropped: a thread inside malloc (a sqlite3 query
  * in the background) left the allocator's lock held for good, and the session's next call that

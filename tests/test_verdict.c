@@ -66,6 +66,7 @@ Test(verdict, the_supervisors_reason_wins_over_any_status)
 	    {KILL_LOST, RUN_CRASHED, "SandboxError", "state is lost"},
 	    {KILL_RESOURCE, RUN_CRASHED, "ResourceError", "out of memory or file descriptors"},
 	    {KILL_QUOTA, RUN_OUTPUT_LIMIT, "WorkspaceError", "no file was written"},
+	    {KILL_CPU, RUN_TIMEOUT, "TimeoutError", "CPU time limit of 30 s"},
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
@@ -135,12 +136,22 @@ Test(verdict, the_cpu_limit_is_a_timeout)
 
 	in.status = KILLED(SIGXCPU);
 	expect(&in, RUN_TIMEOUT, "TimeoutError", "CPU time limit of 30 s");
+	cr_assert(decide(&in).cpu, "the CPU limit is not marked as such");
 	/* The hard limit's SIGKILL, told by the CPU time used. */
 	in.status = KILLED(SIGKILL);
 	in.cpu_ms = 30000;
 	expect(&in, RUN_TIMEOUT, "TimeoutError", "CPU time limit");
+	cr_assert(decide(&in).cpu, "the CPU limit is not marked as such");
 	in.cpu_ms = 29000;
 	expect(&in, RUN_CRASHED, "SandboxError", "killed from outside");
+	cr_assert_not(decide(&in).cpu);
+	/* The wall clock is not the CPU limit. */
+	in.kill = KILL_TIMEOUT;
+	expect(&in, RUN_TIMEOUT, "TimeoutError", "time limit");
+	cr_assert_not(decide(&in).cpu, "the wall clock's limit is marked as the CPU's");
+	/* A session's one-thread copy stopped at what its call had left. */
+	in.kill = KILL_CPU;
+	cr_assert(decide(&in).cpu, "the copy's CPU limit is not marked as such");
 }
 
 /* A SIGKILL is the memory limit only when the cgroup counted an OOM kill during the call. */
