@@ -1318,6 +1318,40 @@ Test(session_limits, the_deadline_signal_during_a_copy_does_not_lose_the_call)
 	e2e_stop();
 }
 
+/* A thread waiting inside a comparison as its call ends: the session's one-thread copy kept the
+ * comparison's window open for good (the thread that would close it is not in the copy), and
+ * every block older than it freed in the session's later calls was kept too: a 150 MB list
+ * replaced by another ran out of 300 MiB. The copy starts with no window open. */
+Test(session_limits, a_thread_inside_a_comparison_as_the_call_ends_keeps_no_memory_for_good)
+{
+	const char *h;
+	json_object *r;
+
+	e2e_start_with(VERSION, ARGS("--allow-import", "threading", "--memory", "300M"), NULL);
+	r = expect_status_in("new", NULL,
+	                     "import threading, time\n"
+	                     "ev = threading.Event()\n"
+	                     "class S:\n"
+	                     "    def __eq__(self, o):\n"
+	                     "        ev.wait()\n"
+	                     "        return True\n"
+	                     "def inside():\n"
+	                     "    S() == S()\n"
+	                     "big = [bytes(1000) for _ in range(150000)]\n"
+	                     "threading.Thread(target=inside, daemon=True).start()\n"
+	                     "time.sleep(0.2)\n"
+	                     "'started'",
+	                     "ok");
+	h = e2e_fmt("%s", mcpc_sc_str(r, "session"));
+	for (int i = 0; i < 3; i++)
+		expect_result_in(h,
+		                 "del big\n"
+		                 "big = [bytes(1000) for _ in range(150000)]\n"
+		                 "len(big)",
+		                 "150000");
+	e2e_stop();
+}
+
 /* A call that leaves threads running keeps its state in a one-thread copy of its process, and the
  * copy runs the call's code too (the interpreter's after-fork clean-up drops a thread's
  * threading.local, whose __del__ is the code's) on a CPU count of its own: a call used 1.85 s of

@@ -1023,6 +1023,20 @@ static void window_close(unsigned long serial)
 	}
 }
 
+/* In the one-thread copy of a process that had other threads: the windows they had open (a
+ * thread waiting inside a comparison as the call ended) are gone with them, and the thread that
+ * forked has none open (it parks between calls). Left open, every block older than them freed in
+ * the session's later calls would be kept for good. */
+void pyreentry_after_copy(void)
+{
+	windows.n = 0;
+	windows.unnumbered = 0;
+	compare_depth = 0;
+	releasing_plain = 0;
+	freed_flush();
+	born_clear();
+}
+
 /* f(v, w, op) inside a window. */
 static PyObject *compare_counted(richcmpfunc f, PyObject *v, PyObject *w, int op)
 {

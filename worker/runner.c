@@ -80,9 +80,11 @@ static long park(void)
 	PyOS_BeforeFork();
 	v = copy ? fork() : _Fork();
 	err = errno;
-	if (v == 0)
+	if (v == 0) {
+		if (copy)
+			pyreentry_after_copy();
 		PyOS_AfterFork_Child();
-	else
+	} else
 		PyOS_AfterFork_Parent();
 	(void)pthread_sigmask(SIG_SETMASK, &was, NULL);
 	if (v == 0) {

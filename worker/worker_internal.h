@@ -96,6 +96,9 @@ PyObject *pylayer_exact_str(PyObject *o, const char *what);
 /* Drop the interpreter's fork hooks (os.register_at_fork's lists), so a fork runs no Python
  * code. Before each fork of a worker. */
 void pyfork_drop_hooks(void);
+/* In a one-thread copy of the process, before any Python code runs: the comparison windows the
+ * other threads had open are closed (pyreentry.c). */
+void pyreentry_after_copy(void);
 /* Make the hooks a fresh worker runs after its fork from the zygote cheaper, without changing
  * what they do (see pyfork.c). Once, in the zygote, before it serves. Returns 0 or -1 (a
  * Python error set). */
