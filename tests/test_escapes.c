@@ -6666,3 +6666,82 @@ Test(python_layer, a_container_changed_under_its_own_lookup_leaves_nothing_stale
 	still_serving();
 	stop();
 }
+
+/* iter() over an object with only __getitem__: a __getitem__ that stepped the same iterator,
+ * both steps ending in IndexError, dropped the iterator's one reference to the object twice;
+ * dropping the code's own name freed it while a list still held it, and a fake bytearray laid
+ * in its block gave all memory (the real builtins, sys.modules, posix). The iterator refuses a
+ * step from inside its own step, as itertools' do: the object stays whole. */
+Test(escapes, an_iterator_over_getitem_stepped_from_its_own_step_refuses)
+{
+	start(NULL);
+	e2e_expect_result(
+	    "import struct\n"
+	    "class S:\n"
+	    "    __slots__ = ('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h')\n"
+	    "    def __getitem__(self, i):\n"
+	    "        st['n'] += 1\n"
+	    "        if st['n'] == 1:\n"
+	    "            try:\n"
+	    "                next(it)\n"
+	    "            except StopIteration:\n"
+	    "                pass\n"
+	    "            except RuntimeError as e:\n"
+	    "                st['inner'] = str(e)\n"
+	    "        raise IndexError\n"
+	    "fake = struct.pack('<QQqqQQq', 0x100000, id(bytearray), 2**47, 2**47, 0, 0, 0)\n"
+	    "FAKE = (b'\\x00' * 16 + fake).ljust(95, b'\\x00')\n"
+	    "st = {'n': 0}\n"
+	    "s = S()\n"
+	    "holder = [s]\n"
+	    "it = iter(s)\n"
+	    "try:\n"
+	    "    next(it)\n"
+	    "except StopIteration:\n"
+	    "    pass\n"
+	    "del it, s\n"
+	    "spray = [bytearray(FAKE) for _ in range(2000)]\n"
+	    "[type(holder[0]).__name__, st.get('inner')]",
+	    "[\"S\",\"iterator stepped from inside its own step\"]");
+	e2e_expect_result("class Seq:\n"
+	                  "    def __getitem__(self, i):\n"
+	                  "        if i < 3:\n"
+	                  "            return i * 10\n"
+	                  "        raise IndexError\n"
+	                  "[list(iter(Seq())), 20 in Seq(), sorted(Seq())]",
+	                  "[[0,10,20],true,[0,10,20]]");
+	still_serving();
+	stop();
+}
+
+/* C.attr = new dropped the old value (its finalizers ran) before CPython told the class's
+ * attribute cache: a finalizer reading C.attr got the object being freed, and kept it past its
+ * free (a fake bytearray laid in its block: all memory). The old value is released only after
+ * the change is made and the caches know: the finalizer reads the new value, or none after a
+ * del. */
+Test(escapes, a_class_attribute_s_old_value_goes_after_the_class_s_caches_know)
+{
+	start(NULL);
+	e2e_expect_result("got = []\n"
+	                  "class W:\n"
+	                  "    def __del__(self):\n"
+	                  "        try:\n"
+	                  "            got.append(type(C.attr).__name__)\n"
+	                  "        except AttributeError:\n"
+	                  "            got.append('no attr')\n"
+	                  "class V:\n"
+	                  "    __slots__ = ('w', 'b', 'c', 'd', 'e', 'f', 'g', 'h')\n"
+	                  "class C:\n"
+	                  "    pass\n"
+	                  "for how in ('set', 'del'):\n"
+	                  "    v = V(); v.w = W(); C.attr = v; del v\n"
+	                  "    C.attr; C.attr\n"
+	                  "    if how == 'set':\n"
+	                  "        C.attr = None\n"
+	                  "    else:\n"
+	                  "        del C.attr\n"
+	                  "got",
+	                  "[\"NoneType\",\"no attr\"]");
+	still_serving();
+	stop();
+}

@@ -1952,7 +1952,7 @@ static int guard_headroom(const char *doing)
 	return -1;
 }
 
-static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
+static int type_setattro_guarded(PyObject *self, PyObject *name, PyObject *value)
 {
 	int rc;
 
@@ -2006,6 +2006,30 @@ static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value
 	     pyguard_operator_name(name)) &&
 	    interface_guard_tree((PyTypeObject *)self) < 0)
 		guard_failed_closed();
+	return rc;
+}
+
+/* The value a class's attribute had is released only once the change is made and CPython has
+ * told the class's caches: the store dropped it first (its finalizers ran) and told the caches
+ * after, and a finalizer reading the attribute got the object being freed from the type's
+ * attribute cache (a freed object handed to the code). */
+static int type_setattro_checked(PyObject *self, PyObject *name, PyObject *value)
+{
+	PyObject *key = NULL, *old = NULL;
+	int rc;
+
+	if (PyType_Check(self) && ((PyTypeObject *)self)->tp_dict && PyUnicode_Check(name)) {
+		key = PyUnicode_CheckExact(name) ? Py_NewRef(name) : PyUnicode_FromObject(name);
+		old = key ? PyDict_GetItemWithError(((PyTypeObject *)self)->tp_dict, key) : NULL;
+		Py_XINCREF(old);
+		Py_XDECREF(key);
+		if (PyErr_Occurred()) {
+			Py_XDECREF(old);
+			return -1;
+		}
+	}
+	rc = type_setattro_guarded(self, name, value);
+	Py_XDECREF(old);
 	return rc;
 }
 

@@ -1714,6 +1714,11 @@ static int itertools_guard(void)
 			return -1;
 		}
 	Py_DECREF(it);
+	/* The iterator iter() makes over an object with only __getitem__: a __getitem__ stepping
+	 * the same iterator, both steps ending in IndexError, dropped the iterator's one reference
+	 * to the object twice (the object freed while a list still held it). */
+	if (iter_guard_type((PyObject *)&PySeqIter_Type) < 0)
+		return -1;
 	return csv_reader_guard();
 }
 
