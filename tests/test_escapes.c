@@ -4006,7 +4006,7 @@ Test(python_layer, datetime_methods_take_no_constructors_result_for_a_datetime)
 	                 "     .astimezone(datetime.timezone(datetime.timedelta(hours=2))))]",
 	                 "[true,true,[2019,12,31,23,0,0],\"2020-01-01 02:00:00+02:00\"]");
 	expect_ok_result("import datetime\n"
-	                 "marker = bytes(4000)\n"
+	                 "marker = Ellipsis  # in the zygote's data: an address a digit spells\n"
 	                 "P = id(marker)\n"
 	                 "got = []\n"
 	                 "class MI(int):\n"
