@@ -1712,8 +1712,8 @@ Test(data, kernels_over_the_code_s_lists_hold_private_copies)
  * astype, ravel, reshape, ...) answers: an ndarray subclass whose view('i8') answered a shorter
  * array had pandas' date offsets (SemiMonthEnd()._apply_array) write past it, and
  * ints_to_pytimedelta read heap words past it. A class the code makes beneath ndarray may not
- * define them (as it may not define shape or __len__); a subclass with its own
- * __array_finalize__ works, and date offsets and timedeltas answer as on the host. */
+ * define them (as it may not define shape or __len__); a subclass with attributes of its own
+ * works, and date offsets and timedeltas answer as on the host. */
 Test(data, an_array_subclass_answers_only_with_its_own_memory)
 {
 	start_data(NULL);
@@ -1729,11 +1729,13 @@ Test(data, an_array_subclass_answers_only_with_its_own_memory)
 	    "    except TypeError:\n"
 	    "        refused.append(name)\n"
 	    "class Fine(np.ndarray):\n"
-	    "    def __array_finalize__(self, obj):\n"
-	    "        self.tag = getattr(obj, 'tag', 'fine')\n"
+	    "    def tagged(self):\n"
+	    "        self.tag = 'fine'\n"
+	    "        return self\n"
 	    "f = np.arange(4.0).view(Fine)\n"
 	    "dti = pd.DatetimeIndex(['2020-01-10', '2020-02-20'])\n"
-	    "r = [refused, type(f.reshape(2, 2)).__name__, f.reshape(2, 2).tag, float(f.sum()),\n"
+	    "r = [refused, type(f.reshape(2, 2)).__name__, f.reshape(2, 2).tagged().tag, "
+	    "float(f.sum()),\n"
 	    "     [str(x.date()) for x in dti + pd.offsets.SemiMonthEnd()],\n"
 	    "     pd.TimedeltaIndex(['1 day', '2 hours']).astype(object).map(str).tolist()]\n"
 	    "r\n",
@@ -4720,9 +4722,9 @@ Test(data, a_class_of_arrays_is_checked_before_it_is_made)
 	    "def fine():\n"
 	    "    class Fine(np.ndarray):\n"
 	    "        __slots__ = ('extra',)\n"
-	    "        def __array_finalize__(self, obj):\n"
-	    "            self.extra = 1\n"
-	    "    return np.arange(3).view(Fine)\n"
+	    "    f = np.arange(3).view(Fine)\n"
+	    "    f.extra = 1\n"
+	    "    return f\n"
 	    "out = [t(kept), K, t(slot), t(odd_slots), fine().extra, fine().shape, "
 	    "type(np.ma.masked_array([1])).__name__]\n"
 	    "out",
@@ -6810,8 +6812,7 @@ Test(data, what_a_check_saw_is_what_the_compiled_code_reads)
 	    "    return 'made'\n"
 	    "t(lie)\n"
 	    "class Fine(np.ndarray):\n"
-	    "    def __array_finalize__(self, obj):\n"
-	    "        self.info = getattr(obj, 'info', 'x')\n"
+	    "    info = 'x'\n"
 	    "out.append(np.arange(3).view(Fine)[1:].info)\n"
 	    "import pandas as pd\n"
 	    "a = pd.arrays.SparseArray([1.0, 0.0, 2.0, 3.0], fill_value=0.0)\n"
@@ -8808,5 +8809,64 @@ Test(data, clustering_and_metric_kernels_check_their_indices)
 	    "[[-93.82599639892578,4.958000183105469],1.5669],[[0.477746,0.372579],[0.373084,"
 	    "0.674361],[0.404359,0.456061]],[[2.190636,2.763434],[2.471695,2.182995],[1.439331,"
 	    "1.683237],[1.736982,1.613464]],[0.99,[0,0,1,0,0,1,1,1]]]");
+	e2e_stop();
+}
+
+/* numpy's C code calls an ndarray subclass's __array_finalize__ while it builds an array, and
+ * reads its __array_priority__ in the middle of a routine: the code's finalizer reshaped the
+ * result concatenate was about to fill (it copied by the new shape: past the block, a list's
+ * items overwritten), took a view of an input whose dimension repeat had set to the repeated
+ * total (all memory past it), and a priority property reshaped an input under concatenate and
+ * dot (V43b). A class of the code's beneath ndarray (or a metaclass's class) may not define
+ * them; subclasses that do not, and numpy's own, work as on the host. */
+Test(data, numpy_calls_no_finalizer_or_priority_of_the_code_s_in_its_work)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "got = []\n"
+	                  "try:\n"
+	                  "    class F(np.ndarray):\n"
+	                  "        def __array_finalize__(self, obj):\n"
+	                  "            got.append(obj is not None and obj.shape)\n"
+	                  "            self.shape = (self.size,)\n"
+	                  "except TypeError as e:\n"
+	                  "    got.append(str(e).split(':')[0])\n"
+	                  "try:\n"
+	                  "    class P(np.ndarray):\n"
+	                  "        @property\n"
+	                  "        def __array_priority__(self):\n"
+	                  "            self.shape = (self.size, 1)\n"
+	                  "            return 5.0\n"
+	                  "except TypeError as e:\n"
+	                  "    got.append(str(e).split(':')[0])\n"
+	                  "try:\n"
+	                  "    class Q(np.ndarray):\n"
+	                  "        __array_priority__ = 5.0\n"
+	                  "except TypeError as e:\n"
+	                  "    got.append(str(e).split(':')[0])\n"
+	                  "class Mixin:\n"
+	                  "    def __array_finalize__(self, obj):\n"
+	                  "        got.append('mixin ran')\n"
+	                  "try:\n"
+	                  "    class G(Mixin, np.ndarray):\n"
+	                  "        pass\n"
+	                  "except TypeError as e:\n"
+	                  "    got.append(str(e).split(':')[0])\n"
+	                  "class A(np.ndarray):\n"
+	                  "    pass\n"
+	                  "a = np.arange(8.0).view(A)\n"
+	                  "b = np.concatenate([a.reshape(4, 2), a.reshape(4, 2)])\n"
+	                  "c = a.repeat(3)\n"
+	                  "d = a.reshape(2, 4) @ a.reshape(4, 2)\n"
+	                  "class MM(np.ma.MaskedArray):\n"
+	                  "    pass\n"
+	                  "m = MM([1.0, 2.0, 3.0], mask=[0, 1, 0])\n"
+	                  "[got, b.shape, type(c).__name__, c.shape, float(c.sum()), d.tolist(),\n"
+	                  " float(m.sum()), np.matrix([[1, 2]]).T.shape]",
+	                  "[[\"F cannot define __array_finalize__ in the sandbox\","
+	                  "\"P cannot define __array_priority__ in the sandbox\","
+	                  "\"Q cannot define __array_priority__ in the sandbox\","
+	                  "\"G cannot define __array_finalize__ in the sandbox\"],"
+	                  "[8,2],\"A\",[24],84.0,[[28.0,34.0],[76.0,98.0]],4.0,[2,1]]");
 	e2e_stop();
 }

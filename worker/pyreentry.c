@@ -2872,14 +2872,51 @@ static int finalizers_guard(void)
  * whose shape property answered another shape than its memory has (scipy.ndimage's indices
  * and outputs, cdist's out) had the C code write past it (any address). Compiled kernels also
  * take an array's size of the array and its memory of what its view() or astype() answers
- * (pandas' date offsets walked the size over a shorter array: writes past it). A class made in
- * a call beneath numpy.ndarray may not define them, nor the lookup itself. */
+ * (pandas' date offsets walked the size over a shorter array: writes past it). And numpy's C
+ * code calls a subclass's __array_finalize__ while it builds an array, and reads its
+ * __array_priority__ in the middle of a routine: the code reshaped the array being built
+ * (concatenate then copied by the new shape, past the block), took a view of an input whose
+ * dimension repeat had set to the repeated total (all memory past it), reshaped an input under
+ * concatenate and dot (V43b). A class made in a call beneath numpy.ndarray may not define them,
+ * nor the lookup itself. */
 static const char *const array_own[] = {
-    "shape",       "dtype",     "strides",   "ndim",  "size",    "itemsize", "nbytes",
-    "flags",       "data",      "base",      "T",     "ctypes",  "__len__",  "__getattribute__",
-    "__getattr__", "view",      "astype",    "ravel", "reshape", "copy",     "flatten",
-    "squeeze",     "transpose", "__array__", NULL,
+    "shape",
+    "dtype",
+    "strides",
+    "ndim",
+    "size",
+    "itemsize",
+    "nbytes",
+    "flags",
+    "data",
+    "base",
+    "T",
+    "ctypes",
+    "__len__",
+    "__getattribute__",
+    "__getattr__",
+    "view",
+    "astype",
+    "ravel",
+    "reshape",
+    "copy",
+    "flatten",
+    "squeeze",
+    "transpose",
+    "__array__",
+    "__array_finalize__",
+    "__array_priority__",
+    NULL,
 };
+
+/* Why the class may not define name. */
+static const char *array_own_why(const char *name)
+{
+	return name && (strcmp(name, "__array_finalize__") == 0 ||
+	                strcmp(name, "__array_priority__") == 0)
+	           ? "numpy's C code calls it in the middle of its work on arrays of the class"
+	           : "numpy's checks read it of a subclass, and its C code uses the array's own";
+}
 
 static int array_own_name(PyObject *name)
 {
@@ -2891,10 +2928,8 @@ static int array_own_name(PyObject *name)
 
 static int array_own_refused(PyTypeObject *t, PyObject *name)
 {
-	PyErr_Format(PyExc_TypeError,
-	             "%s cannot define %S in the sandbox: numpy's checks read it of a subclass, "
-	             "and its C code uses the array's own",
-	             t->tp_name, name);
+	PyErr_Format(PyExc_TypeError, "%s cannot define %S in the sandbox: %s", t->tp_name, name,
+	             array_own_why(PyUnicode_AsUTF8(name)));
 	return -1;
 }
 
@@ -3174,11 +3209,8 @@ int pyreentry_array_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 			}
 		}
 		if (defined) {
-			PyErr_Format(
-			    PyExc_TypeError,
-			    "%U cannot define %s in the sandbox: numpy's checks read it of a "
-			    "subclass, and its C code uses the array's own",
-			    name, *n);
+			PyErr_Format(PyExc_TypeError, "%U cannot define %s in the sandbox: %s",
+			             name, *n, array_own_why(*n));
 			return -1;
 		}
 	}
