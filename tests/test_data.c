@@ -8870,3 +8870,49 @@ Test(data, numpy_calls_no_finalizer_or_priority_of_the_code_s_in_its_work)
 	                  "[8,2],\"A\",[24],84.0,[[28.0,34.0],[76.0,98.0]],4.0,[2,1]]");
 	e2e_stop();
 }
+
+/* numpy's searchsorted over an array of objects compares its items from numpy's own library
+ * (a call through its table, which the interpreter's call sites do not cover) and hands the item
+ * on unowned: a numpy scalar's comparison looked up __array_ufunc__ on the other operand's class,
+ * a property of the code's metaclass dropped the array's only reference to the scalar and laid a
+ * fake object in its block, and the reflected comparison got the fake (a bytearray over all
+ * memory). Every comparison holds its operands, whoever asks: the reflected comparison gets the
+ * scalar, whole. */
+Test(data, numpy_s_own_comparisons_hold_what_they_compare)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, struct\n"
+	    "state = {'n': 0}\n"
+	    "spray = []\n"
+	    "class F:\n"
+	    "    __slots__ = ('x',)\n"
+	    "class D:\n"
+	    "    def __lt__(s, o): return False\n"
+	    "keep_ba = bytes(struct.pack('<QQqqQQq', 0x100000, id(bytearray), 2**47, "
+	    "2**47, 0, 0, 0))\n"
+	    "FAKE = struct.pack('<QQQ', 0x100000, id(F), id(keep_ba) + 32) + b'\\x00' "
+	    "* 7\n"
+	    "class M(type):\n"
+	    "    @property\n"
+	    "    def __array_ufunc__(cls):\n"
+	    "        state['n'] += 1\n"
+	    "        if state['n'] == 1:\n"
+	    "            D() < D()\n"
+	    "            a[1] = None\n"
+	    "            for _ in range(2000):\n"
+	    "                spray.append(bytearray(FAKE))\n"
+	    "        return None\n"
+	    "class K(metaclass=M):\n"
+	    "    def __gt__(s, o):\n"
+	    "        if state['n'] == 1 and 'got' not in state:\n"
+	    "            state['got'] = [type(o).__name__, float(o)]\n"
+	    "        return True\n"
+	    "    def __lt__(s, o):\n"
+	    "        return True\n"
+	    "a = np.array([np.float64(1), np.float64(2), np.float64(3)], dtype=object)\n"
+	    "k = np.array([K()], dtype=object)\n"
+	    "[a.searchsorted(k).tolist(), state.get('got'), a.tolist()]",
+	    "[[3],[\"float64\",2.0],[1.0,null,3.0]]");
+	e2e_stop();
+}
