@@ -8873,46 +8873,76 @@ Test(data, numpy_calls_no_finalizer_or_priority_of_the_code_s_in_its_work)
 
 /* numpy's searchsorted over an array of objects compares its items from numpy's own library
  * (a call through its table, which the interpreter's call sites do not cover) and hands the item
- * on unowned: a numpy scalar's comparison looked up __array_ufunc__ on the other operand's class,
- * a property of the code's metaclass dropped the array's only reference to the scalar and laid a
- * fake object in its block, and the reflected comparison got the fake (a bytearray over all
- * memory). Every comparison holds its operands, whoever asks: the reflected comparison gets the
- * scalar, whole. */
+ * on unowned: an aware datetime's comparison called its tzinfo's utcoffset (the code's), which
+ * dropped the array's only reference to the datetime, and the other's utcoffset laid a fake
+ * datetime in its block (its tzinfo a fake object over all memory). Every comparison holds its
+ * operands, whoever asks: the comparison goes on with the datetime, whole, and the fake is never
+ * reached. numpy also looks its protocol names up on a class in the middle of such a comparison:
+ * a metaclass of the code's may not define them (a property there ran the code's); a class's own
+ * __array_ufunc__ = None still makes numpy defer to it. */
 Test(data, numpy_s_own_comparisons_hold_what_they_compare)
 {
 	start_data(NULL);
 	e2e_expect_result(
-	    "import numpy as np, struct\n"
-	    "state = {'n': 0}\n"
+	    "import numpy as np, datetime as dtm, struct\n"
+	    "state = {'phase': 0}\n"
 	    "spray = []\n"
-	    "class F:\n"
+	    "class TZc(dtm.tzinfo):\n"
 	    "    __slots__ = ('x',)\n"
-	    "class D:\n"
-	    "    def __lt__(s, o): return False\n"
-	    "keep_ba = bytes(struct.pack('<QQqqQQq', 0x100000, id(bytearray), 2**47, "
-	    "2**47, 0, 0, 0))\n"
-	    "FAKE = struct.pack('<QQQ', 0x100000, id(F), id(keep_ba) + 32) + b'\\x00' "
-	    "* 7\n"
-	    "class M(type):\n"
-	    "    @property\n"
-	    "    def __array_ufunc__(cls):\n"
-	    "        state['n'] += 1\n"
-	    "        if state['n'] == 1:\n"
-	    "            D() < D()\n"
+	    "    def utcoffset(self, dt):\n"
+	    "        state['got'] = type(self.x).__name__\n"
+	    "        return dtm.timedelta(0)\n"
+	    "class TZ(dtm.tzinfo):\n"
+	    "    def __init__(s, n): s.n = n\n"
+	    "    def utcoffset(s, dt):\n"
+	    "        if s.n == 'a' and state['phase'] == 1:\n"
+	    "            state['phase'] = 2\n"
 	    "            a[1] = None\n"
-	    "            for _ in range(2000):\n"
-	    "                spray.append(bytearray(FAKE))\n"
-	    "        return None\n"
-	    "class K(metaclass=M):\n"
-	    "    def __gt__(s, o):\n"
-	    "        if state['n'] == 1 and 'got' not in state:\n"
-	    "            state['got'] = [type(o).__name__, float(o)]\n"
-	    "        return True\n"
-	    "    def __lt__(s, o):\n"
-	    "        return True\n"
-	    "a = np.array([np.float64(1), np.float64(2), np.float64(3)], dtype=object)\n"
-	    "k = np.array([K()], dtype=object)\n"
-	    "[a.searchsorted(k).tolist(), state.get('got'), a.tolist()]",
-	    "[[3],[\"float64\",2.0],[1.0,null,3.0]]");
+	    "            return dtm.timedelta(0)\n"
+	    "        if s.n == 'b' and state['phase'] == 2:\n"
+	    "            state['phase'] = 3\n"
+	    "            for _ in range(3000):\n"
+	    "                spray.append(bytearray(FAKE_DT))\n"
+	    "            return dtm.timedelta(hours=1)\n"
+	    "        return dtm.timedelta(0)\n"
+	    "class D(dtm.datetime):\n"
+	    "    __slots__ = ('prev', 'next', 'key', '__weakref__')\n"
+	    "keep_ba = bytes(struct.pack('<QQqqQQq', 0x100000, id(bytearray), 2**47, 2**47, 0, 0, "
+	    "0))\n"
+	    "keep_tz = bytes(struct.pack('<QQQ', 0x100000, id(TZc), id(keep_ba) + 32))\n"
+	    "data = bytes([2020 >> 8, 2020 & 255, 1, 1, 0, 0, 0, 0, 0, 0])\n"
+	    "body = (struct.pack('<QQq', 0x100000, id(dtm.datetime), -1) + b'\\x01' + data + "
+	    "b'\\x00' * 5 +\n"
+	    "        struct.pack('<Q', id(keep_tz) + 32))\n"
+	    "FAKE_DT = (b'\\x00' * 16 + body).ljust(95, b'\\x00')\n"
+	    "a = np.empty(3, dtype=object)\n"
+	    "a[0] = dtm.datetime(2019, 1, 1, tzinfo=dtm.timezone.utc)\n"
+	    "a[1] = D(2020, 1, 1, tzinfo=TZ('a'))\n"
+	    "a[2] = dtm.datetime(2021, 1, 1, tzinfo=dtm.timezone.utc)\n"
+	    "k = np.empty(1, dtype=object)\n"
+	    "k[0] = dtm.datetime(2020, 1, 1, tzinfo=TZ('b'))\n"
+	    "state['phase'] = 1\n"
+	    "try:\n"
+	    "    found = a.searchsorted(k).tolist()\n"
+	    "except TypeError as e:\n"
+	    "    found = 'TypeError'\n"
+	    "def meta():\n"
+	    "    class M(type):\n"
+	    "        @property\n"
+	    "        def __array_ufunc__(cls):\n"
+	    "            return None\n"
+	    "try:\n"
+	    "    meta()\n"
+	    "    m = 'made'\n"
+	    "except TypeError as e:\n"
+	    "    m = str(e).split(':')[0]\n"
+	    "class Plain(type):\n"
+	    "    pass\n"
+	    "class K(metaclass=Plain):\n"
+	    "    __array_ufunc__ = None\n"
+	    "    def __radd__(self, o):\n"
+	    "        return 'K'\n"
+	    "[found, state['phase'], state.get('got'), m, np.arange(3) + K()]",
+	    "[\"TypeError\",3,null,\"M cannot define __array_ufunc__ in the sandbox\",\"K\"]");
 	e2e_stop();
 }

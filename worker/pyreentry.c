@@ -3154,6 +3154,58 @@ static int number_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 	return 0;
 }
 
+/* Is k one of numpy's protocol names (__array__, __array_ufunc__, __array_function__, ...)? */
+static int numpy_protocol_name(PyObject *k)
+{
+	const char *s = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
+
+	if (!s)
+		PyErr_Clear();
+	return s && strncmp(s, "__array", 7) == 0;
+}
+
+/* numpy looks its protocol names up on a class (the class's metaclass's descriptors first) in
+ * the middle of its work: a numpy scalar's comparison, asking whether to defer to the other
+ * operand's class, ran a property of the code's metaclass, which freed the scalar being compared
+ * (V43b H1). A metaclass made in a call defines none of them, nor takes one from a class of the
+ * code's among its bases. */
+static int metaclass_numpy_names_planned(PyObject *name, PyObject *bases, PyObject *ns)
+{
+	PyObject *k, *v;
+	Py_ssize_t pos = 0;
+	int meta = 0;
+
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++)
+		if (PyType_Check(PyTuple_GET_ITEM(bases, i)) &&
+		    PyType_IsSubtype((PyTypeObject *)PyTuple_GET_ITEM(bases, i), &PyType_Type))
+			meta = 1;
+	if (!meta)
+		return 0;
+	while (PyDict_Next(ns, &pos, &k, &v))
+		if (numpy_protocol_name(k))
+			goto refused;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++) {
+		PyObject *mro = PyType_Check(PyTuple_GET_ITEM(bases, i))
+		                    ? ((PyTypeObject *)PyTuple_GET_ITEM(bases, i))->tp_mro
+		                    : NULL;
+		for (Py_ssize_t j = 0; mro && j < PyTuple_GET_SIZE(mro); j++) {
+			PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, j);
+			if (!(b->tp_flags & Py_TPFLAGS_HEAPTYPE) || !b->tp_dict)
+				continue;
+			for (pos = 0; PyDict_Next(b->tp_dict, &pos, &k, &v);)
+				if (numpy_protocol_name(k))
+					goto refused;
+		}
+	}
+	return 0;
+refused:
+	PyErr_Format(PyExc_TypeError,
+	             "%U cannot define %S in the sandbox: it is a metaclass, and numpy looks the "
+	             "name up on classes in the middle of its work",
+	             name, k);
+	return -1;
+}
+
 int pyreentry_array_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 {
 	PyTypeObject *nd = pydata_ndarray();
@@ -3162,7 +3214,8 @@ int pyreentry_array_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 
 	if (!pylayer_armed() || !PyTuple_Check(bases) || !PyDict_Check(ns))
 		return 0;
-	if (number_class_planned(name, bases, ns) < 0)
+	if (number_class_planned(name, bases, ns) < 0 ||
+	    metaclass_numpy_names_planned(name, bases, ns) < 0)
 		return -1;
 	if (!nd)
 		return 0;
