@@ -8817,57 +8817,77 @@ Test(data, clustering_and_metric_kernels_check_their_indices)
  * result concatenate was about to fill (it copied by the new shape: past the block, a list's
  * items overwritten), took a view of an input whose dimension repeat had set to the repeated
  * total (all memory past it), and a priority property reshaped an input under concatenate and
- * dot (V43b). A class of the code's beneath ndarray (or a metaclass's class) may not define
- * them; subclasses that do not, and numpy's own, work as on the host. */
+ * dot (V43b); a subclass of numpy.ma.MaskedArray overrode the _update_from its finalizer calls
+ * (the same holes again), and numpy.ma copied a dict of the code's into a masked array's
+ * __dict__, whose __array_priority__ numpy then read (the code's __float__) in concatenate
+ * (V45b). A class of the code's beneath ndarray may not define them, nor take a finalizer from
+ * numpy's own subclasses; numpy's classes answer their priority whatever an instance's __dict__
+ * holds; subclasses of ndarray that define neither, and numpy's own classes, work as on the
+ * host. */
 Test(data, numpy_calls_no_finalizer_or_priority_of_the_code_s_in_its_work)
 {
 	start_data(NULL);
 	e2e_expect_result("import numpy as np\n"
 	                  "got = []\n"
-	                  "try:\n"
+	                  "def refused(make):\n"
+	                  "    try:\n"
+	                  "        make()\n"
+	                  "    except TypeError as e:\n"
+	                  "        got.append(str(e).split(':')[0])\n"
+	                  "def f():\n"
 	                  "    class F(np.ndarray):\n"
 	                  "        def __array_finalize__(self, obj):\n"
 	                  "            got.append(obj is not None and obj.shape)\n"
 	                  "            self.shape = (self.size,)\n"
-	                  "except TypeError as e:\n"
-	                  "    got.append(str(e).split(':')[0])\n"
-	                  "try:\n"
+	                  "def p():\n"
 	                  "    class P(np.ndarray):\n"
 	                  "        @property\n"
 	                  "        def __array_priority__(self):\n"
 	                  "            self.shape = (self.size, 1)\n"
 	                  "            return 5.0\n"
-	                  "except TypeError as e:\n"
-	                  "    got.append(str(e).split(':')[0])\n"
-	                  "try:\n"
+	                  "def q():\n"
 	                  "    class Q(np.ndarray):\n"
 	                  "        __array_priority__ = 5.0\n"
-	                  "except TypeError as e:\n"
-	                  "    got.append(str(e).split(':')[0])\n"
 	                  "class Mixin:\n"
 	                  "    def __array_finalize__(self, obj):\n"
 	                  "        got.append('mixin ran')\n"
-	                  "try:\n"
+	                  "def g():\n"
 	                  "    class G(Mixin, np.ndarray):\n"
 	                  "        pass\n"
-	                  "except TypeError as e:\n"
-	                  "    got.append(str(e).split(':')[0])\n"
+	                  "def mm():\n"
+	                  "    class MM(np.ma.MaskedArray):\n"
+	                  "        def _update_from(self, obj):\n"
+	                  "            got.append('update ran')\n"
+	                  "def mx():\n"
+	                  "    class MX(np.matrix):\n"
+	                  "        pass\n"
+	                  "for make in (f, p, q, g, mm, mx):\n"
+	                  "    refused(make)\n"
 	                  "class A(np.ndarray):\n"
 	                  "    pass\n"
 	                  "a = np.arange(8.0).view(A)\n"
 	                  "b = np.concatenate([a.reshape(4, 2), a.reshape(4, 2)])\n"
 	                  "c = a.repeat(3)\n"
 	                  "d = a.reshape(2, 4) @ a.reshape(4, 2)\n"
-	                  "class MM(np.ma.MaskedArray):\n"
-	                  "    pass\n"
-	                  "m = MM([1.0, 2.0, 3.0], mask=[0, 1, 0])\n"
+	                  "m = np.ma.MaskedArray([1.0, 2.0, 3.0], mask=[0, 1, 0])\n"
+	                  "class Prio:\n"
+	                  "    def __float__(self):\n"
+	                  "        got.append('the code ran inside numpy')\n"
+	                  "        return 0.0\n"
+	                  "m._optinfo['__array_priority__'] = Prio()\n"
+	                  "mv = m.view()\n"
+	                  "cat = np.concatenate([mv, mv])\n"
 	                  "[got, b.shape, type(c).__name__, c.shape, float(c.sum()), d.tolist(),\n"
-	                  " float(m.sum()), np.matrix([[1, 2]]).T.shape]",
+	                  " float(m.sum()), np.matrix([[1, 2]]).T.shape, type(cat).__name__, "
+	                  "cat.shape]",
 	                  "[[\"F cannot define __array_finalize__ in the sandbox\","
 	                  "\"P cannot define __array_priority__ in the sandbox\","
 	                  "\"Q cannot define __array_priority__ in the sandbox\","
-	                  "\"G cannot define __array_finalize__ in the sandbox\"],"
-	                  "[8,2],\"A\",[24],84.0,[[28.0,34.0],[76.0,98.0]],4.0,[2,1]]");
+	                  "\"G cannot define __array_finalize__ in the sandbox\","
+	                  "\"MM cannot define __array_finalize__ in the sandbox\","
+	                  "\"MX cannot define __array_finalize__ in the sandbox\"],"
+	                  "[8,2],\"A\",[24],84.0,[[28.0,34.0],[76.0,98.0]],4.0,[2,1],"
+	                  "\"MaskedArray\",[6]]");
 	e2e_stop();
 }
 

@@ -1063,6 +1063,58 @@ static int object_loops_guard(void);
 static int type_funcs_guard(void);
 static int entries_copy(PyObject *np, PyTypeObject *nd);
 
+/* ---- numpy's own classes' priorities ---------------------------------------------------------
+ *
+ * numpy reads an array's __array_priority__ on the instance in the middle of its work (the
+ * result's class in concatenate, dot, correlate) and converts it with the answer's __float__.
+ * numpy's own classes that give it as a plain number (MaskedArray, matrix, ...) let an instance's
+ * __dict__ answer first, and numpy.ma copies a dict the code fills (_optinfo) into it: the code's
+ * __float__ ran there and reshaped an input after numpy had read its shape (concatenate wrote past
+ * its result, V45b). Those classes answer their number through a descriptor an instance's
+ * __dict__ cannot shadow. */
+#define PRIORITY_CLASSES_MAX 32
+static double priority_values[PRIORITY_CLASSES_MAX];
+static PyGetSetDef priority_defs[PRIORITY_CLASSES_MAX];
+static size_t n_priorities;
+
+static PyObject *priority_get(PyObject *self, void *closure)
+{
+	(void)self;
+	return PyFloat_FromDouble(*(const double *)closure);
+}
+
+static int priorities_fixed(PyTypeObject *t)
+{
+	PyObject *v = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__array_priority__") : NULL;
+	PyObject *subs, *d;
+	int rc = 0;
+
+	if (v && (PyFloat_CheckExact(v) || PyLong_CheckExact(v))) {
+		if (n_priorities == PRIORITY_CLASSES_MAX) {
+			PyErr_SetString(PyExc_RuntimeError,
+			                "more numpy classes with a priority than known");
+			return -1;
+		}
+		priority_values[n_priorities] = PyFloat_AsDouble(v);
+		priority_defs[n_priorities] = (PyGetSetDef){
+		    "__array_priority__", priority_get, NULL, NULL, &priority_values[n_priorities]};
+		d = PyDescr_NewGetSet(t, &priority_defs[n_priorities++]);
+		if (!d || PyDict_SetItemString(t->tp_dict, "__array_priority__", d) < 0) {
+			Py_XDECREF(d);
+			return -1;
+		}
+		Py_DECREF(d);
+		PyType_Modified(t);
+	}
+	if (!(subs = PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL)))
+		return -1;
+	for (Py_ssize_t i = 0; rc == 0 && PyList_Check(subs) && i < PyList_GET_SIZE(subs); i++)
+		if (PyType_Check(PyList_GET_ITEM(subs, i)))
+			rc = priorities_fixed((PyTypeObject *)PyList_GET_ITEM(subs, i));
+	Py_DECREF(subs);
+	return rc;
+}
+
 static int numpy_guard(void)
 {
 	PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"), *nd;
@@ -1101,6 +1153,8 @@ static int numpy_guard(void)
 		rc = dtypes_whole_guard();
 	if (rc == 0)
 		rc = entries_copy(np, (PyTypeObject *)nd);
+	if (rc == 0)
+		rc = priorities_fixed((PyTypeObject *)nd);
 	Py_DECREF(nd);
 	return rc;
 }

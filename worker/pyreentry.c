@@ -2912,9 +2912,13 @@ static const char *const array_own[] = {
 /* Why the class may not define name. */
 static const char *array_own_why(const char *name)
 {
-	return name && (strcmp(name, "__array_finalize__") == 0 ||
-	                strcmp(name, "__array_priority__") == 0)
-	           ? "numpy's C code calls it in the middle of its work on arrays of the class"
+	return name && strcmp(name, "__array_finalize__") == 0
+	           ? "numpy's C code calls it in the middle of its work on arrays of the class "
+	             "(and "
+	             "numpy's own subclasses' finalizers call methods a subclass overrides): "
+	             "subclass numpy.ndarray itself"
+	       : name && strcmp(name, "__array_priority__") == 0
+	           ? "numpy's C code reads it in the middle of its work on arrays of the class"
 	           : "numpy's checks read it of a subclass, and its C code uses the array's own";
 }
 
@@ -3098,6 +3102,16 @@ static int number_class_checked(PyTypeObject *t)
 	return 0;
 }
 
+/* May a class of the code's take name from b? From numpy's own classes, yes, but a finalizer
+ * from ndarray's only: numpy's Python finalizers (MaskedArray's, matrix's) call methods a
+ * subclass overrides (_update_from, _getitem) while numpy builds an array. */
+static int array_own_taken(PyTypeObject *b, PyTypeObject *nd, const char *name)
+{
+	if (strcmp(name, "__array_finalize__") == 0)
+		return b == nd || b == &PyBaseObject_Type;
+	return numpy_own(b, nd);
+}
+
 int pyreentry_array_class_checked(PyTypeObject *t)
 {
 	PyTypeObject *nd = pydata_ndarray();
@@ -3109,7 +3123,7 @@ int pyreentry_array_class_checked(PyTypeObject *t)
 	/* what the class answers, from wherever in its MRO (a mixin's, scipy's spmatrix's) */
 	for (const char *const *n = array_own; *n; n++) {
 		PyTypeObject *b = defined_by(t, *n);
-		if (b && !numpy_own(b, nd)) {
+		if (b && !array_own_taken(b, nd, *n)) {
 			PyObject *name = PyUnicode_FromString(*n);
 			if (name)
 				array_own_refused(t, name);
@@ -3258,7 +3272,7 @@ int pyreentry_array_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 			for (Py_ssize_t k = 0; mro && !defined && k < PyTuple_GET_SIZE(mro); k++) {
 				PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, k);
 				defined = b->tp_dict && PyDict_GetItemString(b->tp_dict, *n) &&
-				          !numpy_own(b, nd);
+				          !array_own_taken(b, nd, *n);
 			}
 		}
 		if (defined) {
