@@ -3134,6 +3134,14 @@ int pyreentry_array_class_checked(PyTypeObject *t)
 	return 0;
 }
 
+/* The MRO of bases[i], a class (NULL when it is not one). */
+static PyObject *base_mro(PyObject *bases, Py_ssize_t i)
+{
+	PyObject *b = PyTuple_GET_ITEM(bases, i);
+
+	return PyType_Check(b) ? ((PyTypeObject *)b)->tp_mro : NULL;
+}
+
 /* The same rule before type() makes the class (name, bases, its namespace ns, a dict of plain
  * str keys): a class kept after type() failed (its __classcell__ holds it) was never checked.
  * Refused when one of the bases is an array class and the namespace, its __slots__ or a class
@@ -3151,9 +3159,7 @@ static int number_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 		if (PyDict_GetItemString(ns, *n))
 			return number_own_refused(name, *n);
 		for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++) {
-			PyObject *mro = PyType_Check(PyTuple_GET_ITEM(bases, i))
-			                    ? ((PyTypeObject *)PyTuple_GET_ITEM(bases, i))->tp_mro
-			                    : NULL;
+			PyObject *mro = base_mro(bases, i);
 			for (Py_ssize_t k = 0; mro && k < PyTuple_GET_SIZE(mro); k++) {
 				PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, k);
 				PyObject *v =
@@ -3199,9 +3205,7 @@ static int metaclass_numpy_names_planned(PyObject *name, PyObject *bases, PyObje
 		if (numpy_protocol_name(k))
 			goto refused;
 	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++) {
-		PyObject *mro = PyType_Check(PyTuple_GET_ITEM(bases, i))
-		                    ? ((PyTypeObject *)PyTuple_GET_ITEM(bases, i))->tp_mro
-		                    : NULL;
+		PyObject *mro = base_mro(bases, i);
 		for (Py_ssize_t j = 0; mro && j < PyTuple_GET_SIZE(mro); j++) {
 			PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, j);
 			if (!(b->tp_flags & Py_TPFLAGS_HEAPTYPE) || !b->tp_dict)
@@ -3266,9 +3270,7 @@ int pyreentry_array_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 			defined = PyUnicode_CompareWithASCIIString(
 			              PySequence_Fast_GET_ITEM(slots, i), *n) == 0;
 		for (Py_ssize_t i = 0; !defined && i < PyTuple_GET_SIZE(bases); i++) {
-			PyObject *mro = PyType_Check(PyTuple_GET_ITEM(bases, i))
-			                    ? ((PyTypeObject *)PyTuple_GET_ITEM(bases, i))->tp_mro
-			                    : NULL;
+			PyObject *mro = base_mro(bases, i);
 			for (Py_ssize_t k = 0; mro && !defined && k < PyTuple_GET_SIZE(mro); k++) {
 				PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, k);
 				defined = b->tp_dict && PyDict_GetItemString(b->tp_dict, *n) &&
