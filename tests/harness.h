@@ -131,4 +131,29 @@ int e2e_settle_descendants(int n, int ms);
  * session forks the process for its next call just after each call); returns it. */
 int e2e_steady_descendants(int ms);
 
+/* Python for the tests of a comparison handed a datetime it does not own: FAKE_DATETIME_HEAD
+ * makes state, spray and TZc (a tzinfo whose utcoffset reads its slot x); FAKE_DATETIME_BODY,
+ * after the code's TZ, makes D (a datetime of a 96-byte block) and FAKE_DT, the bytes of a fake
+ * aware datetime whose tzinfo is a fake TZc with x a bytearray over all memory. Needs
+ * `datetime as dtm` and `struct`. */
+#define FAKE_DATETIME_HEAD                                                                         \
+	"state = {'phase': 0}\n"                                                                   \
+	"spray = []\n"                                                                             \
+	"class TZc(dtm.tzinfo):\n"                                                                 \
+	"    __slots__ = ('x',)\n"                                                                 \
+	"    def utcoffset(self, dt):\n"                                                           \
+	"        state['got'] = type(self.x).__name__\n"                                           \
+	"        return dtm.timedelta(0)\n"
+#define FAKE_DATETIME_BODY                                                                         \
+	"class D(dtm.datetime):\n"                                                                 \
+	"    __slots__ = ('prev', 'next', 'key', '__weakref__')\n"                                 \
+	"keep_ba = bytes(struct.pack('<QQqqQQq', 0x100000, id(bytearray), 2**47, 2**47, 0, 0, "    \
+	"0))\n"                                                                                    \
+	"keep_tz = bytes(struct.pack('<QQQ', 0x100000, id(TZc), id(keep_ba) + 32))\n"              \
+	"data = bytes([2020 >> 8, 2020 & 255, 1, 1, 0, 0, 0, 0, 0, 0])\n"                          \
+	"body = (struct.pack('<QQq', 0x100000, id(dtm.datetime), -1) + b'\\x01' + data + "         \
+	"b'\\x00' * 5 +\n"                                                                         \
+	"        struct.pack('<Q', id(keep_tz) + 32))\n"                                           \
+	"FAKE_DT = (b'\\x00' * 16 + body).ljust(95, b'\\x00')\n"
+
 #endif
