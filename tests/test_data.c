@@ -8861,7 +8861,12 @@ Test(data, numpy_calls_no_finalizer_or_priority_of_the_code_s_in_its_work)
 	                  "def mx():\n"
 	                  "    class MX(np.matrix):\n"
 	                  "        pass\n"
-	                  "for make in (f, p, q, g, mm, mx):\n"
+	                  "def pp():\n"
+	                  "    class PP(np.ndarray):\n"
+	                  "        def __array_prepare__(self, arr, context=None):\n"
+	                  "            got.append('prepare ran')\n"
+	                  "            return arr\n"
+	                  "for make in (f, p, q, g, mm, mx, pp):\n"
 	                  "    refused(make)\n"
 	                  "class A(np.ndarray):\n"
 	                  "    pass\n"
@@ -8874,20 +8879,28 @@ Test(data, numpy_calls_no_finalizer_or_priority_of_the_code_s_in_its_work)
 	                  "    def __float__(self):\n"
 	                  "        got.append('the code ran inside numpy')\n"
 	                  "        return 0.0\n"
+	                  "def prep(arr, context=None):\n"
+	                  "    got.append('the code ran inside a ufunc')\n"
+	                  "    return arr\n"
 	                  "m._optinfo['__array_priority__'] = Prio()\n"
+	                  "m._optinfo['__array_prepare__'] = prep\n"
+	                  "m._optinfo['kept'] = 'yes'\n"
 	                  "mv = m.view()\n"
 	                  "cat = np.concatenate([mv, mv])\n"
+	                  "pos = np.positive(mv)\n"
 	                  "[got, b.shape, type(c).__name__, c.shape, float(c.sum()), d.tolist(),\n"
 	                  " float(m.sum()), np.matrix([[1, 2]]).T.shape, type(cat).__name__, "
-	                  "cat.shape]",
+	                  "cat.shape,\n"
+	                  " float(pos.sum()), mv._optinfo.get('kept')]",
 	                  "[[\"F cannot define __array_finalize__ in the sandbox\","
 	                  "\"P cannot define __array_priority__ in the sandbox\","
 	                  "\"Q cannot define __array_priority__ in the sandbox\","
 	                  "\"G cannot define __array_finalize__ in the sandbox\","
 	                  "\"MM cannot define __array_finalize__ in the sandbox\","
-	                  "\"MX cannot define __array_finalize__ in the sandbox\"],"
+	                  "\"MX cannot define __array_finalize__ in the sandbox\","
+	                  "\"PP cannot define __array_prepare__ in the sandbox\"],"
 	                  "[8,2],\"A\",[24],84.0,[[28.0,34.0],[76.0,98.0]],4.0,[2,1],"
-	                  "\"MaskedArray\",[6]]");
+	                  "\"MaskedArray\",[6],4.0,\"yes\"]");
 	e2e_stop();
 }
 

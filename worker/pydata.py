@@ -254,6 +254,26 @@ def _vectorize_shapes(np):
     _replace_all({id(real): (real, _parse_input_dimensions)})
 
 
+def _masked_names(np):
+    """numpy.ma copies a masked array's _optinfo and _basedict (dicts the code fills) into the
+    new array's __dict__, where numpy reads its protocol names on the instance in the middle of
+    a ufunc or a concatenate: an __array_priority__ whose __float__ reshaped an input after numpy
+    had read its shape (V45b), an __array_prepare__ that handed back the output with its strides
+    set to 0 over a small block (the whole result written past it, V46a). The dunder names are
+    taken out of the array's __dict__ as soon as they are copied there."""
+    ma = np.ma.MaskedArray
+    real = ma._update_from
+
+    def _update_from(self, obj):
+        real(self, obj)
+        d = object.__getattribute__(self, '__dict__')
+        for k in [k for k in d if type(k) is not str or k.startswith('__')]:
+            del d[k]
+
+    _update_from.__wrapped__ = real
+    ma._update_from = _update_from
+
+
 def _numpy():
     import os
     import numpy as np
@@ -281,6 +301,7 @@ def _numpy():
     # objects, which a worker refuses: imported here, it imports in calls.
     import numpy.lib.recfunctions  # noqa: F401
     _nditer_close(np)
+    _masked_names(np)
     # An array's memory is not replaced: `a.data = buffer` kept the buffer's object but not
     # its export, and a bytearray cleared after left the array over freed memory (a
     # bytearray's header laid there: any memory). (ndarray(buffer=...) is pinned by pydata.c.)

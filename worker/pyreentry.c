@@ -2906,6 +2906,7 @@ static const char *const array_own[] = {
     "__array__",
     "__array_finalize__",
     "__array_priority__",
+    "__array_prepare__",
     NULL,
 };
 
@@ -2917,8 +2918,10 @@ static const char *array_own_why(const char *name)
 	             "(and "
 	             "numpy's own subclasses' finalizers call methods a subclass overrides): "
 	             "subclass numpy.ndarray itself"
-	       : name && strcmp(name, "__array_priority__") == 0
-	           ? "numpy's C code reads it in the middle of its work on arrays of the class"
+	       : name && (strcmp(name, "__array_priority__") == 0 ||
+	                  strcmp(name, "__array_prepare__") == 0)
+	           ? "numpy's C code reads or calls it in the middle of its work on arrays of the "
+	             "class"
 	           : "numpy's checks read it of a subclass, and its C code uses the array's own";
 }
 
