@@ -6745,3 +6745,38 @@ Test(escapes, a_class_attribute_s_old_value_goes_after_the_class_s_caches_know)
 	still_serving();
 	stop();
 }
+
+/* CPython's set add keeps a free slot it saw before comparing a key, and checks after only that
+ * the table (a small set's inline one, always at the same address) and the compared entry are
+ * unchanged: finalizers run by a clear added to the set, popped from it and added again, and a key
+ * was written over a live one with the count raised. The set's clear, pop and deallocation walked
+ * its table by that count, past its end (a reference dropped on each word pair there: glibc's heap
+ * check ended the process). They count the table first: the loop runs to its end, and the server
+ * goes on. */
+Test(escapes, a_set_s_count_is_its_table_s_when_it_is_walked)
+{
+	start(NULL);
+	e2e_expect_result("depth = [0]\n"
+	                  "class D:\n"
+	                  "    __slots__ = ('v',)\n"
+	                  "    def __init__(s, v=0): s.v = v\n"
+	                  "    def __hash__(s): return s.v\n"
+	                  "    def __del__(s):\n"
+	                  "        if depth[0] > 1: return\n"
+	                  "        depth[0] += 1\n"
+	                  "        try:\n"
+	                  "            S.add(0); S.add(D())\n"
+	                  "            try: S.pop()\n"
+	                  "            except KeyError: pass\n"
+	                  "        finally:\n"
+	                  "            depth[0] -= 1\n"
+	                  "for it in range(20000):\n"
+	                  "    S = {D(i) for i in range(it % 20)}\n"
+	                  "    S.clear()\n"
+	                  "T = {1, 2, 3}\n"
+	                  "T.clear()\n"
+	                  "['done', len(T), sorted({3, 1, 2}), len(set(range(100)))]",
+	                  "[\"done\",0,[1,2,3],100]");
+	still_serving();
+	stop();
+}

@@ -6071,6 +6071,97 @@ static int dict_setdefault_guard(void)
 	return 0;
 }
 
+/* ---- a set's count ------------------------------------------------------------------------------
+ *
+ * CPython's set add keeps a free slot it saw before it compares a key with the code's __eq__, and
+ * then checks only that the table (a small set's inline one: always at the same address) and the
+ * compared entry are unchanged: a finalizer or an __eq__ that emptied and refilled the set had the
+ * new key written over a live one and the count raised (V45a L1). The set's clear, pop and
+ * deallocation walk its table by that count: past its end (a reference dropped on each word pair
+ * there: glibc's heap check ended the process), or for ever. They count the table again first
+ * (the key written over stays alive for good: a reference lost, never one dropped twice). */
+static void set_recount(PyObject *o)
+{
+	PySetObject *so = (PySetObject *)o;
+	Py_ssize_t used = 0, fill = 0;
+
+	if (!PyAnySet_Check(o))
+		return;
+	for (Py_ssize_t i = 0; i <= so->mask; i++) {
+		PyObject *k = so->table[i].key;
+		if (k) {
+			fill++;
+			used += k != _PySet_Dummy;
+		}
+	}
+	so->used = used;
+	so->fill = fill;
+}
+
+static destructor set_dealloc_real;
+static PyCFunction set_clear_real, set_pop_real;
+static initproc set_init_real;
+
+static void set_dealloc_counted(PyObject *o)
+{
+	set_recount(o);
+	set_dealloc_real(o);
+}
+
+static PyObject *set_clear_counted(PyObject *self, PyObject *unused)
+{
+	set_recount(self);
+	return set_clear_real(self, unused);
+}
+
+static PyObject *set_pop_counted(PyObject *self, PyObject *unused)
+{
+	set_recount(self);
+	return set_pop_real(self, unused);
+}
+
+static int set_init_counted(PyObject *self, PyObject *args, PyObject *kw)
+{
+	set_recount(self);
+	return set_init_real(self, args, kw);
+}
+
+/* The method def of t's method name (METH_NOARGS), or NULL with an exception. */
+static PyMethodDef *noargs_method(PyTypeObject *t, const char *name)
+{
+	PyObject *m = PyDict_GetItemString(t->tp_dict, name);
+
+	if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type) ||
+	    ((PyMethodDescrObject *)m)->d_method->ml_flags != METH_NOARGS) {
+		PyErr_Format(PyExc_RuntimeError, "%s.%s is not as known", t->tp_name, name);
+		return NULL;
+	}
+	return ((PyMethodDescrObject *)m)->d_method;
+}
+
+static int set_count_guard(void)
+{
+	PyMethodDef *clear = noargs_method(&PySet_Type, "clear"),
+	            *pop = clear ? noargs_method(&PySet_Type, "pop") : NULL;
+
+	if (!pop)
+		return -1;
+	if (PySet_Type.tp_dealloc != PyFrozenSet_Type.tp_dealloc || !PySet_Type.tp_init) {
+		PyErr_SetString(PyExc_RuntimeError, "the sets' slots are not as known");
+		return -1;
+	}
+	set_dealloc_real = PySet_Type.tp_dealloc;
+	PySet_Type.tp_dealloc = set_dealloc_counted;
+	PyFrozenSet_Type.tp_dealloc = set_dealloc_counted;
+	set_clear_real = clear->ml_meth;
+	clear->ml_meth = set_clear_counted;
+	set_pop_real = pop->ml_meth;
+	pop->ml_meth = set_pop_counted;
+	set_init_real = PySet_Type.tp_init;
+	PySet_Type.tp_init = set_init_counted;
+	return rewrap(&PySet_Type, "__init__", (void *)set_init_real, (void *)set_init_counted);
+}
+
 /* The zygote's symbol table (it is not position-independent: a symbol's value is its address):
  * the local function `name`'s address and the bounds of the code section. 0 or -1. */
 static int self_function(const char *name, uintptr_t *fn, uintptr_t *text_lo, uintptr_t *text_hi)
@@ -6195,7 +6286,7 @@ int pyreentry_guard(void)
 	    plain_names_guard() < 0 || finalizers_guard() < 0 || method_repr_guard() < 0 ||
 	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
 	    dict_empty_keys_general() < 0 || insertdict_calls_checked() < 0 ||
-	    freed_under_compares_install() < 0 || comparisons_held() < 0)
+	    set_count_guard() < 0 || freed_under_compares_install() < 0 || comparisons_held() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
