@@ -8888,10 +8888,23 @@ Test(data, numpy_calls_no_finalizer_or_priority_of_the_code_s_in_its_work)
 	                  "mv = m.view()\n"
 	                  "cat = np.concatenate([mv, mv])\n"
 	                  "pos = np.positive(mv)\n"
+	                  "import argparse\n"
+	                  "class B(np.ndarray):\n"
+	                  "    pass\n"
+	                  "bb = np.zeros(3).view(B)\n"
+	                  "ap = argparse.ArgumentParser()\n"
+	                  "ap.add_argument('--x', dest='__array_prepare__', action='store_const', "
+	                  "const=prep)\n"
+	                  "try:\n"
+	                  "    ap.parse_args(['--x'], namespace=bb)\n"
+	                  "    via_argparse = 'set'\n"
+	                  "except AttributeError:\n"
+	                  "    via_argparse = 'refused'\n"
+	                  "np.positive(bb)\n"
 	                  "[got, b.shape, type(c).__name__, c.shape, float(c.sum()), d.tolist(),\n"
 	                  " float(m.sum()), np.matrix([[1, 2]]).T.shape, type(cat).__name__, "
 	                  "cat.shape,\n"
-	                  " float(pos.sum()), mv._optinfo.get('kept')]",
+	                  " float(pos.sum()), mv._optinfo.get('kept'), via_argparse]",
 	                  "[[\"F cannot define __array_finalize__ in the sandbox\","
 	                  "\"P cannot define __array_priority__ in the sandbox\","
 	                  "\"Q cannot define __array_priority__ in the sandbox\","
@@ -8900,7 +8913,7 @@ Test(data, numpy_calls_no_finalizer_or_priority_of_the_code_s_in_its_work)
 	                  "\"MX cannot define __array_finalize__ in the sandbox\","
 	                  "\"PP cannot define __array_prepare__ in the sandbox\"],"
 	                  "[8,2],\"A\",[24],84.0,[[28.0,34.0],[76.0,98.0]],4.0,[2,1],"
-	                  "\"MaskedArray\",[6],4.0,\"yes\"]");
+	                  "\"MaskedArray\",[6],4.0,\"yes\",\"refused\"]");
 	e2e_stop();
 }
 

@@ -6777,6 +6777,45 @@ Test(escapes, a_set_s_count_is_its_table_s_when_it_is_walked)
 	                  "T.clear()\n"
 	                  "['done', len(T), sorted({3, 1, 2}), len(set(range(100)))]",
 	                  "[\"done\",0,[1,2,3],100]");
+	/* The same count reached the set's clear through -= (and ^=, difference_update, the
+	 * collector): its walk past a 512-byte table into a buffer of the code's dropped the only
+	 * reference to an object a list still held (a fake bytearray laid in its block). (Q, not S:
+	 * the finalizers above still add to S.) */
+	e2e_expect_result(
+	    "import struct\n"
+	    "class K:\n"
+	    "    def __init__(self, name, mutate=False):\n"
+	    "        self.name, self.mutate = name, mutate\n"
+	    "    def __hash__(self): return 0\n"
+	    "    def __eq__(self, other):\n"
+	    "        if self.mutate:\n"
+	    "            self.mutate = False\n"
+	    "            Q.clear()\n"
+	    "            Q.add(Y)\n"
+	    "            Q.add(X0)\n"
+	    "        return False\n"
+	    "A, Y, KEY = K('A'), K('Y'), K('KEY')\n"
+	    "X0 = K('X', mutate=True)\n"
+	    "Q = set()\n"
+	    "Q.add(A); Q.add(X0); Q.discard(A)\n"
+	    "Q.add(KEY)\n"
+	    "class X:\n"
+	    "    __slots__ = ('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h')\n"
+	    "holder = [X()]\n"
+	    "ents = struct.pack('<QQ', id(holder[0]), 0) + struct.pack('<QQ', "
+	    "id(None), 0) * 31\n"
+	    "spray = [bytearray(ents[:511]) for _ in range(1200)]\n"
+	    "spray[1100] = None\n"
+	    "n = 1000\n"
+	    "while Q.__len__() < 12:\n"
+	    "    Q.add(n); n += 1\n"
+	    "fake = struct.pack('<QQqqQQq', 0x100000, id(bytearray), 2**47, 2**47, 0, "
+	    "0, 0)\n"
+	    "FAKE = (b'\\x00' * 16 + fake).ljust(95, b'\\x00')\n"
+	    "Q -= Q\n"
+	    "spray2 = [bytearray(FAKE) for _ in range(2000)]\n"
+	    "[len(Q), type(holder[0]).__name__]",
+	    "[0,\"X\"]");
 	still_serving();
 	stop();
 }

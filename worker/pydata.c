@@ -1063,54 +1063,78 @@ static int object_loops_guard(void);
 static int type_funcs_guard(void);
 static int entries_copy(PyObject *np, PyTypeObject *nd);
 
-/* ---- numpy's own classes' priorities ---------------------------------------------------------
+/* ---- what numpy reads on an array instance -------------------------------------------------
  *
- * numpy reads an array's __array_priority__ on the instance in the middle of its work (the
- * result's class in concatenate, dot, correlate) and converts it with the answer's __float__.
- * numpy's own classes that give it as a plain number (MaskedArray, matrix, ...) let an instance's
- * __dict__ answer first, and numpy.ma copies a dict the code fills (_optinfo) into it: the code's
- * __float__ ran there and reshaped an input after numpy had read its shape (concatenate wrote past
- * its result, V45b). Those classes answer their number through a descriptor an instance's
- * __dict__ cannot shadow. */
-#define PRIORITY_CLASSES_MAX 32
-static double priority_values[PRIORITY_CLASSES_MAX];
-static PyGetSetDef priority_defs[PRIORITY_CLASSES_MAX];
-static size_t n_priorities;
+ * numpy reads an array's __array_priority__ and __array_prepare__ on the instance in the middle
+ * of its work (the result's class in concatenate, dot, correlate; a ufunc's output before its
+ * loop, taken back if its dims, strides and dtype match the output as it is then). A class's
+ * plain number or method lets an instance's __dict__ answer first, and the code put its own there
+ * (numpy.ma copies a dict of the code's, _optinfo; argparse sets the attribute a `dest` names):
+ * its __float__ reshaped an input after numpy had read its shape (concatenate wrote past its
+ * result, V45b), its __array_prepare__ handed back the output with strides of 0 over a small
+ * block (the result written past it, V46a, V47b). numpy's classes (ndarray and those below it
+ * at start) answer these names through descriptors an instance's __dict__ cannot shadow: the
+ * class's number, or its method bound to the instance. */
+#define INSTANCE_NAMES_MAX 64
+static PyGetSetDef instance_defs[INSTANCE_NAMES_MAX];
+static double instance_numbers[INSTANCE_NAMES_MAX];
+static size_t n_instance_names;
 
-static PyObject *priority_get(PyObject *self, void *closure)
+static PyObject *number_get(PyObject *self, void *closure)
 {
 	(void)self;
 	return PyFloat_FromDouble(*(const double *)closure);
 }
 
-static int priorities_fixed(PyTypeObject *t)
+static PyObject *bound_get(PyObject *self, void *closure)
+{
+	PyObject *orig = closure; /* the class's own method, kept for good */
+	descrgetfunc f = Py_TYPE(orig)->tp_descr_get;
+
+	return f ? f(orig, self, (PyObject *)Py_TYPE(self)) : Py_NewRef(orig);
+}
+
+/* t's name answered by get(closure); 0 or -1. */
+static int instance_name_fixed(PyTypeObject *t, const char *name, getter get, void *closure)
+{
+	PyObject *d;
+
+	instance_defs[n_instance_names] = (PyGetSetDef){name, get, NULL, NULL, closure};
+	d = PyDescr_NewGetSet(t, &instance_defs[n_instance_names++]);
+	if (!d || PyDict_SetItemString(t->tp_dict, name, d) < 0) {
+		Py_XDECREF(d);
+		return -1;
+	}
+	Py_DECREF(d);
+	PyType_Modified(t);
+	return 0;
+}
+
+static int instance_names_fixed(PyTypeObject *t)
 {
 	PyObject *v = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__array_priority__") : NULL;
-	PyObject *subs, *d;
+	PyObject *m = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__array_prepare__") : NULL;
+	PyObject *subs;
 	int rc = 0;
 
-	if (v && (PyFloat_CheckExact(v) || PyLong_CheckExact(v))) {
-		if (n_priorities == PRIORITY_CLASSES_MAX) {
-			PyErr_SetString(PyExc_RuntimeError,
-			                "more numpy classes with a priority than known");
-			return -1;
-		}
-		priority_values[n_priorities] = PyFloat_AsDouble(v);
-		priority_defs[n_priorities] = (PyGetSetDef){
-		    "__array_priority__", priority_get, NULL, NULL, &priority_values[n_priorities]};
-		d = PyDescr_NewGetSet(t, &priority_defs[n_priorities++]);
-		if (!d || PyDict_SetItemString(t->tp_dict, "__array_priority__", d) < 0) {
-			Py_XDECREF(d);
-			return -1;
-		}
-		Py_DECREF(d);
-		PyType_Modified(t);
+	if (n_instance_names + 2 > INSTANCE_NAMES_MAX) {
+		PyErr_SetString(PyExc_RuntimeError, "more numpy classes than known");
+		return -1;
 	}
+	if (v && (PyFloat_CheckExact(v) || PyLong_CheckExact(v))) {
+		instance_numbers[n_instance_names] = PyFloat_AsDouble(v);
+		if (instance_name_fixed(t, "__array_priority__", number_get,
+		                        &instance_numbers[n_instance_names]) < 0)
+			return -1;
+	}
+	if (m && !PyObject_TypeCheck(m, &PyGetSetDescr_Type) &&
+	    instance_name_fixed(t, "__array_prepare__", bound_get, Py_NewRef(m)) < 0)
+		return -1;
 	if (!(subs = PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL)))
 		return -1;
 	for (Py_ssize_t i = 0; rc == 0 && PyList_Check(subs) && i < PyList_GET_SIZE(subs); i++)
 		if (PyType_Check(PyList_GET_ITEM(subs, i)))
-			rc = priorities_fixed((PyTypeObject *)PyList_GET_ITEM(subs, i));
+			rc = instance_names_fixed((PyTypeObject *)PyList_GET_ITEM(subs, i));
 	Py_DECREF(subs);
 	return rc;
 }
@@ -1154,7 +1178,7 @@ static int numpy_guard(void)
 	if (rc == 0)
 		rc = entries_copy(np, (PyTypeObject *)nd);
 	if (rc == 0)
-		rc = priorities_fixed((PyTypeObject *)nd);
+		rc = instance_names_fixed((PyTypeObject *)nd);
 	Py_DECREF(nd);
 	return rc;
 }

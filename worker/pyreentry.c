@@ -6099,19 +6099,13 @@ static void set_recount(PyObject *o)
 }
 
 static destructor set_dealloc_real;
-static PyCFunction set_clear_real, set_pop_real;
-static initproc set_init_real;
+static PyCFunction set_pop_real;
+static inquiry set_clear_real; /* CPython's static set_clear_internal (static_calls_checked) */
 
 static void set_dealloc_counted(PyObject *o)
 {
 	set_recount(o);
 	set_dealloc_real(o);
-}
-
-static PyObject *set_clear_counted(PyObject *self, PyObject *unused)
-{
-	set_recount(self);
-	return set_clear_real(self, unused);
 }
 
 static PyObject *set_pop_counted(PyObject *self, PyObject *unused)
@@ -6120,10 +6114,12 @@ static PyObject *set_pop_counted(PyObject *self, PyObject *unused)
 	return set_pop_real(self, unused);
 }
 
-static int set_init_counted(PyObject *self, PyObject *args, PyObject *kw)
+/* The set's clear, wherever it is called from (set.clear, -=, ^=, difference_update,
+ * symmetric_difference_update, __init__, PySet_Clear, the collector's tp_clear). */
+static int set_clear_recounted(PyObject *o)
 {
-	set_recount(self);
-	return set_init_real(self, args, kw);
+	set_recount(o);
+	return set_clear_real(o);
 }
 
 /* The method def of t's method name (METH_NOARGS), or NULL with an exception. */
@@ -6139,32 +6135,30 @@ static PyMethodDef *noargs_method(PyTypeObject *t, const char *name)
 	return ((PyMethodDescrObject *)m)->d_method;
 }
 
+/* The deallocation and pop (the clear: static_calls_checked). */
 static int set_count_guard(void)
 {
-	PyMethodDef *clear = noargs_method(&PySet_Type, "clear"),
-	            *pop = clear ? noargs_method(&PySet_Type, "pop") : NULL;
+	PyMethodDef *pop = noargs_method(&PySet_Type, "pop");
 
 	if (!pop)
 		return -1;
-	if (PySet_Type.tp_dealloc != PyFrozenSet_Type.tp_dealloc || !PySet_Type.tp_init) {
+	if (PySet_Type.tp_dealloc != PyFrozenSet_Type.tp_dealloc) {
 		PyErr_SetString(PyExc_RuntimeError, "the sets' slots are not as known");
 		return -1;
 	}
 	set_dealloc_real = PySet_Type.tp_dealloc;
 	PySet_Type.tp_dealloc = set_dealloc_counted;
 	PyFrozenSet_Type.tp_dealloc = set_dealloc_counted;
-	set_clear_real = clear->ml_meth;
-	clear->ml_meth = set_clear_counted;
 	set_pop_real = pop->ml_meth;
 	pop->ml_meth = set_pop_counted;
-	set_init_real = PySet_Type.tp_init;
-	PySet_Type.tp_init = set_init_counted;
-	return rewrap(&PySet_Type, "__init__", (void *)set_init_real, (void *)set_init_counted);
+	return 0;
 }
 
 /* The zygote's symbol table (it is not position-independent: a symbol's value is its address):
- * the local function `name`'s address and the bounds of the code section. 0 or -1. */
-static int self_function(const char *name, uintptr_t *fn, uintptr_t *text_lo, uintptr_t *text_hi)
+ * the addresses of the local functions wanted[0..n) (each defined once) and the bounds of the
+ * code section. 0 or -1. */
+static int self_functions(const char *const *wanted, uintptr_t *fns, size_t n, uintptr_t *text_lo,
+                          uintptr_t *text_hi)
 {
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), rc = -1;
 	Elf64_Ehdr eh;
@@ -6173,7 +6167,9 @@ static int self_function(const char *name, uintptr_t *fn, uintptr_t *text_lo, ui
 	Elf64_Sym *syms = NULL;
 	size_t nsyms = 0;
 
-	*fn = *text_lo = *text_hi = 0;
+	*text_lo = *text_hi = 0;
+	for (size_t k = 0; k < n; k++)
+		fns[k] = 0;
 	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_type != ET_EXEC ||
 	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum)
@@ -6207,12 +6203,19 @@ static int self_function(const char *name, uintptr_t *fn, uintptr_t *text_lo, ui
 			goto out;
 		strtab[sh[sh[i].sh_link].sh_size] = '\0';
 		for (size_t j = 0; j < nsyms; j++)
-			if (ELF64_ST_TYPE(syms[j].st_info) == STT_FUNC &&
-			    syms[j].st_name < sh[sh[i].sh_link].sh_size &&
-			    strcmp(strtab + syms[j].st_name, name) == 0)
-				*fn = syms[j].st_value;
+			for (size_t k = 0; k < n; k++)
+				if (ELF64_ST_TYPE(syms[j].st_info) == STT_FUNC &&
+				    syms[j].st_name < sh[sh[i].sh_link].sh_size &&
+				    strcmp(strtab + syms[j].st_name, wanted[k]) == 0) {
+					if (fns[k] && fns[k] != syms[j].st_value)
+						goto out; /* two functions of that name */
+					fns[k] = syms[j].st_value;
+				}
 	}
-	rc = *fn && *text_lo < *text_hi && *fn >= *text_lo && *fn < *text_hi ? 0 : -1;
+	rc = *text_lo < *text_hi ? 0 : -1;
+	for (size_t k = 0; k < n; k++)
+		if (!fns[k] || fns[k] < *text_lo || fns[k] >= *text_hi)
+			rc = -1;
 out:
 	free(sh);
 	free(names);
@@ -6223,22 +6226,28 @@ out:
 	return rc;
 }
 
-/* Every direct call (or jump) in the zygote's code [lo, hi) to fn is made to `to`: a relative
- * call's 32-bit displacement rewritten. The number made, or -1. */
-static int calls_redirect(uintptr_t fn, uintptr_t to, uintptr_t lo, uintptr_t hi)
+/* Every direct call (or jump) in the zygote's code [lo, hi) to fns[k] is made to tos[k]: a
+ * relative call's 32-bit displacement rewritten; found[k] counts them. 0 or -1. */
+static int calls_redirect(const uintptr_t *fns, const uintptr_t *tos, int *found, size_t n,
+                          uintptr_t lo, uintptr_t hi)
 {
-	int found = 0;
-
+	for (size_t k = 0; k < n; k++)
+		found[k] = 0;
 	for (const unsigned char *p = (const unsigned char *)lo; (uintptr_t)p + 5 <= hi; p++) {
 		int32_t rel, now;
 		int64_t d;
+		uintptr_t target;
+		size_t k;
 
 		if (*p != 0xe8 && *p != 0xe9)
 			continue;
 		memcpy(&rel, p + 1, sizeof(rel));
-		if ((uintptr_t)(p + 5) + (intptr_t)rel != fn)
+		target = (uintptr_t)(p + 5) + (intptr_t)rel;
+		for (k = 0; k < n && fns[k] != target; k++)
+			;
+		if (k == n)
 			continue;
-		d = (int64_t)to - (int64_t)(uintptr_t)(p + 5);
+		d = (int64_t)tos[k] - (int64_t)(uintptr_t)(p + 5);
 		if (d != (int32_t)d) {
 			PyErr_SetString(PyExc_RuntimeError, "a checked call is out of reach");
 			return -1;
@@ -6248,28 +6257,43 @@ static int calls_redirect(uintptr_t fn, uintptr_t to, uintptr_t lo, uintptr_t hi
 			PyErr_SetFromErrno(PyExc_OSError);
 			return -1;
 		}
-		found++;
+		found[k]++;
 	}
-	return found;
+	return 0;
 }
 
-static int insertdict_calls_checked(void)
+/* CPython's static functions whose every call in the zygote's code goes through a checked
+ * version: the dict's insert (insertdict_kind_checked) and the set's clear
+ * (set_clear_recounted). */
+static int static_calls_checked(void)
 {
-	uintptr_t fn, lo, hi;
-	int n;
+	static const char *const names[] = {"insertdict", "set_clear_internal"};
+	uintptr_t fns[2],
+	    tos[2] = {(uintptr_t)insertdict_kind_checked, (uintptr_t)set_clear_recounted};
+	uintptr_t lo, hi;
+	int found[2];
 
-	if (self_function("insertdict", &fn, &lo, &hi) < 0) {
+	if (self_functions(names, fns, 2, &lo, &hi) < 0) {
+		PyErr_SetString(
+		    PyExc_RuntimeError,
+		    "the dict's insert or the set's clear is not in the zygote's symbols");
+		return -1;
+	}
+	insertdict_real = (int (*)(PyDictObject *, PyObject *, Py_hash_t, PyObject *))fns[0];
+	set_clear_real = (inquiry)fns[1];
+	if (PySet_Type.tp_clear != set_clear_real || PyFrozenSet_Type.tp_clear != set_clear_real) {
+		PyErr_SetString(PyExc_RuntimeError, "the sets' clear is not as known");
+		return -1;
+	}
+	if (calls_redirect(fns, tos, found, 2, lo, hi) < 0)
+		return -1;
+	if (!found[0] || !found[1]) {
 		PyErr_SetString(PyExc_RuntimeError,
-		                "the dict's insert is not in the zygote's symbols");
+		                "no call of the dict's insert or of the set's clear was found");
 		return -1;
 	}
-	insertdict_real = (int (*)(PyDictObject *, PyObject *, Py_hash_t, PyObject *))fn;
-	if ((n = calls_redirect(fn, (uintptr_t)insertdict_kind_checked, lo, hi)) < 0)
-		return -1;
-	if (!n) {
-		PyErr_SetString(PyExc_RuntimeError, "no call of the dict's insert was found");
-		return -1;
-	}
+	PySet_Type.tp_clear = set_clear_recounted;
+	PyFrozenSet_Type.tp_clear = set_clear_recounted;
 	return dict_setdefault_guard();
 }
 
@@ -6285,8 +6309,8 @@ int pyreentry_guard(void)
 	    counts_guard() < 0 || codecs_guard() < 0 || generators_guard() < 0 ||
 	    plain_names_guard() < 0 || finalizers_guard() < 0 || method_repr_guard() < 0 ||
 	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
-	    dict_empty_keys_general() < 0 || insertdict_calls_checked() < 0 ||
-	    set_count_guard() < 0 || freed_under_compares_install() < 0 || comparisons_held() < 0)
+	    dict_empty_keys_general() < 0 || static_calls_checked() < 0 || set_count_guard() < 0 ||
+	    freed_under_compares_install() < 0 || comparisons_held() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
