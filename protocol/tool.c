@@ -563,8 +563,8 @@ static void sb_sentence(struct strbuf *b, const char *s)
 /* structuredContent.error.message when the call's own message does not say it all: for a call
  * stopped at the memory limit, the limit and what to do (a client that reads only the
  * structured error learns it too); for one stopped at the time limit or the CPU limit, the
- * server's limit and what to do; and for a rolled-back call ROLLBACK_NOTE, each after the message. out stays empty
- * when none applies. Returns 0 or -ENOMEM. */
+ * server's limit and what to do; and for a rolled-back call ROLLBACK_NOTE, each after the
+ * message. out stays empty when none applies. Returns 0 or -ENOMEM. */
 static int error_message(const struct run_outcome *o, const struct mcp_server_config *cfg,
                          double call_timeout_s, struct text *out)
 {

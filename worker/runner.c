@@ -84,8 +84,9 @@ static long park(void)
 		if (copy)
 			pyreentry_after_copy();
 		PyOS_AfterFork_Child();
-	} else
+	} else {
 		PyOS_AfterFork_Parent();
+	}
 	(void)pthread_sigmask(SIG_SETMASK, &was, NULL);
 	if (v == 0) {
 		if (copy)
