@@ -8917,6 +8917,81 @@ Test(data, numpy_calls_no_finalizer_or_priority_of_the_code_s_in_its_work)
 	e2e_stop();
 }
 
+/* numpy's C code holds an array and reads its shape and strides again after running the code's
+ * Python (an argument's __array__, any input's __array_prepare__): the code sets neither on an
+ * array something else holds, directly or through numpy.ma's setters (V48b H1-H2). The probes
+ * stay inside arrays of their own: the build before searched past the haystack (30: an item
+ * read at the new row's stride) and wrote the ufunc's result past the returned block (252
+ * items of `big` changed). */
+Test(data, numpy_s_held_arrays_keep_their_shape_and_strides_under_the_code_s_calls)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from numpy.lib.stride_tricks import as_strided\n"
+	    "got = []\n"
+	    "def search(a, reshape):\n"
+	    "    class Sorter:\n"
+	    "        def __array__(self, dtype=None):\n"
+	    "            try:\n"
+	    "                reshape()\n"
+	    "            except ValueError as e:\n"
+	    "                got.append(str(e).split(' (')[0])\n"
+	    "            return np.arange(64, dtype=np.intp)\n"
+	    "    try:\n"
+	    "        return int(np.ndarray.searchsorted(a, np.array([1030]), sorter=Sorter())[0])\n"
+	    "    except (TypeError, ValueError) as e:\n"
+	    "        return type(e).__name__\n"
+	    "def haystack():\n"
+	    "    big = np.zeros(64 * 64, dtype=np.int64)\n"
+	    "    big[::64] = 1000 + np.arange(64)\n"
+	    "    a = big[:64]\n"
+	    "    a[:] = np.arange(64)\n"
+	    "    return a\n"
+	    "a = haystack()\n"
+	    "def direct():\n"
+	    "    a.shape = (1, 64)\n"
+	    "r = [search(a, direct), a.shape]\n"
+	    "m = np.ma.array(haystack(), mask=np.zeros(64, bool))\n"
+	    "def masked():\n"
+	    "    m.shape = (1, 64)\n"
+	    "r += [search(m, masked), m.shape]\n"
+	    "h = haystack()\n"
+	    "m2 = np.ma.array(np.zeros(64), mask=np.zeros(64, bool))\n"
+	    "m2._mask = h\n"
+	    "def masked_mask():\n"
+	    "    m2.shape = (8, 8)\n"
+	    "def mask_set():\n"
+	    "    m2.mask = np.zeros((8, 8), bool)\n"
+	    "r += [search(h, masked_mask), search(h, mask_set), h.shape, m2.shape]\n"
+	    "big = np.full(600, -1, dtype=np.int64)\n"
+	    "class O:\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        return np.arange(252, dtype=np.int64)\n"
+	    "    def __array_prepare__(self, out, context=None):\n"
+	    "        try:\n"
+	    "            out.strides = (0,)\n"
+	    "        except ValueError as e:\n"
+	    "            got.append(str(e).split(' (')[0])\n"
+	    "            return out\n"
+	    "        return as_strided(big[:1], out.shape, (0,))\n"
+	    "res = np.positive(O())\n"
+	    "r += [int(res.sum()), int((big != -1).sum())]\n"
+	    "own = np.arange(12)\n"
+	    "own.shape = (3, 4)\n"
+	    "f = np.ma.array(np.arange(6.0), mask=[0, 1, 0, 0, 0, 0])\n"
+	    "f.shape = (2, 3)\n"
+	    "f.mask = [[1, 0, 0], [0, 0, 1]]\n"
+	    "r += [own.shape, f.shape, f.mask.shape, float(f.sum()), "
+	    "np.matrix(np.arange(4)).shape]\n"
+	    "[r, got]",
+	    "[[64,[64],64,[64],64,64,[64],[8,8],31626,0,[3,4],[2,3],[2,3],10.0,[1,4]],[\"an "
+	    "array's shape is set in place only while nothing else holds it in the sandbox\",\"an "
+	    "array's shape is set in place only while nothing else holds it in the sandbox\",\"an "
+	    "array's strides is set in place only while nothing else holds it in the sandbox\"]]");
+	e2e_stop();
+}
+
 /* numpy's searchsorted over an array of objects compares its items from numpy's own library
  * (a call through its table, which the interpreter's call sites do not cover) and hands the item
  * on unowned: an aware datetime's comparison called its tzinfo's utcoffset (the code's), which

@@ -3437,6 +3437,66 @@ static int strides_checked(PyObject *a, PyObject **value)
 	return 0;
 }
 
+/* An array's shape and strides change in place, and C code that holds the array reads them
+ * again where it needs them: numpy's searchsorted took the size of a 1-D array, then converted
+ * a later argument, whose __array__ (the code's) reshaped the array to one row: the search
+ * read its items at the row's stride, far past the block; a ufunc's __array_prepare__ (any
+ * object's: numpy looks it up on every input) set strides of 0 on an output whose loop was
+ * already fixed, and handed back a small block of the same strides: the result written past
+ * it. The code sets them only on an array nothing else holds: its one name and the statement's
+ * reference (using a weak reference adds none: an array something refers to weakly has one
+ * reference fewer). Libraries set them on arrays they made, whatever else holds those (numpy's
+ * matrix reshapes the array numpy is making); where one sets them for the code on an array the
+ * code chose (numpy.ma's shape), the code's statement is checked (geometry_set, below). */
+static int geometry_held(PyObject *a)
+{
+	Py_ssize_t off = Py_TYPE(a)->tp_weaklistoffset;
+	int weak = off > 0 && *(PyObject **)((char *)a + off) != NULL;
+
+	return Py_REFCNT(a) > (weak ? 1 : 2);
+}
+
+static int geometry_refused(const char *what, const char *instead)
+{
+	PyErr_Format(PyExc_ValueError,
+	             "an array's %s is set in place only while nothing else holds it in the "
+	             "sandbox (code that holds it reads it again): %s makes a view with another",
+	             what, instead);
+	return -1;
+}
+
+/* A library's setter of the shape, real, as the property's setter: the code's statement
+ * (`a.shape = s` on a masked array) is checked as the array's own setter checks it, with the
+ * references the statement holds (the property hands its arguments on as they are). */
+static PyObject *geometry_set(PyObject *real, PyObject *const *args, Py_ssize_t nargs)
+{
+	if (nargs != 2) {
+		PyErr_SetString(PyExc_TypeError, "a setter takes the object and its value");
+		return NULL;
+	}
+	if (pylayer_armed() && pyguard_reader_is_user() && geometry_held(args[0])) {
+		geometry_refused("shape", "a = a.reshape(shape)");
+		return NULL;
+	}
+	return PyObject_Vectorcall(real, args, 2, NULL);
+}
+
+static PyMethodDef geometry_set_def = {"geometry_set", (PyCFunction)(void (*)(void))geometry_set,
+                                       METH_FASTCALL, NULL};
+
+/* pydata.py's geometry_setter(real): real checked as above. */
+static PyObject *geometry_setter(PyObject *self, PyObject *real)
+{
+	(void)self;
+	if (!PyCallable_Check(real)) {
+		PyErr_SetString(PyExc_TypeError, "geometry_setter takes a function");
+		return NULL;
+	}
+	return PyCFunction_New(&geometry_set_def, real);
+}
+
+static PyMethodDef geometry_setter_def = {"geometry_setter", geometry_setter, METH_O, NULL};
+
 static int setter_copied(PyObject *self, PyObject *value, void *closure)
 {
 	struct setter_copied *s = closure;
@@ -3444,6 +3504,12 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 
 	if (!pylayer_armed() || !value)
 		return s->set(self, value, s->closure);
+	if ((s == shape_setter || s == strides_setter) && pyguard_reader_is_user() &&
+	    geometry_held(self))
+		return geometry_refused(s == shape_setter ? "shape" : "strides",
+		                        s == shape_setter
+		                            ? "a = a.reshape(shape)"
+		                            : "numpy.lib.stride_tricks.as_strided(a, ...)");
 	if (!(value = private_lists(value, 0)))
 		return -1;
 	if (s == strides_setter && strides_checked(self, &value) < 0) {
@@ -4286,13 +4352,15 @@ static int final_guard(PyObject *g)
 int pydata_init(void)
 {
 	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
-	         *r = NULL, *prepare, *pyplot, *vars = NULL, *tb = NULL;
+	         *r = NULL, *prepare, *pyplot, *vars = NULL, *tb = NULL, *checked = NULL;
 	char *source = source_for_these_modules();
 	int rc = -1;
 
 	if (!g || !name || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
 	    PyDict_SetItemString(g, "__name__", name) < 0 || !(tb = PyModule_New("traceback")) ||
-	    pyresult_traceback_fill(tb) < 0 || PyDict_SetItemString(g, "sandbox_traceback", tb) < 0)
+	    pyresult_traceback_fill(tb) < 0 || PyDict_SetItemString(g, "sandbox_traceback", tb) < 0 ||
+	    !(checked = PyCFunction_New(&geometry_setter_def, NULL)) ||
+	    PyDict_SetItemString(g, "geometry_setter", checked) < 0)
 		goto out;
 	code = Py_CompileString(source ? source : pydata_py, "<safepy data>", Py_file_input);
 	r = code ? PyEval_EvalCode(code, g, g) : NULL;
@@ -4325,6 +4393,7 @@ out:
 	free(source);
 	Py_XDECREF(vars);
 	Py_XDECREF(tb);
+	Py_XDECREF(checked);
 	Py_XDECREF(r);
 	Py_XDECREF(code);
 	Py_XDECREF(name);

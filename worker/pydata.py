@@ -274,6 +274,50 @@ def _masked_names(np):
     ma._update_from = _update_from
 
 
+def _masked_geometry(np):
+    """numpy.ma reshapes in place a masked array's mask to the array's shape (its shape setter,
+    its mask's setter, a copy made of it): an array the code may have put there (`m._mask = a`),
+    or hold, and handed to numpy's C code, whose __array__ of the code's then reshaped the
+    masked array: the array numpy held was reshaped under it (pydata.c's geometry_held: the
+    code's own `a.shape = s` is refused then, a library's is not). numpy.ma reshapes a view of
+    its own of the mask now (over the same memory), and the code's `m.shape = s` on a masked
+    array is checked as an array's is."""
+    ma = np.ma.MaskedArray
+    view = np.ndarray.view
+
+    def private_mask(a):
+        d = object.__getattribute__(a, '__dict__')
+        m = d.get('_mask')
+        if isinstance(m, np.ndarray):
+            d['_mask'] = view(m)
+
+    shape = ma.__dict__['shape']
+    real_shape = shape.fset
+
+    def set_shape(self, value):
+        private_mask(self)
+        real_shape(self, value)
+
+    ma.shape = property(shape.fget, geometry_setter(set_shape), None, shape.__doc__)
+    real_setmask = ma.__dict__['__setmask__']
+
+    def __setmask__(self, mask, copy=False):
+        private_mask(self)
+        return real_setmask(self, mask, copy)
+
+    __setmask__.__wrapped__ = real_setmask
+    ma.__setmask__ = ma._set_mask = __setmask__
+    real_new = ma.__dict__['__new__'].__func__
+
+    def __new__(cls, data=None, *args, **kw):
+        if isinstance(data, ma):
+            private_mask(data)
+        return real_new(cls, data, *args, **kw)
+
+    __new__.__wrapped__ = real_new
+    ma.__new__ = staticmethod(__new__)
+
+
 def _numpy():
     import os
     import numpy as np
@@ -302,6 +346,7 @@ def _numpy():
     import numpy.lib.recfunctions  # noqa: F401
     _nditer_close(np)
     _masked_names(np)
+    _masked_geometry(np)
     # An array's memory is not replaced: `a.data = buffer` kept the buffer's object but not
     # its export, and a bytearray cleared after left the array over freed memory (a
     # bytearray's header laid there: any memory). (ndarray(buffer=...) is pinned by pydata.c.)
