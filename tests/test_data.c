@@ -2069,8 +2069,9 @@ Test(data, numbers_of_the_code_run_before_the_kernels_checks)
  * numpy's pointers at each item: a TriContourGenerator over the code's z, whose shape the code
  * then set (numpy freed the block; the next array made took it, with a stride of 2**40 bytes),
  * read z at any distance (SIGSEGV); a flat iterator read items of a new dtype's size with the
- * strides of the old one (4095 bytes past the array). An array others hold keeps the block they
- * read: a shape or strides set later is the array's own, in a new block, and what was handed on
+ * strides of the old one (4095 bytes past the array). The code sets no shape or strides on an
+ * array others hold (an array with a view included); where a library does, the array keeps the
+ * block they read: the new shape is the array's own, in a new block, and what was handed on
  * reads the old one; its dtype keeps the size of its items. */
 Test(data, an_array_reshaped_under_compiled_code_keeps_the_shape_it_read)
 {
@@ -2088,21 +2089,21 @@ Test(data, an_array_reshaped_under_compiled_code_keeps_the_shape_it_read)
 	    "def contour(g):\n"
 	    "    lines, codes = g.create_contour(1.5)\n"
 	    "    return [np.round(v, 6).tolist() for v in lines], [c.tolist() for c in codes]\n"
-	    "z = np.array([0., 1., 2., 3.])\n"
-	    "g = G(cpp, z)\n"
-	    "a = np.zeros(1)\n"
-	    "z.shape = (2, 2)\n"
-	    "v = a[::1 << 37]\n"
-	    "w = np.zeros(4)[::-1]\n"
-	    "r = [contour(g), contour(G(cpp, np.array([0., 1., 2., 3.])))]\n"
-	    "z2 = np.array([0., 1., 2., 3.])\n"
-	    "g2 = G(cpp, z2)\n"
 	    "def t(f):\n"
 	    "    try:\n"
 	    "        f()\n"
 	    "        return 'done'\n"
 	    "    except Exception as e:\n"
 	    "        return type(e).__name__\n"
+	    "z = np.array([0., 1., 2., 3.])\n"
+	    "g = G(cpp, z)\n"
+	    "a = np.zeros(1)\n"
+	    "r = [t(lambda: setattr(z, 'shape', (2, 2)))]\n"
+	    "v = a[::1 << 37]\n"
+	    "w = np.zeros(4)[::-1]\n"
+	    "r += [contour(g), contour(G(cpp, np.array([0., 1., 2., 3.])))]\n"
+	    "z2 = np.array([0., 1., 2., 3.])\n"
+	    "g2 = G(cpp, z2)\n"
 	    "r.append(t(lambda: setattr(z2, 'dtype', np.int8)))\n"
 	    "it = z2.flat\n"
 	    "r.append(t(lambda: setattr(z2, 'dtype', np.dtype('V32'))))\n"
@@ -2118,15 +2119,18 @@ Test(data, an_array_reshaped_under_compiled_code_keeps_the_shape_it_read)
 	    "r.append([view.shape, len(it2)])\n"
 	    "b = np.arange(6.0)\n"
 	    "c = b.view()\n"
+	    "r.append(t(lambda: setattr(b, 'shape', (2, 3))))\n"
+	    "del c\n"
 	    "b.shape = (2, 3)\n"
 	    "b.strides = (8, 16)\n"
-	    "r += [b.tolist(), c.tolist(), b.T.shape]\n"
+	    "r += [b.tolist(), b.T.shape]\n"
 	    "plt.close('all')\n"
 	    "r\n",
-	    "[[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],[[1,2,2]]],[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],"
-	    "[[1,2,2]]],\"ValueError\",\"ValueError\",[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],[[1,2,2]"
-	    "]],\"ValueError\",\"done\",[[64],4096],[[0.0,2.0,4.0],[1.0,3.0,5.0]],[0.0,1.0,2.0,3.0,"
-	    "4.0,5.0],[3,2]]");
+	    "[\"ValueError\",[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],[[1,2,2]]],[[[[0.0,0.75],[0.5,0."
+	    "5],"
+	    "[1.0,0.25]]],[[1,2,2]]],\"ValueError\",\"ValueError\",[[[[0.0,0.75],[0.5,0.5],[1.0,"
+	    "0.25]]],[[1,2,2]]],\"ValueError\",\"done\",[[64],4096],\"ValueError\",[[0.0,2.0,4.0],"
+	    "[1.0,3.0,5.0]],[3,2]]");
 	e2e_stop();
 }
 
@@ -7008,8 +7012,7 @@ Test(data, what_answers_a_check_is_the_librarys_own)
 	    "t(lambda: box.contains_points(P, radius=R()).tolist())\n"
 	    "out",
 	    "[\"TypeError\",\"TypeError\",\"TypeError\",[2],[1.5,2.5],\"TypeError\",[[2.0]],"
-	    "\"ValueError\",[0.0,1.0,3.0,5.0,7.0,9.0,11.0,13.0],[0.0,1.0,3.0,5.0],\"TypeError\","
-	    "[true,true,true,true]]");
+	    "\"ValueError\",\"ValueError\",[0.0,1.0,3.0,5.0],\"TypeError\",\"ValueError\"]");
 	e2e_stop();
 }
 
@@ -8389,8 +8392,11 @@ Test(data, paths_reach_compiled_code_as_copies_and_text_rects_stay_in_the_image)
 	    "far = np.full(4, 7.5)\n"
 	    "class Evil:\n"
 	    "    def __float__(self):\n"
-	    "        v.shape = (2, 1)\n"
-	    "        v.strides = (0, far.ctypes.data - v.ctypes.data)\n"
+	    "        try:\n"
+	    "            v.shape = (2, 1)\n"
+	    "            v.strides = (0, far.ctypes.data - v.ctypes.data)\n"
+	    "        except ValueError:\n"
+	    "            pass\n"
 	    "        return 0.0\n"
 	    "class P:\n"
 	    "    vertices, codes, should_simplify, simplify_threshold = v, None, False, 0.0\n"
@@ -8498,8 +8504,11 @@ Test(data, agg_drawing_takes_copies_and_stays_on_the_canvas)
 	    "    base = v.ctypes.data\n"
 	    "    class Evil:\n"
 	    "        def __float__(self):\n"
-	    "            v.shape = (4, 1)\n"
-	    "            v.strides = (8, addr - base)\n"
+	    "            try:\n"
+	    "                v.shape = (4, 1)\n"
+	    "                v.strides = (8, addr - base)\n"
+	    "            except ValueError:\n"
+	    "                pass\n"
 	    "            return 1.0\n"
 	    "    class P:\n"
 	    "        vertices, codes, should_simplify, simplify_threshold = v, None, False, 0.0\n"
