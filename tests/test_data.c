@@ -8995,9 +8995,143 @@ Test(data, numpy_s_held_arrays_keep_their_shape_and_strides_under_the_code_s_cal
 	    "np.matrix(np.arange(4)).shape]\n"
 	    "[r, got]",
 	    "[[64,[64],64,[64],64,64,[64],[8,8],31626,0,[3,4],[2,3],[2,3],10.0,[1,4]],[\"an "
-	    "array's shape is set in place only while nothing else holds it in the sandbox\",\"an "
-	    "array's shape is set in place only while nothing else holds it in the sandbox\",\"an "
-	    "array's strides is set in place only while nothing else holds it in the sandbox\"]]");
+	    "array's shape is changed in place only while nothing else holds it in the "
+	    "sandbox\",\"an "
+	    "array's shape is changed in place only while nothing else holds it in the "
+	    "sandbox\",\"an "
+	    "array's strides is changed in place only while nothing else holds it in the "
+	    "sandbox\"]]");
+	e2e_stop();
+}
+
+/* The same changes by other routes (V49a H1-H3): a library's code that sets the attribute the
+ * code names (numpy's recarray.__setattr__, sklearn's set_params on a subclass), a resize to the
+ * same size (numpy checks nothing then and rewrites the shape in place), and a data type of the
+ * same item size with a subarray (an array of 64 doubles made 64 rows of 8 bytes: the search
+ * read 512 items). The build before answered 30 (items read at the row's stride) for each. */
+Test(data, numpy_s_held_arrays_keep_their_geometry_by_any_route)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from sklearn.base import BaseEstimator\n"
+	    "got = []\n"
+	    "def search(a, change):\n"
+	    "    class Sorter:\n"
+	    "        def __array__(self, dtype=None):\n"
+	    "            try:\n"
+	    "                change()\n"
+	    "            except ValueError as e:\n"
+	    "                got.append(str(e).split(' in place')[0])\n"
+	    "            return np.arange(64, dtype=np.intp)\n"
+	    "    try:\n"
+	    "        return np.ndarray.searchsorted(a, np.array([1030.0, 5.0]), "
+	    "sorter=Sorter()).tolist()\n"
+	    "    except (TypeError, ValueError) as e:\n"
+	    "        return type(e).__name__\n"
+	    "def haystack():\n"
+	    "    big = np.zeros(64 * 64)\n"
+	    "    big[64:] = 1000 + np.arange(64 * 63.0)\n"
+	    "    big[::64] = 1000 + np.arange(64.0)\n"
+	    "    a = big[:64]\n"
+	    "    a[:] = np.arange(64.0)\n"
+	    "    return a\n"
+	    "rec = haystack().view(np.recarray)\n"
+	    "def via_recarray():\n"
+	    "    rec.shape = (1, 64)\n"
+	    "class S(np.ndarray):\n"
+	    "    set_params = BaseEstimator.set_params\n"
+	    "    def get_params(self, deep=True):\n"
+	    "        return {'shape': None}\n"
+	    "sk = haystack().view(S)\n"
+	    "def via_set_params():\n"
+	    "    sk.set_params(shape=(1, 64))\n"
+	    "view = haystack()[:]\n"
+	    "def same_size_resize():\n"
+	    "    view.resize((1, 64))\n"
+	    "sub = haystack()\n"
+	    "def subarray_dtype():\n"
+	    "    sub.dtype = np.dtype(('i1', (8,)))\n"
+	    "r = [search(rec, via_recarray), search(sk, via_set_params), search(view, "
+	    "same_size_resize),\n"
+	    "     search(sub, subarray_dtype), rec.shape, sk.shape, view.shape, sub.shape, "
+	    "sub.dtype.str]\n"
+	    "own = np.zeros(6)\n"
+	    "own.resize((2, 3))\n"
+	    "m = np.ma.array(np.zeros(4), mask=[0, 1, 0, 0])\n"
+	    "m.dtype = np.int64\n"
+	    "r += [own.shape, m.dtype.str, m.mask.tolist()]\n"
+	    "[r, got]",
+	    "[[[64,5],[64,5],[64,5],[64,5],[64],[64],[64],[64],\"<f8\",[2,3],\"<i8\",[false,true,"
+	    "false,false]],[\"an array's shape is changed\",\"an array's shape is changed\",\"an "
+	    "array is resized\",\"an array's dtype is changed\"]]");
+	e2e_stop();
+}
+
+/* numpy checks the indices an array of the code's holds once, then reads them again as it goes
+ * (V49a H4-H6): a value's __float__ between the chunks of a cast (`a[idx] = objects`), an object
+ * item's __add__ (np.add.at, reduceat), bincount's weights converted after it sized its result
+ * rewrote indices already checked (the build before wrote 777.0 2984 items past a, read and
+ * replaced an object 42 items past b, reduced items past c: its process crashed). numpy indexes
+ * with private copies now. scipy.odr, whose fit handed the code a freed array when re-entered
+ * (V49b H1), is not importable. */
+Test(data, numpy_indexes_with_the_indices_it_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "r = []\n"
+	    "big = np.zeros(4096)\n"
+	    "a = big[:16]\n"
+	    "idx = np.zeros(20000, dtype=np.intp)\n"
+	    "class F:\n"
+	    "    def __init__(self, k):\n"
+	    "        self.k = k\n"
+	    "    def __float__(self):\n"
+	    "        if self.k == 9000:\n"
+	    "            idx[9001] = 3000\n"
+	    "        return 7.0 if self.k != 9001 else 777.0\n"
+	    "vals = np.empty(20000, dtype=object)\n"
+	    "vals[:] = [F(k) for k in range(20000)]\n"
+	    "a[idx] = vals\n"
+	    "r += [float(big[3000]), (np.nonzero(big[16:])[0] + 16).tolist(), a.tolist()[:2]]\n"
+	    "objs = np.empty(64, dtype=object)\n"
+	    "objs[:] = ['b%d' % i for i in range(64)]\n"
+	    "b = objs[:8]\n"
+	    "ind = np.array([0, 1], dtype=np.intp)\n"
+	    "class T:\n"
+	    "    def __add__(self, other):\n"
+	    "        ind[1] = 50\n"
+	    "        return 'first'\n"
+	    "b[0] = T()\n"
+	    "np.add.at(b, ind, 'X')\n"
+	    "r += [b.tolist(), objs[50]]\n"
+	    "c = objs[:8].copy()\n"
+	    "red = np.array([0, 2, 4], dtype=np.intp)\n"
+	    "class U:\n"
+	    "    def __add__(self, other):\n"
+	    "        red[1] = 40\n"
+	    "        red[2] = 42\n"
+	    "        return 't'\n"
+	    "    def __radd__(self, other):\n"
+	    "        return self.__add__(other)\n"
+	    "c[0] = U()\n"
+	    "r.append(np.add.reduceat(c, red).tolist())\n"
+	    "x = np.arange(16, dtype=np.intp)\n"
+	    "class W:\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        x[0] = 15\n"
+	    "        return np.full(16, 1.0)\n"
+	    "r.append(np.bincount(x, weights=W()).tolist())\n"
+	    "try:\n"
+	    "    import scipy.odr\n"
+	    "    r.append('imported')\n"
+	    "except ImportError as e:\n"
+	    "    r.append(str(e).split(':')[0])\n"
+	    "r",
+	    "[0.0,[],[7.0,0.0],[\"first\",\"b1X\",\"b2\",\"b3\",\"b4\",\"b5\",\"b6\",\"b7\"],"
+	    "\"b50\",[\"t\",\"b2b3\",\"b4b5b6b7\"],[1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1."
+	    "0,1.0,1.0,1.0,1.0],\"scipy.odr is not available in the sandbox\"]");
 	e2e_stop();
 }
 

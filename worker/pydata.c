@@ -181,6 +181,7 @@ struct np_array {
 #define NP_OWNDATA      0x0004
 #define NP_MAXDIMS      32
 static int descr_elsize(PyObject *descr);
+static char descr_kind(PyObject *descr);
 static int descr_has_objects(PyObject *descr);
 static int descr_is_object(PyObject *descr);
 static int dtypes_whole_guard(void);
@@ -582,6 +583,7 @@ static int buffers_guard(PyObject *np, PyTypeObject *nd)
 static PyCFunctionWithKeywords resize_real;
 
 static void dims_kept(PyObject *a);
+static int geometry_held(PyObject *a);
 
 /* numpy resizes a copy of the array's memory, and the memory its views and iterators read
  * stays as it was, never freed, as does the block of dimensions they read. (numpy's default
@@ -631,6 +633,16 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 
 	if (!pylayer_armed())
 		return resize_real(self, args, kw);
+	/* numpy checks nothing when the size stays: dimensions and strides rewritten in place
+	 * (geometry_held, below) */
+	if (pyguard_reader_is_user() && geometry_held(self)) {
+		PyErr_SetString(
+		    PyExc_ValueError,
+		    "an array is resized in place only while nothing else holds it in "
+		    "the sandbox (code that holds it reads its shape again): np.resize(a, "
+		    "shape) makes a new one");
+		return NULL;
+	}
 	if (!pyguard_reader_is_user() || !kw || !PyDict_Check(kw) ||
 	    !PyDict_GetItemString(kw, "refcheck")) {
 		kw2 = kw;
@@ -729,6 +741,106 @@ static const char *const held_write_names[] = {"put", "itemset", "fill", "setfie
 
 static PyObject *private_lists(PyObject *o, int depth);
 
+/* Index arrays. numpy checks the indices an array of the code's holds once, before it uses
+ * them, and reads them again from that array as it goes: a value's __float__ between the chunks
+ * of a cast (`a[idx] = objects`), an object item's __add__ (np.add.at, reduceat), a conversion
+ * after the check (bincount's weights), or a thread of the code's while numpy's loop runs
+ * without the interpreter's lock, rewrote an index already checked: each later item read or
+ * written at any distance from the array. numpy is given a copy of an index array of integers
+ * or booleans (a boolean one is counted, then walked), which nothing else holds. o: the index
+ * (a tuple's members too); a new reference, or NULL with an error. */
+static PyObject *ndarray_copy_fn; /* numpy's ndarray.copy */
+
+static int index_array(PyObject *o)
+{
+	char kind;
+
+	if (!ndarray_type || !PyObject_TypeCheck(o, ndarray_type))
+		return 0;
+	kind = descr_kind(((struct np_array *)o)->descr);
+	return kind == 'i' || kind == 'u' || kind == 'b';
+}
+
+static PyObject *private_indices(PyObject *o)
+{
+	PyObject *t;
+
+	if (index_array(o))
+		return PyObject_CallOneArg(ndarray_copy_fn, o);
+	if (!PyTuple_Check(o))
+		return Py_NewRef(o);
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++)
+		if (index_array(PyTuple_GET_ITEM(o, i)))
+			goto copy;
+	return Py_NewRef(o);
+copy:
+	if (!(t = PyTuple_New(PyTuple_GET_SIZE(o))))
+		return NULL;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
+		PyObject *item = PyTuple_GET_ITEM(o, i);
+		PyObject *c = index_array(item) ? PyObject_CallOneArg(ndarray_copy_fn, item)
+		                                : Py_NewRef(item);
+		if (!c) {
+			Py_DECREF(t);
+			return NULL;
+		}
+		PyTuple_SET_ITEM(t, i, c);
+	}
+	return t;
+}
+
+/* private_lists, then private_indices: the key numpy indexes with. */
+static PyObject *private_key(PyObject *key)
+{
+	PyObject *k = private_lists(key, 0), *r;
+
+	if (!k)
+		return NULL;
+	r = private_indices(k);
+	Py_DECREF(k);
+	return r;
+}
+
+/* args (nargs positional, then kwnames' values) with the one at position pos, or given as the
+ * keyword name, made private_indices: a new array of new references (index_args_free), or NULL
+ * (with an error, or none there). */
+static PyObject **index_arg_copied(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                   Py_ssize_t pos, const char *name)
+{
+	Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0), at = -1;
+	PyObject **given;
+
+	if (pos < nargs)
+		at = pos;
+	for (Py_ssize_t i = nargs; i < n && at < 0; i++)
+		if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i - nargs), name) ==
+		    0)
+			at = i;
+	if (at < 0)
+		return NULL;
+	if (!(given = PyMem_Malloc((size_t)n * sizeof(*given)))) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	for (Py_ssize_t i = 0; i < n; i++)
+		given[i] = Py_NewRef(args[i]);
+	Py_SETREF(given[at], private_indices(args[at]));
+	if (!given[at]) {
+		for (Py_ssize_t i = 0; i < n; i++)
+			Py_XDECREF(given[i]);
+		PyMem_Free(given);
+		return NULL;
+	}
+	return given;
+}
+
+static void index_args_free(PyObject **given, Py_ssize_t n)
+{
+	for (Py_ssize_t i = 0; given && i < n; i++)
+		Py_DECREF(given[i]);
+	PyMem_Free(given);
+}
+
 static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
 {
 	int rc;
@@ -739,7 +851,7 @@ static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
 		Py_DECREF(self);
 		return rc;
 	}
-	if (!(key = private_lists(key, 0)))
+	if (!(key = private_key(key)))
 		return -1;
 	if (value && !(value = private_lists(value, 0))) {
 		Py_DECREF(key);
@@ -762,7 +874,7 @@ static PyObject *ndarray_subscript_held(PyObject *self, PyObject *key)
 
 	if (!pylayer_armed() || PyLong_Check(key) || PySlice_Check(key) || key == Py_Ellipsis)
 		return ndarray_subscript_real(self, key);
-	if (!(key = private_lists(key, 0)))
+	if (!(key = private_key(key)))
 		return NULL;
 	r = ndarray_subscript_real(self, key);
 	Py_DECREF(key);
@@ -817,6 +929,12 @@ static int writes_guard(PyTypeObject *nd)
 	nd->tp_as_mapping->mp_subscript = ndarray_subscript_held;
 	rewrap_note((void *)ndarray_subscript_real, (void *)ndarray_subscript_held);
 	ndarray_type = nd;
+	if (!(ndarray_copy_fn = PyDict_GetItemString(nd->tp_dict, "copy")) ||
+	    !PyObject_TypeCheck(ndarray_copy_fn, &PyMethodDescr_Type)) {
+		PyErr_SetString(PyExc_RuntimeError, "ndarray.copy is not as known");
+		return -1;
+	}
+	Py_INCREF(ndarray_copy_fn);
 	for (int i = 0; i < 4; i++) {
 		PyObject *m = PyDict_GetItemString(nd->tp_dict, held_write_names[i]);
 		int flags = held_write_keywords[i] ? METH_VARARGS | METH_KEYWORDS : METH_VARARGS;
@@ -1410,29 +1528,49 @@ static PyObject *ufunc_method(int k, PyObject *self, PyObject *const *args, Py_s
 	Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
 	_PyCFunctionFastWithKeywords real =
 	    (_PyCFunctionFastWithKeywords)(void (*)(void))ufunc_method_real[k];
-	PyObject **copy, *r;
+	PyObject **copy, **given = NULL, *r;
 	int none;
 
 	if (!pylayer_armed())
 		return real(self, args, nargs, kwnames);
+	/* reduceat's indices (private_indices) */
+	if (k == 2 && !(given = index_arg_copied(args, nargs, kwnames, 1, "indices")) &&
+	    PyErr_Occurred())
+		return NULL;
+	if (given)
+		args = given;
 	copy = private_args(args, n, 0, &none);
 	if (none)
-		return real(self, args, nargs, kwnames);
-	if (!copy)
-		return NULL;
-	r = real(self, copy, nargs, kwnames);
-	private_args_free(copy, n, 0);
+		r = real(self, args, nargs, kwnames);
+	else if (!copy)
+		r = NULL;
+	else {
+		r = real(self, copy, nargs, kwnames);
+		private_args_free(copy, n, 0);
+	}
+	index_args_free(given, n);
 	return r;
 }
 
+/* at's indices: private_indices. */
 static PyObject *ufunc_at(PyObject *self, PyObject *args)
 {
-	PyObject *copy, *r;
+	PyObject *copy, *r, *ind;
 
 	if (!pylayer_armed())
 		return ufunc_method_real[4](self, args);
 	if (!(copy = private_lists(args, 0)))
 		return NULL;
+	if (PyTuple_Check(copy) && PyTuple_GET_SIZE(copy) > 1) {
+		PyObject *t = PyTuple_GetSlice(copy, 0, PyTuple_GET_SIZE(copy));
+		if (!t || !(ind = private_indices(PyTuple_GET_ITEM(copy, 1)))) {
+			Py_XDECREF(t);
+			Py_DECREF(copy);
+			return NULL;
+		}
+		Py_SETREF(PyTuple_GET_ITEM(t, 1), ind); /* t is new: no one else sees it */
+		Py_SETREF(copy, t);
+	}
 	r = ufunc_method_real[4](self, copy);
 	Py_DECREF(copy);
 	return r;
@@ -1623,6 +1761,11 @@ struct np_descr { /* numpy 1.x's PyArray_Descr, as far as its functions */
 static int descr_elsize(PyObject *descr)
 {
 	return ((struct np_descr *)descr)->elsize;
+}
+
+static char descr_kind(PyObject *descr)
+{
+	return ((struct np_descr *)descr)->kind;
 }
 
 /* Does the data type hold references (NPY_ITEM_REFCOUNT: objects, or fields of them)? */
@@ -2409,7 +2552,7 @@ static PyObject *function_copied(PyObject *holder, PyObject *const *args, Py_ssi
                                  PyObject *kwnames)
 {
 	Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
-	PyObject *real = *(PyObject **)PyModule_GetState(holder), **copy, *r;
+	PyObject *real = *(PyObject **)PyModule_GetState(holder), **copy, **given = NULL, *r;
 	int none;
 
 	if (!pylayer_armed())
@@ -2417,13 +2560,23 @@ static PyObject *function_copied(PyObject *holder, PyObject *const *args, Py_ssi
 	for (int k = 0; k < 2; k++)
 		if (real == dispatch_fns[k])
 			return dispatch_copied(k, real, args, nargs, kwnames);
+	/* bincount's numbers (private_indices: it sizes its result by them, then converts the
+	 * weights) */
+	if (strcmp(((PyCFunctionObject *)real)->m_ml->ml_name, "bincount") == 0 &&
+	    !(given = index_arg_copied(args, nargs, kwnames, 0, "list")) && PyErr_Occurred())
+		return NULL;
+	if (given)
+		args = given;
 	copy = private_args(args, n, 0, &none);
 	if (none)
-		return PyObject_Vectorcall(real, args, nargs, kwnames);
-	if (!copy)
-		return NULL;
-	r = PyObject_Vectorcall(real, copy, nargs, kwnames);
-	private_args_free(copy, n, 0);
+		r = PyObject_Vectorcall(real, args, nargs, kwnames);
+	else if (!copy)
+		r = NULL;
+	else {
+		r = PyObject_Vectorcall(real, copy, nargs, kwnames);
+		private_args_free(copy, n, 0);
+	}
+	index_args_free(given, n);
 	return r;
 }
 
@@ -3437,17 +3590,16 @@ static int strides_checked(PyObject *a, PyObject **value)
 	return 0;
 }
 
-/* An array's shape and strides change in place, and C code that holds the array reads them
- * again where it needs them: numpy's searchsorted took the size of a 1-D array, then converted
- * a later argument, whose __array__ (the code's) reshaped the array to one row: the search
- * read its items at the row's stride, far past the block; a ufunc's __array_prepare__ (any
- * object's: numpy looks it up on every input) set strides of 0 on an output whose loop was
- * already fixed, and handed back a small block of the same strides: the result written past
- * it. The code sets them only on an array nothing else holds: its one name and the statement's
- * reference (using a weak reference adds none: an array something refers to weakly has one
- * reference fewer). Libraries set them on arrays they made, whatever else holds those (numpy's
- * matrix reshapes the array numpy is making); where one sets them for the code on an array the
- * code chose (numpy.ma's shape), the code's statement is checked (geometry_set, below). */
+/* An array's shape, strides and data type change in place, and C code that holds the array
+ * reads them again where it needs them: numpy's searchsorted took the size of a 1-D array, then
+ * converted a later argument, whose __array__ (the code's) reshaped the array to one row (or
+ * resized it to the same size, or gave it a data type of 8 one-byte items): the search read its
+ * items at the new row's stride, far past the block; a ufunc's __array_prepare__ (any object's:
+ * numpy looks it up on every input) set strides of 0 on an output whose loop was already fixed,
+ * and handed back a small block of the same strides: the result written past it. The code
+ * changes them only on an array nothing else holds: its one name and the statement's reference
+ * (using a weak reference adds none: an array something refers to weakly has one reference
+ * fewer). */
 static int geometry_held(PyObject *a)
 {
 	Py_ssize_t off = Py_TYPE(a)->tp_weaklistoffset;
@@ -3456,46 +3608,100 @@ static int geometry_held(PyObject *a)
 	return Py_REFCNT(a) > (weak ? 1 : 2);
 }
 
-static int geometry_refused(const char *what, const char *instead)
+/* The array a library's setter was let change for the code's checked statement
+ * (geometry_set), until its first change. */
+static PyObject *geometry_granted;
+
+/* Is the change of attribute name the code's? Its own frame's, or a library frame's that
+ * reaches the attribute any way but its own `x.name = ...` (setattr or object.__setattr__ with
+ * a name it was given, a descriptor's __set__: numpy's recarray.__setattr__ and sklearn's
+ * set_params set what the code names). A library's own statement sets the arrays it made,
+ * whatever else holds them (numpy's matrix reshapes the array numpy is making in its
+ * __array_finalize__, numpy.ma its masks). */
+static int geometry_by_code(const char *name)
 {
-	PyErr_Format(PyExc_ValueError,
-	             "an array's %s is set in place only while nothing else holds it in the "
-	             "sandbox (code that holds it reads it again): %s makes a view with another",
-	             what, instead);
-	return -1;
+	PyFrameObject *f;
+	PyObject *n;
+	int own;
+
+	if (pyguard_reader_is_user())
+		return 1;
+	if (!(f = PyEval_GetFrame()))
+		return 0;
+	if (!(n = PyUnicode_FromString(name))) {
+		PyErr_Clear();
+		return 1;
+	}
+	own = pylayer_frame_attr(f, n, 1);
+	Py_DECREF(n);
+	return !own;
 }
 
-/* A library's setter of the shape, real, as the property's setter: the code's statement
- * (`a.shape = s` on a masked array) is checked as the array's own setter checks it, with the
- * references the statement holds (the property hands its arguments on as they are). */
-static PyObject *geometry_set(PyObject *real, PyObject *const *args, Py_ssize_t nargs)
+/* Is the change of a's attribute name refused (an error set)? */
+static int geometry_refused_for(PyObject *a, const char *name)
 {
+	if (a == geometry_granted) {
+		geometry_granted = NULL;
+		return 0;
+	}
+	if (!geometry_by_code(name) || !geometry_held(a))
+		return 0;
+	PyErr_Format(PyExc_ValueError,
+	             "an array's %s is changed in place only while nothing else holds it in the "
+	             "sandbox (code that holds it reads it again): %s makes another",
+	             name,
+	             strcmp(name, "dtype") == 0     ? "a.view(dtype)"
+	             : strcmp(name, "strides") == 0 ? "numpy.lib.stride_tricks.as_strided(a, ...)"
+	                                            : "a = a.reshape(shape)");
+	return 1;
+}
+
+/* A library's setter of an attribute of arrays, real, as a property's setter: the statement
+ * that sets it is checked as the array's own setter checks one (the property hands its
+ * arguments on as they are: their references are the statement's), and the library's setter
+ * then changes the array it was given (numpy.ma's shape and dtype: a `super().shape.__set__`). */
+static PyObject *geometry_set(PyObject *closure, PyObject *const *args, Py_ssize_t nargs)
+{
+	PyObject *real = PyTuple_GET_ITEM(closure, 0), *prev = geometry_granted, *r;
+	const char *name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(closure, 1));
+
 	if (nargs != 2) {
 		PyErr_SetString(PyExc_TypeError, "a setter takes the object and its value");
 		return NULL;
 	}
-	if (pylayer_armed() && pyguard_reader_is_user() && geometry_held(args[0])) {
-		geometry_refused("shape", "a = a.reshape(shape)");
+	if (!name)
 		return NULL;
-	}
-	return PyObject_Vectorcall(real, args, 2, NULL);
+	if (pylayer_armed() && geometry_refused_for(args[0], name))
+		return NULL;
+	geometry_granted = args[0];
+	r = PyObject_Vectorcall(real, args, 2, NULL);
+	geometry_granted = prev;
+	return r;
 }
 
 static PyMethodDef geometry_set_def = {"geometry_set", (PyCFunction)(void (*)(void))geometry_set,
                                        METH_FASTCALL, NULL};
 
-/* pydata.py's geometry_setter(real): real checked as above. */
-static PyObject *geometry_setter(PyObject *self, PyObject *real)
+/* pydata.py's geometry_setter(real, name): real checked as above. */
+static PyObject *geometry_setter(PyObject *self, PyObject *args)
 {
+	PyObject *real, *name, *closure, *r;
+
 	(void)self;
+	if (!PyArg_ParseTuple(args, "OU:geometry_setter", &real, &name))
+		return NULL;
 	if (!PyCallable_Check(real)) {
 		PyErr_SetString(PyExc_TypeError, "geometry_setter takes a function");
 		return NULL;
 	}
-	return PyCFunction_New(&geometry_set_def, real);
+	if (!(closure = PyTuple_Pack(2, real, name)))
+		return NULL;
+	r = PyCFunction_New(&geometry_set_def, closure);
+	Py_DECREF(closure);
+	return r;
 }
 
-static PyMethodDef geometry_setter_def = {"geometry_setter", geometry_setter, METH_O, NULL};
+static PyMethodDef geometry_setter_def = {"geometry_setter", geometry_setter, METH_VARARGS, NULL};
 
 static int setter_copied(PyObject *self, PyObject *value, void *closure)
 {
@@ -3504,12 +3710,11 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 
 	if (!pylayer_armed() || !value)
 		return s->set(self, value, s->closure);
-	if ((s == shape_setter || s == strides_setter) && pyguard_reader_is_user() &&
-	    geometry_held(self))
-		return geometry_refused(s == shape_setter ? "shape" : "strides",
-		                        s == shape_setter
-		                            ? "a = a.reshape(shape)"
-		                            : "numpy.lib.stride_tricks.as_strided(a, ...)");
+	if ((s == shape_setter || s == strides_setter || s == dtype_setter) &&
+	    geometry_refused_for(self, s == shape_setter     ? "shape"
+	                               : s == strides_setter ? "strides"
+	                                                     : "dtype"))
+		return -1;
 	if (!(value = private_lists(value, 0)))
 		return -1;
 	if (s == strides_setter && strides_checked(self, &value) < 0) {

@@ -279,9 +279,10 @@ def _masked_geometry(np):
     its mask's setter, a copy made of it): an array the code may have put there (`m._mask = a`),
     or hold, and handed to numpy's C code, whose __array__ of the code's then reshaped the
     masked array: the array numpy held was reshaped under it (pydata.c's geometry_held: the
-    code's own `a.shape = s` is refused then, a library's is not). numpy.ma reshapes a view of
-    its own of the mask now (over the same memory), and the code's `m.shape = s` on a masked
-    array is checked as an array's is."""
+    code's own `a.shape = s` is refused then, a library's own statement is not). numpy.ma
+    reshapes a view of its own of the mask now (over the same memory), and the statement that
+    sets a masked array's shape or dtype is checked as an array's is (the property's setter
+    then changes the array through ndarray's, by a call: let for that array)."""
     ma = np.ma.MaskedArray
     view = np.ndarray.view
 
@@ -298,7 +299,9 @@ def _masked_geometry(np):
         private_mask(self)
         real_shape(self, value)
 
-    ma.shape = property(shape.fget, geometry_setter(set_shape), None, shape.__doc__)
+    ma.shape = property(shape.fget, geometry_setter(set_shape, 'shape'), None, shape.__doc__)
+    dtype = ma.__dict__['dtype']
+    ma.dtype = property(dtype.fget, geometry_setter(dtype.fset, 'dtype'), None, dtype.__doc__)
     real_setmask = ma.__dict__['__setmask__']
 
     def __setmask__(self, mask, copy=False):

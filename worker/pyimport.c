@@ -66,6 +66,15 @@ static PyObject *module_request(PyObject *self, PyObject *arg)
 	if (strcmp(name, "pdb") == 0 || strcmp(name, "bdb") == 0)
 		return PyErr_Format(PyExc_ModuleNotFoundError, "%s is not available in the sandbox",
 		                    name);
+	/* scipy.odr's compiled fit keeps the code's callbacks and their arrays in one global
+	 * state: a fit started from a callback of another and failing left the outer one handing
+	 * the code a freed array, and it copies whatever the callbacks answer by the sizes it
+	 * expects (reads past a smaller answer). */
+	if (strcmp(name, "scipy.odr") == 0 || strncmp(name, "scipy.odr.", 10) == 0)
+		return PyErr_Format(PyExc_ModuleNotFoundError,
+		                    "%s is not available in the sandbox: scipy.optimize's "
+		                    "least_squares or curve_fit fit the same models",
+		                    name);
 	rc = runner_request(IPC_REQ_MODULE_CODE, name, (size_t)n, &status, &reply, &rlen, NULL);
 	if (rc < 0)
 		return PyErr_Format(PyExc_ImportError, "%s: the supervisor did not answer (%s)",
