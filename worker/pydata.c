@@ -789,13 +789,35 @@ copy:
 	return t;
 }
 
-/* private_lists, then private_indices: the key numpy indexes with. */
-static PyObject *private_key(PyObject *key)
+/* Can another thread run Python while numpy's loop runs (the code runs in one thread; a
+ * library may start others)? */
+static int other_threads(void)
+{
+	PyThreadState *t = PyInterpreterState_ThreadHead(PyInterpreterState_Get());
+
+	return t && PyThreadState_Next(t);
+}
+
+/* Does numpy run Python while it stores value (its conversion item by item: a list, objects,
+ * anything but an array of numbers or a plain number)? */
+static int value_runs_code(PyObject *value)
+{
+	if (!value || PyLong_CheckExact(value) || PyFloat_CheckExact(value) ||
+	    PyBool_Check(value) || PyComplex_CheckExact(value))
+		return 0;
+	return !(ndarray_type && Py_TYPE(value) == ndarray_type &&
+	         !descr_has_objects(((struct np_array *)value)->descr));
+}
+
+/* private_lists, then private_indices when anything can run between numpy's check of the
+ * indices and its use of them (runs: the values run Python; or another thread): the key numpy
+ * indexes with. (Reading items runs nothing of the code's.) */
+static PyObject *private_key(PyObject *key, int runs)
 {
 	PyObject *k = private_lists(key, 0), *r;
 
-	if (!k)
-		return NULL;
+	if (!k || !(runs || other_threads()))
+		return k;
 	r = private_indices(k);
 	Py_DECREF(k);
 	return r;
@@ -851,7 +873,7 @@ static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
 		Py_DECREF(self);
 		return rc;
 	}
-	if (!(key = private_key(key)))
+	if (!(key = private_key(key, value_runs_code(value))))
 		return -1;
 	if (value && !(value = private_lists(value, 0))) {
 		Py_DECREF(key);
@@ -874,7 +896,7 @@ static PyObject *ndarray_subscript_held(PyObject *self, PyObject *key)
 
 	if (!pylayer_armed() || PyLong_Check(key) || PySlice_Check(key) || key == Py_Ellipsis)
 		return ndarray_subscript_real(self, key);
-	if (!(key = private_key(key)))
+	if (!(key = private_key(key, 0)))
 		return NULL;
 	r = ndarray_subscript_real(self, key);
 	Py_DECREF(key);
@@ -2560,9 +2582,10 @@ static PyObject *function_copied(PyObject *holder, PyObject *const *args, Py_ssi
 	for (int k = 0; k < 2; k++)
 		if (real == dispatch_fns[k])
 			return dispatch_copied(k, real, args, nargs, kwnames);
-	/* bincount's numbers (private_indices: it sizes its result by them, then converts the
-	 * weights) */
+	/* bincount's numbers, when it is given weights (private_indices: it sizes its result by
+	 * them, then converts the weights) */
 	if (strcmp(((PyCFunctionObject *)real)->m_ml->ml_name, "bincount") == 0 &&
+	    (n > 1 || other_threads()) &&
 	    !(given = index_arg_copied(args, nargs, kwnames, 0, "list")) && PyErr_Occurred())
 		return NULL;
 	if (given)
