@@ -182,6 +182,7 @@ struct np_array {
 #define NP_MAXDIMS      32
 static int descr_elsize(PyObject *descr);
 static char descr_kind(PyObject *descr);
+static int descr_subarray(PyObject *descr);
 static int descr_has_objects(PyObject *descr);
 static int descr_is_object(PyObject *descr);
 static int dtypes_whole_guard(void);
@@ -627,6 +628,51 @@ static PyObject *resize_leaving(PyObject *self, PyObject *args, PyObject *kw)
 	return r;
 }
 
+/* Does resizing the array a by *args keep its size? *args is replaced by a new tuple of the
+ * shape as plain ints (numpy reads what was checked); 1, 0, or -1 with an error (then *args
+ * is as given, no reference taken). */
+static int resize_keeps_size(PyObject *a, PyObject **args, Py_ssize_t *size)
+{
+	const struct np_array *arr = (const struct np_array *)a;
+	PyObject *given = *args, *shape, *t;
+	Py_ssize_t old = 1, n;
+
+	if (!PyTuple_Check(given))
+		return PyErr_SetString(PyExc_TypeError, "resize takes a shape"), -1;
+	shape = PyTuple_GET_SIZE(given) == 1 && !PyLong_Check(PyTuple_GET_ITEM(given, 0))
+	            ? PySequence_Tuple(PyTuple_GET_ITEM(given, 0))
+	            : Py_NewRef(given);
+	if (!shape)
+		return -1;
+	n = PyTuple_GET_SIZE(shape);
+	if (!(t = PyTuple_New(n))) {
+		Py_DECREF(shape);
+		return -1;
+	}
+	*size = 1;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		Py_ssize_t v = PyNumber_AsSsize_t(PyTuple_GET_ITEM(shape, i), PyExc_ValueError);
+		PyObject *x = v == -1 && PyErr_Occurred() ? NULL : PyLong_FromSsize_t(v);
+		if (!x) {
+			Py_DECREF(t);
+			Py_DECREF(shape);
+			return -1;
+		}
+		PyTuple_SET_ITEM(t, i, x);
+		*size = v < 0 || (v && *size > PY_SSIZE_T_MAX / v) ? -1 : *size * v;
+	}
+	Py_DECREF(shape);
+	for (int i = 0; i < arr->nd; i++)
+		old *= arr->dimensions[i];
+	*args = PyTuple_Pack(1, t);
+	Py_DECREF(t);
+	if (!*args) {
+		*args = given;
+		return -1;
+	}
+	return *size == old;
+}
+
 static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *kw2, *r;
@@ -634,15 +680,26 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 	if (!pylayer_armed())
 		return resize_real(self, args, kw);
 	/* numpy checks nothing when the size stays: dimensions and strides rewritten in place
-	 * (geometry_held, below) */
-	if (pyguard_reader_is_user() && geometry_held(self)) {
-		PyErr_SetString(
-		    PyExc_ValueError,
-		    "an array is resized in place only while nothing else holds it in "
-		    "the sandbox (code that holds it reads its shape again): np.resize(a, "
-		    "shape) makes a new one");
-		return NULL;
-	}
+	 * (geometry_held, below). The code resizes only an array nothing else holds; whoever
+	 * calls it (a library's frame calling a method the code handed it: an executor's submit),
+	 * the size of a held array changes, given as plain numbers read once. */
+	if (geometry_held(self)) {
+		Py_ssize_t size;
+		int same = pyguard_reader_is_user() ? 2 : resize_keeps_size(self, &args, &size);
+		if (same < 0)
+			return NULL;
+		if (same) {
+			if (same == 1)
+				Py_DECREF(args);
+			PyErr_SetString(
+			    PyExc_ValueError,
+			    "an array is resized in place only while nothing else holds it "
+			    "in the sandbox (code that holds it reads its shape again): "
+			    "np.resize(a, shape) makes a new one");
+			return NULL;
+		}
+	} else
+		Py_INCREF(args);
 	if (!pyguard_reader_is_user() || !kw || !PyDict_Check(kw) ||
 	    !PyDict_GetItemString(kw, "refcheck")) {
 		kw2 = kw;
@@ -653,6 +710,7 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	r = resize_leaving(self, args, kw2);
 	Py_XDECREF(kw2);
+	Py_DECREF(args);
 	return r;
 }
 
@@ -761,25 +819,46 @@ static int index_array(PyObject *o)
 	return kind == 'i' || kind == 'u' || kind == 'b';
 }
 
+static PyObject *np_asarray_fn; /* numpy's asarray */
+
+/* Does numpy make an array of the index o over memory the code may still reach (an object's
+ * __array__ handing back its own array, an array interface, a buffer)? Not a number, slice,
+ * name, list (a private copy already), tuple or array. */
+static int index_like(PyObject *o)
+{
+	return !(PyLong_Check(o) || PyFloat_Check(o) || PySlice_Check(o) || o == Py_None ||
+	         o == Py_Ellipsis || PyUnicode_Check(o) || PyBytes_Check(o) || PyList_Check(o) ||
+	         PyTuple_Check(o) || (ndarray_type && PyObject_TypeCheck(o, ndarray_type)));
+}
+
+/* One index: an index array's copy, an array-like's array (copied when of indices). */
+static PyObject *private_index(PyObject *o)
+{
+	PyObject *a, *r;
+
+	if (index_array(o))
+		return PyObject_CallOneArg(ndarray_copy_fn, o);
+	if (!np_asarray_fn || !index_like(o))
+		return Py_NewRef(o);
+	if (!(a = PyObject_CallOneArg(np_asarray_fn, o)))
+		return NULL;
+	if (!index_array(a))
+		return a;
+	r = PyObject_CallOneArg(ndarray_copy_fn, a);
+	Py_DECREF(a);
+	return r;
+}
+
 static PyObject *private_indices(PyObject *o)
 {
 	PyObject *t;
 
-	if (index_array(o))
-		return PyObject_CallOneArg(ndarray_copy_fn, o);
 	if (!PyTuple_Check(o))
-		return Py_NewRef(o);
-	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++)
-		if (index_array(PyTuple_GET_ITEM(o, i)))
-			goto copy;
-	return Py_NewRef(o);
-copy:
+		return private_index(o);
 	if (!(t = PyTuple_New(PyTuple_GET_SIZE(o))))
 		return NULL;
 	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
-		PyObject *item = PyTuple_GET_ITEM(o, i);
-		PyObject *c = index_array(item) ? PyObject_CallOneArg(ndarray_copy_fn, item)
-		                                : Py_NewRef(item);
+		PyObject *c = private_index(PyTuple_GET_ITEM(o, i));
 		if (!c) {
 			Py_DECREF(t);
 			return NULL;
@@ -1193,6 +1272,8 @@ static int array_makers_guard(PyObject *np)
 			return -1;
 		}
 		array_maker_real[k] = (_PyCFunctionFastWithKeywords)(void (*)(void))def->ml_meth;
+		if (k == 1 && !np_asarray_fn)
+			np_asarray_fn = Py_NewRef(f);
 		def->ml_meth = (PyCFunction)(void (*)(void))held[k];
 		Py_DECREF(f);
 	}
@@ -1788,6 +1869,11 @@ static int descr_elsize(PyObject *descr)
 static char descr_kind(PyObject *descr)
 {
 	return ((struct np_descr *)descr)->kind;
+}
+
+static int descr_subarray(PyObject *descr)
+{
+	return ((struct np_descr *)descr)->subarray != NULL;
 }
 
 /* Does the data type hold references (NPY_ITEM_REFCOUNT: objects, or fields of them)? */
@@ -3635,39 +3721,39 @@ static int geometry_held(PyObject *a)
  * (geometry_set), until its first change. */
 static PyObject *geometry_granted;
 
-/* Is the change of attribute name the code's? Its own frame's, or a library frame's that
- * reaches the attribute any way but its own `x.name = ...` (setattr or object.__setattr__ with
- * a name it was given, a descriptor's __set__: numpy's recarray.__setattr__ and sklearn's
- * set_params set what the code names). A library's own statement sets the arrays it made,
- * whatever else holds them (numpy's matrix reshapes the array numpy is making in its
- * __array_finalize__, numpy.ma its masks). */
-static int geometry_by_code(const char *name)
+/* How many references the code or a library that changes a's attribute name may hold:
+ * geometry_held's two for the code's frame, and for a library frame that reaches the attribute
+ * any way but its own `x.name = ...` (setattr or object.__setattr__ with a name it was given, a
+ * descriptor's __set__, a method handed on: numpy's recarray.__setattr__ and sklearn's
+ * set_params set what the code names); a library's own statement also has the frame's own
+ * variables that are a (numpy's matrix reshapes the array numpy is making in its
+ * __array_finalize__, numpy.ma a mask its __dict__ and a variable hold). What the library took
+ * from the code's (numpy.linalg's tensorsolve reshaped what the code's wrap handed back) is
+ * held by what gave it too: the C code that holds the array has a reference of its own. */
+static Py_ssize_t geometry_may_hold(PyObject *a, const char *name)
 {
 	PyFrameObject *f;
 	PyObject *n;
 	int own;
 
-	if (pyguard_reader_is_user())
-		return 1;
-	if (!(f = PyEval_GetFrame()))
-		return 0;
+	if (pyguard_reader_is_user() || !(f = PyEval_GetFrame()))
+		return 2;
 	if (!(n = PyUnicode_FromString(name))) {
 		PyErr_Clear();
-		return 1;
+		return 2;
 	}
 	own = pylayer_frame_attr(f, n, 1);
 	Py_DECREF(n);
-	return !own;
+	return own ? 2 + pyframe_local_refs(a) : 2;
 }
 
-/* Is the change of a's attribute name refused (an error set)? */
-static int geometry_refused_for(PyObject *a, const char *name)
+/* Is the change of a's attribute name refused (an error set)? (granted: geometry_set let it.) */
+static int geometry_refused(PyObject *a, const char *name, int granted)
 {
-	if (a == geometry_granted) {
-		geometry_granted = NULL;
-		return 0;
-	}
-	if (!geometry_by_code(name) || !geometry_held(a))
+	Py_ssize_t off = Py_TYPE(a)->tp_weaklistoffset;
+	int weak = off > 0 && *(PyObject **)((char *)a + off) != NULL;
+
+	if (granted || Py_REFCNT(a) <= geometry_may_hold(a, name) - weak)
 		return 0;
 	PyErr_Format(PyExc_ValueError,
 	             "an array's %s is changed in place only while nothing else holds it in the "
@@ -3677,6 +3763,20 @@ static int geometry_refused_for(PyObject *a, const char *name)
 	             : strcmp(name, "strides") == 0 ? "numpy.lib.stride_tricks.as_strided(a, ...)"
 	                                            : "a = a.reshape(shape)");
 	return 1;
+}
+
+/* Was a's change let by geometry_set (then no longer)? */
+static int geometry_grant_taken(PyObject *a)
+{
+	if (a != geometry_granted)
+		return 0;
+	geometry_granted = NULL;
+	return 1;
+}
+
+static int geometry_refused_for(PyObject *a, const char *name)
+{
+	return geometry_refused(a, name, geometry_grant_taken(a));
 }
 
 /* A library's setter of an attribute of arrays, real, as a property's setter: the statement
@@ -3729,15 +3829,15 @@ static PyMethodDef geometry_setter_def = {"geometry_setter", geometry_setter, ME
 static int setter_copied(PyObject *self, PyObject *value, void *closure)
 {
 	struct setter_copied *s = closure;
-	int rc;
+	int rc, granted = 0;
 
 	if (!pylayer_armed() || !value)
 		return s->set(self, value, s->closure);
-	if ((s == shape_setter || s == strides_setter || s == dtype_setter) &&
-	    geometry_refused_for(self, s == shape_setter     ? "shape"
-	                               : s == strides_setter ? "strides"
-	                                                     : "dtype"))
+	if ((s == shape_setter || s == strides_setter) &&
+	    geometry_refused_for(self, s == shape_setter ? "shape" : "strides"))
 		return -1;
+	if (s == dtype_setter)
+		granted = geometry_grant_taken(self);
 	if (!(value = private_lists(value, 0)))
 		return -1;
 	if (s == strides_setter && strides_checked(self, &value) < 0) {
@@ -3766,6 +3866,13 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 			    "an array keeps the size of its items in the sandbox (views "
 			    "and iterators of it read items of the new size at the old "
 			    "places): a.view(dtype) makes a new array of another");
+			Py_DECREF(value);
+			return -1;
+		}
+		/* One of items of the same size with a subarray on either side changes the
+		 * array's dimensions (64 doubles made 64 rows of 8 bytes) */
+		if ((descr_subarray(value) || descr_subarray(((struct np_array *)self)->descr)) &&
+		    geometry_refused(self, "dtype", granted)) {
 			Py_DECREF(value);
 			return -1;
 		}

@@ -520,13 +520,16 @@ def _repeat_counts(np):
     # ndarray.repeat (np.repeat's) sums its counts in npy_intp unchecked: four counts of 2**62
     # wrapped the total to 0, a result of no items was made and the copy wrote past it until
     # the worker crashed. A total past any memory is refused first (numpy's own error for a
-    # result too large); the counts are read once, as an array handed on.
+    # result too large); the counts are read once, as a private array handed on.
     import operator
     nd = np.ndarray
     real = nd.__dict__['repeat']
 
     def repeat(self, repeats, axis=None):
-        counts = np.asarray(repeats)
+        # a copy: numpy sums the counts, makes the result (a subclass's finalizer runs there:
+        # numpy.ma's copied a mapping of the code's, which raised the counts) and then copies
+        # by the counts read again
+        counts = np.array(repeats)
         if counts.dtype.kind in 'fO':
             counts = counts.astype(np.intp)  # numpy's own conversion of the counts
         if counts.dtype.kind not in 'iub':

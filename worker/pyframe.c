@@ -52,3 +52,24 @@ void pyframe_super_parts(PyObject **first, PyObject **cls)
 		}
 	}
 }
+
+/* How many of the running frame's own variables (a cell's contents included) are o. */
+int pyframe_local_refs(PyObject *o)
+{
+	PyThreadState *ts = PyThreadState_Get();
+	_PyInterpreterFrame *f = ts->cframe ? ts->cframe->current_frame : NULL;
+	PyObject **locals;
+	int n = 0;
+
+	if (!f || !f->f_code)
+		return 0;
+	locals = _PyFrame_GetLocalsArray(f);
+	for (int i = 0; i < f->f_code->co_nlocalsplus; i++) {
+		PyObject *v = locals[i];
+		if (v && (_PyLocals_GetKind(f->f_code->co_localspluskinds, i) & CO_FAST_CELL) &&
+		    PyCell_Check(v))
+			v = PyCell_GET(v);
+		n += v == o;
+	}
+	return n;
+}

@@ -110,6 +110,7 @@ int pyfork_zygote_hooks(void);
  * getter) rather than by its caller's bytecode? */
 int pyframe_called_from_c(PyFrameObject *f);
 void pyframe_super_parts(PyObject **first, PyObject **cls);
+int pyframe_local_refs(PyObject *o);
 
 /* ---- pycompile.c (built with CPython linked statically: SAFEPY_C_PARSER) ---- */
 
