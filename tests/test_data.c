@@ -2129,7 +2129,8 @@ Test(data, an_array_reshaped_under_compiled_code_keeps_the_shape_it_read)
 	    "[\"ValueError\",[[[[0.0,0.75],[0.5,0.5],[1.0,0.25]]],[[1,2,2]]],[[[[0.0,0.75],[0.5,0."
 	    "5],"
 	    "[1.0,0.25]]],[[1,2,2]]],\"ValueError\",\"ValueError\",[[[[0.0,0.75],[0.5,0.5],[1.0,"
-	    "0.25]]],[[1,2,2]]],\"ValueError\",\"done\",[[64],4096],\"ValueError\",[[0.0,2.0,4.0],"
+	    "0.25]]],[[1,2,2]]],\"ValueError\",\"ValueError\",[[64],4096],\"ValueError\",[[0.0,2.0,"
+	    "4.0],"
 	    "[1.0,3.0,5.0]],[3,2]]");
 	e2e_stop();
 }
@@ -2484,55 +2485,57 @@ Test(data, live_objects_are_not_initialised_again_under_their_use)
  * v.base.resize() with the code's own name dropped freed the memory the view went on reading
  * and writing (a bytes object's header read, its data written), it.base.resize() the memory a
  * flat iterator read; a subarray dtype set, or a resize to the same size, freed the dimensions
- * a C++ contour generator read (at a stride of 2**40). Both are refused on an array something
- * holds now; the code's resizes leave the memory and dimensions they move away from as they
- * were; a resize by name and groupby work. */
+ * a C++ contour generator read (at a stride of 2**40). Each is refused on an array something
+ * holds now (a view's base, an iterator's); the resizes let leave the memory and dimensions they
+ * move away from as they were; a resize by name and groupby work. */
 Test(data, holders_numpy_cannot_count_keep_their_memory)
 {
 	start_data(NULL);
-	e2e_expect_result("import array\n"
-	                  "import numpy as np\n"
-	                  "import pandas as pd\n"
-	                  "import matplotlib.pyplot as plt\n"
-	                  "from matplotlib.tri import Triangulation\n"
-	                  "def t(f):\n"
-	                  "    try:\n"
-	                  "        f()\n"
-	                  "        return 'done'\n"
-	                  "    except Exception as e:\n"
-	                  "        return type(e).__name__\n"
-	                  "v = np.arange(1024.0)[:]\n"
-	                  "v.base.resize(1 << 17, refcheck=True)\n"
-	                  "spray = [b'\\x41' * 8158 for _ in range(16)]\n"
-	                  "before = v[:6].tolist()\n"
-	                  "v[4:8] = 0.0\n"
-	                  "r = [before, sum(s[:32] != b'\\x41' * 32 for s in spray)]\n"
-	                  "it = np.zeros(64, dtype=np.uint8).flat\n"
-	                  "it.base.resize(1 << 16, refcheck=True)\n"
-	                  "r.append([len(it), int(next(it))])\n"
-	                  "tri = Triangulation(np.array([0., 1., 0., 1.]), np.array([0., 0., 1., "
-	                  "1.]), [[0, 1, 2], [1, 3, 2]])\n"
-	                  "cs = plt.tricontour(tri, np.array([0., 1., 2., 3.]))\n"
-	                  "G = type(cs._contour_generator)\n"
-	                  "z = np.array([0., 1., 2., 3.])\n"
-	                  "g = G(tri.get_cpp_triangulation(), z)\n"
-	                  "def subarray():\n"
-	                  "    z.dtype = '(2,)f4'\n"
-	                  "r.append(t(subarray))\n"
-	                  "r.append(t(lambda: z.resize((1, 1, 2, 2), refcheck=False)))\n"
-	                  "far = np.zeros(1)[::1 << 37]\n"
-	                  "lines, codes = g.create_contour(1.5)\n"
-	                  "r.append([np.round(l, 6).tolist() for l in lines])\n"
-	                  "a = np.zeros(3)\n"
-	                  "a.resize(5)\n"
-	                  "r.append(a.tolist())\n"
-	                  "labels = array.array('q', [0, 1, 0, 1])\n"
-	                  "r.append(pd.DataFrame({'g': [0, 1, 0, 1], 'x': [1.0, 2.0, 3.0, "
-	                  "4.0]}).groupby('g').x.sum().tolist())\n"
-	                  "plt.close('all')\n"
-	                  "r\n",
-	                  "[[0.0,1.0,2.0,3.0,4.0,5.0],0,[64,0],\"ValueError\",\"ValueError\",[[[0.0,0.75]"
-	                  ",[0.5,0.5],[1.0,0.25]]],[0.0,0.0,0.0,0.0,0.0],[4.0,6.0]]");
+	e2e_expect_result(
+	    "import array\n"
+	    "import numpy as np\n"
+	    "import pandas as pd\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "from matplotlib.tri import Triangulation\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'done'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "v = np.arange(1024.0)[:]\n"
+	    "grown = [t(lambda: v.base.resize(1 << 17, refcheck=True))]\n"
+	    "spray = [b'\\x41' * 8158 for _ in range(16)]\n"
+	    "before = v[:6].tolist()\n"
+	    "v[4:8] = 0.0\n"
+	    "r = [before, sum(s[:32] != b'\\x41' * 32 for s in spray)]\n"
+	    "it = np.zeros(64, dtype=np.uint8).flat\n"
+	    "grown.append(t(lambda: it.base.resize(1 << 16, refcheck=True)))\n"
+	    "r.append([len(it), int(next(it))])\n"
+	    "tri = Triangulation(np.array([0., 1., 0., 1.]), np.array([0., 0., 1., "
+	    "1.]), [[0, 1, 2], [1, 3, 2]])\n"
+	    "cs = plt.tricontour(tri, np.array([0., 1., 2., 3.]))\n"
+	    "G = type(cs._contour_generator)\n"
+	    "z = np.array([0., 1., 2., 3.])\n"
+	    "g = G(tri.get_cpp_triangulation(), z)\n"
+	    "def subarray():\n"
+	    "    z.dtype = '(2,)f4'\n"
+	    "r.append(t(subarray))\n"
+	    "r.append(t(lambda: z.resize((1, 1, 2, 2), refcheck=False)))\n"
+	    "far = np.zeros(1)[::1 << 37]\n"
+	    "lines, codes = g.create_contour(1.5)\n"
+	    "r.append([np.round(l, 6).tolist() for l in lines])\n"
+	    "a = np.zeros(3)\n"
+	    "a.resize(5)\n"
+	    "r.append(a.tolist())\n"
+	    "labels = array.array('q', [0, 1, 0, 1])\n"
+	    "r.append(pd.DataFrame({'g': [0, 1, 0, 1], 'x': [1.0, 2.0, 3.0, "
+	    "4.0]}).groupby('g').x.sum().tolist())\n"
+	    "plt.close('all')\n"
+	    "r + grown\n",
+	    "[[0.0,1.0,2.0,3.0,4.0,5.0],0,[64,0],\"ValueError\",\"ValueError\",[[[0.0,0.75]"
+	    ",[0.5,0.5],[1.0,0.25]]],[0.0,0.0,0.0,0.0,0.0],[4.0,6.0],\"ValueError\","
+	    "\"ValueError\"]");
 	e2e_stop();
 }
 
@@ -9197,6 +9200,72 @@ Test(data, numpy_s_checks_hold_for_what_the_code_hands_it)
 	    "r",
 	    "[\"an array's shape is "
 	    "changed\",[64,5],[64],-1.0,-1.0,-1.0,[1,2,3,4],[1,1,1,1,1,1,1,1,1,1]]");
+	e2e_stop();
+}
+
+/* The references the code may hold are those it shows (V51a H2): an array popped from the code's
+ * list onto the statement (`keep.pop().shape = s`, `.resize`, `.strides`) had two references,
+ * the statement's and concatenate's own (of what an input's __array__ answered), and passed for
+ * "one name and the statement": concatenate then wrote 7 rows past its 2-row output. The code's
+ * variables and module names that are the array count now, nothing else: two names of the code's
+ * and a function's argument reshape as before. And an array of objects runs the __del__ of the
+ * items it replaces: `X[idx] = floats` stored past X once the old item's __del__ rewrote idx
+ * (V51a H3); its index is a private copy too. */
+Test(data, the_code_changes_arrays_only_it_is_seen_to_hold)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "r = []\n"
+	    "def attempt(change):\n"
+	    "    big = np.full((16, 8), -1.0)\n"
+	    "    out = big[:2]\n"
+	    "    keep = []\n"
+	    "    class XL:\n"
+	    "        def __array__(self, dtype=None):\n"
+	    "            x = np.arange(8.0).reshape(1, 8) + 100\n"
+	    "            keep.append(x)\n"
+	    "            return x\n"
+	    "    class F:\n"
+	    "        def __float__(self):\n"
+	    "            if keep:\n"
+	    "                try:\n"
+	    "                    change(keep)\n"
+	    "                except ValueError as e:\n"
+	    "                    r.append(str(e).split(' in place')[0])\n"
+	    "            return 5.0\n"
+	    "    a = np.array([[F()] + [1] * 7], dtype=object)\n"
+	    "    np.concatenate([a, XL()], axis=0, out=out, casting='unsafe')\n"
+	    "    return [out[1].tolist(), int((big[2:] != -1).any(axis=1).sum())]\n"
+	    "def shape(keep):\n"
+	    "    keep.pop().shape = (8, 1)\n"
+	    "def resize(keep):\n"
+	    "    keep.pop().resize((8, 1))\n"
+	    "def strides(keep):\n"
+	    "    keep.pop().strides = (8, 0)\n"
+	    "r += [attempt(shape), attempt(resize), attempt(strides)]\n"
+	    "a = np.arange(6)\n"
+	    "b = a\n"
+	    "a.shape = (2, 3)\n"
+	    "def f(x):\n"
+	    "    x.shape = (3, 2)\n"
+	    "    return x.shape\n"
+	    "r += [b.shape, f(a)]\n"
+	    "objs = np.array(['S%d' % i for i in range(32)], dtype=object)\n"
+	    "X = objs[:8]\n"
+	    "idx = np.arange(4, dtype=np.intp)\n"
+	    "class D:\n"
+	    "    def __del__(self):\n"
+	    "        idx[1:] = [20, 21, 22]\n"
+	    "for i in range(4):\n"
+	    "    X[i] = D()\n"
+	    "X[idx] = np.array([1.5, 2.5, 3.5, 4.5])\n"
+	    "r += [X.tolist()[:4], [i for i in range(8, 32) if objs[i] != 'S%d' % i]]\n"
+	    "r",
+	    "[\"an array's shape is changed\",\"an array is resized\",\"an array's strides is "
+	    "changed\",[[100.0,101.0,102.0,103.0,104.0,105.0,106.0,107.0],0],[[100.0,101.0,102.0,"
+	    "103.0,104.0,105.0,106.0,107.0],0],[[100.0,101.0,102.0,103.0,104.0,105.0,106.0,107.0],"
+	    "0],[2,3],[3,2],[1.5,2.5,3.5,4.5],[]]");
 	e2e_stop();
 }
 

@@ -585,6 +585,7 @@ static PyCFunctionWithKeywords resize_real;
 
 static void dims_kept(PyObject *a);
 static int geometry_held(PyObject *a);
+static Py_ssize_t frame_holds(PyObject *a);
 
 /* numpy resizes a copy of the array's memory, and the memory its views and iterators read
  * stays as it was, never freed, as does the block of dimensions they read. (numpy's default
@@ -683,7 +684,8 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 	 * (geometry_held, below). The code resizes only an array nothing else holds; whoever
 	 * calls it (a library's frame calling a method the code handed it: an executor's submit),
 	 * the size of a held array changes, given as plain numbers read once. */
-	if (geometry_held(self)) {
+	if (pyguard_reader_is_user() ? Py_REFCNT(self) > 1 + frame_holds(self)
+	                             : geometry_held(self)) {
 		Py_ssize_t size;
 		int same = pyguard_reader_is_user() ? 2 : resize_keeps_size(self, &args, &size);
 		if (same < 0)
@@ -952,7 +954,9 @@ static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
 		Py_DECREF(self);
 		return rc;
 	}
-	if (!(key = private_key(key, value_runs_code(value))))
+	/* (an array of objects runs the __del__ of each item it replaces) */
+	if (!(key = private_key(key, value_runs_code(value) ||
+	                                 descr_has_objects(((struct np_array *)self)->descr))))
 		return -1;
 	if (value && !(value = private_lists(value, 0))) {
 		Py_DECREF(key);
@@ -3721,13 +3725,28 @@ static int geometry_held(PyObject *a)
  * (geometry_set), until its first change. */
 static PyObject *geometry_granted;
 
-/* How many references the code or a library that changes a's attribute name may hold:
- * geometry_held's two for the code's frame, and for a library frame that reaches the attribute
- * any way but its own `x.name = ...` (setattr or object.__setattr__ with a name it was given, a
- * descriptor's __set__, a method handed on: numpy's recarray.__setattr__ and sklearn's
- * set_params set what the code names); a library's own statement also has the frame's own
- * variables that are a (numpy's matrix reshapes the array numpy is making in its
- * __array_finalize__, numpy.ma a mask its __dict__ and a variable hold). What the library took
+/* How many of the running frame's variables, and of its module's names, are a: references the
+ * code can show it holds (an array the code popped from its list onto the statement has none:
+ * the other reference was numpy's own, concatenate's of an input's __array__). */
+static Py_ssize_t frame_holds(PyObject *a)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+	Py_ssize_t n = pyframe_local_refs(a), pos = 0;
+	PyObject *g = f ? PyFrame_GetGlobals(f) : NULL, *key, *value;
+
+	while (g && PyDict_Check(g) && PyDict_Next(g, &pos, &key, &value))
+		n += value == a;
+	Py_XDECREF(g);
+	return n;
+}
+
+/* How many references the code or a library that changes a's attribute name may hold: the
+ * statement's and what frame_holds shows for the code's frame, and for a library frame that
+ * reaches the attribute any way but its own `x.name = ...` (setattr or object.__setattr__ with a
+ * name it was given, a descriptor's __set__, a method handed on: numpy's recarray.__setattr__
+ * and sklearn's set_params set what the code names); a library's own statement has one holder
+ * more besides the frame's own variables that are a (numpy's matrix reshapes the array numpy is
+ * making in its __array_finalize__, numpy.ma a mask its __dict__ and a variable hold). What the library took
  * from the code's (numpy.linalg's tensorsolve reshaped what the code's wrap handed back) is
  * held by what gave it too: the C code that holds the array has a reference of its own. */
 static Py_ssize_t geometry_may_hold(PyObject *a, const char *name)
@@ -3737,14 +3756,14 @@ static Py_ssize_t geometry_may_hold(PyObject *a, const char *name)
 	int own;
 
 	if (pyguard_reader_is_user() || !(f = PyEval_GetFrame()))
-		return 2;
+		return 1 + frame_holds(a);
 	if (!(n = PyUnicode_FromString(name))) {
 		PyErr_Clear();
-		return 2;
+		return 1 + frame_holds(a);
 	}
 	own = pylayer_frame_attr(f, n, 1);
 	Py_DECREF(n);
-	return own ? 2 + pyframe_local_refs(a) : 2;
+	return own ? 2 + pyframe_local_refs(a) : 1 + frame_holds(a);
 }
 
 /* Is the change of a's attribute name refused (an error set)? (granted: geometry_set let it.) */
