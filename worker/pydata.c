@@ -585,7 +585,6 @@ static PyCFunctionWithKeywords resize_real;
 
 static void dims_kept(PyObject *a);
 static int geometry_held(PyObject *a);
-static Py_ssize_t frame_holds(PyObject *a);
 
 /* numpy resizes a copy of the array's memory, and the memory its views and iterators read
  * stays as it was, never freed, as does the block of dimensions they read. (numpy's default
@@ -684,8 +683,7 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 	 * (geometry_held, below). The code resizes only an array nothing else holds; whoever
 	 * calls it (a library's frame calling a method the code handed it: an executor's submit),
 	 * the size of a held array changes, given as plain numbers read once. */
-	if (pyguard_reader_is_user() ? Py_REFCNT(self) > 1 + frame_holds(self)
-	                             : geometry_held(self)) {
+	if (geometry_held(self)) {
 		Py_ssize_t size;
 		int same = pyguard_reader_is_user() ? 2 : resize_keeps_size(self, &args, &size);
 		if (same < 0)
