@@ -631,11 +631,11 @@ static PyObject *resize_leaving(PyObject *self, PyObject *args, PyObject *kw)
 /* Does resizing the array a by *args keep its size? *args is replaced by a new tuple of the
  * shape as plain ints (numpy reads what was checked); 1, 0, or -1 with an error (then *args
  * is as given, no reference taken). */
-static int resize_keeps_size(PyObject *a, PyObject **args, Py_ssize_t *size)
+static int resize_keeps_size(PyObject *a, PyObject **args)
 {
 	const struct np_array *arr = (const struct np_array *)a;
 	PyObject *given = *args, *shape, *t;
-	Py_ssize_t old = 1, n;
+	Py_ssize_t old = 1, size = 1, n;
 
 	if (!PyTuple_Check(given))
 		return PyErr_SetString(PyExc_TypeError, "resize takes a shape"), -1;
@@ -649,7 +649,6 @@ static int resize_keeps_size(PyObject *a, PyObject **args, Py_ssize_t *size)
 		Py_DECREF(shape);
 		return -1;
 	}
-	*size = 1;
 	for (Py_ssize_t i = 0; i < n; i++) {
 		Py_ssize_t v = PyNumber_AsSsize_t(PyTuple_GET_ITEM(shape, i), PyExc_ValueError);
 		PyObject *x = v == -1 && PyErr_Occurred() ? NULL : PyLong_FromSsize_t(v);
@@ -659,7 +658,7 @@ static int resize_keeps_size(PyObject *a, PyObject **args, Py_ssize_t *size)
 			return -1;
 		}
 		PyTuple_SET_ITEM(t, i, x);
-		*size = v < 0 || (v && *size > PY_SSIZE_T_MAX / v) ? -1 : *size * v;
+		size = size < 0 || v < 0 || (v && size > PY_SSIZE_T_MAX / v) ? -1 : size * v;
 	}
 	Py_DECREF(shape);
 	for (int i = 0; i < arr->nd; i++)
@@ -670,7 +669,7 @@ static int resize_keeps_size(PyObject *a, PyObject **args, Py_ssize_t *size)
 		*args = given;
 		return -1;
 	}
-	return *size == old;
+	return size == old;
 }
 
 static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
@@ -684,8 +683,7 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 	 * calls it (a library's frame calling a method the code handed it: an executor's submit),
 	 * the size of a held array changes, given as plain numbers read once. */
 	if (geometry_held(self)) {
-		Py_ssize_t size;
-		int same = pyguard_reader_is_user() ? 2 : resize_keeps_size(self, &args, &size);
+		int same = pyguard_reader_is_user() ? 2 : resize_keeps_size(self, &args);
 		if (same < 0)
 			return NULL;
 		if (same) {
@@ -3711,12 +3709,16 @@ static int strides_checked(PyObject *a, PyObject **value)
  * changes them only on an array nothing else holds: its one name and the statement's reference
  * (using a weak reference adds none: an array something refers to weakly has one reference
  * fewer). */
-static int geometry_held(PyObject *a)
+static int weakly_held(PyObject *a)
 {
 	Py_ssize_t off = Py_TYPE(a)->tp_weaklistoffset;
-	int weak = off > 0 && *(PyObject **)((char *)a + off) != NULL;
 
-	return Py_REFCNT(a) > (weak ? 1 : 2);
+	return off > 0 && *(PyObject **)((char *)a + off) != NULL;
+}
+
+static int geometry_held(PyObject *a)
+{
+	return Py_REFCNT(a) > 2 - weakly_held(a);
 }
 
 /* The array a library's setter was let change for the code's checked statement
@@ -3767,10 +3769,7 @@ static Py_ssize_t geometry_may_hold(PyObject *a, const char *name)
 /* Is the change of a's attribute name refused (an error set)? (granted: geometry_set let it.) */
 static int geometry_refused(PyObject *a, const char *name, int granted)
 {
-	Py_ssize_t off = Py_TYPE(a)->tp_weaklistoffset;
-	int weak = off > 0 && *(PyObject **)((char *)a + off) != NULL;
-
-	if (granted || Py_REFCNT(a) <= geometry_may_hold(a, name) - weak)
+	if (granted || Py_REFCNT(a) <= geometry_may_hold(a, name) - weakly_held(a))
 		return 0;
 	PyErr_Format(PyExc_ValueError,
 	             "an array's %s is changed in place only while nothing else holds it in the "
@@ -4710,7 +4709,8 @@ int pydata_init(void)
 
 	if (!g || !name || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
 	    PyDict_SetItemString(g, "__name__", name) < 0 || !(tb = PyModule_New("traceback")) ||
-	    pyresult_traceback_fill(tb) < 0 || PyDict_SetItemString(g, "sandbox_traceback", tb) < 0 ||
+	    pyresult_traceback_fill(tb) < 0 ||
+	    PyDict_SetItemString(g, "sandbox_traceback", tb) < 0 ||
 	    !(checked = PyCFunction_New(&geometry_setter_def, NULL)) ||
 	    PyDict_SetItemString(g, "geometry_setter", checked) < 0)
 		goto out;
