@@ -584,7 +584,8 @@ static int buffers_guard(PyObject *np, PyTypeObject *nd)
 static PyCFunctionWithKeywords resize_real;
 
 static void dims_kept(PyObject *a);
-static int geometry_held(PyObject *a);
+static int weakly_held(PyObject *a);
+static int own_made(PyObject *a);
 
 /* numpy resizes a copy of the array's memory, and the memory its views and iterators read
  * stays as it was, never freed, as does the block of dimensions they read. (numpy's default
@@ -628,48 +629,29 @@ static PyObject *resize_leaving(PyObject *self, PyObject *args, PyObject *kw)
 	return r;
 }
 
-/* Does resizing the array a by *args keep its size? *args is replaced by a new tuple of the
- * shape as plain ints (numpy reads what was checked); 1, 0, or -1 with an error (then *args
- * is as given, no reference taken). */
-static int resize_keeps_size(PyObject *a, PyObject **args)
+/* A held array of one dimension made shorter: its length set, its memory and items left as
+ * they were (its holders read what they read before, or fewer items of it; pandas' vectors
+ * trim theirs to what they hold as they hand them out, as they run the code's __eq__).
+ * 1 when args ask for that (done), 0 when not, -1 with an error. */
+static int resize_shortened(PyObject *self, PyObject *args)
 {
-	const struct np_array *arr = (const struct np_array *)a;
-	PyObject *given = *args, *shape, *t;
-	Py_ssize_t old = 1, size = 1, n;
+	struct np_array *arr = (struct np_array *)self;
+	PyObject *n =
+	    PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
+	Py_ssize_t len;
 
-	if (!PyTuple_Check(given))
-		return PyErr_SetString(PyExc_TypeError, "resize takes a shape"), -1;
-	shape = PyTuple_GET_SIZE(given) == 1 && !PyLong_Check(PyTuple_GET_ITEM(given, 0))
-	            ? PySequence_Tuple(PyTuple_GET_ITEM(given, 0))
-	            : Py_NewRef(given);
-	if (!shape)
+	if (n && (PyTuple_Check(n) || PyList_Check(n)))
+		n = PySequence_Fast_GET_SIZE(n) == 1 ? PySequence_Fast_ITEMS(n)[0] : NULL;
+	if (!n || !PyLong_Check(n) || arr->nd != 1 || !(arr->flags & NP_OWNDATA) ||
+	    !(arr->flags & NP_C_CONTIGUOUS) || !arr->dimensions)
+		return 0;
+	if ((len = PyLong_AsSsize_t(n)) == -1 && PyErr_Occurred())
 		return -1;
-	n = PyTuple_GET_SIZE(shape);
-	if (!(t = PyTuple_New(n))) {
-		Py_DECREF(shape);
-		return -1;
-	}
-	for (Py_ssize_t i = 0; i < n; i++) {
-		Py_ssize_t v = PyNumber_AsSsize_t(PyTuple_GET_ITEM(shape, i), PyExc_ValueError);
-		PyObject *x = v == -1 && PyErr_Occurred() ? NULL : PyLong_FromSsize_t(v);
-		if (!x) {
-			Py_DECREF(t);
-			Py_DECREF(shape);
-			return -1;
-		}
-		PyTuple_SET_ITEM(t, i, x);
-		size = size < 0 || v < 0 || (v && size > PY_SSIZE_T_MAX / v) ? -1 : size * v;
-	}
-	Py_DECREF(shape);
-	for (int i = 0; i < arr->nd; i++)
-		old *= arr->dimensions[i];
-	*args = PyTuple_Pack(1, t);
-	Py_DECREF(t);
-	if (!*args) {
-		*args = given;
-		return -1;
-	}
-	return size == old;
+	if (len < 0 || len > arr->dimensions[0])
+		return 0;
+	dims_kept(self);
+	arr->dimensions[0] = len;
+	return 1;
 }
 
 static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
@@ -678,26 +660,20 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 
 	if (!pylayer_armed())
 		return resize_real(self, args, kw);
-	/* numpy checks nothing when the size stays: dimensions and strides rewritten in place
-	 * (geometry_held, below). The code resizes only an array nothing else holds; whoever
-	 * calls it (a library's frame calling a method the code handed it: an executor's submit),
-	 * the size of a held array changes, given as plain numbers read once. */
-	if (geometry_held(self)) {
-		int same = pyguard_reader_is_user() ? 2 : resize_keeps_size(self, &args);
-		if (same < 0)
-			return NULL;
-		if (same) {
-			if (same == 1)
-				Py_DECREF(args);
-			PyErr_SetString(
-			    PyExc_ValueError,
-			    "an array is resized in place only while nothing else holds it "
-			    "in the sandbox (code that holds it reads its shape again): "
-			    "np.resize(a, shape) makes a new one");
-			return NULL;
-		}
-	} else
-		Py_INCREF(args);
+	/* Resized only with the references the running frame can be seen to hold, whoever calls
+	 * it, or by compiled code that made it (own_arrays, below); else only shortened. */
+	if (Py_REFCNT(self) > 1 + pyframe_held_refs(self) - weakly_held(self) && !own_made(self)) {
+		int shortened = resize_shortened(self, args);
+		if (shortened)
+			return shortened < 0 ? NULL : Py_NewRef(Py_None);
+		PyErr_SetString(
+		    PyExc_ValueError,
+		    "an array is resized in place only while nothing else holds it in the "
+		    "sandbox (code that holds it reads its shape again): np.resize(a, "
+		    "shape) makes a new one");
+		return NULL;
+	}
+	Py_INCREF(args);
 	if (!pyguard_reader_is_user() || !kw || !PyDict_Check(kw) ||
 	    !PyDict_GetItemString(kw, "refcheck")) {
 		kw2 = kw;
@@ -873,6 +849,220 @@ static int other_threads(void)
 	PyThreadState *t = PyInterpreterState_ThreadHead(PyInterpreterState_Get());
 
 	return t && PyThreadState_Next(t);
+}
+
+/* ---- compiled code resizes the arrays it made ---------------------------------------------
+ *
+ * A resize changes an array in place (numpy checks nothing when the size stays), and C code in
+ * the middle of its work that holds the array reads its shape again: np.concatenate sized its
+ * output by an input's rows, then ran the code's __float__, which resized that input (through
+ * the code's own call, a thread pool's submit, or any library calling a method it was handed):
+ * the rows copied past the output. So an array is resized only with the references the running
+ * frame can be seen to hold (pyframe_held_refs), whoever calls resize. Compiled code resizes
+ * arrays it made and holds itself (pandas' hash tables grow their vectors, qhull its lists of
+ * extremes), with references no frame shows: what it made while it runs is its own, if nothing
+ * of the code's can run meanwhile. own_arrays(f, *args, **kw) calls f so when its arguments
+ * are plain data (numbers, strings, arrays of them, the library's own compiled objects: no
+ * method of the code's is called), no other thread runs Python and the collector is off (no
+ * finalizer of the code's runs); the exact arrays numpy allocates meanwhile are noted, and those
+ * are resized as their maker asks. */
+struct own_scope {
+	struct own_scope *outer;
+	int n;
+	PyObject *made[512]; /* addresses, compared only: anything there now was made since */
+};
+static struct own_scope *own_scope;
+static allocfunc ndarray_alloc_real;
+static PyTypeObject *np_generic, *np_void; /* numpy's scalar types */
+
+static PyObject *ndarray_alloc(PyTypeObject *t, Py_ssize_t n)
+{
+	PyObject *o = ndarray_alloc_real(t, n);
+	struct own_scope *s = own_scope;
+
+	if (o && s && s->n < (int)(sizeof(s->made) / sizeof(s->made[0])))
+		s->made[s->n++] = o;
+	return o;
+}
+
+/* Was a made while an own_arrays call runs (the innermost, or one it runs within)? */
+static int own_made(PyObject *a)
+{
+	const struct own_scope *s = own_scope;
+
+	for (; s; s = s->outer)
+		for (int i = 0; i < s->n; i++)
+			if (s->made[i] == a)
+				return 1;
+	return 0;
+}
+
+static int own_plain(PyObject *o, int depth);
+
+/* Are the items of an array of objects plain data (walked by its strides)? */
+static int own_items_plain(const struct np_array *arr, int depth)
+{
+	Py_ssize_t at[NP_MAXDIMS] = {0};
+	int nd = arr->nd;
+
+	for (int i = 0; i < nd; i++)
+		if (arr->dimensions[i] == 0)
+			return 1;
+	for (;;) {
+		const char *p = arr->data;
+		PyObject *item;
+		int k;
+		for (int i = 0; i < nd; i++)
+			p += at[i] * arr->strides[i];
+		memcpy(&item, p, sizeof(item));
+		if (item && !own_plain(item, depth + 1))
+			return 0;
+		for (k = nd - 1; k >= 0 && ++at[k] == arr->dimensions[k]; k--)
+			at[k] = 0;
+		if (k < 0)
+			return 1;
+	}
+}
+
+/* Is o plain data, whose use runs no code of the code's (depth: of lists and tuples)? */
+static int own_plain(PyObject *o, int depth)
+{
+	PyTypeObject *t = Py_TYPE(o);
+
+	if (o == Py_None || PyBool_Check(o) || PyLong_CheckExact(o) || PyFloat_CheckExact(o) ||
+	    PyComplex_CheckExact(o) || PyUnicode_CheckExact(o) || PyBytes_CheckExact(o))
+		return 1;
+	if (PyTuple_CheckExact(o) || PyList_CheckExact(o)) {
+		if (depth > 2)
+			return 0;
+		for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
+			if (!own_plain(PySequence_Fast_ITEMS(o)[i], depth + 1))
+				return 0;
+		return 1;
+	}
+	/* A class of Python's: a library's whose objects are hashed, compared and told apart
+	 * as any object (by their address: matplotlib's axes, grouped by seaborn), not the
+	 * code's, nor one that runs Python for any of these. */
+	if (t->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+		static PyObject *class_name;
+		if (!class_name && !(class_name = PyUnicode_InternFromString("__class__"))) {
+			PyErr_Clear();
+			return 0;
+		}
+		return !pyguard_user_class((PyObject *)t) &&
+		       t->tp_hash == PyBaseObject_Type.tp_hash &&
+		       t->tp_richcompare == PyBaseObject_Type.tp_richcompare &&
+		       t->tp_getattro == PyObject_GenericGetAttr &&
+		       _PyType_Lookup(t, class_name) ==
+		           _PyType_Lookup(&PyBaseObject_Type, class_name);
+	}
+	/* dates, times and decimals (hashed and compared in C), with a fixed offset if any */
+	if (strcmp(t->tp_name, "datetime.date") == 0 ||
+	    strcmp(t->tp_name, "datetime.timedelta") == 0 ||
+	    strcmp(t->tp_name, "decimal.Decimal") == 0)
+		return 1;
+	if (strcmp(t->tp_name, "datetime.datetime") == 0 ||
+	    strcmp(t->tp_name, "datetime.time") == 0) {
+		PyObject *tz = PyObject_GetAttrString(o, "tzinfo");
+		int fixed =
+		    tz && (tz == Py_None || strcmp(Py_TYPE(tz)->tp_name, "datetime.timezone") == 0);
+		if (!tz)
+			PyErr_Clear();
+		Py_XDECREF(tz);
+		return fixed;
+	}
+	if (strcmp(t->tp_name, "types.SimpleNamespace") == 0) { /* pydata.py's own records */
+		PyObject **dp = _PyObject_GetDictPtr(o), *key, *value;
+		Py_ssize_t pos = 0;
+		if (depth > 2 || !dp || !*dp || !PyDict_CheckExact(*dp))
+			return 0;
+		while (PyDict_Next(*dp, &pos, &key, &value))
+			if (!own_plain(value, depth + 1))
+				return 0;
+		return 1;
+	}
+	if (ndarray_type && t == ndarray_type) {
+		const struct np_array *arr = (const struct np_array *)o;
+		if (!descr_has_objects(arr->descr))
+			return 1;
+		if (!descr_is_object(arr->descr) || depth > 2)
+			return 0;
+		return own_items_plain(arr, depth);
+	}
+	/* numpy's scalars but structures (whose fields may hold objects) and its data types;
+	 * the compiled classes of the libraries that resize what they make (pandas' hash tables,
+	 * vectors and factorizers, qhull's state) and pandas' missing values */
+	if (np_generic && PyObject_TypeCheck(o, np_generic))
+		return !np_void || !PyObject_TypeCheck(o, np_void);
+	if (np_dtype && PyObject_TypeCheck(o, (PyTypeObject *)np_dtype))
+		return 1;
+	return strncmp(t->tp_name, "pandas._libs.hashtable.", 23) == 0 ||
+	       strcmp(t->tp_name, "pandas._libs.missing.NAType") == 0 ||
+	       strcmp(t->tp_name, "pandas._libs.tslibs.nattype.NaTType") == 0 ||
+	       strcmp(t->tp_name, "scipy.spatial._qhull._Qhull") == 0;
+}
+
+static PyObject *own_arrays(PyObject *self, PyObject *args, PyObject *kw)
+{
+	struct own_scope s;
+	PyObject *key, *value, *r, *f;
+	Py_ssize_t pos = 0;
+	int plain = PyTuple_GET_SIZE(args) > 0 && !other_threads(), collecting;
+
+	(void)self;
+	if (!plain) {
+		if (PyTuple_GET_SIZE(args) == 0)
+			return PyErr_Format(PyExc_TypeError, "own_arrays takes a function");
+	}
+	for (Py_ssize_t i = 1; plain && i < PyTuple_GET_SIZE(args); i++)
+		plain = own_plain(PyTuple_GET_ITEM(args, i), 0);
+	while (plain && kw && PyDict_Next(kw, &pos, &key, &value))
+		plain = own_plain(value, 0);
+	f = PyTuple_GET_ITEM(args, 0);
+	if (!(args = PyTuple_GetSlice(args, 1, PyTuple_GET_SIZE(args))))
+		return NULL;
+	if (!plain) {
+		r = PyObject_Call(f, args, kw);
+		Py_DECREF(args);
+		return r;
+	}
+	s.outer = own_scope;
+	s.n = 0;
+	own_scope = &s;
+	collecting = PyGC_Disable();
+	r = PyObject_Call(f, args, kw);
+	if (collecting)
+		PyGC_Enable();
+	own_scope = s.outer;
+	/* what the inner call made is its caller's own too */
+	for (int i = 0;
+	     own_scope && i < s.n && own_scope->n < (int)(sizeof(s.made) / sizeof(s.made[0])); i++)
+		own_scope->made[own_scope->n++] = s.made[i];
+	Py_DECREF(args);
+	return r;
+}
+
+static PyMethodDef own_arrays_def = {"own_arrays", (PyCFunction)(void (*)(void))own_arrays,
+                                     METH_VARARGS | METH_KEYWORDS, NULL};
+
+static int own_arrays_guard(PyObject *np, PyTypeObject *nd)
+{
+	PyObject *g = PyObject_GetAttrString(np, "generic"),
+	         *v = PyObject_GetAttrString(np, "void");
+
+	if (!g || !v || !PyType_Check(g) || !PyType_Check(v)) {
+		Py_XDECREF(g);
+		Py_XDECREF(v);
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_RuntimeError,
+			                "numpy's scalar types are not as known");
+		return -1;
+	}
+	np_generic = (PyTypeObject *)g;
+	np_void = (PyTypeObject *)v;
+	ndarray_alloc_real = nd->tp_alloc;
+	nd->tp_alloc = ndarray_alloc;
+	return 0;
 }
 
 /* Does numpy run Python while it stores value (its conversion item by item: a list, objects,
@@ -1360,6 +1550,9 @@ static int instance_names_fixed(PyTypeObject *t)
 	return rc;
 }
 
+static int matrix_guard(PyObject *np);
+static int own_arrays_guard(PyObject *np, PyTypeObject *nd);
+
 static int numpy_guard(void)
 {
 	PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"), *nd;
@@ -1400,6 +1593,10 @@ static int numpy_guard(void)
 		rc = entries_copy(np, (PyTypeObject *)nd);
 	if (rc == 0)
 		rc = instance_names_fixed((PyTypeObject *)nd);
+	if (rc == 0)
+		rc = matrix_guard(np);
+	if (rc == 0)
+		rc = own_arrays_guard(np, (PyTypeObject *)nd);
 	Py_DECREF(nd);
 	return rc;
 }
@@ -3705,10 +3902,10 @@ static int strides_checked(PyObject *a, PyObject **value)
  * resized it to the same size, or gave it a data type of 8 one-byte items): the search read its
  * items at the new row's stride, far past the block; a ufunc's __array_prepare__ (any object's:
  * numpy looks it up on every input) set strides of 0 on an output whose loop was already fixed,
- * and handed back a small block of the same strides: the result written past it. The code
- * changes them only on an array nothing else holds: its one name and the statement's reference
- * (using a weak reference adds none: an array something refers to weakly has one reference
- * fewer). */
+ * and handed back a small block of the same strides: the result written past it. They change
+ * only on an array nothing else holds: the statement's reference and those the running frame
+ * shows (geometry_may_hold), whoever changes them (using a weak reference adds none: an array
+ * something refers to weakly has one reference fewer). */
 static int weakly_held(PyObject *a)
 {
 	Py_ssize_t off = Py_TYPE(a)->tp_weaklistoffset;
@@ -3716,54 +3913,19 @@ static int weakly_held(PyObject *a)
 	return off > 0 && *(PyObject **)((char *)a + off) != NULL;
 }
 
-static int geometry_held(PyObject *a)
-{
-	return Py_REFCNT(a) > 2 - weakly_held(a);
-}
-
 /* The array a library's setter was let change for the code's checked statement
  * (geometry_set), until its first change. */
 static PyObject *geometry_granted;
 
-/* How many of the running frame's variables, and of its module's names, are a: references the
- * code can show it holds (an array the code popped from its list onto the statement has none:
- * the other reference was numpy's own, concatenate's of an input's __array__). */
-static Py_ssize_t frame_holds(PyObject *a)
-{
-	PyFrameObject *f = PyEval_GetFrame();
-	Py_ssize_t n = pyframe_local_refs(a), pos = 0;
-	PyObject *g = f ? PyFrame_GetGlobals(f) : NULL, *key, *value;
-
-	while (g && PyDict_Check(g) && PyDict_Next(g, &pos, &key, &value))
-		n += value == a;
-	Py_XDECREF(g);
-	return n;
-}
-
-/* How many references the code or a library that changes a's attribute name may hold: the
- * statement's and what frame_holds shows for the code's frame, and for a library frame that
- * reaches the attribute any way but its own `x.name = ...` (setattr or object.__setattr__ with a
- * name it was given, a descriptor's __set__, a method handed on: numpy's recarray.__setattr__
- * and sklearn's set_params set what the code names); a library's own statement has one holder
- * more besides the frame's own variables that are a (numpy's matrix reshapes the array numpy is
- * making in its __array_finalize__, numpy.ma a mask its __dict__ and a variable hold). What the library took
- * from the code's (numpy.linalg's tensorsolve reshaped what the code's wrap handed back) is
- * held by what gave it too: the C code that holds the array has a reference of its own. */
+/* How many references a change of a's geometry may find: the statement's, and those the running
+ * frame can be seen to hold (pyframe_held_refs), whoever changes it, the code or a library by its
+ * own statement or a call. Anything more is held by what cannot be seen: C code in the middle of
+ * its work (np.concatenate keeps what an input's __array__ answered by one reference of its own,
+ * and the code popped its own onto a library's `self.shape = shape`). */
 static Py_ssize_t geometry_may_hold(PyObject *a, const char *name)
 {
-	PyFrameObject *f;
-	PyObject *n;
-	int own;
-
-	if (pyguard_reader_is_user() || !(f = PyEval_GetFrame()))
-		return 1 + frame_holds(a);
-	if (!(n = PyUnicode_FromString(name))) {
-		PyErr_Clear();
-		return 1 + frame_holds(a);
-	}
-	own = pylayer_frame_attr(f, n, 1);
-	Py_DECREF(n);
-	return own ? 2 + pyframe_local_refs(a) : 1 + frame_holds(a);
+	(void)name;
+	return 1 + pyframe_held_refs(a);
 }
 
 /* Is the change of a's attribute name refused (an error set)? (granted: geometry_set let it.) */
@@ -3841,6 +4003,68 @@ static PyObject *geometry_setter(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef geometry_setter_def = {"geometry_setter", geometry_setter, METH_VARARGS, NULL};
+
+/* numpy's matrix gives each new matrix two dimensions in its __array_finalize__ (`self.shape =
+ * (1, n)`), while the C code that is making it holds it: a reference no frame shows, as C code
+ * in the middle of its work holds the arrays it was given. The matrix numpy allocated last is
+ * let take that one change in its first __array_finalize__ (numpy calls it right after the
+ * allocation), to two dimensions and the same size; any other matrix's, as any array's. */
+static PyTypeObject *matrix_type;
+static allocfunc matrix_alloc_real;
+static PyObject *matrix_finalize_real;
+static PyObject *matrix_newborn; /* borrowed: compared only, until its first finalize */
+
+static PyObject *matrix_alloc(PyTypeObject *t, Py_ssize_t n)
+{
+	PyObject *o = matrix_alloc_real(t, n);
+
+	if (o && t == matrix_type)
+		matrix_newborn = o;
+	return o;
+}
+
+static PyObject *matrix_finalize(PyObject *self, PyObject *obj)
+{
+	PyObject *prev = geometry_granted, *r;
+	int newborn = self == matrix_newborn && Py_TYPE(self) == matrix_type;
+
+	if (self == matrix_newborn)
+		matrix_newborn = NULL;
+	if (newborn)
+		geometry_granted = self;
+	r = PyObject_CallFunctionObjArgs(matrix_finalize_real, self, obj, NULL);
+	if (newborn)
+		geometry_granted = prev;
+	return r;
+}
+
+static PyMethodDef matrix_finalize_def = {"__array_finalize__", matrix_finalize, METH_O, NULL};
+
+static int matrix_guard(PyObject *np)
+{
+	PyObject *t = PyObject_GetAttrString(np, "matrix"), *f = NULL, *d = NULL;
+	int rc = -1;
+
+	if (!t || !PyType_Check(t) || !(((PyTypeObject *)t)->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
+	    !(f = PyDict_GetItemString(((PyTypeObject *)t)->tp_dict, "__array_finalize__")) ||
+	    !PyFunction_Check(f)) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_RuntimeError, "numpy's matrix is not as known");
+		goto out;
+	}
+	matrix_type = (PyTypeObject *)t;
+	matrix_finalize_real = Py_NewRef(f);
+	if (!(d = PyDescr_NewMethod(matrix_type, &matrix_finalize_def)) ||
+	    PyObject_SetAttrString(t, "__array_finalize__", d) < 0)
+		goto out;
+	matrix_alloc_real = matrix_type->tp_alloc;
+	matrix_type->tp_alloc = matrix_alloc;
+	rc = 0;
+out:
+	Py_XDECREF(d);
+	Py_XDECREF(t);
+	return rc;
+}
 
 static int setter_copied(PyObject *self, PyObject *value, void *closure)
 {
@@ -4703,7 +4927,8 @@ static int final_guard(PyObject *g)
 int pydata_init(void)
 {
 	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
-	         *r = NULL, *prepare, *pyplot, *vars = NULL, *tb = NULL, *checked = NULL;
+	         *r = NULL, *prepare, *pyplot, *vars = NULL, *tb = NULL, *checked = NULL,
+	         *own = NULL;
 	char *source = source_for_these_modules();
 	int rc = -1;
 
@@ -4712,7 +4937,9 @@ int pydata_init(void)
 	    pyresult_traceback_fill(tb) < 0 ||
 	    PyDict_SetItemString(g, "sandbox_traceback", tb) < 0 ||
 	    !(checked = PyCFunction_New(&geometry_setter_def, NULL)) ||
-	    PyDict_SetItemString(g, "geometry_setter", checked) < 0)
+	    PyDict_SetItemString(g, "geometry_setter", checked) < 0 ||
+	    !(own = PyCFunction_New(&own_arrays_def, NULL)) ||
+	    PyDict_SetItemString(g, "own_arrays", own) < 0)
 		goto out;
 	code = Py_CompileString(source ? source : pydata_py, "<safepy data>", Py_file_input);
 	r = code ? PyEval_EvalCode(code, g, g) : NULL;
@@ -4746,6 +4973,7 @@ out:
 	Py_XDECREF(vars);
 	Py_XDECREF(tb);
 	Py_XDECREF(checked);
+	Py_XDECREF(own);
 	Py_XDECREF(r);
 	Py_XDECREF(code);
 	Py_XDECREF(name);

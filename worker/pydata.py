@@ -1080,8 +1080,40 @@ def _pandas():
     _period_steps(np)
     _pandas_counts(np)
     _unique_lists(np)
+    _own_resizes()
     _json_snapshots()
     _json_numpy_decoder()
+
+
+def _own_method(real):
+    def method(self, *args, **kwargs):
+        return own_arrays(real, self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = getattr(real, '__name__', 'method')
+    method.__doc__ = getattr(real, '__doc__', None)
+    method.__wrapped__ = real
+    method._own_arrays = True
+    return method
+
+
+def _own_methods(cls):
+    """cls's methods (as patched already) run as own_arrays: the arrays its compiled code makes
+    while they run are resized as it asks (pydata.c: any other only with the references the
+    running frame shows)."""
+    for attr, real in list(cls.__dict__.items()):
+        real = type_patches.get((cls, attr), real)
+        if not attr.startswith('__') and not hasattr(real, '_own_arrays') and type(real).__name__ in (
+                'method_descriptor', 'function', 'cython_function_or_method'):
+            type_patches[(cls, attr)] = _own_method(real)
+
+
+def _own_resizes():
+    """pandas' hash tables, vectors and factorizers grow the arrays they made in place (their
+    vectors' resize) while they run."""
+    from pandas._libs import hashtable
+    for name in dir(hashtable):
+        cls = getattr(hashtable, name)
+        if isinstance(cls, type) and cls.__module__ == hashtable.__name__:
+            _own_methods(cls)
 
 
 def _json_numpy_decoder():
@@ -2608,7 +2640,7 @@ def _masked_kernels(np):
                     kwargs['mask'] = mask
                 else:
                     args = args[:5] + (mask,) + args[6:]
-            return real(self, values, *args, **kwargs)
+            return own_arrays(real, self, values, *args, **kwargs)
         _unique.__doc__ = real.__doc__
         return _unique
 
@@ -2623,7 +2655,7 @@ def _masked_kernels(np):
         def f(values, dropna, mask=None):
             if mask is not None:
                 values, mask = converted(values, mask)
-            return real(values, dropna, mask=mask)
+            return own_arrays(real, values, dropna, mask=mask)
         f.__name__ = f.__qualname__ = real.__name__
         f.__doc__, f.__module__ = real.__doc__, getattr(real, '__module__', None)
         return f
@@ -2662,7 +2694,7 @@ def _hash_tables(np):
         def g(*args, **kwargs):
             args = [private(a) for a in args]
             kwargs = {k: private(v) for k, v in kwargs.items()}
-            return f(*args, **kwargs)
+            return own_arrays(f, *args, **kwargs)
         g.__name__ = g.__qualname__ = name or getattr(f, '__name__', 'function')
         g.__doc__ = getattr(f, '__doc__', None)
         g.__module__ = getattr(f, '__module__', None)
@@ -5996,7 +6028,7 @@ def _delaunay_checks():
             if getattr(self, made) is None:
                 t = own(self)
                 setattr(t, made, None)
-                value = props[name].fget(t)
+                value = own_arrays(props[name].fget, t)
                 setattr(self, made, value)
             return getattr(self, made)
         return property(get, None, None, props[name].__doc__)
@@ -6006,7 +6038,9 @@ def _delaunay_checks():
     Delaunay.vertex_neighbor_vertices = cached('vertex_neighbor_vertices',
                                                '_vertex_neighbor_vertices')
     hull = props['convex_hull']
-    Delaunay.convex_hull = property(lambda self: hull.fget(own(self)), None, None, hull.__doc__)
+    Delaunay.convex_hull = property(lambda self: own_arrays(hull.fget, own(self)), None, None,
+                                    hull.__doc__)
+    _own_methods(_qhull._Qhull)
 
     find_simplex, plane_distance = Delaunay.find_simplex, Delaunay.plane_distance
 

@@ -53,23 +53,75 @@ void pyframe_super_parts(PyObject **first, PyObject **cls)
 	}
 }
 
+/* The running frame's variable i (a cell's contents when it is one), borrowed, or NULL. */
+static PyObject *frame_local(_PyInterpreterFrame *f, int i)
+{
+	PyObject *v = _PyFrame_GetLocalsArray(f)[i];
+
+	if (v && (_PyLocals_GetKind(f->f_code->co_localspluskinds, i) & CO_FAST_CELL) &&
+	    PyCell_Check(v))
+		v = PyCell_GET(v);
+	return v;
+}
+
 /* How many of the running frame's own variables (a cell's contents included) are o. */
 int pyframe_local_refs(PyObject *o)
 {
 	PyThreadState *ts = PyThreadState_Get();
 	_PyInterpreterFrame *f = ts->cframe ? ts->cframe->current_frame : NULL;
-	PyObject **locals;
 	int n = 0;
 
 	if (!f || !f->f_code)
 		return 0;
-	locals = _PyFrame_GetLocalsArray(f);
+	for (int i = 0; i < f->f_code->co_nlocalsplus; i++)
+		n += frame_local(f, i) == o;
+	return n;
+}
+
+/* How many references to o the running frame can be seen to hold: its own variables, its
+ * module's names, the items of the lists and tuples its variables are (numpy's meshgrid
+ * reshapes `output[0]`), and the attributes of the objects its variables are (`self._mask`: an
+ * object's dictionary of attributes), each list, tuple or dictionary counted once however
+ * many variables name it (the module's dictionary among them). Each is a reference of its own, so a count of o's
+ * references no greater than these and the statement's leaves none to anything else (C code in
+ * the middle of its work holding o). */
+int pyframe_held_refs(PyObject *o)
+{
+	PyThreadState *ts = PyThreadState_Get();
+	_PyInterpreterFrame *f = ts->cframe ? ts->cframe->current_frame : NULL;
+	PyObject *seen[16], *seqs[16], *key, *value;
+	int n = 0, nseen = 0, nseqs = 0;
+
+	if (!f || !f->f_code)
+		return 0;
+	if (f->f_globals && PyDict_Check(f->f_globals))
+		seen[nseen++] = f->f_globals;
 	for (int i = 0; i < f->f_code->co_nlocalsplus; i++) {
-		PyObject *v = locals[i];
-		if (v && (_PyLocals_GetKind(f->f_code->co_localspluskinds, i) & CO_FAST_CELL) &&
-		    PyCell_Check(v))
-			v = PyCell_GET(v);
+		PyObject *v = frame_local(f, i), **dp, *d;
+		int counted = 0;
+		if (!v)
+			continue;
 		n += v == o;
+		if (v != o && (PyList_CheckExact(v) || PyTuple_CheckExact(v))) {
+			for (int k = 0; k < nseqs; k++)
+				counted |= seqs[k] == v;
+			if (!counted && nseqs < (int)(sizeof(seqs) / sizeof(seqs[0])))
+				seqs[nseqs++] = v;
+			continue;
+		}
+		if (v == o || !(dp = _PyObject_GetDictPtr(v)) || !(d = *dp) || !PyDict_Check(d))
+			continue;
+		for (int k = 0; k < nseen; k++)
+			counted |= seen[k] == d;
+		if (counted || nseen == (int)(sizeof(seen) / sizeof(seen[0])))
+			continue; /* (past the first few: not counted, never too many) */
+		seen[nseen++] = d;
 	}
+	for (int k = 0; k < nseen; k++)
+		for (Py_ssize_t pos = 0; PyDict_Next(seen[k], &pos, &key, &value);)
+			n += value == o;
+	for (int k = 0; k < nseqs; k++)
+		for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seqs[k]); i++)
+			n += PySequence_Fast_ITEMS(seqs[k])[i] == o;
 	return n;
 }

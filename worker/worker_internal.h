@@ -111,6 +111,9 @@ int pyfork_zygote_hooks(void);
 int pyframe_called_from_c(PyFrameObject *f);
 void pyframe_super_parts(PyObject **first, PyObject **cls);
 int pyframe_local_refs(PyObject *o);
+/* How many references to o the running frame can be seen to hold (its variables, its
+ * module's names, the attributes of its variables' objects). */
+int pyframe_held_refs(PyObject *o);
 
 /* ---- pycompile.c (built with CPython linked statically: SAFEPY_C_PARSER) ---- */
 
