@@ -9205,6 +9205,43 @@ Test(data, what_c_code_holds_by_one_reference_keeps_its_geometry)
 	e2e_stop();
 }
 
+/* Compiled code grows the arrays it made (a hash table's vectors) while nothing of the code's can
+ * run: over dates, decimals, fractions, tuples and strings as over numbers; over objects of the
+ * code's own classes up to a table's first 128 distinct values, past them a ValueError says
+ * what to do (their __eq__ could resize an array C code holds while the table grows its own). */
+Test(data, compiled_code_grows_the_arrays_it_made_over_plain_data)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import datetime, decimal, numpy as np, pandas as pd\n"
+	    "from fractions import Fraction\n"
+	    "class K:\n"
+	    "    def __init__(self, v): self.v = v\n"
+	    "    def __hash__(self): return hash(self.v)\n"
+	    "    def __eq__(self, o): return isinstance(o, K) and o.v == self.v\n"
+	    "day = datetime.date(2024, 1, 1)\n"
+	    "df = pd.DataFrame({'d': [day + datetime.timedelta(days=i % 200) for i in "
+	    "range(600)],\n"
+	    "                   'x': np.arange(600.0)})\n"
+	    "r = [df.groupby('d').x.sum().shape[0],\n"
+	    "     pd.Series([decimal.Decimal(i % 300) / 7 for i in "
+	    "range(900)]).value_counts().shape[0],\n"
+	    "     len(pd.Series([Fraction(i, 7) for i in range(300)]).unique()),\n"
+	    "     pd.Series([(i % 250, 'a') for i in range(500)]).nunique(),\n"
+	    "     pd.factorize(np.array(['k%d' % (i % 400) for i in range(1000)], "
+	    "dtype=object))[1].shape[0],\n"
+	    "     len(pd.Series([K(i) for i in range(50)]).unique())]\n"
+	    "try:\n"
+	    "    pd.Series([K(i % 150) for i in range(300)]).unique()\n"
+	    "    r.append('done')\n"
+	    "except ValueError as e:\n"
+	    "    r.append(str(e).split(': ')[-1])\n"
+	    "r\n",
+	    "[200,300,300,250,400,50,\"count objects of other classes (past a hash table's first "
+	    "128 distinct values) as strings or numbers (s.astype(str))\"]");
+	e2e_stop();
+}
+
 /* What the code hands numpy's own Python and C (V50a H2, V50b H2-H3): numpy.ma's flat iterator
  * reshapes what its maskiter (an attribute the code sets) answers, with a statement of its own,
  * and that was the array searchsorted held; an index given as an object whose __array__ answers

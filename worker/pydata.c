@@ -3,6 +3,7 @@
  * numpy and pandas values into plain ones for its JSON result. Functions return 0 / -1 with a
  * Python exception set, unless they say otherwise. */
 #include "interp_internal.h"
+#include <structmember.h>
 
 #include <elf.h>
 #include <link.h>
@@ -668,9 +669,15 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 			return shortened < 0 ? NULL : Py_NewRef(Py_None);
 		PyErr_SetString(
 		    PyExc_ValueError,
-		    "an array is resized in place only while nothing else holds it in the "
-		    "sandbox (code that holds it reads its shape again): np.resize(a, "
-		    "shape) makes a new one");
+		    pyguard_reader_is_user()
+		        ? "an array is resized in place only while nothing else holds it "
+		          "in the sandbox (code that holds it reads its shape again): "
+		          "np.resize(a, shape) makes a new one"
+		        : "an array is resized in place only while nothing else holds it "
+		          "in the sandbox; compiled code grows the arrays it made only over "
+		          "plain data (numbers, strings, dates, decimals, arrays of them): "
+		          "count objects of other classes (past a hash table's first 128 "
+		          "distinct values) as strings or numbers (s.astype(str))");
 		return NULL;
 	}
 	Py_INCREF(args);
@@ -898,6 +905,7 @@ static int own_made(PyObject *a)
 }
 
 static int own_plain(PyObject *o, int depth);
+static int own_fields_plain(PyObject *o, int depth);
 
 /* Are the items of an array of objects plain data (walked by its strides)? */
 static int own_items_plain(const struct np_array *arr, int depth)
@@ -922,6 +930,41 @@ static int own_items_plain(const struct np_array *arr, int depth)
 		if (k < 0)
 			return 1;
 	}
+}
+
+/* Is o, of a library's class of Python's, made of plain data only: every class it is of a
+ * library's (no C one but object: no field the walk cannot see), its attributes and slots plain
+ * (fractions' Fraction: its methods are the library's, and read two numbers)? */
+static int own_fields_plain(PyObject *o, int depth)
+{
+	PyObject *mro = Py_TYPE(o)->tp_mro, **dp, *key, *value;
+	Py_ssize_t pos = 0;
+
+	if (!mro || !PyTuple_Check(mro))
+		return 0;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		if (b == &PyBaseObject_Type)
+			continue;
+		if (!(b->tp_flags & Py_TPFLAGS_HEAPTYPE) || pyguard_user_class((PyObject *)b))
+			return 0;
+		for (PyMemberDef *m = b->tp_members; m && m->name; m++) {
+			PyObject *v;
+			if (m->type != T_OBJECT_EX)
+				continue;
+			v = *(PyObject **)((char *)o + m->offset);
+			if (v && !own_plain(v, depth + 1))
+				return 0;
+		}
+	}
+	if (!(dp = _PyObject_GetDictPtr(o)) || !*dp)
+		return 1;
+	if (!PyDict_CheckExact(*dp))
+		return 0;
+	while (PyDict_Next(*dp, &pos, &key, &value))
+		if (!own_plain(value, depth + 1))
+			return 0;
+	return 1;
 }
 
 /* Is o plain data, whose use runs no code of the code's (depth: of lists and tuples)? */
@@ -949,12 +992,14 @@ static int own_plain(PyObject *o, int depth)
 			PyErr_Clear();
 			return 0;
 		}
-		return !pyguard_user_class((PyObject *)t) &&
-		       t->tp_hash == PyBaseObject_Type.tp_hash &&
-		       t->tp_richcompare == PyBaseObject_Type.tp_richcompare &&
-		       t->tp_getattro == PyObject_GenericGetAttr &&
-		       _PyType_Lookup(t, class_name) ==
-		           _PyType_Lookup(&PyBaseObject_Type, class_name);
+		if (pyguard_user_class((PyObject *)t))
+			return 0;
+		if (t->tp_hash == PyBaseObject_Type.tp_hash &&
+		    t->tp_richcompare == PyBaseObject_Type.tp_richcompare &&
+		    t->tp_getattro == PyObject_GenericGetAttr &&
+		    _PyType_Lookup(t, class_name) == _PyType_Lookup(&PyBaseObject_Type, class_name))
+			return 1;
+		return depth <= 2 && own_fields_plain(o, depth);
 	}
 	/* dates, times and decimals (hashed and compared in C), with a fixed offset if any */
 	if (strcmp(t->tp_name, "datetime.date") == 0 ||
