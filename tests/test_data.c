@@ -9179,7 +9179,11 @@ Test(data, what_c_code_holds_by_one_reference_keeps_its_geometry)
 	    "def by_executor(keep):\n"
 	    "    with cf.ThreadPoolExecutor(1) as ex:\n"
 	    "        ex.submit(keep.pop().resize, (8, 8), refcheck=False).result()\n"
-	    "r = [past(by_library_statement), past(by_own_resize), past(by_executor)]\n"
+	    "def by_tuple(keep):\n"
+	    "    T = (keep.pop(), (8, 1))\n"
+	    "    np.ndarray.resize(*T)\n"
+	    "r = [past(by_library_statement), past(by_own_resize), past(by_executor), "
+	    "past(by_tuple)]\n"
 	    "import pandas as pd\n"
 	    "from scipy.spatial import ConvexHull\n"
 	    "class Box:\n"
@@ -9192,24 +9196,30 @@ Test(data, what_c_code_holds_by_one_reference_keeps_its_geometry)
 	    "    L = [np.arange(6)]\n"
 	    "    L[0].shape = (3, 2)\n"
 	    "    return L[0].shape\n"
+	    "lst, dd = [np.arange(6)], {'k': np.arange(12)}\n"
+	    "lst[0].shape, dd['k'].shape = (2, 3), (3, 4)\n"
 	    "own = np.arange(6)\n"
 	    "own.resize((2, 3))\n"
 	    "xs, ys = np.meshgrid(np.arange(3), np.arange(2))\n"
 	    "m = np.asmatrix(np.arange(4))\n"
 	    "r += [Box().square(), in_list(), own.shape, xs.shape, m.shape, (m.T * m).shape,\n"
 	    "      len(pd.unique(np.arange(5000) % 3000)), "
-	    "len(ConvexHull(np.random.default_rng(0).random((200, 2))).vertices) > 3]\n"
+	    "len(ConvexHull(np.random.default_rng(0).random((200, 2))).vertices) > 3,\n"
+	    "      lst[0].shape, dd['k'].shape]\n"
 	    "[r, got]\n",
-	    "[[0,0,0,[2,3],[3,2],[2,3],[2,3],[1,4],[4,4],3000,true],[\"an array's shape is "
-	    "changed\",\"an array is resized\",\"an array is resized\"]]");
+	    "[[0,0,0,0,[2,3],[3,2],[2,3],[2,3],[1,4],[4,4],3000,true,[2,3],[3,4]],[\"an array's "
+	    "shape is changed\",\"an array is resized\",\"an array is resized\",\"an array is "
+	    "resized\"]]");
 	e2e_stop();
 }
 
-/* Compiled code grows the arrays it made (a hash table's vectors) while nothing of the code's can
- * run: over dates, decimals, fractions, tuples and strings as over numbers; over objects of the
- * code's own classes up to a table's first 128 distinct values, past them a ValueError says
- * what to do (their __eq__ could resize an array C code holds while the table grows its own). */
-Test(data, compiled_code_grows_the_arrays_it_made_over_plain_data)
+/* pandas' hash tables grow the vectors they made (each over an array of its own) whatever they
+ * count: dates, decimals, fractions, tuples, strings, objects of the code's classes, merge keys.
+ * A table's comparisons run the code's __eq__, which may resize an array C code holds: that
+ * is refused there as anywhere (V52a H1: a hash table counted as plain data let an array made
+ * in the code's __eq__ be resized while np.concatenate held it, 7 rows past its output). The
+ * build before refused to grow a table over fractions or the code's objects. */
+Test(data, hash_tables_grow_their_own_vectors_over_any_values)
 {
 	start_data(NULL);
 	e2e_expect_result(
@@ -9223,6 +9233,7 @@ Test(data, compiled_code_grows_the_arrays_it_made_over_plain_data)
 	    "df = pd.DataFrame({'d': [day + datetime.timedelta(days=i % 200) for i in "
 	    "range(600)],\n"
 	    "                   'x': np.arange(600.0)})\n"
+	    "keys = pd.DataFrame({'k': ['k%d' % i for i in range(300)], 'a': range(300)})\n"
 	    "r = [df.groupby('d').x.sum().shape[0],\n"
 	    "     pd.Series([decimal.Decimal(i % 300) / 7 for i in "
 	    "range(900)]).value_counts().shape[0],\n"
@@ -9230,15 +9241,39 @@ Test(data, compiled_code_grows_the_arrays_it_made_over_plain_data)
 	    "     pd.Series([(i % 250, 'a') for i in range(500)]).nunique(),\n"
 	    "     pd.factorize(np.array(['k%d' % (i % 400) for i in range(1000)], "
 	    "dtype=object))[1].shape[0],\n"
-	    "     len(pd.Series([K(i) for i in range(50)]).unique())]\n"
+	    "     len(pd.Series([K(i % 150) for i in range(300)]).unique()),\n"
+	    "     keys.merge(keys.assign(b=1), on='k').shape]\n"
+	    "# the code's __eq__, run by an index's hash table, resizes what np.concatenate holds\n"
+	    "big = np.full((16, 8), -1.0)\n"
+	    "keep, log = [], []\n"
+	    "class XL:\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        x = np.arange(8.0).reshape(1, 8) + 100\n"
+	    "        keep.append(x)\n"
+	    "        return x\n"
+	    "class F:\n"
+	    "    def __float__(self):\n"
+	    "        if keep:\n"
+	    "            try:\n"
+	    "                keep.pop().resize((8, 1))\n"
+	    "            except ValueError as e:\n"
+	    "                log.append(str(e).split(' in place')[0])\n"
+	    "        return 5.0\n"
+	    "class E:\n"
+	    "    def __init__(self, s): self.s = s\n"
+	    "    def __hash__(self): return hash(self.s)\n"
+	    "    def __eq__(self, other):\n"
+	    "        if not log and isinstance(other, str):\n"
+	    "            A = np.array([[F()] + [1] * 7], dtype=object)\n"
+	    "            np.concatenate([A, XL()], axis=0, out=big[:2], casting='unsafe')\n"
+	    "        return False\n"
 	    "try:\n"
-	    "    pd.Series([K(i % 150) for i in range(300)]).unique()\n"
-	    "    r.append('done')\n"
-	    "except ValueError as e:\n"
-	    "    r.append(str(e).split(': ')[-1])\n"
+	    "    pd.Index([E('a'), E('b')], dtype=object).get_loc('a')\n"
+	    "except KeyError:\n"
+	    "    pass\n"
+	    "r += [int((big[2:] != -1).any(axis=1).sum()), log]\n"
 	    "r\n",
-	    "[200,300,300,250,400,50,\"count objects of other classes (past a hash table's first "
-	    "128 distinct values) as strings or numbers (s.astype(str))\"]");
+	    "[200,300,300,250,400,150,[300,4],0,[\"an array is resized\"]]");
 	e2e_stop();
 }
 

@@ -3,7 +3,6 @@
  * numpy and pandas values into plain ones for its JSON result. Functions return 0 / -1 with a
  * Python exception set, unless they say otherwise. */
 #include "interp_internal.h"
-#include <structmember.h>
 
 #include <elf.h>
 #include <link.h>
@@ -587,6 +586,7 @@ static PyCFunctionWithKeywords resize_real;
 static void dims_kept(PyObject *a);
 static int weakly_held(PyObject *a);
 static int own_made(PyObject *a);
+static int vector_array_of(PyObject *a);
 
 /* numpy resizes a copy of the array's memory, and the memory its views and iterators read
  * stays as it was, never freed, as does the block of dimensions they read. (numpy's default
@@ -663,21 +663,16 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 		return resize_real(self, args, kw);
 	/* Resized only with the references the running frame can be seen to hold, whoever calls
 	 * it, or by compiled code that made it (own_arrays, below); else only shortened. */
-	if (Py_REFCNT(self) > 1 + pyframe_held_refs(self) - weakly_held(self) && !own_made(self)) {
+	if (Py_REFCNT(self) > 1 + pyframe_held_refs(self) - weakly_held(self) && !own_made(self) &&
+	    !vector_array_of(self)) {
 		int shortened = resize_shortened(self, args);
 		if (shortened)
 			return shortened < 0 ? NULL : Py_NewRef(Py_None);
 		PyErr_SetString(
 		    PyExc_ValueError,
-		    pyguard_reader_is_user()
-		        ? "an array is resized in place only while nothing else holds it "
-		          "in the sandbox (code that holds it reads its shape again): "
-		          "np.resize(a, shape) makes a new one"
-		        : "an array is resized in place only while nothing else holds it "
-		          "in the sandbox; compiled code grows the arrays it made only over "
-		          "plain data (numbers, strings, dates, decimals, arrays of them): "
-		          "count objects of other classes (past a hash table's first 128 "
-		          "distinct values) as strings or numbers (s.astype(str))");
+		    "an array is resized in place only while nothing else holds it in the "
+		    "sandbox (code that holds it reads its shape again): np.resize(a, "
+		    "shape) makes a new one");
 		return NULL;
 	}
 	Py_INCREF(args);
@@ -866,13 +861,13 @@ static int other_threads(void)
  * the code's own call, a thread pool's submit, or any library calling a method it was handed):
  * the rows copied past the output. So an array is resized only with the references the running
  * frame can be seen to hold (pyframe_held_refs), whoever calls resize. Compiled code resizes
- * arrays it made and holds itself (pandas' hash tables grow their vectors, qhull its lists of
- * extremes), with references no frame shows: what it made while it runs is its own, if nothing
- * of the code's can run meanwhile. own_arrays(f, *args, **kw) calls f so when its arguments
- * are plain data (numbers, strings, arrays of them, the library's own compiled objects: no
- * method of the code's is called), no other thread runs Python and the collector is off (no
- * finalizer of the code's runs); the exact arrays numpy allocates meanwhile are noted, and those
- * are resized as their maker asks. */
+ * arrays it made and holds itself, with references no frame shows (qhull its lists of extremes;
+ * pandas' vectors: below): what it made while it runs is its own, if nothing of the code's can
+ * run meanwhile. own_arrays(f, *args, **kw) calls f so when its arguments are plain data
+ * (numbers, strings, arrays of them, qhull's own state, pydata.py's records of them: no method
+ * of the code's is called), no other thread runs Python and the collector is off (no finalizer
+ * of the code's runs); the exact arrays numpy allocates meanwhile, but in a frame of the code's,
+ * are noted, and those are resized as their maker asks. */
 struct own_scope {
 	struct own_scope *outer;
 	int n;
@@ -887,7 +882,8 @@ static PyObject *ndarray_alloc(PyTypeObject *t, Py_ssize_t n)
 	PyObject *o = ndarray_alloc_real(t, n);
 	struct own_scope *s = own_scope;
 
-	if (o && s && s->n < (int)(sizeof(s->made) / sizeof(s->made[0])))
+	if (o && s && s->n < (int)(sizeof(s->made) / sizeof(s->made[0])) &&
+	    !pyguard_reader_is_user())
 		s->made[s->n++] = o;
 	return o;
 }
@@ -905,7 +901,6 @@ static int own_made(PyObject *a)
 }
 
 static int own_plain(PyObject *o, int depth);
-static int own_fields_plain(PyObject *o, int depth);
 
 /* Are the items of an array of objects plain data (walked by its strides)? */
 static int own_items_plain(const struct np_array *arr, int depth)
@@ -932,41 +927,6 @@ static int own_items_plain(const struct np_array *arr, int depth)
 	}
 }
 
-/* Is o, of a library's class of Python's, made of plain data only: every class it is of a
- * library's (no C one but object: no field the walk cannot see), its attributes and slots plain
- * (fractions' Fraction: its methods are the library's, and read two numbers)? */
-static int own_fields_plain(PyObject *o, int depth)
-{
-	PyObject *mro = Py_TYPE(o)->tp_mro, **dp, *key, *value;
-	Py_ssize_t pos = 0;
-
-	if (!mro || !PyTuple_Check(mro))
-		return 0;
-	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
-		PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-		if (b == &PyBaseObject_Type)
-			continue;
-		if (!(b->tp_flags & Py_TPFLAGS_HEAPTYPE) || pyguard_user_class((PyObject *)b))
-			return 0;
-		for (PyMemberDef *m = b->tp_members; m && m->name; m++) {
-			PyObject *v;
-			if (m->type != T_OBJECT_EX)
-				continue;
-			v = *(PyObject **)((char *)o + m->offset);
-			if (v && !own_plain(v, depth + 1))
-				return 0;
-		}
-	}
-	if (!(dp = _PyObject_GetDictPtr(o)) || !*dp)
-		return 1;
-	if (!PyDict_CheckExact(*dp))
-		return 0;
-	while (PyDict_Next(*dp, &pos, &key, &value))
-		if (!own_plain(value, depth + 1))
-			return 0;
-	return 1;
-}
-
 /* Is o plain data, whose use runs no code of the code's (depth: of lists and tuples)? */
 static int own_plain(PyObject *o, int depth)
 {
@@ -983,39 +943,8 @@ static int own_plain(PyObject *o, int depth)
 				return 0;
 		return 1;
 	}
-	/* A class of Python's: a library's whose objects are hashed, compared and told apart
-	 * as any object (by their address: matplotlib's axes, grouped by seaborn), not the
-	 * code's, nor one that runs Python for any of these. */
-	if (t->tp_flags & Py_TPFLAGS_HEAPTYPE) {
-		static PyObject *class_name;
-		if (!class_name && !(class_name = PyUnicode_InternFromString("__class__"))) {
-			PyErr_Clear();
-			return 0;
-		}
-		if (pyguard_user_class((PyObject *)t))
-			return 0;
-		if (t->tp_hash == PyBaseObject_Type.tp_hash &&
-		    t->tp_richcompare == PyBaseObject_Type.tp_richcompare &&
-		    t->tp_getattro == PyObject_GenericGetAttr &&
-		    _PyType_Lookup(t, class_name) == _PyType_Lookup(&PyBaseObject_Type, class_name))
-			return 1;
-		return depth <= 2 && own_fields_plain(o, depth);
-	}
-	/* dates, times and decimals (hashed and compared in C), with a fixed offset if any */
-	if (strcmp(t->tp_name, "datetime.date") == 0 ||
-	    strcmp(t->tp_name, "datetime.timedelta") == 0 ||
-	    strcmp(t->tp_name, "decimal.Decimal") == 0)
-		return 1;
-	if (strcmp(t->tp_name, "datetime.datetime") == 0 ||
-	    strcmp(t->tp_name, "datetime.time") == 0) {
-		PyObject *tz = PyObject_GetAttrString(o, "tzinfo");
-		int fixed =
-		    tz && (tz == Py_None || strcmp(Py_TYPE(tz)->tp_name, "datetime.timezone") == 0);
-		if (!tz)
-			PyErr_Clear();
-		Py_XDECREF(tz);
-		return fixed;
-	}
+	if (t->tp_flags & Py_TPFLAGS_HEAPTYPE)
+		return 0; /* a class of Python's: the code's, or a library's that may call it */
 	if (strcmp(t->tp_name, "types.SimpleNamespace") == 0) { /* pydata.py's own records */
 		PyObject **dp = _PyObject_GetDictPtr(o), *key, *value;
 		Py_ssize_t pos = 0;
@@ -1035,16 +964,12 @@ static int own_plain(PyObject *o, int depth)
 		return own_items_plain(arr, depth);
 	}
 	/* numpy's scalars but structures (whose fields may hold objects) and its data types;
-	 * the compiled classes of the libraries that resize what they make (pandas' hash tables,
-	 * vectors and factorizers, qhull's state) and pandas' missing values */
+	 * qhull's state (made over checked copies of the points) */
 	if (np_generic && PyObject_TypeCheck(o, np_generic))
 		return !np_void || !PyObject_TypeCheck(o, np_void);
 	if (np_dtype && PyObject_TypeCheck(o, (PyTypeObject *)np_dtype))
 		return 1;
-	return strncmp(t->tp_name, "pandas._libs.hashtable.", 23) == 0 ||
-	       strcmp(t->tp_name, "pandas._libs.missing.NAType") == 0 ||
-	       strcmp(t->tp_name, "pandas._libs.tslibs.nattype.NaTType") == 0 ||
-	       strcmp(t->tp_name, "scipy.spatial._qhull._Qhull") == 0;
+	return strcmp(t->tp_name, "scipy.spatial._qhull._Qhull") == 0;
 }
 
 static PyObject *own_arrays(PyObject *self, PyObject *args, PyObject *kw)
@@ -4952,6 +4877,166 @@ static char *source_for_these_modules(void)
 }
 
 /* The classes pydata.py names in final_classes may not be subclassed by the code. */
+/* ---- pandas' vectors grow the arrays they made ------------------------------------------------
+ *
+ * pandas' hash tables collect what they find in vectors, each over an array of its own (its
+ * `ao`, a field of compiled code no frame shows) that it grows in place as it appends, and
+ * trims once when it hands it out (to_array; it never grows it again after: pandas refuses).
+ * Those arrays are resized as the vector asks until it hands them out: each vector's array is
+ * noted when the vector is made, and forgotten when it is freed (the fields of the array and
+ * of the flag that says it was handed out are found once, in a vector made at start). Any
+ * other array is resized only with the references its frame shows. */
+struct vector_kind {
+	PyTypeObject *t;
+	newfunc new_real;
+	destructor dealloc_real;
+	Py_ssize_t ao_at;    /* offset of the array's field in the vector */
+	Py_ssize_t shown_at; /* and of its flag that says it handed the array out */
+};
+static struct vector_kind vector_kinds[16];
+static int n_vector_kinds;
+
+struct vector_array {
+	PyObject *vector, *ao; /* borrowed: the vector holds its array */
+};
+static struct vector_array *vector_arrays;
+static size_t n_vector_arrays, cap_vector_arrays;
+
+static const struct vector_kind *vector_kind_of(PyTypeObject *t)
+{
+	for (; t; t = t->tp_base)
+		for (int i = 0; i < n_vector_kinds; i++)
+			if (vector_kinds[i].t == t)
+				return &vector_kinds[i];
+	return NULL;
+}
+
+static void vector_forget(PyObject *v)
+{
+	for (size_t i = 0; i < n_vector_arrays; i++)
+		if (vector_arrays[i].vector == v)
+			vector_arrays[i--] = vector_arrays[--n_vector_arrays];
+}
+
+static int vector_array_of(PyObject *a)
+{
+	for (size_t i = 0; i < n_vector_arrays; i++) {
+		PyObject *v = vector_arrays[i].vector;
+		const struct vector_kind *k;
+		int shown;
+		if (vector_arrays[i].ao != a || !(k = vector_kind_of(Py_TYPE(v))))
+			continue;
+		memcpy(&shown, (char *)v + k->shown_at, sizeof(shown));
+		return *(PyObject **)((char *)v + k->ao_at) == a && !shown;
+	}
+	return 0;
+}
+
+static PyObject *vector_new(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	const struct vector_kind *k = vector_kind_of(t);
+	PyObject *v, *ao;
+
+	if (!k)
+		return PyErr_Format(PyExc_TypeError, "%s is not a vector as known", t->tp_name);
+	if (!(v = k->new_real(t, args, kw)))
+		return NULL;
+	ao = *(PyObject **)((char *)v + k->ao_at);
+	if (!ao)
+		return v;
+	if (n_vector_arrays == cap_vector_arrays) {
+		size_t cap = cap_vector_arrays ? 2 * cap_vector_arrays : 64;
+		struct vector_array *grown =
+		    PyMem_RawRealloc(vector_arrays, cap * sizeof(*vector_arrays));
+		if (!grown) {
+			Py_DECREF(v);
+			return PyErr_NoMemory();
+		}
+		vector_arrays = grown;
+		cap_vector_arrays = cap;
+	}
+	vector_arrays[n_vector_arrays].vector = v;
+	vector_arrays[n_vector_arrays++].ao = ao;
+	return v;
+}
+
+static void vector_dealloc(PyObject *v)
+{
+	const struct vector_kind *k = vector_kind_of(Py_TYPE(v));
+
+	vector_forget(v);
+	k->dealloc_real(v);
+}
+
+/* Where in a vector of class t its array is (the one field that is the array to_array hands
+ * out, in a vector made here) and its flag (the one int that to_array turned from 0 to 1):
+ * 0, or -1 when either is not found once. */
+static int vector_fields(PyTypeObject *t, Py_ssize_t *ao_at, Py_ssize_t *shown_at)
+{
+	PyObject *v = PyObject_CallNoArgs((PyObject *)t), *ao = NULL;
+	char before[256];
+	Py_ssize_t size = t->tp_basicsize;
+
+	*ao_at = *shown_at = -1;
+	if (v && size <= (Py_ssize_t)sizeof(before)) {
+		memcpy(before, v, (size_t)size);
+		ao = PyObject_CallMethod(v, "to_array", NULL);
+	}
+	if (ao && ndarray_type && Py_TYPE(ao) == ndarray_type) {
+		for (Py_ssize_t off = sizeof(PyObject);
+		     off + (Py_ssize_t)sizeof(PyObject *) <= size; off += sizeof(PyObject *))
+			if (*(PyObject **)((char *)v + off) == ao)
+				*ao_at = *ao_at == -1 ? off : -2;
+		for (Py_ssize_t off = sizeof(PyObject); off + (Py_ssize_t)sizeof(int) <= size;
+		     off += sizeof(int)) {
+			int was, now;
+			memcpy(&was, before + off, sizeof(was));
+			memcpy(&now, (char *)v + off, sizeof(now));
+			if (was == 0 && now == 1)
+				*shown_at = *shown_at == -1 ? off : -2;
+		}
+	}
+	PyErr_Clear();
+	Py_XDECREF(ao);
+	Py_XDECREF(v);
+	return *ao_at >= 0 && *shown_at >= 0 ? 0 : -1;
+}
+
+static int vectors_guard(void)
+{
+	PyObject *m = PyDict_GetItemString(PyImport_GetModuleDict(), "pandas._libs.hashtable");
+	PyObject *names, *dict;
+
+	if (!m)
+		return 0;
+	if (!(dict = PyModule_GetDict(m)) || !(names = PyDict_Keys(dict)))
+		return -1;
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); i++) {
+		PyObject *name = PyList_GET_ITEM(names, i), *c = PyDict_GetItem(dict, name);
+		PyTypeObject *t = (PyTypeObject *)c;
+		const char *n = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+		size_t len = n ? strlen(n) : 0;
+		Py_ssize_t ao_at, shown_at;
+		if (!n || !c || !PyType_Check(c) || len <= 6 ||
+		    strcmp(n + len - 6, "Vector") != 0 || (t->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
+		    !t->tp_new || !t->tp_dealloc)
+			continue;
+		if (vector_fields(t, &ao_at, &shown_at) < 0)
+			continue; /* (no array of its own: a StringVector's is made when handed out) */
+		if (n_vector_kinds == (int)(sizeof(vector_kinds) / sizeof(vector_kinds[0]))) {
+			Py_DECREF(names);
+			PyErr_SetString(PyExc_RuntimeError, "pandas has more vectors than known");
+			return -1;
+		}
+		vector_kinds[n_vector_kinds++] =
+		    (struct vector_kind){t, t->tp_new, t->tp_dealloc, ao_at, shown_at};
+		t->tp_new = vector_new;
+		t->tp_dealloc = vector_dealloc;
+	}
+	Py_DECREF(names);
+	return 0;
+}
+
 static int final_guard(PyObject *g)
 {
 	PyObject *list = PyDict_GetItemString(g, "final_classes");
@@ -4996,7 +5081,8 @@ int pydata_init(void)
 	if (!r || types_patch(g) < 0 || inits_check(g) < 0 || news_check(g) < 0 ||
 	    numpy_guard() < 0 || fortran_guard() < 0 || random_guard() < 0 ||
 	    library_attrs_guard(g) < 0 || pair_items_guard(g) < 0 || mat_reader_guard(g) < 0 ||
-	    final_guard(g) < 0 || rewrap_all() < 0 || pyreentry_texts_hold_all() < 0)
+	    final_guard(g) < 0 || vectors_guard() < 0 || rewrap_all() < 0 ||
+	    pyreentry_texts_hold_all() < 0)
 		goto out;
 	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");
 	if (pyplot) {

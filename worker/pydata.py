@@ -1080,7 +1080,6 @@ def _pandas():
     _period_steps(np)
     _pandas_counts(np)
     _unique_lists(np)
-    _own_resizes()
     _json_snapshots()
     _json_numpy_decoder()
 
@@ -1104,16 +1103,6 @@ def _own_methods(cls):
         if not attr.startswith('__') and not hasattr(real, '_own_arrays') and type(real).__name__ in (
                 'method_descriptor', 'function', 'cython_function_or_method'):
             type_patches[(cls, attr)] = _own_method(real)
-
-
-def _own_resizes():
-    """pandas' hash tables, vectors and factorizers grow the arrays they made in place (their
-    vectors' resize) while they run."""
-    from pandas._libs import hashtable
-    for name in dir(hashtable):
-        cls = getattr(hashtable, name)
-        if isinstance(cls, type) and cls.__module__ == hashtable.__name__:
-            _own_methods(cls)
 
 
 def _json_numpy_decoder():
@@ -2640,7 +2629,7 @@ def _masked_kernels(np):
                     kwargs['mask'] = mask
                 else:
                     args = args[:5] + (mask,) + args[6:]
-            return own_arrays(real, self, values, *args, **kwargs)
+            return real(self, values, *args, **kwargs)
         _unique.__doc__ = real.__doc__
         return _unique
 
@@ -2655,7 +2644,7 @@ def _masked_kernels(np):
         def f(values, dropna, mask=None):
             if mask is not None:
                 values, mask = converted(values, mask)
-            return own_arrays(real, values, dropna, mask=mask)
+            return real(values, dropna, mask=mask)
         f.__name__ = f.__qualname__ = real.__name__
         f.__doc__, f.__module__ = real.__doc__, getattr(real, '__module__', None)
         return f
@@ -2694,7 +2683,7 @@ def _hash_tables(np):
         def g(*args, **kwargs):
             args = [private(a) for a in args]
             kwargs = {k: private(v) for k, v in kwargs.items()}
-            return own_arrays(f, *args, **kwargs)
+            return f(*args, **kwargs)
         g.__name__ = g.__qualname__ = name or getattr(f, '__name__', 'function')
         g.__doc__ = getattr(f, '__doc__', None)
         g.__module__ = getattr(f, '__module__', None)

@@ -78,50 +78,93 @@ int pyframe_local_refs(PyObject *o)
 	return n;
 }
 
+struct holders {
+	PyObject *dicts[32], *seqs[32]; /* each counted once */
+	int ndicts, nseqs;
+};
+
+static int holders_has(PyObject *const *set, int n, PyObject *c)
+{
+	for (int k = 0; k < n; k++)
+		if (set[k] == c)
+			return 1;
+	return 0;
+}
+
+/* v, a variable's or a name's value: the container of its that holds references of its own (a
+ * list's items, a dict's values, an object's attributes) noted in h, unless `seen` (when not
+ * NULL) has it already. */
+static void holders_note(struct holders *h, const struct holders *seen, PyObject *v, PyObject *o)
+{
+	PyObject **dp, *c;
+	int seq;
+
+	if (v == o || PyModule_Check(v))
+		return;
+	/* (not a tuple's: a call given `*t` hands its items on without a reference of its own,
+	 * and the statement's reference counted beside them was the tuple's) */
+	if ((seq = PyList_CheckExact(v)) || PyDict_CheckExact(v))
+		c = v;
+	else if ((dp = _PyObject_GetDictPtr(v)) && *dp && PyDict_Check(*dp))
+		c = *dp;
+	else
+		return;
+	if (seen &&
+	    holders_has(seq ? seen->seqs : seen->dicts, seq ? seen->nseqs : seen->ndicts, c))
+		return;
+	if (seq && !holders_has(h->seqs, h->nseqs, c) && h->nseqs < 32)
+		h->seqs[h->nseqs++] = c; /* (past the first few: not counted, never too many) */
+	if (!seq && !holders_has(h->dicts, h->ndicts, c) && h->ndicts < 32)
+		h->dicts[h->ndicts++] = c;
+}
+
+static int holders_count(const struct holders *h, PyObject *o)
+{
+	PyObject *key, *value;
+	int n = 0;
+
+	for (int k = 0; k < h->ndicts; k++)
+		for (Py_ssize_t pos = 0; PyDict_Next(h->dicts[k], &pos, &key, &value);)
+			n += value == o;
+	for (int k = 0; k < h->nseqs; k++)
+		for (Py_ssize_t i = 0; i < PyList_GET_SIZE(h->seqs[k]); i++)
+			n += PyList_GET_ITEM(h->seqs[k], i) == o;
+	return n;
+}
+
 /* How many references to o the running frame can be seen to hold: its own variables, its
- * module's names, the items of the lists and tuples its variables are (numpy's meshgrid
- * reshapes `output[0]`), and the attributes of the objects its variables are (`self._mask`: an
- * object's dictionary of attributes), each list, tuple or dictionary counted once however
- * many variables name it (the module's dictionary among them). Each is a reference of its own, so a count of o's
- * references no greater than these and the statement's leaves none to anything else (C code in
- * the middle of its work holding o). */
+ * module's names, the items of the lists and dicts its variables and names are (numpy's
+ * meshgrid reshapes `output[0]`), and the attributes of the objects they are (`self._mask`:
+ * an object's dictionary of attributes), each list or dictionary counted once however many
+ * variables and names lead to it (the module's dictionary among them). Each is a reference of
+ * its own, so a count of o's references no greater than these and the statement's leaves none
+ * to anything else (C code in the middle of its work holding o). */
 int pyframe_held_refs(PyObject *o)
 {
 	PyThreadState *ts = PyThreadState_Get();
 	_PyInterpreterFrame *f = ts->cframe ? ts->cframe->current_frame : NULL;
-	PyObject *seen[16], *seqs[16], *key, *value;
-	int n = 0, nseen = 0, nseqs = 0;
+	PyObject *g, *key, *value;
+	struct holders h = {0}, more = {0};
+	Py_ssize_t pos = 0;
+	int n = 0;
 
 	if (!f || !f->f_code)
 		return 0;
-	if (f->f_globals && PyDict_Check(f->f_globals))
-		seen[nseen++] = f->f_globals;
+	g = f->f_globals && PyDict_Check(f->f_globals) ? f->f_globals : NULL;
+	if (g)
+		h.dicts[h.ndicts++] = g;
 	for (int i = 0; i < f->f_code->co_nlocalsplus; i++) {
-		PyObject *v = frame_local(f, i), **dp, *d;
-		int counted = 0;
+		PyObject *v = frame_local(f, i);
 		if (!v)
 			continue;
 		n += v == o;
-		if (v != o && (PyList_CheckExact(v) || PyTuple_CheckExact(v))) {
-			for (int k = 0; k < nseqs; k++)
-				counted |= seqs[k] == v;
-			if (!counted && nseqs < (int)(sizeof(seqs) / sizeof(seqs[0])))
-				seqs[nseqs++] = v;
-			continue;
-		}
-		if (v == o || !(dp = _PyObject_GetDictPtr(v)) || !(d = *dp) || !PyDict_Check(d))
-			continue;
-		for (int k = 0; k < nseen; k++)
-			counted |= seen[k] == d;
-		if (counted || nseen == (int)(sizeof(seen) / sizeof(seen[0])))
-			continue; /* (past the first few: not counted, never too many) */
-		seen[nseen++] = d;
+		holders_note(&h, NULL, v, o);
 	}
-	for (int k = 0; k < nseen; k++)
-		for (Py_ssize_t pos = 0; PyDict_Next(seen[k], &pos, &key, &value);)
-			n += value == o;
-	for (int k = 0; k < nseqs; k++)
-		for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seqs[k]); i++)
-			n += PySequence_Fast_ITEMS(seqs[k])[i] == o;
-	return n;
+	n += holders_count(&h, o);
+	if (!g || Py_REFCNT(o) <= 1 + n)
+		return n;
+	/* what the module's names hold, looked at only when still needed (a list of a million) */
+	while (PyDict_Next(g, &pos, &key, &value))
+		holders_note(&more, &h, value, o);
+	return n + holders_count(&more, o);
 }
