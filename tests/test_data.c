@@ -9277,6 +9277,72 @@ Test(data, hash_tables_grow_their_own_vectors_over_any_values)
 	e2e_stop();
 }
 
+/* numpy.ma's shape setter let the array's own change through once for the array its statement
+ * checked, and ran Python first (its mask made a private view: a dict lookup, where a key of the
+ * code's with the hash of '_mask' ran its __eq__): inside, the code's own `s.shape = (8, 1)`,
+ * nested, took that grant while np.concatenate held s (V53a H1: 7 rows past the output, posix
+ * reached). The setter makes the value plain, checks the statement, and changes the array with
+ * nothing run between; the nested statement is checked as any. The build before writes 7 rows. */
+Test(data, numpy_ma_s_setters_run_nothing_between_their_check_and_the_change)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, numpy.ma as ma\n"
+	    "big = np.full((16, 8), -1.0)\n"
+	    "out = big[:2]\n"
+	    "log = []\n"
+	    "class S(np.ndarray):\n"
+	    "    pass\n"
+	    "s = (np.arange(8.0).reshape(1, 8) + 100).view(S)\n"
+	    "st = {'eq': 'quiet'}\n"
+	    "class F:\n"
+	    "    def __float__(self):\n"
+	    "        if st['eq'] == 'running':\n"
+	    "            st['eq'] = 'quiet'\n"
+	    "            try:\n"
+	    "                s.shape = (8, 1)\n"
+	    "                log.append('reshaped the held s (1,8)->(8,1)')\n"
+	    "            except Exception as e:\n"
+	    "                log.append('reshape raised %s %s' % (type(e).__name__, str(e)[:90]))\n"
+	    "        return 5.0\n"
+	    "class K:\n"
+	    "    def __hash__(self):\n"
+	    "        if st.get('hash') == 'raise':\n"
+	    "            raise KeyError('keep me')\n"
+	    "        return hash('_mask')\n"
+	    "    def __eq__(self, o):\n"
+	    "        if st['eq'] == 'attack':\n"
+	    "            st['eq'] = 'running'\n"
+	    "            A = np.array([[F()] + [1] * 7], dtype=object)\n"
+	    "            try:\n"
+	    "                np.concatenate([A, s], axis=0, out=out, casting='unsafe')\n"
+	    "                log.append('concatenate ok')\n"
+	    "            except Exception as e:\n"
+	    "                log.append('concatenate raised %s %s' % (type(e).__name__, e))\n"
+	    "        return False\n"
+	    "class Obj:\n"
+	    "    pass\n"
+	    "o = Obj()\n"
+	    "o._optinfo = {K(): 1}\n"
+	    "st['hash'] = 'raise'\n"
+	    "try:\n"
+	    "    ma.MaskedArray._update_from(s, o)   # numpy.ma's function on any object: K into "
+	    "s.__dict__\n"
+	    "except Exception as e:\n"
+	    "    log.append('_update_from raised %s %s' % (type(e).__name__, str(e)[:60]))\n"
+	    "st['hash'] = 'ok'\n"
+	    "st['eq'] = 'attack'\n"
+	    "try:\n"
+	    "    fset = ma.MaskedArray.shape.fset\n"
+	    "    fset(s, (1, 8))\n"
+	    "except Exception as e:\n"
+	    "    log.append('fset raised %s %s' % (type(e).__name__, str(e)[:90]))\n"
+	    "[int((big[2:] != -1).any(axis=1).sum()), [l.split(\" in place\")[0] for l in log]]\n",
+	    "[0,[\"_update_from raised KeyError 'keep me'\",\"reshape raised ValueError an array's "
+	    "shape is changed\",\"concatenate ok\"]]");
+	e2e_stop();
+}
+
 /* What the code hands numpy's own Python and C (V50a H2, V50b H2-H3): numpy.ma's flat iterator
  * reshapes what its maskiter (an attribute the code sets) answers, with a statement of its own,
  * and that was the array searchsorted held; an index given as an object whose __array__ answers

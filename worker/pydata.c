@@ -3927,45 +3927,92 @@ static int geometry_refused_for(PyObject *a, const char *name)
 	return geometry_refused(a, name, geometry_grant_taken(a));
 }
 
-/* A library's setter of an attribute of arrays, real, as a property's setter: the statement
- * that sets it is checked as the array's own setter checks one (the property hands its
- * arguments on as they are: their references are the statement's), and the library's setter
- * then changes the array it was given (numpy.ma's shape and dtype: a `super().shape.__set__`). */
+/* A library's setter of an attribute of arrays as a property's setter (numpy.ma's shape and
+ * dtype), made of three parts: before(a), pydata.py's, which may run anything (numpy.ma's mask
+ * made a private view); the array's own change, here, with the value made plain data first (a
+ * tuple of ints, a data type) and the statement checked as an array's own is (the property hands
+ * its arguments on as they are: their references are the statement's), then nothing runs until
+ * the change is made (the statement's check is let through once for that array: a grant open
+ * while Python ran was taken by the code's own statement, nested under it, on the array C code
+ * held then: V53a H1); and after(a), pydata.py's again (the mask follows). */
 static PyObject *geometry_set(PyObject *closure, PyObject *const *args, Py_ssize_t nargs)
 {
-	PyObject *real = PyTuple_GET_ITEM(closure, 0), *prev = geometry_granted, *r;
-	const char *name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(closure, 1));
+	PyObject *before = PyTuple_GET_ITEM(closure, 0), *after = PyTuple_GET_ITEM(closure, 2);
+	PyObject *name = PyTuple_GET_ITEM(closure, 1), *a, *value = NULL, *r, *prev, *descr;
+	PyObject *mro = nargs == 2 ? Py_TYPE(args[0])->tp_mro : NULL;
+	PyTypeObject *nd = NULL;
+	int shape = PyUnicode_CompareWithASCIIString(name, "shape") == 0, rc;
 
 	if (nargs != 2) {
 		PyErr_SetString(PyExc_TypeError, "a setter takes the object and its value");
 		return NULL;
 	}
-	if (!name)
+	a = args[0];
+	for (Py_ssize_t i = 0; !nd && mro && i < PyTuple_GET_SIZE(mro); i++)
+		if (strcmp(((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_name, "numpy.ndarray") ==
+		    0)
+			nd = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+	if (!nd || !(descr = PyDict_GetItem(nd->tp_dict, name)) || !Py_TYPE(descr)->tp_descr_set) {
+		PyErr_SetString(PyExc_TypeError, "the setter is an array's");
 		return NULL;
-	if (pylayer_armed() && geometry_refused_for(args[0], name))
+	}
+	if (!(r = PyObject_CallOneArg(before, a)))
 		return NULL;
-	geometry_granted = args[0];
-	r = PyObject_Vectorcall(real, args, 2, NULL);
+	Py_DECREF(r);
+	if (shape) {
+		PyObject *given =
+		    PyLong_Check(args[1]) ? PyTuple_Pack(1, args[1]) : PySequence_Tuple(args[1]);
+		Py_ssize_t n = given ? PyTuple_GET_SIZE(given) : 0;
+		if (given && (value = PyTuple_New(n)))
+			for (Py_ssize_t i = 0; i < n; i++) {
+				Py_ssize_t v = PyNumber_AsSsize_t(PyTuple_GET_ITEM(given, i),
+				                                  PyExc_ValueError);
+				PyObject *x =
+				    v == -1 && PyErr_Occurred() ? NULL : PyLong_FromSsize_t(v);
+				if (!x) {
+					Py_CLEAR(value);
+					break;
+				}
+				PyTuple_SET_ITEM(value, i, x);
+			}
+		Py_XDECREF(given);
+	} else
+		value = PyObject_CallOneArg(np_dtype, args[1]);
+	if (!value)
+		return NULL;
+	if (pylayer_armed() && geometry_refused(a, shape ? "shape" : "dtype", 0)) {
+		Py_DECREF(value);
+		return NULL;
+	}
+	prev = geometry_granted;
+	geometry_granted = a;
+	rc = Py_TYPE(descr)->tp_descr_set(descr, a, value);
 	geometry_granted = prev;
-	return r;
+	Py_DECREF(value);
+	if (rc < 0)
+		return NULL;
+	return PyObject_CallOneArg(after, a);
 }
 
 static PyMethodDef geometry_set_def = {"geometry_set", (PyCFunction)(void (*)(void))geometry_set,
                                        METH_FASTCALL, NULL};
 
-/* pydata.py's geometry_setter(real, name): real checked as above. */
+/* pydata.py's geometry_setter(before, name, after): the setter above, of 'shape' or 'dtype'. */
 static PyObject *geometry_setter(PyObject *self, PyObject *args)
 {
-	PyObject *real, *name, *closure, *r;
+	PyObject *before, *after, *name, *closure, *r;
 
 	(void)self;
-	if (!PyArg_ParseTuple(args, "OU:geometry_setter", &real, &name))
+	if (!PyArg_ParseTuple(args, "OUO:geometry_setter", &before, &name, &after))
 		return NULL;
-	if (!PyCallable_Check(real)) {
-		PyErr_SetString(PyExc_TypeError, "geometry_setter takes a function");
+	if (!PyCallable_Check(before) || !PyCallable_Check(after) ||
+	    (PyUnicode_CompareWithASCIIString(name, "shape") != 0 &&
+	     PyUnicode_CompareWithASCIIString(name, "dtype") != 0)) {
+		PyErr_SetString(PyExc_TypeError,
+		                "geometry_setter takes two functions and 'shape' or 'dtype'");
 		return NULL;
 	}
-	if (!(closure = PyTuple_Pack(2, real, name)))
+	if (!(closure = PyTuple_Pack(3, before, name, after)))
 		return NULL;
 	r = PyCFunction_New(&geometry_set_def, closure);
 	Py_DECREF(closure);

@@ -281,8 +281,10 @@ def _masked_geometry(np):
     masked array: the array numpy held was reshaped under it (pydata.c's geometry_held: the
     code's own `a.shape = s` is refused then, a library's own statement is not). numpy.ma
     reshapes a view of its own of the mask now (over the same memory), and the statement that
-    sets a masked array's shape or dtype is checked as an array's is (the property's setter
-    then changes the array through ndarray's, by a call: let for that array)."""
+    sets a masked array's shape or dtype is checked as an array's is: pydata.c's setter makes
+    the view, then the array's own change with nothing run between its check and the change
+    (the value made plain first), then numpy.ma's change of the mask (shape_after,
+    dtype_after: the rest of numpy.ma's own setters)."""
     ma = np.ma.MaskedArray
     view = np.ndarray.view
 
@@ -291,17 +293,29 @@ def _masked_geometry(np):
         m = d.get('_mask')
         if isinstance(m, np.ndarray):
             d['_mask'] = view(m)
+        return None
+
+    getmask, nomask, make_mask_descr = np.ma.getmask, np.ma.nomask, np.ma.core.make_mask_descr
+
+    def shape_after(self):
+        # (numpy.ma's own setter, after ndarray's: pydata.c makes that one)
+        if getmask(self) is not nomask:
+            self._mask.shape = self.shape
+
+    def dtype_after(self):
+        if self._mask is not nomask:
+            self._mask = self._mask.view(make_mask_descr(self.dtype), np.ndarray)
+            try:
+                self._mask.shape = self.shape
+            except (AttributeError, TypeError):
+                pass
 
     shape = ma.__dict__['shape']
-    real_shape = shape.fset
-
-    def set_shape(self, value):
-        private_mask(self)
-        real_shape(self, value)
-
-    ma.shape = property(shape.fget, geometry_setter(set_shape, 'shape'), None, shape.__doc__)
+    ma.shape = property(shape.fget, geometry_setter(private_mask, 'shape', shape_after), None,
+                        shape.__doc__)
     dtype = ma.__dict__['dtype']
-    ma.dtype = property(dtype.fget, geometry_setter(dtype.fset, 'dtype'), None, dtype.__doc__)
+    ma.dtype = property(dtype.fget, geometry_setter(private_mask, 'dtype', dtype_after), None,
+                        dtype.__doc__)
     real_setmask = ma.__dict__['__setmask__']
 
     def __setmask__(self, mask, copy=False):
