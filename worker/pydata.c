@@ -663,8 +663,8 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 		return resize_real(self, args, kw);
 	/* Resized only with the references the running frame can be seen to hold, whoever calls
 	 * it, or by compiled code that made it (own_arrays, below); else only shortened. */
-	if (Py_REFCNT(self) > 1 + pyframe_held_refs(self) - weakly_held(self) && !own_made(self) &&
-	    !vector_array_of(self)) {
+	if (!own_made(self) && !vector_array_of(self) &&
+	    Py_REFCNT(self) > 1 + pyframe_held_refs(self) - weakly_held(self)) {
 		int shortened = resize_shortened(self, args);
 		if (shortened)
 			return shortened < 0 ? NULL : Py_NewRef(Py_None);

@@ -151,8 +151,6 @@ int pyframe_held_refs(PyObject *o)
 	if (!f || !f->f_code)
 		return 0;
 	g = f->f_globals && PyDict_Check(f->f_globals) ? f->f_globals : NULL;
-	if (g)
-		h.dicts[h.ndicts++] = g;
 	for (int i = 0; i < f->f_code->co_nlocalsplus; i++) {
 		PyObject *v = frame_local(f, i);
 		if (!v)
@@ -161,9 +159,16 @@ int pyframe_held_refs(PyObject *o)
 		holders_note(&h, NULL, v, o);
 	}
 	n += holders_count(&h, o);
-	if (!g || Py_REFCNT(o) <= 1 + n)
+	/* the module's names, then what they hold, looked at only when still needed (a library's
+	 * module has hundreds of names; a list of a million items) */
+	if (!g || Py_REFCNT(o) <= 1 + n || holders_has(h.dicts, h.ndicts, g))
 		return n;
-	/* what the module's names hold, looked at only when still needed (a list of a million) */
+	more.dicts[more.ndicts++] = g;
+	n += holders_count(&more, o);
+	if (Py_REFCNT(o) <= 1 + n || h.ndicts == 32)
+		return n; /* (32: not counted, never counted twice) */
+	more.ndicts = 0;
+	h.dicts[h.ndicts++] = g;
 	while (PyDict_Next(g, &pos, &key, &value))
 		holders_note(&more, &h, value, o);
 	return n + holders_count(&more, o);
