@@ -278,8 +278,8 @@ def _masked_geometry(np):
     """numpy.ma reshapes in place a masked array's mask to the array's shape (its shape setter,
     its mask's setter, a copy made of it): an array the code may have put there (`m._mask = a`),
     or hold, and handed to numpy's C code, whose __array__ of the code's then reshaped the
-    masked array: the array numpy held was reshaped under it (pydata.c's geometry_held: the
-    code's own `a.shape = s` is refused then, a library's own statement is not). numpy.ma
+    masked array: the array numpy held was reshaped under it (pydata.c's geometry_refused:
+    any `a.shape = s` is refused then, the library's own statements too). numpy.ma
     reshapes a view of its own of the mask now (over the same memory), and the statement that
     sets a masked array's shape or dtype is checked as an array's is: pydata.c's setter makes
     the view, then the array's own change with nothing run between its check and the change
@@ -1114,7 +1114,8 @@ def _own_methods(cls):
     running frame shows)."""
     for attr, real in list(cls.__dict__.items()):
         real = type_patches.get((cls, attr), real)
-        if not attr.startswith('__') and not hasattr(real, '_own_arrays') and type(real).__name__ in (
+        kind = type(real).__name__
+        if not attr.startswith('__') and not hasattr(real, '_own_arrays') and kind in (
                 'method_descriptor', 'function', 'cython_function_or_method'):
             type_patches[(cls, attr)] = _own_method(real)
 
