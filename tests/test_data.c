@@ -9343,6 +9343,55 @@ Test(data, numpy_ma_s_setters_run_nothing_between_their_check_and_the_change)
 	e2e_stop();
 }
 
+/* A data type of another item size changes an array's dimensions as a shape does: the count of
+ * two references a library's change of it was let have passed scipy.sparse's dtype setter
+ * (`self.data.dtype = t`) on what the code's `data` property handed it, np.concatenate's input
+ * (V54a H1: 8 cells past the output, posix reached). It is checked as a shape is, whoever
+ * changes it; scipy.sparse's own dtype setter on its own arrays works. The build before
+ * writes the 8 cells. */
+Test(data, an_item_size_changes_only_what_the_frame_shows)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "import scipy.sparse as sp\n"
+	    "setter = sp.csr_matrix.dtype.fset\n"
+	    "big = np.full((8, 16), -1.0)\n"
+	    "out = big[:1]\n"
+	    "keep, log = [], []\n"
+	    "class H:\n"
+	    "    @property\n"
+	    "    def data(self):\n"
+	    "        return keep.pop()\n"
+	    "class XL:\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        x = np.arange(8.0).reshape(1, 8) + 100\n"
+	    "        keep.append(x)\n"
+	    "        return x\n"
+	    "class F:\n"
+	    "    def __float__(self):\n"
+	    "        if keep:\n"
+	    "            try:\n"
+	    "                setter(H(), np.float32)\n"
+	    "                log.append('dtype of the held input changed f8 (1,8) -> f4 (1,16)')\n"
+	    "            except Exception as e:\n"
+	    "                log.append('setter raised %s %s' % (type(e).__name__, str(e)[:120]))\n"
+	    "        return 5.0\n"
+	    "A = np.array([[F()] + [1] * 7], dtype=object)\n"
+	    "try:\n"
+	    "    np.concatenate([A, XL()], axis=1, out=out, casting='unsafe')\n"
+	    "    log.append('concatenate ok')\n"
+	    "except Exception as e:\n"
+	    "    log.append('concatenate raised %s %s' % (type(e).__name__, e))\n"
+	    "m = sp.csr_matrix(np.eye(3))\n"
+	    "m.dtype = np.float32\n"
+	    "[int((big[1:] != -1).sum()), [l.split(\" in place\")[0] for l in log], m.dtype.name, "
+	    "m.toarray().sum().item()]\n",
+	    "[0,[\"setter raised ValueError an array's dtype is changed\",\"concatenate "
+	    "ok\"],\"float32\",1.875]");
+	e2e_stop();
+}
+
 /* What the code hands numpy's own Python and C (V50a H2, V50b H2-H3): numpy.ma's flat iterator
  * reshapes what its maskiter (an attribute the code sets) answers, with a statement of its own,
  * and that was the array searchsorted held; an index given as an object whose __array__ answers

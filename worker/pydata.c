@@ -4116,8 +4116,8 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 		 * array back (it.base) with no reference to tell it holds it. The code's arrays keep
 		 * the size of their items (a.view(dtype) sets it on an array no one else holds yet);
 		 * the libraries' change when nothing else holds them. */
-		if (Py_REFCNT(self) > (pyguard_reader_is_user() ? 1 : 2) &&
-		    descr_elsize(value) != descr_elsize(((struct np_array *)self)->descr)) {
+		int resized = descr_elsize(value) != descr_elsize(((struct np_array *)self)->descr);
+		if (!granted && resized && Py_REFCNT(self) > (pyguard_reader_is_user() ? 1 : 2)) {
 			PyErr_SetString(
 			    PyExc_ValueError,
 			    "an array keeps the size of its items in the sandbox (views "
@@ -4126,9 +4126,13 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 			Py_DECREF(value);
 			return -1;
 		}
-		/* One of items of the same size with a subarray on either side changes the
-		 * array's dimensions (64 doubles made 64 rows of 8 bytes) */
-		if ((descr_subarray(value) || descr_subarray(((struct np_array *)self)->descr)) &&
+		/* One of items of another size, or of the same size with a subarray on either side,
+		 * changes the array's dimensions (64 doubles made 64 rows of 8 bytes), whoever
+		 * changes it (scipy.sparse's dtype setter, `self.data.dtype = t`, on what the code's
+		 * `data` handed it: np.concatenate's input, which the library's count of two let
+		 * through: V54a H1) */
+		if ((resized || descr_subarray(value) ||
+		     descr_subarray(((struct np_array *)self)->descr)) &&
 		    geometry_refused(self, "dtype", granted)) {
 			Py_DECREF(value);
 			return -1;
