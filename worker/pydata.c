@@ -584,7 +584,7 @@ static int buffers_guard(PyObject *np, PyTypeObject *nd)
 static PyCFunctionWithKeywords resize_real;
 
 static void dims_kept(PyObject *a);
-static int weakly_held(PyObject *a);
+static int geometry_shown(PyObject *a);
 static int own_made(PyObject *a);
 static int vector_array_of(PyObject *a);
 
@@ -663,8 +663,7 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 		return resize_real(self, args, kw);
 	/* Resized only with the references the running frame can be seen to hold, whoever calls
 	 * it, or by compiled code that made it (own_arrays, below); else only shortened. */
-	if (!own_made(self) && !vector_array_of(self) &&
-	    Py_REFCNT(self) > 1 + pyframe_held_refs(self) - weakly_held(self)) {
+	if (!own_made(self) && !vector_array_of(self) && !geometry_shown(self)) {
 		int shortened = resize_shortened(self, args);
 		if (shortened)
 			return shortened < 0 ? NULL : Py_NewRef(Py_None);
@@ -977,13 +976,11 @@ static PyObject *own_arrays(PyObject *self, PyObject *args, PyObject *kw)
 	struct own_scope s;
 	PyObject *key, *value, *r, *f;
 	Py_ssize_t pos = 0;
-	int plain = PyTuple_GET_SIZE(args) > 0 && !other_threads(), collecting;
+	int plain = !other_threads(), collecting;
 
 	(void)self;
-	if (!plain) {
-		if (PyTuple_GET_SIZE(args) == 0)
-			return PyErr_Format(PyExc_TypeError, "own_arrays takes a function");
-	}
+	if (PyTuple_GET_SIZE(args) == 0)
+		return PyErr_Format(PyExc_TypeError, "own_arrays takes a function");
 	for (Py_ssize_t i = 1; plain && i < PyTuple_GET_SIZE(args); i++)
 		plain = own_plain(PyTuple_GET_ITEM(args, i), 0);
 	while (plain && kw && PyDict_Next(kw, &pos, &key, &value))
@@ -3874,7 +3871,7 @@ static int strides_checked(PyObject *a, PyObject **value)
  * numpy looks it up on every input) set strides of 0 on an output whose loop was already fixed,
  * and handed back a small block of the same strides: the result written past it. They change
  * only on an array nothing else holds: the statement's reference and those the running frame
- * shows (geometry_may_hold), whoever changes them (using a weak reference adds none: an array
+ * shows (geometry_shown), whoever changes them (using a weak reference adds none: an array
  * something refers to weakly has one reference fewer). */
 static int weakly_held(PyObject *a)
 {
@@ -3887,21 +3884,20 @@ static int weakly_held(PyObject *a)
  * (geometry_set), until its first change. */
 static PyObject *geometry_granted;
 
-/* How many references a change of a's geometry may find: the statement's, and those the running
+/* Does a change of a's geometry find only the statement's reference and those the running
  * frame can be seen to hold (pyframe_held_refs), whoever changes it, the code or a library by its
  * own statement or a call. Anything more is held by what cannot be seen: C code in the middle of
  * its work (np.concatenate keeps what an input's __array__ answered by one reference of its own,
  * and the code popped its own onto a library's `self.shape = shape`). */
-static Py_ssize_t geometry_may_hold(PyObject *a, const char *name)
+static int geometry_shown(PyObject *a)
 {
-	(void)name;
-	return 1 + pyframe_held_refs(a);
+	return Py_REFCNT(a) <= 1 + pyframe_held_refs(a) - weakly_held(a);
 }
 
 /* Is the change of a's attribute name refused (an error set)? (granted: geometry_set let it.) */
 static int geometry_refused(PyObject *a, const char *name, int granted)
 {
-	if (granted || Py_REFCNT(a) <= geometry_may_hold(a, name) - weakly_held(a))
+	if (granted || geometry_shown(a))
 		return 0;
 	PyErr_Format(PyExc_ValueError,
 	             "an array's %s is changed in place only while nothing else holds it in the "
