@@ -9140,7 +9140,8 @@ Test(data, numpy_s_held_arrays_keep_their_geometry_through_library_code)
  * its own resize, or handed to a thread pool to resize (any library frame was let resize an
  * array to another size): rows copied past the output each time (7 of them; posix reached).
  * A change of shape and a resize now find only the references the running frame shows (its
- * variables, its module's names, the attributes and list items they hold), whoever makes it;
+ * variables, its closure's cells, its module's names, the attributes and list items they
+ * hold), whoever makes it (a closure's statement holds its own reference: refused too);
  * a new matrix is let take its two dimensions; compiled code resizes the arrays it made (hash
  * tables' vectors, qhull's extremes). The build before writes the 7 rows each time. */
 Test(data, what_c_code_holds_by_one_reference_keeps_its_geometry)
@@ -9182,8 +9183,13 @@ Test(data, what_c_code_holds_by_one_reference_keeps_its_geometry)
 	    "def by_tuple(keep):\n"
 	    "    T = (keep.pop(), (8, 1))\n"
 	    "    np.ndarray.resize(*T)\n"
+	    "def by_closure(keep):\n"
+	    "    x = keep.pop()\n"
+	    "    def g():\n"
+	    "        x.shape = (8, 1)\n"
+	    "    g()\n"
 	    "r = [past(by_library_statement), past(by_own_resize), past(by_executor), "
-	    "past(by_tuple)]\n"
+	    "past(by_tuple), past(by_closure)]\n"
 	    "import pandas as pd\n"
 	    "from scipy.spatial import ConvexHull\n"
 	    "class Box:\n"
@@ -9196,20 +9202,27 @@ Test(data, what_c_code_holds_by_one_reference_keeps_its_geometry)
 	    "    L = [np.arange(6)]\n"
 	    "    L[0].shape = (3, 2)\n"
 	    "    return L[0].shape\n"
+	    "def in_closure():\n"
+	    "    a = np.arange(6)\n"
+	    "    def square():\n"
+	    "        a.shape = (2, 3)\n"
+	    "    square()\n"
+	    "    return a.shape\n"
 	    "lst, dd = [np.arange(6)], {'k': np.arange(12)}\n"
 	    "lst[0].shape, dd['k'].shape = (2, 3), (3, 4)\n"
 	    "own = np.arange(6)\n"
 	    "own.resize((2, 3))\n"
 	    "xs, ys = np.meshgrid(np.arange(3), np.arange(2))\n"
 	    "m = np.asmatrix(np.arange(4))\n"
-	    "r += [Box().square(), in_list(), own.shape, xs.shape, m.shape, (m.T * m).shape,\n"
+	    "r += [Box().square(), in_list(), in_closure(), own.shape, xs.shape, m.shape, (m.T * "
+	    "m).shape,\n"
 	    "      len(pd.unique(np.arange(5000) % 3000)), "
 	    "len(ConvexHull(np.random.default_rng(0).random((200, 2))).vertices) > 3,\n"
 	    "      lst[0].shape, dd['k'].shape]\n"
 	    "[r, got]\n",
-	    "[[0,0,0,0,[2,3],[3,2],[2,3],[2,3],[1,4],[4,4],3000,true,[2,3],[3,4]],[\"an array's "
-	    "shape is changed\",\"an array is resized\",\"an array is resized\",\"an array is "
-	    "resized\"]]");
+	    "[[0,0,0,0,0,[2,3],[3,2],[2,3],[2,3],[2,3],[1,4],[4,4],3000,true,[2,3],[3,4]],[\"an "
+	    "array's shape is changed\",\"an array is resized\",\"an array is resized\",\"an "
+	    "array is resized\",\"an array's shape is changed\"]]");
 	e2e_stop();
 }
 

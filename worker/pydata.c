@@ -632,7 +632,10 @@ static PyObject *resize_leaving(PyObject *self, PyObject *args, PyObject *kw)
 
 /* A held array of one dimension made shorter: its length set, its memory and items left as
  * they were (its holders read what they read before, or fewer items of it; pandas' vectors
- * trim theirs to what they hold as they hand them out, as they run the code's __eq__).
+ * trim theirs to what they hold as they hand them out, as they run the code's __eq__). The
+ * array no longer owns the block, for good: nothing frees it under its holders (a state set
+ * on the array, now of no bytes, or a resize, would have freed it; neither is let through on
+ * an array that does not own its memory) and it is left when the array goes.
  * 1 when args ask for that (done), 0 when not, -1 with an error. */
 static int resize_shortened(PyObject *self, PyObject *args)
 {
@@ -652,6 +655,7 @@ static int resize_shortened(PyObject *self, PyObject *args)
 		return 0;
 	dims_kept(self);
 	arr->dimensions[0] = len;
+	arr->flags &= ~NP_OWNDATA;
 	return 1;
 }
 

@@ -53,29 +53,17 @@ void pyframe_super_parts(PyObject **first, PyObject **cls)
 	}
 }
 
-/* The running frame's variable i (a cell's contents when it is one), borrowed, or NULL. */
+/* The running frame's variable i (a cell's contents when it is one: its own or its closure's,
+ * each cell holding a reference of its own), borrowed, or NULL. */
 static PyObject *frame_local(_PyInterpreterFrame *f, int i)
 {
 	PyObject *v = _PyFrame_GetLocalsArray(f)[i];
 
-	if (v && (_PyLocals_GetKind(f->f_code->co_localspluskinds, i) & CO_FAST_CELL) &&
+	if (v &&
+	    (_PyLocals_GetKind(f->f_code->co_localspluskinds, i) & (CO_FAST_CELL | CO_FAST_FREE)) &&
 	    PyCell_Check(v))
 		v = PyCell_GET(v);
 	return v;
-}
-
-/* How many of the running frame's own variables (a cell's contents included) are o. */
-int pyframe_local_refs(PyObject *o)
-{
-	PyThreadState *ts = PyThreadState_Get();
-	_PyInterpreterFrame *f = ts->cframe ? ts->cframe->current_frame : NULL;
-	int n = 0;
-
-	if (!f || !f->f_code)
-		return 0;
-	for (int i = 0; i < f->f_code->co_nlocalsplus; i++)
-		n += frame_local(f, i) == o;
-	return n;
 }
 
 struct holders {
@@ -132,13 +120,14 @@ static int holders_count(const struct holders *h, PyObject *o)
 	return n;
 }
 
-/* How many references to o the running frame can be seen to hold: its own variables, its
- * module's names, the items of the lists and dicts its variables and names are (numpy's
- * meshgrid reshapes `output[0]`), and the attributes of the objects they are (`self._mask`:
- * an object's dictionary of attributes), each list or dictionary counted once however many
- * variables and names lead to it (the module's dictionary among them). Each is a reference of
- * its own, so a count of o's references no greater than these and the statement's leaves none
- * to anything else (C code in the middle of its work holding o). */
+/* How many references to o the running frame can be seen to hold: its own variables (its
+ * closure's cells among them), its module's names, the items of the lists and dicts its
+ * variables and names are (numpy's meshgrid reshapes `output[0]`), and the attributes of the
+ * objects they are (`self._mask`: an object's dictionary of attributes), each list or
+ * dictionary counted once however many variables and names lead to it (the module's
+ * dictionary among them). Each is a reference of its own, so a count of o's references no
+ * greater than these and the statement's leaves none to anything else (C code in the middle
+ * of its work holding o). */
 int pyframe_held_refs(PyObject *o)
 {
 	PyThreadState *ts = PyThreadState_Get();

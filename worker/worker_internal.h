@@ -110,7 +110,6 @@ int pyfork_zygote_hooks(void);
  * getter) rather than by its caller's bytecode? */
 int pyframe_called_from_c(PyFrameObject *f);
 void pyframe_super_parts(PyObject **first, PyObject **cls);
-int pyframe_local_refs(PyObject *o);
 /* How many references to o the running frame can be seen to hold (its variables, its
  * module's names, the attributes of its variables' objects). */
 int pyframe_held_refs(PyObject *o);
