@@ -9405,6 +9405,77 @@ Test(data, an_item_size_changes_only_what_the_frame_shows)
 	e2e_stop();
 }
 
+/* ndarray.__setstate__ on an array something held (V55a): numpy.ma's __setstate__ sets its
+ * mask's state, `self._mask`, any array the code put there, reached by copy.copy of an object
+ * whose reduce makes such a masked array. An empty input np.concatenate held took a state of
+ * 16 columns after numpy sized the output by its none (16 cells written past it); a held array
+ * shortened to no items passed as empty and had the block its view read freed (the view read a
+ * new array's items: the sandbox escaped). A state is set only on an empty array that nothing
+ * holds beyond the statement and what the running frame shows, and a shortened array no longer
+ * owns its block. Copies of masked arrays and records work (a shape set to what it is changes
+ * nothing: numpy.ma's copy of records set its shared mask's shape, refused before). The build
+ * before writes the 16 cells and its view reads the new array's 7.0s. */
+Test(data, an_array_s_state_is_set_only_on_what_nothing_else_holds)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, numpy.ma as ma, copy\n"
+	    "from numpy.ma import mrecords\n"
+	    "got = []\n"
+	    "def through_masked(arr, state):\n"
+	    "    def made():\n"
+	    "        y = ma.MaskedArray(np.zeros(0))\n"
+	    "        y._mask = arr\n"
+	    "        return y\n"
+	    "    class X:\n"
+	    "        def __reduce_ex__(self, proto):\n"
+	    "            return (made, (), (0,) + state + (None,))\n"
+	    "    try:\n"
+	    "        copy.copy(X())\n"
+	    "    except ValueError as e:\n"
+	    "        got.append(str(e).split(' (')[0])\n"
+	    "# an empty input np.concatenate holds, given a state of 16 columns\n"
+	    "big = np.full((8, 16), -1.0)\n"
+	    "held = []\n"
+	    "class XL:\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        held.append(np.zeros((1, 0)))\n"
+	    "        return held[-1]\n"
+	    "class F:\n"
+	    "    def __float__(self):\n"
+	    "        if held:\n"
+	    "            through_masked(held[0], ((1, 16), np.dtype('f8'), False, b'\\0' * 128, "
+	    "b'\\1' * 16))\n"
+	    "        return 5.0\n"
+	    "try:\n"
+	    "    np.concatenate([np.array([[F()]], dtype=object), XL()], axis=1, out=big[:1, :1],\n"
+	    "                   casting='unsafe')\n"
+	    "except ValueError as e:\n"
+	    "    got.append('concatenate: ' + str(e).split(' (')[0])\n"
+	    "r = [int((big[1:] != -1).sum() + (big[0, 1:] != -1).sum()), held[0].shape]\n"
+	    "# a held array shortened to no items: its view keeps reading its block\n"
+	    "H = np.arange(4096.0)\n"
+	    "V = H[:]\n"
+	    "H.resize(0)\n"
+	    "through_masked(H, ((1,), np.dtype('f8'), False, b'\\0' * 8, b'\\1'))\n"
+	    "B = np.full(4096, 7.0)\n"
+	    "r += [H.shape, float(V[:5].sum()), float(V[-1])]\n"
+	    "# what works: a state set on a new array, copies of masked arrays and records\n"
+	    "m = ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])\n"
+	    "rec = mrecords.fromarrays([np.arange(3), np.arange(3.0)], names='a,b')\n"
+	    "r += [copy.deepcopy(m).tolist(), copy.copy(m).mask.tolist(),\n"
+	    "      copy.deepcopy(rec).a.tolist(), "
+	    "copy.deepcopy(np.arange(3).view(np.recarray)).tolist()]\n"
+	    "s = np.arange(6)\n"
+	    "s.shape = (6,)\n"
+	    "r.append(s.shape)\n"
+	    "[r, got]",
+	    "[[0,[1,0],[0],10.0,4095.0,[1.0,null,3.0],[false,true,false],[0,1,2],[0,1,2],[6]],["
+	    "\"an array's state is set only on a new, empty array\",\"an array's state is set only "
+	    "on a new, empty array\"]]");
+	e2e_stop();
+}
+
 /* What the code hands numpy's own Python and C (V50a H2, V50b H2-H3): numpy.ma's flat iterator
  * reshapes what its maskiter (an attribute the code sets) answers, with a statement of its own,
  * and that was the array searchsorted held; an index given as an object whose __array__ answers

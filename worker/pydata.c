@@ -714,28 +714,96 @@ static int resize_guard(PyTypeObject *nd)
  * attribute by a name the user chose: dataclasses.replace with a field named __setstate__),
  * the views went on over freed memory (a list's items laid there: the sandbox escaped). The
  * state is set only on an array that holds no bytes yet, as the one a reduce makes for it
- * (numpy's _reconstruct: an empty array), so no view can have seen its memory. */
+ * (numpy's _reconstruct: an empty array), so no view can have seen its memory, and, as a
+ * shape is, only while nothing holds it beyond the statement and what the running frame shows
+ * (geometry_shown): numpy.ma's __setstate__ sets its mask's state (`self._mask`, any array the
+ * code put there), and an empty array np.concatenate held, given a state of 16 columns, had
+ * them copied past the output of one it had sized by the array's none (V55a H2). */
 static PyCFunction setstate_real;
 static PyObject *nbytes_descr; /* ndarray's own nbytes (a subclass's property may say 0) */
 
+/* numpy's state of an array, (version, shape, dtype, fortran, data) or without the version,
+ * made plain data: numpy reads it with nothing of the caller's run (a shape's items' __index__,
+ * a sequence's items, a flag's __index__ ran Python after the check). New tuple of the
+ * state alone, as the method's arguments; NULL with an error. */
+static PyObject *setstate_args_plain(PyObject *args)
+{
+	PyObject *state =
+	    PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
+	Py_ssize_t n = state && PyTuple_CheckExact(state) ? PyTuple_GET_SIZE(state) : 0,
+	           dims[NP_MAXDIMS];
+	PyObject *item[5] = {NULL}, *version = NULL, *r = NULL;
+	int k = n == 5, fortran;
+
+	if (n != 4 && n != 5) {
+		PyErr_SetString(
+		    PyExc_TypeError,
+		    "an array's state is a tuple (version, shape, dtype, fortran, data)");
+		return NULL;
+	}
+	if (k) {
+		long v = PyLong_AsLong(PyTuple_GET_ITEM(state, 0));
+		if ((v == -1 && PyErr_Occurred()) || !(version = PyLong_FromLong(v)))
+			return NULL;
+	}
+	if (intp_values(PyTuple_GET_ITEM(state, k), dims, &item[1]) < 0)
+		goto out;
+	item[2] = PyTuple_GET_ITEM(state, k + 1);
+	item[4] = PyTuple_GET_ITEM(state, k + 3);
+	if (!PyObject_TypeCheck(item[2], (PyTypeObject *)np_dtype) ||
+	    !(PyBytes_CheckExact(item[4]) || PyUnicode_CheckExact(item[4]) ||
+	      PyList_CheckExact(item[4]))) {
+		PyErr_SetString(PyExc_TypeError,
+		                "an array's state has a data type and its data as bytes (a list "
+		                "for objects)");
+		goto out;
+	}
+	if ((fortran = PyObject_IsTrue(PyTuple_GET_ITEM(state, k + 2))) < 0)
+		goto out;
+	item[3] = PyBool_FromLong(fortran);
+	state = k ? PyTuple_Pack(5, version, item[1], item[2], item[3], item[4])
+	          : PyTuple_Pack(4, item[1], item[2], item[3], item[4]);
+	r = state ? PyTuple_Pack(1, state) : NULL;
+	Py_XDECREF(state);
+out:
+	Py_XDECREF(version);
+	Py_XDECREF(item[1]);
+	Py_XDECREF(item[3]);
+	return r;
+}
+
 static PyObject *setstate_checked(PyObject *self, PyObject *args)
 {
-	PyObject *n;
+	struct np_array *arr = (struct np_array *)self;
+	PyObject *n, *plain, *descr, *base, *r;
 	int empty;
 
 	if (!pylayer_armed())
 		return setstate_real(self, args);
+	if (!(plain = setstate_args_plain(args)))
+		return NULL;
 	n = Py_TYPE(nbytes_descr)->tp_descr_get(nbytes_descr, self, (PyObject *)Py_TYPE(self));
 	empty = n && PyLong_CheckExact(n) && PyLong_AsLong(n) == 0;
 	Py_XDECREF(n);
-	if (!empty) {
+	if (!empty || !geometry_shown(self)) {
 		if (!PyErr_Occurred())
-			PyErr_SetString(PyExc_ValueError,
-			                "an array's state is set only on a new, empty array (as a "
-			                "reduce makes it), never over memory its views may read");
+			PyErr_SetString(
+			    PyExc_ValueError,
+			    "an array's state is set only on a new, empty array (as a "
+			    "reduce makes it) that nothing else holds, never over memory "
+			    "its views may read");
+		Py_DECREF(plain);
 		return NULL;
 	}
-	return setstate_real(self, args);
+	/* (what numpy lets go, the data type and the base, goes after it is done: their
+	 * finalizers run nothing while the array is half set) */
+	descr = Py_XNewRef(arr->descr);
+	base = Py_XNewRef(arr->base);
+	r = setstate_real(self, plain);
+	Py_DECREF(plain);
+	Py_XDECREF(descr);
+	Py_XDECREF(base);
+	return r;
 }
 
 static int setstate_guard(PyTypeObject *nd)
@@ -3922,11 +3990,6 @@ static int geometry_grant_taken(PyObject *a)
 	return 1;
 }
 
-static int geometry_refused_for(PyObject *a, const char *name)
-{
-	return geometry_refused(a, name, geometry_grant_taken(a));
-}
-
 /* A library's setter of an attribute of arrays as a property's setter (numpy.ma's shape and
  * dtype), made of three parts: before(a), pydata.py's, which may run anything (numpy.ma's mask
  * made a private view); the array's own change, here, with the value made plain data first (a
@@ -4090,16 +4153,34 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 
 	if (!pylayer_armed() || !value)
 		return s->set(self, value, s->closure);
-	if ((s == shape_setter || s == strides_setter) &&
-	    geometry_refused_for(self, s == shape_setter ? "shape" : "strides"))
-		return -1;
-	if (s == dtype_setter)
-		granted = geometry_grant_taken(self);
+	granted = geometry_grant_taken(self);
 	if (!(value = private_lists(value, 0)))
 		return -1;
-	if (s == strides_setter && strides_checked(self, &value) < 0) {
-		Py_DECREF(value);
-		return -1;
+	/* A shape or strides made plain data first (a tuple of ints: its items' __index__ may
+	 * run anything), then the check, then nothing until the change. A shape set to what it
+	 * is changes nothing (numpy.ma's `data._mask.shape = data.shape` on a mask the copy
+	 * shares with the original): done as it is. */
+	if (s == shape_setter || s == strides_setter) {
+		const struct np_array *arr = (const struct np_array *)self;
+		Py_ssize_t dims[NP_MAXDIMS];
+		PyObject *t = NULL;
+		int n = s == strides_setter ? strides_checked(self, &value)
+		                            : intp_values(value, dims, &t);
+		if (s == shape_setter)
+			Py_SETREF(value, t);
+		if (n < 0 || !value) {
+			Py_XDECREF(value);
+			return -1;
+		}
+		if (s == shape_setter && n == arr->nd &&
+		    (n == 0 || memcmp(dims, arr->dimensions, (size_t)n * sizeof(*dims)) == 0)) {
+			Py_DECREF(value);
+			return 0;
+		}
+		if (geometry_refused(self, s == shape_setter ? "shape" : "strides", granted)) {
+			Py_DECREF(value);
+			return -1;
+		}
 	}
 	/* numpy's setter converts the value with its own converter, inside, which none of the
 	 * checks of a data type sees: it is given the data type np.dtype makes of the value
