@@ -415,6 +415,9 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 	ws->ex_fd = -1;
 	ws->path = NULL;
 	ws->excluded = 0;
+	ws->mods = NULL;
+	ws->n_mods = 0;
+	ws->in_mods = 0;
 	ws->orphans = NULL;
 	ws->n_orphans = 0;
 	ws->groups = ws->root_groups = NULL;
@@ -504,6 +507,10 @@ void broker_workspace_close(struct workspace *ws)
 	ws->fd = -1;
 	ws->path = NULL;
 	ws->excluded = 0;
+	free(ws->mods);
+	ws->mods = NULL;
+	ws->n_mods = 0;
+	ws->in_mods = 0;
 }
 
 int broker_workspace_exclude(struct workspace *ws, int dirfd)
@@ -917,6 +924,105 @@ static void write_free(struct ws_file *f, int remove)
 	f->dirfd = -1;
 }
 
+/* How many directories up a request's directory is looked at most for a module directory:
+ * further than any path can name. */
+#define WS_MODULES_DEPTH (PATH_MAX / 2)
+
+/* Is the directory dirfd, or one above it up to the workspace's own (up to "/" when to_root),
+ * one of the interpreter's module directories? When that cannot be told, it is. dirfd stays
+ * open. */
+static int ws_dir_in_modules(const struct workspace *ws, int dirfd, int to_root)
+{
+	struct stat st, root;
+	dev_t pdev = 0;
+	ino_t pino = 0;
+	int fd = dirfd, in = 0;
+
+	if (ws->in_mods)
+		return 1;
+	if (!ws->n_mods)
+		return 0;
+	if (fstat(ws->fd, &root) < 0)
+		return 1;
+	for (int depth = 0;; depth++) {
+		if (fstat(fd, &st) < 0 || depth >= WS_MODULES_DEPTH) {
+			in = 1;
+			break;
+		}
+		for (size_t i = 0; i < ws->n_mods && !in; i++)
+			in = st.st_dev == ws->mods[i].dev && st.st_ino == ws->mods[i].ino;
+		if (in || (!to_root && st.st_dev == root.st_dev && st.st_ino == root.st_ino) ||
+		    (depth > 0 && st.st_dev == pdev && st.st_ino == pino))
+			break; /* (the workspace's own, or "/": its own parent) */
+		pdev = st.st_dev;
+		pino = st.st_ino;
+		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd != dirfd)
+			close(fd);
+		fd = up;
+		if (fd < 0)
+			return 1;
+	}
+	if (fd != dirfd)
+		close(fd);
+	return in;
+}
+
+/* Note the directory fd's identity in ids (n of them), once. */
+static void ws_id_note(struct ws_id *ids, size_t *n, int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (ids[i].dev == st.st_dev && ids[i].ino == st.st_ino)
+			return;
+	ids[(*n)++] = (struct ws_id){st.st_dev, st.st_ino};
+}
+
+/* The interpreter's module directories, by identity, for a workspace that takes writes: the
+ * standard library's, and those that hold the packages (the zygote's roots are the packages of
+ * its mode; another mode imports others from beside them): no call changes a name in one that
+ * lies in the workspace, nor anything when the workspace lies in one (a module a call wrote in
+ * scipy's directory was imported by a later call as the library's own, run with the real
+ * builtins: V55c H1). Looked up from each request's directory to the workspace's own. 0, or
+ * -errno. */
+int broker_workspace_modules(struct workspace *ws, const struct module_roots *m)
+{
+	struct ws_id *ids;
+	size_t n = 0;
+
+	free(ws->mods);
+	ws->mods = NULL;
+	ws->n_mods = 0;
+	ws->in_mods = 0;
+	if (ws->fd < 0 || !ws->writable)
+		return 0;
+	if (!(ids = calloc(2 * m->roots.n + 1, sizeof(*ids))))
+		return -ENOMEM;
+	/* (a root the supervisor could not open is one it serves no module from) */
+	ws_id_note(ids, &n, m->stdlib_fd);
+	for (size_t i = 0; m->fds && i < m->roots.n; i++) {
+		int up =
+		    m->fds[i] >= 0 ? openat(m->fds[i], "..", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		ws_id_note(ids, &n, m->fds[i]);
+		ws_id_note(ids, &n, up);
+		if (up >= 0)
+			close(up);
+	}
+	ws->mods = ids;
+	ws->n_mods = n;
+	if (ws_dir_in_modules(ws, ws->fd, 1)) {
+		ws->in_mods = 1;
+		log_msg(LOG_WARN,
+		        "the workspace %s lies in the interpreter's modules: calls change nothing "
+		        "in it",
+		        ws->path);
+	}
+	return 0;
+}
+
 /* rel's directory, opened beneath the workspace, and its last component (a name of its own:
  * not ".", "..", or empty). */
 static int ws_parent(const struct workspace *ws, const char *rel, char **name)
@@ -1258,6 +1364,9 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	f.dirfd = ws_parent(ws, asked, &f.name);
 	if (f.dirfd < 0)
 		return f.dirfd;
+	rc = -EACCES;
+	if (ws_dir_in_modules(ws, f.dirfd, 0))
+		goto fail;
 	/* A name no directory holds would be written, then fail to move into place. */
 	rc = -ENAMETOOLONG;
 	if (strlen(f.name) > NAME_MAX)
@@ -1688,6 +1797,8 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 		rc = -ENFILE;
 	if (rc == 0 && (pfd = ws_parent(ws, rel, &name)) < 0)
 		rc = pfd == -EISDIR ? -EEXIST : pfd; /* ".", "..": there already */
+	if (rc == 0 && ws_dir_in_modules(ws, pfd, 0))
+		rc = -EACCES;
 	if (rc == 0 && strlen(name) > NAME_MAX)
 		rc = -ENAMETOOLONG;
 	if (rc == 0 && pending_in(c, pfd, name))
@@ -1994,7 +2105,8 @@ static int ws_parent_writable(const struct workspace *ws, const char *rel, char 
 		return fd;
 	if (strlen(*name) > NAME_MAX)
 		rc = -ENAMETOOLONG;
-	else if (fstat(fd, &st) < 0 || !ws_may(ws, &st, W_OK | X_OK))
+	else if (fstat(fd, &st) < 0 || !ws_may(ws, &st, W_OK | X_OK) ||
+	         ws_dir_in_modules(ws, fd, 0))
 		rc = -EACCES;
 	/* The kernel's word as the owner (an ACL may close what the mode bits open): the names
 	 * change at the commit, as root. */

@@ -325,6 +325,15 @@ struct workspace {
 	int ex_fd; /* it, O_PATH, to count its own directories (broker.c ws_excluded_depth) */
 	dev_t ex_dev, root_dev;
 	ino_t ex_ino, root_ino;
+	/* the interpreter's module directories, by identity, when the workspace takes writes: no
+	 * call changes a name in one (broker.c ws_dir_in_modules); in_mods: the workspace is one
+	 * of them or lies in one */
+	struct ws_id {
+		dev_t dev;
+		ino_t ino;
+	} * mods;
+	size_t n_mods;
+	int in_mods;
 	/* directories calls that did not commit made, that waited for other calls' pending
 	 * files (broker.c dir_orphans_retry), the deepest first */
 	struct ws_dir *orphans;
@@ -656,6 +665,7 @@ void broker_orphans_settle(struct engine *e);
  * would reach every later zygote): requests that resolve to it or beneath it, by whatever path
  * or mount, are refused. Returns 0 or -errno. */
 int broker_workspace_exclude(struct workspace *ws, int dirfd);
+int broker_workspace_modules(struct workspace *ws, const struct module_roots *m);
 /* The call's writes: move them into place (commit; the written files are added to o), or
  * remove them. Either way the chain's list is emptied. */
 void broker_writes_commit(struct chain *c, struct run_outcome *o);

@@ -258,6 +258,8 @@ static void zygote_event(struct watch *w, uint32_t events)
 	}
 	if (msg[0] == IPC_ZYGOTE_ROOTS && !e->zready) {
 		int rc = broker_roots_set(&e->modules, (const char *)msg, (size_t)n);
+		if (rc == 0)
+			rc = broker_workspace_modules(&e->ws, &e->modules);
 		if (rc < 0) {
 			log_msg(LOG_ERROR, "the zygote's module roots %s (%s); restarting it",
 			        rc == -ENOMEM ? "could not be kept" : "are malformed",

@@ -3421,6 +3421,72 @@ Test(ws_attack, a_socket_is_refused)
 	e2e_stop();
 }
 
+/* The names beneath the upper directory of the overlay, one line each, into out. */
+static char upper_names[4096];
+static int upper_one(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	size_t n = strlen(upper_names);
+
+	(void)st;
+	(void)type;
+	if (f->level > 0)
+		snprintf(upper_names + n, sizeof(upper_names) - n, "%s\n", path + f->base);
+	return 0;
+}
+
+/* A writable workspace that holds the interpreter's modules, or lies among them (a server
+ * given `/` or `/usr`, a Python under the home directory): a module a call wrote in scipy's
+ * directory was imported by a later call as the library's own, with the real builtins (V55c
+ * H1). No call changes a name in the standard library's directory, a package's, or the one
+ * that holds the packages; the rest of the workspace takes writes. Run in a private mount
+ * namespace over an overlay of /usr/lib/python3 (what is written lands in a directory of the
+ * test's; the build before wrote every file and removed yaml's __init__.py there). */
+Test(ws_attack, the_interpreters_modules_are_not_changed_through_the_workspace)
+{
+	const char *lib = "/usr/lib/python3", *dp = "/usr/lib/python3/dist-packages";
+	char up[128], wk[128], opts[512];
+	struct stat st;
+
+	if (geteuid() != 0 || stat(e2e_fmt("%s/yaml/__init__.py", dp), &st) < 0)
+		cr_skip_test("needs root and %s/yaml: an overlay in a private mount namespace", dp);
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare: %s", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	tree();
+	snprintf(up, sizeof(up), "%s/up", base);
+	snprintf(wk, sizeof(wk), "%s/wk", base);
+	cr_assert_eq(mkdir(up, 0755), 0);
+	cr_assert_eq(mkdir(wk, 0755), 0);
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lib, up, wk);
+	if (mount("overlay", lib, "overlay", 0, opts) < 0)
+		cr_skip_test("no overlay here: %s", strerror(errno));
+
+	/* the workspace holds them */
+	e2e_start(ARGS("--workspace", lib, "--workspace-write"));
+	ok_result("import os\n" TRY_EACH "r = [attempt(open, 'dist-packages/planted.py', 'w'),\n"
+	          "     attempt(open, 'dist-packages/yaml/planted.py', 'w'),\n"
+	          "     attempt(os.mkdir, 'dist-packages/planted'),\n"
+	          "     attempt(os.remove, 'dist-packages/yaml/__init__.py'),\n"
+	          "     attempt(os.chmod, 'dist-packages/yaml/__init__.py', 0o600)]\n"
+	          "with open('planted.txt', 'w') as f:\n"
+	          "    f.write('x = 1\\n')\n"
+	          "r + [attempt(os.rename, 'planted.txt', 'dist-packages/yaml/planted.py'),\n"
+	          "     os.path.exists('planted.txt')]",
+	          "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED ",true]");
+	e2e_stop();
+	/* the workspace lies among them */
+	e2e_start(ARGS("--workspace", dp, "--workspace-write"));
+	ok_result("import os\n" TRY_EACH
+	          "[attempt(open, 'planted.txt', 'w'), attempt(os.remove, 'yaml/__init__.py'),\n"
+	          " attempt(os.mkdir, 'planted'), len(open('yaml/__init__.py').read()) > 0]",
+	          "[" DENIED "," DENIED "," DENIED ",true]");
+	e2e_stop();
+	/* what reached the disk: the one file written beside the packages */
+	cr_assert_eq(nftw(up, upper_one, 16, FTW_PHYS), 0);
+	cr_assert_str_eq(upper_names, "planted.txt\n");
+	cr_assert_eq(stat(e2e_fmt("%s/yaml/__init__.py", dp), &st), 0);
+	umount2(lib, MNT_DETACH);
+}
+
 /* A write past the file size limit fails with EFBIG and its SIGXFSZ stays pending: a loop of
  * such writes (2000, past ENGINE_SIGNALS_MAX) is not a signal-delivery stop each for the
  * supervisor to serve, and the call goes on. */

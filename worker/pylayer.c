@@ -487,10 +487,24 @@ static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize
 	return v;
 }
 
+/* Has obj an attribute of that name, told without reading it: its class's and their bases'
+ * dictionaries, its own (a class's: its bases'), never a getter or __getattr__ run. 1, 0, or -1
+ * with an error. */
+static int has_unread(PyObject *obj, PyObject *name)
+{
+	PyObject **dp;
+
+	if (_PyType_Lookup(Py_TYPE(obj), name) ||
+	    (PyType_Check(obj) && _PyType_Lookup((PyTypeObject *)obj, name)))
+		return 1;
+	dp = _PyObject_GetDictPtr(obj);
+	return dp && *dp && PyDict_Check(*dp) ? PyDict_Contains(*dp, name) : 0;
+}
+
 static PyObject *checked_hasattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	PyObject *v;
-	int refused;
+	int refused, has;
 
 	if (nargs != 2) {
 		PyErr_SetString(PyExc_TypeError, "hasattr expected 2 arguments");
@@ -502,7 +516,15 @@ static PyObject *checked_hasattr(PyObject *self, PyObject *const *args, Py_ssize
 			PyErr_Clear();
 			Py_RETURN_FALSE;
 		}
-		return NULL;
+		/* A name the code may not read (duck typing asks `hasattr(x, '__array__')`): the
+		 * answer is whether x has it, found without reading it, as the value never is. */
+		if (!refused || !PyUnicode_CheckExact(args[1]) ||
+		    !PyErr_ExceptionMatches(PyExc_AttributeError))
+			return NULL;
+		PyErr_Clear();
+		if ((has = has_unread(args[0], args[1])) < 0)
+			return NULL;
+		return PyBool_FromLong(has);
 	}
 	Py_DECREF(v);
 	Py_RETURN_TRUE;
