@@ -377,6 +377,42 @@ Test(pylayer, an_objects_dict_is_its_own_and_refusals_happen_where_they_run)
 	e2e_stop();
 }
 
+/* Duck typing asks hasattr(x, '__array__'), hasattr(f, '__wrapped__'): a name the code may not
+ * read raised the refusal out of hasattr. hasattr answers whether the object has it, found in
+ * its class's and its own dictionaries without reading it (no getter, no __getattr__ run); the
+ * value stays refused (a read, getattr with a default). */
+Test(pylayer, hasattr_tells_of_a_refused_name_without_reading_it)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import functools\n"
+	    "log = []\n"
+	    "class A:\n"
+	    "    pass\n"
+	    "def f():\n"
+	    "    pass\n"
+	    "class G:\n"
+	    "    def __getattr__(self, n):\n"
+	    "        log.append(n)\n"
+	    "        return 1\n"
+	    "class P:\n"
+	    "    __weird__ = property(lambda self: log.append('read'))\n"
+	    "def t(g):\n"
+	    "    try:\n"
+	    "        return g()\n"
+	    "    except AttributeError as e:\n"
+	    "        return 'refused' if 'Forbidden' in str(e) else str(e)\n"
+	    "w = functools.wraps(f)(lambda: 0)\n"
+	    "[hasattr(f, '__code__'), hasattr(A(), '__code__'), hasattr(A, '__mro__'), hasattr(w, "
+	    "'__wrapped__'),\n"
+	    " hasattr(f, '__wrapped__'), hasattr(G(), '__code__'), hasattr(P(), '__weird__'), "
+	    "log,\n"
+	    " t(lambda: f.__code__), t(lambda: getattr(f, '__code__', None)), t(lambda: "
+	    "P().__weird__)]",
+	    "[true,false,true,true,false,false,true,[],\"refused\",\"refused\",\"refused\"]");
+	e2e_stop();
+}
+
 Test(pylayer, globals_and_locals_answer_a_snapshot_of_the_codes_own_names)
 {
 	e2e_start(NULL);
