@@ -376,6 +376,7 @@ static void answer_verdict(struct chain *c, int have_status, int status, const s
 	    .status = status,
 	    .sys = r ? &r->sys : NULL,
 	    .pid = r ? r->pid : 0,
+	    .ran = c->dispatched,
 	    .cpu_ms = r ? r->cpu_ms : -1,
 	    .timeout_s = c->call ? engine_call_timeout(e, c->call) : e->cfg->timeout_s,
 	    .cpu_s = e->cfg->cpu_s,

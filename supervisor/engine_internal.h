@@ -721,6 +721,7 @@ struct verdict_in {
 	int status;
 	const struct sysreport *sys; /* the killed syscall, or NULL */
 	pid_t pid;                   /* the runner */
+	int ran;                     /* it had the call's code: it set its sandbox up before */
 	int cpu_ms;                  /* its CPU time at exit, -1 unknown */
 	uint64_t ooms;               /* OOM kills in its cgroup during the call */
 	double timeout_s;            /* the call's wall-clock limit */

@@ -153,11 +153,17 @@ static void by_exit(const struct verdict_in *in, struct verdict *v)
 	int code = WEXITSTATUS(in->status);
 	const char *why = ipc_worker_exit_reason(code);
 
-	if (code == WORKER_EXIT_SECCOMP || code == WORKER_EXIT_NNP || code == WORKER_EXIT_GATE)
+	int setup =
+	    code == WORKER_EXIT_SECCOMP || code == WORKER_EXIT_NNP || code == WORKER_EXIT_GATE;
+
+	if (setup && !in->ran)
 		set(v, RUN_CRASHED, "SandboxError",
 		    "The sandbox could not be set up (%s); safepy refuses to run code without "
 		    "seccomp and no_new_privs. Run `safepy doctor`.",
 		    why ? why : "unknown");
+	else if (setup) /* set up before it had the code: the code's own exit */
+		set(v, RUN_CRASHED, "SandboxError",
+		    "The worker ended without a result (exit status %d).", code);
 	else
 		set(v, RUN_CRASHED, "SandboxError",
 		    "The worker ended without a result (exit status %d%s%s).", code,

@@ -185,6 +185,14 @@ Test(verdict, exit_codes_are_named)
 	expect(&in, RUN_CRASHED, "SandboxError", "refuses to run code without seccomp");
 	in.status = EXITED(WORKER_EXIT_GATE);
 	expect(&in, RUN_CRASHED, "SandboxError", "refuses to run code without seccomp");
+	/* After the runner had the code (its sandbox was set up then), the same exit status is
+	 * the code's own: no set-up failure is told (V55c L1). */
+	in.ran = 1;
+	expect(&in, RUN_CRASHED, "SandboxError",
+	       "The worker ended without a result (exit status 103).");
+	in.status = EXITED(WORKER_EXIT_SECCOMP);
+	expect(&in, RUN_CRASHED, "SandboxError", "ended without a result (exit status 100)");
+	in.ran = 0;
 	in.status = EXITED(WORKER_EXIT_CHANNEL);
 	expect(&in, RUN_CRASHED, "SandboxError", "exit status 101: the channel broke");
 	in.status = EXITED(0);
