@@ -543,14 +543,17 @@ static int valid_utf8(const char *s, size_t n)
 	return 1;
 }
 
-/* rel without "." components and repeated slashes (a trailing slash is kept): one file, one
- * spelling, so that a call finds its own pending writes however it names them. ".." stays:
- * only the resolution beneath the workspace knows where it leads. Returns how many directories
- * deep the path goes, as ".." leaves them (what the walks start from). */
+/* rel without "." components and repeated slashes (a trailing slash is kept, and a last "."
+ * is one: "f/." names f as a directory): one file, one spelling, so that a call finds its own
+ * pending writes however it names them. ".." stays: only the resolution beneath the workspace
+ * knows where it leads. Returns how many directories deep the path goes, as ".." leaves them
+ * (what the walks start from). */
 static size_t ws_normalize(char *rel)
 {
+	size_t len = strlen(rel);
 	char *out = rel, *p = rel;
-	int trailing = rel[0] && rel[strlen(rel) - 1] == '/';
+	int trailing =
+	    len && (rel[len - 1] == '/' || (rel[len - 1] == '.' && len > 1 && rel[len - 2] == '/'));
 	size_t depth = 0;
 
 	while (*p) {

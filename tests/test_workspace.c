@@ -302,6 +302,13 @@ Test(ws_read, relative_paths_start_at_the_workspace)
 	                  e2e_fmt("'%s'", ws), e2e_fmt("'%s'", ws), e2e_fmt("'%s'", ws),
 	                  e2e_fmt("'%s'", ws), e2e_fmt("'%s'", ws)),
 	          "[true,true,true,true,true]");
+	/* A last "." names a directory, as a trailing slash does: a file's is none (V55c L2) */
+	ok_result("import os\n" TRY_EACH
+	          "[attempt(os.stat, 'data.csv/.'), attempt(open, 'data.csv/.'),\n"
+	          " attempt(open, 'data.csv/'), os.path.isdir('sub/.'), os.path.exists('sub/./'),\n"
+	          " os.path.exists('data.csv/.')]",
+	          "[[\"NotADirectoryError\",20,false],[\"NotADirectoryError\",20,false],"
+	          "[\"NotADirectoryError\",20,false],true,true,false]");
 	e2e_stop();
 }
 
