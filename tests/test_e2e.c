@@ -1521,9 +1521,11 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "def g():\n    import locale\n"
 	    "def h():\n    import mmap\n"
 	    "def i():\n    import statsmodels.api as sm\n"
+	    "def j():\n    import inspect\n"
 	    "[refusal('threading', a), refusal('subprocess', b), refusal('socket', c),\n"
 	    " refusal('urllib.request', d), refusal('pickle', e), refusal('os', f),\n"
-	    " refusal('locale', g), refusal('mmap', h), refusal('statsmodels.api', i)]",
+	    " refusal('locale', g), refusal('mmap', h), refusal('statsmodels.api', i),\n"
+	    " refusal('inspect', j)]",
 	    "[[true,\". The code runs in one thread, start to \"],"
 	    "[true,\". The code runs in one process: no progr\"],"
 	    "[true,\". The sandbox has no network: data must \"],"
@@ -1532,7 +1534,8 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "[true,\". Files come only with a workspace (the \"],"
 	    "[true,\". Format numbers with f'{x:,.2f}' (and s\"],"
 	    "[true,\". Read a workspace file with open() and \"],"
-	    "[true,\". That package is not one of the sandbox\"]]");
+	    "[true,\". That package is not one of the sandbox\"],"
+	    "[true,\". A function's or class's signature and \"]]");
 	e2e_stop();
 }
 

@@ -124,6 +124,9 @@ static const struct {
     {(const char *const[]){"IPython", NULL},
      "IPython is not available: display() is a built-in here (figures, images, frames), and "
      "plt.show() returns figures as images."},
+    {(const char *const[]){"inspect", NULL},
+     "A function's or class's signature and documentation: help(f) prints them; "
+     "f.__name__ and f.__doc__ name and describe it."},
     {(const char *const[]){"cProfile", "profile", NULL},
      "Time code with time.perf_counter(), or timeit.timeit(lambda: f(x), number=100)."},
     {(const char *const[]){"locale", NULL},
