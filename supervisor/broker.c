@@ -931,15 +931,44 @@ static void write_free(struct ws_file *f, int remove)
  * further than any path can name. */
 #define WS_MODULES_DEPTH (PATH_MAX / 2)
 
-/* Is the directory dirfd, or one above it up to the workspace's own (up to "/" when to_root),
- * one of the interpreter's module directories? When that cannot be told, it is. dirfd stays
- * open. */
-static int ws_dir_in_modules(const struct workspace *ws, int dirfd, int to_root)
+/* Is the directory fd0, or one above it (up to the directory stop, or "/" when stop is NULL),
+ * one of ids (n)? When that cannot be told, it is. fd0 stays open. */
+static int dir_up_finds(int fd0, const struct ws_id *ids, size_t n, const struct ws_id *stop)
 {
-	struct stat st, root;
+	struct stat st;
 	dev_t pdev = 0;
 	ino_t pino = 0;
-	int fd = dirfd, in = 0;
+	int fd = fd0, in = 0;
+
+	for (int depth = 0;; depth++) {
+		if (fstat(fd, &st) < 0 || depth >= WS_MODULES_DEPTH) {
+			in = 1;
+			break;
+		}
+		for (size_t i = 0; i < n && !in; i++)
+			in = st.st_dev == ids[i].dev && st.st_ino == ids[i].ino;
+		if (in || (stop && st.st_dev == stop->dev && st.st_ino == stop->ino) ||
+		    (depth > 0 && st.st_dev == pdev && st.st_ino == pino))
+			break; /* (the directory to stop at, or "/": its own parent) */
+		pdev = st.st_dev;
+		pino = st.st_ino;
+		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd != fd0)
+			close(fd);
+		fd = up;
+		if (fd < 0)
+			return 1;
+	}
+	if (fd != fd0)
+		close(fd);
+	return in;
+}
+
+/* Is the directory dirfd, or one above it up to the workspace's own (up to "/" when to_root),
+ * one of the interpreter's module directories? When that cannot be told, it is. */
+static int ws_dir_in_modules(const struct workspace *ws, int dirfd, int to_root)
+{
+	struct stat root;
 
 	if (ws->in_mods)
 		return 1;
@@ -947,28 +976,60 @@ static int ws_dir_in_modules(const struct workspace *ws, int dirfd, int to_root)
 		return 0;
 	if (fstat(ws->fd, &root) < 0)
 		return 1;
-	for (int depth = 0;; depth++) {
-		if (fstat(fd, &st) < 0 || depth >= WS_MODULES_DEPTH) {
-			in = 1;
-			break;
+	return dir_up_finds(dirfd, ws->mods, ws->n_mods,
+	                    to_root ? NULL : &(struct ws_id){root.st_dev, root.st_ino});
+}
+
+/* The directories of the system's programs, libraries and configuration (the server's own,
+ * the interpreter's, and what the dynamic linker reads) */
+static const char *const system_dirs[] = {"/usr",   "/etc",   "/bin",    "/sbin", "/lib",
+                                          "/lib32", "/lib64", "/libx32", "/boot", NULL};
+
+/* A workspace that takes writes must neither hold nor lie in the system's directories nor the
+ * server's programs' own (zygote_exe's, the server's executable's): a call there could change
+ * what the server runs (the interpreter's zip of its standard library, a library the linker
+ * loads, the zygote itself: run by the next server before its sandbox, as root: V56b H1). By
+ * identity, either way. 0, or 1 with the directory it meets in *which (static or
+ * zygote_exe's). */
+int broker_workspace_system(const struct workspace *ws, const char *zygote_exe, const char **which)
+{
+	static char own[2][PATH_MAX];
+	const char *dirs[sizeof(system_dirs) / sizeof(system_dirs[0]) + 2];
+	struct stat root, st;
+	size_t n = 0;
+	ssize_t len;
+	char *slash;
+
+	if (ws->fd < 0 || !ws->writable || fstat(ws->fd, &root) < 0)
+		return 0;
+	for (const char *const *d = system_dirs; *d; d++)
+		dirs[n++] = *d;
+	if ((len = readlink("/proc/self/exe", own[0], sizeof(own[0]) - 1)) > 0) {
+		own[0][len] = '\0';
+		if ((slash = strrchr(own[0], '/')) && slash != own[0]) {
+			*slash = '\0';
+			dirs[n++] = own[0];
 		}
-		for (size_t i = 0; i < ws->n_mods && !in; i++)
-			in = st.st_dev == ws->mods[i].dev && st.st_ino == ws->mods[i].ino;
-		if (in || (!to_root && st.st_dev == root.st_dev && st.st_ino == root.st_ino) ||
-		    (depth > 0 && st.st_dev == pdev && st.st_ino == pino))
-			break; /* (the workspace's own, or "/": its own parent) */
-		pdev = st.st_dev;
-		pino = st.st_ino;
-		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd != dirfd)
-			close(fd);
-		fd = up;
-		if (fd < 0)
-			return 1;
 	}
-	if (fd != dirfd)
+	if (zygote_exe && realpath(zygote_exe, own[1]) && (slash = strrchr(own[1], '/')) &&
+	    slash != own[1]) {
+		*slash = '\0';
+		dirs[n++] = own[1];
+	}
+	for (size_t i = 0; i < n; i++) {
+		int fd = open(dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC), meets;
+		if (fd < 0)
+			continue; /* (not on this system) */
+		meets = fstat(fd, &st) < 0 ||
+		        dir_up_finds(fd, &(struct ws_id){root.st_dev, root.st_ino}, 1, NULL) ||
+		        dir_up_finds(ws->fd, &(struct ws_id){st.st_dev, st.st_ino}, 1, NULL);
 		close(fd);
-	return in;
+		if (meets) {
+			*which = dirs[i];
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* Note the directory fd's identity in ids (n of them), once. */

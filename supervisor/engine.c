@@ -676,6 +676,7 @@ static void engine_cache_close(struct engine *e)
 int engine_new(const struct config *cfg, const char *zygote_exe, struct engine **out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
+	const char *which;
 	int rc;
 
 	if (!e)
@@ -710,6 +711,16 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		broker_workspace_close(&e->ws);
 		free(e);
 		return -ESTALE;
+	}
+	if (broker_workspace_system(&e->ws, zygote_exe, &which)) {
+		log_msg(LOG_ERROR,
+		        "--workspace-write: the workspace %s holds or lies in %s, the system's or "
+		        "safepy's own programs and libraries: a call could change what the server "
+		        "runs. Give it a directory of data",
+		        e->ws.path, which);
+		broker_workspace_close(&e->ws);
+		free(e);
+		return -EPERM;
 	}
 	engine_cache_open(e);
 	rc = broker_workspace_exclude(&e->ws, e->cache_base_fd);

@@ -666,6 +666,7 @@ void broker_orphans_settle(struct engine *e);
  * or mount, are refused. Returns 0 or -errno. */
 int broker_workspace_exclude(struct workspace *ws, int dirfd);
 int broker_workspace_modules(struct workspace *ws, const struct module_roots *m);
+int broker_workspace_system(const struct workspace *ws, const char *zygote_exe, const char **which);
 /* The call's writes: move them into place (commit; the written files are added to o), or
  * remove them. Either way the chain's list is emptied. */
 void broker_writes_commit(struct chain *c, struct run_outcome *o);

@@ -207,7 +207,7 @@ int runcmd_main(const struct config *cfg, const char *zygote_exe)
 	}
 	rc = engine_new(cfg, zygote_exe, &R.engine);
 	if (rc < 0) {
-		fprintf(stderr, "safepy: cannot start the Python zygote: %s\n", strerror(-rc));
+		fprintf(stderr, "safepy: the server did not start: %s\n", strerror(-rc));
 		free(owned);
 		return RUN_EXIT_SAFEPY;
 	}

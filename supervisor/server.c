@@ -825,7 +825,7 @@ int server_main(const struct config *cfg, const char *zygote_exe)
 	 * loop's first turn. */
 	rc = engine_new(cfg, zygote_exe, &S.engine);
 	if (rc < 0) {
-		log_msg(LOG_ERROR, "cannot start the Python zygote: %s", strerror(-rc));
+		log_msg(LOG_ERROR, "the server did not start: %s", strerror(-rc));
 		outq_close(&S.out);
 		return 1;
 	}

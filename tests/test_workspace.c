@@ -3441,19 +3441,43 @@ static int upper_one(const char *path, const struct stat *st, int type, struct F
 	return 0;
 }
 
-/* A writable workspace that holds the interpreter's modules, or lies among them (a server
- * given `/` or `/usr`, a Python under the home directory): a module a call wrote in scipy's
- * directory was imported by a later call as the library's own, with the real builtins (V55c
- * H1). No call changes a name in the standard library's directory, a package's, or the one
- * that holds the packages; the rest of the workspace takes writes. Run in a private mount
- * namespace over an overlay of /usr/lib/python3 (what is written lands in a directory of the
- * test's; the build before wrote every file and removed yaml's __init__.py there). */
-Test(ws_attack, the_interpreters_modules_are_not_changed_through_the_workspace)
+/* A writable workspace that holds the system's or safepy's programs and libraries, or lies in
+ * them, is refused at start: a call could change what the server runs (the interpreter's zip
+ * of its standard library in /usr/lib, read by the next zygote before its sandbox: V56b H1).
+ * One that reaches the interpreter's module directories otherwise (a bind mount) changes no
+ * name in them, nor anything when it lies among them: a module a call wrote in scipy's
+ * directory was imported by a later call as the library's own (V55c H1). Run in a private
+ * mount namespace over an overlay of /usr/lib/python3 bound into the workspace (what is
+ * written lands in a directory of the test's; the builds before wrote every file and removed
+ * yaml's __init__.py there). */
+Test(ws_attack, the_servers_own_files_are_not_changed_through_the_workspace)
 {
 	const char *lib = "/usr/lib/python3", *dp = "/usr/lib/python3/dist-packages";
-	char up[128], wk[128], opts[512];
+	char up[128], wk[128], opts[512], bin[PATH_MAX], *out = NULL, *err = NULL;
+	const char *refused[] = {"/", lib, bin};
 	struct stat st;
+	int status, planted;
 
+	/* safepy's own directory, and the system's, at start */
+	snprintf(bin, sizeof(bin), "%s", SAFEPY_BIN);
+	*strrchr(bin, '/') = '\0';
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		cr_assert_eq(
+		    mcpc_run_cmd(SAFEPY_BIN,
+		                 ARGS("run", "--workspace", refused[i], "--workspace-write", "-c",
+		                      "open('planted.txt', 'w').write('x')"),
+		                 NULL, 30000, &out, &err, &status),
+		    0);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) != 0, "%s: status 0x%x",
+		          refused[i], status);
+		planted = stat(e2e_fmt("%s/planted.txt", refused[i]), &st) == 0;
+		if (planted) /* (a build that let it through: the file goes before the failure) */
+			unlink(e2e_fmt("%s/planted.txt", refused[i]));
+		cr_assert(!planted, "a file was written in %s", refused[i]);
+		cr_assert(strstr(err, "a call could change what the server runs"), "%s", err);
+		free(out);
+		free(err);
+	}
 	if (geteuid() != 0 || stat(e2e_fmt("%s/yaml/__init__.py", dp), &st) < 0)
 		cr_skip_test("needs root and %s/yaml: an overlay in a private mount namespace", dp);
 	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare: %s", strerror(errno));
@@ -3463,34 +3487,39 @@ Test(ws_attack, the_interpreters_modules_are_not_changed_through_the_workspace)
 	snprintf(wk, sizeof(wk), "%s/wk", base);
 	cr_assert_eq(mkdir(up, 0755), 0);
 	cr_assert_eq(mkdir(wk, 0755), 0);
+	cr_assert_eq(mkdir(in_ws("lib"), 0755), 0);
 	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lib, up, wk);
 	if (mount("overlay", lib, "overlay", 0, opts) < 0)
 		cr_skip_test("no overlay here: %s", strerror(errno));
+	cr_assert_eq(mount(lib, in_ws("lib"), NULL, MS_BIND, NULL), 0, "bind: %s", strerror(errno));
 
 	/* the workspace holds them */
-	e2e_start(ARGS("--workspace", lib, "--workspace-write"));
-	ok_result("import os\n" TRY_EACH "r = [attempt(open, 'dist-packages/planted.py', 'w'),\n"
-	          "     attempt(open, 'dist-packages/yaml/planted.py', 'w'),\n"
-	          "     attempt(os.mkdir, 'dist-packages/planted'),\n"
-	          "     attempt(os.remove, 'dist-packages/yaml/__init__.py'),\n"
-	          "     attempt(os.chmod, 'dist-packages/yaml/__init__.py', 0o600)]\n"
+	e2e_start(ARGS("--workspace", ws, "--workspace-write"));
+	ok_result("import os\n" TRY_EACH
+	          "r = [attempt(open, 'lib/dist-packages/planted.py', 'w'),\n"
+	          "     attempt(open, 'lib/dist-packages/yaml/planted.py', 'w'),\n"
+	          "     attempt(os.mkdir, 'lib/dist-packages/planted'),\n"
+	          "     attempt(os.remove, 'lib/dist-packages/yaml/__init__.py'),\n"
+	          "     attempt(os.chmod, 'lib/dist-packages/yaml/__init__.py', 0o600)]\n"
 	          "with open('planted.txt', 'w') as f:\n"
 	          "    f.write('x = 1\\n')\n"
-	          "r + [attempt(os.rename, 'planted.txt', 'dist-packages/yaml/planted.py'),\n"
+	          "r + [attempt(os.rename, 'planted.txt', 'lib/dist-packages/yaml/planted.py'),\n"
 	          "     os.path.exists('planted.txt')]",
 	          "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED ",true]");
 	e2e_stop();
 	/* the workspace lies among them */
-	e2e_start(ARGS("--workspace", dp, "--workspace-write"));
+	e2e_start(ARGS("--workspace", in_ws("lib/dist-packages"), "--workspace-write"));
 	ok_result("import os\n" TRY_EACH
 	          "[attempt(open, 'planted.txt', 'w'), attempt(os.remove, 'yaml/__init__.py'),\n"
 	          " attempt(os.mkdir, 'planted'), len(open('yaml/__init__.py').read()) > 0]",
 	          "[" DENIED "," DENIED "," DENIED ",true]");
 	e2e_stop();
-	/* what reached the disk: the one file written beside the packages */
+	/* nothing reached the module directories */
 	cr_assert_eq(nftw(up, upper_one, 16, FTW_PHYS), 0);
-	cr_assert_str_eq(upper_names, "planted.txt\n");
+	cr_assert_str_eq(upper_names, "");
 	cr_assert_eq(stat(e2e_fmt("%s/yaml/__init__.py", dp), &st), 0);
+	cr_assert_str_eq(slurp(in_ws("planted.txt")), "x = 1\n");
+	umount2(in_ws("lib"), MNT_DETACH);
 	umount2(lib, MNT_DETACH);
 }
 
