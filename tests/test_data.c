@@ -9476,6 +9476,64 @@ Test(data, an_array_s_state_is_set_only_on_what_nothing_else_holds)
 	e2e_stop();
 }
 
+/* numpy's matrix has two dimensions: its __array_finalize__ gives a new one two while the C code
+ * making it holds it, which numpy's transpose and concatenate then overwrite with the
+ * dimensions they made it with. A matrix of one dimension (an array's __class__ set to matrix,
+ * or ravel with the matrix's own _getitem set by the code) transposed became (64, 64) over 64
+ * items (V56a H1), and one of three (`m[np.newaxis]`, as numpy gives it) transposed wrote three
+ * dimensions into a block of two and read past its items. Such a change is let only to a new
+ * matrix of fewer than two dimensions not made from a matrix of other than two; an array
+ * becomes a matrix only as numpy makes one; a matrix's _getitem works for its own __getitem__
+ * alone. What a user does with matrices answers as on the host. The build before gives the
+ * (64, 64) transposes and an item read past the block. */
+Test(data, a_matrix_keeps_two_dimensions_under_the_code_that_makes_it)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, warnings\n"
+	    "warnings.simplefilter('ignore')\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        r = f()\n"
+	    "        return [type(r).__name__, list(getattr(r, 'shape', ())), "
+	    "np.asarray(r).ravel().tolist()[:4]]\n"
+	    "    except (TypeError, ValueError) as e:\n"
+	    "        return type(e).__name__\n"
+	    "class S(np.ndarray):\n"
+	    "    pass\n"
+	    "def by_class():\n"
+	    "    s = np.zeros(64).view(S)\n"
+	    "    s.__class__ = np.matrix\n"
+	    "    s._getitem = False\n"
+	    "    return s.T\n"
+	    "def by_getitem():\n"
+	    "    M = np.matrix(np.zeros((1, 64)))\n"
+	    "    M._getitem = True\n"
+	    "    return np.ndarray.ravel(M).T\n"
+	    "x = np.matrix([[1.0, 2.0]])[np.newaxis]\n"
+	    "r = [t(by_class), t(by_getitem), list(x.shape), t(lambda: x.T), t(lambda: "
+	    "np.concatenate([x, x]))]\n"
+	    "m = np.matrix([[1.0, 2.0], [3.0, 4.0]])\n"
+	    "v = np.array([1.0, 2.0])\n"
+	    "r += [t(f) for f in [lambda: np.asmatrix(np.arange(4.0)), lambda: m.T * m, lambda: "
+	    "m.ravel(),\n"
+	    "                     lambda: m[0], lambda: m[:, 1], lambda: m.sum(axis=0), lambda: "
+	    "np.dot(m, v),\n"
+	    "                     lambda: m.diagonal(), lambda: m.I, lambda: m.reshape(-1), "
+	    "lambda: m.A1,\n"
+	    "                     lambda: np.vstack([m, m]), lambda: np.asmatrix(5.0), lambda: "
+	    "m.squeeze()]]\n"
+	    "r",
+	    "[\"TypeError\",\"ValueError\",[1,1,2],\"ValueError\",\"ValueError\",[\"matrix\",[1,4],"
+	    "[0.0,1.0,2.0,3.0]],[\"matrix\",[2,2],[10.0,14.0,14.0,20.0]],[\"matrix\",[1,4],[1.0,2."
+	    "0,3.0,4.0]],[\"matrix\",[1,2],[1.0,2.0]],[\"matrix\",[2,1],[2.0,4.0]],[\"matrix\",[1,"
+	    "2],[4.0,6.0]],[\"matrix\",[1,2],[5.0,11.0]],[\"matrix\",[1,2],[1.0,4.0]],[\"matrix\",["
+	    "2,2],[-1.9999999999999998,1.0,1.4999999999999998,-0.49999999999999994]],[\"matrix\",["
+	    "1,4],[1.0,2.0,3.0,4.0]],[\"ndarray\",[4],[1.0,2.0,3.0,4.0]],[\"matrix\",[4,2],[1.0,2."
+	    "0,3.0,4.0]],[\"matrix\",[1,1],[5.0]],[\"matrix\",[2,2],[1.0,2.0,3.0,4.0]]]");
+	e2e_stop();
+}
+
 /* What the code hands numpy's own Python and C (V50a H2, V50b H2-H3): numpy.ma's flat iterator
  * reshapes what its maskiter (an attribute the code sets) answers, with a statement of its own,
  * and that was the array searchsorted held; an index given as an object whose __array__ answers

@@ -4088,11 +4088,25 @@ static PyMethodDef geometry_setter_def = {"geometry_setter", geometry_setter, ME
  * (1, n)`), while the C code that is making it holds it: a reference no frame shows, as C code
  * in the middle of its work holds the arrays it was given. The matrix numpy allocated last is
  * let take that one change in its first __array_finalize__ (numpy calls it right after the
- * allocation), to two dimensions and the same size; any other matrix's, as any array's. */
+ * allocation), to two dimensions and the same size, when it has fewer than two (a view, a
+ * ravel, a product with a vector) and is not made from a matrix of other than two; any other
+ * matrix's, as any array's. numpy's transpose and concatenate write the dimensions they made
+ * the array with after the finalize: a matrix of one dimension transposed became (n, n) over n
+ * items, one of three (`m[np.newaxis]`) wrote three into a block of two (V56a H1). So a matrix
+ * of one dimension is never left for the code: an array becomes one only as numpy makes it (no
+ * `__class__` assignment to or from matrix), and the finalize numpy skips while matrix's own
+ * __getitem__ indexes (`_getitem`) is skipped for that method alone. */
 static PyTypeObject *matrix_type;
 static allocfunc matrix_alloc_real;
 static PyObject *matrix_finalize_real;
 static PyObject *matrix_newborn; /* borrowed: compared only, until its first finalize */
+static PyObject *matrix_getitem_code;
+static setter class_set_prev;
+
+static int matrix_of_other_than_two(PyObject *o)
+{
+	return o && PyObject_TypeCheck(o, matrix_type) && ((struct np_array *)o)->nd != 2;
+}
 
 static PyObject *matrix_alloc(PyTypeObject *t, Py_ssize_t n)
 {
@@ -4105,11 +4119,26 @@ static PyObject *matrix_alloc(PyTypeObject *t, Py_ssize_t n)
 
 static PyObject *matrix_finalize(PyObject *self, PyObject *obj)
 {
-	PyObject *prev = geometry_granted, *r;
-	int newborn = self == matrix_newborn && Py_TYPE(self) == matrix_type;
+	PyObject *prev = geometry_granted, *r, *skip;
+	int newborn = self == matrix_newborn && Py_TYPE(self) == matrix_type &&
+	              ((struct np_array *)self)->nd < 2 && !matrix_of_other_than_two(obj);
 
 	if (self == matrix_newborn)
 		matrix_newborn = NULL;
+	if (pylayer_armed() && obj && PyObject_TypeCheck(obj, matrix_type) &&
+	    !pyframe_runs(matrix_getitem_code)) {
+		int on =
+		    (skip = PyObject_GetAttrString(obj, "_getitem")) ? PyObject_IsTrue(skip) : -1;
+		Py_XDECREF(skip);
+		if (on) {
+			if (on > 0)
+				PyErr_SetString(
+				    PyExc_ValueError,
+				    "a matrix's _getitem is numpy's own, set while its "
+				    "__getitem__ indexes (a matrix has two dimensions)");
+			return NULL;
+		}
+	}
 	if (newborn)
 		geometry_granted = self;
 	r = PyObject_CallFunctionObjArgs(matrix_finalize_real, self, obj, NULL);
@@ -4119,6 +4148,20 @@ static PyObject *matrix_finalize(PyObject *self, PyObject *obj)
 }
 
 static PyMethodDef matrix_finalize_def = {"__array_finalize__", matrix_finalize, METH_O, NULL};
+
+static int class_set_matrix(PyObject *self, PyObject *value, void *closure)
+{
+	if (pylayer_armed() && value && PyType_Check(value) &&
+	    Py_TYPE(self) != (PyTypeObject *)value &&
+	    (PyObject_TypeCheck(self, matrix_type) ||
+	     PyType_IsSubtype((PyTypeObject *)value, matrix_type))) {
+		PyErr_SetString(PyExc_TypeError,
+		                "an array becomes a matrix only as numpy makes one in the sandbox "
+		                "(np.asmatrix(a); a matrix has two dimensions)");
+		return -1;
+	}
+	return class_set_prev(self, value, closure);
+}
 
 static int matrix_guard(PyObject *np)
 {
@@ -4139,6 +4182,21 @@ static int matrix_guard(PyObject *np)
 		goto out;
 	matrix_alloc_real = matrix_type->tp_alloc;
 	matrix_type->tp_alloc = matrix_alloc;
+	Py_CLEAR(d);
+	f = PyDict_GetItemString(matrix_type->tp_dict, "__getitem__");
+	if (!f || !PyFunction_Check(f)) {
+		PyErr_SetString(PyExc_RuntimeError, "numpy's matrix.__getitem__ is not as known");
+		goto out;
+	}
+	matrix_getitem_code = Py_NewRef(PyFunction_GET_CODE(f));
+	f = PyDict_GetItemString(PyBaseObject_Type.tp_dict, "__class__");
+	if (!f || !Py_IS_TYPE(f, &PyGetSetDescr_Type) ||
+	    !((PyGetSetDescrObject *)f)->d_getset->set) {
+		PyErr_SetString(PyExc_RuntimeError, "object.__class__ is not as known");
+		goto out;
+	}
+	class_set_prev = ((PyGetSetDescrObject *)f)->d_getset->set;
+	((PyGetSetDescrObject *)f)->d_getset->set = class_set_matrix;
 	rc = 0;
 out:
 	Py_XDECREF(d);

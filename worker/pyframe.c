@@ -66,6 +66,15 @@ static PyObject *frame_local(_PyInterpreterFrame *f, int i)
 	return v;
 }
 
+/* Is the running frame one of code's (a code object)? */
+int pyframe_runs(PyObject *code)
+{
+	PyThreadState *ts = PyThreadState_Get();
+	_PyInterpreterFrame *f = ts->cframe ? ts->cframe->current_frame : NULL;
+
+	return f && (PyObject *)f->f_code == code;
+}
+
 struct holders {
 	PyObject *dicts[32], *seqs[32]; /* each counted once */
 	int ndicts, nseqs;

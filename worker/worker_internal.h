@@ -113,6 +113,8 @@ void pyframe_super_parts(PyObject **first, PyObject **cls);
 /* How many references to o the running frame can be seen to hold (its variables, its
  * module's names, the attributes of its variables' objects). */
 int pyframe_held_refs(PyObject *o);
+/* Is the running frame one of code's (a code object)? */
+int pyframe_runs(PyObject *code);
 
 /* ---- pycompile.c (built with CPython linked statically: SAFEPY_C_PARSER) ---- */
 
