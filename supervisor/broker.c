@@ -713,40 +713,52 @@ static int ws_excluded_depth(const struct workspace *ws)
 	return known && deepest < WS_EXCLUDED_DEPTH ? deepest : WS_EXCLUDED_DEPTH;
 }
 
-/* Is the directory dirfd (beneath the workspace), or one above it up to the workspace and at
- * most limit levels up (ws_excluded_depth), the directory the workspace leaves out? When that
- * cannot be told, it is. dirfd stays open. */
-static int ws_dir_left_out_within(const struct workspace *ws, int dirfd, int limit)
+/* How many directories up a request's directory is looked at most for a module directory:
+ * further than any path can name. */
+#define WS_MODULES_DEPTH (PATH_MAX / 2)
+
+/* Is the directory fd0, or one above it (up to the directory stop, or "/" when stop is NULL),
+ * one of ids (n)? When that cannot be told, it is; past limit levels up, past_limit. fd0
+ * stays open. */
+static int dir_up_finds(int fd0, const struct ws_id *ids, size_t n, const struct ws_id *stop,
+                        int limit, int past_limit)
 {
 	struct stat st;
 	dev_t pdev = 0;
 	ino_t pino = 0;
-	int fd = dirfd, up, out = 0;
+	int fd = fd0, in = 0;
 
-	if (!ws->excluded)
-		return 0;
 	for (int depth = 0;; depth++) {
-		if (fstat(fd, &st) < 0 || (st.st_dev == ws->ex_dev && st.st_ino == ws->ex_ino)) {
-			out = 1; /* it, beneath it, or cannot tell */
+		if (fstat(fd, &st) < 0 || depth > limit) {
+			in = depth > limit ? past_limit : 1;
 			break;
 		}
-		/* Up to the workspace, or "/" (its own parent); deeper than the cache's own
-		 * directories go, it is not. */
-		if ((st.st_dev == ws->root_dev && st.st_ino == ws->root_ino) ||
-		    (depth > 0 && st.st_dev == pdev && st.st_ino == pino) || depth >= limit)
-			break;
+		for (size_t i = 0; i < n && !in; i++)
+			in = st.st_dev == ids[i].dev && st.st_ino == ids[i].ino;
+		if (in || (stop && st.st_dev == stop->dev && st.st_ino == stop->ino) ||
+		    (depth > 0 && st.st_dev == pdev && st.st_ino == pino))
+			break; /* (the directory to stop at, or "/": its own parent) */
 		pdev = st.st_dev;
 		pino = st.st_ino;
-		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd != dirfd)
+		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd != fd0)
 			close(fd);
 		fd = up;
 		if (fd < 0)
 			return 1;
 	}
-	if (fd != dirfd)
+	if (fd != fd0)
 		close(fd);
-	return out;
+	return in;
+}
+
+/* Is the directory dirfd (beneath the workspace), or one above it up to the workspace and at
+ * most limit levels up (ws_excluded_depth), the directory the workspace leaves out? When that
+ * cannot be told, it is. dirfd stays open. */
+static int ws_dir_left_out_within(const struct workspace *ws, int dirfd, int limit)
+{
+	return ws->excluded && dir_up_finds(dirfd, &(struct ws_id){ws->ex_dev, ws->ex_ino}, 1,
+	                                    &(struct ws_id){ws->root_dev, ws->root_ino}, limit, 0);
 }
 
 static int ws_dir_left_out(const struct workspace *ws, int dirfd)
@@ -927,43 +939,6 @@ static void write_free(struct ws_file *f, int remove)
 	f->dirfd = -1;
 }
 
-/* How many directories up a request's directory is looked at most for a module directory:
- * further than any path can name. */
-#define WS_MODULES_DEPTH (PATH_MAX / 2)
-
-/* Is the directory fd0, or one above it (up to the directory stop, or "/" when stop is NULL),
- * one of ids (n)? When that cannot be told, it is. fd0 stays open. */
-static int dir_up_finds(int fd0, const struct ws_id *ids, size_t n, const struct ws_id *stop)
-{
-	struct stat st;
-	dev_t pdev = 0;
-	ino_t pino = 0;
-	int fd = fd0, in = 0;
-
-	for (int depth = 0;; depth++) {
-		if (fstat(fd, &st) < 0 || depth >= WS_MODULES_DEPTH) {
-			in = 1;
-			break;
-		}
-		for (size_t i = 0; i < n && !in; i++)
-			in = st.st_dev == ids[i].dev && st.st_ino == ids[i].ino;
-		if (in || (stop && st.st_dev == stop->dev && st.st_ino == stop->ino) ||
-		    (depth > 0 && st.st_dev == pdev && st.st_ino == pino))
-			break; /* (the directory to stop at, or "/": its own parent) */
-		pdev = st.st_dev;
-		pino = st.st_ino;
-		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd != fd0)
-			close(fd);
-		fd = up;
-		if (fd < 0)
-			return 1;
-	}
-	if (fd != fd0)
-		close(fd);
-	return in;
-}
-
 /* Is the directory dirfd, or one above it up to the workspace's own (up to "/" when to_root),
  * one of the interpreter's module directories? When that cannot be told, it is. */
 static int ws_dir_in_modules(const struct workspace *ws, int dirfd, int to_root)
@@ -977,7 +952,8 @@ static int ws_dir_in_modules(const struct workspace *ws, int dirfd, int to_root)
 	if (fstat(ws->fd, &root) < 0)
 		return 1;
 	return dir_up_finds(dirfd, ws->mods, ws->n_mods,
-	                    to_root ? NULL : &(struct ws_id){root.st_dev, root.st_ino});
+	                    to_root ? NULL : &(struct ws_id){root.st_dev, root.st_ino},
+	                    WS_MODULES_DEPTH, 1);
 }
 
 /* The directories of the system's programs, libraries and configuration (the server's own,
@@ -1021,8 +997,10 @@ int broker_workspace_system(const struct workspace *ws, const char *zygote_exe, 
 		if (fd < 0)
 			continue; /* (not on this system) */
 		meets = fstat(fd, &st) < 0 ||
-		        dir_up_finds(fd, &(struct ws_id){root.st_dev, root.st_ino}, 1, NULL) ||
-		        dir_up_finds(ws->fd, &(struct ws_id){st.st_dev, st.st_ino}, 1, NULL);
+		        dir_up_finds(fd, &(struct ws_id){root.st_dev, root.st_ino}, 1, NULL,
+		                     WS_MODULES_DEPTH, 1) ||
+		        dir_up_finds(ws->fd, &(struct ws_id){st.st_dev, st.st_ino}, 1, NULL,
+		                     WS_MODULES_DEPTH, 1);
 		close(fd);
 		if (meets) {
 			*which = dirs[i];
