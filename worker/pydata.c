@@ -3990,6 +3990,8 @@ static int geometry_grant_taken(PyObject *a)
 	return 1;
 }
 
+static PyTypeObject *geometry_nd; /* numpy's ndarray, found as geometry_setter makes one */
+
 /* A library's setter of an attribute of arrays as a property's setter (numpy.ma's shape and
  * dtype), made of three parts: before(a), pydata.py's, which may run anything (numpy.ma's mask
  * made a private view); the array's own change, here, with the value made plain data first (a
@@ -4002,8 +4004,7 @@ static PyObject *geometry_set(PyObject *closure, PyObject *const *args, Py_ssize
 {
 	PyObject *before = PyTuple_GET_ITEM(closure, 0), *after = PyTuple_GET_ITEM(closure, 2);
 	PyObject *name = PyTuple_GET_ITEM(closure, 1), *a, *value = NULL, *r, *prev, *descr;
-	PyObject *mro = nargs == 2 ? Py_TYPE(args[0])->tp_mro : NULL;
-	PyTypeObject *nd = NULL;
+	PyTypeObject *nd = geometry_nd;
 	int shape = PyUnicode_CompareWithASCIIString(name, "shape") == 0, rc;
 
 	if (nargs != 2) {
@@ -4011,11 +4012,9 @@ static PyObject *geometry_set(PyObject *closure, PyObject *const *args, Py_ssize
 		return NULL;
 	}
 	a = args[0];
-	for (Py_ssize_t i = 0; !nd && mro && i < PyTuple_GET_SIZE(mro); i++)
-		if (strcmp(((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_name, "numpy.ndarray") ==
-		    0)
-			nd = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-	if (!nd || !(descr = PyDict_GetItem(nd->tp_dict, name)) || !Py_TYPE(descr)->tp_descr_set) {
+	/* (numpy's own ndarray, by identity: a class of the code's may take its name) */
+	if (!nd || !PyObject_TypeCheck(a, nd) || !(descr = PyDict_GetItem(nd->tp_dict, name)) ||
+	    !Py_TYPE(descr)->tp_descr_set) {
 		PyErr_SetString(PyExc_TypeError, "the setter is an array's");
 		return NULL;
 	}
@@ -4074,6 +4073,18 @@ static PyObject *geometry_setter(PyObject *self, PyObject *args)
 		PyErr_SetString(PyExc_TypeError,
 		                "geometry_setter takes two functions and 'shape' or 'dtype'");
 		return NULL;
+	}
+	if (!geometry_nd) {
+		PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
+		PyObject *t = np ? PyObject_GetAttrString(np, "ndarray") : NULL;
+		if (!t || !PyType_Check(t)) {
+			Py_XDECREF(t);
+			if (!PyErr_Occurred())
+				PyErr_SetString(PyExc_RuntimeError,
+				                "numpy's ndarray is not as known");
+			return NULL;
+		}
+		geometry_nd = (PyTypeObject *)t; /* (kept for good) */
 	}
 	if (!(closure = PyTuple_Pack(3, before, name, after)))
 		return NULL;
