@@ -585,6 +585,7 @@ static PyCFunctionWithKeywords resize_real;
 
 static void dims_kept(PyObject *a);
 static int geometry_shown(PyObject *a);
+static int matrix_kept_two(PyObject *a, Py_ssize_t nd);
 static int own_made(PyObject *a);
 static int vector_array_of(PyObject *a);
 
@@ -665,6 +666,14 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 
 	if (!pylayer_armed())
 		return resize_real(self, args, kw);
+	/* (a matrix's new shape: one tuple of dimensions, or the dimensions themselves) */
+	if (PyTuple_Check(args) &&
+	    matrix_kept_two(self, PyTuple_GET_SIZE(args) == 1 &&
+	                                  (PyTuple_Check(PyTuple_GET_ITEM(args, 0)) ||
+	                                   PyList_Check(PyTuple_GET_ITEM(args, 0)))
+	                              ? PySequence_Fast_GET_SIZE(PyTuple_GET_ITEM(args, 0))
+	                              : PyTuple_GET_SIZE(args)) < 0)
+		return NULL;
 	/* Resized only with the references the running frame can be seen to hold, whoever calls
 	 * it, or by compiled code that made it (own_arrays, below); else only shortened. */
 	if (!own_made(self) && !vector_array_of(self) && !geometry_shown(self)) {
@@ -775,13 +784,19 @@ out:
 static PyObject *setstate_checked(PyObject *self, PyObject *args)
 {
 	struct np_array *arr = (struct np_array *)self;
-	PyObject *n, *plain, *descr, *base, *r;
+	PyObject *n, *plain, *state, *descr, *base, *r;
 	int empty;
 
 	if (!pylayer_armed())
 		return setstate_real(self, args);
 	if (!(plain = setstate_args_plain(args)))
 		return NULL;
+	state = PyTuple_GET_ITEM(plain, 0);
+	if (matrix_kept_two(self, PyTuple_GET_SIZE(
+	                              PyTuple_GET_ITEM(state, PyTuple_GET_SIZE(state) == 5))) < 0) {
+		Py_DECREF(plain);
+		return NULL;
+	}
 	n = Py_TYPE(nbytes_descr)->tp_descr_get(nbytes_descr, self, (PyObject *)Py_TYPE(self));
 	empty = n && PyLong_CheckExact(n) && PyLong_AsLong(n) == 0;
 	Py_XDECREF(n);
@@ -4117,6 +4132,18 @@ static setter class_set_prev;
 static int matrix_of_other_than_two(PyObject *o)
 {
 	return o && PyObject_TypeCheck(o, matrix_type) && ((struct np_array *)o)->nd != 2;
+}
+
+/* A matrix given nd dimensions in place (a resize, a state): 0 when it keeps two (or is no
+ * matrix), -1 with an error. A matrix of one transposed or concatenated wrote past its block
+ * (V56a, V57a H1: `m.resize((1,))` made one). */
+static int matrix_kept_two(PyObject *a, Py_ssize_t nd)
+{
+	if (!matrix_type || !PyObject_TypeCheck(a, matrix_type) || nd == 2)
+		return 0;
+	PyErr_SetString(PyExc_ValueError, "a matrix keeps two dimensions in the sandbox: "
+	                                  "np.asarray(m) is an array of any shape");
+	return -1;
 }
 
 static PyObject *matrix_alloc(PyTypeObject *t, Py_ssize_t n)
