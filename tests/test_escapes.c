@@ -3866,6 +3866,18 @@ Test(python_layer, a_star_import_binds_the_modules_names_only)
 	    "[[],\"[1]\",4.0,true,\"refused\"]");
 	/* In a function, as CPython: a SyntaxError. */
 	e2e_expect_error("def f():\n    from math import *\n", "SyntaxError");
+	/* The builtin `from m import a` is made of, called by the code with names of its own,
+	 * reads them by the attribute rules: a proxy's __dict__ was handed out, and a change to
+	 * it changed the module as every later import saw it (V57b L1). */
+	expect_ok_result("F = __builtins__[' safepy from']\n"
+	                 "def t(names):\n"
+	                 "    try:\n"
+	                 "        return [type(v).__name__ for v in F('json', names, 0)]\n"
+	                 "    except AttributeError as e:\n"
+	                 "        return 'refused'\n"
+	                 "[t(('__dict__',)), t(('loads', '__builtins__')), t(('loads',)),\n"
+	                 " F('json', None, 0).loads('[2]')]",
+	                 "[\"refused\",\"refused\",[\"function\"],[2]]");
 	still_serving();
 	stop();
 }

@@ -413,6 +413,22 @@ Test(pylayer, hasattr_tells_of_a_refused_name_without_reading_it)
 	e2e_stop();
 }
 
+/* A module of the default imports re-exports a class of one only a workspace adds (json.tool's
+ * Path is pathlib's): not handed on without a workspace (V57b L2). */
+Test(pylayer, the_workspaces_modules_are_not_handed_on_without_one)
+{
+	e2e_start(NULL);
+	e2e_expect_result("import json.tool\n"
+	                  "try:\n"
+	                  "    json.tool.Path\n"
+	                  "    r = 'given'\n"
+	                  "except AttributeError as e:\n"
+	                  "    r = 'pathlib' in str(e)\n"
+	                  "[r, callable(json.tool.main)]",
+	                  "[true,true]");
+	e2e_stop();
+}
+
 Test(pylayer, globals_and_locals_answer_a_snapshot_of_the_codes_own_names)
 {
 	e2e_start(NULL);

@@ -1293,6 +1293,12 @@ static PyObject *from_names(PyObject *self, PyObject *const *args, Py_ssize_t na
 			Py_CLEAR(out);
 			break;
 		}
+		/* the attribute rules, as for `m.name` (the code may call this with names of its
+		 * own: a proxy's __dict__ was handed out) */
+		if (attr_check(name) < 0) {
+			Py_CLEAR(out);
+			break;
+		}
 		v = PyObject_GetAttr(proxy, name);
 		if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
 			PyObject *full = PyUnicode_FromFormat("%U.%U", module, name);

@@ -388,11 +388,21 @@ const char *pyproxy_left_out(PyObject *module, PyObject *name)
 /* Modules whose functions and classes a proxy never gives, under whatever public name a library
  * re-exports them (sympy's autowrap.check_output is subprocess's): they run programs, reach the
  * network or make files, which the sandbox refuses anyway; the user's code gets them only where
- * the allowlist names their module. */
+ * the allowlist names their module (the file modules a workspace adds: json.tool's Path was
+ * pathlib's in default mode). */
 static const char *const foreign_homes[] = {
-    "subprocess", "_posixsubprocess", "urllib",     "http",    "socket", "ssl",
-    "tempfile",   "shutil",           "ftplib",     "smtplib", "poplib", "imaplib",
-    "nntplib",    "telnetlib",        "webbrowser", "ctypes",  "pty",    NULL,
+    "subprocess", "_posixsubprocess",
+    "urllib",     "http",
+    "socket",     "ssl",
+    "tempfile",   "shutil",
+    "ftplib",     "smtplib",
+    "poplib",     "imaplib",
+    "nntplib",    "telnetlib",
+    "webbrowser", "ctypes",
+    "pty",        "os",
+    "pathlib",    "glob",
+    "filecmp",    "fileinput",
+    NULL,
 };
 
 /* The module a function or class a proxy would give was defined in, when it is one of those
