@@ -9480,10 +9480,12 @@ Test(data, an_array_s_state_is_set_only_on_what_nothing_else_holds)
  * making it holds it, which numpy's transpose and concatenate then overwrite with the
  * dimensions they made it with. A matrix of one dimension (an array's __class__ set to matrix,
  * or ravel with the matrix's own _getitem set by the code) transposed became (64, 64) over 64
- * items (V56a H1), one made by a resize had np.concatenate write 8 rows of 8 into a block of 8
- * (V57a H1), and one of three (`m[np.newaxis]`, as numpy gives it) transposed wrote three
+ * items (V56a H1), one made by a resize (a tuple's subclass counting two and giving one too)
+ * or by an index's C __index__ inside matrix's __getitem__ had np.concatenate write 8 rows of 8
+ * into a block of 8 (V57a H1, V58a H1-H2), and one of three (`m[np.newaxis]`, as numpy gives it) transposed wrote three
  * dimensions into a block of two and read past its items. Such a change is let only to a new
- * matrix of fewer than two dimensions not made from a matrix of other than two; an array
+ * matrix of fewer than two dimensions made from an array that is not a matrix of other than
+ * two (concatenate's output is made from none); an array
  * becomes a matrix only as numpy makes one; a matrix's _getitem works for its own __getitem__
  * alone; a resize or a state keeps a matrix's two dimensions. What a user does with matrices answers as on the host. The build before gives the
  * (64, 64) transposes and an item read past the block. */
@@ -9491,7 +9493,7 @@ Test(data, a_matrix_keeps_two_dimensions_under_the_code_that_makes_it)
 {
 	start_data(NULL);
 	e2e_expect_result(
-	    "import numpy as np, warnings\n"
+	    "import numpy as np, warnings, functools\n"
 	    "warnings.simplefilter('ignore')\n"
 	    "def t(f):\n"
 	    "    try:\n"
@@ -9511,12 +9513,29 @@ Test(data, a_matrix_keeps_two_dimensions_under_the_code_that_makes_it)
 	    "    m = np.matrix([[0.0]])\n"
 	    "    m.resize((1,))\n"
 	    "    return np.concatenate([m] + [np.array([1000.0 + i]) for i in range(1, 8)])\n"
+	    "class T(tuple):\n"
+	    "    def __iter__(self):\n"
+	    "        return iter((1,))\n"
+	    "def by_tuple_resize():\n"
+	    "    m = np.matrix([[0.0]])\n"
+	    "    m.resize(T((1, 1)))\n"
+	    "    return np.concatenate([m] + [np.array([1000.0 + i]) for i in range(1, 8)])\n"
+	    "def by_index():\n"
+	    "    m, L = np.matrix([[0.0]]), []\n"
+	    "    class I:\n"
+	    "        __index__ = functools.partial(list.extend, L, map(np.ndarray.ravel, [m]))\n"
+	    "    try:\n"
+	    "        m[I()]\n"
+	    "    except IndexError:\n"
+	    "        pass\n"
+	    "    return np.concatenate(L[:1] + [np.array([1000.0 + i]) for i in range(1, 8)])\n"
 	    "def by_getitem():\n"
 	    "    M = np.matrix(np.zeros((1, 64)))\n"
 	    "    M._getitem = True\n"
 	    "    return np.ndarray.ravel(M).T\n"
 	    "x = np.matrix([[1.0, 2.0]])[np.newaxis]\n"
-	    "r = [t(by_class), t(by_getitem), t(by_resize), list(x.shape), t(lambda: x.T),\n"
+	    "r = [t(by_class), t(by_getitem), t(by_resize), t(by_tuple_resize), t(by_index),\n"
+	    "     list(x.shape), t(lambda: x.T),\n"
 	    "     t(lambda: np.concatenate([x, x]))]\n"
 	    "m = np.matrix([[1.0, 2.0], [3.0, 4.0]])\n"
 	    "v = np.array([1.0, 2.0])\n"
@@ -9529,7 +9548,8 @@ Test(data, a_matrix_keeps_two_dimensions_under_the_code_that_makes_it)
 	    "                     lambda: np.vstack([m, m]), lambda: np.asmatrix(5.0), lambda: "
 	    "m.squeeze()]]\n"
 	    "r",
-	    "[\"TypeError\",\"ValueError\",\"ValueError\",[1,1,2],\"ValueError\",\"ValueError\",["
+	    "[\"TypeError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",[1,1,2],"
+	    "\"ValueError\",\"ValueError\",["
 	    "\"matrix\",[1,4],"
 	    "[0.0,1.0,2.0,3.0]],[\"matrix\",[2,2],[10.0,14.0,14.0,20.0]],[\"matrix\",[1,4],[1.0,2."
 	    "0,3.0,4.0]],[\"matrix\",[1,2],[1.0,2.0]],[\"matrix\",[2,1],[2.0,4.0]],[\"matrix\",[1,"

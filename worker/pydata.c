@@ -225,8 +225,20 @@ static int extent_bounded(Py_ssize_t elsize, int nd, const Py_ssize_t *dims,
  * __index__ cannot answer it otherwise. */
 static int intp_values(PyObject *o, Py_ssize_t *out, PyObject **tuple)
 {
-	PyObject *items = PyIndex_Check(o) ? PyTuple_Pack(1, o) : PySequence_Tuple(o);
-	Py_ssize_t n = items ? PyTuple_GET_SIZE(items) : -1;
+	PyObject *items = NULL, *one;
+	Py_ssize_t n;
+
+	/* One number, or a sequence of them (an array of several is both: numpy takes its items) */
+	if (!PyIndex_Check(o))
+		items = PySequence_Tuple(o);
+	else if ((one = PyNumber_Index(o))) {
+		items = PyTuple_Pack(1, one);
+		Py_DECREF(one);
+	} else if (PySequence_Check(o) && PyErr_ExceptionMatches(PyExc_TypeError)) {
+		PyErr_Clear();
+		items = PySequence_Tuple(o);
+	}
+	n = items ? PyTuple_GET_SIZE(items) : -1;
 
 	*tuple = NULL;
 	if (n > NP_MAXDIMS) {
@@ -660,19 +672,53 @@ static int resize_shortened(PyObject *self, PyObject *args)
 	return 1;
 }
 
+/* A resize's positional arguments as one plain tuple of ints in a tuple: ((d0, d1, ...),). A
+ * resize with none is given one of none (numpy's answer is the same: nothing changes). */
+static PyObject *resize_args_plain(PyObject *args)
+{
+	Py_ssize_t dims[NP_MAXDIMS];
+	PyObject *one =
+	    PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
+	PyObject *t, *r;
+
+	if (!PyTuple_Check(args)) {
+		PyErr_SetString(PyExc_TypeError, "resize takes a shape");
+		return NULL;
+	}
+	/* (one argument: a number, or the sequence of dimensions) */
+	if (intp_values(one ? one : args, dims, &t) < 0)
+		return NULL;
+	r = PyTuple_Pack(1, t);
+	Py_DECREF(t);
+	return r;
+}
+
+static PyObject *resize_plain(PyObject *self, PyObject *args, PyObject *kw);
+
 static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *plain, *r;
+
+	/* (no shape, or None: numpy changes nothing) */
+	if (!pylayer_armed() || (PyTuple_Check(args) && (PyTuple_GET_SIZE(args) == 0 ||
+	                                                 (PyTuple_GET_SIZE(args) == 1 &&
+	                                                  PyTuple_GET_ITEM(args, 0) == Py_None))))
+		return resize_real(self, args, kw);
+	/* The new shape made plain data first, as numpy would read it (one sequence of dimensions,
+	 * or the dimensions themselves; a tuple's subclass iterated as numpy iterates it: it
+	 * counted two and gave numpy one, V58a H1), and numpy given that. */
+	if (!(plain = resize_args_plain(args)))
+		return NULL;
+	r = resize_plain(self, plain, kw);
+	Py_DECREF(plain);
+	return r;
+}
+
+static PyObject *resize_plain(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *kw2, *r;
 
-	if (!pylayer_armed())
-		return resize_real(self, args, kw);
-	/* (a matrix's new shape: one tuple of dimensions, or the dimensions themselves) */
-	if (PyTuple_Check(args) &&
-	    matrix_kept_two(self, PyTuple_GET_SIZE(args) == 1 &&
-	                                  (PyTuple_Check(PyTuple_GET_ITEM(args, 0)) ||
-	                                   PyList_Check(PyTuple_GET_ITEM(args, 0)))
-	                              ? PySequence_Fast_GET_SIZE(PyTuple_GET_ITEM(args, 0))
-	                              : PyTuple_GET_SIZE(args)) < 0)
+	if (matrix_kept_two(self, PyTuple_GET_SIZE(PyTuple_GET_ITEM(args, 0))) < 0)
 		return NULL;
 	/* Resized only with the references the running frame can be seen to hold, whoever calls
 	 * it, or by compiled code that made it (own_arrays, below); else only shortened. */
@@ -4115,13 +4161,17 @@ static PyMethodDef geometry_setter_def = {"geometry_setter", geometry_setter, ME
  * in the middle of its work holds the arrays it was given. The matrix numpy allocated last is
  * let take that one change in its first __array_finalize__ (numpy calls it right after the
  * allocation), to two dimensions and the same size, when it has fewer than two (a view, a
- * ravel, a product with a vector) and is not made from a matrix of other than two; any other
- * matrix's, as any array's. numpy's transpose and concatenate write the dimensions they made
- * the array with after the finalize: a matrix of one dimension transposed became (n, n) over n
- * items, one of three (`m[np.newaxis]`) wrote three into a block of two (V56a H1). So a matrix
- * of one dimension is never left for the code: an array becomes one only as numpy makes it (no
- * `__class__` assignment to or from matrix), and the finalize numpy skips while matrix's own
- * __getitem__ indexes (`_getitem`) is skipped for that method alone. */
+ * ravel, a flatten) and is made from an array that is not a matrix of other than two; any
+ * other matrix's, as any array's. numpy's transpose and concatenate write the dimensions they
+ * made the array with after the finalize: a matrix of one dimension transposed became (n, n)
+ * over n items, one of three (`m[np.newaxis]`) wrote three into a block of two (V56a H1), and
+ * concatenate's output, made from no array, took k rows of k items (V57a H1, V58a H1-H2): an
+ * array made from none (concatenate's, np.dot's of a matrix and a vector) is not let. And a
+ * matrix of one dimension is not left for the code where it can be told: an array becomes one
+ * only as numpy makes it (no `__class__` assignment to or from matrix), a resize or a state
+ * keeps its two, and the finalize numpy skips while matrix's own __getitem__ indexes
+ * (`_getitem`) is skipped in that method's frame only (a C callable the index ran there made
+ * one: V58a H2; harmless now that no newborn made from one, or from none, is let change). */
 static PyTypeObject *matrix_type;
 static allocfunc matrix_alloc_real;
 static PyObject *matrix_finalize_real;
@@ -4159,7 +4209,8 @@ static PyObject *matrix_finalize(PyObject *self, PyObject *obj)
 {
 	PyObject *prev = geometry_granted, *r, *skip;
 	int newborn = self == matrix_newborn && Py_TYPE(self) == matrix_type &&
-	              ((struct np_array *)self)->nd < 2 && !matrix_of_other_than_two(obj);
+	              ((struct np_array *)self)->nd < 2 && obj && obj != Py_None &&
+	              !matrix_of_other_than_two(obj);
 
 	if (self == matrix_newborn)
 		matrix_newborn = NULL;
