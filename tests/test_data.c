@@ -9487,7 +9487,8 @@ Test(data, an_array_s_state_is_set_only_on_what_nothing_else_holds)
  * matrix of fewer than two dimensions made from an array that is not a matrix of other than
  * two (concatenate's output is made from none); an array
  * becomes a matrix only as numpy makes one; a matrix's _getitem works for its own __getitem__
- * alone; a resize or a state keeps a matrix's two dimensions. What a user does with matrices answers as on the host. The build before gives the
+ * alone, with its index made plain data first (its __index__ runs before); a resize or a
+ * state keeps a matrix's two dimensions. What a user does with matrices answers as on the host. The build before gives the
  * (64, 64) transposes and an item read past the block. */
 Test(data, a_matrix_keeps_two_dimensions_under_the_code_that_makes_it)
 {
@@ -9529,6 +9530,9 @@ Test(data, a_matrix_keeps_two_dimensions_under_the_code_that_makes_it)
 	    "    except IndexError:\n"
 	    "        pass\n"
 	    "    return np.concatenate(L[:1] + [np.array([1000.0 + i]) for i in range(1, 8)])\n"
+	    "class I:\n"
+	    "    def __index__(self):\n"
+	    "        return 1\n"
 	    "def by_getitem():\n"
 	    "    M = np.matrix(np.zeros((1, 64)))\n"
 	    "    M._getitem = True\n"
@@ -9546,17 +9550,18 @@ Test(data, a_matrix_keeps_two_dimensions_under_the_code_that_makes_it)
 	    "                     lambda: m.diagonal(), lambda: m.I, lambda: m.reshape(-1), "
 	    "lambda: m.A1,\n"
 	    "                     lambda: np.vstack([m, m]), lambda: np.asmatrix(5.0), lambda: "
-	    "m.squeeze()]]\n"
+	    "m.squeeze(),\n"
+	    "                     lambda: m[np.array(1)], lambda: m[I()], lambda: m[m > 2]]]\n"
 	    "r",
-	    "[\"TypeError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",[1,1,2],"
-	    "\"ValueError\",\"ValueError\",["
-	    "\"matrix\",[1,4],"
-	    "[0.0,1.0,2.0,3.0]],[\"matrix\",[2,2],[10.0,14.0,14.0,20.0]],[\"matrix\",[1,4],[1.0,2."
-	    "0,3.0,4.0]],[\"matrix\",[1,2],[1.0,2.0]],[\"matrix\",[2,1],[2.0,4.0]],[\"matrix\",[1,"
-	    "2],[4.0,6.0]],[\"matrix\",[1,2],[5.0,11.0]],[\"matrix\",[1,2],[1.0,4.0]],[\"matrix\",["
-	    "2,2],[-1.9999999999999998,1.0,1.4999999999999998,-0.49999999999999994]],[\"matrix\",["
-	    "1,4],[1.0,2.0,3.0,4.0]],[\"ndarray\",[4],[1.0,2.0,3.0,4.0]],[\"matrix\",[4,2],[1.0,2."
-	    "0,3.0,4.0]],[\"matrix\",[1,1],[5.0]],[\"matrix\",[2,2],[1.0,2.0,3.0,4.0]]]");
+	    "[\"TypeError\",\"ValueError\",\"ValueError\",\"ValueError\",\"TypeError\",[1,1,2],"
+	    "\"ValueError\",\"ValueError\",[\"matrix\",[1,4],[0.0,1.0,2.0,3.0]],[\"matrix\",[2,2],["
+	    "10.0,14.0,14.0,20.0]],[\"matrix\",[1,4],[1.0,2.0,3.0,4.0]],[\"matrix\",[1,2],[1.0,2.0]"
+	    "],[\"matrix\",[2,1],[2.0,4.0]],[\"matrix\",[1,2],[4.0,6.0]],[\"matrix\",[1,2],[5.0,11."
+	    "0]],[\"matrix\",[1,2],[1.0,4.0]],[\"matrix\",[2,2],[-1.9999999999999998,1.0,1."
+	    "4999999999999998,-0.49999999999999994]],[\"matrix\",[1,4],[1.0,2.0,3.0,4.0]],["
+	    "\"ndarray\",[4],[1.0,2.0,3.0,4.0]],[\"matrix\",[4,2],[1.0,2.0,3.0,4.0]],[\"matrix\",["
+	    "1,1],[5.0]],[\"matrix\",[2,2],[1.0,2.0,3.0,4.0]],[\"matrix\",[1,2],[3.0,4.0]],["
+	    "\"matrix\",[1,2],[3.0,4.0]],[\"matrix\",[1,2],[3.0,4.0]]]");
 	e2e_stop();
 }
 

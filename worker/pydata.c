@@ -4161,8 +4161,10 @@ static PyMethodDef geometry_setter_def = {"geometry_setter", geometry_setter, ME
  * in the middle of its work holds the arrays it was given. The matrix numpy allocated last is
  * let take that one change in its first __array_finalize__ (numpy calls it right after the
  * allocation), to two dimensions and the same size, when it has fewer than two (a view, a
- * ravel, a flatten) and is made from an array that is not a matrix of other than two; any
- * other matrix's, as any array's. numpy's transpose and concatenate write the dimensions they
+ * ravel, a flatten) and is made from an array that is not a matrix of other than two (but
+ * in matrix's own __getitem__, whose index pydata.py makes plain data: numpy's indexing makes
+ * views of the one-dimensional result it gives that method); any other matrix's, as any
+ * array's. numpy's transpose and concatenate write the dimensions they
  * made the array with after the finalize: a matrix of one dimension transposed became (n, n)
  * over n items, one of three (`m[np.newaxis]`) wrote three into a block of two (V56a H1), and
  * concatenate's output, made from no array, took k rows of k items (V57a H1, V58a H1-H2): an
@@ -4210,7 +4212,7 @@ static PyObject *matrix_finalize(PyObject *self, PyObject *obj)
 	PyObject *prev = geometry_granted, *r, *skip;
 	int newborn = self == matrix_newborn && Py_TYPE(self) == matrix_type &&
 	              ((struct np_array *)self)->nd < 2 && obj && obj != Py_None &&
-	              !matrix_of_other_than_two(obj);
+	              (!matrix_of_other_than_two(obj) || pyframe_runs(matrix_getitem_code));
 
 	if (self == matrix_newborn)
 		matrix_newborn = NULL;
@@ -4272,7 +4274,10 @@ static int matrix_guard(PyObject *np)
 	matrix_alloc_real = matrix_type->tp_alloc;
 	matrix_type->tp_alloc = matrix_alloc;
 	Py_CLEAR(d);
+	/* numpy's own __getitem__ (pydata.py's makes the index plain data, then calls it) */
 	f = PyDict_GetItemString(matrix_type->tp_dict, "__getitem__");
+	if (f && PyFunction_Check(f) && ((PyFunctionObject *)f)->func_dict)
+		f = PyDict_GetItemString(((PyFunctionObject *)f)->func_dict, "__wrapped__");
 	if (!f || !PyFunction_Check(f)) {
 		PyErr_SetString(PyExc_RuntimeError, "numpy's matrix.__getitem__ is not as known");
 		goto out;

@@ -236,6 +236,37 @@ def _library_tracebacks():
 # ==== the data stack: compiled only when one of its packages is loaded (pydata.c) ====
 
 
+def _matrix_index(np):
+    """np.matrix's __getitem__ sets its _getitem while ndarray.__getitem__ indexes, and its
+    __array_finalize__ leaves what is made then as numpy makes it: an index of the code's ran
+    there (a C __index__, which has no frame) and made a ravel view of the matrix, left of one
+    dimension (V58a H2). The index is made plain data first (numbers, slices of numbers, plain
+    arrays), so that nothing of the code's runs while _getitem is set. pydata.c finds numpy's
+    own method as __wrapped__."""
+    import operator
+    real = np.matrix.__getitem__
+    kept = (int, bool, str, bytes, type(None), type(Ellipsis))
+
+    def plain(i):
+        t = type(i)
+        if t in kept or (isinstance(i, np.generic) and t.__module__ == 'numpy'):
+            return i
+        if t is slice:
+            return slice(*(v if v is None or type(v) is int else operator.index(v)
+                           for v in (i.start, i.stop, i.step)))
+        if t is not list and not isinstance(i, np.ndarray) and hasattr(t, '__index__'):
+            return operator.index(i)
+        a = np.array(i)
+        return a.astype(np.intp) if a.dtype == object else a
+
+    def __getitem__(self, index):
+        index = tuple(plain(i) for i in index) if type(index) is tuple else plain(index)
+        return real(self, index)
+    __getitem__.__wrapped__ = real
+    __getitem__.__doc__ = real.__doc__
+    np.matrix.__getitem__ = __getitem__
+
+
 def _vectorize_shapes(np):
     """np.vectorize with a signature broadcast its loop dimensions over views of one int made
     with as_strided (never read), which the sandbox refuses as a view past its memory: every
@@ -364,6 +395,7 @@ def _numpy():
     _nditer_close(np)
     _masked_names(np)
     _masked_geometry(np)
+    _matrix_index(np)
     # An array's memory is not replaced: `a.data = buffer` kept the buffer's object but not
     # its export, and a bytearray cleared after left the array over freed memory (a
     # bytearray's header laid there: any memory). (ndarray(buffer=...) is pinned by pydata.c.)
