@@ -9568,6 +9568,52 @@ Test(data, a_matrix_keeps_two_dimensions_under_the_code_that_makes_it)
 	e2e_stop();
 }
 
+/* numpy's repeat sets its source's length along the axis to the result's while it makes the
+ * result, whose class's __array_finalize__ (matrix's, numpy.ma's) runs then: a matrix's
+ * _getitem and numpy.ma's _optinfo, objects of the code's, ran the code's there, which took a
+ * view of the source claiming six columns over two (items read and written past its block,
+ * posix reached: V59a H1-H2). A subclass's repeat is made of a plain view, the result taking
+ * the class after; a matrix's _getitem is a bool. Results are the host's. The build before
+ * (and the host) lets the code see the (2, 6) source. */
+Test(data, a_repeat_runs_nothing_of_the_code_s_while_its_source_claims_the_result_s_length)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "got = []\n"
+	    "m = np.matrix([[1.0, 2.0], [3.0, 4.0]])\n"
+	    "a = np.ma.masked_array([[1.0, 2.0], [3.0, 4.0]], mask=[[0, 1], [0, 0]])\n"
+	    "class B:\n"
+	    "    def __bool__(self):\n"
+	    "        got.append(np.asarray(m).shape)\n"
+	    "        return False\n"
+	    "class M:\n"
+	    "    def keys(self):\n"
+	    "        got.append(np.asarray(a).shape)\n"
+	    "        return []\n"
+	    "    def __getitem__(self, k):\n"
+	    "        raise KeyError(k)\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        r = f()\n"
+	    "        return [type(r).__name__, list(r.shape), np.asarray(r)[0].tolist()]\n"
+	    "    except ValueError as e:\n"
+	    "        return 'ValueError'\n"
+	    "a._optinfo = M()\n"
+	    "r = [t(lambda: np.ndarray.repeat(a, 3, axis=1)), t(lambda: a.repeat(2, axis=0))]\n"
+	    "m._getitem = B()\n"
+	    "r += [t(lambda: m.repeat(3, axis=1)), t(lambda: m.T)]\n"
+	    "m._getitem = False\n"
+	    "r += [t(lambda: m.repeat(3, axis=1)), t(lambda: np.repeat(m, [1, 2], axis=0)),\n"
+	    "      t(lambda: np.repeat(np.arange(4.0).reshape(2, 2), 2, axis=1))]\n"
+	    "[r, got]",
+	    "[[[\"MaskedArray\",[2,6],[1.0,1.0,1.0,2.0,2.0,2.0]],[\"MaskedArray\",[4,2],[1.0,2.0]],"
+	    "[\"matrix\",[2,6],[1.0,1.0,1.0,2.0,2.0,2.0]],\"ValueError\",[\"matrix\",[2,6],[1.0,1."
+	    "0,1.0,2.0,2.0,2.0]],[\"matrix\",[3,2],[1.0,2.0]],[\"ndarray\",[2,4],[0.0,0.0,1.0,1.0]]"
+	    "],[[2,2]]]");
+	e2e_stop();
+}
+
 /* What the code hands numpy's own Python and C (V50a H2, V50b H2-H3): numpy.ma's flat iterator
  * reshapes what its maskiter (an attribute the code sets) answers, with a statement of its own,
  * and that was the array searchsorted held; an index given as an object whose __array__ answers

@@ -4216,17 +4216,19 @@ static PyObject *matrix_finalize(PyObject *self, PyObject *obj)
 
 	if (self == matrix_newborn)
 		matrix_newborn = NULL;
-	if (pylayer_armed() && obj && PyObject_TypeCheck(obj, matrix_type) &&
-	    !pyframe_runs(matrix_getitem_code)) {
-		int on =
-		    (skip = PyObject_GetAttrString(obj, "_getitem")) ? PyObject_IsTrue(skip) : -1;
-		Py_XDECREF(skip);
-		if (on) {
-			if (on > 0)
-				PyErr_SetString(
-				    PyExc_ValueError,
-				    "a matrix's _getitem is numpy's own, set while its "
-				    "__getitem__ indexes (a matrix has two dimensions)");
+	/* (a bool, read as it is: an object of the code's there ran its __bool__ inside the
+	 * finalize, while numpy's repeat had the source claim the result's length: V59a H1) */
+	if (pylayer_armed() && obj && PyObject_TypeCheck(obj, matrix_type)) {
+		int on;
+		if (!(skip = PyObject_GetAttrString(obj, "_getitem")))
+			return NULL;
+		on = skip == Py_True ? 1 : skip == Py_False ? 0 : -1;
+		Py_DECREF(skip);
+		if (on < 0 || (on && !pyframe_runs(matrix_getitem_code))) {
+			PyErr_SetString(
+			    PyExc_ValueError,
+			    "a matrix's _getitem is numpy's own, True while its __getitem__ "
+			    "indexes (a matrix has two dimensions)");
 			return NULL;
 		}
 	}

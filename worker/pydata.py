@@ -570,8 +570,16 @@ def _repeat_counts(np):
     import operator
     nd = np.ndarray
     real = nd.__dict__['repeat']
+    view = nd.__dict__['view']
 
     def repeat(self, repeats, axis=None):
+        if type(self) is not nd:
+            # numpy sets the source's length along the axis to the result's while it makes the
+            # result, whose class's finalizer runs then (a matrix's _getitem and numpy.ma's
+            # _optinfo, the code's objects, ran the code's, which took a view of the source
+            # claiming the result's length: items read and written past it, V59a H1-H2): a
+            # plain view of it is repeated, and the result takes the class after
+            return view(repeat(view(self, type=nd), repeats, axis), type=type(self))
         # a copy: numpy sums the counts, makes the result (a subclass's finalizer runs there:
         # numpy.ma's copied a mapping of the code's, which raised the counts) and then copies
         # by the counts read again
