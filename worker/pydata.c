@@ -4161,19 +4161,18 @@ static PyMethodDef geometry_setter_def = {"geometry_setter", geometry_setter, ME
  * in the middle of its work holds the arrays it was given. The matrix numpy allocated last is
  * let take that one change in its first __array_finalize__ (numpy calls it right after the
  * allocation), to two dimensions and the same size, when it has fewer than two (a view, a
- * ravel, a flatten) and is made from an array that is not a matrix of other than two (but
- * in matrix's own __getitem__, whose index pydata.py makes plain data: numpy's indexing makes
+ * ravel, a flatten) and is made from an array that is not a matrix of other than two (but in
+ * matrix's own __getitem__, whose index pydata.py makes plain data: numpy's indexing makes
  * views of the one-dimensional result it gives that method); any other matrix's, as any
- * array's. numpy's transpose and concatenate write the dimensions they
- * made the array with after the finalize: a matrix of one dimension transposed became (n, n)
- * over n items, one of three (`m[np.newaxis]`) wrote three into a block of two (V56a H1), and
- * concatenate's output, made from no array, took k rows of k items (V57a H1, V58a H1-H2): an
- * array made from none (concatenate's, np.dot's of a matrix and a vector) is not let. And a
- * matrix of one dimension is not left for the code where it can be told: an array becomes one
- * only as numpy makes it (no `__class__` assignment to or from matrix), a resize or a state
- * keeps its two, and the finalize numpy skips while matrix's own __getitem__ indexes
- * (`_getitem`) is skipped in that method's frame only (a C callable the index ran there made
- * one: V58a H2; harmless now that no newborn made from one, or from none, is let change). */
+ * array's. numpy's transpose and concatenate write the dimensions they made the array with
+ * after the finalize: a matrix of one dimension transposed became (n, n) over n items, one of
+ * three (`m[np.newaxis]`) wrote three into a block of two (V56a H1), and concatenate's output,
+ * made from no array, took k rows of k items (V57a H1, V58a H1-H2): an array made from none
+ * (concatenate's, np.ndarray.__new__'s) is not let. And no matrix of one dimension is left for
+ * the code: an array becomes one only as numpy makes it (no `__class__` assignment to or from
+ * matrix), a resize or a state keeps its two, and the finalize numpy skips while matrix's own
+ * __getitem__ indexes (`_getitem`, a bool) is skipped in that method's frame only, with its
+ * index made plain data before (a C __index__ ran there and made one: V58a H2). */
 static PyTypeObject *matrix_type;
 static allocfunc matrix_alloc_real;
 static PyObject *matrix_finalize_real;
