@@ -590,9 +590,10 @@ static int buffers_guard(PyObject *np, PyTypeObject *nd)
  * the freed block). While armed, every resize leaves the memory and the dimensions it moves
  * away from in place, for good (resize_leaving), whoever calls it; the code's own keep the
  * check of references (refcheck is dropped from its keywords: numpy's answer stays the same),
- * the libraries' are as they ask (pandas' hash tables and sklearn's file reader grow private
- * arrays with refcheck=False). A method of C, so that it adds no reference of its own to the
- * array the check counts. */
+ * the libraries' keep what they ask; and a resize happens at all only as resize_plain lets it
+ * (what the frame shows, an array compiled code made, a hash table's own vector, or a
+ * shortening). A method of C, so that it adds no reference of its own to the array the check
+ * counts. */
 static PyCFunctionWithKeywords resize_real;
 
 static void dims_kept(PyObject *a);
