@@ -961,25 +961,77 @@ static int ws_dir_in_modules(const struct workspace *ws, int dirfd, int to_root)
 static const char *const system_dirs[] = {"/usr",   "/etc",   "/bin",    "/sbin", "/lib",
                                           "/lib32", "/lib64", "/libx32", "/boot", NULL};
 
+/* Does the workspace (its absolute path ws_path) meet any of the directories dirs (n,
+ * absolute, no symbolic links) on their filesystems: do the places it shows (its own, and
+ * those of the mounts within it) hold or lie in a place one of them shows (its own, and those
+ * of the mounts within it)? A bind mount of the server's directory inside the workspace, or a
+ * workspace inside a bind mount of a directory of /usr, is seen here and not by walking up
+ * the directories (V61d H1). -1, the index in dirs of one it meets, or n when that cannot be
+ * told. */
+static int ws_mounts_meet(const char *ws_path, const char *const *dirs, size_t n)
+{
+	struct mount_table t;
+	struct mount_place *ws = NULL, *dir = malloc(sizeof(*dir));
+	size_t n_ws = 0;
+	int met = -1;
+
+	if (!dir || mount_table_read(&t) < 0) {
+		free(dir);
+		return (int)n;
+	}
+	if (!(ws = calloc(t.n + 1, sizeof(*ws))) || mount_table_place(&t, ws_path, &ws[0]) < 0)
+		met = (int)n;
+	for (size_t i = 0; met < 0 && i < t.n; i++)
+		if (path_within(t.v[i].mnt, ws_path)) {
+			ws[++n_ws].dev = t.v[i].dev;
+			if ((size_t)snprintf(ws[n_ws].path, sizeof(ws[n_ws].path), "%s",
+			                     t.v[i].root) >= sizeof(ws[n_ws].path))
+				met = (int)n;
+		}
+	for (size_t d = 0; met < 0 && d < n; d++) {
+		if (mount_table_place(&t, dirs[d], dir) < 0)
+			continue; /* (not shown here: nothing to meet) */
+		for (size_t w = 0; met < 0 && w <= n_ws; w++)
+			if (mount_places_meet(&ws[w], dir))
+				met = (int)d;
+		for (size_t i = 0; met < 0 && i < t.n; i++) {
+			if (!path_within(t.v[i].mnt, dirs[d]))
+				continue;
+			dir->dev = t.v[i].dev;
+			snprintf(dir->path, sizeof(dir->path), "%s", t.v[i].root);
+			for (size_t w = 0; met < 0 && w <= n_ws; w++)
+				if (mount_places_meet(&ws[w], dir))
+					met = (int)d;
+		}
+	}
+	free(ws);
+	free(dir);
+	mount_table_free(&t);
+	return met;
+}
+
 /* A workspace that takes writes must neither hold nor lie in the system's directories nor the
  * server's programs' own (zygote_exe's, the server's executable's): a call there could change
- * what the server runs (the interpreter's zip of its standard library, a library the linker
- * loads, the zygote itself: run by the next server before its sandbox, as root: V56b H1). By
- * identity, either way. 0, or 1 with the directory it meets in *which (static or
- * zygote_exe's). */
+ * what the server runs (the interpreter's zip of its standard library in /usr/lib, a library
+ * the linker loads, the zygote itself: run by the next server before its sandbox, as root:
+ * V56b H1). By identity, either way, and by what the mounts show (ws_mounts_meet). 0, or 1
+ * with the directory it meets in *which (static, or "the mounts" when they cannot be read). */
 int broker_workspace_system(const struct workspace *ws, const char *zygote_exe, const char **which)
 {
-	static char own[2][PATH_MAX];
+	static char own[2][PATH_MAX], real[sizeof(system_dirs) / sizeof(system_dirs[0])][PATH_MAX];
 	const char *dirs[sizeof(system_dirs) / sizeof(system_dirs[0]) + 2];
+	char self[64], ws_path[PATH_MAX];
 	struct stat root, st;
 	size_t n = 0;
 	ssize_t len;
 	char *slash;
+	int met;
 
 	if (ws->fd < 0 || !ws->writable || fstat(ws->fd, &root) < 0)
 		return 0;
-	for (const char *const *d = system_dirs; *d; d++)
-		dirs[n++] = *d;
+	for (size_t i = 0; system_dirs[i]; i++)
+		if (realpath(system_dirs[i], real[i]))
+			dirs[n++] = real[i];
 	if ((len = readlink("/proc/self/exe", own[0], sizeof(own[0]) - 1)) > 0) {
 		own[0][len] = '\0';
 		if ((slash = strrchr(own[0], '/')) && slash != own[0]) {
@@ -1007,7 +1059,17 @@ int broker_workspace_system(const struct workspace *ws, const char *zygote_exe, 
 			return 1;
 		}
 	}
-	return 0;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", ws->fd);
+	if ((len = readlink(self, ws_path, sizeof(ws_path) - 1)) <= 0 || ws_path[0] != '/') {
+		*which = "the mounts";
+		return 1;
+	}
+	ws_path[len] = '\0';
+	met = ws_mounts_meet(ws_path, dirs, n);
+	if (met < 0)
+		return 0;
+	*which = met < (int)n ? dirs[met] : "the mounts";
+	return 1;
 }
 
 /* Note the directory fd's identity in ids (n of them), once. */

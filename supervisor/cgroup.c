@@ -109,52 +109,23 @@ int cgroup_parse_self(const char *text, char *out, size_t len)
 	return -ENOENT;
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static int unescape_field(const char *s, size_t n, char *out, size_t len)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (c == '\\' && i + 3 < n && s[i + 1] >= '0' && s[i + 1] <= '3' &&
-		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-			c = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-			i += 3;
-		}
-		if (o + 1 >= len)
-			return -ENAMETOOLONG;
-		out[o++] = c;
-	}
-	out[o] = '\0';
-	return 0;
-}
-
 int cgroup_parse_mountinfo_line(const char *line, char *mnt, size_t mlen, char *root, size_t rlen)
 {
-	const char *f[6], *dash, *p = line;
-	size_t fl[6];
+	struct mountinfo_line *m = malloc(sizeof(*m));
 	int rc;
 
-	/* id parent major:minor root mountpoint options [optional...] - fstype source super */
-	for (int i = 0; i < 6; i++) {
-		while (*p == ' ')
-			p++;
-		f[i] = p;
-		while (*p && *p != ' ' && *p != '\n')
-			p++;
-		fl[i] = (size_t)(p - f[i]);
-		if (fl[i] == 0)
-			return -EINVAL;
+	if (!m)
+		return -ENOMEM;
+	rc = mountinfo_parse_line(line, m);
+	if (rc == 0 && strcmp(m->fstype, "cgroup2") != 0)
+		rc = -ENOENT;
+	if (rc == 0 && (strlen(m->mnt) >= mlen || strlen(m->root) >= rlen))
+		rc = -ENAMETOOLONG;
+	if (rc == 0) {
+		memcpy(mnt, m->mnt, strlen(m->mnt) + 1);
+		memcpy(root, m->root, strlen(m->root) + 1);
 	}
-	dash = strstr(p, " - ");
-	if (!dash)
-		return -EINVAL;
-	dash += 3;
-	if (strncmp(dash, "cgroup2 ", 8) != 0)
-		return -ENOENT;
-	rc = unescape_field(f[3], fl[3], root, rlen);
-	if (rc == 0)
-		rc = unescape_field(f[4], fl[4], mnt, mlen);
+	free(m);
 	return rc;
 }
 

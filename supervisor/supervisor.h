@@ -374,6 +374,40 @@ int cgroup_parse_self(const char *text, char *out, size_t len);
  * for a malformed line, -ENAMETOOLONG. */
 int cgroup_parse_mountinfo_line(const char *line, char *mnt, size_t mlen, char *root, size_t rlen);
 
+/* mounts.c: the mounts /proc/self/mountinfo shows. One line's fields: the device, the
+ * directory of the filesystem it shows as its root, its mount point (escapes decoded), the
+ * filesystem's type. Returns 0, -EINVAL for a malformed line, -ENAMETOOLONG. */
+struct mountinfo_line {
+	dev_t dev;
+	char root[PATH_MAX];
+	char mnt[PATH_MAX];
+	char fstype[64];
+};
+int mountinfo_parse_line(const char *line, struct mountinfo_line *m);
+struct mount_entry {
+	dev_t dev;
+	char *root, *mnt;
+};
+struct mount_table {
+	struct mount_entry *v;
+	size_t n;
+};
+/* The mounts of this process's namespace, in the order mounted. 0 or -errno (-EINVAL for a
+ * line not understood: a mount not understood is one not looked at). */
+int mount_table_read(struct mount_table *t);
+void mount_table_free(struct mount_table *t);
+/* Is the absolute path dir or beneath it (by name)? */
+int path_within(const char *path, const char *dir);
+/* What an absolute path (no symbolic links) names on its filesystem: the device and the path
+ * from the filesystem's root, through whatever mount shows it. */
+struct mount_place {
+	dev_t dev;
+	char path[PATH_MAX];
+};
+int mount_table_place(const struct mount_table *t, const char *path, struct mount_place *p);
+/* Do two places hold one the other (the same device, one path within the other)? */
+int mount_places_meet(const struct mount_place *a, const struct mount_place *b);
+
 /* Signals the front ends watch through a signalfd. */
 int signals_block(void);
 

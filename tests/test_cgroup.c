@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -86,6 +87,73 @@ Test(cgroup_parse, reads_cgroup2_mounts_from_mountinfo)
 			cr_expect_str_eq(root, cases[i].root, "case %zu", i);
 		}
 	}
+}
+
+/* What a path names on its filesystem, through the mount that shows it: a bind mount of a
+ * directory names that directory (the workspace's start check compares these). */
+Test(cgroup_parse, mount_places_name_what_a_bind_mount_shows)
+{
+	static const char *const lines[] = {
+	    "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n",
+	    "40 22 0:35 / /tmp rw shared:2 - tmpfs tmpfs rw\n",
+	    "41 22 8:1 /usr/share/doc /srv/ws/m rw shared:1 - ext4 /dev/sda1 rw\n",
+	    "42 22 0:35 /own /srv/ws/tools rw - tmpfs tmpfs rw\n",
+	    "43 22 0:36 / /usr/lib/python3 rw - overlay overlay rw,lowerdir=/a\\040b\n",
+	    "44 22 0:37 / /srv/ws/m rw - tmpfs tmpfs rw\n",
+	};
+	struct mountinfo_line *m = malloc(sizeof(*m));
+	struct mount_entry v[sizeof(lines) / sizeof(lines[0])];
+	struct mount_table t = {v, sizeof(lines) / sizeof(lines[0])};
+	struct mount_place a, b;
+
+	cr_assert_not_null(m);
+	for (size_t i = 0; i < t.n; i++) {
+		cr_assert_eq(mountinfo_parse_line(lines[i], m), 0, "line %zu", i);
+		v[i].dev = m->dev;
+		v[i].root = strdup(m->root);
+		v[i].mnt = strdup(m->mnt);
+	}
+	cr_expect_str_eq(m->fstype, "tmpfs");
+	cr_expect_eq(v[2].dev, makedev(8, 1));
+	cr_expect_eq(mountinfo_parse_line("22 1 8:x / / rw - ext4 /dev/sda1 rw\n", m), -EINVAL);
+	cr_expect_eq(mountinfo_parse_line("22 1 8:1 / / rw\n", m), -EINVAL);
+
+	cr_assert_eq(mount_table_place(&t, "/usr/share", &a), 0);
+	cr_expect_str_eq(a.path, "/usr/share");
+	cr_assert_eq(mount_table_place(&t, "/tmp", &b), 0);
+	cr_expect_str_eq(b.path, "/");
+	cr_expect_eq(b.dev, makedev(0, 35));
+	cr_assert_eq(mount_table_place(&t, "/tmp/x/y", &b), 0);
+	cr_expect_str_eq(b.path, "/x/y");
+	/* the last mount on a point is the one shown */
+	cr_assert_eq(mount_table_place(&t, "/srv/ws/m/a", &b), 0);
+	cr_expect_str_eq(b.path, "/a");
+	cr_expect_eq(b.dev, makedev(0, 37));
+	t.n--;
+	cr_assert_eq(mount_table_place(&t, "/srv/ws/m/a", &b), 0);
+	cr_expect_str_eq(b.path, "/usr/share/doc/a");
+	cr_expect(mount_places_meet(&a, &b));
+	cr_assert_eq(mount_table_place(&t, "/srv/ws/tools/safepy", &a), 0);
+	cr_expect_str_eq(a.path, "/own/safepy");
+	cr_assert_eq(mount_table_place(&t, "/tmp/own", &b), 0);
+	cr_expect(mount_places_meet(&a, &b));
+	cr_assert_eq(mount_table_place(&t, "/tmp/owner", &b), 0);
+	cr_expect_not(mount_places_meet(&a, &b));
+	cr_assert_eq(mount_table_place(&t, "/usr/lib/python3/dist-packages", &a), 0);
+	cr_expect_str_eq(a.path, "/dist-packages");
+	cr_assert_eq(mount_table_place(&t, "/usr/lib/python3x", &b), 0);
+	cr_expect_str_eq(b.path, "/usr/lib/python3x");
+	cr_expect_not(mount_places_meet(&a, &b));
+
+	cr_expect(path_within("/a/b", "/"));
+	cr_expect(path_within("/a/b", "/a/"));
+	cr_expect(path_within("/a", "/a"));
+	cr_expect_not(path_within("/ab", "/a"));
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		free(v[i].root);
+		free(v[i].mnt);
+	}
+	free(m);
 }
 
 /* ---- For real, in a scratch cgroup -------------------------------------------------------- */

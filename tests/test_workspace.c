@@ -781,6 +781,32 @@ Test(ws_write, a_file_not_written_is_said)
 	e2e_stop();
 }
 
+/* A part of a writable workspace on a read-only mount says so: the message said the server
+ * was started without --workspace-write (V61d L1). */
+Test(ws_write, a_read_only_mount_in_the_workspace_says_so)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root: a read-only bind mount in a private mount namespace");
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare: %s", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	start(RW);
+	cr_assert_eq(mkdir(in_ws("ro"), 0755), 0);
+	cr_assert_eq(mount(in_ws("sub"), in_ws("ro"), NULL, MS_BIND, NULL), 0, "%s",
+	             strerror(errno));
+	cr_assert_eq(mount(NULL, in_ws("ro"), NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL), 0,
+	             "%s", strerror(errno));
+	ok_result("try:\n    open('ro/new.txt', 'w')\nexcept OSError as e:\n"
+	          "    r = [e.errno, 'is mounted read-only' in str(e),\n"
+	          "         'without --workspace-write' in str(e)]\n"
+	          "open('rw.txt', 'w').write('x')\nr",
+	          "[30,true,false]");
+	cr_assert_str_eq(slurp(in_ws("rw.txt")), "x");
+	cr_assert_null(slurp(in_ws("sub/new.txt")));
+	umount2(in_ws("ro"), MNT_DETACH);
+	no_hidden_files();
+	e2e_stop();
+}
+
 /* A name a call chose reaches the server's log (the file not written) with its control
  * characters escaped: a newline in it made the rest of the name a line of its own, which
  * could pass for one of the server's (a forged error). */
@@ -3441,43 +3467,53 @@ static int upper_one(const char *path, const struct stat *st, int type, struct F
 	return 0;
 }
 
+/* Start safepy run with a writable workspace dir that must be refused: a call could change
+ * what the server runs. Nothing is written in it. */
+static void start_refused(const char *dir)
+{
+	char *out = NULL, *err = NULL;
+	struct stat st;
+	int status, planted;
+
+	cr_assert_eq(mcpc_run_cmd(SAFEPY_BIN,
+	                          ARGS("run", "--workspace", dir, "--workspace-write", "-c",
+	                               "open('planted.txt', 'w').write('x')"),
+	                          NULL, 30000, &out, &err, &status),
+	             0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) != 0, "%s: status 0x%x", dir, status);
+	planted = stat(e2e_fmt("%s/planted.txt", dir), &st) == 0;
+	if (planted) /* (a build that let it through: the file goes before the failure) */
+		unlink(e2e_fmt("%s/planted.txt", dir));
+	cr_assert(!planted, "a file was written in %s", dir);
+	cr_assert(strstr(err, "a call could change what the server runs"), "%s: %s", dir, err);
+	free(out);
+	free(err);
+}
+
 /* A writable workspace that holds the system's or safepy's programs and libraries, or lies in
  * them, is refused at start: a call could change what the server runs (the interpreter's zip
- * of its standard library in /usr/lib, read by the next zygote before its sandbox: V56b H1).
- * One that reaches the interpreter's module directories otherwise (a bind mount) changes no
- * name in them, nor anything when it lies among them: a module a call wrote in scipy's
- * directory was imported by a later call as the library's own (V55c H1). Run in a private
- * mount namespace over an overlay of /usr/lib/python3 bound into the workspace (what is
- * written lands in a directory of the test's; the builds before wrote every file and removed
- * yaml's __init__.py there). */
+ * of its standard library in /usr/lib, read by the next zygote before its sandbox: V56b H1; the
+ * zygote's own executable through a bind mount of its directory in the workspace: V61d H1).
+ * A mount that reaches the interpreter's module directories made after the start changes no
+ * name in them: a module a call wrote in scipy's directory was imported by a later call as the
+ * library's own (V55c H1). Run in a private mount namespace over an overlay of /usr/lib/python3
+ * and a copy of safepy's directory (what is written lands in directories of the test's; the
+ * builds before wrote every file and removed yaml's __init__.py there, and replaced the copy's
+ * zygote). */
 Test(ws_attack, the_servers_own_files_are_not_changed_through_the_workspace)
 {
 	const char *lib = "/usr/lib/python3", *dp = "/usr/lib/python3/dist-packages";
-	char up[128], wk[128], opts[512], bin[PATH_MAX], *out = NULL, *err = NULL;
+	char up[128], wk[128], opts[512], bin[PATH_MAX], own[192], *out = NULL, *err = NULL;
 	const char *refused[] = {"/", lib, bin};
 	struct stat st;
-	int status, planted;
+	off_t zygote_size;
+	int status;
 
 	/* safepy's own directory, and the system's, at start */
 	snprintf(bin, sizeof(bin), "%s", SAFEPY_BIN);
 	*strrchr(bin, '/') = '\0';
-	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		cr_assert_eq(
-		    mcpc_run_cmd(SAFEPY_BIN,
-		                 ARGS("run", "--workspace", refused[i], "--workspace-write", "-c",
-		                      "open('planted.txt', 'w').write('x')"),
-		                 NULL, 30000, &out, &err, &status),
-		    0);
-		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) != 0, "%s: status 0x%x",
-		          refused[i], status);
-		planted = stat(e2e_fmt("%s/planted.txt", refused[i]), &st) == 0;
-		if (planted) /* (a build that let it through: the file goes before the failure) */
-			unlink(e2e_fmt("%s/planted.txt", refused[i]));
-		cr_assert(!planted, "a file was written in %s", refused[i]);
-		cr_assert(strstr(err, "a call could change what the server runs"), "%s", err);
-		free(out);
-		free(err);
-	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		start_refused(refused[i]);
 	if (geteuid() != 0 || stat(e2e_fmt("%s/yaml/__init__.py", dp), &st) < 0)
 		cr_skip_test("needs root and %s/yaml: an overlay in a private mount namespace", dp);
 	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare: %s", strerror(errno));
@@ -3485,16 +3521,53 @@ Test(ws_attack, the_servers_own_files_are_not_changed_through_the_workspace)
 	tree();
 	snprintf(up, sizeof(up), "%s/up", base);
 	snprintf(wk, sizeof(wk), "%s/wk", base);
+	snprintf(own, sizeof(own), "%s/own", base);
 	cr_assert_eq(mkdir(up, 0755), 0);
 	cr_assert_eq(mkdir(wk, 0755), 0);
+	cr_assert_eq(mkdir(own, 0755), 0);
 	cr_assert_eq(mkdir(in_ws("lib"), 0755), 0);
+	cr_assert_eq(mkdir(in_ws("tools"), 0755), 0);
 	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lib, up, wk);
 	if (mount("overlay", lib, "overlay", 0, opts) < 0)
 		cr_skip_test("no overlay here: %s", strerror(errno));
-	cr_assert_eq(mount(lib, in_ws("lib"), NULL, MS_BIND, NULL), 0, "bind: %s", strerror(errno));
 
-	/* the workspace holds them */
+	/* a copy of safepy's directory bound into the workspace: the copy's zygote is what the
+	 * copy's server runs */
+	cr_assert_eq(mcpc_run_cmd("/bin/cp",
+	                          ARGS("-a", SAFEPY_BIN, e2e_fmt("%s-zygote", SAFEPY_BIN), own),
+	                          NULL, 30000, &out, &err, &status),
+	             0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "cp: %s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(mount(own, in_ws("tools"), NULL, MS_BIND, NULL), 0, "bind: %s",
+	             strerror(errno));
+	cr_assert_eq(mcpc_run_cmd(e2e_fmt("%s/safepy", own),
+	                          ARGS("run", "--workspace", ws, "--workspace-write", "-c",
+	                               "open('tools/safepy-zygote', 'w').write('planted')"),
+	                          NULL, 30000, &out, &err, &status),
+	             0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) != 0, "status 0x%x: %s", status, out);
+	cr_assert(strstr(err, "a call could change what the server runs"), "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(stat(e2e_fmt("%s/safepy-zygote", own), &st), 0);
+	zygote_size = st.st_size;
+	cr_assert_eq(stat(e2e_fmt("%s-zygote", SAFEPY_BIN), &st), 0);
+	cr_assert_eq(zygote_size, st.st_size, "the copy's zygote was replaced");
+	umount2(in_ws("tools"), MNT_DETACH);
+
+	/* the interpreter's modules bound into the workspace, or the workspace among them */
+	cr_assert_eq(mount(lib, in_ws("lib"), NULL, MS_BIND, NULL), 0, "bind: %s", strerror(errno));
+	start_refused(ws);
+	start_refused(in_ws("lib/dist-packages"));
+	start_refused(in_ws("lib/dist-packages/yaml"));
+	umount2(in_ws("lib"), MNT_DETACH);
+
+	/* bound after the start */
 	e2e_start(ARGS("--workspace", ws, "--workspace-write"));
+	ok_result("1", "1");
+	cr_assert_eq(mount(lib, in_ws("lib"), NULL, MS_BIND, NULL), 0, "bind: %s", strerror(errno));
 	ok_result("import os\n" TRY_EACH
 	          "r = [attempt(open, 'lib/dist-packages/planted.py', 'w'),\n"
 	          "     attempt(open, 'lib/dist-packages/yaml/planted.py', 'w'),\n"
@@ -3506,13 +3579,6 @@ Test(ws_attack, the_servers_own_files_are_not_changed_through_the_workspace)
 	          "r + [attempt(os.rename, 'planted.txt', 'lib/dist-packages/yaml/planted.py'),\n"
 	          "     os.path.exists('planted.txt')]",
 	          "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED ",true]");
-	e2e_stop();
-	/* the workspace lies among them */
-	e2e_start(ARGS("--workspace", in_ws("lib/dist-packages"), "--workspace-write"));
-	ok_result("import os\n" TRY_EACH
-	          "[attempt(open, 'planted.txt', 'w'), attempt(os.remove, 'yaml/__init__.py'),\n"
-	          " attempt(os.mkdir, 'planted'), len(open('yaml/__init__.py').read()) > 0]",
-	          "[" DENIED "," DENIED "," DENIED ",true]");
 	e2e_stop();
 	/* nothing reached the module directories */
 	cr_assert_eq(nftw(up, upper_one, 16, FTW_PHYS), 0);

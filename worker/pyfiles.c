@@ -70,10 +70,17 @@ static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 		break;
 	case EROFS:
 		type = PyExc_PermissionError;
-		snprintf(msg, sizeof(msg),
-		         "Read-only file system: the workspace %s can be read, not written (the "
-		         "server was started without --workspace-write)",
-		         ws_path);
+		if (ws_writable) /* (the disk under a writable workspace: V61d L1) */
+			snprintf(
+			    msg, sizeof(msg),
+			    "Read-only file system: the file system that holds this part of the "
+			    "workspace %s is mounted read-only",
+			    ws_path);
+		else
+			snprintf(msg, sizeof(msg),
+			         "Read-only file system: the workspace %s can be read, not written "
+			         "(the server was started without --workspace-write)",
+			         ws_path);
 		break;
 	case EDQUOT:
 		snprintf(
