@@ -9568,6 +9568,46 @@ Test(data, a_matrix_keeps_two_dimensions_under_the_code_that_makes_it)
 	e2e_stop();
 }
 
+/* A matrix's _getitem is read as numpy's finalize reads it without running the code's: a key
+ * of a str class of the code's in the matrix's own dictionary (put there by a library's
+ * `self.__dict__.update(**kw)`: scipy's result bunch) ran its __eq__ at that lookup, inside
+ * numpy's matrix.__getitem__, and transposed a ravel view of one dimension: (16, 16) over 16
+ * items (V61a H1). No view of a matrix of other than two dimensions is reshaped by the
+ * finalize, and such a dictionary makes the finalize raise. The build before gives the
+ * (16, 16) transposes. */
+Test(data, a_matrix_s_getitem_is_read_without_running_the_code_s)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, functools, operator\n"
+	    "from scipy.integrate import quad_vec\n"
+	    "B = type(quad_vec(lambda x: x, 0, 1, full_output=True)[2])\n"
+	    "nd = np.ndarray\n"
+	    "seen, errors = [], []\n"
+	    "for k in range(0, 8):\n"
+	    "    M = np.matrix(np.arange(16.0).reshape(4, 4))\n"
+	    "    out = []\n"
+	    "    work = functools.partial(out.extend, map(nd.transpose, map(nd.ravel, [M])))\n"
+	    "    it = map(operator.call, [bool] * k + [work] + [bool] * 50)\n"
+	    "    class S(str):\n"
+	    "        __hash__ = functools.partial(hash, '_getitem')\n"
+	    "        __eq__ = functools.partial(next, it)\n"
+	    "    del M._getitem\n"
+	    "    try:\n"
+	    "        B.__init__(M, **{S('zz'): 0})\n"
+	    "        M._getitem = False\n"
+	    "        M[1]\n"
+	    "    except Exception as e:\n"
+	    "        errors.append(type(e).__name__ + ('_getitem is numpy' in str(e)) * ' "
+	    "_getitem')\n"
+	    "    seen += [list(t.shape) for t in out]\n"
+	    "n = np.matrix(np.arange(4.0).reshape(2, 2))\n"
+	    "B.__init__(n, **{'plain': 1})\n"
+	    "[seen, sorted(set(errors)), n[1].tolist(), n.T.tolist()]\n",
+	    "[[],[\"ValueError _getitem\"],[[2.0,3.0]],[[0.0,2.0],[1.0,3.0]]]");
+	e2e_stop();
+}
+
 /* numpy's repeat sets its source's length along the axis to the result's while it makes the
  * result, whose class's __array_finalize__ (matrix's, numpy.ma's) runs then: a matrix's
  * _getitem and numpy.ma's _optinfo, objects of the code's, ran the code's there, which took a

@@ -74,6 +74,8 @@ int pyreentry_class_attr_checked(PyObject *cls, PyObject *name, PyObject *value)
 /* The raw stream behind the one a buffered stream was given while armed (steals raw; a new
  * reference, or NULL with an exception set). */
 PyObject *pyreentry_raw_inner(PyObject *raw);
+/* Are the dict's keys all exact str: a lookup of a str in it runs no code? */
+int pyreentry_dict_str_only(PyObject *d);
 /* Read the numbers of the opcodes the bytecode check looks at. Returns 0 or -1. */
 int pylayer_opcodes_load(void);
 /* Build the curated builtins and the module proxies of the allowed imports (cfg borrowed, only

@@ -4162,9 +4162,10 @@ static PyMethodDef geometry_setter_def = {"geometry_setter", geometry_setter, ME
  * in the middle of its work holds the arrays it was given. The matrix numpy allocated last is
  * let take that one change in its first __array_finalize__ (numpy calls it right after the
  * allocation), to two dimensions and the same size, when it has fewer than two (a view, a
- * ravel, a flatten) and is made from an array that is not a matrix of other than two (but in
- * matrix's own __getitem__, whose index pydata.py makes plain data: numpy's indexing makes
- * views of the one-dimensional result it gives that method); any other matrix's, as any
+ * ravel, a flatten) and is made from an array that is not a matrix of other than two (matrix's
+ * own __getitem__ was let too, for numpy's view of its one-dimensional intermediate, which a
+ * 0-d array index makes: code of the code's ran in that method's frame and was let too, V61a
+ * H1; pydata.py indexes by such an index through a plain view); any other matrix's, as any
  * array's. numpy's transpose and concatenate write the dimensions they made the array with
  * after the finalize: a matrix of one dimension transposed became (n, n) over n items, one of
  * three (`m[np.newaxis]`) wrote three into a block of two (V56a H1), and concatenate's output,
@@ -4207,23 +4208,52 @@ static PyObject *matrix_alloc(PyTypeObject *t, Py_ssize_t n)
 	return o;
 }
 
+/* A matrix's _getitem, read as numpy's finalize reads it, running nothing of the code's: a
+ * bool in its class or its own dictionary, whose keys are all str (a key of a str class of the
+ * code's, put there by a library's `self.__dict__.update(**kw)`, ran its __eq__ at the
+ * lookup: V61a H1), with attribute lookup as object's. 1, 0, or -1 (raise). */
+static int matrix_getitem_flag(PyObject *obj)
+{
+	PyTypeObject *t = Py_TYPE(obj);
+	PyObject *mro = t->tp_mro, *d, *v = NULL;
+	int on = -1;
+
+	if (t->tp_getattro != PyObject_GenericGetAttr || !mro || !PyTuple_Check(mro))
+		return -1;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro) && !v; i++) {
+		d = ((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_dict;
+		if (!d || !pyreentry_dict_str_only(d))
+			return -1;
+		v = PyDict_GetItemString(d, "_getitem");
+	}
+	if (v && v != Py_True && v != Py_False)
+		return -1; /* (a descriptor of the class's) */
+	if (!(d = PyObject_GenericGetDict(obj, NULL))) {
+		PyErr_Clear();
+		return -1;
+	}
+	if (pyreentry_dict_str_only(d)) {
+		PyObject *own = PyDict_GetItemString(d, "_getitem");
+		v = own ? own : v;
+		on = v == Py_True ? 1 : v == Py_False ? 0 : -1;
+	}
+	Py_DECREF(d);
+	return on;
+}
+
 static PyObject *matrix_finalize(PyObject *self, PyObject *obj)
 {
-	PyObject *prev = geometry_granted, *r, *skip;
+	PyObject *prev = geometry_granted, *r;
 	int newborn = self == matrix_newborn && Py_TYPE(self) == matrix_type &&
 	              ((struct np_array *)self)->nd < 2 && obj && obj != Py_None &&
-	              (!matrix_of_other_than_two(obj) || pyframe_runs(matrix_getitem_code));
+	              !matrix_of_other_than_two(obj);
 
 	if (self == matrix_newborn)
 		matrix_newborn = NULL;
 	/* (a bool, read as it is: an object of the code's there ran its __bool__ inside the
 	 * finalize, while numpy's repeat had the source claim the result's length: V59a H1) */
 	if (pylayer_armed() && obj && PyObject_TypeCheck(obj, matrix_type)) {
-		int on;
-		if (!(skip = PyObject_GetAttrString(obj, "_getitem")))
-			return NULL;
-		on = skip == Py_True ? 1 : skip == Py_False ? 0 : -1;
-		Py_DECREF(skip);
+		int on = matrix_getitem_flag(obj);
 		if (on < 0 || (on && !pyframe_runs(matrix_getitem_code))) {
 			PyErr_SetString(
 			    PyExc_ValueError,

@@ -259,9 +259,28 @@ def _matrix_index(np):
         a = np.array(i)
         return a.astype(np.intp) if a.dtype == object else a
 
+    def zero_d(i):
+        return isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype.kind in 'iu'
+
     def __getitem__(self, index):
-        index = tuple(plain(i) for i in index) if type(index) is tuple else plain(index)
-        return real(self, index)
+        whole = type(index) is tuple
+        index = tuple(plain(i) for i in index) if whole else plain(index)
+        if not (any(map(zero_d, index)) if whole else zero_d(index)):
+            return real(self, index)
+        # numpy indexes by a 0-d array of integers through a view of a one-dimensional
+        # intermediate, which a matrix's finalize reshapes: pydata.c lets no view of a matrix
+        # of other than two dimensions be reshaped (V61a H1). numpy's own steps, on a plain
+        # view of the matrix:
+        out = np.ndarray.__getitem__(self.view(np.ndarray), index)
+        if not isinstance(out, np.ndarray):
+            return out
+        if out.ndim == 0:
+            return out[()]
+        if out.ndim == 1:
+            n = len(index) if whole else 0
+            out = out.reshape((out.shape[0], 1) if n > 1 and np.isscalar(index[1])
+                              else (1, out.shape[0]))
+        return out.view(type(self))
     __getitem__.__wrapped__ = real
     __getitem__.__doc__ = real.__doc__
     np.matrix.__getitem__ = __getitem__

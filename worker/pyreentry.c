@@ -5977,6 +5977,21 @@ struct dict_keys_head {
 #define DICT_KEYS_GENERAL 0
 #define DICT_KEYS_UNICODE 1
 
+int pyreentry_dict_str_only(PyObject *d)
+{
+	Py_ssize_t pos = 0;
+	PyObject *k, *v;
+
+	if (!PyDict_Check(d))
+		return 0;
+	if (((struct dict_keys_head *)((PyDictObject *)d)->ma_keys)->kind != DICT_KEYS_GENERAL)
+		return 1;
+	while (PyDict_Next(d, &pos, &k, &v)) /* (a table grown from empty is general: above) */
+		if (!PyUnicode_CheckExact(k))
+			return 0;
+	return 1;
+}
+
 static int dict_empty_keys_general(void)
 {
 	PyObject *d = PyDict_New();
