@@ -195,9 +195,19 @@ static PyObject *user_read(PyObject *m, PyObject *name)
 	return PyObject_GetAttr(proxy, name);
 }
 
+/* The code never holds the interpreter's import machinery (importlib._bootstrap): a read of
+ * it is the interpreter's own, made for the code in C even while a reader by name runs (a
+ * module's repr inside "{0}".format(module) read its _module_repr as the user's and was
+ * refused: V61c L2). */
+static int interpreters_own(PyObject *m)
+{
+	return m == _PyInterpreterState_GET()->importlib;
+}
+
 static PyObject *guarded_getattro(PyObject *m, PyObject *name)
 {
-	return by_user(name, 0) ? user_read(m, name) : library_read(m, name);
+	return !interpreters_own(m) && by_user(name, 0) ? user_read(m, name)
+	                                                : library_read(m, name);
 }
 
 static int refuse_change(PyObject *m)
