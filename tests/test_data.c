@@ -9608,6 +9608,67 @@ Test(data, a_matrix_s_getitem_is_read_without_running_the_code_s)
 	e2e_stop();
 }
 
+/* A record pydata.py hands compiled code inside an own_arrays scope (a SimpleNamespace) is plain
+ * data by its keys too: a key of a str class of the code's, hashed as '__array__', ran the
+ * code's __eq__ (C callables, no frame) at numpy's lookup inside qhull's add_points: an array
+ * made there counted as compiled code's own, and was resized while np.concatenate held it:
+ * rows written past the output (V62a H1). The build before resizes it to (6, 4), and the
+ * concatenate writes past its (3, 4) output. */
+Test(data, a_scope_s_records_are_plain_by_their_keys)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, functools, operator, types, itertools\n"
+	    "from scipy.spatial import Delaunay\n"
+	    "P_ = functools.partial\n"
+	    "nd = np.ndarray\n"
+	    "D = Delaunay(np.random.rand(10, 2), incremental=True); q = D._qhull   # a _Qhull: its "
+	    "methods run as own_arrays\n"
+	    "ROWS = 6\n"
+	    "out, pair, res = [], [], []\n"
+	    "w_make = P_(out.extend, map(np.zeros, [(2, 4)]))                  # X: made in the "
+	    "scope -> \"own\"\n"
+	    "w_resize = P_(any, map(P_(nd.resize, refcheck=False), out, [(ROWS, 4)]))\n"
+	    "# X's rows 2.. land past the output's 96-byte block: keep glibc's chunk headers as "
+	    "they are\n"
+	    "# (a 16-byte dims chunk: size 0x21 holding (12,), (8,); then the next 96-byte data "
+	    "chunk, 0x71)\n"
+	    "T = np.zeros((ROWS, 4), np.int64)\n"
+	    "T[2] = [0, 0x21, 12, 8]\n"
+	    "T[3] = [0, 0x71, 0, 0]\n"
+	    "Tf = T.view(np.float64)\n"
+	    "Tf[3, 2:] = 1234.5\n"
+	    "Tf[4:] = 1234.5\n"
+	    "w_fill = P_(any, map(np.copyto, out, [Tf]))\n"
+	    "class F:                                                          # object items: "
+	    "their __float__ (C) resizes X mid-concatenate\n"
+	    "    __float__ = P_(next, filter(None, map(operator.call, [w_resize, w_fill] + "
+	    "[P_(float, 1.0)] * 40)))\n"
+	    "Y = np.empty((1, 4), dtype=object)\n"
+	    "for i in range(4):\n"
+	    "    Y[0, i] = F()\n"
+	    "w_pair = P_(pair.extend, itertools.chain([Y], out))\n"
+	    "w_cat = P_(res.extend, map(P_(np.concatenate, dtype=float, casting='unsafe'), "
+	    "[pair]))\n"
+	    "comp = P_(any, map(operator.call, [w_make, w_pair, w_cat, bool]))\n"
+	    "class S(str):\n"
+	    "    __hash__ = P_(hash, '__array__')\n"
+	    "    __eq__ = P_(next, map(operator.call, [comp] + [bool] * 50))\n"
+	    "ns = types.SimpleNamespace(**{S('zz'): 0})\n"
+	    "victims = [np.zeros(12) for _ in range(2000)]   # 96-byte blocks, the output's size\n"
+	    "victims[1000] = None   # one hole among them: numpy's block cache hands it to the "
+	    "output\n"
+	    "victims = [v for v in victims if v is not None]\n"
+	    "try:\n"
+	    "    q.add_points(ns)\n"
+	    "except Exception as e:\n"
+	    "    pass\n"
+	    "[[a.shape for a in out], [r.shape for r in res], [r[2:].tolist() for r in res], sum(1 "
+	    "for v in victims if v.any())]\n",
+	    "[[[2,4]],[],[],0]");
+	e2e_stop();
+}
+
 /* numpy's repeat sets its source's length along the axis to the result's while it makes the
  * result, whose class's __array_finalize__ (matrix's, numpy.ma's) runs then: a matrix's
  * _getitem and numpy.ma's _optinfo, objects of the code's, ran the code's there, which took a

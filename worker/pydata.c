@@ -1083,8 +1083,10 @@ static int own_plain(PyObject *o, int depth)
 		Py_ssize_t pos = 0;
 		if (depth > 2 || !dp || !*dp || !PyDict_CheckExact(*dp))
 			return 0;
+		/* (its keys too: one of a str class of the code's, whose hash met a name numpy
+		 * looks up, ran the code's __eq__ inside the scope, with no frame: V62a H1) */
 		while (PyDict_Next(*dp, &pos, &key, &value))
-			if (!own_plain(value, depth + 1))
+			if (!PyUnicode_CheckExact(key) || !own_plain(value, depth + 1))
 				return 0;
 		return 1;
 	}
