@@ -406,6 +406,8 @@ static int ws_chown(const struct workspace *ws, int fd, uid_t uid, gid_t gid)
 	return rc;
 }
 
+static int fd_mount_id(int fd, uint64_t *id);
+
 int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 {
 	struct stat st;
@@ -441,6 +443,9 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 		broker_workspace_close(ws);
 		return err;
 	}
+	ws->root_dev = st.st_dev;
+	ws->root_ino = st.st_ino;
+	ws->mnt_known = fd_mount_id(ws->fd, &ws->mnt_id) == 0;
 	ws->owner_uid = st.st_uid;
 	ws->owner_gid = st.st_gid;
 	if (geteuid() == 0 && st.st_uid != 0) {
@@ -956,56 +961,130 @@ static int ws_dir_in_modules(const struct workspace *ws, int dirfd, int to_root)
 	                    WS_MODULES_DEPTH, 1);
 }
 
+/* May a call change a name in the directory dirfd (beneath the workspace)? Not on a mount
+ * within the workspace: what a bind mount there shows (the interpreter's standard library,
+ * a package's subdirectory, safepy's own directory), mounted before the start or after, is
+ * not the workspace's to change (V61d H1, V62b H3): -EROFS; nor in the interpreter's module
+ * directories on the workspace's own (-EACCES). When that cannot be told, it may not. */
+static int ws_dir_changes(const struct workspace *ws, int dirfd)
+{
+	struct stat st;
+	uint64_t id;
+
+	if (ws->mnt_known ? fd_mount_id(dirfd, &id) < 0 || id != ws->mnt_id
+	                  : fstat(dirfd, &st) < 0 || st.st_dev != ws->root_dev)
+		return -EROFS;
+	return ws_dir_in_modules(ws, dirfd, 0) ? -EACCES : 0;
+}
+
 /* The directories of the system's programs, libraries and configuration (the server's own,
  * the interpreter's, and what the dynamic linker reads) */
 static const char *const system_dirs[] = {"/usr",   "/etc",   "/bin",    "/sbin", "/lib",
                                           "/lib32", "/lib64", "/libx32", "/boot", NULL};
 
-/* Does the workspace (its absolute path ws_path) meet any of the directories dirs (n,
- * absolute, no symbolic links) on their filesystems: do the places it shows (its own, and
- * those of the mounts within it) hold or lie in a place one of them shows (its own, and those
- * of the mounts within it)? A bind mount of the server's directory inside the workspace, or a
- * workspace inside a bind mount of a directory of /usr, is seen here and not by walking up
- * the directories (V61d H1). -1, the index in dirs of one it meets, or n when that cannot be
- * told. */
-static int ws_mounts_meet(const char *ws_path, const char *const *dirs, size_t n)
+/* The id of the mount the file fd lies on (statx, Linux 5.8). 0 or -errno. */
+static int fd_mount_id(int fd, uint64_t *id)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0)
+		return -errno;
+	if (!(stx.stx_mask & STATX_MNT_ID))
+		return -ENOSYS;
+	*id = stx.stx_mnt_id;
+	return 0;
+}
+
+/* The place on its filesystem (mount_place) of the directory path (absolute, no symbolic
+ * links; opened as fd), through the mount fd lies on: found by its id, not by the path (a
+ * mount covered by another on a directory above it is not the one the path reaches: V62b
+ * H1). 0, 1 when that mount is not shown but is the mount same_id (the two compare by path),
+ * or -errno. */
+static int dir_place(const struct mount_table *t, int fd, const char *path, uint64_t same_id,
+                     struct mount_place *p)
+{
+	const struct mount_entry *e;
+	uint64_t id;
+	int rc = fd_mount_id(fd, &id);
+
+	if (rc < 0)
+		return rc;
+	if (!(e = mount_table_by_id(t, id)))
+		return id == same_id ? 1 : -ENOENT; /* (in a chroot: not shown) */
+	return mount_place(e, path, p);
+}
+
+/* Does the workspace meet any of the directories dirs (n, absolute, no symbolic links) on
+ * their filesystems: does the place it shows (mount_place; and, on an overlay, its upper
+ * directory's, where its writes land: V62b H2) hold or lie in a place one of them shows (its
+ * own, and those of the mounts within it)? A workspace inside a bind mount of a directory of
+ * /usr is seen here and not by walking up the directories, and nothing is changed on a mount
+ * within the workspace (ws_dir_changes). -1, the index in dirs of one it meets, or n when
+ * that cannot be told (V62b H4-H5). */
+static int ws_mounts_meet(const struct workspace *ws, const char *const *dirs, size_t n)
 {
 	struct mount_table t;
-	struct mount_place *ws = NULL, *dir = malloc(sizeof(*dir));
-	size_t n_ws = 0;
-	int met = -1;
+	struct mount_place wsp[2] = {{0}}, dir = {0};
+	const struct mount_entry *we;
+	char *upper = NULL, *real = NULL;
+	size_t n_ws = 1;
+	uint64_t wid = 0;
+	int met = -1, rc;
 
-	if (!dir || mount_table_read(&t) < 0) {
-		free(dir);
+	if (mount_table_read(&t) < 0)
 		return (int)n;
-	}
-	if (!(ws = calloc(t.n + 1, sizeof(*ws))) || mount_table_place(&t, ws_path, &ws[0]) < 0)
+	if (fd_mount_id(ws->fd, &wid) < 0 || !(we = mount_table_by_id(&t, wid)) ||
+	    mount_place(we, ws->path, &wsp[0]) < 0)
 		met = (int)n;
-	for (size_t i = 0; met < 0 && i < t.n; i++)
-		if (path_within(t.v[i].mnt, ws_path)) {
-			ws[++n_ws].dev = t.v[i].dev;
-			if ((size_t)snprintf(ws[n_ws].path, sizeof(ws[n_ws].path), "%s",
-			                     t.v[i].root) >= sizeof(ws[n_ws].path))
-				met = (int)n;
-		}
+	if (met < 0 && strcmp(we->fstype, "overlay") == 0 &&
+	    (upper = mount_option(we, "upperdir"))) {
+		int fd = open(upper, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		/* (an upper directory this namespace does not show is none of these) */
+		if (fd >= 0 && (!(real = realpath(upper, NULL)) ||
+		                dir_place(&t, fd, real, 0, &wsp[n_ws++]) != 0))
+			met = (int)n;
+		if (fd >= 0)
+			close(fd);
+	}
 	for (size_t d = 0; met < 0 && d < n; d++) {
-		if (mount_table_place(&t, dirs[d], dir) < 0)
-			continue; /* (not shown here: nothing to meet) */
-		for (size_t w = 0; met < 0 && w <= n_ws; w++)
-			if (mount_places_meet(&ws[w], dir))
+		int fd = open(dirs[d], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			met = errno == ENOENT ? -1 : (int)n; /* (not on this system) */
+			continue;
+		}
+		rc = dir_place(&t, fd, dirs[d], wid, &dir);
+		close(fd);
+		if (rc == 1) {
+			if (path_within(ws->path, dirs[d]) || path_within(dirs[d], ws->path))
+				met = (int)d;
+			continue;
+		}
+		if (rc < 0) {
+			met = (int)n;
+			break;
+		}
+		for (size_t w = 0; met < 0 && w < n_ws; w++)
+			if (mount_places_meet(&wsp[w], &dir))
 				met = (int)d;
 		for (size_t i = 0; met < 0 && i < t.n; i++) {
 			if (!path_within(t.v[i].mnt, dirs[d]))
 				continue;
-			dir->dev = t.v[i].dev;
-			snprintf(dir->path, sizeof(dir->path), "%s", t.v[i].root);
-			for (size_t w = 0; met < 0 && w <= n_ws; w++)
-				if (mount_places_meet(&ws[w], dir))
+			free(dir.path);
+			if (!(dir.path = strdup(t.v[i].root))) {
+				met = (int)n;
+				break;
+			}
+			dir.dev = t.v[i].dev;
+			for (size_t w = 0; met < 0 && w < n_ws; w++)
+				if (mount_places_meet(&wsp[w], &dir))
 					met = (int)d;
 		}
 	}
-	free(ws);
-	free(dir);
+	free(dir.path);
+	for (size_t w = 0; w < n_ws; w++)
+		free(wsp[w].path);
+	free(upper);
+	free(real);
 	mount_table_free(&t);
 	return met;
 }
@@ -1015,12 +1094,11 @@ static int ws_mounts_meet(const char *ws_path, const char *const *dirs, size_t n
  * what the server runs (the interpreter's zip of its standard library in /usr/lib, a library
  * the linker loads, the zygote itself: run by the next server before its sandbox, as root:
  * V56b H1). By identity, either way, and by what the mounts show (ws_mounts_meet). 0, or 1
- * with the directory it meets in *which (static, or "the mounts" when they cannot be read). */
+ * with the directory it meets in *which (static), NULL when that cannot be told. */
 int broker_workspace_system(const struct workspace *ws, const char *zygote_exe, const char **which)
 {
 	static char own[2][PATH_MAX], real[sizeof(system_dirs) / sizeof(system_dirs[0])][PATH_MAX];
 	const char *dirs[sizeof(system_dirs) / sizeof(system_dirs[0]) + 2];
-	char self[64], ws_path[PATH_MAX];
 	struct stat root, st;
 	size_t n = 0;
 	ssize_t len;
@@ -1029,20 +1107,28 @@ int broker_workspace_system(const struct workspace *ws, const char *zygote_exe, 
 
 	if (ws->fd < 0 || !ws->writable || fstat(ws->fd, &root) < 0)
 		return 0;
+	*which = NULL; /* (cannot be told) */
 	for (size_t i = 0; system_dirs[i]; i++)
 		if (realpath(system_dirs[i], real[i]))
 			dirs[n++] = real[i];
-	if ((len = readlink("/proc/self/exe", own[0], sizeof(own[0]) - 1)) > 0) {
-		own[0][len] = '\0';
-		if ((slash = strrchr(own[0], '/')) && slash != own[0]) {
-			*slash = '\0';
-			dirs[n++] = own[0];
-		}
-	}
-	if (zygote_exe && realpath(zygote_exe, own[1]) && (slash = strrchr(own[1], '/')) &&
-	    slash != own[1]) {
+		else if (errno != ENOENT)
+			return 1;
+	/* (a program whose directory cannot be named: V62b H4) */
+	len = readlink("/proc/self/exe", own[0], sizeof(own[0]) - 1);
+	if (len <= 0 || len >= (ssize_t)sizeof(own[0]) - 1)
+		return 1;
+	own[0][len] = '\0';
+	if ((slash = strrchr(own[0], '/')) && slash != own[0]) {
 		*slash = '\0';
-		dirs[n++] = own[1];
+		dirs[n++] = own[0];
+	}
+	if (zygote_exe) {
+		if (!realpath(zygote_exe, own[1]))
+			return 1;
+		if ((slash = strrchr(own[1], '/')) && slash != own[1]) {
+			*slash = '\0';
+			dirs[n++] = own[1];
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		int fd = open(dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC), meets;
@@ -1059,16 +1145,10 @@ int broker_workspace_system(const struct workspace *ws, const char *zygote_exe, 
 			return 1;
 		}
 	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", ws->fd);
-	if ((len = readlink(self, ws_path, sizeof(ws_path) - 1)) <= 0 || ws_path[0] != '/') {
-		*which = "the mounts";
-		return 1;
-	}
-	ws_path[len] = '\0';
-	met = ws_mounts_meet(ws_path, dirs, n);
+	met = ws_mounts_meet(ws, dirs, n);
 	if (met < 0)
 		return 0;
-	*which = met < (int)n ? dirs[met] : "the mounts";
+	*which = met < (int)n ? dirs[met] : NULL;
 	return 1;
 }
 
@@ -1468,8 +1548,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 	f.dirfd = ws_parent(ws, asked, &f.name);
 	if (f.dirfd < 0)
 		return f.dirfd;
-	rc = -EACCES;
-	if (ws_dir_in_modules(ws, f.dirfd, 0))
+	if ((rc = ws_dir_changes(ws, f.dirfd)) < 0)
 		goto fail;
 	/* A name no directory holds would be written, then fail to move into place. */
 	rc = -ENAMETOOLONG;
@@ -1901,8 +1980,8 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 		rc = -ENFILE;
 	if (rc == 0 && (pfd = ws_parent(ws, rel, &name)) < 0)
 		rc = pfd == -EISDIR ? -EEXIST : pfd; /* ".", "..": there already */
-	if (rc == 0 && ws_dir_in_modules(ws, pfd, 0))
-		rc = -EACCES;
+	if (rc == 0)
+		rc = ws_dir_changes(ws, pfd);
 	if (rc == 0 && strlen(name) > NAME_MAX)
 		rc = -ENAMETOOLONG;
 	if (rc == 0 && pending_in(c, pfd, name))
@@ -2209,13 +2288,14 @@ static int ws_parent_writable(const struct workspace *ws, const char *rel, char 
 		return fd;
 	if (strlen(*name) > NAME_MAX)
 		rc = -ENAMETOOLONG;
-	else if (fstat(fd, &st) < 0 || !ws_may(ws, &st, W_OK | X_OK) ||
-	         ws_dir_in_modules(ws, fd, 0))
+	else if (fstat(fd, &st) < 0 || !ws_may(ws, &st, W_OK | X_OK))
 		rc = -EACCES;
 	/* The kernel's word as the owner (an ACL may close what the mode bits open): the names
 	 * change at the commit, as root. */
 	else if (ws->as_owner && faccessat(fd, "", W_OK | X_OK, AT_EACCESS | AT_EMPTY_PATH) < 0)
 		rc = -EACCES;
+	else
+		rc = ws_dir_changes(ws, fd);
 	if (rc < 0) {
 		close(fd);
 		free(*name);

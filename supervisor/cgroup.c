@@ -111,21 +111,20 @@ int cgroup_parse_self(const char *text, char *out, size_t len)
 
 int cgroup_parse_mountinfo_line(const char *line, char *mnt, size_t mlen, char *root, size_t rlen)
 {
-	struct mountinfo_line *m = malloc(sizeof(*m));
-	int rc;
+	struct mount_entry e;
+	int rc = mount_entry_parse(line, &e);
 
-	if (!m)
-		return -ENOMEM;
-	rc = mountinfo_parse_line(line, m);
-	if (rc == 0 && strcmp(m->fstype, "cgroup2") != 0)
+	if (rc < 0)
+		return rc;
+	if (strcmp(e.fstype, "cgroup2") != 0)
 		rc = -ENOENT;
-	if (rc == 0 && (strlen(m->mnt) >= mlen || strlen(m->root) >= rlen))
+	else if (strlen(e.mnt) >= mlen || strlen(e.root) >= rlen)
 		rc = -ENAMETOOLONG;
-	if (rc == 0) {
-		memcpy(mnt, m->mnt, strlen(m->mnt) + 1);
-		memcpy(root, m->root, strlen(m->root) + 1);
+	else {
+		memcpy(mnt, e.mnt, strlen(e.mnt) + 1);
+		memcpy(root, e.root, strlen(e.root) + 1);
 	}
-	free(m);
+	mount_entry_free(&e);
 	return rc;
 }
 

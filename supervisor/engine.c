@@ -713,11 +713,22 @@ int engine_new(const struct config *cfg, const char *zygote_exe, struct engine *
 		return -ESTALE;
 	}
 	if (broker_workspace_system(&e->ws, zygote_exe, &which)) {
-		log_msg(LOG_ERROR,
-		        "--workspace-write: the workspace %s holds or lies in %s, the system's or "
-		        "safepy's own programs and libraries: a call could change what the server "
-		        "runs. Give it a directory of data",
-		        e->ws.path, which);
+		if (which)
+			log_msg(
+			    LOG_ERROR,
+			    "--workspace-write: the workspace %s holds or lies in %s, the system's "
+			    "or safepy's own programs and libraries: a call could change what the "
+			    "server runs. Give it a directory of data",
+			    e->ws.path, which);
+		else
+			log_msg(
+			    LOG_ERROR,
+			    "--workspace-write: cannot tell whether the workspace %s holds or lies "
+			    "in the system's or safepy's own programs and libraries (their paths, "
+			    "or the mounts /proc/self/mountinfo shows, do not tell: a chroot that "
+			    "is not a mount point?): a call could change what the server runs. "
+			    "Give it a directory of data on a mount that is shown",
+			    e->ws.path);
 		broker_workspace_close(&e->ws);
 		free(e);
 		return -EPERM;

@@ -325,6 +325,10 @@ struct workspace {
 	int ex_fd; /* it, O_PATH, to count its own directories (broker.c ws_excluded_depth) */
 	dev_t ex_dev, root_dev;
 	ino_t ex_ino, root_ino;
+	/* the mount the workspace lies on: a writable one takes changes only there, not on a
+	 * mount within it (broker.c ws_dir_changes); mnt_known: told by statx */
+	uint64_t mnt_id;
+	int mnt_known;
 	/* the interpreter's module directories, by identity, when the workspace takes writes: no
 	 * call changes a name in one (broker.c ws_dir_in_modules); in_mods: the workspace is one
 	 * of them or lies in one */

@@ -1,7 +1,8 @@
-/* mounts.c - the mounts /proc/self/mountinfo shows: each mount's device, the directory of its
- * filesystem it shows (a bind mount shows a subtree) and where it is mounted. What a path
- * names on its filesystem, whatever mount shows it, is what tells a bind mount of a
- * directory from the directory. Functions return 0 or a negative errno and never log. */
+/* mounts.c - the mounts /proc/self/mountinfo shows: each mount's id, device, the directory of
+ * its filesystem it shows (a bind mount shows a subtree), where it is mounted, its filesystem's
+ * type and options. What a path names on its filesystem, whatever mount shows it, is what
+ * tells a bind mount of a directory from the directory. Functions return 0 or a negative
+ * errno and never log. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,11 +12,14 @@
 
 #include "supervisor.h"
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static int unescape_field(const char *s, size_t n, char *out, size_t len)
+/* mountinfo escapes space, tab, newline and backslash as \ooo. A new string, or NULL. */
+static char *unescaped(const char *s, size_t n)
 {
+	char *out = malloc(n + 1);
 	size_t o = 0;
 
+	if (!out)
+		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (c == '\\' && i + 3 < n && s[i + 1] >= '0' && s[i + 1] <= '3' &&
@@ -23,21 +27,30 @@ static int unescape_field(const char *s, size_t n, char *out, size_t len)
 			c = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
 			i += 3;
 		}
-		if (o + 1 >= len)
-			return -ENAMETOOLONG;
 		out[o++] = c;
 	}
 	out[o] = '\0';
-	return 0;
+	return out;
 }
 
-int mountinfo_parse_line(const char *line, struct mountinfo_line *m)
+void mount_entry_free(struct mount_entry *e)
 {
-	const char *f[6], *dash, *p = line, *end;
-	size_t fl[6];
-	unsigned maj, min;
-	int used = 0, rc;
+	free(e->root);
+	free(e->mnt);
+	free(e->fstype);
+	free(e->opts);
+	memset(e, 0, sizeof(*e));
+}
 
+int mount_entry_parse(const char *line, struct mount_entry *e)
+{
+	const char *f[6], *dash, *p = line, *end, *opts;
+	size_t fl[6];
+	unsigned long long id;
+	unsigned maj, min;
+	int used = 0;
+
+	memset(e, 0, sizeof(*e));
 	/* id parent major:minor root mountpoint options [optional...] - fstype source super */
 	for (int i = 0; i < 6; i++) {
 		while (*p == ' ')
@@ -54,17 +67,40 @@ int mountinfo_parse_line(const char *line, struct mountinfo_line *m)
 		return -EINVAL;
 	dash += 3;
 	end = dash + strcspn(dash, " \n");
-	if (end == dash || (size_t)(end - dash) >= sizeof(m->fstype))
+	if (end == dash)
+		return -EINVAL;
+	if (sscanf(f[0], "%llu%n", &id, &used) != 1 || (size_t)used != fl[0])
 		return -EINVAL;
 	if (sscanf(f[2], "%u:%u%n", &maj, &min, &used) != 2 || (size_t)used != fl[2])
 		return -EINVAL;
-	m->dev = makedev(maj, min);
-	memcpy(m->fstype, dash, (size_t)(end - dash));
-	m->fstype[end - dash] = '\0';
-	rc = unescape_field(f[3], fl[3], m->root, sizeof(m->root));
-	if (rc == 0)
-		rc = unescape_field(f[4], fl[4], m->mnt, sizeof(m->mnt));
-	return rc;
+	/* (the source, then the filesystem's own options) */
+	opts = end + strspn(end, " ");
+	opts += strcspn(opts, " \n");
+	opts += strspn(opts, " ");
+	e->id = (uint64_t)id;
+	e->dev = makedev(maj, min);
+	e->root = unescaped(f[3], fl[3]);
+	e->mnt = unescaped(f[4], fl[4]);
+	e->fstype = unescaped(dash, (size_t)(end - dash));
+	e->opts = strndup(opts, strcspn(opts, " \n")); /* (escaped: values may hold commas) */
+	if (!e->root || !e->mnt || !e->fstype || !e->opts) {
+		mount_entry_free(e);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+char *mount_option(const struct mount_entry *e, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *o = e->opts; *o;) {
+		size_t len = strcspn(o, ",");
+		if (len > n && strncmp(o, name, n) == 0 && o[n] == '=')
+			return unescaped(o + n + 1, len - n - 1);
+		o += len + (o[len] == ',');
+	}
+	return NULL;
 }
 
 int path_within(const char *path, const char *dir)
@@ -80,10 +116,8 @@ int path_within(const char *path, const char *dir)
 
 void mount_table_free(struct mount_table *t)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->v[i].root);
-		free(t->v[i].mnt);
-	}
+	for (size_t i = 0; i < t->n; i++)
+		mount_entry_free(&t->v[i]);
 	free(t->v);
 	t->v = NULL;
 	t->n = 0;
@@ -91,7 +125,6 @@ void mount_table_free(struct mount_table *t)
 
 int mount_table_read(struct mount_table *t)
 {
-	struct mountinfo_line *m = malloc(sizeof(*m));
 	char *line = NULL;
 	size_t cap = 0, room = 0;
 	FILE *f;
@@ -99,19 +132,10 @@ int mount_table_read(struct mount_table *t)
 
 	t->v = NULL;
 	t->n = 0;
-	if (!m)
-		return -ENOMEM;
 	f = fopen("/proc/self/mountinfo", "re");
-	if (!f) {
-		rc = -errno;
-		free(m);
-		return rc;
-	}
+	if (!f)
+		return -errno;
 	while (rc == 0 && getline(&line, &cap, f) > 0) {
-		if (mountinfo_parse_line(line, m) < 0) {
-			rc = -EINVAL; /* (a mount not understood is one not looked at) */
-			break;
-		}
 		if (t->n == room) {
 			size_t more = room ? 2 * room : 64;
 			struct mount_entry *v = realloc(t->v, more * sizeof(*v));
@@ -122,16 +146,10 @@ int mount_table_read(struct mount_table *t)
 			t->v = v;
 			room = more;
 		}
-		t->v[t->n].dev = m->dev;
-		t->v[t->n].root = strdup(m->root);
-		t->v[t->n].mnt = strdup(m->mnt);
-		if (!t->v[t->n].root || !t->v[t->n].mnt) {
-			free(t->v[t->n].root);
-			free(t->v[t->n].mnt);
-			rc = -ENOMEM;
-			break;
-		}
-		t->n++;
+		/* (a mount not understood is one not known: its place cannot be told) */
+		rc = mount_entry_parse(line, &t->v[t->n]);
+		if (rc == 0)
+			t->n++;
 	}
 	if (rc == 0 && ferror(f))
 		rc = -EIO;
@@ -139,40 +157,35 @@ int mount_table_read(struct mount_table *t)
 		rc = -ENOENT;
 	fclose(f);
 	free(line);
-	free(m);
 	if (rc < 0)
 		mount_table_free(t);
 	return rc;
 }
 
-/* The mount that shows the absolute path (no symbolic links): the deepest mount point it lies
- * in, the last mounted of those on the same point (the one on top). */
-static const struct mount_entry *mount_showing(const struct mount_table *t, const char *path)
+const struct mount_entry *mount_table_by_id(const struct mount_table *t, uint64_t id)
 {
-	const struct mount_entry *best = NULL;
-
 	for (size_t i = 0; i < t->n; i++)
-		if (path_within(path, t->v[i].mnt) &&
-		    (!best || strlen(t->v[i].mnt) >= strlen(best->mnt)))
-			best = &t->v[i];
-	return best;
+		if (t->v[i].id == id)
+			return &t->v[i];
+	return NULL;
 }
 
-int mount_table_place(const struct mount_table *t, const char *path, struct mount_place *p)
+int mount_place(const struct mount_entry *e, const char *path, struct mount_place *p)
 {
-	const struct mount_entry *m = mount_showing(t, path);
-	size_t n;
 	const char *rest;
+	size_t n;
 
-	if (!m)
+	if (!path_within(path, e->mnt))
 		return -ENOENT;
-	n = strlen(m->mnt);
-	rest = strcmp(m->mnt, "/") == 0 ? path : path + n;
-	p->dev = m->dev;
-	if ((size_t)snprintf(p->path, sizeof(p->path), "%s%s",
-	                     strcmp(m->root, "/") == 0 && *rest ? "" : m->root,
-	                     rest) >= sizeof(p->path))
-		return -ENAMETOOLONG;
+	n = strlen(e->mnt);
+	rest = strcmp(e->mnt, "/") == 0 ? path : path + n;
+	p->dev = e->dev;
+	free(p->path);
+	p->path = malloc(strlen(e->root) + strlen(rest) + 1);
+	if (!p->path)
+		return -ENOMEM;
+	strcpy(p->path, strcmp(e->root, "/") == 0 && *rest ? "" : e->root);
+	strcat(p->path, rest);
 	return 0;
 }
 

@@ -374,37 +374,38 @@ int cgroup_parse_self(const char *text, char *out, size_t len);
  * for a malformed line, -ENAMETOOLONG. */
 int cgroup_parse_mountinfo_line(const char *line, char *mnt, size_t mlen, char *root, size_t rlen);
 
-/* mounts.c: the mounts /proc/self/mountinfo shows. One line's fields: the device, the
- * directory of the filesystem it shows as its root, its mount point (escapes decoded), the
- * filesystem's type. Returns 0, -EINVAL for a malformed line, -ENAMETOOLONG. */
-struct mountinfo_line {
-	dev_t dev;
-	char root[PATH_MAX];
-	char mnt[PATH_MAX];
-	char fstype[64];
-};
-int mountinfo_parse_line(const char *line, struct mountinfo_line *m);
+/* mounts.c: the mounts /proc/self/mountinfo shows. One line's fields: the mount's id, its
+ * device, the directory of the filesystem it shows as its root, its mount point (escapes
+ * decoded), the filesystem's type and its own options (as shown: see mount_option). */
 struct mount_entry {
+	uint64_t id;
 	dev_t dev;
-	char *root, *mnt;
+	char *root, *mnt, *fstype, *opts;
 };
+/* 0, -EINVAL for a malformed line, -ENOMEM; e is freed with mount_entry_free. */
+int mount_entry_parse(const char *line, struct mount_entry *e);
+void mount_entry_free(struct mount_entry *e);
 struct mount_table {
 	struct mount_entry *v;
 	size_t n;
 };
-/* The mounts of this process's namespace, in the order mounted. 0 or -errno (-EINVAL for a
- * line not understood: a mount not understood is one not looked at). */
+/* The mounts of this process's namespace (every line understood, or -EINVAL). 0 or -errno. */
 int mount_table_read(struct mount_table *t);
 void mount_table_free(struct mount_table *t);
+const struct mount_entry *mount_table_by_id(const struct mount_table *t, uint64_t id);
+/* The value of the filesystem's option name (name=value), escapes decoded: a new string, or
+ * NULL when it has none (or no memory). */
+char *mount_option(const struct mount_entry *e, const char *name);
 /* Is the absolute path dir or beneath it (by name)? */
 int path_within(const char *path, const char *dir);
 /* What an absolute path (no symbolic links) names on its filesystem: the device and the path
- * from the filesystem's root, through whatever mount shows it. */
+ * from the filesystem's root, through the mount e that shows it (-ENOENT when the path does
+ * not lie at or beneath e's mount point). p->path is allocated (free it; NULL at first). */
 struct mount_place {
 	dev_t dev;
-	char path[PATH_MAX];
+	char *path;
 };
-int mount_table_place(const struct mount_table *t, const char *path, struct mount_place *p);
+int mount_place(const struct mount_entry *e, const char *path, struct mount_place *p);
 /* Do two places hold one the other (the same device, one path within the other)? */
 int mount_places_meet(const struct mount_place *a, const struct mount_place *b);
 

@@ -97,63 +97,70 @@ Test(cgroup_parse, mount_places_name_what_a_bind_mount_shows)
 	    "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n",
 	    "40 22 0:35 / /tmp rw shared:2 - tmpfs tmpfs rw\n",
 	    "41 22 8:1 /usr/share/doc /srv/ws/m rw shared:1 - ext4 /dev/sda1 rw\n",
-	    "42 22 0:35 /own /srv/ws/tools rw - tmpfs tmpfs rw\n",
-	    "43 22 0:36 / /usr/lib/python3 rw - overlay overlay rw,lowerdir=/a\\040b\n",
-	    "44 22 0:37 / /srv/ws/m rw - tmpfs tmpfs rw\n",
+	    "42 22 0:35 /own /srv/w\\040s/tools rw - tmpfs tmpfs rw\n",
+	    "43 22 0:36 / /usr/lib/python3 rw - overlay overlay "
+	    "rw,lowerdir=/a\\054b:/c,upperdir=/tmp/up\\054per,workdir=/tmp/wk\n",
 	};
-	struct mountinfo_line *m = malloc(sizeof(*m));
 	struct mount_entry v[sizeof(lines) / sizeof(lines[0])];
 	struct mount_table t = {v, sizeof(lines) / sizeof(lines[0])};
-	struct mount_place a, b;
+	struct mount_place a = {0}, b = {0};
+	char *o;
 
-	cr_assert_not_null(m);
-	for (size_t i = 0; i < t.n; i++) {
-		cr_assert_eq(mountinfo_parse_line(lines[i], m), 0, "line %zu", i);
-		v[i].dev = m->dev;
-		v[i].root = strdup(m->root);
-		v[i].mnt = strdup(m->mnt);
-	}
-	cr_expect_str_eq(m->fstype, "tmpfs");
+	for (size_t i = 0; i < t.n; i++)
+		cr_assert_eq(mount_entry_parse(lines[i], &v[i]), 0, "line %zu", i);
+	cr_expect_eq(v[2].id, 41);
 	cr_expect_eq(v[2].dev, makedev(8, 1));
-	cr_expect_eq(mountinfo_parse_line("22 1 8:x / / rw - ext4 /dev/sda1 rw\n", m), -EINVAL);
-	cr_expect_eq(mountinfo_parse_line("22 1 8:1 / / rw\n", m), -EINVAL);
+	cr_expect_str_eq(v[3].mnt, "/srv/w s/tools");
+	cr_expect_str_eq(v[4].fstype, "overlay");
+	o = mount_option(&v[4], "upperdir");
+	cr_expect_str_eq(o, "/tmp/up,per");
+	free(o);
+	o = mount_option(&v[4], "lowerdir");
+	cr_expect_str_eq(o, "/a,b:/c");
+	free(o);
+	cr_expect_null(mount_option(&v[4], "upper"));
+	cr_expect_null(mount_option(&v[0], "upperdir"));
+	cr_expect_eq(mount_table_by_id(&t, 42), &v[3]);
+	cr_expect_null(mount_table_by_id(&t, 7));
+	{
+		struct mount_entry bad;
+		cr_expect_eq(mount_entry_parse("22 1 8:x / / rw - ext4 /dev/sda1 rw\n", &bad),
+		             -EINVAL);
+		cr_expect_eq(mount_entry_parse("22 1 8:1 / / rw\n", &bad), -EINVAL);
+		cr_expect_eq(mount_entry_parse("x 1 8:1 / / rw - ext4 /dev/sda1 rw\n", &bad),
+		             -EINVAL);
+	}
 
-	cr_assert_eq(mount_table_place(&t, "/usr/share", &a), 0);
+	cr_assert_eq(mount_place(&v[0], "/usr/share", &a), 0);
 	cr_expect_str_eq(a.path, "/usr/share");
-	cr_assert_eq(mount_table_place(&t, "/tmp", &b), 0);
+	cr_assert_eq(mount_place(&v[1], "/tmp", &b), 0);
 	cr_expect_str_eq(b.path, "/");
 	cr_expect_eq(b.dev, makedev(0, 35));
-	cr_assert_eq(mount_table_place(&t, "/tmp/x/y", &b), 0);
+	cr_assert_eq(mount_place(&v[1], "/tmp/x/y", &b), 0);
 	cr_expect_str_eq(b.path, "/x/y");
-	/* the last mount on a point is the one shown */
-	cr_assert_eq(mount_table_place(&t, "/srv/ws/m/a", &b), 0);
-	cr_expect_str_eq(b.path, "/a");
-	cr_expect_eq(b.dev, makedev(0, 37));
-	t.n--;
-	cr_assert_eq(mount_table_place(&t, "/srv/ws/m/a", &b), 0);
+	cr_expect_eq(mount_place(&v[1], "/tmpx", &b), -ENOENT);
+	cr_assert_eq(mount_place(&v[2], "/srv/ws/m/a", &b), 0);
 	cr_expect_str_eq(b.path, "/usr/share/doc/a");
 	cr_expect(mount_places_meet(&a, &b));
-	cr_assert_eq(mount_table_place(&t, "/srv/ws/tools/safepy", &a), 0);
+	cr_assert_eq(mount_place(&v[3], "/srv/w s/tools/safepy", &a), 0);
 	cr_expect_str_eq(a.path, "/own/safepy");
-	cr_assert_eq(mount_table_place(&t, "/tmp/own", &b), 0);
+	cr_assert_eq(mount_place(&v[1], "/tmp/own", &b), 0);
 	cr_expect(mount_places_meet(&a, &b));
-	cr_assert_eq(mount_table_place(&t, "/tmp/owner", &b), 0);
+	cr_assert_eq(mount_place(&v[1], "/tmp/owner", &b), 0);
 	cr_expect_not(mount_places_meet(&a, &b));
-	cr_assert_eq(mount_table_place(&t, "/usr/lib/python3/dist-packages", &a), 0);
+	cr_assert_eq(mount_place(&v[4], "/usr/lib/python3/dist-packages", &a), 0);
 	cr_expect_str_eq(a.path, "/dist-packages");
-	cr_assert_eq(mount_table_place(&t, "/usr/lib/python3x", &b), 0);
-	cr_expect_str_eq(b.path, "/usr/lib/python3x");
+	cr_assert_eq(mount_place(&v[0], "/usr/lib/python3x", &b), 0);
 	cr_expect_not(mount_places_meet(&a, &b));
 
 	cr_expect(path_within("/a/b", "/"));
 	cr_expect(path_within("/a/b", "/a/"));
 	cr_expect(path_within("/a", "/a"));
 	cr_expect_not(path_within("/ab", "/a"));
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		free(v[i].root);
-		free(v[i].mnt);
-	}
-	free(m);
+	free(a.path);
+	free(b.path);
+	for (size_t i = 0; i < t.n; i++)
+		mount_entry_free(&v[i]);
 }
 
 /* ---- For real, in a scratch cgroup -------------------------------------------------------- */

@@ -796,7 +796,7 @@ Test(ws_write, a_read_only_mount_in_the_workspace_says_so)
 	cr_assert_eq(mount(NULL, in_ws("ro"), NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL), 0,
 	             "%s", strerror(errno));
 	ok_result("try:\n    open('ro/new.txt', 'w')\nexcept OSError as e:\n"
-	          "    r = [e.errno, 'is mounted read-only' in str(e),\n"
+	          "    r = [e.errno, 'is mounted read-only, or is another' in str(e),\n"
 	          "         'without --workspace-write' in str(e)]\n"
 	          "open('rw.txt', 'w').write('x')\nr",
 	          "[30,true,false]");
@@ -3120,7 +3120,8 @@ Test(ws_write, as_root_an_owner_meets_groups_root_files_and_sticky_dirs_as_their
 /* ---- Attacks, through Python -------------------------------------------------------------- */
 
 /* What each attempt must answer: a PermissionError whose message names the workspace. */
-#define DENIED "[\"PermissionError\",13,true]"
+#define DENIED  "[\"PermissionError\",13,true]"
+#define MOUNTED "[\"PermissionError\",30,true]"
 
 Test(ws_attack, dot_dot_and_absolute_paths_outside_are_refused)
 {
@@ -3490,23 +3491,56 @@ static void start_refused(const char *dir)
 	free(err);
 }
 
+/* The copy of safepy in own, started with the writable workspace dir, does not replace its
+ * zygote: refused at start (at_start), else each write refused as on another mount. */
+static void own_unchanged(const char *own, const char *dir, int at_start)
+{
+	char *out = NULL, *err = NULL;
+	struct stat st;
+	off_t size;
+	int status;
+
+	cr_assert_eq(mcpc_run_cmd(e2e_fmt("%s/safepy", own),
+	                          ARGS("run", "--workspace", dir, "--workspace-write", "-c",
+	                               at_start ? "open('safepy-zygote', 'w').write('planted')"
+	                                        : "import os, json\n" TRY_EACH
+	                                          "print(json.dumps([attempt(open, "
+	                                          "'tools/safepy-zygote', 'w'), attempt(os.remove, "
+	                                          "'tools/safepy-zygote')], separators=',:'))"),
+	                          NULL, 30000, &out, &err, &status),
+	             0);
+	if (at_start) {
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) != 0, "%s: status 0x%x: %s", dir,
+		          status, out);
+		cr_assert(strstr(err, "a call could change what the server runs"), "%s: %s", dir,
+		          err);
+	} else
+		cr_assert_str_eq(out, "[" MOUNTED "," MOUNTED "]\n", "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(stat(e2e_fmt("%s/safepy-zygote", own), &st), 0);
+	size = st.st_size;
+	cr_assert_eq(stat(e2e_fmt("%s-zygote", SAFEPY_BIN), &st), 0);
+	cr_assert_eq(size, st.st_size, "the copy's zygote was replaced");
+}
+
 /* A writable workspace that holds the system's or safepy's programs and libraries, or lies in
  * them, is refused at start: a call could change what the server runs (the interpreter's zip
  * of its standard library in /usr/lib, read by the next zygote before its sandbox: V56b H1; the
- * zygote's own executable through a bind mount of its directory in the workspace: V61d H1).
- * A mount that reaches the interpreter's module directories made after the start changes no
- * name in them: a module a call wrote in scipy's directory was imported by a later call as the
- * library's own (V55c H1). Run in a private mount namespace over an overlay of /usr/lib/python3
- * and a copy of safepy's directory (what is written lands in directories of the test's; the
- * builds before wrote every file and removed yaml's __init__.py there, and replaced the copy's
- * zygote). */
+ * zygote itself through an overlay whose upper directory is safepy's: V62b H2), by what its
+ * mount shows (a workspace in a bind mount of a module directory, or under a mount covered by
+ * such a bind: V62b H1). Nothing on a mount within a writable workspace is changed, mounted
+ * before the start or after (a bind of safepy's directory: V61d H1; of the modules: V62b H3):
+ * a module a call wrote in scipy's directory was imported by a later call as the library's
+ * own (V55c H1). Run in a private mount namespace over an overlay of /usr/lib/python3 and a
+ * copy of safepy's directory (what is written lands in directories of the test's; the builds
+ * before wrote the modules and replaced the copy's zygote). */
 Test(ws_attack, the_servers_own_files_are_not_changed_through_the_workspace)
 {
 	const char *lib = "/usr/lib/python3", *dp = "/usr/lib/python3/dist-packages";
 	char up[128], wk[128], opts[512], bin[PATH_MAX], own[192], *out = NULL, *err = NULL;
 	const char *refused[] = {"/", lib, bin};
 	struct stat st;
-	off_t zygote_size;
 	int status;
 
 	/* safepy's own directory, and the system's, at start */
@@ -3531,8 +3565,8 @@ Test(ws_attack, the_servers_own_files_are_not_changed_through_the_workspace)
 	if (mount("overlay", lib, "overlay", 0, opts) < 0)
 		cr_skip_test("no overlay here: %s", strerror(errno));
 
-	/* a copy of safepy's directory bound into the workspace: the copy's zygote is what the
-	 * copy's server runs */
+	/* a copy of safepy's directory bound into the workspace, or the upper directory of an
+	 * overlay that is the workspace: the copy's zygote is what the copy's server runs */
 	cr_assert_eq(mcpc_run_cmd("/bin/cp",
 	                          ARGS("-a", SAFEPY_BIN, e2e_fmt("%s-zygote", SAFEPY_BIN), own),
 	                          NULL, 30000, &out, &err, &status),
@@ -3542,29 +3576,35 @@ Test(ws_attack, the_servers_own_files_are_not_changed_through_the_workspace)
 	free(err);
 	cr_assert_eq(mount(own, in_ws("tools"), NULL, MS_BIND, NULL), 0, "bind: %s",
 	             strerror(errno));
-	cr_assert_eq(mcpc_run_cmd(e2e_fmt("%s/safepy", own),
-	                          ARGS("run", "--workspace", ws, "--workspace-write", "-c",
-	                               "open('tools/safepy-zygote', 'w').write('planted')"),
-	                          NULL, 30000, &out, &err, &status),
-	             0);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) != 0, "status 0x%x: %s", status, out);
-	cr_assert(strstr(err, "a call could change what the server runs"), "%s", err);
-	free(out);
-	free(err);
-	cr_assert_eq(stat(e2e_fmt("%s/safepy-zygote", own), &st), 0);
-	zygote_size = st.st_size;
-	cr_assert_eq(stat(e2e_fmt("%s-zygote", SAFEPY_BIN), &st), 0);
-	cr_assert_eq(zygote_size, st.st_size, "the copy's zygote was replaced");
+	own_unchanged(own, ws, 0);
+	umount2(in_ws("tools"), MNT_DETACH);
+	snprintf(opts, sizeof(opts), "lowerdir=%s/sub,upperdir=%s,workdir=%s/wk2", ws, own, base);
+	cr_assert_eq(mkdir(e2e_fmt("%s/wk2", base), 0755), 0);
+	cr_assert_eq(mount("overlay", in_ws("tools"), "overlay", 0, opts), 0, "overlay: %s",
+	             strerror(errno));
+	own_unchanged(own, in_ws("tools"), 1);
 	umount2(in_ws("tools"), MNT_DETACH);
 
-	/* the interpreter's modules bound into the workspace, or the workspace among them */
+	/* the interpreter's modules bound into the workspace (read only), the workspace among
+	 * them, or among them through a mount covered by another above it (V62b H1) */
 	cr_assert_eq(mount(lib, in_ws("lib"), NULL, MS_BIND, NULL), 0, "bind: %s", strerror(errno));
-	start_refused(ws);
+	e2e_start(ARGS("--workspace", ws, "--workspace-write"));
+	ok_result("import os\n" TRY_EACH "[attempt(open, 'lib/dist-packages/planted.py', 'w'),\n"
+	          " attempt(os.remove, 'lib/dist-packages/yaml/__init__.py')]",
+	          "[" MOUNTED "," MOUNTED "]");
+	e2e_stop();
 	start_refused(in_ws("lib/dist-packages"));
 	start_refused(in_ws("lib/dist-packages/yaml"));
 	umount2(in_ws("lib"), MNT_DETACH);
+	cr_assert_eq(mkdir(in_ws("lib/yaml"), 0755), 0);
+	cr_assert_eq(mount("tmpfs", in_ws("lib/yaml"), "tmpfs", 0, NULL), 0, "%s", strerror(errno));
+	cr_assert_eq(mount(dp, in_ws("lib"), NULL, MS_BIND, NULL), 0, "bind: %s", strerror(errno));
+	start_refused(in_ws("lib/yaml"));
+	umount2(in_ws("lib"), MNT_DETACH);
+	umount2(in_ws("lib/yaml"), MNT_DETACH);
+	cr_assert_eq(rmdir(in_ws("lib/yaml")), 0);
 
-	/* bound after the start */
+	/* bound after the start: nothing on a mount within the workspace is changed */
 	e2e_start(ARGS("--workspace", ws, "--workspace-write"));
 	ok_result("1", "1");
 	cr_assert_eq(mount(lib, in_ws("lib"), NULL, MS_BIND, NULL), 0, "bind: %s", strerror(errno));
@@ -3578,7 +3618,7 @@ Test(ws_attack, the_servers_own_files_are_not_changed_through_the_workspace)
 	          "    f.write('x = 1\\n')\n"
 	          "r + [attempt(os.rename, 'planted.txt', 'lib/dist-packages/yaml/planted.py'),\n"
 	          "     os.path.exists('planted.txt')]",
-	          "[" DENIED "," DENIED "," DENIED "," DENIED "," DENIED "," DENIED ",true]");
+	          "[" MOUNTED "," MOUNTED "," MOUNTED "," MOUNTED "," MOUNTED "," MOUNTED ",true]");
 	e2e_stop();
 	/* nothing reached the module directories */
 	cr_assert_eq(nftw(up, upper_one, 16, FTW_PHYS), 0);

@@ -70,12 +70,12 @@ static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 		break;
 	case EROFS:
 		type = PyExc_PermissionError;
-		if (ws_writable) /* (the disk under a writable workspace: V61d L1) */
-			snprintf(
-			    msg, sizeof(msg),
-			    "Read-only file system: the file system that holds this part of the "
-			    "workspace %s is mounted read-only",
-			    ws_path);
+		if (ws_writable) /* (V61d L1, V62b H3) */
+			snprintf(msg, sizeof(msg),
+			         "Read-only file system: this part of the workspace %s is mounted "
+			         "read-only, or is another file system mounted in it (calls change "
+			         "only the workspace's own)",
+			         ws_path);
 		else
 			snprintf(msg, sizeof(msg),
 			         "Read-only file system: the workspace %s can be read, not written "
