@@ -9669,6 +9669,53 @@ Test(data, a_scope_s_records_are_plain_by_their_keys)
 	e2e_stop();
 }
 
+/* numpy's floating point error hooks (an error callback, a log object) are the code's to set
+ * and ran inside an own_arrays scope (a cast overflow in qhull's add_points): an array made
+ * there counted as compiled code's own and was resized while np.concatenate held it (V63a
+ * H1). Inside a scope, floating point errors and warnings are ignored; the code's settings are
+ * back after. The build before resizes A to 71 items under a 65-item output. */
+Test(data, numpy_s_error_hooks_do_not_run_inside_a_scope)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, functools, operator, types\n"
+	    "from scipy.spatial import Delaunay\n"
+	    "P = functools.partial\n"
+	    "got = []\n"
+	    "def cb(kind, flag):\n"
+	    "    if got:\n"
+	    "        return\n"
+	    "    A = np.zeros_like(np.zeros(1), shape=64)\n"
+	    "    rs = P(np.ndarray.resize, A, 71, refcheck=False)\n"
+	    "    class F:\n"
+	    "        __float__ = P(next, filter(None, map(operator.call, [rs, P(float, 1.5)])))\n"
+	    "    objs = np.empty(1, dtype=object)\n"
+	    "    objs[0] = F()\n"
+	    "    try:\n"
+	    "        out = np.concatenate([objs, A], dtype=float, casting='unsafe')\n"
+	    "        got.append([A.shape[0], out.shape[0]])\n"
+	    "    except ValueError:\n"
+	    "        got.append(['ValueError', A.shape[0]])\n"
+	    "logged = []\n"
+	    "hook = types.SimpleNamespace(write=P(logged.append))\n"
+	    "d = Delaunay(np.array([[0., 0.], [1., 0.1], [0.2, 1.], [1.3, 1.2], [0.5, 0.4]]), "
+	    "incremental=True)\n"
+	    "r = []\n"
+	    "for mode, call in (('call', cb), ('log', hook)):\n"
+	    "    np.seterrcall(call)\n"
+	    "    np.seterr(all=mode)\n"
+	    "    try:\n"
+	    "        d._qhull.add_points(np.array([[np.longdouble('1e400'), 0.5]], "
+	    "dtype=np.longdouble))\n"
+	    "    except Exception as e:\n"
+	    "        r.append(type(e).__name__)\n"
+	    "    r.append(np.geterr()['over'] == mode and np.geterrcall() is call)\n"
+	    "    np.seterr(all='ignore')\n"
+	    "[r, got, len(logged)]\n",
+	    "[[\"QhullError\",true,\"QhullError\",true],[],0]");
+	e2e_stop();
+}
+
 /* numpy's repeat sets its source's length along the axis to the result's while it makes the
  * result, whose class's __array_finalize__ (matrix's, numpy.ma's) runs then: a matrix's
  * _getitem and numpy.ma's _optinfo, objects of the code's, ran the code's there, which took a

@@ -1157,9 +1157,23 @@ def _pandas():
     _json_numpy_decoder()
 
 
+def _own_quiet(f, *args, **kwargs):
+    """own_arrays(f, ...) with no hook of the code's on its way: a warning raised inside it
+    (numpy's floating point warnings, a library's) meets the warnings filters, whose entries the
+    code may add (an entry's message matcher is called), and numpy's error callback is the
+    code's to set (V63a H1: a cast overflow in add_points called it): either ran the code's,
+    by C callables with no frame of it too, inside the scope, where what is made counts as
+    compiled code's own. Inside, warnings are ignored and floating point errors too."""
+    import warnings
+    import numpy as np
+    with warnings.catch_warnings(), np.errstate(all='ignore', call=None):
+        warnings.simplefilter('ignore')
+        return own_arrays(f, *args, **kwargs)
+
+
 def _own_method(real):
     def method(self, *args, **kwargs):
-        return own_arrays(real, self, *args, **kwargs)
+        return _own_quiet(real, self, *args, **kwargs)
     method.__name__ = method.__qualname__ = getattr(real, '__name__', 'method')
     method.__doc__ = getattr(real, '__doc__', None)
     method.__wrapped__ = real
@@ -6091,7 +6105,7 @@ def _delaunay_checks():
             if getattr(self, made) is None:
                 t = own(self)
                 setattr(t, made, None)
-                value = own_arrays(props[name].fget, t)
+                value = _own_quiet(props[name].fget, t)
                 setattr(self, made, value)
             return getattr(self, made)
         return property(get, None, None, props[name].__doc__)
@@ -6101,7 +6115,7 @@ def _delaunay_checks():
     Delaunay.vertex_neighbor_vertices = cached('vertex_neighbor_vertices',
                                                '_vertex_neighbor_vertices')
     hull = props['convex_hull']
-    Delaunay.convex_hull = property(lambda self: own_arrays(hull.fget, own(self)), None, None,
+    Delaunay.convex_hull = property(lambda self: _own_quiet(hull.fget, own(self)), None, None,
                                     hull.__doc__)
     _own_methods(_qhull._Qhull)
 
