@@ -134,7 +134,8 @@ Test(pylayer, class_hierarchies_and_abc_work)
 }
 
 /* (a module formatted by str.format: its repr's read of the interpreter's import machinery was
- * taken for the code's and refused: V61c L2) */
+ * taken for the code's and refused: V61c L2; the attributes str.format's fields name are read
+ * by the rules: a function's __globals__ was read there) */
 Test(pylayer, match_and_fstrings_work)
 {
 	e2e_start(NULL);
@@ -151,15 +152,20 @@ Test(pylayer, match_and_fstrings_work)
 	    "            return f'seq {a} {len(rest)}'\n        case str() | bytes():\n"
 	    "            return 'text'\n        case _:\n            return 'other'\n"
 	    "p = Point(3, 4)\n"
+	    "def refused(f):\n    try:\n        f()\n    except AttributeError:\n"
+	    "        return 'refused'\n"
 	    "[describe(Point(0)), describe(Point(2, 2)), describe(Point(3, 1)),\n"
 	    " describe(Pair(7, 2)), describe({'k': 1}), describe([1, 2, 3]),\n"
 	    " describe('s'), describe(1.5),\n"
 	    " f'{p.x} {p.y!r:>3} {p.__class__.__name__} {type(p).__qualname__}',\n"
 	    " '{0.x}-{0.y}'.format(p), '{p.x}'.format_map({'p': p}),\n"
-	    " '{0} {0!r:>16}'.format(dataclasses), '{m}'.format_map({'m': dataclasses})]",
+	    " '{0} {0!r:>16}'.format(dataclasses), '{m}'.format_map({'m': dataclasses}),\n"
+	    " refused(lambda: '{0.__globals__}'.format(describe)),\n"
+	    " refused(lambda: '{0:{0.__globals__}}'.format(describe))]",
 	    "[\"origin\",\"diag 2\",\"x=3\",\"pair 7\",\"map 1\",\"seq 1 2\",\"text\","
 	    "\"other\",\"3   4 Point Point\",\"3-4\",\"3\","
-	    "\"<module 'dataclasses'> <module 'dataclasses'>\",\"<module 'dataclasses'>\"]");
+	    "\"<module 'dataclasses'> <module 'dataclasses'>\",\"<module 'dataclasses'>\","
+	    "\"refused\",\"refused\"]");
 	e2e_stop();
 }
 

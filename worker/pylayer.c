@@ -762,7 +762,60 @@ static int operator_classes_fix(void)
 /* string.Formatter.get_field returns the object a field names: check its attributes, and read
  * them as a reader by name (a real module answers as its proxy). The field is split as the
  * real one splits it; the first part is the formatter's get_value's. */
-static PyObject *field_split; /* _string.formatter_field_name_split */
+static PyObject *field_split;  /* _string.formatter_field_name_split */
+static PyObject *field_parser; /* _string.formatter_parser */
+
+/* "0.a[1].b": every part after a '.' is an attribute name, checked by the rules. 0 or -1. */
+static int field_attrs_checked(PyObject *field)
+{
+	const char *s = PyUnicode_AsUTF8(field), *p;
+
+	if (!s)
+		return -1;
+	for (p = strchr(s, '.'); p; p = strchr(p + 1, '.')) {
+		size_t len = strcspn(p + 1, ".[");
+		PyObject *part = PyUnicode_FromStringAndSize(p + 1, (Py_ssize_t)len);
+		int rc = part ? attr_check(part) : -1;
+		Py_XDECREF(part);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The attributes every field of a format text names (in its format specs too), checked by the
+ * rules before str.format reads them in C: the module reads were the user's there, other
+ * objects' were not (a function of the code's answered '{0.__globals__}'). 0 or -1. */
+static int format_fields_checked(PyObject *text, int depth)
+{
+	PyObject *it, *item;
+	int rc = 0;
+
+	if (!PyUnicode_Check(text) || depth > 2)
+		return 0; /* (the real one says what is wrong) */
+	if (!(it = PyObject_CallOneArg(field_parser, text))) {
+		PyErr_Clear(); /* (likewise) */
+		return 0;
+	}
+	while (rc == 0 && (item = PyIter_Next(it))) {
+		if (PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 4) {
+			PyObject *field = PyTuple_GET_ITEM(item, 1),
+			         *spec = PyTuple_GET_ITEM(item, 2);
+			if (PyUnicode_Check(field))
+				rc = field_attrs_checked(field);
+			if (rc == 0 && PyUnicode_Check(spec))
+				rc = format_fields_checked(spec, depth + 1);
+		}
+		Py_DECREF(item);
+	}
+	Py_DECREF(it);
+	if (rc == 0 && PyErr_Occurred()) {
+		if (!PyErr_ExceptionMatches(PyExc_ValueError))
+			return -1;
+		PyErr_Clear(); /* (a malformed text: the real one says so) */
+	}
+	return rc;
+}
 
 static PyObject *checked_get_field(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -776,21 +829,8 @@ static PyObject *checked_get_field(PyObject *self, PyObject *args, PyObject *kw)
 		PyErr_SetString(PyExc_TypeError, "field_name must be a str");
 		return NULL;
 	}
-	{
-		/* "0.a[1].b": every part after a '.' is an attribute name. */
-		const char *s = PyUnicode_AsUTF8(field);
-		const char *p;
-		if (!s)
-			return NULL;
-		for (p = strchr(s, '.'); p; p = strchr(p + 1, '.')) {
-			size_t len = strcspn(p + 1, ".[");
-			PyObject *part = PyUnicode_FromStringAndSize(p + 1, (Py_ssize_t)len);
-			int rc = part ? attr_check(part) : -1;
-			Py_XDECREF(part);
-			if (rc < 0)
-				return NULL;
-		}
-	}
+	if (field_attrs_checked(field) < 0)
+		return NULL;
 	split = PyObject_CallOneArg(field_split, field);
 	if (!split || !PyTuple_Check(split) || PyTuple_GET_SIZE(split) != 2) {
 		if (split)
@@ -839,8 +879,13 @@ static PyCFunction str_format_map_real;
 static PyObject *str_format(PyObject *self, PyObject *args, PyObject *kw)
 {
 	int direct = format_directed(self);
-	void *d = direct ? pymodguard_direct() : NULL;
-	PyObject *r = str_format_real(self, args, kw);
+	void *d;
+	PyObject *r;
+
+	if (direct && format_fields_checked(self, 0) < 0)
+		return NULL;
+	d = direct ? pymodguard_direct() : NULL;
+	r = str_format_real(self, args, kw);
 
 	if (direct)
 		pymodguard_undirect(d);
@@ -850,8 +895,13 @@ static PyObject *str_format(PyObject *self, PyObject *args, PyObject *kw)
 static PyObject *str_format_map(PyObject *self, PyObject *map)
 {
 	int direct = format_directed(self);
-	void *d = direct ? pymodguard_direct() : NULL;
-	PyObject *r = str_format_map_real(self, map);
+	void *d;
+	PyObject *r;
+
+	if (direct && format_fields_checked(self, 0) < 0)
+		return NULL;
+	d = direct ? pymodguard_direct() : NULL;
+	r = str_format_map_real(self, map);
 
 	if (direct)
 		pymodguard_undirect(d);
@@ -3427,8 +3477,9 @@ int pylayer_init(const struct zygote_config *cfg)
 	if (!field_split) {
 		PyObject *st = PyImport_ImportModule("_string");
 		field_split = st ? PyObject_GetAttrString(st, "formatter_field_name_split") : NULL;
+		field_parser = st ? PyObject_GetAttrString(st, "formatter_parser") : NULL;
 		Py_XDECREF(st);
-		if (!field_split)
+		if (!field_split || !field_parser)
 			return -1;
 	}
 	if (!real_attrgetter || !real_methodcaller || operator_classes_fix() < 0 ||
