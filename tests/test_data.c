@@ -9716,6 +9716,52 @@ Test(data, numpy_s_error_hooks_do_not_run_inside_a_scope)
 	e2e_stop();
 }
 
+/* An array handed to compiled code in an own_arrays scope is plain by its data type too: a
+ * structured one whose field title is a str class of the code's ran its __eq__ when numpy
+ * looked a field up inside qhull's add_points (V64b H1): an array made there counted as
+ * compiled code's own and was resized while np.concatenate held it. Only data types of one
+ * plain kind open a scope. The build before resizes A to 71 items under a 65-item output. */
+Test(data, a_scope_s_arrays_are_plain_by_their_data_types)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, functools, operator\n"
+	    "from scipy.spatial import HalfspaceIntersection\n"
+	    "state = {'done': False, 'got': []}\n"
+	    "def cb():\n"
+	    "    A = np.zeros_like(np.zeros(1), shape=64)\n"
+	    "    rs = functools.partial(np.ndarray.resize, A, 71, refcheck=False)\n"
+	    "    class F:\n"
+	    "        __float__ = functools.partial(next, filter(None, map(operator.call,\n"
+	    "                                      [rs, functools.partial(float, 1.5)])))\n"
+	    "    objs = np.empty(1, dtype=object)\n"
+	    "    objs[0] = F()\n"
+	    "    try:\n"
+	    "        out = np.concatenate([objs, A], dtype=float, casting='unsafe')\n"
+	    "        state['got'].append([A.shape[0], out.shape[0]])\n"
+	    "    except ValueError:\n"
+	    "        state['got'].append(['ValueError', A.shape[0]])\n"
+	    "class T(str):\n"
+	    "    def __eq__(self, o):\n"
+	    "        if state.get('armed') and not state['done']:\n"
+	    "            state['done'] = True\n"
+	    "            cb()\n"
+	    "        return False\n"
+	    "    def __hash__(self):\n"
+	    "        return hash('b')\n"
+	    "hs = np.array([[-1., 0., 0.], [0., -1., 0.], [1., 1., -2.]])\n"
+	    "h = HalfspaceIntersection(hs, np.array([0.3, 0.3]), incremental=True)\n"
+	    "pts = np.zeros((1, 3), np.dtype([((T('ttl'), 'a'), 'f8'), ('b', 'f8')]))\n"
+	    "state['armed'] = True\n"
+	    "try:\n"
+	    "    h._qhull.add_points(pts, np.zeros(2))\n"
+	    "except Exception as e:\n"
+	    "    pass\n"
+	    "state['got']\n",
+	    "[[\"ValueError\",64]]");
+	e2e_stop();
+}
+
 /* numpy's repeat sets its source's length along the axis to the result's while it makes the
  * result, whose class's __array_finalize__ (matrix's, numpy.ma's) runs then: a matrix's
  * _getitem and numpy.ma's _optinfo, objects of the code's, ran the code's there, which took a

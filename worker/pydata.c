@@ -184,6 +184,7 @@ static int descr_elsize(PyObject *descr);
 static char descr_kind(PyObject *descr);
 static int descr_subarray(PyObject *descr);
 static int descr_has_objects(PyObject *descr);
+static int descr_plain(PyObject *descr);
 static int descr_is_object(PyObject *descr);
 static int dtypes_whole_guard(void);
 
@@ -1092,6 +1093,8 @@ static int own_plain(PyObject *o, int depth)
 	}
 	if (ndarray_type && t == ndarray_type) {
 		const struct np_array *arr = (const struct np_array *)o;
+		if (!descr_plain(arr->descr))
+			return 0;
 		if (!descr_has_objects(arr->descr))
 			return 1;
 		if (!descr_is_object(arr->descr) || depth > 2)
@@ -1103,7 +1106,7 @@ static int own_plain(PyObject *o, int depth)
 	if (np_generic && PyObject_TypeCheck(o, np_generic))
 		return !np_void || !PyObject_TypeCheck(o, np_void);
 	if (np_dtype && PyObject_TypeCheck(o, (PyTypeObject *)np_dtype))
-		return 1;
+		return descr_plain(o);
 	return strcmp(t->tp_name, "scipy.spatial._qhull._Qhull") == 0;
 }
 
@@ -2160,6 +2163,7 @@ struct np_descr { /* numpy 1.x's PyArray_Descr, as far as its functions */
 	void *subarray;
 	PyObject *fields, *names;
 	struct np_arrfuncs *f;
+	PyObject *metadata;
 };
 static int descr_elsize(PyObject *descr)
 {
@@ -2180,6 +2184,19 @@ static int descr_subarray(PyObject *descr)
 static int descr_has_objects(PyObject *descr)
 {
 	return ((struct np_descr *)descr)->flags & 0x01;
+}
+
+/* Is it a data type of one plain kind: no fields (whose names and titles are objects numpy
+ * looks up and compares: a title of a str class of the code's ran its __eq__ inside an
+ * own_arrays scope, V64b H1), no subarray, no metadata? */
+static int descr_plain(PyObject *descr)
+{
+	const struct np_descr *d = (const struct np_descr *)descr;
+
+	return (!d->fields || d->fields == Py_None) && (!d->names || d->names == Py_None) &&
+	       !d->subarray &&
+	       (!d->metadata || d->metadata == Py_None ||
+	        (PyDict_CheckExact(d->metadata) && PyDict_GET_SIZE(d->metadata) == 0));
 }
 
 /* Is it the data type of objects itself (an item a pointer to one)? */
