@@ -135,12 +135,13 @@ Test(pylayer, class_hierarchies_and_abc_work)
 
 /* (a module formatted by str.format: its repr's read of the interpreter's import machinery was
  * taken for the code's and refused: V61c L2; the attributes str.format's fields name are read
- * by the rules: a function's __globals__ was read there) */
+ * by the rules: a function's __globals__ was read there, and after a NUL in the field's name:
+ * V64a H1) */
 Test(pylayer, match_and_fstrings_work)
 {
 	e2e_start(NULL);
 	e2e_expect_result(
-	    "import dataclasses\n@dataclasses.dataclass\nclass Point:\n    x: int\n"
+	    "import dataclasses, string\n@dataclasses.dataclass\nclass Point:\n    x: int\n"
 	    "    y: int = 0\nclass Pair:\n    __match_args__ = ('a', 'b')\n"
 	    "    def __init__(self, a, b):\n        self.a, self.b = a, b\n"
 	    "def describe(o):\n    match o:\n        case Point(x=0, y=0):\n"
@@ -161,11 +162,14 @@ Test(pylayer, match_and_fstrings_work)
 	    " '{0.x}-{0.y}'.format(p), '{p.x}'.format_map({'p': p}),\n"
 	    " '{0} {0!r:>16}'.format(dataclasses), '{m}'.format_map({'m': dataclasses}),\n"
 	    " refused(lambda: '{0.__globals__}'.format(describe)),\n"
-	    " refused(lambda: '{0:{0.__globals__}}'.format(describe))]",
+	    " refused(lambda: '{0:{0.__globals__}}'.format(describe)),\n"
+	    " refused(lambda: '{0[\\0].__globals__}'.format({'\\0': describe})),\n"
+	    " refused(lambda: string.Formatter().get_field('0[\\0].__code__', [{'\\0': describe}], "
+	    "{}))]",
 	    "[\"origin\",\"diag 2\",\"x=3\",\"pair 7\",\"map 1\",\"seq 1 2\",\"text\","
 	    "\"other\",\"3   4 Point Point\",\"3-4\",\"3\","
 	    "\"<module 'dataclasses'> <module 'dataclasses'>\",\"<module 'dataclasses'>\","
-	    "\"refused\",\"refused\"]");
+	    "\"refused\",\"refused\",\"refused\",\"refused\"]");
 	e2e_stop();
 }
 

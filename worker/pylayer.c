@@ -208,14 +208,19 @@ PyObject *pylayer_exact_str(PyObject *o, const char *what)
 static int attr_check(PyObject *name)
 {
 	const char *s, *why;
+	Py_ssize_t len;
 
 	if (!PyUnicode_Check(name)) {
 		PyErr_SetString(PyExc_TypeError, "attribute name must be string");
 		return -1;
 	}
-	s = PyUnicode_AsUTF8(name);
+	s = PyUnicode_AsUTF8AndSize(name, &len);
 	if (!s)
 		return -1;
+	if (strlen(s) != (size_t)len) { /* (read as a C string, the name would end there) */
+		PyErr_SetString(PyExc_AttributeError, "an attribute name holds no NUL character");
+		return -1;
+	}
 	why = attr_refusal(s);
 	if (why) {
 		PyErr_Format(PyExc_AttributeError, "%s: %s%s", why, s, attr_hint(s));
@@ -765,22 +770,47 @@ static int operator_classes_fix(void)
 static PyObject *field_split;  /* _string.formatter_field_name_split */
 static PyObject *field_parser; /* _string.formatter_parser */
 
-/* "0.a[1].b": every part after a '.' is an attribute name, checked by the rules. 0 or -1. */
+/* "0.a[1].b": the attribute names of a field, as the real splitter finds them, checked by the
+ * rules; a field holding a NUL is refused (a scan of its characters as a C string stopped
+ * there, and "{0[\\0].__globals__}" read what the rules refuse: V64a H1). 0 or -1. */
 static int field_attrs_checked(PyObject *field)
 {
-	const char *s = PyUnicode_AsUTF8(field), *p;
+	PyObject *split, *item;
+	int rc = 0;
 
-	if (!s)
+	if (!PyUnicode_Check(field))
+		return 0;
+	if (PyUnicode_FindChar(field, 0, 0, PyUnicode_GET_LENGTH(field), 1) != -1) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_AttributeError,
+			                "a format field's name holds no NUL character here");
 		return -1;
-	for (p = strchr(s, '.'); p; p = strchr(p + 1, '.')) {
-		size_t len = strcspn(p + 1, ".[");
-		PyObject *part = PyUnicode_FromStringAndSize(p + 1, (Py_ssize_t)len);
-		int rc = part ? attr_check(part) : -1;
-		Py_XDECREF(part);
-		if (rc < 0)
-			return -1;
 	}
-	return 0;
+	if (!(split = PyObject_CallOneArg(field_split, field))) {
+		if (!PyErr_ExceptionMatches(PyExc_ValueError))
+			return -1;
+		PyErr_Clear(); /* (malformed: the real one says so) */
+		return 0;
+	}
+	if (!PyTuple_Check(split) || PyTuple_GET_SIZE(split) != 2) {
+		Py_DECREF(split);
+		PyErr_SetString(PyExc_TypeError, "field_name did not split");
+		return -1;
+	}
+	{
+		PyObject *rest = PyObject_GetIter(PyTuple_GET_ITEM(split, 1));
+		while (rest && rc == 0 && (item = PyIter_Next(rest))) {
+			if (PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2 &&
+			    PyTuple_GET_ITEM(item, 0) == Py_True)
+				rc = attr_check(PyTuple_GET_ITEM(item, 1));
+			Py_DECREF(item);
+		}
+		if (!rest || (rc == 0 && PyErr_Occurred()))
+			rc = -1;
+		Py_XDECREF(rest);
+	}
+	Py_DECREF(split);
+	return rc;
 }
 
 /* The attributes every field of a format text names (in its format specs too), checked by the
