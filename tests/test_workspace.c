@@ -3566,24 +3566,29 @@ Test(ws_attack, the_servers_own_files_are_not_changed_through_the_workspace)
 		cr_skip_test("no overlay here: %s", strerror(errno));
 
 	/* a copy of safepy's directory bound into the workspace, or the upper directory of an
-	 * overlay that is the workspace: the copy's zygote is what the copy's server runs */
-	cr_assert_eq(mcpc_run_cmd("/bin/cp",
-	                          ARGS("-a", SAFEPY_BIN, e2e_fmt("%s-zygote", SAFEPY_BIN), own),
-	                          NULL, 30000, &out, &err, &status),
-	             0);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "cp: %s", err);
-	free(out);
-	free(err);
-	cr_assert_eq(mount(own, in_ws("tools"), NULL, MS_BIND, NULL), 0, "bind: %s",
-	             strerror(errno));
-	own_unchanged(own, ws, 0);
-	umount2(in_ws("tools"), MNT_DETACH);
-	snprintf(opts, sizeof(opts), "lowerdir=%s/sub,upperdir=%s,workdir=%s/wk2", ws, own, base);
-	cr_assert_eq(mkdir(e2e_fmt("%s/wk2", base), 0755), 0);
-	cr_assert_eq(mount("overlay", in_ws("tools"), "overlay", 0, opts), 0, "overlay: %s",
-	             strerror(errno));
-	own_unchanged(own, in_ws("tools"), 1);
-	umount2(in_ws("tools"), MNT_DETACH);
+	 * overlay that is the workspace: the copy's zygote is what the copy's server runs (a
+	 * build whose zygote is built elsewhere, the sanitizers', runs that one: nothing to copy) */
+	if (stat(e2e_fmt("%s-zygote", SAFEPY_BIN), &st) == 0) {
+		cr_assert_eq(
+		    mcpc_run_cmd("/bin/cp",
+		                 ARGS("-a", SAFEPY_BIN, e2e_fmt("%s-zygote", SAFEPY_BIN), own),
+		                 NULL, 30000, &out, &err, &status),
+		    0);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "cp: %s", err);
+		free(out);
+		free(err);
+		cr_assert_eq(mount(own, in_ws("tools"), NULL, MS_BIND, NULL), 0, "bind: %s",
+		             strerror(errno));
+		own_unchanged(own, ws, 0);
+		umount2(in_ws("tools"), MNT_DETACH);
+		snprintf(opts, sizeof(opts), "lowerdir=%s/sub,upperdir=%s,workdir=%s/wk2", ws, own,
+		         base);
+		cr_assert_eq(mkdir(e2e_fmt("%s/wk2", base), 0755), 0);
+		cr_assert_eq(mount("overlay", in_ws("tools"), "overlay", 0, opts), 0, "overlay: %s",
+		             strerror(errno));
+		own_unchanged(own, in_ws("tools"), 1);
+		umount2(in_ws("tools"), MNT_DETACH);
+	}
 
 	/* the interpreter's modules bound into the workspace (read only), the workspace among
 	 * them, or among them through a mount covered by another above it (V62b H1) */
