@@ -9762,6 +9762,62 @@ Test(data, a_scope_s_arrays_are_plain_by_their_data_types)
 	e2e_stop();
 }
 
+/* Something of the code's that runs inside an own_arrays scope with no frame of its own ends
+ * the scope's grants: a finalizer of its class, or a weak reference's callback (the type is
+ * reachable from pandas' objects), on an object it had put in the list qhull keeps and frees
+ * in its next get_voronoi_diagram, ran there (V65b H1): an array made there counted as
+ * compiled code's own and was resized while np.concatenate held it. The build before resizes
+ * it to (6, 4) under a (3, 4) output both ways; qhull's own call fails now (its geometry
+ * changes are refused), and a fresh diagram is made as before. */
+Test(data, what_runs_of_the_code_s_inside_a_scope_ends_its_grants)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, functools, operator, itertools\n"
+	    "import pandas as pd\n"
+	    "from scipy.spatial import Voronoi\n"
+	    "P_ = functools.partial\n"
+	    "R = type(pd.DataFrame({'a': [1]})['a']._cacher[1])\n"
+	    "def attack(plant):\n"
+	    "    V = Voronoi(np.random.RandomState(0).rand(12, 2), incremental=True)\n"
+	    "    q = V._qhull\n"
+	    "    out, pair, res = [], [], []\n"
+	    "    w_make = P_(out.extend, map(np.zeros, [(2, 4)]))\n"
+	    "    w_resize = P_(any, map(P_(np.ndarray.resize, refcheck=False), out, [(6, 4)]))\n"
+	    "    class F:\n"
+	    "        __float__ = P_(next, filter(None, map(operator.call, [w_resize] + [P_(float, "
+	    "1.0)] * 40)))\n"
+	    "    Y = np.empty((1, 4), dtype=object)\n"
+	    "    for i in range(4):\n"
+	    "        Y[0, i] = F()\n"
+	    "    w_pair = P_(pair.extend, itertools.chain([Y], out))\n"
+	    "    w_cat = P_(res.extend, map(P_(np.concatenate, dtype=float, casting='unsafe'), "
+	    "[pair]))\n"
+	    "    comp = P_(any, map(operator.call, [w_make, w_pair, w_cat, bool]))\n"
+	    "    lst = q.get_voronoi_diagram()[2]\n"
+	    "    kept = plant(lst, comp)\n"
+	    "    V.ridge_vertices = None\n"
+	    "    del lst\n"
+	    "    try:\n"
+	    "        q.get_voronoi_diagram()\n"
+	    "        r = 'ok'\n"
+	    "    except Exception as e:\n"
+	    "        r = type(e).__name__\n"
+	    "    return [[list(a.shape) for a in out], [list(a.shape) for a in res], r]\n"
+	    "def by_finalizer(lst, comp):\n"
+	    "    class Dl:\n"
+	    "        __del__ = P_(next, map(operator.call, [comp]), None)\n"
+	    "    lst.append(Dl())\n"
+	    "def by_weakref_callback(lst, comp):\n"
+	    "    z = np.zeros(1)\n"
+	    "    lst.append(z)\n"
+	    "    return R(z, P_(set().union, map(operator.call, [comp])))\n"
+	    "[attack(by_finalizer), attack(by_weakref_callback),\n"
+	    " len(Voronoi(np.random.RandomState(1).rand(12, 2)).ridge_vertices) > 0]\n",
+	    "[[[[2,4]],[],\"ValueError\"],[[[2,4]],[],\"ValueError\"],true]");
+	e2e_stop();
+}
+
 /* numpy's repeat sets its source's length along the axis to the result's while it makes the
  * result, whose class's __array_finalize__ (matrix's, numpy.ma's) runs then: a matrix's
  * _getitem and numpy.ma's _optinfo, objects of the code's, ran the code's there, which took a

@@ -1000,33 +1000,54 @@ static int other_threads(void)
  * run meanwhile. own_arrays(f, *args, **kw) calls f so when its arguments are plain data
  * (numbers, strings, arrays of them, qhull's own state, pydata.py's records of them: no method
  * of the code's is called), no other thread runs Python and the collector is off (no finalizer
- * of the code's runs); the exact arrays numpy allocates meanwhile, but in a frame of the code's,
- * are noted, and those are resized as their maker asks. */
+ * of the code's runs); the exact arrays numpy allocates meanwhile are noted, and those are
+ * resized as their maker asks, until something of the code's runs in it (own_tainted: a frame
+ * of the code's, a finalizer of its class or a weak reference callback it made, which need no
+ * frame), after which nothing in it is its own. */
 struct own_scope {
 	struct own_scope *outer;
 	int n;
+	int tainted;         /* something of the code's ran in it: nothing is its own */
 	PyObject *made[512]; /* addresses, compared only: anything there now was made since */
 };
 static struct own_scope *own_scope;
 static allocfunc ndarray_alloc_real;
 static PyTypeObject *np_generic, *np_void; /* numpy's scalar types */
 
+/* Does something of the code's run in the open scopes (a frame of it, a finalizer of its
+ * class: a __del__ of C callables has no frame, and an object the scope's function freed,
+ * one the code had put in the qhull state it was handed, ran it: V65b H1)? Then nothing made
+ * in them, before or after, is their own. */
+static int own_tainted(void)
+{
+	struct own_scope *s = own_scope;
+
+	if (!s)
+		return 0;
+	if (!s->tainted && (pyguard_reader_is_user() || pyreentry_finalizing()))
+		for (struct own_scope *o = s; o; o = o->outer)
+			o->tainted = 1;
+	return s->tainted;
+}
+
 static PyObject *ndarray_alloc(PyTypeObject *t, Py_ssize_t n)
 {
 	PyObject *o = ndarray_alloc_real(t, n);
 	struct own_scope *s = own_scope;
 
-	if (o && s && s->n < (int)(sizeof(s->made) / sizeof(s->made[0])) &&
-	    !pyguard_reader_is_user())
+	if (o && s && !own_tainted() && s->n < (int)(sizeof(s->made) / sizeof(s->made[0])))
 		s->made[s->n++] = o;
 	return o;
 }
 
-/* Was a made while an own_arrays call runs (the innermost, or one it runs within)? */
+/* Was a made while an own_arrays call runs (the innermost, or one it runs within), with
+ * nothing of the code's run in it? */
 static int own_made(PyObject *a)
 {
 	const struct own_scope *s = own_scope;
 
+	if (own_tainted())
+		return 0;
 	for (; s; s = s->outer)
 		for (int i = 0; i < s->n; i++)
 			if (s->made[i] == a)
@@ -1134,6 +1155,7 @@ static PyObject *own_arrays(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	s.outer = own_scope;
 	s.n = 0;
+	s.tainted = s.outer && s.outer->tainted;
 	own_scope = &s;
 	collecting = PyGC_Disable();
 	r = PyObject_Call(f, args, kw);
@@ -1141,8 +1163,9 @@ static PyObject *own_arrays(PyObject *self, PyObject *args, PyObject *kw)
 		PyGC_Enable();
 	own_scope = s.outer;
 	/* what the inner call made is its caller's own too */
-	for (int i = 0;
-	     own_scope && i < s.n && own_scope->n < (int)(sizeof(s.made) / sizeof(s.made[0])); i++)
+	for (int i = 0; own_scope && !s.tainted && i < s.n &&
+	                own_scope->n < (int)(sizeof(s.made) / sizeof(s.made[0]));
+	     i++)
 		own_scope->made[own_scope->n++] = s.made[i];
 	Py_DECREF(args);
 	return r;

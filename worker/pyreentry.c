@@ -2849,6 +2849,109 @@ int pyreentry_finalizing(void)
 	return finalizing > 0;
 }
 
+/* A weak reference's callback runs where its object dies, inside whatever C code dropped the
+ * last reference, and may be C callables with no frame: the code's weakref.ref(x, cb) (the
+ * type is reachable from objects the libraries hold) is made with cb wrapped, so that it runs
+ * as a finalizer of the code's does, counted (an array a library held died inside compiled
+ * code's own_arrays scope and its callback ran the code's there). */
+struct counted_cb {
+	PyObject_HEAD PyObject *cb;
+};
+
+static PyObject *counted_cb_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *cb = Py_NewRef(((struct counted_cb *)self)->cb), *r;
+
+	finalizing++;
+	r = PyObject_Call(cb, args, kw);
+	finalizing--;
+	Py_DECREF(cb);
+	return r;
+}
+
+static int counted_cb_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(((struct counted_cb *)self)->cb);
+	return 0;
+}
+
+static int counted_cb_clear(PyObject *self)
+{
+	Py_CLEAR(((struct counted_cb *)self)->cb);
+	return 0;
+}
+
+static void counted_cb_dealloc(PyObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	counted_cb_clear(self);
+	PyObject_GC_Del(self);
+}
+
+static PyTypeObject counted_cb_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "weakref_callback",
+    .tp_basicsize = sizeof(struct counted_cb),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_call = counted_cb_call,
+    .tp_traverse = counted_cb_traverse,
+    .tp_clear = counted_cb_clear,
+    .tp_dealloc = counted_cb_dealloc,
+};
+
+static newfunc weakref_new_real;
+
+static PyObject *weakref_new_counted(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	PyObject *cb, *nargs, *r;
+	struct counted_cb *c;
+
+	if (!pylayer_armed() || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 2 ||
+	    (cb = PyTuple_GET_ITEM(args, 1)) == Py_None || Py_IS_TYPE(cb, &counted_cb_type))
+		return weakref_new_real(t, args, kw);
+	if (!(nargs = PyTuple_GetSlice(args, 0, PyTuple_GET_SIZE(args))))
+		return NULL;
+	if (!(c = PyObject_GC_New(struct counted_cb, &counted_cb_type))) {
+		Py_DECREF(nargs);
+		return NULL;
+	}
+	c->cb = Py_NewRef(cb);
+	PyObject_GC_Track((PyObject *)c);
+	Py_SETREF(((PyTupleObject *)nargs)->ob_item[1], (PyObject *)c);
+	r = weakref_new_real(t, nargs, kw);
+	Py_DECREF(nargs);
+	return r;
+}
+
+/* t and the classes beneath it that make their references as it does. */
+static int weakref_classes_counted(PyTypeObject *t)
+{
+	PyObject *subs;
+
+	if (t->tp_new == weakref_new_real)
+		t->tp_new = weakref_new_counted;
+	if (!(subs = PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL)))
+		return -1;
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subs); i++)
+		if (weakref_classes_counted((PyTypeObject *)PyList_GET_ITEM(subs, i)) < 0) {
+			Py_DECREF(subs);
+			return -1;
+		}
+	Py_DECREF(subs);
+	return 0;
+}
+
+static int weakref_callbacks_guard(void)
+{
+	if (PyType_Ready(&counted_cb_type) < 0)
+		return -1;
+	weakref_new_real = _PyWeakref_RefType.tp_new;
+	if (!weakref_new_real) {
+		PyErr_SetString(PyExc_TypeError, "weakref.ref is not as known");
+		return -1;
+	}
+	return weakref_classes_counted(&_PyWeakref_RefType);
+}
+
 /* CPython's __del__ slot, from a class that has one. */
 static int finalizers_guard(void)
 {
@@ -6322,9 +6425,10 @@ int pyreentry_guard(void)
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || context_compare_guard() < 0 ||
 	    memory_hash_guard() < 0 || compressors_guard() < 0 || odict_guard() < 0 ||
 	    counts_guard() < 0 || codecs_guard() < 0 || generators_guard() < 0 ||
-	    plain_names_guard() < 0 || finalizers_guard() < 0 || method_repr_guard() < 0 ||
-	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
-	    dict_empty_keys_general() < 0 || static_calls_checked() < 0 || set_count_guard() < 0 ||
+	    plain_names_guard() < 0 || finalizers_guard() < 0 || weakref_callbacks_guard() < 0 ||
+	    method_repr_guard() < 0 || list_repr_guard() < 0 || texts_guard() < 0 ||
+	    kept_objects_guard() < 0 || dict_empty_keys_general() < 0 ||
+	    static_calls_checked() < 0 || set_count_guard() < 0 ||
 	    freed_under_compares_install() < 0 || comparisons_held() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
