@@ -237,6 +237,13 @@ Test(pylayer, the_name_import_is_hidden_however_it_is_spelled)
 	cr_assert(!strstr(mcpc_err_str(r, "message"), "import"), "%s", mcpc_json(r));
 	e2e_expect_result("# -*- coding: latin-1 -*-\nx = '\xc3\xa9'\nlen(x)", "1");
 	e2e_expect_result("import math\nmath.floor(2.5)", "2");
+	/* A module name holding a NUL was read short by the allowlist and by CPython's finder of
+	 * its frozen modules alike: a second copy of io began to run (V65a L1). */
+	e2e_expect_result("import importlib\nr = []\nfor n in ['io\\0x', 'abc\\0x']:\n"
+	                  "    try:\n        importlib.import_module(n)\n"
+	                  "    except ModuleNotFoundError as e:\n"
+	                  "        r.append('holds no NUL' in str(e))\nr",
+	                  "[true,true]");
 	e2e_stop();
 }
 

@@ -2085,7 +2085,7 @@ static PyObject *importer_call(PyObject *self, PyObject *args, PyObject *kw)
 	const ImporterObject *o = (const ImporterObject *)self;
 	PyObject *name = PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0) : NULL;
 	PyObject *module = NULL, *attr = NULL, *r;
-	Py_ssize_t dot;
+	Py_ssize_t dot, mlen = 0;
 	const char *m, *why;
 	int ok;
 
@@ -2109,8 +2109,10 @@ static PyObject *importer_call(PyObject *self, PyObject *args, PyObject *kw)
 	} else {
 		module = Py_NewRef(name);
 	}
-	m = module ? PyUnicode_AsUTF8(module) : NULL;
-	ok = m && pyproxy_allowed(m);
+	m = module ? PyUnicode_AsUTF8AndSize(module, &mlen) : NULL;
+	/* (a name holding a NUL: the check would read it short, and CPython's finder of its
+	 * frozen modules too: V65a L1) */
+	ok = m && strlen(m) == (size_t)mlen && pyproxy_allowed(m);
 	if (ok && attr) {
 		/* What the module's proxy leaves out: private names and the listed ones. */
 		why = pyproxy_left_out(module, attr);

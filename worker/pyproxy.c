@@ -591,13 +591,18 @@ static int workspace_file(const char *s, char top[NAME_MAX + 1])
 
 PyObject *pyproxy_refuse(PyObject *name, int from)
 {
-	const char *s = PyUnicode_AsUTF8(name);
+	Py_ssize_t len = 0;
+	const char *s = PyUnicode_AsUTF8AndSize(name, &len);
 	char top[NAME_MAX + 1];
 	PyObject *msg;
 
 	if (!s)
 		return NULL;
-	if (under(s, native_wrappers))
+	if (strlen(s) != (size_t)len)
+		msg = PyUnicode_FromFormat("Import %s %R is not allowed: a module's name holds no "
+		                           "NUL character",
+		                           from ? "from" : "of", name);
+	else if (under(s, native_wrappers))
 		msg = PyUnicode_FromFormat(
 		    "Import %s %s is not allowed: its functions hand their arguments to native "
 		    "code "
@@ -916,6 +921,7 @@ PyObject *pyproxy_get(PyObject *name, int import)
 static PyObject *proxy_get(PyObject *name, int import)
 {
 	PyObject *p, *real;
+	Py_ssize_t len = 0;
 	const char *s;
 
 	/* Only an exact str: a subclass's __hash__ and __eq__ would find another module in
@@ -927,8 +933,8 @@ static PyObject *proxy_get(PyObject *name, int import)
 	p = PyDict_GetItemWithError(proxies, name);
 	if (p || PyErr_Occurred())
 		return p;
-	s = PyUnicode_AsUTF8(name);
-	if (!s || !pyproxy_allowed(s))
+	s = PyUnicode_AsUTF8AndSize(name, &len);
+	if (!s || strlen(s) != (size_t)len || !pyproxy_allowed(s)) /* (no NUL: V65a L1) */
 		return NULL;
 	if (made_has(s))
 		return proxy_make(name, PyDict_GetItemString(made, s));
