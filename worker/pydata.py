@@ -1163,12 +1163,21 @@ def _own_quiet(f, *args, **kwargs):
     code may add (an entry's message matcher is called), and numpy's error callback is the
     code's to set (V63a H1: a cast overflow in add_points called it): either ran the code's,
     by C callables with no frame of it too, inside the scope, where what is made counts as
-    compiled code's own. Inside, warnings are ignored and floating point errors too."""
+    compiled code's own. Inside, warnings are ignored and floating point errors too (numpy's
+    error object set to ignore all with no callback: what np.errstate does, without its
+    Python steps, which cost a scope more than qhull's work on small inputs)."""
     import warnings
     import numpy as np
-    with warnings.catch_warnings(), np.errstate(all='ignore', call=None):
-        warnings.simplefilter('ignore')
+    filters, errobj = warnings.filters, np.geterrobj()
+    warnings.filters = [('ignore', None, Warning, None, 0)]
+    warnings._filters_mutated()
+    np.seterrobj([errobj[0], 0, None])
+    try:
         return own_arrays(f, *args, **kwargs)
+    finally:
+        np.seterrobj(errobj)
+        warnings.filters = filters
+        warnings._filters_mutated()
 
 
 def _own_method(real):
