@@ -398,6 +398,34 @@ Test(pylayer, an_objects_dict_is_its_own_and_refusals_happen_where_they_run)
 	e2e_stop();
 }
 
+/* functools.update_wrapper reads and writes '__dict__' as vars() does: assigned=('__dict__',)
+ * handed the code a built-in object's own dict (a FileIO's: a readinto planted there was given
+ * the reader's buffer, used after the reader freed it: V66b H1), and updated=('__dict__',)
+ * filled one. The code's own objects' dicts are copied as before. The build before plants
+ * both. */
+Test(pylayer, update_wrapper_shares_only_the_dicts_vars_shows)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import functools\n"
+	    "class W:\n"
+	    "    pass\n"
+	    "w, src = W(), W()\n"
+	    "src.k = 1\n"
+	    "e = ValueError('x')\n"
+	    "functools.update_wrapper(w, e, assigned=('__dict__',), updated=())\n"
+	    "vars(w)['planted'] = 1\n"
+	    "try:\n"
+	    "    functools.update_wrapper(e, src, assigned=(), updated=('__dict__',))\n"
+	    "    r = 'updated'\n"
+	    "except AttributeError:\n"
+	    "    r = 'refused'\n"
+	    "g = functools.update_wrapper(W(), src, assigned=('__dict__',), updated=())\n"
+	    "[hasattr(e, 'planted'), r, hasattr(e, 'k'), vars(g) is vars(src), g.k]\n",
+	    "[false,\"refused\",false,true,1]");
+	e2e_stop();
+}
+
 /* Duck typing asks hasattr(x, '__array__'), hasattr(f, '__wrapped__'): a name the code may not
  * read raised the refusal out of hasattr. hasattr answers whether the object has it, found in
  * its class's and its own dictionaries without reading it (no getter, no __getattr__ run); the

@@ -1546,11 +1546,39 @@ static int python_classes_only(PyTypeObject *t)
  * scripts read them all). Taken in the zygote when argparse is among the imports. */
 static PyTypeObject *argparse_namespace;
 
+/* Is obj's own __dict__ the user's code's to read (and to replace)? */
+static int object_dict_shown(PyObject *obj)
+{
+	return !PyType_Check(obj) && !PyModule_Check(obj) &&
+	       ((pyguard_user_class((PyObject *)Py_TYPE(obj)) &&
+	         python_classes_only(Py_TYPE(obj))) ||
+	        (argparse_namespace && Py_IS_TYPE(obj, argparse_namespace)));
+}
+
+/* Is obj a function (of Python's, Cython's, functools', a method or a class's wrapper of one),
+ * whose own __dict__ holds the attributes update_wrapper copies and nothing its type's C code
+ * looks up? A built-in object's dict may hold what its C code calls: a FileIO's readinto was
+ * called with a reader's buffer (V66b H1). */
+static int function_dict(PyObject *obj)
+{
+	static const char *const kinds[] = {"functools.partial", "functools._lru_cache_wrapper",
+	                                    "classmethod", "staticmethod", NULL};
+	const char *n = Py_TYPE(obj)->tp_name, *tail;
+
+	if (PyFunction_Check(obj))
+		return 1;
+	if (PyMethod_Check(obj)) /* (its __dict__ is its function's) */
+		return function_dict(PyMethod_GET_FUNCTION(obj));
+	for (const char *const *k = kinds; *k; k++)
+		if (strcmp(n, *k) == 0)
+			return 1;
+	tail = strrchr(n, '.');
+	return strcmp(tail ? tail + 1 : n, "cython_function_or_method") == 0;
+}
+
 static PyObject *object_dict(PyObject *obj)
 {
-	if (!PyType_Check(obj) && !PyModule_Check(obj) &&
-	    ((pyguard_user_class((PyObject *)Py_TYPE(obj)) && python_classes_only(Py_TYPE(obj))) ||
-	     (argparse_namespace && Py_IS_TYPE(obj, argparse_namespace))))
+	if (object_dict_shown(obj))
 		return PyObject_GenericGetDict(obj, NULL);
 	PyErr_Format(PyExc_AttributeError,
 	             "Forbidden access to dunder attribute: __dict__ of a '%.100s' object; an "
@@ -3017,7 +3045,13 @@ static PyObject *read_for_user(PyObject *self, PyObject *const *args, Py_ssize_t
 	(void)self;
 	if (n < 2 || n > 3 || !PyUnicode_Check(args[1]))
 		return PyErr_Format(PyExc_TypeError, "_read_for_user(obj, name[, default])");
-	v = directed_getattr(args[0], args[1]);
+	/* ('__dict__' as vars() answers, but a function's, and a class's namespace as its
+	 * read-only view, which update_wrapper copies without the names the rules refuse:
+	 * update_wrapper's assigned= and updated= handed out, and filled, a FileIO's own dict,
+	 * past its class's guard: V66b H1) */
+	v = is_dict_name(args[1]) && !function_dict(args[0]) && !PyType_Check(args[0])
+	        ? object_dict(args[0])
+	        : directed_getattr(args[0], args[1]);
 	if (!v && n == 3 && PyErr_ExceptionMatches(PyExc_AttributeError)) {
 		PyErr_Clear();
 		return Py_NewRef(args[2]);
@@ -3030,6 +3064,8 @@ static PyObject *write_for_user(PyObject *self, PyObject *const *args, Py_ssize_
 	(void)self;
 	if (n != 3 || !PyUnicode_Check(args[1]))
 		return PyErr_Format(PyExc_TypeError, "_write_for_user(obj, name, value)");
+	if (is_dict_name(args[1]) && !object_dict_shown(args[0]) && !function_dict(args[0]))
+		return object_dict(args[0]); /* (its refusal) */
 	if (directed_setattr(args[0], args[1], args[2]) < 0)
 		return NULL;
 	Py_RETURN_NONE;
