@@ -6127,6 +6127,19 @@ def _delaunay_checks():
     Delaunay.convex_hull = property(lambda self: _own_quiet(hull.fget, own(self)), None, None,
                                     hull.__doc__)
     _own_methods(_qhull._Qhull)
+    # qhull keeps the list of ridges it hands out, and frees it at its next diagram, inside
+    # that call's own_arrays scope: what the code had put in it died there, and a library
+    # finalizer (a text wrapper closing the code's object, a generator's finally block) ran
+    # the code's C callables with no frame (V66a H1-H2). The code gets copies.
+    voronoi = type_patches[(_qhull._Qhull, 'get_voronoi_diagram')]
+
+    def get_voronoi_diagram(self):
+        vertices, ridge_points, ridge_vertices, regions, point_region = voronoi(self)
+        return (vertices, ridge_points.copy(), [list(r) for r in ridge_vertices], regions,
+                point_region)
+    get_voronoi_diagram.__doc__ = voronoi.__doc__
+    get_voronoi_diagram._own_arrays = True
+    type_patches[(_qhull._Qhull, 'get_voronoi_diagram')] = get_voronoi_diagram
 
     find_simplex, plane_distance = Delaunay.find_simplex, Delaunay.plane_distance
 
