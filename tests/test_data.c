@@ -9837,6 +9837,53 @@ Test(data, nothing_of_the_code_s_runs_in_a_scope_through_what_qhull_frees)
 	e2e_stop();
 }
 
+/* A hash or a comparison of a class of the code's that runs inside an own_arrays scope ends its
+ * grants, with or without a frame: a key of the code's in numpy's finfo cache (a dict the code
+ * may change) compared with float64's data type inside Delaunay.transform's scope ran C
+ * callables as its __eq__ (V67a H1): an array made there was resized while np.concatenate
+ * held it. The build before resizes it to (6, 4) under a (3, 4) output. */
+Test(data, a_lookup_in_a_shared_cache_ends_a_scope_s_grants)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, functools, operator, itertools\n"
+	    "from scipy.spatial import Delaunay\n"
+	    "P_ = functools.partial\n"
+	    "out, pair, res = [], [], []\n"
+	    "w_make = P_(out.extend, map(np.zeros, [(2, 4)]))\n"
+	    "w_resize = P_(any, map(P_(np.ndarray.resize, refcheck=False), out, [(6, 4)]))\n"
+	    "class F:\n"
+	    "    __float__ = P_(next, filter(None, map(operator.call, [w_resize] + [P_(float, "
+	    "1.0)] * 40)))\n"
+	    "Y = np.empty((1, 4), dtype=object)\n"
+	    "for i in range(4):\n"
+	    "    Y[0, i] = F()\n"
+	    "w_pair = P_(pair.extend, itertools.chain([Y], out))\n"
+	    "w_cat = P_(res.extend, map(P_(np.concatenate, dtype=float, casting='unsafe'), "
+	    "[pair]))\n"
+	    "comp = P_(any, map(operator.call, [w_make, w_pair, w_cat, bool]))\n"
+	    "H = hash(np.dtype(float))\n"
+	    "class K:\n"
+	    "    __hash__ = lambda s: H\n"
+	    "    __eq__ = P_(next, map(operator.call, [comp]))\n"
+	    "cache = np.finfo._finfo_cache\n"
+	    "saved = dict(cache)\n"
+	    "cache.clear()\n"
+	    "cache[K()] = None\n"
+	    "d = Delaunay(np.random.RandomState(0).rand(12, 2))\n"
+	    "try:\n"
+	    "    d.transform\n"
+	    "    r = 'ok'\n"
+	    "except ValueError:\n"
+	    "    r = 'ValueError'\n"
+	    "cache.clear()\n"
+	    "cache.update(saved)\n"
+	    "[[list(a.shape) for a in out], [list(a.shape) for a in res], r,\n"
+	    " Delaunay(np.random.RandomState(1).rand(12, 2)).transform.shape[1:]]\n",
+	    "[[[2,4]],[],\"ValueError\",[3,2]]");
+	e2e_stop();
+}
+
 /* numpy's repeat sets its source's length along the axis to the result's while it makes the
  * result, whose class's __array_finalize__ (matrix's, numpy.ma's) runs then: a matrix's
  * _getitem and numpy.ma's _optinfo, objects of the code's, ran the code's there, which took a

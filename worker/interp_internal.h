@@ -61,6 +61,9 @@ int pyreentry_texts_hold_all(void);
 void pyreentry_hold_until_end(PyObject *o);
 /* Is a finalizer of a class made in a call running (its writes are never an import's)? */
 int pyreentry_finalizing(void);
+/* Is code of the code's running with or without a frame: such a finalizer, or a hash or
+ * comparison of a class made after the zygote? */
+int pyreentry_code_runs(void);
 /* A class made in a call beneath numpy.ndarray defines none of an array's own attributes
  * (shape, dtype, ...): 0, or -1 with TypeError. */
 int pyreentry_array_class_checked(PyTypeObject *t);

@@ -1014,17 +1014,18 @@ static struct own_scope *own_scope;
 static allocfunc ndarray_alloc_real;
 static PyTypeObject *np_generic, *np_void; /* numpy's scalar types */
 
-/* Does something of the code's run in the open scopes (a frame of it, a finalizer of its
- * class: a __del__ of C callables has no frame, and an object the scope's function freed,
- * one the code had put in the qhull state it was handed, ran it: V65b H1)? Then nothing made
- * in them, before or after, is their own. */
+/* Does something of the code's run in the open scopes (a frame of it; a finalizer, hash or
+ * comparison of its class, which need no frame: an object the scope's function freed, one the
+ * code had put in the qhull state it was handed, ran its __del__, V65b H1; a key of its in
+ * numpy's finfo cache its __eq__, V67a H1)? Then nothing made in them, before or after, is
+ * their own. */
 static int own_tainted(void)
 {
 	struct own_scope *s = own_scope;
 
 	if (!s)
 		return 0;
-	if (!s->tainted && (pyguard_reader_is_user() || pyreentry_finalizing()))
+	if (!s->tainted && (pyguard_reader_is_user() || pyreentry_code_runs()))
 		for (struct own_scope *o = s; o; o = o->outer)
 			o->tainted = 1;
 	return s->tainted;

@@ -1196,7 +1196,45 @@ static int comparisons_held(void)
 	}
 	return 0;
 }
-HELD_COMPARE(0)
+/* A hash or a comparison of a class made after the zygote (the code's, or a class of its
+ * making through a library) runs: code of the code's, though it may have no frame (C
+ * callables as its __eq__ or __hash__: a key of the code's in numpy's finfo cache ran them
+ * inside qhull's own_arrays scope, V67a H1). */
+static int code_slots;
+
+static int code_class(PyObject *o)
+{
+	PyTypeObject *t = Py_TYPE(o);
+
+	return (t->tp_flags & Py_TPFLAGS_HEAPTYPE) && !pyguard_sealed_class((PyObject *)t);
+}
+
+static PyObject *held_compare_0(PyObject *v, PyObject *w, int op)
+{
+	extern struct held_compare held_compares[];
+	int code = code_class(v) || code_class(w);
+	PyObject *r;
+
+	Py_INCREF(v);
+	Py_INCREF(w);
+	code_slots += code;
+	r = compared(compare_counted(held_compares[0].call, v, w, op), v, w);
+	code_slots -= code;
+	return r;
+}
+
+static hashfunc hash_real; /* slot_tp_hash */
+
+static Py_hash_t hash_counted(PyObject *self)
+{
+	int code = code_class(self);
+	Py_hash_t h;
+
+	code_slots += code;
+	h = hash_real(self);
+	code_slots -= code;
+	return h;
+}
 HELD_COMPARE(1)
 HELD_COMPARE(2)
 HELD_COMPARE(3)
@@ -1285,6 +1323,8 @@ void pyreentry_class_guard(PyTypeObject *t)
 	for (size_t i = 0; i < N_HELD_COMPARES; i++)
 		if (held_compares[i].real && t->tp_richcompare == held_compares[i].real)
 			t->tp_richcompare = held_compares[i].held;
+	if (hash_real && t->tp_hash == hash_real)
+		t->tp_hash = hash_counted;
 }
 
 /* ---- operands held through a class's binary operators ------------------------------------ */
@@ -2849,6 +2889,11 @@ int pyreentry_finalizing(void)
 	return finalizing > 0;
 }
 
+int pyreentry_code_runs(void)
+{
+	return finalizing > 0 || code_slots > 0;
+}
+
 /* A weak reference's callback runs where its object dies, inside whatever C code dropped the
  * last reference, and may be C callables with no frame: the code's weakref.ref(x, cb) (the
  * type is reachable from objects the libraries hold) is made with cb wrapped, so that it runs
@@ -2962,6 +3007,16 @@ static int finalizers_guard(void)
 		return -1;
 	finalize_real = ((PyTypeObject *)t)->tp_finalize;
 	Py_DECREF(t);
+	t = PyObject_CallFunction((PyObject *)&PyType_Type, "s(){sO}", "probe", "__hash__",
+	                          (PyObject *)&PyLong_Type);
+	if (!t)
+		return -1;
+	hash_real = ((PyTypeObject *)t)->tp_hash;
+	Py_DECREF(t);
+	if (!hash_real) {
+		PyErr_SetString(PyExc_TypeError, "a class's __hash__ slot is not as known");
+		return -1;
+	}
 	if (!finalize_real) {
 		PyErr_SetString(PyExc_TypeError, "a class's __del__ slot is not as known");
 		return -1;
