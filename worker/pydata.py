@@ -236,6 +236,29 @@ def _library_tracebacks():
 # ==== the data stack: compiled only when one of its packages is loaded (pydata.c) ====
 
 
+def _finfo_private(np):
+    """np.finfo caches what it made in a class attribute, a dict the code may change: a key of
+    the code's there (a class of its own, a Decimal whose comparison asks an ABC hook of the
+    code's) or a value (an object whose eps is a property of the code's) ran the code's, by C
+    callables with no frame, when Delaunay.transform's getter asked for float64's inside its
+    own_arrays scope (V67a H1, V68a H1-H2). numpy's own steps run over a private cache; the
+    attribute the code sees is not read."""
+    finfo = np.finfo
+    real = finfo.__dict__['__new__'].__func__
+    cached = type('finfo', (finfo,), {'_finfo_cache': {}, '__module__': 'numpy'})
+
+    def __new__(cls, dtype):
+        if cls is not finfo:
+            return real(cls, dtype)
+        obj = real(cached, dtype)
+        if type(obj) is cached:
+            obj.__class__ = finfo  # (new: then cached as np.finfo's)
+        return obj
+    __new__.__doc__ = real.__doc__
+    finfo.__new__ = staticmethod(__new__)
+    finfo._finfo_cache = {}
+
+
 def _matrix_index(np):
     """np.matrix's __getitem__ sets its _getitem while ndarray.__getitem__ indexes, and its
     __array_finalize__ leaves what is made then as numpy makes it: an index of the code's ran
@@ -415,6 +438,7 @@ def _numpy():
     _masked_names(np)
     _masked_geometry(np)
     _matrix_index(np)
+    _finfo_private(np)
     # An array's memory is not replaced: `a.data = buffer` kept the buffer's object but not
     # its export, and a bytearray cleared after left the array over freed memory (a
     # bytearray's header laid there: any memory). (ndarray(buffer=...) is pinned by pydata.c.)
