@@ -428,22 +428,29 @@ Test(pylayer, update_wrapper_shares_only_the_dicts_vars_shows)
 
 /* copy sets no attribute of a built-in object whose class has no __setstate__ (its own dict
  * past its class's setattr: a FileIO's readinto planted by a reduce was handed the buffered
- * reader's buffer, used after it was freed: V67b H1); a SimpleNamespace copies as before. The
- * build before plants it. */
+ * reader's buffer, used after it was freed: V67b H1), whether the state answers true or not (a
+ * mapping that answers empty: V68b H1); a SimpleNamespace copies as before. The builds before
+ * plant it. */
 Test(pylayer, copy_sets_no_attribute_of_a_built_in_object)
 {
 	e2e_start(NULL);
 	e2e_expect_result("import copy, io, types\n"
-	                  "class R:\n"
-	                  "    def __reduce_ex__(self, proto):\n"
-	                  "        return (io.TextIOWrapper, (io.BytesIO(),), {'planted': 1})\n"
-	                  "try:\n"
-	                  "    y = copy.copy(R())\n"
-	                  "    r = ['copied', hasattr(y, 'planted')]\n"
-	                  "except TypeError as e:\n"
-	                  "    r = ['refused', 'no __setstate__' in str(e)]\n"
-	                  "r + [copy.copy(types.SimpleNamespace(a=1)).a]\n",
-	                  "[\"refused\",true,1]");
+	                  "class Empty(dict):\n"
+	                  "    def __len__(self):\n"
+	                  "        return 0\n"
+	                  "def attempt(state):\n"
+	                  "    class R:\n"
+	                  "        def __reduce_ex__(self, proto):\n"
+	                  "            return (io.TextIOWrapper, (io.BytesIO(),), state)\n"
+	                  "    try:\n"
+	                  "        y = copy.copy(R())\n"
+	                  "        return ['copied', hasattr(y, 'planted')]\n"
+	                  "    except TypeError as e:\n"
+	                  "        return ['refused', 'no __setstate__' in str(e)]\n"
+	                  "[attempt({'planted': 1}), attempt(Empty(planted=1)), "
+	                  "attempt(({'planted': 1}, None)),\n"
+	                  " copy.copy(types.SimpleNamespace(a=1)).a]\n",
+	                  "[[\"refused\",true],[\"refused\",true],[\"refused\",true],1]");
 	e2e_stop();
 }
 

@@ -259,6 +259,32 @@ Test(ws_read, ordinary_python_reads_and_lists_the_workspace)
 	e2e_stop();
 }
 
+/* A file's methods are its class's, whatever its own dict holds: a readinto put there past
+ * its setattr (a logging record factory's record, copy's reconstruction, update_wrapper) was
+ * handed the buffered reader's buffer, kept, and used after the reader freed it (V66b, V67b,
+ * V68b H1-H2). The build before calls it. */
+Test(ws_read, a_file_s_methods_are_its_class_s)
+{
+	start(NULL);
+	ok_result("import logging\n"
+	          "f = open('nums.txt', 'rb', buffering=16)\n"
+	          "raw = f.raw\n"
+	          "kept = []\n"
+	          "def readinto(mv):\n"
+	          "    kept.append(mv)\n"
+	          "    return 0\n"
+	          "old = logging.getLogRecordFactory()\n"
+	          "logging.setLogRecordFactory(lambda *a, **k: raw)\n"
+	          "try:\n"
+	          "    logging.makeLogRecord({'readinto': readinto, 'write': readinto})\n"
+	          "finally:\n"
+	          "    logging.setLogRecordFactory(old)\n"
+	          "r = f.read(1).decode()\n"
+	          "[len(kept), r]\n",
+	          "[0,\"1\"]");
+	e2e_stop();
+}
+
 /* Listings count against the bytes a call may be served (256 MiB, as modules): a call that
  * lists a large directory again and again is answered EDQUOT once it has had them, and the
  * next call lists again (a red team had the supervisor spend 65% of a core for one call). */

@@ -2876,10 +2876,11 @@ static const char library_fixes[] =
     "                                'on a new one (this %s was there before)' % _name(type(y)))\n"
     /* (a built-in object's own dict, filled past its class's setattr: a FileIO's readinto
      * was handed the buffered reader's buffer, used after it was freed: V67b H1) */
+    /* (by what it is, not its truth: a mapping of the code's that answers empty: V68b H1) */
+    "            d = (state[0] if type(state) is tuple and len(state) == 2 else state)\n"
     "            if (state is not None and setstate is None and\n"
     "                    not _flags(type(y)) & _HEAPTYPE and type(y) is not _namespace and\n"
-    "                    (state[0] if isinstance(state, tuple) and len(state) == 2\n"
-    "                     else state)):\n"
+    "                    d is not None and (type(d) is not dict or len(d))):\n"
     "                raise TypeError('copy sets no attribute of a built-in %s: its class has '\n"
     "                                'no __setstate__' % _name(type(y)))\n"
     "            found.append(setstate)\n"

@@ -6895,6 +6895,84 @@ static int text_guard(PyObject *io)
 	return pyguard_walk(type, replace_text_init, NULL);
 }
 
+/* FileIO's own dict (filled past its setattr: copy's reconstruction, logging's record
+ * factory, update_wrapper; V66b, V67b, V68b H1-H2) came before its methods: a readinto there
+ * was handed a buffered reader's buffer (a write a writer's), kept, and used after the reader
+ * freed it. Its methods, its bases' too, are data descriptors on FileIO itself: found before
+ * any instance's dict, answering as the methods do (the method itself on the class). */
+struct method_fixed {
+	PyObject_HEAD PyObject *method;
+};
+
+static PyObject *method_fixed_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	PyObject *m = ((struct method_fixed *)self)->method;
+
+	if (!obj || obj == Py_None || !Py_TYPE(m)->tp_descr_get)
+		return Py_NewRef(m);
+	return Py_TYPE(m)->tp_descr_get(m, obj, type);
+}
+
+static int method_fixed_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+	(void)self;
+	PyErr_Format(PyExc_AttributeError, "'%s' object's methods are not replaced in the sandbox",
+	             Py_TYPE(obj)->tp_name);
+	(void)value;
+	return -1;
+}
+
+static void method_fixed_dealloc(PyObject *self)
+{
+	Py_XDECREF(((struct method_fixed *)self)->method);
+	PyObject_Free(self);
+}
+
+static PyTypeObject method_fixed_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "method_descriptor",
+    .tp_basicsize = sizeof(struct method_fixed),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_descr_get = method_fixed_get,
+    .tp_descr_set = method_fixed_set,
+    .tp_dealloc = method_fixed_dealloc,
+};
+
+static int fileio_methods_fixed(PyTypeObject *t)
+{
+	PyObject *mro = t->tp_mro, *key, *value;
+
+	if (PyType_Ready(&method_fixed_type) < 0)
+		return -1;
+	for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *c = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		Py_ssize_t pos = 0;
+		if (c == &PyBaseObject_Type || !c->tp_dict)
+			continue;
+		while (PyDict_Next(c->tp_dict, &pos, &key, &value)) {
+			struct method_fixed *f;
+			PyObject *own;
+			if (!PyUnicode_Check(key) || !Py_IS_TYPE(value, &PyMethodDescr_Type) ||
+			    PyUnicode_GetLength(key) < 1 || PyUnicode_READ_CHAR(key, 0) == '_')
+				continue;
+			own = PyDict_GetItemWithError(t->tp_dict, key);
+			if (own && Py_IS_TYPE(own, &method_fixed_type))
+				continue;
+			if ((own && own != value) || PyErr_Occurred())
+				continue; /* (FileIO's own, met first) */
+			if (!(f = PyObject_New(struct method_fixed, &method_fixed_type)))
+				return -1;
+			f->method = Py_NewRef(value);
+			if (PyDict_SetItem(t->tp_dict, key, (PyObject *)f) < 0) {
+				Py_DECREF(f);
+				return -1;
+			}
+			Py_DECREF(f);
+		}
+	}
+	PyType_Modified(t);
+	return 0;
+}
+
 static int buffered_guard(void)
 {
 	static const char *const names[BUFFERED_TYPES] = {"BufferedReader", "BufferedWriter",
@@ -6921,6 +6999,8 @@ static int buffered_guard(void)
 		Py_DECREF(f);
 		fileio_setattro_real = fileio_type->tp_setattro;
 		fileio_type->tp_setattro = fileio_setattro;
+		if (fileio_methods_fixed(fileio_type) < 0)
+			goto out;
 	}
 	for (int i = 0; i < BUFFERED_TYPES; i++) {
 		PyObject *t = PyObject_GetAttrString(io, names[i]);
