@@ -9608,6 +9608,26 @@ Test(data, a_matrix_s_getitem_is_read_without_running_the_code_s)
 	e2e_stop();
 }
 
+/* What the own_arrays tests have the code run inside a scope, with no frame of its own: make
+ * an array X there (counted as compiled code's own), then np.concatenate it after an array of
+ * objects whose __float__ (C callables) resizes X to (6, 4) while concatenate holds it (its
+ * output sized by X's two rows). comp runs it all; out holds X, res the result. */
+#define SCOPE_PAYLOAD                                                                              \
+	"P_ = functools.partial\n"                                                                 \
+	"out, pair, res = [], [], []\n"                                                            \
+	"w_make = P_(out.extend, map(np.zeros, [(2, 4)]))\n"                                       \
+	"w_resize = P_(any, map(P_(np.ndarray.resize, refcheck=False), out, [(6, 4)]))\n"          \
+	"class F:\n"                                                                               \
+	"    __float__ = P_(next, filter(None, map(operator.call, [w_resize] + [P_(float, 1.0)] "  \
+	"* "                                                                                       \
+	"40)))\n"                                                                                  \
+	"Y = np.empty((1, 4), dtype=object)\n"                                                     \
+	"for i in range(4):\n"                                                                     \
+	"    Y[0, i] = F()\n"                                                                      \
+	"w_pair = P_(pair.extend, itertools.chain([Y], out))\n"                                    \
+	"w_cat = P_(res.extend, map(P_(np.concatenate, dtype=float, casting='unsafe'), [pair]))\n" \
+	"comp = P_(any, map(operator.call, [w_make, w_pair, w_cat, bool]))\n"
+
 /* A record pydata.py hands compiled code inside an own_arrays scope (a SimpleNamespace) is plain
  * data by its keys too: a key of a str class of the code's, hashed as '__array__', ran the
  * code's __eq__ (C callables, no frame) at numpy's lookup inside qhull's add_points: an array
@@ -9617,55 +9637,18 @@ Test(data, a_matrix_s_getitem_is_read_without_running_the_code_s)
 Test(data, a_scope_s_records_are_plain_by_their_keys)
 {
 	start_data(NULL);
-	e2e_expect_result(
-	    "import numpy as np, functools, operator, types, itertools\n"
-	    "from scipy.spatial import Delaunay\n"
-	    "P_ = functools.partial\n"
-	    "nd = np.ndarray\n"
-	    "D = Delaunay(np.random.rand(10, 2), incremental=True); q = D._qhull   # a _Qhull: its "
-	    "methods run as own_arrays\n"
-	    "ROWS = 6\n"
-	    "out, pair, res = [], [], []\n"
-	    "w_make = P_(out.extend, map(np.zeros, [(2, 4)]))                  # X: made in the "
-	    "scope -> \"own\"\n"
-	    "w_resize = P_(any, map(P_(nd.resize, refcheck=False), out, [(ROWS, 4)]))\n"
-	    "# X's rows 2.. land past the output's 96-byte block: keep glibc's chunk headers as "
-	    "they are\n"
-	    "# (a 16-byte dims chunk: size 0x21 holding (12,), (8,); then the next 96-byte data "
-	    "chunk, 0x71)\n"
-	    "T = np.zeros((ROWS, 4), np.int64)\n"
-	    "T[2] = [0, 0x21, 12, 8]\n"
-	    "T[3] = [0, 0x71, 0, 0]\n"
-	    "Tf = T.view(np.float64)\n"
-	    "Tf[3, 2:] = 1234.5\n"
-	    "Tf[4:] = 1234.5\n"
-	    "w_fill = P_(any, map(np.copyto, out, [Tf]))\n"
-	    "class F:                                                          # object items: "
-	    "their __float__ (C) resizes X mid-concatenate\n"
-	    "    __float__ = P_(next, filter(None, map(operator.call, [w_resize, w_fill] + "
-	    "[P_(float, 1.0)] * 40)))\n"
-	    "Y = np.empty((1, 4), dtype=object)\n"
-	    "for i in range(4):\n"
-	    "    Y[0, i] = F()\n"
-	    "w_pair = P_(pair.extend, itertools.chain([Y], out))\n"
-	    "w_cat = P_(res.extend, map(P_(np.concatenate, dtype=float, casting='unsafe'), "
-	    "[pair]))\n"
-	    "comp = P_(any, map(operator.call, [w_make, w_pair, w_cat, bool]))\n"
-	    "class S(str):\n"
-	    "    __hash__ = P_(hash, '__array__')\n"
-	    "    __eq__ = P_(next, map(operator.call, [comp] + [bool] * 50))\n"
-	    "ns = types.SimpleNamespace(**{S('zz'): 0})\n"
-	    "victims = [np.zeros(12) for _ in range(2000)]   # 96-byte blocks, the output's size\n"
-	    "victims[1000] = None   # one hole among them: numpy's block cache hands it to the "
-	    "output\n"
-	    "victims = [v for v in victims if v is not None]\n"
-	    "try:\n"
-	    "    q.add_points(ns)\n"
-	    "except Exception as e:\n"
-	    "    pass\n"
-	    "[[a.shape for a in out], [r.shape for r in res], [r[2:].tolist() for r in res], sum(1 "
-	    "for v in victims if v.any())]\n",
-	    "[[[2,4]],[],[],0]");
+	e2e_expect_result("import numpy as np, functools, operator, types, itertools\n"
+	                  "from scipy.spatial import Delaunay\n"
+	                  "d = Delaunay(np.random.rand(10, 2), incremental=True)\n"
+	                  "q = d._qhull\n" SCOPE_PAYLOAD "class S(str):\n"
+	                  "    __hash__ = P_(hash, '__array__')\n"
+	                  "    __eq__ = P_(next, map(operator.call, [comp] + [bool] * 50))\n"
+	                  "try:\n"
+	                  "    q.add_points(types.SimpleNamespace(**{S('zz'): 0}))\n"
+	                  "except Exception as e:\n"
+	                  "    pass\n"
+	                  "[[list(a.shape) for a in out], [list(r.shape) for r in res]]",
+	                  "[[[2,4]],[]]");
 	e2e_stop();
 }
 
@@ -9837,50 +9820,36 @@ Test(data, nothing_of_the_code_s_runs_in_a_scope_through_what_qhull_frees)
 	e2e_stop();
 }
 
-/* A hash or a comparison of a class of the code's that runs inside an own_arrays scope ends its
- * grants, with or without a frame: a key of the code's in numpy's finfo cache (a dict the code
- * may change) compared with float64's data type inside Delaunay.transform's scope ran C
- * callables as its __eq__ (V67a H1): an array made there was resized while np.concatenate
- * held it. The build before resizes it to (6, 4) under a (3, 4) output. */
-Test(data, a_lookup_in_a_shared_cache_ends_a_scope_s_grants)
+/* A key of the code's in numpy's finfo cache (a dict the code may change) compared with
+ * float64's data type inside Delaunay.transform's scope ran C callables as its __eq__ (V67a
+ * H1; a Decimal key asking an ABC hook, a value whose eps is a property: V68a): an array made
+ * there was resized while np.concatenate held it. numpy's finfo keeps its own cache now (what
+ * the code changes is not read), and a hash or comparison of the code's classes inside a scope
+ * would end its grants. The build before resizes it to (6, 4) under a (3, 4) output. */
+Test(data, numpy_s_finfo_cache_is_not_the_code_s_to_fill)
 {
 	start_data(NULL);
-	e2e_expect_result(
-	    "import numpy as np, functools, operator, itertools\n"
-	    "from scipy.spatial import Delaunay\n"
-	    "P_ = functools.partial\n"
-	    "out, pair, res = [], [], []\n"
-	    "w_make = P_(out.extend, map(np.zeros, [(2, 4)]))\n"
-	    "w_resize = P_(any, map(P_(np.ndarray.resize, refcheck=False), out, [(6, 4)]))\n"
-	    "class F:\n"
-	    "    __float__ = P_(next, filter(None, map(operator.call, [w_resize] + [P_(float, "
-	    "1.0)] * 40)))\n"
-	    "Y = np.empty((1, 4), dtype=object)\n"
-	    "for i in range(4):\n"
-	    "    Y[0, i] = F()\n"
-	    "w_pair = P_(pair.extend, itertools.chain([Y], out))\n"
-	    "w_cat = P_(res.extend, map(P_(np.concatenate, dtype=float, casting='unsafe'), "
-	    "[pair]))\n"
-	    "comp = P_(any, map(operator.call, [w_make, w_pair, w_cat, bool]))\n"
-	    "H = hash(np.dtype(float))\n"
-	    "class K:\n"
-	    "    __hash__ = lambda s: H\n"
-	    "    __eq__ = P_(next, map(operator.call, [comp]))\n"
-	    "cache = np.finfo._finfo_cache\n"
-	    "saved = dict(cache)\n"
-	    "cache.clear()\n"
-	    "cache[K()] = None\n"
-	    "d = Delaunay(np.random.RandomState(0).rand(12, 2))\n"
-	    "try:\n"
-	    "    d.transform\n"
-	    "    r = 'ok'\n"
-	    "except ValueError:\n"
-	    "    r = 'ValueError'\n"
-	    "cache.clear()\n"
-	    "cache.update(saved)\n"
-	    "[[list(a.shape) for a in out], [list(a.shape) for a in res], r,\n"
-	    " Delaunay(np.random.RandomState(1).rand(12, 2)).transform.shape[1:]]\n",
-	    "[[[2,4]],[],\"ValueError\",[3,2]]");
+	e2e_expect_result("import numpy as np, functools, operator, itertools\n"
+	                  "from scipy.spatial import Delaunay\n" SCOPE_PAYLOAD
+	                  "H = hash(np.dtype(float))\n"
+	                  "class K:\n"
+	                  "    __hash__ = lambda s: H\n"
+	                  "    __eq__ = P_(next, map(operator.call, [comp]))\n"
+	                  "cache = np.finfo._finfo_cache\n"
+	                  "saved = dict(cache)\n"
+	                  "cache.clear()\n"
+	                  "cache[K()] = None\n"
+	                  "d = Delaunay(np.random.RandomState(0).rand(12, 2))\n"
+	                  "try:\n"
+	                  "    d.transform\n"
+	                  "    r = 'ok'\n"
+	                  "except ValueError:\n"
+	                  "    r = 'ValueError'\n"
+	                  "cache.clear()\n"
+	                  "cache.update(saved)\n"
+	                  "[[list(a.shape) for a in out], [list(a.shape) for a in res], r,\n"
+	                  " Delaunay(np.random.RandomState(1).rand(12, 2)).transform.shape[1:]]\n",
+	                  "[[],[],\"ok\",[3,2]]");
 	e2e_stop();
 }
 
