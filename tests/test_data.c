@@ -9853,6 +9853,26 @@ Test(data, numpy_s_finfo_cache_is_not_the_code_s_to_fill)
 	e2e_stop();
 }
 
+/* Each caller of np.finfo gets its own copy of what numpy cached: an eps the code set on the one
+ * it was given was read by Delaunay.transform's getter inside its own_arrays scope, and its
+ * __float__ (C callables) ran there (V69a H1). The build before resizes X to (6, 4) under a
+ * (3, 4) output. */
+Test(data, np_finfo_hands_each_caller_its_own)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, functools, operator, itertools\n"
+	    "from scipy.spatial import Delaunay\n" SCOPE_PAYLOAD "class E:\n"
+	    "    __float__ = P_(next, filter(None, map(operator.call, itertools.chain(\n"
+	    "        [comp], itertools.repeat(P_(float, 2.2e-16))))))\n"
+	    "np.finfo(float).eps = E()\n"
+	    "Delaunay(np.random.RandomState(0).rand(12, 2)).transform\n"
+	    "[[list(a.shape) for a in out], [list(a.shape) for a in res],\n"
+	    " float(np.finfo(float).eps) < 1e-15]",
+	    "[[],[],true]");
+	e2e_stop();
+}
+
 /* numpy's repeat sets its source's length along the axis to the result's while it makes the
  * result, whose class's __array_finalize__ (matrix's, numpy.ma's) runs then: a matrix's
  * _getitem and numpy.ma's _optinfo, objects of the code's, ran the code's there, which took a

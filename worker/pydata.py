@@ -242,7 +242,7 @@ def _finfo_private(np):
     code's) or a value (an object whose eps is a property of the code's) ran the code's, by C
     callables with no frame, when Delaunay.transform's getter asked for float64's inside its
     own_arrays scope (V67a H1, V68a H1-H2). numpy's own steps run over a private cache; the
-    attribute the code sees is not read."""
+    attribute the code sees is not read, and each caller gets its own copy of what is cached."""
     finfo = np.finfo
     real = finfo.__dict__['__new__'].__func__
     cached = type('finfo', (finfo,), {'_finfo_cache': {}, '__module__': 'numpy'})
@@ -253,7 +253,11 @@ def _finfo_private(np):
         obj = real(cached, dtype)
         if type(obj) is cached:
             obj.__class__ = finfo  # (new: then cached as np.finfo's)
-        return obj
+        # (each caller its own: an eps the code set on the one it was given ran its __float__
+        # in the scope that asked next, V69a H1)
+        mine = object.__new__(finfo)
+        mine.__dict__.update(obj.__dict__)
+        return mine
     __new__.__doc__ = real.__doc__
     finfo.__new__ = staticmethod(__new__)
     finfo._finfo_cache = {}
