@@ -5854,18 +5854,28 @@ static PyObject *rawio_read(PyObject *self, PyObject *const *args, Py_ssize_t na
 	PyObject *b, *res, *r = NULL;
 	Py_ssize_t n, got;
 
-	if (!pylayer_armed() || nargs != 1 || !PyLong_CheckExact(args[0]))
+	/* (any size, not an exact int only: True, an int's subclass went to CPython's own
+	 * copy: V69b H1) */
+	if (!pylayer_armed() || nargs != 1 || args[0] == Py_None)
 		return PyObject_Vectorcall(rawio_read_real,
 		                           (PyObject *[]){self, nargs ? args[0] : NULL},
 		                           (size_t)nargs + 1, NULL);
-	n = PyLong_AsSsize_t(args[0]);
-	if (n < 0) { /* readall, an overflow: CPython's own answer */
-		PyErr_Clear();
-		return PyObject_Vectorcall(rawio_read_real, (PyObject *[]){self, args[0]}, 2, NULL);
+	n = PyNumber_AsSsize_t(args[0], NULL);
+	if (n == -1 && PyErr_Occurred())
+		return NULL;
+	if (n < 0) { /* readall, an overflow clipped: CPython's own answer */
+		PyObject *all = PyLong_FromSsize_t(-1);
+		r = all ? PyObject_Vectorcall(rawio_read_real, (PyObject *[]){self, all}, 2, NULL)
+		        : NULL;
+		Py_XDECREF(all);
+		return r;
 	}
 	b = PyByteArray_FromStringAndSize(NULL, n);
 	if (!b)
 		return NULL;
+	/* (zeroed: a readinto that wrote nothing and said it had read it all handed back
+	 * what the heap held there, V69b L1) */
+	memset(PyByteArray_AS_STRING(b), 0, (size_t)n);
 	res = PyObject_CallMethod(self, "readinto", "O", b);
 	if (!res || res == Py_None) {
 		r = res;
