@@ -9873,6 +9873,22 @@ Test(data, np_finfo_hands_each_caller_its_own)
 	e2e_stop();
 }
 
+/* A weak reference made with a callback leaves the arguments as they were given: the wrapper the
+ * callback runs in was put into the caller's own tuple (R(*t) changed the code's t). */
+Test(data, a_weak_reference_leaves_its_arguments_as_given)
+{
+	start_data(NULL);
+	e2e_expect_result("import pandas as pd, numpy as np\n"
+	                  "R = type(pd.DataFrame({'a': [1]})['a']._cacher[1])\n"
+	                  "z = np.zeros(1)\n"
+	                  "cb = [].append\n"
+	                  "t = (z, cb)\n"
+	                  "w = R(*t)\n"
+	                  "[t[1] is cb, w() is z]",
+	                  "[true,true]");
+	e2e_stop();
+}
+
 /* numpy's repeat sets its source's length along the axis to the result's while it makes the
  * result, whose class's __array_finalize__ (matrix's, numpy.ma's) runs then: a matrix's
  * _getitem and numpy.ma's _optinfo, objects of the code's, ran the code's there, which took a

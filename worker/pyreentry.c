@@ -2953,7 +2953,8 @@ static PyObject *weakref_new_counted(PyTypeObject *t, PyObject *args, PyObject *
 	if (!pylayer_armed() || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 2 ||
 	    (cb = PyTuple_GET_ITEM(args, 1)) == Py_None || Py_IS_TYPE(cb, &counted_cb_type))
 		return weakref_new_real(t, args, kw);
-	if (!(nargs = PyTuple_GetSlice(args, 0, PyTuple_GET_SIZE(args))))
+	/* (a new tuple: a slice of the whole is the caller's own, R(*t) the code's t) */
+	if (!(nargs = PyTuple_New(PyTuple_GET_SIZE(args))))
 		return NULL;
 	if (!(c = PyObject_GC_New(struct counted_cb, &counted_cb_type))) {
 		Py_DECREF(nargs);
@@ -2961,7 +2962,9 @@ static PyObject *weakref_new_counted(PyTypeObject *t, PyObject *args, PyObject *
 	}
 	c->cb = Py_NewRef(cb);
 	PyObject_GC_Track((PyObject *)c);
-	Py_SETREF(((PyTupleObject *)nargs)->ob_item[1], (PyObject *)c);
+	for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(args); k++)
+		PyTuple_SET_ITEM(nargs, k,
+		                 k == 1 ? (PyObject *)c : Py_NewRef(PyTuple_GET_ITEM(args, k)));
 	r = weakref_new_real(t, nargs, kw);
 	Py_DECREF(nargs);
 	return r;
