@@ -10206,3 +10206,89 @@ Test(data, numpy_s_own_comparisons_hold_what_they_compare)
 	    "[\"TypeError\",3,null,\"M cannot define __array_ufunc__ in the sandbox\",\"K\"]");
 	e2e_stop();
 }
+
+/* np.set_numeric_ops replaced the operators numpy's C code calls directly: round() of an
+ * integer array with negative decimals took what the code's true_divide returned for an array,
+ * unchecked, and an object of the code's laid out as an array read its data from another
+ * object's header and wrote it into an immutable bytes object (V70a H1). The sandbox's
+ * set_numeric_ops answers numpy's operators and sets none; numpy's table of type names is not
+ * set either (set_typeDict: np.dtype('float64') answered int8 for every library, V70a L1). The
+ * build before crashes here. */
+Test(data, numpy_s_operator_table_stays_numpy_s)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "class F:\n"
+	    "    __slots__ = tuple('abcdefghijk')\n"
+	    "    def __array_finalize__(self, obj):\n"
+	    "        self.a = SINK\n"
+	    "        self.f = np.dtype({'names': ['x'], 'formats': ['<u8'], 'offsets': [32], "
+	    "'itemsize': 40})\n"
+	    "SINK = bytes(8) + b'sink-bytes-immutable....'\n"
+	    "view = np.frombuffer(SINK, dtype='<u8')\n"
+	    "src = F()\n"
+	    "src.a = b'some victim object'\n"
+	    "src.f = np.dtype({'names': ['x'], 'formats': ['<u8'], 'offsets': [8], 'itemsize': "
+	    "16})\n"
+	    "def div(a, f, out=None):\n"
+	    "    return src\n"
+	    "def same(*args):\n"
+	    "    return args[0]\n"
+	    "old = np.set_numeric_ops()\n"
+	    "seen = []\n"
+	    "for f in (np.set_numeric_ops, np.core.multiarray.set_numeric_ops):\n"
+	    "    try:\n"
+	    "        f(true_divide=div, rint=same, multiply=same)\n"
+	    "        seen.append('set')\n"
+	    "        r = np.arange(3).round(-1)\n"
+	    "        np.set_numeric_ops(**old)\n"
+	    "    except Exception as e:\n"
+	    "        seen.append(type(e).__name__ + ('sandbox' in str(e)) * ' sandbox')\n"
+	    "d = dict(np.sctypeDict)\n"
+	    "d['float64'] = np.int8\n"
+	    "for f in (np.core.multiarray.set_typeDict,):\n"
+	    "    try:\n"
+	    "        f(d)\n"
+	    "        seen.append('set')\n"
+	    "    except Exception as e:\n"
+	    "        seen.append(type(e).__name__ + ('sandbox' in str(e)) * ' sandbox')\n"
+	    "[seen, str(np.dtype('float64')), int(view[0]), SINK[:8] == bytes(8), "
+	    "np.arange(13).round(-1).tolist(),\n"
+	    " sorted(np.set_numeric_ops()) == sorted(old), np.set_numeric_ops()['add'] is "
+	    "np.add]\n",
+	    "[[\"NotImplementedError sandbox\",\"NotImplementedError "
+	    "sandbox\",\"NotImplementedError "
+	    "sandbox\"],\"float64\",0,true,[0,0,0,0,0,0,10,10,10,10,10,10,10],true,true]");
+	e2e_stop();
+}
+
+/* np.add_docstring on a class of the code's with no docstring pointed the class's
+ * documentation into a str, and CPython freed it as a block of its own when the class died:
+ * the middle of the live str went to the next allocation (V70a H2). numpy's docstring setters
+ * are refused. (The build before sets both, and a new bytes object lies inside the str.) */
+Test(data, numpy_s_docstring_setters_are_refused)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, gc\n"
+	    "s = ''.join(['x'] * 40)\n"
+	    "class C:\n"
+	    "    pass\n"
+	    "C.__doc__ = None\n"
+	    "seen = []\n"
+	    "for f, a in ((np.add_docstring, C), (np.core.multiarray.add_docstring, C),\n"
+	    "             (np.add_newdoc_ufunc, np.add)):\n"
+	    "    try:\n"
+	    "        f(a, s)\n"
+	    "        seen.append('set')\n"
+	    "    except Exception as e:\n"
+	    "        seen.append(type(e).__name__ + ('sandbox' in str(e)) * ' sandbox')\n"
+	    "del C\n"
+	    "gc.collect()\n"
+	    "ts = [bytes([0x41]) * 55 for i in range(64)]\n"
+	    "[seen, any(id(t) == id(s) + 48 for t in ts), s == 'x' * 40]\n",
+	    "[[\"NotImplementedError sandbox\",\"NotImplementedError sandbox\","
+	    "\"NotImplementedError sandbox\"],false,true]");
+	e2e_stop();
+}

@@ -64,6 +64,10 @@ int pyreentry_finalizing(void);
 /* Is code of the code's running with or without a frame: such a finalizer, or a hash or
  * comparison of a class made after the zygote? */
 int pyreentry_code_runs(void);
+/* A slot of self's class runs: counted as code of the code's while it does when the class is
+ * one made after the zygote (pyreentry_code_runs); what begin answers goes to end. */
+int pyreentry_slot_begin(PyObject *self);
+void pyreentry_slot_end(int code);
 /* A class made in a call beneath numpy.ndarray defines none of an array's own attributes
  * (shape, dtype, ...): 0, or -1 with TypeError. */
 int pyreentry_array_class_checked(PyTypeObject *t);

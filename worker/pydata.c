@@ -723,8 +723,12 @@ static PyObject *resize_plain(PyObject *self, PyObject *args, PyObject *kw)
 	if (matrix_kept_two(self, PyTuple_GET_SIZE(PyTuple_GET_ITEM(args, 0))) < 0)
 		return NULL;
 	/* Resized only with the references the running frame can be seen to hold, whoever calls
-	 * it, or by compiled code that made it (own_arrays, below); else only shortened. */
-	if (!own_made(self) && !vector_array_of(self) && !geometry_shown(self)) {
+	 * it, or by compiled code that made it (own_arrays, below) while it holds it alone (its
+	 * name and the call's reference, as numpy's own check of references asks: C code that
+	 * holds it, which reads its shape again, holds a reference of its own); else only
+	 * shortened. */
+	if (!(own_made(self) && Py_REFCNT(self) <= 2) && !vector_array_of(self) &&
+	    !geometry_shown(self)) {
 		int shortened = resize_shortened(self, args);
 		if (shortened)
 			return shortened < 0 ? NULL : Py_NewRef(Py_None);

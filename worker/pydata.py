@@ -431,6 +431,7 @@ def _numpy():
     _internal._getintp_ctype.cache = None  # ctypes' c_long, if asked already: numpy's own now
     _strided_views(np)
     _array_files(np)
+    _numpy_state_kept(np)
     _random_states(np)
     _object_sorts(np)
     _repeat_counts(np)
@@ -769,6 +770,47 @@ def _array_files(np):
 
     load.__doc__, load.__module__ = load_real.__doc__, 'numpy'
     _replace_everywhere(load_real, load)
+
+
+def _numpy_state_kept(np):
+    """Some of numpy's functions change state its own C code trusts, and are not the code's.
+    np.set_numeric_ops replaces the operators numpy's C code calls directly: round() of an
+    integer array with negative decimals took what the code's true_divide returned for an array,
+    unchecked (an object laid out as one was read as an array over any address, and written
+    into; the sandbox's own bounds checks compare arrays with them too). set_typeDict replaces
+    the table of type names every library reads (np.dtype('float64') answered int8 for all).
+    np.add_docstring (and the ufunc one) points a class's docstring into a str, which
+    CPython frees as its own block when the class dies (the middle of a live str handed out to
+    the next allocation). With no arguments set_numeric_ops answers numpy's operators as
+    before; numpy's own documentation steps catch the refusal."""
+    umath = np.core._multiarray_umath
+    set_ops_real = umath.set_numeric_ops
+
+    def set_numeric_ops(*args, **kwargs):
+        if args or kwargs:
+            raise NotImplementedError(
+                "np.set_numeric_ops is not available in the sandbox: numpy's C code calls the "
+                "operators it sets and trusts what they return; define a function or an array "
+                "subclass instead")
+        return set_ops_real()
+
+    def refused(*args, **kwargs):
+        raise NotImplementedError(
+            "numpy's docstring setters are not available in the sandbox: they point a "
+            "class's or function's documentation into a string it does not own")
+
+    def names_refused(*args, **kwargs):
+        raise NotImplementedError(
+            "numpy's table of type names is not set in the sandbox: every library reads it "
+            "(np.dtype('float64') answered another type for all of them)")
+
+    set_numeric_ops.__doc__, set_numeric_ops.__module__ = set_ops_real.__doc__, 'numpy'
+    pairs = {id(set_ops_real): (set_ops_real, set_numeric_ops)}
+    for real in (umath.add_docstring, umath._add_newdoc_ufunc):
+        pairs[id(real)] = (real, refused)
+    for real in (umath.set_typeDict, umath.set_datetimeparse_function):
+        pairs[id(real)] = (real, names_refused)
+    _replace_all(pairs)
 
 
 def _strided_views(np):

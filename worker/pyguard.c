@@ -2252,6 +2252,7 @@ static PyObject *interface_getattro_hook(PyObject *obj, PyObject *name)
 	static PyObject *str_getattr;
 	PyTypeObject *t = Py_TYPE(obj);
 	PyObject *r;
+	int code;
 
 	if (!str_getattr && !(str_getattr = PyUnicode_InternFromString("__getattr__")))
 		return NULL;
@@ -2265,7 +2266,10 @@ static PyObject *interface_getattro_hook(PyObject *obj, PyObject *name)
 		return interface_refused(name);
 	Py_INCREF(obj);
 	Py_INCREF(t);
-	r = match_args_answer(obj, name, getattr_hook(obj, name));
+	code = pyreentry_slot_begin(obj);
+	r = getattr_hook(obj, name);
+	pyreentry_slot_end(code);
+	r = match_args_answer(obj, name, r);
 	if (plain_getattro && t->tp_getattro == plain_getattro)
 		t->tp_getattro = interface_getattro_plain;
 	Py_DECREF(t);
@@ -2276,13 +2280,17 @@ static PyObject *interface_getattro_hook(PyObject *obj, PyObject *name)
 static PyObject *interface_getattro_plain(PyObject *obj, PyObject *name)
 {
 	PyObject *r;
+	int code;
 
 	if (class_answered(obj, name, &r))
 		return r;
 	if (interface_name(name) && !interface_defined(obj, name))
 		return interface_refused(name);
 	Py_INCREF(obj);
-	r = match_args_answer(obj, name, plain_getattro(obj, name));
+	code = pyreentry_slot_begin(obj);
+	r = plain_getattro(obj, name);
+	pyreentry_slot_end(code);
+	r = match_args_answer(obj, name, r);
 	Py_DECREF(obj);
 	return r;
 }

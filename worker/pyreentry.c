@@ -1235,6 +1235,193 @@ static Py_hash_t hash_counted(PyObject *self)
 	code_slots -= code;
 	return h;
 }
+
+/* Every other slot of a Python class that calls a method of its class (CPython's slot_*
+ * functions: __index__, __float__, __len__, __getitem__, __call__, __iter__, __next__, __get__,
+ * __set__, __init__, __bool__, __contains__, the in-place operators) is counted the same: a
+ * method of the code's may be C callables with no frame in any slot (np.finfo's eps with a
+ * __float__ of partials ran inside qhull's scope, V69a H1), and whatever the slot runs (a
+ * descriptor's __get__ answering the method too) runs inside the count. __repr__ and __str__,
+ * the binary operators and the attribute hooks are counted where they are held; __new__ and
+ * __setattr__ are not (CPython tells a class's own from a built-in one's by its slot). */
+int pyreentry_slot_begin(PyObject *self)
+{
+	int code = code_class(self);
+
+	code_slots += code;
+	return code;
+}
+
+void pyreentry_slot_end(int code)
+{
+	code_slots -= code;
+}
+
+#define COUNTED_SLOT(name, type, ret, params, args)                                                \
+	static type slot_##name##_real;                                                            \
+	static ret slot_##name##_counted params                                                    \
+	{                                                                                          \
+		int code = pyreentry_slot_begin(self);                                             \
+		ret r = slot_##name##_real args;                                                   \
+		code_slots -= code;                                                                \
+		return r;                                                                          \
+	}
+#define COUNTED_UNARY(name) COUNTED_SLOT(name, unaryfunc, PyObject *, (PyObject * self), (self))
+#define COUNTED_BINARY(name)                                                                       \
+	COUNTED_SLOT(name, binaryfunc, PyObject *, (PyObject * self, PyObject * a), (self, a))
+COUNTED_UNARY(iter)
+COUNTED_UNARY(iternext)
+COUNTED_UNARY(await)
+COUNTED_UNARY(aiter)
+COUNTED_UNARY(anext)
+COUNTED_UNARY(neg)
+COUNTED_UNARY(pos)
+COUNTED_UNARY(abs)
+COUNTED_UNARY(invert)
+COUNTED_UNARY(int)
+COUNTED_UNARY(float)
+COUNTED_UNARY(index)
+COUNTED_SLOT(bool, inquiry, int, (PyObject * self), (self))
+COUNTED_SLOT(sq_length, lenfunc, Py_ssize_t, (PyObject * self), (self))
+COUNTED_SLOT(mp_length, lenfunc, Py_ssize_t, (PyObject * self), (self))
+COUNTED_BINARY(getitem)
+COUNTED_SLOT(sq_item, ssizeargfunc, PyObject *, (PyObject * self, Py_ssize_t i), (self, i))
+COUNTED_SLOT(sq_ass_item, ssizeobjargproc, int, (PyObject * self, Py_ssize_t i, PyObject *v),
+             (self, i, v))
+COUNTED_SLOT(setitem, objobjargproc, int, (PyObject * self, PyObject *k, PyObject *v), (self, k, v))
+COUNTED_SLOT(descr_set, descrsetfunc, int, (PyObject * self, PyObject *o, PyObject *v),
+             (self, o, v))
+COUNTED_SLOT(contains, objobjproc, int, (PyObject * self, PyObject *v), (self, v))
+COUNTED_SLOT(call, ternaryfunc, PyObject *, (PyObject * self, PyObject *a, PyObject *k),
+             (self, a, k))
+COUNTED_SLOT(descr_get, descrgetfunc, PyObject *, (PyObject * self, PyObject *o, PyObject *t),
+             (self, o, t))
+COUNTED_SLOT(init, initproc, int, (PyObject * self, PyObject *a, PyObject *k), (self, a, k))
+COUNTED_SLOT(ipow, ternaryfunc, PyObject *, (PyObject * self, PyObject *a, PyObject *m),
+             (self, a, m))
+COUNTED_BINARY(iadd)
+COUNTED_BINARY(isub)
+COUNTED_BINARY(imul)
+COUNTED_BINARY(imod)
+COUNTED_BINARY(ilshift)
+COUNTED_BINARY(irshift)
+COUNTED_BINARY(iand)
+COUNTED_BINARY(ixor)
+COUNTED_BINARY(ior)
+COUNTED_BINARY(ifloordiv)
+COUNTED_BINARY(itruediv)
+COUNTED_BINARY(imatmul)
+
+static PyObject *probe_class(const char *src, const char *name);
+
+/* Where a slot is: in the type itself (table SIZE_MAX) or in the table of methods whose pointer
+ * lies at table; the method a probe class defines for it. */
+struct counted_slot {
+	size_t table, offset;
+	const char *method;
+	void **real, *counted;
+};
+
+#define T_SLOT(f)  SIZE_MAX, offsetof(PyTypeObject, f)
+#define AM_SLOT(f) offsetof(PyTypeObject, tp_as_async), offsetof(PyAsyncMethods, f)
+#define NB_SLOT(f) offsetof(PyTypeObject, tp_as_number), offsetof(PyNumberMethods, f)
+#define SQ_SLOT(f) offsetof(PyTypeObject, tp_as_sequence), offsetof(PySequenceMethods, f)
+#define MP_SLOT(f) offsetof(PyTypeObject, tp_as_mapping), offsetof(PyMappingMethods, f)
+#define COUNTED(where, method, name)                                                               \
+	{                                                                                          \
+		where, method, (void **)&slot_##name##_real, (void *)slot_##name##_counted         \
+	}
+static const struct counted_slot counted_slots[] = {
+    COUNTED(T_SLOT(tp_iter), "__iter__", iter),
+    COUNTED(T_SLOT(tp_iternext), "__next__", iternext),
+    COUNTED(T_SLOT(tp_call), "__call__", call),
+    COUNTED(T_SLOT(tp_descr_get), "__get__", descr_get),
+    COUNTED(T_SLOT(tp_descr_set), "__set__", descr_set),
+    COUNTED(T_SLOT(tp_init), "__init__", init),
+    COUNTED(AM_SLOT(am_await), "__await__", await),
+    COUNTED(AM_SLOT(am_aiter), "__aiter__", aiter),
+    COUNTED(AM_SLOT(am_anext), "__anext__", anext),
+    COUNTED(NB_SLOT(nb_negative), "__neg__", neg),
+    COUNTED(NB_SLOT(nb_positive), "__pos__", pos),
+    COUNTED(NB_SLOT(nb_absolute), "__abs__", abs),
+    COUNTED(NB_SLOT(nb_invert), "__invert__", invert),
+    COUNTED(NB_SLOT(nb_int), "__int__", int),
+    COUNTED(NB_SLOT(nb_float), "__float__", float),
+    COUNTED(NB_SLOT(nb_index), "__index__", index),
+    COUNTED(NB_SLOT(nb_bool), "__bool__", bool),
+    COUNTED(NB_SLOT(nb_inplace_add), "__iadd__", iadd),
+    COUNTED(NB_SLOT(nb_inplace_subtract), "__isub__", isub),
+    COUNTED(NB_SLOT(nb_inplace_multiply), "__imul__", imul),
+    COUNTED(NB_SLOT(nb_inplace_remainder), "__imod__", imod),
+    COUNTED(NB_SLOT(nb_inplace_lshift), "__ilshift__", ilshift),
+    COUNTED(NB_SLOT(nb_inplace_rshift), "__irshift__", irshift),
+    COUNTED(NB_SLOT(nb_inplace_and), "__iand__", iand),
+    COUNTED(NB_SLOT(nb_inplace_xor), "__ixor__", ixor),
+    COUNTED(NB_SLOT(nb_inplace_or), "__ior__", ior),
+    COUNTED(NB_SLOT(nb_inplace_floor_divide), "__ifloordiv__", ifloordiv),
+    COUNTED(NB_SLOT(nb_inplace_true_divide), "__itruediv__", itruediv),
+    COUNTED(NB_SLOT(nb_inplace_matrix_multiply), "__imatmul__", imatmul),
+    COUNTED(NB_SLOT(nb_inplace_power), "__ipow__", ipow),
+    COUNTED(SQ_SLOT(sq_length), "__len__", sq_length),
+    COUNTED(SQ_SLOT(sq_item), "__getitem__", sq_item),
+    COUNTED(SQ_SLOT(sq_ass_item), "__setitem__", sq_ass_item),
+    COUNTED(SQ_SLOT(sq_contains), "__contains__", contains),
+    COUNTED(MP_SLOT(mp_length), "__len__", mp_length),
+    COUNTED(MP_SLOT(mp_subscript), "__getitem__", getitem),
+    COUNTED(MP_SLOT(mp_ass_subscript), "__setitem__", setitem),
+};
+#undef COUNTED
+#define N_COUNTED_SLOTS (sizeof(counted_slots) / sizeof(counted_slots[0]))
+
+/* Where t keeps slot s, or NULL when t has no such table. */
+static void **counted_slot_at(PyTypeObject *t, const struct counted_slot *s)
+{
+	char *base = (char *)t;
+
+	if (s->table != SIZE_MAX && !(base = *(char **)((char *)t + s->table)))
+		return NULL;
+	return (void **)(base + s->offset);
+}
+
+static void slots_counted(PyTypeObject *t)
+{
+	if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE))
+		return;
+	for (size_t i = 0; i < N_COUNTED_SLOTS; i++) {
+		void **at = counted_slot_at(t, &counted_slots[i]);
+		if (at && *counted_slots[i].real && *at == *counted_slots[i].real)
+			*at = counted_slots[i].counted;
+	}
+}
+
+/* CPython's slots, read off a class made here with every method above. */
+static int counted_slots_init(void)
+{
+	char src[4096];
+	size_t n = (size_t)snprintf(src, sizeof(src), "class Slots:\n");
+	PyObject *cls;
+
+	for (size_t i = 0; i < N_COUNTED_SLOTS && n < sizeof(src); i++)
+		n += (size_t)snprintf(src + n, sizeof(src) - n,
+		                      "    def %s(self, *a): return NotImplemented\n",
+		                      counted_slots[i].method);
+	if (n >= sizeof(src) || !(cls = probe_class(src, "Slots")))
+		return PyErr_Occurred() ? -1
+		                        : (PyErr_SetString(PyExc_RuntimeError, "no probe"), -1);
+	for (size_t i = 0; i < N_COUNTED_SLOTS; i++) {
+		void **at = counted_slot_at((PyTypeObject *)cls, &counted_slots[i]);
+		if (!at || !*at) {
+			Py_DECREF(cls);
+			PyErr_Format(PyExc_RuntimeError, "a class's %s slot is not as known",
+			             counted_slots[i].method);
+			return -1;
+		}
+		*counted_slots[i].real = *at;
+	}
+	Py_DECREF(cls);
+	return 0;
+}
+
 HELD_COMPARE(1)
 HELD_COMPARE(2)
 HELD_COMPARE(3)
@@ -1325,6 +1512,7 @@ void pyreentry_class_guard(PyTypeObject *t)
 			t->tp_richcompare = held_compares[i].held;
 	if (hash_real && t->tp_hash == hash_real)
 		t->tp_hash = hash_counted;
+	slots_counted(t);
 }
 
 /* ---- operands held through a class's binary operators ------------------------------------ */
@@ -1416,11 +1604,12 @@ static int binop_overloaded(PyObject *left, PyObject *right, PyObject *rname)
 static PyObject *dispatch_held(PyObject *self, PyObject *other, PyObject *dunder, PyObject *rdunder,
                                int (*is_slot)(PyTypeObject *, size_t), size_t i)
 {
-	int do_other;
+	int do_other, code = code_class(self) || code_class(other);
 	PyObject *r;
 
 	Py_INCREF(self);
 	Py_INCREF(other);
+	code_slots += code;
 	do_other = Py_TYPE(self) != Py_TYPE(other) && is_slot(Py_TYPE(other), i);
 	if (is_slot(Py_TYPE(self), i)) {
 		if (do_other && PyType_IsSubtype(Py_TYPE(other), Py_TYPE(self))) {
@@ -1444,6 +1633,7 @@ static PyObject *dispatch_held(PyObject *self, PyObject *other, PyObject *dunder
 	}
 	r = do_other ? binop_call(rdunder, other, self) : Py_NewRef(Py_NotImplemented);
 out:
+	code_slots -= code;
 	return operands_checked(r, self, other);
 }
 
@@ -1501,6 +1691,7 @@ static int power_is_class_slot(PyTypeObject *t, size_t unused);
 static PyObject *held_power(PyObject *self, PyObject *other, PyObject *mod)
 {
 	PyObject *r;
+	int code;
 
 	if (mod == Py_None)
 		return dispatch_held(self, other, pow_dunder, rpow_dunder, power_is_class_slot, 0);
@@ -1508,7 +1699,9 @@ static PyObject *held_power(PyObject *self, PyObject *other, PyObject *mod)
 		Py_RETURN_NOTIMPLEMENTED;
 	Py_INCREF(self);
 	Py_INCREF(other);
+	code = pyreentry_slot_begin(self);
 	r = PyObject_VectorcallMethod(pow_dunder, (PyObject *[]){self, other, mod}, 3, NULL);
+	code_slots -= code;
 	return operands_checked(r, self, other);
 }
 
@@ -3614,7 +3807,9 @@ static PyObject *text_held(PyObject *self, PyObject *name, size_t offset, reprfu
 			n_texts_making--;
 		}
 	} else if (d) {
+		int code = pyreentry_slot_begin(self);
 		r = PyObject_CallOneArg(d, self);
+		code_slots -= code;
 	} else {
 		r = PyErr_Format(PyExc_TypeError, "%s has no %U", Py_TYPE(self)->tp_name, name);
 	}
@@ -6493,9 +6688,9 @@ int pyreentry_guard(void)
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || context_compare_guard() < 0 ||
 	    memory_hash_guard() < 0 || compressors_guard() < 0 || odict_guard() < 0 ||
 	    counts_guard() < 0 || codecs_guard() < 0 || generators_guard() < 0 ||
-	    plain_names_guard() < 0 || finalizers_guard() < 0 || weakref_callbacks_guard() < 0 ||
-	    method_repr_guard() < 0 || list_repr_guard() < 0 || texts_guard() < 0 ||
-	    kept_objects_guard() < 0 || dict_empty_keys_general() < 0 ||
+	    plain_names_guard() < 0 || finalizers_guard() < 0 || counted_slots_init() < 0 ||
+	    weakref_callbacks_guard() < 0 || method_repr_guard() < 0 || list_repr_guard() < 0 ||
+	    texts_guard() < 0 || kept_objects_guard() < 0 || dict_empty_keys_general() < 0 ||
 	    static_calls_checked() < 0 || set_count_guard() < 0 ||
 	    freed_under_compares_install() < 0 || comparisons_held() < 0)
 		return -1;
