@@ -10292,3 +10292,56 @@ Test(data, numpy_s_docstring_setters_are_refused)
 	    "\"NotImplementedError sandbox\"],false,true]");
 	e2e_stop();
 }
+
+/* np.add_newdoc imported the module it names from numpy's own frame: the code had any module
+ * imported, refused ones too, and their top-level code ran (V70a L2: `this` printed its text).
+ * It documents loaded modules only. (The build before prints the text here.) */
+Test(data, numpy_s_add_newdoc_imports_nothing)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np, io, contextlib\n"
+	                  "from scipy.sparse.linalg import splu\n"
+	                  "import scipy.sparse as sp\n"
+	                  "buf, seen = io.StringIO(), []\n"
+	                  "with contextlib.redirect_stdout(buf):\n"
+	                  "    for f in (np.add_newdoc, np.lib.add_newdoc):\n"
+	                  "        try:\n"
+	                  "            seen.append(f('this', 's', 'x'))\n"
+	                  "        except Exception as e:\n"
+	                  "            seen.append(type(e).__name__)\n"
+	                  "lu = splu(sp.csc_matrix(np.eye(3)))\n"
+	                  "[seen, buf.getvalue()[:15], 'LU factorization' in (type(lu).__doc__ or "
+	                  "''), lu.solve(np.ones(3)).tolist()]\n",
+	                  "[[null,null],\"\",true,[1.0,1.0,1.0]]");
+	e2e_stop();
+}
+
+/* numpy's C code read type names from np.sctypeDict itself: the code's edits of it in place
+ * reached every library (np.dtype('float64') answered int8, pandas' astype too: V70a L1), and
+ * a class of the code's put there had numpy's C code run its metaclass's property (V70b L3).
+ * numpy's C code reads a copy of its own. (The build before answers int8 and object, and runs
+ * the property.) */
+Test(data, numpy_s_type_names_are_its_own)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np, pandas as pd\n"
+	                  "hits = []\n"
+	                  "class M(type):\n"
+	                  "    @property\n"
+	                  "    def __mro__(cls):\n"
+	                  "        hits.append(cls.__name__)\n"
+	                  "        return (cls, object)\n"
+	                  "saved = dict(np.sctypeDict)\n"
+	                  "np.sctypeDict['float64'] = np.int8\n"
+	                  "np.sctypeDict['double'] = np.int8\n"
+	                  "np.sctypeDict['complex128'] = M('complex128', (), {})\n"
+	                  "try:\n"
+	                  "    r = [str(np.dtype('float64')), str(np.zeros(2, 'double').dtype),\n"
+	                  "         pd.Series([1.5, 2.5]).astype('float64').tolist(), "
+	                  "str(np.dtype('complex128')), hits]\n"
+	                  "finally:\n"
+	                  "    np.sctypeDict.update(saved)\n"
+	                  "r + [str(np.dtype('float64'))]\n",
+	                  "[\"float64\",\"float64\",[1.5,2.5],\"complex128\",[],\"float64\"]");
+	e2e_stop();
+}

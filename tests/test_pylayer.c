@@ -426,6 +426,40 @@ Test(pylayer, update_wrapper_shares_only_the_dicts_vars_shows)
 	e2e_stop();
 }
 
+/* update_wrapper reads '__wrapped__' by the rules too: named in assigned=, or a key of the dict
+ * updated= copies (a library's wrapper keeps its function there), it handed the function the
+ * rules refuse (a library's wrapped function: numpy's matrix.__getitem__ beneath the sandbox's,
+ * in data mode) to the wrapper's own __setattr__ (V70b L1). The build before hands it both
+ * ways: ('__wrapped__', False, ...) first, and the last set finds it in the wrapper's dict. */
+Test(pylayer, update_wrapper_hands_out_no_wrapped_function)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import functools, dataclasses\n"
+	    "f = dataclasses.Field.__repr__\n"
+	    "got, seen = [], []\n"
+	    "class W:\n"
+	    "    def __setattr__(self, k, v):\n"
+	    "        got.append((k, v is f, [x is f for x in vars(self).values() if "
+	    "callable(x)]))\n"
+	    "        object.__setattr__(self, k, v)\n"
+	    "try:\n"
+	    "    functools.update_wrapper(W(), f, assigned=('__wrapped__',), updated=())\n"
+	    "    seen.append('assigned')\n"
+	    "except AttributeError as e:\n"
+	    "    seen.append(str(e))\n"
+	    "w = functools.update_wrapper(W(), f)\n"
+	    "def g(x):\n"
+	    "    return x\n"
+	    "h = functools.wraps(g)(lambda x: x + 1)\n"
+	    "[seen, got, w.__name__, h.__name__, h(1)]\n",
+	    "[[\"Forbidden access to dunder attribute: __wrapped__\"],"
+	    "[[\"__module__\",false,[]],[\"__name__\",false,[]],[\"__qualname__\",false,[]],"
+	    "[\"__doc__\",false,[]],[\"__annotations__\",false,[]],[\"__wrapped__\",true,[]]],"
+	    "\"__repr__\",\"g\",2]");
+	e2e_stop();
+}
+
 /* copy sets no attribute of a built-in object whose class has no __setstate__ (its own dict
  * past its class's setattr: a FileIO's readinto planted by a reduce was handed the buffered
  * reader's buffer, used after it was freed: V67b H1), whether the state answers true or not (a

@@ -778,13 +778,19 @@ def _numpy_state_kept(np):
     integer array with negative decimals took what the code's true_divide returned for an array,
     unchecked (an object laid out as one was read as an array over any address, and written
     into; the sandbox's own bounds checks compare arrays with them too). set_typeDict replaces
-    the table of type names every library reads (np.dtype('float64') answered int8 for all).
+    the table of type names every library reads (np.dtype('float64') answered int8 for all),
+    as did an edit of np.sctypeDict, the same dict.
     np.add_docstring (and the ufunc one) points a class's docstring into a str, which
     CPython frees as its own block when the class dies (the middle of a live str handed out to
     the next allocation). With no arguments set_numeric_ops answers numpy's operators as
     before; numpy's own documentation steps catch the refusal."""
     umath = np.core._multiarray_umath
     set_ops_real = umath.set_numeric_ops
+    # numpy's C code reads type names from the dict set_typeDict gave it, which was
+    # np.sctypeDict itself: the code's edits of it in place reached every library (a name
+    # answering another type; a class of the code's there, whose metaclass's properties
+    # numpy's C code ran). It reads a copy of its own.
+    umath.set_typeDict(dict(np.sctypeDict))
 
     def set_numeric_ops(*args, **kwargs):
         if args or kwargs:
@@ -804,8 +810,20 @@ def _numpy_state_kept(np):
             "numpy's table of type names is not set in the sandbox: every library reads it "
             "(np.dtype('float64') answered another type for all of them)")
 
+    # np.add_newdoc imports the module it names from numpy's own frame: the code had any
+    # module imported, refused ones too (their top-level code ran). It documents loaded modules
+    # only (a library's documentation module runs after its module is loaded).
+    add_newdoc_real = np.add_newdoc
+
+    def add_newdoc(place, obj, doc, warn_on_python=True):
+        if type(place) is str and place in sys.modules:
+            return add_newdoc_real(place, obj, doc, warn_on_python)
+        return None
+
     set_numeric_ops.__doc__, set_numeric_ops.__module__ = set_ops_real.__doc__, 'numpy'
-    pairs = {id(set_ops_real): (set_ops_real, set_numeric_ops)}
+    add_newdoc.__doc__, add_newdoc.__module__ = add_newdoc_real.__doc__, 'numpy'
+    pairs = {id(set_ops_real): (set_ops_real, set_numeric_ops),
+             id(add_newdoc_real): (add_newdoc_real, add_newdoc)}
     for real in (umath.add_docstring, umath._add_newdoc_ufunc):
         pairs[id(real)] = (real, refused)
     for real in (umath.set_typeDict, umath.set_datetimeparse_function):

@@ -2582,7 +2582,11 @@ static const char library_fixes[] =
     "            if type(name) is not str or (name.startswith('__') and name not in plain):\n"
     "                raise AttributeError('Forbidden access to dunder attribute: %s' % (name,))\n"
     /* update_wrapper's own steps, reading and writing as the user's code (a real module the
-     * user holds answers as its proxy, and is not changed). */
+     * user holds answers as its proxy, and is not changed). '__wrapped__' is read by the rules
+     * too: named in assigned=, or a key of the dict updated= copies (a library's wrapper keeps
+     * its function there), it handed the function the rules refuse to the wrapper's own
+     * __setattr__ (V70b L1: numpy's matrix.__getitem__ beneath the sandbox's). The wrapper's
+     * own __wrapped__ is set last, as before. */
     "        for name in assigned:\n"
     "            try:\n"
     "                value = _read_for_user(wrapped, name)\n"
@@ -2609,7 +2613,7 @@ static const char library_fixes[] =
     "    functools.update_wrapper = _checked_wrapper(\n"
     "        functools.update_wrapper,\n"
     "        frozenset(functools.WRAPPER_ASSIGNMENTS + functools.WRAPPER_UPDATES\n"
-    "                  + ('__type_params__', '__wrapped__')))\n"
+    "                  + ('__type_params__',)))\n"
     /* pandas imports the plotting backend the user names (an option, plot(backend=...))
      * with the real importlib from its own frame: a module beyond the allowed ones ran its
      * top-level code (this printed its text). Only matplotlib, the backend there is. */

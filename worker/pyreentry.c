@@ -2606,11 +2606,16 @@ out:
 	return r;
 }
 
+/* (A property of an object of a class made after the zygote runs counted as the class's
+ * slots do: its functions may be C callables with no frame, run by C code that reads an
+ * attribute, a metaclass's __mro__ by numpy's.) */
 static PyObject *property_get(PyObject *self, PyObject *obj, PyObject *type)
 {
-	PyObject *f = Py_XNewRef(((property_layout *)self)->prop_get),
-	         *r = property_get_real(self, obj, type);
+	PyObject *f = Py_XNewRef(((property_layout *)self)->prop_get), *r;
+	int code = obj ? pyreentry_slot_begin(obj) : 0;
 
+	r = property_get_real(self, obj, type);
+	code_slots -= code;
 	Py_XDECREF(f);
 	return r;
 }
@@ -2619,8 +2624,9 @@ static int property_set(PyObject *self, PyObject *obj, PyObject *value)
 {
 	property_layout *p = (property_layout *)self;
 	PyObject *set = Py_XNewRef(p->prop_set), *del = Py_XNewRef(p->prop_del);
-	int rc = property_set_real(self, obj, value);
+	int code = pyreentry_slot_begin(obj), rc = property_set_real(self, obj, value);
 
+	code_slots -= code;
 	Py_XDECREF(set);
 	Py_XDECREF(del);
 	return rc;
