@@ -10345,3 +10345,51 @@ Test(data, numpy_s_type_names_are_its_own)
 	                  "[\"float64\",\"float64\",[1.5,2.5],\"complex128\",[],\"float64\"]");
 	e2e_stop();
 }
+
+/* numpy's Dragon4 formatting wrote a left padding past its static 16 KiB buffer (over numpy's
+ * cached pointers after it) and overflowed its clamp with a precision near 2**31 (V71a H1); and
+ * implement_array_function called its implementation with whatever it was given as the tuple
+ * of arguments: an array.array read as a tuple handed over a forged bytearray over the address
+ * space (V71a H2). Dragon4's numbers are bounded, and the dispatch takes a tuple and a dict;
+ * formatting and dispatch work as before. (The build before crashes here.) */
+Test(data, numpy_s_formatting_and_dispatch_take_what_they_can_hold)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, array\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__ + ('sandbox' in str(e) or 'tuple of arguments' in "
+	    "str(e)) * ' refused'\n"
+	    "class Big:\n"
+	    "    def __index__(self):\n"
+	    "        return 2 ** 31 - 1\n"
+	    "x = np.float64(1.5)\n"
+	    "buf = array.array('Q', [2 ** 40, id(bytearray), 2 ** 62, 2 ** 62, 0, 0, 0])\n"
+	    "del buf[1:]\n"
+	    "r = [attempt(lambda: len(np.format_float_positional(x, pad_left=16384 + 16))),\n"
+	    "     attempt(lambda: len(np.format_float_positional(x, precision=2 ** 31 - 1, "
+	    "unique=False))),\n"
+	    "     attempt(lambda: len(np.core.multiarray.dragon4_positional(x, "
+	    "pad_right=Big()))),\n"
+	    "     attempt(lambda: len(np.format_float_scientific(x, precision=2 ** 31 - 1, "
+	    "unique=False))),\n"
+	    "     attempt(lambda: type(np.core.multiarray.implement_array_function(lambda v: v, "
+	    "print, (), buf, {})).__name__),\n"
+	    "     attempt(lambda: np.core.multiarray.implement_array_function(len, print, (), ([1, "
+	    "2],), None)),\n"
+	    "     np.format_float_positional(x, precision=3, unique=False, pad_left=4, "
+	    "pad_right=5),\n"
+	    "     np.format_float_scientific(np.float64(12345.678), precision=2, exp_digits=3),\n"
+	    "     np.array2string(np.array([1.5, 2.25]), precision=3), np.concatenate([[1], "
+	    "[2]]).tolist(),\n"
+	    "     np.core.multiarray.implement_array_function(len, print, (), ([1, 2],), {})]\n"
+	    "v = np.arange(4) * 2\n"
+	    "r + [v.view(object).shape if False else v.tolist()]\n",
+	    "[\"ValueError refused\",\"ValueError refused\",\"ValueError refused\",\"ValueError "
+	    "refused\",\"TypeError refused\",\"TypeError refused\",\"   1.500  \",\"1.23e+004\","
+	    "\"[1.5  2.25]\",[1,2],2,[0,2,4,6]]");
+	e2e_stop();
+}

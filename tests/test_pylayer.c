@@ -2150,3 +2150,66 @@ Test(pylayer, a_comparison_that_makes_and_drops_much_keeps_only_what_it_must)
 	    "[true,\"found\",true]");
 	e2e_stop();
 }
+
+/* argparse and typing call vars() from their own frames on objects the code hands them and
+ * give what it answers back to the code: a sub-parser answering type gave type's raw namespace
+ * (its __subclasses__ refused by name), a library function's its __wrapped__; and tarfile's
+ * gzip stream kept the real zlib module, whose namespace came the same way and which
+ * parse_args(namespace=) wrote into (V71b H1-H2). Their vars() answers as the code's own does,
+ * the stream keeps what it uses of zlib, and both still work. (The build before writes zlib's
+ * crc32, and gzip fails after.) */
+Test(pylayer, a_library_s_vars_answers_as_the_code_s)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import argparse, tarfile, io, typing, functools\n"
+	    "def raw_vars(obj):\n"
+	    "    class P:\n"
+	    "        def parse_known_args(self, args, ns):\n"
+	    "            return obj, []\n"
+	    "    class Sink:\n"
+	    "        def __init__(self):\n"
+	    "            object.__setattr__(self, 'got', {})\n"
+	    "        def __setattr__(self, k, v):\n"
+	    "            self.got[k] = v\n"
+	    "    sp = argparse.ArgumentParser().add_subparsers()\n"
+	    "    sp._name_parser_map['x'] = P()\n"
+	    "    sink = Sink()\n"
+	    "    sp(None, sink, ['x'])\n"
+	    "    return sink.got\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "got = raw_vars(type)\n"
+	    "z = tarfile.open(fileobj=io.BytesIO(), mode='w|gz').fileobj.zlib\n"
+	    "p = argparse.ArgumentParser()\n"
+	    "p.add_argument('--v', dest='crc32')\n"
+	    "seen = [sorted(k for k in got if k.startswith('__')), '__subclasses__' in got,\n"
+	    "        type(z).__name__ == 'module', attempt(lambda: sorted(raw_vars(z))),\n"
+	    "        attempt(lambda: p.parse_args(['--v', 'x'], namespace=z) and 'set'),\n"
+	    "        sorted(k for k in raw_vars(functools.lru_cache(lambda: 1)) if "
+	    "k.startswith('__'))]\n"
+	    "q = argparse.ArgumentParser(prog='q')\n"
+	    "sub = q.add_subparsers(dest='cmd')\n"
+	    "a = sub.add_parser('add')\n"
+	    "a.add_argument('n', type=int)\n"
+	    "ns, rest = q.parse_known_args(['add', '3', '--extra'])\n"
+	    "class Base:\n"
+	    "    x: int\n"
+	    "class Child(Base):\n"
+	    "    y: 'Base'\n"
+	    "b = io.BytesIO()\n"
+	    "with tarfile.open(fileobj=b, mode='w:gz') as t:\n"
+	    "    data = b'hello'\n"
+	    "    info = tarfile.TarInfo('a.txt')\n"
+	    "    info.size = len(data)\n"
+	    "    t.addfile(info, io.BytesIO(data))\n"
+	    "with tarfile.open(fileobj=io.BytesIO(b.getvalue()), mode='r|gz') as t:\n"
+	    "    names = [m.name for m in t]\n"
+	    "seen + [[ns.cmd, ns.n, rest], sorted(typing.get_type_hints(Child)), names]\n",
+	    "[[],false,false,\"AttributeError\",\"AttributeError\",[],[\"add\",3,[\"--extra\"]],"
+	    "[\"x\",\"y\"],[\"a.txt\"]]");
+	e2e_stop();
+}

@@ -2986,6 +2986,17 @@ static PyObject *dispatch_copied(int k, PyObject *real, PyObject *const *args, P
 	Py_ssize_t at = dispatch_at[k], n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
 	PyObject *given[8], *list, *r;
 
+	/* implement_array_function(implementation, public_api, relevant_args, args, kwargs) calls
+	 * the implementation with args and kwargs as it is given them, unchecked: an array.array
+	 * for args was read as a tuple whose item was a pointer into its buffer (a forged bytearray
+	 * over the address space, V71a H2). numpy's own callers give a tuple and a dict. */
+	if (k == 0 && (nargs != 5 || kwnames || !PyTuple_CheckExact(args[3]) ||
+	               !PyDict_CheckExact(args[4]))) {
+		PyErr_SetString(PyExc_TypeError,
+		                "implement_array_function takes (implementation, public_api, "
+		                "relevant_args, a tuple of arguments, a dict of keywords)");
+		return NULL;
+	}
 	if (at >= nargs || !PyList_Check(args[at]))
 		return PyObject_Vectorcall(real, args, nargs, kwnames);
 	if (n > 8) {

@@ -820,6 +820,29 @@ def _numpy_state_kept(np):
             return add_newdoc_real(place, obj, doc, warn_on_python)
         return None
 
+    # numpy's Dragon4 formatting writes into a static buffer of 16 KiB: a left padding past it
+    # was written past it (np.format_float_positional(pad_left=16400) overwrote numpy's
+    # cached pointers after it), and a precision near 2**31 overflowed its clamp (V71a H1).
+    # Its numbers (precision, digits, paddings) are plain ints from -1 to 10000.
+    import operator
+
+    def dragon4_number(value):
+        if value is None or type(value) is str:
+            return value
+        n = operator.index(value)
+        if not -1 <= n <= 10000:
+            raise ValueError('numpy formats floats with precision, digits and paddings from '
+                             '-1 to 10000 in the sandbox (its buffer is 16 KiB)')
+        return n
+
+    def dragon4_bounded(real):
+        def dragon4(x, *args, **kwargs):
+            return real(x, *[dragon4_number(a) for a in args],
+                        **{k: dragon4_number(v) for k, v in kwargs.items()})
+        dragon4.__name__ = dragon4.__qualname__ = real.__name__
+        dragon4.__doc__, dragon4.__module__ = real.__doc__, 'numpy.core.multiarray'
+        return dragon4
+
     set_numeric_ops.__doc__, set_numeric_ops.__module__ = set_ops_real.__doc__, 'numpy'
     add_newdoc.__doc__, add_newdoc.__module__ = add_newdoc_real.__doc__, 'numpy'
     pairs = {id(set_ops_real): (set_ops_real, set_numeric_ops),
@@ -828,6 +851,8 @@ def _numpy_state_kept(np):
         pairs[id(real)] = (real, refused)
     for real in (umath.set_typeDict, umath.set_datetimeparse_function):
         pairs[id(real)] = (real, names_refused)
+    for real in (umath.dragon4_positional, umath.dragon4_scientific):
+        pairs[id(real)] = (real, dragon4_bounded(real))
     _replace_all(pairs)
 
 

@@ -3030,6 +3030,53 @@ static const char library_fixes[] =
     "                for _k, _v in list(_d.items()):\n"
     "                    if _v is _fn:\n"
     "                        _d[_k] = _made\n"
+    /* tarfile's gzip stream kept the real zlib module as an attribute of each stream (the
+     * code reached its namespace through a library's vars(), and wrote into it through a
+     * library's setattr: V71b H1). After it is made, a stream keeps what it uses of zlib. */
+    "tarfile = sys.modules.get('tarfile')\n"
+    "def _stream_init(init):\n"
+    "    made = []\n"
+    "    def standin(z):\n"
+    "        if not made:\n"
+    "            class zlib:\n"
+    "                __slots__ = ()\n"
+    "                compressobj = staticmethod(z.compressobj)\n"
+    "                decompressobj = staticmethod(z.decompressobj)\n"
+    "                crc32 = staticmethod(z.crc32)\n"
+    "                DEFLATED, MAX_WBITS, DEF_MEM_LEVEL = z.DEFLATED, z.MAX_WBITS, z.DEF_MEM_LEVEL\n"
+    "                error = z.error\n"
+    "                def __repr__(self):\n"
+    "                    return \"<module 'zlib'>\"\n"
+    "            made.append(zlib())\n"
+    "        return made[0]\n"
+    "    def __init__(self, *args, **kwargs):\n"
+    "        init(self, *args, **kwargs)\n"
+    "        z = getattr(self, 'zlib', None)\n"
+    "        if type(z) is type(sys):\n"
+    "            self.zlib = standin(z)\n"
+    "    __init__.__doc__ = init.__doc__\n"
+    "    return __init__\n"
+    "if tarfile is not None and isinstance(getattr(tarfile, '_Stream', None), type):\n"
+    "    tarfile._Stream.__init__ = _stream_init(tarfile._Stream.__init__)\n"
+    /* argparse and typing call vars() on objects the code hands them (a sub-parser's answer,
+     * an action, a class's bases) from their own frames, and hand what it gives back to the
+     * code (argparse sets each item on the code's namespace object; typing evaluates the
+     * code's annotations in it): a class's raw namespace (type's __subclasses__), a real
+     * module's (V71b H1-H2), a library function's (its __wrapped__). Their vars() answers as
+     * the code's own does, without dunder names (then as a copy). */
+    "def _vars_as_user(*args):\n"
+    "    if len(args) != 1:\n"
+    "        raise TypeError('vars() takes one argument here')\n"
+    "    d = _read_for_user(args[0], '__dict__')\n"
+    "    if isinstance(args[0], type) or any(type(k) is not str or k.startswith('__')\n"
+    "                                        for k in d):\n"
+    "        return {k: v for k, v in dict(d).items()\n"
+    "                if type(k) is str and not k.startswith('__')}\n"
+    "    return d\n"
+    "for _name in ('argparse', 'typing'):\n"
+    "    _m = sys.modules.get(_name)\n"
+    "    if _m is not None:\n"
+    "        _m.vars = _vars_as_user\n"
     "def _no_debugger(self, *args, **kwargs):\n"
     "    raise RuntimeError('the debugger is not available in the sandbox')\n"
     "for _name, _cls, _methods in (\n"
