@@ -2209,7 +2209,7 @@ Test(pylayer, a_library_s_vars_answers_as_the_code_s)
 	    "with tarfile.open(fileobj=io.BytesIO(b.getvalue()), mode='r|gz') as t:\n"
 	    "    names = [m.name for m in t]\n"
 	    "seen + [[ns.cmd, ns.n, rest], sorted(typing.get_type_hints(Child)), names]\n",
-	    "[[],false,false,\"AttributeError\",\"AttributeError\",[],[\"add\",3,[\"--extra\"]],"
+	    "[[],false,false,\"TypeError\",\"AttributeError\",[],[\"add\",3,[\"--extra\"]],"
 	    "[\"x\",\"y\"],[\"a.txt\"]]");
 	e2e_stop();
 }
