@@ -2213,3 +2213,55 @@ Test(pylayer, a_library_s_vars_answers_as_the_code_s)
 	    "[\"x\",\"y\"],[\"a.txt\"]]");
 	e2e_stop();
 }
+
+/* pprint reads each field a dataclass lists with the interpreter's getattr, and a dataclass
+ * beneath codecs.StreamReader forwards the read to any object: a field named '__get__' handed
+ * the code a bound cached_property.__get__, which read a built-in type's own dict for it, and
+ * type's own setters changed a library's class (json.JSONEncoder renamed) and re-based the
+ * code's classes past the checks they had when they were made (V72b H1). A library's getattr by
+ * a name from data answers no descriptor method, wrapped function or class order; type's
+ * setters go through type.__setattr__'s checks; and a class given new bases by a library's
+ * setattr is checked again (its old bases back on a refusal). (The build before hands over the
+ * bound method.) */
+Test(pylayer, a_class_changes_only_through_its_checks)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import argparse, pprint, dataclasses, codecs, functools, json\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__ + ('cannot define' in str(e)) * ' refused'\n"
+	    "got = []\n"
+	    "class P(pprint.PrettyPrinter):\n"
+	    "    def format(self, obj, context, maxlevels, level):\n"
+	    "        got.append(obj)\n"
+	    "        return ('X' * 50, True, False)\n"
+	    "@dataclasses.dataclass\n"
+	    "class D(codecs.StreamReader):\n"
+	    "    stream: object = None\n"
+	    "    errors: str = 'strict'\n"
+	    "def leak(target, name):\n"
+	    "    D.__dataclass_fields__['errors'].name = name\n"
+	    "    del got[:]\n"
+	    "    P(width=1).pformat(D(target))\n"
+	    "    return got[2]\n"
+	    "cp = functools.cached_property(lambda s: None)\n"
+	    "class I(int):\n"
+	    "    pass\n"
+	    "class Cmp:\n"
+	    "    def __lt__(self, o):\n"
+	    "        return True\n"
+	    "p = argparse.ArgumentParser()\n"
+	    "p.add_argument('--x', dest='__bases__', default=(Cmp, int))\n"
+	    "r = [attempt(lambda: type(leak(cp, '__get__')).__name__),\n"
+	    "     attempt(lambda: type(leak(len, '__self__')).__name__),\n"
+	    "     attempt(lambda: p.parse_args([], namespace=I) and 'set'),\n"
+	    "     I(10 ** 9) < 0, issubclass(I, Cmp), json.JSONEncoder.__name__,\n"
+	    "     leak(json.JSONEncoder(), 'indent')]\n"
+	    "r\n",
+	    "[\"AttributeError\",\"AttributeError\",\"TypeError refused\",false,false,"
+	    "\"JSONEncoder\",null]");
+	e2e_stop();
+}

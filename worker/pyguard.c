@@ -1952,8 +1952,42 @@ static int guard_headroom(const char *doing)
 	return -1;
 }
 
+/* The change type.__setattr__'s checks let through, while CPython makes it (its own setters
+ * below take it as checked). */
+static struct type_setting {
+	PyObject *self, *name, *value;
+} type_setting;
+
+static int bases_class_checked(PyTypeObject *t, void *unused)
+{
+	(void)unused;
+	return pyreentry_array_class_checked(t) < 0 ? -1 : 0;
+}
+
+/* A class given new bases (by a library's setattr with a name the code chose, or type's own
+ * descriptor) answers what its new MRO holds: the checks a class gets when it is made (beneath
+ * ndarray, a number type) run again on it and its subclasses, and on a refusal it gets its old
+ * bases back. 0, or -1 with the refusal. */
+static int bases_refused(PyTypeObject *t, PyObject *old_bases)
+{
+	PyObject *type, *value, *tb, *name;
+
+	if (pyguard_walk(t, bases_class_checked, NULL) == 0)
+		return 0;
+	PyErr_Fetch(&type, &value, &tb);
+	name = PyUnicode_InternFromString("__bases__");
+	if (!name || real_type_setattro((PyObject *)t, name, old_bases) < 0 ||
+	    interface_guard_tree(t) < 0)
+		guard_failed_closed();
+	Py_DECREF(name);
+	PyErr_Restore(type, value, tb);
+	return -1;
+}
+
 static int type_setattro_guarded(PyObject *self, PyObject *name, PyObject *value)
 {
+	struct type_setting was;
+	PyObject *old_bases = NULL;
 	int rc;
 
 	if (pylayer_armed() && guard_headroom("changing a class") < 0)
@@ -1990,7 +2024,15 @@ static int type_setattro_guarded(PyObject *self, PyObject *name, PyObject *value
 		if (t->tp_mro)
 			pyreentry_hold_until_end(Py_NewRef(t->tp_mro));
 	}
+	if (pylayer_armed() && PyUnicode_Check(name) &&
+	    PyUnicode_CompareWithASCIIString(name, "__bases__") == 0)
+		old_bases = Py_XNewRef(((PyTypeObject *)self)->tp_bases);
+	was = type_setting;
+	type_setting.self = self;
+	type_setting.name = name;
+	type_setting.value = value;
 	rc = real_type_setattro(self, name, value);
+	type_setting = was;
 	/* CPython gives the class (and its subclasses) a new attribute lookup for these: the
 	 * guard goes back on each (typing.NamedTuple sets __bases__ of the class it makes). The
 	 * change is made (or partly, when CPython failed after it): a guard that cannot follow it
@@ -2006,6 +2048,9 @@ static int type_setattro_guarded(PyObject *self, PyObject *name, PyObject *value
 	     pyguard_operator_name(name)) &&
 	    interface_guard_tree((PyTypeObject *)self) < 0)
 		guard_failed_closed();
+	if (rc == 0 && old_bases && bases_refused((PyTypeObject *)self, old_bases) < 0)
+		rc = -1;
+	Py_XDECREF(old_bases);
 	return rc;
 }
 
@@ -2078,11 +2123,60 @@ static int metaclasses_checked(PyTypeObject *t, int depth)
 	return rc;
 }
 
+/* type's own descriptors set a class's __name__, __bases__, __module__, ... when called
+ * directly (type.__dict__['__bases__'].__set__(cls, ...), which a library's read handed the
+ * code: V72b H1), past type.__setattr__'s checks: a library's class renamed, a class re-based
+ * onto one the checks at its making refused. Each setter goes through those checks first; the
+ * change they let through (the class, name and value they checked) reaches CPython's setter. */
+struct type_setter {
+	const char *name;
+	setter real;
+};
+static struct type_setter type_setters[16];
+
+static int type_set_checked(PyObject *self, PyObject *value, void *closure)
+{
+	const struct type_setter *ts = closure;
+	PyObject *name;
+	int rc;
+
+	if (!pylayer_armed() ||
+	    (self == type_setting.self && value == type_setting.value && type_setting.name &&
+	     PyUnicode_CompareWithASCIIString(type_setting.name, ts->name) == 0))
+		return ts->real(self, value, NULL);
+	if (!(name = PyUnicode_InternFromString(ts->name)))
+		return -1;
+	rc = type_setattro_checked(self, name, value);
+	Py_DECREF(name);
+	return rc;
+}
+
+static int type_setters_checked(void)
+{
+	size_t n = 0;
+
+	for (PyGetSetDef *d = PyType_Type.tp_getset; d && d->name; d++) {
+		if (!d->set || d->set == type_set_checked)
+			continue;
+		if (n == sizeof(type_setters) / sizeof(type_setters[0])) {
+			PyErr_SetString(PyExc_RuntimeError, "type has more setters than known");
+			return -1;
+		}
+		type_setters[n].name = d->name;
+		type_setters[n].real = d->set;
+		d->closure = &type_setters[n++];
+		d->set = type_set_checked;
+	}
+	return 0;
+}
+
 static int classes_guard_install(void)
 {
 	PyObject *set, *del;
 	int rc;
 
+	if (type_setters_checked() < 0)
+		return -1;
 	real_type_setattro = PyType_Type.tp_setattro;
 	if (versions_probe_make() < 0)
 		return -1;

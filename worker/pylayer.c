@@ -1008,13 +1008,39 @@ static int update_wrapper_reads_dict(PyObject *name)
 static int machinery_name(PyObject *name)
 {
 	static const char *const names[] = {
-	    "__getattribute__", "__getattr__",
-	    "__setattr__",      "__delattr__",
-	    "__setstate__",     "__getstate__",
-	    "__reduce__",       "__reduce_ex__",
-	    "__getnewargs__",   "__getnewargs_ex__",
-	    "__dict__",         "__init_subclass__",
-	    "__subclasses__",   NULL,
+	    "__getattribute__",
+	    "__getattr__",
+	    "__setattr__",
+	    "__delattr__",
+	    "__setstate__",
+	    "__getstate__",
+	    "__reduce__",
+	    "__reduce_ex__",
+	    "__getnewargs__",
+	    "__getnewargs_ex__",
+	    "__dict__",
+	    "__init_subclass__",
+	    "__subclasses__",
+	    /* a descriptor's own methods (a bound cached_property.__get__ read a built-in type's
+	     * own dict for the code: its setters, past type.__setattr__'s checks, V72b H1), and
+	     * what the rules keep from the code: wrapped functions, bound selves, a function's
+	     * insides, a class's bases and order */
+	    "__get__",
+	    "__set__",
+	    "__delete__",
+	    "__set_name__",
+	    "__wrapped__",
+	    "__self__",
+	    "__func__",
+	    "__globals__",
+	    "__closure__",
+	    "__code__",
+	    "__builtins__",
+	    "__forward_code__",
+	    "__mro__",
+	    "__bases__",
+	    "__base__",
+	    NULL,
 	};
 	const char *s = PyUnicode_AsUTF8(name);
 
