@@ -10393,3 +10393,56 @@ Test(data, numpy_s_formatting_and_dispatch_take_what_they_can_hold)
 	    "\"[1.5  2.25]\",[1,2],2,[0,2,4,6]]");
 	e2e_stop();
 }
+
+/* scipy checks a filter's origin against its size in Python, with the object's own operators
+ * (its __radd__ and comparisons answered "within"), and the C code moved its window by the
+ * number the object converts to: a read before the line buffer and writes past it (V72b H2;
+ * the build before corrupts the heap and glibc's abort is stopped). The origins the C code gets
+ * lie within the filter; filters with origins answer as on the host. */
+Test(data, ndimage_s_origins_lie_within_the_filter)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy import ndimage as ndi\n"
+	    "class O:\n"
+	    "    def __init__(self, v):\n"
+	    "        self.v = v\n"
+	    "    def __index__(self):\n"
+	    "        return self.v\n"
+	    "    def __int__(self):\n"
+	    "        return self.v\n"
+	    "    def __radd__(self, o):\n"
+	    "        return 0\n"
+	    "    def __add__(self, o):\n"
+	    "        return 0\n"
+	    "    def __lt__(self, o):\n"
+	    "        return False\n"
+	    "    def __gt__(self, o):\n"
+	    "        return False\n"
+	    "    def __neg__(self):\n"
+	    "        return self\n"
+	    "a = np.arange(30.0).reshape(5, 6)\n"
+	    "r = []\n"
+	    "for f in (lambda o: ndi.uniform_filter1d(a[0], 1, origin=o), lambda o: "
+	    "ndi.minimum_filter1d(a[0], 2, origin=o),\n"
+	    "          lambda o: ndi.correlate1d(a[0], [1.0, 2.0], origin=o)):\n"
+	    "    for o in (O(1), O(8), O(-4)):\n"
+	    "        try:\n"
+	    "            r.append(f(o).tolist())\n"
+	    "        except Exception as e:\n"
+	    "            r.append(type(e).__name__ + ' ' + str(e)[:20])\n"
+	    "b = (a % 3 == 0)\n"
+	    "r + [ndi.uniform_filter(a, 3, origin=(1, -1)).sum(), ndi.correlate1d(a[0], [1.0, 2.0, "
+	    "3.0, 4.0], origin=-2).tolist(),\n"
+	    "     ndi.minimum_filter(a, footprint=np.ones((3, 2), bool), origin=(1, 0)).sum(),\n"
+	    "     ndi.maximum_filter1d(a[1], 4, origin=np.int8(-2)).tolist(),\n"
+	    "     ndi.generic_filter(a, np.mean, size=(2, 2), origin=(-1, 0)).sum(),\n"
+	    "     int(ndi.binary_dilation(b, origin=(1, 1)).sum())]\n",
+	    "[\"ValueError invalid origin\",\"ValueError invalid origin\",\"ValueError invalid ori"
+	    "gin\",\"ValueError invalid origin\",\"ValueError invalid origin\",\"ValueError invalid"
+	    " origin\",\"ValueError invalid origin\",\"ValueError invalid origin\",\"ValueError inv"
+	    "alid origin\",336.6666666666667,[20.0,30.0,40.0,46.0,45.0,39.0],158.0,[9.0,10.0,1"
+	    "1.0,11.0,11.0,11.0],494.5,17]");
+	e2e_stop();
+}

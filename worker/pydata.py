@@ -3491,12 +3491,41 @@ def _ndimage_checks():
                  'fourier_shift': 4, 'spline_filter1d': 3, 'watershed_ift': 3,
                  'binary_erosion': 3}
 
+    # {function: (index of its origin or origins, index of what sizes the filter)}: scipy
+    # checks an origin against the filter's size in Python, with the operators of the object
+    # it is given (its __radd__ and comparisons answered "within"), and the C code moved its
+    # window by the number the object converts to: a read and a write past the line buffer
+    # (V72b H2). The origins the C code gets (plain ints) lie within the filter, as scipy asks.
+    origin_at = {'correlate1d': (6, 1), 'uniform_filter1d': (6, 1),
+                 'min_or_max_filter1d': (6, 1), 'generic_filter1d': (7, 2), 'correlate': (5, 1),
+                 'min_or_max_filter': (6, 1), 'rank_filter': (6, 2), 'generic_filter': (6, 2),
+                 'binary_erosion': (5, 1), 'binary_erosion2': (4, 1)}
+
+    def origins_within(name, args):
+        at, by = origin_at.get(name, (None, None))
+        if at is None or len(args) <= at:
+            return
+        sizer, origins = args[by], args[at]
+        if isinstance(sizer, nd):
+            sizes = sizer.shape if name != 'correlate1d' else (len(sizer),)
+        elif sizer is None and name == 'min_or_max_filter':
+            return  # (no footprint: numpy's separable path, a 1-D filter per axis)
+        else:
+            sizes = (sizer,)
+        if isinstance(origins, (int, np.integer)):
+            origins = (origins,) * len(sizes)
+        origins = [operator.index(o) for o in np.asarray(origins).ravel().tolist()]
+        if len(origins) != len(sizes) or not all(
+                type(n) is int and 0 <= n // 2 + o < max(n, 1) for n, o in zip(sizes, origins)):
+            raise ValueError('invalid origin')
+
     def same_shape(name, args):
         at = output_at.get(name)
         if at is not None and len(args) > at and (
                 not isinstance(args[at], nd) or not isinstance(args[0], nd) or
                 args[at].shape != args[0].shape):
             raise RuntimeError('output shape not correct')
+        origins_within(name, args)
         return args
 
     def plain_shaped(real):
