@@ -10446,3 +10446,38 @@ Test(data, ndimage_s_origins_lie_within_the_filter)
 	    "1.0,11.0,11.0,11.0],494.5,17]");
 	e2e_stop();
 }
+
+/* numpy's cast of timedelta64 values to text writes each value's whole text at its item (the
+ * last items' past the output's end: a heap overflow, V71a H3), whatever the route: astype,
+ * concatenate's dtype, an assignment. The casts are taken out of numpy's table: each is refused
+ * as numpy refuses a cast it has not; reprs, datetime64's casts and pandas' text of timedeltas
+ * are as before. (The build before casts.) */
+Test(data, timedelta_s_text_casts_are_refused)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "td = np.array([-1234567890123] * 3, 'm8[s]')\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "a = np.empty(3, 'U2')\n"
+	    "def assign():\n"
+	    "    a[...] = td\n"
+	    "    return a.tolist()\n"
+	    "[attempt(lambda: td.astype('U2').tolist()), attempt(lambda: np.concatenate([td, td], "
+	    "dtype='U2', casting='unsafe').tolist()),\n"
+	    " attempt(assign), attempt(lambda: td.astype('S30').tolist()), repr(td), str(td[0]),\n"
+	    " np.array(['2024-01-01'], 'M8[D]').astype('U10').tolist(), (td + "
+	    "td).astype('i8').tolist(),\n"
+	    " str(pd.Series(pd.to_timedelta([1, 2], unit='s'))), pd.to_timedelta([1], "
+	    "unit='D').astype(str).tolist()]\n",
+	    "[\"TypeError\",\"TypeError\",\"TypeError\",\"TypeError\",\"array([-1234567890123, "
+	    "-123456"
+	    "7890123, -1234567890123],\\n      dtype='timedelta64[s]')\",\"-1234567890123 second"
+	    "s\",[\"2024-01-01\"],[-2469135780246,-2469135780246,-2469135780246],\"0   0 days 00:"
+	    "00:01\\n1   0 days 00:00:02\\ndtype: timedelta64[ns]\",[\"1 days\"]]");
+	e2e_stop();
+}

@@ -1687,6 +1687,41 @@ static int instance_names_fixed(PyTypeObject *t)
 static int matrix_guard(PyObject *np);
 static int own_arrays_guard(PyObject *np, PyTypeObject *nd);
 
+/* numpy's cast of timedelta64 values to text (str or bytes items of any length) writes each
+ * value's whole text at its item: the last items' past the end of the output (a heap overflow,
+ * whatever the route: astype, concatenate's dtype, an assignment; V71a H3). The two casts are
+ * taken out of numpy's table of the timedelta64 type's casts, and such a cast raises numpy's own
+ * error. The table is found by numpy's layout of a type's class (after the heap type: its
+ * instance, type number, scalar type, flags, then its slots, whose tenth is the table), and
+ * checked to be it: a dict holding a cast to the str type. */
+static int timedelta_text_casts_removed(PyObject *np)
+{
+	PyObject *m8 = PyObject_CallMethod(np, "dtype", "s", "m8[s]"),
+	         *u = PyObject_CallMethod(np, "dtype", "s", "U1"),
+	         *b = PyObject_CallMethod(np, "dtype", "s", "S1"), *casts = NULL;
+	int rc = -1;
+
+	if (m8 && u && b) {
+		char *meta = (char *)Py_TYPE(m8) + sizeof(PyHeapTypeObject);
+		void **slots = *(void ***)(meta + 32);
+		casts = slots ? (PyObject *)slots[9] : NULL;
+		if (!casts || !PyDict_CheckExact(casts) ||
+		    !PyDict_GetItemWithError(casts, (PyObject *)Py_TYPE(u)) ||
+		    !PyDict_GetItemWithError(casts, (PyObject *)Py_TYPE(b))) {
+			if (!PyErr_Occurred())
+				PyErr_SetString(PyExc_RuntimeError,
+				                "numpy's casts of timedelta64 are not as known");
+		} else if (PyDict_DelItem(casts, (PyObject *)Py_TYPE(u)) == 0 &&
+		           PyDict_DelItem(casts, (PyObject *)Py_TYPE(b)) == 0) {
+			rc = 0;
+		}
+	}
+	Py_XDECREF(m8);
+	Py_XDECREF(u);
+	Py_XDECREF(b);
+	return rc;
+}
+
 static int numpy_guard(void)
 {
 	PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"), *nd;
@@ -1731,6 +1766,8 @@ static int numpy_guard(void)
 		rc = matrix_guard(np);
 	if (rc == 0)
 		rc = own_arrays_guard(np, (PyTypeObject *)nd);
+	if (rc == 0)
+		rc = timedelta_text_casts_removed(np);
 	Py_DECREF(nd);
 	return rc;
 }
