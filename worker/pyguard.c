@@ -1971,14 +1971,20 @@ static int bases_class_checked(PyTypeObject *t, void *unused)
 static int bases_refused(PyTypeObject *t, PyObject *old_bases)
 {
 	PyObject *type, *value, *tb, *name;
+	struct type_setting was;
 
 	if (pyguard_walk(t, bases_class_checked, NULL) == 0)
 		return 0;
 	PyErr_Fetch(&type, &value, &tb);
 	name = PyUnicode_InternFromString("__bases__");
+	was = type_setting; /* (the bases it had passed: set as they were, unchecked) */
+	type_setting.self = (PyObject *)t;
+	type_setting.name = name;
+	type_setting.value = old_bases;
 	if (!name || real_type_setattro((PyObject *)t, name, old_bases) < 0 ||
 	    interface_guard_tree(t) < 0)
 		guard_failed_closed();
+	type_setting = was;
 	Py_DECREF(name);
 	PyErr_Restore(type, value, tb);
 	return -1;
