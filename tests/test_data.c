@@ -10481,3 +10481,85 @@ Test(data, timedelta_s_text_casts_are_refused)
 	    "00:01\\n1   0 days 00:00:02\\ndtype: timedelta64[ns]\",[\"1 days\"]]");
 	e2e_stop();
 }
+
+/* Three of numpy's entry points read what the caller did not give: scalar() of a dtype of
+ * objects with no object (NULL), a one-input ufunc's at() with a second operand (NULL), and
+ * round with decimals -2**31 (its negation overflowed: a read 16 GiB before numpy's table of
+ * powers of ten). Each is refused; their other uses answer as numpy's. */
+Test(data, numpy_s_scalar_at_and_round_read_only_what_they_are_given)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "def attempt(f):\n"
+	                  "    try:\n"
+	                  "        return f()\n"
+	                  "    except Exception as e:\n"
+	                  "        return type(e).__name__\n"
+	                  "a = np.zeros(3)\n"
+	                  "np.add.at(a, [0, 0], 2.0)\n"
+	                  "np.sqrt.at(a, [0])\n"
+	                  "[attempt(lambda: np.core.multiarray.scalar(np.dtype('O'))),\n"
+	                  " attempt(lambda: np.core.multiarray.scalar(np.dtype([('a', 'O')]))),\n"
+	                  " np.core.multiarray.scalar(np.dtype('O'), 5), "
+	                  "float(np.core.multiarray.scalar(np.dtype('f8'))),\n"
+	                  " attempt(lambda: np.sqrt.at(a, [0], np.ones(1))), a.tolist(),\n"
+	                  " attempt(lambda: np.round(np.arange(3), -2**31)), attempt(lambda: "
+	                  "round(np.int64(5), -2**31)),\n"
+	                  " attempt(lambda: np.float64(1.25).round(-2**31)), attempt(lambda: "
+	                  "np.ma.round(np.ma.array([1.5]), -2**31)),\n"
+	                  " np.round(np.arange(3), -2**31 + 1).tolist(), "
+	                  "np.around(np.array([1.2345]), 2).tolist(),\n"
+	                  " round(np.float64(1.2345), 2), np.arange(3.).round(decimals=1, "
+	                  "out=np.zeros(3)).tolist(),\n"
+	                  " attempt(lambda: np.round(np.arange(3), 2**31))]\n",
+	                  "[\"TypeError\",\"TypeError\",5,0.0,\"ValueError\",[2.0,0.0,0.0],"
+	                  "\"OverflowError\",\"OverflowError\",\"OverflowError\",\"OverflowError\","
+	                  "[-9223372036854775808,-9223372036854775808,-9223372036854775808],[1.23],"
+	                  "1.23,[0.0,1.0,2.0],\"OverflowError\"]");
+	e2e_stop();
+}
+
+/* A sketch of scale 1e300 made matplotlib's rasterizer recurse without end (and the PDF
+ * writer's too; an infinite one looped), for every later figure once it was in rcParams: a
+ * sketch is three finite numbers within 1e9, checked when rcParams takes it and when a
+ * figure is drawn. */
+Test(data, a_sketch_is_drawn_within_bounds)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "from matplotlib.path import Path\n"
+	    "import numpy as np\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "def draw(fig, fmt):\n"
+	    "    b = io.BytesIO()\n"
+	    "    fig.savefig(b, format=fmt)\n"
+	    "    return b.getvalue()[1:4].decode()\n"
+	    "r = [attempt(lambda: plt.rcParams.__setitem__('path.sketch', (1e300, 1, 1))),\n"
+	    "     attempt(lambda: plt.rcParams.__setitem__('path.sketch', (float('inf'), 1, 1))),\n"
+	    "     plt.rcParams['path.sketch']]\n"
+	    "fig, ax = plt.subplots()\n"
+	    "line, = ax.plot([0, 1], [0, 1])\n"
+	    "line.set_sketch_params(1e300, 1, 1)\n"
+	    "r += [attempt(lambda: draw(fig, 'png')), attempt(lambda: draw(fig, 'pdf')),\n"
+	    "      attempt(lambda: Path(np.array([[0, 0], [1, 1.]])).cleaned(sketch=(1e300, 1, "
+	    "1)))]\n"
+	    "line.set_sketch_params(1, 100, 2)\n"
+	    "r += [draw(fig, 'png'), draw(fig, 'pdf')]\n"
+	    "plt.close(fig)\n"
+	    "plt.rcParams['path.sketch'] = (2, 50, 3)\n"
+	    "r += [plt.rcParams['path.sketch']]\n"
+	    "fig = plt.figure()\n"
+	    "fig.add_subplot().plot([0, 1])\n"
+	    "r += [draw(fig, 'png')]\n"
+	    "plt.close(fig)\n"
+	    "r\n",
+	    "[\"ValueError\",\"ValueError\",null,\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"PNG\",\"PDF\",[2.0,50.0,3.0],\"PNG\"]");
+	e2e_stop();
+}

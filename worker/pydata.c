@@ -770,6 +770,48 @@ static int resize_guard(PyTypeObject *nd)
 	return 0;
 }
 
+/* ndarray.round negates its decimals as a C int: -2**31 stayed -2**31, and numpy read its
+ * table of powers of ten 16 GiB before it (np.round, np.around, a scalar's round and
+ * round() of one all come here). The decimals are read once, as numpy reads them, and numpy
+ * is given that plain int. */
+static PyCFunctionWithKeywords round_real;
+
+static PyObject *round_checked(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"decimals", "out", NULL};
+	PyObject *out = NULL, *plain, *r;
+	int decimals = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|iO:round", kwlist, &decimals, &out))
+		return NULL;
+	if (decimals == INT_MIN) {
+		PyErr_SetString(PyExc_OverflowError, "decimals must be greater than -2**31");
+		return NULL;
+	}
+	plain = out ? Py_BuildValue("(iO)", decimals, out) : Py_BuildValue("(i)", decimals);
+	if (!plain)
+		return NULL;
+	r = round_real(self, plain, NULL);
+	Py_DECREF(plain);
+	return r;
+}
+
+static int round_guard(PyTypeObject *nd)
+{
+	PyObject *m = PyDict_GetItemString(nd->tp_dict, "round");
+	PyMethodDef *def;
+
+	if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type) ||
+	    (def = ((PyMethodDescrObject *)m)->d_method)->ml_flags !=
+	        (METH_VARARGS | METH_KEYWORDS)) {
+		PyErr_SetString(PyExc_RuntimeError, "ndarray.round is not as known");
+		return -1;
+	}
+	round_real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
+	def->ml_meth = (PyCFunction)(void (*)(void))round_checked;
+	return 0;
+}
+
 /* ndarray.__setstate__ frees the memory the array owns and takes the state's: called on an
  * array with views or exported buffers (a bound method handed out by a library reading an
  * attribute by a name the user chose: dataclasses.replace with a field named __setstate__),
@@ -1747,6 +1789,8 @@ static int numpy_guard(void)
 	if (rc == 0)
 		rc = resize_guard((PyTypeObject *)nd);
 	if (rc == 0)
+		rc = round_guard((PyTypeObject *)nd);
+	if (rc == 0)
 		rc = setstate_guard((PyTypeObject *)nd);
 	if (rc == 0)
 		rc = writes_guard((PyTypeObject *)nd);
@@ -2023,6 +2067,8 @@ static PyObject *ufunc_method(int k, PyObject *self, PyObject *const *args, Py_s
 	return r;
 }
 
+static PyTypeObject *ufunc_methods_type;
+
 /* at's indices: private_indices. */
 static PyObject *ufunc_at(PyObject *self, PyObject *args)
 {
@@ -2030,6 +2076,13 @@ static PyObject *ufunc_at(PyObject *self, PyObject *args)
 
 	if (!pylayer_armed())
 		return ufunc_method_real[4](self, args);
+	/* numpy read a one-input ufunc's second operand as its output's loop argument: a
+	 * second operand there (np.sqrt.at(a, i, b)) made it read a NULL pointer. */
+	if (Py_TYPE(self) == ufunc_methods_type && ((struct np_ufunc *)self)->nin == 1 &&
+	    PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 2) {
+		PyErr_SetString(PyExc_ValueError, "second operand provided when ufunc is unary");
+		return NULL;
+	}
 	if (!(copy = private_lists(args, 0)))
 		return NULL;
 	if (PyTuple_Check(copy) && PyTuple_GET_SIZE(copy) > 1) {
@@ -2079,6 +2132,7 @@ static int ufunc_calls_guard(PyTypeObject *t)
 		ufunc_method_real[k] = def->ml_meth;
 		def->ml_meth = held[k];
 	}
+	ufunc_methods_type = t;
 	return 0;
 }
 
@@ -2162,6 +2216,55 @@ static int frompyfunc_guard(PyObject *m)
 	return 0;
 }
 
+/* numpy.core.multiarray.scalar (how a pickled scalar is made again) took a dtype of objects
+ * with no object and read the missing one: a NULL pointer. */
+static PyCFunctionWithKeywords scalar_real;
+
+static PyObject *scalar_checked(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"dtype", "obj", NULL};
+	PyObject *dtype, *obj = NULL, *has;
+	int objects;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:scalar", kwlist, &dtype, &obj))
+		return NULL;
+	if (!obj) {
+		has = Py_TYPE(dtype_hasobject_get)
+		          ->tp_descr_get(dtype_hasobject_get, dtype, (PyObject *)Py_TYPE(dtype));
+		if (!has) {
+			PyErr_Clear(); /* not a dtype: numpy says so */
+			return scalar_real(self, args, kw);
+		}
+		objects = PyObject_IsTrue(has);
+		Py_DECREF(has);
+		if (objects) {
+			if (objects > 0)
+				PyErr_SetString(
+				    PyExc_TypeError,
+				    "scalar() of a dtype holding objects needs its obj");
+			return NULL;
+		}
+	}
+	return scalar_real(self, args, kw);
+}
+
+static int scalar_guard(PyObject *m)
+{
+	PyObject *f = PyObject_GetAttrString(m, "scalar");
+	PyMethodDef *def;
+
+	if (!f || !PyCFunction_Check(f) ||
+	    (def = ((PyCFunctionObject *)f)->m_ml)->ml_flags != (METH_VARARGS | METH_KEYWORDS)) {
+		Py_XDECREF(f);
+		PyErr_SetString(PyExc_RuntimeError, "numpy's scalar() is not as known");
+		return -1;
+	}
+	scalar_real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
+	def->ml_meth = (PyCFunction)(void (*)(void))scalar_checked;
+	Py_DECREF(f);
+	return 0;
+}
+
 /* Every ufunc numpy's compiled module defines. */
 static int object_loops_guard(void)
 {
@@ -2187,7 +2290,7 @@ static int object_loops_guard(void)
 		if (Py_TYPE(v) == ufunc_type &&
 		    (hold_object_loops(v) < 0 || ufunc_call_guard(v) < 0))
 			return -1;
-	if (ufunc_calls_guard(ufunc_type) < 0 || frompyfunc_guard(m) < 0)
+	if (ufunc_calls_guard(ufunc_type) < 0 || frompyfunc_guard(m) < 0 || scalar_guard(m) < 0)
 		return -1;
 	return other_ufuncs_guard(ufunc_type);
 }

@@ -3377,10 +3377,25 @@ def _plain_arg(a, depth=0):
                     'an array, a number, a list or a function' % t.__name__)
 
 
-def _plain_args(real):
-    """real, called with each positional argument made plain (_plain_arg) first."""
+def _sketch_plain(v):
+    """A sketch (scale, length, randomness) as matplotlib's compiled code draws one: three
+    floats, each finite and within 1e9 (a scale of 1e200 or an infinite one made the
+    rasterizer recurse or loop without end, the PDF writer's too), or None."""
+    if v is None:
+        return None
+    v = tuple(float(x) for x in v)
+    if len(v) != 3 or not all(abs(x) <= 1e9 for x in v):
+        raise ValueError('a sketch is three finite numbers (scale, length, randomness) within '
+                         '1e9 in the sandbox')
+    return v
+
+
+def _plain_args(real, sketch_at=None):
+    """real, called with each positional argument made plain (_plain_arg) first (the one at
+    sketch_at, a sketch: _sketch_plain)."""
     def f(*args):
-        return real(*[_plain_arg(a) for a in args])
+        return real(*[_sketch_plain(a) if i == sketch_at else _plain_arg(a)
+                      for i, a in enumerate(args)])
     f.__name__ = f.__qualname__ = real.__name__
     f.__doc__ = real.__doc__
     return f
@@ -3621,14 +3636,26 @@ def _mpl_path_checks():
     matplotlib.transforms had imported update_path_extents, affine_transform and
     count_bboxes_overlapping_bbox by name before they were replaced in _path (Bbox.update_from_path
     called the unchecked one): every loaded module's name for one is replaced too."""
-    from matplotlib import _path
+    from matplotlib import _path, rcsetup
 
+    # Where the compiled functions that draw a path sketchily take the sketch (scale, length,
+    # randomness), by position.
+    sketch_at = {'cleanup_path': 8, 'convert_to_string': 4}
     replacements = {}
     for name in dir(_path):
         real = getattr(_path, name)
         if not name.startswith('_') and callable(real) and not isinstance(real, type):
-            replacements[id(real)] = (real, _plain_args(real))
+            replacements[id(real)] = (real, _plain_args(real, sketch_at.get(name)))
     _replace_all(replacements)
+    # rcParams['path.sketch'] is checked when it is set, as a figure would be drawn with it.
+    validate_real = rcsetup._validators['path.sketch']
+
+    def validate_sketch(s):
+        return _sketch_plain(validate_real(s))
+
+    validate_sketch.__name__ = validate_sketch.__qualname__ = validate_real.__name__
+    validate_sketch.__doc__ = validate_real.__doc__
+    rcsetup._validators['path.sketch'] = validate_sketch
 
 
 def _map_in_process():
@@ -7126,7 +7153,7 @@ def _plain_gc(gc):
     p.hatch_path = None if hatch is None else _plain_arg(hatch)
     p.hatch_color = floats(gc.get_hatch_color())
     p.hatch_linewidth = float(gc.get_hatch_linewidth())
-    p.sketch_params = floats(gc.get_sketch_params())
+    p.sketch_params = _sketch_plain(gc.get_sketch_params())
     return p
 
 
