@@ -1734,8 +1734,9 @@ static int own_arrays_guard(PyObject *np, PyTypeObject *nd);
  * whatever the route: astype, concatenate's dtype, an assignment; V71a H3). The two casts are
  * taken out of numpy's table of the timedelta64 type's casts, and such a cast raises numpy's own
  * error. The table is found by numpy's layout of a type's class (after the heap type: its
- * instance, type number, scalar type, flags, then its slots, whose tenth is the table), and
- * checked to be it: a dict holding a cast to the str type. */
+ * instance, type number, scalar type, flags, then its slots, whose tenth is the table; the
+ * class's size and the type number checked first), and checked to be it: a dict holding a cast
+ * to the str type. */
 static int timedelta_text_casts_removed(PyObject *np)
 {
 	PyObject *m8 = PyObject_CallMethod(np, "dtype", "s", "m8[s]"),
@@ -1743,7 +1744,11 @@ static int timedelta_text_casts_removed(PyObject *np)
 	         *b = PyObject_CallMethod(np, "dtype", "s", "S1"), *casts = NULL;
 	int rc = -1;
 
-	if (m8 && u && b) {
+	/* (numpy 1.24's class of DType classes adds eight words to the heap type: the timedelta64
+	 * one's second holds its type number, 22) */
+	if (m8 && u && b &&
+	    Py_TYPE(Py_TYPE(m8))->tp_basicsize == (Py_ssize_t)sizeof(PyHeapTypeObject) + 64 &&
+	    *(int *)((char *)Py_TYPE(m8) + sizeof(PyHeapTypeObject) + 8) == 22) {
 		char *meta = (char *)Py_TYPE(m8) + sizeof(PyHeapTypeObject);
 		void **slots = *(void ***)(meta + 32);
 		casts = slots ? (PyObject *)slots[9] : NULL;
@@ -1757,6 +1762,8 @@ static int timedelta_text_casts_removed(PyObject *np)
 		           PyDict_DelItem(casts, (PyObject *)Py_TYPE(b)) == 0) {
 			rc = 0;
 		}
+	} else if (!PyErr_Occurred()) {
+		PyErr_SetString(PyExc_RuntimeError, "numpy's DType classes are not as known");
 	}
 	Py_XDECREF(m8);
 	Py_XDECREF(u);
