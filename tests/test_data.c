@@ -10563,3 +10563,43 @@ Test(data, a_sketch_is_drawn_within_bounds)
 	    "\"PNG\",\"PDF\",[2.0,50.0,3.0],\"PNG\"]");
 	e2e_stop();
 }
+
+/* numpy's error object was the list np.seterrobj was given, and np.geterrobj handed it back:
+ * each ufunc call read its first item with the code's __index__, then the others unchecked,
+ * and an __index__ that shrank the list had numpy read a freed item (V73a H3). numpy keeps a
+ * list of plain ints of its own and hands out copies; errstate, seterr and seterrcall work as
+ * before. */
+Test(data, numpy_s_error_object_is_its_own)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, warnings\n"
+	    "armed = []\n"
+	    "class Evil:\n"
+	    "    def __index__(self):\n"
+	    "        if armed:\n"
+	    "            armed.clear()\n"
+	    "            S.pop()\n"
+	    "            S.pop()\n"
+	    "        return 8192\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "np.seterrobj([Evil(), 521 + 2**32, None])\n"
+	    "S = np.geterrobj()\n"
+	    "armed.append(1)\n"
+	    "with warnings.catch_warnings(record=True) as w:\n"
+	    "    warnings.simplefilter('always')\n"
+	    "    r = attempt(lambda: str(np.divide(np.float64(1.0), np.float64(0.0))))\n"
+	    "got = [len(S), r, [str(x.message) for x in w], np.geterrobj() is np.geterrobj(), "
+	    "np.geterr()['divide']]\n"
+	    "np.seterr(all='warn')\n"
+	    "with np.errstate(divide='raise'):\n"
+	    "    got.append(attempt(lambda: np.divide(np.ones(1), 0)))\n"
+	    "got + [np.geterr()['divide'], attempt(lambda: np.seterrobj([1, 2]))]\n",
+	    "[3,\"inf\",[\"divide by zero encountered in "
+	    "divide\"],false,\"warn\",\"FloatingPointError\",\"warn\",\"ValueError\"]");
+	e2e_stop();
+}

@@ -2265,3 +2265,40 @@ Test(pylayer, a_class_changes_only_through_its_checks)
 	    "\"JSONEncoder\",null]");
 	e2e_stop();
 }
+
+/* argparse sets each dest on the namespace it is given with the interpreter's setattr: a dest
+ * of '__dict__' replaced a library object's whole state (logging.root's: logging failed for
+ * the rest of the session) or a library function's namespace, which the code's own statement
+ * may not. A library's setattr or delattr of '__dict__' or '__class__' by a name from data is
+ * refused as the code's is; other dests, and the libraries' own such writes (dataclasses'
+ * frozen classes), go on. */
+Test(pylayer, a_library_s_setattr_replaces_no_namespace_by_a_name_from_data)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import argparse, logging, json, dataclasses\n"
+	    "def set_via_argparse(obj, name, value):\n"
+	    "    p = argparse.ArgumentParser()\n"
+	    "    p.add_argument('--x', dest=name, default=value)\n"
+	    "    return p.parse_args([], namespace=obj)\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__ + ('named by data' in str(e)) * ' refused'\n"
+	    "class Mine:\n"
+	    "    pass\n"
+	    "m = Mine()\n"
+	    "@dataclasses.dataclass(frozen=True, slots=True)\n"
+	    "class P:\n"
+	    "    x: int\n"
+	    "[attempt(lambda: set_via_argparse(json.loads, '__dict__', {'x': 1})),\n"
+	    " attempt(lambda: set_via_argparse(logging.root, '__dict__', {})),\n"
+	    " attempt(lambda: set_via_argparse(m, '__dict__', {'a': 1})), dict(vars(m)),\n"
+	    " attempt(lambda: hasattr(json.loads, 'x')), attempt(lambda: logging.root.level),\n"
+	    " vars(set_via_argparse(m, 'dest', 5)), repr(P(1)), attempt(lambda: setattr(P(1), 'x', "
+	    "2))]\n",
+	    "[\"AttributeError refused\",\"AttributeError refused\",\"AttributeError "
+	    "refused\",{},false,30,{\"dest\":5},\"P(x=1)\",\"FrozenInstanceError\"]");
+	e2e_stop();
+}

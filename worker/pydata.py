@@ -843,10 +843,30 @@ def _numpy_state_kept(np):
         dragon4.__doc__, dragon4.__module__ = real.__doc__, 'numpy.core.multiarray'
         return dragon4
 
+    # numpy's error object, [buffer size, error mask, callback], is the list seterrobj was
+    # given, and geterrobj handed that very list back: each ufunc call checks its length, reads
+    # item 0 with the code's __index__, then items 1 and 2 unchecked, and an __index__ that
+    # shrank the list had numpy read a freed int (and call a freed object as the callback,
+    # V73a H3). numpy keeps a list of its own of plain ints, and hands out copies.
+    seterrobj_real, geterrobj_real = umath.seterrobj, umath.geterrobj
+
+    def seterrobj(errobj):
+        if type(errobj) is not list or len(errobj) != 3:
+            return seterrobj_real(errobj)  # numpy's error
+        size, mask, call = errobj
+        return seterrobj_real([int(operator.index(size)), int(operator.index(mask)), call])
+
+    def geterrobj():
+        return list(geterrobj_real())
+
+    for f, real in ((seterrobj, seterrobj_real), (geterrobj, geterrobj_real)):
+        f.__doc__, f.__module__ = real.__doc__, 'numpy'
     set_numeric_ops.__doc__, set_numeric_ops.__module__ = set_ops_real.__doc__, 'numpy'
     add_newdoc.__doc__, add_newdoc.__module__ = add_newdoc_real.__doc__, 'numpy'
     pairs = {id(set_ops_real): (set_ops_real, set_numeric_ops),
-             id(add_newdoc_real): (add_newdoc_real, add_newdoc)}
+             id(add_newdoc_real): (add_newdoc_real, add_newdoc),
+             id(seterrobj_real): (seterrobj_real, seterrobj),
+             id(geterrobj_real): (geterrobj_real, geterrobj)}
     for real in (umath.add_docstring, umath._add_newdoc_ufunc):
         pairs[id(real)] = (real, refused)
     for real in (umath.set_typeDict, umath.set_datetimeparse_function):

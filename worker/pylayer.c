@@ -1101,6 +1101,38 @@ static PyObject *hasattr_by_data(PyObject *module, PyObject *const *args, Py_ssi
 	return by_data_read(hasattr_real, module, args, nargs, 1);
 }
 
+/* The interpreter's setattr and delattr, as library code calls them: a name from data that
+ * replaces an object's whole namespace or its class (argparse's setattr(namespace, dest, v) with
+ * a dest of '__dict__' emptied logging.root's state, V73b L1) is refused as the user's own
+ * statement is, unless the library names it itself. */
+static _PyCFunctionFast setattr_real, delattr_real;
+
+static PyObject *by_data_write(_PyCFunctionFast real, const char *what, PyObject *module,
+                               PyObject *const *args, Py_ssize_t nargs)
+{
+	PyObject *name = nargs >= 2 ? args[1] : NULL;
+
+	if (!audit_armed || !name || !PyUnicode_CheckExact(name) ||
+	    (PyUnicode_CompareWithASCIIString(name, "__dict__") != 0 &&
+	     PyUnicode_CompareWithASCIIString(name, "__class__") != 0) ||
+	    pyguard_reader_is_user() || library_names_machinery(name))
+		return real(module, args, nargs);
+	return PyErr_Format(PyExc_AttributeError,
+	                    "Forbidden access to dunder attribute: %U (named by data to a "
+	                    "library's %s)",
+	                    name, what);
+}
+
+static PyObject *setattr_by_data(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+	return by_data_write(setattr_real, "setattr", module, args, nargs);
+}
+
+static PyObject *delattr_by_data(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+	return by_data_write(delattr_real, "delattr", module, args, nargs);
+}
+
 static int builtin_swap(const char *name, _PyCFunctionFast *real, _PyCFunctionFast with)
 {
 	PyObject *b = PyEval_GetBuiltins(), *f = b ? PyDict_GetItemString(b, name) : NULL;
@@ -1133,7 +1165,9 @@ static int getattr_fix(void)
 		return -1;
 	}
 	return builtin_swap("getattr", &getattr_real, getattr_by_data) < 0 ||
-	               builtin_swap("hasattr", &hasattr_real, hasattr_by_data) < 0
+	               builtin_swap("hasattr", &hasattr_real, hasattr_by_data) < 0 ||
+	               builtin_swap("setattr", &setattr_real, setattr_by_data) < 0 ||
+	               builtin_swap("delattr", &delattr_real, delattr_by_data) < 0
 	           ? -1
 	           : 0;
 }
