@@ -10603,3 +10603,48 @@ Test(data, numpy_s_error_object_is_its_own)
 	    "divide\"],false,\"warn\",\"FloatingPointError\",\"warn\",\"ValueError\"]");
 	e2e_stop();
 }
+
+/* Libraries import modules by names their callers give: numpy's lookfor and info, a figure's
+ * backend='module://...', a registered backend, pickle's lookup of a class's __module__. A
+ * refused module imported so ran its top-level code ('this' printed the Zen of Python, the
+ * frozen __hello__ its greeting, a package's __main__ its program). Modules whose import runs
+ * a program are refused to every importer; the same calls with numpy's and matplotlib's own
+ * names work. */
+Test(data, no_library_imports_a_program_by_a_name_it_is_given)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_call("import io, copy\n"
+	             "import numpy as np, pandas as pd\n"
+	             "import matplotlib.pyplot as plt, matplotlib.colors as mc\n"
+	             "from matplotlib import backend_bases\n"
+	             "def attempt(f):\n"
+	             "    try:\n"
+	             "        f()\n"
+	             "        return 'ran'\n"
+	             "    except Exception as e:\n"
+	             "        return type(e).__name__\n"
+	             "class K:\n"
+	             "    pass\n"
+	             "K.__module__ = 'this'\n"
+	             "fig = plt.figure()\n"
+	             "backend_bases.register_backend('zen', 'this')\n"
+	             "r = [attempt(lambda: np.lookfor('zen', module='this')),\n"
+	             "     attempt(lambda: np.lookfor('hello', module='__hello__')),\n"
+	             "     attempt(lambda: np.info(np.add, toplevel='this')),\n"
+	             "     attempt(lambda: fig.savefig(io.BytesIO(), backend='module://this')),\n"
+	             "     attempt(lambda: fig.savefig(io.BytesIO(), format='zen')),\n"
+	             "     attempt(lambda: pd.to_pickle(K(), io.BytesIO())),\n"
+	             "     attempt(lambda: np.lookfor('phello', module='__phello__.spam')),\n"
+	             "     attempt(lambda: np.lookfor('x', module='numpy.f2py.__main__'))]\n"
+	             "plt.close(fig)\n"
+	             "r + [attempt(lambda: fig.savefig(io.BytesIO(), format='pdf'))]\n",
+	             NULL);
+	e2e_assert_result(r, "no_library_imports_a_program_by_a_name_it_is_given",
+	                  "[\"ran\",\"ran\",\"ran\",\"ModuleNotFoundError\","
+	                  "\"ModuleNotFoundError\",\"PicklingError\",\"ran\",\"ran\",\"ran\"]");
+	cr_assert_null(strstr(mcpc_sc_str(r, "stdout"), "Beautiful"), "%s", mcpc_json(r));
+	cr_assert_null(strstr(mcpc_sc_str(r, "stdout"), "Hello world"), "%s", mcpc_json(r));
+	e2e_stop();
+}

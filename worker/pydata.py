@@ -5209,7 +5209,7 @@ def _low_level_callables():
     functions a sandbox can name are capsules already labelled by their makers: their own
     label, and no data of the user's; a LowLevelCallable wrapped in another keeps its own (a
     new label on a wrapped one called the same table as a function)."""
-    from scipy._lib import _ccallback
+    from scipy._lib import _ccallback, _ccallback_c
     cls = _ccallback.LowLevelCallable
     parse = cls.__dict__['_parse_callback'].__func__
 
@@ -5217,7 +5217,13 @@ def _low_level_callables():
         if signature is not None or user_data is not None:
             raise ValueError('a LowLevelCallable in the sandbox takes a function with its '
                              'own signature and no user_data')
-        return parse(cls_, obj, user_data, signature)
+        raw = parse(cls_, obj, user_data, signature)
+        # A function that takes its data through a pointer (a library's integrand, from_cython)
+        # read the NULL the sandbox gives it (V73a L1).
+        if 'void' in _ccallback_c.get_capsule_signature(raw).partition('(')[2]:
+            raise ValueError('a LowLevelCallable in the sandbox takes no user_data, and this '
+                             'function reads its data through a pointer')
+        return raw
 
     cls._parse_callback = classmethod(_parse_callback)
 

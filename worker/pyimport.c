@@ -174,7 +174,11 @@ static PyMethodDef helper_defs[] = {
 /* Finds the package roots, maps their extension modules (and, when they have some, the
  * standard library's, which their lazy imports reach: a package of Python alone, such as yaml
  * without its libyaml binding, imports what it needs when it is imported), and puts the finder
- * before the path finder. Test directories are skipped: user code cannot import them. */
+ * before the path finder. Test directories are skipped: user code cannot import them. A module
+ * whose import runs a program (a package's __main__, the interpreter's greetings and jokes,
+ * IDLE) is refused to every importer, first: libraries import by names their callers give
+ * (numpy's lookfor and info, matplotlib's backends, a class's __module__), and a refused module
+ * imported so ran its top-level code (V73a H1, H2); those are frozen in the interpreter too. */
 static const char setup_py[] =
     "import sys, os\n"
     "from _frozen_importlib import ModuleSpec\n"
@@ -252,7 +256,21 @@ static const char setup_py[] =
     "    @staticmethod\n"
     "    def invalidate_caches():\n"
     "        pass\n"
-    "sys.meta_path.insert(sys.meta_path.index(PathFinder), BrokerFinder)\n";
+    "sys.meta_path.insert(sys.meta_path.index(PathFinder), BrokerFinder)\n"
+    "programs = frozenset(('this', 'antigravity', '__hello__', '__hello_alias__',\n"
+    "                      '__hello_only__', '__phello__', '__phello_alias__', 'idlelib',\n"
+    "                      'turtledemo'))\n"
+    "class ProgramFinder:\n"
+    "    @staticmethod\n"
+    "    def find_spec(name, path=None, target=None):\n"
+    "        if name.partition('.')[0] in programs or name.rpartition('.')[2] == '__main__':\n"
+    "            raise ModuleNotFoundError('%s is not available in the sandbox: importing it '\n"
+    "                                      'runs a program' % name, name=name)\n"
+    "        return None\n"
+    "    @staticmethod\n"
+    "    def invalidate_caches():\n"
+    "        pass\n"
+    "sys.meta_path.insert(0, ProgramFinder)\n";
 
 int pyimport_init(void)
 {
