@@ -2302,3 +2302,25 @@ Test(pylayer, a_library_s_setattr_replaces_no_namespace_by_a_name_from_data)
 	    "refused\",{},false,30,{\"dest\":5},\"P(x=1)\",\"FrozenInstanceError\"]");
 	e2e_stop();
 }
+
+/* Without a workspace, a library that asks for the working directory (logging's FileHandler
+ * making a name absolute, contextlib.chdir saving where it was) is told what open is told:
+ * there are no files (a bare EACCES said nothing), with the same error classes. */
+Test(pylayer, the_working_directory_is_refused_as_files_are)
+{
+	e2e_start(NULL);
+	e2e_expect_result("import logging, contextlib\n"
+	                  "def attempt(f):\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "        return 'ran'\n"
+	                  "    except OSError as e:\n"
+	                  "        return [type(e).__name__, 'no workspace was given' in str(e), "
+	                  "isinstance(e, FileNotFoundError)]\n"
+	                  "[attempt(lambda: logging.FileHandler('run.log')), attempt(lambda: "
+	                  "contextlib.chdir('/').__enter__()),\n"
+	                  " attempt(lambda: logging.FileHandler('/tmp/run.log'))]\n",
+	                  "[[\"PermissionError\",true,true],[\"PermissionError\",true,true],["
+	                  "\"PermissionError\",true,true]]");
+	e2e_stop();
+}

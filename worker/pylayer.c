@@ -1919,6 +1919,57 @@ static PyMethodDef open_refused_def = {"open", (PyCFunction)(void (*)(void))open
                                        METH_VARARGS | METH_KEYWORDS,
                                        "No file can be opened: no workspace was given."};
 
+/* os.getcwd and os.getcwdb, as libraries call them (logging's FileHandler and basicConfig
+ * making a name absolute, contextlib.chdir): without a workspace a worker has no working
+ * directory it may see, and the kernel's bare EACCES says so as open's refusal does. */
+static PyCFunction getcwd_real[2];
+
+static PyObject *getcwd_said(int k, PyObject *self, PyObject *unused)
+{
+	PyObject *r = getcwd_real[k](self, unused);
+
+	if (!r && audit_armed && PyErr_ExceptionMatches(PyExc_PermissionError)) {
+		PyErr_Clear();
+		no_files("os.getcwd");
+	}
+	return r;
+}
+
+static PyObject *getcwd_0(PyObject *self, PyObject *unused)
+{
+	return getcwd_said(0, self, unused);
+}
+
+static PyObject *getcwd_1(PyObject *self, PyObject *unused)
+{
+	return getcwd_said(1, self, unused);
+}
+
+static int getcwd_fix(void)
+{
+	static const char *const names[2] = {"getcwd", "getcwdb"};
+	PyCFunction with[2] = {getcwd_0, getcwd_1};
+	PyObject *posix = PyImport_ImportModule("posix");
+
+	for (int k = 0; k < 2; k++) {
+		PyObject *f = posix ? PyObject_GetAttrString(posix, names[k]) : NULL;
+		PyMethodDef *def =
+		    f && PyCFunction_Check(f) ? ((PyCFunctionObject *)f)->m_ml : NULL;
+		Py_XDECREF(f);
+		if (!def || def->ml_flags != METH_NOARGS) {
+			Py_XDECREF(posix);
+			PyErr_Format(PyExc_RuntimeError, "os.%s is not as known", names[k]);
+			return -1;
+		}
+		if (def->ml_meth != with[k]) {
+			getcwd_real[k] = def->ml_meth;
+			def->ml_meth = with[k];
+		}
+	}
+	Py_DECREF(posix);
+	return 0;
+}
+
 /* Events refused while user code runs (prefixes end with '.'). */
 static const char *const audit_refused[] = {
     "open",
@@ -2485,7 +2536,8 @@ static int builtins_build(const struct zygote_config *cfg)
 		no_files_error =
 		    bases ? PyErr_NewException("builtins.PermissionError", bases, NULL) : NULL;
 		Py_XDECREF(bases);
-		if (!no_files_error || !f || PyDict_SetItemString(safe_builtins, "open", f) < 0) {
+		if (!no_files_error || !f || PyDict_SetItemString(safe_builtins, "open", f) < 0 ||
+		    getcwd_fix() < 0) {
 			Py_XDECREF(f);
 			return -1;
 		}
