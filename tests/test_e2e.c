@@ -1522,10 +1522,11 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "def h():\n    import mmap\n"
 	    "def i():\n    import statsmodels.api as sm\n"
 	    "def j():\n    import inspect\n"
+	    "def k():\n    import joblib\n"
 	    "[refusal('threading', a), refusal('subprocess', b), refusal('socket', c),\n"
 	    " refusal('urllib.request', d), refusal('pickle', e), refusal('os', f),\n"
 	    " refusal('locale', g), refusal('mmap', h), refusal('statsmodels.api', i),\n"
-	    " refusal('inspect', j)]",
+	    " refusal('inspect', j), refusal('joblib', k)]",
 	    "[[true,\". The code runs in one thread, start to \"],"
 	    "[true,\". The code runs in one process: no progr\"],"
 	    "[true,\". The sandbox has no network: data must \"],"
@@ -1535,7 +1536,8 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "[true,\". Format numbers with f'{x:,.2f}' (and s\"],"
 	    "[true,\". Read a workspace file with open() and \"],"
 	    "[true,\". That package is not one of the sandbox\"],"
-	    "[true,\". A function's or class's signature and \"]]");
+	    "[true,\". A function's or class's signature and \"],"
+	    "[true,\". joblib is not available: the code runs\"]]");
 	e2e_stop();
 }
 

@@ -112,7 +112,12 @@ static const struct {
                            "smtplib", "httpx", "aiohttp", "websocket", NULL},
      "The sandbox has no network: data must come with the code (a literal, a string to parse) "
      "or, with a workspace, from a file in it."},
-    {(const char *const[]){"pickle", "shelve", "marshal", "dill", "joblib", NULL},
+    {(const char *const[]){"joblib", NULL},
+     "joblib is not available: the code runs in one process and one thread, so "
+     "Parallel(n_jobs=k)(delayed(f)(x) for x in items) is [f(x) for x in items] here "
+     "(scikit-learn's n_jobs= works as it is); a fitted model stays in the session's memory "
+     "between calls instead of joblib.dump."},
+    {(const char *const[]){"pickle", "shelve", "marshal", "dill", NULL},
      "Pickled data is not read in the sandbox (loading it can run any code), nor written by "
      "these modules: use json, csv, or pandas' and numpy's own formats (to_csv, to_json, "
      "np.save without allow_pickle); a fitted model stays in the session's memory between "
