@@ -10648,3 +10648,51 @@ Test(data, no_library_imports_a_program_by_a_name_it_is_given)
 	cr_assert_null(strstr(mcpc_sc_str(r, "stdout"), "Hello world"), "%s", mcpc_json(r));
 	e2e_stop();
 }
+
+/* numpy replaces an object in an array of objects by taking the new one's reference, dropping
+ * the old one and copying the new one's slot again (put, putmask, place, take's out, fancy and
+ * flat assignment; pandas' mask(inplace=True) through putmask): the old one's __del__ rewrote
+ * the slot numpy copied next, and the array kept an object it held no reference to, freed
+ * after (a forged bytearray over all memory, V74a H1). The objects numpy replaces are held
+ * until it returns; the same writes with plain values answer as numpy's. */
+Test(data, objects_an_array_replaces_die_after_numpy_s_loop)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "class D:\n"
+	    "    def __del__(self):\n"
+	    "        vals[0] = Y\n"
+	    "def attempt(how):\n"
+	    "    global vals, Y\n"
+	    "    vals = np.empty(1, dtype=object)\n"
+	    "    vals[0] = 'S'\n"
+	    "    Y = bytearray(b'Y' * 40)\n"
+	    "    a = np.empty(1, dtype=object)\n"
+	    "    a[0] = D()\n"
+	    "    how(a)\n"
+	    "    took = a[0] is Y\n"
+	    "    del Y\n"
+	    "    vals[0] = None\n"
+	    "    junk = [bytearray(b'Z' * 40) for _ in range(50)]\n"
+	    "    return [took, a[0] if type(a[0]) is str else type(a[0]).__name__]\n"
+	    "def series(a):\n"
+	    "    s = pd.Series(a)\n"
+	    "    s.mask(np.array([True]), vals, inplace=True)\n"
+	    "    a[0] = s[0]\n"
+	    "r = [attempt(lambda a: a.put([0], vals)), attempt(lambda a: np.putmask(a, "
+	    "np.array([True]), vals)),\n"
+	    "     attempt(lambda a: np.place(a, np.array([True]), vals)),\n"
+	    "     attempt(lambda a: np.take(vals, [0], out=a, mode='wrap')),\n"
+	    "     attempt(lambda a: a.__setitem__([0], vals)), attempt(lambda a: "
+	    "a.flat.__setitem__([0], vals)),\n"
+	    "     attempt(lambda a: a.flat.__setitem__(slice(0, 1), vals)), attempt(series)]\n"
+	    "b = np.array([1, 'x', None], dtype=object)\n"
+	    "b[[0, 2]] = ['p', 'q']; b.put([1], ['r']); b.flat[0] = 's'\n"
+	    "np.putmask(b, np.array([False, True, False]), ['t'])\n"
+	    "r + [b.tolist(), np.take(np.array(['u', 'v'], dtype=object), [1, 0], out=np.empty(2, "
+	    "dtype=object)).tolist()]\n",
+	    "[[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],["
+	    "false,\"S\"],[false,\"S\"],[\"s\",\"t\",\"q\"],[\"v\",\"u\"]]");
+	e2e_stop();
+}

@@ -1306,8 +1306,54 @@ static void index_args_free(PyObject **given, Py_ssize_t n)
 	PyMem_Free(given);
 }
 
+/* numpy replaces an object in an array of objects by dropping its reference before it stores
+ * the new one (single items, itemset), or by taking the new one's reference, dropping the old
+ * one and copying the new one's slot again (put, putmask, place, take's out, fancy and flat
+ * assignment): the old one's __del__ (a weak reference's callback, a generator's finally) ran
+ * the code's there, which rewrote the slot numpy copied next (the array kept an object it held
+ * no reference to, freed after: a use-after-free, V74a H1) or the item itself. While numpy
+ * replaces objects, the ones it replaces are held here (a list of them, made by ndarray's own
+ * tolist, which runs nothing of the code's): none dies inside numpy's loop; they die after. */
+static PyObject *ndarray_tolist_fn; /* numpy's ndarray.tolist */
+static binaryfunc ndarray_subscript_real;
+static int descr_is_object(PyObject *descr);
+
+static int holds_objects(PyObject *a)
+{
+	return ndarray_type && a && PyObject_TypeCheck(a, ndarray_type) &&
+	       descr_has_objects(((struct np_array *)a)->descr);
+}
+
+/* The objects of a (an array holding objects: a list of them; anything else: a itself), or
+ * NULL with an error. */
+static PyObject *objects_kept(PyObject *a)
+{
+	return holds_objects(a) ? PyObject_CallOneArg(ndarray_tolist_fn, a) : Py_NewRef(a);
+}
+
+/* What an assignment replaces, read as numpy reads it (region, a new reference or NULL): kept
+ * as above; the whole of whole when the region is not an array or an object (an item of
+ * structures is a view of its array). NULL with an error, or with none when nothing needs
+ * holding. */
+static PyObject *replaced_kept(PyObject *whole, PyObject *region)
+{
+	PyObject *r;
+
+	if (!region) {
+		PyErr_Clear(); /* numpy's own assignment says what is wrong with the index */
+		region = Py_NewRef(whole);
+	} else if (!PyObject_TypeCheck(region, ndarray_type) &&
+	           !descr_is_object(((struct np_array *)whole)->descr)) {
+		Py_SETREF(region, Py_NewRef(whole));
+	}
+	r = objects_kept(region);
+	Py_DECREF(region);
+	return r;
+}
+
 static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
 {
+	PyObject *kept = NULL;
 	int rc;
 
 	if (!pylayer_armed()) {
@@ -1324,16 +1370,22 @@ static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
 		Py_DECREF(key);
 		return -1;
 	}
+	if (value && holds_objects(self) &&
+	    !(kept = replaced_kept(self, ndarray_subscript_real(self, key)))) {
+		Py_DECREF(value);
+		Py_DECREF(key);
+		return -1;
+	}
 	Py_INCREF(self);
 	rc = ndarray_assign_real(self, key, value);
 	Py_DECREF(self);
+	Py_XDECREF(kept);
 	Py_XDECREF(value);
 	Py_DECREF(key);
 	return rc;
 }
 
 /* Reading with an index numpy makes an array of (a list, a sequence): a private copy too. */
-static binaryfunc ndarray_subscript_real;
 
 static PyObject *ndarray_subscript_held(PyObject *self, PyObject *key)
 {
@@ -1353,13 +1405,16 @@ static const int held_write_keywords[] = {1, 0, 0, 1};
 
 static PyObject *held_write(int i, PyObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *r;
+	PyObject *r, *kept = NULL;
 
+	if (pylayer_armed() && holds_objects(self) && !(kept = objects_kept(self)))
+		return NULL;
 	Py_INCREF(self);
 	r = held_write_keywords[i]
 	        ? ((PyCFunctionWithKeywords)(void (*)(void))held_write_real[i])(self, args, kw)
 	        : held_write_real[i](self, args);
 	Py_DECREF(self);
+	Py_XDECREF(kept);
 	return r;
 }
 
@@ -1396,6 +1451,12 @@ static int writes_guard(PyTypeObject *nd)
 	nd->tp_as_mapping->mp_subscript = ndarray_subscript_held;
 	rewrap_note((void *)ndarray_subscript_real, (void *)ndarray_subscript_held);
 	ndarray_type = nd;
+	if (!(ndarray_tolist_fn = PyDict_GetItemString(nd->tp_dict, "tolist")) ||
+	    !PyObject_TypeCheck(ndarray_tolist_fn, &PyMethodDescr_Type)) {
+		PyErr_SetString(PyExc_RuntimeError, "ndarray.tolist is not as known");
+		return -1;
+	}
+	Py_INCREF(ndarray_tolist_fn);
 	if (!(ndarray_copy_fn = PyDict_GetItemString(nd->tp_dict, "copy")) ||
 	    !PyObject_TypeCheck(ndarray_copy_fn, &PyMethodDescr_Type)) {
 		PyErr_SetString(PyExc_RuntimeError, "ndarray.copy is not as known");
@@ -3159,6 +3220,37 @@ static PyObject *dispatch_copied(int k, PyObject *real, PyObject *const *args, P
 	return r;
 }
 
+/* The objects the array numpy writes into holds (replaced_kept above), for the functions and
+ * methods that write with numpy's loops that drop an object before they copy the slot of the
+ * next: the argument at pos (counting a method's self), or the one named out. A new reference;
+ * NULL with an error, or with none when nothing needs holding. */
+static PyObject *written_kept(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                              Py_ssize_t pos)
+{
+	PyObject *a = pos >= 0 && pos < nargs ? args[pos] : NULL;
+
+	for (Py_ssize_t i = 0; !a && kwnames && i < PyTuple_GET_SIZE(kwnames); i++)
+		if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "out") == 0)
+			a = args[nargs + i];
+	return holds_objects(a) ? objects_kept(a) : NULL;
+}
+
+/* Where they take the array they write into: numpy's putmask, place's _insert and copyto
+ * take it first; ndarray's take, choose and compress as out=. */
+static Py_ssize_t written_at(const char *name)
+{
+	static const struct {
+		const char *name;
+		Py_ssize_t at;
+	} at[] = {{"putmask", 0}, {"_insert", 0}, {"copyto", 0},
+	          {"take", 3},    {"choose", 2},  {"compress", 3}};
+
+	for (size_t i = 0; i < sizeof(at) / sizeof(*at); i++)
+		if (strcmp(name, at[i].name) == 0)
+			return at[i].at;
+	return -1;
+}
+
 static PyObject *function_copied(PyObject *holder, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
@@ -3180,13 +3272,16 @@ static PyObject *function_copied(PyObject *holder, PyObject *const *args, Py_ssi
 	if (given)
 		args = given;
 	copy = private_args(args, n, 0, &none);
-	if (none)
-		r = PyObject_Vectorcall(real, args, nargs, kwnames);
-	else if (!copy)
+	if (!none && !copy) {
 		r = NULL;
-	else {
-		r = PyObject_Vectorcall(real, copy, nargs, kwnames);
-		private_args_free(copy, n, 0);
+	} else {
+		PyObject *const *a = none ? args : copy;
+		PyObject *kept = written_kept(
+		    a, nargs, kwnames, written_at(((PyCFunctionObject *)real)->m_ml->ml_name));
+		r = kept || !PyErr_Occurred() ? PyObject_Vectorcall(real, a, nargs, kwnames) : NULL;
+		Py_XDECREF(kept);
+		if (copy)
+			private_args_free(copy, n, 0);
 	}
 	index_args_free(given, n);
 	return r;
@@ -3310,15 +3405,24 @@ static PyObject *method_copied(PyObject *self, PyObject *const *args, size_t nar
 	           n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
 	int none;
 
+	PyObject *kept;
+
 	if (!pylayer_armed() || nargs < 1)
 		return PyObject_Vectorcall(real, args, nargsf, kwnames);
 	copy = private_args(args, n, 1, &none);
-	if (none)
-		return PyObject_Vectorcall(real, args, nargsf, kwnames);
-	if (!copy)
+	if (!none && !copy)
 		return NULL;
-	r = PyObject_Vectorcall(real, copy, nargs, kwnames);
-	private_args_free(copy, n, 1);
+	kept = written_kept(none ? args : copy, nargs, kwnames,
+	                    written_at(((PyMethodDescrObject *)real)->d_method->ml_name));
+	if (!kept && PyErr_Occurred())
+		r = NULL;
+	else if (none)
+		r = PyObject_Vectorcall(real, args, nargsf, kwnames);
+	else
+		r = PyObject_Vectorcall(real, copy, nargs, kwnames);
+	Py_XDECREF(kept);
+	if (copy)
+		private_args_free(copy, n, 1);
 	return r;
 }
 
@@ -3896,6 +4000,28 @@ static PyObject *subscript_with(int i, PyObject *self, PyObject *key)
 	return r;
 }
 
+/* The array a flat iterator walks (its base), or, for an nditer, its first operand that holds
+ * objects; NULL (no error) for anything else. */
+static PyObject *iterated_array(PyObject *it)
+{
+	PyObject *ops, *r = NULL;
+
+	if (ndarray_type && (r = PyObject_GetAttrString(it, "base")) &&
+	    PyObject_TypeCheck(r, ndarray_type))
+		return r;
+	Py_CLEAR(r);
+	PyErr_Clear();
+	if (!(ops = PyObject_GetAttrString(it, "operands"))) {
+		PyErr_Clear();
+		return NULL;
+	}
+	for (Py_ssize_t i = 0; PyTuple_Check(ops) && i < PyTuple_GET_SIZE(ops) && !r; i++)
+		if (holds_objects(PyTuple_GET_ITEM(ops, i)))
+			r = Py_NewRef(PyTuple_GET_ITEM(ops, i));
+	Py_DECREF(ops);
+	return r;
+}
+
 static int assign_with(int i, PyObject *self, PyObject *key, PyObject *value)
 {
 	objobjargproc real = (objobjargproc)slot_real[SLOT_ASSIGN][i];
@@ -3907,9 +4033,16 @@ static int assign_with(int i, PyObject *self, PyObject *key, PyObject *value)
 	if (!(k = private_lists(key, 0)))
 		return -1;
 	if (!value || (v = private_lists(value, 0))) {
-		Py_INCREF(self);
-		rc = real(self, k, v);
-		Py_DECREF(self);
+		/* (a flat iterator's or an nditer's items: what it replaces, held) */
+		PyObject *kept = NULL, *base = v ? iterated_array(self) : NULL;
+		if (!holds_objects(base) ||
+		    (kept = replaced_kept(base, PyObject_GetItem(self, k)))) {
+			Py_INCREF(self);
+			rc = real(self, k, v);
+			Py_DECREF(self);
+			Py_XDECREF(kept);
+		}
+		Py_XDECREF(base);
 	}
 	Py_XDECREF(v);
 	Py_DECREF(k);
