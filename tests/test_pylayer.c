@@ -2324,3 +2324,64 @@ Test(pylayer, the_working_directory_is_refused_as_files_are)
 	                  "\"PermissionError\",true,true]]");
 	e2e_stop();
 }
+
+/* CPython substitutes a generic alias's parameters in C, reading __typing_subst__ and its kin
+ * by name and trusting the answers: an argument whose __getattr__ said it was unpacked had its
+ * substitution spliced in as a tuple (a complex read as a tuple whose item was any address: a
+ * forged bytearray over all memory, V74b H1); one that answered only later was looked up at
+ * index -1; a lookup that raised left a NULL used. Substitution takes types, typing's
+ * variables and forms and aliases of them; what answers those names otherwise is refused, and
+ * ordinary substitutions answer as CPython's. */
+Test(pylayer, generic_aliases_substitute_only_what_answers_as_the_libraries)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import typing, enum, collections.abc as cabc\n"
+	    "from typing import TypeVar, ParamSpec, TypeVarTuple\n"
+	    "T = TypeVar('T'); K = TypeVar('K'); P = ParamSpec('P'); Ts = TypeVarTuple('Ts')\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return repr(f())\n"
+	    "    except BaseException as e:\n"
+	    "        return type(e).__name__\n"
+	    "class Unpacked:\n"
+	    "    def __getattr__(self, name):\n"
+	    "        if name == '__typing_subst__':\n"
+	    "            return lambda x: complex(5e-324, 0.0)\n"
+	    "        if name == '__typing_is_unpacked_typevartuple__':\n"
+	    "            return True\n"
+	    "        raise AttributeError(name)\n"
+	    "class Late:\n"
+	    "    armed = False\n"
+	    "    def __getattr__(self, name):\n"
+	    "        if name == '__typing_subst__' and Late.armed:\n"
+	    "            return lambda x: int\n"
+	    "        raise AttributeError(name)\n"
+	    "class Raising:\n"
+	    "    def __getattr__(self, name):\n"
+	    "        if name == '__typing_unpacked_tuple_args__':\n"
+	    "            raise ValueError(name)\n"
+	    "        raise AttributeError(name)\n"
+	    "class Own:\n"
+	    "    __typing_subst__ = staticmethod(lambda x: x)\n"
+	    "class Mine:\n"
+	    "    pass\n"
+	    "class E(enum.Enum):\n"
+	    "    A = 1\n"
+	    "late = list[T, Late()]\n"
+	    "Late.armed = True\n"
+	    "[attempt(lambda: list[Unpacked()][int]), attempt(lambda: late[str]),\n"
+	    " attempt(lambda: list[T][Raising()]), attempt(lambda: list[T][*typing.Mapping[..., "
+	    "...]]),\n"
+	    " attempt(lambda: list[T][Own]), attempt(lambda: (int | list[T])[Unpacked()]),\n"
+	    " attempt(lambda: dict[K, T][str, Mine]), attempt(lambda: list[T][E]),\n"
+	    " attempt(lambda: cabc.Callable[P, T][[int, str], bool]), attempt(lambda: tuple[T, "
+	    "*Ts][int, str, float]),\n"
+	    " attempt(lambda: (int | list[T])[str]), attempt(lambda: "
+	    "list[T][typing.Optional[int]])]\n",
+	    "[\"TypeError\",\"TypeError\",\"TypeError\",\"TypeError\",\"TypeError\",\"TypeError\","
+	    "\"dict[str, __main__.Mine]\",\"list[__main__.E]\",\"collections.abc.Callable[[int, "
+	    "str], bool]\",\"tuple[int, str, float]\",\"int | "
+	    "list[str]\",\"list[typing.Optional[int]]\"]");
+	e2e_stop();
+}

@@ -3024,6 +3024,218 @@ static int mappingproxy_guard_install(void)
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
+/* ---- generic aliases' substitution ----------------------------------------------------------
+ * CPython substitutes a generic alias's parameters (list[T][int], (int | T)[str]) in C, reading
+ * __typing_subst__, __typing_is_unpacked_typevartuple__, __typing_prepare_subst__,
+ * __typing_unpacked_tuple_args__ and __parameters__ of the alias's arguments and of what it is
+ * given by name, and trusts their answers: an argument whose class's __getattr__ said it was
+ * unpacked had its substitution spliced in as a tuple, unchecked (a complex read as a tuple
+ * whose item was any address: a forged bytearray over all memory, V74b H1); one that answered
+ * only after the alias's parameters were found was looked up at index -1; one whose lookup
+ * raised left a NULL used. A substitution runs only on what answers those names as the
+ * libraries do: classes (of type or a library's metaclass) with none of them defined by a
+ * class of the code's; instances of the libraries' classes, looked up as objects are or by
+ * typing's own __getattr__, with none of them in their own namespace; generic aliases and
+ * unions of such; typing's unpacking only of a TypeVarTuple or a tuple. Anything else is
+ * refused (TypeError) before CPython reads a name. */
+static binaryfunc alias_subscript_real[2];
+static PyTypeObject *union_type;
+
+static int library_typing_class(PyTypeObject *c)
+{
+	PyObject *m;
+
+	if (!(c->tp_flags & Py_TPFLAGS_HEAPTYPE))
+		return 1;
+	m = sealed_class((PyObject *)c) ? pyguard_str_item(c->tp_dict, "__module__") : NULL;
+	return m && PyUnicode_Check(m) && PyUnicode_CompareWithASCIIString(m, "typing") == 0;
+}
+
+/* Does the namespace d define a name CPython's substitution reads? */
+static int typing_names_in(PyObject *d)
+{
+	PyObject *k, *v;
+	Py_ssize_t pos = 0;
+
+	while (d && PyDict_Check(d) && PyDict_Next(d, &pos, &k, &v)) {
+		const char *n = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
+		if (!n) {
+			PyErr_Clear();
+			return 1;
+		}
+		if (strncmp(n, "__typing_", 9) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Do t's classes define none of those names but the libraries' (classes the zygote had)? */
+static int names_plain(PyTypeObject *t)
+{
+	PyObject *mro = t->tp_mro;
+
+	if (!mro || !PyTuple_Check(mro))
+		return 0;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *c = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		if ((c->tp_flags & Py_TPFLAGS_HEAPTYPE) && !sealed_class((PyObject *)c) &&
+		    typing_names_in(c->tp_dict))
+			return 0;
+	}
+	return 1;
+}
+
+/* Are the lookups on t's objects the libraries': names_plain, and the lookup hook an
+ * object's (or a type's: plain), or typing's __getattr__? */
+static int lookups_plain(PyTypeObject *t, getattrofunc plain)
+{
+	PyObject *mro = t->tp_mro;
+
+	if (!names_plain(t))
+		return 0;
+	if (t->tp_getattro == plain)
+		return 1;
+	if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE))
+		return 0;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *c = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		if (c->tp_flags & Py_TPFLAGS_HEAPTYPE &&
+		    (pyguard_str_item(c->tp_dict, "__getattr__") ||
+		     pyguard_str_item(c->tp_dict, "__getattribute__")) &&
+		    !library_typing_class(c))
+			return 0;
+	}
+	return 1;
+}
+
+static int substitutable(PyObject *o, int depth);
+
+static int all_substitutable(PyObject *t, int depth)
+{
+	if (!t || !PyTuple_Check(t))
+		return t == NULL;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(t); i++)
+		if (!substitutable(PyTuple_GET_ITEM(t, i), depth))
+			return 0;
+	return 1;
+}
+
+/* An attribute of a C alias that answers it itself (its origin, arguments, parameters). */
+static int alias_part_substitutable(PyObject *o, const char *name, int tuple, int depth)
+{
+	PyObject *v = PyObject_GetAttrString(o, name);
+	int ok;
+
+	if (!v) {
+		PyErr_Clear();
+		return 0;
+	}
+	ok = tuple ? all_substitutable(v, depth) : substitutable(v, depth);
+	Py_DECREF(v);
+	return ok;
+}
+
+static int substitutable(PyObject *o, int depth)
+{
+	PyTypeObject *t = Py_TYPE(o);
+	PyObject **dp;
+
+	if (depth > 32)
+		return 0;
+	/* a class: looked up by its metaclass, a library's (enum's __getattr__ answers no dunder
+	 * name), in its own namespaces */
+	if (PyType_Check(o))
+		return (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || sealed_class((PyObject *)t)) &&
+		       names_plain(t) && names_plain((PyTypeObject *)o);
+	if (t == &Py_GenericAliasType)
+		return alias_part_substitutable(o, "__origin__", 0, depth + 1) &&
+		       alias_part_substitutable(o, "__args__", 1, depth + 1);
+	if (t == union_type)
+		return alias_part_substitutable(o, "__args__", 1, depth + 1);
+	if (t == &PyList_Type || t == &PyTuple_Type)
+		return 1; /* (a ParamSpec's arguments: each is checked by typing's own code) */
+	if ((t->tp_flags & Py_TPFLAGS_HEAPTYPE) && !sealed_class((PyObject *)t))
+		return 0; /* an object of the code's: nothing a type expression needs */
+	if (!lookups_plain(t, PyObject_GenericGetAttr))
+		return 0;
+	dp = _PyObject_GetDictPtr(o);
+	if (dp && *dp && typing_names_in(*dp))
+		return 0;
+	/* typing's unpacking (*tuple[...], Unpack[Ts]): only of a TypeVarTuple or a tuple's alias
+	 * (another made CPython use a NULL its lookup left, or splice what is no tuple) */
+	if (strcmp(t->tp_name, "_UnpackGenericAlias") == 0 && library_typing_class(t)) {
+		PyObject *args = PyObject_GetAttrString(o, "__args__"), *a, *origin;
+		int ok = 0;
+		if (args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 1) {
+			a = PyTuple_GET_ITEM(args, 0);
+			if (strcmp(Py_TYPE(a)->tp_name, "TypeVarTuple") == 0 &&
+			    library_typing_class(Py_TYPE(a))) {
+				ok = 1;
+			} else if ((origin = PyObject_GetAttrString(a, "__origin__"))) {
+				ok = origin == (PyObject *)&PyTuple_Type;
+				Py_DECREF(origin);
+			}
+		}
+		Py_XDECREF(args);
+		PyErr_Clear();
+		return ok;
+	}
+	return 1;
+}
+
+static PyObject *alias_subscript(int k, PyObject *self, PyObject *key)
+{
+	int ok;
+
+	if (!pylayer_armed())
+		return alias_subscript_real[k](self, key);
+	ok = alias_part_substitutable(self, "__args__", 1, 0) &&
+	     alias_part_substitutable(self, "__parameters__", 1, 0) &&
+	     (PyTuple_Check(key) ? all_substitutable(key, 0) : substitutable(key, 0));
+	if (!ok) {
+		PyErr_SetString(PyExc_TypeError,
+		                "a generic alias is substituted in the sandbox only with types, "
+		                "typing's variables and forms, and aliases of them");
+		return NULL;
+	}
+	return alias_subscript_real[k](self, key);
+}
+
+static PyObject *generic_alias_subscript(PyObject *self, PyObject *key)
+{
+	return alias_subscript(0, self, key);
+}
+
+static PyObject *union_subscript(PyObject *self, PyObject *key)
+{
+	return alias_subscript(1, self, key);
+}
+
+static int aliases_guard_install(void)
+{
+	PyObject *u = PyNumber_Or((PyObject *)&PyLong_Type, (PyObject *)&PyUnicode_Type);
+
+	if (!u)
+		return -1;
+	union_type = Py_TYPE(u);
+	Py_DECREF(u);
+	if (!Py_GenericAliasType.tp_as_mapping ||
+	    !Py_GenericAliasType.tp_as_mapping->mp_subscript || !union_type->tp_as_mapping ||
+	    !union_type->tp_as_mapping->mp_subscript) {
+		PyErr_SetString(PyExc_RuntimeError, "generic aliases are not as known");
+		return -1;
+	}
+	if (Py_GenericAliasType.tp_as_mapping->mp_subscript != generic_alias_subscript) {
+		alias_subscript_real[0] = Py_GenericAliasType.tp_as_mapping->mp_subscript;
+		Py_GenericAliasType.tp_as_mapping->mp_subscript = generic_alias_subscript;
+	}
+	if (union_type->tp_as_mapping->mp_subscript != union_subscript) {
+		alias_subscript_real[1] = union_type->tp_as_mapping->mp_subscript;
+		union_type->tp_as_mapping->mp_subscript = union_subscript;
+	}
+	return 0;
+}
+
 int pyguard_install(void)
 {
 	str_builtins = PyUnicode_InternFromString("__builtins__");
@@ -3038,7 +3250,8 @@ int pyguard_install(void)
 			return -1;
 	}
 	if (classes_guard_install() < 0 || held_values_install() < 0 ||
-	    mappingproxy_guard_install() < 0 || sqlite_guard_install() < 0)
+	    mappingproxy_guard_install() < 0 || sqlite_guard_install() < 0 ||
+	    aliases_guard_install() < 0)
 		return -1;
 	return evaluators_install() < 0 ? -1 : getframe_install();
 }
