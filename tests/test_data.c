@@ -10696,3 +10696,21 @@ Test(data, objects_an_array_replaces_die_after_numpy_s_loop)
 	    "false,\"S\"],[false,\"S\"],[\"s\",\"t\",\"q\"],[\"v\",\"u\"]]");
 	e2e_stop();
 }
+
+/* scipy.fft's transforms of more than one line ran on a pool of threads with workers=-1 or
+ * set_workers(n): the threads outlived the call and its session could not be kept (the next
+ * call lost its variables). They run on the call's thread, with the same results. */
+Test(data, scipy_fft_workers_keep_the_session)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np, scipy.fft as sf\n"
+	                  "x = np.random.default_rng(0).random((64, 256))\n"
+	                  "power = np.abs(sf.fft2(x, workers=-1)) ** 2\n"
+	                  "with sf.set_workers(4):\n"
+	                  "    y = sf.rfftn(x)\n"
+	                  "[power.shape, y.shape, bool(np.allclose(sf.fft(x, workers=-1), "
+	                  "np.fft.fft(x)))]",
+	                  "[[64,256],[64,129],true]");
+	e2e_expect_result("power.shape", "[64,256]");
+	e2e_stop();
+}

@@ -3074,6 +3074,7 @@ def _scipy():
     _peak_maxima()
     _order_filters()
     _map_in_process()
+    _fft_one_worker()
     _mat_streams()
     _ndimage_checks()
     _compiled_state()
@@ -3676,6 +3677,23 @@ def _mpl_path_checks():
     validate_sketch.__name__ = validate_sketch.__qualname__ = validate_real.__name__
     validate_sketch.__doc__ = validate_real.__doc__
     rcsetup._validators['path.sketch'] = validate_sketch
+
+
+def _fft_one_worker():
+    """scipy.fft's transforms of more than one line ran on a pool of threads when workers=
+    asked for more than one (workers=-1, set_workers(4)): the pool's threads outlived the call,
+    and its session could not be kept (a session is kept by a fork, which takes one thread).
+    The number is checked as scipy checks it, and the transforms run on the call's own thread,
+    with the same results."""
+    from scipy.fft._pocketfft import helper
+    real = helper._workers
+
+    def _workers(workers):
+        real(workers)
+        return 1
+
+    _workers.__doc__ = real.__doc__
+    _replace_all({id(real): (real, _workers)})
 
 
 def _map_in_process():
