@@ -2385,3 +2385,23 @@ Test(pylayer, generic_aliases_substitute_only_what_answers_as_the_libraries)
 	    "list[str]\",\"list[typing.Optional[int]]\"]");
 	e2e_stop();
 }
+
+/* globals()[f'df_{name}'] = ... said only that a mappingproxy takes no assignment: the snapshot
+ * globals() answers says what it is and what to do instead, and reads as before. */
+Test(pylayer, globals_says_it_is_a_snapshot_when_written_to)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "x = 1\n"
+	    "g = globals()\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "    except TypeError as e:\n"
+	    "        return 'read-only snapshot' in str(e) and 'frames = {}' in str(e)\n"
+	    "[attempt(lambda: g.__setitem__('df_a', 1)), attempt(lambda: g.update(y=2)),\n"
+	    " attempt(lambda: g.setdefault('z', 3)), g['x'], g.get('x'), 'x' in g,\n"
+	    " sorted(g)[-1], dict(g)['x'], list(g.items())[-1], 'df_a' in globals()]",
+	    "[true,true,true,1,1,true,\"x\",1,[\"x\",1],false]");
+	e2e_stop();
+}

@@ -1516,6 +1516,134 @@ static PyObject *no_input(PyObject *self, PyObject *args)
  * code, read-only at the top level (a copy behind a mapping proxy: writing to it is a TypeError,
  * where the builtin's writes would make variables) and a dict copy in a function (as the
  * builtin's is), in both without the dunder names. */
+/* globals() hands the code a read-only snapshot of its names (its namespace's dunder names, the
+ * builtins it runs with among them, stay its frames'): a view of them that says so, and what
+ * to do instead, when written to (globals()[f'df_{name}'] = ... said only that a mappingproxy
+ * takes no assignment). */
+struct names_view {
+	PyObject_HEAD PyObject *proxy; /* a mappingproxy of the snapshot */
+};
+
+static PyObject *names_refused(void)
+{
+	PyErr_SetString(PyExc_TypeError,
+	                "globals() is a read-only snapshot of the code's names in the sandbox: "
+	                "assign a name directly (x = ...), or keep values made by name in a dict "
+	                "(frames = {}; frames[f'df_{name}'] = df)");
+	return NULL;
+}
+
+/* Its own methods (those that would write, refused), else the snapshot's (keys, items, get...). */
+static PyObject *names_view_getattro(PyObject *self, PyObject *name)
+{
+	PyObject *r = PyObject_GenericGetAttr(self, name);
+
+	if (r || !PyErr_ExceptionMatches(PyExc_AttributeError) || !PyUnicode_Check(name) ||
+	    PyUnicode_READ_CHAR(name, 0) == '_')
+		return r;
+	PyErr_Clear();
+	return PyObject_GetAttr(((struct names_view *)self)->proxy, name);
+}
+
+static PyObject *names_view_subscript(PyObject *self, PyObject *key)
+{
+	return PyObject_GetItem(((struct names_view *)self)->proxy, key);
+}
+
+static int names_view_assign(PyObject *self, PyObject *key, PyObject *value)
+{
+	(void)self;
+	(void)key;
+	(void)value;
+	names_refused();
+	return -1;
+}
+
+static Py_ssize_t names_view_length(PyObject *self)
+{
+	return PyObject_Length(((struct names_view *)self)->proxy);
+}
+
+static int names_view_contains(PyObject *self, PyObject *key)
+{
+	return PySequence_Contains(((struct names_view *)self)->proxy, key);
+}
+
+static PyObject *names_view_iter(PyObject *self)
+{
+	return PyObject_GetIter(((struct names_view *)self)->proxy);
+}
+
+static PyObject *names_view_repr(PyObject *self)
+{
+	return PyObject_Repr(((struct names_view *)self)->proxy);
+}
+
+static PyObject *names_view_compare(PyObject *self, PyObject *other, int op)
+{
+	return PyObject_RichCompare(((struct names_view *)self)->proxy, other, op);
+}
+
+static PyObject *names_view_refuse(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	(void)args;
+	(void)kw;
+	return names_refused();
+}
+
+static void names_view_dealloc(PyObject *self)
+{
+	Py_XDECREF(((struct names_view *)self)->proxy);
+	PyObject_Free(self);
+}
+
+static PyMethodDef names_view_methods[] = {
+    {"update", (PyCFunction)(void (*)(void))names_view_refuse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"setdefault", (PyCFunction)(void (*)(void))names_view_refuse, METH_VARARGS | METH_KEYWORDS,
+     NULL},
+    {"pop", (PyCFunction)(void (*)(void))names_view_refuse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"popitem", (PyCFunction)(void (*)(void))names_view_refuse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"clear", (PyCFunction)(void (*)(void))names_view_refuse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMappingMethods names_view_mapping = {
+    .mp_length = names_view_length,
+    .mp_subscript = names_view_subscript,
+    .mp_ass_subscript = names_view_assign,
+};
+
+static PySequenceMethods names_view_sequence = {.sq_contains = names_view_contains};
+
+static PyTypeObject names_view_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "globals_snapshot",
+    .tp_basicsize = sizeof(struct names_view),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_MAPPING,
+    .tp_dealloc = names_view_dealloc,
+    .tp_getattro = names_view_getattro,
+    .tp_repr = names_view_repr,
+    .tp_as_mapping = &names_view_mapping,
+    .tp_as_sequence = &names_view_sequence,
+    .tp_iter = names_view_iter,
+    .tp_richcompare = names_view_compare,
+    .tp_methods = names_view_methods,
+    .tp_doc = "The code's names when globals() was called; read-only.",
+};
+
+static PyObject *names_view_new(PyObject *proxy)
+{
+	struct names_view *v;
+
+	if (!proxy || (PyType_Ready(&names_view_type) < 0) ||
+	    !(v = PyObject_New(struct names_view, &names_view_type))) {
+		Py_XDECREF(proxy);
+		return NULL;
+	}
+	v->proxy = proxy;
+	return (PyObject *)v;
+}
+
 static PyObject *own_names(const char *what, int proxy)
 {
 	PyFrameObject *f = PyEval_GetFrame();
@@ -1561,7 +1689,7 @@ static PyObject *own_globals(PyObject *self, PyObject *unused)
 {
 	(void)self;
 	(void)unused;
-	return own_names("globals", 1);
+	return names_view_new(own_names("globals", 1));
 }
 
 static PyObject *own_locals(PyObject *self, PyObject *unused)
