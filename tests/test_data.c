@@ -10649,12 +10649,31 @@ Test(data, no_library_imports_a_program_by_a_name_it_is_given)
 	e2e_stop();
 }
 
+/* scipy.fft's transforms of more than one line ran on a pool of threads with workers=-1 or
+ * set_workers(n): the threads outlived the call and its session could not be kept (the next
+ * call lost its variables). They run on the call's thread, with the same results. */
+Test(data, scipy_fft_workers_keep_the_session)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np, scipy.fft as sf\n"
+	                  "x = np.random.default_rng(0).random((64, 256))\n"
+	                  "power = np.abs(sf.fft2(x, workers=-1)) ** 2\n"
+	                  "with sf.set_workers(4):\n"
+	                  "    y = sf.rfftn(x)\n"
+	                  "[power.shape, y.shape, bool(np.allclose(sf.fft(x, workers=-1), "
+	                  "np.fft.fft(x)))]",
+	                  "[[64,256],[64,129],true]");
+	e2e_expect_result("power.shape", "[64,256]");
+	e2e_stop();
+}
+
 /* numpy replaces an object in an array of objects by taking the new one's reference, dropping
  * the old one and copying the new one's slot again (put, putmask, place, take's out, fancy and
- * flat assignment; pandas' mask(inplace=True) through putmask): the old one's __del__ rewrote
- * the slot numpy copied next, and the array kept an object it held no reference to, freed
- * after (a forged bytearray over all memory, V74a H1). The objects numpy replaces are held
- * until it returns; the same writes with plain values answer as numpy's. */
+ * flat assignment, a ufunc's accumulate and reduceat into out=; pandas' mask(inplace=True)
+ * through putmask): the old one's __del__ rewrote the slot numpy copied next, and the array kept
+ * an object it held no reference to, freed after (a forged bytearray over all memory, V74a H1,
+ * V75a H1-H2); a.flat = a dropped each item before it took it again (V75a H3). The objects numpy
+ * replaces are held until it returns; the same writes with plain values answer as numpy's. */
 Test(data, objects_an_array_replaces_die_after_numpy_s_loop)
 {
 	start_data(NULL);
@@ -10686,31 +10705,23 @@ Test(data, objects_an_array_replaces_die_after_numpy_s_loop)
 	    "     attempt(lambda a: np.take(vals, [0], out=a, mode='wrap')),\n"
 	    "     attempt(lambda a: a.__setitem__([0], vals)), attempt(lambda a: "
 	    "a.flat.__setitem__([0], vals)),\n"
-	    "     attempt(lambda a: a.flat.__setitem__(slice(0, 1), vals)), attempt(series)]\n"
+	    "     attempt(lambda a: a.flat.__setitem__(slice(0, 1), vals)), attempt(series),\n"
+	    "     attempt(lambda a: np.add.accumulate(vals, out=a)),\n"
+	    "     attempt(lambda a: np.add.reduceat(vals, [0], out=a)),\n"
+	    "     attempt(lambda a: np.add(vals, '', out=a)), attempt(lambda a: np.add(vals, '', "
+	    "a))]\n"
+	    "c = np.empty(1, dtype=object)\n"
+	    "c[0] = bytearray(b'Q' * 40)\n"
+	    "c.flat = c\n"
+	    "junk = [bytearray(b'Z' * 40) for _ in range(50)]\n"
+	    "r.append(c[0] == bytearray(b'Q' * 40))\n"
 	    "b = np.array([1, 'x', None], dtype=object)\n"
 	    "b[[0, 2]] = ['p', 'q']; b.put([1], ['r']); b.flat[0] = 's'\n"
 	    "np.putmask(b, np.array([False, True, False]), ['t'])\n"
 	    "r + [b.tolist(), np.take(np.array(['u', 'v'], dtype=object), [1, 0], out=np.empty(2, "
 	    "dtype=object)).tolist()]\n",
 	    "[[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],["
-	    "false,\"S\"],[false,\"S\"],[\"s\",\"t\",\"q\"],[\"v\",\"u\"]]");
-	e2e_stop();
-}
-
-/* scipy.fft's transforms of more than one line ran on a pool of threads with workers=-1 or
- * set_workers(n): the threads outlived the call and its session could not be kept (the next
- * call lost its variables). They run on the call's thread, with the same results. */
-Test(data, scipy_fft_workers_keep_the_session)
-{
-	start_data(NULL);
-	e2e_expect_result("import numpy as np, scipy.fft as sf\n"
-	                  "x = np.random.default_rng(0).random((64, 256))\n"
-	                  "power = np.abs(sf.fft2(x, workers=-1)) ** 2\n"
-	                  "with sf.set_workers(4):\n"
-	                  "    y = sf.rfftn(x)\n"
-	                  "[power.shape, y.shape, bool(np.allclose(sf.fft(x, workers=-1), "
-	                  "np.fft.fft(x)))]",
-	                  "[[64,256],[64,129],true]");
-	e2e_expect_result("power.shape", "[64,256]");
+	    "false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],"
+	    "true,[\"s\",\"t\",\"q\"],[\"v\",\"u\"]]");
 	e2e_stop();
 }

@@ -2405,3 +2405,52 @@ Test(pylayer, globals_says_it_is_a_snapshot_when_written_to)
 	    "[true,true,true,1,1,true,\"x\",1,[\"x\",1],false]");
 	e2e_stop();
 }
+
+/* A C class's slot a guard replaced was still called the old way: by the classes beneath it
+ * the zygote had made (traceback's StackSummary, a list, kept list's slice assignment, which
+ * sized a slice before the code's __iter__ shrank the list and wrote past it, V75b H2), and by
+ * the wrapper in the class's dict (GenericAlias.__getitem__, as collections.abc's Callable
+ * alias calls it, V75b H1). A namespace's keys of a str class of the code's passed for other
+ * names (V75b H3). Each reaches the guard now. */
+Test(pylayer, replaced_slots_are_reached_by_every_route)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import traceback, types, typing, collections.abc as cabc\n"
+	    "T = typing.TypeVar('T')\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        return repr(f())\n"
+	    "    except BaseException as e:\n"
+	    "        return type(e).__name__\n"
+	    "L = traceback.StackSummary([0] * 8)\n"
+	    "victim = [0] * 4\n"
+	    "class V:\n"
+	    "    def __iter__(self):\n"
+	    "        del L[4:]\n"
+	    "        return iter(['OVERWRITTEN'] * 8)\n"
+	    "class Unpacked:\n"
+	    "    def __getattr__(self, name):\n"
+	    "        if name == '__typing_subst__':\n"
+	    "            return lambda x: complex(5e-324, 0.0)\n"
+	    "        if name == '__typing_is_unpacked_typevartuple__':\n"
+	    "            return True\n"
+	    "        raise AttributeError(name)\n"
+	    "class Name(str):\n"
+	    "    def __hash__(self):\n"
+	    "        return hash(self.real)\n"
+	    "    def __eq__(self, other):\n"
+	    "        return other == self.real\n"
+	    "a, b = Name('k1'), Name('k2')\n"
+	    "a.real, b.real = '__typing_subst__', '__typing_is_unpacked_typevartuple__'\n"
+	    "ns = types.SimpleNamespace(**{a: lambda x: complex(5e-324, 0.0), b: True})\n"
+	    "[attempt(lambda: L.__setitem__(slice(7, None, -1), V())), len(L), victim,\n"
+	    " attempt(lambda: types.GenericAlias.__getitem__(list[T], Unpacked())),\n"
+	    " attempt(lambda: list.__class_getitem__(T).__getitem__(Unpacked())),\n"
+	    " attempt(lambda: cabc.Callable[[Unpacked()], int][int]), attempt(lambda: "
+	    "list[ns][int]),\n"
+	    " attempt(lambda: types.GenericAlias.__getitem__(list[T], int))]\n",
+	    "[\"ValueError\",4,[0,0,0,0],\"TypeError\",\"TypeError\",\"TypeError\",\"TypeError\","
+	    "\"list[int]\"]");
+	e2e_stop();
+}

@@ -35,6 +35,7 @@ int pylayer_armed(void);
 /* fn(t, arg) on t and every class beneath it (a class with several bases, once for each);
  * fn returns 0 to go on, 1 to skip what is beneath t, -1 on error. 0 or -1. */
 int pyguard_walk(PyTypeObject *t, int (*fn)(PyTypeObject *, void *), void *arg);
+int pyguard_slot_everywhere(PyTypeObject *t, void *real, void *guard);
 /* Is t a library's class the zygote had (sealed)? */
 int pyguard_sealed_class(PyObject *t);
 /* Give t, and every class beneath it whose constructor is old (it copied it when it was

@@ -1351,6 +1351,29 @@ static PyObject *replaced_kept(PyObject *whole, PyObject *region)
 	return r;
 }
 
+/* The objects of an output (an array, or a tuple of them, as out= takes): NULL with an error,
+ * or with none when none holds objects. */
+static PyObject *outputs_kept(PyObject *out)
+{
+	PyObject *l, *k;
+
+	if (!out || !PyTuple_Check(out))
+		return holds_objects(out) ? objects_kept(out) : NULL;
+	if (!(l = PyList_New(0)))
+		return NULL;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(out); i++) {
+		if (!holds_objects(PyTuple_GET_ITEM(out, i)))
+			continue;
+		if (!(k = objects_kept(PyTuple_GET_ITEM(out, i))) || PyList_Append(l, k) < 0) {
+			Py_XDECREF(k);
+			Py_DECREF(l);
+			return NULL;
+		}
+		Py_DECREF(k);
+	}
+	return l;
+}
+
 static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
 {
 	PyObject *kept = NULL;
@@ -2085,6 +2108,9 @@ static void private_args_free(PyObject **copy, Py_ssize_t n, Py_ssize_t skip)
 	PyMem_Free(copy);
 }
 
+static PyObject *written_kept(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                              Py_ssize_t pos);
+
 static PyObject *ufunc_call_held(PyObject *self, PyObject *const *args, size_t nargsf,
                                  PyObject *kwnames)
 {
@@ -2092,19 +2118,41 @@ static PyObject *ufunc_call_held(PyObject *self, PyObject *const *args, size_t n
 	PyObject **copy, *r;
 	int none;
 
+	PyObject *kept;
+
 	if (!pylayer_armed())
 		return ufunc_call_real(self, args, nargsf, kwnames);
 	copy = private_args(args, n, 0, &none);
-	if (none)
-		return ufunc_call_real(self, args, nargsf, kwnames);
-	if (!copy)
+	if (!none && !copy)
 		return NULL;
-	r = ufunc_call_real(self, copy, PyVectorcall_NARGS(nargsf), kwnames);
-	private_args_free(copy, n, 0);
+	/* (its outputs' objects: out=, or the positional ones after its inputs) */
+	kept = written_kept(none ? args : copy, PyVectorcall_NARGS(nargsf), kwnames,
+	                    ((struct np_ufunc *)self)->nin);
+	for (Py_ssize_t i = ((struct np_ufunc *)self)->nin + 1;
+	     (kept || !PyErr_Occurred()) && i < PyVectorcall_NARGS(nargsf); i++) {
+		PyObject *more = outputs_kept((none ? args : copy)[i]);
+		if (more) {
+			PyObject *both = kept ? PyTuple_Pack(2, kept, more) : Py_NewRef(more);
+			Py_XSETREF(kept, both);
+			Py_DECREF(more);
+		}
+	}
+	if (!kept && PyErr_Occurred())
+		r = NULL;
+	else if (none)
+		r = ufunc_call_real(self, args, nargsf, kwnames);
+	else
+		r = ufunc_call_real(self, copy, PyVectorcall_NARGS(nargsf), kwnames);
+	Py_XDECREF(kept);
+	if (copy)
+		private_args_free(copy, n, 0);
 	return r;
 }
 
 /* reduce, accumulate, reduceat and outer take (self, args, nargs, kwnames); at takes a tuple. */
+static PyObject *written_kept(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                              Py_ssize_t pos);
+
 static PyObject *ufunc_method(int k, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
@@ -2123,13 +2171,18 @@ static PyObject *ufunc_method(int k, PyObject *self, PyObject *const *args, Py_s
 	if (given)
 		args = given;
 	copy = private_args(args, n, 0, &none);
-	if (none)
-		r = real(self, args, nargs, kwnames);
-	else if (!copy)
+	if (!none && !copy) {
 		r = NULL;
-	else {
-		r = real(self, copy, nargs, kwnames);
-		private_args_free(copy, n, 0);
+	} else {
+		/* (out=: accumulate and reduceat copied an item as numpy's put does; reduce, accumulate
+		 * and reduceat take it fourth, fourth and fifth) */
+		static const Py_ssize_t out_at[4] = {3, 3, 4, -1};
+		PyObject *const *a = none ? args : copy;
+		PyObject *kept = written_kept(a, nargs, kwnames, out_at[k]);
+		r = kept || !PyErr_Occurred() ? real(self, a, nargs, kwnames) : NULL;
+		Py_XDECREF(kept);
+		if (copy)
+			private_args_free(copy, n, 0);
 	}
 	index_args_free(given, n);
 	return r;
@@ -2137,10 +2190,12 @@ static PyObject *ufunc_method(int k, PyObject *self, PyObject *const *args, Py_s
 
 static PyTypeObject *ufunc_methods_type;
 
+static PyObject *ufunc_at_plain(PyObject *self, PyObject *copy);
+
 /* at's indices: private_indices. */
 static PyObject *ufunc_at(PyObject *self, PyObject *args)
 {
-	PyObject *copy, *r, *ind;
+	PyObject *copy, *r;
 
 	if (!pylayer_armed())
 		return ufunc_method_real[4](self, args);
@@ -2153,6 +2208,30 @@ static PyObject *ufunc_at(PyObject *self, PyObject *args)
 	}
 	if (!(copy = private_lists(args, 0)))
 		return NULL;
+	/* (at writes into its first operand: its objects held, as a put's) */
+	if (PyTuple_Check(copy) && PyTuple_GET_SIZE(copy) > 0 &&
+	    holds_objects(PyTuple_GET_ITEM(copy, 0))) {
+		PyObject *kept = objects_kept(PyTuple_GET_ITEM(copy, 0)), *t;
+		if (!kept) {
+			Py_DECREF(copy);
+			return NULL;
+		}
+		t = ufunc_at_plain(self, copy);
+		Py_DECREF(kept);
+		Py_DECREF(copy);
+		return t;
+	}
+	r = ufunc_at_plain(self, copy);
+	Py_DECREF(copy);
+	return r;
+}
+
+/* at with its arguments copied: its indices made private. */
+static PyObject *ufunc_at_plain(PyObject *self, PyObject *copy)
+{
+	PyObject *r, *ind;
+
+	Py_INCREF(copy);
 	if (PyTuple_Check(copy) && PyTuple_GET_SIZE(copy) > 1) {
 		PyObject *t = PyTuple_GetSlice(copy, 0, PyTuple_GET_SIZE(copy));
 		if (!t || !(ind = private_indices(PyTuple_GET_ITEM(copy, 1)))) {
@@ -3232,7 +3311,7 @@ static PyObject *written_kept(PyObject *const *args, Py_ssize_t nargs, PyObject 
 	for (Py_ssize_t i = 0; !a && kwnames && i < PyTuple_GET_SIZE(kwnames); i++)
 		if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "out") == 0)
 			a = args[nargs + i];
-	return holds_objects(a) ? objects_kept(a) : NULL;
+	return outputs_kept(a);
 }
 
 /* Where they take the array they write into: numpy's putmask, place's _insert and copyto
@@ -4281,7 +4360,7 @@ static PyObject *getter_copied(PyObject *self, void *closure)
 }
 
 /* ndarray's shape, strides and dtype setters (their pairs above). */
-static struct setter_copied *shape_setter, *strides_setter, *dtype_setter;
+static struct setter_copied *shape_setter, *strides_setter, *dtype_setter, *flat_setter;
 
 /* Compiled code keeps the pointer to an array's dimensions and strides it was given
  * (matplotlib's C++ array views hold the array and read PyArray_DIMS and PyArray_STRIDES at
@@ -4743,6 +4822,16 @@ static int setter_copied(PyObject *self, PyObject *value, void *closure)
 	}
 	if (s == shape_setter || s == strides_setter || s == dtype_setter)
 		dims_kept(self);
+	/* a.flat = values: numpy drops each object before it takes the one it copies, the same
+	 * one when values is the array itself (a.flat = a freed an item the array kept, V75a H3):
+	 * the array's objects are held while it writes (replaced_kept above) */
+	if (s == flat_setter && holds_objects(self)) {
+		PyObject *kept = objects_kept(self);
+		rc = kept ? s->set(self, value, s->closure) : -1;
+		Py_XDECREF(kept);
+		Py_DECREF(value);
+		return rc;
+	}
 	rc = s->set(self, value, s->closure);
 	Py_DECREF(value);
 	return rc;
@@ -4779,6 +4868,8 @@ static int setters_copy(PyTypeObject *t)
 			strides_setter = s;
 		if (strcmp(t->tp_name, "numpy.ndarray") == 0 && strcmp(def->name, "dtype") == 0)
 			dtype_setter = s;
+		if (strcmp(t->tp_name, "numpy.ndarray") == 0 && strcmp(def->name, "flat") == 0)
+			flat_setter = s;
 	}
 	return 0;
 }

@@ -2446,6 +2446,38 @@ int pyguard_walk(PyTypeObject *t, int (*fn)(PyTypeObject *, void *), void *arg)
 	return rc;
 }
 
+/* A C class's slot function replaced by a guard: its classes made before (a subclass copies
+ * its base's slot functions when it is made: traceback's StackSummary, a list, kept list's
+ * own slice assignment, V75b H2), and the wrappers in their dicts that call it (t.__getitem__,
+ * made with the slot function it had, V75b H1), point at the guard too. */
+static int slot_replaced(PyTypeObject *t, void *arg)
+{
+	void **pair = arg;
+	void **tables[2] = {(void **)t->tp_as_mapping, (void **)t->tp_as_sequence};
+	size_t sizes[2] = {sizeof(PyMappingMethods) / sizeof(void *),
+	                   sizeof(PySequenceMethods) / sizeof(void *)};
+	PyObject *k, *v;
+	Py_ssize_t pos = 0;
+
+	for (int i = 0; i < 2; i++)
+		for (size_t j = 0; tables[i] && j < sizes[i]; j++)
+			if (tables[i][j] == pair[0])
+				tables[i][j] = pair[1];
+	while (t->tp_dict && PyDict_Next(t->tp_dict, &pos, &k, &v))
+		if (PyObject_TypeCheck(v, &PyWrapperDescr_Type) &&
+		    ((PyWrapperDescrObject *)v)->d_wrapped == pair[0])
+			((PyWrapperDescrObject *)v)->d_wrapped = pair[1];
+	PyType_Modified(t);
+	return 0;
+}
+
+int pyguard_slot_everywhere(PyTypeObject *t, void *real, void *guard)
+{
+	void *pair[2] = {real, guard};
+
+	return pyguard_walk(t, slot_replaced, pair);
+}
+
 static int replace_new(PyTypeObject *t, void *arg)
 {
 	newfunc *pair = arg;
@@ -3058,7 +3090,8 @@ static int typing_names_in(PyObject *d)
 	Py_ssize_t pos = 0;
 
 	while (d && PyDict_Check(d) && PyDict_Next(d, &pos, &k, &v)) {
-		const char *n = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
+		/* (a key of a str class of the code's hashes and compares as it says: any name) */
+		const char *n = PyUnicode_CheckExact(k) ? PyUnicode_AsUTF8(k) : NULL;
 		if (!n) {
 			PyErr_Clear();
 			return 1;
@@ -3227,11 +3260,15 @@ static int aliases_guard_install(void)
 	}
 	if (Py_GenericAliasType.tp_as_mapping->mp_subscript != generic_alias_subscript) {
 		alias_subscript_real[0] = Py_GenericAliasType.tp_as_mapping->mp_subscript;
-		Py_GenericAliasType.tp_as_mapping->mp_subscript = generic_alias_subscript;
+		if (pyguard_slot_everywhere(&Py_GenericAliasType, (void *)alias_subscript_real[0],
+		                            (void *)generic_alias_subscript) < 0)
+			return -1;
 	}
 	if (union_type->tp_as_mapping->mp_subscript != union_subscript) {
 		alias_subscript_real[1] = union_type->tp_as_mapping->mp_subscript;
-		union_type->tp_as_mapping->mp_subscript = union_subscript;
+		if (pyguard_slot_everywhere(union_type, (void *)alias_subscript_real[1],
+		                            (void *)union_subscript) < 0)
+			return -1;
 	}
 	return 0;
 }

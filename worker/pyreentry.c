@@ -6707,22 +6707,21 @@ int pyreentry_guard(void)
 	if (zoneinfo_guard() < 0 || expat_guard() < 0 || json_guard() < 0 || datetime_guard() < 0 ||
 	    datetime_subclass_guard() < 0)
 		return -1;
+	/* (the classes beneath list and bytearray the zygote made, traceback's StackSummary among
+	 * them, copied their slots when they were made: pyguard_slot_everywhere) */
 	list_assign_real = PyList_Type.tp_as_mapping->mp_ass_subscript;
-	PyList_Type.tp_as_mapping->mp_ass_subscript = list_assign;
-	if (rewrap(&PyList_Type, "__setitem__", (void *)list_assign_real, (void *)list_assign) < 0)
+	if (pyguard_slot_everywhere(&PyList_Type, (void *)list_assign_real, (void *)list_assign) <
+	    0)
 		return -1;
 
 	bytearray_contains_real = t->tp_as_sequence->sq_contains;
-	t->tp_as_sequence->sq_contains = bytearray_contains;
 	bytearray_assign_real = t->tp_as_mapping->mp_ass_subscript;
-	t->tp_as_mapping->mp_ass_subscript = bytearray_assign;
 	bytearray_item_real = t->tp_as_sequence->sq_ass_item;
-	t->tp_as_sequence->sq_ass_item = bytearray_item;
-	if (rewrap(t, "__setitem__", (void *)bytearray_assign_real, (void *)bytearray_assign) < 0 ||
-	    rewrap(t, "__delitem__", (void *)bytearray_assign_real, (void *)bytearray_assign) < 0)
-		return -1;
-	if (rewrap(t, "__contains__", (void *)bytearray_contains_real, (void *)bytearray_contains) <
-	    0)
+	if (pyguard_slot_everywhere(t, (void *)bytearray_contains_real,
+	                            (void *)bytearray_contains) < 0 ||
+	    pyguard_slot_everywhere(t, (void *)bytearray_assign_real, (void *)bytearray_assign) <
+	        0 ||
+	    pyguard_slot_everywhere(t, (void *)bytearray_item_real, (void *)bytearray_item) < 0)
 		return -1;
 	if (guard_methods(t, NULL) < 0)
 		return -1;
