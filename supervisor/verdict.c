@@ -138,13 +138,17 @@ static int by_signal(const struct verdict_in *in, struct verdict *v)
 	/* The commonest cause of a SIGSEGV the code can give is its C stack running out: CPython
 	 * 3.11 recurses in C without a bound through some nestings (hashing nested tuples,
 	 * stepping or freeing nested iterators), deeper than any stack the memory limit allows. */
-	set(v, RUN_CRASHED, "InterpreterCrash", "The interpreter crashed (signal %d, %s).%s", sig,
-	    sigabbrev_np(sig) ? sigabbrev_np(sig) : "unknown",
-	    sig == SIGSEGV ? " Data nested hundreds of thousands of levels deep (tuples, "
-	                     "iterators wrapping iterators) runs the C stack out this way; a "
-	                     "library's compiled code given a value it does not check (a NaN "
-	                     "coordinate, a huge size) can fail so too."
-	                   : "");
+	if (sig == SIGSEGV)
+		set(v, RUN_CRASHED, "InterpreterCrash",
+		    "The interpreter crashed (signal %d, SEGV). Data nested hundreds of thousands of "
+		    "levels deep (tuples, iterators wrapping iterators) runs the C stack out this way; "
+		    "a library's compiled code given a value it does not check (a NaN coordinate, a "
+		    "huge size), or one that ran short of memory near the call's limit (%llu MiB: "
+		    "work on less data at once, delete what is no longer needed), can fail so too.",
+		    sig, (unsigned long long)(in->memory >> 20));
+	else
+		set(v, RUN_CRASHED, "InterpreterCrash", "The interpreter crashed (signal %d, %s).",
+		    sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "unknown");
 	return 1;
 }
 

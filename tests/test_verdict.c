@@ -173,6 +173,8 @@ Test(verdict, other_signals_are_crashes_named)
 	expect(&in, RUN_CRASHED, "InterpreterCrash", "signal 11, SEGV");
 	/* A segmentation fault says the commonest cause the code can give: deep nesting. */
 	expect(&in, RUN_CRASHED, "InterpreterCrash", "runs the C stack out");
+	/* and that a library short of memory near the limit can crash so (a 3M-row merge) */
+	expect(&in, RUN_CRASHED, "InterpreterCrash", "near the call's limit (512 MiB");
 	in.status = KILLED(SIGBUS);
 	expect(&in, RUN_CRASHED, "InterpreterCrash", "BUS");
 }
