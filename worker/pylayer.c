@@ -2262,8 +2262,9 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 			                   "keep data as CSV, Excel, JSON or np.save of numbers"
 			             : strcmp(event, "mmap.__new__") == 0
 			                 ? ": files are not memory-mapped; read them whole instead "
-			                   "(np.load without mmap_mode, np.fromfile or np.load for "
-			                   "np.memmap)"
+			                   "(an .npy file with np.load and no mmap_mode; a raw file "
+			                   "np.memmap would map with np.fromfile(name, dtype), "
+			                   "reshaped)"
 			                 : "");
 			return -1;
 		}
