@@ -10668,12 +10668,13 @@ Test(data, scipy_fft_workers_keep_the_session)
 }
 
 /* numpy replaces an object in an array of objects by taking the new one's reference, dropping
- * the old one and copying the new one's slot again (put, putmask, place, take's out, fancy and
- * flat assignment, a ufunc's accumulate and reduceat into out=; pandas' mask(inplace=True)
- * through putmask): the old one's __del__ rewrote the slot numpy copied next, and the array kept
- * an object it held no reference to, freed after (a forged bytearray over all memory, V74a H1,
- * V75a H1-H2); a.flat = a dropped each item before it took it again (V75a H3). The objects numpy
- * replaces are held until it returns; the same writes with plain values answer as numpy's. */
+ * the old one and copying the new one's slot again (put, putmask by any name, place, take's
+ * out, fancy and flat assignment, a ufunc's accumulate and reduceat, cumsum's positional out;
+ * pandas' mask(inplace=True) through putmask): the old one's __del__ rewrote the slot numpy
+ * copied next, and the array kept an object it held no reference to, freed after (a forged
+ * bytearray over all memory, V74a H1, V75a H1-H4); a.flat = a dropped each item before it took
+ * it again (V75a H3). The objects of every array of objects a numpy call is given are held until
+ * it returns; the same writes with plain values answer as numpy's. */
 Test(data, objects_an_array_replaces_die_after_numpy_s_loop)
 {
 	start_data(NULL);
@@ -10709,10 +10710,14 @@ Test(data, objects_an_array_replaces_die_after_numpy_s_loop)
 	    "     attempt(lambda a: np.add.accumulate(vals, out=a)),\n"
 	    "     attempt(lambda a: np.add.reduceat(vals, [0], out=a)),\n"
 	    "     attempt(lambda a: np.add(vals, '', out=a)), attempt(lambda a: np.add(vals, '', "
-	    "a))]\n"
+	    "a)),\n"
+	    "     attempt(lambda a: vals.cumsum(None, None, a)),\n"
+	    "     attempt(lambda a: np.putmask._implementation(arr=a, mask=np.array([True]), "
+	    "values=vals))]\n"
 	    "c = np.empty(1, dtype=object)\n"
 	    "c[0] = bytearray(b'Q' * 40)\n"
 	    "c.flat = c\n"
+	    "c.flat = c.flat\n"
 	    "junk = [bytearray(b'Z' * 40) for _ in range(50)]\n"
 	    "r.append(c[0] == bytearray(b'Q' * 40))\n"
 	    "b = np.array([1, 'x', None], dtype=object)\n"
@@ -10721,7 +10726,7 @@ Test(data, objects_an_array_replaces_die_after_numpy_s_loop)
 	    "r + [b.tolist(), np.take(np.array(['u', 'v'], dtype=object), [1, 0], out=np.empty(2, "
 	    "dtype=object)).tolist()]\n",
 	    "[[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],["
-	    "false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],"
-	    "true,[\"s\",\"t\",\"q\"],[\"v\",\"u\"]]");
+	    "false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],[false,\"S\"],["
+	    "false,\"S\"],[false,\"S\"],true,[\"s\",\"t\",\"q\"],[\"v\",\"u\"]]");
 	e2e_stop();
 }

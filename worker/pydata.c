@@ -2108,8 +2108,7 @@ static void private_args_free(PyObject **copy, Py_ssize_t n, Py_ssize_t skip)
 	PyMem_Free(copy);
 }
 
-static PyObject *written_kept(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                              Py_ssize_t pos);
+static PyObject *written_kept(PyObject *const *args, Py_ssize_t first, Py_ssize_t n);
 
 static PyObject *ufunc_call_held(PyObject *self, PyObject *const *args, size_t nargsf,
                                  PyObject *kwnames)
@@ -2126,17 +2125,7 @@ static PyObject *ufunc_call_held(PyObject *self, PyObject *const *args, size_t n
 	if (!none && !copy)
 		return NULL;
 	/* (its outputs' objects: out=, or the positional ones after its inputs) */
-	kept = written_kept(none ? args : copy, PyVectorcall_NARGS(nargsf), kwnames,
-	                    ((struct np_ufunc *)self)->nin);
-	for (Py_ssize_t i = ((struct np_ufunc *)self)->nin + 1;
-	     (kept || !PyErr_Occurred()) && i < PyVectorcall_NARGS(nargsf); i++) {
-		PyObject *more = outputs_kept((none ? args : copy)[i]);
-		if (more) {
-			PyObject *both = kept ? PyTuple_Pack(2, kept, more) : Py_NewRef(more);
-			Py_XSETREF(kept, both);
-			Py_DECREF(more);
-		}
-	}
+	kept = written_kept(none ? args : copy, 0, n);
 	if (!kept && PyErr_Occurred())
 		r = NULL;
 	else if (none)
@@ -2150,8 +2139,7 @@ static PyObject *ufunc_call_held(PyObject *self, PyObject *const *args, size_t n
 }
 
 /* reduce, accumulate, reduceat and outer take (self, args, nargs, kwnames); at takes a tuple. */
-static PyObject *written_kept(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                              Py_ssize_t pos);
+static PyObject *written_kept(PyObject *const *args, Py_ssize_t first, Py_ssize_t n);
 
 static PyObject *ufunc_method(int k, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
@@ -2174,11 +2162,9 @@ static PyObject *ufunc_method(int k, PyObject *self, PyObject *const *args, Py_s
 	if (!none && !copy) {
 		r = NULL;
 	} else {
-		/* (out=: accumulate and reduceat copied an item as numpy's put does; reduce, accumulate
-		 * and reduceat take it fourth, fourth and fifth) */
-		static const Py_ssize_t out_at[4] = {3, 3, 4, -1};
+		/* (out=: accumulate and reduceat copied an item as numpy's put does) */
 		PyObject *const *a = none ? args : copy;
-		PyObject *kept = written_kept(a, nargs, kwnames, out_at[k]);
+		PyObject *kept = written_kept(a, 0, n);
 		r = kept || !PyErr_Occurred() ? real(self, a, nargs, kwnames) : NULL;
 		Py_XDECREF(kept);
 		if (copy)
@@ -3299,35 +3285,38 @@ static PyObject *dispatch_copied(int k, PyObject *real, PyObject *const *args, P
 	return r;
 }
 
-/* The objects the array numpy writes into holds (replaced_kept above), for the functions and
- * methods that write with numpy's loops that drop an object before they copy the slot of the
- * next: the argument at pos (counting a method's self), or the one named out. A new reference;
- * NULL with an error, or with none when nothing needs holding. */
-static PyObject *written_kept(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                              Py_ssize_t pos)
+/* The objects of every array holding objects among a call's arguments from the first on (n of
+ * them, keywords' values included; a tuple's arrays too, as out= takes): numpy's functions and
+ * methods write into the array they are given by any name and place (out=, positionally, a
+ * putmask's arr=), with loops that drop an object before they copy the slot of the next
+ * (replaced_kept above). A new reference (a list); NULL with an error, or with none when no
+ * argument holds objects. */
+static PyObject *written_kept(PyObject *const *args, Py_ssize_t first, Py_ssize_t n)
 {
-	PyObject *a = pos >= 0 && pos < nargs ? args[pos] : NULL;
+	PyObject *l = NULL, *k;
 
-	for (Py_ssize_t i = 0; !a && kwnames && i < PyTuple_GET_SIZE(kwnames); i++)
-		if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "out") == 0)
-			a = args[nargs + i];
-	return outputs_kept(a);
-}
-
-/* Where they take the array they write into: numpy's putmask, place's _insert and copyto
- * take it first; ndarray's take, choose and compress as out=. */
-static Py_ssize_t written_at(const char *name)
-{
-	static const struct {
-		const char *name;
-		Py_ssize_t at;
-	} at[] = {{"putmask", 0}, {"_insert", 0}, {"copyto", 0},
-	          {"take", 3},    {"choose", 2},  {"compress", 3}};
-
-	for (size_t i = 0; i < sizeof(at) / sizeof(*at); i++)
-		if (strcmp(name, at[i].name) == 0)
-			return at[i].at;
-	return -1;
+	for (Py_ssize_t i = first; i < n; i++) {
+		int any = holds_objects(args[i]);
+		for (Py_ssize_t j = 0;
+		     !any && PyTuple_Check(args[i]) && j < PyTuple_GET_SIZE(args[i]); j++)
+			any = holds_objects(PyTuple_GET_ITEM(args[i], j));
+		if (!any)
+			continue;
+		if (!(k = outputs_kept(args[i]))) {
+			if (PyErr_Occurred()) {
+				Py_XDECREF(l);
+				return NULL;
+			}
+			continue;
+		}
+		if ((!l && !(l = PyList_New(0))) || PyList_Append(l, k) < 0) {
+			Py_DECREF(k);
+			Py_XDECREF(l);
+			return NULL;
+		}
+		Py_DECREF(k);
+	}
+	return l;
 }
 
 static PyObject *function_copied(PyObject *holder, PyObject *const *args, Py_ssize_t nargs,
@@ -3355,8 +3344,7 @@ static PyObject *function_copied(PyObject *holder, PyObject *const *args, Py_ssi
 		r = NULL;
 	} else {
 		PyObject *const *a = none ? args : copy;
-		PyObject *kept = written_kept(
-		    a, nargs, kwnames, written_at(((PyCFunctionObject *)real)->m_ml->ml_name));
+		PyObject *kept = written_kept(a, 0, n);
 		r = kept || !PyErr_Occurred() ? PyObject_Vectorcall(real, a, nargs, kwnames) : NULL;
 		Py_XDECREF(kept);
 		if (copy)
@@ -3491,8 +3479,7 @@ static PyObject *method_copied(PyObject *self, PyObject *const *args, size_t nar
 	copy = private_args(args, n, 1, &none);
 	if (!none && !copy)
 		return NULL;
-	kept = written_kept(none ? args : copy, nargs, kwnames,
-	                    written_at(((PyMethodDescrObject *)real)->d_method->ml_name));
+	kept = written_kept(none ? args : copy, 1, n);
 	if (!kept && PyErr_Occurred())
 		r = NULL;
 	else if (none)
