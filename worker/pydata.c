@@ -754,20 +754,28 @@ static PyObject *resize_plain(PyObject *self, PyObject *args, PyObject *kw)
 	return r;
 }
 
-static int resize_guard(PyTypeObject *nd)
+/* ndarray's method name (taking arguments and keywords) calls guard from now on; *real is
+ * numpy's. */
+static int keywords_method_swap(PyTypeObject *nd, const char *name, PyCFunctionWithKeywords *real,
+                                PyCFunctionWithKeywords guard)
 {
-	PyObject *m = PyDict_GetItemString(nd->tp_dict, "resize");
+	PyObject *m = PyDict_GetItemString(nd->tp_dict, name);
 	PyMethodDef *def;
 
 	if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type) ||
 	    (def = ((PyMethodDescrObject *)m)->d_method)->ml_flags !=
 	        (METH_VARARGS | METH_KEYWORDS)) {
-		PyErr_SetString(PyExc_RuntimeError, "ndarray.resize is not as known");
+		PyErr_Format(PyExc_RuntimeError, "ndarray.%s is not as known", name);
 		return -1;
 	}
-	resize_real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
-	def->ml_meth = (PyCFunction)(void (*)(void))resize_checked;
+	*real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
+	def->ml_meth = (PyCFunction)(void (*)(void))guard;
 	return 0;
+}
+
+static int resize_guard(PyTypeObject *nd)
+{
+	return keywords_method_swap(nd, "resize", &resize_real, resize_checked);
 }
 
 /* ndarray.round negates its decimals as a C int: -2**31 stayed -2**31, and numpy read its
@@ -798,18 +806,7 @@ static PyObject *round_checked(PyObject *self, PyObject *args, PyObject *kw)
 
 static int round_guard(PyTypeObject *nd)
 {
-	PyObject *m = PyDict_GetItemString(nd->tp_dict, "round");
-	PyMethodDef *def;
-
-	if (!m || !PyObject_TypeCheck(m, &PyMethodDescr_Type) ||
-	    (def = ((PyMethodDescrObject *)m)->d_method)->ml_flags !=
-	        (METH_VARARGS | METH_KEYWORDS)) {
-		PyErr_SetString(PyExc_RuntimeError, "ndarray.round is not as known");
-		return -1;
-	}
-	round_real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
-	def->ml_meth = (PyCFunction)(void (*)(void))round_checked;
-	return 0;
+	return keywords_method_swap(nd, "round", &round_real, round_checked);
 }
 
 /* ndarray.__setstate__ frees the memory the array owns and takes the state's: called on an
@@ -2332,21 +2329,29 @@ static PyObject *frompyfunc_held(PyObject *self, PyObject *args, PyObject *kw)
 	return u;
 }
 
-static int frompyfunc_guard(PyObject *m)
+/* The function name of numpy's module m (taking arguments and keywords) calls guard from now
+ * on; *real is numpy's. */
+static int keywords_function_swap(PyObject *m, const char *name, PyCFunctionWithKeywords *real,
+                                  PyCFunctionWithKeywords guard)
 {
-	PyObject *f = PyObject_GetAttrString(m, "frompyfunc");
+	PyObject *f = PyObject_GetAttrString(m, name);
 	PyMethodDef *def;
 
 	if (!f || !PyCFunction_Check(f) ||
 	    (def = ((PyCFunctionObject *)f)->m_ml)->ml_flags != (METH_VARARGS | METH_KEYWORDS)) {
 		Py_XDECREF(f);
-		PyErr_SetString(PyExc_RuntimeError, "numpy.frompyfunc is not as known");
+		PyErr_Format(PyExc_RuntimeError, "numpy.%s is not as known", name);
 		return -1;
 	}
-	frompyfunc_real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
-	def->ml_meth = (PyCFunction)(void (*)(void))frompyfunc_held;
+	*real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
+	def->ml_meth = (PyCFunction)(void (*)(void))guard;
 	Py_DECREF(f);
 	return 0;
+}
+
+static int frompyfunc_guard(PyObject *m)
+{
+	return keywords_function_swap(m, "frompyfunc", &frompyfunc_real, frompyfunc_held);
 }
 
 /* numpy.core.multiarray.scalar (how a pickled scalar is made again) took a dtype of objects
@@ -2383,19 +2388,7 @@ static PyObject *scalar_checked(PyObject *self, PyObject *args, PyObject *kw)
 
 static int scalar_guard(PyObject *m)
 {
-	PyObject *f = PyObject_GetAttrString(m, "scalar");
-	PyMethodDef *def;
-
-	if (!f || !PyCFunction_Check(f) ||
-	    (def = ((PyCFunctionObject *)f)->m_ml)->ml_flags != (METH_VARARGS | METH_KEYWORDS)) {
-		Py_XDECREF(f);
-		PyErr_SetString(PyExc_RuntimeError, "numpy's scalar() is not as known");
-		return -1;
-	}
-	scalar_real = (PyCFunctionWithKeywords)(void (*)(void))def->ml_meth;
-	def->ml_meth = (PyCFunction)(void (*)(void))scalar_checked;
-	Py_DECREF(f);
-	return 0;
+	return keywords_function_swap(m, "scalar", &scalar_real, scalar_checked);
 }
 
 /* Every ufunc numpy's compiled module defines. */
