@@ -140,11 +140,12 @@ static int by_signal(const struct verdict_in *in, struct verdict *v)
 	 * stepping or freeing nested iterators), deeper than any stack the memory limit allows. */
 	if (sig == SIGSEGV)
 		set(v, RUN_CRASHED, "InterpreterCrash",
-		    "The interpreter crashed (signal %d, SEGV). Data nested hundreds of thousands of "
-		    "levels deep (tuples, iterators wrapping iterators) runs the C stack out this way; "
-		    "a library's compiled code given a value it does not check (a NaN coordinate, a "
-		    "huge size), or one that ran short of memory near the call's limit (%llu MiB: "
-		    "work on less data at once, delete what is no longer needed), can fail so too.",
+		    "The interpreter crashed (signal %d, SEGV). Data nested hundreds of "
+		    "thousands of levels deep (tuples, iterators wrapping iterators) runs the C "
+		    "stack out this way; a library's compiled code given a value it does not check "
+		    "(a NaN coordinate, a huge size), or one that ran short of memory near the "
+		    "call's limit (%llu MiB: work on less data at once, delete what is no longer "
+		    "needed), can fail so too.",
 		    sig, (unsigned long long)(in->memory >> 20));
 	else
 		set(v, RUN_CRASHED, "InterpreterCrash", "The interpreter crashed (signal %d, %s).",

@@ -2252,20 +2252,20 @@ static int audit_hook(const char *event, PyObject *args, void *data)
 	for (const char *const *p = audit_refused; *p; p++) {
 		size_t n = strlen(*p);
 		if ((*p)[n - 1] == '.' ? strncmp(event, *p, n) == 0 : strcmp(event, *p) == 0) {
-			PyErr_Format(PyExc_PermissionError, "%s is not allowed in the sandbox%s",
-			             event,
-			             audit_network(event)
-			                 ? ": it has no network (files come from the workspace)"
-			             : strcmp(event, "pickle.find_class") == 0
-			                 ? ": reading a pickle runs what it names, so pickles are "
-			                   "not read (pd.read_pickle, np.load(allow_pickle=True)); "
-			                   "keep data as CSV, Excel, JSON or np.save of numbers"
-			             : strcmp(event, "mmap.__new__") == 0
-			                 ? ": files are not memory-mapped; read them whole instead "
-			                   "(an .npy file with np.load and no mmap_mode; a raw file "
-			                   "np.memmap would map with np.fromfile(name, dtype), "
-			                   "reshaped)"
-			                 : "");
+			PyErr_Format(
+			    PyExc_PermissionError, "%s is not allowed in the sandbox%s", event,
+			    audit_network(event)
+			        ? ": it has no network (files come from the workspace)"
+			    : strcmp(event, "pickle.find_class") == 0
+			        ? ": reading a pickle runs what it names, so pickles are "
+			          "not read (pd.read_pickle, np.load(allow_pickle=True)); "
+			          "keep data as CSV, Excel, JSON or np.save of numbers"
+			    : strcmp(event, "mmap.__new__") == 0
+			        ? ": files are not memory-mapped; read them whole instead "
+			          "(an .npy file with np.load and no mmap_mode; a raw file "
+			          "np.memmap would map with np.fromfile(name, dtype), "
+			          "reshaped)"
+			        : "");
 			return -1;
 		}
 	}
