@@ -10730,3 +10730,30 @@ Test(data, objects_an_array_replaces_die_after_numpy_s_loop)
 	    "false,\"S\"],[false,\"S\"],true,[\"s\",\"t\",\"q\"],[\"v\",\"u\"]]");
 	e2e_stop();
 }
+
+/* An animation's HTML (to_jshtml, rcParams['animation.html'] = 'jshtml') was written to a
+ * temporary directory and read back: refused (matplotlib's tempfile is the real one, and
+ * without a workspace there is none). With its frames embedded the page is made in memory,
+ * as matplotlib's writer makes it. */
+Test(data, an_animation_s_html_is_made_in_memory)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np, matplotlib.pyplot as plt\n"
+	                  "from matplotlib import animation\n"
+	                  "fig, ax = plt.subplots()\n"
+	                  "line, = ax.plot([], [])\n"
+	                  "ax.set_xlim(0, 2 * np.pi); ax.set_ylim(-1, 1)\n"
+	                  "x = np.linspace(0, 2 * np.pi, 50)\n"
+	                  "def update(i):\n"
+	                  "    line.set_data(x, np.sin(x + i / 5))\n"
+	                  "    return line,\n"
+	                  "ani = animation.FuncAnimation(fig, update, frames=5, interval=100)\n"
+	                  "h = ani.to_jshtml()\n"
+	                  "plt.rcParams['animation.html'] = 'jshtml'\n"
+	                  "h2 = ani._repr_html_()\n"
+	                  "plt.close(fig)\n"
+	                  "[len(h) > 10000, h.count('frames[') , '<script' in h, h2 == h, "
+	                  "'data:image/png;base64' in h]\n",
+	                  "[true,9,true,true,true]");
+	e2e_stop();
+}

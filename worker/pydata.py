@@ -7134,6 +7134,68 @@ def _no_tex():
         return False
 
     animation.MovieWriter.isAvailable = classmethod(isAvailable)
+    _animation_html()
+
+
+def _animation_html():
+    """An animation's HTML (to_jshtml, what rcParams['animation.html'] = 'jshtml' shows) was
+    written to a file in a temporary directory and read back: a worker has no temporary
+    directory without a workspace, and matplotlib's is the real tempfile's, refused in any case
+    ('tempfile.mkdtemp is not allowed'). With its frames embedded (the default), the page is
+    made in memory: the same HTML matplotlib's writer makes."""
+    import uuid
+    from matplotlib import animation
+
+    # HTMLWriter with embedded frames keeps them in memory, yet made a temporary directory for
+    # frame files it never writes (ani.save('a.html', writer=HTMLWriter(embed_frames=True))
+    # failed in a workspace too): it makes none.
+    setup_real = animation.HTMLWriter.setup
+
+    def setup(self, fig, outfile, dpi=None, frame_dir=None):
+        if not self.embed_frames:
+            return setup_real(self, fig, outfile, dpi, frame_dir)
+        if str(outfile).rpartition('.')[2] not in ('html', 'htm'):
+            return setup_real(self, fig, outfile, dpi, frame_dir)  # matplotlib's error
+        self._saved_frames, self._total_bytes, self._hit_limit = [], 0, False
+        self.fig, self.outfile = fig, outfile
+        self.dpi = fig.dpi if dpi is None else dpi
+        self._adjust_frame_size()
+        self._tmpdir, self._clear_temp, self._frame_counter = None, False, 0
+        self._temp_paths = []
+
+    setup.__doc__ = setup_real.__doc__
+    animation.HTMLWriter.setup = setup
+
+    class MemoryHTMLWriter(animation.HTMLWriter):
+        """matplotlib's HTMLWriter with embedded frames, its page kept as a string (html)."""
+
+        def finish(self):
+            modes = dict(once_checked='', loop_checked='', reflect_checked='')
+            modes[self.default_mode + '_checked'] = 'checked'
+            self.html = animation.JS_INCLUDE + animation.STYLE_INCLUDE + \
+                animation.DISPLAY_TEMPLATE.format(
+                    id=uuid.uuid4().hex, Nframes=len(self._saved_frames),
+                    fill_frames=animation._embedded_frames(self._saved_frames,
+                                                           self.frame_format),
+                    interval=1000 // self.fps, **modes)
+
+    real = animation.Animation.to_jshtml
+
+    def to_jshtml(self, fps=None, embed_frames=True, default_mode=None):
+        if not embed_frames:
+            return real(self, fps, embed_frames, default_mode)
+        if fps is None and hasattr(self, '_interval'):
+            fps = 1000 / self._interval
+        if default_mode is None:
+            default_mode = 'loop' if self.repeat else 'once'
+        if not hasattr(self, '_html_representation'):
+            writer = MemoryHTMLWriter(fps=fps, embed_frames=True, default_mode=default_mode)
+            self.save('animation.html', writer=writer)
+            self._html_representation = writer.html
+        return self._html_representation
+
+    to_jshtml.__doc__ = real.__doc__
+    animation.Animation.to_jshtml = to_jshtml
 
 
 class _PlainGC:
