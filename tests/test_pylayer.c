@@ -2454,32 +2454,3 @@ Test(pylayer, replaced_slots_are_reached_by_every_route)
 	    "\"list[int]\"]");
 	e2e_stop();
 }
-
-/* operator.attrgetter and methodcaller check their names against the attribute rules; their
- * classes, reached with type() of a getter, made getters that read the code's own function's
- * __code__ and real globals (V75b L1). The classes check the same names for the code. */
-Test(pylayer, getter_classes_check_names_as_the_functions_do)
-{
-	e2e_start(NULL);
-	e2e_expect_result(
-	    "import operator\n"
-	    "AG, MC = type(operator.attrgetter('x')), type(operator.methodcaller('x'))\n"
-	    "def f():\n"
-	    "    return 1\n"
-	    "def attempt(g):\n"
-	    "    try:\n"
-	    "        return type(g()).__name__\n"
-	    "    except AttributeError as e:\n"
-	    "        return 'refused'\n"
-	    "class P:\n"
-	    "    x = 3\n"
-	    "    def m(self):\n"
-	    "        return 4\n"
-	    "[attempt(lambda: AG('__code__')(f)), attempt(lambda: AG('__globals__')(f)),\n"
-	    " attempt(lambda: AG('__code__.co_consts')(f)), attempt(lambda: "
-	    "MC('__reduce_ex__', 4)(f)),\n"
-	    " AG('x')(P()), MC('m')(P()), AG('__name__')(f), "
-	    "sorted([P(), P()], key=AG('x'))[0].x]",
-	    "[\"refused\",\"refused\",\"refused\",\"refused\",3,4,\"f\",3]");
-	e2e_stop();
-}

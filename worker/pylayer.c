@@ -706,13 +706,6 @@ static PyObject *attrgetter_new(PyTypeObject *type, PyObject *args, PyObject *kw
 	if (!audit_armed)
 		return attrgetter_new_real(type, args, kw);
 	names = exact_names(args, PyTuple_GET_SIZE(args));
-	/* the user's code making one with the class (type() of a getter) gets the rules
-	 * operator.attrgetter checks (its own function's __code__ and __globals__ were read,
-	 * V75b L1) */
-	for (Py_ssize_t i = 0; names && pyguard_reader_is_user() && i < PyTuple_GET_SIZE(names);
-	     i++)
-		if (attr_check_dotted(PyTuple_GET_ITEM(names, i)) < 0)
-			Py_CLEAR(names);
 	r = names ? attrgetter_new_real(type, names, kw) : NULL;
 	Py_XDECREF(names);
 	getter_made(r);
@@ -726,9 +719,6 @@ static PyObject *methodcaller_new(PyTypeObject *type, PyObject *args, PyObject *
 	if (!audit_armed)
 		return methodcaller_new_real(type, args, kw);
 	exact = exact_names(args, 1);
-	if (exact && pyguard_reader_is_user() && PyTuple_GET_SIZE(exact) > 0 &&
-	    attr_check(PyTuple_GET_ITEM(exact, 0)) < 0)
-		Py_CLEAR(exact);
 	r = exact ? methodcaller_new_real(type, exact, kw) : NULL;
 	Py_XDECREF(exact);
 	getter_made(r);
