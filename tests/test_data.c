@@ -10757,3 +10757,75 @@ Test(data, an_animation_s_html_is_made_in_memory)
 	                  "[true,9,true,true,true]");
 	e2e_stop();
 }
+
+/* A slot numpy replaced on ndarray and on array.array was still numpy's own in the classes the
+ * zygote had made beneath them (np.recarray's and np.matrix's item assignment held nothing,
+ * V76a H1; openpyxl's StyleArray wrote an int past its shrunk buffer, H2): they reach the
+ * guards now. And a compiled writer that drops an array's object before it stores the next
+ * (pandas' fillna(inplace=True), a buffered nditer's write-back) ran its __del__ while the item
+ * still held it: an assignment of the same item there dropped the array's reference twice
+ * (H3, H4). Such a write from the object's own __del__ is refused (an ignored RuntimeError). */
+Test(data, replaced_slots_and_dropped_objects_stay_held)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from openpyxl.styles.cell_style import StyleArray\n"
+	    "a = np.empty(1, dtype=object).view(np.recarray)\n"
+	    "g = []\n"
+	    "class D:\n"
+	    "    def __del__(self):\n"
+	    "        g.append(self)\n"
+	    "        a[0] = 'inner'\n"
+	    "a[0] = D()\n"
+	    "a[0] = 'outer'\n"
+	    "junk = [bytearray(48) for _ in range(200)]\n"
+	    "s = StyleArray()\n"
+	    "s.extend([0] * 100)\n"
+	    "class I:\n"
+	    "    def __index__(self):\n"
+	    "        del s[9:]\n"
+	    "        return 5\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except Exception as e:\n"
+	    "        return type(e).__name__\n"
+	    "r = [a[0], type(g[0]).__name__, attempt(lambda: s.__setitem__(36, I())), len(s)]\n"
+	    "s[3] = 7\n"
+	    "m = np.matrix([[1, 2]])\n"
+	    "m[0, 1] = 5\n"
+	    "r + [s[3], m.tolist()]\n",
+	    "[\"inner\",\"D\",\"IndexError\",9,7,[[1,5]]]");
+	e2e_expect_result("import numpy as np, pandas as pd\n"
+	                  "g = []\n"
+	                  "arr = np.array(['a', None, 'c'], dtype=object)\n"
+	                  "class F(float):\n"
+	                  "    def __del__(self):\n"
+	                  "        g.append(self)\n"
+	                  "        arr[1] = 'inner'\n"
+	                  "arr[1] = F('nan')\n"
+	                  "s = pd.Series(arr, copy=False)\n"
+	                  "s.fillna(method='ffill', inplace=True)\n"
+	                  "junk = [bytearray(48) for _ in range(200)]\n"
+	                  "base = np.empty((4, 4), dtype=object)\n"
+	                  "base[...] = 'o'\n"
+	                  "arr2 = base.T\n"
+	                  "class G:\n"
+	                  "    def __del__(self):\n"
+	                  "        g.append(self)\n"
+	                  "        arr2[0, 0] = 'inner'\n"
+	                  "arr2[0, 0] = G()\n"
+	                  "it = np.nditer(arr2, flags=['buffered', 'refs_ok', 'external_loop'], "
+	                  "op_flags=[['readwrite']],\n"
+	                  "               order='C', buffersize=16)\n"
+	                  "with it:\n"
+	                  "    for x in it:\n"
+	                  "        x[...] = 'new'\n"
+	                  "junk2 = [bytearray(48) for _ in range(200)]\n"
+	                  "[arr.tolist(), [type(o).__name__ for o in g], arr2[0, 0], "
+	                  "int(np.sum(arr2 == 'new'))]\n",
+	                  "[[\"a\",\"a\",\"c\"],[\"F\",\"G\"],\"new\",16]");
+	e2e_stop();
+}

@@ -62,6 +62,8 @@ int pyreentry_texts_hold_all(void);
 void pyreentry_hold_until_end(PyObject *o);
 /* Is a finalizer of a class made in a call running (its writes are never an import's)? */
 int pyreentry_finalizing(void);
+/* Is o the object of a finalizer of the code's that is running? */
+int pyreentry_being_finalized(PyObject *o);
 /* Is code of the code's running with or without a frame: such a finalizer, or a hash or
  * comparison of a class made after the zygote? */
 int pyreentry_code_runs(void);

@@ -1321,11 +1321,44 @@ static int holds_objects(PyObject *a)
 	       descr_has_objects(((struct np_array *)a)->descr);
 }
 
+/* Does the list l (nested, as tolist makes it) hold an item the array it was read from holds
+ * no counted reference to: one only l holds (a compiled writer dropped it and its weak
+ * reference's callback runs), or the object of a running finalizer of the code's (a compiled
+ * writer, numpy's or a library's Cython, dropped it before storing the next, and its __del__
+ * writes the same item: the reference would be dropped twice, V76a H3-H4)? */
+static const char dropped_said[] =
+    "an array's object is not replaced or read from its own __del__ (or a weak reference's "
+    "callback) while the code that dropped it runs";
+
+static int holds_dropped(PyObject *l, int depth)
+{
+	for (Py_ssize_t i = 0; PyList_Check(l) && i < PyList_GET_SIZE(l); i++) {
+		PyObject *o = PyList_GET_ITEM(l, i);
+		int dropped = depth > 1 ? holds_dropped(o, depth - 1)
+		                        : Py_REFCNT(o) <= 1 || pyreentry_being_finalized(o);
+		if (dropped)
+			return 1;
+	}
+	return 0;
+}
+
 /* The objects of a (an array holding objects: a list of them; anything else: a itself), or
  * NULL with an error. */
 static PyObject *objects_kept(PyObject *a)
 {
-	return holds_objects(a) ? PyObject_CallOneArg(ndarray_tolist_fn, a) : Py_NewRef(a);
+	PyObject *l;
+
+	if (!holds_objects(a))
+		return Py_NewRef(a);
+	if (!(l = PyObject_CallOneArg(ndarray_tolist_fn, a)))
+		return NULL;
+	if (pyreentry_finalizing() && descr_is_object(((struct np_array *)a)->descr) &&
+	    holds_dropped(l, ((struct np_array *)a)->nd)) {
+		Py_DECREF(l);
+		PyErr_SetString(PyExc_RuntimeError, dropped_said);
+		return NULL;
+	}
+	return l;
 }
 
 /* What an assignment replaces, read as numpy reads it (region, a new reference or NULL): kept
@@ -1342,6 +1375,17 @@ static PyObject *replaced_kept(PyObject *whole, PyObject *region)
 	} else if (!PyObject_TypeCheck(region, ndarray_type) &&
 	           !descr_is_object(((struct np_array *)whole)->descr)) {
 		Py_SETREF(region, Py_NewRef(whole));
+	} else if (!PyObject_TypeCheck(region, ndarray_type) && pyreentry_finalizing()) {
+		/* (one object: the one read, as holds_dropped checks a list's) */
+		PyObject *l = PyList_New(1);
+		int dropped = !l || (PyList_SET_ITEM(l, 0, Py_NewRef(region)), holds_dropped(l, 1));
+		Py_XDECREF(l);
+		if (dropped) {
+			Py_DECREF(region);
+			if (!PyErr_Occurred())
+				PyErr_SetString(PyExc_RuntimeError, dropped_said);
+			return NULL;
+		}
 	}
 	r = objects_kept(region);
 	Py_DECREF(region);
@@ -1464,11 +1508,16 @@ static int writes_guard(PyTypeObject *nd)
 		PyErr_SetString(PyExc_RuntimeError, "ndarray's item assignment is not as known");
 		return -1;
 	}
+	/* (np.recarray, np.matrix, np.memmap and the libraries' subclasses copied the slots when
+	 * they were made: numpy's item assignment ran without the holds below, V76a H1) */
 	ndarray_assign_real = nd->tp_as_mapping->mp_ass_subscript;
-	nd->tp_as_mapping->mp_ass_subscript = ndarray_assign_held;
-	rewrap_note((void *)ndarray_assign_real, (void *)ndarray_assign_held);
 	ndarray_subscript_real = nd->tp_as_mapping->mp_subscript;
-	nd->tp_as_mapping->mp_subscript = ndarray_subscript_held;
+	if (pyguard_slot_everywhere(nd, (void *)ndarray_assign_real, (void *)ndarray_assign_held) <
+	        0 ||
+	    pyguard_slot_everywhere(nd, (void *)ndarray_subscript_real,
+	                            (void *)ndarray_subscript_held) < 0)
+		return -1;
+	rewrap_note((void *)ndarray_assign_real, (void *)ndarray_assign_held);
 	rewrap_note((void *)ndarray_subscript_real, (void *)ndarray_subscript_held);
 	ndarray_type = nd;
 	if (!(ndarray_tolist_fn = PyDict_GetItemString(nd->tp_dict, "tolist")) ||

@@ -461,12 +461,12 @@ int pyreentry_seal_array(PyObject *module)
 	Py_INCREF(array_typecode_get);
 	array_type = t; /* the module keeps it */
 	Py_DECREF(cls);
+	/* (a subclass the zygote made copied them: openpyxl's StyleArray, V76a H2) */
 	array_assign_real = t->tp_as_mapping->mp_ass_subscript;
 	array_assign_item_real = t->tp_as_sequence->sq_ass_item;
-	t->tp_as_mapping->mp_ass_subscript = array_assign;
-	t->tp_as_sequence->sq_ass_item = array_assign_item;
-	if (rewrap(t, "__setitem__", (void *)array_assign_real, (void *)array_assign) < 0 ||
-	    rewrap(t, "__setitem__", (void *)array_assign_item_real, (void *)array_assign_item) < 0)
+	if (pyguard_slot_everywhere(t, (void *)array_assign_real, (void *)array_assign) < 0 ||
+	    pyguard_slot_everywhere(t, (void *)array_assign_item_real, (void *)array_assign_item) <
+	        0)
 		return -1;
 	array_tobytes_real = Py_XNewRef(PyDict_GetItemString(t->tp_dict, "tobytes"));
 	if (!array_tobytes_real || !PyObject_TypeCheck(array_tobytes_real, &PyMethodDescr_Type)) {
@@ -3057,12 +3057,36 @@ static int generators_guard(void)
  * code (a partial of setattr) has no frame of its own, and its writes were taken for the
  * module's. While a finalizer of a class made in a call runs, nothing is the import's. */
 static int finalizing; /* finalizers of classes made in a call running */
+/* The objects whose finalizers run, innermost last (a finalizer's own object may still sit in
+ * the array slot a compiled writer dropped it from: pyreentry_being_finalized). */
+#define FINALIZING_MAX 64
+static PyObject *finalizing_objects[FINALIZING_MAX];
+
+static void finalizing_begin(PyObject *self)
+{
+	if (finalizing < FINALIZING_MAX)
+		finalizing_objects[finalizing] = self;
+	finalizing++;
+}
+
+static void finalizing_end(void)
+{
+	finalizing--;
+}
+
+int pyreentry_being_finalized(PyObject *o)
+{
+	for (int i = 0; i < finalizing && i < FINALIZING_MAX; i++)
+		if (finalizing_objects[i] == o)
+			return 1;
+	return 0;
+}
 
 static void finalize_counted(PyObject *self)
 {
-	finalizing++;
+	finalizing_begin(self);
 	finalize_real(self);
-	finalizing--;
+	finalizing_end();
 }
 
 /* A class made in a call that inherits a C base's finalizer (io.IOBase's calls the object's
@@ -3077,10 +3101,10 @@ static void finalize_inherited(PyObject *self)
 		if (b && b != finalize_inherited)
 			f = b == finalize_counted ? finalize_real : b;
 	}
-	finalizing++;
+	finalizing_begin(self);
 	if (f)
 		f(self);
-	finalizing--;
+	finalizing_end();
 }
 
 int pyreentry_finalizing(void)
@@ -3106,9 +3130,9 @@ static PyObject *counted_cb_call(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *cb = Py_NewRef(((struct counted_cb *)self)->cb), *r;
 
-	finalizing++;
+	finalizing_begin(NULL);
 	r = PyObject_Call(cb, args, kw);
-	finalizing--;
+	finalizing_end();
 	Py_DECREF(cb);
 	return r;
 }
