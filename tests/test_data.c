@@ -4518,12 +4518,12 @@ Test(data, files_stay_out_of_reach)
 	refused_no_file(e2e_fmt("import matplotlib.pyplot as plt\nplt.plot([1])\nplt.savefig('%s')",
 	                        scratch_file("c.png")),
 	                &NO_FILE, scratch_file("c.png"));
-	/* A library's temporary directory (an animation's frames as HTML) says there are no
-	 * files, as open does. */
+	/* A library's temporary directory (an animation's frames as files beside its HTML) says
+	 * there are no files, as open does. */
 	refused_no_file("import matplotlib.pyplot as plt\n"
 	                "from matplotlib.animation import FuncAnimation\n"
 	                "fig, ax = plt.subplots()\n"
-	                "FuncAnimation(fig, lambda i: [], frames=2).to_jshtml()",
+	                "FuncAnimation(fig, lambda i: [], frames=2).to_jshtml(embed_frames=False)",
 	                &(struct e2e_refusal){"error", "PermissionError",
 	                                      "tempfile.mkdtemp is not allowed in the sandbox: no "
 	                                      "workspace was given"},
