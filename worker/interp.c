@@ -2337,12 +2337,15 @@ void interp_run(const char *code, struct run_outcome *out)
 	Py_CLEAR(exc);
 	Py_CLEAR(value);
 	program_clear(&prog);
+	/* the finalizers the code's end deferred, and its last release's */
+	pyreentry_deferred_run();
 	/* The files it opened end with it, what they buffered written, before its output is
 	 * taken (a file that could not be written says so there); the databases' commits made in
 	 * SQL first, and the objects that read their file later given its bytes. */
 	pydata_keep_files();
 	pysqlite_call_end();
 	pyfiles_call_end();
+	pyreentry_deferred_run();
 	pygc_call_end();
 	pyresult_call_source(NULL);
 	if (failed) {

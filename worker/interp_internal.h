@@ -67,6 +67,13 @@ int pyreentry_being_finalized(PyObject *o);
 /* Is code of the code's running with or without a frame: such a finalizer, or a hash or
  * comparison of a class made after the zygote? */
 int pyreentry_code_runs(void);
+/* With the data stack loaded, finalizers of the code's (__del__, weak reference callbacks) that
+ * come while a call runs wait for the user's own frame (a pending call, a collector's tick) or
+ * the end of the code: run them now, and what they defer in turn. */
+void pyreentry_deferred_run(void);
+/* The collector's tick: deferred finalizers waiting for the user's frame are queued if it is the
+ * innermost, else asked about again at the next check. */
+void pyreentry_deferred_tick(void);
 /* A slot of self's class runs: counted as code of the code's while it does when the class is
  * one made after the zygote (pyreentry_code_runs); what begin answers goes to end. */
 int pyreentry_slot_begin(PyObject *self);
@@ -278,6 +285,8 @@ void pygc_zygote_ready(void);
 void pygc_call_begin(void);
 /* Is a collection the tick asked for running (what its finalizers do is never an import's)? */
 int pygc_collecting(void);
+/* Have the tick's handler run at the interpreter's next check, as if the timer had fired. */
+void pygc_ask_again(void);
 void pygc_call_end(void);
 /* Around the start of a thread of the code's: the thread starts with the tick's signal
  * blocked, so that it goes to the main thread. */

@@ -4616,6 +4616,83 @@ def _lil_checks():
         return lengths(input, output)
 
     pairs = [(lil_flatten_to_array, flatten), (lil_get_lengths, lengths)]
+
+    # A row's column numbers are searched by compiled bisection with bounds checks off: the
+    # length is read once and each probed item converted through its __index__, the code's
+    # when the item is an object of its own: one that shortened the row had the next probe read
+    # a freed item past its end. The rows a call searches are made lists of plain ints first
+    # (the conversions run here, as Python code), with the call's own numbers converted before
+    # (the compiled call would convert them after: an __index__ there could add to a row).
+    import operator
+
+    def plain_rows(rows, M, ks):
+        rows = np.asarray(rows)
+        n = rows.shape[0] if rows.ndim == 1 and rows.dtype == object else 0
+        for k in ks:
+            k = k + M if k < 0 else k
+            row = rows[k] if 0 <= k < n else None
+            if type(row) is list and any(type(v) is not int for v in row):
+                row[:] = [operator.index(v) for v in list(row)]
+
+    def numbers(*values):
+        return [operator.index(v) for v in values]
+
+    def index_rows(idx):
+        return np.unique(np.asarray(idx)).tolist() if isinstance(idx, np.ndarray) else []
+
+    def get1_(real):
+        def lil_get1(M, N, rows, datas, i, j):
+            M, N, i, j = numbers(M, N, i, j)
+            plain_rows(rows, M, (i,))
+            return real(M, N, rows, datas, i, j)
+        return lil_get1
+
+    def insert_(real):
+        def lil_insert(M, N, rows, datas, i, j, x):
+            M, N, i, j = numbers(M, N, i, j)
+            plain_rows(rows, M, (i,))
+            return real(M, N, rows, datas, i, j, x)
+        return lil_insert
+
+    def fancy_get_(real):
+        def lil_fancy_get(M, N, rows, datas, new_rows, new_datas, i_idx, j_idx):
+            M, N = numbers(M, N)
+            plain_rows(rows, M, index_rows(i_idx))
+            return real(M, N, rows, datas, new_rows, new_datas, i_idx, j_idx)
+        return lil_fancy_get
+
+    def fancy_set_(real):
+        def lil_fancy_set(M, N, rows, data, i_idx, j_idx, values):
+            M, N = numbers(M, N)
+            # (the values are read at each index's place, with bounds checks off)
+            if (isinstance(values, np.ndarray) and isinstance(i_idx, np.ndarray) and
+                    np.shape(values) != np.shape(i_idx)):
+                raise ValueError('the values and the indices differ in shape')
+            plain_rows(rows, M, index_rows(i_idx))
+            return real(M, N, rows, data, i_idx, j_idx, values)
+        return lil_fancy_set
+
+    def row_ranges_(real):
+        def lil_get_row_ranges(M, N, rows, datas, new_rows, new_datas, irows, j_start,
+                               j_stop, j_stride, nj):
+            M, N, j_start, j_stop, j_stride, nj = numbers(M, N, j_start, j_stop, j_stride, nj)
+            irows = numbers(*irows)
+            plain_rows(rows, M, irows)
+            return real(M, N, rows, datas, new_rows, new_datas, irows, j_start, j_stop,
+                        j_stride, nj)
+        return lil_get_row_ranges
+
+    makers = {'lil_get1': get1_, 'lil_insert': insert_, 'lil_fancy_get': fancy_get_,
+              '_lil_fancy_get_': fancy_get_, 'lil_fancy_set': fancy_set_,
+              '_lil_fancy_set_': fancy_set_, 'lil_get_row_ranges': row_ranges_}
+    for name in dir(_csparsetools):
+        maker = makers.get(name) or next((m for p, m in makers.items()
+                                          if p.startswith('_') and name.startswith(p)), None)
+        if maker is not None:
+            real = getattr(_csparsetools, name)
+            f = maker(real)
+            f.__name__ = f.__qualname__ = name
+            pairs.append((f, real))
     for f, real in pairs:
         f.__doc__ = real.__doc__
     _replace_all({id(real): (real, f) for f, real in pairs})

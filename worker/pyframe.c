@@ -5,6 +5,7 @@
 #include <Python.h>
 #include "internal/pycore_code.h"
 #include "internal/pycore_frame.h"
+#include "opcode.h"
 
 #include "worker_internal.h"
 
@@ -170,4 +171,29 @@ int pyframe_held_refs(PyObject *o)
 	while (PyDict_Next(g, &pos, &key, &value))
 		holders_note(&more, &h, value, o);
 	return n + holders_count(&more, o);
+}
+
+/* Does closing gen, a suspended generator or coroutine, run code: a handler of its own (a try,
+ * a with: its code's exception table) or an iterator it delegates to (yield from, await: the
+ * one CPython's close closes first, found as CPython finds it)? A generator that never started,
+ * or anything that has ended, runs nothing. */
+int pyframe_gen_close_runs_code(PyObject *gen)
+{
+	PyGenObject *g = (PyGenObject *)gen;
+	_PyInterpreterFrame *f = (_PyInterpreterFrame *)g->gi_iframe;
+	_Py_CODEUNIT next;
+	int op;
+
+	if (g->gi_frame_state >= FRAME_COMPLETED)
+		return 0;
+	/* (a coroutine never awaited warns; an asynchronous generator calls its event loop's hook) */
+	if (!PyGen_CheckExact(gen))
+		return 1;
+	if (g->gi_frame_state != FRAME_SUSPENDED)
+		return 0;
+	if (PyBytes_GET_SIZE(g->gi_code->co_exceptiontable) > 0)
+		return 1;
+	next = f->prev_instr[1];
+	op = _Py_OPCODE(next);
+	return (op == RESUME || op == RESUME_QUICK) && _Py_OPARG(next) >= 2;
 }

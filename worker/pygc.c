@@ -111,6 +111,9 @@ static int collect_due(void *unused)
 
 	(void)unused;
 	queued = 0;
+	/* finalizers deferred while a library ran: the user's frame is the innermost again */
+	if (in_call && pyguard_frame_is_users())
+		pyreentry_deferred_run();
 	if (!in_call || !wanted || (!pyguard_frame_is_users() && worker_python_threads() == 0))
 		return 0;
 	if (three(get_count_fn, count) == 0 && three(get_threshold_fn, threshold) == 0 &&
@@ -134,6 +137,8 @@ static PyObject *tick(PyObject *self, PyObject *args)
 {
 	(void)self;
 	(void)args;
+	if (in_call)
+		pyreentry_deferred_tick();
 	if (sleeping) {
 		sleeping = 0; /* what the collection runs is not the sleep */
 		collect_due(NULL);
@@ -144,6 +149,12 @@ static PyObject *tick(PyObject *self, PyObject *args)
 			queued = 0;
 	}
 	Py_RETURN_NONE;
+}
+
+void pygc_ask_again(void)
+{
+	if (in_call)
+		(void)PyErr_SetInterruptEx(SIGPROF);
 }
 
 /* time.sleep. Pending calls run in a lock's wait (a thread's join, a queue's get) but not in

@@ -3076,35 +3076,221 @@ static void finalizing_end(void)
 
 int pyreentry_being_finalized(PyObject *o)
 {
+	/* (past the record's room, any object may be one) */
+	if (finalizing > FINALIZING_MAX)
+		return 1;
 	for (int i = 0; i < finalizing && i < FINALIZING_MAX; i++)
 		if (finalizing_objects[i] == o)
 			return 1;
 	return 0;
 }
 
-static void finalize_counted(PyObject *self)
+/* ---- finalizers deferred to the user's own code -------------------------------------------
+ * Compiled libraries drop the object a slot holds before they store the next one: numpy's
+ * copies into arrays of objects, and Cython's every assignment (an object array's item through
+ * a memoryview, as pandas' pad_inplace fills, an extension class's attribute). An object whose
+ * last reference that was ran its finalizer there, with the slot still pointing at it: code the
+ * finalizer ran that wrote the same slot through another compiled writer dropped the object a
+ * second time (freed while the array still held it: a forged object in its place). Holds around
+ * numpy's own writes cannot see Cython's. So with the data stack loaded, a finalizer of the
+ * code's (a class's __del__, a C finalizer a class of the code's inherits, a weak reference's
+ * callback) that comes while a call runs is deferred: its object is kept (resurrected, as a
+ * __del__ that stores self does) and the finalizer runs where no library is halfway through a
+ * write: between two instructions of the user's own frame (a pending call, as the collector's
+ * ticks), or when the call's code ends. A collection the tick makes is such a point already:
+ * its finalizers run where they come. */
+static PyObject *deferred;  /* list of (None, object) and (callback, arguments), oldest first */
+static int deferred_queued; /* deferred_due waits among the pending calls */
+static PyObject *dropping;  /* an object whose deferred finalizer ran, being released */
+
+static int deferred_due(void *unused);
+
+/* Keep (cb, o) to run later, if finalizers are deferred now: 1, or 0 (run it now). Leaves the
+ * error indicator as it found it. */
+static int defer(PyObject *cb, PyObject *o)
 {
-	finalizing_begin(self);
-	finalize_real(self);
-	finalizing_end();
+	PyObject *type, *value, *tb, *entry;
+	int kept = 0;
+
+	if (!pydata_ndarray() || !pylayer_armed() || pygc_collecting())
+		return 0;
+	PyErr_Fetch(&type, &value, &tb);
+	if (deferred || (deferred = PyList_New(0))) {
+		entry = PyTuple_Pack(2, cb, o);
+		kept = entry && PyList_Append(deferred, entry) == 0;
+		Py_XDECREF(entry);
+	}
+	PyErr_Clear();
+	if (kept && !deferred_queued) {
+		deferred_queued = 1;
+		if (Py_AddPendingCall(deferred_due, NULL) < 0)
+			deferred_queued = 0;
+	}
+	PyErr_Restore(type, value, tb);
+	return kept;
 }
 
-/* A class made in a call that inherits a C base's finalizer (io.IOBase's calls the object's
- * close, which the code may have made anything): that one, counted the same. */
-static void finalize_inherited(PyObject *self)
+/* Generators, coroutines and asynchronous generators that go suspended run their handlers
+ * (finally, with, except) and close what they delegate to when they die: deferred the same.
+ * One whose close runs no code (never started, ended, or with no handler: a generator
+ * expression that any() left) goes at once. */
+static PyTypeObject *const gen_types[] = {&PyGen_Type, &PyCoro_Type, &PyAsyncGen_Type};
+#define N_GEN_TYPES (sizeof(gen_types) / sizeof(gen_types[0]))
+static destructor gen_finalize_real[N_GEN_TYPES];
+
+static destructor gen_finalizer_of(PyObject *self)
+{
+	for (size_t i = 0; i < N_GEN_TYPES; i++)
+		if (Py_IS_TYPE(self, gen_types[i]))
+			return gen_finalize_real[i];
+	return NULL;
+}
+
+static void gen_finalize_deferred(PyObject *self)
+{
+	destructor f = gen_finalizer_of(self);
+
+	if (pyframe_gen_close_runs_code(self) && (self == dropping || defer(Py_None, self)))
+		return;
+	if (f)
+		f(self);
+}
+
+static int gen_finalizers_deferred(void)
+{
+	for (size_t i = 0; i < N_GEN_TYPES; i++) {
+		gen_finalize_real[i] = gen_types[i]->tp_finalize;
+		if (!gen_finalize_real[i]) {
+			PyErr_Format(PyExc_TypeError, "%s's finalizer is not as known",
+			             gen_types[i]->tp_name);
+			return -1;
+		}
+		gen_types[i]->tp_finalize = gen_finalize_deferred;
+	}
+	return 0;
+}
+
+/* The finalizer a class of the code's runs for self: CPython's __del__ slot, or the one it
+ * inherits from a C base (io.IOBase's calls the object's close, which the code may have made
+ * anything). */
+static destructor finalizer_of(PyObject *self)
 {
 	PyObject *mro = Py_TYPE(self)->tp_mro;
-	destructor f = NULL;
 
-	for (Py_ssize_t i = 1; mro && i < PyTuple_GET_SIZE(mro) && !f; i++) {
+	if (Py_TYPE(self)->tp_finalize == gen_finalize_deferred)
+		return gen_finalizer_of(self);
+	if (Py_TYPE(self)->tp_finalize == finalize_counted)
+		return finalize_real;
+	for (Py_ssize_t i = 1; mro && i < PyTuple_GET_SIZE(mro); i++) {
 		destructor b = ((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_finalize;
 		if (b && b != finalize_inherited)
-			f = b == finalize_counted ? finalize_real : b;
+			return b == finalize_counted ? finalize_real : b;
 	}
+	return NULL;
+}
+
+static void finalize_now(PyObject *self)
+{
+	destructor f = finalizer_of(self);
+
 	finalizing_begin(self);
 	if (f)
 		f(self);
 	finalizing_end();
+}
+
+static void finalize_counted(PyObject *self)
+{
+	/* (a class that is not collected calls its finalizer at every release: not again for the
+	 * release that follows the one deferred) */
+	if (self == dropping || defer(Py_None, self))
+		return;
+	finalize_now(self);
+}
+
+/* A class made in a call that inherits a C base's finalizer: that one, counted the same. */
+static void finalize_inherited(PyObject *self)
+{
+	if (self == dropping || defer(Py_None, self))
+		return;
+	finalize_now(self);
+}
+
+static void callback_now(PyObject *cb, PyObject *args)
+{
+	PyObject *r;
+
+	finalizing_begin(NULL);
+	r = PyObject_Call(cb, args, NULL);
+	finalizing_end();
+	if (!r)
+		PyErr_WriteUnraisable(cb);
+	Py_XDECREF(r);
+}
+
+/* Run what was deferred, oldest first, and what that defers in turn. */
+static void deferred_run(void)
+{
+	PyObject *type, *value, *tb;
+
+	if (!deferred || PyList_GET_SIZE(deferred) == 0)
+		return;
+	PyErr_Fetch(&type, &value, &tb);
+	while (deferred && PyList_GET_SIZE(deferred) > 0) {
+		PyObject *batch = deferred;
+
+		deferred = NULL;
+		for (Py_ssize_t i = 0; i < PyList_GET_SIZE(batch); i++) {
+			PyObject *e = PyList_GET_ITEM(batch, i), *was = dropping;
+			PyObject *cb = PyTuple_GET_ITEM(e, 0), *o = PyTuple_GET_ITEM(e, 1);
+
+			if (cb == Py_None) {
+				finalize_now(o);
+				/* the entry's reference goes with it: not finalized again there */
+				dropping = o;
+				Py_INCREF(Py_None);
+				PyTuple_SET_ITEM(e, 1, Py_None);
+				Py_DECREF(o);
+				dropping = was;
+			} else {
+				callback_now(cb, o);
+			}
+		}
+		Py_DECREF(batch);
+	}
+	PyErr_Restore(type, value, tb);
+}
+
+/* The pending call: in the user's own frame only. Come in a library's, it asks the collector's
+ * tick handler to look again at the next point the interpreter checks (one handler call per
+ * such point while a library runs), which queues it once the user's frame is the innermost. */
+static int deferred_due(void *unused)
+{
+	(void)unused;
+	deferred_queued = 0;
+	if (pyguard_frame_is_users())
+		deferred_run();
+	else if (deferred && PyList_GET_SIZE(deferred) > 0)
+		pygc_ask_again();
+	return 0;
+}
+
+void pyreentry_deferred_run(void)
+{
+	deferred_run();
+}
+
+void pyreentry_deferred_tick(void)
+{
+	if (!deferred || PyList_GET_SIZE(deferred) == 0 || deferred_queued)
+		return;
+	if (!pyguard_frame_is_users()) {
+		pygc_ask_again();
+		return;
+	}
+	deferred_queued = 1;
+	if (Py_AddPendingCall(deferred_due, NULL) < 0)
+		deferred_queued = 0;
 }
 
 int pyreentry_finalizing(void)
@@ -3130,6 +3316,10 @@ static PyObject *counted_cb_call(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *cb = Py_NewRef(((struct counted_cb *)self)->cb), *r;
 
+	if (!kw && PyTuple_Check(args) && defer(cb, args)) {
+		Py_DECREF(cb);
+		Py_RETURN_NONE;
+	}
 	finalizing_begin(NULL);
 	r = PyObject_Call(cb, args, kw);
 	finalizing_end();
@@ -6718,10 +6908,10 @@ int pyreentry_guard(void)
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || context_compare_guard() < 0 ||
 	    memory_hash_guard() < 0 || compressors_guard() < 0 || odict_guard() < 0 ||
 	    counts_guard() < 0 || codecs_guard() < 0 || generators_guard() < 0 ||
-	    plain_names_guard() < 0 || finalizers_guard() < 0 || counted_slots_init() < 0 ||
-	    weakref_callbacks_guard() < 0 || method_repr_guard() < 0 || list_repr_guard() < 0 ||
-	    texts_guard() < 0 || kept_objects_guard() < 0 || dict_empty_keys_general() < 0 ||
-	    static_calls_checked() < 0 || set_count_guard() < 0 ||
+	    plain_names_guard() < 0 || finalizers_guard() < 0 || gen_finalizers_deferred() < 0 ||
+	    counted_slots_init() < 0 || weakref_callbacks_guard() < 0 || method_repr_guard() < 0 ||
+	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
+	    dict_empty_keys_general() < 0 || static_calls_checked() < 0 || set_count_guard() < 0 ||
 	    freed_under_compares_install() < 0 || comparisons_held() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)

@@ -115,6 +115,9 @@ void pyframe_super_parts(PyObject **first, PyObject **cls);
 int pyframe_held_refs(PyObject *o);
 /* Is the running frame one of code's (a code object)? */
 int pyframe_runs(PyObject *code);
+/* Does closing gen (a generator, coroutine or asynchronous generator) run code: a handler of its
+ * own, an iterator it delegates to, or (a coroutine never awaited) a warning? */
+int pyframe_gen_close_runs_code(PyObject *gen);
 
 /* ---- pycompile.c (built with CPython linked statically: SAFEPY_C_PARSER) ---- */
 
