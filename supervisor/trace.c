@@ -283,8 +283,6 @@ static void exit_stop(struct engine *e, pid_t tid)
 	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) != 0)
 		return;
 	status = (int)msg;
-	if (!WIFSIGNALED(status))
-		return;
 	/* A process the chain knows is its own thread group; any other task is a thread, whose
 	 * process /proc names. */
 	c = engine_chain_of(e, tid, &p);
@@ -295,6 +293,16 @@ static void exit_stop(struct engine *e, pid_t tid)
 		if (!c || !p)
 			return;
 	}
+	/* A process let go for a step that ends instead of parking, in any way (an exit of its
+	 * own too), used its CPU all the same: its count is read at each of its tasks' exit, the
+	 * last read the largest, and chain_on_exit adds it to the step's. */
+	if (p->step_cpu0 >= 0) {
+		int used = proc_cpu_ms(tgid);
+		if (used > p->cpu_ms)
+			p->cpu_ms = used;
+	}
+	if (!WIFSIGNALED(status))
+		return;
 	/* Its memory is still there: what a dying runner printed is read (the first of its
 	 * threads to stop here; a runner killed at the hard deadline was read before). */
 	if (p == c->runner)

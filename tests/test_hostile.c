@@ -537,6 +537,18 @@ static const struct hcase after_cases[] = {
            "    t0 = time.process_time()\n    while time.process_time() - t0 < 0.6:\n"
            "        pass\n",
      "ok", NULL, NULL, "'FORGED@ID@'", NEXT_LOST},
+    /* The same, each process the holder forks ahead computing less than the bound and then
+     * ending instead of parking: its CPU counts at its exit (the build before counted none,
+     * forked it again and again, and answered the next call with no process for it). */
+    {"the same, each process forked for a step computing and then ending", OLD_SESSION,
+     SERVE "put(result(@SEQ@, 'FORGED@ID@'))\nwhile True:\n    v = park()\n"
+           "    if v == 0:\n        t0 = time.process_time()\n"
+           "        while time.process_time() - t0 < 0.6:\n            pass\n"
+           "        os._exit(0)\n"
+           "    if v >= 0x40000000 and (v >> 24) & 0x3f == 3:\n"
+           "        try:\n            while os.waitpid(-1, os.WNOHANG)[0]:\n                pass\n"
+           "        except ChildProcessError:\n            pass\n",
+     "ok", NULL, NULL, "'FORGED@ID@'", NEXT_LOST},
     /* A runner with threads is kept as a one-thread copy made after its result; here the
      * copy (the child of a park from user code) computes past the call's hard deadline.
      * The deadline still ends the call: timeout, nothing kept, the copy gone. */
