@@ -668,6 +668,12 @@ static void fail_no_process(struct chain *c, const char *what, int err, int kept
 
 	c->call = NULL;
 	call->chain = NULL;
+	if (!err) {
+		engine_fail(c->e, call, RUN_CRASHED, "ResourceError",
+		            "No process could be created for this call: %s.%s", what,
+		            kept ? " The session is unchanged." : "");
+		return;
+	}
 	engine_fail(c->e, call, RUN_CRASHED, "ResourceError",
 	            "No process could be created for this call: %s (%s%s%s). Retry later.%s", what,
 	            strerror(err),
@@ -1311,9 +1317,11 @@ static void channel_quiet(struct chain *c, const char *before)
 }
 
 /* A runner that failed to come up: kill it; the holder reaps it. */
+#define PREP_UNFORKED "could not be forked"
 static void prep_failed(struct chain *c, const char *why)
 {
 	c->prep_failures++;
+	c->prep_unforked = strcmp(why, PREP_UNFORKED) == 0;
 	if (c->call && !c->dispatched)
 		c->call_failures++;
 	/* Forks that fail while processes cannot be made were said once already. */
@@ -1682,9 +1690,18 @@ static void advance_parked(struct chain *c)
 	if (!h->parked || !c->traced)
 		return;
 	if (c->call && !c->dispatched && c->call_failures >= ENGINE_PREP_FAILURES_MAX) {
-		/* Its state stays; the call cannot run in it now. */
-		fail_no_process(c, "the session's process could not fork the one to run it", EAGAIN,
-		                1);
+		/* Its state stays; the call cannot run in it now. Forks that failed ran into a
+		 * limit on processes; processes forked that ended before they parked did not (the
+		 * session's own code may end them: no limit is blamed). */
+		if (c->prep_unforked)
+			fail_no_process(c, "the session's process could not fork the one to run it",
+			                EAGAIN, 1);
+		else
+			fail_no_process(
+			    c,
+			    "the processes the session's process forked to run it ended "
+			    "before they were ready",
+			    0, 1);
 		return;
 	}
 	/* The next call's process is forked ahead of it only for a session in use: one whose
@@ -1736,7 +1753,7 @@ static void advance_forking(struct chain *c)
 		 * holder: a limit on processes, or no memory for one). That is the session's own
 		 * matter until the zygote finds the same: its bound on tasks counts what its own
 		 * processes left unreaped, and a session's process may say anything. */
-		prep_failed(c, "could not be forked");
+		prep_failed(c, PREP_UNFORKED);
 	}
 }
 

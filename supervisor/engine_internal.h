@@ -275,6 +275,7 @@ struct chain {
 	struct cgroup_worker cg;
 	int has_cg;
 	int prep_failures;
+	int prep_unforked;    /* the last runner that failed to come up was never forked */
 	int call_failures;    /* runners for the chain's call that failed to come up */
 	unsigned int commits; /* calls whose state it keeps: a session in use again after 2 */
 };

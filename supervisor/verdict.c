@@ -160,15 +160,24 @@ static void by_exit(const struct verdict_in *in, struct verdict *v)
 
 	int setup =
 	    code == WORKER_EXIT_SECCOMP || code == WORKER_EXIT_NNP || code == WORKER_EXIT_GATE;
+	/* the statuses a worker ends with only while it sets its sandbox up */
+	int before_code = (code >= WORKER_EXIT_FDS && code <= WORKER_EXIT_SECCOMP) ||
+	                  code == WORKER_EXIT_GATE || code == WORKER_EXIT_SIGMASK;
 
 	if (setup && !in->ran)
 		set(v, RUN_CRASHED, "SandboxError",
 		    "The sandbox could not be set up (%s); safepy refuses to run code without "
 		    "seccomp and no_new_privs. Run `safepy doctor`.",
 		    why ? why : "unknown");
-	else if (setup) /* set up before it had the code: the code's own exit */
+	else if (before_code && in->ran) /* set up before it had the code: the code's own exit */
 		set(v, RUN_CRASHED, "SandboxError",
 		    "The worker ended without a result (exit status %d).", code);
+	else if (in->ran && why && code != WORKER_EXIT_OK)
+		/* the worker's own status after the code ran, or the code's exit with that status */
+		set(v, RUN_CRASHED, "SandboxError",
+		    "The worker ended without a result (exit status %d: %s, or the code ended "
+		    "its process with that status).",
+		    code, why);
 	else
 		set(v, RUN_CRASHED, "SandboxError",
 		    "The worker ended without a result (exit status %d%s%s).", code,

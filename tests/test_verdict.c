@@ -2,6 +2,7 @@
  * runner gave no result the supervisor could take. Pure: no process, no server. */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <linux/audit.h>
@@ -194,6 +195,18 @@ Test(verdict, exit_codes_are_named)
 	       "The worker ended without a result (exit status 103).");
 	in.status = EXITED(WORKER_EXIT_SECCOMP);
 	expect(&in, RUN_CRASHED, "SandboxError", "ended without a result (exit status 100)");
+	/* every set-up status (the resource limits, the namespaces, Landlock: V77b L1) */
+	for (int code = WORKER_EXIT_FDS; code <= WORKER_EXIT_SECCOMP; code++) {
+		char want[64];
+		snprintf(want, sizeof(want), "ended without a result (exit status %d).", code);
+		in.status = EXITED(code);
+		expect(&in, RUN_CRASHED, "SandboxError", want);
+	}
+	/* a status the worker also ends with after the code ran is told as either */
+	in.status = EXITED(WORKER_EXIT_CHANNEL);
+	expect(&in, RUN_CRASHED, "SandboxError",
+	       "exit status 101: the channel broke or carried a malformed frame, or the code "
+	       "ended its process with that status");
 	in.ran = 0;
 	in.status = EXITED(WORKER_EXIT_CHANNEL);
 	expect(&in, RUN_CRASHED, "SandboxError", "exit status 101: the channel broke");
