@@ -43,6 +43,7 @@ const struct policy_rule policy_self_table[] = {
 	ALLOW("openat2", "workspace files, resolved beneath the workspace"),
 	ALLOW("newfstatat", "stat of module sources, workspace files, a worker's /proc/<pid>/task"),
 	ALLOW("fstat", "stat of an open file"),
+	ALLOW("fstatfs", "the file system of a workspace file: the kernel's own (procfs, sysfs) are refused"),
 	ALLOW("statx", "libc's newer stat path"),
 	ALLOW("faccessat2", "may a workspace file be replaced: the server could write it itself"),
 	ALLOW("faccessat", "the same, where the kernel has no faccessat2"),

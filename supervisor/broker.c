@@ -20,7 +20,9 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 
 #include "engine_internal.h"
@@ -621,8 +623,42 @@ static int ws_relative(const struct workspace *ws, const char *p, size_t n, char
 	return 0;
 }
 
+/* Is fd on one of the kernel's own file systems (procfs, sysfs and their kin)? Their files are
+ * regular files that describe the process that opens them, which is the supervisor here
+ * (/proc/self/environ, /proc/self/mem), and the other processes it may read (the sessions'
+ * workers): a workspace that holds one (the read-only `--workspace /`, a tree with /proc
+ * mounted in it) gives none of it. One that cannot be told is taken for one. */
+static int ws_kernel_fs(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return 1;
+	switch ((unsigned long)sf.f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case DEBUGFS_MAGIC:
+	case TRACEFS_MAGIC:
+	case SECURITYFS_MAGIC:
+	case SELINUX_MAGIC:
+	case SMACK_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+	case BPF_FS_MAGIC:
+	case PSTOREFS_MAGIC:
+	case EFIVARFS_MAGIC:
+	case DEVPTS_SUPER_MAGIC:
+	case NSFS_MAGIC:
+	case BINFMTFS_MAGIC:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Resolve rel beneath dirfd (the workspace, or a directory in it): no "..", absolute symbolic
- * link or magic link leads out. A way out is EACCES, as the rest of the workspace's refusals. */
+ * link or magic link leads out, and nothing on the kernel's own file systems. A way out is
+ * EACCES, as the rest of the workspace's refusals. */
 static int ws_resolve(int dirfd, const char *rel, int flags)
 {
 	struct open_how how = {
@@ -636,6 +672,10 @@ static int ws_resolve(int dirfd, const char *rel, int flags)
 	 * (EAGAIN): it cannot tell the walk stayed beneath. Walk again. */
 	for (int tries = 0;; tries++) {
 		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (fd >= 0 && ws_kernel_fs((int)fd)) {
+			close((int)fd);
+			return -EACCES;
+		}
 		if (fd >= 0)
 			return (int)fd;
 		if (errno != EAGAIN || tries >= WS_RESOLVE_TRIES)

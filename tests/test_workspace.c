@@ -1981,6 +1981,32 @@ Test(ws_read, os_says_why_processes_and_chdir_are_not_there)
 	e2e_stop();
 }
 
+/* procfs and sysfs files are regular files that describe the process that opens them: with
+ * the read-only workspace "/", /proc/self was the supervisor's (its environment, its memory
+ * through /proc/self/mem) and /proc/PID/mem the other sessions' workers' (V78b H1). The
+ * kernel's own file systems are refused; the machine's files are read as before. */
+Test(ws_read, the_kernel_s_own_file_systems_are_out_of_reach)
+{
+	e2e_start(ARGS("--workspace", "/"));
+	e2e_expect_result("import os\n"
+	                  "def attempt(f):\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "        return 'read'\n"
+	                  "    except OSError as e:\n"
+	                  "        return type(e).__name__\n"
+	                  "[attempt(lambda: open('/proc/self/environ', 'rb').read()),\n"
+	                  " attempt(lambda: open('/proc/self/mem', 'rb')),\n"
+	                  " attempt(lambda: open('/proc/1/status').read()),\n"
+	                  " attempt(lambda: os.listdir('/proc')),\n"
+	                  " attempt(lambda: os.listdir('/sys/kernel')),\n"
+	                  " attempt(lambda: open('/etc/os-release').read()),\n"
+	                  " attempt(lambda: os.listdir('/etc'))]",
+	                  "[\"PermissionError\",\"PermissionError\",\"PermissionError\","
+	                  "\"PermissionError\",\"PermissionError\",\"read\",\"read\"]");
+	e2e_stop();
+}
+
 /* The workspace moved while the server runs: its files are still read through the directory
  * the server holds, and its writes are refused with a message that says why (they failed as
  * "File name too long"); moved back, they work again. */

@@ -134,7 +134,8 @@ static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 		snprintf(
 		    msg, sizeof(msg),
 		    "Invalid cross-device link: directories, and files from one file system to "
-		    "another, are not renamed in the workspace");
+		    "another, are not renamed in the workspace; shutil.move(src, dst) moves them "
+		    "(it copies, then removes)");
 		break;
 	default:
 		snprintf(msg, sizeof(msg), "%s", strerror(err));
