@@ -10990,3 +10990,84 @@ Test(data, a_lil_matrix_s_rows_are_searched_as_plain_numbers)
 	    "[[4.0,0.0,5.0],[0.0,7.0,0.0],[0.0,0.0,0.0]]]");
 	e2e_stop();
 }
+
+/* The same window through code that runs while an object ends without being a finalizer of
+ * the code's (V78a): io's finalizer closing a writer calls its raw object's close (the code's),
+ * an nditer left unclosed casts its copied operand back through the objects' __float__, a
+ * cursor's end resets its statement and SQLite finalized a window function's aggregate (the
+ * code's finalize), and what a collection's finalizer ran in turn was not deferred. Each read
+ * the dropped object at a count of 0 (the build before crashes). C classes' finalizers and
+ * these ends wait as the code's finalizers do; a cursor that ends calls no callback. */
+Test(data, ends_that_run_code_wait_as_finalizers_do)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd, io, sqlite3, time\n"
+	    "keep = []\n"
+	    "arr = np.array(['a', None, 'c'], dtype=object)\n"
+	    "class P(float):\n"
+	    "    __slots__ = ('q',)\n"
+	    "def drop(make):\n"
+	    "    p = P('nan'); p.q = make(); arr[1] = p; del p\n"
+	    "    pd.Series(arr, copy=False).fillna(method='ffill', inplace=True)\n"
+	    "    arr[1] = None\n"
+	    "class R:\n"
+	    "    closed = False\n"
+	    "    def readable(self): return False\n"
+	    "    def writable(self): return True\n"
+	    "    def seekable(self): return False\n"
+	    "    def write(self, b): return len(b)\n"
+	    "    def flush(self): pass\n"
+	    "    def close(self): keep.append(('io', arr[1]))\n"
+	    "drop(lambda: io.BufferedWriter(R()))\n"
+	    "class U:\n"
+	    "    def __float__(self):\n"
+	    "        keep.append(('nditer', arr[1]))\n"
+	    "        return 1.0\n"
+	    "def make_iter():\n"
+	    "    it = np.nditer(np.zeros(3), op_flags=[['readwrite', 'updateifcopy']],\n"
+	    "                   op_dtypes=[np.dtype(object)], casting='unsafe')\n"
+	    "    it.operands[0][0] = U()\n"
+	    "    return it\n"
+	    "drop(make_iter)\n"
+	    "class W:\n"
+	    "    def __init__(self): self.n = 0\n"
+	    "    def step(self, x): self.n += x\n"
+	    "    def value(self): return self.n\n"
+	    "    def inverse(self, x): self.n -= x\n"
+	    "    def finalize(self):\n"
+	    "        keep.append(('sqlite', arr[1]))\n"
+	    "        return self.n\n"
+	    "con = sqlite3.connect(':memory:')\n"
+	    "con.create_window_function('w', 1, W)\n"
+	    "con.execute('create table t(x)')\n"
+	    "con.executemany('insert into t values(?)', [(i,) for i in range(10)])\n"
+	    "def make_cursor():\n"
+	    "    cur = con.execute('select w(x) over (order by x rows between 1 preceding and 1 "
+	    "following) '\n"
+	    "                      'from t')\n"
+	    "    cur.fetchone()\n"
+	    "    return cur\n"
+	    "drop(make_cursor)\n"
+	    "class Q:\n"
+	    "    def __del__(self): keep.append(('tick', arr[1]))\n"
+	    "done = []\n"
+	    "class Cyc:\n"
+	    "    def __del__(self):\n"
+	    "        if not done:\n"
+	    "            done.append(1)\n"
+	    "            drop(Q)\n"
+	    "c = Cyc(); c.self = c; del c\n"
+	    "t0 = time.process_time()\n"
+	    "junk = []\n"
+	    "while not done and time.process_time() - t0 < 5:\n"
+	    "    junk.append([[]])\n"
+	    "    if len(junk) > 10000:\n"
+	    "        junk.clear()\n"
+	    "del junk\n"
+	    "for _ in range(2):\n"
+	    "    pass\n"
+	    "[[w, type(o).__name__] for w, o in keep]\n",
+	    "[[\"io\",\"NoneType\"],[\"nditer\",\"NoneType\"],[\"tick\",\"NoneType\"]]");
+	e2e_stop();
+}

@@ -71,6 +71,10 @@ int pyreentry_code_runs(void);
  * come while a call runs wait for the user's own frame (a pending call, a collector's tick) or
  * the end of the code: run them now, and what they defer in turn. */
 void pyreentry_deferred_run(void);
+/* o's count has reached 0 in its class's tp_dealloc and its end runs code: keep it (its count 1,
+ * a list's) and release it where finalizers run, its tp_dealloc then going on. 1, or 0: end it
+ * now (the data stack not loaded, not armed, or this is that release). */
+int pyreentry_dealloc_later(PyObject *o);
 /* The collector's tick: deferred finalizers waiting for the user's frame are queued if it is the
  * innermost, else asked about again at the next check. */
 void pyreentry_deferred_tick(void);

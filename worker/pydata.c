@@ -1499,6 +1499,50 @@ static PyObject *held_write_3(PyObject *self, PyObject *args, PyObject *kw)
 	return held_write(3, self, args, kw);
 }
 
+/* An array numpy copied for writing back (an nditer's operand cast to another type, left
+ * unclosed) writes its items back when it ends, casting them (an object's __float__), and an
+ * nditer left unclosed writes its buffers back when it ends: code of the user's that ran in
+ * the middle of whatever released them (a compiled writer's drop of the object that held
+ * them, its item still pointing at the dying object) read that item at a count of 0. Their
+ * ends are put off as finalizers are (pyreentry_dealloc_later). */
+#define NP_WRITEBACKIFCOPY 0x2000
+static destructor ndarray_dealloc_real, nditer_dealloc_real;
+static PyTypeObject *nditer_type;
+
+static void ndarray_dealloc_later(PyObject *self)
+{
+	if (Py_IS_TYPE(self, ndarray_type) &&
+	    (((struct np_array *)self)->flags & NP_WRITEBACKIFCOPY) &&
+	    pyreentry_dealloc_later(self))
+		return;
+	ndarray_dealloc_real(self);
+}
+
+static void nditer_dealloc_later(PyObject *self)
+{
+	if (Py_IS_TYPE(self, nditer_type) && pyreentry_dealloc_later(self))
+		return;
+	nditer_dealloc_real(self);
+}
+
+static int ends_later_guard(PyObject *np, PyTypeObject *nd)
+{
+	PyObject *it = PyObject_GetAttrString(np, "nditer");
+
+	if (!it || !PyType_Check(it) || !nd->tp_dealloc || !((PyTypeObject *)it)->tp_dealloc ||
+	    (((PyTypeObject *)it)->tp_flags & Py_TPFLAGS_BASETYPE)) {
+		Py_XDECREF(it);
+		PyErr_SetString(PyExc_RuntimeError, "numpy's nditer is not as known");
+		return -1;
+	}
+	nditer_type = (PyTypeObject *)it; /* (kept: numpy's own) */
+	ndarray_dealloc_real = nd->tp_dealloc;
+	nd->tp_dealloc = ndarray_dealloc_later;
+	nditer_dealloc_real = nditer_type->tp_dealloc;
+	nditer_type->tp_dealloc = nditer_dealloc_later;
+	return 0;
+}
+
 static int writes_guard(PyTypeObject *nd)
 {
 	PyCFunction held[4] = {(PyCFunction)(void (*)(void))held_write_0, held_write_1,
@@ -1931,6 +1975,8 @@ static int numpy_guard(void)
 		rc = setstate_guard((PyTypeObject *)nd);
 	if (rc == 0)
 		rc = writes_guard((PyTypeObject *)nd);
+	if (rc == 0)
+		rc = ends_later_guard(np, (PyTypeObject *)nd);
 	if (rc == 0)
 		rc = array_makers_guard(np);
 	if (rc == 0)

@@ -3097,9 +3097,13 @@ int pyreentry_being_finalized(PyObject *o)
  * callback) that comes while a call runs is deferred: its object is kept (resurrected, as a
  * __del__ that stores self does) and the finalizer runs where no library is halfway through a
  * write: between two instructions of the user's own frame (a pending call, as the collector's
- * ticks), or when the call's code ends. A collection the tick makes is such a point already:
- * its finalizers run where they come. */
-static PyObject *deferred;  /* list of (None, object) and (callback, arguments), oldest first */
+ * ticks), or when the call's code ends. (A collection the tick makes is such a point, but not
+ * what its finalizers run in turn: they are deferred too.) The same holds for the finalizers of
+ * C classes (io's close, which calls a raw object's methods: the code's) and for the
+ * deallocation of objects whose end runs code (pyreentry_dealloc_later). */
+/* list of (None, object) to finalize, (..., object) to release, (callback, arguments), oldest
+ * first */
+static PyObject *deferred;
 static int deferred_queued; /* deferred_due waits among the pending calls */
 static PyObject *dropping;  /* an object whose deferred finalizer ran, being released */
 
@@ -3112,7 +3116,7 @@ static int defer(PyObject *cb, PyObject *o)
 	PyObject *type, *value, *tb, *entry;
 	int kept = 0;
 
-	if (!pydata_ndarray() || !pylayer_armed() || pygc_collecting())
+	if (!pydata_ndarray() || !pylayer_armed())
 		return 0;
 	PyErr_Fetch(&type, &value, &tb);
 	if (deferred || (deferred = PyList_New(0))) {
@@ -3170,21 +3174,47 @@ static int gen_finalizers_deferred(void)
 	return 0;
 }
 
-/* The finalizer a class of the code's runs for self: CPython's __del__ slot, or the one it
- * inherits from a C base (io.IOBase's calls the object's close, which the code may have made
- * anything). */
+/* The other finalizers of C classes (io's, asyncio's futures'): each class that has one of its
+ * own, with it, so that a class beneath that copied the slot finds it. */
+#define C_FINALIZERS_MAX 64
+static struct {
+	PyTypeObject *t;
+	destructor real;
+} c_finalizers[C_FINALIZERS_MAX];
+static int n_c_finalizers;
+
+static void finalize_c_deferred(PyObject *self);
+
+static destructor c_finalizer_of(PyTypeObject *t)
+{
+	for (int i = 0; i < n_c_finalizers; i++)
+		if (c_finalizers[i].t == t)
+			return c_finalizers[i].real;
+	return NULL;
+}
+
+/* The finalizer self's class runs: CPython's __del__ slot, a generator's, or a C class's (one it
+ * inherits too: io.IOBase's calls the object's close, which the code may have made anything),
+ * found beneath the wrappers of this file. */
 static destructor finalizer_of(PyObject *self)
 {
 	PyObject *mro = Py_TYPE(self)->tp_mro;
 
 	if (Py_TYPE(self)->tp_finalize == gen_finalize_deferred)
 		return gen_finalizer_of(self);
-	if (Py_TYPE(self)->tp_finalize == finalize_counted)
-		return finalize_real;
-	for (Py_ssize_t i = 1; mro && i < PyTuple_GET_SIZE(mro); i++) {
-		destructor b = ((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_finalize;
-		if (b && b != finalize_inherited)
-			return b == finalize_counted ? finalize_real : b;
+	for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); i++) {
+		PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		destructor f = b->tp_finalize;
+		if (!f || f == finalize_inherited)
+			continue;
+		if (f == finalize_counted)
+			return finalize_real;
+		if (f == finalize_c_deferred) {
+			if ((f = c_finalizer_of(b)))
+				return f;
+			continue;
+		}
+		return f;
 	}
 	return NULL;
 }
@@ -3216,6 +3246,80 @@ static void finalize_inherited(PyObject *self)
 	finalize_now(self);
 }
 
+/* A C class's own finalizer (and a library class's beneath it that copied it). */
+static void finalize_c_deferred(PyObject *self)
+{
+	destructor f;
+
+	if (self == dropping || defer(Py_None, self))
+		return;
+	if ((f = finalizer_of(self)))
+		f(self);
+}
+
+/* Every class the interpreter has now whose finalizer is not one of this file's: a C class's
+ * own is kept in the table and replaced; a library class's __del__ (CPython's slot) is
+ * counted and deferred as the code's (tempfile's, tqdm's: they call the objects they hold). */
+static int c_finalizer_deferred(PyTypeObject *t, void *unused)
+{
+	destructor f = t->tp_finalize;
+
+	(void)unused;
+	if (!f || f == finalize_counted || f == finalize_inherited || f == finalize_c_deferred ||
+	    f == gen_finalize_deferred)
+		return 0;
+	if (f == finalize_real) {
+		t->tp_finalize = finalize_counted;
+		return 0;
+	}
+	if (!c_finalizer_of(t)) {
+		if (n_c_finalizers == C_FINALIZERS_MAX) {
+			PyErr_SetString(PyExc_RuntimeError,
+			                "more C classes with finalizers than known");
+			return -1;
+		}
+		c_finalizers[n_c_finalizers].t = t;
+		c_finalizers[n_c_finalizers++].real = f;
+	}
+	t->tp_finalize = finalize_c_deferred;
+	return 0;
+}
+
+static int c_finalizers_deferred(void)
+{
+	return pyguard_walk(&PyBaseObject_Type, c_finalizer_deferred, NULL);
+}
+
+/* The end of o, whose count has just reached 0 in its class's tp_dealloc, put off as a
+ * finalizer is (its end runs code: an iterator's write-back casts objects through their
+ * __float__): o is kept (its count 1 again, the list's) and released where finalizers run,
+ * its tp_dealloc then going on (pyreentry_dealloc_dropping). 1, or 0: end it now. */
+int pyreentry_dealloc_later(PyObject *o)
+{
+	PyObject *type, *value, *tb, *entry;
+	int kept = 0;
+
+	if (!pydata_ndarray() || !pylayer_armed() || o == dropping)
+		return 0;
+	PyErr_Fetch(&type, &value, &tb);
+	Py_SET_REFCNT(o, 1);
+	if (deferred || (deferred = PyList_New(0))) {
+		entry = PyTuple_Pack(2, Py_Ellipsis, o);
+		kept = entry && PyList_Append(deferred, entry) == 0;
+		Py_XDECREF(entry);
+	}
+	/* (the count the list holds, or none: never a release here) */
+	Py_SET_REFCNT(o, Py_REFCNT(o) - 1);
+	PyErr_Clear();
+	if (kept && !deferred_queued) {
+		deferred_queued = 1;
+		if (Py_AddPendingCall(deferred_due, NULL) < 0)
+			deferred_queued = 0;
+	}
+	PyErr_Restore(type, value, tb);
+	return kept;
+}
+
 static void callback_now(PyObject *cb, PyObject *args)
 {
 	PyObject *r;
@@ -3244,9 +3348,10 @@ static void deferred_run(void)
 			PyObject *e = PyList_GET_ITEM(batch, i), *was = dropping;
 			PyObject *cb = PyTuple_GET_ITEM(e, 0), *o = PyTuple_GET_ITEM(e, 1);
 
-			if (cb == Py_None) {
-				finalize_now(o);
-				/* the entry's reference goes with it: not finalized again there */
+			if (cb == Py_None || cb == Py_Ellipsis) {
+				if (cb == Py_None)
+					finalize_now(o);
+				/* the entry's reference goes with it: not finalized or put off again */
 				dropping = o;
 				Py_INCREF(Py_None);
 				PyTuple_SET_ITEM(e, 1, Py_None);
@@ -6909,9 +7014,10 @@ int pyreentry_guard(void)
 	    memory_hash_guard() < 0 || compressors_guard() < 0 || odict_guard() < 0 ||
 	    counts_guard() < 0 || codecs_guard() < 0 || generators_guard() < 0 ||
 	    plain_names_guard() < 0 || finalizers_guard() < 0 || gen_finalizers_deferred() < 0 ||
-	    counted_slots_init() < 0 || weakref_callbacks_guard() < 0 || method_repr_guard() < 0 ||
-	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
-	    dict_empty_keys_general() < 0 || static_calls_checked() < 0 || set_count_guard() < 0 ||
+	    c_finalizers_deferred() < 0 || counted_slots_init() < 0 ||
+	    weakref_callbacks_guard() < 0 || method_repr_guard() < 0 || list_repr_guard() < 0 ||
+	    texts_guard() < 0 || kept_objects_guard() < 0 || dict_empty_keys_general() < 0 ||
+	    static_calls_checked() < 0 || set_count_guard() < 0 ||
 	    freed_under_compares_install() < 0 || comparisons_held() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)

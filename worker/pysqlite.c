@@ -118,6 +118,8 @@ static const char guard_py[] =
     "    def __init__(self, f):\n"
     "        self._f = f\n"
     "    def __call__(self, *args):\n"
+    "        if ending():\n"
+    "            return None\n"
     "        running[0] += 1\n"
     "        try:\n"
     "            return self._f(*args)\n"
@@ -592,7 +594,7 @@ struct py_connection {
 	PyObject_HEAD sqlite3 *db;
 };
 
-static PyObject *connection_type, *call_end;
+static PyObject *connection_type, *call_end, *cursor_type;
 
 /* track(conn): (commits, a statement running, in a transaction), or None when it is closed. */
 static PyObject *track(PyObject *self, PyObject *conn)
@@ -621,11 +623,58 @@ static PyObject *track(PyObject *self, PyObject *conn)
 
 static PyMethodDef track_def = {"track", track, METH_O, NULL};
 
+/* A cursor or connection that ends resets or finalizes its statements, and SQLite then
+ * finalizes the aggregates they left running: the code's finalize() ran in the middle of
+ * whatever released the cursor (a compiled writer's drop of the object that held it, its item
+ * still pointing at the dying object, read there at a count of 0). While a cursor or a
+ * connection ends, the callbacks it would run are not called (their answers are dropped
+ * anyway). */
+static destructor cursor_dealloc_real, connection_dealloc_real;
+static int ending;
+
+static void cursor_dealloc_quiet(PyObject *self)
+{
+	ending++;
+	cursor_dealloc_real(self);
+	ending--;
+}
+
+static void connection_dealloc_quiet(PyObject *self)
+{
+	ending++;
+	connection_dealloc_real(self);
+	ending--;
+}
+
+static PyObject *is_ending(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return PyBool_FromLong(ending > 0);
+}
+
+static PyMethodDef ending_def = {"ending", is_ending, METH_NOARGS, NULL};
+
+static int ends_quiet(void)
+{
+	PyTypeObject *k = (PyTypeObject *)cursor_type, *c = (PyTypeObject *)connection_type;
+
+	if (!k->tp_dealloc || !c->tp_dealloc) {
+		PyErr_SetString(PyExc_RuntimeError,
+		                "the sqlite3 module's classes are not as known");
+		return -1;
+	}
+	cursor_dealloc_real = k->tp_dealloc;
+	k->tp_dealloc = cursor_dealloc_quiet;
+	connection_dealloc_real = c->tp_dealloc;
+	c->tp_dealloc = connection_dealloc_quiet;
+	return 0;
+}
+
 /* The connections whose statements run now (guard_py's steps; iterating a cursor), innermost
  * last, each with a reference. */
 static PyObject *in_calls[256];
 static int n_in_calls;
-static PyObject *cursor_type;
 static Py_ssize_t cursor_connection_offset = -1;
 static iternextfunc cursor_next;
 
@@ -806,8 +855,14 @@ int pysqlite_guard(void)
 		goto out;
 	}
 	Py_DECREF(fn);
-	if (cursor_marked(mod, g) < 0)
+	if (cursor_marked(mod, g) < 0 || ends_quiet() < 0)
 		goto out;
+	fn = PyCFunction_New(&ending_def, NULL);
+	if (!fn || PyDict_SetItemString(g, "ending", fn) < 0) {
+		Py_XDECREF(fn);
+		goto out;
+	}
+	Py_DECREF(fn);
 	r = PyRun_String(guard_py, Py_file_input, g, g);
 	r2 = r ? PyRun_String(workspace_py, Py_file_input, g, g) : NULL;
 	installs = r2 ? PyDict_GetItemString(g, "installs") : NULL;
