@@ -1632,6 +1632,37 @@ Test(ws_write, commits_keep_what_they_cannot_replace)
 	e2e_stop();
 }
 
+/* A directory the call removed and then wrote a file in the place of is that file for the
+ * call: os.rmdir of the name again says it is not a directory (the broker removed the disk's
+ * directory a second time, and a mkdir after the file's removal said it made one that was not
+ * there: V78b M1); removed, made again and written in, the directory and its file are there
+ * after the commit. */
+Test(ws_write, a_directory_replaced_by_a_file_is_that_file_for_the_call)
+{
+	struct stat st;
+
+	start(ARGS("--workspace-write"));
+	cr_assert_eq(mkdir(in_ws("d"), 0755), 0);
+	e2e_expect_result("import os\n"
+	                  "def attempt(f):\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "        return 'ok'\n"
+	                  "    except OSError as e:\n"
+	                  "        return type(e).__name__\n"
+	                  "r = [attempt(lambda: os.rmdir('d'))]\n"
+	                  "open('d', 'w').write('file')\n"
+	                  "r += [attempt(lambda: os.rmdir('d')), os.path.isfile('d')]\n"
+	                  "os.remove('d')\n"
+	                  "os.mkdir('d')\n"
+	                  "open('d/new.txt', 'w').write('x')\n"
+	                  "r + [os.path.isdir('d'), os.listdir('d')]",
+	                  "[\"ok\",\"NotADirectoryError\",true,true,[\"new.txt\"]]");
+	e2e_stop();
+	cr_assert_eq(stat(in_ws("d/new.txt"), &st), 0);
+	cr_assert(S_ISREG(st.st_mode));
+}
+
 /* Removals and renames change the disk only when the call commits: while it runs, other
  * calls see every name as it was, and a call that is stopped leaves everything as it was,
  * whatever it did after (a directory made where a file was removed, a directory removed and
