@@ -11071,3 +11071,25 @@ Test(data, ends_that_run_code_wait_as_finalizers_do)
 	    "[[\"io\",\"NoneType\"],[\"nditer\",\"NoneType\"],[\"tick\",\"NoneType\"]]");
 	e2e_stop();
 }
+
+/* Without a workspace pandas' writers check that the file's directory exists (pathlib's is_dir
+ * of '.', an os.stat) before they open it: to_csv('out.csv') failed with a bare "[Errno 13]
+ * Permission denied: '.'", and an assistant tried other paths. os.stat and os.lstat say why, as
+ * open does. */
+Test(data, pandas_writers_without_a_workspace_say_why)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import pandas as pd\n"
+	    "df = pd.DataFrame({'a': [1, 2]})\n"
+	    "def said(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "    except PermissionError as e:\n"
+	    "        return [isinstance(e, FileNotFoundError), 'no workspace was given' "
+	    "in str(e),\n"
+	    "                'io.StringIO' in str(e)]\n"
+	    "[said(lambda: df.to_csv('out.csv')), said(lambda: df.to_json('o/x.json'))]",
+	    "[[true,true,true],[true,true,true]]");
+	e2e_stop();
+}

@@ -2098,6 +2098,60 @@ static int getcwd_fix(void)
 	return 0;
 }
 
+/* os.stat and os.lstat, the same: pandas' writers check that a file's directory exists
+ * (pathlib's is_dir of '.'), and to_csv('out.csv') failed with a bare "[Errno 13] Permission
+ * denied: '.'". */
+static _PyCFunctionFastWithKeywords stat_real[2];
+
+static PyObject *stat_said(int k, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+	PyObject *r = stat_real[k](self, args, nargs, kwnames);
+
+	if (!r && audit_armed && PyErr_ExceptionMatches(PyExc_PermissionError)) {
+		PyErr_Clear();
+		no_files(k ? "os.lstat" : "os.stat");
+	}
+	return r;
+}
+
+static PyObject *stat_0(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+	return stat_said(0, self, args, nargs, kwnames);
+}
+
+static PyObject *stat_1(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+	return stat_said(1, self, args, nargs, kwnames);
+}
+
+static int stat_fix(void)
+{
+	static const char *const names[2] = {"stat", "lstat"};
+	_PyCFunctionFastWithKeywords with[2] = {stat_0, stat_1};
+	PyObject *posix = PyImport_ImportModule("posix");
+
+	for (int k = 0; k < 2; k++) {
+		PyObject *f = posix ? PyObject_GetAttrString(posix, names[k]) : NULL;
+		PyMethodDef *def =
+		    f && PyCFunction_Check(f) ? ((PyCFunctionObject *)f)->m_ml : NULL;
+		Py_XDECREF(f);
+		if (!def || def->ml_flags != (METH_FASTCALL | METH_KEYWORDS)) {
+			Py_XDECREF(posix);
+			PyErr_Format(PyExc_RuntimeError, "os.%s is not as known", names[k]);
+			return -1;
+		}
+		if (def->ml_meth != (PyCFunction)(void (*)(void))with[k]) {
+			stat_real[k] = (_PyCFunctionFastWithKeywords)(void (*)(void))def->ml_meth;
+			def->ml_meth = (PyCFunction)(void (*)(void))with[k];
+		}
+	}
+	Py_DECREF(posix);
+	return 0;
+}
+
 /* Events refused while user code runs (prefixes end with '.'). */
 static const char *const audit_refused[] = {
     "open",
@@ -2666,7 +2720,7 @@ static int builtins_build(const struct zygote_config *cfg)
 		    bases ? PyErr_NewException("builtins.PermissionError", bases, NULL) : NULL;
 		Py_XDECREF(bases);
 		if (!no_files_error || !f || PyDict_SetItemString(safe_builtins, "open", f) < 0 ||
-		    getcwd_fix() < 0) {
+		    getcwd_fix() < 0 || stat_fix() < 0) {
 			Py_XDECREF(f);
 			return -1;
 		}
