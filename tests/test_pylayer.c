@@ -1818,7 +1818,8 @@ Test(pylayer, a_connection_changed_from_its_own_callback_does_not_crash)
 }
 
 /* sqlite3 works on databases in memory; the authorizer every connection gets keeps them there
- * (no ATTACH of a file) and the user's code cannot take it off; extensions (native code) are
+ * (no ATTACH of a file, no temporary store but memory, which may be asked for and set again)
+ * and the user's code cannot take it off; extensions (native code) are
  * refused; a file name without a workspace is refused with what to do instead. fts3_tokenizer()
  * (it hands out a native pointer and calls through one it is given: a red team made it call
  * functions of its choosing) is gone from every database, a Connection made directly too. */
@@ -1844,6 +1845,8 @@ Test(pylayer, sqlite3_keeps_its_databases_in_memory)
 	    "         attempt(lambda: c.enable_load_extension(True)),\n"
 	    "         attempt(lambda: c.execute(\"attach database '/tmp/x.db' as x\")),\n"
 	    "         attempt(lambda: c.execute('pragma temp_store = file')),\n"
+	    "         attempt(lambda: c.execute('pragma temp_store = memory')),\n"
+	    "         attempt(lambda: c.execute('pragma temp_store').fetchall()),\n"
 	    "         attempt(lambda: sqlite3.connect('data.db')),\n"
 	    "         attempt(lambda: sqlite3.connect('file:x?mode=memory', uri=True)),\n"
 	    "         attempt(lambda: c.execute(\"select fts3_tokenizer('simple')\")),\n"
@@ -1851,7 +1854,8 @@ Test(pylayer, sqlite3_keeps_its_databases_in_memory)
 	    "             \"select fts3_tokenizer('simple', x'4141414141414141')\"))]\n"
 	    "[rows, tries, c.execute('select count(*) from t').fetchone()[0]]",
 	    "[[[\"a\",4],[\"b\",2]],[\"AttributeError\",\"AttributeError\","
-	    "\"AttributeError\",\"DatabaseError\",\"DatabaseError\",\"PermissionError\","
+	    "\"AttributeError\",\"DatabaseError\",\"DatabaseError\",\"ran\",\"ran\","
+	    "\"PermissionError\","
 	    "\"PermissionError\",\"OperationalError\",\"OperationalError\"],3]");
 	e2e_stop();
 }

@@ -2012,6 +2012,29 @@ Test(ws_read, os_says_why_processes_and_chdir_are_not_there)
 	e2e_stop();
 }
 
+/* A path outside the workspace is refused with a PermissionError that is a FileNotFoundError
+ * too, as every file is without a workspace: `except FileNotFoundError:` fallbacks go on, and
+ * the message says to name files relative to the workspace. A workspace file named by its
+ * absolute path is read. */
+Test(ws_read, a_path_outside_is_refused_as_a_missing_file)
+{
+	char code[PATH_MAX + 1024];
+
+	start(NULL);
+	snprintf(
+	    code, sizeof(code),
+	    "def attempt(p):\n"
+	    "    try:\n"
+	    "        return open(p).read()[:3]\n"
+	    "    except FileNotFoundError as e:\n"
+	    "        return [isinstance(e, PermissionError), 'relative to it' in str(e)]\n"
+	    "[attempt('/home/user/sales.csv'), attempt('/etc/hostname'), attempt('nope.txt'),\n"
+	    " attempt('%s/data.csv')]",
+	    ws);
+	e2e_expect_result(code, "[[true,true],[true,true],[false,false],\"a,b\"]");
+	e2e_stop();
+}
+
 /* procfs and sysfs files are regular files that describe the process that opens them: with
  * the read-only workspace "/", /proc/self was the supervisor's (its environment, its memory
  * through /proc/self/mem) and /proc/PID/mem the other sessions' workers' (V78b H1). The

@@ -48,12 +48,61 @@ static PyObject *scandir_iterator;
 
 /* Raise the OSError the supervisor's answer (a positive errno) means, with the file's name
  * (and a rename's second name, or NULL). */
+/* A path outside the workspace is refused with a PermissionError that is a FileNotFoundError
+ * too, as every file is without a workspace: code that reads /home/user/sales.csv or else makes
+ * its data (except FileNotFoundError:) goes on. */
+static PyObject *outside_error;
+
+/* Is filename (a str or bytes the call gave) an absolute path outside the workspace? */
+static int outside_ws(PyObject *filename)
+{
+	const char *p = NULL;
+	size_t w;
+
+	if (!ws_path || ws_path[0] != '/' || !filename)
+		return 0;
+	if (PyUnicode_CheckExact(filename))
+		p = PyUnicode_AsUTF8(filename);
+	else if (PyBytes_CheckExact(filename))
+		p = PyBytes_AS_STRING(filename);
+	if (!p) {
+		PyErr_Clear();
+		return 0;
+	}
+	w = strlen(ws_path);
+	while (w > 1 && ws_path[w - 1] == '/')
+		w--;
+	return p[0] == '/' && w > 1 &&
+	       !(strncmp(p, ws_path, w) == 0 && (p[w] == '/' || p[w] == '\0'));
+}
+
 static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 {
 	PyObject *type = PyExc_OSError, *e;
 	char msg[PATH_MAX + 256];
 
+	if (err == EACCES && !filename2 && outside_ws(filename)) {
+		if (!outside_error) {
+			PyObject *bases =
+			    PyTuple_Pack(2, PyExc_PermissionError, PyExc_FileNotFoundError);
+			outside_error = bases ? PyErr_NewException("builtins.PermissionError",
+			                                           bases, NULL)
+			                      : NULL;
+			Py_XDECREF(bases);
+		}
+		type = outside_error ? outside_error : PyExc_PermissionError;
+		PyErr_Clear();
+		snprintf(msg, sizeof(msg),
+		         "Permission denied: the path is outside the workspace %s, which holds the "
+		         "only files the code can reach (its working directory: name them relative "
+		         "to it, as 'data.csv' or 'sub/x.json')",
+		         ws_path);
+		err = -1;
+	}
 	switch (err) {
+	case -1:
+		err = EACCES;
+		break;
 	case EACCES:
 		type = PyExc_PermissionError;
 		snprintf(
