@@ -2458,3 +2458,28 @@ Test(pylayer, replaced_slots_are_reached_by_every_route)
 	    "\"list[int]\"]");
 	e2e_stop();
 }
+
+/* open(os.devnull, 'w') silences a library (redirect_stdout); it was refused as any file. It is
+ * a sink that reads as empty, without a workspace and with one; no file is opened. */
+Test(pylayer, the_null_device_takes_what_is_written)
+{
+	e2e_start(NULL);
+	e2e_expect_result("import contextlib, io\n"
+	                  "buf = io.StringIO()\n"
+	                  "with contextlib.redirect_stdout(buf):\n"
+	                  "    with open('/dev/null', 'w') as f, contextlib.redirect_stdout(f):\n"
+	                  "        print('hidden')\n"
+	                  "    print('shown')\n"
+	                  "with open('/dev/null', 'rb') as g:\n"
+	                  "    r = g.read()\n"
+	                  "with open(b'/dev/null', 'a', encoding='latin-1') as h:\n"
+	                  "    n = h.write('x' * 10)\n"
+	                  "def attempt(f):\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "    except OSError as e:\n"
+	                  "        return type(e).__name__\n"
+	                  "[buf.getvalue(), len(r), n, attempt(lambda: open('/dev/zero'))]",
+	                  "[\"shown\\n\",0,10,\"PermissionError\"]");
+	e2e_stop();
+}

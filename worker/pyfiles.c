@@ -622,6 +622,8 @@ static PyObject *ws_open(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 	}
 	if (!PyUnicode_Check(file) && !PyBytes_Check(file) && PyNumber_Check(file))
 		return PyObject_Vectorcall(orig_open, args, (size_t)nargs, kwnames);
+	if (pylayer_is_devnull(file))
+		return pylayer_devnull(a[1], a[2], a[3], a[4], a[5]);
 	modeobj = a[1] ? a[1] : NULL;
 	if (modeobj && !PyUnicode_Check(modeobj)) {
 		PyErr_Format(PyExc_TypeError, "open() argument 'mode' must be str, not %.50s",

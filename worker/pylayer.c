@@ -2033,12 +2033,81 @@ static int audit_file_event(const char *event)
 	return 0;
 }
 
+/* open(os.devnull, ...), with a workspace or without: a sink that takes whatever is written and
+ * reads as empty, as the null device does (code silences a library with
+ * redirect_stdout(open(os.devnull, 'w'))). No file is opened. */
+static const char devnull_py[] =
+    "import io\n"
+    "class NullDevice(io.RawIOBase):\n"
+    "    name = '/dev/null'\n"
+    "    def readable(self): return True\n"
+    "    def writable(self): return True\n"
+    "    def readinto(self, b): return 0\n"
+    "    def write(self, b): return len(memoryview(b).cast('B'))\n"
+    "def devnull(mode='r', buffering=-1, encoding=None, errors=None, newline=None):\n"
+    "    if not isinstance(mode, str) or not set(mode) <= set('rwaxbt+'):\n"
+    "        raise ValueError('invalid mode: %r' % (mode,))\n"
+    "    raw = NullDevice()\n"
+    "    if 'b' in mode:\n"
+    "        return raw\n"
+    "    return io.TextIOWrapper(raw, encoding=encoding or 'utf-8', errors=errors,\n"
+    "                            newline=newline, write_through=True)\n";
+static PyObject *devnull_fn;
+
+int pylayer_is_devnull(PyObject *file)
+{
+	return PyUnicode_CheckExact(file) ? PyUnicode_CompareWithASCIIString(file, "/dev/null") == 0
+	       : PyBytes_CheckExact(file) ? strcmp(PyBytes_AS_STRING(file), "/dev/null") == 0 &&
+	                                        PyBytes_GET_SIZE(file) == 9
+	                                  : 0;
+}
+
+/* (made in the zygote, a library's) */
+static int devnull_init(void)
+{
+	PyObject *g = PyDict_New(), *r;
+
+	if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
+	    PyDict_SetItemString(g, "__name__", PyUnicode_FromString("io")) < 0) {
+		Py_XDECREF(g);
+		return -1;
+	}
+	r = PyRun_String(devnull_py, Py_file_input, g, g);
+	devnull_fn = r ? Py_XNewRef(PyDict_GetItemString(g, "devnull")) : NULL;
+	Py_XDECREF(r);
+	Py_DECREF(g);
+	return devnull_fn ? 0 : -1;
+}
+
+PyObject *pylayer_devnull(PyObject *mode, PyObject *buffering, PyObject *encoding,
+                          PyObject *errors, PyObject *newline)
+{
+	if (!devnull_fn) {
+		PyErr_SetString(PyExc_PermissionError, "the null device is not available");
+		return NULL;
+	}
+	return PyObject_CallFunctionObjArgs(devnull_fn, mode ? mode : Py_None,
+	                                    buffering ? buffering : Py_None,
+	                                    encoding ? encoding : Py_None,
+	                                    errors ? errors : Py_None,
+	                                    newline ? newline : Py_None, NULL);
+}
+
 /* The builtin open of the user's code without a workspace: says so (a NameError did not). */
 static PyObject *open_refused(PyObject *self, PyObject *args, PyObject *kw)
 {
+	static char *kwlist[] = {"file",    "mode",    "buffering", "encoding", "errors",
+	                         "newline", "closefd", "opener",    NULL};
+	PyObject *file = NULL, *mode = NULL, *buffering = NULL, *encoding = NULL, *errors = NULL,
+	         *newline = NULL, *closefd = NULL, *opener = NULL;
+
 	(void)self;
-	(void)args;
-	(void)kw;
+	if (PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOOOO:open", kwlist, &file, &mode,
+	                                &buffering, &encoding, &errors, &newline, &closefd,
+	                                &opener) &&
+	    pylayer_is_devnull(file))
+		return pylayer_devnull(mode ? mode : NULL, buffering, encoding, errors, newline);
+	PyErr_Clear();
 	no_files("open");
 	return NULL;
 }
@@ -3924,7 +3993,8 @@ int pylayer_init(const struct zygote_config *cfg)
 		if (!field_split || !field_parser)
 			return -1;
 	}
-	if (!real_attrgetter || !real_methodcaller || operator_classes_fix() < 0 ||
+	if (!real_attrgetter || !real_methodcaller || devnull_init() < 0 ||
+	    operator_classes_fix() < 0 ||
 	    str_format_fix() < 0 || print_fix() < 0 || getattr_fix() < 0 || argparse_fix() < 0 ||
 	    builtins_build(cfg) < 0 || method_reduce_fix() < 0 || library_fix() < 0 ||
 	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0 ||
