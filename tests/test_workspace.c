@@ -2121,6 +2121,29 @@ Test(ws_write, the_hidden_files_of_writes_are_out_of_reach)
 	e2e_stop();
 }
 
+/* Pipeline(memory='folder') caches its steps in the workspace: the cache's key hashes the
+ * call's arguments, and joblib named a module's built-in function by its __self__, which the
+ * sandbox keeps from every caller (the second fit failed: AttributeError, half a cache left). A
+ * second fit takes the steps from the cache. */
+Test(ws_write, a_pipeline_caches_its_steps_in_a_folder)
+{
+	start(ARGS("--workspace-write", "--imports", "data"));
+	e2e_expect_result(
+	    "from sklearn.datasets import load_iris\n"
+	    "from sklearn.pipeline import make_pipeline\n"
+	    "from sklearn.preprocessing import StandardScaler\n"
+	    "from sklearn.linear_model import LogisticRegression\n"
+	    "X, y = load_iris(return_X_y=True)\n"
+	    "p = make_pipeline(StandardScaler(), LogisticRegression(), memory='cache')\n"
+	    "a = p.fit(X, y).score(X, y)\n"
+	    "b = make_pipeline(StandardScaler(), LogisticRegression(),\n"
+	    "                  memory='cache').fit(X, y).score(X, y)\n"
+	    "[a == b, a > 0.9]",
+	    "[true,true]");
+	e2e_stop();
+	cr_assert(is_dir(in_ws("cache")));
+}
+
 Test(ws_write, numpy_and_pandas_write_files)
 {
 	json_object *r;

@@ -9042,6 +9042,25 @@ def _small_kernels():
         _replace_everywhere(real, new)
     _agglomerative._hierarchical.hc_get_heads = hc_get_heads
 
+    # A cache's key hashes the call's arguments, and joblib names a built-in function by its
+    # __self__, which for a module's function is kept from every caller in the sandbox (the
+    # real module): Pipeline(memory=...) failed at its second step. Such a function is named by
+    # its module's name, as joblib names it.
+    from joblib import hashing
+    real_save = hashing.Hasher.save
+
+    def save(self, obj):
+        if type(obj) is type(len):
+            try:
+                obj.__self__
+            except AttributeError:
+                obj = hashing._MyHash(obj.__name__, getattr(obj, '__module__', None))
+                return hashing.Pickler.save(self, obj)
+        return real_save(self, obj)
+
+    save.__doc__ = real_save.__doc__
+    hashing.Hasher.save = save
+
 
 def _exact_numeric_params():
     """An estimator's parameters are checked (Interval(Integral, 1, None) and the like) by

@@ -3101,7 +3101,7 @@ int pyreentry_being_finalized(PyObject *o)
  * what its finalizers run in turn: they are deferred too.) The same holds for the finalizers of
  * C classes (io's close, which calls a raw object's methods: the code's) and for the
  * deallocation of objects whose end runs code (pyreentry_dealloc_later). */
-/* list of (None, object) to finalize, (..., object) to release, (callback, arguments), oldest
+/* list of (None, object) to finalize, (object,) to release, (callback, arguments), oldest
  * first */
 static PyObject *deferred;
 static int deferred_queued; /* deferred_due waits among the pending calls */
@@ -3304,7 +3304,7 @@ int pyreentry_dealloc_later(PyObject *o)
 	PyErr_Fetch(&type, &value, &tb);
 	Py_SET_REFCNT(o, 1);
 	if (deferred || (deferred = PyList_New(0))) {
-		entry = PyTuple_Pack(2, Py_Ellipsis, o);
+		entry = PyTuple_Pack(1, o);
 		kept = entry && PyList_Append(deferred, entry) == 0;
 		Py_XDECREF(entry);
 	}
@@ -3346,15 +3346,17 @@ static void deferred_run(void)
 		deferred = NULL;
 		for (Py_ssize_t i = 0; i < PyList_GET_SIZE(batch); i++) {
 			PyObject *e = PyList_GET_ITEM(batch, i), *was = dropping;
-			PyObject *cb = PyTuple_GET_ITEM(e, 0), *o = PyTuple_GET_ITEM(e, 1);
+			int release = PyTuple_GET_SIZE(e) == 1;
+			PyObject *cb = release ? NULL : PyTuple_GET_ITEM(e, 0);
+			PyObject *o = PyTuple_GET_ITEM(e, release ? 0 : 1);
 
-			if (cb == Py_None || cb == Py_Ellipsis) {
-				if (cb == Py_None)
+			if (release || cb == Py_None) {
+				if (!release)
 					finalize_now(o);
 				/* the entry's reference goes with it: not finalized or put off again */
 				dropping = o;
 				Py_INCREF(Py_None);
-				PyTuple_SET_ITEM(e, 1, Py_None);
+				PyTuple_SET_ITEM(e, release ? 0 : 1, Py_None);
 				Py_DECREF(o);
 				dropping = was;
 			} else {
