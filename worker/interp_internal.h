@@ -76,6 +76,8 @@ int pyreentry_code_runs(void);
  * come while a call runs wait for the user's own frame (a pending call, a collector's tick) or
  * the end of the code: run them now, and what they defer in turn. */
 void pyreentry_deferred_run(void);
+/* An extension module imported late made classes: their finalizers are deferred too. */
+void pyreentry_finalizers_again(void);
 /* o's count has reached 0 in its class's tp_dealloc and its end runs code: keep it (its count 1,
  * a list's) and release it where finalizers run, its tp_dealloc then going on. 1, or 0: end it
  * now (the data stack not loaded, not armed, or this is that release). */

@@ -153,11 +153,13 @@ static PyObject *module_exec(PyObject *self, PyObject *args)
 	return r;
 }
 
-/* _seal(module): an extension module imported late takes the real modules' type. */
+/* _seal(module): an extension module imported late takes the real modules' type, and the
+ * finalizers of the classes it made are deferred as every other's. */
 static PyObject *module_seal(PyObject *self, PyObject *mod)
 {
 	(void)self;
 	pymodguard_seal(mod);
+	pyreentry_finalizers_again();
 	Py_RETURN_NONE;
 }
 

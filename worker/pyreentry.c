@@ -3176,7 +3176,7 @@ static int gen_finalizers_deferred(void)
 
 /* The other finalizers of C classes (io's, asyncio's futures'): each class that has one of its
  * own, with it, so that a class beneath that copied the slot finds it. */
-#define C_FINALIZERS_MAX 64
+#define C_FINALIZERS_MAX 256
 static struct {
 	PyTypeObject *t;
 	destructor real;
@@ -3288,6 +3288,12 @@ static int c_finalizer_deferred(PyTypeObject *t, void *unused)
 static int c_finalizers_deferred(void)
 {
 	return pyguard_walk(&PyBaseObject_Type, c_finalizer_deferred, NULL);
+}
+
+void pyreentry_finalizers_again(void)
+{
+	if (finalize_real && c_finalizers_deferred() < 0)
+		PyErr_Clear();
 }
 
 /* The end of o, whose count has just reached 0 in its class's tp_dealloc, put off as a
