@@ -2142,29 +2142,35 @@ static PyObject *getcwd_1(PyObject *self, PyObject *unused)
 	return getcwd_said(1, self, unused);
 }
 
+/* posix.<name>'s C function (its flags as known) swapped for with, the real one kept in *real. */
+static int posix_swap(PyObject *posix, const char *name, int flags, PyCFunction with,
+                      PyCFunction *real)
+{
+	PyObject *f = posix ? PyObject_GetAttrString(posix, name) : NULL;
+	PyMethodDef *def = f && PyCFunction_Check(f) ? ((PyCFunctionObject *)f)->m_ml : NULL;
+
+	Py_XDECREF(f);
+	if (!def || def->ml_flags != flags) {
+		PyErr_Format(PyExc_RuntimeError, "os.%s is not as known", name);
+		return -1;
+	}
+	if (def->ml_meth != with) {
+		*real = def->ml_meth;
+		def->ml_meth = with;
+	}
+	return 0;
+}
+
 static int getcwd_fix(void)
 {
-	static const char *const names[2] = {"getcwd", "getcwdb"};
-	PyCFunction with[2] = {getcwd_0, getcwd_1};
 	PyObject *posix = PyImport_ImportModule("posix");
+	int rc = posix_swap(posix, "getcwd", METH_NOARGS, getcwd_0, &getcwd_real[0]) < 0 ||
+	                 posix_swap(posix, "getcwdb", METH_NOARGS, getcwd_1, &getcwd_real[1]) < 0
+	             ? -1
+	             : 0;
 
-	for (int k = 0; k < 2; k++) {
-		PyObject *f = posix ? PyObject_GetAttrString(posix, names[k]) : NULL;
-		PyMethodDef *def =
-		    f && PyCFunction_Check(f) ? ((PyCFunctionObject *)f)->m_ml : NULL;
-		Py_XDECREF(f);
-		if (!def || def->ml_flags != METH_NOARGS) {
-			Py_XDECREF(posix);
-			PyErr_Format(PyExc_RuntimeError, "os.%s is not as known", names[k]);
-			return -1;
-		}
-		if (def->ml_meth != with[k]) {
-			getcwd_real[k] = def->ml_meth;
-			def->ml_meth = with[k];
-		}
-	}
-	Py_DECREF(posix);
-	return 0;
+	Py_XDECREF(posix);
+	return rc;
 }
 
 /* os.stat and os.lstat, the same: pandas' writers check that a file's directory exists
@@ -2198,27 +2204,20 @@ static PyObject *stat_1(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 
 static int stat_fix(void)
 {
-	static const char *const names[2] = {"stat", "lstat"};
-	_PyCFunctionFastWithKeywords with[2] = {stat_0, stat_1};
 	PyObject *posix = PyImport_ImportModule("posix");
+	PyCFunction real[2] = {NULL, NULL};
+	int rc = posix_swap(posix, "stat", METH_FASTCALL | METH_KEYWORDS,
+	                    (PyCFunction)(void (*)(void))stat_0, &real[0]) < 0 ||
+	                 posix_swap(posix, "lstat", METH_FASTCALL | METH_KEYWORDS,
+	                            (PyCFunction)(void (*)(void))stat_1, &real[1]) < 0
+	             ? -1
+	             : 0;
 
-	for (int k = 0; k < 2; k++) {
-		PyObject *f = posix ? PyObject_GetAttrString(posix, names[k]) : NULL;
-		PyMethodDef *def =
-		    f && PyCFunction_Check(f) ? ((PyCFunctionObject *)f)->m_ml : NULL;
-		Py_XDECREF(f);
-		if (!def || def->ml_flags != (METH_FASTCALL | METH_KEYWORDS)) {
-			Py_XDECREF(posix);
-			PyErr_Format(PyExc_RuntimeError, "os.%s is not as known", names[k]);
-			return -1;
-		}
-		if (def->ml_meth != (PyCFunction)(void (*)(void))with[k]) {
-			stat_real[k] = (_PyCFunctionFastWithKeywords)(void (*)(void))def->ml_meth;
-			def->ml_meth = (PyCFunction)(void (*)(void))with[k];
-		}
-	}
-	Py_DECREF(posix);
-	return 0;
+	for (int k = 0; k < 2; k++)
+		if (real[k])
+			stat_real[k] = (_PyCFunctionFastWithKeywords)(void (*)(void))real[k];
+	Py_XDECREF(posix);
+	return rc;
 }
 
 /* Events refused while user code runs (prefixes end with '.'). */

@@ -3111,25 +3111,32 @@ static int deferred_due(void *unused);
 
 /* Keep (cb, o) to run later, if finalizers are deferred now: 1, or 0 (run it now). Leaves the
  * error indicator as it found it. */
-static int defer(PyObject *cb, PyObject *o)
+/* Add entry (a new reference, or NULL) to the deferred list and see that the pending call will
+ * run it: 1, or 0 (not kept; entry released). Clears the error indicator. */
+static int deferred_add(PyObject *entry)
 {
-	PyObject *type, *value, *tb, *entry;
-	int kept = 0;
+	int kept = entry && (deferred || (deferred = PyList_New(0))) &&
+	           PyList_Append(deferred, entry) == 0;
 
-	if (!pydata_ndarray() || !pylayer_armed())
-		return 0;
-	PyErr_Fetch(&type, &value, &tb);
-	if (deferred || (deferred = PyList_New(0))) {
-		entry = PyTuple_Pack(2, cb, o);
-		kept = entry && PyList_Append(deferred, entry) == 0;
-		Py_XDECREF(entry);
-	}
+	Py_XDECREF(entry);
 	PyErr_Clear();
 	if (kept && !deferred_queued) {
 		deferred_queued = 1;
 		if (Py_AddPendingCall(deferred_due, NULL) < 0)
 			deferred_queued = 0;
 	}
+	return kept;
+}
+
+static int defer(PyObject *cb, PyObject *o)
+{
+	PyObject *type, *value, *tb;
+	int kept;
+
+	if (!pydata_ndarray() || !pylayer_armed())
+		return 0;
+	PyErr_Fetch(&type, &value, &tb);
+	kept = deferred_add(PyTuple_Pack(2, cb, o));
 	PyErr_Restore(type, value, tb);
 	return kept;
 }
@@ -3302,26 +3309,16 @@ void pyreentry_finalizers_again(void)
  * its tp_dealloc then going on (pyreentry_dealloc_dropping). 1, or 0: end it now. */
 int pyreentry_dealloc_later(PyObject *o)
 {
-	PyObject *type, *value, *tb, *entry;
-	int kept = 0;
+	PyObject *type, *value, *tb;
+	int kept;
 
 	if (!pydata_ndarray() || !pylayer_armed() || o == dropping)
 		return 0;
 	PyErr_Fetch(&type, &value, &tb);
 	Py_SET_REFCNT(o, 1);
-	if (deferred || (deferred = PyList_New(0))) {
-		entry = PyTuple_Pack(1, o);
-		kept = entry && PyList_Append(deferred, entry) == 0;
-		Py_XDECREF(entry);
-	}
+	kept = deferred_add(PyTuple_Pack(1, o));
 	/* (the count the list holds, or none: never a release here) */
 	Py_SET_REFCNT(o, Py_REFCNT(o) - 1);
-	PyErr_Clear();
-	if (kept && !deferred_queued) {
-		deferred_queued = 1;
-		if (Py_AddPendingCall(deferred_due, NULL) < 0)
-			deferred_queued = 0;
-	}
 	PyErr_Restore(type, value, tb);
 	return kept;
 }
