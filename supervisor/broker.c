@@ -2537,11 +2537,15 @@ static int remove_dir(struct chain *c, int pfd, const char *name)
 	struct stat st;
 	int dfd, empty;
 
-	if (gone_in(c, pfd, name) || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (gone_in(c, pfd, name))
 		return -ENOENT;
-	/* (a file the call wrote since it removed the directory there: the name is that file for
-	 * the call, whatever is still on disk) */
-	if (!S_ISDIR(st.st_mode) || (c->n_removals > 0 && pending_in(c, pfd, name)))
+	/* (a file the call wrote there, on disk yet or not, over a directory it removed or not:
+	 * the name is that file for the call) */
+	if (pending_in(c, pfd, name))
+		return -ENOTDIR;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -ENOENT;
+	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
 	if (ws_sticky_refuses(&c->e->ws, pfd, &st))
 		return -EPERM;

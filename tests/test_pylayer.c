@@ -2479,7 +2479,14 @@ Test(pylayer, the_null_device_takes_what_is_written)
 	                  "        f()\n"
 	                  "    except OSError as e:\n"
 	                  "        return type(e).__name__\n"
-	                  "[buf.getvalue(), len(r), n, attempt(lambda: open('/dev/zero'))]",
-	                  "[\"shown\\n\",0,10,\"PermissionError\"]");
+	                  "def mode(m):\n"
+	                  "    try:\n"
+	                  "        return open('/dev/null', m).mode\n"
+	                  "    except (ValueError, OSError) as e:\n"
+	                  "        return type(e).__name__\n"
+	                  "[buf.getvalue(), len(r), n, attempt(lambda: open('/dev/zero')),\n"
+	                  " open('/dev/null').read(), mode('x'), mode('rwb'), mode('r+')]",
+	                  "[\"shown\\n\",0,10,\"PermissionError\",\"\",\"FileExistsError\","
+	                  "\"ValueError\",\"r+\"]");
 	e2e_stop();
 }

@@ -1643,21 +1643,24 @@ Test(ws_write, a_directory_replaced_by_a_file_is_that_file_for_the_call)
 
 	start(ARGS("--workspace-write"));
 	cr_assert_eq(mkdir(in_ws("d"), 0755), 0);
-	e2e_expect_result("import os\n"
-	                  "def attempt(f):\n"
-	                  "    try:\n"
-	                  "        f()\n"
-	                  "        return 'ok'\n"
-	                  "    except OSError as e:\n"
-	                  "        return type(e).__name__\n"
-	                  "r = [attempt(lambda: os.rmdir('d'))]\n"
-	                  "open('d', 'w').write('file')\n"
-	                  "r += [attempt(lambda: os.rmdir('d')), os.path.isfile('d')]\n"
-	                  "os.remove('d')\n"
-	                  "os.mkdir('d')\n"
-	                  "open('d/new.txt', 'w').write('x')\n"
-	                  "r + [os.path.isdir('d'), os.listdir('d')]",
-	                  "[\"ok\",\"NotADirectoryError\",true,true,[\"new.txt\"]]");
+	e2e_expect_result(
+	    "import os\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ok'\n"
+	    "    except OSError as e:\n"
+	    "        return type(e).__name__\n"
+	    "r = [attempt(lambda: os.rmdir('d'))]\n"
+	    "open('d', 'w').write('file')\n"
+	    "r += [attempt(lambda: os.rmdir('d')), os.path.isfile('d')]\n"
+	    "os.remove('d')\n"
+	    "os.mkdir('d')\n"
+	    "open('d/new.txt', 'w').write('x')\n"
+	    "open('y.txt', 'w').write('y')\n"
+	    "r + [os.path.isdir('d'), os.listdir('d'), attempt(lambda: os.rmdir('y.txt'))]",
+	    "[\"ok\",\"NotADirectoryError\",true,true,[\"new.txt\"],"
+	    "\"NotADirectoryError\"]");
 	e2e_stop();
 	cr_assert_eq(stat(in_ws("d/new.txt"), &st), 0);
 	cr_assert(S_ISREG(st.st_mode));
@@ -2028,10 +2031,13 @@ Test(ws_read, a_path_outside_is_refused_as_a_missing_file)
 	    "        return open(p).read()[:3]\n"
 	    "    except FileNotFoundError as e:\n"
 	    "        return [isinstance(e, PermissionError), 'relative to it' in str(e)]\n"
+	    "import pathlib\n"
 	    "[attempt('/home/user/sales.csv'), attempt('/etc/hostname'), attempt('nope.txt'),\n"
-	    " attempt('%s/data.csv')]",
-	    ws);
-	e2e_expect_result(code, "[[true,true],[true,true],[false,false],\"a,b\"]");
+	    " attempt('%s/data.csv'), attempt('../x.txt'), attempt(pathlib.Path('/srv/x')),\n"
+	    " attempt('%s/../x.txt')]",
+	    ws, ws);
+	e2e_expect_result(code, "[[true,true],[true,true],[false,false],\"a,b\",[true,true],"
+	                        "[true,true],[true,true]]");
 	e2e_stop();
 }
 

@@ -53,27 +53,71 @@ static PyObject *scandir_iterator;
  * its data (except FileNotFoundError:) goes on. */
 static PyObject *outside_error;
 
-/* Is filename (a str or bytes the call gave) an absolute path outside the workspace? */
+/* The absolute path dir/p (p itself when absolute) with its '.' and '..' resolved by its text
+ * into out (size bytes): 0, or -1 when it does not fit. Links are the broker's to follow. */
+static int path_resolved(const char *dir, const char *p, char *out, size_t size)
+{
+	size_t len = 0;
+
+	for (int part = p[0] == '/' ? 1 : 0; part < 2; part++) {
+		const char *c = part ? p : dir;
+		while (*c) {
+			size_t n;
+			while (*c == '/')
+				c++;
+			n = strcspn(c, "/");
+			if (n == 2 && c[0] == '.' && c[1] == '.') {
+				while (len > 0 && out[len - 1] != '/')
+					len--;
+				if (len > 0)
+					len--;
+			} else if (n && !(n == 1 && c[0] == '.')) {
+				if (len + 1 + n + 1 > size)
+					return -1;
+				out[len++] = '/';
+				memcpy(out + len, c, n);
+				len += n;
+			}
+			c += n;
+		}
+	}
+	out[len] = '\0';
+	return 0;
+}
+
+/* Does the path p lead outside the workspace by its text? */
+static int path_outside(const char *p)
+{
+	char ws[PATH_MAX + 1], at[2 * PATH_MAX + 2];
+	size_t n;
+
+	if (path_resolved("/", ws_path, ws, sizeof(ws)) < 0 ||
+	    path_resolved(ws_path, p, at, sizeof(at)) < 0)
+		return 0;
+	n = strlen(ws);
+	return !(strncmp(at, ws, n) == 0 && (at[n] == '/' || at[n] == '\0'));
+}
+
+/* Is filename (a path the call gave: str, bytes or os.PathLike) outside the workspace? */
 static int outside_ws(PyObject *filename)
 {
+	PyObject *path;
 	const char *p = NULL;
-	size_t w;
+	int out = 0;
 
 	if (!ws_path || ws_path[0] != '/' || !filename)
 		return 0;
-	if (PyUnicode_CheckExact(filename))
-		p = PyUnicode_AsUTF8(filename);
-	else if (PyBytes_CheckExact(filename))
-		p = PyBytes_AS_STRING(filename);
-	if (!p) {
-		PyErr_Clear();
-		return 0;
-	}
-	w = strlen(ws_path);
-	while (w > 1 && ws_path[w - 1] == '/')
-		w--;
-	return p[0] == '/' && w > 1 &&
-	       !(strncmp(p, ws_path, w) == 0 && (p[w] == '/' || p[w] == '\0'));
+	path = PyUnicode_Check(filename) || PyBytes_Check(filename) ? Py_NewRef(filename)
+	                                                            : PyOS_FSPath(filename);
+	if (path && PyUnicode_Check(path))
+		p = PyUnicode_AsUTF8(path);
+	else if (path && PyBytes_Check(path))
+		p = PyBytes_AS_STRING(path);
+	if (p)
+		out = path_outside(p);
+	Py_XDECREF(path);
+	PyErr_Clear();
+	return out;
 }
 
 static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)

@@ -2045,13 +2045,21 @@ static const char devnull_py[] =
     "    def readinto(self, b): return 0\n"
     "    def write(self, b): return len(memoryview(b).cast('B'))\n"
     "def devnull(mode='r', buffering=-1, encoding=None, errors=None, newline=None):\n"
-    "    if not isinstance(mode, str) or not set(mode) <= set('rwaxbt+'):\n"
+    "    if type(mode) is not str:\n"
+    "        raise TypeError('open() argument \\'mode\\' must be str')\n"
+    "    if (len(set(mode)) != len(mode) or not set(mode) <= set('rwaxbt+') or\n"
+    "            sum(c in mode for c in 'rwax') != 1 or ('b' in mode and 't' in mode)):\n"
     "        raise ValueError('invalid mode: %r' % (mode,))\n"
+    "    if 'x' in mode:\n"
+    "        raise FileExistsError(17, 'File exists', '/dev/null')\n"
     "    raw = NullDevice()\n"
+    "    raw.mode = mode\n"
     "    if 'b' in mode:\n"
     "        return raw\n"
-    "    return io.TextIOWrapper(raw, encoding=encoding or 'utf-8', errors=errors,\n"
-    "                            newline=newline, write_through=True)\n";
+    "    text = io.TextIOWrapper(raw, encoding=encoding or 'utf-8', errors=errors,\n"
+    "                            newline=newline, write_through=True)\n"
+    "    text.mode = mode\n"
+    "    return text\n";
 static PyObject *devnull_fn;
 
 int pylayer_is_devnull(PyObject *file)
@@ -2082,15 +2090,23 @@ static int devnull_init(void)
 PyObject *pylayer_devnull(PyObject *mode, PyObject *buffering, PyObject *encoding,
                           PyObject *errors, PyObject *newline)
 {
+	PyObject *m, *r;
+
 	if (!devnull_fn) {
 		PyErr_SetString(PyExc_PermissionError, "the null device is not available");
 		return NULL;
 	}
-	return PyObject_CallFunctionObjArgs(devnull_fn, mode ? mode : Py_None,
-	                                    buffering ? buffering : Py_None,
-	                                    encoding ? encoding : Py_None,
-	                                    errors ? errors : Py_None,
-	                                    newline ? newline : Py_None, NULL);
+	/* (a str of the code's class read as the plain str it holds) */
+	m = !mode                   ? PyUnicode_FromString("r")
+	    : PyUnicode_Check(mode) ? PyUnicode_FromObject(mode)
+	                            : Py_NewRef(mode);
+	if (!m)
+		return NULL;
+	r = PyObject_CallFunctionObjArgs(devnull_fn, m, buffering ? buffering : Py_None,
+	                                 encoding ? encoding : Py_None, errors ? errors : Py_None,
+	                                 newline ? newline : Py_None, NULL);
+	Py_DECREF(m);
+	return r;
 }
 
 /* The builtin open of the user's code without a workspace: says so (a NameError did not). */
