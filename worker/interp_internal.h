@@ -35,8 +35,8 @@ int pylayer_armed(void);
 /* Is file the null device's name? And a sink that reads as empty, as open(os.devnull, mode,
  * ...) would give (arguments may be NULL): a new reference, or NULL with an exception. */
 int pylayer_is_devnull(PyObject *file);
-PyObject *pylayer_devnull(PyObject *mode, PyObject *buffering, PyObject *encoding,
-                          PyObject *errors, PyObject *newline);
+PyObject *pylayer_devnull(PyObject *mode, PyObject *buffering, PyObject *encoding, PyObject *errors,
+                          PyObject *newline);
 /* fn(t, arg) on t and every class beneath it (a class with several bases, once for each);
  * fn returns 0 to go on, 1 to skip what is beneath t, -1 on error. 0 or -1. */
 int pyguard_walk(PyTypeObject *t, int (*fn)(PyTypeObject *, void *), void *arg);

@@ -129,9 +129,9 @@ static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
 		if (!outside_error) {
 			PyObject *bases =
 			    PyTuple_Pack(2, PyExc_PermissionError, PyExc_FileNotFoundError);
-			outside_error = bases ? PyErr_NewException("builtins.PermissionError",
-			                                           bases, NULL)
-			                      : NULL;
+			outside_error =
+			    bases ? PyErr_NewException("builtins.PermissionError", bases, NULL)
+			          : NULL;
 			Py_XDECREF(bases);
 		}
 		type = outside_error ? outside_error : PyExc_PermissionError;

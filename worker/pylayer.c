@@ -2087,8 +2087,8 @@ static int devnull_init(void)
 	return devnull_fn ? 0 : -1;
 }
 
-PyObject *pylayer_devnull(PyObject *mode, PyObject *buffering, PyObject *encoding,
-                          PyObject *errors, PyObject *newline)
+PyObject *pylayer_devnull(PyObject *mode, PyObject *buffering, PyObject *encoding, PyObject *errors,
+                          PyObject *newline)
 {
 	PyObject *m, *r;
 
@@ -2206,14 +2206,12 @@ static PyObject *stat_said(int k, PyObject *self, PyObject *const *args, Py_ssiz
 	return r;
 }
 
-static PyObject *stat_0(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+static PyObject *stat_0(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
 	return stat_said(0, self, args, nargs, kwnames);
 }
 
-static PyObject *stat_1(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+static PyObject *stat_1(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
 	return stat_said(1, self, args, nargs, kwnames);
 }
@@ -4009,11 +4007,11 @@ int pylayer_init(const struct zygote_config *cfg)
 			return -1;
 	}
 	if (!real_attrgetter || !real_methodcaller || devnull_init() < 0 ||
-	    operator_classes_fix() < 0 ||
-	    str_format_fix() < 0 || print_fix() < 0 || getattr_fix() < 0 || argparse_fix() < 0 ||
-	    builtins_build(cfg) < 0 || method_reduce_fix() < 0 || library_fix() < 0 ||
-	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0 ||
-	    importers_seal() < 0 || imports_by_c_fix() < 0)
+	    operator_classes_fix() < 0 || str_format_fix() < 0 || print_fix() < 0 ||
+	    getattr_fix() < 0 || argparse_fix() < 0 || builtins_build(cfg) < 0 ||
+	    method_reduce_fix() < 0 || library_fix() < 0 || pyproxy_init(cfg) < 0 ||
+	    future_proxy_add() < 0 || sympy_fix() < 0 || importers_seal() < 0 ||
+	    imports_by_c_fix() < 0)
 		return -1;
 	return 0;
 }
