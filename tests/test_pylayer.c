@@ -2490,3 +2490,42 @@ Test(pylayer, the_null_device_takes_what_is_written)
 	                  "\"ValueError\",\"r+\"]");
 	e2e_stop();
 }
+
+/* CPython 3.11's contextvar_set drops the context's old map before it writes the variable's
+ * cache (borrowed): a __del__ of the value only the old map held that set the same variable
+ * left the cache naming a value only a token held, freed with it, and get() handed the freed
+ * object out (a forged bytearray over all memory: V81b H1); decimal's setcontext the same with
+ * its own variable (getcontext() answered a freed Context). The build before crashes. The sets
+ * now run with the old map held: the cache names what the map holds. */
+Test(pylayer, a_context_variable_answers_what_its_map_holds)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import asyncio, decimal\n"
+	    "decimal.getcontext()\n"
+	    "async def grab():\n"
+	    "    return asyncio.get_running_loop().call_soon(print)._context\n"
+	    "CV = type(list(asyncio.run(grab()))[0])\n"
+	    "v = CV('v')\n"
+	    "class C:\n"
+	    "    def __del__(self):\n"
+	    "        v.set('E')\n"
+	    "class O(float):\n"
+	    "    __slots__ = ('a', 'b', 'c', 'd', 'e')\n"
+	    "v.set(O(1.5))\n"
+	    "t = v.set(C())\n"
+	    "v.reset(t)\n"
+	    "del t\n"
+	    "spray = [bytearray(79) for _ in range(64)]\n"
+	    "r = [type(v.get()).__name__, v.get()]\n"
+	    "class D(decimal.Context):\n"
+	    "    def __del__(self):\n"
+	    "        decimal.setcontext(decimal.Context(prec=5))\n"
+	    "decimal.setcontext(D(prec=7))\n"
+	    "decimal.setcontext(decimal.Context(prec=9))\n"
+	    "spray = [bytearray(200) for _ in range(64)]\n"
+	    "r + [type(decimal.getcontext()).__name__, decimal.getcontext().prec in (5, 9),\n"
+	    "     str(decimal.Decimal(1) / 3)[:4]]\n",
+	    "[\"str\",\"E\",\"Context\",true,\"0.33\"]");
+	e2e_stop();
+}

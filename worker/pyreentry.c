@@ -5124,6 +5124,102 @@ out:
 	return rc;
 }
 
+/* ---- context variables set with the old map held -------------------------------------------
+ * CPython 3.11's contextvar_set drops the context's old map of variables before it writes the
+ * variable's cache (borrowed): a __del__ of the value only the old map held that set the same
+ * variable left the cache naming a value the map no longer held (reset(token): held only by
+ * the token, freed with it, and every get() handed the freed object out). decimal sets its
+ * own variable the same way from C (setcontext, localcontext's enter and exit). Each of these
+ * runs with a copy of the current context held (the same map): nothing dies inside, and the
+ * map, released after, runs such a __del__ once the cache is written. */
+#define N_CTX_HELD 5
+static PyCFunction ctx_held_real[N_CTX_HELD];
+
+static PyObject *ctx_held_call(int k, PyObject *self, PyObject *arg)
+{
+	PyObject *held = PyContext_CopyCurrent(), *r;
+
+	if (!held)
+		return NULL;
+	r = ctx_held_real[k](self, arg);
+	Py_DECREF(held);
+	return r;
+}
+
+static PyObject *ctx_held_0(PyObject *s, PyObject *a)
+{
+	return ctx_held_call(0, s, a);
+}
+
+static PyObject *ctx_held_1(PyObject *s, PyObject *a)
+{
+	return ctx_held_call(1, s, a);
+}
+
+static PyObject *ctx_held_2(PyObject *s, PyObject *a)
+{
+	return ctx_held_call(2, s, a);
+}
+
+static PyObject *ctx_held_3(PyObject *s, PyObject *a)
+{
+	return ctx_held_call(3, s, a);
+}
+
+static PyObject *ctx_held_4(PyObject *s, PyObject *a)
+{
+	return ctx_held_call(4, s, a);
+}
+
+/* The C function of o (a method descriptor or a built-in function) of flags, swapped for the
+ * k-th holder. */
+static int ctx_held_swap(PyObject *o, int flags, int k)
+{
+	static const PyCFunction with[N_CTX_HELD] = {ctx_held_0, ctx_held_1, ctx_held_2, ctx_held_3,
+	                                             ctx_held_4};
+	PyMethodDef *def = !o ? NULL
+	                   : PyObject_TypeCheck(o, &PyMethodDescr_Type)
+	                       ? ((PyMethodDescrObject *)o)->d_method
+	                   : PyCFunction_Check(o) ? ((PyCFunctionObject *)o)->m_ml
+	                                          : NULL;
+
+	if (!def || (def->ml_flags & ~METH_COEXIST) != flags) {
+		PyErr_SetString(PyExc_TypeError, "a context variable's setter is not as known");
+		return -1;
+	}
+	if (def->ml_meth != with[k]) {
+		ctx_held_real[k] = def->ml_meth;
+		def->ml_meth = with[k];
+	}
+	return 0;
+}
+
+static int contextvars_guard(void)
+{
+	PyObject *d = PyContextVar_Type.tp_dict, *dec, *f = NULL, *cm = NULL, *cmt = NULL;
+	int rc = -1;
+
+	if (!d || ctx_held_swap(PyDict_GetItemString(d, "set"), METH_O, 0) < 0 ||
+	    ctx_held_swap(PyDict_GetItemString(d, "reset"), METH_O, 1) < 0)
+		return -1;
+	dec = PyImport_GetModule(PyUnicode_InternFromString("decimal"));
+	if (!dec) /* not among the allowed modules: never loaded in a worker */
+		return PyErr_Occurred() ? -1 : 0;
+	f = PyObject_GetAttrString(dec, "setcontext");
+	cm = f ? PyObject_CallMethod(dec, "localcontext", NULL) : NULL;
+	cmt = cm ? (PyObject *)Py_TYPE(cm) : NULL;
+	if (cmt && ((PyTypeObject *)cmt)->tp_dict && ctx_held_swap(f, METH_O, 2) == 0 &&
+	    ctx_held_swap(PyDict_GetItemString(((PyTypeObject *)cmt)->tp_dict, "__enter__"),
+	                  METH_NOARGS, 3) == 0 &&
+	    ctx_held_swap(PyDict_GetItemString(((PyTypeObject *)cmt)->tp_dict, "__exit__"),
+	                  METH_VARARGS, 4) == 0)
+		rc = 0;
+	Py_XDECREF(cm);
+	Py_XDECREF(f);
+	Py_DECREF(dec);
+	return rc;
+}
+
 /* ---- compressors used before they were initialised ----------------------------------------
  *
  * bz2's and lzma's compressors and decompressors made by __new__ alone (or by a subclass whose
@@ -7018,11 +7114,11 @@ int pyreentry_guard(void)
 	    borrowed_fields_guard() < 0 || decimal_guard() < 0 || context_compare_guard() < 0 ||
 	    memory_hash_guard() < 0 || compressors_guard() < 0 || odict_guard() < 0 ||
 	    counts_guard() < 0 || codecs_guard() < 0 || generators_guard() < 0 ||
-	    plain_names_guard() < 0 || finalizers_guard() < 0 || gen_finalizers_deferred() < 0 ||
-	    c_finalizers_deferred() < 0 || counted_slots_init() < 0 ||
-	    weakref_callbacks_guard() < 0 || method_repr_guard() < 0 || list_repr_guard() < 0 ||
-	    texts_guard() < 0 || kept_objects_guard() < 0 || dict_empty_keys_general() < 0 ||
-	    static_calls_checked() < 0 || set_count_guard() < 0 ||
+	    contextvars_guard() < 0 || plain_names_guard() < 0 || finalizers_guard() < 0 ||
+	    gen_finalizers_deferred() < 0 || c_finalizers_deferred() < 0 ||
+	    counted_slots_init() < 0 || weakref_callbacks_guard() < 0 || method_repr_guard() < 0 ||
+	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
+	    dict_empty_keys_general() < 0 || static_calls_checked() < 0 || set_count_guard() < 0 ||
 	    freed_under_compares_install() < 0 || comparisons_held() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
