@@ -2032,12 +2032,19 @@ Test(ws_read, a_path_outside_is_refused_as_a_missing_file)
 	    "    except FileNotFoundError as e:\n"
 	    "        return [isinstance(e, PermissionError), 'relative to it' in str(e)]\n"
 	    "import pathlib\n"
+	    "class P:\n"
+	    "    asked = 0\n"
+	    "    def __init__(self, p): self.p = p\n"
+	    "    def __fspath__(self):\n"
+	    "        P.asked += 1\n"
+	    "        return self.p\n"
 	    "[attempt('/home/user/sales.csv'), attempt('/etc/hostname'), attempt('nope.txt'),\n"
 	    " attempt('%s/data.csv'), attempt('../x.txt'), attempt(pathlib.Path('/srv/x')),\n"
-	    " attempt('%s/../x.txt')]",
+	    " attempt('%s/../x.txt'), attempt(P('/srv/x')), attempt(P('../x.txt')), P.asked]",
 	    ws, ws);
+	/* (the code's path is asked for once per open: the error does not ask it again) */
 	e2e_expect_result(code, "[[true,true],[true,true],[false,false],\"a,b\",[true,true],"
-	                        "[true,true],[true,true]]");
+	                        "[true,true],[true,true],[true,true],[true,true],2]");
 	e2e_stop();
 }
 

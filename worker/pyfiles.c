@@ -98,26 +98,27 @@ static int path_outside(const char *p)
 	return !(strncmp(at, ws, n) == 0 && (at[n] == '/' || at[n] == '\0'));
 }
 
-/* Is filename (a path the call gave: str, bytes or os.PathLike) outside the workspace? */
+/* The path object path_take converted last, and its text: an os.PathLike of the code's is asked
+ * for its path once, there, never again in an error's making. (Compared by identity only.) */
+static const void *taken_obj;
+static char taken_path[PATH_MAX];
+
+/* Is filename (a path the call gave: str, bytes, or the os.PathLike path_take converted last)
+ * outside the workspace? */
 static int outside_ws(PyObject *filename)
 {
-	PyObject *path;
 	const char *p = NULL;
-	int out = 0;
 
 	if (!ws_path || ws_path[0] != '/' || !filename)
 		return 0;
-	path = PyUnicode_Check(filename) || PyBytes_Check(filename) ? Py_NewRef(filename)
-	                                                            : PyOS_FSPath(filename);
-	if (path && PyUnicode_Check(path))
-		p = PyUnicode_AsUTF8(path);
-	else if (path && PyBytes_Check(path))
-		p = PyBytes_AS_STRING(path);
-	if (p)
-		out = path_outside(p);
-	Py_XDECREF(path);
+	if (PyUnicode_Check(filename))
+		p = PyUnicode_AsUTF8(filename);
+	else if (PyBytes_Check(filename))
+		p = PyBytes_AS_STRING(filename);
+	else if ((const void *)filename == taken_obj)
+		p = taken_path;
 	PyErr_Clear();
-	return out;
+	return p ? path_outside(p) : 0;
 }
 
 static void *raise_errno2(int err, PyObject *filename, PyObject *filename2)
@@ -316,6 +317,8 @@ static PyObject *path_take(PyObject *path, int *as_bytes)
 	Py_DECREF(fs);
 	p = PyBytes_AS_STRING(b);
 	n = PyBytes_GET_SIZE(b);
+	taken_obj = path;
+	snprintf(taken_path, sizeof(taken_path), "%s", p);
 	if (n == 0) {
 		Py_DECREF(b);
 		return raise_errno(ENOENT, path);
