@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""sessions_load.py - drive `safepy serve` (argv[1:]) to its configured peak: eight sessions,
-then six calls at once in six of them (four run, two wait for a worker). Prints the number of
-processes and threads under the server at the peak and exits 0 when every call was ok.
+"""sessions_load.py - drive `safepy serve` (argv[1:], with threading allowed) to its configured
+peak: eight sessions, then six calls at once in six of them (four run, two wait for a worker).
+Then one session's call takes every task it can (threads that wait) while the other sessions
+call: each session is bounded at its own 64 tasks, the connection (TasksMax=) at more than all
+of its sessions' together, so no session starves the others. Prints the number of processes
+and threads under the server at the peak and exits 0 when every other call was ok.
 A test helper for tests/team/hardening.sh (TasksMax=, LimitNOFILE= of safepy@.service)."""
 import json
 import os
@@ -48,6 +51,14 @@ def main():
             sys.exit("the server closed its stdout")
         return json.loads(line)
 
+    early = {}
+
+    def answer_to(i):
+        while i not in early:
+            msg = answer()
+            early[msg.get("id")] = msg
+        return early.pop(i)["result"]["structuredContent"]
+
     send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
           "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                      "clientInfo": {"name": "sessions_load", "version": "1"}}})
@@ -65,11 +76,32 @@ def main():
     time.sleep(0.5)
     procs, threads = tasks_under(srv.pid)
     statuses = [answer()["result"]["structuredContent"]["status"] for _ in range(6)]
+    # One session takes all the tasks it can for 6 s; the others' calls (which fork processes)
+    # go on meanwhile.
+    call(300, "import threading, time\nthreading.stack_size(65536)\n"
+              "ev = threading.Event()\nn = 0\nt0 = time.time()\n"
+              "while time.time() - t0 < 6:\n"
+              "    try:\n"
+              "        threading.Thread(target=ev.wait, daemon=True).start()\n"
+              "        n += 1\n"
+              "    except RuntimeError:\n"
+              "        time.sleep(0.001)\n"
+              "ev.set()\nn", handles[7])
+    time.sleep(2)
+    others = []
+    for k in range(3):  # (the second and third of a session's calls need a new fork)
+        for i in range(6):
+            call(400 + 10 * k + i, "x + 1", handles[i])
+            others.append(answer_to(400 + 10 * k + i)["status"])
+        call(500 + k, "6 * 7", "new")
+        others.append(answer_to(500 + k)["status"])
+    taker = answer_to(300)
     srv.stdin.close()
     srv.wait(timeout=10)
     # Under ProtectProc=invisible the non-dumpable server is hidden from us: 0 then.
-    print(f"peak: {procs} processes, {threads} threads; calls: {' '.join(statuses)}")
-    sys.exit(0 if statuses == ["ok"] * 6 else 1)
+    print(f"peak: {procs} processes, {threads} threads; calls: {' '.join(statuses)}; "
+          f"while one session took {taker.get('result')} threads: {' '.join(others)}")
+    sys.exit(0 if statuses == ["ok"] * 6 and others == ["ok"] * 21 else 1)
 
 
 if __name__ == "__main__":
