@@ -1669,7 +1669,7 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 		if (exists) {
 			src = ws_open_regular(f.dirfd, f.name, ENGINE_WS_BYTES_PER_CALL, &src_st,
 			                      NULL);
-			rc = src == -EFBIG ? -EDQUOT : src; /* more than a call may copy */
+			rc = src; /* -EFBIG: more than a call may copy, at any time */
 			if (src < 0)
 				goto fail;
 			/* Every copy counts against what the call may write, a file copied

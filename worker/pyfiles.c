@@ -250,6 +250,25 @@ static void *raise_errno(int err, PyObject *filename)
 	return raise_errno2(err, filename, NULL);
 }
 
+/* A file larger than a call may write, opened to change in place: it is copied first, and no
+ * later call can copy more (the quota's message says a later call may go on). */
+static void raise_too_large_to_change(PyObject *filename)
+{
+	PyObject *e;
+	char msg[512];
+
+	snprintf(msg, sizeof(msg),
+	         "File too large: a file opened to change in place ('a', 'r+') is copied first, "
+	         "and one call may write at most %llu MiB in all: this one can be read, not "
+	         "changed; write what is new to another file (or read it and write a new one)",
+	         IPC_WS_BYTES_PER_CALL >> 20);
+	e = PyObject_CallFunction(PyExc_OSError, "isO", EFBIG, msg, filename ? filename : Py_None);
+	if (e) {
+		PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+		Py_DECREF(e);
+	}
+}
+
 /* ---- arguments ---------------------------------------------------------------------------- */
 
 /* The arguments of a METH_FASTCALL | METH_KEYWORDS call by name: out[i] is the argument called
@@ -446,6 +465,10 @@ static int open_fd(PyObject *path, enum ipc_open_mode mode, PyObject *filename)
 	status = ask(IPC_REQ_OPEN, 1, (uint32_t)mode, path, &reply, &rlen, &fd);
 	if (status == INT_MIN)
 		return -1;
+	if (status == -EFBIG && (mode == IPC_OPEN_APPEND || mode == IPC_OPEN_UPDATE)) {
+		raise_too_large_to_change(filename);
+		return -1;
+	}
 	if (status < 0) {
 		raise_errno(-status, filename);
 		return -1;
