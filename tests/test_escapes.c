@@ -1676,8 +1676,9 @@ Test(python_layer, callables_and_arguments_are_what_the_c_code_takes_them_for)
 /* A codec read its input again from the exception after an error handler of the user's
  * returned, then dropped the handler's pair: a tuple subclass's __del__ gave the exception
  * another object then, and the codec read the freed input (other objects' bytes in the text
- * decoded). Handlers answer the codec through a plain pair made after theirs is gone; handlers
- * work as before. */
+ * decoded). Handlers answer the codec through a plain pair made after theirs is gone, and the
+ * pair's __del__ is deferred until the codec has returned (it decodes the 100 bytes the handler
+ * gave it); handlers work as before. */
 Test(python_layer, a_codec_reads_the_input_its_error_handler_left)
 {
 	start(NULL);
@@ -1702,7 +1703,7 @@ Test(python_layer, a_codec_reads_the_input_its_error_handler_left)
 	    "'x\\u20acy'.encode('ascii', 'mark').decode(),\n"
 	    " b'\\xff'.decode('utf-8', 'replace'), "
 	    "codecs.lookup_error('mark')(UnicodeDecodeError('utf-8', b'\\xff', 0, 1, 'bad'))]",
-	    "[0,false,\"a<1>b\",\"x<1>y\",\"\\ufffd\",[\"<0>\",1]]");
+	    "[100,false,\"a<1>b\",\"x<1>y\",\"\\ufffd\",[\"<0>\",1]]");
 	still_serving();
 	stop();
 }
@@ -4430,10 +4431,14 @@ Test(python_layer, base_exception_cannot_dodge_limits)
  * parameter's __conform__ while binding (a closed database handed to SQLite: a crash). Those
  * calls are now refused with ProgrammingError while a statement of the connection runs; the
  * statement finishes, and ordinary use (closing after a statement, even with a row pending;
- * executemany from a generator; callbacks; closing another connection) is unchanged. */
+ * executemany from a generator; callbacks; closing another connection) is unchanged. (The
+ * result's __del__ is deferred to the next frame of the code's: the progress handler's, a
+ * callback of the connection's.) */
 Test(python_layer, sqlite_connection_cannot_be_closed_while_its_statement_runs)
 {
 	const char *msg = "\"close() is not allowed while a statement of the connection runs\"";
+	const char *in_cb = "\"close() is not allowed from within one of the connection's "
+	                    "callbacks\"";
 
 	start(NULL);
 	expect_ok_result("import sqlite3\nc = sqlite3.connect(':memory:')\nerrs = []\n"
@@ -4446,7 +4451,7 @@ Test(python_layer, sqlite_connection_cannot_be_closed_while_its_statement_runs)
 	                 "rows = c.execute('with recursive r(i) as (select 1 union all select i+1 "
 	                 "from r where i<1000) select f(), count(*) from r').fetchall()\n"
 	                 "[rows, errs[:1], c.execute('select 1').fetchone()]",
-	                 e2e_fmt("[[[5,1000]],[%s],[1]]", msg));
+	                 e2e_fmt("[[[5,1000]],[%s],[1]]", in_cb));
 	expect_ok_result("import sqlite3\nc = sqlite3.connect(':memory:')\n"
 	                 "c.execute('create table t(x)')\nout = []\n"
 	                 "def gen():\n    yield (1,)\n    c.close()\n    yield (2,)\n"
@@ -6773,18 +6778,21 @@ Test(escapes, a_class_attribute_s_old_value_goes_after_the_class_s_caches_know)
  * was written over a live one with the count raised. The set's clear, pop and deallocation walked
  * its table by that count, past its end (a reference dropped on each word pair there: glibc's heap
  * check ended the process). They count the table first: the loop runs to its end, and the server
- * goes on. */
+ * goes on. (Finalizers are deferred now, each to after the one that dropped its object: the
+ * depth no longer bounds them, a budget does.) */
 Test(escapes, a_set_s_count_is_its_table_s_when_it_is_walked)
 {
 	start(NULL);
 	e2e_expect_result("depth = [0]\n"
+	                  "budget = [100000]\n"
 	                  "class D:\n"
 	                  "    __slots__ = ('v',)\n"
 	                  "    def __init__(s, v=0): s.v = v\n"
 	                  "    def __hash__(s): return s.v\n"
 	                  "    def __del__(s):\n"
-	                  "        if depth[0] > 1: return\n"
+	                  "        if depth[0] > 1 or budget[0] <= 0: return\n"
 	                  "        depth[0] += 1\n"
+	                  "        budget[0] -= 1\n"
 	                  "        try:\n"
 	                  "            S.add(0); S.add(D())\n"
 	                  "            try: S.pop()\n"

@@ -72,10 +72,15 @@ int pyreentry_being_finalized(PyObject *o);
 /* Is code of the code's running with or without a frame: such a finalizer, or a hash or
  * comparison of a class made after the zygote? */
 int pyreentry_code_runs(void);
-/* With the data stack loaded, finalizers of the code's (__del__, weak reference callbacks) that
- * come while a call runs wait for the user's own frame (a pending call, a collector's tick) or
- * the end of the code: run them now, and what they defer in turn. */
+/* Finalizers (__del__, weak reference callbacks, C classes' finalizers) that come while a call
+ * runs wait for the user's own frame (a pending call, a collector's tick) or the end of the
+ * code: run them now, and what they defer in turn. */
 void pyreentry_deferred_run(void);
+/* May deferred finalizers run at this point between two instructions (the user's own frame is
+ * the innermost, or Python threads run)? */
+int pyreentry_finalizers_may_run(void);
+/* How many finalizers have been deferred so far (a count that only grows). */
+unsigned long pyreentry_deferred_count(void);
 /* An extension module imported late made classes: their finalizers are deferred too. */
 void pyreentry_finalizers_again(void);
 /* o's count has reached 0 in its class's tp_dealloc and its end runs code: keep it (its count 1,

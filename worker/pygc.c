@@ -84,21 +84,74 @@ int pygc_collecting(void)
 	return collecting > 0;
 }
 
+/* The generation a collection of generation's survivors went to. */
+static int older(int generation)
+{
+	return generation < 2 ? generation + 1 : 2;
+}
+
+/* Finalizers a collection found wait with their objects alive (pyreentry.c defers them): a
+ * cycle with a __del__ survived into the next generation, to be freed only when that one is
+ * collected (a loop making such cycles around large buffers ran out of memory meanwhile). Where
+ * they may run (the user's own frame is the innermost: where they would run next), they run
+ * at once and the survivors' generation is collected again: the cycles go now (a thread's garbage,
+ * collected while the main thread waits in its join). 1 when they ran. */
+static int finalized_now(unsigned long deferred_before)
+{
+	if (pyreentry_deferred_count() == deferred_before || !pyreentry_finalizers_may_run())
+		return 0;
+	pyreentry_deferred_run();
+	return 1;
+}
+
 static void collect(int generation)
 {
 	double t0 = generation == 2 ? cpu_now() : 0;
+	unsigned long deferred = pyreentry_deferred_count();
 	PyObject *r;
 
 	collecting++;
 	r = PyObject_CallFunction(collect_fn, "i", generation);
 	collecting--;
-
 	Py_XDECREF(r);
 	PyErr_Clear();
+	if (finalized_now(deferred)) {
+		collecting++;
+		r = PyObject_CallFunction(collect_fn, "i", older(generation));
+		collecting--;
+		Py_XDECREF(r);
+		PyErr_Clear();
+	}
 	if (generation == 2) {
 		full_end = cpu_now();
 		full_cost = full_end - t0;
 	}
+}
+
+/* gc.collect(), the code's or a library's: as CPython's, and when called from the user's own
+ * frame, the cycles whose finalizers it found are freed before it returns, as CPython's
+ * collection frees them, and counted as it counts them (what each collection freed: a cycle
+ * kept alive by its deferred finalizer is freed, and counted, by the second). */
+static PyObject *gc_collect(PyObject *self, PyObject *args, PyObject *kw)
+{
+	unsigned long deferred = pyreentry_deferred_count();
+	PyObject *r = PyObject_Call(collect_fn, args, kw), *again;
+	long gen = 2;
+
+	(void)self;
+	if (!r || !in_call)
+		return r;
+	if (PyTuple_GET_SIZE(args) == 1 && PyLong_CheckExact(PyTuple_GET_ITEM(args, 0)))
+		gen = PyLong_AsLong(PyTuple_GET_ITEM(args, 0));
+	else if (PyTuple_GET_SIZE(args) != 0 || (kw && PyDict_GET_SIZE(kw) != 0))
+		gen = -1; /* (its generation asked of an object of the code's: not asked again) */
+	PyErr_Clear();
+	if (gen >= 0 && gen <= 2 && finalized_now(deferred)) {
+		again = PyObject_CallFunction(collect_fn, "i", older((int)gen));
+		Py_SETREF(r, again ? PyNumber_Add(r, again) : NULL);
+		Py_XDECREF(again);
+	}
+	return r;
 }
 
 /* The pending call: a collection of the generation CPython would collect now, if any. Run by
@@ -112,7 +165,7 @@ static int collect_due(void *unused)
 	(void)unused;
 	queued = 0;
 	/* finalizers deferred while a library ran: the user's frame is the innermost again */
-	if (in_call && pyguard_frame_is_users())
+	if (in_call && pyreentry_finalizers_may_run())
 		pyreentry_deferred_run();
 	if (!in_call || !wanted || (!pyguard_frame_is_users() && worker_python_threads() == 0))
 		return 0;
@@ -208,6 +261,8 @@ static PyObject *gc_isenabled(PyObject *self, PyObject *unused)
 static PyMethodDef tick_def = {"_collect_tick", tick, METH_VARARGS,
                                "Queue a collection of what the generations' thresholds ask for."};
 static PyMethodDef switches[] = {
+    {"collect", (PyCFunction)(void (*)(void))gc_collect, METH_VARARGS | METH_KEYWORDS,
+     "Run the garbage collector."},
     {"enable", gc_enable, METH_NOARGS, "Enable automatic garbage collection."},
     {"disable", gc_disable, METH_NOARGS, "Disable automatic garbage collection."},
     {"isenabled", gc_isenabled, METH_NOARGS, "Returns true if automatic collection is enabled."},

@@ -3092,12 +3092,13 @@ int pyreentry_being_finalized(PyObject *o)
  * last reference that was ran its finalizer there, with the slot still pointing at it: code the
  * finalizer ran that wrote the same slot through another compiled writer dropped the object a
  * second time (freed while the array still held it: a forged object in its place). Holds around
- * numpy's own writes cannot see Cython's. So with the data stack loaded, a finalizer of the
- * code's (a class's __del__, a C finalizer a class of the code's inherits, a weak reference's
- * callback) that comes while a call runs is deferred: its object is kept (resurrected, as a
- * __del__ that stores self does) and the finalizer runs where no library is halfway through a
- * write: between two instructions of the user's own frame (a pending call, as the collector's
- * ticks), or when the call's code ends. (A collection the tick makes is such a point, but not
+ * numpy's own writes cannot see Cython's, and CPython's own C code does the same (3.11's
+ * contextvar_set drops the context's old map before it writes the variable's cache). So in
+ * every mode, a finalizer of the code's (a class's __del__, a C finalizer a class of the code's
+ * inherits, a weak reference's callback) that comes while a call runs is deferred: its object
+ * is kept (resurrected, as a __del__ that stores self does) and the finalizer runs where no
+ * library is halfway through a write: between two instructions of the user's own frame (a
+ * pending call, as the collector's ticks), or when the call's code ends. (A collection the tick makes is such a point, but not
  * what its finalizers run in turn: they are deferred too.) The same holds for the finalizers of
  * C classes (io's close, which calls a raw object's methods: the code's) and for the
  * deallocation of objects whose end runs code (pyreentry_dealloc_later). */
@@ -3106,6 +3107,7 @@ int pyreentry_being_finalized(PyObject *o)
 static PyObject *deferred;
 static int deferred_queued; /* deferred_due waits among the pending calls */
 static PyObject *dropping;  /* an object whose deferred finalizer ran, being released */
+static unsigned long deferred_total; /* entries ever kept */
 
 static int deferred_due(void *unused);
 
@@ -3120,6 +3122,7 @@ static int deferred_add(PyObject *entry)
 
 	Py_XDECREF(entry);
 	PyErr_Clear();
+	deferred_total += kept;
 	if (kept && !deferred_queued) {
 		deferred_queued = 1;
 		if (Py_AddPendingCall(deferred_due, NULL) < 0)
@@ -3133,7 +3136,7 @@ static int defer(PyObject *cb, PyObject *o)
 	PyObject *type, *value, *tb;
 	int kept;
 
-	if (!pydata_ndarray() || !pylayer_armed())
+	if (!pylayer_armed())
 		return 0;
 	PyErr_Fetch(&type, &value, &tb);
 	kept = deferred_add(PyTuple_Pack(2, cb, o));
@@ -3371,14 +3374,24 @@ static void deferred_run(void)
 	PyErr_Restore(type, value, tb);
 }
 
-/* The pending call: in the user's own frame only. Come in a library's, it asks the collector's
- * tick handler to look again at the next point the interpreter checks (one handler call per
- * such point while a library runs), which queues it once the user's frame is the innermost. */
+/* Can deferred finalizers run here, at a point between two instructions? Where the user's own
+ * frame is the innermost; and anywhere while Python threads run (the code's, a library's
+ * running the code's functions), which may run any code at such a point anyway (the collector
+ * collects there then: pygc.c). */
+int pyreentry_finalizers_may_run(void)
+{
+	return pyguard_frame_is_users() || worker_python_threads() > 0;
+}
+
+/* The pending call: where finalizers may run. Come in a library's frame, it asks the
+ * collector's tick handler to look again at the next point the interpreter checks (one handler
+ * call per such point while a library runs), which queues it once the user's frame is the
+ * innermost. */
 static int deferred_due(void *unused)
 {
 	(void)unused;
 	deferred_queued = 0;
-	if (pyguard_frame_is_users())
+	if (pyreentry_finalizers_may_run())
 		deferred_run();
 	else if (deferred && PyList_GET_SIZE(deferred) > 0)
 		pygc_ask_again();
@@ -3390,11 +3403,16 @@ void pyreentry_deferred_run(void)
 	deferred_run();
 }
 
+unsigned long pyreentry_deferred_count(void)
+{
+	return deferred_total;
+}
+
 void pyreentry_deferred_tick(void)
 {
 	if (!deferred || PyList_GET_SIZE(deferred) == 0 || deferred_queued)
 		return;
-	if (!pyguard_frame_is_users()) {
+	if (!pyreentry_finalizers_may_run()) {
 		pygc_ask_again();
 		return;
 	}
