@@ -685,8 +685,8 @@ Test(ws_write, append_update_and_exclusive_create_follow_open)
 /* A file opened to append or update is copied first, by the supervisor, while every session
  * waits: a sparse file of 255 MiB, made in an instant, was copied byte by byte (zeros written)
  * at each open. Only its data is copied now, its holes stay holes, and the bytes are the
- * same. A file over what a call may copy is refused with the quota's message, not a size
- * limit the call's reads do not have. */
+ * same. A file over what a call may copy is refused saying it can be read, not changed (no
+ * later call can copy it either), not with a size limit the call's reads do not have. */
 Test(ws_write, a_sparse_file_is_copied_as_it_is)
 {
 	struct stat st;
@@ -723,8 +723,8 @@ Test(ws_write, a_sparse_file_is_copied_as_it_is)
 	    "out.append(len(open('big', 'rb').read(10)))\n"
 	    "[str(x) for x in out]",
 	    "[\"267386883\",\"b'AAAxAA'\",\"70000\",\"4999\",\"b'\\\\x00END'\","
-	    "\"[122, '[Errno 122] Disk quota exceeded: one call may write (or rena']\","
-	    "\"[122, '[Errno 122] Disk quota exceeded: one call may write (or rena']\",\"10\"]");
+	    "\"[27, '[Errno 27] File too large: a file opened to change in place ']\","
+	    "\"[27, '[Errno 27] File too large: a file opened to change in place ']\",\"10\"]");
 	cr_assert_eq(stat(in_ws("s.bin"), &st), 0);
 	cr_assert_eq(st.st_size, (255 << 20) + 3);
 	cr_assert_lt((long long)st.st_blocks * 512, 4 << 20,
