@@ -10833,6 +10833,124 @@ Test(data, replaced_slots_and_dropped_objects_stay_held)
 	e2e_stop();
 }
 
+/* pandas' cached properties (Index.is_unique, inferred_type, _engine...) read the object's
+ * _cache with PyDict_Contains, which does not check that it is a dict: an Index whose _cache
+ * the code set to a bytearray had its bytes read as a dict's table (a key at an address of the
+ * code's choosing, whose __eq__ got a forged object: V82a H1; the build before loops or
+ * crashes on a zeroed bytearray). A cache that is not a dict is refused; the properties work
+ * as before, on the code's own classes too. */
+Test(data, pandas_cached_properties_read_a_dict_only)
+{
+	start_data(NULL);
+	e2e_expect_result("import pandas as pd\n"
+	                  "CP = type(pd.Index.is_unique)\n"
+	                  "class X:\n    def __init__(self): self._cache = [1, 2]\n"
+	                  "    f = CP(lambda self: 1)\n"
+	                  "class Y:\n    f = CP(lambda self: 2)\n"
+	                  "class Z:\n    __slots__ = ()\n    f = CP(lambda self: 3)\n"
+	                  "out = []\n"
+	                  "for o in (X(), Y(), Z()):\n"
+	                  "    try:\n        out.append(o.f)\n"
+	                  "    except TypeError as e:\n        out.append(str(e))\n"
+	                  "idx = pd.Index([1, 2, 2])\n"
+	                  "for bad in (bytearray(100), bytes(64), (1, 2)):\n"
+	                  "    idx._cache = bad\n"
+	                  "    try:\n        out.append(idx.is_unique)\n"
+	                  "    except TypeError as e:\n        out.append(str(e))\n"
+	                  "idx._cache = {}\n"
+	                  "out + [idx.is_unique, sorted(idx._cache), idx.inferred_type]",
+	                  "[\"X's _cache is a list, not a dict\",2,3,"
+	                  "\"Int64Index's _cache is a bytearray, not a dict\","
+	                  "\"Int64Index's _cache is a bytes, not a dict\","
+	                  "\"Int64Index's _cache is a tuple, not a dict\","
+	                  "false,[\"_engine\",\"is_unique\"],\"integer\"]");
+	e2e_stop();
+}
+
+/* pandas' compiled date and time classes call type(self)(...) and cast what it answers to
+ * their own compiled type unchecked: a Timestamp subclass whose constructor answered a bytes
+ * object had `ts - datetime` call through a table read from the code's bytes (any address:
+ * V82a H2), a DateOffset subclass whose _offset answered NaT had DatetimeIndex + offset call
+ * through NaT's memory (SIGSEGV). They are not subclassed in the sandbox; their instances,
+ * and pandas' own subclasses, work as before. */
+Test(data, pandas_date_classes_are_not_subclassed)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import datetime, pandas as pd\n"
+	    "out = []\n"
+	    "for base in (pd.Timestamp, pd.Timedelta, pd.DateOffset, pd.offsets.Day,\n"
+	    "             pd.offsets.BusinessDay, pd.Period, pd.Interval, type(pd.NaT),\n"
+	    "             pd.Timestamp.mro()[1]):\n"
+	    "    try:\n        type('T', (base,), {})\n        out.append('made')\n"
+	    "    except TypeError as e:\n"
+	    "        out.append('not an acceptable base type' in str(e))\n"
+	    "t = pd.Timestamp(2020, 1, 1)\n"
+	    "idx = pd.date_range('2020-01-01', periods=2)\n"
+	    "out + [str(t - datetime.datetime(2019, 12, 31)),\n"
+	    "       [str(d.date()) for d in idx + pd.DateOffset(months=1, days=2)],\n"
+	    "       str(pd.Period('2020-01', 'M') + 1), (pd.Timedelta('1h') * 2).seconds,\n"
+	    "       type(pd.offsets.BDay()).__name__, pd.Interval(0, 1).length]",
+	    "[true,true,true,true,true,true,true,true,true,\"1 days 00:00:00\","
+	    "[\"2020-02-03\",\"2020-02-04\"],\"2020-02\",7200,\"BusinessDay\",1]");
+	e2e_stop();
+}
+
+/* matplotlib's transforms name their parents in a dict by id(), with weak references whose
+ * callbacks pop that id when a parent dies. A callback runs a little later in a worker (weak
+ * references' callbacks wait for the user's code), when a new transform may hold the same id:
+ * the late pop took the new entry and the new one's callback raised KeyError, printed for every
+ * figure drawn with bbox_inches='tight' (and every figure the call returned: 1.7 KB each, the
+ * first text of the result). The callbacks pop only their own entry: nothing is printed, and a
+ * change to a child still reaches its live parents. */
+Test(data, tight_figures_print_nothing_and_transforms_follow_their_children)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import matplotlib.pyplot as plt, io\n"
+	           "from matplotlib import transforms as mt\n"
+	           "fig, axs = plt.subplots(2, 2)\n"
+	           "for ax in axs.flat:\n    ax.plot([1, 2, 3])\n"
+	           "for i in range(3):\n"
+	           "    fig.savefig(io.BytesIO(), format='png', bbox_inches='tight')\n"
+	           "a = mt.Affine2D()\nc = a + mt.Affine2D().translate(1, 0)\n"
+	           "before = c.transform([[0, 0]]).tolist()\n"
+	           "a.translate(5, 0)\n"
+	           "[before, c.transform([[0, 0]]).tolist()]");
+	e2e_assert_result(r, "transforms", "[[[1.0,0.0]],[[6.0,0.0]]]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "", "%s", mcpc_json(r));
+	images_are(r, 1);
+	e2e_stop();
+}
+
+/* A cycle with a __del__ that a collection found was kept alive by its deferred finalizer and
+ * freed only when an older generation was collected: a loop making such cycles around 128 KiB
+ * buffers ran out of memory (2.5 GiB made, 1 GiB allowed). The finalizers found from the user's
+ * frame run there and the collection goes on to free the cycles: the loop ends, and
+ * gc.collect() frees and counts them as CPython does. */
+Test(data, cycles_with_finalizers_are_freed_as_they_are_collected)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\nfin = []\n"
+	                  "class C:\n    def __del__(self):\n        fin.append(1)\n"
+	                  "for i in range(20000):\n"
+	                  "    a = C(); a.me = a; a.buf = bytearray(1 << 17)\n"
+	                  "len(fin) > 19000",
+	                  "true");
+	/* (the first call's last cycles are collected first) */
+	e2e_expect_result("import gc\ngc.collect()\nfin2 = []\n"
+	                  "class E:\n    def __del__(self):\n        fin2.append(1)\n"
+	                  "class F:\n    pass\n"
+	                  "x = E(); x.me = x; del x\n"
+	                  "a = gc.collect()\n"
+	                  "y = E(); y.me = y; del y\nb = gc.collect()\n"
+	                  "z = F(); z.me = z; del z\n"
+	                  "[a >= 1, b >= 1, gc.collect() >= 1, len(fin2)]",
+	                  "[true,true,true,2]");
+	e2e_stop();
+}
+
 /* Compiled writers drop the object an array's item holds before they store the next (pandas'
  * Cython fills through a memoryview: fillna(method='ffill', inplace=True)): the object's
  * __del__, or a weak reference's callback, ran there with the item still pointing at it, and

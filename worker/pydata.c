@@ -5874,6 +5874,85 @@ static int final_guard(PyObject *g)
 	return 0;
 }
 
+/* pandas' cached property (pydata.py _cached_properties): its __get__ read the object's _cache
+ * with PyDict_Contains, no check that it is a dict (a bytearray's bytes were read as a dict's
+ * table). The same, with the cache read once and refused unless it is a dict. */
+static descrgetfunc cached_get_real;
+static PyObject *str_cache, *str_fget, *str_name;
+
+static PyObject *cached_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	PyObject *cache = NULL, *fget = NULL, *name = NULL, *val = NULL;
+
+	if (!obj || obj == Py_None)
+		return cached_get_real(self, obj, type);
+	if (_PyObject_LookupAttr(obj, str_cache, &cache) < 0 ||
+	    !(fget = PyObject_GetAttr(self, str_fget)) ||
+	    !(name = PyObject_GetAttr(self, str_name)))
+		goto out;
+	if (!cache || cache == Py_None) {
+		/* (getattr(obj, '_cache', None) is None: obj._cache = {}, or no cache at all) */
+		Py_XSETREF(cache, PyDict_New());
+		if (!cache)
+			goto out;
+		if (PyObject_SetAttr(obj, str_cache, cache) < 0) {
+			if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+				PyErr_Clear();
+				val = PyObject_CallOneArg(fget, obj);
+			}
+			goto out;
+		}
+	}
+	if (!PyDict_Check(cache)) {
+		PyErr_Format(PyExc_TypeError, "%.100s's _cache is a %.100s, not a dict",
+		             Py_TYPE(obj)->tp_name, Py_TYPE(cache)->tp_name);
+		goto out;
+	}
+	val = Py_XNewRef(PyDict_GetItemWithError(cache, name));
+	if (val || PyErr_Occurred())
+		goto out;
+	val = PyObject_CallOneArg(fget, obj);
+	if (val && PyDict_SetItem(cache, name, val) < 0)
+		Py_CLEAR(val);
+out:
+	Py_XDECREF(cache);
+	Py_XDECREF(fget);
+	Py_XDECREF(name);
+	return val;
+}
+
+static int cached_get_replaced(PyTypeObject *t, void *unused)
+{
+	(void)unused;
+	if (t->tp_descr_get == cached_get_real) {
+		t->tp_descr_get = cached_get;
+		PyType_Modified(t);
+	}
+	return 0;
+}
+
+static int cached_guard(PyObject *g)
+{
+	PyObject *c = PyDict_GetItemString(g, "cached_property_class");
+	PyTypeObject *t = (PyTypeObject *)c;
+
+	if (!c || c == Py_None)
+		return 0;
+	if (!PyType_Check(c) || !t->tp_descr_get || t->tp_descr_get == cached_get) {
+		PyErr_SetString(PyExc_TypeError, "pandas' cached property is not as known");
+		return -1;
+	}
+	if (!(str_cache = PyUnicode_InternFromString("_cache")) ||
+	    !(str_fget = PyUnicode_InternFromString("fget")) ||
+	    !(str_name = PyUnicode_InternFromString("name")))
+		return -1;
+	cached_get_real = t->tp_descr_get;
+	/* (any class beneath it too, and their __get__ wrappers) */
+	return pyguard_walk(t, cached_get_replaced, NULL) < 0
+	           ? -1
+	           : pyguard_slot_everywhere(t, (void *)cached_get_real, (void *)cached_get);
+}
+
 int pydata_init(void)
 {
 	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
@@ -5901,7 +5980,7 @@ int pydata_init(void)
 	if (!r || types_patch(g) < 0 || inits_check(g) < 0 || news_check(g) < 0 ||
 	    numpy_guard() < 0 || fortran_guard() < 0 || random_guard() < 0 ||
 	    library_attrs_guard(g) < 0 || pair_items_guard(g) < 0 || mat_reader_guard(g) < 0 ||
-	    final_guard(g) < 0 || vectors_guard() < 0 || rewrap_all() < 0 ||
+	    final_guard(g) < 0 || cached_guard(g) < 0 || vectors_guard() < 0 || rewrap_all() < 0 ||
 	    pyreentry_texts_hold_all() < 0)
 		goto out;
 	pyplot = PyDict_GetItemString(PyImport_GetModuleDict(), "matplotlib.pyplot");

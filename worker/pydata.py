@@ -1288,6 +1288,8 @@ def _pandas():
     _unique_lists(np)
     _json_snapshots()
     _json_numpy_decoder()
+    _final_dates()
+    _cached_properties()
 
 
 def _own_quiet(f, *args, **kwargs):
@@ -4829,6 +4831,41 @@ def _hist_binning():
 final_classes = []
 
 
+def _final_dates():
+    """pandas' compiled date and time classes call type(self)(...) on themselves and cast what
+    it answers to their own compiled type unchecked (Timestamp's subtraction of a datetime; a
+    DateOffset's _apply_array casts Timedelta(self._offset * self.n), NaT for a NaT offset):
+    a subclass of the code's whose constructor answered a bytes object, or whose _offset
+    answered NaT, had pandas call through a table read from the code's bytes (a call of any
+    address). Timestamp, Timedelta, Period, NaT, Interval and every date offset are not
+    subclassed in the sandbox (their own subclasses, and their instances, work as before)."""
+    from pandas._libs import interval
+    from pandas._libs.tslibs import nattype, offsets, period, timedeltas, timestamps
+
+    todo = [timestamps._Timestamp, timedeltas._Timedelta, period._Period, nattype._NaT,
+            interval.Interval, offsets.BaseOffset]
+    while todo:
+        c = todo.pop()
+        if c not in final_classes:
+            final_classes.append(c)
+            todo += type.__subclasses__(c)
+
+
+# The class of pandas' cached properties (pydata.c checks the cache each one reads).
+cached_property_class = None
+
+
+def _cached_properties():
+    """pandas' cached properties (Index.is_unique, _engine, inferred_type...) read the object's
+    _cache with PyDict_Contains, which does not check that it is a dict: an Index whose _cache
+    the code set to a bytearray had the bytearray read as a dict (a table of the code's, a key
+    at an address of its choosing, whose __eq__ was then called with a forged object). pydata.c
+    reads the cache itself and refuses one that is not a dict."""
+    global cached_property_class
+    from pandas._libs import properties
+    cached_property_class = properties.CachedProperty
+
+
 def _final_metrics():
     """scikit-learn's distance metrics check the data's features against their own vectors
     (Mahalanobis' VI, Minkowski's w, SEuclidean's V) only in _validate_data, a Python method
@@ -7181,6 +7218,43 @@ def _triangulation():
     _qhull.delaunay = delaunay
 
 
+def _transform_parents():
+    """A transform's children name it in a dict by id(), with a weak reference whose callback
+    pops that id when it dies. A weak reference's callback runs a little later in a worker
+    (worker/pyreentry.c defers it until the user's code runs again), by which time a new
+    transform may hold the same id and its entry: the late pop took the new entry (its child
+    no longer invalidated it) and the new one's own callback raised KeyError, printed as an
+    ignored exception for every figure drawn with bbox_inches='tight'. The callback pops the
+    entry only while it is still its own weak reference."""
+    import weakref
+    from matplotlib import transforms as mt
+
+    def dropper(parents, k):
+        def drop(ref):
+            if parents.get(k) is ref:
+                del parents[k]
+        return drop
+
+    def set_children(self, *children):
+        for child in children:
+            k = id(self)
+            child._parents[k] = weakref.ref(self, dropper(child._parents, k))
+
+    def __setstate__(self, data_dict):
+        self.__dict__ = data_dict
+        parents = {}
+        for k, v in self._parents.items():
+            if v is not None:
+                parents[k] = weakref.ref(v, dropper(parents, k))
+        self._parents = parents
+
+    for name, f in (('set_children', set_children), ('__setstate__', __setstate__)):
+        f.__doc__ = getattr(mt.TransformNode, name).__doc__
+        f.__qualname__ = 'TransformNode.' + name
+        f.__module__ = mt.__name__
+        setattr(mt.TransformNode, name, f)
+
+
 def _no_tex():
     """text.usetex = True has matplotlib run latex and dvipng, programs a worker cannot start;
     it first made its cache directory in the server's home (a PermissionError naming the
@@ -7635,6 +7709,7 @@ def _matplotlib():
     _triangulation()
     _agg_checks()
     _no_tex()
+    _transform_parents()
     # Its configuration and cache directories are known now; a worker's environment does not
     # name the server's home.
     import os
