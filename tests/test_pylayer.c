@@ -774,6 +774,61 @@ Test(pylayer, cyclic_garbage_a_thread_makes_is_collected_while_the_main_thread_w
 	e2e_stop();
 }
 
+/* contextlib.redirect_stdout and redirect_stderr set the real sys's streams, which print()
+ * follows: the code's sys view kept its own, so sys.stdout.write and print(file=sys.stdout) in
+ * the block went to the call's output, and `sys.stdout is buf` was False. The view's streams
+ * are the real sys's; assigning them works as before. */
+Test(pylayer, streams_redirected_by_contextlib_are_the_code_s_sys_streams)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import contextlib, io, sys\n"
+	           "buf, eb = io.StringIO(), io.StringIO()\n"
+	           "with contextlib.redirect_stdout(buf):\n"
+	           "    sys.stdout.write('x\\n'); print('y', file=sys.stdout)\n"
+	           "    same = sys.stdout is buf\n"
+	           "with contextlib.redirect_stderr(eb):\n"
+	           "    print('e', file=sys.stderr)\n"
+	           "print('after')\n"
+	           "sys.stdout = io.StringIO()\nprint('hidden')\nh = sys.stdout.getvalue()\n"
+	           "sys.stdout = sys.__stdout__\n"
+	           "[buf.getvalue(), same, eb.getvalue(), h, sys.stdout is sys.__stdout__]");
+	e2e_assert_result(r, "streams", "[\"x\\ny\\n\",true,\"e\\n\",\"hidden\\n\",true]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "after\n", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "", "%s", mcpc_json(r));
+	e2e_stop();
+}
+
+/* An exception's notes (add_note) are read as CPython gives them (__notes__, a list in the
+ * exception's own dict) and printed after its line, in traceback.format_exception and in the
+ * call's own error: a hint a library or the code added reaches whoever reads the error. */
+Test(pylayer, exception_notes_are_read_and_shown)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_call("import traceback\n"
+	             "e = ValueError('x'); e.add_note('a note')\n"
+	             "try:\n    raise e\nexcept ValueError as ee:\n"
+	             "    print([ee.__notes__, getattr(ee, '__notes__', []),\n"
+	             "           traceback.format_exception(ee)[-2:]])\n"
+	             "class N:\n    def __str__(self): return 'an object note'\n"
+	             "e2 = ValueError('bad value')\n"
+	             "e2.add_note('hint: check the decimal separator')\n"
+	             "e2.__notes__.append(N())\n"
+	             "raise e2",
+	             NULL);
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"),
+	                 "[['a note'], ['a note'], ['ValueError: x\\n', 'a note\\n']]\n", "%s",
+	                 mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "traceback"),
+	                 "ValueError: bad value\nhint: check the decimal separator\nan object "
+	                 "note\n"),
+	          "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* Notebook commands (%matplotlib inline, !pip install x, %time stmt) on lines the parser
  * refuses are skipped, with a note; valid Python (a % at a continued line's start, a string's
  * line) is never touched. */

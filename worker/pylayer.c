@@ -139,6 +139,8 @@ static const char *const dunder_allowed[] = {
     "__traceback__",
     "__cause__",
     "__context__",
+    /* its notes (add_note): a list of texts in the exception's own dict */
+    "__notes__",
     NULL,
 };
 

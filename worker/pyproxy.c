@@ -243,10 +243,26 @@ int pyproxy_streams_reset(void)
 	return rc;
 }
 
+/* sys.stdout and sys.stderr read the real sys's: a library that set them there
+ * (contextlib.redirect_stdout, which print() follows) is followed by sys.stdout.write and
+ * print(file=sys.stdout) too. */
+static PyObject *sys_proxy_getattro(PyObject *self, PyObject *name)
+{
+	PyObject *v;
+
+	if (self == sys_proxy && PyUnicode_CheckExact(name) &&
+	    (PyUnicode_CompareWithASCIIString(name, "stdout") == 0 ||
+	     PyUnicode_CompareWithASCIIString(name, "stderr") == 0) &&
+	    (v = PySys_GetObject(PyUnicode_AsUTF8(name))))
+		return Py_NewRef(v);
+	return PyModule_Type.tp_getattro(self, name);
+}
+
 /* A module of its own kind: what it sets is sys_proxy_setattro's. */
 static int sys_proxy_make(PyObject *proxy)
 {
-	static PyType_Slot slots[] = {{Py_tp_setattro, sys_proxy_setattro}, {0, NULL}};
+	static PyType_Slot slots[] = {
+	    {Py_tp_setattro, sys_proxy_setattro}, {Py_tp_getattro, sys_proxy_getattro}, {0, NULL}};
 	static PyType_Spec spec = {"module", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
 	                           slots};
 	PyObject *t = PyType_FromSpecWithBases(&spec, (PyObject *)&PyModule_Type);

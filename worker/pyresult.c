@@ -385,6 +385,35 @@ static void sb_exc_line(struct strbuf *b, const struct text *tn, const char *alt
 	sb_str(b, "\n");
 }
 
+/* The exception's notes (add_note: a list in its __notes__), one a line after its own, as
+ * CPython prints them: a str as it is, anything else as its str(). Read from the exception's
+ * own dict (no attribute lookup of the code's). */
+static void sb_notes(struct strbuf *b, PyObject *exc)
+{
+	PyObject **dictp = _PyObject_GetDictPtr(exc), *notes, *list;
+
+	if (!dictp || !*dictp || !PyDict_Check(*dictp))
+		return;
+	notes = PyDict_GetItemString(*dictp, "__notes__");
+	if (!notes || !(PyList_Check(notes) || PyTuple_Check(notes)))
+		return;
+	/* (a copy: a note's __str__ may change the list) */
+	if (!(list = PySequence_List(notes))) {
+		PyErr_Clear();
+		return;
+	}
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+		PyObject *note = PyList_GET_ITEM(list, i);
+		PyObject *s = PyUnicode_Check(note) ? Py_NewRef(note) : PyObject_Str(note);
+
+		sb_pystr(b, s, "<str() of the note failed>");
+		sb_str(b, "\n");
+		Py_XDECREF(s);
+		PyErr_Clear();
+	}
+	Py_DECREF(list);
+}
+
 /* The sources of the library files an uncaught exception's traceback passes through, each
  * asked of the supervisor once (pyimport_library_source: the installed module files only), a
  * few files per traceback, with where each line starts (a deep recursion in one file looks up
@@ -572,12 +601,14 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 			struct text m = {0};
 			utf8_text(se->msg, &m);
 			sb_exc_line(b, &tn, "SyntaxError", &m);
+			sb_notes(b, exc);
 			text_clear(&m);
 			text_clear(&tn);
 			return;
 		}
 	}
 	sb_exc_line(b, &tn, "Exception", msg);
+	sb_notes(b, exc);
 	text_clear(&tn);
 }
 
