@@ -1285,6 +1285,32 @@ Test(pylayer, formats_time_zones_and_uuids_work_by_default)
 	    "c\"],16,"
 	    "[0.0,1.0,1],[\"a\",\"b\",\"c\"],\"ZoneInfoNotFoundError\",\"PermissionError\","
 	    "\"PermissionError\"]");
+	/* XML pretty-printed through minidom, names matched as shell patterns, reprs shortened:
+	 * the modules' own, none of the modules they import reached through them. A submodule
+	 * allowed is imported from its package too (from xml.dom import minidom); the package's
+	 * other submodules are not. */
+	e2e_expect_result(
+	    "import fnmatch, reprlib\n"
+	    "from xml.dom import minidom as md\n"
+	    "from xml.etree import ElementTree\n"
+	    "def refused(f):\n"
+	    "    try:\n        f()\n    except ImportError as e:\n"
+	    "        return str(e).split('.')[0]\n"
+	    "def expat():\n    from xml.dom import expatbuilder\n"
+	    "def both():\n    from xml.dom import minidom, pulldom\n"
+	    "d = md.parseString('<a><b x=\"1\">t</b><c/></a>')\n"
+	    "def attempt(m, n):\n"
+	    "    try:\n        return repr(getattr(m, n))\n"
+	    "    except AttributeError:\n        return 'AttributeError'\n"
+	    "[d.toprettyxml(indent=' '), d.getElementsByTagName('b')[0].getAttribute('x'),\n"
+	    " fnmatch.fnmatch('data_2024.csv', 'data_*.csv'),\n"
+	    " fnmatch.filter(['a.py', 'b.txt'], '*.py'), reprlib.repr(list(range(100))),\n"
+	    " attempt(fnmatch, 'os'), attempt(md, 'xml'), attempt(md, 'sys'),\n"
+	    " ElementTree.fromstring('<r/>').tag, refused(expat), refused(both)]",
+	    "[\"<?xml version=\\\"1.0\\\" ?>\\n<a>\\n <b x=\\\"1\\\">t</b>\\n "
+	    "<c/>\\n</a>\\n\",\"1\",true,[\"a.py\"],\"[0, 1, 2, 3, 4, 5, ...]\","
+	    "\"AttributeError\",\"AttributeError\",\"AttributeError\",\"r\","
+	    "\"Import from xml\",\"Import from xml\"]");
 	/* Tar archives as zip archives: made and read in memory; without a workspace nothing is
 	 * unpacked or opened by name. */
 	e2e_expect_result("import tarfile, io\n"

@@ -177,6 +177,10 @@ PyObject *pyproxy_get(PyObject *name, int import);
 /* What "import name" binds once name's proxy exists: the proxy of its top-level package, or
  * the stub of a package only some submodules of are allowed. Borrowed, or NULL. */
 PyObject *pyproxy_binding(PyObject *name);
+/* "from name import a, b" where name is a package only some submodules of are allowed and a, b
+ * are such submodules: name's stub, each of them imported (borrowed). NULL without an exception
+ * when that is not so; NULL with one when an import failed. */
+PyObject *pyproxy_from_stub(PyObject *name, PyObject *fromlist);
 /* Register view as the proxy of name (a module the allowlist does not name: __future__). */
 int pyproxy_add(PyObject *name, PyObject *view);
 /* A module named name holding a copy of dict's items, registered as a view made for the user

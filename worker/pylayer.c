@@ -1420,6 +1420,9 @@ static PyObject *from_names(PyObject *self, PyObject *const *args, Py_ssize_t na
 		return NULL;
 	}
 	proxy = pyproxy_get(module, 1);
+	/* "from xml.dom import minidom": the package's stub, its allowed submodules named */
+	if (!proxy && !PyErr_Occurred() && names != Py_None && PyTuple_Check(names))
+		proxy = pyproxy_from_stub(module, names);
 	if (!proxy)
 		return PyErr_Occurred() ? NULL : pyproxy_refuse(module, names != Py_None);
 	if (names == Py_None)

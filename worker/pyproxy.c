@@ -1018,6 +1018,31 @@ PyObject *pyproxy_binding(PyObject *name)
 	return view;
 }
 
+PyObject *pyproxy_from_stub(PyObject *name, PyObject *fromlist)
+{
+	PyObject *full;
+	const char *s;
+
+	if (!(PyTuple_CheckExact(fromlist) || PyList_CheckExact(fromlist)) ||
+	    PySequence_Fast_GET_SIZE(fromlist) == 0)
+		return NULL;
+	for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fromlist); i++) {
+		PyObject *item = PySequence_Fast_GET_ITEM(fromlist, i), *p = NULL;
+
+		if (!PyUnicode_CheckExact(item))
+			return NULL;
+		if (!(full = PyUnicode_FromFormat("%U.%U", name, item)))
+			return NULL;
+		if ((s = PyUnicode_AsUTF8(full)) && pyproxy_allowed(s))
+			p = pyproxy_get(full, 1);
+		Py_DECREF(full);
+		if (!p)
+			return NULL;
+	}
+	/* (made with the proxy of a submodule) */
+	return PyDict_GetItemWithError(stubs, name);
+}
+
 PyObject *pyproxy_view_of(PyObject *dict, const char *name)
 {
 	PyObject *m = PyModule_New(name), *d;
