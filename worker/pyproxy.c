@@ -102,12 +102,13 @@ static const struct {
 } refusal_hints[] = {
     {(const char *const[]){"subprocess", "multiprocessing", "pty", "signal", NULL},
      "The code runs in one process: no program or other process can be started (numpy and "
-     "pandas do their work in vectorised calls instead)."},
+     "pandas do their work in vectorised calls instead; for a pool's map, "
+     "concurrent.futures.ThreadPoolExecutor().map runs each task in turn)."},
     {(const char *const[]){"threading", "_thread", "asyncio", "sched", "concurrent", NULL},
-     "The code runs in one thread, start to end: no threads, pools or event loops; call the "
-     "function for each item instead (results = list(map(f, items)), or a loop; for "
-     "coroutines, plain functions). concurrent.futures' executors run each task as it is "
-     "submitted."},
+     "The code runs in one thread, start to end: no threads of its own; call the function "
+     "for each item instead (results = list(map(f, items)), or a loop). "
+     "concurrent.futures' executors run each task as it is submitted, and asyncio runs "
+     "coroutines (asyncio.run, gather, queues) on a loop with no I/O."},
     {(const char *const[]){"socket", "ssl", "requests", "urllib.request", "http", "ftplib",
                            "smtplib", "httpx", "aiohttp", "websocket", NULL},
      "The sandbox has no network: data must come with the code (a literal, a string to parse) "
