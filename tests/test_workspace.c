@@ -2134,6 +2134,26 @@ Test(ws_write, the_hidden_files_of_writes_are_out_of_reach)
 	e2e_stop();
 }
 
+/* A durable write (f.flush(); os.fsync(f.fileno())) is an idiom of code that keeps state in
+ * files: os.fsync of a workspace file the call has open returns (its bytes reach the disk when
+ * the call's files are moved into place, which the supervisor syncs); of any other fd it is
+ * EBADF. */
+Test(ws_write, os_fsync_of_a_workspace_file_returns)
+{
+	start(RW);
+	ok_result("import os, json\n"
+	          "with open('state.json', 'w') as f:\n"
+	          "    json.dump({'a': 1}, f); f.flush(); os.fsync(f.fileno())\n"
+	          "with open('state.json') as f:\n    os.fsync(f)\n"
+	          "try:\n    os.fsync(1)\nexcept OSError as e:\n    err = e.errno\n"
+	          "[open('state.json').read(), err]",
+	          "[\"{\\\"a\\\": 1}\",9]");
+	cr_assert_str_eq(slurp(in_ws("state.json")), "{\"a\": 1}");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* Pipeline(memory='folder') caches its steps in the workspace: the cache's key hashes the
  * call's arguments, and joblib named a module's built-in function by its __self__, which the
  * sandbox keeps from every caller (the second fit failed: AttributeError, half a cache left). A

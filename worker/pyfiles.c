@@ -1461,6 +1461,34 @@ static PyMethodDef def_access = {"access", (PyCFunction)(void (*)(void))ws_acces
                                  METH_FASTCALL | METH_KEYWORDS, NULL};
 static PyMethodDef def_mkdir = {"mkdir", (PyCFunction)(void (*)(void))ws_mkdir,
                                 METH_FASTCALL | METH_KEYWORDS, NULL};
+/* os.fsync(fd): a workspace file's bytes reach the disk when the call's files are moved into
+ * place at its end, which the supervisor syncs; for a file of the workspace open in the call
+ * there is nothing to wait for here (the worker may not sync). */
+static PyObject *ws_fsync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+	static const char *const names[] = {"fd"};
+	PyObject *a[1];
+	int fd;
+
+	(void)self;
+	if (args_take("fsync", args, nargs, kwnames, names, 1, 1, a) < 0)
+		return NULL;
+	if (!a[0]) {
+		PyErr_SetString(PyExc_TypeError, "fsync() missing required argument 'fd' (pos 1)");
+		return NULL;
+	}
+	if ((fd = PyObject_AsFileDescriptor(a[0])) < 0)
+		return NULL;
+	if (!fd_ours(fd)) {
+		errno = EBADF;
+		return PyErr_SetFromErrno(PyExc_OSError);
+	}
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef def_fsync = {"fsync", (PyCFunction)(void (*)(void))ws_fsync,
+                                METH_FASTCALL | METH_KEYWORDS, NULL};
 static PyMethodDef def_remove = {"remove", (PyCFunction)(void (*)(void))ws_remove,
                                  METH_FASTCALL | METH_KEYWORDS, NULL};
 static PyMethodDef def_unlink = {"unlink", (PyCFunction)(void (*)(void))ws_unlink,
@@ -1626,6 +1654,7 @@ int pyfiles_init(const struct zygote_config *cfg)
 	    patch(posix, "replace", &def_replace, &orig_replace) < 0 ||
 	    patch(posix, "chmod", &def_chmod, &orig_chmod) < 0 ||
 	    patch(posix, "utime", &def_utime, &orig_utime) < 0 ||
+	    patch(posix, "fsync", &def_fsync, NULL) < 0 ||
 	    patch(posix, "getcwd", &def_getcwd, NULL) < 0 ||
 	    patch(posix, "getcwdb", &def_getcwdb, NULL) < 0 ||
 	    patch(posix, "dup", &def_dup, NULL) < 0)

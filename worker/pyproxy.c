@@ -380,7 +380,7 @@ static int fill_os(PyObject *proxy, PyObject *os)
 	    "getpid",        "urandom",   "makedirs", "mkdir",       "remove",
 	    "unlink",        "rename",    "replace",  "rmdir",       "removedirs",
 	    "renames",       "cpu_count", "chmod",    "utime",       "get_terminal_size",
-	    "terminal_size", NULL,
+	    "terminal_size", "fsync",     NULL,
 	};
 
 	return copy_names(proxy, os, keep);
