@@ -2135,9 +2135,8 @@ Test(ws_write, the_hidden_files_of_writes_are_out_of_reach)
 }
 
 /* A durable write (f.flush(); os.fsync(f.fileno())) is an idiom of code that keeps state in
- * files: os.fsync of a workspace file the call has open returns (its bytes reach the disk when
- * the call's files are moved into place, which the supervisor syncs); of any other fd it is
- * EBADF. */
+ * files: os.fsync of a workspace file the call has open returns (the file is the call's copy
+ * until the call's files are moved into place); of any other fd it is EBADF. */
 Test(ws_write, os_fsync_of_a_workspace_file_returns)
 {
 	start(RW);

@@ -1461,9 +1461,9 @@ static PyMethodDef def_access = {"access", (PyCFunction)(void (*)(void))ws_acces
                                  METH_FASTCALL | METH_KEYWORDS, NULL};
 static PyMethodDef def_mkdir = {"mkdir", (PyCFunction)(void (*)(void))ws_mkdir,
                                 METH_FASTCALL | METH_KEYWORDS, NULL};
-/* os.fsync(fd): a workspace file's bytes reach the disk when the call's files are moved into
- * place at its end, which the supervisor syncs; for a file of the workspace open in the call
- * there is nothing to wait for here (the worker may not sync). */
+/* os.fsync(fd) of a workspace file open in the call: it returns. The file is the call's own
+ * copy until the call's files are moved into place at its end, so a sync now would make
+ * nothing durable that the move does not replace (the worker may not sync anyway). */
 static PyObject *ws_fsync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames)
 {
