@@ -2134,6 +2134,37 @@ Test(ws_write, the_hidden_files_of_writes_are_out_of_reach)
 	e2e_stop();
 }
 
+/* A file whose close fails at the call's end is named on stderr: the name was the code's own
+ * path object, whose __repr__ ran while CPython held sys.stderr borrowed, replaced it, and
+ * had the message written to the freed stream (V83a H1). Only a str or bytes name is shown;
+ * the code's stream gets the message, and the call and the server go on. */
+Test(ws_write, a_file_not_written_at_the_end_is_named_without_the_code_s_repr)
+{
+	json_object *r;
+
+	start(RW);
+	r = e2e_ok("import sys, io\n"
+	           "class Stream:\n"
+	           "    def __init__(self): self.got = []\n"
+	           "    def write(self, s):\n        self.got.append(s)\n        return len(s)\n"
+	           "    def flush(self): pass\n"
+	           "class Name:\n"
+	           "    def __fspath__(self): return 'uaf.bin'\n"
+	           "    def __repr__(self):\n"
+	           "        sys.stderr = io.StringIO()\n        return \"'uaf.bin'\"\n"
+	           "sys.stderr = Stream()\n"
+	           "f = open(Name(), 'wb')\nf.write(b'x' * 100)\n"
+	           "open(f.fileno(), 'rb').close()\n"
+	           "g = open('plain.bin', 'wb')\ng.write(b'y' * 100)\n"
+	           "open(g.fileno(), 'rb').close()\n"
+	           "'ok'");
+	e2e_assert_result(r, "the call", "\"ok\"");
+	e2e_expect_result("1 + 1", "2");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* A durable write (f.flush(); os.fsync(f.fileno())) is an idiom of code that keeps state in
  * files: os.fsync of a workspace file the call has open returns (the file is the call's copy
  * until the call's files are moved into place); of any other fd it is EBADF. */

@@ -77,7 +77,7 @@ int pyreentry_code_runs(void);
  * code: run them now, and what they defer in turn. */
 void pyreentry_deferred_run(void);
 /* May deferred finalizers run at this point between two instructions (the user's own frame is
- * the innermost, or Python threads run)? */
+ * the innermost)? */
 int pyreentry_finalizers_may_run(void);
 /* How many finalizers have been deferred so far (a count that only grows). */
 unsigned long pyreentry_deferred_count(void);

@@ -1711,12 +1711,18 @@ void pyfiles_call_end(void)
 		PyErr_Clear();
 		r = PyObject_CallMethod(f, "close", NULL);
 		if (!r) {
+			/* (its name is the path the code gave: a str or bytes is shown, nothing of
+			 * the code's runs while the message is made; its __repr__ replaced
+			 * sys.stderr, which CPython holds borrowed there) */
 			PyObject *name = PyObject_GetAttrString(f, "name");
 			PyErr_Clear();
-			PySys_FormatStderr(
-			    "safepy: the file %R was not written completely when the "
-			    "call ended\n",
-			    name ? name : Py_None);
+			if (name && (PyUnicode_CheckExact(name) || PyBytes_CheckExact(name)))
+				PySys_FormatStderr("safepy: the file %R was not written completely "
+				                   "when the call ended\n",
+				                   name);
+			else
+				PySys_WriteStderr("safepy: a file was not written completely when the "
+				                  "call ended\n");
 			Py_XDECREF(name);
 			PyErr_Clear();
 		}

@@ -94,8 +94,9 @@ static int older(int generation)
  * cycle with a __del__ survived into the next generation, to be freed only when that one is
  * collected (a loop making such cycles around large buffers ran out of memory meanwhile). Where
  * they may run (the user's own frame is the innermost: where they would run next), they run
- * at once and the survivors' generation is collected again: the cycles go now (a thread's garbage,
- * collected while the main thread waits in its join). 1 when they ran. */
+ * at once and the survivors' generation is collected again: the cycles go now. (A thread's
+ * garbage collected while the main thread waits in threading's join waits for the user's code,
+ * its cycles with it.) 1 when they ran. */
 static int finalized_now(unsigned long deferred_before)
 {
 	if (pyreentry_deferred_count() == deferred_before || !pyreentry_finalizers_may_run())

@@ -1736,8 +1736,11 @@ static int python_classes_only(PyTypeObject *t)
 }
 
 /* argparse's Namespace: a plain object of the attributes parse_args set (vars(args) is how
- * scripts read them all). Taken in the zygote when argparse is among the imports. */
-static PyTypeObject *argparse_namespace;
+ * scripts read them all); logging's LogRecord, whose attributes a formatter of the code's reads
+ * as record.__dict__ (a JSON formatter). Taken in the zygote when their modules are among the
+ * imports. types.SimpleNamespace's dict holds the attributes it was given and set, nothing its
+ * C code calls. */
+static PyTypeObject *argparse_namespace, *log_record, *simple_namespace;
 
 /* Is obj's own __dict__ the user's code's to read (and to replace)? */
 static int object_dict_shown(PyObject *obj)
@@ -1745,7 +1748,9 @@ static int object_dict_shown(PyObject *obj)
 	return !PyType_Check(obj) && !PyModule_Check(obj) &&
 	       ((pyguard_user_class((PyObject *)Py_TYPE(obj)) &&
 	         python_classes_only(Py_TYPE(obj))) ||
-	        (argparse_namespace && Py_IS_TYPE(obj, argparse_namespace)));
+	        (argparse_namespace && Py_IS_TYPE(obj, argparse_namespace)) ||
+	        (log_record && Py_IS_TYPE(obj, log_record)) ||
+	        (simple_namespace && Py_IS_TYPE(obj, simple_namespace)));
 }
 
 /* Is obj a function (of Python's, Cython's, functools', a method or a class's wrapper of one),
@@ -1796,6 +1801,29 @@ static int argparse_fix(void)
 		return -1;
 	}
 	argparse_namespace = (PyTypeObject *)ns; /* kept for good */
+	return 0;
+}
+
+static int plain_records_fix(void)
+{
+	PyObject *m = PyDict_GetItemString(PyImport_GetModuleDict(), "logging");
+	PyObject *t = m ? PyObject_GetAttrString(m, "LogRecord") : NULL;
+
+	if (m && (!t || !PyType_Check(t) || !python_classes_only((PyTypeObject *)t))) {
+		Py_XDECREF(t);
+		PyErr_SetString(PyExc_RuntimeError, "logging.LogRecord is not as known");
+		return -1;
+	}
+	log_record = (PyTypeObject *)t; /* kept for good (or NULL) */
+	m = PyImport_ImportModule("types");
+	t = m ? PyObject_GetAttrString(m, "SimpleNamespace") : NULL;
+	Py_XDECREF(m);
+	if (!t || !PyType_Check(t) || (((PyTypeObject *)t)->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+		Py_XDECREF(t);
+		PyErr_SetString(PyExc_RuntimeError, "types.SimpleNamespace is not as known");
+		return -1;
+	}
+	simple_namespace = (PyTypeObject *)t; /* kept for good */
 	return 0;
 }
 
@@ -4013,10 +4041,10 @@ int pylayer_init(const struct zygote_config *cfg)
 	}
 	if (!real_attrgetter || !real_methodcaller || devnull_init() < 0 ||
 	    operator_classes_fix() < 0 || str_format_fix() < 0 || print_fix() < 0 ||
-	    getattr_fix() < 0 || argparse_fix() < 0 || builtins_build(cfg) < 0 ||
-	    method_reduce_fix() < 0 || library_fix() < 0 || pyproxy_init(cfg) < 0 ||
-	    future_proxy_add() < 0 || sympy_fix() < 0 || importers_seal() < 0 ||
-	    imports_by_c_fix() < 0)
+	    getattr_fix() < 0 || argparse_fix() < 0 || plain_records_fix() < 0 ||
+	    builtins_build(cfg) < 0 || method_reduce_fix() < 0 || library_fix() < 0 ||
+	    pyproxy_init(cfg) < 0 || future_proxy_add() < 0 || sympy_fix() < 0 ||
+	    importers_seal() < 0 || imports_by_c_fix() < 0)
 		return -1;
 	return 0;
 }

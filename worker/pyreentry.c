@@ -3374,13 +3374,14 @@ static void deferred_run(void)
 	PyErr_Restore(type, value, tb);
 }
 
-/* Can deferred finalizers run here, at a point between two instructions? Where the user's own
- * frame is the innermost; and anywhere while Python threads run (the code's, a library's
- * running the code's functions), which may run any code at such a point anyway (the collector
- * collects there then: pygc.c). */
+/* Can deferred finalizers run here, at a point between two instructions? Only where the user's
+ * own frame is the innermost. Not in a library's frame while threads run, although a thread
+ * switch may run any code there: the sandbox's own checks (pydata.py) run there between a
+ * check of an array and the kernel it guards, and a finalizer a thread's garbage queued ran
+ * in that gap within milliseconds (a thread's switch alone took seconds to hit it: V82b). */
 int pyreentry_finalizers_may_run(void)
 {
-	return pyguard_frame_is_users() || worker_python_threads() > 0;
+	return pyguard_frame_is_users();
 }
 
 /* The pending call: where finalizers may run. Come in a library's frame, it asks the

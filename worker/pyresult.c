@@ -394,10 +394,12 @@ static void sb_notes(struct strbuf *b, PyObject *exc)
 
 	if (!dictp || !*dictp || !PyDict_Check(*dictp))
 		return;
+	/* A list or tuple itself, copied with nothing of the code's run (a subclass's __iter__
+	 * that deleted __notes__ had the copy ask the freed list its __len__), and the copy's
+	 * items held while each note's __str__ runs. */
 	notes = PyDict_GetItemString(*dictp, "__notes__");
-	if (!notes || !(PyList_Check(notes) || PyTuple_Check(notes)))
+	if (!notes || !(PyList_CheckExact(notes) || PyTuple_CheckExact(notes)))
 		return;
-	/* (a copy: a note's __str__ may change the list) */
 	if (!(list = PySequence_List(notes))) {
 		PyErr_Clear();
 		return;
