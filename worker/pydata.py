@@ -1838,6 +1838,15 @@ def _window_kernels(np):
     _replace_all(pairs)
 
 
+def _threads_run():
+    """Do Python threads run beside the call's own (the code's, where threading is allowed)?
+    An array a check reads in place may then change between the check and the kernel that
+    trusts it: such checks take a private copy (a thread changing a checked index while the
+    main thread went on to the kernel read and wrote past its arrays: V82b)."""
+    import _thread
+    return _thread._count() > 0
+
+
 def _variable_window_bounds(np):
     """calculate_variable_window_bounds(num_values, window_size, min_periods, center, closed,
     index) (compiled, no bounds checks; named by pandas.core.indexers.objects, whose
@@ -1865,6 +1874,8 @@ def _variable_window_bounds(np):
         if index.ndim != 1 or index.dtype != np.int64:
             raise TypeError('the index should be a 1-D array of int64')
         index = np.ascontiguousarray(index)
+        if _threads_run():
+            index = index.copy()
         if num_values > 0:
             if num_values != len(index):
                 raise ValueError('num_values (%d) should be the length of the index (%d)'
@@ -2114,6 +2125,8 @@ def _pandas_takes(np):
 
     def positions(idx, n, what):
         idx = np.asarray(idx)
+        if _threads_run():
+            idx = idx.copy()
         if idx.dtype != np.intp or idx.ndim != 1:
             raise TypeError('%s should be a 1-D array of intp positions' % what)
         if len(idx) and (idx.min() < -1 or idx.max() >= n):
@@ -3942,6 +3955,8 @@ def _sparse_kernels():
                 if out and not isinstance(a, np.ndarray):
                     raise TypeError('%s: an output must be a numpy array' % name)
                 a = np.asarray(a)
+                if code == 'I' and not out and _threads_run():
+                    a = a.copy()
                 kind = a.dtype.kind
                 if code == 'I' and kind not in 'iu' or code != 'I' and kind not in 'biufc':
                     raise TypeError('%s: unsupported array type %s' % (name, a.dtype))
