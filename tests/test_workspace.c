@@ -2165,6 +2165,48 @@ Test(ws_write, a_file_not_written_at_the_end_is_named_without_the_code_s_repr)
 	e2e_stop();
 }
 
+/* A finalizer deferred past the call's closing of its files (sqlite3's end of the call hashed
+ * a connection class of the code's, whose metaclass's __hash__ dropped an object with a
+ * __del__) ran after it and opened a file that stayed open into the next call, whose own file
+ * then took its fd: writes to the first went into the second (V82b L2). The files such
+ * finalizers open end with the call too. */
+Test(ws_write, a_file_a_late_finalizer_opens_ends_with_its_call)
+{
+	json_object *r;
+
+	start(RW);
+	ok_result("import sqlite3\n"
+	          "class D:\n"
+	          "    def __del__(self):\n"
+	          "        global late\n"
+	          "        late = open('late.txt', 'w')\n"
+	          "        late.write('call 1\\n')\n"
+	          "box = []\n"
+	          "class Meta(type):\n"
+	          "    def __hash__(cls):\n"
+	          "        d = box.pop() if box else None\n"
+	          "        return 12345\n"
+	          "    def __eq__(cls, other):\n        return cls is other\n"
+	          "class MyConn(sqlite3.Connection, metaclass=Meta):\n    pass\n"
+	          "con = sqlite3.connect('db.sqlite', factory=MyConn)\n"
+	          "con.execute('create table t(x)')\n"
+	          "box.append(D())\n"
+	          "'ended'",
+	          "\"ended\"");
+	r = e2e_call("f2 = open('victim.txt', 'w')\n"
+	             "try:\n    late.write('into the victim?\\n')\n"
+	             "    late.flush()\nexcept ValueError as e:\n    err = str(e)[:30]\n"
+	             "f2.write('victim\\n')\nf2.close()\n"
+	             "[late.closed, err]",
+	             NULL);
+	e2e_assert_result(r, "the second call", "[true,\"I/O operation on closed file.\"]");
+	cr_assert_str_eq(slurp(in_ws("victim.txt")), "victim\n");
+	cr_assert_str_eq(slurp(in_ws("late.txt")), "call 1\n");
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* A durable write (f.flush(); os.fsync(f.fileno())) is an idiom of code that keeps state in
  * files: os.fsync of a workspace file the call has open returns (the file is the call's copy
  * until the call's files are moved into place); of any other fd it is EBADF. */

@@ -2345,7 +2345,16 @@ void interp_run(const char *code, struct run_outcome *out)
 	pydata_keep_files();
 	pysqlite_call_end();
 	pyfiles_call_end();
-	pyreentry_deferred_run();
+	/* What those deferred runs, and the files it opened end too (a finalizer run there opened
+	 * a file that stayed open into the next call, whose writes then went to whatever file had
+	 * taken its fd): again while that defers more, a few rounds. */
+	for (int round = 0; round < 3; round++) {
+		unsigned long seen = pyreentry_deferred_count();
+		pyreentry_deferred_run();
+		pyfiles_call_end();
+		if (pyreentry_deferred_count() == seen)
+			break;
+	}
 	pygc_call_end();
 	pyresult_call_source(NULL);
 	if (failed) {
