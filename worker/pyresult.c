@@ -820,9 +820,14 @@ static PyObject *tb_print(PyObject *text, PyObject *file)
 
 	if (!text)
 		return NULL;
+	/* (no file: sys.stderr, as CPython's: the code's stream, or contextlib's redirection) */
+	if (!file || file == Py_None)
+		file = PySys_GetObject("stderr");
 	if (!file || file == Py_None)
 		file = capture_stream(CAPTURE_STDERR);
+	Py_INCREF(file);
 	r = PyObject_CallMethod(file, "write", "O", text);
+	Py_DECREF(file);
 	Py_DECREF(text);
 	if (!r)
 		return NULL;
