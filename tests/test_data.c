@@ -10896,6 +10896,39 @@ Test(data, pandas_date_classes_are_not_subclassed)
 	e2e_stop();
 }
 
+/* The methods pandas writes in Python for its date classes (Timedelta's arithmetic, Timestamp's
+ * round, Period's and NaT's...) are compiled functions that never check their first argument
+ * and cast it to the compiled class: pd.Timedelta.__add__(x, td) with a bytearray subclass as x
+ * had pandas call through a table in x's bytes (any address: V84a H1). They take an object of
+ * their own class only; used as methods they work as before. */
+Test(data, pandas_date_methods_take_their_own_objects)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import pandas as pd\n"
+	    "class B(bytearray):\n    _reso = 100\n    value = 5\n"
+	    "td, ts = pd.Timedelta('1h'), pd.Timestamp('2024-01-01 10:31')\n"
+	    "out = []\n"
+	    "for f, args in ((pd.Timedelta.__add__, (B(64), td)), (pd.Timedelta.__rsub__, (B(64), "
+	    "td)),\n"
+	    "                (pd.Timestamp.round, (B(64), 'H')), (pd.Timedelta.__neg__, "
+	    "(B(64),)),\n"
+	    "                (pd.Timestamp.__new__, (int, 0))):\n"
+	    "    try:\n        f(*args)\n        out.append('ran')\n"
+	    "    except TypeError as e:\n        out.append(str(e)[:40])\n"
+	    "out + [str(td + pd.Timedelta('2h')), str(-td), str(ts.round('H')),\n"
+	    "       str(pd.Timedelta.__add__(td, td)), str(pd.Timestamp('2024-03-01')),\n"
+	    "       str(pd.Period('2024-01', 'M').start_time.date())]",
+	    "[\"descriptor '__add__' of 'Timedelta' obje\","
+	    "\"descriptor '__rsub__' of 'Timedelta' obj\","
+	    "\"descriptor 'round' of 'Timestamp' object\","
+	    "\"descriptor '__neg__' of 'Timedelta' obje\","
+	    "\"descriptor '__new__' of 'Timestamp' obje\","
+	    "\"0 days 03:00:00\",\"-1 days +23:00:00\",\"2024-01-01 11:00:00\","
+	    "\"0 days 02:00:00\",\"2024-03-01 00:00:00\",\"2024-01-01\"]");
+	e2e_stop();
+}
+
 /* matplotlib's transforms name their parents in a dict by id(), with weak references whose
  * callbacks pop that id when a parent dies. A callback runs a little later in a worker (weak
  * references' callbacks wait for the user's code), when a new transform may hold the same id:

@@ -2218,8 +2218,10 @@ Test(ws_write, os_fsync_of_a_workspace_file_returns)
 	          "    json.dump({'a': 1}, f); f.flush(); os.fsync(f.fileno())\n"
 	          "with open('state.json') as f:\n    os.fsync(f)\n"
 	          "try:\n    os.fsync(1)\nexcept OSError as e:\n    err = e.errno\n"
-	          "[open('state.json').read(), err]",
-	          "[\"{\\\"a\\\": 1}\",9]");
+	          "g = open('state.json')\nfd = g.fileno()\ng.close()\n"
+	          "try:\n    os.fsync(fd)\nexcept OSError as e:\n    closed = e.errno\n"
+	          "[open('state.json').read(), err, closed]",
+	          "[\"{\\\"a\\\": 1}\",9,9]");
 	cr_assert_str_eq(slurp(in_ws("state.json")), "{\"a\": 1}");
 	no_hidden_files();
 	outside_unchanged();

@@ -4859,11 +4859,43 @@ def _final_dates():
 
     todo = [timestamps._Timestamp, timedeltas._Timedelta, period._Period, nattype._NaT,
             interval.Interval, offsets.BaseOffset]
+    cyfunction = type(timedeltas.Timedelta.__add__)
     while todo:
         c = todo.pop()
         if c not in final_classes:
             final_classes.append(c)
             todo += type.__subclasses__(c)
+            # Their methods written in Python (Timedelta's arithmetic, Timestamp's round...)
+            # are compiled functions that never check self, then cast it to the compiled type:
+            # pd.Timedelta.__add__(x, td) with a bytearray subclass as x called through a
+            # table in its bytes (V84a). They take an object of their own class only.
+            for name, f in list(vars(c).items()):
+                if type(f) is not cyfunction:
+                    continue
+                if c.__flags__ & (1 << 8):  # (Py_TPFLAGS_IMMUTABLETYPE: a compiled class)
+                    type_patches[(c, name)] = _self_checked(c, name, f)
+                else:
+                    type.__setattr__(c, name, _self_checked(c, name, f))
+
+
+def _self_checked(owner, name, f):
+    """f, a function of owner's dict, taking an object of owner's (a class of it, for
+    __new__) as its first argument only."""
+    def checked(self, *args, **kwargs):
+        # (type(self), never self.__class__, which a class of the code's answers as it likes)
+        if not (issubclass(type(self), type) and issubclass(self, owner) if name == '__new__'
+                else issubclass(type(self), owner)):
+            raise TypeError("descriptor '%s' of '%s' objects needs a '%s' object, not '%s'"
+                            % (name, owner.__name__, owner.__name__, type(self).__name__))
+        return f(self, *args, **kwargs)
+
+    checked.__name__ = name
+    checked.__qualname__ = getattr(f, '__qualname__', name)
+    checked.__doc__ = getattr(f, '__doc__', None)
+    checked.__module__ = getattr(f, '__module__', None)
+    if name == '__new__':
+        return staticmethod(checked)
+    return checked
 
 
 # The class of pandas' cached properties (pydata.c checks the cache each one reads).

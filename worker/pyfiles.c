@@ -1480,7 +1480,9 @@ static PyObject *ws_fsync(PyObject *self, PyObject *const *args, Py_ssize_t narg
 	}
 	if ((fd = PyObject_AsFileDescriptor(a[0])) < 0)
 		return NULL;
-	if (!fd_ours(fd)) {
+	/* (a file of the workspace, still open: one a file object closed is EBADF, as there; its
+	 * offset asked, which the filter lets a workspace fd do) */
+	if (!fd_ours(fd) || (lseek(fd, 0, SEEK_CUR) < 0 && errno == EBADF)) {
 		errno = EBADF;
 		return PyErr_SetFromErrno(PyExc_OSError);
 	}
