@@ -3018,6 +3018,7 @@ def _scipy():
     for name in ('optimize', 'stats', 'integrate', 'linalg', 'interpolate', 'signal',
                  'special', 'fft', 'sparse', 'spatial', 'ndimage', 'cluster'):
         importlib.import_module('scipy.' + name)
+    _bglu_methods()
     # eigsh, eigs and svds pick their Fortran routine from the extension module's namespace
     # at each call (_arpack.__dict__[...]), which the sandbox gives no code: they get the
     # routines in a namespace of their own.
@@ -4859,23 +4860,35 @@ def _final_dates():
 
     todo = [timestamps._Timestamp, timedeltas._Timedelta, period._Period, nattype._NaT,
             interval.Interval, offsets.BaseOffset]
-    cyfunction = type(timedeltas.Timedelta.__add__)
     while todo:
         c = todo.pop()
         if c not in final_classes:
             final_classes.append(c)
             todo += type.__subclasses__(c)
-            # Their methods written in Python (Timedelta's arithmetic, Timestamp's round...)
-            # are compiled functions that never check self, then cast it to the compiled type:
-            # pd.Timedelta.__add__(x, td) with a bytearray subclass as x called through a
-            # table in its bytes (V84a). They take an object of their own class only.
-            for name, f in list(vars(c).items()):
-                if type(f) is not cyfunction:
-                    continue
-                if c.__flags__ & (1 << 8):  # (Py_TPFLAGS_IMMUTABLETYPE: a compiled class)
-                    type_patches[(c, name)] = _self_checked(c, name, f)
-                else:
-                    type.__setattr__(c, name, _self_checked(c, name, f))
+            _methods_self_checked(c)
+
+
+def _methods_self_checked(c):
+    """The methods of c written in Python and compiled (pandas' Timedelta arithmetic and
+    Timestamp's round, a compiled class's decorated methods) are functions that never check
+    their first argument, then use it as c's compiled object: pd.Timedelta.__add__(x, td)
+    with a bytearray subclass as x called through a table in its bytes (V84a). They take an
+    object of c's only."""
+    for name, f in list(vars(c).items()):
+        if not type(f).__name__.endswith('cython_function_or_method'):
+            continue
+        if c.__flags__ & (1 << 8):  # (Py_TPFLAGS_IMMUTABLETYPE: a compiled class)
+            type_patches[(c, name)] = _self_checked(c, name, f)
+        else:
+            type.__setattr__(c, name, _self_checked(c, name, f))
+
+
+def _bglu_methods():
+    """scipy.optimize's revised simplex keeps its LU factors in a compiled class whose
+    methods are compiled functions of its dict, unchecked as pandas' are."""
+    from scipy.optimize import _bglu_dense
+    for c in (_bglu_dense.LU, _bglu_dense.BGLU):
+        _methods_self_checked(c)
 
 
 def _self_checked(owner, name, f):
