@@ -1723,8 +1723,9 @@ void pyfiles_call_end(void)
 				                   "when the call ended\n",
 				                   name);
 			else
-				PySys_WriteStderr("safepy: a file was not written completely when the "
-				                  "call ended\n");
+				PySys_WriteStderr(
+				    "safepy: a file was not written completely when the "
+				    "call ended\n");
 			Py_XDECREF(name);
 			PyErr_Clear();
 		}
