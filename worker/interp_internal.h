@@ -76,9 +76,6 @@ int pyreentry_code_runs(void);
  * runs wait for the user's own frame (a pending call, a collector's tick) or the end of the
  * code: run them now, and what they defer in turn. */
 void pyreentry_deferred_run(void);
-/* May deferred finalizers run at this point between two instructions (the user's own frame is
- * the innermost)? */
-int pyreentry_finalizers_may_run(void);
 /* How many finalizers have been deferred so far (a count that only grows). */
 unsigned long pyreentry_deferred_count(void);
 /* An extension module imported late made classes: their finalizers are deferred too. */

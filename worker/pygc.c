@@ -99,7 +99,7 @@ static int older(int generation)
  * its cycles with it.) 1 when they ran. */
 static int finalized_now(unsigned long deferred_before)
 {
-	if (pyreentry_deferred_count() == deferred_before || !pyreentry_finalizers_may_run())
+	if (pyreentry_deferred_count() == deferred_before || !pyguard_frame_is_users())
 		return 0;
 	pyreentry_deferred_run();
 	return 1;
@@ -166,7 +166,7 @@ static int collect_due(void *unused)
 	(void)unused;
 	queued = 0;
 	/* finalizers deferred while a library ran: the user's frame is the innermost again */
-	if (in_call && pyreentry_finalizers_may_run())
+	if (in_call && pyguard_frame_is_users())
 		pyreentry_deferred_run();
 	if (!in_call || !wanted || (!pyguard_frame_is_users() && worker_python_threads() == 0))
 		return 0;

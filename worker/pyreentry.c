@@ -3098,15 +3098,16 @@ int pyreentry_being_finalized(PyObject *o)
  * inherits, a weak reference's callback) that comes while a call runs is deferred: its object
  * is kept (resurrected, as a __del__ that stores self does) and the finalizer runs where no
  * library is halfway through a write: between two instructions of the user's own frame (a
- * pending call, as the collector's ticks), or when the call's code ends. (A collection the tick makes is such a point, but not
- * what its finalizers run in turn: they are deferred too.) The same holds for the finalizers of
- * C classes (io's close, which calls a raw object's methods: the code's) and for the
- * deallocation of objects whose end runs code (pyreentry_dealloc_later). */
+ * pending call, as the collector's ticks), or when the call's code ends. (A collection the tick
+ * makes is such a point, but not what its finalizers run in turn: they are deferred too.) The
+ * same holds for the finalizers of C classes (io's close, which calls a raw object's methods:
+ * the code's) and for the deallocation of objects whose end runs code
+ * (pyreentry_dealloc_later). */
 /* list of (None, object) to finalize, (object,) to release, (callback, arguments), oldest
  * first */
 static PyObject *deferred;
-static int deferred_queued; /* deferred_due waits among the pending calls */
-static PyObject *dropping;  /* an object whose deferred finalizer ran, being released */
+static int deferred_queued;          /* deferred_due waits among the pending calls */
+static PyObject *dropping;           /* an object whose deferred finalizer ran, being released */
 static unsigned long deferred_total; /* entries ever kept */
 
 static int deferred_due(void *unused);
@@ -3374,25 +3375,18 @@ static void deferred_run(void)
 	PyErr_Restore(type, value, tb);
 }
 
-/* Can deferred finalizers run here, at a point between two instructions? Only where the user's
- * own frame is the innermost. Not in a library's frame while threads run, although a thread
- * switch may run any code there: the sandbox's own checks (pydata.py) run there between a
- * check of an array and the kernel it guards, and a finalizer a thread's garbage queued ran
- * in that gap within milliseconds (a thread's switch alone took seconds to hit it: V82b). */
-int pyreentry_finalizers_may_run(void)
-{
-	return pyguard_frame_is_users();
-}
-
-/* The pending call: where finalizers may run. Come in a library's frame, it asks the
- * collector's tick handler to look again at the next point the interpreter checks (one handler
- * call per such point while a library runs), which queues it once the user's frame is the
- * innermost. */
+/* The pending call: in the user's own frame only. Come in a library's, it asks the collector's
+ * tick handler to look again at the next point the interpreter checks (one handler call per
+ * such point while a library runs), which queues it once the user's frame is the innermost.
+ * Not in a library's frame while threads run either, although a thread switch may run any code
+ * there: the sandbox's own checks (pydata.py) run there between a check of an array and the
+ * kernel it guards, and a finalizer a thread's garbage queued ran in that gap within
+ * milliseconds (a thread's switch alone took seconds to hit it: V82b). */
 static int deferred_due(void *unused)
 {
 	(void)unused;
 	deferred_queued = 0;
-	if (pyreentry_finalizers_may_run())
+	if (pyguard_frame_is_users())
 		deferred_run();
 	else if (deferred && PyList_GET_SIZE(deferred) > 0)
 		pygc_ask_again();
@@ -3413,7 +3407,7 @@ void pyreentry_deferred_tick(void)
 {
 	if (!deferred || PyList_GET_SIZE(deferred) == 0 || deferred_queued)
 		return;
-	if (!pyreentry_finalizers_may_run()) {
+	if (!pyguard_frame_is_users()) {
 		pygc_ask_again();
 		return;
 	}
