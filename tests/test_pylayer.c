@@ -845,6 +845,59 @@ Test(pylayer, exception_notes_are_read_and_shown)
 	e2e_stop();
 }
 
+/* An exception group's sub-exceptions are shown below it, nested and numbered as CPython shows
+ * them (asyncio's TaskGroup raises one: its line alone hid every task's error), in the call's
+ * error and in the traceback module's text; a group holding the same group over and over is
+ * shown within a bound of sub-exceptions (15 of each, 10 deep, 1000 in all), not walked
+ * 15**12 times. */
+Test(pylayer, exception_groups_show_their_sub_exceptions)
+{
+	json_object *r;
+	const char *tb;
+
+	e2e_start(NULL);
+	r = e2e_call("import asyncio\n"
+	             "async def job(i):\n    raise ValueError(f'job {i} failed')\n"
+	             "async def main():\n"
+	             "    async with asyncio.TaskGroup() as tg:\n"
+	             "        for i in range(2):\n            tg.create_task(job(i))\n"
+	             "asyncio.run(main())",
+	             NULL);
+	tb = mcpc_err_str(r, "traceback");
+	cr_assert(strstr(tb, "  + Exception Group Traceback (most recent call last):\n") &&
+	              strstr(tb, "  | ExceptionGroup: unhandled errors in a TaskGroup (2 "
+	                         "sub-exceptions)\n  +-+---------------- 1 ----------------\n"
+	                         "    | Traceback (most recent call last):\n") &&
+	              strstr(tb, "    |     raise ValueError(f'job {i} failed')\n"
+	                         "    | ValueError: job 0 failed\n"
+	                         "    +---------------- 2 ----------------\n") &&
+	              strstr(tb, "    | ValueError: job 1 failed\n"
+	                         "    +------------------------------------\n"),
+	          "%s", mcpc_json(r));
+	e2e_expect_result(
+	    "import traceback\n"
+	    "g = ExceptionGroup('outer', [KeyError('k'), ExceptionGroup('in', [TypeError('t')]),\n"
+	    "                             *[OSError(i) for i in range(14)]])\n"
+	    "lines = ''.join(traceback.format_exception(g)).splitlines()\n"
+	    "[lines[:8], lines[-3:]]",
+	    "[[\"  | ExceptionGroup: outer (16 sub-exceptions)\","
+	    "\"  +-+---------------- 1 ----------------\",\"    | KeyError: 'k'\","
+	    "\"    +---------------- 2 ----------------\","
+	    "\"    | ExceptionGroup: in (1 sub-exception)\","
+	    "\"    +-+---------------- 1 ----------------\",\"      | TypeError: t\","
+	    "\"      +------------------------------------\"],"
+	    "[\"    +---------------- ... ----------------\",\"    | and 1 more exception\","
+	    "\"    +------------------------------------\"]]");
+	r = e2e_ok("import traceback\n"
+	           "g = ExceptionGroup('leaf', [ValueError('v')] * 15)\n"
+	           "for _ in range(12):\n    g = ExceptionGroup('g', [g] * 15)\n"
+	           "text = ''.join(traceback.format_exception(g))\n"
+	           "[text.count('ValueError: v'), 'max_group_depth is 10' in text,\n"
+	           " text.count('more sub-exceptions than are shown') > 0]");
+	e2e_assert_result(r, "bounded", "[0,true,true]");
+	e2e_stop();
+}
+
 /* A SimpleNamespace's and a log record's attributes are read all at once as their __dict__
  * (vars(ns); a JSON log formatter's record.__dict__, whose refusal inside logging lost the log
  * lines); the code's own exception's is still refused (a built-in class beneath). */

@@ -18,6 +18,12 @@
 #define TRACEBACK_CHAIN_MAX 8
 /* A traceback's entries, all of them (format_one's limit). */
 #define TRACEBACK_ALL       LONG_MIN
+/* Exception groups: sub-exceptions shown of one group, groups shown nested, and sub-exceptions
+ * shown in all (CPython's traceback bounds the first two alike; the third bounds the work of a
+ * group that holds the same group many times over). */
+#define TRACEBACK_GROUP_WIDTH 15
+#define TRACEBACK_GROUP_DEPTH 10
+#define TRACEBACK_GROUP_TOTAL 1000
 /* A syntax error's caret is placed at most this many columns in. */
 #define CARET_COLUMN_MAX    4096
 
@@ -509,16 +515,81 @@ static void repeats_line(struct strbuf *b, long same)
 		          same - TRACEBACK_REPEATS_SHOWN > 1 ? "s" : "");
 }
 
-/* One exception: its traceback's entries (limit > 0: the first limit; < 0: the last -limit;
- * 0: none; TRACEBACK_ALL: all), then its line. With lib, library frames show their lines. */
-static void format_one(PyObject *exc, const char *src, const struct text *msg, long limit,
-                       struct tb_sources *lib, struct strbuf *b)
+/* Where an exception's text goes: inside the margins of the groups it belongs to (depth 0:
+ * none), as CPython's traceback nests the sub-exceptions of an exception group. */
+struct tb_margin {
+	int depth;
+	int need_close; /* the group's closing line is still to come */
+	long shown;     /* sub-exceptions shown so far (TRACEBACK_GROUP_TOTAL) */
+};
+
+static void sb_indent(struct strbuf *b, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		sb_str(b, "  ");
+}
+
+/* text[0..len) appended to b, each line inside m's margins: two spaces a level, then margin
+ * ('|'; '+' on the line a group's text starts with) and a space. */
+static void emit(struct strbuf *b, const struct tb_margin *m, const char *text, size_t len,
+                 char margin)
+{
+	const char *p = text, *end = text + len;
+
+	if (m->depth == 0) {
+		sb_add(b, text, len);
+		return;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl + 1 : end;
+
+		sb_indent(b, m->depth);
+		sb_add(b, &margin, 1);
+		sb_str(b, " ");
+		sb_add(b, p, (size_t)(e - p));
+		p = e;
+	}
+}
+
+static void emit_str(struct strbuf *b, const struct tb_margin *m, const char *s, char margin)
+{
+	emit(b, m, s, strlen(s), margin);
+}
+
+/* emit what t holds, and empty it. */
+static void emit_buf(struct strbuf *b, const struct tb_margin *m, struct strbuf *t)
+{
+	if (t->failed)
+		b->failed = 1;
+	else if (t->len > 0)
+		emit(b, m, t->s, t->len, '|');
+	free(t->s);
+	*t = (struct strbuf){0};
+}
+
+/* The sub-exceptions of an exception group (a new reference to its tuple: the C structure's,
+ * which the code cannot change), or NULL for any other exception. */
+static PyObject *group_members(PyObject *exc)
+{
+	PyBaseExceptionGroupObject *g = (PyBaseExceptionGroupObject *)exc;
+
+	if (!PyObject_TypeCheck(exc, (PyTypeObject *)PyExc_BaseExceptionGroup) || !g->excs ||
+	    !PyTuple_Check(g->excs))
+		return NULL;
+	return Py_NewRef(g->excs);
+}
+
+/* A traceback's entries (limit > 0: the first limit; < 0: the last -limit; 0: none;
+ * TRACEBACK_ALL: all), without the line before them. With lib, library frames show their
+ * lines. Returns whether any was shown. */
+static int exc_entries(PyObject *exc, const char *src, long limit, struct tb_sources *lib,
+                       struct strbuf *b)
 {
 	PyObject *tb = PyException_GetTraceback(exc);
-	struct text tn = {0};
 	long n = 0, skip = 0, k = 0;
+	int any = 0;
 
-	type_name(Py_TYPE(exc), &tn);
 	/* None when the code set it so (with_traceback(None)): no traceback to walk. */
 	if (tb && !PyTraceBack_Check(tb))
 		Py_CLEAR(tb);
@@ -534,7 +605,7 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 		PyCodeObject *last = NULL;
 		long last_line = -1, same = 0;
 
-		sb_str(b, "Traceback (most recent call last):\n");
+		any = 1;
 		for (PyTracebackObject *t = (PyTracebackObject *)tb; t && k < skip + n;
 		     t = t->tb_next) {
 			if (k++ < skip)
@@ -570,8 +641,18 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 		}
 		repeats_line(b, same);
 		Py_XDECREF(last);
-		Py_DECREF(tb);
 	}
+	Py_XDECREF(tb);
+	return any;
+}
+
+/* The exception's own lines after its entries: "Type: message" (a syntax error's place before
+ * it), then its notes. */
+static void format_line(PyObject *exc, const struct text *msg, struct strbuf *b)
+{
+	struct text tn = {0};
+
+	type_name(Py_TYPE(exc), &tn);
 	if (PyErr_GivenExceptionMatches(exc, PyExc_SyntaxError)) {
 		PySyntaxErrorObject *se = (PySyntaxErrorObject *)exc;
 		long lineno =
@@ -614,34 +695,126 @@ static void format_one(PyObject *exc, const char *src, const struct text *msg, l
 	text_clear(&tn);
 }
 
+static void format_chain(PyObject *exc, const char *src, const struct text *msg, long limit,
+                         int depth, struct tb_sources *lib, struct tb_margin *m, struct strbuf *b);
+
+/* An exception group's sub-exceptions, each under a numbered line, the last closed, as
+ * CPython's traceback shows them. */
+static void format_members(PyObject *members, const char *src, long limit, struct tb_sources *lib,
+                           struct tb_margin *m, struct strbuf *b)
+{
+	Py_ssize_t n = PyTuple_GET_SIZE(members);
+	Py_ssize_t shown = n <= TRACEBACK_GROUP_WIDTH ? n : TRACEBACK_GROUP_WIDTH + 1;
+
+	m->need_close = 0;
+	for (Py_ssize_t i = 0; i < shown; i++) {
+		int last = i == shown - 1, cut = i >= TRACEBACK_GROUP_WIDTH;
+
+		if (last)
+			m->need_close = 1;
+		sb_indent(b, m->depth);
+		sb_str(b, i == 0 ? "+-" : "  ");
+		if (cut)
+			sb_str(b, "+---------------- ... ----------------\n");
+		else
+			sb_printf(b, "+---------------- %zd ----------------\n", i + 1);
+		m->depth++;
+		if (cut) {
+			Py_ssize_t more = n - TRACEBACK_GROUP_WIDTH;
+			char line[64];
+			snprintf(line, sizeof(line), "and %zd more exception%s\n", more,
+			         more > 1 ? "s" : "");
+			emit_str(b, m, line, '|');
+		} else if (m->shown >= TRACEBACK_GROUP_TOTAL) {
+			emit_str(b, m, "... (more sub-exceptions than are shown)\n", '|');
+		} else {
+			PyObject *sub = PyTuple_GET_ITEM(members, i);
+			struct text sm = {0};
+
+			m->shown++;
+			exc_message(sub, &sm);
+			format_chain(sub, src, &sm, limit, 0, lib, m, b);
+			text_clear(&sm);
+		}
+		if (last && m->need_close) {
+			sb_indent(b, m->depth);
+			sb_str(b, "+------------------------------------\n");
+			m->need_close = 0;
+		}
+		m->depth--;
+	}
+}
+
+/* One exception: its traceback's entries (limit as exc_entries'), then its line; an
+ * exception group's sub-exceptions after it. */
+static void format_one(PyObject *exc, const char *src, const struct text *msg, long limit,
+                       struct tb_sources *lib, struct tb_margin *m, struct strbuf *b)
+{
+	PyObject *members = group_members(exc);
+	struct strbuf t = {0};
+	int top = members && m->depth == 0;
+
+	if (members && m->depth > TRACEBACK_GROUP_DEPTH) {
+		char line[64];
+		snprintf(line, sizeof(line), "... (max_group_depth is %d)\n",
+		         TRACEBACK_GROUP_DEPTH);
+		emit_str(b, m, line, '|');
+		Py_DECREF(members);
+		return;
+	}
+	if (top)
+		m->depth++;
+	if (exc_entries(exc, src, limit, lib, &t)) {
+		emit_str(b, m,
+		         members ? "Exception Group Traceback (most recent call last):\n"
+		                 : "Traceback (most recent call last):\n",
+		         top ? '+' : '|');
+		emit_buf(b, m, &t);
+	}
+	free(t.s);
+	t = (struct strbuf){0};
+	format_line(exc, msg, &t);
+	emit_buf(b, m, &t);
+	if (members) {
+		format_members(members, src, limit, lib, m, b);
+		Py_DECREF(members);
+	}
+	if (top)
+		m->depth = 0;
+}
+
 /* The whole traceback, with chained exceptions first as CPython prints them. */
 static void format_chain(PyObject *exc, const char *src, const struct text *msg, long limit,
-                         int depth, struct tb_sources *lib, struct strbuf *b)
+                         int depth, struct tb_sources *lib, struct tb_margin *m, struct strbuf *b)
 {
 	PyObject *cause = PyException_GetCause(exc);
 	PyObject *ctx = PyException_GetContext(exc);
 
 	if (depth < TRACEBACK_CHAIN_MAX) {
 		if (cause && PyExceptionInstance_Check(cause)) {
-			struct text m = {0};
-			exc_message(cause, &m);
-			format_chain(cause, src, &m, limit, depth + 1, lib, b);
-			text_clear(&m);
-			sb_str(b, "\nThe above exception was the direct cause of the following "
-			          "exception:\n\n");
+			struct text cm = {0};
+			exc_message(cause, &cm);
+			format_chain(cause, src, &cm, limit, depth + 1, lib, m, b);
+			text_clear(&cm);
+			emit_str(b, m,
+			         "\nThe above exception was the direct cause of the following "
+			         "exception:\n\n",
+			         '|');
 		} else if (ctx && PyExceptionInstance_Check(ctx) &&
 		           !((PyBaseExceptionObject *)exc)->suppress_context) {
-			struct text m = {0};
-			exc_message(ctx, &m);
-			format_chain(ctx, src, &m, limit, depth + 1, lib, b);
-			text_clear(&m);
-			sb_str(b, "\nDuring handling of the above exception, another exception "
-			          "occurred:\n\n");
+			struct text cm = {0};
+			exc_message(ctx, &cm);
+			format_chain(ctx, src, &cm, limit, depth + 1, lib, m, b);
+			text_clear(&cm);
+			emit_str(b, m,
+			         "\nDuring handling of the above exception, another exception "
+			         "occurred:\n\n",
+			         '|');
 		}
 	}
 	Py_XDECREF(cause);
 	Py_XDECREF(ctx);
-	format_one(exc, src, msg, limit, lib, b);
+	format_one(exc, src, msg, limit, lib, m, b);
 }
 
 /* ---- entry points -------------------------------------------------------------------- */
@@ -689,6 +862,7 @@ void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, siz
 {
 	struct strbuf tb = {0};
 	struct tb_sources lib = {0};
+	struct tb_margin margin = {0};
 	int trunc = 0;
 
 	type_name(Py_TYPE(exc), &out->error_type);
@@ -699,9 +873,9 @@ void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, siz
 	 * its line alone, as CPython prints no traceback for it: argparse's usage error (said on
 	 * stderr) ends so, not with the parser's frames and the exceptions it handled. */
 	if (PyErr_GivenExceptionMatches(exc, PyExc_SystemExit))
-		format_one(exc, src, &out->error_message, 0, &lib, &tb);
+		format_one(exc, src, &out->error_message, 0, &lib, &margin, &tb);
 	else
-		format_chain(exc, src, &out->error_message, TRACEBACK_ALL, 0, &lib, &tb);
+		format_chain(exc, src, &out->error_message, TRACEBACK_ALL, 0, &lib, &margin, &tb);
 	tb_sources_clear(&lib);
 	if (sb_take_text(&tb, &out->error_traceback) < 0)
 		text_set_str(&out->error_traceback, "");
@@ -752,6 +926,7 @@ static PyObject *tb_text(PyObject *exc, PyObject *limit_obj, int chain, int only
 {
 	struct strbuf b = {0};
 	struct text m = {0};
+	struct tb_margin margin = {0};
 	long limit = TRACEBACK_ALL;
 	PyObject *r;
 
@@ -772,9 +947,11 @@ static PyObject *tb_text(PyObject *exc, PyObject *limit_obj, int chain, int only
 			sb_exc_line(&b, &tn, "Exception", &m);
 			text_clear(&tn);
 		} else if (chain) {
-			format_chain(exc, call_source ? call_source : "", &m, limit, 0, NULL, &b);
+			format_chain(exc, call_source ? call_source : "", &m, limit, 0, NULL,
+			             &margin, &b);
 		} else {
-			format_one(exc, call_source ? call_source : "", &m, limit, NULL, &b);
+			format_one(exc, call_source ? call_source : "", &m, limit, NULL, &margin,
+			           &b);
 		}
 		text_clear(&m);
 	}
