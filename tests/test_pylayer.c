@@ -1554,6 +1554,31 @@ Test(pylayer, a_number_s_class_answers_with_its_value)
 	e2e_stop();
 }
 
+/* Code that shows its warnings its own way sets warnings.showwarning or formatwarning: they are
+ * the module's that warn() calls (the code's module kept its own, and warn() printed as
+ * before), read back as set, and catch_warnings still records and restores. */
+Test(pylayer, warnings_are_shown_by_the_code_s_showwarning_and_formatwarning)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok(
+	    "import warnings\nseen = []\n"
+	    "def show(message, category, filename, lineno, file=None, line=None):\n"
+	    "    seen.append(f'{category.__name__}: {message}')\n"
+	    "old = warnings.showwarning\nwarnings.showwarning = show\n"
+	    "warnings.warn('custom')\nsame = warnings.showwarning is show\n"
+	    "warnings.showwarning = old\n"
+	    "warnings.formatwarning = lambda msg, cat, *a, **k: f'[{cat.__name__}] {msg}\\n'\n"
+	    "warnings.warn('formatted')\n"
+	    "with warnings.catch_warnings(record=True) as w:\n"
+	    "    warnings.simplefilter('always')\n    warnings.warn('recorded')\n"
+	    "[seen, same, warnings.showwarning is old, [str(x.message) for x in w]]");
+	e2e_assert_result(r, "shown", "[[\"UserWarning: custom\"],true,true,[\"recorded\"]]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "[UserWarning] formatted\n", "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* The C warn loop walks the warnings module's filters list borrowed and runs the code's there
  * (a category's metaclass __subclasscheck__, a message pattern's match): a catch_warnings exit
  * had made the code's own list the module's filters, a nested warn() in the callback replaced

@@ -276,6 +276,50 @@ static int sys_proxy_make(PyObject *proxy)
 	return pyproxy_streams_reset();
 }
 
+/* warnings as user code sees it: showwarning and formatwarning are the real module's, read and
+ * set, as the module's own warn() calls them (code that prints its warnings its own way sets
+ * them; catch_warnings sets them there too). */
+static PyObject *warnings_proxy, *warnings_real;
+
+static int warnings_hook_name(PyObject *self, PyObject *name)
+{
+	return self == warnings_proxy && warnings_real && PyUnicode_CheckExact(name) &&
+	       (PyUnicode_CompareWithASCIIString(name, "showwarning") == 0 ||
+	        PyUnicode_CompareWithASCIIString(name, "formatwarning") == 0);
+}
+
+static int warnings_proxy_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+	if (value && warnings_hook_name(self, name))
+		return PyObject_SetAttr(warnings_real, name, value);
+	return PyObject_GenericSetAttr(self, name, value);
+}
+
+static PyObject *warnings_proxy_getattro(PyObject *self, PyObject *name)
+{
+	if (warnings_hook_name(self, name))
+		return PyObject_GetAttr(warnings_real, name);
+	return PyModule_Type.tp_getattro(self, name);
+}
+
+static int warnings_proxy_make(PyObject *proxy, PyObject *real)
+{
+	static PyType_Slot slots[] = {{Py_tp_setattro, warnings_proxy_setattro},
+	                              {Py_tp_getattro, warnings_proxy_getattro},
+	                              {0, NULL}};
+	static PyType_Spec spec = {"module", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+	                           slots};
+	PyObject *t = PyType_FromSpecWithBases(&spec, (PyObject *)&PyModule_Type);
+	int rc = t ? PyObject_SetAttrString(proxy, "__class__", t) : -1;
+
+	Py_XDECREF(t);
+	if (rc < 0)
+		return -1;
+	warnings_proxy = proxy;
+	Py_XSETREF(warnings_real, Py_NewRef(real));
+	return 0;
+}
+
 /* Add v (a new reference, or NULL with the error) to m as name. 0 or -1. */
 static int add_new(PyObject *m, const char *name, PyObject *v)
 {
@@ -885,6 +929,8 @@ static PyObject *proxy_make(PyObject *name, PyObject *real)
 		ga = rc == 0 ? PyCFunction_New(&getattr_def, name) : NULL;
 		rc = ga ? PyObject_SetAttrString(p, "__getattr__", ga) : -1;
 		Py_XDECREF(ga);
+		if (rc == 0 && strcmp(s, "warnings") == 0)
+			rc = warnings_proxy_make(p, real);
 	}
 	if (rc < 0 || PyDict_SetItem(proxies, name, p) < 0 || set_add(p) < 0) {
 		Py_DECREF(p);
