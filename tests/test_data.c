@@ -5212,6 +5212,49 @@ Test(data, lapack_wrappers_check_their_rows)
 	e2e_stop();
 }
 
+/* scipy.linalg's QR updates took Q of (M, N) with R of (N, N) as an economic decomposition
+ * with M < N: qr_delete's rotations ran over rows past Q (in place with overwrite_qr: the rows
+ * of the array Q was cut from, or another array's shape and items), and k + p was summed in C
+ * ints (p of 2**31 - 1: SIGSEGV). Both are refused, the memory around Q is unchanged, and the
+ * updates of real decompositions still compute. */
+Test(data, qr_updates_take_a_tall_economic_q_and_bounded_rows)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.linalg as sl\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except ValueError as e:\n"
+	    "        return 'refused' if 'economic' in str(e) or 'out of' in str(e) else str(e)\n"
+	    "base = np.arange(40.).reshape(8, 5)\n"
+	    "before = base.copy()\n"
+	    "Q = base[:2]\n"
+	    "Q[0, :2] = [0.0, 1.0]\n"
+	    "before[0, :2] = [0.0, 1.0]\n"
+	    "tries = [t(lambda: sl.qr_delete(Q, np.eye(5), 0, 1, 'row', overwrite_qr=True, "
+	    "check_finite=False)),\n"
+	    "         t(lambda: sl.qr_insert(base[:2], np.eye(5), np.ones(5), 0, 'row', "
+	    "overwrite_qru=True, check_finite=False)),\n"
+	    "         t(lambda: sl.qr_delete(np.eye(4), np.eye(4), 1, 2**31 - 1, "
+	    "check_finite=False))]\n"
+	    "a = np.array([[3., -2., -2.], [6., -9., -3.], [-3., 10., 1.], [6., -7., 4.], [7., 8., "
+	    "-6.]])\n"
+	    "q, r = sl.qr(a)\n"
+	    "q1, r1 = sl.qr_delete(q, r, 2, 2, 'row')\n"
+	    "qe, re = sl.qr(a, mode='economic')\n"
+	    "q2, r2 = sl.qr_delete(qe, re, 0, 1, 'col')\n"
+	    "u, v = np.array([7., -2., 4., 3., 4.]), np.array([1., 3., -5.])\n"
+	    "q3, r3 = sl.qr_update(q, r, u, v)\n"
+	    "[tries, bool((base == before).all()), bool(np.allclose(q1 @ r1, np.delete(a, slice(2, "
+	    "4), 0))),\n"
+	    " bool(np.allclose(q2 @ r2, a[:, 1:])), bool(np.allclose(q3 @ r3, a + np.outer(u, "
+	    "v)))]",
+	    "[[\"refused\",\"refused\",\"refused\"],true,true,true,true]");
+	e2e_stop();
+}
+
 /* The libraries' raw native wrappers hand their arguments to Fortran unchecked: scipy's packed
  * BLAS routines took any n (n*(n+1)/2 wrapped in 32 bits: any memory read and written),
  * dfitpack any degree, lapack_lite any sizes. They are not given (import, attribute, from-

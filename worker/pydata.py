@@ -3085,6 +3085,7 @@ def _scipy():
     _minpack_copies()
     _cobyla_copies()
     _interpolative_copies()
+    _qr_update_checks()
     _lil_checks()
     _library_data()
     _peak_maxima()
@@ -4588,6 +4589,67 @@ def _interpolative_copies():
         run.__module__ = real.__module__
         run.__signature__ = inspect.signature(real)
         setattr(backend, name, run)
+
+
+def _qr_update_checks():
+    """scipy.linalg's QR updates (qr_delete, qr_insert, qr_update) take Q of (M, N) with R of
+    (N, N) as an economic decomposition however M compares with N: with M < N, qr_delete's
+    rotations ran over rows past Q (written in place with overwrite_qr: another array's shape
+    and items changed), and k + p was summed in C ints. They take an economic Q at least as
+    tall as it is wide, k and p within a bound, and their arguments as plain values read once
+    (an array's __array__, a flag's __bool__ or an index's __index__ ran the code's between
+    the compiled checks and the loops)."""
+    import operator
+    import numpy as np
+    from scipy.linalg import _decomp_update as du
+
+    bound = 1 << 30
+
+    def arrays(Q, R):
+        Q, R = np.asarray(Q), np.asarray(R)
+        if (Q.ndim == 2 and R.ndim == 2 and Q.shape[0] != Q.shape[1]
+                and Q.shape[0] < Q.shape[1]):
+            raise ValueError('an economic Q of shape (M, N) must have M >= N, found %s'
+                             % (Q.shape,))
+        return Q, R
+
+    def where(k, which):
+        k = operator.index(k)
+        if type(which) is not str:
+            raise TypeError("'which' must be 'row' or 'col'")
+        if not -bound < k < bound:
+            raise ValueError("'k' is out of bounds")
+        return k
+
+    def qr_delete(Q, R, k, p=1, which='row', overwrite_qr=False, check_finite=True):
+        p = operator.index(p)
+        if not 0 < p < bound:
+            raise ValueError("'p' is out of range")
+        k = where(k, which)
+        Q, R = arrays(Q, R)
+        return real_delete(Q, R, k, p, which, bool(overwrite_qr), bool(check_finite))
+
+    def qr_insert(Q, R, u, k, which='row', rcond=None, overwrite_qru=False,
+                  check_finite=True):
+        k = where(k, which)
+        rcond = None if rcond is None else float(rcond)
+        Q, R = arrays(Q, R)
+        return real_insert(Q, R, np.asarray(u), k, which, rcond, bool(overwrite_qru),
+                           bool(check_finite))
+
+    def qr_update(Q, R, u, v, overwrite_qruv=False, check_finite=True):
+        Q, R = arrays(Q, R)
+        return real_update(Q, R, np.asarray(u), np.asarray(v), bool(overwrite_qruv),
+                           bool(check_finite))
+
+    real_delete, real_insert, real_update = du.qr_delete, du.qr_insert, du.qr_update
+    swaps = {}
+    for real, new in ((real_delete, qr_delete), (real_insert, qr_insert),
+                      (real_update, qr_update)):
+        new.__doc__ = real.__doc__
+        new.__module__ = 'scipy.linalg'
+        swaps[id(real)] = (real, new)
+    _replace_all(swaps)
 
 
 def _lil_checks():
