@@ -2171,6 +2171,43 @@ Test(python_layer, an_expat_handler_cleared_while_it_parses_does_nothing)
 	stop();
 }
 
+/* pyexpat calls a handler borrowed from its parser's table: a bound dict method replaced from
+ * code it ran itself (an interned element name's __hash__) was freed with its dict while it
+ * ran, and it inserted into the freed dict, where a new dict of the code's then was. A handler
+ * replaced while its parser parses is held until the parse ends: the new dict gets nothing,
+ * and handlers replaced from inside handlers take over as they did. */
+Test(python_layer, an_expat_handler_replaced_while_it_runs_is_held)
+{
+	start(NULL);
+	expect_ok_result("import xml.etree.ElementTree as ET, gc\n"
+	                 "ep = ET.XMLParser().parser\n"
+	                 "ep.StartElementHandler = None; ep.EndElementHandler = None\n"
+	                 "state = {}\n"
+	                 "class K:\n"
+	                 "    def __hash__(self):\n"
+	                 "        ep.StartElementHandler = None\n"
+	                 "        state['new'] = {}\n"
+	                 "        return 12345\n"
+	                 "    def __eq__(self, o): return self is o\n"
+	                 "ep.intern['a'] = K()\n"
+	                 "d = {}\n"
+	                 "ep.StartElementHandler = d.setdefault\n"
+	                 "del d\n"
+	                 "ep.Parse(b\"<a x='1'/>\", True)\n"
+	                 "got = [state['new']]\n"
+	                 "d2 = {}\n"
+	                 "ep2 = ET.XMLParser().parser\n"
+	                 "ep2.EndElementHandler = None\n"
+	                 "def start(name, attrs):\n"
+	                 "    ep2.StartElementHandler = d2.setdefault\n"
+	                 "ep2.StartElementHandler = start\n"
+	                 "ep2.Parse(b'<r><b/><c/></r>', True)\n"
+	                 "got + [sorted(d2)]",
+	                 "[{},[\"b\",\"c\"]]");
+	still_serving();
+	stop();
+}
+
 /* json's C encoder (json.encoder.c_make_encoder, or type() of an encoder) asked the markers
  * dict it was given whether the id of a dict it encoded (borrowed from its list) was in it: a
  * key of the user's with that hash emptied the list in its __eq__ and freed the dict, which

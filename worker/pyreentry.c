@@ -5963,6 +5963,7 @@ out:
 static PyObject *expat_parse_real[EXPAT_PARSE]; /* Parse, ParseFile */
 static PyObject *expat_subparser_real;
 static PyObject **expat_parsing; /* the parsers parsing now */
+static PyObject *expat_kept;     /* handlers replaced while a parse ran (expat_setattro) */
 static Py_ssize_t n_expat_parsing, expat_parsing_room;
 
 static int expat_busy(PyObject *self)
@@ -5997,6 +5998,12 @@ static PyObject *expat_parse(int i, PyObject *self, PyObject *args, PyObject *kw
 			expat_parsing[k] = expat_parsing[--n_expat_parsing];
 			break;
 		}
+	/* No parse runs: the handlers replaced during parses can go. */
+	if (n_expat_parsing == 0 && PyList_GET_SIZE(expat_kept) > 0 &&
+	    PyList_SetSlice(expat_kept, 0, PyList_GET_SIZE(expat_kept), NULL) < 0) {
+		Py_XDECREF(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -6075,17 +6082,41 @@ static PyMethodDef expat_nothing_def = {"nothing", expat_nothing, METH_VARARGS,
                                         "A handler cleared while its parser parsed."};
 static PyObject *expat_nothing_fn;
 
+/* A name of pyexpat's handler table: ...Handler, and DefaultHandlerExpand. */
+static int expat_is_handler(PyObject *name)
+{
+	Py_ssize_t n = PyUnicode_Check(name) ? PyUnicode_GET_LENGTH(name) : 0;
+	PyObject *tail = n > 7 ? PyUnicode_Substring(name, n - 7, n) : NULL;
+	int is = (tail && PyUnicode_CompareWithASCIIString(tail, "Handler") == 0) ||
+	         (n && PyUnicode_CompareWithASCIIString(name, "DefaultHandlerExpand") == 0);
+
+	Py_XDECREF(tail);
+	PyErr_Clear();
+	return is;
+}
+
 static int expat_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
-	if (value == Py_None && expat_busy(self) && PyUnicode_Check(name)) {
-		Py_ssize_t n = PyUnicode_GET_LENGTH(name);
-		PyObject *tail = n > 7 ? PyUnicode_Substring(name, n - 7, n) : NULL;
-		if (tail && PyUnicode_CompareWithASCIIString(tail, "Handler") == 0)
-			value = expat_nothing_fn;
-		Py_XDECREF(tail);
-		PyErr_Clear();
+	PyObject *old;
+	int rc;
+
+	if (!expat_busy(self) || !expat_is_handler(name))
+		return expat_setattro_real(self, name, value);
+	if (value == Py_None)
+		value = expat_nothing_fn;
+	/* pyexpat calls a handler borrowed from its table: one replaced from inside itself (or
+	 * from code it ran: an interned name's __hash__) was freed while it ran (a bound dict
+	 * method wrote into its freed dict). The handler replaced is held until the parse ends. */
+	old = PyObject_GetAttr(self, name);
+	if (!old)
+		return -1;
+	if (old != Py_None && old != value && PyList_Append(expat_kept, old) < 0) {
+		Py_DECREF(old);
+		return -1;
 	}
-	return expat_setattro_real(self, name, value);
+	rc = expat_setattro_real(self, name, value);
+	Py_DECREF(old);
+	return rc;
 }
 
 static int expat_guard(void)
@@ -6133,7 +6164,8 @@ static int expat_guard(void)
 		Py_DECREF(d);
 	}
 	expat_nothing_fn = PyCFunction_New(&expat_nothing_def, NULL);
-	if (!expat_nothing_fn || !type->tp_setattro)
+	expat_kept = PyList_New(0);
+	if (!expat_nothing_fn || !expat_kept || !type->tp_setattro)
 		goto out;
 	expat_setattro_real = type->tp_setattro;
 	type->tp_setattro = expat_setattro;
