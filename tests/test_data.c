@@ -1266,6 +1266,46 @@ Test(data, group_codes_stay_within_their_groups)
 	e2e_stop();
 }
 
+/* scikit-learn handed read-only arrays to compiled kernels in a ReadonlyArrayWrapper, whose
+ * buffer says writable over whatever it wraps: a loss whose compiled part the code replaced
+ * (loss.closs) was handed one, and with its class struct.pack_into wrote into immutable bytes
+ * and into the tree indices a cKDTree hands out read-only (a query then read any address). The
+ * losses and k-means get the array, or a copy of a read-only one; they still fit. */
+Test(data, read_only_arrays_reach_compiled_kernels_as_copies)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, struct\n"
+	    "from sklearn.ensemble import HistGradientBoostingRegressor as H\n"
+	    "from sklearn.cluster import KMeans, MiniBatchKMeans\n"
+	    "rng = np.random.default_rng(0)\n"
+	    "X = rng.random((60, 2)); y = X[:, 0] * 2 + X[:, 1]\n"
+	    "h = H(max_iter=5).fit(X, y)\n"
+	    "L = type(h._loss)()\n"
+	    "got = {}\n"
+	    "class Spy:\n"
+	    "    def loss(self, **kw):\n"
+	    "        got.update(kw)\n"
+	    "L.closs = Spy()\n"
+	    "ro = np.zeros(3); ro.setflags(write=False)\n"
+	    "L.loss(ro, np.zeros(3))\n"
+	    "W = type(got['y_true'])\n"
+	    "b = b'immutable!'\n"
+	    "try:\n"
+	    "    struct.pack_into('4s', W(b), 0, b'MUTA')\n"
+	    "    wrote = 'wrote'\n"
+	    "except Exception as e:\n"
+	    "    wrote = type(e).__name__\n"
+	    "Xr = X.copy(); Xr.setflags(write=False)\n"
+	    "km = KMeans(n_clusters=3, n_init=2, random_state=0).fit(Xr)\n"
+	    "mb = MiniBatchKMeans(n_clusters=3, n_init=2, random_state=0, batch_size=20).fit(Xr)\n"
+	    "[W.__name__, got['y_true'].flags.writeable, b.decode(), wrote, "
+	    "sorted(np.bincount(km.labels_).tolist()),\n"
+	    " len(set(mb.labels_.tolist())), h.predict(X).shape]",
+	    "[\"ndarray\",true,\"immutable!\",\"ValueError\",[15,18,27],3,[60]]");
+	e2e_stop();
+}
+
 /* sklearn's compiled losses (a loss object's .closs, reached from any gradient boosting model)
  * wrote one value per sample of y_true into the out arrays given, however short, and read
  * raw_prediction and sample_weight the same way: a 6-double gradient_out for 15 samples laid

@@ -9125,7 +9125,28 @@ def _sklearn():
     _hgb_kernels()
     _polynomial_expansion()
     _exact_numeric_params()
+    _readonly_wrappers()
     _no_downloads(_base.get_data_home)
+
+
+def _readonly_wrappers():
+    """scikit-learn hands read-only arrays to compiled kernels in a ReadonlyArrayWrapper, whose
+    buffer says writable over whatever it wraps. A loss whose compiled part the code replaced
+    (loss.closs) was handed the wrapper, and with its class the code wrote into any read-only
+    buffer: immutable bytes, the tree indices a cKDTree hands out read-only (a query then read
+    any address). The losses and k-means get the array itself when it is writable, else a
+    copy: the wrapper is never made."""
+    import numpy as np
+    import sklearn._loss.loss  # noqa: F401
+    import sklearn.cluster._kmeans  # noqa: F401
+    from sklearn.utils import _readonly_array_wrapper as w
+
+    def ReadonlyArrayWrapper(wraps):
+        a = np.asarray(wraps)
+        return a if a.flags.writeable else a.copy()
+
+    ReadonlyArrayWrapper.__doc__ = w.ReadonlyArrayWrapper.__doc__
+    _replace_everywhere(w.ReadonlyArrayWrapper, ReadonlyArrayWrapper)
 
 
 def _lda_kernels():
