@@ -10979,6 +10979,28 @@ Test(data, pandas_date_classes_are_not_subclassed)
 	e2e_stop();
 }
 
+/* A date offset's is_month_start(ts) and its kin took None for the Timestamp and read it as
+ * one (SIGSEGV): they take a Timestamp only, and answer for one as before. */
+Test(data, date_offsets_ask_about_timestamps_only)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import pandas as pd\n"
+	    "d = pd.offsets.Day()\n"
+	    "r = [d.is_month_start(pd.Timestamp('2024-03-01')),\n"
+	    "     pd.offsets.MonthEnd().is_month_end(pd.Timestamp('2024-02-29')),\n"
+	    "     pd.offsets.QuarterBegin().is_year_start(pd.Timestamp('2024-06-01'))]\n"
+	    "for bad in (None, '2024-03-01', 5):\n"
+	    "    try:\n        d.is_quarter_end(bad)\n    except TypeError as e:\n"
+	    "        r.append(str(e))\n"
+	    "r",
+	    "[true,true,false,\"Argument 'ts' has incorrect type (expected Timestamp, "
+	    "got NoneType)\",\"Argument 'ts' has incorrect type (expected Timestamp, "
+	    "got str)\",\"Argument 'ts' has incorrect type (expected Timestamp, got "
+	    "int)\"]");
+	e2e_stop();
+}
+
 /* The methods pandas writes in Python for its date classes (Timedelta's arithmetic, Timestamp's
  * round, Period's and NaT's...) are compiled functions that never check their first argument
  * and cast it to the compiled class: pd.Timedelta.__add__(x, td) with a bytearray subclass as x

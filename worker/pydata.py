@@ -4928,6 +4928,29 @@ def _final_dates():
             final_classes.append(c)
             todo += type.__subclasses__(c)
             _methods_self_checked(c)
+    _timestamp_arguments(offsets.BaseOffset, timestamps._Timestamp)
+
+
+def _timestamp_arguments(base, ts_class):
+    """A date offset's is_month_start(ts) and its kin take a compiled Timestamp, or None, which
+    they then used as one (a table read at a fixed distance from None: SIGSEGV). They take a
+    Timestamp only."""
+    for name in ('is_month_start', 'is_month_end', 'is_quarter_start', 'is_quarter_end',
+                 'is_year_start', 'is_year_end'):
+        real = vars(base).get(name)
+        if real is None:
+            continue
+
+        def checked(self, ts, _real=real):
+            if not issubclass(type(ts), ts_class):
+                raise TypeError("Argument 'ts' has incorrect type (expected Timestamp, got %s)"
+                                % type(ts).__name__)
+            return _real(self, ts)
+
+        checked.__name__ = name
+        checked.__qualname__ = base.__name__ + '.' + name
+        checked.__doc__ = real.__doc__
+        type_patches[(base, name)] = checked
 
 
 def _methods_self_checked(c):
