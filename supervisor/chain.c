@@ -1112,6 +1112,11 @@ void chain_on_exit(struct chain *c, struct proc *p, int status)
 	if (was_newborn) {
 		c->newborn = NULL;
 		c->newborn_gone = 1;
+		if (c->state == CH_SNAPSHOT) {
+			c->copy_status = status;
+			c->copy_last = copy;
+			c->copy_gone = 1;
+		}
 	}
 	if (was_runner) {
 		/* A fresh worker dies with its zygote (its parent-death signal): say that, not
@@ -1506,6 +1511,7 @@ static void decide(struct chain *c)
 	 * call's deadline or its worker slot. */
 	c->snap_answer = 1;
 	c->newborn_gone = 0;
+	c->copy_gone = 0;
 	chain_set_state(c, CH_SNAPSHOT);
 	if (gate_continue(c, r) < 0)
 		chain_kill_runner(c, KILL_DONE);
@@ -1671,7 +1677,16 @@ static void advance_snapshot(struct chain *c)
 		/* No copy: the call's state is not kept. */
 		if (c->snap_answer) {
 			c->snap_answer = 0;
-			answer_verdict(c, c->runner_gone, c->runner_status, &c->runner_last);
+			/* The runner was killed because its copy existed: how the copy ended (an
+			 * exit, a crash, the sandbox's kill) is what happened to the call, not the
+			 * supervisor's SIGKILL ("killed from outside"). */
+			int killed =
+			    c->runner ? c->runner->killed : c->runner_gone && c->runner_last.killed;
+			if (c->copy_gone && killed && c->kill == KILL_NONE)
+				answer_verdict(c, 1, c->copy_status, &c->copy_last);
+			else
+				answer_verdict(c, c->runner_gone, c->runner_status,
+				               &c->runner_last);
 			after_call(c);
 		} else {
 			lose(c, "its state could not be copied");

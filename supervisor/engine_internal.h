@@ -240,6 +240,9 @@ struct chain {
 	int runner_status;
 	struct proc runner_last;
 	int newborn_gone;       /* the newborn died before it parked */
+	int copy_status;        /* CH_SNAPSHOT: how the runner's copy ended (copy_gone) */
+	struct proc copy_last;
+	int copy_gone;
 	int snap_answer;        /* CH_SNAPSHOT: the call is answered once its copy parks */
 	int soft_asks;          /* times the soft timer fired for the call */
 	unsigned int requests;  /* requests of the call (broker.c) */

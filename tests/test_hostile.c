@@ -1361,6 +1361,43 @@ Test(hostile_after, a_call_is_answered_only_once_its_copy_has_parked)
 	e2e_stop();
 }
 
+/* The supervisor kills a runner whose one-thread copy exists (the copy is the state now): a
+ * copy that then ended instead of parking (an exit, a crash) had the call answered "killed
+ * from outside the sandbox (SIGKILL)", the supervisor's own kill. How the copy ended is the
+ * call's answer. */
+Test(hostile_after, a_copy_that_ends_instead_of_parking_is_told_as_it_ended)
+{
+	static const struct {
+		const char *child, *says;
+	} cases[] = {
+	    {"os._exit(0)", "exit status 0"},
+	    {"ctypes.string_at(8)", "SEGV"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_object *r;
+		const char *msg;
+
+		e2e_start_with(VERSION, ARGS(UNSAFE_ARGS), NULL);
+		r = e2e_call(e2e_fmt("%s"
+		                     "def park():\n"
+		                     "    return libc.syscall(56, 0x1200011, 0, 0, 0, 0)\n"
+		                     "put(result(1, 'F'))\n"
+		                     "if park() == 0:\n"
+		                     "    %s\n"
+		                     "while True:\n"
+		                     "    park()\n",
+		                     prelude, cases[i].child),
+		             "{\"session\":\"new\",\"timeout_seconds\":5}");
+		msg = mcpc_err_str(r, "message");
+		cr_assert_str_eq(mcpc_status(r), "crashed", "%s", mcpc_json(r));
+		cr_assert_null(strstr(msg, "killed from outside"), "%s", mcpc_json(r));
+		cr_assert(strstr(msg, cases[i].says), "%s: %s", cases[i].child, mcpc_json(r));
+		cr_assert(e2e_hold(mcpc_request(&e2e_srv, "ping", NULL, 1000)));
+		e2e_stop();
+	}
+}
+
 /* ---- What a runner printed, read from its memory ------------------------------------------ */
 
 /* A call's code that ignores the deadline's ask (SIGUSR1), so that only the hard kill ends it,
