@@ -1266,6 +1266,53 @@ Test(data, group_codes_stay_within_their_groups)
 	e2e_stop();
 }
 
+/* Compiled routines wrote where they were told without asking whether they may: f2py's
+ * wrappers overwrote a read-only array (overwrite_a=True: LAPACK's factors in an immutable
+ * bytes object), ndimage.label and matplotlib's resample wrote their output through read-only
+ * arrays, and eig_banded(select='v', max_ev=1) sized its eigenvectors by max_ev while LAPACK
+ * wrote one for every eigenvalue in the range (another array overwritten). The bytes stay,
+ * the outputs are refused, every eigenvector comes back, and a cKDTree's node hands out a copy
+ * of the tree's indices (a read-only view was one such write from any memory read). */
+Test(data, read_only_memory_is_not_written_by_compiled_routines)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.linalg as sl, struct\n"
+	    "from scipy import ndimage\n"
+	    "from scipy.spatial import cKDTree\n"
+	    "import matplotlib.image as mimage\n"
+	    "from matplotlib.transforms import IdentityTransform\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except ValueError as e:\n"
+	    "        return 'refused' if 'read-only' in str(e) else str(e)\n"
+	    "b = np.array([[4.0, 1.0], [2.0, 3.0]]).tobytes(order='F')\n"
+	    "a = np.ndarray((2, 2), np.float64, buffer=b, order='F')\n"
+	    "lu = sl.lu_factor(a, overwrite_a=True)\n"
+	    "x = sl.solve(a, np.ones(2), overwrite_a=True)\n"
+	    "zb = bytes(8)\n"
+	    "tries = [t(lambda: ndimage.label(np.array([1, 0, 1, 0, 1, 0, 1, 0]), "
+	    "output=np.frombuffer(zb, np.uint8))),\n"
+	    "         t(lambda: mimage.resample(np.ones((4, 4)), np.frombuffer(bytes(128), "
+	    "np.float64).reshape(4, 4), IdentityTransform()))]\n"
+	    "band = np.zeros((2, 16)); band[0] = np.arange(16) * 10.0 + 100.0\n"
+	    "band[0][3] = 1.0; band[0][9] = 2.0\n"
+	    "w, v = sl.eig_banded(band, lower=True, select='v', select_range=(0.0, 5.0), "
+	    "max_ev=1)\n"
+	    "tree = cKDTree(np.arange(4.0).reshape(4, 1))\n"
+	    "node = tree.tree.indices\n"
+	    "node[0] = 3\n"
+	    "d, i = tree.query([[0.0]])\n"
+	    "[tries, np.frombuffer(b).tolist(), zb == bytes(8), [round(v, 3) for v in "
+	    "np.ravel(x)],\n"
+	    " w.tolist(), v.shape, [float(d[0]), int(i[0])], tree.tree.indices.tolist()]",
+	    "[[\"refused\",\"refused\"],[4.0,2.0,1.0,3.0],true,[0.2,0.2],[1.0,2.0],[16,2],"
+	    "[0.0,0],[0,1,2,3]]");
+	e2e_stop();
+}
+
 /* scikit-learn handed read-only arrays to compiled kernels in a ReadonlyArrayWrapper, whose
  * buffer says writable over whatever it wraps: a loss whose compiled part the code replaced
  * (loss.closs) was handed one, and with its class struct.pack_into wrote into immutable bytes

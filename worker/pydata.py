@@ -3087,6 +3087,7 @@ def _scipy():
     _cobyla_copies()
     _interpolative_copies()
     _qr_update_checks()
+    _written_outputs()
     _lil_checks()
     _library_data()
     _peak_maxima()
@@ -3141,6 +3142,9 @@ def _compiled_state():
 
     type_patches[(_ckdtree.cKDTree, 'tree')] = property(tree, None, None, tree_real.__doc__)
     copies(_ckdtree.cKDTree, ('data', 'indices', 'maxes', 'mins', 'boxsize'))
+    # The nodes' own arrays are copies too: a read-only view was one write away from the
+    # tree's indices for any routine that writes through read-only memory.
+    copies(_ckdtree.cKDTreeNode, ('indices', 'data_points'))
 
     query = _ckdtree.cKDTree.__dict__['query']
 
@@ -4650,6 +4654,35 @@ def _fortran_inputs():
             pair = replacements.get(id(v))
             if pair is not None and pair[0] is v:
                 type.__setattr__(c, k, pair[1])
+
+
+def _written_outputs():
+    """Compiled routines that write where they were told without asking whether they may:
+    scipy.ndimage.label wrote its labels through a read-only output array (an immutable
+    bytes object changed), and scipy.linalg.eig_banded(select='v', max_ev=k) sized its
+    eigenvector array by k while LAPACK wrote a column for every eigenvalue it found in the
+    range (another array overwritten). label refuses a read-only output, as the other
+    ndimage functions do; eig_banded's max_ev, a size hint only, is its own (every row)."""
+    import numpy as np
+    from scipy import linalg, ndimage
+
+    label_real, banded_real = ndimage.label, linalg.eig_banded
+
+    def label(input, structure=None, output=None):
+        if isinstance(output, np.ndarray) and not np.asarray(output).flags.writeable:
+            raise ValueError('output array is read-only.')
+        return label_real(input, structure, output)
+
+    def eig_banded(a_band, lower=False, eigvals_only=False, overwrite_a_band=False,
+                   select='a', select_range=None, max_ev=0, check_finite=True):
+        return banded_real(a_band, lower=lower, eigvals_only=eigvals_only,
+                           overwrite_a_band=overwrite_a_band, select=select,
+                           select_range=select_range, max_ev=0, check_finite=check_finite)
+
+    for real, new in ((label_real, label), (banded_real, eig_banded)):
+        new.__doc__ = real.__doc__
+        new.__module__ = real.__module__
+        _replace_everywhere(real, new)
 
 
 def _qr_update_checks():
@@ -7812,6 +7845,8 @@ def _agg_checks():
             output_array = private(output_array)
         else:
             output_array = private(np.array(output_array))
+        if not output_array.flags.writeable:
+            raise ValueError('output array is read-only')  # (the C code wrote it anyway)
         if not input_array.size:
             raise ValueError('resample needs a non-empty input array')
         if not output_array.size:
