@@ -1266,6 +1266,31 @@ Test(data, group_codes_stay_within_their_groups)
 	e2e_stop();
 }
 
+/* pandas read and wrote XML with lxml, whose XSLT (stylesheet=) opened any file a stylesheet
+ * named (only the kernel refused it): read_xml and to_xml use the standard library's parser,
+ * round trips work, parser='lxml' is taken as it, and a stylesheet is refused saying what
+ * to do instead. */
+Test(data, xml_is_read_and_written_without_lxml)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import pandas as pd, io\n"
+	    "xml = \"<data><row><a>1</a><b>x</b></row><row><a>2</a><b>y</b></row></data>\"\n"
+	    "df = pd.read_xml(io.StringIO(xml))\n"
+	    "df2 = pd.read_xml(io.StringIO(xml), xpath='.//row', parser='lxml')\n"
+	    "out = df.to_xml(index=False)\n"
+	    "back = pd.read_xml(io.StringIO(out))\n"
+	    "try:\n"
+	    "    pd.read_xml(io.StringIO(xml), stylesheet=io.StringIO('<x/>'))\n"
+	    "    st = 'ran'\n"
+	    "except ValueError as e:\n"
+	    "    st = str(e)[:40]\n"
+	    "[df.to_dict('list'), df2.shape, back.equals(df), st]",
+	    "[{\"a\":[1,2],\"b\":[\"x\",\"y\"]},[2,2],true,\"stylesheet= (XSLT) is not "
+	    "available in t\"]");
+	e2e_stop();
+}
+
 /* Compiled routines wrote where they were told without asking whether they may: f2py's
  * wrappers overwrote a read-only array (overwrite_a=True: LAPACK's factors in an immutable
  * bytes object), ndimage.label and matplotlib's resample wrote their output through read-only

@@ -1264,6 +1264,7 @@ def _pandas():
     _time_zones()
     _zone_transitions(np)
     _read_html(pd)
+    _xml_by_etree(pd)
     _pandas_takes(np)
     _window_bounds(np)
     _variable_window_bounds(np)
@@ -2989,6 +2990,36 @@ def _hash_tables(np):
     f = algorithms.safe_sort
     replacements[id(f)] = (f, copying(f))
     _replace_all(replacements)
+
+
+def _xml_by_etree(pd):
+    """pandas reads and writes XML with lxml by default, whose XSLT (stylesheet=) opens any
+    file or address a stylesheet names (document('file:///...'): only the kernel refused it),
+    and whose C parser is far more than the rest of the sandbox reads XML with. read_xml and
+    to_xml use the standard library's parser (parser='etree', XPath as ElementTree knows it);
+    a stylesheet is refused with what to do instead."""
+    def no_stylesheet(stylesheet):
+        if stylesheet is not None:
+            raise ValueError('stylesheet= (XSLT) is not available in the sandbox: read the XML '
+                             'as it is, then reshape the DataFrame with pandas')
+
+    read_real, to_real = pd.read_xml, pd.DataFrame.to_xml
+
+    def read_xml(path_or_buffer, *, parser='etree', stylesheet=None, **kwargs):
+        no_stylesheet(stylesheet)
+        return read_real(path_or_buffer, parser='etree', **kwargs)
+
+    def to_xml(self, path_or_buffer=None, *args, parser='etree', stylesheet=None, **kwargs):
+        no_stylesheet(stylesheet)
+        return to_real(self, path_or_buffer, *args, parser='etree', **kwargs)
+
+    for real, new in ((read_real, read_xml), (to_real, to_xml)):
+        new.__doc__ = real.__doc__
+        new.__module__ = real.__module__
+        new.__name__ = real.__name__
+        new.__qualname__ = real.__qualname__
+    _replace_everywhere(read_real, read_xml)
+    pd.DataFrame.to_xml = to_xml
 
 
 def _read_html(pd):
