@@ -1266,6 +1266,27 @@ Test(data, group_codes_stay_within_their_groups)
 	e2e_stop();
 }
 
+/* scipy.fftpack's diff, shift and kin took their kernel from a _cache the caller passed: a
+ * cached empty kernel for an empty input wrapped the compiled loop's bound (SIGSEGV after a
+ * walk over the heap). The cache is theirs: _cache is not taken, and they still compute. */
+Test(data, fftpack_operators_keep_their_own_kernels)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "from scipy import fftpack\n"
+	                  "x = np.sin(np.linspace(0, 2 * np.pi, 16, endpoint=False))\n"
+	                  "r = [np.allclose(fftpack.diff(x), np.cos(np.linspace(0, 2 * np.pi, 16, "
+	                  "endpoint=False))),\n"
+	                  "     fftpack.shift(x, 0.5).shape, fftpack.hilbert(x).shape]\n"
+	                  "try:\n"
+	                  "    fftpack.diff(np.zeros(0), 1, _cache={(0, 1, 1.0): np.zeros(0)})\n"
+	                  "except TypeError as e:\n"
+	                  "    r.append(str(e))\n"
+	                  "r",
+	                  "[true,[16],[16],\"got an unexpected keyword argument '_cache'\"]");
+	e2e_stop();
+}
+
 /* pandas read and wrote XML with lxml, whose XSLT (stylesheet=) opened any file a stylesheet
  * named (only the kernel refused it): read_xml and to_xml use the standard library's parser,
  * round trips work, parser='lxml' is taken as it, and a stylesheet is refused saying what

@@ -3119,6 +3119,7 @@ def _scipy():
     _interpolative_copies()
     _qr_update_checks()
     _written_outputs()
+    _pseudo_diff_caches()
     _lil_checks()
     _library_data()
     _peak_maxima()
@@ -4714,6 +4715,33 @@ def _written_outputs():
         new.__doc__ = real.__doc__
         new.__module__ = real.__module__
         _replace_everywhere(real, new)
+
+
+def _pseudo_diff_caches():
+    """scipy.fftpack's pseudo-differential operators (diff, shift, hilbert...) take the kernel
+    from a _cache dict the caller may pass: a cached kernel of length 0 for an empty input had
+    the compiled convolution's loop bound wrap and write over the heap. The cache is theirs
+    alone: a _cache argument is not taken."""
+    import inspect
+    from scipy.fftpack import _pseudo_diffs as pd_
+
+    swaps = {}
+    for name, real in list(vars(pd_).items()):
+        if not inspect.isfunction(real) or '_cache' not in real.__code__.co_varnames:
+            continue
+        sig = inspect.signature(real)
+        params = [p for p in sig.parameters.values() if p.name != '_cache']
+
+        def run(*args, _real=real, _sig=inspect.Signature(params), **kwargs):
+            bound = _sig.bind(*args, **kwargs)
+            return _real(**bound.arguments)
+
+        run.__name__ = run.__qualname__ = name
+        run.__doc__ = real.__doc__
+        run.__module__ = 'scipy.fftpack'
+        run.__signature__ = inspect.Signature(params)
+        swaps[id(real)] = (real, run)
+    _replace_all(swaps)
 
 
 def _qr_update_checks():
