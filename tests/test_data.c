@@ -1312,6 +1312,43 @@ Test(data, xml_is_read_and_written_without_lxml)
 	e2e_stop();
 }
 
+/* numpy's ufunc.at and accumulate's out= (cumsum's too), and scipy's distance kernels' out=,
+ * wrote through read-only arrays: an immutable bytes object's bytes, numpy's own False (then
+ * np.array(1) == 2). Each refuses a read-only array and leaves it as it was; writable ones
+ * are written as before. */
+Test(data, ufuncs_and_distances_write_only_writable_arrays)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy.spatial import distance\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except ValueError as e:\n"
+	    "        return 'refused' if 'read-only' in str(e) else str(e)\n"
+	    "b = bytes(32)\n"
+	    "ro = np.frombuffer(b, dtype=np.float64)\n"
+	    "X = np.arange(8.0).reshape(4, 2)\n"
+	    "tries = [t(lambda: np.add.at(ro, [0, 1], 5.0)), t(lambda: np.cumsum(np.ones(4), "
+	    "out=ro)),\n"
+	    "         t(lambda: np.add.accumulate(np.ones(4), out=(ro,))), t(lambda: "
+	    "np.multiply.accumulate(np.ones(4), 0, None, ro)),\n"
+	    "         t(lambda: distance.cdist(X[:2], X[:2], 'hamming', out=ro.reshape(2, 2))),\n"
+	    "         t(lambda: distance.pdist(X, 'cosine', out=np.frombuffer(bytes(48))))]\n"
+	    "w = np.zeros(4)\n"
+	    "np.add.at(w, [0, 0, 3], 1.0)\n"
+	    "c = np.cumsum(np.arange(4.0), out=np.empty(4))\n"
+	    "o = np.empty((2, 2))\n"
+	    "d = distance.cdist(X[:2], X[:2], 'cityblock', out=o)\n"
+	    "[tries, b == bytes(32), w.tolist(), c.tolist(), d.tolist(), bool(np.shares_memory(d, "
+	    "o))]",
+	    "[[\"refused\",\"refused\",\"refused\",\"refused\",\"refused\",\"refused\"],"
+	    "true,[2.0,0.0,0.0,1.0],[0.0,1.0,3.0,6.0],[[0.0,4.0],[4.0,0.0]],true]");
+	e2e_stop();
+}
+
 /* Compiled routines wrote where they were told without asking whether they may: f2py's
  * wrappers overwrote a read-only array (overwrite_a=True: LAPACK's factors in an immutable
  * bytes object), ndimage.label and matplotlib's resample wrote their output through read-only

@@ -179,6 +179,7 @@ struct np_array {
 #define NP_C_CONTIGUOUS 0x0001
 #define NP_F_CONTIGUOUS 0x0002
 #define NP_OWNDATA      0x0004
+#define NP_WRITEABLE    0x0400
 #define NP_MAXDIMS      32
 static int descr_elsize(PyObject *descr);
 static char descr_kind(PyObject *descr);
@@ -2230,6 +2231,33 @@ static PyObject *ufunc_call_held(PyObject *self, PyObject *const *args, size_t n
 	return r;
 }
 
+/* An array a ufunc method writes into: -1 (ValueError) when it is read-only. at and
+ * accumulate's out= wrote through read-only arrays (numpy's own check is missing there): an
+ * immutable bytes object's bytes, numpy's False, changed. */
+static int written_writable(PyObject *o)
+{
+	if (PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 1) /* out=(a,) */
+		o = PyTuple_GET_ITEM(o, 0);
+	if (ndarray_type && PyObject_TypeCheck(o, ndarray_type) &&
+	    !(((struct np_array *)o)->flags & NP_WRITEABLE)) {
+		PyErr_SetString(PyExc_ValueError, "output array is read-only");
+		return -1;
+	}
+	return 0;
+}
+
+/* accumulate's out: its fourth argument, or out=. 0, or -1 with the error. */
+static int accumulate_out_writable(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+	if (nargs > 3 && written_writable(args[3]) < 0)
+		return -1;
+	for (Py_ssize_t i = 0; kwnames && i < PyTuple_GET_SIZE(kwnames); i++)
+		if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "out") == 0 &&
+		    written_writable(args[nargs + i]) < 0)
+			return -1;
+	return 0;
+}
+
 /* reduce, accumulate, reduceat and outer take (self, args, nargs, kwnames); at takes a tuple. */
 static PyObject *written_kept(PyObject *const *args, Py_ssize_t first, Py_ssize_t n);
 
@@ -2253,6 +2281,10 @@ static PyObject *ufunc_method(int k, PyObject *self, PyObject *const *args, Py_s
 	copy = private_args(args, n, 0, &none);
 	if (!none && !copy) {
 		r = NULL;
+	} else if (k == 1 && accumulate_out_writable(none ? args : copy, nargs, kwnames) < 0) {
+		r = NULL;
+		if (copy)
+			private_args_free(copy, n, 0);
 	} else {
 		/* (out=: accumulate and reduceat copied an item as numpy's put does) */
 		PyObject *const *a = none ? args : copy;
@@ -2286,6 +2318,11 @@ static PyObject *ufunc_at(PyObject *self, PyObject *args)
 	}
 	if (!(copy = private_lists(args, 0)))
 		return NULL;
+	if (PyTuple_Check(copy) && PyTuple_GET_SIZE(copy) > 0 &&
+	    written_writable(PyTuple_GET_ITEM(copy, 0)) < 0) {
+		Py_DECREF(copy);
+		return NULL;
+	}
 	/* (at writes into its first operand: its objects held, as a put's) */
 	if (PyTuple_Check(copy) && PyTuple_GET_SIZE(copy) > 0 &&
 	    holds_objects(PyTuple_GET_ITEM(copy, 0))) {

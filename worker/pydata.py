@@ -6035,6 +6035,21 @@ def _distance_inputs():
             object.__setattr__(info, 'validator', _validate_mahalanobis_kwargs)
     distance._validate_mahalanobis_kwargs = _validate_mahalanobis_kwargs
 
+    # out= was written by the C kernels whether or not it was writable (a read-only array over
+    # an immutable bytes object was written): the last step before them, for every entry,
+    # checks the array itself (numpy's view of it: a subclass answers its own flags and shape).
+    out_real = distance._prepare_out_argument
+
+    def _prepare_out_argument(out, dtype, expected_shape):
+        if isinstance(out, np.ndarray):
+            out = np.ndarray.view(np.asarray(out), np.ndarray)
+            if not out.flags.writeable:
+                raise ValueError('Output array is read-only.')
+        return out_real(out, dtype, expected_shape)
+
+    _prepare_out_argument.__doc__ = out_real.__doc__
+    distance._prepare_out_argument = _prepare_out_argument
+
     def cdist(XA, XB, metric='euclidean', *, out=None, **kwargs):
         XA, XB = np.asarray(XA), np.asarray(XB)
         return cdist_real(XA, XB, metric, out=out, **vi_checked(features(XA), kwargs))
