@@ -6483,6 +6483,46 @@ Test(data, an_arrays_ctypes_object_holds_no_module)
 	e2e_stop();
 }
 
+/* The figures a call leaves open are drawn for its result after its code ended, in the call's
+ * time: the deadline coming while they were drawn made the whole call a timeout, and the files
+ * its code had written were dropped (a dashboard of slow figures lost its saved files). The
+ * figures not drawn yet are left out and said on stderr, and the call is the code's: its
+ * result, and its files kept. */
+Test(data, figures_the_deadline_cuts_off_leave_the_call_as_its_code_left_it)
+{
+	json_object *r;
+	char path[128];
+
+	scratch_make();
+	start_data(ARGS("--workspace", scratch, "--workspace-write"));
+	r = e2e_call("import matplotlib.pyplot as plt, time\n"
+	             "from matplotlib.artist import Artist\n"
+	             "class Slow(Artist):\n"
+	             "    def draw(self, renderer):\n"
+	             "        time.sleep(1)\n"
+	             "with open('kept.txt', 'w') as f:\n"
+	             "    f.write('kept')\n"
+	             "for i in range(4):\n"
+	             "    fig, ax = plt.subplots()\n"
+	             "    ax.plot([1, 2])\n"
+	             "    ax.add_artist(Slow())\n"
+	             "time.sleep(1.5)\n"
+	             "'done'",
+	             "{\"timeout_seconds\":5}");
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	e2e_assert_result(r, "the code's value", "\"done\"");
+	cr_assert(
+	    strstr(mcpc_sc_str(r, "stderr"), "figure(s) not returned: the call's time ran out"),
+	    "%s", mcpc_json(r));
+	snprintf(path, sizeof(path), "%s/kept.txt", scratch);
+	cr_assert_eq(access(path, F_OK), 0, "%s", mcpc_json(r));
+	/* The session goes on: the figures are closed, and the next call draws its own. */
+	r = e2e_call("import matplotlib.pyplot as plt\nplt.plot([1, 2])\nlen(plt.get_fignums())",
+	             NULL);
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* Library classes held real modules and namespaces as attributes: pathlib's _WindowsFlavour
  * ntpath (and through it the real os), the class matplotlib makes of its backend module's
  * variables that module's builtins and modules. An allowed module is now its proxy there, the

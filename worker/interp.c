@@ -28,6 +28,7 @@ int zygote_self_mem = -1;
 static const struct zygote_config *zcfg;
 static int python_layer = 1;
 static volatile sig_atomic_t deadline_hit;
+static volatile sig_atomic_t deadline_asks; /* how many times the deadline asked this call */
 
 static PyObject *real_compile; /* builtins.compile */
 static int ast_classes_take(void);
@@ -154,6 +155,7 @@ static PyObject *deadline_handler(PyObject *self, PyObject *args)
 	if (PyTuple_GET_SIZE(args) > 0)
 		sig = (int)PyLong_AsLong(PyTuple_GET_ITEM(args, 0));
 	deadline_hit = sig ? sig : 1;
+	deadline_asks++;
 	if (again)
 		PyErr_SetString(
 		    timeout_again,
@@ -2233,7 +2235,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	PyObject *g = NULL, *value = NULL, *exc = NULL;
 	void *reserve = mmap(NULL, MEMORY_RESERVE, PROT_READ | PROT_WRITE,
 	                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	int trunc = 0, failed, memory;
+	int trunc = 0, failed, memory, late = 0;
 
 	capture_reset();
 	/* The deadline raises TimeoutError in this call whatever an earlier call of the session
@@ -2254,6 +2256,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	if (PyErr_CheckSignals() < 0)
 		PyErr_Clear();
 	deadline_hit = 0;
+	deadline_asks = 0;
 	pygc_call_begin();
 	pyfiles_call_begin();
 	pyguard_call_begin();
@@ -2304,9 +2307,12 @@ void interp_run(const char *code, struct run_outcome *out)
 			exc = exception_take();
 	}
 	/* The figures it showed or left open, as images: still armed (matplotlib runs the user's
-	 * callbacks). The time or memory running out while rendering is the call's error; any other
-	 * failure is said on stderr and leaves the call as it was. */
-	if (!deadline_hit && !capture_flooded() && pydata_figures(out, value) < 0) {
+	 * callbacks). The memory running out while rendering is the call's error; the time running
+	 * out there (the deadline's first ask, once the code itself had ended) leaves the figures
+	 * not yet drawn out (late, said on stderr), and the call as the code left it unless the
+	 * deadline asks again before it is told; any other failure is said on stderr and leaves
+	 * the call as it was. */
+	if (!deadline_hit && !capture_flooded() && pydata_figures(out, value, &late) < 0) {
 		PyObject *e = exception_take();
 		if (!exc && e &&
 		    (deadline_hit || PyErr_GivenExceptionMatches(e, PyExc_MemoryError) ||
@@ -2357,6 +2363,11 @@ void interp_run(const char *code, struct run_outcome *out)
 	}
 	pygc_call_end();
 	pyresult_call_source(NULL);
+	/* The deadline came while the figures were drawn, after the code ended, and asked once:
+	 * the call is as the code left it (its files kept); asked again, the call's end ran past
+	 * the grace and may have been cut short: a timeout, as any. */
+	if (late && !failed && deadline_asks == 1 && !capture_flooded())
+		deadline_hit = 0;
 	if (failed) {
 		if (deadline_hit)
 			out->status = RUN_TIMEOUT;

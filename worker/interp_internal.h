@@ -346,7 +346,7 @@ int pydata_is_fortran(PyObject *v);
  * RUN_IMAGES_MAX, RUN_IMAGE_SIDE_MAX, RUN_IMAGE_BYTES_MAX and RUN_IMAGES_BYTES_MAX; a note on
  * stderr counts those left out) and are closed. value may be NULL. 0, or -1 with the
  * exception rendering raised. */
-int pydata_figures(struct run_outcome *out, PyObject *value);
+int pydata_figures(struct run_outcome *out, PyObject *value, int *late);
 /* At the end of a call, before its files close: the objects made in it that read their
  * workspace file later (an image opened lazily, an .npz, an Excel file) read its bytes from
  * memory from now on (pydata.py keep_files). Still armed. */

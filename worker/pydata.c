@@ -6091,11 +6091,12 @@ void pydata_keep_files(void)
 	Py_XDECREF(r);
 }
 
-int pydata_figures(struct run_outcome *out, PyObject *value)
+int pydata_figures(struct run_outcome *out, PyObject *value, int *late)
 {
 	PyObject *r, *list, *dropped;
 	Py_ssize_t n;
 
+	*late = 0;
 	if (!figures_fn)
 		return 0;
 	r = PyObject_CallFunction(figures_fn, "IIIIO", (unsigned)RUN_IMAGE_SIDE_MAX,
@@ -6103,7 +6104,7 @@ int pydata_figures(struct run_outcome *out, PyObject *value)
 	                          (unsigned)RUN_IMAGES_MAX, value ? value : Py_None);
 	if (!r)
 		return -1;
-	if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||
+	if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 3 ||
 	    !PyList_Check(PyTuple_GET_ITEM(r, 0))) {
 		Py_DECREF(r);
 		PyErr_SetString(PyExc_TypeError, "figures() gave something else than images");
@@ -6121,6 +6122,20 @@ int pydata_figures(struct run_outcome *out, PyObject *value)
 			return -1;
 		}
 		out->n_images = (size_t)i + 1;
+	}
+	if (PyLong_Check(PyTuple_GET_ITEM(r, 2)) && PyLong_AsLong(PyTuple_GET_ITEM(r, 2)) > 0) {
+		long n_late = PyLong_AsLong(PyTuple_GET_ITEM(r, 2));
+		PyObject *msg = PyUnicode_FromFormat(
+		    "[%ld figure(s) not returned: the call's time ran out while the figures left "
+		    "open were drawn for its result (close the ones not needed: plt.close(fig))]\n",
+		    n_late);
+		PyObject *w =
+		    msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR), "write", "O", msg)
+		        : NULL;
+		Py_XDECREF(w);
+		Py_XDECREF(msg);
+		PyErr_Clear();
+		*late = 1;
 	}
 	if (PyLong_Check(dropped) && PyLong_AsLong(dropped) > 0) {
 		PyObject *msg = PyUnicode_FromFormat(

@@ -11282,13 +11282,16 @@ def figures(side, single, total, count, value=None):
     """In a worker, at the end of a call: the images of the figures shown during it, then of
     every figure still open that has something drawn on it (each closed after), then of the call's value when it is a figure
     (one an earlier call made and showed: shown again, as a notebook shows it), within the
-    limits; and how many were left out. Returns ([(png, width, height), ...], dropped)."""
+    limits; how many were left out; and how many were not drawn because the call's time ran out
+    while they were (the rest then left out too). Returns ([(png, width, height), ...], dropped,
+    late)."""
     _limits.update(side=side, bytes=single, total=total, count=count)
     plt = sys.modules.get('matplotlib.pyplot')
+    late = 0
     try:
         if plt is not None:
             open_figures = [plt.figure(num) for num in plt.get_fignums()]
-            for fig in open_figures:
+            for k, fig in enumerate(open_figures):
                 # A figure with nothing drawn on it (plt.draw() or plt.gcf() after show(),
                 # which closed the one shown) is not an image, as a notebook shows none.
                 # One that cannot be drawn (a typo in its mathtext) is said on stderr; the
@@ -11296,12 +11299,19 @@ def figures(side, single, total, count, value=None):
                 try:
                     if any(child is not fig.patch for child in fig.get_children()):
                         _keep(fig)
-                except (MemoryError, TimeoutError):
+                except TimeoutError:
+                    # The call's time ran out while its figures were drawn (the code had
+                    # ended): those not drawn yet are left out, and the call is the code's.
+                    late = len(open_figures) - k
+                    break
+                except MemoryError:
                     raise
                 except BaseException as e:  # a draw callback's SystemExit too
                     sys.stderr.write('[figure %s not returned: %s: %s]\n'
                                      % (fig.number, type(e).__name__, e))
                 plt.close(fig)
+            if late:
+                return list(_shown), _dropped[0], late
             figure = sys.modules['matplotlib.figure'].Figure
             if type(value) is figure and not any(value is f for f in open_figures):
                 _keep(value)
@@ -11319,4 +11329,4 @@ def figures(side, single, total, count, value=None):
         _dropped[0] = 0
         if plt is not None:
             plt.close('all')
-    return out, dropped
+    return out, dropped, late
