@@ -5220,19 +5220,90 @@ int pydata_is_fortran(PyObject *v)
 	return !(t->tp_flags & Py_TPFLAGS_HEAPTYPE) && strcmp(t->tp_name, "fortran") == 0;
 }
 
+/* An argument of a Fortran wrapper as it is handed on: a read-only array (or what numpy reads as
+ * one: a memoryview, an object's __array__) as a writable copy of it, since f2py gives an array
+ * it may overwrite (overwrite_a=True, intent(in,out)) to Fortran read-only or not (LAPACK's
+ * factors were written into an immutable bytes object); anything else as it is. New
+ * reference. */
+static PyObject *fortran_arg(PyObject *v)
+{
+	PyObject *a, *args, *kw, *copy;
+
+	if (v == Py_None || PyLong_Check(v) || PyFloat_Check(v) || PyComplex_Check(v) ||
+	    PyUnicode_Check(v) || PyBytes_Check(v) || PyList_Check(v) || PyTuple_Check(v) ||
+	    (PyCallable_Check(v) && !(ndarray_type && PyObject_TypeCheck(v, ndarray_type))) ||
+	    !np_asarray_fn || !np_array_fn)
+		return Py_NewRef(v); /* (f2py makes arrays of its own of sequences) */
+	if (ndarray_type && PyObject_TypeCheck(v, ndarray_type))
+		a = Py_NewRef(v);
+	else if (!(a = PyObject_CallOneArg(np_asarray_fn, v)))
+		return NULL;
+	if (!ndarray_type || !PyObject_TypeCheck(a, ndarray_type) ||
+	    (((struct np_array *)a)->flags & NP_WRITEABLE))
+		return a;
+	args = PyTuple_Pack(1, a);
+	kw = Py_BuildValue("{s:O,s:O,s:s}", "copy", Py_True, "subok", Py_False, "order", "K");
+	copy = args && kw ? PyObject_Call(np_array_fn, args, kw) : NULL;
+	Py_XDECREF(args);
+	Py_XDECREF(kw);
+	Py_DECREF(a);
+	return copy;
+}
+
+/* args and kw with fortran_arg's arguments (new references), or -1. */
+static int fortran_args(PyObject *args, PyObject *kw, PyObject **args2, PyObject **kw2)
+{
+	PyObject *key, *v;
+	Py_ssize_t pos = 0, n = PyTuple_Check(args) ? PyTuple_GET_SIZE(args) : 0;
+
+	*kw2 = NULL;
+	if (!(*args2 = PyTuple_New(n)))
+		return -1;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject *a = fortran_arg(PyTuple_GET_ITEM(args, i));
+		if (!a)
+			goto fail;
+		PyTuple_SET_ITEM(*args2, i, a);
+	}
+	if (!kw)
+		return 0;
+	if (!PyDict_Check(kw) || !(*kw2 = PyDict_New()))
+		goto fail;
+	while (PyDict_Next(kw, &pos, &key, &v)) {
+		PyObject *a = fortran_arg(v);
+		int rc = a ? PyDict_SetItem(*kw2, key, a) : -1;
+		Py_XDECREF(a);
+		if (rc < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	Py_CLEAR(*args2);
+	Py_CLEAR(*kw2);
+	return -1;
+}
+
 static PyObject *fortran_call(PyObject *self, PyObject *args, PyObject *kw)
 {
 	for (int i = 0; i < n_fortran_types; i++) {
+		PyObject *args2, *kw2, *r;
 		if (Py_TYPE(self) != fortran_types[i])
 			continue;
-		if (pylayer_armed() && pyguard_reader_is_user()) {
+		if (!pylayer_armed())
+			return fortran_call_real[i](self, args, kw);
+		if (pyguard_reader_is_user()) {
 			PyErr_SetString(
 			    PyExc_TypeError,
 			    "a raw Fortran wrapper is not called from the user's code in the "
 			    "sandbox (the library's own functions call it)");
 			return NULL;
 		}
-		return fortran_call_real[i](self, args, kw);
+		if (fortran_args(args, kw, &args2, &kw2) < 0)
+			return NULL;
+		r = fortran_call_real[i](self, args2, kw2);
+		Py_DECREF(args2);
+		Py_XDECREF(kw2);
+		return r;
 	}
 	PyErr_SetString(PyExc_SystemError, "a Fortran wrapper of an unknown module");
 	return NULL;

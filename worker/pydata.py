@@ -3049,7 +3049,6 @@ def _scipy():
     for name in ('optimize', 'stats', 'integrate', 'linalg', 'interpolate', 'signal',
                  'special', 'fft', 'sparse', 'spatial', 'ndimage', 'cluster'):
         importlib.import_module('scipy.' + name)
-    _fortran_inputs()
     _bglu_methods()
     # eigsh, eigs and svds pick their Fortran routine from the extension module's namespace
     # at each call (_arpack.__dict__[...]), which the sandbox gives no code: they get the
@@ -4626,66 +4625,6 @@ def _interpolative_copies():
         run.__module__ = real.__module__
         run.__signature__ = inspect.signature(real)
         setattr(backend, name, run)
-
-
-def _fortran_inputs():
-    """f2py's wrappers (scipy.linalg's LAPACK and BLAS, ARPACK, FITPACK, the ODE solvers...)
-    hand an array they may overwrite (overwrite_a=True, intent(in,out)) to Fortran when its
-    layout fits, read-only or not: scipy.linalg.lu_factor(a, overwrite_a=True) of an array over
-    an immutable bytes object wrote the factors into the bytes. Every wrapper, in the modules
-    and in the classes that hold one, gets a read-only array (or anything numpy reads as one: a
-    memoryview, an object's __array__) as a writable copy; writable arrays, plain values and
-    callbacks go as they are."""
-    import numpy as np
-    nd = np.ndarray
-    plain = (int, float, complex, bool, str, bytes, type(None))
-
-    def writable(v):
-        t = type(v)
-        if t is nd:
-            return v if v.flags.writeable else v.copy(order='K')
-        if t in plain or t is list or t is tuple or callable(v) and not isinstance(v, nd):
-            return v  # (f2py makes arrays of its own of sequences)
-        if not isinstance(v, nd):
-            try:
-                memoryview(v).release()
-            except TypeError:
-                if not (hasattr(v, '__array__') or hasattr(v, '__array_interface__') or
-                        hasattr(v, '__array_struct__')):
-                    return v
-        a = np.asarray(v)
-        return a if a.flags.writeable else a.copy(order='K')
-
-    def wrap(f):
-        def fortran(*args, **kwargs):
-            return f(*[writable(a) for a in args],
-                     **{k: writable(v) for k, v in kwargs.items()})
-
-        fortran.__name__ = fortran.__qualname__ = getattr(f, '__name__', 'fortran')
-        fortran.__doc__ = f.__doc__
-        return fortran
-
-    replacements = {}
-    classes = []
-    for name, mod in list(sys.modules.items()):
-        d = getattr(mod, '__dict__', None)
-        if not isinstance(d, dict) or not name.startswith('scipy'):
-            continue
-        for v in list(d.values()):
-            # (routines; a Fortran module's data, _lbfgsb.types, is a fortran object too)
-            if (type(v).__name__ == 'fortran' and repr(v).startswith('<fortran function')
-                    and id(v) not in replacements):
-                replacements[id(v)] = (v, wrap(v))
-            elif isinstance(v, type) and (getattr(v, '__module__', '') or '').startswith('scipy'):
-                classes.append(v)
-    _replace_all(replacements)
-    for c in classes:
-        if c.__flags__ & (1 << 8):  # (a compiled class)
-            continue
-        for k, v in list(vars(c).items()):
-            pair = replacements.get(id(v))
-            if pair is not None and pair[0] is v:
-                type.__setattr__(c, k, pair[1])
 
 
 def _written_outputs():
