@@ -6162,6 +6162,17 @@ void pydata_keep_files(void)
 	Py_XDECREF(r);
 }
 
+/* msg (a new reference, or NULL) written to the call's stderr; errors are dropped. */
+static void stderr_note(PyObject *msg)
+{
+	PyObject *w =
+	    msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR), "write", "O", msg) : NULL;
+
+	Py_XDECREF(w);
+	Py_XDECREF(msg);
+	PyErr_Clear();
+}
+
 int pydata_figures(struct run_outcome *out, PyObject *value, int *late)
 {
 	PyObject *r, *list, *dropped;
@@ -6195,32 +6206,18 @@ int pydata_figures(struct run_outcome *out, PyObject *value, int *late)
 		out->n_images = (size_t)i + 1;
 	}
 	if (PyLong_Check(PyTuple_GET_ITEM(r, 2)) && PyLong_AsLong(PyTuple_GET_ITEM(r, 2)) > 0) {
-		long n_late = PyLong_AsLong(PyTuple_GET_ITEM(r, 2));
-		PyObject *msg = PyUnicode_FromFormat(
+		stderr_note(PyUnicode_FromFormat(
 		    "[%ld figure(s) not returned: the call's time ran out while the figures left "
 		    "open were drawn for its result (close the ones not needed: plt.close(fig))]\n",
-		    n_late);
-		PyObject *w =
-		    msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR), "write", "O", msg)
-		        : NULL;
-		Py_XDECREF(w);
-		Py_XDECREF(msg);
-		PyErr_Clear();
+		    PyLong_AsLong(PyTuple_GET_ITEM(r, 2))));
 		*late = 1;
 	}
-	if (PyLong_Check(dropped) && PyLong_AsLong(dropped) > 0) {
-		PyObject *msg = PyUnicode_FromFormat(
+	if (PyLong_Check(dropped) && PyLong_AsLong(dropped) > 0)
+		stderr_note(PyUnicode_FromFormat(
 		    "[%ld figure(s) not returned: at most %d images of %d pixels a side and %u KiB "
 		    "in all come back with a call]\n",
 		    PyLong_AsLong(dropped), RUN_IMAGES_MAX, RUN_IMAGE_SIDE_MAX,
-		    RUN_IMAGES_BYTES_MAX >> 10);
-		PyObject *w =
-		    msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR), "write", "O", msg)
-		        : NULL;
-		Py_XDECREF(w);
-		Py_XDECREF(msg);
-		PyErr_Clear();
-	}
+		    RUN_IMAGES_BYTES_MAX >> 10));
 	Py_DECREF(r);
 	return 0;
 }

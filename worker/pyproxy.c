@@ -259,18 +259,23 @@ static PyObject *sys_proxy_getattro(PyObject *self, PyObject *name)
 	return PyModule_Type.tp_getattro(self, name);
 }
 
-/* A module of its own kind: what it sets is sys_proxy_setattro's. */
-static int sys_proxy_make(PyObject *proxy)
+/* The proxy made a module of its own kind, whose attributes set and get go through set and
+ * get. 0, or -1. */
+static int module_kind_set(PyObject *proxy, setattrofunc set, getattrofunc get)
 {
-	static PyType_Slot slots[] = {
-	    {Py_tp_setattro, sys_proxy_setattro}, {Py_tp_getattro, sys_proxy_getattro}, {0, NULL}};
-	static PyType_Spec spec = {"module", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-	                           slots};
+	PyType_Slot slots[] = {{Py_tp_setattro, set}, {Py_tp_getattro, get}, {0, NULL}};
+	PyType_Spec spec = {"module", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE, slots};
 	PyObject *t = PyType_FromSpecWithBases(&spec, (PyObject *)&PyModule_Type);
 	int rc = t ? PyObject_SetAttrString(proxy, "__class__", t) : -1;
 
 	Py_XDECREF(t);
-	if (rc < 0)
+	return rc;
+}
+
+/* A module of its own kind: what it sets is sys_proxy_setattro's. */
+static int sys_proxy_make(PyObject *proxy)
+{
+	if (module_kind_set(proxy, sys_proxy_setattro, sys_proxy_getattro) < 0)
 		return -1;
 	sys_proxy = proxy;
 	return pyproxy_streams_reset();
@@ -304,16 +309,7 @@ static PyObject *warnings_proxy_getattro(PyObject *self, PyObject *name)
 
 static int warnings_proxy_make(PyObject *proxy, PyObject *real)
 {
-	static PyType_Slot slots[] = {{Py_tp_setattro, warnings_proxy_setattro},
-	                              {Py_tp_getattro, warnings_proxy_getattro},
-	                              {0, NULL}};
-	static PyType_Spec spec = {"module", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-	                           slots};
-	PyObject *t = PyType_FromSpecWithBases(&spec, (PyObject *)&PyModule_Type);
-	int rc = t ? PyObject_SetAttrString(proxy, "__class__", t) : -1;
-
-	Py_XDECREF(t);
-	if (rc < 0)
+	if (module_kind_set(proxy, warnings_proxy_setattro, warnings_proxy_getattro) < 0)
 		return -1;
 	warnings_proxy = proxy;
 	Py_XSETREF(warnings_real, Py_NewRef(real));
