@@ -239,8 +239,8 @@ struct chain {
 	int runner_gone;       /* the runner's exit was seen: runner_status, runner_last */
 	int runner_status;
 	struct proc runner_last;
-	int newborn_gone;       /* the newborn died before it parked */
-	int copy_status;        /* CH_SNAPSHOT: how the runner's copy ended (copy_gone) */
+	int newborn_gone; /* the newborn died before it parked */
+	int copy_status;  /* CH_SNAPSHOT: how the runner's copy ended (copy_gone) */
 	struct proc copy_last;
 	int copy_gone;
 	int snap_answer;        /* CH_SNAPSHOT: the call is answered once its copy parks */

@@ -12,12 +12,12 @@
 #include <string.h>
 
 /* The JSON form of a value: at most this deep and this many values in all, else none. */
-#define RESULT_DEPTH        32
-#define RESULT_NODES        100000
+#define RESULT_DEPTH          32
+#define RESULT_NODES          100000
 /* Chained exceptions (__cause__, __context__) shown before the one raised. */
-#define TRACEBACK_CHAIN_MAX 8
+#define TRACEBACK_CHAIN_MAX   8
 /* A traceback's entries, all of them (format_one's limit). */
-#define TRACEBACK_ALL       LONG_MIN
+#define TRACEBACK_ALL         LONG_MIN
 /* Exception groups: sub-exceptions shown of one group, groups shown nested, and sub-exceptions
  * shown in all (CPython's traceback bounds the first two alike; the third bounds the work of a
  * group that holds the same group many times over). */
@@ -25,7 +25,7 @@
 #define TRACEBACK_GROUP_DEPTH 10
 #define TRACEBACK_GROUP_TOTAL 1000
 /* A syntax error's caret is placed at most this many columns in. */
-#define CARET_COLUMN_MAX    4096
+#define CARET_COLUMN_MAX      4096
 
 /* ---- values: repr and JSON ----------------------------------------------------------- */
 
