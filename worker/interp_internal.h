@@ -382,6 +382,9 @@ void pyresult_call_codes(const char *src, PyObject *body, PyObject *expr, PyObje
  * and format_exception_only, formatted as an uncaught exception's traceback is (no frame,
  * no file reached). Adds them to module; 0 or -1. */
 int pyresult_traceback_fill(PyObject *module);
+/* text (taken) written as print() writes it to file, or (none) to sys.stdout or sys.stderr
+ * (which: CAPTURE_STDOUT or CAPTURE_STDERR), else the call's own stream. None, or NULL. */
+PyObject *pyresult_stream_write(PyObject *text, PyObject *file, int which);
 /* In the zygote: logging's Formatter.formatException and Handler.handleError format as the
  * traceback view does (the real ones walk frames). 0 (also without logging), or -1. */
 int pyresult_logging_prepare(void);

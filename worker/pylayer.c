@@ -1923,28 +1923,6 @@ static PyObject *own_vars(PyObject *self, PyObject *args)
 	return thing ? object_dict(thing) : own_names("vars", 0);
 }
 
-/* text (a new reference, taken; NULL: the error stands) written to sys.stdout as print()
- * writes: the code's stream, or contextlib's redirection, else the call's. None, or NULL. */
-static PyObject *stdout_write(PyObject *text)
-{
-	PyObject *out, *r;
-
-	if (!text)
-		return NULL;
-	out = PySys_GetObject("stdout");
-	if (!out || out == Py_None)
-		out = capture_stream(CAPTURE_STDOUT);
-	/* Held: the stream's write may replace sys.stdout, which held it. */
-	Py_INCREF(out);
-	r = PyObject_CallMethod(out, "write", "O", text);
-	Py_DECREF(out);
-	Py_DECREF(text);
-	if (!r)
-		return NULL;
-	Py_DECREF(r);
-	Py_RETURN_NONE;
-}
-
 /* help(obj): the object's documentation as pydoc renders it, in plain text, on stdout. Not of a
  * name or a topic (pydoc would import the module a name names), and not interactive. */
 static PyObject *help_text(PyObject *self, PyObject *args)
@@ -1972,7 +1950,7 @@ static PyObject *help_text(PyObject *self, PyObject *args)
 	Py_XDECREF(r);
 	if (!text)
 		return NULL;
-	return stdout_write(text);
+	return pyresult_stream_write(text, NULL, CAPTURE_STDOUT);
 }
 
 /* display(obj, ...): as a notebook displays them. A figure or a picture (with the data stack)
@@ -1990,7 +1968,7 @@ static PyObject *display(PyObject *self, PyObject *const *args, Py_ssize_t n)
 		text = PyObject_Repr(args[i]);
 		if (!text)
 			return NULL;
-		r = stdout_write(PyUnicode_FromFormat("%U\n", text));
+		r = pyresult_stream_write(PyUnicode_FromFormat("%U\n", text), NULL, CAPTURE_STDOUT);
 		Py_DECREF(text);
 		if (!r)
 			return NULL;

@@ -791,25 +791,24 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 	PyObject *ctx = PyException_GetContext(exc);
 
 	if (depth < TRACEBACK_CHAIN_MAX) {
+		PyObject *before = NULL;
+		const char *link = NULL;
 		if (cause && PyExceptionInstance_Check(cause)) {
-			struct text cm = {0};
-			exc_message(cause, &cm);
-			format_chain(cause, src, &cm, limit, depth + 1, lib, m, b);
-			text_clear(&cm);
-			emit_str(b, m,
-			         "\nThe above exception was the direct cause of the following "
-			         "exception:\n\n",
-			         '|');
+			before = cause;
+			link = "\nThe above exception was the direct cause of the following "
+			       "exception:\n\n";
 		} else if (ctx && PyExceptionInstance_Check(ctx) &&
 		           !((PyBaseExceptionObject *)exc)->suppress_context) {
+			before = ctx;
+			link = "\nDuring handling of the above exception, another exception "
+			       "occurred:\n\n";
+		}
+		if (before) {
 			struct text cm = {0};
-			exc_message(ctx, &cm);
-			format_chain(ctx, src, &cm, limit, depth + 1, lib, m, b);
+			exc_message(before, &cm);
+			format_chain(before, src, &cm, limit, depth + 1, lib, m, b);
 			text_clear(&cm);
-			emit_str(b, m,
-			         "\nDuring handling of the above exception, another exception "
-			         "occurred:\n\n",
-			         '|');
+			emit_str(b, m, link, '|');
 		}
 	}
 	Py_XDECREF(cause);
@@ -990,18 +989,20 @@ static PyObject *tb_handled(void)
 	return e ? e : Py_NewRef(Py_None);
 }
 
-/* text written to file (None: the call's stderr) as print() would. */
-static PyObject *tb_print(PyObject *text, PyObject *file)
+/* text (a new reference, taken; NULL: the error stands) written to file as print() writes it;
+ * no file: the stream sys names (sys.stdout or sys.stderr: the code's, or contextlib's
+ * redirection), else the call's own. None, or NULL. */
+PyObject *pyresult_stream_write(PyObject *text, PyObject *file, int which)
 {
 	PyObject *r;
 
 	if (!text)
 		return NULL;
-	/* (no file: sys.stderr, as CPython's: the code's stream, or contextlib's redirection) */
 	if (!file || file == Py_None)
-		file = PySys_GetObject("stderr");
+		file = PySys_GetObject(which == CAPTURE_STDOUT ? "stdout" : "stderr");
 	if (!file || file == Py_None)
-		file = capture_stream(CAPTURE_STDERR);
+		file = capture_stream(which);
+	/* Held: the stream's write may replace the sys stream that held it. */
 	Py_INCREF(file);
 	r = PyObject_CallMethod(file, "write", "O", text);
 	Py_DECREF(file);
@@ -1010,6 +1011,12 @@ static PyObject *tb_print(PyObject *text, PyObject *file)
 		return NULL;
 	Py_DECREF(r);
 	Py_RETURN_NONE;
+}
+
+/* text written to file as print() would (no file: the code's sys.stderr). */
+static PyObject *tb_print(PyObject *text, PyObject *file)
+{
+	return pyresult_stream_write(text, file, CAPTURE_STDERR);
 }
 
 /* text (a new reference, or NULL) as format_exception's list of lines. */
