@@ -65,6 +65,7 @@ const struct policy_rule policy_self_table[] = {
 	ALLOW("capget", "as root, serving a workspace root owns: the capabilities in effect before a request"),
 	ALLOW("capset", "the same: those that pass file permissions out of effect for the request, and back (never beyond the permitted set)"),
 	ALLOW("copy_file_range", "a workspace file opened to append starts as a copy of it"),
+	ALLOW("sync_file_range", "a large workspace copy's pieces start to be written as they are made, not all at once when it is moved into place"),
 	ALLOW("ftruncate", "workspace files"),
 	ALLOW("fsync", "a committed workspace file"),
 	ALLOW("fdatasync", "a committed workspace file"),

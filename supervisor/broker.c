@@ -75,6 +75,12 @@ static void reply_fd(struct chain *c, uint32_t id, int status, const void *a, si
 	unsigned char small[512], *buf = small;
 	int rc;
 
+	/* A request waiting for a copy (fill) is answered when it is asked again. */
+	if (status == -EINPROGRESS && c->copy && !c->copy->done) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
 	if (IPC_REPLY_HEADER + alen > sizeof(small) && !(buf = malloc(IPC_REPLY_HEADER + alen))) {
 		buf = small;
 		status = -ENOMEM;
@@ -1384,40 +1390,165 @@ static int copy_range(int dst, int src, off_t from, off_t to)
 	return 0;
 }
 
-/* Copy the first size bytes of src into the empty dst (what src held when it was measured: a
- * file still growing gives no more). Only src's data is copied, its holes stay holes: a
- * sparse file of the code's (made in an instant) costs the supervisor's loop nothing to copy,
- * and the copy is as sparse. */
-static int copy_into(int dst, int src, uint64_t size)
+/* Copy src's data in [*pos, end) into dst at the same offsets, no more than budget bytes of it
+ * at this turn; only src's data is copied, its holes stay holes (a sparse file of the code's,
+ * made in an instant, costs nothing to copy, and the copy is as sparse). Returns 0 when more
+ * is left, 1 when done (dst then as long as src was measured, or as src was when it ended
+ * sooner: a file still growing gives no more), or -errno. */
+static int copy_piece(int dst, int src, off_t *pos, off_t end, uint64_t budget)
 {
-	off_t pos = 0, end = (off_t)size;
-	int rc = 0;
+	while (*pos < end) {
+		off_t data = lseek(src, *pos, SEEK_DATA), stop = end;
+		int rc;
 
-	while (rc == 0 && pos < end) {
-		off_t data = lseek(src, pos, SEEK_DATA), hole;
 		if (data < 0 && errno == ENXIO)
 			break; /* holes to the end */
-		if (data < 0 && errno == EINVAL) {
-			rc = copy_range(dst, src, pos, end); /* no holes known here */
+		if (data < 0 && errno != EINVAL)
+			return -errno;
+		if (data < 0) {
+			data = *pos; /* no holes known here */
+		} else if (data >= end) {
 			break;
+		} else if ((stop = lseek(src, data, SEEK_HOLE)) < 0) {
+			return -errno;
+		} else if (stop > end) {
+			stop = end;
 		}
-		if (data < 0)
-			return -errno;
-		if (data >= end)
-			break;
-		hole = lseek(src, data, SEEK_HOLE);
-		if (hole < 0)
-			return -errno;
-		if (hole > end)
-			hole = end;
-		rc = copy_range(dst, src, data, hole);
-		pos = hole;
+		if (budget == 0)
+			return 0;
+		if ((uint64_t)(stop - data) > budget)
+			stop = data + (off_t)budget;
+		if ((rc = copy_range(dst, src, data, stop)) != 0)
+			return rc;
+		budget -= (uint64_t)(stop - data);
+		*pos = stop;
 	}
-	if (rc < 0)
-		return rc;
-	/* as long as src was measured, or as long as it was when it ended sooner */
-	if (rc == 0 && ftruncate(dst, end) < 0)
+	*pos = end;
+	return ftruncate(dst, end) < 0 ? -errno : 1;
+}
+
+/* Copy the first size bytes of src into the empty dst at once. */
+static int copy_into(int dst, int src, uint64_t size)
+{
+	off_t pos = 0;
+	int rc = copy_piece(dst, src, &pos, (off_t)size, UINT64_MAX);
+
+	return rc < 0 ? rc : 0;
+}
+
+/* The request being served (broker_request, copy_step): a large copy keeps it, to ask it
+ * again once the copy is done. */
+static struct {
+	uint32_t id;
+	uint8_t kind;
+	const char *payload;
+	size_t len;
+} asking;
+
+static unsigned int copy_serial;
+
+static int hidden_name(const struct chain *c, char *buf, size_t cap);
+
+static void copy_free(struct chain *c)
+{
+	struct ws_copy *k = c->copy;
+
+	if (!k)
+		return;
+	timer_cancel(&k->piece);
+	if (!k->taken)
+		(void)unlinkat(k->dirfd, k->tmp, 0);
+	close(k->src);
+	if (k->dst >= 0)
+		close(k->dst);
+	close(k->dirfd);
+	free(k->payload);
+	free(k);
+	c->copy = NULL;
+}
+
+static void copy_step(struct timer *t);
+
+/* Start the copy of the first size bytes of src into a copy of dst (what the request made
+ * of it: its mode, its owner), which takes dst's file under a name of its own. -EINPROGRESS:
+ * the request waits, unanswered. Where the copy cannot be kept (no fd or memory to spare for
+ * it), it is made at once, as a small one. */
+static int copy_start(struct chain *c, int ddir, const char *tmp, int dst, int src, uint64_t size)
+{
+	struct ws_copy *k;
+	struct stat s, d;
+
+	copy_free(c); /* one made before, for a file since changed */
+	if (!asking.payload || engine_fd_room(c->e) < 4 || fstat(src, &s) < 0 ||
+	    fstat(ddir, &d) < 0 || !(k = calloc(1, sizeof(*k))))
+		return copy_into(dst, src, size);
+	k->src = fcntl(src, F_DUPFD_CLOEXEC, 0);
+	k->dst = fcntl(dst, F_DUPFD_CLOEXEC, 0);
+	k->dirfd = fcntl(ddir, F_DUPFD_CLOEXEC, 0);
+	k->payload = malloc(asking.len + 1);
+	if (k->src < 0 || k->dst < 0 || k->dirfd < 0 || !k->payload ||
+	    hidden_name(c, k->tmp, sizeof(k->tmp)) < 0 ||
+	    renameat2(ddir, tmp, ddir, k->tmp, RENAME_NOREPLACE) < 0) {
+		k->taken = 1; /* its name is not the copy's: nothing of it to remove */
+		c->copy = k;
+		copy_free(c);
+		return copy_into(dst, src, size);
+	}
+	memcpy(k->payload, asking.payload, asking.len);
+	k->len = asking.len;
+	k->id = asking.id;
+	k->kind = asking.kind;
+	k->src_dev = s.st_dev;
+	k->src_ino = s.st_ino;
+	k->src_mtime = s.st_mtim;
+	k->dir_dev = d.st_dev;
+	k->dir_ino = d.st_ino;
+	k->end = (off_t)size;
+	k->serial = ++copy_serial;
+	timer_init(&k->piece, copy_step, c);
+	timer_arm(&k->piece, now_ms());
+	c->copy = k;
+	return -EINPROGRESS;
+}
+
+/* The finished copy k is what the request asks again for: the same file measured alike, into
+ * the same directory, made alike. */
+static int copy_same(const struct ws_copy *k, int ddir, int dst, int src, uint64_t size)
+{
+	struct stat s, d, a, b;
+
+	return k->done && fstat(src, &s) == 0 && fstat(ddir, &d) == 0 && fstat(dst, &a) == 0 &&
+	       fstat(k->dst, &b) == 0 && s.st_dev == k->src_dev && s.st_ino == k->src_ino &&
+	       (uint64_t)s.st_size == size && (off_t)size == k->end &&
+	       s.st_mtim.tv_sec == k->src_mtime.tv_sec &&
+	       s.st_mtim.tv_nsec == k->src_mtime.tv_nsec && d.st_dev == k->dir_dev &&
+	       d.st_ino == k->dir_ino && a.st_mode == b.st_mode && a.st_uid == b.st_uid &&
+	       a.st_gid == b.st_gid;
+}
+
+/* Fill the empty hidden file *dst, named tmp in ddir, with the first size bytes of src. A
+ * small file is copied at once. A larger one is copied a piece at a time between the loop's
+ * other work, every other call served meanwhile (a quarter of a GiB read from disk held every
+ * session for over a second): the first ask starts the copy and its request waits, unanswered
+ * (-EINPROGRESS); once the copy is done the request is asked again, as if it came then, and
+ * finds it here: the copy takes tmp's name and *dst is its fd. */
+static int fill(struct chain *c, int ddir, const char *tmp, int *dst, int src, uint64_t size)
+{
+	struct ws_copy *k = c->copy;
+
+	if (size < ENGINE_WS_COPY_PIECE)
+		return copy_into(*dst, src, size);
+	if (!k || !copy_same(k, ddir, *dst, src, size))
+		return copy_start(c, ddir, tmp, *dst, src, size);
+	/* Not a rename over tmp's empty file: a file system may write all of a file renamed over
+	 * another at once (ext4's replace-by-rename rule), holding the loop. */
+	if (unlinkat(ddir, tmp, 0) < 0 ||
+	    renameat2(k->dirfd, k->tmp, ddir, tmp, RENAME_NOREPLACE) < 0)
 		return -errno;
+	k->taken = 1;
+	close(*dst);
+	*dst = k->dst;
+	k->dst = -1;
 	return 0;
 }
 
@@ -1533,8 +1664,9 @@ static int hidden_copy(struct chain *c, int sdir, const char *sname, int ddir, c
 		log_msg(LOG_WARN, "workspace: a copy of %s keeps root as its owner: %s", sname,
 		        strerror(errno));
 	if (rc == 0 && src >= 0) {
-		c->ws_copied += (uint64_t)st.st_size;
-		rc = copy_into(dst, src, (uint64_t)st.st_size);
+		rc = fill(c, ddir, tmp, &dst, src, (uint64_t)st.st_size);
+		if (rc != -EINPROGRESS)
+			c->ws_copied += (uint64_t)st.st_size;
 	}
 	if (rc < 0)
 		(void)unlinkat(ddir, tmp, 0);
@@ -1677,8 +1809,10 @@ static int ws_open_write(struct chain *c, const char *asked, enum ipc_open_mode 
 			rc = -EDQUOT;
 			if ((uint64_t)src_st.st_size > ENGINE_WS_BYTES_PER_CALL - c->ws_copied)
 				goto fail;
-			c->ws_copied += (uint64_t)src_st.st_size;
-			if ((rc = copy_into(fd, src, (uint64_t)src_st.st_size)) < 0)
+			rc = fill(c, f.dirfd, f.tmp, &fd, src, (uint64_t)src_st.st_size);
+			if (rc != -EINPROGRESS)
+				c->ws_copied += (uint64_t)src_st.st_size;
+			if (rc < 0)
 				goto fail;
 			f.copied = 1;
 			f.src_rel = strdup(rel);
@@ -2894,6 +3028,7 @@ static void removals_free(struct chain *c)
  * file's that could not be put back) and its removals. */
 static void broker_writes_drop_files(struct chain *c)
 {
+	copy_free(c);
 	for (size_t i = 0; i < c->n_writes; i++)
 		write_free(&c->writes[i], c->writes[i].tmp[0] != '\0' && !c->writes[i].keep);
 	free(c->writes);
@@ -3197,12 +3332,13 @@ out:
 
 static int workspace_request(struct chain *c, uint32_t id, uint8_t kind, const char *payload,
                              size_t len);
+static int ask_workspace(struct chain *c, uint32_t id, uint8_t kind, const char *payload,
+                         size_t len);
 
 int broker_request(struct chain *c, const char *payload, size_t len)
 {
 	uint32_t id;
 	uint8_t kind;
-	int rc;
 
 	if (len < IPC_REQUEST_HEADER)
 		return -EINVAL;
@@ -3216,14 +3352,73 @@ int broker_request(struct chain *c, const char *payload, size_t len)
 	len -= IPC_REQUEST_HEADER;
 	if (kind == IPC_REQ_MODULE || kind == IPC_REQ_MODULE_CODE)
 		return request_module(c, id, payload, len, kind == IPC_REQ_MODULE_CODE);
-	/* The workspace's requests, with its owner's identity when the supervisor is root. */
-	if ((rc = ws_identity(&c->e->ws, 1)) < 0) {
+	return ask_workspace(c, id, kind, payload, len);
+}
+
+/* A copy's next piece; once it is done, its request asked again. */
+static void copy_step(struct timer *t)
+{
+	struct chain *c = t->data;
+	struct ws_copy *k = c->copy;
+	unsigned int serial;
+	char *payload;
+	off_t from;
+	int rc;
+
+	if (!k)
+		return;
+	if (c->state != CH_RUNNING) { /* its worker asks no more */
+		copy_free(c);
+		return;
+	}
+	from = k->pos;
+	rc = copy_piece(k->dst, k->src, &k->pos, k->end, ENGINE_WS_COPY_PIECE);
+	/* Its writing starts now, a piece at a time: not all of it at once where a file system
+	 * writes a file out as it replaces another (ext4, when the call commits). */
+	if (rc >= 0 && k->pos > from)
+		(void)sync_file_range(k->dst, from, k->pos - from, SYNC_FILE_RANGE_WRITE);
+	if (rc == 0) {
+		timer_arm(&k->piece, now_ms());
+		return;
+	}
+	if (rc < 0) {
+		uint32_t id = k->id;
+		copy_free(c);
+		reply(c, id, rc, NULL, 0, NULL, 0);
+		engine_kick(c->e);
+		return;
+	}
+	k->done = 1;
+	serial = k->serial;
+	payload = k->payload; /* the request's own while it is asked again */
+	k->payload = NULL;
+	rc = ask_workspace(c, k->id, k->kind, payload, k->len);
+	free(payload);
+	if (c->copy && c->copy->serial == serial)
+		copy_free(c); /* taken, or not wanted any more */
+	if (rc < 0)
+		chain_kill_runner(c, rc == -ENOMEM ? KILL_RESOURCE : KILL_PROTOCOL);
+	engine_kick(c->e);
+}
+
+/* The workspace's requests, with its owner's identity when the supervisor is root. */
+static int ask_workspace(struct chain *c, uint32_t id, uint8_t kind, const char *payload,
+                         size_t len)
+{
+	int rc = ws_identity(&c->e->ws, 1);
+
+	if (rc < 0) {
 		log_msg(LOG_ERROR, "workspace: cannot take its owner's identity: %s",
 		        strerror(-rc));
 		reply(c, id, -EACCES, NULL, 0, NULL, 0);
 		return 0;
 	}
+	asking.id = id;
+	asking.kind = kind;
+	asking.payload = payload;
+	asking.len = len;
 	rc = workspace_request(c, id, kind, payload, len);
+	asking.payload = NULL;
 	(void)ws_identity(&c->e->ws, 0);
 	return rc;
 }

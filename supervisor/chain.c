@@ -848,10 +848,11 @@ static int take_request(struct chain *c, const char *payload, size_t len, const 
 {
 	(void)fds;
 	/* A worker reads each reply before it asks again: one that asks with replies unread
-	 * would make the supervisor queue (and copy) without bound. */
+	 * would make the supervisor queue (and copy) without bound; one that asks while its
+	 * request waits for a copy (broker.c fill) asks out of turn too. */
 	int rc;
 
-	if (channel_unread(&c->ch) != 0 || n_fds != 0)
+	if (channel_unread(&c->ch) != 0 || n_fds != 0 || c->copy)
 		return -1;
 	rc = broker_request(c, payload, len);
 	if (rc == -ENOMEM) {

@@ -102,6 +102,9 @@
 /* While a call writes files, their size is checked this often: a call that writes more than
  * its quota is stopped (each file is bounded by RLIMIT_FSIZE, all of them by this check). */
 #define ENGINE_WS_CHECK_MS          100
+/* A file copied for a call ("a", "r+", chmod, utime, a rename that cannot link) at least this
+ * large is copied this much at a turn of the loop, between its other work (broker.c fill). */
+#define ENGINE_WS_COPY_PIECE        (4u << 20)
 /* File descriptors the supervisor keeps free for what it opens only for a moment (a /proc
  * file, a broker request's files, a zygote restart's socket pair): nothing it keeps (a
  * chain, a workspace write in progress) may take these. */
@@ -248,6 +251,7 @@ struct chain {
 	unsigned int requests;  /* requests of the call (broker.c) */
 	size_t served;          /* bytes of modules read for the call */
 	uint64_t ws_copied;     /* bytes of workspace files copied for its "a" and "r+" opens */
+	struct ws_copy *copy;   /* a copy under way; its request waits for it (broker.c) */
 	unsigned int fds_given; /* workspace fds given to the call */
 	unsigned int fds_write; /* of them, to write ("w", "a", "x", "r+"): bounded in all */
 	struct ws_file *writes; /* files the call writes, moved into place if it commits */
@@ -351,6 +355,25 @@ struct workspace {
 };
 
 /* A file a call writes: a hidden file beside its target, moved over it on commit. */
+/* A large file being copied for a call's request, a piece at a time: the request is asked
+ * again when it is done, and takes the copy in place of its own (broker.c fill). */
+struct ws_copy {
+	struct timer piece;
+	int src, dst, dirfd; /* the file copied, the copy, the copy's directory (O_PATH) */
+	char tmp[64];        /* the copy's hidden name there */
+	dev_t src_dev, dir_dev;
+	ino_t src_ino, dir_ino;
+	struct timespec src_mtime;
+	off_t pos, end; /* copied up to pos, of end */
+	int done;
+	int taken;           /* the request asked again took it */
+	unsigned int serial; /* which copy (a request asked again may start another) */
+	uint32_t id;         /* the request */
+	uint8_t kind;
+	char *payload;
+	size_t len;
+};
+
 struct ws_file {
 	int dirfd;     /* the target's directory, O_PATH */
 	char tmp[64];  /* the hidden file's name there */

@@ -870,6 +870,55 @@ Test(hostile_replies, a_reply_left_unread_goes_when_its_call_ends)
 	e2e_stop();
 }
 
+/* A large file copied for a call (an append) is copied a piece at a time between the loop's
+ * other work while its request waits, unanswered: a runner that asks again meanwhile asks out
+ * of turn. Its call ends as one that broke the protocol, the copy under way goes with it (no
+ * hidden file is left, no process of the engine holds a file of the workspace), the file is as
+ * it was, and the next call appends to it. */
+Test(hostile_replies, a_request_made_while_its_copy_is_made_ends_the_call)
+{
+	static char buf[1 << 16];
+	const char *big;
+	struct stat st;
+	json_object *r;
+	int fd;
+
+	ws_make();
+	big = e2e_fmt("%s/big.bin", ws_dir);
+	fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	memset(buf, 'b', sizeof(buf));
+	for (int i = 0; i < 1024; i++) /* 64 MiB: sixteen pieces */
+		cr_assert_eq(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	close(fd);
+	e2e_start_with(VERSION, ARGS(UNSAFE_ARGS, "--workspace", ws_dir, "--workspace-write"),
+	               NULL);
+	r = e2e_call(e2e_fmt("%s"
+	                     "put(frame('Q', struct.pack('<IBI', 7, 2, 2) + b'big.bin') +\n"
+	                     "    frame('Q', struct.pack('<IBI', 8, 2, 0) + b'f.bin'))\n"
+	                     "time.sleep(5)\n"
+	                     "'asked'",
+	                     prelude),
+	             NULL);
+	cr_assert_str_eq(mcpc_status(r), "crashed", "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "message"), PROTOCOL_SAYS), "%s", mcpc_json(r));
+	cr_assert_null(hidden_copy(200), "the copy of a call that ended was left; log:\n%s",
+	               e2e_log());
+	cr_assert_eq(workspace_fds(), 0, "a process of the engine holds a file of the workspace");
+	cr_assert_eq(stat(big, &st), 0);
+	cr_assert_eq(st.st_size, 64 << 20);
+	e2e_expect_result("f = open('big.bin', 'a')\n"
+	                  "f.write('Z')\n"
+	                  "f.close()\n"
+	                  "d = open('big.bin', 'rb').read()\n"
+	                  "[len(d), d.count(b'b'), d[-1:].decode()]",
+	                  "[67108865,67108864,\"Z\"]");
+	cr_assert_eq(stat(big, &st), 0);
+	cr_assert_eq(st.st_size, (64 << 20) + 1);
+	cr_assert_null(hidden_copy(50));
+	e2e_stop();
+}
+
 /* A session's first call forges its result and parks in its own code: it is the session's
  * holder, and every step between calls (the reap, the warm-up, the fork) returns into that
  * code, which takes whatever waits in the channel (recvmsg of fd 3). Its later calls open a

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -730,6 +731,81 @@ Test(ws_write, a_sparse_file_is_copied_as_it_is)
 	cr_assert_lt((long long)st.st_blocks * 512, 4 << 20,
 	             "the copy of a sparse file took %lld bytes on disk",
 	             (long long)st.st_blocks * 512);
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* A file of blocks 4 KiB long, block i holding the 32-bit little-endian i 1024 times. */
+static void put_blocks(const char *path, int blocks)
+{
+	static uint32_t block[1024];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	for (int i = 0; i < blocks; i++) {
+		for (int j = 0; j < 1024; j++)
+			block[j] = htole32((uint32_t)i);
+		cr_assert_eq(write(fd, block, sizeof(block)), (ssize_t)sizeof(block));
+	}
+	close(fd);
+}
+
+/* The blocks of put_blocks in the file at path, but block skip; -1, or the first block that
+ * differs. */
+static int blocks_differ(const char *path, int blocks, int skip)
+{
+	static uint32_t block[1024];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), bad = -1;
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	for (int i = 0; i < blocks && bad < 0; i++) {
+		cr_assert_eq(read(fd, block, sizeof(block)), (ssize_t)sizeof(block));
+		for (int j = 0; j < 1024 && i != skip && bad < 0; j++)
+			if (block[j] != htole32((uint32_t)i))
+				bad = i;
+	}
+	close(fd);
+	return bad;
+}
+
+/* A large file changed in place ('a', 'r+', chmod, utime) begins as a copy the supervisor
+ * makes a piece at a time between its other work (a quarter of a GiB copied at once held every
+ * session for a second): the call waits for it, and then the file is the file it was, every
+ * piece where it was, with the call's change. */
+Test(ws_write, a_large_file_changed_in_place_is_copied_whole)
+{
+	static const char check[] =
+	    "import os, struct\n"
+	    "d = open('p.bin', 'rb').read()\n"
+	    "bad = [i for i in range(10240) if i != 5120 and\n"
+	    "       d[i * 4096:(i + 1) * 4096] != struct.pack('<I', i) * 1024]\n"
+	    "st = os.stat('p.bin')\n"
+	    "[len(d), bad, d[20 << 20:(20 << 20) + 3].decode(), d[-3:].decode(),\n"
+	    " oct(st.st_mode & 0o777), int(st.st_mtime)]";
+	struct stat st;
+
+	start(RW);
+	put_blocks(in_ws("p.bin"), 10240); /* 40 MiB: ten pieces */
+	ok_result("with open('p.bin', 'ab') as f:\n"
+	          "    f.write(b'END')\n"
+	          "with open('p.bin', 'r+b') as f:\n"
+	          "    f.seek(20 << 20)\n"
+	          "    f.write(b'MID')\n"
+	          "1",
+	          "1");
+	cr_assert_eq(stat(in_ws("p.bin"), &st), 0);
+	cr_assert_eq(st.st_size, (40 << 20) + 3);
+	cr_assert_eq(blocks_differ(in_ws("p.bin"), 10240, 5120), -1);
+	/* Each its own call: each copies the file again. */
+	ok_result("import os\nos.chmod('p.bin', 0o600)", "null");
+	ok_result("import os\nos.utime('p.bin', (1000000000, 1000000000))", "null");
+	ok_result(check, "[41943043,[],\"MID\",\"END\",\"0o600\",1000000000]");
+	cr_assert_eq(stat(in_ws("p.bin"), &st), 0);
+	cr_assert_eq(st.st_size, (40 << 20) + 3);
+	cr_assert_eq(st.st_mode & 07777, 0600);
+	cr_assert_eq(st.st_mtime, 1000000000);
+	cr_assert_eq(blocks_differ(in_ws("p.bin"), 10240, 5120), -1);
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();
