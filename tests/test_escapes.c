@@ -2208,6 +2208,63 @@ Test(python_layer, an_expat_handler_replaced_while_it_runs_is_held)
 	stop();
 }
 
+/* pyexpat calls its handlers outside a parse too: a parse that failed leaves its buffered
+ * text, flushed through the character data handler when that handler is set again or
+ * buffer_text or buffer_size change. That handler (list.remove bound to a list only it held)
+ * set the handler again from the code it ran: the nested set dropped it while it ran, and
+ * list.remove went on in a list the code made next (an item it never removed was gone). Such a
+ * change makes its parser busy as a parse does: a handler replaced meanwhile is held. */
+Test(python_layer, an_expat_handler_that_flushes_text_outside_a_parse_is_held)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import xml.etree.ElementTree as ET\n"
+	    "out = []\n"
+	    "for how in ('handler', 'buffer_text', 'buffer_size'):\n"
+	    "    p = ET.XMLParser().parser\n"
+	    "    p.StartElementHandler = None\n"
+	    "    p.EndElementHandler = None\n"
+	    "    stage = [0]\n"
+	    "    made = []\n"
+	    "    class W:\n"
+	    "        def __init__(self, tag): self.tag = tag\n"
+	    "        def __eq__(self, other): return self.tag == 'X3'\n"
+	    "    class U:\n"
+	    "        def __eq__(self, other):\n"
+	    "            if stage[0] == 2:\n"
+	    "                return True\n"
+	    "            if stage[0] == 1:\n"
+	    "                stage[0] = 2\n"
+	    "                p.CharacterDataHandler = None\n"
+	    "                stage[0] = 3\n"
+	    "                made.append([W('X0'), W('X1'), W('X2'), W('X3'), W('X4'), W('X5')])\n"
+	    "            return False\n"
+	    "    lst = [U(), U(), U()]\n"
+	    "    p.CharacterDataHandler = lst.remove\n"
+	    "    del lst\n"
+	    "    try:\n"
+	    "        p.Parse(b'<a>hello</b>', True)\n"
+	    "    except Exception:\n"
+	    "        pass\n"
+	    "    stage[0] = 1\n"
+	    "    try:\n"
+	    "        if how == 'handler':\n"
+	    "            p.CharacterDataHandler = None\n"
+	    "        elif how == 'buffer_text':\n"
+	    "            p.buffer_text = False\n"
+	    "        else:\n"
+	    "            p.buffer_size = 4096\n"
+	    "    except (ValueError, RuntimeError):\n"
+	    "        pass\n"
+	    "    out.append([w.tag for w in made[0]] if made else None)\n"
+	    "out\n",
+	    "[[\"X0\",\"X1\",\"X2\",\"X3\",\"X4\",\"X5\"],"
+	    "[\"X0\",\"X1\",\"X2\",\"X3\",\"X4\",\"X5\"],"
+	    "[\"X0\",\"X1\",\"X2\",\"X3\",\"X4\",\"X5\"]]");
+	still_serving();
+	stop();
+}
+
 /* json's C encoder (json.encoder.c_make_encoder, or type() of an encoder) asked the markers
  * dict it was given whether the id of a dict it encoded (borrowed from its list) was in it: a
  * key of the user's with that hash emptied the list in its __eq__ and freed the dict, which

@@ -173,10 +173,54 @@ int pyframe_held_refs(PyObject *o)
 	return n + holders_count(&more, o);
 }
 
-/* Does closing gen, a suspended generator or coroutine, run code: a handler of its own (a try,
- * a with: its code's exception table) or an iterator it delegates to (yield from, await: the
- * one CPython's close closes first, found as CPython finds it)? A generator that never started,
- * or anything that has ended, runs nothing. */
+/* One number of an exception table (the interpreter's format: groups of 6 bits, the first
+ * group's byte of an entry marked by bit 7, more groups to come marked by bit 6) at *p, which
+ * goes past it; -1 at the table's end or past any offset a code object has. */
+static long table_number(const unsigned char **p, const unsigned char *end)
+{
+	long v;
+
+	if (*p >= end)
+		return -1;
+	v = **p & 63;
+	while (**p & 64) {
+		if (++*p >= end || v > (1L << 30))
+			return -1;
+		v = (v << 6) | (**p & 63);
+	}
+	++*p;
+	return v;
+}
+
+/* Does an entry of code's exception table cover the instruction at index: would an exception
+ * raised there run a handler (a try's except or finally, a with's exit)? Each entry is its
+ * start and length in code units, then its handler and stack depth, skipped. */
+static int handler_covers(PyCodeObject *code, long index)
+{
+	const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(code->co_exceptiontable);
+	const unsigned char *end = p + PyBytes_GET_SIZE(code->co_exceptiontable);
+
+	while (p < end) {
+		long start = table_number(&p, end), size = table_number(&p, end);
+
+		if (start < 0 || size < 0)
+			return 1; /* not read as the interpreter reads it: as if it ran code */
+		if (start <= index && index < start + size)
+			return 1;
+		while (p < end && !(*p & 128))
+			p++;
+	}
+	return 0;
+}
+
+/* Does closing gen, a suspended generator or coroutine, run code: a handler of its own that
+ * covers the yield it waits at (a try, a with: its code's exception table; close raises
+ * GeneratorExit there) or an iterator it delegates to (yield from, await: the one CPython's
+ * close closes first, found as CPython finds it)? A generator that never started, or anything
+ * that has ended, runs nothing; nor one left at a yield no handler covers (a library's loop
+ * that yields, whatever handlers it has elsewhere: its close was deferred, and every check of
+ * the interpreter in the library asked again whether the user's frame was back, which made pure
+ * Python libraries run at half speed). */
 int pyframe_gen_close_runs_code(PyObject *gen)
 {
 	PyGenObject *g = (PyGenObject *)gen;
@@ -191,9 +235,9 @@ int pyframe_gen_close_runs_code(PyObject *gen)
 		return 1;
 	if (g->gi_frame_state != FRAME_SUSPENDED)
 		return 0;
-	if (PyBytes_GET_SIZE(g->gi_code->co_exceptiontable) > 0)
-		return 1;
 	next = f->prev_instr[1];
 	op = _Py_OPCODE(next);
-	return (op == RESUME || op == RESUME_QUICK) && _Py_OPARG(next) >= 2;
+	if ((op == RESUME || op == RESUME_QUICK) && _Py_OPARG(next) >= 2)
+		return 1;
+	return handler_covers(g->gi_code, (long)(f->prev_instr - _PyCode_CODE(g->gi_code)));
 }

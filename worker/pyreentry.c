@@ -5958,7 +5958,9 @@ out:
  * parent: the parent freed, the sub-parser wrote its declarations into the freed tables. A
  * parser is not parsed again while it parses (RuntimeError), its settings are not changed
  * while it parses (RuntimeError; its handlers are), and ExternalEntityParserCreate is refused
- * while armed (ElementTree does not use it). */
+ * while armed (ElementTree does not use it). A change that flushes the text a failed parse
+ * left (the character data handler set again, buffer_text, buffer_size) runs that handler
+ * outside any parse: the parser is as busy then. */
 #define EXPAT_PARSE 2
 static PyObject *expat_parse_real[EXPAT_PARSE]; /* Parse, ParseFile */
 static PyObject *expat_subparser_real;
@@ -5974,6 +5976,40 @@ static int expat_busy(PyObject *self)
 	return 0;
 }
 
+/* The parser self runs code of the user's: a parse, or a change that flushes its buffered
+ * text through its character data handler (that handler set again, buffer_text or buffer_size
+ * changed: outside a parse too, after one that failed). Until expat_leave it is busy. */
+static int expat_enter(PyObject *self)
+{
+	if (n_expat_parsing == expat_parsing_room) {
+		Py_ssize_t room = expat_parsing_room ? 2 * expat_parsing_room : 16;
+		PyObject **more = PyMem_Realloc(expat_parsing, (size_t)room * sizeof(*more));
+		if (!more) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		expat_parsing = more;
+		expat_parsing_room = room;
+	}
+	expat_parsing[n_expat_parsing++] = self;
+	return 0;
+}
+
+/* rc, or -1 when the handlers kept cannot go once no parser is busy. */
+static int expat_leave(PyObject *self, int rc)
+{
+	for (Py_ssize_t k = n_expat_parsing - 1; k >= 0; k--)
+		if (expat_parsing[k] == self) {
+			expat_parsing[k] = expat_parsing[--n_expat_parsing];
+			break;
+		}
+	/* No parser runs code: the handlers replaced meanwhile can go. */
+	if (n_expat_parsing == 0 && PyList_GET_SIZE(expat_kept) > 0 &&
+	    PyList_SetSlice(expat_kept, 0, PyList_GET_SIZE(expat_kept), NULL) < 0)
+		return -1;
+	return rc;
+}
+
 static PyObject *expat_parse(int i, PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *r;
@@ -5983,27 +6019,11 @@ static PyObject *expat_parse(int i, PyObject *self, PyObject *args, PyObject *kw
 		                                    "called again from one of its handlers)");
 		return NULL;
 	}
-	if (n_expat_parsing == expat_parsing_room) {
-		Py_ssize_t room = expat_parsing_room ? 2 * expat_parsing_room : 16;
-		PyObject **more = PyMem_Realloc(expat_parsing, (size_t)room * sizeof(*more));
-		if (!more)
-			return PyErr_NoMemory();
-		expat_parsing = more;
-		expat_parsing_room = room;
-	}
-	expat_parsing[n_expat_parsing++] = self;
-	r = call_on(expat_parse_real[i], self, args, kw);
-	for (Py_ssize_t k = n_expat_parsing - 1; k >= 0; k--)
-		if (expat_parsing[k] == self) {
-			expat_parsing[k] = expat_parsing[--n_expat_parsing];
-			break;
-		}
-	/* No parse runs: the handlers replaced during parses can go. */
-	if (n_expat_parsing == 0 && PyList_GET_SIZE(expat_kept) > 0 &&
-	    PyList_SetSlice(expat_kept, 0, PyList_GET_SIZE(expat_kept), NULL) < 0) {
-		Py_XDECREF(r);
+	if (expat_enter(self) < 0)
 		return NULL;
-	}
+	r = call_on(expat_parse_real[i], self, args, kw);
+	if (expat_leave(self, 0) < 0)
+		Py_CLEAR(r);
 	return r;
 }
 
@@ -6062,7 +6082,10 @@ static int expat_setting_set(PyObject *self, PyObject *value, void *i)
 		             expat_setting_names[(size_t)i]);
 		return -1;
 	}
-	return Py_TYPE(real)->tp_descr_set(real, self, value);
+	/* buffer_text and buffer_size flush the text a failed parse left, through the handler */
+	if (expat_enter(self) < 0)
+		return -1;
+	return expat_leave(self, Py_TYPE(real)->tp_descr_set(real, self, value));
 }
 
 /* A handler set to None while its parser parses (from another handler, or from an interned
@@ -6100,8 +6123,15 @@ static int expat_setattro(PyObject *self, PyObject *name, PyObject *value)
 	PyObject *old;
 	int rc;
 
-	if (!expat_busy(self) || !expat_is_handler(name))
+	if (!expat_is_handler(name))
 		return expat_setattro_real(self, name, value);
+	/* A handler set outside a parse: the character data handler's flushes the text a failed
+	 * parse left through the handler it replaces, which may set handlers in turn. */
+	if (!expat_busy(self)) {
+		if (expat_enter(self) < 0)
+			return -1;
+		return expat_leave(self, expat_setattro_real(self, name, value));
+	}
 	if (value == Py_None)
 		value = expat_nothing_fn;
 	/* pyexpat calls a handler borrowed from its table: one replaced from inside itself (or
