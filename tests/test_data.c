@@ -5382,6 +5382,64 @@ Test(data, lapack_wrappers_check_their_rows)
 	e2e_stop();
 }
 
+/* scipy's spline kernels took what they were handed: UnivariateSpline's fit state (its _data,
+ * a plain attribute) went back to FITPACK with a knot count past the knot array, which wrote
+ * the code's xe past it into another array; make_lsq_spline and make_interp_spline let a point
+ * past the base interval through (up to t[-k], not t[n]), and the kernels went on with the
+ * interval -1: numbers added before the matrix, knots read before the knots; a derivative
+ * order past k + 1 overran the kernel's own work array. The state is checked, the points are
+ * refused, the order is taken as k + 1 (zero, as any higher), and real fits still fit. */
+Test(data, splines_check_their_fit_state_points_and_derivative_orders)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy.interpolate import UnivariateSpline, make_lsq_spline, make_interp_spline, "
+	    "BSpline\n"
+	    "out = []\n"
+	    "x = np.linspace(0, 1, 20); y = np.sin(7 * x)\n"
+	    "spl = UnivariateSpline(x, y, s=0.5)\n"
+	    "d = list(spl._data)\n"
+	    "nest = len(d[8])\n"
+	    "big_t = np.zeros(nest + 8); big_t[:nest] = d[8]\n"
+	    "big_c = np.zeros(nest + 8); big_c[:nest] = d[9]\n"
+	    "big_f = np.full(nest + 8, 1e9)\n"
+	    "big_r = np.ones(nest + 8, dtype=d[12].dtype)\n"
+	    "d[4] = 123.0\n"
+	    "d[7] = nest + 2\n"
+	    "d[8], d[9], d[11], d[12], d[13] = big_t[:nest], big_c[:nest], big_f[:nest], "
+	    "big_r[:nest], 0\n"
+	    "spl._data = tuple(d)\n"
+	    "try:\n"
+	    "    spl.set_smoothing_factor(1e6)\n"
+	    "    out.append('set')\n"
+	    "except ValueError as e:\n"
+	    "    out.append(str(e)[:22])\n"
+	    "out.append(big_t[nest:].tolist())\n"
+	    "k = 3\n"
+	    "xs = np.array([0., 1., 2., 3., 4.5])\n"
+	    "t = np.r_[[-3., -2., -1.], [0., 0, 0, 0, 2, 4, 5, 5, 5]][3:]\n"
+	    "for make in (lambda: make_lsq_spline(xs, np.zeros(5), t, k=k),\n"
+	    "             lambda: make_interp_spline(np.array([0., 1, 2, 3, 4.5]), np.zeros(5), "
+	    "k=3,\n"
+	    "                                        t=np.r_[[0.] * 4, 2.0, [4.] * 1, [5.] * "
+	    "3])):\n"
+	    "    try:\n"
+	    "        make()\n"
+	    "        out.append('made')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e)[:16])\n"
+	    "b = BSpline(np.r_[[0.] * 4, [1.] * 4], np.ones(4), 3)\n"
+	    "out.append([float(b(0.5, nu=n)) for n in (3, 4, 5, 9)])\n"
+	    "ok = UnivariateSpline(x, y, s=0.5)\n"
+	    "ok.set_smoothing_factor(0.01)\n"
+	    "out.append([len(ok.get_knots()), round(float(ok(0.3)), 6)])\n"
+	    "out\n",
+	    "[\"fpcurf1 takes the stat\",[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0],\"Out of bounds w/\","
+	    "\"Out of bounds w/\",[0.0,0.0,0.0,0.0],[5,0.861671]]");
+	e2e_stop();
+}
+
 /* scipy.linalg's QR updates took Q of (M, N) with R of (N, N) as an economic decomposition
  * with M < N: qr_delete's rotations ran over rows past Q (in place with overwrite_qr: the rows
  * of the array Q was cut from, or another array's shape and items), and k + p was summed in C

@@ -3092,6 +3092,7 @@ def _scipy():
         pass
     _lapack_inputs()
     _spline_inputs()
+    _fpcurf_restarts()
     _distance_inputs()
     _kde_kernels()
     _mgc_kernels()
@@ -5559,16 +5560,177 @@ def _bspline_checks():
                 c.shape[0] < len(t) - k - 1:
             raise ValueError('the spline needs a degree k >= 0, at least 2k+2 knots and '
                              'len(t)-k-1 coefficients')
-        return evaluate_real(t, c, k, xp, nu, extrapolate, out)
+        return evaluate_real(t, c, k, xp, _derivative(k, nu), extrapolate, out)
 
     evaluate_spline.__doc__ = evaluate_real.__doc__
     _replace_everywhere(evaluate_real, evaluate_spline)
+    _bspl_kernels()
 
     for name in ('__call__', 'integrate', 'derivative', 'antiderivative', '_evaluate'):
         if name in BSpline.__dict__:
             setattr(BSpline, name, checked(BSpline.__dict__[name]))
     tck = BSpline.__dict__['tck']
     BSpline.tck = property(checked(tck.fget), None, None, tck.__doc__)
+
+
+def _fpcurf_restarts():
+    """UnivariateSpline keeps FITPACK's state of its last fit in a plain attribute (_data), and
+    set_smoothing_factor hands it back to fpcurf (dfitpack.fpcurf1), which goes on from the
+    knots and the counts of points between them it holds: a knot count n past the knot array
+    wrote past it (another array's items changed), counts of more points than there are read
+    past the points. fpcurf1 gets copies of a state FITPACK could have left: 2k+2 <= n <= len(t),
+    the points sorted within [xb, xe], and counts that add up to no more points than there
+    are."""
+    import operator
+    import numpy as np
+    from scipy.interpolate import dfitpack
+    real = dfitpack.fpcurf1
+
+    def fpcurf1(x, y, w, xb, xe, k, s, n, t, c, fp, fpint, nrdata, ier):
+        x, y, w, t, c, fpint = (np.array(a, dtype=float) for a in (x, y, w, t, c, fpint))
+        nrdata = np.array(nrdata)
+        k, n = operator.index(k), operator.index(n)
+        xb, xe = float(xb), float(xe)
+        nmin, nest = 2 * k + 2, len(t)
+        if x.ndim != 1 or y.shape != x.shape or w.shape != x.shape or not 1 <= k <= 5 or \
+                len(x) <= k or t.ndim != 1 or c.shape != t.shape or fpint.shape != t.shape or \
+                nrdata.shape != t.shape or nrdata.dtype.kind not in 'iu' or \
+                not nmin <= n <= nest:
+            raise ValueError('fpcurf1 takes the state of a fit: x, y, w of one length, '
+                             '1 <= k <= 5, t, c, fpint and nrdata of one length, and '
+                             '2k+2 <= n <= len(t)')
+        if not (np.all(x[1:] >= x[:-1]) and xb <= x[0] and x[-1] <= xe):
+            raise ValueError('fpcurf1 takes points sorted within [xb, xe]')
+        nrint = n - nmin + 1
+        counts = nrdata[:nrint].astype(np.int64)
+        if n > nmin and (counts.min() < 0 or int(counts.sum()) + nrint > len(x) - 1):
+            raise ValueError('fpcurf1 takes counts of points per knot interval that add up '
+                             'to the points there are')
+        return real(x, y, w, xb, xe, k, s, n, t, c, fp, fpint, nrdata, ier)
+
+    fpcurf1.__doc__ = real.__doc__
+    _replace_everywhere(real, fpcurf1)
+
+
+def _derivative(k, nu):
+    """The order of derivative the B-spline kernels are given: one past the degree (zero, as
+    any higher) for any higher. Past k + 1 their recursion copied a negative count of numbers
+    (a heap overrun: BSpline(t, c, 3)(x, nu=5))."""
+    import operator
+    nu = operator.index(nu)
+    return k + 1 if nu > k + 1 else nu
+
+
+def _bspl_kernels():
+    """scipy's B-spline kernels (_bspl) find the knot interval of each point, -1 for a point
+    past the base interval t[k]..t[n] (n = len(t) - k - 1) or NaN, and go on with it: knots read
+    before t, and numbers added before the matrices they fill (make_lsq_spline and
+    make_interp_spline let a point through up to t[-k], past t[n]: another array's items
+    changed). Each kernel here gets points within the base interval, an interval index the
+    knots have around it, matrices as large as the rows and columns it fills, and a derivative
+    order it can compute."""
+    import operator
+    import numpy as np
+    from scipy.interpolate import _bspl
+
+    def base(t, k):
+        t = np.asarray(t)
+        k = operator.index(k)
+        if k < 0 or t.ndim != 1 or len(t) < 2 * k + 2:
+            raise ValueError('a B-spline needs a degree k >= 0 and at least 2k+2 knots')
+        return t, k, len(t) - k - 1
+
+    def intervals(t, k, n, x):
+        """The interval of each point, as the kernels find it; the points must lie in the base
+        interval and the knots be sorted."""
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        if np.any(t[1:] < t[:-1]):
+            raise ValueError('the knots must be sorted')
+        if x.size and not (np.all(x >= t[k]) and np.all(x <= t[n])):
+            raise ValueError('Out of bounds w/ x = %s: the points must lie within t[k] and '
+                             't[len(t)-k-1], the base interval' % (x,))
+        return np.clip(np.searchsorted(t, x, 'right') - 1, k, n - 1)
+
+    def rows_fit(rows, low, high):
+        if low.size and (low.min() < 0 or high.max() >= rows):
+            raise ValueError('the matrix has too few rows for these points and knots')
+
+    colloc_real = _bspl._colloc
+
+    def _colloc(x, t, k, ab, offset=0):
+        t, k, n = base(t, k)
+        left = intervals(t, k, n, x)
+        offset = operator.index(offset)
+        ab_ = np.asarray(ab)
+        j = np.arange(left.size)
+        if ab_.ndim != 2 or ab_.shape[1] < n:
+            raise ValueError('the matrix needs len(t)-k-1 columns')
+        # rows kl + ku + j + offset - clmn, clmn from left - k to left (kl = ku = k)
+        rows_fit(ab_.shape[0], 2 * k + j + offset - left, 2 * k + j + offset - (left - k))
+        return colloc_real(x, t, k, ab, offset)
+
+    lhs_real = _bspl._handle_lhs_derivatives
+
+    def _handle_lhs_derivatives(t, k, xval, ab, kl, ku, deriv_ords, offset=0):
+        t, k, n = base(t, k)
+        left = intervals(t, k, n, xval)
+        kl, ku, offset = operator.index(kl), operator.index(ku), operator.index(offset)
+        ords = np.asarray(deriv_ords)
+        ab_ = np.asarray(ab)
+        row = np.arange(ords.size)
+        if ab_.ndim != 2 or ab_.shape[1] < n or ords.ndim != 1:
+            raise ValueError('the matrix needs len(t)-k-1 columns, the orders one dimension')
+        if ords.size and (ords.min() < 0 or ords.max() > k + 1):
+            raise ValueError('the orders of derivatives must lie within 0 and k + 1')
+        rows_fit(ab_.shape[0], kl + ku + offset + row - left[0],
+                 kl + ku + offset + row - (left[0] - k))
+        return lhs_real(t, k, xval, ab, kl, ku, deriv_ords, offset)
+
+    lsq_real = _bspl._norm_eq_lsq
+
+    def _norm_eq_lsq(x, t, k, y, w, ab, rhs):
+        t, k, n = base(t, k)
+        m = len(intervals(t, k, n, x))
+        y_, w_, ab_, rhs_ = (np.asarray(a) for a in (y, w, ab, rhs))
+        if ab_.ndim != 2 or ab_.shape[0] < k + 1 or ab_.shape[1] < n or rhs_.ndim != 2 or \
+                rhs_.shape[0] < n or y_.ndim != 2 or y_.shape[0] < m or \
+                y_.shape[1] < rhs_.shape[1] or w_.ndim != 1 or w_.shape[0] < m:
+            raise ValueError('the normal equations need ab of (k+1, len(t)-k-1), rhs of '
+                             '(len(t)-k-1, s), y of (len(x), s) and w of len(x)')
+        return lsq_real(x, t, k, y, w, ab, rhs)
+
+    design_real = _bspl._make_design_matrix
+
+    def _make_design_matrix(x, t, k, extrapolate, indices):
+        t, k, n = base(t, k)
+        x_ = np.atleast_1d(np.asarray(x, dtype=float))
+        if np.any(t[1:] < t[:-1]) or np.isnan(x_).any():
+            raise ValueError('the knots must be sorted, and the points numbers')
+        if not extrapolate:
+            intervals(t, k, n, x_)
+        if np.asarray(indices).size < x_.size * (k + 1):
+            raise ValueError('indices needs (k+1) entries for each point')
+        return design_real(x, t, k, extrapolate, indices)
+
+    all_real = _bspl.evaluate_all_bspl
+
+    def evaluate_all_bspl(t, k, xval, m, nu=0):
+        t, k, n = base(t, k)
+        m = operator.index(m)
+        # the kernel reads the knots t[m - k + 1] to t[m + k]
+        if m < k - 1 or m + k > len(t) - 1:
+            raise ValueError('the interval m must lie within k - 1 and len(t) - k - 1')
+        nu = operator.index(nu)
+        if nu < 0:
+            raise ValueError('the order of derivative must be 0 or more')
+        return all_real(t, k, xval, m, _derivative(k, nu))
+
+    pairs = ((colloc_real, _colloc), (lhs_real, _handle_lhs_derivatives),
+             (lsq_real, _norm_eq_lsq), (design_real, _make_design_matrix),
+             (all_real, evaluate_all_bspl))
+    for real, checked in pairs:
+        checked.__doc__ = real.__doc__
+    _replace_all({id(real): (real, checked) for real, checked in pairs})
 
 
 def _low_level_callables():
