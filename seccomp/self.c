@@ -67,6 +67,7 @@ const struct policy_rule policy_self_table[] = {
 	ALLOW("copy_file_range", "a workspace file opened to append starts as a copy of it"),
 	ALLOW("sync_file_range", "a large workspace copy's pieces start to be written as they are made, not all at once when it is moved into place"),
 	ALLOW("ftruncate", "workspace files"),
+	ALLOW("flock", "servers sharing a workspace commit one at a time"),
 	ALLOW("fsync", "a committed workspace file"),
 	ALLOW("fdatasync", "a committed workspace file"),
 

@@ -16,11 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/file.h>
 #include <sys/fsuid.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -422,6 +424,7 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 	char *real;
 
 	ws->fd = -1;
+	ws->lock_fd = -1;
 	ws->ex_fd = -1;
 	ws->path = NULL;
 	ws->excluded = 0;
@@ -451,6 +454,9 @@ int broker_workspace_open(struct workspace *ws, const char *dir, int writable)
 		broker_workspace_close(ws);
 		return err;
 	}
+	/* (flock takes no O_PATH fd; a directory the server cannot read goes without the lock) */
+	if (writable)
+		ws->lock_fd = openat(ws->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ws->root_dev = st.st_dev;
 	ws->root_ino = st.st_ino;
 	ws->mnt_known = fd_mount_id(ws->fd, &ws->mnt_id) == 0;
@@ -500,6 +506,9 @@ void broker_workspace_close(struct workspace *ws)
 {
 	if (ws->fd >= 0)
 		close(ws->fd);
+	if (ws->lock_fd >= 0)
+		close(ws->lock_fd);
+	ws->lock_fd = -1;
 	free(ws->path);
 	for (size_t i = 0; i < ws->n_orphans; i++) {
 		free(ws->orphans[i].rel);
@@ -3263,13 +3272,56 @@ static int place(const struct workspace *ws, struct ws_file *f, struct run_outco
 	return -1;
 }
 
+/* Servers sharing a workspace commit one at a time, as one server's calls do: a commit checks
+ * every name, then changes them, and another server's commit between the two was lost (an
+ * append answered ok, then replaced by a copy made before it). An advisory lock on the
+ * workspace's directory is held for the commit; one held by another longer than
+ * ENGINE_WS_LOCK_WAIT_MS (a server that hangs, a process of the host's) leaves the call's
+ * changes unmade. 1: held; 0: none to take (no lock, or a file system that has none);
+ * -EWOULDBLOCK. */
+static int commit_lock(const struct workspace *ws)
+{
+	const struct timespec pause = {0, 1000000};
+	int64_t end = now_ms() + ENGINE_WS_LOCK_WAIT_MS;
+
+	if (ws->lock_fd < 0)
+		return 0;
+	while (flock(ws->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
+			static int said;
+			if (!said++)
+				log_msg(LOG_WARN,
+				        "workspace: %s takes no lock (%s): servers sharing it "
+				        "may lose each other's changes",
+				        ws->path, strerror(errno));
+			return 0;
+		}
+		if (now_ms() >= end)
+			return -EWOULDBLOCK;
+		(void)nanosleep(&pause, NULL);
+	}
+	return 1;
+}
+
 void broker_writes_commit(struct chain *c, struct run_outcome *o)
 {
 	struct run_file *files = c->n_writes ? calloc(c->n_writes, sizeof(*files)) : NULL;
 	size_t n = 0, budget = MCP_FILES_EMBED_MAX;
-	const char *what = NULL, *why = commit_conflict(c, &what);
-	int failed = 0;
+	const char *what = NULL, *why = NULL;
+	int failed = 0, locked = 0;
 
+	if (c->n_writes > 0 || c->n_removals > 0) {
+		locked = commit_lock(&c->e->ws);
+		what = c->e->ws.path;
+		if (locked < 0)
+			why = "was being changed by another server for over 2 s (another safepy on "
+			      "the "
+			      "same workspace)";
+	}
+	if (!why)
+		why = commit_conflict(c, &what);
 	if (why) {
 		char note[PATH_MAX + 200];
 		snprintf(note, sizeof(note),
@@ -3282,6 +3334,8 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 		dirs_end(c, 1); /* as for a call that failed: nothing of it is kept */
 		o->files = NULL;
 		o->n_files = 0;
+		if (locked > 0)
+			(void)flock(c->e->ws.lock_fd, LOCK_UN);
 		return;
 	}
 	/* What the file system refuses though every name was checked (an immutable file, a
@@ -3322,6 +3376,8 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 			rename_put_back(c, f);
 	}
 out:
+	if (locked > 0)
+		(void)flock(c->e->ws.lock_fd, LOCK_UN);
 	broker_writes_drop_files(c);
 	dirs_end(c, 0);
 	o->files = files;

@@ -105,6 +105,8 @@
 /* A file copied for a call ("a", "r+", chmod, utime, a rename that cannot link) at least this
  * large is copied this much at a turn of the loop, between its other work (broker.c fill). */
 #define ENGINE_WS_COPY_PIECE        (4u << 20)
+/* How long a commit waits for another server's on the same workspace (broker.c commit_lock). */
+#define ENGINE_WS_LOCK_WAIT_MS      2000
 /* File descriptors the supervisor keeps free for what it opens only for a moment (a /proc
  * file, a broker request's files, a zygote restart's socket pair): nothing it keeps (a
  * chain, a workspace write in progress) may take these. */
@@ -316,7 +318,8 @@ TAILQ_HEAD(session_list, session);
 
 /* The user's workspace (broker.c), when configured: the only files a call can reach. */
 struct workspace {
-	int fd;     /* O_PATH|O_DIRECTORY, -1: no workspace */
+	int fd;      /* O_PATH|O_DIRECTORY, -1: no workspace */
+	int lock_fd; /* it again, to read: the lock servers sharing it commit under, or -1 */
 	char *path; /* its absolute path, symbolic links resolved */
 	int writable;
 	/* its owner (the directory's), with the owner's groups: a supervisor running as root

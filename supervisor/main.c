@@ -85,11 +85,12 @@ static void setup_cgroup(struct config *cfg, struct cgroup *cg)
 
 /* What one call changing the workspace may hold open in the supervisor until it ends: the
  * directory of each file it writes and the file it copied for it ("a", "r+"), each directory
- * it makes, each name it removes (its directory and the object), and each file it wrote then
- * dropped (at most one per open to write: broker.c pending_hold). */
+ * it makes, each name it removes (its directory and the object), each file it wrote then
+ * dropped (at most one per open to write: broker.c pending_hold), and a large copy under way
+ * (the file, the copy, its directory: broker.c fill). */
 #define WS_FDS_HELD_PER_CALL                                                                       \
 	(2 * IPC_WS_FILES_PER_CALL + IPC_WS_DIRS_PER_CALL + 2 * IPC_WS_REMOVALS_PER_CALL +         \
-	 IPC_WS_FDS_PER_CALL)
+	 IPC_WS_FDS_PER_CALL + 3)
 /* Besides: the failed calls' directories kept to be removed later, and the supervisor's own. */
 #define WS_FDS_BESIDES 2048
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -806,6 +807,40 @@ Test(ws_write, a_large_file_changed_in_place_is_copied_whole)
 	cr_assert_eq(st.st_mode & 07777, 0600);
 	cr_assert_eq(st.st_mtime, 1000000000);
 	cr_assert_eq(blocks_differ(in_ws("p.bin"), 10240, 5120), -1);
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
+/* Servers sharing a workspace commit one at a time, under an advisory lock on its directory:
+ * a commit checked its names, then changed them, and another server's commit between the two
+ * was lost (appends answered ok and gone). Held by another past the wait, nothing of the call
+ * is written and it says why; held for a moment, the commit waits and writes. */
+Test(ws_write, a_commit_waits_for_another_server_s_on_the_workspace)
+{
+	json_object *r;
+	int64_t id;
+	int lk;
+
+	start(RW);
+	lk = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(lk, 0);
+	cr_assert_eq(flock(lk, LOCK_EX), 0);
+	r = e2e_ok("open('locked.txt', 'w').write('x')\n'written'");
+	cr_assert_str_eq(mcpc_sc_str(r, "result_repr"), "'written'", "%s", mcpc_json(r));
+	cr_assert_not_null(strstr(mcpc_sc_str(r, "stderr"), "by another server for over 2 s"), "%s",
+	                   mcpc_json(r));
+	cr_assert_null(slurp(in_ws("locked.txt")));
+	id = mcpc_call_async(&e2e_srv, "open('waited.txt', 'w').write('y')\n'written'", NULL);
+	usleep(500000);
+	cr_assert_eq(flock(lk, LOCK_UN), 0);
+	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 20000));
+	cr_assert_not_null(r);
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_str_eq(slurp(in_ws("waited.txt")), "y");
+	/* the lock is the commit's only: held after it, other servers go on */
+	cr_assert_eq(flock(lk, LOCK_EX | LOCK_NB), 0);
+	close(lk);
 	no_hidden_files();
 	outside_unchanged();
 	e2e_stop();
