@@ -5382,6 +5382,70 @@ Test(data, lapack_wrappers_check_their_rows)
 	e2e_stop();
 }
 
+/* scipy's C wrappers of FITPACK's surface and parametric fits copied the knots they were
+ * handed into a work block sized from nxest (nest) before FITPACK checked the count: bisplrep
+ * and splprep with task=-1, a long t and a small nest overran the block with the code's bytes
+ * (another array's items changed); MINPACK read a diag shorter than x0 past its end. The
+ * knots, the work and the parameters are checked against the block, diag against x0, and real
+ * fits and solves answer as before. */
+Test(data, fitpack_and_minpack_get_what_their_work_holds)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy.interpolate import bisplrep, bisplev, splprep, splev\n"
+	    "from scipy.optimize import fsolve\n"
+	    "out = []\n"
+	    "WA = 294\n"
+	    "def groomed():\n"
+	    "    pairs = [(np.zeros(WA), np.zeros(WA)) for _ in range(400)]\n"
+	    "    As = [a for b, a in pairs]; Bs = [b for b, a in pairs]; del pairs\n"
+	    "    for i in range(len(Bs)): Bs[i] = None\n"
+	    "    t = np.zeros(WA + 2 + 8)\n"
+	    "    t[WA + 1] = np.array([2368 | 1], dtype=np.int64).view(np.float64)[0]\n"
+	    "    t[WA + 2:] = [1111.0, 2222.0, 3333.0, 4444.0, 5555.0, 6666.0, 7777.0, 8888.0]\n"
+	    "    return As, t\n"
+	    "As, tx = groomed()\n"
+	    "try:\n"
+	    "    bisplrep(np.array([0., 1, 0, 1]), np.array([0., 0, 1, 1]), np.array([0., 1, 1, "
+	    "2]),\n"
+	    "             kx=1, ky=1, tx=tx, ty=np.linspace(0, 1, 5), task=-1, nxest=5, nyest=5)\n"
+	    "    out.append('fitted')\n"
+	    "except ValueError as e:\n"
+	    "    out.append(str(e)[:14])\n"
+	    "out.append(sum(bool(a.any()) for a in As))\n"
+	    "As, t = groomed()\n"
+	    "try:\n"
+	    "    m = 110\n"
+	    "    splprep([np.linspace(0, 1, m), np.linspace(0, 1, m) ** 2], k=1, task=-1, t=t, "
+	    "nest=5)\n"
+	    "    out.append('fitted')\n"
+	    "except ValueError as e:\n"
+	    "    out.append(str(e)[:14])\n"
+	    "out.append(sum(bool(a.any()) for a in As))\n"
+	    "f = lambda x: x ** 2 - 1e4 * np.arange(1, len(x) + 1)\n"
+	    "try:\n"
+	    "    fsolve(f, np.ones(5), diag=np.ones(5)[:2], maxfev=9)\n"
+	    "    out.append('solved')\n"
+	    "except ValueError as e:\n"
+	    "    out.append(str(e)[:20])\n"
+	    "g = np.linspace(0, 1, 12)\n"
+	    "X, Y = np.meshgrid(g, g)\n"
+	    "Z = np.sin(3 * X) * np.cos(2 * Y)\n"
+	    "tx = np.r_[[0.] * 4, 0.5, [1.] * 4]\n"
+	    "tck = bisplrep(X.ravel(), Y.ravel(), Z.ravel(), task=-1, tx=tx, ty=tx)\n"
+	    "out.append(round(float(bisplev(0.3, 0.6, tck)), 6))\n"
+	    "th = np.linspace(0, 2 * np.pi, 40)\n"
+	    "(tk, u) = splprep([np.cos(th), np.sin(th)], s=0.001)\n"
+	    "out.append([round(float(v), 6) for v in splev(0.25, tk)])\n"
+	    "out.append([round(float(v), 6) for v in fsolve(lambda x: x ** 2 - np.array([4.0, "
+	    "9.0]), [1.0, 1.0], diag=[1.0, 2.0])])\n"
+	    "out\n",
+	    "[\"surfit takes a\",0,\"parcur takes a\",0,\"diag must hold one n\",0.283346,"
+	    "[-0.002414,0.997453],[2.0,3.0]]");
+	e2e_stop();
+}
+
 /* scipy's spline kernels took what they were handed: UnivariateSpline's fit state (its _data,
  * a plain attribute) went back to FITPACK with a knot count past the knot array, which wrote
  * the code's xe past it into another array; make_lsq_spline and make_interp_spline let a point

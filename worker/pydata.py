@@ -3093,6 +3093,7 @@ def _scipy():
     _lapack_inputs()
     _spline_inputs()
     _fpcurf_restarts()
+    _fitpack_work_sizes()
     _distance_inputs()
     _kde_kernels()
     _mgc_kernels()
@@ -4540,10 +4541,13 @@ def _minpack_copies():
     """MINPACK's drivers (fsolve, leastsq, least_squares with method='lm', root's hybr and lm,
     curve_fit) hand the user's function and Jacobian x as an array over their own work memory,
     freed when they return: an x kept wrote into whatever was laid there (a list's items: any
-    memory). The functions get a copy of x."""
+    memory). The functions get a copy of x. And a diag (the scale of each unknown) shorter than
+    x0 was read past its end (the iterate depended on memory the call was never given): it
+    holds one number per unknown."""
+    import numpy as np
     from scipy.optimize import _minpack
 
-    def driver(name, functions):
+    def driver(name, functions, arity):
         real = getattr(_minpack, name)
 
         def run(*args, **kwargs):
@@ -4551,12 +4555,18 @@ def _minpack_copies():
             for i in range(min(functions, len(args))):
                 if callable(args[i]):
                     args[i] = _copying(args[i], 0)
+            if len(args) == arity and args[-1] is not None:
+                diag = np.array(args[-1], dtype=float)
+                if diag.ndim != 1 or diag.size != np.asarray(args[functions]).size:
+                    raise ValueError('diag must hold one number for each unknown (len(x0))')
+                args[-1] = diag
             return real(*args, **kwargs)
         run.__name__ = run.__qualname__ = name
         run.__doc__ = real.__doc__
         return real, run
 
-    pairs = [driver('_hybrd', 1), driver('_hybrj', 2), driver('_lmdif', 1), driver('_lmder', 2)]
+    pairs = [driver('_hybrd', 1, 11), driver('_hybrj', 2, 10), driver('_lmdif', 1, 11),
+             driver('_lmder', 2, 12)]
     _replace_all({id(real): (real, run) for real, run in pairs})
 
 
@@ -5571,6 +5581,83 @@ def _bspline_checks():
             setattr(BSpline, name, checked(BSpline.__dict__[name]))
     tck = BSpline.__dict__['tck']
     BSpline.tck = property(checked(tck.fget), None, None, tck.__doc__)
+
+
+def _fitpack_work_sizes():
+    """scipy's own C wrappers of FITPACK's surface and parametric fits (_fitpack._surfit for
+    bisplrep, _parcur for splprep) size one work block from the counts they are given (nxest,
+    nest, the work lengths) and copy into it what they are handed before FITPACK checks
+    anything: knots past the count asked for (bisplrep or splprep with task=-1, a long t and a
+    small nest) overran the block with the code's own bytes (another array's items changed),
+    a work array shorter than the knots were read past, and a parameter array shorter than the
+    points was written past. Each gets what its block holds."""
+    import operator
+    import numpy as np
+    from scipy.interpolate import _fitpack
+    surfit_real, parcur_real = _fitpack._surfit, _fitpack._parcur
+    most = 1 << 28  # doubles in one work block: 2 GiB, past any limit of a call
+
+    def index(v, low, what):
+        v = operator.index(v)
+        if v < low:
+            raise ValueError('%s must be %d or more' % (what, low))
+        return v
+
+    def _surfit(x, y, z, w, xb, xe, yb, ye, kx, ky, iopt, s, eps, tx, ty, nxest, nyest,
+                wrk, lwrk1, lwrk2):
+        x, y, z, w = (np.array(a, dtype=float).ravel() for a in (x, y, z, w))
+        m = len(x)
+        kx, ky = index(kx, 1, 'kx'), index(ky, 1, 'ky')
+        nxest, nyest = index(nxest, 2 * kx + 2, 'nxest'), index(nyest, 2 * ky + 2, 'nyest')
+        lwrk1, lwrk2 = index(lwrk1, 0, 'lwrk1'), index(lwrk2, 0, 'lwrk2')
+        iopt = operator.index(iopt)
+        if kx > 5 or ky > 5 or iopt not in (-1, 0, 1) or not m == len(y) == len(z) == len(w):
+            raise ValueError('surfit takes degrees 1 to 5, task -1, 0 or 1, and x, y, z, w '
+                             'of one length')
+        lcest = (nxest - kx - 1) * (nyest - ky - 1)
+        kwrk = m + (nxest - 2 * kx - 1) * (nyest - 2 * ky - 1)
+        if 2 * max(nxest, nyest) + lcest + lwrk1 + lwrk2 + kwrk > most:
+            raise ValueError('surfit would need more work memory than a call has')
+        wrk = np.array(wrk, dtype=float).ravel()
+        if iopt:
+            tx, ty = np.array(tx, dtype=float).ravel(), np.array(ty, dtype=float).ravel()
+            if len(tx) > nxest or len(ty) > nyest:
+                raise ValueError('surfit takes at most nxest knots tx and nyest knots ty')
+            lc = (len(tx) - kx - 1) * (len(ty) - ky - 1)
+            if iopt == 1 and (len(tx) < kx + 1 or len(ty) < ky + 1 or lc > len(wrk) or
+                              lc > lwrk1):
+                raise ValueError('surfit continued (task=1) takes the work of the fit it '
+                                 'continues')
+        return surfit_real(x, y, z, w, xb, xe, yb, ye, kx, ky, iopt, s, eps, tx, ty, nxest,
+                           nyest, wrk, lwrk1, lwrk2)
+
+    def _parcur(x, w, u, ub, ue, k, iopt, ipar, s, t, nest, wrk, iwrk, per):
+        x, w, u = (np.array(a, dtype=float).ravel() for a in (x, w, u))
+        m = len(w)
+        k, nest = index(k, 1, 'k'), operator.index(nest)
+        iopt, per = operator.index(iopt), operator.index(per)
+        idim = len(x) // m if m else 0
+        if k > 5 or iopt not in (-1, 0, 1) or m == 0 or len(x) != idim * m or \
+                not 1 <= idim <= 10 or len(u) != m or nest < 2 * k + 2:
+            raise ValueError('parcur takes a degree of 1 to 5, task -1, 0 or 1, 1 to 10 '
+                             'coordinates of len(w) points, len(w) parameters u, and '
+                             'nest >= 2k+2')
+        lwrk = m * (k + 1) + nest * ((7 + idim + 5 * k) if per else (6 + idim + 3 * k))
+        if idim * nest + 2 * nest + lwrk > most:
+            raise ValueError('parcur would need more work memory than a call has')
+        wrk = np.array(wrk, dtype=float).ravel()
+        iwrk = np.array(iwrk).ravel()
+        if iopt:
+            t = np.array(t, dtype=float).ravel()
+            if len(t) > nest or (iopt == 1 and (len(wrk) < len(t) or len(iwrk) < len(t))):
+                raise ValueError('parcur takes at most nest knots, and continued (task=1) the '
+                                 'work of the fit it continues')
+        return parcur_real(x, w, u, ub, ue, k, iopt, ipar, s, t, nest, wrk, iwrk, per)
+
+    for real, checked in ((surfit_real, _surfit), (parcur_real, _parcur)):
+        checked.__doc__ = real.__doc__
+    _replace_all({id(surfit_real): (surfit_real, _surfit), id(parcur_real): (parcur_real,
+                                                                             _parcur)})
 
 
 def _fpcurf_restarts():
@@ -7638,29 +7725,36 @@ def _transform_parents():
     (worker/pyreentry.c defers it until the user's code runs again), by which time a new
     transform may hold the same id and its entry: the late pop took the new entry (its child
     no longer invalidated it) and the new one's own callback raised KeyError, printed as an
-    ignored exception for every figure drawn with bbox_inches='tight'. The callback pops the
-    entry only while it is still its own weak reference."""
+    ignored exception for every figure drawn with bbox_inches='tight'. And every transform
+    that died while matplotlib drew left a callback waiting for the user's frame, which the
+    interpreter asked after at each of its checks until then (a figure drawn at half speed).
+    The references have no callback: a new transform with the same id takes the entry, as
+    matplotlib's invalidation already passes over references that died, and the dead ones go
+    when the dict has grown (doubling its bound)."""
     import weakref
     from matplotlib import transforms as mt
 
-    def dropper(parents, k):
-        def drop(ref):
-            if parents.get(k) is ref:
-                del parents[k]
-        return drop
+    bounds = {}
+
+    def prune(parents):
+        k = id(parents)
+        bound = bounds.get(k, 64)
+        if len(parents) <= bound:
+            return
+        for key in [key for key, ref in parents.items() if ref is None or ref() is None]:
+            del parents[key]
+        bounds[k] = max(64, 2 * len(parents))
+        if len(bounds) > 4096:
+            bounds.clear()
 
     def set_children(self, *children):
         for child in children:
-            k = id(self)
-            child._parents[k] = weakref.ref(self, dropper(child._parents, k))
+            child._parents[id(self)] = weakref.ref(self)
+            prune(child._parents)
 
     def __setstate__(self, data_dict):
         self.__dict__ = data_dict
-        parents = {}
-        for k, v in self._parents.items():
-            if v is not None:
-                parents[k] = weakref.ref(v, dropper(parents, k))
-        self._parents = parents
+        self._parents = {k: weakref.ref(v) for k, v in self._parents.items() if v is not None}
 
     for name, f in (('set_children', set_children), ('__setstate__', __setstate__)):
         f.__doc__ = getattr(mt.TransformNode, name).__doc__
