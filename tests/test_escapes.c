@@ -5162,6 +5162,39 @@ Test(python_layer, tell_reads_no_snapshot_freed_by_its_decoder)
 	stop();
 }
 
+/* TextIOWrapper.flush() writes what it holds through its buffer, then flushes the buffer: a
+ * detach() from inside that write left the buffer NULL that flush called next (SIGSEGV). While
+ * a text stream flushes, its detach is refused (RuntimeError), and flushing writes as before. */
+Test(python_layer, flush_calls_no_buffer_detached_by_its_write)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import io\n"
+	    "class Buf(io.RawIOBase):\n"
+	    "    def writable(self): return True\n"
+	    "    def write(self, b):\n"
+	    "        got.append(bytes(b))\n"
+	    "        try:\n"
+	    "            w.detach()\n"
+	    "        except RuntimeError as e:\n"
+	    "            errs.append(str(e))\n"
+	    "        return len(b)\n"
+	    "got, errs = [], []\n"
+	    "w = io.TextIOWrapper(Buf(), encoding='utf-8')\n"
+	    "w.write('hello')\n"
+	    "w.flush()\n"
+	    "w.write(' again')\n"
+	    "w.flush()\n"
+	    "t = io.TextIOWrapper(io.BytesIO(), encoding='utf-8', write_through=False)\n"
+	    "t.write('abc'); t.flush()\n"
+	    "[[g.decode() for g in got], errs, t.buffer.getvalue().decode()]\n",
+	    "[[\"hello\",\" again\"],[\"reentrant call inside TextIOWrapper.flush (detach called "
+	    "while the same text stream runs flush)\",\"reentrant call inside TextIOWrapper.flush "
+	    "(detach called while the same text stream runs flush)\"],\"abc\"]");
+	still_serving();
+	stop();
+}
+
 /* TextIOWrapper.detach() from inside its buffer's raw read dropped the BufferedReader under its
  * own read: the sandbox's Raw then wrote the raw stream's bytes into the reader's freed buffer
  * (SIGSEGV). Detach of a text stream while it reads, and of a buffered stream while it uses its

@@ -5433,9 +5433,11 @@ static int odict_guard(void)
  * (the next flush sent uninitialised memory); a detach() from inside a write left the buffer
  * NULL that the write then called (SIGSEGV), and from inside a read dropped the BufferedReader
  * under its own read (its freed buffer then written); a seek() from the decoder's getstate()
- * freed the snapshot tell() went on reading. While a wrapper reads, writes, seeks or tells,
- * those of its methods that change its buffer, decoder or snapshot raise RuntimeError (tell,
- * which seek calls, is let through: it changes none of them). */
+ * freed the snapshot tell() went on reading; a detach() from inside the write its flush
+ * makes left the buffer NULL that flush then called. While a wrapper reads, writes, seeks,
+ * tells or flushes, those of its methods that change its buffer, decoder or snapshot raise
+ * RuntimeError (tell, which seek calls, and flush, which tell, seek, close and the others call,
+ * are let through: they change none of them). */
 enum text_op {
 	TEXT_READ,
 	TEXT_READLINE,
@@ -5447,12 +5449,13 @@ enum text_op {
 	TEXT_DETACH,
 	TEXT_CLOSE,
 	TEXT_RECONFIGURE,
+	TEXT_FLUSH,
 	TEXT_OPS
 };
 
-static const char *const text_op_names[TEXT_OPS] = {"read",  "readline",   "__next__", "tell",
-                                                    "seek",  "truncate",   "write",    "detach",
-                                                    "close", "reconfigure"};
+static const char *const text_op_names[TEXT_OPS] = {"read",  "readline",    "__next__", "tell",
+                                                    "seek",  "truncate",    "write",    "detach",
+                                                    "close", "reconfigure", "flush"};
 static PyObject *text_real[TEXT_OPS]; /* the class's own method descriptors (not __next__) */
 static iternextfunc text_next_real;
 static struct text_running {
@@ -5463,7 +5466,7 @@ static Py_ssize_t n_text_running, text_running_room;
 
 static int text_busy(PyObject *self, enum text_op what)
 {
-	if (what == TEXT_TELL)
+	if (what == TEXT_TELL || what == TEXT_FLUSH)
 		return 0;
 	for (Py_ssize_t i = n_text_running - 1; i >= 0; i--)
 		if (text_running[i].self == self) {
@@ -5542,6 +5545,7 @@ TEXT_METHOD(TEXT_TRUNCATE, text_truncate)
 TEXT_METHOD(TEXT_WRITE, text_write)
 TEXT_METHOD(TEXT_DETACH, text_detach)
 TEXT_METHOD(TEXT_CLOSE, text_close)
+TEXT_METHOD(TEXT_FLUSH, text_flush)
 
 #define TEXT_DEF(name, fn)                                                                         \
 	{                                                                                          \
@@ -5556,6 +5560,7 @@ static PyMethodDef text_defs[TEXT_OPS] = {
     [TEXT_WRITE] = TEXT_DEF("write", text_write),
     [TEXT_DETACH] = TEXT_DEF("detach", text_detach),
     [TEXT_CLOSE] = TEXT_DEF("close", text_close),
+    [TEXT_FLUSH] = TEXT_DEF("flush", text_flush),
 };
 
 /* ---- arguments C code takes for what they are not ---------------------------------------- */
