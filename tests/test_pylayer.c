@@ -899,6 +899,22 @@ Test(pylayer, exception_groups_show_their_sub_exceptions)
 	           "[text.count('ValueError: v'), 'max_group_depth is 10' in text,\n"
 	           " text.count('more sub-exceptions than are shown') > 0]");
 	e2e_assert_result(r, "bounded", "[0,true,true]");
+	/* An exception already shown is not shown again as a cause or context: a group whose
+	 * member's context is the group was printed down to max_group_depth; a context cycle
+	 * shows each once. */
+	e2e_expect_result(
+	    "import traceback\n"
+	    "g = ExceptionGroup('inner', [ValueError(1)])\n"
+	    "g2 = ExceptionGroup('outer', [g])\n"
+	    "g.__context__ = g2\n"
+	    "a, b = ValueError('a'), KeyError('b')\n"
+	    "a.__context__, b.__context__ = b, a\n"
+	    "[''.join(traceback.format_exception(g2)), ''.join(traceback.format_exception(a))]",
+	    "[\"  | ExceptionGroup: outer (1 sub-exception)\\n  +-+---------------- 1 "
+	    "----------------\\n    | ExceptionGroup: inner (1 sub-exception)\\n    "
+	    "+-+---------------- 1 ----------------\\n      | ValueError: 1\\n      "
+	    "+------------------------------------\\n\",\"KeyError: 'b'\\n\\nDuring handling of "
+	    "the above exception, another exception occurred:\\n\\nValueError: a\\n\"]");
 	e2e_stop();
 }
 
@@ -2083,11 +2099,17 @@ Test(pylayer, sqlite3_keeps_its_databases_in_memory)
 	    "         attempt(lambda: c.execute(\"select fts3_tokenizer('simple')\")),\n"
 	    "         attempt(lambda: sqlite3.Connection(':memory:').execute(\n"
 	    "             \"select fts3_tokenizer('simple', x'4141414141414141')\"))]\n"
-	    "[rows, tries, c.execute('select count(*) from t').fetchone()[0]]",
+	    "try:\n"
+	    "    c.execute(\"attach database 'other.db' as o\")\n"
+	    "    why = 'attached'\n"
+	    "except sqlite3.DatabaseError as e:\n"
+	    "    why = [str(e), getattr(e, '__notes__', [''])[0][:42]]\n"
+	    "[rows, tries, c.execute('select count(*) from t').fetchone()[0], why]",
 	    "[[[\"a\",4],[\"b\",2]],[\"AttributeError\",\"AttributeError\","
 	    "\"AttributeError\",\"DatabaseError\",\"DatabaseError\",\"ran\",\"ran\","
 	    "\"PermissionError\","
-	    "\"PermissionError\",\"OperationalError\",\"OperationalError\"],3]");
+	    "\"PermissionError\",\"OperationalError\",\"OperationalError\"],3,"
+	    "[\"not authorized\",\"ATTACH of a database file is not available\"]]");
 	e2e_stop();
 }
 

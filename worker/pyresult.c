@@ -521,7 +521,35 @@ struct tb_margin {
 	int depth;
 	int need_close; /* the group's closing line is still to come */
 	long shown;     /* sub-exceptions shown so far (TRACEBACK_GROUP_TOTAL) */
+	PyObject *seen; /* the exceptions shown, by address (a set, made at the first) */
 };
+
+/* Note exc as shown; was it shown before? (Without memory for the set, nothing is. The
+ * depths and counts bound the text then, as a chain's cycle through a group.) */
+static int margin_seen(struct tb_margin *m, PyObject *exc, int note)
+{
+	PyObject *key;
+	int was = 0;
+
+	if (!m->seen && !(m->seen = PySet_New(NULL))) {
+		PyErr_Clear();
+		return 0;
+	}
+	if (!(key = PyLong_FromVoidPtr(exc))) {
+		PyErr_Clear();
+		return 0;
+	}
+	was = PySet_Contains(m->seen, key) == 1;
+	if (note && PySet_Add(m->seen, key) < 0)
+		PyErr_Clear();
+	Py_DECREF(key);
+	return was;
+}
+
+static void margin_clear(struct tb_margin *m)
+{
+	Py_CLEAR(m->seen);
+}
 
 static void sb_indent(struct strbuf *b, int depth)
 {
@@ -790,6 +818,9 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 	PyObject *cause = PyException_GetCause(exc);
 	PyObject *ctx = PyException_GetContext(exc);
 
+	/* An exception already shown is not shown again as a cause or a context (a group whose
+	 * member's context is the group), as CPython's traceback keeps them. */
+	(void)margin_seen(m, exc, 1);
 	if (depth < TRACEBACK_CHAIN_MAX) {
 		PyObject *before = NULL;
 		const char *link = NULL;
@@ -803,6 +834,8 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 			link = "\nDuring handling of the above exception, another exception "
 			       "occurred:\n\n";
 		}
+		if (before && margin_seen(m, before, 0))
+			before = NULL;
 		if (before) {
 			struct text cm = {0};
 			exc_message(before, &cm);
@@ -875,6 +908,7 @@ void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, siz
 		format_one(exc, src, &out->error_message, 0, &lib, &margin, &tb);
 	else
 		format_chain(exc, src, &out->error_message, TRACEBACK_ALL, 0, &lib, &margin, &tb);
+	margin_clear(&margin);
 	tb_sources_clear(&lib);
 	if (sb_take_text(&tb, &out->error_traceback) < 0)
 		text_set_str(&out->error_traceback, "");
@@ -954,6 +988,7 @@ static PyObject *tb_text(PyObject *exc, PyObject *limit_obj, int chain, int only
 		}
 		text_clear(&m);
 	}
+	margin_clear(&margin);
 	if (b.failed) {
 		free(b.s);
 		return PyErr_NoMemory();
