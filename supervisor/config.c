@@ -120,11 +120,12 @@ static const char *const workspace_imports[] = {
  * openpyxl (python3-openpyxl: Excel workbooks for read_excel and to_excel); pytz and dateutil
  * (python3-tz, python3-dateutil: pandas' own time zones and date parsing); PIL (python3-pil,
  * which matplotlib draws its images with: opening, converting and saving pictures); tqdm
- * (python3-tqdm: the progress bars data loops are wrapped in, drawn on stderr). */
+ * (python3-tqdm: the progress bars data loops are wrapped in, drawn on stderr); pylab
+ * (matplotlib's own module of pyplot and numpy's names, which mpmath's plots import). */
 static const char *const data_extra[] = {
-    "numpy",   "pandas",       "scipy",    "sympy",   "matplotlib", "io",
-    "csv",     "mpl_toolkits", "mpmath",   "seaborn", "tabulate",   "openpyxl",
-    "sklearn", "pytz",         "dateutil", "PIL",     "tqdm",       NULL,
+    "numpy",        "pandas", "scipy",   "sympy",    "matplotlib", "io",      "csv",
+    "mpl_toolkits", "mpmath", "seaborn", "tabulate", "openpyxl",   "sklearn", "pytz",
+    "dateutil",     "PIL",    "tqdm",    "pylab",    NULL,
 };
 
 static const char usage[] =

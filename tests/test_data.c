@@ -1306,9 +1306,31 @@ Test(data, xml_is_read_and_written_without_lxml)
 	    "    st = 'ran'\n"
 	    "except ValueError as e:\n"
 	    "    st = str(e)[:40]\n"
-	    "[df.to_dict('list'), df2.shape, back.equals(df), st]",
+	    "df3 = pd.read_xml(io.StringIO(xml), xpath='//row')\n"
+	    "try:\n"
+	    "    pd.read_xml(io.StringIO(xml), xpath='/data/row')\n"
+	    "    xp = 'read'\n"
+	    "except SyntaxError as e:\n"
+	    "    xp = 'write .//book for //book' in str(e)\n"
+	    "[df.to_dict('list'), df2.shape, back.equals(df), st, df3.equals(df), xp]",
 	    "[{\"a\":[1,2],\"b\":[\"x\",\"y\"]},[2,2],true,\"stylesheet= (XSLT) is not "
-	    "available in t\"]");
+	    "available in t\",true,true]");
+	e2e_stop();
+}
+
+/* Modules and tables data code reaches through a library: pylab (matplotlib's names with
+ * numpy's, which mpmath's plots import as any script would), pytz's country tables (read from
+ * its data files on first use, which a worker cannot open: the refusal blamed the code's own
+ * paths). */
+Test(data, pylab_and_pytz_country_tables_are_there)
+{
+	start_data(NULL);
+	e2e_expect_result("import pylab, pytz, mpmath\n"
+	                  "pylab.plot([1, 2], [3, 4])\n"
+	                  "pylab.close('all')\n"
+	                  "[pytz.country_timezones['fr'], pytz.country_names['nz'],\n"
+	                  " type(pylab.linspace(0, 1, 3)).__name__, callable(mpmath.plot)]",
+	                  "[[\"Europe/Paris\"],\"New Zealand\",\"ndarray\",true]");
 	e2e_stop();
 }
 

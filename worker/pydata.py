@@ -985,6 +985,9 @@ def _time_zones():
     for name in pytz.all_timezones:
         pytz.timezone(name)
     pytz.timezone(pytz.all_timezones[0].lower())  # builds the lower-case lookup
+    # the country tables, read from zone.tab and iso3166.tab on their first use
+    len(pytz.country_timezones)
+    len(pytz.country_names)
     try:
         from dateutil import tz
     except ImportError:
@@ -2997,7 +3000,9 @@ def _xml_by_etree(pd):
     file or address a stylesheet names (document('file:///...'): only the kernel refused it),
     and whose C parser is far more than the rest of the sandbox reads XML with. read_xml and
     to_xml use the standard library's parser (parser='etree', XPath as ElementTree knows it);
-    a stylesheet is refused with what to do instead."""
+    a stylesheet is refused with what to do instead. ElementTree finds paths from the document's
+    root element: an XPath from the document ('//book', which lxml takes) is taken as from the
+    root ('.//book'), and one it cannot read says what it reads."""
     def no_stylesheet(stylesheet):
         if stylesheet is not None:
             raise ValueError('stylesheet= (XSLT) is not available in the sandbox: read the XML '
@@ -3007,7 +3012,19 @@ def _xml_by_etree(pd):
 
     def read_xml(path_or_buffer, *, parser='etree', stylesheet=None, **kwargs):
         no_stylesheet(stylesheet)
-        return read_real(path_or_buffer, parser='etree', **kwargs)
+        xpath = kwargs.get('xpath')
+        if isinstance(xpath, str) and xpath.startswith('//'):
+            kwargs['xpath'] = '.' + xpath
+        try:
+            return read_real(path_or_buffer, parser='etree', **kwargs)
+        except SyntaxError as e:
+            if 'XPath' not in str(e):
+                raise
+            raise SyntaxError(str(e) + ' (the sandbox reads XML with the standard library\'s '
+                              'ElementTree, whose XPath starts at the root element: write '
+                              './/book for //book, ./book for /root/book; conditions such as '
+                              '[@attr="v"], [tag] and [last()] work, comparisons of numbers '
+                              '([price>10]) and other functions do not)') from None
 
     def to_xml(self, path_or_buffer=None, *args, parser='etree', stylesheet=None, **kwargs):
         no_stylesheet(stylesheet)
