@@ -2730,6 +2730,47 @@ Test(data, holders_numpy_cannot_count_keep_their_memory)
 	e2e_stop();
 }
 
+/* matplotlib's warnings name the first frame outside matplotlib: it was the sandbox's wrapper of
+ * savefig (<safepy data>), not the code's line. They name the code's line, as on the host. */
+Test(data, matplotlib_warnings_name_the_code_s_line)
+{
+	start_data(NULL);
+	e2e_expect_result("import warnings, io\n"
+	                  "import matplotlib.pyplot as plt\n"
+	                  "fig, ax = plt.subplots()\n"
+	                  "ax.plot([1, 2])\n"
+	                  "ax.set_title('\\u4e2d')\n"
+	                  "with warnings.catch_warnings(record=True) as w:\n"
+	                  "    warnings.simplefilter('always')\n"
+	                  "    fig.savefig(io.BytesIO())\n"
+	                  "    ax.set_xscale('log'); ax.set_xlim(-1, 10)\n"
+	                  "plt.close(fig)\n"
+	                  "sorted({(x.filename, x.lineno) for x in w})\n",
+	                  "[[\"<code>\",8],[\"<code>\",9]]");
+	e2e_stop();
+}
+
+/* A resize the sandbox refuses with refcheck=False given: numpy's answer told the code to pass
+ * refcheck=False. It says that the sandbox does not take it, and what to use. */
+Test(data, a_refused_resize_says_refcheck_is_not_taken)
+{
+	start_data(NULL);
+	e2e_expect_result("import numpy as np\n"
+	                  "b = np.arange(6)\n"
+	                  "c = b\n"
+	                  "try:\n"
+	                  "    b.resize((8,), refcheck=False)\n"
+	                  "    m = 'resized'\n"
+	                  "except ValueError as e:\n"
+	                  "    m = str(e)\n"
+	                  "a = np.zeros(3)\n"
+	                  "a.resize(5)\n"
+	                  "['refcheck=False is not taken in the sandbox' in m,\n"
+	                  " 'np.resize(a, shape)' in m, a.tolist(), c.tolist()]",
+	                  "[true,true,[0.0,0.0,0.0,0.0,0.0],[0,1,2,3,4,5]]");
+	e2e_stop();
+}
+
 /* The second round against the resize and warnings fixes: a Fortran-order array's view read
  * the memory its base's resize freed (the copy was made for C order only); an array of objects
  * resized so would own its objects twice (each block holds a reference of its own now, and the

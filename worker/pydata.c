@@ -750,6 +750,16 @@ static PyObject *resize_plain(PyObject *self, PyObject *args, PyObject *kw)
 		return NULL;
 	}
 	r = resize_leaving(self, args, kw2);
+	/* numpy's answer tells the code to pass the refcheck=False it passed */
+	if (!r && kw2 != kw && PyErr_ExceptionMatches(PyExc_ValueError)) {
+		PyErr_Clear();
+		PyErr_SetString(
+		    PyExc_ValueError,
+		    "cannot resize an array that references or is referenced by another "
+		    "array in this way: refcheck=False is not taken in the sandbox (the "
+		    "other references would read freed memory); np.resize(a, shape) "
+		    "makes a new array");
+	}
 	Py_XDECREF(kw2);
 	Py_DECREF(args);
 	return r;

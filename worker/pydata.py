@@ -7780,6 +7780,34 @@ def _transform_parents():
         setattr(mt.TransformNode, name, f)
 
 
+def _warnings_outside_matplotlib():
+    """matplotlib's warnings (a glyph missing from the font, a tight layout it could not make)
+    name the first frame outside matplotlib as where they come from: the sandbox's own wrapper
+    of savefig or show, not the code's line that called it. Its frames are passed over too."""
+    import itertools
+    import re
+    import warnings
+    from matplotlib import _api
+    real = _api.warn_external
+    ours = _warnings_outside_matplotlib.__code__.co_filename
+    inside = re.compile(r'\A(matplotlib|mpl_toolkits)(\Z|\.(?!tests\.))').match
+
+    def warn_external(message, category=None):
+        frame = sys._getframe()
+        for stacklevel in itertools.count(1):
+            if frame is None:
+                break
+            if frame.f_code.co_filename != ours and \
+                    not inside(frame.f_globals.get('__name__', '')):
+                break
+            frame = frame.f_back
+        warnings.warn(message, category, stacklevel)
+
+    warn_external.__doc__ = real.__doc__
+    warn_external.__module__ = real.__module__
+    _replace_everywhere(real, warn_external)
+
+
 def _no_tex():
     """text.usetex = True has matplotlib run latex and dvipng, programs a worker cannot start;
     it first made its cache directory in the server's home (a PermissionError naming the
@@ -8237,6 +8265,7 @@ def _matplotlib():
     _agg_checks()
     _no_tex()
     _transform_parents()
+    _warnings_outside_matplotlib()
     # Its configuration and cache directories are known now; a worker's environment does not
     # name the server's home.
     import os
