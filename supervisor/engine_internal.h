@@ -320,7 +320,7 @@ TAILQ_HEAD(session_list, session);
 struct workspace {
 	int fd;      /* O_PATH|O_DIRECTORY, -1: no workspace */
 	int lock_fd; /* it again, to read: the lock servers sharing it commit under, or -1 */
-	char *path; /* its absolute path, symbolic links resolved */
+	char *path;  /* its absolute path, symbolic links resolved */
 	int writable;
 	/* its owner (the directory's), with the owner's groups: a supervisor running as root
 	 * serves the workspace's requests with the owner's file system identity (as_owner), so
