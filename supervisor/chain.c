@@ -1598,18 +1598,27 @@ static void snapshot_failed(struct chain *c)
 	if (c->snap_answer) {
 		struct run_outcome o = c->claim;
 
-		/* The call ran, but its state cannot be kept: say so, with what it printed. */
+		/* The call ran, but its state cannot be kept: say so, with what it printed and the
+		 * error the code ended with (a thread bomb's "can't start new thread"). */
+		struct text ended = {0};
+
 		run_outcome_init(&c->claim);
 		c->have_claim = 0;
 		c->snap_answer = 0;
+		if (o.status == RUN_ERROR && o.error_type.len > 0)
+			(void)text_printf(&ended, "The code ended with %s: %s, and its",
+			                  o.error_type.s,
+			                  o.error_message.s ? o.error_message.s : "");
 		(void)text_set_str(&o.error_traceback, "");
 		(void)text_set_str(&o.error_type, "SessionError");
-		(void)text_printf(&o.error_message,
-		                  "The call finished, but its state could not be kept: %d threads "
-		                  "were still running when it ended, and no one-thread copy of its "
-		                  "process could be made (a session's processes and threads are "
-		                  "limited to %d).",
-		                  r->threads, ENGINE_CGROUP_PIDS);
+		(void)text_printf(
+		    &o.error_message,
+		    "%s state could not be kept: %d threads were still running when it "
+		    "ended, and no one-thread copy of its process could be made (a "
+		    "session's processes and threads are limited to %d).",
+		    ended.s ? ended.s : "The call finished, but its", r->threads,
+		    ENGINE_CGROUP_PIDS);
+		text_clear(&ended);
 		o.status = RUN_ERROR;
 		answer(c, &o, 1);
 		after_call(c);

@@ -3,6 +3,7 @@
  * configuration is the control socket's first message (ipc.h); it takes no arguments and is
  * not meant to be run by hand. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "safepy-zygote: no valid configuration on the control socket\n");
 		return ZYGOTE_EXIT_CONFIG;
 	}
+	/* One malloc arena for every thread of a worker: glibc gives each new thread an arena of its
+	 * own, 64 MiB of address space reserved, counted by RLIMIT_AS, the worker's memory limit. A
+	 * few threads of the code took most of it (11 threads of 1 MiB stacks met 1 GiB in data
+	 * mode), and a thread that then failed in its start-up left its starter waiting. */
+	mallopt(M_ARENA_MAX, 1);
 	memset(&z, 0, sizeof(z));
 	z.sandbox.memory_bytes = c.memory_bytes;
 	z.sandbox.cpu_s = c.cpu_s;
