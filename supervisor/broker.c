@@ -1465,8 +1465,16 @@ static void copy_free(struct chain *c)
 	if (!k)
 		return;
 	timer_cancel(&k->piece);
-	if (!k->taken)
+	if (!k->taken) {
+		/* A copy thrown away (its file changed meanwhile: the request copies again) counts
+		 * as what a copy taken does, so a file changed over and over is not copied for ever. */
+		uint64_t made = k->pos > 0 ? (uint64_t)k->pos : 0;
+
+		c->ws_copied = made > ENGINE_WS_BYTES_PER_CALL - c->ws_copied
+		                   ? ENGINE_WS_BYTES_PER_CALL
+		                   : c->ws_copied + made;
 		(void)unlinkat(k->dirfd, k->tmp, 0);
+	}
 	close(k->src);
 	if (k->dst >= 0)
 		close(k->dst);
@@ -3310,15 +3318,20 @@ void broker_writes_commit(struct chain *c, struct run_outcome *o)
 	struct run_file *files = c->n_writes ? calloc(c->n_writes, sizeof(*files)) : NULL;
 	size_t n = 0, budget = MCP_FILES_EMBED_MAX;
 	const char *what = NULL, *why = NULL;
+	char busy[128];
 	int failed = 0, locked = 0;
 
 	if (c->n_writes > 0 || c->n_removals > 0) {
 		locked = commit_lock(&c->e->ws);
 		what = c->e->ws.path;
-		if (locked < 0)
-			why = "was being changed by another server for over 2 s (another safepy on "
-			      "the "
-			      "same workspace)";
+		if (locked < 0) {
+			snprintf(
+			    busy, sizeof(busy),
+			    "was being changed by another server for over %d s (another safepy "
+			    "on the same workspace)",
+			    ENGINE_WS_LOCK_WAIT_MS / 1000);
+			why = busy;
+		}
 	}
 	if (!why)
 		why = commit_conflict(c, &what);

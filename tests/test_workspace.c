@@ -812,6 +812,48 @@ Test(ws_write, a_large_file_changed_in_place_is_copied_whole)
 	e2e_stop();
 }
 
+/* A copy whose file changes while it is made is made again when its request is asked again;
+ * a copy thrown away counts against the call's bytes as one taken does. A file the host kept
+ * appending to was copied again and again until the call's time ran out; now the call meets
+ * its quota (EDQUOT) and goes on, and the file holds the host's bytes only. */
+Test(ws_write, a_file_changed_during_its_copy_counts_each_copy)
+{
+	static const char append[] = "!";
+	json_object *r = NULL;
+	struct stat st;
+	int64_t id, until;
+	int fd, added = 0;
+
+	start(ARGS("--workspace-write", "--timeout", "60"));
+	put_blocks(in_ws("p.bin"), 10240); /* 40 MiB: ten pieces */
+	fd = open(in_ws("p.bin"), O_WRONLY | O_APPEND | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	id = mcpc_call_async(&e2e_srv,
+	                     "try:\n"
+	                     "    open('p.bin', 'ab').write(b'call')\n"
+	                     "    r = 'written'\n"
+	                     "except OSError as e:\n"
+	                     "    r = e.strerror\n"
+	                     "r",
+	                     NULL);
+	for (until = mcpc_now_ms() + 90000; !r && mcpc_now_ms() < until;) {
+		cr_assert_eq(write(fd, append, 1), 1);
+		added++;
+		r = e2e_hold(mcpc_wait_int_id(&e2e_srv, id, 2));
+	}
+	close(fd);
+	cr_assert_not_null(r, "no answer while the file changed; stderr:\n%s", e2e_log());
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	cr_assert_not_null(strstr(mcpc_sc_str(r, "result"), "Disk quota exceeded"), "%s",
+	                   mcpc_json(r));
+	cr_assert_eq(stat(in_ws("p.bin"), &st), 0);
+	cr_assert_eq(st.st_size, (40 << 20) + added);
+	cr_assert_eq(blocks_differ(in_ws("p.bin"), 10240, -1), -1);
+	no_hidden_files();
+	outside_unchanged();
+	e2e_stop();
+}
+
 /* Servers sharing a workspace commit one at a time, under an advisory lock on its directory:
  * a commit checked its names, then changed them, and another server's commit between the two
  * was lost (appends answered ok and gone). Held by another past the wait, nothing of the call
