@@ -824,18 +824,18 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 	if (depth < TRACEBACK_CHAIN_MAX) {
 		PyObject *before = NULL;
 		const char *link = NULL;
-		if (cause && PyExceptionInstance_Check(cause)) {
+		/* A cause shown already leaves the context to show, if it is not suppressed. */
+		if (cause && PyExceptionInstance_Check(cause) && !margin_seen(m, cause, 0)) {
 			before = cause;
 			link = "\nThe above exception was the direct cause of the following "
 			       "exception:\n\n";
 		} else if (ctx && PyExceptionInstance_Check(ctx) &&
-		           !((PyBaseExceptionObject *)exc)->suppress_context) {
+		           !((PyBaseExceptionObject *)exc)->suppress_context &&
+		           !margin_seen(m, ctx, 0)) {
 			before = ctx;
 			link = "\nDuring handling of the above exception, another exception "
 			       "occurred:\n\n";
 		}
-		if (before && margin_seen(m, before, 0))
-			before = NULL;
 		if (before) {
 			struct text cm = {0};
 			exc_message(before, &cm);
