@@ -1497,7 +1497,7 @@ Test(old_product, import_refusal_keeps_its_wording)
 }
 
 /* The refusal of a module code often reaches for (tar archives, processes, the network,
- * pickle, os without a workspace) keeps its wording and its list, then says what to do
+ * pickle, os without a workspace, logging's file handlers, resource limits) keeps its wording and its list, then says what to do
  * instead. */
 Test(old_product, import_refusal_says_what_to_use_instead)
 {
@@ -1523,10 +1523,15 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "def i():\n    import statsmodels.api as sm\n"
 	    "def j():\n    import inspect\n"
 	    "def k():\n    import joblib\n"
+	    "def l():\n    import logging.config\n"
+	    "def m():\n    import getpass\n"
+	    "def n():\n    import tracemalloc\n"
+	    "def o():\n    import resource\n"
 	    "[refusal('threading', a), refusal('subprocess', b), refusal('socket', c),\n"
 	    " refusal('urllib.request', d), refusal('pickle', e), refusal('os', f),\n"
 	    " refusal('locale', g), refusal('mmap', h), refusal('statsmodels.api', i),\n"
-	    " refusal('inspect', j), refusal('joblib', k)]",
+	    " refusal('inspect', j), refusal('joblib', k), refusal('logging.config', l),\n"
+	    " refusal('getpass', m), refusal('tracemalloc', n), refusal('resource', o)]",
 	    "[[true,\". The code runs in one thread, start to \"],"
 	    "[true,\". The code runs in one process: no progr\"],"
 	    "[true,\". The sandbox has no network: data must \"],"
@@ -1537,7 +1542,11 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "[true,\". Read a workspace file with open() and \"],"
 	    "[true,\". That package is not one of the sandbox\"],"
 	    "[true,\". A function's or class's signature and \"],"
-	    "[true,\". joblib is not available: the code runs\"]]");
+	    "[true,\". joblib is not available: the code runs\"],"
+	    "[true,\". logging itself works: logging.basicCon\"],"
+	    "[true,\". No one is at a terminal to type a pass\"],"
+	    "[true,\". The server sets the call's limits (its\"],"
+	    "[true,\". The server sets the call's limits (its\"]]");
 	e2e_stop();
 }
 

@@ -138,6 +138,16 @@ static const struct {
     {(const char *const[]){"locale", NULL},
      "Format numbers with f'{x:,.2f}' (and str.replace for other separators); read them with "
      "pandas' thousands= and decimal= options."},
+    {(const char *const[]){"logging.config", "logging.handlers", NULL},
+     "logging itself works: logging.basicConfig(level=logging.INFO, format=...) and "
+     "logging.getLogger(name) write to the call's stderr, StreamHandler(sys.stdout) to its "
+     "stdout; handlers that write files, sockets or mail are not available (the call's logs "
+     "come back with its answer)."},
+    {(const char *const[]){"getpass", NULL},
+     "No one is at a terminal to type a password or name: pass values in the code."},
+    {(const char *const[]){"tracemalloc", "resource", NULL},
+     "The server sets the call's limits (its --memory and --timeout options). Measure memory with a numpy array's .nbytes, DataFrame.memory_usage(deep=True) or "
+     "sys.getsizeof; time with time.perf_counter() or time.process_time()."},
     {(const char *const[]){"mmap", NULL},
      "Read a workspace file with open() and seek(), or in parts with pandas' chunksize=."},
     {(const char *const[]){"statsmodels", "pyarrow", "polars",     "xgboost", "lightgbm",
