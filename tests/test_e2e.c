@@ -1563,6 +1563,12 @@ Test(old_product, dunder_refusals_say_what_to_use_instead)
 	                    "issubclass() and type(x).__name__"},
 	    {"getattr(int, '__bases__')",
 	     "Forbidden access to dunder attribute: __bases__; isinstance(), issubclass()"},
+	    {"import functools\n@functools.lru_cache\ndef f(x):\n    return x\nf.__wrapped__",
+	     "Forbidden access to dunder attribute: __wrapped__; call the decorated function"},
+	    {"def f(a, b=2):\n    return a\nf.__defaults__",
+	     "__defaults__; help(f) shows a function's signature with its defaults"},
+	    {"def f():\n    pass\nf.__code__", "__code__; help(f) shows a function's signature"},
+	    {"[].append.__self__", "__self__; keep the object whose method it is"},
 	};
 
 	e2e_start(NULL);

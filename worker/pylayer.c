@@ -187,6 +187,15 @@ static const char *attr_hint(const char *name)
 	    {"__bases__", "; isinstance(), issubclass() and type(x).__name__ tell what x is"},
 	    {"__subclasses__", "; isinstance() and issubclass() tell what x is"},
 	    {"__globals__", "; globals() is the session's namespace"},
+	    {"__wrapped__", "; call the decorated function as it is (help(f) shows its signature "
+	                    "and documentation)"},
+	    {"__defaults__", "; help(f) shows a function's signature with its defaults"},
+	    {"__kwdefaults__", "; help(f) shows a function's signature with its defaults"},
+	    {"__code__", "; help(f) shows a function's signature, f.__name__ and f.__doc__ name "
+	                 "and describe it"},
+	    {"__closure__", "; help(f) shows a function's signature, f.__name__ and f.__doc__ "
+	                    "name and describe it"},
+	    {"__self__", "; keep the object whose method it is (m = obj.method: use obj)"},
 	};
 
 	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
