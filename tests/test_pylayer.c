@@ -653,6 +653,23 @@ Test(pylayer, platform_and_importlib_answer_as_the_sandbox_imports)
 	e2e_stop();
 }
 
+/* sys's view has what scripts read at their start: -W options (none, a list of the view's own),
+ * the file system's encoding, the interpreter's flags. */
+Test(pylayer, sys_has_what_scripts_read_at_their_start)
+{
+	e2e_start(NULL);
+	e2e_expect_result("import sys, warnings\n"
+	                  "out = [sys.warnoptions, sys.getfilesystemencoding(),\n"
+	                  "       sys.getfilesystemencodeerrors(), sys.flags.optimize,\n"
+	                  "       sys.flags.utf8_mode]\n"
+	                  "if not sys.warnoptions:\n"
+	                  "    warnings.simplefilter('ignore')\n"
+	                  "    out.append('filtered')\n"
+	                  "out",
+	                  "[[],\"utf-8\",\"surrogateescape\",0,1,\"filtered\"]");
+	e2e_stop();
+}
+
 /* argparse was refused (its parse_args sets each destination by name, on the namespace it is
  * given). It parses what scripts hand it: vars() of its Namespace gives the values; a library
  * class as the namespace is refused by the guard every library's write meets, and left

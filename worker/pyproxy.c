@@ -369,6 +369,9 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 	    "setrecursionlimit",
 	    "getsizeof",
 	    "getdefaultencoding",
+	    "getfilesystemencoding",
+	    "getfilesystemencodeerrors",
+	    "flags",
 	    "exit",
 	    "intern",
 	    /* CPython's own error for a long int's str names them. */
@@ -386,10 +389,12 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 		return -1;
 	/* A script's habits: its arguments (the real list, [''] as in the interactive interpreter:
 	 * what the code puts there, or sets as sys.argv, is what argparse reads), its import path
-	 * (a list of its own: nothing is imported from a path), the interpreter's path (not known:
-	 * none to start). */
+	 * (a list of its own: nothing is imported from a path), its -W options (none: `if not
+	 * sys.warnoptions: warnings.simplefilter(...)`), the interpreter's path (not known: none to
+	 * start). */
 	if (add_new(proxy, "argv", Py_XNewRef(PySys_GetObject("argv"))) < 0 ||
 	    add_new(proxy, "path", PyList_New(0)) < 0 ||
+	    add_new(proxy, "warnoptions", PyList_New(0)) < 0 ||
 	    add_new(proxy, "executable", PyUnicode_FromString("")) < 0)
 		return -1;
 	ga = PyCFunction_New(&sys_getattr_def, NULL);
