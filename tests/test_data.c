@@ -5445,6 +5445,48 @@ Test(data, lapack_wrappers_check_their_rows)
 	e2e_stop();
 }
 
+/* RBFInterpolator's compiled kernels (no bounds checks) take its plain attributes as they are:
+ * a kernel name not theirs aborted the worker, powers with more columns than the points read
+ * past each point, points with more columns than the shift and scale read past those (numbers
+ * made of other memory answered). The kernels get shapes that agree and a kernel they have;
+ * interpolants of every kind still pass through their data points. */
+Test(data, rbf_interpolator_kernels_get_shapes_that_agree)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy.interpolate import RBFInterpolator\n"
+	    "rng = np.random.default_rng(0)\n"
+	    "x = rng.random((30, 2))\n"
+	    "v = np.sin(x[:, 0]) + x[:, 1]\n"
+	    "out = []\n"
+	    "for k in ['thin_plate_spline', 'cubic', 'gaussian', 'multiquadric']:\n"
+	    "    r = RBFInterpolator(x, v, kernel=k, epsilon=2.0)\n"
+	    "    out.append(bool(np.allclose(r(x), v, atol=1e-6)))\n"
+	    "r = RBFInterpolator(x, v, neighbors=8, smoothing=np.zeros(30), degree=2)\n"
+	    "out.append(bool(np.allclose(r(x), v, atol=1e-6)))\n"
+	    "def evaluate(r, at):\n"
+	    "    try:\n"
+	    "        return str(r(at)[0])[:6]\n"
+	    "    except ValueError as e:\n"
+	    "        return str(e)[:40]\n"
+	    "r = RBFInterpolator(x, v)\n"
+	    "r.kernel = 'nonsense'\n"
+	    "out.append(evaluate(r, x[:2]))\n"
+	    "r = RBFInterpolator(x, v)\n"
+	    "r.powers = np.ones((3, 4000), dtype=int)\n"
+	    "out.append(evaluate(r, x[:2]))\n"
+	    "r = RBFInterpolator(x, v)\n"
+	    "r.y = rng.random((30, 3000))\n"
+	    "r.powers = np.zeros((3, 3000), dtype=int)\n"
+	    "out.append(evaluate(r, rng.random((2, 3000))))\n"
+	    "out",
+	    "[true,true,true,true,true,\"RBFInterpolator: kernel must be one of c\","
+	    "\"RBFInterpolator: powers must have one co\","
+	    "\"RBFInterpolator: shift must have one col\"]");
+	e2e_stop();
+}
+
 /* scipy's C wrappers of FITPACK's surface and parametric fits copied the knots they were
  * handed into a work block sized from nxest (nest) before FITPACK checked the count: bisplrep
  * and splprep with task=-1, a long t and a small nest overran the block with the code's bytes

@@ -3111,6 +3111,7 @@ def _scipy():
     _spline_inputs()
     _fpcurf_restarts()
     _fitpack_work_sizes()
+    _rbf_kernels()
     _distance_inputs()
     _kde_kernels()
     _mgc_kernels()
@@ -5675,6 +5676,67 @@ def _fitpack_work_sizes():
         checked.__doc__ = real.__doc__
     _replace_all({id(surfit_real): (surfit_real, _surfit), id(parcur_real): (parcur_real,
                                                                              _parcur)})
+
+
+def _rbf_kernels():
+    """RBFInterpolator keeps what its compiled kernels (pythran's: no bounds checks) take in
+    plain attributes (kernel, epsilon, powers, y, d, smoothing), and the kernels index them as
+    their shapes promise each other: powers with more columns than the points read past each
+    point, points with more columns than the shift and scale read past those, smoothing
+    shorter than the points read past it, and a kernel name not theirs aborted the worker.
+    Each kernel gets arrays whose shapes agree and a kernel it has."""
+    import numpy as np
+    from scipy.interpolate import _rbfinterp, _rbfinterp_pythran
+    available = frozenset(_rbfinterp._AVAILABLE)
+    system_real = _rbfinterp_pythran._build_system
+    coefficients_real = _rbfinterp_pythran._build_evaluation_coefficients
+    polynomial_real = _rbfinterp_pythran._polynomial_matrix
+
+    def array(a, dtype, ndim, what):
+        a = np.ascontiguousarray(a, dtype=dtype)
+        if a.ndim != ndim:
+            raise ValueError('RBFInterpolator: %s must be %d-dimensional' % (what, ndim))
+        return a
+
+    def kernel_of(kernel):
+        if type(kernel) is not str or kernel not in available:
+            raise ValueError('RBFInterpolator: kernel must be one of %s'
+                             % ', '.join(sorted(available)))
+        return kernel
+
+    def columns(n, *named):
+        for a, what in named:
+            if a.shape[-1] != n:
+                raise ValueError('RBFInterpolator: %s must have one column per coordinate '
+                                 '(%d), as the data points do' % (what, n))
+
+    def _build_system(y, d, smoothing, kernel, epsilon, powers):
+        y, d = array(y, float, 2, 'y'), array(d, float, 2, 'd')
+        smoothing = array(smoothing, float, 1, 'smoothing')
+        powers = array(powers, int, 2, 'powers')
+        if len(d) != len(y) or len(smoothing) != len(y):
+            raise ValueError('RBFInterpolator: d and smoothing must have one row per data '
+                             'point (%d)' % len(y))
+        columns(y.shape[1], (powers, 'powers'))
+        return system_real(y, d, smoothing, kernel_of(kernel), float(epsilon), powers)
+
+    def _build_evaluation_coefficients(x, y, kernel, epsilon, powers, shift, scale):
+        x, y = array(x, float, 2, 'x'), array(y, float, 2, 'y')
+        powers = array(powers, int, 2, 'powers')
+        shift, scale = array(shift, float, 1, 'shift'), array(scale, float, 1, 'scale')
+        columns(y.shape[1], (x, 'x'), (powers, 'powers'), (shift, 'shift'), (scale, 'scale'))
+        return coefficients_real(x, y, kernel_of(kernel), float(epsilon), powers, shift, scale)
+
+    def _polynomial_matrix(x, powers):
+        x, powers = array(x, float, 2, 'x'), array(powers, int, 2, 'powers')
+        columns(x.shape[1], (powers, 'powers'))
+        return polynomial_real(x, powers)
+
+    pairs = ((system_real, _build_system), (coefficients_real, _build_evaluation_coefficients),
+             (polynomial_real, _polynomial_matrix))
+    for real, checked in pairs:
+        checked.__doc__ = real.__doc__
+    _replace_all({id(real): (real, checked) for real, checked in pairs})
 
 
 def _fpcurf_restarts():
