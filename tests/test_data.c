@@ -2750,6 +2750,33 @@ Test(data, matplotlib_warnings_name_the_code_s_line)
 	e2e_stop();
 }
 
+/* plt.show() closes the figures it shows (as a notebook does): a plt.savefig() after it saved
+ * a new, empty figure and said nothing. It says why the figure is empty and what to do; a
+ * savefig with its figure open says nothing. */
+Test(data, savefig_after_show_says_the_figure_is_empty)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_ok("import io\n"
+	           "import matplotlib.pyplot as plt\n"
+	           "plt.plot([1, 2, 3])\n"
+	           "b = io.BytesIO()\n"
+	           "plt.savefig(b, format='svg')\n"
+	           "plt.show()\n"
+	           "e = io.BytesIO()\n"
+	           "plt.savefig(e, format='svg')\n"
+	           "plt.close('all')\n"
+	           "[b'line2d' in b.getvalue(), b'line2d' in e.getvalue()]");
+	e2e_assert_result(r, "savefig", "[true,false]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"),
+	                 "[plt.savefig(): no open figure, so an empty one was saved. plt.show() "
+	                 "shows the figures and closes them: call savefig before show, or "
+	                 "fig.savefig(...) on a figure kept in a name]\n",
+	                 "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* A resize the sandbox refuses with refcheck=False given: numpy's answer told the code to pass
  * refcheck=False. It says that the sandbox does not take it, and what to use. */
 Test(data, a_refused_resize_says_refcheck_is_not_taken)

@@ -8365,6 +8365,21 @@ def _matplotlib():
 
     show.__module__ = plt.show.__module__
     plt.show = show
+    savefig = plt.savefig
+
+    def pyplot_savefig(*args, **kwargs):
+        if not plt.get_fignums() and _shown:
+            # plt.show() closed the figures it showed (as a notebook does): pyplot's savefig
+            # then makes a new, empty figure and saves that, which said nothing.
+            sys.stderr.write('[plt.savefig(): no open figure, so an empty one was saved. '
+                             'plt.show() shows the figures and closes them: call savefig '
+                             'before show, or fig.savefig(...) on a figure kept in a name]\n')
+        return savefig(*args, **kwargs)
+
+    pyplot_savefig.__doc__ = savefig.__doc__
+    pyplot_savefig.__module__ = savefig.__module__
+    pyplot_savefig.__name__ = savefig.__name__
+    plt.savefig = pyplot_savefig
 
     from matplotlib import rcsetup
     switch = plt.switch_backend
