@@ -5472,6 +5472,46 @@ Test(data, lapack_wrappers_check_their_rows)
 	e2e_stop();
 }
 
+/* scipy.signal's C filters took sizes as C ints past scipy's own checks: medfilt2d's two odd
+ * window sizes whose product wraps to 1 in 32 bits (a one-item window buffer, the image copied
+ * past it; negative sizes passed too), remez's negative grid_density (its work arrays laid out
+ * before their buffer, the code's band edge and weight written there: another array's items
+ * changed). Sizes the buffers hold are taken; ordinary filters and designs answer as before. */
+Test(data, signal_filters_get_sizes_their_buffers_hold)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy import signal\n"
+	    "out = []\n"
+	    "img = np.arange(49.0).reshape(7, 7)\n"
+	    "out.append([float(signal.medfilt2d(img, 3).sum()), float(signal.medfilt2d(img, (3, "
+	    "5)).sum())])\n"
+	    "for ks in [(641, 6700417), (-1, -1)]:\n"
+	    "    try:\n"
+	    "        signal.medfilt2d(np.ones((4, 4)), ks)\n"
+	    "        out.append('filtered')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e)[:37])\n"
+	    "V = [np.full(56, 1.5) for _ in range(3000)]\n"
+	    "for i in range(2999, 2799, -2):\n"
+	    "    V[i] = None\n"
+	    "try:\n"
+	    "    signal.remez(16, [0.123, 0.2, 0.3, 0.5], [1, 0], weight=[7777.0, 1.0], "
+	    "grid_density=-1)\n"
+	    "    out.append('designed')\n"
+	    "except ValueError as e:\n"
+	    "    out.append(str(e)[:37])\n"
+	    "out.append(sum(bool((v != 1.5).any()) for v in V if v is not None))\n"
+	    "h = signal.remez(31, [0, 0.1, 0.2, 0.5], [1, 0])\n"
+	    "out.append([len(h), round(float(h.sum()), 6)])\n"
+	    "out",
+	    "[[980.0,954.0],\"medfilt2d: kernel_size must be odd po\","
+	    "\"medfilt2d: kernel_size must be odd po\",\"remez: numtaps, maxiter and grid_dens\",0,"
+	    "[31,0.99848]]");
+	e2e_stop();
+}
+
 /* RBFInterpolator's compiled kernels (no bounds checks) take its plain attributes as they are:
  * a kernel name not theirs aborted the worker, powers with more columns than the points read
  * past each point, points with more columns than the shift and scale read past those (numbers

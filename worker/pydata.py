@@ -3143,6 +3143,7 @@ def _scipy():
     _library_data()
     _peak_maxima()
     _order_filters()
+    _sigtools_sizes()
     _map_in_process()
     _fft_one_worker()
     _mat_streams()
@@ -3934,6 +3935,43 @@ def _order_filters():
 
     _order_filterND.__doc__ = real.__doc__
     _replace_everywhere(real, _order_filterND)
+
+
+def _sigtools_sizes():
+    """scipy.signal's C filters take sizes as C ints, unchecked past what scipy's Python
+    checks: medfilt2d's window (two odd sizes whose product wrapped to 1 in 32 bits: a window
+    buffer of one item, the image's rows copied past it into another array's header), and
+    remez's grid_density (negative: its work arrays laid out before their buffer, the code's
+    band edges and weights written there). Each gets sizes its buffers hold."""
+    import operator
+    import numpy as np
+    from scipy.signal import _sigtools
+    medfilt_real, remez_real = _sigtools._medfilt2d, _sigtools._remez
+    most = (1 << 31) - 1
+
+    def _medfilt2d(image, size):
+        size = np.asarray(size)
+        if size.shape != (2,):
+            raise ValueError('medfilt2d: kernel_size must be one size or two')
+        rows, cols = (operator.index(n) for n in size.tolist())
+        if rows < 1 or cols < 1 or rows % 2 == 0 or cols % 2 == 0 or rows * cols > most:
+            raise ValueError('medfilt2d: kernel_size must be odd positive sizes whose product '
+                             'is below 2**31')
+        return medfilt_real(image, np.array([rows, cols], dtype=np.intp))
+
+    def _remez(numtaps, bands, desired, weight, type, fs, maxiter, grid_density):
+        numtaps, maxiter = operator.index(numtaps), operator.index(maxiter)
+        grid_density = operator.index(grid_density)
+        if numtaps < 1 or grid_density < 1 or maxiter < 1 or \
+                grid_density * (numtaps // 2 + 3) > 1 << 26:
+            raise ValueError('remez: numtaps, maxiter and grid_density must be positive, and '
+                             'grid_density * numtaps below 2**27')
+        return remez_real(numtaps, bands, desired, weight, type, fs, maxiter, grid_density)
+
+    for real, checked in ((medfilt_real, _medfilt2d), (remez_real, _remez)):
+        checked.__doc__ = real.__doc__
+    _replace_all({id(medfilt_real): (medfilt_real, _medfilt2d),
+                  id(remez_real): (remez_real, _remez)})
 
 
 def _peak_maxima():
