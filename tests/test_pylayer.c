@@ -1200,6 +1200,37 @@ Test(pylayer, logging_writes_to_the_calls_stderr)
 	e2e_stop();
 }
 
+/* A syntax error is shown where it names (ast.parse(text, filename=...)): its file was shown as
+ * the code's own <code>. format_exception_only gives its place, line and caret, as CPython's
+ * does (it gave one line), and an exception's notes. */
+Test(pylayer, syntax_errors_show_the_file_they_name)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import ast, traceback\n"
+	           "try:\n"
+	           "    ast.parse('x = (1,\\n', filename='mod.py')\n"
+	           "except SyntaxError as e:\n"
+	           "    out = [traceback.format_exception_only(e)]\n"
+	           "    traceback.print_exc(limit=0)\n"
+	           "e = ValueError('v')\n"
+	           "e.add_note('a note')\n"
+	           "out.append(traceback.format_exception_only(e))\n"
+	           "out");
+	e2e_assert_result(r, "syntax",
+	                  "[[\"  File \\\"mod.py\\\", line 1\\n\",\"    x = (1,\\n\","
+	                  "\"        ^\\n\",\"SyntaxError: '(' was never closed\\n\"],"
+	                  "[\"ValueError: v\\n\",\"a note\\n\"]]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"),
+	                 "  File \"mod.py\", line 1\n"
+	                 "    x = (1,\n"
+	                 "        ^\n"
+	                 "SyntaxError: '(' was never closed\n",
+	                 "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* traceback gives the text of tracebacks as an uncaught exception's is printed: the exception
  * being handled, one given, its chain, a limit; and nothing that reaches a frame (the real
  * module's walk_tb and walk_stack are not there). */

@@ -687,7 +687,15 @@ static void format_line(PyObject *exc, const struct text *msg, struct strbuf *b)
 		    se->lineno && PyLong_Check(se->lineno) ? PyLong_AsLong(se->lineno) : 0;
 		long offset =
 		    se->offset && PyLong_Check(se->offset) ? PyLong_AsLong(se->offset) : 0;
-		sb_printf(b, "  File \"%s\", line %ld\n", INTERP_FILENAME, lineno);
+		const char *file = se->filename && PyUnicode_Check(se->filename)
+		                       ? PyUnicode_AsUTF8(se->filename)
+		                       : NULL;
+
+		/* The file it names (ast.parse(text, filename=...), a library's own), as CPython
+		 * shows it; the code's own is <code>. */
+		PyErr_Clear();
+		sb_printf(b, "  File \"%s\", line %ld\n", file && *file ? file : INTERP_FILENAME,
+		          lineno);
 		if (se->text && PyUnicode_Check(se->text)) {
 			Py_ssize_t tlen = 0;
 			const char *t = PyUnicode_AsUTF8AndSize(se->text, &tlen);
@@ -975,10 +983,7 @@ static PyObject *tb_text(PyObject *exc, PyObject *limit_obj, int chain, int only
 	} else {
 		exc_message(exc, &m);
 		if (only) {
-			struct text tn = {0};
-			type_name(Py_TYPE(exc), &tn);
-			sb_exc_line(&b, &tn, "Exception", &m);
-			text_clear(&tn);
+			format_line(exc, &m, &b); /* a syntax error's place too, and the notes */
 		} else if (chain) {
 			format_chain(exc, call_source ? call_source : "", &m, limit, 0, NULL,
 			             &margin, &b);
