@@ -2211,6 +2211,53 @@ Test(python_layer, an_expat_handler_replaced_while_it_runs_is_held)
 	stop();
 }
 
+/* Python's own codec error handlers stay its own. A 'strict' of the code's ran for every strict
+ * encoding made in C, the UTF-8 of a str among them (a lone surrogate's, then kept in the
+ * str): the import allowlist checked the name as "json.tool" while importlib asked the
+ * supervisor for the parent it made again, answered "inspect" (any module of the library,
+ * refused ones included, loaded and handed to the code). Refused; module names are ASCII; a
+ * handler of the code's own name works. */
+Test(python_layer, python_s_own_error_handlers_cannot_be_replaced)
+{
+	start(NULL);
+	expect_ok_result("import codecs, importlib\n"
+	                 "out = []\n"
+	                 "answers = []\n"
+	                 "def strict(e):\n"
+	                 "    if isinstance(e, UnicodeEncodeError):\n"
+	                 "        return (answers.pop(0) if answers else b'json', e.end)\n"
+	                 "    raise e\n"
+	                 "try:\n"
+	                 "    codecs.register_error('strict', strict)\n"
+	                 "    out.append('replaced')\n"
+	                 "except ValueError as e:\n"
+	                 "    out.append(str(e)[:40])\n"
+	                 "answers[:] = [b'json', b'inspect']\n"
+	                 "try:\n"
+	                 "    importlib.import_module('\\ud800.tool')\n"
+	                 "except ImportError as e:\n"
+	                 "    out.append(type(e).__name__)\n"
+	                 "answers[:] = []\n"
+	                 "try:\n"
+	                 "    m = importlib.import_module('\\ud800')\n"
+	                 "    out.append(hasattr(m, 'currentframe'))\n"
+	                 "except ImportError as e:\n"
+	                 "    out.append(type(e).__name__)\n"
+	                 "try:\n"
+	                 "    '\\ud800'.encode()\n"
+	                 "    out.append('encoded')\n"
+	                 "except UnicodeEncodeError:\n"
+	                 "    out.append('strict')\n"
+	                 "codecs.register_error('mine', lambda e: ('?', e.end))\n"
+	                 "out.append('\\xe9t\\xe9'.encode('ascii', 'mine').decode())\n"
+	                 "out",
+	                 "[\"the error handler 'strict' is Python's o\",\"ModuleNotFoundError\","
+	                 "\"ModuleNotFoundError\",\"strict\",\"?t?\"]");
+	refused("import inspect", &E2E_IMPORT);
+	still_serving();
+	stop();
+}
+
 /* pyexpat calls its handlers outside a parse too: a parse that failed leaves its buffered
  * text, flushed through the character data handler when that handler is set again or
  * buffer_text or buffer_size change. That handler (list.remove bound to a list only it held)

@@ -56,6 +56,10 @@ static PyObject *module_request(PyObject *self, PyObject *arg)
 		PyErr_SetString(PyExc_TypeError, "module name must be str");
 		return NULL;
 	}
+	/* Modules are named in ASCII: the UTF-8 of another name goes through the codecs, and what
+	 * is asked for must be the name importlib imports. */
+	if (!PyUnicode_IS_ASCII(arg))
+		Py_RETURN_NONE;
 	name = PyUnicode_AsUTF8AndSize(arg, &n);
 	if (!name)
 		return NULL;

@@ -3148,7 +3148,20 @@ static const char library_fixes[] =
     "            return (s, pos)\n"
     "        plain.__name__ = plain.__qualname__ = getattr(handler, '__name__', 'handler')\n"
     "        return plain\n"
+    /* Python's own handlers stay its own: a 'strict' of the user's ran for every strict
+     * encoding in C, a str's UTF-8 among them (PyUnicode_AsUTF8 of a lone surrogate, then
+     * cached in the str): the import allowlist checked one module name and importlib asked
+     * for another (V87b H1). */
+    "    _own_handlers = frozenset(('strict', 'ignore', 'replace', 'xmlcharrefreplace',\n"
+    "                               'backslashreplace', 'namereplace', 'surrogateescape',\n"
+    "                               'surrogatepass'))\n"
     "    def register_error(name, error_handler, _register=codecs.register_error):\n"
+    "        if isinstance(name, str):\n"
+    "            name = ''.join([name])\n"
+    "        if name in _own_handlers:\n"
+    "            raise ValueError(\"the error handler '%s' is Python's own and stays so: \"\n"
+    "                             \"register yours under a name of its own and pass \"\n"
+    "                             \"errors='that name'\" % name)\n"
     "        if not callable(error_handler):\n"
     "            raise TypeError('handler must be callable')\n"
     "        return _register(name, _plain_answer(error_handler))\n"

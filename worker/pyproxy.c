@@ -1009,6 +1009,13 @@ static PyObject *proxy_get(PyObject *name, int import)
 		PyErr_SetString(PyExc_TypeError, "a module name must be a str");
 		return NULL;
 	}
+	/* Every module the sandbox has is named in ASCII: another name's UTF-8 goes through the
+	 * codecs (a lone surrogate's, through the 'strict' handler: V87b H1), and the name checked
+	 * must be the name imported. */
+	if (!PyUnicode_IS_ASCII(name)) {
+		PyErr_Format(PyExc_ModuleNotFoundError, "No module named %R", name);
+		return NULL;
+	}
 	p = PyDict_GetItemWithError(proxies, name);
 	if (p || PyErr_Occurred())
 		return p;
