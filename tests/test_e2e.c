@@ -1121,7 +1121,8 @@ Test(run_python, local_time_is_the_servers_time_zone)
  * descriptor: gather, sleep, queues, timeouts, task groups, to_thread (in the call's thread) as
  * on the host; a loop that could never wake raises RuntimeError (not the time limit); the
  * loop classes code names are that loop (the real selector loop's epoll was killed); no
- * connection is made; the tasks are the pure Python ones. */
+ * connection is made and no process started, each refusal saying why; the tasks are the pure
+ * Python ones. */
 Test(run_python, asyncio_runs_tasks_and_timers_on_a_loop_without_io)
 {
 	json_object *r;
@@ -1161,8 +1162,24 @@ Test(run_python, asyncio_runs_tasks_and_timers_on_a_loop_without_io)
 	                     "RuntimeError");
 	cr_assert(strstr(mcpc_err_str(r, "message"), "the event loop would wait forever"), "%s",
 	          mcpc_json(r));
-	e2e_expect_error("import asyncio\nasyncio.run(asyncio.open_connection('127.0.0.1', 80))",
-	                 "PermissionError");
+	r = e2e_expect_error(
+	    "import asyncio\nasyncio.run(asyncio.open_connection('127.0.0.1', 80))",
+	    "PermissionError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "the sandbox has no network"), "%s",
+	          mcpc_json(r));
+	/* Processes and Unix sockets too, saying why (the base loop said nothing). */
+	e2e_expect_result("import asyncio\nout = []\n"
+	                  "async def main():\n"
+	                  "    for f in (lambda: asyncio.create_subprocess_exec('true'),\n"
+	                  "              lambda: asyncio.create_subprocess_shell('true'),\n"
+	                  "              lambda: asyncio.open_unix_connection('/tmp/x')):\n"
+	                  "        try:\n"
+	                  "            await f()\n"
+	                  "        except PermissionError as e:\n"
+	                  "            out.append(str(e)[:24])\n"
+	                  "asyncio.run(main())\nout",
+	                  "[\"the code runs in one pro\",\"the code runs in one pro\","
+	                  "\"the sandbox has no netwo\"]");
 	/* The system's own loops and child watchers (a real selector loop set any signal's
 	 * handler, a watcher started a thread) are out of reach; a task's stack is empty. */
 	e2e_expect_result(
