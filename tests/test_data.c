@@ -5512,6 +5512,74 @@ Test(data, signal_filters_get_sizes_their_buffers_hold)
 	e2e_stop();
 }
 
+/* csgraph's maximum_flow checked the source with the object's own comparisons (0 <= source <
+ * n), then its kernel took the object's __index__, another number: levels[20] = 0 in a graph
+ * of 7 vertices, another array's item. scipy.special's spheroidal functions ran Fortran with
+ * fixed work arrays past their end at c = 400, the Mathieu functions an order past 2**31 as
+ * a negative C int (both SIGSEGV). The number converts once; the functions take what their
+ * arrays hold, and answer as on the host within it. */
+Test(data, csgraph_and_special_functions_take_what_their_work_holds)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy import special as s\n"
+	    "from scipy.sparse import csr_matrix\n"
+	    "from scipy.sparse.csgraph import maximum_flow\n"
+	    "class Liar:\n"
+	    "    def __init__(self, v):\n"
+	    "        self.v = v\n"
+	    "    def __index__(self):\n"
+	    "        return self.v\n"
+	    "    __int__ = __index__\n"
+	    "    def __ge__(self, o):\n"
+	    "        return 3 >= o\n"
+	    "    def __le__(self, o):\n"
+	    "        return 3 <= o\n"
+	    "    def __lt__(self, o):\n"
+	    "        return 3 < o\n"
+	    "    def __gt__(self, o):\n"
+	    "        return 3 > o\n"
+	    "    def __eq__(self, o):\n"
+	    "        return 3 == o\n"
+	    "    def __ne__(self, o):\n"
+	    "        return 3 != o\n"
+	    "    __hash__ = object.__hash__\n"
+	    "n = 7\n"
+	    "g = csr_matrix((np.array([5, 5], np.int32), (np.array([0, 1]), np.array([1, 2]))), "
+	    "shape=(n, n))\n"
+	    "out = []\n"
+	    "V = [np.full(n, 0x11111111, np.int32) for _ in range(4000)]\n"
+	    "for i in range(3999, 3960, -2):\n"
+	    "    V[i] = None\n"
+	    "for k in range(8):\n"
+	    "    try:\n"
+	    "        maximum_flow(g, Liar(20), 6)\n"
+	    "        out.append('flowed')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e)[:22])\n"
+	    "out = sorted(set(out))\n"
+	    "out.append(sum(bool((v != 0x11111111).any()) for v in V if v is not None))\n"
+	    "out.append(maximum_flow(g, 0, 2).flow_value)\n"
+	    "for f in (lambda: s.pro_cv(1, 1, 400.0), lambda: s.pro_ang1(1, 1, 400.0, 0.5),\n"
+	    "          lambda: s.obl_cv_seq(1, 5, 400.0), lambda: s.mathieu_sem(2**31 + 2, 5.0, "
+	    "0.3)):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        out.append('computed')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e).split(':')[0])\n"
+	    "out.append([round(float(s.pro_cv(0, 0, 100.0)), 6), round(float(s.pro_ang1(1, 1, 5.0, "
+	    "0.5)[0]), 6),\n"
+	    "            [round(v, 4) for v in s.pro_cv_seq(0, 4, 3.0)], "
+	    "round(float(s.mathieu_cem(2, 5.0, 30.0)[0]), 6)])\n"
+	    "out",
+	    "[\"source value (20) must\",0,5,\"pro_cv\",\"pro_ang1\",\"obl_cv_seq\","
+	    "\"mathieu_sem\",[99.248101,0.560163,[2.1367,6.8209,11.1929,16.889,24.7085],"
+	    "0.906501]]");
+	e2e_stop();
+}
+
 /* RBFInterpolator's compiled kernels (no bounds checks) take its plain attributes as they are:
  * a kernel name not theirs aborted the worker, powers with more columns than the points read
  * past each point, points with more columns than the shift and scale read past those (numbers

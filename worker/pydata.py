@@ -3144,6 +3144,7 @@ def _scipy():
     _peak_maxima()
     _order_filters()
     _sigtools_sizes()
+    _special_work_arrays()
     _map_in_process()
     _fft_one_worker()
     _mat_streams()
@@ -3972,6 +3973,76 @@ def _sigtools_sizes():
         checked.__doc__ = real.__doc__
     _replace_all({id(medfilt_real): (medfilt_real, _medfilt2d),
                   id(remez_real): (remez_real, _remez)})
+
+
+def _special_work_arrays():
+    """scipy.special's spheroidal wave functions run Fortran that keeps its work in fixed arrays
+    (300 items in the characteristic values' routine, 200 and 0..251 in the functions'), filled
+    up to 10 or 25 + (n - m)/2 + c items: c = 400 wrote past them (SIGSEGV, and static memory
+    of the library changed before). The Mathieu functions convert the order m to a C int: past
+    2**31 it wrapped negative and the work was indexed by it (SIGSEGV). Each gets m, n and c as
+    the float64 it computes with, within what its arrays hold."""
+    import operator
+    import numpy as np
+    from scipy import special
+
+    def cv_room(m, n, c):
+        return 10 + np.floor((n - m) / 2 + c) <= 300
+
+    def function_room(m, n, c):
+        nm = 25 + np.floor((n - m) / 2 + c)
+        return (2 * nm + m <= 251) & (nm + m <= 200)
+
+    def integral(v):
+        try:
+            return operator.index(v)
+        except TypeError:
+            return float(v)
+
+    def bounded(real, room, what, scalars=False):
+        def f(m, n, c, *rest, **kwargs):
+            if scalars:
+                m, n, c = integral(m), integral(n), float(c)
+            else:
+                m, n, c = (np.asarray(a, dtype=np.float64) for a in (m, n, c))
+            with np.errstate(invalid='ignore'):
+                fits = room(m, n, c) | np.isnan(m) | np.isnan(n) | np.isnan(c)
+            if not np.all(fits):
+                raise ValueError('%s: scipy computes it in work arrays of fixed size: it takes '
+                                 '%s' % (real.__name__, what))
+            return real(m, n, c, *rest, **kwargs)
+        f.__name__ = f.__qualname__ = real.__name__
+        f.__doc__ = real.__doc__
+        return f
+
+    def order_bounded(real):
+        def f(m, q, *rest, **kwargs):
+            m = np.asarray(m, dtype=np.float64)
+            if np.any(np.abs(m) > (1 << 30)):
+                raise ValueError('%s: the order m must be below 2**30' % real.__name__)
+            return real(m, q, *rest, **kwargs)
+        f.__name__ = f.__qualname__ = real.__name__
+        f.__doc__ = real.__doc__
+        return f
+
+    cv_what = '(n - m)/2 + c below 291'
+    function_what = '(n - m)/2 + c at most 175 - m, and n + 2c at most 201'
+    replacements = {}
+    for name in dir(special):
+        real = getattr(special, name)
+        if name.startswith(('pro_', 'obl_')) and isinstance(real, np.ufunc):
+            if name in ('pro_cv', 'obl_cv'):
+                checked = bounded(real, cv_room, cv_what)
+            else:
+                checked = bounded(real, function_room, function_what)
+        elif name in ('pro_cv_seq', 'obl_cv_seq'):
+            checked = bounded(real, cv_room, cv_what, scalars=True)
+        elif name.startswith('mathieu_') and isinstance(real, np.ufunc):
+            checked = order_bounded(real)
+        else:
+            continue
+        replacements[id(real)] = (real, checked)
+    _replace_all(replacements)
 
 
 def _peak_maxima():
@@ -5005,11 +5076,27 @@ def _sparse_consumers():
     csgraph's algorithms (minimum_spanning_tree, maximum_bipartite_matching: SIGSEGV on an
     index edited after the matrix was made) and SuperLU (splu, spilu and spsolve with
     permc_spec='NATURAL' read and wrote at row indices past the matrix). Each checks the
-    matrix it is given first (_checked_sparse) and works on what was checked."""
+    matrix it is given first (_checked_sparse) and works on what was checked, and takes the
+    code's number-like objects as the ints they convert to."""
+    import operator
+    import numpy as np
     from scipy.sparse import csgraph, linalg as sla
+
+    def plain(a):
+        # An object of the code's that converts to an int (a vertex, a count) converts once,
+        # here: scipy checked it with its comparisons (0 <= source < n), then the compiled
+        # kernel took its __index__, another number (maximum_flow wrote levels[20] = 0 for a
+        # graph of 7 vertices, into another array).
+        t = type(a)
+        if t in (int, bool, float, complex, str, bytes) or a is None or \
+                isinstance(a, np.ndarray) or not hasattr(t, '__index__'):
+            return a
+        return operator.index(a)
 
     def checked(f):
         def g(A, *args, **kwargs):
+            args = [plain(a) for a in args]
+            kwargs = {k: plain(v) for k, v in kwargs.items()}
             return f(_checked_sparse(A), *args, **kwargs)
         g.__name__, g.__qualname__ = f.__name__, f.__qualname__
         g.__doc__, g.__module__ = f.__doc__, f.__module__
