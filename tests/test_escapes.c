@@ -2211,6 +2211,77 @@ Test(python_layer, an_expat_handler_replaced_while_it_runs_is_held)
 	stop();
 }
 
+/* TextIOWrapper.tell() decoded as many bytes of its snapshot as the last chunk's bytes-per-
+ * character ratio times the characters read: a seek() to a cookie kept the ratio of an emoji
+ * chunk (4) and set a snapshot of 64 ASCII bytes, and the decoder was handed 256 bytes, the
+ * objects after the snapshot among them (their bytes came back in the error). The ratio is
+ * dropped where it would reach past the snapshot: tell() answers the position; a tell() and
+ * seek() of an ordinary stream round-trip as before. */
+Test(python_layer, a_text_stream_s_tell_reads_only_its_snapshot)
+{
+	start(NULL);
+	expect_ok_result("import io\n"
+	                 "data = ('\\U0001F600' * 2048 + 'a' * 4096).encode('utf-8')\n"
+	                 "t = io.TextIOWrapper(io.BytesIO(data), encoding='utf-8')\n"
+	                 "t.read(1)\n"
+	                 "t.seek(8192 | (64 << 96) | (64 << 128))\n"
+	                 "try:\n"
+	                 "    r = t.tell()\n"
+	                 "except UnicodeDecodeError as e:\n"
+	                 "    r = len(e.object)\n"
+	                 "u = io.TextIOWrapper(io.BytesIO('h\\u00e9llo w\\u00f6rld\\n'.encode() * "
+	                 "50), encoding='utf-8')\n"
+	                 "u.readline()\n"
+	                 "u.read(5)\n"
+	                 "p = u.tell()\n"
+	                 "rest = u.read()\n"
+	                 "u.seek(p)\n"
+	                 "[r, t.read(3), p, u.read() == rest]",
+	                 "[8256,\"aaa\",20,true]");
+	still_serving();
+	stop();
+}
+
+/* A library's getattr (pprint reading a dataclass's fields) checked a name only when it was an
+ * exact str: a field named by a str subclass reached functools.partial's bound __setstate__,
+ * refused to the code, with which partial's repr read a pointer the code wrote. A str
+ * subclass names the attribute of its characters, checked as such. */
+Test(python_layer, a_library_s_getattr_checks_names_that_are_str_subclasses)
+{
+	start(NULL);
+	expect_ok_result("import pprint, dataclasses, functools\n"
+	                 "class S(str):\n"
+	                 "    pass\n"
+	                 "@dataclasses.dataclass\n"
+	                 "class E:\n"
+	                 "    x: int\n"
+	                 "fld = dataclasses.fields(E)[0]\n"
+	                 "fld.name = S('__setstate__')\n"
+	                 "@dataclasses.dataclass(repr=True, init=False, eq=False)\n"
+	                 "class D(functools.partial):\n"
+	                 "    \"\"\"doc\"\"\"\n"
+	                 "D.__dataclass_fields__ = {'x': fld}\n"
+	                 "got = []\n"
+	                 "class P(pprint.PrettyPrinter):\n"
+	                 "    def format(self, obj, context, maxlevels, level):\n"
+	                 "        got.append(type(obj).__name__)\n"
+	                 "        return ('x' * 200, True, False)\n"
+	                 "try:\n"
+	                 "    P(width=1).pformat(D(print, 1))\n"
+	                 "    r = got\n"
+	                 "except AttributeError as e:\n"
+	                 "    r = str(e)[:50]\n"
+	                 "@dataclasses.dataclass\n"
+	                 "class Point:\n"
+	                 "    x: int\n"
+	                 "    y: int\n"
+	                 "[r, pprint.pformat(Point(1, 2))]",
+	                 "[\"Forbidden access to dunder attribute: __setstate__\","
+	                 "\"Point(x=1, y=2)\"]");
+	still_serving();
+	stop();
+}
+
 /* Python's own codec error handlers stay its own. A 'strict' of the code's ran for every strict
  * encoding made in C, the UTF-8 of a str among them (a lone surrogate's, then kept in the
  * str): the import allowlist checked the name as "json.tool" while importlib asked the

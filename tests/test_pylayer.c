@@ -2112,6 +2112,31 @@ Test(pylayer, a_connection_changed_from_its_own_callback_does_not_crash)
 	e2e_stop();
 }
 
+/* The sandbox's own SQL function (safepy_commits) stays its own: a str subclass whose lower()
+ * answered another name registered over it (V87c L1). The name's characters are checked. */
+Test(pylayer, sqlite3_s_own_function_name_is_reserved)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import sqlite3\n"
+	    "con = sqlite3.connect(':memory:')\n"
+	    "out = [con.execute('select safepy_commits()').fetchone()[0]]\n"
+	    "class S(str):\n"
+	    "    def lower(self):\n"
+	    "        return 'mine'\n"
+	    "for name in ('safepy_commits', S('safepy_commits'), S('SAFEPY_Commits')):\n"
+	    "    try:\n"
+	    "        con.create_function(name, 0, lambda: 12345)\n"
+	    "        out.append('registered')\n"
+	    "    except sqlite3.ProgrammingError:\n"
+	    "        out.append('reserved')\n"
+	    "con.create_function(S('mine'), 0, lambda: 7)\n"
+	    "out + [con.execute('select safepy_commits()').fetchone()[0],\n"
+	    "       con.execute('select mine()').fetchone()[0]]",
+	    "[0,\"reserved\",\"reserved\",\"reserved\",0,7]");
+	e2e_stop();
+}
+
 /* sqlite3 works on databases in memory; the authorizer every connection gets keeps them there
  * (no ATTACH of a file, no temporary store but memory, which may be asked for and set again)
  * and the user's code cannot take it off; extensions (native code) are

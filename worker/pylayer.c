@@ -1080,6 +1080,21 @@ static PyObject *by_data_read(_PyCFunctionFast real, PyObject *module, PyObject 
 	PyObject *name = nargs >= 2 ? args[1] : NULL, *name_before, *r;
 	void *before;
 
+	if (audit_armed && name && PyUnicode_Check(name) && !PyUnicode_CheckExact(name) &&
+	    nargs <= 3) {
+		/* A str subclass names the attribute of its characters, checked as such: passed
+		 * unchecked, pprint's getattr of a dataclass field it named reached __setstate__
+		 * (V87c H2). */
+		PyObject *exact = PyUnicode_FromObject(name), *copy[3];
+
+		if (!exact)
+			return NULL;
+		for (Py_ssize_t i = 0; i < nargs; i++)
+			copy[i] = i == 1 ? exact : args[i];
+		r = by_data_read(real, module, copy, nargs, has);
+		Py_DECREF(exact);
+		return r;
+	}
 	if (!audit_armed || !name || !PyUnicode_CheckExact(name) || pyguard_reader_is_user())
 		return real(module, args, nargs);
 	if (machinery_name(name)) {
@@ -1123,6 +1138,19 @@ static PyObject *by_data_write(_PyCFunctionFast real, const char *what, PyObject
 {
 	PyObject *name = nargs >= 2 ? args[1] : NULL;
 
+	if (audit_armed && name && PyUnicode_Check(name) && !PyUnicode_CheckExact(name) &&
+	    nargs <= 3) {
+		/* A str subclass names the attribute of its characters (as by_data_read). */
+		PyObject *exact = PyUnicode_FromObject(name), *copy[3], *r;
+
+		if (!exact)
+			return NULL;
+		for (Py_ssize_t i = 0; i < nargs; i++)
+			copy[i] = i == 1 ? exact : args[i];
+		r = by_data_write(real, what, module, copy, nargs);
+		Py_DECREF(exact);
+		return r;
+	}
 	if (!audit_armed || !name || !PyUnicode_CheckExact(name) ||
 	    (PyUnicode_CompareWithASCIIString(name, "__dict__") != 0 &&
 	     PyUnicode_CompareWithASCIIString(name, "__class__") != 0) ||

@@ -5539,7 +5539,60 @@ static PyObject *text_next(PyObject *self)
 	}
 TEXT_METHOD(TEXT_READ, text_read)
 TEXT_METHOD(TEXT_READLINE, text_readline)
-TEXT_METHOD(TEXT_TELL, text_tell)
+
+/* CPython 3.11's textio struct (Modules/_io/textio.c), as far as tell() reads it; checked
+ * against a wrapper that has read a known chunk when the guard is installed (text_tail_check). */
+struct textio_state {
+	PyObject_HEAD int ok;
+	int detached;
+	Py_ssize_t chunk_size;
+	PyObject *buffer, *encoding, *encoder, *decoder, *readnl, *errors;
+	const char *writenl;
+	char line_buffering, write_through, readuniversal, readtranslate, writetranslate, seekable,
+	    has_read1, telling, finalizing;
+	void *encodefunc;
+	char encoding_start_of_stream;
+	PyObject *decoded_chars;
+	Py_ssize_t decoded_chars_used;
+	PyObject *pending_bytes;
+	Py_ssize_t pending_bytes_count;
+	PyObject *snapshot;
+	double b2cratio;
+	PyObject *raw, *weakreflist, *dict;
+};
+
+/* tell() guesses where in its snapshot's bytes the characters read so far end: the bytes-per-
+ * character ratio of the last chunk read times their count, then decodes that many bytes from
+ * the snapshot unchecked. A seek() to a cookie keeps the ratio of an earlier chunk (4 for
+ * emoji) and sets a snapshot of another (ASCII): the decoder was handed 4 times the snapshot's
+ * bytes, another object's among them (V87c H1). A ratio that would reach past the snapshot is
+ * dropped first: tell() then walks the snapshot from its start, as it does for a ratio of 0. */
+static void text_tell_bounded(PyObject *self)
+{
+	struct textio_state *t = (struct textio_state *)self;
+	PyObject *next;
+
+	if (Py_TYPE(self)->tp_basicsize < (Py_ssize_t)sizeof(*t) || !t->ok || t->detached ||
+	    !t->snapshot || !PyTuple_Check(t->snapshot) || PyTuple_GET_SIZE(t->snapshot) != 2)
+		return;
+	next = PyTuple_GET_ITEM(t->snapshot, 1);
+	if (!PyBytes_Check(next) || t->decoded_chars_used <= 0)
+		return;
+	if (!(t->b2cratio * (double)t->decoded_chars_used <= (double)PyBytes_GET_SIZE(next)))
+		t->b2cratio = 0.0;
+}
+
+static PyObject *text_tell(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *r;
+
+	if (text_enter(self, TEXT_TELL) < 0)
+		return NULL;
+	text_tell_bounded(self);
+	r = call_on(text_real[TEXT_TELL], self, args, kw);
+	text_leave(self);
+	return r;
+}
 TEXT_METHOD(TEXT_SEEK, text_seek)
 TEXT_METHOD(TEXT_TRUNCATE, text_truncate)
 TEXT_METHOD(TEXT_WRITE, text_write)
@@ -7576,6 +7629,39 @@ static int text_head_check(PyObject *io, PyTypeObject *type)
 	return -1;
 }
 
+/* The textio struct's tail as text_tell_bounded reads it: a wrapper that has read one
+ * character of ten 2-byte ones holds them all, one used, their 20 bytes as its snapshot, and a
+ * ratio of 2. */
+static int text_tail_check(PyObject *io, PyTypeObject *type)
+{
+	PyObject *b = PyObject_CallMethod(io, "BytesIO", "y#",
+	                                  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	                                  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9",
+	                                  (Py_ssize_t)20),
+	         *w, *r;
+	int fits = 0;
+
+	w = b ? PyObject_CallFunction((PyObject *)type, "Os", b, "utf-8") : NULL;
+	r = w ? PyObject_CallMethod(w, "read", "i", 1) : NULL;
+	if (r && type->tp_basicsize == (Py_ssize_t)sizeof(struct textio_state)) {
+		const struct textio_state *t = (const struct textio_state *)w;
+		fits = t->b2cratio == 2.0 && t->decoded_chars_used == 1 && t->decoded_chars &&
+		       PyUnicode_Check(t->decoded_chars) &&
+		       PyUnicode_GET_LENGTH(t->decoded_chars) == 10 && t->snapshot &&
+		       PyTuple_Check(t->snapshot) && PyTuple_GET_SIZE(t->snapshot) == 2 &&
+		       PyBytes_Check(PyTuple_GET_ITEM(t->snapshot, 1)) &&
+		       PyBytes_GET_SIZE(PyTuple_GET_ITEM(t->snapshot, 1)) == 20;
+	}
+	Py_XDECREF(r);
+	Py_XDECREF(w);
+	Py_XDECREF(b);
+	if (fits)
+		return 0;
+	if (!PyErr_Occurred())
+		PyErr_SetString(PyExc_TypeError, "io.TextIOWrapper's state is not as known");
+	return -1;
+}
+
 static int text_guard(PyObject *io)
 {
 	PyObject *t = PyObject_GetAttrString(io, "TextIOWrapper");
@@ -7590,7 +7676,7 @@ static int text_guard(PyObject *io)
 		return -1;
 	}
 	Py_DECREF(t); /* io keeps it */
-	if (text_head_check(io, type) < 0)
+	if (text_head_check(io, type) < 0 || text_tail_check(io, type) < 0)
 		return -1;
 	if (replace_method(type, "reconfigure", &reconfigure_def, &reconfigure_real) < 0)
 		return -1;
