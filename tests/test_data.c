@@ -5512,6 +5512,62 @@ Test(data, signal_filters_get_sizes_their_buffers_hold)
 	e2e_stop();
 }
 
+/* scipy.signal read an axis argument twice: through __index__ to check zi's shape or size an
+ * output, through its own % to choose the axis the compiled code walks. An object answering 1
+ * to one and 0 to the other had sosfilt write past zi (another array's items changed) and
+ * upfirdn read past x; UNU.RAN's qrvs read as many draws as it asked an engine of the code's
+ * for, past the fewer it answered. The axis is the int it converts to, once; the engine's
+ * answer is checked; both answer as the plain int and scipy's own engine do. */
+Test(data, signal_axes_and_qmc_draws_are_read_once_and_checked)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy import signal\n"
+	    "from scipy.stats import qmc, sampling\n"
+	    "class Axis:\n"
+	    "    def __init__(self, index, mod):\n"
+	    "        self.index, self.mod = index, mod\n"
+	    "    def __index__(self):\n"
+	    "        return self.index\n"
+	    "    def __mod__(self, n):\n"
+	    "        return self.mod\n"
+	    "out = []\n"
+	    "sos = signal.butter(2, 0.2, output='sos')\n"
+	    "x = np.linspace(0, 1, 50).reshape(1, 50)\n"
+	    "zi = np.zeros((sos.shape[0], 1, 2))\n"
+	    "y1, z1 = signal.sosfilt(sos, x, axis=Axis(1, 0), zi=zi)\n"
+	    "y2, z2 = signal.sosfilt(sos, x, axis=1, zi=zi)\n"
+	    "out.append([y1.shape, bool(np.array_equal(y1, y2)), bool(np.array_equal(z1, z2))])\n"
+	    "h = np.array([1.0, 0.0])\n"
+	    "u1 = signal.upfirdn(h, np.full((1, 40), 0.5), axis=Axis(0, 1))\n"
+	    "u2 = signal.upfirdn(h, np.full((1, 40), 0.5), axis=0)\n"
+	    "out.append([u1.shape, bool(np.array_equal(u1, u2))])\n"
+	    "class Unif:\n"
+	    "    def pdf(self, x):\n"
+	    "        return 1.0\n"
+	    "    def cdf(self, x):\n"
+	    "        return min(max(x, 0.0), 1.0)\n"
+	    "    def support(self):\n"
+	    "        return (0.0, 1.0)\n"
+	    "class Short(qmc.QMCEngine):\n"
+	    "    def __init__(self):\n"
+	    "        super().__init__(d=1)\n"
+	    "    def _random(self, n=1, *, workers=1):\n"
+	    "        return np.full((max(n - 600, 1), 1), 0.5)\n"
+	    "gen = sampling.NumericalInverseHermite(Unif(), order=1)\n"
+	    "try:\n"
+	    "    gen.qrvs(size=1000, qmc_engine=Short())\n"
+	    "    out.append('drawn')\n"
+	    "except ValueError as e:\n"
+	    "    out.append(str(e)[:28])\n"
+	    "q = gen.qrvs(size=64, qmc_engine=qmc.Sobol(d=1, seed=1))\n"
+	    "out.append([q.shape, bool(((q >= 0) & (q <= 1)).all())])\n"
+	    "out",
+	    "[[[1,50],true,true],[[2,40],true],\"the QMC engine answered (400\",[[64],true]]");
+	e2e_stop();
+}
+
 /* csgraph's maximum_flow checked the source with the object's own comparisons (0 <= source <
  * n), then its kernel took the object's __index__, another number: levels[20] = 0 in a graph
  * of 7 vertices, another array's item. scipy.special's spheroidal functions ran Fortran with

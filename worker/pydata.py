@@ -3145,6 +3145,8 @@ def _scipy():
     _order_filters()
     _sigtools_sizes()
     _special_work_arrays()
+    _axis_arguments()
+    _qmc_draws()
     _map_in_process()
     _fft_one_worker()
     _mat_streams()
@@ -4043,6 +4045,92 @@ def _special_work_arrays():
             continue
         replacements[id(real)] = (real, checked)
     _replace_all(replacements)
+
+
+def _axis_arguments():
+    """scipy's Python functions read an axis argument more than once: through __index__ to check
+    a shape, then through its own arithmetic (axis % x.ndim) to choose the axis the compiled
+    code walks. An object of the code's answering 1 to one and 0 to the other made sosfilt
+    filter more signals than its zi had rows (a write past zi into another array) and upfirdn
+    size an output from one axis and fill it along another (reads past x). The functions of
+    scipy.signal, scipy.ndimage, scipy.fft and scipy.interpolate take an axis as the int it
+    converts to, once."""
+    import functools
+    import inspect
+    import operator
+    from scipy import fft, interpolate, ndimage, signal
+
+    def plain(axis):
+        if axis is None or type(axis) is int:
+            return axis
+        if isinstance(axis, (tuple, list)):
+            return type(axis)(plain(a) for a in axis) if type(axis) in (tuple, list) \
+                else tuple(plain(a) for a in axis)
+        return operator.index(axis)
+
+    def normalised(f, pos):
+        def g(*args, **kwargs):
+            if len(args) > pos:
+                args = args[:pos] + (plain(args[pos]),) + args[pos + 1:]
+            elif 'axis' in kwargs:
+                kwargs['axis'] = plain(kwargs['axis'])
+            return f(*args, **kwargs)
+        functools.update_wrapper(g, f)
+        return g
+
+    replacements = {}
+    for module in (signal, ndimage, fft, interpolate):
+        for name in getattr(module, '__all__', ()):
+            f = getattr(module, name, None)
+            if type(f) is not type(plain) or id(f) in replacements:
+                continue
+            try:
+                params = list(inspect.signature(f).parameters.values())
+            except (TypeError, ValueError):
+                continue
+            for i, p in enumerate(params):
+                if p.name == 'axis' and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                    pos = i if p.kind == p.POSITIONAL_OR_KEYWORD else 1 << 30
+                    replacements[id(f)] = (f, normalised(f, pos))
+                    break
+    _replace_all(replacements)
+
+
+def _qmc_draws():
+    """scipy.stats.sampling's qrvs reads as many uniforms from the QMC engine's answer as it
+    asked for (Cython, no bounds checks): an engine of the code's answering fewer had the bytes
+    after them read as draws (another array's data came back as variates). The engine is asked
+    through one that checks the answer: n draws of d numbers, copied."""
+    import operator
+    import numpy as np
+    from scipy.stats import qmc, sampling
+
+    class CheckedEngine(qmc.QMCEngine):
+        def __init__(self, engine):
+            self._engine = engine
+            super().__init__(d=operator.index(engine.d))
+
+        def random(self, n=1, *, workers=1):
+            n = operator.index(n)
+            drawn = np.array(self._engine.random(n), dtype=np.float64)
+            if drawn.shape != (n, self.d):
+                raise ValueError('the QMC engine answered %s numbers for %d draws of %d '
+                                 'dimensions' % (drawn.shape, n, self.d))
+            return drawn
+
+        _random = random
+
+    for cls in (sampling.NumericalInverseHermite, sampling.NumericalInversePolynomial):
+        real = cls.qrvs
+
+        def qrvs(self, size=None, d=None, qmc_engine=None, _real=real):
+            if qmc_engine is not None and isinstance(qmc_engine, qmc.QMCEngine):
+                qmc_engine = CheckedEngine(qmc_engine)
+            return _real(self, size, d, qmc_engine)
+
+        qrvs.__doc__ = real.__doc__
+        qrvs.__name__ = qrvs.__qualname__ = 'qrvs'
+        type_patches[(cls, 'qrvs')] = qrvs
 
 
 def _peak_maxima():
