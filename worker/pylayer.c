@@ -1074,6 +1074,18 @@ static int library_names_machinery(PyObject *name)
 	       update_wrapper_reads_dict(name);
 }
 
+/* A name that is a str subclass names the attribute of its characters, checked as such (passed
+ * unchecked, pprint's getattr of a dataclass field it named reached __setstate__: V87c H2):
+ * copy gets args with the exact str in the name's place. A new reference to it, or NULL. */
+static PyObject *exact_name(PyObject *const *args, Py_ssize_t nargs, PyObject **copy)
+{
+	PyObject *exact = PyUnicode_FromObject(args[1]);
+
+	for (Py_ssize_t i = 0; exact && i < nargs; i++)
+		copy[i] = i == 1 ? exact : args[i];
+	return exact;
+}
+
 static PyObject *by_data_read(_PyCFunctionFast real, PyObject *module, PyObject *const *args,
                               Py_ssize_t nargs, int has)
 {
@@ -1082,15 +1094,10 @@ static PyObject *by_data_read(_PyCFunctionFast real, PyObject *module, PyObject 
 
 	if (audit_armed && name && PyUnicode_Check(name) && !PyUnicode_CheckExact(name) &&
 	    nargs <= 3) {
-		/* A str subclass names the attribute of its characters, checked as such: passed
-		 * unchecked, pprint's getattr of a dataclass field it named reached __setstate__
-		 * (V87c H2). */
-		PyObject *exact = PyUnicode_FromObject(name), *copy[3];
+		PyObject *copy[3], *exact = exact_name(args, nargs, copy);
 
 		if (!exact)
 			return NULL;
-		for (Py_ssize_t i = 0; i < nargs; i++)
-			copy[i] = i == 1 ? exact : args[i];
 		r = by_data_read(real, module, copy, nargs, has);
 		Py_DECREF(exact);
 		return r;
@@ -1140,13 +1147,10 @@ static PyObject *by_data_write(_PyCFunctionFast real, const char *what, PyObject
 
 	if (audit_armed && name && PyUnicode_Check(name) && !PyUnicode_CheckExact(name) &&
 	    nargs <= 3) {
-		/* A str subclass names the attribute of its characters (as by_data_read). */
-		PyObject *exact = PyUnicode_FromObject(name), *copy[3], *r;
+		PyObject *copy[3], *r, *exact = exact_name(args, nargs, copy);
 
 		if (!exact)
 			return NULL;
-		for (Py_ssize_t i = 0; i < nargs; i++)
-			copy[i] = i == 1 ? exact : args[i];
 		r = by_data_write(real, what, module, copy, nargs);
 		Py_DECREF(exact);
 		return r;

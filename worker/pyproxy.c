@@ -146,7 +146,8 @@ static const struct {
     {(const char *const[]){"getpass", NULL},
      "No one is at a terminal to type a password or name: pass values in the code."},
     {(const char *const[]){"tracemalloc", "resource", NULL},
-     "The server sets the call's limits (its --memory and --timeout options). Measure memory with a numpy array's .nbytes, DataFrame.memory_usage(deep=True) or "
+     "The server sets the call's limits (its --memory and --timeout options). Measure memory "
+     "with a numpy array's .nbytes, DataFrame.memory_usage(deep=True) or "
      "sys.getsizeof; time with time.perf_counter() or time.process_time()."},
     {(const char *const[]){"mmap", NULL},
      "Read a workspace file with open() and seek(), or in parts with pandas' chunksize=."},

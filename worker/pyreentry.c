@@ -5541,7 +5541,7 @@ TEXT_METHOD(TEXT_READ, text_read)
 TEXT_METHOD(TEXT_READLINE, text_readline)
 
 /* CPython 3.11's textio struct (Modules/_io/textio.c), as far as tell() reads it; checked
- * against a wrapper that has read a known chunk when the guard is installed (text_tail_check). */
+ * against a wrapper that has read a known chunk when the guard is installed (text_tail_fits). */
 struct textio_state {
 	PyObject_HEAD int ok;
 	int detached;
@@ -7605,34 +7605,10 @@ static int replace_text_init(PyTypeObject *t, void *arg)
 	return 0;
 }
 
-/* The textio struct's head as text_init_checked reads it: a new wrapper is ok and not
- * detached, then detached. */
-static int text_head_check(PyObject *io, PyTypeObject *type)
-{
-	PyObject *b = PyObject_CallMethod(io, "BytesIO", NULL), *w, *r;
-	int fits = 0;
-
-	w = b ? PyObject_CallFunction((PyObject *)type, "Os", b, "utf-8") : NULL;
-	if (w && Py_TYPE(w)->tp_basicsize >= (Py_ssize_t)sizeof(struct textio_head)) {
-		const struct textio_head *h = (const struct textio_head *)w;
-		fits = h->ok == 1 && h->detached == 0;
-		r = PyObject_CallMethod(w, "detach", NULL);
-		fits = fits && r && h->ok == 1 && h->detached == 1;
-		Py_XDECREF(r);
-	}
-	Py_XDECREF(w);
-	Py_XDECREF(b);
-	if (fits)
-		return 0;
-	if (!PyErr_Occurred())
-		PyErr_SetString(PyExc_TypeError, "io.TextIOWrapper's state is not as known");
-	return -1;
-}
-
 /* The textio struct's tail as text_tell_bounded reads it: a wrapper that has read one
  * character of ten 2-byte ones holds them all, one used, their 20 bytes as its snapshot, and a
  * ratio of 2. */
-static int text_tail_check(PyObject *io, PyTypeObject *type)
+static int text_tail_fits(PyObject *io, PyTypeObject *type)
 {
 	PyObject *b = PyObject_CallMethod(io, "BytesIO", "y#",
 	                                  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
@@ -7655,7 +7631,27 @@ static int text_tail_check(PyObject *io, PyTypeObject *type)
 	Py_XDECREF(r);
 	Py_XDECREF(w);
 	Py_XDECREF(b);
-	if (fits)
+	return fits;
+}
+
+/* The textio struct's head as text_init_checked reads it: a new wrapper is ok and not
+ * detached, then detached; and its tail as text_tell_bounded reads it. */
+static int text_head_check(PyObject *io, PyTypeObject *type)
+{
+	PyObject *b = PyObject_CallMethod(io, "BytesIO", NULL), *w, *r;
+	int fits = 0;
+
+	w = b ? PyObject_CallFunction((PyObject *)type, "Os", b, "utf-8") : NULL;
+	if (w && Py_TYPE(w)->tp_basicsize >= (Py_ssize_t)sizeof(struct textio_head)) {
+		const struct textio_head *h = (const struct textio_head *)w;
+		fits = h->ok == 1 && h->detached == 0;
+		r = PyObject_CallMethod(w, "detach", NULL);
+		fits = fits && r && h->ok == 1 && h->detached == 1;
+		Py_XDECREF(r);
+	}
+	Py_XDECREF(w);
+	Py_XDECREF(b);
+	if (fits && text_tail_fits(io, type))
 		return 0;
 	if (!PyErr_Occurred())
 		PyErr_SetString(PyExc_TypeError, "io.TextIOWrapper's state is not as known");
@@ -7676,7 +7672,7 @@ static int text_guard(PyObject *io)
 		return -1;
 	}
 	Py_DECREF(t); /* io keeps it */
-	if (text_head_check(io, type) < 0 || text_tail_check(io, type) < 0)
+	if (text_head_check(io, type) < 0)
 		return -1;
 	if (replace_method(type, "reconfigure", &reconfigure_def, &reconfigure_real) < 0)
 		return -1;
