@@ -5568,6 +5568,53 @@ Test(data, signal_axes_and_qmc_draws_are_read_once_and_checked)
 	e2e_stop();
 }
 
+/* Rotation.from_euler checked its axis sequence by len() and a pattern, then used seq.lower():
+ * a str subclass's own answered four axes for three angles, and the compiled composition read
+ * the value beside them (1.2345 came back in the rotation). pandas' nsmallest checked n by its
+ * comparisons and handed kth_smallest n - 1 by the object's own arithmetic: memory beside the
+ * copy was read (a time-limit loop or SIGSEGV for other numbers). The sequence is the str of
+ * its characters, k is within the array; ordinary calls answer as before. */
+Test(data, euler_sequences_and_kth_smallest_take_what_was_checked)
+{
+	start_data(NULL);
+	e2e_expect_result("import numbers\n"
+	                  "import numpy as np\n"
+	                  "import pandas as pd\n"
+	                  "from scipy.spatial.transform import Rotation as R\n"
+	                  "class S(str):\n"
+	                  "    def lower(self):\n"
+	                  "        return 'xyzx'\n"
+	                  "big = np.zeros((2, 3))\n"
+	                  "big[1, 0] = 1.2345\n"
+	                  "q = R.from_euler(S('xyz'), big[0:1]).as_quat()[0]\n"
+	                  "out = [[round(float(v), 6) for v in q]]\n"
+	                  "r = R.from_euler('xyz', [0.1, 0.2, 0.3])\n"
+	                  "out.append([round(float(v), 6) for v in r.as_euler(S('xyz'))])\n"
+	                  "class N(numbers.Number):\n"
+	                  "    def __init__(self, v):\n"
+	                  "        self.v = v\n"
+	                  "    def __le__(self, o):\n"
+	                  "        return False\n"
+	                  "    __lt__ = __ge__ = __gt__ = __eq__ = __le__\n"
+	                  "    def __hash__(self):\n"
+	                  "        return 1\n"
+	                  "    def __sub__(self, o):\n"
+	                  "        return self.v\n"
+	                  "    def __index__(self):\n"
+	                  "        return self.v\n"
+	                  "    __int__ = __index__\n"
+	                  "s = pd.Series(np.arange(1000.0))\n"
+	                  "try:\n"
+	                  "    s.nsmallest(N(5000), keep='all')\n"
+	                  "    out.append('selected')\n"
+	                  "except (ValueError, TypeError) as e:\n"
+	                  "    out.append(str(e)[:34])\n"
+	                  "out + [s.nsmallest(3).tolist(), s.nlargest(2).tolist()]",
+	                  "[[0.0,0.0,0.0,1.0],[0.1,0.2,0.3],\"kth_smallest: k must be within the\","
+	                  "[0.0,1.0,2.0],[999.0,998.0]]");
+	e2e_stop();
+}
+
 /* csgraph's maximum_flow checked the source with the object's own comparisons (0 <= source <
  * n), then its kernel took the object's __index__, another number: levels[20] = 0 in a graph
  * of 7 vertices, another array's item. scipy.special's spheroidal functions ran Fortran with

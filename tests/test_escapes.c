@@ -2282,6 +2282,45 @@ Test(python_layer, a_library_s_getattr_checks_names_that_are_str_subclasses)
 	stop();
 }
 
+/* copy's reconstruction checked a built-in's state before its deep copy, whose memo the copied
+ * objects' __deepcopy__ are handed: one that filled it with a forged tuple under the ids near
+ * its own allocations had StringIO's C __setstate__ read None as a str (type(None)'s memory
+ * decoded as characters). What a built-in is given is what was checked, the same kinds of
+ * object: ten tries are refused or copy the real state; a plain deep copy works. */
+Test(python_layer, a_deep_copy_s_memo_cannot_forge_a_built_in_s_state)
+{
+	start(NULL);
+	expect_ok_result("import io, copy\n"
+	                 "FORGED = (None, '', 0, None)\n"
+	                 "class Evil:\n"
+	                 "    def __deepcopy__(self, memo):\n"
+	                 "        probe = [tuple([i, i, i, i]) for i in range(200)]\n"
+	                 "        base = min(id(p) for p in probe)\n"
+	                 "        for a in range(base - (1 << 20), base + (1 << 20), 16):\n"
+	                 "            if a != id(memo) and a not in memo:\n"
+	                 "                memo[a] = FORGED\n"
+	                 "        return self\n"
+	                 "class S(io.StringIO):\n"
+	                 "    pass\n"
+	                 "outcomes = set()\n"
+	                 "for attempt in range(10):\n"
+	                 "    s = S('hello')\n"
+	                 "    s.e = Evil()\n"
+	                 "    try:\n"
+	                 "        outcomes.add(copy.deepcopy(s).getvalue())\n"
+	                 "    except TypeError:\n"
+	                 "        outcomes.add('refused')\n"
+	                 "    except ValueError:\n"
+	                 "        outcomes.add('read as a str')\n"
+	                 "u = S('plain')\n"
+	                 "u.n = [1, 2]\n"
+	                 "v = copy.deepcopy(u)\n"
+	                 "[outcomes <= {'hello', 'refused'}, v.getvalue(), v.n, v.n is not u.n]",
+	                 "[true,\"plain\",[1,2],true]");
+	still_serving();
+	stop();
+}
+
 /* Python's own codec error handlers stay its own. A 'strict' of the code's ran for every strict
  * encoding made in C, the UTF-8 of a str among them (a lone surrogate's, then kept in the
  * str): the import allowlist checked the name as "json.tool" while importlib asked the

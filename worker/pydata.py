@@ -1293,6 +1293,7 @@ def _pandas():
     _json_snapshots()
     _json_numpy_decoder()
     _final_dates()
+    _kth_smallest()
     _cached_properties()
 
 
@@ -3147,6 +3148,7 @@ def _scipy():
     _special_work_arrays()
     _axis_arguments()
     _qmc_draws()
+    _euler_sequences()
     _map_in_process()
     _fft_one_worker()
     _mat_streams()
@@ -4131,6 +4133,51 @@ def _qmc_draws():
         qrvs.__doc__ = real.__doc__
         qrvs.__name__ = qrvs.__qualname__ = 'qrvs'
         type_patches[(cls, 'qrvs')] = qrvs
+
+
+def _euler_sequences():
+    """Rotation.from_euler checked its axis sequence by len() and a pattern, then used
+    seq.lower(): a str subclass's own, answering a longer sequence, had the compiled quaternion
+    composition read angles past those given (a value beside them came back in the rotation).
+    from_euler and as_euler take the sequence as the exact str of its characters."""
+    from scipy.spatial.transform import Rotation
+
+    def exact(seq):
+        return ''.join([seq]) if isinstance(seq, str) else seq
+
+    from_real = Rotation.__dict__['from_euler']
+    as_real = Rotation.as_euler
+
+    def from_euler(cls, seq, angles, degrees=False):
+        return from_real.__get__(None, cls)(exact(seq), angles, degrees)
+
+    def as_euler(self, seq, degrees=False):
+        return as_real(self, exact(seq), degrees)
+
+    from_euler.__doc__, as_euler.__doc__ = Rotation.from_euler.__doc__, as_real.__doc__
+    type_patches[(Rotation, 'from_euler')] = classmethod(from_euler)
+    type_patches[(Rotation, 'as_euler')] = as_euler
+
+
+def _kth_smallest():
+    """pandas' nsmallest and nlargest checked n by its comparisons (n <= 0, n >= len) and then
+    handed n - 1, computed by the object's own arithmetic, to the compiled kth_smallest, which
+    reads and writes arr[k] unchecked: a number class of the code's answering False to every
+    comparison read memory beside the copy it was given (another array's values came back).
+    kth_smallest takes a k within its array."""
+    import operator
+    from pandas._libs import algos
+    real = algos.kth_smallest
+
+    def kth_smallest(arr, k):
+        k = operator.index(k)
+        if not 0 <= k < len(arr):
+            raise ValueError('kth_smallest: k must be within the array (0 <= k < %d, not %d)'
+                             % (len(arr), k))
+        return real(arr, k)
+
+    kth_smallest.__doc__ = real.__doc__
+    _replace_all({id(real): (real, kth_smallest)})
 
 
 def _peak_maxima():

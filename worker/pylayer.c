@@ -3283,6 +3283,12 @@ static const char library_fixes[] =
     "        if v is not None and not isinstance(v, _function):\n"
     "            return True\n"
     "    return False\n"
+    "def _same_kinds(a, b):\n"
+    "    if type(a) is not type(b):\n"
+    "        return False\n"
+    "    if type(a) is tuple:\n"
+    "        return len(a) == len(b) and all(_same_kinds(p, q) for p, q in zip(a, b))\n"
+    "    return True\n"
     "def _class_attr(t, name, _mro=type.__dict__['__mro__'].__get__,\n"
     "                _dict=type.__dict__['__dict__'].__get__):\n"
     "    for c in _mro(t):\n"
@@ -3354,9 +3360,24 @@ static const char library_fixes[] =
     "        y = reconstruct(x, own, func, args, **kwargs)\n"
     "        deep = own is not None\n"
     "        if state is not None:\n"
+    "            given = state\n"
     "            if deep:\n"
     "                state = deepcopy(state, own)\n"
     "            setstate = found[-1]\n"
+    /* The checks above read the state before its deep copy, whose memo the copied objects'
+     * __deepcopy__ are handed: one that filled it with a forged tuple under the ids the state
+     * might have had swapped StringIO's state for (None, '', 0, None), read by its C
+     * __setstate__ as a str (V87f H1). What a built-in object is given is what was checked:
+     * the same kinds of object, a built-in's dict as empty as it was. */
+    "            if deep and (not _flags(type(y)) & _HEAPTYPE or\n"
+    "                         (setstate is not None and not isinstance(setstate, _function))):\n"
+    "                d = (state[0] if type(state) is tuple and len(state) == 2 else state)\n"
+    "                if not _same_kinds(given, state) or (\n"
+    "                        setstate is None and not _flags(type(y)) & _HEAPTYPE and\n"
+    "                        type(y) is not _namespace and d is not None and\n"
+    "                        (type(d) is not dict or len(d))):\n"
+    "                    raise TypeError('copy sets the state of a built-in %s only as it was '\n"
+    "                                    'read (its deep copy gave another)' % _name(type(y)))\n"
     "            if setstate is not None:\n"
     "                setstate(y, state)\n"
     "            else:\n"
