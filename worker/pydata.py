@@ -3982,10 +3982,10 @@ def _sigtools_sizes():
 def _special_work_arrays():
     """scipy.special's spheroidal wave functions run Fortran that keeps its work in fixed arrays
     (300 items in the characteristic values' routine, 200 and 0..251 in the functions'), filled
-    up to 10 or 25 + (n - m)/2 + c items: c = 400 wrote past them (SIGSEGV, and static memory
-    of the library changed before). The Mathieu functions convert the order m to a C int: past
-    2**31 it wrapped negative and the work was indexed by it (SIGSEGV). Each gets m, n and c as
-    the float64 it computes with, within what its arrays hold."""
+    up to 10 or 25 + (n - m)/2 + c items: c = 400 wrote past them (SIGSEGV). The Mathieu
+    functions convert the order m to a C int: past 2**31 it wrapped negative and the work was
+    indexed by it (SIGSEGV). Each gets m, n and c as the float64 it computes with, within what
+    its arrays hold."""
     import operator
     import numpy as np
     from scipy import special
@@ -5942,8 +5942,8 @@ def _rbf_kernels():
     """RBFInterpolator keeps what its compiled kernels (pythran's: no bounds checks) take in
     plain attributes (kernel, epsilon, powers, y, d, smoothing), and the kernels index them as
     their shapes promise each other: powers with more columns than the points read past each
-    point, points with more columns than the shift and scale read past those, smoothing
-    shorter than the points read past it, and a kernel name not theirs aborted the worker.
+    point, points with more columns than the shift and scale read past those (and smoothing
+    shorter than the points would be), and a kernel name not theirs aborted the worker.
     Each kernel gets arrays whose shapes agree and a kernel it has."""
     import numpy as np
     from scipy.interpolate import _rbfinterp, _rbfinterp_pythran
