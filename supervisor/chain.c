@@ -1605,10 +1605,11 @@ static void snapshot_failed(struct chain *c)
 		run_outcome_init(&c->claim);
 		c->have_claim = 0;
 		c->snap_answer = 0;
-		if (o.status == RUN_ERROR && o.error_type.len > 0)
+		if (o.status == RUN_ERROR && o.error_type.len > 0 && o.error_message.len > 0)
 			(void)text_printf(&ended, "The code ended with %s: %s, and its",
-			                  o.error_type.s,
-			                  o.error_message.s ? o.error_message.s : "");
+			                  o.error_type.s, o.error_message.s);
+		else if (o.status == RUN_ERROR && o.error_type.len > 0)
+			(void)text_printf(&ended, "The code ended with %s, and its", o.error_type.s);
 		(void)text_set_str(&o.error_traceback, "");
 		(void)text_set_str(&o.error_type, "SessionError");
 		(void)text_printf(

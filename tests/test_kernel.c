@@ -101,6 +101,15 @@ Test(kernel_tasks, a_call_ending_with_the_bound_running_is_not_kept)
 	               "%s", mcpc_json(r));
 	r = e2e_expect_status("kept", in_session(h), "ok");
 	cr_assert_str_eq(result_of(r), "'before'");
+	/* The code's own error comes first, its message left out when it has none. */
+	r = e2e_call(THREADS(500, 3) "kept = 'raised'\nraise KeyError", in_session(h));
+	cr_assert_null(e2e_refusal_mismatch(
+	                   r, &(struct e2e_refusal){"error", "SessionError",
+	                                            "The code ended with KeyError, and its state "
+	                                            "could not be kept"}),
+	               "%s", mcpc_json(r));
+	r = e2e_expect_status("kept", in_session(h), "ok");
+	cr_assert_str_eq(result_of(r), "'before'");
 	e2e_stop();
 }
 

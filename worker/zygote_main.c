@@ -38,7 +38,9 @@ int main(int argc, char **argv)
 	 * own, 64 MiB of address space reserved, counted by RLIMIT_AS, the worker's memory limit. A
 	 * few threads of the code took most of it (11 threads of 1 MiB stacks met 1 GiB in data
 	 * mode), and a thread that then failed in its start-up left its starter waiting. */
-	mallopt(M_ARENA_MAX, 1);
+	if (mallopt(M_ARENA_MAX, 1) != 1)
+		fprintf(stderr, "safepy-zygote: mallopt(M_ARENA_MAX) failed: threads get arenas of "
+		                "their own\n");
 	memset(&z, 0, sizeof(z));
 	z.sandbox.memory_bytes = c.memory_bytes;
 	z.sandbox.cpu_s = c.cpu_s;
