@@ -1410,11 +1410,18 @@ static const char *not_keepable(struct chain *c, pid_t pid, enum run_status *st)
 /* Turn the runner's report into a WorkspaceError: the call cannot be kept. */
 static void claim_refused(struct chain *c, enum run_status st, const char *why)
 {
-	c->claim.status = st;
-	(void)text_set_str(&c->claim.error_traceback, "");
-	if (text_set_str(&c->claim.error_type, "WorkspaceError") < 0 ||
-	    text_set_str(&c->claim.error_message, why) < 0)
-		log_msg(LOG_WARN, "out of memory while refusing a call's workspace changes");
+	if (c->soft_asks > 0 && c->claim.status == RUN_TIMEOUT && st == RUN_ERROR) {
+		/* Its deadline asked the code to stop, and it stopped: the timeout is what the
+		 * call ended with (a request of a thread stopped with it left its reply unread),
+		 * and why nothing is kept follows. */
+		note(&c->claim, why);
+	} else {
+		c->claim.status = st;
+		(void)text_set_str(&c->claim.error_traceback, "");
+		if (text_set_str(&c->claim.error_type, "WorkspaceError") < 0 ||
+		    text_set_str(&c->claim.error_message, why) < 0)
+			log_msg(LOG_WARN, "out of memory while refusing a call's workspace changes");
+	}
 	c->writes_refused = 1;
 	if (c->kill == KILL_NONE)
 		c->kill = KILL_DONE;

@@ -668,6 +668,11 @@ static const struct hcase broker_cases[] = {
     {"a reply read in part, then the call ends", OLD_SESSION,
      BROKER "request(5, b'no_such_module', 1 << 20)\nexactly(5)\n't@ID@'", "error",
      "WorkspaceError", "left a reply of the supervisor unread", "'t@ID@'", NEXT_STATE},
+    /* The deadline asks, the code stops with TimeoutError: the timeout stays what the call
+     * ended with, and the reply left unread says why nothing is kept. */
+    {"a reply read in part, then the deadline asks", OLD_SESSION,
+     BROKER "request(5, b'no_such_module', 1 << 20)\nexactly(5)\ntime.sleep(5)", "timeout",
+     "TimeoutError", "left a reply of the supervisor unread", NULL, NEXT_STATE},
     {"a reply read in part, then the deadline", OLD_SESSION,
      BROKER "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})\n"
             "request(5, b'no_such_module', 1 << 20)\nexactly(5)\ntime.sleep(5)",
