@@ -815,7 +815,7 @@ Test(pylayer, streams_redirected_by_contextlib_are_the_code_s_sys_streams)
 	           "sys.stdout = io.StringIO()\nprint('hidden')\nh = sys.stdout.getvalue()\n"
 	           "sys.stdout = sys.__stdout__\n"
 	           "lines = buf.getvalue().splitlines()\n"
-	           "[lines[:2] + lines[-1:], same, eb.getvalue().splitlines()[::4], h,\n"
+	           "[lines[:2] + lines[-1:], same, eb.getvalue().splitlines()[::5], h,\n"
 	           " sys.stdout is sys.__stdout__]");
 	e2e_assert_result(
 	    r, "streams",
@@ -1091,15 +1091,85 @@ Test(pylayer, traceback_of_an_earlier_calls_function_shows_its_lines)
 	                 "Traceback (most recent call last):\n"
 	                 "  File \"<code>\", line 4, in <module>\n    g()\n"
 	                 "  File \"<code>\", line 5, in g\n    return f(2)\n"
+	                 "           ^^^^\n"
 	                 "  File \"<code>\", line 3, in f\n    return 1 / (y - y)\n"
+	                 "           ~~^~~~~~~~~\n"
 	                 "ZeroDivisionError: division by zero\n",
 	                 "%s", mcpc_json(r));
 	e2e_expect_result("import traceback\nq = 1\nr = 2\ntry:\n    g()\n"
 	                  "except ZeroDivisionError:\n    t = traceback.format_exc()\n"
-	                  "t.splitlines()[2:7]",
+	                  "t.splitlines()[2:9]",
 	                  "[\"    g()\",\"  File \\\"<code>\\\", line 5, in g\","
-	                  "\"    return f(2)\",\"  File \\\"<code>\\\", line 3, in f\","
-	                  "\"    return 1 / (y - y)\"]");
+	                  "\"    return f(2)\",\"           ^^^^\","
+	                  "\"  File \\\"<code>\\\", line 3, in f\","
+	                  "\"    return 1 / (y - y)\",\"           ~~^~~~~~~~~\"]");
+	e2e_stop();
+}
+
+/* Under each entry's line, CPython 3.11 marks the expression that failed: ^ under it, or ~
+ * under a binary operation's operands and a subscript's value with ^ under the operator or the
+ * index, none when it is the whole line. The expected marks are the host CPython's for the
+ * same lines. Parsing the expression could warn (an escape it does not know, a number run into
+ * a keyword), and a warning runs the warnings hooks, which are the code's: such an expression
+ * is marked with ^ only, and the code's hook never runs while a traceback is formatted (it
+ * sees the control warning only). */
+Test(pylayer, tracebacks_mark_where_on_the_line_an_entry_failed)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	e2e_expect_result("import traceback\n"
+	                  "def cases():\n"
+	                  "    d, a, y, \xc3\xa9, n = {'a': {}}, [1], 0, {}, None\n"
+	                  "    yield lambda: d['a']['b'] + 1\n"
+	                  "    yield lambda: a[0] + a[5] * 2\n"
+	                  "    yield lambda: (1 + 2) / y\n"
+	                  "    yield lambda: 3 //y\n"
+	                  "    yield lambda: d [ 'k' ]\n"
+	                  "    yield lambda: \xc3\xa9['k'] + 1\n"
+	                  "    yield lambda: (1 +\n"
+	                  "        None)\n"
+	                  "    yield lambda: int('a') + int('b')\n"
+	                  "    yield lambda: n.foo.bar\n"
+	                  "    yield lambda: 2 ** 'a'\n"
+	                  "out = []\n"
+	                  "for f in cases():\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "    except Exception:\n"
+	                  "        out.append(traceback.format_exc().splitlines()[-2])\n"
+	                  "out\n",
+	                  "[\"                  ~~~~~~^^^^^\",\"                         ~^^^\","
+	                  "\"                  ~~~~~~^~~~~\",\"                  ~~^^~\","
+	                  "\"                  ~^^^^^^^~\",\"                  ~^^^^^\","
+	                  "\"                   ^^^\",\"                  ^^^^^^^^\","
+	                  "\"                  ^^^^^\",\"                  ~~^^~~~~\"]");
+	r = e2e_expect_error("d = {'a': {}}\nx = 1\nx = d['a']['b'] + 1", "KeyError");
+	cr_assert_str_eq(mcpc_err_str(r, "traceback"),
+	                 "Traceback (most recent call last):\n"
+	                 "  File \"<code>\", line 3, in <module>\n"
+	                 "    x = d['a']['b'] + 1\n"
+	                 "        ~~~~~~^^^^^\n"
+	                 "KeyError: 'b'\n",
+	                 "%s", mcpc_json(r));
+	e2e_expect_result("import warnings, traceback\n"
+	                  "seen = []\n"
+	                  "warnings.simplefilter('always')\n"
+	                  "warnings.showwarning = lambda *a, **k: seen.append(str(a[0]))\n"
+	                  "def f():\n"
+	                  "    return 'a\\d' + 1\n"
+	                  "def g():\n"
+	                  "    return [0x1for x in 'a'] + 1\n"
+	                  "out = []\n"
+	                  "for h in (f, g):\n"
+	                  "    try:\n"
+	                  "        h()\n"
+	                  "    except TypeError:\n"
+	                  "        out.append(traceback.format_exc().splitlines()[-2])\n"
+	                  "warnings.warn('control')\n"
+	                  "[out, seen]\n",
+	                  "[[\"           ^^^^^^^^^\",\"           ^^^^^^^^^^^^^^^^^^^^^\"],"
+	                  "[\"control\"]]");
 	e2e_stop();
 }
 
@@ -1120,10 +1190,12 @@ Test(pylayer, traceback_shows_library_source_lines)
 	                           "    json.loads('{')\n  File \""),
 	          "%s", mcpc_json(r));
 	cr_assert(strstr(tb, "/json/__init__.py\", line 346, in loads\n"
-	                     "    return _default_decoder.decode(s)\n  File \""),
+	                     "    return _default_decoder.decode(s)\n"
+	                     "           ^^^^^^^^^^^^^^^^^^^^^^^^^^\n  File \""),
 	          "%s", mcpc_json(r));
 	cr_assert(strstr(tb, "/json/decoder.py\", line 353, in raw_decode\n"
 	                     "    obj, end = self.scan_once(s, idx)\n"
+	                     "               ^^^^^^^^^^^^^^^^^^^^^^\n"
 	                     "json.decoder.JSONDecodeError: Expecting property name enclosed in "
 	                     "double quotes: line 1 column 2 (char 1)\n"),
 	          "%s", mcpc_json(r));
@@ -1132,6 +1204,7 @@ Test(pylayer, traceback_shows_library_source_lines)
 	                 "Traceback (most recent call last):\n"
 	                 "  File \"<code>\", line 3, in <module>\n    f('a')\n"
 	                 "  File \"<code>\", line 2, in f\n    return int(x)\n"
+	                 "           ^^^^^^\n"
 	                 "ValueError: invalid literal for int() with base 10: 'a'\n",
 	                 "%s", mcpc_json(r));
 	e2e_expect_result("import json, traceback\ntry:\n    json.loads('[')\n"
@@ -1177,6 +1250,7 @@ Test(pylayer, logging_writes_to_the_calls_stderr)
 		                           "Traceback (most recent call last):\n"
 		                           "  File \"<code>\", line 8, in <module>\n"
 		                           "    1 / 0\n"
+		                           "    ~~^~~\n"
 		                           "ZeroDivisionError: division by zero\n"
 		                           "--- Logging error ---\n"
 		                           "Traceback (most recent call last):\n"
@@ -1277,6 +1351,7 @@ Test(pylayer, traceback_formats_exceptions_and_holds_no_frame)
 	                 "    inner()\n"
 	                 "  File \"<code>\", line 8, in inner\n"
 	                 "    return {}['k']\n"
+	                 "           ~~^^^^^\n"
 	                 "KeyError: 'k'\n\n"
 	                 "The above exception was the direct cause of the following exception:\n\n"
 	                 "Traceback (most recent call last):\n"

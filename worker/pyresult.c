@@ -286,10 +286,176 @@ static const char *source_of(PyCodeObject *co, const char *src)
 	return NULL;
 }
 
-/* Line lineno (1-based) of the user's source, without its newline. */
-static void source_line(const char *src, long lineno, struct strbuf *b)
+/* ---- where on its line an entry failed ----------------------------------------------------
+ * CPython 3.11 marks the expression an entry's instruction ran under its source line: ^ under
+ * all of it, or, for a binary operation or a subscript, ~ under the operands and ^ under the
+ * operator or the index (found by parsing the expression alone), and nothing when the
+ * expression is the whole line. The same rules here, from the instruction's position in its
+ * code object; the expression is parsed to an AST only (no code object, no audit event). */
+
+/* Characters (UTF-8 sequences) in the first n bytes of s. */
+static size_t utf8_chars(const char *s, size_t n)
 {
-	const char *p = src, *e;
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return c;
+}
+
+static int caret_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\f';
+}
+
+/* The int field name of an AST node, read from its own dict (no lookup through its class),
+ * or -1. */
+static long node_int(PyObject *node, const char *name)
+{
+	PyObject *d = node ? PyObject_GenericGetDict(node, NULL) : NULL;
+	PyObject *v = d ? PyDict_GetItemString(d, name) : NULL;
+	long n = v && PyLong_CheckExact(v) ? PyLong_AsLong(v) : -1;
+
+	Py_XDECREF(d);
+	PyErr_Clear();
+	return n;
+}
+
+/* The field name of an AST node (borrowed: the node's dict holds it), or NULL. */
+static PyObject *node_field(PyObject *node, const char *name)
+{
+	PyObject *d = node ? PyObject_GenericGetDict(node, NULL) : NULL;
+	PyObject *v = d ? PyDict_GetItemString(d, name) : NULL;
+
+	Py_XDECREF(d);
+	PyErr_Clear();
+	return v;
+}
+
+static int node_is(PyObject *node, const char *kind)
+{
+	return node && strcmp(Py_TYPE(node)->tp_name, kind) == 0;
+}
+
+/* Could parsing seg (NUL-terminated) warn? The tokenizer of 3.11 warns of an escape it does
+ * not know (\\d in a str that is not raw) and of a number run into a keyword (1if): a warning
+ * runs the warnings module's filters and hooks, which are the code's to set, and no code of
+ * the code's runs while a traceback is formatted. */
+static int segment_may_warn(const char *seg)
+{
+	static const char *const keywords[] = {"and", "else", "for", "if", "in", "is", "not", "or"};
+
+	for (const char *p = seg; *p; p++) {
+		if (*p == '\\' && (!p[1] || !strchr("\\'\"abfnrtvx01234567\n\r", p[1])))
+			return 1;
+		if (*p == '\\')
+			p++;
+		else if (*p >= '0' && *p <= '9')
+			for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++)
+				if (strncmp(p + 1, keywords[k], strlen(keywords[k])) == 0)
+					return 1;
+	}
+	return 0;
+}
+
+/* The anchors of seg (n bytes, the failing expression): the byte offsets in seg where the ^
+ * part starts and ends. 1 when found, else 0 (also for a segment whose parse could warn: its
+ * marks are ^ only). */
+static int caret_anchors(const char *seg, size_t n, size_t *left, size_t *right)
+{
+	PyCompilerFlags flags = {PyCF_ONLY_AST, PY_MINOR_VERSION};
+	PyObject *type, *value, *tb, *mod, *body, *stmt, *e;
+	char *text;
+	int found = 0;
+
+	if (n == 0 || n > 4096 || memchr(seg, '\0', n))
+		return 0;
+	if (!(text = strndup(seg, n)))
+		return 0;
+	if (segment_may_warn(text)) {
+		free(text);
+		return 0;
+	}
+	PyErr_Fetch(&type, &value, &tb);
+	mod = Py_CompileStringExFlags(text, "<segment>", Py_file_input, &flags, -1);
+	body = node_field(mod, "body");
+	stmt = body && PyList_CheckExact(body) && PyList_GET_SIZE(body) == 1
+	           ? PyList_GET_ITEM(body, 0)
+	           : NULL;
+	e = node_is(stmt, "Expr") ? node_field(stmt, "value") : NULL;
+	if (node_is(e, "BinOp")) {
+		long l = node_int(node_field(e, "left"), "end_col_offset");
+		long r = node_int(node_field(e, "right"), "col_offset");
+		/* the operator: the first byte between the operands that is not a space, two
+		 * bytes when the next is not one either (//, **, <<) */
+		for (long i = l; l >= 0 && r <= (long)n && i < r; i++) {
+			if (caret_space(text[i]))
+				continue;
+			*left = (size_t)i;
+			*right = (size_t)i + 1 + (i + 1 < r && !caret_space(text[i + 1]));
+			found = 1;
+			break;
+		}
+	} else if (node_is(e, "Subscript")) {
+		long l = node_int(node_field(e, "value"), "end_col_offset");
+		long r = node_int(node_field(e, "slice"), "end_col_offset");
+		if (l >= 0 && r >= l && (size_t)r + 1 <= n) {
+			*left = (size_t)l;
+			*right = (size_t)r + 1;
+			found = 1;
+		}
+	}
+	Py_XDECREF(mod);
+	PyErr_Clear();
+	PyErr_Restore(type, value, tb);
+	free(text);
+	return found;
+}
+
+/* The marks under line (len bytes, as in the file; shown from byte shown on) for the
+ * instruction at lasti of co, when it ran on line lineno. */
+static void caret_line(struct strbuf *b, const char *line, size_t len, size_t shown,
+                       PyCodeObject *co, int lasti, long lineno)
+{
+	int sl, sc, el, ec;
+	size_t start, end, lead, width, left = 0, right = 0, seg_l, seg_r;
+	int anchors = 0;
+
+	if (lasti < 0 || !PyCode_Addr2Location(co, lasti, &sl, &sc, &el, &ec) || sl != lineno ||
+	    sc < 0 || ec < 0 || (size_t)sc > len)
+		return;
+	lead = utf8_chars(line, shown);
+	start = utf8_chars(line, (size_t)sc);
+	if (el == sl && (size_t)ec <= len && ec >= sc) {
+		end = utf8_chars(line, (size_t)ec);
+		anchors = caret_anchors(line + sc, (size_t)(ec - sc), &seg_l, &seg_r);
+		if (anchors) {
+			left = start + utf8_chars(line + sc, seg_l);
+			right = start + utf8_chars(line + sc, seg_r);
+		}
+	} else {
+		/* an expression over more lines: up to this line's last character */
+		size_t e = len;
+		while (e > 0 && caret_space(line[e - 1]))
+			e--;
+		end = utf8_chars(line, e);
+	}
+	width = utf8_chars(line + shown, len - shown);
+	if (start < lead || end <= start || (!anchors && end - start == width))
+		return;
+	sb_str(b, "    ");
+	for (size_t i = lead; i < start; i++)
+		sb_str(b, " ");
+	for (size_t i = start; i < end; i++)
+		sb_str(b, anchors && (i < left || i >= right) ? "~" : "^");
+	sb_str(b, "\n");
+}
+
+/* Line lineno (1-based) of the user's source, without its newline, and the marks under it of
+ * the instruction at lasti of co. */
+static void source_line(const char *src, long lineno, struct strbuf *b, PyCodeObject *co, int lasti)
+{
+	const char *p = src, *q, *e;
 
 	for (long i = 1; i < lineno && p; i++) {
 		p = strchr(p, '\n');
@@ -298,16 +464,17 @@ static void source_line(const char *src, long lineno, struct strbuf *b)
 	}
 	if (!p || !*p)
 		return;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	e = strchr(p, '\n');
+	for (q = p; *q == ' ' || *q == '\t';)
+		q++;
+	e = strchr(q, '\n');
 	if (!e)
-		e = p + strlen(p);
-	if (e > p && e[-1] == '\r')
+		e = q + strlen(q);
+	if (e > q && e[-1] == '\r')
 		e--;
 	sb_str(b, "    ");
-	sb_add(b, p, (size_t)(e - p));
+	sb_add(b, q, (size_t)(e - q));
 	sb_str(b, "\n");
+	caret_line(b, p, (size_t)(e - p), (size_t)(q - p), co, lasti, lineno);
 }
 
 /* The exception type's name, "module.qualname" outside builtins and __main__, into *out
@@ -464,9 +631,10 @@ static int line_starts(const char *text, size_t *lines, size_t **start)
 
 /* Line lineno of the library file path, as CPython shows it (stripped, undecodable bytes
  * replaced), when its source is served. */
-static void library_line(struct tb_sources *lib, const char *path, long lineno, struct strbuf *b)
+static void library_line(struct tb_sources *lib, const char *path, long lineno, struct strbuf *b,
+                         PyCodeObject *co, int lasti)
 {
-	const char *p = NULL, *e;
+	const char *p = NULL, *e, *raw;
 	size_t i;
 	PyObject *line;
 
@@ -486,7 +654,7 @@ static void library_line(struct tb_sources *lib, const char *path, long lineno, 
 	}
 	if (!lib->e[i].text || lineno < 1 || (size_t)lineno > lib->e[i].lines)
 		return;
-	p = lib->e[i].text + lib->e[i].start[lineno - 1];
+	p = raw = lib->e[i].text + lib->e[i].start[lineno - 1];
 	while (*p == ' ' || *p == '\t' || *p == '\f')
 		p++;
 	e = p + strcspn(p, "\r\n");
@@ -499,6 +667,7 @@ static void library_line(struct tb_sources *lib, const char *path, long lineno, 
 		sb_str(b, "    ");
 		sb_pystr(b, line, "");
 		sb_str(b, "\n");
+		caret_line(b, raw, (size_t)(e - raw), (size_t)(p - raw), co, lasti, lineno);
 	}
 	Py_XDECREF(line);
 	PyErr_Clear();
@@ -661,9 +830,9 @@ static int exc_entries(PyObject *exc, const char *src, long limit, struct tb_sou
 			sb_pystr(b, co->co_name, "?");
 			sb_str(b, "\n");
 			if (file && strcmp(file, INTERP_FILENAME) == 0)
-				source_line(source_of(co, src), lineno, b);
+				source_line(source_of(co, src), lineno, b, co, t->tb_lasti);
 			else if (file && lib)
-				library_line(lib, file, lineno, b);
+				library_line(lib, file, lineno, b, co, t->tb_lasti);
 			PyErr_Clear();
 			Py_DECREF(co);
 		}
@@ -1179,7 +1348,7 @@ static PyObject *summary_of(PyCodeObject *co, long lineno)
 	if (!fs)
 		return NULL;
 	if (file && strcmp(file, INTERP_FILENAME) == 0)
-		source_line(source_of(co, call_source ? call_source : ""), lineno, &b);
+		source_line(source_of(co, call_source ? call_source : ""), lineno, &b, co, -1);
 	if (b.failed) {
 		free(b.s);
 		Py_DECREF(fs);
