@@ -5568,6 +5568,34 @@ Test(data, signal_axes_and_qmc_draws_are_read_once_and_checked)
 	e2e_stop();
 }
 
+/* squareform's compiled copies move items by their size: an object array's items went across
+ * as pointers without their references, and once the vector was freed the matrix held freed
+ * memory, which new floats took (their values came back through M). Objects are copied by
+ * numpy's indexing now: M keeps its own references, and its values stay after the vector and
+ * a spray of new floats. Numbers go through the compiled copy as before. */
+Test(data, squareform_copies_objects_with_their_references)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy.spatial.distance import squareform, pdist\n"
+	    "o = np.empty(3, dtype=object)\n"
+	    "for i in range(3):\n"
+	    "    o[i] = float(i) + 0.5\n"
+	    "M = squareform(o, checks=False)\n"
+	    "del o\n"
+	    "spray = [float(s) for s in ('111.111', '222.222', '333.333')] * 9\n"
+	    "v = np.arange(6.0)\n"
+	    "[M.tolist(), squareform(M, checks=False).tolist(),\n"
+	    " squareform(v).tolist(), squareform(squareform(v)).tolist(),\n"
+	    " squareform(pdist(np.eye(3))).round(3).tolist()]",
+	    "[[[0,0.5,1.5],[0.5,0,2.5],[1.5,2.5,0]],[0.5,1.5,2.5],"
+	    "[[0.0,0.0,1.0,2.0],[0.0,0.0,3.0,4.0],[1.0,3.0,0.0,5.0],[2.0,4.0,5.0,0.0]],"
+	    "[0.0,1.0,2.0,3.0,4.0,5.0],"
+	    "[[0.0,1.414,1.414],[1.414,0.0,1.414],[1.414,1.414,0.0]]]");
+	e2e_stop();
+}
+
 /* Rotation.from_euler checked its axis sequence by len() and a pattern, then used seq.lower():
  * a str subclass's own answered four axes for three angles, and the compiled composition read
  * the value beside them (1.2345 came back in the rotation). pandas' nsmallest checked n by its

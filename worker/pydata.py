@@ -3149,6 +3149,7 @@ def _scipy():
     _axis_arguments()
     _qmc_draws()
     _euler_sequences()
+    _squareform_copies()
     _map_in_process()
     _fft_one_worker()
     _mat_streams()
@@ -4157,6 +4158,53 @@ def _euler_sequences():
     from_euler.__doc__, as_euler.__doc__ = Rotation.from_euler.__doc__, as_real.__doc__
     type_patches[(Rotation, 'from_euler')] = classmethod(from_euler)
     type_patches[(Rotation, 'as_euler')] = as_euler
+
+
+def _squareform_copies():
+    """squareform's compiled copies between a distance vector and its matrix
+    (to_squareform_from_vector_wrap, to_vector_from_squareform_wrap) copy items by their size and
+    trust the shapes they are given: an object array's items were copied as pointers without
+    their references, and freeing the source left the result holding freed memory (other
+    objects' values came back). Arrays of objects are copied by numpy's indexing, which holds
+    its references; the others are C-contiguous arrays of one item size whose shapes agree
+    (a matrix of d x d, a vector of d * (d - 1) / 2)."""
+    import numpy as np
+    from scipy.spatial import _distance_wrap as wrap
+    real_matrix = wrap.to_squareform_from_vector_wrap
+    real_vector = wrap.to_vector_from_squareform_wrap
+
+    def checked(M, v, out):
+        if not isinstance(M, np.ndarray) or not isinstance(v, np.ndarray):
+            raise TypeError('squareform copies between numpy arrays')
+        d = M.shape[0] if M.ndim == 2 else -1
+        if (M.ndim != 2 or M.shape[1] != d or v.ndim != 1 or v.shape[0] != d * (d - 1) // 2
+                or M.dtype.itemsize != v.dtype.itemsize
+                or M.dtype.hasobject != v.dtype.hasobject):
+            raise ValueError('squareform copies a vector of d * (d - 1) / 2 items and a '
+                             'matrix of d x d items of one kind')
+        if not (M.flags.c_contiguous and v.flags.c_contiguous and out.flags.writeable):
+            raise ValueError('squareform copies between C-contiguous arrays into a writeable '
+                             'one')
+        return d, M.dtype.hasobject
+
+    def to_squareform_from_vector_wrap(M, v):
+        d, objects = checked(M, v, M)
+        if not objects:
+            return real_matrix(M, v)
+        upper = np.triu_indices(d, 1)
+        M[upper] = v
+        M[upper[1], upper[0]] = v
+        return None
+
+    def to_vector_from_squareform_wrap(M, v):
+        d, objects = checked(M, v, v)
+        if not objects:
+            return real_vector(M, v)
+        v[...] = M[np.triu_indices(d, 1)]
+        return None
+
+    _replace_all({id(real_matrix): (real_matrix, to_squareform_from_vector_wrap),
+                  id(real_vector): (real_vector, to_vector_from_squareform_wrap)})
 
 
 def _kth_smallest():
