@@ -1173,6 +1173,57 @@ Test(pylayer, tracebacks_mark_where_on_the_line_an_entry_failed)
 	e2e_stop();
 }
 
+/* An uncaught NameError or AttributeError names the nearest name, as CPython 3.11 prints it
+ * (the host's words for the same code): a local of the failing function, a global, a
+ * builtin, an attribute of a built-in object. A refusal of the layer's keeps its own words,
+ * and a class of the code's gets no suggestion (dir() of it would run its code). */
+Test(pylayer, missing_names_suggest_the_nearest_as_cpython_does)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	e2e_ok("sales_df = 1\ndef f():\n    total_count = 3\n    return total_cont\n0");
+	r = e2e_expect_error("f()", "NameError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "name 'total_cont' is not defined. Did you mean: 'total_count'?", "%s",
+	                 mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "traceback"),
+	                 "\nNameError: name 'total_cont' is not defined. Did you mean: "
+	                 "'total_count'?\n"),
+	          "%s", mcpc_json(r));
+	r = e2e_expect_error("sale_df", "NameError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "name 'sale_df' is not defined. Did you mean: 'sales_df'?", "%s",
+	                 mcpc_json(r));
+	r = e2e_expect_error("prnt(1)", "NameError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "name 'prnt' is not defined. Did you mean: 'print'?", "%s", mcpc_json(r));
+	r = e2e_expect_error("'abc'.uper()", "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "'str' object has no attribute 'uper'. Did you mean: 'upper'?", "%s",
+	                 mcpc_json(r));
+	r = e2e_expect_error("[].apend(1)", "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "'list' object has no attribute 'apend'. Did you mean: 'append'?", "%s",
+	                 mcpc_json(r));
+	/* none near enough, as CPython */
+	r = e2e_expect_error("undefined_thing_here", "NameError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"), "name 'undefined_thing_here' is not defined",
+	                 "%s", mcpc_json(r));
+	r = e2e_expect_error("(1).rael", "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"), "'int' object has no attribute 'rael'", "%s",
+	                 mcpc_json(r));
+	r = e2e_expect_error("class A:\n    values = 1\nA().vaules", "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"), "'A' object has no attribute 'vaules'", "%s",
+	                 mcpc_json(r));
+	r = e2e_expect_error("(1).__code__", "AttributeError");
+	cr_assert_null(strstr(mcpc_err_str(r, "message"), "Did you mean"), "%s", mcpc_json(r));
+	r = e2e_expect_error("eval('1')", "NameError");
+	cr_assert(strstr(mcpc_err_str(r, "message"), "runs code as code"), "%s", mcpc_json(r));
+	cr_assert_null(strstr(mcpc_err_str(r, "message"), "Did you mean"), "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* The traceback of an error raised in library code named the library frames' files and lines
  * but showed no source there (a worker opens no file), where CPython shows each line. The
  * call's error shows them now, the source asked of the supervisor as a late import asks for a

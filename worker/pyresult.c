@@ -1030,7 +1030,7 @@ static void format_chain(PyObject *exc, const char *src, const struct text *msg,
 
 /* "name 'eval' is not defined" reads like a typo: the NameError of a builtin the sandbox
  * leaves out says why. */
-static void not_here_hint(PyObject *exc, struct text *msg)
+static int not_here_hint(PyObject *exc, struct text *msg)
 {
 	static const struct {
 		const char *name, *why;
@@ -1048,12 +1048,12 @@ static void not_here_hint(PyObject *exc, struct text *msg)
 	char want[64], *with;
 
 	if (!Py_IS_TYPE(exc, (PyTypeObject *)PyExc_NameError) || !msg->s)
-		return;
+		return 0;
 	/* The name interp.c gives a read of __import__ in the code. */
 	if (strcmp(msg->s, "name '__import__ (not available)' is not defined") == 0) {
 		text_set_str(msg, "__import__ is not available in the sandbox: use the import "
 		                  "statement (import sys), or importlib.import_module('sys')");
-		return;
+		return 1;
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(want, sizeof(want), "name '%s' is not defined", names[i].name);
@@ -1063,8 +1063,229 @@ static void not_here_hint(PyObject *exc, struct text *msg)
 			text_set_str(msg, with);
 			free(with);
 		}
-		return;
+		return 1;
 	}
+	return 0;
+}
+
+/* ---- "Did you mean" --------------------------------------------------------------------
+ * CPython 3.11 prints an uncaught NameError or AttributeError with the nearest name it knows
+ * ("name 'sale_df' is not defined. Did you mean: 'sales_df'?"): the names of the frame that
+ * failed, then its globals, then its builtins, or the object's attributes, each list taken
+ * only when it has fewer than 750 names, and a name only within a third of the characters
+ * changed (a case change costs half a change). The same here, with no code of the code's run:
+ * exact str names read from the structures, and an object's attributes only when dir() of it
+ * runs none (a C type's instance with the generic lookup and object's __dir__). */
+#define SUGGEST_CANDIDATES 750
+#define SUGGEST_SIZE       40
+#define SUGGEST_MOVE       2
+#define SUGGEST_CASE       1
+
+static size_t suggest_cost(char a, char b)
+{
+	if ((a & 31) != (b & 31))
+		return SUGGEST_MOVE;
+	if (a == b)
+		return 0;
+	if (a >= 'A' && a <= 'Z')
+		a = (char)(a + ('a' - 'A'));
+	if (b >= 'A' && b <= 'Z')
+		b = (char)(b + ('a' - 'A'));
+	return a == b ? SUGGEST_CASE : SUGGEST_MOVE;
+}
+
+/* The edit distance of a and b, or max + 1 when it is more than max. */
+static size_t suggest_distance(const char *a, size_t an, const char *b, size_t bn, size_t max)
+{
+	size_t row[SUGGEST_SIZE], result = 0;
+
+	while (an && bn && a[0] == b[0])
+		a++, an--, b++, bn--;
+	while (an && bn && a[an - 1] == b[bn - 1])
+		an--, bn--;
+	if (an == 0 || bn == 0)
+		return (an + bn) * SUGGEST_MOVE;
+	if (an > SUGGEST_SIZE || bn > SUGGEST_SIZE)
+		return max + 1;
+	if (bn < an) {
+		const char *t = a;
+		size_t tn = an;
+		a = b, an = bn, b = t, bn = tn;
+	}
+	if ((bn - an) * SUGGEST_MOVE > max)
+		return max + 1;
+	for (size_t i = 0; i < an; i++)
+		row[i] = (i + 1) * SUGGEST_MOVE;
+	for (size_t j = 0; j < bn; j++) {
+		size_t distance = result = j * SUGGEST_MOVE, minimum = SIZE_MAX;
+		for (size_t i = 0; i < an; i++) {
+			size_t substitute = distance + suggest_cost(b[j], a[i]);
+			size_t keep;
+			distance = row[i];
+			keep = (result < distance ? result : distance) + SUGGEST_MOVE;
+			result = keep < substitute ? keep : substitute;
+			row[i] = result;
+			if (result < minimum)
+				minimum = result;
+		}
+		if (minimum > max)
+			return max + 1;
+	}
+	return result;
+}
+
+/* The nearest of names (a list, tuple or dict's keys: exact str only) to name, or NULL.
+ * Borrowed. */
+static PyObject *suggest_from(PyObject *names, PyObject *name, PyObject *best, size_t *best_d)
+{
+	Py_ssize_t n, pos = 0, nn;
+	const char *ns = PyUnicode_AsUTF8AndSize(name, &nn);
+	PyObject *k, *v;
+
+	n = PyDict_Check(names) ? PyDict_Size(names) : PySequence_Fast_GET_SIZE(names);
+	if (!ns || n >= SUGGEST_CANDIDATES) {
+		PyErr_Clear();
+		return best;
+	}
+	for (Py_ssize_t i = 0; i < n; i++) {
+		Py_ssize_t kn;
+		const char *ks;
+		size_t max, d;
+
+		if (PyDict_Check(names)) {
+			if (!PyDict_Next(names, &pos, &k, &v))
+				break;
+		} else {
+			k = PySequence_Fast_GET_ITEM(names, i);
+		}
+		if (!PyUnicode_CheckExact(k) || !(ks = PyUnicode_AsUTF8AndSize(k, &kn))) {
+			PyErr_Clear();
+			continue;
+		}
+		if (kn == nn && memcmp(ks, ns, (size_t)nn) == 0)
+			continue;
+		max = (size_t)(nn + kn + 3) * SUGGEST_MOVE / 6;
+		if (best && *best_d == 0)
+			break;
+		if (best && *best_d - 1 < max)
+			max = *best_d - 1;
+		d = suggest_distance(ns, (size_t)nn, ks, (size_t)kn, max);
+		if (d > max)
+			continue;
+		best = k;
+		*best_d = d;
+	}
+	return best;
+}
+
+/* Does dir(obj) run only C code with no hook of the code's: an instance of a C type (not a
+ * class, not a module) with no dict of its own (whose keys the code could make str subclasses
+ * that hash and compare themselves), the generic lookup and object's __dir__, whose type's
+ * type is type? */
+static int dir_is_plain(PyObject *obj)
+{
+	static PyObject *object_dir, *dir_name;
+	PyTypeObject *t = Py_TYPE(obj);
+
+	if (!dir_name && !(dir_name = PyUnicode_InternFromString("__dir__")))
+		return 0;
+	if (!object_dir &&
+	    !(object_dir = PyDict_GetItemWithError(PyBaseObject_Type.tp_dict, dir_name)))
+		return 0;
+	if ((t->tp_flags & Py_TPFLAGS_HEAPTYPE) || PyType_Check(obj) || PyModule_Check(obj) ||
+	    t->tp_dictoffset != 0 || t->tp_getattro != PyObject_GenericGetAttr ||
+	    !Py_IS_TYPE(t, &PyType_Type))
+		return 0;
+	return _PyType_Lookup(t, dir_name) == object_dir;
+}
+
+/* Does msg end with CPython's own words for a missing name (not a refusal of the layer's,
+ * which says more)? */
+static int plain_missing(const char *msg, PyObject *name, int attribute)
+{
+	const char *n = PyUnicode_AsUTF8(name);
+	char *tail;
+	int plain;
+
+	if (!n || !msg ||
+	    asprintf(&tail, attribute ? " has no attribute '%s'" : "'%s' is not defined", n) < 0) {
+		PyErr_Clear();
+		return 0;
+	}
+	plain = strlen(msg) >= strlen(tail) && strcmp(msg + strlen(msg) - strlen(tail), tail) == 0;
+	free(tail);
+	return plain;
+}
+
+/* The name exc (a NameError or AttributeError) suggests, as a new str, or NULL. msg is its
+ * text. */
+static PyObject *name_suggestion(PyObject *exc, const char *msg)
+{
+	PyObject *name, *best = NULL, *names;
+	size_t d = 0;
+
+	if (PyErr_GivenExceptionMatches(exc, PyExc_NameError)) {
+		PyTracebackObject *tb =
+		    (PyTracebackObject *)((PyBaseExceptionObject *)exc)->traceback;
+		PyCodeObject *co;
+		PyFrameObject *f;
+
+		name = ((PyNameErrorObject *)exc)->name;
+		if (!name || !PyUnicode_CheckExact(name) || !tb || !PyTraceBack_Check(tb) ||
+		    !plain_missing(msg, name, 0))
+			return NULL;
+		while (tb->tb_next && PyTraceBack_Check(tb->tb_next))
+			tb = tb->tb_next;
+		f = tb->tb_frame;
+		co = PyFrame_GetCode(f);
+		best = Py_XNewRef(suggest_from(co->co_localsplusnames, name, NULL, &d));
+		Py_DECREF(co);
+		if (!best && (names = PyFrame_GetGlobals(f)) != NULL) {
+			if (PyDict_Check(names))
+				best = Py_XNewRef(suggest_from(names, name, NULL, &d));
+			Py_DECREF(names);
+		}
+		if (!best && (names = PyFrame_GetBuiltins(f)) != NULL) {
+			if (PyDict_Check(names))
+				best = Py_XNewRef(suggest_from(names, name, NULL, &d));
+			Py_DECREF(names);
+		}
+		return best;
+	}
+	if (PyErr_GivenExceptionMatches(exc, PyExc_AttributeError)) {
+		PyAttributeErrorObject *ae = (PyAttributeErrorObject *)exc;
+
+		name = ae->name;
+		if (!name || !PyUnicode_CheckExact(name) || !ae->obj || !dir_is_plain(ae->obj) ||
+		    !plain_missing(msg, name, 1))
+			return NULL;
+		if (!(names = PyObject_Dir(ae->obj)))
+			return NULL;
+		if (PyList_CheckExact(names))
+			best = Py_XNewRef(suggest_from(names, name, NULL, &d));
+		Py_DECREF(names);
+		return best;
+	}
+	return NULL;
+}
+
+/* msg with ". Did you mean: 'x'?" after it when exc suggests a name. */
+static void suggestion_add(PyObject *exc, struct text *msg)
+{
+	PyObject *type, *value, *tb, *s;
+	const char *n;
+	char *with;
+
+	PyErr_Fetch(&type, &value, &tb);
+	s = msg->s ? name_suggestion(exc, msg->s) : NULL;
+	n = s ? PyUnicode_AsUTF8(s) : NULL;
+	if (n && asprintf(&with, "%s. Did you mean: '%s'?", msg->s, n) >= 0) {
+		text_set_str(msg, with);
+		free(with);
+	}
+	Py_XDECREF(s);
+	PyErr_Clear();
+	PyErr_Restore(type, value, tb);
 }
 
 void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, size_t max)
@@ -1076,7 +1297,8 @@ void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, siz
 
 	type_name(Py_TYPE(exc), &out->error_type);
 	exc_message(exc, &out->error_message);
-	not_here_hint(exc, &out->error_message);
+	if (!not_here_hint(exc, &out->error_message))
+		suggestion_add(exc, &out->error_message);
 	/* The call's error: its library frames with their lines, as CPython prints them (the
 	 * traceback module's text, which code may ask for in a loop, shows none). SystemExit has
 	 * its line alone, as CPython prints no traceback for it: argparse's usage error (said on
