@@ -5568,6 +5568,53 @@ Test(data, signal_axes_and_qmc_draws_are_read_once_and_checked)
 	e2e_stop();
 }
 
+/* The interpolative decomposition's reconstructions index columns by the indices they are
+ * given, unchecked: indices past the matrix read the memory around it (another array came
+ * back) or, rebuilding the interpolation matrix, wrote there, and a rank past the indices read
+ * past them (the worker crashed on the start build). Each is refused with what it needs; a
+ * real decomposition rebuilds its matrix as before, and the array beside them is untouched. */
+Test(data, interpolative_reconstructions_take_indices_within_their_columns)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.linalg.interpolative as sli\n"
+	    "rng = np.random.default_rng(0)\n"
+	    "A = rng.normal(size=(20, 8)) @ rng.normal(size=(8, 30))\n"
+	    "k, idx, proj = sli.interp_decomp(A, 1e-8)\n"
+	    "B = sli.reconstruct_skel_matrix(A, k, idx)\n"
+	    "P = sli.reconstruct_interp_matrix(idx, proj)\n"
+	    "out = [k, bool(np.allclose(sli.reconstruct_matrix_from_id(B, idx, proj), A)),\n"
+	    "       bool(np.allclose(B @ P, A))]\n"
+	    "U, S, V = sli.id_to_svd(B, idx, proj.copy())\n"
+	    "out.append(bool(np.allclose((U * S) @ V.conj().T, A)))\n"
+	    "C = A.astype(complex) * (1 + 1j)\n"
+	    "idx2, proj2 = sli.interp_decomp(C, 8)\n"
+	    "B2 = sli.reconstruct_skel_matrix(C, 8, idx2)\n"
+	    "out.append(bool(np.allclose(sli.reconstruct_matrix_from_id(B2, idx2, proj2), C)))\n"
+	    "N = 32768\n"
+	    "X = np.arange(N, dtype=float).reshape(1, N) + 0.5\n"
+	    "victim = np.tile([31337.25, 31337.5, 31337.75, 424242.0], N // 4)\n"
+	    "for f in (lambda: sli.reconstruct_skel_matrix(X, 16, np.arange(-8, 8)),\n"
+	    "          lambda: sli.reconstruct_skel_matrix(X, 8, np.arange(N, N + 8)),\n"
+	    "          lambda: sli.reconstruct_skel_matrix(X, 20, np.arange(8)),\n"
+	    "          lambda: sli.reconstruct_interp_matrix(np.array([0, 1, 9000], dtype=np.int32),\n"
+	    "                                                np.ones((1, 2))),\n"
+	    "          lambda: sli.reconstruct_interp_matrix(idx, proj[:, :-1]),\n"
+	    "          lambda: sli.reconstruct_matrix_from_id(B, idx + 5000, proj),\n"
+	    "          lambda: sli.id_to_svd(B[:, :3], idx, proj)):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        out.append('ran')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e)[:26])\n"
+	    "out + [float(victim.sum())]",
+	    "[8,true,true,true,true,\"the rank must be at most t\",\"the rank must be at most t\","
+	    "\"the rank must be at most t\",\"column indices must be the\","
+	    "\"interpolation coefficients\",\"column indices must be the\","
+	    "\"interpolation coefficients\",4245540864.0]");
+	e2e_stop();
+}
+
 /* squareform's compiled copies move items by their size: an object array's items went across
  * as pointers without their references, and once the vector was freed the matrix held freed
  * memory, which new floats took (their values came back through M). Objects are copied by

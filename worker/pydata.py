@@ -3137,6 +3137,7 @@ def _scipy():
     _minpack_copies()
     _cobyla_copies()
     _interpolative_copies()
+    _interpolative_indices()
     _qr_update_checks()
     _written_outputs()
     _pseudo_diff_caches()
@@ -4946,6 +4947,80 @@ def _interpolative_copies():
         run.__module__ = real.__module__
         run.__signature__ = inspect.signature(real)
         setattr(backend, name, run)
+
+
+def _interpolative_indices():
+    """The interpolative decomposition's reconstructions (idd_copycols, idd_reconint,
+    idd_reconid, idd_id2svd and their complex idz_ twins) index columns by the column indices
+    they are given, unchecked: an index past the matrix read the memory around it
+    (reconstruct_skel_matrix: another array read back) or wrote there (reconstruct_interp_matrix:
+    another array's values changed), and a rank past the indices read past them. Each takes
+    indices within its columns (1-based, as the backend hands them to Fortran): for a copy,
+    k of them, k at most their number, each within A's columns; for the others a permutation
+    of 1..n with the coefficients' shape (k, n - k) and k the skeleton's columns."""
+    import operator
+    import numpy as np
+    from scipy.linalg import _interpolative_backend as backend
+
+    def indices(idx, n, k=None):
+        idx = np.asarray(idx)
+        if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+            raise ValueError('column indices must be a 1-D array of integers')
+        if k is None and (idx.shape[0] != n or not np.array_equal(np.sort(idx),
+                                                                   np.arange(1, n + 1))):
+            raise ValueError('column indices must be the interpolative decomposition\'s '
+                             'permutation of the %d columns' % n)
+        if k is not None and (not 0 <= k <= idx.shape[0] or
+                              (k and not (idx[:k].min() >= 1 and idx[:k].max() <= n))):
+            raise ValueError('the rank must be at most the number of column indices, and '
+                             'those used within the matrix\'s %d columns' % n)
+        return idx
+
+    def coefficients(proj, n, krank):
+        proj = np.asarray(proj)
+        if proj.ndim != 2 or proj.shape != (krank, n - krank):
+            raise ValueError('interpolation coefficients must have the shape (k, n - k) of '
+                             'the decomposition: (%d, %d)' % (krank, n - krank))
+        return proj
+
+    def copycols(real):
+        def run(A, k, idx):
+            A = np.asarray(A)
+            if A.ndim != 2:
+                raise ValueError('the matrix must be 2-D')
+            k = operator.index(k)
+            return real(A, k, indices(idx, A.shape[1], k))
+        return run
+
+    def reconint(real):
+        def run(idx, proj):
+            n = np.asarray(idx).shape[0] if np.ndim(idx) == 1 else -1
+            idx = indices(idx, n)
+            proj = np.asarray(proj)
+            return real(idx, coefficients(proj, n, proj.shape[0] if proj.ndim == 2 else -1))
+        return run
+
+    def with_skeleton(real):
+        def run(B, idx, proj):
+            B = np.asarray(B)
+            if B.ndim != 2:
+                raise ValueError('the skeleton matrix must be 2-D')
+            n = np.asarray(idx).shape[0] if np.ndim(idx) == 1 else -1
+            idx = indices(idx, n)
+            return real(B, idx, coefficients(proj, n, B.shape[1]))
+        return run
+
+    for wrap, names in ((copycols, ('idd_copycols', 'idz_copycols')),
+                        (reconint, ('idd_reconint', 'idz_reconint')),
+                        (with_skeleton, ('idd_reconid', 'idz_reconid',
+                                         'idd_id2svd', 'idz_id2svd'))):
+        for name in names:
+            real = getattr(backend, name)
+            run = wrap(real)
+            run.__name__ = run.__qualname__ = name
+            run.__doc__ = real.__doc__
+            run.__module__ = real.__module__
+            setattr(backend, name, run)
 
 
 def _written_outputs():
