@@ -5615,6 +5615,104 @@ Test(data, interpolative_reconstructions_take_indices_within_their_columns)
 	e2e_stop();
 }
 
+/* A KD or ball tree took a weight array of any length, and kernel_density read a weight for
+ * every point (the words past a shorter array came back as densities); a subclass whose
+ * __init__ built nothing kept one-item placeholder arrays its queries read as a tree (any word
+ * read back); a Tree made by its constructor has no nodes, which predict read (SIGSEGV); and
+ * a dual-tree query, which builds its own tree, was refused as a build inside a query. Now:
+ * one weight a point, no subclass, no nodeless tree's methods, dual-tree queries as on the
+ * host (the expected values are the host's). */
+Test(data, kd_and_ball_trees_take_what_their_queries_read)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from sklearn.neighbors import KDTree, BallTree, KernelDensity\n"
+	    "from sklearn.tree import DecisionTreeRegressor\n"
+	    "rng = np.random.default_rng(0)\n"
+	    "X = rng.random((60, 2))\n"
+	    "w = rng.random(60) + 0.5\n"
+	    "out = [round(float(KernelDensity(bandwidth=0.3).fit(X, sample_weight=w)\n"
+	    "                   .score_samples(X[:3]).sum()), 6)]\n"
+	    "for T in (KDTree, BallTree):\n"
+	    "    t = T(X, leaf_size=5)\n"
+	    "    i1 = t.query(X[:5], k=3)[1]\n"
+	    "    i2 = t.query(X[:5], 3, True, True)[1]\n"
+	    "    out.append(bool((i1 == i2).all()))\n"
+	    "    out.append(t.two_point_correlation(X[:5], [0.1, 0.5], dualtree=True).tolist())\n"
+	    "    out.append(round(float(T(X, sample_weight=w).kernel_density(X[:2], h=0.3).sum()), "
+	    "6))\n"
+	    "    try:\n"
+	    "        T(X, sample_weight=w[:50]).kernel_density(X[55:], h=0.3)\n"
+	    "        out.append('read past the weights')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e))\n"
+	    "    try:\n"
+	    "        class Unbuilt(T):\n"
+	    "            def __init__(self):\n"
+	    "                pass\n"
+	    "        out.append(Unbuilt().query(np.zeros((1, 2)), k=1))\n"
+	    "    except TypeError as e:\n"
+	    "        out.append('not subclassed')\n"
+	    "Tree = type(DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0]).tree_)\n"
+	    "t = Tree(1, np.array([1], dtype=np.intp), 1)\n"
+	    "for f in (lambda: t.predict(np.zeros((1, 1), dtype=np.float32)),\n"
+	    "          lambda: t.compute_feature_importances()):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        out.append('ran')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e)[:21])\n"
+	    "out",
+	    "[-2.661391,true,[12,132],52.884708,"
+	    "\"sample_weight must have one weight for each point of the data (60), not shape "
+	    "(50,)\","
+	    "\"not subclassed\",true,[12,132],52.884708,"
+	    "\"sample_weight must have one weight for each point of the data (60), not shape "
+	    "(50,)\","
+	    "\"not subclassed\",\"the tree has no nodes\",\"the tree has no nodes\"]");
+	e2e_stop();
+}
+
+/* Three routines that trusted a size or an option of the code's: qhull's option to scale one
+ * coordinate with both bounds 0 drops it, and scipy read a vertex qhull's facets no longer
+ * have (SIGSEGV); cython_special's spheroidal characteristic values run the same Fortran as
+ * scipy.special's, past the bound that one has (SIGSEGV); and interp_decomp with a rank past
+ * the matrix wrote past the Fortran's work arrays (SIGSEGV; svd checks its rank itself). Each
+ * is refused saying why; what is within works as on the host. */
+Test(data, qhull_scaling_spheroidal_values_and_ranks_stay_within_their_work)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy.spatial import ConvexHull, Delaunay\n"
+	    "from scipy.special import cython_special as cs\n"
+	    "import scipy.linalg.interpolative as sli\n"
+	    "P = np.random.default_rng(0).random((30, 3))\n"
+	    "A = np.random.default_rng(0).random((6, 4))\n"
+	    "out = [ConvexHull(P, qhull_options='QbB').simplices.shape[1],\n"
+	    "       Delaunay(P[:, :2], qhull_options='Qbb Qc Qz').simplices.shape[1],\n"
+	    "       int(cs.pro_cv(0.0, 0.0, 1.0) * 1000), len(sli.interp_decomp(A, 3, "
+	    "rand=False)[0])]\n"
+	    "for f in (lambda: ConvexHull(P, qhull_options='Qb0:0B0:0'),\n"
+	    "          lambda: Delaunay(P[:, :2], qhull_options='Qb0:0 QB0:0'),\n"
+	    "          lambda: cs.pro_cv(0.0, 0.0, 400.0),\n"
+	    "          lambda: cs.obl_cv(0.0, 0.0, 400.0),\n"
+	    "          lambda: sli.interp_decomp(A, 40, rand=False),\n"
+	    "          lambda: sli.svd(A, 40, rand=False)):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        out.append('ran')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e)[:24])\n"
+	    "out",
+	    "[3,3,319,4,\"qhull option 'Qb0:0B0:0'\",\"qhull option 'Qb0:0': sc\","
+	    "\"pro_cv: scipy computes i\",\"obl_cv: scipy computes i\",\"the rank must be from 1 "
+	    "\","
+	    "\"Approximation rank 40 ex\"]");
+	e2e_stop();
+}
+
 /* squareform's compiled copies move items by their size: an object array's items went across
  * as pointers without their references, and once the vector was freed the matrix held freed
  * memory, which new floats took (their values came back through M). Objects are copied by

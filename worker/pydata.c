@@ -5564,7 +5564,7 @@ static int inits_check(PyObject *g)
 /* pydata.py's checks of C classes that take their arguments in tp_new (Cython's __cinit__,
  * run before any __init__), {class: check}: while armed, a class (or one beneath it) is made
  * with the arguments its check returns. */
-#define NEW_CHECKED_MAX 8
+#define NEW_CHECKED_MAX 16
 static struct {
 	PyTypeObject *type;
 	newfunc real;

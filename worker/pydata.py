@@ -3102,6 +3102,7 @@ def _scipy():
 
     messages.__doc__ = get.__doc__
     type_patches[(messagestream.MessageStream, 'get')] = messages
+    _qhull_options()
     # differential_evolution and the other solvers with workers= import multiprocessing's
     # Pool at each call, and multiprocessing reads the signal module's namespace as it loads.
     try:
@@ -4048,6 +4049,18 @@ def _special_work_arrays():
         else:
             continue
         replacements[id(real)] = (real, checked)
+    # cython_special calls the same Fortran for a scalar each (pro_cv, obl_cv; the Mathieu
+    # characteristic values): the same bounds.
+    from scipy.special import cython_special
+    for name in ('pro_cv', 'obl_cv', 'mathieu_a', 'mathieu_b'):
+        real = getattr(cython_special, name, None)
+        if real is None:
+            continue
+        if name.startswith('mathieu_'):
+            checked = order_bounded(real)
+        else:
+            checked = bounded(real, cv_room, cv_what, scalars=True)
+        replacements[id(real)] = (real, checked)
     _replace_all(replacements)
 
 
@@ -4949,6 +4962,32 @@ def _interpolative_copies():
         setattr(backend, name, run)
 
 
+def _qhull_options():
+    """qhull's per-coordinate scaling options (Qbk:n, QBk:n) with both bounds 0 drop the k-th
+    coordinate from the input: qhull's facets then had one vertex fewer than scipy reads for
+    them, and ConvexHull and Delaunay followed a NULL vertex (SIGSEGV). The options go to
+    qhull as given, with those refused (QbB and Qbb, scaling all coordinates or the last one,
+    stay)."""
+    import re
+    from scipy.spatial import _qhull
+
+    def check(args, kwargs):
+        options = kwargs.get('options') if kwargs and 'options' in kwargs else \
+            args[2] if len(args) > 2 else None
+        if isinstance(options, (bytes, bytearray, str)):
+            text = options.decode('latin1') if not isinstance(options, str) else options
+            for token in text.split():
+                if token.startswith('Q') and re.search(r'[bB][0-9]', token[1:]):
+                    raise ValueError('qhull option %r: scaling one coordinate (Qbk:n, QBk:n) '
+                                     'is not taken in the sandbox (a bound of 0 for both '
+                                     'drops the coordinate, which scipy does not expect); '
+                                     'QbB scales all coordinates' % token)
+        return tuple(args), kwargs
+
+    # (before the object is made: a _Qhull whose __init__ failed crashes as it is freed)
+    new_checks[_qhull._Qhull] = check
+
+
 def _interpolative_indices():
     """The interpolative decomposition's reconstructions (idd_copycols, idd_reconint,
     idd_reconid, idd_id2svd and their complex idz_ twins) index columns by the column indices
@@ -4957,7 +4996,9 @@ def _interpolative_indices():
     another array's values changed), and a rank past the indices read past them. Each takes
     indices within its columns (1-based, as the backend hands them to Fortran): for a copy,
     k of them, k at most their number, each within A's columns; for the others a permutation
-    of 1..n with the coefficients' shape (k, n - k) and k the skeleton's columns."""
+    of 1..n with the coefficients' shape (k, n - k) and k the skeleton's columns. A rank given
+    to a decomposition (interp_decomp(A, k), svd(A, k)) past the matrix's smaller side had the
+    Fortran write past its work arrays (SIGSEGV): it is at most that side."""
     import operator
     import numpy as np
     from scipy.linalg import _interpolative_backend as backend
@@ -5010,7 +5051,30 @@ def _interpolative_indices():
             return real(B, idx, coefficients(proj, n, B.shape[1]))
         return run
 
-    for wrap, names in ((copycols, ('idd_copycols', 'idz_copycols')),
+    def ranked(real):
+        # (A, k) or (m, n, ..., k): the rank at most the matrix's smaller side (past it the
+        # Fortran wrote past its work arrays: SIGSEGV)
+        def run(*args):
+            if len(args) == 2:
+                A = np.asarray(args[0])
+                if A.ndim != 2:
+                    raise ValueError('the matrix must be 2-D')
+                m, n = A.shape
+                args = (A,) + args[1:]
+            else:
+                m, n = operator.index(args[0]), operator.index(args[1])
+                args = (m, n) + args[2:]
+            k = operator.index(args[-1])
+            if not 1 <= k <= min(m, n):
+                raise ValueError('the rank must be from 1 to the smaller side of the '
+                                 '%d x %d matrix, not %d' % (m, n, k))
+            return real(*(args[:-1] + (k,)))
+        return run
+
+    for wrap, names in ((ranked, ('iddr_id', 'iddr_aid', 'iddr_svd', 'iddr_asvd', 'iddr_rid',
+                                  'iddr_rsvd', 'iddr_aidi', 'idzr_id', 'idzr_aid', 'idzr_svd',
+                                  'idzr_asvd', 'idzr_rid', 'idzr_rsvd', 'idzr_aidi')),
+                        (copycols, ('idd_copycols', 'idz_copycols')),
                         (reconint, ('idd_reconint', 'idz_reconint')),
                         (with_skeleton, ('idd_reconid', 'idz_reconid',
                                          'idd_id2svd', 'idz_id2svd'))):
@@ -10461,6 +10525,10 @@ def _sklearn_trees():
             type_patches[(Tree, name)] = read_only(Tree, name, name in copied)
     for tree in (KDTree, BallTree):
         base = tree.__mro__[1]
+        # A subclass whose __init__ builds nothing kept the placeholder arrays its C
+        # allocation made, one item each, which the queries read as a tree (node 0's range of
+        # indices any offset from them: any word read back, or a SIGSEGV): not subclassed.
+        final_classes.append(tree)
         for name, d in list(base.__dict__.items()):
             if type(d).__name__ == 'getset_descriptor':
                 type_patches[(base, name)] = read_only(base, name, name != 'sum_weight')
@@ -10478,6 +10546,7 @@ def _sklearn_trees():
 
 
 _trees_querying = [0]  # queries of KD and ball trees running (a metric of the code's inside)
+_dual_build = [False]  # a dual-tree query's own build of its query points' tree is next
 
 
 def _tree_queries(base):
@@ -10491,13 +10560,41 @@ def _tree_queries(base):
         return RuntimeError('a KD or ball tree is not built while a query of one runs (a '
                             'metric function of the code\'s is running inside it)')
 
+    import operator
+    np = sys.modules['numpy']
+    # A dual-tree query (query, two_point_correlation) builds its own tree of the query points
+    # first, before any metric runs: that one build is let through, with every argument made
+    # a plain value first (no code of the code's runs in the query before its build).
+    duals = {'query': ('X', 'k', 'return_distance', 'dualtree', 'breadth_first',
+                       'sort_results'),
+             'two_point_correlation': ('X', 'r', 'dualtree')}
+
+    def plain(names, args, kwargs):
+        given = dict(zip(names, args))
+        if len(args) > len(names) or set(given) & set(kwargs) or set(kwargs) - set(names):
+            return None
+        given.update(kwargs)
+        if not given.get('dualtree'):
+            return None
+        for name, v in given.items():
+            given[name] = (np.array(v, dtype=np.float64, order='C') if name in ('X', 'r')
+                           else operator.index(v) if name == 'k' else bool(v))
+        return given
+
     def querying(real):
+        names = duals.get(real.__name__)
+
         def method(self, *args, **kwargs):
+            given = plain(names, args, kwargs) if names else None
             _trees_querying[0] += 1
+            _dual_build[0] = given is not None
             try:
+                if given is not None:
+                    return real(self, **given)
                 return real(self, *args, **kwargs)
             finally:
                 _trees_querying[0] -= 1
+                _dual_build[0] = False
         method.__name__ = method.__qualname__ = real.__name__
         method.__doc__ = real.__doc__
         return method
@@ -10505,9 +10602,32 @@ def _tree_queries(base):
     for name in ('query', 'query_radius', 'kernel_density', 'two_point_correlation'):
         type_patches[(base, name)] = querying(base.__dict__[name])
 
+    np = sys.modules['numpy']
+
     def built(args, kwargs):
-        if _trees_querying[0]:
+        if _trees_querying[0] and not _dual_build[0]:
             raise refused()
+        _dual_build[0] = False
+        # A weight for each point: kernel_density reads sample_weight[i] for every point of
+        # the data, unchecked (a shorter array had the words past it read back as densities).
+        args, kwargs = list(args), dict(kwargs or {})
+        at = 'sample_weight' if 'sample_weight' in kwargs else 3 if len(args) > 3 else None
+        weights = None if at is None else kwargs[at] if isinstance(at, str) else args[at]
+        if weights is not None:
+            data = np.asarray(args[0] if args else kwargs.get('data'))
+            weights = np.array(weights, dtype=np.float64, order='C')
+            if weights.ndim != 1 or data.ndim < 1 or weights.shape[0] != data.shape[0]:
+                raise ValueError('sample_weight must have one weight for each point of the '
+                                 'data (%d), not shape %r'
+                                 % (data.shape[0] if data.ndim else 0, weights.shape))
+            if isinstance(at, str):
+                kwargs[at] = weights
+            else:
+                args[at] = weights
+            if args:
+                args[0] = data
+            else:
+                kwargs['data'] = data
         return tuple(args), kwargs
 
     init_checks[base] = built
@@ -10547,10 +10667,17 @@ def _tree_methods(Tree):
     arguments are checked first."""
     np = sys.modules['numpy']
 
+    def nodes(tree):
+        # A Tree made by its constructor has no nodes (no memory for them) until a builder
+        # fills it: its methods read the first node unchecked (SIGSEGV).
+        if tree.node_count < 1:
+            raise ValueError('the tree has no nodes: it is built by fitting an estimator')
+
     def rows(name):
         real = Tree.__dict__[name]
 
         def method(self, X):
+            nodes(self)
             # (the features its nodes split on, leaves' being negative, and its own count)
             feature = self.feature
             need = max(self.n_features, int(feature.max()) + 1 if len(feature) else 0)
@@ -10570,6 +10697,7 @@ def _tree_methods(Tree):
         # Exact arrays over the same memory (out is written in place): a subclass answers its
         # own len and shape.
         X, target_features, out = np.asarray(X), np.asarray(target_features), np.asarray(out)
+        nodes(self)
         if X.ndim != 2 or out.ndim != 1 or target_features.ndim != 1 or \
                 out.shape[0] < X.shape[0] or target_features.shape[0] > X.shape[1]:
             raise ValueError('X should be 2-D with a column for each target feature, '
@@ -10578,6 +10706,14 @@ def _tree_methods(Tree):
 
     compute_partial_dependence.__doc__ = real_pd.__doc__
     type_patches[(Tree, 'compute_partial_dependence')] = compute_partial_dependence
+    real_fi = Tree.__dict__['compute_feature_importances']
+
+    def compute_feature_importances(self, normalize=True):
+        nodes(self)
+        return real_fi(self, normalize)
+
+    compute_feature_importances.__doc__ = real_fi.__doc__
+    type_patches[(Tree, 'compute_feature_importances')] = compute_feature_importances
 
 
 def _gradient_boosting_stages(Tree):
