@@ -2224,6 +2224,9 @@ static int request_mkdir(struct chain *c, uint32_t id, const char *data, size_t 
 			grown[c->n_dirs].dev = st.st_dev;
 			grown[c->n_dirs].ino = st.st_ino;
 			grown[c->n_dirs].fd = fd;
+			grown[c->n_dirs].mode = st.st_mode & 07777;
+			grown[c->n_dirs].chmod_set = 0;
+			grown[c->n_dirs].times_set = 0;
 			if (grown[c->n_dirs].rel) {
 				c->n_dirs++;
 				fd = -1; /* kept */
@@ -2287,6 +2290,25 @@ static int dir_only_pending(const struct engine *e, int dfd)
 	return only;
 }
 
+/* A directory a call that did not commit made stays (another call's files are in it): the
+ * permission bits and times its chmod and utime set go back to what they were, unless they
+ * were changed since. */
+static void dir_attrs_back(const struct ws_dir *d)
+{
+	struct stat st;
+
+	if (d->fd < 0 || (!d->chmod_set && !d->times_set) || fstat(d->fd, &st) < 0 ||
+	    st.st_dev != d->dev || st.st_ino != d->ino)
+		return;
+	if (d->chmod_set && (st.st_mode & 07777) == d->mode_set && fchmod(d->fd, d->mode) < 0)
+		log_msg(LOG_WARN, "workspace: %s keeps a failed call's mode: %s", d->rel,
+		        strerror(errno));
+	if (d->times_set && st.st_mtim.tv_sec == d->mtime_set.tv_sec &&
+	    st.st_mtim.tv_nsec == d->mtime_set.tv_nsec && futimens(d->fd, d->times_before) < 0)
+		log_msg(LOG_WARN, "workspace: %s keeps a failed call's times: %s", d->rel,
+		        strerror(errno));
+}
+
 /* Remove a directory a call that did not commit made, if it is still that directory and
  * empty. Returns 1 when it is gone (or is another directory now), 0 when it holds only what
  * calls in progress put there (it waits for them: dir_orphans_retry), -1 when a call's file
@@ -2307,6 +2329,8 @@ static int dir_remove(const struct engine *e, const struct ws_dir *d)
 			rc = dfd >= 0 && dir_only_pending(e, dfd) ? 0 : -1;
 			if (dfd >= 0)
 				close(dfd);
+			if (rc < 0)
+				dir_attrs_back(d);
 		} else {
 			log_msg(LOG_WARN, "workspace: %s not removed: %s", d->rel, strerror(errno));
 		}
@@ -2757,7 +2781,7 @@ static int request_remove(struct chain *c, uint32_t id, const char *data, size_t
 }
 
 /* A directory the call made (by its identity), opened, or -1. */
-static int made_dir(const struct chain *c, const char *rel)
+static int made_dir(const struct chain *c, const char *rel, struct ws_dir **which)
 {
 	struct stat st;
 	int fd;
@@ -2769,8 +2793,10 @@ static int made_dir(const struct chain *c, const char *rel)
 		return -1;
 	if (fstat(fd, &st) == 0)
 		for (size_t i = 0; i < c->n_dirs; i++)
-			if (c->dirs[i].dev == st.st_dev && c->dirs[i].ino == st.st_ino)
+			if (c->dirs[i].dev == st.st_dev && c->dirs[i].ino == st.st_ino) {
+				*which = &c->dirs[i];
 				return fd;
+			}
 	close(fd);
 	return -1;
 }
@@ -2810,6 +2836,8 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 	uint32_t word;
 	int fd = -1, dir, slash = 0, rc;
 	size_t n, before = c->n_writes;
+	struct ws_dir *made = NULL;
+	int before_known;
 
 	if (len < head)
 		return -EINVAL;
@@ -2830,7 +2858,7 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 		reply(c, id, rc, NULL, 0, NULL, 0);
 		return 0;
 	}
-	fd = gone_named(c, rel) ? -1 : made_dir(c, rel);
+	fd = gone_named(c, rel) ? -1 : made_dir(c, rel, &made);
 	dir = fd >= 0;
 	if (!dir && slash) {
 		reply(c, id, -ENOTDIR, NULL, 0, NULL, 0);
@@ -2844,10 +2872,26 @@ static int request_attr(struct chain *c, uint32_t id, const char *data, size_t l
 		rc = ws_open_write(c, rel, IPC_OPEN_UPDATE, 0, &fd, &st);
 	if (rc == 0 && dir && !times && (word & 0700) != 0700)
 		rc = -EPERM;
+	/* (a directory's times before the call first set them: put back if it stays) */
+	before_known = dir && times && made->times_set;
+	if (rc == 0 && dir && times && !made->times_set && fstat(fd, &st) == 0) {
+		made->times_before[0] = st.st_atim;
+		made->times_before[1] = st.st_mtim;
+		before_known = 1;
+	}
 	if (rc == 0 && !times && fchmod(fd, (mode_t)word) < 0)
 		rc = -errno;
 	if (rc == 0 && times && futimens(fd, ts) < 0)
 		rc = -errno;
+	if (rc == 0 && dir && fstat(fd, &st) == 0) {
+		if (times && before_known) {
+			made->mtime_set = st.st_mtim;
+			made->times_set = 1;
+		} else if (!times) {
+			made->mode_set = st.st_mode & 07777;
+			made->chmod_set = 1;
+		}
+	}
 	if (fd >= 0)
 		close(fd);
 	/* The copy made for this request goes when the change fails: the file was not changed.

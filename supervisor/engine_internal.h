@@ -415,6 +415,12 @@ struct ws_dir {
 	 * (a file system reuses a removed directory's at once); -1 for an orphan kept when the
 	 * supervisor had no fd to spare */
 	int fd;
+	/* Its permission bits as made, and what the call's chmod and utime set (and the times
+	 * before the first): when it stays (another call's files are in it), they are put back
+	 * unless changed since (broker.c dir_attrs_back). */
+	mode_t mode, mode_set;
+	struct timespec times_before[2], mtime_set;
+	unsigned int chmod_set : 1, times_set : 1;
 };
 
 /* A name a call removes: a file (this one, by identity) or an empty directory. Nothing changes

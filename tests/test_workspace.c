@@ -1320,6 +1320,39 @@ Test(ws_write, directories_are_made_and_follow_their_call)
 	r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
 	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
 	cr_assert_str_eq(slurp(in_ws("shared/b.txt")), "b");
+	/* ... nor its mode and times, which the failed call changed after the other call's file
+	 * came: they are as they were before its chmod and utime. */
+	{
+		struct stat made, after;
+
+		slow = mcpc_call_async(&e2e_srv,
+		                       "import os, time\n"
+		                       "os.mkdir('kept')\n"
+		                       "while not os.path.exists('go'):\n"
+		                       "    time.sleep(0.05)\n"
+		                       "os.chmod('kept', 0o700)\n"
+		                       "os.utime('kept', (0, 0))\n"
+		                       "while True:\n"
+		                       "    pass",
+		                       "{\"session\":\"new\"}");
+		for (int i = 0; i < 200 && !is_dir(in_ws("kept")); i++)
+			usleep(20000);
+		ok_result("open('kept/b.txt', 'w').write('b')\n1", "1");
+		cr_assert_eq(lstat(in_ws("kept"), &made), 0);
+		cr_assert_neq(made.st_mode & 0777, 0700, "mode %o", (unsigned)made.st_mode);
+		put_file(in_ws("go"), "");
+		r = e2e_hold(mcpc_wait_int_id(&e2e_srv, slow, 10000));
+		cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+		cr_assert_eq(lstat(in_ws("kept"), &after), 0);
+		cr_assert_str_eq(slurp(in_ws("kept/b.txt")), "b");
+		cr_assert_eq(after.st_mode, made.st_mode, "mode %o, made %o",
+		             (unsigned)after.st_mode, (unsigned)made.st_mode);
+		cr_assert(after.st_mtim.tv_sec == made.st_mtim.tv_sec &&
+		              after.st_mtim.tv_nsec == made.st_mtim.tv_nsec,
+		          "mtime %lld, before the failed call's utime %lld",
+		          (long long)after.st_mtim.tv_sec, (long long)made.st_mtim.tv_sec);
+		cr_assert_eq(unlink(in_ws("go")), 0);
+	}
 	/* ... and one whose only content when it ended was another call's, pending: it goes
 	 * when that call fails too. */
 	slow = mcpc_call_async(&e2e_srv, "import os\nos.mkdir('orphan')\nwhile True:\n    pass",
