@@ -352,6 +352,10 @@ static void answer_claim(struct chain *c, int rolled_back)
 
 	run_outcome_init(&c->claim);
 	c->have_claim = 0;
+	/* A timeout its deadline never asked for is the CPU limit's (the code stopped at its
+	 * signal): the answer names that limit, not the wall-clock one. */
+	if (o.status == RUN_TIMEOUT && c->soft_asks == 0)
+		o.cpu_limit_s = c->e->cfg->cpu_s;
 	answer(c, &o, rolled_back);
 }
 
@@ -1420,7 +1424,8 @@ static void claim_refused(struct chain *c, enum run_status st, const char *why)
 		(void)text_set_str(&c->claim.error_traceback, "");
 		if (text_set_str(&c->claim.error_type, "WorkspaceError") < 0 ||
 		    text_set_str(&c->claim.error_message, why) < 0)
-			log_msg(LOG_WARN, "out of memory while refusing a call's workspace changes");
+			log_msg(LOG_WARN,
+			        "out of memory while refusing a call's workspace changes");
 	}
 	c->writes_refused = 1;
 	if (c->kill == KILL_NONE)
@@ -1616,7 +1621,8 @@ static void snapshot_failed(struct chain *c)
 			(void)text_printf(&ended, "The code ended with %s: %s, and its",
 			                  o.error_type.s, o.error_message.s);
 		else if (o.status == RUN_ERROR && o.error_type.len > 0)
-			(void)text_printf(&ended, "The code ended with %s, and its", o.error_type.s);
+			(void)text_printf(&ended, "The code ended with %s, and its",
+			                  o.error_type.s);
 		(void)text_set_str(&o.error_traceback, "");
 		(void)text_set_str(&o.error_type, "SessionError");
 		(void)text_printf(

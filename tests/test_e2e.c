@@ -1794,7 +1794,14 @@ Test(limits, cpu_limit_ends_a_busy_worker)
 	e2e_start(ARGS("--cpu", "1", "--timeout", "30"));
 	r = e2e_call_on(&e2e_srv, "while True:\n    pass", NULL, 15000);
 	cr_assert(e2e_is_error(r), "%s", mcpc_json(r));
-	cr_assert_str_neq(mcpc_status(r), "ok");
+	cr_assert_str_eq(mcpc_status(r), "timeout", "%s", mcpc_json(r));
+	/* The code stopped itself at the CPU limit's signal: its message names the CPU limit
+	 * and the option that sets it, not the wall-clock one it did not reach. */
+	cr_assert(strstr(mcpc_err_str(r, "message"), "CPU time limit reached") &&
+	              strstr(mcpc_err_str(r, "message"), "at most 1 s of CPU time") &&
+	              strstr(mcpc_err_str(r, "message"), "the server's --cpu") &&
+	              !strstr(mcpc_err_str(r, "message"), "--timeout"),
+	          "%s", mcpc_json(r));
 	e2e_expect_result("3*3", "9");
 	e2e_stop();
 }
