@@ -3454,6 +3454,8 @@ static PyObject *written_kept(PyObject *const *args, Py_ssize_t first, Py_ssize_
 	return l;
 }
 
+static PyMethodDef *bincount_ml; /* numpy's bincount's own, known by its address */
+
 static PyObject *function_copied(PyObject *holder, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
@@ -3468,8 +3470,7 @@ static PyObject *function_copied(PyObject *holder, PyObject *const *args, Py_ssi
 			return dispatch_copied(k, real, args, nargs, kwnames);
 	/* bincount's numbers, when it is given weights (private_indices: it sizes its result by
 	 * them, then converts the weights) */
-	if (strcmp(((PyCFunctionObject *)real)->m_ml->ml_name, "bincount") == 0 &&
-	    (n > 1 || other_threads()) &&
+	if (((PyCFunctionObject *)real)->m_ml == bincount_ml && (n > 1 || other_threads()) &&
 	    !(given = index_arg_copied(args, nargs, kwnames, 0, "list")) && PyErr_Occurred())
 		return NULL;
 	if (given)
@@ -3518,6 +3519,8 @@ static int function_copies(PyObject *f)
 		return -1;
 	}
 	*(PyObject **)PyModule_GetState(holder) = real; /* the holder keeps it */
+	if (strcmp(c->m_ml->ml_name, "bincount") == 0)
+		bincount_ml = c->m_ml;
 	*def = function_copied_def;
 	def->ml_name = c->m_ml->ml_name;
 	def->ml_doc = c->m_ml->ml_doc;

@@ -1295,6 +1295,7 @@ def _pandas():
     _final_dates()
     _kth_smallest()
     _cached_properties()
+    _pickle_writes(pd)
 
 
 def _own_quiet(f, *args, **kwargs):
@@ -4221,6 +4222,27 @@ def _squareform_copies():
                   id(real_vector): (real_vector, to_vector_from_squareform_wrap)})
 
 
+def _pickle_writes(pd):
+    """to_pickle (pd.to_pickle, a frame's) wrote its file, and the pd.read_pickle meant to load it later was refused (a
+    pickle names what loading it runs): a frame cached that way was found lost only when read.
+    The file is still written (the user's own Python can read it), with a note saying the
+    sandbox will not read it back and what will."""
+    from pandas.io import pickle
+    real = pickle.to_pickle
+
+    def to_pickle(obj, *args, **kwargs):
+        sys.stderr.write('[to_pickle: written, but the sandbox does not read pickles back '
+                         '(pd.read_pickle runs what a pickle names): to use it in a later '
+                         'call, keep it in a variable (the session keeps it) or write it with '
+                         'to_csv, to_json or to_excel]\n')
+        return real(obj, *args, **kwargs)
+
+    to_pickle.__doc__ = real.__doc__
+    to_pickle.__name__ = to_pickle.__qualname__ = real.__name__
+    to_pickle.__module__ = real.__module__
+    _replace_all({id(real): (real, to_pickle)})
+
+
 def _kth_smallest():
     """pandas' nsmallest and nlargest checked n by its comparisons (n <= 0, n >= len) and then
     handed n - 1, computed by the object's own arithmetic, to the compiled kth_smallest, which
@@ -5024,30 +5046,34 @@ def _interpolative_indices():
                              'the decomposition: (%d, %d)' % (krank, n - krank))
         return proj
 
+    def matrix(A, what='matrix'):
+        A = np.asarray(A)
+        if A.ndim != 2:
+            raise ValueError('the %s must be 2-D' % what)
+        return A
+
+    def permutation(idx):
+        n = np.asarray(idx).shape[0] if np.ndim(idx) == 1 else -1
+        return indices(idx, n), n
+
     def copycols(real):
         def run(A, k, idx):
-            A = np.asarray(A)
-            if A.ndim != 2:
-                raise ValueError('the matrix must be 2-D')
+            A = matrix(A)
             k = operator.index(k)
             return real(A, k, indices(idx, A.shape[1], k))
         return run
 
     def reconint(real):
         def run(idx, proj):
-            n = np.asarray(idx).shape[0] if np.ndim(idx) == 1 else -1
-            idx = indices(idx, n)
+            idx, n = permutation(idx)
             proj = np.asarray(proj)
             return real(idx, coefficients(proj, n, proj.shape[0] if proj.ndim == 2 else -1))
         return run
 
     def with_skeleton(real):
         def run(B, idx, proj):
-            B = np.asarray(B)
-            if B.ndim != 2:
-                raise ValueError('the skeleton matrix must be 2-D')
-            n = np.asarray(idx).shape[0] if np.ndim(idx) == 1 else -1
-            idx = indices(idx, n)
+            B = matrix(B, 'skeleton matrix')
+            idx, n = permutation(idx)
             return real(B, idx, coefficients(proj, n, B.shape[1]))
         return run
 
@@ -5056,9 +5082,7 @@ def _interpolative_indices():
         # Fortran wrote past its work arrays: SIGSEGV)
         def run(*args):
             if len(args) == 2:
-                A = np.asarray(args[0])
-                if A.ndim != 2:
-                    raise ValueError('the matrix must be 2-D')
+                A = matrix(args[0])
                 m, n = A.shape
                 args = (A,) + args[1:]
             else:
@@ -8821,6 +8845,13 @@ def _matplotlib():
             sys.stderr.write('[plt.savefig(): no open figure, so an empty one was saved. '
                              'plt.show() shows the figures and closes them: call savefig '
                              'before show, or fig.savefig(...) on a figure kept in a name]\n')
+        elif not plt.get_fignums():
+            # The figures an earlier call drew were shown and closed as it ended (as a
+            # notebook's cell does): "now save that chart" in the next call saved a blank one.
+            sys.stderr.write('[plt.savefig(): no open figure, so an empty one was saved. A '
+                             'figure is shown and closed at the end of the call that drew it: '
+                             'save it in that call, or keep it in a name (fig = plt.gcf()) '
+                             'and call fig.savefig(...) later]\n')
         return savefig(*args, **kwargs)
 
     pyplot_savefig.__doc__ = savefig.__doc__
@@ -10525,10 +10556,6 @@ def _sklearn_trees():
             type_patches[(Tree, name)] = read_only(Tree, name, name in copied)
     for tree in (KDTree, BallTree):
         base = tree.__mro__[1]
-        # A subclass whose __init__ builds nothing kept the placeholder arrays its C
-        # allocation made, one item each, which the queries read as a tree (node 0's range of
-        # indices any offset from them: any word read back, or a SIGSEGV): not subclassed.
-        final_classes.append(tree)
         for name, d in list(base.__dict__.items()):
             if type(d).__name__ == 'getset_descriptor':
                 type_patches[(base, name)] = read_only(base, name, name != 'sum_weight')
@@ -10581,10 +10608,24 @@ def _tree_queries(base):
                            else operator.index(v) if name == 'k' else bool(v))
         return given
 
+    # A tree made and never built (KDTree.__new__(KDTree), a subclass whose __init__ builds
+    # nothing) keeps the placeholder arrays its C allocation made, one item each, which the
+    # queries read as a tree (node 0's range of indices any offset from them: any word read
+    # back, or a SIGSEGV). Its state says so: a leaf size and a node count of 0.
+    state_of = base.__dict__['__getstate__']
+
+    def built_tree(tree):
+        state = state_of(tree)
+        if not (isinstance(state, tuple) and len(state) > 6 and state[4] >= 1 and
+                state[6] >= 1):
+            raise ValueError('the tree is not built: make it with %s(X)'
+                             % type(tree).__name__)
+
     def querying(real):
         names = duals.get(real.__name__)
 
         def method(self, *args, **kwargs):
+            built_tree(self)
             given = plain(names, args, kwargs) if names else None
             _trees_querying[0] += 1
             _dual_build[0] = given is not None

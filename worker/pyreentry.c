@@ -1111,13 +1111,22 @@ static PyObject *compare_slots(PyObject *v, PyObject *w, int op)
 	return NULL;
 }
 
-/* Two objects of one of the types whose comparison runs nothing else and frees nothing. */
+static int plain_number(PyTypeObject *t)
+{
+	return t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type;
+}
+
+/* Two objects of types whose comparison runs nothing else and frees nothing: both of one of
+ * int, str, float, bytes, or numbers of int, float and bool mixed (numpy's arange compares its
+ * int and float bounds; int's and float's comparisons of each other are C's alone). */
 static int plain_pair(PyObject *v, PyObject *w)
 {
-	PyTypeObject *t = Py_TYPE(v);
+	PyTypeObject *t = Py_TYPE(v), *u = Py_TYPE(w);
 
-	return t == Py_TYPE(w) && (t == &PyLong_Type || t == &PyUnicode_Type ||
-	                           t == &PyFloat_Type || t == &PyBytes_Type);
+	if (t == u)
+		return t == &PyLong_Type || t == &PyUnicode_Type || t == &PyFloat_Type ||
+		       t == &PyBytes_Type || t == &PyBool_Type;
+	return plain_number(t) && plain_number(u);
 }
 
 /* The comparison in a window, its operands held by the caller. */
@@ -1145,7 +1154,7 @@ static PyObject *richcompare_held(PyObject *v, PyObject *w, int op)
 		return NULL;
 	}
 	if (plain_pair(v, w))
-		return Py_TYPE(v)->tp_richcompare(v, w, op);
+		return compare_slots(v, w, op);
 	Py_INCREF(v);
 	Py_INCREF(w);
 	r = compare_in_window(v, w, op);
@@ -1168,7 +1177,7 @@ static int richcompare_bool_held(PyObject *v, PyObject *w, int op)
 		return -1;
 	}
 	if (plain_pair(v, w)) {
-		if (!(r = Py_TYPE(v)->tp_richcompare(v, w, op)))
+		if (!(r = compare_slots(v, w, op)))
 			return -1;
 		k = PyBool_Check(r) ? r == Py_True : PyObject_IsTrue(r);
 		Py_DECREF(r);
