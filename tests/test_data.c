@@ -5670,7 +5670,8 @@ Test(data, interpolative_reconstructions_take_indices_within_their_columns)
  * nodes, which predict read (SIGSEGV); and a dual-tree query, which builds its own tree, was
  * refused as a build inside a query. Now: one weight a point, no query of a tree not built,
  * no nodeless tree's methods, dual-tree queries as on the host (the expected values are the
- * host's). */
+ * host's) but for a subclass (sklearn builds the query points' tree as self.__class__(X): a
+ * subclass's __init__ built it on more points than the query's buffers hold, SIGSEGV). */
 Test(data, kd_and_ball_trees_take_what_their_queries_read)
 {
 	start_data(NULL);
@@ -5704,6 +5705,14 @@ Test(data, kd_and_ball_trees_take_what_their_queries_read)
 	    "            out.append(u.query_radius(np.zeros((1, 2)), r=1e300))\n"
 	    "        except ValueError as e:\n"
 	    "            out.append(str(e)[:21])\n"
+	    "    class More(T):\n"
+	    "        def __init__(self, Y, **kw):\n"
+	    "            super().__init__(np.vstack([Y] * 4), **kw)\n"
+	    "    try:\n"
+	    "        More(X).query(X[:5], k=1, dualtree=True)\n"
+	    "        out.append('built more')\n"
+	    "    except RuntimeError as e:\n"
+	    "        out.append(str(e)[:21])\n"
 	    "Tree = type(DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0]).tree_)\n"
 	    "t = Tree(1, np.array([1], dtype=np.intp), 1)\n"
 	    "for f in (lambda: t.predict(np.zeros((1, 1), dtype=np.float32)),\n"
@@ -5717,10 +5726,12 @@ Test(data, kd_and_ball_trees_take_what_their_queries_read)
 	    "[-2.661391,true,[12,132],52.884708,"
 	    "\"sample_weight must have one weight for each point of the data (60), not shape "
 	    "(50,)\","
-	    "\"the tree is not built\",\"the tree is not built\",true,[12,132],52.884708,"
+	    "\"the tree is not built\",\"the tree is not built\",\"a KD or ball tree is \","
+	    "true,[12,132],52.884708,"
 	    "\"sample_weight must have one weight for each point of the data (60), not shape "
 	    "(50,)\","
-	    "\"the tree is not built\",\"the tree is not built\",\"the tree has no nodes\","
+	    "\"the tree is not built\",\"the tree is not built\",\"a KD or ball tree is \","
+	    "\"the tree has no nodes\","
 	    "\"the tree has no nodes\"]");
 	e2e_stop();
 }

@@ -1109,10 +1109,10 @@ Test(pylayer, traceback_of_an_earlier_calls_function_shows_its_lines)
 /* Under each entry's line, CPython 3.11 marks the expression that failed: ^ under it, or ~
  * under a binary operation's operands and a subscript's value with ^ under the operator or the
  * index, none when it is the whole line. The expected marks are the host CPython's for the
- * same lines. Parsing the expression could warn (an escape it does not know, a number run into
- * a keyword), and a warning runs the warnings hooks, which are the code's: such an expression
- * is marked with ^ only, and the code's hook never runs while a traceback is formatted (it
- * sees the control warning only). */
+ * same lines. Parsing the expression could warn (an escape it does not know, an octal escape
+ * past 0o377, a number run into a keyword: 1if, 0xfor, 1.if), and a warning runs the warnings
+ * hooks, which are the code's: such an expression is marked with ^ only, and the code's hook
+ * never runs while a traceback is formatted (it sees the control warning only). */
 Test(pylayer, tracebacks_mark_where_on_the_line_an_entry_failed)
 {
 	json_object *r;
@@ -1152,24 +1152,30 @@ Test(pylayer, tracebacks_mark_where_on_the_line_an_entry_failed)
 	                 "        ~~~~~~^^^^^\n"
 	                 "KeyError: 'b'\n",
 	                 "%s", mcpc_json(r));
-	e2e_expect_result("import warnings, traceback\n"
-	                  "seen = []\n"
-	                  "warnings.simplefilter('always')\n"
-	                  "warnings.showwarning = lambda *a, **k: seen.append(str(a[0]))\n"
-	                  "def f():\n"
-	                  "    return 'a\\d' + 1\n"
-	                  "def g():\n"
-	                  "    return [0x1for x in 'a'] + 1\n"
-	                  "out = []\n"
-	                  "for h in (f, g):\n"
-	                  "    try:\n"
-	                  "        h()\n"
-	                  "    except TypeError:\n"
-	                  "        out.append(traceback.format_exc().splitlines()[-2])\n"
-	                  "warnings.warn('control')\n"
-	                  "[out, seen]\n",
-	                  "[[\"           ^^^^^^^^^\",\"           ^^^^^^^^^^^^^^^^^^^^^\"],"
-	                  "[\"control\"]]");
+	e2e_expect_result(
+	    "import warnings, traceback\n"
+	    "seen = []\n"
+	    "warnings.simplefilter('always')\n"
+	    "warnings.showwarning = lambda *a, **k: seen.append(str(a[0]))\n"
+	    "def f():\n"
+	    "    return 'a\\d' + 1\n"
+	    "def g():\n"
+	    "    return [0x1for x in 'a'] + 1\n"
+	    "def h():\n"
+	    "    return (0xfor 1) + 'a'\n"
+	    "def k():\n"
+	    "    return ('\\777', 1.if 1 else 2) + 1\n"
+	    "out = []\n"
+	    "for h in (f, g, h, k):\n"
+	    "    try:\n"
+	    "        h()\n"
+	    "    except TypeError:\n"
+	    "        out.append(traceback.format_exc().splitlines()[-2])\n"
+	    "warnings.warn('control')\n"
+	    "[out, seen]\n",
+	    "[[\"           ^^^^^^^^^\",\"           ^^^^^^^^^^^^^^^^^^^^^\","
+	    "\"           ^^^^^^^^^^^^^^^\",\"           ^^^^^^^^^^^^^^^^^^^^^^^^^^^\"],"
+	    "[\"control\"]]");
 	e2e_stop();
 }
 

@@ -10566,17 +10566,17 @@ def _sklearn_trees():
 
         get_arrays.__doc__ = arrays.__doc__
         type_patches[(base, 'get_arrays')] = get_arrays
-        _tree_queries(base)
+        _tree_queries(base, tree)
     _tree_methods(Tree)
     _tree_pruning(Tree)
     _gradient_boosting_stages(Tree)
 
 
 _trees_querying = [0]  # queries of KD and ball trees running (a metric of the code's inside)
-_dual_build = [False]  # a dual-tree query's own build of its query points' tree is next
+_dual_build = [None]  # a dual-tree query's points, whose own tree's build is next
 
 
-def _tree_queries(base):
+def _tree_queries(base, tree_class):
     """A KD or ball tree's query runs a metric of the code's (metric=f) between the nodes it
     walks, and re-reads the tree's arrays as it goes: f built the tree again (its __init__, or
     __setstate__) on more points, and query_radius wrote an index and a distance for each of
@@ -10626,16 +10626,20 @@ def _tree_queries(base):
 
         def method(self, *args, **kwargs):
             built_tree(self)
-            given = plain(names, args, kwargs) if names else None
+            # (sklearn builds it as self.__class__(X): a subclass's __init__ would build
+            # what it likes with the pass, more points than the query's buffers hold; and only
+            # the query's own points, the very array made here, are let through)
+            given = (plain(names, args, kwargs)
+                     if names and type(self) is tree_class else None)
             _trees_querying[0] += 1
-            _dual_build[0] = given is not None
+            _dual_build[0] = given['X'] if given is not None else None
             try:
                 if given is not None:
                     return real(self, **given)
                 return real(self, *args, **kwargs)
             finally:
                 _trees_querying[0] -= 1
-                _dual_build[0] = False
+                _dual_build[0] = None
         method.__name__ = method.__qualname__ = real.__name__
         method.__doc__ = real.__doc__
         return method
@@ -10645,10 +10649,24 @@ def _tree_queries(base):
 
     np = sys.modules['numpy']
 
+    def query_points(points):
+        # the query's own points: that array, or a view of it of the same shape and memory
+        # (query reshapes it; two_point_correlation hands on its compiled memoryview of it,
+        # read as an array through the buffer protocol: sklearn's own type, no code runs)
+        own = _dual_build[0]
+        if own is None:
+            return False
+        if (type(points).__name__ == '_memoryviewslice' and
+                type(points).__module__.startswith('sklearn.neighbors.')):
+            points = np.asarray(points)
+        return (type(points) is np.ndarray and points.shape == own.shape and
+                points.dtype == own.dtype and points.ctypes.data == own.ctypes.data)
+
     def built(args, kwargs):
-        if _trees_querying[0] and not _dual_build[0]:
+        points = args[0] if args else (kwargs or {}).get('data')
+        if _trees_querying[0] and not query_points(points):
             raise refused()
-        _dual_build[0] = False
+        _dual_build[0] = None
         # A weight for each point: kernel_density reads sample_weight[i] for every point of
         # the data, unchecked (a shorter array had the words past it read back as densities).
         args, kwargs = list(args), dict(kwargs or {})

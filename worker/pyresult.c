@@ -5,6 +5,7 @@
  * allocation leaves a field NULL. */
 #include "interp_internal.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -337,23 +338,79 @@ static int node_is(PyObject *node, const char *kind)
 	return node && strcmp(Py_TYPE(node)->tp_name, kind) == 0;
 }
 
+/* A number's characters from p on, as the tokenizer reads them (digits, letters, _, ., and a
+ * sign after a decimal's exponent): their count. */
+static size_t number_run(const char *p)
+{
+	int hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+	size_t n = 0;
+
+	for (;;) {
+		if (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '.')
+			n++;
+		else if (!hex && (p[n] == '+' || p[n] == '-') && n > 0 &&
+		         (p[n - 1] == 'e' || p[n - 1] == 'E'))
+			n++;
+		else
+			return n;
+	}
+}
+
+/* Is s (n characters) a number as Python writes one: 0x.., 0o.., 0b.. of their digits, or a
+ * decimal with an optional fraction, exponent and j, underscores between digits? */
+static int plain_number(const char *s, size_t n)
+{
+	size_t i = 0;
+	int digits = 0;
+
+	if (n > 2 && s[0] == '0' && strchr("xXoObB", s[1])) {
+		const char *set = strchr("xX", s[1])   ? "0123456789abcdefABCDEF_"
+		                  : strchr("oO", s[1]) ? "01234567_"
+		                                       : "01_";
+		for (i = 2; i < n; i++)
+			if (!strchr(set, s[i]))
+				return 0;
+		return 1;
+	}
+	while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '_'))
+		digits = 1, i++;
+	if (i < n && s[i] == '.')
+		for (i++; i < n && (isdigit((unsigned char)s[i]) || s[i] == '_'); i++)
+			digits = 1;
+	if (digits && i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i == n || !isdigit((unsigned char)s[i]))
+			return 0;
+		while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '_'))
+			i++;
+	}
+	if (digits && i < n && (s[i] == 'j' || s[i] == 'J'))
+		i++;
+	return digits && i == n;
+}
+
 /* Could parsing seg (NUL-terminated) warn? The tokenizer of 3.11 warns of an escape it does
- * not know (\\d in a str that is not raw) and of a number run into a keyword (1if): a warning
- * runs the warnings module's filters and hooks, which are the code's to set, and no code of
- * the code's runs while a traceback is formatted. */
+ * not know (\d, or an octal past \377, in a str that is not raw) and of a number run into a
+ * name (1if, 0xfor, 1.if): a warning runs the warnings module's filters and hooks, which are
+ * the code's to set, and no code of the code's runs while a traceback is formatted. So a
+ * segment with a backslash, or with a number the tokenizer would not read whole, is not
+ * parsed. */
 static int segment_may_warn(const char *seg)
 {
-	static const char *const keywords[] = {"and", "else", "for", "if", "in", "is", "not", "or"};
-
 	for (const char *p = seg; *p; p++) {
-		if (*p == '\\' && (!p[1] || !strchr("\\'\"abfnrtvx01234567\n\r", p[1])))
-			return 1;
 		if (*p == '\\')
-			p++;
-		else if (*p >= '0' && *p <= '9')
-			for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++)
-				if (strncmp(p + 1, keywords[k], strlen(keywords[k])) == 0)
-					return 1;
+			return 1;
+		/* a number starts at a digit, or at a dot before one, outside a name */
+		if ((isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) &&
+		    (p == seg || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' ||
+		                   (unsigned char)p[-1] >= 0x80))) {
+			size_t n = number_run(p);
+			if (!plain_number(p, n))
+				return 1;
+			p += n - 1;
+		}
 	}
 	return 0;
 }
