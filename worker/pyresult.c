@@ -1192,12 +1192,13 @@ static size_t suggest_distance(const char *a, size_t an, const char *b, size_t b
 }
 
 /* The nearest of names (a list, tuple or dict's keys: exact str only) to name, or NULL.
- * Borrowed. */
-static PyObject *suggest_from(PyObject *names, PyObject *name, PyObject *best, size_t *best_d)
+ * Borrowed (names holds it). */
+static PyObject *suggest_from(PyObject *names, PyObject *name)
 {
 	Py_ssize_t n, pos = 0, nn;
 	const char *ns = PyUnicode_AsUTF8AndSize(name, &nn);
-	PyObject *k, *v;
+	PyObject *k, *v, *best = NULL;
+	size_t best_d = 0;
 
 	n = PyDict_Check(names) ? PyDict_Size(names) : PySequence_Fast_GET_SIZE(names);
 	if (!ns || n >= SUGGEST_CANDIDATES) {
@@ -1222,15 +1223,15 @@ static PyObject *suggest_from(PyObject *names, PyObject *name, PyObject *best, s
 		if (kn == nn && memcmp(ks, ns, (size_t)nn) == 0)
 			continue;
 		max = (size_t)(nn + kn + 3) * SUGGEST_MOVE / 6;
-		if (best && *best_d == 0)
+		if (best && best_d == 0)
 			break;
-		if (best && *best_d - 1 < max)
-			max = *best_d - 1;
+		if (best && best_d - 1 < max)
+			max = best_d - 1;
 		d = suggest_distance(ns, (size_t)nn, ks, (size_t)kn, max);
 		if (d > max)
 			continue;
 		best = k;
-		*best_d = d;
+		best_d = d;
 	}
 	return best;
 }
@@ -1279,7 +1280,6 @@ static int plain_missing(const char *msg, PyObject *name, int attribute)
 static PyObject *name_suggestion(PyObject *exc, const char *msg)
 {
 	PyObject *name, *best = NULL, *names;
-	size_t d = 0;
 
 	if (PyErr_GivenExceptionMatches(exc, PyExc_NameError)) {
 		PyTracebackObject *tb =
@@ -1295,16 +1295,16 @@ static PyObject *name_suggestion(PyObject *exc, const char *msg)
 			tb = tb->tb_next;
 		f = tb->tb_frame;
 		co = PyFrame_GetCode(f);
-		best = Py_XNewRef(suggest_from(co->co_localsplusnames, name, NULL, &d));
+		best = Py_XNewRef(suggest_from(co->co_localsplusnames, name));
 		Py_DECREF(co);
 		if (!best && (names = PyFrame_GetGlobals(f)) != NULL) {
 			if (PyDict_Check(names))
-				best = Py_XNewRef(suggest_from(names, name, NULL, &d));
+				best = Py_XNewRef(suggest_from(names, name));
 			Py_DECREF(names);
 		}
 		if (!best && (names = PyFrame_GetBuiltins(f)) != NULL) {
 			if (PyDict_Check(names))
-				best = Py_XNewRef(suggest_from(names, name, NULL, &d));
+				best = Py_XNewRef(suggest_from(names, name));
 			Py_DECREF(names);
 		}
 		return best;
@@ -1319,7 +1319,7 @@ static PyObject *name_suggestion(PyObject *exc, const char *msg)
 		if (!(names = PyObject_Dir(ae->obj)))
 			return NULL;
 		if (PyList_CheckExact(names))
-			best = Py_XNewRef(suggest_from(names, name, NULL, &d));
+			best = Py_XNewRef(suggest_from(names, name));
 		Py_DECREF(names);
 		return best;
 	}
