@@ -35,15 +35,19 @@
 #include <sys/time.h>
 #include <time.h>
 
-#define TICK_US      10000
+#define TICK_US         10000
 /* A full collection waits until FULL_SPACING times its last CPU time has passed. */
-#define FULL_SPACING 8
+#define FULL_SPACING    8
+/* Asks again (pygc_ask_again) after each tick. */
+#define REASKS_PER_TICK 256
 
 static PyObject *collect_fn, *get_count_fn, *get_threshold_fn, *tick_fn;
-static int wanted = 1; /* gc.enable()d: collections are the code's wish */
-static int in_call;    /* a call runs: ticks collect */
-static int queued;     /* a collection waits among the pending calls */
-static int sleeping;   /* the main thread waits in time.sleep */
+static int wanted = 1;  /* gc.enable()d: collections are the code's wish */
+static int in_call;     /* a call runs: ticks collect */
+static int queued;      /* a collection waits among the pending calls */
+static int sleeping;    /* the main thread waits in time.sleep */
+static int reasked;     /* the signal pending is pygc_ask_again's, not the timer's */
+static int reasks_left; /* asks again left until the next tick of the timer */
 static pthread_t main_thread;
 static PyObject *real_sleep;
 static double full_cost; /* CPU seconds of the last full collection of this call */
@@ -189,15 +193,20 @@ static int collect_due(void *unused)
  * is queued, or, while the main thread waits in time.sleep, made there. */
 static PyObject *tick(PyObject *self, PyObject *args)
 {
+	int timer = !reasked;
+
 	(void)self;
 	(void)args;
+	reasked = 0;
+	if (timer)
+		reasks_left = REASKS_PER_TICK;
 	if (in_call)
 		pyreentry_deferred_tick();
 	if (sleeping) {
 		sleeping = 0; /* what the collection runs is not the sleep */
 		collect_due(NULL);
 		sleeping = 1;
-	} else if (in_call && wanted && !queued) {
+	} else if (timer && in_call && wanted && !queued) {
 		queued = 1;
 		if (Py_AddPendingCall(collect_due, NULL) < 0)
 			queued = 0;
@@ -205,10 +214,20 @@ static PyObject *tick(PyObject *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+/* Run the tick's handler again at the next point the interpreter checks, for the deferred
+ * finalizers (pyreentry.c) that wait for the user's frame to be the innermost one: at most
+ * REASKS_PER_TICK times after each tick of the timer. A library running long in Python (openpyxl
+ * parsing a workbook) had the handler run at every call and loop of its code, each queueing a
+ * collection's look too: 3 times the time the library took alone. Past the budget, the next
+ * tick asks again (what waits runs at a tick that finds the user's frame, or within the asks
+ * that follow one, or when the call's code ends). */
 void pygc_ask_again(void)
 {
-	if (in_call)
+	if (in_call && reasks_left > 0) {
+		reasks_left--;
+		reasked = 1;
 		(void)PyErr_SetInterruptEx(SIGPROF);
+	}
 }
 
 /* time.sleep. Pending calls run in a lock's wait (a thread's join, a queue's get) but not in
@@ -337,6 +356,8 @@ void pygc_call_begin(void)
 	main_thread = pthread_self();
 	sleeping = 0;
 	in_call = 1;
+	reasked = 0;
+	reasks_left = REASKS_PER_TICK;
 	timer_set(TICK_US);
 }
 

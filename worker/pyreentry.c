@@ -3385,8 +3385,8 @@ static void deferred_run(void)
 }
 
 /* The pending call: in the user's own frame only. Come in a library's, it asks the collector's
- * tick handler to look again at the next point the interpreter checks (one handler call per
- * such point while a library runs), which queues it once the user's frame is the innermost.
+ * tick handler to look again at the next point the interpreter checks (a bounded number of times
+ * after each tick: pygc_ask_again), which queues it once the user's frame is the innermost.
  * Not in a library's frame while threads run either, although a thread switch may run any code
  * there: the sandbox's own checks (pydata.py) run there between a check of an array and the
  * kernel it guards, and a finalizer a thread's garbage queued ran in that gap within
