@@ -2176,9 +2176,12 @@ static PyObject **private_args_data(PyObject *const *args, Py_ssize_t n, Py_ssiz
 	Py_ssize_t i, any = 0;
 
 	*none = 0;
+	/* (an array is a sequence, but neither copied nor checked: a call of arrays and numbers
+	 * alone, the usual one, makes no copies) */
 	for (i = skip; i < n && !any; i++)
 		any = PyList_Check(args[i]) || PyTuple_Check(args[i]) || PyDict_Check(args[i]) ||
-		      PySequence_Check(args[i]);
+		      (!(ndarray_type && PyObject_TypeCheck(args[i], ndarray_type)) &&
+		       PySequence_Check(args[i]));
 	if (!any) {
 		*none = 1;
 		return NULL;
