@@ -4,6 +4,7 @@
  * form of import give what plain CPython 3.11 gives. Each expected result was taken from
  * python3.11 running the same code (a session's calls, one after the other). */
 #include <criterion/criterion.h>
+#include <regex.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -965,9 +966,9 @@ Test(pylayer, a_namespace_s_and_a_log_record_s_dict_are_shown)
 	e2e_stop();
 }
 
-/* Notebook commands (%matplotlib inline, !pip install x, %time stmt) on lines the parser
- * refuses are skipped, with a note; valid Python (a % at a continued line's start, a string's
- * line) is never touched. */
+/* Notebook commands (%matplotlib inline, !pip install x) on lines the parser refuses are
+ * skipped, with a note; a timing command's statement runs; valid Python (a % at a continued
+ * line's start, a string's line) is never touched. */
 Test(pylayer, notebook_commands_are_skipped_with_a_note)
 {
 	json_object *r;
@@ -976,15 +977,98 @@ Test(pylayer, notebook_commands_are_skipped_with_a_note)
 	r = e2e_ok("%matplotlib inline\n!pip install polars\n%time x = sum(range(10))\n"
 	           "s = '''\n%s stays\n'''\nif x:\n    %timeit y = 2\n[x, y, s]");
 	e2e_assert_result(r, "notebook commands", "[45,2,\"\\n%s stays\\n\"]");
-	cr_assert(strstr(mcpc_sc_str(r, "stderr"),
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"),
 	                 "[line 1: %matplotlib inline is a notebook command, not Python: skipped]\n"
 	                 "[line 2: !pip install polars is a notebook command, not Python: skipped "
 	                 "(packages cannot be installed in the sandbox)]\n"
-	                 "[line 3: %time x = sum(range(10)) is a notebook command, not Python: its "
-	                 "statement runs, untimed]\n"),
-	          "%s", mcpc_json(r));
+	                 "[line 8: %timeit times an expression in a loop; this statement is not "
+	                 "one, so it ran once, timed as %time does]\n",
+	                 "%s", mcpc_json(r));
 	e2e_expect_result("x = (5\n%2)\nx", "1");
 	e2e_expect_error("x = 1 +\n%time y", "SyntaxError");
+	e2e_stop();
+}
+
+/* Does text match the extended regular expression re (the whole text, when re says ^...$)? */
+static int matches(const char *text, const char *re)
+{
+	regex_t rx;
+	int rc;
+
+	cr_assert_eq(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0, "pattern %s", re);
+	rc = regexec(&rx, text, 0, NULL, 0);
+	regfree(&rx);
+	return rc == 0;
+}
+
+/* A time as a notebook writes it (3 significant digits and a unit). */
+#define NB_TIME "[0-9.]+ (s|ms|\xc2\xb5s|ns)"
+/* %timeit's note when one run took much longer than another */
+#define NB_SLOWEST                                                                                 \
+	"(The slowest run took [0-9.]+ times longer than the fastest\\. This could mean that an "  \
+	"intermediate result is being cached\\.\n)?"
+#define NB_TIMES                                                                                   \
+	"CPU times: user " NB_TIME ", sys: " NB_TIME ", total: " NB_TIME "\nWall time: " NB_TIME   \
+	"\n"
+
+/* %time and %timeit lines, and a %%time cell, time their statement as a notebook does: the
+ * times on stdout as it prints them, the statement's effects and value as without the command
+ * (the last line's value is the result), its function called as many times as the loops and
+ * runs say, a failure marked under the statement where it is written. A command that cannot
+ * be timed says so. */
+Test(pylayer, notebook_timing_commands_print_their_times)
+{
+	json_object *r;
+	const char *out;
+
+	e2e_start(NULL);
+	r = e2e_ok("calls = []\n"
+	           "def f(n):\n"
+	           "    calls.append(n)\n"
+	           "    return sum(range(n))\n"
+	           "%time x = f(1000)\n"
+	           "%timeit -n 3 -r 2 f(10)  # six calls\n"
+	           "%time [x, len(calls), f(5)]");
+	e2e_assert_result(r, "timed", "[499500,7,10]");
+	out = mcpc_sc_str(r, "stdout");
+	cr_assert(
+	    matches(out,
+	            "^" NB_TIMES NB_SLOWEST NB_TIME " \xc2\xb1 " NB_TIME
+	            " per loop \\(mean \xc2\xb1 std\\. dev\\. of 2 runs, 3 loops each\\)\n" NB_TIMES
+	            "$"),
+	    "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"), "", "%s", mcpc_json(r));
+	/* its own number of loops: a power of ten, its thousands separated */
+	r = e2e_ok("%timeit -r 1 sum(range(10))");
+	cr_assert(matches(mcpc_sc_str(r, "stdout"),
+	                  "^" NB_SLOWEST NB_TIME " \xc2\xb1 " NB_TIME
+	                  " per loop \\(mean \xc2\xb1 std\\. dev\\. of "
+	                  "1 run, 1(0|00|,000|0,000|00,000|,000,000|0,000,000)? loops? each\\)\n$"),
+	          "%s", mcpc_json(r));
+	/* a cell: its output, then its times; its value the result */
+	r = e2e_ok("%%time\nt = 0\nfor i in range(1000):\n    t += i\nprint('done')\nt");
+	e2e_assert_result(r, "cell", "499500");
+	cr_assert(matches(mcpc_sc_str(r, "stdout"), "^done\n" NB_TIMES "$"), "%s", mcpc_json(r));
+	/* a failure: no times, the marks under the statement as written */
+	r = e2e_expect_error("d = 0\n%time y = 1 / d", "ZeroDivisionError");
+	cr_assert(
+	    strstr(mcpc_err_str(r, "traceback"), "    %time y = 1 / d\n              ~~^~~\n"),
+	    "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "", "%s", mcpc_json(r));
+	r = e2e_expect_error("%timeit -n 1 -r 1 f(None)", "TypeError");
+	cr_assert(strstr(mcpc_err_str(r, "traceback"),
+	                 "    %timeit -n 1 -r 1 f(None)\n                      ^^^^^^^\n"),
+	          "%s", mcpc_json(r));
+	/* a block's statement runs untimed; an option %timeit does not know skips the line */
+	r = e2e_ok("calls.clear()\n%time for i in range(3): calls.append(i)\n"
+	           "%timeit -z f(1)\ncalls");
+	e2e_assert_result(r, "untimed", "[0,1,2]");
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "", "%s", mcpc_json(r));
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"),
+	                 "[line 2: %time for i in range(3): calls.append(i) is a notebook command, "
+	                 "not Python: its statement runs, untimed]\n"
+	                 "[line 3: %timeit -z f(1) is a notebook command, not Python: skipped]\n",
+	                 "%s", mcpc_json(r));
 	e2e_stop();
 }
 

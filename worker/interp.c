@@ -1122,6 +1122,11 @@ int interp_init(const struct zygote_config *cfg)
 		report_python_error("setting up the workspace");
 		return -1;
 	}
+	if (pytiming_install(python_layer ? pylayer_builtins() : PyEval_GetBuiltins()) < 0 ||
+	    (python_layer && pytiming_install(pylayer_builtins_private()) < 0)) {
+		report_python_error("adding the timing commands");
+		return -1;
+	}
 	if (python_layer) {
 		if (pymodguard_init() < 0) {
 			report_python_error("guarding the real modules");
@@ -2170,18 +2175,225 @@ void interp_warm_up(void)
 	specialising_off();
 }
 
+/* ---- notebook commands ---------------------------------------------------------------- */
+
+/* Is text (n bytes) a Python expression, by the parser alone (no code object)? One with await,
+ * yield or := is taken as not one: it could not be a lambda's body. */
+static int is_expression(const char *text, size_t n)
+{
+	PyCompilerFlags flags = {PyCF_ONLY_AST | PyCF_IGNORE_COOKIE, PY_MINOR_VERSION};
+	char *s = strndup(text, n);
+	PyObject *tree;
+	int r = 0;
+
+	if (!s)
+		return 0;
+	if (!strstr(s, "await") && !strstr(s, "yield") && !strstr(s, ":=")) {
+		tree = Py_CompileStringExFlags(s, INTERP_FILENAME, Py_eval_input, &flags, -1);
+		r = tree != NULL;
+		Py_XDECREF(tree);
+		PyErr_Clear();
+	}
+	free(s);
+	return r;
+}
+
+/* Does text (n bytes) parse as statements alone? */
+static int parses(const char *text, size_t n)
+{
+	PyCompilerFlags flags = {PyCF_ONLY_AST | PyCF_IGNORE_COOKIE, PY_MINOR_VERSION};
+	char *s = strndup(text, n);
+	PyObject *tree =
+	    s ? Py_CompileStringExFlags(s, INTERP_FILENAME, Py_file_input, &flags, -1) : NULL;
+
+	free(s);
+	Py_XDECREF(tree);
+	PyErr_Clear();
+	return tree != NULL;
+}
+
+/* The length of a statement's text before its comment (a # outside a string), without the
+ * spaces before it. */
+static size_t before_comment(const char *p, size_t len)
+{
+	char quote = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (quote) {
+			if (p[i] == '\\')
+				i++;
+			else if (p[i] == quote)
+				quote = 0;
+		} else if (p[i] == '\'' || p[i] == '"') {
+			quote = p[i];
+		} else if (p[i] == '#') {
+			break;
+		}
+	}
+	if (i > len)
+		i = len;
+	while (i > 0 && (p[i - 1] == ' ' || p[i - 1] == '\t' || p[i - 1] == '\r'))
+		i--;
+	return i;
+}
+
+/* A statement that opens a block (or ends one): the timing commands time simple ones. */
+static int opens_block(const char *p, size_t len)
+{
+	static const char *const words[] = {"for",   "while",  "if",      "elif", "else",
+	                                    "try",   "except", "finally", "with", "def",
+	                                    "class", "async",  "match",   "case", NULL};
+
+	if (len > 0 && p[0] == '@')
+		return 1;
+	for (const char *const *w = words; *w; w++) {
+		size_t k = strlen(*w);
+		if (len >= k && strncmp(p, *w, k) == 0 &&
+		    (len == k || !(isalnum((unsigned char)p[k]) || p[k] == '_')))
+			return 1;
+	}
+	return 0;
+}
+
+/* %timeit's options before its statement (-n N, -r R, -p P, -q; -o, -t and -c are taken and
+ * change nothing here): *p moves past them. 0, or -1 when an option is not one of these. */
+static int timeit_options(const char **p, const char *end, long *number, long *repeat,
+                          long *precision, int *quiet)
+{
+	const char *q = *p;
+
+	while (q < end && q[0] == '-' && q + 1 < end && isalpha((unsigned char)q[1])) {
+		char opt = q[1];
+		q += 2;
+		if (opt == 'n' || opt == 'r' || opt == 'p') {
+			char *after;
+			long v;
+			while (q < end && (*q == ' ' || *q == '\t'))
+				q++;
+			v = strtol(q, &after, 10);
+			if (after == q || after > end)
+				return -1;
+			*(opt == 'n' ? number : opt == 'r' ? repeat : precision) = v;
+			q = after;
+		} else if (opt == 'q') {
+			*quiet = 1;
+		} else if (opt != 'o' && opt != 't' && opt != 'c') {
+			return -1;
+		}
+		if (q < end && *q != ' ' && *q != '\t')
+			return -1;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+	}
+	*p = q;
+	return 0;
+}
+
+static void note_stderr(const char *note)
+{
+	PyObject *msg = PyUnicode_DecodeUTF8(note, (Py_ssize_t)strlen(note), "replace"), *w;
+
+	w = msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR), "write", "O", msg) : NULL;
+	Py_XDECREF(w);
+	Py_XDECREF(msg);
+	PyErr_Clear();
+}
+
+/* code with the bytes [from, to) replaced by with (n bytes): malloc'd, or NULL. */
+static char *spliced(const char *code, size_t from, size_t to, const char *with, size_t n)
+{
+	size_t len = strlen(code), size = len - (to - from) + n + 1;
+	char *out = malloc(size);
+
+	if (!out)
+		return NULL;
+	memcpy(out, code, from);
+	memcpy(out + from, with, n);
+	memcpy(out + from + n, code + to, len - to + 1);
+	return out;
+}
+
+/* A %time or %timeit line's statement (stmt, len bytes, at column col of the line that starts
+ * at line) as the calls of pytiming.c, in place of the command and its statement: an
+ * expression as _safepy_time(lambda: (...)), its value the line's, or _safepy_timeit(lambda:
+ * (...), n, r, p, q); another simple statement in a with _safepy_time(): block (a %timeit of
+ * one is timed once, said on stderr). NULL when the line cannot be so written (it stays as it
+ * was for the caller's own rewrite). The columns of the statement moved: pyresult.c marks
+ * tracebacks under the line as written. */
+static char *timed_line(const char *code, const char *line, const char *cmd_at, const char *end,
+                        int timeit, long lineno)
+{
+	long number = 0, repeat = 0, precision = 3;
+	int quiet = 0, expr;
+	const char *stmt = cmd_at + strcspn(cmd_at, " \t");
+	size_t len, head_len;
+	char head[160], tail[96], *text, *out;
+
+	while (stmt < end && (*stmt == ' ' || *stmt == '\t'))
+		stmt++;
+	if (timeit && timeit_options(&stmt, end, &number, &repeat, &precision, &quiet) < 0)
+		return NULL;
+	len = before_comment(stmt, (size_t)(end - stmt));
+	if (len == 0 || stmt[len - 1] == '\\' || opens_block(stmt, len))
+		return NULL;
+	expr = is_expression(stmt, len);
+	if (expr && timeit)
+		snprintf(head, sizeof(head), "_safepy_timeit(lambda: (");
+	else if (expr)
+		snprintf(head, sizeof(head), "_safepy_time(lambda: (");
+	else
+		snprintf(head, sizeof(head), "with _safepy_time(): ");
+	if (expr && timeit)
+		snprintf(tail, sizeof(tail), "), %ld, %ld, %ld, %s)", number, repeat, precision,
+		         quiet ? "True" : "False");
+	else
+		snprintf(tail, sizeof(tail), "%s", expr ? "))" : "");
+	head_len = strlen(head);
+	if (!(text = malloc(head_len + len + strlen(tail) + 1)))
+		return NULL;
+	memcpy(text, head, head_len);
+	memcpy(text + head_len, stmt, len);
+	strcpy(text + head_len + len, tail);
+	if (!parses(text, strlen(text))) {
+		free(text);
+		return NULL;
+	}
+	out =
+	    spliced(code, (size_t)(cmd_at - code), (size_t)(stmt + len - code), text, strlen(text));
+	free(text);
+	if (out) {
+		pyresult_line_moved(lineno, (long)(cmd_at - line) + (long)head_len,
+		                    (long)head_len - (long)(stmt - cmd_at));
+		if (timeit && !expr) {
+			char note[256];
+			snprintf(
+			    note, sizeof(note),
+			    "[line %ld: %%timeit times an expression in a loop; this statement is "
+			    "not one, so it ran once, timed as %%time does]\n",
+			    lineno);
+			note_stderr(note);
+		}
+	}
+	return out;
+}
+
 /* Notebook commands an assistant writes as a cell's first lines (%matplotlib inline, !pip
  * install x, %time f()) are no Python: the whole cell failed with a SyntaxError. A line the
  * parser refuses that starts (after its indentation) with % or %% and a letter, or with ! and
- * a letter, becomes "pass" (a timing command its statement), and a note on stderr says so.
- * Returns the new text (malloc'd), or NULL when line lineno of code is no such command. */
-static char *magic_out(const char *code, long lineno)
+ * a letter, is handled here. %time and %timeit (and %%time and %%timeit followed by a
+ * statement) time their statement (timed_line); %%time or %%timeit alone on the cell's first
+ * line times the whole cell (*cell set; %%timeit's cell runs once). Any other becomes "pass",
+ * and a note on stderr says so (a timing command that cannot be timed keeps its statement,
+ * untimed). Returns the new text (malloc'd), or NULL when line lineno of code is no such
+ * command. */
+static char *magic_out(const char *code, long lineno, int *cell)
 {
 	static const char *const timing[] = {"%%timeit", "%%time", "%timeit", "%time", NULL};
 	const char *line = code, *p, *end, *keep = NULL;
 	char *out, *at, note[256];
-	size_t len, n = strlen(code);
-	PyObject *msg, *w;
+	size_t len, n = strlen(code), cell_k;
+	int timeit = 0;
 
 	for (long i = 1; i < lineno && line; i++)
 		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
@@ -2196,8 +2408,29 @@ static char *magic_out(const char *code, long lineno)
 		return NULL;
 	for (const char *const *t = timing; *t && !keep; t++) {
 		size_t k = strlen(*t);
-		if (len > k && strncmp(p, *t, k) == 0 && (p[k] == ' ' || p[k] == '\t'))
+		if (len > k && strncmp(p, *t, k) == 0 && (p[k] == ' ' || p[k] == '\t')) {
 			keep = p + k + strspn(p + k, " \t");
+			timeit = strstr(*t, "timeit") != NULL;
+		}
+	}
+	if (keep && keep < end && (out = timed_line(code, line, p, end, timeit, lineno)))
+		return out;
+	if (keep && keep[0] == '-')
+		keep = NULL; /* options it does not know: no statement to keep */
+	cell_k = strncmp(p, "%%timeit", 8) == 0 ? 8 : strncmp(p, "%%time", 6) == 0 ? 6 : 0;
+	if (!keep && cell_k && p == code + strspn(code, " \t\r\n") &&
+	    p + cell_k + strspn(p + cell_k, " \t\r") == end) {
+		*cell = cell_k == 8 ? 2 : 1;
+		if (*cell == 2) {
+			snprintf(note, sizeof(note),
+			         "[line %ld: %%%%timeit's cell ran once, timed as %%%%time does]\n",
+			         lineno);
+			note_stderr(note);
+		}
+		if (!(out = strdup(code)))
+			return NULL;
+		memset(out + (p - code), ' ', len);
+		return out;
 	}
 	snprintf(note, sizeof(note), "[line %ld: %.*s is a notebook command, not Python: %s]\n",
 	         lineno, (int)(len > 120 ? 120 : len), p,
@@ -2205,10 +2438,7 @@ static char *magic_out(const char *code, long lineno)
 	         : strstr(p, "pip ") && strstr(p, "pip ") < end ? "skipped (packages cannot be "
 	                                                          "installed in the sandbox)"
 	                                                        : "skipped");
-	msg = PyUnicode_DecodeUTF8(note, (Py_ssize_t)strlen(note), "replace");
-	w = msg ? PyObject_CallMethod(capture_stream(CAPTURE_STDERR), "write", "O", msg) : NULL;
-	Py_XDECREF(w);
-	Py_XDECREF(msg);
+	note_stderr(note);
 	out = malloc(n + 1);
 	if (!out)
 		return NULL;
@@ -2218,6 +2448,7 @@ static char *magic_out(const char *code, long lineno)
 		size_t k = (size_t)(end - keep);
 		memmove(at, keep - code + out, k);
 		memset(at + k, ' ', (size_t)(keep - p));
+		pyresult_line_moved(lineno, (long)(p - line), -(long)(keep - p));
 	} else if (len < 4) {
 		memset(at, ' ', len);
 	} else {
@@ -2252,7 +2483,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	PyObject *g = NULL, *value = NULL, *exc = NULL;
 	void *reserve = mmap(NULL, MEMORY_RESERVE, PROT_READ | PROT_WRITE,
 	                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	int trunc = 0, failed, memory, late = 0;
+	int trunc = 0, failed, memory, late = 0, cell = 0;
 
 	capture_reset();
 	/* The deadline raises TimeoutError in this call whatever an earlier call of the session
@@ -2293,7 +2524,7 @@ void interp_run(const char *code, struct run_outcome *out)
 		char *plain = NULL, *next;
 
 		for (int i = 0; built < 0 && i < 64; i++) {
-			next = magic_out(plain ? plain : code, syntax_lineno());
+			next = magic_out(plain ? plain : code, syntax_lineno(), &cell);
 			if (!next)
 				break;
 			PyErr_Clear();
@@ -2304,7 +2535,11 @@ void interp_run(const char *code, struct run_outcome *out)
 		free(plain);
 		if (built == 0) {
 			pyresult_call_codes(code, prog.body, prog.last_expr, prog.assign);
+			if (cell)
+				pytiming_cell(1);
 			value = program_run(&prog, g, builtins_for(0));
+			if (cell && value && pytiming_cell(0) < 0)
+				Py_CLEAR(value);
 		}
 	}
 	if (!value) {

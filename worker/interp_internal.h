@@ -302,13 +302,25 @@ void pygc_zygote_ready(void);
 void pygc_call_begin(void);
 /* Is a collection the tick asked for running (what its finalizers do is never an import's)? */
 int pygc_collecting(void);
-/* Have the tick's handler run at the interpreter's next check, as if the timer had fired. */
+/* Have the tick's handler run at the interpreter's next check (for what waits for the user's
+ * frame; a bounded number of times after each tick). */
 void pygc_ask_again(void);
+/* Pause the tick's collections (paused 1) or let them run as gc.enable() would (0), as gc.disable
+ * and gc.enable do; returns whether they were paused. */
+int pygc_pause(int paused);
 void pygc_call_end(void);
 /* Around the start of a thread of the code's: the thread starts with the tick's signal
  * blocked, so that it goes to the main thread. */
 void pygc_thread_start(sigset_t *was);
 void pygc_thread_started(const sigset_t *was);
+
+/* ---- pytiming.c: %time and %timeit ---- */
+
+/* _safepy_time and _safepy_timeit into builtins, the dict the code's builtins are. 0 or -1. */
+int pytiming_install(PyObject *builtins);
+/* A %%time cell: its start (begin 1), and its times printed when it ended well (0). 0, or -1
+ * with the error the code's stdout raised. */
+int pytiming_cell(int begin);
 
 /* ---- pyfiles.c: the workspace ---- */
 
@@ -375,6 +387,10 @@ int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *tr
 void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, size_t max);
 /* The running call's source (NULL after it), for the traceback view's lines of its frames. */
 void pyresult_call_source(const char *src);
+/* The running call's rewrite of a notebook command moved line lineno's statement: from column
+ * from on, the compiled line's columns are delta right of the text's (tracebacks mark the
+ * text's). */
+void pyresult_line_moved(long lineno, long from, long delta);
 /* The code objects the call's source src compiled into (any may be NULL): its functions'
  * traceback entries show its lines in later calls. */
 void pyresult_call_codes(const char *src, PyObject *body, PyObject *expr, PyObject *assign);

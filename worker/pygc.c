@@ -271,6 +271,14 @@ static PyObject *gc_disable(PyObject *self, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
+int pygc_pause(int paused)
+{
+	int was = !wanted;
+
+	wanted = !paused;
+	return was;
+}
+
 static PyObject *gc_isenabled(PyObject *self, PyObject *unused)
 {
 	(void)self;

@@ -219,11 +219,26 @@ static int to_json(PyObject *v, int depth, size_t *nodes, json_object **out)
 #define CALL_SOURCES_KEPT (16u << 20)
 #define CALL_SOURCES_MAX  4096
 
+/* A line whose statement the call's rewrite of a notebook command moved (interp.c): in the
+ * line as compiled, the columns from `from` on are the statement's, delta columns right of where
+ * it stands as written; those before it are the rewrite's own. */
+struct line_move {
+	long lineno, from, delta;
+};
+#define MOVES_MAX 64
+
 struct call_text {
 	PyObject *codes; /* the code objects the call's source compiled into (a tuple) */
 	char *src;
 	size_t len;
+	struct line_move *moves;
+	size_t n_moves;
 };
+/* The running call's source, for the lines of its own frames; NULL outside a call. */
+static const char *call_source;
+/* The running call's moved lines, until its codes are kept. */
+static struct line_move moves_now[MOVES_MAX];
+static size_t moves_now_n;
 static struct call_text call_texts[CALL_SOURCES_MAX];
 static size_t call_texts_n, call_texts_bytes;
 
@@ -232,6 +247,7 @@ static void call_text_drop_oldest(void)
 	call_texts_bytes -= call_texts[0].len;
 	Py_DECREF(call_texts[0].codes);
 	free(call_texts[0].src);
+	free(call_texts[0].moves);
 	memmove(call_texts, call_texts + 1, (call_texts_n - 1) * sizeof(call_texts[0]));
 	call_texts_n--;
 }
@@ -239,15 +255,20 @@ static void call_text_drop_oldest(void)
 void pyresult_call_codes(const char *src, PyObject *body, PyObject *expr, PyObject *assign)
 {
 	size_t len = strlen(src);
-	struct call_text t = {NULL, NULL, len};
+	struct call_text t = {NULL, NULL, len, NULL, 0};
 
 	if (len > CALL_SOURCES_KEPT)
 		return;
 	t.codes = PyTuple_Pack(3, body ? body : Py_None, expr ? expr : Py_None,
 	                       assign ? assign : Py_None);
 	t.src = t.codes ? strdup(src) : NULL;
-	if (!t.src) {
+	if (t.src && moves_now_n && (t.moves = malloc(moves_now_n * sizeof(*t.moves))) != NULL) {
+		memcpy(t.moves, moves_now, moves_now_n * sizeof(*t.moves));
+		t.n_moves = moves_now_n;
+	}
+	if (!t.src || (moves_now_n && !t.moves)) {
 		Py_XDECREF(t.codes);
+		free(t.src);
 		PyErr_Clear();
 		return;
 	}
@@ -472,14 +493,24 @@ static int caret_anchors(const char *seg, size_t n, size_t *left, size_t *right)
 /* The marks under line (len bytes, as in the file; shown from byte shown on) for the
  * instruction at lasti of co, when it ran on line lineno. */
 static void caret_line(struct strbuf *b, const char *line, size_t len, size_t shown,
-                       PyCodeObject *co, int lasti, long lineno)
+                       PyCodeObject *co, int lasti, long lineno, const struct line_move *mv)
 {
 	int sl, sc, el, ec;
 	size_t start, end, lead, width, left = 0, right = 0, seg_l, seg_r;
 	int anchors = 0;
 
-	if (lasti < 0 || !PyCode_Addr2Location(co, lasti, &sl, &sc, &el, &ec) || sl != lineno ||
-	    sc < 0 || ec < 0 || (size_t)sc > len)
+	if (lasti < 0 || !PyCode_Addr2Location(co, lasti, &sl, &sc, &el, &ec) || sl != lineno)
+		return;
+	if (mv) {
+		/* the rewrite's own part of the line (the timing call around the statement) has
+		 * no marks; the statement's are where it is written */
+		if (sc < mv->from)
+			return;
+		sc -= (int)mv->delta;
+		if (el == sl)
+			ec -= (int)mv->delta;
+	}
+	if (sc < 0 || ec < 0 || (size_t)sc > len)
 		return;
 	lead = utf8_chars(line, shown);
 	start = utf8_chars(line, (size_t)sc);
@@ -510,6 +541,26 @@ static void caret_line(struct strbuf *b, const char *line, size_t len, size_t sh
 
 /* Line lineno (1-based) of the user's source, without its newline, and the marks under it of
  * the instruction at lasti of co. */
+/* The move of line lineno of src, a kept call's source or the running call's, or NULL. */
+static const struct line_move *line_moved(const char *src, long lineno)
+{
+	const struct line_move *m = moves_now;
+	size_t n = moves_now_n;
+
+	for (size_t i = 0; i < call_texts_n; i++)
+		if (call_texts[i].src == src) {
+			m = call_texts[i].moves;
+			n = call_texts[i].n_moves;
+			break;
+		}
+	if (src != call_source && m == moves_now)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (m[i].lineno == lineno)
+			return &m[i];
+	return NULL;
+}
+
 static void source_line(const char *src, long lineno, struct strbuf *b, PyCodeObject *co, int lasti)
 {
 	const char *p = src, *q, *e;
@@ -531,7 +582,8 @@ static void source_line(const char *src, long lineno, struct strbuf *b, PyCodeOb
 	sb_str(b, "    ");
 	sb_add(b, q, (size_t)(e - q));
 	sb_str(b, "\n");
-	caret_line(b, p, (size_t)(e - p), (size_t)(q - p), co, lasti, lineno);
+	caret_line(b, p, (size_t)(e - p), (size_t)(q - p), co, lasti, lineno,
+	           line_moved(src, lineno));
 }
 
 /* The exception type's name, "module.qualname" outside builtins and __main__, into *out
@@ -724,7 +776,7 @@ static void library_line(struct tb_sources *lib, const char *path, long lineno, 
 		sb_str(b, "    ");
 		sb_pystr(b, line, "");
 		sb_str(b, "\n");
-		caret_line(b, raw, (size_t)(e - raw), (size_t)(p - raw), co, lasti, lineno);
+		caret_line(b, raw, (size_t)(e - raw), (size_t)(p - raw), co, lasti, lineno, NULL);
 	}
 	Py_XDECREF(line);
 	PyErr_Clear();
@@ -1401,12 +1453,17 @@ int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *tr
 
 /* ---- traceback, as user code sees it --------------------------------------------------- */
 
-/* The running call's source, for the lines of its own frames; NULL outside a call. */
-static const char *call_source;
-
 void pyresult_call_source(const char *src)
 {
 	call_source = src;
+	if (src)
+		moves_now_n = 0;
+}
+
+void pyresult_line_moved(long lineno, long from, long delta)
+{
+	if (moves_now_n < MOVES_MAX)
+		moves_now[moves_now_n++] = (struct line_move){lineno, from, delta};
 }
 
 /* The text CPython's traceback module gives for exc (None: "NoneType: None"): the chain, one
