@@ -7163,3 +7163,66 @@ Test(escapes, a_set_s_count_is_its_table_s_when_it_is_walked)
 	still_serving();
 	stop();
 }
+
+/* reversed() of a dict checked only the dict's size: keys deleted and as many added made the
+ * table again, smaller, and the iterator's position read past it, in the next block of the
+ * heap (a bytes object of the code's laid there, whose words it returned as a bytearray over
+ * all memory: an immutable bytes object written). It now stops with the RuntimeError CPython
+ * gives for a change of size; a dict changed in place, its table kept, iterates as before. */
+Test(escapes, a_dict_s_reverse_iterator_stays_within_its_table)
+{
+	start(NULL);
+	e2e_expect_result(
+	    "q = lambda v: v.to_bytes(8, 'little')\n"
+	    "fake = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q((1 << 62) + 1) + q(0) * 3\n"
+	    "pat = q(id(fake) + 32) * 32\n"
+	    "spray = [bytes(bytearray(pat[:255])) for _ in range(3000)]\n"
+	    "idx = 1500\n"
+	    "for i in range(1000, 2990):\n"
+	    "    a = id(spray[i])\n"
+	    "    if id(spray[i + 1]) == a + 288 and id(spray[i - 1]) == a - 288:\n"
+	    "        idx = i; break\n"
+	    "d = {}\n"
+	    "for i in range(12): d[i] = i\n"
+	    "for i in range(2, 12): del d[i]\n"
+	    "it = reversed(d.items())\n"
+	    "k = 100\n"
+	    "for j in range(9):\n"
+	    "    del d[next(iter(d))]; d[k] = k; k += 1\n"
+	    "spray[idx] = None\n"
+	    "del d[next(iter(d))]; d[k] = k\n"
+	    "try:\n"
+	    "    mem = next(it)[1]\n"
+	    "    got = type(mem).__name__\n"
+	    "    victim = b'hello, immutable bytes'\n"
+	    "    mem[id(victim) + 32] = ord('J')\n"
+	    "except RuntimeError as e:\n"
+	    "    got = str(e)\n"
+	    "again = []\n"
+	    "try:\n"
+	    "    next(it)\n"
+	    "except (RuntimeError, StopIteration) as e:\n"
+	    "    again = type(e).__name__\n"
+	    "e = {1: 'a', 2: 'b', 3: 'c'}\n"
+	    "r = reversed(e)\n"
+	    "first = next(r)\n"
+	    "e[1] = 'z'\n"
+	    "[got, again, b'hello, immutable bytes'.decode(), first, list(r),\n"
+	    " list(reversed(e.values())), list(reversed({}.items()))]",
+	    "[\"dictionary changed during iteration\",\"RuntimeError\","
+	    "\"hello, immutable bytes\",3,[2,1],[\"c\",\"b\",\"z\"],[]]");
+	e2e_expect_result("d = {i: i for i in range(1000)}\n"
+	                  "for i in range(10, 1000): del d[i]\n"
+	                  "it = reversed(d)\n"
+	                  "k = 100000\n"
+	                  "while k <= 101000:\n"
+	                  "    del d[next(iter(d))]; d[k] = k; k += 1\n"
+	                  "try:\n"
+	                  "    out = list(it)\n"
+	                  "except RuntimeError as e:\n"
+	                  "    out = str(e)\n"
+	                  "[len(d), out]",
+	                  "[10,\"dictionary changed during iteration\"]");
+	still_serving();
+	stop();
+}

@@ -7246,6 +7246,76 @@ static int static_calls_checked(void)
 	return dict_setdefault_guard();
 }
 
+/* ---- dicts' reverse iterators ----------------------------------------------------------------
+ *
+ * reversed(d) (and of its keys, values and items) checked only that the dict's size was the one
+ * it started with: the code deleted keys and added as many, the dict's table was made again
+ * smaller, and the iterator's position (an index into the old table's entries) read past the
+ * new table's end, in the next block of the heap: a bytes object of the code's, whose words it
+ * returned as an object (a bytearray over all memory). Its position past the table's entries
+ * (or, for a split table, past its values) is the dictionary changed during iteration, as
+ * CPython says when the size changes. */
+typedef struct {
+	PyObject_HEAD PyDictObject *di_dict;
+	Py_ssize_t di_used;
+	Py_ssize_t di_pos;
+	PyObject *di_result;
+	Py_ssize_t len;
+} dictiter_layout;
+
+static PyTypeObject *const rev_iter_types[] = {&PyDictRevIterKey_Type, &PyDictRevIterValue_Type,
+                                               &PyDictRevIterItem_Type};
+#define N_REV_ITERS (sizeof(rev_iter_types) / sizeof(rev_iter_types[0]))
+static iternextfunc rev_next_real[N_REV_ITERS];
+
+static PyObject *rev_next(int k, PyObject *self)
+{
+	dictiter_layout *it = (dictiter_layout *)self;
+	PyDictObject *d = it->di_dict;
+
+	if (d && it->di_used == d->ma_used && it->di_pos >= 0 &&
+	    it->di_pos >= (d->ma_values ? d->ma_used
+	                                : ((struct dict_keys_layout *)d->ma_keys)->nentries)) {
+		PyErr_SetString(PyExc_RuntimeError, "dictionary changed during iteration");
+		it->di_used = -1; /* as CPython's: the error stays */
+		return NULL;
+	}
+	return rev_next_real[k](self);
+}
+
+static PyObject *rev_next_0(PyObject *self)
+{
+	return rev_next(0, self);
+}
+
+static PyObject *rev_next_1(PyObject *self)
+{
+	return rev_next(1, self);
+}
+
+static PyObject *rev_next_2(PyObject *self)
+{
+	return rev_next(2, self);
+}
+
+static int dict_reversed_guard(void)
+{
+	static const iternextfunc held[N_REV_ITERS] = {rev_next_0, rev_next_1, rev_next_2};
+
+	for (size_t k = 0; k < N_REV_ITERS; k++) {
+		PyTypeObject *t = rev_iter_types[k];
+		if (t->tp_basicsize != (Py_ssize_t)sizeof(dictiter_layout)) {
+			PyErr_Format(PyExc_TypeError, "%s is not as known", t->tp_name);
+			return -1;
+		}
+		if (held_slot(t, offsetof(PyTypeObject, tp_iternext), (void *)held[k],
+		              (void **)&rev_next_real[k]) < 0 ||
+		    rewrap(t, "__next__", (void *)rev_next_real[k], (void *)held[k]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int pyreentry_guard(void)
 {
 	PyTypeObject *t = &PyByteArray_Type;
@@ -7261,7 +7331,8 @@ int pyreentry_guard(void)
 	    counted_slots_init() < 0 || weakref_callbacks_guard() < 0 || method_repr_guard() < 0 ||
 	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
 	    dict_empty_keys_general() < 0 || static_calls_checked() < 0 || set_count_guard() < 0 ||
-	    freed_under_compares_install() < 0 || comparisons_held() < 0)
+	    freed_under_compares_install() < 0 || comparisons_held() < 0 ||
+	    dict_reversed_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
