@@ -5157,6 +5157,49 @@ Test(data, strides_and_offsets_keep_an_array_within_its_buffer)
 	    "\"strides is incompatible with s\",\"strides is not compatible with\","
 	    "\"buffer is too small for reques\",\"buffer is too small for reques\",\"made\","
 	    "[[4,3,2],[12,11,10]],[[0,3,6,9],[1,4,7,10],[2,5,8,11]],[4],\"SECRET: not in buf\"]");
+	/* New strides of a view that starts inside a buffer: numpy checked them up to the
+	 * buffer's length past the view's start, so a view of a bytearray's last bytes reached
+	 * another array's items (read, and written: V89f). Within the buffer, as on the host. */
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "N, L = 1 << 16, 64\n"
+	    "O = N - 2 * L\n"
+	    "bufs, victims = [], []\n"
+	    "for _ in range(24):\n"
+	    "    bufs.append(bytearray(N))\n"
+	    "    victims.append(np.full(N // 8, 0x4141414141414141, dtype=np.int64))\n"
+	    "pair = None\n"
+	    "for buf in bufs:\n"
+	    "    a = np.frombuffer(buf, dtype=np.uint8)\n"
+	    "    for victim in victims:\n"
+	    "        D = victim.ctypes.data - a.ctypes.data\n"
+	    "        if N <= D <= 2 * N - 3 * L:\n"
+	    "            pair = a, victim, D\n"
+	    "            break\n"
+	    "    if pair:\n"
+	    "        break\n"
+	    "a, victim, D = pair or (np.frombuffer(bufs[0], np.uint8), victims[0], N + 2 * L)\n"
+	    "c = a[O:O + 2 * L].reshape(2, L)\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'set'\n"
+	    "    except ValueError as e:\n"
+	    "        return str(e)\n"
+	    "def past():\n"
+	    "    c.strides = (D - O, 1)\n"
+	    "    c[1][:24] = 0x42\n"
+	    "d = np.frombuffer(bytearray(range(48)), np.uint8)[8:16].reshape(2, 4)\n"
+	    "def one_past():\n"
+	    "    d.strides = (37, 1)\n"
+	    "r = [attempt(past), attempt(one_past)]\n"
+	    "d.strides = (36, 1)\n"
+	    "e = np.arange(6, dtype=np.int64)\n"
+	    "e.strides = (0,)\n"
+	    "r + [bool((victim == 0x4141414141414141).all()), d.tolist(), e.tolist()]\n",
+	    "[\"strides is not compatible with available memory\","
+	    "\"strides is not compatible with available memory\",true,"
+	    "[[8,9,10,11],[44,45,46,47]],[0,0,0,0,0,0]]");
 	e2e_stop();
 }
 

@@ -4520,9 +4520,65 @@ static void dims_kept(PyObject *a)
 	arr->strides = copy + arr->nd;
 }
 
+/* The bytes [*first, *last) an array of these dimensions and strides at data reaches (none:
+ * *first == *last). */
+static void extent_of(char *data, Py_ssize_t elsize, int nd, const Py_ssize_t *dims,
+                      const Py_ssize_t *strides, char **first, char **last)
+{
+	Py_ssize_t lower = 0, upper = elsize;
+
+	*first = *last = data;
+	for (int i = 0; i < nd; i++)
+		if (dims[i] <= 0)
+			return;
+	for (int i = 0; i < nd; i++) {
+		Py_ssize_t step = strides[i] * (dims[i] - 1); /* (bounded: extent_bounded) */
+		if (step > 0)
+			upper += step;
+		else
+			lower += step;
+	}
+	*first = data + lower;
+	*last = data + upper;
+}
+
+/* Do strides on a keep it within the memory under it: the block of the array at the bottom of
+ * its bases when that one owns its data, else the buffer that one was made over, else the bytes
+ * that one reaches. numpy checked against the buffer from the view's offset in it, but to its
+ * length past the offset (getset.c's numbytes): a view starting n bytes into a bytearray reached n
+ * bytes past its end (another array's items read and written). The same bounds as as_strided's
+ * views (pydata.py DummyArray). */
+static int strides_within(PyObject *a, const Py_ssize_t *strides)
+{
+	const struct np_array *arr = (const struct np_array *)a, *bottom = arr;
+	char *first, *last, *lo, *hi;
+	Py_buffer view;
+
+	while (bottom->base && ndarray_type && PyObject_TypeCheck(bottom->base, ndarray_type))
+		bottom = (const struct np_array *)bottom->base;
+	if (bottom->flags & NP_OWNDATA) {
+		Py_ssize_t n = descr_elsize(bottom->descr);
+		for (int i = 0; i < bottom->nd; i++)
+			n *= bottom->dimensions[i];
+		first = bottom->data;
+		last = first + n;
+	} else if (bottom->base && PyObject_CheckBuffer(bottom->base) &&
+	           PyObject_GetBuffer(bottom->base, &view, PyBUF_SIMPLE) == 0) {
+		first = view.buf;
+		last = first + view.len;
+		PyBuffer_Release(&view);
+	} else {
+		PyErr_Clear();
+		extent_of(bottom->data, descr_elsize(bottom->descr), bottom->nd, bottom->dimensions,
+		          bottom->strides, &first, &last);
+	}
+	extent_of(arr->data, descr_elsize(arr->descr), arr->nd, arr->dimensions, strides, &lo, &hi);
+	return lo == hi || (lo >= first && hi <= last);
+}
+
 /* The strides set on the array a, *value, as a plain tuple of ints (the reference replaced),
- * checked to stay far from npy_intp's limits with a's shape (numpy checks them against the
- * memory under a, exactly then). 0, or -1 with an error. */
+ * checked to stay far from npy_intp's limits with a's shape, and within the memory under a
+ * (strides_within; numpy checks them too, exactly then). 0, or -1 with an error. */
 static int strides_checked(PyObject *a, PyObject **value)
 {
 	const struct np_array *arr = (const struct np_array *)a;
@@ -4534,7 +4590,8 @@ static int strides_checked(PyObject *a, PyObject **value)
 		return -1;
 	Py_SETREF(*value, t);
 	if (n == arr->nd &&
-	    !extent_bounded(descr_elsize(arr->descr), arr->nd, arr->dimensions, strides)) {
+	    (!extent_bounded(descr_elsize(arr->descr), arr->nd, arr->dimensions, strides) ||
+	     !strides_within(a, strides))) {
 		PyErr_SetString(PyExc_ValueError,
 		                "strides is not compatible with available memory");
 		return -1;
