@@ -7274,8 +7274,8 @@ static PyObject *rev_next(int k, PyObject *self)
 	PyDictObject *d = it->di_dict;
 
 	if (d && it->di_used == d->ma_used && it->di_pos >= 0 &&
-	    it->di_pos >= (d->ma_values ? d->ma_used
-	                                : ((struct dict_keys_layout *)d->ma_keys)->nentries)) {
+	    it->di_pos >=
+	        (d->ma_values ? d->ma_used : ((struct dict_keys_layout *)d->ma_keys)->nentries)) {
 		PyErr_SetString(PyExc_RuntimeError, "dictionary changed during iteration");
 		it->di_used = -1; /* as CPython's: the error stays */
 		return NULL;
