@@ -6991,6 +6991,27 @@ Test(data, fitted_trees_keep_their_sizes_and_links)
 	    "[[\"refused\",\"refused\",\"refused\",\"refused\"],9,1,[0,0,0],\"|--- feature_3 <= "
 	    "0.80\","
 	    "[[0,17]],\"0.967\",0.96666666666666667]");
+	/* The nodes' thresholds, impurities and weights were views of the node array, whose
+	 * .base was that whole array, writable: a feature set to any offset had
+	 * compute_feature_importances add a chosen number at any address (V89a). They are copies
+	 * now; predictions and importances do not follow writes into them. */
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from sklearn.tree import DecisionTreeRegressor\n"
+	    "X = np.arange(40.).reshape(20, 2); y = np.arange(20.)\n"
+	    "m = DecisionTreeRegressor(max_depth=2).fit(X, y)\n"
+	    "t = m.tree_\n"
+	    "before = m.predict(X).tolist()\n"
+	    "fi = t.compute_feature_importances(normalize=False).tolist()\n"
+	    "views = [t.threshold.base, t.impurity.base, t.weighted_n_node_samples.base]\n"
+	    "th = t.threshold\n"
+	    "th[:] = 1e9\n"
+	    "t.impurity[:] = 1337.0\n"
+	    "t.weighted_n_node_samples[:] = -1\n"
+	    "[[type(v).__name__ for v in views], m.predict(X).tolist() == before,\n"
+	    " t.compute_feature_importances(normalize=False).tolist() == fi,\n"
+	    " float(t.threshold[0]) != 1e9, t.node_count]",
+	    "[[\"NoneType\",\"NoneType\",\"NoneType\"],true,true,true,7]");
 	e2e_stop();
 }
 

@@ -10530,9 +10530,9 @@ def _sklearn_trees():
     tree's counts, which were settable (node_count = 1 << 44 made its value a view of all
     memory), and its node links and features, and a KD or ball tree's index arrays, were
     writable or replaceable and followed unchecked by predict and query (SIGSEGV). The counts
-    and a KD or ball tree's arrays are not set from Python; the links, features and indices
-    (and get_arrays()) are read as copies (values, thresholds and impurities stay the tree's own: numbers that
-    gradient boosting updates in place)."""
+    and a KD or ball tree's arrays are not set from Python; the nodes' fields (links,
+    features, thresholds, impurities, weights) and the indices (and get_arrays()) are read as
+    copies (values stay the tree's own: numbers that gradient boosting updates in place)."""
     import numpy as np
     from sklearn.tree._tree import Tree
     from sklearn.neighbors import KDTree, BallTree
@@ -10549,8 +10549,12 @@ def _sklearn_trees():
 
         return property(get, refuse, None, d.__doc__)
 
-    copied = {'children_left', 'children_right', 'feature', 'n_node_samples', 'n_classes'}
-    kept = {'value', 'threshold', 'impurity', 'weighted_n_node_samples', 'n_leaves'}
+    # (threshold, impurity and weighted_n_node_samples are fields of the node array: a view of
+    # one had that whole array, links and features included, writable as its .base; value is
+    # an array of its own, of numbers only)
+    copied = {'children_left', 'children_right', 'feature', 'n_node_samples', 'n_classes',
+              'threshold', 'impurity', 'weighted_n_node_samples'}
+    kept = {'value', 'n_leaves'}
     for name, d in list(Tree.__dict__.items()):
         if type(d).__name__ == 'getset_descriptor' and name not in kept:
             type_patches[(Tree, name)] = read_only(Tree, name, name in copied)
