@@ -749,6 +749,45 @@ Test(data, memory_handed_to_compiled_code_is_checked)
 	e2e_stop();
 }
 
+/* Gradient boosting's compiled prediction reads word c // 32 of a category set's row for
+ * category c (up to 255): sets of one word a row had 28 bytes past the last row read back, a
+ * bit a sample (another array's bytes, V89a). Each set (raw, binned, known) is 8 words a row;
+ * predictions with categorical features are the host's. */
+Test(data, gradient_boosting_category_sets_are_eight_words_a_row)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from sklearn.ensemble import HistGradientBoostingRegressor as H\n"
+	    "rng = np.random.RandomState(0)\n"
+	    "X = rng.randint(0, 4, size=(200, 1)).astype(float); y = (X[:, 0] == 2).astype(float)\n"
+	    "m = H(max_iter=5, categorical_features=[0]).fit(X, y)\n"
+	    "p = m._predictors[0][0]\n"
+	    "TreePredictor = type(p)\n"
+	    "nodes = np.zeros(3, dtype=p.nodes.dtype)\n"
+	    "nodes[0]['is_categorical'] = 1; nodes[0]['left'] = 1; nodes[0]['right'] = 2\n"
+	    "nodes[0]['bitset_idx'] = 3\n"
+	    "nodes[1]['is_leaf'] = 1; nodes[1]['value'] = 1.0\n"
+	    "nodes[2]['is_leaf'] = 1\n"
+	    "q = TreePredictor(nodes, np.zeros((4, 1), np.uint32), np.zeros((4, 1), np.uint32))\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except ValueError as e:\n"
+	    "        return str(e).split(' should')[0]\n"
+	    "cats = np.arange(256, dtype=np.float64).reshape(-1, 1)\n"
+	    "known = np.full((1, 8), 0xFFFFFFFF, dtype=np.uint32)\n"
+	    "r = [t(lambda: q.predict(cats, known, np.array([0], np.uint32), 1)),\n"
+	    "     t(lambda: q.predict_binned(cats.astype(np.uint8), 255, 1)),\n"
+	    "     t(lambda: p.predict(cats, np.full((1, 1), 0xFFFFFFFF, np.uint32), np.array([0], "
+	    "np.uint32), 1))]\n"
+	    "r + [np.round(m.predict(np.array([[0.], [2.]])), 3).tolist()]",
+	    "[\"raw_left_cat_bitsets\",\"binned_left_cat_bitsets\",\"known_cat_bitsets\","
+	    "[0.142,0.551]]");
+	e2e_stop();
+}
+
 /* PIL's C image (an Image's .im) was the user's: expand(-1, 0) copied rows before and past the
  * new image's memory (the worker crashed; laid over a list, any memory was written). A tile of
  * an opened image set at a negative x had the decoder write the file's bytes before the image,

@@ -11769,7 +11769,8 @@ def _sklearn_predictors():
     predictor's nodes, an array like any other): a child link or a feature past the arrays
     (nodes['left'][:] = 10**8, then predict) read any memory, and a node reached twice
     overflowed partial dependence's stack. The nodes are checked first: a tree, each child
-    after its parent and reached once, features and category sets within what is given."""
+    after its parent and reached once, features and category sets within what is given, each
+    set 8 words wide."""
     import operator
     import numpy as np
     from sklearn.ensemble._hist_gradient_boosting import _predictor
@@ -11801,6 +11802,15 @@ def _sklearn_predictors():
                 raise ValueError("a node's categories are past the sets given")
         return nodes
 
+    def sets(bitsets, what):
+        # a set of 256 categories a row, 8 words: the compiled code reads word c // 32 of a
+        # row for category c (a row of one word had 28 bytes past it read back, a bit a sample)
+        bitsets = np.array(bitsets)
+        if bitsets.ndim != 2 or bitsets.shape[1] < 8:
+            raise ValueError('%s should be 2-D with a set of 256 categories (8 words) a row, '
+                             'not shape %r' % (what, bitsets.shape))
+        return bitsets
+
     def samples(X, out):
         X, out = np.ndarray.view(np.asarray(X)), np.ndarray.view(np.asarray(out))
         if X.ndim != 2 or out.ndim != 1 or len(out) < X.shape[0]:
@@ -11814,10 +11824,10 @@ def _sklearn_predictors():
                                f_idx_map, n_threads, out):
         n_threads = operator.index(n_threads)
         numeric_data, out = samples(numeric_data, out)
-        raw_left_cat_bitsets = np.array(raw_left_cat_bitsets)
+        raw_left_cat_bitsets = sets(raw_left_cat_bitsets, 'raw_left_cat_bitsets')
         nodes = tree(nodes, numeric_data.shape[1], raw_left_cat_bitsets)
         f_idx_map = np.array(f_idx_map)
-        known = known_cat_bitsets = np.array(known_cat_bitsets)
+        known = known_cat_bitsets = sets(known_cat_bitsets, 'known_cat_bitsets')
         inner = nodes[nodes['is_leaf'] == 0]
         used = inner['feature_idx'][inner['is_categorical'] != 0].astype(np.int64)
         if len(used):
@@ -11834,7 +11844,7 @@ def _sklearn_predictors():
         n_threads = operator.index(n_threads)
         missing_values_bin_idx = operator.index(missing_values_bin_idx)
         binned_data, out = samples(binned_data, out)
-        binned_left_cat_bitsets = np.array(binned_left_cat_bitsets)
+        binned_left_cat_bitsets = sets(binned_left_cat_bitsets, 'binned_left_cat_bitsets')
         nodes = tree(nodes, binned_data.shape[1], binned_left_cat_bitsets)
         return real['_predict_from_binned_data'](nodes, binned_data, binned_left_cat_bitsets,
                                                  missing_values_bin_idx, n_threads, out)
