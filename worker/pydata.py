@@ -7674,6 +7674,47 @@ def _sepfir2d_checks():
 
     sepfir2d.__doc__ = real.__doc__
     _replace_everywhere(real, sepfir2d)
+    _cspline2d_checks(np, _spline)
+
+
+def _cspline2d_checks(np, _spline):
+    """cspline2d's smoothing path (lambda > 1/144) filters each row, then each column of what
+    the rows gave, through a buffer it does not clear: when a row's sum for its boundary did not
+    converge within the row's length (rows of one column, or short ones under much smoothing)
+    it stopped the rows there and still ran the columns over the buffer, and answered with them:
+    what the heap held there (another array's freed values) came back, filtered. Whether a row
+    converges depends on its length, lambda and the precision only, not on the values:
+    symiirorder2, the same filter over one row, is asked first, with the same pole and
+    precision, and the call fails as it does when a column does not converge."""
+    import math
+    real = _spline.cspline2d
+    check_row = _spline.symiirorder2
+
+    def cspline2d(input, lambda_=0.0, precision=-1.0, **kw):
+        if 'lambda' in kw:
+            lambda_ = kw.pop('lambda')
+        if kw:
+            return real(input, lambda_, precision, **kw)  # its own error
+        lam, prec = float(lambda_), float(precision)
+        image = np.asarray(input)
+        if lam > 1.0 / 144.0 and image.ndim == 2 and image.size:
+            # (the pole as splinemodule.c's compute_root_from_lambda makes it, and cspline2d's
+            # own precision when none is given in (0, 1])
+            tmp = math.sqrt(3 + 144 * lam)
+            xi = 1 - 96 * lam + 24 * lam * tmp
+            omega = math.atan(math.sqrt((144 * lam - 1.0) / xi))
+            tmp2 = math.sqrt(xi)
+            r = (24 * lam - 1 - tmp2) / (24 * lam) * math.sqrt((48 * lam + 24 * lam * tmp)) / tmp2
+            if prec <= 0.0 or prec > 1.0:
+                prec = 1e-6
+            try:
+                check_row(np.zeros(image.shape[1]), r, omega, prec)
+            except ValueError:
+                raise ValueError('Precision too high.  Error did not converge.') from None
+        return real(image, lam, float(precision))
+
+    cspline2d.__doc__ = real.__doc__
+    _replace_everywhere(real, cspline2d)
 
 
 def _lapack_inputs():
