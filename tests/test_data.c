@@ -4224,6 +4224,43 @@ Test(data, sepfir2d_filter_longer_than_image_is_refused)
 	e2e_stop();
 }
 
+/* HiGHS's wrapper sized the problem by each argument separately and copied as many row lower
+ * bounds from lhs as rhs has rows: milp checked its matrix against the constraint's lb only,
+ * so a ub set longer afterwards had the bounds of the rows past lb read from the heap, and the
+ * answer gave one back (V89b). The arrays must agree first; milp and linprog solve as on the
+ * host. */
+Test(data, highs_takes_bounds_that_match_its_problem)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy.optimize import milp, linprog, LinearConstraint, Bounds\n"
+	    "from scipy import sparse\n"
+	    "c = -np.array([0, 1])\n"
+	    "A = np.array([[-1, 1], [3, 2], [2, 3]])\n"
+	    "r1 = milp(c, constraints=LinearConstraint(A, -np.inf, [1, 12, 12]), "
+	    "integrality=np.ones_like(c))\n"
+	    "r2 = milp(np.array([1.0, 2.0]), bounds=Bounds([1, 2], [5, 5]))\n"
+	    "r3 = linprog([-1, 4], A_ub=[[-3, 1], [1, 2]], b_ub=[6, 4], bounds=[(None, None), (-3, "
+	    "None)])\n"
+	    "r4 = linprog([1, 1], bounds=[(0, 1), (0, 1)], method='highs-ipm')\n"
+	    "R = 8\n"
+	    "A = sparse.csc_array((np.ones(1), np.array([R + 2], dtype=np.int32), np.array([0, 1], "
+	    "dtype=np.int32)), shape=(R, 1))\n"
+	    "lc = LinearConstraint(A, np.full(R, -np.inf), np.inf)\n"
+	    "lc.ub = np.full(R + 3, np.inf)\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        r = f(); return [int(r.status), None if r.x is None else float(r.x[0])]\n"
+	    "    except ValueError as e:\n"
+	    "        return str(e)[:40]\n"
+	    "[r1.x.tolist(), r2.x.tolist(), [round(v, 6) for v in r3.x], [round(v, 6) for v in "
+	    "r4.x], t(lambda: milp(np.ones(1), constraints=lc, bounds=Bounds(-np.inf, np.inf)))]",
+	    "[[2.0,2.0],[1.0,2.0],[10.0,-3.0],[0.0,0.0],\"the bounds do not match the problem: "
+	    "lhs\"]");
+	e2e_stop();
+}
+
 /* cspline2d's smoothing path ran its columns over a buffer its rows had not filled when a
  * row's boundary sum did not converge (rows of one column, or short ones under much smoothing):
  * the freed values another array had held came back, filtered (V89b). It fails as it does when
@@ -4231,31 +4268,30 @@ Test(data, sepfir2d_filter_longer_than_image_is_refused)
 Test(data, cspline2d_smooths_only_rows_it_filtered)
 {
 	start_data(NULL);
-	e2e_expect_result(
-	    "import numpy as np\n"
-	    "from scipy import signal\n"
-	    "def t(f):\n"
-	    "    try:\n"
-	    "        r = f()\n"
-	    "        return [float(r.min()), float(r.max())]\n"
-	    "    except ValueError as e:\n"
-	    "        return str(e)\n"
-	    "M = 1000\n"
-	    "secrets = [np.full(M, 4242.0 + i) for i in range(6)]\n"
-	    "del secrets\n"
-	    "out = [t(lambda: signal.cspline2d(np.ones((M, 1)), 10.0)),\n"
-	    "       t(lambda: signal.cspline2d(np.ones((3, 2)), 1.0, 1e-9)),\n"
-	    "       t(lambda: signal.cspline2d(np.ones((1, M)), 10.0))]\n"
-	    "rng = np.random.default_rng(0)\n"
-	    "img = rng.random((30, 40))\n"
-	    "out + [round(float(signal.cspline2d(img, 0.5).sum()), 6),\n"
-	    "       round(float(signal.cspline2d(img).sum()), 6),\n"
-	    "       round(float(signal.cspline2d(img, 2.0, 1e-4)[3, 4]), 6),\n"
-	    "       signal.cspline2d(np.ones((50, 13)), 0.1).shape]",
-	    "[\"Precision too high.  Error did not converge.\","
-	    "\"Precision too high.  Error did not converge.\","
-	    "\"Precision too high.  Error did not converge.\","
-	    "614.128013,614.128226,0.55993,[50,13]]");
+	e2e_expect_result("import numpy as np\n"
+	                  "from scipy import signal\n"
+	                  "def t(f):\n"
+	                  "    try:\n"
+	                  "        r = f()\n"
+	                  "        return [float(r.min()), float(r.max())]\n"
+	                  "    except ValueError as e:\n"
+	                  "        return str(e)\n"
+	                  "M = 1000\n"
+	                  "secrets = [np.full(M, 4242.0 + i) for i in range(6)]\n"
+	                  "del secrets\n"
+	                  "out = [t(lambda: signal.cspline2d(np.ones((M, 1)), 10.0)),\n"
+	                  "       t(lambda: signal.cspline2d(np.ones((3, 2)), 1.0, 1e-9)),\n"
+	                  "       t(lambda: signal.cspline2d(np.ones((1, M)), 10.0))]\n"
+	                  "rng = np.random.default_rng(0)\n"
+	                  "img = rng.random((30, 40))\n"
+	                  "out + [round(float(signal.cspline2d(img, 0.5).sum()), 6),\n"
+	                  "       round(float(signal.cspline2d(img).sum()), 6),\n"
+	                  "       round(float(signal.cspline2d(img, 2.0, 1e-4)[3, 4]), 6),\n"
+	                  "       signal.cspline2d(np.ones((50, 13)), 0.1).shape]",
+	                  "[\"Precision too high.  Error did not converge.\","
+	                  "\"Precision too high.  Error did not converge.\","
+	                  "\"Precision too high.  Error did not converge.\","
+	                  "614.128013,614.128226,0.55993,[50,13]]");
 	e2e_stop();
 }
 

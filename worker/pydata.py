@@ -3133,6 +3133,7 @@ def _scipy():
     _voronoi_regions()
     _grid_kernels()
     _sepfir2d_checks()
+    _highs_checks()
     _sparse_kernels()
     _sparse_consumers()
     _odeint_copies()
@@ -7675,6 +7676,45 @@ def _sepfir2d_checks():
     sepfir2d.__doc__ = real.__doc__
     _replace_everywhere(real, sepfir2d)
     _cspline2d_checks(np, _spline)
+
+
+def _highs_checks():
+    """HiGHS's wrapper sizes the problem by its arguments, each separately: the rows by rhs,
+    the columns by c, and copies that many row lower bounds from lhs, bounds from lb and ub,
+    pointers from astart, whatever their own sizes (milp checked its matrix against the
+    constraint's lb only: a ub set longer after the constraint was made had the bounds of the
+    rows past lb read from the heap beyond it, and an answer gave one back). The arrays are
+    checked against each other first: lhs and rhs one value a row, lb, ub (and integrality,
+    when given) one a column, astart one more than the columns, rising from 0 to at most the
+    values, each index a row, wherever the wrapper is named."""
+    import numpy as np
+    from scipy.optimize._highs import _highs_wrapper as module
+    from scipy.optimize import _milp, _linprog_highs  # noqa: F401 (loaded: their names replaced)
+    real = module._highs_wrapper
+
+    def _highs_wrapper(c, astart, aindex, avalue, lhs, rhs, lb, ub, integrality, options):
+        c, astart, aindex, avalue, lhs, rhs, lb, ub, integrality = (
+            np.asarray(a) for a in (c, astart, aindex, avalue, lhs, rhs, lb, ub, integrality))
+        if any(a.ndim != 1 for a in (c, astart, aindex, avalue, lhs, rhs, lb, ub, integrality)):
+            raise ValueError('the arrays HiGHS reads are 1-D')
+        n, m, nnz = c.shape[0], rhs.shape[0], avalue.shape[0]
+        if lhs.shape[0] != m or lb.shape[0] != n or ub.shape[0] != n or \
+                integrality.shape[0] not in (0, n):
+            raise ValueError('the bounds do not match the problem: lhs and rhs have one value '
+                             'for each of the %d constraints (rhs), lb, ub and integrality one '
+                             'for each of the %d variables (c)' % (m, n))
+        if astart.shape[0] != n + 1 or aindex.shape[0] != nnz:
+            raise ValueError('the constraint matrix does not match: astart has one more '
+                             'pointer than the %d variables, aindex one index for each of the %d '
+                             'values' % (n, nnz))
+        if m and (astart[0] != 0 or (np.diff(astart) < 0).any() or astart[-1] > nnz or
+                  (nnz and (aindex.min() < 0 or aindex.max() >= m))):
+            raise ValueError("the constraint matrix's pointers or indices are past its %d "
+                             'rows and %d values' % (m, nnz))
+        return real(c, astart, aindex, avalue, lhs, rhs, lb, ub, integrality, options)
+
+    _highs_wrapper.__doc__ = real.__doc__
+    _replace_everywhere(real, _highs_wrapper)
 
 
 def _cspline2d_checks(np, _spline):
