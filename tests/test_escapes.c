@@ -7226,3 +7226,117 @@ Test(escapes, a_dict_s_reverse_iterator_stays_within_its_table)
 	still_serving();
 	stop();
 }
+
+/* bz2's and lzma's decompressors kept their stream's input pointer where a failure left it:
+ * into the caller's data after a MemoryError while copying the unread tail (the data freed,
+ * the next decompress() wrote its input into whatever took those pages: an immutable bytes
+ * object of 100 MiB changed), or in the middle of a block after a data error (called again,
+ * libbz2 wrote past a stack array: the worker aborted). After any failure a decompressor is
+ * at its end (EOFError). StringIO marked itself as holding its own buffer before it made it:
+ * when that allocation failed it read the heap past a tiny buffer (another object's bytes read
+ * back); a StringIO left so raises ValueError. (V89c) */
+Test(escapes, decompressors_and_string_buffers_that_failed_are_not_used_again)
+{
+	start(NULL);
+	e2e_expect_result(
+	    "import bz2, random\n"
+	    "random.seed(7)\n"
+	    "raw = bytes(random.randrange(256) for _ in range(20000))\n"
+	    "comp = bz2.compress(raw, 9)\n"
+	    "bits = ''.join(f'{b:08b}' for b in comp)\n"
+	    "p = 0\n"
+	    "def take(n):\n"
+	    "    global p\n"
+	    "    v = int(bits[p:p+n], 2); p += n; return v\n"
+	    "assert take(24) == 0x425a68 ; take(8)           # 'BZh9'\n"
+	    "assert take(48) == 0x314159265359\n"
+	    "take(32); take(1); take(24)                      # crc, rand, origPtr\n"
+	    "used = take(16)\n"
+	    "for i in range(16):\n"
+	    "    if used & (0x8000 >> i): take(16)\n"
+	    "ng_pos = p\n"
+	    "nGroups = take(3); nSel = take(15)\n"
+	    "sel0 = p\n"
+	    "# selector 0 unary code in the original\n"
+	    "j = 0\n"
+	    "while bits[p] == '1': p += 1; j += 1\n"
+	    "p += 1\n"
+	    "after_sel0 = p\n"
+	    "newbits = bits[:sel0] + '1' * nGroups + '0' + bits[after_sel0:]\n"
+	    "e = sel0 + nGroups - 1            # the bit that makes j reach nGroups\n"
+	    "newbits += '0' * ((-len(newbits)) % 8)\n"
+	    "data = bytes(int(newbits[i:i+8], 2) for i in range(0, len(newbits), 8))\n"
+	    "k = e // 8\n"
+	    "first, second = data[:k+1], data[k+1:]\n"
+	    "d = bz2.BZ2Decompressor()\n"
+	    "got = []\n"
+	    "for part in (first, second):\n"
+	    "    try:\n"
+	    "        d.decompress(part)\n"
+	    "        got.append('ok')\n"
+	    "    except Exception as ex:\n"
+	    "        got.append(type(ex).__name__ + ': ' + str(ex))\n"
+	    "got",
+	    "[\"OSError: Invalid data stream\",\"EOFError: End of stream already reached\"]");
+	e2e_expect_result("import bz2\n"
+	                  "raw = b'A' * 1000\n"
+	                  "comp = bz2.compress(raw)\n"
+	                  "MB = 2**20\n"
+	                  "N = 100 * MB\n"
+	                  "d = None\n"
+	                  "for B in range(240, 440, 10):\n"
+	                  "    ballast = bytearray(B * MB)\n"
+	                  "    buf = bytearray(N); buf[:len(comp)] = comp\n"
+	                  "    d = bz2.BZ2Decompressor()\n"
+	                  "    try:\n"
+	                  "        d.decompress(buf, max_length=len(raw) - 1)\n"
+	                  "    except MemoryError:\n"
+	                  "        break\n"
+	                  "    del d, buf, ballast\n"
+	                  "    d = None\n"
+	                  "del buf\n"
+	                  "victim = bytes(N)\n"
+	                  "del ballast\n"
+	                  "try:\n"
+	                  "    d.decompress(b'<written by a decompressor never given victim>')\n"
+	                  "    after = 'ok'\n"
+	                  "except Exception as e:\n"
+	                  "    after = type(e).__name__\n"
+	                  "[d is not None, after, victim.count(0) == N, d.eof]",
+	                  "[true,\"EOFError\",true,true]");
+	e2e_expect_result(
+	    "import io\n"
+	    "MB = 2**20\n"
+	    "s = io.StringIO()\n"
+	    "s.write('a' * (30 * MB))\n"
+	    "chunks = []\n"
+	    "try:\n"
+	    "    while True:\n"
+	    "        chunks.append(bytearray(10 * MB))\n"
+	    "except MemoryError:\n"
+	    "    pass\n"
+	    "del chunks[:5]\n"
+	    "try:\n"
+	    "    s.seek(0)\n"
+	    "    s.read(1)\n"
+	    "    first = 'read'\n"
+	    "except MemoryError:\n"
+	    "    first = 'MemoryError'\n"
+	    "chunks.clear()\n"
+	    "secret = [('<another object %d>' % i).ljust(200).encode('utf-32-le') for i in "
+	    "range(3000)]\n"
+	    "got = []\n"
+	    "for f in (lambda: s.seek(0, 2), lambda: s.read(1), lambda: s.getvalue()[:5]):\n"
+	    "    try:\n"
+	    "        got.append(repr(f())[:20])\n"
+	    "    except ValueError as e:\n"
+	    "        got.append(str(e))\n"
+	    "t = io.StringIO()\n"
+	    "t.write('fine')\n"
+	    "[first, got, t.getvalue()]",
+	    "[\"MemoryError\",[\"I/O operation on uninitialized object\","
+	    "\"I/O operation on uninitialized object\",\"I/O operation on uninitialized object\"],"
+	    "\"fine\"]");
+	still_serving();
+	stop();
+}

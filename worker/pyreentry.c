@@ -5252,18 +5252,97 @@ static int contextvars_guard(void)
 static struct {
 	PyObject *real;
 	Py_ssize_t lock_at;
+	int decompressor; /* 1: bz2's, 2: lzma's (below) */
 } uninit[UNINIT_MAX];
 static int n_uninit;
 
+/* A decompressor whose decompress() failed kept its stream's input pointer where the failure
+ * left it: into the caller's data when a MemoryError came as it copied the tail it had not
+ * read (the data freed, the next decompress() wrote its input there: another object's bytes,
+ * and read on from it), or in the middle of a block that a data error stopped (called again,
+ * libbz2 resumed its selectors and wrote past a stack array). After any failure the stream has
+ * no input and the decompressor is at its end: a later decompress() raises EOFError, as one
+ * after the stream's end does. CPython 3.11's layouts: */
+struct bz2_decompressor_layout {
+	PyObject_HEAD struct {
+		char *next_in;
+		unsigned int avail_in, total_in_lo32, total_in_hi32;
+		char *next_out;
+		unsigned int avail_out, total_out_lo32, total_out_hi32;
+		void *state, *bzalloc, *bzfree, *opaque;
+	} bzs;
+	char eof;
+	PyObject *unused_data;
+	char needs_input;
+	char *input_buffer;
+	size_t input_buffer_size, bzs_avail_in_real;
+	PyThread_type_lock lock;
+};
+struct lzma_decompressor_layout {
+	PyObject_HEAD void *alloc[3];
+	struct {
+		const uint8_t *next_in;
+		size_t avail_in;
+		uint64_t total_in;
+		uint8_t *next_out;
+		size_t avail_out;
+		uint64_t total_out;
+		void *allocator, *internal, *reserved_ptr[4];
+		uint64_t reserved_int[2];
+		size_t reserved_size[2];
+		int reserved_enum[2];
+	} lzs;
+	int check;
+	char eof;
+	PyObject *unused_data;
+	char needs_input;
+	uint8_t *input_buffer;
+	size_t input_buffer_size;
+	PyThread_type_lock lock;
+};
+
+static void decompressor_ended(int kind, PyObject *self)
+{
+	PyThread_type_lock lock =
+	    *(PyThread_type_lock *)((char *)self +
+	                            (kind == 1 ? offsetof(struct bz2_decompressor_layout, lock)
+	                                       : offsetof(struct lzma_decompressor_layout, lock)));
+
+	if (!PyThread_acquire_lock(lock, 0)) {
+		Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, 1);
+		Py_END_ALLOW_THREADS
+	}
+	if (kind == 1) {
+		struct bz2_decompressor_layout *d = (struct bz2_decompressor_layout *)self;
+		d->bzs.next_in = NULL;
+		d->bzs.avail_in = 0;
+		d->bzs_avail_in_real = 0;
+		d->needs_input = 0;
+		d->eof = 1;
+	} else {
+		struct lzma_decompressor_layout *d = (struct lzma_decompressor_layout *)self;
+		d->lzs.next_in = NULL;
+		d->lzs.avail_in = 0;
+		d->needs_input = 0;
+		d->eof = 1;
+	}
+	PyThread_release_lock(lock);
+}
+
 static PyObject *uninit_call(int i, PyObject *self, PyObject *args, PyObject *kw)
 {
+	PyObject *r;
+
 	if (!*(void **)((char *)self + uninit[i].lock_at)) {
 		PyErr_Format(PyExc_ValueError,
 		             "this %s was not initialised (its __init__ did not run)",
 		             Py_TYPE(self)->tp_name);
 		return NULL;
 	}
-	return call_on(uninit[i].real, self, args, kw);
+	r = call_on(uninit[i].real, self, args, kw);
+	if (!r && uninit[i].decompressor)
+		decompressor_ended(uninit[i].decompressor, self);
+	return r;
 }
 
 #define UNINIT_FN(i)                                                                               \
@@ -5309,6 +5388,19 @@ static int compressors_guard(void)
 		}
 		uninit[n_uninit].lock_at =
 		    ((PyTypeObject *)t)->tp_basicsize - (Py_ssize_t)sizeof(void *);
+		uninit[n_uninit].decompressor = strcmp(where[i][2], "decompress") != 0 ? 0
+		                                : strcmp(where[i][0], "bz2") == 0      ? 1
+		                                                                       : 2;
+		if (uninit[n_uninit].decompressor &&
+		    ((PyTypeObject *)t)->tp_basicsize !=
+		        (Py_ssize_t)(uninit[n_uninit].decompressor == 1
+		                         ? sizeof(struct bz2_decompressor_layout)
+		                         : sizeof(struct lzma_decompressor_layout))) {
+			Py_DECREF(t);
+			PyErr_Format(PyExc_TypeError, "%s.%s is not as known", where[i][0],
+			             where[i][1]);
+			return -1;
+		}
 		uninit_def[n_uninit] =
 		    (PyMethodDef){where[i][2], (PyCFunction)(void (*)(void))uninit_fn[n_uninit],
 		                  METH_VARARGS | METH_KEYWORDS, NULL};
@@ -5320,6 +5412,102 @@ static int compressors_guard(void)
 		n_uninit++;
 		Py_DECREF(t); /* its module keeps it */
 	}
+	return 0;
+}
+
+/* ---- StringIO after a failed allocation -----------------------------------------------------
+ *
+ * StringIO marks itself as holding its text in its own buffer before it makes that buffer the
+ * text's size (realize, and getvalue's make_intermediate): when the allocation failed (a
+ * MemoryError the code can cause near the memory limit) it was left "realized" over a tiny
+ * buffer with the text's length, and seek and read copied the heap past the buffer (another
+ * object's bytes read back). A StringIO a method left so is no longer used: its methods raise
+ * ValueError, as on an object never initialised (its text is gone). CPython 3.11's layout: */
+struct stringio_layout {
+	PyObject_HEAD Py_UCS4 *buf;
+	Py_ssize_t pos, string_size;
+	size_t buf_size;
+	int state;
+	PyObject *accu_large, *accu_small; /* _PyAccu */
+	char ok, closed, readuniversal, readtranslate;
+	PyObject *decoder, *readnl, *writenl, *dict, *weakreflist;
+};
+#define STRINGIO_REALIZED 1
+
+#define STRINGIO_METHODS 6
+static const char *const stringio_names[STRINGIO_METHODS] = {
+    "getvalue", "read", "readline", "write", "truncate", "__getstate__"};
+static PyObject *stringio_real[STRINGIO_METHODS];
+static PyMethodDef stringio_defs[STRINGIO_METHODS];
+static iternextfunc stringio_next_real;
+
+static PyObject *stringio_checked(PyObject *self, PyObject *r)
+{
+	struct stringio_layout *s = (struct stringio_layout *)self;
+
+	if (!r && s->state == STRINGIO_REALIZED && s->string_size > 0 &&
+	    (size_t)s->string_size > s->buf_size)
+		s->ok = 0;
+	return r;
+}
+
+static PyObject *stringio_call(int i, PyObject *self, PyObject *args, PyObject *kw)
+{
+	return stringio_checked(self, call_on(stringio_real[i], self, args, kw));
+}
+
+#define STRINGIO_FN(i)                                                                             \
+	static PyObject *stringio_##i(PyObject *self, PyObject *args, PyObject *kw)                \
+	{                                                                                          \
+		return stringio_call(i, self, args, kw);                                           \
+	}
+STRINGIO_FN(0)
+STRINGIO_FN(1)
+STRINGIO_FN(2)
+STRINGIO_FN(3)
+STRINGIO_FN(4)
+STRINGIO_FN(5)
+static PyCFunctionWithKeywords stringio_fn[STRINGIO_METHODS] = {stringio_0, stringio_1, stringio_2,
+                                                                stringio_3, stringio_4, stringio_5};
+
+static PyObject *stringio_next(PyObject *self)
+{
+	return stringio_checked(self, stringio_next_real(self));
+}
+
+static int stringio_guard(void)
+{
+	PyObject *io = PyImport_ImportModule("_io"), *t;
+
+	if (!io)
+		return -1;
+	t = PyObject_GetAttrString(io, "StringIO");
+	Py_DECREF(io);
+	if (!t || !PyType_Check(t) ||
+	    ((PyTypeObject *)t)->tp_basicsize != (Py_ssize_t)sizeof(struct stringio_layout)) {
+		Py_XDECREF(t);
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_TypeError, "io.StringIO is not as known");
+		return -1;
+	}
+	for (int i = 0; i < STRINGIO_METHODS; i++) {
+		stringio_defs[i] =
+		    (PyMethodDef){stringio_names[i], (PyCFunction)(void (*)(void))stringio_fn[i],
+		                  METH_VARARGS | METH_KEYWORDS, NULL};
+		if (replace_method((PyTypeObject *)t, stringio_names[i], &stringio_defs[i],
+		                   &stringio_real[i]) < 0) {
+			Py_DECREF(t);
+			return -1;
+		}
+	}
+	if (held_slot((PyTypeObject *)t, offsetof(PyTypeObject, tp_iternext), (void *)stringio_next,
+	              (void **)&stringio_next_real) < 0 ||
+	    rewrap((PyTypeObject *)t, "__next__", (void *)stringio_next_real,
+	           (void *)stringio_next) < 0) {
+		Py_DECREF(t);
+		return -1;
+	}
+	Py_DECREF(t); /* its module keeps it */
 	return 0;
 }
 
@@ -7332,7 +7520,7 @@ int pyreentry_guard(void)
 	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
 	    dict_empty_keys_general() < 0 || static_calls_checked() < 0 || set_count_guard() < 0 ||
 	    freed_under_compares_install() < 0 || comparisons_held() < 0 ||
-	    dict_reversed_guard() < 0)
+	    dict_reversed_guard() < 0 || stringio_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
