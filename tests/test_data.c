@@ -4224,6 +4224,52 @@ Test(data, sepfir2d_filter_longer_than_image_is_refused)
 	e2e_stop();
 }
 
+/* A fancy assignment whose index is a view of the array it writes: numpy checked the indices
+ * once, then read them again from that memory as it wrote, so a[a[:2]] = v had its first
+ * write choose where the second went (another array's item written: V89f), a tuple of index
+ * arrays the same, and a mask that is a view of its target shifted by one grew as it was
+ * written (the values read past their array). Such an index is a private copy: the writes go
+ * where the indices said before any was made. */
+Test(data, fancy_assignment_reads_its_indices_before_it_writes)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "a = np.zeros(8, dtype=np.intp)\n"
+	    "victim = np.full(4, 0x41414141, dtype=np.intp)\n"
+	    "D = (victim.ctypes.data - a.ctypes.data) // 8\n"
+	    "if D < 0:\n"
+	    "    D -= 8\n"
+	    "a[0] = 1\n"
+	    "idx = a[:2]\n"
+	    "vals = np.array([D, 0x4242], dtype=np.intp)\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except IndexError:\n"
+	    "        return 'IndexError'\n"
+	    "r = [t(lambda: a.__setitem__(idx, vals))]\n"
+	    "b = np.zeros((2, 8), dtype=np.intp)\n"
+	    "flat = b.reshape(-1)\n"
+	    "cols = flat[:2]\n"
+	    "flat[0] = 1\n"
+	    "E = (victim.ctypes.data - b.ctypes.data) // 8\n"
+	    "if E < 0:\n"
+	    "    E -= 8\n"
+	    "r.append(t(lambda: b.__setitem__((np.zeros(2, dtype=np.intp), cols), np.array([E, "
+	    "0x4343], dtype=np.intp))))\n"
+	    "s = np.zeros(64, dtype=np.uint8)\n"
+	    "s[0] = 1; s[40] = 1\n"
+	    "s[1:][s[:-1].view(bool)] = np.array([7, 8], dtype=np.uint8)\n"
+	    "c = np.array([1, 0, 5, 6])\n"
+	    "c[c[:2]] = [10, 20]\n"
+	    "r + [[hex(v) for v in victim], int(s.sum()), s[1], s[41], c.tolist()]",
+	    "[\"ran\",\"ran\",[\"0x41414141\",\"0x41414141\",\"0x41414141\",\"0x41414141\"],17,7,8,"
+	    "[20,10,5,6]]");
+	e2e_stop();
+}
+
 /* HiGHS's wrapper sized the problem by each argument separately and copied as many row lower
  * bounds from lhs as rhs has rows: milp checked its matrix against the constraint's lb only,
  * so a ub set longer afterwards had the bounds of the rows past lb read from the heap, and the

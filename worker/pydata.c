@@ -1249,6 +1249,54 @@ static int own_arrays_guard(PyObject *np, PyTypeObject *nd)
 	return 0;
 }
 
+/* The bytes [*first, *last) an array of these dimensions and strides at data reaches (none:
+ * *first == *last). */
+static void extent_of(char *data, Py_ssize_t elsize, int nd, const Py_ssize_t *dims,
+                      const Py_ssize_t *strides, char **first, char **last)
+{
+	Py_ssize_t lower = 0, upper = elsize;
+
+	*first = *last = data;
+	for (int i = 0; i < nd; i++)
+		if (dims[i] <= 0)
+			return;
+	for (int i = 0; i < nd; i++) {
+		Py_ssize_t step = strides[i] * (dims[i] - 1); /* (bounded: extent_bounded) */
+		if (step > 0)
+			upper += step;
+		else
+			lower += step;
+	}
+	*first = data + lower;
+	*last = data + upper;
+}
+
+/* Does an index array in key (one, or one of a tuple) lie over the memory self reaches? numpy
+ * checked the indices once, then read them again from that memory as it wrote: a[a[:2]] = v
+ * had its first write change the second index (any offset from a written), and a mask that was
+ * a view of its target shifted by one grew as it was written (the values read past their
+ * array). Such a key is a private copy. */
+static int key_aliases(PyObject *self, PyObject *key)
+{
+	const struct np_array *a = (const struct np_array *)self;
+	char *lo, *hi;
+	Py_ssize_t n = PyTuple_Check(key) ? PyTuple_GET_SIZE(key) : 1;
+
+	extent_of(a->data, descr_elsize(a->descr), a->nd, a->dimensions, a->strides, &lo, &hi);
+	for (Py_ssize_t i = 0; lo != hi && i < n; i++) {
+		PyObject *k = PyTuple_Check(key) ? PyTuple_GET_ITEM(key, i) : key;
+		const struct np_array *b = (const struct np_array *)k;
+		char *klo, *khi;
+		if (!ndarray_type || !PyObject_TypeCheck(k, ndarray_type))
+			continue;
+		extent_of(b->data, descr_elsize(b->descr), b->nd, b->dimensions, b->strides, &klo,
+		          &khi);
+		if (klo != khi && klo < hi && lo < khi)
+			return 1;
+	}
+	return 0;
+}
+
 /* Does numpy run Python while it stores value (its conversion item by item: a list, objects,
  * anything but an array of numbers or a plain number)? */
 static int value_runs_code(PyObject *value)
@@ -1439,7 +1487,8 @@ static int ndarray_assign_held(PyObject *self, PyObject *key, PyObject *value)
 	}
 	/* (an array of objects runs the __del__ of each item it replaces) */
 	if (!(key = private_key(key, value_runs_code(value) ||
-	                                 descr_has_objects(((struct np_array *)self)->descr))))
+	                                 descr_has_objects(((struct np_array *)self)->descr) ||
+	                                 key_aliases(self, key))))
 		return -1;
 	if (value && !(value = private_lists(value, 0))) {
 		Py_DECREF(key);
@@ -4518,28 +4567,6 @@ static void dims_kept(PyObject *a)
 	memcpy(copy, arr->dimensions, n * sizeof(*copy));
 	arr->dimensions = copy;
 	arr->strides = copy + arr->nd;
-}
-
-/* The bytes [*first, *last) an array of these dimensions and strides at data reaches (none:
- * *first == *last). */
-static void extent_of(char *data, Py_ssize_t elsize, int nd, const Py_ssize_t *dims,
-                      const Py_ssize_t *strides, char **first, char **last)
-{
-	Py_ssize_t lower = 0, upper = elsize;
-
-	*first = *last = data;
-	for (int i = 0; i < nd; i++)
-		if (dims[i] <= 0)
-			return;
-	for (int i = 0; i < nd; i++) {
-		Py_ssize_t step = strides[i] * (dims[i] - 1); /* (bounded: extent_bounded) */
-		if (step > 0)
-			upper += step;
-		else
-			lower += step;
-	}
-	*first = data + lower;
-	*last = data + upper;
 }
 
 /* Do strides on a keep it within the memory under it: the block of the array at the bottom of
