@@ -4224,6 +4224,44 @@ Test(data, sepfir2d_filter_longer_than_image_is_refused)
 	e2e_stop();
 }
 
+/* A tree's sparse splitter moved a sample once for each of its entries in a column: a CSC
+ * matrix with an entry given 20,000 times (scipy allows it) wrote past the splitter's buffers
+ * (a count written at any address: V89a). Checked sparse matrices have their duplicates summed,
+ * as scipy's own operations take them. And fit(..., check_input=False) handed X, y and the
+ * weights to the builder unchecked: a matrix whose data was replaced by a shorter array was
+ * read past its end. fit checks its input whatever it is told. */
+Test(data, tree_fits_take_checked_matrices_whatever_they_are_told)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, scipy.sparse as sp\n"
+	    "from sklearn.tree import DecisionTreeRegressor\n"
+	    "N, D = 200, 20000\n"
+	    "X = sp.csc_matrix((np.full(D, -1.0, np.float32), np.zeros(D, np.int32),\n"
+	    "                   np.array([0, D], np.int32)), shape=(N, 1))\n"
+	    "y = np.arange(N, dtype=float)\n"
+	    "t = DecisionTreeRegressor(max_depth=1).fit(X, y)\n"
+	    "Z = sp.csc_matrix((np.ones(2, np.float32), np.array([0, 1], np.int32), np.array([0, "
+	    "2], np.int32)),\n"
+	    "                  shape=(2, 1))\n"
+	    "Z.indices = np.tile(np.array([0, 1], np.int32), 64)\n"
+	    "Z.data = np.zeros(100, np.float32)\n"
+	    "Z.indptr = np.array([99, 101], np.int32)\n"
+	    "def attempt(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'ran'\n"
+	    "    except ValueError as e:\n"
+	    "        return str(e)\n"
+	    "[X.nnz, t.tree_.node_count, round(float(t.predict(X[:1].toarray())[0]), 3),\n"
+	    " attempt(lambda: DecisionTreeRegressor().fit(Z, [0.0, 1.0], check_input=False)),\n"
+	    " attempt(lambda: DecisionTreeRegressor().fit(np.ones((3, 2)), [1.0], "
+	    "check_input=False))]",
+	    "[20000,3,0.0,\"index pointer should start with 0\","
+	    "\"Number of labels=1 does not match number of samples=3\"]");
+	e2e_stop();
+}
+
 /* A fancy assignment whose index is a view of the array it writes: numpy checked the indices
  * once, then read them again from that memory as it wrote, so a[a[:2]] = v had its first
  * write choose where the second went (another array's item written: V89f), a tuple of index

@@ -5407,6 +5407,11 @@ def _checked_sparse(m):
     block = m.blocksize[0] * m.blocksize[1] if fmt == 'bsr' else 1
     if m.data.size < m.indptr[-1] * block:
         raise ValueError('the sparse matrix has fewer values than its index pointers say')
+    # Entries given twice are summed, as scipy's own operations take them: a tree's sparse
+    # splitter moved a sample once for each of its entries in a column and wrote past its
+    # buffers (a count written at any address).
+    if fmt in ('csr', 'csc') and not m.has_canonical_format:
+        m.sum_duplicates()
     return m
 
 
@@ -10655,6 +10660,24 @@ def _sklearn_trees():
     _tree_methods(Tree)
     _tree_pruning(Tree)
     _gradient_boosting_stages(Tree)
+    _tree_fits_check_input()
+
+
+def _tree_fits_check_input():
+    """A tree's fit(X, y, check_input=False) handed X, y and the weights to the compiled
+    builder unchecked: a sparse X whose data was replaced by a shorter array after it was made
+    was read past its end (each fit's threshold gave a float of the heap back), y and the
+    weights shorter than X's rows the same. fit always checks its input (forests and boosting
+    call it with check_input=False on what they checked: it is checked again)."""
+    from sklearn.tree._classes import BaseDecisionTree
+    real = BaseDecisionTree.__dict__['fit']
+
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        return real(self, X, y, sample_weight=sample_weight, check_input=True)
+
+    fit.__doc__ = real.__doc__
+    fit.__name__ = fit.__qualname__ = 'fit'
+    type_patches[(BaseDecisionTree, 'fit')] = fit
 
 
 _trees_querying = [0]  # queries of KD and ball trees running (a metric of the code's inside)
