@@ -4308,6 +4308,56 @@ Test(data, fancy_assignment_reads_its_indices_before_it_writes)
 	e2e_stop();
 }
 
+/* _spline's filters and upfirdn's loop turned byte strides into item strides by a shift or
+ * a floor division: a reversed complex field of 24-byte records (stride -24) was walked at -32
+ * bytes, up to 8 bytes an item before the array (another array's values read back: V89b). They
+ * filter a contiguous copy: the values are the field's. DIRECT read as many upper bounds as
+ * lb has: a Bounds whose ub was set shorter afterwards had the heap past it given to the code's
+ * function; the bounds must be of one length. */
+Test(data, signal_filters_read_the_fields_they_are_given)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy import signal\n"
+	    "N = 64\n"
+	    "rec = np.dtype([('c', 'c16'), ('pad', 'f8')])\n"
+	    "arrays = [np.zeros(N, dtype=rec) for i in range(300)]\n"
+	    "for i, a in enumerate(arrays):\n"
+	    "    a['c'] = 1000.0 + i\n"
+	    "    a['pad'] = 1000.0 + i\n"
+	    "s = arrays[150]\n"
+	    "s['c'] = np.arange(N) + 1j\n"
+	    "s['pad'] = 1.0\n"
+	    "v = s['c'][::-1]\n"
+	    "y1 = signal.symiirorder1(v, 1.0, 1e-200)\n"
+	    "y2 = signal.upfirdn([1.0], v)\n"
+	    "r = np.zeros(N, dtype=[('x', 'f8'), ('pad', 'f4')])\n"
+	    "r['x'] = np.arange(N)\n"
+	    "w = r['x'][::-1]\n"
+	    "y3 = signal.symiirorder2(w, 0.5, 0.1)\n"
+	    "[bool(np.allclose(y1, v)), bool(np.allclose(y2, v)), bool(np.allclose(y3, "
+	    "signal.symiirorder2(np.ascontiguousarray(w), 0.5, 0.1))),\n"
+	    " bool((np.abs(y1) < 1000).all())]",
+	    "[true,true,true,true]");
+	e2e_expect_result("import numpy as np\n"
+	                  "from scipy.optimize import direct, Bounds\n"
+	                  "def f(x):\n"
+	                  "    return float(np.sum((x - 0.3) ** 2))\n"
+	                  "r = direct(f, Bounds([-1, -1], [1, 1]), maxfun=200)\n"
+	                  "b = Bounds(np.zeros(6), np.ones(6))\n"
+	                  "b.ub = np.array([1.0])\n"
+	                  "def t():\n"
+	                  "    try:\n"
+	                  "        direct(f, b, maxfun=20)\n"
+	                  "        return 'ran'\n"
+	                  "    except ValueError as e:\n"
+	                  "        return str(e)[:40]\n"
+	                  "[np.round(r.x, 2).tolist(), t()]",
+	                  "[[0.3,0.3],\"the bounds lb and ub should be 1-D and o\"]");
+	e2e_stop();
+}
+
 /* HiGHS's wrapper sized the problem by each argument separately and copied as many row lower
  * bounds from lhs as rhs has rows: milp checked its matrix against the constraint's lb only,
  * so a ub set longer afterwards had the bounds of the rows past lb read from the heap, and the

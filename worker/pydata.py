@@ -3134,6 +3134,7 @@ def _scipy():
     _grid_kernels()
     _sepfir2d_checks()
     _highs_checks()
+    _direct_checks()
     _sparse_kernels()
     _sparse_consumers()
     _odeint_copies()
@@ -7722,6 +7723,27 @@ def _highs_checks():
     _replace_everywhere(real, _highs_wrapper)
 
 
+def _direct_checks():
+    """DIRECT's compiled routine takes the dimension from lb and reads as many upper bounds
+    from ub: direct() checked lb < ub with numpy's broadcasting, so a Bounds whose ub was set
+    to one value afterwards passed, and the heap past ub reached the code's function as the
+    box's centre. The bounds are checked to be of one length first."""
+    import numpy as np
+    from scipy.optimize import _direct, _direct_py  # noqa: F401 (loaded: its name replaced)
+    real = _direct.direct
+
+    def direct(func, lb, ub, *args, **kwargs):
+        lb = np.ascontiguousarray(lb, dtype=np.float64)
+        ub = np.ascontiguousarray(ub, dtype=np.float64)
+        if lb.ndim != 1 or ub.shape != lb.shape:
+            raise ValueError('the bounds lb and ub should be 1-D and of one length, not %r '
+                             'and %r' % (lb.shape, ub.shape))
+        return real(func, lb, ub, *args, **kwargs)
+
+    direct.__doc__ = real.__doc__
+    _replace_everywhere(real, direct)
+
+
 def _cspline2d_checks(np, _spline):
     """cspline2d's smoothing path (lambda > 1/144) filters each row, then each column of what
     the rows gave, through a buffer it does not clear: when a row's sum for its boundary did not
@@ -7756,10 +7778,33 @@ def _cspline2d_checks(np, _spline):
                 check_row(np.zeros(image.shape[1]), r, omega, prec)
             except ValueError:
                 raise ValueError('Precision too high.  Error did not converge.') from None
-        return real(image, lam, float(precision))
+        return real(np.ascontiguousarray(image), lam, float(precision))
 
     cspline2d.__doc__ = real.__doc__
     _replace_everywhere(real, cspline2d)
+    _contiguous_signals(np, _spline)
+
+
+def _contiguous_signals(np, _spline):
+    """_spline's filters and upfirdn's compiled loop turn an array's byte strides into item
+    strides by a shift or a floor division: numpy hands on a view of a field of records as it
+    is (a complex field of 24-byte records, reversed: -24 bytes, read as -32), and the loops
+    walked up to 8 bytes an item before the array (another array's values read back). They get
+    contiguous arrays (the same values)."""
+    from scipy.signal import _upfirdn_apply, _upfirdn  # noqa: F401 (loaded: names replaced)
+    pairs = []
+
+    def first_contiguous(real):
+        def f(input, *args, **kwargs):
+            return real(np.ascontiguousarray(input), *args, **kwargs)
+        f.__name__ = f.__qualname__ = real.__name__
+        f.__doc__ = real.__doc__
+        pairs.append((f, real))
+
+    for name in ('symiirorder1', 'symiirorder2', 'qspline2d'):
+        first_contiguous(getattr(_spline, name))
+    first_contiguous(_upfirdn_apply._apply)
+    _replace_all({id(orig): (orig, f) for f, orig in pairs})
 
 
 def _lapack_inputs():
