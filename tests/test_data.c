@@ -4358,6 +4358,43 @@ Test(data, signal_filters_read_the_fields_they_are_given)
 	e2e_stop();
 }
 
+/* PIL's codecs wrote and read the descriptor a file object's fileno() gave them, in C: an
+ * object of the code's answered 3, and saving a PPM wrote the code's bytes into the worker's
+ * channel to the supervisor (V89f; libtiff reads a descriptor so too). Image.open and save
+ * hand the codecs the code's objects without fileno: the bytes go through their write and
+ * read, and the images are the same. */
+Test(data, pil_codecs_use_no_descriptor_a_file_object_names)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io\n"
+	    "from PIL import Image\n"
+	    "class F:\n"
+	    "    def __init__(self): self.b = io.BytesIO()\n"
+	    "    def fileno(self): return 3\n"
+	    "    def flush(self): pass\n"
+	    "    def write(self, d): return self.b.write(d)\n"
+	    "    def tell(self): return self.b.tell()\n"
+	    "    def seek(self, *a): return self.b.seek(*a)\n"
+	    "f = F()\n"
+	    "Image.new('L', (16, 1), 0x41).save(f, 'PPM')\n"
+	    "g = io.BytesIO()\n"
+	    "Image.new('RGB', (4, 3), (1, 2, 3)).save(g, 'PNG')\n"
+	    "g.seek(0)\n"
+	    "class R:\n"
+	    "    def __init__(self, b): self.b = io.BytesIO(b)\n"
+	    "    def fileno(self): return 3\n"
+	    "    def read(self, *a): return self.b.read(*a)\n"
+	    "    def seek(self, *a): return self.b.seek(*a)\n"
+	    "    def tell(self): return self.b.tell()\n"
+	    "h = io.BytesIO(); Image.new('L', (5, 5), 9).save(h, 'TIFF', compression='tiff_lzw')\n"
+	    "im = Image.open(R(h.getvalue())); im.load()\n"
+	    "[f.b.getvalue()[-16:].decode(), Image.open(g).getpixel((0, 0)), im.getpixel((2, 2)), "
+	    "im.size]",
+	    "[\"AAAAAAAAAAAAAAAA\",[1,2,3],9,[5,5]]");
+	e2e_stop();
+}
+
 /* HiGHS's wrapper sized the problem by each argument separately and copied as many row lower
  * bounds from lhs as rhs has rows: milp checked its matrix against the constraint's lb only,
  * so a ub set longer afterwards had the bounds of the rows past lb read from the heap, and the

@@ -9161,12 +9161,56 @@ def _pil():
     _pil_fonts()
     _pil_mapped(Image)
     _pil_core(Image)
+    _pil_descriptors(Image)
 
     def show(self, title=None):
         """Display this image: it becomes an image of this call's result."""
         _keep(self, _picture)
 
     Image.Image.show = show
+
+
+def _pil_descriptors(Image):
+    """PIL's codecs read and write the descriptor a file object gives them (fileno()) directly,
+    in C: the code's object answered 3, and an image saved as PPM wrote the code's bytes into
+    the worker's channel to the supervisor (libtiff and OpenJPEG take a descriptor so too).
+    Image.open and save give the codecs a file object of the code's without its descriptor:
+    they read and write through its methods. Python's own files keep theirs."""
+    import io
+    own = (io.BytesIO, io.BufferedReader, io.BufferedWriter, io.BufferedRandom, io.FileIO)
+
+    class _NoDescriptor:
+        """The code's file object, without fileno."""
+        __slots__ = ('_file',)
+
+        def __init__(self, f):
+            object.__setattr__(self, '_file', f)
+
+        def __getattr__(self, name):
+            if name == 'fileno':
+                raise AttributeError('fileno')
+            return getattr(object.__getattribute__(self, '_file'), name)
+
+        def __iter__(self):
+            return iter(object.__getattribute__(self, '_file'))
+
+    def plain(fp):
+        if isinstance(fp, (str, bytes)) or hasattr(fp, '__fspath__') or type(fp) in own:
+            return fp
+        return _NoDescriptor(fp)
+
+    real_open, real_save = Image.open, Image.Image.save
+
+    def open(fp, mode='r', formats=None):
+        return real_open(plain(fp), mode, formats)
+
+    def save(self, fp, format=None, **params):
+        return real_save(self, plain(fp), format, **params)
+
+    open.__doc__, save.__doc__ = real_open.__doc__, real_save.__doc__
+    open.__module__ = save.__module__ = Image.__name__
+    Image.open = open
+    Image.Image.save = save
 
 
 def _pil_read_later(Image):
