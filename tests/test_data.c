@@ -4395,6 +4395,41 @@ Test(data, pil_codecs_use_no_descriptor_a_file_object_names)
 	e2e_stop();
 }
 
+/* Three crashes from plain calls (V89f, V89b): a Generator over a class of the code's beneath
+ * BitGenerator (whose draw functions numpy leaves NULL), a Lame function of degree 103493188
+ * (its buffer's size wrapped in a C int, 51 million numbers written past 712 bytes), and
+ * point() to a 16-bit mode (written through row pointers such an image has not). Each is
+ * refused; a subclass of PCG64, small degrees and point() to the usual modes answer as on the
+ * host. */
+Test(data, bit_generators_lame_degrees_and_point_modes_are_ones_that_work)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "from scipy import special\n"
+	    "from PIL import Image\n"
+	    "class B(np.random.BitGenerator):\n"
+	    "    pass\n"
+	    "class P(np.random.PCG64):\n"
+	    "    pass\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except (TypeError, ValueError) as e:\n"
+	    "        return str(e)\n"
+	    "[t(lambda: int(np.random.Generator(B()).integers(10))), "
+	    "int(np.random.Generator(P(1)).integers(1000)),\n"
+	    " t(lambda: special.ellip_harm(5, 8, 103493188, 1, 2.5)), "
+	    "round(float(special.ellip_harm(5, 8, 1, 1, 2.5)), 6),\n"
+	    " t(lambda: Image.new('L', (64, 64)).point([1] * 256, 'I;16')),\n"
+	    " Image.new('L', (4, 4), 3).point([i * 2 for i in range(256)]).getpixel((0, 0)),\n"
+	    " Image.new('L', (4, 4), 3).point(lambda v: v + 1, '1').mode]",
+	    "[\"Generator takes one of numpy's bit generators in the sandbox\",473,"
+	    "\"the degree n of a Lame function is at most 100000 in the sandbox\",2.5,"
+	    "\"point operation to mode I;16 is not supported\",6,\"1\"]");
+	e2e_stop();
+}
+
 /* HiGHS's wrapper sized the problem by each argument separately and copied as many row lower
  * bounds from lhs as rhs has rows: milp checked its matrix against the constraint's lb only,
  * so a ub set longer afterwards had the bounds of the rows past lb read from the heap, and the

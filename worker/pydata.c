@@ -5211,14 +5211,27 @@ static initproc random_init_real[2];
 static PyTypeObject *random_types[2];
 static PyObject *bit_generator_type, *bit_generator_attr[2], *bit_generator_name[2];
 
+/* numpy's bit generators that fill in the functions a Generator draws through (BitGenerator
+ * itself leaves them NULL: a class of the code's beneath it, made and drawn from, called
+ * address 0). */
+#define CONCRETE_BIT_GENERATORS 5
+static PyTypeObject *concrete_bit_generator[CONCRETE_BIT_GENERATORS];
+
 static int own_bit_generator(PyObject *v)
 {
+	PyObject *mro = Py_TYPE(v)->tp_mro;
+	int concrete = 0;
+
 	if (!PyObject_TypeCheck(v, (PyTypeObject *)bit_generator_type))
 		return 0;
 	for (int i = 0; i < 2; i++)
 		if (_PyType_Lookup(Py_TYPE(v), bit_generator_name[i]) != bit_generator_attr[i])
 			return 0;
-	return 1;
+	for (Py_ssize_t i = 0; mro && !concrete && i < PyTuple_GET_SIZE(mro); i++)
+		for (int k = 0; k < CONCRETE_BIT_GENERATORS && !concrete; k++)
+			concrete =
+			    PyTuple_GET_ITEM(mro, i) == (PyObject *)concrete_bit_generator[k];
+	return concrete;
 }
 
 static int random_init(int which, PyObject *self, PyObject *args, PyObject *kw)
@@ -5274,6 +5287,18 @@ static int random_guard(void)
 	bit_generator_type = PyObject_GetAttrString(random, "BitGenerator");
 	if (!bit_generator_type || !PyType_Check(bit_generator_type))
 		goto unknown;
+	{
+		static const char *const concrete[CONCRETE_BIT_GENERATORS] = {
+		    "MT19937", "PCG64", "PCG64DXSM", "Philox", "SFC64"};
+		for (int k = 0; k < CONCRETE_BIT_GENERATORS; k++) {
+			PyObject *c = PyObject_GetAttrString(random, concrete[k]);
+			if (!c || !PyType_Check(c)) {
+				Py_XDECREF(c);
+				goto unknown;
+			}
+			concrete_bit_generator[k] = (PyTypeObject *)c; /* kept */
+		}
+	}
 	if (capsule_guard((PyTypeObject *)bit_generator_type) < 0)
 		return -1;
 	for (int i = 0; i < 2; i++) {

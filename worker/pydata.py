@@ -3135,6 +3135,7 @@ def _scipy():
     _sepfir2d_checks()
     _highs_checks()
     _direct_checks()
+    _ellip_harm_degrees()
     _sparse_kernels()
     _sparse_consumers()
     _odeint_copies()
@@ -7723,6 +7724,30 @@ def _highs_checks():
     _replace_everywhere(real, _highs_wrapper)
 
 
+def _ellip_harm_degrees():
+    """The Lame functions' compiled coefficients size their work buffer in a C int from the
+    degree n: n = 103493188 wrapped it to 712 bytes, and 51 million numbers were written past
+    it (SIGSEGV). The degree is at most 100000 (a buffer of 33 MB)."""
+    import numpy as np
+    from scipy.special import _ellip_harm as module
+    pairs = []
+
+    def bounded(real):
+        def f(h2, k2, n, *args, **kwargs):
+            if np.any(np.abs(np.asarray(n, dtype=np.float64)) > 100000):
+                raise ValueError('the degree n of a Lame function is at most 100000 in the '
+                                 'sandbox')
+            return real(h2, k2, n, *args, **kwargs)
+        f.__name__ = f.__qualname__ = real.__name__
+        f.__doc__ = real.__doc__
+        f.__module__ = real.__module__
+        pairs.append((f, real))
+
+    for name in ('ellip_harm', 'ellip_harm_2', 'ellip_normal'):
+        bounded(getattr(module, name))
+    _replace_all({id(orig): (orig, f) for f, orig in pairs})
+
+
 def _direct_checks():
     """DIRECT's compiled routine takes the dimension from lb and reads as many upper bounds
     from ub: direct() checked lb < ub with numpy's broadcasting, so a Bounds whose ub was set
@@ -9199,6 +9224,17 @@ def _pil_descriptors(Image):
             return fp
         return _NoDescriptor(fp)
 
+    # point() to a mode of 16-bit pixels took the 8-to-32-bit path and wrote through the
+    # 32-bit row pointers such an image has not (NULL: SIGSEGV)
+    real_point = Image.Image.point
+
+    def point(self, lut, mode=None):
+        if isinstance(mode, str) and mode.startswith('I;16'):
+            raise ValueError('point operation to mode %s is not supported' % mode)
+        return real_point(self, lut, mode)
+
+    point.__doc__ = real_point.__doc__
+    Image.Image.point = point
     real_open, real_save = Image.open, Image.Image.save
 
     def open(fp, mode='r', formats=None):
