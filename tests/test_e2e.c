@@ -1544,11 +1544,13 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "def m():\n    import getpass\n"
 	    "def n():\n    import tracemalloc\n"
 	    "def o():\n    import resource\n"
+	    "def p():\n    import numpy as np\n"
 	    "[refusal('threading', a), refusal('subprocess', b), refusal('socket', c),\n"
 	    " refusal('urllib.request', d), refusal('pickle', e), refusal('os', f),\n"
 	    " refusal('locale', g), refusal('mmap', h), refusal('statsmodels.api', i),\n"
 	    " refusal('inspect', j), refusal('joblib', k), refusal('logging.config', l),\n"
-	    " refusal('getpass', m), refusal('tracemalloc', n), refusal('resource', o)]",
+	    " refusal('getpass', m), refusal('tracemalloc', n), refusal('resource', o),\n"
+	    " refusal('numpy', p)]",
 	    "[[true,\". The code runs in one thread, start to \"],"
 	    "[true,\". The code runs in one process: no progr\"],"
 	    "[true,\". The sandbox has no network: data must \"],"
@@ -1563,7 +1565,8 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "[true,\". logging itself works: logging.basicCon\"],"
 	    "[true,\". No one is at a terminal to type a pass\"],"
 	    "[true,\". The server sets the call's limits (its\"],"
-	    "[true,\". The server sets the call's limits (its\"]]");
+	    "[true,\". The server sets the call's limits (its\"],"
+	    "[true,\". That is one of the data libraries, whi\"]]");
 	e2e_stop();
 }
 

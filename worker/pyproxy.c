@@ -159,6 +159,12 @@ static const struct {
      "That package is not one of the sandbox's libraries, and no package can be installed: "
      "numpy, pandas, scipy (stats, optimize, signal), scikit-learn and matplotlib do most of "
      "the same work (with --imports data)."},
+    {(const char *const[]){"numpy", "pandas", "scipy", "sympy", "matplotlib", "mpl_toolkits",
+                           "mpmath", "seaborn", "sklearn", "PIL", "openpyxl", "tabulate",
+                           "dateutil", "pytz", "tqdm", NULL},
+     "That is one of the data libraries, which this server was not started with: the server's "
+     "--imports data option allows numpy, pandas, scipy, sympy, matplotlib, seaborn, "
+     "scikit-learn and Pillow (its administrator sets it)."},
 };
 
 /* The Debian packages of the modules --imports data names. */
@@ -696,8 +702,18 @@ PyObject *pyproxy_refuse(PyObject *name, int from)
 	else {
 		const char *hint = NULL;
 
+		char head[NAME_MAX + 1];
+		size_t n = strcspn(s, ".");
+
+		/* (the data libraries' hint only where their package is not allowed at all: a
+		 * private module of an allowed one has the list alone) */
+		memcpy(head, s, n < NAME_MAX ? n : NAME_MAX);
+		head[n < NAME_MAX ? n : NAME_MAX] = '\0';
 		for (size_t i = 0; i < sizeof(refusal_hints) / sizeof(refusal_hints[0]); i++)
-			if (under(s, refusal_hints[i].modules))
+			if (under(s, refusal_hints[i].modules) &&
+			    (refusal_hints[i].modules[0] == NULL ||
+			     strcmp(refusal_hints[i].modules[0], "numpy") != 0 ||
+			     !pyproxy_allowed(head)))
 				hint = refusal_hints[i].hint;
 		msg = PyUnicode_FromFormat("Import %s %s is not allowed. Authorized imports are: "
 		                           "%U%s%s",
