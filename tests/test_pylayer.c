@@ -1296,6 +1296,14 @@ Test(pylayer, missing_names_suggest_the_nearest_as_cpython_does)
 	cr_assert_str_eq(mcpc_err_str(r, "message"),
 	                 "'list' object has no attribute 'apend'. Did you mean: 'append'?", "%s",
 	                 mcpc_json(r));
+	/* a module's attribute, from the names its proxy holds; the error names it as CPython's */
+	r = e2e_expect_error("import json\njson.lodas('{}')", "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "module 'json' has no attribute 'lodas'. Did you mean: 'load'?", "%s",
+	                 mcpc_json(r));
+	e2e_expect_result("import math\ntry:\n    math.sqroot(4)\nexcept AttributeError as e:\n"
+	                  "    r = [e.name, type(e.obj).__name__, e.obj is math]\nr",
+	                  "[\"sqroot\",\"module\",true]");
 	/* none near enough, as CPython */
 	r = e2e_expect_error("undefined_thing_here", "NameError");
 	cr_assert_str_eq(mcpc_err_str(r, "message"), "name 'undefined_thing_here' is not defined",

@@ -740,6 +740,32 @@ static PyObject *missing(const char *mod, const char *attr)
 	return PyErr_Format(PyExc_AttributeError, "module '%s' has no attribute '%s'", mod, attr);
 }
 
+/* missing(), with the error's name and obj the attribute's and the proxy's, as CPython's own
+ * says of a module (the traceback's "Did you mean" reads the proxy's names). */
+static PyObject *missing_in(PyObject *self, const char *mod, PyObject *attr)
+{
+	PyObject *p = PyDict_GetItemWithError(proxies, self), *t, *v, *tb;
+	const char *a = PyUnicode_AsUTF8(attr);
+
+	if (!a)
+		return NULL;
+	if (!p) {
+		PyErr_Clear();
+		return missing(mod, a);
+	}
+	Py_INCREF(p);
+	missing(mod, a);
+	PyErr_Fetch(&t, &v, &tb);
+	PyErr_NormalizeException(&t, &v, &tb);
+	if (v && PyErr_GivenExceptionMatches(v, PyExc_AttributeError) &&
+	    (PyObject_SetAttrString(v, "name", attr) < 0 ||
+	     PyObject_SetAttrString(v, "obj", p) < 0))
+		PyErr_Clear();
+	PyErr_Restore(t, v, tb);
+	Py_DECREF(p);
+	return NULL;
+}
+
 /* os.attr that the workspace's os does not have; for the processes and the working directory
  * code reaches for, why. */
 static PyObject *os_missing(const char *attr)
@@ -860,7 +886,7 @@ static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr)
 	if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_AttributeError))
 		return NULL;
 	PyErr_Clear();
-	return missing(mod, a);
+	return missing_in(self, mod, attr);
 }
 
 /* ---- making proxies ---------------------------------------------------------------------- */

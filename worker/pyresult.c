@@ -1365,8 +1365,17 @@ static PyObject *name_suggestion(PyObject *exc, const char *msg)
 		PyAttributeErrorObject *ae = (PyAttributeErrorObject *)exc;
 
 		name = ae->name;
-		if (!name || !PyUnicode_CheckExact(name) || !ae->obj || !dir_is_plain(ae->obj) ||
+		if (!name || !PyUnicode_CheckExact(name) || !ae->obj ||
 		    !plain_missing(msg, name, 1))
+			return NULL;
+		/* a module's proxy (pyproxy.c): the names its own dict holds */
+		if (PyModule_Check(ae->obj) && pylayer_is_proxy(ae->obj)) {
+			names = PyModule_GetDict(ae->obj);
+			return names && PyDict_CheckExact(names)
+			           ? Py_XNewRef(suggest_from(names, name))
+			           : NULL;
+		}
+		if (!dir_is_plain(ae->obj))
 			return NULL;
 		if (!(names = PyObject_Dir(ae->obj)))
 			return NULL;
