@@ -4305,6 +4305,26 @@ Test(data, fancy_assignment_reads_its_indices_before_it_writes)
 	    "r + [[hex(v) for v in victim], int(s.sum()), s[1], s[41], c.tolist()]",
 	    "[\"ran\",\"ran\",[\"0x41414141\",\"0x41414141\",\"0x41414141\",\"0x41414141\"],17,7,8,"
 	    "[20,10,5,6]]");
+	/* the index a memoryview of the target, or an object whose __array__ is a view of it
+	 * (V90b) */
+	e2e_expect_result(
+	    "import numpy as np\n"
+	    "a = np.zeros(4, dtype=np.intp)\n"
+	    "victim = np.full(4, 7, dtype=np.intp)\n"
+	    "off = (victim.ctypes.data - a.ctypes.data) // 8\n"
+	    "off = off if off >= 0 else off - len(a)\n"
+	    "a[0] = 1\n"
+	    "a[memoryview(a)[0:2]] = np.array([off, 0x4141], dtype=np.intp)\n"
+	    "b = np.zeros(4, dtype=np.intp)\n"
+	    "off2 = (victim.ctypes.data - b.ctypes.data) // 8\n"
+	    "off2 = off2 if off2 >= 0 else off2 - len(b)\n"
+	    "b[0] = 1\n"
+	    "class K:\n"
+	    "    def __array__(self, dtype=None):\n"
+	    "        return b[:2]\n"
+	    "b[K()] = np.array([off2, 0x4242], dtype=np.intp)\n"
+	    "[victim.tolist(), a.tolist()[:2] == [0x4141, off], b.tolist()[:2] == [0x4242, off2]]",
+	    "[[7,7,7,7],true,true]");
 	e2e_stop();
 }
 
@@ -4392,6 +4412,50 @@ Test(data, pil_codecs_use_no_descriptor_a_file_object_names)
 	    "[f.b.getvalue()[-16:].decode(), Image.open(g).getpixel((0, 0)), im.getpixel((2, 2)), "
 	    "im.size]",
 	    "[\"AAAAAAAAAAAAAAAA\",[1,2,3],9,[5,5]]");
+	/* a BufferedWriter over a raw stream of the code's, and a plugin's save function taken
+	 * from Image.SAVE (V90b); numpy's tofile and fromfile duplicated the descriptor too */
+	e2e_expect_result("import io\n"
+	                  "from PIL import Image\n"
+	                  "class Raw(io.RawIOBase):\n"
+	                  "    def __init__(self):\n"
+	                  "        self.got = bytearray()\n"
+	                  "    def fileno(self): return 3\n"
+	                  "    def writable(self): return True\n"
+	                  "    def write(self, b):\n"
+	                  "        self.got += bytes(b)\n"
+	                  "        return len(b)\n"
+	                  "raw = Raw()\n"
+	                  "w = io.BufferedWriter(raw)\n"
+	                  "Image.new('L', (8, 1), 0x41).save(w, 'PPM')\n"
+	                  "w.flush()\n"
+	                  "class F:\n"
+	                  "    def __init__(self): self.b = io.BytesIO()\n"
+	                  "    def fileno(self): return 3\n"
+	                  "    def flush(self): pass\n"
+	                  "    def write(self, d): return self.b.write(d)\n"
+	                  "    def tell(self): return self.b.tell()\n"
+	                  "    def seek(self, *a): return self.b.seek(*a)\n"
+	                  "f = F()\n"
+	                  "Image.SAVE['PPM'](Image.new('L', (8, 1), 0x42), f, 'x.ppm')\n"
+	                  "[bytes(raw.got[-8:]).decode(), f.b.getvalue()[-8:].decode()]",
+	                  "[\"AAAAAAAA\",\"BBBBBBBB\"]");
+	e2e_expect_result("import io, numpy as np\n"
+	                  "class F:\n"
+	                  "    def __init__(self): self.b = io.BytesIO()\n"
+	                  "    def fileno(self): return 3\n"
+	                  "    def flush(self): pass\n"
+	                  "    def tell(self): return self.b.tell()\n"
+	                  "    def seek(self, *a): return self.b.seek(*a)\n"
+	                  "    def write(self, b): return self.b.write(b)\n"
+	                  "    def read(self, *a): return self.b.read(*a)\n"
+	                  "f = F()\n"
+	                  "np.arange(4, dtype=np.int32).tofile(f)\n"
+	                  "f.seek(0)\n"
+	                  "a = np.fromfile(f, dtype=np.int32)\n"
+	                  "g = io.BytesIO()\n"
+	                  "np.array([1.5, 2.0]).tofile(g, sep=',')\n"
+	                  "[a.tolist(), g.getvalue().decode()]",
+	                  "[[0,1,2,3],\"1.5,2.0\"]");
 	e2e_stop();
 }
 
@@ -4427,6 +4491,28 @@ Test(data, bit_generators_lame_degrees_and_point_modes_are_ones_that_work)
 	    "[\"Generator takes one of numpy's bit generators in the sandbox\",473,"
 	    "\"the degree n of a Lame function is at most 100000 in the sandbox\",2.5,"
 	    "\"point operation to mode I;16 is not supported\",6,\"1\"]");
+	/* a subclass whose __init__ skipped numpy's (its state unmade), and an instance given
+	 * another bit generator's capsule, which it did not hold (V90b) */
+	e2e_expect_result("import numpy as np\n"
+	                  "class P(np.random.PCG64):\n"
+	                  "    def __init__(self, seed=None):\n"
+	                  "        super(np.random.PCG64, self).__init__(seed)\n"
+	                  "class S(np.random.PCG64):\n"
+	                  "    pass\n"
+	                  "def t(f):\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "        return 'made'\n"
+	                  "    except (TypeError, AttributeError) as e:\n"
+	                  "        return str(e)\n"
+	                  "s = S(1)\n"
+	                  "other = np.random.PCG64(2)\n"
+	                  "[t(lambda: np.random.Generator(P(1))), t(lambda: setattr(s, 'capsule', "
+	                  "other.capsule)),\n"
+	                  " round(float(np.random.Generator(s).random()), 6) == "
+	                  "round(float(np.random.Generator(np.random.PCG64(1)).random()), 6)]",
+	                  "[\"Generator takes one of numpy's bit generators in the sandbox\","
+	                  "\"a bit generator's capsule is not set\",true]");
 	e2e_stop();
 }
 

@@ -1069,6 +1069,11 @@ Test(pylayer, notebook_timing_commands_print_their_times)
 	                 "not Python: its statement runs, untimed]\n"
 	                 "[line 3: %timeit -z f(1) is a notebook command, not Python: skipped]\n",
 	                 "%s", mcpc_json(r));
+	/* a statement going on to the next line stays as written (untimed); in a class body an
+	 * expression is timed as a statement (a lambda there would not see the class's names) */
+	r = e2e_ok("%time s = \'\'\'ab\ncd\'\'\'\nclass C:\n    x = 2\n    %time x * 3\n"
+	           "    %time y = x * 3\n[s, C.y]");
+	e2e_assert_result(r, "moved", "[\"ab\\ncd\",6]");
 	e2e_stop();
 }
 

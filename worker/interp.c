@@ -2337,7 +2337,10 @@ static char *timed_line(const char *code, const char *line, const char *cmd_at, 
 	len = before_comment(stmt, (size_t)(end - stmt));
 	if (len == 0 || stmt[len - 1] == '\\' || opens_block(stmt, len))
 		return NULL;
-	expr = is_expression(stmt, len);
+	/* (an expression's value is the line's only at the top level; an indented one, in a class
+	 * body or a method, is timed as a statement: a lambda there would not see the class's names
+	 * or super()'s frame) */
+	expr = is_expression(stmt, len) && (cmd_at == line || timeit);
 	if (expr && timeit)
 		snprintf(head, sizeof(head), "_safepy_timeit(lambda: (");
 	else if (expr)
@@ -2439,17 +2442,20 @@ static char *magic_out(const char *code, long lineno, int *cell)
 	                                                          "installed in the sandbox)"
 	                                                        : "skipped");
 	note_stderr(note);
+	if (keep) {
+		/* the command's words taken out, the statement as it is (no padding: a string or a
+		 * continuation the statement opens goes on the next line) */
+		out = spliced(code, (size_t)(p - code), (size_t)(keep - code), "", 0);
+		if (out)
+			pyresult_line_moved(lineno, (long)(p - line), -(long)(keep - p));
+		return out;
+	}
 	out = malloc(n + 1);
 	if (!out)
 		return NULL;
 	memcpy(out, code, n + 1);
 	at = out + (p - code);
-	if (keep) {
-		size_t k = (size_t)(end - keep);
-		memmove(at, keep - code + out, k);
-		memset(at + k, ' ', (size_t)(keep - p));
-		pyresult_line_moved(lineno, (long)(p - line), -(long)(keep - p));
-	} else if (len < 4) {
+	if (len < 4) {
 		memset(at, ' ', len);
 	} else {
 		memcpy(at, "pass", 4);

@@ -1287,8 +1287,13 @@ static int key_aliases(PyObject *self, PyObject *key)
 		PyObject *k = PyTuple_Check(key) ? PyTuple_GET_ITEM(key, i) : key;
 		const struct np_array *b = (const struct np_array *)k;
 		char *klo, *khi;
+		if (PyLong_Check(k) || PySlice_Check(k) || k == Py_None || k == Py_Ellipsis ||
+		    PyList_Check(k) || PyUnicode_Check(k))
+			continue; /* (a list is numpy's to copy: private_lists made it the sandbox's) */
+		/* a memoryview or an object whose __array__ or buffer numpy takes as it is: it may
+		 * lie over the target (memoryview(a)[0:2]) */
 		if (!ndarray_type || !PyObject_TypeCheck(k, ndarray_type))
-			continue;
+			return 1;
 		extent_of(b->data, descr_elsize(b->descr), b->nd, b->dimensions, b->strides, &klo,
 		          &khi);
 		if (klo != khi && klo < hi && lo < khi)
@@ -5177,11 +5182,24 @@ static PyObject *held_capsule_get(PyObject *self, PyObject *obj, PyObject *type)
 	return held;
 }
 
+/* A descriptor with a setter, so no instance's own capsule (a subclass's instance dict) is
+ * read before it: a bit generator given another's capsule drew through a pointer into that
+ * one, which it did not hold (freed, then laid over: the state written anywhere). */
+static int held_capsule_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+	(void)self;
+	(void)obj;
+	(void)value;
+	PyErr_SetString(PyExc_AttributeError, "a bit generator's capsule is not set");
+	return -1;
+}
+
 static PyTypeObject held_capsule_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "safepy.HeldCapsule",
     .tp_basicsize = sizeof(PyObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_descr_get = held_capsule_get,
+    .tp_descr_set = held_capsule_set,
 };
 
 static int capsule_guard(PyTypeObject *bit_generator)
@@ -5216,6 +5234,7 @@ static PyObject *bit_generator_type, *bit_generator_attr[2], *bit_generator_name
  * address 0). */
 #define CONCRETE_BIT_GENERATORS 5
 static PyTypeObject *concrete_bit_generator[CONCRETE_BIT_GENERATORS];
+static PyObject *concrete_init[CONCRETE_BIT_GENERATORS], *init_name;
 
 static int own_bit_generator(PyObject *v)
 {
@@ -5231,6 +5250,14 @@ static int own_bit_generator(PyObject *v)
 		for (int k = 0; k < CONCRETE_BIT_GENERATORS && !concrete; k++)
 			concrete =
 			    PyTuple_GET_ITEM(mro, i) == (PyObject *)concrete_bit_generator[k];
+	if (concrete) {
+		/* (its __init__ numpy's own: a subclass's that skipped it left the state unmade,
+		 * the draws through NULL) */
+		PyObject *init = _PyType_Lookup(Py_TYPE(v), init_name);
+		concrete = 0;
+		for (int k = 0; k < CONCRETE_BIT_GENERATORS && !concrete; k++)
+			concrete = init && init == concrete_init[k];
+	}
 	return concrete;
 }
 
@@ -5297,6 +5324,12 @@ static int random_guard(void)
 				goto unknown;
 			}
 			concrete_bit_generator[k] = (PyTypeObject *)c; /* kept */
+			if (!init_name && !(init_name = PyUnicode_InternFromString("__init__")))
+				return -1;
+			concrete_init[k] = _PyType_Lookup((PyTypeObject *)c, init_name);
+			if (!concrete_init[k])
+				goto unknown;
+			Py_INCREF(concrete_init[k]);
 		}
 	}
 	if (capsule_guard((PyTypeObject *)bit_generator_type) < 0)

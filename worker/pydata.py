@@ -729,19 +729,46 @@ def _array_files(np):
     SystemError. A path is opened here, as open() would: a workspace file, or a clear refusal."""
     import io
     import os
+    import operator
     fromfile_real, tofile_real = np.fromfile, np.ndarray.tofile
+
+    # numpy duplicates a file object's descriptor (fileno()) and reads or writes it in C: an
+    # object of the code's answered 3, the worker's channel to the supervisor. Only Python's own
+    # files over a real descriptor are handed on; any other file object is read and written
+    # through its methods, the same bytes.
+    def real_file(f):
+        t = type(f)
+        return t is io.FileIO or (t in (io.BufferedReader, io.BufferedWriter, io.BufferedRandom)
+                                   and type(f.raw) is io.FileIO)
 
     def fromfile(file, dtype=float, count=-1, sep='', offset=0, *, like=None):
         if isinstance(file, (str, bytes, os.PathLike)):
             with io.open(file, 'rb') as f:
                 return fromfile_real(f, dtype, count, sep, offset, like=like)
-        return fromfile_real(file, dtype, count, sep, offset, like=like)
+        if real_file(file):
+            return fromfile_real(file, dtype, count, sep, offset, like=like)
+        dt = np.dtype(dtype)
+        count = operator.index(count)
+        if offset:
+            file.seek(operator.index(offset), 1)
+        if sep:
+            data = file.read()
+            return np.fromstring(data.decode() if isinstance(data, bytes) else data, dtype=dt,
+                                 count=count, sep=sep)
+        data = bytes(file.read() if count < 0 else file.read(count * dt.itemsize))
+        n = len(data) // dt.itemsize
+        return np.frombuffer(data, dtype=dt, count=n if count < 0 else min(n, count)).copy()
 
     def tofile(self, fid, sep='', format='%s'):
         if isinstance(fid, (str, bytes, os.PathLike)):
             with io.open(fid, 'wb') as f:
                 return tofile_real(self, f, sep, format)
-        return tofile_real(self, fid, sep, format)
+        if real_file(fid):
+            return tofile_real(self, fid, sep, format)
+        if sep:
+            fid.write(sep.join(format % v for v in self.ravel().tolist()).encode())
+        else:
+            fid.write(np.ascontiguousarray(self).tobytes())
 
     fromfile.__doc__, tofile.__doc__ = fromfile_real.__doc__, tofile_real.__doc__
     fromfile.__module__ = 'numpy'
@@ -9198,11 +9225,15 @@ def _pil():
 def _pil_descriptors(Image):
     """PIL's codecs read and write the descriptor a file object gives them (fileno()) directly,
     in C: the code's object answered 3, and an image saved as PPM wrote the code's bytes into
-    the worker's channel to the supervisor (libtiff and OpenJPEG take a descriptor so too).
-    Image.open and save give the codecs a file object of the code's without its descriptor:
-    they read and write through its methods. Python's own files keep theirs."""
+    the worker's channel to the supervisor (libtiff and OpenJPEG take a descriptor so too; a
+    BufferedWriter over a raw stream of the code's answers its fileno; a plugin's save function
+    is public in Image.SAVE). No codec gets a descriptor: the tile encoder writes through the
+    file's write, every save function (Image.SAVE, SAVE_ALL) and Image.open get the code's file
+    objects without fileno, and the TIFF and JPEG 2000 plugins' os has no dup or fstat (their
+    codecs then read and write through the file's methods)."""
     import io
-    own = (io.BytesIO, io.BufferedReader, io.BufferedWriter, io.BufferedRandom, io.FileIO)
+    import os as real_os
+    from PIL import ImageFile, TiffImagePlugin, Jpeg2KImagePlugin
 
     class _NoDescriptor:
         """The code's file object, without fileno."""
@@ -9220,10 +9251,41 @@ def _pil_descriptors(Image):
             return iter(object.__getattribute__(self, '_file'))
 
     def plain(fp):
-        if isinstance(fp, (str, bytes)) or hasattr(fp, '__fspath__') or type(fp) in own:
+        if isinstance(fp, (str, bytes, _NoDescriptor)) or hasattr(fp, '__fspath__') or \
+                type(fp) is io.BytesIO:
             return fp
         return _NoDescriptor(fp)
 
+    class _NoDescriptors:
+        """The os of the plugins whose codecs take a descriptor: none is given."""
+
+        def dup(self, fd):
+            raise io.UnsupportedOperation('no descriptor is given to a codec in the sandbox')
+
+        fstat = dup
+
+        def __getattr__(self, name):
+            return getattr(real_os, name)
+
+    TiffImagePlugin.os = Jpeg2KImagePlugin.os = _NoDescriptors()
+    real_encode_tile = ImageFile._encode_tile
+
+    def _encode_tile(im, fp, tile, bufsize, fh, exc=None):
+        return real_encode_tile(im, fp, tile, bufsize, None,
+                                exc or io.UnsupportedOperation('no descriptor'))
+
+    ImageFile._encode_tile = _encode_tile
+
+    def saving(real):
+        def save(im, fp, filename, *args, **kwargs):
+            return real(im, plain(fp), filename, *args, **kwargs)
+        save.__name__ = save.__qualname__ = getattr(real, '__name__', 'save')
+        save.__doc__ = getattr(real, '__doc__', None)
+        return save
+
+    for registry in (Image.SAVE, Image.SAVE_ALL):
+        for fmt, f in list(registry.items()):
+            registry[fmt] = saving(f)
     # point() to a mode of 16-bit pixels took the 8-to-32-bit path and wrote through the
     # 32-bit row pointers such an image has not (NULL: SIGSEGV)
     real_point = Image.Image.point
@@ -9235,18 +9297,14 @@ def _pil_descriptors(Image):
 
     point.__doc__ = real_point.__doc__
     Image.Image.point = point
-    real_open, real_save = Image.open, Image.Image.save
+    real_open = Image.open
 
     def open(fp, mode='r', formats=None):
         return real_open(plain(fp), mode, formats)
 
-    def save(self, fp, format=None, **params):
-        return real_save(self, plain(fp), format, **params)
-
-    open.__doc__, save.__doc__ = real_open.__doc__, real_save.__doc__
-    open.__module__ = save.__module__ = Image.__name__
+    open.__doc__ = real_open.__doc__
+    open.__module__ = Image.__name__
     Image.open = open
-    Image.Image.save = save
 
 
 def _pil_read_later(Image):
