@@ -1074,6 +1074,14 @@ Test(pylayer, notebook_timing_commands_print_their_times)
 	r = e2e_ok("%time s = \'\'\'ab\ncd\'\'\'\nclass C:\n    x = 2\n    %time x * 3\n"
 	           "    %time y = x * 3\n[s, C.y]");
 	e2e_assert_result(r, "moved", "[\"ab\\ncd\",6]");
+	/* lines end where the parser's do: a lone CR, as CR LF, ends one; the marks stay on the
+	 * line as written */
+	r = e2e_expect_error("q = 2\r%time y = q + 1\r\nprint(y)\r%time q / 0",
+	                     "ZeroDivisionError");
+	cr_assert(matches(mcpc_sc_str(r, "stdout"), "^" NB_TIMES "3\n$"), "%s", mcpc_json(r));
+	cr_assert(strstr(mcpc_err_str(r, "traceback"),
+	                 "line 4, in <lambda>\n    %time q / 0\n          ~~^~~\n"),
+	          "%s", mcpc_json(r));
 	e2e_stop();
 }
 

@@ -2177,35 +2177,18 @@ void interp_warm_up(void)
 
 /* ---- notebook commands ---------------------------------------------------------------- */
 
-/* Is text (n bytes) a Python expression, by the parser alone (no code object)? One with await,
- * yield or := is taken as not one: it could not be a lambda's body. */
-static int is_expression(const char *text, size_t n)
+/* Does text (n bytes) parse, by the parser alone (no code object), as start (Py_eval_input: an
+ * expression; Py_file_input: statements)? An expression with await, yield or := is taken as not
+ * one: it could not be a lambda's body. */
+static int parses(const char *text, size_t n, int start)
 {
 	PyCompilerFlags flags = {PyCF_ONLY_AST | PyCF_IGNORE_COOKIE, PY_MINOR_VERSION};
 	char *s = strndup(text, n);
-	PyObject *tree;
-	int r = 0;
+	PyObject *tree = NULL;
 
-	if (!s)
-		return 0;
-	if (!strstr(s, "await") && !strstr(s, "yield") && !strstr(s, ":=")) {
-		tree = Py_CompileStringExFlags(s, INTERP_FILENAME, Py_eval_input, &flags, -1);
-		r = tree != NULL;
-		Py_XDECREF(tree);
-		PyErr_Clear();
-	}
-	free(s);
-	return r;
-}
-
-/* Does text (n bytes) parse as statements alone? */
-static int parses(const char *text, size_t n)
-{
-	PyCompilerFlags flags = {PyCF_ONLY_AST | PyCF_IGNORE_COOKIE, PY_MINOR_VERSION};
-	char *s = strndup(text, n);
-	PyObject *tree =
-	    s ? Py_CompileStringExFlags(s, INTERP_FILENAME, Py_file_input, &flags, -1) : NULL;
-
+	if (s && !(start == Py_eval_input &&
+	           (strstr(s, "await") || strstr(s, "yield") || strstr(s, ":="))))
+		tree = Py_CompileStringExFlags(s, INTERP_FILENAME, start, &flags, -1);
 	free(s);
 	Py_XDECREF(tree);
 	PyErr_Clear();
@@ -2340,7 +2323,7 @@ static char *timed_line(const char *code, const char *line, const char *cmd_at, 
 	/* (an expression's value is the line's only at the top level; an indented one, in a class
 	 * body or a method, is timed as a statement: a lambda there would not see the class's names
 	 * or super()'s frame) */
-	expr = is_expression(stmt, len) && (cmd_at == line || timeit);
+	expr = parses(stmt, len, Py_eval_input) && (cmd_at == line || timeit);
 	if (expr && timeit)
 		snprintf(head, sizeof(head), "_safepy_timeit(lambda: (");
 	else if (expr)
@@ -2358,7 +2341,7 @@ static char *timed_line(const char *code, const char *line, const char *cmd_at, 
 	memcpy(text, head, head_len);
 	memcpy(text + head_len, stmt, len);
 	strcpy(text + head_len + len, tail);
-	if (!parses(text, strlen(text))) {
+	if (!parses(text, strlen(text), Py_file_input)) {
 		free(text);
 		return NULL;
 	}
@@ -2393,17 +2376,15 @@ static char *timed_line(const char *code, const char *line, const char *cmd_at, 
 static char *magic_out(const char *code, long lineno, int *cell)
 {
 	static const char *const timing[] = {"%%timeit", "%%time", "%timeit", "%time", NULL};
-	const char *line = code, *p, *end, *keep = NULL;
+	const char *line, *p, *end, *keep = NULL;
 	char *out, *at, note[256];
 	size_t len, n = strlen(code), cell_k;
 	int timeit = 0;
 
-	for (long i = 1; i < lineno && line; i++)
-		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
-	if (!line || lineno < 1)
+	if (!(line = pyresult_line_at(code, lineno)))
 		return NULL;
 	p = line + strspn(line, " \t");
-	end = p + strcspn(p, "\n");
+	end = p + strcspn(p, "\r\n");
 	len = (size_t)(end - p);
 	if (!((p[0] == '%' &&
 	       (isalpha((unsigned char)p[1]) || (p[1] == '%' && isalpha((unsigned char)p[2])))) ||

@@ -391,6 +391,8 @@ void pyresult_call_source(const char *src);
  * from on, the compiled line's columns are delta right of the text's (tracebacks mark the
  * text's). */
 void pyresult_line_moved(long lineno, long from, long delta);
+/* Where line lineno (1-based) of src starts, lines ending as the parser's do, or NULL. */
+const char *pyresult_line_at(const char *src, long lineno);
 /* The code objects the call's source src compiled into (any may be NULL): its functions'
  * traceback entries show its lines in later calls. */
 void pyresult_call_codes(const char *src, PyObject *body, PyObject *expr, PyObject *assign);

@@ -561,24 +561,28 @@ static const struct line_move *line_moved(const char *src, long lineno)
 	return NULL;
 }
 
-static void source_line(const char *src, long lineno, struct strbuf *b, PyCodeObject *co, int lasti)
+/* Where line lineno (1-based) of src starts, its lines ending as the parser's do (at \n, \r\n
+ * or a lone \r), or NULL past its end. */
+const char *pyresult_line_at(const char *src, long lineno)
 {
-	const char *p = src, *q, *e;
+	const char *p = src;
 
 	for (long i = 1; i < lineno && p; i++) {
-		p = strchr(p, '\n');
-		if (p)
-			p++;
+		p += strcspn(p, "\r\n");
+		p = *p == '\0' ? NULL : p + (p[0] == '\r' && p[1] == '\n' ? 2 : 1);
 	}
+	return lineno < 1 ? NULL : p;
+}
+
+static void source_line(const char *src, long lineno, struct strbuf *b, PyCodeObject *co, int lasti)
+{
+	const char *p = pyresult_line_at(src, lineno), *q, *e;
+
 	if (!p || !*p)
 		return;
 	for (q = p; *q == ' ' || *q == '\t';)
 		q++;
-	e = strchr(q, '\n');
-	if (!e)
-		e = q + strlen(q);
-	if (e > q && e[-1] == '\r')
-		e--;
+	e = q + strcspn(q, "\r\n");
 	sb_str(b, "    ");
 	sb_add(b, q, (size_t)(e - q));
 	sb_str(b, "\n");
