@@ -1278,8 +1278,8 @@ Test(pylayer, tracebacks_mark_where_on_the_line_an_entry_failed)
 
 /* An uncaught NameError or AttributeError names the nearest name, as CPython 3.11 prints it
  * (the host's words for the same code): a local of the failing function, a global, a
- * builtin, an attribute of a built-in object. A refusal of the layer's keeps its own words,
- * and a class of the code's gets no suggestion (dir() of it would run its code). */
+ * builtin, an attribute of an object (from its dicts: no __dir__ or __getattr__ of the code's
+ * runs for it). A refusal of the layer's keeps its own words. */
 Test(pylayer, missing_names_suggest_the_nearest_as_cpython_does)
 {
 	json_object *r;
@@ -1325,7 +1325,51 @@ Test(pylayer, missing_names_suggest_the_nearest_as_cpython_does)
 	cr_assert_str_eq(mcpc_err_str(r, "message"), "'int' object has no attribute 'rael'", "%s",
 	                 mcpc_json(r));
 	r = e2e_expect_error("class A:\n    values = 1\nA().vaules", "AttributeError");
-	cr_assert_str_eq(mcpc_err_str(r, "message"), "'A' object has no attribute 'vaules'", "%s",
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "'A' object has no attribute 'vaules'. Did you mean: 'values'?", "%s",
+	                 mcpc_json(r));
+	/* a class of the code's: its names read from the instance's and the classes' dicts, none of
+	 * its __dir__, __getattr__ or metaclass's __dir__ run for it (only the access's
+	 * own __getattr__ ran: once each) */
+	e2e_ok("ran = []\n"
+	       "class Meta(type):\n"
+	       "    def __dir__(cls):\n"
+	       "        ran.append('meta dir')\n"
+	       "        return ['compue']\n"
+	       "class B(metaclass=Meta):\n"
+	       "    def __dir__(self):\n"
+	       "        ran.append('dir')\n"
+	       "        return ['compue']\n"
+	       "    def __getattr__(self, n):\n"
+	       "        ran.append(n)\n"
+	       "        raise AttributeError(f\"'B' object has no attribute '{n}'\", name=n,\n"
+	       "                             obj=self)\n"
+	       "    def compute(self):\n"
+	       "        pass\n"
+	       "b = B()\n"
+	       "b.running_total = 1\n"
+	       "ran.clear()\n0");
+	r = e2e_expect_error("b.compue", "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "'B' object has no attribute 'compue'. Did you mean: 'compute'?", "%s",
+	                 mcpc_json(r));
+	r = e2e_expect_error("b.running_totl", "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "'B' object has no attribute 'running_totl'. Did you mean: "
+	                 "'running_total'?",
+	                 "%s", mcpc_json(r));
+	r = e2e_expect_error("B.compue", "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "type object 'B' has no attribute 'compue'. Did you mean: 'compute'?",
+	                 "%s", mcpc_json(r));
+	e2e_expect_result("ran", "[\"compue\",\"running_totl\"]");
+	/* private names only for a private name */
+	r = e2e_expect_error("class P:\n    _cache = 1\nP().cache", "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"), "'P' object has no attribute 'cache'", "%s",
+	                 mcpc_json(r));
+	r = e2e_expect_error("P()._cahce", "AttributeError");
+	cr_assert_str_eq(mcpc_err_str(r, "message"),
+	                 "'P' object has no attribute '_cahce'. Did you mean: '_cache'?", "%s",
 	                 mcpc_json(r));
 	r = e2e_expect_error("(1).__code__", "AttributeError");
 	cr_assert_null(strstr(mcpc_err_str(r, "message"), "Did you mean"), "%s", mcpc_json(r));

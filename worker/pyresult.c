@@ -1187,8 +1187,8 @@ static int not_here_hint(PyObject *exc, struct text *msg)
  * failed, then its globals, then its builtins, or the object's attributes, each list taken
  * only when it has fewer than 750 names, and a name only within a third of the characters
  * changed (a case change costs half a change). The same here, with no code of the code's run:
- * exact str names read from the structures, and an object's attributes only when dir() of it
- * runs none (a C type's instance with the generic lookup and object's __dir__). */
+ * exact str names read from the structures (an object's attributes from its own dict and its
+ * class's, never through dir()), private names only for a private name, dunder names never. */
 #define SUGGEST_CANDIDATES 750
 #define SUGGEST_SIZE       40
 #define SUGGEST_MOVE       2
@@ -1292,25 +1292,56 @@ static PyObject *suggest_from(PyObject *names, PyObject *name)
 	return best;
 }
 
-/* Does dir(obj) run only C code with no hook of the code's: an instance of a C type (not a
- * class, not a module) with no dict of its own (whose keys the code could make str subclasses
- * that hash and compare themselves), the generic lookup and object's __dir__, whose type's
- * type is type? */
-static int dir_is_plain(PyObject *obj)
+/* Adds the exact str keys of dict d to set (a name starting with _ only when name does, and
+ * no dunder name): -1 when set holds too many to suggest from. Iterating a dict and adding
+ * exact str to a set runs no code. */
+static int names_add(PyObject *set, PyObject *d, PyObject *name)
 {
-	static PyObject *object_dir, *dir_name;
-	PyTypeObject *t = Py_TYPE(obj);
+	Py_ssize_t pos = 0;
+	PyObject *k, *v;
+	int private = PyUnicode_READ_CHAR(name, 0) == '_';
 
-	if (!dir_name && !(dir_name = PyUnicode_InternFromString("__dir__")))
+	if (!d || !PyDict_Check(d))
 		return 0;
-	if (!object_dir &&
-	    !(object_dir = PyDict_GetItemWithError(PyBaseObject_Type.tp_dict, dir_name)))
-		return 0;
-	if ((t->tp_flags & Py_TPFLAGS_HEAPTYPE) || PyType_Check(obj) || PyModule_Check(obj) ||
-	    t->tp_dictoffset != 0 || t->tp_getattro != PyObject_GenericGetAttr ||
-	    !Py_IS_TYPE(t, &PyType_Type))
-		return 0;
-	return _PyType_Lookup(t, dir_name) == object_dir;
+	while (PyDict_Next(d, &pos, &k, &v)) {
+		if (!PyUnicode_CheckExact(k) || PyUnicode_GET_LENGTH(k) == 0)
+			continue;
+		if (PyUnicode_READ_CHAR(k, 0) == '_' &&
+		    (!private || (PyUnicode_GET_LENGTH(k) > 1 && PyUnicode_READ_CHAR(k, 1) == '_')))
+			continue;
+		if (PySet_Add(set, k) < 0 || PySet_GET_SIZE(set) >= SUGGEST_CANDIDATES)
+			return -1;
+	}
+	return 0;
+}
+
+/* The names dir(obj) would list that could be meant for name, read from the structures (the
+ * object's own dict, its class's and their bases' dicts; a class's and its bases'), so that no
+ * __dir__, __getattr__ or __class__ of the code's runs: a new list, or NULL (none, or too many
+ * to suggest from, as CPython's limit on dir()). */
+static PyObject *attribute_names(PyObject *obj, PyObject *name)
+{
+	PyObject *set = PySet_New(NULL), *mro, *list = NULL, **dictptr;
+	PyTypeObject *t = PyType_Check(obj) ? (PyTypeObject *)obj : Py_TYPE(obj);
+	int bad = !set;
+
+	if (!bad && !PyType_Check(obj) && (dictptr = _PyObject_GetDictPtr(obj)) != NULL)
+		bad = names_add(set, *dictptr, name) < 0;
+	mro = t->tp_mro;
+	if (!bad && mro && PyTuple_Check(mro)) {
+		for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro) && !bad; i++) {
+			PyObject *base = PyTuple_GET_ITEM(mro, i);
+			if (PyType_Check(base))
+				bad = names_add(set, ((PyTypeObject *)base)->tp_dict, name) < 0;
+		}
+	} else if (!bad) {
+		bad = names_add(set, t->tp_dict, name) < 0;
+	}
+	if (!bad)
+		list = PySequence_List(set);
+	Py_XDECREF(set);
+	PyErr_Clear();
+	return list;
 }
 
 /* Does msg end with CPython's own words for a missing name (not a refusal of the layer's,
@@ -1379,12 +1410,10 @@ static PyObject *name_suggestion(PyObject *exc, const char *msg)
 			           ? Py_XNewRef(suggest_from(names, name))
 			           : NULL;
 		}
-		if (!dir_is_plain(ae->obj))
+		if (PyModule_Check(ae->obj) || PyUnicode_GET_LENGTH(name) == 0 ||
+		    !(names = attribute_names(ae->obj, name)))
 			return NULL;
-		if (!(names = PyObject_Dir(ae->obj)))
-			return NULL;
-		if (PyList_CheckExact(names))
-			best = Py_XNewRef(suggest_from(names, name));
+		best = Py_XNewRef(suggest_from(names, name));
 		Py_DECREF(names);
 		return best;
 	}
