@@ -7227,6 +7227,68 @@ Test(escapes, a_dict_s_reverse_iterator_stays_within_its_table)
 	stop();
 }
 
+/* bytearray.__init__ of an existing bytearray appended each item in place, checking its room
+ * against its size alone: an iterator that deleted the bytearray's head meanwhile moved its
+ * start, and the next items were written past its buffer over the next heap block (an
+ * immutable bytes changed, its length forged). The items are read first now. */
+Test(escapes, a_bytearray_s_init_reads_its_items_before_it_writes)
+{
+	start(NULL);
+	e2e_expect_result(
+	    "victims = []\n"
+	    "class It:\n"
+	    "    def __init__(self, b):\n"
+	    "        self.b, self.n, self.cut = b, 0, 0\n"
+	    "    def __iter__(self):\n"
+	    "        return self\n"
+	    "    def __next__(self):\n"
+	    "        self.n += 1\n"
+	    "        if self.n > 1200:\n"
+	    "            raise StopIteration\n"
+	    "        if self.n == 414:\n"
+	    "            victims.extend(bytes([0x76]) * 440 for _ in range(64))\n"
+	    "        if self.n in (440, 700) and len(self.b) > 200:\n"
+	    "            del self.b[:200]\n"
+	    "            self.cut += 1\n"
+	    "        return 0x41 + self.n % 20\n"
+	    "class Item:\n"
+	    "    def __init__(self, b, v):\n"
+	    "        self.b, self.v = b, v\n"
+	    "    def __index__(self):\n"
+	    "        if len(self.b) > 100:\n"
+	    "            del self.b[:100]\n"
+	    "        return self.v\n"
+	    "out = []\n"
+	    "for big in (False, True):\n"
+	    "    b = bytearray(b'x' * (1000 if big else 8))\n"
+	    "    it = It(b)\n"
+	    "    b.__init__(it)\n"
+	    "    out.append([len(b), bytes(b) == bytes(0x41 + n % 20 for n in range(1, 1201)),\n"
+	    "                it.cut])\n"
+	    "c = bytearray(b'y' * 500)\n"
+	    "items = [Item(c, 0x42) for _ in range(700)]\n"
+	    "bytearray.__init__(c, source=items)\n"
+	    "out.append([len(c), bytes(c) == b'B' * 700])\n"
+	    "out.append(all(v == bytes([0x76]) * 440 for v in victims))\n"
+	    "out.append(len(victims))\n"
+	    "d = bytearray(b'keep')\n"
+	    "for src in ([1, 2, 300], (c for c in 'ab'), 5.0):\n"
+	    "    try:\n"
+	    "        d.__init__(src)\n"
+	    "    except (ValueError, TypeError) as e:\n"
+	    "        out.append(str(e))\n"
+	    "class B(bytearray):\n"
+	    "    pass\n"
+	    "x = B(b'zz')\n"
+	    "x.__init__(iter([65, 66]))\n"
+	    "out + [x.hex(), bytearray(range(3)).hex(), bytearray('h\u00e9', 'utf-8').hex()]",
+	    "[[1200,true,0],[1200,true,2],[700,true],true,128,\"byte must be in range(0, 256)\","
+	    "\"'str' object cannot be interpreted as an integer\","
+	    "\"cannot convert 'float' object to bytearray\",\"4142\",\"000102\",\"68c3a9\"]");
+	still_serving();
+	stop();
+}
+
 /* bz2's and lzma's decompressors kept their stream's input pointer where a failure left it:
  * into the caller's data after a MemoryError while copying the unread tail (the data freed,
  * the next decompress() wrote its input into whatever took those pages: an immutable bytes

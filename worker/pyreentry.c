@@ -2897,6 +2897,85 @@ static PyObject *bytearray_mod(PyObject *v, PyObject *w)
 	return r;
 }
 
+/* bytearray.__init__ of an existing bytearray (b.__init__(iterable)) appended each item in
+ * place, checking its room against the size alone: an iterator (or an item's __index__) that
+ * deleted the bytearray's head meanwhile moved its start, and the next items went past its
+ * buffer (a neighbour's header written). While armed an iterable source is read first, into a
+ * list of plain ints (each item's __index__ run then, its range checked as bytearray's own
+ * words say), before the bytearray is touched. */
+static initproc bytearray_init_real;
+
+static PyObject *byte_values(PyObject *source)
+{
+	PyObject *it = PyObject_GetIter(source), *list, *item;
+
+	if (!it) {
+		if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_TypeError, "cannot convert '%.200s' object to bytearray",
+			             Py_TYPE(source)->tp_name);
+		}
+		return NULL;
+	}
+	list = PyList_New(0);
+	while (list && (item = PyIter_Next(it)) != NULL) {
+		PyObject *n = PyNumber_Index(item);
+		long v = n ? PyLong_AsLong(n) : -1;
+
+		Py_DECREF(item);
+		if (n && !(v == -1 && PyErr_Occurred()) && (v < 0 || v > 255))
+			PyErr_SetString(PyExc_ValueError, "byte must be in range(0, 256)");
+		if (n && PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+			PyErr_Clear();
+			PyErr_SetString(PyExc_ValueError, "byte must be in range(0, 256)");
+		}
+		Py_XDECREF(n);
+		if (PyErr_Occurred() || !(n = PyLong_FromLong(v)) || PyList_Append(list, n) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(n);
+	}
+	Py_DECREF(it);
+	if (list && PyErr_Occurred())
+		Py_CLEAR(list);
+	return list;
+}
+
+static int bytearray_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *source = NULL, *values, *args2;
+	int rc;
+
+	if (!pylayer_armed() || !PyTuple_Check(args))
+		return bytearray_init_real(self, args, kw);
+	if (PyTuple_GET_SIZE(args) > 0)
+		source = PyTuple_GET_ITEM(args, 0);
+	else if (kw && PyDict_Check(kw))
+		source = PyDict_GetItemString(kw, "source");
+	if (!source || PyUnicode_Check(source) || PyIndex_Check(source) ||
+	    PyObject_CheckBuffer(source))
+		return bytearray_init_real(self, args, kw);
+	Py_INCREF(source);
+	values = byte_values(source);
+	Py_DECREF(source);
+	if (!values)
+		return -1;
+	if (PyTuple_GET_SIZE(args) > 0) {
+		args2 = PyTuple_GetSlice(args, 0, PyTuple_GET_SIZE(args));
+		if (args2)
+			Py_SETREF(((PyTupleObject *)args2)->ob_item[0], Py_NewRef(values));
+		rc = args2 ? bytearray_init_real(self, args2, kw) : -1;
+		Py_XDECREF(args2);
+	} else {
+		PyObject *kw2 = PyDict_Copy(kw);
+		rc = kw2 && PyDict_SetItemString(kw2, "source", values) == 0
+		         ? bytearray_init_real(self, args, kw2)
+		         : -1;
+		Py_XDECREF(kw2);
+	}
+	Py_DECREF(values);
+	return rc;
+}
+
 static int borrowed_fields_guard(void)
 {
 	PyObject *ft = PyImport_ImportModule("functools"), *k;
@@ -2925,6 +3004,11 @@ static int borrowed_fields_guard(void)
 	           (void *)bytearray_mod) < 0 ||
 	    rewrap(&PyByteArray_Type, "__rmod__", (void *)bytearray_mod_real,
 	           (void *)bytearray_mod) < 0)
+		goto out;
+	bytearray_init_real = PyByteArray_Type.tp_init;
+	PyByteArray_Type.tp_init = bytearray_init;
+	if (rewrap(&PyByteArray_Type, "__init__", (void *)bytearray_init_real,
+	           (void *)bytearray_init) < 0)
 		goto out;
 	PyType_Modified(&PyByteArray_Type);
 	rc = 0;
