@@ -12692,3 +12692,48 @@ Test(data, pandas_writers_without_a_workspace_say_why)
 	    "[[true,true,true],[true,true,true]]");
 	e2e_stop();
 }
+
+/* pandas' interval tree nodes (type(IntervalTree(...).root)) took left, right and indices of
+ * any lengths: the compiled split read right[i] for each i of left, past a shorter right (what
+ * lay there read back, 8 bytes at a time, by which child an index went to), and query() took
+ * None for its result vector (a SIGSEGV). A node is made of three arrays of one length only,
+ * query takes an Int64Vector, the fields are pandas' own; interval indexes answer as on the
+ * host. */
+Test(data, interval_tree_nodes_take_arrays_of_one_length)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "IT = pd.core.indexes.interval.IntervalTree\n"
+	    "t = IT(np.arange(3.0), np.arange(3.0) + 1)\n"
+	    "Node = type(t.root)\n"
+	    "out = []\n"
+	    "def tried(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        out.append('ran')\n"
+	    "    except (ValueError, TypeError, AttributeError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "two = np.arange(2, dtype=np.int64)\n"
+	    "tried(lambda: Node(np.array([2.0, 2.0]), np.zeros(1), two, 1))\n"
+	    "tried(lambda: Node(np.zeros(3), np.zeros(3), two, 1))\n"
+	    "tried(lambda: Node(left=np.array([2.0, 2.0]), right=np.zeros(1), indices=two,\n"
+	    "                   leaf_size=1))\n"
+	    "tried(lambda: Node(np.array([2.0, 2.0]), np.zeros(2), two, 0))\n"
+	    "tried(lambda: t.root.query(None, 0.5))\n"
+	    "tried(lambda: t.root.right)\n"
+	    "tried(lambda: t.root.center_left_indices)\n"
+	    "n = Node(np.array([0.0, 1.0]), np.array([2.0, 3.0]), two, 1)\n"
+	    "idx = pd.IntervalIndex.from_breaks([0, 1, 2, 3, 5])\n"
+	    "s = pd.Series(range(4), index=idx)\n"
+	    "ov = pd.IntervalIndex.from_tuples([(0, 2), (1, 3)])\n"
+	    "[out, idx.get_indexer([0.5, 4, 7]).tolist(), t.get_indexer(np.array([0.5, "
+	    "2.5])).tolist(),\n"
+	    " int(s[4.5]), ov.get_indexer_non_unique([1.5])[0].tolist(),\n"
+	    " str(pd.cut([1, 5, 9], 3).categories[0]), ov.overlaps(pd.Interval(2.5, 4)).tolist()]",
+	    "[[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"TypeError\","
+	    "\"AttributeError\",\"AttributeError\"],[0,3,-1],[0,2],3,[0,1],\"(0.992, 3.667]\","
+	    "[false,true]]");
+	e2e_expect_result("1 + 1", "2");
+	e2e_stop();
+}

@@ -5637,7 +5637,7 @@ static int library_attrs_guard(PyObject *g)
 
 /* pydata.py's checks of C classes' constructor arguments, {class: check}: while armed, a class
  * (or one beneath it) is initialised with the arguments its check returns. */
-#define INIT_CHECKED_MAX 16
+#define INIT_CHECKED_MAX 40
 static struct {
 	PyTypeObject *type;
 	initproc real;

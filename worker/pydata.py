@@ -1309,6 +1309,7 @@ def _pandas():
     _groupby_kernels(np)
     _sparse_array_ops(np)
     _hash_tables(np)
+    _interval_nodes(np)
     _masked_kernels(np)
     _lexsort_check(np)
     _block_placements(np)
@@ -2928,6 +2929,55 @@ def _masked_kernels(np):
         return f
 
     _replace_all({id(f): (f, masked(f)) for f in (hashtable.value_count, hashtable.mode)})
+
+
+def _interval_nodes(np):
+    """pandas' interval tree nodes (type(IntervalTree(...).root), one class for each dtype and
+    closed side) took left, right and indices of any lengths: the compiled split read right[i]
+    for every i of left, past a shorter right's buffer (what lay there read back by which child
+    an index went to), and query() took None for its result vector (an append through a
+    pointer read beside None). A node is made only of three arrays of one length and a leaf
+    size of at least 1 (the tree's own nodes are), its query takes an Int64Vector only, its
+    fields and state are for library code only, and a node is not unpickled."""
+    from pandas._libs import hashtable, interval
+
+    def made(args, kwargs):
+        names = ('left', 'right', 'indices', 'leaf_size')
+        given = dict(zip(names, args or ()))
+        given.update(kwargs or {})
+        arrays = [given.get(n) for n in names[:3]]
+        if all(isinstance(a, np.ndarray) for a in arrays):
+            if len({a.shape for a in arrays}) != 1 or arrays[0].ndim != 1:
+                raise ValueError('an interval tree node takes left, right and indices of one '
+                                 'length')
+            leaf = given.get('leaf_size')
+            if isinstance(leaf, (int, np.integer)) and not isinstance(leaf, bool) and leaf < 1:
+                raise ValueError('leaf_size must be greater than 0')
+        return args, kwargs
+
+    def unpickled(*args, **kwargs):
+        raise TypeError('an interval tree node is not unpickled in the sandbox')
+
+    def querying(real):
+        def query(self, result, point):
+            if not isinstance(result, hashtable.Int64Vector):
+                raise TypeError('query takes an Int64Vector to add its positions to')
+            return real(self, result, point)
+        query.__name__ = query.__qualname__ = 'query'
+        query.__doc__ = real.__doc__
+        return query
+
+    why = ("an interval tree node's fields and state are read by pandas itself only in the "
+           "sandbox (IntervalIndex's methods query the tree)")
+    for cls in set(interval.NODE_CLASSES.values()):
+        init_checks[cls] = made
+        type_patches[(cls, 'query')] = querying(cls.__dict__['query'])
+        library_only.extend((cls, n, why) for n in list(cls.__dict__)
+                            if n not in ('__new__', '__init__', '__doc__', '__pyx_vtable__',
+                                         'query'))
+    for name in dir(interval):
+        if name.startswith('__pyx_unpickle_') and name.endswith('IntervalNode'):
+            setattr(interval, name, unpickled)
 
 
 def _hash_tables(np):
