@@ -193,6 +193,16 @@ Test(data, pandas_frames)
 	                 "      sales\ncity       \nA        30\nB        12");
 	e2e_assert_result(r, "frame",
 	                  "[{\"city\":\"A\",\"sales\":30},{\"city\":\"B\",\"sales\":12}]");
+	/* float64 values as they are (to_json's own writes 10 decimals: 3.2e-12 read 0.0) */
+	e2e_expect_result("pd.Series({'x': 3.2e-12, 'y': 0.04, 'z': 1.23456789012345e-7, "
+	                  "'n': float('nan')})",
+	                  "{\"x\":3.2e-12,\"y\":0.04,\"z\":1.23456789012345e-07,\"n\":null}");
+	e2e_expect_result("pd.Series([1 / 3, 2e-20])", "[0.3333333333333333,2e-20]");
+	e2e_expect_result(
+	    "pd.DataFrame({'p': [1.23e-10, float('inf')], 'b': ['u', 'v'], 'c': [1, 2]},\n"
+	    "             index=pd.Index([10, 20], name='k'))",
+	    "[{\"k\":10,\"p\":1.23e-10,\"b\":\"u\",\"c\":1},"
+	    "{\"k\":20,\"p\":null,\"b\":\"v\",\"c\":2}]");
 	e2e_stop();
 }
 

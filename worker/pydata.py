@@ -12357,7 +12357,8 @@ def natural(v):
     numbers or strings its nested lists (at most NATURAL_CELLS elements), a DataFrame its rows
     as records (at most NATURAL_ROWS rows and NATURAL_CELLS cells; a named index becomes
     columns), a Series its values (a list, or an object by its index), a Timestamp its ISO text
-    - or NotImplemented when it has none within the bounds."""
+    - or NotImplemented when it has none within the bounds. float64 values are as they are
+    (as a numpy array's), not to_json's 10 decimals."""
     import json
     np, pd = sys.modules.get('numpy'), sys.modules.get('pandas')
     t = type(v)
@@ -12377,12 +12378,28 @@ def natural(v):
                 return NotImplemented
             if not _default_index(v.index, len(v)):
                 v = v.reset_index()
-            return json.loads(v.to_json(orient='records', **opts))
+            out = json.loads(v.to_json(orient='records', **opts))
+            # (to_json writes floats to 10 decimals: a p-value of 3.2e-12 read 0.0; a float64
+            # column's values are put back as they are)
+            exact = [j for j in range(v.shape[1]) if v.dtypes.iloc[j] == np.float64]
+            if exact and out and all(len(r) == v.shape[1] for r in out):
+                keys = list(out[0])
+                for j in exact:
+                    for r, x in zip(out, _finite(v.iloc[:, j].tolist())):
+                        r[keys[j]] = x
+            return out
         if t is pd.Series:
             if v.size > NATURAL_CELLS:
                 return NotImplemented
             orient = 'values' if _default_index(v.index, len(v)) else 'index'
-            return json.loads(v.to_json(orient=orient, **opts))
+            out = json.loads(v.to_json(orient=orient, **opts))
+            if v.dtype == np.float64:
+                exact = _finite(v.tolist())
+                if orient == 'values':
+                    out = exact
+                elif isinstance(out, dict) and len(out) == len(exact):
+                    out = dict(zip(out, exact))
+            return out
         if t is pd.Timestamp:
             return v.isoformat()
     except (ValueError, TypeError, OverflowError):
