@@ -577,8 +577,13 @@ Test(run_python, assignment_value_is_the_result)
 
 Test(run_python, statement_without_value_gives_null)
 {
-	static const char *const codes[] = {"import math", "for i in range(3):\n    y = i",
-	                                    "def f():\n    return 1", "pass", "x = 1\ndel x"};
+	static const char *const codes[] = {"import math",
+	                                    "for i in range(3):\n    y = i",
+	                                    "def f():\n    return 1",
+	                                    "pass",
+	                                    "x = 1\ndel x",
+	                                    "from math import sqrt as sq",
+	                                    "import json as j, math\nfrom math import (pi,\n  e)"};
 
 	e2e_start(NULL);
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {

@@ -1724,7 +1724,7 @@ static int program_build(const char *src, struct program *p)
 	PyObject *tree, *body = NULL, *last = NULL, *value = NULL, *targets = NULL;
 	Py_ssize_t n;
 	enum last_kind kind = LAST_NONE;
-	int rc = -1, ascii = ascii_only(src);
+	int rc = -1, ascii = ascii_only(src), imports_last;
 	/* Reads the rules refuse are rewritten into calls (names_rewrite); a name spelled beyond
 	 * ASCII may be one (NFKC), and __import__ as a name is hidden. */
 	int refused = python_layer && (!ascii || names_refused_read(src));
@@ -1757,10 +1757,15 @@ static int program_build(const char *src, struct program *p)
 	body = ast_field(tree, "body");
 	if (!body || !PyList_CheckExact(body))
 		goto out;
+	/* (an import rewritten into an assignment is still no result) */
+	n = PyList_GET_SIZE(body);
+	imports_last =
+	    n > 0 && (Py_IS_TYPE(PyList_GET_ITEM(body, n - 1), ast_classes[AST_IMPORT]) ||
+	              Py_IS_TYPE(PyList_GET_ITEM(body, n - 1), ast_classes[AST_IMPORTFROM]));
 	if (python_layer && strstr(src, "import") && imports_rewrite(body, 0, 0) < 0)
 		goto out;
 	n = PyList_GET_SIZE(body);
-	if (n > 0) {
+	if (n > 0 && !imports_last) {
 		last = PyList_GET_ITEM(body, n - 1);
 		Py_INCREF(last);
 		if (Py_IS_TYPE(last, ast_classes[AST_EXPR])) {
