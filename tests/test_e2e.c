@@ -1572,6 +1572,19 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "[true,\". The server sets the call's limits (its\"],"
 	    "[true,\". The server sets the call's limits (its\"],"
 	    "[true,\". That is one of the data libraries, whi\"]]");
+	/* a misspelt module: the nearest allowed one, as CPython's "Did you mean" */
+	e2e_expect_result("def tail(f):\n"
+	                  "    try:\n"
+	                  "        f()\n"
+	                  "    except ImportError as e:\n"
+	                  "        return str(e).rsplit(']', 1)[1]\n"
+	                  "def a():\n    import collectons\n"
+	                  "def b():\n    from jsonn import loads\n"
+	                  "def c():\n    import urlib.parse\n"
+	                  "def d():\n    import zzqqxx\n"
+	                  "[tail(a), tail(b), tail(c), tail(d)]",
+	                  "[\". Did you mean: 'collections'?\",\". Did you mean: 'json'?\","
+	                  "\". Did you mean: 'urllib.parse'?\",\"\"]");
 	e2e_stop();
 }
 

@@ -391,6 +391,8 @@ void pyresult_call_source(const char *src);
  * from on, the compiled line's columns are delta right of the text's (tracebacks mark the
  * text's). */
 void pyresult_line_moved(long lineno, long from, long delta);
+/* The nearest of names[0..n) to name as CPython's "Did you mean" finds one, or NULL. */
+const char *pyresult_nearest(const char *name, char *const *names, size_t n);
 /* Where line lineno (1-based) of src starts, lines ending as the parser's do, or NULL. */
 const char *pyresult_line_at(const char *src, long lineno);
 /* The code objects the call's source src compiled into (any may be NULL): its functions'

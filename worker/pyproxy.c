@@ -715,10 +715,17 @@ PyObject *pyproxy_refuse(PyObject *name, int from)
 			     strcmp(refusal_hints[i].modules[0], "numpy") != 0 ||
 			     !pyproxy_allowed(head)))
 				hint = refusal_hints[i].hint;
-		msg = PyUnicode_FromFormat("Import %s %s is not allowed. Authorized imports are: "
-		                           "%U%s%s",
-		                           from ? "from" : "of", s, authorized_text,
-		                           hint ? ". " : "", hint ? hint : "");
+		/* a misspelt module: the nearest allowed name, as CPython's "Did you mean" */
+		const char *near = NULL;
+
+		if (!hint && !pyproxy_allowed(head) &&
+		    !(near = pyresult_nearest(s, allowed, n_allowed)) && strchr(s, '.'))
+			near = pyresult_nearest(head, allowed, n_allowed);
+		msg = PyUnicode_FromFormat(
+		    "Import %s %s is not allowed. Authorized imports are: "
+		    "%U%s%s%s%s%s",
+		    from ? "from" : "of", s, authorized_text, hint ? ". " : "", hint ? hint : "",
+		    near ? ". Did you mean: '" : "", near ? near : "", near ? "'?" : "");
 	}
 	if (!msg)
 		return NULL;

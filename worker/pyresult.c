@@ -1344,6 +1344,26 @@ static PyObject *attribute_names(PyObject *obj, PyObject *name)
 	return list;
 }
 
+const char *pyresult_nearest(const char *name, char *const *names, size_t n)
+{
+	size_t nn = strlen(name), best_d = 0;
+	const char *best = NULL;
+
+	for (size_t i = 0; i < n && n < SUGGEST_CANDIDATES; i++) {
+		size_t kn = strlen(names[i]), max = (nn + kn + 3) * SUGGEST_MOVE / 6, d;
+		if (strcmp(names[i], name) == 0)
+			continue;
+		if (best && best_d - 1 < max)
+			max = best_d - 1;
+		d = suggest_distance(name, nn, names[i], kn, max);
+		if (d <= max && (!best || d < best_d)) {
+			best = names[i];
+			best_d = d;
+		}
+	}
+	return best;
+}
+
 /* Does msg end with CPython's own words for a missing name (not a refusal of the layer's,
  * which says more)? */
 static int plain_missing(const char *msg, PyObject *name, int attribute)
