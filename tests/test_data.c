@@ -2781,9 +2781,13 @@ Test(data, holders_numpy_cannot_count_keep_their_memory)
 }
 
 /* matplotlib's warnings name the first frame outside matplotlib: it was the sandbox's wrapper of
- * savefig (<safepy data>), not the code's line. They name the code's line, as on the host. */
+ * savefig (<safepy data>), not the code's line. They name the code's line, as on the host, and
+ * tracebacks show no frame of the wrapper's. */
 Test(data, matplotlib_warnings_name_the_code_s_line)
 {
+	json_object *r;
+	const char *tb;
+
 	start_data(NULL);
 	e2e_expect_result("import warnings, io\n"
 	                  "import matplotlib.pyplot as plt\n"
@@ -2797,6 +2801,16 @@ Test(data, matplotlib_warnings_name_the_code_s_line)
 	                  "plt.close(fig)\n"
 	                  "sorted({(x.filename, x.lineno) for x in w})\n",
 	                  "[[\"<code>\",8],[\"<code>\",9]]");
+	/* a traceback through the wrapper shows the code's line, then matplotlib's, as on the
+	 * host: no frame of the sandbox's own */
+	r = e2e_expect_error("plt.plot([1, 2])\nplt.savefig(io.BytesIO(), format='nonesuch')",
+	                     "ValueError");
+	tb = mcpc_err_str(r, "traceback");
+	cr_assert(strstr(tb,
+	                 "line 2, in <module>\n    plt.savefig(io.BytesIO(), format='nonesuch')\n"
+	                 "  File \"") &&
+	              strstr(tb, "matplotlib/pyplot.py\", line ") && !strstr(tb, "<safepy"),
+	          "%s", tb);
 	e2e_stop();
 }
 

@@ -896,6 +896,7 @@ static PyObject *group_members(PyObject *exc)
 static int exc_entries(PyObject *exc, const char *src, long limit, struct tb_sources *lib,
                        struct strbuf *b)
 {
+	static PyObject *safepy_prefix;
 	PyObject *tb = PyException_GetTraceback(exc);
 	long n = 0, skip = 0, k = 0;
 	int any = 0;
@@ -903,6 +904,10 @@ static int exc_entries(PyObject *exc, const char *src, long limit, struct tb_sou
 	/* None when the code set it so (with_traceback(None)): no traceback to walk. */
 	if (tb && !PyTraceBack_Check(tb))
 		Py_CLEAR(tb);
+	if (!safepy_prefix && !(safepy_prefix = PyUnicode_InternFromString("<safepy "))) {
+		Py_XDECREF(tb);
+		return 0;
+	}
 	for (PyTracebackObject *t = (PyTracebackObject *)tb; t; t = t->tb_next)
 		n++;
 	if (limit != TRACEBACK_ALL) {
@@ -924,6 +929,14 @@ static int exc_entries(PyObject *exc, const char *src, long limit, struct tb_sou
 			PyCodeObject *co = PyFrame_GetCode(t->tb_frame);
 			long lineno = t->tb_lineno;
 			const char *file;
+			/* (the sandbox's own wrappers, <safepy data> and <safepy importer>, are no
+			 * frames of the code's or a library's: CPython would have none there) */
+			if (PyUnicode_Check(co->co_filename) &&
+			    PyUnicode_Tailmatch(co->co_filename, safepy_prefix, 0, PY_SSIZE_T_MAX,
+			                        -1) == 1) {
+				Py_DECREF(co);
+				continue;
+			}
 			if (co == last && lineno == last_line) {
 				if (++same > TRACEBACK_REPEATS_SHOWN) {
 					Py_DECREF(co);
