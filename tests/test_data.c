@@ -12761,3 +12761,64 @@ Test(data, interval_tree_nodes_take_arrays_of_one_length)
 	e2e_expect_result("1 + 1", "2");
 	e2e_stop();
 }
+
+/* Worker crashes from plain calls: points with NaN added to an incremental hull or halfspace
+ * intersection (checked when the object is made, not when added: a NULL facet followed),
+ * qhull's TI option (qhull reopened its input on the file: a descriptor closed under the
+ * worker), point() to a BGR mode and an image of a BGR mode (no pixel access: NULL called),
+ * a hatch drawn below 1 dpi (a pattern wrapped modulo 0). Each is refused; the same work in the
+ * usual forms answers as on the host. */
+Test(data, incremental_hulls_bgr_images_and_sub_pixel_dpi_are_refused)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io\n"
+	    "import numpy as np\n"
+	    "from scipy.spatial import ConvexHull, HalfspaceIntersection, Delaunay\n"
+	    "from PIL import Image\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "from matplotlib.patches import Rectangle\n"
+	    "out = []\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        out.append('ran')\n"
+	    "    except ValueError as e:\n"
+	    "        out.append(str(e)[:24])\n"
+	    "sq = np.array([[0, 0], [1, 0], [0, 1], [1, 1], [0.5, 0.5]])\n"
+	    "h = ConvexHull(sq, incremental=True)\n"
+	    "t(lambda: h.add_points(np.full((2, 2), np.nan)))\n"
+	    "h.add_points([[2.0, 2.0]])\n"
+	    "hs = np.array([[-1, 0, 0], [0, -1, 0], [1, 1, -1]], float)\n"
+	    "hi = HalfspaceIntersection(hs, np.array([0.2, 0.2]), incremental=True)\n"
+	    "t(lambda: hi.add_halfspaces(np.array([[np.nan, 1, -1]])))\n"
+	    "hi.add_halfspaces(np.array([[1, 0, -0.5]]))\n"
+	    "t(lambda: ConvexHull(sq, qhull_options='TI /etc/hostname'))\n"
+	    "t(lambda: Delaunay(sq, qhull_options='Qt TO out.txt'))\n"
+	    "rgb = Image.new('RGB', (4, 4), (200, 100, 50))\n"
+	    "t(lambda: rgb.point(list(range(256)) * 3, 'BGR;24'))\n"
+	    "t(lambda: rgb.convert('BGR;24'))\n"
+	    "t(lambda: Image.new('BGR;16', (2, 2)))\n"
+	    "t(lambda: Image.frombytes('BGR;24', (1, 1), b'abc'))\n"
+	    "fig = plt.figure(figsize=(2, 2))\n"
+	    "fig.add_artist(Rectangle((0, 0), 1, 1, hatch='/', transform=fig.transFigure))\n"
+	    "t(lambda: fig.savefig(io.BytesIO(), format='png', dpi=0.5))\n"
+	    "buf = io.BytesIO()\n"
+	    "fig.savefig(buf, format='png', dpi=10)\n"
+	    "plt.close(fig)\n"
+	    "bmp = io.BytesIO()\n"
+	    "rgb.save(bmp, 'BMP')\n"
+	    "back = Image.open(io.BytesIO(bmp.getvalue()))\n"
+	    "[out, sorted(h.vertices.tolist()), len(hi.intersections), round(float(h.volume), 6),\n"
+	    " rgb.convert('L').getpixel((0, 0)), back.mode, back.getpixel((1, 1)),\n"
+	    " Image.frombytes('RGB', (1, 1), b'abc').getpixel((0, 0)),\n"
+	    " Image.open(io.BytesIO(buf.getvalue())).size]",
+	    "[[\"Points cannot contain Na\",\"Points cannot contain Na\","
+	    "\"qhull option 'TI': qhull\",\"qhull option 'TO': qhull\","
+	    "\"point operation to mode \",\"mode BGR;24 is not suppo\","
+	    "\"mode BGR;16 is not suppo\",\"mode BGR;24 is not suppo\","
+	    "\"dpi must be at least 1 (\"],[0,1,2,5],4,2.0,124,\"RGB\",[200,100,50],[97,98,99],"
+	    "[20,20]]");
+	e2e_expect_result("1 + 1", "2");
+	e2e_stop();
+}

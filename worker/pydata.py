@@ -5069,7 +5069,9 @@ def _qhull_options():
     coordinate from the input: qhull's facets then had one vertex fewer than scipy reads for
     them, and ConvexHull and Delaunay followed a NULL vertex (SIGSEGV). The options go to
     qhull as given, with those refused (QbB and Qbb, scaling all coordinates or the last one,
-    stay)."""
+    stay), and TI and TO, which name a file for qhull to reopen its input or output on (a
+    descriptor closed under the worker: killed). Points added later are checked for NaN as
+    the first are."""
     import re
     from scipy.spatial import _qhull
 
@@ -5079,6 +5081,10 @@ def _qhull_options():
         if isinstance(options, (bytes, bytearray, str)):
             text = options.decode('latin1') if not isinstance(options, str) else options
             for token in text.split():
+                if token.startswith(('TI', 'TO')):
+                    raise ValueError('qhull option %r: qhull reads and writes no file in the '
+                                     'sandbox (TI and TO name one); points are given as an '
+                                     'array' % token)
                 if token.startswith('Q') and re.search(r'[bB][0-9]', token[1:]):
                     raise ValueError('qhull option %r: scaling one coordinate (Qbk:n, QBk:n) '
                                      'is not taken in the sandbox (a bound of 0 for both '
@@ -5088,6 +5094,25 @@ def _qhull_options():
 
     # (before the object is made: a _Qhull whose __init__ failed crashes as it is freed)
     new_checks[_qhull._Qhull] = check
+
+    # Points added to an incremental hull, triangulation or halfspace intersection were not
+    # checked for NaN as the first ones are (qhull followed a NULL facet: SIGSEGV).
+    import numpy as np
+    real_add = _qhull._Qhull.add_points
+
+    def add_points(self, points, interior_point=None):
+        points = np.ascontiguousarray(points, dtype=np.double)
+        if not np.isfinite(points).all():
+            raise ValueError('Points cannot contain NaN')
+        if interior_point is not None:
+            interior_point = np.ascontiguousarray(interior_point, dtype=np.double)
+            if not np.isfinite(interior_point).all():
+                raise ValueError('Points cannot contain NaN')
+            return real_add(self, points, interior_point)
+        return real_add(self, points)
+
+    add_points.__doc__ = real_add.__doc__
+    type_patches[(_qhull._Qhull, 'add_points')] = add_points
 
 
 def _interpolative_indices():
@@ -8324,13 +8349,30 @@ def _unmade_c_objects():
     by calling its class (copy_from_bbox makes them) had none, and a C++ TrapezoidMapTriFinder
     searched its tree before initialize() built it; both read through NULL (SIGSEGV). The
     region's class is not called by the code; the finder is made by matplotlib's own
-    TrapezoidMapTriFinder, which initializes it at once."""
+    TrapezoidMapTriFinder, which initializes it at once. An Agg renderer is made at 1 dpi at
+    least."""
     import os
     import matplotlib
     from matplotlib import _tri
     from matplotlib.backends import _backend_agg
 
     region = type(_backend_agg.RendererAgg(1, 1, 72).copy_from_bbox([0, 0, 1, 1]))
+
+    # (a renderer below 1 dpi made its hatch buffer 0 pixels wide, and a hatched patch
+    # wrapped its pattern modulo 0: SIGFPE)
+    def renderer_made(args, kwargs):
+        args, kwargs = list(args or ()), dict(kwargs or {})
+        if len(args) > 2:
+            dpi = args[2] = float(args[2])
+        elif 'dpi' in kwargs:
+            dpi = kwargs['dpi'] = float(kwargs['dpi'])
+        else:
+            return tuple(args), kwargs
+        if not dpi >= 1:
+            raise ValueError('dpi must be at least 1 (was %r)' % (dpi,))
+        return tuple(args), kwargs
+
+    init_checks[_backend_agg.RendererAgg] = renderer_made
 
     def refuse(args, kwargs):
         raise TypeError('a BufferRegion is made by copy_from_bbox, not by its class')
@@ -9341,12 +9383,44 @@ def _pil_descriptors(Image):
     real_point = Image.Image.point
 
     def point(self, lut, mode=None):
-        if isinstance(mode, str) and mode.startswith('I;16'):
+        if isinstance(mode, str) and mode.startswith(('I;16', 'BGR;')):
             raise ValueError('point operation to mode %s is not supported' % mode)
         return real_point(self, lut, mode)
 
     point.__doc__ = real_point.__doc__
     Image.Image.point = point
+    # Images of the BGR;15, BGR;16 and BGR;24 modes have no pixel access: getdata()[i] and
+    # floodfill called through a NULL accessor (SIGSEGV). No image is made in those modes (a
+    # file's BGR raw data still decodes into RGB).
+    def no_bgr(mode):
+        if isinstance(mode, str) and mode.startswith('BGR;'):
+            raise ValueError('mode %s is not supported in the sandbox: use RGB (its raw BGR '
+                             'data decodes into RGB)' % mode)
+
+    real_new, real_convert = Image.new, Image.Image.convert
+    real_frombuffer, real_frombytes = Image.frombuffer, Image.frombytes
+
+    def new(mode, size, color=0):
+        no_bgr(mode)
+        return real_new(mode, size, color)
+
+    def convert(self, mode=None, *args, **kwargs):
+        no_bgr(mode)
+        return real_convert(self, mode, *args, **kwargs)
+
+    def frombuffer(mode, size, data, decoder_name='raw', *args):
+        no_bgr(mode)
+        return real_frombuffer(mode, size, data, decoder_name, *args)
+
+    def frombytes(mode, size, data, decoder_name='raw', *args):
+        no_bgr(mode)
+        return real_frombytes(mode, size, data, decoder_name, *args)
+
+    for f, real in ((new, real_new), (convert, real_convert), (frombuffer, real_frombuffer),
+                    (frombytes, real_frombytes)):
+        f.__doc__, f.__module__ = real.__doc__, real.__module__
+    Image.new, Image.Image.convert = new, convert
+    Image.frombuffer, Image.frombytes = frombuffer, frombytes
     real_open = Image.open
 
     def open(fp, mode='r', formats=None):
