@@ -1924,6 +1924,32 @@ Test(pylayer, warnings_are_shown_by_the_code_s_showwarning_and_formatwarning)
 	e2e_stop();
 }
 
+/* A warning shows the line that warned under its header, as CPython does (none was shown:
+ * the code's text is no file), from the call whose code runs it: a function an earlier call
+ * defined shows its own line, not the line of that number in the current call. A stack printed
+ * by the traceback module shows its lines too. */
+Test(pylayer, warnings_show_the_line_that_warned)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_ok("import warnings\nwarnings.simplefilter('always')\n"
+	           "def f():\n    warnings.warn('from f', stacklevel=1)\n"
+	           "warnings.warn('top', DeprecationWarning)");
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"),
+	                 "<code>:5: DeprecationWarning: top\n"
+	                 "  warnings.warn('top', DeprecationWarning)\n",
+	                 "%s", mcpc_json(r));
+	r = e2e_ok("x = 1\ny = 2\nz = 3\nf()\nimport traceback\ntraceback.print_stack()");
+	cr_assert_str_eq(mcpc_sc_str(r, "stderr"),
+	                 "<code>:4: UserWarning: from f\n"
+	                 "  warnings.warn('from f', stacklevel=1)\n"
+	                 "  File \"<code>\", line 6, in <module>\n"
+	                 "    traceback.print_stack()\n",
+	                 "%s", mcpc_json(r));
+	e2e_stop();
+}
+
 /* The C warn loop walks the warnings module's filters list borrowed and runs the code's there
  * (a category's metaclass __subclasscheck__, a message pattern's match): a catch_warnings exit
  * had made the code's own list the module's filters, a nested warn() in the callback replaced

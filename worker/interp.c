@@ -1127,6 +1127,10 @@ int interp_init(const struct zygote_config *cfg)
 		report_python_error("adding the timing commands");
 		return -1;
 	}
+	if (pyresult_linecache_install() < 0) {
+		report_python_error("finding the code's lines for warnings");
+		return -1;
+	}
 	if (python_layer) {
 		if (pymodguard_init() < 0) {
 			report_python_error("guarding the real modules");

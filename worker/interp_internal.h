@@ -387,6 +387,9 @@ int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *tr
 void pyresult_error(struct run_outcome *out, PyObject *exc, const char *src, size_t max);
 /* The running call's source (NULL after it), for the traceback view's lines of its frames. */
 void pyresult_call_source(const char *src);
+/* linecache.getline finds a line of the code's through the frames running it (warnings show
+ * the code's line under their own). 0, or -1 with an exception. */
+int pyresult_linecache_install(void);
 /* The running call's rewrite of a notebook command moved line lineno's statement: from column
  * from on, the compiled line's columns are delta right of the text's (tracebacks mark the
  * text's). */

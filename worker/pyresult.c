@@ -1528,6 +1528,75 @@ int pyresult_value(struct run_outcome *out, PyObject *value, size_t max, int *tr
 
 /* ---- traceback, as user code sees it --------------------------------------------------- */
 
+/* linecache.getline as the warnings module's formatter (and traceback's stack summaries) call
+ * it: a line of the code's (<code>) is the line of a frame on the stack now running that line,
+ * from the source of the call that frame's code came from (so a function an earlier call
+ * defined shows its own call's line); none is found for a line no frame runs now (a traceback
+ * already unwound: its own view shows those lines). Any other file is linecache's own. */
+static PyObject *linecache_getline_real;
+
+static PyObject *code_getline(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *filename =
+	    PyTuple_Check(args) && PyTuple_GET_SIZE(args) >= 2 ? PyTuple_GET_ITEM(args, 0) : NULL;
+	PyObject *lineno_obj = filename ? PyTuple_GET_ITEM(args, 1) : NULL;
+	PyObject *line, *r;
+	PyFrameObject *f;
+	const char *src = NULL, *p, *e;
+	long lineno;
+
+	(void)self;
+	if (!filename || !PyUnicode_CheckExact(filename) || !PyLong_CheckExact(lineno_obj) ||
+	    PyUnicode_CompareWithASCIIString(filename, INTERP_FILENAME) != 0)
+		return PyObject_Call(linecache_getline_real, args, kw);
+	lineno = PyLong_AsLong(lineno_obj);
+	if (lineno < 1) {
+		PyErr_Clear();
+		return PyUnicode_FromString("");
+	}
+	for (f = PyThreadState_GetFrame(PyThreadState_Get()); f && !src;) {
+		PyCodeObject *co = PyFrame_GetCode(f);
+		PyFrameObject *back;
+
+		if (PyUnicode_Check(co->co_filename) &&
+		    PyUnicode_CompareWithASCIIString(co->co_filename, INTERP_FILENAME) == 0 &&
+		    PyFrame_GetLineNumber(f) == lineno)
+			src = source_of(co, call_source);
+		Py_DECREF(co);
+		back = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = back;
+	}
+	Py_XDECREF(f);
+	if (!src || !(p = pyresult_line_at(src, lineno)) || !*p)
+		return PyUnicode_FromString("");
+	e = p + strcspn(p, "\r\n");
+	line = PyUnicode_DecodeUTF8(p, e - p, "replace");
+	r = line ? PyUnicode_FromFormat("%U\n", line) : NULL;
+	Py_XDECREF(line);
+	return r;
+}
+
+static PyMethodDef code_getline_def = {"getline", (PyCFunction)(void (*)(void))code_getline,
+                                       METH_VARARGS | METH_KEYWORDS,
+                                       "The line lineno of the file filename, as text."};
+
+int pyresult_linecache_install(void)
+{
+	PyObject *lc = PyImport_ImportModule("linecache"), *f;
+	int rc = -1;
+
+	if (!lc)
+		return -1;
+	if ((linecache_getline_real = PyObject_GetAttrString(lc, "getline")) != NULL &&
+	    (f = PyCFunction_New(&code_getline_def, NULL)) != NULL) {
+		rc = PyObject_SetAttrString(lc, "getline", f);
+		Py_DECREF(f);
+	}
+	Py_DECREF(lc);
+	return rc;
+}
+
 void pyresult_call_source(const char *src)
 {
 	call_source = src;
