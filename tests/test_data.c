@@ -12822,3 +12822,65 @@ Test(data, incremental_hulls_bgr_images_and_sub_pixel_dpi_are_refused)
 	e2e_expect_result("1 + 1", "2");
 	e2e_stop();
 }
+
+/* A keyword named by a str subclass whose __hash__ and __eq__ hide it from a check's lookup
+ * (the callee still takes it by its characters): ndarray's strides over a buffer (an array
+ * over any address: an immutable bytes rewritten), an interval tree node's right (read past).
+ * Each check sees the keyword, by ** and by a partial's keywords. */
+Test(data, keyword_names_of_str_subclasses_reach_the_checks)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import functools\n"
+	    "import numpy as np, pandas as pd\n"
+	    "victim = bytes(b'VICTIM-BYTES-OBJECT-IMMUTABLE!!!')\n"
+	    "buf = bytearray(64)\n"
+	    "calls = [0]\n"
+	    "class K(str):\n"
+	    "    def __hash__(self):\n"
+	    "        return hash(str(self))\n"
+	    "    def __eq__(self, other):\n"
+	    "        calls[0] += 1\n"
+	    "        return calls[0] > 1\n"
+	    "lo = np.byte_bounds(np.frombuffer(buf, dtype=np.uint8))[0]\n"
+	    "D = (id(victim) + 32) - lo\n"
+	    "S = -(1 << 63) if D < 0 else (1 << 63) - 1\n"
+	    "out = []\n"
+	    "def t(f):\n"
+	    "    calls[0] = 0\n"
+	    "    try:\n"
+	    "        a = f()\n"
+	    "        a[1, 0, :6] = np.frombuffer(b'HACKED', dtype=np.uint8)\n"
+	    "        out.append('made')\n"
+	    "    except (ValueError, TypeError, IndexError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "t(lambda: np.ndarray((2, 2, 32), np.uint8, buf, 0, **{K('strides'): (D, S, 1)}))\n"
+	    "p = functools.partial(np.ndarray, (2, 2, 32), np.uint8, buf, 0)\n"
+	    "p.keywords[K('strides')] = (D, S, 1)\n"
+	    "t(p)\n"
+	    "N = type(pd.IntervalIndex.from_breaks(np.arange(3))._engine.root)\n"
+	    "def node(**kw):\n"
+	    "    calls[0] = 0\n"
+	    "    try:\n"
+	    "        N(np.zeros(32, dtype=np.int64), indices=np.arange(32), leaf_size=1, **kw)\n"
+	    "        return 'made'\n"
+	    "    except (ValueError, IndexError) as e:\n"
+	    "        return type(e).__name__\n"
+	    "right = np.full(64, 5, dtype=np.int64)[:1]\n"
+	    "out.append(node(**{K('right'): right}))\n"
+	    "q = functools.partial(N, np.zeros(32, dtype=np.int64), indices=np.arange(32),\n"
+	    "                      leaf_size=1)\n"
+	    "q.keywords[K('right')] = right\n"
+	    "try:\n"
+	    "    calls[0] = 0\n"
+	    "    q()\n"
+	    "    out.append('made')\n"
+	    "except (ValueError, IndexError) as e:\n"
+	    "    out.append(type(e).__name__)\n"
+	    "ok = np.ndarray((2, 4), np.uint8, buf, 0, **{K('strides'): (4, 1)})\n"
+	    "[out, victim.decode(), ok.shape]",
+	    "[[\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\"],"
+	    "\"VICTIM-BYTES-OBJECT-IMMUTABLE!!!\",[2,4]]");
+	e2e_expect_result("1 + 1", "2");
+	e2e_stop();
+}

@@ -1950,6 +1950,58 @@ Test(pylayer, warnings_show_the_line_that_warned)
 	e2e_stop();
 }
 
+/* A call's **mapping reaches the callee with its keyword names exact str (a str subclass's
+ * __hash__ and __eq__ hid a keyword from a guard's lookup that the callee still took by its
+ * characters); everything else about ** is as CPython's: any mapping, duplicate names, keys
+ * that are not strings, a class's keywords. */
+Test(pylayer, keyword_mappings_reach_calls_with_plain_names)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "from collections.abc import Mapping\n"
+	    "class M(Mapping):\n"
+	    "    def __init__(self, d):\n"
+	    "        self.d = d\n"
+	    "    def __getitem__(self, k):\n"
+	    "        return self.d[k]\n"
+	    "    def __iter__(self):\n"
+	    "        return iter(self.d)\n"
+	    "    def __len__(self):\n"
+	    "        return len(self.d)\n"
+	    "class S(str):\n"
+	    "    def __eq__(self, o):\n"
+	    "        return str.__eq__(self, o)\n"
+	    "    __hash__ = str.__hash__\n"
+	    "class T(str):\n"
+	    "    def __eq__(self, o):\n"
+	    "        return False\n"
+	    "    def __hash__(self):\n"
+	    "        return 7\n"
+	    "def f(*a, **k):\n"
+	    "    return sorted((type(n).__name__, n, v) for n, v in k.items())\n"
+	    "out = [f(**{'a': 1}), f(**M({'b': 2})), dict(**{'c': 3}, d=4), 2 ** 10, f(**{S('z'): "
+	    "5})]\n"
+	    "for bad in [lambda: f(**1), lambda: f(a=1, **{'a': 2}), lambda: f(**{1: 2}),\n"
+	    "            lambda: f(**{'a': 1}, **{'a': 2}), lambda: f(**{'q': 1, T('q'): 2})]:\n"
+	    "    try:\n"
+	    "        bad()\n"
+	    "    except TypeError as e:\n"
+	    "        out.append(str(e))\n"
+	    "class B:\n"
+	    "    def __init_subclass__(cls, **kw):\n"
+	    "        cls.kw = sorted(kw)\n"
+	    "class C(B, **{'p': 1}):\n"
+	    "    pass\n"
+	    "out + [C.kw]",
+	    "[[[\"str\",\"a\",1]],[[\"str\",\"b\",2]],{\"c\":3,\"d\":4},1024,[[\"str\",\"z\",5]],"
+	    "\"argument after ** must be a mapping, not int\","
+	    "\"__main__.f() got multiple values for keyword argument 'a'\","
+	    "\"keywords must be strings\","
+	    "\"__main__.f() got multiple values for keyword argument 'a'\","
+	    "\"got multiple values for keyword argument 'q'\",[\"p\"]]");
+	e2e_stop();
+}
+
 /* The C warn loop walks the warnings module's filters list borrowed and runs the code's there
  * (a category's metaclass __subclasscheck__, a message pattern's match): a catch_warnings exit
  * had made the code's own list the module's filters, a nested warn() in the callback replaced

@@ -1223,6 +1223,7 @@ enum ast_cls {
 	AST_LOAD,
 	AST_STORE,
 	AST_ATTRIBUTE,
+	AST_KEYWORD,
 	AST_N
 };
 static const char *const ast_names[AST_N] = {
@@ -1242,6 +1243,7 @@ static const char *const ast_names[AST_N] = {
     [AST_LOAD] = "Load",
     [AST_STORE] = "Store",
     [AST_ATTRIBUTE] = "Attribute",
+    [AST_KEYWORD] = "keyword",
 };
 static PyTypeObject *ast_classes[AST_N];
 /* The attributes that place an expression or a statement in the source. */
@@ -1423,12 +1425,31 @@ static int names_refused_read(const char *src)
 	return 0;
 }
 
+/* A call's **mapping (a keyword node without a name) through <kwargs>(mapping): its names
+ * reach the callee as exact str, so that a str subclass's __hash__ and __eq__ cannot hide a
+ * keyword from a guard's lookup that the callee still takes by its characters. */
+static int kwargs_plain(PyObject *dict)
+{
+	PyObject *arg = PyDict_GetItemString(dict, "arg"), *value, *call;
+	int rc;
+
+	if (arg != Py_None || !(value = PyDict_GetItemString(dict, "value")))
+		return 0;
+	call = ast_node(
+	    AST_CALL, value, "(N[O][])",
+	    ast_node(AST_NAME, value, "(sN)", PYLAYER_PLAIN_KWARGS, ast_node(AST_LOAD, NULL, "()")),
+	    value);
+	rc = call ? PyDict_SetItemString(dict, "value", call) : -1;
+	Py_XDECREF(call);
+	return rc;
+}
+
 /* __import__ must stay in the builtins for import statements; a name load of it in user
  * code becomes a name that does not exist, so it raises NameError at run time (hide_import);
- * and reads of attributes the rules refuse become calls that refuse them when they run
- * (refused_reads). Every node of the tree is visited from a stack of its own (a long chain of
- * operators is deep). */
-static int names_rewrite(PyObject *tree, int hide_import, int refused_reads)
+ * reads of attributes the rules refuse become calls that refuse them when they run
+ * (refused_reads); a call's **mapping goes through kwargs_plain (plain_kwargs). Every node of
+ * the tree is visited from a stack of its own (a long chain of operators is deep). */
+static int names_rewrite(PyObject *tree, int hide_import, int refused_reads, int plain_kwargs)
 {
 	PyObject *stack = PyList_New(0), *hidden = NULL;
 	int rc = stack && PyList_Append(stack, tree) == 0 ? 0 : -1;
@@ -1441,7 +1462,9 @@ static int names_rewrite(PyObject *tree, int hide_import, int refused_reads)
 		rc = PyList_SetSlice(stack, n - 1, n, NULL);
 		if (rc == 0)
 			dict = PyObject_GenericGetDict(node, NULL);
-		if (!dict) {
+		if (dict && plain_kwargs && Py_IS_TYPE(node, ast_classes[AST_KEYWORD]))
+			rc = kwargs_plain(dict);
+		if (!dict || rc < 0) {
 			rc = -1;
 		} else if (Py_IS_TYPE(node, ast_classes[AST_NAME])) {
 			v = hide_import ? PyDict_GetItemString(dict, "id") : NULL;
@@ -1733,13 +1756,15 @@ static int program_build(const char *src, struct program *p)
 	 * ASCII may be one (NFKC), and __import__ as a name is hidden. */
 	int refused = python_layer && (!ascii || names_refused_read(src));
 	int hide = python_layer && (!ascii || strstr(src, "__import__"));
+	/* (a call's **mapping; a power operator sends the program this way too) */
+	int kwargs = python_layer && strstr(src, "**");
 
 #ifdef SAFEPY_C_PARSER
 	/* Nothing to rewrite: built from the parser's C tree, no ast object made. The parser
 	 * folds identifiers to NFKC (fullwidth letters spell __import__ too): source with bytes
 	 * beyond ASCII goes through the ast objects, whose names are checked as the parser made
 	 * them. */
-	if (!python_layer || (!strstr(src, "import") && !refused)) {
+	if (!python_layer || (!strstr(src, "import") && !refused && !kwargs)) {
 		if (pycompile_program(src, INTERP_FILENAME, RESULT_TMP, &p->body, &p->last_expr,
 		                      &p->assign, &p->aug_name) < 0)
 			return -1;
@@ -1756,7 +1781,7 @@ static int program_build(const char *src, struct program *p)
 	tree = Py_CompileStringExFlags(src, INTERP_FILENAME, Py_file_input, &flags, -1);
 	if (!tree)
 		return -1;
-	if ((refused || hide) && names_rewrite(tree, hide, refused) < 0)
+	if ((refused || hide || kwargs) && names_rewrite(tree, hide, refused, kwargs) < 0)
 		goto out;
 	body = ast_field(tree, "body");
 	if (!body || !PyList_CheckExact(body))

@@ -20,6 +20,7 @@
  * (a refusal in a branch never taken no longer refuses the whole program). */
 #define PYLAYER_OBJECT_DICT  " safepy dict"
 #define PYLAYER_REFUSED_ATTR " safepy refused"
+#define PYLAYER_PLAIN_KWARGS " safepy kwargs"
 
 /* ---- pylayer.c: the Python layer ---- */
 

@@ -307,7 +307,24 @@ fail:
 	return -1;
 }
 
+static PyObject *ndarray_new_over_plain(PyTypeObject *t, PyObject *args, PyObject *kw);
+
+/* (keywords by their characters: a str subclass's could hide strides or buffer from the
+ * lookups, which numpy still takes) */
 static PyObject *ndarray_new_over(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	PyObject *kwp, *r;
+
+	if (!pylayer_armed() || !kw)
+		return ndarray_new_over_plain(t, args, kw);
+	if (!(kwp = pylayer_plain_kwargs(kw)))
+		return NULL;
+	r = ndarray_new_over_plain(t, args, kwp);
+	Py_DECREF(kwp);
+	return r;
+}
+
+static PyObject *ndarray_new_over_plain(PyTypeObject *t, PyObject *args, PyObject *kw)
 {
 	Py_ssize_t n = args && PyTuple_Check(args) ? PyTuple_GET_SIZE(args) : 0;
 	PyObject *given[ND_ARGS] = {NULL}, *args2 = NULL, *kw2 = NULL, *r = NULL, *v, *has;
@@ -700,7 +717,7 @@ static PyObject *resize_plain(PyObject *self, PyObject *args, PyObject *kw);
 
 static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *plain, *r;
+	PyObject *plain, *r, *kwp = NULL;
 
 	/* (no shape, or None: numpy changes nothing) */
 	if (!pylayer_armed() || (PyTuple_Check(args) && (PyTuple_GET_SIZE(args) == 0 ||
@@ -712,8 +729,14 @@ static PyObject *resize_checked(PyObject *self, PyObject *args, PyObject *kw)
 	 * counted two and gave numpy one, V58a H1), and numpy given that. */
 	if (!(plain = resize_args_plain(args)))
 		return NULL;
+	/* (keywords by their characters: a str subclass's could hide refcheck from the lookup) */
+	if (kw && !(kw = kwp = pylayer_plain_kwargs(kw))) {
+		Py_DECREF(plain);
+		return NULL;
+	}
 	r = resize_plain(self, plain, kw);
 	Py_DECREF(plain);
+	Py_XDECREF(kwp);
 	return r;
 }
 
@@ -5264,11 +5287,15 @@ static int own_bit_generator(PyObject *v)
 static int random_init(int which, PyObject *self, PyObject *args, PyObject *kw)
 {
 	static const char *const names[2] = {"seed", "bit_generator"};
-	PyObject *v =
-	    args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0
+	PyObject *v, *kwp = NULL;
+	int rc;
+
+	/* (keywords by their characters: a str subclass's could hide one from the lookup) */
+	if (pylayer_armed() && kw && !(kw = kwp = pylayer_plain_kwargs(kw)))
+		return -1;
+	v = args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0
 	        ? PyTuple_GET_ITEM(args, 0)
 	        : (kw && PyDict_Check(kw) ? PyDict_GetItemString(kw, names[which]) : NULL);
-
 	if (pylayer_armed() && !own_bit_generator(v ? v : Py_None) &&
 	    (which == 1 || (v && (Py_TYPE(v)->tp_flags & Py_TPFLAGS_HEAPTYPE)))) {
 		PyErr_SetString(PyExc_TypeError,
@@ -5276,9 +5303,12 @@ static int random_init(int which, PyObject *self, PyObject *args, PyObject *kw)
 		                    ? "Generator takes one of numpy's bit generators in the sandbox"
 		                    : "RandomState takes a seed (None, an int or ints) or one of "
 		                      "numpy's bit generators in the sandbox");
+		Py_XDECREF(kwp);
 		return -1;
 	}
-	return random_init_real[which](self, args, kw);
+	rc = random_init_real[which](self, args, kw);
+	Py_XDECREF(kwp);
+	return rc;
 }
 
 static int random_state_init(PyObject *self, PyObject *args, PyObject *kw)
@@ -5654,8 +5684,13 @@ static int init_checked_call(PyObject *self, PyObject *args, PyObject *kw)
 			continue;
 		if (!pylayer_armed())
 			return init_checked[i].real(self, args, kw);
+		/* (the check and the class both get the keywords by their characters: a str
+		 * subclass's could hide one from the check's lookup) */
+		if (kw && !(kw = pylayer_plain_kwargs(kw)))
+			return -1;
 		r = PyObject_CallFunctionObjArgs(init_checked[i].check, args ? args : Py_None,
 		                                 kw ? kw : Py_None, NULL);
+		Py_XDECREF(kw);
 		if (!r)
 			return -1;
 		if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||
@@ -5728,8 +5763,12 @@ static PyObject *new_checked_call(PyTypeObject *t, PyObject *args, PyObject *kw)
 			continue;
 		if (!pylayer_armed())
 			return new_checked[i].real(t, args, kw);
+		/* (keywords by their characters, as for the init checks) */
+		if (kw && !(kw = pylayer_plain_kwargs(kw)))
+			return NULL;
 		r = PyObject_CallFunctionObjArgs(new_checked[i].check, args ? args : Py_None,
 		                                 kw ? kw : Py_None, NULL);
+		Py_XDECREF(kw);
 		if (!r)
 			return NULL;
 		if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||

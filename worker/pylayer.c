@@ -216,6 +216,66 @@ PyObject *pylayer_exact_str(PyObject *o, const char *what)
 	return NULL;
 }
 
+PyObject *pylayer_plain_kwargs(PyObject *kw)
+{
+	Py_ssize_t pos = 0;
+	PyObject *k, *v, *out;
+	int plain = 1;
+
+	if (!kw || !PyDict_Check(kw))
+		return Py_XNewRef(kw);
+	while (plain && PyDict_Next(kw, &pos, &k, &v))
+		plain = !PyUnicode_Check(k) || PyUnicode_CheckExact(k);
+	if (plain)
+		return Py_NewRef(kw);
+	if (!(out = PyDict_New()))
+		return NULL;
+	for (pos = 0; PyDict_Next(kw, &pos, &k, &v);) {
+		PyObject *e = PyUnicode_Check(k) ? PyUnicode_FromObject(k) : Py_NewRef(k);
+		int rc = -1;
+
+		/* (exact str keys compare by their characters alone; a key of another type is the
+		 * callee's to refuse, as CPython's calls do) */
+		if (e && PyUnicode_CheckExact(e) && PyDict_Contains(out, e) == 1)
+			PyErr_Format(PyExc_TypeError,
+			             "got multiple values for keyword argument '%U'", e);
+		else if (e)
+			rc = PyDict_SetItem(out, e, v);
+		Py_XDECREF(e);
+		if (rc < 0) {
+			Py_DECREF(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* The builtin the code's f(**m) calls m through (interp.c): m merged as CPython merges it, into
+ * a dict whose str keys are exact (pylayer_plain_kwargs). */
+static PyObject *merged_kwargs(PyObject *self, PyObject *m)
+{
+	PyObject *d, *out;
+
+	(void)self;
+	if (PyDict_CheckExact(m))
+		return pylayer_plain_kwargs(m);
+	if (!(d = PyDict_New()))
+		return NULL;
+	if (PyDict_Merge(d, m, 1) < 0) {
+		Py_DECREF(d);
+		if (PyErr_ExceptionMatches(PyExc_AttributeError) && !PyDict_Check(m)) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_TypeError,
+			             "argument after ** must be a mapping, not %.200s",
+			             Py_TYPE(m)->tp_name);
+		}
+		return NULL;
+	}
+	out = pylayer_plain_kwargs(d);
+	Py_DECREF(d);
+	return out;
+}
+
 static int attr_check(PyObject *name)
 {
 	const char *s, *why;
@@ -2082,6 +2142,8 @@ static PyMethodDef checked_defs[] = {
     {PYLAYER_OBJECT_DICT, dict_of, METH_O, "An object's __dict__, as the attribute rules give it."},
     {PYLAYER_REFUSED_ATTR, (PyCFunction)(void (*)(void))refused_attr, METH_FASTCALL,
      "The read of an attribute the rules refuse."},
+    {PYLAYER_PLAIN_KWARGS, merged_kwargs, METH_O,
+     "The keyword arguments of a call's **mapping, their names exact str."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -193,13 +193,19 @@ static PyObject *guarded_call(size_t g, PyObject *self, PyObject *args, PyObject
 {
 	Py_ssize_t n = PyTuple_GET_SIZE(args);
 	PyObject *stack[8], **argv = n + 1 <= 8 ? stack : PyMem_New(PyObject *, n + 1), *r = NULL;
-	PyObject *sep, *kw2 = NULL;
+	PyObject *sep, *kw2 = NULL, *kwp = NULL;
 	Py_ssize_t made = 0;
 	int typecode = 0;
 
 	if (!argv)
 		return PyErr_NoMemory();
 	argv[0] = self;
+	/* (keywords by their characters: a str subclass's could hide one from the lookup) */
+	if (pylayer_armed() && kw) {
+		if (!(kwp = pylayer_plain_kwargs(kw)))
+			goto out;
+		kw = kwp;
+	}
 	/* hex's separator given by name */
 	if (pylayer_armed() && guarded[g].fix == FIX_SEP && kw && PyDict_Check(kw) &&
 	    (sep = PyDict_GetItemString(kw, "sep"))) {
@@ -241,6 +247,7 @@ static PyObject *guarded_call(size_t g, PyObject *self, PyObject *args, PyObject
 	r = PyObject_VectorcallDict(guarded[g].real, argv, (size_t)n + 1, kw);
 out:
 	Py_XDECREF(kw2);
+	Py_XDECREF(kwp);
 	for (Py_ssize_t i = 0; i < made; i++)
 		Py_DECREF(argv[i + 1]);
 	if (argv != stack)
@@ -2942,37 +2949,55 @@ static PyObject *byte_values(PyObject *source)
 
 static int bytearray_init(PyObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *source = NULL, *values, *args2;
-	int rc;
+	PyObject *source = NULL, *plain = NULL, *args2 = NULL, *kw2 = NULL;
+	int rc = -1;
 
 	if (!pylayer_armed() || !PyTuple_Check(args))
 		return bytearray_init_real(self, args, kw);
+	/* (its keywords by their characters: a str subclass's could hide source from a lookup) */
+	if (kw && !(kw2 = pylayer_plain_kwargs(kw)))
+		return -1;
 	if (PyTuple_GET_SIZE(args) > 0)
 		source = PyTuple_GET_ITEM(args, 0);
-	else if (kw && PyDict_Check(kw))
-		source = PyDict_GetItemString(kw, "source");
-	if (!source || PyUnicode_Check(source) || PyIndex_Check(source) ||
-	    PyObject_CheckBuffer(source))
-		return bytearray_init_real(self, args, kw);
-	Py_INCREF(source);
-	values = byte_values(source);
-	Py_DECREF(source);
-	if (!values)
-		return -1;
-	if (PyTuple_GET_SIZE(args) > 0) {
-		args2 = PyTuple_GetSlice(args, 0, PyTuple_GET_SIZE(args));
-		if (args2)
-			Py_SETREF(((PyTupleObject *)args2)->ob_item[0], Py_NewRef(values));
-		rc = args2 ? bytearray_init_real(self, args2, kw) : -1;
-		Py_XDECREF(args2);
-	} else {
-		PyObject *kw2 = PyDict_Copy(kw);
-		rc = kw2 && PyDict_SetItemString(kw2, "source", values) == 0
-		         ? bytearray_init_real(self, args, kw2)
-		         : -1;
-		Py_XDECREF(kw2);
+	else if (kw2 && PyDict_Check(kw2))
+		source = PyDict_GetItemString(kw2, "source");
+	if (!source || PyUnicode_Check(source) || PyObject_CheckBuffer(source)) {
+		rc = bytearray_init_real(self, args, kw2);
+		goto out;
 	}
-	Py_DECREF(values);
+	Py_INCREF(source);
+	/* a count, as bytearray's own reads it (an __index__ raising TypeError makes the source
+	 * an iterable there too) */
+	if (PyIndex_Check(source)) {
+		Py_ssize_t count = PyNumber_AsSsize_t(source, PyExc_OverflowError);
+		if (count != -1 || !PyErr_Occurred())
+			plain = PyLong_FromSsize_t(count);
+		else if (PyErr_ExceptionMatches(PyExc_TypeError))
+			PyErr_Clear();
+	}
+	if (!plain && !PyErr_Occurred())
+		plain = byte_values(source);
+	Py_DECREF(source);
+	if (!plain)
+		goto out;
+	if (PyTuple_GET_SIZE(args) > 0) {
+		/* a new tuple: the caller's is not changed */
+		args2 = PyTuple_New(PyTuple_GET_SIZE(args));
+		for (Py_ssize_t i = 0; args2 && i < PyTuple_GET_SIZE(args); i++)
+			PyTuple_SET_ITEM(args2, i,
+			                 Py_NewRef(i == 0 ? plain : PyTuple_GET_ITEM(args, i)));
+		rc = args2 ? bytearray_init_real(self, args2, kw2) : -1;
+	} else {
+		PyObject *kw3 = PyDict_Copy(kw2);
+		rc = kw3 && PyDict_SetItemString(kw3, "source", plain) == 0
+		         ? bytearray_init_real(self, args, kw3)
+		         : -1;
+		Py_XDECREF(kw3);
+	}
+out:
+	Py_XDECREF(plain);
+	Py_XDECREF(args2);
+	Py_XDECREF(kw2);
 	return rc;
 }
 
@@ -5908,22 +5933,30 @@ static PyObject *reconfigure_real;
 static PyObject *reconfigure(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static const char *const names[] = {"encoding", "errors", NULL};
-	PyObject *r;
+	PyObject *r, *kwp = NULL;
 
+	/* (keywords by their characters: a str subclass's could hide one from the lookup) */
+	if (pylayer_armed() && kw && !(kw = kwp = pylayer_plain_kwargs(kw)))
+		return NULL;
 	if (pylayer_armed() && kw && PyDict_Check(kw))
 		for (const char *const *n = names; *n; n++) {
 			PyObject *v = PyDict_GetItemString(kw, *n);
-			if (v && v != Py_None && !PyUnicode_Check(v))
+			if (v && v != Py_None && !PyUnicode_Check(v)) {
+				Py_XDECREF(kwp);
 				return PyErr_Format(
 				    PyExc_TypeError,
 				    "reconfigure() argument '%s' must be str or None, "
 				    "not %.100s",
 				    *n, Py_TYPE(v)->tp_name);
+			}
 		}
-	if (text_enter(self, TEXT_RECONFIGURE) < 0)
+	if (text_enter(self, TEXT_RECONFIGURE) < 0) {
+		Py_XDECREF(kwp);
 		return NULL;
+	}
 	r = call_on(reconfigure_real, self, args, kw);
 	text_leave(self);
+	Py_XDECREF(kwp);
 	return r;
 }
 
@@ -7772,15 +7805,30 @@ static int buffered_fresh(int i, PyObject *self)
 	return 0;
 }
 
+static int buffered_init_plain(int i, PyObject *self, PyObject *args, PyObject *kw);
+
 static int buffered_init(int i, PyObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *raw = NULL, *wrapped, *args2 = NULL, *kw2 = NULL;
+	PyObject *kwp = NULL;
 	int rc;
 
 	if (!pylayer_armed())
 		return buffered_init_real[i](self, args, kw);
 	if (buffered_fresh(i, self) < 0)
 		return -1;
+	/* (keywords by their characters: a str subclass's could hide raw from the lookup) */
+	if (kw && !(kwp = pylayer_plain_kwargs(kw)))
+		return -1;
+	rc = buffered_init_plain(i, self, args, kwp);
+	Py_XDECREF(kwp);
+	return rc;
+}
+
+static int buffered_init_plain(int i, PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *raw = NULL, *wrapped, *args2 = NULL, *kw2 = NULL;
+	int rc;
+
 	if (PyTuple_GET_SIZE(args) > 0)
 		raw = PyTuple_GET_ITEM(args, 0);
 	else if (kw)
