@@ -56,6 +56,15 @@ pair_items = []
 mat_reader = []
 
 
+def _plain_names(kwargs):
+    """kwargs with its names exact str: a str subclass's __hash__ and __eq__ could hide a
+    keyword from a check's lookup that the compiled callee still takes by its characters (a
+    partial's keywords, a library forwarding a dict of the code's)."""
+    if all(type(k) is str for k in kwargs):
+        return kwargs
+    return {str.__str__(k) if isinstance(k, str) else k: v for k, v in kwargs.items()}
+
+
 def _tempfile():
     # tempfile finds its directory on first use by writing and removing a file in each
     # candidate: in a worker only the workspace takes the file, and it cannot be removed there,
@@ -1381,6 +1390,7 @@ def _json_numpy_decoder():
     raw = libjson.loads
 
     def loads(obj, *args, **kwargs):
+        kwargs = _plain_names(kwargs)
         numpy = args[1] if len(args) > 1 else kwargs.get('numpy', False)
         if numpy:
             raise ValueError("numpy=True is not available in the sandbox (pandas' numpy JSON "
@@ -2901,6 +2911,7 @@ def _masked_kernels(np):
         # _unique(self, values, uniques, count_prior, na_sentinel, na_value, ignore_na, mask,
         # return_inverse, use_result_mask): unique, factorize and get_labels call it.
         def _unique(self, values, *args, **kwargs):
+            kwargs = _plain_names(kwargs)
             mask = kwargs.get('mask', args[5] if len(args) > 5 else None)
             if mask is not None:
                 values, mask = converted(values, mask)
@@ -3090,6 +3101,7 @@ def _xml_by_etree(pd):
     read_real, to_real = pd.read_xml, pd.DataFrame.to_xml
 
     def read_xml(path_or_buffer, *, parser='etree', stylesheet=None, **kwargs):
+        kwargs = _plain_names(kwargs)
         no_stylesheet(stylesheet)
         xpath = kwargs.get('xpath')
         if isinstance(xpath, str) and xpath.startswith('//'):
@@ -4168,6 +4180,7 @@ def _axis_arguments():
 
     def normalised(f, pos):
         def g(*args, **kwargs):
+            kwargs = _plain_names(kwargs)
             if len(args) > pos:
                 args = args[:pos] + (plain(args[pos]),) + args[pos + 1:]
             elif 'axis' in kwargs:
@@ -6111,6 +6124,7 @@ def _sklearn_reductions():
 
     def checked(real):
         def compute(cls, X, Y, *args, **kwargs):
+            kwargs = _plain_names(kwargs)
             X, Y = converted(X, 'X'), converted(Y, 'Y')
             if X.shape[1] != Y.shape[1]:
                 raise ValueError('X has %d features, Y has %d: the distances need as many'
@@ -6858,6 +6872,7 @@ def _distance_inputs():
     # (any metric: scipy's names for it are many, 'mah', 'MAHAL' among them, and another
     # metric refuses a VI anyway; the arrays are converted once, here, and passed on)
     def vi_checked(n, kwargs):
+        kwargs = _plain_names(kwargs)
         if kwargs.get('VI') is not None:
             vi = np.array(kwargs['VI'], dtype=float)
             if n is not None and vi.shape != (n, n):
@@ -6870,6 +6885,7 @@ def _distance_inputs():
     validate_real = distance._validate_mahalanobis_kwargs
 
     def _validate_mahalanobis_kwargs(X, m, n, **kwargs):
+        kwargs = _plain_names(kwargs)
         kwargs = validate_real(X, m, n, **kwargs)
         vi = np.array(kwargs['VI'], dtype=np.double, order='C')
         if vi.shape != (n, n):
@@ -8962,6 +8978,7 @@ def _agg_checks():
         return np.ndarray.view(a, np.ndarray)
 
     def resample(input_array, output_array, transform, *args, **kwargs):
+        kwargs = _plain_names(kwargs)
         input_array = private(input_array)
         if isinstance(output_array, np.ndarray):
             output_array = private(output_array)
@@ -9851,6 +9868,7 @@ def _pil_core(Image):
     getmask2 = ImageFont.FreeTypeFont.getmask2
 
     def checked_getmask2(self, text, mode='', *args, **kwargs):
+        kwargs = _plain_names(kwargs)
         if 'fill' in kwargs or len(args) >= 1:
             raise TypeError("getmask2's fill is not taken in the sandbox (deprecated: the font "
                             "draws into an image it makes)")
