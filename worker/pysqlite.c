@@ -159,6 +159,9 @@ static const char guard_py[] =
     "        orig = getattr(cls, name)\n"
     "        def method(self, *args, **kwargs):\n"
     "            refuse(name + '()')\n"
+    /* (names by their characters: a str subclass's could hide target from the lookup) */
+    "            kwargs = {str.__str__(k) if isinstance(k, str) else k: v\n"
+    "                      for k, v in kwargs.items()}\n"
     "            held = (self,)\n"
     "            if name == 'backup':\n"
     "                held = (self, args[0] if args else kwargs.get('target'))\n"
