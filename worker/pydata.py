@@ -62,7 +62,9 @@ def _plain_names(kwargs):
     partial's keywords, a library forwarding a dict of the code's)."""
     if all(type(k) is str for k in kwargs):
         return kwargs
-    return {str.__str__(k) if isinstance(k, str) else k: v for k, v in kwargs.items()}
+    if not all(isinstance(k, str) for k in kwargs):
+        raise TypeError('keywords must be strings')
+    return {str.__str__(k): v for k, v in kwargs.items()}
 
 
 def _tempfile():

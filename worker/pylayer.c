@@ -225,18 +225,21 @@ PyObject *pylayer_plain_kwargs(PyObject *kw)
 	if (!kw || !PyDict_Check(kw))
 		return Py_XNewRef(kw);
 	while (plain && PyDict_Next(kw, &pos, &k, &v))
-		plain = !PyUnicode_Check(k) || PyUnicode_CheckExact(k);
+		plain = PyUnicode_CheckExact(k);
 	if (plain)
 		return Py_NewRef(kw);
 	if (!(out = PyDict_New()))
 		return NULL;
 	for (pos = 0; PyDict_Next(kw, &pos, &k, &v);) {
-		PyObject *e = PyUnicode_Check(k) ? PyUnicode_FromObject(k) : Py_NewRef(k);
+		PyObject *e = PyUnicode_Check(k) ? PyUnicode_FromObject(k) : NULL;
 		int rc = -1;
 
-		/* (exact str keys compare by their characters alone; a key of another type is the
-		 * callee's to refuse, as CPython's calls do) */
-		if (e && PyUnicode_CheckExact(e) && PyDict_Contains(out, e) == 1)
+		/* (a key that is no str is refused as CPython's calls refuse it, here: an object
+		 * hashing as a name and equal to it would hide it from a lookup as well; exact str
+		 * keys compare by their characters alone) */
+		if (!PyUnicode_Check(k))
+			PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+		else if (e && PyDict_Contains(out, e) == 1)
 			PyErr_Format(PyExc_TypeError,
 			             "got multiple values for keyword argument '%U'", e);
 		else if (e)
@@ -3251,6 +3254,25 @@ static const char library_fixes[] =
     "                module_type.__delattr__(self, name)\n"
     "        return WarningsModule\n"
     "    warnings.__class__ = _one_filters_list(type(warnings), warnings.filters)\n"
+    /* functools.partialmethod keeps its keywords in a dict of its own and calls its function
+     * with them: the code could fill it with a name of a str subclass whose __hash__ and
+     * __eq__ hide it from a guard's lookup. Its keywords are set with plain names (a copy)
+     * and read as a read-only view. */
+    "functools = sys.modules.get('functools')\n"
+    "if functools is not None and isinstance(getattr(functools, 'partialmethod', None), type):\n"
+    "    import types as _types\n"
+    "    def _plain_keywords(kw):\n"
+    "        out = {}\n"
+    "        for k, v in dict(kw).items():\n"
+    "            if not isinstance(k, str):\n"
+    "                raise TypeError('keywords must be strings')\n"
+    "            out[str.__str__(k)] = v\n"
+    "        return out\n"
+    "    def _get_keywords(self):\n"
+    "        return _types.MappingProxyType(self.__dict__['keywords'])\n"
+    "    def _set_keywords(self, kw):\n"
+    "        self.__dict__['keywords'] = _plain_keywords(kw)\n"
+    "    functools.partialmethod.keywords = property(_get_keywords, _set_keywords)\n"
     /* A codec's error handler answers a pair (replacement, position); the codec read its
      * input again from the exception after the handler returned, then dropped the pair: a
      * tuple subclass's __del__ gave the exception another object then, freeing the input the

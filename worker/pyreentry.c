@@ -2339,7 +2339,7 @@ static PyObject *partial_setstate_real, *partial_reduce;
 
 static PyObject *partial_setstate(PyObject *self, PyObject *state)
 {
-	PyObject *kw, *dict, *before, *r;
+	PyObject *kw, *dict, *before, *r, *plain, *state2;
 
 	if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 4 ||
 	    !PyCallable_Check(PyTuple_GET_ITEM(state, 0)) ||
@@ -2355,12 +2355,58 @@ static PyObject *partial_setstate(PyObject *self, PyObject *state)
 	before = PyObject_CallOneArg(partial_reduce, self);
 	if (!before)
 		return NULL;
-	r = PyObject_CallFunctionObjArgs(partial_setstate_real, self, state, NULL);
+	/* its keywords by their characters (pylayer_plain_kwargs) */
+	plain = kw == Py_None ? Py_NewRef(kw) : pylayer_plain_kwargs(kw);
+	state2 = plain ? PyTuple_Pack(4, PyTuple_GET_ITEM(state, 0), PyTuple_GET_ITEM(state, 1),
+	                              plain, PyTuple_GET_ITEM(state, 3))
+	               : NULL;
+	r = state2 ? PyObject_CallFunctionObjArgs(partial_setstate_real, self, state2, NULL) : NULL;
+	Py_XDECREF(state2);
+	Py_XDECREF(plain);
 	hold_until_end(before);
 	return r;
 }
 
 static PyMethodDef partial_setstate_def = {"__setstate__", partial_setstate, METH_O, NULL};
+
+/* A partial's keywords are given to its function by their characters: a str subclass's name
+ * whose __hash__ and __eq__ lie would hide a keyword from a guard's lookup, and its keywords
+ * dict was the object itself, which the code could fill after the partial was made. While
+ * armed a partial is made with plain names (pylayer_plain_kwargs), and its keywords read as a
+ * read-only view. */
+static newfunc partial_new_real;
+static PyObject *partial_keywords_real;
+
+static PyObject *partial_new(PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	PyObject *plain, *r;
+
+	if (!pylayer_armed() || !kw)
+		return partial_new_real(t, args, kw);
+	if (!(plain = pylayer_plain_kwargs(kw)))
+		return NULL;
+	r = partial_new_real(t, args, plain);
+	Py_DECREF(plain);
+	return r;
+}
+
+static PyObject *partial_keywords(PyObject *self, void *closure)
+{
+	descrgetfunc get = Py_TYPE(partial_keywords_real)->tp_descr_get;
+	PyObject *kw = get ? get(partial_keywords_real, self, (PyObject *)Py_TYPE(self)) : NULL, *r;
+
+	(void)closure;
+	if (!kw || !PyDict_Check(kw))
+		return kw;
+	r = PyDictProxy_New(kw);
+	Py_DECREF(kw);
+	return r;
+}
+
+static PyGetSetDef partial_keywords_def = {"keywords", partial_keywords, NULL,
+                                           "the keyword arguments a call of it is given, read "
+                                           "only",
+                                           NULL};
 
 static int partial_guard(void)
 {
@@ -2376,6 +2422,23 @@ static int partial_guard(void)
 	else if (t)
 		rc = replace_method((PyTypeObject *)t, "__setstate__", &partial_setstate_def,
 		                    &partial_setstate_real);
+	if (rc == 0) {
+		PyTypeObject *pt = (PyTypeObject *)t;
+		PyObject *d;
+
+		rc = -1;
+		partial_keywords_real = PyDict_GetItemString(pt->tp_dict, "keywords");
+		if (!partial_keywords_real || !pt->tp_new) {
+			PyErr_SetString(PyExc_TypeError, "functools.partial is not as known");
+		} else if ((d = PyDescr_NewGetSet(pt, &partial_keywords_def)) != NULL) {
+			Py_INCREF(partial_keywords_real);
+			rc = PyDict_SetItemString(pt->tp_dict, "keywords", d);
+			Py_DECREF(d);
+			partial_new_real = pt->tp_new;
+			pt->tp_new = partial_new;
+			PyType_Modified(pt);
+		}
+	}
 	Py_XINCREF(partial_reduce);
 	Py_XDECREF(t);
 	Py_XDECREF(f);

@@ -90,9 +90,10 @@ int pyimport_roots(struct ipc_roots *r);
  * of the user's decides a lookup), new reference; NULL with a TypeError naming what when o is
  * no str. */
 PyObject *pylayer_exact_str(PyObject *o, const char *what);
-/* kw (a call's keyword dict) with its str keys exact copies (a str subclass's __hash__ and
+/* kw (a call's keyword dict) with its keys exact str copies (a str subclass's __hash__ and
  * __eq__ could hide a keyword from a guard's lookup that the callee still takes by its
- * characters): kw itself when they are, else a new dict. New reference, or NULL. */
+ * characters; a key that is no str is refused, as CPython's calls refuse it): kw itself when
+ * they are, else a new dict. New reference, or NULL with a TypeError. */
 PyObject *pylayer_plain_kwargs(PyObject *kw);
 
 /* ---- pyfork.c ---- */
