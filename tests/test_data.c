@@ -11021,7 +11021,8 @@ Test(data, a_matrix_keeps_two_dimensions_under_the_code_that_makes_it)
  * numpy's matrix.__getitem__, and transposed a ravel view of one dimension: (16, 16) over 16
  * items (V61a H1). No view of a matrix of other than two dimensions is reshaped by the
  * finalize, and such a dictionary makes the finalize raise. The build before gives the
- * (16, 16) transposes. */
+ * (16, 16) transposes. Since a call's **mapping reaches its callee with exact str names, the
+ * key is plain before the bunch sets it: nothing of the code's runs, and nothing raises. */
 Test(data, a_matrix_s_getitem_is_read_without_running_the_code_s)
 {
 	start_data(NULL);
@@ -11051,7 +11052,7 @@ Test(data, a_matrix_s_getitem_is_read_without_running_the_code_s)
 	    "n = np.matrix(np.arange(4.0).reshape(2, 2))\n"
 	    "B.__init__(n, **{'plain': 1})\n"
 	    "[seen, sorted(set(errors)), n[1].tolist(), n.T.tolist()]\n",
-	    "[[],[\"ValueError _getitem\"],[[2.0,3.0]],[[0.0,2.0],[1.0,3.0]]]");
+	    "[[],[],[[2.0,3.0]],[[0.0,2.0],[1.0,3.0]]]");
 	e2e_stop();
 }
 
@@ -11104,7 +11105,9 @@ Test(data, a_scope_s_records_are_plain_by_their_keys)
  * and ran inside an own_arrays scope (a cast overflow in qhull's add_points): an array made
  * there counted as compiled code's own and was resized while np.concatenate held it (V63a
  * H1). Inside a scope, floating point errors and warnings are ignored; the code's settings are
- * back after. The build before resizes A to 71 items under a 65-item output. */
+ * back after. The build before resizes A to 71 items under a 65-item output. (Points added to
+ * qhull are now made doubles before its scope, and one past a double's range is refused there
+ * as NaN is: the cast no longer happens inside the scope at all.) */
 Test(data, numpy_s_error_hooks_do_not_run_inside_a_scope)
 {
 	start_data(NULL);
@@ -11143,7 +11146,7 @@ Test(data, numpy_s_error_hooks_do_not_run_inside_a_scope)
 	    "    r.append(np.geterr()['over'] == mode and np.geterrcall() is call)\n"
 	    "    np.seterr(all='ignore')\n"
 	    "[r, got, len(logged)]\n",
-	    "[[\"QhullError\",true,\"QhullError\",true],[],0]");
+	    "[[\"ValueError\",true,\"ValueError\",true],[],0]");
 	e2e_stop();
 }
 

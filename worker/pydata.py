@@ -2378,7 +2378,7 @@ def _groupby_kernels(np):
             # value's methods run inside the kernel (a Decimal's __ne__ in its null check, an
             # object's __add__ in a sum), and rewrote the code's labels between rows.
             args = [plain(v) for v in args]
-            kwargs = {k: plain(v) for k, v in kwargs.items()}
+            kwargs = {k: plain(v) for k, v in _plain_names(kwargs).items()}
             # (any buffer: an array.array of labels is the code's memory too)
             for i, p in enumerate(params[:len(args)]):
                 if p in positions and args[i] is not None and not isinstance(args[i], bool):
@@ -3415,6 +3415,7 @@ def _compiled_state():
              'relax', 'panel_size', 'options')
 
         def g(A, *args, **kwargs):
+            kwargs = _plain_names(kwargs)
             if len(args) > len(names) or not set(kwargs) <= set(names[len(args):]):
                 return f(A, *args, **kwargs)  # (refused by its signature: it reads nothing)
             given = dict(zip(names, args))
@@ -7903,6 +7904,7 @@ def _cspline2d_checks(np, _spline):
     check_row = _spline.symiirorder2
 
     def cspline2d(input, lambda_=0.0, precision=-1.0, **kw):
+        kw = _plain_names(kw)
         if 'lambda' in kw:
             lambda_ = kw.pop('lambda')
         if kw:
