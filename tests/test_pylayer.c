@@ -1999,6 +1999,12 @@ Test(pylayer, keyword_mappings_reach_calls_with_plain_names)
 	    "\"keywords must be strings\","
 	    "\"__main__.f() got multiple values for keyword argument 'a'\","
 	    "\"got multiple values for keyword argument 'q'\",[\"p\"]]");
+	/* A program that imports nothing is compiled on the parser's fast path unless it may
+	 * unpack a mapping: a ** after a comment or a continued line is one, each alone. */
+	e2e_expect_result("f(1,\n**{S('y'): 1}), 3**2", "[[[\"str\",\"y\",1]],9]");
+	e2e_expect_result("f(1, # c\n **{S('x'): 2}), (1)**2", "[[[\"str\",\"x\",2]],1]");
+	e2e_expect_result("f(1, \\\n\t**{S('w'): 3}), [2][0] ** 3", "[[[\"str\",\"w\",3]],8]");
+	e2e_expect_result("f(1,**{S('v'): 4}), 2.**2", "[[[\"str\",\"v\",4]],4.0]");
 	e2e_stop();
 }
 

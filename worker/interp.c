@@ -1742,6 +1742,23 @@ static int ascii_only(const char *s)
 	return 1;
 }
 
+/* Whether the text may hold a call's **mapping: a "**" that follows "(" or "," on its line, or
+ * starts a line (a comment or a continued line between). A power operator follows an operand
+ * (a name, a number, a closing bracket) and keeps the program on the parser's fast path. */
+static int kwargs_unpacked(const char *src)
+{
+	const char *p, *q;
+
+	for (p = strstr(src, "**"); p; p = strstr(p + 2, "**")) {
+		for (q = p; q > src && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\f'); q--)
+			;
+		if (q == src || !(isalnum((unsigned char)q[-1]) || q[-1] == '_' || q[-1] == ')' ||
+		                  q[-1] == ']' || q[-1] == '}'))
+			return 1;
+	}
+	return 0;
+}
+
 static int program_build(const char *src, struct program *p)
 {
 	/* The code came as text (JSON), sent on as UTF-8: a coding declaration in it is a
@@ -1756,8 +1773,7 @@ static int program_build(const char *src, struct program *p)
 	 * ASCII may be one (NFKC), and __import__ as a name is hidden. */
 	int refused = python_layer && (!ascii || names_refused_read(src));
 	int hide = python_layer && (!ascii || strstr(src, "__import__"));
-	/* (a call's **mapping; a power operator sends the program this way too) */
-	int kwargs = python_layer && strstr(src, "**");
+	int kwargs = python_layer && kwargs_unpacked(src);
 
 #ifdef SAFEPY_C_PARSER
 	/* Nothing to rewrite: built from the parser's C tree, no ast object made. The parser
