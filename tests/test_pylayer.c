@@ -1987,6 +1987,13 @@ Test(pylayer, keyword_mappings_reach_calls_with_plain_names)
 	    "        bad()\n"
 	    "    except TypeError as e:\n"
 	    "        out.append(str(e))\n"
+	    "class K:\n"
+	    "    def keys(self):\n"
+	    "        raise AttributeError('inner')\n"
+	    "try:\n"
+	    "    f(**K())\n"
+	    "except TypeError as e:\n"
+	    "    out.append(str(e))\n"
 	    "class B:\n"
 	    "    def __init_subclass__(cls, **kw):\n"
 	    "        cls.kw = sorted(kw)\n"
@@ -1998,13 +2005,30 @@ Test(pylayer, keyword_mappings_reach_calls_with_plain_names)
 	    "\"__main__.f() got multiple values for keyword argument 'a'\","
 	    "\"keywords must be strings\","
 	    "\"__main__.f() got multiple values for keyword argument 'a'\","
-	    "\"got multiple values for keyword argument 'q'\",[\"p\"]]");
+	    "\"got multiple values for keyword argument 'q'\",\"argument after ** must be a "
+	    "mapping, not K\",[\"p\"]]");
 	/* A program that imports nothing is compiled on the parser's fast path unless it may
 	 * unpack a mapping: a ** after a comment or a continued line is one, each alone. */
 	e2e_expect_result("f(1,\n**{S('y'): 1}), 3**2", "[[[\"str\",\"y\",1]],9]");
 	e2e_expect_result("f(1, # c\n **{S('x'): 2}), (1)**2", "[[[\"str\",\"x\",2]],1]");
 	e2e_expect_result("f(1, \\\n\t**{S('w'): 3}), [2][0] ** 3", "[[[\"str\",\"w\",3]],8]");
 	e2e_expect_result("f(1,**{S('v'): 4}), 2.**2", "[[[\"str\",\"v\",4]],4.0]");
+	/* A partialmethod's keywords: set as a plain copy, read as a read-only view. */
+	e2e_expect_result(
+	    "import functools\n"
+	    "pm = functools.partialmethod(f)\n"
+	    "pm.keywords = {S('z'): 3}\n"
+	    "class P:\n"
+	    "    m = pm\n"
+	    "out = [P().m()]\n"
+	    "for bad in [lambda: pm.keywords.update({S('y'): 1}),\n"
+	    "            lambda: setattr(pm, 'keywords', {1: 2})]:\n"
+	    "    try:\n"
+	    "        bad()\n"
+	    "    except (TypeError, AttributeError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "out + [P().m()]",
+	    "[[[\"str\",\"z\",3]],\"AttributeError\",\"TypeError\",[[\"str\",\"z\",3]]]");
 	e2e_stop();
 }
 

@@ -6262,7 +6262,7 @@ int pydata_init(void)
 {
 	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
 	         *r = NULL, *prepare, *pyplot, *vars = NULL, *tb = NULL, *checked = NULL,
-	         *own = NULL;
+	         *own = NULL, *plain = NULL;
 	char *source = source_for_these_modules();
 	int rc = -1;
 
@@ -6273,7 +6273,9 @@ int pydata_init(void)
 	    !(checked = PyCFunction_New(&geometry_setter_def, NULL)) ||
 	    PyDict_SetItemString(g, "geometry_setter", checked) < 0 ||
 	    !(own = PyCFunction_New(&own_arrays_def, NULL)) ||
-	    PyDict_SetItemString(g, "own_arrays", own) < 0)
+	    PyDict_SetItemString(g, "own_arrays", own) < 0 ||
+	    !(plain = pylayer_plain_kwargs_function()) ||
+	    PyDict_SetItemString(g, "_plain_names", plain) < 0)
 		goto out;
 	code = Py_CompileString(source ? source : pydata_py, "<safepy data>", Py_file_input);
 	r = code ? PyEval_EvalCode(code, g, g) : NULL;
@@ -6309,6 +6311,7 @@ out:
 	Py_XDECREF(tb);
 	Py_XDECREF(checked);
 	Py_XDECREF(own);
+	Py_XDECREF(plain);
 	Py_XDECREF(r);
 	Py_XDECREF(code);
 	Py_XDECREF(name);

@@ -56,15 +56,10 @@ pair_items = []
 mat_reader = []
 
 
-def _plain_names(kwargs):
-    """kwargs with its names exact str: a str subclass's __hash__ and __eq__ could hide a
-    keyword from a check's lookup that the compiled callee still takes by its characters (a
-    partial's keywords, a library forwarding a dict of the code's)."""
-    if all(type(k) is str for k in kwargs):
-        return kwargs
-    if not all(isinstance(k, str) for k in kwargs):
-        raise TypeError('keywords must be strings')
-    return {str.__str__(k): v for k, v in kwargs.items()}
+# _plain_names(kwargs): kwargs with its names exact str (pydata.c gives it, pylayer.c's): a str
+# subclass's __hash__ and __eq__ could hide a keyword from a check's lookup that the compiled
+# callee still takes by its characters (a partial's keywords, a library forwarding a dict of the
+# code's); a key that is no str is refused.
 
 
 def _tempfile():

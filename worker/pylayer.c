@@ -266,6 +266,7 @@ static PyObject *merged_kwargs(PyObject *self, PyObject *m)
 		return NULL;
 	if (PyDict_Merge(d, m, 1) < 0) {
 		Py_DECREF(d);
+		/* (CPython's words for any AttributeError of the merge, one of keys() included) */
 		if (PyErr_ExceptionMatches(PyExc_AttributeError) && !PyDict_Check(m)) {
 			PyErr_Clear();
 			PyErr_Format(PyExc_TypeError,
@@ -277,6 +278,16 @@ static PyObject *merged_kwargs(PyObject *self, PyObject *m)
 	out = pylayer_plain_kwargs(d);
 	Py_DECREF(d);
 	return out;
+}
+
+/* The same for library code (pydata.py, library_fixes): a keyword dict a library hands on,
+ * read by a check before a compiled callee takes it. */
+static PyMethodDef plain_kwargs_def = {"plain_kwargs", merged_kwargs, METH_O,
+                                       "A mapping's keyword names made exact str."};
+
+PyObject *pylayer_plain_kwargs_function(void)
+{
+	return PyCFunction_New(&plain_kwargs_def, NULL);
 }
 
 static int attr_check(PyObject *name)
@@ -3261,13 +3272,6 @@ static const char library_fixes[] =
     "functools = sys.modules.get('functools')\n"
     "if functools is not None and isinstance(getattr(functools, 'partialmethod', None), type):\n"
     "    import types as _types\n"
-    "    def _plain_keywords(kw):\n"
-    "        out = {}\n"
-    "        for k, v in dict(kw).items():\n"
-    "            if not isinstance(k, str):\n"
-    "                raise TypeError('keywords must be strings')\n"
-    "            out[str.__str__(k)] = v\n"
-    "        return out\n"
     "    def _get_keywords(self):\n"
     "        return _types.MappingProxyType(self.__dict__['keywords'])\n"
     "    def _set_keywords(self, kw):\n"
@@ -3755,10 +3759,12 @@ static int library_fix(void)
 	PyObject *g = PyDict_New(), *r = NULL, *f = PyCFunction_New(&as_user_holds_def, NULL);
 	PyObject *rd = PyCFunction_New(&for_user_defs[0], NULL);
 	PyObject *wr = PyCFunction_New(&for_user_defs[1], NULL);
+	PyObject *pk = pylayer_plain_kwargs_function();
 
 	PyObject *code = Py_CompileString(library_fixes, "<sandbox>", Py_file_input);
 
-	if (code && g && f && rd && wr &&
+	if (code && g && f && rd && wr && pk &&
+	    PyDict_SetItemString(g, "_plain_keywords", pk) == 0 &&
 	    PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
 	    PyDict_SetItemString(g, "_as_user_holds", f) == 0 &&
 	    PyDict_SetItemString(g, "_read_for_user", rd) == 0 &&
@@ -3767,6 +3773,7 @@ static int library_fix(void)
 		r = PyEval_EvalCode(code, g, g);
 	Py_XDECREF(rd);
 	Py_XDECREF(wr);
+	Py_XDECREF(pk);
 	Py_XDECREF(f);
 	Py_XDECREF(code);
 	Py_XDECREF(g);

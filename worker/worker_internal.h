@@ -95,6 +95,7 @@ PyObject *pylayer_exact_str(PyObject *o, const char *what);
  * characters; a key that is no str is refused, as CPython's calls refuse it): kw itself when
  * they are, else a new dict. New reference, or NULL with a TypeError. */
 PyObject *pylayer_plain_kwargs(PyObject *kw);
+PyObject *pylayer_plain_kwargs_function(void);
 
 /* ---- pyfork.c ---- */
 
