@@ -12769,7 +12769,8 @@ Test(data, interval_tree_nodes_take_arrays_of_one_length)
 /* Worker crashes from plain calls: points with NaN added to an incremental hull or halfspace
  * intersection (checked when the object is made, not when added: a NULL facet followed),
  * qhull's TI option (qhull reopened its input on the file: a descriptor closed under the
- * worker), point() to a BGR mode and an image of a BGR mode (no pixel access: NULL called),
+ * worker), point() to a BGR mode and an image of a BGR mode (no pixel access: NULL called;
+ * PIL itself refuses to fill one),
  * a hatch drawn below 1 dpi (a pattern wrapped modulo 0). Each is refused; the same work in the
  * usual forms answers as on the host. */
 Test(data, incremental_hulls_bgr_images_and_sub_pixel_dpi_are_refused)
@@ -12802,7 +12803,7 @@ Test(data, incremental_hulls_bgr_images_and_sub_pixel_dpi_are_refused)
 	    "rgb = Image.new('RGB', (4, 4), (200, 100, 50))\n"
 	    "t(lambda: rgb.point(list(range(256)) * 3, 'BGR;24'))\n"
 	    "t(lambda: rgb.convert('BGR;24'))\n"
-	    "t(lambda: Image.new('BGR;16', (2, 2)))\n"
+	    "t(lambda: Image.new('BGR;16', (2, 2), None))\n"
 	    "t(lambda: Image.frombytes('BGR;24', (1, 1), b'abc'))\n"
 	    "fig = plt.figure(figsize=(2, 2))\n"
 	    "fig.add_artist(Rectangle((0, 0), 1, 1, hatch='/', transform=fig.transFigure))\n"
@@ -12820,8 +12821,9 @@ Test(data, incremental_hulls_bgr_images_and_sub_pixel_dpi_are_refused)
 	    "[[\"Points cannot contain Na\",\"Points cannot contain Na\","
 	    "\"qhull option 'TI': qhull\",\"qhull option 'TO': qhull\","
 	    "\"point operation to mode \",\"mode BGR;24 is not suppo\","
-	    "\"mode BGR;16 is not suppo\",\"mode BGR;24 is not suppo\","
-	    "\"dpi must be at least 1 (\"],[0,1,2,5],4,2.0,124,\"RGB\",[200,100,50],[97,98,99],"
+	    "\"mode BGR;16 is not suppo\",\"unrecognized image mode\","
+	    "\"dpi must be at least 1 "
+	    "(\"],[0,1,2,5],4,2.0,124,\"RGB\",[200,100,50],[97,98,99],"
 	    "[20,20]]");
 	e2e_expect_result("1 + 1", "2");
 	e2e_stop();

@@ -9406,37 +9406,20 @@ def _pil_descriptors(Image):
     point.__doc__ = real_point.__doc__
     Image.Image.point = point
     # Images of the BGR;15, BGR;16 and BGR;24 modes have no pixel access: getdata()[i] and
-    # floodfill called through a NULL accessor (SIGSEGV). No image is made in those modes (a
-    # file's BGR raw data still decodes into RGB).
-    def no_bgr(mode):
+    # floodfill called through a NULL accessor (SIGSEGV). No image is made in those modes: every
+    # Image wraps its C image in Image._new (new, convert, frombuffer, frombytes, merge, copy);
+    # a file's BGR raw data still decodes into RGB.
+    real_new_image = Image.Image._new
+
+    def _new(self, im):
+        mode = getattr(im, 'mode', None)
         if isinstance(mode, str) and mode.startswith('BGR;'):
             raise ValueError('mode %s is not supported in the sandbox: use RGB (its raw BGR '
                              'data decodes into RGB)' % mode)
+        return real_new_image(self, im)
 
-    real_new, real_convert = Image.new, Image.Image.convert
-    real_frombuffer, real_frombytes = Image.frombuffer, Image.frombytes
-
-    def new(mode, size, color=0):
-        no_bgr(mode)
-        return real_new(mode, size, color)
-
-    def convert(self, mode=None, *args, **kwargs):
-        no_bgr(mode)
-        return real_convert(self, mode, *args, **kwargs)
-
-    def frombuffer(mode, size, data, decoder_name='raw', *args):
-        no_bgr(mode)
-        return real_frombuffer(mode, size, data, decoder_name, *args)
-
-    def frombytes(mode, size, data, decoder_name='raw', *args):
-        no_bgr(mode)
-        return real_frombytes(mode, size, data, decoder_name, *args)
-
-    for f, real in ((new, real_new), (convert, real_convert), (frombuffer, real_frombuffer),
-                    (frombytes, real_frombytes)):
-        f.__doc__, f.__module__ = real.__doc__, real.__module__
-    Image.new, Image.Image.convert = new, convert
-    Image.frombuffer, Image.frombytes = frombuffer, frombytes
+    _new.__doc__ = real_new_image.__doc__
+    Image.Image._new = _new
     real_open = Image.open
 
     def open(fp, mode='r', formats=None):
