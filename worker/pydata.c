@@ -313,15 +313,7 @@ static PyObject *ndarray_new_over_plain(PyTypeObject *t, PyObject *args, PyObjec
  * lookups, which numpy still takes) */
 static PyObject *ndarray_new_over(PyTypeObject *t, PyObject *args, PyObject *kw)
 {
-	PyObject *kwp, *r;
-
-	if (!pylayer_armed() || !kw)
-		return ndarray_new_over_plain(t, args, kw);
-	if (!(kwp = pylayer_plain_kwargs(kw)))
-		return NULL;
-	r = ndarray_new_over_plain(t, args, kwp);
-	Py_DECREF(kwp);
-	return r;
+	return pylayer_new_plain(ndarray_new_over_plain, t, args, kw);
 }
 
 static PyObject *ndarray_new_over_plain(PyTypeObject *t, PyObject *args, PyObject *kw)

@@ -253,6 +253,20 @@ PyObject *pylayer_plain_kwargs(PyObject *kw)
 	return out;
 }
 
+/* tp_new with its keywords by their characters (pylayer_plain_kwargs) while armed. */
+PyObject *pylayer_new_plain(newfunc real, PyTypeObject *t, PyObject *args, PyObject *kw)
+{
+	PyObject *plain, *r;
+
+	if (!pylayer_armed() || !kw)
+		return real(t, args, kw);
+	if (!(plain = pylayer_plain_kwargs(kw)))
+		return NULL;
+	r = real(t, args, plain);
+	Py_DECREF(plain);
+	return r;
+}
+
 /* The builtin the code's f(**m) calls m through (interp.c): m merged as CPython merges it, into
  * a dict whose str keys are exact (pylayer_plain_kwargs). */
 static PyObject *merged_kwargs(PyObject *self, PyObject *m)

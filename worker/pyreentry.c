@@ -2379,15 +2379,7 @@ static PyObject *partial_keywords_real;
 
 static PyObject *partial_new(PyTypeObject *t, PyObject *args, PyObject *kw)
 {
-	PyObject *plain, *r;
-
-	if (!pylayer_armed() || !kw)
-		return partial_new_real(t, args, kw);
-	if (!(plain = pylayer_plain_kwargs(kw)))
-		return NULL;
-	r = partial_new_real(t, args, plain);
-	Py_DECREF(plain);
-	return r;
+	return pylayer_new_plain(partial_new_real, t, args, kw);
 }
 
 static PyObject *partial_keywords(PyObject *self, void *closure)

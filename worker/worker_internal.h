@@ -96,6 +96,7 @@ PyObject *pylayer_exact_str(PyObject *o, const char *what);
  * they are, else a new dict. New reference, or NULL with a TypeError. */
 PyObject *pylayer_plain_kwargs(PyObject *kw);
 PyObject *pylayer_plain_kwargs_function(void);
+PyObject *pylayer_new_plain(newfunc real, PyTypeObject *t, PyObject *args, PyObject *kw);
 
 /* ---- pyfork.c ---- */
 
