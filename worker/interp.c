@@ -1081,7 +1081,7 @@ int interp_init(const struct zygote_config *cfg)
 	}
 	Py_INCREF(real_compile);
 	if (capture_init(cfg->max_output, (uint64_t)cfg->max_output * OUTPUT_FLOOD_FACTOR) < 0 ||
-	    pygc_init() < 0 || signals_setup() < 0) {
+	    pygc_init() < 0 || pydealloc_init() < 0 || signals_setup() < 0) {
 		report_python_error("setting up output capture");
 		return -1;
 	}

@@ -294,6 +294,11 @@ int pyguard_versions_left(void);
 /* In the zygote: gc.enable, disable and isenabled become the switch of the tick's collections
  * (for every caller), and the tick's handler is made. 0 or -1. */
 int pygc_init(void);
+
+/* pydealloc.c: the deallocators of iterators and wrappers that CPython 3.11.2 left without its
+ * trashcan are bracketed with it (a chain of a million filter() objects overflowed the stack
+ * when freed); once, in the zygote. */
+int pydealloc_init(void);
 /* SIGPROF's handler (borrowed), installed with the deadline's. */
 PyObject *pygc_tick_handler(void);
 /* The zygote is ready to fork: the interpreter's own collection, at allocations, is off for
