@@ -3299,3 +3299,38 @@ Test(pylayer, long_chains_of_iterators_and_wrappers_are_freed)
 	                  "27");
 	e2e_stop();
 }
+
+/* A function takes its builtins from its globals' __builtins__ when it is made: a module put
+ * there gave the functions made after it that module's namespace by bare names, past the
+ * attribute rules (a module's __getattr__ read as a name). The name cannot be assigned or
+ * deleted at the top level or as a global; a function's local of that name is its own. */
+Test(pylayer, builtins_cannot_be_replaced_by_assignment)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	r = e2e_expect_error("import json\n"
+	                     "__builtins__ = json\n"
+	                     "def grab():\n"
+	                     "    return __getattr__\n"
+	                     "grab()",
+	                     "NameError");
+	cr_assert(strstr(mcpc_json(r), "__builtins__ cannot be assigned in the sandbox (line 2)"),
+	          "%s", mcpc_json(r));
+	e2e_expect_error("import json as __builtins__", "NameError");
+	e2e_expect_error("def f():\n"
+	                 "    global __builtins__\n"
+	                 "    del __builtins__\n",
+	                 "NameError");
+	e2e_expect_error("for __builtins__ in [1]:\n"
+	                 "    pass",
+	                 "NameError");
+	e2e_expect_result("def f():\n"
+	                  "    __builtins__ = 1\n"
+	                  "    return __builtins__\n"
+	                  "def g():\n"
+	                  "    return len('ab')\n"
+	                  "[f(), g(), 'json' in dir()]",
+	                  "[1,2,false]");
+	e2e_stop();
+}

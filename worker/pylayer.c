@@ -33,7 +33,8 @@ static int op_load_attr = -1, op_store_attr = -1, op_delete_attr = -1, op_load_m
            op_import_from = -1, op_import_name = -1, op_load_const = -1, op_match_class = -1,
            op_extended_arg = -1, op_import_star = -1, op_load_name = -1, op_load_global = -1,
            op_precall = -1, op_call = -1, op_load_fast = -1, op_load_deref = -1,
-           op_build_tuple = -1, op_build_list = -1, op_build_map = -1;
+           op_build_tuple = -1, op_build_list = -1, op_build_map = -1, op_store_name = -1,
+           op_store_global = -1, op_delete_name = -1, op_delete_global = -1;
 /* The relative jumps, and which of them go backwards (opcode.hasjrel). */
 static unsigned char op_jumps[256], op_jumps_back[256];
 
@@ -358,16 +359,29 @@ int pylayer_opcodes_load(void)
 		const char *name;
 		int *slot;
 	} ops[] = {
-	    {"LOAD_ATTR", &op_load_attr},     {"STORE_ATTR", &op_store_attr},
-	    {"DELETE_ATTR", &op_delete_attr}, {"LOAD_METHOD", &op_load_method},
-	    {"IMPORT_FROM", &op_import_from}, {"EXTENDED_ARG", &op_extended_arg},
-	    {"IMPORT_NAME", &op_import_name}, {"LOAD_CONST", &op_load_const},
-	    {"MATCH_CLASS", &op_match_class}, {"IMPORT_STAR", &op_import_star},
-	    {"LOAD_NAME", &op_load_name},     {"LOAD_GLOBAL", &op_load_global},
-	    {"PRECALL", &op_precall},         {"CALL", &op_call},
-	    {"LOAD_FAST", &op_load_fast},     {"LOAD_DEREF", &op_load_deref},
-	    {"BUILD_TUPLE", &op_build_tuple}, {"BUILD_LIST", &op_build_list},
+	    {"LOAD_ATTR", &op_load_attr},
+	    {"STORE_ATTR", &op_store_attr},
+	    {"DELETE_ATTR", &op_delete_attr},
+	    {"LOAD_METHOD", &op_load_method},
+	    {"IMPORT_FROM", &op_import_from},
+	    {"EXTENDED_ARG", &op_extended_arg},
+	    {"IMPORT_NAME", &op_import_name},
+	    {"LOAD_CONST", &op_load_const},
+	    {"MATCH_CLASS", &op_match_class},
+	    {"IMPORT_STAR", &op_import_star},
+	    {"LOAD_NAME", &op_load_name},
+	    {"LOAD_GLOBAL", &op_load_global},
+	    {"PRECALL", &op_precall},
+	    {"CALL", &op_call},
+	    {"LOAD_FAST", &op_load_fast},
+	    {"LOAD_DEREF", &op_load_deref},
+	    {"BUILD_TUPLE", &op_build_tuple},
+	    {"BUILD_LIST", &op_build_list},
 	    {"BUILD_MAP", &op_build_map},
+	    {"STORE_NAME", &op_store_name},
+	    {"STORE_GLOBAL", &op_store_global},
+	    {"DELETE_NAME", &op_delete_name},
+	    {"DELETE_GLOBAL", &op_delete_global},
 	};
 	PyObject *jrel, *names;
 
@@ -401,7 +415,9 @@ int pylayer_opcodes_load(void)
 	}
 	Py_DECREF(map);
 	if (op_load_attr < 0 || op_store_attr < 0 || op_delete_attr < 0 || op_import_from < 0 ||
-	    op_extended_arg < 0 || op_import_name < 0 || op_load_const < 0 || op_match_class < 0) {
+	    op_extended_arg < 0 || op_import_name < 0 || op_load_const < 0 || op_match_class < 0 ||
+	    op_store_name < 0 || op_store_global < 0 || op_delete_name < 0 ||
+	    op_delete_global < 0) {
 		PyErr_SetString(PyExc_RuntimeError, "opcode table incomplete");
 		return -1;
 	}
@@ -490,6 +506,22 @@ static int code_check(PyCodeObject *co, int depth)
 					goto out;
 		}
 		last_const = op == op_load_const ? (Py_ssize_t)arg : -1;
+		/* A function takes its builtins from its globals' __builtins__ when it is made: a
+		 * module put there would give the functions made after it that module's namespace
+		 * by bare names, past the attribute rules. */
+		if ((op == op_store_name || op == op_store_global || op == op_delete_name ||
+		     op == op_delete_global) &&
+		    (Py_ssize_t)arg < PyTuple_GET_SIZE(names) &&
+		    PyUnicode_Check(PyTuple_GET_ITEM(names, arg)) &&
+		    PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(names, arg),
+		                                     "__builtins__") == 0) {
+			PyErr_Format(
+			    PyExc_NameError,
+			    "__builtins__ cannot be assigned in the sandbox (line %d): the "
+			    "builtins stay the sandbox's (import builtins to name them)",
+			    PyCode_Addr2Line(co, (int)i));
+			goto out;
+		}
 		if (op == op_import_name)
 			last_import = (Py_ssize_t)arg;
 		if (op == op_import_from &&
