@@ -12901,3 +12901,57 @@ Test(data, keyword_names_of_str_subclasses_reach_the_checks)
 	e2e_expect_result("1 + 1", "2");
 	e2e_stop();
 }
+
+/* PIL's point(lut, mode) to a mode of several bands filled a table of four entries a value
+ * from a lut of 256 a band: to two bands (LA) it read 256 entries past the lut's copy (the
+ * neighbouring arrays' 42s came back as pixels), to RGB it left each entry's fourth unset
+ * (stack bytes in the pixels' padding). pandas' JSON decoder read numpy= by its __index__
+ * while the refusal asked its __bool__ (the refused decoder ran: a block freed twice).
+ * ImageMath's binary operations given one operand were called with a third argument of
+ * whatever was at hand (SIGSEGV). Now: an image's own mode is its bands' tables, two bands
+ * are refused, RGB is made through RGBX; numpy= is read as the decoder reads it; an operation
+ * takes its own count of operands. */
+Test(data, point_tables_json_flags_and_image_math_operands_are_read_as_c_reads_them)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import numpy as np, pandas as pd\n"
+	    "from PIL import Image, ImageMath\n"
+	    "victims = [np.full(512, 42, dtype=np.int32) for _ in range(400)]\n"
+	    "for i in range(0, 400, 2):\n"
+	    "    victims[i] = None\n"
+	    "la = Image.new('LA', (256, 1))\n"
+	    "la.putdata([(i, i) for i in range(256)])\n"
+	    "out = []\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        out.append(f())\n"
+	    "    except (ValueError, TypeError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "t(lambda: sorted(set(la.point([7] * 512, 'LA').getdata())))\n"
+	    "t(lambda: Image.new('L', (4, 1), 3).point([7] * 512, 'LA'))\n"
+	    "g = Image.new('L', (64, 1))\n"
+	    "g.putdata(list(range(0, 256, 4)))\n"
+	    "rgb = g.point(list(range(256)) + [9] * 256 + list(range(255, -1, -1)), 'RGB')\n"
+	    "raw = rgb.tobytes('raw', 'RGBX')\n"
+	    "t(lambda: [rgb.mode, rgb.getpixel((1, 0)), sorted(set(raw[3::4]))])\n"
+	    "c = Image.new('RGB', (2, 1), (1, 2, 3))\n"
+	    "t(lambda: list(c.point(list(range(1, 257)) * 3, 'RGB').getdata()))\n"
+	    "t(lambda: g.point(list(range(256)) * 3, 'YCbCr'))\n"
+	    "class One:\n"
+	    "    def __bool__(self):\n"
+	    "        return False\n"
+	    "    def __index__(self):\n"
+	    "        return 1\n"
+	    "t(lambda: pd.io.json.loads('[1,2,3]', numpy=One()))\n"
+	    "t(lambda: pd.io.json.loads('[[],[1]]', None, One()))\n"
+	    "t(lambda: pd.io.json.loads('[1,2,3]', numpy=0))\n"
+	    "im = Image.new('I', (4, 4), 5)\n"
+	    "t(lambda: ImageMath.eval(\"a.apply('add', a)\", {'a': im, 'apply': None}))\n"
+	    "t(lambda: list(ImageMath.eval('-a + a * 2', a=im).getdata())[:2])\n"
+	    "out",
+	    "[[[7,7]],\"ValueError\",[\"RGB\",[4,9,251],[255]],[[2,3,4],[2,3,4]],\"ValueError\","
+	    "\"ValueError\",\"ValueError\",[1,2,3],\"TypeError\",[5,5]]");
+	e2e_expect_result("1 + 1", "2");
+	e2e_stop();
+}

@@ -1383,15 +1383,21 @@ def _json_numpy_decoder():
     wrote past its array's one-byte block and freed it twice (two live arrays over one block:
     any memory). pandas deprecated the option; the sandbox refuses it (the plain decoder reads
     the same JSON)."""
+    import operator
     from pandas._libs import json as libjson
     raw = libjson.loads
 
     def loads(obj, *args, **kwargs):
         kwargs = _plain_names(kwargs)
-        numpy = args[1] if len(args) > 1 else kwargs.get('numpy', False)
+        # (the decoder reads numpy as an int, by its __index__: read so once, and given on)
+        numpy = operator.index(args[1] if len(args) > 1 else kwargs.get('numpy', False))
         if numpy:
             raise ValueError("numpy=True is not available in the sandbox (pandas' numpy JSON "
                              'decoder writes past its arrays): read without it')
+        if len(args) > 1:
+            args = (args[0], numpy) + args[2:]
+        elif 'numpy' in kwargs:
+            kwargs['numpy'] = numpy
         return raw(obj, *args, **kwargs)
 
     loads.__doc__ = raw.__doc__
@@ -9398,9 +9404,29 @@ def _pil_descriptors(Image):
     # 32-bit row pointers such an image has not (NULL: SIGSEGV)
     real_point = Image.Image.point
 
+    # point(lut, mode) to a mode of several bands fills a table of four entries a value, as a
+    # palette's to RGB(A) is read, from a lut of 256 entries a band: to two bands it read 256
+    # past the lut's end (another object's bytes came back as pixels), to three it left the
+    # fourth of each entry unset (stack bytes in the pixels' padding), and an image of the same
+    # bands read that table as one of 256 a band (the stack's bytes again). The mode the image
+    # has is its own (the table a band), two bands are refused, and RGB is made through RGBX.
+    from PIL import ImageMode
+
     def point(self, lut, mode=None):
         if isinstance(mode, str) and mode.startswith(('I;16', 'BGR;')):
             raise ValueError('point operation to mode %s is not supported' % mode)
+        if isinstance(mode, str) and mode == self.mode:
+            mode = None
+        try:
+            bands = len(ImageMode.getmode(mode).bands) if isinstance(mode, str) else 0
+        except KeyError:
+            bands = 0  # (PIL's own error for a mode it does not know)
+        if bands == 3 and mode == 'RGB' and isinstance(lut, (list, tuple)):
+            return real_point(self, list(lut) + [0] * 256, 'RGBX').convert('RGB')
+        if bands in (2, 3):
+            raise ValueError('point operation to mode %s is not supported in the sandbox '
+                             '(point to RGB or RGBA, or each band of its own, then convert or '
+                             'merge)' % mode)
         return real_point(self, lut, mode)
 
     point.__doc__ = real_point.__doc__
@@ -10166,12 +10192,21 @@ def _pil_pointers(Image):
         low, high = b.getextrema()
         return a.getextrema()[0] == -2**31 and low <= -1 <= high
 
+    unary = ('abs', 'neg', 'invert')
+
     def apply(self, op, im1, im2=None, mode=None):
         # (the result's mode is the operands': another wrote the op's pixels into rows of
         # another size)
         if mode is not None:
             raise ValueError("ImageMath's operations make an image of their operands' mode "
                              "(convert the result instead)")
+        # (an operation of two operands given one was called with a third argument of
+        # whatever was at hand: the op is named by its characters, and given its operands)
+        if not isinstance(op, str):
+            raise TypeError('an operation is named by a str')
+        op = str.__str__(op)
+        if (im2 is None) != (op in unary):
+            raise TypeError("bad operand count for '%s'" % op)
         self, im1 = operand(self), operand(im1)
         im2 = None if im2 is None else operand(im2)
         if op not in ('div', 'mod') or im2 is None or not int_min_by_minus_one(self, im1, im2):
