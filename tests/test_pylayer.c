@@ -3334,3 +3334,25 @@ Test(pylayer, builtins_cannot_be_replaced_by_assignment)
 	                  "[1,2,false]");
 	e2e_stop();
 }
+
+/* The East Asian codecs are compiled modules, which a worker cannot load: they are loaded in
+ * the zygote, and their encodings' Python finds them (shift_jis was an unknown encoding). */
+Test(pylayer, east_asian_codecs_encode_and_decode)
+{
+	e2e_start(NULL);
+	e2e_expect_result(
+	    "import codecs\n"
+	    "pairs = [('\\u3042', 'shift_jis'), ('\\u4e2d', 'gbk'), ('\\u4e2d', 'big5'),\n"
+	    "         ('\\ud55c', 'euc_kr'), ('\\u3042', 'iso2022_jp'), ('\\u4e2d\\u6587', "
+	    "'gb18030'),\n"
+	    "         ('\\u3042', 'cp932')]\n"
+	    "enc = [s.encode(c).hex() for s, c in pairs]\n"
+	    "back = all(bytes.fromhex(h).decode(c) == s for h, (s, c) in zip(enc, pairs))\n"
+	    "d = codecs.getincrementaldecoder('shift_jis')()\n"
+	    "[enc, back, d.decode(b'\\x82'), d.decode(b'\\xa0') == '\\u3042',\n"
+	    " b'\\x82'.decode('shift_jis', 'replace') == '\\ufffd']",
+	    "[[\"82a0\",\"d6d0\",\"a4a4\",\"c7d1\",\"1b244224221b2842\",\"d6d0cec4\",\"82a0\"],"
+	    "true,\"\","
+	    "true,true]");
+	e2e_stop();
+}

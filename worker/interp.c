@@ -70,6 +70,15 @@ static int prewarm(void)
 	    "encodings.hex_codec",
 	    "encodings.base64_codec",
 	    "encodings.rot_13",
+	    /* the East Asian codecs' compiled tables (shift_jis, gbk, big5, euc_kr, iso2022_jp,
+	     * ...): a worker loads no compiled module, their encodings' Python finds these */
+	    "_multibytecodec",
+	    "_codecs_jp",
+	    "_codecs_cn",
+	    "_codecs_kr",
+	    "_codecs_tw",
+	    "_codecs_hk",
+	    "_codecs_iso2022",
 	    NULL,
 	};
 	/* Standard modules kept frozen in CPython that served modules import (pathlib, imported
