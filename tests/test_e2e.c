@@ -1011,6 +1011,15 @@ Test(run_python, sys_stdout_set_by_the_code_is_where_print_writes)
 	           "[sys.stdout is sys.__stdout__, sys.path, sys.executable, 'no modules' in why]");
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "next\n", "%s", mcpc_json(r));
 	e2e_assert_result(r, "reset", "[true,[\".\"],\"\",true]");
+	/* Standard input is empty, as at the end of a file (no console): a puzzle's readline
+	 * gives '', input() says why. */
+	e2e_expect_result("input = sys.stdin.readline\n"
+	                  "try:\n"
+	                  "    __builtins__['input']()\n"
+	                  "except EOFError as e:\n"
+	                  "    why = str(e)\n"
+	                  "[input(), sys.stdin.read(), list(sys.stdin), 'console' in why]",
+	                  "[\"\",\"\",[],true]");
 	e2e_stop();
 }
 

@@ -347,7 +347,7 @@ static PyObject *sys_getattr(PyObject *self, PyObject *name)
 {
 	return PyErr_Format(PyExc_AttributeError,
 	                    "module 'sys' has no attribute '%U' (sys in the sandbox is a view of "
-	                    "the output streams, argv, path and version facts: no modules, frames "
+	                    "the standard streams, argv, path and version facts: no modules, frames "
 	                    "or interpreter settings)",
 	                    name);
 }
@@ -403,6 +403,11 @@ static int fill_sys(PyObject *proxy, PyObject *sys)
 	    add_new(proxy, "path", PyList_New(0)) < 0 ||
 	    add_new(proxy, "warnoptions", PyList_New(0)) < 0 ||
 	    add_new(proxy, "executable", PyUnicode_FromString("")) < 0)
+		return -1;
+	/* Standard input: the empty text stream the libraries read (the code runs without a
+	 * console: read() and readline() give '' as at the end of a file; input() says so). */
+	if (PySys_GetObject("stdin") &&
+	    add_new(proxy, "stdin", Py_NewRef(PySys_GetObject("stdin"))) < 0)
 		return -1;
 	ga = PyCFunction_New(&sys_getattr_def, NULL);
 	rc = ga ? PyObject_SetAttrString(proxy, "__getattr__", ga) : -1;
