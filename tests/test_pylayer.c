@@ -522,6 +522,11 @@ Test(pylayer, hasattr_tells_of_a_refused_name_without_reading_it)
 	    " t(lambda: f.__code__), t(lambda: getattr(f, '__code__', None)), t(lambda: "
 	    "P().__weird__)]",
 	    "[true,false,true,true,false,false,true,[],\"refused\",\"refused\",\"refused\"]");
+	/* object's array interface names answer nothing for any object: not had (they were said
+	 * to be had by everything) */
+	e2e_expect_result("[hasattr(A(), '__array_interface__'), hasattr(1, '__array_struct__'),\n"
+	                  " hasattr(A, '__array_interface__'), hasattr(type, '__array_struct__')]",
+	                  "[false,false,false,false]");
 	e2e_stop();
 }
 

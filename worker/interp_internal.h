@@ -42,6 +42,9 @@ PyObject *pylayer_devnull(PyObject *mode, PyObject *buffering, PyObject *encodin
  * fn returns 0 to go on, 1 to skip what is beneath t, -1 on error. 0 or -1. */
 int pyguard_walk(PyTypeObject *t, int (*fn)(PyTypeObject *, void *), void *arg);
 int pyguard_slot_everywhere(PyTypeObject *t, void *real, void *guard);
+/* Is descr one of object's __array_interface__ and __array_struct__, which answer no object
+ * (AttributeError)? */
+int pyguard_answers_nothing(PyObject *descr);
 /* Is t a library's class the zygote had (sealed)? */
 int pyguard_sealed_class(PyObject *t);
 /* Give t, and every class beneath it whose constructor is old (it copied it when it was

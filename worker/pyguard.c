@@ -2302,6 +2302,11 @@ static int interface_defined(PyObject *obj, PyObject *name)
 	return d && Py_TYPE(d) != &refusal_type;
 }
 
+int pyguard_answers_nothing(PyObject *descr)
+{
+	return descr && Py_TYPE(descr) == &refusal_type;
+}
+
 static int match_args_name(PyObject *name)
 {
 	return name == str_match_args ||

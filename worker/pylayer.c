@@ -658,11 +658,13 @@ static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize
  * with an error. */
 static int has_unread(PyObject *obj, PyObject *name)
 {
-	PyObject **dp;
+	PyObject **dp, *found = _PyType_Lookup(Py_TYPE(obj), name);
 
-	if (_PyType_Lookup(Py_TYPE(obj), name) ||
-	    (PyType_Check(obj) && _PyType_Lookup((PyTypeObject *)obj, name)))
-		return 1;
+	if ((!found || pyguard_answers_nothing(found)) && PyType_Check(obj))
+		found = _PyType_Lookup((PyTypeObject *)obj, name);
+	/* (object's array interface names answer nothing, for any object: not had) */
+	if (found)
+		return !pyguard_answers_nothing(found);
 	dp = _PyObject_GetDictPtr(obj);
 	return dp && *dp && PyDict_Check(*dp) ? PyDict_Contains(*dp, name) : 0;
 }
