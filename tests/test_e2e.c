@@ -3210,3 +3210,19 @@ Test(logging, set_level_sends_server_events_never_user_output, .timeout = 60, .f
 	cr_assert_geq(events, 1);
 	e2e_stop();
 }
+
+/* A byte order mark before the code (an editor's, kept by a client that read a file) is not
+ * part of it, as in a file the interpreter reads: it was a SyntaxError. */
+Test(run_python, a_byte_order_mark_before_the_code_is_not_part_of_it)
+{
+	json_object *r;
+
+	e2e_start(NULL);
+	e2e_expect_result("\xef\xbb\xbfx = 1\nx + 1", "2");
+	r = e2e_expect_error("\xef\xbb\xbf"
+	                     "int('x')",
+	                     "ValueError");
+	cr_assert(strstr(mcpc_json(r), "line 1, in <module>\\n    int('x')\\n"), "%s",
+	          mcpc_json(r));
+	e2e_stop();
+}

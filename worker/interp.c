@@ -2531,6 +2531,10 @@ void interp_run(const char *code, struct run_outcome *out)
 	                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	int trunc = 0, failed, memory, late = 0, cell = 0;
 
+	/* A byte order mark before the code is not part of it (as in a file the interpreter
+	 * reads). */
+	if (strncmp(code, "\xef\xbb\xbf", 3) == 0)
+		code += 3;
 	capture_reset();
 	/* The deadline raises TimeoutError in this call whatever an earlier call of the session
 	 * did to its signal handlers or mask (the hard kill follows it in any case). */
