@@ -1038,6 +1038,8 @@ Test(run_python, concurrent_futures_run_each_task_as_it_is_submitted)
 	    "    order.append(x)\n"
 	    "    if x == 3:\n"
 	    "        raise ValueError('three')\n"
+	    "    if x == 2:\n"
+	    "        exit(2)\n"
 	    "    return x * x\n"
 	    "with ThreadPoolExecutor(max_workers=4, initializer=order.append, initargs=('init',)) "
 	    "as ex:\n"
@@ -1046,7 +1048,7 @@ Test(run_python, concurrent_futures_run_each_task_as_it_is_submitted)
 	    "    for f in as_completed(futs):\n"
 	    "        try:\n"
 	    "            out[futs[f]] = f.result()\n"
-	    "        except ValueError as e:\n"
+	    "        except (ValueError, SystemExit) as e:\n"
 	    "            out[futs[f]] = str(e)\n"
 	    "with ProcessPoolExecutor() as ex:\n"
 	    "    m = list(ex.map(abs, [-1, -2, 3]))\n"
@@ -1062,7 +1064,7 @@ Test(run_python, concurrent_futures_run_each_task_as_it_is_submitted)
 	    "except ImportError:\n"
 	    "    t = 'refused'\n"
 	    "[sorted(out.items()), order, m, [d.result() for d in done], len(pending), after, t]",
-	    "[[[0,0],[1,1],[2,4],[3,\"three\"],[4,16]],[\"init\",0,1,2,3,4],[1,2,3],[2],0,"
+	    "[[[0,0],[1,1],[2,\"2\"],[3,\"three\"],[4,16]],[\"init\",0,1,2,3,4],[1,2,3],[2],0,"
 	    "\"refused\",\"refused\"]");
 	e2e_stop();
 }

@@ -340,7 +340,7 @@ static const char futures_py[] =
     "        future.set_running_or_notify_cancel()\n"
     "        try:\n"
     "            result = fn(*args, **kwargs)\n"
-    "        except Exception as e:\n"
+    "        except (Exception, SystemExit) as e:  # (a pool's thread keeps exit() too)\n"
     "            future.set_exception(e)\n"
     "        else:\n"
     "            future.set_result(result)\n"
