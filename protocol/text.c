@@ -274,10 +274,32 @@ static int marker_print(char buf[CUT_MARKER_MAX], uint64_t count)
 	return snprintf(buf, CUT_MARKER_MAX, CUT_MARKER, count);
 }
 
+/* The marker is a line of its own: the head ends at the end of a line, and the tail starts at
+ * the start of one, when one is within LINE_SLACK bytes (a few more bytes go, said in the
+ * count); a long line is cut where it is. */
+#define LINE_SLACK 160
+
+static size_t head_line_end(const char *s, size_t h)
+{
+	for (size_t i = h; i > 0 && h - i < LINE_SLACK; i--)
+		if (s[i - 1] == '\n')
+			return i - 1; /* (its newline too: the marker starts with one) */
+	return h;
+}
+
+static size_t tail_line_start(const char *s, size_t t, size_t n)
+{
+	for (size_t i = t; i < n && i - t < LINE_SLACK; i++)
+		if (s[i] == '\n')
+			return i + 1;
+	return t;
+}
+
 int text_join_cut(const char *head, size_t head_n, uint64_t gap, const char *tail, size_t tail_n,
                   struct text *out)
 {
-	size_t h = utf8_head_end(head, head_n), t = utf8_tail_start(tail, tail_n), mlen, n;
+	size_t h = head_line_end(head, utf8_head_end(head, head_n));
+	size_t t = tail_line_start(tail, utf8_tail_start(tail, tail_n), tail_n), mlen, n;
 	char marker[CUT_MARKER_MAX], *s;
 
 	mlen = (size_t)marker_print(marker, gap + (head_n - h) + t);

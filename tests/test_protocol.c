@@ -4102,6 +4102,31 @@ Test(text, join_drops_partial_characters_and_counts_them)
 	free(out);
 }
 
+/* The marker is a line of its own: a head that ends inside a line ends at that line's start
+ * and a tail that starts inside one at the next line, when the edge is near; a long line is
+ * cut where it is. What went is counted either way. */
+Test(text, a_cut_ends_and_starts_at_a_line_s_edge_when_one_is_near)
+{
+	char *orig = repeat("line 1234: xxxxxxxxxx\n", 400), *out; /* 22 bytes a line */
+	size_t n = strlen(orig), count;
+
+	out = cut(orig, n, 1000, TEXT_BYTES);
+	count = assert_cut(orig, out, 1000, TEXT_BYTES);
+	cr_assert_neq(count, SIZE_MAX, "%s", out);
+	cr_assert(strstr(out, "xxxxxxxxxx\n... ["), "head ends inside a line: %s", out);
+	cr_assert(strstr(out, "cut] ...\nline 1234: "), "tail starts inside a line: %s", out);
+	free(out);
+	out = join_cut("ab\ncd", 5, 3, "ef\ngh", 5);
+	cr_assert_str_eq(out, "ab\n... [9 bytes cut] ...\ngh");
+	free(out);
+	free(orig);
+	orig = repeat("y", 4000); /* one long line */
+	out = cut(orig, 4000, 1000, TEXT_BYTES);
+	cr_assert_gt(strspn(out, "y"), 400, "%s", out);
+	free(out);
+	free(orig);
+}
+
 Test(text, cut_and_join_keep_nul_bytes)
 {
 	static const char s[] = "\0\0ab\0cd\0\0";
