@@ -1561,12 +1561,14 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "def n():\n    import tracemalloc\n"
 	    "def o():\n    import resource\n"
 	    "def p():\n    import numpy as np\n"
+	    "def q():\n    from xml.sax.saxutils import escape\n"
+	    "def r():\n    import weakref\n"
 	    "[refusal('threading', a), refusal('subprocess', b), refusal('socket', c),\n"
 	    " refusal('urllib.request', d), refusal('pickle', e), refusal('os', f),\n"
 	    " refusal('locale', g), refusal('mmap', h), refusal('statsmodels.api', i),\n"
 	    " refusal('inspect', j), refusal('joblib', k), refusal('logging.config', l),\n"
 	    " refusal('getpass', m), refusal('tracemalloc', n), refusal('resource', o),\n"
-	    " refusal('numpy', p)]",
+	    " refusal('numpy', p), refusal('xml.sax.saxutils', q), refusal('weakref', r)]",
 	    "[[true,\". The code runs in one thread, start to \"],"
 	    "[true,\". The code runs in one process: no progr\"],"
 	    "[true,\". The sandbox has no network: data must \"],"
@@ -1582,7 +1584,9 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "[true,\". No one is at a terminal to type a pass\"],"
 	    "[true,\". The server sets the call's limits (its\"],"
 	    "[true,\". The server sets the call's limits (its\"],"
-	    "[true,\". That is one of the data libraries, whi\"]]");
+	    "[true,\". That is one of the data libraries, whi\"],"
+	    "[false,\". Read and write XML with xml.etree.Elem\"],"
+	    "[true,\". Weak references are not available in t\"]]");
 	/* a misspelt module: the nearest allowed one, as CPython's "Did you mean" */
 	e2e_expect_result("def tail(f):\n"
 	                  "    try:\n"
@@ -1608,10 +1612,14 @@ Test(old_product, dunder_refusals_say_what_to_use_instead)
 	    {"import json\njson.__dict__",
 	     "Forbidden access to dunder attribute: __dict__ of a 'module' object; an object shows "
 	     "its __dict__ (and vars) only when the code defined its class"},
-	    {"int.__mro__", "Forbidden access to dunder attribute: __mro__; isinstance(), "
-	                    "issubclass() and type(x).__name__"},
+	    {"int.__mro__", "Forbidden access to dunder attribute: __mro__; cls.mro() lists the "
+	                    "classes it derives from, and isinstance(), issubclass() and "
+	                    "type(x).__name__"},
 	    {"getattr(int, '__bases__')",
-	     "Forbidden access to dunder attribute: __bases__; isinstance(), issubclass()"},
+	     "Forbidden access to dunder attribute: __bases__; cls.mro() lists the classes"},
+	    {"bool.__base__", "Forbidden access to dunder attribute: __base__; cls.mro() lists"},
+	    {"ValueError().__suppress_context__", "__suppress_context__; an error's __cause__ and "
+	                                          "__context__ name the errors before it"},
 	    {"import functools\n@functools.lru_cache\ndef f(x):\n    return x\nf.__wrapped__",
 	     "Forbidden access to dunder attribute: __wrapped__; call the decorated function"},
 	    {"def f(a, b=2):\n    return a\nf.__defaults__",

@@ -184,8 +184,14 @@ static const char *attr_hint(const char *name)
 	    {"__dict__", "; vars(x) gives the __dict__ of an object of a class the code defined, "
 	                 "and dir(x) and getattr(x, name) read any object's attributes "
 	                 "(dataclasses.asdict for a dataclass, get_params() for a model)"},
-	    {"__mro__", "; isinstance(), issubclass() and type(x).__name__ tell what x is"},
-	    {"__bases__", "; isinstance(), issubclass() and type(x).__name__ tell what x is"},
+	    {"__mro__", "; cls.mro() lists the classes it derives from, and isinstance(), "
+	                "issubclass() and type(x).__name__ tell what x is"},
+	    {"__bases__", "; cls.mro() lists the classes it derives from, and isinstance(), "
+	                  "issubclass() and type(x).__name__ tell what x is"},
+	    {"__base__", "; cls.mro() lists the classes it derives from, and isinstance(), "
+	                 "issubclass() and type(x).__name__ tell what x is"},
+	    {"__suppress_context__", "; an error's __cause__ and __context__ name the errors "
+	                             "before it (raise ... from None hides them when printed)"},
 	    {"__subclasses__", "; isinstance() and issubclass() tell what x is"},
 	    {"__globals__", "; globals() is the session's namespace"},
 	    {"__wrapped__", "; call the decorated function as it is (help(f) shows its signature "

@@ -149,6 +149,12 @@ static const struct {
      "The server sets the call's limits (its --memory and --timeout options). Measure memory "
      "with a numpy array's .nbytes, DataFrame.memory_usage(deep=True) or "
      "sys.getsizeof; time with time.perf_counter() or time.process_time()."},
+    {(const char *const[]){"xml.sax", "xml.parsers", NULL},
+     "Read and write XML with xml.etree.ElementTree or xml.dom.minidom; html.escape() and "
+     "html.unescape() escape text for XML too."},
+    {(const char *const[]){"weakref", NULL},
+     "Weak references are not available in the sandbox: keep plain references (a dict for a "
+     "cache, or functools.lru_cache)."},
     {(const char *const[]){"mmap", NULL},
      "Read a workspace file with open() and seek(), or in parts with pandas' chunksize=."},
     {(const char *const[]){"statsmodels", "pyarrow", "polars",     "xgboost", "lightgbm",
@@ -345,11 +351,12 @@ static int add_new(PyObject *m, const char *name, PyObject *v)
 /* What sys leaves out says so. */
 static PyObject *sys_getattr(PyObject *self, PyObject *name)
 {
-	return PyErr_Format(PyExc_AttributeError,
-	                    "module 'sys' has no attribute '%U' (sys in the sandbox is a view of "
-	                    "the standard streams, argv, path and version facts: no modules, frames "
-	                    "or interpreter settings)",
-	                    name);
+	return PyErr_Format(
+	    PyExc_AttributeError,
+	    "module 'sys' has no attribute '%U' (sys in the sandbox is a view of "
+	    "the standard streams, argv, path and version facts: no modules, frames "
+	    "or interpreter settings)",
+	    name);
 }
 
 static PyMethodDef sys_getattr_def = {"__getattr__", sys_getattr, METH_O, NULL};
