@@ -12955,3 +12955,117 @@ Test(data, point_tables_json_flags_and_image_math_operands_are_read_as_c_reads_t
 	e2e_expect_result("1 + 1", "2");
 	e2e_stop();
 }
+
+/* A check that compares a name, a mode or a list of the code's by Python's == or iteration,
+ * while the C code takes its characters or walks it again, let through what it refused (V94):
+ * PIL's point() to a mode named by a str subclass (the lut read past), a tile's codec named by
+ * one or a list subclass showing the check other tiles (4-byte pixels into an 'L' image's
+ * rows), a colour transform's modes, an image's mode set by the code, an ImageFile of the
+ * code's in a BGR mode (no pixel access), qhull's options as a bytes subclass decoding to other
+ * text (a coordinate dropped: SIGSEGV), a backend's name, keyword names that a library's eval
+ * of an annotation handed a compiled loss (another array written). Each is read by its
+ * characters or copied first; the neighbouring arrays keep their values. */
+Test(data, names_modes_and_lists_of_the_code_are_read_as_the_c_code_reads_them)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io, typing\n"
+	    "import numpy as np\n"
+	    "from PIL import Image, ImageCms, ImageFile\n"
+	    "import matplotlib.pyplot as plt\n"
+	    "from scipy.spatial import ConvexHull\n"
+	    "from sklearn.linear_model import PoissonRegressor\n"
+	    "class Liar(str):\n"
+	    "    def __eq__(self, other):\n"
+	    "        return True\n"
+	    "    def __ne__(self, other):\n"
+	    "        return False\n"
+	    "    def __hash__(self):\n"
+	    "        return 987654321\n"
+	    "    def startswith(self, *a):\n"
+	    "        return False\n"
+	    "    def lower(self):\n"
+	    "        return 'agg'\n"
+	    "victims = [np.full(512, 42, dtype=np.int32) for _ in range(400)]\n"
+	    "for i in range(0, 400, 2):\n"
+	    "    victims[i] = None\n"
+	    "out = []\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        r = f()\n"
+	    "        out.append('ran' if r is None else r)\n"
+	    "    except (ValueError, TypeError, ImportError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "W, H = 64, 32\n"
+	    "pgm = b'P5\\n%d %d\\n255\\n' % (W, H) + bytes([200]) * (W * H * 4)\n"
+	    "la = Image.new('LA', (256, 1))\n"
+	    "t(lambda: sorted(set(la.point([7] * 512, Liar('LA')).getdata())))\n"
+	    "t(lambda: Image.new('L', (4, 1)).point([7] * 512, Liar('LA')))\n"
+	    "t(lambda: Image.new('L', (4, 1)).point([7] * 256, Liar('I;16')))\n"
+	    "def tile_name():\n"
+	    "    im = Image.open(io.BytesIO(pgm))\n"
+	    "    im.tile = [(Liar('pcd'), (0, 0, W, H), 0, None)]\n"
+	    "    im.load()\n"
+	    "t(tile_name)\n"
+	    "class Tiles(list):\n"
+	    "    n = real_at = 0\n"
+	    "    def __iter__(self):\n"
+	    "        Tiles.n += 1\n"
+	    "        if Tiles.n != Tiles.real_at:\n"
+	    "            return iter([('raw', (0, 0, W, H), 0, ('L', 0, 1))])\n"
+	    "        return list.__iter__(self)\n"
+	    "def tile_list(k):\n"
+	    "    Tiles.n, Tiles.real_at = 0, k\n"
+	    "    im = Image.open(io.BytesIO(pgm))\n"
+	    "    im.tile = Tiles([('pcd', (0, 0, W, H), 0, None)])\n"
+	    "    im.load()\n"
+	    "for k in range(1, 8):\n"
+	    "    t(lambda: tile_list(k))\n"
+	    "def codec_mode():\n"
+	    "    im = Image.open(io.BytesIO(pgm))\n"
+	    "    im.im = Image.new('L', (W, H)).im\n"
+	    "    im.mode = Liar('RGBA')\n"
+	    "    im.tile = [('raw', (0, 0, W, H), 0, ('RGBA', 0, 1))]\n"
+	    "    im.load()\n"
+	    "    return [type(im.mode).__name__, im.im.mode]\n"
+	    "t(codec_mode)\n"
+	    "srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile('sRGB'))\n"
+	    "cms = ImageCms.ImageCmsTransform(srgb, srgb, Liar('RGBA'), Liar('RGBA'))\n"
+	    "t(lambda: cms.apply(Image.new('L', (W, H), 77), Image.new('L', (W, H))))\n"
+	    "class F(ImageFile.ImageFile):\n"
+	    "    format = 'X'\n"
+	    "    def _open(self):\n"
+	    "        self.mode = 'BGR;15'\n"
+	    "        self._size = (4, 4)\n"
+	    "        self.tile = [('raw', (0, 0, 4, 4), 0, ('RGB', 0, 1))]\n"
+	    "t(lambda: F(io.BytesIO(b'\\x11' * 64)))\n"
+	    "class B(bytes):\n"
+	    "    def decode(self, *a, **k):\n"
+	    "        return 'Qt'\n"
+	    "class S(str):\n"
+	    "    def encode(self, *a, **k):\n"
+	    "        return B(b'Qb0:0 QB0:0')\n"
+	    "pts = np.random.default_rng(0).random((30, 3))\n"
+	    "t(lambda: ConvexHull(pts, qhull_options=S('x')))\n"
+	    "t(lambda: plt.switch_backend(Liar('module://ctypes')))\n"
+	    "class K(str):\n"
+	    "    def __hash__(self):\n"
+	    "        return 7\n"
+	    "    def __eq__(self, o):\n"
+	    "        return str(self) == o\n"
+	    "closs = PoissonRegressor().fit(np.ones((4, 1)), np.ones(4))._base_loss.closs\n"
+	    "n = 336\n"
+	    "d = {'y_true': np.zeros(n), 'raw_prediction': np.full(n, np.log(2.0)),\n"
+	    "     'sample_weight': None, 'loss_out': np.zeros(n), K('loss_out'): victims[1][:2],\n"
+	    "     'n_threads': 1}\n"
+	    "def f(x: '(closs.loss(**d), int)[1]'):\n"
+	    "    pass\n"
+	    "t(lambda: typing.get_type_hints(f))\n"
+	    "[out, sum(1 for v in victims if v is not None and (v != 42).any())]",
+	    "[[[[7,7]],\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "[\"str\",\"RGBA\"],\"ValueError\",\"ValueError\",\"ValueError\",\"ImportError\","
+	    "\"TypeError\"],0]");
+	e2e_expect_result("1 + 1", "2");
+	e2e_stop();
+}

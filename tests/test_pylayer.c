@@ -3337,6 +3337,20 @@ Test(pylayer, builtins_cannot_be_replaced_by_assignment)
 	                  "    return len('ab')\n"
 	                  "[f(), g(), 'json' in dir()]",
 	                  "[1,2,false]");
+	/* nor given to a library's eval as its globals' (typing's of an annotation): the
+	 * sandbox's builtins instead */
+	e2e_expect_result("import typing, json\n"
+	                  "hold = []\n"
+	                  "def f(x: '(hold.append(lambda: __getattr__), int)[1]'):\n"
+	                  "    pass\n"
+	                  "typing.get_type_hints(f, globalns={'__builtins__': json, 'hold': hold,\n"
+	                  "                                   'int': int})\n"
+	                  "try:\n"
+	                  "    r = repr(hold[0]())\n"
+	                  "except NameError as e:\n"
+	                  "    r = str(e)\n"
+	                  "r",
+	                  "\"name '__getattr__' is not defined\"");
 	e2e_stop();
 }
 

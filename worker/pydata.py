@@ -56,6 +56,12 @@ pair_items = []
 mat_reader = []
 
 
+def _exact_text(value):
+    """A str subclass as the exact str of its characters (what C code reads of it), so a check
+    compares what the callee takes; anything else as it is."""
+    return str.__str__(value) if isinstance(value, str) and type(value) is not str else value
+
+
 # _plain_names(kwargs): kwargs with its names exact str (pydata.c gives it, pylayer.c's): a str
 # subclass's __hash__ and __eq__ could hide a keyword from a check's lookup that the compiled
 # callee still takes by its characters (a partial's keywords, a library forwarding a dict of the
@@ -1642,6 +1648,7 @@ def _json_snapshots():
             return pd.DataFrame(BlockManager(tuple(blocks), [cols, rows]))
 
     def dumps(obj, *args, **kwargs):
+        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         raw(None, *args, **kwargs)  # the options checked as the writer checks them
         opts = dict(zip(names, args))
         opts.update(kwargs)
@@ -1959,6 +1966,7 @@ def _sas_reader():
         raise NotImplementedError(why)
 
     def made(args, kwargs):
+        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         refused()
 
     def __init__(self, *args, **kwargs):
@@ -2019,6 +2027,7 @@ def _csv_reads():
 
     # (always: a source's read could be there for the parser and not for a check before it)
     def made(args, kw):
+        kw = _plain_names(kw) if kw else kw  # (names by their characters)
         if args and type(args[0]) is not ExactReads:
             args = (ExactReads(args[0]),) + tuple(args[1:])
         elif kw and 'source' in kw and type(kw['source']) is not ExactReads:
@@ -2956,6 +2965,7 @@ def _interval_nodes(np):
     from pandas._libs import hashtable, interval
 
     def made(args, kwargs):
+        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         names = ('left', 'right', 'indices', 'leaf_size')
         given = dict(zip(names, args or ()))
         given.update(kwargs or {})
@@ -3972,6 +3982,7 @@ def _mat_streams():
         return copy
 
     def stream_made(args, kwargs):
+        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         args = () if args is None else tuple(args)
         if len(args) == 1 and not kwargs:
             return (own(args[0]),), None
@@ -5093,9 +5104,18 @@ def _qhull_options():
     from scipy.spatial import _qhull
 
     def check(args, kwargs):
-        options = kwargs.get('options') if kwargs and 'options' in kwargs else \
+        given = kwargs.get('options') if kwargs and 'options' in kwargs else \
             args[2] if len(args) > 2 else None
-        if isinstance(options, (bytes, bytearray, str)):
+        # (the options by their bytes, as qhull reads them: a bytes subclass's decode() told
+        # the check another text)
+        options = (bytes(memoryview(given)) if isinstance(given, (bytes, bytearray)) else
+                   _exact_text(given))
+        if options is not given:
+            if kwargs and 'options' in kwargs:
+                kwargs = dict(kwargs, options=options)
+            else:
+                args = tuple(args[:2]) + (options,) + tuple(args[3:])
+        if isinstance(options, (bytes, str)):
             text = options.decode('latin1') if not isinstance(options, str) else options
             for token in text.split():
                 if token.startswith(('TI', 'TO')):
@@ -5912,6 +5932,7 @@ def _sklearn_sgd():
 
     def bound(f, names, args, kwargs):
         # {name: value} of a call, and the dataset's samples and features
+        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         if len(args) > len(names):
             raise TypeError('%s takes at most %d arguments' % (f, len(names)))
         given = dict(zip(names, args))
@@ -6876,6 +6897,7 @@ def _distance_inputs():
     # (any metric: scipy's names for it are many, 'mah', 'MAHAL' among them, and another
     # metric refuses a VI anyway; the arrays are converted once, here, and passed on)
     def vi_checked(n, kwargs):
+        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         kwargs = _plain_names(kwargs)
         if kwargs.get('VI') is not None:
             vi = np.array(kwargs['VI'], dtype=float)
@@ -8003,6 +8025,7 @@ def _lapack_inputs():
         fixed = own.get(kind, ('lwork',) if name.endswith('_lwork') else ())
 
         def checked(*args, **kwargs):
+            kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
             if len(args) > len(names):
                 return f(*args, **kwargs)  # the wrapper's own error
             given = dict(zip(names, args))
@@ -8101,6 +8124,7 @@ def _ft2font_checks():
     names = ('filename', 'hinting_factor', '_fallback_list', '_kerning_factor')
 
     def made(args, kwargs):
+        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         args = list(() if args is None else args)
         kwargs = dict(kwargs or {})
         if len(args) > len(names) or any(k not in names for k in kwargs):
@@ -9167,6 +9191,7 @@ def _matplotlib():
         its name ('module://...' any module), and the user's code imports only what it may.
         A backend that draws in a window (TkAgg, QtAgg, ...) draws with Agg: the sandbox has
         no display, and a figure shown becomes an image of the call's result."""
+        newbackend = _exact_text(newbackend)
         if newbackend is not rcsetup._auto_backend_sentinel and (
                 not isinstance(newbackend, str) or newbackend.lower() not in own):
             raise ImportError(f"{newbackend!r} is not one of matplotlib's backends: "
@@ -9334,6 +9359,26 @@ def _pil():
         _keep(self, _picture)
 
     Image.Image.show = show
+    # An image's mode is the exact str of its characters, whoever sets it (PIL's codecs take
+    # it so; a str subclass's __eq__ answered the checks that compare it).
+
+    def mode_get(self):
+        try:
+            return _exact_text(self.__dict__['mode'])
+        except KeyError:
+            raise AttributeError("'%s' object has no attribute 'mode'"
+                                 % type(self).__name__) from None
+
+    def mode_set(self, value):
+        value = _exact_text(value)
+        # (no image of a BGR mode: it has no pixel access, below; an ImageFile of the code's
+        # made its C image of its mode without Image._new)
+        if isinstance(value, str) and value.startswith('BGR;'):
+            raise ValueError('mode %s is not supported in the sandbox: use RGB (its raw BGR '
+                             'data decodes into RGB)' % value)
+        self.__dict__['mode'] = value
+
+    Image.Image.mode = property(mode_get, mode_set, doc="The image's mode ('L', 'RGB', ...).")
 
 
 def _pil_descriptors(Image):
@@ -9413,6 +9458,7 @@ def _pil_descriptors(Image):
     from PIL import ImageMode
 
     def point(self, lut, mode=None):
+        mode = _exact_text(mode)
         if isinstance(mode, str) and mode.startswith(('I;16', 'BGR;')):
             raise ValueError('point operation to mode %s is not supported' % mode)
         if isinstance(mode, str) and mode == self.mode:
@@ -9925,6 +9971,9 @@ def _pil_core(Image):
 
     def remembering(factory):
         def make(mode, *args, **kwargs):
+            # (the mode by its characters, as the C codec takes it: a str subclass's __ne__
+            # answered the check below)
+            mode = _exact_text(mode)
             codec = Codec()
             codec_real.__set__(codec, factory(mode, *args, **kwargs))
             codec_mode.__set__(codec, mode)
@@ -10083,12 +10132,17 @@ def _pil_core(Image):
             return list(value) if isinstance(value, list) else value
         if got and got[1] and value:
             for t in value:
-                if type(t) is not tuple or not t or t[0] not in ('raw', 'hex'):
+                if (type(t) is not tuple or not t or type(t[0]) is not str or
+                        t[0] not in ('raw', 'hex')):
                     raise ValueError("tiles the code sets decode with 'raw' or 'hex' in the "
                                      "sandbox, not %r" % (t[0] if type(t) is tuple and t else t,))
         return value
 
     def tile_set(self, value):
+        # (a list of the code's is copied as it is, not by its own iteration: PIL's walk of
+        # it and the check's saw other tiles)
+        if isinstance(value, list) and not by_pil():
+            value = list.copy(value)
         got = entry(self)
         if got is not None:
             got[:] = [value, not by_pil()]
@@ -10284,6 +10338,7 @@ def _pil_pointers(Image):
     init_ = transform.__init__
 
     def __init__(self, input, output, input_mode, output_mode, *args, **kwargs):
+        input_mode, output_mode = _exact_text(input_mode), _exact_text(output_mode)
         init_(self, input, output, input_mode, output_mode, *args, **kwargs)
         built[self] = (input_mode, output_mode)
 
@@ -11047,6 +11102,7 @@ def _tree_queries(base, tree_class):
              'two_point_correlation': ('X', 'r', 'dualtree')}
 
     def plain(names, args, kwargs):
+        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         given = dict(zip(names, args))
         if len(args) > len(names) or set(given) & set(kwargs) or set(kwargs) - set(names):
             return None
@@ -11325,6 +11381,7 @@ def _pyfunc_metrics():
     code.append(copying(None).__code__)
 
     def made(args, kwargs):
+        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         args = () if args is None else tuple(args)
         if args:
             args = (copying(args[0]),) + args[1:]
@@ -11390,6 +11447,7 @@ def _sklearn_losses():
         two_d = issubclass(cls, multi)
 
         def method(self, *args, **kwargs):
+            kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
             if len(args) > len(names):
                 raise TypeError('%s() takes at most %d arguments' % (name, len(names)))
             given = dict(zip(names, args))
@@ -11603,6 +11661,7 @@ def _svm_training():
         return data, indices, indptr, len(indptr) - 1
 
     def bind(names, args, kwargs, what):
+        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         if len(args) > len(names) or set(kwargs) - set(names) or \
                 set(names[:len(args)]) & set(kwargs):
             raise TypeError('%s takes %s' % (what, ', '.join(names)))

@@ -975,8 +975,13 @@ static PyObject *namespace_checked(PyObject *d, int globals, int *loading)
 			return NULL;
 		return Py_NewRef(d);
 	}
-	if (b != real_builtins && b != real_builtins_mod)
+	if (b != real_builtins && b != real_builtins_mod) {
+		/* (a module given as the builtins, a proxy: its namespace read by bare names, past
+		 * the attribute rules; the sandbox's instead) */
+		if (PyModule_Check(b) && builtins_put(d) < 0)
+			return NULL;
 		return modules_proxied(d, str_builtins) < 0 ? NULL : Py_NewRef(d);
+	}
 	/* A served module evaluating in its own namespace while it is imported (scipy.stats
 	 * deletes its docstring parts with exec: globals and locals both that namespace), with
 	 * no user code on the way: that namespace, but the code runs with the sandbox's builtins
