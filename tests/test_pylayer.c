@@ -3373,5 +3373,38 @@ Test(pylayer, east_asian_codecs_encode_and_decode)
 	    "[[\"82a0\",\"d6d0\",\"a4a4\",\"c7d1\",\"1b244224221b2842\",\"d6d0cec4\",\"82a0\"],"
 	    "true,\"\","
 	    "true,true]");
+	/* A decoder's setstate copied any state into the codec: an iso2022 decoder then read a
+	 * character set it does not have past its table and called what it found there
+	 * (SIGSEGV). It takes the states getstate gave (a text stream's tell and seek), or its
+	 * own. */
+	e2e_expect_result(
+	    "import io\n"
+	    "out = []\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        out.append(f())\n"
+	    "    except ValueError:\n"
+	    "        out.append('refused')\n"
+	    "jp = codecs.getincrementaldecoder('iso2022_jp')\n"
+	    "d = jp()\n"
+	    "t(lambda: d.setstate((b'', 0)))\n"
+	    "t(lambda: d.setstate((b'', 0x4242C1)))\n"
+	    "t(lambda: type(d).mro()[1].setstate(d, (b'', 0)))\n"
+	    "e = jp()\n"
+	    "e.decode(b'\\x1b$B')\n"
+	    "kr = codecs.getincrementaldecoder('iso2022_kr')()\n"
+	    "t(lambda: kr.setstate(e.getstate()))\n"
+	    "t(lambda: d.setstate(e.getstate()))\n"
+	    "t(lambda: d.decode(b'0!') == '\\u4e9c')\n"
+	    "f = io.TextIOWrapper(io.BytesIO('abc\\u3042def\\u3044g\\n'.encode('iso2022_jp')),\n"
+	    "                     encoding='iso2022_jp')\n"
+	    "a = f.read(4)\n"
+	    "p = f.tell()\n"
+	    "b = f.read(3)\n"
+	    "f.seek(p)\n"
+	    "t(lambda: f.seek(p + (1 << 70)))\n"
+	    "out + [a == 'abc\\u3042', b, f.read() == 'def\\u3044g\\n']",
+	    "[\"refused\",\"refused\",\"refused\",\"refused\",null,true,\"refused\",true,\"def\","
+	    "true]");
 	e2e_stop();
 }

@@ -7676,6 +7676,109 @@ static int dict_reversed_guard(void)
 	return 0;
 }
 
+/* ---- East Asian codecs' states ---- */
+
+/* The East Asian codecs' incremental decoders (_multibytecodec) copy a state given to setstate
+ * into the codec's state bytes as they are: an iso2022 decoder then looked up a character set
+ * it does not have past the end of its table and called what it found there (setstate((b'',
+ * 0)) alone: SIGSEGV). A text stream's tell and seek give back states getstate gave. While
+ * armed a decoder takes a state getstate gave for an object of its class, one of the
+ * libraries' (the answers are kept for each such class), or the state it has; its pending
+ * bytes are its own. (An encoder's state only says what it designated last: any is safe.) */
+static PyObject *mb_getstate_real, *mb_setstate_real;
+static PyObject *mb_states; /* {a library's decoder class: {the flags its getstate gave}} */
+
+/* A decoder state's flags, borrowed, or NULL. */
+static PyObject *mb_flags(PyObject *state)
+{
+	if (state && PyTuple_Check(state) && PyTuple_GET_SIZE(state) == 2 &&
+	    PyBytes_Check(PyTuple_GET_ITEM(state, 0)) &&
+	    PyLong_CheckExact(PyTuple_GET_ITEM(state, 1)))
+		return PyTuple_GET_ITEM(state, 1);
+	return NULL;
+}
+
+static PyObject *mb_getstate(PyObject *self, PyObject *unused)
+{
+	PyObject *r = PyObject_CallOneArg(mb_getstate_real, self), *flags, *set;
+	PyObject *t = (PyObject *)Py_TYPE(self);
+
+	(void)unused;
+	if (!r || !(flags = mb_flags(r)) || !pyguard_sealed_class(t))
+		return r;
+	set = PyDict_GetItemWithError(mb_states, t);
+	if (!set && !PyErr_Occurred() && (set = PySet_New(NULL))) {
+		int rc = PyDict_SetItem(mb_states, t, set);
+		Py_DECREF(set); /* (the dict holds it) */
+		if (rc < 0)
+			set = NULL;
+	}
+	if (!set || PySet_Add(set, flags) < 0)
+		Py_CLEAR(r);
+	return r;
+}
+
+static PyObject *mb_setstate(PyObject *self, PyObject *state)
+{
+	PyObject *flags = mb_flags(state), *set, *now, *plain, *r;
+	int known = 0;
+
+	if (!pylayer_armed())
+		return PyObject_CallFunctionObjArgs(mb_setstate_real, self, state, NULL);
+	if (!flags)
+		return PyErr_Format(PyExc_TypeError,
+		                    "setstate() takes a (bytes, int) pair, what getstate() gave");
+	if (pyguard_sealed_class((PyObject *)Py_TYPE(self)) &&
+	    (set = PyDict_GetItemWithError(mb_states, (PyObject *)Py_TYPE(self))))
+		known = PySet_Contains(set, flags);
+	if (known == 0 && !PyErr_Occurred()) {
+		now = PyObject_CallOneArg(mb_getstate_real, self);
+		known = now && mb_flags(now) ? PyObject_RichCompareBool(mb_flags(now), flags, Py_EQ)
+		                             : -1;
+		Py_XDECREF(now);
+	}
+	if (known < 0 || PyErr_Occurred())
+		return NULL;
+	if (!known)
+		return PyErr_Format(
+		    PyExc_ValueError,
+		    "a state that getstate() did not give is not taken in the sandbox "
+		    "(the decoder would read a character set it does not have)");
+	plain = PyTuple_Pack(2, PyTuple_GET_ITEM(state, 0), flags);
+	r = plain ? PyObject_CallFunctionObjArgs(mb_setstate_real, self, plain, NULL) : NULL;
+	Py_XDECREF(plain);
+	return r;
+}
+
+static PyMethodDef mb_getstate_def = {"getstate", mb_getstate, METH_NOARGS, NULL};
+static PyMethodDef mb_setstate_def = {"setstate", mb_setstate, METH_O, NULL};
+
+static int multibyte_guard(void)
+{
+	PyObject *m = PyImport_ImportModule("_multibytecodec"), *t;
+	int rc;
+
+	if (!m) { /* (a build without the East Asian codecs) */
+		PyErr_Clear();
+		return 0;
+	}
+	t = PyObject_GetAttrString(m, "MultibyteIncrementalDecoder");
+	Py_DECREF(m);
+	rc = t && PyType_Check(t) && (mb_states = PyDict_New()) &&
+	             replace_method((PyTypeObject *)t, "getstate", &mb_getstate_def,
+	                            &mb_getstate_real) == 0 &&
+	             replace_method((PyTypeObject *)t, "setstate", &mb_setstate_def,
+	                            &mb_setstate_real) == 0
+	         ? 0
+	         : -1;
+	if (rc < 0 && !PyErr_Occurred())
+		PyErr_SetString(PyExc_TypeError,
+		                "_multibytecodec.MultibyteIncrementalDecoder is not "
+		                "as known");
+	Py_XDECREF(t);
+	return rc;
+}
+
 int pyreentry_guard(void)
 {
 	PyTypeObject *t = &PyByteArray_Type;
@@ -7692,7 +7795,7 @@ int pyreentry_guard(void)
 	    list_repr_guard() < 0 || texts_guard() < 0 || kept_objects_guard() < 0 ||
 	    dict_empty_keys_general() < 0 || static_calls_checked() < 0 || set_count_guard() < 0 ||
 	    freed_under_compares_install() < 0 || comparisons_held() < 0 ||
-	    dict_reversed_guard() < 0 || stringio_guard() < 0)
+	    dict_reversed_guard() < 0 || stringio_guard() < 0 || multibyte_guard() < 0)
 		return -1;
 	if (replace_method(t, "join", &bytearray_join_def, &bytearray_join_real) < 0)
 		return -1;
