@@ -3287,6 +3287,16 @@ Test(pylayer, long_chains_of_iterators_and_wrappers_are_freed)
 	e2e_expect_result("chains(mk[:9])\nlen(freed)", "9");
 	e2e_expect_result("chains(mk[9:18])\nlen(freed)", "18");
 	e2e_expect_result("chains(mk[18:])\nlen(freed)", "27");
+	e2e_expect_result(
+	    "def part(x):\n"
+	    "    p = ft.partial(x if callable(x) else print)\n"
+	    "    p.a = 1  # (a partial with attributes is not flattened)\n"
+	    "    return p\n"
+	    "chains([part, lambda x: i.chain.from_iterable(x),\n"
+	    "        lambda x: t.GenericAlias(x if type(x) is not list else int, ()),\n"
+	    "        lambda x: super(super, x) if type(x) is super else super(int, 1)])\n"
+	    "len(freed)",
+	    "31");
 	/* a subclass's instances (CPython's own bracket, then the base's deallocator) */
 	e2e_expect_result("class P(property):\n"
 	                  "    pass\n"
@@ -3301,7 +3311,7 @@ Test(pylayer, long_chains_of_iterators_and_wrappers_are_freed)
 	                  "    y = F(None, y)\n"
 	                  "del y\n"
 	                  "len(freed)",
-	                  "27");
+	                  "31");
 	e2e_stop();
 }
 

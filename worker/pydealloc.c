@@ -47,6 +47,10 @@ static const char *const deep_types[] = {
     "type(next(itertools.groupby([0]))[1])",
     "itertools.zip_longest",
     "itertools.repeat",
+    "itertools.chain",
+    "functools.partial",
+    "types.GenericAlias",
+    "super",
     NULL,
 };
 
