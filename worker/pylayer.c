@@ -523,8 +523,8 @@ static int code_check(PyCodeObject *co, int depth)
 		                                     "__builtins__") == 0) {
 			PyErr_Format(
 			    PyExc_NameError,
-			    "__builtins__ cannot be assigned in the sandbox (line %d): the "
-			    "builtins stay the sandbox's (import builtins to name them)",
+			    "__builtins__ cannot be assigned in the sandbox (line %d): every "
+			    "function uses the sandbox's builtins, by their names",
 			    PyCode_Addr2Line(co, (int)i));
 			goto out;
 		}
