@@ -13039,6 +13039,13 @@ Test(data, names_modes_and_lists_of_the_code_are_read_as_the_c_code_reads_them)
 	    "        self._size = (4, 4)\n"
 	    "        self.tile = [('raw', (0, 0, 4, 4), 0, ('RGB', 0, 1))]\n"
 	    "t(lambda: F(io.BytesIO(b'\\x11' * 64)))\n"
+	    "class G(ImageFile.ImageFile):\n"
+	    "    format = 'X'\n"
+	    "    mode = property(lambda s: 'BGR;15', lambda s, v: None)\n"
+	    "    def _open(self):\n"
+	    "        self._size = (4, 4)\n"
+	    "        self.tile = [('raw', (0, 0, 4, 4), 0, ('RGB', 0, 1))]\n"
+	    "t(lambda: G(io.BytesIO(b'\\x11' * 64)).load())\n"
 	    "class B(bytes):\n"
 	    "    def decode(self, *a, **k):\n"
 	    "        return 'Qt'\n"
@@ -13064,7 +13071,8 @@ Test(data, names_modes_and_lists_of_the_code_are_read_as_the_c_code_reads_them)
 	    "[out, sum(1 for v in victims if v is not None and (v != 42).any())]",
 	    "[[[[7,7]],\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
 	    "\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
-	    "[\"str\",\"RGBA\"],\"ValueError\",\"ValueError\",\"ValueError\",\"ImportError\","
+	    "[\"str\",\"RGBA\"],\"ValueError\",\"ValueError\",\"ValueError\",\"ValueError\","
+	    "\"ImportError\","
 	    "\"TypeError\"],0]");
 	e2e_expect_result("1 + 1", "2");
 	e2e_stop();

@@ -6897,7 +6897,6 @@ def _distance_inputs():
     # (any metric: scipy's names for it are many, 'mah', 'MAHAL' among them, and another
     # metric refuses a VI anyway; the arrays are converted once, here, and passed on)
     def vi_checked(n, kwargs):
-        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
         kwargs = _plain_names(kwargs)
         if kwargs.get('VI') is not None:
             vi = np.array(kwargs['VI'], dtype=float)
@@ -9492,6 +9491,22 @@ def _pil_descriptors(Image):
 
     _new.__doc__ = real_new_image.__doc__
     Image.Image._new = _new
+    # (an ImageFile makes its C image of its mode itself, without _new: a class of the code's
+    # may answer any mode, each time it is read; the C image made is looked at)
+    from PIL import ImageFile
+    real_prepare = ImageFile.ImageFile.load_prepare
+
+    def load_prepare(self):
+        real_prepare(self)
+        core = self.__dict__.get('im')
+        mode = getattr(core, 'mode', None) if core is not None else None
+        if isinstance(mode, str) and mode.startswith('BGR;'):
+            self.__dict__['im'] = None
+            raise ValueError('mode %s is not supported in the sandbox: use RGB (its raw BGR '
+                             'data decodes into RGB)' % mode)
+
+    load_prepare.__doc__ = real_prepare.__doc__
+    ImageFile.ImageFile.load_prepare = load_prepare
     real_open = Image.open
 
     def open(fp, mode='r', formats=None):
