@@ -5104,17 +5104,23 @@ def _qhull_options():
     from scipy.spatial import _qhull
 
     def check(args, kwargs):
-        given = kwargs.get('options') if kwargs and 'options' in kwargs else \
-            args[2] if len(args) > 2 else None
+        args = tuple(args)
+        for name, at in (('options', 2), ('required_options', 3)):
+            args, kwargs = checked_options(args, kwargs, name, at)
+        return args, kwargs
+
+    def checked_options(args, kwargs, name, at):
+        given = kwargs.get(name) if kwargs and name in kwargs else \
+            args[at] if len(args) > at else None
         # (the options by their bytes, as qhull reads them: a bytes subclass's decode() told
         # the check another text)
         options = (bytes(memoryview(given)) if isinstance(given, (bytes, bytearray)) else
                    _exact_text(given))
         if options is not given:
-            if kwargs and 'options' in kwargs:
-                kwargs = dict(kwargs, options=options)
+            if kwargs and name in kwargs:
+                kwargs = dict(kwargs, **{name: options})
             else:
-                args = tuple(args[:2]) + (options,) + tuple(args[3:])
+                args = args[:at] + (options,) + args[at + 1:]
         if isinstance(options, (bytes, str)):
             text = options.decode('latin1') if not isinstance(options, str) else options
             for token in text.split():
@@ -9491,22 +9497,18 @@ def _pil_descriptors(Image):
 
     _new.__doc__ = real_new_image.__doc__
     Image.Image._new = _new
-    # (an ImageFile makes its C image of its mode itself, without _new: a class of the code's
-    # may answer any mode, each time it is read; the C image made is looked at)
-    from PIL import ImageFile
-    real_prepare = ImageFile.ImageFile.load_prepare
+    # (an ImageFile makes its C image of its mode itself, by core.new: a class of the code's
+    # may answer any mode, and any image, each time they are read; the C image is not made)
+    real_core_new = Image.core.new
 
-    def load_prepare(self):
-        real_prepare(self)
-        core = self.__dict__.get('im')
-        mode = getattr(core, 'mode', None) if core is not None else None
+    def core_new(mode, size, *args):
+        mode = _exact_text(mode)
         if isinstance(mode, str) and mode.startswith('BGR;'):
-            self.__dict__['im'] = None
             raise ValueError('mode %s is not supported in the sandbox: use RGB (its raw BGR '
                              'data decodes into RGB)' % mode)
+        return real_core_new(mode, size, *args)
 
-    load_prepare.__doc__ = real_prepare.__doc__
-    ImageFile.ImageFile.load_prepare = load_prepare
+    Image.core.new = core_new
     real_open = Image.open
 
     def open(fp, mode='r', formats=None):
@@ -10078,12 +10080,17 @@ def _pil_core(Image):
                     tags.append((tag, got[0]))
                     if got[1] is not None:
                         kinds[tag] = got[1]
-            return args[:4] + (tags, kinds)
+            # (its file is the encoder's buffer: no descriptor, 0; the code's number named the
+            # worker's channel)
+            return args[:2] + (0,) + args[3:4] + (tags, kinds)
         return args
 
     getencoder = Image._getencoder
 
     def checked_getencoder(mode, encoder_name, args, extra=()):
+        # (the name by its characters: PIL finds the encoder by them, a str subclass's __eq__
+        # answered the checks below)
+        encoder_name = _exact_text(encoder_name)
         if args is None:
             args = ()
         elif not isinstance(args, tuple):
@@ -10154,10 +10161,11 @@ def _pil_core(Image):
         return value
 
     def tile_set(self, value):
-        # (a list of the code's is copied as it is, not by its own iteration: PIL's walk of
-        # it and the check's saw other tiles)
-        if isinstance(value, list) and not by_pil():
-            value = list.copy(value)
+        # (the code's tiles become an exact list, read once: a list's items as they are, not
+        # by its own iteration; anything else by its iteration, once. PIL's walk of them and
+        # the check's saw other tiles)
+        if value is not None and not by_pil():
+            value = list.copy(value) if isinstance(value, list) else list(value)
         got = entry(self)
         if got is not None:
             got[:] = [value, not by_pil()]
