@@ -65,7 +65,7 @@ def _exact_text(value):
 # _plain_names(kwargs): kwargs with its names exact str (pydata.c gives it, pylayer.c's): a str
 # subclass's __hash__ and __eq__ could hide a keyword from a check's lookup that the compiled
 # callee still takes by its characters (a partial's keywords, a library forwarding a dict of the
-# code's); a key that is no str is refused.
+# code's); a key that is no str is refused; None stays None.
 
 
 def _tempfile():
@@ -1648,7 +1648,7 @@ def _json_snapshots():
             return pd.DataFrame(BlockManager(tuple(blocks), [cols, rows]))
 
     def dumps(obj, *args, **kwargs):
-        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+        kwargs = _plain_names(kwargs)  # (names by their characters)
         raw(None, *args, **kwargs)  # the options checked as the writer checks them
         opts = dict(zip(names, args))
         opts.update(kwargs)
@@ -1966,7 +1966,7 @@ def _sas_reader():
         raise NotImplementedError(why)
 
     def made(args, kwargs):
-        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+        kwargs = _plain_names(kwargs)  # (names by their characters)
         refused()
 
     def __init__(self, *args, **kwargs):
@@ -2027,7 +2027,7 @@ def _csv_reads():
 
     # (always: a source's read could be there for the parser and not for a check before it)
     def made(args, kw):
-        kw = _plain_names(kw) if kw else kw  # (names by their characters)
+        kw = _plain_names(kw)  # (names by their characters)
         if args and type(args[0]) is not ExactReads:
             args = (ExactReads(args[0]),) + tuple(args[1:])
         elif kw and 'source' in kw and type(kw['source']) is not ExactReads:
@@ -2965,7 +2965,7 @@ def _interval_nodes(np):
     from pandas._libs import hashtable, interval
 
     def made(args, kwargs):
-        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+        kwargs = _plain_names(kwargs)  # (names by their characters)
         names = ('left', 'right', 'indices', 'leaf_size')
         given = dict(zip(names, args or ()))
         given.update(kwargs or {})
@@ -3982,7 +3982,7 @@ def _mat_streams():
         return copy
 
     def stream_made(args, kwargs):
-        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+        kwargs = _plain_names(kwargs)  # (names by their characters)
         args = () if args is None else tuple(args)
         if len(args) == 1 and not kwargs:
             return (own(args[0]),), None
@@ -5938,7 +5938,7 @@ def _sklearn_sgd():
 
     def bound(f, names, args, kwargs):
         # {name: value} of a call, and the dataset's samples and features
-        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+        kwargs = _plain_names(kwargs)  # (names by their characters)
         if len(args) > len(names):
             raise TypeError('%s takes at most %d arguments' % (f, len(names)))
         given = dict(zip(names, args))
@@ -8030,7 +8030,7 @@ def _lapack_inputs():
         fixed = own.get(kind, ('lwork',) if name.endswith('_lwork') else ())
 
         def checked(*args, **kwargs):
-            kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+            kwargs = _plain_names(kwargs)  # (names by their characters)
             if len(args) > len(names):
                 return f(*args, **kwargs)  # the wrapper's own error
             given = dict(zip(names, args))
@@ -8129,7 +8129,7 @@ def _ft2font_checks():
     names = ('filename', 'hinting_factor', '_fallback_list', '_kerning_factor')
 
     def made(args, kwargs):
-        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+        kwargs = _plain_names(kwargs)  # (names by their characters)
         args = list(() if args is None else args)
         kwargs = dict(kwargs or {})
         if len(args) > len(names) or any(k not in names for k in kwargs):
@@ -9375,15 +9375,20 @@ def _pil():
                                  % type(self).__name__) from None
 
     def mode_set(self, value):
-        value = _exact_text(value)
-        # (no image of a BGR mode: it has no pixel access, below; an ImageFile of the code's
-        # made its C image of its mode without Image._new)
-        if isinstance(value, str) and value.startswith('BGR;'):
-            raise ValueError('mode %s is not supported in the sandbox: use RGB (its raw BGR '
-                             'data decodes into RGB)' % value)
-        self.__dict__['mode'] = value
+        # (an ImageFile of the code's made its C image of its mode without Image._new)
+        self.__dict__['mode'] = _pil_no_bgr(_exact_text(value))
 
     Image.Image.mode = property(mode_get, mode_set, doc="The image's mode ('L', 'RGB', ...).")
+
+
+def _pil_no_bgr(mode):
+    """The mode, unless one of BGR;15, BGR;16 or BGR;24: an image of those has no pixel access
+    (getdata()[i] and floodfill called through a NULL accessor: SIGSEGV). No image is made in
+    them, whatever makes it; a file's BGR raw data still decodes into RGB."""
+    if isinstance(mode, str) and mode.startswith('BGR;'):
+        raise ValueError('mode %s is not supported in the sandbox: use RGB (its raw BGR data '
+                         'decodes into RGB)' % mode)
+    return mode
 
 
 def _pil_descriptors(Image):
@@ -9482,17 +9487,12 @@ def _pil_descriptors(Image):
 
     point.__doc__ = real_point.__doc__
     Image.Image.point = point
-    # Images of the BGR;15, BGR;16 and BGR;24 modes have no pixel access: getdata()[i] and
-    # floodfill called through a NULL accessor (SIGSEGV). No image is made in those modes: every
-    # Image wraps its C image in Image._new (new, convert, frombuffer, frombytes, merge, copy);
-    # a file's BGR raw data still decodes into RGB.
+    # No image of a BGR mode (_pil_no_bgr): every Image wraps its C image in Image._new (new,
+    # convert, frombuffer, frombytes, merge, copy).
     real_new_image = Image.Image._new
 
     def _new(self, im):
-        mode = getattr(im, 'mode', None)
-        if isinstance(mode, str) and mode.startswith('BGR;'):
-            raise ValueError('mode %s is not supported in the sandbox: use RGB (its raw BGR '
-                             'data decodes into RGB)' % mode)
+        _pil_no_bgr(getattr(im, 'mode', None))
         return real_new_image(self, im)
 
     _new.__doc__ = real_new_image.__doc__
@@ -9502,11 +9502,7 @@ def _pil_descriptors(Image):
     real_core_new = Image.core.new
 
     def core_new(mode, size, *args):
-        mode = _exact_text(mode)
-        if isinstance(mode, str) and mode.startswith('BGR;'):
-            raise ValueError('mode %s is not supported in the sandbox: use RGB (its raw BGR '
-                             'data decodes into RGB)' % mode)
-        return real_core_new(mode, size, *args)
+        return real_core_new(_pil_no_bgr(_exact_text(mode)), size, *args)
 
     Image.core.new = core_new
     real_open = Image.open
@@ -11125,7 +11121,7 @@ def _tree_queries(base, tree_class):
              'two_point_correlation': ('X', 'r', 'dualtree')}
 
     def plain(names, args, kwargs):
-        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+        kwargs = _plain_names(kwargs)  # (names by their characters)
         given = dict(zip(names, args))
         if len(args) > len(names) or set(given) & set(kwargs) or set(kwargs) - set(names):
             return None
@@ -11404,7 +11400,7 @@ def _pyfunc_metrics():
     code.append(copying(None).__code__)
 
     def made(args, kwargs):
-        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+        kwargs = _plain_names(kwargs)  # (names by their characters)
         args = () if args is None else tuple(args)
         if args:
             args = (copying(args[0]),) + args[1:]
@@ -11470,7 +11466,7 @@ def _sklearn_losses():
         two_d = issubclass(cls, multi)
 
         def method(self, *args, **kwargs):
-            kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+            kwargs = _plain_names(kwargs)  # (names by their characters)
             if len(args) > len(names):
                 raise TypeError('%s() takes at most %d arguments' % (name, len(names)))
             given = dict(zip(names, args))
@@ -11684,7 +11680,7 @@ def _svm_training():
         return data, indices, indptr, len(indptr) - 1
 
     def bind(names, args, kwargs, what):
-        kwargs = _plain_names(kwargs) if kwargs else kwargs  # (names by their characters)
+        kwargs = _plain_names(kwargs)  # (names by their characters)
         if len(args) > len(names) or set(kwargs) - set(names) or \
                 set(names[:len(args)]) & set(kwargs):
             raise TypeError('%s takes %s' % (what, ', '.join(names)))

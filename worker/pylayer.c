@@ -302,8 +302,14 @@ static PyObject *merged_kwargs(PyObject *self, PyObject *m)
 }
 
 /* The same for library code (pydata.py, library_fixes): a keyword dict a library hands on,
- * read by a check before a compiled callee takes it. */
-static PyMethodDef plain_kwargs_def = {"plain_kwargs", merged_kwargs, METH_O,
+ * read by a check before a compiled callee takes it (None, as a constructor check may be
+ * given, stays None). */
+static PyObject *library_kwargs(PyObject *self, PyObject *m)
+{
+	return m == Py_None ? Py_NewRef(m) : merged_kwargs(self, m);
+}
+
+static PyMethodDef plain_kwargs_def = {"plain_kwargs", library_kwargs, METH_O,
                                        "A mapping's keyword names made exact str."};
 
 PyObject *pylayer_plain_kwargs_function(void)
