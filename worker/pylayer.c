@@ -644,6 +644,22 @@ static PyObject *checked_lookup(PyObject *obj, PyObject *arg, int *refused)
 	return v;
 }
 
+/* Has obj an attribute of that name, told without reading it: its class's and their bases'
+ * dictionaries, its own (a class's: its bases'), never a getter or __getattr__ run. 1, 0, or -1
+ * with an error. */
+static int has_unread(PyObject *obj, PyObject *name)
+{
+	PyObject **dp, *found = _PyType_Lookup(Py_TYPE(obj), name);
+
+	if ((!found || pyguard_answers_nothing(found)) && PyType_Check(obj))
+		found = _PyType_Lookup((PyTypeObject *)obj, name);
+	/* (object's array interface names answer nothing, for any object: not had) */
+	if (found)
+		return !pyguard_answers_nothing(found);
+	dp = _PyObject_GetDictPtr(obj);
+	return dp && *dp && PyDict_Check(*dp) ? PyDict_Contains(*dp, name) : 0;
+}
+
 static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	PyObject *v;
@@ -660,25 +676,31 @@ static PyObject *checked_getattr(PyObject *self, PyObject *const *args, Py_ssize
 			PyErr_Clear();
 			return Py_NewRef(args[2]);
 		}
+		/* (a name the code may not read that x has not, as hasattr tells it: the default,
+		 * as for any missing attribute; one x has stays refused) */
+		if (!v && refused && PyUnicode_CheckExact(args[1]) &&
+		    PyErr_ExceptionMatches(PyExc_AttributeError)) {
+			PyObject *et, *ev, *tb;
+			int has;
+
+			PyErr_Fetch(&et, &ev, &tb);
+			if ((has = has_unread(args[0], args[1])) == 0) {
+				Py_XDECREF(et);
+				Py_XDECREF(ev);
+				Py_XDECREF(tb);
+				return Py_NewRef(args[2]);
+			}
+			if (has < 0) {
+				Py_XDECREF(et);
+				Py_XDECREF(ev);
+				Py_XDECREF(tb);
+				return NULL;
+			}
+			PyErr_Restore(et, ev, tb);
+		}
 		return v;
 	}
 	return checked_read(args[0], args[1], &refused);
-}
-
-/* Has obj an attribute of that name, told without reading it: its class's and their bases'
- * dictionaries, its own (a class's: its bases'), never a getter or __getattr__ run. 1, 0, or -1
- * with an error. */
-static int has_unread(PyObject *obj, PyObject *name)
-{
-	PyObject **dp, *found = _PyType_Lookup(Py_TYPE(obj), name);
-
-	if ((!found || pyguard_answers_nothing(found)) && PyType_Check(obj))
-		found = _PyType_Lookup((PyTypeObject *)obj, name);
-	/* (object's array interface names answer nothing, for any object: not had) */
-	if (found)
-		return !pyguard_answers_nothing(found);
-	dp = _PyObject_GetDictPtr(obj);
-	return dp && *dp && PyDict_Check(*dp) ? PyDict_Contains(*dp, name) : 0;
 }
 
 static PyObject *checked_hasattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
