@@ -529,10 +529,11 @@ Test(pylayer, hasattr_tells_of_a_refused_name_without_reading_it)
 	                  "[false,false,false,false]");
 	/* a getattr with a default answers as hasattr: the default for a refused name not had
 	 * (a __getattr__ of the code's not run), the refusal for one had */
-	e2e_expect_result("[getattr(A(), '__array_interface__', 'd'), getattr(A(), '__zz__', 'd'),\n"
-	                  " getattr(G(), '__code__', 'd'), log, t(lambda: getattr(f, '__globals__', 1)),\n"
-	                  " t(lambda: getattr(A, '__subclasses__', 1))]",
-	                  "[\"d\",\"d\",\"d\",[],\"refused\",\"refused\"]");
+	e2e_expect_result(
+	    "[getattr(A(), '__array_interface__', 'd'), getattr(A(), '__zz__', 'd'),\n"
+	    " getattr(G(), '__code__', 'd'), log, t(lambda: getattr(f, '__globals__', 1)),\n"
+	    " t(lambda: getattr(A, '__subclasses__', 1))]",
+	    "[\"d\",\"d\",\"d\",[],\"refused\",\"refused\"]");
 	e2e_stop();
 }
 
