@@ -951,6 +951,10 @@ Test(run_python, forbidden_builtins_are_name_errors_and_open_says_why)
 	                 "name 'eval' is not defined: the sandbox runs code as code"),
 	          "%s", mcpc_json(r));
 	cr_assert(strstr(mcpc_err_str(r, "traceback"), "runs code as code"), "%s", mcpc_json(r));
+	r = e2e_expect_error("x = 1\nbreakpoint()", "NameError");
+	cr_assert(strstr(mcpc_err_str(r, "message"),
+	                 "name 'breakpoint' is not defined: the code runs without a console"),
+	          "%s", mcpc_json(r));
 	/* A script's Path(__file__).parent: the code is a cell, and says so. */
 	r = e2e_expect_error("here = __file__", "NameError");
 	cr_assert(strstr(mcpc_err_str(r, "message"),

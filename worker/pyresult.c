@@ -1167,6 +1167,8 @@ static int not_here_hint(PyObject *exc, struct text *msg)
 	             "ast.literal_eval reads a literal, json.loads a JSON text)"},
 	    {"compile", "the sandbox runs code as code, not from text (write the code out; "
 	                "ast.literal_eval reads a literal, json.loads a JSON text)"},
+	    {"breakpoint", "the code runs without a console, so no debugger can stop it (print "
+	                   "the values to look at, or assert what should hold)"},
 	    {"__file__", "the code runs as a cell, not from a file (files are named relative to "
 	                 "the working directory, the workspace when there is one: os.getcwd(), "
 	                 "pathlib.Path('.'))"},
