@@ -3304,6 +3304,24 @@ Test(pylayer, long_chains_of_iterators_and_wrappers_are_freed)
 	    "        lambda x: super(super, x) if type(x) is super else super(int, 1)])\n"
 	    "len(freed)",
 	    "31");
+	/* map, an async generator's asend and anext's awaitable, a namedtuple's field, json's
+	 * scanner and encoder, csv's reader; and frozensets, whose deallocator the worker wraps
+	 * (CPython's own bracket names the slot it had) */
+	e2e_expect_result(
+	    "import csv, json\n"
+	    "async def ag():\n"
+	    "    yield\n"
+	    "a = ag()\n"
+	    "field = type(c.namedtuple('P', 'a').a)\n"
+	    "enc = json.encoder\n"
+	    "chains([lambda x: map(x, ()), lambda x: a.asend(x), lambda x: anext(a, x),\n"
+	    "        lambda x: field(0, x), lambda x: json.JSONDecoder(object_hook=x).scan_once,\n"
+	    "        lambda x: enc.c_make_encoder(None, x, enc.encode_basestring, None, ':', ',',\n"
+	    "                                     False, False, False),\n"
+	    "        lambda x: csv.reader(x), lambda x: frozenset([x] if type(x) is not list else "
+	    "())])\n"
+	    "len(freed)",
+	    "39");
 	/* a subclass's instances (CPython's own bracket, then the base's deallocator) */
 	e2e_expect_result("class P(property):\n"
 	                  "    pass\n"
@@ -3318,7 +3336,50 @@ Test(pylayer, long_chains_of_iterators_and_wrappers_are_freed)
 	                  "    y = F(None, y)\n"
 	                  "del y\n"
 	                  "len(freed)",
-	                  "31");
+	                  "39");
+	e2e_stop();
+}
+
+/* A tuple's hash, a generic alias's hash and attribute reads and a classmethod's __get__ go
+ * into what they hold with a C call a level and no depth count: a million levels overflowed
+ * the worker's stack (SIGSEGV; the host's too). Past 10,000 levels they raise RecursionError;
+ * nesting short of that answers as before. */
+Test(pylayer, nested_hashes_and_reads_stop_at_a_depth)
+{
+	e2e_start(ARGS("--memory", "2G", "--timeout", "100"));
+	e2e_expect_result(
+	    "import types, collections\n"
+	    "def nest(m, n, x):\n"
+	    "    for _ in range(n):\n"
+	    "        x = m(x)\n"
+	    "    return x\n"
+	    "P = collections.namedtuple('P', 'a b')\n"
+	    "deep = [nest(lambda x: (x,), 1_000_000, ()),\n"
+	    "        nest(lambda x: P(x, 1), 1_000_000, ()),\n"
+	    "        nest(lambda x: types.GenericAlias(x, ()), 1_000_000, list)]\n"
+	    "class C:\n"
+	    "    m = nest(classmethod, 1_000_000, len)\n"
+	    "def why(f):\n"
+	    "    try:\n"
+	    "        f()\n"
+	    "        return 'answered'\n"
+	    "    except RecursionError as e:\n"
+	    "        return str(e)[-35:]\n"
+	    "[why(lambda: hash(deep[0])), why(lambda: hash(deep[1])),\n"
+	    " why(lambda: hash(deep[2])), why(lambda: deep[2].foo), why(lambda: C.m)]",
+	    "[\"(more than 10000 levels of nesting)\",\"(more than 10000 levels of "
+	    "nesting)\",\"(more than 10000 levels of nesting)\",\"(more than 10000 "
+	    "levels of nesting)\",\"(more than 10000 levels of nesting)\"]");
+	e2e_expect_result(
+	    "t = nest(lambda x: (x, 1), 5000, ())\n"
+	    "u = nest(lambda x: (x, 1), 5000, ())\n"
+	    "k = nest(lambda x: (x, 'k'), 500, ())\n"
+	    "g = nest(lambda x: types.GenericAlias(x, (int,)), 5000, dict)\n"
+	    "class D:\n"
+	    "    m = nest(classmethod, 2, lambda *a: [x.__name__ for x in a])\n"
+	    "[hash(t) == hash(u), hash(t) != hash(k), {k: 1}[nest(lambda x: (x, 'k'), 500, ())],\n"
+	    " g.__origin__ is not None, hash(g) == hash(g), D.m(), deep.clear()]",
+	    "[true,true,1,true,true,[\"D\"],null]");
 	e2e_stop();
 }
 

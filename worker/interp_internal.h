@@ -300,8 +300,13 @@ int pygc_init(void);
 
 /* pydealloc.c: the deallocators of iterators and wrappers that CPython 3.11.2 left without its
  * trashcan are bracketed with it (a chain of a million filter() objects overflowed the stack
- * when freed); once, in the zygote. */
+ * when freed), and the slots that read nested objects without a depth count (a tuple's hash, a
+ * generic alias's hash and attributes, a classmethod's __get__) count theirs; once, in the
+ * zygote. */
 int pydealloc_init(void);
+/* A deallocator of type self (CPython's real one: real) run inside the trashcan's bracket, for
+ * a type whose slot the worker replaced (the bracket's own check names the slot). */
+void pydealloc_bracket(PyObject *op, destructor self, destructor real);
 /* SIGPROF's handler (borrowed), installed with the deadline's. */
 PyObject *pygc_tick_handler(void);
 /* The zygote is ready to fork: the interpreter's own collection, at allocations, is off for

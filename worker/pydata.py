@@ -3230,6 +3230,7 @@ def _scipy():
     _low_level_callables()
     _stats_integrals()
     _bspline_checks()
+    _ppoly_checks()
     _ode_integrators()
     _delaunay_checks()
     _voronoi_regions()
@@ -6225,6 +6226,59 @@ def _bspline_checks():
             setattr(BSpline, name, checked(BSpline.__dict__[name]))
     tck = BSpline.__dict__['tck']
     BSpline.tck = property(checked(tck.fget), None, None, tck.__doc__)
+
+
+def _ppoly_checks():
+    """scipy's piecewise polynomial kernels (_ppoly: PPoly, BPoly, NdPPoly) check their arrays'
+    shapes against one another, not that there is a polynomial to evaluate: breakpoints of one
+    point (set on a PPoly after it was made: c with no interval) had a point below them
+    evaluated in interval 0 (read past c and x), and NdPPoly's orders of 0 along an axis (c of
+    shape (N, 0, 1, 1): N x 0 = 0 = c.shape[0]) had its nested evaluation write N numbers into
+    a scratch array of none (another array's data overwritten). Each kernel here gets
+    breakpoints of two points or more, and NdPPoly's one order of 1 or more an axis, their
+    product c's first axis."""
+    import operator
+    import numpy as np
+    from scipy.interpolate import _ppoly
+
+    def breakpoints(x):
+        x = np.asarray(x)
+        if x.ndim != 1 or x.shape[0] < 2:
+            raise ValueError('a piecewise polynomial needs at least 2 breakpoints')
+        return x
+
+    def one_dim(real):
+        def kernel(c, x, *args, **kwargs):
+            return real(np.asarray(c), breakpoints(x), *args, **kwargs)
+        kernel.__name__ = kernel.__qualname__ = real.__name__
+        kernel.__doc__ = real.__doc__
+        return kernel
+
+    replacements = {}
+    for name in ('evaluate', 'evaluate_bernstein', 'integrate', 'fix_continuity', 'real_roots'):
+        real = getattr(_ppoly, name)
+        replacements[id(real)] = (real, one_dim(real))
+    evaluate_nd_real = _ppoly.evaluate_nd
+
+    def evaluate_nd(c, xs, ks, xp, dx, extrapolate, out):
+        c = np.asarray(c)
+        if not isinstance(xs, tuple):
+            raise TypeError('xs must be a tuple of breakpoint arrays')
+        xs = tuple(breakpoints(x) for x in tuple.__iter__(xs))
+        ks = np.array(ks, dtype=np.intc)  # (a copy: nothing of the code's is read again)
+        orders = [operator.index(k) for k in ks.tolist()] if ks.ndim == 1 else []
+        total = 1
+        for k in orders:
+            total *= k
+        if len(orders) != len(xs) or any(k < 1 for k in orders) or c.ndim != 3 or \
+                total != c.shape[0]:
+            raise ValueError('ks needs one order of 1 or more for each dimension, whose '
+                             'product is c.shape[0]')
+        return evaluate_nd_real(c, xs, ks, xp, dx, extrapolate, out)
+
+    evaluate_nd.__doc__ = evaluate_nd_real.__doc__
+    replacements[id(evaluate_nd_real)] = (evaluate_nd_real, evaluate_nd)
+    _replace_all(replacements)
 
 
 def _fitpack_work_sizes():
@@ -9546,6 +9600,11 @@ def _pil_read_later(Image):
     _replace_everywhere(open_real, open)
 
 
+# How far from an image's origin a box or a drawn coordinate may be: PIL's C code adds sizes
+# to them in int, and within 2**29 no such sum or difference wraps.
+_PIL_COORDINATE_LIMIT = 1 << 29
+
+
 def _pil_paths(Image):
     """PIL's coordinate reader (ImagePath.Path, and ImageDraw's line, polygon, point,
     rectangle, ellipse, arc, chord, pieslice and bitmap) took a list's length once, then read
@@ -9559,6 +9618,7 @@ def _pil_paths(Image):
     core = Image.core
     path_real = core.path
     path_type = type(path_real(0))
+    core_type = type(Image.new('L', (1, 1)).im)
     draw_type = type(core.draw(Image.new('L', (1, 1)).im, 0))
 
     def real(v):
@@ -9621,11 +9681,33 @@ def _pil_paths(Image):
     path.__doc__ = path_real.__doc__
     _replace_everywhere(path_real, path)
 
+    # The C drawing works out clips and offsets in int from coordinates it casts to int: a
+    # bitmap drawn at x = 2**31 - 8 (a float, exact) wrapped its right edge round past the
+    # clip, and the mask was blended into the bytes before the image's rows. Coordinates stay
+    # within _PIL_COORDINATE_LIMIT (as boxes do), where no sum of one and a size wraps.
+    import array
+
+    def within(xy):
+        if type(xy) is path_type:
+            xy = tuple(path_type.__dict__['tolist'](xy, True))
+        elif isinstance(xy, bytes):  # (PIL reads a buffer as C floats, two a point)
+            xy = tuple(array.array('f', xy[:len(xy) // 8 * 8]))
+        for v in xy:
+            for c in (v if isinstance(v, tuple) else (v,)):
+                if not -_PIL_COORDINATE_LIMIT <= c <= _PIL_COORDINATE_LIMIT:
+                    raise ValueError('coordinates are drawn within %d of the image in the '
+                                     'sandbox, not %r' % (_PIL_COORDINATE_LIMIT, c))
+        return xy
+
     def drawing(name):
         method = draw_type.__dict__[name]
 
         def draw(self, xy, *args):
-            return method(self, flat(xy), *args)
+            # (a bitmap is a mask of 8-bit pixels: ImageDraw pastes an RGBA one itself)
+            if name == 'draw_bitmap' and args and (type(args[0]) is not core_type or
+                                                   args[0].mode not in ('1', 'L')):
+                raise ValueError('a bitmap is drawn from an image of mode 1 or L')
+            return method(self, within(flat(xy)), *args)
         draw.__name__ = draw.__qualname__ = name
         draw.__doc__ = method.__doc__
         type_patches[(draw_type, name)] = draw
@@ -9883,7 +9965,7 @@ def _pil_core(Image):
     # 2**31-4 to past 2**32 made a width of 4 and a start that wrapped round to -16 bytes, a
     # write before the image's rows (fills and crops the same). Coordinates stay within 2**29
     # either way, where no sum or difference of two wraps; they are plain ints from here on.
-    box_limit = 1 << 29
+    box_limit = _PIL_COORDINATE_LIMIT
 
     def plain_box(box):
         box = tuple(operator.index(v) for v in box)
@@ -9916,6 +9998,34 @@ def _pil_core(Image):
 
     checked_reduce.__name__ = checked_reduce.__qualname__ = 'reduce'
     type_patches[(core_type, 'reduce')] = checked_reduce
+    # offset of an image of no pixels took the offset modulo 0 (SIGFPE): it is that image.
+    offset, copy = core_type.__dict__['offset'], core_type.__dict__['copy']
+
+    def checked_offset(self, *args):
+        if 0 in self.size:
+            return copy(self)
+        return offset(self, *args)
+
+    checked_offset.__name__ = checked_offset.__qualname__ = 'offset'
+    type_patches[(core_type, 'offset')] = checked_offset
+    # merge read each band's rows as 8-bit ones, having checked the bands after the first
+    # only (Image.merge too): a first band of 'I' had none (SIGSEGV). Every band is of the
+    # mode's band type, by the C images.
+    from PIL import ImageMode
+    merge_real = Image.core.merge
+
+    def merge(mode, *bands):
+        mode = _exact_text(mode)
+        try:
+            basetype = ImageMode.getmode(mode).basetype if isinstance(mode, str) else None
+        except KeyError:
+            basetype = None
+        for band in bands:
+            if band is not None and (type(band) is not core_type or band.mode != basetype):
+                raise ValueError('mode mismatch')
+        return merge_real(mode, *bands)
+
+    Image.core.merge = merge
     # The fonts' C objects draw into the image whose address they are given (render(text,
     # im.id, ...): any address of the user's choosing, through getmask2's fill= too): their
     # methods are PIL's own, and getmask2 draws into an image it makes itself.
@@ -9935,6 +10045,9 @@ def _pil_core(Image):
     getmask2 = ImageFont.FreeTypeFont.getmask2
 
     def checked_getmask2(self, text, mode='', *args, **kwargs):
+        # (the mode by its characters: getmask2 made an 'L' image for a str subclass that
+        # said it was not 'RGBA', and the C font, reading 'RGBA', drew 4 bytes a pixel in it)
+        mode = _exact_text(mode)
         kwargs = _plain_names(kwargs)
         if 'fill' in kwargs or len(args) >= 1:
             raise TypeError("getmask2's fill is not taken in the sandbox (deprecated: the font "
@@ -9943,6 +10056,51 @@ def _pil_core(Image):
 
     checked_getmask2.__doc__ = getmask2.__doc__
     ImageFont.FreeTypeFont.getmask2 = checked_getmask2
+    # (ImageDraw's text() hands its fontmode to getmask2 and compares it itself: by its
+    # characters both)
+    from PIL import ImageDraw
+
+    def fontmode_get(self):
+        return self.__dict__.get('fontmode', 'L')
+
+    def fontmode_set(self, value):
+        self.__dict__['fontmode'] = _exact_text(value)
+
+    ImageDraw.ImageDraw.fontmode = property(fontmode_get, fontmode_set,
+                                            doc="The mode text is drawn in ('1' or 'L').")
+    # A bitmap font draws a text's glyphs one after the other, their advances (up to 32767
+    # each) summed in int: a text long enough wrapped its width round to a small image and
+    # the glyphs were pasted at 2**31 - 4 (before the image's rows). A text is drawn within
+    # _PIL_COORDINATE_LIMIT, and the font's glyphs are an image of 8-bit pixels ('1' or 'L',
+    # by the C image: an 'I' image said to be 'L' was taken).
+    bitmap_font_type = font_types[0]
+    longest = _PIL_COORDINATE_LIMIT // 32768
+
+    def bitmap_text(name):
+        real = bitmap_font_type.__dict__[name]
+
+        def measured(self, text, *args):
+            n = (str.__len__(text) if isinstance(text, str) else
+                 bytes.__len__(text) if isinstance(text, bytes) else 0)
+            if n > longest:
+                raise ValueError('a bitmap font draws texts of up to %d characters in the '
+                                 'sandbox, not %d' % (longest, n))
+            return real(self, text, *args)
+        measured.__name__ = measured.__qualname__ = name
+        measured.__doc__ = real.__doc__
+        type_patches[(bitmap_font_type, name)] = measured
+
+    for name in ('getmask', 'getsize'):
+        if name in bitmap_font_type.__dict__:
+            bitmap_text(name)
+    font_real = Image.core.font
+
+    def font(im, data, *args):
+        if type(im) is not core_type or im.mode not in ('1', 'L'):
+            raise TypeError('invalid font image mode')
+        return font_real(im, data, *args)
+
+    Image.core.font = font
     for made in (Image._getdecoder('L', 'raw', 'L'), Image._getencoder('L', 'raw', 'L')):
         codec = type(made)
         setimage = codec.__dict__['setimage']

@@ -7411,10 +7411,17 @@ static destructor set_dealloc_real;
 static PyCFunction set_pop_real;
 static inquiry set_clear_real; /* CPython's static set_clear_internal (static_calls_checked) */
 
-static void set_dealloc_counted(PyObject *o)
+static void set_dealloc_recounted(PyObject *o)
 {
 	set_recount(o);
 	set_dealloc_real(o);
+}
+
+/* (CPython's own trashcan bracket in the set's deallocator names its slot, which this replaced:
+ * it is bracketed here, or a million nested frozensets freed one C frame a set) */
+static void set_dealloc_counted(PyObject *o)
+{
+	pydealloc_bracket(o, set_dealloc_counted, set_dealloc_recounted);
 }
 
 static PyObject *set_pop_counted(PyObject *self, PyObject *unused)
