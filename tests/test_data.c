@@ -13120,3 +13120,80 @@ Test(data, names_modes_and_lists_of_the_code_are_read_as_the_c_code_reads_them)
 	e2e_expect_result("1 + 1", "2");
 	e2e_stop();
 }
+
+/* Values the C code reads past its checks (V96a, V96b): a font's mode as a str subclass that
+ * said it was not 'RGBA' (an 'L' image made, 4 bytes a pixel drawn into it), a bitmap drawn at
+ * x = 2**31 - 8 (its edge wrapped past the clip: the mask blended before the image), a bitmap
+ * font's glyphs in an 'I' image said to be 'L' and a text long enough to wrap its width, a
+ * merge's first band of 'I' (no 8-bit rows: SIGSEGV), an empty image's offset (modulo 0:
+ * SIGFPE), NdPPoly's orders of 0 (N numbers written into a scratch array of none), the MATLAB
+ * reader's compiled aliases (VarHeader5 wrote past its 32 dimensions) and pandas' compiled
+ * internals on its internal modules (month_position_check read any int32 near its table).
+ * Each is refused or read as the C code reads it; ordinary use answers as before. */
+Test(data, drawn_text_fonts_merges_and_polynomials_are_checked_before_the_c_code)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import io, importlib\n"
+	    "import numpy as np, pandas as pd\n"
+	    "from PIL import Image, ImageDraw, ImageFont, ImageChops\n"
+	    "from scipy.interpolate import NdPPoly\n"
+	    "class Liar(str):\n"
+	    "    def __eq__(self, o):\n"
+	    "        return False\n"
+	    "    def __ne__(self, o):\n"
+	    "        return True\n"
+	    "    __hash__ = str.__hash__\n"
+	    "out = []\n"
+	    "def t(f):\n"
+	    "    try:\n"
+	    "        r = f()\n"
+	    "        out.append('ran' if r is None else r)\n"
+	    "    except (ValueError, TypeError, ImportError, AttributeError) as e:\n"
+	    "        out.append(type(e).__name__)\n"
+	    "font = ImageFont.truetype('DejaVuSans.ttf', 20)\n"
+	    "t(lambda: font.getmask2('W', Liar('RGBA'))[0].mode)\n"
+	    "d = ImageDraw.Draw(Image.new('L', (40, 40)))\n"
+	    "d.fontmode = Liar('1')\n"
+	    "t(lambda: [type(d.fontmode).__name__, d.text((0, 0), 'hi', font=font, fill=255)])\n"
+	    "mask = Image.new('L', (16, 1), 255)\n"
+	    "t(lambda: ImageDraw.Draw(Image.new('RGBA', (8, 8))).bitmap((float(2**31 - 8), 0.0), "
+	    "mask, fill=(1, 2, 3, 4)))\n"
+	    "def small_bitmap():\n"
+	    "    im = Image.new('RGBA', (8, 8))\n"
+	    "    ImageDraw.Draw(im).bitmap((2.0, 2.0), Image.new('L', (2, 1), 255), fill=(1, 2, 3, "
+	    "4))\n"
+	    "    return list(im.getpixel((3, 2)))\n"
+	    "t(small_bitmap)\n"
+	    "t(lambda: ImageDraw.Draw(Image.new('L', (8, 8))).bitmap((0, 0), Image.new('RGBA', (2, "
+	    "2)), fill=1))\n"
+	    "def pil_font():\n"
+	    "    f = ImageFont.ImageFont()\n"
+	    "    bm = Image.new('I', (8, 8))\n"
+	    "    bm.mode = 'L'\n"
+	    "    f._load_pilfont_data(io.BytesIO(b'PILfont\\n;;;;;;8;\\nDATA\\n' + bytes(256 * "
+	    "20)), bm)\n"
+	    "t(pil_font)\n"
+	    "t(lambda: ImageFont.load_default().getmask('x' * 20000))\n"
+	    "t(lambda: list(ImageFont.load_default().getmask('hi').size))\n"
+	    "L = [Image.new('L', (4, 4), v) for v in (1, 2, 3)]\n"
+	    "t(lambda: Image.merge('RGB', [Image.new('I', (4, 4))] + L[1:]))\n"
+	    "t(lambda: list(Image.merge('RGB', L).getpixel((0, 0))))\n"
+	    "t(lambda: list(ImageChops.offset(Image.new('L', (0, 5)), 1, 1).size))\n"
+	    "t(lambda: list(ImageChops.offset(Image.new('L', (3, 1)), 1, 0).size))\n"
+	    "x2 = (np.array([0., 1.]), np.array([0., 1.]))\n"
+	    "pt = np.array([[0.5, 0.5]])\n"
+	    "t(lambda: NdPPoly(np.zeros((10, 0, 1, 1)), x2)(pt))\n"
+	    "t(lambda: float(NdPPoly(np.full((1, 1, 1, 1), 3.0), x2)(pt)[0]))\n"
+	    "t(lambda: importlib.import_module('scipy.io.matlab.mio5_utils'))\n"
+	    "import pandas.tseries.frequencies as fr\n"
+	    "import pandas.core.arrays.timedeltas as tdm\n"
+	    "t(lambda: fr.month_position_check)\n"
+	    "t(lambda: tdm.get_timedelta_field)\n"
+	    "t(lambda: [str(fr.to_offset('2D')), pd.api.types.is_scalar(1)])\n"
+	    "out",
+	    "[\"RGBA\",[\"str\",null],\"ValueError\",[1,2,3,4],\"ValueError\",\"TypeError\","
+	    "\"ValueError\",[12,11],\"ValueError\",[1,2,3],[0,5],[3,1],\"ValueError\",3.0,"
+	    "\"ModuleNotFoundError\",\"AttributeError\",\"AttributeError\",[\"<2 * Days>\",true]]");
+	e2e_stop();
+}

@@ -79,9 +79,20 @@ static PyObject *module_of(PyObject *name)
  * functions (scipy.linalg.solve, lu_solve, scipy.interpolate.splev, numpy.linalg), nor are the
  * functions that hand the wrappers out (scipy.linalg.get_blas_funcs, get_lapack_funcs). */
 static const char *const native_wrappers[] = {
-    "numpy.linalg.lapack_lite",   "scipy.linalg.blas",          "scipy.linalg.lapack",
-    "scipy.linalg.cython_blas",   "scipy.linalg.cython_lapack", "scipy.linalg.flinalg",
-    "scipy.interpolate.dfitpack", "scipy.fftpack.convolve",     NULL,
+    "numpy.linalg.lapack_lite",
+    "scipy.linalg.blas",
+    "scipy.linalg.lapack",
+    "scipy.linalg.cython_blas",
+    "scipy.linalg.cython_lapack",
+    "scipy.linalg.flinalg",
+    "scipy.interpolate.dfitpack",
+    "scipy.fftpack.convolve",
+    /* deprecated aliases of the MATLAB reader's compiled modules: VarHeader5.set_dims wrote
+     * past its 32 dimensions, chars_to_strings read a 0-d array's first dimension */
+    "scipy.io.matlab.mio5_utils",
+    "scipy.io.matlab.mio_utils",
+    "scipy.io.matlab.streams",
+    NULL,
 };
 
 static int under(const char *name, const char *const *modules)
@@ -527,6 +538,33 @@ static const char *foreign_home(PyObject *val)
 	return under(s, native_wrappers) ? s : NULL;
 }
 
+/* pandas' compiled functions (pandas._libs) that its internal modules import by name and use
+ * with arguments they made themselves: month_position_check indexed a static table by the
+ * month it was given (any int32 near it read), get_timedelta_field raised for a unit it did
+ * not know inside a loop run without the interpreter's lock (SIGSEGV). The code gets them
+ * where pandas gives them: pandas' own namespace, pandas.api (is_scalar, infer_dtype, ...) and
+ * pandas.tseries.frequencies.to_offset.
+ * Their home, when val is one and module is not such a namespace, or NULL. */
+static const char *internal_home(const char *module, const char *name, PyObject *val)
+{
+	static const char libs[] = "pandas._libs";
+	PyObject *m = PyCFunction_Check(val) ? ((PyCFunctionObject *)val)->m_module : NULL;
+	const char *s = m && PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : NULL;
+
+	if (!s) {
+		PyErr_Clear();
+		return NULL;
+	}
+	if (strncmp(s, libs, sizeof(libs) - 1) != 0 ||
+	    (s[sizeof(libs) - 1] != '\0' && s[sizeof(libs) - 1] != '.'))
+		return NULL;
+	if (strcmp(module, "pandas") == 0 || strcmp(module, "pandas.api") == 0 ||
+	    strncmp(module, "pandas.api.", 11) == 0 ||
+	    (strcmp(module, "pandas.tseries.frequencies") == 0 && strcmp(name, "to_offset") == 0))
+		return NULL;
+	return s;
+}
+
 /* Copy the public, non-module attributes of a real module into its proxy. The values are the real,
  * shared objects, not copies: what the user's code changes of them (a function's defaults, an
  * object's attributes; not a library's class, pyguard.c) stays changed for the rest of its
@@ -553,7 +591,7 @@ static int fill(PyObject *proxy, PyObject *real, const char *name)
 		 * in as proxies, and the proxy's __getattr__ gives an allowed module it holds as
 		 * that module's proxy (statistics.sys is sys's). */
 		if (PyModule_Check(val) || left_out_why(name, k) || foreign_home(val) ||
-		    pydata_is_fortran(val))
+		    pydata_is_fortran(val) || internal_home(name, k, val))
 			continue;
 		put = pylayer_replacement(name, k, val);
 		if (!put)
@@ -896,6 +934,16 @@ static PyObject *proxy_getattr_exact(PyObject *self, PyObject *attr)
 		return PyErr_Format(PyExc_AttributeError,
 		                    "%s.%s is not available: it is %s's, which the sandbox refuses",
 		                    mod, a, why);
+	}
+	if (v && (why = internal_home(mod, a, v))) {
+		PyErr_Format(
+		    PyExc_AttributeError,
+		    "%s.%s is not available: it is pandas' compiled internal (%s), which the "
+		    "sandbox gives in pandas' own namespace and pandas.api only (pandas' "
+		    "functions call it)",
+		    mod, a, why);
+		Py_DECREF(v);
+		return NULL;
 	}
 	if (v) {
 		p = pylayer_replacement(mod, a, v);
