@@ -5225,6 +5225,8 @@ Test(data, only_a_submodule_allowed)
 
 Test(data, files_stay_out_of_reach)
 {
+	json_object *r;
+
 	scratch_make();
 	start_data(NULL);
 	refused_no_file(
@@ -5250,9 +5252,21 @@ Test(data, files_stay_out_of_reach)
 	refused_no_file(e2e_fmt("import pandas as pd\npd.DataFrame({'a': [1]}).to_csv('%s')",
 	                        scratch_file("b.csv")),
 	                &NO_FILE, scratch_file("b.csv"));
-	refused_no_file(e2e_fmt("import matplotlib.pyplot as plt\nplt.plot([1])\nplt.savefig('%s')",
-	                        scratch_file("c.png")),
-	                &NO_FILE, scratch_file("c.png"));
+	/* A figure or an image saved to a path comes back as an image of the call, which goes on;
+	 * no file is written (the code's savefig('plot.png'); print('saved') failed the call). */
+	r = e2e_ok(e2e_fmt("import matplotlib.pyplot as plt\n"
+	                   "from PIL import Image\n"
+	                   "plt.plot([1, 3, 2])\n"
+	                   "plt.savefig('%s')\n"
+	                   "Image.new('RGB', (8, 6), 'red').save('%s')\n"
+	                   "print('saved')",
+	                   scratch_file("c.png"), scratch_file("d.png")));
+	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "saved\n");
+	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "no workspace was given, so no file is written"),
+	          "%s", mcpc_json(r));
+	images_are(r, 2);
+	cr_assert_neq(access(scratch_file("c.png"), F_OK), 0);
+	cr_assert_neq(access(scratch_file("d.png"), F_OK), 0);
 	/* A library's temporary directory (an animation's frames as files beside its HTML) says
 	 * there are no files, as open does. */
 	refused_no_file("import matplotlib.pyplot as plt\n"

@@ -33,6 +33,8 @@ int pylayer_hook_install(void);
 void pylayer_arm(int armed);
 /* Is the hook armed? */
 int pylayer_armed(void);
+/* Was the code given a workspace (its files)? Known once pylayer_init has run. */
+int pylayer_files_given(void);
 /* Is file the null device's name? And a sink that reads as empty, as open(os.devnull, mode,
  * ...) would give (arguments may be NULL): a new reference, or NULL with an exception. */
 int pylayer_is_devnull(PyObject *file);

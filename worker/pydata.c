@@ -6250,11 +6250,21 @@ static int cached_guard(PyObject *g)
 	           : pyguard_slot_everywhere(t, (void *)cached_get_real, (void *)cached_get);
 }
 
+static PyObject *files_given(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return PyBool_FromLong(pylayer_files_given());
+}
+
+static PyMethodDef files_given_def = {"files_given", files_given, METH_NOARGS,
+                                      "Was the code given a workspace?"};
+
 int pydata_init(void)
 {
 	PyObject *g = PyDict_New(), *name = PyUnicode_FromString("safepy_data"), *code = NULL,
 	         *r = NULL, *prepare, *pyplot, *vars = NULL, *tb = NULL, *checked = NULL,
-	         *own = NULL, *plain = NULL;
+	         *own = NULL, *plain = NULL, *files = NULL;
 	char *source = source_for_these_modules();
 	int rc = -1;
 
@@ -6267,7 +6277,9 @@ int pydata_init(void)
 	    !(own = PyCFunction_New(&own_arrays_def, NULL)) ||
 	    PyDict_SetItemString(g, "own_arrays", own) < 0 ||
 	    !(plain = pylayer_plain_kwargs_function()) ||
-	    PyDict_SetItemString(g, "_plain_names", plain) < 0)
+	    PyDict_SetItemString(g, "_plain_names", plain) < 0 ||
+	    !(files = PyCFunction_New(&files_given_def, NULL)) ||
+	    PyDict_SetItemString(g, "_files_given", files) < 0)
 		goto out;
 	code = Py_CompileString(source ? source : pydata_py, "<safepy data>", Py_file_input);
 	r = code ? PyEval_EvalCode(code, g, g) : NULL;
@@ -6304,6 +6316,7 @@ out:
 	Py_XDECREF(checked);
 	Py_XDECREF(own);
 	Py_XDECREF(plain);
+	Py_XDECREF(files);
 	Py_XDECREF(r);
 	Py_XDECREF(code);
 	Py_XDECREF(name);

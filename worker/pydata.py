@@ -18,6 +18,7 @@ import sys
 _shown = []
 # Figures not returned because the call already has _limits['count'] images.
 _dropped = [0]
+_saved = []  # figures savefig showed in this call (no workspace: no file written)
 _limits = {'side': 1568, 'bytes': 400 << 10, 'total': 512 << 10, 'count': 8}
 
 
@@ -9238,6 +9239,25 @@ def _matplotlib():
     pyplot_savefig.__module__ = savefig.__module__
     pyplot_savefig.__name__ = savefig.__name__
     plt.savefig = pyplot_savefig
+    # Without a workspace no file can be written: a figure saved to a path comes back as an
+    # image of the call (what the file would hold), said on stderr, and the code goes on
+    # (savefig('plot.png'); print('saved') failed the whole call). It is not shown again at
+    # the call's end unless drawn on since.
+    from matplotlib.figure import Figure
+    figure_savefig = Figure.savefig
+
+    def savefig_kept(self, fname, *args, **kwargs):
+        if not _files_given() and isinstance(fname, (str, bytes, os.PathLike)):
+            _keep(self)
+            _saved.append(self)
+            sys.stderr.write('[savefig(%r): no workspace was given, so no file is written; '
+                             'the figure comes back as an image of this call]\n' % (fname,))
+            return None
+        return figure_savefig(self, fname, *args, **kwargs)
+
+    savefig_kept.__name__, savefig_kept.__qualname__ = 'savefig', 'Figure.savefig'
+    savefig_kept.__doc__, savefig_kept.__module__ = figure_savefig.__doc__, Figure.__module__
+    Figure.savefig = savefig_kept
 
     from matplotlib import rcsetup
     switch = plt.switch_backend
@@ -9361,6 +9381,7 @@ def _pil():
     # (Image.init), and the plugins ask features which codecs the C module has: both here, in
     # the zygote, with the modules image code imports next to Image.
     import importlib
+    import os
     from PIL import Image
     Image.init()
     for name in ('ImageDraw', 'ImageFont', 'ImageFilter', 'ImageOps', 'ImageEnhance',
@@ -9418,6 +9439,20 @@ def _pil():
         _keep(self, _picture)
 
     Image.Image.show = show
+    # (without a workspace, an image saved to a path comes back as an image of the call, as
+    # a figure savefig saves does)
+    save_real = Image.Image.save
+
+    def save(self, fp, format=None, **params):
+        if not _files_given() and isinstance(fp, (str, bytes, os.PathLike)):
+            _keep(self, _picture)
+            sys.stderr.write('[Image.save(%r): no workspace was given, so no file is written; '
+                             'the image comes back as an image of this call]\n' % (fp,))
+            return None
+        return save_real(self, fp, format, **params)
+
+    save.__doc__ = save_real.__doc__
+    Image.Image.save = save
     # An image's mode is the exact str of its characters, whoever sets it (PIL's codecs take
     # it so; a str subclass's __eq__ answered the checks that compare it).
 
@@ -12906,7 +12941,10 @@ def figures(side, single, total, count, value=None):
                 # One that cannot be drawn (a typo in its mathtext) is said on stderr; the
                 # others come back.
                 try:
-                    if any(child is not fig.patch for child in fig.get_children()):
+                    # (one savefig showed, not drawn on since, is not shown twice)
+                    if any(fig is f for f in _saved) and not fig.stale:
+                        pass
+                    elif any(child is not fig.patch for child in fig.get_children()):
                         _keep(fig)
                 except TimeoutError:
                     # The call's time ran out while its figures were drawn (the code had
@@ -12935,6 +12973,7 @@ def figures(side, single, total, count, value=None):
     finally:
         out, dropped = list(_shown), _dropped[0]
         del _shown[:]
+        del _saved[:]
         _dropped[0] = 0
         if plt is not None:
             plt.close('all')

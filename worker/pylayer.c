@@ -2256,6 +2256,11 @@ static PyMethodDef get_field_def = {"get_field", (PyCFunction)(void (*)(void))ch
 
 /* Was the code given a workspace? (Without one, every open is refused: said so.) */
 static int files_given;
+
+int pylayer_files_given(void)
+{
+	return files_given;
+}
 /* Without a workspace a file is refused with a PermissionError that is a FileNotFoundError
  * too: code that reads a file or else makes its data (except FileNotFoundError:) goes on. */
 static PyObject *no_files_error;
