@@ -1567,12 +1567,15 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "def p():\n    import numpy as np\n"
 	    "def q():\n    from xml.sax.saxutils import escape\n"
 	    "def r():\n    import weakref\n"
+	    "def s():\n    import unittest\n"
+	    "def u():\n    import contextvars\n"
 	    "[refusal('threading', a), refusal('subprocess', b), refusal('socket', c),\n"
 	    " refusal('urllib.request', d), refusal('pickle', e), refusal('os', f),\n"
 	    " refusal('locale', g), refusal('mmap', h), refusal('statsmodels.api', i),\n"
 	    " refusal('inspect', j), refusal('joblib', k), refusal('logging.config', l),\n"
 	    " refusal('getpass', m), refusal('tracemalloc', n), refusal('resource', o),\n"
-	    " refusal('numpy', p), refusal('xml.sax.saxutils', q), refusal('weakref', r)]",
+	    " refusal('numpy', p), refusal('xml.sax.saxutils', q), refusal('weakref', r),\n"
+	    " refusal('unittest', s), refusal('contextvars', u)]",
 	    "[[true,\". The code runs in one thread, start to \"],"
 	    "[true,\". The code runs in one process: no progr\"],"
 	    "[true,\". The sandbox has no network: data must \"],"
@@ -1590,7 +1593,9 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "[true,\". The server sets the call's limits (its\"],"
 	    "[true,\". That is one of the data libraries, whi\"],"
 	    "[false,\". Read and write XML with xml.etree.Elem\"],"
-	    "[true,\". Weak references are not available in t\"]]");
+	    "[true,\". Weak references are not available in t\"],"
+	    "[true,\". Test runners are not available in the \"],"
+	    "[true,\". Context variables are not available in\"]]");
 	/* a misspelt module: the nearest allowed one, as CPython's "Did you mean" */
 	e2e_expect_result("def tail(f):\n"
 	                  "    try:\n"

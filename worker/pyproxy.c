@@ -166,6 +166,25 @@ static const struct {
     {(const char *const[]){"weakref", NULL},
      "Weak references are not available in the sandbox: keep plain references (a dict for a "
      "cache, or functools.lru_cache)."},
+    {(const char *const[]){"unittest", "doctest", "pytest", NULL},
+     "Test runners are not available in the sandbox: write each test as a function that "
+     "asserts (def test_add(): assert add(2, 3) == 5), then call them and print what passed "
+     "(for t in (test_add,): t(); print(t.__name__, 'ok'))."},
+    {(const char *const[]){"contextvars", NULL},
+     "Context variables are not available in the sandbox: pass the value as an argument, or "
+     "keep it in a variable of the session (each call runs in one thread)."},
+    {(const char *const[]){"atexit", NULL},
+     "The code's process ends with its call: run the cleanup at the end of the code (or in a "
+     "try/finally)."},
+    {(const char *const[]){"dis", "builtins", "copyreg", NULL},
+     "The interpreter's internals are not available in the sandbox: the built-in functions are "
+     "there by their names (len, print, ...), without an import."},
+    {(const char *const[]){"typing_extensions", "pydantic", "attr", "attrs", NULL},
+     "Use the standard library's typing (Protocol, TypedDict, Literal, Annotated, ...) and "
+     "dataclasses (@dataclass(frozen=True), field(default_factory=list)) instead."},
+    {(const char *const[]){"email", NULL},
+     "Mail cannot be sent or read in the sandbox (no network or files): build the text itself "
+     "with string formatting."},
     {(const char *const[]){"mmap", NULL},
      "Read a workspace file with open() and seek(), or in parts with pandas' chunksize=."},
     {(const char *const[]){"statsmodels", "pyarrow", "polars",     "xgboost", "lightgbm",
