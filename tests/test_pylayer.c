@@ -527,6 +527,11 @@ Test(pylayer, hasattr_tells_of_a_refused_name_without_reading_it)
 	e2e_expect_result("[hasattr(A(), '__array_interface__'), hasattr(1, '__array_struct__'),\n"
 	                  " hasattr(A, '__array_interface__'), hasattr(type, '__array_struct__')]",
 	                  "[false,false,false,false]");
+	/* nor listed by dir(), whose other names are CPython's */
+	e2e_expect_result(
+	    "[[n for n in dir(A()) + dir([]) + dir(1) if 'array' in n],\n"
+	    " 'append' in dir([]), dir(A()) == sorted(dir(A())), '__init__' in dir(A)]",
+	    "[[],true,true,true]");
 	/* a getattr with a default answers as hasattr: the default for a refused name not had
 	 * (a __getattr__ of the code's not run), the refusal for one had */
 	e2e_expect_result(
