@@ -1029,7 +1029,8 @@ Test(run_python, sys_stdout_set_by_the_code_is_where_print_writes)
 
 /* with ThreadPoolExecutor() as ex: ex.map(f, items) (code "speeding up" work per item) was
  * refused with the other thread modules. The executors run each task as it is submitted, in
- * the call's own thread: results, exceptions, as_completed and wait as a pool's; the pools'
+ * the call's own thread: results, exceptions, as_completed (in the order the tasks completed)
+ * and wait as a pool's; the pools'
  * own modules stay refused, and no thread is started. */
 Test(run_python, concurrent_futures_run_each_task_as_it_is_submitted)
 {
@@ -1067,9 +1068,10 @@ Test(run_python, concurrent_futures_run_each_task_as_it_is_submitted)
 	    "    t = 'imported'\n"
 	    "except ImportError:\n"
 	    "    t = 'refused'\n"
-	    "[sorted(out.items()), order, m, [d.result() for d in done], len(pending), after, t]",
+	    "[sorted(out.items()), order, m, [d.result() for d in done], len(pending), after, t,\n"
+	    " list(out)]",
 	    "[[[0,0],[1,1],[2,\"2\"],[3,\"three\"],[4,16]],[\"init\",0,1,2,3,4],[1,2,3],[2],0,"
-	    "\"refused\",\"refused\"]");
+	    "\"refused\",\"refused\",[0,1,2,3,4]]");
 	e2e_stop();
 }
 

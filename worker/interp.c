@@ -323,7 +323,8 @@ static int zygote_run(const char *src)
 /* concurrent.futures as the sandbox has it: a worker has one thread and no processes, so its
  * executors run each task when it is submitted, in the call's own thread (scikit-learn's n_jobs
  * does the same), and hand back done futures: map(), submit(), as_completed() and wait() answer
- * as a pool's would, the tasks taking turns. Its futures, waits and exceptions are the real
+ * as a pool's would, the tasks taking turns (as_completed in the order they completed, as a
+ * pool's: the set it was given had it yield in an order of their addresses). Its futures, waits and exceptions are the real
  * module's; its pools, threads and process machinery are not reached. A task that waits for
  * one submitted after it (a queue's get) would wait until the time limit: a wait on a
  * condition (queue.Queue, threading.Event, Semaphore, Barrier) with no timeout, while no other
@@ -333,6 +334,7 @@ static const char futures_py[] =
     "import concurrent\n"
     "import concurrent.futures as real\n"
     "from concurrent.futures import _base\n"
+    "_completions = __import__('itertools').count()\n"
     "class ThreadPoolExecutor(_base.Executor):\n"
     "    \"\"\"An executor that runs each task when it is submitted, in the call's own thread:\n"
     "    the sandbox has no threads or processes. Results, exceptions and the order of map()\n"
@@ -361,6 +363,7 @@ static const char futures_py[] =
     "            future.set_exception(e)\n"
     "        else:\n"
     "            future.set_result(result)\n"
+    "        future._completed_as = next(_completions)\n"
     "        return future\n"
     "    submit.__doc__ = _base.Executor.submit.__doc__\n"
     "    def shutdown(self, wait=True, *, cancel_futures=False):\n"
@@ -380,6 +383,16 @@ static const char futures_py[] =
     "    setattr(m, cls.__name__, cls)\n"
     "for name in m.__all__[:11]:\n"
     "    setattr(m, name, getattr(real, name))\n"
+    "def as_completed(fs, timeout=None):\n"
+    "    fs = set(fs)\n"
+    "    done = sorted((f for f in fs if isinstance(getattr(f, '_completed_as', None), int)),\n"
+    "                  key=lambda f: f._completed_as)\n"
+    "    yield from done\n"
+    "    if len(done) < len(fs):\n"
+    "        yield from real.as_completed(fs.difference(done), timeout)\n"
+    "as_completed.__doc__ = real.as_completed.__doc__\n"
+    "as_completed.__module__ = 'concurrent.futures'\n"
+    "m.as_completed = as_completed\n"
     "sys.modules['concurrent.futures'] = concurrent.futures = m\n"
     "import threading, _thread\n"
     "real_wait = threading.Condition.wait\n"
