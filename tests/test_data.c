@@ -5149,8 +5149,10 @@ Test(data, the_interpreters_exec_checks_wherever_it_is_held)
 	/* Library code and the user's own calls of it work as ever. */
 	e2e_expect_result("from mpmath.libmp.backend import exec_\nd = {}\nexec_('y = 6 * 7', d)\n"
 	                  "import sympy\nx = sympy.Symbol('x')\n"
-	                  "[d['y'], sympy.lambdify(x, x ** 2)(3), str(sympy.sympify('x + 1'))]",
-	                  "[42,9,\"x + 1\"]");
+	                  "[d['y'], sympy.lambdify(x, x ** 2)(3), str(sympy.sympify('x + 1')),\n"
+	                  " str(sympy.lambdify([x], sympy.sqrt(x), 'sympy')(8)),\n"
+	                  " sympy.lambdify([x], x + 1, ['math', 'sympy'])(1)]",
+	                  "[42,9,\"x + 1\",\"2*sqrt(2)\",2]");
 	e2e_stop();
 }
 

@@ -8163,6 +8163,10 @@ def _sympy():
     # (UTF-8) were in place: sqrt drawn with slashes, matrices with brackets.
     from sympy.printing.pretty.pretty_symbology import pretty_use_unicode
     pretty_use_unicode(True)
+    # lambdify(..., 'sympy') fills its namespace the first time by an exec of "from sympy
+    # import ...", a from-import a library's text cannot make in a worker: filled here.
+    sys.modules['sympy.utilities.lambdify']._import('sympy')
+    sympy.lambdify([x], x ** 2, 'sympy')(3)
 
 
 def _ft2font_checks():
