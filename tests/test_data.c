@@ -5261,14 +5261,35 @@ Test(data, files_stay_out_of_reach)
 	                   "plt.plot([1, 3, 2])\n"
 	                   "plt.savefig('%s')\n"
 	                   "Image.new('RGB', (8, 6), 'red').save('%s')\n"
+	                   "fig, ax = plt.subplots()\n"
+	                   "ax.plot([1, 2])\n"
+	                   "fig.savefig('%s')\n"
+	                   "fig2, ax2 = plt.subplots()\n"
+	                   "ax2.plot([2, 1])\n"
+	                   "fig2.savefig('%s')\n"
+	                   "ax2.set_title('drawn on since')\n"
 	                   "print('saved')",
-	                   scratch_file("c.png"), scratch_file("d.png")));
+	                   scratch_file("c.png"), scratch_file("d.png"), scratch_file("e.png"),
+	                   scratch_file("f.png")));
 	cr_assert_str_eq(mcpc_sc_str(r, "stdout"), "saved\n");
 	cr_assert(strstr(mcpc_sc_str(r, "stderr"), "no workspace was given, so no file is written"),
 	          "%s", mcpc_json(r));
-	images_are(r, 2);
+	/* each saved once, and the one drawn on since again at the end */
+	images_are(r, 5);
 	cr_assert_neq(access(scratch_file("c.png"), F_OK), 0);
 	cr_assert_neq(access(scratch_file("d.png"), F_OK), 0);
+	cr_assert_neq(access(scratch_file("e.png"), F_OK), 0);
+	/* a figure saved by a finalizer after the call's images were taken is not the next
+	 * call's */
+	e2e_ok("import matplotlib.pyplot as plt\n"
+	       "class Late:\n"
+	       "    def __del__(self):\n"
+	       "        f, a = plt.subplots()\n"
+	       "        a.plot([3, 1])\n"
+	       "        f.savefig('late.png')\n"
+	       "        plt.close(f)\n"
+	       "Late()");
+	images_are(e2e_ok("plt.plot([1, 2])\nplt.show()"), 1);
 	/* A library's temporary directory (an animation's frames as files beside its HTML) says
 	 * there are no files, as open does. */
 	refused_no_file("import matplotlib.pyplot as plt\n"

@@ -3327,6 +3327,25 @@ Test(pylayer, long_chains_of_iterators_and_wrappers_are_freed)
 	    "())])\n"
 	    "len(freed)",
 	    "39");
+	/* sqlite's cursors (whose deallocator the worker wraps), each the next one's row factory;
+	 * io's newline decoder is not a collected type: one is not another's decoder */
+	e2e_expect_result("import sqlite3, io\n"
+	                  "con = sqlite3.connect(':memory:')\n"
+	                  "x = None\n"
+	                  "for _ in range(300_000):\n"
+	                  "    c = con.cursor()\n"
+	                  "    c.row_factory = x\n"
+	                  "    x = c\n"
+	                  "del c, x\n"
+	                  "d = io.IncrementalNewlineDecoder(None, True)\n"
+	                  "try:\n"
+	                  "    io.IncrementalNewlineDecoder(d, True)\n"
+	                  "    r = 'taken'\n"
+	                  "except TypeError as e:\n"
+	                  "    r = str(e)\n"
+	                  "[r, d.decode('a\\r\\nb', final=True), len(freed)]",
+	                  "[\"an IncrementalNewlineDecoder's decoder is not another one in the "
+	                  "sandbox\",\"a\\nb\",39]");
 	/* a subclass's instances (CPython's own bracket, then the base's deallocator) */
 	e2e_expect_result("class P(property):\n"
 	                  "    pass\n"
@@ -3385,6 +3404,27 @@ Test(pylayer, nested_hashes_and_reads_stop_at_a_depth)
 	    "[hash(t) == hash(u), hash(t) != hash(k), {k: 1}[nest(lambda x: (x, 'k'), 500, ())],\n"
 	    " g.__origin__ is not None, hash(g) == hash(g), D.m(), deep.clear()]",
 	    "[true,true,1,true,true,[\"D\"],null]");
+	/* a bound method's hash and attributes, a generic alias's call (and a subclass's made
+	 * before the worker started: collections.abc's Callable), abc's reading of
+	 * __isabstractmethod__ through classmethods, the next item through nested iterators */
+	e2e_expect_result(
+	    "import abc, collections.abc\n"
+	    "m = nest(lambda x: types.MethodType(x, 1), 1_000_000, len)\n"
+	    "ga = nest(lambda x: types.GenericAlias(x, (int,)), 1_000_000, list)\n"
+	    "C = type(collections.abc.Callable[[int], str])\n"
+	    "ca = nest(lambda x: C(x, ([], int)), 1_000_000, int)\n"
+	    "it = nest(lambda x: map(tuple, filter(None, enumerate(x))), 400_000, [1])\n"
+	    "cm = nest(classmethod, 1_000_000, len)\n"
+	    "def make():\n"
+	    "    class A(abc.ABC):\n"
+	    "        f = cm\n"
+	    "[why(lambda: hash(m)), why(lambda: m.foo), why(lambda: ga()), why(lambda: hash(ca)),\n"
+	    " why(lambda: ca.foo), why(lambda: next(it)), why(make),\n"
+	    " [x for x in map(tuple, filter(None, enumerate([3, 4])))], deep.clear()]",
+	    "[\"(more than 10000 levels of nesting)\",\"(more than 10000 levels of nesting)\","
+	    "\"eeded while calling a Python object\",\"(more than 10000 levels of nesting)\","
+	    "\"(more than 10000 levels of nesting)\",\"(more than 10000 levels of nesting)\","
+	    "\"(more than 10000 levels of nesting)\",[[0,3],[1,4]],null]");
 	e2e_stop();
 }
 

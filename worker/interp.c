@@ -2588,6 +2588,7 @@ void interp_run(const char *code, struct run_outcome *out)
 	pygc_call_begin();
 	pyfiles_call_begin();
 	pyguard_call_begin();
+	pydata_call_begin();
 	/* What the session's code set as sys.stdout and sys.stderr last call stays its: this
 	 * call's output is captured. (Dropping them may run the code's finalizers: in the call.) */
 	if (pyproxy_streams_reset() < 0)

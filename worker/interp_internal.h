@@ -379,6 +379,9 @@ int pydata_figures(struct run_outcome *out, PyObject *value, int *late);
  * workspace file later (an image opened lazily, an .npz, an Excel file) read its bytes from
  * memory from now on (pydata.py keep_files). Still armed. */
 void pydata_keep_files(void);
+/* At a call's start: the images an earlier call's finalizers kept after its own were taken
+ * are dropped (they were not this call's). */
+void pydata_call_begin(void);
 /* display(obj) of a figure or a picture: it becomes an image of this call's result. 1 when
  * obj is one, 0 when not (or without the data stack), -1 on error. Armed. */
 int pydata_display(PyObject *obj);

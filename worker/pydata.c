@@ -18,6 +18,7 @@ static PyObject *figures_fn; /* pydata.py's figures(), or NULL when matplotlib i
 static PyObject *natural_fn; /* pydata.py's natural(), or NULL when neither numpy nor pandas is */
 static PyObject *display_fn; /* pydata.py's display(), or NULL when neither matplotlib nor PIL is */
 static PyObject *keep_files_fn; /* pydata.py's keep_files(), or NULL */
+static PyObject *call_begin_fn; /* pydata.py's call_begin(), or NULL */
 
 /* vars() for pyplot's code. pyplot.switch_backend makes a class of a backend module's variables,
  * read with vars(): a real module's namespace, which the sandbox gives no code (it holds the real
@@ -6305,6 +6306,7 @@ int pydata_init(void)
 	    PyDict_GetItemString(PyImport_GetModuleDict(), "PIL.Image"))
 		display_fn = Py_XNewRef(PyDict_GetItemString(g, "display"));
 	keep_files_fn = Py_XNewRef(PyDict_GetItemString(g, "keep_files"));
+	call_begin_fn = Py_XNewRef(PyDict_GetItemString(g, "call_begin"));
 	if (PyDict_GetItemString(PyImport_GetModuleDict(), "numpy") ||
 	    PyDict_GetItemString(PyImport_GetModuleDict(), "pandas"))
 		natural_fn = Py_XNewRef(PyDict_GetItemString(g, "natural"));
@@ -6353,6 +6355,18 @@ static int image_take(PyObject *t, struct run_image *im)
 	im->width = w;
 	im->height = h;
 	return 0;
+}
+
+void pydata_call_begin(void)
+{
+	PyObject *r;
+
+	if (!call_begin_fn)
+		return;
+	r = PyObject_CallNoArgs(call_begin_fn);
+	if (!r)
+		PyErr_Clear();
+	Py_XDECREF(r);
 }
 
 void pydata_keep_files(void)

@@ -9253,9 +9253,11 @@ def _matplotlib():
     def savefig_kept(self, fname, *args, **kwargs):
         if not _files_given() and isinstance(fname, (str, bytes, os.PathLike)):
             _keep(self)
+            # (drawn as it is now: a change after sets it stale again)
+            self.stale = False
             _saved.append(self)
-            sys.stderr.write('[savefig(%r): no workspace was given, so no file is written; '
-                             'the figure comes back as an image of this call]\n' % (fname,))
+            _note('[savefig(%r): no workspace was given, so no file is written; the figure '
+                  'comes back as an image of this call]\n' % (fname,))
             return None
         return figure_savefig(self, fname, *args, **kwargs)
 
@@ -9450,8 +9452,8 @@ def _pil():
     def save(self, fp, format=None, **params):
         if not _files_given() and isinstance(fp, (str, bytes, os.PathLike)):
             _keep(self, _picture)
-            sys.stderr.write('[Image.save(%r): no workspace was given, so no file is written; '
-                             'the image comes back as an image of this call]\n' % (fp,))
+            _note('[Image.save(%r): no workspace was given, so no file is written; the image '
+                  'comes back as an image of this call]\n' % (fp,))
             return None
         return save_real(self, fp, format, **params)
 
@@ -12883,6 +12885,22 @@ def keep_files():
                 room -= move(obj, room)
             except Exception:
                 pass
+
+
+def _note(text):
+    """text written to the call's stderr, if the code left one that takes it."""
+    try:
+        sys.stderr.write(text)
+    except Exception:
+        pass
+
+
+def call_begin():
+    """At a call's start: what an earlier call's finalizers kept after its images were taken
+    (a savefig in a __del__ of its value) is not this call's."""
+    del _shown[:]
+    del _saved[:]
+    _dropped[0] = 0
 
 
 def _keep(fig, render=_render):

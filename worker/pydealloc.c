@@ -133,21 +133,28 @@ DEEP(46)
 DEEP(47)
 
 static const destructor deep_slots[DEEP_MAX] = {
-    deep_0,  deep_1,  deep_2,  deep_3,  deep_4,  deep_5,  deep_6,  deep_7,
-    deep_8,  deep_9,  deep_10, deep_11, deep_12, deep_13, deep_14, deep_15,
-    deep_16, deep_17, deep_18, deep_19, deep_20, deep_21, deep_22, deep_23,
-    deep_24, deep_25, deep_26, deep_27, deep_28, deep_29, deep_30, deep_31,
-    deep_32, deep_33, deep_34, deep_35, deep_36, deep_37, deep_38, deep_39,
+    deep_0,  deep_1,  deep_2,  deep_3,  deep_4,  deep_5,  deep_6,  deep_7,  deep_8,  deep_9,
+    deep_10, deep_11, deep_12, deep_13, deep_14, deep_15, deep_16, deep_17, deep_18, deep_19,
+    deep_20, deep_21, deep_22, deep_23, deep_24, deep_25, deep_26, deep_27, deep_28, deep_29,
+    deep_30, deep_31, deep_32, deep_33, deep_34, deep_35, deep_36, deep_37, deep_38, deep_39,
     deep_40, deep_41, deep_42, deep_43, deep_44, deep_45, deep_46, deep_47,
 };
 
 /* ---- nested reads ----------------------------------------------------------------------------
- * A few slots go into what an object holds with a C call each and no depth count (CPython's
- * comparisons and repr count theirs): a tuple's hash hashes its items, a generic alias's hash
- * and attribute reads go to its origin, a classmethod's __get__ to the callable it wraps (a
- * classmethod of a classmethod ...). A million of them nested overflowed the stack (SIGSEGV).
- * Each is counted here, per thread, and a nesting deeper than NESTED_MAX is a RecursionError
- * (some 10,000 levels take well under a megabyte of stack). */
+ * Some slots go into what an object holds with a C call each and no depth count (CPython's
+ * comparisons, repr and calls through tp_call count theirs): a tuple's hash hashes its items, a
+ * generic alias's hash, attribute reads and calls go to its origin, a bound method's hash and
+ * attribute reads to its function, a classmethod's __get__ to the callable it wraps, the
+ * __isabstractmethod__ of a classmethod, staticmethod or property to what it wraps (abc reads
+ * it of every name in a class's body), an iterator's next to the iterator it was made over
+ * (filter of a map of an enumerate ...). A million of them nested overflowed the stack
+ * (SIGSEGV). Each is counted here, per thread, and a nesting deeper than NESTED_MAX is a
+ * RecursionError (some 10,000 levels take well under a megabyte of stack).
+ *
+ * A slot is replaced in its type, in every class derived from it that copied it (one made
+ * before: a namedtuple, collections.abc's Callable alias), and in its wrapper in the type's
+ * dict, from which a class made later takes it (CPython's slot update finds the wrapper in the
+ * class's bases). */
 #define NESTED_MAX 10000
 
 static _Thread_local int nested_depth;
@@ -165,39 +172,46 @@ static int nested_enter(const char *what)
 	return 0;
 }
 
-static hashfunc tuple_hash_real, alias_hash_real;
-static getattrofunc alias_getattro_real;
+static hashfunc tuple_hash_real, alias_hash_real, method_hash_real;
+static getattrofunc alias_getattro_real, method_getattro_real;
+static ternaryfunc alias_call_real;
 static descrgetfunc classmethod_get_real;
+static getter abstract_real[3]; /* classmethod's, staticmethod's, property's */
 
-static Py_hash_t tuple_hash_nested(PyObject *o)
-{
-	Py_hash_t h;
+#define COUNTED_HASH(name, what)                                                                   \
+	static Py_hash_t name##_hash_nested(PyObject *o)                                           \
+	{                                                                                          \
+		Py_hash_t h;                                                                       \
+		if (nested_enter(what) < 0)                                                        \
+			return -1;                                                                 \
+		h = name##_hash_real(o);                                                           \
+		nested_depth--;                                                                    \
+		return h;                                                                          \
+	}
+COUNTED_HASH(tuple, "hashing a tuple")
+COUNTED_HASH(alias, "hashing a generic alias")
+COUNTED_HASH(method, "hashing a bound method")
 
-	if (nested_enter("hashing a tuple") < 0)
-		return -1;
-	h = tuple_hash_real(o);
-	nested_depth--;
-	return h;
-}
+#define COUNTED_GETATTRO(name, what)                                                               \
+	static PyObject *name##_getattro_nested(PyObject *o, PyObject *attr)                       \
+	{                                                                                          \
+		PyObject *r;                                                                       \
+		if (nested_enter(what) < 0)                                                        \
+			return NULL;                                                               \
+		r = name##_getattro_real(o, attr);                                                 \
+		nested_depth--;                                                                    \
+		return r;                                                                          \
+	}
+COUNTED_GETATTRO(alias, "reading a generic alias's attribute")
+COUNTED_GETATTRO(method, "reading a bound method's attribute")
 
-static Py_hash_t alias_hash_nested(PyObject *o)
-{
-	Py_hash_t h;
-
-	if (nested_enter("hashing a generic alias") < 0)
-		return -1;
-	h = alias_hash_real(o);
-	nested_depth--;
-	return h;
-}
-
-static PyObject *alias_getattro_nested(PyObject *o, PyObject *name)
+static PyObject *alias_call_nested(PyObject *o, PyObject *args, PyObject *kw)
 {
 	PyObject *r;
 
-	if (nested_enter("reading a generic alias's attribute") < 0)
+	if (nested_enter("calling a generic alias") < 0)
 		return NULL;
-	r = alias_getattro_real(o, name);
+	r = alias_call_real(o, args, kw);
 	nested_depth--;
 	return r;
 }
@@ -213,18 +227,109 @@ static PyObject *classmethod_get_nested(PyObject *self, PyObject *obj, PyObject 
 	return r;
 }
 
-/* t and every class derived from it that took its hash (a namedtuple's class made before
- * now copied the slot's value when it was made). 0 or -1. */
-static int hash_replace(PyTypeObject *t, hashfunc real, hashfunc nested)
+#define COUNTED_ABSTRACT(i)                                                                        \
+	static PyObject *abstract_nested_##i(PyObject *o, void *closure)                           \
+	{                                                                                          \
+		PyObject *r;                                                                       \
+		if (nested_enter("reading __isabstractmethod__") < 0)                              \
+			return NULL;                                                               \
+		r = abstract_real[i](o, closure);                                                  \
+		nested_depth--;                                                                    \
+		return r;                                                                          \
+	}
+COUNTED_ABSTRACT(0)
+COUNTED_ABSTRACT(1)
+COUNTED_ABSTRACT(2)
+static const getter abstract_nested[3] = {abstract_nested_0, abstract_nested_1, abstract_nested_2};
+
+/* The iterators whose next calls the next of the one they hold. */
+static const char *const iterator_types[] = {
+    "filter",
+    "map",
+    "zip",
+    "enumerate",
+    "reversed",
+    "itertools.islice",
+    "itertools.takewhile",
+    "itertools.dropwhile",
+    "itertools.starmap",
+    "itertools.accumulate",
+    "itertools.compress",
+    "itertools.filterfalse",
+    "itertools.cycle",
+    "itertools.pairwise",
+    "itertools.groupby",
+    "type(next(itertools.groupby([0]))[1])",
+    "itertools.zip_longest",
+    "itertools.chain",
+    "type(itertools.tee([])[0])",
+    "type(iter(int, 0))",
+    "type(csv.reader([]))",
+    NULL,
+};
+
+#define NEXT_MAX 24
+
+static iternextfunc next_real[NEXT_MAX];
+
+#define COUNTED_NEXT(i)                                                                            \
+	static PyObject *next_nested_##i(PyObject *o)                                              \
+	{                                                                                          \
+		PyObject *r;                                                                       \
+		if (nested_enter("getting an iterator's next item") < 0)                           \
+			return NULL;                                                               \
+		r = next_real[i](o);                                                               \
+		nested_depth--;                                                                    \
+		return r;                                                                          \
+	}
+COUNTED_NEXT(0)
+COUNTED_NEXT(1)
+COUNTED_NEXT(2)
+COUNTED_NEXT(3)
+COUNTED_NEXT(4)
+COUNTED_NEXT(5)
+COUNTED_NEXT(6)
+COUNTED_NEXT(7)
+COUNTED_NEXT(8)
+COUNTED_NEXT(9)
+COUNTED_NEXT(10)
+COUNTED_NEXT(11)
+COUNTED_NEXT(12)
+COUNTED_NEXT(13)
+COUNTED_NEXT(14)
+COUNTED_NEXT(15)
+COUNTED_NEXT(16)
+COUNTED_NEXT(17)
+COUNTED_NEXT(18)
+COUNTED_NEXT(19)
+COUNTED_NEXT(20)
+COUNTED_NEXT(21)
+COUNTED_NEXT(22)
+COUNTED_NEXT(23)
+
+static const iternextfunc next_nested[NEXT_MAX] = {
+    next_nested_0,  next_nested_1,  next_nested_2,  next_nested_3,  next_nested_4,  next_nested_5,
+    next_nested_6,  next_nested_7,  next_nested_8,  next_nested_9,  next_nested_10, next_nested_11,
+    next_nested_12, next_nested_13, next_nested_14, next_nested_15, next_nested_16, next_nested_17,
+    next_nested_18, next_nested_19, next_nested_20, next_nested_21, next_nested_22, next_nested_23,
+};
+
+/* The slot at offset in t and in every class derived from it that holds real: nested. 0 or
+ * -1. */
+static int slot_replace(PyTypeObject *t, size_t offset, void *real, void *nested)
 {
+	void **slot = (void **)((char *)t + offset);
 	PyObject *subs;
 
-	if (t->tp_hash == real)
-		t->tp_hash = nested;
+	if (*slot == real) {
+		*slot = nested;
+		PyType_Modified(t);
+	}
 	if (!(subs = PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL)))
 		return -1;
 	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subs); i++)
-		if (hash_replace((PyTypeObject *)PyList_GET_ITEM(subs, i), real, nested) < 0) {
+		if (slot_replace((PyTypeObject *)PyList_GET_ITEM(subs, i), offset, real, nested) <
+		    0) {
 			Py_DECREF(subs);
 			return -1;
 		}
@@ -232,50 +337,135 @@ static int hash_replace(PyTypeObject *t, hashfunc real, hashfunc nested)
 	return 0;
 }
 
-/* t's wrapper of its slot, named name, made to call nested where it called real: a class
- * derived from t later takes its slot's function from that wrapper (CPython's slot update
- * finds the wrapper in the class's bases), and t.name(x) calls it. 0 or -1. */
-static int wrapper_retarget(PyTypeObject *t, const char *name, void *real, void *nested)
+/* t's slot at offset counted: *real takes CPython's function, its wrapper named name (or none)
+ * calls nested, and t and the classes derived from it have nested in the slot. 0 or -1. */
+static int slot_count(PyTypeObject *t, size_t offset, const char *name, void **real, void *nested)
 {
-	PyObject *d = PyDict_GetItemString(t->tp_dict, name);
+	PyObject *d = name ? PyDict_GetItemString(t->tp_dict, name) : NULL;
 
-	if (!d || !PyObject_TypeCheck(d, &PyWrapperDescr_Type) ||
-	    ((PyWrapperDescrObject *)d)->d_wrapped != real) {
-		PyErr_Format(PyExc_SystemError, "%s.%s is not the wrapper of its slot", t->tp_name,
-		             name);
+	*real = *(void **)((char *)t + offset);
+	if (!*real || (name && (!d || !PyObject_TypeCheck(d, &PyWrapperDescr_Type) ||
+	                        ((PyWrapperDescrObject *)d)->d_wrapped != *real))) {
+		PyErr_Format(PyExc_SystemError, "%s.%s is not as known", t->tp_name,
+		             name ? name : "slot");
 		return -1;
 	}
-	((PyWrapperDescrObject *)d)->d_wrapped = nested;
+	if (d)
+		((PyWrapperDescrObject *)d)->d_wrapped = nested;
+	return slot_replace(t, offset, *real, nested);
+}
+
+/* flag cleared in t and every class derived from it. 0 or -1. */
+static int flag_clear(PyTypeObject *t, unsigned long flag)
+{
+	PyObject *subs;
+
+	t->tp_flags &= ~flag;
+	PyType_Modified(t);
+	if (!(subs = PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL)))
+		return -1;
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subs); i++)
+		if (flag_clear((PyTypeObject *)PyList_GET_ITEM(subs, i), flag) < 0) {
+			Py_DECREF(subs);
+			return -1;
+		}
+	Py_DECREF(subs);
 	return 0;
 }
 
-static int nested_init(void)
+/* The getter of t's attribute name counted. 0 or -1. */
+static int getter_count(PyTypeObject *t, const char *name, int i)
 {
-	if (tuple_hash_real)
-		return 0; /* (once) */
-	tuple_hash_real = PyTuple_Type.tp_hash;
-	alias_hash_real = Py_GenericAliasType.tp_hash;
-	alias_getattro_real = Py_GenericAliasType.tp_getattro;
-	classmethod_get_real = PyClassMethod_Type.tp_descr_get;
-	if (!tuple_hash_real || !alias_hash_real || !alias_getattro_real || !classmethod_get_real) {
-		PyErr_SetString(PyExc_SystemError, "a nested read's slot is empty");
+	PyObject *d = PyDict_GetItemString(t->tp_dict, name);
+	PyGetSetDef *gs;
+
+	if (!d || !PyObject_TypeCheck(d, &PyGetSetDescr_Type) ||
+	    !(gs = ((PyGetSetDescrObject *)d)->d_getset)->get) {
+		PyErr_Format(PyExc_SystemError, "%s.%s is not as known", t->tp_name, name);
 		return -1;
 	}
-	if (wrapper_retarget(&PyTuple_Type, "__hash__", tuple_hash_real, tuple_hash_nested) < 0 ||
-	    wrapper_retarget(&Py_GenericAliasType, "__hash__", alias_hash_real,
-	                     alias_hash_nested) < 0 ||
-	    wrapper_retarget(&Py_GenericAliasType, "__getattribute__", alias_getattro_real,
-	                     alias_getattro_nested) < 0 ||
-	    wrapper_retarget(&PyClassMethod_Type, "__get__", classmethod_get_real,
-	                     classmethod_get_nested) < 0)
+	abstract_real[i] = gs->get;
+	gs->get = abstract_nested[i];
+	return 0;
+}
+
+/* io's IncrementalNewlineDecoder holds the decoder it is given, any object, and is not a
+ * collected type (no trashcan for it): a million of them, each the next one's decoder, freed
+ * one C frame a link. A decoder is not one of them (a class of the code's holding one is freed
+ * in its own bracket). */
+static PyTypeObject *newline_type;
+static initproc newline_init_real;
+
+static int newline_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *decoder = NULL;
+
+	if (args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0)
+		decoder = PyTuple_GET_ITEM(args, 0);
+	else if (kw && PyDict_Check(kw))
+		decoder = PyDict_GetItemString(kw, "decoder");
+	if (decoder && PyObject_TypeCheck(decoder, newline_type)) {
+		PyErr_SetString(PyExc_TypeError, "an IncrementalNewlineDecoder's decoder is not "
+		                                 "another one in the sandbox");
 		return -1;
-	Py_GenericAliasType.tp_hash = alias_hash_nested;
-	Py_GenericAliasType.tp_getattro = alias_getattro_nested;
-	PyClassMethod_Type.tp_descr_get = classmethod_get_nested;
-	PyType_Modified(&PyTuple_Type);
-	PyType_Modified(&Py_GenericAliasType);
-	PyType_Modified(&PyClassMethod_Type);
-	return hash_replace(&PyTuple_Type, tuple_hash_real, tuple_hash_nested);
+	}
+	return newline_init_real(self, args, kw);
+}
+
+#define AT(slot) offsetof(PyTypeObject, slot)
+
+static int nested_init(PyObject *g)
+{
+	int n = 0;
+
+	if (tuple_hash_real)
+		return 0; /* (once) */
+	if (slot_count(&PyTuple_Type, AT(tp_hash), "__hash__", (void **)&tuple_hash_real,
+	               tuple_hash_nested) < 0 ||
+	    slot_count(&Py_GenericAliasType, AT(tp_hash), "__hash__", (void **)&alias_hash_real,
+	               alias_hash_nested) < 0 ||
+	    slot_count(&Py_GenericAliasType, AT(tp_getattro), "__getattribute__",
+	               (void **)&alias_getattro_real, alias_getattro_nested) < 0 ||
+	    slot_count(&Py_GenericAliasType, AT(tp_call), "__call__", (void **)&alias_call_real,
+	               alias_call_nested) < 0 ||
+	    slot_count(&PyMethod_Type, AT(tp_hash), "__hash__", (void **)&method_hash_real,
+	               method_hash_nested) < 0 ||
+	    slot_count(&PyMethod_Type, AT(tp_getattro), "__getattribute__",
+	               (void **)&method_getattro_real, method_getattro_nested) < 0 ||
+	    slot_count(&PyClassMethod_Type, AT(tp_descr_get), "__get__",
+	               (void **)&classmethod_get_real, classmethod_get_nested) < 0 ||
+	    getter_count(&PyClassMethod_Type, "__isabstractmethod__", 0) < 0 ||
+	    getter_count(&PyStaticMethod_Type, "__isabstractmethod__", 1) < 0 ||
+	    getter_count(&PyProperty_Type, "__isabstractmethod__", 2) < 0)
+		return -1;
+	/* (a generic alias is called through its vectorcall, which calls its origin uncounted:
+	 * without the flag, calls take its tp_call, counted) */
+	if (flag_clear(&Py_GenericAliasType, Py_TPFLAGS_HAVE_VECTORCALL) < 0)
+		return -1;
+	newline_type =
+	    (PyTypeObject *)PyRun_String("io.IncrementalNewlineDecoder", Py_eval_input, g, g);
+	if (!newline_type || !PyType_Check(newline_type) ||
+	    slot_count(newline_type, AT(tp_init), "__init__", (void **)&newline_init_real,
+	               newline_init) < 0) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_SystemError,
+			                "io.IncrementalNewlineDecoder is not a type");
+		return -1;
+	}
+	for (const char *const *e = iterator_types; *e; e++, n++) {
+		PyObject *t = PyRun_String(*e, Py_eval_input, g, g);
+		int rc = t && PyType_Check(t) && n < NEXT_MAX
+		             ? slot_count((PyTypeObject *)t, AT(tp_iternext), "__next__",
+		                          (void **)&next_real[n], next_nested[n])
+		             : -1;
+
+		if (rc < 0 && !PyErr_Occurred())
+			PyErr_Format(PyExc_SystemError, "%s: not an iterator type to count", *e);
+		Py_XDECREF(t);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int pydealloc_init(void)
@@ -284,8 +474,8 @@ int pydealloc_init(void)
 	int n = 0;
 
 	if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
-	    !(r = PyRun_String("import collections, csv, functools, itertools, json, operator, "
-	                       "types\nasync def _ag():\n    yield\n",
+	    !(r = PyRun_String("import collections, csv, functools, io, itertools, json, "
+	                       "operator, types\nasync def _ag():\n    yield\n",
 	                       Py_file_input, g, g))) {
 		Py_XDECREF(g);
 		return -1;
@@ -312,6 +502,7 @@ int pydealloc_init(void)
 		n++;
 		Py_DECREF(t);
 	}
+	n = nested_init(g);
 	Py_DECREF(g);
-	return nested_init();
+	return n;
 }

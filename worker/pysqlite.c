@@ -662,18 +662,29 @@ static PyMethodDef track_def = {"track", track, METH_O, NULL};
 static destructor cursor_dealloc_real, connection_dealloc_real;
 static int ending;
 
-static void cursor_dealloc_quiet(PyObject *self)
+static void cursor_dealloc_ending(PyObject *self)
 {
 	ending++;
 	cursor_dealloc_real(self);
 	ending--;
 }
 
-static void connection_dealloc_quiet(PyObject *self)
+static void connection_dealloc_ending(PyObject *self)
 {
 	ending++;
 	connection_dealloc_real(self);
 	ending--;
+}
+
+/* (in the trashcan's bracket: a cursor's row_factory may be another cursor, a million long) */
+static void cursor_dealloc_quiet(PyObject *self)
+{
+	pydealloc_bracket(self, cursor_dealloc_quiet, cursor_dealloc_ending);
+}
+
+static void connection_dealloc_quiet(PyObject *self)
+{
+	pydealloc_bracket(self, connection_dealloc_quiet, connection_dealloc_ending);
 }
 
 static PyObject *is_ending(PyObject *self, PyObject *unused)
