@@ -94,6 +94,10 @@ static void time_text(char *buf, size_t size, double t, int precision)
 			order = 3;
 		if (order < 0)
 			order = 0;
+		/* (a time of a whole unit whose logarithm came out a little under it, 1 us as
+		 * 1e-06 is: 1000 of the smaller unit, printed "1e+03 ns") */
+		while (order > 0 && t * scale[order] >= 999.5)
+			order--;
 	}
 	snprintf(buf, size, "%.*g %s", precision, t * scale[order], units[order]);
 }
