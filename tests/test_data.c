@@ -13228,9 +13228,25 @@ Test(data, drawn_text_fonts_merges_and_polynomials_are_checked_before_the_c_code
 	    "t(lambda: fr.month_position_check)\n"
 	    "t(lambda: tdm.get_timedelta_field)\n"
 	    "t(lambda: [str(fr.to_offset('2D')), pd.api.types.is_scalar(1)])\n"
+	    "from PIL import ImageFilter\n"
+	    "blurred = Image.new('L', (8, 5), 7)\n"
+	    "t(lambda: "
+	    "sorted(set(blurred.filter(ImageFilter.BoxBlur(np.float32(-3))).getdata())))\n"
+	    "t(lambda: blurred.filter(ImageFilter.BoxBlur(float('nan'))))\n"
+	    "o = ImageDraw.Outline()\n"
+	    "o.move(2, 2)\n"
+	    "o.line(15, 3)\n"
+	    "o.line(9, 15)\n"
+	    "o.close()\n"
+	    "t(lambda: o.transform((1, 0, 0, 0, 1, 0)))\n"
+	    "t(lambda: o.line(float(2**31 - 8), 0.0))\n"
+	    "shaped = Image.new('L', (20, 20))\n"
+	    "ImageDraw.Draw(shaped).shape(o, fill=200)\n"
+	    "t(lambda: shaped.getpixel((9, 6)))\n"
 	    "out",
 	    "[\"RGBA\",[\"str\",null],\"ValueError\",[1,2,3,4],\"ValueError\",\"TypeError\","
 	    "\"ValueError\",[12,11],\"ValueError\",[1,2,3],[0,5],[3,1],\"ValueError\",3.0,"
-	    "\"ModuleNotFoundError\",\"AttributeError\",\"AttributeError\",[\"<2 * Days>\",true]]");
+	    "\"ModuleNotFoundError\",\"AttributeError\",\"AttributeError\",[\"<2 * "
+	    "Days>\",true],[7],\"ValueError\",\"TypeError\",\"ValueError\",200]");
 	e2e_stop();
 }

@@ -9756,6 +9756,28 @@ def _pil_paths(Image):
     for name in ('draw_lines', 'draw_points', 'draw_polygon', 'draw_rectangle', 'draw_ellipse',
                  'draw_arc', 'draw_chord', 'draw_pieslice', 'draw_bitmap'):
         drawing(name)
+    # An outline (ImageDraw.Outline, for Draw.shape): its points are drawn coordinates, and its
+    # transform kept a pointer into its edges while it grew them (a large outline's moved:
+    # read after it was freed); the points are given transformed instead.
+    outline_type = type(core.outline())
+
+    def outline_point(name):
+        method = outline_type.__dict__[name]
+
+        def point(self, *xy):
+            return method(self, *within(tuple(real(v) for v in xy)))
+        point.__name__ = point.__qualname__ = name
+        point.__doc__ = method.__doc__
+        type_patches[(outline_type, name)] = point
+
+    for name in ('move', 'line', 'curve'):
+        outline_point(name)
+
+    def transform(self, *args):
+        raise TypeError('an outline is not transformed in the sandbox: give its points '
+                        'transformed')
+
+    type_patches[(outline_type, 'transform')] = transform
 
     def map(self, function):
         i = 0
@@ -10513,13 +10535,21 @@ def _pil_pointers(Image):
     # The box blurs under GaussianBlur and BoxBlur take their radius into a C int: one past
     # it (1e12) crashed the worker. A radius is at most 1e8 pixels here (more than any image
     # the worker can hold is wide).
+    # Read as the C code reads it (a number by its __float__: a numpy float32 of -3 passed as
+    # it was), and not below 0 (a negative box blur ran its window backwards, out of the rows)
+    # nor NaN (cast to an int).
     def radius(r):
-        # (and not below 0: a negative box blur ran its window backwards, out of the rows)
-        if isinstance(r, (int, float)):
-            return max(min(r, 1e8), 0)
         if isinstance(r, (tuple, list)):
-            return type(r)(radius(v) for v in r)
-        return r
+            return tuple(radius(v) for v in tuple(r))
+        if isinstance(r, (str, bytes, bytearray)):
+            return r  # (the C code's own TypeError)
+        try:
+            v = float(r)
+        except (TypeError, ValueError):
+            return r
+        if v != v:
+            raise ValueError('a blur radius is a number, not NaN')
+        return max(min(v, 1e8), 0.0)
 
     for name in ('gaussian_blur', 'box_blur', 'unsharp_mask'):
         blur = getattr(core_type, name)
