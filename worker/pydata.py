@@ -10543,6 +10543,8 @@ def _pil_pointers(Image):
             return tuple(radius(v) for v in tuple(r))
         if isinstance(r, (str, bytes, bytearray)):
             return r  # (the C code's own TypeError)
+        if isinstance(r, int):  # (a count stays an int)
+            return max(min(int.__int__(r), 10 ** 8), 0)
         try:
             v = float(r)
         except (TypeError, ValueError):

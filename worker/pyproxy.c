@@ -562,7 +562,7 @@ static const char *foreign_home(PyObject *val)
  * month it was given (any int32 near it read), get_timedelta_field raised for a unit it did
  * not know inside a loop run without the interpreter's lock (SIGSEGV). The code gets them
  * where pandas gives them: pandas' own namespace, pandas.api (is_scalar, infer_dtype, ...) and
- * pandas.tseries.frequencies.to_offset.
+ * to_offset (pandas.tseries.frequencies', which its modules import too).
  * Their home, when val is one and module is not such a namespace, or NULL. */
 static const char *internal_home(const char *module, const char *name, PyObject *val)
 {
@@ -578,8 +578,7 @@ static const char *internal_home(const char *module, const char *name, PyObject 
 	    (s[sizeof(libs) - 1] != '\0' && s[sizeof(libs) - 1] != '.'))
 		return NULL;
 	if (strcmp(module, "pandas") == 0 || strcmp(module, "pandas.api") == 0 ||
-	    strncmp(module, "pandas.api.", 11) == 0 ||
-	    (strcmp(module, "pandas.tseries.frequencies") == 0 && strcmp(name, "to_offset") == 0))
+	    strncmp(module, "pandas.api.", 11) == 0 || strcmp(name, "to_offset") == 0)
 		return NULL;
 	return s;
 }
