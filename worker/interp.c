@@ -324,8 +324,9 @@ static int zygote_run(const char *src)
  * executors run each task when it is submitted, in the call's own thread (scikit-learn's n_jobs
  * does the same), and hand back done futures: map(), submit(), as_completed() and wait() answer
  * as a pool's would, the tasks taking turns (as_completed in the order they completed, as a
- * pool's: the set it was given had it yield in an order of their addresses). Its futures, waits and exceptions are the real
- * module's; its pools, threads and process machinery are not reached. A task that waits for
+ * pool's: the set it was given had it yield in an order of their addresses). Its futures,
+ * waits and exceptions are the real module's; its pools, threads and process machinery are not
+ * reached. A task that waits for
  * one submitted after it (a queue's get) would wait until the time limit: a wait on a
  * condition (queue.Queue, threading.Event, Semaphore, Barrier) with no timeout, while no other
  * thread runs, raises RuntimeError saying so. */
