@@ -12458,6 +12458,41 @@ Test(data, tight_figures_print_nothing_and_transforms_follow_their_children)
 	e2e_stop();
 }
 
+/* numpy's arrays have no collector header, so no trashcan: a chain of 200,000 arrays of objects,
+ * each holding the next (and a list), was freed one C frame a link and overflowed the worker's
+ * stack (crashed). Each is freed with the others put aside past a depth: the chain is freed to
+ * its end (the object at the bottom is finalized), and a wide array of such chains too. */
+Test(data, chains_of_arrays_of_objects_are_freed_to_their_end)
+{
+	json_object *r;
+
+	start_data(NULL);
+	r = e2e_call("import numpy as np\n"
+	             "done = []\n"
+	             "class Bottom:\n"
+	             "    def __del__(self):\n"
+	             "        done.append(len(done))\n"
+	             "x = Bottom()\n"
+	             "for i in range(200000):\n"
+	             "    a = np.empty(2, object); a[0] = x; a[1] = [i]; x = a\n"
+	             "top = [x[1][0], x[0][0][1][0], len(done)]\n"
+	             "del x, a\n"
+	             "wide = np.empty(3, object)\n"
+	             "for j in range(3):\n"
+	             "    y = Bottom()\n"
+	             "    for i in range(20000):\n"
+	             "        b = np.empty(1, object); b[0] = y; y = b\n"
+	             "    wide[j] = y\n"
+	             "del y, b\n"
+	             "seen = len(done)\n"
+	             "del wide\n"
+	             "[top, seen, done]",
+	             NULL);
+	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
+	e2e_assert_result(r, "the chains' ends", "[[199999,199997,0],1,[0,1,2,3]]");
+	e2e_stop();
+}
+
 /* A cycle with a __del__ that a collection found was kept alive by its deferred finalizer and
  * freed only when an older generation was collected: a loop making such cycles around 128 KiB
  * buffers ran out of memory (2.5 GiB made, 1 GiB allowed). The finalizers found from the user's

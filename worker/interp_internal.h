@@ -309,6 +309,9 @@ int pydealloc_init(void);
 /* A deallocator of type self (CPython's real one: real) run inside the trashcan's bracket, for
  * a type whose slot the worker replaced (the bracket's own check names the slot). */
 void pydealloc_bracket(PyObject *op, destructor self, destructor real);
+/* The same for an object of a type without the collector's header (numpy's arrays): op's real
+ * deallocator run now, or put aside while frees are nested deeply and run when they unwind. */
+void pydealloc_untracked(PyObject *op, destructor real);
 /* SIGPROF's handler (borrowed), installed with the deadline's. */
 PyObject *pygc_tick_handler(void);
 /* The zygote is ready to fork: the interpreter's own collection, at allocations, is off for

@@ -1585,18 +1585,23 @@ static PyObject *held_write_3(PyObject *self, PyObject *args, PyObject *kw)
  * nditer left unclosed writes its buffers back when it ends: code of the user's that ran in
  * the middle of whatever released them (a compiled writer's drop of the object that held
  * them, its item still pointing at the dying object) read that item at a count of 0. Their
- * ends are put off as finalizers are (pyreentry_dealloc_later). */
+ * ends are put off as finalizers are (pyreentry_dealloc_later). And an array of objects
+ * holding another, a million deep, freed one C frame a link: arrays are freed in pydealloc's
+ * bracket for objects without the collector's header. */
 #define NP_WRITEBACKIFCOPY 0x2000
 static destructor ndarray_dealloc_real, nditer_dealloc_real;
 static PyTypeObject *nditer_type;
 
 static void ndarray_dealloc_later(PyObject *self)
 {
-	if (Py_IS_TYPE(self, ndarray_type) &&
-	    (((struct np_array *)self)->flags & NP_WRITEBACKIFCOPY) &&
+	if (!Py_IS_TYPE(self, ndarray_type)) {
+		ndarray_dealloc_real(self); /* a subclass's, from its own bracket */
+		return;
+	}
+	if ((((struct np_array *)self)->flags & NP_WRITEBACKIFCOPY) &&
 	    pyreentry_dealloc_later(self))
 		return;
-	ndarray_dealloc_real(self);
+	pydealloc_untracked(self, ndarray_dealloc_real);
 }
 
 static void nditer_dealloc_later(PyObject *self)

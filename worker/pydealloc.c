@@ -78,6 +78,51 @@ void pydealloc_bracket(PyObject *op, destructor self, destructor real)
 	Py_TRASHCAN_END
 }
 
+/* ---- objects without the collector's header -------------------------------------------------
+ * The trashcan keeps the objects it puts aside in their collector header: a type that has none
+ * (numpy's arrays: an array of objects holds any object, another array of objects too) cannot
+ * use it. The same bracket for them, with the objects put aside in a list of this thread's:
+ * past a depth of UNTRACKED_MAX such frees, an object at a count of 0 waits there (nothing
+ * reaches it: a weak reference to an object at 0 gives None), and the outermost free frees
+ * what waits, each in its turn at a depth of 1. */
+#define UNTRACKED_MAX 50
+
+struct untracked_later {
+	PyObject *op;
+	destructor real;
+};
+
+static _Thread_local int untracked_depth;
+static _Thread_local struct untracked_later *untracked_list;
+static _Thread_local size_t untracked_len, untracked_cap;
+
+void pydealloc_untracked(PyObject *op, destructor real)
+{
+	if (untracked_depth >= UNTRACKED_MAX) {
+		if (untracked_len == untracked_cap) {
+			size_t cap = untracked_cap ? 2 * untracked_cap : 64;
+			struct untracked_later *l =
+			    PyMem_RawRealloc(untracked_list, cap * sizeof(*l));
+			if (!l) {
+				real(op); /* (no memory to put it aside: freed here) */
+				return;
+			}
+			untracked_list = l;
+			untracked_cap = cap;
+		}
+		untracked_list[untracked_len++] = (struct untracked_later){op, real};
+		return;
+	}
+	untracked_depth++;
+	real(op);
+	if (untracked_depth == 1)
+		while (untracked_len > 0) {
+			struct untracked_later l = untracked_list[--untracked_len];
+			l.real(l.op);
+		}
+	untracked_depth--;
+}
+
 #define DEEP(i)                                                                                    \
 	static void deep_##i(PyObject *op)                                                         \
 	{                                                                                          \
