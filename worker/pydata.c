@@ -6362,28 +6362,23 @@ static int image_take(PyObject *t, struct run_image *im)
 	return 0;
 }
 
+/* fn (none: nothing) called with no arguments; an error is dropped. */
+static void call_quietly(PyObject *fn)
+{
+	PyObject *r = fn ? PyObject_CallNoArgs(fn) : NULL;
+
+	Py_XDECREF(r);
+	PyErr_Clear();
+}
+
 void pydata_call_begin(void)
 {
-	PyObject *r;
-
-	if (!call_begin_fn)
-		return;
-	r = PyObject_CallNoArgs(call_begin_fn);
-	if (!r)
-		PyErr_Clear();
-	Py_XDECREF(r);
+	call_quietly(call_begin_fn);
 }
 
 void pydata_keep_files(void)
 {
-	PyObject *r;
-
-	if (!keep_files_fn)
-		return;
-	r = PyObject_CallNoArgs(keep_files_fn);
-	if (!r)
-		PyErr_Clear(); /* the files close as they would have: their use says so */
-	Py_XDECREF(r);
+	call_quietly(keep_files_fn); /* (on an error the files close as they would have) */
 }
 
 /* msg (a new reference, or NULL) written to the call's stderr; errors are dropped. */

@@ -19,47 +19,58 @@
  * only, or an object would be deferred half freed). */
 #include "interp_internal.h"
 
-/* The types, as Python expressions over the modules imported below. */
-static const char *const deep_types[] = {
-    "filter",
-    "enumerate",
-    "staticmethod",
-    "classmethod",
-    "property",
-    "slice",
-    "types.MappingProxyType",
-    "types.MethodType",
-    "type(iter(int, 0))",
-    "operator.itemgetter",
-    "collections.deque",
-    "type(iter(collections.deque()))",
-    "collections.defaultdict",
-    "type(functools.cmp_to_key(int)(0))",
-    "itertools.islice",
-    "itertools.takewhile",
-    "itertools.dropwhile",
-    "itertools.starmap",
-    "itertools.accumulate",
-    "itertools.compress",
-    "itertools.filterfalse",
-    "itertools.cycle",
-    "itertools.pairwise",
-    "itertools.groupby",
-    "type(next(itertools.groupby([0]))[1])",
-    "itertools.zip_longest",
-    "itertools.repeat",
-    "itertools.chain",
-    "functools.partial",
-    "types.GenericAlias",
-    "super",
-    "map",
-    "type(_ag().asend(None))",
-    "type(anext(_ag(), None))",
-    "type(collections.namedtuple('_P', 'a').a)",
-    "json.scanner.c_make_scanner",
-    "json.encoder.c_make_encoder",
-    "type(csv.reader([]))",
-    NULL,
+/* The types, as Python expressions over the modules imported below, and what is done to each:
+ * FREED, its deallocator bracketed; NEXT, its next() counted (an iterator whose next calls the
+ * next of the one it holds: below, nested reads). */
+#define FREED 1
+#define NEXT  2
+
+static const struct {
+	const char *type;
+	int roles;
+} types[] = {
+    {"filter", FREED | NEXT},
+    {"enumerate", FREED | NEXT},
+    {"staticmethod", FREED},
+    {"classmethod", FREED},
+    {"property", FREED},
+    {"slice", FREED},
+    {"types.MappingProxyType", FREED},
+    {"types.MethodType", FREED},
+    {"type(iter(int, 0))", FREED | NEXT},
+    {"operator.itemgetter", FREED},
+    {"collections.deque", FREED},
+    {"type(iter(collections.deque()))", FREED},
+    {"collections.defaultdict", FREED},
+    {"type(functools.cmp_to_key(int)(0))", FREED},
+    {"itertools.islice", FREED | NEXT},
+    {"itertools.takewhile", FREED | NEXT},
+    {"itertools.dropwhile", FREED | NEXT},
+    {"itertools.starmap", FREED | NEXT},
+    {"itertools.accumulate", FREED | NEXT},
+    {"itertools.compress", FREED | NEXT},
+    {"itertools.filterfalse", FREED | NEXT},
+    {"itertools.cycle", FREED | NEXT},
+    {"itertools.pairwise", FREED | NEXT},
+    {"itertools.groupby", FREED | NEXT},
+    {"type(next(itertools.groupby([0]))[1])", FREED | NEXT},
+    {"itertools.zip_longest", FREED | NEXT},
+    {"itertools.repeat", FREED},
+    {"itertools.chain", FREED | NEXT},
+    {"functools.partial", FREED},
+    {"types.GenericAlias", FREED},
+    {"super", FREED},
+    {"map", FREED | NEXT},
+    {"type(_ag().asend(None))", FREED},
+    {"type(anext(_ag(), None))", FREED},
+    {"type(collections.namedtuple('_P', 'a').a)", FREED},
+    {"json.scanner.c_make_scanner", FREED},
+    {"json.encoder.c_make_encoder", FREED},
+    {"type(csv.reader([]))", FREED | NEXT},
+    {"zip", NEXT},
+    {"reversed", NEXT},
+    {"type(itertools.tee([])[0])", NEXT},
+    {NULL, 0},
 };
 
 #define DEEP_MAX 48
@@ -287,32 +298,6 @@ COUNTED_ABSTRACT(1)
 COUNTED_ABSTRACT(2)
 static const getter abstract_nested[3] = {abstract_nested_0, abstract_nested_1, abstract_nested_2};
 
-/* The iterators whose next calls the next of the one they hold. */
-static const char *const iterator_types[] = {
-    "filter",
-    "map",
-    "zip",
-    "enumerate",
-    "reversed",
-    "itertools.islice",
-    "itertools.takewhile",
-    "itertools.dropwhile",
-    "itertools.starmap",
-    "itertools.accumulate",
-    "itertools.compress",
-    "itertools.filterfalse",
-    "itertools.cycle",
-    "itertools.pairwise",
-    "itertools.groupby",
-    "type(next(itertools.groupby([0]))[1])",
-    "itertools.zip_longest",
-    "itertools.chain",
-    "type(itertools.tee([])[0])",
-    "type(iter(int, 0))",
-    "type(csv.reader([]))",
-    NULL,
-};
-
 #define NEXT_MAX 24
 
 static iternextfunc next_real[NEXT_MAX];
@@ -359,26 +344,21 @@ static const iternextfunc next_nested[NEXT_MAX] = {
     next_nested_18, next_nested_19, next_nested_20, next_nested_21, next_nested_22, next_nested_23,
 };
 
-/* The slot at offset in t and in every class derived from it that holds real: nested. 0 or
- * -1. */
-static int slot_replace(PyTypeObject *t, size_t offset, void *real, void *nested)
-{
-	void **slot = (void **)((char *)t + offset);
-	PyObject *subs;
+/* What slot_replaced puts where: the slot at offset, where it holds real, is nested. */
+struct slot_change {
+	size_t offset;
+	void *real, *nested;
+};
 
-	if (*slot == real) {
-		*slot = nested;
+static int slot_replaced(PyTypeObject *t, void *arg)
+{
+	struct slot_change *c = arg;
+	void **slot = (void **)((char *)t + c->offset);
+
+	if (*slot == c->real) {
+		*slot = c->nested;
 		PyType_Modified(t);
 	}
-	if (!(subs = PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL)))
-		return -1;
-	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subs); i++)
-		if (slot_replace((PyTypeObject *)PyList_GET_ITEM(subs, i), offset, real, nested) <
-		    0) {
-			Py_DECREF(subs);
-			return -1;
-		}
-	Py_DECREF(subs);
 	return 0;
 }
 
@@ -397,24 +377,13 @@ static int slot_count(PyTypeObject *t, size_t offset, const char *name, void **r
 	}
 	if (d)
 		((PyWrapperDescrObject *)d)->d_wrapped = nested;
-	return slot_replace(t, offset, *real, nested);
+	return pyguard_walk(t, slot_replaced, &(struct slot_change){offset, *real, nested});
 }
 
-/* flag cleared in t and every class derived from it. 0 or -1. */
-static int flag_clear(PyTypeObject *t, unsigned long flag)
+static int flag_cleared(PyTypeObject *t, void *flag)
 {
-	PyObject *subs;
-
-	t->tp_flags &= ~flag;
+	t->tp_flags &= ~*(unsigned long *)flag;
 	PyType_Modified(t);
-	if (!(subs = PyObject_CallMethod((PyObject *)t, "__subclasses__", NULL)))
-		return -1;
-	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subs); i++)
-		if (flag_clear((PyTypeObject *)PyList_GET_ITEM(subs, i), flag) < 0) {
-			Py_DECREF(subs);
-			return -1;
-		}
-	Py_DECREF(subs);
 	return 0;
 }
 
@@ -461,10 +430,6 @@ static int newline_init(PyObject *self, PyObject *args, PyObject *kw)
 
 static int nested_init(PyObject *g)
 {
-	int n = 0;
-
-	if (tuple_hash_real)
-		return 0; /* (once) */
 	if (slot_count(&PyTuple_Type, AT(tp_hash), "__hash__", (void **)&tuple_hash_real,
 	               tuple_hash_nested) < 0 ||
 	    slot_count(&Py_GenericAliasType, AT(tp_hash), "__hash__", (void **)&alias_hash_real,
@@ -485,7 +450,8 @@ static int nested_init(PyObject *g)
 		return -1;
 	/* (a generic alias is called through its vectorcall, which calls its origin uncounted:
 	 * without the flag, calls take its tp_call, counted) */
-	if (flag_clear(&Py_GenericAliasType, Py_TPFLAGS_HAVE_VECTORCALL) < 0)
+	if (pyguard_walk(&Py_GenericAliasType, flag_cleared,
+	                 &(unsigned long){Py_TPFLAGS_HAVE_VECTORCALL}) < 0)
 		return -1;
 	newline_type =
 	    (PyTypeObject *)PyRun_String("io.IncrementalNewlineDecoder", Py_eval_input, g, g);
@@ -497,27 +463,57 @@ static int nested_init(PyObject *g)
 			                "io.IncrementalNewlineDecoder is not a type");
 		return -1;
 	}
-	for (const char *const *e = iterator_types; *e; e++, n++) {
-		PyObject *t = PyRun_String(*e, Py_eval_input, g, g);
-		int rc = t && PyType_Check(t) && n < NEXT_MAX
-		             ? slot_count((PyTypeObject *)t, AT(tp_iternext), "__next__",
-		                          (void **)&next_real[n], next_nested[n])
-		             : -1;
-
-		if (rc < 0 && !PyErr_Occurred())
-			PyErr_Format(PyExc_SystemError, "%s: not an iterator type to count", *e);
-		Py_XDECREF(t);
-		if (rc < 0)
-			return -1;
-	}
 	return 0;
+}
+
+/* The type of table entry e bracketed (its deallocator the FREED type's deep slot *freed) or
+ * counted (its next, the NEXT type's *next). 0 or -1. */
+static int type_take(PyObject *g, int e, int *freed, int *next)
+{
+	PyObject *t = PyRun_String(types[e].type, Py_eval_input, g, g);
+	PyTypeObject *type = (PyTypeObject *)t;
+	int rc = 0;
+
+	if (!t || !PyType_Check(t)) {
+		if (t)
+			PyErr_Format(PyExc_SystemError, "%s: not a type", types[e].type);
+		Py_XDECREF(t);
+		return -1;
+	}
+	if (types[e].roles & FREED) {
+		if (*freed == DEEP_MAX || !PyType_HasFeature(type, Py_TPFLAGS_HAVE_GC) ||
+		    type->tp_is_gc) {
+			PyErr_Format(PyExc_SystemError, "%s: not a collected type to bracket",
+			             types[e].type);
+			rc = -1;
+		} else {
+			real_dealloc[*freed] = type->tp_dealloc;
+			type->tp_dealloc = deep_slots[(*freed)++];
+		}
+	}
+	if (rc == 0 && (types[e].roles & NEXT)) {
+		if (*next == NEXT_MAX) {
+			PyErr_Format(PyExc_SystemError, "%s: no slot left to count", types[e].type);
+			rc = -1;
+		} else {
+			rc = slot_count(type, AT(tp_iternext), "__next__",
+			                (void **)&next_real[*next], next_nested[*next]);
+			(*next)++;
+		}
+	}
+	Py_DECREF(t);
+	return rc;
 }
 
 int pydealloc_init(void)
 {
-	PyObject *g = PyDict_New(), *r;
-	int n = 0;
+	static int done;
+	PyObject *g, *r;
+	int freed = 0, next = 0, rc = 0;
 
+	if (done++)
+		return 0; /* (once: a second time would wrap the wrappers) */
+	g = PyDict_New();
 	if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
 	    !(r = PyRun_String("import collections, csv, functools, io, itertools, json, "
 	                       "operator, types\nasync def _ag():\n    yield\n",
@@ -526,28 +522,10 @@ int pydealloc_init(void)
 		return -1;
 	}
 	Py_DECREF(r);
-	for (const char *const *e = deep_types; *e; e++) {
-		PyObject *t = PyRun_String(*e, Py_eval_input, g, g);
-		PyTypeObject *type = (PyTypeObject *)t;
-
-		if (!t || !PyType_Check(t) || n == DEEP_MAX ||
-		    !PyType_HasFeature(type, Py_TPFLAGS_HAVE_GC) || type->tp_is_gc) {
-			if (t)
-				PyErr_Format(PyExc_SystemError,
-				             "%s: not a collected type to bracket", *e);
-			Py_XDECREF(t);
-			Py_DECREF(g);
-			return -1;
-		}
-		/* (once: a second init would wrap the wrapper) */
-		if (type->tp_dealloc != deep_slots[n]) {
-			real_dealloc[n] = type->tp_dealloc;
-			type->tp_dealloc = deep_slots[n];
-		}
-		n++;
-		Py_DECREF(t);
-	}
-	n = nested_init(g);
+	for (int e = 0; rc == 0 && types[e].type; e++)
+		rc = type_take(g, e, &freed, &next);
+	if (rc == 0)
+		rc = nested_init(g);
 	Py_DECREF(g);
-	return n;
+	return rc;
 }

@@ -2219,24 +2219,15 @@ static PyObject *checked_dir(PyObject *self, PyObject *args)
 	if (!names || !obj || !PyList_Check(names))
 		return names;
 	for (const char *const *n = interface; *n; n++) {
-		PyObject *name = PyUnicode_FromString(*n);
-		Py_ssize_t at;
-		int has;
+		PyObject *name = PyUnicode_FromString(*n), *r = NULL;
+		int has = name ? has_unread(obj, name) : -1;
+		int listed = has == 0 ? PySequence_Contains(names, name) : 0;
 
-		if (!name) {
-			Py_DECREF(names);
-			return NULL;
-		}
-		has = has_unread(obj, name);
-		at = has == 0 ? PySequence_Index(names, name) : -1;
-		if (has < 0 || (at < 0 && has == 0 && !PyErr_ExceptionMatches(PyExc_ValueError))) {
-			Py_DECREF(name);
-			Py_DECREF(names);
-			return NULL;
-		}
-		PyErr_Clear();
-		Py_DECREF(name);
-		if (at >= 0 && PySequence_DelItem(names, at) < 0) {
+		if (listed == 1 && !(r = PyObject_CallMethod(names, "remove", "O", name)))
+			listed = -1;
+		Py_XDECREF(r);
+		Py_XDECREF(name);
+		if (has < 0 || listed < 0) {
 			Py_DECREF(names);
 			return NULL;
 		}
