@@ -5500,6 +5500,43 @@ Test(python_layer, unicode_escape_with_a_handler_reads_no_freed_copy)
 	stop();
 }
 
+/* CPython 3.11's built-in error handlers read the error's object from its start, which it
+ * clamps to -1 for an empty object: backslashreplace, xmlcharrefreplace, namereplace,
+ * surrogateescape and surrogatepass called with an error over an empty str or bytes subclass read
+ * the element before its data, the end of another object's (an array's bytes came back). Such
+ * an error is answered with nothing to replace, as later CPythons answer it; the others as on
+ * the host. */
+Test(python_layer, codec_error_handlers_read_nothing_before_an_empty_object)
+{
+	start(NULL);
+	expect_ok_result(
+	    "import array, codecs\n"
+	    "class S(str): pass\n"
+	    "class B(bytes): pass\n"
+	    "seen = set()\n"
+	    "for i in range(2000):\n"
+	    "    v = array.array('B', [0xAB] * 16); s = S(); b = B()\n"
+	    "    for n in ('backslashreplace', 'xmlcharrefreplace', 'namereplace',\n"
+	    "              'surrogateescape', 'surrogatepass'):\n"
+	    "        seen.add(codecs.lookup_error(n)(UnicodeEncodeError('ascii', s, 0, 1, 'x')))\n"
+	    "    for n in ('backslashreplace', 'surrogateescape', 'surrogatepass'):\n"
+	    "        seen.add(codecs.lookup_error(n)(UnicodeDecodeError('ascii', b, 0, 1, 'x')))\n"
+	    "    seen.add(codecs.backslashreplace_errors(UnicodeTranslateError(s, 0, 1, 'x')))\n"
+	    "out = [sorted(seen)]\n"
+	    "try:\n"
+	    "    codecs.xmlcharrefreplace_errors(UnicodeDecodeError('ascii', b, 0, 1, 'x'))\n"
+	    "except TypeError:\n"
+	    "    out.append('TypeError')\n"
+	    "out.append(codecs.backslashreplace_errors(UnicodeEncodeError('ascii', 'a\\xe9', 1, 2, "
+	    "'x')))\n"
+	    "out.append(ascii('\\xe9\\u20ac'.encode('ascii', 'namereplace')))\n"
+	    "out",
+	    "[[[\"\",0]],\"TypeError\",[\"\\\\xe9\",2],"
+	    "\"b'\\\\\\\\N{LATIN SMALL LETTER E WITH ACUTE}\\\\\\\\N{EURO SIGN}'\"]");
+	still_serving();
+	stop();
+}
+
 /* CPython 3.11 gives a class a version (what a specialised attribute read checks a type
  * against) only on a lookup by a name of at most 100 characters: a class just changed kept
  * version 0 through reads by longer names, the specialiser cached 0, and an object of another

@@ -7152,6 +7152,94 @@ out:
 	return rc;
 }
 
+/* The built-in error handlers that read the error's object from its start: CPython 3.11
+ * clamps an empty object's start to -1, and backslashreplace, xmlcharrefreplace, namereplace,
+ * surrogateescape and surrogatepass, called by the code with an error over an empty str (or
+ * bytes) subclass, read the element before its data: the end of another object's (V98c H1).
+ * An error over an empty object is answered as later CPythons answer it: nothing to replace,
+ * go on at 0. The codecs never call a handler so (an empty input has no error). */
+#define READING_HANDLERS 5
+#define ON_ENCODE        1
+#define ON_DECODE        2
+#define ON_TRANSLATE     4
+static const struct {
+	const char *name;
+	int handles; /* the errors it handles: others get its TypeError, nothing read */
+} reading_handlers[READING_HANDLERS] = {
+    {"backslashreplace", ON_ENCODE | ON_DECODE | ON_TRANSLATE},
+    {"xmlcharrefreplace", ON_ENCODE},
+    {"namereplace", ON_ENCODE},
+    {"surrogateescape", ON_ENCODE | ON_DECODE},
+    {"surrogatepass", ON_ENCODE | ON_DECODE},
+};
+static PyCFunction reading_handler_real[READING_HANDLERS];
+
+static PyObject *reading_handler(int k, PyObject *self, PyObject *exc)
+{
+	PyObject *obj = NULL;
+	Py_ssize_t len;
+
+	if (PyObject_TypeCheck(exc, (PyTypeObject *)PyExc_UnicodeEncodeError) &&
+	    (reading_handlers[k].handles & ON_ENCODE))
+		obj = PyUnicodeEncodeError_GetObject(exc);
+	else if (PyObject_TypeCheck(exc, (PyTypeObject *)PyExc_UnicodeDecodeError) &&
+	         (reading_handlers[k].handles & ON_DECODE))
+		obj = PyUnicodeDecodeError_GetObject(exc);
+	else if (PyObject_TypeCheck(exc, (PyTypeObject *)PyExc_UnicodeTranslateError) &&
+	         (reading_handlers[k].handles & ON_TRANSLATE))
+		obj = PyUnicodeTranslateError_GetObject(exc);
+	else
+		return reading_handler_real[k](self, exc);
+	if (!obj)
+		return NULL;
+	len = PyUnicode_Check(obj) ? PyUnicode_GET_LENGTH(obj)
+	      : PyBytes_Check(obj) ? PyBytes_GET_SIZE(obj)
+	                           : -1;
+	Py_DECREF(obj);
+	if (len == 0)
+		return Py_BuildValue("(sn)", "", (Py_ssize_t)0);
+	return reading_handler_real[k](self, exc);
+}
+
+#define READING_HANDLER(k)                                                                         \
+	static PyObject *reading_handler_##k(PyObject *self, PyObject *exc)                        \
+	{                                                                                          \
+		return reading_handler(k, self, exc);                                              \
+	}
+READING_HANDLER(0)
+READING_HANDLER(1)
+READING_HANDLER(2)
+READING_HANDLER(3)
+READING_HANDLER(4)
+
+static int handlers_guard(void)
+{
+	static const PyCFunction checked[READING_HANDLERS] = {reading_handler_0, reading_handler_1,
+	                                                      reading_handler_2, reading_handler_3,
+	                                                      reading_handler_4};
+
+	for (int k = 0; k < READING_HANDLERS; k++) {
+		PyObject *h = PyCodec_LookupError(reading_handlers[k].name);
+		PyMethodDef *def;
+
+		if (!h || !PyCFunction_Check(h) || PyCFunction_GET_FLAGS(h) != METH_O) {
+			if (h)
+				PyErr_Format(PyExc_TypeError,
+				             "the %s error handler is not as known",
+				             reading_handlers[k].name);
+			Py_XDECREF(h);
+			return -1;
+		}
+		def = ((PyCFunctionObject *)h)->m_ml;
+		if (def->ml_meth != checked[k]) {
+			reading_handler_real[k] = def->ml_meth;
+			def->ml_meth = checked[k];
+		}
+		Py_DECREF(h);
+	}
+	return 0;
+}
+
 static int counts_guard(void)
 {
 	PyObject *io = PyImport_ImportModule("_io"), *t;
@@ -7168,7 +7256,7 @@ static int counts_guard(void)
 	if (guard_methods(&PyBytes_Type, &bytes_type) < 0 ||
 	    guard_methods(&PyMemoryView_Type, &memoryview_type) < 0)
 		goto out;
-	rc = unicode_escape_guard();
+	rc = unicode_escape_guard() < 0 ? -1 : handlers_guard();
 out:
 	Py_XDECREF(t);
 	Py_XDECREF(io);
