@@ -3405,10 +3405,16 @@ Test(pylayer, nested_hashes_and_reads_stop_at_a_depth)
 	    " g.__origin__ is not None, hash(g) == hash(g), D.m(), deep.clear()]",
 	    "[true,true,1,true,true,[\"D\"],null]");
 	/* a bound method's hash and attributes, a generic alias's call (and a subclass's made
-	 * before the worker started: collections.abc's Callable), abc's reading of
+	 * before the worker started: collections.abc's Callable), a partial's call (each with an
+	 * attribute: none folds into the next), abc's reading of
 	 * __isabstractmethod__ through classmethods, the next item through nested iterators */
 	e2e_expect_result(
-	    "import abc, collections.abc\n"
+	    "import abc, collections.abc, functools\n"
+	    "def part(x):\n"
+	    "    p = functools.partial(x, 1)\n"
+	    "    p.x = 1\n"
+	    "    return p\n"
+	    "pa = nest(part, 1_000_000, max)\n"
 	    "m = nest(lambda x: types.MethodType(x, 1), 1_000_000, len)\n"
 	    "ga = nest(lambda x: types.GenericAlias(x, (int,)), 1_000_000, list)\n"
 	    "C = type(collections.abc.Callable[[int], str])\n"
@@ -3420,11 +3426,13 @@ Test(pylayer, nested_hashes_and_reads_stop_at_a_depth)
 	    "        f = cm\n"
 	    "[why(lambda: hash(m)), why(lambda: m.foo), why(lambda: ga()), why(lambda: hash(ca)),\n"
 	    " why(lambda: ca.foo), why(lambda: next(it)), why(make),\n"
-	    " [x for x in map(tuple, filter(None, enumerate([3, 4])))], deep.clear()]",
+	    " [x for x in map(tuple, filter(None, enumerate([3, 4])))], why(pa),\n"
+	    " nest(part, 300, max)(2), deep.clear()]",
 	    "[\"(more than 10000 levels of nesting)\",\"(more than 10000 levels of nesting)\","
 	    "\"eeded while calling a Python object\",\"(more than 10000 levels of nesting)\","
 	    "\"(more than 10000 levels of nesting)\",\"(more than 10000 levels of nesting)\","
-	    "\"(more than 10000 levels of nesting)\",[[0,3],[1,4]],null]");
+	    "\"(more than 10000 levels of nesting)\",[[0,3],[1,4]],"
+	    "\"eeded while calling a Python object\",2,null]");
 	e2e_stop();
 }
 

@@ -21,9 +21,14 @@
 
 /* The types, as Python expressions over the modules imported below, and what is done to each:
  * FREED, its deallocator bracketed; NEXT, its next() counted (an iterator whose next calls the
- * next of the one it holds: below, nested reads). */
-#define FREED 1
-#define NEXT  2
+ * next of the one it holds: below, nested reads); CALLED, called through its tp_call, which
+ * CPython counts as a level of recursion (its vectorcall, which calls what it holds, is not: a
+ * million partials, each with an attribute so that none folds into the next, or generic
+ * aliases called one through the other ran the stack out; past the recursion limit now, a
+ * RecursionError). */
+#define FREED  1
+#define NEXT   2
+#define CALLED 4
 
 static const struct {
 	const char *type;
@@ -57,8 +62,8 @@ static const struct {
     {"itertools.zip_longest", FREED | NEXT},
     {"itertools.repeat", FREED},
     {"itertools.chain", FREED | NEXT},
-    {"functools.partial", FREED},
-    {"types.GenericAlias", FREED},
+    {"functools.partial", FREED | CALLED},
+    {"types.GenericAlias", FREED | CALLED},
     {"super", FREED},
     {"map", FREED | NEXT},
     {"type(_ag().asend(None))", FREED},
@@ -448,11 +453,6 @@ static int nested_init(PyObject *g)
 	    getter_count(&PyStaticMethod_Type, "__isabstractmethod__", 1) < 0 ||
 	    getter_count(&PyProperty_Type, "__isabstractmethod__", 2) < 0)
 		return -1;
-	/* (a generic alias is called through its vectorcall, which calls its origin uncounted:
-	 * without the flag, calls take its tp_call, counted) */
-	if (pyguard_walk(&Py_GenericAliasType, flag_cleared,
-	                 &(unsigned long){Py_TPFLAGS_HAVE_VECTORCALL}) < 0)
-		return -1;
 	newline_type =
 	    (PyTypeObject *)PyRun_String("io.IncrementalNewlineDecoder", Py_eval_input, g, g);
 	if (!newline_type || !PyType_Check(newline_type) ||
@@ -466,8 +466,9 @@ static int nested_init(PyObject *g)
 	return 0;
 }
 
-/* The type of table entry e bracketed (its deallocator the FREED type's deep slot *freed) or
- * counted (its next, the NEXT type's *next). 0 or -1. */
+/* The type of table entry e taken as its roles say: its deallocator bracketed (the FREED
+ * types' deep slot *freed), called through tp_call, its next counted (the NEXT types' *next).
+ * 0 or -1. */
 static int type_take(PyObject *g, int e, int *freed, int *next)
 {
 	PyObject *t = PyRun_String(types[e].type, Py_eval_input, g, g);
@@ -491,6 +492,8 @@ static int type_take(PyObject *g, int e, int *freed, int *next)
 			type->tp_dealloc = deep_slots[(*freed)++];
 		}
 	}
+	if (rc == 0 && (types[e].roles & CALLED))
+		rc = pyguard_walk(type, flag_cleared, &(unsigned long){Py_TPFLAGS_HAVE_VECTORCALL});
 	if (rc == 0 && (types[e].roles & NEXT)) {
 		if (*next == NEXT_MAX) {
 			PyErr_Format(PyExc_SystemError, "%s: no slot left to count", types[e].type);

@@ -3404,8 +3404,15 @@ static const char library_fixes[] =
      * a plain tuple of a plain str (or bytes) and int, its own pair gone before. */
     "codecs = sys.modules.get('codecs')\n"
     "if codecs is not None:\n"
+    /* An encoder goes on where the handler says; CPython 3.11's UTF-16 encoder, sent back
+     * before the error over characters outside the BMP, wrote two code units for each it had
+     * made room for one: past its output (V98c H2). A position before the error's start is
+     * refused for encoding, as one past the end is. */
     "    def _plain_answer(handler):\n"
     "        def plain(exc):\n"
+    "            at = size = None\n"
+    "            if isinstance(exc, UnicodeEncodeError):\n"
+    "                at, size = exc.start, len(exc.object)\n"
     "            r = handler(exc)\n"
     "            if not isinstance(r, tuple) or len(r) != 2:\n"
     "                raise TypeError('an error handler must return a (str or bytes, int) tuple')\n"
@@ -3416,6 +3423,9 @@ static const char library_fixes[] =
     "            elif isinstance(s, bytes):\n"
     "                s = b''.join([s])\n"
     "            pos = int.__index__(pos) if isinstance(pos, int) else operator.index(pos)\n"
+    "            if at is not None and (pos + size if pos < 0 else pos) < at:\n"
+    "                raise IndexError('position %d from error handler is before the error at '\n"
+    "                                 '%d: an encoder does not go back in the sandbox' % (pos, at))\n"
     "            return (s, pos)\n"
     "        plain.__name__ = plain.__qualname__ = getattr(handler, '__name__', 'handler')\n"
     "        return plain\n"
