@@ -12458,6 +12458,65 @@ Test(data, tight_figures_print_nothing_and_transforms_follow_their_children)
 	e2e_stop();
 }
 
+/* pandas' compiled date code read tables by numbers it never checked and formatted into
+ * buffers it never sized: Period(year=, month=13, ...) and PeriodIndex(year=, month=) summed a
+ * table of month lengths past its end into the ordinal, as did its JSON writer for a datetime
+ * class whose month property answered 13 (the ints past the table read back); FY5253's
+ * startingMonth indexed another (SIGSEGV); Period.strftime read on past its buffer when the
+ * text outgrew it (heap bytes came back, %Z a pointer never set), and to_json(indent=) wrote its
+ * indents past its buffer (another array's data overwritten; 100000: SIGSEGV). Months are 1..12,
+ * a date class takes its fields from datetime's, a format goes in a directive at a time, and
+ * the indents are put in after the writer: each answers as on the host where the host does
+ * not fail. */
+Test(data, dates_periods_and_json_indents_stay_within_their_tables_and_buffers)
+{
+	start_data(NULL);
+	e2e_expect_result(
+	    "import datetime, pandas as pd\n"
+	    "from pandas.tseries.offsets import FY5253, FY5253Quarter\n"
+	    "out = []\n"
+	    "def why(f):\n"
+	    "    try:\n"
+	    "        return f()\n"
+	    "    except (ValueError, TypeError) as e:\n"
+	    "        return str(e)[:40]\n"
+	    "out.append(why(lambda: pd.Period(year=2001, month=13, day=1, freq='D')))\n"
+	    "out.append(why(lambda: pd.Period(year=2001, month=0, day=2**31 - 1, freq='D')))\n"
+	    "out.append(str(pd.Period(year=2001, month=3.0, day=1, freq='D')))\n"
+	    "out.append(why(lambda: pd.PeriodIndex(year=[2001], month=[100000], freq='M')))\n"
+	    "out.append([str(p) for p in pd.PeriodIndex(year=[2001, 2002], month=[1, 12], "
+	    "freq='M')])\n"
+	    "out.append(why(lambda: FY5253(startingMonth=10**9)))\n"
+	    "out.append(why(lambda: FY5253Quarter(startingMonth=13)))\n"
+	    "out.append([FY5253(startingMonth=5).startingMonth, FY5253Quarter(1, False, 0, "
+	    "7).startingMonth])\n"
+	    "def lying():\n"
+	    "    class D(datetime.datetime):\n"
+	    "        @property\n"
+	    "        def month(self):\n"
+	    "            return 100\n"
+	    "def slots():\n"
+	    "    class D(datetime.date):\n"
+	    "        __slots__ = ('day',)\n"
+	    "out += [why(lying), why(slots)]\n"
+	    "p = pd.Period('2024-01-02 03:04:05', freq='S')\n"
+	    "out.append(why(lambda: p.strftime('%4000Y')))\n"
+	    "out.append(len(p.strftime('%c' * 3 + 'A' * 970)))\n"
+	    "out.append(p.strftime('%Z|%z|%FQ%q|%40Y|%-d'))\n"
+	    "out.append(len(pd.DataFrame({'a': [1, 2]}).to_json(indent=100000)))\n"
+	    "out.append(pd.DataFrame({'a': [1], 'b': [{}]}).to_json(indent=2))\n"
+	    "out",
+	    "[\"month must be in 1..12\",\"month must be in 1..12\",\"2001-03-01\",\"month must be "
+	    "in 1..12\",[\"2001-01\",\"2002-12\"],\"startingMonth must be in "
+	    "1..12\",\"startingMonth must be in 1..12\",[5,7],\"D cannot define month in the "
+	    "sandbox: a \",\"D cannot define day in the sandbox: a cl\",\"a field width over 40 "
+	    "(%4000Y) in a "
+	    "peri\",1042,\"||2024Q1|0000000000000000000000000000000000002024|2\",600024,\"{\\n  "
+	    "\\\"a\\\":{\\n    \\\"0\\\":1\\n  },\\n  \\\"b\\\":{\\n    \\\"0\\\":{\\n\\n    }\\n  "
+	    "}\\n}\"]");
+	e2e_stop();
+}
+
 /* numpy's arrays have no collector header, so no trashcan: a chain of 200,000 arrays of objects,
  * each holding the next (and a list), was freed one C frame a link and overflowed the worker's
  * stack (crashed). Each is freed with the others put aside past a depth: the chain is freed to

@@ -1329,6 +1329,7 @@ def _pandas():
     _join_orders(np)
     _object_passes(np)
     _period_steps(np)
+    _period_fields(np)
     _pandas_counts(np)
     _unique_lists(np)
     _json_snapshots()
@@ -1424,9 +1425,13 @@ def _json_snapshots():
     what the writer hands default_handler (or lists by dir() without one) is already resolved, a
     DataFrame, Series or Index is a new one of pandas' own class over the same numbers (views) and
     private object arrays whose items are copied the same way; the writer's default_handler is
-    one that copies what the user's returns. The output is the same."""
+    one that copies what the user's returns. And it writes an indent's spaces unchecked past
+    its buffer (indent=100000: SIGSEGV): it writes without them and they are put in here, as it
+    puts them. The output is the same."""
     import datetime
     import decimal
+    import operator
+    import re
     import numpy as np
     import pandas as pd
     from pandas._libs import json as libjson
@@ -1661,7 +1666,41 @@ def _json_snapshots():
         except RecursionError:
             raise OverflowError('Maximum recursion level reached') from None
         opts['default_handler'] = lambda o: copier.copy(o, fmt, 1)
+        indent = opts.get('indent')
+        indent = None if indent is None else operator.index(indent)
+        if indent is not None and indent > 0:
+            # the writer's indents are written unchecked past its buffer (V98b H2): it writes
+            # without them, and they are put in here as it puts them
+            opts['indent'] = 0
+            return indented(raw(private, **opts), indent)
         return raw(private, **opts)
+
+    # (a string's characters unrolled: one repeated group a character kept a mark a character)
+    token = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],]|[^"{}\[\],]+', re.S)
+
+    def indented(text, n):
+        out, level, pad = [], 0, ' ' * n
+        tokens = token.findall(text)
+        i = 0
+        while i < len(tokens):
+            t = tokens[i]
+            if t == '{' or t == '[':
+                close = '}' if t == '{' else ']'
+                if i + 1 < len(tokens) and tokens[i + 1] == close:
+                    out.append(t + '\n\n' + pad * level + close)  # (an empty one)
+                    i += 2
+                    continue
+                level += 1
+                out.append(t + '\n' + pad * level)
+            elif t == '}' or t == ']':
+                level -= 1
+                out.append('\n' + pad * level + t)
+            elif t == ',':
+                out.append(',\n' + pad * level)
+            else:
+                out.append(t)
+            i += 1
+        return ''.join(out)
 
     dumps.__doc__ = raw.__doc__
     dumps.__module__ = 'pandas._libs.json'
@@ -2720,6 +2759,92 @@ def _period_steps(np):
 
     period_asfreq_arr.__doc__ = real.__doc__
     _replace_everywhere(real, period_asfreq_arr)
+
+
+def _period_fields(np):
+    """pandas' periods and fiscal-year offsets read month tables by numbers they never check:
+    Period(year=, month=13, day=, freq='D') and PeriodIndex(year=, month=) summed a static
+    table of month lengths past its end into the ordinal (V98b H3: the ints past it read
+    back), FY5253's startingMonth indexed another (10**9: SIGSEGV). A month is a whole number
+    1..12, made a plain int before the compiled code reads it. And Period.strftime formats into
+    a buffer 50 bytes longer than the format, ignoring strftime's overflow: a '%c%c%c' or a
+    '%4000Y' read on past the buffer's end (heap bytes came back), and '%Z' read the time zone
+    name through a pointer it never set (SIGSEGV on the host too). A format is given to it a
+    directive at a time (each well within 50 bytes), a field width over 40 is refused, and %Z is
+    the empty name of no time zone."""
+    import functools
+    import operator
+    import re
+    import pandas as pd
+    from pandas._libs.tslibs import offsets as liboffsets
+    from pandas._libs.tslibs import period as libperiod
+
+    def month_value(v, what):
+        m = int(v) if isinstance(v, (float, np.floating)) else operator.index(v)
+        if not 1 <= m <= 12:
+            raise ValueError('%s must be in 1..12' % what)
+        return m
+
+    real_new = pd.Period.__new__
+
+    def __new__(cls, value=None, freq=None, ordinal=None, year=None, month=None, quarter=None,
+                day=None, hour=None, minute=None, second=None):
+        if month is not None:
+            month = month_value(month, 'month')
+        return real_new(cls, value, freq, ordinal, year, month, quarter, day, hour, minute,
+                        second)
+
+    __new__.__doc__ = getattr(real_new, '__doc__', None)
+    type_patches[(pd.Period, '__new__')] = staticmethod(__new__)
+
+    real_ordinal = libperiod.period_ordinal
+
+    def period_ordinal(y, m, d, h, min, s, us, ps, freq):
+        return real_ordinal(y, month_value(m, 'month'), d, h, min, s, us, ps, freq)
+
+    period_ordinal.__doc__ = real_ordinal.__doc__
+    _replace_everywhere(real_ordinal, period_ordinal)
+
+    def fiscal_made(args, kw):
+        # (n=1, normalize=False, weekday=0, startingMonth=1, ...)
+        if len(args) > 3:
+            args = args[:3] + (month_value(args[3], 'startingMonth'),) + args[4:]
+        if kw and 'startingMonth' in kw:
+            kw['startingMonth'] = month_value(kw['startingMonth'], 'startingMonth')
+        return args, kw
+
+    init_checks[liboffsets.FY5253Mixin] = fiscal_made
+
+    token = re.compile(r'%[-_0^#]*([0-9]*)[EO]?(.?)|[^%]+', re.S)
+
+    @functools.lru_cache(maxsize=64)
+    def pieces(fmt):
+        out = []
+        for m in token.finditer(fmt):
+            piece, width, conversion = m.group(0), m.group(1), m.group(2)
+            if piece[0] != '%':
+                out.append((False, piece))
+            elif width and int(width) > 40:
+                raise ValueError('a field width over 40 (%s) in a period\'s format is not '
+                                 'taken in the sandbox' % piece)
+            elif conversion == 'Z':
+                out.append((False, ''))  # (a period has no time zone)
+            else:
+                out.append((True, piece))
+        return tuple(out)
+
+    real_strftime = libperiod._Period.strftime
+
+    def strftime(self, fmt):
+        if isinstance(fmt, bytes):
+            fmt = fmt.decode('utf-8')
+        if not isinstance(fmt, str):
+            return real_strftime(self, fmt)  # (its own TypeError)
+        return ''.join([real_strftime(self, p) if directive else p
+                        for directive, p in pieces(str.__str__(fmt))])
+
+    strftime.__doc__ = real_strftime.__doc__
+    type_patches[(libperiod._Period, 'strftime')] = strftime
 
 
 def _pandas_counts(np):

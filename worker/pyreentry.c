@@ -3865,10 +3865,29 @@ static const char *const number_own[] = {
     "__trunc__",    "__floor__",     "__ceil__",      NULL,
 };
 
-#define NUMBER_TYPES 4
+/* And a class beneath datetime's date, time or timedelta is a date to compiled code: pandas'
+ * reads a date's fields by their names (its JSON writer, Period, the offsets) and indexed its
+ * table of month lengths by the month a class's property answered (V98b H3/H4: ints past the
+ * table read back). Such a class takes its fields from the classes that answer by value. */
+static const char *const date_own[] = {
+    "year", "month", "day",        "hour", "minute",  "second",       "microsecond", "tzinfo",
+    "fold", "value", "nanosecond", "days", "seconds", "microseconds", NULL,
+};
 
-/* The i-th class of numbers: int, float, complex, and numpy's scalars (numpy.generic: its
- * integers are not beneath int) when numpy is loaded; NULL past them. */
+static const struct value_kind {
+	const char *const *own; /* the names compiled code reads of the value */
+	const char *why;
+} number_kind = {number_own,
+                 "a class beneath int, float, complex or a numpy scalar is a number to compiled "
+                 "code, which reads its value, not what the class answers"},
+  date_kind = {date_own, "a class beneath datetime's date, time or timedelta is a date to "
+                         "compiled code, which reads its fields, not what the class answers"};
+
+#define NUMBER_TYPES 7
+
+/* The i-th class of values: int, float, complex, numpy's scalars (numpy.generic: its integers
+ * are not beneath int) when numpy is loaded, datetime's date, time and timedelta; NULL past
+ * them. */
 static PyTypeObject *number_type(size_t i)
 {
 	static PyTypeObject *generic;
@@ -3876,7 +3895,10 @@ static PyTypeObject *number_type(size_t i)
 	if (i < 3)
 		return (PyTypeObject *[]){&PyLong_Type, &PyFloat_Type, &PyComplex_Type}[i];
 	if (i > 3)
-		return NULL;
+		return i < NUMBER_TYPES && PyDateTimeAPI
+		           ? (PyTypeObject *[]){PyDateTimeAPI->DateType, PyDateTimeAPI->TimeType,
+		                                PyDateTimeAPI->DeltaType}[i - 4]
+		           : NULL;
 	if (!generic) {
 		PyObject *type, *value, *tb, *name, *np, *g = NULL;
 		PyErr_Fetch(&type, &value, &tb);
@@ -3897,29 +3919,32 @@ static PyTypeObject *number_type(size_t i)
 	return generic;
 }
 
-static int number_class(PyTypeObject *t)
+static const struct value_kind *type_kind(size_t i)
+{
+	return i < 4 ? &number_kind : &date_kind;
+}
+
+/* The kind of values t is a class of, or NULL. */
+static const struct value_kind *number_class(PyTypeObject *t)
 {
 	for (size_t i = 0; i < NUMBER_TYPES; i++)
 		if (number_type(i) && PyType_IsSubtype(t, number_type(i)))
-			return 1;
-	return 0;
+			return type_kind(i);
+	return NULL;
 }
 
-static int number_own_name(PyObject *name)
+static int number_own_name(const struct value_kind *kind, PyObject *name)
 {
-	for (const char *const *n = number_own; PyUnicode_Check(name) && *n; n++)
+	for (const char *const *n = kind->own; PyUnicode_Check(name) && *n; n++)
 		if (PyUnicode_CompareWithASCIIString(name, *n) == 0)
 			return 1;
 	return 0;
 }
 
-static int number_own_refused(PyObject *cls_name, const char *name)
+static int number_own_refused(const struct value_kind *kind, PyObject *cls_name, const char *name)
 {
-	PyErr_Format(PyExc_TypeError,
-	             "%S cannot define %s in the sandbox: a class beneath int, float, complex "
-	             "or a numpy scalar is a number to compiled code, which reads its value, "
-	             "not what the class answers",
-	             cls_name, name);
+	PyErr_Format(PyExc_TypeError, "%S cannot define %s in the sandbox: %s", cls_name, name,
+	             kind->why);
 	return -1;
 }
 
@@ -3959,15 +3984,15 @@ static int library_value(PyTypeObject *t, const char *name, PyObject *v)
 
 static int number_class_checked(PyTypeObject *t)
 {
-	if (!number_class(t))
-		return 0;
-	for (const char *const *n = number_own; *n; n++) {
+	const struct value_kind *kind = number_class(t);
+
+	for (const char *const *n = kind ? kind->own : NULL; n && *n; n++) {
 		PyTypeObject *b = defined_by(t, *n);
 		if (b && !answers_by_value(b) &&
 		    !library_value(t, *n, PyDict_GetItemString(b->tp_dict, *n))) {
 			PyObject *name = PyUnicode_FromString(t->tp_name);
 			if (name)
-				number_own_refused(name, *n);
+				number_own_refused(kind, name, *n);
 			Py_XDECREF(name);
 			return -1;
 		}
@@ -4022,15 +4047,36 @@ static PyObject *base_mro(PyObject *bases, Py_ssize_t i)
  * class's MRO: more than the check above, never less). */
 static int number_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 {
-	int number = 0;
+	const struct value_kind *kind = NULL;
+	PyObject *slots = PyDict_GetItemString(ns, "__slots__");
 
-	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++)
-		if (PyType_Check(PyTuple_GET_ITEM(bases, i)) &&
-		    number_class((PyTypeObject *)PyTuple_GET_ITEM(bases, i)))
-			number = 1;
-	for (const char *const *n = number_own; number && *n; n++) {
+	for (Py_ssize_t i = 0; !kind && i < PyTuple_GET_SIZE(bases); i++)
+		if (PyType_Check(PyTuple_GET_ITEM(bases, i)))
+			kind = number_class((PyTypeObject *)PyTuple_GET_ITEM(bases, i));
+	/* (a date's slots are descriptors of its class: a str, or a tuple or list of str) */
+	if (kind && slots && !PyUnicode_CheckExact(slots)) {
+		int plain = PyTuple_CheckExact(slots) || PyList_CheckExact(slots);
+
+		for (Py_ssize_t i = 0; plain && i < PySequence_Fast_GET_SIZE(slots); i++) {
+			PyObject *slot = PySequence_Fast_GET_ITEM(slots, i);
+			plain = PyUnicode_CheckExact(slot);
+			if (plain && number_own_name(kind, slot))
+				return number_own_refused(kind, name, PyUnicode_AsUTF8(slot));
+		}
+		if (!plain) {
+			PyErr_Format(
+			    PyExc_TypeError,
+			    "%U: the __slots__ of a class of numbers or dates are a str, or "
+			    "a tuple or list of str, in the sandbox",
+			    name);
+			return -1;
+		}
+	}
+	if (kind && slots && PyUnicode_CheckExact(slots) && number_own_name(kind, slots))
+		return number_own_refused(kind, name, PyUnicode_AsUTF8(slots));
+	for (const char *const *n = kind ? kind->own : NULL; n && *n; n++) {
 		if (PyDict_GetItemString(ns, *n))
-			return number_own_refused(name, *n);
+			return number_own_refused(kind, name, *n);
 		for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++) {
 			PyObject *mro = base_mro(bases, i);
 			for (Py_ssize_t k = 0; mro && k < PyTuple_GET_SIZE(mro); k++) {
@@ -4040,7 +4086,7 @@ static int number_class_planned(PyObject *name, PyObject *bases, PyObject *ns)
 				if (v && !answers_by_value(b) &&
 				    !library_value((PyTypeObject *)PyTuple_GET_ITEM(bases, i), *n,
 				                   v))
-					return number_own_refused(name, *n);
+					return number_own_refused(kind, name, *n);
 			}
 		}
 	}
@@ -6077,18 +6123,16 @@ int pyreentry_class_attr_checked(PyObject *cls, PyObject *name, PyObject *value)
 	if (pylayer_armed() && PyType_Check(cls) && nd && cls != (PyObject *)nd &&
 	    array_own_name(name) && subclass_beneath((PyTypeObject *)cls, nd, 0) != 0)
 		return PyErr_Occurred() ? -1 : array_own_refused((PyTypeObject *)cls, name);
-	/* (on a class beneath int, float or complex, or a mixin of one) */
-	for (size_t i = 0;
-	     pylayer_armed() && PyType_Check(cls) && number_own_name(name) &&
-	     !library_value((PyTypeObject *)cls, PyUnicode_AsUTF8(name), value) && i < NUMBER_TYPES;
-	     i++) {
-		if (number_type(i) &&
+	/* (on a class beneath int, float, complex or a date, or a mixin of one) */
+	for (size_t i = 0; pylayer_armed() && PyType_Check(cls) && i < NUMBER_TYPES; i++) {
+		if (number_type(i) && number_own_name(type_kind(i), name) &&
+		    !library_value((PyTypeObject *)cls, PyUnicode_AsUTF8(name), value) &&
 		    (found = subclass_beneath((PyTypeObject *)cls, number_type(i), 0)) != 0) {
 			if (found < 0)
 				return -1;
 			PyObject *cls_name = PyUnicode_FromString(((PyTypeObject *)cls)->tp_name);
 			if (cls_name)
-				number_own_refused(cls_name, PyUnicode_AsUTF8(name));
+				number_own_refused(type_kind(i), cls_name, PyUnicode_AsUTF8(name));
 			Py_XDECREF(cls_name);
 			return -1;
 		}
