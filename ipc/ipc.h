@@ -230,6 +230,9 @@ int ipc_park_decode(long v, enum ipc_park_cmd *cmd, uint32_t *arg);
 /* a dict held a key of another kind than its table's entries (the code changed the dict under
  * its own insert): the process ended before anything read the table */
 #define WORKER_EXIT_DICT      107
+/* memory ran out as a finalizer or a free was put off: the process ended rather than run it
+ * inside the code that dropped its object */
+#define WORKER_EXIT_DEFER     108
 
 /* Describe a worker exit code, e.g. "seccomp could not be loaded". NULL if not ours. */
 const char *ipc_worker_exit_reason(int code);

@@ -299,6 +299,9 @@ const char *ipc_worker_exit_reason(int code)
 		return "the code changed a dict under its own insert, leaving a key of another "
 		       "kind "
 		       "than its table's, and the process ended before anything read it";
+	case WORKER_EXIT_DEFER:
+		return "memory ran out as a finalizer or a free was put off, and the process ended "
+		       "rather than run it inside the code that dropped its object";
 	}
 	return NULL;
 }

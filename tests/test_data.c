@@ -12517,9 +12517,178 @@ Test(data, dates_periods_and_json_indents_stay_within_their_tables_and_buffers)
 	e2e_stop();
 }
 
+/* Finalizers and the ends of arrays and iterators that run code are put off while a call runs;
+ * with memory full they could not be: an nditer's end dropped its entry 50 frees deep, where
+ * CPython's trashcan put the entry aside still holding the iterator, which was then freed
+ * (another bytes object decremented when the entry went: a victim became a filler), and a __del__
+ * run in the middle of pandas' setter that was dropping its object dropped it twice (SIGSEGV).
+ * An entry is in the list before it holds anything, and memory running out as one is put off
+ * ends the process (exit status 108, the session unchanged): no victim changes, whichever way
+ * the address space fills. */
+Test(data, memory_running_out_as_an_end_is_put_off_ends_the_process)
+{
+	json_object *r;
+
+	start_data(NULL);
+	for (int k = 0; k < 2; k++) {
+		const char *code =
+		    k == 0 ? "import sys, json, gc\n"
+		             "import numpy as np\n"
+		             "gc.disable()\n"
+		             "OOM = True\n"
+		             "sys.setrecursionlimit(1000000)\n"
+		             "json.loads(\"[\" * 25000 + \"]\" * 25000)\n"
+		             "\n"
+		             "state = {'hold': [], 'vict': [], 'ran': 0}\n"
+		             "\n"
+		             "class D:\n"
+		             "    def __del__(self):\n"
+		             "        state['d'] = state.get('d', 0) + 1\n"
+		             "\n"
+		             "class Z:\n"
+		             "    def __del__(self):\n"
+		             "        state['ran'] += 1\n"
+		             "        b = bytearray(8); l = [memoryview(b)]; del l\n"
+		             "        try:\n"
+		             "            b.append(0); state['nested50'] = False\n"
+		             "        except BufferError:\n"
+		             "            state['nested50'] = True\n"
+		             "        state['d_at_z'] = state.get('d', 0)\n"
+		             "        state['hold_at_z'] = len(state['hold'])\n"
+		             "        del state['hold'][0][:]\n"
+		             "        v = state['vict']\n"
+		             "        n = 120\n"
+		             "        for i in range(3000):\n"
+		             "            v.append(bytes(n))\n"
+		             "\n"
+		             "it1 = np.nditer(np.zeros(1))\n"
+		             "L50 = [it1]\n"
+		             "del it1\n"
+		             "cur = [Z(), L50]\n"
+		             "del L50\n"
+		             "for k in range(48):\n"
+		             "    cur = [cur]\n"
+		             "top = cur\n"
+		             "del cur\n"
+		             "top.extend([D() for _ in range(64)])\n"
+		             "\n"
+		             "keep, spare = [], []\n"
+		             "for i in range(600):\n"
+		             "    keep.append(10**9 + 2 * i); spare.append(10**9 + 2 * i + 1)\n"
+		             "for rep in range(40):\n"
+		             "    for n in range(0, 480, 4):\n"
+		             "        keep.append(bytes(n)); spare.append(bytes(n))\n"
+		             "hold = state['hold']\n"
+		             "slots = [None] * 300000\n"
+		             "hold.append(slots)\n"
+		             "idx = iter(list(range(300000)))\n"
+		             "sizes = [1 << k for k in range(28, 10, -1)] + list(range(1100, 519, "
+		             "-8))\n"
+		             "for sz in (sizes if OOM else ()):\n"
+		             "    for make in (bytes, bytearray):\n"
+		             "        while True:\n"
+		             "            try:\n"
+		             "                slots[next(idx)] = make(sz)\n"
+		             "            except MemoryError:\n"
+		             "                break\n"
+		             "for i in range(len(spare)):\n"
+		             "    spare[i] = None\n"
+		             "del top\n"
+		             "vict = state['vict']\n"
+		             "m = 120\n"
+		             "fill = []\n"
+		             "for i in range(3000):\n"
+		             "    fill.append(b'A' * m)\n"
+		             "changed = [i for i, v in enumerate(vict) if v != bytes(120)]\n"
+		             "leak = [vict[i] for i in changed]\n"
+		             "len(changed)"
+		           : "import sys, json, gc\n"
+		             "import numpy as np, pandas as pd\n"
+		             "gc.disable()\n"
+		             "OOM = True\n"
+		             "sys.setrecursionlimit(1000000)\n"
+		             "json.loads(\"[\" * 25000 + \"]\" * 25000)\n"
+		             "NB = type(pd.DataFrame().iloc).mro()[2]\n"
+		             "state = {'in': 0, 'vs': None, 'inline': None, 'ds2': None, 'vsbox': "
+		             "[None] * 24}\n"
+		             "\n"
+		             "class Vic:\n"
+		             "    __slots__ = ('a',)\n"
+		             "\n"
+		             "class Old:\n"
+		             "    __slots__ = ('a',)\n"
+		             "    def __del__(self):\n"
+		             "        state['in'] += 1\n"
+		             "        if state['in'] > 1:\n"
+		             "            return\n"
+		             "        state['inline'] = 'after' not in state\n"
+		             "        vs = state['vsbox']\n"
+		             "        try:\n"
+		             "            state['ds2'] = None; ib.obj = None\n"
+		             "        except BaseException as e:\n"
+		             "            state['err'] = repr(e)\n"
+		             "        for v in vs:\n"
+		             "            if v is not None:\n"
+		             "                v.a = 'original'\n"
+		             "        state['vs'] = [v for v in vs if v is not None]\n"
+		             "\n"
+		             "ib = NB(\"a\", None)\n"
+		             "ib.obj = Old()\n"
+		             "z = np.zeros(1)\n"
+		             "ds = [np.nditer(z) for _ in range(64)]\n"
+		             "state['ds2'] = [np.nditer(z) for _ in range(64)]\n"
+		             "keep, spare = [], []\n"
+		             "for i in range(600):\n"
+		             "    keep.append(10**9 + 2 * i); spare.append(10**9 + 2 * i + 1)\n"
+		             "for rep in range(40):\n"
+		             "    for n in range(0, 480, 4):\n"
+		             "        keep.append(bytes(n)); spare.append(bytes(n))\n"
+		             "for i in range(3000):\n"
+		             "    keep.append(bytes(8)); spare.append(bytes(8))\n"
+		             "slots = [None] * 300000\n"
+		             "idx = iter(list(range(300000)))\n"
+		             "sizes = [1 << k for k in range(28, 10, -1)] + list(range(1100, 519, "
+		             "-8))\n"
+		             "for sz in (sizes if OOM else ()):\n"
+		             "    for make in (bytes, bytearray):\n"
+		             "        while True:\n"
+		             "            try:\n"
+		             "                slots[next(idx)] = make(sz)\n"
+		             "            except MemoryError:\n"
+		             "                break\n"
+		             "for i in range(len(spare)):\n"
+		             "    spare[i] = None\n"
+		             "del ds; ib.obj = None; state['after'] = True\n"
+		             "del slots[:]\n"
+		             "fill = [Vic() for _ in range(3000)]\n"
+		             "for f in fill:\n"
+		             "    f.a = 'FORGED'\n"
+		             "vs = state['vs'] or []\n"
+		             "def attr(v):\n"
+		             "    try:\n"
+		             "        return v.a\n"
+		             "    except AttributeError:\n"
+		             "        return '<unset>'\n"
+		             "bad = [(i, attr(v), any(v is f for f in fill)) for i, v in "
+		             "enumerate(vs) if attr(v) != 'original']\n"
+		             "leak = [vs[i] for i, _, _ in bad]\n"
+		             "bad";
+		r = e2e_call(code, NULL);
+		if (strcmp(mcpc_status(r), "ok") == 0)
+			e2e_assert_result(r, "the victims", k == 0 ? "0" : "[]");
+		else {
+			cr_assert_str_eq(mcpc_status(r), "crashed", "%s", mcpc_json(r));
+			cr_assert(strstr(mcpc_err_str(r, "message"), "exit status 108"), "%s",
+			          mcpc_json(r));
+		}
+	}
+	e2e_expect_result("6 * 7", "42");
+	e2e_stop();
+}
+
 /* numpy's arrays have no collector header, so no trashcan: a chain of 200,000 arrays of objects,
  * each holding the next (and a list), was freed one C frame a link and overflowed the worker's
- * stack (crashed). Each is freed with the others put aside past a depth: the chain is freed to
+ * stack (crashed); so were chains of pandas' Cython classes and numpy's records' hashes. Each is freed with the others put aside past a depth: the chain is freed to
  * its end (the object at the bottom is finalized), and a wide array of such chains too. */
 Test(data, chains_of_arrays_of_objects_are_freed_to_their_end)
 {
@@ -12549,6 +12718,32 @@ Test(data, chains_of_arrays_of_objects_are_freed_to_their_end)
 	             NULL);
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
 	e2e_assert_result(r, "the chains' ends", "[[199999,199997,0],1,[0,1,2,3]]");
+	/* pandas' Cython classes found on a public class's MRO (no trashcan either), and numpy's
+	 * records, whose hash hashes their fields: each holding the next */
+	e2e_expect_result(
+	    "import pandas as pd\n"
+	    "B = type(pd.DataFrame().iloc).mro()[2]\n"
+	    "NB = [c for c in pd.Categorical.mro() if c.__name__ == 'NDArrayBacked'][0]\n"
+	    "x = y = None\n"
+	    "e = np.empty(0)\n"
+	    "for i in range(1_000_000):\n"
+	    "    x = B('a', x)\n"
+	    "    y = NB(e, y)\n"
+	    "del x, y\n"
+	    "arr = np.zeros(1_000_000, np.dtype([('f', object)]))\n"
+	    "R = arr.view()\n"
+	    "R.flags.writeable = False\n"
+	    "F = arr['f']\n"
+	    "F[0] = 1\n"
+	    "for i in range(1, len(F)):\n"
+	    "    F[i] = R[i - 1]\n"
+	    "try:\n"
+	    "    hash(R[-1])\n"
+	    "    h = 'hashed'\n"
+	    "except RecursionError as e:\n"
+	    "    h = str(e)[-35:]\n"
+	    "[h, hash(R[3]) == hash(R[3])]",
+	    "[\"(more than 10000 levels of nesting)\",true]");
 	e2e_stop();
 }
 

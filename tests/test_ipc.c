@@ -459,13 +459,13 @@ Test(ipc, recv_names_the_sender_and_takes_the_fd)
 
 Test(ipc, every_exit_code_has_a_name)
 {
-	for (int code = WORKER_EXIT_FDS; code <= WORKER_EXIT_DICT; code++)
+	for (int code = WORKER_EXIT_FDS; code <= WORKER_EXIT_DEFER; code++)
 		cr_assert_not_null(ipc_worker_exit_reason(code), "worker code %d", code);
 	cr_assert_str_eq(ipc_worker_exit_reason(WORKER_EXIT_SECCOMP),
 	                 "the seccomp filter could not be loaded");
 	cr_assert_null(ipc_worker_exit_reason(1));
 	cr_assert_null(ipc_worker_exit_reason(WORKER_EXIT_FDS - 1));
-	cr_assert_null(ipc_worker_exit_reason(WORKER_EXIT_DICT + 1));
+	cr_assert_null(ipc_worker_exit_reason(WORKER_EXIT_DEFER + 1));
 	for (int code = ZYGOTE_EXIT_SETUP; code <= ZYGOTE_EXIT_CONFIG; code++)
 		cr_assert_not_null(ipc_zygote_exit_reason(code), "zygote code %d", code);
 	cr_assert_null(ipc_zygote_exit_reason(0));

@@ -3327,8 +3327,8 @@ Test(pylayer, long_chains_of_iterators_and_wrappers_are_freed)
 	    "())])\n"
 	    "len(freed)",
 	    "39");
-	/* sqlite's cursors (whose deallocator the worker wraps), each the next one's row factory;
-	 * io's newline decoder is not a collected type: one is not another's decoder */
+	/* sqlite's cursors (whose deallocator the worker wraps), each the next one's row factory,
+	 * functools' caches, each over the next; io's newline decoder is not a collected type: one is not another's decoder */
 	e2e_expect_result("import sqlite3, io\n"
 	                  "con = sqlite3.connect(':memory:')\n"
 	                  "x = None\n"
@@ -3337,6 +3337,11 @@ Test(pylayer, long_chains_of_iterators_and_wrappers_are_freed)
 	                  "    c.row_factory = x\n"
 	                  "    x = c\n"
 	                  "del c, x\n"
+	                  "L = type(ft.lru_cache(None)(abs))\n"
+	                  "x = abs\n"
+	                  "for _ in range(1_000_000):\n"
+	                  "    x = L(x, None, False, tuple)\n"
+	                  "del x\n"
 	                  "d = io.IncrementalNewlineDecoder(None, True)\n"
 	                  "try:\n"
 	                  "    io.IncrementalNewlineDecoder(d, True)\n"

@@ -88,7 +88,8 @@ unsigned long pyreentry_deferred_count(void);
 void pyreentry_finalizers_again(void);
 /* o's count has reached 0 in its class's tp_dealloc and its end runs code: keep it (its count 1,
  * a list's) and release it where finalizers run, its tp_dealloc then going on. 1, or 0: end it
- * now (the data stack not loaded, not armed, or this is that release). */
+ * now (the data stack not loaded, not armed, or this is that release). Memory running out ends
+ * the process. */
 int pyreentry_dealloc_later(PyObject *o);
 /* The collector's tick: deferred finalizers waiting for the user's frame are queued if it is the
  * innermost, else asked about again at the next check. */

@@ -29,6 +29,7 @@
 #define FREED  1
 #define NEXT   2
 #define CALLED 4
+#define LOADED 8 /* a library's, taken if it is loaded (data mode) */
 
 static const struct {
 	const char *type;
@@ -75,6 +76,10 @@ static const struct {
     {"zip", NEXT},
     {"reversed", NEXT},
     {"type(itertools.tee([])[0])", NEXT},
+    {"type(functools.lru_cache(None)(len))", FREED},
+    /* (Cython's classes have no trashcan: one holding another, found on a public class's MRO) */
+    {"sys.modules['pandas._libs.indexing'].NDFrameIndexerBase", FREED | LOADED},
+    {"sys.modules['pandas._libs.arrays'].NDArrayBacked", FREED | LOADED},
     {NULL, 0},
 };
 
@@ -100,7 +105,8 @@ void pydealloc_bracket(PyObject *op, destructor self, destructor real)
  * use it. The same bracket for them, with the objects put aside in a list of this thread's:
  * past a depth of UNTRACKED_MAX such frees, an object at a count of 0 waits there (nothing
  * reaches it: a weak reference to an object at 0 gives None), and the outermost free frees
- * what waits, each in its turn at a depth of 1. */
+ * what waits, each in its turn at a depth of 1. Memory running out for the list ends the
+ * process: freed there, the chain would run the stack out. */
 #define UNTRACKED_MAX 50
 
 struct untracked_later {
@@ -112,20 +118,26 @@ static _Thread_local int untracked_depth;
 static _Thread_local struct untracked_later *untracked_list;
 static _Thread_local size_t untracked_len, untracked_cap;
 
+/* Room for twice as many objects put aside (the zygote makes room for 1024 in the thread that
+ * forks the workers). 0 or -1. */
+static int untracked_grow(void)
+{
+	size_t cap = untracked_cap ? 2 * untracked_cap : 1024;
+	struct untracked_later *l = PyMem_RawRealloc(untracked_list, cap * sizeof(*l));
+
+	if (!l)
+		return -1;
+	untracked_list = l;
+	untracked_cap = cap;
+	return 0;
+}
+
 void pydealloc_untracked(PyObject *op, destructor real)
 {
 	if (untracked_depth >= UNTRACKED_MAX) {
-		if (untracked_len == untracked_cap) {
-			size_t cap = untracked_cap ? 2 * untracked_cap : 64;
-			struct untracked_later *l =
-			    PyMem_RawRealloc(untracked_list, cap * sizeof(*l));
-			if (!l) {
-				real(op); /* (no memory to put it aside: freed here) */
-				return;
-			}
-			untracked_list = l;
-			untracked_cap = cap;
-		}
+		/* (freed here, the chain would run the stack out) */
+		if (untracked_len == untracked_cap && untracked_grow() < 0)
+			_exit(WORKER_EXIT_DEFER);
 		untracked_list[untracked_len++] = (struct untracked_later){op, real};
 		return;
 	}
@@ -233,7 +245,7 @@ static int nested_enter(const char *what)
 	return 0;
 }
 
-static hashfunc tuple_hash_real, alias_hash_real, method_hash_real;
+static hashfunc tuple_hash_real, alias_hash_real, method_hash_real, void_hash_real;
 static getattrofunc alias_getattro_real, method_getattro_real;
 static ternaryfunc alias_call_real;
 static descrgetfunc classmethod_get_real;
@@ -252,6 +264,7 @@ static getter abstract_real[3]; /* classmethod's, staticmethod's, property's */
 COUNTED_HASH(tuple, "hashing a tuple")
 COUNTED_HASH(alias, "hashing a generic alias")
 COUNTED_HASH(method, "hashing a bound method")
+COUNTED_HASH(void, "hashing a numpy record")
 
 #define COUNTED_GETATTRO(name, what)                                                               \
 	static PyObject *name##_getattro_nested(PyObject *o, PyObject *attr)                       \
@@ -433,6 +446,8 @@ static int newline_init(PyObject *self, PyObject *args, PyObject *kw)
 
 #define AT(slot) offsetof(PyTypeObject, slot)
 
+static PyObject *void_type; /* numpy's, or None */
+
 static int nested_init(PyObject *g)
 {
 	if (slot_count(&PyTuple_Type, AT(tp_hash), "__hash__", (void **)&tuple_hash_real,
@@ -453,6 +468,17 @@ static int nested_init(PyObject *g)
 	    getter_count(&PyStaticMethod_Type, "__isabstractmethod__", 1) < 0 ||
 	    getter_count(&PyProperty_Type, "__isabstractmethod__", 2) < 0)
 		return -1;
+	/* (numpy's record hashes its fields, one of which may be another record) */
+	void_type =
+	    PyRun_String("getattr(sys.modules.get('numpy'), 'void', None)", Py_eval_input, g, g);
+	if (!void_type || (void_type != Py_None &&
+	                   (!PyType_Check(void_type) ||
+	                    slot_count((PyTypeObject *)void_type, AT(tp_hash), "__hash__",
+	                               (void **)&void_hash_real, void_hash_nested) < 0))) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_SystemError, "numpy.void is not a type");
+		return -1;
+	}
 	newline_type =
 	    (PyTypeObject *)PyRun_String("io.IncrementalNewlineDecoder", Py_eval_input, g, g);
 	if (!newline_type || !PyType_Check(newline_type) ||
@@ -475,6 +501,10 @@ static int type_take(PyObject *g, int e, int *freed, int *next)
 	PyTypeObject *type = (PyTypeObject *)t;
 	int rc = 0;
 
+	if (!t && (types[e].roles & LOADED) && PyErr_ExceptionMatches(PyExc_KeyError)) {
+		PyErr_Clear(); /* (not loaded) */
+		return 0;
+	}
 	if (!t || !PyType_Check(t)) {
 		if (t)
 			PyErr_Format(PyExc_SystemError, "%s: not a type", types[e].type);
@@ -519,7 +549,7 @@ int pydealloc_init(void)
 	g = PyDict_New();
 	if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0 ||
 	    !(r = PyRun_String("import collections, csv, functools, io, itertools, json, "
-	                       "operator, types\nasync def _ag():\n    yield\n",
+	                       "operator, sys, types\nasync def _ag():\n    yield\n",
 	                       Py_file_input, g, g))) {
 		Py_XDECREF(g);
 		return -1;
@@ -527,6 +557,10 @@ int pydealloc_init(void)
 	Py_DECREF(r);
 	for (int e = 0; rc == 0 && types[e].type; e++)
 		rc = type_take(g, e, &freed, &next);
+	if (rc == 0 && untracked_grow() < 0) {
+		PyErr_NoMemory();
+		rc = -1;
+	}
 	if (rc == 0)
 		rc = nested_init(g);
 	Py_DECREF(g);

@@ -3285,37 +3285,47 @@ static unsigned long deferred_total; /* entries ever kept */
 
 static int deferred_due(void *unused);
 
-/* Keep (cb, o) to run later, if finalizers are deferred now: 1, or 0 (run it now). Leaves the
- * error indicator as it found it. */
-/* Add entry (a new reference, or NULL) to the deferred list and see that the pending call will
- * run it: 1, or 0 (not kept; entry released). Clears the error indicator. */
-static int deferred_add(PyObject *entry)
+/* Memory ran out as a finalizer or a release was put off: running it now, inside the library
+ * code that dropped its object, is what putting it off prevents (a __del__ that set the attribute
+ * its setter was dropping freed the old value twice), so the process ends. */
+_Noreturn static void defer_failed_closed(void)
 {
-	int kept = entry && (deferred || (deferred = PyList_New(0))) &&
-	           PyList_Append(deferred, entry) == 0;
+	_exit(WORKER_EXIT_DEFER);
+}
 
-	Py_XDECREF(entry);
-	PyErr_Clear();
-	deferred_total += kept;
-	if (kept && !deferred_queued) {
+/* Add an entry of n items to the deferred list and see that the pending call will run it: the
+ * entry is in the list before it holds them (an entry that could not be kept is released
+ * holding nothing: a tuple freed deep in a chain of frees is put aside by CPython's trashcan,
+ * with what it holds still held, V98a H1). Ends the process when memory runs out. Leaves the
+ * error indicator as it found it. */
+static void deferred_add(PyObject *const *items, Py_ssize_t n)
+{
+	PyObject *type, *value, *tb, *entry;
+
+	PyErr_Fetch(&type, &value, &tb);
+	entry = PyTuple_New(n);
+	if (!entry || (!deferred && !(deferred = PyList_New(0))) ||
+	    PyList_Append(deferred, entry) < 0)
+		defer_failed_closed();
+	for (Py_ssize_t i = 0; i < n; i++)
+		PyTuple_SET_ITEM(entry, i, Py_NewRef(items[i]));
+	Py_DECREF(entry); /* (the list's now) */
+	deferred_total++;
+	if (!deferred_queued) {
 		deferred_queued = 1;
 		if (Py_AddPendingCall(deferred_due, NULL) < 0)
 			deferred_queued = 0;
 	}
-	return kept;
+	PyErr_Restore(type, value, tb);
 }
 
+/* Keep (cb, o) to run later, if finalizers are deferred now: 1, or 0 (run it now). */
 static int defer(PyObject *cb, PyObject *o)
 {
-	PyObject *type, *value, *tb;
-	int kept;
-
 	if (!pylayer_armed())
 		return 0;
-	PyErr_Fetch(&type, &value, &tb);
-	kept = deferred_add(PyTuple_Pack(2, cb, o));
-	PyErr_Restore(type, value, tb);
-	return kept;
+	deferred_add((PyObject *[]){cb, o}, 2);
+	return 1;
 }
 
 /* Generators, coroutines and asynchronous generators that go suspended run their handlers
@@ -3486,18 +3496,13 @@ void pyreentry_finalizers_again(void)
  * its tp_dealloc then going on (pyreentry_dealloc_dropping). 1, or 0: end it now. */
 int pyreentry_dealloc_later(PyObject *o)
 {
-	PyObject *type, *value, *tb;
-	int kept;
-
 	if (!pydata_ndarray() || !pylayer_armed() || o == dropping)
 		return 0;
-	PyErr_Fetch(&type, &value, &tb);
 	Py_SET_REFCNT(o, 1);
-	kept = deferred_add(PyTuple_Pack(1, o));
-	/* (the count the list holds, or none: never a release here) */
+	deferred_add(&o, 1);
+	/* (the count the list holds: never a release here) */
 	Py_SET_REFCNT(o, Py_REFCNT(o) - 1);
-	PyErr_Restore(type, value, tb);
-	return kept;
+	return 1;
 }
 
 static void callback_now(PyObject *cb, PyObject *args)
