@@ -5290,6 +5290,10 @@ Test(data, files_stay_out_of_reach)
 	       "        plt.close(f)\n"
 	       "Late()");
 	images_are(e2e_ok("plt.plot([1, 2])\nplt.show()"), 1);
+	/* plt.show() after savefig shows it once (twice used two of the call's images), and again
+	 * when drawn on since */
+	images_are(e2e_ok("plt.plot([1, 2])\nplt.savefig('g.png')\nplt.show()"), 1);
+	images_are(e2e_ok("plt.plot([1, 2])\nplt.savefig('g.png')\nplt.title('t')\nplt.show()"), 2);
 	/* A library's temporary directory (an animation's frames as files beside its HTML) says
 	 * there are no files, as open does. */
 	refused_no_file("import matplotlib.pyplot as plt\n"

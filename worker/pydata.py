@@ -9327,7 +9327,10 @@ def _matplotlib():
         try:
             for num in plt.get_fignums():
                 try:
-                    _keep(plt.figure(num))
+                    fig = plt.figure(num)
+                    # (one savefig showed, not drawn on since, is not shown twice)
+                    if not (any(fig is f for f in _saved) and not fig.stale):
+                        _keep(fig)
                 except (MemoryError, TimeoutError):
                     raise
                 except Exception as e:

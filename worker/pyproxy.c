@@ -115,7 +115,8 @@ static const struct {
      "The code runs in one process: no program or other process can be started (numpy and "
      "pandas do their work in vectorised calls instead; for a pool's map, "
      "concurrent.futures.ThreadPoolExecutor().map runs each task in turn)."},
-    {(const char *const[]){"threading", "_thread", "asyncio", "sched", "concurrent", NULL},
+    {(const char *const[]){"threading", "_thread", "asyncio", "sched", "concurrent",
+                           "threadpoolctl", NULL},
      "The code runs in one thread, start to end: no threads of its own; call the function "
      "for each item instead (results = list(map(f, items)), or a loop). "
      "concurrent.futures' executors run each task as it is submitted, and asyncio runs "
@@ -137,7 +138,10 @@ static const struct {
     {(const char *const[]){"ctypes", "cffi", NULL}, "Native code cannot be loaded in the sandbox."},
     {(const char *const[]){"os", "pathlib", "shutil", "glob", "filecmp", "fileinput", NULL},
      "Files come only with a workspace (the server's --workspace DIR option), and there is "
-     "none: no file or process can be reached. Keep data in memory (io.StringIO, io.BytesIO)."},
+     "none: no file or process can be reached, so os, pathlib, shutil and glob are not "
+     "importable. Remove the import where the code only builds paths or reads settings (name "
+     "a file in a string, set a value in the code); keep data in memory (io.StringIO, "
+     "io.BytesIO); plt.show() and savefig() return figures as images."},
     {(const char *const[]){"IPython", NULL},
      "IPython is not available: display() is a built-in here (figures, images, frames), and "
      "plt.show() returns figures as images."},
@@ -187,11 +191,20 @@ static const struct {
      "with string formatting."},
     {(const char *const[]){"mmap", NULL},
      "Read a workspace file with open() and seek(), or in parts with pandas' chunksize=."},
-    {(const char *const[]){"statsmodels", "pyarrow", "polars",     "xgboost", "lightgbm",
-                           "catboost",    "plotly",  "bokeh",      "altair",  "bs4",
-                           "lxml",        "torch",   "tensorflow", "keras",   "jax",
-                           "numba",       "dask",    "networkx",   "nltk",    "spacy",
-                           "cv2",         "skimage", "yfinance",   "prophet", NULL},
+    {(const char *const[]){"statsmodels", NULL},
+     "statsmodels is not one of the sandbox's libraries: numpy.linalg.lstsq or scikit-learn's "
+     "LinearRegression fit a regression (coef_, intercept_, score), scipy.stats.linregress "
+     "gives a line's slope, r and p-value, scipy.stats has the tests (ttest_ind, "
+     "chi2_contingency, f_oneway, shapiro), and pandas' rolling and ewm smooth a series (with "
+     "--imports data)."},
+    {(const char *const[]){"lxml", "bs4", "xmltodict", NULL},
+     "That package is not one of the sandbox's libraries: xml.etree.ElementTree parses XML "
+     "(walk the elements into dicts: {c.tag: c.text for c in root}), html.parser.HTMLParser "
+     "parses HTML, and pandas.read_xml(..., parser='etree') reads a table from XML."},
+    {(const char *const[]){"pyarrow", "polars",   "xgboost",  "lightgbm",   "catboost", "plotly",
+                           "bokeh",   "altair",   "torch",    "tensorflow", "keras",    "jax",
+                           "numba",   "dask",     "networkx", "nltk",       "spacy",    "cv2",
+                           "skimage", "yfinance", "prophet",  NULL},
      "That package is not one of the sandbox's libraries, and no package can be installed: "
      "numpy, pandas, scipy (stats, optimize, signal), scikit-learn and matplotlib do most of "
      "the same work (with --imports data)."},
