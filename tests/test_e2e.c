@@ -1586,7 +1586,7 @@ Test(old_product, import_refusal_says_what_to_use_instead)
 	    "[true,\". Files come only with a workspace (the \"],"
 	    "[true,\". Format numbers with f'{x:,.2f}' (and s\"],"
 	    "[true,\". Read a workspace file with open() and \"],"
-	    "[true,\". statsmodels is not one of the sandbox's \"],"
+	    "[true,\". statsmodels is not one of the sandbox'\"],"
 	    "[true,\". A function's or class's signature and \"],"
 	    "[true,\". joblib is not available: the code runs\"],"
 	    "[true,\". logging itself works: logging.basicCon\"],"
