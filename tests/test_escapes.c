@@ -5540,38 +5540,56 @@ Test(python_layer, codec_error_handlers_read_nothing_before_an_empty_object)
 /* CPython 3.11's UTF-16 encoder made room for one code unit for each character an error
  * handler sent it back over, and wrote two for each outside the BMP: a handler answering
  * ('', 0) made it write the text after them past its output, over another bytearray's bytes. An
- * encoder is not sent back before the error (IndexError, as for a position past the end); a
- * handler that goes on at or after it works as on the host, and no victim changes. */
+ * encoder is not sent back before the error (IndexError, as for a position past the end), nor
+ * by a handler that set another object on the error the encoder keeps for its next calls (the
+ * check then measured that one); a handler that goes on at or after the error works as on the
+ * host, and no victim changes. */
 Test(python_layer, an_encoder_is_not_sent_back_before_its_error)
 {
 	start(NULL);
-	expect_ok_result("import codecs\n"
-	                 "def rewind(exc):\n"
-	                 "    return ('', 0)\n"
-	                 "def skip(exc):\n"
-	                 "    return ('?', exc.end)\n"
-	                 "def from_end(exc):\n"
-	                 "    return ('<%d>' % exc.start, -1)\n"
-	                 "codecs.register_error('rewind', rewind)\n"
-	                 "codecs.register_error('skip', skip)\n"
-	                 "codecs.register_error('from_end', from_end)\n"
-	                 "s = '\\U0001F600' * 24 + 'PWNED-by-utf16!!' + '\\ud800'\n"
-	                 "victims = [bytearray(b'V' * 250) for i in range(400)]\n"
-	                 "out = []\n"
-	                 "for hole in range(100, 300, 10):\n"
-	                 "    del victims[hole][:]\n"
-	                 "    for enc in ('utf-16-le', 'utf-16', 'utf-16-be'):\n"
-	                 "        try:\n"
-	                 "            s.encode(enc, 'rewind')\n"
-	                 "            out.append('encoded')\n"
-	                 "        except IndexError as e:\n"
-	                 "            out.append('does not go back' in str(e))\n"
-	                 "out = sorted(set(out))\n"
-	                 "out.append(sum(1 for v in victims if v and v != b'V' * 250))\n"
-	                 "out.append(ascii('a\\ud800b'.encode('utf-16-le', 'skip')))\n"
-	                 "out.append(ascii('a\\xe9bc'.encode('ascii', 'from_end')))\n"
-	                 "out",
-	                 "[true,0,\"b'a\\\\x00?\\\\x00b\\\\x00'\",\"b'a<1>c'\"]");
+	expect_ok_result(
+	    "import codecs\n"
+	    "def rewind(exc):\n"
+	    "    return ('', 0)\n"
+	    "def skip(exc):\n"
+	    "    return ('?', exc.end)\n"
+	    "def from_end(exc):\n"
+	    "    return ('<%d>' % exc.start, -1)\n"
+	    "codecs.register_error('rewind', rewind)\n"
+	    "codecs.register_error('skip', skip)\n"
+	    "codecs.register_error('from_end', from_end)\n"
+	    "s = '\\U0001F600' * 24 + 'PWNED-by-utf16!!' + '\\ud800'\n"
+	    "victims = [bytearray(b'V' * 250) for i in range(400)]\n"
+	    "out = []\n"
+	    "for hole in range(100, 300, 10):\n"
+	    "    del victims[hole][:]\n"
+	    "    for enc in ('utf-16-le', 'utf-16', 'utf-16-be'):\n"
+	    "        try:\n"
+	    "            s.encode(enc, 'rewind')\n"
+	    "            out.append('encoded')\n"
+	    "        except IndexError as e:\n"
+	    "            out.append('does not go back' in str(e))\n"
+	    "out = sorted(set(out))\n"
+	    "out.append(sum(1 for v in victims if v and v != b'V' * 250))\n"
+	    "out.append(ascii('a\\ud800b'.encode('utf-16-le', 'skip')))\n"
+	    "out.append(ascii('a\\xe9bc'.encode('ascii', 'from_end')))\n"
+	    "calls = [0]\n"
+	    "def swap(exc):\n"
+	    "    calls[0] += 1\n"
+	    "    if calls[0] == 1:\n"
+	    "        exc.object = 'x' * 10**6\n"
+	    "        return ('', exc.start)\n"
+	    "    return ('', 1 - len(s))\n"
+	    "codecs.register_error('swap', swap)\n"
+	    "try:\n"
+	    "    (s + '\\ud800').encode('utf-16-le', 'swap')\n"
+	    "    out.append('encoded')\n"
+	    "except TypeError as e:\n"
+	    "    out.append(str(e)[-84:-1])\n"
+	    "out.append(sum(1 for v in victims if v and v != b'V' * 250))\n"
+	    "out",
+	    "[true,0,\"b'a\\\\x00?\\\\x00b\\\\x00'\",\"b'a<1>c'\",\"an encoding error keeps "
+	    "its object in the sandbox: its handler does not set another\",0]");
 	still_serving();
 	stop();
 }

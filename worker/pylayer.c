@@ -3410,10 +3410,16 @@ static const char library_fixes[] =
      * refused for encoding, as one past the end is. */
     "    def _plain_answer(handler):\n"
     "        def plain(exc):\n"
-    "            at = size = None\n"
+    "            at = size = obj = None\n"
     "            if isinstance(exc, UnicodeEncodeError):\n"
-    "                at, size = exc.start, len(exc.object)\n"
+    "                at, obj = exc.start, exc.object\n"
+    "                size = len(obj)\n"
     "            r = handler(exc)\n"
+    /* (the encoder keeps its error for its next calls: an object the handler set there gave
+     * this check another length than the encoder's, V99b H1) */
+    "            if obj is not None and exc.object is not obj:\n"
+    "                raise TypeError('an encoding error keeps its object in the sandbox: its '\n"
+    "                                'handler does not set another')\n"
     "            if not isinstance(r, tuple) or len(r) != 2:\n"
     "                raise TypeError('an error handler must return a (str or bytes, int) tuple')\n"
     "            s, pos = r\n"
