@@ -12729,18 +12729,32 @@ Test(data, chains_of_arrays_of_objects_are_freed_to_their_end)
 	             NULL);
 	cr_assert_str_eq(mcpc_status(r), "ok", "%s", mcpc_json(r));
 	e2e_assert_result(r, "the chains' ends", "[[199999,199997,0],1,[0,1,2,3]]");
-	/* pandas' Cython classes found on a public class's MRO (no trashcan either), and numpy's
-	 * records, whose hash hashes their fields: each holding the next */
+	/* pandas' Cython classes found on a public class's MRO and numpy's ufuncs (no trashcan
+	 * either), and numpy's records, whose hash hashes their fields: each holding the next */
 	e2e_expect_result(
 	    "import pandas as pd\n"
 	    "B = type(pd.DataFrame().iloc).mro()[2]\n"
 	    "NB = [c for c in pd.Categorical.mro() if c.__name__ == 'NDArrayBacked'][0]\n"
 	    "x = y = None\n"
 	    "e = np.empty(0)\n"
+	    "AP = type(pd.DataFrame.index)\n"
+	    "LBM = [c for c in pd.core.internals.BlockManager.mro()\n"
+	    "       if c.__module__ == 'pandas._libs.internals'][0]\n"
 	    "for i in range(1_000_000):\n"
 	    "    x = B('a', x)\n"
 	    "    y = NB(e, y)\n"
 	    "del x, y\n"
+	    "x = y = None\n"
+	    "for i in range(700_000):\n"
+	    "    x = AP(0, x)\n"
+	    "    m = LBM()\n"
+	    "    m.parent = y\n"
+	    "    y = m\n"
+	    "del x, y, m\n"
+	    "z = 0\n"
+	    "for i in range(700_000):\n"
+	    "    z = np.frompyfunc(len, 1, 1, identity=z)\n"
+	    "del z\n"
 	    "arr = np.zeros(1_000_000, np.dtype([('f', object)]))\n"
 	    "R = arr.view()\n"
 	    "R.flags.writeable = False\n"

@@ -77,9 +77,13 @@ static const struct {
     {"reversed", NEXT},
     {"type(itertools.tee([])[0])", NEXT},
     {"type(functools.lru_cache(None)(len))", FREED},
-    /* (Cython's classes have no trashcan: one holding another, found on a public class's MRO) */
+    /* (Cython's classes have no trashcan: one holding another, found on a public class's MRO;
+     * nor numpy's ufuncs, one the identity of the next) */
     {"sys.modules['pandas._libs.indexing'].NDFrameIndexerBase", FREED | LOADED},
     {"sys.modules['pandas._libs.arrays'].NDArrayBacked", FREED | LOADED},
+    {"sys.modules['pandas._libs.properties'].AxisProperty", FREED | LOADED},
+    {"sys.modules['pandas._libs.internals'].BlockManager", FREED | LOADED},
+    {"sys.modules['numpy'].ufunc", FREED | LOADED},
     {NULL, 0},
 };
 
