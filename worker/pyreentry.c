@@ -3875,10 +3875,24 @@ static const char *const number_own[] = {
  * table of month lengths by the month a class's property answered (V98b H3/H4: ints past the
  * table read back). Such a class takes its fields from the classes that answer by value. */
 static const char *const date_own[] = {
-    "year", "month", "day", "hour", "minute", "second", "microsecond", "tzinfo", "fold", "value",
-    "nanosecond", "days", "seconds", "microseconds",
+    "year",
+    "month",
+    "day",
+    "hour",
+    "minute",
+    "second",
+    "microsecond",
+    "tzinfo",
+    "fold",
+    "value",
+    "nanosecond",
+    "days",
+    "seconds",
+    "microseconds",
     /* (which would answer any of them: V99a H1) */
-    "__getattribute__", "__getattr__", NULL,
+    "__getattribute__",
+    "__getattr__",
+    NULL,
 };
 
 static const struct value_kind {
